@@ -1,0 +1,42 @@
+//===- KIR.h - the kir dialect ----------------------------------*- C++ -*-===//
+//
+// Canonical kernel IR: types, attributes and ops (ARCHITECTURE.md §2.1).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DIALECT_KIR_IR_KIR_H
+#define TESSEL_DIALECT_KIR_IR_KIR_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tessel/Dialect/KIR/IR/KIREnums.h.inc"
+#include "tessel/Dialect/KIR/IR/KIRDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/KIR/IR/KIRAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessel/Dialect/KIR/IR/KIRTypes.h.inc"
+
+namespace tessel::kir {
+/// The `i1` type shaped like `type` (a scalar or a ranked tensor).
+mlir::Type getI1Like(mlir::Type type);
+} // namespace tessel::kir
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/KIR/IR/KIROps.h.inc"
+
+#endif // TESSEL_DIALECT_KIR_IR_KIR_H

@@ -1,0 +1,17 @@
+//===- tessel-opt.cpp - MlirOptMain with tessel's dialects and passes ------===//
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "tessel/Dialect/KIR/IR/KIR.h"
+#include "tessel/Dialect/KIR/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  tessel::kir::registerKIRPasses();
+  mlir::DialectRegistry registry;
+  registry.insert<tessel::kir::KIRDialect, mlir::arith::ArithDialect>();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
+}
