@@ -58,8 +58,8 @@ static LogicalResult verifyCombine(Operation *op, Region &region, TypeRange sche
   SmallVector<Type> args(schema.begin(), schema.end());
   llvm::append_range(args, schema);
   if (failed(verifyRegionSignature(op, region, name, args, schema)) ||
-      failed(verifyClosedRegion(op, region, name)) ||
-      failed(verifyPureRegion(op, region, name, /*allowReads=*/false)))
+      failed(verifyPureRegion(op, region, name, /*allowReads=*/false)) ||
+      failed(verifyClosedRegion(op, region, name)))
     return failure();
   return success();
 }
@@ -263,15 +263,15 @@ LogicalResult ContractOp::verify() {
                          << rt.getElementType() << "; cast explicitly";
   if (getLhsReduce().empty())
     return emitOpError() << "needs at least one reduce pair";
-  if (failed(verifyAxisPairs(*this, getLhs(), getRhs(), getLhsReduce(), getRhsReduce(), "reduce")) ||
-      failed(verifyAxisPairs(*this, getLhs(), getRhs(), getLhsBatch(), getRhsBatch(), "batch")))
-    return failure();
   for (int64_t a : getLhsBatch())
     if (llvm::is_contained(getLhsReduce(), a))
       return emitOpError() << "lhs axis " << a << " is both a batch and a reduce axis";
   for (int64_t b : getRhsBatch())
     if (llvm::is_contained(getRhsReduce(), b))
       return emitOpError() << "rhs axis " << b << " is both a batch and a reduce axis";
+  if (failed(verifyAxisPairs(*this, getLhs(), getRhs(), getLhsReduce(), getRhsReduce(), "reduce")) ||
+      failed(verifyAxisPairs(*this, getLhs(), getRhs(), getLhsBatch(), getRhsBatch(), "batch")))
+    return failure();
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < lt.getRank(); ++i)
     if (!llvm::is_contained(getLhsReduce(), i))

@@ -1,0 +1,5 @@
+// COM: docs/ holds the ODS-generated IR and pass references; they must match the .td sources.
+// RUN: mlir-tblgen -gen-dialect-doc -dialect=kir -I %tessel_src/include -I %mlir_include %tessel_src/include/tessel/Dialect/KIR/IR/KIROps.td -o %t.kir.md
+// RUN: diff %t.kir.md %tessel_src/docs/KIRDialect.md
+// RUN: mlir-tblgen -gen-pass-doc -I %tessel_src/include -I %mlir_include %tessel_src/include/tessel/Dialect/KIR/Transforms/Passes.td -o %t.passes.md
+// RUN: diff %t.passes.md %tessel_src/docs/KIRPasses.md
