@@ -915,3 +915,68 @@ kir.kernel @k(%m: !kir.view<f32, [E], in>) {
   %r = kir.index_relation %m[%d] : !kir.view<f32, [E], in> -> tensor<?xindex>
   kir.return
 }
+
+// -----
+kir.kernel @k(%x: !kir.view<f32, [M], in>, %y: !kir.view<f32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %m = kir.extent "M"
+  %n = kir.extent "N"
+  %dm = kir.domain %c0 to %m
+  %dn = kir.domain %c0 to %n
+  %a = kir.load %x[%dm] : !kir.view<f32, [M], in>[!kir.domain] -> tensor<?xf32>
+  %b = kir.load %y[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  // expected-error @+1 {{'kir.cmp' op axis 0 of lhs and rhs are not provably equal: they come from different domains}}
+  %c = kir.cmp lt %a, %b : tensor<?xf32>
+  kir.return
+}
+
+// -----
+kir.kernel @k(%x: !kir.view<i32, [N], in>, %y: !kir.view<i32, [B], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %b = kir.extent "B"
+  %dn = kir.domain %c0 to %n
+  %db = kir.domain %c0 to %b
+  %t = kir.load %x[%dn] : !kir.view<i32, [N], in>[!kir.domain] -> tensor<?xi32>
+  %u = kir.load %y[%db] : !kir.view<i32, [B], in>[!kir.domain] -> tensor<?xi32>
+  %ok = kir.cmp eq %u, %u : tensor<?xi32>
+  // expected-error @+1 {{'kir.histogram' op axis 0 of input and validity are not provably equal}}
+  %h = kir.histogram %t bins(%db) valid %ok : tensor<?xi32>, tensor<?xi1> -> tensor<?xi32>
+  kir.return
+}
+
+// -----
+kir.kernel @k(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [M], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %m = kir.extent "M"
+  %dn = kir.domain %c0 to %n
+  %dm = kir.domain %c0 to %m
+  %a = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  %b = kir.load %y[%dm] : !kir.view<f32, [M], in>[!kir.domain] -> tensor<?xf32>
+  // expected-error @+1 {{'kir.broadcast_as' op operand axis 0 and reference axis 0 are not provably equal}}
+  %c = kir.broadcast_as %a to %b dims [0] : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
+  kir.return
+}
+
+// -----
+// COM: Regions see slices of the folded axis, never its whole domain.
+kir.kernel @k(%x: !kir.view<f32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %z = arith.constant 0.0 : f32
+  %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  // expected-error @+1 {{'kir.region_fold' op operand #0 is the folded axis's domain; regions see only their slice of it}}
+  %r = kir.region_fold sources(%t : tensor<?xf32>) axis 0 identity(%z : f32) operands(%d : !kir.domain) -> (f32)
+  summarize {
+  ^bb0(%s: tensor<?xf32>, %dd: !kir.domain):
+    %q = arith.constant 1.0 : f32
+    kir.yield %q : f32
+  } combine {
+  ^bb0(%a: f32, %b: f32):
+    %c = kir.binary add %a, %b : f32
+    kir.yield %c : f32
+  }
+  kir.return
+}

@@ -125,6 +125,9 @@ kir.kernel @pointwise_and_shapes(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32,
   kir.store %pair, %y[%d, %d2] : tensor<?x2xf32>, !kir.view<f32, [N, 2], out>[!kir.domain, !kir.domain]
   // CHECK: kir.broadcast %{{.*}} over(%{{.*}}, %{{.*}}) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
   %b2 = kir.broadcast %t over(%d, %d) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+  // CHECK: kir.broadcast_as %{{.*}} to %{{.*}} dims [] : f32, tensor<?x?xf32> -> tensor<?x?xf32>
+  %one = arith.constant 1.0 : f32
+  %ones = kir.broadcast_as %one to %b2 dims [] : f32, tensor<?x?xf32> -> tensor<?x?xf32>
   // CHECK: kir.transpose %{{.*}} [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
   %tr = kir.transpose %b2 [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
   // CHECK: kir.reshape %{{.*}} over(%{{.*}}) : tensor<?x?xf32> -> tensor<?xf32>

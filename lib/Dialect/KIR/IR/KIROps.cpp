@@ -325,6 +325,32 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+LogicalResult BroadcastAsOp::verify() {
+  auto result = getType();
+  auto reference = getReference().getType();
+  if (result.getShape() != reference.getShape())
+    return emitOpError() << "result shape must be the reference shape " << reference;
+  Type operand = getOperand().getType();
+  auto operandTensor = dyn_cast<RankedTensorType>(operand);
+  int64_t operandRank = operandTensor ? operandTensor.getRank() : 0;
+  ArrayRef<int64_t> dims = getDims();
+  if (static_cast<int64_t>(dims.size()) != operandRank)
+    return emitOpError() << "needs one entry in 'dims' per operand axis (" << operandRank << "), got "
+                         << dims.size();
+  if (getElementTypeOrSelf(operand) != result.getElementType())
+    return emitOpError() << "must keep the element type " << getElementTypeOrSelf(operand);
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    if (dim < 0 || dim >= result.getRank() || (i > 0 && dim <= dims[i - 1]))
+      return emitOpError() << "'dims' must be strictly increasing result axes, got entry " << dim;
+    if (failed(verifyCompatibleAxes(*this, getOperand(), i, getReference(), dim,
+                                    "operand axis " + Twine(i) + " and reference axis " + Twine(dim))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult CmpOp::verify() { return verifySameExtents(*this, getLhs(), getRhs(), "lhs", "rhs"); }
+
 LogicalResult ExtractOp::verify() {
   if (getIndices().size() != static_cast<size_t>(getTensor().getType().getRank()))
     return emitOpError() << "needs one index per tensor axis (" << getTensor().getType().getRank()
@@ -382,7 +408,7 @@ LogicalResult TupleOp::verify() {
 
 LogicalResult TupleGetOp::verify() {
   TupleType tuple = getTuple().getType();
-  if (getIndex() < 0 || getIndex() >= static_cast<int64_t>(tuple.size()))
+  if (getIndex() >= tuple.size())
     return emitOpError() << "index " << getIndex() << " is out of range for " << tuple;
   if (tuple.getType(getIndex()) != getType())
     return emitOpError() << "result type must be " << tuple.getType(getIndex());

@@ -161,6 +161,19 @@ static FailureOr<SmallVector<Type>> getSliceTypes(Operation *op, ValueRange sour
   return slices;
 }
 
+/// Slices never see the whole folded axis: a captured domain with the folded
+/// axis's provenance would let a region observe it (DSL region_fold rules).
+static LogicalResult verifyNoFoldedAxisCapture(Operation *op, ValueRange sources, int64_t axis,
+                                               ValueRange captures) {
+  std::string folded = getAxisExtentKey(sources[0], axis);
+  for (auto [i, capture] : llvm::enumerate(captures))
+    if (isa<DomainType>(capture.getType()) && !folded.empty() && getDomainKey(capture) == folded)
+      return op->emitOpError() << "operand #" << i
+                               << " is the folded axis's domain; regions see only their slice of it "
+                                  "(use kir.broadcast_as on a slice instead)";
+  return success();
+}
+
 /// A summarize region reads (but never writes) and is closed over its args.
 static LogicalResult verifySummarizeBody(Operation *op, Region &region, StringRef name) {
   if (failed(verifyClosedRegion(op, region, name)) ||
@@ -174,7 +187,8 @@ LogicalResult RegionFoldOp::verifyRegions() {
   if (failed(slices))
     return failure();
   SmallVector<Type> schema(getResults().getTypes());
-  if (failed(verifyIdentities(*this, getIdentities(), schema)))
+  if (failed(verifyIdentities(*this, getIdentities(), schema)) ||
+      failed(verifyNoFoldedAxisCapture(*this, getSources(), getAxis(), getCaptures())))
     return failure();
   SmallVector<Type> summarizeArgs(*slices);
   llvm::append_range(summarizeArgs, getCaptures().getTypes());
@@ -187,6 +201,8 @@ LogicalResult RegionFoldOp::verifyRegions() {
 LogicalResult RegionScanOp::verifyRegions() {
   FailureOr<SmallVector<Type>> slices = getSliceTypes(*this, getSources(), getAxis());
   if (failed(slices))
+    return failure();
+  if (failed(verifyNoFoldedAxisCapture(*this, getSources(), getAxis(), getCaptures())))
     return failure();
   SmallVector<Type> transition(getIdentities().getTypes());
   SmallVector<Type> state(getInits().getTypes());
@@ -329,6 +345,8 @@ LogicalResult HistogramOp::verify() {
     auto valid = cast<RankedTensorType>(getValid().getType());
     if (!valid.getElementType().isInteger(1) || valid.getShape() != input.getShape())
       return emitOpError() << "validity must be an i1 tensor of the input's shape, got " << valid;
+    if (failed(verifySameExtents(*this, getInput(), getValid(), "input", "validity")))
+      return failure();
   }
   return success();
 }

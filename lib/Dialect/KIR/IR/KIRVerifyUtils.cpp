@@ -155,6 +155,8 @@ std::string getAxisExtentKey(Value value, unsigned axis) {
     return getCoordinateAxisKey(op.getCoords(), axis);
   if (auto op = dyn_cast<BufferLoadOp>(def))
     return getCoordinateAxisKey(op.getCoords(), axis);
+  if (auto op = dyn_cast<BroadcastAsOp>(def))
+    return getAxisExtentKey(op.getReference(), axis);
   if (auto op = dyn_cast<TransposeOp>(def))
     return getAxisExtentKey(op.getOperand(), op.getPermutation()[axis]);
   if (isa<BinaryOp, UnaryOp, CastOp, BitcastOp, SelectOp, CmpOp>(def))

@@ -363,7 +363,8 @@ def KIR_CmpOp : KIR_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>,
   let summary = "pointwise comparison";
   let description = [{
     Float comparisons are ordered except `ne`, which is true when either side
-    is NaN.
+    is NaN. Signless integers and `index` compare as signed, unsigned integer
+    types (`ui32`) as unsigned.
 
     ```mlir
     %m = kir.cmp ge %qi, %ki : tensor<?x?xindex>
@@ -372,6 +373,7 @@ def KIR_CmpOp : KIR_Op<"cmp", [Pure, AllTypesMatch<["lhs", "rhs"]>,
   let arguments = (ins KIR_CmpPredicate:$predicate, KIR_ScalarOrTensor:$lhs, KIR_ScalarOrTensor:$rhs);
   let results = (outs KIR_ScalarOrTensor:$result);
   let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict `:` type($lhs)";
+  let hasVerifier = 1;
 }
 
 def KIR_SelectOp : KIR_Op<"select", [Pure, AllTypesMatch<["true_value", "false_value", "result"]>]> {
@@ -394,8 +396,9 @@ def KIR_CastOp : KIR_Op<"cast", [Pure]> {
   let summary = "pointwise value conversion";
   let description = [{
     Float to float rounds to nearest even; float to integer truncates toward
-    zero; integer widening sign-extends (zero-extends for unsigned). The shape
-    is unchanged.
+    zero and saturates (NaN gives 0); integer and `index` conversions wrap,
+    sign-extending signless types and zero-extending unsigned ones and `i1`;
+    integer to float rounds to nearest even. The shape is unchanged.
 
     ```mlir
     %h = kir.cast %acc : tensor<?xf32> to tensor<?xf16>
@@ -440,6 +443,27 @@ def KIR_BroadcastOp : KIR_Op<"broadcast", [Pure]> {
                        DenseI64ArrayAttr:$dims);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$operand `over` `(` $domains `)` `dims` $dims attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def KIR_BroadcastAsOp : KIR_Op<"broadcast_as", [Pure]> {
+  let summary = "broadcast a scalar or tensor to the shape of a reference tensor";
+  let description = [{
+    Like `kir.broadcast`, but the result takes its shape and coordinate
+    provenance from `reference` (a tensor of any element type) instead of
+    domains. This is how closed regions, whose slices have no domain of their
+    own, spread a value over a slice. `dims[i]` is the result axis that
+    operand axis `i` becomes.
+
+    ```mlir
+    %m_s = kir.broadcast_as %m to %scores dims [] : f32, tensor<?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins KIR_ScalarOrTensor:$operand, AnyRankedTensor:$reference, DenseI64ArrayAttr:$dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `to` $reference `dims` $dims attr-dict `:` type($operand) `,` type($reference) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
