@@ -2,7 +2,7 @@
 // Values outside [0, B) are not counted. B is the extent of the output view
 // H[B] (i32 counts). The whole input is counted at once: no parallel.
 module attributes {kir.compile_options = #kir.compile_options<>} {
-  kir.kernel @histogram(%x: !kir.view<i32, [N], in>, %h: !kir.view<i32, [B], out>) {
+  kir.kernel @histogram(%x: !kir.view<i32, [N], in> {kir.range = [-3, "B"]}, %h: !kir.view<i32, [B], out>) {
     %c0 = arith.constant 0 : index
     %zero = arith.constant 0 : i32
     %n = kir.extent "N"

@@ -23,10 +23,16 @@
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
+#include "tessel/Interp/HostData.h"
+#include "tessel/Interp/Interpreter.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
 namespace kir = tessel::kir;
+namespace interp = tessel::interp;
 
 namespace {
 enum class Emit { KIR, PGPU, Source };
@@ -46,6 +52,21 @@ cl::opt<std::string> numerics("numerics", cl::desc("source | relaxed_normalizati
 cl::opt<std::string> onlineReduction("online-reduction", cl::desc("true | false (overrides the module)"));
 cl::opt<bool> remarks("remarks", cl::desc("print optimization remarks"), cl::init(false));
 
+// `tessel run` options.
+cl::list<std::string> shapes("shape", cl::desc("symbolic extents, e.g. M=37,N=129"), cl::CommaSeparated);
+cl::list<std::string> scalars("scalar", cl::desc("runtime scalar NAME=VALUE"), cl::CommaSeparated);
+cl::list<std::string> constexprs("constexpr", cl::desc("constexpr NAME=VALUE (overrides the kernel's)"),
+                                 cl::CommaSeparated);
+cl::list<std::string> ranges("range", cl::desc("integer input range NAME=LO:HI (bounds may name extents)"),
+                             cl::CommaSeparated);
+cl::opt<uint64_t> seed("seed", cl::desc("seed of the random inputs and of shuffled orders"), cl::init(0));
+cl::opt<std::string> device("device", cl::desc("interp | cuda"), cl::init("interp"));
+cl::opt<std::string> outDir("out", cl::desc("directory for the outputs as .npy"), cl::value_desc("dir"));
+cl::opt<std::string> orderOpt("order", cl::desc("parallel iteration order: forward | reverse | shuffle"),
+                              cl::init("forward"));
+cl::opt<std::string> segmentsOpt("segments", cl::desc("region_fold/region_scan segmentation: one | random | K"),
+                                 cl::init("one"));
+
 constexpr int kUsageError = 2;
 
 /// Splits `FILE[:KERNEL]`; a ':' inside a path prefix is kept when no kernel follows.
@@ -60,7 +81,8 @@ int usage(llvm::StringRef argv0) {
   llvm::errs() << "usage: " << argv0 << " <command> [options]\n"
                << "commands:\n"
                << "  compile FILE[:KERNEL] --emit=kir|pgpu|source --target=triton|cutile|ptx\n"
-               << "  run FILE[:KERNEL] --shape M=37,N=129 [--device interp|cuda]\n"
+               << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
+               << "      [--device interp] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
   return kUsageError;
 }
@@ -149,6 +171,263 @@ int compile(MLIRContext &context) {
   output->keep();
   return 0;
 }
+
+/// The ABI name of argument `i`: its `kir.name` attribute, else `argI`.
+std::string argumentName(kir::KernelOp kernel, unsigned i) {
+  if (auto name = kernel.getArgAttrOfType<StringAttr>(i, "kir.name"))
+    return name.str();
+  return "arg" + std::to_string(i);
+}
+
+/// Splits NAME=VALUE; reports a usage error otherwise.
+std::optional<std::pair<std::string, std::string>> splitAssignment(llvm::StringRef text, llvm::StringRef flag) {
+  auto [name, value] = text.split('=');
+  if (name.empty() || value.empty() || !text.contains('=')) {
+    llvm::errs() << "error: --" << flag << " expects NAME=VALUE, got '" << text << "'\n";
+    return std::nullopt;
+  }
+  return std::make_pair(name.str(), value.str());
+}
+
+/// Parses an integer bound that is a literal or the name of an extent.
+std::optional<int64_t> parseBound(llvm::StringRef text, const llvm::StringMap<int64_t> &extentValues) {
+  int64_t value;
+  if (!text.getAsInteger(10, value))
+    return value;
+  auto it = extentValues.find(text);
+  if (it == extentValues.end())
+    return std::nullopt;
+  return it->second;
+}
+
+int runCommand(MLIRContext &context) {
+  auto [file, kernelName] = splitSpec(inputSpec);
+  if (device != "interp") {
+    llvm::errs() << "error: --device=" << device
+                 << " is not available in this build (no provider yet); use --device=interp\n";
+    return kUsageError;
+  }
+  interp::InterpreterOptions options;
+  options.seed = seed;
+  if (orderOpt == "forward") options.order = interp::IterationOrder::Forward;
+  else if (orderOpt == "reverse") options.order = interp::IterationOrder::Reverse;
+  else if (orderOpt == "shuffle") options.order = interp::IterationOrder::Shuffle;
+  else {
+    llvm::errs() << "error: --order must be forward, reverse or shuffle, got '" << orderOpt << "'\n";
+    return kUsageError;
+  }
+  if (segmentsOpt == "one") {
+    options.segmentation.kind = interp::Segmentation::One;
+  } else if (segmentsOpt == "random") {
+    options.segmentation.kind = interp::Segmentation::Random;
+  } else if (int64_t k; !llvm::StringRef(segmentsOpt).getAsInteger(10, k) && k > 0) {
+    options.segmentation = {interp::Segmentation::Fixed, k};
+  } else {
+    llvm::errs() << "error: --segments must be one, random or a positive count, got '" << segmentsOpt << "'\n";
+    return kUsageError;
+  }
+
+  std::string error;
+  auto input = openInputFile(file, &error);
+  if (!input) {
+    llvm::errs() << "error: " << error << "\n";
+    return kUsageError;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return kUsageError;
+  SmallVector<kir::KernelOp> kernels(module->getOps<kir::KernelOp>());
+  kir::KernelOp kernel;
+  if (!kernelName.empty())
+    kernel = module->lookupSymbol<kir::KernelOp>(kernelName);
+  else if (kernels.size() == 1)
+    kernel = kernels.front();
+  if (!kernel) {
+    llvm::errs() << "error: " << (kernelName.empty() ? "name the kernel to run as FILE:KERNEL ("
+                                                      : "no kir.kernel named '" + kernelName + "' (");
+    llvm::interleaveComma(kernels, llvm::errs(), [](kir::KernelOp k) { llvm::errs() << k.getSymName(); });
+    llvm::errs() << " in " << file << ")\n";
+    return kUsageError;
+  }
+
+  // Constexpr overrides: only declared constexprs, re-verified afterwards.
+  if (!constexprs.empty()) {
+    NamedAttrList values(kernel.getConstexprs() ? *kernel.getConstexprs() : DictionaryAttr::get(&context));
+    for (const std::string &text : constexprs) {
+      auto kv = splitAssignment(text, "constexpr");
+      if (!kv)
+        return kUsageError;
+      Attribute old = values.get(kv->first);
+      if (!old) {
+        llvm::errs() << "error: kernel @" << kernel.getSymName() << " declares no constexpr '" << kv->first << "'\n";
+        return kUsageError;
+      }
+      Attribute value;
+      int64_t number;
+      if (isa<BoolAttr>(old) && (kv->second == "true" || kv->second == "false"))
+        value = BoolAttr::get(&context, kv->second == "true");
+      else if (auto integer = dyn_cast<IntegerAttr>(old); integer && !llvm::StringRef(kv->second).getAsInteger(10, number))
+        value = IntegerAttr::get(integer.getType(), number);
+      else if (isa<StringAttr>(old))
+        value = StringAttr::get(&context, kv->second);
+      if (!value) {
+        llvm::errs() << "error: constexpr '" << kv->first << "' expects a value like " << old << ", got '"
+                     << kv->second << "'\n";
+        return kUsageError;
+      }
+      values.set(kv->first, value);
+    }
+    kernel.setConstexprsAttr(values.getDictionary(&context));
+  }
+  if (failed(verify(*module)))
+    return kUsageError;
+
+  llvm::StringMap<int64_t> extentValues;
+  for (const std::string &text : shapes) {
+    auto kv = splitAssignment(text, "shape");
+    int64_t size;
+    if (!kv || llvm::StringRef(kv->second).getAsInteger(10, size) || size < 0) {
+      if (kv)
+        llvm::errs() << "error: --shape " << kv->first << " must be a non-negative integer, got '" << kv->second << "'\n";
+      return kUsageError;
+    }
+    if (!kernel.declaresExtent(kv->first)) {
+      llvm::errs() << "error: unknown shape symbol '" << kv->first << "': no view of kernel @" << kernel.getSymName()
+                   << " declares it\n";
+      return kUsageError;
+    }
+    extentValues[kv->first] = size;
+  }
+  llvm::StringMap<std::string> scalarValues, rangeValues;
+  for (const std::string &text : scalars) {
+    auto kv = splitAssignment(text, "scalar");
+    if (!kv)
+      return kUsageError;
+    scalarValues[kv->first] = kv->second;
+  }
+  for (const std::string &text : ranges) {
+    auto kv = splitAssignment(text, "range");
+    if (!kv)
+      return kUsageError;
+    rangeValues[kv->first] = kv->second;
+  }
+
+  std::mt19937_64 rng(seed);
+  std::vector<std::unique_ptr<interp::HostArray>> arrays;
+  SmallVector<interp::Argument> args;
+  SmallVector<std::pair<std::string, interp::HostArray *>> outputs;
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    std::string name = argumentName(kernel, i);
+    interp::Argument arg;
+    if (auto view = dyn_cast<kir::ViewType>(type)) {
+      SmallVector<int64_t> shape;
+      for (unsigned axis = 0; axis < view.getRank(); ++axis) {
+        if (std::optional<int64_t> fixed = view.getStaticExtent(axis)) {
+          shape.push_back(*fixed);
+          continue;
+        }
+        auto it = extentValues.find(view.getExtentName(axis));
+        if (it == extentValues.end()) {
+          llvm::errs() << "error: missing extent for '" << view.getExtentName(axis) << "' (view '" << name
+                       << "'); pass --shape " << view.getExtentName(axis) << "=N\n";
+          return kUsageError;
+        }
+        shape.push_back(it->second);
+      }
+      auto array = std::make_unique<interp::HostArray>(interp::HostArray::contiguous(view.getElementType(), shape));
+      std::optional<std::pair<int64_t, int64_t>> range;
+      std::string rangeText;
+      if (auto it = rangeValues.find(name); it != rangeValues.end()) {
+        rangeText = it->second;
+      } else if (auto attr = kernel.getArgAttrOfType<ArrayAttr>(i, "kir.range"); attr && attr.size() == 2) {
+        auto bound = [](Attribute a) {
+          if (auto s = dyn_cast<StringAttr>(a)) return s.str();
+          return std::to_string(cast<IntegerAttr>(a).getInt());
+        };
+        rangeText = bound(attr[0]) + ":" + bound(attr[1]);
+      }
+      if (!rangeText.empty()) {
+        auto [lo, hi] = llvm::StringRef(rangeText).split(':');
+        std::optional<int64_t> l = parseBound(lo, extentValues), h = parseBound(hi, extentValues);
+        if (!l || !h || *h <= *l) {
+          llvm::errs() << "error: range of '" << name << "' must be LO:HI with LO < HI, got '" << rangeText << "'\n";
+          return kUsageError;
+        }
+        range = std::make_pair(*l, *h);
+      }
+      if (view.getMode() == kir::ViewMode::Out)
+        interp::fillPoison(*array);
+      else
+        interp::fillRandom(*array, rng, range);
+      if (view.getMode() != kir::ViewMode::In)
+        outputs.push_back({name, array.get()});
+      arg.view = array.get();
+      arrays.push_back(std::move(array));
+    } else {
+      auto it = scalarValues.find(name);
+      if (it == scalarValues.end()) {
+        llvm::errs() << "error: missing scalar '" << name << "' of type " << type << "; pass --scalar " << name
+                     << "=VALUE\n";
+        return kUsageError;
+      }
+      llvm::StringRef text = it->second;
+      double f;
+      int64_t integer;
+      if (isa<FloatType>(type) && !text.getAsDouble(f)) {
+        arg.scalar.f = interp::roundToFloat(f, type);
+      } else if (type.isIntOrIndex() && !text.getAsInteger(10, integer)) {
+        arg.scalar.i = interp::wrapToInteger(integer, type);
+      } else {
+        llvm::errs() << "error: scalar '" << name << "' expects a " << type << " value, got '" << text << "'\n";
+        return kUsageError;
+      }
+    }
+    args.push_back(arg);
+  }
+  for (const auto &entry : scalarValues) {
+    bool known = false;
+    for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+      known |= argumentName(kernel, i) == entry.getKey() && !isa<kir::ViewType>(kernel.getArgumentTypes()[i]);
+    if (!known) {
+      llvm::errs() << "error: kernel @" << kernel.getSymName() << " has no scalar argument '" << entry.getKey() << "'\n";
+      return kUsageError;
+    }
+  }
+
+  // With --out, the inputs are written too (NAME.in.npy) so that a reference
+  // can be computed from exactly what the kernel saw.
+  auto writeArray = [&](const interp::HostArray &array, const std::string &fileName) {
+    llvm::SmallString<256> path(outDir.getValue());
+    llvm::sys::path::append(path, fileName);
+    if (interp::writeNpy(array, std::string(path), error))
+      return true;
+    llvm::errs() << "error: " << error << "\n";
+    return false;
+  };
+  if (!outDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+      llvm::errs() << "error: cannot create " << outDir << ": " << ec.message() << "\n";
+      return kUsageError;
+    }
+    for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+      auto view = dyn_cast<kir::ViewType>(type);
+      if (view && view.getMode() != kir::ViewMode::Out &&
+          !writeArray(*args[i].view, argumentName(kernel, i) + ".in.npy"))
+        return kUsageError;
+    }
+  }
+  if (failed(interp::runKernel(kernel, args, options)))
+    return 1;
+  for (auto &[name, array] : outputs) {
+    llvm::outs() << name << ": " << interp::describe(*array) << "\n";
+    if (!outDir.empty() && !writeArray(*array, name + ".npy"))
+      return kUsageError;
+  }
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -180,9 +459,7 @@ int main(int argc, char **argv) {
   registry.insert<kir::KIRDialect, arith::ArithDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  if (command == "run") {
-    llvm::errs() << "error: 'tessel run' needs the reference interpreter, which this build does not have yet\n";
-    return kUsageError;
-  }
+  if (command == "run")
+    return runCommand(context);
   return compile(context);
 }

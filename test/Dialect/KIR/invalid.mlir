@@ -980,3 +980,10 @@ kir.kernel @k(%x: !kir.view<f32, [N], in>) {
   }
   kir.return
 }
+
+// -----
+// COM: Argument names are the launch ABI: they must be unique.
+// expected-error @+1 {{'kir.kernel' op argument #1 repeats the ABI name 'x'}}
+kir.kernel @k(%x: f32, %y: f32 {kir.name = "x"}) {
+  kir.return
+}

@@ -17,6 +17,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Type constraints
@@ -40,7 +41,8 @@ def KIR_Record : Type<CPred<"::llvm::isa<::tessel::kir::RecordType>($_self)">, "
 //===----------------------------------------------------------------------===//
 
 def KIR_KernelOp : KIR_Op<"kernel", [
-    IsolatedFromAbove, FunctionOpInterface, Symbol, AutomaticAllocationScope]> {
+    IsolatedFromAbove, FunctionOpInterface, Symbol, AutomaticAllocationScope,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "a kernel: one launch with a public ABI";
   let description = [{
     A kernel is one launch. Its arguments are the public ABI: external views
@@ -48,7 +50,9 @@ def KIR_KernelOp : KIR_Op<"kernel", [
     records), domains, buffers and tensors are not ABI types. Constexpr
     specialization values are declared in `constexprs` (bool, integer or enum
     string) and read with `kir.constexpr`. A kernel returns nothing; its
-    results are the writes to its `out`/`inout` views.
+    results are the writes to its `out`/`inout` views. Argument names are
+    part of the ABI: the parser records each argument's SSA name as its
+    `kir.name` attribute and the printer prints it back as that name.
 
     ```mlir
     kir.kernel @scale(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>, %s: f32)

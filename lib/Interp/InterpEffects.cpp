@@ -1,0 +1,356 @@
+//===- InterpEffects.cpp - KIR interpreter: accesses, atomics, buffers -----===//
+//
+// Every active access is bounds-checked and reported at the op's location;
+// invalid (masked-off) reads return their fill and invalid writes do nothing.
+// Reads of `out` elements the kernel has not written, reads of uninitialized
+// buffer elements and repeated unique-scatter destinations are errors.
+// Atomics and scatter-reduce updates are applied one at a time in row-major
+// order of the update.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterpreterImpl.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::interp;
+using namespace tessel::interp::engine;
+
+namespace {
+/// The source coordinates an access touches for each position of its value.
+struct AccessPlan {
+  struct Coord {
+    enum Kind { Scalar, Dom, Tens } kind;
+    int64_t value = 0;
+    Domain dom;
+    TensorPtr indices;
+    unsigned firstAxis = 0;
+  };
+  SmallVector<int64_t> shape;
+  SmallVector<Coord> coords;
+
+  void at(ArrayRef<int64_t> position, SmallVectorImpl<int64_t> &out) const {
+    out.clear();
+    for (const Coord &c : coords) {
+      if (c.kind == Coord::Scalar) {
+        out.push_back(c.value);
+      } else if (c.kind == Coord::Dom) {
+        out.push_back(c.dom.member(position[c.firstAxis]));
+      } else {
+        ArrayRef<int64_t> sub = position.slice(c.firstAxis, c.indices->shape.size());
+        out.push_back(c.indices->data[linearize(sub, c.indices->shape)].i);
+      }
+    }
+  }
+};
+
+AccessPlan planAccess(Interpreter &in, ValueRange coords) {
+  AccessPlan plan;
+  for (Value v : coords) {
+    AccessPlan::Coord c;
+    if (isa<kir::DomainType>(v.getType())) {
+      c.kind = AccessPlan::Coord::Dom;
+      c.dom = in.domain(v);
+      c.firstAxis = plan.shape.size();
+      plan.shape.push_back(c.dom.size());
+    } else {
+      TensorPtr t = in.tensor(v);
+      if (t->shape.empty()) {
+        c.kind = AccessPlan::Coord::Scalar;
+        c.value = t->data[0].i;
+      } else {
+        c.kind = AccessPlan::Coord::Tens;
+        c.indices = t;
+        c.firstAxis = plan.shape.size();
+        plan.shape.append(t->shape.begin(), t->shape.end());
+      }
+    }
+    plan.coords.push_back(c);
+  }
+  return plan;
+}
+
+/// Element `i` of an optional mask (scalar or shaped like the access).
+bool isActive(const TensorPtr &mask, int64_t i) {
+  if (!mask)
+    return true;
+  return mask->shape.empty() ? mask->data[0].i != 0 : mask->data[i].i != 0;
+}
+
+LogicalResult checkBounds(Operation &op, ArrayRef<int64_t> coord, ArrayRef<int64_t> shape, StringRef what) {
+  for (auto [axis, c] : llvm::enumerate(coord))
+    if (c < 0 || c >= shape[axis]) {
+      InFlightDiagnostic diag = op.emitError() << "out-of-bounds " << what << ": coordinate " << c << " on axis "
+                                               << axis << " of extent " << shape[axis];
+      return diag;
+    }
+  return success();
+}
+
+/// Checks that a written value has the access's shape (or is a scalar for a
+/// scalar access).
+LogicalResult checkValueShape(Operation &op, const TensorPtr &value, ArrayRef<int64_t> shape) {
+  if (value->shape != SmallVector<int64_t>(shape))
+    return op.emitError() << "writes " << value->size() << " elements through coordinates selecting "
+                          << numElements(shape);
+  return success();
+}
+} // namespace
+
+/// Reads `view` through `plan`, with optional validity and fill.
+static FailureOr<TensorPtr> readView(Operation &op, HostArray &view, bool outView, const AccessPlan &plan,
+                                     const TensorPtr &valid, const TensorPtr &fill) {
+  auto out = makeTensor(view.elementType, plan.shape);
+  SmallVector<int64_t> pos, coord;
+  for (int64_t i = 0; i < out->size(); ++i) {
+    if (!isActive(valid, i)) {
+      out->data[i] = fill->data[0];
+      continue;
+    }
+    delinearize(i, plan.shape, pos);
+    plan.at(pos, coord);
+    if (failed(checkBounds(op, coord, view.shape, "read")))
+      return failure();
+    int64_t addr = view.address(coord);
+    if (outView && !view.written[addr])
+      return op.emitError() << "reads an element of an 'out' view that the kernel has not written";
+    out->data[i] = view.storage[addr];
+  }
+  return TensorPtr(out);
+}
+
+/// Combines for scatter_reduce: one component of the view's element type.
+static LogicalResult writeView(Interpreter &in, Operation &op, HostArray &view, const AccessPlan &plan,
+                               const TensorPtr &value, const TensorPtr &valid, bool unique, Region *combine) {
+  if (failed(checkValueShape(op, value, plan.shape)))
+    return failure();
+  llvm::DenseSet<int64_t> seen;
+  SmallVector<int64_t> pos, coord;
+  for (int64_t i = 0; i < value->size(); ++i) {
+    if (!isActive(valid, i))
+      continue;
+    delinearize(i, plan.shape, pos);
+    plan.at(pos, coord);
+    if (failed(checkBounds(op, coord, view.shape, "write")))
+      return failure();
+    int64_t addr = view.address(coord);
+    if (unique && !seen.insert(addr).second)
+      return op.emitError() << "unique scatter writes one destination twice (coordinate #" << i << ")";
+    if (combine) {
+      SmallVector<Elem, 1> out;
+      if (failed(in.combineElems(*combine, {view.elementType}, {view.storage[addr]}, {value->data[i]}, out)))
+        return failure();
+      view.storage[addr] = out[0];
+    } else {
+      view.storage[addr] = value->data[i];
+    }
+    view.written[addr] = 1;
+  }
+  return success();
+}
+
+/// Buffer positions of coordinates given in the buffer's domain members.
+static LogicalResult bufferPosition(Operation &op, const Buffer &buffer, ArrayRef<int64_t> coord,
+                                    SmallVectorImpl<int64_t> &position) {
+  position.clear();
+  for (auto [axis, c] : llvm::enumerate(coord)) {
+    int64_t p = buffer.domains[axis].position(c);
+    if (p < 0)
+      return op.emitError() << "out-of-bounds buffer access: coordinate " << c << " is not a member of axis "
+                            << axis << " [" << buffer.domains[axis].lo << ", " << buffer.domains[axis].hi << ")";
+    position.push_back(p);
+  }
+  return success();
+}
+
+static Elem applyRMW(kir::RMWKind kind, Elem old, Elem update, Type type) {
+  using K = kir::RMWKind;
+  NumericalOptions none;
+  switch (kind) {
+  case K::Exchange: return update;
+  case K::Add: return applyBinary(kir::BinaryKind::Add, old, update, type, none);
+  case K::Max: return applyBinary(kir::BinaryKind::Max, old, update, type, none);
+  case K::Min: return applyBinary(kir::BinaryKind::Min, old, update, type, none);
+  case K::And: return applyBinary(kir::BinaryKind::And, old, update, type, none);
+  case K::Or: return applyBinary(kir::BinaryKind::Or, old, update, type, none);
+  case K::Xor: return applyBinary(kir::BinaryKind::Xor, old, update, type, none);
+  }
+  return update;
+}
+
+LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
+  handled = true;
+  auto viewOf = [&](Value v) -> HostArray & { return *std::get<HostArray *>(lookup(v)); };
+  auto isOut = [](Value v) { return cast<kir::ViewType>(v.getType()).getMode() == kir::ViewMode::Out; };
+  auto optTensor = [&](Value v) { return v ? tensor(v) : TensorPtr(); };
+  auto bindRead = [&](Value result, FailureOr<TensorPtr> t) -> LogicalResult {
+    if (failed(t))
+      return failure();
+    bind(result, *t);
+    return success();
+  };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case<kir::LoadOp, kir::GatherOp>([&](auto load) {
+        return bindRead(load.getResult(), readView(op, viewOf(load.getView()), isOut(load.getView()),
+                                                   planAccess(*this, load.getCoords()), optTensor(load.getValid()),
+                                                   optTensor(load.getFill())));
+      })
+      .Case<kir::IndexRelationOp>([&](kir::IndexRelationOp rel) -> LogicalResult {
+        HostArray &map = viewOf(rel.getMap());
+        Domain d = domain(rel.getDomain());
+        auto out = makeTensor(IndexType::get(op.getContext()), {d.size()});
+        for (int64_t k = 0; k < d.size(); ++k) {
+          int64_t c = d.member(k);
+          if (failed(checkBounds(op, {c}, map.shape, "read")))
+            return failure();
+          out->data[k].i = map.storage[map.address({c})].i;
+        }
+        bind(rel.getResult(), TensorPtr(out));
+        return success();
+      })
+      .Case<kir::StoreOp>([&](kir::StoreOp s) {
+        return writeView(*this, op, viewOf(s.getView()), planAccess(*this, s.getCoords()), tensor(s.getValue()),
+                         optTensor(s.getValid()), false, nullptr);
+      })
+      .Case<kir::ScatterOp>([&](kir::ScatterOp s) {
+        return writeView(*this, op, viewOf(s.getView()), planAccess(*this, s.getCoords()), tensor(s.getValue()),
+                         optTensor(s.getValid()), true, nullptr);
+      })
+      .Case<kir::ScatterReduceOp>([&](kir::ScatterReduceOp s) -> LogicalResult {
+        HostArray &view = viewOf(s.getView());
+        AccessPlan plan = planAccess(*this, s.getCoords());
+        if (isOut(s.getView())) {
+          // The destination is read: every touched element must have been written.
+          SmallVector<int64_t> pos, coord;
+          TensorPtr valid = optTensor(s.getValid());
+          for (int64_t i = 0; i < numElements(plan.shape); ++i) {
+            if (!isActive(valid, i))
+              continue;
+            delinearize(i, plan.shape, pos);
+            plan.at(pos, coord);
+            if (failed(checkBounds(op, coord, view.shape, "write")))
+              return failure();
+            if (!view.written[view.address(coord)])
+              return op.emitError() << "combines into an element of an 'out' view that the kernel has not written";
+          }
+        }
+        return writeView(*this, op, view, plan, tensor(s.getValue()), optTensor(s.getValid()), false,
+                         &s.getCombine());
+      })
+      .Case<kir::AtomicLoadOp>([&](kir::AtomicLoadOp a) {
+        return bindRead(a.getResult(), readView(op, viewOf(a.getView()), isOut(a.getView()),
+                                                planAccess(*this, a.getCoords()), nullptr, nullptr));
+      })
+      .Case<kir::AtomicStoreOp>([&](kir::AtomicStoreOp a) {
+        return writeView(*this, op, viewOf(a.getView()), planAccess(*this, a.getCoords()), tensor(a.getValue()),
+                         nullptr, false, nullptr);
+      })
+      .Case<kir::AtomicRMWOp, kir::AtomicCASOp>([&](auto a) -> LogicalResult {
+        constexpr bool isCAS = std::is_same_v<decltype(a), kir::AtomicCASOp>;
+        HostArray &view = viewOf(a.getView());
+        AccessPlan plan = planAccess(*this, a.getCoords());
+        TensorPtr update;
+        if constexpr (isCAS)
+          update = tensor(a.getDesired());
+        else
+          update = tensor(a.getValue());
+        if (failed(checkValueShape(op, update, plan.shape)))
+          return failure();
+        auto old = makeTensor(view.elementType, plan.shape);
+        auto success = makeTensor(IntegerType::get(op.getContext(), 1), plan.shape);
+        SmallVector<int64_t> pos, coord;
+        for (int64_t i = 0; i < update->size(); ++i) {
+          delinearize(i, plan.shape, pos);
+          plan.at(pos, coord);
+          if (failed(checkBounds(op, coord, view.shape, "atomic access")))
+            return failure();
+          int64_t addr = view.address(coord);
+          if (isOut(a.getView()) && !view.written[addr])
+            return op.emitError() << "atomically updates an element of an 'out' view that the kernel has not written";
+          Elem current = view.storage[addr];
+          old->data[i] = current;
+          if constexpr (isCAS) {
+            Elem expected = tensor(a.getExpected())->data[i];
+            bool equal = isFloatType(view.elementType) ? current.f == expected.f : current.i == expected.i;
+            success->data[i].i = equal;
+            if (equal)
+              view.storage[addr] = update->data[i];
+          } else {
+            view.storage[addr] = applyRMW(a.getKind(), current, update->data[i], view.elementType);
+          }
+          view.written[addr] = 1;
+        }
+        bind(a.getOld(), TensorPtr(old));
+        if constexpr (isCAS)
+          bind(a.getSuccess(), TensorPtr(success));
+        return mlir::success();
+      })
+      .Case<kir::BufferOp>([&](kir::BufferOp b) -> LogicalResult {
+        auto buffer = std::make_unique<Buffer>();
+        SmallVector<int64_t> shape;
+        for (Value d : b.getDomains()) {
+          buffer->domains.push_back(domain(d));
+          shape.push_back(buffer->domains.back().size());
+        }
+        buffer->value = *makeTensor(getElementTypeOrSelf(cast<kir::BufferType>(b.getType()).getValueType()), shape);
+        buffer->initialized.assign(buffer->value.data.size(), b.getInit() ? 1 : 0);
+        if (Value initValue = b.getInit()) {
+          TensorPtr init = tensor(initValue);
+          if (init->shape.empty()) {
+            std::fill(buffer->value.data.begin(), buffer->value.data.end(), init->data[0]);
+          } else if (init->shape != buffer->value.shape) {
+            return op.emitError() << "initial value has " << init->size() << " elements, buffer has "
+                                  << buffer->value.size();
+          } else {
+            buffer->value.data = init->data;
+          }
+        }
+        bind(b.getResult(), buffer.get());
+        buffers.push_back(std::move(buffer));
+        return success();
+      })
+      .Case<kir::BufferLoadOp>([&](kir::BufferLoadOp l) -> LogicalResult {
+        Buffer &buffer = *std::get<Buffer *>(lookup(l.getBuffer()));
+        AccessPlan plan = planAccess(*this, l.getCoords());
+        auto out = makeTensor(buffer.value.elementType, plan.shape);
+        SmallVector<int64_t> pos, coord, position;
+        for (int64_t i = 0; i < out->size(); ++i) {
+          delinearize(i, plan.shape, pos);
+          plan.at(pos, coord);
+          if (failed(bufferPosition(op, buffer, coord, position)))
+            return failure();
+          int64_t at = linearize(position, buffer.value.shape);
+          if (!buffer.initialized[at])
+            return op.emitError() << "reads an uninitialized buffer element (first-write obligation broken)";
+          out->data[i] = buffer.value.data[at];
+        }
+        bind(l.getResult(), TensorPtr(out));
+        return success();
+      })
+      .Case<kir::BufferStoreOp>([&](kir::BufferStoreOp s) -> LogicalResult {
+        Buffer &buffer = *std::get<Buffer *>(lookup(s.getBuffer()));
+        AccessPlan plan = planAccess(*this, s.getCoords());
+        TensorPtr value = tensor(s.getValue());
+        if (failed(checkValueShape(op, value, plan.shape)))
+          return failure();
+        SmallVector<int64_t> pos, coord, position;
+        for (int64_t i = 0; i < value->size(); ++i) {
+          delinearize(i, plan.shape, pos);
+          plan.at(pos, coord);
+          if (failed(bufferPosition(op, buffer, coord, position)))
+            return failure();
+          int64_t at = linearize(position, buffer.value.shape);
+          buffer.value.data[at] = value->data[i];
+          buffer.initialized[at] = 1;
+        }
+        return success();
+      })
+      .Default([&](Operation *) {
+        handled = false;
+        return success();
+      });
+}

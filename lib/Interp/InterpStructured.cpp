@@ -1,0 +1,452 @@
+//===- InterpStructured.cpp - KIR interpreter: structured ops --------------===//
+//
+// Documented orders (the oracle's choices among those KIR permits):
+//  * reduce: for each result element, start from the identity and combine the
+//    reduced members in row-major order, accumulator on the left;
+//  * scan: members in axis order (reversed with `reverse`), earlier on the left;
+//  * contract: reduce pairs in row-major order, each product added to the
+//    accumulator with one rounding to the accumulator dtype (fused multiply-add);
+//  * region_fold: cut by the selected segmentation, summaries combined left to
+//    right; region_scan: slices emitted from the state before them, the final
+//    state computed as apply(combine of all transitions, init) so that the
+//    author's combine law is exercised;
+//  * arg_reduce: tie and NaN rules as declared.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterpreterImpl.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <set>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::interp;
+using namespace tessel::interp::engine;
+
+/// When every yielded component is `kir.binary kind(lhs_i, rhs_i)`, the
+/// combine can be applied without interpreting the region.
+static std::optional<SmallVector<std::pair<kir::BinaryKind, NumericalOptions>>> matchElementwiseCombine(Region &region,
+                                                                                                         unsigned n) {
+  Block &block = region.front();
+  auto yield = cast<kir::YieldOp>(block.getTerminator());
+  SmallVector<std::pair<kir::BinaryKind, NumericalOptions>> kinds;
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+    auto bin = v.getDefiningOp<kir::BinaryOp>();
+    if (!bin || bin.getLhs() != block.getArgument(i) || bin.getRhs() != block.getArgument(n + i))
+      return std::nullopt;
+    kinds.push_back({bin.getKind(), {bin.getApproximate(), bin.getFlushToZero()}});
+  }
+  if (block.getOperations().size() != kinds.size() + 1)
+    return std::nullopt;
+  return kinds;
+}
+
+LogicalResult Interpreter::combineElems(Region &region, ArrayRef<Type> types, ArrayRef<Elem> lhs, ArrayRef<Elem> rhs,
+                                        SmallVectorImpl<Elem> &out) {
+  out.clear();
+  if (auto kinds = matchElementwiseCombine(region, types.size())) {
+    for (auto [i, k] : llvm::enumerate(*kinds))
+      out.push_back(applyBinary(k.first, lhs[i], rhs[i], types[i], k.second));
+    return success();
+  }
+  SmallVector<RValue> args, results;
+  for (auto [t, e] : llvm::zip(types, lhs))
+    args.push_back(makeScalar(t, e));
+  for (auto [t, e] : llvm::zip(types, rhs))
+    args.push_back(makeScalar(t, e));
+  if (failed(callRegion(region, args, results)))
+    return failure();
+  for (RValue &r : results)
+    out.push_back(std::get<TensorPtr>(r)->data[0]);
+  return success();
+}
+
+/// Elements [begin, end) of `t` along `axis`.
+static TensorPtr sliceAlong(const TensorPtr &t, unsigned axis, int64_t begin, int64_t end) {
+  SmallVector<int64_t> shape(t->shape);
+  shape[axis] = end - begin;
+  auto out = makeTensor(t->elementType, shape);
+  SmallVector<int64_t> index;
+  for (int64_t i = 0; i < out->size(); ++i) {
+    delinearize(i, shape, index);
+    index[axis] += begin;
+    out->data[i] = t->data[linearize(index, t->shape)];
+  }
+  return out;
+}
+
+/// Concatenates tensors along axis 0.
+static TensorPtr concatLeading(Type elementType, ArrayRef<TensorPtr> parts, ArrayRef<int64_t> emptyShape) {
+  SmallVector<int64_t> shape(emptyShape);
+  shape[0] = 0;
+  for (const TensorPtr &p : parts)
+    shape[0] += p->shape[0];
+  if (!parts.empty())
+    for (size_t k = 1; k < shape.size(); ++k)
+      shape[k] = parts[0]->shape[k];
+  auto out = makeTensor(elementType, shape);
+  int64_t at = 0;
+  for (const TensorPtr &p : parts)
+    for (const Elem &e : p->data)
+      out->data[at++] = e;
+  return out;
+}
+
+/// Cuts [0, length) into ordered, contiguous, non-empty segments.
+static SmallVector<std::pair<int64_t, int64_t>> segment(int64_t length, const Segmentation &seg, std::mt19937_64 &rng) {
+  SmallVector<std::pair<int64_t, int64_t>> segments;
+  if (length <= 0)
+    return segments;
+  SmallVector<int64_t> cuts{0};
+  if (seg.kind == Segmentation::Fixed) {
+    int64_t k = std::min(std::max<int64_t>(seg.count, 1), length);
+    for (int64_t i = 1; i < k; ++i)
+      cuts.push_back(i * length / k);
+  } else if (seg.kind == Segmentation::Random) {
+    int64_t k = 1 + int64_t(rng() % uint64_t(std::min<int64_t>(length, 8)));
+    std::set<int64_t> chosen;
+    while (static_cast<int64_t>(chosen.size()) < k - 1)
+      chosen.insert(1 + int64_t(rng() % uint64_t(length - 1)));
+    cuts.append(chosen.begin(), chosen.end());
+  }
+  cuts.push_back(length);
+  for (size_t i = 0; i + 1 < cuts.size(); ++i)
+    segments.push_back({cuts[i], cuts[i + 1]});
+  return segments;
+}
+
+LogicalResult Interpreter::execStructured(Operation &op, bool &handled) {
+  handled = true;
+  auto values = [&](ValueRange range) {
+    SmallVector<RValue> out;
+    for (Value v : range)
+      out.push_back(lookup(v));
+    return out;
+  };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> LogicalResult {
+        SmallVector<TensorPtr> inputs;
+        SmallVector<Type> types;
+        for (Value v : r.getInputs()) {
+          inputs.push_back(tensor(v));
+          types.push_back(inputs.back()->elementType);
+        }
+        ArrayRef<int64_t> axes = r.getAxes();
+        SmallVector<int64_t> outShape;
+        for (auto [i, d] : llvm::enumerate(inputs[0]->shape))
+          if (!llvm::is_contained(axes, int64_t(i)))
+            outShape.push_back(d);
+        int64_t outSize = numElements(outShape);
+        unsigned n = inputs.size();
+        std::vector<Elem> acc(outSize * n);
+        for (int64_t o = 0; o < outSize; ++o)
+          for (unsigned c = 0; c < n; ++c)
+            acc[o * n + c] = tensor(r.getIdentities()[c])->data[0];
+        SmallVector<int64_t> index, outIndex;
+        SmallVector<Elem> lhs(n), rhs(n), next;
+        for (int64_t i = 0; i < inputs[0]->size(); ++i) {
+          delinearize(i, inputs[0]->shape, index);
+          outIndex.clear();
+          for (auto [k, v] : llvm::enumerate(index))
+            if (!llvm::is_contained(axes, int64_t(k)))
+              outIndex.push_back(v);
+          int64_t o = linearize(outIndex, outShape);
+          for (unsigned c = 0; c < n; ++c) {
+            lhs[c] = acc[o * n + c];
+            rhs[c] = inputs[c]->data[i];
+          }
+          if (failed(combineElems(r.getCombine(), types, lhs, rhs, next)))
+            return failure();
+          for (unsigned c = 0; c < n; ++c)
+            acc[o * n + c] = next[c];
+        }
+        for (unsigned c = 0; c < n; ++c) {
+          auto out = makeTensor(types[c], outShape);
+          for (int64_t o = 0; o < outSize; ++o)
+            out->data[o] = acc[o * n + c];
+          bind(r.getResults()[c], TensorPtr(out));
+        }
+        return success();
+      })
+      .Case<kir::ScanOp>([&](kir::ScanOp s) -> LogicalResult {
+        SmallVector<TensorPtr> inputs;
+        SmallVector<Type> types;
+        for (Value v : s.getInputs()) {
+          inputs.push_back(tensor(v));
+          types.push_back(inputs.back()->elementType);
+        }
+        unsigned n = inputs.size(), axis = s.getAxis();
+        ArrayRef<int64_t> shape = inputs[0]->shape;
+        SmallVector<std::shared_ptr<Tensor>> outs;
+        for (unsigned c = 0; c < n; ++c)
+          outs.push_back(makeTensor(types[c], shape));
+        SmallVector<int64_t> lineShape(shape);
+        int64_t length = lineShape[axis];
+        lineShape[axis] = 1;
+        SmallVector<int64_t> index;
+        SmallVector<Elem> acc(n), x(n), next;
+        for (int64_t line = 0; line < numElements(lineShape); ++line) {
+          delinearize(line, lineShape, index);
+          for (unsigned c = 0; c < n; ++c)
+            acc[c] = tensor(s.getIdentities()[c])->data[0];
+          for (int64_t step = 0; step < length; ++step) {
+            index[axis] = s.getReverse() ? length - 1 - step : step;
+            int64_t at = linearize(index, shape);
+            for (unsigned c = 0; c < n; ++c)
+              x[c] = inputs[c]->data[at];
+            if (s.getExclusive())
+              for (unsigned c = 0; c < n; ++c)
+                outs[c]->data[at] = acc[c];
+            if (failed(combineElems(s.getCombine(), types, acc, x, next)))
+              return failure();
+            acc.assign(next.begin(), next.end());
+            if (!s.getExclusive())
+              for (unsigned c = 0; c < n; ++c)
+                outs[c]->data[at] = acc[c];
+          }
+        }
+        for (unsigned c = 0; c < n; ++c)
+          bind(s.getResults()[c], TensorPtr(outs[c]));
+        return success();
+      })
+      .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> LogicalResult {
+        TensorPtr x = tensor(a.getInput());
+        unsigned axis = a.getAxis();
+        int64_t length = x->shape[axis];
+        if (length == 0)
+          return op.emitError() << "arg_reduce over an empty axis has no position to return";
+        bool isFloat = isFloatType(x->elementType), wantMax = a.getKind() == kir::ArgReduceKind::ArgMax;
+        bool highest = a.getTie() == kir::TieRule::Highest, propagate = a.getNan() == kir::NaNRule::Propagate;
+        SmallVector<int64_t> outShape(x->shape);
+        outShape.erase(outShape.begin() + axis);
+        auto vals = makeTensor(x->elementType, outShape);
+        auto idxs = makeTensor(IndexType::get(op.getContext()), outShape);
+        SmallVector<int64_t> index, lineShape(x->shape);
+        lineShape[axis] = 1;
+        for (int64_t o = 0; o < vals->size(); ++o) {
+          delinearize(o, lineShape, index);
+          int64_t best = -1;
+          Elem bestVal;
+          for (int64_t k = 0; k < length; ++k) {
+            index[axis] = k;
+            Elem v = x->data[linearize(index, x->shape)];
+            bool vNaN = isFloat && std::isnan(v.f);
+            if (vNaN && !propagate)
+              continue;
+            bool take = false;
+            if (best < 0) {
+              take = true;
+            } else if (isFloat && std::isnan(bestVal.f)) {
+              take = vNaN && highest; // NaN already selected
+            } else if (vNaN) {
+              take = true;
+            } else {
+              bool greater = isFloat ? v.f > bestVal.f : applyCmp(kir::CmpPredicate::GT, v, bestVal, x->elementType);
+              bool less = isFloat ? v.f < bestVal.f : applyCmp(kir::CmpPredicate::LT, v, bestVal, x->elementType);
+              bool better = wantMax ? greater : less;
+              take = better || (!greater && !less && highest);
+            }
+            if (take) {
+              best = k;
+              bestVal = v;
+            }
+          }
+          if (best < 0) { // every member was NaN and ignored
+            best = 0;
+            bestVal.f = std::nan("");
+          }
+          vals->data[o] = bestVal;
+          idxs->data[o].i = best;
+        }
+        bind(a.getValues(), TensorPtr(vals));
+        bind(a.getIndices(), TensorPtr(idxs));
+        return success();
+      })
+      .Case<kir::ContractOp>([&](kir::ContractOp c) -> LogicalResult {
+        TensorPtr lhs = tensor(c.getLhs()), rhs = tensor(c.getRhs());
+        ArrayRef<int64_t> lr = c.getLhsReduce(), rr = c.getRhsReduce(), lb = c.getLhsBatch(), rb = c.getRhsBatch();
+        SmallVector<int64_t> reduceShape;
+        for (auto [a, b] : llvm::zip(lr, rr)) {
+          if (lhs->shape[a] != rhs->shape[b])
+            return op.emitError() << "reduce pair (" << a << ", " << b << ") has extents " << lhs->shape[a]
+                                  << " and " << rhs->shape[b] << " at run time";
+          reduceShape.push_back(lhs->shape[a]);
+        }
+        for (auto [a, b] : llvm::zip(lb, rb))
+          if (lhs->shape[a] != rhs->shape[b])
+            return op.emitError() << "batch pair (" << a << ", " << b << ") has extents " << lhs->shape[a]
+                                  << " and " << rhs->shape[b] << " at run time";
+        SmallVector<int64_t> lhsFree, rhsFree, outShape;
+        for (int64_t a = 0; a < int64_t(lhs->shape.size()); ++a)
+          if (!llvm::is_contained(lr, a)) {
+            lhsFree.push_back(a);
+            outShape.push_back(lhs->shape[a]);
+          }
+        for (int64_t b = 0; b < int64_t(rhs->shape.size()); ++b)
+          if (!llvm::is_contained(rr, b) && !llvm::is_contained(rb, b)) {
+            rhsFree.push_back(b);
+            outShape.push_back(rhs->shape[b]);
+          }
+        Type acc = getElementTypeOrSelf(c.getType());
+        auto out = makeTensor(acc, outShape);
+        TensorPtr init = c.getInit() ? tensor(c.getInit()) : TensorPtr();
+        bool isFloat = isFloatType(acc);
+        Type operand = lhs->elementType;
+        SmallVector<int64_t> o, r, li(lhs->shape.size()), ri(rhs->shape.size());
+        int64_t reduceSize = numElements(reduceShape);
+        for (int64_t i = 0; i < out->size(); ++i) {
+          delinearize(i, outShape, o);
+          for (auto [k, a] : llvm::enumerate(lhsFree))
+            li[a] = o[k];
+          for (auto [k, b] : llvm::enumerate(rhsFree))
+            ri[b] = o[lhsFree.size() + k];
+          for (auto [a, b] : llvm::zip(lb, rb))
+            ri[b] = li[a];
+          Elem sum = init ? init->data[i] : Elem();
+          for (int64_t j = 0; j < reduceSize; ++j) {
+            delinearize(j, reduceShape, r);
+            for (auto [k, a] : llvm::enumerate(lr))
+              li[a] = r[k];
+            for (auto [k, b] : llvm::enumerate(rr))
+              ri[b] = r[k];
+            Elem x = castElem(lhs->data[linearize(li, lhs->shape)], operand, acc);
+            Elem y = castElem(rhs->data[linearize(ri, rhs->shape)], operand, acc);
+            if (isFloat)
+              sum.f = roundToFloat(std::fma(x.f, y.f, sum.f), acc);
+            else
+              sum.i = wrapToInteger(int64_t(uint64_t(sum.i) + uint64_t(x.i) * uint64_t(y.i)), acc);
+          }
+          out->data[i] = sum;
+        }
+        bind(c.getResult(), TensorPtr(out));
+        return success();
+      })
+      .Case<kir::HistogramOp>([&](kir::HistogramOp h) -> LogicalResult {
+        TensorPtr x = tensor(h.getInput());
+        TensorPtr valid = h.getValid() ? tensor(h.getValid()) : TensorPtr();
+        int64_t bins = domain(h.getBins()).size();
+        Type countType = getElementTypeOrSelf(h.getType());
+        auto out = makeTensor(countType, {bins});
+        for (int64_t i = 0; i < x->size(); ++i) {
+          if (valid && !valid->data[i].i)
+            continue;
+          int64_t v = x->data[i].i;
+          if (v < 0 || v >= bins)
+            return op.emitError() << "histogram value " << v << " at position " << i << " is outside the bins [0, "
+                                  << bins << ")";
+          out->data[v].i = wrapToInteger(out->data[v].i + 1, countType);
+        }
+        bind(h.getResult(), TensorPtr(out));
+        return success();
+      })
+      .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) -> LogicalResult {
+        SmallVector<TensorPtr> sources;
+        for (Value v : f.getSources())
+          sources.push_back(tensor(v));
+        unsigned axis = f.getAxis();
+        int64_t length = sources[0]->shape[axis];
+        for (const TensorPtr &s : sources)
+          if (s->shape[axis] != length)
+            return op.emitError() << "sources have different extents on the folded axis at run time";
+        SmallVector<RValue> captures = values(f.getCaptures());
+        SmallVector<RValue> acc = values(f.getIdentities());
+        bool first = true;
+        for (auto [begin, end] : segment(length, options.segmentation, rng)) {
+          SmallVector<RValue> args, summary;
+          for (const TensorPtr &s : sources)
+            args.push_back(sliceAlong(s, axis, begin, end));
+          args.append(captures.begin(), captures.end());
+          if (failed(callRegion(f.getSummarize(), args, summary)))
+            return failure();
+          if (first) {
+            acc = summary;
+            first = false;
+            continue;
+          }
+          SmallVector<RValue> pair(acc), merged;
+          pair.append(summary.begin(), summary.end());
+          if (failed(callRegion(f.getCombine(), pair, merged)))
+            return failure();
+          acc = merged;
+        }
+        for (auto [r, v] : llvm::zip(f.getResults(), acc))
+          bind(r, v);
+        return success();
+      })
+      .Case<kir::RegionScanOp>([&](kir::RegionScanOp s) -> LogicalResult {
+        SmallVector<TensorPtr> sources;
+        for (Value v : s.getSources())
+          sources.push_back(tensor(v));
+        unsigned axis = s.getAxis();
+        int64_t length = sources[0]->shape[axis];
+        SmallVector<RValue> captures = values(s.getCaptures());
+        SmallVector<RValue> inits = values(s.getInits()), state = inits, total;
+        SmallVector<SmallVector<TensorPtr>> parts(s.getOutputs().size());
+        bool first = true;
+        for (auto [begin, end] : segment(length, options.segmentation, rng)) {
+          SmallVector<RValue> slices, args, emitted, transition, next;
+          for (const TensorPtr &src : sources)
+            slices.push_back(sliceAlong(src, axis, begin, end));
+          args.assign(slices.begin(), slices.end());
+          args.append(state.begin(), state.end());
+          args.append(captures.begin(), captures.end());
+          if (failed(callRegion(s.getEmit(), args, emitted)))
+            return failure();
+          for (auto [k, e] : llvm::enumerate(emitted)) {
+            TensorPtr t = std::get<TensorPtr>(e);
+            if (t->shape[0] != end - begin)
+              return op.emitError() << "emit produced " << t->shape[0] << " rows for a slice of " << end - begin;
+            parts[k].push_back(t);
+          }
+          args.assign(slices.begin(), slices.end());
+          args.append(captures.begin(), captures.end());
+          if (failed(callRegion(s.getSummarize(), args, transition)))
+            return failure();
+          args.assign(transition.begin(), transition.end());
+          args.append(state.begin(), state.end());
+          if (failed(callRegion(s.getApply(), args, next)))
+            return failure();
+          state = next;
+          if (first) {
+            total = transition;
+            first = false;
+          } else {
+            SmallVector<RValue> pair(total), merged;
+            pair.append(transition.begin(), transition.end());
+            if (failed(callRegion(s.getCombine(), pair, merged)))
+              return failure();
+            total = merged;
+          }
+        }
+        SmallVector<RValue> finals = inits;
+        if (!first) {
+          SmallVector<RValue> args(total);
+          args.append(inits.begin(), inits.end());
+          if (failed(callRegion(s.getApply(), args, finals)))
+            return failure();
+        }
+        for (auto [k, out] : llvm::enumerate(s.getOutputs())) {
+          auto type = cast<RankedTensorType>(out.getType());
+          SmallVector<int64_t> emptyShape(type.getShape());
+          for (int64_t &d : emptyShape)
+            if (ShapedType::isDynamic(d))
+              d = 0;
+          bind(out, concatLeading(type.getElementType(), parts[k], emptyShape));
+        }
+        for (auto [r, v] : llvm::zip(s.getFinals(), finals))
+          bind(r, v);
+        return success();
+      })
+      .Case<kir::ScaledContractOp, kir::SparseContractOp>([&](Operation *declared) {
+        return declared->emitError() << "'" << declared->getName()
+                                     << "' is declared in KIR but not executable by the interpreter yet";
+      })
+      .Default([&](Operation *) {
+        handled = false;
+        return success();
+      });
+}

@@ -1,0 +1,476 @@
+//===- Interpreter.cpp - KIR interpreter: bindings, control, values --------===//
+//
+// Executes a kir.kernel op by op. Control: kir.parallel runs its iterations
+// in the order the options select (forward, reverse or seeded shuffle) to
+// expose order dependence; kir.for visits members in increasing order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterpreterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::interp;
+using namespace tessel::interp::engine;
+
+//===----------------------------------------------------------------------===//
+// Host arrays and tensors
+//===----------------------------------------------------------------------===//
+
+HostArray HostArray::contiguous(Type elementType, ArrayRef<int64_t> shape) {
+  HostArray array;
+  array.elementType = elementType;
+  array.shape.assign(shape.begin(), shape.end());
+  array.strides.resize(shape.size());
+  int64_t stride = 1;
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    array.strides[i] = stride;
+    stride *= std::max<int64_t>(shape[i], 1);
+  }
+  array.storage.resize(array.numElements());
+  array.written.assign(array.storage.size(), 0);
+  return array;
+}
+
+int64_t HostArray::numElements() const { return engine::numElements(shape); }
+
+int64_t HostArray::address(ArrayRef<int64_t> coord) const {
+  int64_t addr = offset;
+  for (auto [c, s] : llvm::zip(coord, strides))
+    addr += c * s;
+  return addr;
+}
+
+TensorPtr engine::makeScalar(Type type, Elem value) {
+  auto t = std::make_shared<Tensor>();
+  t->elementType = type;
+  t->data.push_back(value);
+  return t;
+}
+
+std::shared_ptr<Tensor> engine::makeTensor(Type elementType, ArrayRef<int64_t> shape) {
+  auto t = std::make_shared<Tensor>();
+  t->elementType = elementType;
+  t->shape.assign(shape.begin(), shape.end());
+  t->data.resize(numElements(shape));
+  return t;
+}
+
+int64_t engine::numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+void engine::delinearize(int64_t linear, ArrayRef<int64_t> shape, SmallVectorImpl<int64_t> &index) {
+  index.resize(shape.size());
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    index[i] = shape[i] ? linear % shape[i] : 0;
+    linear = shape[i] ? linear / shape[i] : 0;
+  }
+}
+
+int64_t engine::linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
+  int64_t linear = 0;
+  for (auto [i, d] : llvm::zip(index, shape))
+    linear = linear * d + i;
+  return linear;
+}
+
+//===----------------------------------------------------------------------===//
+// Running a kernel
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::run(ArrayRef<Argument> args) {
+  Block &entry = kernel.getBody().front();
+  if (args.size() != entry.getNumArguments())
+    return kernel.emitError() << "kernel @" << kernel.getSymName() << " takes " << entry.getNumArguments()
+                              << " arguments, got " << args.size();
+  // Symbolic extents come from the bound arrays; one name has one size.
+  for (auto [i, blockArg] : llvm::enumerate(entry.getArguments())) {
+    auto view = dyn_cast<kir::ViewType>(blockArg.getType());
+    if (!view) {
+      bind(blockArg, makeScalar(blockArg.getType(), args[i].scalar));
+      continue;
+    }
+    HostArray *array = args[i].view;
+    if (!array || array->shape.size() != view.getRank() || array->elementType != view.getElementType())
+      return kernel.emitError() << "argument #" << i << " must be bound to a " << view.getRank()
+                                << "-d array of " << view.getElementType();
+    for (unsigned axis = 0; axis < view.getRank(); ++axis) {
+      int64_t size = array->shape[axis];
+      if (std::optional<int64_t> fixed = view.getStaticExtent(axis)) {
+        if (*fixed != size)
+          return kernel.emitError() << "argument #" << i << " axis " << axis << " must have extent " << *fixed
+                                    << ", got " << size;
+        continue;
+      }
+      auto [it, inserted] = extents.try_emplace(view.getExtentName(axis), size);
+      if (!inserted && it->second != size)
+        return kernel.emitError() << "inconsistent extents for '" << view.getExtentName(axis) << "': " << it->second
+                                  << " and " << size << " (argument #" << i << " axis " << axis << ")";
+    }
+    bind(blockArg, array);
+  }
+  return execBlock(entry, {}, nullptr);
+}
+
+LogicalResult Interpreter::execBlock(Block &block, ArrayRef<RValue> args, SmallVectorImpl<RValue> *yielded) {
+  for (auto [arg, value] : llvm::zip(block.getArguments(), args))
+    bind(arg, value);
+  for (Operation &op : block) {
+    if (isa<kir::YieldOp, kir::ConditionOp, kir::ReturnOp>(op)) {
+      if (yielded)
+        for (Value v : op.getOperands())
+          yielded->push_back(lookup(v));
+      return success();
+    }
+    if (failed(execOp(op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Interpreter::callRegion(Region &region, ArrayRef<RValue> args, SmallVectorImpl<RValue> &results) {
+  results.clear();
+  return execBlock(region.front(), args, &results);
+}
+
+TensorPtr Interpreter::tensor(Value value) { return std::get<TensorPtr>(lookup(value)); }
+
+std::vector<int64_t> Interpreter::order(int64_t count) {
+  std::vector<int64_t> items(count);
+  std::iota(items.begin(), items.end(), 0);
+  if (options.order == IterationOrder::Reverse)
+    std::reverse(items.begin(), items.end());
+  else if (options.order == IterationOrder::Shuffle)
+    std::shuffle(items.begin(), items.end(), rng);
+  return items;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise helpers
+//===----------------------------------------------------------------------===//
+
+/// Applies `fn` to aligned elements of same-shaped operands.
+template <typename Fn>
+static FailureOr<TensorPtr> mapElements(Operation &op, ArrayRef<TensorPtr> inputs, Type resultElement, Fn fn) {
+  for (const TensorPtr &t : inputs)
+    if (t->shape != inputs[0]->shape)
+      return op.emitError() << "operand shapes differ at run time (" << inputs[0]->size() << " vs " << t->size()
+                            << " elements)";
+  auto out = makeTensor(resultElement, inputs[0]->shape);
+  SmallVector<Elem, 3> args(inputs.size());
+  for (int64_t i = 0; i < out->size(); ++i) {
+    for (auto [k, t] : llvm::enumerate(inputs))
+      args[k] = t->data[i];
+    out->data[i] = fn(ArrayRef<Elem>(args));
+  }
+  return TensorPtr(out);
+}
+
+/// Broadcast `operand` to `shape`, operand axis i landing on result axis dims[i].
+static FailureOr<TensorPtr> broadcastTo(Operation &op, const TensorPtr &operand, ArrayRef<int64_t> shape,
+                                        ArrayRef<int64_t> dims) {
+  for (auto [i, dim] : llvm::enumerate(dims))
+    if (operand->shape[i] != shape[dim])
+      return op.emitError() << "broadcast operand axis " << i << " has extent " << operand->shape[i]
+                            << " but result axis " << dim << " has " << shape[dim];
+  auto out = makeTensor(operand->elementType, shape);
+  SmallVector<int64_t> index, source(dims.size());
+  for (int64_t i = 0; i < out->size(); ++i) {
+    delinearize(i, shape, index);
+    for (auto [k, dim] : llvm::enumerate(dims))
+      source[k] = index[dim];
+    out->data[i] = operand->data[linearize(source, operand->shape)];
+  }
+  return TensorPtr(out);
+}
+
+static Type elementOf(Type type) { return getElementTypeOrSelf(type); }
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::execOp(Operation &op) {
+  bool handled = false;
+  if (failed(execEffect(op, handled)))
+    return failure();
+  if (handled)
+    return success();
+  if (failed(execStructured(op, handled)))
+    return failure();
+  if (handled)
+    return success();
+
+  auto setTensor = [&](Value result, FailureOr<TensorPtr> t) -> LogicalResult {
+    if (failed(t))
+      return failure();
+    bind(result, *t);
+    return success();
+  };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case<arith::ConstantOp>([&](arith::ConstantOp c) -> LogicalResult {
+        Elem e;
+        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+          e.f = roundToFloat(f.getValueAsDouble(), f.getType());
+        else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          e.i = wrapToInteger(i.getValue().getSExtValue(), i.getType());
+        else
+          return op.emitError() << "the interpreter supports scalar constants only";
+        bind(c.getResult(), makeScalar(c.getType(), e));
+        return success();
+      })
+      .Case<kir::ExtentOp>([&](kir::ExtentOp e) {
+        Elem v;
+        v.i = extents.lookup(e.getName());
+        bind(e.getResult(), makeScalar(e.getType(), v));
+        return success();
+      })
+      .Case<kir::ConstexprOp>([&](kir::ConstexprOp c) -> LogicalResult {
+        Attribute value = kernel.getConstexprs() ? kernel.getConstexprs()->get(c.getName()) : Attribute();
+        Elem v;
+        if (auto b = dyn_cast_or_null<BoolAttr>(value))
+          v.i = b.getValue();
+        else if (auto i = dyn_cast_or_null<IntegerAttr>(value))
+          v.i = i.getInt();
+        else
+          return op.emitError() << "constexpr '" << c.getName() << "' has no integer value";
+        bind(c.getResult(), makeScalar(c.getType(), v));
+        return success();
+      })
+      .Case<kir::DomainOp>([&](kir::DomainOp d) {
+        bind(d.getResult(), Domain{index(d.getLower()), index(d.getUpper()), d.getStep()});
+        return success();
+      })
+      .Case<kir::SubregionOp>([&](kir::SubregionOp s) {
+        // Members of the source in [begin, end): nothing is clamped, the result may be empty.
+        Domain src = domain(s.getSource());
+        int64_t begin = std::max(index(s.getBegin()), src.lo);
+        int64_t first = src.lo + ((begin - src.lo + src.step - 1) / src.step) * src.step;
+        bind(s.getResult(), Domain{first, std::min(index(s.getEnd()), src.hi), src.step});
+        return success();
+      })
+      .Case<kir::IndicesOp>([&](kir::IndicesOp i) {
+        Domain d = domain(i.getDomain());
+        auto t = makeTensor(IndexType::get(op.getContext()), {d.size()});
+        for (int64_t k = 0; k < d.size(); ++k)
+          t->data[k].i = d.member(k);
+        bind(i.getResult(), TensorPtr(t));
+        return success();
+      })
+      .Case<kir::ParallelOp>([&](kir::ParallelOp p) -> LogicalResult {
+        SmallVector<Domain> doms;
+        SmallVector<int64_t> shape;
+        for (Value d : p.getDomains()) {
+          doms.push_back(domain(d));
+          shape.push_back(doms.back().size());
+        }
+        SmallVector<int64_t> pos;
+        SmallVector<RValue> ivs(doms.size());
+        for (int64_t linear : order(numElements(shape))) {
+          delinearize(linear, shape, pos);
+          for (auto [k, d] : llvm::enumerate(doms)) {
+            Elem e;
+            e.i = d.member(pos[k]);
+            ivs[k] = makeScalar(IndexType::get(op.getContext()), e);
+          }
+          if (failed(execBlock(p.getBody().front(), ivs, nullptr)))
+            return failure();
+        }
+        return success();
+      })
+      .Case<kir::ForOp>([&](kir::ForOp f) -> LogicalResult {
+        Domain d = domain(f.getDomain());
+        SmallVector<RValue> carries;
+        for (Value init : f.getInits())
+          carries.push_back(lookup(init));
+        for (int64_t k = 0; k < d.size(); ++k) {
+          Elem e;
+          e.i = d.member(k);
+          SmallVector<RValue> args{makeScalar(IndexType::get(op.getContext()), e)};
+          args.append(carries.begin(), carries.end());
+          SmallVector<RValue> next;
+          if (failed(callRegion(f.getBody(), args, next)))
+            return failure();
+          carries = std::move(next);
+        }
+        for (auto [r, v] : llvm::zip(f.getResults(), carries))
+          bind(r, v);
+        return success();
+      })
+      .Case<kir::WhileOp>([&](kir::WhileOp w) -> LogicalResult {
+        SmallVector<RValue> carries;
+        for (Value init : w.getInits())
+          carries.push_back(lookup(init));
+        while (true) {
+          SmallVector<RValue> forwarded;
+          Block &before = w.getBefore().front();
+          if (failed(execBlock(before, carries, nullptr)))
+            return failure();
+          auto cond = cast<kir::ConditionOp>(before.getTerminator());
+          for (Value v : cond.getArgs())
+            forwarded.push_back(lookup(v));
+          if (!index(cond.getCondition())) {
+            for (auto [r, v] : llvm::zip(w.getResults(), forwarded))
+              bind(r, v);
+            return success();
+          }
+          if (failed(callRegion(w.getAfter(), forwarded, carries)))
+            return failure();
+        }
+      })
+      .Case<kir::IfOp>([&](kir::IfOp i) -> LogicalResult {
+        Region &region = index(i.getCondition()) ? i.getThenRegion() : i.getElseRegion();
+        if (region.empty())
+          return success();
+        SmallVector<RValue> results;
+        if (failed(callRegion(region, {}, results)))
+          return failure();
+        for (auto [r, v] : llvm::zip(i.getResults(), results))
+          bind(r, v);
+        return success();
+      })
+      .Case<kir::BinaryOp>([&](kir::BinaryOp b) {
+        Type type = elementOf(b.getType());
+        NumericalOptions opts{b.getApproximate(), b.getFlushToZero()};
+        return setTensor(b.getResult(), mapElements(op, {tensor(b.getLhs()), tensor(b.getRhs())}, type,
+                                                    [&](ArrayRef<Elem> e) {
+                                                      return applyBinary(b.getKind(), e[0], e[1], type, opts);
+                                                    }));
+      })
+      .Case<kir::UnaryOp>([&](kir::UnaryOp u) {
+        Type type = elementOf(u.getType());
+        NumericalOptions opts{u.getApproximate(), u.getFlushToZero()};
+        return setTensor(u.getResult(), mapElements(op, {tensor(u.getOperand())}, type, [&](ArrayRef<Elem> e) {
+                           return applyUnary(u.getKind(), e[0], type, opts);
+                         }));
+      })
+      .Case<kir::CmpOp>([&](kir::CmpOp c) {
+        Type type = elementOf(c.getLhs().getType());
+        return setTensor(c.getResult(), mapElements(op, {tensor(c.getLhs()), tensor(c.getRhs())},
+                                                    IntegerType::get(op.getContext(), 1), [&](ArrayRef<Elem> e) {
+                                                      Elem r;
+                                                      r.i = applyCmp(c.getPredicate(), e[0], e[1], type);
+                                                      return r;
+                                                    }));
+      })
+      .Case<kir::SelectOp>([&](kir::SelectOp s) -> LogicalResult {
+        TensorPtr cond = tensor(s.getCondition()), a = tensor(s.getTrueValue()), b = tensor(s.getFalseValue());
+        if (cond->shape.empty() && !a->shape.empty()) {
+          bind(s.getResult(), cond->data[0].i ? a : b);
+          return success();
+        }
+        return setTensor(s.getResult(), mapElements(op, {cond, a, b}, a->elementType,
+                                                    [](ArrayRef<Elem> e) { return e[0].i ? e[1] : e[2]; }));
+      })
+      .Case<kir::CastOp>([&](kir::CastOp c) {
+        Type from = elementOf(c.getOperand().getType()), to = elementOf(c.getType());
+        return setTensor(c.getResult(), mapElements(op, {tensor(c.getOperand())}, to,
+                                                    [&](ArrayRef<Elem> e) { return castElem(e[0], from, to); }));
+      })
+      .Case<kir::BitcastOp>([&](kir::BitcastOp c) {
+        Type from = elementOf(c.getOperand().getType()), to = elementOf(c.getType());
+        return setTensor(c.getResult(), mapElements(op, {tensor(c.getOperand())}, to,
+                                                    [&](ArrayRef<Elem> e) { return bitcastElem(e[0], from, to); }));
+      })
+      .Case<kir::BroadcastOp>([&](kir::BroadcastOp b) {
+        SmallVector<int64_t> shape;
+        for (Value d : b.getDomains())
+          shape.push_back(domain(d).size());
+        return setTensor(b.getResult(), broadcastTo(op, tensor(b.getOperand()), shape, b.getDims()));
+      })
+      .Case<kir::BroadcastAsOp>([&](kir::BroadcastAsOp b) {
+        return setTensor(b.getResult(), broadcastTo(op, tensor(b.getOperand()), tensor(b.getReference())->shape,
+                                                    b.getDims()));
+      })
+      .Case<kir::ExtractOp>([&](kir::ExtractOp e) -> LogicalResult {
+        TensorPtr t = tensor(e.getTensor());
+        SmallVector<int64_t> idx;
+        for (auto [axis, v] : llvm::enumerate(e.getIndices())) {
+          idx.push_back(index(v));
+          if (idx.back() < 0 || idx.back() >= t->shape[axis])
+            return op.emitError() << "extracts position " << idx.back() << " of axis " << axis << " with extent "
+                                  << t->shape[axis];
+        }
+        bind(e.getResult(), makeScalar(e.getType(), t->data[linearize(idx, t->shape)]));
+        return success();
+      })
+      .Case<kir::ReshapeOp>([&](kir::ReshapeOp r) -> LogicalResult {
+        TensorPtr t = tensor(r.getOperand());
+        SmallVector<int64_t> shape;
+        for (Value d : r.getDomains())
+          shape.push_back(domain(d).size());
+        if (numElements(shape) != t->size())
+          return op.emitError() << "reshapes " << t->size() << " elements onto domains holding " << numElements(shape);
+        auto out = std::make_shared<Tensor>(*t);
+        out->shape = shape;
+        bind(r.getResult(), TensorPtr(out));
+        return success();
+      })
+      .Case<kir::TransposeOp>([&](kir::TransposeOp tr) {
+        TensorPtr t = tensor(tr.getOperand());
+        ArrayRef<int64_t> perm = tr.getPermutation();
+        SmallVector<int64_t> shape;
+        for (int64_t p : perm)
+          shape.push_back(t->shape[p]);
+        auto out = makeTensor(t->elementType, shape);
+        SmallVector<int64_t> index, source(perm.size());
+        for (int64_t i = 0; i < out->size(); ++i) {
+          delinearize(i, shape, index);
+          for (auto [k, p] : llvm::enumerate(perm))
+            source[p] = index[k];
+          out->data[i] = t->data[linearize(source, t->shape)];
+        }
+        bind(tr.getResult(), TensorPtr(out));
+        return success();
+      })
+      .Case<kir::JoinOp>([&](kir::JoinOp j) -> LogicalResult {
+        TensorPtr a = tensor(j.getLhs()), b = tensor(j.getRhs());
+        if (a->shape != b->shape)
+          return op.emitError() << "joins operands of different run-time shapes";
+        SmallVector<int64_t> shape(a->shape);
+        shape.push_back(2);
+        auto out = makeTensor(a->elementType, shape);
+        for (int64_t i = 0; i < a->size(); ++i) {
+          out->data[2 * i] = a->data[i];
+          out->data[2 * i + 1] = b->data[i];
+        }
+        bind(j.getResult(), TensorPtr(out));
+        return success();
+      })
+      .Case<kir::TupleOp, kir::RecordOp>([&](auto t) {
+        auto agg = std::make_shared<Aggregate>();
+        for (Value v : t->getOperands())
+          agg->elements.push_back(lookup(v));
+        bind(t.getResult(), std::shared_ptr<const Aggregate>(agg));
+        return success();
+      })
+      .Case<kir::TupleGetOp>([&](kir::TupleGetOp g) {
+        bind(g.getResult(), std::get<std::shared_ptr<const Aggregate>>(lookup(g.getTuple()))->elements[g.getIndex()]);
+        return success();
+      })
+      .Case<kir::RecordGetOp>([&](kir::RecordGetOp g) {
+        auto type = cast<kir::RecordType>(g.getRecord().getType());
+        unsigned field = *type.getFieldIndex(g.getField());
+        bind(g.getResult(), std::get<std::shared_ptr<const Aggregate>>(lookup(g.getRecord()))->elements[field]);
+        return success();
+      })
+      .Default([&](Operation *other) -> LogicalResult {
+        return other->emitError() << "the reference interpreter does not execute '" << other->getName() << "'";
+      });
+}
+
+LogicalResult interp::runKernel(kir::KernelOp kernel, ArrayRef<Argument> args, const InterpreterOptions &options) {
+  Interpreter interpreter(kernel, options);
+  return interpreter.run(args);
+}

@@ -1,0 +1,99 @@
+//===- InterpreterImpl.h - state of one KIR interpreter run -----*- C++ -*-===//
+
+#ifndef TESSEL_LIB_INTERP_INTERPRETERIMPL_H
+#define TESSEL_LIB_INTERP_INTERPRETERIMPL_H
+
+#include "tessel/Interp/Interpreter.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <variant>
+
+namespace tessel::interp::engine {
+
+/// A logical tensor; rank 0 is a scalar. Elements are row-major.
+struct Tensor {
+  mlir::Type elementType;
+  llvm::SmallVector<int64_t> shape;
+  std::vector<Elem> data;
+  int64_t size() const { return static_cast<int64_t>(data.size()); }
+};
+using TensorPtr = std::shared_ptr<const Tensor>;
+
+/// Members of a domain: lo, lo + step, ... below hi.
+struct Domain {
+  int64_t lo = 0, hi = 0, step = 1;
+  int64_t size() const { return hi <= lo ? 0 : (hi - lo + step - 1) / step; }
+  int64_t member(int64_t i) const { return lo + i * step; }
+  /// Position of coordinate `c`, or -1 when `c` is not a member.
+  int64_t position(int64_t c) const {
+    if (c < lo || c >= hi || (c - lo) % step != 0)
+      return -1;
+    return (c - lo) / step;
+  }
+};
+
+/// A logical buffer: value, per-element initialization, and the domains that
+/// give its coordinates.
+struct Buffer {
+  Tensor value;
+  std::vector<uint8_t> initialized;
+  llvm::SmallVector<Domain> domains;
+};
+
+struct Aggregate;
+using RValue = std::variant<std::monostate, TensorPtr, Domain, HostArray *, Buffer *,
+                            std::shared_ptr<const Aggregate>>;
+struct Aggregate {
+  std::vector<RValue> elements;
+};
+
+TensorPtr makeScalar(mlir::Type type, Elem value);
+std::shared_ptr<Tensor> makeTensor(mlir::Type elementType, llvm::ArrayRef<int64_t> shape);
+int64_t numElements(llvm::ArrayRef<int64_t> shape);
+/// Row-major multi-index of linear position `linear`.
+void delinearize(int64_t linear, llvm::ArrayRef<int64_t> shape, llvm::SmallVectorImpl<int64_t> &index);
+int64_t linearize(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape);
+
+class Interpreter {
+public:
+  Interpreter(kir::KernelOp kernel, const InterpreterOptions &options)
+      : kernel(kernel), options(options), rng(options.seed) {}
+
+  mlir::LogicalResult run(llvm::ArrayRef<Argument> args);
+
+  // Core (Interpreter.cpp).
+  mlir::LogicalResult execBlock(mlir::Block &block, llvm::ArrayRef<RValue> args,
+                                llvm::SmallVectorImpl<RValue> *yielded);
+  mlir::LogicalResult callRegion(mlir::Region &region, llvm::ArrayRef<RValue> args,
+                                 llvm::SmallVectorImpl<RValue> &results);
+  mlir::LogicalResult execOp(mlir::Operation &op);
+  RValue &lookup(mlir::Value value) { return env[value]; }
+  TensorPtr tensor(mlir::Value value);
+  Domain domain(mlir::Value value) { return std::get<Domain>(lookup(value)); }
+  int64_t index(mlir::Value value) { return tensor(value)->data[0].i; }
+  void bind(mlir::Value value, RValue v) { env[value] = std::move(v); }
+  /// Iteration order over `count` items, as the options ask for.
+  std::vector<int64_t> order(int64_t count);
+
+  // Effects (InterpEffects.cpp).
+  mlir::LogicalResult execEffect(mlir::Operation &op, bool &handled);
+  // Structured ops (InterpStructured.cpp).
+  mlir::LogicalResult execStructured(mlir::Operation &op, bool &handled);
+  /// Combines scalar components with a reduce/scan-style region.
+  mlir::LogicalResult combineElems(mlir::Region &region, llvm::ArrayRef<mlir::Type> types,
+                                   llvm::ArrayRef<Elem> lhs, llvm::ArrayRef<Elem> rhs,
+                                   llvm::SmallVectorImpl<Elem> &out);
+
+  kir::KernelOp kernel;
+  InterpreterOptions options;
+  std::mt19937_64 rng;
+  llvm::DenseMap<mlir::Value, RValue> env;
+  llvm::StringMap<int64_t> extents;
+  std::vector<std::unique_ptr<Buffer>> buffers;
+};
+
+} // namespace tessel::interp::engine
+
+#endif // TESSEL_LIB_INTERP_INTERPRETERIMPL_H
