@@ -79,6 +79,7 @@ def test_kernel_selection(tessel_bin, root):
 
 
 def test_unbuilt_stages_are_rejected_not_faked(tessel_bin, root):
+    """Until construction lands, later stages are refused with a reason, never faked."""
     path = root / "examples/kir/softmax.mlir"
     for emit in ("pgpu", "source"):
         out = run(tessel_bin, "compile", path, f"--emit={emit}")
@@ -95,3 +96,60 @@ def test_usage_errors(tessel_bin, root, tmp_path):
     assert missing.returncode == 2 and "none.mlir" in missing.stderr
     dsl = run(tessel_bin, "compile", tmp_path / "k.py:add", "--emit=kir")
     assert dsl.returncode == 2 and "DSL files are traced by the Python package" in dsl.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--shape", "M=3"], "missing extent for 'N'"),
+    (["--shape", "M=3,N=4,Q=2"], "unknown shape symbol 'Q'"),
+    (["--shape", "M=3,N=x"], "--shape N must be a non-negative integer"),
+    (["--shape", "M=3,N=4", "--scalar", "nope=1"], "has no scalar argument 'nope'"),
+    (["--shape", "M=3,N=4", "--constexpr", "CAUSAL=true"], "declares no constexpr 'CAUSAL'"),
+    (["--shape", "M=3,N=4", "--device", "cuda"], "--device=cuda is not available"),
+    (["--shape", "M=3,N=4", "--segments", "0"], "--segments must be one, random or a positive count"),
+    (["--shape", "M=3,N=4", "--order", "sideways"], "--order must be forward, reverse or shuffle"),
+])
+def test_run_argument_errors(tessel_bin, root, args, message):
+    out = run(tessel_bin, "run", root / "examples/kir/softmax.mlir", *args)
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr
+
+
+def test_run_missing_scalar(tessel_bin, root):
+    out = run(tessel_bin, "run", root / "examples/kir/layernorm.mlir", "--shape", "M=2,N=3")
+    assert out.returncode == 2
+    assert "missing scalar 'eps' of type f32; pass --scalar eps=VALUE" in out.stderr
+
+
+def test_run_prints_one_summary_line_per_output(tessel_bin, root, tmp_path):
+    out = run(tessel_bin, "run", root / "examples/kir/argmax.mlir", "--shape", "M=37,N=129", "--seed", "3",
+              "--out", tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert [l.split(":")[0] for l in lines] == ["v", "idx"]
+    assert lines[0].startswith("v: f32[37] sum=") and "hash=" in lines[0]
+    assert lines[1].startswith("idx: i64[37] sum=")
+    assert {p.name for p in tmp_path.iterdir()} == {"x.in.npy", "v.npy", "idx.npy"}
+    again = run(tessel_bin, "run", root / "examples/kir/argmax.mlir", "--shape", "M=37,N=129", "--seed", "3")
+    assert again.stdout == out.stdout, "same seed, same result"
+
+
+def test_run_reports_out_of_bounds_with_location(tessel_bin, tmp_path):
+    bad = tmp_path / "oob.mlir"
+    bad.write_text(
+        'kir.kernel @shift(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {\n'
+        '  %c0 = arith.constant 0 : index\n'
+        '  %c1 = arith.constant 1 : index\n'
+        '  %n = kir.extent "N"\n'
+        '  %d = kir.domain %c0 to %n\n'
+        '  kir.parallel %d {\n'
+        '  ^bb0(%i: index):\n'
+        '    %j = kir.binary add %i, %c1 : index\n'
+        '    %v = kir.load %x[%j] : !kir.view<f32, [N], in>[index] -> f32\n'
+        '    kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]\n'
+        '    kir.yield\n'
+        '  }\n'
+        '  kir.return\n'
+        '}\n')
+    out = run(tessel_bin, "run", bad, "--shape", "N=5")
+    assert out.returncode == 1
+    assert f"{bad}:9:10: error: out-of-bounds read: coordinate 5 on axis 0 of extent 5" in out.stderr

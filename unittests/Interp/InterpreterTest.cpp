@@ -1,0 +1,151 @@
+//===- InterpreterTest.cpp - the KIR interpreter through its C++ API -------===//
+
+#include "tessel/Interp/HostData.h"
+#include "tessel/Interp/Interpreter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::interp;
+
+namespace {
+struct KIRInterpreter : ::testing::Test {
+  KIRInterpreter() {
+    context.loadDialect<kir::KIRDialect, arith::ArithDialect>();
+    context.getDiagEngine().registerHandler([this](Diagnostic &d) {
+      diagnostics.push_back(d.str());
+      return success();
+    });
+  }
+  kir::KernelOp parse(const char *text) {
+    module = parseSourceString<ModuleOp>(text, ParserConfig(&context));
+    return module ? *module->getOps<kir::KernelOp>().begin() : kir::KernelOp();
+  }
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  std::vector<std::string> diagnostics;
+  Builder b{&context};
+};
+
+constexpr const char *kLastWriter = R"mlir(
+kir.kernel @last(%flag: !kir.view<i32, [1], inout>) {
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : index
+  %d = kir.domain %c0 to %c5
+  kir.parallel %d {
+  ^bb0(%i: index):
+    %v = kir.cast %i : index to i32
+    %old = kir.atomic_rmw exchange %v, %flag[%c0] order relaxed sharing invocation : i32, !kir.view<i32, [1], inout>[index] -> i32
+    kir.yield
+  }
+  kir.return
+}
+)mlir";
+
+TEST_F(KIRInterpreter, IterationOrderExposesOrderDependence) {
+  kir::KernelOp kernel = parse(kLastWriter);
+  ASSERT_TRUE(kernel);
+  auto runWith = [&](IterationOrder order) {
+    HostArray flag = HostArray::contiguous(b.getI32Type(), {1});
+    InterpreterOptions options;
+    options.order = order;
+    EXPECT_TRUE(succeeded(runKernel(kernel, {Argument{&flag, {}}}, options)));
+    return flag.storage[0].i;
+  };
+  EXPECT_EQ(runWith(IterationOrder::Forward), 4);
+  EXPECT_EQ(runWith(IterationOrder::Reverse), 0);
+}
+
+TEST_F(KIRInterpreter, OutOfBoundsReadIsAnErrorAtTheOp) {
+  kir::KernelOp kernel = parse(R"mlir(
+kir.kernel @oob(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+  %c1 = arith.constant 1 : index
+  %n = kir.extent "N"
+  %n1 = kir.extent "N"
+  %d = kir.domain %c1 to %n
+  %p = kir.domain %c1 to %n1
+  kir.parallel %d {
+  ^bb0(%i: index):
+    %ip = kir.binary add %i, %c1 : index
+    %v = kir.load %x[%ip] : !kir.view<f32, [N], in>[index] -> f32
+    kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]
+    kir.yield
+  }
+  kir.return
+}
+)mlir");
+  ASSERT_TRUE(kernel);
+  HostArray x = HostArray::contiguous(b.getF32Type(), {4}), y = HostArray::contiguous(b.getF32Type(), {4});
+  std::mt19937_64 rng(1);
+  fillRandom(x, rng);
+  EXPECT_TRUE(failed(runKernel(kernel, {Argument{&x, {}}, Argument{&y, {}}}, {})));
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_NE(diagnostics.back().find("out-of-bounds read: coordinate 4 on axis 0 of extent 4"), std::string::npos)
+      << diagnostics.back();
+}
+
+TEST_F(KIRInterpreter, UninitializedBufferReadIsAnError) {
+  kir::KernelOp kernel = parse(R"mlir(
+kir.kernel @uninit(%y: !kir.view<f32, [4], out>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1.0 : f32
+  %d = kir.domain %c0 to %c4
+  %b = kir.buffer over(%d) first_write : !kir.buffer<tensor<?xf32>>
+  kir.buffer_store %one, %b[%c2] : f32, !kir.buffer<tensor<?xf32>>[index]
+  %v = kir.buffer_load %b[%d] : !kir.buffer<tensor<?xf32>>[!kir.domain] -> tensor<?xf32>
+  kir.store %v, %y[%d] : tensor<?xf32>, !kir.view<f32, [4], out>[!kir.domain]
+  kir.return
+}
+)mlir");
+  ASSERT_TRUE(kernel);
+  HostArray y = HostArray::contiguous(b.getF32Type(), {4});
+  EXPECT_TRUE(failed(runKernel(kernel, {Argument{&y, {}}}, {})));
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_NE(diagnostics.back().find("uninitialized buffer element"), std::string::npos);
+}
+
+TEST_F(KIRInterpreter, InconsistentExtentsAreRejected) {
+  kir::KernelOp kernel = parse(R"mlir(
+kir.kernel @copy(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+  kir.return
+}
+)mlir");
+  ASSERT_TRUE(kernel);
+  HostArray x = HostArray::contiguous(b.getF32Type(), {4}), y = HostArray::contiguous(b.getF32Type(), {5});
+  EXPECT_TRUE(failed(runKernel(kernel, {Argument{&x, {}}, Argument{&y, {}}}, {})));
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_NE(diagnostics.back().find("inconsistent extents for 'N': 4 and 5"), std::string::npos);
+}
+
+TEST_F(KIRInterpreter, StridedViewsAreAddressedByStride) {
+  kir::KernelOp kernel = parse(R"mlir(
+kir.kernel @copy(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+  %c0 = arith.constant 0 : index
+  %m = kir.extent "M"
+  %n = kir.extent "N"
+  %dm = kir.domain %c0 to %m
+  %dn = kir.domain %c0 to %n
+  %t = kir.load %x[%dm, %dn] : !kir.view<f32, [M, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+  kir.store %t, %y[%dm, %dn] : tensor<?x?xf32>, !kir.view<f32, [M, N], out>[!kir.domain, !kir.domain]
+  kir.return
+}
+)mlir");
+  ASSERT_TRUE(kernel);
+  // x is the transpose of a 3x2 row-major array: strides (1, 2).
+  HostArray x = HostArray::contiguous(b.getF32Type(), {2, 3});
+  x.strides = {1, 2};
+  for (int i = 0; i < 6; ++i)
+    x.storage[i].f = i;
+  HostArray y = HostArray::contiguous(b.getF32Type(), {2, 3});
+  ASSERT_TRUE(succeeded(runKernel(kernel, {Argument{&x, {}}, Argument{&y, {}}}, {})));
+  double expected[] = {0, 2, 4, 1, 3, 5};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(y.storage[i].f, expected[i]);
+}
+} // namespace
