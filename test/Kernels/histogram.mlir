@@ -6,7 +6,7 @@
 // Whole-tensor histogram of X[N] into H[B], counting only values in [0, B).
 
 // CHECK-LABEL: kir.kernel @histogram(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: !kir.view<i32, [N], in>, %[[H:[a-zA-Z0-9_]+]]: !kir.view<i32, [B], out>)
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: !kir.view<i32, [N], in> {kir.range = [-3, "B"]}, %[[H:[a-zA-Z0-9_]+]]: !kir.view<i32, [B], out>)
 // CHECK-NOT: kir.parallel
 // CHECK-DAG: %[[NB:[a-zA-Z0-9_]+]] = kir.extent "B"
 // CHECK-DAG: %[[DN:[a-zA-Z0-9_]+]] = kir.domain %c0 to %{{.+}}
