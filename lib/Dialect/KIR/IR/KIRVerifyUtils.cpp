@@ -1,6 +1,7 @@
 //===- KIRVerifyUtils.cpp - shared checks of the KIR verifier --------------===//
 
 #include "KIRVerifyUtils.h"
+#include "tessel/Dialect/Utils/RegionChecks.h"
 
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
@@ -11,70 +12,6 @@ using namespace tessel::kir;
 namespace tessel::kir::detail {
 
 KernelOp getEnclosingKernel(Operation *op) { return op->getParentOfType<KernelOp>(); }
-
-LogicalResult verifyRegionSignature(Operation *op, Region &region, StringRef name, TypeRange args,
-                                    TypeRange results) {
-  Block &block = region.front();
-  if (block.getNumArguments() != args.size())
-    return op->emitOpError() << "'" << name << "' region takes " << block.getNumArguments()
-                             << " arguments but " << args.size() << " were expected";
-  for (auto [i, arg, expected] : llvm::enumerate(block.getArgumentTypes(), args))
-    if (arg != expected)
-      return op->emitOpError() << "'" << name << "' region argument #" << i << " has type " << arg
-                               << " but " << expected << " was expected";
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield)
-    return op->emitOpError() << "'" << name << "' region must end in kir.yield";
-  if (yield.getValues().size() != results.size())
-    return op->emitOpError() << "'" << name << "' region yields " << yield.getValues().size()
-                             << " values but " << results.size() << " were expected";
-  for (auto [i, got, expected] : llvm::enumerate(yield.getValues().getTypes(), results))
-    if (got != expected)
-      return op->emitOpError() << "'" << name << "' region yields " << got << " as component #"
-                               << i << " but " << expected << " was expected";
-  return success();
-}
-
-LogicalResult verifyPureRegion(Operation *op, Region &region, StringRef name, bool allowReads) {
-  WalkResult result = region.walk([&](Operation *inner) {
-    if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-    if (!effects) {
-      inner->emitOpError() << "has unknown effects and may not appear in the '" << name
-                           << "' region of '" << op->getName() << "'";
-      return WalkResult::interrupt();
-    }
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (auto &effect : list) {
-      if (allowReads && isa<MemoryEffects::Read>(effect.getEffect()))
-        continue;
-      op->emitOpError() << "'" << name << "' region must be "
-                        << (allowReads ? "free of writes" : "pure") << ", but contains '"
-                        << inner->getName() << "'";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
-
-LogicalResult verifyClosedRegion(Operation *op, Region &region, StringRef name) {
-  WalkResult result = region.walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands()) {
-      if (region.isAncestor(operand.getParentRegion()))
-        continue;
-      if (isConstexprValue(operand))
-        continue;
-      op->emitOpError() << "'" << name << "' region captures a value defined outside it (operand of '"
-                        << inner->getName() << "'); pass it through the op's operands";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
 
 bool isConstexprValue(Value value) {
   Operation *def = value.getDefiningOp();

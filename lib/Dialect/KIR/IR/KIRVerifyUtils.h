@@ -8,24 +8,21 @@
 #define TESSEL_LIB_DIALECT_KIR_IR_KIRVERIFYUTILS_H
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
+#include "tessel/Dialect/Utils/RegionChecks.h"
 
 namespace tessel::kir::detail {
 
-/// Checks that `region`'s entry block takes `args` and that its `kir.yield`
-/// yields `results`; `name` names the region in diagnostics.
-mlir::LogicalResult verifyRegionSignature(mlir::Operation *op, mlir::Region &region,
-                                          llvm::StringRef name, mlir::TypeRange args,
-                                          mlir::TypeRange results);
+/// True when `value` is a compile-time fact: a constant, a kir.constexpr, or
+/// pure kir arithmetic on such values.
+bool isConstexprValue(mlir::Value value);
 
-/// Checks that no op in `region` has a memory effect (or, with `allowReads`,
-/// none but reads). Combine regions are pure; summarize regions may read.
-mlir::LogicalResult verifyPureRegion(mlir::Operation *op, mlir::Region &region,
-                                     llvm::StringRef name, bool allowReads);
+using tessel::verifyPureRegion;
+using tessel::verifyRegionSignature;
 
-/// Checks that `region` uses no runtime value defined outside it: captures go
-/// through explicit operands. Constants and constexpr values are allowed.
-mlir::LogicalResult verifyClosedRegion(mlir::Operation *op, mlir::Region &region,
-                                       llvm::StringRef name);
+/// Closure for kir regions: constants and constexpr values may be captured.
+inline mlir::LogicalResult verifyClosedRegion(mlir::Operation *op, mlir::Region &region, llvm::StringRef name) {
+  return tessel::verifyRegionClosedOver(op, region, name, isConstexprValue);
+}
 
 /// A canonical key for the extent of `value`'s axis `axis` derived from its
 /// domain provenance, or an empty string when unknown. Equal keys mean equal
@@ -66,9 +63,6 @@ mlir::LogicalResult verifyAccessedType(mlir::Operation *op, mlir::Type type,
 mlir::LogicalResult verifyValidityAndFill(mlir::Operation *op, mlir::Value valid, mlir::Value fill,
                                           llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
 
-/// True when `value` is a compile-time fact: a constant, a kir.constexpr, or
-/// pure kir arithmetic on such values.
-bool isConstexprValue(mlir::Value value);
 
 /// The `kir.kernel` enclosing `op`, or null.
 KernelOp getEnclosingKernel(mlir::Operation *op);
