@@ -3,6 +3,7 @@
 #include "tessel/Dialect/KIR/IR/KIR.h"
 
 #include "KIRVerifyUtils.h"
+#include "tessel/Dialect/Utils/KernelSyntax.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -17,73 +18,18 @@ using namespace tessel::kir::detail;
 // KernelOp
 //===----------------------------------------------------------------------===//
 
-/// The ABI name attribute of kernel arguments.
-static constexpr llvm::StringLiteral kArgNameAttr("kir.name");
-
-/// `kir.kernel @name(%x: type {attrs}, ...) attributes {...} { body }`. Each
-/// argument's SSA name becomes its `kir.name`, so names survive round trips
-/// and reach the launch ABI.
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
-  StringAttr name;
-  if (parser.parseSymbolName(name, SymbolTable::getSymbolAttrName(), result.attributes))
-    return failure();
-  SmallVector<OpAsmParser::Argument> args;
-  SmallVector<Type> resultTypes;
-  SmallVector<DictionaryAttr> resultAttrs;
-  bool isVariadic = false;
-  if (function_interface_impl::parseFunctionSignatureWithArguments(parser, /*allowVariadic=*/false, args,
-                                                                   isVariadic, resultTypes, resultAttrs))
-    return failure();
-  Builder &b = parser.getBuilder();
-  SmallVector<Type> argTypes;
-  SmallVector<Attribute> argAttrs;
-  for (OpAsmParser::Argument &arg : args) {
-    argTypes.push_back(arg.type);
-    NamedAttrList attrs(arg.attrs ? arg.attrs : b.getDictionaryAttr({}));
-    if (!attrs.get(kArgNameAttr))
-      attrs.set(kArgNameAttr, b.getStringAttr(arg.ssaName.name.drop_front()));
-    argAttrs.push_back(attrs.getDictionary(b.getContext()));
-  }
-  result.addAttribute(getFunctionTypeAttrName(result.name),
-                      TypeAttr::get(b.getFunctionType(argTypes, resultTypes)));
-  result.addAttribute(getArgAttrsAttrName(result.name), b.getArrayAttr(argAttrs));
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
-    return failure();
-  return parser.parseRegion(*result.addRegion(), args);
+  return parseKernelSignature(parser, result, getFunctionTypeAttrName(result.name),
+                              getArgAttrsAttrName(result.name));
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
-  p << " ";
-  p.printSymbolName(getSymName());
-  p << "(";
-  Block &entry = getBody().front();
-  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
-    if (i)
-      p << ", ";
-    SmallVector<NamedAttribute> attrs;
-    if (DictionaryAttr dict = getArgAttrDict(i))
-      for (NamedAttribute attr : dict)
-        if (attr.getName() != kArgNameAttr)
-          attrs.push_back(attr);
-    p.printRegionArgument(arg, attrs);
-  }
-  p << ")";
-  if (!getResultTypes().empty()) {
-    p << " -> ";
-    llvm::interleaveComma(getResultTypes(), p);
-  }
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getSymNameAttrName(), getFunctionTypeAttrName(),
-                                                           getArgAttrsAttrName(), getResAttrsAttrName()});
-  p << " ";
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+  printKernelSignature(p, *this, {getSymNameAttrName(), getFunctionTypeAttrName(), getArgAttrsAttrName(),
+                                  getResAttrsAttrName()});
 }
 
 void KernelOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
-  if (&region != &getBody())
-    return;
-  for (auto [i, arg] : llvm::enumerate(region.front().getArguments()))
-    if (auto name = getArgAttrOfType<StringAttr>(i, kArgNameAttr))
-      setNameFn(arg, name.getValue());
+  setKernelArgumentNames(*this, region, setNameFn);
 }
 
 bool KernelOp::declaresExtent(StringRef name) {
@@ -112,14 +58,8 @@ LogicalResult KernelOp::verify() {
   }
   if (!getResultTypes().empty())
     return emitOpError() << "must not return values; results are writes to out/inout views";
-  llvm::StringSet<> names;
-  for (unsigned i = 0; i < getNumArguments(); ++i) {
-    auto name = getArgAttrOfType<StringAttr>(i, kArgNameAttr);
-    if (!name)
-      continue;
-    if (!names.insert(name.getValue()).second)
-      return emitOpError() << "argument #" << i << " repeats the ABI name '" << name.getValue() << "'";
-  }
+  if (failed(verifyKernelArgumentNames(*this)))
+    return failure();
   if (auto constexprs = getConstexprs()) {
     for (NamedAttribute entry : *constexprs) {
       Attribute value = entry.getValue();

@@ -1,0 +1,124 @@
+//===- KIREnums.td - enums shared by kir and pgpu ----------*- tablegen -*-===//
+//
+// Operator kinds, predicates, view modes and atomic facts. pgpu keeps KIR's
+// semantic schema (seed 000 §7, §8), so it uses these same enums.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_KIR_ENUMS
+#define TESSEL_KIR_ENUMS
+
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def KIR_ViewMode : I32EnumAttr<"ViewMode", "access mode of an external view", [
+    I32EnumAttrCase<"In", 0, "in">,
+    I32EnumAttrCase<"Out", 1, "out">,
+    I32EnumAttrCase<"InOut", 2, "inout">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_Numerics : I32EnumAttr<"Numerics", "numerical permission (seed 002 §1)", [
+    I32EnumAttrCase<"Source", 0, "source">,
+    I32EnumAttrCase<"RelaxedNormalization", 1, "relaxed_normalization">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_BinaryKind : I32EnumAttr<"BinaryKind", "pointwise binary operator", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Sub", 1, "sub">,
+    I32EnumAttrCase<"Mul", 2, "mul">,
+    I32EnumAttrCase<"Div", 3, "div">,
+    I32EnumAttrCase<"Rem", 4, "rem">,
+    I32EnumAttrCase<"Max", 5, "max">,
+    I32EnumAttrCase<"Min", 6, "min">,
+    I32EnumAttrCase<"MaxNum", 7, "max_num">,
+    I32EnumAttrCase<"MinNum", 8, "min_num">,
+    I32EnumAttrCase<"Pow", 9, "pow">,
+    I32EnumAttrCase<"And", 10, "and">,
+    I32EnumAttrCase<"Or", 11, "or">,
+    I32EnumAttrCase<"Xor", 12, "xor">,
+    I32EnumAttrCase<"Shl", 13, "shl">,
+    I32EnumAttrCase<"Shr", 14, "shr">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_UnaryKind : I32EnumAttr<"UnaryKind", "pointwise unary operator", [
+    I32EnumAttrCase<"Neg", 0, "neg">,
+    I32EnumAttrCase<"Abs", 1, "abs">,
+    I32EnumAttrCase<"Exp", 2, "exp">,
+    I32EnumAttrCase<"Exp2", 3, "exp2">,
+    I32EnumAttrCase<"Log", 4, "log">,
+    I32EnumAttrCase<"Log2", 5, "log2">,
+    I32EnumAttrCase<"Sqrt", 6, "sqrt">,
+    I32EnumAttrCase<"Rsqrt", 7, "rsqrt">,
+    I32EnumAttrCase<"Sigmoid", 8, "sigmoid">,
+    I32EnumAttrCase<"Tanh", 9, "tanh">,
+    I32EnumAttrCase<"Sin", 10, "sin">,
+    I32EnumAttrCase<"Cos", 11, "cos">,
+    I32EnumAttrCase<"Erf", 12, "erf">,
+    I32EnumAttrCase<"Floor", 13, "floor">,
+    I32EnumAttrCase<"Ceil", 14, "ceil">,
+    I32EnumAttrCase<"Not", 15, "not">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
+    I32EnumAttrCase<"EQ", 0, "eq">,
+    I32EnumAttrCase<"NE", 1, "ne">,
+    I32EnumAttrCase<"LT", 2, "lt">,
+    I32EnumAttrCase<"LE", 3, "le">,
+    I32EnumAttrCase<"GT", 4, "gt">,
+    I32EnumAttrCase<"GE", 5, "ge">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_ArgReduceKind : I32EnumAttr<"ArgReduceKind", "arg-reduce selection", [
+    I32EnumAttrCase<"ArgMax", 0, "argmax">,
+    I32EnumAttrCase<"ArgMin", 1, "argmin">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_TieRule : I32EnumAttr<"TieRule", "which index wins among equal values", [
+    I32EnumAttrCase<"Lowest", 0, "lowest">,
+    I32EnumAttrCase<"Highest", 1, "highest">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_NaNRule : I32EnumAttr<"NaNRule", "how NaN takes part in an arg-reduce", [
+    I32EnumAttrCase<"Propagate", 0, "propagate">,
+    I32EnumAttrCase<"Ignore", 1, "ignore">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_AtomicOrder : I32EnumAttr<"AtomicOrder", "memory order of an atomic", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+// Who may touch the same location concurrently: every logical iteration of
+// this invocation, or only iterations of the innermost enclosing parallel.
+def KIR_SharingDomain : I32EnumAttr<"SharingDomain", "logical sharing domain of an atomic", [
+    I32EnumAttrCase<"Invocation", 0, "invocation">,
+    I32EnumAttrCase<"Parallel", 1, "parallel">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+def KIR_RMWKind : I32EnumAttr<"RMWKind", "atomic read-modify-write kind", [
+    I32EnumAttrCase<"Exchange", 0, "exchange">,
+    I32EnumAttrCase<"Add", 1, "add">,
+    I32EnumAttrCase<"Max", 2, "max">,
+    I32EnumAttrCase<"Min", 3, "min">,
+    I32EnumAttrCase<"And", 4, "and">,
+    I32EnumAttrCase<"Or", 5, "or">,
+    I32EnumAttrCase<"Xor", 6, "xor">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
+#endif // TESSEL_KIR_ENUMS
