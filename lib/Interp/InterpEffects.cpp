@@ -93,9 +93,13 @@ LogicalResult checkBounds(Operation &op, ArrayRef<int64_t> coord, ArrayRef<int64
 /// Checks that a written value has the access's shape (or is a scalar for a
 /// scalar access).
 LogicalResult checkValueShape(Operation &op, const TensorPtr &value, ArrayRef<int64_t> shape) {
-  if (value->shape != SmallVector<int64_t>(shape))
-    return op.emitError() << "writes " << value->size() << " elements through coordinates selecting "
-                          << numElements(shape);
+  if (value->shape != SmallVector<int64_t>(shape)) {
+    InFlightDiagnostic diag = op.emitError() << "writes a value of shape [";
+    llvm::interleaveComma(value->shape, diag);
+    diag << "] through coordinates selecting shape [";
+    llvm::interleaveComma(shape, diag);
+    return diag << "]";
+  }
   return success();
 }
 } // namespace

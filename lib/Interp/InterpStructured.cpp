@@ -422,6 +422,19 @@ LogicalResult Interpreter::execStructured(Operation &op, bool &handled) {
             total = merged;
           }
         }
+        if (first) {
+          // No segment: emit over an empty slice gives the outputs' empty shape
+          // (emit(A ++ B) = emit(A) ++ emit(B) makes the empty slice neutral).
+          SmallVector<RValue> args, emitted;
+          for (const TensorPtr &src : sources)
+            args.push_back(sliceAlong(src, axis, 0, 0));
+          args.append(inits.begin(), inits.end());
+          args.append(captures.begin(), captures.end());
+          if (failed(callRegion(s.getEmit(), args, emitted)))
+            return failure();
+          for (auto [k, e] : llvm::enumerate(emitted))
+            parts[k].push_back(std::get<TensorPtr>(e));
+        }
         SmallVector<RValue> finals = inits;
         if (!first) {
           SmallVector<RValue> args(total);
