@@ -23,7 +23,7 @@ kir.kernel @k() attributes {constexprs = {ALPHA = 0.5 : f32}} {
 }
 
 // -----
-// expected-error @+1 {{view extent must be non-negative, got -3}}
+// expected-error @+1 {{extent must be non-negative, got -3}}
 kir.kernel @k(%x: !kir.view<f32, [-3], in>) {
   kir.return
 }

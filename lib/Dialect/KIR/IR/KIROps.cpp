@@ -200,14 +200,12 @@ LogicalResult IfOp::verifyRegions() {
 
 /// seed 000 §7 and the DSL numerics: numerical options are per-op attributes,
 /// legal only where the DSL defines an approximate form, and only on f32.
-static LogicalResult verifyNumericalOptions(Operation *op, Type type, bool approximate,
-                                            bool flushToZero, bool allowsApproximate,
-                                            bool allowsFlush) {
+static LogicalResult verifyNumericalOptions(Operation *op, Type element, bool approximate, bool flushToZero,
+                                            bool allowsApproximate, bool allowsFlush) {
   if (!approximate && !flushToZero)
     return success();
-  if (!getElementTypeOrSelf(type).isF32())
-    return op->emitOpError() << "numerical options 'approximate'/'flush_to_zero' require f32, got "
-                             << type;
+  if (!element.isF32())
+    return op->emitOpError() << "numerical options 'approximate'/'flush_to_zero' require f32, got " << element;
   if (approximate && !allowsApproximate)
     return op->emitOpError() << "has no approximate form; 'approximate' is defined for f32 div, exp2 and tanh";
   if (flushToZero && !allowsFlush)
@@ -217,37 +215,41 @@ static LogicalResult verifyNumericalOptions(Operation *op, Type type, bool appro
   return success();
 }
 
-LogicalResult BinaryOp::verify() {
-  Type element = getElementTypeOrSelf(getType());
-  BinaryKind kind = getKind();
+LogicalResult tessel::kir::verifyBinarySemantics(Operation *op, BinaryKind kind, Type element, bool approximate,
+                                                 bool flushToZero) {
   bool bitwise = kind == BinaryKind::And || kind == BinaryKind::Or || kind == BinaryKind::Xor ||
                  kind == BinaryKind::Shl || kind == BinaryKind::Shr;
   if (bitwise && !element.isIntOrIndex())
-    return emitOpError() << "'" << stringifyBinaryKind(kind) << "' needs integer operands, got "
-                         << getType();
+    return op->emitOpError() << "'" << stringifyBinaryKind(kind) << "' needs integer operands, got " << element;
   if ((kind == BinaryKind::MaxNum || kind == BinaryKind::MinNum || kind == BinaryKind::Pow) &&
       !isa<FloatType>(element))
-    return emitOpError() << "'" << stringifyBinaryKind(kind) << "' needs float operands, got "
-                         << getType();
+    return op->emitOpError() << "'" << stringifyBinaryKind(kind) << "' needs float operands, got " << element;
+  bool isDiv = kind == BinaryKind::Div;
+  return verifyNumericalOptions(op, element, approximate, flushToZero, isDiv, isDiv);
+}
+
+LogicalResult tessel::kir::verifyUnarySemantics(Operation *op, UnaryKind kind, Type element, bool approximate,
+                                                bool flushToZero) {
+  if (kind == UnaryKind::Not) {
+    if (!element.isIntOrIndex())
+      return op->emitOpError() << "'not' needs integer or i1 operands, got " << element;
+  } else if (kind != UnaryKind::Neg && kind != UnaryKind::Abs && !isa<FloatType>(element)) {
+    return op->emitOpError() << "'" << stringifyUnaryKind(kind) << "' needs float operands, got " << element;
+  }
+  bool approx = kind == UnaryKind::Exp2 || kind == UnaryKind::Tanh;
+  return verifyNumericalOptions(op, element, approximate, flushToZero, approx, kind == UnaryKind::Exp2);
+}
+
+LogicalResult BinaryOp::verify() {
   if (failed(verifySameExtents(*this, getLhs(), getRhs(), "lhs", "rhs")))
     return failure();
-  bool isDiv = kind == BinaryKind::Div;
-  return verifyNumericalOptions(*this, getType(), getApproximate(), getFlushToZero(), isDiv, isDiv);
+  return verifyBinarySemantics(*this, getKind(), getElementTypeOrSelf(getType()), getApproximate(),
+                               getFlushToZero());
 }
 
 LogicalResult UnaryOp::verify() {
-  Type element = getElementTypeOrSelf(getType());
-  UnaryKind kind = getKind();
-  if (kind == UnaryKind::Not) {
-    if (!element.isIntOrIndex())
-      return emitOpError() << "'not' needs integer or i1 operands, got " << getType();
-  } else if (kind != UnaryKind::Neg && kind != UnaryKind::Abs && !isa<FloatType>(element)) {
-    return emitOpError() << "'" << stringifyUnaryKind(kind) << "' needs float operands, got "
-                         << getType();
-  }
-  bool approx = kind == UnaryKind::Exp2 || kind == UnaryKind::Tanh;
-  return verifyNumericalOptions(*this, getType(), getApproximate(), getFlushToZero(), approx,
-                                kind == UnaryKind::Exp2);
+  return verifyUnarySemantics(*this, getKind(), getElementTypeOrSelf(getType()), getApproximate(),
+                              getFlushToZero());
 }
 
 LogicalResult SelectOp::verify() {

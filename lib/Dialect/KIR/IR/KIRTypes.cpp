@@ -3,9 +3,11 @@
 #include "tessel/Dialect/KIR/IR/KIR.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "tessel/Dialect/Utils/ExtentList.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
+using namespace tessel;
 using namespace tessel::kir;
 
 #define GET_TYPEDEF_CLASSES
@@ -27,23 +29,7 @@ Type ViewType::parse(AsmParser &parser) {
   SmallVector<Attribute> extents;
   if (parser.parseLess() || parser.parseType(elementType) || parser.parseComma())
     return {};
-  auto parseExtent = [&]() -> ParseResult {
-    int64_t size;
-    OptionalParseResult intResult = parser.parseOptionalInteger(size);
-    if (intResult.has_value()) {
-      if (failed(*intResult))
-        return failure();
-      extents.push_back(parser.getBuilder().getI64IntegerAttr(size));
-      return success();
-    }
-    StringRef name;
-    if (parser.parseKeyword(&name))
-      return failure();
-    extents.push_back(parser.getBuilder().getStringAttr(name));
-    return success();
-  };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseExtent) ||
-      parser.parseComma())
+  if (parseExtentList(parser, extents) || parser.parseComma())
     return {};
   StringRef modeName;
   SMLoc modeLoc = parser.getCurrentLocation();
@@ -58,14 +44,9 @@ Type ViewType::parse(AsmParser &parser) {
 }
 
 void ViewType::print(AsmPrinter &printer) const {
-  printer << "<" << getElementType() << ", [";
-  llvm::interleaveComma(getExtents(), printer, [&](Attribute extent) {
-    if (auto name = dyn_cast<StringAttr>(extent))
-      printer << name.getValue();
-    else
-      printer << cast<IntegerAttr>(extent).getInt();
-  });
-  printer << "], " << stringifyViewMode(getMode()) << ">";
+  printer << "<" << getElementType() << ", ";
+  printExtentList(printer, getExtents());
+  printer << ", " << stringifyViewMode(getMode()) << ">";
 }
 
 LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError, Type elementType,
@@ -73,17 +54,7 @@ LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError, Typ
   if (!elementType.isIntOrIndexOrFloat())
     return emitError() << "view element type must be an integer, index or float type, got "
                        << elementType;
-  for (Attribute extent : extents) {
-    if (auto size = dyn_cast<IntegerAttr>(extent)) {
-      if (size.getInt() < 0)
-        return emitError() << "view extent must be non-negative, got " << size.getInt();
-      continue;
-    }
-    auto name = dyn_cast<StringAttr>(extent);
-    if (!name || name.getValue().empty())
-      return emitError() << "view extent must be a symbol name or a static size";
-  }
-  return success();
+  return verifyExtentList(emitError, extents);
 }
 
 StringRef ViewType::getExtentName(unsigned i) const {

@@ -34,6 +34,12 @@
 namespace tessel::kir {
 /// The `i1` type shaped like `type` (a scalar or a ranked tensor).
 mlir::Type getI1Like(mlir::Type type);
+/// Operand-type and numerical-option rules of pointwise ops (seed 000 §7),
+/// shared by kir and pgpu: they keep KIR's semantic schema.
+mlir::LogicalResult verifyBinarySemantics(mlir::Operation *op, BinaryKind kind, mlir::Type element,
+                                          bool approximate, bool flushToZero);
+mlir::LogicalResult verifyUnarySemantics(mlir::Operation *op, UnaryKind kind, mlir::Type element,
+                                         bool approximate, bool flushToZero);
 } // namespace tessel::kir
 
 #define GET_OP_CLASSES

@@ -1,0 +1,40 @@
+//===- PGPU.h - the pgpu dialect --------------------------------*- C++ -*-===//
+//
+// The shared executable GPU program IR (seed 000; ARCHITECTURE.md §2.2).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DIALECT_PGPU_IR_PGPU_H
+#define TESSEL_DIALECT_PGPU_IR_PGPU_H
+
+#include "tessel/Dialect/KIR/IR/KIR.h"
+
+#include "tessel/Dialect/PGPU/IR/PGPUEnums.h.inc"
+#include "tessel/Dialect/PGPU/IR/PGPUDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/PGPU/IR/PGPUAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessel/Dialect/PGPU/IR/PGPUTypes.h.inc"
+
+namespace tessel::pgpu {
+/// Marks ops that may appear in a LaunchExpr (seed 000 §3.1).
+template <typename ConcreteType>
+class LaunchExprOp : public mlir::OpTrait::TraitBase<ConcreteType, LaunchExprOp> {};
+
+/// The i1 type shaped like `type` (a scalar or a fragment).
+mlir::Type getI1Like(mlir::Type type);
+/// The element type of a fragment, or `type` itself.
+mlir::Type elementTypeOf(mlir::Type type);
+/// True when `value` is a LaunchExpr: computed only from constants, declared
+/// parameters, ABI scalars and view shape/stride metadata through effect-free
+/// integer/bool arithmetic (seed 000 §3.1). On failure `offender` is the first
+/// op (or null for a non-ABI block argument) outside the language.
+bool isLaunchExpr(mlir::Value value, mlir::Operation **offender = nullptr);
+} // namespace tessel::pgpu
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/PGPU/IR/PGPUOps.h.inc"
+
+#endif // TESSEL_DIALECT_PGPU_IR_PGPU_H

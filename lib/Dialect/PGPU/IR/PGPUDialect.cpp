@@ -1,0 +1,193 @@
+//===- PGPUDialect.cpp - pgpu dialect, types and attributes ----------------===//
+
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
+#include "tessel/Dialect/Utils/ExtentList.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+#include "tessel/Dialect/PGPU/IR/PGPUDialect.cpp.inc"
+#include "tessel/Dialect/PGPU/IR/PGPUEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/PGPU/IR/PGPUAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessel/Dialect/PGPU/IR/PGPUTypes.cpp.inc"
+
+void PGPUDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "tessel/Dialect/PGPU/IR/PGPUOps.cpp.inc"
+      >();
+}
+
+void PGPUDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tessel/Dialect/PGPU/IR/PGPUTypes.cpp.inc"
+      >();
+}
+
+void PGPUDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tessel/Dialect/PGPU/IR/PGPUAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult PGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() == getTargetAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << getTargetAttrName() << "' belongs on a builtin.module";
+    if (!isa<TargetAttr>(attr.getValue()))
+      return op->emitError() << "'" << getTargetAttrName() << "' must be a #pgpu.target attribute";
+    return success();
+  }
+  return op->emitError() << "unknown pgpu attribute '" << attr.getName()
+                         << "'; physical facts live in ops and types, not side records";
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+/// `<elementType, [extents]` then, for views/buffers, `, keyword`.
+static ParseResult parseElementAndExtents(AsmParser &parser, Type &elementType, SmallVectorImpl<Attribute> &extents) {
+  return failure(parser.parseLess() || parser.parseType(elementType) || parser.parseComma() ||
+                 parseExtentList(parser, extents));
+}
+
+Type FragmentType::parse(AsmParser &parser) {
+  Type elementType;
+  SmallVector<Attribute> extents;
+  if (parseElementAndExtents(parser, elementType, extents) || parser.parseGreater())
+    return {};
+  return parser.getChecked<FragmentType>(parser.getContext(), elementType, extents);
+}
+
+void FragmentType::print(AsmPrinter &printer) const {
+  printer << "<" << getElementType() << ", ";
+  printExtentList(printer, getExtents());
+  printer << ">";
+}
+
+LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError, Type elementType,
+                                   ArrayRef<Attribute> extents) {
+  if (!elementType.isIntOrIndexOrFloat())
+    return emitError() << "fragment elements must be scalars, got " << elementType;
+  if (extents.empty())
+    return emitError() << "a fragment has at least one axis; use a scalar instead (seed 000 §4.1)";
+  return verifyExtentList(emitError, extents);
+}
+
+Type ViewType::parse(AsmParser &parser) {
+  Type elementType;
+  SmallVector<Attribute> extents;
+  StringRef mode;
+  if (parseElementAndExtents(parser, elementType, extents) || parser.parseComma() || parser.parseKeyword(&mode) ||
+      parser.parseGreater())
+    return {};
+  std::optional<kir::ViewMode> parsed = kir::symbolizeViewMode(mode);
+  if (!parsed) {
+    parser.emitError(parser.getCurrentLocation()) << "expected view mode 'in', 'out' or 'inout', got '" << mode << "'";
+    return {};
+  }
+  return parser.getChecked<ViewType>(parser.getContext(), elementType, extents, *parsed);
+}
+
+void ViewType::print(AsmPrinter &printer) const {
+  printer << "<" << getElementType() << ", ";
+  printExtentList(printer, getExtents());
+  printer << ", " << kir::stringifyViewMode(getMode()) << ">";
+}
+
+LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError, Type elementType,
+                               ArrayRef<Attribute> extents, kir::ViewMode) {
+  if (!elementType.isIntOrIndexOrFloat())
+    return emitError() << "view elements must be scalars, got " << elementType;
+  return verifyExtentList(emitError, extents);
+}
+
+Type BufferType::parse(AsmParser &parser) {
+  Type elementType;
+  SmallVector<Attribute> extents;
+  StringRef scope;
+  if (parseElementAndExtents(parser, elementType, extents) || parser.parseComma() || parser.parseKeyword(&scope) ||
+      parser.parseGreater())
+    return {};
+  std::optional<BufferScope> parsed = symbolizeBufferScope(scope);
+  if (!parsed) {
+    parser.emitError(parser.getCurrentLocation())
+        << "expected buffer scope 'program', 'iteration' or 'workspace', got '" << scope << "'";
+    return {};
+  }
+  return parser.getChecked<BufferType>(parser.getContext(), elementType, extents, *parsed);
+}
+
+void BufferType::print(AsmPrinter &printer) const {
+  printer << "<" << getElementType() << ", ";
+  printExtentList(printer, getExtents());
+  printer << ", " << stringifyBufferScope(getScope()) << ">";
+}
+
+LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError, Type elementType,
+                                 ArrayRef<Attribute> extents, BufferScope) {
+  if (!elementType.isIntOrIndexOrFloat())
+    return emitError() << "buffer elements must be scalars, got " << elementType;
+  return verifyExtentList(emitError, extents);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type pgpu::getI1Like(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto fragment = dyn_cast<FragmentType>(type))
+    return FragmentType::get(type.getContext(), i1, fragment.getExtents());
+  return i1;
+}
+
+Type pgpu::elementTypeOf(Type type) {
+  if (auto fragment = dyn_cast<FragmentType>(type))
+    return fragment.getElementType();
+  return type;
+}
+
+bool pgpu::isLaunchExpr(Value value, Operation **offender) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // ABI scalars (kernel arguments passed by value) are leaves.
+    bool abiScalar = isa<KernelOp>(arg.getOwner()->getParentOp()) && arg.getType().isIntOrIndexOrFloat();
+    if (!abiScalar && offender)
+      *offender = nullptr;
+    return abiScalar;
+  }
+  Operation *def = value.getDefiningOp();
+  bool allowed = def->hasTrait<LaunchExprOp>() || matchPattern(value, m_Constant());
+  if (auto binary = dyn_cast<BinaryOp>(def))
+    allowed = binary.getType().isIntOrIndex();
+  else if (auto cmp = dyn_cast<CmpOp>(def))
+    allowed = cmp.getLhs().getType().isIntOrIndex();
+  else if (auto select = dyn_cast<SelectOp>(def))
+    allowed = select.getType().isIntOrIndex();
+  if (!allowed) {
+    if (offender)
+      *offender = def;
+    return false;
+  }
+  for (Value operand : def->getOperands()) {
+    if (isa<ViewType>(operand.getType()))
+      continue; // shape/stride metadata of an ABI view
+    if (!isLaunchExpr(operand, offender))
+      return false;
+  }
+  return true;
+}

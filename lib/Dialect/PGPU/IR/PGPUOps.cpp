@@ -1,0 +1,347 @@
+//===- PGPUOps.cpp - pgpu kernel, program space, control and value ops -----===//
+
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
+
+#include "PGPUVerifyUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "tessel/Dialect/Utils/KernelSyntax.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/InterleavedRange.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+using namespace tessel::pgpu::checks;
+
+ArrayRef<Attribute> checks::shapeOf(Type type) {
+  if (auto fragment = dyn_cast<FragmentType>(type))
+    return fragment.getExtents();
+  return {};
+}
+
+LogicalResult checks::verifyClosedRegion(Operation *op, Region &region, StringRef name) {
+  return verifyRegionClosedOver(op, region, name, [](Value v) { return matchPattern(v, m_Constant()); });
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseKernelSignature(parser, result, getFunctionTypeAttrName(result.name), getArgAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  printKernelSignature(p, *this, {getSymNameAttrName(), getFunctionTypeAttrName(), getArgAttrsAttrName(),
+                                  getResAttrsAttrName()});
+}
+
+void KernelOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
+  setKernelArgumentNames(*this, region, setNameFn);
+}
+
+ParamAttr KernelOp::getParam(StringRef name) {
+  if (auto params = getParams())
+    for (Attribute a : *params)
+      if (auto p = cast<ParamAttr>(a); p.getName() == name)
+        return p;
+  return {};
+}
+
+/// seed 002 §5.3: declared physical parameters have legal domains.
+LogicalResult KernelOp::verify() {
+  if (!getResultTypes().empty())
+    return emitOpError() << "must not return values; results are writes to views";
+  if (failed(verifyKernelArgumentNames(*this)))
+    return failure();
+  llvm::StringSet<> seen;
+  if (auto params = getParams()) {
+    for (Attribute a : *params) {
+      auto p = cast<ParamAttr>(a);
+      if (!seen.insert(p.getName().getValue()).second)
+        return emitOpError() << "declares parameter '" << p.getName().getValue() << "' twice";
+      if (p.getCandidates().empty())
+        return emitOpError() << "parameter '" << p.getName().getValue() << "' has an empty candidate domain";
+      for (int64_t c : p.getCandidates())
+        if (c <= 0)
+          return emitOpError() << "parameter '" << p.getName().getValue() << "' has a non-positive candidate " << c;
+      if (!llvm::is_contained(p.getCandidates(), p.getDefaultValue()))
+        return emitOpError() << "parameter '" << p.getName().getValue() << "' default " << p.getDefaultValue()
+                             << " is not one of its candidates " << llvm::interleaved_array(p.getCandidates());
+    }
+  }
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
+    auto privateKind = getArgAttrOfType<StringAttr>(i, PGPUDialect::getPrivateAttrName());
+    if (isa<ViewType>(type) || type.isIntOrIndexOrFloat()) {
+      if (privateKind && privateKind.getValue() != "wrapper_scalar")
+        return emitOpError() << "argument #" << i << " is marked '" << privateKind.getValue()
+                             << "' but only a scalar can be a wrapper-computed private parameter";
+      continue;
+    }
+    auto buffer = dyn_cast<BufferType>(type);
+    if (buffer && buffer.getScope() == BufferScope::Workspace) {
+      if (!privateKind || privateKind.getValue() != "workspace")
+        return emitOpError() << "argument #" << i
+                             << " is a workspace buffer and must be marked {pgpu.private = \"workspace\"}";
+      continue;
+    }
+    return emitOpError() << "argument #" << i << " has type " << type
+                         << "; kernel arguments are views, scalars and workspace buffers";
+  }
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() { return verifyKernelInvariants(*this); }
+
+//===----------------------------------------------------------------------===//
+// ABI metadata and LaunchExpr leaves
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParamOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  ParamAttr param = kernel ? kernel.getParam(getName()) : ParamAttr();
+  if (!param)
+    return emitOpError() << "reads parameter '" << getName() << "', which the kernel does not declare";
+  if (param.getProvider())
+    return emitOpError() << "reads provider parameter '" << getName() << "' ("
+                         << param.getProvider().getValue() << "); provider knobs are not shared program facts";
+  return success();
+}
+
+static LogicalResult verifyAxisOfView(Operation *op, Value view, int64_t axis) {
+  auto type = cast<ViewType>(view.getType());
+  if (axis < 0 || axis >= int64_t(type.getRank()))
+    return op->emitOpError() << "axis " << axis << " is out of range for " << type;
+  return success();
+}
+
+LogicalResult ExtentOp::verify() { return verifyAxisOfView(*this, getView(), getAxis()); }
+LogicalResult StrideOp::verify() { return verifyAxisOfView(*this, getView(), getAxis()); }
+
+//===----------------------------------------------------------------------===//
+// Program space
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramSpaceOp::verifyRegions() {
+  if (getExtents().empty())
+    return emitOpError() << "needs at least one program-space axis";
+  // Invariant 10: runtime grid extents never depend on data read after launch.
+  for (auto [i, extent] : llvm::enumerate(getExtents())) {
+    Operation *offender = nullptr;
+    if (!isLaunchExpr(extent, &offender)) {
+      InFlightDiagnostic diag = emitOpError() << "extent #" << i << " is not a LaunchExpr";
+      if (offender)
+        diag << ": it depends on '" << offender->getName() << "'";
+      return diag << " (seed 000 §3.1: constants, parameters, ABI scalars and view metadata only)";
+    }
+  }
+  SmallVector<Type> coords(getExtents().size(), IndexType::get(getContext()));
+  return verifyRegionSignature(*this, getBody(), "body", coords, {});
+}
+
+LogicalResult ExecutionGroupOp::verifyRegions() {
+  if (!(*this)->getParentOfType<ProgramSpaceOp>())
+    return emitOpError() << "must be inside a pgpu.program_space";
+  if (getRoles().size() != getExtents().size())
+    return emitOpError() << "names " << getRoles().size() << " roles for " << getExtents().size() << " extents";
+  for (auto [i, extent] : llvm::enumerate(getExtents()))
+    if (!isLaunchExpr(extent))
+      return emitOpError() << "segment extent #" << i << " is not a LaunchExpr";
+  SmallVector<Type> coords(getExtents().size(), IndexType::get(getContext()));
+  return verifyRegionSignature(*this, getBody(), "body", coords, {});
+}
+
+LogicalResult DelinearizeOp::verify() {
+  if (getResults().size() != getExtents().size())
+    return emitOpError() << "decodes " << getResults().size() << " coordinates with " << getExtents().size()
+                         << " extents";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Control
+//===----------------------------------------------------------------------===//
+
+LogicalResult ForOp::verifyRegions() {
+  if (getInits().getTypes() != getResults().getTypes())
+    return emitOpError() << "initial carries must have the result types";
+  SmallVector<Type> args{IndexType::get(getContext())};
+  llvm::append_range(args, getInits().getTypes());
+  return verifyRegionSignature(*this, getBody(), "body", args, getResults().getTypes());
+}
+
+LogicalResult WhileOp::verifyRegions() {
+  Block &before = getBefore().front();
+  if (before.getArgumentTypes() != getInits().getTypes())
+    return emitOpError() << "'before' region arguments must match the initial carries";
+  auto condition = dyn_cast<ConditionOp>(before.getTerminator());
+  if (!condition)
+    return emitOpError() << "'before' region must end in pgpu.condition";
+  if (condition.getArgs().getTypes() != getResults().getTypes())
+    return emitOpError() << "pgpu.condition must forward values of the result types";
+  return verifyRegionSignature(*this, getAfter(), "do", condition.getArgs().getTypes(), getInits().getTypes());
+}
+
+LogicalResult IfOp::verifyRegions() {
+  if (failed(verifyRegionSignature(*this, getThenRegion(), "then", {}, getResults().getTypes())))
+    return failure();
+  if (getElseRegion().empty()) {
+    if (!getResults().empty())
+      return emitOpError() << "has results and therefore needs an 'else' region";
+    return success();
+  }
+  return verifyRegionSignature(*this, getElseRegion(), "else", {}, getResults().getTypes());
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+LogicalResult BinaryOp::verify() {
+  return kir::verifyBinarySemantics(*this, getKind(), elementTypeOf(getType()), getApproximate(),
+                                    getFlushToZero());
+}
+
+LogicalResult UnaryOp::verify() {
+  return kir::verifyUnarySemantics(*this, getKind(), elementTypeOf(getType()), getApproximate(),
+                                   getFlushToZero());
+}
+
+LogicalResult SelectOp::verify() {
+  Type cond = getCondition().getType();
+  if (!elementTypeOf(cond).isInteger(1))
+    return emitOpError() << "condition must have i1 elements, got " << cond;
+  if (isa<FragmentType>(cond) && shapeOf(cond) != shapeOf(getType()))
+    return emitOpError() << "fragment condition " << cond << " must have the shape of " << getType();
+  return success();
+}
+
+static LogicalResult verifyShapePreserved(Operation *op, Type from, Type to) {
+  if (isa<FragmentType>(from) != isa<FragmentType>(to) || shapeOf(from) != shapeOf(to))
+    return op->emitOpError() << "must preserve the shape: " << from << " to " << to;
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (getOperand().getType() == getType())
+    return emitOpError() << "casts " << getType() << " to itself";
+  return verifyShapePreserved(*this, getOperand().getType(), getType());
+}
+
+LogicalResult BitcastOp::verify() {
+  if (failed(verifyShapePreserved(*this, getOperand().getType(), getType())))
+    return failure();
+  Type from = elementTypeOf(getOperand().getType()), to = elementTypeOf(getType());
+  if (from.isIndex() || to.isIndex() || from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+    return emitOpError() << "needs element types of equal bit width, got " << from << " and " << to;
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  auto type = cast<FragmentType>(getType());
+  if (type.getRank() != 1 || !type.getElementType().isIndex())
+    return emitOpError() << "result must be a 1-d index fragment, got " << type;
+  return success();
+}
+
+LogicalResult SplatOp::verify() {
+  if (elementTypeOf(getType()) != getOperand().getType())
+    return emitOpError() << "result elements must have the operand type " << getOperand().getType();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto from = cast<FragmentType>(getOperand().getType()), to = cast<FragmentType>(getType());
+  ArrayRef<int64_t> dims = getDims();
+  if (from.getElementType() != to.getElementType())
+    return emitOpError() << "must keep the element type";
+  if (dims.size() != from.getRank())
+    return emitOpError() << "needs one entry in 'dims' per operand axis (" << from.getRank() << ")";
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    if (dim < 0 || dim >= int64_t(to.getRank()) || (i > 0 && dim <= dims[i - 1]))
+      return emitOpError() << "'dims' must be strictly increasing result axes, got entry " << dim;
+    if (from.getExtents()[i] != to.getExtents()[dim])
+      return emitOpError() << "operand axis " << i << " and result axis " << dim << " have different extents";
+  }
+  return success();
+}
+
+LogicalResult ExtractOp::verify() {
+  auto type = cast<FragmentType>(getFragment().getType());
+  if (getIndices().size() != type.getRank())
+    return emitOpError() << "needs one index per fragment axis (" << type.getRank() << ")";
+  if (type.getElementType() != getType())
+    return emitOpError() << "result must be the element type " << type.getElementType();
+  return success();
+}
+
+/// The static element count of a fragment type, if every extent is static.
+static std::optional<int64_t> staticCount(FragmentType type) {
+  int64_t n = 1;
+  for (Attribute e : type.getExtents()) {
+    auto size = dyn_cast<IntegerAttr>(e);
+    if (!size)
+      return std::nullopt;
+    n *= size.getInt();
+  }
+  return n;
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto from = cast<FragmentType>(getOperand().getType()), to = cast<FragmentType>(getType());
+  if (from.getElementType() != to.getElementType())
+    return emitOpError() << "must keep the element type";
+  std::optional<int64_t> a = staticCount(from), b = staticCount(to);
+  if (a && b && *a != *b)
+    return emitOpError() << "changes the element count from " << *a << " to " << *b;
+  if ((!a || !b) && from != to)
+    return emitOpError() << "reshapes parameterized extents, which cannot be proven to keep the element count";
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto from = cast<FragmentType>(getOperand().getType()), to = cast<FragmentType>(getType());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (perm.size() != from.getRank() || to.getRank() != from.getRank())
+    return emitOpError() << "permutation must have one entry per axis (" << from.getRank() << ")";
+  SmallVector<bool> seen(perm.size(), false);
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= int64_t(from.getRank()) || seen[p])
+      return emitOpError() << "permutation " << llvm::interleaved_array(perm) << " is not a permutation";
+    seen[p] = true;
+    if (to.getExtents()[i] != from.getExtents()[p])
+      return emitOpError() << "result type " << to << " is not the permuted operand type";
+  }
+  if (to.getElementType() != from.getElementType())
+    return emitOpError() << "must keep the element type";
+  return success();
+}
+
+LogicalResult JoinOp::verify() {
+  auto from = cast<FragmentType>(getLhs().getType());
+  SmallVector<Attribute> extents(from.getExtents());
+  extents.push_back(IntegerAttr::get(IntegerType::get(getContext(), 64), 2));
+  auto expected = FragmentType::get(getContext(), from.getElementType(), extents);
+  if (getType() != expected)
+    return emitOpError() << "result must be " << expected;
+  return success();
+}
+
+LogicalResult TupleOp::verify() {
+  if (TypeRange(cast<TupleType>(getType()).getTypes()) != getElements().getTypes())
+    return emitOpError() << "element types must match " << getType();
+  return success();
+}
+
+LogicalResult TupleGetOp::verify() {
+  auto tuple = cast<TupleType>(getTuple().getType());
+  if (getIndex() >= tuple.size())
+    return emitOpError() << "index " << getIndex() << " is out of range for " << tuple;
+  if (tuple.getType(getIndex()) != getType())
+    return emitOpError() << "result type must be " << tuple.getType(getIndex());
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/PGPU/IR/PGPUOps.cpp.inc"
