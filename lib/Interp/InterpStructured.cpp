@@ -31,20 +31,22 @@ using namespace tessel::interp::engine;
 static std::optional<SmallVector<std::pair<kir::BinaryKind, NumericalOptions>>> matchElementwiseCombine(Region &region,
                                                                                                          unsigned n) {
   Block &block = region.front();
-  auto yield = cast<kir::YieldOp>(block.getTerminator());
   SmallVector<std::pair<kir::BinaryKind, NumericalOptions>> kinds;
-  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
-    auto bin = v.getDefiningOp<kir::BinaryOp>();
-    if (!bin || bin.getLhs() != block.getArgument(i) || bin.getRhs() != block.getArgument(n + i))
+  for (auto [i, v] : llvm::enumerate(block.getTerminator()->getOperands())) {
+    // kir.binary and pgpu.binary share kinds and attributes.
+    Operation *bin = v.getDefiningOp();
+    auto kind = bin ? bin->getAttrOfType<kir::BinaryKindAttr>("kind") : kir::BinaryKindAttr();
+    if (!kind || bin->getNumOperands() != 2 || bin->getOperand(0) != block.getArgument(i) ||
+        bin->getOperand(1) != block.getArgument(n + i))
       return std::nullopt;
-    kinds.push_back({bin.getKind(), {bin.getApproximate(), bin.getFlushToZero()}});
+    kinds.push_back({kind.getValue(), {bin->hasAttr("approximate"), bin->hasAttr("flush_to_zero")}});
   }
   if (block.getOperations().size() != kinds.size() + 1)
     return std::nullopt;
   return kinds;
 }
 
-LogicalResult Interpreter::combineElems(Region &region, ArrayRef<Type> types, ArrayRef<Elem> lhs, ArrayRef<Elem> rhs,
+LogicalResult Engine::combineElems(Region &region, ArrayRef<Type> types, ArrayRef<Elem> lhs, ArrayRef<Elem> rhs,
                                         SmallVectorImpl<Elem> &out) {
   out.clear();
   if (auto kinds = matchElementwiseCombine(region, types.size())) {

@@ -122,11 +122,11 @@ LogicalResult Interpreter::run(ArrayRef<Argument> args) {
   return execBlock(entry, {}, nullptr);
 }
 
-LogicalResult Interpreter::execBlock(Block &block, ArrayRef<RValue> args, SmallVectorImpl<RValue> *yielded) {
+LogicalResult Engine::execBlock(Block &block, ArrayRef<RValue> args, SmallVectorImpl<RValue> *yielded) {
   for (auto [arg, value] : llvm::zip(block.getArguments(), args))
     bind(arg, value);
   for (Operation &op : block) {
-    if (isa<kir::YieldOp, kir::ConditionOp, kir::ReturnOp>(op)) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
       if (yielded)
         for (Value v : op.getOperands())
           yielded->push_back(lookup(v));
@@ -138,14 +138,14 @@ LogicalResult Interpreter::execBlock(Block &block, ArrayRef<RValue> args, SmallV
   return success();
 }
 
-LogicalResult Interpreter::callRegion(Region &region, ArrayRef<RValue> args, SmallVectorImpl<RValue> &results) {
+LogicalResult Engine::callRegion(Region &region, ArrayRef<RValue> args, SmallVectorImpl<RValue> &results) {
   results.clear();
   return execBlock(region.front(), args, &results);
 }
 
-TensorPtr Interpreter::tensor(Value value) { return std::get<TensorPtr>(lookup(value)); }
+TensorPtr Engine::tensor(Value value) { return std::get<TensorPtr>(lookup(value)); }
 
-std::vector<int64_t> Interpreter::order(int64_t count) {
+std::vector<int64_t> Engine::order(int64_t count) {
   std::vector<int64_t> items(count);
   std::iota(items.begin(), items.end(), 0);
   if (options.order == IterationOrder::Reverse)
@@ -158,41 +158,6 @@ std::vector<int64_t> Interpreter::order(int64_t count) {
 //===----------------------------------------------------------------------===//
 // Elementwise helpers
 //===----------------------------------------------------------------------===//
-
-/// Applies `fn` to aligned elements of same-shaped operands.
-template <typename Fn>
-static FailureOr<TensorPtr> mapElements(Operation &op, ArrayRef<TensorPtr> inputs, Type resultElement, Fn fn) {
-  for (const TensorPtr &t : inputs)
-    if (t->shape != inputs[0]->shape)
-      return op.emitError() << "operand shapes differ at run time (" << inputs[0]->size() << " vs " << t->size()
-                            << " elements)";
-  auto out = makeTensor(resultElement, inputs[0]->shape);
-  SmallVector<Elem, 3> args(inputs.size());
-  for (int64_t i = 0; i < out->size(); ++i) {
-    for (auto [k, t] : llvm::enumerate(inputs))
-      args[k] = t->data[i];
-    out->data[i] = fn(ArrayRef<Elem>(args));
-  }
-  return TensorPtr(out);
-}
-
-/// Broadcast `operand` to `shape`, operand axis i landing on result axis dims[i].
-static FailureOr<TensorPtr> broadcastTo(Operation &op, const TensorPtr &operand, ArrayRef<int64_t> shape,
-                                        ArrayRef<int64_t> dims) {
-  for (auto [i, dim] : llvm::enumerate(dims))
-    if (operand->shape[i] != shape[dim])
-      return op.emitError() << "broadcast operand axis " << i << " has extent " << operand->shape[i]
-                            << " but result axis " << dim << " has " << shape[dim];
-  auto out = makeTensor(operand->elementType, shape);
-  SmallVector<int64_t> index, source(dims.size());
-  for (int64_t i = 0; i < out->size(); ++i) {
-    delinearize(i, shape, index);
-    for (auto [k, dim] : llvm::enumerate(dims))
-      source[k] = index[dim];
-    out->data[i] = operand->data[linearize(source, operand->shape)];
-  }
-  return TensorPtr(out);
-}
 
 static Type elementOf(Type type) { return getElementTypeOrSelf(type); }
 

@@ -56,19 +56,59 @@ int64_t numElements(llvm::ArrayRef<int64_t> shape);
 void delinearize(int64_t linear, llvm::ArrayRef<int64_t> shape, llvm::SmallVectorImpl<int64_t> &index);
 int64_t linearize(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape);
 
-class Interpreter {
+/// Applies `fn` to aligned elements of same-shaped operands.
+template <typename Fn>
+mlir::FailureOr<TensorPtr> mapElements(mlir::Operation &op, llvm::ArrayRef<TensorPtr> inputs, mlir::Type resultElement,
+                                       Fn fn) {
+  for (const TensorPtr &t : inputs)
+    if (t->shape != inputs[0]->shape)
+      return op.emitError() << "operand shapes differ at run time (" << inputs[0]->size() << " vs " << t->size()
+                            << " elements)";
+  auto out = makeTensor(resultElement, inputs[0]->shape);
+  llvm::SmallVector<Elem, 3> args(inputs.size());
+  for (int64_t i = 0; i < out->size(); ++i) {
+    for (auto [k, t] : llvm::enumerate(inputs))
+      args[k] = t->data[i];
+    out->data[i] = fn(llvm::ArrayRef<Elem>(args));
+  }
+  return TensorPtr(out);
+}
+
+/// Broadcast `operand` to `shape`, operand axis i landing on result axis dims[i].
+inline mlir::FailureOr<TensorPtr> broadcastTo(mlir::Operation &op, const TensorPtr &operand,
+                                             llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> dims) {
+  for (auto [i, dim] : llvm::enumerate(dims))
+    if (operand->shape[i] != shape[dim])
+      return op.emitError() << "broadcast operand axis " << i << " has extent " << operand->shape[i]
+                            << " but result axis " << dim << " has " << shape[dim];
+  auto out = makeTensor(operand->elementType, shape);
+  llvm::SmallVector<int64_t> index, source(dims.size());
+  for (int64_t i = 0; i < out->size(); ++i) {
+    delinearize(i, shape, index);
+    for (auto [k, dim] : llvm::enumerate(dims))
+      source[k] = index[dim];
+    out->data[i] = operand->data[linearize(source, operand->shape)];
+  }
+  return TensorPtr(out);
+}
+
+/// Shared machinery of the KIR and pgpu interpreters: the value environment,
+/// region calls and the selectable iteration order.
+class Engine {
 public:
-  Interpreter(kir::KernelOp kernel, const InterpreterOptions &options)
-      : kernel(kernel), options(options), rng(options.seed) {}
+  explicit Engine(const InterpreterOptions &options) : options(options), rng(options.seed) {}
+  virtual ~Engine() = default;
 
-  mlir::LogicalResult run(llvm::ArrayRef<Argument> args);
-
-  // Core (Interpreter.cpp).
+  virtual mlir::LogicalResult execOp(mlir::Operation &op) = 0;
+  /// Runs `block`; the values of its terminator land in `yielded`.
   mlir::LogicalResult execBlock(mlir::Block &block, llvm::ArrayRef<RValue> args,
                                 llvm::SmallVectorImpl<RValue> *yielded);
   mlir::LogicalResult callRegion(mlir::Region &region, llvm::ArrayRef<RValue> args,
                                  llvm::SmallVectorImpl<RValue> &results);
-  mlir::LogicalResult execOp(mlir::Operation &op);
+  /// Combines scalar components with a reduce/scan-style region (lhs then rhs).
+  mlir::LogicalResult combineElems(mlir::Region &region, llvm::ArrayRef<mlir::Type> types,
+                                   llvm::ArrayRef<Elem> lhs, llvm::ArrayRef<Elem> rhs,
+                                   llvm::SmallVectorImpl<Elem> &out);
   RValue &lookup(mlir::Value value) { return env[value]; }
   TensorPtr tensor(mlir::Value value);
   Domain domain(mlir::Value value) { return std::get<Domain>(lookup(value)); }
@@ -77,21 +117,26 @@ public:
   /// Iteration order over `count` items, as the options ask for.
   std::vector<int64_t> order(int64_t count);
 
+  InterpreterOptions options;
+  std::mt19937_64 rng;
+  llvm::DenseMap<mlir::Value, RValue> env;
+  std::vector<std::unique_ptr<Buffer>> buffers;
+};
+
+/// The KIR interpreter.
+class Interpreter : public Engine {
+public:
+  Interpreter(kir::KernelOp kernel, const InterpreterOptions &options) : Engine(options), kernel(kernel) {}
+
+  mlir::LogicalResult run(llvm::ArrayRef<Argument> args);
+  mlir::LogicalResult execOp(mlir::Operation &op) override;
   // Effects (InterpEffects.cpp).
   mlir::LogicalResult execEffect(mlir::Operation &op, bool &handled);
   // Structured ops (InterpStructured.cpp).
   mlir::LogicalResult execStructured(mlir::Operation &op, bool &handled);
-  /// Combines scalar components with a reduce/scan-style region.
-  mlir::LogicalResult combineElems(mlir::Region &region, llvm::ArrayRef<mlir::Type> types,
-                                   llvm::ArrayRef<Elem> lhs, llvm::ArrayRef<Elem> rhs,
-                                   llvm::SmallVectorImpl<Elem> &out);
 
   kir::KernelOp kernel;
-  InterpreterOptions options;
-  std::mt19937_64 rng;
-  llvm::DenseMap<mlir::Value, RValue> env;
   llvm::StringMap<int64_t> extents;
-  std::vector<std::unique_ptr<Buffer>> buffers;
 };
 
 } // namespace tessel::interp::engine

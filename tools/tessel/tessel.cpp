@@ -25,6 +25,8 @@
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Interp/HostData.h"
 #include "tessel/Interp/Interpreter.h"
+#include "tessel/Interp/LaunchExpr.h"
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -33,6 +35,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 namespace kir = tessel::kir;
 namespace interp = tessel::interp;
+namespace pgpu = tessel::pgpu;
 
 namespace {
 enum class Emit { KIR, PGPU, Source };
@@ -64,6 +67,8 @@ cl::opt<std::string> device("device", cl::desc("interp | cuda"), cl::init("inter
 cl::opt<std::string> outDir("out", cl::desc("directory for the outputs as .npy"), cl::value_desc("dir"));
 cl::opt<std::string> orderOpt("order", cl::desc("parallel iteration order: forward | reverse | shuffle"),
                               cl::init("forward"));
+cl::list<std::string> paramsOpt("param", cl::desc("physical parameter NAME=VALUE (pgpu kernels)"),
+                                cl::CommaSeparated);
 cl::opt<std::string> segmentsOpt("segments", cl::desc("region_fold/region_scan segmentation: one | random | K"),
                                  cl::init("one"));
 
@@ -173,7 +178,31 @@ int compile(MLIRContext &context) {
 }
 
 /// The ABI name of argument `i`: its `kir.name` attribute, else `argI`.
-std::string argumentName(kir::KernelOp kernel, unsigned i) {
+/// A view argument of either dialect: element type, extents, access mode.
+struct ViewInfo {
+  Type elementType;
+  ArrayRef<Attribute> extents;
+  kir::ViewMode mode;
+};
+
+std::optional<ViewInfo> viewInfo(Type type) {
+  if (auto view = dyn_cast<kir::ViewType>(type))
+    return ViewInfo{view.getElementType(), view.getExtents(), view.getMode()};
+  if (auto view = dyn_cast<pgpu::ViewType>(type))
+    return ViewInfo{view.getElementType(), view.getExtents(), view.getMode()};
+  return std::nullopt;
+}
+
+bool declaresExtent(FunctionOpInterface kernel, StringRef name) {
+  for (Type type : kernel.getArgumentTypes())
+    if (auto view = viewInfo(type))
+      for (Attribute e : view->extents)
+        if (auto s = dyn_cast<StringAttr>(e); s && s.getValue() == name)
+          return true;
+  return false;
+}
+
+std::string argumentName(FunctionOpInterface kernel, unsigned i) {
   if (auto name = kernel.getArgAttrOfType<StringAttr>(i, "kir.name"))
     return name.str();
   return "arg" + std::to_string(i);
@@ -239,22 +268,35 @@ int runCommand(MLIRContext &context) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return kUsageError;
-  SmallVector<kir::KernelOp> kernels(module->getOps<kir::KernelOp>());
-  kir::KernelOp kernel;
-  if (!kernelName.empty())
-    kernel = module->lookupSymbol<kir::KernelOp>(kernelName);
-  else if (kernels.size() == 1)
-    kernel = kernels.front();
+  SmallVector<FunctionOpInterface> kernels;
+  for (Operation &op : module->getBody()->getOperations())
+    if (isa<kir::KernelOp, pgpu::KernelOp>(op))
+      kernels.push_back(cast<FunctionOpInterface>(op));
+  FunctionOpInterface kernel;
+  for (FunctionOpInterface k : kernels)
+    if (kernelName.empty() ? kernels.size() == 1 : k.getName() == kernelName)
+      kernel = k;
   if (!kernel) {
     llvm::errs() << "error: " << (kernelName.empty() ? "name the kernel to run as FILE:KERNEL ("
-                                                      : "no kir.kernel named '" + kernelName + "' (");
-    llvm::interleaveComma(kernels, llvm::errs(), [](kir::KernelOp k) { llvm::errs() << k.getSymName(); });
+                                                      : "no kernel named '" + kernelName + "' (");
+    llvm::interleaveComma(kernels, llvm::errs(), [](FunctionOpInterface k) { llvm::errs() << k.getName(); });
     llvm::errs() << " in " << file << ")\n";
+    return kUsageError;
+  }
+  auto kirKernel = dyn_cast<kir::KernelOp>(kernel.getOperation());
+  auto pgpuKernel = dyn_cast<pgpu::KernelOp>(kernel.getOperation());
+  if (!constexprs.empty() && !kirKernel) {
+    llvm::errs() << "error: --constexpr applies to kir kernels; pgpu kernels take --param\n";
+    return kUsageError;
+  }
+  if (!paramsOpt.empty() && !pgpuKernel) {
+    llvm::errs() << "error: --param applies to pgpu kernels\n";
     return kUsageError;
   }
 
   // Constexpr overrides: only declared constexprs, re-verified afterwards.
   if (!constexprs.empty()) {
+    kir::KernelOp kernel = kirKernel;
     NamedAttrList values(kernel.getConstexprs() ? *kernel.getConstexprs() : DictionaryAttr::get(&context));
     for (const std::string &text : constexprs) {
       auto kv = splitAssignment(text, "constexpr");
@@ -294,8 +336,8 @@ int runCommand(MLIRContext &context) {
         llvm::errs() << "error: --shape " << kv->first << " must be a non-negative integer, got '" << kv->second << "'\n";
       return kUsageError;
     }
-    if (!kernel.declaresExtent(kv->first)) {
-      llvm::errs() << "error: unknown shape symbol '" << kv->first << "': no view of kernel @" << kernel.getSymName()
+    if (!declaresExtent(kernel, kv->first)) {
+      llvm::errs() << "error: unknown shape symbol '" << kv->first << "': no view of kernel @" << kernel.getName()
                    << " declares it\n";
       return kUsageError;
     }
@@ -322,22 +364,27 @@ int runCommand(MLIRContext &context) {
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     std::string name = argumentName(kernel, i);
     interp::Argument arg;
-    if (auto view = dyn_cast<kir::ViewType>(type)) {
+    if (isa<pgpu::BufferType>(type)) {
+      args.push_back(arg); // invocation workspace: the runtime allocates it
+      continue;
+    }
+    if (std::optional<ViewInfo> view = viewInfo(type)) {
       SmallVector<int64_t> shape;
-      for (unsigned axis = 0; axis < view.getRank(); ++axis) {
-        if (std::optional<int64_t> fixed = view.getStaticExtent(axis)) {
-          shape.push_back(*fixed);
+      for (Attribute extent : view->extents) {
+        if (auto fixed = dyn_cast<IntegerAttr>(extent)) {
+          shape.push_back(fixed.getInt());
           continue;
         }
-        auto it = extentValues.find(view.getExtentName(axis));
+        StringRef symbol = cast<StringAttr>(extent).getValue();
+        auto it = extentValues.find(symbol);
         if (it == extentValues.end()) {
-          llvm::errs() << "error: missing extent for '" << view.getExtentName(axis) << "' (view '" << name
-                       << "'); pass --shape " << view.getExtentName(axis) << "=N\n";
+          llvm::errs() << "error: missing extent for '" << symbol << "' (view '" << name << "'); pass --shape "
+                       << symbol << "=N\n";
           return kUsageError;
         }
         shape.push_back(it->second);
       }
-      auto array = std::make_unique<interp::HostArray>(interp::HostArray::contiguous(view.getElementType(), shape));
+      auto array = std::make_unique<interp::HostArray>(interp::HostArray::contiguous(view->elementType, shape));
       std::optional<std::pair<int64_t, int64_t>> range;
       std::string rangeText;
       if (auto it = rangeValues.find(name); it != rangeValues.end()) {
@@ -358,11 +405,11 @@ int runCommand(MLIRContext &context) {
         }
         range = std::make_pair(*l, *h);
       }
-      if (view.getMode() == kir::ViewMode::Out)
+      if (view->mode == kir::ViewMode::Out)
         interp::fillPoison(*array);
       else
         interp::fillRandom(*array, rng, range);
-      if (view.getMode() != kir::ViewMode::In)
+      if (view->mode != kir::ViewMode::In)
         outputs.push_back({name, array.get()});
       arg.view = array.get();
       arrays.push_back(std::move(array));
@@ -390,9 +437,9 @@ int runCommand(MLIRContext &context) {
   for (const auto &entry : scalarValues) {
     bool known = false;
     for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-      known |= argumentName(kernel, i) == entry.getKey() && !isa<kir::ViewType>(kernel.getArgumentTypes()[i]);
+      known |= argumentName(kernel, i) == entry.getKey() && kernel.getArgumentTypes()[i].isIntOrIndexOrFloat();
     if (!known) {
-      llvm::errs() << "error: kernel @" << kernel.getSymName() << " has no scalar argument '" << entry.getKey() << "'\n";
+      llvm::errs() << "error: kernel @" << kernel.getName() << " has no scalar argument '" << entry.getKey() << "'\n";
       return kUsageError;
     }
   }
@@ -413,14 +460,33 @@ int runCommand(MLIRContext &context) {
       return kUsageError;
     }
     for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
-      auto view = dyn_cast<kir::ViewType>(type);
-      if (view && view.getMode() != kir::ViewMode::Out &&
+      std::optional<ViewInfo> view = viewInfo(type);
+      if (view && view->mode != kir::ViewMode::Out &&
           !writeArray(*args[i].view, argumentName(kernel, i) + ".in.npy"))
         return kUsageError;
     }
   }
-  if (failed(interp::runKernel(kernel, args, options)))
-    return 1;
+  if (kirKernel) {
+    if (failed(interp::runKernel(kirKernel, args, options)))
+      return 1;
+  } else {
+    llvm::StringMap<int64_t> overrides;
+    for (const std::string &text : paramsOpt) {
+      auto kv = splitAssignment(text, "param");
+      int64_t value;
+      if (!kv || llvm::StringRef(kv->second).getAsInteger(10, value)) {
+        if (kv)
+          llvm::errs() << "error: --param " << kv->first << " must be an integer, got '" << kv->second << "'\n";
+        return kUsageError;
+      }
+      overrides[kv->first] = value;
+    }
+    FailureOr<llvm::StringMap<int64_t>> params = interp::bindParams(pgpuKernel, overrides);
+    if (failed(params))
+      return kUsageError;
+    if (failed(interp::runPGPUKernel(pgpuKernel, args, *params, options)))
+      return 1;
+  }
   for (auto &[name, array] : outputs) {
     llvm::outs() << name << ": " << interp::describe(*array) << "\n";
     if (!outDir.empty() && !writeArray(*array, name + ".npy"))
@@ -456,7 +522,7 @@ int main(int argc, char **argv) {
     return kUsageError;
 
   DialectRegistry registry;
-  registry.insert<kir::KIRDialect, arith::ArithDialect>();
+  registry.insert<kir::KIRDialect, pgpu::PGPUDialect, arith::ArithDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   if (command == "run")
