@@ -3,3 +3,5 @@
 // RUN: diff %t.kir.md %tessel_src/docs/KIRDialect.md
 // RUN: mlir-tblgen -gen-pass-doc -I %tessel_src/include -I %mlir_include %tessel_src/include/tessel/Dialect/KIR/Transforms/Passes.td -o %t.passes.md
 // RUN: diff %t.passes.md %tessel_src/docs/KIRPasses.md
+// RUN: mlir-tblgen -gen-dialect-doc -dialect=pgpu -I %tessel_src/include -I %mlir_include %tessel_src/include/tessel/Dialect/PGPU/IR/PGPUOps.td -o %t.pgpu.md
+// RUN: diff %t.pgpu.md %tessel_src/docs/PGPUDialect.md
