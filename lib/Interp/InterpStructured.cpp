@@ -132,199 +132,52 @@ LogicalResult Interpreter::execStructured(Operation &op, bool &handled) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> LogicalResult {
         SmallVector<TensorPtr> inputs;
-        SmallVector<Type> types;
-        for (Value v : r.getInputs()) {
+        SmallVector<Elem> identity;
+        for (Value v : r.getInputs())
           inputs.push_back(tensor(v));
-          types.push_back(inputs.back()->elementType);
-        }
-        ArrayRef<int64_t> axes = r.getAxes();
-        SmallVector<int64_t> outShape;
-        for (auto [i, d] : llvm::enumerate(inputs[0]->shape))
-          if (!llvm::is_contained(axes, int64_t(i)))
-            outShape.push_back(d);
-        int64_t outSize = numElements(outShape);
-        unsigned n = inputs.size();
-        std::vector<Elem> acc(outSize * n);
-        for (int64_t o = 0; o < outSize; ++o)
-          for (unsigned c = 0; c < n; ++c)
-            acc[o * n + c] = tensor(r.getIdentities()[c])->data[0];
-        SmallVector<int64_t> index, outIndex;
-        SmallVector<Elem> lhs(n), rhs(n), next;
-        for (int64_t i = 0; i < inputs[0]->size(); ++i) {
-          delinearize(i, inputs[0]->shape, index);
-          outIndex.clear();
-          for (auto [k, v] : llvm::enumerate(index))
-            if (!llvm::is_contained(axes, int64_t(k)))
-              outIndex.push_back(v);
-          int64_t o = linearize(outIndex, outShape);
-          for (unsigned c = 0; c < n; ++c) {
-            lhs[c] = acc[o * n + c];
-            rhs[c] = inputs[c]->data[i];
-          }
-          if (failed(combineElems(r.getCombine(), types, lhs, rhs, next)))
-            return failure();
-          for (unsigned c = 0; c < n; ++c)
-            acc[o * n + c] = next[c];
-        }
-        for (unsigned c = 0; c < n; ++c) {
-          auto out = makeTensor(types[c], outShape);
-          for (int64_t o = 0; o < outSize; ++o)
-            out->data[o] = acc[o * n + c];
-          bind(r.getResults()[c], TensorPtr(out));
-        }
+        for (Value v : r.getIdentities())
+          identity.push_back(tensor(v)->data[0]);
+        FailureOr<SmallVector<TensorPtr>> results = reduceAlong(*this, r.getCombine(), inputs, identity, r.getAxes());
+        if (failed(results))
+          return failure();
+        for (auto [res, t] : llvm::zip(r.getResults(), *results))
+          bind(res, t);
         return success();
       })
       .Case<kir::ScanOp>([&](kir::ScanOp s) -> LogicalResult {
         SmallVector<TensorPtr> inputs;
-        SmallVector<Type> types;
-        for (Value v : s.getInputs()) {
+        SmallVector<Elem> identity;
+        for (Value v : s.getInputs())
           inputs.push_back(tensor(v));
-          types.push_back(inputs.back()->elementType);
-        }
-        unsigned n = inputs.size(), axis = s.getAxis();
-        ArrayRef<int64_t> shape = inputs[0]->shape;
-        SmallVector<std::shared_ptr<Tensor>> outs;
-        for (unsigned c = 0; c < n; ++c)
-          outs.push_back(makeTensor(types[c], shape));
-        SmallVector<int64_t> lineShape(shape);
-        int64_t length = lineShape[axis];
-        lineShape[axis] = 1;
-        SmallVector<int64_t> index;
-        SmallVector<Elem> acc(n), x(n), next;
-        for (int64_t line = 0; line < numElements(lineShape); ++line) {
-          delinearize(line, lineShape, index);
-          for (unsigned c = 0; c < n; ++c)
-            acc[c] = tensor(s.getIdentities()[c])->data[0];
-          for (int64_t step = 0; step < length; ++step) {
-            index[axis] = s.getReverse() ? length - 1 - step : step;
-            int64_t at = linearize(index, shape);
-            for (unsigned c = 0; c < n; ++c)
-              x[c] = inputs[c]->data[at];
-            if (s.getExclusive())
-              for (unsigned c = 0; c < n; ++c)
-                outs[c]->data[at] = acc[c];
-            if (failed(combineElems(s.getCombine(), types, acc, x, next)))
-              return failure();
-            acc.assign(next.begin(), next.end());
-            if (!s.getExclusive())
-              for (unsigned c = 0; c < n; ++c)
-                outs[c]->data[at] = acc[c];
-          }
-        }
-        for (unsigned c = 0; c < n; ++c)
-          bind(s.getResults()[c], TensorPtr(outs[c]));
+        for (Value v : s.getIdentities())
+          identity.push_back(tensor(v)->data[0]);
+        FailureOr<SmallVector<TensorPtr>> results =
+            scanAlong(*this, s.getCombine(), inputs, identity, s.getAxis(), s.getExclusive(), s.getReverse());
+        if (failed(results))
+          return failure();
+        for (auto [res, t] : llvm::zip(s.getResults(), *results))
+          bind(res, t);
         return success();
       })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> LogicalResult {
         TensorPtr x = tensor(a.getInput());
-        unsigned axis = a.getAxis();
-        int64_t length = x->shape[axis];
-        if (length == 0)
+        if (x->shape[a.getAxis()] == 0)
           return op.emitError() << "arg_reduce over an empty axis has no position to return";
-        bool isFloat = isFloatType(x->elementType), wantMax = a.getKind() == kir::ArgReduceKind::ArgMax;
-        bool highest = a.getTie() == kir::TieRule::Highest, propagate = a.getNan() == kir::NaNRule::Propagate;
-        SmallVector<int64_t> outShape(x->shape);
-        outShape.erase(outShape.begin() + axis);
-        auto vals = makeTensor(x->elementType, outShape);
-        auto idxs = makeTensor(IndexType::get(op.getContext()), outShape);
-        SmallVector<int64_t> index, lineShape(x->shape);
-        lineShape[axis] = 1;
-        for (int64_t o = 0; o < vals->size(); ++o) {
-          delinearize(o, lineShape, index);
-          int64_t best = -1;
-          Elem bestVal;
-          for (int64_t k = 0; k < length; ++k) {
-            index[axis] = k;
-            Elem v = x->data[linearize(index, x->shape)];
-            bool vNaN = isFloat && std::isnan(v.f);
-            if (vNaN && !propagate)
-              continue;
-            bool take = false;
-            if (best < 0) {
-              take = true;
-            } else if (isFloat && std::isnan(bestVal.f)) {
-              take = vNaN && highest; // NaN already selected
-            } else if (vNaN) {
-              take = true;
-            } else {
-              bool greater = isFloat ? v.f > bestVal.f : applyCmp(kir::CmpPredicate::GT, v, bestVal, x->elementType);
-              bool less = isFloat ? v.f < bestVal.f : applyCmp(kir::CmpPredicate::LT, v, bestVal, x->elementType);
-              bool better = wantMax ? greater : less;
-              take = better || (!greater && !less && highest);
-            }
-            if (take) {
-              best = k;
-              bestVal = v;
-            }
-          }
-          if (best < 0) { // every member was NaN and ignored
-            best = 0;
-            bestVal.f = std::nan("");
-          }
-          vals->data[o] = bestVal;
-          idxs->data[o].i = best;
-        }
-        bind(a.getValues(), TensorPtr(vals));
-        bind(a.getIndices(), TensorPtr(idxs));
+        auto [values, indices] = argReduceAlong(x, a.getAxis(), a.getKind() == kir::ArgReduceKind::ArgMax,
+                                                a.getTie() == kir::TieRule::Highest,
+                                                a.getNan() == kir::NaNRule::Propagate, 0, op.getContext());
+        bind(a.getValues(), values);
+        bind(a.getIndices(), indices);
         return success();
       })
       .Case<kir::ContractOp>([&](kir::ContractOp c) -> LogicalResult {
-        TensorPtr lhs = tensor(c.getLhs()), rhs = tensor(c.getRhs());
-        ArrayRef<int64_t> lr = c.getLhsReduce(), rr = c.getRhsReduce(), lb = c.getLhsBatch(), rb = c.getRhsBatch();
-        SmallVector<int64_t> reduceShape;
-        for (auto [a, b] : llvm::zip(lr, rr)) {
-          if (lhs->shape[a] != rhs->shape[b])
-            return op.emitError() << "reduce pair (" << a << ", " << b << ") has extents " << lhs->shape[a]
-                                  << " and " << rhs->shape[b] << " at run time";
-          reduceShape.push_back(lhs->shape[a]);
-        }
-        for (auto [a, b] : llvm::zip(lb, rb))
-          if (lhs->shape[a] != rhs->shape[b])
-            return op.emitError() << "batch pair (" << a << ", " << b << ") has extents " << lhs->shape[a]
-                                  << " and " << rhs->shape[b] << " at run time";
-        SmallVector<int64_t> lhsFree, rhsFree, outShape;
-        for (int64_t a = 0; a < int64_t(lhs->shape.size()); ++a)
-          if (!llvm::is_contained(lr, a)) {
-            lhsFree.push_back(a);
-            outShape.push_back(lhs->shape[a]);
-          }
-        for (int64_t b = 0; b < int64_t(rhs->shape.size()); ++b)
-          if (!llvm::is_contained(rr, b) && !llvm::is_contained(rb, b)) {
-            rhsFree.push_back(b);
-            outShape.push_back(rhs->shape[b]);
-          }
-        Type acc = getElementTypeOrSelf(c.getType());
-        auto out = makeTensor(acc, outShape);
-        TensorPtr init = c.getInit() ? tensor(c.getInit()) : TensorPtr();
-        bool isFloat = isFloatType(acc);
-        Type operand = lhs->elementType;
-        SmallVector<int64_t> o, r, li(lhs->shape.size()), ri(rhs->shape.size());
-        int64_t reduceSize = numElements(reduceShape);
-        for (int64_t i = 0; i < out->size(); ++i) {
-          delinearize(i, outShape, o);
-          for (auto [k, a] : llvm::enumerate(lhsFree))
-            li[a] = o[k];
-          for (auto [k, b] : llvm::enumerate(rhsFree))
-            ri[b] = o[lhsFree.size() + k];
-          for (auto [a, b] : llvm::zip(lb, rb))
-            ri[b] = li[a];
-          Elem sum = init ? init->data[i] : Elem();
-          for (int64_t j = 0; j < reduceSize; ++j) {
-            delinearize(j, reduceShape, r);
-            for (auto [k, a] : llvm::enumerate(lr))
-              li[a] = r[k];
-            for (auto [k, b] : llvm::enumerate(rr))
-              ri[b] = r[k];
-            Elem x = castElem(lhs->data[linearize(li, lhs->shape)], operand, acc);
-            Elem y = castElem(rhs->data[linearize(ri, rhs->shape)], operand, acc);
-            if (isFloat)
-              sum.f = roundToFloat(std::fma(x.f, y.f, sum.f), acc);
-            else
-              sum.i = wrapToInteger(int64_t(uint64_t(sum.i) + uint64_t(x.i) * uint64_t(y.i)), acc);
-          }
-          out->data[i] = sum;
-        }
-        bind(c.getResult(), TensorPtr(out));
+        FailureOr<TensorPtr> out =
+            contractInto(op, tensor(c.getLhs()), tensor(c.getRhs()), c.getInit() ? tensor(c.getInit()) : TensorPtr(),
+                         getElementTypeOrSelf(c.getType()), c.getLhsReduce(), c.getRhsReduce(), c.getLhsBatch(),
+                         c.getRhsBatch());
+        if (failed(out))
+          return failure();
+        bind(c.getResult(), *out);
         return success();
       })
       .Case<kir::HistogramOp>([&](kir::HistogramOp h) -> LogicalResult {

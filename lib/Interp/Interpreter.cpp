@@ -273,80 +273,33 @@ LogicalResult Interpreter::execOp(Operation &op) {
           bind(r, v);
         return success();
       })
-      .Case<kir::WhileOp>([&](kir::WhileOp w) -> LogicalResult {
+      .Case<kir::WhileOp>([&](kir::WhileOp w) {
         SmallVector<RValue> carries;
         for (Value init : w.getInits())
           carries.push_back(lookup(init));
-        while (true) {
-          SmallVector<RValue> forwarded;
-          Block &before = w.getBefore().front();
-          if (failed(execBlock(before, carries, nullptr)))
-            return failure();
-          auto cond = cast<kir::ConditionOp>(before.getTerminator());
-          for (Value v : cond.getArgs())
-            forwarded.push_back(lookup(v));
-          if (!index(cond.getCondition())) {
-            for (auto [r, v] : llvm::zip(w.getResults(), forwarded))
-              bind(r, v);
-            return success();
-          }
-          if (failed(callRegion(w.getAfter(), forwarded, carries)))
-            return failure();
-        }
+        return runWhile(*this, w.getBefore(), w.getAfter(), carries, w.getResults());
       })
-      .Case<kir::IfOp>([&](kir::IfOp i) -> LogicalResult {
-        Region &region = index(i.getCondition()) ? i.getThenRegion() : i.getElseRegion();
-        if (region.empty())
-          return success();
-        SmallVector<RValue> results;
-        if (failed(callRegion(region, {}, results)))
-          return failure();
-        for (auto [r, v] : llvm::zip(i.getResults(), results))
-          bind(r, v);
-        return success();
+      .Case<kir::IfOp>([&](kir::IfOp i) {
+        return runIf(*this, index(i.getCondition()), i.getThenRegion(), i.getElseRegion(), i.getResults());
       })
       .Case<kir::BinaryOp>([&](kir::BinaryOp b) {
-        Type type = elementOf(b.getType());
-        NumericalOptions opts{b.getApproximate(), b.getFlushToZero()};
-        return setTensor(b.getResult(), mapElements(op, {tensor(b.getLhs()), tensor(b.getRhs())}, type,
-                                                    [&](ArrayRef<Elem> e) {
-                                                      return applyBinary(b.getKind(), e[0], e[1], type, opts);
-                                                    }));
+        return setTensor(b.getResult(), binaryTensors(op, b.getKind(), {b.getApproximate(), b.getFlushToZero()},
+                                                      tensor(b.getLhs()), tensor(b.getRhs())));
       })
       .Case<kir::UnaryOp>([&](kir::UnaryOp u) {
-        Type type = elementOf(u.getType());
-        NumericalOptions opts{u.getApproximate(), u.getFlushToZero()};
-        return setTensor(u.getResult(), mapElements(op, {tensor(u.getOperand())}, type, [&](ArrayRef<Elem> e) {
-                           return applyUnary(u.getKind(), e[0], type, opts);
-                         }));
+        return setTensor(u.getResult(), unaryTensors(op, u.getKind(), {u.getApproximate(), u.getFlushToZero()},
+                                                     tensor(u.getOperand())));
       })
       .Case<kir::CmpOp>([&](kir::CmpOp c) {
-        Type type = elementOf(c.getLhs().getType());
-        return setTensor(c.getResult(), mapElements(op, {tensor(c.getLhs()), tensor(c.getRhs())},
-                                                    IntegerType::get(op.getContext(), 1), [&](ArrayRef<Elem> e) {
-                                                      Elem r;
-                                                      r.i = applyCmp(c.getPredicate(), e[0], e[1], type);
-                                                      return r;
-                                                    }));
+        return setTensor(c.getResult(), cmpTensors(op, c.getPredicate(), tensor(c.getLhs()), tensor(c.getRhs())));
       })
-      .Case<kir::SelectOp>([&](kir::SelectOp s) -> LogicalResult {
-        TensorPtr cond = tensor(s.getCondition()), a = tensor(s.getTrueValue()), b = tensor(s.getFalseValue());
-        if (cond->shape.empty() && !a->shape.empty()) {
-          bind(s.getResult(), cond->data[0].i ? a : b);
-          return success();
-        }
-        return setTensor(s.getResult(), mapElements(op, {cond, a, b}, a->elementType,
-                                                    [](ArrayRef<Elem> e) { return e[0].i ? e[1] : e[2]; }));
+      .Case<kir::SelectOp>([&](kir::SelectOp s) {
+        return setTensor(s.getResult(), selectTensors(op, tensor(s.getCondition()), tensor(s.getTrueValue()),
+                                                      tensor(s.getFalseValue())));
       })
-      .Case<kir::CastOp>([&](kir::CastOp c) {
-        Type from = elementOf(c.getOperand().getType()), to = elementOf(c.getType());
-        return setTensor(c.getResult(), mapElements(op, {tensor(c.getOperand())}, to,
-                                                    [&](ArrayRef<Elem> e) { return castElem(e[0], from, to); }));
-      })
-      .Case<kir::BitcastOp>([&](kir::BitcastOp c) {
-        Type from = elementOf(c.getOperand().getType()), to = elementOf(c.getType());
-        return setTensor(c.getResult(), mapElements(op, {tensor(c.getOperand())}, to,
-                                                    [&](ArrayRef<Elem> e) { return bitcastElem(e[0], from, to); }));
+      .Case<kir::CastOp, kir::BitcastOp>([&](auto c) {
+        bool bitcast = std::is_same_v<decltype(c), kir::BitcastOp>;
+        return setTensor(c.getResult(), convertTensor(op, tensor(c.getOperand()), elementOf(c.getType()), bitcast));
       })
       .Case<kir::BroadcastOp>([&](kir::BroadcastOp b) {
         SmallVector<int64_t> shape;
@@ -383,34 +336,14 @@ LogicalResult Interpreter::execOp(Operation &op) {
         return success();
       })
       .Case<kir::TransposeOp>([&](kir::TransposeOp tr) {
-        TensorPtr t = tensor(tr.getOperand());
-        ArrayRef<int64_t> perm = tr.getPermutation();
-        SmallVector<int64_t> shape;
-        for (int64_t p : perm)
-          shape.push_back(t->shape[p]);
-        auto out = makeTensor(t->elementType, shape);
-        SmallVector<int64_t> index, source(perm.size());
-        for (int64_t i = 0; i < out->size(); ++i) {
-          delinearize(i, shape, index);
-          for (auto [k, p] : llvm::enumerate(perm))
-            source[p] = index[k];
-          out->data[i] = t->data[linearize(source, t->shape)];
-        }
-        bind(tr.getResult(), TensorPtr(out));
+        bind(tr.getResult(), transposeTensor(tensor(tr.getOperand()), tr.getPermutation()));
         return success();
       })
       .Case<kir::JoinOp>([&](kir::JoinOp j) -> LogicalResult {
         TensorPtr a = tensor(j.getLhs()), b = tensor(j.getRhs());
         if (a->shape != b->shape)
           return op.emitError() << "joins operands of different run-time shapes";
-        SmallVector<int64_t> shape(a->shape);
-        shape.push_back(2);
-        auto out = makeTensor(a->elementType, shape);
-        for (int64_t i = 0; i < a->size(); ++i) {
-          out->data[2 * i] = a->data[i];
-          out->data[2 * i + 1] = b->data[i];
-        }
-        bind(j.getResult(), TensorPtr(out));
+        bind(j.getResult(), joinTensors(a, b));
         return success();
       })
       .Case<kir::TupleOp, kir::RecordOp>([&](auto t) {

@@ -123,6 +123,43 @@ public:
   std::vector<std::unique_ptr<Buffer>> buffers;
 };
 
+//===----------------------------------------------------------------------===//
+// Semantics shared by both interpreters (Semantics.cpp)
+//===----------------------------------------------------------------------===//
+
+mlir::FailureOr<TensorPtr> binaryTensors(mlir::Operation &op, kir::BinaryKind kind, NumericalOptions opts,
+                                         const TensorPtr &lhs, const TensorPtr &rhs);
+mlir::FailureOr<TensorPtr> unaryTensors(mlir::Operation &op, kir::UnaryKind kind, NumericalOptions opts,
+                                        const TensorPtr &x);
+mlir::FailureOr<TensorPtr> cmpTensors(mlir::Operation &op, kir::CmpPredicate predicate, const TensorPtr &lhs,
+                                      const TensorPtr &rhs);
+mlir::FailureOr<TensorPtr> selectTensors(mlir::Operation &op, const TensorPtr &cond, const TensorPtr &a,
+                                         const TensorPtr &b);
+/// kir.cast / pgpu.cast (or bitcast) of every element to `to`.
+mlir::FailureOr<TensorPtr> convertTensor(mlir::Operation &op, const TensorPtr &x, mlir::Type to, bool bitcast);
+TensorPtr transposeTensor(const TensorPtr &t, llvm::ArrayRef<int64_t> perm);
+TensorPtr joinTensors(const TensorPtr &a, const TensorPtr &b);
+mlir::FailureOr<llvm::SmallVector<TensorPtr>> reduceAlong(Engine &engine, mlir::Region &combine,
+                                                          llvm::ArrayRef<TensorPtr> inputs,
+                                                          llvm::ArrayRef<Elem> identity, llvm::ArrayRef<int64_t> axes);
+mlir::FailureOr<llvm::SmallVector<TensorPtr>> scanAlong(Engine &engine, mlir::Region &combine,
+                                                        llvm::ArrayRef<TensorPtr> inputs,
+                                                        llvm::ArrayRef<Elem> initial, unsigned axis, bool exclusive,
+                                                        bool reverse);
+/// Values and positions (plus `base`) of the selected members along `axis`.
+std::pair<TensorPtr, TensorPtr> argReduceAlong(const TensorPtr &x, unsigned axis, bool wantMax, bool highest,
+                                               bool propagate, int64_t base, mlir::MLIRContext *ctx);
+/// lhs x rhs over paired axes into `init` (zero when null), in dtype `acc`.
+mlir::FailureOr<TensorPtr> contractInto(mlir::Operation &op, const TensorPtr &lhs, const TensorPtr &rhs,
+                                        const TensorPtr &init, mlir::Type acc, llvm::ArrayRef<int64_t> lr,
+                                        llvm::ArrayRef<int64_t> rr, llvm::ArrayRef<int64_t> lb,
+                                        llvm::ArrayRef<int64_t> rb);
+/// Ordered while: `before` ends in a condition op (test, forwarded values...).
+mlir::LogicalResult runWhile(Engine &engine, mlir::Region &before, mlir::Region &after,
+                             llvm::SmallVector<RValue> carries, mlir::ResultRange results);
+mlir::LogicalResult runIf(Engine &engine, bool condition, mlir::Region &thenRegion, mlir::Region &elseRegion,
+                          mlir::ResultRange results);
+
 /// The KIR interpreter.
 class Interpreter : public Engine {
 public:

@@ -222,45 +222,23 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
         return success();
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) {
-        NumericalOptions opts{b.getApproximate(), b.getFlushToZero()};
-        return setTensor(b.getResult(), mapElements(op, {tensor(b.getLhs()), tensor(b.getRhs())}, resultElem,
-                                                    [&](ArrayRef<Elem> e) {
-                                                      return applyBinary(b.getKind(), e[0], e[1], resultElem, opts);
-                                                    }));
+        return setTensor(b.getResult(), binaryTensors(op, b.getKind(), {b.getApproximate(), b.getFlushToZero()},
+                                                      tensor(b.getLhs()), tensor(b.getRhs())));
       })
       .Case<pgpu::UnaryOp>([&](pgpu::UnaryOp u) {
-        NumericalOptions opts{u.getApproximate(), u.getFlushToZero()};
-        return setTensor(u.getResult(), mapElements(op, {tensor(u.getOperand())}, resultElem, [&](ArrayRef<Elem> e) {
-                           return applyUnary(u.getKind(), e[0], resultElem, opts);
-                         }));
+        return setTensor(u.getResult(), unaryTensors(op, u.getKind(), {u.getApproximate(), u.getFlushToZero()},
+                                                     tensor(u.getOperand())));
       })
       .Case<pgpu::CmpOp>([&](pgpu::CmpOp c) {
-        Type type = pgpu::elementTypeOf(c.getLhs().getType());
-        return setTensor(c.getResult(), mapElements(op, {tensor(c.getLhs()), tensor(c.getRhs())}, resultElem,
-                                                    [&](ArrayRef<Elem> e) {
-                                                      return Elem{0, int64_t(applyCmp(c.getPredicate(), e[0], e[1], type))};
-                                                    }));
+        return setTensor(c.getResult(), cmpTensors(op, c.getPredicate(), tensor(c.getLhs()), tensor(c.getRhs())));
       })
-      .Case<pgpu::SelectOp>([&](pgpu::SelectOp s) -> LogicalResult {
-        TensorPtr cond = tensor(s.getCondition()), a = tensor(s.getTrueValue()), b = tensor(s.getFalseValue());
-        if (cond->shape.empty() && !a->shape.empty()) {
-          bind(s.getResult(), cond->data[0].i ? a : b);
-          return success();
-        }
-        return setTensor(s.getResult(), mapElements(op, {cond, a, b}, a->elementType,
-                                                    [](ArrayRef<Elem> e) { return e[0].i ? e[1] : e[2]; }));
+      .Case<pgpu::SelectOp>([&](pgpu::SelectOp s) {
+        return setTensor(s.getResult(), selectTensors(op, tensor(s.getCondition()), tensor(s.getTrueValue()),
+                                                      tensor(s.getFalseValue())));
       })
-      .Case<pgpu::CastOp>([&](pgpu::CastOp c) {
-        Type from = pgpu::elementTypeOf(c.getOperand().getType());
-        return setTensor(c.getResult(), mapElements(op, {tensor(c.getOperand())}, resultElem, [&](ArrayRef<Elem> e) {
-                           return castElem(e[0], from, resultElem);
-                         }));
-      })
-      .Case<pgpu::BitcastOp>([&](pgpu::BitcastOp c) {
-        Type from = pgpu::elementTypeOf(c.getOperand().getType());
-        return setTensor(c.getResult(), mapElements(op, {tensor(c.getOperand())}, resultElem, [&](ArrayRef<Elem> e) {
-                           return bitcastElem(e[0], from, resultElem);
-                         }));
+      .Case<pgpu::CastOp, pgpu::BitcastOp>([&](auto c) {
+        bool bitcast = std::is_same_v<decltype(c), pgpu::BitcastOp>;
+        return setTensor(c.getResult(), convertTensor(op, tensor(c.getOperand()), resultElem, bitcast));
       })
       .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) -> LogicalResult {
         FailureOr<SmallVector<int64_t>> shape = shapeOf(op, i.getType());
@@ -312,32 +290,11 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
         return success();
       })
       .Case<pgpu::TransposeOp>([&](pgpu::TransposeOp tr) {
-        TensorPtr t = tensor(tr.getOperand());
-        ArrayRef<int64_t> perm = tr.getPermutation();
-        SmallVector<int64_t> shape;
-        for (int64_t p : perm)
-          shape.push_back(t->shape[p]);
-        auto out = makeTensor(t->elementType, shape);
-        SmallVector<int64_t> idx, src(perm.size());
-        for (int64_t i = 0; i < out->size(); ++i) {
-          delinearize(i, shape, idx);
-          for (auto [k, p] : llvm::enumerate(perm))
-            src[p] = idx[k];
-          out->data[i] = t->data[linearize(src, t->shape)];
-        }
-        bind(tr.getResult(), TensorPtr(out));
+        bind(tr.getResult(), transposeTensor(tensor(tr.getOperand()), tr.getPermutation()));
         return success();
       })
       .Case<pgpu::JoinOp>([&](pgpu::JoinOp j) {
-        TensorPtr a = tensor(j.getLhs()), b = tensor(j.getRhs());
-        SmallVector<int64_t> shape(a->shape);
-        shape.push_back(2);
-        auto out = makeTensor(a->elementType, shape);
-        for (int64_t i = 0; i < a->size(); ++i) {
-          out->data[2 * i] = a->data[i];
-          out->data[2 * i + 1] = b->data[i];
-        }
-        bind(j.getResult(), TensorPtr(out));
+        bind(j.getResult(), joinTensors(tensor(j.getLhs()), tensor(j.getRhs())));
         return success();
       })
       .Case<pgpu::TupleOp>([&](pgpu::TupleOp t) {
@@ -392,37 +349,14 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
           bind(r, v);
         return success();
       })
-      .Case<pgpu::WhileOp>([&](pgpu::WhileOp w) -> LogicalResult {
+      .Case<pgpu::WhileOp>([&](pgpu::WhileOp w) {
         SmallVector<RValue> carries;
         for (Value v : w.getInits())
           carries.push_back(lookup(v));
-        while (true) {
-          Block &before = w.getBefore().front();
-          if (failed(execBlock(before, carries, nullptr)))
-            return failure();
-          auto cond = cast<pgpu::ConditionOp>(before.getTerminator());
-          SmallVector<RValue> forwarded;
-          for (Value v : cond.getArgs())
-            forwarded.push_back(lookup(v));
-          if (!index(cond.getCondition())) {
-            for (auto [r, v] : llvm::zip(w.getResults(), forwarded))
-              bind(r, v);
-            return success();
-          }
-          if (failed(callRegion(w.getAfter(), forwarded, carries)))
-            return failure();
-        }
+        return runWhile(*this, w.getBefore(), w.getAfter(), carries, w.getResults());
       })
-      .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
-        Region &region = index(i.getCondition()) ? i.getThenRegion() : i.getElseRegion();
-        if (region.empty())
-          return success();
-        SmallVector<RValue> results;
-        if (failed(callRegion(region, {}, results)))
-          return failure();
-        for (auto [r, v] : llvm::zip(i.getResults(), results))
-          bind(r, v);
-        return success();
+      .Case<pgpu::IfOp>([&](pgpu::IfOp i) {
+        return runIf(*this, index(i.getCondition()), i.getThenRegion(), i.getElseRegion(), i.getResults());
       })
       .Default([&](Operation *other) -> LogicalResult {
         return other->emitError() << "the pgpu interpreter does not execute '" << other->getName() << "'";
@@ -626,169 +560,47 @@ LogicalResult PGPUInterpreter::execStructured(Operation &op, bool &handled) {
   handled = true;
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<pgpu::ReduceOp>([&](pgpu::ReduceOp r) -> LogicalResult {
-        SmallVector<TensorPtr> inputs = tensors(r.getInputs());
-        SmallVector<Type> types;
-        for (const TensorPtr &t : inputs)
-          types.push_back(t->elementType);
-        ArrayRef<int64_t> axes = r.getAxes();
-        SmallVector<int64_t> outShape;
-        for (auto [i, d] : llvm::enumerate(inputs[0]->shape))
-          if (!llvm::is_contained(axes, int64_t(i)))
-            outShape.push_back(d);
-        unsigned n = inputs.size();
-        int64_t outSize = numElements(outShape);
-        std::vector<Elem> acc(outSize * n);
-        for (int64_t o = 0; o < outSize; ++o)
-          for (unsigned c = 0; c < n; ++c)
-            acc[o * n + c] = tensor(r.getIdentities()[c])->data[0];
-        SmallVector<int64_t> idx, outIdx;
-        SmallVector<Elem> lhs(n), rhs(n), next;
-        for (int64_t i = 0; i < inputs[0]->size(); ++i) {
-          delinearize(i, inputs[0]->shape, idx);
-          outIdx.clear();
-          for (auto [k, v] : llvm::enumerate(idx))
-            if (!llvm::is_contained(axes, int64_t(k)))
-              outIdx.push_back(v);
-          int64_t o = linearize(outIdx, outShape);
-          for (unsigned c = 0; c < n; ++c) {
-            lhs[c] = acc[o * n + c];
-            rhs[c] = inputs[c]->data[i];
-          }
-          if (failed(combineElems(r.getCombine(), types, lhs, rhs, next)))
-            return failure();
-          for (unsigned c = 0; c < n; ++c)
-            acc[o * n + c] = next[c];
-        }
-        for (unsigned c = 0; c < n; ++c) {
-          auto out = makeTensor(types[c], outShape);
-          for (int64_t o = 0; o < outSize; ++o)
-            out->data[o] = acc[o * n + c];
-          bind(r.getResults()[c], TensorPtr(out));
-        }
+        SmallVector<Elem> identity;
+        for (Value v : r.getIdentities())
+          identity.push_back(tensor(v)->data[0]);
+        FailureOr<SmallVector<TensorPtr>> results =
+            reduceAlong(*this, r.getCombine(), tensors(r.getInputs()), identity, r.getAxes());
+        if (failed(results))
+          return failure();
+        for (auto [res, t] : llvm::zip(r.getResults(), *results))
+          bind(res, t);
         return success();
       })
       .Case<pgpu::ScanOp>([&](pgpu::ScanOp s) -> LogicalResult {
-        SmallVector<TensorPtr> inputs = tensors(s.getInputs());
-        SmallVector<Type> types;
-        for (const TensorPtr &t : inputs)
-          types.push_back(t->elementType);
-        unsigned n = inputs.size(), axis = s.getAxis();
-        ArrayRef<int64_t> shape = inputs[0]->shape;
-        SmallVector<std::shared_ptr<Tensor>> outs;
-        for (unsigned c = 0; c < n; ++c)
-          outs.push_back(makeTensor(types[c], shape));
-        SmallVector<int64_t> lineShape(shape), idx;
-        int64_t length = lineShape[axis];
-        lineShape[axis] = 1;
-        SmallVector<Elem> acc(n), x(n), next;
-        for (int64_t line = 0; line < numElements(lineShape); ++line) {
-          delinearize(line, lineShape, idx);
-          for (unsigned c = 0; c < n; ++c)
-            acc[c] = s.getCarries().empty() ? tensor(s.getIdentities()[c])->data[0] : tensor(s.getCarries()[c])->data[0];
-          for (int64_t step = 0; step < length; ++step) {
-            idx[axis] = s.getReverse() ? length - 1 - step : step;
-            int64_t at = linearize(idx, shape);
-            for (unsigned c = 0; c < n; ++c)
-              x[c] = inputs[c]->data[at];
-            if (s.getExclusive())
-              for (unsigned c = 0; c < n; ++c)
-                outs[c]->data[at] = acc[c];
-            if (failed(combineElems(s.getCombine(), types, acc, x, next)))
-              return failure();
-            acc.assign(next.begin(), next.end());
-            if (!s.getExclusive())
-              for (unsigned c = 0; c < n; ++c)
-                outs[c]->data[at] = acc[c];
-          }
-        }
-        for (unsigned c = 0; c < n; ++c)
-          bind(s.getResults()[c], TensorPtr(outs[c]));
+        // A blocked scan continues from its incoming carry instead of the identity.
+        SmallVector<Elem> initial;
+        for (Value v : s.getCarries().empty() ? s.getIdentities() : s.getCarries())
+          initial.push_back(tensor(v)->data[0]);
+        FailureOr<SmallVector<TensorPtr>> results = scanAlong(*this, s.getCombine(), tensors(s.getInputs()), initial,
+                                                              s.getAxis(), s.getExclusive(), s.getReverse());
+        if (failed(results))
+          return failure();
+        for (auto [res, t] : llvm::zip(s.getResults(), *results))
+          bind(res, t);
         return success();
       })
-      .Case<pgpu::ArgReduceOp>([&](pgpu::ArgReduceOp a) -> LogicalResult {
-        TensorPtr x = tensor(a.getInput());
-        unsigned axis = a.getAxis();
-        int64_t length = x->shape[axis], base = index(a.getBase());
-        bool isFloat = isFloatType(x->elementType), wantMax = a.getKind() == kir::ArgReduceKind::ArgMax;
-        bool highest = a.getTie() == kir::TieRule::Highest, propagate = a.getNan() == kir::NaNRule::Propagate;
-        SmallVector<int64_t> outShape(x->shape), lineShape(x->shape), idx;
-        outShape.erase(outShape.begin() + axis);
-        lineShape[axis] = 1;
-        auto vals = makeTensor(x->elementType, outShape);
-        auto idxs = makeTensor(IndexType::get(op.getContext()), outShape);
-        for (int64_t o = 0; o < vals->size(); ++o) {
-          delinearize(o, lineShape, idx);
-          int64_t best = -1;
-          Elem bestVal;
-          for (int64_t k = 0; k < length; ++k) {
-            idx[axis] = k;
-            Elem v = x->data[linearize(idx, x->shape)];
-            bool vNaN = isFloat && std::isnan(v.f);
-            if (vNaN && !propagate)
-              continue;
-            bool take = best < 0;
-            if (!take && isFloat && std::isnan(bestVal.f))
-              take = vNaN && highest;
-            else if (!take && vNaN)
-              take = true;
-            else if (!take) {
-              bool gt = applyCmp(kir::CmpPredicate::GT, v, bestVal, x->elementType);
-              bool lt = applyCmp(kir::CmpPredicate::LT, v, bestVal, x->elementType);
-              take = (wantMax ? gt : lt) || (!gt && !lt && highest);
-            }
-            if (take) {
-              best = k;
-              bestVal = v;
-            }
-          }
-          vals->data[o] = bestVal;
-          idxs->data[o].i = best < 0 ? base : base + best;
-        }
-        bind(a.getValues(), TensorPtr(vals));
-        bind(a.getIndices(), TensorPtr(idxs));
+      .Case<pgpu::ArgReduceOp>([&](pgpu::ArgReduceOp a) {
+        auto [values, indices] = argReduceAlong(tensor(a.getInput()), a.getAxis(),
+                                                a.getKind() == kir::ArgReduceKind::ArgMax,
+                                                a.getTie() == kir::TieRule::Highest,
+                                                a.getNan() == kir::NaNRule::Propagate, index(a.getBase()),
+                                                op.getContext());
+        bind(a.getValues(), values);
+        bind(a.getIndices(), indices);
         return success();
       })
       .Case<pgpu::ContractOp>([&](pgpu::ContractOp c) -> LogicalResult {
-        TensorPtr lhs = tensor(c.getLhs()), rhs = tensor(c.getRhs()), acc = tensor(c.getAcc());
-        ArrayRef<int64_t> lr = c.getLhsReduce(), rr = c.getRhsReduce(), lb = c.getLhsBatch(), rb = c.getRhsBatch();
-        SmallVector<int64_t> reduceShape, lhsFree, rhsFree;
-        for (int64_t a : lr)
-          reduceShape.push_back(lhs->shape[a]);
-        for (int64_t a = 0; a < int64_t(lhs->shape.size()); ++a)
-          if (!llvm::is_contained(lr, a))
-            lhsFree.push_back(a);
-        for (int64_t b = 0; b < int64_t(rhs->shape.size()); ++b)
-          if (!llvm::is_contained(rr, b) && !llvm::is_contained(rb, b))
-            rhsFree.push_back(b);
-        Type accType = acc->elementType, operand = lhs->elementType;
-        bool isFloat = isFloatType(accType);
-        auto out = std::make_shared<Tensor>(*acc);
-        SmallVector<int64_t> o, r, li(lhs->shape.size()), ri(rhs->shape.size());
-        for (int64_t i = 0; i < out->size(); ++i) {
-          delinearize(i, out->shape, o);
-          for (auto [k, a] : llvm::enumerate(lhsFree))
-            li[a] = o[k];
-          for (auto [k, b] : llvm::enumerate(rhsFree))
-            ri[b] = o[lhsFree.size() + k];
-          for (auto [a, b] : llvm::zip(lb, rb))
-            ri[b] = li[a];
-          Elem sum = out->data[i];
-          for (int64_t j = 0; j < numElements(reduceShape); ++j) {
-            delinearize(j, reduceShape, r);
-            for (auto [k, a] : llvm::enumerate(lr))
-              li[a] = r[k];
-            for (auto [k, b] : llvm::enumerate(rr))
-              ri[b] = r[k];
-            Elem x = castElem(lhs->data[linearize(li, lhs->shape)], operand, accType);
-            Elem y = castElem(rhs->data[linearize(ri, rhs->shape)], operand, accType);
-            if (isFloat)
-              sum.f = roundToFloat(std::fma(x.f, y.f, sum.f), accType);
-            else
-              sum.i = wrapToInteger(int64_t(uint64_t(sum.i) + uint64_t(x.i) * uint64_t(y.i)), accType);
-          }
-          out->data[i] = sum;
-        }
-        bind(c.getResult(), TensorPtr(out));
+        TensorPtr acc = tensor(c.getAcc());
+        FailureOr<TensorPtr> out = contractInto(op, tensor(c.getLhs()), tensor(c.getRhs()), acc, acc->elementType,
+                                                c.getLhsReduce(), c.getRhsReduce(), c.getLhsBatch(), c.getRhsBatch());
+        if (failed(out))
+          return failure();
+        bind(c.getResult(), *out);
         return success();
       })
       .Case<pgpu::HistogramOp>([&](pgpu::HistogramOp h) -> LogicalResult {
