@@ -145,6 +145,19 @@ LogicalResult Engine::callRegion(Region &region, ArrayRef<RValue> args, SmallVec
 
 TensorPtr Engine::tensor(Value value) { return std::get<TensorPtr>(lookup(value)); }
 
+LogicalResult Engine::bindConstant(Operation &op) {
+  auto constant = cast<arith::ConstantOp>(op);
+  Elem e;
+  if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
+    e.f = roundToFloat(f.getValueAsDouble(), f.getType());
+  else if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
+    e.i = wrapToInteger(i.getValue().getSExtValue(), i.getType());
+  else
+    return op.emitError() << "the interpreter supports scalar constants only";
+  bind(constant.getResult(), makeScalar(constant.getType(), e));
+  return success();
+}
+
 std::vector<int64_t> Engine::order(int64_t count) {
   std::vector<int64_t> items(count);
   std::iota(items.begin(), items.end(), 0);
@@ -176,25 +189,9 @@ LogicalResult Interpreter::execOp(Operation &op) {
   if (handled)
     return success();
 
-  auto setTensor = [&](Value result, FailureOr<TensorPtr> t) -> LogicalResult {
-    if (failed(t))
-      return failure();
-    bind(result, *t);
-    return success();
-  };
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-      .Case<arith::ConstantOp>([&](arith::ConstantOp c) -> LogicalResult {
-        Elem e;
-        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
-          e.f = roundToFloat(f.getValueAsDouble(), f.getType());
-        else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-          e.i = wrapToInteger(i.getValue().getSExtValue(), i.getType());
-        else
-          return op.emitError() << "the interpreter supports scalar constants only";
-        bind(c.getResult(), makeScalar(c.getType(), e));
-        return success();
-      })
+      .Case<arith::ConstantOp>([&](arith::ConstantOp) { return bindConstant(op); })
       .Case<kir::ExtentOp>([&](kir::ExtentOp e) {
         Elem v;
         v.i = extents.lookup(e.getName());
@@ -283,32 +280,32 @@ LogicalResult Interpreter::execOp(Operation &op) {
         return runIf(*this, index(i.getCondition()), i.getThenRegion(), i.getElseRegion(), i.getResults());
       })
       .Case<kir::BinaryOp>([&](kir::BinaryOp b) {
-        return setTensor(b.getResult(), binaryTensors(op, b.getKind(), {b.getApproximate(), b.getFlushToZero()},
+        return bindResult(b.getResult(), binaryTensors(op, b.getKind(), {b.getApproximate(), b.getFlushToZero()},
                                                       tensor(b.getLhs()), tensor(b.getRhs())));
       })
       .Case<kir::UnaryOp>([&](kir::UnaryOp u) {
-        return setTensor(u.getResult(), unaryTensors(op, u.getKind(), {u.getApproximate(), u.getFlushToZero()},
+        return bindResult(u.getResult(), unaryTensors(op, u.getKind(), {u.getApproximate(), u.getFlushToZero()},
                                                      tensor(u.getOperand())));
       })
       .Case<kir::CmpOp>([&](kir::CmpOp c) {
-        return setTensor(c.getResult(), cmpTensors(op, c.getPredicate(), tensor(c.getLhs()), tensor(c.getRhs())));
+        return bindResult(c.getResult(), cmpTensors(op, c.getPredicate(), tensor(c.getLhs()), tensor(c.getRhs())));
       })
       .Case<kir::SelectOp>([&](kir::SelectOp s) {
-        return setTensor(s.getResult(), selectTensors(op, tensor(s.getCondition()), tensor(s.getTrueValue()),
+        return bindResult(s.getResult(), selectTensors(op, tensor(s.getCondition()), tensor(s.getTrueValue()),
                                                       tensor(s.getFalseValue())));
       })
       .Case<kir::CastOp, kir::BitcastOp>([&](auto c) {
         bool bitcast = std::is_same_v<decltype(c), kir::BitcastOp>;
-        return setTensor(c.getResult(), convertTensor(op, tensor(c.getOperand()), elementOf(c.getType()), bitcast));
+        return bindResult(c.getResult(), convertTensor(op, tensor(c.getOperand()), elementOf(c.getType()), bitcast));
       })
       .Case<kir::BroadcastOp>([&](kir::BroadcastOp b) {
         SmallVector<int64_t> shape;
         for (Value d : b.getDomains())
           shape.push_back(domain(d).size());
-        return setTensor(b.getResult(), broadcastTo(op, tensor(b.getOperand()), shape, b.getDims()));
+        return bindResult(b.getResult(), broadcastTo(op, tensor(b.getOperand()), shape, b.getDims()));
       })
       .Case<kir::BroadcastAsOp>([&](kir::BroadcastAsOp b) {
-        return setTensor(b.getResult(), broadcastTo(op, tensor(b.getOperand()), tensor(b.getReference())->shape,
+        return bindResult(b.getResult(), broadcastTo(op, tensor(b.getOperand()), tensor(b.getReference())->shape,
                                                     b.getDims()));
       })
       .Case<kir::ExtractOp>([&](kir::ExtractOp e) -> LogicalResult {

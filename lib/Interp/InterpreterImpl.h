@@ -114,6 +114,15 @@ public:
   Domain domain(mlir::Value value) { return std::get<Domain>(lookup(value)); }
   int64_t index(mlir::Value value) { return tensor(value)->data[0].i; }
   void bind(mlir::Value value, RValue v) { env[value] = std::move(v); }
+  /// Binds a computed tensor, passing failures through.
+  mlir::LogicalResult bindResult(mlir::Value value, mlir::FailureOr<TensorPtr> t) {
+    if (mlir::failed(t))
+      return mlir::failure();
+    bind(value, *t);
+    return mlir::success();
+  }
+  /// Binds an arith.constant scalar (rounded/wrapped to its type).
+  mlir::LogicalResult bindConstant(mlir::Operation &op);
   /// Iteration order over `count` items, as the options ask for.
   std::vector<int64_t> order(int64_t count);
 

@@ -191,29 +191,17 @@ LogicalResult PGPUInterpreter::run() {
 
 LogicalResult PGPUInterpreter::execOp(Operation &op) {
   bool handled = false;
-  if (failed(execAccess(op, handled)) || handled)
-    return failure(!handled);
-  if (failed(execStructured(op, handled)) || handled)
-    return failure(!handled);
-  Type resultElem = op.getNumResults() ? pgpu::elementTypeOf(op.getResult(0).getType()) : Type();
-  auto setTensor = [&](Value result, FailureOr<TensorPtr> t) -> LogicalResult {
-    if (failed(t))
-      return failure();
-    bind(result, *t);
+  if (failed(execAccess(op, handled)))
+    return failure();
+  if (handled)
     return success();
-  };
+  if (failed(execStructured(op, handled)))
+    return failure();
+  if (handled)
+    return success();
+  Type resultElem = op.getNumResults() ? pgpu::elementTypeOf(op.getResult(0).getType()) : Type();
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-      .Case<arith::ConstantOp>([&](arith::ConstantOp c) -> LogicalResult {
-        Elem e;
-        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
-          e.f = roundToFloat(f.getValueAsDouble(), f.getType());
-        else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-          e.i = wrapToInteger(i.getValue().getSExtValue(), i.getType());
-        else
-          return op.emitError() << "the interpreter supports scalar constants only";
-        bind(c.getResult(), makeScalar(c.getType(), e));
-        return success();
-      })
+      .Case<arith::ConstantOp>([&](arith::ConstantOp) { return bindConstant(op); })
       .Case<pgpu::ParamOp, pgpu::ExtentOp, pgpu::StrideOp, pgpu::CeilDivOp>([&](Operation *leaf) -> LogicalResult {
         FailureOr<int64_t> v = evaluateLaunchExpr(leaf->getResult(0), launchEnv);
         if (failed(v))
@@ -222,23 +210,23 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
         return success();
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) {
-        return setTensor(b.getResult(), binaryTensors(op, b.getKind(), {b.getApproximate(), b.getFlushToZero()},
+        return bindResult(b.getResult(), binaryTensors(op, b.getKind(), {b.getApproximate(), b.getFlushToZero()},
                                                       tensor(b.getLhs()), tensor(b.getRhs())));
       })
       .Case<pgpu::UnaryOp>([&](pgpu::UnaryOp u) {
-        return setTensor(u.getResult(), unaryTensors(op, u.getKind(), {u.getApproximate(), u.getFlushToZero()},
+        return bindResult(u.getResult(), unaryTensors(op, u.getKind(), {u.getApproximate(), u.getFlushToZero()},
                                                      tensor(u.getOperand())));
       })
       .Case<pgpu::CmpOp>([&](pgpu::CmpOp c) {
-        return setTensor(c.getResult(), cmpTensors(op, c.getPredicate(), tensor(c.getLhs()), tensor(c.getRhs())));
+        return bindResult(c.getResult(), cmpTensors(op, c.getPredicate(), tensor(c.getLhs()), tensor(c.getRhs())));
       })
       .Case<pgpu::SelectOp>([&](pgpu::SelectOp s) {
-        return setTensor(s.getResult(), selectTensors(op, tensor(s.getCondition()), tensor(s.getTrueValue()),
+        return bindResult(s.getResult(), selectTensors(op, tensor(s.getCondition()), tensor(s.getTrueValue()),
                                                       tensor(s.getFalseValue())));
       })
       .Case<pgpu::CastOp, pgpu::BitcastOp>([&](auto c) {
         bool bitcast = std::is_same_v<decltype(c), pgpu::BitcastOp>;
-        return setTensor(c.getResult(), convertTensor(op, tensor(c.getOperand()), resultElem, bitcast));
+        return bindResult(c.getResult(), convertTensor(op, tensor(c.getOperand()), resultElem, bitcast));
       })
       .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) -> LogicalResult {
         FailureOr<SmallVector<int64_t>> shape = shapeOf(op, i.getType());
@@ -264,7 +252,7 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
         FailureOr<SmallVector<int64_t>> shape = shapeOf(op, b.getType());
         if (failed(shape))
           return failure();
-        return setTensor(b.getResult(), broadcastTo(op, tensor(b.getOperand()), *shape, b.getDims()));
+        return bindResult(b.getResult(), broadcastTo(op, tensor(b.getOperand()), *shape, b.getDims()));
       })
       .Case<pgpu::ExtractOp>([&](pgpu::ExtractOp e) -> LogicalResult {
         TensorPtr t = tensor(e.getFragment());
