@@ -79,13 +79,11 @@ def test_kernel_selection(tessel_bin, root):
 
 
 def test_unbuilt_stages_are_rejected_not_faked(tessel_bin, root):
-    """Until construction lands, later stages are refused with a reason, never faked."""
-    path = root / "examples/kir/softmax.mlir"
-    for emit in ("pgpu", "source"):
-        out = run(tessel_bin, "compile", path, f"--emit={emit}")
-        assert out.returncode == 2
-        assert "kir-to-pgpu construction" in out.stderr
-        assert out.stdout == ""
+    """Until a provider lands, provider source is refused with a reason, never faked."""
+    out = run(tessel_bin, "compile", root / "examples/kir/softmax.mlir", "--emit=source")
+    assert out.returncode == 2
+    assert "--emit=source needs a provider serializer" in out.stderr
+    assert out.stdout == ""
 
 
 def test_usage_errors(tessel_bin, root, tmp_path):

@@ -8,10 +8,12 @@
 #include "tessel/Dialect/KIR/IR/KIR.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "tessel/Conversion/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessel::kir::registerKIRPasses();
+  tessel::registerConversionPasses();
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));

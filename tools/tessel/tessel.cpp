@@ -25,6 +25,7 @@
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Interp/HostData.h"
 #include "tessel/Interp/Interpreter.h"
+#include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 
@@ -69,6 +70,8 @@ cl::opt<std::string> orderOpt("order", cl::desc("parallel iteration order: forwa
                               cl::init("forward"));
 cl::list<std::string> paramsOpt("param", cl::desc("physical parameter NAME=VALUE (pgpu kernels)"),
                                 cl::CommaSeparated);
+cl::opt<std::string> stageOpt("stage", cl::desc("run KIR kernels as kir (interpreter) or after construction as pgpu"),
+                              cl::init("kir"));
 cl::opt<std::string> segmentsOpt("segments", cl::desc("region_fold/region_scan segmentation: one | random | K"),
                                  cl::init("one"));
 
@@ -153,19 +156,18 @@ int compile(MLIRContext &context) {
   if (failed(applyCompileOptions(*module)))
     return kUsageError;
 
+  if (emit == Emit::Source) {
+    emitError(module->getLoc()) << "--emit=source needs a provider serializer, which this build does not have "
+                                   "yet; use --emit=kir or --emit=pgpu";
+    return kUsageError;
+  }
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return kUsageError;
-  pm.addPass(kir::createKIRAnnotateOrigins());
+  applyDefaultTimingPassManagerCLOptions(pm);
+  tessel::buildPipeline(pm, emit == Emit::KIR ? tessel::Stage::KIR : tessel::Stage::PGPU);
   if (failed(pm.run(*module)))
     return kUsageError;
-
-  if (emit != Emit::KIR) {
-    emitError(module->getLoc())
-        << "--emit=" << (emit == Emit::PGPU ? "pgpu" : "source")
-        << " needs kir-to-pgpu construction, which this build does not have yet; use --emit=kir";
-    return kUsageError;
-  }
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "error: " << error << "\n";
@@ -282,6 +284,26 @@ int runCommand(MLIRContext &context) {
     llvm::interleaveComma(kernels, llvm::errs(), [](FunctionOpInterface k) { llvm::errs() << k.getName(); });
     llvm::errs() << " in " << file << ")\n";
     return kUsageError;
+  }
+  if (stageOpt != "kir" && stageOpt != "pgpu") {
+    llvm::errs() << "error: --stage must be kir or pgpu, got '" << stageOpt << "'\n";
+    return kUsageError;
+  }
+  if (stageOpt == "pgpu" && isa<kir::KernelOp>(kernel.getOperation())) {
+    // Differential mode: the same launch, after construction, on the pgpu interpreter.
+    std::string name = kernel.getName().str();
+    for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
+      if (&op != kernel.getOperation())
+        op.erase();
+    if (!constexprs.empty()) {
+      llvm::errs() << "error: --stage=pgpu takes the kernel's own constexprs; edit them in the file\n";
+      return kUsageError;
+    }
+    PassManager pm(&context);
+    tessel::buildPipeline(pm, tessel::Stage::PGPU);
+    if (failed(pm.run(*module)))
+      return kUsageError;
+    kernel = cast<FunctionOpInterface>(module->lookupSymbol(name));
   }
   auto kirKernel = dyn_cast<kir::KernelOp>(kernel.getOperation());
   auto pgpuKernel = dyn_cast<pgpu::KernelOp>(kernel.getOperation());

@@ -1,0 +1,955 @@
+//===- KIRToPGPU.cpp - construct the initial physical program --------------===//
+//
+// seed 002 §3.1: KIR, canonical facts and the target produce the complete
+// initial pgpu program. Worksets (top-level kir.parallel ops) become
+// one-dimensional segments of the program space with LaunchExpr lengths,
+// prefix offsets and explicit dispatch guards; each program instance owns one
+// point of its workset. Logical tensors are realized element by element: a
+// consumer evaluates the element it needs at explicit positions, replaying
+// pure producers (loads, pointwise math, broadcasts) at that point, and
+// reductions/contractions become ordered physical loops with carries. Every
+// access is emitted with coordinates, validity and fill. Blocking into
+// fragments belongs to later pass groups (seed 002 §3.3).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_CONVERTKIRTOPGPU
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+/// A domain's runtime description: members lo, lo + step, ... below hi.
+struct DomainVals {
+  Value lo, hi, step, size;
+};
+
+class KernelConstructor {
+public:
+  explicit KernelConstructor(kir::KernelOp kernel) : kernel(kernel), b(kernel) {}
+  LogicalResult run();
+
+private:
+  // Values and domains.
+  Value constIndex(Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value binary(Location loc, kir::BinaryKind kind, Value lhs, Value rhs) {
+    return pgpu::BinaryOp::create(b, loc, kind, lhs, rhs, /*approximate=*/false, /*flush_to_zero=*/false);
+  }
+  Value member(Location loc, const DomainVals &d, Value position) {
+    return binary(loc, kir::BinaryKind::Add, d.lo, binary(loc, kir::BinaryKind::Mul, position, d.step));
+  }
+  Value zeroOf(Location loc, Type type);
+  Value trueValue(Location loc) { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1); }
+  FailureOr<Value> scalar(Value v);
+  LogicalResult defineDomain(Operation *op);
+
+  // Statements.
+  LogicalResult emitLaunchFact(Operation &op);
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitStatement(Operation &op);
+  LogicalResult emitStore(Operation &op, Value value, Value view, ValueRange coords, Value valid);
+  LogicalResult emitReduceScalars(kir::ReduceOp op);
+  LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
+
+  // Tensors, element by element.
+  FailureOr<SmallVector<Value>> sizes(Value tensor);
+  FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
+  FailureOr<SmallVector<Value>> reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
+  FailureOr<SmallVector<Value>> inlineCombine(Region &combine, ValueRange lhs, ValueRange rhs);
+  FailureOr<Value> convertPointwise(Operation *op, ArrayRef<Value> operands);
+  using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
+  FailureOr<SmallVector<Value>> loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits, LoopBody body);
+  FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
+
+  LogicalResult unsupported(Operation *op) {
+    return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
+  }
+
+  kir::KernelOp kernel;
+  OpBuilder b;
+  pgpu::KernelOp physical;
+  IRMapping map;
+  DenseMap<Value, DomainVals> domains;
+  SmallVector<Operation *> replayed;
+  /// Results of resolved constexpr ifs forward to the taken branch's values.
+  DenseMap<Value, Value> aliases;
+  Value resolve(Value v) {
+    while (Value next = aliases.lookup(v))
+      v = next;
+    return v;
+  }
+  /// A workset: a kir.parallel, or a top-level whole-tensor store (each
+  /// program instance owns one element of the stored value).
+  struct Workset {
+    Operation *op;
+    SmallVector<Value> extents;
+  };
+  LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
+};
+} // namespace
+
+Value KernelConstructor::zeroOf(Location loc, Type type) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  if (type.isIndex())
+    return constIndex(loc, 0);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+}
+
+FailureOr<Value> KernelConstructor::scalar(Value v) {
+  if (Value mapped = map.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  return (def ? def : kernel.getOperation())->emitError()
+         << "kir-to-pgpu needs a scalar here that construction has not realized";
+}
+
+/// Domains and subregions: lo/hi/step and size = max(0, ceil((hi - lo) / step)).
+LogicalResult KernelConstructor::defineDomain(Operation *op) {
+  Location loc = op->getLoc();
+  DomainVals d;
+  if (auto dom = dyn_cast<kir::DomainOp>(op)) {
+    FailureOr<Value> lo = scalar(dom.getLower()), hi = scalar(dom.getUpper());
+    if (failed(lo) || failed(hi))
+      return failure();
+    d = {*lo, *hi, constIndex(loc, dom.getStep()), Value()};
+  } else {
+    auto sub = cast<kir::SubregionOp>(op);
+    DomainVals src = domains.lookup(sub.getSource());
+    FailureOr<Value> begin = scalar(sub.getBegin()), end = scalar(sub.getEnd());
+    if (failed(begin) || failed(end))
+      return failure();
+    // First member of the source at or after begin; members below min(end, hi).
+    Value from = binary(loc, kir::BinaryKind::Max, *begin, src.lo);
+    Value offset = pgpu::CeilDivOp::create(b, loc, binary(loc, kir::BinaryKind::Sub, from, src.lo), src.step);
+    Value first = binary(loc, kir::BinaryKind::Add, src.lo, binary(loc, kir::BinaryKind::Mul, offset, src.step));
+    d = {first, binary(loc, kir::BinaryKind::Min, *end, src.hi), src.step, Value()};
+  }
+  Value span = binary(loc, kir::BinaryKind::Sub, d.hi, d.lo);
+  d.size = binary(loc, kir::BinaryKind::Max, pgpu::CeilDivOp::create(b, loc, span, d.step), constIndex(loc, 0));
+  domains[op->getResult(0)] = d;
+  return success();
+}
+
+/// Launch-time facts at the kernel's top level: constants, extents,
+/// constexprs, domains and integer arithmetic, all LaunchExprs in pgpu.
+LogicalResult KernelConstructor::emitLaunchFact(Operation &op) {
+  Location loc = op.getLoc();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case<arith::ConstantOp>([&](arith::ConstantOp c) {
+        map.map(c.getResult(), b.clone(op)->getResult(0));
+        return success();
+      })
+      .Case<kir::ExtentOp>([&](kir::ExtentOp e) -> LogicalResult {
+        for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+          if (auto view = dyn_cast<kir::ViewType>(type))
+            for (unsigned axis = 0; axis < view.getRank(); ++axis)
+              if (view.getExtentName(axis) == e.getName()) {
+                map.map(e.getResult(), pgpu::ExtentOp::create(b, loc, physical.getBody().getArgument(i), axis));
+                return success();
+              }
+        return e.emitError() << "no view declares extent '" << e.getName() << "'";
+      })
+      .Case<kir::ConstexprOp>([&](kir::ConstexprOp c) -> LogicalResult {
+        Attribute value = kernel.getConstexprValue(c.getName());
+        int64_t v = isa<BoolAttr>(value) ? cast<BoolAttr>(value).getValue() : cast<IntegerAttr>(value).getInt();
+        map.map(c.getResult(), arith::ConstantOp::create(b, loc, b.getIntegerAttr(c.getType(), v)));
+        return success();
+      })
+      .Case<kir::DomainOp, kir::SubregionOp>([&](Operation *d) { return defineDomain(d); })
+      .Case<kir::BinaryOp, kir::CmpOp, kir::SelectOp>([&](Operation *arith) -> LogicalResult {
+        if (!arith->getResult(0).getType().isIntOrIndex())
+          return arith->emitError() << "kir-to-pgpu: top-level float arithmetic is not a launch-time fact; "
+                                       "compute it inside a kir.parallel";
+        SmallVector<Value> operands;
+        for (Value v : arith->getOperands()) {
+          FailureOr<Value> s = scalar(v);
+          if (failed(s))
+            return failure();
+          operands.push_back(*s);
+        }
+        FailureOr<Value> result = convertPointwise(arith, operands);
+        if (failed(result))
+          return failure();
+        map.map(arith->getResult(0), *result);
+        return success();
+      })
+      .Default([&](Operation *other) -> LogicalResult {
+        return other->emitError() << "kir-to-pgpu: top-level '" << other->getName()
+                                  << "' is not a launch-time fact; effects must be inside a kir.parallel workset";
+      });
+}
+
+/// Scalar pointwise ops map one-to-one onto pgpu value ops.
+FailureOr<Value> KernelConstructor::convertPointwise(Operation *op, ArrayRef<Value> operands) {
+  Location loc = op->getLoc();
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case<kir::BinaryOp>([&](kir::BinaryOp o) -> FailureOr<Value> {
+        return Value(pgpu::BinaryOp::create(b, loc, o.getKind(), operands[0], operands[1], o.getApproximate(),
+                                            o.getFlushToZero()));
+      })
+      .Case<kir::UnaryOp>([&](kir::UnaryOp o) -> FailureOr<Value> {
+        return Value(pgpu::UnaryOp::create(b, loc, o.getKind(), operands[0], o.getApproximate(), o.getFlushToZero()));
+      })
+      .Case<kir::CmpOp>([&](kir::CmpOp o) -> FailureOr<Value> {
+        return Value(pgpu::CmpOp::create(b, loc, o.getPredicate(), operands[0], operands[1]));
+      })
+      .Case<kir::SelectOp>([&](kir::SelectOp) -> FailureOr<Value> {
+        return Value(pgpu::SelectOp::create(b, loc, operands[0], operands[1], operands[2]));
+      })
+      .Case<kir::CastOp>([&](kir::CastOp o) -> FailureOr<Value> {
+        return Value(pgpu::CastOp::create(b, loc, getElementTypeOrSelf(o.getType()), operands[0]));
+      })
+      .Case<kir::BitcastOp>([&](kir::BitcastOp o) -> FailureOr<Value> {
+        return Value(pgpu::BitcastOp::create(b, loc, getElementTypeOrSelf(o.getType()), operands[0]));
+      })
+      .Default([&](Operation *other) -> FailureOr<Value> { return unsupported(other); });
+}
+
+FailureOr<SmallVector<Value>> KernelConstructor::loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits,
+                                                          LoopBody body) {
+  if (extents.empty())
+    return body({}, inits);
+  SmallVector<Value> positions;
+  std::function<FailureOr<SmallVector<Value>>(unsigned, ValueRange)> nest =
+      [&](unsigned depth, ValueRange carries) -> FailureOr<SmallVector<Value>> {
+    auto loop = pgpu::ForOp::create(b, loc, TypeRange(carries), constIndex(loc, 0), extents[depth],
+                                    constIndex(loc, 1), carries);
+    Block *block = b.createBlock(&loop.getBody());
+    block->addArgument(b.getIndexType(), loc);
+    for (Value c : carries)
+      block->addArgument(c.getType(), loc);
+    positions.push_back(block->getArgument(0));
+    FailureOr<SmallVector<Value>> next = depth + 1 == extents.size()
+                                             ? body(positions, block->getArguments().drop_front())
+                                             : nest(depth + 1, block->getArguments().drop_front());
+    positions.pop_back();
+    if (failed(next))
+      return failure();
+    pgpu::YieldOp::create(b, loc, *next);
+    b.setInsertionPointAfter(loop);
+    return SmallVector<Value>(loop.getResults());
+  };
+  return nest(0, inits);
+}
+
+/// Source coordinates of an access at `positions` of the accessed value.
+FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, ValueRange coords,
+                                                              ArrayRef<Value> positions) {
+  SmallVector<Value> out;
+  unsigned next = 0;
+  for (Value c : coords) {
+    if (isa<kir::DomainType>(c.getType())) {
+      out.push_back(member(loc, domains.lookup(c), positions[next++]));
+      continue;
+    }
+    if (auto tensor = dyn_cast<RankedTensorType>(c.getType())) {
+      FailureOr<Value> index = element(c, positions.slice(next, tensor.getRank()));
+      if (failed(index))
+        return failure();
+      out.push_back(*index);
+      next += tensor.getRank();
+      continue;
+    }
+    FailureOr<Value> s = scalar(c);
+    if (failed(s))
+      return failure();
+    out.push_back(*s);
+  }
+  return out;
+}
+
+FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
+  tensor = resolve(tensor);
+  Operation *def = tensor.getDefiningOp();
+  if (!def)
+    return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
+  auto fromCoords = [&](ValueRange coords) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> out;
+    for (Value c : coords) {
+      if (isa<kir::DomainType>(c.getType())) {
+        out.push_back(domains.lookup(c).size);
+      } else if (isa<RankedTensorType>(c.getType())) {
+        FailureOr<SmallVector<Value>> inner = sizes(c);
+        if (failed(inner))
+          return failure();
+        llvm::append_range(out, *inner);
+      }
+    }
+    return out;
+  };
+  return llvm::TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(def)
+      .Case<kir::LoadOp, kir::GatherOp>([&](auto load) { return fromCoords(load.getCoords()); })
+      .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> FailureOr<SmallVector<Value>> {
+        return SmallVector<Value>{domains.lookup(i.getDomain()).size};
+      })
+      .Case<kir::BroadcastOp>([&](kir::BroadcastOp op) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> out;
+        for (Value d : op.getDomains())
+          out.push_back(domains.lookup(d).size);
+        return out;
+      })
+      .Case<kir::BroadcastAsOp>([&](kir::BroadcastAsOp op) { return sizes(op.getReference()); })
+      .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::CastOp, kir::BitcastOp>(
+          [&](Operation *op) { return sizes(op->getOperand(0)); })
+      .Case<kir::SelectOp>([&](kir::SelectOp op) { return sizes(op.getTrueValue()); })
+      .Case<kir::TransposeOp>([&](kir::TransposeOp op) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> in = sizes(op.getOperand());
+        if (failed(in))
+          return failure();
+        SmallVector<Value> out;
+        for (int64_t p : op.getPermutation())
+          out.push_back((*in)[p]);
+        return out;
+      })
+      .Case<kir::JoinOp>([&](kir::JoinOp op) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> in = sizes(op.getLhs());
+        if (failed(in))
+          return failure();
+        in->push_back(constIndex(op.getLoc(), 2));
+        return in;
+      })
+      .Case<kir::ReduceOp>([&](kir::ReduceOp op) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> in = sizes(op.getInputs()[0]);
+        if (failed(in))
+          return failure();
+        SmallVector<Value> out;
+        for (auto [i, s] : llvm::enumerate(*in))
+          if (!llvm::is_contained(op.getAxes(), int64_t(i)))
+            out.push_back(s);
+        return out;
+      })
+      .Case<kir::ContractOp>([&](kir::ContractOp op) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> l = sizes(op.getLhs()), r = sizes(op.getRhs());
+        if (failed(l) || failed(r))
+          return failure();
+        SmallVector<Value> out;
+        for (auto [i, s] : llvm::enumerate(*l))
+          if (!llvm::is_contained(op.getLhsReduce(), int64_t(i)))
+            out.push_back(s);
+        for (auto [i, s] : llvm::enumerate(*r))
+          if (!llvm::is_contained(op.getRhsReduce(), int64_t(i)) && !llvm::is_contained(op.getRhsBatch(), int64_t(i)))
+            out.push_back(s);
+        return out;
+      })
+      .Default([&](Operation *op) -> FailureOr<SmallVector<Value>> { return unsupported(op); });
+}
+
+/// Inlines a combine region on scalar components: (lhs..., rhs...) -> values.
+FailureOr<SmallVector<Value>> KernelConstructor::inlineCombine(Region &combine, ValueRange lhs, ValueRange rhs) {
+  Block &block = combine.front();
+  unsigned n = lhs.size();
+  for (unsigned i = 0; i < n; ++i) {
+    map.map(block.getArgument(i), lhs[i]);
+    map.map(block.getArgument(n + i), rhs[i]);
+  }
+  for (Operation &op : block.without_terminator())
+    if (failed(emitStatement(op)))
+      return failure();
+  SmallVector<Value> out;
+  for (Value v : block.getTerminator()->getOperands()) {
+    FailureOr<Value> s = scalar(v);
+    if (failed(s))
+      return failure();
+    out.push_back(*s);
+  }
+  return out;
+}
+
+/// The components of a reduce at `keptPositions` of its result: an ordered
+/// loop over the reduced axes, accumulators carried, combine inlined.
+FailureOr<SmallVector<Value>> KernelConstructor::reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions) {
+  Location loc = op.getLoc();
+  FailureOr<SmallVector<Value>> in = sizes(op.getInputs()[0]);
+  if (failed(in))
+    return failure();
+  SmallVector<Value> reducedExtents, identities;
+  for (auto [i, s] : llvm::enumerate(*in))
+    if (llvm::is_contained(op.getAxes(), int64_t(i)))
+      reducedExtents.push_back(s);
+  for (Value id : op.getIdentities()) {
+    FailureOr<Value> s = scalar(id);
+    if (failed(s))
+      return failure();
+    identities.push_back(*s);
+  }
+  unsigned rank = in->size();
+  return loopNest(loc, reducedExtents, identities,
+                  [&](ArrayRef<Value> reduced, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+                    SmallVector<Value> positions;
+                    unsigned kept = 0, red = 0;
+                    for (unsigned i = 0; i < rank; ++i)
+                      positions.push_back(llvm::is_contained(op.getAxes(), int64_t(i)) ? reduced[red++]
+                                                                                         : keptPositions[kept++]);
+                    SmallVector<Value> xs;
+                    for (Value input : op.getInputs()) {
+                      FailureOr<Value> x = element(input, positions);
+                      if (failed(x))
+                        return failure();
+                      xs.push_back(*x);
+                    }
+                    return inlineCombine(op.getCombine(), acc, xs);
+                  });
+}
+
+FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positions) {
+  tensor = resolve(tensor);
+  if (Value mapped = map.lookupOrNull(tensor))
+    return mapped;
+  Operation *def = tensor.getDefiningOp();
+  if (!def)
+    return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
+  Location loc = def->getLoc();
+  auto operandElement = [&](Value v) -> FailureOr<Value> {
+    return isa<RankedTensorType>(v.getType()) ? element(v, positions) : scalar(v);
+  };
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(def)
+      .Case<kir::LoadOp, kir::GatherOp>([&](auto load) -> FailureOr<Value> {
+        FailureOr<SmallVector<Value>> coords = accessCoords(loc, load.getCoords(), positions);
+        if (failed(coords))
+          return failure();
+        Type elemType = getElementTypeOrSelf(load.getType());
+        Value valid = trueValue(loc), fill = zeroOf(loc, elemType);
+        if (load.getValid()) {
+          FailureOr<Value> v = operandElement(load.getValid()), f = scalar(load.getFill());
+          if (failed(v) || failed(f))
+            return failure();
+          valid = *v;
+          fill = *f;
+        }
+        auto viewArg = physical.getBody().getArgument(cast<BlockArgument>(load.getView()).getArgNumber());
+        if constexpr (std::is_same_v<decltype(load), kir::GatherOp>)
+          return Value(pgpu::GatherOp::create(b, loc, elemType, viewArg, *coords, valid, fill));
+        return Value(pgpu::LoadOp::create(b, loc, elemType, viewArg, *coords, valid, fill));
+      })
+      .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> FailureOr<Value> {
+        return member(loc, domains.lookup(i.getDomain()), positions[0]);
+      })
+      .Case<kir::BroadcastOp, kir::BroadcastAsOp>([&](auto bc) -> FailureOr<Value> {
+        SmallVector<Value> inner;
+        for (int64_t d : bc.getDims())
+          inner.push_back(positions[d]);
+        return isa<RankedTensorType>(bc.getOperand().getType()) ? element(bc.getOperand(), inner)
+                                                                 : scalar(bc.getOperand());
+      })
+      .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(
+          [&](Operation *op) -> FailureOr<Value> {
+            SmallVector<Value> operands;
+            for (Value v : op->getOperands()) {
+              FailureOr<Value> e = operandElement(v);
+              if (failed(e))
+                return failure();
+              operands.push_back(*e);
+            }
+            return convertPointwise(op, operands);
+          })
+      .Case<kir::TransposeOp>([&](kir::TransposeOp t) -> FailureOr<Value> {
+        SmallVector<Value> inner(positions.size());
+        for (auto [i, p] : llvm::enumerate(t.getPermutation()))
+          inner[p] = positions[i];
+        return element(t.getOperand(), inner);
+      })
+      .Case<kir::JoinOp>([&](kir::JoinOp j) -> FailureOr<Value> {
+        FailureOr<Value> a = element(j.getLhs(), positions.drop_back()), c = element(j.getRhs(), positions.drop_back());
+        if (failed(a) || failed(c))
+          return failure();
+        Value first = pgpu::CmpOp::create(b, loc, kir::CmpPredicate::EQ, positions.back(), constIndex(loc, 0));
+        return Value(pgpu::SelectOp::create(b, loc, first, *a, *c));
+      })
+      .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> FailureOr<Value> {
+        FailureOr<SmallVector<Value>> components = reduceAt(r, positions);
+        if (failed(components))
+          return failure();
+        return (*components)[cast<OpResult>(tensor).getResultNumber()];
+      })
+      .Case<kir::ContractOp>([&](kir::ContractOp c) -> FailureOr<Value> {
+        // acc + sum over paired axes of lhs * rhs, in the accumulator dtype.
+        FailureOr<SmallVector<Value>> lsz = sizes(c.getLhs());
+        if (failed(lsz))
+          return failure();
+        Type acc = getElementTypeOrSelf(c.getType());
+        auto lhsType = cast<RankedTensorType>(c.getLhs().getType());
+        auto rhsType = cast<RankedTensorType>(c.getRhs().getType());
+        SmallVector<Value> reduceExtents;
+        for (int64_t a : c.getLhsReduce())
+          reduceExtents.push_back((*lsz)[a]);
+        Value init = zeroOf(loc, acc);
+        if (c.getInit()) {
+          FailureOr<Value> i = element(c.getInit(), positions);
+          if (failed(i))
+            return failure();
+          init = *i;
+        }
+        FailureOr<SmallVector<Value>> sum = loopNest(
+            loc, reduceExtents, init, [&](ArrayRef<Value> red, ValueRange carry) -> FailureOr<SmallVector<Value>> {
+              SmallVector<Value> lp(lhsType.getRank()), rp(rhsType.getRank());
+              unsigned next = 0;
+              for (int64_t a = 0; a < lhsType.getRank(); ++a)
+                if (!llvm::is_contained(c.getLhsReduce(), a))
+                  lp[a] = positions[next++];
+              for (int64_t r = 0; r < rhsType.getRank(); ++r)
+                if (!llvm::is_contained(c.getRhsReduce(), r) && !llvm::is_contained(c.getRhsBatch(), r))
+                  rp[r] = positions[next++];
+              for (auto [a, r] : llvm::zip(c.getLhsBatch(), c.getRhsBatch()))
+                rp[r] = lp[a];
+              for (auto [k, pair] : llvm::enumerate(llvm::zip(c.getLhsReduce(), c.getRhsReduce()))) {
+                lp[std::get<0>(pair)] = red[k];
+                rp[std::get<1>(pair)] = red[k];
+              }
+              FailureOr<Value> x = element(c.getLhs(), lp), y = element(c.getRhs(), rp);
+              if (failed(x) || failed(y))
+                return failure();
+              Value xa = x->getType() == acc ? *x : Value(pgpu::CastOp::create(b, loc, acc, *x));
+              Value ya = y->getType() == acc ? *y : Value(pgpu::CastOp::create(b, loc, acc, *y));
+              Value prod = binary(loc, kir::BinaryKind::Mul, xa, ya);
+              return SmallVector<Value>{binary(loc, kir::BinaryKind::Add, carry[0], prod)};
+            });
+        if (failed(sum))
+          return failure();
+        return (*sum)[0];
+      })
+      .Default([&](Operation *op) -> FailureOr<Value> { return unsupported(op); });
+}
+
+LogicalResult KernelConstructor::emitStore(Operation &op, Value value, Value view, ValueRange coords, Value valid) {
+  Location loc = op.getLoc();
+  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
+  SmallVector<Value> extents;
+  if (isa<RankedTensorType>(value.getType())) {
+    FailureOr<SmallVector<Value>> s = sizes(value);
+    if (failed(s))
+      return failure();
+    extents = *s;
+  }
+  FailureOr<SmallVector<Value>> done =
+      loopNest(loc, extents, {}, [&](ArrayRef<Value> positions, ValueRange) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
+        FailureOr<Value> v = element(value, positions);
+        if (failed(c) || failed(v))
+          return failure();
+        Value ok = trueValue(loc);
+        if (valid) {
+          FailureOr<Value> m = element(valid, positions);
+          if (failed(m))
+            return failure();
+          ok = *m;
+        }
+        if (isa<kir::ScatterOp>(op))
+          pgpu::ScatterOp::create(b, loc, *v, viewArg, *c, ok);
+        else
+          pgpu::StoreOp::create(b, loc, *v, viewArg, *c, ok);
+        return SmallVector<Value>();
+      });
+  return failure(failed(done));
+}
+
+/// One element of a top-level whole-tensor store, at `positions`.
+LogicalResult KernelConstructor::emitElementStore(Operation &op, ArrayRef<Value> positions) {
+  Location loc = op.getLoc();
+  Value value = op.getOperand(0), view = op.getOperand(1);
+  ValueRange coords = isa<kir::StoreOp>(op) ? cast<kir::StoreOp>(op).getCoords() : cast<kir::ScatterOp>(op).getCoords();
+  Value valid = isa<kir::StoreOp>(op) ? cast<kir::StoreOp>(op).getValid() : cast<kir::ScatterOp>(op).getValid();
+  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
+  FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
+  FailureOr<Value> v = element(value, positions);
+  if (failed(c) || failed(v))
+    return failure();
+  Value ok = trueValue(loc);
+  if (valid) {
+    FailureOr<Value> m = element(valid, positions);
+    if (failed(m))
+      return failure();
+    ok = *m;
+  }
+  if (isa<kir::ScatterOp>(op))
+    pgpu::ScatterOp::create(b, loc, *v, viewArg, *c, ok);
+  else
+    pgpu::StoreOp::create(b, loc, *v, viewArg, *c, ok);
+  return success();
+}
+
+LogicalResult KernelConstructor::emitReduceScalars(kir::ReduceOp op) {
+  FailureOr<SmallVector<Value>> components = reduceAt(op, {});
+  if (failed(components))
+    return failure();
+  for (auto [r, v] : llvm::zip(op.getResults(), *components))
+    map.map(r, v);
+  return success();
+}
+
+LogicalResult KernelConstructor::emitBlock(Block &block) {
+  for (Operation &op : block.without_terminator())
+    if (failed(emitStatement(op)))
+      return failure();
+  return success();
+}
+
+/// Statements inside a workset: scalars are computed eagerly; tensors are
+/// realized lazily, element by element, by the consumers that need them.
+LogicalResult KernelConstructor::emitStatement(Operation &op) {
+  Location loc = op.getLoc();
+  if (op.getNumResults() == 1 && isa<RankedTensorType>(op.getResult(0).getType()) &&
+      isa<kir::LoadOp, kir::GatherOp, kir::IndicesOp, kir::BroadcastOp, kir::BroadcastAsOp, kir::BinaryOp,
+          kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp, kir::TransposeOp, kir::JoinOp,
+          kir::ContractOp>(op))
+    return success();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(
+          [&](Operation *fact) { return emitLaunchFact(*fact); })
+      .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(
+          [&](Operation *scalarOp) -> LogicalResult {
+            SmallVector<Value> operands;
+            for (Value v : scalarOp->getOperands()) {
+              FailureOr<Value> s = scalar(v);
+              if (failed(s))
+                return failure();
+              operands.push_back(*s);
+            }
+            FailureOr<Value> r = convertPointwise(scalarOp, operands);
+            if (failed(r))
+              return failure();
+            map.map(scalarOp->getResult(0), *r);
+            return success();
+          })
+      .Case<kir::LoadOp, kir::GatherOp, kir::ContractOp>([&](Operation *scalarRead) -> LogicalResult {
+        FailureOr<Value> v = element(scalarRead->getResult(0), {});
+        if (failed(v))
+          return failure();
+        map.map(scalarRead->getResult(0), *v);
+        return success();
+      })
+      .Case<kir::ExtractOp>([&](kir::ExtractOp e) -> LogicalResult {
+        SmallVector<Value> positions;
+        for (Value i : e.getIndices()) {
+          FailureOr<Value> s = scalar(i);
+          if (failed(s))
+            return failure();
+          positions.push_back(*s);
+        }
+        FailureOr<Value> v = element(e.getTensor(), positions);
+        if (failed(v))
+          return failure();
+        map.map(e.getResult(), *v);
+        return success();
+      })
+      .Case<kir::StoreOp>([&](kir::StoreOp s) {
+        return emitStore(op, s.getValue(), s.getView(), s.getCoords(), s.getValid());
+      })
+      .Case<kir::ScatterOp>([&](kir::ScatterOp s) {
+        return emitStore(op, s.getValue(), s.getView(), s.getCoords(), s.getValid());
+      })
+      .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> LogicalResult {
+        if (isa<RankedTensorType>(r.getResult(0).getType()))
+          return success(); // partial reductions are realized per element
+        return emitReduceScalars(r);
+      })
+      .Case<kir::TupleOp, kir::RecordOp, kir::TupleGetOp, kir::RecordGetOp>([&](Operation *product) -> LogicalResult {
+        // Products of scalars are flattened: a get forwards the component.
+        if (auto get = dyn_cast<kir::TupleGetOp>(product)) {
+          map.map(get.getResult(), map.lookup(get.getTuple().getDefiningOp()->getOperand(get.getIndex())));
+        } else if (auto get = dyn_cast<kir::RecordGetOp>(product)) {
+          auto type = cast<kir::RecordType>(get.getRecord().getType());
+          Operation *def = get.getRecord().getDefiningOp();
+          if (!isa_and_nonnull<kir::RecordOp>(def))
+            return unsupported(product);
+          map.map(get.getResult(), map.lookup(def->getOperand(*type.getFieldIndex(get.getField()))));
+        } else {
+          for (Value v : product->getOperands())
+            if (isa<RankedTensorType>(v.getType()) || !map.contains(v))
+              return unsupported(product);
+        }
+        return success();
+      })
+      .Case<kir::ForOp>([&](kir::ForOp f) -> LogicalResult {
+        DomainVals d = domains.lookup(f.getDomain());
+        SmallVector<Value> inits;
+        for (Value v : f.getInits()) {
+          if (!v.getType().isIntOrIndexOrFloat())
+            return f.emitError() << "kir-to-pgpu: kir.for carries must be scalars for now";
+          inits.push_back(map.lookup(v));
+        }
+        FailureOr<SmallVector<Value>> results =
+            loopNest(loc, d.size, inits, [&](ArrayRef<Value> pos, ValueRange carries) -> FailureOr<SmallVector<Value>> {
+              Block &body = f.getBody().front();
+              map.map(body.getArgument(0), member(loc, d, pos[0]));
+              for (auto [arg, c] : llvm::zip(body.getArguments().drop_front(), carries))
+                map.map(arg, c);
+              if (failed(emitBlock(body)))
+                return failure();
+              SmallVector<Value> next;
+              for (Value y : body.getTerminator()->getOperands())
+                next.push_back(map.lookup(y));
+              return next;
+            });
+        if (failed(results))
+          return failure();
+        for (auto [r, v] : llvm::zip(f.getResults(), *results))
+          map.map(r, v);
+        return success();
+      })
+      .Case<kir::IfOp>([&](kir::IfOp i) -> LogicalResult {
+        if (i.getIsConstexpr()) {
+          // Resolved at specialization: inline the taken branch.
+          APInt taken;
+          if (!matchPattern(map.lookup(i.getCondition()), m_ConstantInt(&taken)))
+            return i.emitError() << "kir-to-pgpu: constexpr condition did not fold";
+          Region &region = taken.isZero() ? i.getElseRegion() : i.getThenRegion();
+          if (region.empty())
+            return success();
+          if (failed(emitBlock(region.front())))
+            return failure();
+          for (auto [r, y] : llvm::zip(i.getResults(), region.front().getTerminator()->getOperands())) {
+            if (isa<RankedTensorType>(r.getType()))
+              return i.emitError() << "kir-to-pgpu: tensor results of kir.if are not constructed yet";
+            map.map(r, map.lookup(y));
+          }
+          return success();
+        }
+        for (Type t : i.getResultTypes())
+          if (!t.isIntOrIndexOrFloat())
+            return i.emitError() << "kir-to-pgpu: kir.if results must be scalars for now";
+        auto phys = pgpu::IfOp::create(b, loc, i.getResultTypes(), map.lookup(i.getCondition()));
+        for (auto [region, physRegion] : {std::pair{&i.getThenRegion(), &phys.getThenRegion()},
+                                          std::pair{&i.getElseRegion(), &phys.getElseRegion()}}) {
+          if (region->empty())
+            continue;
+          OpBuilder::InsertionGuard guard(b);
+          b.createBlock(physRegion);
+          if (failed(emitBlock(region->front())))
+            return failure();
+          SmallVector<Value> yields;
+          for (Value y : region->front().getTerminator()->getOperands())
+            yields.push_back(map.lookup(y));
+          pgpu::YieldOp::create(b, loc, yields);
+        }
+        for (auto [r, v] : llvm::zip(i.getResults(), phys.getResults()))
+          map.map(r, v);
+        return success();
+      })
+      .Default([&](Operation *other) { return unsupported(other); });
+}
+
+/// Views a workset reads and writes (for the one-launch independence check).
+static void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes) {
+  op->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands()) {
+      if (!isa<kir::ViewType>(operand.getType()))
+        continue;
+      if (isa<kir::StoreOp, kir::ScatterOp, kir::ScatterReduceOp, kir::AtomicStoreOp, kir::AtomicRMWOp,
+              kir::AtomicCASOp>(inner))
+        writes.insert(operand);
+      else
+        reads.insert(operand);
+    }
+  });
+}
+
+LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets) {
+  for (Operation &op : block.without_terminator()) {
+    if (auto p = dyn_cast<kir::ParallelOp>(op)) {
+      Workset w{p, {}};
+      for (Value d : p.getDomains())
+        w.extents.push_back(domains.lookup(d).size);
+      worksets.push_back(w);
+      continue;
+    }
+    if (isa<kir::StoreOp, kir::ScatterOp>(op)) {
+      Value value = op.getOperand(0);
+      Workset w{&op, {}};
+      if (isa<RankedTensorType>(value.getType())) {
+        FailureOr<SmallVector<Value>> extents = sizes(value);
+        if (failed(extents))
+          return failure();
+        w.extents = *extents;
+      }
+      worksets.push_back(w);
+      continue;
+    }
+    if (auto branch = dyn_cast<kir::IfOp>(op); branch && branch.getIsConstexpr()) {
+      APInt taken;
+      if (!matchPattern(map.lookup(branch.getCondition()), m_ConstantInt(&taken)))
+        return branch.emitError() << "kir-to-pgpu: constexpr condition did not fold";
+      Region &region = taken.isZero() ? branch.getElseRegion() : branch.getThenRegion();
+      if (region.empty())
+        continue;
+      if (failed(classifyTopLevel(region.front(), worksets)))
+        return failure();
+      for (auto [r, y] : llvm::zip(branch.getResults(), region.front().getTerminator()->getOperands())) {
+        if (Value mapped = map.lookupOrNull(y))
+          map.map(r, mapped);
+        else
+          aliases[r] = y;
+      }
+      continue;
+    }
+    bool launchFact = isa<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(op) ||
+                      (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex());
+    if (launchFact) {
+      if (failed(emitLaunchFact(op)))
+        return failure();
+      continue;
+    }
+    bool replayable = isMemoryEffectFree(&op) || isa<kir::LoadOp, kir::GatherOp, kir::IndexRelationOp>(op);
+    if (!replayable)
+      return op.emitError() << "kir-to-pgpu: top-level '" << op.getName()
+                            << "' is neither a launch-time fact nor a pure value read before the worksets; "
+                               "effects must be inside a kir.parallel workset";
+    replayed.push_back(&op);
+  }
+  return success();
+}
+
+LogicalResult KernelConstructor::run() {
+  Location loc = kernel.getLoc();
+  MLIRContext *ctx = kernel.getContext();
+  // The ABI: views become pgpu views; names and scalars are kept.
+  SmallVector<Type> argTypes;
+  for (Type type : kernel.getArgumentTypes()) {
+    if (auto view = dyn_cast<kir::ViewType>(type))
+      argTypes.push_back(pgpu::ViewType::get(ctx, view.getElementType(), view.getExtents(), view.getMode()));
+    else
+      argTypes.push_back(type);
+  }
+  physical = pgpu::KernelOp::create(b, loc, kernel.getSymName(), b.getFunctionType(argTypes, {}),
+                                    kernel.getArgAttrsAttr(), ArrayAttr(), ArrayAttr());
+  Block *entry = b.createBlock(&physical.getBody());
+  for (Type t : argTypes)
+    entry->addArgument(t, loc);
+  for (auto [kirArg, physArg] : llvm::zip(kernel.getBody().getArguments(), entry->getArguments()))
+    map.map(kirArg, physArg);
+
+  // Launch-time facts, then the worksets in order.
+  // Pure top-level values that are not launch-time facts (float scalars,
+  // logical tensors, reads of views) are realized inside every workset that
+  // uses them: replaying pure producers is legal (seed 002 §3.4).
+  SmallVector<Workset> worksets;
+  if (failed(classifyTopLevel(kernel.getBody().front(), worksets)))
+    return failure();
+  if (worksets.empty())
+    return kernel.emitError() << "kir-to-pgpu: the kernel has no kir.parallel workset; whole-tensor top-level "
+                                 "kernels are not constructed yet";
+  // One launch has no barrier between worksets: they must not share written
+  // views, and views read before the worksets must not be written by them.
+  DenseSet<Value> earlierWrites, earlierReads;
+  for (Operation *pure : replayed)
+    for (Value operand : pure->getOperands())
+      if (isa<kir::ViewType>(operand.getType()))
+        earlierReads.insert(operand);
+  for (Workset &w : worksets) {
+    Operation *p = w.op;
+    DenseSet<Value> reads, writes;
+    collectViews(p, reads, writes);
+    for (Value v : writes)
+      if (earlierWrites.contains(v) || earlierReads.contains(v))
+        return p->emitError() << "kir-to-pgpu: this workset writes a view an earlier workset uses; one kernel is "
+                                "one launch with no barrier between worksets";
+    for (Value v : reads)
+      if (earlierWrites.contains(v))
+        return p->emitError() << "kir-to-pgpu: this workset reads a view an earlier workset writes; one kernel is "
+                                "one launch with no barrier between worksets";
+    earlierWrites.insert(writes.begin(), writes.end());
+    earlierReads.insert(reads.begin(), reads.end());
+  }
+
+  // Segment lengths (LaunchExpr) and prefix offsets.
+  SmallVector<Value> offsets{constIndex(loc, 0)};
+  for (Workset &w : worksets) {
+    Location wloc = w.op->getLoc();
+    Value length = constIndex(wloc, 1);
+    for (Value e : w.extents)
+      length = binary(wloc, kir::BinaryKind::Mul, length, e);
+    offsets.push_back(binary(wloc, kir::BinaryKind::Add, offsets.back(), length));
+  }
+  auto space = pgpu::ProgramSpaceOp::create(b, loc, ValueRange{offsets.back()});
+  Block *body = b.createBlock(&space.getBody());
+  Value pid = body->addArgument(b.getIndexType(), loc);
+
+  // Dispatch: if pid < offset[k+1] { group k at pid - offset[k] } else { ... }.
+  std::function<LogicalResult(unsigned)> dispatch = [&](unsigned k) -> LogicalResult {
+    Workset &w = worksets[k];
+    Location ploc = w.op->getLoc();
+    auto emitGroup = [&]() -> LogicalResult {
+      Value linear = binary(ploc, kir::BinaryKind::Sub, pid, offsets[k]);
+      SmallVector<Attribute> roles;
+      for (unsigned i = 0; i < w.extents.size(); ++i)
+        roles.push_back(b.getStringAttr("axis" + std::to_string(i)));
+      auto group = pgpu::ExecutionGroupOp::create(b, ploc, linear, w.extents, b.getI64IntegerAttr(k),
+                                                  b.getArrayAttr(roles));
+      OpBuilder::InsertionGuard guard(b);
+      Block *gb = b.createBlock(&group.getBody());
+      SmallVector<Value> coords;
+      for (unsigned i = 0; i < w.extents.size(); ++i)
+        coords.push_back(gb->addArgument(b.getIndexType(), ploc));
+      for (Operation *pure : replayed)
+        if (failed(emitStatement(*pure)))
+          return failure();
+      if (auto p = dyn_cast<kir::ParallelOp>(w.op)) {
+        Block &kirBody = p.getBody().front();
+        for (auto [i, d] : llvm::enumerate(p.getDomains()))
+          map.map(kirBody.getArgument(i), member(ploc, domains.lookup(d), coords[i]));
+        if (failed(emitBlock(kirBody)))
+          return failure();
+      } else if (failed(emitElementStore(*w.op, coords))) {
+        return failure();
+      }
+      pgpu::YieldOp::create(b, ploc);
+      return success();
+    };
+    if (k + 1 == worksets.size()) {
+      // The last segment still needs its guard when the grid could be larger
+      // than the program space's total; the total is exact, so no tail remains.
+      return emitGroup();
+    }
+    Value inside = pgpu::CmpOp::create(b, ploc, kir::CmpPredicate::LT, pid, offsets[k + 1]);
+    auto guard = pgpu::IfOp::create(b, ploc, TypeRange(), inside);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.createBlock(&guard.getThenRegion());
+      if (failed(emitGroup()))
+        return failure();
+      pgpu::YieldOp::create(b, ploc);
+      b.createBlock(&guard.getElseRegion());
+      if (failed(dispatch(k + 1)))
+        return failure();
+      pgpu::YieldOp::create(b, ploc);
+    }
+    return success();
+  };
+  if (failed(dispatch(0)))
+    return failure();
+  pgpu::YieldOp::create(b, loc);
+  b.setInsertionPointAfter(space);
+  pgpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+namespace {
+struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRToPGPU> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<kir::KernelOp> kernels(module.getOps<kir::KernelOp>());
+    for (kir::KernelOp kernel : kernels) {
+      KernelConstructor constructor(kernel);
+      if (failed(constructor.run()))
+        return signalPassFailure();
+      kernel.erase();
+    }
+    if (!module->hasAttr(pgpu::PGPUDialect::getTargetAttrName()))
+      module->setAttr(pgpu::PGPUDialect::getTargetAttrName(),
+                      pgpu::TargetAttr::get(&getContext(), StringAttr::get(&getContext(), "sm_90"), 32, 1024,
+                                            232448, 65536));
+  }
+};
+} // namespace

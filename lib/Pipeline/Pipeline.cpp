@@ -1,0 +1,33 @@
+//===- Pipeline.cpp - the compilation pipeline, in order -------------------===//
+//
+// Like Halide's Lower.cpp, the order of the pipeline is visible in one short
+// function. Groups whose passes have not landed yet are listed as comments in
+// place, so the next pass has an obvious home (seed 002 §3).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Pipeline/Pipeline.h"
+
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/KIR/Transforms/Passes.h"
+
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
+  // KIR: stable origins for everything lowered from each op (seed 002 §2.1).
+  pm.addPass(kir::createKIRAnnotateOrigins());
+  if (stage == Stage::KIR)
+    return;
+  // §3.1 construct the complete initial program.
+  pm.addPass(createConvertKIRToPGPU());
+  pm.addPass(createCSEPass()); // construction replays producers; merge what it repeated
+  // §3.2 refine program mapping          (issue 7)
+  // §3.3 form blocking and fragments     (issue 7)
+  // §3.4 co-realize values, accesses and structured ops (issue 7)
+  //      online summaries                (seed 002 §1)
+  // §3.5 predicate range narrowing and summary emptiness
+  // §3.6 target-capability legalization  (provider issues)
+  // §3.7 deterministic serialization     (provider issues)
+}

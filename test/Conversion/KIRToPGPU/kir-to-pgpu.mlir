@@ -1,0 +1,121 @@
+// RUN: tessel-opt %s -split-input-file -kir-to-pgpu -verify-diagnostics | FileCheck %s
+
+// COM: A row reduction: one workset (the kir.parallel over M) becomes segment 0 of a 1-d program
+// COM: space whose length is the LaunchExpr max(ceil((M - 0) / 1), 0); each program instance owns one
+// COM: row; the reduce becomes an ordered physical loop with a carried accumulator, and the load
+// COM: replayed inside it carries explicit coordinates, validity and fill.
+// CHECK-LABEL: pgpu.kernel @rowsum(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>)
+// CHECK: %[[M:.*]] = pgpu.extent %x[0]
+// CHECK: %[[N:.*]] = pgpu.extent %x[1]
+// CHECK: pgpu.program_space(%[[TOTAL:.*]]) {
+// CHECK-NEXT: ^bb0(%[[PID:.*]]: index):
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["axis0"] {
+// CHECK-NEXT: ^bb0(%[[ROW:.*]]: index):
+// CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.load %x[%{{.*}}, %{{.*}}] valid %{{.*}} : i1 fill %{{.*}} : f32
+// CHECK: pgpu.binary add
+// CHECK: pgpu.yield
+// CHECK: pgpu.store %[[SUM]], %y[%{{.*}}] valid %{{.*}} : i1
+// CHECK-NOT: kir.
+// CHECK: pgpu.return
+module {
+  kir.kernel @rowsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.reduce %row axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Two worksets become two segments with prefix offsets and an explicit dispatch guard; a
+// COM: top-level whole-tensor store is a workset whose instances own one element each.
+// CHECK-LABEL: pgpu.kernel @two
+// CHECK: pgpu.program_space
+// CHECK: %[[IN0:.*]] = pgpu.cmp lt %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.if %[[IN0]] {
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0
+// CHECK: } else {
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 1
+module {
+  kir.kernel @two(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>, %z: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %d = kir.domain %c0 to %n
+    kir.parallel %d {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    %e = kir.unary exp %t : tensor<?xf32>
+    kir.store %e, %z[%d] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a workset that reads what another writes cannot share one launch.
+module {
+  kir.kernel @dependent(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], inout>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %d = kir.domain %c0 to %n
+    kir.parallel %d {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      kir.store %v, %y[%i] : f32, !kir.view<f32, [N], inout>[index]
+      kir.yield
+    }
+    // expected-error @+1 {{kir-to-pgpu: this workset writes a view an earlier workset uses}}
+    kir.parallel %d {
+    ^bb0(%i: index):
+      %v = kir.load %y[%i] : !kir.view<f32, [N], inout>[index] -> f32
+      %w = kir.unary exp %v : f32
+      %j = kir.binary sub %n, %i : index
+      %c1 = arith.constant 1 : index
+      %k = kir.binary sub %j, %c1 : index
+      kir.store %w, %y[%k] : f32, !kir.view<f32, [N], inout>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: constructs construction does not realize yet are rejected at the op.
+module {
+  kir.kernel @scan(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %n = kir.extent "N"
+    %d = kir.domain %c0 to %n
+    %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    // expected-error @+1 {{kir-to-pgpu does not construct 'kir.scan' here yet}}
+    %s = kir.scan %t axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %c = kir.binary add %a, %b : f32
+      kir.yield %c : f32
+    }
+    kir.store %s, %y[%d] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}
