@@ -1520,7 +1520,7 @@ pgpu.kernel @k(%buf: !pgpu.buffer<f32, [4], program>, %n: index) {
 // -----
 // COM: invariant 7: a scalar argument cannot be workspace (only wrapper-computed scalars are private scalars).
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-// expected-error @+1 {{'pgpu.kernel' op argument #0 is marked 'workspace' but only a scalar can be a wrapper-computed private parameter}}
+// expected-error @+1 {{'pgpu.kernel' op scalar argument #0 is marked 'workspace'; a private scalar is a 'wrapper_scalar'}}
 pgpu.kernel @k(%s: index {pgpu.private = "workspace"}, %n: index) {
   pgpu.program_space (%n) {
   ^bb0(%p: index):
@@ -3129,7 +3129,7 @@ pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>)
     %ok = pgpu.cmp lt %i, %Nf : !pgpu.fragment<index, [B]>
     %v = pgpu.load %x[%i] valid %ok : !pgpu.fragment<i1, [B]> fill %zero : f32
         : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [B]>] -> !pgpu.fragment<f32, [B]>
-    // expected-error @+1 {{unknown pgpu attribute '"pgpu.role"'; physical facts live in ops and types, not side records}}
+    // expected-error @+1 {{unknown pgpu attribute 'pgpu.role'; physical facts live in ops and types, not side records}}
     %m0 = pgpu.binary mul %p, %b {pgpu.role = "m"} : index
     pgpu.yield
   }
@@ -3157,7 +3157,7 @@ pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>)
     %ok = pgpu.cmp lt %i, %Nf : !pgpu.fragment<index, [B]>
     %v = pgpu.load %x[%i] valid %ok : !pgpu.fragment<i1, [B]> fill %zero : f32
         : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [B]>] -> !pgpu.fragment<f32, [B]>
-    // expected-error @+1 {{unknown kir attribute '"kir.foo"'}}
+    // expected-error @+1 {{unknown kir attribute 'kir.foo'}}
     %m0 = pgpu.binary mul %p, %b {kir.foo} : index
     pgpu.yield
   }
@@ -3631,7 +3631,7 @@ module attributes {pgpu.target = "sm_90"} {
 
 // -----
 // COM: seed 000 §2 / invariant 12: no other pgpu attribute may sit on the module.
-// expected-error @+1 {{unknown pgpu attribute '"pgpu.autotune_winner"'; physical facts live in ops and types, not side records}}
+// expected-error @+1 {{unknown pgpu attribute 'pgpu.autotune_winner'; physical facts live in ops and types, not side records}}
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, pgpu.autotune_winner = 3 : i64} {
 }
 
@@ -4131,6 +4131,111 @@ pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>)
     %t = pgpu.tuple %zero, %p : f32, index -> tuple<f32, index>
     // expected-error @+1 {{'pgpu.tuple_get' op index 2 is out of range for 'tuple<f32, index>'}}
     %r = pgpu.tuple_get %t[2] : tuple<f32, index> -> f32
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: seed 000 §2: a physical module carries its target capabilities.
+module {
+// expected-error @+1 {{'pgpu.kernel' op is in a module without a #pgpu.target capability attribute (seed 000 §2)}}
+pgpu.kernel @k(%n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Invariant 12 on arguments: argument attributes hold ABI facts only.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+// expected-error @+1 {{'pgpu.kernel' op argument #0 carries side record 'pgpu.role'; arguments hold only ABI facts (invariant 12)}}
+pgpu.kernel @k(%x: !pgpu.view<f32, [M, N], in> {pgpu.role = "m"}, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Only scalars can be wrapper-computed private parameters.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+// expected-error @+1 {{'pgpu.kernel' op argument #0 is a view marked 'wrapper_scalar'; views are public ABI and cannot be compiler-private}}
+pgpu.kernel @k(%x: !pgpu.view<f32, [N], in> {pgpu.private = "wrapper_scalar"}, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Invariant 7: the runtime must be able to size invocation workspace.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+// expected-error @+1 {{'pgpu.kernel' op workspace argument #1 has extent 'ZZ', which is neither a declared parameter nor a view extent; the runtime cannot size it}}
+pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %ws: !pgpu.buffer<f32, [ZZ], workspace> {pgpu.private = "workspace"}, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index) {
+  %neg = arith.constant -4 : index
+  // expected-error @+1 {{'pgpu.program_space' op extent #0 is the negative constant -4}}
+  pgpu.program_space (%neg) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    // expected-error @+1 {{'pgpu.for' op step must be positive, got the constant 0}}
+    pgpu.for %c0 to %c4 step %c0 {
+    ^bb0(%i: index):
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Invariant 9 per decoded coordinate: (pm, pn) decoded from one linear coordinate; the store
+// COM: ignores pn, so instances (pm, 0) and (pm, 1) write the same element.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%y: !pgpu.view<f32, [M], out>, %gm: index, %gn: index) {
+  %total = pgpu.binary mul %gm, %gn : index
+  pgpu.program_space (%total) {
+  ^bb0(%pid: index):
+    pgpu.execution_group %pid extents(%gm, %gn) segment 0 roles ["m", "n"] {
+    ^bb0(%pm: index, %pn: index):
+      %true = arith.constant true
+      %one = arith.constant 1.0 : f32
+      // expected-error @+1 {{'pgpu.store' op writes the same elements from every program instance along execution-group axis 1}}
+      pgpu.store %one, %y[%pm] valid %true : i1 : f32, !pgpu.view<f32, [M], out>[index]
+      pgpu.yield
+    }
     pgpu.yield
   }
   pgpu.return

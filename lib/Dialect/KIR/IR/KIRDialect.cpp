@@ -42,7 +42,7 @@ LogicalResult KIRDialect::verifyOperationAttribute(Operation *op, NamedAttribute
                              << "' must be a #kir.compile_options attribute, got " << attr.getValue();
     return success();
   }
-  return op->emitError() << "unknown kir attribute '" << attr.getName() << "'";
+  return op->emitError() << "unknown kir attribute '" << attr.getName().getValue() << "'";
 }
 
 Type tessel::kir::getI1Like(Type type) {

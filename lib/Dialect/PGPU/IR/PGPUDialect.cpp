@@ -51,7 +51,7 @@ LogicalResult PGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       return op->emitError() << "'" << getTargetAttrName() << "' must be a #pgpu.target attribute";
     return success();
   }
-  return op->emitError() << "unknown pgpu attribute '" << attr.getName()
+  return op->emitError() << "unknown pgpu attribute '" << attr.getName().getValue()
                          << "'; physical facts live in ops and types, not side records";
 }
 

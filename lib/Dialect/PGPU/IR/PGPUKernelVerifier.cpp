@@ -62,7 +62,10 @@ LogicalResult verifyExtents(Operation *op, KernelOp kernel, Type type) {
   return success();
 }
 
-/// True when `value` is computed from `target` (a program coordinate).
+/// True when `value` is computed from `target` (a program coordinate). Region
+/// arguments of execution groups depend on the group's linear coordinate;
+/// other region arguments (loop ivs and carries, segment bounds, captures)
+/// depend on the operands of the op that owns the region.
 bool dependsOn(Value value, Value target, DenseSet<Value> &visited) {
   if (value == target)
     return true;
@@ -72,9 +75,9 @@ bool dependsOn(Value value, Value target, DenseSet<Value> &visited) {
     Operation *owner = arg.getOwner()->getParentOp();
     if (auto group = dyn_cast<ExecutionGroupOp>(owner))
       return dependsOn(group.getLinear(), target, visited);
-    if (auto loop = dyn_cast<ForOp>(owner))
-      return llvm::any_of(loop->getOperands(), [&](Value v) { return dependsOn(v, target, visited); });
-    return false;
+    if (isa<ProgramSpaceOp, KernelOp>(owner))
+      return false;
+    return llvm::any_of(owner->getOperands(), [&](Value v) { return dependsOn(v, target, visited); });
   }
   return llvm::any_of(value.getDefiningOp()->getOperands(),
                       [&](Value operand) { return dependsOn(operand, target, visited); });
@@ -107,14 +110,25 @@ LogicalResult verifyInstanceIndependence(ProgramSpaceOp space) {
       else if (auto loop = dyn_cast<ForOp>(parent))
         llvm::append_range(deciders, ValueRange{loop.getLower(), loop.getUpper()});
     }
-    for (auto [axis, coord] : llvm::enumerate(body.getArguments())) {
+    // The coordinates that enumerate instances: the decoded coordinates of
+    // the innermost execution group, else the program-space coordinates.
+    auto group = op->getParentOfType<ExecutionGroupOp>();
+    Block &owners = group ? group.getBody().front() : body;
+    ValueRange extents = group ? group.getExtents() : space.getExtents();
+    for (auto [axis, coord] : llvm::enumerate(owners.getArguments())) {
       APInt extent;
-      if (matchPattern(space.getExtents()[axis], m_ConstantInt(&extent)) && extent.isOne())
+      if (matchPattern(extents[axis], m_ConstantInt(&extent)) && extent.isOne())
         continue;
-      DenseSet<Value> visited;
-      if (llvm::any_of(deciders, [&](Value v) { return dependsOn(v, coord, visited); }))
+      // A decoded coordinate is reached directly; its siblings lead back to
+      // the linear coordinate, which does not determine it.
+      bool placed = llvm::any_of(deciders, [&, coord = coord](Value v) {
+        DenseSet<Value> visited;
+        return dependsOn(v, coord, visited);
+      });
+      if (placed)
         continue;
-      op->emitOpError() << "writes the same elements from every program instance along program axis " << axis
+      op->emitOpError() << "writes the same elements from every program instance along "
+                        << (group ? "execution-group axis " : "program axis ") << axis
                         << ": a conflicting non-atomic write (invariant 9); use an atomic or scatter_reduce";
       return WalkResult::interrupt();
     }

@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "tessel/Dialect/Utils/KernelSyntax.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/InterleavedRange.h"
 
@@ -71,12 +72,32 @@ LogicalResult KernelOp::verify() {
                              << " is not one of its candidates " << llvm::interleaved_array(p.getCandidates());
     }
   }
+  // seed 000 §2: the module carries the external target capabilities.
+  if (auto module = (*this)->getParentOfType<ModuleOp>(); module && !module->hasAttr(PGPUDialect::getTargetAttrName()))
+    return emitOpError() << "is in a module without a #pgpu.target capability attribute (seed 000 §2)";
+  // Argument attributes are ABI facts only: no side records (invariant 12).
+  for (unsigned i = 0; i < getNumArguments(); ++i) {
+    if (DictionaryAttr attrs = getArgAttrDict(i))
+      for (NamedAttribute attr : attrs) {
+        StringRef name = attr.getName().getValue();
+        if (name != kArgNameAttr && name != PGPUDialect::getPrivateAttrName() && name != "pgpu.init" &&
+            name != "kir.range")
+          return emitOpError() << "argument #" << i << " carries side record '" << name
+                               << "'; arguments hold only ABI facts (invariant 12)";
+      }
+    Attribute privateAttr = getArgAttr(i, PGPUDialect::getPrivateAttrName());
+    if (privateAttr && !isa<StringAttr>(privateAttr))
+      return emitOpError() << "argument #" << i << " has a non-string 'pgpu.private' marker";
+  }
   for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
     auto privateKind = getArgAttrOfType<StringAttr>(i, PGPUDialect::getPrivateAttrName());
     if (isa<ViewType>(type) || type.isIntOrIndexOrFloat()) {
+      if (privateKind && isa<ViewType>(type))
+        return emitOpError() << "argument #" << i << " is a view marked '" << privateKind.getValue()
+                             << "'; views are public ABI and cannot be compiler-private";
       if (privateKind && privateKind.getValue() != "wrapper_scalar")
-        return emitOpError() << "argument #" << i << " is marked '" << privateKind.getValue()
-                             << "' but only a scalar can be a wrapper-computed private parameter";
+        return emitOpError() << "scalar argument #" << i << " is marked '" << privateKind.getValue()
+                             << "'; a private scalar is a 'wrapper_scalar'";
       continue;
     }
     auto buffer = dyn_cast<BufferType>(type);
@@ -84,6 +105,20 @@ LogicalResult KernelOp::verify() {
       if (!privateKind || privateKind.getValue() != "workspace")
         return emitOpError() << "argument #" << i
                              << " is a workspace buffer and must be marked {pgpu.private = \"workspace\"}";
+      // The runtime sizes workspace before the launch: every extent must be
+      // static, a declared parameter or a view extent.
+      for (Attribute extent : buffer.getExtents()) {
+        auto name = dyn_cast<StringAttr>(extent);
+        if (!name || getParam(name.getValue()))
+          continue;
+        bool viewExtent = llvm::any_of(getArgumentTypes(), [&](Type t) {
+          auto view = dyn_cast<ViewType>(t);
+          return view && llvm::is_contained(view.getExtents(), Attribute(name));
+        });
+        if (!viewExtent)
+          return emitOpError() << "workspace argument #" << i << " has extent '" << name.getValue()
+                               << "', which is neither a declared parameter nor a view extent; the runtime cannot size it";
+      }
       continue;
     }
     return emitOpError() << "argument #" << i << " has type " << type
@@ -136,6 +171,11 @@ LogicalResult ProgramSpaceOp::verifyRegions() {
       return diag << " (seed 000 §3.1: constants, parameters, ABI scalars and view metadata only)";
     }
   }
+  for (auto [i, extent] : llvm::enumerate(getExtents())) {
+    APInt constant;
+    if (matchPattern(extent, m_ConstantInt(&constant)) && constant.isNegative())
+      return emitOpError() << "extent #" << i << " is the negative constant " << constant.getSExtValue();
+  }
   SmallVector<Type> coords(getExtents().size(), IndexType::get(getContext()));
   return verifyRegionSignature(*this, getBody(), "body", coords, {});
 }
@@ -164,6 +204,9 @@ LogicalResult DelinearizeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ForOp::verifyRegions() {
+  APInt step;
+  if (matchPattern(getStep(), m_ConstantInt(&step)) && !step.isStrictlyPositive())
+    return emitOpError() << "step must be positive, got the constant " << step.getSExtValue();
   if (getInits().getTypes() != getResults().getTypes())
     return emitOpError() << "initial carries must have the result types";
   SmallVector<Type> args{IndexType::get(getContext())};
