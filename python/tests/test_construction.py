@@ -23,6 +23,15 @@ CASES = [
     ("batched_gemm.mlir", {"B": 2, "M": 3, "N": 5, "K": 7}, {}),
     ("transpose.mlir", {"M": 13, "N": 129}, {}),
     ("cross_entropy.mlir", {"M": 11, "C": 37}, {}),
+    ("cumsum.mlir:cumsum", {"M": 3, "N": 129}, {}),
+    ("cumsum.mlir:cumsum_exclusive_reverse", {"M": 4, "N": 17}, {}),
+    ("cummax.mlir", {"M": 2, "N": 31}, {}),
+    ("argmax.mlir", {"M": 5, "N": 129}, {}),
+    ("argmax.mlir", {"M": 1, "N": 1}, {}),
+    ("histogram.mlir", {"N": 1000, "B": 17}, {}),
+    ("histogram.mlir", {"N": 0, "B": 3}, {}),
+    ("embedding.mlir:embedding_gather", {"T": 13, "V": 7, "D": 5}, {}),
+    ("embedding.mlir:embedding_scatter_add", {"T": 13, "V": 7, "D": 5}, {}),
 ]
 
 
@@ -72,10 +81,10 @@ def test_construction_is_deterministic(tessel_bin, root):
 
 
 def test_unconstructed_op_is_a_clear_error(tessel_bin, root):
-    res = subprocess.run([str(tessel_bin), "compile", str(root / "examples/kir/cumsum.mlir"), "--emit=pgpu"],
+    res = subprocess.run([str(tessel_bin), "compile", str(root / "examples/kir/attention.mlir"), "--emit=pgpu"],
                          capture_output=True, text=True)
     assert res.returncode == 2
-    assert "cumsum.mlir:16:15: error: kir-to-pgpu does not construct 'kir.scan' here yet" in res.stderr
+    assert "attention.mlir:46:33: error: kir-to-pgpu does not construct 'kir.region_fold' here yet" in res.stderr
 
 
 def test_print_ir_after_all(tessel_bin, root):

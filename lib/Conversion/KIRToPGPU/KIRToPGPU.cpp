@@ -22,6 +22,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 namespace tessel {
 #define GEN_PASS_DEF_CONVERTKIRTOPGPU
 #include "tessel/Conversion/Passes.h.inc"
@@ -62,11 +64,18 @@ private:
   LogicalResult emitStore(Operation &op, Value value, Value view, ValueRange coords, Value valid);
   LogicalResult emitReduceScalars(kir::ReduceOp op);
   LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
+  LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);
 
   // Tensors, element by element.
   FailureOr<SmallVector<Value>> sizes(Value tensor);
   FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
   FailureOr<SmallVector<Value>> reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
+  FailureOr<SmallVector<Value>> argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> keptPositions);
+  LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store, Value view, ValueRange coords,
+                              Value valid, ArrayRef<Value> outerPositions);
+  LogicalResult convertCombineRegion(Region &kirRegion, Region &physRegion, Type element);
+  Value boolOp(Location loc, kir::BinaryKind kind, Value a, Value c) { return binary(loc, kind, a, c); }
+  Value notOp(Location loc, Value a) { return binary(loc, kir::BinaryKind::Xor, a, trueValue(loc)); }
   FailureOr<SmallVector<Value>> inlineCombine(Region &combine, ValueRange lhs, ValueRange rhs);
   FailureOr<Value> convertPointwise(Operation *op, ArrayRef<Value> operands);
   using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
@@ -295,6 +304,20 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> FailureOr<SmallVector<Value>> {
         return SmallVector<Value>{domains.lookup(i.getDomain()).size};
       })
+      .Case<kir::IndexRelationOp>([&](kir::IndexRelationOp i) -> FailureOr<SmallVector<Value>> {
+        return SmallVector<Value>{domains.lookup(i.getDomain()).size};
+      })
+      .Case<kir::HistogramOp>([&](kir::HistogramOp h) -> FailureOr<SmallVector<Value>> {
+        return SmallVector<Value>{domains.lookup(h.getBins()).size};
+      })
+      .Case<kir::ScanOp>([&](kir::ScanOp op) { return sizes(op.getInputs()[0]); })
+      .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp op) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> in = sizes(op.getInput());
+        if (failed(in))
+          return failure();
+        in->erase(in->begin() + op.getAxis());
+        return in;
+      })
       .Case<kir::BroadcastOp>([&](kir::BroadcastOp op) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> out;
         for (Value d : op.getDomains())
@@ -437,6 +460,49 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> FailureOr<Value> {
         return member(loc, domains.lookup(i.getDomain()), positions[0]);
       })
+      .Case<kir::IndexRelationOp>([&](kir::IndexRelationOp r) -> FailureOr<Value> {
+        // map[member(p)], as an index: the relation's members.
+        auto mapArg = physical.getBody().getArgument(cast<BlockArgument>(r.getMap()).getArgNumber());
+        Type elem = cast<kir::ViewType>(r.getMap().getType()).getElementType();
+        Value at = member(loc, domains.lookup(r.getDomain()), positions[0]);
+        Value raw = pgpu::LoadOp::create(b, loc, elem, mapArg, ValueRange{at}, trueValue(loc), zeroOf(loc, elem));
+        return Value(pgpu::CastOp::create(b, loc, b.getIndexType(), raw));
+      })
+      .Case<kir::HistogramOp>([&](kir::HistogramOp h) -> FailureOr<Value> {
+        // count[bin] = number of active inputs equal to bin (pure; realized per bin).
+        FailureOr<SmallVector<Value>> in = sizes(h.getInput());
+        if (failed(in))
+          return failure();
+        Type countType = getElementTypeOrSelf(h.getType());
+        Type valueType = getElementTypeOrSelf(h.getInput().getType());
+        Value bin = positions[0];
+        Value binAsValue = valueType.isIndex() ? bin : Value(pgpu::CastOp::create(b, loc, valueType, bin));
+        Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(countType, 1));
+        FailureOr<SmallVector<Value>> count = loopNest(
+            loc, *in, zeroOf(loc, countType), [&](ArrayRef<Value> p, ValueRange c) -> FailureOr<SmallVector<Value>> {
+              FailureOr<Value> x = element(h.getInput(), p);
+              if (failed(x))
+                return failure();
+              Value hit = pgpu::CmpOp::create(b, loc, kir::CmpPredicate::EQ, *x, binAsValue);
+              if (h.getValid()) {
+                FailureOr<Value> ok = element(h.getValid(), p);
+                if (failed(ok))
+                  return failure();
+                hit = boolOp(loc, kir::BinaryKind::And, hit, *ok);
+              }
+              Value add = binary(loc, kir::BinaryKind::Add, c[0], one);
+              return SmallVector<Value>{pgpu::SelectOp::create(b, loc, hit, add, c[0])};
+            });
+        if (failed(count))
+          return failure();
+        return (*count)[0];
+      })
+      .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> FailureOr<Value> {
+        FailureOr<SmallVector<Value>> pair = argReduceAt(a, positions);
+        if (failed(pair))
+          return failure();
+        return (*pair)[cast<OpResult>(tensor).getResultNumber()];
+      })
       .Case<kir::BroadcastOp, kir::BroadcastAsOp>([&](auto bc) -> FailureOr<Value> {
         SmallVector<Value> inner;
         for (int64_t d : bc.getDims())
@@ -526,6 +592,8 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
 LogicalResult KernelConstructor::emitStore(Operation &op, Value value, Value view, ValueRange coords, Value valid) {
   Location loc = op.getLoc();
   Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
+  if (auto scan = value.getDefiningOp<kir::ScanOp>())
+    return emitScanStore(scan, cast<OpResult>(value).getResultNumber(), op, view, coords, valid, {});
   SmallVector<Value> extents;
   if (isa<RankedTensorType>(value.getType())) {
     FailureOr<SmallVector<Value>> s = sizes(value);
@@ -546,21 +614,176 @@ LogicalResult KernelConstructor::emitStore(Operation &op, Value value, Value vie
             return failure();
           ok = *m;
         }
-        if (isa<kir::ScatterOp>(op))
-          pgpu::ScatterOp::create(b, loc, *v, viewArg, *c, ok);
-        else
-          pgpu::StoreOp::create(b, loc, *v, viewArg, *c, ok);
+        if (failed(emitWrite(op, *v, viewArg, *c, ok)))
+          return failure();
         return SmallVector<Value>();
       });
   return failure(failed(done));
+}
+
+/// The physical write of one element: store, unique scatter or scatter-reduce.
+LogicalResult KernelConstructor::emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid) {
+  Location loc = op.getLoc();
+  if (isa<kir::ScatterOp>(op)) {
+    pgpu::ScatterOp::create(b, loc, value, viewArg, coords, valid);
+  } else if (auto sr = dyn_cast<kir::ScatterReduceOp>(op)) {
+    auto phys = pgpu::ScatterReduceOp::create(b, loc, value, viewArg, coords, valid);
+    return convertCombineRegion(sr.getCombine(), phys.getCombine(), value.getType());
+  } else {
+    pgpu::StoreOp::create(b, loc, value, viewArg, coords, valid);
+  }
+  return success();
+}
+
+/// A kir combine region on scalars becomes the same region in pgpu ops.
+LogicalResult KernelConstructor::convertCombineRegion(Region &kirRegion, Region &physRegion, Type element) {
+  OpBuilder::InsertionGuard guard(b);
+  Block *block = b.createBlock(&physRegion);
+  Block &kirBlock = kirRegion.front();
+  for (BlockArgument arg : kirBlock.getArguments())
+    map.map(arg, block->addArgument(element, arg.getLoc()));
+  if (failed(emitBlock(kirBlock)))
+    return failure();
+  SmallVector<Value> yields;
+  for (Value y : kirBlock.getTerminator()->getOperands())
+    yields.push_back(map.lookup(y));
+  pgpu::YieldOp::create(b, kirBlock.getTerminator()->getLoc(), yields);
+  return success();
+}
+
+/// A stored scan: loops over the other axes, then an ordered loop along the
+/// scan axis that carries the running prefix and writes each element.
+LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned component, Operation &store, Value view,
+                                               ValueRange coords, Value valid, ArrayRef<Value>) {
+  Location loc = scan.getLoc();
+  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
+  FailureOr<SmallVector<Value>> extents = sizes(scan.getInputs()[0]);
+  if (failed(extents))
+    return failure();
+  unsigned axis = scan.getAxis();
+  SmallVector<Value> outer(*extents);
+  outer.erase(outer.begin() + axis);
+  SmallVector<Value> identities;
+  for (Value id : scan.getIdentities())
+    identities.push_back(map.lookup(id));
+  Value length = (*extents)[axis];
+  FailureOr<SmallVector<Value>> done = loopNest(
+      loc, outer, {}, [&](ArrayRef<Value> outerPos, ValueRange) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> last = loopNest(
+            loc, length, identities, [&](ArrayRef<Value> step, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+              Value at = step[0];
+              if (scan.getReverse()) {
+                Value lastIndex = binary(loc, kir::BinaryKind::Sub, length, constIndex(loc, 1));
+                at = binary(loc, kir::BinaryKind::Sub, lastIndex, step[0]);
+              }
+              SmallVector<Value> positions(outerPos);
+              positions.insert(positions.begin() + axis, at);
+              SmallVector<Value> xs;
+              for (Value input : scan.getInputs()) {
+                FailureOr<Value> x = element(input, positions);
+                if (failed(x))
+                  return failure();
+                xs.push_back(*x);
+              }
+              FailureOr<SmallVector<Value>> next = inlineCombine(scan.getCombine(), acc, xs);
+              if (failed(next))
+                return failure();
+              Value written = scan.getExclusive() ? acc[component] : (*next)[component];
+              FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
+              if (failed(c))
+                return failure();
+              Value ok = trueValue(loc);
+              if (valid) {
+                FailureOr<Value> m = element(valid, positions);
+                if (failed(m))
+                  return failure();
+                ok = *m;
+              }
+              if (failed(emitWrite(store, written, viewArg, *c, ok)))
+                return failure();
+              return next;
+            });
+        if (failed(last))
+          return failure();
+        return SmallVector<Value>();
+      });
+  return failure(failed(done));
+}
+
+/// Value and position along the arg-reduce axis at `kept` positions: an
+/// ordered loop carrying (best value, best position, any taken), with the
+/// declared tie and NaN rules as explicit predicates.
+FailureOr<SmallVector<Value>> KernelConstructor::argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> kept) {
+  Location loc = op.getLoc();
+  FailureOr<SmallVector<Value>> in = sizes(op.getInput());
+  if (failed(in))
+    return failure();
+  Type elem = getElementTypeOrSelf(op.getInput().getType());
+  bool isFloat = isa<FloatType>(elem);
+  bool highest = op.getTie() == kir::TieRule::Highest, propagate = op.getNan() == kir::NaNRule::Propagate;
+  Value init = isFloat ? Value(arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, std::nan(""))))
+                       : zeroOf(loc, elem);
+  Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  unsigned axis = op.getAxis();
+  FailureOr<SmallVector<Value>> result = loopNest(
+      loc, (*in)[axis], ValueRange{init, constIndex(loc, 0), falseV},
+      [&](ArrayRef<Value> step, ValueRange carry) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> positions(kept);
+        positions.insert(positions.begin() + axis, step[0]);
+        FailureOr<Value> x = element(op.getInput(), positions);
+        if (failed(x))
+          return failure();
+        Value best = carry[0], taken = carry[2];
+        auto cmp = [&](kir::CmpPredicate p, Value l, Value r) { return Value(pgpu::CmpOp::create(b, loc, p, l, r)); };
+        Value better = cmp(op.getKind() == kir::ArgReduceKind::ArgMax ? kir::CmpPredicate::GT : kir::CmpPredicate::LT,
+                           *x, best);
+        Value equal = cmp(kir::CmpPredicate::EQ, *x, best);
+        Value wins = highest ? boolOp(loc, kir::BinaryKind::Or, better, equal) : better;
+        Value first = notOp(loc, taken);
+        Value take;
+        if (isFloat) {
+          Value xNaN = cmp(kir::CmpPredicate::NE, *x, *x), bestNaN = cmp(kir::CmpPredicate::NE, best, best);
+          Value numeric = boolOp(loc, kir::BinaryKind::And, notOp(loc, xNaN),
+                                 boolOp(loc, kir::BinaryKind::Or, first, wins));
+          if (propagate) {
+            // A NaN beats every number; among NaNs the tie rule decides.
+            Value nanWins = boolOp(loc, kir::BinaryKind::And, xNaN,
+                                   highest ? trueValue(loc) : boolOp(loc, kir::BinaryKind::Or, first, notOp(loc, bestNaN)));
+            Value keepNaN = boolOp(loc, kir::BinaryKind::And, bestNaN, notOp(loc, first));
+            take = boolOp(loc, kir::BinaryKind::Or, nanWins,
+                          boolOp(loc, kir::BinaryKind::And, numeric, notOp(loc, keepNaN)));
+          } else {
+            take = numeric;
+          }
+        } else {
+          take = boolOp(loc, kir::BinaryKind::Or, first, wins);
+        }
+        return SmallVector<Value>{pgpu::SelectOp::create(b, loc, take, *x, best),
+                                  pgpu::SelectOp::create(b, loc, take, step[0], carry[1]),
+                                  boolOp(loc, kir::BinaryKind::Or, taken, take)};
+      });
+  if (failed(result))
+    return failure();
+  return SmallVector<Value>{(*result)[0], (*result)[1]};
 }
 
 /// One element of a top-level whole-tensor store, at `positions`.
 LogicalResult KernelConstructor::emitElementStore(Operation &op, ArrayRef<Value> positions) {
   Location loc = op.getLoc();
   Value value = op.getOperand(0), view = op.getOperand(1);
-  ValueRange coords = isa<kir::StoreOp>(op) ? cast<kir::StoreOp>(op).getCoords() : cast<kir::ScatterOp>(op).getCoords();
-  Value valid = isa<kir::StoreOp>(op) ? cast<kir::StoreOp>(op).getValid() : cast<kir::ScatterOp>(op).getValid();
+  ValueRange coords;
+  Value valid;
+  if (auto s = dyn_cast<kir::StoreOp>(op)) {
+    coords = s.getCoords();
+    valid = s.getValid();
+  } else if (auto s = dyn_cast<kir::ScatterOp>(op)) {
+    coords = s.getCoords();
+    valid = s.getValid();
+  } else {
+    auto sr = cast<kir::ScatterReduceOp>(op);
+    coords = sr.getCoords();
+    valid = sr.getValid();
+  }
   Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
   FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
   FailureOr<Value> v = element(value, positions);
@@ -573,11 +796,7 @@ LogicalResult KernelConstructor::emitElementStore(Operation &op, ArrayRef<Value>
       return failure();
     ok = *m;
   }
-  if (isa<kir::ScatterOp>(op))
-    pgpu::ScatterOp::create(b, loc, *v, viewArg, *c, ok);
-  else
-    pgpu::StoreOp::create(b, loc, *v, viewArg, *c, ok);
-  return success();
+  return emitWrite(op, *v, viewArg, *c, ok);
 }
 
 LogicalResult KernelConstructor::emitReduceScalars(kir::ReduceOp op) {
@@ -654,6 +873,28 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         if (isa<RankedTensorType>(r.getResult(0).getType()))
           return success(); // partial reductions are realized per element
         return emitReduceScalars(r);
+      })
+      .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> LogicalResult {
+        if (isa<RankedTensorType>(a.getValues().getType()))
+          return success();
+        FailureOr<SmallVector<Value>> pair = argReduceAt(a, {});
+        if (failed(pair))
+          return failure();
+        map.map(a.getValues(), (*pair)[0]);
+        map.map(a.getIndices(), (*pair)[1]);
+        return success();
+      })
+      .Case<kir::HistogramOp, kir::IndexRelationOp>([&](Operation *) { return success(); })
+      .Case<kir::ScanOp>([&](kir::ScanOp scan) -> LogicalResult {
+        // Realized by its consumer: a store writes each prefix as it is formed.
+        for (Operation *user : scan->getUsers())
+          if (!isa<kir::StoreOp>(user) || user->getOperand(0).getDefiningOp() != scan.getOperation())
+            return scan.emitError() << "kir-to-pgpu constructs a scan only when its results are stored; '"
+                                    << user->getName() << "' uses it";
+        return success();
+      })
+      .Case<kir::ScatterReduceOp>([&](kir::ScatterReduceOp sr) {
+        return emitStore(op, sr.getValue(), sr.getView(), sr.getCoords(), sr.getValid());
       })
       .Case<kir::TupleOp, kir::RecordOp, kir::TupleGetOp, kir::RecordGetOp>([&](Operation *product) -> LogicalResult {
         // Products of scalars are flattened: a get forwards the component.
@@ -765,8 +1006,11 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
       worksets.push_back(w);
       continue;
     }
-    if (isa<kir::StoreOp, kir::ScatterOp>(op)) {
+    if (isa<kir::StoreOp, kir::ScatterOp, kir::ScatterReduceOp>(op)) {
       Value value = op.getOperand(0);
+      if (value.getDefiningOp<kir::ScanOp>())
+        return op.emitError() << "kir-to-pgpu: a top-level stored scan is not constructed yet; scan inside a "
+                                 "kir.parallel over the other axes";
       Workset w{&op, {}};
       if (isa<RankedTensorType>(value.getType())) {
         FailureOr<SmallVector<Value>> extents = sizes(value);

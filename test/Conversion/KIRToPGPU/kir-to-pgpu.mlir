@@ -103,19 +103,68 @@ module {
 
 // COM: Must not fire: constructs construction does not realize yet are rejected at the op.
 module {
-  kir.kernel @scan(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+  kir.kernel @fold(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [1], out>) {
     %c0 = arith.constant 0 : index
     %zero = arith.constant 0.0 : f32
     %n = kir.extent "N"
     %d = kir.domain %c0 to %n
-    %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
-    // expected-error @+1 {{kir-to-pgpu does not construct 'kir.scan' here yet}}
-    %s = kir.scan %t axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
-    ^bb0(%a: f32, %b: f32):
-      %c = kir.binary add %a, %b : f32
-      kir.yield %c : f32
+    %c1 = arith.constant 1 : index
+    %one = kir.domain %c0 to %c1
+    kir.parallel %one {
+    ^bb0(%i: index):
+      %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+      // expected-error @+1 {{kir-to-pgpu does not construct 'kir.region_fold' here yet}}
+      %s = kir.region_fold sources(%t : tensor<?xf32>) axis 0 identity(%zero : f32) -> (f32)
+      summarize {
+      ^bb0(%sl: tensor<?xf32>):
+        %z = arith.constant 0.0 : f32
+        %r = kir.reduce %sl axes [0] identity(%z : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%a: f32, %b: f32):
+          %c = kir.binary add %a, %b : f32
+          kir.yield %c : f32
+        }
+        kir.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%i] : f32, !kir.view<f32, [1], out>[index]
+      kir.yield
     }
-    kir.store %s, %y[%d] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A stored scan inside a workset is realized as an ordered loop that writes each prefix.
+// CHECK-LABEL: pgpu.kernel @cumsum
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.load
+// CHECK: %[[NEXT:.*]] = pgpu.binary add
+// CHECK: pgpu.store %[[NEXT]]
+// CHECK: pgpu.yield %[[NEXT]] : f32
+module {
+  kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
     kir.return
   }
 }
