@@ -22,7 +22,8 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
     return;
   // §3.1 construct the complete initial program.
   pm.addPass(createConvertKIRToPGPU());
-  pm.addPass(createCSEPass()); // construction replays producers; merge what it repeated
+  pm.addPass(createCanonicalizerPass()); // fold constructed address arithmetic
+  pm.addPass(createCSEPass());           // construction replays producers; merge what it repeated
   // §3.2 refine program mapping          (issue 7)
   // §3.3 form blocking and fragments     (issue 7)
   // §3.4 co-realize values, accesses and structured ops (issue 7)

@@ -55,6 +55,12 @@ LogicalResult PGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                          << "'; physical facts live in ops and types, not side records";
 }
 
+Operation *PGPUDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {
+  if (auto typed = dyn_cast<TypedAttr>(value); typed && typed.getType() == type)
+    return arith::ConstantOp::create(builder, loc, type, typed);
+  return nullptr;
+}
+
 //===----------------------------------------------------------------------===//
 // Types
 //===----------------------------------------------------------------------===//

@@ -246,6 +246,37 @@ LogicalResult BinaryOp::verify() {
                                     getFlushToZero());
 }
 
+/// Integer/index identities and constant arithmetic, so constructed address
+/// arithmetic (lo + p * 1, ...) prints as what it means. Floats are never
+/// folded here: their numerics belong to the program.
+OpFoldResult BinaryOp::fold(FoldAdaptor adaptor) {
+  if (!getType().isIntOrIndex())
+    return {};
+  auto lhs = dyn_cast_or_null<IntegerAttr>(adaptor.getLhs());
+  auto rhs = dyn_cast_or_null<IntegerAttr>(adaptor.getRhs());
+  kir::BinaryKind kind = getKind();
+  auto isValue = [](IntegerAttr a, int64_t v) { return a && a.getValue().getSExtValue() == v; };
+  if ((kind == kir::BinaryKind::Add || kind == kir::BinaryKind::Sub) && isValue(rhs, 0))
+    return getLhs();
+  if (kind == kir::BinaryKind::Add && isValue(lhs, 0))
+    return getRhs();
+  if ((kind == kir::BinaryKind::Mul || kind == kir::BinaryKind::Div) && isValue(rhs, 1))
+    return getLhs();
+  if (kind == kir::BinaryKind::Mul && isValue(lhs, 1))
+    return getRhs();
+  if (!lhs || !rhs || getType().isInteger(1))
+    return {};
+  APInt a = lhs.getValue(), c = rhs.getValue();
+  switch (kind) {
+  case kir::BinaryKind::Add: return IntegerAttr::get(getType(), a + c);
+  case kir::BinaryKind::Sub: return IntegerAttr::get(getType(), a - c);
+  case kir::BinaryKind::Mul: return IntegerAttr::get(getType(), a * c);
+  case kir::BinaryKind::Max: return IntegerAttr::get(getType(), a.sgt(c) ? a : c);
+  case kir::BinaryKind::Min: return IntegerAttr::get(getType(), a.slt(c) ? a : c);
+  default: return {};
+  }
+}
+
 LogicalResult UnaryOp::verify() {
   return kir::verifyUnarySemantics(*this, getKind(), elementTypeOf(getType()), getApproximate(),
                                    getFlushToZero());

@@ -40,6 +40,7 @@ def PGPU_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     /// Name of the module attribute holding `#pgpu.target`.
     static constexpr ::llvm::StringLiteral getTargetAttrName() { return ::llvm::StringLiteral("pgpu.target"); }

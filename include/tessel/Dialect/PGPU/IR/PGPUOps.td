@@ -301,6 +301,7 @@ def PGPU_BinaryOp : PGPU_Op<"binary", [Pure, SameOperandsAndResultType]> {
   let results = (outs PGPU_Value:$result);
   let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def PGPU_UnaryOp : PGPU_Op<"unary", [Pure, SameOperandsAndResultType]> {
