@@ -559,6 +559,30 @@ LogicalResult PGPUInterpreter::execStructured(Operation &op, bool &handled) {
           bind(res, t);
         return success();
       })
+      .Case<pgpu::RangeReduceOp>([&](pgpu::RangeReduceOp r) -> LogicalResult {
+        // The reduce contract allows any member order: use the selected one
+        // so order dependence in a combine shows up.
+        int64_t lo = index(r.getLower()), hi = index(r.getUpper());
+        SmallVector<Type> types(r.getResultTypes());
+        SmallVector<Elem> acc, next;
+        for (Value id : r.getIdentities())
+          acc.push_back(tensor(id)->data[0]);
+        for (int64_t k : order(std::max<int64_t>(hi - lo, 0))) {
+          SmallVector<RValue> member;
+          if (failed(callRegion(r.getElement(), {makeScalar(IndexType::get(op.getContext()), Elem{0, lo + k})},
+                                member)))
+            return failure();
+          SmallVector<Elem> x;
+          for (RValue &v : member)
+            x.push_back(std::get<TensorPtr>(v)->data[0]);
+          if (failed(combineElems(r.getCombine(), types, acc, x, next)))
+            return failure();
+          acc = next;
+        }
+        for (auto [res, e] : llvm::zip(r.getResults(), acc))
+          bind(res, makeScalar(res.getType(), e));
+        return success();
+      })
       .Case<pgpu::ScanOp>([&](pgpu::ScanOp s) -> LogicalResult {
         // A blocked scan continues from its incoming carry instead of the identity.
         SmallVector<Elem> initial;

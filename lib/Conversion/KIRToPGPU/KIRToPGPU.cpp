@@ -73,7 +73,12 @@ private:
   FailureOr<SmallVector<Value>> argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> keptPositions);
   LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store, Value view, ValueRange coords,
                               Value valid, ArrayRef<Value> outerPositions);
-  LogicalResult convertCombineRegion(Region &kirRegion, Region &physRegion, Type element);
+  LogicalResult convertCombineRegion(Region &kirRegion, Region &physRegion, TypeRange components);
+  using ElementFn = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions)>;
+  using CombineFn = function_ref<LogicalResult(Region &combine, TypeRange components)>;
+  FailureOr<SmallVector<Value>> reduceNest(Location loc, ArrayRef<Value> extents, ValueRange identities,
+                                           ElementFn element, CombineFn buildCombine);
+  LogicalResult addCombine(Region &combine, TypeRange components);
   Value boolOp(Location loc, kir::BinaryKind kind, Value a, Value c) { return binary(loc, kind, a, c); }
   Value notOp(Location loc, Value a) { return binary(loc, kir::BinaryKind::Xor, a, trueValue(loc)); }
   FailureOr<SmallVector<Value>> inlineCombine(Region &combine, ValueRange lhs, ValueRange rhs);
@@ -409,22 +414,23 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceAt(kir::ReduceOp op, Arra
     identities.push_back(*s);
   }
   unsigned rank = in->size();
-  return loopNest(loc, reducedExtents, identities,
-                  [&](ArrayRef<Value> reduced, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-                    SmallVector<Value> positions;
-                    unsigned kept = 0, red = 0;
-                    for (unsigned i = 0; i < rank; ++i)
-                      positions.push_back(llvm::is_contained(op.getAxes(), int64_t(i)) ? reduced[red++]
-                                                                                         : keptPositions[kept++]);
-                    SmallVector<Value> xs;
-                    for (Value input : op.getInputs()) {
-                      FailureOr<Value> x = element(input, positions);
-                      if (failed(x))
-                        return failure();
-                      xs.push_back(*x);
-                    }
-                    return inlineCombine(op.getCombine(), acc, xs);
-                  });
+  return reduceNest(
+      loc, reducedExtents, identities,
+      [&](ArrayRef<Value> reduced) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> positions;
+        unsigned kept = 0, red = 0;
+        for (unsigned i = 0; i < rank; ++i)
+          positions.push_back(llvm::is_contained(op.getAxes(), int64_t(i)) ? reduced[red++] : keptPositions[kept++]);
+        SmallVector<Value> xs;
+        for (Value input : op.getInputs()) {
+          FailureOr<Value> x = element(input, positions);
+          if (failed(x))
+            return failure();
+          xs.push_back(*x);
+        }
+        return xs;
+      },
+      [&](Region &combine, TypeRange types) { return convertCombineRegion(op.getCombine(), combine, types); });
 }
 
 FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positions) {
@@ -478,8 +484,9 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
         Value bin = positions[0];
         Value binAsValue = valueType.isIndex() ? bin : Value(pgpu::CastOp::create(b, loc, valueType, bin));
         Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(countType, 1));
-        FailureOr<SmallVector<Value>> count = loopNest(
-            loc, *in, zeroOf(loc, countType), [&](ArrayRef<Value> p, ValueRange c) -> FailureOr<SmallVector<Value>> {
+        Value none = zeroOf(loc, countType);
+        FailureOr<SmallVector<Value>> count = reduceNest(
+            loc, *in, none, [&](ArrayRef<Value> p) -> FailureOr<SmallVector<Value>> {
               FailureOr<Value> x = element(h.getInput(), p);
               if (failed(x))
                 return failure();
@@ -490,9 +497,9 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
                   return failure();
                 hit = boolOp(loc, kir::BinaryKind::And, hit, *ok);
               }
-              Value add = binary(loc, kir::BinaryKind::Add, c[0], one);
-              return SmallVector<Value>{pgpu::SelectOp::create(b, loc, hit, add, c[0])};
-            });
+              return SmallVector<Value>{pgpu::SelectOp::create(b, loc, hit, one, none)};
+            },
+            [&](Region &combine, TypeRange types) { return addCombine(combine, types); });
         if (failed(count))
           return failure();
         return (*count)[0];
@@ -558,8 +565,8 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
             return failure();
           init = *i;
         }
-        FailureOr<SmallVector<Value>> sum = loopNest(
-            loc, reduceExtents, init, [&](ArrayRef<Value> red, ValueRange carry) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> products = reduceNest(
+            loc, reduceExtents, zeroOf(loc, acc), [&](ArrayRef<Value> red) -> FailureOr<SmallVector<Value>> {
               SmallVector<Value> lp(lhsType.getRank()), rp(rhsType.getRank());
               unsigned next = 0;
               for (int64_t a = 0; a < lhsType.getRank(); ++a)
@@ -579,12 +586,13 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
                 return failure();
               Value xa = x->getType() == acc ? *x : Value(pgpu::CastOp::create(b, loc, acc, *x));
               Value ya = y->getType() == acc ? *y : Value(pgpu::CastOp::create(b, loc, acc, *y));
-              Value prod = binary(loc, kir::BinaryKind::Mul, xa, ya);
-              return SmallVector<Value>{binary(loc, kir::BinaryKind::Add, carry[0], prod)};
-            });
-        if (failed(sum))
+              return SmallVector<Value>{binary(loc, kir::BinaryKind::Mul, xa, ya)};
+            },
+            [&](Region &combine, TypeRange types) { return addCombine(combine, types); });
+        if (failed(products))
           return failure();
-        return (*sum)[0];
+        // The contraction's sole addition: its init (zero-K gives init).
+        return c.getInit() ? binary(loc, kir::BinaryKind::Add, init, (*products)[0]) : (*products)[0];
       })
       .Default([&](Operation *op) -> FailureOr<Value> { return unsupported(op); });
 }
@@ -628,7 +636,7 @@ LogicalResult KernelConstructor::emitWrite(Operation &op, Value value, Value vie
     pgpu::ScatterOp::create(b, loc, value, viewArg, coords, valid);
   } else if (auto sr = dyn_cast<kir::ScatterReduceOp>(op)) {
     auto phys = pgpu::ScatterReduceOp::create(b, loc, value, viewArg, coords, valid);
-    return convertCombineRegion(sr.getCombine(), phys.getCombine(), value.getType());
+    return convertCombineRegion(sr.getCombine(), phys.getCombine(), TypeRange{value.getType()});
   } else {
     pgpu::StoreOp::create(b, loc, value, viewArg, coords, valid);
   }
@@ -636,12 +644,12 @@ LogicalResult KernelConstructor::emitWrite(Operation &op, Value value, Value vie
 }
 
 /// A kir combine region on scalars becomes the same region in pgpu ops.
-LogicalResult KernelConstructor::convertCombineRegion(Region &kirRegion, Region &physRegion, Type element) {
+LogicalResult KernelConstructor::convertCombineRegion(Region &kirRegion, Region &physRegion, TypeRange components) {
   OpBuilder::InsertionGuard guard(b);
   Block *block = b.createBlock(&physRegion);
   Block &kirBlock = kirRegion.front();
-  for (BlockArgument arg : kirBlock.getArguments())
-    map.map(arg, block->addArgument(element, arg.getLoc()));
+  for (auto [i, arg] : llvm::enumerate(kirBlock.getArguments()))
+    map.map(arg, block->addArgument(components[i % components.size()], arg.getLoc()));
   if (failed(emitBlock(kirBlock)))
     return failure();
   SmallVector<Value> yields;
@@ -649,6 +657,43 @@ LogicalResult KernelConstructor::convertCombineRegion(Region &kirRegion, Region 
     yields.push_back(map.lookup(y));
   pgpu::YieldOp::create(b, kirBlock.getTerminator()->getLoc(), yields);
   return success();
+}
+
+/// The sum combine of contractions and counts.
+LogicalResult KernelConstructor::addCombine(Region &combine, TypeRange components) {
+  OpBuilder::InsertionGuard guard(b);
+  Block *block = b.createBlock(&combine);
+  Location loc = combine.getParentOp()->getLoc();
+  Value lhs = block->addArgument(components[0], loc), rhs = block->addArgument(components[0], loc);
+  pgpu::YieldOp::create(b, loc, ValueRange{binary(loc, kir::BinaryKind::Add, lhs, rhs)});
+  return success();
+}
+
+/// A reduction over the product of `extents` keeps the reduce contract in
+/// the physical program: nested pgpu.range_reduce ops, the innermost element
+/// region computing one member. Blocking may reorder and regroup them.
+FailureOr<SmallVector<Value>> KernelConstructor::reduceNest(Location loc, ArrayRef<Value> extents,
+                                                            ValueRange identities, ElementFn element,
+                                                            CombineFn buildCombine) {
+  SmallVector<Value> positions;
+  SmallVector<Type> types(identities.getTypes());
+  std::function<FailureOr<SmallVector<Value>>(unsigned)> nest = [&](unsigned depth) -> FailureOr<SmallVector<Value>> {
+    auto reduce = pgpu::RangeReduceOp::create(b, loc, types, constIndex(loc, 0), extents[depth], identities);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = b.createBlock(&reduce.getElement());
+      positions.push_back(body->addArgument(b.getIndexType(), loc));
+      FailureOr<SmallVector<Value>> member = depth + 1 == extents.size() ? element(positions) : nest(depth + 1);
+      positions.pop_back();
+      if (failed(member))
+        return failure();
+      pgpu::YieldOp::create(b, loc, *member);
+    }
+    if (failed(buildCombine(reduce.getCombine(), types)))
+      return failure();
+    return SmallVector<Value>(reduce.getResults());
+  };
+  return nest(0);
 }
 
 /// A stored scan: loops over the other axes, then an ordered loop along the

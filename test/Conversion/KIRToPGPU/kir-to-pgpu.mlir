@@ -2,8 +2,8 @@
 
 // COM: A row reduction: one workset (the kir.parallel over M) becomes segment 0 of a 1-d program
 // COM: space whose length is the LaunchExpr max(ceil((M - 0) / 1), 0); each program instance owns one
-// COM: row; the reduce becomes an ordered physical loop with a carried accumulator, and the load
-// COM: replayed inside it carries explicit coordinates, validity and fill.
+// COM: row; the reduce keeps its contract as a pgpu.range_reduce over the runtime extent, and the
+// COM: load replayed in its element region carries explicit coordinates, validity and fill.
 // CHECK-LABEL: pgpu.kernel @rowsum(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>)
 // CHECK: %[[M:.*]] = pgpu.extent %x[0]
 // CHECK: %[[N:.*]] = pgpu.extent %x[1]
@@ -11,8 +11,10 @@
 // CHECK-NEXT: ^bb0(%[[PID:.*]]: index):
 // CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["axis0"] {
 // CHECK-NEXT: ^bb0(%[[ROW:.*]]: index):
-// CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: %[[SUM:.*]] = pgpu.range_reduce %{{.*}} to %{{.*}} identity(%{{.*}} : f32) -> (f32) element {
 // CHECK: pgpu.load %x[%{{.*}}, %{{.*}}] valid %{{.*}} : i1 fill %{{.*}} : f32
+// CHECK: pgpu.yield
+// CHECK: } combine {
 // CHECK: pgpu.binary add
 // CHECK: pgpu.yield
 // CHECK: pgpu.store %[[SUM]], %y[%{{.*}}] valid %{{.*}} : i1

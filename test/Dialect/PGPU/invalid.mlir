@@ -4241,3 +4241,50 @@ pgpu.kernel @k(%y: !pgpu.view<f32, [M], out>, %gm: index, %gn: index) {
   pgpu.return
 }
 }
+
+// -----
+// COM: Invariant 8: a range_reduce element region computes members; it never writes.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%y: !pgpu.view<f32, [N], inout>, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    // expected-error @+1 {{'pgpu.range_reduce' op 'element' region must be free of writes, but contains 'pgpu.store'}}
+    %s = pgpu.range_reduce %c0 to %n identity(%z : f32) -> (f32) element {
+    ^bb0(%i: index):
+      pgpu.store %z, %y[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], inout>[index]
+      pgpu.yield %z : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    // expected-error @+1 {{'pgpu.range_reduce' op 'element' region yields 'index' as component #0 but 'f32' was expected}}
+    %s = pgpu.range_reduce %c0 to %n identity(%z : f32) -> (f32) element {
+    ^bb0(%i: index):
+      pgpu.yield %i : index
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}

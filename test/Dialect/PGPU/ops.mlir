@@ -461,4 +461,30 @@ pgpu.kernel @structured(%x: !pgpu.view<f32, [64, 128], in>, %src: !pgpu.view<f32
   pgpu.return
 }
 
+
+// CHECK-LABEL: pgpu.kernel @range_reduce
+pgpu.kernel @range_reduce(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>) {
+  %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+  %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+  pgpu.program_space (%M) {
+  ^bb0(%row: index):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    // CHECK: pgpu.range_reduce %{{.*}} to %{{.*}} identity(%{{.*}} : f32) -> (f32) element {
+    // CHECK: } combine {
+    %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+    ^bb0(%i: index):
+      %v = pgpu.load %x[%row, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+      pgpu.yield %v : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    }
+    pgpu.store %s, %y[%row] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+    pgpu.yield
+  }
+  pgpu.return
+}
 }

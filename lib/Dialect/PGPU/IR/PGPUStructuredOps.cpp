@@ -79,6 +79,16 @@ LogicalResult ReduceOp::verifyRegions() {
   return verifyCombine(*this, getCombine(), *schema);
 }
 
+LogicalResult RangeReduceOp::verifyRegions() {
+  SmallVector<Type> schema(getResults().getTypes());
+  if (failed(verifyComponents(*this, getIdentities(), schema, "identity")))
+    return failure();
+  if (failed(verifyRegionSignature(*this, getElement(), "element", {IndexType::get(getContext())}, schema)) ||
+      failed(verifyPureRegion(*this, getElement(), "element", /*allowReads=*/true)))
+    return failure();
+  return verifyCombine(*this, getCombine(), schema);
+}
+
 LogicalResult ScanOp::verifyRegions() {
   FailureOr<SmallVector<Type>> schema = elementSchema(*this, getInputs());
   if (failed(schema) || failed(verifyComponents(*this, getIdentities(), *schema, "identity")))

@@ -30,6 +30,38 @@ def PGPU_ReduceOp : PGPU_Op<"reduce", [RecursiveMemoryEffects, AttrSizedOperandS
   let hasRegionVerifier = 1;
 }
 
+def PGPU_RangeReduceOp : PGPU_Op<"range_reduce", [RecursiveMemoryEffects]> {
+  let summary = "reduction over a dynamic index range (seed 000 §8: reduce with a dynamic extent)";
+  let description = [{
+    Combines `element(i)` for every i in [lower, upper) with the identity,
+    under the reduce contract: `combine` is associative and commutative, so
+    the members may be visited in any order and regrouped; blocking turns the
+    range into fragments and `pgpu.reduce`. The `element` region computes one
+    member's components (it may read, never write); `combine` is pure. An
+    empty range yields the identity.
+
+    ```mlir
+    %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+    ^bb0(%i: index):
+      %x = pgpu.load %X[%row, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+      pgpu.yield %x : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lower, Index:$upper, Variadic<PGPU_Scalar>:$identities);
+  let results = (outs Variadic<PGPU_Scalar>:$results);
+  let regions = (region SizedRegion<1>:$element, SizedRegion<1>:$combine);
+  let assemblyFormat = [{
+    $lower `to` $upper `identity` `(` $identities `:` type($identities) `)` attr-dict
+    `->` `(` type($results) `)` `element` $element `combine` $combine
+  }];
+  let hasRegionVerifier = 1;
+}
+
 def PGPU_ScanOp : PGPU_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
   let summary = "ordered prefix combination along a fragment axis, with an incoming carry";
   let description = [{
