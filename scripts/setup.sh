@@ -28,13 +28,16 @@ if [ "${TESSEL_SKIP_INSTALL:-0}" != 1 ]; then
   fi
 fi
 
+# lld links MLIR's archives much faster than ld.bfd; use it when gcc can find it.
+LINKER=""
+if command -v ld.lld >/dev/null 2>&1; then LINKER="-DLLVM_USE_LINKER=lld"; fi
+
 configure() { # dir, extra cmake args...
   local dir="$1"; shift
   if [ ! -f "$dir/build.ninja" ]; then
     cmake -G Ninja -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
       -DMLIR_DIR=$LLVM/lib/cmake/mlir -DLLVM_EXTERNAL_LIT=$LLVM/bin/lit \
-      -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
-      -DLLVM_USE_LINKER=lld "$@"
+      -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ $LINKER "$@"
   fi
 }
 

@@ -8,6 +8,8 @@
 #include "mlir/Parser/Parser.h"
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::interp;
@@ -147,5 +149,60 @@ kir.kernel @copy(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>
   double expected[] = {0, 2, 4, 1, 3, 5};
   for (int i = 0; i < 6; ++i)
     EXPECT_EQ(y.storage[i].f, expected[i]);
+}
+} // namespace
+
+namespace {
+constexpr const char *kArgmax = R"mlir(
+kir.kernel @argmax(%x: !kir.view<f32, [M, N], in>, %v: !kir.view<f32, [M], out>, %i: !kir.view<i64, [M], out>)
+    attributes {constexprs = {HIGHEST = false}} {
+  %c0 = arith.constant 0 : index
+  %m = kir.extent "M"
+  %n = kir.extent "N"
+  %dm = kir.domain %c0 to %m
+  %dn = kir.domain %c0 to %n
+  %t = kir.load %x[%dm, %dn] : !kir.view<f32, [M, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+  %vals, %idx = kir.arg_reduce argmax %t axis 1 tie lowest nan propagate : tensor<?x?xf32> -> tensor<?xf32>, tensor<?xindex>
+  %idx64 = kir.cast %idx : tensor<?xindex> to tensor<?xi64>
+  kir.store %vals, %v[%dm] : tensor<?xf32>, !kir.view<f32, [M], out>[!kir.domain]
+  kir.store %idx64, %i[%dm] : tensor<?xi64>, !kir.view<i64, [M], out>[!kir.domain]
+  kir.return
+}
+)mlir";
+
+TEST_F(KIRInterpreter, ArgmaxTiesAndNaN) {
+  std::string text = kArgmax;
+  kir::KernelOp lowest = parse(text.c_str());
+  ASSERT_TRUE(lowest);
+  double nan = std::nan("");
+  // Row 0: a tie between positions 1 and 3. Row 1: NaN at 2 and 4 beats every number.
+  double rows[2][5] = {{1, 3, 2, 3, 0}, {5, 1, nan, 7, nan}};
+  auto runWith = [&](kir::KernelOp kernel, std::vector<int64_t> &indices, std::vector<double> &values) {
+    HostArray x = HostArray::contiguous(b.getF32Type(), {2, 5});
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 5; ++c)
+        x.storage[r * 5 + c].f = rows[r][c];
+    HostArray v = HostArray::contiguous(b.getF32Type(), {2});
+    HostArray i = HostArray::contiguous(b.getI64Type(), {2});
+    ASSERT_TRUE(succeeded(runKernel(kernel, {Argument{&x, {}}, Argument{&v, {}}, Argument{&i, {}}}, {})));
+    indices = {i.storage[0].i, i.storage[1].i};
+    values = {v.storage[0].f, v.storage[1].f};
+  };
+  std::vector<int64_t> idx;
+  std::vector<double> val;
+  runWith(lowest, idx, val);
+  EXPECT_EQ(idx[0], 1);
+  EXPECT_EQ(val[0], 3);
+  EXPECT_EQ(idx[1], 2);
+  EXPECT_TRUE(std::isnan(val[1]));
+
+  size_t at = text.find("tie lowest nan propagate");
+  text.replace(at, 24, "tie highest nan ignore  ");
+  kir::KernelOp highest = parse(text.c_str());
+  ASSERT_TRUE(highest);
+  runWith(highest, idx, val);
+  EXPECT_EQ(idx[0], 3);
+  EXPECT_EQ(idx[1], 3); // NaNs ignored: 7 at position 3
+  EXPECT_EQ(val[1], 7);
 }
 } // namespace
