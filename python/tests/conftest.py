@@ -1,10 +1,17 @@
 """Shared fixtures: where the built tools live."""
 import os
 import pathlib
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The pure-Python package lives in python/; make it importable without installing it.
+try:
+    import tessel  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(ROOT / "python"))
 BUILD = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", ROOT / "build"))
 
 

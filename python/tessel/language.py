@@ -1,0 +1,112 @@
+"""tessel.language — the kernel authoring DSL (`import tessel.language as T`).
+
+See docs/language.md for every construct with an example. Summary:
+
+* parameters: ``T.In[T.f32, ("M", "N")]``, ``T.Out[...]``, ``T.InOut[...]`` (optional third entry
+  ``T.Range(lo, hi)`` for integer inputs), runtime scalars (``eps: T.f32``) and
+  ``T.Constexpr[bool|int|str|Enum]`` specialization parameters (resolved at trace time);
+* element types: ``T.f16 T.bf16 T.f32 T.f64 T.i1 (T.bool_) T.i8 T.i16 T.i32 T.i64 T.index``;
+  calling one makes a typed constant, ``T.f32(0.5)``;
+* domains: ``T.domain(lo, hi, step=1)``, ``T.extent("N")`` / ``x.shape[0]``, subregions ``d[b:e]``,
+  ``T.indices(d)``, ``T.index_relation(ids, d)``;
+* accesses: ``x[i, cols]`` (load), ``y[i, cols] = v`` (store), ``T.load``/``T.store`` with ``valid=``
+  / ``fill=``, gathers and scatters through index-tensor coordinates, ``T.scatter_reduce``, atomics,
+  ``T.buffer``;
+* pointwise math, comparisons, ``T.where``, ``T.cast``, broadcasting by axis provenance;
+* structured ops: ``T.sum/max/min/any/all``, ``T.reduce``, ``T.argmax/argmin``, ``T.scan``,
+  ``T.cumsum/cummax/cummin``, ``T.contract/dot/matvec/vecmat/matmul/outer``, ``T.histogram``,
+  ``T.region_fold``, ``T.region_scan``;
+* control: ``T.parallel``, ``T.for_``, ``T.if_``, ``T.while_``.
+"""
+from ._types import (  # noqa: F401
+    Constexpr, DType, In, InOut, Out, Range, bf16, f16, f32, f64, i1, i8, i16, i32, i64, index,
+)
+from ._trace import (  # noqa: F401
+    Domain, Record, Value, View,
+    argmax, argmin, atomic_add, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_rmw, atomic_store,
+    bitcast, broadcast, broadcast_to, buffer, cast, contract, cummax, cummin, cumsum, domain, dot, extent,
+    extract, fdiv, for_, full, full_like, histogram, if_, index_relation, indices, join, load, matmul, matvec,
+    maximum, minimum, ones, outer, parallel, record, record_get, reduce, region_fold, region_scan, reshape,
+    scan, scatter_reduce, store, subregion, transpose, vecmat, where, while_, zeros,
+)
+from ._trace import all_ as all  # noqa: F401,A001
+from ._trace import any_ as any  # noqa: F401,A001
+from ._trace import max_ as max  # noqa: F401,A001
+from ._trace import min_ as min  # noqa: F401,A001
+from ._trace import sum_ as sum  # noqa: F401,A001
+from ._trace import binary as _binary, unary as _unary
+
+bool_ = i1
+
+
+def exp(x):
+    return _unary("exp", x)
+
+
+def exp2(x, approximate: bool = False, flush_to_zero: bool = False):
+    """2**x; `approximate`/`flush_to_zero` (f32 only; FTZ requires approximate) relax the numerics."""
+    return _unary("exp2", x, approximate, flush_to_zero)
+
+
+def log(x):
+    return _unary("log", x)
+
+
+def log2(x):
+    return _unary("log2", x)
+
+
+def sqrt(x):
+    return _unary("sqrt", x)
+
+
+def rsqrt(x):
+    return _unary("rsqrt", x)
+
+
+def tanh(x, approximate: bool = False):
+    return _unary("tanh", x, approximate)
+
+
+def sigmoid(x):
+    return _unary("sigmoid", x)
+
+
+def sin(x):
+    return _unary("sin", x)
+
+
+def cos(x):
+    return _unary("cos", x)
+
+
+def erf(x):
+    return _unary("erf", x)
+
+
+def floor(x):
+    return _unary("floor", x)
+
+
+def ceil(x):
+    return _unary("ceil", x)
+
+
+def abs(x):  # noqa: A001
+    return _unary("abs", x)
+
+
+def neg(x):
+    return _unary("neg", x)
+
+
+def pow(x, y):  # noqa: A001
+    return _binary("pow", x, y)
+
+
+def relu(x):
+    """max(x, 0) (a NaN propagates)."""
+    return maximum(x, 0)
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,629 @@
+"""The authoring DSL (tessel.language): every example traces to KIR that verifies and round-trips,
+runs on the reference interpreter to match its NumPy `reference`, and misuse is reported at the
+author's line.
+"""
+import importlib.util
+import inspect
+import itertools
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessel
+import tessel.language as T
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _use_built_compiler(tessel_bin):
+    old = os.environ.get("TESSEL_BIN")
+    os.environ["TESSEL_BIN"] = str(tessel_bin)
+    yield
+    if old is None:
+        os.environ.pop("TESSEL_BIN", None)
+    else:
+        os.environ["TESSEL_BIN"] = old
+
+
+def load_example(name):
+    spec = importlib.util.spec_from_file_location(f"tessel_example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Per example: odd shapes (several per kernel), runtime scalars, constexpr variants, tolerance.
+CASES = {
+    "vector_add": dict(shapes=[{"N": 0}, {"N": 7}, {"N": 129}], scalars={"scale": -1.75}),
+    "softmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 129}, {"M": 5, "N": 0}]),
+    "layernorm": dict(shapes=[{"M": 1, "N": 1}, {"M": 5, "N": 7}, {"M": 13, "N": 129}], scalars={"eps": 1e-5},
+                      rtol=1e-5, atol=1e-5),
+    "rmsnorm": dict(shapes=[{"M": 2, "N": 1}, {"M": 5, "N": 7}, {"M": 3, "N": 129}], scalars={"eps": 1e-5},
+                    rtol=1e-5, atol=1e-6),
+    "gemm": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 7, "N": 9, "K": 13}, {"M": 3, "N": 5, "K": 0}],
+                 constexprs=[{}, {"HAS_BIAS": True}, {"HAS_BIAS": True, "ACTIVATION": "relu"},
+                             {"ACTIVATION": "sigmoid"}], rtol=1e-5, atol=2e-5),
+    "cumsum": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 5}, {"M": 4, "N": 129}],
+                   constexprs=[{}, {"EXCLUSIVE": True}, {"REVERSE": True}, {"EXCLUSIVE": True, "REVERSE": True}],
+                   rtol=1e-5, atol=1e-4),
+    "histogram": dict(shapes=[{"N": 0, "B": 3}, {"N": 37, "B": 5}, {"N": 1000, "B": 17}], exact=True),
+    "argmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 5}, {"M": 11, "N": 129}], exact=True),
+    "attention": dict(shapes=[{"B": 1, "H": 1, "S": 1, "T": 1, "D": 8}, {"B": 2, "H": 1, "S": 7, "T": 11, "D": 5},
+                              {"B": 1, "H": 2, "S": 5, "T": 0, "D": 3}],
+                      scalars={"scale": 0.35}, constexprs=[{}, {"CAUSAL": False}], rtol=2e-3, atol=2e-3,
+                      extra=dict(segments="random")),
+}
+EXTRA_EXAMPLES = {
+    "cross_entropy": dict(shapes=[{"M": 1, "C": 1}, {"M": 7, "C": 13}, {"M": 5, "C": 129}], rtol=1e-5, atol=1e-5),
+    "cummax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 7}, {"M": 2, "N": 129}],
+                   constexprs=[{}, {"REVERSE": True}], exact=True),
+    "transpose": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 7}, {"M": 0, "N": 5}], exact=True),
+    "gemv": dict(shapes=[{"M": 1, "K": 1}, {"M": 7, "K": 13}, {"M": 5, "K": 0}], rtol=1e-5, atol=1e-5),
+    "batched_gemm": dict(shapes=[{"B": 1, "M": 1, "N": 1, "K": 1}, {"B": 3, "M": 5, "N": 7, "K": 9}],
+                         rtol=1e-5, atol=1e-5),
+    "fused_pointwise": dict(shapes=[{"N": 1}, {"N": 37}, {"N": 129}], scalars={"alpha": 0.75},
+                            rtol=2e-6, atol=1e-6),
+    "online_softmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 17}, {"M": 2, "N": 129}], rtol=2e-6, atol=1e-7,
+                           extra=dict(segments="random")),
+    "embedding": dict(shapes=[{"V": 1, "D": 1, "T": 1}, {"V": 7, "D": 5, "T": 13}, {"V": 3, "D": 4, "T": 0}],
+                      exact=True),
+    "scatter_add": dict(shapes=[{"V": 1, "D": 1, "T": 1}, {"V": 7, "D": 5, "T": 13}, {"V": 3, "D": 4, "T": 0}],
+                        rtol=1e-5, atol=1e-5),
+    "linear_attention": dict(shapes=[{"B": 1, "H": 1, "T": 1, "D": 2, "E": 3}, {"B": 1, "H": 2, "T": 9, "D": 4, "E": 3}],
+                             rtol=1e-4, atol=1e-4, extra=dict(segments="random")),
+}
+ALL = {**CASES, **{k: v for k, v in EXTRA_EXAMPLES.items() if (EXAMPLES / f"{k}.py").exists()}}
+
+
+def test_every_required_example_exists():
+    for name in CASES:
+        module = load_example(name)
+        assert module.__doc__ and module.__doc__.strip(), f"{name}.py needs a docstring"
+        assert isinstance(getattr(module, name), tessel.Kernel), f"{name}.py defines the kernel {name}"
+        assert callable(module.reference)
+
+
+def variants(name):
+    return ALL[name].get("constexprs", [{}])
+
+
+def compile_text(tessel_bin, tmp_path, text, fname):
+    path = tmp_path / fname
+    path.write_text(text)
+    res = subprocess.run([str(tessel_bin), "compile", str(path), "--emit=kir"], capture_output=True, text=True)
+    assert res.returncode == 0, f"{fname}:\n{res.stderr}\n{text}"
+    return res.stdout
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_example_verifies_and_round_trips(name, tessel_bin, tmp_path):
+    k = getattr(load_example(name), name)
+    for i, cx in enumerate(variants(name)):
+        text = k.kir(cx)
+        assert f"kir.kernel @{name}(" in text
+        assert f'loc("{EXAMPLES / (name + ".py")}":' in text, "ops carry the author's file:line"
+        once = compile_text(tessel_bin, tmp_path, text, f"{name}{i}.mlir")
+        twice = compile_text(tessel_bin, tmp_path, once, f"{name}{i}-again.mlir")
+        assert once == twice, f"{name} {cx}: printed KIR is not a fixed point"
+        assert k.kir(cx) == text, "tracing is deterministic"
+        assert k.compile("kir", cx) == once
+
+
+def call_reference(module, name, arrays, shapes, scalars, constexprs):
+    sig = inspect.signature(module.reference)
+    kw = {}
+    for p in sig.parameters.values():
+        if p.name + ".in" in arrays:
+            kw[p.name] = arrays[p.name + ".in"]
+        elif p.name in scalars:
+            kw[p.name] = np.float32(scalars[p.name])
+        elif p.name in constexprs:
+            kw[p.name] = constexprs[p.name]
+        elif p.name in shapes:
+            kw[p.name] = shapes[p.name]
+        elif p.default is inspect.Parameter.empty:
+            raise AssertionError(f"{name}.reference: no value for parameter '{p.name}'")
+    return module.reference(**kw)
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_example_matches_reference(name):
+    case = ALL[name]
+    module = load_example(name)
+    k = getattr(module, name)
+    outs = [p.name for p in k.params() if p.kind == "view" and p.spec.mode != "in"]
+    for cx, shapes, seed in itertools.product(variants(name), case["shapes"], (0, 7)):
+        scalars = case.get("scalars", {})
+        got = k.run_interp(shapes, scalars=scalars, constexprs=cx, seed=seed, **case.get("extra", {}))
+        ref = call_reference(module, name, got, shapes, scalars, cx)
+        if not isinstance(ref, dict):
+            assert len(outs) == 1
+            ref = {outs[0]: ref}
+        assert set(ref) == set(outs), f"{name}.reference must return {outs}"
+        for out in outs:
+            msg = f"{name} {out} {shapes} {cx} seed={seed}"
+            assert got[out].shape == np.shape(ref[out]), msg
+            if case.get("exact"):
+                np.testing.assert_array_equal(got[out], ref[out], err_msg=msg)
+            else:
+                np.testing.assert_allclose(got[out].astype(np.float64), ref[out], rtol=case.get("rtol", 2e-6),
+                                           atol=case.get("atol", 1e-7), err_msg=msg)
+
+
+def test_python_dash_m_emit_prints_kir():
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    res = subprocess.run([sys.executable, "-m", "tessel", "emit", str(EXAMPLES / "softmax.py") + ":softmax"],
+                         capture_output=True, text=True, env=env, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("module attributes {kir.compile_options")
+    assert "kir.kernel @softmax(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>)" in res.stdout
+    res = subprocess.run([sys.executable, "-m", "tessel", "emit", str(EXAMPLES / "gemm.py") + ":gemm",
+                          "--constexpr", "HAS_BIAS=true", "--verify"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert "constexprs = {ACTIVATION = \"none\", HAS_BIAS = true}" in res.stdout  # printed sorted
+    res = subprocess.run([sys.executable, "-m", "tessel", "emit", str(EXAMPLES / "softmax.py") + ":nope"],
+                         capture_output=True, text=True, env=env, cwd=ROOT)
+    assert res.returncode == 2 and "no @tessel.kernel named 'nope'" in res.stderr
+
+
+def test_constexpr_specializations_differ():
+    k = load_example("attention").attention
+    causal, full = k.kir(), k.kir(CAUSAL=False)
+    assert "CAUSAL = true" in causal and "CAUSAL = false" in full
+    assert "kir.cmp le" in causal and "kir.cmp le" not in full
+
+
+def test_locations_point_at_the_author(tessel_bin, tmp_path):
+    k = load_example("softmax").softmax
+    src = (EXAMPLES / "softmax.py").read_text().splitlines()
+    line = next(i + 1 for i, s in enumerate(src) if "T.exp(" in s)
+    col = src[line - 1].index("T.exp(") + 1 if sys.version_info >= (3, 11) else 1  # columns need co_positions
+    assert f'kir.unary exp %' in k.kir()
+    exp_line = next(s for s in k.kir().splitlines() if "kir.unary exp" in s)
+    assert exp_line.endswith(f'loc("{EXAMPLES / "softmax.py"}":{line}:{col})')
+    path = tmp_path / "s.mlir"
+    path.write_text(k.kir())
+    res = subprocess.run([str(tessel_bin), "compile", str(path), "--emit=kir", "--mlir-print-debuginfo"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and f'"{EXAMPLES / "softmax.py"}":{line}:{col}' in res.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Smaller constructs
+# ---------------------------------------------------------------------------------------------
+
+
+@tessel.fn
+def add_f32(a: T.f32, b: T.f32) -> T.f32:
+    return a + b
+
+
+@tessel.kernel
+def constructs(x: T.In[T.f32, ("M", "N")], ids: T.In[T.i32, ("M",), T.Range(0, "M")],
+               y: T.Out[T.f32, ("M", "N")], s: T.Out[T.f32, ("M",)], g: T.Out[T.f32, ("M",)],
+               c: T.Out[T.i32, ("M",)], w: T.Out[T.f32, ("M",)], big: T.Out[T.f32, ("M",)]):
+    M, N = x.shape
+    rows, cols = T.domain(0, M), T.domain(0, N)
+    xt = x[rows, cols]
+    # masked load: only the first half of the columns, the rest read as -1
+    half = cols[0:N // 2]
+    mask = T.indices(cols) < N // 2
+    masked = T.load(x, (rows, cols), valid=T.broadcast(mask, over=(rows, cols)), fill=-1.0)
+    y[rows, cols] = T.where(masked > 0.0, masked, 0.0) + T.sum(x[rows, half], axis=1) * 0.0
+    s[rows] = T.reduce(xt, axis=1, identity=0.0, combine=add_f32)
+    # gather the rows X[ids[m], :] through an index-tensor coordinate (i32 ids become index)
+    g[rows] = T.sum(x[ids[rows], cols], axis=1)
+    for m in T.parallel(rows):
+        # ordered loop with a carry: count positives
+        row = x[m, cols]
+
+        def step(j, n):
+            return n + T.cast(x[m, j] > 0.0, T.i32)
+        c[m] = T.for_(cols, init=T.i32(0), body=step)
+        # while: halve 1000 until below the row max (at least once)
+        mx = T.max(row)
+        w[m] = T.while_(T.f32(1000.0), lambda v: v > mx, lambda v: v * 0.5)
+        big[m] = T.if_(mx > 0.5, lambda: mx, lambda: T.f32(0.0))
+
+
+def test_more_constructs_run():
+    out = constructs.run_interp({"M": 5, "N": 9}, seed=3)
+    x, ids = out["x.in"].astype(np.float64), out["ids.in"]
+    half = 9 // 2
+    ref_y = np.where(x > 0, x, 0.0)
+    ref_y[:, half:] = 0.0
+    np.testing.assert_allclose(out["y"], ref_y, rtol=1e-6)
+    np.testing.assert_allclose(out["s"], x.sum(axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(out["c"], (x > 0).sum(axis=1))
+    w = []
+    for r in x:
+        v = 1000.0
+        while v > np.float32(r.max()):
+            v *= 0.5
+        w.append(v)
+    np.testing.assert_allclose(out["w"], w)
+    np.testing.assert_allclose(out["big"], np.where(x.max(axis=1) > 0.5, x.max(axis=1), 0.0), rtol=1e-6)
+    assert (ids >= 0).all() and (ids < 5).all()
+    np.testing.assert_allclose(out["g"], x[ids].sum(axis=1), rtol=1e-5, atol=1e-6)
+
+
+@tessel.fn
+def first_max(a, i, b, j):
+    """(value, position) of the larger value, the lower position on ties: associative and commutative."""
+    left = (a > b) | ((a == b) & (i < j))
+    return T.where(left, a, b), T.where(left, i, j)
+
+
+@tessel.kernel
+def effects_and_shapes(x: T.In[T.f32, ("M", "N")], u: T.In[T.f32, ("N",)], ids: T.In[T.i32, ("M",), T.Range(0, "N")],
+                       cnt: T.InOut[T.i32, ("N",)], acc: T.Out[T.f32, ("M", "N")], d: T.Out[T.f32, ("M",)],
+                       o: T.Out[T.f32, ("N", "N")], am: T.Out[T.i32, ("M",)], bits: T.Out[T.i32, ("M", "N")],
+                       pairs: T.Out[T.f32, ("M", "N")], fl: T.Out[T.f32, ("M", "N")], st: T.Out[T.f32, ("M",)]):
+    M, N = x.shape
+    rows, cols = T.domain(M), T.domain(N)
+    uv = u[...]
+    o[cols, cols] = T.outer(uv, uv)
+    bits[:, :] = T.bitcast(x[:, :], T.i32)
+    flat = T.domain(0, M * N)
+    fl[rows, cols] = T.reshape(T.reshape(x[rows, cols], over=flat), over=(rows, cols))
+    with T.parallel(rows) as m:
+        row = x[m, cols]
+        d[m] = T.dot(row, uv, acc_dtype=T.f32)
+        buf = T.buffer(over=(cols,), dtype=T.f32, init=0.0)
+        buf[cols] = buf[cols] + row
+        buf[cols] = buf[cols] * 2.0
+        acc[m, cols] = buf[cols]
+        pos = T.indices(cols)
+        best, at = T.reduce((row, pos), axis=0, identity=(-math.inf, 0),
+                            combine=first_max)
+        am[m] = T.cast(at, T.i32)
+        pairs[m, cols] = T.sum(T.join(row, row * 2.0), axis=1)
+        T.atomic_add(cnt, (ids[m],), 1)
+
+        @T.for_(cols, init=(T.f32(0.0), T.i32(0)))
+        def sums(j, s, n):
+            return s + x[m, j], n + 1
+        st[m] = sums[0] / T.cast(sums[1], T.f32)
+    T.scatter_reduce(cnt, (T.index_relation(ids, rows),), T.full(rows, 1, T.i32), combine="add")
+
+
+def test_effects_buffers_and_shape_ops_run():
+    out = effects_and_shapes.run_interp({"M": 5, "N": 7}, seed=1)
+    x, u, ids = out["x.in"].astype(np.float64), out["u.in"].astype(np.float64), out["ids.in"]
+    np.testing.assert_allclose(out["o"], np.outer(u, u), rtol=1e-6)
+    np.testing.assert_array_equal(out["bits"], out["x.in"].view(np.int32))
+    np.testing.assert_allclose(out["fl"], x)
+    np.testing.assert_allclose(out["d"], x @ u, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out["acc"], 2 * x, rtol=1e-6)
+    np.testing.assert_array_equal(out["am"], np.argmax(x, axis=1))
+    np.testing.assert_allclose(out["pairs"], 3 * x, rtol=1e-6)
+    np.testing.assert_allclose(out["st"], x.mean(axis=1), rtol=1e-5, atol=1e-6)
+    expected = out["cnt.in"].copy()
+    np.add.at(expected, ids, 2)  # one atomic add and one scatter-reduce add per row
+    np.testing.assert_array_equal(out["cnt"], expected)
+    text = effects_and_shapes.kir()
+    for op in ("kir.atomic_rmw add", "kir.scatter_reduce", "kir.buffer over", "kir.buffer_store", "kir.join",
+               "kir.reshape", "kir.bitcast", "kir.index_relation", "kir.for ", "kir.extract"):
+        assert op in text, op
+
+
+# ---------------------------------------------------------------------------------------------
+# Misuse: each case names the file and the author's line
+# ---------------------------------------------------------------------------------------------
+
+
+def marked_line(fn, marker="# <- error"):
+    fn = getattr(fn, "fn", fn)
+    lines, start = inspect.getsourcelines(fn)
+    hits = [start + i for i, line in enumerate(lines) if marker in line]
+    assert len(hits) == 1, f"{fn.__name__}: mark exactly one line with {marker!r}"
+    return hits[0]
+
+
+def expect_error(k, text, constexprs=None, line=None):
+    with pytest.raises(tessel.CompileError) as info:
+        k.kir(constexprs)
+    err = info.value
+    assert text in err.message, f"expected {text!r} in: {err.message}"
+    assert err.file == __file__, err.file
+    assert err.line == (line if line is not None else marked_line(k)), f"{err} (expected line {line or marked_line(k)})"
+    assert str(err).startswith(f"{__file__}:{err.line}: error: ")
+    return err
+
+
+def test_misuse_dtype_mixing():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], h: T.In[T.f16, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = x[n] + h[n]  # <- error
+    expect_error(k, "mixes f16 and f32; convert explicitly with T.cast")
+
+
+def test_misuse_mismatched_extents():
+    @tessel.kernel
+    def k(a: T.In[T.f32, ("M",)], b: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("M",)]):
+        dm, dn = T.domain(0, a.shape[0]), T.domain(0, b.shape[0])
+        y[dm] = a[dm] * b[dn]  # <- error
+    expect_error(k, "mismatched extents: one operand is over ([0, N)) and another over ([0, M))")
+
+
+def test_misuse_store_to_in_view():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        x[n] = 1.0  # <- error
+    expect_error(k, "'x' is an In view (read only); declare it T.Out or T.InOut")
+
+
+def test_misuse_read_out_view_before_write():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = y[n] + x[n]  # <- error
+    expect_error(k, "view 'y' is an Out view and is read before any write to it")
+
+
+def test_misuse_unknown_shape_symbol():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M", "N")]):
+        q = T.extent("Q")  # <- error
+    expect_error(k, "unknown shape symbol 'Q': the kernel's views declare M, N")
+
+
+def test_misuse_python_if_on_traced_value():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)], t: T.f32):
+        n = T.domain(0, x.shape[0])
+        if t > 0.0:  # <- error
+            y[n] = x[n]
+    expect_error(k, "is used as a Python condition")
+
+
+def test_constexpr_if_is_resolved_at_trace_time():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)], DOUBLE: T.Constexpr[bool] = False):
+        n = T.domain(0, x.shape[0])
+        if DOUBLE:
+            y[n] = x[n] * 2.0
+        else:
+            y[n] = x[n]
+    assert "kir.binary mul" not in k.kir() and "kir.binary mul" in k.kir(DOUBLE=True)
+    with pytest.raises(tessel.CompileError, match="constexpr 'DOUBLE' is a bool, got 1"):
+        k.kir(DOUBLE=1)
+
+
+def test_misuse_float_literal_with_integer_tensor():
+    @tessel.kernel
+    def k(x: T.In[T.i32, ("N",)], y: T.Out[T.i32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = x[n] + 0.5  # <- error
+    expect_error(k, "the float literal 0.5 is used as i32")
+
+
+def test_misuse_store_dtype():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f16, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = x[n] * 2.0  # <- error
+    expect_error(k, "stores a f32 value into a f16 view; convert explicitly with T.cast(value, T.f16)")
+
+
+def test_misuse_coordinate_count():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
+        y[0] = x[0]  # <- error
+    expect_error(k, "view 'x' has rank 2 but 1 coordinate was given")
+
+
+def test_misuse_closed_region_capture():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)], scale: T.f32):
+        M, N = x.shape
+        cols = T.domain(0, N)
+
+        def summarize(row):
+            return T.sum(row) * scale  # <- error
+
+        for m in T.parallel(T.domain(0, M)):
+            y[m] = T.region_fold(sources=x[m, cols], axis=0, identity=0.0, summarize=summarize,
+                                 combine=lambda a, b: a + b)
+    expect_error(k, "comes from outside this T.region_fold summarize, which is a closed region: pass runtime "
+                    "values in through operands=")
+
+
+def test_misuse_combine_result_type():
+    @tessel.fn
+    def bad_combine(a, b):
+        return T.cast(a + b, T.f16)
+
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.scan(x[n], axis=0, identity=0.0, combine=bad_combine)
+    err = expect_error(k, "helper 'bad_combine' result #0 has type f16 but f32 was expected",
+                       line=bad_combine.fn.__code__.co_firstlineno + 1)
+    assert "T.scan combine" in err.message
+
+
+def test_misuse_break_in_parallel():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M",)], y: T.Out[T.f32, ("M",)]):
+        for m in T.parallel(T.domain(0, x.shape[0])):  # <- error
+            y[m] = x[m]
+            break
+    expect_error(k, "T.parallel body opened here was left before its end (break, return or an exception")
+
+
+def test_misuse_value_escapes_parallel():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M",)], y: T.Out[T.f32, ("M",)]):
+        rows = T.domain(0, x.shape[0])
+        for m in T.parallel(rows):
+            v = x[m]
+        y[rows] = v  # <- error
+    expect_error(k, "was defined inside the T.parallel body opened at line")
+
+
+def test_misuse_missing_annotation():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)],
+          y):  # <- error
+        pass
+    expect_error(k, "parameter 'y' needs an annotation")
+
+
+def test_misuse_approximate_needs_f32():
+    @tessel.kernel
+    def k(x: T.In[T.f16, ("N",)], y: T.Out[T.f16, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.exp2(x[n], approximate=True)  # <- error
+    expect_error(k, "approximate=True on exp2 requires f32, got f16")
+
+
+def test_misuse_flush_to_zero_needs_approximate():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.exp2(x[n], flush_to_zero=True)  # <- error
+    expect_error(k, "flush_to_zero=True on exp2 requires approximate=True")
+
+
+def test_misuse_contract_extents():
+    @tessel.kernel
+    def k(a: T.In[T.f16, ("M", "K")], b: T.In[T.f16, ("J", "N")], c: T.Out[T.f32, ("M", "N")]):
+        M, K = a.shape
+        J, N = b.shape
+        dm, dk, dj, dn = T.domain(0, M), T.domain(0, K), T.domain(0, J), T.domain(0, N)
+        c[dm, dn] = T.matmul(a[dm, dk], b[dj, dn], acc_dtype=T.f32)  # <- error
+    expect_error(k, "reduce pair (1, 0) has mismatched extents: lhs axis 1 is over [0, K), rhs axis 0 over [0, J)")
+
+
+def test_misuse_unknown_constexpr():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], FLAG: T.Constexpr[bool] = False):  # <- error
+        pass
+    expect_error(k, "kernel 'k' has no constexpr parameter 'NOPE' (it declares: FLAG)", constexprs={"NOPE": True})
+
+
+def test_misuse_load_in_pure_combine():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+
+        def combine(a, b):
+            return a + x[0]  # <- error
+        y[n] = T.cumsum(x[n]) + T.scan(x[n], 0, 0.0, combine)
+    expect_error(k, "view 'x' is not visible inside the T.scan combine, which is a closed region")
+
+
+def test_misuse_effect_in_pure_combine():
+    def combine(a, b):
+        scratch = T.buffer(over=T.domain(0, 1), dtype=T.f32, init=a)  # <- error
+        return scratch[0] + b
+
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.scan(x[n], 0, 0.0, combine)
+    expect_error(k, "a buffer (T.buffer allocates and writes) inside the T.scan combine, which must be pure",
+                 line=marked_line(test_misuse_effect_in_pure_combine))
+
+
+def test_misuse_axis_out_of_range():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
+        M, N = x.shape
+        y[T.domain(0, M)] = T.sum(x[T.domain(0, M), T.domain(0, N)], axis=2)  # <- error
+    expect_error(k, "T.sum: axis 2 is out of range for a rank-2 tensor")
+
+
+def test_misuse_where_condition_dtype():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.where(x[n], x[n], 0.0)  # <- error
+    expect_error(k, "T.where needs an i1 (bool) condition, got f32")
+
+
+def test_misuse_true_division_of_integers():
+    @tessel.kernel
+    def k(x: T.In[T.i32, ("N",)], y: T.Out[T.i32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = x[n] / 2  # <- error
+    expect_error(k, "write '//' for (floor) integer division")
+
+
+def test_misuse_if_with_results_needs_else():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        for i in T.parallel(T.domain(0, x.shape[0])):
+            v = x[i]
+            y[i] = T.if_(v > 0.0, lambda: v)  # <- error
+    expect_error(k, "T.if_ with results needs an else_ branch")
+
+
+def test_misuse_kernel_returns_value():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)]):  # <- error
+        return x[T.domain(0, x.shape[0])]
+    expect_error(k, "kernel 'k' returns a value; a kernel returns nothing")
+
+
+def test_compiler_diagnostics_point_at_the_author():
+    """A rule only the KIR verifier checks (parallel write independence) surfaces as a CompileError
+    at the author's line, through the op's location."""
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("N",)]):
+        M, N = x.shape
+        cols = T.domain(0, N)
+        for m in T.parallel(T.domain(0, M)):
+            y[cols] = x[m, cols]  # <- error
+    with pytest.raises(tessel.CompileError) as info:
+        k.compile()
+    err = info.value
+    assert err.file == __file__ and err.line == marked_line(k)
+    assert "writes the same elements in every iteration of the enclosing kir.parallel" in err.message
+    with pytest.raises(tessel.CompileError) as info:
+        k.run_interp({"M": 2, "N": 3})
+    assert info.value.line == marked_line(k)
+
+
+def test_helper_annotations_are_checked():
+    @tessel.fn
+    def twice(a: T.f32) -> T.f32:
+        return a * 2.0
+
+    @tessel.kernel
+    def k(x: T.In[T.f16, ("N",)], y: T.Out[T.f16, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.cast(T.reduce(x[n], 0, T.f16(0), lambda a, b: twice(a) + b), T.f16)  # <- error
+    expect_error(k, "helper 'twice' parameter 'a' expects f32")
+
+
+def test_scalar_kernel_arguments_and_math_options():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)], alpha: T.f32):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.exp2(x[n] * alpha, approximate=True, flush_to_zero=True) + T.tanh(x[n], approximate=True)
+    text = k.kir()
+    assert "kir.unary exp2 %" in text and "{approximate, flush_to_zero}" in text
+    out = k.run_interp({"N": 11}, scalars={"alpha": 0.5})
+    x = out["x.in"].astype(np.float64)
+    np.testing.assert_allclose(out["y"], np.exp2(x * 0.5) + np.tanh(x), rtol=1e-3, atol=1e-3)
+
+
+def test_float_constants_are_exact():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.maximum(x[n] * 1e-5, -math.inf) + T.minimum(x[n], math.inf) * 0.1
+    text = k.kir()
+    assert "arith.constant 9.999999747378752e-06 : f32" in text
+    assert "arith.constant 0xFF800000 : f32" in text and "arith.constant 0x7F800000 : f32" in text
