@@ -92,8 +92,21 @@ def test_usage_errors(tessel_bin, root, tmp_path):
     assert unknown.returncode == 2 and "unknown command 'frobnicate'" in unknown.stderr
     missing = run(tessel_bin, "compile", tmp_path / "none.mlir", "--emit=kir")
     assert missing.returncode == 2 and "none.mlir" in missing.stderr
-    dsl = run(tessel_bin, "compile", tmp_path / "k.py:add", "--emit=kir")
-    assert dsl.returncode == 2 and "DSL files are traced by the Python package" in dsl.stderr
+    dsl = run(tessel_bin, "compile", tmp_path / "k.py", "--emit=kir")
+    assert dsl.returncode == 2 and "name the DSL kernel as FILE.py:KERNEL" in dsl.stderr
+
+
+def test_dsl_files_compile_and_run_from_the_cli(tessel_bin, root, tmp_path):
+    kir = run(tessel_bin, "compile", root / "examples/softmax.py:softmax", "--emit=kir")
+    assert kir.returncode == 0, kir.stderr
+    assert "kir.kernel @softmax" in kir.stdout and 'softmax.py' in run(
+        tessel_bin, "compile", root / "examples/softmax.py:softmax", "--emit=kir", "--mlir-print-debuginfo").stdout
+    pgpu = run(tessel_bin, "compile", root / "examples/layernorm.py:layernorm", "--emit=pgpu")
+    assert pgpu.returncode == 0 and "pgpu.program_space" in pgpu.stdout, pgpu.stderr
+    out = run(tessel_bin, "run", root / "examples/attention.py:attention", "--shape", "B=1,H=1,S=5,T=7,D=64",
+              "--scalar", "scale=0.125", "--constexpr", "CAUSAL=false", "--out", tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("O: f16[1,1,5,64]")
 
 
 @pytest.mark.parametrize("args,message", [

@@ -30,7 +30,11 @@
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+extern char **environ;
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -123,15 +127,67 @@ LogicalResult applyCompileOptions(ModuleOp module) {
   return success();
 }
 
+/// KIR text for FILE: read a .mlir file, or trace a DSL kernel (FILE.py with
+/// KERNEL) through the Python package, `python3 -m tessel emit`, which lives
+/// beside this binary's build tree (or on PYTHONPATH).
+std::unique_ptr<llvm::MemoryBuffer> loadKernelSource(llvm::StringRef file, llvm::StringRef kernelName,
+                                                     llvm::ArrayRef<std::string> constexprArgs, std::string &error) {
+  if (!file.ends_with(".py"))
+    return openInputFile(file, &error);
+  if (kernelName.empty()) {
+    error = (file + ": name the DSL kernel as FILE.py:KERNEL").str();
+    return nullptr;
+  }
+  llvm::ErrorOr<std::string> python = llvm::sys::findProgramByName("python3");
+  if (!python) {
+    error = "python3 is needed to trace DSL kernels and was not found on PATH";
+    return nullptr;
+  }
+  llvm::SmallString<128> output;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("tessel-trace", "mlir", output)) {
+    error = "cannot create a temporary file: " + ec.message();
+    return nullptr;
+  }
+  // <root>/build/bin/tessel -> <root>/python
+  std::string exe = llvm::sys::fs::getMainExecutable("tessel", reinterpret_cast<void *>(&loadKernelSource));
+  llvm::SmallString<256> pythonDir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe))));
+  llvm::sys::path::append(pythonDir, "python");
+  std::vector<std::string> envStrings;
+  std::string pythonPath = "PYTHONPATH=" + std::string(pythonDir);
+  for (char **e = environ; *e; ++e) {
+    llvm::StringRef entry(*e);
+    if (entry.starts_with("PYTHONPATH="))
+      pythonPath += ":" + entry.drop_front(11).str();
+    else
+      envStrings.push_back(entry.str());
+  }
+  envStrings.push_back(pythonPath);
+  std::vector<llvm::StringRef> env(envStrings.begin(), envStrings.end());
+  std::string spec = (file + ":" + kernelName).str();
+  std::vector<std::string> argStrings{*python, "-m", "tessel", "emit", spec};
+  for (const std::string &c : constexprArgs) {
+    argStrings.push_back("--constexpr");
+    argStrings.push_back(c);
+  }
+  std::vector<llvm::StringRef> args(argStrings.begin(), argStrings.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(output), std::nullopt};
+  int rc = llvm::sys::ExecuteAndWait(*python, args, env, redirects, /*SecondsToWait=*/0, /*MemoryLimit=*/0, &error);
+  if (rc != 0) {
+    if (error.empty())
+      error = "tracing " + spec + " failed (see the Python error above)";
+    llvm::sys::fs::remove(output);
+    return nullptr;
+  }
+  auto buffer = openInputFile(output, &error);
+  llvm::sys::fs::remove(output);
+  return buffer;
+}
+
 int compile(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
-  if (llvm::StringRef(file).ends_with(".py")) {
-    llvm::errs() << "error: " << file
-                 << ": DSL files are traced by the Python package (python -m tessel); pass KIR text (.mlir) here\n";
-    return kUsageError;
-  }
   std::string error;
-  auto input = openInputFile(file, &error);
+  auto input = loadKernelSource(file, kernelName, {}, error);
   if (!input) {
     llvm::errs() << "error: " << error << "\n";
     return kUsageError;
@@ -259,7 +315,12 @@ int runCommand(MLIRContext &context) {
   }
 
   std::string error;
-  auto input = openInputFile(file, &error);
+  // A DSL kernel is traced once per specialization: its constexprs go to the tracer.
+  bool traced = llvm::StringRef(file).ends_with(".py");
+  std::vector<std::string> traceConstexprs;
+  if (traced)
+    traceConstexprs.assign(constexprs.begin(), constexprs.end());
+  auto input = loadKernelSource(file, kernelName, traceConstexprs, error);
   if (!input) {
     llvm::errs() << "error: " << error << "\n";
     return kUsageError;
@@ -270,6 +331,8 @@ int runCommand(MLIRContext &context) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return kUsageError;
+  if (traced)
+    constexprs.clear();
   SmallVector<FunctionOpInterface> kernels;
   for (Operation &op : module->getBody()->getOperations())
     if (isa<kir::KernelOp, pgpu::KernelOp>(op))
