@@ -5,14 +5,19 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${TESSEL_BUILD_DIR:-$ROOT/build}"
 TESSEL="$BUILD/bin/tessel"
+OUT="${TESSEL_OUT:-$ROOT/out}"
 "$ROOT/scripts/setup.sh"
 for f in "$ROOT"/examples/kir/*.mlir; do
   "$TESSEL" compile "$f" --emit=kir > /dev/null
   echo "compiled $(basename "$f"): parsed, verified, origins assigned"
 done
-OUT="${TESSEL_OUT:-$ROOT/out}"
-echo "== tessel run softmax (device: interp) -> $OUT/softmax"
-"$TESSEL" run "$ROOT/examples/kir/softmax.mlir" --shape M=37,N=129 --seed 7 --out "$OUT/softmax"
-echo "== tessel run attention, causal, random region_fold segmentation -> $OUT/attention"
-"$TESSEL" run "$ROOT/examples/kir/attention.mlir" --shape B=2,H=4,S=67,T=67,D=64 --scalar scale=0.125 \
+echo "== DSL softmax: trace, construct the physical program, run both stages (device: interp)"
+mkdir -p "$OUT"
+"$TESSEL" compile "$ROOT/examples/softmax.py:softmax" --emit=pgpu > "$OUT/softmax.pgpu.mlir"
+"$TESSEL" run "$ROOT/examples/softmax.py:softmax" --shape M=37,N=129 --seed 7 --out "$OUT/softmax"
+"$TESSEL" run "$ROOT/examples/softmax.py:softmax" --shape M=37,N=129 --seed 7 --stage pgpu --order shuffle
+echo "== DSL attention, causal, random region_fold segmentation -> $OUT/attention"
+"$TESSEL" run "$ROOT/examples/attention.py:attention" --shape B=2,H=4,S=67,T=67,D=64 --scalar scale=0.125 \
   --constexpr CAUSAL=true --segments random --seed 7 --out "$OUT/attention"
+echo "== hand-written physical GEMM (seed 000 §12), BM=64 BN=32 BK=32, programs in shuffled order"
+"$TESSEL" run "$ROOT/examples/pgpu/gemm.mlir" --shape M=129,N=37,K=128 --param BM=64,BN=32,BK=32 --order shuffle
