@@ -61,7 +61,7 @@ private:
   LogicalResult emitLaunchFact(Operation &op);
   LogicalResult emitBlock(Block &block);
   LogicalResult emitStatement(Operation &op);
-  LogicalResult emitStore(Operation &op, Value value, Value view, ValueRange coords, Value valid);
+  LogicalResult emitStore(Operation &op);
   LogicalResult emitReduceScalars(kir::ReduceOp op);
   LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
   LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);
@@ -71,8 +71,8 @@ private:
   FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
   FailureOr<SmallVector<Value>> reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
   FailureOr<SmallVector<Value>> argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> keptPositions);
-  LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store, Value view, ValueRange coords,
-                              Value valid, ArrayRef<Value> outerPositions);
+  LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store);
+  LogicalResult emitElementWrite(Operation &op, Value value, ArrayRef<Value> positions);
   LogicalResult convertCombineRegion(Region &kirRegion, Region &physRegion, TypeRange components);
   using ElementFn = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions)>;
   using CombineFn = function_ref<LogicalResult(Region &combine, TypeRange components)>;
@@ -83,6 +83,7 @@ private:
   Value notOp(Location loc, Value a) { return binary(loc, kir::BinaryKind::Xor, a, trueValue(loc)); }
   FailureOr<SmallVector<Value>> inlineCombine(Region &combine, ValueRange lhs, ValueRange rhs);
   FailureOr<Value> convertPointwise(Operation *op, ArrayRef<Value> operands);
+  LogicalResult emitScalarPointwise(Operation *op);
   using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
   FailureOr<SmallVector<Value>> loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits, LoopBody body);
   FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
@@ -187,23 +188,28 @@ LogicalResult KernelConstructor::emitLaunchFact(Operation &op) {
         if (!arith->getResult(0).getType().isIntOrIndex())
           return arith->emitError() << "kir-to-pgpu: top-level float arithmetic is not a launch-time fact; "
                                        "compute it inside a kir.parallel";
-        SmallVector<Value> operands;
-        for (Value v : arith->getOperands()) {
-          FailureOr<Value> s = scalar(v);
-          if (failed(s))
-            return failure();
-          operands.push_back(*s);
-        }
-        FailureOr<Value> result = convertPointwise(arith, operands);
-        if (failed(result))
-          return failure();
-        map.map(arith->getResult(0), *result);
-        return success();
+        return emitScalarPointwise(arith);
       })
       .Default([&](Operation *other) -> LogicalResult {
         return other->emitError() << "kir-to-pgpu: top-level '" << other->getName()
                                   << "' is not a launch-time fact; effects must be inside a kir.parallel workset";
       });
+}
+
+/// A scalar pointwise op on realized scalars.
+LogicalResult KernelConstructor::emitScalarPointwise(Operation *op) {
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands()) {
+    FailureOr<Value> s = scalar(v);
+    if (failed(s))
+      return failure();
+    operands.push_back(*s);
+  }
+  FailureOr<Value> result = convertPointwise(op, operands);
+  if (failed(result))
+    return failure();
+  map.map(op->getResult(0), *result);
+  return success();
 }
 
 /// Scalar pointwise ops map one-to-one onto pgpu value ops.
@@ -597,11 +603,10 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
       .Default([&](Operation *op) -> FailureOr<Value> { return unsupported(op); });
 }
 
-LogicalResult KernelConstructor::emitStore(Operation &op, Value value, Value view, ValueRange coords, Value valid) {
-  Location loc = op.getLoc();
-  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
+LogicalResult KernelConstructor::emitStore(Operation &op) {
+  Value value = op.getOperand(0);
   if (auto scan = value.getDefiningOp<kir::ScanOp>())
-    return emitScanStore(scan, cast<OpResult>(value).getResultNumber(), op, view, coords, valid, {});
+    return emitScanStore(scan, cast<OpResult>(value).getResultNumber(), op);
   SmallVector<Value> extents;
   if (isa<RankedTensorType>(value.getType())) {
     FailureOr<SmallVector<Value>> s = sizes(value);
@@ -610,19 +615,8 @@ LogicalResult KernelConstructor::emitStore(Operation &op, Value value, Value vie
     extents = *s;
   }
   FailureOr<SmallVector<Value>> done =
-      loopNest(loc, extents, {}, [&](ArrayRef<Value> positions, ValueRange) -> FailureOr<SmallVector<Value>> {
-        FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
-        FailureOr<Value> v = element(value, positions);
-        if (failed(c) || failed(v))
-          return failure();
-        Value ok = trueValue(loc);
-        if (valid) {
-          FailureOr<Value> m = element(valid, positions);
-          if (failed(m))
-            return failure();
-          ok = *m;
-        }
-        if (failed(emitWrite(op, *v, viewArg, *c, ok)))
+      loopNest(op.getLoc(), extents, {}, [&](ArrayRef<Value> positions, ValueRange) -> FailureOr<SmallVector<Value>> {
+        if (failed(emitElementStore(op, positions)))
           return failure();
         return SmallVector<Value>();
       });
@@ -698,10 +692,8 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceNest(Location loc, ArrayR
 
 /// A stored scan: loops over the other axes, then an ordered loop along the
 /// scan axis that carries the running prefix and writes each element.
-LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned component, Operation &store, Value view,
-                                               ValueRange coords, Value valid, ArrayRef<Value>) {
+LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned component, Operation &store) {
   Location loc = scan.getLoc();
-  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
   FailureOr<SmallVector<Value>> extents = sizes(scan.getInputs()[0]);
   if (failed(extents))
     return failure();
@@ -734,17 +726,7 @@ LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned compon
               if (failed(next))
                 return failure();
               Value written = scan.getExclusive() ? acc[component] : (*next)[component];
-              FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
-              if (failed(c))
-                return failure();
-              Value ok = trueValue(loc);
-              if (valid) {
-                FailureOr<Value> m = element(valid, positions);
-                if (failed(m))
-                  return failure();
-                ok = *m;
-              }
-              if (failed(emitWrite(store, written, viewArg, *c, ok)))
+              if (failed(emitElementWrite(store, written, positions)))
                 return failure();
               return next;
             });
@@ -812,10 +794,18 @@ FailureOr<SmallVector<Value>> KernelConstructor::argReduceAt(kir::ArgReduceOp op
   return SmallVector<Value>{(*result)[0], (*result)[1]};
 }
 
-/// One element of a top-level whole-tensor store, at `positions`.
+/// The element of a store/scatter/scatter-reduce's value at `positions`.
 LogicalResult KernelConstructor::emitElementStore(Operation &op, ArrayRef<Value> positions) {
+  FailureOr<Value> v = element(op.getOperand(0), positions);
+  if (failed(v))
+    return failure();
+  return emitElementWrite(op, *v, positions);
+}
+
+/// Writes `value` where the write op `op` puts the element at `positions`:
+/// coordinates and validity come from the op, evaluated at those positions.
+LogicalResult KernelConstructor::emitElementWrite(Operation &op, Value value, ArrayRef<Value> positions) {
   Location loc = op.getLoc();
-  Value value = op.getOperand(0), view = op.getOperand(1);
   ValueRange coords;
   Value valid;
   if (auto s = dyn_cast<kir::StoreOp>(op)) {
@@ -829,10 +819,9 @@ LogicalResult KernelConstructor::emitElementStore(Operation &op, ArrayRef<Value>
     coords = sr.getCoords();
     valid = sr.getValid();
   }
-  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(view).getArgNumber());
+  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(op.getOperand(1)).getArgNumber());
   FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
-  FailureOr<Value> v = element(value, positions);
-  if (failed(c) || failed(v))
+  if (failed(c))
     return failure();
   Value ok = trueValue(loc);
   if (valid) {
@@ -841,7 +830,7 @@ LogicalResult KernelConstructor::emitElementStore(Operation &op, ArrayRef<Value>
       return failure();
     ok = *m;
   }
-  return emitWrite(op, *v, viewArg, *c, ok);
+  return emitWrite(op, value, viewArg, *c, ok);
 }
 
 LogicalResult KernelConstructor::emitReduceScalars(kir::ReduceOp op) {
@@ -873,20 +862,7 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
       .Case<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(
           [&](Operation *fact) { return emitLaunchFact(*fact); })
       .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(
-          [&](Operation *scalarOp) -> LogicalResult {
-            SmallVector<Value> operands;
-            for (Value v : scalarOp->getOperands()) {
-              FailureOr<Value> s = scalar(v);
-              if (failed(s))
-                return failure();
-              operands.push_back(*s);
-            }
-            FailureOr<Value> r = convertPointwise(scalarOp, operands);
-            if (failed(r))
-              return failure();
-            map.map(scalarOp->getResult(0), *r);
-            return success();
-          })
+          [&](Operation *scalarOp) { return emitScalarPointwise(scalarOp); })
       .Case<kir::LoadOp, kir::GatherOp, kir::ContractOp>([&](Operation *scalarRead) -> LogicalResult {
         FailureOr<Value> v = element(scalarRead->getResult(0), {});
         if (failed(v))
@@ -908,12 +884,7 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         map.map(e.getResult(), *v);
         return success();
       })
-      .Case<kir::StoreOp>([&](kir::StoreOp s) {
-        return emitStore(op, s.getValue(), s.getView(), s.getCoords(), s.getValid());
-      })
-      .Case<kir::ScatterOp>([&](kir::ScatterOp s) {
-        return emitStore(op, s.getValue(), s.getView(), s.getCoords(), s.getValid());
-      })
+      .Case<kir::StoreOp, kir::ScatterOp>([&](Operation *) { return emitStore(op); })
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> LogicalResult {
         if (isa<RankedTensorType>(r.getResult(0).getType()))
           return success(); // partial reductions are realized per element
@@ -938,9 +909,7 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
                                     << user->getName() << "' uses it";
         return success();
       })
-      .Case<kir::ScatterReduceOp>([&](kir::ScatterReduceOp sr) {
-        return emitStore(op, sr.getValue(), sr.getView(), sr.getCoords(), sr.getValid());
-      })
+      .Case<kir::ScatterReduceOp>([&](Operation *) { return emitStore(op); })
       .Case<kir::TupleOp, kir::RecordOp, kir::TupleGetOp, kir::RecordGetOp>([&](Operation *product) -> LogicalResult {
         // Products of scalars are flattened: a get forwards the component.
         if (auto get = dyn_cast<kir::TupleGetOp>(product)) {
