@@ -10,6 +10,7 @@
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
+#include "tessel/Target/Triton/Triton.h"
 
 #include "mlir/Transforms/Passes.h"
 
@@ -29,6 +30,8 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
   // §3.4 co-realize values, accesses and structured ops (issue 7)
   //      online summaries                (seed 002 §1)
   // §3.5 predicate range narrowing and summary emptiness
-  // §3.6 target-capability legalization  (provider issues)
-  // §3.7 deterministic serialization     (provider issues)
+  if (stage == Stage::PGPU)
+    return;
+  // §3.6 target-capability legalization, then §3.7 serialization (by the caller).
+  pm.addPass(triton::createTritonLegalize());
 }

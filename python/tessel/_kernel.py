@@ -1,6 +1,9 @@
 """`@tessel.kernel` objects: trace to KIR, verify with the compiler, run on the interpreter."""
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
 import pathlib
 import tempfile
 
@@ -16,6 +19,22 @@ def _scalar_text(value) -> str:
     if isinstance(value, int):
         return str(value)
     return repr(float(value))
+
+
+def _cache_dir() -> pathlib.Path:
+    path = pathlib.Path(os.environ.get("TESSEL_CACHE", pathlib.Path.home() / ".cache" / "tessel"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+_VERSION = None
+
+
+def _compiler_version() -> str:
+    global _VERSION
+    if _VERSION is None:
+        _VERSION = _cli.run_tessel(["--version"]).stdout.strip()
+    return _VERSION
 
 
 class Kernel:
@@ -92,9 +111,62 @@ class Kernel:
             _cli.check(res, f"tessel run of kernel '{self.name}'")
             return {p.name[:-4]: np.load(p) for p in sorted(outdir.glob("*.npy"))}
 
+    # --- providers -------------------------------------------------------------------------------
+    def pgpu(self, constexprs: dict | None = None) -> str:
+        """The constructed physical program (pgpu) of one specialization."""
+        return self.compile("pgpu", constexprs)
+
+    def source(self, target: str = "triton", constexprs: dict | None = None, params: dict | None = None) -> str:
+        """Provider source for one specialization: Triton kernel plus its Python launch wrapper.
+
+        Cached on disk by the hash of the KIR text, target, parameters and compiler version, so a
+        new process does not recompile (set TESSEL_CACHE to move the cache)."""
+        extra = [f"--target={target}"] + [f"--param={k}={v}" for k, v in sorted((params or {}).items())]
+        key = hashlib.sha256("\0".join([self.kir(constexprs), target, repr(sorted((params or {}).items())),
+                                          _compiler_version()]).encode()).hexdigest()[:24]
+        cached = _cache_dir() / f"{self.name}-{key}.py"
+        if cached.exists():
+            return cached.read_text()
+        text = self.compile("source", constexprs, extra)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, cached)  # atomic: concurrent processes see a whole file or none
+        return text
+
+    def _launcher(self, constexprs: dict):
+        key = ("launcher", self._key(constexprs))
+        if key not in self._cache:
+            text = self.source("triton", constexprs)
+            path = _cache_dir() / f"{self.name}-{hashlib.sha256(text.encode()).hexdigest()[:24]}.py"
+            if not path.exists():
+                path.write_text(text)
+            spec = importlib.util.spec_from_file_location(f"_tessel_{self.name}_{path.stem[-8:]}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            self._cache[key] = getattr(module, self.name)
+        return self._cache[key]
+
     def __call__(self, *args, **kwargs):
-        raise CompileError(f"kernel '{self.name}': launching on a device is not available yet; use "
-                           f".kir(), .compile() or .run_interp()")
+        """Launches the kernel on torch tensors (views positionally or by name, scalars and constexprs
+        by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first."""
+        params = self.params()
+        views = [p for p in params if p.kind == "view"]
+        constexprs = {p.name: kwargs.pop(p.name) for p in params if p.kind == "constexpr" and p.name in kwargs}
+        scalars = {p.name: kwargs.pop(p.name) for p in params if p.kind == "scalar" and p.name in kwargs}
+        tensors = list(args)
+        for p in views[len(tensors):]:
+            if p.name not in kwargs:
+                raise TypeError(f"kernel '{self.name}': missing view argument '{p.name}'")
+            tensors.append(kwargs.pop(p.name))
+        if len(tensors) != len(views):
+            raise TypeError(f"kernel '{self.name}' takes {len(views)} views ({', '.join(p.name for p in views)}), "
+                            f"got {len(tensors)}")
+        if kwargs:
+            raise TypeError(f"kernel '{self.name}' got unexpected arguments {sorted(kwargs)}")
+        for p in params:
+            if p.kind == "scalar" and p.name not in scalars:
+                raise TypeError(f"kernel '{self.name}': missing scalar argument '{p.name}'")
+        return self._launcher(constexprs)(*tensors, **scalars)
 
     def __repr__(self):
         return f"<tessel.kernel {self.name}>"

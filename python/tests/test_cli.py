@@ -79,11 +79,14 @@ def test_kernel_selection(tessel_bin, root):
 
 
 def test_unbuilt_stages_are_rejected_not_faked(tessel_bin, root):
-    """Until a provider lands, provider source is refused with a reason, never faked."""
-    out = run(tessel_bin, "compile", root / "examples/kir/softmax.mlir", "--emit=source")
-    assert out.returncode == 2
-    assert "--emit=source needs a provider serializer" in out.stderr
-    assert out.stdout == ""
+    """Providers without a serializer, and programs a serializer cannot spell, are refused with a
+    reason at the op, never faked."""
+    out = run(tessel_bin, "compile", root / "examples/kir/softmax.mlir", "--emit=source", "--target=ptx")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "--target=ptx has no serializer in this build yet" in out.stderr
+    tanh = run(tessel_bin, "compile", root / "examples/fused_pointwise.py:fused_pointwise", "--emit=source")
+    assert tanh.returncode == 2 and tanh.stdout == ""
+    assert "the Triton serializer has no spelling for 'pgpu.unary'" in tanh.stderr
 
 
 def test_usage_errors(tessel_bin, root, tmp_path):

@@ -9,11 +9,13 @@
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Target/Triton/Triton.h"
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessel::kir::registerKIRPasses();
   tessel::registerConversionPasses();
+  tessel::triton::registerTritonPasses();
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));

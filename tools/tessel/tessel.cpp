@@ -26,6 +26,7 @@
 #include "tessel/Interp/HostData.h"
 #include "tessel/Interp/Interpreter.h"
 #include "tessel/Pipeline/Pipeline.h"
+#include "tessel/Target/Triton/Triton.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 
@@ -212,16 +213,28 @@ int compile(MLIRContext &context) {
   if (failed(applyCompileOptions(*module)))
     return kUsageError;
 
-  if (emit == Emit::Source) {
-    emitError(module->getLoc()) << "--emit=source needs a provider serializer, which this build does not have "
-                                   "yet; use --emit=kir or --emit=pgpu";
+  if (emit == Emit::Source && target != Target::Triton) {
+    emitError(module->getLoc()) << "--target=" << (target == Target::CuTile ? "cutile" : "ptx")
+                                << " has no serializer in this build yet; use --target=triton";
     return kUsageError;
+  }
+  llvm::StringMap<int64_t> paramValues;
+  for (const std::string &text : paramsOpt) {
+    auto [key, value] = llvm::StringRef(text).split('=');
+    int64_t v;
+    if (key.empty() || value.getAsInteger(10, v)) {
+      llvm::errs() << "error: --param expects NAME=INTEGER, got '" << text << "'\n";
+      return kUsageError;
+    }
+    paramValues[key] = v;
   }
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return kUsageError;
   applyDefaultTimingPassManagerCLOptions(pm);
-  tessel::buildPipeline(pm, emit == Emit::KIR ? tessel::Stage::KIR : tessel::Stage::PGPU);
+  tessel::buildPipeline(pm, emit == Emit::KIR    ? tessel::Stage::KIR
+                            : emit == Emit::PGPU ? tessel::Stage::PGPU
+                                                 : tessel::Stage::Triton);
   if (failed(pm.run(*module)))
     return kUsageError;
   auto output = openOutputFile(outputFile, &error);
@@ -229,8 +242,13 @@ int compile(MLIRContext &context) {
     llvm::errs() << "error: " << error << "\n";
     return kUsageError;
   }
-  module->print(output->os());
-  output->os() << "\n";
+  if (emit == Emit::Source) {
+    if (failed(tessel::triton::serializeModule(*module, paramValues, output->os())))
+      return kUsageError;
+  } else {
+    module->print(output->os());
+    output->os() << "\n";
+  }
   output->keep();
   return 0;
 }

@@ -8,7 +8,7 @@
 namespace tessel {
 
 /// How far `buildPipeline` goes.
-enum class Stage { KIR, PGPU };
+enum class Stage { KIR, PGPU, Triton };
 
 /// The canonical pipeline of seed 002 §3 as one straight list. The pass
 /// manager verifies the module after every pass, so the shared pgpu verifier

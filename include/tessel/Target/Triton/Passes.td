@@ -1,0 +1,26 @@
+//===- Passes.td - Triton provider passes ------------------*- tablegen -*-===//
+
+#ifndef TESSEL_TARGET_TRITON_PASSES
+#define TESSEL_TARGET_TRITON_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
+  let summary = "Triton capability legalization (seed 002 §3.6)";
+  let description = [{
+    Reads: the current pgpu program after the shared pass groups.
+    Legality: the program is shared-verifier clean.
+    Rewrites: each `pgpu.range_reduce` (a reduce over a runtime extent that
+    blocking left unblocked) into its legal ordered expansion, a `pgpu.for`
+    carrying the accumulator, because Triton has no reduction over a runtime
+    range of scalars. This is a provider expansion the reduce contract allows
+    (any order is legal); it creates the loop here so that the serializer
+    never creates loops (seed 002 §3.7).
+    Preserves: values, effects, ABI; origins (the loop takes the reduce's location).
+    Verifier after: the shared pgpu verifier; the serializer then proves every
+    remaining op has a unique Triton spelling or rejects it.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+#endif // TESSEL_TARGET_TRITON_PASSES

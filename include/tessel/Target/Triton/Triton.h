@@ -1,0 +1,26 @@
+//===- Triton.h - the Triton provider ---------------------------*- C++ -*-===//
+
+#ifndef TESSEL_TARGET_TRITON_TRITON_H
+#define TESSEL_TARGET_TRITON_TRITON_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace tessel::triton {
+#define GEN_PASS_DECL
+#include "tessel/Target/Triton/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tessel/Target/Triton/Passes.h.inc"
+
+/// Spells every legalized pgpu kernel of `module` as a Triton JIT function plus
+/// a Python launch wrapper (seed 002 §3.7: the serializer only spells; an op
+/// without a unique spelling is an error at the op, never a fallback).
+/// `params` binds physical parameters (declared defaults otherwise).
+mlir::LogicalResult serializeModule(mlir::ModuleOp module, const llvm::StringMap<int64_t> &params,
+                                    llvm::raw_ostream &os);
+} // namespace tessel::triton
+
+#endif // TESSEL_TARGET_TRITON_TRITON_H

@@ -1,0 +1,64 @@
+//===- TritonLegalize.cpp - Triton capability legalization -----------------===//
+
+#include "tessel/Target/Triton/Triton.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tessel::triton {
+#define GEN_PASS_DEF_TRITONLEGALIZE
+#include "tessel/Target/Triton/Passes.h.inc"
+} // namespace tessel::triton
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+/// range_reduce -> for %i = lo to hi step 1 iter_args(acc = identity):
+///   members = element(i); acc = combine(acc, members)
+void expandRangeReduce(pgpu::RangeReduceOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = pgpu::ForOp::create(b, loc, op.getResultTypes(), op.getLower(), op.getUpper(), one,
+                                  op.getIdentities());
+  Block *body = b.createBlock(&loop.getBody());
+  Value iv = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> acc;
+  for (Type t : op.getResultTypes())
+    acc.push_back(body->addArgument(t, loc));
+  IRMapping map;
+  Block &element = op.getElement().front();
+  map.map(element.getArgument(0), iv);
+  for (Operation &inner : element.without_terminator())
+    b.clone(inner, map);
+  SmallVector<Value> members;
+  for (Value y : element.getTerminator()->getOperands())
+    members.push_back(map.lookupOrDefault(y));
+  Block &combine = op.getCombine().front();
+  IRMapping cmap;
+  for (auto [i, a] : llvm::enumerate(acc)) {
+    cmap.map(combine.getArgument(i), a);
+    cmap.map(combine.getArgument(acc.size() + i), members[i]);
+  }
+  for (Operation &inner : combine.without_terminator())
+    b.clone(inner, cmap);
+  SmallVector<Value> next;
+  for (Value y : combine.getTerminator()->getOperands())
+    next.push_back(cmap.lookupOrDefault(y));
+  pgpu::YieldOp::create(b, loc, next);
+  op.replaceAllUsesWith(loop.getResults());
+  op.erase();
+}
+
+struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
+  void runOnOperation() override {
+    // Innermost first: nested reductions expand from the inside out.
+    SmallVector<pgpu::RangeReduceOp> reduces;
+    getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RangeReduceOp op) { reduces.push_back(op); });
+    for (pgpu::RangeReduceOp op : reduces)
+      expandRangeReduce(op);
+  }
+};
+} // namespace
