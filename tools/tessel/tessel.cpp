@@ -243,8 +243,12 @@ int compile(MLIRContext &context) {
     return kUsageError;
   }
   if (emit == Emit::Source) {
-    if (failed(tessel::triton::serializeModule(*module, paramValues, output->os())))
+    // Serialize completely before writing: a rejected program leaves no partial artifact.
+    std::string source;
+    llvm::raw_string_ostream sourceStream(source);
+    if (failed(tessel::triton::serializeModule(*module, paramValues, sourceStream)))
       return kUsageError;
+    output->os() << source;
   } else {
     module->print(output->os());
     output->os() << "\n";
