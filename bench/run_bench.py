@@ -1,0 +1,134 @@
+"""GPU benchmark: tessel kernels (DSL -> KIR -> pgpu -> Triton) against torch in one process.
+
+Every case is first checked for correctness against torch on random (never zero) inputs; only then
+timed: the median of CUDA-event timings over repeated launches after warm-up. Writes a dated JSON to
+bench/results/ (or --out). Usage on the GPU machine:
+    TESSEL_BIN=build-static/bin/tessel PYTHONPATH=python:examples python3 bench/run_bench.py
+"""
+import argparse
+import datetime
+import importlib
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+import torch
+import triton
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def nonzero(*shape, dtype=torch.float32):
+    x = torch.rand(*shape, device="cuda") * 0.75 + 0.25
+    sign = torch.where(torch.rand(*shape, device="cuda") < 0.5, -1.0, 1.0)
+    return (x * sign).to(dtype)
+
+
+def timed(fn, reps=20, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def kernel(name):
+    return getattr(importlib.import_module(name), name)
+
+
+def cases():
+    M, N = 4096, 1024
+    x = nonzero(M, N)
+    w, b = nonzero(N), nonzero(N)
+    yield dict(name="vector_add", shape={"N": 1 << 22},
+               setup=lambda: (nonzero(1 << 22), nonzero(1 << 22), torch.empty(1 << 22, device="cuda")),
+               run=lambda a: kernel("vector_add")(a[0], a[1], a[2], scale=1.5),
+               out=lambda a: a[2], ref=lambda a: torch.relu(a[0] + a[1]) * 1.5,
+               bytes=lambda a: 3 * a[0].numel() * 4)
+    yield dict(name="softmax", shape={"M": M, "N": N}, setup=lambda: (x, torch.empty_like(x)),
+               run=lambda a: kernel("softmax")(*a), out=lambda a: a[1], ref=lambda a: torch.softmax(a[0], 1),
+               bytes=lambda a: 2 * a[0].numel() * 4)
+    yield dict(name="layernorm", shape={"M": M, "N": N}, setup=lambda: (x, w, b, torch.empty_like(x)),
+               run=lambda a: kernel("layernorm")(*a, eps=1e-5), out=lambda a: a[3],
+               ref=lambda a: torch.nn.functional.layer_norm(a[0], (N,), a[1], a[2], 1e-5),
+               bytes=lambda a: 2 * a[0].numel() * 4)
+    yield dict(name="rmsnorm", shape={"M": M, "N": N}, setup=lambda: (x, w, torch.empty_like(x)),
+               run=lambda a: kernel("rmsnorm")(*a, eps=1e-5), out=lambda a: a[2],
+               ref=lambda a: torch.nn.functional.rms_norm(a[0], (N,), a[1], 1e-5),
+               bytes=lambda a: 2 * a[0].numel() * 4)
+    yield dict(name="cumsum", shape={"M": 1024, "N": 1024}, setup=lambda: (nonzero(1024, 1024), torch.empty(1024, 1024, device="cuda")),
+               run=lambda a: kernel("cumsum")(*a), out=lambda a: a[1], ref=lambda a: torch.cumsum(a[0], 1),
+               bytes=lambda a: 2 * a[0].numel() * 4, atol=1e-3)
+    yield dict(name="argmax", shape={"M": M, "N": N},
+               setup=lambda: (x, torch.empty(M, device="cuda"), torch.empty(M, dtype=torch.int64, device="cuda")),
+               run=lambda a: kernel("argmax")(*a), out=lambda a: a[2], ref=lambda a: torch.argmax(a[0], 1),
+               bytes=lambda a: a[0].numel() * 4)
+    yield dict(name="transpose", shape={"M": 2048, "N": 2048},
+               setup=lambda: (nonzero(2048, 2048), torch.empty(2048, 2048, device="cuda")),
+               run=lambda a: kernel("transpose")(*a), out=lambda a: a[1], ref=lambda a: a[0].t().contiguous(),
+               bytes=lambda a: 2 * a[0].numel() * 4)
+    yield dict(name="gemm", shape={"M": 512, "N": 512, "K": 512},
+               setup=lambda: (nonzero(512, 512, dtype=torch.float16), nonzero(512, 512, dtype=torch.float16),
+                              nonzero(512), torch.empty(512, 512, device="cuda")),
+               run=lambda a: kernel("gemm")(*a), out=lambda a: a[3],
+               ref=lambda a: (a[0].float() @ a[1].float()), flops=lambda a: 2 * 512 ** 3, atol=1e-2)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    args = parser.parse_args()
+    sys.path[:0] = [str(ROOT / "python"), str(ROOT / "examples")]
+    torch.manual_seed(0)
+    version = subprocess.run([os.environ.get("TESSEL_BIN", str(ROOT / "build/bin/tessel")), "--version"],
+                             capture_output=True, text=True).stdout.strip()
+    results = []
+    for case in cases():
+        entry = {"kernel": case["name"], "shape": case["shape"]}
+        try:
+            a = case["setup"]()
+            case["run"](a)
+            torch.cuda.synchronize()
+            got, want = case["out"](a), case["ref"](a)
+            err = (got.double() - want.double()).abs().max().item() if got.numel() else 0.0
+            entry["max_abs_err"] = err
+            entry["correct"] = bool(err <= case.get("atol", 1e-4))
+            if entry["correct"]:
+                entry["tessel_ms"] = timed(lambda: case["run"](a))
+                entry["torch_eager_ms"] = timed(lambda: case["ref"](a))
+                entry["speedup_vs_torch_eager"] = entry["torch_eager_ms"] / entry["tessel_ms"]
+                if "bytes" in case:
+                    entry["tessel_GBps"] = case["bytes"](a) / entry["tessel_ms"] / 1e6
+                if "flops" in case:
+                    entry["tessel_TFLOPs"] = case["flops"](a) / entry["tessel_ms"] / 1e9
+        except Exception as e:  # a failure is a result too: record it
+            entry["error"] = f"{type(e).__name__}: {e}"[:500]
+        print(json.dumps(entry), flush=True)
+        results.append(entry)
+    doc = {
+        "date": datetime.date.today().isoformat(),
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__, "triton": triton.__version__, "tessel": version,
+        "note": "scalar-ownership programs straight from construction; no blocking pass exists yet",
+        "timing": "median of 20 CUDA-event timings after 3 warm-up launches; correctness checked first",
+        "results": results,
+    }
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{doc['date']}-h200-scalar-construction.json"
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
