@@ -73,6 +73,11 @@ def test_generated_source_is_deterministic(tessel_bin, root):
     assert outs[0].returncode == 0, outs[0].stderr
     assert "@triton.jit" in outs[0].stdout and "tl.program_id(0)" in outs[0].stdout
     assert outs[0].stdout == outs[1].stdout
+    # Generated source points at the author's lines (KIR origins).
+    lines = (root / "examples/layernorm.py").read_text().splitlines()
+    cited = {int(l.split(":")[1]) for l in outs[0].stdout.splitlines() if l.strip().startswith("# layernorm.py:")}
+    assert cited and all(1 <= n <= len(lines) for n in cited)
+    assert any("T.sum" in lines[n - 1] or "T.rsqrt" in lines[n - 1] for n in cited)
 
 
 @pytest.mark.parametrize("bad,message", [

@@ -18,6 +18,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include <cmath>
 
@@ -96,6 +97,7 @@ private:
   llvm::raw_string_ostream body{bodyText};
   DenseMap<Value, std::string> names;
   unsigned next = 0;
+  std::string lastOrigin;
 };
 } // namespace
 
@@ -170,7 +172,26 @@ LogicalResult Serializer::emitBlock(Block &block, int indent) {
   return success();
 }
 
+/// The author's file:line behind a location (fused origins keep it inside).
+static std::optional<std::string> sourceLine(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" + Twine(file.getLine())).str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto line = sourceLine(inner))
+        return line;
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return sourceLine(named.getChildLoc());
+  return std::nullopt;
+}
+
 LogicalResult Serializer::emitOp(Operation &op, int indent) {
+  // Generated source points back at the KIR origin of what follows.
+  if (std::optional<std::string> origin = sourceLine(op.getLoc()); origin && *origin != lastOrigin &&
+                                                                     !isa<arith::ConstantOp>(op)) {
+    line(indent, "# " + *origin);
+    lastOrigin = *origin;
+  }
   for (Type t : op.getResultTypes())
     if (isa<pgpu::FragmentType, TupleType>(t))
       return unsupported(&op, "fragments and tuples arrive with blocking (scalar programs only for now)");
