@@ -343,6 +343,15 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
           carries.push_back(lookup(v));
         return runWhile(*this, w.getBefore(), w.getAfter(), carries, w.getResults());
       })
+      .Case<pgpu::ForeachOp>([&](pgpu::ForeachOp f) -> LogicalResult {
+        // Independent iterations: the selected order exposes any dependence.
+        int64_t lb = index(f.getLower()), ub = index(f.getUpper());
+        for (int64_t k : order(std::max<int64_t>(ub - lb, 0)))
+          if (failed(execBlock(f.getBody().front(), {makeScalar(IndexType::get(op.getContext()), Elem{0, lb + k})},
+                               nullptr)))
+            return failure();
+        return success();
+      })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) {
         return runIf(*this, index(i.getCondition()), i.getThenRegion(), i.getElseRegion(), i.getResults());
       })

@@ -614,13 +614,23 @@ LogicalResult KernelConstructor::emitStore(Operation &op) {
       return failure();
     extents = *s;
   }
-  FailureOr<SmallVector<Value>> done =
-      loopNest(op.getLoc(), extents, {}, [&](ArrayRef<Value> positions, ValueRange) -> FailureOr<SmallVector<Value>> {
-        if (failed(emitElementStore(op, positions)))
-          return failure();
-        return SmallVector<Value>();
-      });
-  return failure(failed(done));
+  // The elements of a stored tensor are an independent workset: pgpu.foreach.
+  SmallVector<Value> positions;
+  std::function<LogicalResult(unsigned)> nest = [&](unsigned depth) -> LogicalResult {
+    if (depth == extents.size())
+      return emitElementStore(op, positions);
+    Location loc = op.getLoc();
+    auto loop = pgpu::ForeachOp::create(b, loc, constIndex(loc, 0), extents[depth]);
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    positions.push_back(body->addArgument(b.getIndexType(), loc));
+    if (failed(nest(depth + 1)))
+      return failure();
+    positions.pop_back();
+    pgpu::YieldOp::create(b, loc);
+    return success();
+  };
+  return nest(0);
 }
 
 /// The physical write of one element: store, unique scatter or scatter-reduce.

@@ -359,6 +359,17 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           line(indent + 1, "pass");
         return success();
       })
+      .Case<pgpu::ForeachOp>([&](pgpu::ForeachOp f) -> LogicalResult {
+        // Independent iterations, spelled in order (any order is legal).
+        Block &b = f.getBody().front();
+        line(indent, "for " + name(b.getArgument(0)) + " in range(" + expr(f.getLower()) + ", " + expr(f.getUpper()) +
+                         "):");
+        if (failed(emitBlock(b, indent + 1)))
+          return failure();
+        if (b.getOperations().size() == 1)
+          line(indent + 1, "pass");
+        return success();
+      })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
         line(indent, "if " + expr(i.getCondition()) + ":");
         Block &thenBlock = i.getThenRegion().front();

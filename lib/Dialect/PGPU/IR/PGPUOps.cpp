@@ -214,6 +214,10 @@ LogicalResult ForOp::verifyRegions() {
   return verifyRegionSignature(*this, getBody(), "body", args, getResults().getTypes());
 }
 
+LogicalResult ForeachOp::verifyRegions() {
+  return verifyRegionSignature(*this, getBody(), "body", {IndexType::get(getContext())}, {});
+}
+
 LogicalResult WhileOp::verifyRegions() {
   Block &before = getBefore().front();
   if (before.getArgumentTypes() != getInits().getTypes())

@@ -231,6 +231,28 @@ def PGPU_ForOp : PGPU_Op<"for", [RecursiveMemoryEffects]> {
   let hasRegionVerifier = 1;
 }
 
+def PGPU_ForeachOp : PGPU_Op<"foreach", [RecursiveMemoryEffects]> {
+  let summary = "an explicit independent workset inside a program (seed 000 §5)";
+  let description = [{
+    Runs the body once per index in [lower, upper), in any order: iterations
+    carry nothing and their effects must not conflict. Construction realizes
+    the element loops of logical tensors this way; blocking turns them into
+    fragments.
+
+    ```mlir
+    pgpu.foreach %c0 to %N {
+    ^bb0(%n: index):
+      ...
+      pgpu.yield
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lower, Index:$upper);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$lower `to` $upper $body attr-dict";
+  let hasRegionVerifier = 1;
+}
+
 def PGPU_WhileOp : PGPU_Op<"while", [RecursiveMemoryEffects]> {
   let summary = "ordered while loop with carries";
   let description = [{
