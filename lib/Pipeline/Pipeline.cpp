@@ -10,6 +10,7 @@
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/Triton/Triton.h"
 
 #include "mlir/Transforms/Passes.h"
@@ -26,7 +27,10 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
   pm.addPass(createCanonicalizerPass()); // fold constructed address arithmetic
   pm.addPass(createCSEPass());           // construction replays producers; merge what it repeated
   // §3.2 refine program mapping          (issue 7)
-  // §3.3 form blocking and fragments     (issue 7)
+  // §3.3 form blocking and fragments
+  pm.addPass(pgpu::createPGPUFormBlocking());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   // §3.4 co-realize values, accesses and structured ops (issue 7)
   //      online summaries                (seed 002 §1)
   // §3.5 predicate range narrowing and summary emptiness

@@ -9,12 +9,14 @@
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/Triton/Triton.h"
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessel::kir::registerKIRPasses();
   tessel::registerConversionPasses();
+  tessel::pgpu::registerPGPUPasses();
   tessel::triton::registerTritonPasses();
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();

@@ -72,7 +72,16 @@ private:
     names[v] = n;
     return n;
   }
-  void line(int indent, const Twine &text) { body << std::string(4 * indent, ' ') << text << "\n"; }
+  void line(int indent, const Twine &text) { *out << std::string(4 * indent, ' ') << text << "\n"; }
+  /// The static lane count of a fragment (parameters are bound at serialization).
+  int64_t extentOf(Type type) {
+    auto fragment = cast<pgpu::FragmentType>(type);
+    Attribute e = fragment.getExtents()[0];
+    if (auto size = dyn_cast<IntegerAttr>(e))
+      return size.getInt();
+    return param(cast<StringAttr>(e).getValue());
+  }
+  FailureOr<std::string> combineFunction(Region &combine);
   LogicalResult emitBlock(Block &block, int indent);
   LogicalResult emitOp(Operation &op, int indent);
   /// The device expression of a value (a name, or a literal for constants).
@@ -93,8 +102,9 @@ private:
   pgpu::KernelOp kernel;
   const llvm::StringMap<int64_t> &params;
   llvm::raw_ostream &os;
-  std::string bodyText;
-  llvm::raw_string_ostream body{bodyText};
+  std::string bodyText, helperText;
+  llvm::raw_string_ostream body{bodyText}, helpers{helperText};
+  llvm::raw_string_ostream *out = &body;
   DenseMap<Value, std::string> names;
   unsigned next = 0;
   std::string lastOrigin;
@@ -158,11 +168,38 @@ FailureOr<std::string> Serializer::hostExpr(Value v) {
 FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange coords) {
   std::string base = name(view), text = base;
   for (auto [axis, c] : llvm::enumerate(coords)) {
-    if (!c.getType().isIndex())
-      return unsupported(op, "fragment coordinates need blocking support");
+    if (!pgpu::elementTypeOf(c.getType()).isIndex())
+      return unsupported(op, "coordinates must be index values");
     text += llvm::formatv(" + ({0}) * {1}_stride{2}", expr(c), base, axis).str();
   }
   return text;
+}
+
+/// A combine region as a module-level `@triton.jit` function for tl.reduce.
+FailureOr<std::string> Serializer::combineFunction(Region &combine) {
+  std::string fn = "_combine" + std::to_string(next++);
+  Block &block = combine.front();
+  SmallVector<std::string> params;
+  for (BlockArgument arg : block.getArguments())
+    params.push_back(name(arg));
+  llvm::raw_string_ostream *saved = out;
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  out = &stream;
+  line(0, "@triton.jit");
+  line(0, "def " + fn + "(" + llvm::join(params, ", ") + "):");
+  std::string savedOrigin = lastOrigin;
+  LogicalResult ok = emitBlock(block, 1);
+  SmallVector<std::string> results;
+  for (Value y : block.getTerminator()->getOperands())
+    results.push_back(expr(y));
+  line(1, "return " + llvm::join(results, ", "));
+  out = saved;
+  lastOrigin = savedOrigin;
+  if (failed(ok))
+    return failure();
+  helpers << "\n\n" << text;
+  return fn;
 }
 
 LogicalResult Serializer::emitBlock(Block &block, int indent) {
@@ -192,9 +229,12 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
     line(indent, "# " + *origin);
     lastOrigin = *origin;
   }
-  for (Type t : op.getResultTypes())
-    if (isa<pgpu::FragmentType, TupleType>(t))
-      return unsupported(&op, "fragments and tuples arrive with blocking (scalar programs only for now)");
+  for (Type t : op.getResultTypes()) {
+    if (isa<TupleType>(t))
+      return unsupported(&op, "tuples are not spelled yet");
+    if (auto f = dyn_cast<pgpu::FragmentType>(t); f && f.getRank() != 1)
+      return unsupported(&op, "only one-dimensional fragments are spelled yet");
+  }
   auto assign = [&](Value result, const Twine &rhs) { line(indent, name(result) + " = " + rhs); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<arith::ConstantOp>([&](arith::ConstantOp) { return success(); }) // spelled at each use
@@ -216,7 +256,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> LogicalResult {
         std::string l = expr(b.getLhs()), r = expr(b.getRhs());
-        bool isFloat = isa<FloatType>(b.getType());
+        bool isFloat = isa<FloatType>(pgpu::elementTypeOf(b.getType()));
         std::string text;
         switch (b.getKind()) {
         case kir::BinaryKind::Add: text = l + " + " + r; break;
@@ -265,7 +305,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         case kir::UnaryKind::Cos: text = "tl.cos(" + x + ")"; break;
         case kir::UnaryKind::Floor: text = "tl.floor(" + x + ")"; break;
         case kir::UnaryKind::Ceil: text = "tl.ceil(" + x + ")"; break;
-        case kir::UnaryKind::Not: text = u.getType().isInteger(1) ? x + " ^ 1" : "~" + x; break;
+        case kir::UnaryKind::Not: text = pgpu::elementTypeOf(u.getType()).isInteger(1) ? x + " ^ 1" : "~" + x; break;
         default: return unsupported(&op, "no Triton math function with the required accuracy");
         }
         assign(u.getResult(), text);
@@ -283,7 +323,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::CastOp>([&](pgpu::CastOp c) -> LogicalResult {
-        std::string target = tritonType(c.getType());
+        std::string target = tritonType(pgpu::elementTypeOf(c.getType()));
         if (target.empty())
           return unsupported(&op, "no Triton dtype");
         std::string x = expr(c.getOperand());
@@ -357,6 +397,34 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           line(indent + 1, name(f.getResult(i)) + " = " + expr(y));
         if (b.getOperations().size() == 1 && f.getInits().empty())
           line(indent + 1, "pass");
+        return success();
+      })
+      .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) {
+        assign(i.getResult(), "tl.arange(0, " + std::to_string(extentOf(i.getType())) + ") + " + expr(i.getBase()));
+        return success();
+      })
+      .Case<pgpu::SplatOp>([&](pgpu::SplatOp sp) -> LogicalResult {
+        Type element = sp.getOperand().getType();
+        std::string dtype = tritonType(element), lanes = std::to_string(extentOf(sp.getType()));
+        if (element.isInteger(1))
+          assign(sp.getResult(), "tl.full([" + lanes + "], 0, tl.int1) | " + expr(sp.getOperand()));
+        else
+          assign(sp.getResult(), "tl.zeros([" + lanes + "], " + dtype + ") + " + expr(sp.getOperand()));
+        return success();
+      })
+      .Case<pgpu::ReduceOp>([&](pgpu::ReduceOp r) -> LogicalResult {
+        if (r.getAxes().size() != 1 || r.getAxes()[0] != 0)
+          return unsupported(&op, "only a reduction over axis 0 of a one-dimensional fragment is spelled yet");
+        FailureOr<std::string> fn = combineFunction(r.getCombine());
+        if (failed(fn))
+          return failure();
+        SmallVector<std::string> inputs, results;
+        for (Value v : r.getInputs())
+          inputs.push_back(expr(v));
+        for (Value v : r.getResults())
+          results.push_back(name(v));
+        std::string in = inputs.size() == 1 ? inputs[0] : "(" + llvm::join(inputs, ", ") + ")";
+        line(indent, llvm::join(results, ", ") + " = tl.reduce(" + in + ", 0, " + *fn + ")");
         return success();
       })
       .Case<pgpu::ForeachOp>([&](pgpu::ForeachOp f) -> LogicalResult {
@@ -467,6 +535,7 @@ LogicalResult Serializer::run() {
   SmallVector<std::string> positional, keywords;
   for (const std::string &p : wrapperParams)
     (p[0] == '*' ? keywords : positional).push_back(p[0] == '*' ? p.substr(1) : p);
+  os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
   os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
   if (!keywords.empty())

@@ -1,0 +1,34 @@
+//===- Passes.td - shared pgpu passes ----------------------*- tablegen -*-===//
+
+#ifndef TESSEL_PGPU_PASSES
+#define TESSEL_PGPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
+  let summary = "form fragments: block independent element loops and range reductions (seed 002 §3.3)";
+  let description = [{
+    Reads: `pgpu.foreach` worksets and `pgpu.range_reduce` reductions whose
+    bodies are straight-line pointwise code and accesses (no nested loops,
+    ifs or reductions), and the def-use dependence of each body value on the
+    loop index.
+    Legality: foreach iterations are independent by definition; a reduce may
+    be regrouped and reordered under its associative/commutative contract
+    (seed 000 §8, seed 002 §4). Ordered loops (`pgpu.for`) are never blocked.
+    Rewrites: the loop over [lo, hi) becomes a `pgpu.for` over blocks of
+    BLOCK members (a declared physical parameter with candidates 64..1024):
+    the index becomes `iota(b)`, values that depend on it become
+    `!pgpu.fragment<_, [BLOCK]>` (uniform values stay scalars and are splatted
+    where they meet fragments), every access gets the lane validity
+    `b + lane < hi` conjoined with its own, a reduction neutralizes invalid
+    lanes with its identity, reduces the fragment with `pgpu.reduce`, and
+    combines the partial with the carried accumulator.
+    Preserves: values (a reduction up to the reassociation its contract
+    allows), effects, ABI, origins.
+    Must not fire: bodies with nested control or reductions, or with tuples.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+#endif // TESSEL_PGPU_PASSES

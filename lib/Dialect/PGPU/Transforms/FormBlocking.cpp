@@ -1,0 +1,248 @@
+//===- FormBlocking.cpp - fragments for independent loops and reductions ---===//
+//
+// seed 002 §3.3: rewrite scalar work ownership into parameterized fragments.
+// A `pgpu.foreach` (independent iterations) or `pgpu.range_reduce`
+// (associative/commutative members) over [lo, hi) becomes an ordered loop
+// over blocks of BLOCK members whose body works on `!pgpu.fragment<_, [BLOCK]>`
+// values. Ordered loops are never touched: blocking them would change what
+// the author ordered (seed 002 §4).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUFORMBLOCKING
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+constexpr llvm::StringLiteral kBlock = "BLOCK";
+
+/// Clones a straight-line body one block of lanes at a time: values that
+/// depend on the loop index become fragments, the rest stay scalars.
+class Fragmenter {
+public:
+  Fragmenter(OpBuilder &b, Value laneOk) : b(b), laneOk(laneOk) {}
+
+  FragmentType fragmentOf(Type element) {
+    return FragmentType::get(element.getContext(), element, {StringAttr::get(element.getContext(), kBlock)});
+  }
+  bool isFragment(Value v) { return isa<FragmentType>(v.getType()); }
+  Value splat(Location loc, Value scalar) {
+    return SplatOp::create(b, loc, fragmentOf(scalar.getType()), scalar);
+  }
+  Value asFragment(Location loc, Value v) { return isFragment(v) ? v : splat(loc, v); }
+  Value mapped(Value v) { return map.lookupOrDefault(v); }
+
+  /// Lane validity conjoined with an access's own validity.
+  Value validity(Location loc, Value own) {
+    Value mine = asFragment(loc, mapped(own));
+    return BinaryOp::create(b, loc, kir::BinaryKind::And, mine, laneOk, false, false);
+  }
+
+  LogicalResult clone(Operation &op) {
+    Location loc = op.getLoc();
+    if (isa<arith::ConstantOp, ParamOp, ExtentOp, StrideOp, CeilDivOp>(op)) {
+      b.clone(op, map);
+      return success();
+    }
+    if (isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp>(op)) {
+      bool anyFragment = llvm::any_of(op.getOperands(), [&](Value v) { return isFragment(mapped(v)); });
+      if (!anyFragment) {
+        b.clone(op, map);
+        return success();
+      }
+      SmallVector<Value> operands;
+      for (auto [i, v] : llvm::enumerate(op.getOperands())) {
+        Value m = mapped(v);
+        // A scalar select condition may stay scalar; everything else is lane-wide.
+        operands.push_back(isa<SelectOp>(op) && i == 0 ? m : asFragment(loc, m));
+      }
+      OperationState state(loc, op.getName(), operands, {fragmentOf(op.getResult(0).getType())}, op.getAttrs());
+      map.map(op.getResult(0), b.create(state)->getResult(0));
+      return success();
+    }
+    if (auto load = dyn_cast<LoadOp>(op))
+      return cloneRead(op, load.getView(), load.getCoords(), load.getValid(), load.getFill());
+    if (auto gather = dyn_cast<GatherOp>(op))
+      return cloneRead(op, gather.getView(), gather.getCoords(), gather.getValid(), gather.getFill());
+    if (isa<StoreOp, ScatterOp>(op)) {
+      Value value = op.getOperand(0), view = op.getOperand(1);
+      ValueRange coords = isa<StoreOp>(op) ? cast<StoreOp>(op).getCoords() : cast<ScatterOp>(op).getCoords();
+      Value valid = isa<StoreOp>(op) ? cast<StoreOp>(op).getValid() : cast<ScatterOp>(op).getValid();
+      SmallVector<Value> newCoords;
+      bool laneWide = false;
+      for (Value c : coords) {
+        newCoords.push_back(mapped(c));
+        laneWide |= isFragment(newCoords.back());
+      }
+      if (!laneWide)
+        return failure(); // every lane would write the same element
+      Value v = asFragment(loc, mapped(value));
+      Value ok = validity(loc, valid);
+      if (isa<StoreOp>(op))
+        StoreOp::create(b, loc, v, view, newCoords, ok);
+      else
+        ScatterOp::create(b, loc, v, view, newCoords, ok);
+      return success();
+    }
+    return failure(); // nested control, reductions, tuples, atomics: not blocked here
+  }
+
+  IRMapping map;
+
+private:
+  LogicalResult cloneRead(Operation &op, Value view, ValueRange coords, Value valid, Value fill) {
+    Location loc = op.getLoc();
+    SmallVector<Value> newCoords;
+    bool laneWide = false;
+    for (Value c : coords) {
+      newCoords.push_back(mapped(c));
+      laneWide |= isFragment(newCoords.back());
+    }
+    if (!laneWide) {
+      b.clone(op, map); // a uniform read: one per block
+      return success();
+    }
+    Type type = fragmentOf(op.getResult(0).getType());
+    Value ok = validity(loc, valid);
+    Value result = isa<LoadOp>(op) ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, mapped(fill)))
+                                   : Value(GatherOp::create(b, loc, type, view, newCoords, ok, mapped(fill)));
+    map.map(op.getResult(0), result);
+    return success();
+  }
+
+  OpBuilder &b;
+  Value laneOk;
+};
+
+/// Builds `for %b = lo to hi step BLOCK iter_args(inits)` whose body gets the
+/// lanes `b + [0, BLOCK)` and their validity `lane < hi`; `fill` emits the
+/// body and returns the yielded values. Erases the loop and fails when `fill`
+/// fails, leaving the original op in place.
+static FailureOr<ForOp> buildBlockLoop(OpBuilder &b, Location loc, Value lo, Value hi, ValueRange inits,
+                                       function_ref<FailureOr<SmallVector<Value>>(Fragmenter &, Value lanes,
+                                                                                  ValueRange carries)>
+                                           fill) {
+  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlock);
+  auto loop = ForOp::create(b, loc, TypeRange(inits), lo, hi, block, inits);
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = b.createBlock(&loop.getBody());
+  Value start = body->addArgument(b.getIndexType(), loc);
+  for (Value i : inits)
+    body->addArgument(i.getType(), loc);
+  auto indexFragment = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kBlock)});
+  Value lanes = IotaOp::create(b, loc, indexFragment, start);
+  Value bound = SplatOp::create(b, loc, indexFragment, hi);
+  Value laneOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, bound);
+  Fragmenter fragmenter(b, laneOk);
+  FailureOr<SmallVector<Value>> yields = fill(fragmenter, lanes, body->getArguments().drop_front());
+  if (failed(yields)) {
+    loop.erase();
+    block.getDefiningOp()->erase();
+    return failure();
+  }
+  YieldOp::create(b, loc, *yields);
+  return loop;
+}
+
+LogicalResult blockForeach(OpBuilder &b, ForeachOp op) {
+  b.setInsertionPoint(op);
+  FailureOr<ForOp> loop = buildBlockLoop(
+      b, op.getLoc(), op.getLower(), op.getUpper(), {},
+      [&](Fragmenter &f, Value lanes, ValueRange) -> FailureOr<SmallVector<Value>> {
+        Block &body = op.getBody().front();
+        f.map.map(body.getArgument(0), lanes);
+        for (Operation &inner : body.without_terminator())
+          if (failed(f.clone(inner)))
+            return failure();
+        return SmallVector<Value>();
+      });
+  if (failed(loop))
+    return failure();
+  op.erase();
+  return success();
+}
+
+LogicalResult blockRangeReduce(OpBuilder &b, RangeReduceOp op) {
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  FailureOr<ForOp> loop = buildBlockLoop(
+      b, loc, op.getLower(), op.getUpper(), op.getIdentities(),
+      [&](Fragmenter &f, Value lanes, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+        Block &element = op.getElement().front();
+        f.map.map(element.getArgument(0), lanes);
+        for (Operation &inner : element.without_terminator())
+          if (failed(f.clone(inner)))
+            return failure();
+        // Invalid lanes contribute the identity; then one fragment reduction.
+        SmallVector<Value> members;
+        for (auto [x, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities())) {
+          Value lane = f.asFragment(loc, f.mapped(x));
+          Value neutral = f.splat(loc, id);
+          Value ok = f.validity(loc, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+          members.push_back(SelectOp::create(b, loc, ok, lane, neutral));
+        }
+        auto partial = ReduceOp::create(b, loc, op.getResultTypes(), members, b.getDenseI64ArrayAttr({0}),
+                                        op.getIdentities());
+        IRMapping regionMap;
+        op.getCombine().cloneInto(&partial.getCombine(), regionMap);
+        // acc = combine(acc, partial), inlined.
+        Block &combine = op.getCombine().front();
+        IRMapping inlineMap;
+        for (auto [i, a] : llvm::enumerate(acc)) {
+          inlineMap.map(combine.getArgument(i), a);
+          inlineMap.map(combine.getArgument(acc.size() + i), partial.getResult(i));
+        }
+        for (Operation &inner : combine.without_terminator())
+          b.clone(inner, inlineMap);
+        SmallVector<Value> next;
+        for (Value y : combine.getTerminator()->getOperands())
+          next.push_back(inlineMap.lookupOrDefault(y));
+        return next;
+      });
+  if (failed(loop))
+    return failure();
+  op.replaceAllUsesWith(loop->getResults());
+  op.erase();
+  return success();
+}
+
+struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocking> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      SmallVector<Operation *> candidates;
+      kernel.walk([&](Operation *op) {
+        if (isa<ForeachOp, RangeReduceOp>(op))
+          candidates.push_back(op);
+      });
+      OpBuilder b(kernel.getContext());
+      bool changed = false;
+      // Innermost first; a loop whose body still holds a loop is not blocked.
+      for (Operation *op : llvm::reverse(candidates)) {
+        if (auto f = dyn_cast<ForeachOp>(op))
+          changed |= succeeded(blockForeach(b, f));
+        else
+          changed |= succeeded(blockRangeReduce(b, cast<RangeReduceOp>(op)));
+      }
+      if (changed && !kernel.getParam(kBlock)) {
+        SmallVector<Attribute> params;
+        if (auto existing = kernel.getParams())
+          params.assign(existing->begin(), existing->end());
+        params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlock),
+                                        {64, 128, 256, 512, 1024}, 512, StringAttr()));
+        kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+      }
+    }
+  }
+};
+} // namespace
