@@ -87,6 +87,8 @@ def cases():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--tag", default="pipeline", help="file name tag of the results JSON")
+    parser.add_argument("--note", default="", help="what this run measures")
     args = parser.parse_args()
     sys.path[:0] = [str(ROOT / "python"), str(ROOT / "examples")]
     torch.manual_seed(0)
@@ -119,13 +121,13 @@ def main():
         "date": datetime.date.today().isoformat(),
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__, "triton": triton.__version__, "tessel": version,
-        "note": "scalar-ownership programs straight from construction; no blocking pass exists yet",
+        "note": args.note,
         "timing": "median of 20 CUDA-event timings after 3 warm-up launches; correctness checked first",
         "results": results,
     }
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{doc['date']}-h200-scalar-construction.json"
+    path = out / f"{doc['date']}-h200-{args.tag}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {path}")
 
