@@ -26,7 +26,8 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
   pm.addPass(createConvertKIRToPGPU());
   pm.addPass(createCanonicalizerPass()); // fold constructed address arithmetic
   pm.addPass(createCSEPass());           // construction replays producers; merge what it repeated
-  // §3.2 refine program mapping          (issue 7)
+  // §3.2 refine program mapping
+  pm.addPass(pgpu::createPGPURefineMapping());
   // §3.3 form blocking and fragments
   pm.addPass(pgpu::createPGPUFormBlocking());
   pm.addPass(createCanonicalizerPass());

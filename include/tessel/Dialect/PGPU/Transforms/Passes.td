@@ -31,4 +31,25 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
+  let summary = "enlarge per-element worksets: a program owns a range of the innermost axis (seed 002 §3.2)";
+  let description = [{
+    Reads: the program space, its single execution group, and the group body.
+    Legality: the group's instances are independent (a KIR workset), and its
+    body is per-element straight-line code (no loops, ifs or reductions), so
+    any grouping of instances onto programs is legal. The dispatch must be the
+    whole program space (one segment, linear coordinate = program coordinate).
+    Rewrites: the innermost group extent E becomes ceil(E / BLOCK_P) (a
+    declared parameter, candidates 256..4096), the program-space extent is
+    recomputed as the product of the new extents (LaunchExpr), and the body
+    moves into a `pgpu.foreach` over the owned range
+    [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E)). Form-blocking then turns the
+    foreach into fragments.
+    Preserves: every instance's effects and values; ABI; origins.
+    Must not fire: several segments, or a body with loops or control.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_PGPU_PASSES

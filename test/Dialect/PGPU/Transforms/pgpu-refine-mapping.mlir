@@ -1,0 +1,74 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-refine-mapping | FileCheck %s
+
+// COM: A per-element workset: each program now owns BLOCK_P consecutive members of the innermost
+// COM: axis. The group's innermost extent and the program space become ceil(E / BLOCK_P) (LaunchExpr),
+// COM: and the body runs in a foreach over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E)).
+// CHECK-LABEL: pgpu.kernel @scale
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>
+// CHECK: %[[N:.*]] = pgpu.extent %x[0]
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK: %[[G:.*]] = pgpu.ceil_div %[[N]], %[[BP]] : index
+// CHECK: pgpu.program_space(%[[G]]) {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[G]]) segment 0
+// CHECK-NEXT: ^bb0(%[[C:.*]]: index):
+// CHECK: %[[LO:.*]] = pgpu.binary mul %[[C]], %[[BP]] : index
+// CHECK: %[[END:.*]] = pgpu.binary add %[[LO]], %[[BP]] : index
+// CHECK: %[[HI:.*]] = pgpu.binary min %[[END]], %[[N]] : index
+// CHECK: pgpu.foreach %[[LO]] to %[[HI]] {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK: pgpu.load %x[%[[I]]]
+// CHECK: pgpu.store %{{.*}}, %y[%[[I]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scale(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>, %s: f32) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    pgpu.program_space (%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["n"] {
+      ^bb0(%n: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %v = pgpu.load %x[%n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %w = pgpu.binary mul %v, %s : f32
+        pgpu.store %w, %y[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a body with a loop (a row reduction) keeps one instance per program.
+// CHECK-LABEL: pgpu.kernel @rows
+// CHECK-NOT: BLOCK_P
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @rows(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %c = pgpu.binary add %a, %b : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %s, %y[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
