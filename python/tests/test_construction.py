@@ -93,3 +93,57 @@ def test_print_ir_after_all(tessel_bin, root):
     assert res.returncode == 0, res.stderr
     assert "IR Dump After KIRAnnotateOrigins" in res.stderr
     assert "IR Dump After ConvertKIRToPGPU" in res.stderr
+
+
+ARGMAX_TIES = """
+module {
+  kir.kernel @ties(%x: !kir.view<f32, [M, N], in>, %v: !kir.view<f32, [M], out>, %i: !kir.view<i64, [M], out>) {
+    %c0 = arith.constant 0 : index
+    %two = arith.constant 2.0 : f32
+    %shift = arith.constant 0.9 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%r: index):
+      %row = kir.load %x[%r, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %twos = kir.broadcast %two over(%dn) dims [] : f32 -> tensor<?xf32>
+      %shifts = kir.broadcast %shift over(%dn) dims [] : f32 -> tensor<?xf32>
+      %scaled = kir.binary mul %row, %twos : tensor<?xf32>
+      %steps = kir.unary floor %scaled : tensor<?xf32>
+      %plus = kir.binary add %row, %shifts : tensor<?xf32>
+      %nan = kir.unary sqrt %plus : tensor<?xf32>
+      %guard = kir.binary mul %nan, %twos : tensor<?xf32>
+      %z = kir.binary sub %guard, %guard : tensor<?xf32>
+      %vals = kir.binary add %steps, %z : tensor<?xf32>
+      %best, %pos = kir.arg_reduce KIND %vals axis 0 tie TIE nan NAN : tensor<?xf32> -> f32, index
+      %p64 = kir.cast %pos : index to i64
+      kir.store %best, %v[%r] : f32, !kir.view<f32, [M], out>[index]
+      kir.store %p64, %i[%r] : i64, !kir.view<i64, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+@pytest.mark.parametrize("tie", ["lowest", "highest"])
+@pytest.mark.parametrize("nan", ["propagate", "ignore"])
+def test_arg_reduce_ties_and_nans_survive_blocking(tessel_bin, tmp_path, kind, tie, nan):
+    """Values with many ties (floor(2x)) and NaNs (sqrt of x + 0.9 < 0): the constructed and blocked
+    program, run in shuffled order, picks exactly the interpreter's values and positions."""
+    path = tmp_path / "ties.mlir"
+    path.write_text(ARGMAX_TIES.replace("KIND", kind).replace("TIE", tie).replace("NAN", nan))
+    outs = {}
+    for stage, order in (("kir", "forward"), ("pgpu", "shuffle")):
+        out = tmp_path / stage
+        res = subprocess.run([str(tessel_bin), "run", str(path), "--shape", "M=23,N=1301", "--seed", "4",
+                              "--stage", stage, "--order", order, "--out", str(out)], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        outs[stage] = {p.name: np.load(p) for p in out.glob("*.npy") if not p.name.endswith(".in.npy")}
+    np.testing.assert_array_equal(outs["pgpu"]["i.npy"], outs["kir"]["i.npy"])
+    np.testing.assert_array_equal(outs["pgpu"]["v.npy"], outs["kir"]["v.npy"])
+    assert np.isnan(outs["kir"]["v.npy"]).any() == (nan == "propagate")

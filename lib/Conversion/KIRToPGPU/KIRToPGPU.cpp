@@ -23,6 +23,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 
 namespace tessel {
 #define GEN_PASS_DEF_CONVERTKIRTOPGPU
@@ -747,61 +748,70 @@ LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned compon
   return failure(failed(done));
 }
 
-/// Value and position along the arg-reduce axis at `kept` positions: an
-/// ordered loop carrying (best value, best position, any taken), with the
-/// declared tie and NaN rules as explicit predicates.
+/// Value and position along the arg-reduce axis at `kept` positions. An
+/// arg-reduce is a reduction of (value, position) pairs whose combine decides
+/// by value and breaks ties (and orders NaNs) by position, which makes it
+/// associative and commutative: it stays a pgpu.range_reduce that blocking may
+/// regroup. Identity: (-inf or the minimum, largest position) for argmax.
 FailureOr<SmallVector<Value>> KernelConstructor::argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> kept) {
   Location loc = op.getLoc();
   FailureOr<SmallVector<Value>> in = sizes(op.getInput());
   if (failed(in))
     return failure();
   Type elem = getElementTypeOrSelf(op.getInput().getType());
-  bool isFloat = isa<FloatType>(elem);
+  bool isFloat = isa<FloatType>(elem), wantMax = op.getKind() == kir::ArgReduceKind::ArgMax;
   bool highest = op.getTie() == kir::TieRule::Highest, propagate = op.getNan() == kir::NaNRule::Propagate;
-  Value init = isFloat ? Value(arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, std::nan(""))))
-                       : zeroOf(loc, elem);
-  Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  Value worst;
+  if (isFloat) {
+    worst = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, wantMax ? -INFINITY : INFINITY));
+  } else {
+    unsigned width = elem.getIntOrFloatBitWidth();
+    APInt bound = wantMax ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
+    worst = arith::ConstantOp::create(b, loc, b.getIntegerAttr(elem, bound));
+  }
+  // The identity's position loses every tie: past the end (lowest wins) or -1 (highest wins).
+  Value noPosition = constIndex(loc, highest ? -1 : std::numeric_limits<int32_t>::max());
   unsigned axis = op.getAxis();
-  FailureOr<SmallVector<Value>> result = loopNest(
-      loc, (*in)[axis], ValueRange{init, constIndex(loc, 0), falseV},
-      [&](ArrayRef<Value> step, ValueRange carry) -> FailureOr<SmallVector<Value>> {
+  auto buildCombine = [&](Region &combine, TypeRange types) -> LogicalResult {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&combine);
+    Value v1 = block->addArgument(types[0], loc), i1 = block->addArgument(types[1], loc);
+    Value v2 = block->addArgument(types[0], loc), i2 = block->addArgument(types[1], loc);
+    auto cmp = [&](kir::CmpPredicate p, Value l, Value r) { return Value(pgpu::CmpOp::create(b, loc, p, l, r)); };
+    auto andOp = [&](Value l, Value r) { return boolOp(loc, kir::BinaryKind::And, l, r); };
+    auto orOp = [&](Value l, Value r) { return boolOp(loc, kir::BinaryKind::Or, l, r); };
+    Value earlier = cmp(highest ? kir::CmpPredicate::GT : kir::CmpPredicate::LT, i2, i1);
+    Value better = cmp(wantMax ? kir::CmpPredicate::GT : kir::CmpPredicate::LT, v2, v1);
+    Value tie = andOp(cmp(kir::CmpPredicate::EQ, v2, v1), earlier);
+    Value second = orOp(better, tie);
+    if (isFloat) {
+      Value nan1 = cmp(kir::CmpPredicate::NE, v1, v1), nan2 = cmp(kir::CmpPredicate::NE, v2, v2);
+      Value bothNumbers = andOp(notOp(loc, nan1), notOp(loc, nan2));
+      second = andOp(bothNumbers, second);
+      if (propagate) {
+        // A NaN beats every number; between NaNs the tie rule decides.
+        Value nanWins = andOp(nan2, orOp(notOp(loc, nan1), earlier));
+        second = orOp(second, nanWins);
+      } else {
+        // NaNs are ignored: a number beats a NaN.
+        second = orOp(second, andOp(nan1, notOp(loc, nan2)));
+      }
+    }
+    pgpu::YieldOp::create(b, loc, ValueRange{pgpu::SelectOp::create(b, loc, second, v2, v1),
+                                             pgpu::SelectOp::create(b, loc, second, i2, i1)});
+    return success();
+  };
+  return reduceNest(
+      loc, (*in)[axis], ValueRange{worst, noPosition},
+      [&](ArrayRef<Value> step) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> positions(kept);
         positions.insert(positions.begin() + axis, step[0]);
         FailureOr<Value> x = element(op.getInput(), positions);
         if (failed(x))
           return failure();
-        Value best = carry[0], taken = carry[2];
-        auto cmp = [&](kir::CmpPredicate p, Value l, Value r) { return Value(pgpu::CmpOp::create(b, loc, p, l, r)); };
-        Value better = cmp(op.getKind() == kir::ArgReduceKind::ArgMax ? kir::CmpPredicate::GT : kir::CmpPredicate::LT,
-                           *x, best);
-        Value equal = cmp(kir::CmpPredicate::EQ, *x, best);
-        Value wins = highest ? boolOp(loc, kir::BinaryKind::Or, better, equal) : better;
-        Value first = notOp(loc, taken);
-        Value take;
-        if (isFloat) {
-          Value xNaN = cmp(kir::CmpPredicate::NE, *x, *x), bestNaN = cmp(kir::CmpPredicate::NE, best, best);
-          Value numeric = boolOp(loc, kir::BinaryKind::And, notOp(loc, xNaN),
-                                 boolOp(loc, kir::BinaryKind::Or, first, wins));
-          if (propagate) {
-            // A NaN beats every number; among NaNs the tie rule decides.
-            Value nanWins = boolOp(loc, kir::BinaryKind::And, xNaN,
-                                   highest ? trueValue(loc) : boolOp(loc, kir::BinaryKind::Or, first, notOp(loc, bestNaN)));
-            Value keepNaN = boolOp(loc, kir::BinaryKind::And, bestNaN, notOp(loc, first));
-            take = boolOp(loc, kir::BinaryKind::Or, nanWins,
-                          boolOp(loc, kir::BinaryKind::And, numeric, notOp(loc, keepNaN)));
-          } else {
-            take = numeric;
-          }
-        } else {
-          take = boolOp(loc, kir::BinaryKind::Or, first, wins);
-        }
-        return SmallVector<Value>{pgpu::SelectOp::create(b, loc, take, *x, best),
-                                  pgpu::SelectOp::create(b, loc, take, step[0], carry[1]),
-                                  boolOp(loc, kir::BinaryKind::Or, taken, take)};
-      });
-  if (failed(result))
-    return failure();
-  return SmallVector<Value>{(*result)[0], (*result)[1]};
+        return SmallVector<Value>{*x, step[0]};
+      },
+      buildCombine);
 }
 
 /// The element of a store/scatter/scatter-reduce's value at `positions`.
