@@ -133,10 +133,10 @@ class Kernel:
         os.replace(tmp, cached)  # atomic: concurrent processes see a whole file or none
         return text
 
-    def _launcher(self, constexprs: dict):
-        key = ("launcher", self._key(constexprs))
+    def _launcher(self, constexprs: dict, params: dict | None = None):
+        key = ("launcher", self._key(constexprs), tuple(sorted((params or {}).items())))
         if key not in self._cache:
-            text = self.source("triton", constexprs)
+            text = self.source("triton", constexprs, params)
             path = _cache_dir() / f"{self.name}-{hashlib.sha256(text.encode()).hexdigest()[:24]}.py"
             if not path.exists():
                 path.write_text(text)
@@ -144,11 +144,43 @@ class Kernel:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             self._cache[key] = getattr(module, self.name)
+            self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
         return self._cache[key]
+
+    def _space(self, constexprs: dict) -> dict:
+        """The declared search space: {name: (candidates, bound value)}."""
+        self._launcher(constexprs)
+        return self._cache[("space", self._key(constexprs))]
+
+    def _tuning_key(self, constexprs: dict, tensors) -> str:
+        import torch
+        from . import _tune
+        device = torch.cuda.get_device_name() if tensors and tensors[0].is_cuda else "cpu"
+        return _tune.cache_key(self.kir(constexprs), tensors, device, _compiler_version())
+
+    def tune(self, *args, budget_s: float = 60.0, reps: int = 10, verbose: bool = True, **kwargs) -> dict:
+        """Measures every declared parameter combination on these arguments (defaults first, within
+        `budget_s`), keeps the fastest correct one, and records it in the tuning cache so later calls
+        with shapes in the same bucket use it."""
+        from . import _tune
+        tensors, scalars, constexprs = self._bind(args, kwargs)
+        best = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps, verbose=verbose)
+        _tune.store(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors), best)
+        return best
 
     def __call__(self, *args, **kwargs):
         """Launches the kernel on torch tensors (views positionally or by name, scalars and constexprs
-        by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first."""
+        by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first.
+        A tuned winner for this shape bucket and device is used when the tuning cache has one."""
+        from . import _tune
+        tensors, scalars, constexprs = self._bind(args, kwargs)
+        tuned = None
+        if tensors and getattr(tensors[0], "is_cuda", False):
+            tuned = _tune.lookup(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors))
+        return self._launcher(constexprs, tuned)(*tensors, **scalars)
+
+    def _bind(self, args, kwargs):
+        kwargs = dict(kwargs)
         params = self.params()
         views = [p for p in params if p.kind == "view"]
         constexprs = {p.name: kwargs.pop(p.name) for p in params if p.kind == "constexpr" and p.name in kwargs}
@@ -166,7 +198,7 @@ class Kernel:
         for p in params:
             if p.kind == "scalar" and p.name not in scalars:
                 raise TypeError(f"kernel '{self.name}': missing scalar argument '{p.name}'")
-        return self._launcher(constexprs)(*tensors, **scalars)
+        return tensors, scalars, constexprs
 
     def __repr__(self):
         return f"<tessel.kernel {self.name}>"

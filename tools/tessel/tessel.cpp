@@ -631,6 +631,8 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registry.insert<kir::KIRDialect, pgpu::PGPUDialect, arith::ArithDialect>();
   MLIRContext context(registry);
+  // Diagnostics point at the author's source location; a dump of the whole op would bury them.
+  context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
   if (command == "run")
     return runCommand(context);
