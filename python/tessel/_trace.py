@@ -1,9 +1,12 @@
 """The tracer: runs a `@tessel.kernel` function once on symbolic values and emits KIR text.
 
 Every DSL call appends KIR ops to the innermost open region of the kernel being traced; each op
-carries the author's `file:line:col` as its MLIR location. Python control flow runs at trace time
-(constexpr branches, unrolled Python loops); runtime control is explicit (`T.parallel`, `T.for_`,
-`T.if_`, `T.while_`), and structured ops trace their helper functions into closed regions.
+carries the author's `file:line:col` as its MLIR location. Python control flow on Python values runs
+at trace time (constexpr branches, unrolled Python loops). Before tracing, the bodies of kernels and
+`@tessel.fn` helpers are rewritten (see _pycontrol.py) so that an ordinary `if`/`for`/`while` whose
+condition or iterable turns out to be a traced value becomes ordered KIR control (kir.if / kir.for /
+kir.while with carries); `T.parallel`, `T.for_`, `T.if_` and `T.while_` remain as explicit forms, and
+structured ops trace their helper functions into closed regions.
 """
 from __future__ import annotations
 
@@ -214,13 +217,15 @@ class Value:
 
     # --- misuse as a Python value ----------------------------------------------------------------
     def __bool__(self):
-        raise error(f"a traced {self.describe()} is used as a Python condition (if/while/and/or/not); its value "
-                    "is only known when the kernel runs. Use T.where(cond, a, b) to choose values, "
-                    "T.if_(cond, then, else_) for runtime control, or make it a T.Constexpr parameter")
+        raise error(f"a traced {self.describe()} is used as a Python truth value; its value is only known when "
+                    "the kernel runs. An `if`/`while` (and `and`/`or`/`not` in their conditions, and `a if c else "
+                    "b`) written in a @tessel.kernel or @tessel.fn body becomes runtime control when Python can read "
+                    "its source, but not in a plain Python function or other expressions: use T.where(cond, a, b) to choose values, "
+                    "T.if_(cond, then, else_), `&`/`|`/`~` on bools, or make it a T.Constexpr parameter")
 
     def __iter__(self):
-        raise error(f"a traced {self.describe()} cannot be iterated in Python; loop with "
-                    "`for i in T.parallel(domain)` or T.for_(domain, init, body)")
+        raise error(f"a traced {self.describe()} cannot be iterated in Python; loop over a domain with "
+                    "`for i in T.parallel(domain)` (unordered) or `for i in domain:` (ordered)")
 
     def __len__(self):
         raise error(f"len() of a traced {self.describe()} is not known at trace time")
@@ -307,8 +312,9 @@ class Domain(Value):
         return subregion(self, sl.start, sl.stop)
 
     def __iter__(self):
-        raise error(f"iterate a domain with `for i in T.parallel({self.desc})` (unordered) or "
-                    "T.for_(domain, init, body) (ordered, with carries)")
+        raise error(f"iterate a domain with `for i in T.parallel({self.desc})` (unordered), or with an ordinary "
+                    "`for i in domain:` in a @tessel.kernel/@tessel.fn body or T.for_(domain, init, body) "
+                    "(ordered, with carries)")
 
     def indices(self) -> Value:
         return indices(self)
@@ -330,6 +336,51 @@ class Record(Value):
         return record_get(self, name)
 
 
+class Undefined(Value):
+    """What a variable holds when ordinary control flow over runtime values left it without one value
+    (assigned in only one branch of a runtime `if`, or given no typed value before a runtime loop).
+    Any use raises a CompileError at the using line, with `message` saying why."""
+
+    def __init__(self, message: str):
+        self.name, self.type, self.scope, self.axes = "<undefined>", None, None, ()
+        self.loc, self.pro, self.const, self.symbol = None, False, None, None
+        self.message = message
+
+    def fail(self):
+        raise error(self.message)
+
+    def describe(self):
+        self.fail()
+
+    def __repr__(self):
+        return "<tessel undefined variable>"
+
+    def __bool__(self):
+        self.fail()
+
+    def __iter__(self):
+        self.fail()
+
+    def __len__(self):
+        self.fail()
+
+    def __index__(self):
+        self.fail()
+
+    def __float__(self):
+        self.fail()
+
+    __int__ = __index__
+
+    def __getitem__(self, idx):
+        self.fail()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self.fail()
+
+
 def _make(name, type_, scope, axes=(), loc=None, field_axes=None) -> Value:
     if isinstance(type_, RecordType):
         v = Record(name, type_, scope, (), loc)
@@ -347,6 +398,10 @@ _END_HINT = {
     "T.parallel body": "a parallel has no results: store the value to an Out view inside the body",
     "T.for_ body": "return it from the body to make it a loop result",
     "T.if_ branch": "return it from both branches to make it a result",
+    "`for` body": "assign it to a variable that has a value before the loop to carry it out",
+    "`while` body": "assign it to a variable that has a value before the loop to carry it out",
+    "`if` branch": "assign it to a variable in both branches to make it a result",
+    "`else` branch": "assign it to a variable in both branches to make it a result",
 }
 
 
@@ -362,6 +417,8 @@ def _visible(v) -> bool:
 
 def use(v, what: str = "operand"):
     """Checks that `v` may be used in the current region and returns it."""
+    if isinstance(v, Undefined):
+        v.fail()
     if _visible(v):
         return v
     desc = v.describe() if isinstance(v, Value) else f"view '{v.pyname}'"
@@ -2204,6 +2261,7 @@ class Fn:
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
         self._sig = None
+        self._run = None
 
     def _signature(self):
         if self._sig is None:
@@ -2229,7 +2287,10 @@ class Fn:
                                     f"{val.describe()}")
                 elif _is_pyscalar(val):
                     bound.arguments[pname] = const(val, ann)
-        res = self.fn(*bound.args, **bound.kwargs)
+        if self._run is None:
+            from . import _pycontrol
+            self._run = _pycontrol.rewritten(self.fn)
+        res = self._run(*bound.args, **bound.kwargs)
         ret = sig.return_annotation
         if tracing() and ret is not inspect.Signature.empty:
             rets = ret if isinstance(ret, tuple) else (ret,)
@@ -2350,9 +2411,11 @@ def trace_kernel(fn, name: str, options: dict, constexprs: dict) -> str:
             p.spec.check(p.name, val)
             cvals[p.name] = val
             args.append(val)
+    from . import _pycontrol
+    run = _pycontrol.rewritten(fn)
     _STATE.builder = b
     try:
-        result = fn(*args)
+        result = run(*args)
         if b.scope is not b.root:
             _unclosed(b.scope)
         if result is not None:

@@ -16,7 +16,8 @@ See docs/language.md for every construct with an example. Summary:
 * structured ops: ``T.sum/max/min/any/all``, ``T.reduce``, ``T.argmax/argmin``, ``T.scan``,
   ``T.cumsum/cummax/cummin``, ``T.contract/dot/matvec/vecmat/matmul/outer``, ``T.histogram``,
   ``T.region_fold``, ``T.region_scan``;
-* control: ``T.parallel``, ``T.for_``, ``T.if_``, ``T.while_``.
+* control: ``T.parallel``; ordinary ``if``/``for``/``while`` over runtime values (rewritten into
+  kir.if / kir.for / kir.while with carries, see _pycontrol.py); ``T.for_``, ``T.if_``, ``T.while_``.
 """
 from ._types import (  # noqa: F401
     Constexpr, DType, In, InOut, Out, Range, bf16, f16, f32, f64, i1, i8, i16, i32, i64, index,

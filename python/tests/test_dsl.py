@@ -378,12 +378,24 @@ def test_misuse_unknown_shape_symbol():
 
 
 def test_misuse_python_if_on_traced_value():
+    """Only @tessel.kernel / @tessel.fn bodies are rewritten into runtime control (test_dsl_control.py):
+    a plain Python helper cannot branch on a traced value, nor can `and` outside a condition."""
+    def plain_relu(v):
+        if v > 0.0:  # <- error
+            return v
+        return v * 0.0
+
     @tessel.kernel
-    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)], t: T.f32):
-        n = T.domain(0, x.shape[0])
-        if t > 0.0:  # <- error
-            y[n] = x[n]
-    expect_error(k, "is used as a Python condition")
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        for i in T.parallel(T.domain(0, x.shape[0])):
+            y[i] = plain_relu(x[i])
+    expect_error(k, "is used as a Python truth value", line=marked_line(plain_relu))
+
+    @tessel.kernel
+    def k2(x: T.In[T.f32, ("N",)], y: T.Out[T.i32, ("N",)], t: T.f32):
+        inside = t > 0.0 and t < 1.0  # <- error
+        y[0] = T.cast(inside, T.i32)
+    expect_error(k2, "is used as a Python truth value")
 
 
 def test_constexpr_if_is_resolved_at_trace_time():
