@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import statistics
+import time
 import subprocess
 import sys
 
@@ -46,41 +47,54 @@ def kernel(name):
     return getattr(importlib.import_module(name), name)
 
 
+class _Tuning:
+    """While active, `case["run"]` tunes the kernel on the case's arguments instead of launching it."""
+    budget_s = None
+
+    def __call__(self, k):
+        if self.budget_s is None:
+            return k
+        return lambda *a, **kw: k.tune(*a, budget_s=self.budget_s, verbose=False, **kw)
+
+
+TUNING = _Tuning()
+
+
 def cases():
     M, N = 4096, 1024
     x = nonzero(M, N)
     w, b = nonzero(N), nonzero(N)
     yield dict(name="vector_add", shape={"N": 1 << 22},
                setup=lambda: (nonzero(1 << 22), nonzero(1 << 22), torch.empty(1 << 22, device="cuda")),
-               run=lambda a: kernel("vector_add")(a[0], a[1], a[2], scale=1.5),
+               run=lambda a: TUNING(kernel("vector_add"))(a[0], a[1], a[2], scale=1.5),
                out=lambda a: a[2], ref=lambda a: torch.relu(a[0] + a[1]) * 1.5,
                bytes=lambda a: 3 * a[0].numel() * 4)
     yield dict(name="softmax", shape={"M": M, "N": N}, setup=lambda: (x, torch.empty_like(x)),
-               run=lambda a: kernel("softmax")(*a), out=lambda a: a[1], ref=lambda a: torch.softmax(a[0], 1),
+               run=lambda a: TUNING(kernel("softmax"))(*a), out=lambda a: a[1], ref=lambda a: torch.softmax(a[0], 1),
                bytes=lambda a: 2 * a[0].numel() * 4)
     yield dict(name="layernorm", shape={"M": M, "N": N}, setup=lambda: (x, w, b, torch.empty_like(x)),
-               run=lambda a: kernel("layernorm")(*a, eps=1e-5), out=lambda a: a[3],
+               run=lambda a: TUNING(kernel("layernorm"))(*a, eps=1e-5), out=lambda a: a[3],
                ref=lambda a: torch.nn.functional.layer_norm(a[0], (N,), a[1], a[2], 1e-5),
                bytes=lambda a: 2 * a[0].numel() * 4)
     yield dict(name="rmsnorm", shape={"M": M, "N": N}, setup=lambda: (x, w, torch.empty_like(x)),
-               run=lambda a: kernel("rmsnorm")(*a, eps=1e-5), out=lambda a: a[2],
+               run=lambda a: TUNING(kernel("rmsnorm"))(*a, eps=1e-5), out=lambda a: a[2],
                ref=lambda a: torch.nn.functional.rms_norm(a[0], (N,), a[1], 1e-5),
                bytes=lambda a: 2 * a[0].numel() * 4)
     yield dict(name="cumsum", shape={"M": 1024, "N": 1024}, setup=lambda: (nonzero(1024, 1024), torch.empty(1024, 1024, device="cuda")),
-               run=lambda a: kernel("cumsum")(*a), out=lambda a: a[1], ref=lambda a: torch.cumsum(a[0], 1),
+               run=lambda a: TUNING(kernel("cumsum"))(*a), out=lambda a: a[1], ref=lambda a: torch.cumsum(a[0], 1),
                bytes=lambda a: 2 * a[0].numel() * 4, atol=1e-3)
     yield dict(name="argmax", shape={"M": M, "N": N},
                setup=lambda: (x, torch.empty(M, device="cuda"), torch.empty(M, dtype=torch.int64, device="cuda")),
-               run=lambda a: kernel("argmax")(*a), out=lambda a: a[2], ref=lambda a: torch.argmax(a[0], 1),
+               run=lambda a: TUNING(kernel("argmax"))(*a), out=lambda a: a[2], ref=lambda a: torch.argmax(a[0], 1),
                bytes=lambda a: a[0].numel() * 4)
     yield dict(name="transpose", shape={"M": 2048, "N": 2048},
                setup=lambda: (nonzero(2048, 2048), torch.empty(2048, 2048, device="cuda")),
-               run=lambda a: kernel("transpose")(*a), out=lambda a: a[1], ref=lambda a: a[0].t().contiguous(),
+               run=lambda a: TUNING(kernel("transpose"))(*a), out=lambda a: a[1], ref=lambda a: a[0].t().contiguous(),
                bytes=lambda a: 2 * a[0].numel() * 4)
     yield dict(name="gemm", shape={"M": 512, "N": 512, "K": 512},
                setup=lambda: (nonzero(512, 512, dtype=torch.float16), nonzero(512, 512, dtype=torch.float16),
                               nonzero(512), torch.empty(512, 512, device="cuda")),
-               run=lambda a: kernel("gemm")(*a), out=lambda a: a[3],
+               run=lambda a: TUNING(kernel("gemm"))(*a), out=lambda a: a[3],
                ref=lambda a: (a[0].float() @ a[1].float()), flops=lambda a: 2 * 512 ** 3, atol=1e-2)
 
 
@@ -89,6 +103,10 @@ def main():
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     parser.add_argument("--tag", default="pipeline", help="file name tag of the results JSON")
     parser.add_argument("--note", default="", help="what this run measures")
+    parser.add_argument("--tune", type=float, default=0.0, metavar="SECONDS",
+                        help="tune each tessel kernel for up to SECONDS on the case's arguments first")
+    parser.add_argument("--compile-peer", action="store_true",
+                        help="also time torch.compile of the reference (default mode, static shapes)")
     args = parser.parse_args()
     sys.path[:0] = [str(ROOT / "python"), str(ROOT / "examples")]
     torch.manual_seed(0)
@@ -99,6 +117,14 @@ def main():
         entry = {"kernel": case["name"], "shape": case["shape"]}
         try:
             a = case["setup"]()
+            if args.tune > 0:
+                started = time.monotonic()
+                TUNING.budget_s = args.tune
+                try:
+                    entry["tuned_params"] = case["run"](a)
+                finally:
+                    TUNING.budget_s = None
+                entry["tune_s"] = round(time.monotonic() - started, 1)
             case["run"](a)
             torch.cuda.synchronize()
             got, want = case["out"](a), case["ref"](a)
@@ -109,6 +135,14 @@ def main():
                 entry["tessel_ms"] = timed(lambda: case["run"](a))
                 entry["torch_eager_ms"] = timed(lambda: case["ref"](a))
                 entry["speedup_vs_torch_eager"] = entry["torch_eager_ms"] / entry["tessel_ms"]
+                if args.compile_peer:
+                    try:
+                        compiled = torch.compile(case["ref"], dynamic=False)
+                        compiled(a)
+                        entry["torch_compile_ms"] = timed(lambda: compiled(a))
+                        entry["speedup_vs_torch_compile"] = entry["torch_compile_ms"] / entry["tessel_ms"]
+                    except Exception as e:  # the peer failing is recorded, not fatal
+                        entry["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
                 if "bytes" in case:
                     entry["tessel_GBps"] = case["bytes"](a) / entry["tessel_ms"] / 1e6
                 if "flops" in case:
@@ -117,19 +151,25 @@ def main():
             entry["error"] = f"{type(e).__name__}: {e}"[:500]
         print(json.dumps(entry), flush=True)
         results.append(entry)
+        write(args, version, results)  # after every case: a run cut short still leaves its results
+
+
+def write(args, version, results):
     doc = {
         "date": datetime.date.today().isoformat(),
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__, "triton": triton.__version__, "tessel": version,
         "note": args.note,
         "timing": "median of 20 CUDA-event timings after 3 warm-up launches; correctness checked first",
+        "tuning": (f"each kernel tuned for up to {args.tune} s on the case's arguments (closed search over "
+                   "the declared parameters, checked against the default)") if args.tune > 0 else "defaults",
         "results": results,
     }
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{doc['date']}-h200-{args.tag}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}")
+    print(f"wrote {path}", flush=True)
 
 
 if __name__ == "__main__":
