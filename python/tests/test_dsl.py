@@ -78,6 +78,14 @@ EXTRA_EXAMPLES = {
                         rtol=1e-5, atol=1e-5),
     "linear_attention": dict(shapes=[{"B": 1, "H": 1, "T": 1, "D": 2, "E": 3}, {"B": 1, "H": 2, "T": 9, "D": 4, "E": 3}],
                              rtol=1e-4, atol=1e-4, extra=dict(segments="random")),
+    # offs is drawn from [-7, 7] \ {0}: negative and non-increasing ends give empty groups, ends past M are
+    # clamped; test_grouped_gemm_ragged_offsets draws offsets over [0, M] and beyond.
+    "grouped_gemm": dict(shapes=[{"G": 1, "M": 1, "K": 1, "N": 1}, {"G": 3, "M": 7, "K": 5, "N": 11},
+                                 {"G": 5, "M": 37, "K": 13, "N": 129}, {"G": 2, "M": 5, "K": 0, "N": 3}],
+                         rtol=1e-5, atol=1e-5),
+    "splitk_gemm": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 7, "N": 9, "K": 13}, {"M": 3, "N": 5, "K": 0},
+                                {"M": 5, "N": 3, "K": 129}],
+                        constexprs=[{}, {"SPLITS": 1}, {"SPLITS": 3}, {"SPLITS": 7}], rtol=1e-5, atol=1e-5),
 }
 ALL = {**CASES, **{k: v for k, v in EXTRA_EXAMPLES.items() if (EXAMPLES / f"{k}.py").exists()}}
 
@@ -155,6 +163,27 @@ def test_example_matches_reference(name):
             else:
                 np.testing.assert_allclose(got[out].astype(np.float64), ref[out], rtol=case.get("rtol", 2e-6),
                                            atol=case.get("atol", 1e-7), err_msg=msg)
+
+
+def test_grouped_gemm_ragged_offsets():
+    """Offsets over [0, M] and past it: every case matches the reference, and the draws include empty groups
+    between non-empty ones, groups reaching M (clamped) and M = 0."""
+    module = load_example("grouped_gemm")
+    seen_empty_between, seen_full = False, False
+    for shapes, offs_range in [({"G": 4, "M": 0, "K": 3, "N": 2}, "0:1"), ({"G": 5, "M": 13, "K": 7, "N": 3}, "0:17"),
+                               ({"G": 7, "M": 31, "K": 5, "N": 129}, "-2:32"), ({"G": 3, "M": 2, "K": 11, "N": 5}, "0:3")]:
+        for seed in range(4):
+            got = module.grouped_gemm.run_interp(shapes, seed=seed, ranges={"offs": offs_range})
+            ref = module.reference(got["a.in"], got["b.in"], got["offs.in"])
+            msg = f"grouped_gemm {shapes} offs={got['offs.in']} seed={seed}"
+            assert got["c"].shape == ref.shape, msg
+            np.testing.assert_allclose(got["c"].astype(np.float64), ref, rtol=1e-5, atol=1e-5, err_msg=msg)
+            ends = np.minimum(np.maximum.accumulate(np.maximum(got["offs.in"], 0)), shapes["M"])
+            sizes = np.diff(np.concatenate([[0], ends]))
+            nonempty = np.flatnonzero(sizes)
+            seen_empty_between |= len(nonempty) >= 2 and (sizes[nonempty[0]:nonempty[-1]] == 0).any()
+            seen_full |= shapes["M"] > 0 and ends[-1] == shapes["M"] and len(nonempty) >= 2
+    assert seen_empty_between and seen_full
 
 
 def test_python_dash_m_emit_prints_kir():

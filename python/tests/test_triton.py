@@ -22,6 +22,8 @@ NOT_YET = {
     "online_softmax": "region_fold is not constructed yet",
     "linear_attention": "region_scan is not constructed yet",
     "fused_pointwise": "tanh has no Triton spelling with the required accuracy",
+    "grouped_gemm": "construction does not realize scalars read from an input view (the group bounds) yet",
+    "splitk_gemm": "construction does not place a kernel-level kir.buffer (the split-K workspace) yet",
 }
 
 
