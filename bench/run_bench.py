@@ -43,6 +43,32 @@ def timed(fn, reps=20, warmup=3):
     return statistics.median(times)
 
 
+def kernel_ms(fn, reps=20):
+    """GPU time of the kernels one call launches (torch profiler, mean over `reps` calls): what the
+    generated code costs on the device, without the host-side launch path."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    total_us = sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages())
+    return total_us / reps / 1e3
+
+
+def host_us(fn, reps=200):
+    """Host time of one call (launch path only: no synchronization inside the loop)."""
+    fn()
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    elapsed = time.perf_counter() - started
+    torch.cuda.synchronize()
+    return elapsed / reps * 1e6
+
+
 def kernel(name):
     return getattr(importlib.import_module(name), name)
 
@@ -135,6 +161,9 @@ def main():
                 entry["tessel_ms"] = timed(lambda: case["run"](a))
                 entry["torch_eager_ms"] = timed(lambda: case["ref"](a))
                 entry["speedup_vs_torch_eager"] = entry["torch_eager_ms"] / entry["tessel_ms"]
+                entry["tessel_kernel_ms"] = kernel_ms(lambda: case["run"](a))
+                entry["torch_eager_kernel_ms"] = kernel_ms(lambda: case["ref"](a))
+                entry["tessel_host_us_per_call"] = host_us(lambda: case["run"](a))
                 if args.compile_peer:
                     try:
                         compiled = torch.compile(case["ref"], dynamic=False)
@@ -160,7 +189,9 @@ def write(args, version, results):
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__, "triton": triton.__version__, "tessel": version,
         "note": args.note,
-        "timing": "median of 20 CUDA-event timings after 3 warm-up launches; correctness checked first",
+        "timing": ("*_ms: median of 20 CUDA-event timings after 3 warm-up launches (end to end, includes the "
+                   "host launch path when it is the bottleneck); *_kernel_ms: device time of the launched "
+                   "kernels from the torch profiler, mean of 20 calls; correctness checked first"),
         "tuning": (f"each kernel tuned for up to {args.tune} s on the case's arguments (closed search over "
                    "the declared parameters, checked against the default)") if args.tune > 0 else "defaults",
         "results": results,

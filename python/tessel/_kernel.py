@@ -52,10 +52,16 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
         self._cache: dict = {}
+        self._params = None
+        # (constexprs, shapes, device) -> launcher: the per-call path does no hashing or file access
+        # after the first call with a shape (tune() clears it).
+        self._launches: dict = {}
 
     # --- tracing ---------------------------------------------------------------------------------
     def params(self):
-        return _trace.kernel_params(self.fn, self.name)
+        if self._params is None:
+            self._params = _trace.kernel_params(self.fn, self.name)
+        return self._params
 
     def _key(self, constexprs):
         return tuple(sorted((k, (type(v).__name__, repr(v))) for k, v in (constexprs or {}).items()))
@@ -166,18 +172,29 @@ class Kernel:
         tensors, scalars, constexprs = self._bind(args, kwargs)
         best = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps, verbose=verbose)
         _tune.store(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors), best)
+        self._launches.clear()
         return best
 
     def __call__(self, *args, **kwargs):
         """Launches the kernel on torch tensors (views positionally or by name, scalars and constexprs
         by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first.
         A tuned winner for this shape bucket and device is used when the tuning cache has one."""
-        from . import _tune
         tensors, scalars, constexprs = self._bind(args, kwargs)
-        tuned = None
-        if tensors and getattr(tensors[0], "is_cuda", False):
-            tuned = _tune.lookup(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors))
-        return self._launcher(constexprs, tuned)(*tensors, **scalars)
+        try:
+            memo = (self._key(constexprs),) + tuple((getattr(t, "shape", None), getattr(t, "device", None))
+                                                    for t in tensors)
+            launch = self._launches.get(memo)
+        except TypeError:  # an unhashable argument: the generated wrapper will name it
+            memo, launch = None, None
+        if launch is None:
+            from . import _tune
+            tuned = None
+            if tensors and getattr(tensors[0], "is_cuda", False):
+                tuned = _tune.lookup(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors))
+            launch = self._launcher(constexprs, tuned)
+            if memo is not None:
+                self._launches[memo] = launch
+        return launch(*tensors, **scalars)
 
     def _bind(self, args, kwargs):
         kwargs = dict(kwargs)

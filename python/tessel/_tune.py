@@ -3,7 +3,8 @@
 The search space is exactly the `<kernel>_PARAMS` the serializer writes from the pgpu module's
 parameter declarations; nothing else can be searched. Each candidate is compiled, run on fresh
 copies of the caller's tensors and compared with the default candidate's result (a wrong
-candidate is rejected, never chosen), then timed with CUDA events (median). The winner is stored
+candidate is rejected, never chosen), then timed with CUDA events around CUDA-graph replays (median), so the host launch path
+does not mask the device-time difference. The winner is stored
 in an on-disk cache keyed by the kernel's KIR hash, the shape bucket, the device and the compiler
 version, written atomically.
 """
@@ -65,17 +66,36 @@ def store(path, key: str, params: dict) -> None:
     os.replace(tmp, path)  # atomic under concurrent processes
 
 
-def _median_ms(torch, fn, reps: int) -> float:
+def _median_ms(torch, fn, reps: int, inner: int = 10) -> float:
+    """Device time of one launch: `inner` launches captured in a CUDA graph and replayed, so the
+    host launch path (which often costs more than a small kernel) does not hide the difference
+    between candidates; median of `reps` replays. Falls back to timing plain launches."""
     fn()
     torch.cuda.synchronize()
+    run, per = fn, 1
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(inner):
+                fn()
+        graph.replay()
+        torch.cuda.synchronize()
+        run, per = graph.replay, inner
+    except Exception:  # a launch that cannot be captured is timed as it is
+        torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        run()
         end.record()
         torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
+        times.append(start.elapsed_time(end) / per)
     return statistics.median(times)
 
 
