@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -106,6 +107,10 @@ private:
   llvm::raw_string_ostream body{bodyText}, helpers{helperText};
   llvm::raw_string_ostream *out = &body;
   DenseMap<Value, std::string> names;
+  // What the kernel body spells for (view argument, axis) extents: one kernel parameter per shape
+  // symbol (the wrapper checks that every view naming it agrees), a literal for a static extent. Fewer
+  // launch arguments is less work in Triton's launcher on every call.
+  DenseMap<std::pair<Value, unsigned>, std::string> extentSpelling;
   unsigned next = 0;
   std::string lastOrigin;
 };
@@ -239,7 +244,10 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<arith::ConstantOp>([&](arith::ConstantOp) { return success(); }) // spelled at each use
       .Case<pgpu::ExtentOp>([&](pgpu::ExtentOp e) {
-        assign(e.getResult(), llvm::formatv("{0}_shape{1}", name(e.getView()), e.getAxis()).str());
+        auto spelled = extentSpelling.find({e.getView(), unsigned(e.getAxis())});
+        if (spelled == extentSpelling.end())
+          return unsupported(e, "an extent of a view that is not a kernel argument");
+        assign(e.getResult(), spelled->second);
         return success();
       })
       .Case<pgpu::StrideOp>([&](pgpu::StrideOp e) {
@@ -468,6 +476,7 @@ LogicalResult Serializer::run() {
   std::string kname = kernel.getSymName().str();
   // Kernel parameters: each view is a pointer plus its shape and strides.
   SmallVector<std::string> kernelParams, launchArgs, wrapperParams, checks;
+  llvm::StringSet<> seenSymbols;
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     auto abiName = kernel.getArgAttrOfType<StringAttr>(i, "kir.name");
     std::string n = abiName ? abiName.str() : "arg" + std::to_string(i);
@@ -491,9 +500,18 @@ LogicalResult Serializer::run() {
       checks.push_back(llvm::formatv("_check_view('{0}', {0}, {1}, ({2}{3}), _extents, _device)", n, dtype, extents,
                                      view.getRank() == 1 ? "," : "")
                            .str());
-      for (unsigned axis = 0; axis < view.getRank(); ++axis) {
-        kernelParams.push_back(llvm::formatv("{0}_shape{1}", n, axis).str());
-        launchArgs.push_back(llvm::formatv("{0}.shape[{1}]", n, axis).str());
+      for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
+        if (auto s = dyn_cast<StringAttr>(e)) {
+          std::string symbolParam = "_extent_" + s.str();
+          if (!seenSymbols.contains(s.getValue())) {
+            seenSymbols.insert(s.getValue());
+            kernelParams.push_back(symbolParam);
+            launchArgs.push_back(llvm::formatv("{0}.shape[{1}]", n, axis).str());
+          }
+          extentSpelling[{arg, unsigned(axis)}] = symbolParam;
+        } else {
+          extentSpelling[{arg, unsigned(axis)}] = std::to_string(cast<IntegerAttr>(e).getInt());
+        }
       }
       for (unsigned axis = 0; axis < view.getRank(); ++axis) {
         kernelParams.push_back(llvm::formatv("{0}_stride{1}", n, axis).str());

@@ -1,0 +1,36 @@
+// The Triton provider spells the pipeline's pgpu: one kernel parameter per shape symbol (views that
+// share a symbol share it; the wrapper checks they agree), strides per view, the declared search space
+// as <kernel>_PARAMS, bound parameters as literals, and a wrapper that checks the ABI before launching.
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton -o %t.default.py
+// RUN: FileCheck %s --check-prefixes=CHECK,DEFAULT --input-file=%t.default.py
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param BLOCK=128 -o %t.128.py
+// RUN: FileCheck %s --check-prefixes=CHECK,TUNED --input-file=%t.128.py
+// Deterministic: the same input compiles to the same bytes.
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton -o %t.again.py
+// RUN: cmp %t.default.py %t.again.py
+// A value outside the declared domain, or an undeclared name, is an error and writes nothing.
+// RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param BLOCK=100 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=DOMAIN
+// RUN: not test -e %t.bad.py
+// RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param WARPS=4 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=UNDECLARED
+
+// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 512)}
+// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 128)}
+// Combine functions for the two row reductions come first, then the kernel.
+// CHECK-COUNT-2: def _combine{{[0-9]+}}(
+// CHECK: @triton.jit
+// CHECK-NEXT: def _layernorm_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, w, w_stride0, bb, bb_stride0, y, y_stride0, y_stride1, eps):
+// Origin comments name the author's source line.
+// CHECK-NEXT: # layernorm.mlir:{{[0-9]+}}
+// CHECK: = tl.program_id(0)
+// DEFAULT: tl.arange(0, 512)
+// TUNED: tl.arange(0, 128)
+// CHECK-NOT: tl.arange(0, BLOCK)
+// CHECK: def layernorm(x, w, bb, y, *, eps):
+// CHECK-NEXT: """Launch layernorm (one launch; checks the ABI first)."""
+// CHECK: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
+// CHECK: _check_view('w', w, torch.float32, ('N',), _extents, _device)
+// CHECK: _check_scalar('eps', eps, float)
+// CHECK: _layernorm_kernel[_grid](x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps)
+
+// DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024]
+// UNDECLARED: error: no kernel declares a parameter 'WARPS'
