@@ -80,7 +80,8 @@ class _Tuning:
     def __call__(self, k):
         if self.budget_s is None:
             return k
-        return lambda *a, **kw: k.tune(*a, budget_s=self.budget_s, verbose=False, **kw)
+        self.kernel = k
+        return lambda *a, **kw: k.tune(*a, budget_s=self.budget_s, verbose=False, retune=True, **kw)
 
 
 TUNING = _Tuning()
@@ -98,6 +99,10 @@ def cases():
     yield dict(name="softmax", shape={"M": M, "N": N}, setup=lambda: (x, torch.empty_like(x)),
                run=lambda a: TUNING(kernel("softmax"))(*a), out=lambda a: a[1], ref=lambda a: torch.softmax(a[0], 1),
                bytes=lambda a: 2 * a[0].numel() * 4)
+    big = nonzero(16384, 8192)
+    yield dict(name="softmax", shape={"M": 16384, "N": 8192}, setup=lambda: (big, torch.empty_like(big)),
+               run=lambda a: TUNING(kernel("softmax"))(*a), out=lambda a: a[1],
+               ref=lambda a: torch.softmax(a[0], 1), bytes=lambda a: 2 * a[0].numel() * 4)
     yield dict(name="layernorm", shape={"M": M, "N": N}, setup=lambda: (x, w, b, torch.empty_like(x)),
                run=lambda a: TUNING(kernel("layernorm"))(*a, eps=1e-5), out=lambda a: a[3],
                ref=lambda a: torch.nn.functional.layer_norm(a[0], (N,), a[1], a[2], 1e-5),
@@ -151,6 +156,9 @@ def main():
                 finally:
                     TUNING.budget_s = None
                 entry["tune_s"] = round(time.monotonic() - started, 1)
+                report = dict(TUNING.kernel.last_tuning or {})
+                report["rejected"] = [f"{p}: {why}" for p, why in report.get("rejected", [])]
+                entry["tuning_report"] = report
             case["run"](a)
             torch.cuda.synchronize()
             got, want = case["out"](a), case["ref"](a)

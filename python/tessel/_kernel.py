@@ -53,6 +53,7 @@ class Kernel:
         self.__wrapped__ = fn
         self._cache: dict = {}
         self._params = None
+        self.last_tuning = None  # the report of the last tune() (candidates, timed, rejected, times)
         # (constexprs, shapes, device) -> launcher: the per-call path does no hashing or file access
         # after the first call with a shape (tune() clears it).
         self._launches: dict = {}
@@ -161,17 +162,28 @@ class Kernel:
     def _tuning_key(self, constexprs: dict, tensors) -> str:
         import torch
         from . import _tune
-        device = torch.cuda.get_device_name() if tensors and tensors[0].is_cuda else "cpu"
+        device = "cpu"
+        if tensors and tensors[0].is_cuda:
+            major, minor = torch.cuda.get_device_capability(tensors[0].device)
+            device = f"{torch.cuda.get_device_name(tensors[0].device)} sm_{major}{minor}"
         return _tune.cache_key(self.kir(constexprs), tensors, device, _compiler_version())
 
-    def tune(self, *args, budget_s: float = 60.0, reps: int = 10, verbose: bool = True, **kwargs) -> dict:
-        """Measures every declared parameter combination on these arguments (defaults first, within
-        `budget_s`), keeps the fastest correct one, and records it in the tuning cache so later calls
-        with shapes in the same bucket use it."""
+    def tune(self, *args, budget_s: float = 60.0, reps: int = 10, verbose: bool = True, retune: bool = False,
+             **kwargs) -> dict:
+        """Measures the declared parameter combinations on these arguments (nearest the default first,
+        within `budget_s`), keeps the fastest correct one, and records it in the tuning cache so later
+        calls with shapes in the same bucket on this device use it. A cached winner is returned without
+        tuning again unless `retune=True`. The last search's report is in `self.last_tuning`."""
         from . import _tune
         tensors, scalars, constexprs = self._bind(args, kwargs)
-        best = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps, verbose=verbose)
-        _tune.store(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors), best)
+        path, key = _cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors)
+        cached = None if retune else _tune.lookup(path, key)
+        if cached is not None:
+            self.last_tuning = {"cache_hit": True}
+            return cached
+        best, self.last_tuning = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps,
+                                            verbose=verbose)
+        _tune.store(path, key, best)
         self._launches.clear()
         return best
 

@@ -109,48 +109,68 @@ def _agrees(torch, got, want) -> bool:
 
 
 def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 60.0, reps: int = 10,
-         verbose: bool = True) -> dict:
-    """Searches the declared parameters of `kernel` for these tensors; returns the winner."""
+         verbose: bool = True, timer=None, finalists: int = 3) -> tuple[dict, dict]:
+    """Searches the declared parameters of `kernel` for these tensors.
+
+    Candidates are visited nearest the heuristic default first (distance in candidate-index steps),
+    so a short budget explores around the default before far corners. Each candidate is run on fresh
+    copies of the inputs and compared with the default's result; a candidate that fails or differs is
+    rejected and reported, never chosen. Survivors are timed; the best `finalists` are re-measured
+    head to head before the winner is picked. Returns (winner, report)."""
     import torch
 
+    timer = timer or (lambda fn: _median_ms(torch, fn, reps))
     space = kernel._space(constexprs)
     names = sorted(space)
     default = {n: space[n][1] for n in names}
+    home = {n: space[n][0].index(space[n][1]) for n in names}
     grid = [dict(zip(names, values)) for values in itertools.product(*(space[n][0] for n in names))]
-    grid.sort(key=lambda p: p != default)  # the heuristic default first
+    grid.sort(key=lambda p: (sum(abs(space[n][0].index(p[n]) - home[n]) for n in names),
+                             [space[n][0].index(p[n]) for n in names]))
 
     def run(params):
         copies = [t.clone() for t in tensors]
         kernel._launcher(constexprs, params)(*copies, **scalars)
         return copies
 
+    def measure(params):
+        copies = [t.clone() for t in tensors]
+        launch = kernel._launcher(constexprs, params)
+        return timer(lambda: launch(*copies, **scalars))
+
+    started = time.monotonic()
     reference = run(default)
-    started, best, best_ms = time.monotonic(), default, float("inf")
-    done = rejected = 0
-    for params in grid:
+    report = {"candidates": len(grid), "timed": 0, "rejected": [], "skipped_for_budget": 0}
+    timed = []
+    for i, params in enumerate(grid):
         if time.monotonic() - started > budget_s:
+            report["skipped_for_budget"] = len(grid) - i
             break
         try:
             outs = run(params)
-        except Exception as e:  # a candidate the provider cannot compile is rejected, not chosen
-            rejected += 1
-            if verbose:
-                print(f"tessel.tune {kernel.name}: {params} rejected: {type(e).__name__}: {e}")
+        except Exception as e:  # a candidate the provider cannot compile or run is rejected
+            report["rejected"].append((params, f"{type(e).__name__}: {e}"))
             continue
         if not all(_agrees(torch, a, b) for a, b in zip(outs, reference)):
-            rejected += 1
-            if verbose:
-                print(f"tessel.tune {kernel.name}: {params} rejected: result differs from the default")
+            report["rejected"].append((params, "result differs from the default candidate"))
             continue
-        copies = [t.clone() for t in tensors]
-        launch = kernel._launcher(constexprs, params)
-        ms = _median_ms(torch, lambda: launch(*copies, **scalars), reps)
-        done += 1
-        if ms < best_ms:
-            best, best_ms = params, ms
+        timed.append((measure(params), params))
+        report["timed"] += 1
         if verbose:
-            print(f"\rtessel.tune {kernel.name}: {done} timed, {rejected} rejected, best {best} "
-                  f"{best_ms:.4f} ms", end="", flush=True)
+            best_ms, best = min(timed, key=lambda t: t[0])
+            print(f"\rtessel.tune {kernel.name}: {report['timed']} timed, {len(report['rejected'])} rejected, "
+                  f"{len(grid) - i - 1} left; best {best} {best_ms:.4f} ms", end="", flush=True)
     if verbose:
         print()
-    return best
+        for params, why in report["rejected"]:
+            print(f"tessel.tune {kernel.name}: rejected {params}: {why}")
+    if not timed:
+        report["winner_ms"] = None
+        return default, report
+    # Head to head: one noisy sample should not pick the winner.
+    timed.sort(key=lambda t: t[0])
+    final = sorted(((measure(params), params) for _, params in timed[:finalists]), key=lambda t: t[0])
+    report["winner_ms"] = final[0][0]
+    report["default_ms"] = next((ms for ms, p in timed if p == default), None)
+    report["wall_s"] = round(time.monotonic() - started, 2)
+    return final[0][1], report

@@ -75,3 +75,78 @@ def test_param_outside_its_domain_is_rejected(tmp_path):
     assert r.returncode != 0
     assert "BLOCK_P" in r.stderr
     assert not (tmp_path / "out.py").exists()
+
+
+class _FakeKernel:
+    """A kernel whose launcher writes x * 2 into the output, except candidates the test marks wrong
+    (fault injection: a miscompiled candidate) or failing (a candidate that does not compile)."""
+    name = "fake"
+
+    def __init__(self, wrong=(), failing=(), cost=None):
+        self.wrong, self.failing, self.cost = set(wrong), set(failing), cost or {}
+
+    def _space(self, constexprs):
+        return {"BLOCK": ([64, 128, 256, 512], 128), "BLOCK_P": ([1, 2], 1)}
+
+    def _launcher(self, constexprs, params):
+        key = (params["BLOCK"], params["BLOCK_P"])
+        if key in self.failing:
+            raise RuntimeError("does not compile")
+
+        def launch(x, y):
+            y.copy_(x * (3 if key in self.wrong else 2))
+            launch.ms = self.cost.get(key, 1.0)
+        launch.key = key
+        return launch
+
+
+def test_tuner_rejects_wrong_and_failing_candidates_and_picks_the_fastest_correct():
+    import torch
+    x = torch.arange(1.0, 38.0)
+    y = torch.full_like(x, -1.0)
+    cost = {(512, 2): 0.1, (256, 1): 0.5, (64, 2): 0.3}
+    fake = _FakeKernel(wrong={(512, 2)}, failing={(64, 1)}, cost=cost)
+    def timer(fn):
+        # The launched candidate is the last launcher built; its cost is the measured time.
+        fn()
+        return timer.last
+
+    orig = fake._launcher
+
+    def tracking(constexprs, params):
+        launch = orig(constexprs, params)
+        timer.last = cost.get(launch.key, 1.0)
+        return launch
+    fake._launcher = tracking
+    best, report = _tune.tune(fake, [x, y], {}, {}, timer=timer, verbose=False)
+    # (512, 2) is fastest but wrong: rejected, never chosen; (64, 1) fails to compile.
+    assert best == {"BLOCK": 64, "BLOCK_P": 2}
+    rejected = {(p["BLOCK"], p["BLOCK_P"]): why for p, why in report["rejected"]}
+    assert set(rejected) == {(512, 2), (64, 1)}
+    assert "differs" in rejected[(512, 2)] and "does not compile" in rejected[(64, 1)]
+    assert report["candidates"] == 8 and report["timed"] == 6
+    assert report["winner_ms"] == 0.3 and report["default_ms"] == 1.0
+    assert bool((y == -1.0).all())  # candidates run on copies: the caller's tensors are not written
+
+
+def test_tuner_visits_nearest_the_default_first_and_respects_the_budget():
+    import torch
+    x = torch.ones(5)
+    order = []
+    fake = _FakeKernel()
+    orig = fake._launcher
+
+    def tracking(constexprs, params):
+        order.append((params["BLOCK"], params["BLOCK_P"]))
+        return orig(constexprs, params)
+    fake._launcher = tracking
+    best, report = _tune.tune(fake, [x, torch.empty(5)], {}, {}, timer=lambda fn: (fn(), 1.0)[1],
+                              verbose=False, budget_s=0.0)
+    assert order[0] == (128, 1)  # the reference run is the default
+    assert report["skipped_for_budget"] == 8 and report["timed"] == 0
+    assert best == {"BLOCK": 128, "BLOCK_P": 1}  # nothing measured: the default stands
+    order.clear()
+    _tune.tune(fake, [x, torch.empty(5)], {}, {}, timer=lambda fn: (fn(), 1.0)[1], verbose=False)
+    visited = order[1::2][:4]  # after the reference run: a checking run, then a timing run, per candidate
+    assert visited[0] == (128, 1)
+    assert set(visited[1:4]) == {(64, 1), (256, 1), (128, 2)}  # one step from the default
