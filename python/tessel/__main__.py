@@ -2,6 +2,7 @@
 
     python -m tessel emit examples/softmax.py:softmax [--constexpr CAUSAL=false] [--verify]
     python -m tessel run  examples/softmax.py:softmax --shape M=3,N=5 [--scalar eps=1e-5] [--seed 0] [--out DIR]
+    python -m tessel tune examples/softmax.py:softmax --shape M=16384,N=8192 [--budget-s 60] [--retune]
 """
 from __future__ import annotations
 
@@ -70,6 +71,47 @@ def _kv(items) -> dict:
     return out
 
 
+def _tune_arguments(k: Kernel, shapes: dict, scalars: dict, seed: int):
+    """Random non-zero CUDA tensors for the kernel's views (integer views within their declared
+    T.Range), and typed scalars."""
+    import torch
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    dtypes = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64,
+              "i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64}
+
+    def extent(e, who):
+        if isinstance(e, int):
+            return e
+        if e not in shapes:
+            raise CompileError(f"kernel '{k.name}': view '{who}' needs --shape {e}=N")
+        return shapes[e]
+
+    tensors, typed = [], {}
+    for p in k.params():
+        if p.kind == "scalar":
+            if p.name not in scalars:
+                raise CompileError(f"kernel '{k.name}': missing --scalar {p.name}=VALUE")
+            typed[p.name] = float(scalars[p.name]) if p.spec.is_float else int(scalars[p.name])
+        if p.kind != "view":
+            continue
+        spec = p.spec
+        dims = [extent(e, p.name) for e in spec.extents]
+        dtype = dtypes.get(spec.dtype.name)
+        if dtype is None:
+            raise CompileError(f"kernel '{k.name}': view '{p.name}' has element type {spec.dtype.name}, which "
+                               "`tessel tune` cannot generate")
+        if spec.mode == "out":
+            tensors.append(torch.empty(dims, dtype=dtype, device="cuda"))
+        elif dtype.is_floating_point:
+            mag = torch.rand(dims, generator=gen, device="cuda") + 0.5
+            sign = torch.randint(0, 2, dims, generator=gen, device="cuda") * 2 - 1
+            tensors.append((mag * sign).to(dtype))
+        else:
+            lo, hi = (1, 8) if spec.range is None else (extent(spec.range.lo, p.name), extent(spec.range.hi, p.name))
+            tensors.append(torch.randint(lo, max(hi, lo + 1), dims, generator=gen, device="cuda", dtype=dtype))
+    return tensors, typed
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tessel")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -84,6 +126,14 @@ def main(argv=None) -> int:
     r.add_argument("--constexpr", action="append")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--out")
+    t = sub.add_parser("tune", help="tune FILE.py:KERNEL on random CUDA inputs of the given shape")
+    t.add_argument("spec")
+    t.add_argument("--shape", action="append")
+    t.add_argument("--scalar", action="append")
+    t.add_argument("--constexpr", action="append")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--budget-s", type=float, default=60.0, help="search time budget in seconds")
+    t.add_argument("--retune", action="store_true", help="search again even when the cache has a winner")
     args = ap.parse_args(argv)
     try:
         k = load_kernel(args.spec)
@@ -93,6 +143,20 @@ def main(argv=None) -> int:
             return 0
         shapes = {key: int(v) for key, v in _kv(args.shape).items()}
         scalars = _kv(args.scalar)
+        if args.cmd == "tune":
+            import torch
+            if not torch.cuda.is_available():
+                raise CompileError("tessel tune measures on a CUDA device, and none is available here")
+            tensors, typed = _tune_arguments(k, shapes, scalars, args.seed)
+            best = k.tune(*tensors, budget_s=args.budget_s, retune=args.retune, **typed, **cx)
+            report = k.last_tuning or {}
+            if report.get("cache_hit"):
+                print(f"{k.name}: cached winner {best} (use --retune to search again)")
+            else:
+                print(f"{k.name}: winner {best}: {report.get('winner_ms')} ms (default {report.get('default_ms')} ms); "
+                      f"{report.get('timed')} timed, {len(report.get('rejected', []))} rejected, "
+                      f"{report.get('skipped_for_budget')} skipped for the budget, {report.get('wall_s')} s")
+            return 0
         res = k.run_interp(shapes, scalars, cx, seed=args.seed, out=args.out)
         for name, arr in res.items():
             print(f"{name}: {arr.dtype}{list(arr.shape)}")

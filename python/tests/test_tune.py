@@ -150,3 +150,14 @@ def test_tuner_visits_nearest_the_default_first_and_respects_the_budget():
     visited = order[1::2][:4]  # after the reference run: a checking run, then a timing run, per candidate
     assert visited[0] == (128, 1)
     assert set(visited[1:4]) == {(64, 1), (256, 1), (128, 2)}  # one step from the default
+
+
+def test_tune_cli_without_cuda_is_a_clear_error():
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    r = subprocess.run([sys.executable, "-m", "tessel", "tune", str(ROOT / "examples" / "softmax.py") + ":softmax",
+                        "--shape", "M=4,N=5"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
+    assert r.returncode == 2
+    assert "measures on a CUDA device" in r.stderr
