@@ -19,6 +19,8 @@ import sys
 import torch
 import triton
 
+import peers_triton as P
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -91,38 +93,56 @@ def cases():
     M, N = 4096, 1024
     x = nonzero(M, N)
     w, b = nonzero(N), nonzero(N)
-    yield dict(name="vector_add", shape={"N": 1 << 22},
+    yield dict(name="vector_add",
+               peer=lambda a: P.vector_add(a[0], a[1], a[2], 1.5),
+               shape={"N": 1 << 22},
                setup=lambda: (nonzero(1 << 22), nonzero(1 << 22), torch.empty(1 << 22, device="cuda")),
                run=lambda a: TUNING(kernel("vector_add"))(a[0], a[1], a[2], scale=1.5),
                out=lambda a: a[2], ref=lambda a: torch.relu(a[0] + a[1]) * 1.5,
                bytes=lambda a: 3 * a[0].numel() * 4)
-    yield dict(name="softmax", shape={"M": M, "N": N}, setup=lambda: (x, torch.empty_like(x)),
+    yield dict(name="softmax",
+               peer=lambda a: P.softmax(*a),
+               shape={"M": M, "N": N}, setup=lambda: (x, torch.empty_like(x)),
                run=lambda a: TUNING(kernel("softmax"))(*a), out=lambda a: a[1], ref=lambda a: torch.softmax(a[0], 1),
                bytes=lambda a: 2 * a[0].numel() * 4)
     big = nonzero(16384, 8192)
-    yield dict(name="softmax", shape={"M": 16384, "N": 8192}, setup=lambda: (big, torch.empty_like(big)),
+    yield dict(name="softmax",
+               peer=lambda a: P.softmax(*a),
+               shape={"M": 16384, "N": 8192}, setup=lambda: (big, torch.empty_like(big)),
                run=lambda a: TUNING(kernel("softmax"))(*a), out=lambda a: a[1],
                ref=lambda a: torch.softmax(a[0], 1), bytes=lambda a: 2 * a[0].numel() * 4)
-    yield dict(name="layernorm", shape={"M": M, "N": N}, setup=lambda: (x, w, b, torch.empty_like(x)),
+    yield dict(name="layernorm",
+               peer=lambda a: P.layernorm(*a, 1e-5),
+               shape={"M": M, "N": N}, setup=lambda: (x, w, b, torch.empty_like(x)),
                run=lambda a: TUNING(kernel("layernorm"))(*a, eps=1e-5), out=lambda a: a[3],
                ref=lambda a: torch.nn.functional.layer_norm(a[0], (N,), a[1], a[2], 1e-5),
                bytes=lambda a: 2 * a[0].numel() * 4)
-    yield dict(name="rmsnorm", shape={"M": M, "N": N}, setup=lambda: (x, w, torch.empty_like(x)),
+    yield dict(name="rmsnorm",
+               peer=lambda a: P.rmsnorm(*a, 1e-5),
+               shape={"M": M, "N": N}, setup=lambda: (x, w, torch.empty_like(x)),
                run=lambda a: TUNING(kernel("rmsnorm"))(*a, eps=1e-5), out=lambda a: a[2],
                ref=lambda a: torch.nn.functional.rms_norm(a[0], (N,), a[1], 1e-5),
                bytes=lambda a: 2 * a[0].numel() * 4)
-    yield dict(name="cumsum", shape={"M": 1024, "N": 1024}, setup=lambda: (nonzero(1024, 1024), torch.empty(1024, 1024, device="cuda")),
+    yield dict(name="cumsum",
+               peer=lambda a: P.cumsum(*a),
+               shape={"M": 1024, "N": 1024}, setup=lambda: (nonzero(1024, 1024), torch.empty(1024, 1024, device="cuda")),
                run=lambda a: TUNING(kernel("cumsum"))(*a), out=lambda a: a[1], ref=lambda a: torch.cumsum(a[0], 1),
                bytes=lambda a: 2 * a[0].numel() * 4, atol=1e-3)
-    yield dict(name="argmax", shape={"M": M, "N": N},
+    yield dict(name="argmax",
+               peer=lambda a: P.argmax(*a),
+               shape={"M": M, "N": N},
                setup=lambda: (x, torch.empty(M, device="cuda"), torch.empty(M, dtype=torch.int64, device="cuda")),
                run=lambda a: TUNING(kernel("argmax"))(*a), out=lambda a: a[2], ref=lambda a: torch.argmax(a[0], 1),
                bytes=lambda a: a[0].numel() * 4)
-    yield dict(name="transpose", shape={"M": 2048, "N": 2048},
+    yield dict(name="transpose",
+               peer=lambda a: P.transpose(*a),
+               shape={"M": 2048, "N": 2048},
                setup=lambda: (nonzero(2048, 2048), torch.empty(2048, 2048, device="cuda")),
                run=lambda a: TUNING(kernel("transpose"))(*a), out=lambda a: a[1], ref=lambda a: a[0].t().contiguous(),
                bytes=lambda a: 2 * a[0].numel() * 4)
-    yield dict(name="gemm", shape={"M": 512, "N": 512, "K": 512},
+    yield dict(name="gemm",
+               peer=lambda a: P.gemm(*a),
+               shape={"M": 512, "N": 512, "K": 512},
                setup=lambda: (nonzero(512, 512, dtype=torch.float16), nonzero(512, 512, dtype=torch.float16),
                               nonzero(512), torch.empty(512, 512, device="cuda")),
                run=lambda a: TUNING(kernel("gemm"))(*a), out=lambda a: a[3],
@@ -172,6 +192,20 @@ def main():
                 entry["tessel_kernel_ms"] = kernel_ms(lambda: case["run"](a))
                 entry["torch_eager_kernel_ms"] = kernel_ms(lambda: case["ref"](a))
                 entry["tessel_host_us_per_call"] = host_us(lambda: case["run"](a))
+                if "peer" in case:  # hand-written Triton, checked like tessel before it is timed
+                    try:
+                        peer_out = case["setup"]()
+                        case["peer"](peer_out)
+                        torch.cuda.synchronize()
+                        perr = (case["out"](peer_out).double() - want.double()).abs().max().item()
+                        if perr <= case.get("atol", 1e-4):
+                            entry["triton_hand_ms"] = timed(lambda: case["peer"](peer_out))
+                            entry["triton_hand_kernel_ms"] = kernel_ms(lambda: case["peer"](peer_out))
+                            entry["kernel_speed_vs_triton_hand"] = entry["triton_hand_kernel_ms"] / entry["tessel_kernel_ms"]
+                        else:
+                            entry["triton_hand_error"] = f"max abs err {perr}"
+                    except Exception as e:
+                        entry["triton_hand_error"] = f"{type(e).__name__}: {e}"[:300]
                 if args.compile_peer:
                     try:
                         compiled = torch.compile(case["ref"], dynamic=False)
