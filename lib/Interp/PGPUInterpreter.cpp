@@ -592,6 +592,33 @@ LogicalResult PGPUInterpreter::execStructured(Operation &op, bool &handled) {
           bind(res, makeScalar(res.getType(), e));
         return success();
       })
+      .Case<pgpu::RangeScanOp>([&](pgpu::RangeScanOp r) -> LogicalResult {
+        // The scan contract keeps member order: visit the members in it.
+        int64_t lo = index(r.getLower()), hi = index(r.getUpper());
+        Type indexType = IndexType::get(op.getContext());
+        SmallVector<Type> types(r.getIdentities().getTypes());
+        SmallVector<Elem> acc, next;
+        for (Value id : r.getIdentities())
+          acc.push_back(tensor(id)->data[0]);
+        for (int64_t k = 0; k < hi - lo; ++k) {
+          int64_t at = r.getReverse() ? hi - 1 - k : lo + k;
+          SmallVector<RValue> member, none;
+          if (failed(callRegion(r.getElement(), {makeScalar(indexType, Elem{0, at})}, member)))
+            return failure();
+          SmallVector<Elem> x;
+          for (RValue &v : member)
+            x.push_back(std::get<TensorPtr>(v)->data[0]);
+          if (failed(combineElems(r.getCombine(), types, acc, x, next)))
+            return failure();
+          SmallVector<RValue> emitArgs{makeScalar(indexType, Elem{0, at})};
+          for (auto [t, e] : llvm::zip(types, r.getExclusive() ? acc : next))
+            emitArgs.push_back(makeScalar(t, e));
+          if (failed(callRegion(r.getEmit(), emitArgs, none)))
+            return failure();
+          acc = next;
+        }
+        return success();
+      })
       .Case<pgpu::ScanOp>([&](pgpu::ScanOp s) -> LogicalResult {
         // A blocked scan continues from its incoming carry instead of the identity.
         SmallVector<Elem> initial;

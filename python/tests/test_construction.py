@@ -26,6 +26,12 @@ CASES = [
     ("cumsum.mlir:cumsum", {"M": 3, "N": 129}, {}),
     ("cumsum.mlir:cumsum_exclusive_reverse", {"M": 4, "N": 17}, {}),
     ("cummax.mlir", {"M": 2, "N": 31}, {}),
+    # Stored scans are blocked (BLOCK = 512 by default): several blocks, a partial one, none.
+    ("cumsum.mlir:cumsum", {"M": 2, "N": 1031}, {}),
+    ("cumsum.mlir:cumsum", {"M": 3, "N": 0}, {}),
+    ("cumsum.mlir:cumsum_exclusive_reverse", {"M": 2, "N": 1031}, {}),
+    ("cumsum.mlir:cumsum_exclusive_reverse", {"M": 1, "N": 1}, {}),
+    ("cummax.mlir", {"M": 2, "N": 1031}, {}),
     ("argmax.mlir", {"M": 5, "N": 129}, {}),
     ("argmax.mlir", {"M": 1, "N": 1}, {}),
     ("histogram.mlir", {"N": 1000, "B": 17}, {}),

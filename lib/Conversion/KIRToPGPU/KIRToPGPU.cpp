@@ -701,8 +701,10 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceNest(Location loc, ArrayR
   return nest(0);
 }
 
-/// A stored scan: loops over the other axes, then an ordered loop along the
-/// scan axis that carries the running prefix and writes each element.
+/// A stored scan: loops over the other axes, then a pgpu.range_scan along the
+/// scan axis. KIR declares every scan combine associative, so the scan keeps
+/// its structured form (member order, not grouping) for blocking to regroup;
+/// an ordered loop would have lost that permission (seed 002 §4).
 LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned component, Operation &store) {
   Location loc = scan.getLoc();
   FailureOr<SmallVector<Value>> extents = sizes(scan.getInputs()[0]);
@@ -714,35 +716,43 @@ LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned compon
   SmallVector<Value> identities;
   for (Value id : scan.getIdentities())
     identities.push_back(map.lookup(id));
+  SmallVector<Type> types(ValueRange(identities).getTypes());
   Value length = (*extents)[axis];
   FailureOr<SmallVector<Value>> done = loopNest(
       loc, outer, {}, [&](ArrayRef<Value> outerPos, ValueRange) -> FailureOr<SmallVector<Value>> {
-        FailureOr<SmallVector<Value>> last = loopNest(
-            loc, length, identities, [&](ArrayRef<Value> step, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-              Value at = step[0];
-              if (scan.getReverse()) {
-                Value lastIndex = binary(loc, kir::BinaryKind::Sub, length, constIndex(loc, 1));
-                at = binary(loc, kir::BinaryKind::Sub, lastIndex, step[0]);
-              }
-              SmallVector<Value> positions(outerPos);
-              positions.insert(positions.begin() + axis, at);
-              SmallVector<Value> xs;
-              for (Value input : scan.getInputs()) {
-                FailureOr<Value> x = element(input, positions);
-                if (failed(x))
-                  return failure();
-                xs.push_back(*x);
-              }
-              FailureOr<SmallVector<Value>> next = inlineCombine(scan.getCombine(), acc, xs);
-              if (failed(next))
-                return failure();
-              Value written = scan.getExclusive() ? acc[component] : (*next)[component];
-              if (failed(emitElementWrite(store, written, positions)))
-                return failure();
-              return next;
-            });
-        if (failed(last))
+        auto rs = pgpu::RangeScanOp::create(b, loc, constIndex(loc, 0), length, identities, scan.getExclusive(),
+                                            scan.getReverse());
+        auto positionsAt = [&](Value at) {
+          SmallVector<Value> positions(outerPos);
+          positions.insert(positions.begin() + axis, at);
+          return positions;
+        };
+        {
+          OpBuilder::InsertionGuard guard(b);
+          Block *body = b.createBlock(&rs.getElement());
+          SmallVector<Value> positions = positionsAt(body->addArgument(b.getIndexType(), loc));
+          SmallVector<Value> xs;
+          for (Value input : scan.getInputs()) {
+            FailureOr<Value> x = element(input, positions);
+            if (failed(x))
+              return failure();
+            xs.push_back(*x);
+          }
+          pgpu::YieldOp::create(b, loc, xs);
+        }
+        if (failed(convertCombineRegion(scan.getCombine(), rs.getCombine(), types)))
           return failure();
+        {
+          OpBuilder::InsertionGuard guard(b);
+          Block *body = b.createBlock(&rs.getEmit());
+          SmallVector<Value> positions = positionsAt(body->addArgument(b.getIndexType(), loc));
+          SmallVector<Value> prefix;
+          for (Type t : types)
+            prefix.push_back(body->addArgument(t, loc));
+          if (failed(emitElementWrite(store, prefix[component], positions)))
+            return failure();
+          pgpu::YieldOp::create(b, loc);
+        }
         return SmallVector<Value>();
       });
   return failure(failed(done));

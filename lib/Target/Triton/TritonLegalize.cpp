@@ -52,6 +52,56 @@ void expandRangeReduce(pgpu::RangeReduceOp op) {
   op.erase();
 }
 
+/// range_scan -> for %k = 0 to hi - lo step 1 iter_args(acc = identity):
+///   at = lo + k (or hi - 1 - k); next = combine(acc, element(at));
+///   emit(at, exclusive ? acc : next); acc = next
+void expandRangeScan(pgpu::RangeScanOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value lo = op.getLower(), hi = op.getUpper();
+  Value count = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, lo, false, false);
+  auto loop = pgpu::ForOp::create(b, loc, op.getIdentities().getTypes(), zero, count, one, op.getIdentities());
+  Block *body = b.createBlock(&loop.getBody());
+  Value k = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> acc;
+  for (Type t : op.getIdentities().getTypes())
+    acc.push_back(body->addArgument(t, loc));
+  Value at;
+  if (op.getReverse()) {
+    Value last = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, one, false, false);
+    at = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, last, k, false, false);
+  } else {
+    at = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, lo, k, false, false);
+  }
+  IRMapping map;
+  Block &element = op.getElement().front();
+  map.map(element.getArgument(0), at);
+  for (Operation &inner : element.without_terminator())
+    b.clone(inner, map);
+  Block &combine = op.getCombine().front();
+  IRMapping cmap;
+  for (auto [i, a] : llvm::enumerate(acc)) {
+    cmap.map(combine.getArgument(i), a);
+    cmap.map(combine.getArgument(acc.size() + i), map.lookupOrDefault(element.getTerminator()->getOperand(i)));
+  }
+  for (Operation &inner : combine.without_terminator())
+    b.clone(inner, cmap);
+  SmallVector<Value> next;
+  for (Value y : combine.getTerminator()->getOperands())
+    next.push_back(cmap.lookupOrDefault(y));
+  Block &emit = op.getEmit().front();
+  IRMapping emap;
+  emap.map(emit.getArgument(0), at);
+  for (auto [i, v] : llvm::enumerate(op.getExclusive() ? acc : next))
+    emap.map(emit.getArgument(1 + i), v);
+  for (Operation &inner : emit.without_terminator())
+    b.clone(inner, emap);
+  pgpu::YieldOp::create(b, loc, next);
+  op.erase();
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
     // Innermost first: nested reductions expand from the inside out.
@@ -59,6 +109,11 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RangeReduceOp op) { reduces.push_back(op); });
     for (pgpu::RangeReduceOp op : reduces)
       expandRangeReduce(op);
+    // Scans left unblocked run in member order, one member at a time.
+    SmallVector<pgpu::RangeScanOp> scans;
+    getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RangeScanOp op) { scans.push_back(op); });
+    for (pgpu::RangeScanOp op : scans)
+      expandRangeScan(op);
   }
 };
 } // namespace

@@ -113,6 +113,7 @@ private:
   DenseMap<std::pair<Value, unsigned>, std::string> extentSpelling;
   unsigned next = 0;
   std::string lastOrigin;
+  std::string pickFunction; // the helper of pgpu.extract, emitted once
 };
 } // namespace
 
@@ -180,9 +181,11 @@ FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange
   return text;
 }
 
-/// A combine region as a module-level `@triton.jit` function for tl.reduce.
+/// A combine region as a module-level `@triton.jit` function for tl.reduce
+/// and tl.associative_scan; the kernel's name keeps helpers of different
+/// kernels in one module apart.
 FailureOr<std::string> Serializer::combineFunction(Region &combine) {
-  std::string fn = "_combine" + std::to_string(next++);
+  std::string fn = "_" + kernel.getSymName().str() + "_combine" + std::to_string(next++);
   Block &block = combine.front();
   SmallVector<std::string> params;
   for (BlockArgument arg : block.getArguments())
@@ -435,6 +438,46 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         line(indent, llvm::join(results, ", ") + " = tl.reduce(" + in + ", 0, " + *fn + ")");
         return success();
       })
+      .Case<pgpu::ScanOp>([&](pgpu::ScanOp sc) -> LogicalResult {
+        if (sc.getAxis() != 0)
+          return unsupported(&op, "only a scan along axis 0 of a one-dimensional fragment is spelled yet");
+        if (sc.getExclusive())
+          return unsupported(&op, "tl.associative_scan is inclusive; an exclusive fragment scan has no spelling");
+        FailureOr<std::string> fn = combineFunction(sc.getCombine());
+        if (failed(fn))
+          return failure();
+        SmallVector<std::string> inputs, results, carries;
+        for (Value v : sc.getInputs())
+          inputs.push_back(expr(v));
+        for (Value v : sc.getResults())
+          results.push_back(name(v));
+        std::string in = inputs.size() == 1 ? inputs[0] : "(" + llvm::join(inputs, ", ") + ")";
+        std::string lhs = llvm::join(results, ", ");
+        line(indent, lhs + " = tl.associative_scan(" + in + ", 0, " + *fn +
+                         (sc.getReverse() ? ", reverse=True)" : ")"));
+        if (sc.getCarries().empty())
+          return success();
+        // The carry enters before the first member: combine(carry, prefix) lane-wise.
+        for (Value v : sc.getCarries())
+          carries.push_back(expr(v));
+        line(indent, lhs + " = " + *fn + "(" + llvm::join(carries, ", ") + ", " + lhs + ")");
+        return success();
+      })
+      .Case<pgpu::ExtractOp>([&](pgpu::ExtractOp e) -> LogicalResult {
+        auto type = cast<pgpu::FragmentType>(e.getFragment().getType());
+        if (type.getRank() != 1)
+          return unsupported(&op, "only an element of a one-dimensional fragment is spelled yet");
+        // Exact for every value (NaN, -0.0): a reduction that keeps the selected lane.
+        if (pickFunction.empty()) {
+          pickFunction = "_" + kernel.getSymName().str() + "_pick";
+          helpers << "\n\n@triton.jit\ndef " << pickFunction << "(a, fa, b, fb):\n"
+                  << "    return tl.where(fa != 0, a, b), fa | fb\n";
+        }
+        std::string lanes = std::to_string(extentOf(type));
+        line(indent, name(e.getResult()) + ", _ = tl.reduce((" + expr(e.getFragment()) + ", (tl.arange(0, " + lanes +
+                         ") == (" + expr(e.getIndices()[0]) + ")).to(tl.int32)), 0, " + pickFunction + ")");
+        return success();
+      })
       .Case<pgpu::ForeachOp>([&](pgpu::ForeachOp f) -> LogicalResult {
         // Independent iterations, spelled in order (any order is legal).
         Block &b = f.getBody().front();
@@ -467,7 +510,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         }
         return success();
       })
-      .Case<pgpu::RangeReduceOp>([&](Operation *r) { return unsupported(r, "run pgpu-triton-legalize first"); })
+      .Case<pgpu::RangeReduceOp, pgpu::RangeScanOp>(
+          [&](Operation *r) { return unsupported(r, "run pgpu-triton-legalize first"); })
       .Default([&](Operation *other) { return unsupported(other, "not supported by this serializer yet"); });
 }
 

@@ -140,14 +140,23 @@ module {
 
 // -----
 
-// COM: A stored scan inside a workset is realized as an ordered loop that writes each prefix.
+// COM: A stored scan inside a workset stays structured (seed 002 §4): a pgpu.range_scan whose element
+// COM: region reads a member, whose combine is the scan's, and whose emit region writes each prefix.
 // CHECK-LABEL: pgpu.kernel @cumsum
 // CHECK: pgpu.execution_group
-// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
-// CHECK: pgpu.load
-// CHECK: %[[NEXT:.*]] = pgpu.binary add
-// CHECK: pgpu.store %[[NEXT]]
-// CHECK: pgpu.yield %[[NEXT]] : f32
+// CHECK-NOT: pgpu.for
+// CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}} : f32) element {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK: %[[X:.*]] = pgpu.load %{{.*}}[%{{.*}}, %{{.*}}] valid
+// CHECK: pgpu.yield %[[X]] : f32
+// CHECK: } combine {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT: %[[S:.*]] = pgpu.binary add %[[A]], %[[B]] : f32
+// CHECK-NEXT: pgpu.yield %[[S]] : f32
+// CHECK: } emit {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[P:.*]]: f32):
+// CHECK: pgpu.store %[[P]], %{{.*}}
+// CHECK: pgpu.yield{{$}}
 module {
   kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
     %c0 = arith.constant 0 : index
@@ -160,6 +169,35 @@ module {
     ^bb0(%i: index):
       %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
       %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Direction and mode stay attributes of the structured scan; no loop is built here.
+// CHECK-LABEL: pgpu.kernel @cumsum_exclusive_reverse
+// CHECK-NOT: pgpu.for
+// CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}} : f32) exclusive reverse element {
+module {
+  kir.kernel @cumsum_exclusive_reverse(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.scan %row axis 0 identity(%zero : f32) exclusive reverse : (tensor<?xf32>) -> (tensor<?xf32>) {
       ^bb0(%a: f32, %b: f32):
         %c = kir.binary add %a, %b : f32
         kir.yield %c : f32

@@ -4288,3 +4288,85 @@ pgpu.kernel @k(%n: index) {
   pgpu.return
 }
 }
+
+// -----
+// COM: Invariant 8: a range_scan element region computes members; it never writes.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%y: !pgpu.view<f32, [N], inout>, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    // expected-error @+1 {{'pgpu.range_scan' op 'element' region must be free of writes, but contains 'pgpu.store'}}
+    pgpu.range_scan %c0 to %n identity(%z : f32) element {
+    ^bb0(%i: index):
+      pgpu.store %z, %y[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], inout>[index]
+      pgpu.yield %z : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    } emit {
+    ^bb0(%i: index, %s: f32):
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Invariant 8: the emit region receives the position and one prefix component per identity.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%y: !pgpu.view<f32, [N], inout>, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    // expected-error @+1 {{'pgpu.range_scan' op 'emit' region takes 1 arguments but 2 were expected}}
+    pgpu.range_scan %c0 to %n identity(%z : f32) element {
+    ^bb0(%i: index):
+      pgpu.yield %z : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    } emit {
+    ^bb0(%i: index):
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Invariant 8: a range_scan combine is pure and closed like every combine.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%y: !pgpu.view<f32, [N], inout>, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    // expected-error @+1 {{'pgpu.range_scan' op 'combine' region must be pure, but contains 'pgpu.load'}}
+    pgpu.range_scan %c0 to %n identity(%z : f32) element {
+    ^bb0(%i: index):
+      pgpu.yield %z : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %r = pgpu.load %y[%c0] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], inout>[index] -> f32
+      pgpu.yield %r : f32
+    } emit {
+    ^bb0(%i: index, %s: f32):
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}

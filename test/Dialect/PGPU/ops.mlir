@@ -487,4 +487,33 @@ pgpu.kernel @range_reduce(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [
   }
   pgpu.return
 }
+// CHECK-LABEL: pgpu.kernel @range_scan
+pgpu.kernel @range_scan(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+  %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+  %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+  pgpu.program_space (%M) {
+  ^bb0(%row: index):
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    // CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}} : f32) exclusive reverse element {
+    // CHECK: } combine {
+    // CHECK: } emit {
+    pgpu.range_scan %c0 to %N identity(%z : f32) exclusive reverse element {
+    ^bb0(%i: index):
+      %v = pgpu.load %x[%row, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+      pgpu.yield %v : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    } emit {
+    ^bb0(%i: index, %p: f32):
+      pgpu.store %p, %y[%row, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
 }

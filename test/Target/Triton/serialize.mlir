@@ -16,7 +16,7 @@
 // DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 512)}
 // TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 128)}
 // Combine functions for the two row reductions come first, then the kernel.
-// CHECK-COUNT-2: def _combine{{[0-9]+}}(
+// CHECK-COUNT-2: def _layernorm_combine{{[0-9]+}}(
 // CHECK: @triton.jit
 // CHECK-NEXT: def _layernorm_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, w, w_stride0, bb, bb_stride0, y, y_stride0, y_stride1, eps):
 // Origin comments name the author's source line.

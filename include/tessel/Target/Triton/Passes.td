@@ -15,8 +15,11 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     carrying the accumulator, because Triton has no reduction over a runtime
     range of scalars. This is a provider expansion the reduce contract allows
     (any order is legal); it creates the loop here so that the serializer
-    never creates loops (seed 002 §3.7).
-    Preserves: values, effects, ABI; origins (the loop takes the reduce's location).
+    never creates loops (seed 002 §3.7). Likewise each unblocked
+    `pgpu.range_scan` becomes a `pgpu.for` over its members in scan order
+    (forward or reverse) carrying the prefix and emitting the inclusive or
+    exclusive prefix at each member.
+    Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.
   }];

@@ -89,6 +89,20 @@ LogicalResult RangeReduceOp::verifyRegions() {
   return verifyCombine(*this, getCombine(), schema);
 }
 
+LogicalResult RangeScanOp::verifyRegions() {
+  SmallVector<Type> schema(getIdentities().getTypes());
+  if (schema.empty())
+    return emitOpError() << "needs at least one component";
+  Type index = IndexType::get(getContext());
+  SmallVector<Type> emitArgs{index};
+  llvm::append_range(emitArgs, schema);
+  if (failed(verifyRegionSignature(*this, getElement(), "element", {index}, schema)) ||
+      failed(verifyPureRegion(*this, getElement(), "element", /*allowReads=*/true)) ||
+      failed(verifyRegionSignature(*this, getEmit(), "emit", emitArgs, {})))
+    return failure();
+  return verifyCombine(*this, getCombine(), schema);
+}
+
 LogicalResult ScanOp::verifyRegions() {
   FailureOr<SmallVector<Type>> schema = elementSchema(*this, getInputs());
   if (failed(schema) || failed(verifyComponents(*this, getIdentities(), *schema, "identity")))

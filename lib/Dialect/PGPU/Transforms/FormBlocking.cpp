@@ -1,10 +1,10 @@
 //===- FormBlocking.cpp - fragments for independent loops and reductions ---===//
 //
 // seed 002 §3.3: rewrite scalar work ownership into parameterized fragments.
-// A `pgpu.foreach` (independent iterations) or `pgpu.range_reduce`
-// (associative/commutative members) over [lo, hi) becomes an ordered loop
-// over blocks of BLOCK members whose body works on `!pgpu.fragment<_, [BLOCK]>`
-// values. Ordered loops are never touched: blocking them would change what
+// A `pgpu.foreach` (independent iterations), `pgpu.range_reduce`
+// (associative/commutative members) or `pgpu.range_scan` (associative,
+// ordered members) over [lo, hi) becomes an ordered loop over blocks of BLOCK
+// members whose body works on `!pgpu.fragment<_, [BLOCK]>` values. Ordered loops are never touched: blocking them would change what
 // the author ordered (seed 002 §4).
 //
 //===----------------------------------------------------------------------===//
@@ -42,6 +42,9 @@ public:
   }
   Value asFragment(Location loc, Value v) { return isFragment(v) ? v : splat(loc, v); }
   Value mapped(Value v) { return map.lookupOrDefault(v); }
+  /// The lanes whose accesses are active from here on.
+  void setLaneOk(Value ok) { laneOk = ok; }
+  Value getLaneOk() const { return laneOk; }
 
   /// Lane validity conjoined with an access's own validity.
   Value validity(Location loc, Value own) {
@@ -217,12 +220,91 @@ LogicalResult blockRangeReduce(OpBuilder &b, RangeReduceOp op) {
   return success();
 }
 
+/// Clones `region`'s straight-line body with its terminator's operands
+/// returned; `args` are the block arguments' new values.
+static FailureOr<SmallVector<Value>> cloneBody(Fragmenter &f, Region &region, ValueRange args) {
+  Block &block = region.front();
+  for (auto [arg, v] : llvm::zip(block.getArguments(), args))
+    f.map.map(arg, v);
+  for (Operation &inner : block.without_terminator())
+    if (failed(f.clone(inner)))
+      return failure();
+  SmallVector<Value> yields;
+  for (Value y : block.getTerminator()->getOperands())
+    yields.push_back(f.mapped(y));
+  return yields;
+}
+
+/// A stored scan over blocks in member order (seed 000 §8: the scan may be
+/// regrouped, never reordered). Lane j of the block starting at visit
+/// position b holds the (b + j)-th member in scan order: addresses run
+/// backwards for a reverse scan, and an exclusive scan reads the previous
+/// member (the identity before the first), so an inclusive fragment scan of
+/// those members is the exclusive prefix. Invalid lanes hold the identity, so
+/// the block's last prefix is the carry into the next block.
+LogicalResult blockRangeScan(OpBuilder &b, RangeScanOp op) {
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value lo = op.getLower(), hi = op.getUpper();
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  };
+  FailureOr<ForOp> loop = buildBlockLoop(
+      b, loc, lo, hi, op.getIdentities(),
+      [&](Fragmenter &f, Value lanes, ValueRange carry) -> FailureOr<SmallVector<Value>> {
+        Value laneOk = f.getLaneOk();
+        // Visit position v -> address: v forward, lo + hi - 1 - v reverse.
+        Value mirror = op.getReverse() ? bin(kir::BinaryKind::Sub, bin(kir::BinaryKind::Add, lo, hi),
+                                             arith::ConstantIndexOp::create(b, loc, 1))
+                                       : Value();
+        auto address = [&](Value v) -> Value {
+          return mirror ? bin(kir::BinaryKind::Sub, f.splat(loc, mirror), v) : v;
+        };
+        Value memberAt = lanes, memberOk = laneOk;
+        if (op.getExclusive()) {
+          Value one = f.splat(loc, arith::ConstantIndexOp::create(b, loc, 1));
+          memberAt = bin(kir::BinaryKind::Sub, lanes, one);
+          Value afterFirst = CmpOp::create(b, loc, kir::CmpPredicate::GT, lanes, f.splat(loc, lo));
+          memberOk = bin(kir::BinaryKind::And, laneOk, afterFirst);
+        }
+        f.setLaneOk(memberOk);
+        FailureOr<SmallVector<Value>> xs = cloneBody(f, op.getElement(), {address(memberAt)});
+        if (failed(xs))
+          return failure();
+        SmallVector<Value> members;
+        SmallVector<Type> types;
+        for (auto [x, id] : llvm::zip(*xs, op.getIdentities())) {
+          members.push_back(SelectOp::create(b, loc, memberOk, f.asFragment(loc, x), f.splat(loc, id)));
+          types.push_back(members.back().getType());
+        }
+        auto prefix = ScanOp::create(b, loc, TypeRange(types), ValueRange(members), b.getI64IntegerAttr(0),
+                                     op.getIdentities(), carry, /*exclusive=*/UnitAttr(), /*reverse=*/UnitAttr());
+        IRMapping regionMap;
+        op.getCombine().cloneInto(&prefix.getCombine(), regionMap);
+        f.setLaneOk(laneOk);
+        SmallVector<Value> emitArgs{address(lanes)};
+        llvm::append_range(emitArgs, prefix.getResults());
+        if (failed(cloneBody(f, op.getEmit(), emitArgs)))
+          return failure();
+        Value last = bin(kir::BinaryKind::Sub, ParamOp::create(b, loc, b.getIndexType(), kBlock),
+                         arith::ConstantIndexOp::create(b, loc, 1));
+        SmallVector<Value> next;
+        for (auto [p, id] : llvm::zip(prefix.getResults(), op.getIdentities()))
+          next.push_back(ExtractOp::create(b, loc, id.getType(), p, ValueRange{last}));
+        return next;
+      });
+  if (failed(loop))
+    return failure();
+  op.erase();
+  return success();
+}
+
 struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocking> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       SmallVector<Operation *> candidates;
       kernel.walk([&](Operation *op) {
-        if (isa<ForeachOp, RangeReduceOp>(op))
+        if (isa<ForeachOp, RangeReduceOp, RangeScanOp>(op))
           candidates.push_back(op);
       });
       OpBuilder b(kernel.getContext());
@@ -231,6 +313,8 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       for (Operation *op : llvm::reverse(candidates)) {
         if (auto f = dyn_cast<ForeachOp>(op))
           changed |= succeeded(blockForeach(b, f));
+        else if (auto s = dyn_cast<RangeScanOp>(op))
+          changed |= succeeded(blockRangeScan(b, s));
         else
           changed |= succeeded(blockRangeReduce(b, cast<RangeReduceOp>(op)));
       }

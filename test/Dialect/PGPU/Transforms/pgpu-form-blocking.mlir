@@ -116,3 +116,158 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A stored scan is blocked in member order: each block's members (identity in invalid lanes) get
+// COM: one fragment pgpu.scan that continues from the carried prefix, the emit region's store becomes
+// COM: a masked fragment store of the prefixes, and the block's last prefix is the next carry.
+// CHECK-LABEL: pgpu.kernel @rowscan
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024], 512>
+// CHECK: %[[BLOCK:.*]] = pgpu.param "BLOCK" : index
+// CHECK: pgpu.for %{{.*}} to %[[N:.*]] step %[[BLOCK]] iter_args(%{{.*}} : f32) -> f32 {
+// CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[CARRY:.*]]: f32):
+// CHECK: %[[LANES:.*]] = pgpu.iota %[[B]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[OK:.*]] = pgpu.cmp lt %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[V:.*]] = pgpu.load %x[%{{.*}}, %[[LANES]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK]>
+// CHECK: %[[M:.*]] = pgpu.select %[[OK]], %[[V]], %{{.*}} : !pgpu.fragment<i1, [BLOCK]>, !pgpu.fragment<f32, [BLOCK]>
+// CHECK: %[[P:.*]] = pgpu.scan %[[M]] axis 0 identity(%{{.*}} : f32) carry(%[[CARRY]] : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (!pgpu.fragment<f32, [BLOCK]>) {
+// CHECK: pgpu.binary add
+// CHECK: pgpu.store %[[P]], %y[%{{.*}}, %[[LANES]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK]>
+// CHECK: %[[LASTPARAM:.*]] = pgpu.param "BLOCK" : index
+// CHECK: %[[LAST:.*]] = pgpu.binary sub %[[LASTPARAM]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = pgpu.extract %[[P]][%[[LAST]]] : !pgpu.fragment<f32, [BLOCK]> -> f32
+// CHECK: pgpu.yield %[[NEXT]] : f32
+// CHECK-NOT: pgpu.range_scan
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @rowscan(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      pgpu.range_scan %c0 to %N identity(%z : f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%row, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = pgpu.binary add %a, %b : f32
+        pgpu.yield %c : f32
+      } emit {
+      ^bb0(%i: index, %p: f32):
+        pgpu.store %p, %y[%row, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Exclusive reverse: visit position v addresses lo + hi - 1 - v; the member in lane v is the
+// COM: previous one in scan order (address lo + hi - 1 - (v - 1)), valid only after the first, so the
+// COM: inclusive fragment scan yields the exclusive prefix; stores use the lane's own address.
+// CHECK-LABEL: pgpu.kernel @rowscan_exclusive_reverse
+// CHECK: pgpu.for
+// CHECK: %[[LANES:.*]] = pgpu.iota
+// CHECK: %[[OK:.*]] = pgpu.cmp lt %[[LANES]]
+// CHECK: %[[HILO:.*]] = pgpu.binary add %[[LO:.*]], %[[HI:.*]] : index
+// CHECK: %[[MIRROR:.*]] = pgpu.binary sub %[[HILO]], %{{.*}} : index
+// CHECK: %[[PREV:.*]] = pgpu.binary sub %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[AFTER:.*]] = pgpu.cmp gt %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[MOK:.*]] = pgpu.binary and %[[OK]], %[[AFTER]]
+// CHECK: %[[MSPLAT:.*]] = pgpu.splat %[[MIRROR]]
+// CHECK: %[[MADDR:.*]] = pgpu.binary sub %[[MSPLAT]], %[[PREV]]
+// CHECK: pgpu.load %x[%{{.*}}, %[[MADDR]]] valid
+// CHECK: pgpu.select %[[MOK]]
+// CHECK: %[[P:.*]] = pgpu.scan %{{.*}} axis 0 identity(%{{.*}} : f32) carry(%{{.*}} : f32) :
+// CHECK-NOT: exclusive
+// CHECK: %[[SADDR:.*]] = pgpu.binary sub %{{.*}}, %[[LANES]]
+// CHECK: pgpu.store %[[P]], %y[%{{.*}}, %[[SADDR]]] valid
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @rowscan_exclusive_reverse(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      pgpu.range_scan %c0 to %N identity(%z : f32) exclusive reverse element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%row, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = pgpu.binary add %a, %b : f32
+        pgpu.yield %c : f32
+      } emit {
+      ^bb0(%i: index, %p: f32):
+        pgpu.store %p, %y[%row, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a scan whose emit region holds nested control, or whose emit writes one element
+// COM: for every member (each lane would write the same element), stays a pgpu.range_scan.
+// CHECK-LABEL: pgpu.kernel @scan_unblocked
+// CHECK-NOT: BLOCK
+// CHECK: pgpu.range_scan
+// CHECK: pgpu.if
+// CHECK: pgpu.range_scan
+// CHECK-NOT: pgpu.scan
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scan_unblocked(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>, %last: !pgpu.view<f32, [1], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      pgpu.range_scan %c0 to %N identity(%z : f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = pgpu.binary add %a, %b : f32
+        pgpu.yield %c : f32
+      } emit {
+      ^bb0(%i: index, %s: f32):
+        %pos = pgpu.cmp gt %s, %z : f32
+        pgpu.if %pos {
+          pgpu.store %s, %y[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.range_scan %c0 to %N identity(%z : f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = pgpu.binary add %a, %b : f32
+        pgpu.yield %c : f32
+      } emit {
+      ^bb0(%i: index, %s: f32):
+        pgpu.store %s, %last[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

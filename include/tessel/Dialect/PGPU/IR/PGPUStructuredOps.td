@@ -88,6 +88,46 @@ def PGPU_ScanOp : PGPU_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegme
   let hasRegionVerifier = 1;
 }
 
+def PGPU_RangeScanOp : PGPU_Op<"range_scan", [RecursiveMemoryEffects]> {
+  let summary = "stored scan over a dynamic index range (seed 000 §8: scan with a dynamic extent)";
+  let description = [{
+    Visits the members `element(i)` for i in [lower, upper) in order
+    (from `upper - 1` down when `reverse`) and calls `emit(i, prefix...)`
+    with the running prefix at i: `combine(prefix of the earlier members,
+    element(i))`, starting from the identity; with `exclusive` the prefix
+    excludes member i itself. The scan contract holds: `combine` is
+    associative but not commutative, so blocking may regroup members while
+    keeping their order (a fragment `pgpu.scan` with a carry), never reorder
+    them. `element` may read, never write; `combine` is pure; `emit` writes the
+    prefix and yields nothing. An empty range emits nothing.
+
+    ```mlir
+    pgpu.range_scan %c0 to %N identity(%z : f32) exclusive element {
+    ^bb0(%i: index):
+      %x = pgpu.load %X[%row, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+      pgpu.yield %x : f32
+    } combine {
+    ^bb0(%a: f32, %b: f32):
+      %c = pgpu.binary add %a, %b : f32
+      pgpu.yield %c : f32
+    } emit {
+    ^bb0(%i: index, %s: f32):
+      pgpu.store %s, %Y[%row, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+      pgpu.yield
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lower, Index:$upper, Variadic<PGPU_Scalar>:$identities,
+                       UnitAttr:$exclusive, UnitAttr:$reverse);
+  let regions = (region SizedRegion<1>:$element, SizedRegion<1>:$combine, SizedRegion<1>:$emit);
+  let assemblyFormat = [{
+    $lower `to` $upper `identity` `(` $identities `:` type($identities) `)`
+    (`exclusive` $exclusive^)? (`reverse` $reverse^)? attr-dict
+    `element` $element `combine` $combine `emit` $emit
+  }];
+  let hasRegionVerifier = 1;
+}
+
 def PGPU_ArgReduceOp : PGPU_Op<"arg_reduce", [Pure]> {
   let summary = "value and position along a fragment axis (tie, NaN and index semantics kept)";
   let description = [{

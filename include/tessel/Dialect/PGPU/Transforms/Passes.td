@@ -8,7 +8,8 @@ include "mlir/Pass/PassBase.td"
 def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
   let summary = "form fragments: block independent element loops and range reductions (seed 002 §3.3)";
   let description = [{
-    Reads: `pgpu.foreach` worksets and `pgpu.range_reduce` reductions whose
+    Reads: `pgpu.foreach` worksets, `pgpu.range_reduce` reductions and
+    `pgpu.range_scan` stored scans whose
     bodies are straight-line pointwise code and accesses (no nested loops,
     ifs or reductions), and the def-use dependence of each body value on the
     loop index.
@@ -22,9 +23,15 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     where they meet fragments), every access gets the lane validity
     `b + lane < hi` conjoined with its own, a reduction neutralizes invalid
     lanes with its identity, reduces the fragment with `pgpu.reduce`, and
-    combines the partial with the carried accumulator.
-    Preserves: values (a reduction up to the reassociation its contract
-    allows), effects, ABI, origins.
+    combines the partial with the carried accumulator. A scan visits its
+    blocks in member order: lane j of a block holds the j-th member in scan
+    order (reversed addresses for a reverse scan; the previous member for an
+    exclusive scan, the identity before the first), invalid lanes hold the
+    identity, a fragment `pgpu.scan` continues from the carried prefix, the
+    emit region writes the lanes, and the block's last prefix (`pgpu.extract`)
+    becomes the next carry.
+    Preserves: values (a reduction or scan up to the reassociation its
+    contract allows; a scan's member order is kept), effects, ABI, origins.
     Must not fire: bodies with nested control or reductions, or with tuples.
     Verifier after: the shared pgpu verifier.
   }];
