@@ -1,4 +1,5 @@
 """End-to-end checks of the `tessel` command line on KIR text."""
+import os
 import subprocess
 
 import pytest
@@ -97,6 +98,8 @@ def test_usage_errors(tessel_bin, root, tmp_path):
     assert missing.returncode == 2 and "none.mlir" in missing.stderr
     dsl = run(tessel_bin, "compile", tmp_path / "k.py", "--emit=kir")
     assert dsl.returncode == 2 and "name the DSL kernel as FILE.py:KERNEL" in dsl.stderr
+    help_text = run(tessel_bin, "--help")
+    assert help_text.returncode == 0 and "  tune FILE.py:KERNEL" in help_text.stderr
 
 
 def test_dsl_files_compile_and_run_from_the_cli(tessel_bin, root, tmp_path):
@@ -110,6 +113,39 @@ def test_dsl_files_compile_and_run_from_the_cli(tessel_bin, root, tmp_path):
               "--scalar", "scale=0.125", "--constexpr", "CAUSAL=false", "--out", tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("O: f16[1,1,5,64]")
+
+
+def _cuda_available():
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+def test_tune_forwards_to_the_python_package(tessel_bin, root, tmp_path):
+    """`tessel tune FILE.py:KERNEL ...` is `python3 -m tessel tune ...` with the package beside the
+    build tree on PYTHONPATH: every argument goes through and the exit code comes back."""
+    if _cuda_available():
+        pytest.skip("a CUDA device is present; this checks the CPU-only refusal")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    spec = root / "examples/softmax.py:softmax"
+    out = subprocess.run([str(tessel_bin), "tune", str(spec), "--shape", "M=64,N=128", "--budget-s", "1"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 2, out.stderr
+    assert "tessel tune measures on a CUDA device" in out.stderr
+    # Options after the kernel reach Python's argument parser.
+    bad = subprocess.run([str(tessel_bin), "tune", str(spec), "--budget-s", "soon"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert bad.returncode == 2 and "--budget-s: invalid float value: 'soon'" in bad.stderr
+
+
+@pytest.mark.parametrize("spec", ["examples/kir/softmax.mlir", "examples/kir/softmax.mlir:softmax",
+                                  "examples/softmax.py"])
+def test_tune_needs_a_dsl_kernel(tessel_bin, root, spec):
+    out = run(tessel_bin, "tune", root / spec, "--shape", "M=64,N=128")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "tessel tune needs a DSL kernel, FILE.py:KERNEL" in out.stderr
 
 
 @pytest.mark.parametrize("args,message", [

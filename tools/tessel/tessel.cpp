@@ -1,9 +1,11 @@
 //===- tessel.cpp - the tessel command-line driver -------------------------===//
 //
 // `tessel compile FILE[:KERNEL] --emit=kir|pgpu|source --target=...` and
-// `tessel run ...` (ARCHITECTURE.md §6). Like toyc, the driver is a straight
-// script: parse, verify, apply compile options, run the pipeline to the
-// requested stage, print. Errors are diagnostics with locations and exit 2.
+// `tessel run ...` (ARCHITECTURE.md §6); `tessel tune FILE.py:KERNEL ...`
+// forwards to the Python package, which measures on a CUDA device. Like
+// toyc, the driver is a straight script: parse, verify, apply compile
+// options, run the pipeline to the requested stage, print. Errors are
+// diagnostics with locations and exit 2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +98,8 @@ int usage(llvm::StringRef argv0) {
                << "  compile FILE[:KERNEL] --emit=kir|pgpu|source --target=triton|cutile|ptx\n"
                << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--device interp] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
+               << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
+               << "      [--budget-s 60] [--retune]      (measures on a CUDA device, through python3 -m tessel tune)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
   return kUsageError;
 }
@@ -128,9 +132,29 @@ LogicalResult applyCompileOptions(ModuleOp module) {
   return success();
 }
 
+/// The environment for `python3 -m tessel`: this one, with the Python package
+/// that lives beside this binary's build tree (<root>/build/bin/tessel ->
+/// <root>/python) first on PYTHONPATH.
+std::vector<std::string> pythonEnvironment() {
+  std::string exe = llvm::sys::fs::getMainExecutable("tessel", reinterpret_cast<void *>(&pythonEnvironment));
+  llvm::SmallString<256> pythonDir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe))));
+  llvm::sys::path::append(pythonDir, "python");
+  std::vector<std::string> envStrings;
+  std::string pythonPath = "PYTHONPATH=" + std::string(pythonDir);
+  for (char **e = environ; *e; ++e) {
+    llvm::StringRef entry(*e);
+    if (entry.starts_with("PYTHONPATH="))
+      pythonPath += ":" + entry.drop_front(11).str();
+    else
+      envStrings.push_back(entry.str());
+  }
+  envStrings.push_back(pythonPath);
+  return envStrings;
+}
+
 /// KIR text for FILE: read a .mlir file, or trace a DSL kernel (FILE.py with
-/// KERNEL) through the Python package, `python3 -m tessel emit`, which lives
-/// beside this binary's build tree (or on PYTHONPATH).
+/// KERNEL) through the Python package, `python3 -m tessel emit`.
 std::unique_ptr<llvm::MemoryBuffer> loadKernelSource(llvm::StringRef file, llvm::StringRef kernelName,
                                                      llvm::ArrayRef<std::string> constexprArgs, std::string &error) {
   if (!file.ends_with(".py"))
@@ -149,21 +173,7 @@ std::unique_ptr<llvm::MemoryBuffer> loadKernelSource(llvm::StringRef file, llvm:
     error = "cannot create a temporary file: " + ec.message();
     return nullptr;
   }
-  // <root>/build/bin/tessel -> <root>/python
-  std::string exe = llvm::sys::fs::getMainExecutable("tessel", reinterpret_cast<void *>(&loadKernelSource));
-  llvm::SmallString<256> pythonDir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(exe))));
-  llvm::sys::path::append(pythonDir, "python");
-  std::vector<std::string> envStrings;
-  std::string pythonPath = "PYTHONPATH=" + std::string(pythonDir);
-  for (char **e = environ; *e; ++e) {
-    llvm::StringRef entry(*e);
-    if (entry.starts_with("PYTHONPATH="))
-      pythonPath += ":" + entry.drop_front(11).str();
-    else
-      envStrings.push_back(entry.str());
-  }
-  envStrings.push_back(pythonPath);
+  std::vector<std::string> envStrings = pythonEnvironment();
   std::vector<llvm::StringRef> env(envStrings.begin(), envStrings.end());
   std::string spec = (file + ":" + kernelName).str();
   std::vector<std::string> argStrings{*python, "-m", "tessel", "emit", spec};
@@ -183,6 +193,44 @@ std::unique_ptr<llvm::MemoryBuffer> loadKernelSource(llvm::StringRef file, llvm:
   auto buffer = openInputFile(output, &error);
   llvm::sys::fs::remove(output);
   return buffer;
+}
+
+/// `tessel tune FILE.py:KERNEL [args...]`: tuning measures a DSL kernel on a
+/// CUDA device, which the Python package does (`python3 -m tessel tune`); the
+/// driver forwards every argument and returns its exit code.
+int tune(int argc, char **argv) {
+  if (argc < 3) {
+    llvm::errs() << "usage: " << argv[0] << " tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5]"
+                 << " [--constexpr C=true] [--seed 7] [--budget-s 60] [--retune]\n";
+    return kUsageError;
+  }
+  llvm::StringRef spec = argv[2];
+  if (spec != "--help" && spec != "-h") {
+    auto [file, kernelName] = splitSpec(spec);
+    if (!llvm::StringRef(file).ends_with(".py") || kernelName.empty()) {
+      llvm::errs() << "error: " << spec << ": tessel tune needs a DSL kernel, FILE.py:KERNEL"
+                   << " (the tuner compiles and times it on a CUDA device)\n";
+      return kUsageError;
+    }
+  }
+  llvm::ErrorOr<std::string> python = llvm::sys::findProgramByName("python3");
+  if (!python) {
+    llvm::errs() << "error: python3 is needed to tune DSL kernels and was not found on PATH\n";
+    return kUsageError;
+  }
+  std::vector<std::string> envStrings = pythonEnvironment();
+  std::vector<llvm::StringRef> env(envStrings.begin(), envStrings.end());
+  std::vector<llvm::StringRef> args{*python, "-m", "tessel", "tune"};
+  for (int i = 2; i < argc; ++i)
+    args.push_back(argv[i]);
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(*python, args, env, /*Redirects=*/{}, /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &error);
+  if (rc < 0) {
+    llvm::errs() << "error: running python3 -m tessel tune failed: " << error << "\n";
+    return kUsageError;
+  }
+  return rc;
 }
 
 int compile(MLIRContext &context) {
@@ -614,6 +662,8 @@ int main(int argc, char **argv) {
   }
   if (command == "--help" || command == "-h" || command == "help")
     return usage(argv[0]) == kUsageError ? 0 : 1;
+  if (command == "tune")
+    return tune(argc, argv);
   if (command != "compile" && command != "run") {
     llvm::errs() << "error: unknown command '" << command << "'\n";
     return usage(argv[0]);

@@ -102,8 +102,35 @@ void expandRangeScan(pgpu::RangeScanOp op) {
   op.erase();
 }
 
+/// Triton's launch configuration, declared as provider parameters so that the
+/// tuner can search it (seed 003: only declared parameters are searched). The
+/// defaults are Triton's own launch defaults.
+struct LaunchParam {
+  llvm::StringLiteral name;
+  ArrayRef<int64_t> candidates;
+  int64_t defaultValue;
+};
+constexpr int64_t kWarps[] = {1, 2, 4, 8, 16};
+constexpr int64_t kStages[] = {1, 2, 3, 4};
+const LaunchParam kLaunchParams[] = {{triton::kWarpsParam, kWarps, 4}, {triton::kStagesParam, kStages, 3}};
+
+/// Appends the launch parameters a kernel does not already declare, in a fixed order.
+void declareLaunchParams(pgpu::KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto declared = kernel.getParams())
+    llvm::append_range(params, *declared);
+  for (const LaunchParam &lp : kLaunchParams)
+    if (!kernel.getParam(lp.name))
+      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, lp.name), lp.candidates, lp.defaultValue,
+                                            StringAttr::get(ctx, "triton")));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
+    for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>())
+      declareLaunchParams(kernel);
     // Innermost first: nested reductions expand from the inside out.
     SmallVector<pgpu::RangeReduceOp> reduces;
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RangeReduceOp op) { reduces.push_back(op); });

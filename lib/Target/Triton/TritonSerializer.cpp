@@ -518,6 +518,12 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
 LogicalResult Serializer::run() {
   Block &entry = kernel.getBody().front();
   std::string kname = kernel.getSymName().str();
+  // The launch configuration is a declared parameter like any other: the
+  // wrapper passes its bound value, never a provider default chosen here.
+  for (StringRef launchParam : {triton::kWarpsParam, triton::kStagesParam})
+    if (!kernel.getParam(launchParam))
+      return kernel.emitError() << "declares no launch parameter '" << launchParam
+                                << "'; run pgpu-triton-legalize first";
   // Kernel parameters: each view is a pointer plus its shape and strides.
   SmallVector<std::string> kernelParams, launchArgs, wrapperParams, checks;
   llvm::StringSet<> seenSymbols;
@@ -623,7 +629,9 @@ LogicalResult Serializer::run() {
     os << "    " << c << "\n";
   os << "    _grid = (" << *grid << ",)\n";
   os << "    if _grid[0] > 0:\n";
-  os << "        _" << kname << "_kernel[_grid](" << llvm::join(launchArgs, ", ") << ")\n";
+  os << "        _" << kname << "_kernel[_grid](" << llvm::join(launchArgs, ", ")
+     << (launchArgs.empty() ? "" : ", ") << "num_warps=" << param(triton::kWarpsParam)
+     << ", num_stages=" << param(triton::kStagesParam) << ")\n";
   return success();
 }
 

@@ -1,20 +1,27 @@
 // The Triton provider spells the pipeline's pgpu: one kernel parameter per shape symbol (views that
 // share a symbol share it; the wrapper checks they agree), strides per view, the declared search space
 // as <kernel>_PARAMS, bound parameters as literals, and a wrapper that checks the ABI before launching.
+// The launch configuration is declared too (WARPS, STAGES: Triton provider parameters that
+// pgpu-triton-legalize adds), so the wrapper launches with their bound values.
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton -o %t.default.py
 // RUN: FileCheck %s --check-prefixes=CHECK,DEFAULT --input-file=%t.default.py
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param BLOCK=128 -o %t.128.py
 // RUN: FileCheck %s --check-prefixes=CHECK,TUNED --input-file=%t.128.py
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param WARPS=8 -o %t.warps8.py
+// RUN: FileCheck %s --check-prefixes=CHECK,WARPS8 --input-file=%t.warps8.py
 // Deterministic: the same input compiles to the same bytes.
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton -o %t.again.py
 // RUN: cmp %t.default.py %t.again.py
 // A value outside the declared domain, or an undeclared name, is an error and writes nothing.
 // RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param BLOCK=100 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=DOMAIN
 // RUN: not test -e %t.bad.py
-// RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param WARPS=4 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=UNDECLARED
+// RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param WARPS=3 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=LAUNCHDOMAIN
+// RUN: not test -e %t.bad.py
+// RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param NOPE=4 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=UNDECLARED
 
-// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 512)}
-// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 128)}
+// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 512), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
+// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 128), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
+// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 512), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 3)}
 // Combine functions for the two row reductions come first, then the kernel.
 // CHECK-COUNT-2: def _layernorm_combine{{[0-9]+}}(
 // CHECK: @triton.jit
@@ -24,13 +31,18 @@
 // CHECK: = tl.program_id(0)
 // DEFAULT: tl.arange(0, 512)
 // TUNED: tl.arange(0, 128)
+// WARPS8: tl.arange(0, 512)
 // CHECK-NOT: tl.arange(0, BLOCK)
 // CHECK: def layernorm(x, w, bb, y, *, eps):
 // CHECK-NEXT: """Launch layernorm (one launch; checks the ABI first)."""
 // CHECK: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
 // CHECK: _check_view('w', w, torch.float32, ('N',), _extents, _device)
 // CHECK: _check_scalar('eps', eps, float)
-// CHECK: _layernorm_kernel[_grid](x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps)
+// CHECK: _layernorm_kernel[_grid](x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps, num_warps=
+// DEFAULT-SAME: {{^}}4, num_stages=3){{$}}
+// TUNED-SAME: {{^}}4, num_stages=3){{$}}
+// WARPS8-SAME: {{^}}8, num_stages=3){{$}}
 
 // DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024]
-// UNDECLARED: error: no kernel declares a parameter 'WARPS'
+// LAUNCHDOMAIN: error: parameter 'WARPS' = 3 is outside its candidate domain [1, 2, 4, 8, 16]
+// UNDECLARED: error: no kernel declares a parameter 'NOPE'

@@ -19,6 +19,13 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     `pgpu.range_scan` becomes a `pgpu.for` over its members in scan order
     (forward or reverse) carrying the prefix and emitting the inclusive or
     exclusive prefix at each member.
+    Declares: Triton's launch configuration as provider parameters on each
+    kernel, `#pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">`
+    and `#pgpu.param<"STAGES", [1, 2, 3, 4], 3, provider = "triton">`
+    (Triton's launch defaults), appended after the kernel's own declarations
+    in that order; a name the kernel already declares is kept as it is. The
+    tuner searches them like any declared parameter (seed 003), and the
+    serializer passes their bound values as `num_warps=` and `num_stages=`.
     Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.

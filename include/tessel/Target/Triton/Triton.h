@@ -15,6 +15,12 @@ namespace tessel::triton {
 #define GEN_PASS_REGISTRATION
 #include "tessel/Target/Triton/Passes.h.inc"
 
+/// The launch configuration `pgpu-triton-legalize` declares on each kernel as
+/// Triton provider parameters; the wrapper passes their bound values as
+/// `num_warps=` and `num_stages=`.
+inline constexpr llvm::StringLiteral kWarpsParam = "WARPS";
+inline constexpr llvm::StringLiteral kStagesParam = "STAGES";
+
 /// Spells every legalized pgpu kernel of `module` as a Triton JIT function plus
 /// a Python launch wrapper (seed 002 §3.7: the serializer only spells; an op
 /// without a unique spelling is an error at the op, never a fallback).
