@@ -7,7 +7,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
                     %C: !pgpu.view<f32, [M, N], out>)
       attributes {params = [#pgpu.param<"BM", [16, 32, 64, 128], 64>, #pgpu.param<"BN", [16, 32, 64, 128], 64>,
                             #pgpu.param<"BK", [16, 32, 64], 32>,
-                            #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">]} {
+                            #pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">]} {
     %M = pgpu.extent %A[0] : !pgpu.view<f16, [M, K], in>
     %K = pgpu.extent %A[1] : !pgpu.view<f16, [M, K], in>
     %N = pgpu.extent %B[1] : !pgpu.view<f16, [K, N], in>

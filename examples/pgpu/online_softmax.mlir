@@ -10,7 +10,7 @@
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
   pgpu.kernel @online_softmax(%X: !pgpu.view<f32, [M, N], in>, %Y: !pgpu.view<f32, [M, N], out>)
       attributes {params = [#pgpu.param<"BM", [1, 2, 4, 8], 4>, #pgpu.param<"BN", [16, 32, 64, 128], 64>,
-                            #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">]} {
+                            #pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">]} {
     %M = pgpu.extent %X[0] : !pgpu.view<f32, [M, N], in>
     %N = pgpu.extent %X[1] : !pgpu.view<f32, [M, N], in>
     %bm = pgpu.param "BM" : index
