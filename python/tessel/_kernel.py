@@ -193,10 +193,9 @@ class Kernel:
         A tuned winner for this shape bucket and device is used when the tuning cache has one."""
         tensors, scalars, constexprs = self._bind(args, kwargs)
         try:
-            memo = (self._key(constexprs),) + tuple((getattr(t, "shape", None), getattr(t, "device", None))
-                                                    for t in tensors)
+            memo = (self._key(constexprs),) + tuple((t.shape, t.get_device()) for t in tensors)
             launch = self._launches.get(memo)
-        except TypeError:  # an unhashable argument: the generated wrapper will name it
+        except (AttributeError, TypeError):  # not a tensor: the generated wrapper will name it
             memo, launch = None, None
         if launch is None:
             from . import _tune

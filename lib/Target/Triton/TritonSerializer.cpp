@@ -526,6 +526,12 @@ LogicalResult Serializer::run() {
                                 << "'; run pgpu-triton-legalize first";
   // Kernel parameters: each view is a pointer plus its shape and strides.
   SmallVector<std::string> kernelParams, launchArgs, wrapperParams, checks;
+  // `fast` is one straight-line guard that accepts exactly the well-formed calls without building
+  // dicts or device objects; when it fails, `checks` run and raise the precise error (or accept a call
+  // the guard is too strict for, such as a tensor subclass or an int for a float scalar).
+  SmallVector<std::string> fast;
+  llvm::StringMap<std::string> symbolSource;
+  std::string firstView;
   llvm::StringSet<> seenSymbols;
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     auto abiName = kernel.getArgAttrOfType<StringAttr>(i, "kir.name");
@@ -550,6 +556,25 @@ LogicalResult Serializer::run() {
       checks.push_back(llvm::formatv("_check_view('{0}', {0}, {1}, ({2}{3}), _extents, _device)", n, dtype, extents,
                                      view.getRank() == 1 ? "," : "")
                            .str());
+      fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2}", n, dtype,
+                                   view.getRank())
+                         .str());
+      for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
+        std::string here = llvm::formatv("{0}.shape[{1}]", n, axis).str();
+        if (auto s = dyn_cast<StringAttr>(e)) {
+          auto [it, first] = symbolSource.try_emplace(s.getValue(), here);
+          if (!first)
+            fast.push_back(here + " == " + it->second);
+        } else {
+          fast.push_back(here + " == " + std::to_string(cast<IntegerAttr>(e).getInt()));
+        }
+      }
+      if (firstView.empty()) {
+        firstView = n;
+        fast.push_back(llvm::formatv("({0}.is_cuda or _interpreting())", n).str());
+      } else {
+        fast.push_back(llvm::formatv("{0}.get_device() == {1}.get_device()", n, firstView).str());
+      }
       for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
         if (auto s = dyn_cast<StringAttr>(e)) {
           std::string symbolParam = "_extent_" + s.str();
@@ -574,6 +599,7 @@ LogicalResult Serializer::run() {
       checks.push_back(llvm::formatv("_check_scalar('{0}', {0}, {1})", n,
                                      isa<FloatType>(arg.getType()) ? "float" : "int")
                            .str());
+      fast.push_back(llvm::formatv("type({0}) is {1}", n, isa<FloatType>(arg.getType()) ? "float" : "int").str());
     } else {
       return kernel.emitError() << "the Triton provider does not allocate workspace arguments yet";
     }
@@ -624,9 +650,12 @@ LogicalResult Serializer::run() {
     os << ", *, " << llvm::join(keywords, ", ");
   os << "):\n";
   os << "    \"\"\"Launch " << kname << " (one launch; checks the ABI first).\"\"\"\n";
-  os << "    _extents, _device = {}, []\n";
-  for (const std::string &c : checks)
-    os << "    " << c << "\n";
+  if (!fast.empty()) {
+    os << "    if not (" << llvm::join(fast, "\n            and ") << "):\n";
+    os << "        _extents, _device = {}, []\n";
+    for (const std::string &c : checks)
+      os << "        " << c << "\n";
+  }
   os << "    _grid = (" << *grid << ",)\n";
   os << "    if _grid[0] > 0:\n";
   os << "        _" << kname << "_kernel[_grid](" << llvm::join(launchArgs, ", ")
@@ -675,6 +704,8 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "    if t.device.type != 'cuda' and os.environ.get('TRITON_INTERPRET') != '1':\n"
      << "        raise ValueError(f\"argument '{name}' is on {t.device}; tessel kernels run on CUDA tensors \"\n"
      << "                         f\"(or set TRITON_INTERPRET=1 for the CPU interpreter)\")\n\n\n"
+     << "def _interpreting():\n"
+     << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
      << "def _check_scalar(name, v, kind):\n"
      << "    if not isinstance(v, (int, float) if kind is float else int) or isinstance(v, bool):\n"
      << "        raise TypeError(f\"scalar '{name}' must be {kind.__name__}, got {type(v).__name__}\")\n";
