@@ -437,5 +437,18 @@ LogicalResult RecordGetOp::verify() {
   return success();
 }
 
+// The coordinate types of an access, `[` type-list `]`. The list may be empty: a rank-0 view or a
+// scalar buffer is accessed as `%x[]` (ODS's `[` type($coords) `]` cannot read an empty list).
+static ParseResult parseCoordTypes(OpAsmParser &parser, SmallVectorImpl<Type> &types) {
+  return parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                        [&]() -> ParseResult { return parser.parseType(types.emplace_back()); });
+}
+
+static void printCoordTypes(OpAsmPrinter &printer, Operation *, TypeRange types) {
+  printer << '[';
+  llvm::interleaveComma(types, printer);
+  printer << ']';
+}
+
 #define GET_OP_CLASSES
 #include "tessel/Dialect/KIR/IR/KIROps.cpp.inc"

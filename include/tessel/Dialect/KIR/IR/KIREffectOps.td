@@ -25,7 +25,7 @@ def KIR_LoadOp : KIR_Op<"load", [MemoryEffects<[MemRead]>, AttrSizedOperandSegme
   let results = (outs KIR_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $view `[` $coords `]` (`valid` $valid^ `:` type($valid) `fill` $fill `:` type($fill))? attr-dict
-    `:` type($view) `[` type($coords) `]` `->` type($result)
+    `:` type($view) `` custom<CoordTypes>(type($coords)) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -42,7 +42,7 @@ def KIR_GatherOp : KIR_Op<"gather", [MemoryEffects<[MemRead]>, AttrSizedOperandS
   let results = (outs KIR_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $view `[` $coords `]` (`valid` $valid^ `:` type($valid) `fill` $fill `:` type($fill))? attr-dict
-    `:` type($view) `[` type($coords) `]` `->` type($result)
+    `:` type($view) `` custom<CoordTypes>(type($coords)) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -58,7 +58,7 @@ def KIR_StoreOp : KIR_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOperandSe
                        Optional<KIR_ScalarOrTensor>:$valid);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` (`valid` $valid^ `:` type($valid))? attr-dict
-    `:` type($value) `,` type($view) `[` type($coords) `]`
+    `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords))
   }];
   let hasVerifier = 1;
 }
@@ -77,7 +77,7 @@ def KIR_ScatterOp : KIR_Op<"scatter", [MemoryEffects<[MemWrite]>, AttrSizedOpera
                        Optional<KIR_ScalarOrTensor>:$valid);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` (`valid` $valid^ `:` type($valid))? attr-dict
-    `:` type($value) `,` type($view) `[` type($coords) `]`
+    `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords))
   }];
   let hasVerifier = 1;
 }
@@ -102,7 +102,7 @@ def KIR_ScatterReduceOp : KIR_Op<"scatter_reduce", [MemoryEffects<[MemRead, MemW
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` (`valid` $valid^ `:` type($valid))? attr-dict
-    `:` type($value) `,` type($view) `[` type($coords) `]` $combine
+    `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords)) $combine
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
@@ -125,7 +125,7 @@ def KIR_AtomicLoadOp : KIR_AtomicOp<"atomic_load"> {
   let results = (outs KIR_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $view `[` $coords `]` (`order` $order^)? (`sharing` $sharing^)? attr-dict
-    `:` type($view) `[` type($coords) `]` `->` type($result)
+    `:` type($view) `` custom<CoordTypes>(type($coords)) `->` type($result)
   }];
 }
 
@@ -140,7 +140,7 @@ def KIR_AtomicStoreOp : KIR_AtomicOp<"atomic_store"> {
                        OptionalAttr<KIR_AtomicOrder>:$order, OptionalAttr<KIR_SharingDomain>:$sharing);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` (`order` $order^)? (`sharing` $sharing^)? attr-dict
-    `:` type($value) `,` type($view) `[` type($coords) `]`
+    `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords))
   }];
 }
 
@@ -157,7 +157,7 @@ def KIR_AtomicRMWOp : KIR_AtomicOp<"atomic_rmw"> {
   let results = (outs KIR_ScalarOrTensor:$old);
   let assemblyFormat = [{
     $kind $value `,` $view `[` $coords `]` (`order` $order^)? (`sharing` $sharing^)? attr-dict
-    `:` type($value) `,` type($view) `[` type($coords) `]` `->` type($old)
+    `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords)) `->` type($old)
   }];
 }
 
@@ -182,7 +182,7 @@ def KIR_AtomicCASOp : KIR_AtomicOp<"atomic_cas", [AllTypesMatch<["expected", "de
   }];
   let assemblyFormat = [{
     $expected `,` $desired `,` $view `[` $coords `]` (`order` $order^)? (`sharing` $sharing^)? attr-dict
-    `:` type($expected) `,` type($view) `[` type($coords) `]` `->` type($success)
+    `:` type($expected) `,` type($view) `` custom<CoordTypes>(type($coords)) `->` type($success)
   }];
 }
 
@@ -218,7 +218,7 @@ def KIR_BufferLoadOp : KIR_Op<"buffer_load", [MemoryEffects<[MemRead]>]> {
   }];
   let arguments = (ins KIR_Buffer:$buffer, Variadic<AnyType>:$coords);
   let results = (outs KIR_ScalarOrTensor:$result);
-  let assemblyFormat = "$buffer `[` $coords `]` attr-dict `:` type($buffer) `[` type($coords) `]` `->` type($result)";
+  let assemblyFormat = "$buffer `[` $coords `]` attr-dict `:` type($buffer) `` custom<CoordTypes>(type($coords)) `->` type($result)";
   let hasVerifier = 1;
 }
 
@@ -230,7 +230,7 @@ def KIR_BufferStoreOp : KIR_Op<"buffer_store", [MemoryEffects<[MemWrite]>]> {
     ```
   }];
   let arguments = (ins KIR_ScalarOrTensor:$value, KIR_Buffer:$buffer, Variadic<AnyType>:$coords);
-  let assemblyFormat = "$value `,` $buffer `[` $coords `]` attr-dict `:` type($value) `,` type($buffer) `[` type($coords) `]`";
+  let assemblyFormat = "$value `,` $buffer `[` $coords `]` attr-dict `:` type($value) `,` type($buffer) `` custom<CoordTypes>(type($coords))";
   let hasVerifier = 1;
 }
 
