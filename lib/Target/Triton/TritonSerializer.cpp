@@ -16,7 +16,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -530,9 +529,10 @@ LogicalResult Serializer::run() {
   // dicts or device objects; when it fails, `checks` run and raise the precise error (or accept a call
   // the guard is too strict for, such as a tensor subclass or an int for a float scalar).
   SmallVector<std::string> fast;
+  // The first `view.shape[axis]` that names each shape symbol: it is passed as the symbol's kernel
+  // parameter, and later views naming the symbol are compared with it.
   llvm::StringMap<std::string> symbolSource;
   std::string firstView;
-  llvm::StringSet<> seenSymbols;
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     auto abiName = kernel.getArgAttrOfType<StringAttr>(i, "kir.name");
     std::string n = abiName ? abiName.str() : "arg" + std::to_string(i);
@@ -544,49 +544,40 @@ LogicalResult Serializer::run() {
       kernelParams.push_back(n);
       launchArgs.push_back(n);
       wrapperParams.push_back(n);
+      fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2}", n, dtype,
+                                   view.getRank())
+                         .str());
       std::string extents;
       for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
+        std::string here = llvm::formatv("{0}.shape[{1}]", n, axis).str();
         if (axis)
           extents += ", ";
-        if (auto s = dyn_cast<StringAttr>(e))
+        if (auto s = dyn_cast<StringAttr>(e)) {
           extents += "'" + s.str() + "'";
-        else
-          extents += std::to_string(cast<IntegerAttr>(e).getInt());
+          std::string symbolParam = "_extent_" + s.str();
+          auto [it, first] = symbolSource.try_emplace(s.getValue(), here);
+          if (first) {
+            kernelParams.push_back(symbolParam);
+            launchArgs.push_back(here);
+          } else {
+            fast.push_back(here + " == " + it->second);
+          }
+          extentSpelling[{arg, unsigned(axis)}] = symbolParam;
+        } else {
+          std::string literal = std::to_string(cast<IntegerAttr>(e).getInt());
+          extents += literal;
+          fast.push_back(here + " == " + literal);
+          extentSpelling[{arg, unsigned(axis)}] = literal;
+        }
       }
       checks.push_back(llvm::formatv("_check_view('{0}', {0}, {1}, ({2}{3}), _extents, _device)", n, dtype, extents,
                                      view.getRank() == 1 ? "," : "")
                            .str());
-      fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2}", n, dtype,
-                                   view.getRank())
-                         .str());
-      for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
-        std::string here = llvm::formatv("{0}.shape[{1}]", n, axis).str();
-        if (auto s = dyn_cast<StringAttr>(e)) {
-          auto [it, first] = symbolSource.try_emplace(s.getValue(), here);
-          if (!first)
-            fast.push_back(here + " == " + it->second);
-        } else {
-          fast.push_back(here + " == " + std::to_string(cast<IntegerAttr>(e).getInt()));
-        }
-      }
       if (firstView.empty()) {
         firstView = n;
         fast.push_back(llvm::formatv("({0}.is_cuda or _interpreting())", n).str());
       } else {
         fast.push_back(llvm::formatv("{0}.get_device() == {1}.get_device()", n, firstView).str());
-      }
-      for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
-        if (auto s = dyn_cast<StringAttr>(e)) {
-          std::string symbolParam = "_extent_" + s.str();
-          if (!seenSymbols.contains(s.getValue())) {
-            seenSymbols.insert(s.getValue());
-            kernelParams.push_back(symbolParam);
-            launchArgs.push_back(llvm::formatv("{0}.shape[{1}]", n, axis).str());
-          }
-          extentSpelling[{arg, unsigned(axis)}] = symbolParam;
-        } else {
-          extentSpelling[{arg, unsigned(axis)}] = std::to_string(cast<IntegerAttr>(e).getInt());
-        }
       }
       for (unsigned axis = 0; axis < view.getRank(); ++axis) {
         kernelParams.push_back(llvm::formatv("{0}_stride{1}", n, axis).str());
@@ -595,7 +586,7 @@ LogicalResult Serializer::run() {
     } else if (arg.getType().isIntOrIndexOrFloat()) {
       kernelParams.push_back(n);
       launchArgs.push_back(n);
-      wrapperParams.push_back("*" + std::string(wrapperParams.empty() ? "" : "") + n);
+      wrapperParams.push_back("*" + n); // keyword-only in the wrapper
       checks.push_back(llvm::formatv("_check_scalar('{0}', {0}, {1})", n,
                                      isa<FloatType>(arg.getType()) ? "float" : "int")
                            .str());
