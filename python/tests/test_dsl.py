@@ -16,6 +16,7 @@ import pytest
 
 import tessel
 import tessel.language as T
+from _misuse import expect_error, marked_line
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -346,25 +347,6 @@ def test_effects_buffers_and_shape_ops_run():
 # ---------------------------------------------------------------------------------------------
 # Misuse: each case names the file and the author's line
 # ---------------------------------------------------------------------------------------------
-
-
-def marked_line(fn, marker="# <- error"):
-    fn = getattr(fn, "fn", fn)
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + i for i, line in enumerate(lines) if marker in line]
-    assert len(hits) == 1, f"{fn.__name__}: mark exactly one line with {marker!r}"
-    return hits[0]
-
-
-def expect_error(k, text, constexprs=None, line=None):
-    with pytest.raises(tessel.CompileError) as info:
-        k.kir(constexprs)
-    err = info.value
-    assert text in err.message, f"expected {text!r} in: {err.message}"
-    assert err.file == __file__, err.file
-    assert err.line == (line if line is not None else marked_line(k)), f"{err} (expected line {line or marked_line(k)})"
-    assert str(err).startswith(f"{__file__}:{err.line}: error: ")
-    return err
 
 
 def test_misuse_dtype_mixing():

@@ -14,6 +14,7 @@ import pytest
 
 import tessel
 import tessel.language as T
+from _misuse import expect_error, marked_line
 
 SHAPES_MK = [{"M": 3, "K": 7}, {"M": 5, "K": 13}]
 
@@ -27,26 +28,6 @@ def _use_built_compiler(tessel_bin):
         os.environ.pop("TESSEL_BIN", None)
     else:
         os.environ["TESSEL_BIN"] = old
-
-
-def marked_line(fn, marker="# <- error"):
-    fn = getattr(fn, "fn", fn)
-    lines, start = inspect.getsourcelines(fn)
-    hits = [start + i for i, line in enumerate(lines) if marker in line]
-    assert len(hits) == 1, f"{fn.__name__}: mark exactly one line with {marker!r}"
-    return hits[0]
-
-
-def expect_error(k, text, line=None, constexprs=None):
-    with pytest.raises(tessel.CompileError) as info:
-        k.kir(constexprs)
-    err = info.value
-    assert text in err.message, f"expected {text!r} in: {err.message}"
-    assert err.file == __file__, err.file
-    want = line if line is not None else marked_line(k)
-    assert err.line == want, f"{err} (expected line {want})"
-    assert str(err).startswith(f"{__file__}:{err.line}: error: ")
-    return err
 
 
 def f32(a):
