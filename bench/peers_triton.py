@@ -131,3 +131,38 @@ def gemm(a, b, bias, c):
     N = b.shape[1]
     _gemm[(triton.cdiv(M, 64), triton.cdiv(N, 64))](a, b, bias, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
                                                     BM=64, BN=64, BK=32)
+
+
+@triton.jit
+def _matmul(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
+            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+    # Programs walk GROUP_M row tiles down one column of tiles before moving right, so the B tiles
+    # of a group stay in L2 while its A rows are reused.
+    pid = tl.program_id(0)
+    tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    rows = min(tiles_m - first_m, GROUP_M)
+    pm = first_m + (pid % per_group) % rows
+    pn = (pid % per_group) // rows
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        ta = tl.load(a + rm[:, None] * sam + (k + rk)[None, :] * sak,
+                     mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        tb = tl.load(b + (k + rk)[:, None] * sbk + rn[None, :] * sbn,
+                     mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(ta, tb, acc)
+    tl.store(c + rm[:, None] * scm + rn[None, :] * scn, acc.to(c.dtype.element_ty),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def matmul(a, b, c):
+    """A fixed, commonly used Hopper configuration: 128x256x64 tiles, 8 warps, 3 stages, GROUP_M 8."""
+    M, K = a.shape
+    N = b.shape[1]
+    grid = (triton.cdiv(M, 128) * triton.cdiv(N, 256),)
+    _matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                  BM=128, BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=3)

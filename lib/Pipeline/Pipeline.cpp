@@ -26,7 +26,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
   pm.addPass(createConvertKIRToPGPU());
   pm.addPass(createCanonicalizerPass()); // fold constructed address arithmetic
   pm.addPass(createCSEPass());           // construction replays producers; merge what it repeated
-  // §3.2 refine program mapping
+  // §3.2 refine program mapping; for contraction nests mapping and multi-axis
+  // fragments are one decision (§3.2-§3.4), made first.
+  pm.addPass(pgpu::createPGPUFormTiles());
   pm.addPass(pgpu::createPGPURefineMapping());
   // §3.3 form blocking and fragments
   pm.addPass(pgpu::createPGPUFormBlocking());

@@ -151,11 +151,12 @@ class Kernel:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             self._cache[key] = getattr(module, self.name)
-            self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
+            if not params:  # the declared defaults: a candidate's module records its own bound values
+                self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
         return self._cache[key]
 
     def _space(self, constexprs: dict) -> dict:
-        """The declared search space: {name: (candidates, bound value)}."""
+        """The declared search space: {name: (candidates, heuristic default)}."""
         self._launcher(constexprs)
         return self._cache[("space", self._key(constexprs))]
 

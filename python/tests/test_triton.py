@@ -24,6 +24,10 @@ NOT_YET = {
     "fused_pointwise": "tanh has no Triton spelling with the required accuracy",
     "grouped_gemm": "construction does not realize scalars read from an input view (the group bounds) yet",
     "splitk_gemm": "construction does not place a kernel-level kir.buffer (the split-K workspace) yet",
+    # Not ours: Triton 3.6's CPU interpreter multiplies bf16 tl.dot operands as their raw bits (a
+    # 16x16 bf16 tl.dot is off by 1e10). The kernel is checked on the H200 (bench/) and here through
+    # the pgpu interpreter (test_tiles.py).
+    "matmul": "the Triton interpreter's bf16 tl.dot is wrong",
 }
 
 
@@ -50,16 +54,20 @@ def test_triton_matches_interpreter(name, shapes, constexprs, tmp_path, monkeypa
     for p in kernel.params():
         if p.kind != "view":
             continue
+        # NumPy has no bf16: the interpreter's .npy files hold bf16 views widened to f32 (exactly).
+        bf16 = p.spec.dtype.name == "bf16"
         if f"{p.name}.in" in ref:
-            args.append(torch.from_numpy(np.array(ref[f"{p.name}.in"])))
+            t = torch.from_numpy(np.array(ref[f"{p.name}.in"]))
+            args.append(t.to(torch.bfloat16) if bf16 else t)
         else:
             out = ref[p.name]
-            args.append(torch.empty(out.shape, dtype=torch.from_numpy(out[:0].copy()).dtype))
+            args.append(torch.empty(out.shape, dtype=torch.bfloat16 if bf16 else
+                                    torch.from_numpy(out[:0].copy()).dtype))
     kernel(*args, **scalars, **constexprs)
     views = [p for p in kernel.params() if p.kind == "view"]
     for p, t in zip(views, args):
         if p.name in ref:
-            got, want = t.numpy(), ref[p.name]
+            got, want = (t.float() if t.dtype == torch.bfloat16 else t).numpy(), ref[p.name]
             if spec.get("exact"):
                 np.testing.assert_array_equal(got, want, err_msg=p.name)
             else:

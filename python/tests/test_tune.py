@@ -66,6 +66,19 @@ def test_search_space_is_the_declared_parameters(tmp_path, monkeypatch):
         assert all(isinstance(c, int) and c > 0 for c in candidates)
 
 
+def test_search_space_keeps_the_defaults_after_candidates_compile(tmp_path, monkeypatch):
+    # Regression: the space used to be overwritten by the last compiled candidate's bound values, so a
+    # second tuning started from (and fell back to) that candidate instead of the heuristic default.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+    import vector_add
+    kernel = vector_add.vector_add
+    before = {name: bound for name, (_, bound) in kernel._space({}).items()}
+    other = {name: next(c for c in candidates if c != bound)
+             for name, (candidates, bound) in kernel._space({}).items()}
+    kernel._launcher({}, other)
+    assert {name: bound for name, (_, bound) in kernel._space({}).items()} == before
+
+
 def test_param_outside_its_domain_is_rejected(tmp_path):
     src = ROOT / "examples" / "vector_add.py"
     tessel = os.environ.get("TESSEL_BIN", str(ROOT / "build" / "bin" / "tessel"))

@@ -115,14 +115,41 @@ constexpr int64_t kStages[] = {1, 2, 3, 4};
 const LaunchParam kLaunchParams[] = {{triton::kWarpsParam, kWarps, 4}, {triton::kStagesParam, kStages, 3}};
 
 /// Appends the launch parameters a kernel does not already declare, in a fixed order.
+/// The largest fragment of the kernel, in elements, at the declared defaults.
+int64_t largestFragment(pgpu::KernelOp kernel) {
+  int64_t largest = 1;
+  kernel.walk([&](Operation *op) {
+    for (Value v : op->getResults()) {
+      auto fragment = dyn_cast<pgpu::FragmentType>(v.getType());
+      if (!fragment)
+        continue;
+      int64_t elements = 1;
+      for (Attribute e : fragment.getExtents()) {
+        if (auto size = dyn_cast<IntegerAttr>(e))
+          elements *= size.getInt();
+        else if (pgpu::ParamAttr p = kernel.getParam(cast<StringAttr>(e).getValue()))
+          elements *= p.getDefaultValue();
+      }
+      largest = std::max(largest, elements);
+    }
+  });
+  return largest;
+}
+
 void declareLaunchParams(pgpu::KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params;
   if (auto declared = kernel.getParams())
     llvm::append_range(params, *declared);
+  // Heuristic default from the register file: about 64 registers of the largest fragment per
+  // thread (sm_90 allows 255), so a 128x128 f32 accumulator gets 8 warps and 1-d blocks keep 4.
+  int64_t warps = 4;
+  while (warps < 8 && largestFragment(kernel) > warps * 32 * 64)
+    warps *= 2;
   for (const LaunchParam &lp : kLaunchParams)
     if (!kernel.getParam(lp.name))
-      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, lp.name), lp.candidates, lp.defaultValue,
+      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, lp.name), lp.candidates,
+                                            lp.name == triton::kWarpsParam ? warps : lp.defaultValue,
                                             StringAttr::get(ctx, "triton")));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }

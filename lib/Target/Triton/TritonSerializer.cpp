@@ -73,13 +73,21 @@ private:
     return n;
   }
   void line(int indent, const Twine &text) { *out << std::string(4 * indent, ' ') << text << "\n"; }
-  /// The static lane count of a fragment (parameters are bound at serialization).
-  int64_t extentOf(Type type) {
-    auto fragment = cast<pgpu::FragmentType>(type);
-    Attribute e = fragment.getExtents()[0];
-    if (auto size = dyn_cast<IntegerAttr>(e))
-      return size.getInt();
-    return param(cast<StringAttr>(e).getValue());
+  /// The static extents of a fragment (parameters are bound at serialization).
+  SmallVector<int64_t> shapeOf(Type type) {
+    SmallVector<int64_t> shape;
+    for (Attribute e : cast<pgpu::FragmentType>(type).getExtents())
+      shape.push_back(isa<IntegerAttr>(e) ? cast<IntegerAttr>(e).getInt() : param(cast<StringAttr>(e).getValue()));
+    return shape;
+  }
+  /// The lane count of a one-dimensional fragment.
+  int64_t extentOf(Type type) { return shapeOf(type)[0]; }
+  /// A Triton shape list, e.g. `[64, 32]`.
+  std::string shapeList(Type type) {
+    std::string text = "[";
+    for (auto [i, e] : llvm::enumerate(shapeOf(type)))
+      text += (i ? ", " : "") + std::to_string(e);
+    return text + "]";
   }
   FailureOr<std::string> combineFunction(Region &combine);
   LogicalResult emitBlock(Block &block, int indent);
@@ -239,8 +247,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
   for (Type t : op.getResultTypes()) {
     if (isa<TupleType>(t))
       return unsupported(&op, "tuples are not spelled yet");
-    if (auto f = dyn_cast<pgpu::FragmentType>(t); f && f.getRank() != 1)
-      return unsupported(&op, "only one-dimensional fragments are spelled yet");
+    if (auto f = dyn_cast<pgpu::FragmentType>(t); f && f.getRank() > 2)
+      return unsupported(&op, "fragments of rank > 2 are not spelled yet");
   }
   auto assign = [&](Value result, const Twine &rhs) { line(indent, name(result) + " = " + rhs); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
@@ -415,16 +423,55 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::SplatOp>([&](pgpu::SplatOp sp) -> LogicalResult {
         Type element = sp.getOperand().getType();
-        std::string dtype = tritonType(element), lanes = std::to_string(extentOf(sp.getType()));
+        std::string dtype = tritonType(element), shape = shapeList(sp.getType());
         if (element.isInteger(1))
-          assign(sp.getResult(), "tl.full([" + lanes + "], 0, tl.int1) | " + expr(sp.getOperand()));
+          assign(sp.getResult(), "tl.full(" + shape + ", 0, tl.int1) | " + expr(sp.getOperand()));
         else
-          assign(sp.getResult(), "tl.zeros([" + lanes + "], " + dtype + ") + " + expr(sp.getOperand()));
+          assign(sp.getResult(), "tl.zeros(" + shape + ", " + dtype + ") + " + expr(sp.getOperand()));
+        return success();
+      })
+      .Case<pgpu::BroadcastOp>([&](pgpu::BroadcastOp br) -> LogicalResult {
+        // Operand axis i is result axis dims[i]; the other result axes are new (None).
+        ArrayRef<int64_t> dims = br.getDims();
+        if (!llvm::is_sorted(dims))
+          return unsupported(&op, "a broadcast that also permutes axes (transpose first)");
+        unsigned rank = cast<pgpu::FragmentType>(br.getType()).getRank();
+        SmallVector<std::string> index;
+        for (unsigned a = 0; a < rank; ++a)
+          index.push_back(llvm::is_contained(dims, int64_t(a)) ? ":" : "None");
+        assign(br.getResult(), "tl.broadcast_to(" + expr(br.getOperand()) + "[" + llvm::join(index, ", ") + "], " +
+                                   shapeList(br.getType()) + ")");
+        return success();
+      })
+      .Case<pgpu::TransposeOp>([&](pgpu::TransposeOp t) {
+        SmallVector<std::string> perm;
+        for (int64_t p : t.getPermutation())
+          perm.push_back(std::to_string(p));
+        assign(t.getResult(), "tl.permute(" + expr(t.getOperand()) + ", (" + llvm::join(perm, ", ") + "))");
+        return success();
+      })
+      .Case<pgpu::ContractOp>([&](pgpu::ContractOp c) -> LogicalResult {
+        // tl.dot: [M, K] x [K, N] + [M, N]; wider forms are legalized into this one first.
+        auto lhs = cast<pgpu::FragmentType>(c.getLhs().getType());
+        auto rhs = cast<pgpu::FragmentType>(c.getRhs().getType());
+        if (lhs.getRank() != 2 || rhs.getRank() != 2 || c.getLhsReduce() != ArrayRef<int64_t>{1} ||
+            c.getRhsReduce() != ArrayRef<int64_t>{0} || !c.getLhsBatch().empty())
+          return unsupported(&op, "tl.dot spells only [M, K] x [K, N] with no batch axes");
+        for (Type t : {c.getLhs().getType(), c.getRhs().getType()})
+          for (int64_t e : shapeOf(t))
+            if (e < 16)
+              return unsupported(&op, "tl.dot needs every operand extent >= 16, got " + std::to_string(e));
+        Type in = lhs.getElementType(), acc = pgpu::elementTypeOf(c.getAcc().getType());
+        if (!acc.isF32() || !(in.isF16() || in.isBF16() || in.isF32()))
+          return unsupported(&op, "tl.dot spells f16, bf16 and f32 operands with an f32 accumulator");
+        // f32 operands keep IEEE products (no TF32 rounding: that needs a numerical permission).
+        assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +
+                                  (in.isF32() ? ", input_precision=\"ieee\")" : ")"));
         return success();
       })
       .Case<pgpu::ReduceOp>([&](pgpu::ReduceOp r) -> LogicalResult {
-        if (r.getAxes().size() != 1 || r.getAxes()[0] != 0)
-          return unsupported(&op, "only a reduction over axis 0 of a one-dimensional fragment is spelled yet");
+        if (r.getAxes().size() != 1)
+          return unsupported(&op, "only a reduction over one axis is spelled yet");
         FailureOr<std::string> fn = combineFunction(r.getCombine());
         if (failed(fn))
           return failure();
@@ -434,11 +481,12 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         for (Value v : r.getResults())
           results.push_back(name(v));
         std::string in = inputs.size() == 1 ? inputs[0] : "(" + llvm::join(inputs, ", ") + ")";
-        line(indent, llvm::join(results, ", ") + " = tl.reduce(" + in + ", 0, " + *fn + ")");
+        line(indent, llvm::join(results, ", ") + " = tl.reduce(" + in + ", " + std::to_string(r.getAxes()[0]) + ", " +
+                         *fn + ")");
         return success();
       })
       .Case<pgpu::ScanOp>([&](pgpu::ScanOp sc) -> LogicalResult {
-        if (sc.getAxis() != 0)
+        if (sc.getAxis() != 0 || cast<pgpu::FragmentType>(sc.getResult(0).getType()).getRank() != 1)
           return unsupported(&op, "only a scan along axis 0 of a one-dimensional fragment is spelled yet");
         if (sc.getExclusive())
           return unsupported(&op, "tl.associative_scan is inclusive; an exclusive fragment scan has no spelling");

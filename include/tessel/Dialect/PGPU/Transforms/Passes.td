@@ -38,6 +38,41 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
+  let summary = "multi-axis tiles for contraction nests: program mapping and fragments together (seed 002 §3.2-§3.4)";
+  let description = [{
+    Reads: the program space, its single execution group, the chain of
+    `pgpu.foreach` at the top of the group (each preceded only by
+    effect-free code) and the straight-line program body inside it with its
+    `pgpu.range_reduce` ops; the def-use dependence of every value on each
+    program and loop axis.
+    Legality: foreach iterations and group instances are independent, so any
+    grouping of them onto programs is legal; an add-reduction may be regrouped
+    (seed 000 §8); the products of f16/bf16 values are exact in f32, so the
+    widening casts of a contraction's operands may move into the contraction.
+    Fires only when some reduction is contraction-shaped (`sum_k x * y`, x
+    depending on one free axis and k, y on another free axis and k): blocking
+    both free axes reuses each loaded operand element across the other axis.
+    Rewrites: the foreach chain becomes program axes; each contraction free
+    axis is blocked by a declared parameter TILE_<axis> (candidates 16..256),
+    other program axes stay scalar; every range_reduce becomes a `pgpu.for`
+    over blocks of TILE_K (16..128) members. Values become fragments over the
+    blocked axes they depend on; accesses conjoin the validity of those axes;
+    contraction-shaped reductions become `pgpu.contract` of the operand tiles
+    into a carried accumulator (operands zero on invalid k lanes), other
+    reductions `pgpu.reduce` along k and combine into the carry. The grid is
+    the product of the new extents (LaunchExprs).
+    Preserves: values (up to the reassociation of the sums), effects, ABI,
+    origins.
+    Must not fire: no contraction-shaped reduction, several segments, nested
+    loops or control in the program body, program-dependent loop bounds,
+    atomics or scatter-reduce, a write that does not depend on every blocked
+    axis, or a value that would need a fragment of rank > 2.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the innermost axis (seed 002 §3.2)";
   let description = [{

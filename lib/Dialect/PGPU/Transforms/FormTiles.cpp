@@ -1,0 +1,676 @@
+//===- FormTiles.cpp - multi-axis tiles for contraction nests --------------===//
+//
+// seed 002 §3.2–§3.4: one transformation group that refines the program
+// mapping and forms multi-axis fragments together, because for a contraction
+// the two decisions are one: which free axes a program owns decides which
+// operand tiles it reuses.
+//
+// Input: a program space with one execution group whose body is a nest of
+//   - a chain of `pgpu.foreach` (independent free axes) each preceded only by
+//     pure, effect-free code, and
+//   - a straight-line program body of pointwise code, reads, writes and
+//     `pgpu.range_reduce` ops with straight-line element bodies,
+// where some range_reduce is contraction-shaped: an add reduction over k of
+// `x * y` where x depends on free axis m (not n), y on free axis n (not m),
+// and both on k. Blocking m and n together makes each loaded element of x
+// serve BN products and each element of y serve BM (operand reuse), which no
+// one-axis blocking gives.
+//
+// Rewrite: every foreach of the chain becomes a program axis; each free axis
+// a contraction needs is blocked by a declared parameter TILE_<i> (the other
+// program axes stay scalar, one member per program); every range_reduce
+// becomes an ordered `pgpu.for` over blocks of TILE_K members. A value's
+// fragment axes are exactly the blocked axes it depends on (def-use), in
+// program-axis then loop order. Contraction-shaped reductions become
+// `pgpu.contract` of the operand fragments into a carried accumulator: the
+// products are never materialized. Exact widening casts (f16/bf16 -> f32)
+// around the operands are absorbed into the contraction because the products
+// of the narrow values are exact in f32 (seed 002 §3.4; seed 000 §8 allows
+// the regrouping of the sum). Other reductions reduce their fragment along
+// the loop axis with `pgpu.reduce` and combine into the carry.
+//
+// Every access gets the validity of the blocked axes it depends on, conjoined
+// with its own; reduction members on invalid loop lanes are neutralized with
+// the identity (contraction operands with zero on those lanes), and a write
+// must depend on every blocked axis (otherwise lanes would repeat it).
+//
+// Must not fire: no contraction-shaped reduction; several segments; nested
+// loops or control in the program body; ragged (program-dependent) loop
+// bounds; a value that would need a fragment of rank > 2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUFORMTILES
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+using Mask = uint32_t;
+constexpr unsigned kMaxAxes = 32;
+constexpr llvm::StringLiteral kTileK = "TILE_K";
+
+Mask bit(unsigned axis) { return Mask(1) << axis; }
+unsigned popcount(Mask m) { return llvm::popcount(m); }
+
+/// A contraction-shaped range_reduce: `sum_k x * y` (after the analysis).
+struct ContractShape {
+  RangeReduceOp reduce;
+  BinaryOp product;
+  Value lhs, rhs;       // the operands, exact widening casts stripped where both allow
+  unsigned lhsFree = 0; // the free axis of each operand
+  unsigned rhsFree = 0;
+};
+
+/// An exact widening to f32 of a 16-bit float, or null.
+Value narrowSource(Value v) {
+  auto cast = v.getDefiningOp<CastOp>();
+  if (!cast || !cast.getType().isF32())
+    return {};
+  Type from = cast.getOperand().getType();
+  return (from.isF16() || from.isBF16()) ? cast.getOperand() : Value();
+}
+
+class Tiler {
+public:
+  Tiler(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group)
+      : kernel(kernel), space(space), group(group), b(kernel.getContext()) {}
+
+  /// Checks the nest and finds the contractions; fails (without touching the
+  /// IR) when this group is not for this pass.
+  LogicalResult analyze();
+  void rewrite();
+
+private:
+  // ---- analysis over the original IR ----
+  LogicalResult analyzeBlock(Block &block, bool programBody);
+  Mask maskOf(Value v) const {
+    auto it = axes.find(v);
+    return it == axes.end() ? 0 : it->second;
+  }
+  unsigned newAxis() { return numAxes++; }
+  /// Whether `v` is available before the program space (a launch-time value).
+  bool launchTime(Value v) const {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return !space->isAncestor(arg.getOwner()->getParentOp());
+    return !space->isAncestor(v.getDefiningOp());
+  }
+
+  // ---- rewriting ----
+  Mask blockedMask(Value original) const { return maskOf(original) & blocked; }
+  Type typeFor(Type element, Mask m) {
+    if (!m)
+      return element;
+    SmallVector<Attribute> extents;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (m & bit(a))
+        extents.push_back(b.getStringAttr(paramOf[a]));
+    return FragmentType::get(b.getContext(), element, extents);
+  }
+  /// `v` (new IR, axes `from`) as a value over axes `to` (a superset).
+  Value expand(Location loc, Value v, Mask from, Mask to) {
+    if (from == to)
+      return v;
+    Type type = typeFor(elementTypeOf(v.getType()), to);
+    if (!from)
+      return SplatOp::create(b, loc, type, v);
+    SmallVector<int64_t> dims;
+    unsigned position = 0;
+    for (unsigned a = 0; a < numAxes; ++a) {
+      if (!(to & bit(a)))
+        continue;
+      if (from & bit(a))
+        dims.push_back(position);
+      ++position;
+    }
+    return BroadcastOp::create(b, loc, type, v, b.getDenseI64ArrayAttr(dims));
+  }
+  Value mapped(Location loc, Value original, Mask to) {
+    return expand(loc, map.lookupOrDefault(original), blockedMask(original), to);
+  }
+  /// The lane validity of every blocked axis in `m`, over `m`.
+  Value lanesValid(Location loc, Mask m) {
+    Value ok;
+    for (unsigned a = 0; a < numAxes; ++a) {
+      if (!(m & bit(a)))
+        continue;
+      Value mine = expand(loc, laneOk[a], bit(a), m);
+      ok = ok ? Value(BinaryOp::create(b, loc, kir::BinaryKind::And, ok, mine, false, false)) : mine;
+    }
+    return ok;
+  }
+  /// The access validity `own` (original IR) over `m`, conjoined with the
+  /// lane validity of `m`; an always-true `own` adds nothing.
+  Value conjoin(Location loc, Value own, Mask m) {
+    Value ok = lanesValid(loc, m);
+    if (ok && matchPattern(own, m_One()))
+      return ok;
+    Value mine = mapped(loc, own, m);
+    return ok ? Value(BinaryOp::create(b, loc, kir::BinaryKind::And, mine, ok, false, false)) : mine;
+  }
+  LogicalResult cloneOp(Operation &op);
+  void cloneRead(Operation &op);
+  void cloneWrite(Operation &op);
+  void tileReduce(RangeReduceOp op);
+  void bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord);
+
+  KernelOp kernel;
+  ProgramSpaceOp space;
+  ExecutionGroupOp group;
+  OpBuilder b;
+
+  DenseMap<Value, Mask> axes;
+  unsigned numAxes = 0;
+  SmallVector<ForeachOp> chain;   // promoted foreach ops, outermost first
+  Block *programBody = nullptr;   // the innermost body of the chain
+  DenseMap<Operation *, unsigned> loopAxis; // range_reduce -> its axis
+  SmallVector<ContractShape> contracts;
+  Mask blocked = 0;               // axes that form fragments
+  Mask programAxes = 0;
+  SmallVector<std::string> paramOf; // per axis: its extent parameter (blocked axes)
+  std::string groupParam;           // the grouped traversal's group size, when there is one
+
+  IRMapping map;
+  SmallVector<Value> laneOk;      // per blocked axis: i1 fragment over that axis
+};
+
+LogicalResult Tiler::analyze() {
+  Block &body = group.getBody().front();
+  for (BlockArgument coord : body.getArguments())
+    axes[coord] = bit(newAxis());
+  // The foreach chain: each level is effect-free code, then one foreach, then the terminator.
+  Block *level = &body;
+  while (true) {
+    Operation *last = level->getTerminator()->getPrevNode();
+    auto each = dyn_cast_or_null<ForeachOp>(last);
+    if (!each)
+      break;
+    bool pure = llvm::all_of(llvm::make_range(level->begin(), Block::iterator(each)), [](Operation &op) {
+      return op.getNumRegions() == 0 && isMemoryEffectFree(&op);
+    });
+    if (!pure || !launchTime(each.getLower()) || !launchTime(each.getUpper()))
+      break;
+    if (numAxes >= kMaxAxes)
+      return failure();
+    chain.push_back(each);
+    axes[each.getBody().getArgument(0)] = bit(newAxis());
+    level = &each.getBody().front();
+  }
+  programBody = level;
+  programAxes = bit(numAxes) - 1;
+  // Masks of the chain's prologues, then the program body.
+  Block *walk = &body;
+  for (ForeachOp each : chain) {
+    if (failed(analyzeBlock(*walk, /*programBody=*/false)))
+      return failure();
+    walk = &each.getBody().front();
+  }
+  if (failed(analyzeBlock(*programBody, /*programBody=*/true)))
+    return failure();
+  if (contracts.empty())
+    return failure();
+  // Blocked axes: the contractions' free axes and every reduction loop axis.
+  Mask batch = 0;
+  for (const ContractShape &c : contracts) {
+    blocked |= bit(c.lhsFree) | bit(c.rhsFree);
+    batch |= maskOf(c.lhs) & maskOf(c.rhs) & programAxes;
+  }
+  if (blocked & batch)
+    return failure(); // an axis both free and shared: no consistent tile
+  for (auto &entry : loopAxis)
+    blocked |= bit(entry.second);
+  // Fragments stay at rank <= 2 (the contraction products are never built).
+  DenseSet<Operation *> products;
+  for (const ContractShape &c : contracts)
+    products.insert(c.product);
+  for (auto &[v, m] : axes) {
+    Operation *def = v.getDefiningOp();
+    if (def && products.contains(def))
+      continue;
+    if (popcount(m & blocked) > 2)
+      return failure();
+  }
+  // A write must depend on every blocked program axis, or lanes would repeat it.
+  for (Operation &op : programBody->without_terminator()) {
+    if (!isa<StoreOp, ScatterOp>(op))
+      continue;
+    Mask m = 0;
+    for (Value v : op.getOperands().drop_front(2))
+      m |= maskOf(v);
+    if ((m & blocked & programAxes) != (blocked & programAxes))
+      return failure();
+  }
+  paramOf.resize(numAxes);
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (blocked & bit(a))
+      paramOf[a] = (programAxes & bit(a)) ? "TILE_" + std::to_string(a) : kTileK.str();
+  return success();
+}
+
+LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
+  for (Operation &op : block.without_terminator()) {
+    if (isa<ForeachOp>(op) && !isProgramBody)
+      continue; // the next chain level
+    if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
+      if (!isProgramBody || !launchTime(reduce.getLower()) || !launchTime(reduce.getUpper()) ||
+          numAxes >= kMaxAxes)
+        return failure();
+      unsigned k = newAxis();
+      loopAxis[reduce] = k;
+      Block &element = reduce.getElement().front();
+      axes[element.getArgument(0)] = bit(k);
+      for (Operation &inner : element.without_terminator()) {
+        if (inner.getNumRegions() || !isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp,
+                                          arith::ConstantOp, ParamOp, ExtentOp, StrideOp, CeilDivOp>(inner))
+          return failure();
+        Mask m = 0;
+        for (Value v : inner.getOperands())
+          m |= maskOf(v);
+        for (Value r : inner.getResults())
+          axes[r] = m;
+      }
+      Block &combine = reduce.getCombine().front();
+      if (llvm::any_of(combine.without_terminator(), [](Operation &o) { return o.getNumRegions() != 0; }))
+        return failure();
+      Mask result = 0;
+      for (Value y : element.getTerminator()->getOperands())
+        result |= maskOf(y);
+      for (Value id : reduce.getIdentities())
+        result |= maskOf(id);
+      result &= ~bit(k);
+      for (Value r : reduce.getResults())
+        axes[r] = result;
+      // Contraction shape: one float add-reduced component that is a product.
+      if (reduce.getNumResults() != 1 || !isa<FloatType>(reduce.getResult(0).getType()))
+        continue;
+      auto add = dyn_cast_or_null<BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
+      if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
+        continue;
+      auto product = element.getTerminator()->getOperand(0).getDefiningOp<BinaryOp>();
+      if (!product || product.getKind() != kir::BinaryKind::Mul || !product->hasOneUse())
+        continue;
+      Value x = product.getLhs(), y = product.getRhs();
+      Mask fx = maskOf(x) & ~bit(k), fy = maskOf(y) & ~bit(k);
+      Mask shared = fx & fy;
+      fx &= ~shared;
+      fy &= ~shared;
+      if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
+          ((fx | fy | shared) & ~programAxes))
+        continue;
+      ContractShape c{reduce, product, x, y, unsigned(llvm::countr_zero(fx)), unsigned(llvm::countr_zero(fy))};
+      if (c.lhsFree > c.rhsFree) { // result axes are lhs free then rhs free; the product commutes
+        std::swap(c.lhs, c.rhs);
+        std::swap(c.lhsFree, c.rhsFree);
+      }
+      Value nl = narrowSource(c.lhs), nr = narrowSource(c.rhs);
+      if (nl && nr && nl.getType() == nr.getType()) {
+        c.lhs = nl;
+        c.rhs = nr;
+      }
+      contracts.push_back(c);
+      continue;
+    }
+    if (op.getNumRegions() != 0)
+      return failure();
+    if (!isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, StoreOp, ScatterOp,
+             arith::ConstantOp, ParamOp, ExtentOp, StrideOp, CeilDivOp>(op))
+      return failure(); // atomics, scatter-reduce, tuples: not tiled here
+    if (!isProgramBody && !isMemoryEffectFree(&op))
+      return failure();
+    Mask m = 0;
+    for (Value v : op.getOperands())
+      m |= maskOf(v);
+    for (Value r : op.getResults())
+      axes[r] = m;
+  }
+  return success();
+}
+
+/// Maps original axis `axis` (a coordinate in [0, bound)) to its lanes.
+void Tiler::bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord) {
+  Location loc = group.getLoc();
+  if (!(blocked & bit(axis)))
+    return;
+  auto indexFragment = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(paramOf[axis])});
+  Value lanes = IotaOp::create(b, loc, indexFragment, start);
+  Value hi = SplatOp::create(b, loc, indexFragment, bound);
+  laneOk[axis] = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, hi);
+  map.map(scalarCoord, lanes);
+}
+
+void Tiler::cloneRead(Operation &op) {
+  Location loc = op.getLoc();
+  bool isLoad = isa<LoadOp>(op);
+  Value view = op.getOperand(0);
+  ValueRange coords = isLoad ? cast<LoadOp>(op).getCoords() : cast<GatherOp>(op).getCoords();
+  Value valid = isLoad ? cast<LoadOp>(op).getValid() : cast<GatherOp>(op).getValid();
+  Value fill = isLoad ? cast<LoadOp>(op).getFill() : cast<GatherOp>(op).getFill();
+  Mask m = blockedMask(op.getResult(0));
+  if (!m) {
+    b.clone(op, map);
+    return;
+  }
+  SmallVector<Value> newCoords;
+  for (Value c : coords)
+    newCoords.push_back(mapped(loc, c, m));
+  Value ok = conjoin(loc, valid, m);
+  Type type = typeFor(op.getResult(0).getType(), m);
+  Value result = isLoad ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
+                        : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));
+  map.map(op.getResult(0), result);
+}
+
+void Tiler::cloneWrite(Operation &op) {
+  Location loc = op.getLoc();
+  Mask m = blocked & programAxes; // analysis checked the write depends on all of them
+  Value value = op.getOperand(0), view = op.getOperand(1);
+  ValueRange coords = isa<StoreOp>(op) ? cast<StoreOp>(op).getCoords() : cast<ScatterOp>(op).getCoords();
+  Value valid = isa<StoreOp>(op) ? cast<StoreOp>(op).getValid() : cast<ScatterOp>(op).getValid();
+  SmallVector<Value> newCoords;
+  for (Value c : coords)
+    newCoords.push_back(mapped(loc, c, m));
+  Value v = mapped(loc, value, m);
+  Value ok = conjoin(loc, valid, m);
+  if (isa<StoreOp>(op))
+    StoreOp::create(b, loc, v, view, newCoords, ok);
+  else
+    ScatterOp::create(b, loc, v, view, newCoords, ok);
+}
+
+LogicalResult Tiler::cloneOp(Operation &op) {
+  Location loc = op.getLoc();
+  if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
+    tileReduce(reduce);
+    return success();
+  }
+  if (isa<LoadOp, GatherOp>(op)) {
+    cloneRead(op);
+    return success();
+  }
+  if (isa<StoreOp, ScatterOp>(op)) {
+    cloneWrite(op);
+    return success();
+  }
+  Mask m = op.getNumResults() ? blockedMask(op.getResult(0)) : 0;
+  if (!m) {
+    b.clone(op, map);
+    return success();
+  }
+  // Pointwise: operands over the result's axes (a scalar select condition stays scalar).
+  SmallVector<Value> operands;
+  for (auto [i, v] : llvm::enumerate(op.getOperands()))
+    operands.push_back(isa<SelectOp>(op) && i == 0 && !blockedMask(v) ? map.lookupOrDefault(v)
+                                                                       : mapped(loc, v, m));
+  OperationState state(loc, op.getName(), operands, {typeFor(op.getResult(0).getType(), m)}, op.getAttrs());
+  map.map(op.getResult(0), b.create(state)->getResult(0));
+  return success();
+}
+
+/// `for k0 = lo to hi step TILE_K iter_args(acc)`: the members of one block
+/// of k, neutralized on invalid lanes, reduced along k (or contracted), and
+/// combined into the carry.
+void Tiler::tileReduce(RangeReduceOp op) {
+  Location loc = op.getLoc();
+  unsigned k = loopAxis.lookup(op);
+  Mask carryMask = blockedMask(op.getResult(0));
+  for (Value r : op.getResults())
+    carryMask |= blockedMask(r);
+  ContractShape *contract = nullptr;
+  for (ContractShape &c : contracts)
+    if (c.reduce == op)
+      contract = &c;
+  SmallVector<Value> inits;
+  for (Value id : op.getIdentities())
+    inits.push_back(expand(loc, map.lookupOrDefault(id), blockedMask(id), carryMask));
+  Value step = ParamOp::create(b, loc, b.getIndexType(), kTileK);
+  auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
+                            map.lookupOrDefault(op.getUpper()), step, inits);
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = b.createBlock(&loop.getBody());
+  Value k0 = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> acc;
+  for (Value i : inits)
+    acc.push_back(body->addArgument(i.getType(), loc));
+  Block &element = op.getElement().front();
+  bindAxis(k, k0, map.lookupOrDefault(op.getUpper()), element.getArgument(0));
+  for (Operation &inner : element.without_terminator()) {
+    if (contract && (&inner == contract->product.getOperation() ||
+                     (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == contract->product)))
+      continue; // never materialized: the contraction consumes its (narrow) operands
+    (void)cloneOp(inner);
+  }
+  SmallVector<Value> next;
+  if (contract) {
+    // Operands are zero on invalid k lanes (so every product there is zero):
+    // masked loads with a zero fill already are; anything else is selected.
+    auto zeroed = [&](Value original) -> Value {
+      Mask m = blockedMask(original);
+      Value v = map.lookupOrDefault(original);
+      auto load = original.getDefiningOp<LoadOp>();
+      auto fill = load ? load.getFill().getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
+      auto fillValue = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
+      if (fillValue && fillValue.getValue().isZero())
+        return v; // its validity includes the k lanes
+      Type element = elementTypeOf(v.getType());
+      Value zero = arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 0.0));
+      return SelectOp::create(b, loc, expand(loc, laneOk[k], bit(k), m), v, SplatOp::create(b, loc, v.getType(), zero));
+    };
+    Value lhs = zeroed(contract->lhs), rhs = zeroed(contract->rhs);
+    // lhs is [free, k]; rhs is [free, k] in axis order and becomes [k, free].
+    Mask rm = blockedMask(contract->rhs);
+    auto rhsType = cast<FragmentType>(rhs.getType());
+    if (llvm::countr_zero(rm) != int(k)) {
+      auto transposed = FragmentType::get(b.getContext(), rhsType.getElementType(),
+                                          {rhsType.getExtents()[1], rhsType.getExtents()[0]});
+      rhs = TransposeOp::create(b, loc, transposed, rhs, b.getDenseI64ArrayAttr({1, 0}));
+    }
+    next.push_back(ContractOp::create(b, loc, acc[0].getType(), lhs, rhs, acc[0], b.getDenseI64ArrayAttr({1}),
+                                      b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
+                                      b.getDenseI64ArrayAttr({})));
+  } else {
+    Mask memberMask = carryMask | bit(k);
+    Value ok = expand(loc, laneOk[k], bit(k), memberMask);
+    SmallVector<Value> members;
+    for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities())) {
+      Value lane = mapped(loc, y, memberMask);
+      Value neutral = expand(loc, map.lookupOrDefault(id), blockedMask(id), memberMask);
+      members.push_back(SelectOp::create(b, loc, ok, lane, neutral));
+    }
+    unsigned position = popcount(memberMask & (bit(k) - 1));
+    SmallVector<Type> partialTypes;
+    for (Value a : acc)
+      partialTypes.push_back(a.getType());
+    SmallVector<Value> ids;
+    for (Value id : op.getIdentities())
+      ids.push_back(map.lookupOrDefault(id));
+    auto partial = ReduceOp::create(b, loc, partialTypes, members, b.getDenseI64ArrayAttr({int64_t(position)}), ids);
+    IRMapping regionMap;
+    op.getCombine().cloneInto(&partial.getCombine(), regionMap);
+    // acc = combine(acc, partial), lane-wise over the carry's axes.
+    Block &combine = op.getCombine().front();
+    IRMapping inlineMap;
+    for (auto [i, a] : llvm::enumerate(acc)) {
+      inlineMap.map(combine.getArgument(i), a);
+      inlineMap.map(combine.getArgument(acc.size() + i), partial.getResult(i));
+    }
+    for (Operation &inner : combine.without_terminator()) {
+      if (!carryMask) {
+        b.clone(inner, inlineMap);
+        continue;
+      }
+      SmallVector<Value> operands;
+      for (Value v : inner.getOperands()) {
+        Value m = inlineMap.lookupOrDefault(v);
+        operands.push_back(isa<FragmentType>(m.getType()) ? m : expand(loc, m, 0, carryMask));
+      }
+      SmallVector<Type> types;
+      for (Type t : inner.getResultTypes())
+        types.push_back(typeFor(t, carryMask));
+      OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+      Operation *clone = b.create(state);
+      for (auto [o, n] : llvm::zip(inner.getResults(), clone->getResults()))
+        inlineMap.map(o, n);
+    }
+    for (Value y : combine.getTerminator()->getOperands())
+      next.push_back(inlineMap.lookupOrDefault(y));
+  }
+  YieldOp::create(b, loc, next);
+  for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
+    map.map(r, n);
+}
+
+void Tiler::rewrite() {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = kernel.getContext();
+  // Launch-time extents of every program axis, and of the new grid.
+  b.setInsertionPoint(space);
+  SmallVector<Value> bounds(group.getExtents()), starts;
+  for (unsigned i = 0; i < bounds.size(); ++i)
+    starts.push_back(Value());
+  for (ForeachOp each : chain) {
+    bounds.push_back(BinaryOp::create(b, loc, kir::BinaryKind::Sub, each.getUpper(), each.getLower(), false, false));
+    starts.push_back(each.getLower());
+  }
+  SmallVector<Value> tiles; // per program axis: its number of tiles (or members, for a scalar axis)
+  Value total;
+  for (auto [a, bound] : llvm::enumerate(bounds)) {
+    Value e = bound;
+    if (blocked & bit(a))
+      e = CeilDivOp::create(b, loc, bound, ParamOp::create(b, loc, b.getIndexType(), paramOf[a]));
+    tiles.push_back(e);
+    total = total ? Value(BinaryOp::create(b, loc, kir::BinaryKind::Mul, total, e, false, false)) : e;
+  }
+  space->setOperand(0, total);
+  // Grouped traversal (seed 002 §3.2): when the two blocked axes are the innermost program axes,
+  // they become one linear axis that visits GROUP row tiles down a column of tiles before moving
+  // right, so concurrently running programs share operand tiles in L2.
+  unsigned n = tiles.size();
+  bool grouped = n >= 2 && (blocked & bit(n - 1)) && (blocked & bit(n - 2)) &&
+                 popcount(blocked & programAxes) == 2;
+  SmallVector<Value> extents(tiles);
+  if (grouped) {
+    extents.pop_back();
+    extents.back() = BinaryOp::create(b, loc, kir::BinaryKind::Mul, tiles[n - 2], tiles[n - 1], false, false);
+  }
+
+  // The new group, with the same segment and one role per program axis.
+  b.setInsertionPoint(group);
+  SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
+  while (roles.size() < extents.size())
+    roles.push_back(b.getStringAttr("axis" + std::to_string(roles.size())));
+  roles.resize(extents.size());
+  if (grouped)
+    roles.back() = b.getStringAttr("grouped tiles");
+  auto tiled = ExecutionGroupOp::create(b, loc, group.getLinear(), extents, group.getSegmentAttr(),
+                                        b.getArrayAttr(roles));
+  Block *body = b.createBlock(&tiled.getBody());
+  laneOk.assign(numAxes, Value());
+  Block &old = group.getBody().front();
+  SmallVector<Value> coords;
+  for (unsigned a = 0; a < extents.size(); ++a)
+    coords.push_back(body->addArgument(b.getIndexType(), loc));
+  if (grouped) {
+    auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+      return BinaryOp::create(b, loc, kind, x, y, false, false);
+    };
+    groupParam = "GROUP_" + std::to_string(n - 2);
+    Value linear = coords.back(), tm = tiles[n - 2], tn = tiles[n - 1];
+    Value g = ParamOp::create(b, loc, b.getIndexType(), groupParam);
+    Value perGroup = bin(kir::BinaryKind::Mul, g, tn);
+    Value gid = bin(kir::BinaryKind::Div, linear, perGroup);
+    Value first = bin(kir::BinaryKind::Mul, gid, g);
+    Value rows = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Sub, tm, first), g);
+    Value local = bin(kir::BinaryKind::Sub, linear, bin(kir::BinaryKind::Mul, gid, perGroup));
+    coords.back() = bin(kir::BinaryKind::Add, first, bin(kir::BinaryKind::Rem, local, rows));
+    coords.push_back(bin(kir::BinaryKind::Div, local, rows));
+  }
+  for (unsigned a = 0; a < n; ++a) {
+    Value coord = coords[a];
+    Value original = a < old.getNumArguments() ? Value(old.getArgument(a))
+                                               : Value(chain[a - old.getNumArguments()].getBody().getArgument(0));
+    // Member = start + coord (scalar axis) or start + coord * TILE + lane.
+    Value first = coord;
+    if (blocked & bit(a))
+      first = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord,
+                               ParamOp::create(b, loc, b.getIndexType(), paramOf[a]), false, false);
+    if (starts[a])
+      first = BinaryOp::create(b, loc, kir::BinaryKind::Add, first, starts[a], false, false);
+    if (blocked & bit(a))
+      bindAxis(a, first, starts[a] ? Value(chain[a - old.getNumArguments()].getUpper()) : bounds[a], original);
+    else
+      map.map(original, first);
+  }
+  // The chain's prologues, then the program body.
+  Block *level = &old;
+  for (ForeachOp each : chain) {
+    for (Operation &op : llvm::make_range(level->begin(), Block::iterator(each)))
+      (void)cloneOp(op);
+    level = &each.getBody().front();
+  }
+  for (Operation &op : programBody->without_terminator())
+    (void)cloneOp(op);
+  YieldOp::create(b, loc);
+  group.erase();
+
+  // Declare the parameters (seed 002 §3.3: fragment extents are declared physical parameters).
+  SmallVector<Attribute> params;
+  if (auto existing = kernel.getParams())
+    params.assign(existing->begin(), existing->end());
+  llvm::StringSet<> declared;
+  for (unsigned a = 0; a < numAxes; ++a) {
+    if (!(blocked & bit(a)) || !declared.insert(paramOf[a]).second || kernel.getParam(paramOf[a]))
+      continue;
+    // Tensor-core operand tiles are at least 16 on each side (target capability, sm_80+).
+    bool loop = paramOf[a] == kTileK;
+    SmallVector<int64_t> candidates = loop ? SmallVector<int64_t>{16, 32, 64, 128}
+                                           : SmallVector<int64_t>{16, 32, 64, 128, 256};
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), candidates, loop ? 64 : 128,
+                                    StringAttr()));
+  }
+  if (!groupParam.empty() && !kernel.getParam(groupParam))
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, groupParam), {1, 2, 4, 8, 16}, 8, StringAttr()));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
+      if (spaces.size() != 1 || spaces[0].getExtents().size() != 1)
+        continue;
+      ProgramSpaceOp space = spaces[0];
+      // The whole program space dispatches to one group (one segment).
+      Block &body = space.getBody().front();
+      ExecutionGroupOp group;
+      bool sole = true;
+      for (Operation &op : body.without_terminator()) {
+        if (auto g = dyn_cast<ExecutionGroupOp>(op)) {
+          sole &= !group;
+          group = g;
+        } else if (!isMemoryEffectFree(&op) || op.getNumRegions()) {
+          sole = false;
+        }
+      }
+      if (!group || !sole || group.getLinear() != body.getArgument(0))
+        continue;
+      Tiler tiler(kernel, space, group);
+      if (failed(tiler.analyze()))
+        continue;
+      tiler.rewrite();
+    }
+  }
+};
+} // namespace
