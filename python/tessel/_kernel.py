@@ -153,12 +153,18 @@ class Kernel:
             self._cache[key] = getattr(module, self.name)
             if not params:  # the declared defaults: a candidate's module records its own bound values
                 self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
+                self._cache[("prune", self._key(constexprs))] = getattr(module, f"{self.name}_PRUNE", None)
         return self._cache[key]
 
     def _space(self, constexprs: dict) -> dict:
         """The declared search space: {name: (candidates, heuristic default)}."""
         self._launcher(constexprs)
         return self._cache[("space", self._key(constexprs))]
+
+    def _prune(self, constexprs: dict):
+        """The generated resource check of a binding: why it exceeds a target limit, or None."""
+        self._launcher(constexprs)
+        return self._cache[("prune", self._key(constexprs))]
 
     def _tuning_key(self, constexprs: dict, tensors) -> str:
         import torch

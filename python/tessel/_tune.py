@@ -115,21 +115,38 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
          verbose: bool = True, timer=None, finalists: int = 3) -> tuple[dict, dict]:
     """Searches the declared parameters of `kernel` for these tensors.
 
-    Candidates are visited nearest the heuristic default first (distance in candidate-index steps),
-    so a short budget explores around the default before far corners. Each candidate is run on fresh
-    copies of the inputs and compared with the default's result; a candidate that fails or differs is
-    rejected and reported, never chosen. Survivors are timed; the best `finalists` are re-measured
-    head to head before the winner is picked. Returns (winner, report)."""
+    Candidates whose estimated resources exceed the target (the generated `<kernel>_PRUNE`) are
+    pruned before compiling, and counted by reason. The search is guided: a hill climb from the
+    heuristic default (each step measures the one-index-step neighbours of the current best and
+    moves to the fastest), then the remaining candidates nearest the best first, until `budget_s`.
+    Each candidate is run on fresh copies of the inputs and compared with the default's result; a
+    candidate that fails or differs is rejected and reported, never chosen. The best `finalists`
+    are re-measured head to head before the winner is picked. Returns (winner, report)."""
     import torch
 
     timer = timer or (lambda fn: _median_ms(torch, fn, reps))
     space = kernel._space(constexprs)
     names = sorted(space)
     default = {n: space[n][1] for n in names}
-    home = {n: space[n][0].index(space[n][1]) for n in names}
+
+    def key(p):
+        return tuple(p[n] for n in names)
+
+    def distance(p, centre):
+        return (sum(abs(space[n][0].index(p[n]) - space[n][0].index(centre[n])) for n in names),
+                [space[n][0].index(p[n]) for n in names])
+
     grid = [dict(zip(names, values)) for values in itertools.product(*(space[n][0] for n in names))]
-    grid.sort(key=lambda p: (sum(abs(space[n][0].index(p[n]) - home[n]) for n in names),
-                             [space[n][0].index(p[n]) for n in names]))
+    prune = kernel._prune(constexprs) if hasattr(kernel, "_prune") else None
+    pruned = {}
+    viable = []
+    for p in grid:
+        why = prune(p) if prune is not None and p != default else None
+        if why:
+            pruned[why] = pruned.get(why, 0) + 1
+        else:
+            viable.append(p)
+    viable_keys = {key(p) for p in viable}
 
     def run(params):
         copies = [t.clone() for t in tensors]
@@ -143,26 +160,66 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
 
     started = time.monotonic()
     reference = run(default)
-    report = {"candidates": len(grid), "timed": 0, "rejected": [], "skipped_for_budget": 0}
+    report = {"candidates": len(grid), "pruned": pruned, "timed": 0, "rejected": [], "skipped_for_budget": 0,
+              "strategy": "hill climb from the default, then nearest the best first"}
     timed = []
-    for i, params in enumerate(grid):
-        if time.monotonic() - started > budget_s:
-            report["skipped_for_budget"] = len(grid) - i
-            break
+    results = {}
+
+    def visit(params):
+        """Checks and times one candidate (once); its time, or None when rejected."""
+        k = key(params)
+        if k in results:
+            return results[k]
+        results[k] = None
         try:
             outs = run(params)
         except Exception as e:  # a candidate the provider cannot compile or run is rejected
             report["rejected"].append((params, f"{type(e).__name__}: {e}"))
-            continue
+            return None
         if not all(_agrees(torch, a, b) for a, b in zip(outs, reference)):
             report["rejected"].append((params, "result differs from the default candidate"))
-            continue
-        timed.append((measure(params), params))
+            return None
+        ms = measure(params)
+        timed.append((ms, params))
+        results[k] = ms
         report["timed"] += 1
         if verbose:
             best_ms, best = min(timed, key=lambda t: t[0])
-            print(f"\rtessel.tune {kernel.name}: {report['timed']} timed, {len(report['rejected'])} rejected, "
-                  f"{len(grid) - i - 1} left; best {best} {best_ms:.4f} ms", end="", flush=True)
+            print(f"\rtessel.tune {kernel.name}: {report['timed']} timed, {sum(pruned.values())} pruned, "
+                  f"{len(report['rejected'])} rejected, {len(viable) - len(results)} left; best {best} "
+                  f"{best_ms:.4f} ms", end="", flush=True)
+        return ms
+
+    def out_of_time():
+        return time.monotonic() - started > budget_s
+
+    # Hill climb: move to the fastest one-step neighbour while one improves.
+    current = default
+    while not out_of_time():
+        current_ms = visit(current)
+        step, step_ms = None, current_ms
+        for n in names:
+            i = space[n][0].index(current[n])
+            for j in (i - 1, i + 1):
+                if not 0 <= j < len(space[n][0]) or out_of_time():
+                    continue
+                q = dict(current, **{n: space[n][0][j]})
+                if key(q) not in viable_keys or key(q) in results:
+                    continue
+                ms = visit(q)
+                if ms is not None and (step_ms is None or ms < step_ms):
+                    step, step_ms = q, ms
+        if step is None:
+            break
+        current = step
+    # Then everything else, nearest the best so far first.
+    centre = min(timed, key=lambda t: t[0])[1] if timed else default
+    rest = sorted((p for p in viable if key(p) not in results), key=lambda p: distance(p, centre))
+    for i, params in enumerate(rest):
+        if out_of_time():
+            report["skipped_for_budget"] = len(rest) - i
+            break
+        visit(params)
     if verbose:
         print()
         for params, why in report["rejected"]:

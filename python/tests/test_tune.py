@@ -174,3 +174,45 @@ def test_tune_cli_without_cuda_is_a_clear_error():
                        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
     assert r.returncode == 2
     assert "measures on a CUDA device" in r.stderr
+
+
+def _tracked(fake, cost):
+    """(timer, visit order) for a fake kernel: the timer returns the cost of the last launcher built."""
+    order = []
+    orig = fake._launcher
+
+    def timer(fn):
+        fn()
+        return timer.last
+
+    def tracking(constexprs, params):
+        launch = orig(constexprs, params)
+        order.append(launch.key)
+        timer.last = cost.get(launch.key, 1.0)
+        return launch
+    fake._launcher = tracking
+    return timer, order
+
+
+def test_tuner_prunes_over_limit_candidates_before_compiling_and_counts_why():
+    import torch
+    fake = _FakeKernel()
+    fake._prune = lambda constexprs: (lambda p: "registers" if p["BLOCK"] == 512 else
+                                      "shared memory" if p == {"BLOCK": 64, "BLOCK_P": 2} else None)
+    timer, order = _tracked(fake, {})
+    best, report = _tune.tune(fake, [torch.ones(5), torch.empty(5)], {}, {}, timer=timer, verbose=False)
+    assert report["pruned"] == {"registers": 2, "shared memory": 1}
+    assert report["timed"] == 5 and report["candidates"] == 8
+    assert not any(k[0] == 512 or k == (64, 2) for k in order)  # never compiled or run
+
+
+def test_tuner_climbs_from_the_default_to_the_fastest_neighbour():
+    import torch
+    fake = _FakeKernel()
+    cost = {(256, 1): 0.5, (512, 1): 0.2}
+    timer, order = _tracked(fake, cost)
+    best, report = _tune.tune(fake, [torch.ones(5), torch.empty(5)], {}, {}, timer=timer, verbose=False)
+    visited = list(dict.fromkeys(order[1:]))  # first launch of each candidate, after the reference run
+    # default, its neighbours; then (256, 1)'s new neighbours; then (512, 1)'s; then the rest.
+    assert visited[:7] == [(128, 1), (64, 1), (256, 1), (128, 2), (512, 1), (256, 2), (512, 2)]
+    assert best == {"BLOCK": 512, "BLOCK_P": 1} and report["winner_ms"] == 0.2

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Target/Triton/Triton.h"
+#include "tessel/Target/Triton/Resources.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -682,6 +683,16 @@ LogicalResult Serializer::run() {
     }
   }
   os << "}\n";
+  // Resource estimates of a binding, for pruning before compiling (issue 8; Resources.h).
+  triton::ResourceModel resources = triton::estimateResources(kernel);
+  os << "\n\ndef " << kname << "_PRUNE(p):\n"
+     << "    \"\"\"Why binding `p` would exceed a target limit (estimated from the program), or None.\"\"\"\n"
+     << "    if " << triton::ResourceModel::python(resources.sharedBytes) << " > " << resources.sharedLimit << ":\n"
+     << "        return 'shared memory'\n"
+     << "    if -(-(" << triton::ResourceModel::python(resources.carriedBytes) << ") // 4 // (32 * p.get('"
+     << triton::kWarpsParam << "', 4))) > " << resources.carriedRegisterLimit << ":\n"
+     << "        return 'registers'\n"
+     << "    return None\n";
   os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
   os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");

@@ -1,0 +1,57 @@
+//===- Resources.h - resource estimates of a Triton candidate ----*- C++ -*-===//
+//
+// seed 003 / issue 8: the tuner prunes candidates that would exceed target
+// resource limits before compiling them, and counts why. The estimates are
+// read from the legalized program (fragments, loops, contractions), never
+// from a kernel name, and are polynomials in the declared parameters so the
+// same model prunes in C++ (tests) and in the generated Python (the tuner).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TARGET_TRITON_RESOURCES_H
+#define TESSEL_TARGET_TRITON_RESOURCES_H
+
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessel::triton {
+
+/// coefficient * product of parameters.
+struct Monomial {
+  int64_t coefficient = 1;
+  std::vector<std::string> params;
+};
+
+struct ResourceModel {
+  /// Bytes of shared memory: the operand tiles of contractions inside loops,
+  /// one copy per pipeline stage (STAGES).
+  std::vector<Monomial> sharedBytes;
+  /// Bytes of loop-carried fragments (accumulators): they live in registers
+  /// for the whole loop, spread over 32 * WARPS threads.
+  std::vector<Monomial> carriedBytes;
+  int64_t sharedLimit = 0;          // from #pgpu.target
+  int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
+
+  static int64_t evaluate(const std::vector<Monomial> &poly, const llvm::StringMap<int64_t> &params);
+  int64_t sharedAt(const llvm::StringMap<int64_t> &params) const { return evaluate(sharedBytes, params); }
+  /// 32-bit registers per thread that the carried fragments need.
+  int64_t carriedRegistersAt(const llvm::StringMap<int64_t> &params) const;
+  /// Why this binding exceeds a limit ("shared memory" / "registers"), or nothing.
+  std::optional<std::string> pruneReason(const llvm::StringMap<int64_t> &params) const;
+  /// The Python spelling of a polynomial over a parameter dict `p`.
+  static std::string python(const std::vector<Monomial> &poly);
+};
+
+/// Reads the estimates of one legalized kernel.
+ResourceModel estimateResources(pgpu::KernelOp kernel);
+
+/// Every binding of the kernel's declared parameters (the closed search space).
+std::vector<llvm::StringMap<int64_t>> enumerateSpace(pgpu::KernelOp kernel);
+
+} // namespace tessel::triton
+
+#endif // TESSEL_TARGET_TRITON_RESOURCES_H

@@ -1,0 +1,114 @@
+//===- Resources.cpp - resource estimates of a Triton candidate ------------===//
+
+#include "tessel/Target/Triton/Resources.h"
+#include "tessel/Target/Triton/Triton.h"
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+/// Bytes of one fragment as a monomial in its extent parameters.
+triton::Monomial fragmentBytes(pgpu::FragmentType type) {
+  triton::Monomial m;
+  Type element = type.getElementType();
+  m.coefficient = element.isIndex() ? 4 : std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  for (Attribute e : type.getExtents()) {
+    if (auto size = dyn_cast<IntegerAttr>(e))
+      m.coefficient *= size.getInt();
+    else
+      m.params.push_back(cast<StringAttr>(e).getValue().str());
+  }
+  return m;
+}
+
+/// Shared memory limit of the module's target (sm_90's 227 KiB when absent).
+int64_t sharedLimitOf(pgpu::KernelOp kernel) {
+  if (auto module = kernel->getParentOfType<ModuleOp>())
+    if (auto target = module->getAttrOfType<pgpu::TargetAttr>("pgpu.target"))
+      if (target.getSharedMemoryBytes() > 0)
+        return target.getSharedMemoryBytes();
+  return 232448;
+}
+} // namespace
+
+int64_t triton::ResourceModel::evaluate(const std::vector<Monomial> &poly, const llvm::StringMap<int64_t> &params) {
+  int64_t total = 0;
+  for (const Monomial &m : poly) {
+    int64_t v = m.coefficient;
+    for (const std::string &p : m.params) {
+      auto it = params.find(p);
+      v *= it == params.end() ? 1 : it->second;
+    }
+    total += v;
+  }
+  return total;
+}
+
+int64_t triton::ResourceModel::carriedRegistersAt(const llvm::StringMap<int64_t> &params) const {
+  auto warps = params.find(kWarpsParam);
+  int64_t threads = 32 * (warps == params.end() ? 4 : warps->second);
+  return (evaluate(carriedBytes, params) / 4 + threads - 1) / threads;
+}
+
+std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
+  if (sharedAt(params) > sharedLimit)
+    return std::string("shared memory");
+  if (carriedRegistersAt(params) > carriedRegisterLimit)
+    return std::string("registers");
+  return std::nullopt;
+}
+
+std::string triton::ResourceModel::python(const std::vector<Monomial> &poly) {
+  if (poly.empty())
+    return "0";
+  std::string text;
+  for (const Monomial &m : poly) {
+    if (!text.empty())
+      text += " + ";
+    text += std::to_string(m.coefficient);
+    for (const std::string &p : m.params)
+      text += " * p['" + p + "']";
+  }
+  return text;
+}
+
+triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
+  ResourceModel model;
+  model.sharedLimit = sharedLimitOf(kernel);
+  // sm_90 has 255 registers per thread; carried fragments may take about half, the rest holds
+  // addresses, masks, operands in flight and the epilogue.
+  model.carriedRegisterLimit = 128;
+  kernel.walk([&](pgpu::ForOp loop) {
+    for (Value carried : loop.getResults())
+      if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
+        model.carriedBytes.push_back(fragmentBytes(f));
+    // Contraction operands produced in this loop are staged through shared memory, STAGES deep.
+    loop.getBody().walk([&](pgpu::ContractOp c) {
+      if (c->getParentOfType<pgpu::ForOp>() != loop)
+        return;
+      for (Value operand : {c.getLhs(), c.getRhs()}) {
+        Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
+        m.params.push_back(kStagesParam.str());
+        model.sharedBytes.push_back(m);
+      }
+    });
+  });
+  return model;
+}
+
+std::vector<llvm::StringMap<int64_t>> triton::enumerateSpace(pgpu::KernelOp kernel) {
+  std::vector<llvm::StringMap<int64_t>> space(1);
+  if (auto declared = kernel.getParams()) {
+    for (Attribute a : *declared) {
+      auto p = cast<pgpu::ParamAttr>(a);
+      std::vector<llvm::StringMap<int64_t>> next;
+      for (const auto &partial : space)
+        for (int64_t c : p.getCandidates()) {
+          next.push_back(partial);
+          next.back()[p.getName().getValue()] = c;
+        }
+      space = std::move(next);
+    }
+  }
+  return space;
+}

@@ -1,0 +1,117 @@
+//===- ResourcesTest.cpp - search-space enumeration and resource pruning ---===//
+//
+// The closed search space is exactly the declared parameter domains; the
+// resource model prunes bindings whose contraction staging exceeds the
+// target's shared memory or whose accumulators exceed the register budget,
+// with a countable reason (issue 8).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Target/Triton/Resources.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+// A tiled f16 GEMM as pgpu-form-tiles and legalization leave it (one K loop carrying a
+// [TILE_0, TILE_1] f32 accumulator through pgpu.contract).
+constexpr const char *kTiledGemm = R"mlir(
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @gemm(%A: !pgpu.view<f16, [M, K], in>, %B: !pgpu.view<f16, [K, N], in>, %C: !pgpu.view<f32, [M, N], out>)
+      attributes {params = [#pgpu.param<"TILE_0", [64, 128, 256], 128>, #pgpu.param<"TILE_1", [64, 128, 256], 128>,
+                            #pgpu.param<"TILE_K", [32, 64, 128], 64>,
+                            #pgpu.param<"WARPS", [4, 8], 8, provider = "triton">,
+                            #pgpu.param<"STAGES", [2, 3, 4], 3, provider = "triton">]} {
+    %M = pgpu.extent %A[0] : !pgpu.view<f16, [M, K], in>
+    %K = pgpu.extent %A[1] : !pgpu.view<f16, [M, K], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %zh = arith.constant 0.0 : f16
+      %t = arith.constant true
+      %bk = pgpu.param "TILE_K" : index
+      %acc0 = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+      %acc = pgpu.for %c0 to %K step %bk iter_args(%acc0 : !pgpu.fragment<f32, [TILE_0, TILE_1]>) -> !pgpu.fragment<f32, [TILE_0, TILE_1]> {
+      ^bb0(%k0: index, %a: !pgpu.fragment<f32, [TILE_0, TILE_1]>):
+        %lhs = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [TILE_0, TILE_K]>
+        %rhs = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [TILE_K, TILE_1]>
+        %next = pgpu.contract %lhs, %rhs, %a reduce([1], [0]) batch([], [])
+            : !pgpu.fragment<f16, [TILE_0, TILE_K]>, !pgpu.fragment<f16, [TILE_K, TILE_1]>, !pgpu.fragment<f32, [TILE_0, TILE_1]>
+            -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+        pgpu.yield %next : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+)mlir";
+
+struct Resources : ::testing::Test {
+  Resources() { context.loadDialect<pgpu::PGPUDialect, arith::ArithDialect>(); }
+  pgpu::KernelOp parse(const char *text) {
+    module = parseSourceString<ModuleOp>(text, ParserConfig(&context));
+    return module ? *module->getOps<pgpu::KernelOp>().begin() : pgpu::KernelOp();
+  }
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(Resources, SpaceIsTheProductOfTheDeclaredDomains) {
+  pgpu::KernelOp kernel = parse(kTiledGemm);
+  ASSERT_TRUE(kernel);
+  std::vector<llvm::StringMap<int64_t>> space = triton::enumerateSpace(kernel);
+  EXPECT_EQ(space.size(), 3u * 3 * 3 * 2 * 3);
+  for (const auto &binding : space)
+    EXPECT_EQ(binding.size(), 5u);
+}
+
+TEST_F(Resources, EstimatesComeFromTheProgram) {
+  pgpu::KernelOp kernel = parse(kTiledGemm);
+  ASSERT_TRUE(kernel);
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  llvm::StringMap<int64_t> p{{"TILE_0", 128}, {"TILE_1", 256}, {"TILE_K", 64}, {"WARPS", 8}, {"STAGES", 3}};
+  // Two f16 operand tiles per stage: (128*64 + 64*256) * 2 bytes * 3 stages.
+  EXPECT_EQ(model.sharedAt(p), (128 * 64 + 64 * 256) * 2 * 3);
+  // A 128x256 f32 accumulator over 256 threads: 128 registers each.
+  EXPECT_EQ(model.carriedRegistersAt(p), 128);
+  EXPECT_FALSE(model.pruneReason(p));
+  p["WARPS"] = 4;
+  EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("registers"));
+  p = {{"TILE_0", 256}, {"TILE_1", 256}, {"TILE_K", 128}, {"WARPS", 8}, {"STAGES", 4}};
+  EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("shared memory"));
+  EXPECT_EQ(triton::ResourceModel::python(model.sharedBytes),
+            "2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES']");
+}
+
+TEST_F(Resources, PruningCountsEveryReason) {
+  pgpu::KernelOp kernel = parse(kTiledGemm);
+  ASSERT_TRUE(kernel);
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  std::map<std::string, int> counted, expected;
+  for (const auto &p : triton::enumerateSpace(kernel)) {
+    if (auto why = model.pruneReason(p))
+      ++counted[*why];
+    // The same limits, restated: staging first, then accumulator registers per thread.
+    int64_t shared = (p.lookup("TILE_0") + p.lookup("TILE_1")) * p.lookup("TILE_K") * 2 * p.lookup("STAGES");
+    int64_t registers = p.lookup("TILE_0") * p.lookup("TILE_1") / (32 * p.lookup("WARPS"));
+    if (shared > 232448)
+      ++expected["shared memory"];
+    else if (registers > 128)
+      ++expected["registers"];
+  }
+  EXPECT_EQ(counted, expected);
+  EXPECT_GT(counted["shared memory"], 0);
+  EXPECT_GT(counted["registers"], 0);
+}
+} // namespace
