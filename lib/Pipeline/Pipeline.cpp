@@ -34,7 +34,10 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
   pm.addPass(pgpu::createPGPUFormBlocking());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // §3.4 co-realize values, accesses and structured ops (issue 7)
+  // §3.4 co-realize values, accesses and structured ops: a row that fits one block is read once
+  //      (the staged path; CSE merges the repeated reads and pointwise work).
+  pm.addPass(pgpu::createPGPUStageRows());
+  pm.addPass(createCSEPass());
   //      online summaries                (seed 002 §1)
   // §3.5 predicate range narrowing and summary emptiness
   if (stage == Stage::PGPU)

@@ -50,10 +50,19 @@ int64_t triton::ResourceModel::carriedRegistersAt(const llvm::StringMap<int64_t>
   return (evaluate(carriedBytes, params) / 4 + threads - 1) / threads;
 }
 
+int64_t triton::ResourceModel::largestRegistersAt(const llvm::StringMap<int64_t> &params) const {
+  auto warps = params.find(kWarpsParam);
+  int64_t threads = 32 * (warps == params.end() ? 4 : warps->second);
+  int64_t largest = 0;
+  for (const Monomial &m : fragmentBytes)
+    largest = std::max(largest, evaluate({m}, params));
+  return (largest / 4 + threads - 1) / threads;
+}
+
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
   if (sharedAt(params) > sharedLimit)
     return std::string("shared memory");
-  if (carriedRegistersAt(params) > carriedRegisterLimit)
+  if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit)
     return std::string("registers");
   return std::nullopt;
 }
@@ -72,12 +81,35 @@ std::string triton::ResourceModel::python(const std::vector<Monomial> &poly) {
   return text;
 }
 
+std::string triton::ResourceModel::pythonMax(const std::vector<Monomial> &monomials) {
+  if (monomials.empty())
+    return "0";
+  if (monomials.size() == 1)
+    return python(monomials);
+  std::string text = "max(";
+  for (auto [i, m] : llvm::enumerate(monomials))
+    text += (i ? ", " : "") + python({m});
+  return text + ")";
+}
+
 triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   ResourceModel model;
   model.sharedLimit = sharedLimitOf(kernel);
   // sm_90 has 255 registers per thread; carried fragments may take about half, the rest holds
   // addresses, masks, operands in flight and the epilogue.
   model.carriedRegisterLimit = 128;
+  // Every distinct fragment type, once (index fragments count 4 bytes a lane).
+  llvm::SmallPtrSet<Type, 8> seen;
+  kernel.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (auto f = dyn_cast<pgpu::FragmentType>(v.getType()); f && seen.insert(f).second) {
+        Monomial m = fragmentBytes(f);
+        if (llvm::none_of(model.fragmentBytes, [&](const Monomial &o) {
+              return o.coefficient == m.coefficient && o.params == m.params;
+            }))
+          model.fragmentBytes.push_back(m);
+      }
+  });
   kernel.walk([&](pgpu::ForOp loop) {
     for (Value carried : loop.getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))

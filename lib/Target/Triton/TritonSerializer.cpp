@@ -692,6 +692,9 @@ LogicalResult Serializer::run() {
      << "    if -(-(" << triton::ResourceModel::python(resources.carriedBytes) << ") // 4 // (32 * p.get('"
      << triton::kWarpsParam << "', 4))) > " << resources.carriedRegisterLimit << ":\n"
      << "        return 'registers'\n"
+     << "    if -(-(" << triton::ResourceModel::pythonMax(resources.fragmentBytes) << ") // 4 // (32 * p.get('"
+     << triton::kWarpsParam << "', 4))) > " << resources.carriedRegisterLimit << ":\n"
+     << "        return 'registers'\n"
      << "    return None\n";
   os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;

@@ -19,11 +19,11 @@
 // RUN: not test -e %t.bad.py
 // RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param NOPE=4 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=UNDECLARED
 
-// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 512), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
-// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 128), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
-// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024], 512), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 3)}
-// Combine functions for the two row reductions come first, then the kernel.
-// CHECK-COUNT-2: def _layernorm_combine{{[0-9]+}}(
+// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
+// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 128), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
+// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 3)}
+// Combine functions for the two row reductions (in the staged path and in the loops) come first, then the kernel.
+// CHECK-COUNT-4: def _layernorm_combine{{[0-9]+}}(
 // CHECK: @triton.jit
 // CHECK-NEXT: def _layernorm_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, w, w_stride0, bb, bb_stride0, y, y_stride0, y_stride1, eps):
 // Origin comments name the author's source line.
@@ -43,6 +43,6 @@
 // TUNED-SAME: {{^}}4, num_stages=3){{$}}
 // WARPS8-SAME: {{^}}8, num_stages=3){{$}}
 
-// DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024]
+// DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
 // LAUNCHDOMAIN: error: parameter 'WARPS' = 3 is outside its candidate domain [1, 2, 4, 8, 16]
 // UNDECLARED: error: no kernel declares a parameter 'NOPE'

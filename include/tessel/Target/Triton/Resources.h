@@ -33,6 +33,9 @@ struct ResourceModel {
   /// Bytes of loop-carried fragments (accumulators): they live in registers
   /// for the whole loop, spread over 32 * WARPS threads.
   std::vector<Monomial> carriedBytes;
+  /// Bytes of each distinct fragment type of the program: the largest one is
+  /// live in registers at once (a staged row, an accumulator).
+  std::vector<Monomial> fragmentBytes;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
 
@@ -40,10 +43,14 @@ struct ResourceModel {
   int64_t sharedAt(const llvm::StringMap<int64_t> &params) const { return evaluate(sharedBytes, params); }
   /// 32-bit registers per thread that the carried fragments need.
   int64_t carriedRegistersAt(const llvm::StringMap<int64_t> &params) const;
+  /// 32-bit registers per thread of the largest fragment.
+  int64_t largestRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// Why this binding exceeds a limit ("shared memory" / "registers"), or nothing.
   std::optional<std::string> pruneReason(const llvm::StringMap<int64_t> &params) const;
   /// The Python spelling of a polynomial over a parameter dict `p`.
   static std::string python(const std::vector<Monomial> &poly);
+  /// The Python spelling of the largest of several monomials.
+  static std::string pythonMax(const std::vector<Monomial> &monomials);
 };
 
 /// Reads the estimates of one legalized kernel.

@@ -323,7 +323,8 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
         if (auto existing = kernel.getParams())
           params.assign(existing->begin(), existing->end());
         params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlock),
-                                        {64, 128, 256, 512, 1024}, 512, StringAttr()));
+                                        {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, 512,
+                                        StringAttr()));
         kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
       }
     }

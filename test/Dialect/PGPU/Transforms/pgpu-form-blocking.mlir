@@ -5,7 +5,7 @@
 // COM: validity), invalid lanes contribute the identity, pgpu.reduce folds the block, and the partial
 // COM: joins the carried accumulator through the same combine. BLOCK is declared on the kernel.
 // CHECK-LABEL: pgpu.kernel @rowsum
-// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024], 512>
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>
 // CHECK: %[[BLOCK:.*]] = pgpu.param "BLOCK" : index
 // CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %[[N:.*]] step %[[BLOCK]] iter_args(%{{.*}} : f32) -> f32 {
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[ACC:.*]]: f32):
@@ -123,7 +123,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: one fragment pgpu.scan that continues from the carried prefix, the emit region's store becomes
 // COM: a masked fragment store of the prefixes, and the block's last prefix is the next carry.
 // CHECK-LABEL: pgpu.kernel @rowscan
-// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024], 512>
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>
 // CHECK: %[[BLOCK:.*]] = pgpu.param "BLOCK" : index
 // CHECK: pgpu.for %{{.*}} to %[[N:.*]] step %[[BLOCK]] iter_args(%{{.*}} : f32) -> f32 {
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[CARRY:.*]]: f32):

@@ -73,6 +73,30 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
+  let summary = "read a row once when it fits one block: single-iteration form of sibling blocked loops under a guard (seed 002 §3.4)";
+  let description = [{
+    Reads: a program body (execution group or program space) with two or
+    more sibling blocking loops (`pgpu.for` stepping by the BLOCK parameter)
+    over the same bounds that read the same view.
+    Legality: when 0 < hi - lo <= BLOCK each such loop runs exactly one
+    iteration, so running every body once in order at iv = lo (carries bound
+    to their inits, results to the yielded values) is the same program.
+    Rewrites: the loops and everything after them up to the terminator move
+    under `pgpu.if (lo < hi && hi - lo <= BLOCK)`: the then-branch holds the
+    bodies inlined once (the repeated reads and pointwise work become one
+    computation after CSE), the else-branch the original loops. BLOCK's
+    domain (declared by form-blocking) reaches 16384 so that rows of that
+    length can take the staged path.
+    Preserves: values, effects and their order, ABI, origins.
+    Must not fire: a single loop, loops with other steps (author loops),
+    loops over different bounds, loops that read no common view, or a block
+    whose terminator yields values.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the innermost axis (seed 002 §3.2)";
   let description = [{

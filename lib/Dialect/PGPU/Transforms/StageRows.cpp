@@ -1,0 +1,144 @@
+//===- StageRows.cpp - read a row once when it fits one block --------------===//
+//
+// seed 002 §3.4 (replay/rematerialization changes physical def-use): a
+// program that walks the same range [lo, hi) in several blocked loops (a max,
+// then a sum, then the normalized store of a softmax row) reads every element
+// once per loop. When the range fits one block (0 < hi - lo <= BLOCK) each of
+// those loops runs exactly one iteration, so the program can run every loop
+// body once, in order, straight-line: the repeated reads and the repeated
+// pointwise work are then the same SSA computation, and CSE keeps one.
+//
+// The rewrite keeps both forms under an explicit uniform guard:
+//
+//   pgpu.if (lo < hi && hi - lo <= BLOCK) { bodies inlined once (iv = lo) }
+//   else { the original loops }
+//
+// so any extent stays correct and the tuner's choice of BLOCK decides which
+// path runs. Loop bodies are inlined with their carries bound to the inits and
+// their results to the yielded values, which is exactly one iteration.
+//
+// Fires on a block holding at least two sibling blocking loops (step = the
+// BLOCK parameter) over the same bounds that read the same view, followed only
+// by effects and pure code up to a terminator without operands. Must not fire
+// on author loops (other steps), on single loops (nothing to share), or when
+// values defined there are used after the block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUSTAGEROWS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+constexpr llvm::StringLiteral kBlock = "BLOCK";
+
+bool isBlockingLoop(ForOp loop) {
+  auto step = loop.getStep().getDefiningOp<ParamOp>();
+  return step && step.getName() == kBlock;
+}
+
+/// Views read anywhere inside `op`.
+llvm::SmallPtrSet<Value, 4> viewsRead(Operation *op) {
+  llvm::SmallPtrSet<Value, 4> views;
+  op->walk([&](Operation *inner) {
+    if (isa<LoadOp, GatherOp>(inner))
+      views.insert(inner->getOperand(0));
+  });
+  return views;
+}
+
+/// The first blocking loop of `block` that starts a staging opportunity, or null.
+ForOp firstShared(Block &block) {
+  SmallVector<ForOp> loops;
+  for (Operation &op : block.without_terminator())
+    if (auto loop = dyn_cast<ForOp>(op); loop && isBlockingLoop(loop))
+      loops.push_back(loop);
+  for (auto [i, first] : llvm::enumerate(loops)) {
+    llvm::SmallPtrSet<Value, 4> reads = viewsRead(first);
+    for (ForOp other : ArrayRef<ForOp>(loops).drop_front(i + 1)) {
+      if (other.getLower() != first.getLower() || other.getUpper() != first.getUpper() ||
+          other.getStep() != first.getStep())
+        continue;
+      for (Value v : viewsRead(other))
+        if (reads.contains(v))
+          return first;
+    }
+  }
+  return {};
+}
+
+/// Clones `op` into `b`; a blocking loop over [lo, hi) with step `step` is
+/// inlined as its single iteration at iv = lo.
+void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
+  auto loop = dyn_cast<ForOp>(op);
+  if (!loop || !isBlockingLoop(loop) || loop.getLower() != anchor.getLower() ||
+      loop.getUpper() != anchor.getUpper() || loop.getStep() != anchor.getStep()) {
+    b.clone(op, map);
+    return;
+  }
+  Block &body = loop.getBody().front();
+  map.map(body.getArgument(0), map.lookupOrDefault(loop.getLower()));
+  for (auto [arg, init] : llvm::zip(body.getArguments().drop_front(), loop.getInits()))
+    map.map(arg, map.lookupOrDefault(init));
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, map);
+  for (auto [result, y] : llvm::zip(loop.getResults(), body.getTerminator()->getOperands()))
+    map.map(result, map.lookupOrDefault(y));
+}
+
+LogicalResult stage(Block &block) {
+  ForOp anchor = firstShared(block);
+  if (!anchor || block.getTerminator()->getNumOperands() != 0)
+    return failure();
+  Location loc = anchor.getLoc();
+  OpBuilder b(anchor);
+  // The guard: exactly one iteration.
+  Value lo = anchor.getLower(), hi = anchor.getUpper(), step = anchor.getStep();
+  Value extent = BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, lo, false, false);
+  Value nonEmpty = CmpOp::create(b, loc, kir::CmpPredicate::LT, lo, hi);
+  Value fits = CmpOp::create(b, loc, kir::CmpPredicate::LE, extent, step);
+  Value once = BinaryOp::create(b, loc, kir::BinaryKind::And, nonEmpty, fits, false, false);
+  auto guard = IfOp::create(b, loc, TypeRange(), once);
+  // Everything from the anchor to the terminator moves: inlined in `then`, as it is in `else`.
+  SmallVector<Operation *> moved;
+  for (Operation *op = anchor.getOperation(); op != block.getTerminator(); op = op->getNextNode())
+    moved.push_back(op);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.createBlock(&guard.getThenRegion());
+    IRMapping map;
+    for (Operation *op : moved)
+      cloneStaged(b, *op, map, anchor);
+    YieldOp::create(b, loc);
+    Block *otherwise = b.createBlock(&guard.getElseRegion());
+    for (Operation *op : moved)
+      op->moveBefore(otherwise, otherwise->end());
+    b.setInsertionPointToEnd(otherwise);
+    YieldOp::create(b, loc);
+  }
+  return success();
+}
+
+struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Operation *op) {
+      if (isa<ExecutionGroupOp, ProgramSpaceOp>(op))
+        blocks.push_back(&op->getRegion(0).front());
+    });
+    for (Block *block : blocks)
+      (void)stage(*block);
+  }
+};
+} // namespace

@@ -1,0 +1,130 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-stage-rows | FileCheck %s
+
+// COM: Two blocked loops over the same row (a max, then the store of x - max): under
+// COM: 0 < N <= BLOCK both run once, inlined at iv = 0 in the then-branch (one iota, the second
+// COM: loop's carry bound to its init); the else-branch keeps the loops as they were.
+// CHECK-LABEL: pgpu.kernel @rowmax_shift
+// CHECK: %[[BLOCK:.*]] = pgpu.param "BLOCK" : index
+// CHECK: %[[EXTENT:.*]] = pgpu.binary sub %[[N:.*]], %[[C0:.*]] : index
+// CHECK: %[[NONEMPTY:.*]] = pgpu.cmp lt %[[C0]], %[[N]] : index
+// CHECK: %[[FITS:.*]] = pgpu.cmp le %[[EXTENT]], %[[BLOCK]] : index
+// CHECK: %[[ONCE:.*]] = pgpu.binary and %[[NONEMPTY]], %[[FITS]] : i1
+// CHECK: pgpu.if %[[ONCE]] {
+// CHECK-NOT: pgpu.for
+// CHECK: %[[L1:.*]] = pgpu.iota %[[C0]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: pgpu.load %x[%{{.*}}, %[[L1]]]
+// CHECK: %[[PART:.*]] = pgpu.reduce
+// CHECK: %[[MAX:.*]] = pgpu.binary max %{{.*}}, %[[PART]] : f32
+// CHECK: %[[L2:.*]] = pgpu.iota %[[C0]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: pgpu.splat %[[MAX]] : f32 -> !pgpu.fragment<f32, [BLOCK]>
+// CHECK: pgpu.store %{{.*}}, %y[%{{.*}}, %[[L2]]]
+// CHECK: } else {
+// CHECK: pgpu.for %[[C0]] to %[[N]] step %[[BLOCK]] iter_args
+// CHECK: pgpu.for %[[C0]] to %[[N]] step %[[BLOCK]] {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @rowmax_shift(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %ninf = arith.constant 0xFF800000 : f32
+      %z = arith.constant 0.0 : f32
+      %block = pgpu.param "BLOCK" : index
+      %max = pgpu.for %c0 to %N step %block iter_args(%ninf : f32) -> f32 {
+      ^bb0(%b: index, %acc: f32):
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+        %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+        %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %ninf : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+        %part = pgpu.reduce %v axes [0] identity(%ninf : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+        ^bb0(%l: f32, %r: f32):
+          %m = pgpu.binary max %l, %r : f32
+          pgpu.yield %m : f32
+        }
+        %next = pgpu.binary max %acc, %part : f32
+        pgpu.yield %next : f32
+      }
+      pgpu.for %c0 to %N step %block {
+      ^bb0(%b: index):
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+        %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+        %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+        %mb = pgpu.splat %max : f32 -> !pgpu.fragment<f32, [BLOCK]>
+        %d = pgpu.binary sub %v, %mb : !pgpu.fragment<f32, [BLOCK]>
+        pgpu.store %d, %y[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [BLOCK]>]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: one blocked loop has nothing to share.
+// CHECK-LABEL: pgpu.kernel @single
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @single(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %block = pgpu.param "BLOCK" : index
+      pgpu.for %c0 to %N step %block {
+      ^bb0(%b: index):
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+        %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+        %v = pgpu.load %x[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+        pgpu.store %v, %y[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [N], out>[!pgpu.fragment<index, [BLOCK]>]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: author loops (a step that is not the BLOCK parameter) stay as written,
+// COM: even when they read the same view over the same bounds.
+// CHECK-LABEL: pgpu.kernel @author_loops
+// CHECK-NOT: pgpu.if
+// CHECK-COUNT-2: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @author_loops(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f32
+      %s = pgpu.for %c0 to %N step %c1 iter_args(%z : f32) -> f32 {
+      ^bb0(%i: index, %acc: f32):
+        %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %n = pgpu.binary add %acc, %v : f32
+        pgpu.yield %n : f32
+      }
+      pgpu.for %c0 to %N step %c1 {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %w = pgpu.binary sub %v, %s : f32
+        pgpu.store %w, %y[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
