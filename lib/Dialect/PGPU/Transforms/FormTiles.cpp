@@ -34,7 +34,10 @@
 // the identity (contraction operands with zero on those lanes), and a write
 // must depend on every blocked axis (otherwise lanes would repeat it).
 //
-// Must not fire: no contraction-shaped reduction; several segments; nested
+// Also: a straight-line nest whose accesses walk two different program axes
+// (a transpose) tiles both axes so every access has contiguous runs.
+//
+// Must not fire: neither of those; several segments; nested
 // loops or control in the program body; ragged (program-dependent) loop
 // bounds; a value that would need a fragment of rank > 2.
 //
@@ -182,6 +185,7 @@ private:
   Mask programAxes = 0;
   SmallVector<std::string> paramOf; // per axis: its extent parameter (blocked axes)
   std::string groupParam;           // the grouped traversal's group size, when there is one
+  bool coalescing = false;          // tiled for contiguous accesses (no contraction)
 
   IRMapping map;
   SmallVector<Value> laneOk;      // per blocked axis: i1 fragment over that axis
@@ -220,8 +224,30 @@ LogicalResult Tiler::analyze() {
   }
   if (failed(analyzeBlock(*programBody, /*programBody=*/true)))
     return failure();
-  if (contracts.empty())
-    return failure();
+  if (contracts.empty()) {
+    // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
+    // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
+    // both axes gives every access contiguous runs along its own innermost axis.
+    if (!loopAxis.empty())
+      return failure();
+    Mask walked = 0;
+    for (Operation &op : programBody->without_terminator()) {
+      ValueRange coords;
+      if (auto load = dyn_cast<LoadOp>(op))
+        coords = load.getCoords();
+      else if (auto store = dyn_cast<StoreOp>(op))
+        coords = store.getCoords();
+      if (coords.empty())
+        continue;
+      Mask m = maskOf(coords.back()) & programAxes;
+      if (popcount(m) == 1)
+        walked |= m;
+    }
+    if (popcount(walked) != 2)
+      return failure();
+    blocked = walked;
+    coalescing = true;
+  }
   // Blocked axes: the contractions' free axes and every reduction loop axis.
   Mask batch = 0;
   for (const ContractShape &c : contracts) {
@@ -635,10 +661,10 @@ void Tiler::rewrite() {
       continue;
     // Tensor-core operand tiles are at least 16 on each side (target capability, sm_80+).
     bool loop = paramOf[a] == kTileK;
-    SmallVector<int64_t> candidates = loop ? SmallVector<int64_t>{16, 32, 64, 128}
-                                           : SmallVector<int64_t>{16, 32, 64, 128, 256};
-    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), candidates, loop ? 64 : 128,
-                                    StringAttr()));
+    SmallVector<int64_t> candidates = loop || coalescing ? SmallVector<int64_t>{16, 32, 64, 128}
+                                                         : SmallVector<int64_t>{16, 32, 64, 128, 256};
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), candidates,
+                                    loop || coalescing ? 64 : 128, StringAttr()));
   }
   if (!groupParam.empty() && !kernel.getParam(groupParam))
     params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, groupParam), {1, 2, 4, 8, 16}, 8, StringAttr()));

@@ -46,10 +46,12 @@ ExecutionGroupOp soleGroup(ProgramSpaceOp space) {
   return group;
 }
 
-/// Per-element straight-line code: no loops, ifs, reductions or regions.
+/// Per-element straight-line code: no loops, ifs, reductions or regions, and no
+/// fragments (a group that pgpu-form-tiles already blocked owns its tiles).
 bool isPerElement(ExecutionGroupOp group) {
   for (Operation &op : group.getBody().front().without_terminator())
-    if (op.getNumRegions() != 0)
+    if (op.getNumRegions() != 0 ||
+        llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); }))
       return false;
   return true;
 }

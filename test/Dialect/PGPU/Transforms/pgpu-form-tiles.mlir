@@ -198,3 +198,62 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Coalescing: the load walks axis j (its innermost coordinate), the store walks axis i, so no
+// COM: one-axis blocking keeps both contiguous; both axes are tiled (TILE_0 x TILE_1, 16..128).
+// CHECK-LABEL: pgpu.kernel @transpose
+// CHECK-SAME: #pgpu.param<"TILE_0", [16, 32, 64, 128], 64>, #pgpu.param<"TILE_1", [16, 32, 64, 128], 64>
+// CHECK: %[[J:.*]] = pgpu.broadcast %{{.*}} dims [1] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+// CHECK: %[[I:.*]] = pgpu.broadcast %{{.*}} dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+// CHECK: %[[V:.*]] = pgpu.load %x[%[[J]], %[[I]]] valid %{{.*}} : !pgpu.fragment<i1, [TILE_0, TILE_1]>
+// CHECK: pgpu.store %[[V]], %y[%{{.*}}, %{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [TILE_0, TILE_1]>
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @transpose(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [N, M], out>) {
+    %f0 = arith.constant 0.0 : f32
+    %true = arith.constant true
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %NM = pgpu.binary mul %N, %M : index
+    pgpu.program_space(%NM) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%N, %M) segment 0 roles ["axis0", "axis1"] {
+      ^bb0(%i: index, %j: index):
+        %v = pgpu.load %x[%j, %i] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.store %v, %y[%i, %j] valid %true : i1 : f32, !pgpu.view<f32, [N, M], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a 2-d copy whose accesses all walk the same (innermost) axis is served by
+// COM: one-axis blocking (pgpu-refine-mapping).
+// CHECK-LABEL: pgpu.kernel @copy
+// CHECK-NOT: TILE_
+// CHECK: pgpu.load %x[%{{.*}}, %{{.*}}] valid %{{.*}} : i1
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @copy(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %f0 = arith.constant 0.0 : f32
+    %true = arith.constant true
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %MN = pgpu.binary mul %M, %N : index
+    pgpu.program_space(%MN) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M, %N) segment 0 roles ["axis0", "axis1"] {
+      ^bb0(%i: index, %j: index):
+        %v = pgpu.load %x[%i, %j] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.store %v, %y[%i, %j] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -50,9 +50,12 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     grouping of them onto programs is legal; an add-reduction may be regrouped
     (seed 000 §8); the products of f16/bf16 values are exact in f32, so the
     widening casts of a contraction's operands may move into the contraction.
-    Fires only when some reduction is contraction-shaped (`sum_k x * y`, x
+    Fires when some reduction is contraction-shaped (`sum_k x * y`, x
     depending on one free axis and k, y on another free axis and k): blocking
     both free axes reuses each loaded operand element across the other axis.
+    Also fires on a straight-line nest whose accesses' innermost coordinates
+    walk two different program axes (a transpose): blocking both gives every
+    access contiguous runs (tiles of 16..128, default 64).
     Rewrites: the foreach chain becomes program axes; each contraction free
     axis is blocked by a declared parameter TILE_<axis> (candidates 16..256),
     other program axes stay scalar; every range_reduce becomes a `pgpu.for`
@@ -64,7 +67,8 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     the product of the new extents (LaunchExprs).
     Preserves: values (up to the reassociation of the sums), effects, ABI,
     origins.
-    Must not fire: no contraction-shaped reduction, several segments, nested
+    Must not fire: neither a contraction-shaped reduction nor accesses that
+    walk different axes, several segments, nested
     loops or control in the program body, program-dependent loop bounds,
     atomics or scatter-reduce, a write that does not depend on every blocked
     axis, or a value that would need a fragment of rank > 2.
