@@ -201,6 +201,7 @@ def main():
                 report["rejected"] = [f"{p}: {why}" for p, why in report.get("rejected", [])]
                 entry["tuning_report"] = report
             case["run"](a)
+            case["run"](a)  # the second call takes the wrapper's fast path (the compiled kernel reused)
             torch.cuda.synchronize()
             got, want = case["out"](a), case["ref"](a)
             err = (got.double() - want.double()).abs().max().item() if got.numel() else 0.0

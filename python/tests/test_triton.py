@@ -147,3 +147,44 @@ def test_missing_scalar_is_named(tmp_path, monkeypatch):
     layernorm = example("layernorm")
     with pytest.raises(TypeError, match="missing scalar argument 'eps'"):
         layernorm(torch.randn(2, 3), torch.randn(3), torch.randn(3), torch.empty(2, 3))
+
+
+def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp_path, monkeypatch):
+    # The wrapper's fast path launches an earlier call's compiled kernel directly; it must do so only
+    # when every fact Triton specialized on agrees (pointer alignment, integers equal to 1, divisible
+    # by 16, needing 64 bits), and go through Triton's generic path otherwise.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel = example("softmax")
+    softmax = kernel._launcher({})
+    names = softmax.__globals__  # the generated module's namespace
+    compiled, generic = [], []
+
+    class Compiled:
+        def __getitem__(self, grid):
+            assert len(grid) == 3
+            return lambda *args: compiled.append(args)
+
+    class Generic:
+        def __getitem__(self, grid):
+            def launch(*args, **kw):
+                generic.append(args)
+                return Compiled()
+            return launch
+    monkeypatch.setitem(names, "_softmax_kernel", Generic())
+    monkeypatch.setitem(names, "_interpreting", lambda: False)
+    monkeypatch.setitem(names, "_softmax_launched", {})
+    x = torch.randn(4, 32)
+    y = torch.empty_like(x)
+    softmax(x, y)
+    softmax(x, y)
+    assert len(generic) == 1 and len(compiled) == 1  # the same facts: reused
+    x2 = torch.randn(4, 33)[:, :32]  # row stride 33: not divisible by 16
+    softmax(x2.contiguous(), torch.empty_like(x2))  # contiguous again: the same facts
+    assert len(generic) == 1 and len(compiled) == 2
+    softmax(x2, torch.empty_like(x2))
+    assert len(generic) == 2
+    unaligned = torch.randn(4 * 32 + 1)[1:].view(4, 32)  # data pointer 4 bytes past alignment
+    softmax(unaligned, y)
+    assert len(generic) == 3
+    softmax(torch.randn(1, 32), torch.empty(1, 32))  # M == 1 is specialized
+    assert len(generic) == 4

@@ -578,6 +578,13 @@ LogicalResult Serializer::run() {
   // dicts or device objects; when it fails, `checks` run and raise the precise error (or accept a call
   // the guard is too strict for, such as a tensor subclass or an int for a float scalar).
   SmallVector<std::string> fast;
+  // What Triton specializes a compiled kernel on, per launch argument: pointer alignment (16
+  // bytes), and for integers the value 1, divisibility by 16 and whether it needs 64 bits. Calls
+  // that agree on all of them can reuse the compiled kernel without Triton's generic launch path.
+  SmallVector<std::string> specKey;
+  auto intSpec = [](const std::string &x) {
+    return "(" + x + ") & 15, (" + x + ") == 1, (" + x + ") >> 31";
+  };
   // The first `view.shape[axis]` that names each shape symbol: it is passed as the symbol's kernel
   // parameter, and later views naming the symbol are compared with it.
   llvm::StringMap<std::string> symbolSource;
@@ -592,6 +599,7 @@ LogicalResult Serializer::run() {
         return kernel.emitError() << "the Triton wrapper has no torch dtype for " << view.getElementType();
       kernelParams.push_back(n);
       launchArgs.push_back(n);
+      specKey.push_back(n + ".data_ptr() & 15");
       wrapperParams.push_back(n);
       fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2}", n, dtype,
                                    view.getRank())
@@ -608,6 +616,7 @@ LogicalResult Serializer::run() {
           if (first) {
             kernelParams.push_back(symbolParam);
             launchArgs.push_back(here);
+            specKey.push_back(intSpec(here));
           } else {
             fast.push_back(here + " == " + it->second);
           }
@@ -631,10 +640,13 @@ LogicalResult Serializer::run() {
       for (unsigned axis = 0; axis < view.getRank(); ++axis) {
         kernelParams.push_back(llvm::formatv("{0}_stride{1}", n, axis).str());
         launchArgs.push_back(llvm::formatv("{0}.stride({1})", n, axis).str());
+        specKey.push_back(intSpec(launchArgs.back()));
       }
     } else if (arg.getType().isIntOrIndexOrFloat()) {
       kernelParams.push_back(n);
       launchArgs.push_back(n);
+      if (!isa<FloatType>(arg.getType()))
+        specKey.push_back(intSpec(n));
       wrapperParams.push_back("*" + n); // keyword-only in the wrapper
       checks.push_back(llvm::formatv("_check_scalar('{0}', {0}, {1})", n,
                                      isa<FloatType>(arg.getType()) ? "float" : "int")
@@ -698,6 +710,7 @@ LogicalResult Serializer::run() {
      << "    return None\n";
   os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
+  os << "\n\n_" << kname << "_launched = {}  # specialization key -> compiled kernel\n";
   os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
   if (!keywords.empty())
     os << ", *, " << llvm::join(keywords, ", ");
@@ -709,11 +722,21 @@ LogicalResult Serializer::run() {
     for (const std::string &c : checks)
       os << "        " << c << "\n";
   }
-  os << "    _grid = (" << *grid << ",)\n";
+  std::string args = llvm::join(launchArgs, ", ");
+  os << "    _grid = (" << *grid << ", 1, 1)\n";
   os << "    if _grid[0] > 0:\n";
-  os << "        _" << kname << "_kernel[_grid](" << llvm::join(launchArgs, ", ")
-     << (launchArgs.empty() ? "" : ", ") << "num_warps=" << param(triton::kWarpsParam)
-     << ", num_stages=" << param(triton::kStagesParam) << ")\n";
+  // Fast path: the compiled kernel of an earlier call with the same specialization, launched
+  // directly (Triton's generic path binds and specializes every argument on every call).
+  os << "        _key = (" << (firstView.empty() ? std::string("0") : firstView + ".get_device()")
+     << (specKey.empty() ? "" : ", ") << llvm::join(specKey, ", ") << ")\n";
+  os << "        _compiled = _" << kname << "_launched.get(_key)\n";
+  os << "        if _compiled is not None:\n";
+  os << "            _compiled[_grid](" << args << ")\n";
+  os << "        else:\n";
+  os << "            _compiled = _" << kname << "_kernel[_grid](" << args << (launchArgs.empty() ? "" : ", ")
+     << "num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam) << ")\n";
+  os << "            if _compiled is not None and not _interpreting():\n";
+  os << "                _" << kname << "_launched[_key] = _compiled\n";
   return success();
 }
 
