@@ -581,10 +581,7 @@ LogicalResult Serializer::run() {
   // What Triton specializes a compiled kernel on, per launch argument: pointer alignment (16
   // bytes), and for integers the value 1, divisibility by 16 and whether it needs 64 bits. Calls
   // that agree on all of them can reuse the compiled kernel without Triton's generic launch path.
-  SmallVector<std::string> specKey;
-  auto intSpec = [](const std::string &x) {
-    return "(" + x + ") & 15, (" + x + ") == 1, (" + x + ") >> 31";
-  };
+  SmallVector<std::pair<unsigned, bool>> specKey; // (launch argument, is a pointer)
   // The first `view.shape[axis]` that names each shape symbol: it is passed as the symbol's kernel
   // parameter, and later views naming the symbol are compared with it.
   llvm::StringMap<std::string> symbolSource;
@@ -599,7 +596,7 @@ LogicalResult Serializer::run() {
         return kernel.emitError() << "the Triton wrapper has no torch dtype for " << view.getElementType();
       kernelParams.push_back(n);
       launchArgs.push_back(n);
-      specKey.push_back(n + ".data_ptr() & 15");
+      specKey.push_back({launchArgs.size() - 1, true});
       wrapperParams.push_back(n);
       fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2}", n, dtype,
                                    view.getRank())
@@ -616,7 +613,7 @@ LogicalResult Serializer::run() {
           if (first) {
             kernelParams.push_back(symbolParam);
             launchArgs.push_back(here);
-            specKey.push_back(intSpec(here));
+            specKey.push_back({launchArgs.size() - 1, false});
           } else {
             fast.push_back(here + " == " + it->second);
           }
@@ -640,13 +637,13 @@ LogicalResult Serializer::run() {
       for (unsigned axis = 0; axis < view.getRank(); ++axis) {
         kernelParams.push_back(llvm::formatv("{0}_stride{1}", n, axis).str());
         launchArgs.push_back(llvm::formatv("{0}.stride({1})", n, axis).str());
-        specKey.push_back(intSpec(launchArgs.back()));
+        specKey.push_back({launchArgs.size() - 1, false});
       }
     } else if (arg.getType().isIntOrIndexOrFloat()) {
       kernelParams.push_back(n);
       launchArgs.push_back(n);
       if (!isa<FloatType>(arg.getType()))
-        specKey.push_back(intSpec(n));
+        specKey.push_back({launchArgs.size() - 1, false});
       wrapperParams.push_back("*" + n); // keyword-only in the wrapper
       checks.push_back(llvm::formatv("_check_scalar('{0}', {0}, {1})", n,
                                      isa<FloatType>(arg.getType()) ? "float" : "int")
@@ -722,13 +719,23 @@ LogicalResult Serializer::run() {
     for (const std::string &c : checks)
       os << "        " << c << "\n";
   }
-  std::string args = llvm::join(launchArgs, ", ");
+  // Each launch argument is evaluated once, into a local.
+  SmallVector<std::string> locals, key;
+  for (unsigned i = 0; i < launchArgs.size(); ++i)
+    locals.push_back("_a" + std::to_string(i));
+  for (auto [i, pointer] : specKey) {
+    const std::string &x = locals[i];
+    key.push_back(pointer ? x + ".data_ptr() & 15" : x + " & 15, " + x + " == 1, " + x + " >> 31");
+  }
+  std::string args = llvm::join(locals, ", ");
   os << "    _grid = (" << *grid << ", 1, 1)\n";
   os << "    if _grid[0] > 0:\n";
+  if (!launchArgs.empty())
+    os << "        " << args << (launchArgs.size() == 1 ? "," : "") << " = " << llvm::join(launchArgs, ", ") << "\n";
   // Fast path: the compiled kernel of an earlier call with the same specialization, launched
   // directly (Triton's generic path binds and specializes every argument on every call).
   os << "        _key = (" << (firstView.empty() ? std::string("0") : firstView + ".get_device()")
-     << (specKey.empty() ? "" : ", ") << llvm::join(specKey, ", ") << ")\n";
+     << (key.empty() ? "" : ", ") << llvm::join(key, ", ") << ")\n";
   os << "        _compiled = _" << kname << "_launched.get(_key)\n";
   os << "        if _compiled is not None:\n";
   os << "            _compiled[_grid](" << args << ")\n";
