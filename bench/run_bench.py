@@ -155,6 +155,15 @@ def cases():
                               nonzero(512), torch.empty(512, 512, device="cuda")),
                run=lambda a: TUNING(kernel("gemm"))(*a), out=lambda a: a[3],
                ref=lambda a: (a[0].float() @ a[1].float()), flops=lambda a: 2 * 512 ** 3, atol=1e-2)
+    # Causal attention (issue 6: correct on the GPU; its region fold runs unblocked, one key at a time).
+    yield dict(name="attention",
+               shape={"B": 1, "H": 4, "S": 128, "T": 128, "D": 64},
+               setup=lambda: tuple(nonzero(1, 4, 128, 64, dtype=torch.float16) for _ in range(3)) +
+               (torch.empty(1, 4, 128, 64, device="cuda", dtype=torch.float16),),
+               run=lambda a: TUNING(kernel("attention"))(*a, scale=0.125), out=lambda a: a[3],
+               ref=lambda a: torch.nn.functional.scaled_dot_product_attention(a[0], a[1], a[2], is_causal=True,
+                                                                             scale=0.125),
+               atol=2e-3, rtol=1e-2)
     # bf16 GEMM (issue 7 targets): torch.matmul is cuBLAS; the hand-written Triton peer is a fixed good config.
     for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024), (4097, 4095, 1000)]:
         yield dict(name="matmul",

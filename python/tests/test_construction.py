@@ -38,6 +38,10 @@ CASES = [
     ("histogram.mlir", {"N": 0, "B": 3}, {}),
     ("embedding.mlir:embedding_gather", {"T": 13, "V": 7, "D": 5}, {}),
     ("embedding.mlir:embedding_scatter_add", {"T": 13, "V": 7, "D": 5}, {}),
+    # region_fold: one fold of the scalar summary, one per output element with its tensor component.
+    ("attention.mlir", {"B": 2, "H": 1, "S": 7, "T": 11, "D": 5}, {"scale": 0.35}),
+    ("attention.mlir", {"B": 1, "H": 2, "S": 3, "T": 0, "D": 4}, {"scale": 0.35}),
+    ("attention.mlir", {"B": 1, "H": 1, "S": 1, "T": 1, "D": 1}, {"scale": 1.5}),
 ]
 
 
@@ -87,10 +91,10 @@ def test_construction_is_deterministic(tessel_bin, root):
 
 
 def test_unconstructed_op_is_a_clear_error(tessel_bin, root):
-    res = subprocess.run([str(tessel_bin), "compile", str(root / "examples/kir/attention.mlir"), "--emit=pgpu"],
-                         capture_output=True, text=True)
+    res = subprocess.run([str(tessel_bin), "compile", str(root / "examples/kir/linear_attention.mlir"),
+                          "--emit=pgpu"], capture_output=True, text=True)
     assert res.returncode == 2
-    assert "attention.mlir:46:33: error: kir-to-pgpu does not construct 'kir.region_fold' here yet" in res.stderr
+    assert "error: kir-to-pgpu does not construct 'kir.region_scan' here yet" in res.stderr
 
 
 def test_print_ir_after_all(tessel_bin, root):

@@ -20,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -88,6 +89,19 @@ private:
   using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
   FailureOr<SmallVector<Value>> loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits, LoopBody body);
   FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
+
+  // Region folds (seed 002 §3.1: an executable physical structured op, unblocked here).
+  FailureOr<SmallVector<Value>> foldAt(kir::RegionFoldOp op, ArrayRef<unsigned> components,
+                                       ArrayRef<Value> positions);
+  LogicalResult checkFoldProjection(kir::RegionFoldOp op, ArrayRef<unsigned> components);
+  /// A slice block argument of a region_fold summarize: the source restricted
+  /// to positions [begin, begin + size) along `axis`.
+  struct Slice {
+    Value source;
+    unsigned axis;
+    Value begin, size;
+  };
+  DenseMap<Value, Slice> slices;
 
   LogicalResult unsupported(Operation *op) {
     return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
@@ -294,6 +308,14 @@ FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, Valu
 
 FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
   tensor = resolve(tensor);
+  if (auto slice = slices.find(tensor); slice != slices.end()) {
+    Slice sl = slice->second;
+    FailureOr<SmallVector<Value>> whole = sizes(sl.source);
+    if (failed(whole))
+      return failure();
+    (*whole)[sl.axis] = sl.size;
+    return whole;
+  }
   Operation *def = tensor.getDefiningOp();
   if (!def)
     return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
@@ -323,6 +345,10 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
         return SmallVector<Value>{domains.lookup(h.getBins()).size};
       })
       .Case<kir::ScanOp>([&](kir::ScanOp op) { return sizes(op.getInputs()[0]); })
+      .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp op) {
+        // A summary component has its identity's shape.
+        return sizes(op.getIdentities()[cast<OpResult>(tensor).getResultNumber()]);
+      })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp op) -> FailureOr<SmallVector<Value>> {
         FailureOr<SmallVector<Value>> in = sizes(op.getInput());
         if (failed(in))
@@ -444,6 +470,12 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
   tensor = resolve(tensor);
   if (Value mapped = map.lookupOrNull(tensor))
     return mapped;
+  if (auto slice = slices.find(tensor); slice != slices.end()) {
+    Slice sl = slice->second;
+    SmallVector<Value> inSource(positions);
+    inSource[sl.axis] = binary(sl.begin.getLoc(), kir::BinaryKind::Add, sl.begin, positions[sl.axis]);
+    return element(sl.source, inSource);
+  }
   Operation *def = tensor.getDefiningOp();
   if (!def)
     return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
@@ -510,6 +542,19 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
         if (failed(count))
           return failure();
         return (*count)[0];
+      })
+      .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) -> FailureOr<Value> {
+        // A tensor component at `positions`, folded with every scalar component.
+        unsigned wanted = cast<OpResult>(tensor).getResultNumber();
+        SmallVector<unsigned> components;
+        for (auto [i, r] : llvm::enumerate(f.getResults()))
+          if (!isa<RankedTensorType>(r.getType()))
+            components.push_back(i);
+        components.push_back(wanted);
+        FailureOr<SmallVector<Value>> folded = foldAt(f, components, positions);
+        if (failed(folded))
+          return failure();
+        return folded->back();
       })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> FailureOr<Value> {
         FailureOr<SmallVector<Value>> pair = argReduceAt(a, positions);
@@ -872,6 +917,153 @@ LogicalResult KernelConstructor::emitReduceScalars(kir::ReduceOp op) {
   return success();
 }
 
+/// Components of a region fold fold apart from the others when the combine
+/// computes each of them from those components only; a tensor component is
+/// projected to one element, which needs its combine to be elementwise
+/// (pointwise ops and scalar broadcasts).
+LogicalResult KernelConstructor::checkFoldProjection(kir::RegionFoldOp op, ArrayRef<unsigned> components) {
+  Block &combine = op.getCombine().front();
+  unsigned n = op.getNumResults();
+  if (n > 64)
+    return op.emitError() << "kir-to-pgpu: a region fold of more than 64 components";
+  uint64_t wanted = 0;
+  for (unsigned c : components)
+    wanted |= uint64_t(1) << c;
+  DenseMap<Value, uint64_t> reaches;
+  for (unsigned i = 0; i < n; ++i) {
+    reaches[combine.getArgument(i)] = uint64_t(1) << i;
+    reaches[combine.getArgument(n + i)] = uint64_t(1) << i;
+  }
+  for (Operation &inner : combine.without_terminator()) {
+    bool tensor = llvm::any_of(inner.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+    if (tensor && !isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp,
+                       kir::BroadcastAsOp>(inner))
+      return inner.emitError() << "kir-to-pgpu constructs a region fold's tensor summary one element at a time; "
+                                  "its combine must be elementwise, not '"
+                               << inner.getName() << "'";
+    if (auto bc = dyn_cast<kir::BroadcastAsOp>(inner); bc && isa<RankedTensorType>(bc.getOperand().getType()))
+      return inner.emitError() << "kir-to-pgpu: a region fold combine that broadcasts a tensor is not elementwise";
+    uint64_t m = 0;
+    for (Value v : inner.getOperands())
+      m |= reaches.lookup(v);
+    for (Value r : inner.getResults())
+      reaches[r] = m;
+  }
+  for (unsigned c : components)
+    if (reaches.lookup(combine.getTerminator()->getOperand(c)) & ~wanted)
+      return op.emitError() << "kir-to-pgpu: summary component #" << c
+                            << " combines with a tensor component; it cannot be folded element by element";
+  return success();
+}
+
+/// A pgpu.region_fold of `components` of `op` (tensor components at
+/// `positions`), over unit segments of the source axis. Summarize realizes
+/// its slices from the sources at [begin, end) and reads whatever it needs;
+/// everything it uses from outside becomes an explicit capture.
+FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, ArrayRef<unsigned> components,
+                                                       ArrayRef<Value> positions) {
+  if (failed(checkFoldProjection(op, components)))
+    return failure();
+  Location loc = op.getLoc();
+  unsigned axis = op.getAxis();
+  FailureOr<SmallVector<Value>> sourceSizes = sizes(op.getSources()[0]);
+  if (failed(sourceSizes))
+    return failure();
+  auto componentAt = [&](Value v) -> FailureOr<Value> {
+    return isa<RankedTensorType>(v.getType()) ? element(v, positions) : scalar(v);
+  };
+  SmallVector<Value> identities;
+  SmallVector<Type> types;
+  for (unsigned c : components) {
+    FailureOr<Value> id = componentAt(op.getIdentities()[c]);
+    if (failed(id))
+      return failure();
+    identities.push_back(*id);
+    types.push_back(id->getType());
+  }
+  Value lower = constIndex(loc, 0), upper = (*sourceSizes)[axis], step = constIndex(loc, 1);
+  auto fold = pgpu::RegionFoldOp::create(b, loc, types, lower, upper, step, identities, ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&fold.getSummarize());
+    Value begin = body->addArgument(b.getIndexType(), loc), end = body->addArgument(b.getIndexType(), loc);
+    Block &kirBody = op.getSummarize().front();
+    unsigned nSources = op.getSources().size();
+    Value size = binary(loc, kir::BinaryKind::Sub, end, begin);
+    for (unsigned i = 0; i < nSources; ++i)
+      slices[kirBody.getArgument(i)] = {op.getSources()[i], axis, begin, size};
+    for (auto [arg, capture] : llvm::zip(kirBody.getArguments().drop_front(nSources), op.getCaptures())) {
+      if (isa<RankedTensorType>(capture.getType())) {
+        aliases[arg] = capture;
+      } else {
+        FailureOr<Value> v = scalar(capture);
+        if (failed(v))
+          return failure();
+        map.map(arg, *v);
+      }
+    }
+    if (failed(emitBlock(kirBody)))
+      return failure();
+    SmallVector<Value> yields;
+    for (unsigned c : components) {
+      FailureOr<Value> y = componentAt(kirBody.getTerminator()->getOperand(c));
+      if (failed(y))
+        return failure();
+      yields.push_back(*y);
+    }
+    pgpu::YieldOp::create(b, loc, yields);
+
+    // combine(earlier, later) on the projected components.
+    Block *merge = b.createBlock(&fold.getCombine());
+    Block &kirMerge = op.getCombine().front();
+    unsigned n = op.getNumResults();
+    for (unsigned side = 0; side < 2; ++side)
+      for (auto [j, c] : llvm::enumerate(components))
+        map.map(kirMerge.getArgument(side * n + c), merge->addArgument(types[j], loc));
+    if (failed(emitBlock(kirMerge)))
+      return failure();
+    SmallVector<Value> merged;
+    for (unsigned c : components) {
+      Value y = kirMerge.getTerminator()->getOperand(c);
+      FailureOr<Value> v;
+      if (auto t = dyn_cast<RankedTensorType>(y.getType())) {
+        // Elementwise (checked): any position reads the projected element.
+        SmallVector<Value> here(t.getRank(), constIndex(loc, 0));
+        v = element(y, here);
+      } else {
+        v = scalar(y);
+      }
+      if (failed(v))
+        return failure();
+      merged.push_back(*v);
+    }
+    pgpu::YieldOp::create(b, loc, merged);
+  }
+  // Close summarize over its inputs: program coordinates, views and scalars become captures.
+  llvm::SetVector<Value> outside;
+  Region &summarize = fold.getSummarize();
+  summarize.walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (!summarize.isAncestor(v.getParentRegion()) && !matchPattern(v, m_Constant()))
+        outside.insert(v);
+  });
+  if (!outside.empty()) {
+    auto closed = pgpu::RegionFoldOp::create(b, loc, types, lower, upper, step, identities, outside.getArrayRef());
+    closed.getSummarize().takeBody(fold.getSummarize());
+    closed.getCombine().takeBody(fold.getCombine());
+    Block &entry = closed.getSummarize().front();
+    for (Value v : outside) {
+      BlockArgument arg = entry.addArgument(v.getType(), loc);
+      v.replaceUsesWithIf(arg, [&](OpOperand &use) {
+        return closed.getSummarize().isAncestor(use.getOwner()->getParentRegion());
+      });
+    }
+    fold.erase();
+    fold = closed;
+  }
+  return SmallVector<Value>(fold.getResults());
+}
+
 LogicalResult KernelConstructor::emitBlock(Block &block) {
   for (Operation &op : block.without_terminator())
     if (failed(emitStatement(op)))
@@ -919,6 +1111,24 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         if (isa<RankedTensorType>(r.getResult(0).getType()))
           return success(); // partial reductions are realized per element
         return emitReduceScalars(r);
+      })
+      .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) -> LogicalResult {
+        // Scalar components now (one fold of just them); tensor components per element, lazily.
+        SmallVector<unsigned> scalars;
+        bool used = false;
+        for (auto [i, r] : llvm::enumerate(f.getResults()))
+          if (!isa<RankedTensorType>(r.getType())) {
+            scalars.push_back(i);
+            used |= !r.use_empty();
+          }
+        if (!used)
+          return success();
+        FailureOr<SmallVector<Value>> folded = foldAt(f, scalars, {});
+        if (failed(folded))
+          return failure();
+        for (auto [i, v] : llvm::zip(scalars, *folded))
+          map.map(f.getResult(i), v);
+        return success();
       })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> LogicalResult {
         if (isa<RankedTensorType>(a.getValues().getType()))
@@ -997,8 +1207,9 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
             return failure();
           for (auto [r, y] : llvm::zip(i.getResults(), region.front().getTerminator()->getOperands())) {
             if (isa<RankedTensorType>(r.getType()))
-              return i.emitError() << "kir-to-pgpu: tensor results of kir.if are not constructed yet";
-            map.map(r, map.lookup(y));
+              aliases[r] = y; // realized per element through the taken branch's value
+            else
+              map.map(r, map.lookup(y));
           }
           return success();
         }

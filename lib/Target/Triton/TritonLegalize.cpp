@@ -105,6 +105,46 @@ void expandRangeScan(pgpu::RangeScanOp op) {
 /// Triton's launch configuration, declared as provider parameters so that the
 /// tuner can search it (seed 003: only declared parameters are searched). The
 /// defaults are Triton's own launch defaults.
+/// An unblocked region fold runs its segments in order: `for b = lo to hi
+/// step s`, summarize [b, min(b + s, hi)) with the captures, combine into the
+/// carried summary (seed 000 §8: segments in order; the fold starts from the
+/// identity, so an empty range yields it).
+void expandRegionFold(pgpu::RegionFoldOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto loop = pgpu::ForOp::create(b, loc, op.getResultTypes(), op.getLower(), op.getUpper(), op.getStep(),
+                                  op.getIdentities());
+  Block *body = b.createBlock(&loop.getBody());
+  Value begin = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> acc;
+  for (Type t : op.getResultTypes())
+    acc.push_back(body->addArgument(t, loc));
+  Value next = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, begin, op.getStep(), false, false);
+  Value end = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Min, next, op.getUpper(), false, false);
+  IRMapping map;
+  Block &summarize = op.getSummarize().front();
+  map.map(summarize.getArgument(0), begin);
+  map.map(summarize.getArgument(1), end);
+  for (auto [arg, capture] : llvm::zip(summarize.getArguments().drop_front(2), op.getCaptures()))
+    map.map(arg, capture);
+  for (Operation &inner : summarize.without_terminator())
+    b.clone(inner, map);
+  Block &combine = op.getCombine().front();
+  IRMapping cmap;
+  for (auto [i, a] : llvm::enumerate(acc)) {
+    cmap.map(combine.getArgument(i), a);
+    cmap.map(combine.getArgument(acc.size() + i), map.lookupOrDefault(summarize.getTerminator()->getOperand(i)));
+  }
+  for (Operation &inner : combine.without_terminator())
+    b.clone(inner, cmap);
+  SmallVector<Value> merged;
+  for (Value y : combine.getTerminator()->getOperands())
+    merged.push_back(cmap.lookupOrDefault(y));
+  pgpu::YieldOp::create(b, loc, merged);
+  op.replaceAllUsesWith(loop.getResults());
+  op.erase();
+}
+
 struct LaunchParam {
   llvm::StringLiteral name;
   ArrayRef<int64_t> candidates;
@@ -168,6 +208,11 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RangeScanOp op) { scans.push_back(op); });
     for (pgpu::RangeScanOp op : scans)
       expandRangeScan(op);
+    // Region folds left unblocked run their segments in order.
+    SmallVector<pgpu::RegionFoldOp> folds;
+    getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RegionFoldOp op) { folds.push_back(op); });
+    for (pgpu::RegionFoldOp op : folds)
+      expandRegionFold(op);
   }
 };
 } // namespace

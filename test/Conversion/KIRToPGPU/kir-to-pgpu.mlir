@@ -103,7 +103,17 @@ module {
 
 // -----
 
-// COM: Must not fire: constructs construction does not realize yet are rejected at the op.
+// COM: A region fold becomes an executable pgpu.region_fold over unit segments of its source axis:
+// COM: summarize receives the segment bounds and, as explicit captures, everything it reads (the
+// COM: view and the program coordinate); its slice is realized from the source at [begin, end).
+// CHECK-LABEL: pgpu.kernel @fold
+// CHECK: %[[S:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %{{.*}} identity(%{{.*}} : f32) operands(%{{.*}} : !pgpu.view<f32, [N], in>) -> (f32) summarize {
+// CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[E:.*]]: index, %[[X:.*]]: !pgpu.view<f32, [N], in>):
+// CHECK: pgpu.binary sub %[[E]], %[[B]] : index
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.load %[[X]]
+// CHECK: } combine {
+// CHECK: pgpu.store %[[S]]
 module {
   kir.kernel @fold(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [1], out>) {
     %c0 = arith.constant 0 : index
@@ -115,7 +125,6 @@ module {
     kir.parallel %one {
     ^bb0(%i: index):
       %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
-      // expected-error @+1 {{kir-to-pgpu does not construct 'kir.region_fold' here yet}}
       %s = kir.region_fold sources(%t : tensor<?xf32>) axis 0 identity(%zero : f32) -> (f32)
       summarize {
       ^bb0(%sl: tensor<?xf32>):
