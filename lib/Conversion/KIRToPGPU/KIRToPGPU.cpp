@@ -102,6 +102,11 @@ private:
     Value begin, size;
   };
   DenseMap<Value, Slice> slices;
+  /// The realized scalar fields of record (and tuple) values.
+  DenseMap<Value, SmallVector<Value>> recordFields;
+  /// The physical slots of one summary component: its fields (a record), its
+  /// element at `positions` (a tensor), or itself (a scalar).
+  FailureOr<SmallVector<Value>> slotsOf(Value v, ArrayRef<Value> positions);
 
   LogicalResult unsupported(Operation *op) {
     return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
@@ -935,7 +940,8 @@ LogicalResult KernelConstructor::checkFoldProjection(kir::RegionFoldOp op, Array
     reaches[combine.getArgument(n + i)] = uint64_t(1) << i;
   }
   for (Operation &inner : combine.without_terminator()) {
-    bool tensor = llvm::any_of(inner.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+    bool tensor = llvm::any_of(inner.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }) ||
+                  llvm::any_of(inner.getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); });
     if (tensor && !isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp,
                        kir::BroadcastAsOp>(inner))
       return inner.emitError() << "kir-to-pgpu constructs a region fold's tensor summary one element at a time; "
@@ -960,6 +966,39 @@ LogicalResult KernelConstructor::checkFoldProjection(kir::RegionFoldOp op, Array
 /// `positions`), over unit segments of the source axis. Summarize realizes
 /// its slices from the sources at [begin, end) and reads whatever it needs;
 /// everything it uses from outside becomes an explicit capture.
+FailureOr<SmallVector<Value>> KernelConstructor::slotsOf(Value v, ArrayRef<Value> positions) {
+  if (isa<RankedTensorType>(v.getType())) {
+    FailureOr<Value> e = element(v, positions);
+    if (failed(e))
+      return failure();
+    return SmallVector<Value>{*e};
+  }
+  if (isa<kir::RecordType, TupleType>(v.getType())) {
+    if (auto fields = recordFields.find(v); fields != recordFields.end())
+      return fields->second;
+    Operation *def = v.getDefiningOp();
+    if (!isa_and_nonnull<kir::RecordOp, kir::TupleOp>(def))
+      return (def ? def : kernel.getOperation())->emitError() << "kir-to-pgpu: a summary record must be built here";
+    SmallVector<Value> fields;
+    for (Value f : def->getOperands()) {
+      FailureOr<Value> x = scalar(f);
+      if (failed(x))
+        return failure();
+      fields.push_back(*x);
+    }
+    return fields;
+  }
+  FailureOr<Value> x = scalar(v);
+  if (failed(x))
+    return failure();
+  return SmallVector<Value>{*x};
+}
+
+/// A pgpu.region_fold of `components` of `op` (tensor components at
+/// `positions`, records as their fields), over unit segments of the source
+/// axis. Summarize realizes its slices from the sources at [begin, end) and
+/// reads whatever it needs; everything it uses from outside becomes an
+/// explicit capture. Returns one value per physical slot, in component order.
 FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, ArrayRef<unsigned> components,
                                                        ArrayRef<Value> positions) {
   if (failed(checkFoldProjection(op, components)))
@@ -969,18 +1008,31 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, Ar
   FailureOr<SmallVector<Value>> sourceSizes = sizes(op.getSources()[0]);
   if (failed(sourceSizes))
     return failure();
-  auto componentAt = [&](Value v) -> FailureOr<Value> {
-    return isa<RankedTensorType>(v.getType()) ? element(v, positions) : scalar(v);
-  };
   SmallVector<Value> identities;
   SmallVector<Type> types;
+  SmallVector<unsigned> width; // slots per component
   for (unsigned c : components) {
-    FailureOr<Value> id = componentAt(op.getIdentities()[c]);
+    FailureOr<SmallVector<Value>> id = slotsOf(op.getIdentities()[c], positions);
     if (failed(id))
       return failure();
-    identities.push_back(*id);
-    types.push_back(id->getType());
+    width.push_back(id->size());
+    for (Value v : *id) {
+      if (!v.getType().isIntOrIndexOrFloat())
+        return op.emitError() << "kir-to-pgpu: a region fold summary field must be a scalar";
+      identities.push_back(v);
+      types.push_back(v.getType());
+    }
   }
+  auto yieldSlots = [&](Block &kirBlock, ArrayRef<Value> at) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> out;
+    for (unsigned c : components) {
+      FailureOr<SmallVector<Value>> slots = slotsOf(kirBlock.getTerminator()->getOperand(c), at);
+      if (failed(slots))
+        return failure();
+      llvm::append_range(out, *slots);
+    }
+    return out;
+  };
   Value lower = constIndex(loc, 0), upper = (*sourceSizes)[axis], step = constIndex(loc, 1);
   auto fold = pgpu::RegionFoldOp::create(b, loc, types, lower, upper, step, identities, ValueRange{});
   {
@@ -1004,40 +1056,36 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, Ar
     }
     if (failed(emitBlock(kirBody)))
       return failure();
-    SmallVector<Value> yields;
-    for (unsigned c : components) {
-      FailureOr<Value> y = componentAt(kirBody.getTerminator()->getOperand(c));
-      if (failed(y))
-        return failure();
-      yields.push_back(*y);
-    }
-    pgpu::YieldOp::create(b, loc, yields);
+    FailureOr<SmallVector<Value>> yields = yieldSlots(kirBody, positions);
+    if (failed(yields))
+      return failure();
+    pgpu::YieldOp::create(b, loc, *yields);
 
     // combine(earlier, later) on the projected components.
     Block *merge = b.createBlock(&fold.getCombine());
     Block &kirMerge = op.getCombine().front();
     unsigned n = op.getNumResults();
-    for (unsigned side = 0; side < 2; ++side)
-      for (auto [j, c] : llvm::enumerate(components))
-        map.map(kirMerge.getArgument(side * n + c), merge->addArgument(types[j], loc));
+    for (unsigned side = 0; side < 2; ++side) {
+      unsigned slot = 0;
+      for (auto [j, c] : llvm::enumerate(components)) {
+        SmallVector<Value> args;
+        for (unsigned k = 0; k < width[j]; ++k)
+          args.push_back(merge->addArgument(types[slot++], loc));
+        Value kirArg = kirMerge.getArgument(side * n + c);
+        if (isa<kir::RecordType, TupleType>(kirArg.getType()))
+          recordFields[kirArg] = args;
+        else
+          map.map(kirArg, args[0]);
+      }
+    }
     if (failed(emitBlock(kirMerge)))
       return failure();
-    SmallVector<Value> merged;
-    for (unsigned c : components) {
-      Value y = kirMerge.getTerminator()->getOperand(c);
-      FailureOr<Value> v;
-      if (auto t = dyn_cast<RankedTensorType>(y.getType())) {
-        // Elementwise (checked): any position reads the projected element.
-        SmallVector<Value> here(t.getRank(), constIndex(loc, 0));
-        v = element(y, here);
-      } else {
-        v = scalar(y);
-      }
-      if (failed(v))
-        return failure();
-      merged.push_back(*v);
-    }
-    pgpu::YieldOp::create(b, loc, merged);
+    // Elementwise (checked): any position reads the projected element of a tensor component.
+    SmallVector<Value> anywhere(positions.size(), constIndex(loc, 0));
+    FailureOr<SmallVector<Value>> merged = yieldSlots(kirMerge, anywhere);
+    if (failed(merged))
+      return failure();
+    pgpu::YieldOp::create(b, loc, *merged);
   }
   // Close summarize over its inputs: program coordinates, views and scalars become captures.
   llvm::SetVector<Value> outside;
@@ -1126,8 +1174,20 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         FailureOr<SmallVector<Value>> folded = foldAt(f, scalars, {});
         if (failed(folded))
           return failure();
-        for (auto [i, v] : llvm::zip(scalars, *folded))
-          map.map(f.getResult(i), v);
+        unsigned slot = 0;
+        for (unsigned i : scalars) {
+          Value r = f.getResult(i);
+          if (auto record = dyn_cast<kir::RecordType>(r.getType())) {
+            unsigned nf = record.getTypes().size();
+            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*folded).slice(slot, nf));
+            slot += nf;
+          } else if (auto tuple = dyn_cast<TupleType>(r.getType())) {
+            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*folded).slice(slot, tuple.size()));
+            slot += tuple.size();
+          } else {
+            map.map(r, (*folded)[slot++]);
+          }
+        }
         return success();
       })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> LogicalResult {
@@ -1156,14 +1216,23 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
           map.map(get.getResult(), map.lookup(get.getTuple().getDefiningOp()->getOperand(get.getIndex())));
         } else if (auto get = dyn_cast<kir::RecordGetOp>(product)) {
           auto type = cast<kir::RecordType>(get.getRecord().getType());
+          unsigned field = *type.getFieldIndex(get.getField());
+          if (auto fields = recordFields.find(get.getRecord()); fields != recordFields.end()) {
+            map.map(get.getResult(), fields->second[field]);
+            return success();
+          }
           Operation *def = get.getRecord().getDefiningOp();
           if (!isa_and_nonnull<kir::RecordOp>(def))
             return unsupported(product);
-          map.map(get.getResult(), map.lookup(def->getOperand(*type.getFieldIndex(get.getField()))));
+          map.map(get.getResult(), map.lookup(def->getOperand(field)));
         } else {
-          for (Value v : product->getOperands())
+          SmallVector<Value> fields;
+          for (Value v : product->getOperands()) {
             if (isa<RankedTensorType>(v.getType()) || !map.contains(v))
               return unsupported(product);
+            fields.push_back(map.lookup(v));
+          }
+          recordFields[product->getResult(0)] = fields;
         }
         return success();
       })

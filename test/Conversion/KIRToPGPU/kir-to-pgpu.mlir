@@ -217,3 +217,124 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A record summary folds as its fields: the {m, den} of an online softmax become two f32
+// COM: components of the physical fold, and record_get on the result reads the field.
+// CHECK-LABEL: pgpu.kernel @record_fold
+// CHECK: %[[F:.*]]:2 = pgpu.region_fold %{{.*}} to %{{.*}} step %{{.*}} identity(%{{.*}}, %{{.*}} : f32, f32)
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK: pgpu.store %[[F]]#1, %y
+module {
+  kir.kernel @record_fold(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [1], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %n = kir.extent "N"
+    %d = kir.domain %c0 to %n
+    %one = kir.domain %c0 to %c1
+    %id = kir.record %ninf, %zero : f32, f32 -> !kir.record<m: f32, den: f32>
+    kir.parallel %one {
+    ^bb0(%i: index):
+      %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+      %s = kir.region_fold sources(%t : tensor<?xf32>) axis 0 identity(%id : !kir.record<m: f32, den: f32>)
+          -> (!kir.record<m: f32, den: f32>)
+      summarize {
+      ^bb0(%sl: tensor<?xf32>):
+        %ni = arith.constant 0xFF800000 : f32
+        %z = arith.constant 0.0 : f32
+        %m = kir.reduce %sl axes [0] identity(%ni : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%a: f32, %b: f32):
+          %c = kir.binary max %a, %b : f32
+          kir.yield %c : f32
+        }
+        %mb = kir.broadcast_as %m to %sl dims [] : f32, tensor<?xf32> -> tensor<?xf32>
+        %sh = kir.binary sub %sl, %mb : tensor<?xf32>
+        %e = kir.unary exp %sh : tensor<?xf32>
+        %den = kir.reduce %e axes [0] identity(%z : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%a: f32, %b: f32):
+          %c = kir.binary add %a, %b : f32
+          kir.yield %c : f32
+        }
+        %r = kir.record %m, %den : f32, f32 -> !kir.record<m: f32, den: f32>
+        kir.yield %r : !kir.record<m: f32, den: f32>
+      } combine {
+      ^bb0(%p: !kir.record<m: f32, den: f32>, %q: !kir.record<m: f32, den: f32>):
+        %m1 = kir.record_get %p["m"] : !kir.record<m: f32, den: f32> -> f32
+        %m2 = kir.record_get %q["m"] : !kir.record<m: f32, den: f32> -> f32
+        %d1 = kir.record_get %p["den"] : !kir.record<m: f32, den: f32> -> f32
+        %d2 = kir.record_get %q["den"] : !kir.record<m: f32, den: f32> -> f32
+        %m = kir.binary max %m1, %m2 : f32
+        %x1 = kir.binary sub %m1, %m : f32
+        %x2 = kir.binary sub %m2, %m : f32
+        %e1 = kir.unary exp %x1 : f32
+        %e2 = kir.unary exp %x2 : f32
+        %w1 = kir.binary mul %d1, %e1 : f32
+        %w2 = kir.binary mul %d2, %e2 : f32
+        %den = kir.binary add %w1, %w2 : f32
+        %r = kir.record %m, %den : f32, f32 -> !kir.record<m: f32, den: f32>
+        kir.yield %r : !kir.record<m: f32, den: f32>
+      }
+      %den = kir.record_get %s["den"] : !kir.record<m: f32, den: f32> -> f32
+      kir.store %den, %y[%i] : f32, !kir.view<f32, [1], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a tensor summary whose combine is not elementwise (it reduces the tensor
+// COM: component into a scalar one) cannot be folded one element at a time: an error at the fold.
+module {
+  kir.kernel @coupled(%x: !kir.view<f32, [N, D], in>, %y: !kir.view<f32, [1, D], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %n = kir.extent "N"
+    %nd = kir.extent "D"
+    %dn = kir.domain %c0 to %n
+    %dd = kir.domain %c0 to %nd
+    %one = kir.domain %c0 to %c1
+    %acc0 = kir.broadcast %zero over(%dd) dims [] : f32 -> tensor<?xf32>
+    kir.parallel %one {
+    ^bb0(%i: index):
+      %t = kir.load %x[%dn, %dd] : !kir.view<f32, [N, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %s, %a = kir.region_fold sources(%t : tensor<?x?xf32>) axis 0 identity(%zero, %acc0 : f32, tensor<?xf32>)
+          -> (f32, tensor<?xf32>)
+      summarize {
+      ^bb0(%sl: tensor<?x?xf32>):
+        %z = arith.constant 0.0 : f32
+        %col = kir.reduce %sl axes [0] identity(%z : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+        ^bb0(%p: f32, %q: f32):
+          %c = kir.binary add %p, %q : f32
+          kir.yield %c : f32
+        }
+        %tot = kir.reduce %col axes [0] identity(%z : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%p: f32, %q: f32):
+          %c = kir.binary add %p, %q : f32
+          kir.yield %c : f32
+        }
+        kir.yield %tot, %col : f32, tensor<?xf32>
+      } combine {
+      ^bb0(%s1: f32, %a1: tensor<?xf32>, %s2: f32, %a2: tensor<?xf32>):
+        %z = arith.constant 0.0 : f32
+        // expected-error @+1 {{its combine must be elementwise, not 'kir.reduce'}}
+        %first = kir.reduce %a1 axes [0] identity(%z : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%p: f32, %q: f32):
+          %c = kir.binary add %p, %q : f32
+          kir.yield %c : f32
+        }
+        %s12 = kir.binary add %first, %s2 : f32
+        %a = kir.binary add %a1, %a2 : tensor<?xf32>
+        kir.yield %s12, %a : f32, tensor<?xf32>
+      }
+      kir.store %a, %y[%i, %dd] : tensor<?xf32>, !kir.view<f32, [1, D], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
