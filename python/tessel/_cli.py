@@ -5,6 +5,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import time
 
 from ._errors import CompileError
@@ -43,4 +44,8 @@ def run_tessel(args, retries: int = 2) -> subprocess.CompletedProcess:
 def check(res: subprocess.CompletedProcess, what: str) -> str:
     if res.returncode != 0:
         raise CompileError.from_compiler(res.stderr, f"{what} failed with exit code {res.returncode}")
+    # Optimization remarks (compile option optimization_remarks=True) reach the author as they are.
+    remarks = [line for line in res.stderr.splitlines() if "remark:" in line]
+    if remarks:
+        print("\n".join(remarks), file=sys.stderr)
     return res.stdout

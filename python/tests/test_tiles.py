@@ -101,3 +101,21 @@ def test_tiled_transpose_runs_through_triton(shapes, tmp_path, monkeypatch):
     assert "tl.arange(0, 16)" in kernel.source("triton", {}, params)
     kernel._launcher({}, params)(x, out)
     np.testing.assert_array_equal(out.numpy(), ref["out"])
+
+
+def test_optimization_remarks_reach_the_author(tmp_path, monkeypatch, capsys):
+    # @tessel.kernel(optimization_remarks=True): each pass group's decision, at the author's lines.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    import tessel
+    import tessel.language as T
+
+    @tessel.kernel(optimization_remarks=True)
+    def mm(a: T.In[T.f16, ("M", "K")], b: T.In[T.f16, ("K", "N")], c: T.Out[T.f32, ("M", "N")]):
+        M, K = a.shape
+        rows, cols, ks = T.domain(0, M), T.domain(0, b.shape[1]), T.domain(0, K)
+        c[rows, cols] = T.matmul(a[rows, ks], b[ks, cols], acc_dtype=T.f32)
+
+    source = mm.source("triton")
+    assert "tl.dot(" in source
+    err = capsys.readouterr().err
+    assert "test_tiles.py:" in err and "remark: pgpu-form-tiles: tiled a contraction nest" in err

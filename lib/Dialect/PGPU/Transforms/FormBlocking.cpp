@@ -309,14 +309,26 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       });
       OpBuilder b(kernel.getContext());
       bool changed = false;
+      bool remarks = remarksEnabled(kernel);
       // Innermost first; a loop whose body still holds a loop is not blocked.
       for (Operation *op : llvm::reverse(candidates)) {
+        Location loc = op->getLoc();
+        StringRef what = op->getName().getStringRef();
+        std::string name = what.str();
+        LogicalResult done = failure();
         if (auto f = dyn_cast<ForeachOp>(op))
-          changed |= succeeded(blockForeach(b, f));
+          done = blockForeach(b, f);
         else if (auto s = dyn_cast<RangeScanOp>(op))
-          changed |= succeeded(blockRangeScan(b, s));
+          done = blockRangeScan(b, s);
         else
-          changed |= succeeded(blockRangeReduce(b, cast<RangeReduceOp>(op)));
+          done = blockRangeReduce(b, cast<RangeReduceOp>(op));
+        changed |= succeeded(done);
+        if (remarks && succeeded(done))
+          emitRemark(loc) << "pgpu-form-blocking: '" << name << "' became a loop over blocks of BLOCK lanes";
+        else if (remarks)
+          emitRemark(loc) << "pgpu-form-blocking: '" << name
+                          << "' not blocked: its body has nested loops, control, reductions, tuples or atomics, or "
+                             "a write that every lane would repeat";
       }
       if (changed && !kernel.getParam(kBlock)) {
         SmallVector<Attribute> params;

@@ -93,8 +93,11 @@ public:
       : kernel(kernel), space(space), group(group), b(kernel.getContext()) {}
 
   /// Checks the nest and finds the contractions; fails (without touching the
-  /// IR) when this group is not for this pass.
+  /// IR) when this group is not for this pass, with the reason in `whyNot`.
   LogicalResult analyze();
+  /// What was adopted, for the remark.
+  std::string adopted() const;
+  std::string whyNot;
   void rewrite();
 
 private:
@@ -215,21 +218,25 @@ LogicalResult Tiler::analyze() {
   }
   programBody = level;
   programAxes = bit(numAxes) - 1;
+  auto reject = [&](const Twine &why) {
+    whyNot = why.str();
+    return failure();
+  };
   // Masks of the chain's prologues, then the program body.
   Block *walk = &body;
   for (ForeachOp each : chain) {
     if (failed(analyzeBlock(*walk, /*programBody=*/false)))
-      return failure();
+      return reject("the code before a foreach has effects or control");
     walk = &each.getBody().front();
   }
   if (failed(analyzeBlock(*programBody, /*programBody=*/true)))
-    return failure();
+    return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the program");
   if (contracts.empty()) {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
     // both axes gives every access contiguous runs along its own innermost axis.
     if (!loopAxis.empty())
-      return failure();
+      return reject("no reduction is contraction-shaped (a sum over k of x * y with x and y on different free axes)");
     Mask walked = 0;
     for (Operation &op : programBody->without_terminator()) {
       ValueRange coords;
@@ -244,7 +251,7 @@ LogicalResult Tiler::analyze() {
         walked |= m;
     }
     if (popcount(walked) != 2)
-      return failure();
+      return reject("no contraction, and every access walks the same axis (one-axis blocking serves it)");
     blocked = walked;
     coalescing = true;
   }
@@ -255,7 +262,7 @@ LogicalResult Tiler::analyze() {
     batch |= maskOf(c.lhs) & maskOf(c.rhs) & programAxes;
   }
   if (blocked & batch)
-    return failure(); // an axis both free and shared: no consistent tile
+    return reject("an axis is free in one contraction and shared in another: no consistent tile");
   for (auto &entry : loopAxis)
     blocked |= bit(entry.second);
   // Fragments stay at rank <= 2 (the contraction products are never built).
@@ -267,7 +274,7 @@ LogicalResult Tiler::analyze() {
     if (def && products.contains(def))
       continue;
     if (popcount(m & blocked) > 2)
-      return failure();
+      return reject("a value would need a fragment of rank > 2");
   }
   // A write must depend on every blocked program axis, or lanes would repeat it.
   for (Operation &op : programBody->without_terminator()) {
@@ -277,7 +284,7 @@ LogicalResult Tiler::analyze() {
     for (Value v : op.getOperands().drop_front(2))
       m |= maskOf(v);
     if ((m & blocked & programAxes) != (blocked & programAxes))
-      return failure();
+      return reject("a write does not depend on every tiled axis (lanes would repeat it)");
   }
   paramOf.resize(numAxes);
   for (unsigned a = 0; a < numAxes; ++a)
@@ -558,6 +565,21 @@ void Tiler::tileReduce(RangeReduceOp op) {
     map.map(r, n);
 }
 
+std::string Tiler::adopted() const {
+  std::string text = coalescing ? "tiled for contiguous accesses: " : "tiled a contraction nest: ";
+  SmallVector<std::string> names;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (blocked & bit(a))
+      names.push_back(paramOf[a] + ((programAxes & bit(a)) ? " (program axis " + std::to_string(a) + ")"
+                                                           : " (reduction loop)"));
+  text += llvm::join(names, ", ");
+  if (!contracts.empty())
+    text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
+  if (!groupParam.empty())
+    text += "; grouped traversal " + groupParam;
+  return text;
+}
+
 void Tiler::rewrite() {
   Location loc = group.getLoc();
   MLIRContext *ctx = kernel.getContext();
@@ -693,9 +715,16 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
       if (!group || !sole || group.getLinear() != body.getArgument(0))
         continue;
       Tiler tiler(kernel, space, group);
-      if (failed(tiler.analyze()))
+      bool remarks = remarksEnabled(kernel);
+      if (failed(tiler.analyze())) {
+        if (remarks && !tiler.whyNot.empty())
+          group.emitRemark() << "pgpu-form-tiles: not tiled: " << tiler.whyNot;
         continue;
+      }
+      Location loc = group.getLoc();
       tiler.rewrite();
+      if (remarks)
+        emitRemark(loc) << "pgpu-form-tiles: " << tiler.adopted();
     }
   }
 };

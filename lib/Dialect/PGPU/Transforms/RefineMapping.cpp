@@ -99,10 +99,19 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       if (!space)
         continue;
       ExecutionGroupOp group = soleGroup(space);
-      if (!group || !isPerElement(group) || kernel.getParam(kBlockP))
+      bool remarks = remarksEnabled(kernel);
+      if (!group || !isPerElement(group) || kernel.getParam(kBlockP)) {
+        if (remarks)
+          space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: "
+                             << (!group ? "the program space has several segments or dispatch code"
+                                        : "the group body has loops, control or fragments (it owns more than an "
+                                          "element already)");
         continue;
+      }
       if (failed(refine(kernel, space, group)))
         return signalPassFailure();
+      if (remarks)
+        group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P members of the innermost axis";
       SmallVector<Attribute> params;
       if (auto existing = kernel.getParams())
         params.assign(existing->begin(), existing->end());

@@ -137,8 +137,18 @@ struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
       if (isa<ExecutionGroupOp, ProgramSpaceOp>(op))
         blocks.push_back(&op->getRegion(0).front());
     });
-    for (Block *block : blocks)
-      (void)stage(*block);
+    for (Block *block : blocks) {
+      ForOp anchor = firstShared(*block);
+      Location loc = anchor ? anchor.getLoc() : block->getParentOp()->getLoc();
+      bool remarks = remarksEnabled(block->getParentOp());
+      if (succeeded(stage(*block))) {
+        if (remarks)
+          emitRemark(loc) << "pgpu-stage-rows: loops over one row read it once when it fits one block "
+                             "(guarded single-iteration path)";
+      } else if (remarks && anchor) {
+        emitRemark(loc) << "pgpu-stage-rows: not staged: the block yields values";
+      }
+    }
   }
 };
 } // namespace

@@ -3,6 +3,7 @@
 #ifndef TESSEL_DIALECT_PGPU_TRANSFORMS_PASSES_H
 #define TESSEL_DIALECT_PGPU_TRANSFORMS_PASSES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 
@@ -12,6 +13,17 @@ namespace tessel::pgpu {
 
 #define GEN_PASS_REGISTRATION
 #include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+/// Whether the module's `kir.compile_options` ask for optimization remarks
+/// (seed 002 §1: adopted and rejected transformations say why, at the op).
+inline bool remarksEnabled(mlir::Operation *op) {
+  auto module = op->getParentOfType<mlir::ModuleOp>();
+  if (!module && llvm::isa<mlir::ModuleOp>(op))
+    module = llvm::cast<mlir::ModuleOp>(op);
+  if (!module)
+    return false;
+  auto options = module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
+  return options && options.getOptimizationRemarks();
+}
 } // namespace tessel::pgpu
 
 #endif // TESSEL_DIALECT_PGPU_TRANSFORMS_PASSES_H
