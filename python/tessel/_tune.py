@@ -99,6 +99,18 @@ def _median_ms(torch, fn, reps: int, inner: int = 10) -> float:
     return statistics.median(times)
 
 
+def _rotation(torch, tensors, most: int = 8) -> int:
+    """How many copies of the inputs to rotate through while timing: enough to cover twice the
+    device's L2 when one set fits in it (at most `most`), else one."""
+    if not tensors or not getattr(tensors[0], "is_cuda", False):
+        return 1
+    size = sum(t.numel() * t.element_size() for t in tensors)
+    l2 = torch.cuda.get_device_properties(tensors[0].device).L2_cache_size
+    if size == 0 or size >= l2:
+        return 1
+    return max(1, min(most, -(-2 * l2 // size)))
+
+
 def _agrees(torch, got, want) -> bool:
     """Same result as the default candidate, up to the reassociation a different blocking of a
     floating-point reduction may do."""
@@ -112,7 +124,7 @@ def _agrees(torch, got, want) -> bool:
 
 
 def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 60.0, reps: int = 10,
-         verbose: bool = True, timer=None, finalists: int = 3) -> tuple[dict, dict]:
+         verbose: bool = True, timer=None, finalists: int = 3, keep_times: bool = False) -> tuple[dict, dict]:
     """Searches the declared parameters of `kernel` for these tensors.
 
     Candidates whose estimated resources exceed the target (the generated `<kernel>_PRUNE`) are
@@ -153,15 +165,27 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         kernel._launcher(constexprs, params)(*copies, **scalars)
         return copies
 
+    rotation = _rotation(torch, tensors)
+    report_rotation = rotation
+
     def measure(params):
-        copies = [t.clone() for t in tensors]
+        # Inputs that fit in L2 rotate through several copies, so each timed launch reads memory a
+        # previous launch did not just leave in the cache.
+        sets = [[t.clone() for t in tensors] for _ in range(rotation)]
         launch = kernel._launcher(constexprs, params)
-        return timer(lambda: launch(*copies, **scalars))
+        turn = [0]
+
+        def once():
+            copies = sets[turn[0] % len(sets)]
+            turn[0] += 1
+            launch(*copies, **scalars)
+        return timer(once)
 
     started = time.monotonic()
     reference = run(default)
     report = {"candidates": len(grid), "pruned": pruned, "timed": 0, "rejected": [], "skipped_for_budget": 0,
-              "strategy": "hill climb from the default, then nearest the best first"}
+              "strategy": "hill climb from the default, then nearest the best first",
+              "rotating_input_sets": report_rotation}
     timed = []
     results = {}
 
@@ -224,6 +248,8 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         print()
         for params, why in report["rejected"]:
             print(f"tessel.tune {kernel.name}: rejected {params}: {why}")
+    if keep_times:
+        report["times"] = [(params, ms) for ms, params in timed]
     if not timed:
         report["winner_ms"] = None
         return default, report

@@ -216,3 +216,31 @@ def test_tuner_climbs_from_the_default_to_the_fastest_neighbour():
     # default, its neighbours; then (256, 1)'s new neighbours; then (512, 1)'s; then the rest.
     assert visited[:7] == [(128, 1), (64, 1), (256, 1), (128, 2), (512, 1), (256, 2), (512, 2)]
     assert best == {"BLOCK": 512, "BLOCK_P": 1} and report["winner_ms"] == 0.2
+
+
+def test_inputs_that_fit_in_l2_rotate_through_copies():
+    class Tensor:
+        is_cuda, device = True, 0
+
+        def __init__(self, nbytes):
+            self.nbytes = nbytes
+
+        def numel(self):
+            return self.nbytes
+
+        def element_size(self):
+            return 1
+
+    class Props:
+        L2_cache_size = 50 << 20
+
+    class Torch:
+        class cuda:
+            @staticmethod
+            def get_device_properties(device):
+                return Props()
+
+    assert _tune._rotation(Torch, [Tensor(1 << 20), Tensor(1 << 20)]) == 8      # 2 MiB: capped at 8 sets
+    assert _tune._rotation(Torch, [Tensor(20 << 20)]) == 5                      # 20 MiB: 100 MiB / 20 MiB
+    assert _tune._rotation(Torch, [Tensor(60 << 20)]) == 1                      # larger than L2: one set
+    assert _tune._rotation(Torch, []) == 1
