@@ -213,6 +213,16 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RegionFoldOp op) { folds.push_back(op); });
     for (pgpu::RegionFoldOp op : folds)
       expandRegionFold(op);
+    // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.
+    bool spellable = true;
+    getOperation().walk([&](Operation *op) {
+      if (std::optional<std::string> issue = triton::spellingIssue(op)) {
+        op->emitError() << "the Triton provider cannot express '" << op->getName() << "': " << *issue;
+        spellable = false;
+      }
+    });
+    if (!spellable)
+      signalPassFailure();
   }
 };
 } // namespace

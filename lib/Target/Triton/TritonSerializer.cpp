@@ -245,12 +245,9 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
     line(indent, "# " + *origin);
     lastOrigin = *origin;
   }
-  for (Type t : op.getResultTypes()) {
-    if (isa<TupleType>(t))
-      return unsupported(&op, "tuples are not spelled yet");
-    if (auto f = dyn_cast<pgpu::FragmentType>(t); f && f.getRank() > 2)
-      return unsupported(&op, "fragments of rank > 2 are not spelled yet");
-  }
+  // The provider verifier's facts (Capabilities.cpp): the serializer spells only what passes it.
+  if (std::optional<std::string> issue = triton::spellingIssue(&op))
+    return unsupported(&op, *issue);
   auto assign = [&](Value result, const Twine &rhs) { line(indent, name(result) + " = " + rhs); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<arith::ConstantOp>([&](arith::ConstantOp) { return success(); }) // spelled at each use
@@ -274,60 +271,20 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> LogicalResult {
-        std::string l = expr(b.getLhs()), r = expr(b.getRhs());
         bool isFloat = isa<FloatType>(pgpu::elementTypeOf(b.getType()));
-        std::string text;
-        switch (b.getKind()) {
-        case kir::BinaryKind::Add: text = l + " + " + r; break;
-        case kir::BinaryKind::Sub: text = l + " - " + r; break;
-        case kir::BinaryKind::Mul: text = l + " * " + r; break;
-        case kir::BinaryKind::Div:
-          if (!isFloat)
-            text = l + " // " + r;
-          else
-            text = b.getApproximate() ? l + " / " + r : "tl.div_rn(" + l + ", " + r + ")";
-          break;
-        case kir::BinaryKind::Rem: text = l + " % " + r; break;
-        case kir::BinaryKind::Max:
-          text = isFloat ? "tl.maximum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)"
-                         : "tl.maximum(" + l + ", " + r + ")";
-          break;
-        case kir::BinaryKind::Min:
-          text = isFloat ? "tl.minimum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)"
-                         : "tl.minimum(" + l + ", " + r + ")";
-          break;
-        case kir::BinaryKind::And: text = l + " & " + r; break;
-        case kir::BinaryKind::Or: text = l + " | " + r; break;
-        case kir::BinaryKind::Xor: text = l + " ^ " + r; break;
-        case kir::BinaryKind::Shl: text = l + " << " + r; break;
-        case kir::BinaryKind::Shr: text = l + " >> " + r; break;
-        default:
+        std::optional<std::string> text =
+            triton::binarySpelling(b.getKind(), isFloat, b.getApproximate(), expr(b.getLhs()), expr(b.getRhs()));
+        if (!text)
           return unsupported(&op, "no Triton operation with this kind's NaN semantics");
-        }
-        assign(b.getResult(), text);
+        assign(b.getResult(), *text);
         return success();
       })
       .Case<pgpu::UnaryOp>([&](pgpu::UnaryOp u) -> LogicalResult {
-        std::string x = expr(u.getOperand());
-        std::string text;
-        switch (u.getKind()) {
-        case kir::UnaryKind::Neg: text = "-" + x; break;
-        case kir::UnaryKind::Abs: text = "tl.abs(" + x + ")"; break;
-        case kir::UnaryKind::Exp: text = "tl.exp(" + x + ")"; break;
-        case kir::UnaryKind::Exp2: text = "tl.exp2(" + x + ")"; break;
-        case kir::UnaryKind::Log: text = "tl.log(" + x + ")"; break;
-        case kir::UnaryKind::Log2: text = "tl.log2(" + x + ")"; break;
-        case kir::UnaryKind::Sqrt: text = "tl.sqrt_rn(" + x + ")"; break;
-        case kir::UnaryKind::Rsqrt: text = "tl.div_rn(1.0, tl.sqrt_rn(" + x + "))"; break;
-        case kir::UnaryKind::Sigmoid: text = "tl.sigmoid(" + x + ")"; break;
-        case kir::UnaryKind::Sin: text = "tl.sin(" + x + ")"; break;
-        case kir::UnaryKind::Cos: text = "tl.cos(" + x + ")"; break;
-        case kir::UnaryKind::Floor: text = "tl.floor(" + x + ")"; break;
-        case kir::UnaryKind::Ceil: text = "tl.ceil(" + x + ")"; break;
-        case kir::UnaryKind::Not: text = pgpu::elementTypeOf(u.getType()).isInteger(1) ? x + " ^ 1" : "~" + x; break;
-        default: return unsupported(&op, "no Triton math function with the required accuracy");
-        }
-        assign(u.getResult(), text);
+        std::optional<std::string> text = triton::unarySpelling(
+            u.getKind(), pgpu::elementTypeOf(u.getType()).isInteger(1), expr(u.getOperand()));
+        if (!text)
+          return unsupported(&op, "no Triton math function with the required accuracy");
+        assign(u.getResult(), *text);
         return success();
       })
       .Case<pgpu::CmpOp>([&](pgpu::CmpOp c) {
@@ -367,11 +324,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp sr) -> LogicalResult {
-        // Unique spelling only for a single-add combine: tl.atomic_add.
-        Block &combine = sr.getCombine().front();
-        auto add = dyn_cast<pgpu::BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
-        if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
-          return unsupported(&op, "only an add combine has a Triton spelling (tl.atomic_add)");
+        // Unique spelling only for a single-add combine (checked): tl.atomic_add.
         FailureOr<std::string> addr = address(&op, sr.getView(), sr.getCoords());
         if (failed(addr))
           return failure();
@@ -433,9 +386,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::BroadcastOp>([&](pgpu::BroadcastOp br) -> LogicalResult {
         // Operand axis i is result axis dims[i]; the other result axes are new (None).
-        ArrayRef<int64_t> dims = br.getDims();
-        if (!llvm::is_sorted(dims))
-          return unsupported(&op, "a broadcast that also permutes axes (transpose first)");
+        ArrayRef<int64_t> dims = br.getDims(); // sorted (checked)
         unsigned rank = cast<pgpu::FragmentType>(br.getType()).getRank();
         SmallVector<std::string> index;
         for (unsigned a = 0; a < rank; ++a)
@@ -453,26 +404,18 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::ContractOp>([&](pgpu::ContractOp c) -> LogicalResult {
         // tl.dot: [M, K] x [K, N] + [M, N]; wider forms are legalized into this one first.
-        auto lhs = cast<pgpu::FragmentType>(c.getLhs().getType());
-        auto rhs = cast<pgpu::FragmentType>(c.getRhs().getType());
-        if (lhs.getRank() != 2 || rhs.getRank() != 2 || c.getLhsReduce() != ArrayRef<int64_t>{1} ||
-            c.getRhsReduce() != ArrayRef<int64_t>{0} || !c.getLhsBatch().empty())
-          return unsupported(&op, "tl.dot spells only [M, K] x [K, N] with no batch axes");
+        // The form and dtypes are checked by the provider verifier; the bound extents are not.
         for (Type t : {c.getLhs().getType(), c.getRhs().getType()})
           for (int64_t e : shapeOf(t))
             if (e < 16)
               return unsupported(&op, "tl.dot needs every operand extent >= 16, got " + std::to_string(e));
-        Type in = lhs.getElementType(), acc = pgpu::elementTypeOf(c.getAcc().getType());
-        if (!acc.isF32() || !(in.isF16() || in.isBF16() || in.isF32()))
-          return unsupported(&op, "tl.dot spells f16, bf16 and f32 operands with an f32 accumulator");
+        Type in = cast<pgpu::FragmentType>(c.getLhs().getType()).getElementType();
         // f32 operands keep IEEE products (no TF32 rounding: that needs a numerical permission).
         assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +
                                   (in.isF32() ? ", input_precision=\"ieee\")" : ")"));
         return success();
       })
       .Case<pgpu::ReduceOp>([&](pgpu::ReduceOp r) -> LogicalResult {
-        if (r.getAxes().size() != 1)
-          return unsupported(&op, "only a reduction over one axis is spelled yet");
         FailureOr<std::string> fn = combineFunction(r.getCombine());
         if (failed(fn))
           return failure();
@@ -487,10 +430,6 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::ScanOp>([&](pgpu::ScanOp sc) -> LogicalResult {
-        if (sc.getAxis() != 0 || cast<pgpu::FragmentType>(sc.getResult(0).getType()).getRank() != 1)
-          return unsupported(&op, "only a scan along axis 0 of a one-dimensional fragment is spelled yet");
-        if (sc.getExclusive())
-          return unsupported(&op, "tl.associative_scan is inclusive; an exclusive fragment scan has no spelling");
         FailureOr<std::string> fn = combineFunction(sc.getCombine());
         if (failed(fn))
           return failure();
@@ -512,9 +451,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::ExtractOp>([&](pgpu::ExtractOp e) -> LogicalResult {
-        auto type = cast<pgpu::FragmentType>(e.getFragment().getType());
-        if (type.getRank() != 1)
-          return unsupported(&op, "only an element of a one-dimensional fragment is spelled yet");
+        auto type = cast<pgpu::FragmentType>(e.getFragment().getType()); // one-dimensional (checked)
         // Exact for every value (NaN, -0.0): a reduction that keeps the selected lane.
         if (pickFunction.empty()) {
           pickFunction = "_" + kernel.getSymName().str() + "_pick";
@@ -558,8 +495,6 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         }
         return success();
       })
-      .Case<pgpu::RangeReduceOp, pgpu::RangeScanOp>(
-          [&](Operation *r) { return unsupported(r, "run pgpu-triton-legalize first"); })
       .Default([&](Operation *other) { return unsupported(other, "not supported by this serializer yet"); });
 }
 

@@ -8,6 +8,9 @@
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
+#include <string>
+
 namespace tessel::triton {
 #define GEN_PASS_DECL
 #include "tessel/Target/Triton/Passes.h.inc"
@@ -20,6 +23,17 @@ namespace tessel::triton {
 /// `num_warps=` and `num_stages=`.
 inline constexpr llvm::StringLiteral kWarpsParam = "WARPS";
 inline constexpr llvm::StringLiteral kStagesParam = "STAGES";
+
+/// The provider verifier (seed 002 §3.6, §5.4): why `op` has no Triton
+/// spelling in the legalized program, or nothing. Legalization runs it on
+/// every op as its postcondition; the serializer spells only ops that pass.
+std::optional<std::string> spellingIssue(mlir::Operation *op);
+
+/// The Triton spellings of pointwise kinds (nothing when no Triton operation
+/// has the kind's semantics: NaN rules, accuracy).
+std::optional<std::string> binarySpelling(kir::BinaryKind kind, bool isFloat, bool approximate,
+                                          const std::string &lhs, const std::string &rhs);
+std::optional<std::string> unarySpelling(kir::UnaryKind kind, bool isBool, const std::string &x);
 
 /// Spells every legalized pgpu kernel of `module` as a Triton JIT function plus
 /// a Python launch wrapper (seed 002 §3.7: the serializer only spells; an op
