@@ -189,6 +189,7 @@ private:
   SmallVector<std::string> paramOf; // per axis: its extent parameter (blocked axes)
   std::string groupParam;           // the grouped traversal's group size, when there is one
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
+  DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
 
   IRMapping map;
   SmallVector<Value> laneOk;      // per blocked axis: i1 fragment over that axis
@@ -425,6 +426,8 @@ void Tiler::cloneWrite(Operation &op) {
 
 LogicalResult Tiler::cloneOp(Operation &op) {
   Location loc = op.getLoc();
+  if (fused.contains(&op))
+    return success(); // merged into a contraction's accumulator
   if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
     tileReduce(reduce);
     return success();
@@ -468,6 +471,25 @@ void Tiler::tileReduce(RangeReduceOp op) {
   SmallVector<Value> inits;
   for (Value id : op.getIdentities())
     inits.push_back(expand(loc, map.lookupOrDefault(id), blockedMask(id), carryMask));
+  // seed 002 §3.4: a contraction's sole same-dtype addition consumer merges into the accumulator
+  // (DSL local-fusion semantics). Legality from the current def-use: the sum's only use is the add,
+  // the other addend is already computed here (it dominates the loop), and its axes are the
+  // accumulator's or fewer; the accumulator then starts from it and the add disappears.
+  BinaryOp fusedAdd;
+  if (contract && op->hasOneUse()) {
+    auto add = dyn_cast<BinaryOp>(*op->user_begin());
+    if (add && add.getKind() == kir::BinaryKind::Add && add.getType() == op.getResult(0).getType() &&
+        add->getBlock() == op->getBlock()) {
+      Value other = add.getLhs() == op.getResult(0) ? add.getRhs() : add.getLhs();
+      Operation *def = other.getDefiningOp();
+      bool ready = map.contains(other) || !def || !op->getBlock()->findAncestorOpInBlock(*def) ||
+                   def->isBeforeInBlock(op);
+      if (other != op.getResult(0) && ready && (blockedMask(other) & ~carryMask) == 0) {
+        fusedAdd = add;
+        inits[0] = expand(loc, map.lookupOrDefault(other), blockedMask(other), carryMask);
+      }
+    }
+  }
   Value step = ParamOp::create(b, loc, b.getIndexType(), kTileK);
   auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
                             map.lookupOrDefault(op.getUpper()), step, inits);
@@ -563,6 +585,10 @@ void Tiler::tileReduce(RangeReduceOp op) {
   YieldOp::create(b, loc, next);
   for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
     map.map(r, n);
+  if (fusedAdd) {
+    map.map(fusedAdd.getResult(), loop.getResult(0));
+    fused.insert(fusedAdd);
+  }
 }
 
 std::string Tiler::adopted() const {

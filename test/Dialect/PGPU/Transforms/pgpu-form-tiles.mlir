@@ -257,3 +257,94 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: The contraction's sole same-dtype addition consumer (a bias) merges into the accumulator: the
+// COM: loop starts from the bias tile and no addition follows it (seed 002 §3.4). The sum also
+// COM: stored on its own (@bias_twice) keeps the addition after the loop (must not fire).
+// CHECK-LABEL: pgpu.kernel @bias
+// CHECK: %[[B:.*]] = pgpu.load %bias[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [TILE_1]>
+// CHECK: %[[B2:.*]] = pgpu.broadcast %[[B]] dims [1] : !pgpu.fragment<f32, [TILE_1]> -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: %[[ACC:.*]] = pgpu.for %{{.*}} iter_args(%[[B2]] : !pgpu.fragment<f32, [TILE_0, TILE_1]>)
+// CHECK: pgpu.contract
+// CHECK-NOT: pgpu.binary add %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: pgpu.store %[[ACC]], %c
+// CHECK-LABEL: pgpu.kernel @bias_twice
+// CHECK: pgpu.for
+// CHECK: pgpu.binary add %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @bias(%a: !pgpu.view<f32, [M, K], in>, %b: !pgpu.view<f32, [K, N], in>, %bias: !pgpu.view<f32, [N], in>,
+                    %c: !pgpu.view<f32, [M, N], out>) {
+    %f0 = arith.constant 0.0 : f32
+    %true = arith.constant true
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %a[0] : !pgpu.view<f32, [M, K], in>
+    %K = pgpu.extent %a[1] : !pgpu.view<f32, [M, K], in>
+    %N = pgpu.extent %b[1] : !pgpu.view<f32, [K, N], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%m: index):
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %init = pgpu.load %bias[%n] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %s = pgpu.range_reduce %c0 to %K identity(%f0 : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %x = pgpu.load %a[%m, %k] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [M, K], in>[index, index] -> f32
+            %y = pgpu.load %b[%k, %n] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [K, N], in>[index, index] -> f32
+            %p = pgpu.binary mul %x, %y : f32
+            pgpu.yield %p : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          %out = pgpu.binary add %init, %s : f32
+          pgpu.store %out, %c[%m, %n] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+  pgpu.kernel @bias_twice(%a: !pgpu.view<f32, [M, K], in>, %b: !pgpu.view<f32, [K, N], in>, %bias: !pgpu.view<f32, [N], in>,
+                          %c: !pgpu.view<f32, [M, N], out>, %d: !pgpu.view<f32, [M, N], out>) {
+    %f0 = arith.constant 0.0 : f32
+    %true = arith.constant true
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %a[0] : !pgpu.view<f32, [M, K], in>
+    %K = pgpu.extent %a[1] : !pgpu.view<f32, [M, K], in>
+    %N = pgpu.extent %b[1] : !pgpu.view<f32, [K, N], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%m: index):
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %init = pgpu.load %bias[%n] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %s = pgpu.range_reduce %c0 to %K identity(%f0 : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %x = pgpu.load %a[%m, %k] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [M, K], in>[index, index] -> f32
+            %y = pgpu.load %b[%k, %n] valid %true : i1 fill %f0 : f32 : !pgpu.view<f32, [K, N], in>[index, index] -> f32
+            %p = pgpu.binary mul %x, %y : f32
+            pgpu.yield %p : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          %out = pgpu.binary add %init, %s : f32
+          pgpu.store %out, %c[%m, %n] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.store %s, %d[%m, %n] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -62,7 +62,9 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     over blocks of TILE_K (16..128) members. Values become fragments over the
     blocked axes they depend on; accesses conjoin the validity of those axes;
     contraction-shaped reductions become `pgpu.contract` of the operand tiles
-    into a carried accumulator (operands zero on invalid k lanes), other
+    into a carried accumulator (operands zero on invalid k lanes; a sole
+    same-dtype addition consumer whose other addend is already computed
+    merges into the accumulator's initial value), other
     reductions `pgpu.reduce` along k and combine into the carry. The grid is
     the product of the new extents (LaunchExprs).
     Preserves: values (up to the reassociation of the sums), effects, ABI,
