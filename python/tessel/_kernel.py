@@ -161,6 +161,11 @@ class Kernel:
         self._launcher(constexprs)
         return self._cache[("space", self._key(constexprs))]
 
+    def _warmup(self, constexprs: dict, params: dict | None = None):
+        """The generated compile-only entry of one binding (see `_tune.tune`'s compiling ahead)."""
+        launch = self._launcher(constexprs, params)
+        return launch.__globals__.get(f"{self.name}_warmup")
+
     def _prune(self, constexprs: dict):
         """The generated resource check of a binding: why it exceeds a target limit, or None."""
         self._launcher(constexprs)
@@ -176,7 +181,7 @@ class Kernel:
         return _tune.cache_key(self.kir(constexprs), tensors, device, _compiler_version())
 
     def tune(self, *args, budget_s: float = 60.0, reps: int = 10, verbose: bool = True, retune: bool = False,
-             **kwargs) -> dict:
+             compile_workers: int = 0, **kwargs) -> dict:
         """Measures the declared parameter combinations on these arguments (nearest the default first,
         within `budget_s`), keeps the fastest correct one, and records it in the tuning cache so later
         calls with shapes in the same bucket on this device use it. A cached winner is returned without
@@ -189,7 +194,7 @@ class Kernel:
             self.last_tuning = {"cache_hit": True}
             return cached
         best, self.last_tuning = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps,
-                                            verbose=verbose)
+                                            verbose=verbose, compile_workers=compile_workers)
         _tune.store(path, key, best)
         self._launches.clear()
         return best

@@ -124,7 +124,8 @@ def _agrees(torch, got, want) -> bool:
 
 
 def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 60.0, reps: int = 10,
-         verbose: bool = True, timer=None, finalists: int = 3, keep_times: bool = False) -> tuple[dict, dict]:
+         verbose: bool = True, timer=None, finalists: int = 3, keep_times: bool = False,
+         compile_workers: int = 0) -> tuple[dict, dict]:
     """Searches the declared parameters of `kernel` for these tensors.
 
     Candidates whose estimated resources exceed the target (the generated `<kernel>_PRUNE`) are
@@ -133,7 +134,9 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     moves to the fastest), then the remaining candidates nearest the best first, until `budget_s`.
     Each candidate is run on fresh copies of the inputs and compared with the default's result; a
     candidate that fails or differs is rejected and reported, never chosen. The best `finalists`
-    are re-measured head to head before the winner is picked. Returns (winner, report)."""
+    are re-measured head to head before the winner is picked. With `compile_workers` >= 2 the next
+    candidates are compiled ahead on that many threads (Triton's asynchronous compile mode; opt-in,
+    not yet measured on the GPU). Returns (winner, report)."""
     import torch
 
     timer = timer or (lambda fn: _median_ms(torch, fn, reps))
@@ -217,10 +220,42 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     def out_of_time():
         return time.monotonic() - started > budget_s
 
+    def compile_ahead(batch):
+        """Compiles the next candidates on a thread pool (Triton's asynchronous compile mode) so the
+        checking and timing that follow find them built. Only an optimization: any failure leaves the
+        serial path to compile (and to report) each candidate."""
+        batch = [p for p in batch if key(p) not in results]
+        if (compile_workers < 2 or len(batch) < 2 or not hasattr(kernel, "_warmup")
+                or not getattr(tensors[0], "is_cuda", False)):
+            return
+        try:
+            from concurrent.futures import ThreadPoolExecutor
+            from triton.runtime._async_compile import AsyncCompileMode
+            with ThreadPoolExecutor(max_workers=min(compile_workers, len(batch))) as pool, \
+                    AsyncCompileMode(pool, ignore_errors=True):
+                for p in batch:
+                    warm = kernel._warmup(constexprs, p)
+                    if warm is not None:
+                        warm(*tensors, **scalars)
+            report["compiled_ahead"] = report.get("compiled_ahead", 0) + len(batch)
+        except Exception as e:  # noqa: BLE001 - compiling ahead must never break tuning
+            report["compile_ahead_error"] = f"{type(e).__name__}: {e}"[:200]
+
     # Hill climb: move to the fastest one-step neighbour while one improves.
     current = default
+
+    def neighbours(p):
+        for n in names:
+            i = space[n][0].index(p[n])
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(space[n][0]):
+                    q = dict(p, **{n: space[n][0][j]})
+                    if key(q) in viable_keys:
+                        yield q
+
     while not out_of_time():
         current_ms = visit(current)
+        compile_ahead(list(neighbours(current)))
         step, step_ms = None, current_ms
         for n in names:
             i = space[n][0].index(current[n])
@@ -243,6 +278,8 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         if out_of_time():
             report["skipped_for_budget"] = len(rest) - i
             break
+        if i % 16 == 0:
+            compile_ahead(rest[i:i + 16])
         visit(params)
     if verbose:
         print()

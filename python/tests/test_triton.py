@@ -193,3 +193,29 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
     assert len(generic) == 3
     softmax(torch.randn(1, 32), torch.empty(1, 32))  # M == 1 is specialized
     assert len(generic) == 4
+
+
+def test_warmup_compiles_the_launch_specialization_without_launching(tmp_path, monkeypatch):
+    # The tuner's compile-ahead entry passes exactly the launch's arguments and configuration.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel = example("softmax")
+    names = kernel._launcher({}).__globals__
+    seen = {}
+
+    class Jit:
+        def warmup(self, *args, **kw):
+            seen["warmup"] = (args, kw)
+
+        def __getitem__(self, grid):
+            return lambda *args, **kw: seen.setdefault("launch", (args, kw))
+    monkeypatch.setitem(names, "_softmax_kernel", Jit())
+    monkeypatch.setitem(names, "_interpreting", lambda: True)
+    x = torch.randn(4, 32)
+    y = torch.empty_like(x)
+    kernel._warmup({})(x, y)
+    assert "launch" not in seen
+    names["softmax"](x, y)
+    (wargs, wkw), (largs, lkw) = seen["warmup"], seen["launch"]
+    assert [a if not isinstance(a, torch.Tensor) else id(a) for a in wargs] == \
+        [a if not isinstance(a, torch.Tensor) else id(a) for a in largs]
+    assert (wkw["num_warps"], wkw["num_stages"]) == (lkw["num_warps"], lkw["num_stages"])

@@ -679,6 +679,15 @@ LogicalResult Serializer::run() {
      << "num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam) << ")\n";
   os << "            if _compiled is not None and not _interpreting():\n";
   os << "                _" << kname << "_launched[_key] = _compiled\n";
+  // Compile without launching (the tuner compiles candidates ahead, several at once).
+  os << "\n\ndef " << kname << "_warmup(" << llvm::join(positional, ", ");
+  if (!keywords.empty())
+    os << ", *, " << llvm::join(keywords, ", ");
+  os << "):\n";
+  os << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
+  os << "    _" << kname << "_kernel.warmup(" << llvm::join(launchArgs, ", ") << (launchArgs.empty() ? "" : ", ")
+     << "grid=(1,), num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam)
+     << ")\n";
   return success();
 }
 
