@@ -219,3 +219,20 @@ def test_warmup_compiles_the_launch_specialization_without_launching(tmp_path, m
     assert [a if not isinstance(a, torch.Tensor) else id(a) for a in wargs] == \
         [a if not isinstance(a, torch.Tensor) else id(a) for a in largs]
     assert (wkw["num_warps"], wkw["num_stages"]) == (lkw["num_warps"], lkw["num_stages"])
+
+
+def test_views_beyond_32_bit_offsets_are_refused(tmp_path, monkeypatch):
+    # The kernels index with 32-bit offsets: a view whose memory span reaches 2**31 elements is a clear
+    # error naming the argument, never a wrapped-around address. (A meta tensor has the strides
+    # without the memory.)
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel = example("softmax")
+    wide = torch.empty_strided((2, 4), (2 ** 31, 1), device="meta")
+    with pytest.raises(ValueError, match=r"argument 'x' spans 2147483652 elements of memory; the generated "
+                                         r"Triton kernels index with 32-bit offsets"):
+        kernel._launcher({})(wide, torch.empty(2, 4))
+    # A transposed (non-contiguous) view in range takes the precise check and runs.
+    x = torch.randn(5, 3).t()
+    y = torch.empty(3, 5)
+    kernel._launcher({})(x, y)
+    np.testing.assert_allclose(y.numpy(), torch.softmax(x, 1).numpy(), rtol=1e-5, atol=1e-6)

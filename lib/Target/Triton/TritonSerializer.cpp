@@ -533,8 +533,11 @@ LogicalResult Serializer::run() {
       launchArgs.push_back(n);
       specKey.push_back({launchArgs.size() - 1, true});
       wrapperParams.push_back(n);
-      fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2}", n, dtype,
-                                   view.getRank())
+      // Offsets are 32-bit in the kernel: a contiguous tensor of fewer than 2**31 elements is
+      // certainly in range; anything else takes the precise check of its memory span.
+      fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2} and "
+                                   "{0}.numel() < 2147483648 and {0}.is_contiguous()",
+                                   n, dtype, view.getRank())
                          .str());
       std::string extents;
       for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
@@ -718,6 +721,10 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "        raise TypeError(f\"argument '{name}' must have dtype {dtype}, got {t.dtype}\")\n"
      << "    if t.dim() != len(extents):\n"
      << "        raise ValueError(f\"argument '{name}' must have rank {len(extents)}, got {t.dim()}\")\n"
+     << "    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) if t.numel() else 0\n"
+     << "    if span >= 2 ** 31:\n"
+     << "        raise ValueError(f\"argument '{name}' spans {span + 1} elements of memory; the generated Triton \"\n"
+     << "                         f\"kernels index with 32-bit offsets (at most 2**31 - 1)\")\n"
      << "    for axis, (extent, size) in enumerate(zip(extents, t.shape)):\n"
      << "        if isinstance(extent, int):\n"
      << "            if size != extent:\n"
