@@ -236,3 +236,27 @@ def test_views_beyond_32_bit_offsets_are_refused(tmp_path, monkeypatch):
     y = torch.empty(3, 5)
     kernel._launcher({})(x, y)
     np.testing.assert_allclose(y.numpy(), torch.softmax(x, 1).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("m,n", [(5, 7), (1, 1), (3, 0), (0, 4)])
+def test_workspace_is_allocated_per_call_and_matches_the_pgpu_interpreter(tessel_bin, root, tmp_path, m, n):
+    # A hand-written pgpu kernel with an initialized workspace argument (examples/pgpu): the wrapper
+    # allocates and fills it; the pgpu interpreter does the same before its launch.
+    import subprocess
+    import importlib.util
+    src = root / "examples" / "pgpu" / "workspace_rowsum.mlir"
+    out = tmp_path / "ws.py"
+    res = subprocess.run([str(tessel_bin), "compile", str(src), "--emit=source", "--target=triton", "-o", str(out)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    spec = importlib.util.spec_from_file_location("ws_generated", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    res = subprocess.run([str(tessel_bin), "run", str(src), "--shape", f"M={m},N={n}", "--seed", "4", "--out",
+                          str(tmp_path / "ref")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    x = torch.from_numpy(np.load(tmp_path / "ref" / "x.in.npy"))
+    y = torch.empty(m)
+    for _ in range(2):  # a second call gets a fresh, re-initialized workspace
+        module.workspace_rowsum(x, y)
+        np.testing.assert_allclose(y.numpy(), np.load(tmp_path / "ref" / "y.npy"), rtol=1e-6, atol=1e-5)

@@ -69,9 +69,15 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
     return std::string("an unblocked structured op must be expanded by pgpu-triton-legalize first");
   if (isa<pgpu::RegionScanOp, pgpu::HistogramOp, pgpu::ArgReduceOp, pgpu::ScaledContractOp, pgpu::SparseContractOp,
           pgpu::AtomicRMWOp, pgpu::AtomicCASOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AllocOp,
-          pgpu::BufferLoadOp, pgpu::BufferStoreOp, pgpu::WhileOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp,
-          pgpu::TupleGetOp>(op))
+          pgpu::WhileOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp, pgpu::TupleGetOp>(op))
     return std::string("no Triton spelling for this op yet");
+  if (isa<pgpu::BufferLoadOp, pgpu::BufferStoreOp>(op)) {
+    Value buffer = isa<pgpu::BufferLoadOp>(op) ? cast<pgpu::BufferLoadOp>(op).getBuffer()
+                                               : cast<pgpu::BufferStoreOp>(op).getBuffer();
+    if (!isa<BlockArgument>(buffer) || !isa<pgpu::KernelOp>(cast<BlockArgument>(buffer).getOwner()->getParentOp()))
+      return std::string("only workspace buffers (kernel arguments) are spelled; program and iteration buffers "
+                         "are not yet");
+  }
   if (auto b = dyn_cast<pgpu::BinaryOp>(op))
     if (!binarySpelling(b.getKind(), isa<FloatType>(pgpu::elementTypeOf(b.getType())), b.getApproximate(), "", ""))
       return std::string("no Triton operation with this kind's NaN semantics");

@@ -122,6 +122,9 @@ private:
   unsigned next = 0;
   std::string lastOrigin;
   std::string pickFunction; // the helper of pgpu.extract, emitted once
+  SmallVector<BlockArgument> workspaces;
+  SmallVector<std::string> allocations; // wrapper lines allocating workspace
+  DenseMap<Value, SmallVector<std::string>> workspaceExtents; // in-kernel spelling of each extent
 };
 } // namespace
 
@@ -321,6 +324,27 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         if (failed(addr))
           return failure();
         line(indent, "tl.store(" + *addr + ", " + expr(store.getValue()) + ", mask=" + expr(store.getValid()) + ")");
+        return success();
+      })
+      .Case<pgpu::BufferLoadOp, pgpu::BufferStoreOp>([&](auto access) -> LogicalResult {
+        // Workspace is row-major and contiguous: offset = sum_i c_i * prod_{j > i} extent_j.
+        auto extents = workspaceExtents.find(access.getBuffer());
+        if (extents == workspaceExtents.end())
+          return unsupported(&op, "only workspace buffers (kernel arguments) are spelled");
+        std::string offset;
+        for (auto [i, c] : llvm::enumerate(access.getCoords())) {
+          std::string term = "(" + expr(c) + ")";
+          for (const std::string &e : ArrayRef<std::string>(extents->second).drop_front(i + 1))
+            term += " * (" + e + ")";
+          offset += (i ? " + " : "") + term;
+        }
+        std::string address = name(access.getBuffer()) + " + " + (offset.empty() ? "0" : offset);
+        if constexpr (std::is_same_v<decltype(access), pgpu::BufferLoadOp>)
+          assign(access.getResult(), "tl.load(" + address + ", mask=" + expr(access.getValid()) + ", other=" +
+                                         expr(access.getFill()) + ")");
+        else
+          line(indent, "tl.store(" + address + ", " + expr(access.getValue()) + ", mask=" + expr(access.getValid()) +
+                           ")");
         return success();
       })
       .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp sr) -> LogicalResult {
@@ -588,8 +612,51 @@ LogicalResult Serializer::run() {
                            .str());
       fast.push_back(llvm::formatv("type({0}) is {1}", n, isa<FloatType>(arg.getType()) ? "float" : "int").str());
     } else {
-      return kernel.emitError() << "the Triton provider does not allocate workspace arguments yet";
+      // Invocation workspace (seed 000 §2): a compiler-private pointer the wrapper allocates per call.
+      auto buffer = cast<pgpu::BufferType>(arg.getType());
+      if (torchType(buffer.getElementType()).empty())
+        return kernel.emitError() << "the Triton wrapper has no torch dtype for " << buffer.getElementType();
+      kernelParams.push_back(n);
+      launchArgs.push_back("_ws_" + n);
+      specKey.push_back({launchArgs.size() - 1, true});
+      workspaces.push_back(arg);
     }
+  }
+  // Workspace sizes: static extents, bound parameters, or shape symbols (their first view's extent
+  // in the wrapper, the symbol's kernel parameter in the kernel).
+  for (BlockArgument arg : workspaces) {
+    auto buffer = cast<pgpu::BufferType>(arg.getType());
+    if (firstView.empty())
+      return kernel.emitError() << "the Triton wrapper allocates workspace on the device of a view argument; "
+                                   "this kernel has none";
+    SmallVector<std::string> host, device;
+    for (Attribute e : buffer.getExtents()) {
+      if (auto size = dyn_cast<IntegerAttr>(e)) {
+        host.push_back(std::to_string(size.getInt()));
+      } else if (kernel.getParam(cast<StringAttr>(e).getValue())) {
+        host.push_back(std::to_string(param(cast<StringAttr>(e).getValue())));
+      } else {
+        auto source = symbolSource.find(cast<StringAttr>(e).getValue());
+        if (source == symbolSource.end())
+          return kernel.emitError() << "workspace extent '" << cast<StringAttr>(e).getValue()
+                                    << "' names no view extent";
+        host.push_back(source->second);
+      }
+      device.push_back(isa<StringAttr>(e) && !kernel.getParam(cast<StringAttr>(e).getValue())
+                           ? "_extent_" + cast<StringAttr>(e).getValue().str()
+                           : host.back());
+    }
+    workspaceExtents[arg] = device;
+    unsigned index = arg.getArgNumber();
+    std::string dtype = torchType(buffer.getElementType());
+    std::string count = host.empty() ? "1" : "(" + llvm::join(host, ") * (") + ")";
+    std::string fill = "torch.empty(" + count + ", dtype=" + dtype + ", device=" + firstView + ".device)";
+    if (auto init = kernel.getArgAttrOfType<TypedAttr>(index, "pgpu.init")) {
+      std::string value = isa<FloatAttr>(init) ? floatLiteral(cast<FloatAttr>(init).getValueAsDouble())
+                                               : std::to_string(cast<IntegerAttr>(init).getInt());
+      fill = "torch.full((" + count + ",), " + value + ", dtype=" + dtype + ", device=" + firstView + ".device)";
+    }
+    allocations.push_back("_ws_" + names[arg] + " = " + fill);
   }
   // The body: launch-time values, then the program space.
   pgpu::ProgramSpaceOp space;
@@ -666,6 +733,8 @@ LogicalResult Serializer::run() {
     key.push_back(pointer ? x + ".data_ptr() & 15" : x + " & 15, " + x + " == 1, " + x + " >> 31");
   }
   std::string args = llvm::join(locals, ", ");
+  for (const std::string &a : allocations)
+    os << "    " << a << "\n";
   os << "    _grid = (" << *grid << ", 1, 1)\n";
   os << "    if _grid[0] > 0:\n";
   if (!launchArgs.empty())
@@ -688,6 +757,8 @@ LogicalResult Serializer::run() {
     os << ", *, " << llvm::join(keywords, ", ");
   os << "):\n";
   os << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
+  for (const std::string &a : allocations)
+    os << "    " << a << "\n";
   os << "    _" << kname << "_kernel.warmup(" << llvm::join(launchArgs, ", ") << (launchArgs.empty() ? "" : ", ")
      << "grid=(1,), num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam)
      << ")\n";
