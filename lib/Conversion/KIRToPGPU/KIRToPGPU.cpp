@@ -503,7 +503,9 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
           fill = *f;
         }
         auto viewArg = physical.getBody().getArgument(cast<BlockArgument>(load.getView()).getArgNumber());
-        if constexpr (std::is_same_v<decltype(load), kir::GatherOp>)
+        // A coordinate computed from loaded data makes the access an index relation (seed 000 §6).
+        bool dataDependent = llvm::any_of(*coords, [](Value c) { return pgpu::readFeeding(c) != nullptr; });
+        if (std::is_same_v<decltype(load), kir::GatherOp> || dataDependent)
           return Value(pgpu::GatherOp::create(b, loc, elemType, viewArg, *coords, valid, fill));
         return Value(pgpu::LoadOp::create(b, loc, elemType, viewArg, *coords, valid, fill));
       })
@@ -692,6 +694,8 @@ LogicalResult KernelConstructor::emitWrite(Operation &op, Value value, Value vie
   } else if (auto sr = dyn_cast<kir::ScatterReduceOp>(op)) {
     auto phys = pgpu::ScatterReduceOp::create(b, loc, value, viewArg, coords, valid);
     return convertCombineRegion(sr.getCombine(), phys.getCombine(), TypeRange{value.getType()});
+  } else if (llvm::any_of(coords, [](Value c) { return pgpu::readFeeding(c) != nullptr; })) {
+    pgpu::ScatterOp::create(b, loc, value, viewArg, coords, valid); // unique writes at data-dependent places
   } else {
     pgpu::StoreOp::create(b, loc, value, viewArg, coords, valid);
   }

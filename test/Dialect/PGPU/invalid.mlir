@@ -4370,3 +4370,76 @@ pgpu.kernel @k(%y: !pgpu.view<f32, [N], inout>, %n: index) {
   pgpu.return
 }
 }
+
+// -----
+// COM: Invariant 5 (accesses): a load whose coordinate is computed from loaded data is an index
+// COM: relation and must be spelled pgpu.gather.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%idx: !pgpu.view<i32, [N], in>, %x: !pgpu.view<f32, [V], in>, %y: !pgpu.view<f32, [N], out>, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %zi = arith.constant 0 : i32
+    %i = pgpu.load %idx[%p] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [N], in>[index] -> i32
+    %at = pgpu.cast %i : i32 to index
+    // expected-error @+1 {{'pgpu.load' op coordinate #0 is computed from data read by 'pgpu.load'; use pgpu.gather for data-dependent coordinates}}
+    %v = pgpu.load %x[%at] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [V], in>[index] -> f32
+    pgpu.store %v, %y[%p] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Invariant 5 (accesses): a store to coordinates computed from loaded data is a scatter.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%idx: !pgpu.view<i32, [N], in>, %y: !pgpu.view<f32, [V], out>, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %zi = arith.constant 0 : i32
+    %i = pgpu.load %idx[%p] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [N], in>[index] -> i32
+    %at = pgpu.cast %i : i32 to index
+    // expected-error @+1 {{'pgpu.store' op coordinate #0 is computed from data read by 'pgpu.load'; use pgpu.scatter for data-dependent coordinates}}
+    pgpu.store %z, %y[%at] valid %t : i1 : f32, !pgpu.view<f32, [V], out>[index]
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: Invariant 1 (coverage): each segment is dispatched by one execution group.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%y: !pgpu.view<f32, [N], out>, %n: index) {
+  %two = arith.constant 2 : index
+  %total = pgpu.binary mul %n, %two : index
+  pgpu.program_space (%total) {
+  ^bb0(%p: index):
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %in0 = pgpu.cmp lt %p, %n : index
+    pgpu.if %in0 {
+      pgpu.execution_group %p extents(%n) segment 0 roles ["a"] {
+      ^bb0(%i: index):
+        pgpu.store %z, %y[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    } else {
+      %q = pgpu.binary sub %p, %n : index
+      // expected-error @+1 {{'pgpu.execution_group' op dispatches segment 0, which another execution group of this program space already dispatches}}
+      pgpu.execution_group %q extents(%n) segment 0 roles ["b"] {
+      ^bb0(%i: index):
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}

@@ -39,6 +39,34 @@ LogicalResult checks::verifyAccess(Operation *op, unsigned rank, ValueRange coor
   return success();
 }
 
+Operation *pgpu::readFeeding(Value v) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    Operation *def = x.getDefiningOp();
+    if (!def || def->getNumRegions() != 0)
+      continue;
+    if (isa<LoadOp, GatherOp, BufferLoadOp, AtomicRMWOp, AtomicCASOp, AtomicLoadOp>(def))
+      return def;
+    llvm::append_range(work, def->getOperands());
+  }
+  return nullptr;
+}
+
+/// seed 000 §6: `load` and `store` take affine-style coordinates; coordinates
+/// computed from data read in the program are an index relation, spelled
+/// `gather` / `scatter` so analyses never assume otherwise.
+static LogicalResult verifyNotDataDependent(Operation *op, ValueRange coords, StringRef instead) {
+  for (auto [i, c] : llvm::enumerate(coords))
+    if (Operation *read = readFeeding(c))
+      return op->emitOpError() << "coordinate #" << i << " is computed from data read by '" << read->getName()
+                               << "'; use " << instead << " for data-dependent coordinates";
+  return success();
+}
+
 template <typename ReadOp>
 static LogicalResult verifyRead(ReadOp op) {
   auto view = cast<ViewType>(op.getView().getType());
@@ -55,9 +83,17 @@ static LogicalResult verifyWrite(WriteOp op) {
                       op.getValid(), Value());
 }
 
-LogicalResult LoadOp::verify() { return verifyRead(*this); }
+LogicalResult LoadOp::verify() {
+  if (failed(verifyRead(*this)))
+    return failure();
+  return verifyNotDataDependent(*this, getCoords(), "pgpu.gather");
+}
 LogicalResult GatherOp::verify() { return verifyRead(*this); }
-LogicalResult StoreOp::verify() { return verifyWrite(*this); }
+LogicalResult StoreOp::verify() {
+  if (failed(verifyWrite(*this)))
+    return failure();
+  return verifyNotDataDependent(*this, getCoords(), "pgpu.scatter");
+}
 LogicalResult ScatterOp::verify() { return verifyWrite(*this); }
 LogicalResult ScatterReduceOp::verify() { return verifyWrite(*this); }
 

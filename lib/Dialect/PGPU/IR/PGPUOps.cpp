@@ -176,6 +176,17 @@ LogicalResult ProgramSpaceOp::verifyRegions() {
     if (matchPattern(extent, m_ConstantInt(&constant)) && constant.isNegative())
       return emitOpError() << "extent #" << i << " is the negative constant " << constant.getSExtValue();
   }
+  // Each segment of the program space is dispatched by exactly one execution group.
+  llvm::SmallDenseMap<int64_t, ExecutionGroupOp> segments;
+  ExecutionGroupOp duplicate;
+  getBody().walk([&](ExecutionGroupOp group) {
+    auto [it, inserted] = segments.try_emplace(group.getSegment(), group);
+    if (!inserted && !duplicate)
+      duplicate = group;
+  });
+  if (duplicate)
+    return duplicate.emitOpError() << "dispatches segment " << duplicate.getSegment()
+                                   << ", which another execution group of this program space already dispatches";
   SmallVector<Type> coords(getExtents().size(), IndexType::get(getContext()));
   return verifyRegionSignature(*this, getBody(), "body", coords, {});
 }

@@ -27,6 +27,11 @@ class LaunchExprOp : public mlir::OpTrait::TraitBase<ConcreteType, LaunchExprOp>
 mlir::Type getI1Like(mlir::Type type);
 /// The element type of a fragment, or `type` itself.
 mlir::Type elementTypeOf(mlir::Type type);
+
+/// The memory read that `v` is computed from through pointwise def-use, or
+/// null (block arguments and structured-op results end the search). Accesses
+/// whose coordinates have one are index relations: gather / scatter.
+mlir::Operation *readFeeding(mlir::Value v);
 /// True when `value` is a LaunchExpr: computed only from constants, declared
 /// parameters, ABI scalars and view shape/stride metadata through effect-free
 /// integer/bool arithmetic (seed 000 §3.1). On failure `offender` is the first
