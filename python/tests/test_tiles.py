@@ -119,3 +119,12 @@ def test_optimization_remarks_reach_the_author(tmp_path, monkeypatch, capsys):
     assert "tl.dot(" in source
     err = capsys.readouterr().err
     assert "test_tiles.py:" in err and "remark: pgpu-form-tiles: tiled a contraction nest" in err
+
+
+@pytest.mark.parametrize("name", ["matmul", "attention", "transpose", "softmax"])
+def test_new_passes_compile_deterministically(tessel_bin, root, name):
+    # Tiles, row staging and region-fold construction: the same input compiles to the same bytes.
+    outs = [subprocess.run([str(tessel_bin), "compile", str(root / "examples" / f"{name}.py") + f":{name}",
+                            "--emit=source", "--target=triton"], capture_output=True, text=True) for _ in range(2)]
+    assert outs[0].returncode == 0, outs[0].stderr
+    assert outs[0].stdout == outs[1].stdout
