@@ -28,25 +28,10 @@ void expandRangeReduce(pgpu::RangeReduceOp op) {
   SmallVector<Value> acc;
   for (Type t : op.getResultTypes())
     acc.push_back(body->addArgument(t, loc));
-  IRMapping map;
-  Block &element = op.getElement().front();
-  map.map(element.getArgument(0), iv);
-  for (Operation &inner : element.without_terminator())
-    b.clone(inner, map);
-  SmallVector<Value> members;
-  for (Value y : element.getTerminator()->getOperands())
-    members.push_back(map.lookupOrDefault(y));
-  Block &combine = op.getCombine().front();
-  IRMapping cmap;
-  for (auto [i, a] : llvm::enumerate(acc)) {
-    cmap.map(combine.getArgument(i), a);
-    cmap.map(combine.getArgument(acc.size() + i), members[i]);
-  }
-  for (Operation &inner : combine.without_terminator())
-    b.clone(inner, cmap);
-  SmallVector<Value> next;
-  for (Value y : combine.getTerminator()->getOperands())
-    next.push_back(cmap.lookupOrDefault(y));
+  SmallVector<Value> members = pgpu::inlineBlock(b, op.getElement().front(), {iv});
+  SmallVector<Value> args(acc);
+  llvm::append_range(args, members);
+  SmallVector<Value> next = pgpu::inlineBlock(b, op.getCombine().front(), args);
   pgpu::YieldOp::create(b, loc, next);
   op.replaceAllUsesWith(loop.getResults());
   op.erase();
@@ -75,36 +60,16 @@ void expandRangeScan(pgpu::RangeScanOp op) {
   } else {
     at = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, lo, k, false, false);
   }
-  IRMapping map;
-  Block &element = op.getElement().front();
-  map.map(element.getArgument(0), at);
-  for (Operation &inner : element.without_terminator())
-    b.clone(inner, map);
-  Block &combine = op.getCombine().front();
-  IRMapping cmap;
-  for (auto [i, a] : llvm::enumerate(acc)) {
-    cmap.map(combine.getArgument(i), a);
-    cmap.map(combine.getArgument(acc.size() + i), map.lookupOrDefault(element.getTerminator()->getOperand(i)));
-  }
-  for (Operation &inner : combine.without_terminator())
-    b.clone(inner, cmap);
-  SmallVector<Value> next;
-  for (Value y : combine.getTerminator()->getOperands())
-    next.push_back(cmap.lookupOrDefault(y));
-  Block &emit = op.getEmit().front();
-  IRMapping emap;
-  emap.map(emit.getArgument(0), at);
-  for (auto [i, v] : llvm::enumerate(op.getExclusive() ? acc : next))
-    emap.map(emit.getArgument(1 + i), v);
-  for (Operation &inner : emit.without_terminator())
-    b.clone(inner, emap);
+  SmallVector<Value> args(acc);
+  llvm::append_range(args, pgpu::inlineBlock(b, op.getElement().front(), {at}));
+  SmallVector<Value> next = pgpu::inlineBlock(b, op.getCombine().front(), args);
+  SmallVector<Value> emitArgs{at};
+  llvm::append_range(emitArgs, op.getExclusive() ? acc : next);
+  pgpu::inlineBlock(b, op.getEmit().front(), emitArgs);
   pgpu::YieldOp::create(b, loc, next);
   op.erase();
 }
 
-/// Triton's launch configuration, declared as provider parameters so that the
-/// tuner can search it (seed 003: only declared parameters are searched). The
-/// defaults are Triton's own launch defaults.
 /// An unblocked region fold runs its segments in order: `for b = lo to hi
 /// step s`, summarize [b, min(b + s, hi)) with the captures, combine into the
 /// carried summary (seed 000 §8: segments in order; the fold starts from the
@@ -121,30 +86,19 @@ void expandRegionFold(pgpu::RegionFoldOp op) {
     acc.push_back(body->addArgument(t, loc));
   Value next = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, begin, op.getStep(), false, false);
   Value end = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Min, next, op.getUpper(), false, false);
-  IRMapping map;
-  Block &summarize = op.getSummarize().front();
-  map.map(summarize.getArgument(0), begin);
-  map.map(summarize.getArgument(1), end);
-  for (auto [arg, capture] : llvm::zip(summarize.getArguments().drop_front(2), op.getCaptures()))
-    map.map(arg, capture);
-  for (Operation &inner : summarize.without_terminator())
-    b.clone(inner, map);
-  Block &combine = op.getCombine().front();
-  IRMapping cmap;
-  for (auto [i, a] : llvm::enumerate(acc)) {
-    cmap.map(combine.getArgument(i), a);
-    cmap.map(combine.getArgument(acc.size() + i), map.lookupOrDefault(summarize.getTerminator()->getOperand(i)));
-  }
-  for (Operation &inner : combine.without_terminator())
-    b.clone(inner, cmap);
-  SmallVector<Value> merged;
-  for (Value y : combine.getTerminator()->getOperands())
-    merged.push_back(cmap.lookupOrDefault(y));
+  SmallVector<Value> summarizeArgs{begin, end};
+  llvm::append_range(summarizeArgs, op.getCaptures());
+  SmallVector<Value> args(acc);
+  llvm::append_range(args, pgpu::inlineBlock(b, op.getSummarize().front(), summarizeArgs));
+  SmallVector<Value> merged = pgpu::inlineBlock(b, op.getCombine().front(), args);
   pgpu::YieldOp::create(b, loc, merged);
   op.replaceAllUsesWith(loop.getResults());
   op.erase();
 }
 
+/// Triton's launch configuration, declared as provider parameters so that the
+/// tuner can search it (seed 003: only declared parameters are searched). The
+/// defaults are Triton's own launch defaults.
 struct LaunchParam {
   llvm::StringLiteral name;
   ArrayRef<int64_t> candidates;

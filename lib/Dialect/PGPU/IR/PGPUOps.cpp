@@ -2,6 +2,8 @@
 
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 
+#include "mlir/IR/IRMapping.h"
+
 #include "PGPUVerifyUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -23,6 +25,22 @@ ArrayRef<Attribute> checks::shapeOf(Type type) {
 
 LogicalResult checks::verifyClosedRegion(Operation *op, Region &region, StringRef name) {
   return verifyRegionClosedOver(op, region, name, [](Value v) { return matchPattern(v, m_Constant()); });
+}
+
+SmallVector<Value> pgpu::inlineBlock(OpBuilder &b, Block &block, ValueRange args) {
+  IRMapping map;
+  return inlineBlock(b, block, args, map);
+}
+
+SmallVector<Value> pgpu::inlineBlock(OpBuilder &b, Block &block, ValueRange args, IRMapping &map) {
+  for (auto [arg, v] : llvm::zip(block.getArguments(), args))
+    map.map(arg, v);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  SmallVector<Value> yields;
+  for (Value y : block.getTerminator()->getOperands())
+    yields.push_back(map.lookupOrDefault(y));
+  return yields;
 }
 
 //===----------------------------------------------------------------------===//

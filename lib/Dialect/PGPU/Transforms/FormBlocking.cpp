@@ -200,18 +200,9 @@ LogicalResult blockRangeReduce(OpBuilder &b, RangeReduceOp op) {
         IRMapping regionMap;
         op.getCombine().cloneInto(&partial.getCombine(), regionMap);
         // acc = combine(acc, partial), inlined.
-        Block &combine = op.getCombine().front();
-        IRMapping inlineMap;
-        for (auto [i, a] : llvm::enumerate(acc)) {
-          inlineMap.map(combine.getArgument(i), a);
-          inlineMap.map(combine.getArgument(acc.size() + i), partial.getResult(i));
-        }
-        for (Operation &inner : combine.without_terminator())
-          b.clone(inner, inlineMap);
-        SmallVector<Value> next;
-        for (Value y : combine.getTerminator()->getOperands())
-          next.push_back(inlineMap.lookupOrDefault(y));
-        return next;
+        SmallVector<Value> args(acc);
+        llvm::append_range(args, partial.getResults());
+        return inlineBlock(b, op.getCombine().front(), args);
       });
   if (failed(loop))
     return failure();

@@ -554,33 +554,31 @@ void Tiler::tileReduce(RangeReduceOp op) {
     auto partial = ReduceOp::create(b, loc, partialTypes, members, b.getDenseI64ArrayAttr({int64_t(position)}), ids);
     IRMapping regionMap;
     op.getCombine().cloneInto(&partial.getCombine(), regionMap);
-    // acc = combine(acc, partial), lane-wise over the carry's axes.
+    // acc = combine(acc, partial): inlined as it is for scalar carries, lane-wise over the carry's
+    // axes for fragment carries.
+    SmallVector<Value> args(acc);
+    llvm::append_range(args, partial.getResults());
     Block &combine = op.getCombine().front();
-    IRMapping inlineMap;
-    for (auto [i, a] : llvm::enumerate(acc)) {
-      inlineMap.map(combine.getArgument(i), a);
-      inlineMap.map(combine.getArgument(acc.size() + i), partial.getResult(i));
-    }
-    for (Operation &inner : combine.without_terminator()) {
-      if (!carryMask) {
-        b.clone(inner, inlineMap);
-        continue;
+    if (!carryMask) {
+      next = inlineBlock(b, combine, args);
+    } else {
+      IRMapping inlineMap;
+      inlineMap.map(combine.getArguments(), args);
+      for (Operation &inner : combine.without_terminator()) {
+        SmallVector<Value> operands;
+        for (Value v : inner.getOperands()) {
+          Value m = inlineMap.lookupOrDefault(v);
+          operands.push_back(isa<FragmentType>(m.getType()) ? m : expand(loc, m, 0, carryMask));
+        }
+        SmallVector<Type> types;
+        for (Type t : inner.getResultTypes())
+          types.push_back(typeFor(t, carryMask));
+        OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+        inlineMap.map(inner.getResults(), b.create(state)->getResults());
       }
-      SmallVector<Value> operands;
-      for (Value v : inner.getOperands()) {
-        Value m = inlineMap.lookupOrDefault(v);
-        operands.push_back(isa<FragmentType>(m.getType()) ? m : expand(loc, m, 0, carryMask));
-      }
-      SmallVector<Type> types;
-      for (Type t : inner.getResultTypes())
-        types.push_back(typeFor(t, carryMask));
-      OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
-      Operation *clone = b.create(state);
-      for (auto [o, n] : llvm::zip(inner.getResults(), clone->getResults()))
-        inlineMap.map(o, n);
+      for (Value y : combine.getTerminator()->getOperands())
+        next.push_back(inlineMap.lookupOrDefault(y));
     }
-    for (Value y : combine.getTerminator()->getOperands())
-      next.push_back(inlineMap.lookupOrDefault(y));
   }
   YieldOp::create(b, loc, next);
   for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))

@@ -87,14 +87,11 @@ void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
     b.clone(op, map);
     return;
   }
-  Block &body = loop.getBody().front();
-  map.map(body.getArgument(0), map.lookupOrDefault(loop.getLower()));
-  for (auto [arg, init] : llvm::zip(body.getArguments().drop_front(), loop.getInits()))
-    map.map(arg, map.lookupOrDefault(init));
-  for (Operation &inner : body.without_terminator())
-    b.clone(inner, map);
-  for (auto [result, y] : llvm::zip(loop.getResults(), body.getTerminator()->getOperands()))
-    map.map(result, map.lookupOrDefault(y));
+  SmallVector<Value> args{map.lookupOrDefault(loop.getLower())};
+  for (Value init : loop.getInits())
+    args.push_back(map.lookupOrDefault(init));
+  for (auto [result, y] : llvm::zip(loop.getResults(), inlineBlock(b, loop.getBody().front(), args, map)))
+    map.map(result, y);
 }
 
 LogicalResult stage(Block &block) {

@@ -8,6 +8,7 @@
 #define TESSEL_DIALECT_PGPU_IR_PGPU_H
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
+#include "mlir/IR/IRMapping.h"
 
 #include "tessel/Dialect/PGPU/IR/PGPUEnums.h.inc"
 #include "tessel/Dialect/PGPU/IR/PGPUDialect.h.inc"
@@ -37,6 +38,15 @@ mlir::Operation *readFeeding(mlir::Value v);
 /// integer/bool arithmetic (seed 000 §3.1). On failure `offender` is the first
 /// op (or null for a non-ABI block argument) outside the language.
 bool isLaunchExpr(mlir::Value value, mlir::Operation **offender = nullptr);
+
+/// Clones `block`'s operations at `b`'s insertion point with its arguments
+/// bound to `args` (in order) and returns the values its terminator yields
+/// there. Inlines element, combine, emit and loop-body regions when a
+/// structured op is expanded. `map` also remaps values the block uses from
+/// outside (when the code around it is being cloned too) and keeps the clones.
+llvm::SmallVector<mlir::Value> inlineBlock(mlir::OpBuilder &b, mlir::Block &block, mlir::ValueRange args,
+                                           mlir::IRMapping &map);
+llvm::SmallVector<mlir::Value> inlineBlock(mlir::OpBuilder &b, mlir::Block &block, mlir::ValueRange args);
 } // namespace tessel::pgpu
 
 #define GET_OP_CLASSES
