@@ -255,19 +255,15 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
 
     while not out_of_time():
         current_ms = visit(current)
-        compile_ahead(list(neighbours(current)))
+        around = [q for q in neighbours(current) if key(q) not in results]
+        compile_ahead(around)
         step, step_ms = None, current_ms
-        for n in names:
-            i = space[n][0].index(current[n])
-            for j in (i - 1, i + 1):
-                if not 0 <= j < len(space[n][0]) or out_of_time():
-                    continue
-                q = dict(current, **{n: space[n][0][j]})
-                if key(q) not in viable_keys or key(q) in results:
-                    continue
-                ms = visit(q)
-                if ms is not None and (step_ms is None or ms < step_ms):
-                    step, step_ms = q, ms
+        for q in around:
+            if out_of_time():
+                break
+            ms = visit(q)
+            if ms is not None and (step_ms is None or ms < step_ms):
+                step, step_ms = q, ms
         if step is None:
             break
         current = step

@@ -57,6 +57,8 @@ private:
   Value zeroOf(Location loc, Type type);
   Value trueValue(Location loc) { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1); }
   FailureOr<Value> scalar(Value v);
+  /// The realized scalars of `values`, in order.
+  FailureOr<SmallVector<Value>> scalars(ValueRange values);
   LogicalResult defineDomain(Operation *op);
 
   // Statements.
@@ -151,6 +153,17 @@ FailureOr<Value> KernelConstructor::scalar(Value v) {
          << "kir-to-pgpu needs a scalar here that construction has not realized";
 }
 
+FailureOr<SmallVector<Value>> KernelConstructor::scalars(ValueRange values) {
+  SmallVector<Value> out;
+  for (Value v : values) {
+    FailureOr<Value> s = scalar(v);
+    if (failed(s))
+      return failure();
+    out.push_back(*s);
+  }
+  return out;
+}
+
 /// Domains and subregions: lo/hi/step and size = max(0, ceil((hi - lo) / step)).
 LogicalResult KernelConstructor::defineDomain(Operation *op) {
   Location loc = op->getLoc();
@@ -218,14 +231,10 @@ LogicalResult KernelConstructor::emitLaunchFact(Operation &op) {
 
 /// A scalar pointwise op on realized scalars.
 LogicalResult KernelConstructor::emitScalarPointwise(Operation *op) {
-  SmallVector<Value> operands;
-  for (Value v : op->getOperands()) {
-    FailureOr<Value> s = scalar(v);
-    if (failed(s))
-      return failure();
-    operands.push_back(*s);
-  }
-  FailureOr<Value> result = convertPointwise(op, operands);
+  FailureOr<SmallVector<Value>> operands = scalars(op->getOperands());
+  if (failed(operands))
+    return failure();
+  FailureOr<Value> result = convertPointwise(op, *operands);
   if (failed(result))
     return failure();
   map.map(op->getResult(0), *result);
@@ -424,14 +433,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::inlineCombine(Region &combine, 
   for (Operation &op : block.without_terminator())
     if (failed(emitStatement(op)))
       return failure();
-  SmallVector<Value> out;
-  for (Value v : block.getTerminator()->getOperands()) {
-    FailureOr<Value> s = scalar(v);
-    if (failed(s))
-      return failure();
-    out.push_back(*s);
-  }
-  return out;
+  return scalars(block.getTerminator()->getOperands());
 }
 
 /// The components of a reduce at `keptPositions` of its result: an ordered
@@ -441,19 +443,16 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceAt(kir::ReduceOp op, Arra
   FailureOr<SmallVector<Value>> in = sizes(op.getInputs()[0]);
   if (failed(in))
     return failure();
-  SmallVector<Value> reducedExtents, identities;
+  SmallVector<Value> reducedExtents;
   for (auto [i, s] : llvm::enumerate(*in))
     if (llvm::is_contained(op.getAxes(), int64_t(i)))
       reducedExtents.push_back(s);
-  for (Value id : op.getIdentities()) {
-    FailureOr<Value> s = scalar(id);
-    if (failed(s))
-      return failure();
-    identities.push_back(*s);
-  }
+  FailureOr<SmallVector<Value>> identities = scalars(op.getIdentities());
+  if (failed(identities))
+    return failure();
   unsigned rank = in->size();
   return reduceNest(
-      loc, reducedExtents, identities,
+      loc, reducedExtents, *identities,
       [&](ArrayRef<Value> reduced) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> positions;
         unsigned kept = 0, red = 0;
@@ -983,14 +982,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::slotsOf(Value v, ArrayRef<Value
     Operation *def = v.getDefiningOp();
     if (!isa_and_nonnull<kir::RecordOp, kir::TupleOp>(def))
       return (def ? def : kernel.getOperation())->emitError() << "kir-to-pgpu: a summary record must be built here";
-    SmallVector<Value> fields;
-    for (Value f : def->getOperands()) {
-      FailureOr<Value> x = scalar(f);
-      if (failed(x))
-        return failure();
-      fields.push_back(*x);
-    }
-    return fields;
+    return scalars(def->getOperands());
   }
   FailureOr<Value> x = scalar(v);
   if (failed(x))
@@ -1145,14 +1137,10 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         return success();
       })
       .Case<kir::ExtractOp>([&](kir::ExtractOp e) -> LogicalResult {
-        SmallVector<Value> positions;
-        for (Value i : e.getIndices()) {
-          FailureOr<Value> s = scalar(i);
-          if (failed(s))
-            return failure();
-          positions.push_back(*s);
-        }
-        FailureOr<Value> v = element(e.getTensor(), positions);
+        FailureOr<SmallVector<Value>> positions = scalars(e.getIndices());
+        if (failed(positions))
+          return failure();
+        FailureOr<Value> v = element(e.getTensor(), *positions);
         if (failed(v))
           return failure();
         map.map(e.getResult(), *v);

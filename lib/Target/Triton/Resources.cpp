@@ -44,19 +44,22 @@ int64_t triton::ResourceModel::evaluate(const std::vector<Monomial> &poly, const
   return total;
 }
 
-int64_t triton::ResourceModel::carriedRegistersAt(const llvm::StringMap<int64_t> &params) const {
-  auto warps = params.find(kWarpsParam);
+/// 32-bit registers per thread that `bytes` spread over the program's threads take.
+static int64_t registersPerThread(int64_t bytes, const llvm::StringMap<int64_t> &params) {
+  auto warps = params.find(triton::kWarpsParam);
   int64_t threads = 32 * (warps == params.end() ? 4 : warps->second);
-  return (evaluate(carriedBytes, params) / 4 + threads - 1) / threads;
+  return (bytes / 4 + threads - 1) / threads;
+}
+
+int64_t triton::ResourceModel::carriedRegistersAt(const llvm::StringMap<int64_t> &params) const {
+  return registersPerThread(evaluate(carriedBytes, params), params);
 }
 
 int64_t triton::ResourceModel::largestRegistersAt(const llvm::StringMap<int64_t> &params) const {
-  auto warps = params.find(kWarpsParam);
-  int64_t threads = 32 * (warps == params.end() ? 4 : warps->second);
   int64_t largest = 0;
   for (const Monomial &m : fragmentBytes)
     largest = std::max(largest, evaluate({m}, params));
-  return (largest / 4 + threads - 1) / threads;
+  return registersPerThread(largest, params);
 }
 
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {

@@ -702,14 +702,14 @@ LogicalResult Serializer::run() {
   os << "\n\ndef " << kname << "_PRUNE(p):\n"
      << "    \"\"\"Why binding `p` would exceed a target limit (estimated from the program), or None.\"\"\"\n"
      << "    if " << triton::ResourceModel::python(resources.sharedBytes) << " > " << resources.sharedLimit << ":\n"
-     << "        return 'shared memory'\n"
-     << "    if -(-(" << triton::ResourceModel::python(resources.carriedBytes) << ") // 4 // (32 * p.get('"
-     << triton::kWarpsParam << "', 4))) > " << resources.carriedRegisterLimit << ":\n"
-     << "        return 'registers'\n"
-     << "    if -(-(" << triton::ResourceModel::pythonMax(resources.fragmentBytes) << ") // 4 // (32 * p.get('"
-     << triton::kWarpsParam << "', 4))) > " << resources.carriedRegisterLimit << ":\n"
-     << "        return 'registers'\n"
-     << "    return None\n";
+     << "        return 'shared memory'\n";
+  // Registers per thread of the carried fragments, then of the largest fragment.
+  for (const std::string &bytes : {triton::ResourceModel::python(resources.carriedBytes),
+                                   triton::ResourceModel::pythonMax(resources.fragmentBytes)})
+    os << "    if -(-(" << bytes << ") // 4 // (32 * p.get('" << triton::kWarpsParam << "', 4))) > "
+       << resources.carriedRegisterLimit << ":\n"
+       << "        return 'registers'\n";
+  os << "    return None\n";
   os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
   os << "\n\n_" << kname << "_launched = {}  # specialization key -> compiled kernel\n";

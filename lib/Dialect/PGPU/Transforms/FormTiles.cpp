@@ -108,6 +108,19 @@ private:
     return it == axes.end() ? 0 : it->second;
   }
   unsigned newAxis() { return numAxes++; }
+  /// An op's results depend on every axis its operands depend on.
+  void propagate(Operation &op) {
+    Mask m = 0;
+    for (Value v : op.getOperands())
+      m |= maskOf(v);
+    for (Value r : op.getResults())
+      axes[r] = m;
+  }
+  /// Straight-line pointwise code, launch-time values and reads: what a tiled body may hold.
+  static bool isPointwiseOrRead(Operation &op) {
+    return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, arith::ConstantOp, ParamOp,
+               ExtentOp, StrideOp, CeilDivOp>(op);
+  }
   /// Whether `v` is available before the program space (a launch-time value).
   bool launchTime(Value v) const {
     if (auto arg = dyn_cast<BlockArgument>(v))
@@ -307,14 +320,9 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       Block &element = reduce.getElement().front();
       axes[element.getArgument(0)] = bit(k);
       for (Operation &inner : element.without_terminator()) {
-        if (inner.getNumRegions() || !isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp,
-                                          arith::ConstantOp, ParamOp, ExtentOp, StrideOp, CeilDivOp>(inner))
+        if (!isPointwiseOrRead(inner))
           return failure();
-        Mask m = 0;
-        for (Value v : inner.getOperands())
-          m |= maskOf(v);
-        for (Value r : inner.getResults())
-          axes[r] = m;
+        propagate(inner);
       }
       Block &combine = reduce.getCombine().front();
       if (llvm::any_of(combine.without_terminator(), [](Operation &o) { return o.getNumRegions() != 0; }))
@@ -357,18 +365,11 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       contracts.push_back(c);
       continue;
     }
-    if (op.getNumRegions() != 0)
-      return failure();
-    if (!isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, StoreOp, ScatterOp,
-             arith::ConstantOp, ParamOp, ExtentOp, StrideOp, CeilDivOp>(op))
-      return failure(); // atomics, scatter-reduce, tuples: not tiled here
+    if (!isPointwiseOrRead(op) && !isa<StoreOp, ScatterOp>(op))
+      return failure(); // nested control, atomics, scatter-reduce, tuples: not tiled here
     if (!isProgramBody && !isMemoryEffectFree(&op))
       return failure();
-    Mask m = 0;
-    for (Value v : op.getOperands())
-      m |= maskOf(v);
-    for (Value r : op.getResults())
-      axes[r] = m;
+    propagate(op);
   }
   return success();
 }
