@@ -94,8 +94,8 @@ void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
     map.map(result, y);
 }
 
-LogicalResult stage(Block &block) {
-  ForOp anchor = firstShared(block);
+/// Stages `block` from `anchor` (its first shared blocking loop, or null).
+LogicalResult stage(Block &block, ForOp anchor) {
   if (!anchor || block.getTerminator()->getNumOperands() != 0)
     return failure();
   Location loc = anchor.getLoc();
@@ -138,7 +138,7 @@ struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
       ForOp anchor = firstShared(*block);
       Location loc = anchor ? anchor.getLoc() : block->getParentOp()->getLoc();
       bool remarks = remarksEnabled(block->getParentOp());
-      if (succeeded(stage(*block))) {
+      if (succeeded(stage(*block, anchor))) {
         if (remarks)
           emitRemark(loc) << "pgpu-stage-rows: loops over one row read it once when it fits one block "
                              "(guarded single-iteration path)";
