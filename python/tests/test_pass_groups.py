@@ -28,6 +28,7 @@ KERNELS = [
     ("cumsum.mlir:cumsum", {"M": 2, "N": 70}, {}),
     ("vector_add.mlir", {"N": 100}, {"scale": 0.5}),
     ("attention.mlir", {"B": 1, "H": 1, "S": 3, "T": 4, "D": 3}, {"scale": 0.5}),
+    ("linear_attention.mlir", {"B": 1, "H": 2, "T": 5, "D": 3, "E": 2}, {}),
 ]
 # Small bindings so blocks, tiles and the staged path's guard are all exercised at these shapes.
 PARAMS = {"BLOCK": 64, "BLOCK_P": 256, "TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 2}

@@ -18,7 +18,6 @@ from test_dsl import ALL, EXAMPLES  # noqa: E402
 
 # Examples whose programs the Triton provider cannot spell yet, and why.
 NOT_YET = {
-    "linear_attention": "region_scan is not constructed yet",
     "fused_pointwise": "tanh has no Triton spelling with the required accuracy",
     "grouped_gemm": "construction does not realize scalars read from an input view (the group bounds) yet",
     "splitk_gemm": "construction does not place a kernel-level kir.buffer (the split-K workspace) yet",
@@ -30,7 +29,7 @@ NOT_YET = {
 
 
 # Parameter bindings for examples whose unblocked folds make the interpreter slow at the defaults.
-SMALL_BLOCKS = {"attention": {"BLOCK": 64}}
+SMALL_BLOCKS = {"attention": {"BLOCK": 64}, "linear_attention": {"BLOCK": 64}}
 
 
 def example(name):

@@ -85,7 +85,6 @@ private:
   LogicalResult addCombine(Region &combine, TypeRange components);
   Value boolOp(Location loc, kir::BinaryKind kind, Value a, Value c) { return binary(loc, kind, a, c); }
   Value notOp(Location loc, Value a) { return binary(loc, kir::BinaryKind::Xor, a, trueValue(loc)); }
-  FailureOr<SmallVector<Value>> inlineCombine(Region &combine, ValueRange lhs, ValueRange rhs);
   FailureOr<Value> convertPointwise(Operation *op, ArrayRef<Value> operands);
   LogicalResult emitScalarPointwise(Operation *op);
   using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
@@ -93,9 +92,41 @@ private:
   FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
 
   // Region folds (seed 002 §3.1: an executable physical structured op, unblocked here).
-  FailureOr<SmallVector<Value>> foldAt(kir::RegionFoldOp op, ArrayRef<unsigned> components,
-                                       ArrayRef<Value> positions);
-  LogicalResult checkFoldProjection(kir::RegionFoldOp op, ArrayRef<unsigned> components);
+  /// What a segment fold needs of a kir.region_fold, or of a kir.region_scan's
+  /// transitions (its summarize and combine are a region fold's).
+  struct FoldParts {
+    Operation *op;
+    ValueRange sources;
+    unsigned axis;
+    ValueRange identities, captures;
+    Region *summarize, *combine;
+    FoldParts(kir::RegionFoldOp f)
+        : op(f), sources(f.getSources()), axis(f.getAxis()), identities(f.getIdentities()),
+          captures(f.getCaptures()), summarize(&f.getSummarize()), combine(&f.getCombine()) {}
+    FoldParts(kir::RegionScanOp s)
+        : op(s), sources(s.getSources()), axis(s.getAxis()), identities(s.getIdentities()),
+          captures(s.getCaptures()), summarize(&s.getSummarize()), combine(&s.getCombine()) {}
+  };
+  /// The fold over segments [0, upper) of the source axis (the whole axis when
+  /// `upper` is null).
+  FailureOr<SmallVector<Value>> foldAt(const FoldParts &fold, ArrayRef<unsigned> components,
+                                       ArrayRef<Value> positions, Value upper = {});
+  LogicalResult checkProjection(Operation *op, Block &region, unsigned n, ArrayRef<unsigned> components,
+                                StringRef what, StringRef regionName);
+
+  // Region scans, element by element (see scanStateAt).
+  FailureOr<SmallVector<Value>> scanStateAt(kir::RegionScanOp op, ArrayRef<unsigned> components,
+                                            ArrayRef<Value> positions, Value upper);
+  FailureOr<Value> emittedAt(kir::RegionScanOp op, unsigned output, ArrayRef<Value> positions);
+  SmallVector<unsigned> scalarComponents(TypeRange types);
+  /// A tensor state argument of an emit region: component `component` of the
+  /// state before the segment starting at `begin`, realized per element.
+  struct IncomingState {
+    kir::RegionScanOp op;
+    unsigned component;
+    Value begin;
+  };
+  DenseMap<Value, IncomingState> incoming;
   /// A slice block argument of a region_fold summarize: the source restricted
   /// to positions [begin, begin + size) along `axis`.
   struct Slice {
@@ -136,6 +167,15 @@ private:
   LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
 };
 } // namespace
+
+/// Physical slots of a scalar-like value: a record or tuple has one per field.
+static unsigned slotWidth(Type type) {
+  if (auto record = dyn_cast<kir::RecordType>(type))
+    return record.getTypes().size();
+  if (auto tuple = dyn_cast<TupleType>(type))
+    return tuple.size();
+  return 1;
+}
 
 Value KernelConstructor::zeroOf(Location loc, Type type) {
   if (isa<FloatType>(type))
@@ -322,6 +362,8 @@ FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, Valu
 
 FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
   tensor = resolve(tensor);
+  if (auto state = incoming.find(tensor); state != incoming.end())
+    return sizes(state->second.op.getInits()[state->second.component]);
   if (auto slice = slices.find(tensor); slice != slices.end()) {
     Slice sl = slice->second;
     FailureOr<SmallVector<Value>> whole = sizes(sl.source);
@@ -362,6 +404,32 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp op) {
         // A summary component has its identity's shape.
         return sizes(op.getIdentities()[cast<OpResult>(tensor).getResultNumber()]);
+      })
+      .Case<kir::RegionScanOp>([&](kir::RegionScanOp op) -> FailureOr<SmallVector<Value>> {
+        unsigned r = cast<OpResult>(tensor).getResultNumber(), nOut = op.getOutputs().size();
+        if (r >= nOut)
+          return sizes(op.getInits()[r - nOut]);
+        // An output: the emitted slice's shape with the source axis's length leading.
+        FailureOr<SmallVector<Value>> source = sizes(op.getSources()[0]);
+        if (failed(source))
+          return failure();
+        Block &emit = op.getEmit().front();
+        unsigned nSources = op.getSources().size();
+        Location loc = op.getLoc();
+        for (unsigned i = 0; i < nSources; ++i)
+          slices[emit.getArgument(i)] = {op.getSources()[i], unsigned(op.getAxis()), constIndex(loc, 0),
+                                         constIndex(loc, 1)};
+        for (unsigned c = 0; c < op.getInits().size(); ++c)
+          incoming[emit.getArgument(nSources + c)] = {op, c, constIndex(loc, 0)};
+        for (auto [arg, capture] : llvm::zip(emit.getArguments().drop_front(nSources + op.getInits().size()),
+                                             op.getCaptures()))
+          if (isa<RankedTensorType>(capture.getType()))
+            aliases[arg] = capture;
+        FailureOr<SmallVector<Value>> slice = sizes(emit.getTerminator()->getOperand(r));
+        if (failed(slice))
+          return failure();
+        (*slice)[0] = (*source)[op.getAxis()];
+        return slice;
       })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp op) -> FailureOr<SmallVector<Value>> {
         FailureOr<SmallVector<Value>> in = sizes(op.getInput());
@@ -422,20 +490,6 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
       .Default([&](Operation *op) -> FailureOr<SmallVector<Value>> { return unsupported(op); });
 }
 
-/// Inlines a combine region on scalar components: (lhs..., rhs...) -> values.
-FailureOr<SmallVector<Value>> KernelConstructor::inlineCombine(Region &combine, ValueRange lhs, ValueRange rhs) {
-  Block &block = combine.front();
-  unsigned n = lhs.size();
-  for (unsigned i = 0; i < n; ++i) {
-    map.map(block.getArgument(i), lhs[i]);
-    map.map(block.getArgument(n + i), rhs[i]);
-  }
-  for (Operation &op : block.without_terminator())
-    if (failed(emitStatement(op)))
-      return failure();
-  return scalars(block.getTerminator()->getOperands());
-}
-
 /// The components of a reduce at `keptPositions` of its result: an ordered
 /// loop over the reduced axes, accumulators carried, combine inlined.
 FailureOr<SmallVector<Value>> KernelConstructor::reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions) {
@@ -474,6 +528,15 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
   tensor = resolve(tensor);
   if (Value mapped = map.lookupOrNull(tensor))
     return mapped;
+  if (auto state = incoming.find(tensor); state != incoming.end()) {
+    IncomingState in = state->second;
+    SmallVector<unsigned> components = scalarComponents(in.op.getInits().getTypes());
+    components.push_back(in.component);
+    FailureOr<SmallVector<Value>> s = scanStateAt(in.op, components, positions, in.begin);
+    if (failed(s))
+      return failure();
+    return s->back();
+  }
   if (auto slice = slices.find(tensor); slice != slices.end()) {
     Slice sl = slice->second;
     SmallVector<Value> inSource(positions);
@@ -561,6 +624,18 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
         if (failed(folded))
           return failure();
         return folded->back();
+      })
+      .Case<kir::RegionScanOp>([&](kir::RegionScanOp s) -> FailureOr<Value> {
+        unsigned r = cast<OpResult>(tensor).getResultNumber(), nOut = s.getOutputs().size();
+        if (r < nOut)
+          return emittedAt(s, r, positions);
+        // A final state tensor component: the whole source's transitions applied to init.
+        SmallVector<unsigned> components = scalarComponents(s.getInits().getTypes());
+        components.push_back(r - nOut);
+        FailureOr<SmallVector<Value>> state = scanStateAt(s, components, positions, Value());
+        if (failed(state))
+          return failure();
+        return state->back();
       })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> FailureOr<Value> {
         FailureOr<SmallVector<Value>> pair = argReduceAt(a, positions);
@@ -925,33 +1000,35 @@ LogicalResult KernelConstructor::emitReduceScalars(kir::ReduceOp op) {
   return success();
 }
 
-/// Components of a region fold fold apart from the others when the combine
-/// computes each of them from those components only; a tensor component is
-/// projected to one element, which needs its combine to be elementwise
-/// (pointwise ops and scalar broadcasts).
-LogicalResult KernelConstructor::checkFoldProjection(kir::RegionFoldOp op, ArrayRef<unsigned> components) {
-  Block &combine = op.getCombine().front();
-  unsigned n = op.getNumResults();
+/// Components of a region fold fold apart from the others when `region`
+/// (a combine, or a region scan's apply: two groups of `n` arguments, the i-th
+/// of each being component i) computes each of them from those components
+/// only; a tensor component is projected to one element, which needs the
+/// region to be elementwise (pointwise ops and scalar broadcasts).
+LogicalResult KernelConstructor::checkProjection(Operation *op, Block &region, unsigned n,
+                                                 ArrayRef<unsigned> components, StringRef what,
+                                                 StringRef regionName) {
   if (n > 64)
-    return op.emitError() << "kir-to-pgpu: a region fold of more than 64 components";
+    return op->emitError() << "kir-to-pgpu: a " << what << " of more than 64 components";
   uint64_t wanted = 0;
   for (unsigned c : components)
     wanted |= uint64_t(1) << c;
   DenseMap<Value, uint64_t> reaches;
   for (unsigned i = 0; i < n; ++i) {
-    reaches[combine.getArgument(i)] = uint64_t(1) << i;
-    reaches[combine.getArgument(n + i)] = uint64_t(1) << i;
+    reaches[region.getArgument(i)] = uint64_t(1) << i;
+    reaches[region.getArgument(n + i)] = uint64_t(1) << i;
   }
-  for (Operation &inner : combine.without_terminator()) {
+  for (Operation &inner : region.without_terminator()) {
     bool tensor = llvm::any_of(inner.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }) ||
                   llvm::any_of(inner.getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); });
     if (tensor && !isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp,
                        kir::BroadcastAsOp>(inner))
-      return inner.emitError() << "kir-to-pgpu constructs a region fold's tensor summary one element at a time; "
-                                  "its combine must be elementwise, not '"
+      return inner.emitError() << "kir-to-pgpu constructs a " << what
+                               << " one element at a time; its " << regionName << " must be elementwise, not '"
                                << inner.getName() << "'";
     if (auto bc = dyn_cast<kir::BroadcastAsOp>(inner); bc && isa<RankedTensorType>(bc.getOperand().getType()))
-      return inner.emitError() << "kir-to-pgpu: a region fold combine that broadcasts a tensor is not elementwise";
+      return inner.emitError() << "kir-to-pgpu: a " << what << " " << regionName
+                               << " that broadcasts a tensor is not elementwise";
     uint64_t m = 0;
     for (Value v : inner.getOperands())
       m |= reaches.lookup(v);
@@ -959,9 +1036,9 @@ LogicalResult KernelConstructor::checkFoldProjection(kir::RegionFoldOp op, Array
       reaches[r] = m;
   }
   for (unsigned c : components)
-    if (reaches.lookup(combine.getTerminator()->getOperand(c)) & ~wanted)
-      return op.emitError() << "kir-to-pgpu: summary component #" << c
-                            << " combines with a tensor component; it cannot be folded element by element";
+    if (reaches.lookup(region.getTerminator()->getOperand(c)) & ~wanted)
+      return op->emitError() << "kir-to-pgpu: " << what << " component #" << c
+                             << " combines with a tensor component; it cannot be folded element by element";
   return success();
 }
 
@@ -995,26 +1072,29 @@ FailureOr<SmallVector<Value>> KernelConstructor::slotsOf(Value v, ArrayRef<Value
 /// axis. Summarize realizes its slices from the sources at [begin, end) and
 /// reads whatever it needs; everything it uses from outside becomes an
 /// explicit capture. Returns one value per physical slot, in component order.
-FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, ArrayRef<unsigned> components,
-                                                       ArrayRef<Value> positions) {
-  if (failed(checkFoldProjection(op, components)))
+FailureOr<SmallVector<Value>> KernelConstructor::foldAt(const FoldParts &parts, ArrayRef<unsigned> components,
+                                                       ArrayRef<Value> positions, Value upper) {
+  Operation *op = parts.op;
+  unsigned n = parts.identities.size();
+  if (failed(checkProjection(op, parts.combine->front(), n, components,
+                             isa<kir::RegionScanOp>(op) ? "region scan's transition" : "region fold's summary", "combine")))
     return failure();
-  Location loc = op.getLoc();
-  unsigned axis = op.getAxis();
-  FailureOr<SmallVector<Value>> sourceSizes = sizes(op.getSources()[0]);
+  Location loc = op->getLoc();
+  unsigned axis = parts.axis;
+  FailureOr<SmallVector<Value>> sourceSizes = sizes(parts.sources[0]);
   if (failed(sourceSizes))
     return failure();
   SmallVector<Value> identities;
   SmallVector<Type> types;
   SmallVector<unsigned> width; // slots per component
   for (unsigned c : components) {
-    FailureOr<SmallVector<Value>> id = slotsOf(op.getIdentities()[c], positions);
+    FailureOr<SmallVector<Value>> id = slotsOf(parts.identities[c], positions);
     if (failed(id))
       return failure();
     width.push_back(id->size());
     for (Value v : *id) {
       if (!v.getType().isIntOrIndexOrFloat())
-        return op.emitError() << "kir-to-pgpu: a region fold summary field must be a scalar";
+        return op->emitError() << "kir-to-pgpu: a region fold summary field must be a scalar";
       identities.push_back(v);
       types.push_back(v.getType());
     }
@@ -1029,18 +1109,20 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, Ar
     }
     return out;
   };
-  Value lower = constIndex(loc, 0), upper = (*sourceSizes)[axis], step = constIndex(loc, 1);
+  Value lower = constIndex(loc, 0), step = constIndex(loc, 1);
+  if (!upper)
+    upper = (*sourceSizes)[axis];
   auto fold = pgpu::RegionFoldOp::create(b, loc, types, lower, upper, step, identities, ValueRange{});
   {
     OpBuilder::InsertionGuard guard(b);
     Block *body = b.createBlock(&fold.getSummarize());
     Value begin = body->addArgument(b.getIndexType(), loc), end = body->addArgument(b.getIndexType(), loc);
-    Block &kirBody = op.getSummarize().front();
-    unsigned nSources = op.getSources().size();
+    Block &kirBody = parts.summarize->front();
+    unsigned nSources = parts.sources.size();
     Value size = binary(loc, kir::BinaryKind::Sub, end, begin);
     for (unsigned i = 0; i < nSources; ++i)
-      slices[kirBody.getArgument(i)] = {op.getSources()[i], axis, begin, size};
-    for (auto [arg, capture] : llvm::zip(kirBody.getArguments().drop_front(nSources), op.getCaptures())) {
+      slices[kirBody.getArgument(i)] = {parts.sources[i], axis, begin, size};
+    for (auto [arg, capture] : llvm::zip(kirBody.getArguments().drop_front(nSources), parts.captures)) {
       if (isa<RankedTensorType>(capture.getType())) {
         aliases[arg] = capture;
       } else {
@@ -1059,8 +1141,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, Ar
 
     // combine(earlier, later) on the projected components.
     Block *merge = b.createBlock(&fold.getCombine());
-    Block &kirMerge = op.getCombine().front();
-    unsigned n = op.getNumResults();
+    Block &kirMerge = parts.combine->front();
     for (unsigned side = 0; side < 2; ++side) {
       unsigned slot = 0;
       for (auto [j, c] : llvm::enumerate(components)) {
@@ -1106,6 +1187,121 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(kir::RegionFoldOp op, Ar
     fold = closed;
   }
   return SmallVector<Value>(fold.getResults());
+}
+
+SmallVector<unsigned> KernelConstructor::scalarComponents(TypeRange types) {
+  SmallVector<unsigned> out;
+  for (auto [i, t] : llvm::enumerate(types))
+    if (!isa<RankedTensorType>(t))
+      out.push_back(i);
+  return out;
+}
+
+/// The state of a region scan before segment `upper` (unit segments: after
+/// members [0, upper) of the source axis), for `components` (tensor ones at
+/// `positions`): the region fold of the transitions of those segments,
+/// applied to `init`. Construction carries no tensor state (seed 002 §3.1:
+/// unblocked), so an emit that reads a state tensor rematerializes the
+/// elements it reads this way; the scan's combine composes transitions
+/// (kir.region_scan's contract), so the fold equals applying them in order.
+/// Needs transitions and states of the same components, and combine and
+/// apply elementwise on tensor components (checked, errors at the op).
+FailureOr<SmallVector<Value>> KernelConstructor::scanStateAt(kir::RegionScanOp op, ArrayRef<unsigned> components,
+                                                            ArrayRef<Value> positions, Value upper) {
+  Location loc = op.getLoc();
+  unsigned n = op.getInits().size();
+  if (op.getIdentities().getTypes() != op.getInits().getTypes())
+    return op.emitError() << "kir-to-pgpu constructs a region scan whose transitions and states have the same "
+                             "components (it folds transitions element by element and applies them once)";
+  if (failed(checkProjection(op, op.getApply().front(), n, components, "region scan's state", "apply")))
+    return failure();
+  FailureOr<SmallVector<Value>> folded = foldAt(op, components, positions, upper);
+  if (failed(folded))
+    return failure();
+  // apply(transition, init) on the projected components.
+  Block &apply = op.getApply().front();
+  ArrayRef<Value> transition(*folded);
+  for (auto [side, values] : llvm::enumerate(std::array<ValueRange, 2>{op.getIdentities(), op.getInits()})) {
+    unsigned slot = 0;
+    for (unsigned c : components) {
+      Value arg = apply.getArgument(side * n + c);
+      SmallVector<Value> slots;
+      if (side == 0) {
+        unsigned width = slotWidth(arg.getType());
+        slots.assign(transition.begin() + slot, transition.begin() + slot + width);
+        slot += width;
+      } else {
+        FailureOr<SmallVector<Value>> init = slotsOf(values[c], positions);
+        if (failed(init))
+          return failure();
+        slots = *init;
+      }
+      if (isa<kir::RecordType, TupleType>(arg.getType()))
+        recordFields[arg] = slots;
+      else
+        map.map(arg, slots[0]);
+    }
+  }
+  if (failed(emitBlock(apply)))
+    return failure();
+  SmallVector<Value> out, anywhere(positions.size(), constIndex(loc, 0));
+  for (unsigned c : components) {
+    FailureOr<SmallVector<Value>> slots = slotsOf(apply.getTerminator()->getOperand(c), anywhere);
+    if (failed(slots))
+      return failure();
+    llvm::append_range(out, *slots);
+  }
+  return out;
+}
+
+/// Output `output` of a region scan at `positions` (the leading one along the
+/// source axis): the emit of the unit segment holding that member, on the
+/// state before it. Scalar state components are folded once for the segment;
+/// tensor ones are realized per element where emit reads them.
+FailureOr<Value> KernelConstructor::emittedAt(kir::RegionScanOp op, unsigned output, ArrayRef<Value> positions) {
+  Location loc = op.getLoc();
+  Value begin = positions[0];
+  Block &emit = op.getEmit().front();
+  unsigned nSources = op.getSources().size(), n = op.getInits().size();
+  for (unsigned i = 0; i < nSources; ++i)
+    slices[emit.getArgument(i)] = {op.getSources()[i], unsigned(op.getAxis()), begin, constIndex(loc, 1)};
+  SmallVector<unsigned> scalarState = scalarComponents(op.getInits().getTypes());
+  SmallVector<Value> folded;
+  if (!scalarState.empty()) {
+    FailureOr<SmallVector<Value>> s = scanStateAt(op, scalarState, {}, begin);
+    if (failed(s))
+      return failure();
+    folded = *s;
+  }
+  unsigned slot = 0;
+  for (unsigned c = 0; c < n; ++c) {
+    Value arg = emit.getArgument(nSources + c);
+    if (isa<RankedTensorType>(arg.getType())) {
+      incoming[arg] = {op, c, begin};
+      continue;
+    }
+    unsigned width = slotWidth(arg.getType());
+    if (isa<kir::RecordType, TupleType>(arg.getType()))
+      recordFields[arg] = SmallVector<Value>(ArrayRef<Value>(folded).slice(slot, width));
+    else
+      map.map(arg, folded[slot]);
+    slot += width;
+  }
+  for (auto [arg, capture] : llvm::zip(emit.getArguments().drop_front(nSources + n), op.getCaptures())) {
+    if (isa<RankedTensorType>(capture.getType())) {
+      aliases[arg] = capture;
+    } else {
+      FailureOr<Value> v = scalar(capture);
+      if (failed(v))
+        return failure();
+      map.map(arg, *v);
+    }
+  }
+  if (failed(emitBlock(emit)))
+    return failure();
+  SmallVector<Value> local(positions);
+  local[0] = constIndex(loc, 0);
+  return element(emit.getTerminator()->getOperand(output), local);
 }
 
 LogicalResult KernelConstructor::emitBlock(Block &block) {
@@ -1169,16 +1365,34 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         unsigned slot = 0;
         for (unsigned i : scalars) {
           Value r = f.getResult(i);
-          if (auto record = dyn_cast<kir::RecordType>(r.getType())) {
-            unsigned nf = record.getTypes().size();
-            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*folded).slice(slot, nf));
-            slot += nf;
-          } else if (auto tuple = dyn_cast<TupleType>(r.getType())) {
-            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*folded).slice(slot, tuple.size()));
-            slot += tuple.size();
-          } else {
-            map.map(r, (*folded)[slot++]);
-          }
+          unsigned width = slotWidth(r.getType());
+          if (isa<kir::RecordType, TupleType>(r.getType()))
+            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*folded).slice(slot, width));
+          else
+            map.map(r, (*folded)[slot]);
+          slot += width;
+        }
+        return success();
+      })
+      .Case<kir::RegionScanOp>([&](kir::RegionScanOp scan) -> LogicalResult {
+        // Outputs and tensor state components are realized per element by their consumers; used
+        // scalar final states now, from one fold of the scalar components.
+        SmallVector<unsigned> scalarState = scalarComponents(scan.getInits().getTypes());
+        unsigned nOut = scan.getOutputs().size();
+        if (llvm::none_of(scalarState, [&](unsigned c) { return !scan->getResult(nOut + c).use_empty(); }))
+          return success();
+        FailureOr<SmallVector<Value>> state = scanStateAt(scan, scalarState, {}, Value());
+        if (failed(state))
+          return failure();
+        unsigned slot = 0;
+        for (unsigned c : scalarState) {
+          Value r = scan->getResult(nOut + c);
+          unsigned width = slotWidth(r.getType());
+          if (isa<kir::RecordType, TupleType>(r.getType()))
+            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*state).slice(slot, width));
+          else
+            map.map(r, (*state)[slot]);
+          slot += width;
         }
         return success();
       })
