@@ -80,6 +80,9 @@ def host_us(fn, reps=200):
 
 
 def kernel(name):
+    import row_kernels
+    if hasattr(row_kernels, name):
+        return getattr(row_kernels, name)
     return getattr(importlib.import_module(name), name)
 
 
@@ -164,6 +167,16 @@ def cases():
                ref=lambda a: torch.nn.functional.scaled_dot_product_attention(a[0], a[1], a[2], is_causal=True,
                                                                              scale=0.125),
                atol=2e-3, rtol=1e-2)
+    # Causal linear attention (issue 6: its region scan is constructed, correct on the GPU; unblocked).
+    yield dict(name="linear_attention",
+               shape={"B": 1, "H": 2, "T": 64, "D": 16, "E": 16},
+               setup=lambda: tuple(nonzero(1, 2, 64, 16) for _ in range(3)) +
+               (torch.empty(1, 2, 64, 16, device="cuda"), torch.empty(1, 2, 16, 16, device="cuda"),
+                torch.empty(1, 2, 16, device="cuda")),
+               run=lambda a: TUNING(kernel("linear_attention"))(*a),
+               out=lambda a: torch.cat([a[3].flatten(), a[4].flatten(), a[5].flatten()]),
+               ref=linear_attention_ref, atol=1e-3, rtol=1e-4)
+    yield from row_cases()
     # bf16 GEMM (issue 7 targets): torch.matmul is cuBLAS; the hand-written Triton peer is a fixed good config.
     for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024), (4097, 4095, 1000)]:
         yield dict(name="matmul",
@@ -174,6 +187,55 @@ def cases():
                    run=lambda a: TUNING(kernel("matmul"))(*a), out=lambda a: a[2],
                    ref=lambda a: torch.matmul(a[0], a[1]), flops=lambda a: 2 * a[0].shape[0] * a[0].shape[1] * a[1].shape[1],
                    atol=0.25, rtol=2e-2)
+
+
+def linear_attention_ref(a):
+    q, k, v = (t.double() for t in a[:3])
+    pq, pk = torch.relu(q) + 1, torch.relu(k) + 1
+    S = torch.cumsum(torch.einsum("bhtd,bhte->bhtde", pk, v), dim=2)
+    z = torch.cumsum(pk, dim=2)
+    o = torch.einsum("bhtd,bhtde->bhte", pq, S) / torch.einsum("bhtd,bhtd->bht", pq, z)[..., None]
+    return torch.cat([o.flatten(), S[:, :, -1].flatten(), z[:, :, -1].flatten()]).float()
+
+
+def row_cases():
+    """Issue 7's row targets: f32 and bf16 at 16384x8192 (and the bf16 kernels at 4096x1024), against
+    torch eager / torch.compile of the same torch expression; hand-written Triton for f32."""
+    eps = 1e-5
+    for dtype, suffix in [(torch.float32, ""), (torch.bfloat16, "_bf16")]:
+        size = torch.finfo(dtype).bits // 8
+        loose = dict(atol=2e-2, rtol=1e-2) if dtype == torch.bfloat16 else {}
+        for M, N in ([(16384, 8192)] if dtype == torch.float32 else [(4096, 1024), (16384, 8192)]):
+            x = nonzero(M, N, dtype=dtype)
+            w, b = nonzero(N, dtype=dtype), nonzero(N, dtype=dtype)
+            hand = dtype == torch.float32
+            if suffix:
+                yield dict(name="softmax" + suffix, shape={"M": M, "N": N}, setup=lambda x=x: (x, torch.empty_like(x)),
+                           run=lambda a: TUNING(kernel("softmax_bf16"))(*a), out=lambda a: a[1],
+                           ref=lambda a: torch.softmax(a[0], 1), bytes=lambda a: 2 * a[0].numel() * size, **loose)
+            yield dict(name="layernorm" + suffix, shape={"M": M, "N": N},
+                       setup=lambda x=x, w=w, b=b: (x, w, b, torch.empty_like(x)),
+                       run=lambda a, k="layernorm" + suffix: TUNING(kernel(k))(*a, eps=eps), out=lambda a: a[3],
+                       ref=lambda a: torch.nn.functional.layer_norm(a[0], (a[0].shape[1],), a[1], a[2], eps),
+                       bytes=lambda a: 2 * a[0].numel() * size, **loose,
+                       **({"peer": lambda a: P.layernorm(*a, eps)} if hand else {}))
+            yield dict(name="rmsnorm" + suffix, shape={"M": M, "N": N},
+                       setup=lambda x=x, w=w: (x, w, torch.empty_like(x)),
+                       run=lambda a, k="rmsnorm" + suffix: TUNING(kernel(k))(*a, eps=eps), out=lambda a: a[2],
+                       ref=lambda a: torch.nn.functional.rms_norm(a[0], (a[0].shape[1],), a[1], eps),
+                       bytes=lambda a: 2 * a[0].numel() * size, **loose,
+                       **({"peer": lambda a: P.rmsnorm(*a, eps)} if hand else {}))
+            yield dict(name="rowsum" + suffix, shape={"M": M, "N": N},
+                       setup=lambda x=x, M=M: (x, torch.empty(M, device="cuda")),
+                       run=lambda a, k="rowsum" + suffix: TUNING(kernel(k))(*a), out=lambda a: a[1],
+                       ref=lambda a: torch.sum(a[0], 1, dtype=torch.float32), bytes=lambda a: a[0].numel() * size,
+                       atol=1e-2, rtol=1e-4)
+            yield dict(name="argmax" + suffix, shape={"M": M, "N": N},
+                       setup=lambda x=x, M=M: (x, torch.empty(M, device="cuda", dtype=x.dtype),
+                                               torch.empty(M, dtype=torch.int64, device="cuda")),
+                       run=lambda a, k="argmax" + suffix: TUNING(kernel(k))(*a), out=lambda a: a[2],
+                       ref=lambda a: torch.argmax(a[0], 1), bytes=lambda a: a[0].numel() * size,
+                       **({"peer": lambda a: P.argmax(*a)} if hand else {}))
 
 
 def main():

@@ -194,6 +194,41 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
     assert len(generic) == 4
 
 
+def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch):
+    # The reused kernel is launched through its compiled launcher with the current raw stream, no
+    # hooks and no scratch; a kernel that needs scratch (or any object unlike Triton 3.6's) takes
+    # Triton's own launch.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    direct = example("softmax")._launcher({}).__globals__["_direct"]
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 1000 + device, raising=False)
+    calls = []
+
+    class Run:
+        global_scratch_size = profile_scratch_size = 0
+        launch_cooperative_grid, launch_pdl = False, True
+
+        def launch(self, *args):
+            calls.append(("direct", args))
+
+    class Compiled:
+        function, packed_metadata = "fn", "meta"
+
+        def __init__(self):
+            self.run = Run()
+
+        def _init_handles(self):
+            pass
+
+        def __getitem__(self, grid):
+            return lambda *args: calls.append(("generic", grid, args))
+    direct(Compiled())(7, 2, "a", 3)
+    assert calls[-1] == ("direct", (7, 1, 1, 1002, "fn", False, True, None, None, "meta", None, None, None, "a", 3))
+    scratch = Compiled()
+    scratch.run.global_scratch_size = 128
+    direct(scratch)(7, 2, "a", 3)
+    assert calls[-1] == ("generic", (7, 1, 1), ("a", 3))
+
+
 def test_warmup_compiles_the_launch_specialization_without_launching(tmp_path, monkeypatch):
     # The tuner's compile-ahead entry passes exactly the launch's arguments and configuration.
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))

@@ -712,7 +712,7 @@ LogicalResult Serializer::run() {
   os << "    return None\n";
   os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
-  os << "\n\n_" << kname << "_launched = {}  # specialization key -> compiled kernel\n";
+  os << "\n\n_" << kname << "_launched = {}  # specialization key -> direct launch of its compiled kernel\n";
   os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
   if (!keywords.empty())
     os << ", *, " << llvm::join(keywords, ", ");
@@ -741,16 +741,16 @@ LogicalResult Serializer::run() {
     os << "        " << args << (launchArgs.size() == 1 ? "," : "") << " = " << llvm::join(launchArgs, ", ") << "\n";
   // Fast path: the compiled kernel of an earlier call with the same specialization, launched
   // directly (Triton's generic path binds and specializes every argument on every call).
-  os << "        _key = (" << (firstView.empty() ? std::string("0") : firstView + ".get_device()")
-     << (key.empty() ? "" : ", ") << llvm::join(key, ", ") << ")\n";
-  os << "        _compiled = _" << kname << "_launched.get(_key)\n";
-  os << "        if _compiled is not None:\n";
-  os << "            _compiled[_grid](" << args << ")\n";
+  os << "        _dev = " << (firstView.empty() ? std::string("0") : firstView + ".get_device()") << "\n";
+  os << "        _key = (_dev" << (key.empty() ? "" : ", ") << llvm::join(key, ", ") << ")\n";
+  os << "        _launch = _" << kname << "_launched.get(_key)\n";
+  os << "        if _launch is not None:\n";
+  os << "            _launch(_grid[0], _dev" << (launchArgs.empty() ? "" : ", ") << args << ")\n";
   os << "        else:\n";
   os << "            _compiled = _" << kname << "_kernel[_grid](" << args << (launchArgs.empty() ? "" : ", ")
      << "num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam) << ")\n";
   os << "            if _compiled is not None and not _interpreting():\n";
-  os << "                _" << kname << "_launched[_key] = _compiled\n";
+  os << "                _" << kname << "_launched[_key] = _direct(_compiled)\n";
   // Compile without launching (the tuner compiles candidates ahead, several at once).
   os << "\n\ndef " << kname << "_warmup(" << llvm::join(positional, ", ");
   if (!keywords.empty())
@@ -811,6 +811,24 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "                         f\"(or set TRITON_INTERPRET=1 for the CPU interpreter)\")\n\n\n"
      << "def _interpreting():\n"
      << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
+     << "def _direct(compiled):\n"
+     << "    \"\"\"A launch of `compiled` that skips Triton's per-call generic path (driver stream lookup, launch\n"
+     << "    hooks, scratch allocation) when it needs none of them; else Triton's own launch. Built once per\n"
+     << "    specialization; the host cost of a call is what tessel's wrapper adds to the kernel.\"\"\"\n"
+     << "    try:\n"
+     << "        from torch._C import _cuda_getCurrentRawStream as stream\n"
+     << "        from triton import knobs\n"
+     << "        compiled._init_handles()\n"
+     << "        run, function, meta = compiled.run, compiled.function, compiled.packed_metadata\n"
+     << "        launch, coop, pdl = run.launch, run.launch_cooperative_grid, run.launch_pdl\n"
+     << "        if (run.global_scratch_size or run.profile_scratch_size or knobs.runtime.launch_enter_hook.calls\n"
+     << "                or knobs.runtime.launch_exit_hook.calls):\n"
+     << "            raise LookupError\n"
+     << "    except (ImportError, AttributeError, LookupError):\n"
+     << "        return lambda grid, device, *args: compiled[(grid, 1, 1)](*args)\n\n"
+     << "    def go(grid, device, *args):\n"
+     << "        launch(grid, 1, 1, stream(device), function, coop, pdl, None, None, meta, None, None, None, *args)\n"
+     << "    return go\n\n\n"
      << "def _check_scalar(name, v, kind):\n"
      << "    if not isinstance(v, (int, float) if kind is float else int) or isinstance(v, bool):\n"
      << "        raise TypeError(f\"scalar '{name}' must be {kind.__name__}, got {type(v).__name__}\")\n";

@@ -39,7 +39,7 @@
 // CHECK: _check_view('w', w, torch.float32, ('N',), _extents, _device)
 // CHECK: _check_scalar('eps', eps, float)
 // CHECK: _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12 = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps
-// CHECK: _compiled = _layernorm_launched.get(_key)
+// CHECK: _launch = _layernorm_launched.get(_key)
 // CHECK: _compiled = _layernorm_kernel[_grid](_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, num_warps=
 // DEFAULT-SAME: {{^}}4, num_stages=3){{$}}
 // TUNED-SAME: {{^}}4, num_stages=3){{$}}
