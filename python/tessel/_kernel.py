@@ -166,6 +166,11 @@ class Kernel:
         launch = self._launcher(constexprs, params)
         return launch.__globals__.get(f"{self.name}_warmup")
 
+    def _views(self) -> list:
+        """(name, mode) of each view argument in order; mode is 'in', 'out' or 'inout' (the tuner fills
+        what a kernel only writes with NaN and compares what it writes)."""
+        return [(p.name, p.spec.mode) for p in self.params() if p.kind == "view"]
+
     def _prune(self, constexprs: dict):
         """The generated resource check of a binding: why it exceeds a target limit, or None."""
         self._launcher(constexprs)
@@ -181,11 +186,17 @@ class Kernel:
         return _tune.cache_key(self.kir(constexprs), tensors, device, _compiler_version())
 
     def tune(self, *args, budget_s: float = 60.0, reps: int = 10, verbose: bool = True, retune: bool = False,
-             compile_workers: int = 0, **kwargs) -> dict:
+             compile_workers: int = 0, compile_pool: str = "process", domain: dict | None = None,
+             reference=None, **kwargs) -> dict:
         """Measures the declared parameter combinations on these arguments (nearest the default first,
         within `budget_s`), keeps the fastest correct one, and records it in the tuning cache so later
         calls with shapes in the same bucket on this device use it. A cached winner is returned without
-        tuning again unless `retune=True`. The last search's report is in `self.last_tuning`."""
+        tuning again unless `retune=True`. The last search's report is in `self.last_tuning`.
+
+        `domain` ({parameter: values}) narrows the search to those declared values; `reference`, a
+        torch function of the input views returning the expected outputs, also checks the default;
+        `compile_workers` >= 2 compiles candidates ahead on that many processes (or threads, with
+        `compile_pool="threads"`). See `_tune.tune`."""
         from . import _tune
         tensors, scalars, constexprs = self._bind(args, kwargs)
         path, key = _cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors)
@@ -194,7 +205,8 @@ class Kernel:
             self.last_tuning = {"cache_hit": True}
             return cached
         best, self.last_tuning = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps,
-                                            verbose=verbose, compile_workers=compile_workers)
+                                            verbose=verbose, compile_workers=compile_workers,
+                                            compile_pool=compile_pool, domain=domain, reference=reference)
         _tune.store(path, key, best)
         self._launches.clear()
         return best

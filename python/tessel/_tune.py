@@ -1,12 +1,13 @@
 """The autotuner (seed 003): a closed search over the declared physical parameters.
 
 The search space is exactly the `<kernel>_PARAMS` the serializer writes from the pgpu module's
-parameter declarations; nothing else can be searched. Each candidate is compiled, run on fresh
-copies of the caller's tensors and compared with the default candidate's result (a wrong
-candidate is rejected, never chosen), then timed with CUDA events around CUDA-graph replays (median), so the host launch path
-does not mask the device-time difference. The winner is stored
-in an on-disk cache keyed by the kernel's KIR hash, the shape bucket, the device and the compiler
-version, written atomically.
+parameter declarations (a caller may narrow it, never widen it); nothing else can be searched. Each
+candidate is compiled (ahead, on worker processes, when asked), run on two sets of fresh random
+inputs and compared with the default candidate's result or a reference function's (a wrong
+candidate is rejected and reported, never chosen), then timed with CUDA events around CUDA-graph
+replays (median), so the host launch path does not mask the device-time difference. The winner is
+stored in an on-disk cache keyed by the kernel's KIR hash, the shape bucket, the device and the
+compiler version, written atomically.
 """
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ import itertools
 import json
 import os
 import statistics
+import sys
 import time
+
+from . import _compile_ahead
 
 
 def shape_bucket(tensors) -> str:
@@ -112,37 +116,183 @@ def _rotation(torch, tensors, most: int = 8) -> int:
 
 
 def _agrees(torch, got, want) -> bool:
-    """Same result as the default candidate, up to the reassociation a different blocking of a
-    floating-point reduction may do."""
+    """Same result as the expected one, up to the reassociation a different blocking of a
+    floating-point reduction may do. A 16-bit output may round a differently associated sum to the
+    neighbouring value: two of its units in the last place (never less than 1e-4), relative to each
+    element and to the largest expected magnitude."""
     if not got.is_floating_point():
         return torch.equal(got, want)
     scale = want.abs().nan_to_num(posinf=0.0, neginf=0.0).max().item() if want.numel() else 0.0
-    # A 16-bit output may round a differently associated sum to the neighbouring value: allow two of
-    # its units in the last place, never less than 1e-4.
     tol = max(1e-4, 2 * torch.finfo(got.dtype).eps)
-    return torch.allclose(got.float(), want.float(), rtol=tol, atol=tol * max(scale, 1.0), equal_nan=True)
+    return torch.allclose(got.float(), want.float(), rtol=tol, atol=tol * scale, equal_nan=True)
+
+
+def _region(t):
+    """`t`'s memory as a flat tensor from its first element (less its storage offset modulo 16) to its
+    last, and the view's offset in that: a tensor made from such a region has `t`'s strides, overlaps
+    and data-pointer alignment (which Triton specializes on)."""
+    offset = t.storage_offset() % 16
+    span = offset + 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+    return t.as_strided((span,), (1,), t.storage_offset() - offset), offset
+
+
+def _copy(t):
+    """A copy of `t` laid out like it."""
+    region, offset = _region(t)
+    return region.clone().as_strided(t.shape, t.stride(), offset)
+
+
+def _typical_magnitude(torch, t) -> float:
+    """Median |x| of at most 4096 evenly spaced elements of `t` (within [1e-3, 1e3], in case they are
+    uninitialized memory), or 1 when none is finite and nonzero."""
+    flat = t.detach().reshape(-1)
+    sample = flat[::max(1, flat.numel() // 4096)].float().abs()
+    sample = sample[torch.isfinite(sample) & (sample > 0)]
+    return min(max(sample.median().item(), 1e-3), 1e3) if sample.numel() else 1.0
+
+
+def fresh_inputs(torch, tensors, modes, seed: int) -> list:
+    """One set of fresh arguments laid out like the caller's tensors. Floating-point views the kernel
+    reads get random values that are never zero (magnitude in [0.25, 1] of the caller's typical one,
+    random sign), so a candidate cannot pass by the luck of the caller's data; floating-point views it
+    only writes are filled with NaN and integer ones with the most negative value, so an element a
+    candidate skips shows. Integer and bool views it reads keep the caller's values: they may be
+    indices, which random values would push out of range."""
+    gen = torch.Generator(device=tensors[0].device if tensors else "cpu")
+    gen.manual_seed(seed)
+    fresh = []
+    for t, mode in zip(tensors, modes):
+        region, offset = _region(t)
+        n, dev = region.numel(), t.device
+        if t.is_floating_point() and mode != "out":
+            magnitude = torch.rand(n, generator=gen, device=dev) * 0.75 + 0.25
+            sign = torch.randint(0, 2, (n,), generator=gen, device=dev) * 2 - 1
+            flat = (magnitude * sign * _typical_magnitude(torch, t)).to(t.dtype)
+        elif t.is_floating_point():
+            flat = torch.full((n,), float("nan"), dtype=t.dtype, device=dev)
+        elif mode == "out" and t.dtype != torch.bool:
+            flat = torch.full((n,), torch.iinfo(t.dtype).min, dtype=t.dtype, device=dev)
+        else:
+            flat = region.clone()
+        fresh.append(flat.as_strided(t.shape, t.stride(), offset))
+    return fresh
+
+
+class _Checker:
+    """Runs candidates on two fresh input sets made once per search and compares what they write with
+    the expected outputs: the `reference` function's on the same inputs when one is given (so the
+    default is checked too), else the default candidate's."""
+
+    def __init__(self, torch, kernel, tensors, scalars: dict, constexprs: dict, default: dict, reference):
+        self.torch, self.kernel, self.scalars, self.constexprs = torch, kernel, scalars, constexprs
+        # Views the kernel may write: all of them when the kernel does not say (a test's fake).
+        views = kernel._views() if hasattr(kernel, "_views") else [(f"#{i}", "inout") for i in range(len(tensors))]
+        self.names = [name for name, mode in views if mode != "in"]
+        self.outputs = [i for i, (_, mode) in enumerate(views) if mode != "in"]
+        self.sets = [fresh_inputs(torch, tensors, [mode for _, mode in views], seed) for seed in (1, 2)]
+        if reference is None:
+            self.expected, self.against = self.run(default), "the default candidate"
+        else:
+            inputs = [i for i, (_, mode) in enumerate(views) if mode != "out"]
+            self.expected = [self._referenced(reference, [s[i] for i in inputs]) for s in self.sets]
+            self.against = "the reference"
+
+    def _referenced(self, reference, inputs) -> list:
+        want = reference(*inputs)
+        want = list(want) if isinstance(want, (tuple, list)) else [want]
+        shapes = [tuple(self.sets[0][i].shape) for i in self.outputs]
+        if [tuple(w.shape) for w in want] != shapes:
+            raise ValueError(f"tune: the reference returned shapes {[tuple(w.shape) for w in want]}; the kernel "
+                             f"writes {', '.join(self.names)} of shapes {shapes}")
+        return want
+
+    def run(self, params) -> list:
+        """The candidate's outputs on each fresh set (each run on copies: the sets stay fresh)."""
+        launch = self.kernel._launcher(self.constexprs, params)
+        results = []
+        for inputs in self.sets:
+            args = [_copy(t) for t in inputs]
+            launch(*args, **self.scalars)
+            results.append([args[i] for i in self.outputs])
+        return results
+
+    def why_wrong(self, params):
+        """Why the candidate is rejected (it fails, or an output differs), or None."""
+        try:
+            got = self.run(params)
+        except Exception as e:  # a candidate the provider cannot compile or run is rejected
+            return f"{type(e).__name__}: {e}"
+        for n, (outs, wants) in enumerate(zip(got, self.expected), 1):
+            for name, a, b in zip(self.names, outs, wants):
+                if not _agrees(self.torch, a, b):
+                    return f"result '{name}' differs from {self.against} on fresh input set {n}"
+        return None
+
+
+def restrict(space: dict, domain: dict | None) -> dict:
+    """The declared space narrowed to `domain` ({name: values}). A heuristic default outside the
+    narrowed values moves to the nearest of them (by position in the declared domain, the smaller on a
+    tie). Names and values outside the declaration are an error: the search space stays closed."""
+    space = dict(space)
+    for name, values in (domain or {}).items():
+        if name not in space:
+            raise ValueError(f"tune: domain names '{name}', which is not a declared parameter; expected one of "
+                             f"{', '.join(sorted(space))}")
+        declared, default = space[name]
+        values = list(values) if isinstance(values, (list, tuple, set, frozenset, range)) else [values]
+        outside = [v for v in values if v not in declared]
+        if outside or not values:
+            raise ValueError(f"tune: domain of '{name}' " + (f"has {outside[0]!r}" if outside else "is empty") +
+                             f"; expected values from its declared domain {list(declared)}")
+        kept = [v for v in declared if v in values]
+        at = declared.index(default)
+        space[name] = (kept, min(kept, key=lambda v: (abs(declared.index(v) - at), declared.index(v))))
+    return space
+
+
+def candidates(kernel, constexprs: dict, domain: dict | None = None) -> tuple:
+    """(space, default, viable, pruned): the declared space narrowed to `domain`, its heuristic
+    default, the candidates within the target's estimated limits (the generated `<kernel>_PRUNE`),
+    and how many were pruned, by reason. The default is never pruned: it is what runs untuned."""
+    space = restrict(kernel._space(constexprs), domain)
+    names = sorted(space)
+    default = {n: space[n][1] for n in names}
+    prune = kernel._prune(constexprs) if hasattr(kernel, "_prune") else None
+    viable, pruned = [], {}
+    for values in itertools.product(*(space[n][0] for n in names)):
+        p = dict(zip(names, values))
+        why = prune(p) if prune is not None and p != default else None
+        if why:
+            pruned[why] = pruned.get(why, 0) + 1
+        else:
+            viable.append(p)
+    return space, default, viable, pruned
 
 
 def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 60.0, reps: int = 10,
          verbose: bool = True, timer=None, finalists: int = 3, keep_times: bool = False,
-         compile_workers: int = 0) -> tuple[dict, dict]:
-    """Searches the declared parameters of `kernel` for these tensors.
+         compile_workers: int = 0, compile_pool: str = "process", domain: dict | None = None,
+         reference=None) -> tuple[dict, dict]:
+    """Searches the declared parameters of `kernel` (narrowed to `domain` when given) for these
+    tensors.
 
     Candidates whose estimated resources exceed the target (the generated `<kernel>_PRUNE`) are
     pruned before compiling, and counted by reason. The search is guided: a hill climb from the
     heuristic default (each step measures the one-index-step neighbours of the current best and
     moves to the fastest), then the remaining candidates nearest the best first, until `budget_s`.
-    Each candidate is run on fresh copies of the inputs and compared with the default's result; a
-    candidate that fails or differs is rejected and reported, never chosen. The best `finalists`
-    are re-measured head to head before the winner is picked. With `compile_workers` >= 2 the next
-    candidates are compiled ahead on that many threads (Triton's asynchronous compile mode; opt-in,
-    not yet measured on the GPU). Returns (winner, report)."""
+    Each candidate is run on two fresh random input sets and compared with the default's result
+    there, or with `reference(*input views)`'s when given; a candidate that fails or differs is
+    rejected and reported, never chosen. Survivors are timed on copies of the caller's tensors, and
+    the best `finalists` re-measured head to head before the winner is picked. With
+    `compile_workers` >= 2 the next candidates are compiled ahead on that many spawned processes
+    (`compile_pool="process"`) or threads (`"threads"`). Returns (winner, report)."""
     import torch
 
+    if compile_pool not in ("process", "threads"):
+        raise ValueError(f"tune: compile_pool is 'process' or 'threads', got {compile_pool!r}")
     timer = timer or (lambda fn: _median_ms(torch, fn, reps))
-    space = kernel._space(constexprs)
+    space, default, viable, pruned = candidates(kernel, constexprs, domain)
     names = sorted(space)
-    default = {n: space[n][1] for n in names}
 
     def key(p):
         return tuple(p[n] for n in names)
@@ -151,25 +301,8 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         return (sum(abs(space[n][0].index(p[n]) - space[n][0].index(centre[n])) for n in names),
                 [space[n][0].index(p[n]) for n in names])
 
-    grid = [dict(zip(names, values)) for values in itertools.product(*(space[n][0] for n in names))]
-    prune = kernel._prune(constexprs) if hasattr(kernel, "_prune") else None
-    pruned = {}
-    viable = []
-    for p in grid:
-        why = prune(p) if prune is not None and p != default else None
-        if why:
-            pruned[why] = pruned.get(why, 0) + 1
-        else:
-            viable.append(p)
     viable_keys = {key(p) for p in viable}
-
-    def run(params):
-        copies = [t.clone() for t in tensors]
-        kernel._launcher(constexprs, params)(*copies, **scalars)
-        return copies
-
     rotation = _rotation(torch, tensors)
-    report_rotation = rotation
 
     def measure(params):
         # Inputs that fit in L2 rotate through several copies, so each timed launch reads memory a
@@ -185,12 +318,16 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         return timer(once)
 
     started = time.monotonic()
-    reference = run(default)
-    report = {"candidates": len(grid), "pruned": pruned, "timed": 0, "rejected": [], "skipped_for_budget": 0,
-              "strategy": "hill climb from the default, then nearest the best first",
-              "rotating_input_sets": report_rotation}
+    check = _Checker(torch, kernel, tensors, scalars, constexprs, default, reference)
+    report = {"candidates": len(viable) + sum(pruned.values()), "pruned": pruned, "timed": 0, "rejected": [],
+              "skipped_for_budget": 0, "strategy": "hill climb from the default, then nearest the best first",
+              "checked_on": f"{len(check.sets)} fresh random input sets against {check.against}",
+              "rotating_input_sets": rotation, "checking_s": 0.0}
+    if domain:
+        report["domain"] = {n: space[n][0] for n in names}
     timed = []
     results = {}
+    ahead = _CompileAhead(kernel, tensors, scalars, constexprs, compile_workers, compile_pool)
 
     def visit(params):
         """Checks and times one candidate (once); its time, or None when rejected."""
@@ -198,13 +335,12 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         if k in results:
             return results[k]
         results[k] = None
-        try:
-            outs = run(params)
-        except Exception as e:  # a candidate the provider cannot compile or run is rejected
-            report["rejected"].append((params, f"{type(e).__name__}: {e}"))
-            return None
-        if not all(_agrees(torch, a, b) for a, b in zip(outs, reference)):
-            report["rejected"].append((params, "result differs from the default candidate"))
+        ahead.wait(k)
+        checking = time.monotonic()
+        why = check.why_wrong(params)
+        report["checking_s"] += time.monotonic() - checking
+        if why:
+            report["rejected"].append((params, why))
             return None
         ms = measure(params)
         timed.append((ms, params))
@@ -214,35 +350,11 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
             best_ms, best = min(timed, key=lambda t: t[0])
             print(f"\rtessel.tune {kernel.name}: {report['timed']} timed, {sum(pruned.values())} pruned, "
                   f"{len(report['rejected'])} rejected, {len(viable) - len(results)} left; best {best} "
-                  f"{best_ms:.4f} ms", end="", flush=True)
+                  f"{best_ms:.4f} ms", end="", file=sys.stderr, flush=True)
         return ms
 
     def out_of_time():
         return time.monotonic() - started > budget_s
-
-    def compile_ahead(batch):
-        """Compiles the next candidates on a thread pool (Triton's asynchronous compile mode) so the
-        checking and timing that follow find them built. Only an optimization: any failure leaves the
-        serial path to compile (and to report) each candidate."""
-        batch = [p for p in batch if key(p) not in results]
-        if (compile_workers < 2 or len(batch) < 2 or not hasattr(kernel, "_warmup")
-                or not getattr(tensors[0], "is_cuda", False)):
-            return
-        try:
-            from concurrent.futures import ThreadPoolExecutor
-            from triton.runtime._async_compile import AsyncCompileMode
-            with ThreadPoolExecutor(max_workers=min(compile_workers, len(batch))) as pool, \
-                    AsyncCompileMode(pool, ignore_errors=True):
-                for p in batch:
-                    warm = kernel._warmup(constexprs, p)
-                    if warm is not None:
-                        warm(*tensors, **scalars)
-            report["compiled_ahead"] = report.get("compiled_ahead", 0) + len(batch)
-        except Exception as e:  # noqa: BLE001 - compiling ahead must never break tuning
-            report["compile_ahead_error"] = f"{type(e).__name__}: {e}"[:200]
-
-    # Hill climb: move to the fastest one-step neighbour while one improves.
-    current = default
 
     def neighbours(p):
         for n in names:
@@ -253,34 +365,44 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
                     if key(q) in viable_keys:
                         yield q
 
-    while not out_of_time():
-        current_ms = visit(current)
-        around = [q for q in neighbours(current) if key(q) not in results]
-        compile_ahead(around)
-        step, step_ms = None, current_ms
-        for q in around:
-            if out_of_time():
+    try:
+        # Hill climb: move to the fastest one-step neighbour while one improves.
+        current = default
+        while not out_of_time():
+            current_ms = visit(current)
+            around = [q for q in neighbours(current) if key(q) not in results]
+            ahead.submit([(key(q), q) for q in around])
+            if ahead.pool is not None:  # keep the workers busy: later steps look near here too
+                near = sorted((p for p in viable if key(p) not in results), key=lambda p: distance(p, current))
+                ahead.submit([(key(p), p) for p in near[:ahead.lookahead]])
+            step, step_ms = None, current_ms
+            for q in around:
+                if out_of_time():
+                    break
+                ms = visit(q)
+                if ms is not None and (step_ms is None or ms < step_ms):
+                    step, step_ms = q, ms
+            if step is None:
                 break
-            ms = visit(q)
-            if ms is not None and (step_ms is None or ms < step_ms):
-                step, step_ms = q, ms
-        if step is None:
-            break
-        current = step
-    # Then everything else, nearest the best so far first.
-    centre = min(timed, key=lambda t: t[0])[1] if timed else default
-    rest = sorted((p for p in viable if key(p) not in results), key=lambda p: distance(p, centre))
-    for i, params in enumerate(rest):
-        if out_of_time():
-            report["skipped_for_budget"] = len(rest) - i
-            break
-        if i % 16 == 0:
-            compile_ahead(rest[i:i + 16])
-        visit(params)
+            current = step
+        # Then everything else, nearest the best so far first.
+        centre = min(timed, key=lambda t: t[0])[1] if timed else default
+        rest = sorted((p for p in viable if key(p) not in results), key=lambda p: distance(p, centre))
+        for i, params in enumerate(rest):
+            if out_of_time():
+                report["skipped_for_budget"] = len(rest) - i
+                break
+            if ahead.window(i):
+                ahead.submit([(key(p), p) for p in rest[i:i + ahead.lookahead]])
+            visit(params)
+    finally:
+        if ahead.used:
+            report["compile_ahead"] = ahead.close()
+    report["checking_s"] = round(report["checking_s"], 2)
     if verbose:
-        print()
+        print(file=sys.stderr)
         for params, why in report["rejected"]:
-            print(f"tessel.tune {kernel.name}: rejected {params}: {why}")
+            print(f"tessel.tune {kernel.name}: rejected {params}: {why}", file=sys.stderr)
     if keep_times:
         report["times"] = [(params, ms) for ms, params in timed]
     if not timed:
@@ -293,3 +415,60 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     report["default_ms"] = next((ms for ms, p in timed if p == default), None)
     report["wall_s"] = round(time.monotonic() - started, 2)
     return final[0][1], report
+
+
+class _CompileAhead:
+    """The search's side of compiling ahead: which candidates to hand to the process pool (every one
+    about to be visited, a sliding window) or the thread pool (in batches), and waiting for one before
+    it is checked. Off with fewer than two workers, under the Triton interpreter (nothing to
+    compile), or when the kernel has no warmup entry."""
+
+    def __init__(self, kernel, tensors, scalars, constexprs, workers: int, mode: str):
+        self.kernel, self.tensors, self.scalars, self.constexprs = kernel, tensors, scalars, constexprs
+        self.workers, self.lookahead = workers, max(16, 2 * workers)
+        self.used = (workers >= 2 and bool(tensors) and hasattr(kernel, "_warmup")
+                     and os.environ.get("TRITON_INTERPRET") != "1"
+                     and (mode == "process" or getattr(tensors[0], "is_cuda", False)))
+        self.pool = _compile_ahead.ProcessPool(workers) if self.used and mode == "process" else None
+        self.threads = {"mode": "threads", "workers": workers, "compiled": 0, "compile_wall_s": 0.0}
+        self.seen = set()
+
+    def window(self, i: int) -> bool:
+        """Whether the rest phase's `i`-th visit hands out the next candidates: every visit keeps the
+        process pool's window full; threads compile a whole batch at a time."""
+        return self.pool is not None or i % self.lookahead == 0
+
+    def submit(self, batch) -> None:
+        batch = [(k, p) for k, p in batch if k not in self.seen]
+        if not self.used or not batch:
+            return
+        self.seen.update(k for k, _ in batch)
+        warms = []
+        for k, p in batch:
+            try:
+                warm = self.kernel._warmup(self.constexprs, p)
+            except Exception:  # noqa: BLE001 - the serial path reports a candidate that does not build
+                continue
+            if warm is not None:
+                warms.append((k, warm))
+        if self.pool is not None:
+            for k, warm in warms:
+                self.pool.submit(k, _compile_ahead.warm_job(warm, self.tensors, self.scalars))
+        elif len(warms) >= 2:
+            started = time.monotonic()
+            try:
+                self.threads["compiled"] += _compile_ahead.compile_on_threads(
+                    [w for _, w in warms], self.tensors, self.scalars, self.workers)
+            except Exception as e:  # noqa: BLE001 - compiling ahead must never break tuning
+                self.threads.setdefault("first_error", f"{type(e).__name__}: {e}"[:200])
+            self.threads["compile_wall_s"] += time.monotonic() - started
+
+    def wait(self, k) -> None:
+        if self.pool is not None:
+            self.pool.wait(k)
+
+    def close(self) -> dict:
+        if self.pool is not None:
+            return self.pool.close()
+        self.threads["compile_wall_s"] = round(self.threads["compile_wall_s"], 2)
+        return self.threads

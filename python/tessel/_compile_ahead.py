@@ -1,0 +1,143 @@
+"""Compiling tuning candidates ahead of the search (seed 003: the runner compiles in parallel).
+
+Each candidate's generated module has a `<kernel>_warmup` entry that compiles, without launching,
+exactly the specialization its launch would. `ProcessPool` runs those entries in 'spawn' worker
+processes (a forked CUDA context is unusable) on stand-ins of the arguments, so Triton writes each
+kernel to its on-disk cache and the parent's first launch of the candidate only loads it.
+`compile_on_threads` is the in-process alternative (Triton's asynchronous compile mode). Both are
+only optimizations: any failure leaves the serial path to compile, and to report, that candidate.
+"""
+from __future__ import annotations
+
+import importlib.util
+import time
+
+
+class StandIn:
+    """What Triton's warmup reads of a tensor argument (dtype, shape, strides, data pointer, device),
+    picklable, so a worker compiles the caller's specialization (pointer alignment included) without
+    the tensor's memory."""
+
+    def __init__(self, t):
+        self.dtype, self.shape, self.device = t.dtype, tuple(t.shape), t.device
+        self._strides, self._pointer = tuple(t.stride()), t.data_ptr()
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
+
+    def data_ptr(self):
+        return self._pointer
+
+
+_modules: dict = {}  # per worker: generated file path -> module, loaded once
+
+
+def compile_in_worker(path: str, module_name: str, entry: str, args, scalars: dict, device):
+    """Worker side: runs the warmup `entry` of the module at `path`, loaded under the parent's module
+    name, so the function Triton compiles is the parent's by name and source. Returns the wall-clock
+    span of the compile."""
+    started = time.time()
+    if device is not None:
+        import torch
+        torch.cuda.set_device(device)
+    module = _modules.get(path)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _modules[path] = module
+    getattr(module, entry)(*args, **scalars)
+    return started, time.time()
+
+
+def warm_job(warm, tensors, scalars: dict) -> tuple:
+    """The picklable job of one candidate: where its warmup entry is, and its arguments as stand-ins."""
+    cuda = [t.device.index for t in tensors if getattr(t, "is_cuda", False)]
+    return (warm.__globals__["__file__"], warm.__module__, warm.__name__, [StandIn(t) for t in tensors],
+            dict(scalars), cuda[0] if cuda else None)
+
+
+class ProcessPool:
+    """Compiles candidates ahead on `workers` spawned processes. `submit` queues a candidate's job;
+    `wait` blocks until it is compiled (True), or says the serial path must compile it (False): the
+    job raised, lost its worker, or ran past `timeout_s` since it was submitted."""
+
+    def __init__(self, workers: int, timeout_s: float = 300.0, initializer=None, job=compile_in_worker):
+        self.workers, self.timeout_s, self.initializer, self.job = workers, timeout_s, initializer, job
+        self.executor, self.broken = None, False
+        self.pending: dict = {}  # key -> (future, submitted at)
+        self.seen: set = set()
+        self.spans: list = []
+        self.stats = {"mode": "process", "workers": workers, "submitted": 0, "compiled": 0, "failed": 0,
+                      "timed_out": 0, "waited_s": 0.0, "compile_wall_s": 0.0}
+
+    def submit(self, key, job_args: tuple) -> None:
+        if key in self.seen or self.broken:
+            return
+        self.seen.add(key)
+        try:
+            if self.executor is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+                self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                    initializer=self.initializer)
+            self.pending[key] = (self.executor.submit(self.job, *job_args), time.monotonic())
+            self.stats["submitted"] += 1
+        except Exception as e:  # noqa: BLE001 - a pool that cannot start (or lost a worker) stops here
+            self._note(e)
+            self.broken = True
+
+    def wait(self, key) -> bool:
+        entry = self.pending.pop(key, None)
+        if entry is None:
+            return False
+        future, submitted = entry
+        started = time.monotonic()
+        try:
+            self.spans.append(future.result(timeout=max(0.0, submitted + self.timeout_s - started)))
+            self.stats["compiled"] += 1
+            return True
+        except Exception as e:  # noqa: BLE001 - the serial path compiles it and reports its errors
+            from concurrent.futures import TimeoutError as Timeout
+            self.stats["timed_out" if isinstance(e, Timeout) else "failed"] += 1
+            self._note(e)
+            return False
+        finally:
+            self.stats["waited_s"] += time.monotonic() - started
+
+    def close(self) -> dict:
+        """Stops the workers (killing any still compiling, so none outlives the search) and returns
+        the statistics: jobs compiled (also those the search never reached), failed, timed out, the
+        search's time spent waiting and the wall time the pool spent compiling."""
+        for future, _ in self.pending.values():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                self.spans.append(future.result())
+                self.stats["compiled"] += 1
+        self.stats["unfinished"] = sum(not f.done() for f, _ in self.pending.values())
+        if self.executor is not None:
+            # The executor has no public way to stop a worker stuck in a compile.
+            processes = list((getattr(self.executor, "_processes", None) or {}).values())
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            for p in processes:
+                p.terminate()
+            for p in processes:
+                p.join(5)
+        if self.spans:
+            self.stats["compile_wall_s"] = round(max(e for _, e in self.spans) - min(s for s, _ in self.spans), 2)
+        self.stats["waited_s"] = round(self.stats["waited_s"], 2)
+        return self.stats
+
+    def _note(self, e) -> None:
+        self.stats.setdefault("first_error", f"{type(e).__name__}: {e}"[:200])
+
+
+def compile_on_threads(warms, tensors, scalars: dict, workers: int) -> int:
+    """Compiles the candidates' warmup entries on a thread pool in Triton's asynchronous compile
+    mode; returns how many were submitted. Raises whatever Triton raises (callers fall back)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from triton.runtime._async_compile import AsyncCompileMode
+    with ThreadPoolExecutor(max_workers=min(workers, len(warms))) as pool, \
+            AsyncCompileMode(pool, ignore_errors=True):
+        for warm in warms:
+            warm(*tensors, **scalars)
+    return len(warms)

@@ -1,0 +1,239 @@
+"""CPU checks of compiling tuning candidates ahead on spawned worker processes.
+
+Workers run module-level functions of this file (a spawned process imports them by name). A job that
+raises, hangs or kills its worker must only send its candidate back to the serial path, quickly, and
+no worker may outlive the search. The last test compiles a real candidate with Triton in a worker
+(a fake CUDA driver stands in for the GPU: Triton compiles for sm_90 without one) and shows that the
+parent's launch path then finds it in Triton's on-disk cache.
+"""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "examples"))
+
+from tessel import _compile_ahead, _tune  # noqa: E402
+
+
+def _job(kind, arg=None):
+    """A stand-in compile: writes its pid to `arg`, raises, hangs (after writing its pid), or kills
+    its worker."""
+    started = time.time()
+    if kind in ("ok", "hang"):
+        Path(arg).write_text(str(os.getpid()))
+    if kind == "raise":
+        raise RuntimeError("no compiler here")
+    if kind == "hang":
+        time.sleep(120)
+    if kind == "die":
+        os._exit(3)
+    return started, time.time()
+
+
+def test_compiled_and_failing_jobs(tmp_path):
+    pool = _compile_ahead.ProcessPool(2, timeout_s=120.0, job=_job)
+    pool.submit("a", ("ok", str(tmp_path / "a")))
+    pool.submit("raise", ("raise",))
+    pool.submit("b", ("ok", str(tmp_path / "b")))
+    pool.submit("a", ("ok", str(tmp_path / "again")))   # submitted once only
+    assert pool.wait("a") and pool.wait("b")
+    assert not pool.wait("raise")
+    assert not pool.wait("never submitted")
+    workers = list(pool.executor._processes.values())
+    stats = pool.close()
+    assert {(tmp_path / n).read_text() for n in "ab"} <= {str(p.pid) for p in workers}
+    assert all(int((tmp_path / n).read_text()) != os.getpid() for n in "ab")
+    assert not (tmp_path / "again").exists()
+    assert (stats["submitted"], stats["compiled"], stats["failed"], stats["timed_out"]) == (3, 2, 1, 0)
+    assert stats["first_error"] == "RuntimeError: no compiler here"
+    assert stats["mode"] == "process" and stats["workers"] == 2 and stats["compile_wall_s"] >= 0
+
+
+def test_a_hanging_job_times_out_and_its_worker_does_not_outlive_the_pool(tmp_path):
+    pool = _compile_ahead.ProcessPool(2, timeout_s=3.0, job=_job)
+    marker = tmp_path / "hang"
+    pool.submit("hang", ("hang", str(marker)))
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:  # the job is running in its worker
+        time.sleep(0.05)
+    started = time.monotonic()
+    assert not pool.wait("hang")
+    assert time.monotonic() - started < 4
+    hung = next(p for p in pool.executor._processes.values() if p.pid == int(marker.read_text()))
+    stats = pool.close()
+    assert not hung.is_alive()
+    assert stats["timed_out"] == 1 and stats["compiled"] == 0 and "TimeoutError" in stats["first_error"]
+
+
+def test_a_worker_that_dies_ends_compiling_ahead_without_waiting_for_the_timeout(tmp_path):
+    pool = _compile_ahead.ProcessPool(2, timeout_s=60.0, job=_job)
+    pool.submit("die", ("die",))
+    started = time.monotonic()
+    assert not pool.wait("die")
+    pool.submit("later", ("ok", str(tmp_path / "later")))
+    assert not pool.wait("later")
+    assert time.monotonic() - started < 30
+    stats = pool.close()
+    assert stats["failed"] == 1 and "BrokenProcessPool" in stats["first_error"]
+
+
+def test_stand_ins_carry_what_a_warmup_reads():
+    torch = pytest.importorskip("torch")
+    x = torch.empty(6, 40)[:, 3:]
+    s = _compile_ahead.StandIn(x)
+    assert (s.dtype, s.shape, s.stride(), s.stride(1), s.data_ptr(), s.device) == \
+        (x.dtype, (6, 37), (40, 1), 1, x.data_ptr(), x.device)
+    import pickle
+    assert pickle.loads(pickle.dumps(s)).stride() == (40, 1)
+
+
+_CANDIDATE = '''
+import os, pathlib
+
+
+def fake_warmup(x, y):
+    """What a generated `<kernel>_warmup` sees in the worker."""
+    {body}
+    pathlib.Path(os.environ["MARKS"], "{name}").write_text(
+        f"{{os.getpid()}} {{type(x).__name__}} {{x.shape}} {{x.stride()}} {{y.data_ptr() == {y_ptr}}}")
+'''
+
+
+class _WarmedFake:
+    """A fake kernel whose candidates each have a generated module with a warmup entry."""
+    name = "fake"
+
+    def __init__(self, directory, y, body="pass"):
+        self.directory, self.y, self.body = directory, y, body
+
+    def _space(self, constexprs):
+        return {"BLOCK": ([64, 128, 256, 512], 128), "BLOCK_P": ([1, 2], 1)}
+
+    def _launcher(self, constexprs, params):
+        def launch(x, y):
+            y.copy_(x * 2)
+        return launch
+
+    def _warmup(self, constexprs, params):
+        import importlib.util
+        name = f"cand_{params['BLOCK']}_{params['BLOCK_P']}"
+        path = self.directory / f"{name}.py"
+        path.write_text(_CANDIDATE.format(name=name, body=self.body, y_ptr=self.y.data_ptr()))
+        spec = importlib.util.spec_from_file_location(f"_fake_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.fake_warmup
+
+
+def _tune_fake(tmp_path, monkeypatch, body="pass"):
+    torch = pytest.importorskip("torch")
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # other tests set it for the whole session
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv("MARKS", str(marks))
+    x, y = torch.ones(37), torch.empty(37)
+    fake = _WarmedFake(tmp_path, y, body)
+    best, report = _tune.tune(fake, [x, y], {}, {}, timer=lambda fn: (fn(), 1.0)[1], verbose=False,
+                              compile_workers=2)
+    return best, report, marks
+
+
+def test_tune_compiles_the_candidates_ahead_on_worker_processes(tmp_path, monkeypatch):
+    best, report, marks = _tune_fake(tmp_path, monkeypatch)
+    ahead = report["compile_ahead"]
+    assert report["timed"] == 8 and not report["rejected"]
+    # Every candidate but the default (checked before any is handed out) was compiled ahead.
+    assert (ahead["submitted"], ahead["compiled"], ahead["failed"], ahead["timed_out"]) == (7, 7, 0, 0)
+    seen = sorted(p.name for p in marks.iterdir())
+    assert len(seen) == 7 and "cand_128_1" not in seen
+    for p in marks.iterdir():
+        pid, kind, shape, stride, same_pointer = p.read_text().split(" ", 4)
+        assert int(pid) != os.getpid()
+        assert (kind, shape, stride, same_pointer) == ("StandIn", "(37,)", "(1,)", "True")
+
+
+def test_tune_falls_back_to_the_serial_path_when_every_worker_compile_fails(tmp_path, monkeypatch):
+    best, report, marks = _tune_fake(tmp_path, monkeypatch, body='raise RuntimeError("ptxas died")')
+    ahead = report["compile_ahead"]
+    assert report["timed"] == 8 and not report["rejected"]
+    assert (ahead["compiled"], ahead["failed"]) == (0, 7)
+    assert ahead["first_error"] == "RuntimeError: ptxas died"
+
+
+def test_compile_ahead_is_off_under_the_interpreter_and_below_two_workers(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    fake = _WarmedFake(tmp_path, torch.empty(5))
+    for workers, interpret in ((2, "1"), (1, "0")):
+        monkeypatch.setenv("TRITON_INTERPRET", interpret)
+        best, report = _tune.tune(fake, [torch.ones(5), torch.empty(5)], {}, {}, verbose=False,
+                                  timer=lambda fn: (fn(), 1.0)[1], compile_workers=workers)
+        assert "compile_ahead" not in report and report["timed"] == 8
+
+
+def _fake_cuda_driver():
+    """Worker initializer (and the parent script's first step): a CUDA driver for a GPU that is not
+    there, enough for Triton to compile for sm_90."""
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.driver import CudaDriver
+    from triton.runtime.driver import driver
+
+    class Absent(CudaDriver):
+        def __init__(self):
+            pass
+
+        def get_current_device(self):
+            return 0
+
+        def get_current_stream(self, device=None):
+            return 0
+
+        def get_device_capability(self, device=0):
+            return (9, 0)
+
+        def get_current_target(self):
+            return GPUTarget("cuda", 90, 32)
+    driver.set_active(Absent())
+
+
+_PARENT = """
+import sys, torch, test_tune_pool, matmul
+test_tune_pool._fake_cuda_driver()
+args = [torch.empty(256, 256, dtype=torch.bfloat16) for _ in range(3)]
+count = lambda: len(list(__import__("pathlib").Path(sys.argv[1]).iterdir()))
+before = count()
+matmul.matmul._warmup({}, eval(sys.argv[2]))(*args)   # compiled ahead: found in the cache
+ahead = count()
+matmul.matmul._warmup({}, eval(sys.argv[3]))(*args)   # not compiled ahead: a new entry
+print(before, ahead, count())
+"""
+
+
+def test_a_worker_compile_is_a_cache_hit_for_the_parents_launch_path(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton.backends.nvidia.driver")
+    import tessel
+    import matmul
+    for var, sub in (("TESSEL_CACHE", "tessel"), ("TRITON_CACHE_DIR", "triton")):
+        (tmp_path / sub).mkdir()
+        monkeypatch.setenv(var, str(tmp_path / sub))
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    kernel = tessel.kernel(matmul.matmul.fn)  # a fresh launcher cache, in this TESSEL_CACHE
+    compiled = dict(TILE_0=64, TILE_1=32, TILE_K=32, GROUP_0=8, WARPS=4, STAGES=2)
+    other = dict(compiled, TILE_1=64)
+    args = [torch.empty(256, 256, dtype=torch.bfloat16) for _ in range(3)]
+    pool = _compile_ahead.ProcessPool(2, timeout_s=240.0, initializer=_fake_cuda_driver)
+    pool.submit("c", _compile_ahead.warm_job(kernel._warmup({}, compiled), args, {}))
+    assert pool.wait("c"), pool.close()
+    pool.close()
+    kernel._warmup({}, other)  # its generated module, so the parent script only compiles with Triton
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("python", "examples", "python/tests")))
+    r = subprocess.run([sys.executable, "-c", _PARENT, str(tmp_path / "triton"), repr(compiled), repr(other)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ["1", "1", "2"]
