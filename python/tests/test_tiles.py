@@ -72,6 +72,35 @@ def test_tiled_gemm_runs_through_triton(shapes, constexprs, tmp_path, monkeypatc
     np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
 
 
+# More tiles than resident programs (13 x 14 tiles of 16 > 132 multiprocessors x PERSIST 1): some
+# programs walk two tiles, others one; PERSIST 2 gives every tile its own program again.
+PERSISTENT = {"M": 197, "N": 211, "K": 5}
+
+
+@pytest.mark.parametrize("persist", [1, 2])
+def test_persistent_tile_walk_matches_kir(tessel_bin, root, persist):
+    path = root / "examples" / "kir" / "gemm.mlir"
+    params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": persist}
+    ref = run(tessel_bin, path, PERSISTENT, "kir", {})
+    got = run(tessel_bin, path, PERSISTENT, "pgpu", params, order="shuffle")
+    np.testing.assert_allclose(got["c"], ref["c"], rtol=1e-6, atol=1e-6)
+
+
+def test_persistent_tile_walk_runs_through_triton(tmp_path, monkeypatch):
+    os.environ["TRITON_INTERPRET"] = "1"
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example("gemm")
+    params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": 1}
+    assert "for " in kernel.source("triton", {}, params).split("tl.program_id(0)")[1].splitlines()[1]
+    ref = kernel.run_interp(PERSISTENT, seed=5)
+    a, b, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b", "bias"))
+    c = torch.empty(ref["c"].shape, dtype=torch.float32)
+    kernel._launcher({}, params)(a, b, bias, c)
+    np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
+
+
 TRANSPOSE_BINDINGS = [{}, {"TILE_0": 16, "TILE_1": 32, "GROUP_0": 2}, {"TILE_0": 32, "TILE_1": 16, "GROUP_0": 1}]
 
 

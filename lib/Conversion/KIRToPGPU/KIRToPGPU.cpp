@@ -1723,7 +1723,7 @@ struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRTo
     if (!module->hasAttr(pgpu::PGPUDialect::getTargetAttrName()))
       module->setAttr(pgpu::PGPUDialect::getTargetAttrName(),
                       pgpu::TargetAttr::get(&getContext(), StringAttr::get(&getContext(), "sm_90"), 32, 1024,
-                                            232448, 65536));
+                                            232448, 65536, /*multiprocessors=*/132));
   }
 };
 } // namespace

@@ -70,6 +70,64 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
+// COM: With the multiprocessor count known, the tiles are walked persistently: min(tiles,
+// COM: PERSIST * 132) programs, each a pgpu.for from its coordinate over the tiles with that stride,
+// COM: the grouped execution group inside it. (Without the count, as above, the grid is the tiles.)
+// CHECK-LABEL: pgpu.kernel @gemm_persistent
+// CHECK-SAME: #pgpu.param<"PERSIST", [1, 2, 4], 1>
+// CHECK: %[[TOTAL:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : index
+// CHECK: %[[PER:.*]] = pgpu.param "PERSIST" : index
+// CHECK: %[[SMS:.*]] = arith.constant 132 : index
+// CHECK: %[[RESIDENT:.*]] = pgpu.binary mul %[[PER]], %[[SMS]] : index
+// CHECK: %[[PROGRAMS:.*]] = pgpu.binary min %[[TOTAL]], %[[RESIDENT]] : index
+// CHECK: pgpu.program_space(%[[PROGRAMS]])
+// CHECK-NEXT: ^bb0(%[[PID:.*]]: index):
+// CHECK-NEXT: pgpu.for %[[PID]] to %[[TOTAL]] step %[[PROGRAMS]] {
+// CHECK-NEXT: ^bb0(%[[TILE:.*]]: index):
+// CHECK-NEXT: pgpu.execution_group %[[TILE]] extents(%{{.*}}) segment 0 roles ["grouped tiles"] {
+// CHECK: pgpu.contract
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", multiprocessors = 132>} {
+  pgpu.kernel @gemm_persistent(%a: !pgpu.view<f16, [M, K], in>, %b: !pgpu.view<f16, [K, N], in>, %c: !pgpu.view<f32, [M, N], out>) {
+    %h0 = arith.constant 0.0 : f16
+    %true = arith.constant true
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %a[0] : !pgpu.view<f16, [M, K], in>
+    %K = pgpu.extent %a[1] : !pgpu.view<f16, [M, K], in>
+    %N = pgpu.extent %b[1] : !pgpu.view<f16, [K, N], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%m: index):
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %s = pgpu.range_reduce %c0 to %K identity(%z : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %x = pgpu.load %a[%m, %k] valid %true : i1 fill %h0 : f16 : !pgpu.view<f16, [M, K], in>[index, index] -> f16
+            %y = pgpu.load %b[%k, %n] valid %true : i1 fill %h0 : f16 : !pgpu.view<f16, [K, N], in>[index, index] -> f16
+            %xf = pgpu.cast %x : f16 to f32
+            %yf = pgpu.cast %y : f16 to f32
+            %p = pgpu.binary mul %xf, %yf : f32
+            pgpu.yield %p : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %c[%m, %n] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+
 // COM: A batched GEMM: the batch axis is shared by both operands, so it stays a scalar program
 // COM: axis (one batch per program); m and n (the innermost program axes) are tiled and grouped.
 // CHECK-LABEL: pgpu.kernel @bgemm

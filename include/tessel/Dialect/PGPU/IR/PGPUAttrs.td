@@ -27,11 +27,13 @@ def PGPU_TargetAttr : PGPU_Attr<"Target", "target"> {
   let summary = "external target capabilities (seed 000 §2)";
   let description = [{
     Facts about the device that legalization and resource estimates read. It
-    names no provider API.
+    names no provider API. `multiprocessors` = 0: not known (no traversal is
+    sized by it).
 
     ```mlir
     module attributes {pgpu.target = #pgpu.target<arch = "sm_90", warp_size = 32, max_threads = 1024,
-                                                  shared_memory_bytes = 232448, registers = 65536>} {}
+                                                  shared_memory_bytes = 232448, registers = 65536,
+                                                  multiprocessors = 132>} {}
     ```
   }];
   let parameters = (ins
@@ -39,7 +41,8 @@ def PGPU_TargetAttr : PGPU_Attr<"Target", "target"> {
     DefaultValuedParameter<"int64_t", "32">:$warp_size,
     DefaultValuedParameter<"int64_t", "1024">:$max_threads,
     DefaultValuedParameter<"int64_t", "49152">:$shared_memory_bytes,
-    DefaultValuedParameter<"int64_t", "65536">:$registers);
+    DefaultValuedParameter<"int64_t", "65536">:$registers,
+    DefaultValuedParameter<"int64_t", "0">:$multiprocessors);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -66,7 +66,11 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     same-dtype addition consumer whose other addend is already computed
     merges into the accumulator's initial value), other
     reductions `pgpu.reduce` along k and combine into the carry. The grid is
-    the product of the new extents (LaunchExprs).
+    the product of the new extents (LaunchExprs). When the target states its
+    multiprocessor count, contraction tiles are walked persistently:
+    min(tiles, PERSIST * multiprocessors) programs (PERSIST in 1, 2, 4;
+    default 1) each run a `pgpu.for` from their program coordinate over the
+    tiles with that stride, the execution group inside it.
     Preserves: values (up to the reassociation of the sums), effects, ABI,
     origins.
     Must not fire: neither a contraction-shaped reduction nor accesses that
