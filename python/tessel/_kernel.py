@@ -57,6 +57,9 @@ class Kernel:
         # (constexprs, shapes, device) -> launcher: the per-call path does no hashing or file access
         # after the first call with a shape (tune() clears it).
         self._launches: dict = {}
+        # keyword names of a call -> its number of positional views, when such a call binds only
+        # views (positionally) and scalars (by keyword)
+        self._plain: dict = {}
 
     # --- tracing ---------------------------------------------------------------------------------
     def params(self):
@@ -215,11 +218,24 @@ class Kernel:
         """Launches the kernel on torch tensors (views positionally or by name, scalars and constexprs
         by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first.
         A tuned winner for this shape bucket and device is used when the tuning cache has one."""
+        # The common call (every view positional, only scalars by keyword) skips binding: its
+        # launcher is memoized by the views' shapes and device.
+        if self._plain.get(tuple(kwargs)) == len(args):
+            try:
+                launch = self._launches.get((len(args), args[0].get_device()) + tuple([t.shape for t in args]))
+            except (AttributeError, TypeError, IndexError):
+                launch = None
+            if launch is not None:
+                return launch(*args, **kwargs)
         tensors, scalars, constexprs = self._bind(args, kwargs)
+        if not constexprs and len(args) == len(tensors):
+            self._plain[tuple(kwargs)] = len(args)
         try:
-            memo = (self._key(constexprs),) + tuple((t.shape, t.get_device()) for t in tensors)
+            shapes = tuple([t.shape for t in tensors])
+            memo = ((len(tensors), tensors[0].get_device()) + shapes if not constexprs
+                    else (self._key(constexprs), tuple(t.get_device() for t in tensors)) + shapes)
             launch = self._launches.get(memo)
-        except (AttributeError, TypeError):  # not a tensor: the generated wrapper will name it
+        except (AttributeError, TypeError, IndexError):  # not a tensor: the generated wrapper will name it
             memo, launch = None, None
         if launch is None:
             from . import _tune

@@ -156,7 +156,8 @@ def test_missing_scalar_is_named(tmp_path, monkeypatch):
 def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp_path, monkeypatch):
     # The wrapper's fast path launches an earlier call's compiled kernel directly; it must do so only
     # when every fact Triton specialized on agrees (pointer alignment, integers equal to 1, divisible
-    # by 16, needing 64 bits), and go through Triton's generic path otherwise.
+    # by 16, needing 64 bits), and go through Triton's generic path otherwise. It keys on the integer
+    # arguments themselves and the pointers' alignment, which decide all of those facts.
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     kernel = example("softmax")
     softmax = kernel._launcher({})

@@ -730,7 +730,7 @@ LogicalResult Serializer::run() {
     locals.push_back("_a" + std::to_string(i));
   for (auto [i, pointer] : specKey) {
     const std::string &x = locals[i];
-    key.push_back(pointer ? x + ".data_ptr() & 15" : x + " & 15, " + x + " == 1, " + x + " >> 31");
+    key.push_back(pointer ? x + ".data_ptr() & 15" : x);
   }
   std::string args = llvm::join(locals, ", ");
   for (const std::string &a : allocations)
@@ -740,7 +740,10 @@ LogicalResult Serializer::run() {
   if (!launchArgs.empty())
     os << "        " << args << (launchArgs.size() == 1 ? "," : "") << " = " << llvm::join(launchArgs, ", ") << "\n";
   // Fast path: the compiled kernel of an earlier call with the same specialization, launched
-  // directly (Triton's generic path binds and specializes every argument on every call).
+  // directly (Triton's generic path binds and specializes every argument on every call). The key
+  // holds the integer arguments themselves (cheaper than the facts Triton specializes on: each
+  // distinct value set is one entry, all of one specialization mapping to its compiled kernel) and
+  // the pointers' 16-byte alignment; a table past 1024 entries starts again.
   os << "        _dev = " << (firstView.empty() ? std::string("0") : firstView + ".get_device()") << "\n";
   os << "        _key = (_dev" << (key.empty() ? "" : ", ") << llvm::join(key, ", ") << ")\n";
   os << "        _launch = _" << kname << "_launched.get(_key)\n";
@@ -750,6 +753,8 @@ LogicalResult Serializer::run() {
   os << "            _compiled = _" << kname << "_kernel[_grid](" << args << (launchArgs.empty() ? "" : ", ")
      << "num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam) << ")\n";
   os << "            if _compiled is not None and not _interpreting():\n";
+  os << "                if len(_" << kname << "_launched) >= 1024:\n";
+  os << "                    _" << kname << "_launched.clear()\n";
   os << "                _" << kname << "_launched[_key] = _direct(_compiled)\n";
   // Compile without launching (the tuner compiles candidates ahead, several at once).
   os << "\n\ndef " << kname << "_warmup(" << llvm::join(positional, ", ");
