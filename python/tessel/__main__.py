@@ -3,6 +3,7 @@
     python -m tessel emit examples/softmax.py:softmax [--constexpr CAUSAL=false] [--verify]
     python -m tessel run  examples/softmax.py:softmax --shape M=3,N=5 [--scalar eps=1e-5] [--seed 0] [--out DIR]
     python -m tessel tune examples/softmax.py:softmax --shape M=16384,N=8192 [--budget-s 60] [--retune]
+        [--domain BLOCK=4096/8192] [--workers 14]
 """
 from __future__ import annotations
 
@@ -134,6 +135,9 @@ def main(argv=None) -> int:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--budget-s", type=float, default=60.0, help="search time budget in seconds")
     t.add_argument("--retune", action="store_true", help="search again even when the cache has a winner")
+    t.add_argument("--domain", action="append", metavar="NAME=V1/V2/...",
+                   help="search only these declared values of a parameter (repeatable)")
+    t.add_argument("--workers", type=int, default=0, help="compile candidates ahead on this many processes")
     args = ap.parse_args(argv)
     try:
         k = load_kernel(args.spec)
@@ -144,11 +148,18 @@ def main(argv=None) -> int:
         shapes = {key: int(v) for key, v in _kv(args.shape).items()}
         scalars = _kv(args.scalar)
         if args.cmd == "tune":
+            domain = {}
+            for name, values in _kv(args.domain).items():
+                try:
+                    domain[name] = [int(v) for v in values.split("/")]
+                except ValueError:
+                    raise CompileError(f"--domain {name}={values}: expected integers separated by '/'") from None
             import torch
             if not torch.cuda.is_available():
                 raise CompileError("tessel tune measures on a CUDA device, and none is available here")
             tensors, typed = _tune_arguments(k, shapes, scalars, args.seed)
-            best = k.tune(*tensors, budget_s=args.budget_s, retune=args.retune, **typed, **cx)
+            best = k.tune(*tensors, budget_s=args.budget_s, retune=args.retune, domain=domain or None,
+                          compile_workers=args.workers, **typed, **cx)
             report = k.last_tuning or {}
             if report.get("cache_hit"):
                 print(f"{k.name}: cached winner {best} (use --retune to search again)")

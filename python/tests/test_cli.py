@@ -143,6 +143,14 @@ def test_tune_forwards_to_the_python_package(tessel_bin, root, tmp_path):
     assert bad.returncode == 2 and "--budget-s: invalid float value: 'soon'" in bad.stderr
 
 
+def test_tune_domain_must_be_integers(tessel_bin, root):
+    spec = str(root / "examples" / "softmax.py") + ":softmax"
+    out = subprocess.run([str(tessel_bin), "tune", spec, "--shape", "M=64,N=128", "--domain", "BLOCK=64/big"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "--domain BLOCK=64/big: expected integers separated by '/'" in out.stderr
+
+
 @pytest.mark.parametrize("spec", ["examples/kir/softmax.mlir", "examples/kir/softmax.mlir:softmax",
                                   "examples/softmax.py"])
 def test_tune_needs_a_dsl_kernel(tessel_bin, root, spec):
