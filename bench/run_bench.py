@@ -94,7 +94,9 @@ class _Tuning:
         if self.budget_s is None:
             return k
         self.kernel = k
-        return lambda *a, **kw: k.tune(*a, budget_s=self.budget_s, verbose=False, retune=True, **kw)
+        workers = max(0, (os.cpu_count() or 1) - 2)  # candidates compile ahead on a process pool
+        return lambda *a, **kw: k.tune(*a, budget_s=self.budget_s, verbose=False, retune=True,
+                                       compile_workers=workers if workers >= 2 else 0, **kw)
 
 
 TUNING = _Tuning()

@@ -20,13 +20,16 @@ class StandIn:
 
     def __init__(self, t):
         self.dtype, self.shape, self.device = t.dtype, tuple(t.shape), t.device
-        self._strides, self._pointer = tuple(t.stride()), t.data_ptr()
+        self._strides, self._pointer, self._size = tuple(t.stride()), t.data_ptr(), t.element_size()
 
     def stride(self, dim=None):
         return self._strides if dim is None else self._strides[dim]
 
     def data_ptr(self):
         return self._pointer
+
+    def element_size(self):  # the wrapper's tensor-descriptor (TMA) alignment check reads it
+        return self._size
 
 
 _modules: dict = {}  # per worker: generated file path -> module, loaded once

@@ -31,9 +31,12 @@ _VERSION = None
 
 
 def _compiler_version() -> str:
+    """The compiler's version and the hash of its binary: a rebuilt compiler (same version string,
+    other code) must not reuse sources and tuning results cached by the previous build."""
     global _VERSION
     if _VERSION is None:
-        _VERSION = _cli.run_tessel(["--version"]).stdout.strip()
+        digest = hashlib.sha256(pathlib.Path(_cli.find_tessel()).read_bytes()).hexdigest()[:16]
+        _VERSION = f"{_cli.run_tessel(['--version']).stdout.strip()} build {digest}"
     return _VERSION
 
 

@@ -1,6 +1,7 @@
 //===- Resources.cpp - resource estimates of a Triton candidate ------------===//
 
 #include "tessel/Target/Triton/Resources.h"
+#include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Triton/Triton.h"
 
 using namespace mlir;
@@ -128,6 +129,15 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       }
     });
   });
+  // A box store spelled as a tensor descriptor (TMA = 1) stages its tile through shared memory.
+  if (kernel.getParam(kTmaParam))
+    kernel.walk([&](pgpu::StoreOp store) {
+      if (!matchTileAccess(store))
+        return;
+      Monomial m = fragmentBytes(cast<pgpu::FragmentType>(store.getValue().getType()));
+      m.params.push_back(kTmaParam.str());
+      model.sharedBytes.push_back(m);
+    });
   return model;
 }
 

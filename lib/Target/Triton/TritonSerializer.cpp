@@ -14,6 +14,7 @@
 
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Target/Triton/Resources.h"
+#include "tessel/Target/Triton/TileAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -98,6 +99,9 @@ private:
   /// The host (wrapper) spelling of a LaunchExpr value.
   FailureOr<std::string> hostExpr(Value v);
   FailureOr<std::string> address(Operation *op, Value view, ValueRange coords);
+  /// The tensor-descriptor spelling of a box access (TileAccess.h), given the pointer spelling's
+  /// value text for stores; none when the access is not a box or its block is not one TMA moves.
+  std::optional<std::string> descriptorAccess(Operation *op);
   LogicalResult unsupported(Operation *op, StringRef why) {
     return op->emitError() << "the Triton serializer has no spelling for '" << op->getName() << "': " << why;
   }
@@ -115,6 +119,11 @@ private:
   llvm::raw_string_ostream body{bodyText}, helpers{helperText};
   llvm::raw_string_ostream *out = &body;
   DenseMap<Value, std::string> names;
+  // Tensor descriptors (one per view and block shape), created at the top of the kernel under
+  // `if USE_TMA:`, and the views they describe (the wrapper checks TMA's alignment rules on them).
+  DenseMap<std::tuple<Value, int64_t, int64_t>, std::string> descriptors;
+  std::string descriptorText;
+  SmallVector<Value> describedViews;
   // What the kernel body spells for (view argument, axis) extents: one kernel parameter per shape
   // symbol (the wrapper checks that every view naming it agrees), a literal for a static extent. Fewer
   // launch arguments is less work in Triton's launcher on every call.
@@ -190,6 +199,48 @@ FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange
     text += llvm::formatv(" + ({0}) * {1}_stride{2}", expr(c), base, axis).str();
   }
   return text;
+}
+
+std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
+  if (!kernel.getParam(triton::kTmaParam) || param(triton::kTmaParam) != 1)
+    return std::nullopt;
+  std::optional<triton::TileAccess> tile = triton::matchTileAccess(op);
+  if (!tile)
+    return std::nullopt;
+  auto view = cast<pgpu::ViewType>(tile->view.getType());
+  Type element = view.getElementType();
+  unsigned bytes = element.getIntOrFloatBitWidth() / 8;
+  if (!isa<FloatType>(element) || (bytes != 2 && bytes != 4) || !isa<BlockArgument>(tile->view))
+    return std::nullopt;
+  Value fragment = isa<pgpu::LoadOp>(op) ? op->getResult(0) : cast<pgpu::StoreOp>(op).getValue();
+  SmallVector<int64_t> shape = shapeOf(fragment.getType());
+  int64_t block0 = shape[tile->dimOf[0]], block1 = shape[tile->dimOf[1]];
+  // A TMA box: at most 256 per side, the contiguous side at least 16 bytes.
+  if (block0 > 256 || block1 > 256 || block1 * bytes < 16)
+    return std::nullopt;
+  auto extent0 = extentSpelling.find({tile->view, 0u}), extent1 = extentSpelling.find({tile->view, 1u});
+  if (extent0 == extentSpelling.end() || extent1 == extentSpelling.end())
+    return std::nullopt;
+  std::string &desc = descriptors[{tile->view, block0, block1}];
+  if (desc.empty()) {
+    desc = "_desc" + std::to_string(descriptors.size() - 1);
+    std::string v = name(tile->view);
+    descriptorText += llvm::formatv("        {0} = tl.make_tensor_descriptor({1}, shape=[{2}, {3}], strides=[{1}_stride0, "
+                                    "{1}_stride1], block_shape=[{4}, {5}])\n",
+                                    desc, v, extent0->second, extent1->second, block0, block1)
+                          .str();
+    if (!llvm::is_contained(describedViews, tile->view))
+      describedViews.push_back(tile->view);
+  }
+  // The box in view-axis order; a fragment that walks the axes the other way round is its transpose.
+  bool transposed = tile->dimOf[0] == 1;
+  std::string at = "[" + expr(tile->starts[0]) + ", " + expr(tile->starts[1]) + "]";
+  if (isa<pgpu::LoadOp>(op)) {
+    std::string load = desc + ".load(" + at + ")";
+    return transposed ? "tl.permute(" + load + ", (1, 0))" : load;
+  }
+  std::string value = expr(fragment);
+  return desc + ".store(" + at + ", " + (transposed ? "tl.permute(" + value + ", (1, 0))" : value) + ")";
 }
 
 /// A combine region as a module-level `@triton.jit` function for tl.reduce
@@ -315,15 +366,32 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         FailureOr<std::string> addr = address(&op, load.getView(), load.getCoords());
         if (failed(addr))
           return failure();
-        assign(load.getResult(), "tl.load(" + *addr + ", mask=" + expr(load.getValid()) + ", other=" +
-                                     expr(load.getFill()) + ")");
+        std::string pointer = "tl.load(" + *addr + ", mask=" + expr(load.getValid()) + ", other=" +
+                              expr(load.getFill()) + ")";
+        if (std::optional<std::string> box = descriptorAccess(&op)) {
+          // Both spellings; the wrapper picks (USE_TMA) by TMA's alignment rules at launch.
+          line(indent, "if USE_TMA:");
+          line(indent + 1, name(load.getResult()) + " = " + *box);
+          line(indent, "else:");
+          line(indent + 1, name(load.getResult()) + " = " + pointer);
+          return success();
+        }
+        assign(load.getResult(), pointer);
         return success();
       })
       .Case<pgpu::StoreOp, pgpu::ScatterOp>([&](auto store) -> LogicalResult {
         FailureOr<std::string> addr = address(&op, store.getView(), store.getCoords());
         if (failed(addr))
           return failure();
-        line(indent, "tl.store(" + *addr + ", " + expr(store.getValue()) + ", mask=" + expr(store.getValid()) + ")");
+        std::string pointer = "tl.store(" + *addr + ", " + expr(store.getValue()) + ", mask=" + expr(store.getValid()) + ")";
+        if (std::optional<std::string> box = descriptorAccess(&op)) {
+          line(indent, "if USE_TMA:");
+          line(indent + 1, *box);
+          line(indent, "else:");
+          line(indent + 1, pointer);
+          return success();
+        }
+        line(indent, pointer);
         return success();
       })
       .Case<pgpu::BufferLoadOp, pgpu::BufferStoreOp>([&](auto access) -> LogicalResult {
@@ -675,6 +743,23 @@ LogicalResult Serializer::run() {
   line(indent, name(space.getBody().getArgument(0)) + " = tl.program_id(0)");
   if (failed(emitBlock(space.getBody().front(), indent)))
     return failure();
+  // Box accesses spelled both ways: a constexpr picks tensor descriptors when every described view
+  // meets TMA's rules (16-byte aligned base and leading stride, unit last stride) on this call.
+  std::string tmaLaunchArg;
+  if (!descriptors.empty()) {
+    kernelParams.push_back("USE_TMA: tl.constexpr");
+    std::string ok = "not _interpreting()";
+    for (Value v : describedViews) {
+      std::string n = name(v);
+      ok += llvm::formatv(" and {0}.data_ptr() % 16 == 0 and {0}.stride(1) == 1 and {0}.stride(0) * "
+                          "{0}.element_size() % 16 == 0",
+                          n)
+                .str();
+    }
+    launchArgs.push_back(ok);
+    specKey.push_back({launchArgs.size() - 1, false});
+    tmaLaunchArg = "_a" + std::to_string(launchArgs.size() - 1);
+  }
   FailureOr<std::string> grid = hostExpr(space.getExtents()[0]);
   if (failed(grid))
     return failure();
@@ -711,7 +796,10 @@ LogicalResult Serializer::run() {
        << "        return 'registers'\n";
   os << "    return None\n";
   os << helperText;
-  os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
+  os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n";
+  if (!descriptorText.empty())
+    os << "    if USE_TMA:\n" << descriptorText;
+  os << bodyText;
   os << "\n\n_" << kname << "_launched = {}  # specialization key -> direct launch of its compiled kernel\n";
   os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
   if (!keywords.empty())
@@ -739,6 +827,8 @@ LogicalResult Serializer::run() {
   os << "    if _grid[0] > 0:\n";
   if (!launchArgs.empty())
     os << "        " << args << (launchArgs.size() == 1 ? "," : "") << " = " << llvm::join(launchArgs, ", ") << "\n";
+  if (!tmaLaunchArg.empty())
+    os << "        if " << tmaLaunchArg << ":\n            _tma_allocator()\n";
   // Fast path: the compiled kernel of an earlier call with the same specialization, launched
   // directly (Triton's generic path binds and specializes every argument on every call). The key
   // holds the integer arguments themselves (cheaper than the facts Triton specializes on: each
@@ -834,6 +924,12 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "    def go(grid, device, *args):\n"
      << "        launch(grid, 1, 1, stream(device), function, coop, pdl, None, None, meta, None, None, None, *args)\n"
      << "    return go\n\n\n"
+     << "def _tma_allocator():\n"
+     << "    \"\"\"Tensor descriptors made on the device need global scratch: a torch allocator, unless this\n"
+     << "    thread has one.\"\"\"\n"
+     << "    from triton.runtime import _allocation\n"
+     << "    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n"
+     << "        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device='cuda'))\n\n\n"
      << "def _check_scalar(name, v, kind):\n"
      << "    if not isinstance(v, (int, float) if kind is float else int) or isinstance(v, bool):\n"
      << "        raise TypeError(f\"scalar '{name}' must be {kind.__name__}, got {type(v).__name__}\")\n";

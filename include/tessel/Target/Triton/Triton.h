@@ -23,6 +23,9 @@ namespace tessel::triton {
 /// `num_warps=` and `num_stages=`.
 inline constexpr llvm::StringLiteral kWarpsParam = "WARPS";
 inline constexpr llvm::StringLiteral kStagesParam = "STAGES";
+/// Declared (0/1) when the legalized kernel has box accesses (TileAccess.h): 1 spells them as tensor
+/// descriptors (TMA), used when the call's views meet TMA's alignment rules.
+inline constexpr llvm::StringLiteral kTmaParam = "TMA";
 
 /// The provider verifier (seed 002 §3.6, §5.4): why `op` has no Triton
 /// spelling in the legalized program, or nothing. Legalization runs it on

@@ -82,8 +82,9 @@ LogicalResult KernelOp::verify() {
         return emitOpError() << "declares parameter '" << p.getName().getValue() << "' twice";
       if (p.getCandidates().empty())
         return emitOpError() << "parameter '" << p.getName().getValue() << "' has an empty candidate domain";
+      // Shared parameters are extents, counts and strides: positive. A provider knob may be a switch (0/1).
       for (int64_t c : p.getCandidates())
-        if (c <= 0)
+        if (c < 0 || (c == 0 && !p.getProvider()))
           return emitOpError() << "parameter '" << p.getName().getValue() << "' has a non-positive candidate " << c;
       if (!llvm::is_contained(p.getCandidates(), p.getDefaultValue()))
         return emitOpError() << "parameter '" << p.getName().getValue() << "' default " << p.getDefaultValue()

@@ -1,0 +1,37 @@
+//===- TileAccess.h - accesses with a tensor-descriptor spelling -*- C++ -*-===//
+//
+// Provider-local (seed 002 §3.6-§3.7): a pgpu load or store that touches one
+// rectangular box of a 2-d view, whose validity is exactly the view's bounds
+// and whose load fill is zero, means the same as a Triton tensor-descriptor
+// access (`tl.make_tensor_descriptor(...).load/store`): the descriptor
+// zero-fills what lies outside the view and clips stores. On Hopper that is
+// the TMA copy engine. The match is read from the access's own coordinate and
+// validity SSA; the shared IR names no copy engine.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TARGET_TRITON_TILEACCESS_H
+#define TESSEL_TARGET_TRITON_TILEACCESS_H
+
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
+
+#include <optional>
+
+namespace tessel::triton {
+
+struct TileAccess {
+  mlir::Value view;
+  /// Per view axis: the box's first coordinate (a scalar) and the fragment
+  /// dimension that walks the axis.
+  llvm::SmallVector<mlir::Value, 2> starts;
+  llvm::SmallVector<unsigned, 2> dimOf;
+};
+
+/// The box of a pgpu.load (zero fill) or pgpu.store on a rank-2 view, when its
+/// coordinates are `start + arange` along distinct fragment dimensions and its
+/// validity is the conjunction of exactly `coordinate < extent` for both axes.
+std::optional<TileAccess> matchTileAccess(mlir::Operation *op);
+
+} // namespace tessel::triton
+
+#endif // TESSEL_TARGET_TRITON_TILEACCESS_H

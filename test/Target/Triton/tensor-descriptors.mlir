@@ -1,0 +1,31 @@
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=TILE_0=64 --param=TILE_1=128 --param=TILE_K=32 | FileCheck %s
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=TMA=0 | FileCheck %s --check-prefix=OFF
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ROWS
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=DECL
+
+// COM: Box accesses of the tiled GEMM (each coordinate start + arange along its own fragment axis,
+// COM: validity exactly the view's bounds, zero fill) are spelled both ways under the provider switch
+// COM: TMA (declared by legalization, 0/1, default 1): tensor descriptors made at the top of the
+// COM: kernel, and the pointer spelling; the wrapper passes USE_TMA by TMA's alignment rules.
+// DECL: gemm_PARAMS = {{.*}}'TMA': ([0, 1], 1)
+// CHECK: def _gemm_kernel({{.*}}, USE_TMA: tl.constexpr):
+// CHECK-NEXT: if USE_TMA:
+// CHECK-NEXT: _desc0 = tl.make_tensor_descriptor(a, shape=[_extent_M, _extent_K], strides=[a_stride0, a_stride1], block_shape=[64, 32])
+// CHECK-NEXT: _desc1 = tl.make_tensor_descriptor(b, shape=[_extent_K, _extent_N], strides=[b_stride0, b_stride1], block_shape=[32, 128])
+// CHECK: if USE_TMA:
+// CHECK-NEXT: = _desc0.load([
+// CHECK-NEXT: else:
+// CHECK-NEXT: = tl.load(a +
+// COM: The rhs tile is walked [n, k]: its box is the transpose of the descriptor's [k, n] block.
+// CHECK: if USE_TMA:
+// CHECK-NEXT: = tl.permute(_desc1.load([{{.*}}]), (1, 0))
+// CHECK-NEXT: else:
+// CHECK-NEXT: = tl.load(b +
+// CHECK: _a{{[0-9]+}} = {{.*}}not _interpreting() and a.data_ptr() % 16 == 0 and a.stride(1) == 1 and a.stride(0) * a.element_size() % 16 == 0 and b.data_ptr() % 16 == 0
+// CHECK-NEXT: if _a{{[0-9]+}}:
+// CHECK-NEXT: _tma_allocator()
+
+// COM: Must not fire: TMA = 0 binds the switch off; rows are 1-d fragments (no box).
+// OFF-NOT: make_tensor_descriptor
+// OFF-NOT: USE_TMA
+// ROWS-NOT: make_tensor_descriptor
