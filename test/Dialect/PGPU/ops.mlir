@@ -11,12 +11,14 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", warp_size = 32, ma
 // COM: LaunchExpr, program space, execution group, structured control and value ops.
 // CHECK-LABEL: pgpu.kernel @launch_control_values
 // CHECK-SAME: (%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>, %z: !pgpu.view<i32, [M, 2], out>, %n: i32, %tiles: index {pgpu.private = "wrapper_scalar"})
-// CHECK-SAME: attributes {params = [#pgpu.param<"BM", [32, 64], 64>, #pgpu.param<"BN", [32, 64], 32>, #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">]}
+// COM: A provider knob may be a switch (0 among its candidates); shared parameters are positive.
+// CHECK-SAME: attributes {params = [#pgpu.param<"BM", [32, 64], 64>, #pgpu.param<"BN", [32, 64], 32>, #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">, #pgpu.param<"TMA", [0, 1], 1, provider = "triton">]}
 pgpu.kernel @launch_control_values(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>,
                                    %z: !pgpu.view<i32, [M, 2], out>, %n: i32,
                                    %tiles: index {pgpu.private = "wrapper_scalar"})
     attributes {params = [#pgpu.param<"BM", [32, 64], 64>, #pgpu.param<"BN", [32, 64], 32>,
-                          #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">]} {
+                          #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">,
+                          #pgpu.param<"TMA", [0, 1], 1, provider = "triton">]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   // CHECK: pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>

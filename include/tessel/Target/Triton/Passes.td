@@ -26,6 +26,12 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     in that order; a name the kernel already declares is kept as it is. The
     tuner searches them like any declared parameter (seed 003), and the
     serializer passes their bound values as `num_warps=` and `num_stages=`.
+    When the legalized kernel has a box access (a 2-d load or store whose
+    coordinates are start + arange along distinct fragment axes, validity
+    exactly the view's bounds, zero fill), also
+    `#pgpu.param<"TMA", [0, 1], 1, provider = "triton">`: with 1 the
+    serializer spells box accesses as tensor descriptors beside the pointer
+    spelling, and the wrapper picks one per call by TMA's alignment rules.
     Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.
