@@ -28,7 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # accesses: 324 bindings, 212 within the resource model's limits. (The committed 2026-11-30 sweep ran
 # before TMA was declared: 220 of its 324 were within the limits.)
 GEMM_DOMAIN = {"TILE_0": [64, 128, 256], "TILE_1": [64, 128, 256], "TILE_K": [32, 64, 128],
-               "WARPS": [4, 8], "STAGES": [2, 3, 4], "GROUP_0": [8], "PERSIST": [1, 2], "TMA": [1]}
+               "WARPS": [4, 8], "STAGES": [2, 3, 4], "GROUP_0": [8], "PERSIST": [1, 2], "TMA": [1], "FLATTEN": [0]}
 
 CASES = {
     "softmax": {"module": "softmax", "shape": {"M": 16384, "N": 8192}, "dtype": "f32", "domain": None,

@@ -86,14 +86,16 @@ def test_persistent_tile_walk_matches_kir(tessel_bin, root, persist):
     np.testing.assert_allclose(got["c"], ref["c"], rtol=1e-6, atol=1e-6)
 
 
-def test_persistent_tile_walk_runs_through_triton(tmp_path, monkeypatch):
+@pytest.mark.parametrize("flatten", [0, 1])
+def test_persistent_tile_walk_runs_through_triton(tmp_path, monkeypatch, flatten):
     os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
     kernel = example("gemm")
-    params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": 1}
-    assert "for " in kernel.source("triton", {}, params).split("tl.program_id(0)")[1].splitlines()[1]
+    params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": 1, "FLATTEN": flatten}
+    walk = kernel.source("triton", {}, params).split("tl.program_id(0)")[1].splitlines()[1]
+    assert walk.lstrip().startswith("for ") and ("flatten=True" in walk) == bool(flatten)
     ref = kernel.run_interp(PERSISTENT, seed=5)
     a, b, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b", "bias"))
     c = torch.empty(ref["c"].shape, dtype=torch.float32)

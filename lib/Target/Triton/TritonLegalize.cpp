@@ -15,6 +15,10 @@ namespace tessel::triton {
 using namespace mlir;
 using namespace tessel;
 
+bool triton::isInstanceWalk(pgpu::ForOp loop) {
+  return llvm::any_of(loop.getBody().front(), [](Operation &op) { return isa<pgpu::ExecutionGroupOp>(op); });
+}
+
 namespace {
 /// range_reduce -> for %i = lo to hi step 1 iter_args(acc = identity):
 ///   members = element(i); acc = combine(acc, members)
@@ -171,15 +175,26 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     // Box accesses may be spelled as tensor descriptors (TMA): a provider switch the tuner searches,
     // on by default (measured on the H200 with persistent GEMM tiles: 0.93-1.01x cuBLAS, against
     // 0.88-1.0x with pointer loads; bench/results/2026-11-30-h200-gemm-persistent-tma-experiment.json).
+    // A persistent walk of instances may be flattened (FLATTEN, off by default: measured by hand on
+    // the H200, it helps with descriptor loads at K = 1024 and halves the speed with pointer loads).
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
-      bool boxes = false;
-      kernel.walk([&](Operation *op) { boxes |= isa<pgpu::LoadOp, pgpu::StoreOp>(op) && triton::matchTileAccess(op); });
-      if (!boxes || kernel.getParam(triton::kTmaParam))
-        continue;
+      bool boxes = false, walks = false;
+      kernel.walk([&](Operation *op) {
+        boxes |= isa<pgpu::LoadOp, pgpu::StoreOp>(op) && triton::matchTileAccess(op);
+        if (auto loop = dyn_cast<pgpu::ForOp>(op))
+          walks |= triton::isInstanceWalk(loop);
+      });
       MLIRContext *ctx = kernel.getContext();
       SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
-      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kTmaParam), {0, 1}, 1,
-                                            StringAttr::get(ctx, "triton")));
+      auto declareSwitch = [&](StringRef name, int64_t defaultValue) {
+        if (!kernel.getParam(name))
+          params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {0, 1}, defaultValue,
+                                                StringAttr::get(ctx, "triton")));
+      };
+      if (boxes)
+        declareSwitch(triton::kTmaParam, 1);
+      if (walks)
+        declareSwitch(triton::kFlattenParam, 0);
       kernel.setParamsAttr(ArrayAttr::get(ctx, params));
     }
     // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.

@@ -453,8 +453,11 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           names[b.getArgument(i + 1)] = carry;
           line(indent, carry + " = " + expr(init));
         }
-        line(indent, "for " + name(b.getArgument(0)) + " in range(" + expr(f.getLower()) + ", " +
-                         expr(f.getUpper()) + ", " + expr(f.getStep()) + "):");
+        bool flatten = triton::isInstanceWalk(f) && kernel.getParam(triton::kFlattenParam) &&
+                       param(triton::kFlattenParam) == 1;
+        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten ? "tl.range(" : "range(") +
+                         expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) +
+                         (flatten ? ", flatten=True):" : "):"));
         if (failed(emitBlock(b, indent + 1)))
           return failure();
         for (auto [i, y] : llvm::enumerate(b.getTerminator()->getOperands()))

@@ -32,6 +32,9 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     `#pgpu.param<"TMA", [0, 1], 1, provider = "triton">`: with 1 the
     serializer spells box accesses as tensor descriptors beside the pointer
     spelling, and the wrapper picks one per call by TMA's alignment rules.
+    When a `pgpu.for` walks execution-group instances (a persistent
+    traversal), also `#pgpu.param<"FLATTEN", [0, 1], 0, provider = "triton">`:
+    with 1 that loop is spelled `tl.range(..., flatten=True)`.
     Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.

@@ -26,6 +26,14 @@ inline constexpr llvm::StringLiteral kStagesParam = "STAGES";
 /// Declared (0/1) when the legalized kernel has box accesses (TileAccess.h): 1 spells them as tensor
 /// descriptors (TMA), used when the call's views meet TMA's alignment rules.
 inline constexpr llvm::StringLiteral kTmaParam = "TMA";
+/// Declared (0/1) when the kernel walks execution-group instances in a loop (a persistent
+/// traversal): 1 spells that loop `tl.range(..., flatten=True)`, so Triton pipelines the next
+/// instance's loads across the current one's epilogue.
+inline constexpr llvm::StringLiteral kFlattenParam = "FLATTEN";
+
+/// A `pgpu.for` that walks the instances of an execution group (its body holds the group): the
+/// persistent traversal of pgpu-form-tiles.
+bool isInstanceWalk(tessel::pgpu::ForOp loop);
 
 /// The provider verifier (seed 002 §3.6, §5.4): why `op` has no Triton
 /// spelling in the legalized program, or nothing. Legalization runs it on

@@ -2,12 +2,19 @@
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=TMA=0 | FileCheck %s --check-prefix=OFF
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ROWS
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=DECL
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=FLATTEN=1 | FileCheck %s --check-prefix=FLAT
 
 // COM: Box accesses of the tiled GEMM (each coordinate start + arange along its own fragment axis,
 // COM: validity exactly the view's bounds, zero fill) are spelled both ways under the provider switch
 // COM: TMA (declared by legalization, 0/1, default 1): tensor descriptors made at the top of the
 // COM: kernel, and the pointer spelling; the wrapper passes USE_TMA by TMA's alignment rules.
-// DECL: gemm_PARAMS = {{.*}}'TMA': ([0, 1], 1)
+// DECL: gemm_PARAMS = {{.*}}'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 0)}
+// DECL-NOT: flatten=True
+
+// COM: The persistent walk over tiles (a pgpu.for holding the execution group) is the loop the
+// COM: provider switch FLATTEN flattens; the k loop inside it stays a plain range.
+// FLAT: for [[WALK:v[0-9]+]] in tl.range({{.*}}, flatten=True):
+// FLAT: for {{v[0-9]+}} in range(0,
 // CHECK: def _gemm_kernel({{.*}}, USE_TMA: tl.constexpr):
 // CHECK-NEXT: if USE_TMA:
 // CHECK-NEXT: _desc0 = tl.make_tensor_descriptor(a, shape=[_extent_M, _extent_K], strides=[a_stride0, a_stride1], block_shape=[64, 32])
@@ -29,3 +36,4 @@
 // OFF-NOT: make_tensor_descriptor
 // OFF-NOT: USE_TMA
 // ROWS-NOT: make_tensor_descriptor
+// ROWS-NOT: FLATTEN
