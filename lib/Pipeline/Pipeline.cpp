@@ -39,7 +39,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
   pm.addPass(pgpu::createPGPUStageRows());
   pm.addPass(createCSEPass());
   //      online summaries                (seed 002 §1)
-  // §3.5 predicate range narrowing and summary emptiness
+  // §3.5 predicate range narrowing: a blocked loop's full blocks run without their lane masks.
+  //      (summary emptiness: not yet)
+  pm.addPass(pgpu::createPGPUNarrowPredicates());
   if (stage == Stage::PGPU)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller).

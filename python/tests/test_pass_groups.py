@@ -1,9 +1,9 @@
 """The pgpu interpreter after every pass group, against the KIR interpreter (issue 6).
 
 The pipeline's groups are applied one at a time with tessel-opt (construction; multi-axis tiles;
-mapping refinement; blocking; row staging; Triton legalization), and the program after each is run on
-the pgpu interpreter with the same seeded inputs and with small parameter bindings. Every
-intermediate program must compute what the KIR kernel computes.
+mapping refinement; blocking; row staging; predicate narrowing; Triton legalization), and the
+program after each is run on the pgpu interpreter with the same seeded inputs and with small
+parameter bindings. Every intermediate program must compute what the KIR kernel computes.
 """
 import os
 import subprocess
@@ -18,6 +18,7 @@ GROUPS = [
     ("refine-mapping", ["--pgpu-refine-mapping"]),
     ("form-blocking", ["--pgpu-form-blocking", "--canonicalize", "--cse"]),
     ("stage-rows", ["--pgpu-stage-rows", "--cse"]),
+    ("narrow-predicates", ["--pgpu-narrow-predicates"]),
     ("triton-legalize", ["--pgpu-triton-legalize"]),
 ]
 KERNELS = [

@@ -22,8 +22,9 @@
 // DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
 // TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 128), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4], 3)}
 // WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 3)}
-// Combine functions for the two row reductions (in the staged path and in the loops) come first, then the kernel.
-// CHECK-COUNT-4: def _layernorm_combine{{[0-9]+}}(
+// Combine functions for the two row reductions (in the staged path, and in the loops over full
+// blocks and over the partial last block) come first, then the kernel.
+// CHECK-COUNT-6: def _layernorm_combine{{[0-9]+}}(
 // CHECK: @triton.jit
 // CHECK-NEXT: def _layernorm_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, w, w_stride0, bb, bb_stride0, y, y_stride0, y_stride1, eps):
 // Origin comments name the author's source line.

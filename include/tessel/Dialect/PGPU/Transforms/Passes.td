@@ -107,6 +107,32 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUNarrowPredicates : Pass<"pgpu-narrow-predicates", "::mlir::ModuleOp"> {
+  let summary = "drop lane masks on a blocked loop's full blocks: split it at its last full block (seed 002 §3.5)";
+  let description = [{
+    Reads: every `pgpu.for` and, inside it, lane masks `iota(iv) < splat(hi)`
+    whose iota is the loop's induction variable, as wide as the step (the
+    same declared parameter or constant), compared with the loop's own upper
+    bound.
+    Legality: on iterations with iv + step <= hi, i.e. the first
+    floor((hi - lo) / step) of them, every lane iv + i (i < step) is below hi:
+    the mask is all true there (seed 000 §8: predicates may be removed in
+    all-true intervals; mixed intervals keep their validity). The proof is
+    read from the loop's bounds and the mask's def-use each time.
+    Rewrites: the loop becomes two: [lo, mid) with mid = lo + floor(max(hi -
+    lo, 0) / step) * step, whose body copy has those masks replaced by true
+    and folded out of the `and`s and `select`s they fed, then [mid, hi) with
+    the original body (at most one iteration), its carries initialized from
+    the first loop's results.
+    Preserves: values, effects and their order, ABI, origins.
+    Must not fire: masks against another bound or another base, loops whose
+    step is not the lane count, and loops holding a `pgpu.contract` (a
+    contraction's k loop stays whole for the provider's pipeliner).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the innermost axis (seed 002 §3.2)";
   let description = [{

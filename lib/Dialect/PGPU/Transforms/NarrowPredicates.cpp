@@ -1,0 +1,156 @@
+//===- NarrowPredicates.cpp - drop lane masks where they are all true -----===//
+//
+// seed 002 §3.5 and seed 000 §8 (effective source ranges): a blocked loop
+//
+//   pgpu.for %k = %lo to %hi step %S { ... iota(%k) : [S] < splat(%hi) ... }
+//
+// masks its lanes against the loop's own bound, but the mask is all true on
+// every iteration with %k + S <= %hi, which are exactly the first
+// floor((hi - lo) / S) iterations. The pass splits the loop at
+// %mid = lo + floor((hi - lo) / S) * S into the all-true interval [lo, mid),
+// whose copy of the body has those masks replaced by true (and folded out of
+// the `and`s and `select`s they fed), and the mixed interval [mid, hi), the
+// original body, which runs at most once. Carries flow from the first loop into
+// the second. Both intervals' loops, accesses and validity are rewritten SSA;
+// the proof (lane k + i < k + S <= hi) is recomputed from the loop's own
+// bounds, step and the mask's def-use, never recorded.
+//
+// Fires on a pgpu.for whose step is the extent of the lane iota (the same
+// declared parameter, or the same constant) and whose body compares that iota
+// with a splat of the loop's own upper bound. Must not fire on other masks
+// (another bound, another base), on loops whose step is not the lane count,
+// or on loops holding a pgpu.contract (a contraction's k loop is left whole to
+// the provider's software pipeliner; the GEMM measurements are for that form).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUNARROWPREDICATES
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+/// The lane count of a 1-d fragment type equals the loop step: the same parameter or constant.
+bool stepIsLaneCount(ForOp loop, FragmentType lanes) {
+  if (lanes.getRank() != 1)
+    return false;
+  Attribute extent = lanes.getExtents()[0];
+  if (auto param = loop.getStep().getDefiningOp<ParamOp>())
+    return isa<StringAttr>(extent) && cast<StringAttr>(extent).getValue() == param.getName();
+  APInt step;
+  return matchPattern(loop.getStep(), m_ConstantInt(&step)) && isa<IntegerAttr>(extent) &&
+         cast<IntegerAttr>(extent).getInt() == step.getSExtValue();
+}
+
+/// The lane masks of `loop` that are all true on every iteration of its full blocks:
+/// `iota(iv) < splat(hi)` with the iota as wide as the step.
+SmallVector<CmpOp> fullBlockMasks(ForOp loop) {
+  SmallVector<CmpOp> masks;
+  Value iv = loop.getBody().front().getArgument(0);
+  loop.getBody().walk([&](CmpOp cmp) {
+    if (cmp.getPredicate() != kir::CmpPredicate::LT)
+      return;
+    auto iota = cmp.getLhs().getDefiningOp<IotaOp>();
+    auto bound = cmp.getRhs().getDefiningOp<SplatOp>();
+    if (iota && bound && iota.getBase() == iv && bound.getOperand() == loop.getUpper() &&
+        stepIsLaneCount(loop, cast<FragmentType>(iota.getType())))
+      masks.push_back(cmp);
+  });
+  return masks;
+}
+
+/// A true scalar or a splat of one.
+bool isTrue(Value v) {
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getOperand();
+  APInt c;
+  return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isOne();
+}
+
+/// Folds true masks out of `region`: `and(x, true)` is x, `select(true, a, b)` is a.
+void foldTrue(Region &region) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    region.walk([&](Operation *op) {
+      if (auto b = dyn_cast<BinaryOp>(op); b && b.getKind() == kir::BinaryKind::And &&
+                                           (isTrue(b.getLhs()) || isTrue(b.getRhs()))) {
+        b.getResult().replaceAllUsesWith(isTrue(b.getLhs()) ? b.getRhs() : b.getLhs());
+        b.erase();
+        changed = true;
+      } else if (auto s = dyn_cast<SelectOp>(op); s && isTrue(s.getCondition())) {
+        s.getResult().replaceAllUsesWith(s.getTrueValue());
+        s.erase();
+        changed = true;
+      }
+    });
+  }
+}
+
+/// Splits `loop` into its full blocks (masks true) and the remaining partial block.
+void split(ForOp loop, ArrayRef<CmpOp> masks) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  };
+  Value lo = loop.getLower(), hi = loop.getUpper(), step = loop.getStep();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value span = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, hi, lo), zero);
+  Value mid = bin(kir::BinaryKind::Add, lo, bin(kir::BinaryKind::Mul, bin(kir::BinaryKind::Div, span, step), step));
+  // The full blocks: a clone over [lo, mid) whose matched masks are true.
+  IRMapping map;
+  auto full = cast<ForOp>(b.clone(*loop.getOperation(), map));
+  full->setOperand(1, mid); // upper
+  for (CmpOp mask : masks) {
+    auto cloned = cast<CmpOp>(map.lookup(mask.getOperation()));
+    OpBuilder at(cloned);
+    Value truth = arith::ConstantIntOp::create(at, loc, at.getI1Type(), 1);
+    Value lanes = SplatOp::create(at, loc, cloned.getType(), truth);
+    cloned.getResult().replaceAllUsesWith(lanes);
+    cloned.erase();
+  }
+  foldTrue(full.getBody());
+  // The partial block: the original loop from mid, carrying on from the full blocks.
+  loop->setOperand(0, mid); // lower
+  for (auto [i, result] : llvm::enumerate(full.getResults()))
+    loop->setOperand(3 + i, result);
+}
+
+struct NarrowPredicates : public tessel::pgpu::impl::PGPUNarrowPredicatesBase<NarrowPredicates> {
+  void runOnOperation() override {
+    SmallVector<ForOp> loops;
+    getOperation().walk([&](ForOp loop) { loops.push_back(loop); });
+    for (ForOp loop : loops) {
+      SmallVector<CmpOp> masks = fullBlockMasks(loop);
+      if (masks.empty())
+        continue;
+      bool remarks = remarksEnabled(loop);
+      bool contraction = false;
+      loop.getBody().walk([&](ContractOp) { contraction = true; });
+      if (contraction) {
+        if (remarks)
+          emitRemark(loop.getLoc()) << "pgpu-narrow-predicates: not split: a contraction's k loop stays whole "
+                                       "for the provider's pipeliner";
+        continue;
+      }
+      split(loop, masks);
+      if (remarks)
+        emitRemark(loop.getLoc()) << "pgpu-narrow-predicates: " << masks.size()
+                                  << " lane mask(s) are true on the loop's full blocks: split into full blocks "
+                                     "without them and the partial last block";
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,216 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-narrow-predicates | FileCheck %s
+
+// COM: A blocked row sum: the lane mask iota(k) < N is true on every full block. The loop splits at
+// COM: mid = 0 + floor(max(N - 0, 0) / BLOCK) * BLOCK: [0, mid) loads with an all-true mask and no
+// COM: select, then [mid, N) is the original body (the partial block), carrying on from the first.
+// CHECK-LABEL: pgpu.kernel @rowsum
+// CHECK: %[[STEP:.*]] = pgpu.param "BLOCK" : index
+// CHECK: %[[SPAN:.*]] = pgpu.binary sub %[[N:.*]], %{{.*}} : index
+// CHECK: %[[POS:.*]] = pgpu.binary max %[[SPAN]], %{{.*}} : index
+// CHECK: %[[FULL:.*]] = pgpu.binary div %[[POS]], %[[STEP]] : index
+// CHECK: %[[LEN:.*]] = pgpu.binary mul %[[FULL]], %[[STEP]] : index
+// CHECK: %[[MID:.*]] = pgpu.binary add %{{.*}}, %[[LEN]] : index
+// CHECK: %[[HEAD:.*]] = pgpu.for %{{.*}} to %[[MID]] step %[[STEP]] iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: %[[ALL:.*]] = pgpu.splat %{{.*}} : i1 -> !pgpu.fragment<i1, [BLOCK]>
+// CHECK: pgpu.load %x[%{{.*}}, %{{.*}}] valid %[[ALL]]
+// CHECK-NOT: pgpu.select
+// CHECK-NOT: pgpu.cmp
+// CHECK: %[[TAIL:.*]] = pgpu.for %[[MID]] to %[[N]] step %[[STEP]] iter_args(%[[HEAD]] : f32) -> f32 {
+// CHECK: pgpu.cmp lt
+// CHECK: pgpu.select
+// CHECK: pgpu.store %[[TAIL]], %y
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @rowsum(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]} {
+    %true = arith.constant true
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %1 = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %2 = pgpu.ceil_div %0, %c1 : index
+    %3 = pgpu.binary max %2, %c0 : index
+    %4 = pgpu.ceil_div %1, %c1 : index
+    %5 = pgpu.binary max %4, %c0 : index
+    pgpu.program_space(%3) {
+    ^bb0(%arg0: index):
+      pgpu.execution_group %arg0 extents(%3) segment 0 roles ["axis0"] {
+      ^bb0(%arg1: index):
+        %6 = pgpu.param "BLOCK" : index
+        %7 = pgpu.for %c0 to %5 step %6 iter_args(%cst : f32) -> f32 {
+        ^bb0(%arg2: index, %arg3: f32):
+          %8 = pgpu.iota %arg2 : !pgpu.fragment<index, [BLOCK]>
+          %9 = pgpu.splat %5 : index -> !pgpu.fragment<index, [BLOCK]>
+          %10 = pgpu.cmp lt %8, %9 : !pgpu.fragment<index, [BLOCK]>
+          %11 = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BLOCK]>
+          %12 = pgpu.binary and %11, %10 : !pgpu.fragment<i1, [BLOCK]>
+          %13 = pgpu.load %x[%arg1, %8] valid %12 : !pgpu.fragment<i1, [BLOCK]> fill %cst : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %14 = pgpu.splat %cst : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %15 = pgpu.select %12, %13, %14 : !pgpu.fragment<i1, [BLOCK]>, !pgpu.fragment<f32, [BLOCK]>
+          %16 = pgpu.reduce %15 axes [0] identity(%cst : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%arg4: f32, %arg5: f32):
+            %18 = pgpu.binary add %arg4, %arg5 : f32
+            pgpu.yield %18 : f32
+          }
+          %17 = pgpu.binary add %arg3, %16 : f32
+          pgpu.yield %17 : f32
+        }
+        pgpu.store %7, %y[%arg1] valid %true : i1 : f32, !pgpu.view<f32, [M], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the mask compares the lanes with another bound (M, not the loop's N).
+// CHECK-LABEL: pgpu.kernel @other_bound
+// CHECK: pgpu.for
+// CHECK-NOT: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @other_bound(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]} {
+    %true = arith.constant true
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %1 = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %2 = pgpu.ceil_div %0, %c1 : index
+    %3 = pgpu.binary max %2, %c0 : index
+    %4 = pgpu.ceil_div %1, %c1 : index
+    %5 = pgpu.binary max %4, %c0 : index
+    pgpu.program_space(%3) {
+    ^bb0(%arg0: index):
+      pgpu.execution_group %arg0 extents(%3) segment 0 roles ["axis0"] {
+      ^bb0(%arg1: index):
+        %6 = pgpu.param "BLOCK" : index
+        %7 = pgpu.for %c0 to %5 step %6 iter_args(%cst : f32) -> f32 {
+        ^bb0(%arg2: index, %arg3: f32):
+          %8 = pgpu.iota %arg2 : !pgpu.fragment<index, [BLOCK]>
+          %9 = pgpu.splat %3 : index -> !pgpu.fragment<index, [BLOCK]>
+          %10 = pgpu.cmp lt %8, %9 : !pgpu.fragment<index, [BLOCK]>
+          %11 = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BLOCK]>
+          %12 = pgpu.binary and %11, %10 : !pgpu.fragment<i1, [BLOCK]>
+          %13 = pgpu.load %x[%arg1, %8] valid %12 : !pgpu.fragment<i1, [BLOCK]> fill %cst : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %14 = pgpu.splat %cst : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %15 = pgpu.select %12, %13, %14 : !pgpu.fragment<i1, [BLOCK]>, !pgpu.fragment<f32, [BLOCK]>
+          %16 = pgpu.reduce %15 axes [0] identity(%cst : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%arg4: f32, %arg5: f32):
+            %18 = pgpu.binary add %arg4, %arg5 : f32
+            pgpu.yield %18 : f32
+          }
+          %17 = pgpu.binary add %arg3, %16 : f32
+          pgpu.yield %17 : f32
+        }
+        pgpu.store %7, %y[%arg1] valid %true : i1 : f32, !pgpu.view<f32, [M], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the tiled GEMM's k loop masks its lanes against K, but it holds a
+// COM: pgpu.contract: it stays one loop for the provider's software pipeliner.
+// CHECK-LABEL: pgpu.kernel @gemm
+// CHECK: pgpu.contract
+// CHECK-NOT: pgpu.contract
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @gemm(%a: !pgpu.view<f16, [M, K], in>, %b: !pgpu.view<f16, [K, N], in>, %bias: !pgpu.view<f32, [N], in>, %c: !pgpu.view<f32, [M, N], out>) attributes {params = [#pgpu.param<"TILE_0", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_1", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>, #pgpu.param<"GROUP_0", [1, 2, 4, 8, 16], 8>, #pgpu.param<"PERSIST", [1, 2, 4], 1>]} {
+    %cst = arith.constant 0.000000e+00 : f16
+    %true = arith.constant true
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %0 = pgpu.extent %a[0] : !pgpu.view<f16, [M, K], in>
+    %1 = pgpu.extent %b[1] : !pgpu.view<f16, [K, N], in>
+    %2 = pgpu.extent %a[1] : !pgpu.view<f16, [M, K], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %1, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %2, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary sub %6, %c0 : index
+    %10 = pgpu.param "TILE_0" : index
+    %11 = pgpu.ceil_div %4, %10 : index
+    %12 = pgpu.param "TILE_1" : index
+    %13 = pgpu.ceil_div %9, %12 : index
+    %14 = pgpu.binary mul %11, %13 : index
+    %15 = pgpu.param "PERSIST" : index
+    %c132 = arith.constant 132 : index
+    %16 = pgpu.binary mul %15, %c132 : index
+    %17 = pgpu.binary min %14, %16 : index
+    %18 = pgpu.binary mul %11, %13 : index
+    pgpu.program_space(%17) {
+    ^bb0(%arg0: index):
+      pgpu.for %arg0 to %14 step %17 {
+      ^bb0(%arg1: index):
+        pgpu.execution_group %arg1 extents(%18) segment 0 roles ["grouped tiles"] {
+        ^bb0(%arg2: index):
+          %19 = pgpu.param "GROUP_0" : index
+          %20 = pgpu.binary mul %19, %13 : index
+          %21 = pgpu.binary div %arg2, %20 : index
+          %22 = pgpu.binary mul %21, %19 : index
+          %23 = pgpu.binary sub %11, %22 : index
+          %24 = pgpu.binary min %23, %19 : index
+          %25 = pgpu.binary mul %21, %20 : index
+          %26 = pgpu.binary sub %arg2, %25 : index
+          %27 = pgpu.binary rem %26, %24 : index
+          %28 = pgpu.binary add %22, %27 : index
+          %29 = pgpu.binary div %26, %24 : index
+          %30 = pgpu.param "TILE_0" : index
+          %31 = pgpu.binary mul %28, %30 : index
+          %32 = pgpu.iota %31 : !pgpu.fragment<index, [TILE_0]>
+          %33 = pgpu.splat %4 : index -> !pgpu.fragment<index, [TILE_0]>
+          %34 = pgpu.cmp lt %32, %33 : !pgpu.fragment<index, [TILE_0]>
+          %35 = pgpu.param "TILE_1" : index
+          %36 = pgpu.binary mul %29, %35 : index
+          %37 = pgpu.binary add %36, %c0 : index
+          %38 = pgpu.iota %37 : !pgpu.fragment<index, [TILE_1]>
+          %39 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_1]>
+          %40 = pgpu.cmp lt %38, %39 : !pgpu.fragment<index, [TILE_1]>
+          %41 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+          %42 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+          %43 = pgpu.param "TILE_K" : index
+          %44 = pgpu.for %c0 to %8 step %43 iter_args(%42 : !pgpu.fragment<f32, [TILE_0, TILE_1]>) -> !pgpu.fragment<f32, [TILE_0, TILE_1]> {
+          ^bb0(%arg3: index, %arg4: !pgpu.fragment<f32, [TILE_0, TILE_1]>):
+            %50 = pgpu.iota %arg3 : !pgpu.fragment<index, [TILE_K]>
+            %51 = pgpu.splat %8 : index -> !pgpu.fragment<index, [TILE_K]>
+            %52 = pgpu.cmp lt %50, %51 : !pgpu.fragment<index, [TILE_K]>
+            %53 = pgpu.broadcast %32 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %54 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %55 = pgpu.broadcast %34 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %56 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %57 = pgpu.binary and %55, %56 : !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %58 = pgpu.load %a[%53, %54] valid %57 : !pgpu.fragment<i1, [TILE_0, TILE_K]> fill %cst : f16 : !pgpu.view<f16, [M, K], in>[!pgpu.fragment<index, [TILE_0, TILE_K]>, !pgpu.fragment<index, [TILE_0, TILE_K]>] -> !pgpu.fragment<f16, [TILE_0, TILE_K]>
+            %59 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %60 = pgpu.broadcast %38 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %61 = pgpu.broadcast %40 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %62 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %63 = pgpu.binary and %61, %62 : !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %64 = pgpu.load %b[%59, %60] valid %63 : !pgpu.fragment<i1, [TILE_1, TILE_K]> fill %cst : f16 : !pgpu.view<f16, [K, N], in>[!pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>] -> !pgpu.fragment<f16, [TILE_1, TILE_K]>
+            %65 = pgpu.transpose %64 [1, 0] : !pgpu.fragment<f16, [TILE_1, TILE_K]> -> !pgpu.fragment<f16, [TILE_K, TILE_1]>
+            %66 = pgpu.contract %58, %65, %arg4 reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [TILE_0, TILE_K]>, !pgpu.fragment<f16, [TILE_K, TILE_1]>, !pgpu.fragment<f32, [TILE_0, TILE_1]> -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+            pgpu.yield %66 : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+          }
+          %45 = pgpu.broadcast %32 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+          %46 = pgpu.broadcast %38 dims [1] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+          %47 = pgpu.broadcast %34 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          %48 = pgpu.broadcast %40 dims [1] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          %49 = pgpu.binary and %47, %48 : !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          pgpu.store %44, %c[%45, %46] valid %49 : !pgpu.fragment<i1, [TILE_0, TILE_1]> : !pgpu.fragment<f32, [TILE_0, TILE_1]>, !pgpu.view<f32, [M, N], out>[!pgpu.fragment<index, [TILE_0, TILE_1]>, !pgpu.fragment<index, [TILE_0, TILE_1]>]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
