@@ -8,10 +8,12 @@
 
 // GEMM: remark: pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_1 (program axis 1), TILE_K (reduction loop); 1 reduction(s) become pgpu.contract; grouped traversal GROUP_0
 // GEMM: remark: pgpu-refine-mapping: one instance per program kept
+// GEMM: remark: pgpu-narrow-predicates: not split: a contraction's k loop stays whole for the provider's pipeliner
 
 // SOFTMAX: remark: pgpu-form-tiles: not tiled:
 // SOFTMAX-DAG: remark: pgpu-form-blocking: 'pgpu.foreach' became a loop over blocks of BLOCK lanes
 // SOFTMAX-DAG: remark: pgpu-form-blocking: 'pgpu.range_reduce' became a loop over blocks of BLOCK lanes
 // SOFTMAX: remark: pgpu-stage-rows: loops over one row read it once when it fits one block
+// SOFTMAX: remark: pgpu-narrow-predicates: 1 lane mask(s) are true on the loop's full blocks: split into full blocks without them and the partial last block
 
 // QUIET-NOT: remark
