@@ -19,6 +19,9 @@ mkdir -p "$OUT"
 echo "== DSL attention, causal, random region_fold segmentation -> $OUT/attention"
 "$TESSEL" run "$ROOT/examples/attention.py:attention" --shape B=2,H=4,S=67,T=67,D=64 --scalar scale=0.125 \
   --constexpr CAUSAL=true --segments random --seed 7 --out "$OUT/attention"
+echo "== DSL linear attention: a region scan, each output row emitted on the state before it (pgpu interp)"
+"$TESSEL" run "$ROOT/examples/linear_attention.py:linear_attention" --shape B=1,H=2,T=13,D=4,E=6 --seed 7 \
+  --stage pgpu --order shuffle
 echo "== DSL GEMM: pgpu-form-tiles makes TILE_0 x TILE_1 programs with pgpu.contract (tl.dot in Triton)"
 "$TESSEL" compile "$ROOT/examples/matmul.py:matmul" --emit=source --target=triton -o "$OUT/matmul_triton.py"
 echo "wrote $OUT/matmul_triton.py ($(grep -c 'tl.dot(' "$OUT/matmul_triton.py") tl.dot)"
