@@ -5,7 +5,8 @@ over TILE_K blocks of k into a pgpu.contract accumulator. At odd shapes (0, 1, p
 are not multiples of any tile) and several bindings of every tile parameter, the pgpu interpreter
 must compute what the KIR interpreter computes; under the shuffled program order it also checks
 that no two programs write the same element (a wrong grouped traversal would). The generated Triton
-(tl.dot) runs under TRITON_INTERPRET=1 with small tiles at the same odd shapes.
+(tl.dot) runs under TRITON_INTERPRET=1 with small tiles at the same odd shapes, also with its box
+accesses spelled as tensor descriptors (TMA) and with the persistent walk flattened.
 """
 import os
 import subprocess
@@ -101,6 +102,64 @@ def test_persistent_tile_walk_runs_through_triton(tmp_path, monkeypatch, flatten
     c = torch.empty(ref["c"].shape, dtype=torch.float32)
     kernel._launcher({}, params)(a, b, bias, c)
     np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
+
+
+def _force_descriptors(monkeypatch, launch, kernel_name):
+    """Under TRITON_INTERPRET the wrapper never takes the tensor-descriptor spelling; make it, and
+    record the USE_TMA the launch passed."""
+    names = launch.__globals__
+    monkeypatch.setitem(names, "_interpreting", lambda: False)
+    jit, seen = names[f"_{kernel_name}_kernel"], {}
+
+    class Spy:
+        def __getitem__(self, grid):
+            def run(*args, **kw):
+                seen["USE_TMA"] = args[-1]
+                return jit[grid](*args, **kw)
+            return run
+    monkeypatch.setitem(names, f"_{kernel_name}_kernel", Spy())
+    return seen
+
+
+@pytest.mark.parametrize("shapes,params", [
+    ({"M": 37, "N": 40, "K": 24}, {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 2}),
+    ({"M": 200, "N": 184, "K": 40}, {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "FLATTEN": 1}),
+], ids=["partial-tiles", "persistent-flattened"])
+def test_tensor_descriptor_spelling_matches_kir(shapes, params, tmp_path, monkeypatch):
+    # Box loads (the rhs one transposed) and the box store spelled as tensor descriptors, run by
+    # Triton's interpreter: edges outside the views are zero-filled and clipped by the descriptor.
+    # Extents keep every view 16-byte aligned (N, K multiples of 8 for f16), so USE_TMA holds.
+    os.environ["TRITON_INTERPRET"] = "1"
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example("gemm")
+    launch = kernel._launcher({}, dict(params, TMA=1))
+    seen = _force_descriptors(monkeypatch, launch, "gemm")
+    ref = kernel.run_interp(shapes, seed=5)
+    a, b, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b", "bias"))
+    c = torch.empty(ref["c"].shape, dtype=torch.float32)
+    launch(a, b, bias, c)
+    assert seen["USE_TMA"] is True
+    np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
+
+
+def test_tensor_descriptor_transpose_store_matches_kir(tmp_path, monkeypatch):
+    # The transpose's store walks the output view the other way round: a permuted descriptor store.
+    os.environ["TRITON_INTERPRET"] = "1"
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example("transpose")
+    launch = kernel._launcher({}, {"TILE_0": 16, "TILE_1": 32, "GROUP_0": 2, "TMA": 1})
+    assert "make_tensor_descriptor" in open(launch.__globals__["__file__"]).read()
+    seen = _force_descriptors(monkeypatch, launch, "transpose")
+    ref = kernel.run_interp({"M": 36, "N": 44}, seed=5)
+    x = torch.from_numpy(np.array(ref["x.in"]))
+    y = torch.empty(ref["out"].shape, dtype=torch.float32)
+    launch(x, y)
+    assert seen["USE_TMA"] is True
+    np.testing.assert_array_equal(y.numpy(), ref["out"])
 
 
 TRANSPOSE_BINDINGS = [{}, {"TILE_0": 16, "TILE_1": 32, "GROUP_0": 2}, {"TILE_0": 32, "TILE_1": 16, "GROUP_0": 1}]
