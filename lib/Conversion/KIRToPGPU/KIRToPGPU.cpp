@@ -140,6 +140,12 @@ private:
   /// The physical slots of one summary component: its fields (a record), its
   /// element at `positions` (a tensor), or itself (a scalar).
   FailureOr<SmallVector<Value>> slotsOf(Value v, ArrayRef<Value> positions);
+  /// Binds a KIR summary or state value to its physical slots (a record or tuple
+  /// to its fields, anything else to the first slot); the number of slots used.
+  unsigned bindSlots(Value kirValue, ArrayRef<Value> slots);
+  /// Binds region arguments to the op's captures: tensors alias the captured
+  /// value (realized per element where used), scalars map to its realization.
+  LogicalResult bindCaptures(ValueRange args, ValueRange captures);
 
   LogicalResult unsupported(Operation *op) {
     return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
@@ -1067,6 +1073,29 @@ FailureOr<SmallVector<Value>> KernelConstructor::slotsOf(Value v, ArrayRef<Value
   return SmallVector<Value>{*x};
 }
 
+unsigned KernelConstructor::bindSlots(Value kirValue, ArrayRef<Value> slots) {
+  unsigned width = slotWidth(kirValue.getType());
+  if (isa<kir::RecordType, TupleType>(kirValue.getType()))
+    recordFields[kirValue] = SmallVector<Value>(slots.take_front(width));
+  else
+    map.map(kirValue, slots[0]);
+  return width;
+}
+
+LogicalResult KernelConstructor::bindCaptures(ValueRange args, ValueRange captures) {
+  for (auto [arg, capture] : llvm::zip(args, captures)) {
+    if (isa<RankedTensorType>(capture.getType())) {
+      aliases[arg] = capture;
+      continue;
+    }
+    FailureOr<Value> v = scalar(capture);
+    if (failed(v))
+      return failure();
+    map.map(arg, *v);
+  }
+  return success();
+}
+
 /// A pgpu.region_fold of `components` of `op` (tensor components at
 /// `positions`, records as their fields), over unit segments of the source
 /// axis. Summarize realizes its slices from the sources at [begin, end) and
@@ -1122,17 +1151,8 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(const FoldParts &parts, 
     Value size = binary(loc, kir::BinaryKind::Sub, end, begin);
     for (unsigned i = 0; i < nSources; ++i)
       slices[kirBody.getArgument(i)] = {parts.sources[i], axis, begin, size};
-    for (auto [arg, capture] : llvm::zip(kirBody.getArguments().drop_front(nSources), parts.captures)) {
-      if (isa<RankedTensorType>(capture.getType())) {
-        aliases[arg] = capture;
-      } else {
-        FailureOr<Value> v = scalar(capture);
-        if (failed(v))
-          return failure();
-        map.map(arg, *v);
-      }
-    }
-    if (failed(emitBlock(kirBody)))
+    if (failed(bindCaptures(kirBody.getArguments().drop_front(nSources), parts.captures)) ||
+        failed(emitBlock(kirBody)))
       return failure();
     FailureOr<SmallVector<Value>> yields = yieldSlots(kirBody, positions);
     if (failed(yields))
@@ -1148,11 +1168,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(const FoldParts &parts, 
         SmallVector<Value> args;
         for (unsigned k = 0; k < width[j]; ++k)
           args.push_back(merge->addArgument(types[slot++], loc));
-        Value kirArg = kirMerge.getArgument(side * n + c);
-        if (isa<kir::RecordType, TupleType>(kirArg.getType()))
-          recordFields[kirArg] = args;
-        else
-          map.map(kirArg, args[0]);
+        bindSlots(kirMerge.getArgument(side * n + c), args);
       }
     }
     if (failed(emitBlock(kirMerge)))
@@ -1225,21 +1241,14 @@ FailureOr<SmallVector<Value>> KernelConstructor::scanStateAt(kir::RegionScanOp o
     unsigned slot = 0;
     for (unsigned c : components) {
       Value arg = apply.getArgument(side * n + c);
-      SmallVector<Value> slots;
       if (side == 0) {
-        unsigned width = slotWidth(arg.getType());
-        slots.assign(transition.begin() + slot, transition.begin() + slot + width);
-        slot += width;
-      } else {
-        FailureOr<SmallVector<Value>> init = slotsOf(values[c], positions);
-        if (failed(init))
-          return failure();
-        slots = *init;
+        slot += bindSlots(arg, transition.drop_front(slot));
+        continue;
       }
-      if (isa<kir::RecordType, TupleType>(arg.getType()))
-        recordFields[arg] = slots;
-      else
-        map.map(arg, slots[0]);
+      FailureOr<SmallVector<Value>> init = slotsOf(values[c], positions);
+      if (failed(init))
+        return failure();
+      bindSlots(arg, *init);
     }
   }
   if (failed(emitBlock(apply)))
@@ -1276,28 +1285,13 @@ FailureOr<Value> KernelConstructor::emittedAt(kir::RegionScanOp op, unsigned out
   unsigned slot = 0;
   for (unsigned c = 0; c < n; ++c) {
     Value arg = emit.getArgument(nSources + c);
-    if (isa<RankedTensorType>(arg.getType())) {
+    if (isa<RankedTensorType>(arg.getType()))
       incoming[arg] = {op, c, begin};
-      continue;
-    }
-    unsigned width = slotWidth(arg.getType());
-    if (isa<kir::RecordType, TupleType>(arg.getType()))
-      recordFields[arg] = SmallVector<Value>(ArrayRef<Value>(folded).slice(slot, width));
     else
-      map.map(arg, folded[slot]);
-    slot += width;
+      slot += bindSlots(arg, ArrayRef<Value>(folded).drop_front(slot));
   }
-  for (auto [arg, capture] : llvm::zip(emit.getArguments().drop_front(nSources + n), op.getCaptures())) {
-    if (isa<RankedTensorType>(capture.getType())) {
-      aliases[arg] = capture;
-    } else {
-      FailureOr<Value> v = scalar(capture);
-      if (failed(v))
-        return failure();
-      map.map(arg, *v);
-    }
-  }
-  if (failed(emitBlock(emit)))
+  if (failed(bindCaptures(emit.getArguments().drop_front(nSources + n), op.getCaptures())) ||
+      failed(emitBlock(emit)))
     return failure();
   SmallVector<Value> local(positions);
   local[0] = constIndex(loc, 0);
@@ -1363,15 +1357,8 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         if (failed(folded))
           return failure();
         unsigned slot = 0;
-        for (unsigned i : scalars) {
-          Value r = f.getResult(i);
-          unsigned width = slotWidth(r.getType());
-          if (isa<kir::RecordType, TupleType>(r.getType()))
-            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*folded).slice(slot, width));
-          else
-            map.map(r, (*folded)[slot]);
-          slot += width;
-        }
+        for (unsigned i : scalars)
+          slot += bindSlots(f.getResult(i), ArrayRef<Value>(*folded).drop_front(slot));
         return success();
       })
       .Case<kir::RegionScanOp>([&](kir::RegionScanOp scan) -> LogicalResult {
@@ -1385,15 +1372,8 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         if (failed(state))
           return failure();
         unsigned slot = 0;
-        for (unsigned c : scalarState) {
-          Value r = scan->getResult(nOut + c);
-          unsigned width = slotWidth(r.getType());
-          if (isa<kir::RecordType, TupleType>(r.getType()))
-            recordFields[r] = SmallVector<Value>(ArrayRef<Value>(*state).slice(slot, width));
-          else
-            map.map(r, (*state)[slot]);
-          slot += width;
-        }
+        for (unsigned c : scalarState)
+          slot += bindSlots(scan->getResult(nOut + c), ArrayRef<Value>(*state).drop_front(slot));
         return success();
       })
       .Case<kir::ArgReduceOp>([&](kir::ArgReduceOp a) -> LogicalResult {

@@ -84,6 +84,11 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
   auto fragment = dyn_cast<FragmentType>(result.getType());
   if (!fragment || fragment.getRank() != 2 || coords.size() != 2)
     return std::nullopt;
+  // Descriptors move 2- and 4-byte floats here (what the GEMM and transpose suites use).
+  Type element = cast<ViewType>(view.getType()).getElementType();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (!isa<FloatType>(element) || (bits != 16 && bits != 32) || !isa<BlockArgument>(view))
+    return std::nullopt;
   TileAccess access{view, {}, {}};
   SmallVector<IotaOp, 2> iotas;
   for (Value c : coords) {

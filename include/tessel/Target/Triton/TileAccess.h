@@ -27,9 +27,12 @@ struct TileAccess {
   llvm::SmallVector<unsigned, 2> dimOf;
 };
 
-/// The box of a pgpu.load (zero fill) or pgpu.store on a rank-2 view, when its
-/// coordinates are `start + arange` along distinct fragment dimensions and its
-/// validity is the conjunction of exactly `coordinate < extent` for both axes.
+/// The box of a pgpu.load (zero fill) or pgpu.store on a rank-2 kernel-argument
+/// view of 16- or 32-bit floats, when its coordinates are `start + arange`
+/// along distinct fragment dimensions and its validity is the conjunction of
+/// exactly `coordinate < extent` for both axes. Legalization (the TMA switch),
+/// the resource model (a descriptor store's staging) and the serializer all
+/// decide by this one predicate.
 std::optional<TileAccess> matchTileAccess(mlir::Operation *op);
 
 } // namespace tessel::triton

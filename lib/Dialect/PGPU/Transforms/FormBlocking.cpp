@@ -25,8 +25,6 @@ using namespace tessel;
 using namespace tessel::pgpu;
 
 namespace {
-constexpr llvm::StringLiteral kBlock = "BLOCK";
-
 /// Clones a straight-line body one block of lanes at a time: values that
 /// depend on the loop index become fragments, the rest stay scalars.
 class Fragmenter {
@@ -34,7 +32,7 @@ public:
   Fragmenter(OpBuilder &b, Value laneOk) : b(b), laneOk(laneOk) {}
 
   FragmentType fragmentOf(Type element) {
-    return FragmentType::get(element.getContext(), element, {StringAttr::get(element.getContext(), kBlock)});
+    return FragmentType::get(element.getContext(), element, {StringAttr::get(element.getContext(), kBlockParam)});
   }
   bool isFragment(Value v) { return isa<FragmentType>(v.getType()); }
   Value splat(Location loc, Value scalar) {
@@ -136,14 +134,14 @@ static FailureOr<ForOp> buildBlockLoop(OpBuilder &b, Location loc, Value lo, Val
                                        function_ref<FailureOr<SmallVector<Value>>(Fragmenter &, Value lanes,
                                                                                   ValueRange carries)>
                                            fill) {
-  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlock);
+  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
   auto loop = ForOp::create(b, loc, TypeRange(inits), lo, hi, block, inits);
   OpBuilder::InsertionGuard guard(b);
   Block *body = b.createBlock(&loop.getBody());
   Value start = body->addArgument(b.getIndexType(), loc);
   for (Value i : inits)
     body->addArgument(i.getType(), loc);
-  auto indexFragment = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kBlock)});
+  auto indexFragment = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kBlockParam)});
   Value lanes = IotaOp::create(b, loc, indexFragment, start);
   Value bound = SplatOp::create(b, loc, indexFragment, hi);
   Value laneOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, bound);
@@ -277,7 +275,7 @@ LogicalResult blockRangeScan(OpBuilder &b, RangeScanOp op) {
         llvm::append_range(emitArgs, prefix.getResults());
         if (failed(cloneBody(f, op.getEmit(), emitArgs)))
           return failure();
-        Value last = bin(kir::BinaryKind::Sub, ParamOp::create(b, loc, b.getIndexType(), kBlock),
+        Value last = bin(kir::BinaryKind::Sub, ParamOp::create(b, loc, b.getIndexType(), kBlockParam),
                          arith::ConstantIndexOp::create(b, loc, 1));
         SmallVector<Value> next;
         for (auto [p, id] : llvm::zip(prefix.getResults(), op.getIdentities()))
@@ -321,11 +319,11 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
                           << "' not blocked: its body has nested loops, control, reductions, tuples or atomics, or "
                              "a write that every lane would repeat";
       }
-      if (changed && !kernel.getParam(kBlock)) {
+      if (changed && !kernel.getParam(kBlockParam)) {
         SmallVector<Attribute> params;
         if (auto existing = kernel.getParams())
           params.assign(existing->begin(), existing->end());
-        params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlock),
+        params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockParam),
                                         {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, 512,
                                         StringAttr()));
         kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));

@@ -41,11 +41,9 @@ using namespace tessel;
 using namespace tessel::pgpu;
 
 namespace {
-constexpr llvm::StringLiteral kBlock = "BLOCK";
-
 bool isBlockingLoop(ForOp loop) {
   auto step = loop.getStep().getDefiningOp<ParamOp>();
-  return step && step.getName() == kBlock;
+  return step && step.getName() == kBlockParam;
 }
 
 /// Views read anywhere inside `op`.

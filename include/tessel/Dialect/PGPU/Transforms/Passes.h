@@ -13,6 +13,11 @@ namespace tessel::pgpu {
 
 #define GEN_PASS_REGISTRATION
 #include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+
+/// The block extent pgpu-form-blocking declares for 1-d fragments and loops
+/// over blocks; pgpu-stage-rows recognizes the loops it made by their step.
+inline constexpr llvm::StringLiteral kBlockParam = "BLOCK";
+
 /// Whether the module's `kir.compile_options` ask for optimization remarks
 /// (seed 002 §1: adopted and rejected transformations say why, at the op).
 inline bool remarksEnabled(mlir::Operation *op) {
