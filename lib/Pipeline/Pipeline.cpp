@@ -42,6 +42,12 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
   // §3.5 predicate range narrowing: a blocked loop's full blocks run without their lane masks.
   //      (summary emptiness: not yet)
   pm.addPass(pgpu::createPGPUNarrowPredicates());
+  //      and a blocked fold's tiles: all-true / mixed / all-false intervals.
+  pm.addPass(pgpu::createPGPUNarrowFoldRanges());
+  // §3.4 realization, after narrowing: folds become their loops, and a contraction's epilogue
+  //      (its sole addition, under relaxed numerics its row scaling) joins its accumulator.
+  pm.addPass(pgpu::createPGPURealizeFolds());
+  pm.addPass(pgpu::createPGPUMergeContractAdd());
   if (stage == Stage::PGPU)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller).

@@ -88,10 +88,15 @@ def test_constructed_program_matches_kir(tessel_bin, root, tmp_path, spec, shape
     ref = run(tessel_bin, root, tmp_path, spec, shapes, scalars, "kir", seed, "forward")
     got = run(tessel_bin, root, tmp_path, spec, shapes, scalars, "pgpu", seed, order)
     assert ref.keys() == got.keys() and ref
+    # Under numerics = relaxed_normalization, construction on fragments rounds a contraction's f32
+    # weights to the 16-bit dtype of its value operand (FoldWorkset.cpp): one ulp of an f16 output.
+    path = spec.partition(":")[0]
+    source = (pathlib.Path(__file__).parent if spec.startswith("data/") else root / "examples" / "kir") / path
+    tol = 1e-3 if "relaxed_normalization" in source.read_text() else 1e-6
     for name in ref:
         # Contractions accumulate with one rounding per step in KIR's interpreter (fma) and with
         # multiply-then-add in the constructed program; everything else is bit-identical.
-        np.testing.assert_allclose(got[name], ref[name], rtol=1e-6, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(got[name], ref[name], rtol=tol, atol=tol, err_msg=name)
 
 
 def test_construction_is_deterministic(tessel_bin, root):

@@ -19,7 +19,19 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     one point of its workset, and every logical tensor is realized element by element (pure producers
     are rematerialized at each use; reductions and contractions become ordered physical loops with
     carried accumulators). Every access gets explicit coordinates, validity and fill at once. Blocking
-    into fragments is the job of later pass groups.
+    into fragments is the job of later pass groups, with one exception (FoldWorkset.cpp):
+    Fragment construction of region-fold worksets (seed 002 §3.4): a workset whose body holds a
+    `kir.region_fold` and whose values all have coordinate provenance (loads at index and domain
+    coordinates, pointwise ops, broadcasts, single-axis reductions, two-dimensional contractions,
+    constexpr branches, stores) is constructed with each KIR value as one pgpu value: the innermost
+    parallel axis becomes BLOCK_<X> lanes per program (X the extent's name), every other tensor axis a
+    fragment axis of BLOCK_<D> members under one uniform guard `size <= BLOCK_<D>` (else the program
+    walks its lanes element by element), and the fold a `pgpu.region_fold` over BLOCK_<T>-wide source
+    tiles whose summarizer keeps `pgpu.contract` and `pgpu.reduce` (padded members neutralized by
+    selects against the axis validity). Widening casts of 16-bit floats into both contraction operands
+    are absorbed (exact); under `numerics = relaxed_normalization` an f32 weight is rounded to its
+    16-bit value operand's dtype. Other worksets, and these when something has no fragment form, keep
+    the element-wise construction (a remark says why).
     Preserves: KIR semantics, the ABI (argument names, modes, extents), compile options, and origins
     (every physical op takes the location of the KIR op it realizes).
     Rejects, with a diagnostic at the KIR op: constructs this construction does not realize yet.

@@ -34,145 +34,13 @@ namespace tessel {
 using namespace mlir;
 using namespace tessel;
 
-namespace {
-/// A domain's runtime description: members lo, lo + step, ... below hi.
-struct DomainVals {
-  Value lo, hi, step, size;
-};
+#include "FoldWorkset.h"
+#include "KernelConstructor.h"
 
-class KernelConstructor {
-public:
-  explicit KernelConstructor(kir::KernelOp kernel) : kernel(kernel), b(kernel) {}
-  LogicalResult run();
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
-private:
-  // Values and domains.
-  Value constIndex(Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value binary(Location loc, kir::BinaryKind kind, Value lhs, Value rhs) {
-    return pgpu::BinaryOp::create(b, loc, kind, lhs, rhs, /*approximate=*/false, /*flush_to_zero=*/false);
-  }
-  Value member(Location loc, const DomainVals &d, Value position) {
-    return binary(loc, kir::BinaryKind::Add, d.lo, binary(loc, kir::BinaryKind::Mul, position, d.step));
-  }
-  Value zeroOf(Location loc, Type type);
-  Value trueValue(Location loc) { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1); }
-  FailureOr<Value> scalar(Value v);
-  /// The realized scalars of `values`, in order.
-  FailureOr<SmallVector<Value>> scalars(ValueRange values);
-  LogicalResult defineDomain(Operation *op);
+using namespace tessel::construct;
 
-  // Statements.
-  LogicalResult emitLaunchFact(Operation &op);
-  LogicalResult emitBlock(Block &block);
-  LogicalResult emitStatement(Operation &op);
-  LogicalResult emitStore(Operation &op);
-  LogicalResult emitReduceScalars(kir::ReduceOp op);
-  LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
-  LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);
-
-  // Tensors, element by element.
-  FailureOr<SmallVector<Value>> sizes(Value tensor);
-  FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
-  FailureOr<SmallVector<Value>> reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
-  FailureOr<SmallVector<Value>> argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> keptPositions);
-  LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store);
-  LogicalResult emitElementWrite(Operation &op, Value value, ArrayRef<Value> positions);
-  LogicalResult convertCombineRegion(Region &kirRegion, Region &physRegion, TypeRange components);
-  using ElementFn = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions)>;
-  using CombineFn = function_ref<LogicalResult(Region &combine, TypeRange components)>;
-  FailureOr<SmallVector<Value>> reduceNest(Location loc, ArrayRef<Value> extents, ValueRange identities,
-                                           ElementFn element, CombineFn buildCombine);
-  LogicalResult addCombine(Region &combine, TypeRange components);
-  Value boolOp(Location loc, kir::BinaryKind kind, Value a, Value c) { return binary(loc, kind, a, c); }
-  Value notOp(Location loc, Value a) { return binary(loc, kir::BinaryKind::Xor, a, trueValue(loc)); }
-  FailureOr<Value> convertPointwise(Operation *op, ArrayRef<Value> operands);
-  LogicalResult emitScalarPointwise(Operation *op);
-  using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
-  FailureOr<SmallVector<Value>> loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits, LoopBody body);
-  FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
-
-  // Region folds (seed 002 §3.1: an executable physical structured op, unblocked here).
-  /// What a segment fold needs of a kir.region_fold, or of a kir.region_scan's
-  /// transitions (its summarize and combine are a region fold's).
-  struct FoldParts {
-    Operation *op;
-    ValueRange sources;
-    unsigned axis;
-    ValueRange identities, captures;
-    Region *summarize, *combine;
-    FoldParts(kir::RegionFoldOp f)
-        : op(f), sources(f.getSources()), axis(f.getAxis()), identities(f.getIdentities()),
-          captures(f.getCaptures()), summarize(&f.getSummarize()), combine(&f.getCombine()) {}
-    FoldParts(kir::RegionScanOp s)
-        : op(s), sources(s.getSources()), axis(s.getAxis()), identities(s.getIdentities()),
-          captures(s.getCaptures()), summarize(&s.getSummarize()), combine(&s.getCombine()) {}
-  };
-  /// The fold over segments [0, upper) of the source axis (the whole axis when
-  /// `upper` is null).
-  FailureOr<SmallVector<Value>> foldAt(const FoldParts &fold, ArrayRef<unsigned> components,
-                                       ArrayRef<Value> positions, Value upper = {});
-  LogicalResult checkProjection(Operation *op, Block &region, unsigned n, ArrayRef<unsigned> components,
-                                StringRef what, StringRef regionName);
-
-  // Region scans, element by element (see scanStateAt).
-  FailureOr<SmallVector<Value>> scanStateAt(kir::RegionScanOp op, ArrayRef<unsigned> components,
-                                            ArrayRef<Value> positions, Value upper);
-  FailureOr<Value> emittedAt(kir::RegionScanOp op, unsigned output, ArrayRef<Value> positions);
-  SmallVector<unsigned> scalarComponents(TypeRange types);
-  /// A tensor state argument of an emit region: component `component` of the
-  /// state before the segment starting at `begin`, realized per element.
-  struct IncomingState {
-    kir::RegionScanOp op;
-    unsigned component;
-    Value begin;
-  };
-  DenseMap<Value, IncomingState> incoming;
-  /// A slice block argument of a region_fold summarize: the source restricted
-  /// to positions [begin, begin + size) along `axis`.
-  struct Slice {
-    Value source;
-    unsigned axis;
-    Value begin, size;
-  };
-  DenseMap<Value, Slice> slices;
-  /// The realized scalar fields of record (and tuple) values.
-  DenseMap<Value, SmallVector<Value>> recordFields;
-  /// The physical slots of one summary component: its fields (a record), its
-  /// element at `positions` (a tensor), or itself (a scalar).
-  FailureOr<SmallVector<Value>> slotsOf(Value v, ArrayRef<Value> positions);
-  /// Binds a KIR summary or state value to its physical slots (a record or tuple
-  /// to its fields, anything else to the first slot); the number of slots used.
-  unsigned bindSlots(Value kirValue, ArrayRef<Value> slots);
-  /// Binds region arguments to the op's captures: tensors alias the captured
-  /// value (realized per element where used), scalars map to its realization.
-  LogicalResult bindCaptures(ValueRange args, ValueRange captures);
-
-  LogicalResult unsupported(Operation *op) {
-    return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
-  }
-
-  kir::KernelOp kernel;
-  OpBuilder b;
-  pgpu::KernelOp physical;
-  IRMapping map;
-  DenseMap<Value, DomainVals> domains;
-  SmallVector<Operation *> replayed;
-  /// Results of resolved constexpr ifs forward to the taken branch's values.
-  DenseMap<Value, Value> aliases;
-  Value resolve(Value v) {
-    while (Value next = aliases.lookup(v))
-      v = next;
-    return v;
-  }
-  /// A workset: a kir.parallel, or a top-level whole-tensor store (each
-  /// program instance owns one element of the stored value).
-  struct Workset {
-    Operation *op;
-    SmallVector<Value> extents;
-  };
-  LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
-};
-} // namespace
 
 /// Physical slots of a scalar-like value: a record or tuple has one per field.
 static unsigned slotWidth(Type type) {
@@ -1617,6 +1485,22 @@ LogicalResult KernelConstructor::run() {
     earlierReads.insert(reads.begin(), reads.end());
   }
 
+  // Worksets holding a region fold are constructed on fragments where their
+  // values allow it (seed 002 §3.4); their last extent counts lane blocks.
+  for (Workset &w : worksets) {
+    auto p = dyn_cast<kir::ParallelOp>(w.op);
+    if (!p)
+      continue;
+    auto fold = std::make_shared<FoldWorkset>(*this, p);
+    if (fold->plan()) {
+      w.extents = fold->groupExtents(p.getLoc());
+      fold->declareParams(physical);
+      w.fold = fold;
+    } else if (pgpu::remarksEnabled(kernel) && fold->whyNot() != "no region fold in the workset") {
+      emitRemark(p.getLoc()) << "kir-to-pgpu: region fold constructed element by element: " << fold->whyNot();
+    }
+  }
+
   // Segment lengths (LaunchExpr) and prefix offsets.
   SmallVector<Value> offsets{constIndex(loc, 0)};
   for (Workset &w : worksets) {
@@ -1646,6 +1530,12 @@ LogicalResult KernelConstructor::run() {
       SmallVector<Value> coords;
       for (unsigned i = 0; i < w.extents.size(); ++i)
         coords.push_back(gb->addArgument(b.getIndexType(), ploc));
+      if (w.fold) {
+        if (failed(w.fold->emit(coords)))
+          return failure();
+        pgpu::YieldOp::create(b, ploc);
+        return success();
+      }
       for (Operation *pure : replayed)
         if (failed(emitStatement(*pure)))
           return failure();

@@ -79,27 +79,6 @@ void expandRangeScan(pgpu::RangeScanOp op) {
 /// step s`, summarize [b, min(b + s, hi)) with the captures, combine into the
 /// carried summary (seed 000 §8: segments in order; the fold starts from the
 /// identity, so an empty range yields it).
-void expandRegionFold(pgpu::RegionFoldOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto loop = pgpu::ForOp::create(b, loc, op.getResultTypes(), op.getLower(), op.getUpper(), op.getStep(),
-                                  op.getIdentities());
-  Block *body = b.createBlock(&loop.getBody());
-  Value begin = body->addArgument(b.getIndexType(), loc);
-  SmallVector<Value> acc;
-  for (Type t : op.getResultTypes())
-    acc.push_back(body->addArgument(t, loc));
-  Value next = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, begin, op.getStep(), false, false);
-  Value end = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Min, next, op.getUpper(), false, false);
-  SmallVector<Value> summarizeArgs{begin, end};
-  llvm::append_range(summarizeArgs, op.getCaptures());
-  SmallVector<Value> args(acc);
-  llvm::append_range(args, pgpu::inlineBlock(b, op.getSummarize().front(), summarizeArgs));
-  SmallVector<Value> merged = pgpu::inlineBlock(b, op.getCombine().front(), args);
-  pgpu::YieldOp::create(b, loc, merged);
-  op.replaceAllUsesWith(loop.getResults());
-  op.erase();
-}
 
 /// Triton's launch configuration, declared as provider parameters so that the
 /// tuner can search it (seed 003: only declared parameters are searched). The
@@ -171,7 +150,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     SmallVector<pgpu::RegionFoldOp> folds;
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RegionFoldOp op) { folds.push_back(op); });
     for (pgpu::RegionFoldOp op : folds)
-      expandRegionFold(op);
+      pgpu::expandRegionFold(op);
     // Box accesses may be spelled as tensor descriptors (TMA): a provider switch the tuner searches,
     // on by default (measured on the H200 with persistent GEMM tiles: 0.93-1.01x cuBLAS, against
     // 0.88-1.0x with pointer loads; bench/results/2026-11-30-h200-gemm-persistent-tma-experiment.json).

@@ -103,17 +103,26 @@ module {
 
 // -----
 
-// COM: A region fold becomes an executable pgpu.region_fold over unit segments of its source axis:
-// COM: summarize receives the segment bounds and, as explicit captures, everything it reads (the
-// COM: view and the program coordinate); its slice is realized from the source at [begin, end).
+// COM: A workset holding a region fold is constructed on fragments (FoldWorkset.cpp): the
+// COM: parallel axis becomes BLOCK_A0 lanes (its domain has no extent name), the fold a
+// COM: pgpu.region_fold over BLOCK_N-wide tiles of its source. Summarize receives the tile bounds and,
+// COM: as explicit captures, what it reads (the view); it loads the tile with validity pos < end,
+// COM: neutralizes the invalid members with the identity and keeps the reduce a pgpu.reduce. The
+// COM: fold does not depend on the lanes: its result is a scalar, splatted where it is stored.
 // CHECK-LABEL: pgpu.kernel @fold
-// CHECK: %[[S:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %{{.*}} identity(%{{.*}} : f32) operands(%{{.*}} : !pgpu.view<f32, [N], in>) -> (f32) summarize {
+// CHECK-SAME: #pgpu.param<"BLOCK_A0", [16, 32, 64, 128, 256], 128>, #pgpu.param<"BLOCK_N", [16, 32, 64, 128, 256], 64>
+// CHECK: %[[STEP:.*]] = pgpu.param "BLOCK_N" : index
+// CHECK: %[[S:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %[[STEP]] identity(%{{.*}} : f32) operands(%{{.*}} : !pgpu.view<f32, [N], in>) -> (f32) summarize {
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[E:.*]]: index, %[[X:.*]]: !pgpu.view<f32, [N], in>):
-// CHECK: pgpu.binary sub %[[E]], %[[B]] : index
-// CHECK: pgpu.range_reduce
-// CHECK: pgpu.load %[[X]]
+// CHECK-NEXT: %[[P:.*]] = pgpu.iota %[[B]] : !pgpu.fragment<index, [BLOCK_N]>
+// CHECK-NEXT: %[[EN:.*]] = pgpu.splat %[[E]] : index -> !pgpu.fragment<index, [BLOCK_N]>
+// CHECK-NEXT: %[[OK:.*]] = pgpu.cmp lt %[[P]], %[[EN]]
+// CHECK: %[[T:.*]] = pgpu.load %[[X]][%[[P]]] valid %[[OK]]
+// CHECK: %[[M:.*]] = pgpu.select %[[OK]], %[[T]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_N]>, !pgpu.fragment<f32, [BLOCK_N]>
+// CHECK: pgpu.reduce %[[M]] axes [0]
 // CHECK: } combine {
-// CHECK: pgpu.store %[[S]]
+// CHECK: %[[L:.*]] = pgpu.splat %[[S]] : f32 -> !pgpu.fragment<f32, [BLOCK_A0]>
+// CHECK: pgpu.store %[[L]], %{{.*}}[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_A0]>
 module {
   kir.kernel @fold(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [1], out>) {
     %c0 = arith.constant 0 : index

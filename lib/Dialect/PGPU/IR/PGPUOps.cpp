@@ -23,8 +23,18 @@ ArrayRef<Attribute> checks::shapeOf(Type type) {
   return {};
 }
 
+/// A value every program computes alike before it runs: a constant, a declared
+/// parameter, or a splat/broadcast of one. Such values may be used from inside
+/// closed regions (CSE merges a region's copy with an identical one outside).
+static bool isCompileTimeValue(Value v) {
+  if (matchPattern(v, m_Constant()) || v.getDefiningOp<ParamOp>())
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def && isa<SplatOp, BroadcastOp>(def) && isCompileTimeValue(def->getOperand(0));
+}
+
 LogicalResult checks::verifyClosedRegion(Operation *op, Region &region, StringRef name) {
-  return verifyRegionClosedOver(op, region, name, [](Value v) { return matchPattern(v, m_Constant()); });
+  return verifyRegionClosedOver(op, region, name, isCompileTimeValue);
 }
 
 SmallVector<Value> pgpu::inlineBlock(OpBuilder &b, Block &block, ValueRange args) {
@@ -453,3 +463,26 @@ LogicalResult TupleGetOp::verify() {
 
 #define GET_OP_CLASSES
 #include "tessel/Dialect/PGPU/IR/PGPUOps.cpp.inc"
+
+pgpu::ForOp pgpu::expandRegionFold(pgpu::RegionFoldOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto loop = pgpu::ForOp::create(b, loc, op.getResultTypes(), op.getLower(), op.getUpper(), op.getStep(),
+                                  op.getIdentities());
+  Block *body = b.createBlock(&loop.getBody());
+  Value begin = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> acc;
+  for (Type t : op.getResultTypes())
+    acc.push_back(body->addArgument(t, loc));
+  Value next = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, begin, op.getStep(), false, false);
+  Value end = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Min, next, op.getUpper(), false, false);
+  SmallVector<Value> summarizeArgs{begin, end};
+  llvm::append_range(summarizeArgs, op.getCaptures());
+  SmallVector<Value> args(acc);
+  llvm::append_range(args, pgpu::inlineBlock(b, op.getSummarize().front(), summarizeArgs));
+  SmallVector<Value> merged = pgpu::inlineBlock(b, op.getCombine().front(), args);
+  pgpu::YieldOp::create(b, loc, merged);
+  op.replaceAllUsesWith(loop.getResults());
+  op.erase();
+  return loop;
+}

@@ -52,4 +52,11 @@ llvm::SmallVector<mlir::Value> inlineBlock(mlir::OpBuilder &b, mlir::Block &bloc
 #define GET_OP_CLASSES
 #include "tessel/Dialect/PGPU/IR/PGPUOps.h.inc"
 
+namespace tessel::pgpu {
+/// Realizes a region fold as its ordered loop (seed 002 §3.4): for b = lower, lower + step, ...
+/// the carries (from the identities) are combined with summarize on [b, min(b + step, upper)).
+/// Returns the loop; `op` is replaced and erased.
+ForOp expandRegionFold(RegionFoldOp op);
+} // namespace tessel::pgpu
+
 #endif // TESSEL_DIALECT_PGPU_IR_PGPU_H

@@ -133,6 +133,75 @@ def PGPUNarrowPredicates : Pass<"pgpu-narrow-predicates", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
+  let summary = "split a blocked region fold's tiles into all-true, mixed and all-false intervals (seed 002 §3.5)";
+  let description = [{
+    Reads: every `pgpu.region_fold` whose summarizer has tile positions
+    `iota(begin)` as wide as its step, and inside it lane predicates
+    `cmp(K, Q)` where K is a tile coordinate (positions plus a value from
+    outside the fold) and Q a value of the program's lanes captured from
+    outside (iota bases and extents, splats, + and -), or the tail mask
+    `positions < end`.
+    Legality: K is increasing in the tile start, so over each tile the
+    predicate is all true or all false exactly when the tile's coordinate
+    range and the lanes' range [Qmin, Qmax] do not overlap; these are prefix
+    and suffix intervals of the tiles (seed 000 §8: predicates may be removed
+    in all-true intervals, mixed intervals keep their validity). An
+    all-false interval is skipped only when substituting false into the
+    summarizer proves every summary component equal to its identity (local
+    typed value propagation: selects, builtin reduction identities, zero
+    contractions, constant folding; no summarizer names).
+    Rewrites: the fold becomes up to three folds over [F0, T0) (mixed),
+    [T0, T1) (all true: predicates and the tail mask replaced by true and
+    folded out of ands, selects and idempotent reductions) and [T1, F1)
+    (mixed), their results combined in source order with the fold's combine
+    (its associativity is the fold's contract); [lo, F0) and [F1, hi) are not
+    traversed. Boundaries are computed from the program's coordinates in IR.
+    Preserves: values, source order, effects, ABI, origins.
+    Must not fire: folds with no tile-position iota, predicates over values
+    computed inside the summarizer, a false interval whose summary is not
+    provably the identity (it stays, as mixed).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def PGPURealizeFolds : Pass<"pgpu-realize-folds", "::mlir::ModuleOp"> {
+  let summary = "a region fold becomes its ordered loop over segments, the summary carried (seed 002 §3.4)";
+  let description = [{
+    Reads: every `pgpu.region_fold` (after blocking and range narrowing).
+    Legality: the loop visits the segments [b, min(b + step, upper)) in
+    source order and combines each summary into the carries, which start at
+    the identities: exactly the fold's definition.
+    Rewrites: `pgpu.for lower to upper step step iter_args(identities)` with
+    summarize and combine inlined in its body; innermost folds first.
+    Preserves: values, source order, effects, ABI, origins.
+    Must not fire: nothing else (no region fold, no change).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
+def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
+  let summary = "a zero-initialized contraction's sole addition joins its accumulator (seed 002 §3.4)";
+  let description = [{
+    Reads: `pgpu.contract` ops in the [M, K] x [K, N] form with a zero-splat
+    accumulator and their result's single use.
+    Legality: seed 002 §3.4 allows an ordinary contraction and its sole
+    same-dtype addition consumer to merge (def-use and zero initialization
+    are checked here; the merged op is built at the addition, where the
+    addend dominates).
+    Rewrites: `add(contract(l, r, 0), z)` becomes `contract(l, r, z)`.
+    Preserves: values (the sum is reassociated under the contraction's
+    contract), effects, ABI, origins.
+    Must not fire: a non-zero accumulator, other uses of the result (a
+    scaling between the two included: moving a row scaling into the lhs was
+    measured slower on the H200), an addend of another type.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the innermost axis (seed 002 §3.2)";
   let description = [{

@@ -1,0 +1,129 @@
+"""Attention forward written in the DSL as users write it (a region fold over the keys, the online
+softmax state as the summary), in the variants issue 13 measures: full / causal, a sliding window,
+an additive bias tensor and grouped-query heads. Each factory returns a fresh @tessel.kernel for one
+dtype. Nothing here is specialized for the compiler: the same summarize/combine as
+examples/attention.py, with the visibility predicate (or the bias) the variant needs."""
+import math
+
+import tessel
+import tessel.language as T
+
+
+def _combine():
+    @tessel.fn
+    def combine(ok1, m1, d1, a1, ok2, m2, d2, a2):
+        m = T.where(ok2, T.where(ok1, T.maximum(m1, m2), m2), m1)
+        w1 = T.where(ok1, T.exp(m1 - m), 0.0)
+        w2 = T.where(ok2, T.exp(m2 - m), 0.0)
+        return ok1 | ok2, m, d1 * w1 + d2 * w2, a1 * w1 + a2 * w2
+    return combine
+
+
+def _summary(scores, visible, v):
+    some = T.any(visible)
+    top = T.max(T.where(visible, scores, -math.inf))
+    m = T.where(some, top, 0.0)
+    p = T.where(visible, T.exp(scores - m), 0.0)
+    return some, m, T.sum(p), T.vecmat(p, T.cast(v, T.f32))
+
+
+def attention(dt, name="attention"):
+    """CAUSAL (constexpr): key t visible to query s iff t <= s; else every key."""
+    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "H", "T", "D")],
+               V: T.In[dt, ("B", "H", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
+               scale: T.f32, CAUSAL: T.Constexpr[bool] = True):
+        nb, nh, ns, nd = Q.shape
+        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
+        zero_row = T.zeros(dims, T.f32)
+        key_pos = T.indices(keys)
+
+        @tessel.fn
+        def summarize(k, v, kpos, q, s, sc):
+            scores = T.contract(q, k, reduce=((0, 1),), acc_dtype=T.f32) * sc
+            visible = (kpos <= s) if CAUSAL else T.full_like(kpos, True)
+            return _summary(scores, visible, v)
+
+        for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
+            k, v = K[b, h, keys, dims], V[b, h, keys, dims]
+            some, m, den, acc = T.region_fold(
+                sources=(k, v, key_pos), axis=0, identity=(False, 0.0, 0.0, zero_row),
+                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], s, scale))
+            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+    return kernel
+
+
+def window_attention(dt, name="window_attention"):
+    """Key t visible to query s iff s - W < t <= s (W constexpr)."""
+    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "H", "T", "D")],
+               V: T.In[dt, ("B", "H", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
+               scale: T.f32, W: T.Constexpr[int] = 256):
+        nb, nh, ns, nd = Q.shape
+        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
+        zero_row = T.zeros(dims, T.f32)
+        key_pos = T.indices(keys)
+
+        @tessel.fn
+        def summarize(k, v, kpos, q, s, sc):
+            scores = T.contract(q, k, reduce=((0, 1),), acc_dtype=T.f32) * sc
+            visible = (kpos <= s) & (kpos > s - W)
+            return _summary(scores, visible, v)
+
+        for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
+            k, v = K[b, h, keys, dims], V[b, h, keys, dims]
+            some, m, den, acc = T.region_fold(
+                sources=(k, v, key_pos), axis=0, identity=(False, 0.0, 0.0, zero_row),
+                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], s, scale))
+            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+    return kernel
+
+
+def bias_attention(dt, name="bias_attention"):
+    """scores = scale * q.k + bias[h, s, t] over every key."""
+    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "H", "T", "D")],
+               V: T.In[dt, ("B", "H", "T", "D")], Bias: T.In[dt, ("H", "S", "T")],
+               O: T.Out[dt, ("B", "H", "S", "D")], scale: T.f32):
+        nb, nh, ns, nd = Q.shape
+        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
+        zero_row = T.zeros(dims, T.f32)
+        key_pos = T.indices(keys)
+
+        @tessel.fn
+        def summarize(k, v, kpos, bias, q, sc):
+            scores = T.contract(q, k, reduce=((0, 1),), acc_dtype=T.f32) * sc + T.cast(bias, T.f32)
+            return _summary(scores, T.full_like(kpos, True), v)
+
+        for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
+            k, v = K[b, h, keys, dims], V[b, h, keys, dims]
+            some, m, den, acc = T.region_fold(
+                sources=(k, v, key_pos, Bias[h, s, keys]), axis=0, identity=(False, 0.0, 0.0, zero_row),
+                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], scale))
+            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+    return kernel
+
+
+def gqa_attention(dt, name="gqa_attention"):
+    """Grouped-query heads: query head h reads key/value head h // G; causal."""
+    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "G", "T", "D")],
+               V: T.In[dt, ("B", "G", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
+               scale: T.f32, GROUP: T.Constexpr[int] = 4):
+        nb, nh, ns, nd = Q.shape
+        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
+        zero_row = T.zeros(dims, T.f32)
+        key_pos = T.indices(keys)
+
+        @tessel.fn
+        def summarize(k, v, kpos, q, s, sc):
+            scores = T.contract(q, k, reduce=((0, 1),), acc_dtype=T.f32) * sc
+            return _summary(scores, kpos <= s, v)
+
+        for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
+            k, v = K[b, h // GROUP, keys, dims], V[b, h // GROUP, keys, dims]
+            some, m, den, acc = T.region_fold(
+                sources=(k, v, key_pos), axis=0, identity=(False, 0.0, 0.0, zero_row),
+                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], s, scale))
+            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+    return kernel

@@ -1,0 +1,1142 @@
+//===- FoldWorkset.cpp - fragment construction of region-fold worksets ----===//
+//
+// seed 002 §3.4 region-fold realization: "Contracts in region summarizers
+// remain explicit; attention-shaped algebraic recognition must not recover
+// them later". A workset whose body holds a kir.region_fold is constructed
+// with each KIR value as ONE pgpu value, never element by element:
+//
+//   * coordinate provenance (which domain each tensor axis ranges over, and
+//     whether a value depends on the innermost parallel index) is computed
+//     once over the KIR body (`analyze`), before anything is emitted;
+//   * the innermost parallel axis becomes a lane axis: each program owns
+//     BLOCK_<X> consecutive members of it (X the extent's name), with
+//     validity `member < size`; the outer parallel axes stay program
+//     coordinates;
+//   * every other tensor axis over a domain D becomes a fragment axis of
+//     BLOCK_<D> members, under one uniform guard `size(D) <= BLOCK_<D>` per
+//     launch; when the guard fails the program walks its lanes one at a time
+//     through the element-wise construction (correct for any extent);
+//   * the fold becomes a pgpu.region_fold whose step is BLOCK_<T>: its
+//     summarizer runs on a source tile [begin, end) with the tile's
+//     coordinates and validity, kir.contract stays a pgpu.contract and
+//     kir.reduce a pgpu.reduce (their padded members neutralized by selects
+//     against the axis validity), and the combine folds tile summaries in
+//     source order;
+//   * pure values are emitted once per scope where first used (replayed
+//     inside the fold only when they depend on the tile).
+//
+// Everything else a KIR body may hold (gathers, effects other than stores,
+// records, batched contracts, fragments of rank > 2) keeps the element-wise
+// construction; with optimization remarks on, the workset says why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FoldWorkset.h"
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::construct;
+
+namespace tessel::construct {
+
+/// What coordinate provenance says of a KIR value: whether it varies across
+/// the lanes (depends on the innermost parallel index) and the domain each
+/// of its tensor axes ranges over.
+struct Shape {
+  bool lanes = false;
+  SmallVector<Value> axes;
+  bool operator==(const Shape &o) const { return lanes == o.lanes && axes == o.axes; }
+  unsigned rank() const { return axes.size() + (lanes ? 1 : 0); }
+};
+
+class FoldWorksetImpl {
+public:
+  FoldWorksetImpl(KernelConstructor &kc, kir::ParallelOp par) : kc(kc), b(kc.b), par(par) {}
+
+  bool plan();
+  SmallVector<Value> groupExtents(Location loc);
+  void declareParams(pgpu::KernelOp kernel);
+  LogicalResult emit(ArrayRef<Value> coords);
+
+  std::string why;
+
+private:
+  // --- Coordinate provenance (KIR only) ---
+  bool fail(Operation *op, const Twine &reason) {
+    why = (reason + " ('" + op->getName().getStringRef() + "')").str();
+    return false;
+  }
+  Value resolve(Value v) const {
+    while (Value next = alias.lookup(v))
+      v = next;
+    return v;
+  }
+  /// The shape of a KIR value, analyzing top-level producers on demand.
+  std::optional<Shape> shapeOf(Value v);
+  bool analyzeBlock(Block &block);
+  bool analyzeOp(Operation *op);
+  bool analyzeFold(kir::RegionFoldOp f);
+  std::optional<bool> constCondition(Value kirCond);
+  std::string paramName(Value domain);
+
+  // --- Emission ---
+  struct AxisBlock {
+    StringAttr param;
+    Value pos, valid, member; // 1-d fragments over `param`
+    bool allValid = false;    // the block is exactly the domain: `valid` is all true
+  };
+  Value param(Location l, StringRef name) {
+    return pgpu::ParamOp::create(b, l, b.getIndexType(), b.getStringAttr(name));
+  }
+  FailureOr<Type> physType(const Shape &s, Type element);
+  FailureOr<Value> get(Value kirValue);
+  FailureOr<Value> broadcastTo(Location l, Value phys, const Shape &from, const Shape &to,
+                               ArrayRef<int64_t> kirDims = {});
+  FailureOr<Value> axisMask(Location l, Value domain, const Shape &to);
+  AxisBlock makeBlock(Location l, StringRef name, Value base, Value limit, const DomainVals &d,
+                      bool exact = false);
+  LogicalResult emitOp(Operation *op);
+  LogicalResult emitStore(kir::StoreOp op);
+  LogicalResult emitFold(kir::RegionFoldOp f);
+  LogicalResult emitReduce(kir::ReduceOp r);
+  LogicalResult emitContract(kir::ContractOp c);
+  FailureOr<std::pair<SmallVector<Value>, Value>> accessCoords(Location l, ValueRange coords, const Shape &s);
+  LogicalResult emitEffects(Block &block);
+  LogicalResult emitFallback(ArrayRef<Value> coords, Value laneBase);
+  void bind(Value kirValue, Value phys) { scopes.back()[kirValue] = phys; }
+
+  KernelConstructor &kc;
+  OpBuilder &b;
+  kir::ParallelOp par;
+  Value laneArg, laneDomain;
+  DenseMap<Value, Shape> shapes;
+  DenseMap<Value, Value> alias;
+  /// Domains of free fragment axes and of fold tiles, with their parameters.
+  llvm::MapVector<Value, std::string> freeAxes, tileAxes;
+  std::string laneParam;
+  bool relaxed = false, remarks = false;
+
+  SmallVector<DenseMap<Value, Value>> scopes;
+  DenseMap<Value, AxisBlock> blocks;
+  bool hasLanes = false;
+  AxisBlock lane;
+};
+
+} // namespace tessel::construct
+
+//===----------------------------------------------------------------------===//
+// Coordinate provenance
+//===----------------------------------------------------------------------===//
+
+std::optional<bool> FoldWorksetImpl::constCondition(Value kirCond) {
+  kirCond = resolve(kirCond);
+  if (auto c = kirCond.getDefiningOp<kir::ConstexprOp>()) {
+    Attribute value = kc.kernel.getConstexprValue(c.getName());
+    if (auto flag = dyn_cast_or_null<BoolAttr>(value))
+      return flag.getValue();
+    if (auto i = dyn_cast_or_null<IntegerAttr>(value))
+      return i.getInt() != 0;
+    return std::nullopt;
+  }
+  APInt v;
+  if (matchPattern(kirCond, m_ConstantInt(&v)))
+    return !v.isZero();
+  if (Value mapped = kc.map.lookupOrNull(kirCond); mapped && matchPattern(mapped, m_ConstantInt(&v)))
+    return !v.isZero();
+  return std::nullopt;
+}
+
+std::optional<Shape> FoldWorksetImpl::shapeOf(Value v) {
+  v = resolve(v);
+  if (auto it = shapes.find(v); it != shapes.end())
+    return it->second;
+  if (isa<kir::DomainType, kir::ViewType>(v.getType()))
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (!def) // runtime scalars of the ABI
+    return kc.map.contains(v) ? std::optional<Shape>(Shape{}) : std::nullopt;
+  // A top-level value: launch facts are scalars; pure producers are analyzed here.
+  if (!par->isAncestor(def) && kc.map.contains(v))
+    return Shape{};
+  if (!analyzeOp(def))
+    return std::nullopt;
+  auto it = shapes.find(v);
+  if (it == shapes.end())
+    return std::nullopt;
+  return it->second;
+}
+
+bool FoldWorksetImpl::analyzeBlock(Block &block) {
+  for (Operation &op : block.without_terminator())
+    if (!analyzeOp(&op))
+      return false;
+  return true;
+}
+
+/// `kir.domain %c0 to %x` over `kir.extent "X"` names its block BLOCK_X.
+std::string FoldWorksetImpl::paramName(Value domain) {
+  std::string name;
+  if (auto d = domain.getDefiningOp<kir::DomainOp>())
+    if (auto e = d.getUpper().getDefiningOp<kir::ExtentOp>())
+      name = "BLOCK_" + e.getName().str();
+  if (name.empty())
+    name = "BLOCK_A" + std::to_string(freeAxes.size() + tileAxes.size());
+  // Names the other passes declare, and names already taken here.
+  auto taken = [&](StringRef n) {
+    if (n == pgpu::kBlockParam || n == "BLOCK_P" || n == laneParam)
+      return true;
+    for (auto &[d, p] : freeAxes)
+      if (p == n && d != domain)
+        return true;
+    for (auto &[d, p] : tileAxes)
+      if (p == n && d != domain)
+        return true;
+    return false;
+  };
+  while (taken(name))
+    name += "_";
+  return name;
+}
+
+bool FoldWorksetImpl::analyzeOp(Operation *op) {
+  if (llvm::all_of(op->getResults(), [&](Value r) { return shapes.contains(r); }) && op->getNumResults())
+    return true;
+  auto shapeOfOperand = [&](Value v, Shape &out) -> bool {
+    std::optional<Shape> s = shapeOf(v);
+    if (!s)
+      return false;
+    out = *s;
+    return true;
+  };
+  auto tensorAxesOk = [&](Operation *o, ArrayRef<Value> operands, Shape &out) -> bool {
+    out = Shape{};
+    bool first = true;
+    for (Value v : operands) {
+      Shape s;
+      if (!shapeOfOperand(v, s))
+        return fail(o, "an operand has no coordinate provenance");
+      out.lanes |= s.lanes;
+      if (s.axes.empty())
+        continue;
+      if (first) {
+        out.axes = s.axes;
+        first = false;
+      } else if (out.axes != s.axes) {
+        return fail(o, "operands range over different domains");
+      }
+    }
+    return true;
+  };
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case<arith::ConstantOp, kir::ConstexprOp, kir::ExtentOp>([&](Operation *c) {
+        if (!c->getResult(0).getType().isIntOrIndexOrFloat())
+          return fail(c, "a tensor constant");
+        shapes[c->getResult(0)] = Shape{};
+        return true;
+      })
+      .Case<kir::LoadOp>([&](kir::LoadOp l) {
+        if (l.getValid())
+          return fail(l, "a masked load");
+        Shape s;
+        for (Value c : l.getCoords()) {
+          if (isa<kir::DomainType>(c.getType())) {
+            s.axes.push_back(c);
+            continue;
+          }
+          Shape cs;
+          if (isa<RankedTensorType>(c.getType()) || !shapeOfOperand(c, cs) || !cs.axes.empty())
+            return fail(l, "a load at data-dependent coordinates");
+          s.lanes |= cs.lanes;
+        }
+        shapes[l.getResult()] = s;
+        return true;
+      })
+      .Case<kir::IndicesOp>([&](kir::IndicesOp i) {
+        shapes[i.getResult()] = Shape{false, {i.getDomain()}};
+        return true;
+      })
+      .Case<kir::BroadcastOp>([&](kir::BroadcastOp br) {
+        Shape in;
+        if (!shapeOfOperand(br.getOperand(), in))
+          return fail(br, "an operand has no coordinate provenance");
+        shapes[br.getResult()] = Shape{in.lanes, SmallVector<Value>(br.getDomains())};
+        return true;
+      })
+      .Case<kir::BroadcastAsOp>([&](kir::BroadcastAsOp br) {
+        Shape in, ref;
+        if (!shapeOfOperand(br.getOperand(), in) || !shapeOfOperand(br.getReference(), ref))
+          return fail(br, "an operand has no coordinate provenance");
+        shapes[br.getResult()] = Shape{in.lanes || ref.lanes, ref.axes};
+        return true;
+      })
+      .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>([&](Operation *p) {
+        Shape s;
+        if (!tensorAxesOk(p, SmallVector<Value>(p->getOperands()), s))
+          return false;
+        shapes[p->getResult(0)] = s;
+        return true;
+      })
+      .Case<kir::ReduceOp>([&](kir::ReduceOp r) {
+        if (r.getAxes().size() != 1)
+          return fail(r, "a reduction over several axes");
+        Shape in;
+        if (!tensorAxesOk(r, SmallVector<Value>(r.getInputs()), in))
+          return false;
+        Shape out{in.lanes, {}};
+        for (auto [i, d] : llvm::enumerate(in.axes))
+          if (!llvm::is_contained(r.getAxes(), int64_t(i)))
+            out.axes.push_back(d);
+        for (Value res : r.getResults())
+          shapes[res] = out;
+        return true;
+      })
+      .Case<kir::ContractOp>([&](kir::ContractOp c) {
+        if (c.getInit() || !c.getLhsBatch().empty())
+          return fail(c, "a contraction with an init or batch axes");
+        Shape l, r;
+        if (!shapeOfOperand(c.getLhs(), l) || !shapeOfOperand(c.getRhs(), r))
+          return fail(c, "an operand has no coordinate provenance");
+        if (l.lanes && r.lanes)
+          return fail(c, "both operands vary across the lanes (a batched contraction)");
+        if (c.getLhsReduce().size() != 1)
+          return fail(c, "a contraction over several axes");
+        if (l.axes[c.getLhsReduce()[0]] != r.axes[c.getRhsReduce()[0]])
+          return fail(c, "paired axes range over different domains");
+        Shape out{l.lanes || r.lanes, {}};
+        for (auto [i, d] : llvm::enumerate(l.axes))
+          if (!llvm::is_contained(c.getLhsReduce(), int64_t(i)))
+            out.axes.push_back(d);
+        for (auto [i, d] : llvm::enumerate(r.axes))
+          if (!llvm::is_contained(c.getRhsReduce(), int64_t(i)))
+            out.axes.push_back(d);
+        // tl.dot-shaped: each operand one free axis (or the lanes) and the paired one.
+        if (l.rank() != 2 || r.rank() != 2)
+          return fail(c, "a contraction whose operands are not two-dimensional fragments");
+        shapes[c.getResult()] = out;
+        return true;
+      })
+      .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) { return analyzeFold(f); })
+      .Case<kir::IfOp>([&](kir::IfOp branch) {
+        std::optional<bool> taken = branch.getIsConstexpr() ? constCondition(branch.getCondition()) : std::nullopt;
+        if (!taken)
+          return fail(branch, "control flow on a runtime value");
+        Region &region = *taken ? branch.getThenRegion() : branch.getElseRegion();
+        if (region.empty())
+          return branch.getNumResults() == 0;
+        if (!analyzeBlock(region.front()))
+          return false;
+        for (auto [r, y] : llvm::zip(branch.getResults(), region.front().getTerminator()->getOperands()))
+          alias[r] = y;
+        return true;
+      })
+      .Case<kir::StoreOp>([&](kir::StoreOp s) {
+        Shape v;
+        if (!shapeOfOperand(s.getValue(), v))
+          return fail(s, "the stored value has no coordinate provenance");
+        for (Value c : s.getCoords()) {
+          Shape cs;
+          if (!isa<kir::DomainType>(c.getType()) &&
+              (isa<RankedTensorType>(c.getType()) || !shapeOfOperand(c, cs) || !cs.axes.empty()))
+            return fail(s, "a store at data-dependent coordinates");
+        }
+        return true;
+      })
+      .Default([&](Operation *other) { return fail(other, "not constructed on fragments yet"); });
+}
+
+bool FoldWorksetImpl::analyzeFold(kir::RegionFoldOp f) {
+  unsigned n = f.getIdentities().size();
+  unsigned axis = f.getAxis();
+  Value tile;
+  bool varies = false;
+  for (Value s : f.getSources()) {
+    std::optional<Shape> ss = shapeOf(s);
+    if (!ss)
+      return fail(f, "a source has no coordinate provenance");
+    if (tile && ss->axes[axis] != tile)
+      return fail(f, "sources sliced along different domains");
+    tile = ss->axes[axis];
+    varies |= ss->lanes;
+  }
+  if (!kc.domains.count(tile))
+    return fail(f, "the fold's domain is defined inside the workset");
+  if (freeAxes.count(tile))
+    return fail(f, "the fold's domain is also a free axis");
+  if (!tileAxes.count(tile))
+    tileAxes[tile] = paramName(tile);
+  Block &sum = f.getSummarize().front();
+  unsigned nSources = f.getSources().size();
+  for (auto [i, arg] : llvm::enumerate(sum.getArguments()))
+    alias[arg] = i < nSources ? f.getSources()[i] : f.getCaptures()[i - nSources];
+  for (Value c : f.getCaptures()) {
+    std::optional<Shape> cs = shapeOf(c);
+    if (!cs)
+      return fail(f, "a captured operand has no coordinate provenance");
+    varies |= cs->lanes;
+  }
+  if (!analyzeBlock(sum))
+    return false;
+  SmallVector<Shape> summary;
+  for (unsigned c = 0; c < n; ++c) {
+    std::optional<Shape> id = shapeOf(f.getIdentities()[c]);
+    std::optional<Shape> y = shapeOf(sum.getTerminator()->getOperand(c));
+    if (!id || !y)
+      return fail(f, "a summary component has no coordinate provenance");
+    if (!y->axes.empty() && y->axes != id->axes)
+      return fail(f, "a summary component and its identity range over different domains");
+    varies |= y->lanes || id->lanes;
+    summary.push_back(Shape{false, id->axes});
+  }
+  for (Shape &s : summary)
+    s.lanes = varies;
+  Block &merge = f.getCombine().front();
+  for (auto [i, arg] : llvm::enumerate(merge.getArguments()))
+    shapes[arg] = summary[i % n];
+  if (!analyzeBlock(merge))
+    return false;
+  for (unsigned c = 0; c < n; ++c) {
+    std::optional<Shape> y = shapeOf(merge.getTerminator()->getOperand(c));
+    if (!y || (!y->axes.empty() && y->axes != summary[c].axes) || (y->lanes && !varies))
+      return fail(f, "combine changes a component's shape");
+    shapes[f.getResult(c)] = summary[c];
+  }
+  return true;
+}
+
+bool FoldWorksetImpl::plan() {
+  relaxed = false;
+  if (auto module = par->getParentOfType<ModuleOp>())
+    if (auto options =
+            module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName())) {
+      relaxed = options.getNumerics() == kir::Numerics::RelaxedNormalization;
+      remarks = options.getOptimizationRemarks();
+    }
+  Block &body = par.getBody().front();
+  if (llvm::none_of(body, [](Operation &op) { return isa<kir::RegionFoldOp>(op); })) {
+    why = "no region fold in the workset";
+    return false;
+  }
+  unsigned n = par.getDomains().size();
+  laneArg = body.getArgument(n - 1);
+  laneDomain = par.getDomains()[n - 1];
+  laneParam = paramName(laneDomain);
+  for (Value arg : body.getArguments())
+    shapes[arg] = Shape{arg == laneArg, {}};
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<kir::StoreOp, kir::RegionFoldOp, kir::IfOp>(op) && !isMemoryEffectFree(&op) &&
+        !isa<kir::LoadOp>(op))
+      return fail(&op, "an effect other than a store");
+    if (isa<kir::DomainOp, kir::SubregionOp>(op))
+      return fail(&op, "a domain defined inside the workset");
+    if (!analyzeOp(&op))
+      return false;
+  }
+  // Free axes: every domain a value ranges over that is not a fold's tile.
+  for (auto &[v, s] : shapes) {
+    if (s.rank() > 2) {
+      why = "a value would be a fragment of rank > 2";
+      return false;
+    }
+    for (Value d : s.axes)
+      if (!tileAxes.count(d) && !freeAxes.count(d)) {
+        if (!kc.domains.count(d)) {
+          why = "a tensor axis over a domain defined inside the workset";
+          return false;
+        }
+        freeAxes[d] = "";
+      }
+  }
+  for (auto &[d, name] : freeAxes)
+    name = paramName(d);
+  // A tile domain must not be needed whole outside its fold: values over it are fold sources only.
+  for (Operation &op : body.without_terminator())
+    for (Value r : op.getResults())
+      if (auto s = shapes.find(r); s != shapes.end())
+        for (Value d : s->second.axes)
+          if (tileAxes.count(d))
+            for (Operation *user : r.getUsers())
+              if (auto f = dyn_cast<kir::RegionFoldOp>(user); !f || !llvm::is_contained(f.getSources(), r))
+                return fail(user, "a value over a fold's domain is used outside the fold");
+  return true;
+}
+
+SmallVector<Value> FoldWorksetImpl::groupExtents(Location l) {
+  SmallVector<Value> extents;
+  for (Value d : par.getDomains().drop_back())
+    extents.push_back(kc.domains.lookup(d).size);
+  Value size = kc.domains.lookup(laneDomain).size;
+  extents.push_back(pgpu::CeilDivOp::create(b, l, size, param(l, laneParam)));
+  return extents;
+}
+
+void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto existing = kernel.getParams())
+    params.assign(existing->begin(), existing->end());
+  // tl.dot and friends need extents of at least 16; defaults as FlashAttention-2
+  // uses on sm_90 (128 lanes, 64-wide source tiles, a 128-wide free axis).
+  auto declare = [&](StringRef name, int64_t dflt) {
+    if (kernel.getParam(name))
+      return;
+    params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {16, 32, 64, 128, 256}, dflt,
+                                          StringAttr()));
+  };
+  declare(laneParam, 128);
+  for (auto &[d, name] : tileAxes)
+    declare(name, 64);
+  for (auto &[d, name] : freeAxes)
+    declare(name, 128);
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+FailureOr<Type> FoldWorksetImpl::physType(const Shape &s, Type element) {
+  if (s.rank() == 0)
+    return element;
+  SmallVector<Attribute> extents;
+  if (s.lanes)
+    extents.push_back(lane.param);
+  for (Value d : s.axes) {
+    auto it = blocks.find(d);
+    if (it == blocks.end())
+      return par.emitError() << "kir-to-pgpu: a value ranges over a domain with no current block";
+    extents.push_back(it->second.param);
+  }
+  return Type(pgpu::FragmentType::get(b.getContext(), element, extents));
+}
+
+FailureOr<Value> FoldWorksetImpl::broadcastTo(Location l, Value phys, const Shape &from, const Shape &to,
+                                              ArrayRef<int64_t> kirDims) {
+  if (from == to)
+    return phys;
+  FailureOr<Type> type = physType(to, pgpu::elementTypeOf(phys.getType()));
+  if (failed(type))
+    return failure();
+  if (from.rank() == 0)
+    return Value(pgpu::SplatOp::create(b, l, *type, phys));
+  if (from.lanes && !to.lanes)
+    return par.emitError() << "kir-to-pgpu: a lane-varying value cannot lose its lanes";
+  SmallVector<int64_t> dims;
+  unsigned off = to.lanes ? 1 : 0;
+  if (from.lanes)
+    dims.push_back(0);
+  SmallVector<bool> used(to.axes.size(), false);
+  for (auto [i, d] : llvm::enumerate(from.axes)) {
+    int64_t at = -1;
+    if (!kirDims.empty()) {
+      at = kirDims[i];
+    } else {
+      for (auto [j, e] : llvm::enumerate(to.axes))
+        if (e == d && !used[j]) {
+          at = j;
+          break;
+        }
+    }
+    if (at < 0)
+      return par.emitError() << "kir-to-pgpu: cannot broadcast across domains";
+    used[at] = true;
+    dims.push_back(at + off);
+  }
+  return Value(pgpu::BroadcastOp::create(b, l, *type, phys, b.getDenseI64ArrayAttr(dims)));
+}
+
+/// The validity of `domain`'s current block, broadcast to `to`.
+FailureOr<Value> FoldWorksetImpl::axisMask(Location l, Value domain, const Shape &to) {
+  AxisBlock &blk = blocks[domain];
+  if (blk.allValid) // no member is padding: nothing to mask
+    return Value();
+  return broadcastTo(l, blk.valid, Shape{false, {domain}}, to);
+}
+
+FoldWorksetImpl::AxisBlock FoldWorksetImpl::makeBlock(Location l, StringRef name, Value base, Value limit,
+                                                      const DomainVals &d, bool exact) {
+  AxisBlock blk;
+  blk.param = b.getStringAttr(name);
+  auto type = pgpu::FragmentType::get(b.getContext(), b.getIndexType(), {blk.param});
+  blk.pos = pgpu::IotaOp::create(b, l, type, base);
+  blk.allValid = exact;
+  blk.valid = exact ? Value(pgpu::SplatOp::create(b, l, pgpu::FragmentType::get(b.getContext(), b.getI1Type(),
+                                                                                 {blk.param}),
+                                                  arith::ConstantIntOp::create(b, l, b.getI1Type(), 1)))
+                    : Value(pgpu::CmpOp::create(b, l, kir::CmpPredicate::LT, blk.pos,
+                                                pgpu::SplatOp::create(b, l, type, limit)));
+  APInt lo, step;
+  if (matchPattern(d.lo, m_ConstantInt(&lo)) && lo.isZero() && matchPattern(d.step, m_ConstantInt(&step)) &&
+      step.isOne()) {
+    blk.member = blk.pos;
+  } else {
+    Value scaled = pgpu::BinaryOp::create(b, l, kir::BinaryKind::Mul, blk.pos,
+                                          pgpu::SplatOp::create(b, l, type, d.step), false, false);
+    blk.member = pgpu::BinaryOp::create(b, l, kir::BinaryKind::Add, scaled, pgpu::SplatOp::create(b, l, type, d.lo),
+                                        false, false);
+  }
+  return blk;
+}
+
+FailureOr<Value> FoldWorksetImpl::get(Value v) {
+  v = resolve(v);
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+    if (Value found = it->lookup(v))
+      return found;
+  Operation *def = v.getDefiningOp();
+  if (!def) {
+    if (Value arg = kc.map.lookupOrNull(v)) // an ABI scalar
+      return arg;
+    return par.emitError() << "kir-to-pgpu: a region argument was not bound";
+  }
+  if (!par->isAncestor(def))
+    if (Value fact = kc.map.lookupOrNull(v))
+      return fact;
+  if (failed(emitOp(def)))
+    return failure();
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+    if (Value found = it->lookup(v))
+      return found;
+  return def->emitError() << "kir-to-pgpu: no fragment value was constructed here";
+}
+
+FailureOr<std::pair<SmallVector<Value>, Value>> FoldWorksetImpl::accessCoords(Location l, ValueRange coords,
+                                                                              const Shape &s) {
+  SmallVector<Value> out;
+  Value valid;
+  auto conj = [&](Value m) {
+    valid = valid ? Value(pgpu::BinaryOp::create(b, l, kir::BinaryKind::And, valid, m, false, false)) : m;
+  };
+  if (s.lanes) {
+    FailureOr<Value> m = broadcastTo(l, lane.valid, Shape{true, {}}, s);
+    if (failed(m))
+      return failure();
+    conj(*m);
+  }
+  for (Value c : coords) {
+    if (isa<kir::DomainType>(c.getType())) {
+      AxisBlock &blk = blocks[c];
+      FailureOr<Value> m = broadcastTo(l, blk.member, Shape{false, {c}}, s);
+      FailureOr<Value> ok = axisMask(l, c, s);
+      if (failed(m) || failed(ok))
+        return failure();
+      out.push_back(*m);
+      if (*ok)
+        conj(*ok);
+      continue;
+    }
+    FailureOr<Value> pc = get(c);
+    std::optional<Shape> cs = shapeOf(c);
+    if (failed(pc) || !cs)
+      return failure();
+    if (cs->lanes) {
+      FailureOr<Value> m = broadcastTo(l, *pc, *cs, s);
+      if (failed(m))
+        return failure();
+      out.push_back(*m);
+    } else {
+      out.push_back(*pc);
+    }
+  }
+  if (!valid)
+    valid = arith::ConstantIntOp::create(b, l, b.getI1Type(), 1);
+  return std::make_pair(out, valid);
+}
+
+LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
+  Location l = op->getLoc();
+  auto shapeOfRes = [&](Value r) -> FailureOr<Shape> {
+    std::optional<Shape> s = shapeOf(r);
+    if (!s)
+      return op->emitError() << "kir-to-pgpu: no coordinate provenance for this value";
+    return *s;
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<arith::ConstantOp>([&](arith::ConstantOp c) {
+        bind(c.getResult(), b.clone(*op)->getResult(0));
+        return success();
+      })
+      .Case<kir::ConstexprOp, kir::ExtentOp>([&](Operation *fact) -> LogicalResult {
+        if (failed(kc.emitLaunchFact(*fact)))
+          return failure();
+        bind(fact->getResult(0), kc.map.lookup(fact->getResult(0)));
+        return success();
+      })
+      .Case<kir::LoadOp>([&](kir::LoadOp ld) -> LogicalResult {
+        FailureOr<Shape> s = shapeOfRes(ld.getResult());
+        if (failed(s))
+          return failure();
+        Type element = getElementTypeOrSelf(ld.getType());
+        FailureOr<Type> type = physType(*s, element);
+        auto access = accessCoords(l, ld.getCoords(), *s);
+        if (failed(type) || failed(access))
+          return failure();
+        Value fill = kc.zeroOf(l, element);
+        bind(ld.getResult(), pgpu::LoadOp::create(b, l, *type, kc.map.lookup(ld.getView()), access->first,
+                                                  access->second, fill));
+        return success();
+      })
+      .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> LogicalResult {
+        auto it = blocks.find(i.getDomain());
+        if (it == blocks.end())
+          return i.emitError() << "kir-to-pgpu: indices of a domain with no current block";
+        bind(i.getResult(), it->second.member);
+        return success();
+      })
+      .Case<kir::BroadcastOp, kir::BroadcastAsOp>([&](Operation *br) -> LogicalResult {
+        Value operand = br->getOperand(0);
+        FailureOr<Value> x = get(operand);
+        std::optional<Shape> from = shapeOf(operand);
+        FailureOr<Shape> to = shapeOfRes(br->getResult(0));
+        if (failed(x) || !from || failed(to))
+          return failure();
+        ArrayRef<int64_t> dims = isa<kir::BroadcastOp>(br) ? cast<kir::BroadcastOp>(br).getDims()
+                                                           : cast<kir::BroadcastAsOp>(br).getDims();
+        FailureOr<Value> out = broadcastTo(l, *x, *from, *to, dims);
+        if (failed(out))
+          return failure();
+        bind(br->getResult(0), *out);
+        return success();
+      })
+      .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(
+          [&](Operation *p) -> LogicalResult {
+            FailureOr<Shape> s = shapeOfRes(p->getResult(0));
+            if (failed(s))
+              return failure();
+            SmallVector<Value> operands;
+            for (Value v : p->getOperands()) {
+              FailureOr<Value> x = get(v);
+              std::optional<Shape> from = shapeOf(v);
+              if (failed(x) || !from)
+                return failure();
+              FailureOr<Value> y = broadcastTo(l, *x, *from, *s);
+              if (failed(y))
+                return failure();
+              operands.push_back(*y);
+            }
+            Value result;
+            if (isa<kir::CastOp, kir::BitcastOp>(p)) {
+              FailureOr<Type> type = physType(*s, getElementTypeOrSelf(p->getResult(0).getType()));
+              if (failed(type))
+                return failure();
+              result = isa<kir::CastOp>(p) ? Value(pgpu::CastOp::create(b, l, *type, operands[0]))
+                                           : Value(pgpu::BitcastOp::create(b, l, *type, operands[0]));
+            } else {
+              FailureOr<Value> r = kc.convertPointwise(p, operands);
+              if (failed(r))
+                return failure();
+              result = *r;
+            }
+            bind(p->getResult(0), result);
+            return success();
+          })
+      .Case<kir::ReduceOp>([&](kir::ReduceOp r) { return emitReduce(r); })
+      .Case<kir::ContractOp>([&](kir::ContractOp c) { return emitContract(c); })
+      .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) { return emitFold(f); })
+      .Default([&](Operation *other) -> LogicalResult {
+        return other->emitError() << "kir-to-pgpu: '" << other->getName() << "' has no fragment construction";
+      });
+}
+
+/// kir.reduce over one axis: the members outside the axis's block (a tile's
+/// tail, a free axis's padding) are replaced by the identity, then one
+/// pgpu.reduce with the same combine.
+LogicalResult FoldWorksetImpl::emitReduce(kir::ReduceOp r) {
+  Location l = r.getLoc();
+  std::optional<Shape> in = shapeOf(r.getInputs()[0]);
+  if (!in)
+    return failure();
+  Value domain = in->axes[r.getAxes()[0]];
+  FailureOr<Value> mask = axisMask(l, domain, *in);
+  if (failed(mask))
+    return failure();
+  SmallVector<Value> inputs, identities;
+  SmallVector<Type> resultTypes, scalarTypes;
+  for (auto [x, id] : llvm::zip(r.getInputs(), r.getIdentities())) {
+    FailureOr<Value> px = get(x), pid = get(id);
+    if (failed(px) || failed(pid))
+      return failure();
+    Value neutral = pgpu::SplatOp::create(b, l, px->getType(), *pid);
+    inputs.push_back(*mask ? Value(pgpu::SelectOp::create(b, l, *mask, *px, neutral)) : *px);
+    identities.push_back(*pid);
+    scalarTypes.push_back(pid->getType());
+  }
+  for (Value res : r.getResults()) {
+    std::optional<Shape> s = shapeOf(res);
+    FailureOr<Type> t = s ? physType(*s, getElementTypeOrSelf(res.getType())) : FailureOr<Type>(failure());
+    if (failed(t))
+      return failure();
+    resultTypes.push_back(*t);
+  }
+  int64_t axis = r.getAxes()[0] + (in->lanes ? 1 : 0);
+  auto red = pgpu::ReduceOp::create(b, l, resultTypes, inputs, b.getDenseI64ArrayAttr({axis}), identities);
+  if (failed(kc.convertCombineRegion(r.getCombine(), red.getCombine(), scalarTypes)))
+    return failure();
+  for (auto [res, phys] : llvm::zip(r.getResults(), red.getResults()))
+    bind(res, phys);
+  return success();
+}
+
+/// True when `v` is zero on every member outside the valid set of its axes: a
+/// load with fill 0 (through casts).
+static bool zeroOutsideValid(Value v) {
+  while (auto c = v.getDefiningOp<pgpu::CastOp>())
+    v = c.getOperand();
+  auto load = v.getDefiningOp<pgpu::LoadOp>();
+  return load && (matchPattern(load.getFill(), m_AnyZeroFloat()) || matchPattern(load.getFill(), m_Zero()));
+}
+
+/// kir.contract as one pgpu.contract in the [M, K] x [K, N] form: the operand
+/// that varies across the lanes (if any) supplies M, the paired axis is K.
+/// Widening casts of 16-bit floats feeding both operands are absorbed (their
+/// products are exact in f32); with `numerics = relaxed_normalization`, an f32
+/// weight against a widened 16-bit value operand is rounded to that dtype
+/// (seed 002 §1: matching f16/bf16 weight/value operand dtypes).
+LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
+  Location l = c.getLoc();
+  std::optional<Shape> sl = shapeOf(c.getLhs()), sr = shapeOf(c.getRhs()), so = shapeOf(c.getResult());
+  if (!sl || !sr || !so)
+    return failure();
+  auto narrowSource = [&](Value kirOperand) -> Value {
+    auto cast = resolve(kirOperand).getDefiningOp<kir::CastOp>();
+    if (!cast)
+      return {};
+    Type from = getElementTypeOrSelf(cast.getOperand().getType());
+    Type to = getElementTypeOrSelf(cast.getType());
+    return (from.isF16() || from.isBF16()) && to.isF32() ? cast.getOperand() : Value();
+  };
+  Value lhsKir = c.getLhs(), rhsKir = c.getRhs();
+  Value nl = narrowSource(lhsKir), nr = narrowSource(rhsKir);
+  Type narrow;
+  bool roundOther = false;
+  if (nl && nr && getElementTypeOrSelf(nl.getType()) == getElementTypeOrSelf(nr.getType())) {
+    lhsKir = nl, rhsKir = nr;
+  } else if ((nl || nr) && relaxed) {
+    Value other = nl ? rhsKir : lhsKir;
+    if (getElementTypeOrSelf(other.getType()).isF32()) {
+      narrow = getElementTypeOrSelf((nl ? nl : nr).getType());
+      (nl ? lhsKir : rhsKir) = nl ? nl : nr;
+      roundOther = true;
+    }
+  }
+  FailureOr<Value> pl = get(lhsKir), pr = get(rhsKir);
+  if (failed(pl) || failed(pr))
+    return failure();
+  if (roundOther) {
+    Value &other = nl ? *pr : *pl;
+    std::optional<Shape> os = nl ? sr : sl;
+    FailureOr<Type> t = physType(*os, narrow);
+    if (failed(t))
+      return failure();
+    // Padded members are neutralized before rounding (below the select is on the narrow value).
+    other = pgpu::CastOp::create(b, l, *t, other);
+    if (remarks)
+      emitRemark(l) << "kir-to-pgpu: the f32 operand of this contraction is rounded to " << narrow
+                    << " to match its value operand (numerics = relaxed_normalization)";
+  }
+  // Padded members of the paired axis contribute 0.
+  Value domain = sl->axes[c.getLhsReduce()[0]];
+  auto neutralize = [&](Value x, const Shape &s) -> FailureOr<Value> {
+    if (zeroOutsideValid(x))
+      return x;
+    FailureOr<Value> mask = axisMask(l, domain, s);
+    if (failed(mask))
+      return failure();
+    if (!*mask)
+      return x;
+    Value zero = kc.zeroOf(l, pgpu::elementTypeOf(x.getType()));
+    return Value(pgpu::SelectOp::create(b, l, *mask, x, pgpu::SplatOp::create(b, l, x.getType(), zero)));
+  };
+  FailureOr<Value> ml = neutralize(*pl, *sl), mr = neutralize(*pr, *sr);
+  if (failed(ml) || failed(mr))
+    return failure();
+  // Physical reduce axes (lanes lead).
+  int64_t lk = c.getLhsReduce()[0] + (sl->lanes ? 1 : 0), rk = c.getRhsReduce()[0] + (sr->lanes ? 1 : 0);
+  // M comes from the lane-varying operand, or from lhs.
+  bool swap = sr->lanes;
+  Value a = swap ? *mr : *ml, bb = swap ? *ml : *mr;
+  int64_t ak = swap ? rk : lk, bk = swap ? lk : rk;
+  if (ak != 1)
+    a = pgpu::TransposeOp::create(b, l, pgpu::FragmentType::get(b.getContext(), pgpu::elementTypeOf(a.getType()),
+                                                                 {cast<pgpu::FragmentType>(a.getType()).getExtents()[1],
+                                                                  cast<pgpu::FragmentType>(a.getType()).getExtents()[0]}),
+                                  a, b.getDenseI64ArrayAttr({1, 0}));
+  if (bk != 0)
+    bb = pgpu::TransposeOp::create(b, l,
+                                   pgpu::FragmentType::get(b.getContext(), pgpu::elementTypeOf(bb.getType()),
+                                                           {cast<pgpu::FragmentType>(bb.getType()).getExtents()[1],
+                                                            cast<pgpu::FragmentType>(bb.getType()).getExtents()[0]}),
+                                   bb, b.getDenseI64ArrayAttr({1, 0}));
+  FailureOr<Type> rt = physType(*so, getElementTypeOrSelf(c.getType()));
+  if (failed(rt))
+    return failure();
+  Value acc = pgpu::SplatOp::create(b, l, *rt, kc.zeroOf(l, getElementTypeOrSelf(c.getType())));
+  bind(c.getResult(), pgpu::ContractOp::create(b, l, *rt, a, bb, acc, b.getDenseI64ArrayAttr({1}),
+                                               b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
+                                               b.getDenseI64ArrayAttr({})));
+  return success();
+}
+
+/// kir.region_fold as a pgpu.region_fold over BLOCK_<T>-wide source tiles.
+LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
+  Location l = f.getLoc();
+  unsigned n = f.getIdentities().size();
+  Value tile = shapeOf(f.getSources()[0])->axes[f.getAxis()];
+  // Captures do not depend on the tile: realize them once, before the fold.
+  for (Value c : f.getCaptures())
+    if (failed(get(c)))
+      return failure();
+  SmallVector<Type> types;
+  SmallVector<Shape> summary;
+  SmallVector<Value> identities;
+  for (unsigned c = 0; c < n; ++c) {
+    Shape s = *shapeOf(f.getResult(c));
+    FailureOr<Type> t = physType(s, getElementTypeOrSelf(f.getResult(c).getType()));
+    FailureOr<Value> id = get(f.getIdentities()[c]);
+    if (failed(t) || failed(id))
+      return failure();
+    FailureOr<Value> idb = broadcastTo(l, *id, *shapeOf(f.getIdentities()[c]), s);
+    if (failed(idb))
+      return failure();
+    summary.push_back(s);
+    types.push_back(*t);
+    identities.push_back(*idb);
+  }
+  const DomainVals &dom = kc.domains.find(tile)->second;
+  StringRef tileParam = tileAxes.find(tile)->second;
+  Value step = param(l, tileParam);
+  Value lower = kc.constIndex(l, 0);
+  auto fold = pgpu::RegionFoldOp::create(b, l, types, lower, dom.size, step, identities, ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&fold.getSummarize());
+    Value begin = body->addArgument(b.getIndexType(), l), end = body->addArgument(b.getIndexType(), l);
+    blocks[tile] = makeBlock(l, tileParam, begin, end, dom);
+    scopes.emplace_back();
+    Block &kirSum = f.getSummarize().front();
+    SmallVector<Value> yields;
+    for (unsigned c = 0; c < n; ++c) {
+      Value y = kirSum.getTerminator()->getOperand(c);
+      FailureOr<Value> py = get(y);
+      if (failed(py))
+        return failure();
+      FailureOr<Value> yb = broadcastTo(l, *py, *shapeOf(y), summary[c]);
+      if (failed(yb))
+        return failure();
+      yields.push_back(*yb);
+    }
+    pgpu::YieldOp::create(b, l, yields);
+    scopes.pop_back();
+    blocks.erase(tile);
+
+    Block *merge = b.createBlock(&fold.getCombine());
+    scopes.emplace_back();
+    Block &kirMerge = f.getCombine().front();
+    for (auto [i, arg] : llvm::enumerate(kirMerge.getArguments()))
+      bind(arg, merge->addArgument(types[i % n], l));
+    SmallVector<Value> merged;
+    for (unsigned c = 0; c < n; ++c) {
+      Value y = kirMerge.getTerminator()->getOperand(c);
+      FailureOr<Value> py = get(y);
+      if (failed(py))
+        return failure();
+      FailureOr<Value> yb = broadcastTo(l, *py, *shapeOf(y), summary[c]);
+      if (failed(yb))
+        return failure();
+      merged.push_back(*yb);
+    }
+    pgpu::YieldOp::create(b, l, merged);
+    scopes.pop_back();
+  }
+  // Close summarize over what it reads from outside: those become captures.
+  llvm::SetVector<Value> outside;
+  Region &sum = fold.getSummarize();
+  sum.walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (!sum.isAncestor(v.getParentRegion()) && !matchPattern(v, m_Constant()))
+        outside.insert(v);
+  });
+  if (!outside.empty()) {
+    auto closed = pgpu::RegionFoldOp::create(b, l, types, lower, dom.size, step, identities, outside.getArrayRef());
+    closed.getSummarize().takeBody(fold.getSummarize());
+    closed.getCombine().takeBody(fold.getCombine());
+    Block &entry = closed.getSummarize().front();
+    for (Value v : outside) {
+      BlockArgument arg = entry.addArgument(v.getType(), l);
+      v.replaceUsesWithIf(arg, [&](OpOperand &use) {
+        return closed.getSummarize().isAncestor(use.getOwner()->getParentRegion());
+      });
+    }
+    fold.erase();
+    fold = closed;
+  }
+  if (remarks)
+    emitRemark(l) << "kir-to-pgpu: region fold constructed on fragments: " << laneParam << " lanes, "
+                  << tileParam << "-wide source tiles; its contractions and reductions stay structured ops";
+  for (unsigned c = 0; c < n; ++c)
+    bind(f.getResult(c), fold.getResult(c));
+  return success();
+}
+
+LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
+  Location l = s.getLoc();
+  Shape access;
+  for (Value c : s.getCoords()) {
+    if (isa<kir::DomainType>(c.getType())) {
+      access.axes.push_back(c);
+      continue;
+    }
+    std::optional<Shape> cs = shapeOf(c);
+    if (!cs)
+      return failure();
+    access.lanes |= cs->lanes;
+  }
+  std::optional<Shape> vs = shapeOf(s.getValue());
+  if (!vs)
+    return failure();
+  access.lanes |= vs->lanes;
+  FailureOr<Value> v = get(s.getValue());
+  if (failed(v))
+    return failure();
+  FailureOr<Value> value = broadcastTo(l, *v, *vs, access);
+  auto coords = accessCoords(l, s.getCoords(), access);
+  if (failed(value) || failed(coords))
+    return failure();
+  pgpu::StoreOp::create(b, l, *value, kc.map.lookup(s.getView()), coords->first, coords->second);
+  return success();
+}
+
+LogicalResult FoldWorksetImpl::emitEffects(Block &block) {
+  for (Operation &op : block.without_terminator()) {
+    if (auto s = dyn_cast<kir::StoreOp>(op)) {
+      if (failed(emitStore(s)))
+        return failure();
+    } else if (auto branch = dyn_cast<kir::IfOp>(op)) {
+      Region &region = *constCondition(branch.getCondition()) ? branch.getThenRegion() : branch.getElseRegion();
+      if (!region.empty() && failed(emitEffects(region.front())))
+        return failure();
+    }
+  }
+  return success();
+}
+
+/// When a free axis is longer than its block: each lane in turn, element by
+/// element (the construction every workset gets without fragments).
+LogicalResult FoldWorksetImpl::emitFallback(ArrayRef<Value> coords, Value laneBase) {
+  Location l = par.getLoc();
+  Block &body = par.getBody().front();
+  Value lanes = param(l, laneParam);
+  auto loop = pgpu::ForOp::create(b, l, TypeRange(), kc.constIndex(l, 0), lanes, kc.constIndex(l, 1), ValueRange{});
+  OpBuilder::InsertionGuard guard(b);
+  Block *lb = b.createBlock(&loop.getBody());
+  Value i = lb->addArgument(b.getIndexType(), l);
+  Value pos = kc.binary(l, kir::BinaryKind::Add, laneBase, i);
+  const DomainVals &d = kc.domains.find(laneDomain)->second;
+  Value inside = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LT, pos, d.size);
+  auto guardIf = pgpu::IfOp::create(b, l, TypeRange(), inside);
+  b.createBlock(&guardIf.getThenRegion());
+  for (auto [k, dom] : llvm::enumerate(par.getDomains().drop_back()))
+    kc.map.map(body.getArgument(k), kc.member(l, kc.domains.lookup(dom), coords[k]));
+  kc.map.map(laneArg, kc.member(l, d, pos));
+  for (Operation *pure : kc.replayed)
+    if (failed(kc.emitStatement(*pure)))
+      return failure();
+  if (failed(kc.emitBlock(body)))
+    return failure();
+  pgpu::YieldOp::create(b, l);
+  b.createBlock(&guardIf.getElseRegion());
+  pgpu::YieldOp::create(b, l);
+  b.setInsertionPointAfter(guardIf);
+  pgpu::YieldOp::create(b, l);
+  return success();
+}
+
+LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
+  Location l = par.getLoc();
+  Block &body = par.getBody().front();
+  scopes.clear();
+  blocks.clear();
+  scopes.emplace_back();
+  for (auto [k, dom] : llvm::enumerate(par.getDomains().drop_back()))
+    bind(body.getArgument(k), kc.member(l, kc.domains.lookup(dom), coords[k]));
+  const DomainVals &ld = kc.domains.find(laneDomain)->second;
+  // Lane blocks are walked from the last (any order is legal for a kir.parallel): when predicate
+  // narrowing lets later blocks fold longer ranges (a causal mask), the longest start first and
+  // the short ones fill the last wave.
+  Value lastBlock = kc.binary(l, kir::BinaryKind::Sub,
+                              pgpu::CeilDivOp::create(b, l, ld.size, param(l, laneParam)), kc.constIndex(l, 1));
+  Value block = kc.binary(l, kir::BinaryKind::Sub, lastBlock, coords.back());
+  Value laneBase = kc.binary(l, kir::BinaryKind::Mul, block, param(l, laneParam));
+  lane = makeBlock(l, laneParam, laneBase, ld.size, ld);
+  bind(laneArg, lane.member);
+  // One uniform guard: every free axis fits its block.
+  Value fits;
+  for (auto &[d, name] : freeAxes) {
+    const DomainVals &dv = kc.domains.find(d)->second;
+    Value ok = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LE, dv.size, param(l, name));
+    fits = fits ? kc.binary(l, kir::BinaryKind::And, fits, ok) : ok;
+  }
+  // Each variant in its own scope: values realized in one branch are not visible in the other.
+  auto emitFast = [&](bool exact) -> LogicalResult {
+    scopes.emplace_back();
+    for (auto &[d, name] : freeAxes) {
+      const DomainVals &dv = kc.domains.find(d)->second;
+      blocks[d] = makeBlock(l, name, kc.constIndex(l, 0), dv.size, dv, exact);
+    }
+    LogicalResult done = emitEffects(body);
+    scopes.pop_back();
+    return done;
+  };
+  if (!fits)
+    return emitFast(false);
+  auto guard = pgpu::IfOp::create(b, l, TypeRange(), fits);
+  OpBuilder::InsertionGuard g(b);
+  b.createBlock(&guard.getThenRegion());
+  // Boundary neutralization (seed 002 §3.4) of the free axes: when every one is exactly its
+  // block, their validity is all true and their masks are not built at all.
+  Value exact;
+  for (auto &[d, name] : freeAxes) {
+    const DomainVals &dv = kc.domains.find(d)->second;
+    Value eq = pgpu::CmpOp::create(b, l, kir::CmpPredicate::EQ, dv.size, param(l, name));
+    exact = exact ? kc.binary(l, kir::BinaryKind::And, exact, eq) : eq;
+  }
+  auto split = pgpu::IfOp::create(b, l, TypeRange(), exact);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.createBlock(&split.getThenRegion());
+    if (failed(emitFast(true)))
+      return failure();
+    pgpu::YieldOp::create(b, l);
+    b.createBlock(&split.getElseRegion());
+    if (failed(emitFast(false)))
+      return failure();
+    pgpu::YieldOp::create(b, l);
+  }
+  pgpu::YieldOp::create(b, l);
+  b.createBlock(&guard.getElseRegion());
+  scopes.clear();
+  if (failed(emitFallback(coords, laneBase)))
+    return failure();
+  pgpu::YieldOp::create(b, l);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FoldWorkset
+//===----------------------------------------------------------------------===//
+
+FoldWorkset::FoldWorkset(KernelConstructor &kc, kir::ParallelOp parallel)
+    : impl(std::make_unique<FoldWorksetImpl>(kc, parallel)) {}
+FoldWorkset::~FoldWorkset() = default;
+FoldWorkset::FoldWorkset(FoldWorkset &&) = default;
+bool FoldWorkset::plan() { return impl->plan(); }
+const std::string &FoldWorkset::whyNot() const { return impl->why; }
+SmallVector<Value> FoldWorkset::groupExtents(Location loc) { return impl->groupExtents(loc); }
+void FoldWorkset::declareParams(pgpu::KernelOp kernel) { impl->declareParams(kernel); }
+LogicalResult FoldWorkset::emit(ArrayRef<Value> coords) { return impl->emit(coords); }

@@ -1,0 +1,516 @@
+//===- NarrowFoldRanges.cpp - all-true / mixed / all-false fold tiles ------===//
+//
+// seed 002 §3.5 (predicate range narrowing) and seed 000 §8 (effective source
+// ranges) for a blocked pgpu.region_fold. Its summarizer runs on source tiles
+// [b, min(b + S, hi)) with positions pos = iota(b) : [S]. A lane predicate
+//
+//   cmp(K, Q)   K = broadcast(pos + c)  (the tile coordinate, increasing in b)
+//               Q = broadcast(capture)  (a value of the program's lanes)
+//
+// is, over a tile, all true or all false exactly when the tile's coordinate
+// range [b + c, b + S - 1 + c] lies on one side of the lanes' range
+// [Qmin, Qmax], which is computed from the capture's def-use outside the fold
+// (iota bases and extents, splats of scalars, +/-). Both are monotone in b, so
+// each predicate splits the tiles into a true prefix and a false suffix (<, <=)
+// or a false prefix and a true suffix (>, >=); the tail mask pos < e is true
+// on every full tile. The pass then folds, in source order:
+//
+//   [lo, F0)   skipped: some predicate is false on every lane, and
+//              substituting false proves the summary is the identity
+//              (local typed value propagation: selects, builtin reduction
+//              identities, zero contractions, constant folding; every
+//              component must match, else the interval stays);
+//   [F0, T0)   mixed: the original summarizer;
+//   [T0, T1)   all true: a copy whose predicates and tail mask are true,
+//              folded out of the ands, selects and idempotent reductions
+//              they fed;
+//   [T1, F1)   mixed;
+//   [F1, hi)   skipped, as above;
+//
+// with every boundary aligned to the tiles and clamped, so the intervals
+// partition [lo, hi). Each interval is its own pgpu.region_fold from the
+// identity and the results are combined in order (the combine's associativity
+// is the region fold's contract). Nothing here knows the summarizer's meaning:
+// it reads coordinates and identities only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUNARROWFOLDRANGES
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+
+/// A tile coordinate: pos + offset (offset a scalar from outside, or none).
+struct TileCoord {
+  Value offset; // index scalar valid outside the fold; null for 0
+};
+
+/// One lane predicate of a summarizer.
+struct Predicate {
+  CmpOp cmp;
+  bool tail = false;         // pos < e: true on full tiles
+  kir::CmpPredicate pred{};  // K pred Q
+  TileCoord k;
+  Value qmin, qmax;          // scalars before the fold
+};
+
+class FoldNarrower {
+public:
+  FoldNarrower(RegionFoldOp fold) : fold(fold), b(fold) {}
+  /// Finds the predicates; false when there is nothing to narrow.
+  bool analyze();
+  void rewrite();
+  std::string adopted;
+
+private:
+  Value bin(kir::BinaryKind kind, Value x, Value y) {
+    return BinaryOp::create(b, fold.getLoc(), kind, x, y, false, false);
+  }
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, fold.getLoc(), v); }
+  /// The value outside the fold that a summarize value stands for (captures).
+  Value outside(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &fold.getSummarize().front() || arg.getArgNumber() < 2)
+      return {};
+    return fold.getCaptures()[arg.getArgNumber() - 2];
+  }
+  std::optional<TileCoord> tileCoord(Value v);
+  bool laneRange(Value v, Value &lo, Value &hi);
+  bool provesIdentity(CmpOp cmp);
+
+  RegionFoldOp fold;
+  OpBuilder b;
+  SmallVector<Predicate> preds;
+  SmallVector<IotaOp> positions;
+};
+
+Value stripBroadcast(Value v) {
+  while (true) {
+    if (auto br = v.getDefiningOp<BroadcastOp>())
+      v = br.getOperand();
+    else
+      return v;
+  }
+}
+
+/// The extent of a 1-d fragment's only axis as an index value at `b`.
+Value extentValue(OpBuilder &b, Location loc, FragmentType type) {
+  Attribute e = type.getExtents()[0];
+  if (auto n = dyn_cast<IntegerAttr>(e))
+    return arith::ConstantIndexOp::create(b, loc, n.getInt());
+  return ParamOp::create(b, loc, b.getIndexType(), cast<StringAttr>(e));
+}
+
+std::optional<TileCoord> FoldNarrower::tileCoord(Value v) {
+  v = stripBroadcast(v);
+  if (auto iota = v.getDefiningOp<IotaOp>())
+    return llvm::is_contained(positions, iota) ? std::optional<TileCoord>(TileCoord{}) : std::nullopt;
+  if (auto add = v.getDefiningOp<BinaryOp>(); add && add.getKind() == kir::BinaryKind::Add) {
+    for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+      std::optional<TileCoord> base = tileCoord(x);
+      auto splat = y.getDefiningOp<SplatOp>();
+      if (!base || !splat)
+        continue;
+      Value c = splat.getOperand();
+      if (Value o = outside(c))
+        c = o;
+      else if (!matchPattern(c, m_Constant()) && fold.getSummarize().isAncestor(c.getParentRegion()))
+        continue;
+      b.setInsertionPoint(fold);
+      return TileCoord{base->offset ? bin(kir::BinaryKind::Add, base->offset, c) : c};
+    }
+  }
+  return std::nullopt;
+}
+
+/// [lo, hi] of every lane of `v`, a value outside the fold (or a capture).
+bool FoldNarrower::laneRange(Value v, Value &lo, Value &hi) {
+  if (Value o = outside(v))
+    v = o;
+  b.setInsertionPoint(fold);
+  bool inside = fold.getSummarize().isAncestor(v.getParentRegion());
+  // A constant computed inside the summarizer is rematerialized before the fold.
+  if (Operation *def = v.getDefiningOp(); inside && def && v.getType().isIndex() && matchPattern(v, m_Constant())) {
+    lo = hi = b.clone(*def)->getResult(0);
+    return true;
+  }
+  if (v.getType().isIndex()) {
+    if (inside)
+      return false;
+    lo = hi = v;
+    return true;
+  }
+  if (auto br = v.getDefiningOp<BroadcastOp>())
+    return laneRange(br.getOperand(), lo, hi);
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    return laneRange(splat.getOperand(), lo, hi);
+  if (auto iota = v.getDefiningOp<IotaOp>()) {
+    if (inside) // inside, an iota is a tile's positions, not the lanes
+      return false;
+    Value n = extentValue(b, fold.getLoc(), cast<FragmentType>(iota.getType()));
+    lo = iota.getBase();
+    hi = bin(kir::BinaryKind::Add, lo, bin(kir::BinaryKind::Sub, n, cst(1)));
+    return true;
+  }
+  if (auto op = v.getDefiningOp<BinaryOp>()) {
+    Value l0, l1, r0, r1;
+    if (!laneRange(op.getLhs(), l0, l1) || !laneRange(op.getRhs(), r0, r1))
+      return false;
+    b.setInsertionPoint(fold);
+    switch (op.getKind()) {
+    case kir::BinaryKind::Add:
+      lo = bin(kir::BinaryKind::Add, l0, r0), hi = bin(kir::BinaryKind::Add, l1, r1);
+      return true;
+    case kir::BinaryKind::Sub:
+      lo = bin(kir::BinaryKind::Sub, l0, r1), hi = bin(kir::BinaryKind::Sub, l1, r0);
+      return true;
+    default:
+      return false;
+    }
+  }
+  return false;
+}
+
+bool FoldNarrower::analyze() {
+  Block &body = fold.getSummarize().front();
+  Value begin = body.getArgument(0), end = body.getArgument(1);
+  auto step = fold.getStep().getDefiningOp<ParamOp>();
+  APInt stepConst;
+  bool constStep = matchPattern(fold.getStep(), m_ConstantInt(&stepConst));
+  body.walk([&](IotaOp iota) {
+    auto type = cast<FragmentType>(iota.getType());
+    if (iota.getBase() != begin || type.getRank() != 1)
+      return;
+    Attribute e = type.getExtents()[0];
+    bool same = step ? (isa<StringAttr>(e) && cast<StringAttr>(e).getValue() == step.getName())
+                     : (constStep && isa<IntegerAttr>(e) && cast<IntegerAttr>(e).getInt() == stepConst.getSExtValue());
+    if (same)
+      positions.push_back(iota);
+  });
+  if (positions.empty())
+    return false;
+  body.walk([&](CmpOp cmp) {
+    if (!isa<FragmentType>(cmp.getType()))
+      return;
+    // The tail mask: pos < splat(e).
+    if (cmp.getPredicate() == kir::CmpPredicate::LT) {
+      auto splat = stripBroadcast(cmp.getRhs()).getDefiningOp<SplatOp>();
+      std::optional<TileCoord> k = tileCoord(cmp.getLhs());
+      if (k && !k->offset && splat && splat.getOperand() == end) {
+        preds.push_back(Predicate{cmp, true});
+        return;
+      }
+    }
+    // K pred Q, or Q pred K (mirrored).
+    static const std::pair<kir::CmpPredicate, kir::CmpPredicate> mirror[] = {
+        {kir::CmpPredicate::LT, kir::CmpPredicate::GT}, {kir::CmpPredicate::LE, kir::CmpPredicate::GE},
+        {kir::CmpPredicate::GT, kir::CmpPredicate::LT}, {kir::CmpPredicate::GE, kir::CmpPredicate::LE}};
+    for (bool flipped : {false, true}) {
+      Value kv = flipped ? cmp.getRhs() : cmp.getLhs(), qv = flipped ? cmp.getLhs() : cmp.getRhs();
+      std::optional<kir::CmpPredicate> pred;
+      for (auto [p, m] : mirror)
+        if (p == cmp.getPredicate())
+          pred = flipped ? m : p;
+      if (!pred)
+        return;
+      std::optional<TileCoord> k = tileCoord(kv);
+      Predicate p{cmp, false, *pred, k ? *k : TileCoord{}, {}, {}};
+      if (k && laneRange(stripBroadcast(qv), p.qmin, p.qmax)) {
+        preds.push_back(p);
+        return;
+      }
+    }
+  });
+  return !preds.empty();
+}
+
+//===----------------------------------------------------------------------===//
+// Local typed value propagation (the all-false proof)
+//===----------------------------------------------------------------------===//
+
+/// The constant every lane of `v` holds, given `env`; null when unknown.
+Attribute constantOf(Value v, DenseMap<Value, Attribute> &env) {
+  if (Attribute a = env.lookup(v))
+    return a;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return {};
+  Attribute out;
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    out = c.getValue();
+  } else if (isa<SplatOp, BroadcastOp, TransposeOp>(def)) {
+    out = constantOf(def->getOperand(0), env);
+  } else if (auto s = dyn_cast<SelectOp>(def)) {
+    if (auto c = dyn_cast_or_null<IntegerAttr>(constantOf(s.getCondition(), env)))
+      out = constantOf(c.getValue().isZero() ? s.getFalseValue() : s.getTrueValue(), env);
+    else if (Attribute t = constantOf(s.getTrueValue(), env); t && t == constantOf(s.getFalseValue(), env))
+      out = t;
+  } else if (auto bo = dyn_cast<BinaryOp>(def)) {
+    auto l = dyn_cast_or_null<IntegerAttr>(constantOf(bo.getLhs(), env));
+    auto r = dyn_cast_or_null<IntegerAttr>(constantOf(bo.getRhs(), env));
+    bool i1 = elementTypeOf(bo.getType()).isInteger(1);
+    if (i1 && bo.getKind() == kir::BinaryKind::And && ((l && l.getValue().isZero()) || (r && r.getValue().isZero())))
+      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), 0);
+    else if (i1 && bo.getKind() == kir::BinaryKind::Or && ((l && l.getValue().isOne()) || (r && r.getValue().isOne())))
+      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), 1);
+    else if (i1 && l && r && (bo.getKind() == kir::BinaryKind::And || bo.getKind() == kir::BinaryKind::Or))
+      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1),
+                             bo.getKind() == kir::BinaryKind::And ? (l.getValue() & r.getValue())
+                                                                  : (l.getValue() | r.getValue()));
+  } else if (auto c = dyn_cast<CastOp>(def)) {
+    if (auto f = dyn_cast_or_null<FloatAttr>(constantOf(c.getOperand(), env)))
+      if (auto to = dyn_cast<FloatType>(elementTypeOf(c.getType()))) {
+        APFloat x = f.getValue();
+        bool lost;
+        x.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+        if (!lost)
+          out = FloatAttr::get(to, x);
+      }
+  } else if (auto r = dyn_cast<ReduceOp>(def)) {
+    // A reduction of lanes that all hold the identity is the identity.
+    unsigned k = cast<OpResult>(v).getResultNumber();
+    Attribute in = constantOf(r.getInputs()[k], env), id = constantOf(r.getIdentities()[k], env);
+    if (in && in == id && r.getInputs().size() == 1)
+      out = id;
+  } else if (auto c = dyn_cast<ContractOp>(def)) {
+    // A zero operand contributes nothing: the result is the accumulator.
+    auto zero = [&](Value x) {
+      Attribute a = constantOf(x, env);
+      if (auto f = dyn_cast_or_null<FloatAttr>(a))
+        return f.getValue().isZero();
+      if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+        return i.getValue().isZero();
+      return false;
+    };
+    if (zero(c.getLhs()) || zero(c.getRhs()))
+      out = constantOf(c.getAcc(), env);
+  }
+  if (out)
+    env[v] = out;
+  return out;
+}
+
+/// Substituting `cmp` := false, every summary component is its identity.
+bool FoldNarrower::provesIdentity(CmpOp cmp) {
+  DenseMap<Value, Attribute> env;
+  env[cmp.getResult()] = IntegerAttr::get(IntegerType::get(cmp.getContext(), 1), 0);
+  Operation *yield = fold.getSummarize().front().getTerminator();
+  for (auto [y, id] : llvm::zip(yield->getOperands(), fold.getIdentities())) {
+    DenseMap<Value, Attribute> outer;
+    Attribute want = constantOf(id, outer), got = constantOf(y, env);
+    if (!want || want != got)
+      return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The rewrite
+//===----------------------------------------------------------------------===//
+
+bool isTrue(Value v) {
+  v = stripBroadcast(v);
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getOperand();
+  APInt c;
+  return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isOne();
+}
+
+/// A combine region that is one idempotent binary op (or, and, max, min).
+bool idempotentCombine(ReduceOp r) {
+  Block &body = r.getCombine().front();
+  if (r.getInputs().size() != 1 || body.getOperations().size() != 2)
+    return false;
+  auto op = dyn_cast<BinaryOp>(body.front());
+  return op && op.getResult() == body.getTerminator()->getOperand(0) &&
+         llvm::is_contained({kir::BinaryKind::Or, kir::BinaryKind::And, kir::BinaryKind::Max, kir::BinaryKind::Min},
+                            op.getKind());
+}
+
+/// Folds true predicates out of `region`: and(x, true) = x, select(true, a, b) = a,
+/// and an idempotent reduction of lanes that are all c is c.
+void foldTrue(Region &region) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    region.walk([&](Operation *op) {
+      if (auto bo = dyn_cast<BinaryOp>(op); bo && bo.getKind() == kir::BinaryKind::And &&
+                                            (isTrue(bo.getLhs()) || isTrue(bo.getRhs()))) {
+        bo.getResult().replaceAllUsesWith(isTrue(bo.getLhs()) ? bo.getRhs() : bo.getLhs());
+        bo.erase();
+        changed = true;
+      } else if (auto s = dyn_cast<SelectOp>(op); s && isTrue(s.getCondition())) {
+        s.getResult().replaceAllUsesWith(s.getTrueValue());
+        s.erase();
+        changed = true;
+      } else if (auto r = dyn_cast<ReduceOp>(op); r && idempotentCombine(r) && isTrue(r.getInputs()[0])) {
+        OpBuilder at(r);
+        Value truth = arith::ConstantIntOp::create(at, r.getLoc(), at.getI1Type(), 1);
+        Value out = isa<FragmentType>(r.getResult(0).getType())
+                        ? Value(SplatOp::create(at, r.getLoc(), r.getResult(0).getType(), truth))
+                        : truth;
+        r.getResult(0).replaceAllUsesWith(out);
+        r.erase();
+        changed = true;
+      }
+    });
+  }
+}
+
+void FoldNarrower::rewrite() {
+  Location loc = fold.getLoc();
+  b.setInsertionPoint(fold);
+  Value lo = fold.getLower(), hi = fold.getUpper(), step = fold.getStep();
+  auto mx = [&](Value x, Value y) { return bin(kir::BinaryKind::Max, x, y); };
+  auto mn = [&](Value x, Value y) { return bin(kir::BinaryKind::Min, x, y); };
+  auto clamp = [&](Value x) { return mn(mx(x, lo), hi); };
+  // Tile starts are lo + j * step. alignDown: the last tile start <= x; alignUp: the first >= x.
+  auto alignDown = [&](Value x) {
+    Value span = bin(kir::BinaryKind::Sub, clamp(x), lo);
+    return bin(kir::BinaryKind::Add, lo, bin(kir::BinaryKind::Mul, bin(kir::BinaryKind::Div, span, step), step));
+  };
+  auto alignUp = [&](Value x) {
+    Value span = bin(kir::BinaryKind::Sub, clamp(x), lo);
+    // ceil(span / step) as (span + step - 1) / step: span >= 0 here, and pgpu.ceil_div is a LaunchExpr op.
+    Value up = bin(kir::BinaryKind::Div, bin(kir::BinaryKind::Add, span, bin(kir::BinaryKind::Sub, step, cst(1))), step);
+    return clamp(bin(kir::BinaryKind::Add, lo, bin(kir::BinaryKind::Mul, up, step)));
+  };
+  Value one = cst(1);
+  // True interval [T0, T1) on full tiles; skipped [lo, F0) and [F1, hi).
+  Value t0 = lo, t1 = alignDown(hi), f0 = lo, f1 = hi;
+  SmallVector<CmpOp> trueInMiddle;
+  unsigned skipped = 0;
+  bool leadingMixed = false; // some predicate is true on a suffix: [F0, T0) may be nonempty
+  for (Predicate &p : preds) {
+    trueInMiddle.push_back(p.cmp);
+    if (p.tail)
+      continue;
+    Value off = p.k.offset ? p.k.offset : cst(0);
+    // K = pos + off over a tile starting at s: [s + off, s + step - 1 + off].
+    bool prefixTrue = p.pred == kir::CmpPredicate::LT || p.pred == kir::CmpPredicate::LE;
+    bool strict = p.pred == kir::CmpPredicate::LT || p.pred == kir::CmpPredicate::GT;
+    bool identity = provesIdentity(p.cmp);
+    if (prefixTrue) {
+      // All true while s + step - 1 + off (<|<=) qmin: s + step <= qmin - off (+1 unless strict).
+      Value x = bin(kir::BinaryKind::Sub, p.qmin, off);
+      if (!strict)
+        x = bin(kir::BinaryKind::Add, x, one);
+      t1 = mn(t1, alignDown(x));
+      // All false once s + off (>|>=) qmax: s >= qmax - off (+1 unless strict).
+      if (identity) {
+        Value y = bin(kir::BinaryKind::Sub, p.qmax, off);
+        if (!strict)
+          y = bin(kir::BinaryKind::Add, y, one);
+        f1 = mn(f1, alignUp(y));
+        ++skipped;
+      }
+    } else {
+      // All true once s + off (>|>=) qmax: s >= qmax - off (+1 if strict).
+      Value x = bin(kir::BinaryKind::Sub, p.qmax, off);
+      if (strict)
+        x = bin(kir::BinaryKind::Add, x, one);
+      t0 = mx(t0, alignUp(x));
+      leadingMixed = true;
+      // All false while s + step - 1 + off (<|<=) qmin: s + step <= qmin - off (+1 if strict is <=... ).
+      if (identity) {
+        Value y = bin(kir::BinaryKind::Sub, p.qmin, off);
+        if (strict)
+          y = bin(kir::BinaryKind::Add, y, one);
+        f0 = mx(f0, alignDown(y));
+        ++skipped;
+      }
+    }
+  }
+  // Order the boundaries: lo <= F0 <= T0 <= T1 <= F1 <= hi.
+  f1 = mx(f1, f0);
+  t0 = mn(mx(t0, f0), f1);
+  t1 = mn(mx(t1, t0), f1);
+  // Folds over [a, z): the mixed ones are clones; the middle one has its predicates true.
+  Block &combine = fold.getCombine().front();
+  SmallVector<Value> acc;
+  auto piece = [&](Value a, Value z, bool allTrue) {
+    IRMapping map;
+    auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation(), map));
+    part->setOperand(0, a);
+    part->setOperand(1, z);
+    if (allTrue) {
+      for (CmpOp cmp : trueInMiddle) {
+        auto cloned = cast<CmpOp>(map.lookup(cmp.getOperation()));
+        OpBuilder at(cloned);
+        Value truth = arith::ConstantIntOp::create(at, loc, at.getI1Type(), 1);
+        cloned.getResult().replaceAllUsesWith(SplatOp::create(at, loc, cloned.getType(), truth));
+        cloned.erase();
+      }
+      foldTrue(part.getSummarize());
+    }
+    if (acc.empty()) {
+      acc.assign(part.getResults().begin(), part.getResults().end());
+      return;
+    }
+    SmallVector<Value> args(acc);
+    llvm::append_range(args, part.getResults());
+    acc = inlineBlock(b, combine, args);
+  };
+  if (leadingMixed)
+    piece(f0, t0, false);
+  piece(t0, t1, true);
+  piece(t1, f1, false);
+  fold.replaceAllUsesWith(acc);
+  fold.erase();
+  unsigned ranged = llvm::count_if(preds, [](const Predicate &p) { return !p.tail; });
+  adopted = std::to_string(ranged) + " coordinate predicate(s) and " + std::to_string(preds.size() - ranged) +
+            " tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; " +
+            std::to_string(skipped) + " all-false interval(s) skipped (identity proven)";
+}
+
+struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<NarrowFoldRanges> {
+  void runOnOperation() override {
+    SmallVector<RegionFoldOp> folds;
+    getOperation().walk([&](RegionFoldOp f) { folds.push_back(f); });
+    for (RegionFoldOp f : folds) {
+      bool remarks = remarksEnabled(f);
+      FoldNarrower narrower(f);
+      if (!narrower.analyze()) {
+        if (remarks)
+          emitRemark(f.getLoc()) << "pgpu-narrow-fold-ranges: not narrowed: no tile-coordinate predicate and no "
+                                    "tail mask in the summarizer";
+        continue;
+      }
+      Location loc = f.getLoc();
+      narrower.rewrite();
+      if (remarks)
+        emitRemark(loc) << "pgpu-narrow-fold-ranges: " << narrower.adopted;
+    }
+    // Drop what the analysis and the substitutions left unused (only where folds were).
+    if (folds.empty())
+      return;
+    bool erased = true;
+    while (erased) {
+      erased = false;
+      SmallVector<Operation *> dead;
+      getOperation().walk([&](Operation *op) {
+        if (isOpTriviallyDead(op))
+          dead.push_back(op);
+      });
+      for (Operation *op : dead)
+        op->erase();
+      erased = !dead.empty();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,172 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-narrow-fold-ranges -verify-diagnostics | FileCheck %s
+
+// COM: A prefix sum over tiles of BT keys for BS lanes: lane s adds x[t] for t <= s. Over a tile
+// COM: [b, b + BT) the predicate t <= s is all true while b + BT - 1 <= min(s) (the lanes' first
+// COM: member, from the captured iota), and all false once b > max(s). Substituting false gives
+// COM: select(false, x, 0) = 0, a sum of zeros = the identity: that suffix is not traversed. The
+// COM: fold becomes the all-true tiles (no cmp left: the predicate and the tail mask are true)
+// COM: and the mixed ones (the original summarizer), combined in source order.
+// CHECK-LABEL: pgpu.kernel @prefix
+// CHECK: %[[T:.*]] = pgpu.extent %x[0]
+// CHECK: %[[A:.*]] = pgpu.region_fold %{{.*}} to %[[T1:.*]] step %{{.*}} identity
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: %[[B:.*]] = pgpu.region_fold %[[T1]] to %[[F1:[^ ]*]] step %{{.*}} identity
+// CHECK: pgpu.cmp lt
+// CHECK: pgpu.cmp le
+// CHECK: } combine {
+// CHECK: %[[SUM:.*]] = pgpu.binary add %[[A]], %[[B]]
+// CHECK: pgpu.store %[[SUM]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @prefix(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not skip: where the predicate is false the summary is a sum of ones, not the
+// COM: identity (0): the all-true tiles are still split off, but the mixed fold runs to the end.
+// CHECK-LABEL: pgpu.kernel @not_identity
+// CHECK: %[[T:.*]] = pgpu.extent %x[0]
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp le
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @not_identity(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{0 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>):
+        %z = arith.constant 0.0 : f32
+        %one = arith.constant 1.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %ones = pgpu.splat %one : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %ones : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: unit segments with no tile positions and no predicate stay one fold.
+// CHECK-LABEL: pgpu.kernel @unit
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @unit(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [1], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{not narrowed: no tile-coordinate predicate and no tail mask}}
+      %sum = pgpu.region_fold %c0 to %T step %c1 identity(%zero : f32)
+          operands(%x : !pgpu.view<f32, [T], in>) -> (f32)
+      summarize {
+      ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [T], in>):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %v = pgpu.load %xv[%b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T], in>[index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%l: f32, %q: f32):
+        %a = pgpu.binary add %l, %q : f32
+        pgpu.yield %a : f32
+      }
+      pgpu.store %sum, %y[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
