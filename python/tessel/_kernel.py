@@ -7,7 +7,7 @@ import os
 import pathlib
 import tempfile
 
-from . import _cli, _trace
+from . import _cli, _torch, _trace
 from ._errors import CompileError
 
 
@@ -63,6 +63,9 @@ class Kernel:
         # keyword names of a call -> its number of positional views, when such a call binds only
         # views (positionally) and scalars (by keyword)
         self._plain: dict = {}
+        # The torch custom operator this kernel is inside torch.compile (see _torch.py).
+        self._op, self._op_name, self._op_enums = None, None, ()
+        _torch.register_if_loaded(self)
 
     # --- tracing ---------------------------------------------------------------------------------
     def params(self):
@@ -217,10 +220,20 @@ class Kernel:
         self._launches.clear()
         return best
 
+    def torch_op(self):
+        """The torch custom operator of this kernel (`torch.ops.tessel.<name>`, registered on first
+        use; see _torch.py): what a call becomes inside `torch.compile`."""
+        if self._op is None:
+            _torch.register(self)
+        return self._op
+
     def __call__(self, *args, **kwargs):
         """Launches the kernel on torch tensors (views positionally or by name, scalars and constexprs
         by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first.
-        A tuned winner for this shape bucket and device is used when the tuning cache has one."""
+        A tuned winner for this shape bucket and device is used when the tuning cache has one.
+        Inside `torch.compile` the call is one of the kernel's torch custom operator instead."""
+        if self._op is not None and _torch.compiling():
+            return self._op(*args, **(_torch.call_arguments(self, kwargs) if self._op_enums else kwargs))
         # The common call (every view positional, only scalars by keyword) skips binding: its
         # launcher is memoized by the views' shapes and device.
         if self._plain.get(tuple(kwargs)) == len(args):
@@ -248,6 +261,8 @@ class Kernel:
             launch = self._launcher(constexprs, tuned)
             if memo is not None:
                 self._launches[memo] = launch
+            if self._op is None:  # a kernel made before torch was imported: ready for torch.compile now
+                _torch.register_if_loaded(self)
         return launch(*tensors, **scalars)
 
     def _bind(self, args, kwargs):
