@@ -7,7 +7,7 @@ import os
 import pathlib
 import tempfile
 
-from . import _cli, _torch, _trace
+from . import _cli, _jit, _torch
 from ._errors import CompileError
 
 
@@ -46,8 +46,8 @@ class Kernel:
 
     def __init__(self, fn, name: str | None = None, **options):
         for k in options:
-            if k not in _trace._OPTIONS:
-                raise TypeError(f"@tessel.kernel got an unknown option {k!r}; expected one of {_trace._OPTIONS}")
+            if k not in _jit._OPTIONS:
+                raise TypeError(f"@tessel.kernel got an unknown option {k!r}; expected one of {_jit._OPTIONS}")
         self.fn = fn
         self.name = name or fn.__name__
         self.options = options
@@ -70,7 +70,7 @@ class Kernel:
     # --- tracing ---------------------------------------------------------------------------------
     def params(self):
         if self._params is None:
-            self._params = _trace.kernel_params(self.fn, self.name)
+            self._params = _jit.kernel_params(self.fn, self.name)
         return self._params
 
     def _key(self, constexprs):
@@ -84,7 +84,7 @@ class Kernel:
         cx = dict(constexprs or {}, **kw)
         key = self._key(cx)
         if key not in self._cache:
-            self._cache[key] = _trace.trace_kernel(self.fn, self.name, self.options, cx)
+            self._cache[key] = _jit.trace_kernel(self.fn, self.name, self.options, cx)
         return self._cache[key]
 
     def _write(self, directory: pathlib.Path, constexprs) -> pathlib.Path:
