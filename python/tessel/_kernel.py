@@ -232,8 +232,11 @@ class Kernel:
         by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first.
         A tuned winner for this shape bucket and device is used when the tuning cache has one.
         Inside `torch.compile` the call is one of the kernel's torch custom operator instead."""
-        if self._op is not None and _torch.compiling():
-            return self._op(*args, **(_torch.call_arguments(self, kwargs) if self._op_enums else kwargs))
+        if self._op is not None:
+            if _torch.compiling():
+                return self._op(*args, **(_torch.call_arguments(self, kwargs) if self._op_enums else kwargs))
+        else:
+            _torch.check_registered(self)
         # The common call (every view positional, only scalars by keyword) skips binding: its
         # launcher is memoized by the views' shapes and device.
         if self._plain.get(tuple(kwargs)) == len(args):

@@ -99,8 +99,22 @@ def register_if_loaded(kernel) -> None:
     if "torch" in sys.modules:
         try:
             register(kernel)
-        except Exception:  # noqa: BLE001 - `kernel.torch_op()` raises it again, with the reason
-            pass
+        except Exception as e:  # noqa: BLE001 - `kernel.torch_op()` raises it again; compiling names it
+            kernel._op_error = f"{type(e).__name__}: {e}"
+
+
+def check_registered(kernel) -> None:
+    """Inside torch.compile, a kernel without an operator (made before torch was imported and never
+    called since, or one whose registration failed) cannot become one: say why, rather than let
+    Dynamo trace into the eager path."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.compiler.is_compiling():
+        why = getattr(kernel, "_op_error", None)
+        if why:
+            raise RuntimeError(f"tessel kernel '{kernel.name}' has no torch operator: {why}")
+        raise RuntimeError(f"tessel kernel '{kernel.name}' was created before torch was imported and is called "
+                           f"for the first time inside torch.compile, which cannot register its operator: call "
+                           f"{kernel.name}.torch_op() once before compiling (or import torch first)")
 
 
 def check_views(kernel_name: str, views) -> None:

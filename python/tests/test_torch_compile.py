@@ -108,6 +108,33 @@ def test_the_operator_runs_eagerly_like_the_kernel():
     assert schema == f"tessel::{rmsnorm.rmsnorm._op_name}(Tensor x, Tensor w, Tensor(a2!) y, *, float eps) -> ()", schema
 
 
+_LATE = """
+import sys, rmsnorm            # the kernel is made before torch is imported
+import torch
+def f(x, w):
+    y = torch.empty_like(x)
+    rmsnorm.rmsnorm(x, w, y, eps=1e-5)
+    return y
+x, w = torch.randn(4, 8), torch.rand(8)
+try:
+    torch.compile(f, backend="aot_eager", fullgraph=True)(x, w)
+except Exception as e:
+    print("first:", "call rmsnorm.torch_op() once before compiling" in str(e))
+rmsnorm.rmsnorm.torch_op()
+torch._dynamo.reset()
+print("then:", torch.allclose(torch.compile(f, backend="aot_eager", fullgraph=True)(x, w), f(x, w)))
+"""
+
+
+def test_a_kernel_made_before_torch_was_imported(tmp_path):
+    import subprocess
+    env = dict(os.environ, TRITON_INTERPRET="1", TESSEL_CACHE=str(tmp_path),
+               PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("python", "examples")))
+    r = subprocess.run([sys.executable, "-c", _LATE], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ["first:", "True", "then:", "True"], r.stdout + r.stderr[-2000:]
+
+
 class Mode(enum.Enum):
     PLAIN = 0
     DOUBLED = 1
