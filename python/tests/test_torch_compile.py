@@ -135,6 +135,39 @@ def test_a_kernel_made_before_torch_was_imported(tmp_path):
     assert r.stdout.split() == ["first:", "True", "then:", "True"], r.stdout + r.stderr[-2000:]
 
 
+_CUDA = """
+import torch, rmsnorm, softmax
+def model(x, w):
+    y = torch.empty_like(x)
+    rmsnorm.rmsnorm(x, w, y, eps=1e-5)
+    z = torch.empty_like(y)
+    softmax.softmax(torch.tanh(y) * 2.0, z)
+    return z * 3.0
+x, w = torch.randn(64, 1000, device="cuda"), torch.rand(1000, device="cuda") + 0.5
+want = model(x, w)
+for mode in ("default", "reduce-overhead"):   # reduce-overhead records CUDA graphs, then replays them
+    torch._dynamo.reset()
+    compiled = torch.compile(model, fullgraph=True, mode=mode)
+    for _ in range(4):
+        got = compiled(x, w).clone()
+    torch.cuda.synchronize()
+    print(mode, torch.allclose(got, want, rtol=1e-5, atol=1e-6))
+"""
+
+
+def test_on_the_gpu_compiled_and_in_cuda_graphs(tmp_path):
+    # Triton compiled for the GPU (not the interpreter): Inductor's generated code calls both
+    # operators, and with mode="reduce-overhead" their launches are captured in CUDA graphs.
+    import subprocess
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(TESSEL_CACHE=str(tmp_path), PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("python", "examples")))
+    r = subprocess.run([sys.executable, "-c", _CUDA], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ["default", "True", "reduce-overhead", "True"], r.stdout + r.stderr[-2000:]
+
+
 class Mode(enum.Enum):
     PLAIN = 0
     DOUBLED = 1
