@@ -16,7 +16,7 @@
 """
 from ._errors import CompileError, Loc
 from ._kernel import Kernel, kernel
-from ._trace import Fn, fn
+from ._jit import Fn, fn
 from . import language
 
 __all__ = ["CompileError", "Fn", "Kernel", "Loc", "fn", "kernel", "language"]

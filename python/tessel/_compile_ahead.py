@@ -1,8 +1,9 @@
 """Compiling tuning candidates ahead of the search (seed 003: the runner compiles in parallel).
 
 Each candidate's generated module has a `<kernel>_warmup` entry that compiles, without launching,
-exactly the specialization its launch would. `ProcessPool` runs those entries in 'spawn' worker
-processes (a forked CUDA context is unusable) on stand-ins of the arguments, so Triton writes each
+exactly the specialization its launch would. `ProcessPool` runs those entries in fresh worker
+processes started as `python -m tessel._worker` (a forked CUDA context is unusable, and a spawned
+multiprocessing worker would re-run the caller's script) on stand-ins of the arguments, so Triton writes each
 kernel to its on-disk cache and the parent's first launch of the candidate only loads it.
 `compile_on_threads` is the in-process alternative (Triton's asynchronous compile mode). Both are
 only optimizations: any failure leaves the serial path to compile, and to report, that candidate.
@@ -10,7 +11,12 @@ only optimizations: any failure leaves the serial path to compile, and to report
 from __future__ import annotations
 
 import importlib.util
+import os
+import pickle
+import sys
 import time
+
+from . import _worker
 
 
 class StandIn:
@@ -60,14 +66,23 @@ def warm_job(warm, tensors, scalars: dict) -> tuple:
             dict(scalars), cuda[0] if cuda else None)
 
 
+class WorkerLost(RuntimeError):
+    """A compile worker exited (or could not start) while it had a job: the pool stops compiling ahead."""
+
+
 class ProcessPool:
-    """Compiles candidates ahead on `workers` spawned processes. `submit` queues a candidate's job;
-    `wait` blocks until it is compiled (True), or says the serial path must compile it (False): the
-    job raised, lost its worker, or ran past `timeout_s` since it was submitted."""
+    """Compiles candidates ahead on `workers` processes started through tessel's own entry point
+    (`python -m tessel._worker`, see _worker.py), so the caller's script is never re-run in them.
+    `submit` queues a candidate's job; `wait` blocks until it is compiled (True), or says the serial
+    path must compile it (False): the job raised, lost its worker, or ran past `timeout_s` since it
+    was submitted. A worker that dies breaks the pool: later jobs go to the serial path at once."""
 
     def __init__(self, workers: int, timeout_s: float = 300.0, initializer=None, job=compile_in_worker):
         self.workers, self.timeout_s, self.initializer, self.job = workers, timeout_s, initializer, job
-        self.executor, self.broken = None, False
+        self.processes: list = []  # subprocess.Popen of each worker
+        self.broken, self.closing = False, False
+        self.queue = None  # (future, payload) jobs not yet taken by a worker; None: one per worker stops it
+        self.serving: list = []  # the thread that feeds each worker
         self.pending: dict = {}  # key -> (future, submitted at)
         self.seen: set = set()
         self.spans: list = []
@@ -79,16 +94,82 @@ class ProcessPool:
             return
         self.seen.add(key)
         try:
-            if self.executor is None:
-                import multiprocessing
-                from concurrent.futures import ProcessPoolExecutor
-                self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                    initializer=self.initializer)
-            self.pending[key] = (self.executor.submit(self.job, *job_args), time.monotonic())
+            if self.queue is None:
+                self._start()
+            from concurrent.futures import Future
+            future = Future()
+            self.queue.put((future, pickle.dumps((self.job, tuple(job_args)), protocol=pickle.HIGHEST_PROTOCOL)))
+            self.pending[key] = (future, time.monotonic())
             self.stats["submitted"] += 1
-        except Exception as e:  # noqa: BLE001 - a pool that cannot start (or lost a worker) stops here
+        except Exception as e:  # noqa: BLE001 - a pool that cannot start stops here; unpicklable jobs too
             self._note(e)
+            if self.queue is None or not self.processes:
+                self.broken = True
+
+    def _start(self) -> None:
+        import queue
+        import subprocess
+        import threading
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([package_root] + [p for p in [env.get("PYTHONPATH")] if p])
+        self.queue = queue.Queue()
+        for _ in range(self.workers):
+            process = subprocess.Popen([sys.executable, "-m", "tessel._worker"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, env=env)
+            self.processes.append(process)
+            _worker.write_message(process.stdin, list(sys.path))
+            _worker.write_message(process.stdin, self.initializer)
+            thread = threading.Thread(target=self._serve, args=(process,), daemon=True,
+                                      name=f"tessel-compile-worker-{process.pid}")
+            thread.start()
+            self.serving.append(thread)
+
+    def _serve(self, process) -> None:
+        """Feeds one worker jobs from the queue, one at a time, and settles their futures."""
+        future = None
+        try:
+            hello = _worker.read_message(process.stdout)
+            if hello is None or not hello[1]:
+                raise hello[2] if hello is not None else self._lost(process)
+            while True:
+                item = self.queue.get()
+                if item is None or self.closing:
+                    return
+                future, payload = item
+                if not future.set_running_or_notify_cancel():
+                    future = None
+                    continue
+                _worker.write_message(process.stdin, (0, payload))
+                reply = _worker.read_message(process.stdout)
+                if reply is None:
+                    raise self._lost(process)
+                (future.set_result if reply[1] else future.set_exception)(reply[2])
+                future = None
+        except BaseException as e:  # noqa: BLE001 - a lost worker breaks the pool: every waiting job fails now
+            if self.closing:
+                return
             self.broken = True
+            if future is not None and not future.done():
+                future.set_exception(e)
+            self._fail_queued(e)
+
+    def _lost(self, process) -> WorkerLost:
+        try:
+            status = process.wait(5)
+        except Exception:  # noqa: BLE001 - still running: its pipe broke
+            status = None
+        return WorkerLost(f"compile worker {process.pid} exited" + (f" with status {status}" if status is not None else ""))
+
+    def _fail_queued(self, e) -> None:
+        import queue
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None and item[0].set_running_or_notify_cancel():
+                item[0].set_exception(e)
 
     def wait(self, key) -> bool:
         entry = self.pending.pop(key, None)
@@ -117,14 +198,27 @@ class ProcessPool:
                 self.spans.append(future.result())
                 self.stats["compiled"] += 1
         self.stats["unfinished"] = sum(not f.done() for f, _ in self.pending.values())
-        if self.executor is not None:
-            # The executor has no public way to stop a worker stuck in a compile.
-            processes = list((getattr(self.executor, "_processes", None) or {}).values())
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            for p in processes:
-                p.terminate()
-            for p in processes:
-                p.join(5)
+        self.closing = True
+        for future, _ in self.pending.values():
+            future.cancel()
+        if self.queue is not None:
+            for _ in self.serving:
+                self.queue.put(None)
+        for p in self.processes:
+            if p.poll() is None:
+                p.kill()
+        for p in self.processes:
+            try:
+                p.wait(5)
+            except Exception:  # noqa: BLE001 - a worker the kernel has not reaped yet; nothing else to do
+                pass
+            for stream in (p.stdin, p.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        for thread in self.serving:
+            thread.join(5)
         if self.spans:
             self.stats["compile_wall_s"] = round(max(e for _, e in self.spans) - min(s for s, _ in self.spans), 2)
         self.stats["waited_s"] = round(self.stats["waited_s"], 2)

@@ -7,7 +7,7 @@ import os
 import pathlib
 import tempfile
 
-from . import _cli, _trace
+from . import _cli, _jit, _torch
 from ._errors import CompileError
 
 
@@ -46,8 +46,8 @@ class Kernel:
 
     def __init__(self, fn, name: str | None = None, **options):
         for k in options:
-            if k not in _trace._OPTIONS:
-                raise TypeError(f"@tessel.kernel got an unknown option {k!r}; expected one of {_trace._OPTIONS}")
+            if k not in _jit._OPTIONS:
+                raise TypeError(f"@tessel.kernel got an unknown option {k!r}; expected one of {_jit._OPTIONS}")
         self.fn = fn
         self.name = name or fn.__name__
         self.options = options
@@ -63,11 +63,14 @@ class Kernel:
         # keyword names of a call -> its number of positional views, when such a call binds only
         # views (positionally) and scalars (by keyword)
         self._plain: dict = {}
+        # The torch custom operator this kernel is inside torch.compile (see _torch.py).
+        self._op, self._op_name, self._op_enums = None, None, ()
+        _torch.register_if_loaded(self)
 
     # --- tracing ---------------------------------------------------------------------------------
     def params(self):
         if self._params is None:
-            self._params = _trace.kernel_params(self.fn, self.name)
+            self._params = _jit.kernel_params(self.fn, self.name)
         return self._params
 
     def _key(self, constexprs):
@@ -81,7 +84,7 @@ class Kernel:
         cx = dict(constexprs or {}, **kw)
         key = self._key(cx)
         if key not in self._cache:
-            self._cache[key] = _trace.trace_kernel(self.fn, self.name, self.options, cx)
+            self._cache[key] = _jit.trace_kernel(self.fn, self.name, self.options, cx)
         return self._cache[key]
 
     def _write(self, directory: pathlib.Path, constexprs) -> pathlib.Path:
@@ -217,10 +220,23 @@ class Kernel:
         self._launches.clear()
         return best
 
+    def torch_op(self):
+        """The torch custom operator of this kernel (`torch.ops.tessel.<name>`, registered on first
+        use; see _torch.py): what a call becomes inside `torch.compile`."""
+        if self._op is None:
+            _torch.register(self)
+        return self._op
+
     def __call__(self, *args, **kwargs):
         """Launches the kernel on torch tensors (views positionally or by name, scalars and constexprs
         by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first.
-        A tuned winner for this shape bucket and device is used when the tuning cache has one."""
+        A tuned winner for this shape bucket and device is used when the tuning cache has one.
+        Inside `torch.compile` the call is one of the kernel's torch custom operator instead."""
+        if self._op is not None:
+            if _torch.compiling():
+                return self._op(*args, **(_torch.call_arguments(self, kwargs) if self._op_enums else kwargs))
+        else:
+            _torch.check_registered(self)
         # The common call (every view positional, only scalars by keyword) skips binding: its
         # launcher is memoized by the views' shapes and device.
         if self._plain.get(tuple(kwargs)) == len(args):
@@ -248,6 +264,8 @@ class Kernel:
             launch = self._launcher(constexprs, tuned)
             if memo is not None:
                 self._launches[memo] = launch
+            if self._op is None:  # a kernel made before torch was imported: ready for torch.compile now
+                _torch.register_if_loaded(self)
         return launch(*tensors, **scalars)
 
     def _bind(self, args, kwargs):

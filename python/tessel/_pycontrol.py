@@ -37,10 +37,11 @@ import os
 import sys
 import types
 
-from . import _trace as tr
+from . import _ir, _semantic, _structured
 from . import _types as ty
-from ._errors import Loc, error, user_loc
-from ._trace import Block, Domain, Record, Scope, Undefined, Value
+from ._core import Domain, Record, Undefined, Value, View
+from ._errors import CompileError, Loc, error, user_loc
+from ._ir import Block, Scope
 
 RT = "__tessel__"  # the name under which rewritten code reaches this module (a closure cell)
 
@@ -66,7 +67,7 @@ def _is_val(x) -> bool:
 
 
 def _is_num(x) -> bool:
-    return tr._is_pyscalar(x)
+    return _semantic._is_pyscalar(x)
 
 
 def _desc(x) -> str:
@@ -74,7 +75,7 @@ def _desc(x) -> str:
         return "without a value"
     if isinstance(x, Value):
         return f"the {x.describe()}"
-    if isinstance(x, tr.View):
+    if isinstance(x, View):
         return x.describe()
     r = repr(x)
     return f"the Python {type(x).__name__} {r if len(r) <= 40 else r[:37] + '...'}"
@@ -84,14 +85,14 @@ def _spec_eq(a: Value, b: Value) -> bool:
     if str(a.type) != str(b.type):
         return False
     if isinstance(a, Record):
-        return all(tr._same_axes(x, y) for x, y in zip(a.field_axes, b.field_axes))
+        return all(_semantic._same_axes(x, y) for x, y in zip(a.field_axes, b.field_axes))
     if a.is_tensor:
-        return tr._same_axes(a.axes, b.axes)
+        return _semantic._same_axes(a.axes, b.axes)
     return True
 
 
 def _runtime_cond(c, what: str) -> Value:
-    c = tr.use(c, what)
+    c = _semantic.use(c, what)
     if isinstance(c, Domain) or c.dtype is None:
         raise error(f"{what} is the {c.describe()}; a runtime condition is a scalar bool (i1)")
     if c.is_tensor:
@@ -110,7 +111,7 @@ def _open(b, kind: str, loc: Loc) -> Scope:
 
 def _leave(b, s: Scope, parent: Scope):
     if b.scope is not s:
-        tr._unclosed(b.scope)
+        _ir._unclosed(b.scope)
     b.scope = parent
     s.active = False
 
@@ -118,8 +119,8 @@ def _leave(b, s: Scope, parent: Scope):
 def _fit(item, ref: Value) -> Value:
     """`item` (a visible Value of ref's spec, or a scalar constant) as a value of ref's spec."""
     if isinstance(item, Value) and _spec_eq(item, ref):
-        return tr.use(item, "a branch result")
-    return tr.broadcast_value(item, ref.axes, [])
+        return _semantic.use(item, "a branch result")
+    return _semantic.broadcast_value(item, ref.axes, [])
 
 
 # --- if ------------------------------------------------------------------------------------------
@@ -161,8 +162,8 @@ def _merge(t, e, pairs):
     if (tv and _is_num(e)) or (ev and _is_num(t)):
         v, num = (t, e) if tv else (e, t)
         try:
-            c = tr.as_value(num, v.dtype, "a branch result")
-        except tr.CompileError as err:
+            c = _semantic.as_value(num, v.dtype, "a branch result")
+        except CompileError as err:
             raise _Lazy(f"is {_desc(t)} after the then branch but {_desc(e)} after the else branch ({err.message})") \
                 from None
         pairs.append((t, c, t) if tv else (c, e, e))
@@ -177,7 +178,7 @@ def _merge(t, e, pairs):
         else:
             raise _Lazy(f"is {_desc(t)} after the then branch and {_desc(e)} after the else branch: Python numbers "
                         f"that depend on a runtime condition need an element type, e.g. T.i32({t!r})")
-        ct, ce = tr.as_value(t, dt, "a branch result"), tr.as_value(e, dt, "a branch result")
+        ct, ce = _semantic.as_value(t, dt, "a branch result"), _semantic.as_value(e, dt, "a branch result")
         pairs.append((ct, ce, ct))
         return _Slot(len(pairs) - 1)
     if type(t) in (tuple, list) and type(t) is type(e) and len(t) == len(e):
@@ -197,7 +198,7 @@ def _instantiate(tmpl, results):
 def _emit_if(c: Value, then, else_, n: int, loc: Loc):
     """Traces `then()` / `else_()` (each returning n values; else_ may be None when n values are given
     by `else_vals`) into a kir.if; returns (merged templates-or-_Lazy per value)."""
-    b = tr._b()
+    b = _ir._b()
     parent = b.scope
     tscope = _open(b, "`if` branch", loc)
     tres = then()
@@ -224,16 +225,16 @@ def _emit_if(c: Value, then, else_, n: int, loc: Loc):
         b.scope = scope
         scope.active = True
         vals = [_fit(p[side], p[2]) for p in pairs]
-        b.emit(tr._yield_text(vals), 0, loc=loc)
+        b.emit(_structured._yield_text(vals), 0, loc=loc)
         b.scope = parent
         scope.active = False
     refs = [p[2] for p in pairs]
-    rt = f" -> {tr._types_list(refs)}" if refs else ""
+    rt = f" -> {_structured._types_list(refs)}" if refs else ""
     regions = [("", Block([], tscope.ops))]
     if escope is not None:
         regions.append(("else", Block([], escope.ops)))
     names = b.emit(f"kir.if {c.name}{rt}", len(refs), regions=regions, loc=loc)
-    results = [tr._result_value(nm, r.type, tr._spec_of(r)[1], parent) for nm, r in zip(names, refs)]
+    results = [_structured._result_value(nm, r.type, _structured._spec_of(r)[1], parent) for nm, r in zip(names, refs)]
     return [m if isinstance(m, _Lazy) else _instantiate(m, results) for m in merged]
 
 
@@ -287,7 +288,7 @@ def or_(x, rest):
 def not_(x):
     if not isinstance(x, Value):
         return not x
-    return tr.unary("not", _runtime_cond(x, "the operand of this `not`"))
+    return _semantic.unary("not", _runtime_cond(x, "the operand of this `not`"))
 
 
 # --- loops -----------------------------------------------------------------------------------------
@@ -333,8 +334,8 @@ def _rebuild(tmpl, it):
 
 def _carry_init(leaf) -> Value:
     if isinstance(leaf, Value):
-        return tr.use(leaf, "a loop-carried value")
-    return tr.as_value(leaf, None, "a loop-carried value", default_float=ty.f32)
+        return _semantic.use(leaf, "a loop-carried value")
+    return _semantic.as_value(leaf, None, "a loop-carried value", default_float=ty.f32)
 
 
 def _fit_carry(leaf, init: Value):
@@ -342,13 +343,13 @@ def _fit_carry(leaf, init: Value):
     if isinstance(leaf, Undefined):
         return None
     if _is_val(leaf):
-        tr.use(leaf, "a loop-carried value")
+        _semantic.use(leaf, "a loop-carried value")
         return leaf if _spec_eq(leaf, init) else None
     if _is_num(leaf) and not isinstance(init, Record):
         try:
-            v = tr.as_value(leaf, init.dtype, "a loop-carried value")
-            return tr.broadcast_value(v, init.axes, []) if init.is_tensor else v
-        except tr.CompileError:
+            v = _semantic.as_value(leaf, init.dtype, "a loop-carried value")
+            return _semantic.broadcast_value(v, init.axes, []) if init.is_tensor else v
+        except CompileError:
             return None
     return None
 
@@ -381,7 +382,7 @@ class _Plan:
                     self.inits.extend(inits)
 
     def block_args(self, b, scope):
-        return [tr._result_value(b.fresh(), v.type, tr._spec_of(v)[1], scope) for v in self.inits]
+        return [_structured._result_value(b.fresh(), v.type, _structured._spec_of(v)[1], scope) for v in self.inits]
 
     def call_values(self, args):
         it = iter(args)
@@ -467,30 +468,30 @@ def for_(it, body, names, targets, exposed):
         return vals
     loc = user_loc()
     what = f"runtime `for` at line {loc.line}"
-    d = tr.use(it, "the domain of this `for`")
-    b = tr._b()
+    d = _semantic.use(it, "the domain of this `for`")
+    b = _ir._b()
     plan = _Plan(names, vals, set(targets), set(exposed), what, loc)
     scope = _open(b, "`for` body", loc)
     idx = Value(b.fresh(), ty.index, scope, (), loc)
     args = plan.block_args(b, scope)
     res = body(idx, *plan.call_values(args))
     if b.scope is not scope:
-        tr._unclosed(b.scope)
+        _ir._unclosed(b.scope)
     yields, after = plan.finish(res, args)
-    b.emit(tr._yield_text(yields), 0, loc=loc)
+    b.emit(_structured._yield_text(yields), 0, loc=loc)
     b.pop(scope)
     inits = plan.inits
-    iter_text = (f" iter_args({', '.join(v.name for v in inits)} : {tr._types_list(inits)}) -> "
-                 f"{tr._types_list(inits)}" if inits else "")
+    iter_text = (f" iter_args({', '.join(v.name for v in inits)} : {_structured._types_list(inits)}) -> "
+                 f"{_structured._types_list(inits)}" if inits else "")
     block = Block([(idx.name, "index")] + [(a.name, str(a.type)) for a in args], scope.ops)
     rn = b.emit(f"kir.for {d.name}{iter_text}", len(inits), regions=[("", block)], loc=loc)
-    results = [tr._result_value(n, v.type, tr._spec_of(v)[1], b.scope) for n, v in zip(rn, inits)]
+    results = [_structured._result_value(n, v.type, _structured._spec_of(v)[1], b.scope) for n, v in zip(rn, inits)]
     return plan.outputs(results, after)
 
 
 def mark():
     """Where the current region stands before a `while` condition is first evaluated."""
-    b = getattr(tr._STATE, "builder", None)
+    b = getattr(_ir._STATE, "builder", None)
     return None if b is None else (b.scope, len(b.scope.ops))
 
 
@@ -510,7 +511,7 @@ def while_(marked, first, cond, body, names, exposed):
         return vals
     loc = user_loc()
     what = f"runtime `while` at line {loc.line}"
-    b = tr._b()
+    b = _ir._b()
     if marked is not None and marked[0] is b.scope:
         del b.scope.ops[marked[1]:]  # the first evaluation is redone inside the loop's condition region
     plan = _Plan(names, vals, set(), set(exposed), what, loc)
@@ -518,27 +519,27 @@ def while_(marked, first, cond, body, names, exposed):
     bargs = plan.block_args(b, bscope)
     c = cond(*plan.call_values(bargs))
     if b.scope is not bscope:
-        tr._unclosed(b.scope)
-    c = _runtime_cond(tr.as_value(c, ty.i1, "the condition of this `while`") if isinstance(c, bool) else c,
+        _ir._unclosed(b.scope)
+    c = _runtime_cond(_semantic.as_value(c, ty.i1, "the condition of this `while`") if isinstance(c, bool) else c,
                       "the condition of this `while`")
-    fwd = f", {', '.join(a.name for a in bargs)} : {tr._types_list(bargs)}" if bargs else ""
+    fwd = f", {', '.join(a.name for a in bargs)} : {_structured._types_list(bargs)}" if bargs else ""
     b.emit(f"kir.condition {c.name}{fwd}", 0, loc=loc)
     b.pop(bscope)
     dscope = _open(b, "`while` body", loc)
     dargs = plan.block_args(b, dscope)
     res = body(*plan.call_values(dargs))
     if b.scope is not dscope:
-        tr._unclosed(b.scope)
+        _ir._unclosed(b.scope)
     yields, after = plan.finish(res, dargs)
-    b.emit(tr._yield_text(yields), 0, loc=loc)
+    b.emit(_structured._yield_text(yields), 0, loc=loc)
     b.pop(dscope)
     inits = plan.inits
-    head = (f"kir.while ({', '.join(v.name for v in inits)} : {tr._types_list(inits)}) -> {tr._types_list(inits)}"
+    head = (f"kir.while ({', '.join(v.name for v in inits)} : {_structured._types_list(inits)}) -> {_structured._types_list(inits)}"
             if inits else "kir.while")
     regions = [("", Block([(a.name, str(a.type)) for a in bargs], bscope.ops)),
                ("do", Block([(a.name, str(a.type)) for a in dargs], dscope.ops))]
     rn = b.emit(head, len(inits), regions=regions, loc=loc)
-    results = [tr._result_value(n, v.type, tr._spec_of(v)[1], b.scope) for n, v in zip(rn, inits)]
+    results = [_structured._result_value(n, v.type, _structured._spec_of(v)[1], b.scope) for n, v in zip(rn, inits)]
     return plan.outputs(results, after)
 
 
@@ -546,8 +547,8 @@ def range_(fn, *args):
     """`range(...)`: a domain when an argument is a traced value (an extent), else Python's range."""
     if fn is builtins.range and any(isinstance(a, Value) for a in args) and 1 <= len(args) <= 3:
         if len(args) == 1:
-            return tr.domain(0, args[0])
-        return tr.domain(*args)
+            return _semantic.domain(0, args[0])
+        return _semantic.domain(*args)
     return fn(*args)
 
 

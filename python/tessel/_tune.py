@@ -284,8 +284,8 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     there, or with `reference(*input views)`'s when given; a candidate that fails or differs is
     rejected and reported, never chosen. Survivors are timed on copies of the caller's tensors, and
     the best `finalists` re-measured head to head before the winner is picked. With
-    `compile_workers` >= 2 the next candidates are compiled ahead on that many spawned processes
-    (`compile_pool="process"`) or threads (`"threads"`). Returns (winner, report)."""
+    `compile_workers` >= 2 the next candidates are compiled ahead on that many worker processes
+    (`compile_pool="process"`, `python -m tessel._worker`) or threads (`"threads"`). Returns (winner, report)."""
     import torch
 
     if compile_pool not in ("process", "threads"):

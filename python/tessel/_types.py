@@ -6,6 +6,7 @@ import math
 import re
 import struct
 
+from . import _ir
 from ._errors import error
 
 
@@ -22,9 +23,7 @@ class DType:
     is_integral = property(lambda self: self.kind in ("int", "bool", "index"))
 
     def __call__(self, value):
-        from . import _trace
-
-        return _trace.const(value, self)
+        return _ir._b().semantic.const(value, self)
 
     def __str__(self) -> str:
         return self.name

@@ -22,20 +22,23 @@ See docs/language.md for every construct with an example. Summary:
 from ._types import (  # noqa: F401
     Constexpr, DType, In, InOut, Out, Range, bf16, f16, f32, f64, i1, i8, i16, i32, i64, index,
 )
-from ._trace import (  # noqa: F401
-    Domain, Record, Value, View,
-    argmax, argmin, atomic_add, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_rmw, atomic_store,
-    bitcast, broadcast, broadcast_to, buffer, cast, contract, cummax, cummin, cumsum, domain, dot, extent,
-    extract, fdiv, for_, full, full_like, histogram, if_, index_relation, indices, join, load, matmul, matvec,
-    maximum, minimum, ones, outer, parallel, record, record_get, reduce, region_fold, region_scan, reshape,
-    scan, scatter_reduce, store, subregion, transpose, vecmat, where, while_, zeros,
+from ._core import Domain, Record, Value, View  # noqa: F401
+from ._semantic import (  # noqa: F401
+    atomic_add, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_rmw, atomic_store, bitcast, broadcast,
+    broadcast_to, buffer, cast, domain, extent, extract, fdiv, full, full_like, index_relation, indices, join,
+    load, maximum, minimum, ones, record, record_get, reshape, store, subregion, transpose, where, zeros,
 )
-from ._trace import all_ as all  # noqa: F401,A001
-from ._trace import any_ as any  # noqa: F401,A001
-from ._trace import max_ as max  # noqa: F401,A001
-from ._trace import min_ as min  # noqa: F401,A001
-from ._trace import sum_ as sum  # noqa: F401,A001
-from ._trace import binary as _binary, unary as _unary
+from ._structured import (  # noqa: F401
+    argmax, argmin, contract, cummax, cummin, cumsum, dot, histogram, matmul, matvec, outer, reduce,
+    region_fold, region_scan, scan, scatter_reduce, vecmat,
+)
+from ._control import for_, if_, parallel, while_  # noqa: F401
+from ._structured import all_ as all  # noqa: F401,A001
+from ._structured import any_ as any  # noqa: F401,A001
+from ._structured import max_ as max  # noqa: F401,A001
+from ._structured import min_ as min  # noqa: F401,A001
+from ._structured import sum_ as sum  # noqa: F401,A001
+from ._semantic import binary as _binary, unary as _unary
 
 bool_ = i1
 

@@ -1,6 +1,7 @@
-"""CPU checks of compiling tuning candidates ahead on spawned worker processes.
+"""CPU checks of compiling tuning candidates ahead on worker processes (`python -m tessel._worker`).
 
-Workers run module-level functions of this file (a spawned process imports them by name). A job that
+Workers run module-level functions of this file (a worker imports them by name from the parent's
+sys.path). A job that
 raises, hangs or kills its worker must only send its candidate back to the serial path, quickly, and
 no worker may outlive the search. The last test compiles a real candidate with Triton in a worker
 (a fake CUDA driver stands in for the GPU: Triton compiles for sm_90 without one) and shows that the
@@ -46,7 +47,7 @@ def test_compiled_and_failing_jobs(tmp_path):
     assert pool.wait("a") and pool.wait("b")
     assert not pool.wait("raise")
     assert not pool.wait("never submitted")
-    workers = list(pool.executor._processes.values())
+    workers = list(pool.processes)
     stats = pool.close()
     assert {(tmp_path / n).read_text() for n in "ab"} <= {str(p.pid) for p in workers}
     assert all(int((tmp_path / n).read_text()) != os.getpid() for n in "ab")
@@ -66,9 +67,9 @@ def test_a_hanging_job_times_out_and_its_worker_does_not_outlive_the_pool(tmp_pa
     started = time.monotonic()
     assert not pool.wait("hang")
     assert time.monotonic() - started < 10  # the 3 s timeout, not the job's 120 s (slack for a loaded machine)
-    hung = next(p for p in pool.executor._processes.values() if p.pid == int(marker.read_text()))
+    hung = next(p for p in pool.processes if p.pid == int(marker.read_text()))
     stats = pool.close()
-    assert not hung.is_alive()
+    assert hung.poll() is not None
     assert stats["timed_out"] == 1 and stats["compiled"] == 0 and "TimeoutError" in stats["first_error"]
 
 
@@ -81,7 +82,7 @@ def test_a_worker_that_dies_ends_compiling_ahead_without_waiting_for_the_timeout
     assert not pool.wait("later")
     assert time.monotonic() - started < 30
     stats = pool.close()
-    assert stats["failed"] == 1 and "BrokenProcessPool" in stats["first_error"]
+    assert stats["failed"] == 1 and "WorkerLost" in stats["first_error"] and "status 3" in stats["first_error"]
 
 
 def test_stand_ins_carry_what_a_warmup_reads():
@@ -165,6 +166,39 @@ def test_tune_falls_back_to_the_serial_path_when_every_worker_compile_fails(tmp_
     assert report["timed"] == 8 and not report["rejected"]
     assert (ahead["compiled"], ahead["failed"]) == (0, 7)
     assert ahead["first_error"] == "RuntimeError: ptxas died"
+
+
+_UNGUARDED = """
+import os, pathlib, torch
+import test_tune_pool
+from tessel import _tune
+with open(os.environ["RUNS"], "a") as f:   # no `if __name__ == "__main__":` guard around any of this
+    f.write(f"{os.getpid()}\\n")
+x, y = torch.ones(37), torch.empty(37)
+fake = test_tune_pool._WarmedFake(pathlib.Path(os.environ["WORK"]), y)
+best, report = _tune.tune(fake, [x, y], {}, {}, timer=lambda fn: (fn(), 1.0)[1], verbose=False,
+                          compile_workers=2)
+print(report["compile_ahead"]["compiled"], report["timed"])
+"""
+
+
+def test_workers_never_rerun_an_unguarded_script(tmp_path):
+    # A spawned multiprocessing worker imports the caller's script as its main module: an unguarded
+    # body ran again in every worker (each of which tuned again). tessel's workers run its own entry
+    # point, so the script's side effects happen once, and the workers still compile every candidate.
+    pytest.importorskip("torch")
+    script, runs, work, marks = tmp_path / "unguarded.py", tmp_path / "runs", tmp_path / "work", tmp_path / "marks"
+    script.write_text(_UNGUARDED)
+    work.mkdir()
+    marks.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(RUNS=str(runs), WORK=str(work), MARKS=str(marks),
+               PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("python", "python/tests")))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ["7", "8"]
+    assert len(runs.read_text().splitlines()) == 1
+    assert len(list(marks.iterdir())) == 7
 
 
 def test_compile_ahead_is_off_under_the_interpreter_and_below_two_workers(tmp_path, monkeypatch):
