@@ -125,7 +125,9 @@ def run_case(case, args, kernels, flex_fn):
         return lambda: launch(*tensors, scale=scale)
 
     results = []
-    configs = [None] + [dict(c, BLOCK_D=triton.next_power_of_2(D)) for c in CONFIGS[: args.configs]]
+    sweep = CONFIGS[: args.configs] if not args.config else [
+        dict(zip(("BLOCK_S", "BLOCK_T", "WARPS", "STAGES"), map(int, c.split(",")))) for c in args.config]
+    configs = [None] + [dict(c, BLOCK_D=triton.next_power_of_2(D)) for c in sweep]
     for params in configs:
         row = {"params": params or "defaults"}
         try:
@@ -213,6 +215,8 @@ def main():
     parser.add_argument("--tag", default="attention")
     parser.add_argument("--only", default="", help="case indices or kinds, comma-separated")
     parser.add_argument("--configs", type=int, default=len(CONFIGS), help="how many sweep configs to try")
+    parser.add_argument("--config", action="append", default=[], metavar="BS,BT,WARPS,STAGES",
+                        help="sweep these configurations instead of the first --configs of CONFIGS")
     parser.add_argument("--no-flex", action="store_true")
     args = parser.parse_args()
     sys.path[:0] = [str(ROOT / "python"), str(ROOT / "bench")]
