@@ -1,0 +1,215 @@
+//===- PTXLegalize.cpp - PTX provider legalization and selector limits ----===//
+//
+// Before selection every parameter is bound (declared defaults, then the
+// caller's values), so the selector sees a program whose fragment extents and
+// launch configuration are numbers. The provider's own knob, THREADS (threads
+// per CTA), is declared here like the Triton provider's WARPS. Every op is
+// then checked against the selector's limits; a program with an op outside
+// them is rejected at that op with the exact limitation (seed 004), and no
+// artifact is produced.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Target/PTX/PTX.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+constexpr int64_t kThreadCandidates[] = {32, 64, 128, 256, 512, 1024};
+constexpr llvm::StringLiteral kRankIssueTag = "fragments are not selected yet";
+
+/// Declares THREADS (default 128: four warps, the Triton provider's default) when absent.
+void declareThreads(pgpu::KernelOp kernel) {
+  if (kernel.getParam(ptx::kThreadsParam))
+    return;
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto declared = kernel.getParams())
+    llvm::append_range(params, *declared);
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kThreadsParam), kThreadCandidates, 128,
+                                        StringAttr::get(ctx, "ptx")));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+/// View element types the selector loads and stores: LLVM integers and floats
+/// (i1 has no memory layout fixed by the ABI; index is not a storage type).
+std::optional<std::string> storageIssue(Type element) {
+  if (element.isInteger(1) || element.isIndex())
+    return "views of " + [&] {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << element;
+      return s;
+    }() + " are not selected (no storage layout in the PTX ABI)";
+  return std::nullopt;
+}
+
+bool isTranscendental(kir::UnaryKind kind) {
+  using K = kir::UnaryKind;
+  return kind == K::Exp || kind == K::Exp2 || kind == K::Log || kind == K::Log2 || kind == K::Rsqrt ||
+         kind == K::Sigmoid || kind == K::Sin || kind == K::Cos || kind == K::Tanh || kind == K::Erf;
+}
+} // namespace
+
+std::optional<std::string> ptx::selectionIssue(Operation *op) {
+  // Fragments: rank 1 only (the cyclic thread distribution of PTX.h).
+  auto rankIssue = [](Type type) -> std::optional<std::string> {
+    if (auto fragment = dyn_cast<pgpu::FragmentType>(type); fragment && fragment.getRank() != 1)
+      return "rank-" + std::to_string(fragment.getRank()) + " " + kRankIssueTag.str() +
+             " (the PTX selector distributes rank-1 fragments over a CTA)";
+    return std::nullopt;
+  };
+  // A contraction's or scan's own limitation says more than its operands' shapes.
+  if (!isa<pgpu::ContractOp, pgpu::ScanOp>(op)) {
+    for (Value v : op->getResults())
+      if (auto issue = rankIssue(v.getType()))
+        return issue;
+    for (Value v : op->getOperands())
+      if (auto issue = rankIssue(v.getType()))
+        return issue;
+  }
+  return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+      .Case([](arith::ConstantOp c) -> std::optional<std::string> {
+        if (!c.getType().isIntOrIndexOrFloat())
+          return std::string("only scalar integer and float constants are selected");
+        return std::nullopt;
+      })
+      .Case<pgpu::KernelOp, pgpu::ParamOp, pgpu::ExtentOp, pgpu::StrideOp, pgpu::CeilDivOp, pgpu::ProgramSpaceOp,
+            pgpu::ExecutionGroupOp, pgpu::DelinearizeOp, pgpu::ForOp, pgpu::IfOp, pgpu::YieldOp, pgpu::ReturnOp,
+            pgpu::CmpOp, pgpu::SelectOp, pgpu::IotaOp, pgpu::SplatOp, pgpu::ExtractOp, pgpu::ReduceOp,
+            pgpu::ArgReduceOp, pgpu::BroadcastOp>([](Operation *) { return std::nullopt; })
+      .Case([](pgpu::CastOp c) -> std::optional<std::string> {
+        Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
+        for (Type t : {from, to})
+          if (isa<FloatType>(t) && !t.isF16() && !t.isBF16() && !t.isF32() && !t.isF64())
+            return std::string("casts of 8-bit floats are not selected yet");
+        return std::nullopt;
+      })
+      .Case([](pgpu::BitcastOp c) -> std::optional<std::string> {
+        Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
+        if (from.isIndex() || to.isIndex())
+          return std::string("bitcasts of index are not selected");
+        return std::nullopt;
+      })
+      .Case([](pgpu::BinaryOp o) -> std::optional<std::string> {
+        Type type = pgpu::elementTypeOf(o.getType());
+        using K = kir::BinaryKind;
+        if (o.getKind() == K::Pow)
+          return std::string("'pow' needs libdevice, which the in-process PTX provider does not link");
+        if (isa<FloatType>(type) && o.getKind() == K::Rem)
+          return std::string("float 'rem' (fmod) has no exact PTX sequence in the selector yet");
+        return std::nullopt;
+      })
+      .Case([](pgpu::UnaryOp o) -> std::optional<std::string> {
+        Type type = pgpu::elementTypeOf(o.getType());
+        using K = kir::UnaryKind;
+        if (!isa<FloatType>(type) || !isTranscendental(o.getKind()))
+          return std::nullopt;
+        if (o.getKind() == K::Tanh || o.getKind() == K::Erf)
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
+                 "' needs libdevice, which the in-process PTX provider does not link";
+        if ((o.getKind() == K::Sin || o.getKind() == K::Cos) && !o.getApproximate())
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
+                 "' is selected only with {approximate} (sin.approx/cos.approx)";
+        if (!type.isF32() && !type.isF16() && !type.isBF16())
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
+                 "' is computed in f32 only (ex2.approx/lg2.approx); f64 needs libdevice";
+        return std::nullopt;
+      })
+      .Case<pgpu::LoadOp, pgpu::GatherOp>([](Operation *o) {
+        return storageIssue(cast<pgpu::ViewType>(o->getOperand(0).getType()).getElementType());
+      })
+      .Case([](pgpu::StoreOp o) {
+        return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType());
+      })
+      .Case([](pgpu::ContractOp) {
+        return std::string("contractions (GEMM) are not selected yet: FMA tiles, then mma.sync/wgmma, are the "
+                           "next step of the PTX provider");
+      })
+      .Case([](pgpu::ScanOp) {
+        return std::string("fragment scans are not selected yet (a CTA-wide scan needs a shuffle scan plus a "
+                           "shared-memory pass over warp totals)");
+      })
+      .Default([](Operation *o) -> std::optional<std::string> {
+        return "no PTX selection for this op yet (selected: constants, LaunchExprs, program space, execution "
+               "groups, for/if, pointwise ops, iota/splat, load/gather/store, reduce, arg_reduce, extract)";
+      });
+}
+
+FailureOr<llvm::StringMap<llvm::StringMap<int64_t>>>
+ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
+  llvm::StringMap<llvm::StringMap<int64_t>> bound;
+  bool ok = true;
+  for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
+    declareThreads(kernel);
+    llvm::StringMap<int64_t> values;
+    ArrayAttr declared = *kernel.getParams(); // (a range over the optional's value would dangle)
+    for (Attribute a : declared) {
+      auto p = cast<pgpu::ParamAttr>(a);
+      values[p.getName()] = p.getDefaultValue();
+    }
+    for (const auto &entry : overrides) {
+      pgpu::ParamAttr p = kernel.getParam(entry.getKey());
+      if (!p)
+        return kernel.emitError() << "kernel @" << kernel.getSymName() << " declares no parameter '"
+                                  << entry.getKey() << "'";
+      if (!llvm::is_contained(p.getCandidates(), entry.getValue()))
+        return kernel.emitError() << "parameter '" << entry.getKey() << "' = " << entry.getValue()
+                                  << " is outside its candidate domain";
+      values[entry.getKey()] = entry.getValue();
+    }
+    for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+      if (isa<pgpu::BufferType>(type)) {
+        kernel.emitError() << "the PTX selector cannot pass argument " << i
+                           << ": invocation workspace is not allocated by the PTX runtime yet";
+        ok = false;
+      }
+    // Ops without a selection are reported each; a fragment shape the selector does not distribute
+    // only at its first op, and only when nothing else is missing (it then follows from the op).
+    Operation *firstShape = nullptr;
+    std::string shapeIssue;
+    bool missing = false;
+    kernel.walk([&](Operation *op) {
+      std::optional<std::string> issue = selectionIssue(op);
+      if (!issue)
+        return;
+      if (StringRef(*issue).contains(kRankIssueTag)) {
+        if (!firstShape)
+          firstShape = op, shapeIssue = *issue;
+        return;
+      }
+      op->emitError() << "the PTX selector cannot express '" << op->getName() << "': " << *issue;
+      missing = true;
+    });
+    if (!missing && firstShape)
+      firstShape->emitError() << "the PTX selector cannot express '" << firstShape->getName() << "': " << shapeIssue;
+    ok = ok && !missing && !firstShape;
+    bound[kernel.getSymName()] = std::move(values);
+  }
+  if (!ok)
+    return failure();
+  return bound;
+}
+
+namespace {
+/// `tessel-opt -pgpu-ptx-legalize`: legalization as a pass, for lit (bound defaults, no overrides).
+struct PTXLegalizePass : public PassWrapper<PTXLegalizePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PTXLegalizePass)
+  StringRef getArgument() const override { return "pgpu-ptx-legalize"; }
+  StringRef getDescription() const override {
+    return "Declare the PTX provider's THREADS parameter and reject, at the op, what the PTX selector cannot "
+           "express (seed 004)";
+  }
+  void runOnOperation() override {
+    if (failed(ptx::legalize(getOperation(), {})))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void ptx::registerPTXPasses() { PassRegistration<PTXLegalizePass>(); }

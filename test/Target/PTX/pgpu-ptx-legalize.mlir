@@ -1,0 +1,105 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-ptx-legalize -verify-diagnostics | FileCheck %s
+
+// COM: Legalization declares the provider's THREADS parameter; a program the selector covers
+// COM: passes unchanged otherwise.
+// CHECK-LABEL: pgpu.kernel @rowmax
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128], 64>, #pgpu.param<"THREADS", [32, 64, 128, 256, 512, 1024], 128, provider = "ptx">
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @rowmax(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %ninf = arith.constant 0xFF800000 : f32
+      %block = pgpu.param "BLOCK" : index
+      %max = pgpu.for %c0 to %N step %block iter_args(%ninf : f32) -> f32 {
+      ^bb0(%b: index, %acc: f32):
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+        %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+        %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %ninf : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+        %part = pgpu.reduce %v axes [0] identity(%ninf : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+        ^bb0(%l: f32, %r: f32):
+          %m = pgpu.binary max %l, %r : f32
+          pgpu.yield %m : f32
+        }
+        %next = pgpu.binary max %acc, %part : f32
+        pgpu.yield %next : f32
+      }
+      pgpu.store %max, %y[%row] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: tanh needs libdevice: rejected at the op, with the reason.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @tanh(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f32
+      %v = pgpu.load %x[%c0] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.unary': 'tanh' needs libdevice, which the in-process PTX provider does not link}}
+      %w = pgpu.unary tanh %v : f32
+      pgpu.store %w, %y[%c0] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A rank-2 fragment is reported once, at its first op.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @tile(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %m = pgpu.iota %c0 : !pgpu.fragment<index, [4]>
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.broadcast': rank-2 fragments are not selected yet}}
+      %mm = pgpu.broadcast %m dims [0] : !pgpu.fragment<index, [4]> -> !pgpu.fragment<index, [4, 4]>
+      %nn = pgpu.broadcast %m dims [1] : !pgpu.fragment<index, [4]> -> !pgpu.fragment<index, [4, 4]>
+      %ok = pgpu.splat %t : i1 -> !pgpu.fragment<i1, [4, 4]>
+      %v = pgpu.load %x[%mm, %nn] valid %ok : !pgpu.fragment<i1, [4, 4]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[!pgpu.fragment<index, [4, 4]>, !pgpu.fragment<index, [4, 4]>] -> !pgpu.fragment<f32, [4, 4]>
+      pgpu.store %v, %y[%mm, %nn] valid %ok : !pgpu.fragment<i1, [4, 4]> : !pgpu.fragment<f32, [4, 4]>, !pgpu.view<f32, [M, N], out>[!pgpu.fragment<index, [4, 4]>, !pgpu.fragment<index, [4, 4]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Invocation workspace has no runtime allocation in the PTX provider yet: the kernel and each
+// COM: buffer access are rejected.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  // expected-error @+1 {{the PTX selector cannot pass argument 1: invocation workspace is not allocated by the PTX runtime yet}}
+  pgpu.kernel @staged(%x: !pgpu.view<f32, [M], in>,
+                      %ws: !pgpu.buffer<f32, [M], workspace> {pgpu.private = "workspace"}) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M], in>
+    pgpu.program_space (%M) {
+    ^bb0(%m: index):
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f32
+      %v = pgpu.load %x[%m] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M], in>[index] -> f32
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.buffer_store': no PTX selection for this op yet}}
+      pgpu.buffer_store %v, %ws[%m] valid %t : i1 : f32, !pgpu.buffer<f32, [M], workspace>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -1,0 +1,50 @@
+// What the PTX provider emits, stage by stage: the selected device IR (gpu.func, one CTA per
+// program instance, thread-cyclic fragments, guarded loads), the LLVM IR, and the PTX.
+
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=DEVICE
+// DEVICE: gpu.module @tessel_ptx
+// DEVICE: gpu.func @vector_add(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: f32) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// DEVICE: gpu.thread_id x
+// DEVICE: gpu.block_id x
+// DEVICE: scf.if %{{.*}} -> (f32) {
+// DEVICE: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// DEVICE: llvm.intr.maximum
+// DEVICE: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
+// DEVICE: gpu.return
+
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=ptx --emit=llvm | FileCheck %s --check-prefix=LLVM
+// LLVM: target triple = "nvptx64-nvidia-cuda"
+// LLVM: define ptx_kernel void @vector_add(
+// LLVM-NOT: declare {{.*}}@__nv
+
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=ptx | FileCheck %s --check-prefix=PTX
+// PTX: .target sm_90
+// PTX: .visible .entry vector_add(
+// PTX: .maxntid 128, 1, 1
+// PTX: ld.global
+// PTX: max.NaN.f32
+// PTX: st.global
+// PTX-NOT: call
+
+// COM: A row reduction: warp butterfly shuffles, then the warps' totals through shared memory.
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx | FileCheck %s --check-prefix=ROWS
+// ROWS: .visible .entry softmax(
+// ROWS: .shared .align 16 .b8 softmax_shared{{[0-9]+}}[16];
+// ROWS: shfl.sync.bfly.b32
+// ROWS: bar.sync
+// ROWS: ex2.approx.f32
+// ROWS: div.rn.f32
+// ROWS-NOT: call
+
+// COM: THREADS binds the CTA size; the warps' array follows it.
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param THREADS=256 | FileCheck %s --check-prefix=T256
+// T256: .maxntid 256, 1, 1
+// T256: .shared .align 16 .b8 softmax_shared{{[0-9]+}}[32];
+
+// COM: arg-reductions carry (value, position) through the same shuffles (64-bit positions as two words).
+// RUN: tessel compile %tessel_src/examples/kir/argmax.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=ARG
+// ARG: gpu.func @argmax(
+// ARG: gpu.shuffle {{ *}}xor %{{.*}} : f32
+// ARG: gpu.shuffle {{ *}}xor %{{.*}} : i32
+// ARG: arith.cmpf une
+// ARG: gpu.barrier
