@@ -64,8 +64,8 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
              " (the PTX selector distributes rank-1 fragments over a CTA)";
     return std::nullopt;
   };
-  // A contraction's or scan's own limitation says more than its operands' shapes.
-  if (!isa<pgpu::ContractOp, pgpu::ScanOp>(op)) {
+  // A contraction's own limitation says more than its operands' shapes.
+  if (!isa<pgpu::ContractOp>(op)) {
     for (Value v : op->getResults())
       if (auto issue = rankIssue(v.getType()))
         return issue;
@@ -82,7 +82,7 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
       .Case<pgpu::KernelOp, pgpu::ParamOp, pgpu::ExtentOp, pgpu::StrideOp, pgpu::CeilDivOp, pgpu::ProgramSpaceOp,
             pgpu::ExecutionGroupOp, pgpu::DelinearizeOp, pgpu::ForOp, pgpu::IfOp, pgpu::YieldOp, pgpu::ReturnOp,
             pgpu::CmpOp, pgpu::SelectOp, pgpu::IotaOp, pgpu::SplatOp, pgpu::ExtractOp, pgpu::ReduceOp,
-            pgpu::ArgReduceOp, pgpu::BroadcastOp>([](Operation *) { return std::nullopt; })
+            pgpu::ArgReduceOp, pgpu::ScanOp, pgpu::BroadcastOp>([](Operation *) { return std::nullopt; })
       .Case([](pgpu::CastOp c) -> std::optional<std::string> {
         Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
         for (Type t : {from, to})
@@ -131,13 +131,9 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
         return std::string("contractions (GEMM) are not selected yet: FMA tiles, then mma.sync/wgmma, are the "
                            "next step of the PTX provider");
       })
-      .Case([](pgpu::ScanOp) {
-        return std::string("fragment scans are not selected yet (a CTA-wide scan needs a shuffle scan plus a "
-                           "shared-memory pass over warp totals)");
-      })
       .Default([](Operation *o) -> std::optional<std::string> {
         return "no PTX selection for this op yet (selected: constants, LaunchExprs, program space, execution "
-               "groups, for/if, pointwise ops, iota/splat, load/gather/store, reduce, arg_reduce, extract)";
+               "groups, for/if, pointwise ops, iota/splat, load/gather/store, reduce, arg_reduce, scan, extract)";
       });
 }
 

@@ -139,7 +139,8 @@ private:
   Value sharedArray(Type slotType, int64_t count);
 
   // ---- cross-thread ---------------------------------------------------------
-  Value shuffleXor(Value v, int32_t offset);
+  Value shuffle(Value v, int32_t offset, gpu::ShuffleMode mode);
+  Value shuffleXor(Value v, int32_t offset) { return shuffle(v, offset, gpu::ShuffleMode::XOR); }
   SmallVector<Value> combineAcrossCTA(SmallVector<Value> acc,
                                       llvm::function_ref<SmallVector<Value>(ValueRange, ValueRange)> combine);
   FailureOr<SmallVector<Value>> inlineCombine(Region &region, ValueRange lhs, ValueRange rhs);
@@ -154,6 +155,7 @@ private:
   LogicalResult emitReduce(pgpu::ReduceOp op);
   LogicalResult emitArgReduce(pgpu::ArgReduceOp op);
   LogicalResult emitExtract(pgpu::ExtractOp op);
+  LogicalResult emitScan(pgpu::ScanOp op);
 };
 
 FailureOr<Value> Selector::binary(Operation *op, BinaryKind kind, Type type, Value x, Value y, bool approximate) {
@@ -402,10 +404,10 @@ Value Selector::sharedArray(Type slotType, int64_t count) {
   return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), name);
 }
 
-/// Butterfly exchange within the warp; 64-bit and narrow values travel as 32-bit words.
-Value Selector::shuffleXor(Value v, int32_t offset) {
+/// An exchange within the warp; 64-bit and narrow values travel as 32-bit words.
+Value Selector::shuffle(Value v, int32_t offset, gpu::ShuffleMode mode) {
   Type type = v.getType();
-  auto shuffle32 = [&](Value w) { return gpu::ShuffleOp::create(b, loc, w, offset, 32, gpu::ShuffleMode::XOR).getResult(0); };
+  auto shuffle32 = [&](Value w) { return gpu::ShuffleOp::create(b, loc, w, offset, 32, mode).getResult(0); };
   if (type.isF32() || type.isInteger(32))
     return shuffle32(v);
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
@@ -747,6 +749,127 @@ LogicalResult Selector::emitExtract(pgpu::ExtractOp op) {
   return success();
 }
 
+/// pgpu.scan of rank-1 fragments (Semantics.cpp scanAlong): the running prefix starts at the carry
+/// (or the identity) and combines on the left. Slot k of every thread holds the consecutive
+/// elements kT .. kT + T - 1, so each slot is one CTA-wide scan in element order: a shuffle scan
+/// inside each warp, the warps' totals through shared memory, and the prefix carried from the
+/// slots before. `reverse` walks elements from the end (slots, warps and lanes backwards).
+LogicalResult Selector::emitScan(pgpu::ScanOp op) {
+  auto fragment = cast<pgpu::FragmentType>(op.getInputs()[0].getType());
+  bool reverse = op.getReverse(), exclusive = op.getExclusive();
+  unsigned n = op.getInputs().size();
+  bool ok = true;
+  auto combine = [&](ValueRange lhs, ValueRange rhs) -> SmallVector<Value> {
+    FailureOr<SmallVector<Value>> r = inlineCombine(op.getCombine(), lhs, rhs);
+    if (failed(r)) {
+      ok = false;
+      return SmallVector<Value>(lhs.begin(), lhs.end());
+    }
+    return *r;
+  };
+  auto select = [&](Value c, ValueRange t, ValueRange f) {
+    SmallVector<Value> out;
+    for (auto [x, y] : llvm::zip(t, f))
+      out.push_back(arith::SelectOp::create(b, loc, c, x, y));
+    return out;
+  };
+  SmallVector<Value> identity, carry;
+  flatten(op.getIdentities(), identity);
+  if (op.getCarries().empty())
+    carry = identity;
+  else
+    flatten(op.getCarries(), carry);
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(32));
+  Value warp = arith::DivUIOp::create(b, loc, tid, constIndex(32));
+  int64_t warps = threads / 32;
+  gpu::ShuffleMode towardLater = reverse ? gpu::ShuffleMode::DOWN : gpu::ShuffleMode::UP;
+  int64_t slotCount = slots(fragment);
+  SmallVector<SmallVector<Value>> results(n, SmallVector<Value>(slotCount));
+  for (int64_t step = 0; step < slotCount; ++step) {
+    int64_t k = reverse ? slotCount - 1 - step : step;
+    SmallVector<Value> v;
+    for (Value input : op.getInputs())
+      v.push_back(values[input][k]);
+    if (Value exists = slotExists(fragment, k))
+      v = select(exists, v, identity);
+    // inclusive scan inside the warp, in element order
+    for (int32_t offset = 1; offset < 32; offset *= 2) {
+      SmallVector<Value> earlier;
+      for (Value x : v)
+        earlier.push_back(shuffle(x, offset, towardLater));
+      Value has = reverse ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                                  arith::AddIOp::create(b, loc, lane, constIndex(offset)),
+                                                  constIndex(32)).getResult()
+                          : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane, constIndex(offset))
+                                .getResult();
+      v = select(has, combine(earlier, v), v);
+    }
+    SmallVector<Value> within = v; // inclusive within the warp
+    if (exclusive) {
+      SmallVector<Value> before;
+      for (Value x : v)
+        before.push_back(shuffle(x, 1, towardLater));
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, constIndex(reverse ? 31 : 0));
+      within = select(first, identity, before);
+    }
+    // the prefix of the warps before this one, and the slot's total
+    // (through shared memory even for one warp: every lane needs the total)
+    SmallVector<Value> prefix = carry, total;
+    {
+      SmallVector<Value> arrays;
+      SmallVector<Type> slotTypes;
+      for (Value x : v) {
+        Type t = x.getType().isIndex() ? b.getI64Type() : x.getType().isInteger(1) ? b.getI8Type() : x.getType();
+        slotTypes.push_back(t);
+        arrays.push_back(sharedArray(t, warps));
+      }
+      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, constIndex(reverse ? 0 : 31));
+      Value warp64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), warp);
+      scf::IfOp::create(b, loc, last, [&](OpBuilder &, Location) {
+        for (auto [i, x] : llvm::enumerate(v)) {
+          Value word = x.getType().isIndex() ? arith::IndexCastOp::create(b, loc, slotTypes[i], x).getResult()
+                       : x.getType().isInteger(1) ? arith::ExtUIOp::create(b, loc, slotTypes[i], x).getResult()
+                                                  : x;
+          Value p = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), slotTypes[i], arrays[i],
+                                        ValueRange{warp64});
+          LLVM::StoreOp::create(b, loc, word, p);
+        }
+        scf::YieldOp::create(b, loc);
+      });
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> running = identity;
+      for (int64_t s = 0; s < warps; ++s) {
+        int64_t w = reverse ? warps - 1 - s : s;
+        SmallVector<Value> part;
+        for (auto [i, x] : llvm::enumerate(v)) {
+          Value p = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), slotTypes[i], arrays[i],
+                                        ValueRange{constInt(b.getI64Type(), w)});
+          Value word = LLVM::LoadOp::create(b, loc, slotTypes[i], p);
+          part.push_back(x.getType().isIndex()      ? arith::IndexCastOp::create(b, loc, x.getType(), word).getResult()
+                         : x.getType().isInteger(1) ? arith::TruncIOp::create(b, loc, x.getType(), word).getResult()
+                                                    : word);
+        }
+        // warps before mine in element order contribute to my prefix
+        Value before = arith::CmpIOp::create(b, loc, reverse ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult,
+                                             constIndex(w), warp);
+        prefix = select(before, combine(prefix, part), prefix);
+        running = combine(running, part);
+      }
+      total = running;
+      gpu::BarrierOp::create(b, loc);
+    }
+    SmallVector<Value> out = combine(prefix, within);
+    for (unsigned c = 0; c < n; ++c)
+      results[c][k] = out[c];
+    carry = combine(carry, total);
+  }
+  if (!ok)
+    return failure();
+  for (auto [r, list] : llvm::zip(op.getResults(), results))
+    values[r] = list;
+  return success();
+}
+
 LogicalResult Selector::emitOp(Operation *op) {
   loc = op->getLoc();
   if (std::optional<std::string> issue = ptx::selectionIssue(op))
@@ -872,6 +995,7 @@ LogicalResult Selector::emitOp(Operation *op) {
       .Case([&](pgpu::ReduceOp o) { return emitReduce(o); })
       .Case([&](pgpu::ArgReduceOp o) { return emitArgReduce(o); })
       .Case([&](pgpu::ExtractOp o) { return emitExtract(o); })
+      .Case([&](pgpu::ScanOp o) { return emitScan(o); })
       .Default([&](Operation *o) {
         return o->emitError() << "the PTX selector cannot express '" << o->getName() << "'";
       });

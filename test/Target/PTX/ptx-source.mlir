@@ -48,3 +48,14 @@
 // ARG: gpu.shuffle {{ *}}xor %{{.*}} : i32
 // ARG: arith.cmpf une
 // ARG: gpu.barrier
+
+// COM: Scans: a shuffle scan inside each warp in element order, the warps' totals through shared
+// COM: memory, the carry from the slot before. (The pipeline spells the exclusive reverse kernel as a
+// COM: forward scan over reversed coordinates, so it shuffles up as well.)
+// RUN: tessel compile %tessel_src/examples/kir/cumsum.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=SCAN
+// SCAN-LABEL: gpu.func @cumsum(
+// SCAN: gpu.shuffle {{ *}}up
+// SCAN: gpu.barrier
+// SCAN-LABEL: gpu.func @cumsum_exclusive_reverse(
+// SCAN: gpu.shuffle {{ *}}up
+// SCAN: gpu.barrier

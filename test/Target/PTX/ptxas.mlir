@@ -17,8 +17,14 @@
 // RUN: %ptxas -arch=sm_90a %t.gemv.ptx -o %t.cubin
 // RUN: tessel compile %tessel_src/examples/kir/histogram.mlir --target=ptx -o %t.histogram.ptx
 // RUN: %ptxas -arch=sm_90a %t.histogram.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/cumsum.mlir --target=ptx -o %t.cumsum.ptx
+// RUN: %ptxas -arch=sm_90a %t.cumsum.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/cummax.mlir --target=ptx -o %t.cummax.ptx
+// RUN: %ptxas -arch=sm_90a %t.cummax.ptx -o %t.cubin
 // COM: other block sizes (THREADS is the provider's parameter): one warp, and 1024 threads
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param THREADS=32 -o %t.softmax32.ptx
 // RUN: %ptxas -arch=sm_90a %t.softmax32.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/cumsum.mlir --target=ptx --param THREADS=32 -o %t.cumsum32.ptx
+// RUN: %ptxas -arch=sm_90a %t.cumsum32.ptx -o %t.cubin
 // RUN: tessel compile %tessel_src/examples/kir/argmax.mlir --target=ptx --param THREADS=1024 -o %t.argmax1024.ptx
 // RUN: %ptxas -arch=sm_90a %t.argmax1024.ptx -o %t.cubin

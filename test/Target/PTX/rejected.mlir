@@ -5,9 +5,9 @@
 // RUN: test ! -e %t.gemm.ptx
 // GEMM: gemm.mlir:31:15: error: the PTX selector cannot express 'pgpu.contract': contractions (GEMM) are not selected yet
 
-// RUN: not tessel compile %tessel_src/examples/kir/cumsum.mlir --target=ptx -o %t.cumsum.ptx 2>&1 | FileCheck %s --check-prefix=SCAN
-// RUN: test ! -e %t.cumsum.ptx
-// SCAN: cumsum.mlir:16:15: error: the PTX selector cannot express 'pgpu.scan': fragment scans are not selected yet
+// RUN: not tessel compile %tessel_src/examples/kir/batched_gemm.mlir --target=ptx -o %t.bgemm.ptx 2>&1 | FileCheck %s --check-prefix=BATCHED
+// RUN: test ! -e %t.bgemm.ptx
+// BATCHED: batched_gemm.mlir:19:11: error: the PTX selector cannot express 'pgpu.contract'
 
 // RUN: not tessel compile %tessel_src/examples/kir/transpose.mlir --target=ptx --emit=device 2>&1 | FileCheck %s --check-prefix=TILE
 // TILE: transpose.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the PTX selector cannot express 'pgpu.broadcast': rank-2 fragments are not selected yet
