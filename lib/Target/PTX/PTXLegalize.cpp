@@ -23,15 +23,39 @@ namespace {
 constexpr int64_t kThreadCandidates[] = {32, 64, 128, 256, 512, 1024};
 constexpr llvm::StringLiteral kRankIssueTag = "fragments are not selected yet";
 
-/// Declares THREADS (default 128: four warps, the Triton provider's default) when absent.
+/// The largest fragment of the kernel, in elements, at the declared defaults.
+int64_t largestFragment(pgpu::KernelOp kernel) {
+  int64_t largest = 1;
+  kernel.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (auto fragment = dyn_cast<pgpu::FragmentType>(v.getType())) {
+        int64_t elements = 1;
+        for (Attribute e : fragment.getExtents()) {
+          if (auto size = dyn_cast<IntegerAttr>(e))
+            elements *= size.getInt();
+          else if (pgpu::ParamAttr p = kernel.getParam(cast<StringAttr>(e).getValue()))
+            elements *= p.getDefaultValue();
+        }
+        largest = std::max(largest, elements);
+      }
+  });
+  return largest;
+}
+
+/// Declares THREADS when absent. Default: 128 (four warps, the Triton provider's default),
+/// doubled while the largest fragment would need more than 32 registers per thread (a 128x128
+/// accumulator gets 512 threads).
 void declareThreads(pgpu::KernelOp kernel) {
   if (kernel.getParam(ptx::kThreadsParam))
     return;
+  int64_t threads = 128;
+  while (threads < 1024 && largestFragment(kernel) > 32 * threads)
+    threads *= 2;
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params;
   if (auto declared = kernel.getParams())
     llvm::append_range(params, *declared);
-  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kThreadsParam), kThreadCandidates, 128,
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kThreadsParam), kThreadCandidates, threads,
                                         StringAttr::get(ctx, "ptx")));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
@@ -57,22 +81,12 @@ bool isTranscendental(kir::UnaryKind kind) {
 } // namespace
 
 std::optional<std::string> ptx::selectionIssue(Operation *op) {
-  // Fragments: rank 1 only (the cyclic thread distribution of PTX.h).
-  auto rankIssue = [](Type type) -> std::optional<std::string> {
-    if (auto fragment = dyn_cast<pgpu::FragmentType>(type); fragment && fragment.getRank() != 1)
+  // Fragments of any rank are flattened row-major over the CTA (PTX.h); arg-reductions and
+  // scans run along rank-1 fragments only.
+  if (isa<pgpu::ArgReduceOp, pgpu::ScanOp>(op))
+    if (auto fragment = dyn_cast<pgpu::FragmentType>(op->getOperand(0).getType()); fragment && fragment.getRank() != 1)
       return "rank-" + std::to_string(fragment.getRank()) + " " + kRankIssueTag.str() +
-             " (the PTX selector distributes rank-1 fragments over a CTA)";
-    return std::nullopt;
-  };
-  // A contraction's own limitation says more than its operands' shapes.
-  if (!isa<pgpu::ContractOp>(op)) {
-    for (Value v : op->getResults())
-      if (auto issue = rankIssue(v.getType()))
-        return issue;
-    for (Value v : op->getOperands())
-      if (auto issue = rankIssue(v.getType()))
-        return issue;
-  }
+             " for this op (it runs along rank-1 fragments)";
   return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
       .Case([](arith::ConstantOp c) -> std::optional<std::string> {
         if (!c.getType().isIntOrIndexOrFloat())
@@ -127,13 +141,10 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
       .Case([](pgpu::StoreOp o) {
         return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType());
       })
-      .Case([](pgpu::ContractOp) {
-        return std::string("contractions (GEMM) are not selected yet: FMA tiles, then mma.sync/wgmma, are the "
-                           "next step of the PTX provider");
-      })
+      .Case<pgpu::ContractOp, pgpu::TransposeOp, pgpu::ReshapeOp>([](Operation *) { return std::nullopt; })
       .Default([](Operation *o) -> std::optional<std::string> {
         return "no PTX selection for this op yet (selected: constants, LaunchExprs, program space, execution "
-               "groups, for/if, pointwise ops, iota/splat, load/gather/store, reduce, arg_reduce, scan, extract)";
+               "groups, for/if, pointwise ops, iota/splat/broadcast/transpose/reshape, load/gather/store, reduce, arg_reduce, scan, contract, extract)";
       });
 }
 

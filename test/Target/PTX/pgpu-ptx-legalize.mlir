@@ -60,9 +60,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: A rank-2 fragment is reported once, at its first op.
+// COM: Arg-reductions run along rank-1 fragments only: a rank-2 one is rejected at the op.
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-  pgpu.kernel @tile(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+  pgpu.kernel @argmax2(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<i64, [M], out>) {
     %c1 = arith.constant 1 : index
     pgpu.program_space (%c1) {
     ^bb0(%p: index):
@@ -70,12 +70,15 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %z = arith.constant 0.0 : f32
       %t = arith.constant true
       %m = pgpu.iota %c0 : !pgpu.fragment<index, [4]>
-      // expected-error @+1 {{the PTX selector cannot express 'pgpu.broadcast': rank-2 fragments are not selected yet}}
       %mm = pgpu.broadcast %m dims [0] : !pgpu.fragment<index, [4]> -> !pgpu.fragment<index, [4, 4]>
       %nn = pgpu.broadcast %m dims [1] : !pgpu.fragment<index, [4]> -> !pgpu.fragment<index, [4, 4]>
       %ok = pgpu.splat %t : i1 -> !pgpu.fragment<i1, [4, 4]>
       %v = pgpu.load %x[%mm, %nn] valid %ok : !pgpu.fragment<i1, [4, 4]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[!pgpu.fragment<index, [4, 4]>, !pgpu.fragment<index, [4, 4]>] -> !pgpu.fragment<f32, [4, 4]>
-      pgpu.store %v, %y[%mm, %nn] valid %ok : !pgpu.fragment<i1, [4, 4]> : !pgpu.fragment<f32, [4, 4]>, !pgpu.view<f32, [M, N], out>[!pgpu.fragment<index, [4, 4]>, !pgpu.fragment<index, [4, 4]>]
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.arg_reduce': rank-2 fragments are not selected yet for this op (it runs along rank-1 fragments)}}
+      %best, %pos = pgpu.arg_reduce argmax %v axis 1 base %c0 tie lowest nan propagate : !pgpu.fragment<f32, [4, 4]> -> !pgpu.fragment<f32, [4]>, !pgpu.fragment<index, [4]>
+      %okm = pgpu.splat %t : i1 -> !pgpu.fragment<i1, [4]>
+      %pos64 = pgpu.cast %pos : !pgpu.fragment<index, [4]> to !pgpu.fragment<i64, [4]>
+      pgpu.store %pos64, %y[%m] valid %okm : !pgpu.fragment<i1, [4]> : !pgpu.fragment<i64, [4]>, !pgpu.view<i64, [M], out>[!pgpu.fragment<index, [4]>]
       pgpu.yield
     }
     pgpu.return

@@ -59,3 +59,21 @@
 // SCAN-LABEL: gpu.func @cumsum_exclusive_reverse(
 // SCAN: gpu.shuffle {{ *}}up
 // SCAN: gpu.barrier
+
+// COM: Rank-2 fragments are flattened over the CTA; a broadcast to another shape (here the tile's
+// COM: index coordinates) moves elements through the shared-memory staging area.
+// RUN: tessel compile %tessel_src/examples/kir/transpose.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=MOVE
+// MOVE: llvm.mlir.global internal @transpose_stage() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[0-9]+}} x i8>
+// MOVE-LABEL: gpu.func @transpose(
+// MOVE: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr<3>
+// MOVE: gpu.barrier
+// MOVE: llvm.load %{{.*}} : !llvm.ptr<3> -> i64
+// MOVE: gpu.barrier
+
+// COM: GEMM as plain FMA tiles: operands staged, one fma loop per accumulator element, widened
+// COM: from f16; a 128x128 accumulator gets 512 threads by default.
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=FMA
+// FMA: gpu.func @gemm({{.*}}known_block_size = array<i32: 512, 1, 1>
+// FMA: scf.for
+// FMA: arith.extf %{{.*}} : f16 to f32
+// FMA: llvm.call_intrinsic "llvm.fma.f32"

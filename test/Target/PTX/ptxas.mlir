@@ -21,6 +21,12 @@
 // RUN: %ptxas -arch=sm_90a %t.cumsum.ptx -o %t.cubin
 // RUN: tessel compile %tessel_src/examples/kir/cummax.mlir --target=ptx -o %t.cummax.ptx
 // RUN: %ptxas -arch=sm_90a %t.cummax.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/transpose.mlir --target=ptx -o %t.transpose.ptx
+// RUN: %ptxas -arch=sm_90a %t.transpose.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=ptx -o %t.gemm.ptx
+// RUN: %ptxas -arch=sm_90a %t.gemm.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/batched_gemm.mlir --target=ptx -o %t.batched_gemm.ptx
+// RUN: %ptxas -arch=sm_90a %t.batched_gemm.ptx -o %t.cubin
 // COM: other block sizes (THREADS is the provider's parameter): one warp, and 1024 threads
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param THREADS=32 -o %t.softmax32.ptx
 // RUN: %ptxas -arch=sm_90a %t.softmax32.ptx -o %t.cubin

@@ -1,17 +1,13 @@
 // Suite kernels outside the PTX selector are rejected at the op the author wrote (the KIR
 // location), with the selector's limitation, and no artifact is written (seed 004).
 
-// RUN: not tessel compile %tessel_src/examples/kir/gemm.mlir --target=ptx -o %t.gemm.ptx 2>&1 | FileCheck %s --check-prefix=GEMM
-// RUN: test ! -e %t.gemm.ptx
-// GEMM: gemm.mlir:31:15: error: the PTX selector cannot express 'pgpu.contract': contractions (GEMM) are not selected yet
+// RUN: not tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx -o %t.embedding.ptx 2>&1 | FileCheck %s --check-prefix=SCATTER
+// RUN: test ! -e %t.embedding.ptx
+// SCATTER: embedding.mlir:34:5: error: the PTX selector cannot express 'pgpu.scatter_reduce': no PTX selection for this op yet
 
-// RUN: not tessel compile %tessel_src/examples/kir/batched_gemm.mlir --target=ptx -o %t.bgemm.ptx 2>&1 | FileCheck %s --check-prefix=BATCHED
-// RUN: test ! -e %t.bgemm.ptx
-// BATCHED: batched_gemm.mlir:19:11: error: the PTX selector cannot express 'pgpu.contract'
-
-// RUN: not tessel compile %tessel_src/examples/kir/transpose.mlir --target=ptx --emit=device 2>&1 | FileCheck %s --check-prefix=TILE
-// TILE: transpose.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the PTX selector cannot express 'pgpu.broadcast': rank-2 fragments are not selected yet
-// TILE-NOT: gpu.module
+// RUN: not tessel compile %tessel_src/examples/kir/linear_attention.mlir --target=ptx --emit=device 2>&1 | FileCheck %s --check-prefix=REGION
+// REGION: linear_attention.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the PTX selector cannot express 'pgpu.region_fold'
+// REGION-NOT: gpu.module
 
 // RUN: not tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx 2>&1 | FileCheck %s --check-prefix=FOLD
 // FOLD: error: the PTX selector cannot express 'pgpu.range_reduce': no PTX selection for this op yet
