@@ -80,6 +80,31 @@ bool isTranscendental(kir::UnaryKind kind) {
 }
 } // namespace
 
+std::optional<llvm::StringRef> ptx::scatterAtomic(pgpu::ScatterReduceOp op) {
+  Block &block = op.getCombine().front();
+  auto binary = dyn_cast<pgpu::BinaryOp>(&block.front());
+  if (!binary || block.getOperations().size() != 2 || block.getTerminator()->getOperand(0) != binary.getResult())
+    return std::nullopt;
+  bool args = (binary.getLhs() == block.getArgument(0) && binary.getRhs() == block.getArgument(1)) ||
+              (binary.getLhs() == block.getArgument(1) && binary.getRhs() == block.getArgument(0));
+  if (!args)
+    return std::nullopt;
+  Type type = binary.getType();
+  bool isFloat = isa<FloatType>(type);
+  bool isUnsigned = isa<IntegerType>(type) && cast<IntegerType>(type).isUnsigned();
+  using K = kir::BinaryKind;
+  switch (binary.getKind()) {
+  case K::Add: return isFloat ? llvm::StringRef("fadd") : llvm::StringRef("add");
+  case K::Max: case K::MaxNum: if (!isFloat) return isUnsigned ? llvm::StringRef("umax") : llvm::StringRef("max"); break;
+  case K::Min: case K::MinNum: if (!isFloat) return isUnsigned ? llvm::StringRef("umin") : llvm::StringRef("min"); break;
+  case K::And: return llvm::StringRef("_and");
+  case K::Or: return llvm::StringRef("_or");
+  case K::Xor: return llvm::StringRef("_xor");
+  default: break;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> ptx::selectionIssue(Operation *op) {
   // Fragments of any rank are flattened row-major over the CTA (PTX.h); arg-reductions and
   // scans run along rank-1 fragments only.
@@ -96,7 +121,19 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
       .Case<pgpu::KernelOp, pgpu::ParamOp, pgpu::ExtentOp, pgpu::StrideOp, pgpu::CeilDivOp, pgpu::ProgramSpaceOp,
             pgpu::ExecutionGroupOp, pgpu::DelinearizeOp, pgpu::ForOp, pgpu::IfOp, pgpu::YieldOp, pgpu::ReturnOp,
             pgpu::CmpOp, pgpu::SelectOp, pgpu::IotaOp, pgpu::SplatOp, pgpu::ExtractOp, pgpu::ReduceOp,
-            pgpu::ArgReduceOp, pgpu::ScanOp, pgpu::BroadcastOp>([](Operation *) { return std::nullopt; })
+            pgpu::ArgReduceOp, pgpu::ScanOp, pgpu::BroadcastOp, pgpu::RangeReduceOp, pgpu::ForeachOp>([](Operation *) { return std::nullopt; })
+      .Case([](pgpu::ScatterReduceOp o) -> std::optional<std::string> {
+        if (!ptx::scatterAtomic(o))
+          return std::string("the combine is not one PTX atomic (an add, or an integer min/max/and/or/xor, of "
+                             "its two arguments)");
+        return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType());
+      })
+      .Case([](pgpu::RegionFoldOp f) -> std::optional<std::string> {
+        for (Value v : f.getIdentities())
+          if (!v.getType().isIntOrIndexOrFloat())
+            return std::string("a region_fold state of fragments is not selected yet (scalar states only)");
+        return std::nullopt;
+      })
       .Case([](pgpu::CastOp c) -> std::optional<std::string> {
         Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
         for (Type t : {from, to})
@@ -144,7 +181,8 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
       .Case<pgpu::ContractOp, pgpu::TransposeOp, pgpu::ReshapeOp>([](Operation *) { return std::nullopt; })
       .Default([](Operation *o) -> std::optional<std::string> {
         return "no PTX selection for this op yet (selected: constants, LaunchExprs, program space, execution "
-               "groups, for/if, pointwise ops, iota/splat/broadcast/transpose/reshape, load/gather/store, reduce, arg_reduce, scan, contract, extract)";
+               "groups, for/if, pointwise ops, iota/splat/broadcast/transpose/reshape, load/gather/store, reduce, arg_reduce, scan, contract, extract, "
+               "range_reduce, region_fold, foreach, scatter_reduce as atomics)";
       });
 }
 

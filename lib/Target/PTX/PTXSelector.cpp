@@ -164,10 +164,15 @@ private:
   LogicalResult emitArgReduce(pgpu::ArgReduceOp op);
   LogicalResult emitExtract(pgpu::ExtractOp op);
   LogicalResult emitScan(pgpu::ScanOp op);
+  LogicalResult emitRangeReduce(pgpu::RangeReduceOp op);
+  LogicalResult emitScatterReduce(pgpu::ScatterReduceOp op);
+  LogicalResult emitRegionFold(pgpu::RegionFoldOp op);
+  LogicalResult emitForeach(pgpu::ForeachOp op);
 
   // ---- fragments of rank >= 2: data movement through a shared-memory staging area ----------
   static constexpr int64_t kStageLimit = 40 * 1024; // of the 48 KiB a CTA gets statically
   int64_t stageBytes = 0;
+  int64_t sharedBytes = 0; // the reductions' and scans' small arrays
   Operation *current = nullptr;
   Type stageType(Type t) { return t.isIndex() ? b.getI64Type() : t.isInteger(1) ? b.getI8Type() : t; }
   Value stagedPointer(Type slotType, int64_t byteOffset, Value linear);
@@ -424,6 +429,7 @@ Value Selector::address(pgpu::ViewType type, Value view, ValueRange coords, int6
 /// returns its address.
 Value Selector::sharedArray(Type slotType, int64_t count) {
   std::string name = (kernel.getSymName() + "_shared" + llvm::Twine(nextShared++)).str();
+  sharedBytes += ((count * std::max<int64_t>(1, slotType.getIntOrFloatBitWidth() / 8) + 15) / 16) * 16;
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
@@ -1115,6 +1121,112 @@ LogicalResult Selector::emitContract(pgpu::ContractOp op) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Unblocked structured ops run as ordered loops of the CTA (the order is one of those their
+// contracts allow; Triton legalization expands them the same way). Their bodies are uniform
+// control, so the fragments and reductions inside stay CTA-wide.
+//===----------------------------------------------------------------------===//
+
+LogicalResult Selector::emitRangeReduce(pgpu::RangeReduceOp op) {
+  SmallVector<Value> identity;
+  flatten(op.getIdentities(), identity);
+  bool ok = true;
+  auto loop = scf::ForOp::create(b, loc, values[op.getLower()][0], values[op.getUpper()][0], constIndex(1), identity,
+                                 [&](OpBuilder &, Location, Value i, ValueRange acc) {
+                                   Block &element = op.getElement().front();
+                                   values[element.getArgument(0)] = {i};
+                                   ok = succeeded(emitBlock(element));
+                                   SmallVector<Value> member;
+                                   if (ok)
+                                     flatten(element.getTerminator()->getOperands(), member);
+                                   FailureOr<SmallVector<Value>> next =
+                                       ok ? inlineCombine(op.getCombine(), acc, member) : FailureOr<SmallVector<Value>>(failure());
+                                   ok = ok && succeeded(next);
+                                   scf::YieldOp::create(b, loc, ok ? ValueRange(*next) : acc);
+                                 });
+  if (!ok)
+    return failure();
+  bind(op.getResults(), loop.getResults());
+  return success();
+}
+
+/// Semantics of the pgpu interpreter: the first segment's summary is the state, each later
+/// summary is combined into it; an empty range leaves the identities.
+LogicalResult Selector::emitRegionFold(pgpu::RegionFoldOp op) {
+  SmallVector<Value> init;
+  flatten(op.getIdentities(), init);
+  init.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(true))); // first segment
+  Value upper = values[op.getUpper()][0], step = values[op.getStep()][0];
+  bool ok = true;
+  auto loop = scf::ForOp::create(
+      b, loc, values[op.getLower()][0], upper, step, init, [&](OpBuilder &, Location, Value begin, ValueRange carried) {
+        ValueRange state = carried.drop_back();
+        Value first = carried.back();
+        Block &summarize = op.getSummarize().front();
+        Value end = arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, begin, step), upper);
+        values[summarize.getArgument(0)] = {begin};
+        values[summarize.getArgument(1)] = {end};
+        SmallVector<Value> captures(op.getCaptures().begin(), op.getCaptures().end());
+        for (auto [i, v] : llvm::enumerate(captures)) {
+          BlockArgument arg = summarize.getArgument(2 + i);
+          if (isa<pgpu::ViewType>(v.getType()))
+            views[arg] = views[v];
+          else
+            values[arg] = values[v];
+        }
+        ok = succeeded(emitBlock(summarize));
+        SmallVector<Value> summary, yields;
+        if (ok)
+          flatten(summarize.getTerminator()->getOperands(), summary);
+        FailureOr<SmallVector<Value>> merged = ok ? inlineCombine(op.getCombine(), state, summary) : FailureOr<SmallVector<Value>>(failure());
+        ok = ok && succeeded(merged);
+        if (ok)
+          for (auto [s, m] : llvm::zip(summary, *merged))
+            yields.push_back(arith::SelectOp::create(b, loc, first, s, m));
+        else
+          yields.assign(state.begin(), state.end());
+        yields.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+        scf::YieldOp::create(b, loc, yields);
+      });
+  if (!ok)
+    return failure();
+  bind(op.getResults(), loop.getResults().drop_back());
+  return success();
+}
+
+LogicalResult Selector::emitForeach(pgpu::ForeachOp op) {
+  bool ok = true;
+  scf::ForOp::create(b, loc, values[op.getLower()][0], values[op.getUpper()][0], constIndex(1), ValueRange{},
+                     [&](OpBuilder &, Location, Value i, ValueRange) {
+                       Block &body = op.getBody().front();
+                       values[body.getArgument(0)] = {i};
+                       ok = succeeded(emitBlock(body));
+                       scf::YieldOp::create(b, loc);
+                     });
+  return success(ok);
+}
+
+/// pgpu.scatter_reduce as relaxed atomics (the invocation-wide sharing domain: device scope, the
+/// PTX default). A scalar value is added once, by thread 0 (scalars are uniform).
+LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
+  std::optional<StringRef> name = ptx::scatterAtomic(op);
+  std::optional<LLVM::AtomicBinOp> kind = name ? LLVM::symbolizeAtomicBinOp(*name) : std::nullopt;
+  if (!kind)
+    return op.emitError() << "the PTX selector has no atomic for this scatter_reduce combine";
+  auto viewType = cast<pgpu::ViewType>(op.getView().getType());
+  auto fragment = dyn_cast<pgpu::FragmentType>(op.getValue().getType());
+  for (int64_t k = 0, n = slotsOf(op.getValue()); k < n; ++k) {
+    Value ok = at(op.getValid(), k);
+    ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
+    scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
+      Value p = address(viewType, op.getView(), op.getCoords(), k);
+      LLVM::AtomicRMWOp::create(b, loc, *kind, p, at(op.getValue(), k), LLVM::AtomicOrdering::monotonic);
+      scf::YieldOp::create(b, loc);
+    });
+  }
+  return success();
+}
+
 LogicalResult Selector::emitOp(Operation *op) {
   loc = op->getLoc();
   current = op;
@@ -1265,6 +1377,10 @@ LogicalResult Selector::emitOp(Operation *op) {
       .Case([&](pgpu::ArgReduceOp o) { return emitArgReduce(o); })
       .Case([&](pgpu::ExtractOp o) { return emitExtract(o); })
       .Case([&](pgpu::ScanOp o) { return emitScan(o); })
+      .Case([&](pgpu::RangeReduceOp o) { return emitRangeReduce(o); })
+      .Case([&](pgpu::ScatterReduceOp o) { return emitScatterReduce(o); })
+      .Case([&](pgpu::RegionFoldOp o) { return emitRegionFold(o); })
+      .Case([&](pgpu::ForeachOp o) { return emitForeach(o); })
       .Default([&](Operation *o) {
         return o->emitError() << "the PTX selector cannot express '" << o->getName() << "'";
       });
@@ -1334,6 +1450,11 @@ LogicalResult Selector::run() {
       return failure();
   }
   gpu::ReturnOp::create(b, loc);
+  // A CTA gets 48 KiB of static shared memory; ptxas would reject more, so the program is.
+  if (stageBytes + sharedBytes > 48 * 1024)
+    return kernel.emitError() << "the PTX selector needs " << stageBytes + sharedBytes
+                              << " bytes of static shared memory for @" << kernel.getSymName()
+                              << ", more than the 48 KiB a CTA gets (smaller tiles or fewer THREADS fit)";
   if (stageBytes > 0) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());

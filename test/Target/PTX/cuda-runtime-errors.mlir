@@ -5,6 +5,6 @@
 // NODRIVER: error: cannot load the CUDA driver library '{{.*}}libcuda.so.1' ({{.*}}); --device cuda needs an NVIDIA driver
 
 // COM: A rejected program fails at compile time, before the driver is touched.
-// RUN: env TESSEL_LIBCUDA=%t.missing/libcuda.so.1 not tessel run %tessel_src/examples/kir/embedding.mlir:embedding_scatter_add --shape T=3,V=5,D=7 --device=cuda --target=ptx 2>&1 | FileCheck %s --check-prefix=REJECTED
-// REJECTED: error: the PTX selector cannot express 'pgpu.scatter_reduce'
+// RUN: env TESSEL_LIBCUDA=%t.missing/libcuda.so.1 not tessel run %tessel_src/examples/fused_pointwise.py:fused_pointwise --shape N=37 --scalar alpha=0.5 --device=cuda --target=ptx 2>&1 | FileCheck %s --check-prefix=REJECTED
+// REJECTED: error: the PTX selector cannot express 'pgpu.unary'
 // REJECTED-NOT: CUDA driver

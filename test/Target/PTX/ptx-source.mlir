@@ -77,3 +77,16 @@
 // FMA: scf.for
 // FMA: arith.extf %{{.*}} : f16 to f32
 // FMA: llvm.call_intrinsic "llvm.fma.f32"
+
+// COM: scatter_reduce with an add combine: relaxed atomics; a scalar value is added by thread 0 only.
+// RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=ATOM
+// ATOM-LABEL: gpu.func @embedding_scatter_add(
+// ATOM: %[[TID:.*]] = gpu.thread_id x
+// ATOM: %[[LANE0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : index
+// ATOM: scf.if %[[LANE0]] {
+// ATOM: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
+
+// COM: Unblocked region folds (attention) run as ordered segment loops; the first summary seeds the state.
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=FOLD
+// FOLD-LABEL: gpu.func @attention(
+// FOLD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}%true{{.*}}) -> ({{.*}}i1)

@@ -27,6 +27,12 @@
 // RUN: %ptxas -arch=sm_90a %t.gemm.ptx -o %t.cubin
 // RUN: tessel compile %tessel_src/examples/kir/batched_gemm.mlir --target=ptx -o %t.batched_gemm.ptx
 // RUN: %ptxas -arch=sm_90a %t.batched_gemm.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx -o %t.embedding.ptx
+// RUN: %ptxas -arch=sm_90a %t.embedding.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.attention.ptx
+// RUN: %ptxas -arch=sm_90a %t.attention.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/kir/linear_attention.mlir --target=ptx -o %t.linear_attention.ptx
+// RUN: %ptxas -arch=sm_90a %t.linear_attention.ptx -o %t.cubin
 // COM: other block sizes (THREADS is the provider's parameter): one warp, and 1024 threads
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param THREADS=32 -o %t.softmax32.ptx
 // RUN: %ptxas -arch=sm_90a %t.softmax32.ptx -o %t.cubin

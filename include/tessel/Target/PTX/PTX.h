@@ -54,6 +54,10 @@ void registerPTXPasses();
 /// reports this at the op; the selector re-checks while it builds.
 std::optional<std::string> selectionIssue(mlir::Operation *op);
 
+/// The PTX atomic that realizes a scatter_reduce's combine (an add of its two arguments, or an
+/// integer min/max/and/or/xor), as an `llvm.atomicrmw` operation name; nothing when none does.
+std::optional<llvm::StringRef> scatterAtomic(pgpu::ScatterReduceOp op);
+
 /// The selector: every legalized kernel of `module` becomes one `gpu.func`
 /// (kernel) in a `gpu.module @tessel_ptx` of a new module.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
