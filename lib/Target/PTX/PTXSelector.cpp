@@ -67,6 +67,14 @@ private:
   unsigned nextShared = 0;
   DenseMap<Value, SmallVector<Value>> values; // scalar -> {v}; fragment -> one value per slot
   DenseMap<Value, ViewABI> views;
+  /// Views the kernel both reads and writes: their writes are fenced by CTA barriers before and
+  /// after, since another thread than the writer may read (or have read) the element; the pgpu
+  /// program is sequential within an instance (bar.sync orders global memory within the CTA).
+  DenseSet<Value> readAndWritten;
+  void fenceWrite(Value view) {
+    if (readAndWritten.contains(view))
+      gpu::BarrierOp::create(b, loc);
+  }
 
   // ---- helpers --------------------------------------------------------------
   Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -631,6 +639,7 @@ LogicalResult Selector::emitStore(pgpu::StoreOp op) {
   auto viewType = cast<pgpu::ViewType>(op.getView().getType());
   auto fragment = dyn_cast<pgpu::FragmentType>(op.getValue().getType());
   int64_t n = slotsOf(op.getValue());
+  fenceWrite(op.getView());
   for (int64_t k = 0; k < n; ++k) {
     Value ok = at(op.getValid(), k);
     ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
@@ -640,6 +649,7 @@ LogicalResult Selector::emitStore(pgpu::StoreOp op) {
       scf::YieldOp::create(b, loc);
     });
   }
+  fenceWrite(op.getView());
   return success();
 }
 
@@ -1215,6 +1225,7 @@ LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
     return op.emitError() << "the PTX selector has no atomic for this scatter_reduce combine";
   auto viewType = cast<pgpu::ViewType>(op.getView().getType());
   auto fragment = dyn_cast<pgpu::FragmentType>(op.getValue().getType());
+  fenceWrite(op.getView());
   for (int64_t k = 0, n = slotsOf(op.getValue()); k < n; ++k) {
     Value ok = at(op.getValid(), k);
     ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
@@ -1224,6 +1235,7 @@ LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
       scf::YieldOp::create(b, loc);
     });
   }
+  fenceWrite(op.getView());
   return success();
 }
 
@@ -1426,6 +1438,18 @@ LogicalResult Selector::run() {
       values[arg] = {type.isIndex() ? asIndex(v) : v};
     }
   }
+  DenseSet<Value> read, written;
+  kernel.walk([&](Operation *op) {
+    if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
+      read.insert(op->getOperand(0));
+    else if (auto store = dyn_cast<pgpu::StoreOp>(op))
+      written.insert(store.getView());
+    else if (auto scatter = dyn_cast<pgpu::ScatterReduceOp>(op))
+      written.insert(scatter.getView());
+  });
+  for (Value v : written)
+    if (read.contains(v))
+      readAndWritten.insert(v);
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   laneIsZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constIndex(0));
   // LaunchExprs, then the program space: this CTA is the instance block_id.x, decoded row-major.
