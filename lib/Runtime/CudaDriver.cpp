@@ -199,6 +199,24 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
     error = "kernel @" + kernel.getSymName().str() + " was not legalized for PTX (no THREADS)";
     return false;
   }
+  // The ABI is checked before the driver is touched, so a wrong call fails alike everywhere.
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    const interp::Argument &arg = args[i];
+    std::string which = "argument " + std::to_string(i) + " of @" + kernel.getSymName().str();
+    if (auto view = dyn_cast<pgpu::ViewType>(type)) {
+      if (!arg.view) {
+        error = which + " is a view; no array given";
+        return false;
+      }
+      if (arg.view->shape.size() != view.getRank() || arg.view->elementType != view.getElementType()) {
+        error = which + " expects a rank-" + std::to_string(view.getRank()) + " array of the view's element type";
+        return false;
+      }
+    } else if (!type.isIntOrIndexOrFloat()) {
+      error = which + " has no place in the PTX ABI (invocation workspace is not allocated yet)";
+      return false;
+    }
+  }
   Driver *d = openDriver(error);
   if (!d)
     return false;
@@ -238,18 +256,7 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     const interp::Argument &arg = args[i];
     if (auto view = dyn_cast<pgpu::ViewType>(type)) {
-      if (!arg.view) {
-        error = "argument " + std::to_string(i) + " of @" + kernel.getSymName().str() + " is a view; no array given";
-        cleanup();
-        return false;
-      }
       const interp::HostArray &a = *arg.view;
-      if (a.shape.size() != view.getRank()) {
-        error = "argument " + std::to_string(i) + " has rank " + std::to_string(a.shape.size()) + ", the view " +
-                std::to_string(view.getRank());
-        cleanup();
-        return false;
-      }
       size_t bytes = abiBytes(view.getElementType());
       std::vector<uint8_t> host(std::max<size_t>(1, a.storage.size()) * bytes);
       for (size_t e = 0; e < a.storage.size(); ++e)
@@ -269,15 +276,10 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
         word(&e, 8);
       for (int64_t s : a.strides)
         word(&s, 8);
-    } else if (type.isIntOrIndexOrFloat()) {
+    } else {
       std::array<uint8_t, 8> w{};
       pack(arg.scalar, type, w.data());
       words.push_back(w);
-    } else {
-      error = "argument " + std::to_string(i) + " of @" + kernel.getSymName().str() +
-              " has no place in the PTX ABI (invocation workspace is not allocated yet)";
-      cleanup();
-      return false;
     }
   }
   std::vector<void *> pointers;
