@@ -61,17 +61,22 @@ std::string describe(Driver &d, const char *call, CUresult r) {
   return std::string(call) + " failed with CUresult " + std::to_string(r) + (text ? std::string(" (") + text + ")" : "");
 }
 
-/// The process's driver, opened on first use; null with `error` when it cannot be.
+/// The driver library at `path`, opened on first use and kept for the process (an opening that
+/// failed is remembered too); null with `error` when it cannot be used.
 Driver *openDriver(std::string &error) {
-  static Driver driver;
-  static std::string openError;
-  static bool tried = false;
-  if (tried) {
+  struct Opened {
+    Driver driver;
+    std::string error;
+  };
+  static std::map<std::string, Opened> opened;
+  std::string path = runtime::driverLibraryPath();
+  auto [it, fresh] = opened.try_emplace(path);
+  Driver &driver = it->second.driver;
+  std::string &openError = it->second.error;
+  if (!fresh) {
     error = openError;
     return driver.context ? &driver : nullptr;
   }
-  tried = true;
-  std::string path = runtime::driverLibraryPath();
   driver.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!driver.handle) {
     const char *why = dlerror();

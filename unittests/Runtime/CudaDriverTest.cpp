@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <dlfcn.h>
 
 using namespace mlir;
 using namespace tessel;
@@ -81,6 +82,32 @@ TEST_F(CudaDriver, NotLegalized) {
   std::string error;
   EXPECT_FALSE(runtime::launchPTXKernel(kernel, {}, "", {interp::Argument{&x, {}}, interp::Argument{&x, {}}}, error));
   EXPECT_EQ(error, "kernel @copy was not legalized for PTX (no THREADS)");
+}
+
+/// The stand-in driver (FakeCuda.cpp): the launch path's marshalling, grid and copies on a CPU.
+TEST_F(CudaDriver, LaunchThroughAStandInDriver) {
+  setenv("TESSEL_LIBCUDA", TESSEL_FAKE_CUDA, 1);
+  interp::HostArray x = interp::HostArray::contiguous(b.getF32Type(), {37});
+  interp::HostArray y = interp::HostArray::contiguous(b.getF32Type(), {37});
+  for (int i = 0; i < 37; ++i)
+    x.storage[i].f = 0.5 * i, y.storage[i].f = -1;
+  std::string error;
+  params["THREADS"] = 256;
+  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "not ptx", {interp::Argument{&x, {}}, interp::Argument{&y, {}}},
+                                        error));
+  EXPECT_EQ(error, "cuModuleLoadData (the driver rejected the PTX) failed with CUresult 218 (fake driver error)");
+  ASSERT_TRUE(runtime::launchPTXKernel(kernel, params, ".visible .entry copy()", {interp::Argument{&x, {}},
+                                       interp::Argument{&y, {}}}, error))
+      << error;
+  void *fake = dlopen(TESSEL_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_TRUE(fake);
+  auto grid = reinterpret_cast<unsigned (*)()>(dlsym(fake, "fake_last_grid"));
+  auto block = reinterpret_cast<unsigned (*)()>(dlsym(fake, "fake_last_block"));
+  EXPECT_EQ(grid(), 37u);  // the program space (N), evaluated on the host
+  EXPECT_EQ(block(), 256u); // THREADS
+  for (int i = 0; i < 37; ++i)
+    EXPECT_EQ(y.storage[i].f, 0.5 * i) << i;
+  unsetenv("TESSEL_LIBCUDA");
 }
 
 TEST_F(CudaDriver, NoDriverIsAnError) {
