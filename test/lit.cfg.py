@@ -32,3 +32,9 @@ _stub = "/usr/local/cuda/lib64/stubs/libcuda.so"
 if os.path.exists(_stub):
     config.available_features.add("cuda-stub-driver")
     config.substitutions.append(("%cuda_stub_driver", _stub))
+# The unit tests' stand-in libcuda (records launches, runs nothing but its `copy` kernel) lets
+# `tessel run --device=cuda` go through compile, ABI and copies on CPU machines.
+_fake = os.path.join(config.tessel_obj_root, "unittests", "libtessel-fake-cuda.so")
+if os.path.exists(_fake):
+    config.available_features.add("fake-cuda-driver")
+    config.substitutions.append(("%fake_cuda_driver", _fake))
