@@ -90,3 +90,8 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=FOLD
 // FOLD-LABEL: gpu.func @attention(
 // FOLD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}%true{{.*}}) -> ({{.*}}i1)
+
+// COM: Compiling twice gives byte-identical PTX (shared-memory names and order are deterministic).
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.a1.ptx
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.a2.ptx
+// RUN: cmp %t.a1.ptx %t.a2.ptx
