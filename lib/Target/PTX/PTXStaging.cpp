@@ -2,6 +2,8 @@
 
 #include "Selector.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::ptx::detail;
@@ -80,10 +82,97 @@ Value Selector::linearizeStatic(ArrayRef<Value> coords, ArrayRef<int64_t> shape)
 }
 
 /// A pure data movement: result element `index` is operand element `sourceCoords(index)`.
+bool Selector::recomputable(Value fragment, unsigned depth) {
+  if (!isa<pgpu::FragmentType>(fragment.getType()))
+    return true; // a scalar operand is uniform
+  Operation *def = fragment.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (isa<pgpu::IotaOp, pgpu::SplatOp>(def))
+    return true;
+  if (auto unary = dyn_cast<pgpu::UnaryOp>(def); unary && isa<FloatType>(pgpu::elementTypeOf(unary.getType())))
+    return false; // keep transcendental work where it was computed
+  if (!isa<pgpu::BroadcastOp, pgpu::TransposeOp, pgpu::BinaryOp, pgpu::UnaryOp, pgpu::CmpOp, pgpu::SelectOp,
+           pgpu::CastOp>(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value v) { return recomputable(v, depth + 1); });
+}
+
+FailureOr<Value> Selector::elementAt(Value fragment, ArrayRef<Value> coords) {
+  if (!isa<pgpu::FragmentType>(fragment.getType()))
+    return values[fragment][0];
+  Operation *def = fragment.getDefiningOp();
+  auto operand = [&](unsigned i) { return elementAt(def->getOperand(i), coords); };
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(def)
+      .Case([&](pgpu::IotaOp o) -> FailureOr<Value> {
+        return arith::AddIOp::create(b, loc, values[o.getBase()][0], coords[0]).getResult();
+      })
+      .Case([&](pgpu::SplatOp o) -> FailureOr<Value> { return values[o.getOperand()][0]; })
+      .Case([&](pgpu::BroadcastOp o) {
+        SmallVector<Value> source;
+        for (int64_t d : o.getDims())
+          source.push_back(coords[d]);
+        return elementAt(o.getOperand(), source);
+      })
+      .Case([&](pgpu::TransposeOp o) {
+        SmallVector<Value> source(coords.size());
+        for (auto [k, p] : llvm::enumerate(o.getPermutation()))
+          source[p] = coords[k];
+        return elementAt(o.getOperand(), source);
+      })
+      .Case([&](pgpu::BinaryOp o) -> FailureOr<Value> {
+        FailureOr<Value> x = operand(0), y = operand(1);
+        if (failed(x) || failed(y))
+          return failure();
+        return binary(o, o.getKind(), pgpu::elementTypeOf(o.getType()), *x, *y, o.getApproximate());
+      })
+      .Case([&](pgpu::UnaryOp o) -> FailureOr<Value> {
+        FailureOr<Value> x = operand(0);
+        if (failed(x))
+          return failure();
+        return unary(o, o.getKind(), pgpu::elementTypeOf(o.getType()), *x, o.getApproximate());
+      })
+      .Case([&](pgpu::CmpOp o) -> FailureOr<Value> {
+        FailureOr<Value> x = operand(0), y = operand(1);
+        if (failed(x) || failed(y))
+          return failure();
+        return compare(o.getPredicate(), pgpu::elementTypeOf(o.getLhs().getType()), *x, *y);
+      })
+      .Case([&](pgpu::SelectOp o) -> FailureOr<Value> {
+        FailureOr<Value> c = operand(0), t = operand(1), f = operand(2);
+        if (failed(c) || failed(t) || failed(f))
+          return failure();
+        return arith::SelectOp::create(b, loc, *c, *t, *f).getResult();
+      })
+      .Case([&](pgpu::CastOp o) -> FailureOr<Value> {
+        FailureOr<Value> x = operand(0);
+        if (failed(x))
+          return failure();
+        return castValue(pgpu::elementTypeOf(o.getOperand().getType()), pgpu::elementTypeOf(o.getType()), *x);
+      })
+      .Default([&](Operation *o) -> FailureOr<Value> {
+        return o->emitError() << "the PTX selector cannot recompute this element (a selector bug)";
+      });
+}
+
 LogicalResult Selector::emitMove(Operation *op, Value operand, Value result,
                                  llvm::function_ref<SmallVector<Value>(ArrayRef<Value>)> sourceCoords) {
   auto from = cast<pgpu::FragmentType>(operand.getType());
   auto to = cast<pgpu::FragmentType>(result.getType());
+  SmallVector<int64_t> toShape0 = shapeOf(to);
+  if (recomputable(operand)) {
+    // Coordinates and other pure functions of them: recompute each element where it is needed.
+    SmallVector<Value> out;
+    for (int64_t k = 0, n = slots(to); k < n; ++k) {
+      SmallVector<Value> index = delinearizeStatic(slotElement(to, k), toShape0);
+      FailureOr<Value> v = elementAt(operand, sourceCoords(index));
+      if (failed(v))
+        return failure();
+      out.push_back(*v);
+    }
+    values[result] = out;
+    return success();
+  }
   if (failed(stage(operand, 0)))
     return failure();
   gpu::BarrierOp::create(b, loc);

@@ -191,6 +191,12 @@ private:
     Value exists = slotExists(type, k);
     return exists ? arith::SelectOp::create(b, loc, exists, l, constIndex(0)).getResult() : l;
   }
+  /// Whether every element of `fragment` is a pure function of its coordinates (iota, splat,
+  /// constants, broadcasts, transposes and pointwise ops of those), so that a move can recompute
+  /// it where it is needed instead of exchanging it through shared memory.
+  bool recomputable(Value fragment, unsigned depth = 0);
+  /// The element of a recomputable fragment at `coords` (index values, one per axis).
+  FailureOr<Value> elementAt(Value fragment, ArrayRef<Value> coords);
   LogicalResult emitMove(Operation *op, Value operand, Value result,
                          llvm::function_ref<SmallVector<Value>(ArrayRef<Value>)> sourceCoords);
   LogicalResult emitAxisReduce(pgpu::ReduceOp op);
