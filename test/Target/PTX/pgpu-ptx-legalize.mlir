@@ -106,3 +106,25 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: 8-bit floats have no LLVM type: rejected at the first op that makes one.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @f8(%x: !pgpu.view<f8E4M3FN, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f8E4M3FN, [N], in>
+    pgpu.program_space (%N) {
+    ^bb0(%n: index):
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f8E4M3FN
+      // expected-error @-1 {{the PTX selector cannot express 'arith.constant': 8-bit float values are not selected yet}}
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.load': 8-bit float values are not selected yet}}
+      %v = pgpu.load %x[%n] valid %t : i1 fill %z : f8E4M3FN : !pgpu.view<f8E4M3FN, [N], in>[index] -> f8E4M3FN
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.cast': 8-bit float values are not selected yet}}
+      %w = pgpu.cast %v : f8E4M3FN to f32
+      pgpu.store %w, %y[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
