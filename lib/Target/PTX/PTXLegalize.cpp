@@ -23,8 +23,9 @@ namespace {
 constexpr int64_t kThreadCandidates[] = {32, 64, 128, 256, 512, 1024};
 constexpr llvm::StringLiteral kRankIssueTag = "fragments are not selected yet";
 
-/// The largest fragment of the kernel, in elements, at the declared defaults.
-int64_t largestFragment(pgpu::KernelOp kernel) {
+/// The largest fragment of the kernel, in elements, at the bound values (`overrides`, else the
+/// declared defaults).
+int64_t largestFragment(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &overrides) {
   int64_t largest = 1;
   kernel.walk([&](Operation *op) {
     for (Value v : op->getResults())
@@ -33,6 +34,8 @@ int64_t largestFragment(pgpu::KernelOp kernel) {
         for (Attribute e : fragment.getExtents()) {
           if (auto size = dyn_cast<IntegerAttr>(e))
             elements *= size.getInt();
+          else if (auto it = overrides.find(cast<StringAttr>(e).getValue()); it != overrides.end())
+            elements *= it->second;
           else if (pgpu::ParamAttr p = kernel.getParam(cast<StringAttr>(e).getValue()))
             elements *= p.getDefaultValue();
         }
@@ -43,13 +46,14 @@ int64_t largestFragment(pgpu::KernelOp kernel) {
 }
 
 /// Declares THREADS when absent. Default: 128 (four warps, the Triton provider's default),
-/// doubled while the largest fragment would need more than 32 registers per thread (a 128x128
-/// accumulator gets 512 threads).
-void declareThreads(pgpu::KernelOp kernel) {
+/// doubled while the largest fragment at the bound parameters would need more than 32 registers
+/// per thread (a 128x128 accumulator gets 512 threads; a row block of 16384 gets 512).
+void declareThreads(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &overrides) {
   if (kernel.getParam(ptx::kThreadsParam))
     return;
   int64_t threads = 128;
-  while (threads < 1024 && largestFragment(kernel) > 32 * threads)
+  int64_t largest = largestFragment(kernel, overrides);
+  while (threads < 1024 && largest > 32 * threads)
     threads *= 2;
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params;
@@ -199,7 +203,7 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
   llvm::StringMap<llvm::StringMap<int64_t>> bound;
   bool ok = true;
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
-    declareThreads(kernel);
+    declareThreads(kernel, overrides);
     llvm::StringMap<int64_t> values;
     ArrayAttr declared = *kernel.getParams(); // (a range over the optional's value would dangle)
     for (Attribute a : declared) {

@@ -93,3 +93,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.a1.ptx
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.a2.ptx
 // RUN: cmp %t.a1.ptx %t.a2.ptx
+
+// COM: THREADS's default follows the bound parameters: a 16384-wide row block gets 512 threads.
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param BLOCK=16384 | FileCheck %s --check-prefix=WIDE
+// WIDE: .maxntid 512, 1, 1
