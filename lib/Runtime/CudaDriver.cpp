@@ -217,11 +217,36 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
         error = which + " expects a rank-" + std::to_string(view.getRank()) + " array of the view's element type";
         return false;
       }
-    } else if (!type.isIntOrIndexOrFloat()) {
-      error = which + " has no place in the PTX ABI (invocation workspace is not allocated yet)";
+    } else if (!type.isIntOrIndexOrFloat() && !isa<pgpu::BufferType>(type)) {
+      error = which + " has no place in the PTX ABI";
       return false;
     }
   }
+  // Workspace sizes: a literal, a parameter, or the extent of a view axis of the same name.
+  auto workspaceShape = [&](pgpu::BufferType buffer, std::string &why) -> std::optional<SmallVector<int64_t>> {
+    SmallVector<int64_t> shape;
+    for (Attribute e : buffer.getExtents()) {
+      if (auto size = dyn_cast<IntegerAttr>(e)) {
+        shape.push_back(size.getInt());
+        continue;
+      }
+      StringRef name = cast<StringAttr>(e).getValue();
+      std::optional<int64_t> found;
+      if (auto it = params.find(name); it != params.end())
+        found = it->second;
+      for (auto [j, other] : llvm::enumerate(kernel.getArgumentTypes()))
+        if (auto view = dyn_cast<pgpu::ViewType>(other); view && !found)
+          for (auto [axis, ve] : llvm::enumerate(view.getExtents()))
+            if (auto vname = dyn_cast<StringAttr>(ve); vname && vname.getValue() == name && !found)
+              found = args[j].view->shape[axis];
+      if (!found) {
+        why = "no view or parameter names the workspace extent '" + name.str() + "'";
+        return std::nullopt;
+      }
+      shape.push_back(*found);
+    }
+    return shape;
+  };
   Driver *d = openDriver(error);
   if (!d)
     return false;
@@ -281,6 +306,39 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
         word(&e, 8);
       for (int64_t s : a.strides)
         word(&s, 8);
+    } else if (auto buffer = dyn_cast<pgpu::BufferType>(type)) {
+      // Invocation workspace: allocated before the one launch, filled when the ABI states pgpu.init.
+      std::string why;
+      std::optional<SmallVector<int64_t>> shape = workspaceShape(buffer, why);
+      if (!shape) {
+        error = "argument " + std::to_string(i) + " of @" + kernel.getSymName().str() + ": " + why;
+        cleanup();
+        return false;
+      }
+      int64_t count = 1;
+      for (int64_t e : *shape)
+        count *= e;
+      size_t bytes = abiBytes(buffer.getElementType());
+      std::vector<uint8_t> host(std::max<int64_t>(1, count) * bytes);
+      if (auto init = kernel.getArgAttrOfType<TypedAttr>(i, "pgpu.init")) {
+        interp::Elem e;
+        if (auto f = dyn_cast<FloatAttr>(init))
+          e.f = f.getValueAsDouble();
+        else
+          e.i = cast<IntegerAttr>(init).getInt();
+        for (int64_t k = 0; k < count; ++k)
+          pack(e, buffer.getElementType(), host.data() + k * bytes);
+      }
+      CUdeviceptr ptr = 0;
+      if ((r = d->cuMemAlloc(&ptr, host.size())) != 0 || (r = d->cuMemcpyHtoD(ptr, host.data(), host.size())) != 0) {
+        error = describe(*d, "allocating invocation workspace", r);
+        if (ptr)
+          d->cuMemFree(ptr);
+        cleanup();
+        return false;
+      }
+      buffers.push_back({ptr, nullptr});
+      word(&ptr, 8);
     } else {
       std::array<uint8_t, 8> w{};
       pack(arg.scalar, type, w.data());
@@ -303,6 +361,8 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
   }
   // Copy every written view back into its host array.
   for (auto &[ptr, arg] : buffers) {
+    if (!arg)
+      continue; // workspace: freed below, never copied back
     interp::HostArray &a = *arg->view;
     auto view = cast<pgpu::ViewType>(kernel.getArgumentTypes()[&*arg - args.data()]);
     if (view.getMode() == kir::ViewMode::In)

@@ -133,7 +133,8 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
       .Case<pgpu::KernelOp, pgpu::ParamOp, pgpu::ExtentOp, pgpu::StrideOp, pgpu::CeilDivOp, pgpu::ProgramSpaceOp,
             pgpu::ExecutionGroupOp, pgpu::DelinearizeOp, pgpu::ForOp, pgpu::IfOp, pgpu::YieldOp, pgpu::ReturnOp,
             pgpu::CmpOp, pgpu::SelectOp, pgpu::IotaOp, pgpu::SplatOp, pgpu::ExtractOp, pgpu::ReduceOp,
-            pgpu::ArgReduceOp, pgpu::ScanOp, pgpu::BroadcastOp, pgpu::RangeReduceOp, pgpu::ForeachOp>([](Operation *) { return std::nullopt; })
+            pgpu::ArgReduceOp, pgpu::ScanOp, pgpu::BroadcastOp, pgpu::RangeReduceOp, pgpu::ForeachOp,
+            pgpu::BufferLoadOp, pgpu::BufferStoreOp>([](Operation *) { return std::nullopt; })
       .Case([](pgpu::ScatterReduceOp o) -> std::optional<std::string> {
         if (!ptx::scatterAtomic(o))
           return std::string("the combine is not one PTX atomic (an add, or an integer min/max/and/or/xor, of "
@@ -194,7 +195,7 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
       .Default([](Operation *o) -> std::optional<std::string> {
         return "no PTX selection for this op yet (selected: constants, LaunchExprs, program space, execution "
                "groups, for/if, pointwise ops, iota/splat/broadcast/transpose/reshape, load/gather/store, reduce, arg_reduce, scan, contract, extract, "
-               "range_reduce, region_fold, foreach, scatter_reduce as atomics)";
+               "range_reduce, region_fold, foreach, scatter_reduce as atomics, workspace buffer_load/store)";
       });
 }
 
@@ -221,10 +222,15 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
       values[entry.getKey()] = entry.getValue();
     }
     for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
-      if (isa<pgpu::BufferType>(type)) {
-        kernel.emitError() << "the PTX selector cannot pass argument " << i
-                           << ": invocation workspace is not allocated by the PTX runtime yet";
-        ok = false;
+      if (auto buffer = dyn_cast<pgpu::BufferType>(type)) {
+        if (buffer.getScope() != pgpu::BufferScope::Workspace) {
+          kernel.emitError() << "the PTX selector cannot pass argument " << i << ": only invocation workspace "
+                             << "buffers are kernel arguments";
+          ok = false;
+        } else if (auto issue = storageIssue(buffer.getElementType())) {
+          kernel.emitError() << "the PTX selector cannot pass argument " << i << ": " << *issue;
+          ok = false;
+        }
       }
     // Ops without a selection are reported each; a fragment shape the selector does not distribute
     // only at its first op, and only when nothing else is missing (it then follows from the op).

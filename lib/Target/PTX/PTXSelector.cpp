@@ -244,15 +244,14 @@ Value Selector::castValue(Type from, Type to, Value x) {
 }
 
 /// The global address of element `coords` (slot k) of `view`: pointer + sum(coord * stride).
-Value Selector::address(pgpu::ViewType type, Value view, ValueRange coords, int64_t k) {
-  const ViewABI &abi = views[view];
+Value Selector::address(Type elementType, Value resource, ValueRange coords, int64_t k) {
+  const ViewABI &abi = views[resource];
   Value offset = constIndex(0);
   for (auto [axis, c] : llvm::enumerate(coords))
     offset = arith::AddIOp::create(b, loc, offset, arith::MulIOp::create(b, loc, at(c, k), abi.strides[axis]));
   Value offset64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  return LLVM::GEPOp::create(b, loc, ptrType, deviceScalarType(type.getElementType()), abi.pointer,
-                             ValueRange{offset64});
+  return LLVM::GEPOp::create(b, loc, ptrType, deviceScalarType(elementType), abi.pointer, ValueRange{offset64});
 }
 
 FailureOr<SmallVector<Value>> Selector::inlineCombine(Region &region, ValueRange lhs, ValueRange rhs) {
@@ -326,9 +325,9 @@ LogicalResult Selector::emitIf(pgpu::IfOp op) {
 
 /// A read with validity and fill: invalid slots (and slots past the fragment) perform no access.
 LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill) {
-  auto viewType = cast<pgpu::ViewType>(view.getType());
-  Type element = deviceScalarType(viewType.getElementType());
   Value result = op->getResult(0);
+  Type elementType = pgpu::elementTypeOf(result.getType());
+  Type element = deviceScalarType(elementType);
   auto fragment = dyn_cast<pgpu::FragmentType>(result.getType());
   int64_t n = slotsOf(result);
   SmallVector<Value> out;
@@ -339,7 +338,7 @@ LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, V
     auto ifOp = scf::IfOp::create(
         b, loc, ok,
         [&](OpBuilder &, Location) {
-          Value p = address(viewType, view, coords, k);
+          Value p = address(elementType, view, coords, k);
           scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, element, p).getResult());
         },
         [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, values[fill][0]); });
@@ -350,21 +349,21 @@ LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, V
 }
 
 /// A write with validity. A scalar store is made by thread 0 only (scalars are uniform).
-LogicalResult Selector::emitStore(pgpu::StoreOp op) {
-  auto viewType = cast<pgpu::ViewType>(op.getView().getType());
-  auto fragment = dyn_cast<pgpu::FragmentType>(op.getValue().getType());
-  int64_t n = slotsOf(op.getValue());
-  fenceWrite(op.getView());
+LogicalResult Selector::emitStore(Value value, Value resource, ValueRange coords, Value valid) {
+  auto fragment = dyn_cast<pgpu::FragmentType>(value.getType());
+  Type elementType = pgpu::elementTypeOf(value.getType());
+  int64_t n = slotsOf(value);
+  fenceWrite(resource);
   for (int64_t k = 0; k < n; ++k) {
-    Value ok = at(op.getValid(), k);
+    Value ok = at(valid, k);
     ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
     scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
-      Value p = address(viewType, op.getView(), op.getCoords(), k);
-      LLVM::StoreOp::create(b, loc, at(op.getValue(), k), p);
+      Value p = address(elementType, resource, coords, k);
+      LLVM::StoreOp::create(b, loc, at(value, k), p);
       scf::YieldOp::create(b, loc);
     });
   }
-  fenceWrite(op.getView());
+  fenceWrite(resource);
   return success();
 }
 
@@ -467,7 +466,7 @@ LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
     Value ok = at(op.getValid(), k);
     ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
     scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
-      Value p = address(viewType, op.getView(), op.getCoords(), k);
+      Value p = address(viewType.getElementType(), op.getView(), op.getCoords(), k);
       LLVM::AtomicRMWOp::create(b, loc, *kind, p, at(op.getValue(), k), LLVM::AtomicOrdering::monotonic);
       scf::YieldOp::create(b, loc);
     });
@@ -621,7 +620,13 @@ LogicalResult Selector::emitOp(Operation *op) {
       .Case([&](pgpu::ContractOp o) { return emitContract(o); })
       .Case([&](pgpu::LoadOp o) { return emitLoad(o, o.getView(), o.getCoords(), o.getValid(), o.getFill()); })
       .Case([&](pgpu::GatherOp o) { return emitLoad(o, o.getView(), o.getCoords(), o.getValid(), o.getFill()); })
-      .Case([&](pgpu::StoreOp o) { return emitStore(o); })
+      .Case([&](pgpu::StoreOp o) { return emitStore(o.getValue(), o.getView(), o.getCoords(), o.getValid()); })
+      .Case([&](pgpu::BufferLoadOp o) {
+        return emitLoad(o, o.getBuffer(), o.getCoords(), o.getValid(), o.getFill());
+      })
+      .Case([&](pgpu::BufferStoreOp o) {
+        return emitStore(o.getValue(), o.getBuffer(), o.getCoords(), o.getValid());
+      })
       .Case([&](pgpu::ReduceOp o) { return emitReduce(o); })
       .Case([&](pgpu::ArgReduceOp o) { return emitArgReduce(o); })
       .Case([&](pgpu::ExtractOp o) { return emitExtract(o); })
@@ -646,6 +651,8 @@ LogicalResult Selector::run() {
     if (auto view = dyn_cast<pgpu::ViewType>(type)) {
       argTypes.push_back(globalPtr);
       argTypes.append(2 * view.getRank(), i64);
+    } else if (isa<pgpu::BufferType>(type)) {
+      argTypes.push_back(globalPtr); // invocation workspace, allocated by the runtime
     } else {
       Type t = deviceScalarType(type);
       argTypes.push_back(t.isIndex() ? i64 : t);
@@ -670,17 +677,53 @@ LogicalResult Selector::run() {
       for (unsigned a = 0; a < view.getRank(); ++a)
         abi.strides.push_back(asIndex(entry.getArgument(next++)));
       views[arg] = abi;
+    } else if (isa<pgpu::BufferType>(type)) {
+      views[arg].pointer = entry.getArgument(next++); // extents below, once every view is bound
     } else {
       Value v = entry.getArgument(next++);
       values[arg] = {type.isIndex() ? asIndex(v) : v};
     }
   }
+  // Workspace extents: sizes, parameters, or a view's extent of the same name; row-major strides.
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    auto buffer = dyn_cast<pgpu::BufferType>(type);
+    if (!buffer)
+      continue;
+    ViewABI &abi = views[kernel.getBody().getArgument(i)];
+    for (Attribute e : buffer.getExtents()) {
+      if (auto size = dyn_cast<IntegerAttr>(e)) {
+        abi.extents.push_back(constIndex(size.getInt()));
+        continue;
+      }
+      StringRef name = cast<StringAttr>(e).getValue();
+      Value extent;
+      if (auto it = params.find(name); it != params.end())
+        extent = constIndex(it->second);
+      for (auto [j, other] : llvm::enumerate(kernel.getArgumentTypes()))
+        if (auto view = dyn_cast<pgpu::ViewType>(other); view && !extent)
+          for (auto [axis, ve] : llvm::enumerate(view.getExtents()))
+            if (auto vname = dyn_cast<StringAttr>(ve); vname && vname.getValue() == name && !extent)
+              extent = views[kernel.getBody().getArgument(j)].extents[axis];
+      if (!extent)
+        return kernel.emitError() << "the PTX selector cannot size workspace argument " << i << ": no view or "
+                                  << "parameter names its extent '" << name << "'";
+      abi.extents.push_back(extent);
+    }
+    abi.strides.assign(abi.extents.size(), Value());
+    Value stride = constIndex(1);
+    for (int64_t a = abi.extents.size() - 1; a >= 0; --a) {
+      abi.strides[a] = stride;
+      stride = arith::MulIOp::create(b, loc, stride, abi.extents[a]);
+    }
+  }
   DenseSet<Value> read, written;
   kernel.walk([&](Operation *op) {
-    if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
+    if (isa<pgpu::LoadOp, pgpu::GatherOp, pgpu::BufferLoadOp>(op))
       read.insert(op->getOperand(0));
     else if (auto store = dyn_cast<pgpu::StoreOp>(op))
       written.insert(store.getView());
+    else if (auto store = dyn_cast<pgpu::BufferStoreOp>(op))
+      written.insert(store.getBuffer());
     else if (auto scatter = dyn_cast<pgpu::ScatterReduceOp>(op))
       written.insert(scatter.getView());
   });

@@ -26,7 +26,8 @@ using namespace mlir;
 using BinaryKind = kir::BinaryKind;
 using UnaryKind = kir::UnaryKind;
 
-/// An external view as the kernel receives it (PTX.h ABI).
+/// An external view as the kernel receives it (PTX.h ABI); invocation workspace is addressed the
+/// same way, row-major over its extents.
 struct ViewABI {
   Value pointer;
   SmallVector<Value> extents, strides; // index
@@ -148,7 +149,8 @@ private:
   Value castValue(Type from, Type to, Value x);
 
   // ---- memory ---------------------------------------------------------------
-  Value address(pgpu::ViewType type, Value view, ValueRange coords, int64_t k);
+  /// The global address of element `coords` (slot k) of a view or workspace buffer.
+  Value address(Type elementType, Value resource, ValueRange coords, int64_t k);
   Value sharedArray(Type slotType, int64_t count);
 
   // ---- cross-thread ---------------------------------------------------------
@@ -164,7 +166,7 @@ private:
   LogicalResult emitFor(pgpu::ForOp op);
   LogicalResult emitIf(pgpu::IfOp op);
   LogicalResult emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill);
-  LogicalResult emitStore(pgpu::StoreOp op);
+  LogicalResult emitStore(Value value, Value resource, ValueRange coords, Value valid);
   LogicalResult emitReduce(pgpu::ReduceOp op);
   LogicalResult emitArgReduce(pgpu::ArgReduceOp op);
   LogicalResult emitExtract(pgpu::ExtractOp op);

@@ -14,3 +14,7 @@
 // COM: --param reaches the provider (THREADS) and is checked against its domain.
 // RUN: env TESSEL_LIBCUDA=%fake_cuda_driver not tessel run %tessel_src/examples/kir/vector_add.mlir --shape N=37 --scalar scale=0.5 --device=cuda --target=ptx --param THREADS=48 2>&1 | FileCheck %s --check-prefix=DOMAIN
 // DOMAIN: error: parameter 'THREADS' = 48 is outside its candidate domain
+
+// COM: Invocation workspace is allocated (and filled with its pgpu.init value) before the launch.
+// RUN: env TESSEL_LIBCUDA=%fake_cuda_driver tessel run %tessel_src/examples/pgpu/workspace_rowsum.mlir --shape M=3,N=5 --device=cuda --target=ptx | FileCheck %s --check-prefix=WORKSPACE
+// WORKSPACE: y: f32[3]

@@ -87,10 +87,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Invocation workspace has no runtime allocation in the PTX provider yet: the kernel and each
-// COM: buffer access are rejected.
+// COM: Invocation workspace is a kernel argument the runtime allocates: accepted. A program-scoped
+// COM: buffer (pgpu.alloc) has no selection yet: rejected at the alloc.
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-  // expected-error @+1 {{the PTX selector cannot pass argument 1: invocation workspace is not allocated by the PTX runtime yet}}
   pgpu.kernel @staged(%x: !pgpu.view<f32, [M], in>,
                       %ws: !pgpu.buffer<f32, [M], workspace> {pgpu.private = "workspace"}) {
     %M = pgpu.extent %x[0] : !pgpu.view<f32, [M], in>
@@ -99,8 +98,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %t = arith.constant true
       %z = arith.constant 0.0 : f32
       %v = pgpu.load %x[%m] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M], in>[index] -> f32
-      // expected-error @+1 {{the PTX selector cannot express 'pgpu.buffer_store': no PTX selection for this op yet}}
       pgpu.buffer_store %v, %ws[%m] valid %t : i1 : f32, !pgpu.buffer<f32, [M], workspace>[index]
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.alloc': no PTX selection for this op yet}}
+      %acc = pgpu.alloc init %z : f32 : !pgpu.buffer<f32, [4], program>
       pgpu.yield
     }
     pgpu.return

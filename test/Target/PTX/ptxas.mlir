@@ -35,6 +35,8 @@
 // RUN: %ptxas -arch=sm_90a %t.linear_attention.ptx -o %t.cubin
 // RUN: tessel compile %S/scan-reverse.mlir --target=ptx -o %t.rscan.ptx
 // RUN: %ptxas -arch=sm_90a %t.rscan.ptx -o %t.cubin
+// RUN: tessel compile %tessel_src/examples/pgpu/workspace_rowsum.mlir --target=ptx -o %t.workspace.ptx
+// RUN: %ptxas -arch=sm_90a %t.workspace.ptx -o %t.cubin
 // COM: other block sizes (THREADS is the provider's parameter): one warp, and 1024 threads
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param THREADS=32 -o %t.softmax32.ptx
 // RUN: %ptxas -arch=sm_90a %t.softmax32.ptx -o %t.cubin
