@@ -444,7 +444,8 @@ int runCommand(MLIRContext &context) {
     return kUsageError;
   }
   if ((stageOpt == "pgpu" || onCuda) && isa<kir::KernelOp>(kernel.getOperation())) {
-    // Differential mode: the same launch, after construction, on the pgpu interpreter.
+    // The same launch after the shared pipeline: differential mode runs it on the pgpu interpreter,
+    // --device=cuda compiles it with the PTX provider.
     std::string name = kernel.getName().str();
     for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
       if (&op != kernel.getOperation())
