@@ -20,3 +20,21 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.tessel_tools_dir, config.llvm_tools_dir]
 tools = ["tessel-opt", "tessel", "mlir-tblgen", ToolSubst("FileCheck", unresolved="fatal"), "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas validates the PTX provider's output in tests only (tessel never runs it, seed 004).
+import shutil
+_ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+# The toolkit's stub libcuda (cuInit fails) exercises the CUDA runtime's error path on CPU machines.
+_stub = "/usr/local/cuda/lib64/stubs/libcuda.so"
+if os.path.exists(_stub):
+    config.available_features.add("cuda-stub-driver")
+    config.substitutions.append(("%cuda_stub_driver", _stub))
+# The unit tests' stand-in libcuda (records launches, runs nothing but its `copy` kernel) lets
+# `tessel run --device=cuda` go through compile, ABI and copies on CPU machines.
+_fake = os.path.join(config.tessel_obj_root, "unittests", "libtessel-fake-cuda.so")
+if os.path.exists(_fake):
+    config.available_features.add("fake-cuda-driver")
+    config.substitutions.append(("%fake_cuda_driver", _fake))

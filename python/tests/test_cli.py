@@ -82,9 +82,14 @@ def test_kernel_selection(tessel_bin, root):
 def test_unbuilt_stages_are_rejected_not_faked(tessel_bin, root):
     """Providers without a serializer, and programs a serializer cannot spell, are refused with a
     reason at the op, never faked."""
-    out = run(tessel_bin, "compile", root / "examples/kir/softmax.mlir", "--emit=source", "--target=ptx")
+    out = run(tessel_bin, "compile", root / "examples/kir/softmax.mlir", "--emit=source", "--target=cutile")
     assert out.returncode == 2 and out.stdout == ""
-    assert "--target=ptx has no serializer in this build yet" in out.stderr
+    assert "--target=cutile has no serializer in this build yet" in out.stderr
+    # The PTX provider rejects what its selector cannot express, at the author's line, writing nothing.
+    ptx = run(tessel_bin, "compile", root / "examples/fused_pointwise.py:fused_pointwise", "--target=ptx")
+    assert ptx.returncode == 2 and ptx.stdout == ""
+    assert "fused_pointwise.py:" in ptx.stderr
+    assert "the PTX selector cannot express 'pgpu.unary': 'tanh' needs libdevice" in ptx.stderr
     tanh = run(tessel_bin, "compile", root / "examples/fused_pointwise.py:fused_pointwise", "--emit=source")
     assert tanh.returncode == 2 and tanh.stdout == ""
     # Legalization's provider verifier refuses it, at the author's line.
@@ -165,7 +170,8 @@ def test_tune_needs_a_dsl_kernel(tessel_bin, root, spec):
     (["--shape", "M=3,N=x"], "--shape N must be a non-negative integer"),
     (["--shape", "M=3,N=4", "--scalar", "nope=1"], "has no scalar argument 'nope'"),
     (["--shape", "M=3,N=4", "--constexpr", "CAUSAL=true"], "declares no constexpr 'CAUSAL'"),
-    (["--shape", "M=3,N=4", "--device", "cuda"], "--device=cuda is not available"),
+    (["--shape", "M=3,N=4", "--device", "cuda"], "--device=cuda runs the PTX provider's code; add --target=ptx"),
+    (["--shape", "M=3,N=4", "--device", "tpu"], "--device must be interp or cuda"),
     (["--shape", "M=3,N=4", "--segments", "0"], "--segments must be one, random or a positive count"),
     (["--shape", "M=3,N=4", "--order", "sideways"], "--order must be forward, reverse or shuffle"),
 ])

@@ -28,6 +28,8 @@
 #include "tessel/Interp/HostData.h"
 #include "tessel/Interp/Interpreter.h"
 #include "tessel/Pipeline/Pipeline.h"
+#include "tessel/Runtime/CudaDriver.h"
+#include "tessel/Target/PTX/PTX.h"
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
@@ -46,7 +48,7 @@ namespace interp = tessel::interp;
 namespace pgpu = tessel::pgpu;
 
 namespace {
-enum class Emit { KIR, PGPU, Source };
+enum class Emit { KIR, PGPU, Device, LLVM, Source };
 enum class Target { Triton, CuTile, PTX };
 
 cl::opt<std::string> inputSpec(cl::Positional, cl::desc("FILE[:KERNEL]"), cl::Required);
@@ -54,6 +56,8 @@ cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::value_desc("pa
 cl::opt<Emit> emit("emit", cl::desc("stage to print"), cl::init(Emit::Source),
                    cl::values(clEnumValN(Emit::KIR, "kir", "verified canonical kernel IR"),
                               clEnumValN(Emit::PGPU, "pgpu", "shared physical GPU program IR"),
+                              clEnumValN(Emit::Device, "device", "PTX target: the selected gpu/nvvm device IR"),
+                              clEnumValN(Emit::LLVM, "llvm", "PTX target: the optimized LLVM IR"),
                               clEnumValN(Emit::Source, "source", "provider source")));
 cl::opt<Target> target("target", cl::desc("provider"), cl::init(Target::Triton),
                        cl::values(clEnumValN(Target::Triton, "triton", "Triton Python source"),
@@ -95,9 +99,9 @@ std::pair<std::string, std::string> splitSpec(llvm::StringRef spec) {
 int usage(llvm::StringRef argv0) {
   llvm::errs() << "usage: " << argv0 << " <command> [options]\n"
                << "commands:\n"
-               << "  compile FILE[:KERNEL] --emit=kir|pgpu|source --target=triton|cutile|ptx\n"
+               << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source --target=triton|cutile|ptx\n"
                << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
-               << "      [--device interp] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
+               << "      [--device interp|cuda --target ptx] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
                << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--budget-s 60] [--retune]      (measures on a CUDA device, through python3 -m tessel tune)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
@@ -261,9 +265,12 @@ int compile(MLIRContext &context) {
   if (failed(applyCompileOptions(*module)))
     return kUsageError;
 
-  if (emit == Emit::Source && target != Target::Triton) {
-    emitError(module->getLoc()) << "--target=" << (target == Target::CuTile ? "cutile" : "ptx")
-                                << " has no serializer in this build yet; use --target=triton";
+  if (emit == Emit::Source && target == Target::CuTile) {
+    emitError(module->getLoc()) << "--target=cutile has no serializer in this build yet; use --target=triton or ptx";
+    return kUsageError;
+  }
+  if ((emit == Emit::Device || emit == Emit::LLVM) && target != Target::PTX) {
+    emitError(module->getLoc()) << "--emit=device and --emit=llvm are stages of --target=ptx";
     return kUsageError;
   }
   llvm::StringMap<int64_t> paramValues;
@@ -280,9 +287,10 @@ int compile(MLIRContext &context) {
   if (failed(applyPassManagerCLOptions(pm)))
     return kUsageError;
   applyDefaultTimingPassManagerCLOptions(pm);
-  tessel::buildPipeline(pm, emit == Emit::KIR    ? tessel::Stage::KIR
-                            : emit == Emit::PGPU ? tessel::Stage::PGPU
-                                                 : tessel::Stage::Triton);
+  // The PTX provider starts from the shared pipeline's pgpu and legalizes on its own.
+  tessel::buildPipeline(pm, emit == Emit::KIR                            ? tessel::Stage::KIR
+                            : emit == Emit::PGPU || target == Target::PTX ? tessel::Stage::PGPU
+                                                                          : tessel::Stage::Triton);
   if (failed(pm.run(*module)))
     return kUsageError;
   auto output = openOutputFile(outputFile, &error);
@@ -290,7 +298,16 @@ int compile(MLIRContext &context) {
     llvm::errs() << "error: " << error << "\n";
     return kUsageError;
   }
-  if (emit == Emit::Source) {
+  if (target == Target::PTX && emit != Emit::KIR && emit != Emit::PGPU) {
+    // Compile completely before writing: a rejected program leaves no artifact (seed 004).
+    FailureOr<std::string> text = tessel::ptx::compile(*module, paramValues,
+                                                       emit == Emit::Device ? tessel::ptx::Stage::DeviceIR
+                                                       : emit == Emit::LLVM ? tessel::ptx::Stage::LLVMIR
+                                                                            : tessel::ptx::Stage::PTX);
+    if (failed(text))
+      return kUsageError;
+    output->os() << *text;
+  } else if (emit == Emit::Source) {
     // Serialize completely before writing: a rejected program leaves no partial artifact.
     std::string source;
     llvm::raw_string_ostream sourceStream(source);
@@ -359,9 +376,13 @@ std::optional<int64_t> parseBound(llvm::StringRef text, const llvm::StringMap<in
 
 int runCommand(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
-  if (device != "interp") {
-    llvm::errs() << "error: --device=" << device
-                 << " is not available in this build (no provider yet); use --device=interp\n";
+  if (device != "interp" && device != "cuda") {
+    llvm::errs() << "error: --device must be interp or cuda, got '" << device << "'\n";
+    return kUsageError;
+  }
+  bool onCuda = device == "cuda";
+  if (onCuda && target != Target::PTX) {
+    llvm::errs() << "error: --device=cuda runs the PTX provider's code; add --target=ptx\n";
     return kUsageError;
   }
   interp::InterpreterOptions options;
@@ -422,8 +443,9 @@ int runCommand(MLIRContext &context) {
     llvm::errs() << "error: --stage must be kir or pgpu, got '" << stageOpt << "'\n";
     return kUsageError;
   }
-  if (stageOpt == "pgpu" && isa<kir::KernelOp>(kernel.getOperation())) {
-    // Differential mode: the same launch, after construction, on the pgpu interpreter.
+  if ((stageOpt == "pgpu" || onCuda) && isa<kir::KernelOp>(kernel.getOperation())) {
+    // The same launch after the shared pipeline: differential mode runs it on the pgpu interpreter,
+    // --device=cuda compiles it with the PTX provider.
     std::string name = kernel.getName().str();
     for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
       if (&op != kernel.getOperation())
@@ -621,7 +643,31 @@ int runCommand(MLIRContext &context) {
         return kUsageError;
     }
   }
-  if (kirKernel) {
+  if (onCuda) {
+    // The PTX provider compiles the pgpu kernel in process; tessel's CUDA runtime launches it.
+    llvm::StringMap<int64_t> overrides;
+    for (const std::string &text : paramsOpt) {
+      auto kv = splitAssignment(text, "param");
+      int64_t value;
+      if (!kv || llvm::StringRef(kv->second).getAsInteger(10, value))
+        return kUsageError;
+      overrides[kv->first] = value;
+    }
+    std::string name = pgpuKernel.getSymName().str();
+    for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
+      if (&op != pgpuKernel.getOperation())
+        op.erase();
+    FailureOr<llvm::StringMap<llvm::StringMap<int64_t>>> bound = tessel::ptx::legalize(*module, overrides);
+    if (failed(bound))
+      return kUsageError;
+    FailureOr<std::string> ptx = tessel::ptx::compile(*module, overrides);
+    if (failed(ptx))
+      return kUsageError;
+    if (!tessel::runtime::launchPTXKernel(pgpuKernel, (*bound)[name], *ptx, args, error)) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+  } else if (kirKernel) {
     if (failed(interp::runKernel(kirKernel, args, options)))
       return 1;
   } else {

@@ -1,0 +1,278 @@
+//===- PTXLegalize.cpp - PTX provider legalization and selector limits ----===//
+//
+// Before selection every parameter is bound (declared defaults, then the
+// caller's values), so the selector sees a program whose fragment extents and
+// launch configuration are numbers. The provider's own knob, THREADS (threads
+// per CTA), is declared here like the Triton provider's WARPS. Every op is
+// then checked against the selector's limits; a program with an op outside
+// them is rejected at that op with the exact limitation (seed 004), and no
+// artifact is produced.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Target/PTX/PTX.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+constexpr int64_t kThreadCandidates[] = {32, 64, 128, 256, 512, 1024};
+constexpr llvm::StringLiteral kRankIssueTag = "fragments are not selected yet";
+
+/// The largest fragment of the kernel, in elements, at the bound values (`overrides`, else the
+/// declared defaults).
+int64_t largestFragment(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &overrides) {
+  int64_t largest = 1;
+  kernel.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (auto fragment = dyn_cast<pgpu::FragmentType>(v.getType())) {
+        int64_t elements = 1;
+        for (Attribute e : fragment.getExtents()) {
+          if (auto size = dyn_cast<IntegerAttr>(e))
+            elements *= size.getInt();
+          else if (auto it = overrides.find(cast<StringAttr>(e).getValue()); it != overrides.end())
+            elements *= it->second;
+          else if (pgpu::ParamAttr p = kernel.getParam(cast<StringAttr>(e).getValue()))
+            elements *= p.getDefaultValue();
+        }
+        largest = std::max(largest, elements);
+      }
+  });
+  return largest;
+}
+
+/// Declares THREADS when absent. Default: 128 (four warps, the Triton provider's default),
+/// doubled while the largest fragment at the bound parameters would need more than 32 registers
+/// per thread (a 128x128 accumulator gets 512 threads; a row block of 16384 gets 512).
+void declareThreads(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &overrides) {
+  if (kernel.getParam(ptx::kThreadsParam))
+    return;
+  int64_t threads = 128;
+  int64_t largest = largestFragment(kernel, overrides);
+  while (threads < 1024 && largest > 32 * threads)
+    threads *= 2;
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto declared = kernel.getParams())
+    llvm::append_range(params, *declared);
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kThreadsParam), kThreadCandidates, threads,
+                                        StringAttr::get(ctx, "ptx")));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+/// View element types the selector loads and stores: LLVM integers and floats
+/// (i1 has no memory layout fixed by the ABI; index is not a storage type).
+std::optional<std::string> storageIssue(Type element) {
+  if (element.isInteger(1) || element.isIndex())
+    return "views of " + [&] {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << element;
+      return s;
+    }() + " are not selected (no storage layout in the PTX ABI)";
+  return std::nullopt;
+}
+
+bool isTranscendental(kir::UnaryKind kind) {
+  using K = kir::UnaryKind;
+  return kind == K::Exp || kind == K::Exp2 || kind == K::Log || kind == K::Log2 || kind == K::Rsqrt ||
+         kind == K::Sigmoid || kind == K::Sin || kind == K::Cos || kind == K::Tanh || kind == K::Erf;
+}
+} // namespace
+
+std::optional<llvm::StringRef> ptx::scatterAtomic(pgpu::ScatterReduceOp op) {
+  Block &block = op.getCombine().front();
+  auto binary = dyn_cast<pgpu::BinaryOp>(&block.front());
+  if (!binary || block.getOperations().size() != 2 || block.getTerminator()->getOperand(0) != binary.getResult())
+    return std::nullopt;
+  bool args = (binary.getLhs() == block.getArgument(0) && binary.getRhs() == block.getArgument(1)) ||
+              (binary.getLhs() == block.getArgument(1) && binary.getRhs() == block.getArgument(0));
+  if (!args)
+    return std::nullopt;
+  Type type = binary.getType();
+  bool isFloat = isa<FloatType>(type);
+  bool isUnsigned = isa<IntegerType>(type) && cast<IntegerType>(type).isUnsigned();
+  using K = kir::BinaryKind;
+  switch (binary.getKind()) {
+  case K::Add: return isFloat ? llvm::StringRef("fadd") : llvm::StringRef("add");
+  case K::Max: case K::MaxNum: if (!isFloat) return isUnsigned ? llvm::StringRef("umax") : llvm::StringRef("max"); break;
+  case K::Min: case K::MinNum: if (!isFloat) return isUnsigned ? llvm::StringRef("umin") : llvm::StringRef("min"); break;
+  case K::And: return llvm::StringRef("_and");
+  case K::Or: return llvm::StringRef("_or");
+  case K::Xor: return llvm::StringRef("_xor");
+  default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ptx::selectionIssue(Operation *op) {
+  // 8-bit floats have no LLVM type: the selector would need explicit conversions (not yet).
+  auto narrowFloat = [](Type t) {
+    Type e = pgpu::elementTypeOf(t);
+    return isa<FloatType>(e) && e.getIntOrFloatBitWidth() < 16;
+  };
+  if (llvm::any_of(op->getResultTypes(), narrowFloat) || llvm::any_of(op->getOperandTypes(), narrowFloat))
+    return std::string("8-bit float values are not selected yet (no LLVM type; conversions through i8 are "
+                       "the next step)");
+  // Fragments of any rank are flattened row-major over the CTA (PTX.h); arg-reductions and
+  // scans run along rank-1 fragments only.
+  if (isa<pgpu::ArgReduceOp, pgpu::ScanOp>(op))
+    if (auto fragment = dyn_cast<pgpu::FragmentType>(op->getOperand(0).getType()); fragment && fragment.getRank() != 1)
+      return "rank-" + std::to_string(fragment.getRank()) + " " + kRankIssueTag.str() +
+             " for this op (it runs along rank-1 fragments)";
+  return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+      .Case([](arith::ConstantOp c) -> std::optional<std::string> {
+        if (!c.getType().isIntOrIndexOrFloat())
+          return std::string("only scalar integer and float constants are selected");
+        return std::nullopt;
+      })
+      .Case<pgpu::KernelOp, pgpu::ParamOp, pgpu::ExtentOp, pgpu::StrideOp, pgpu::CeilDivOp, pgpu::ProgramSpaceOp,
+            pgpu::ExecutionGroupOp, pgpu::DelinearizeOp, pgpu::ForOp, pgpu::IfOp, pgpu::YieldOp, pgpu::ReturnOp,
+            pgpu::CmpOp, pgpu::SelectOp, pgpu::IotaOp, pgpu::SplatOp, pgpu::ExtractOp, pgpu::ReduceOp,
+            pgpu::ArgReduceOp, pgpu::ScanOp, pgpu::BroadcastOp, pgpu::RangeReduceOp, pgpu::ForeachOp,
+            pgpu::BufferLoadOp, pgpu::BufferStoreOp>([](Operation *) { return std::nullopt; })
+      .Case([](pgpu::ScatterReduceOp o) -> std::optional<std::string> {
+        if (!ptx::scatterAtomic(o))
+          return std::string("the combine is not one PTX atomic (an add, or an integer min/max/and/or/xor, of "
+                             "its two arguments)");
+        return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType());
+      })
+      .Case([](pgpu::RegionFoldOp f) -> std::optional<std::string> {
+        for (Value v : f.getIdentities())
+          if (!v.getType().isIntOrIndexOrFloat())
+            return std::string("a region_fold state of fragments is not selected yet (scalar states only)");
+        return std::nullopt;
+      })
+      .Case([](pgpu::CastOp c) -> std::optional<std::string> {
+        Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
+        for (Type t : {from, to})
+          if (isa<FloatType>(t) && !t.isF16() && !t.isBF16() && !t.isF32() && !t.isF64())
+            return std::string("casts of 8-bit floats are not selected yet");
+        return std::nullopt;
+      })
+      .Case([](pgpu::BitcastOp c) -> std::optional<std::string> {
+        Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
+        if (from.isIndex() || to.isIndex())
+          return std::string("bitcasts of index are not selected");
+        return std::nullopt;
+      })
+      .Case([](pgpu::BinaryOp o) -> std::optional<std::string> {
+        Type type = pgpu::elementTypeOf(o.getType());
+        using K = kir::BinaryKind;
+        if (o.getKind() == K::Pow)
+          return std::string("'pow' needs libdevice, which the in-process PTX provider does not link");
+        if (isa<FloatType>(type) && o.getKind() == K::Rem)
+          return std::string("float 'rem' (fmod) has no exact PTX sequence in the selector yet");
+        return std::nullopt;
+      })
+      .Case([](pgpu::UnaryOp o) -> std::optional<std::string> {
+        Type type = pgpu::elementTypeOf(o.getType());
+        using K = kir::UnaryKind;
+        if (!isa<FloatType>(type) || !isTranscendental(o.getKind()))
+          return std::nullopt;
+        if (o.getKind() == K::Tanh || o.getKind() == K::Erf)
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
+                 "' needs libdevice, which the in-process PTX provider does not link";
+        if ((o.getKind() == K::Sin || o.getKind() == K::Cos) && !o.getApproximate())
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
+                 "' is selected only with {approximate} (sin.approx/cos.approx)";
+        if (!type.isF32() && !type.isF16() && !type.isBF16())
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
+                 "' is computed in f32 only (ex2.approx/lg2.approx); f64 needs libdevice";
+        return std::nullopt;
+      })
+      .Case<pgpu::LoadOp, pgpu::GatherOp>([](Operation *o) {
+        return storageIssue(cast<pgpu::ViewType>(o->getOperand(0).getType()).getElementType());
+      })
+      .Case([](pgpu::StoreOp o) {
+        return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType());
+      })
+      .Case<pgpu::ContractOp, pgpu::TransposeOp, pgpu::ReshapeOp>([](Operation *) { return std::nullopt; })
+      .Default([](Operation *o) -> std::optional<std::string> {
+        return "no PTX selection for this op yet (selected: constants, LaunchExprs, program space, execution "
+               "groups, for/if, pointwise ops, iota/splat/broadcast/transpose/reshape, load/gather/store, reduce, arg_reduce, scan, contract, extract, "
+               "range_reduce, region_fold, foreach, scatter_reduce as atomics, workspace buffer_load/store)";
+      });
+}
+
+FailureOr<llvm::StringMap<llvm::StringMap<int64_t>>>
+ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
+  llvm::StringMap<llvm::StringMap<int64_t>> bound;
+  bool ok = true;
+  for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
+    declareThreads(kernel, overrides);
+    llvm::StringMap<int64_t> values;
+    ArrayAttr declared = *kernel.getParams(); // (a range over the optional's value would dangle)
+    for (Attribute a : declared) {
+      auto p = cast<pgpu::ParamAttr>(a);
+      values[p.getName()] = p.getDefaultValue();
+    }
+    for (const auto &entry : overrides) {
+      pgpu::ParamAttr p = kernel.getParam(entry.getKey());
+      if (!p)
+        return kernel.emitError() << "kernel @" << kernel.getSymName() << " declares no parameter '"
+                                  << entry.getKey() << "'";
+      if (!llvm::is_contained(p.getCandidates(), entry.getValue()))
+        return kernel.emitError() << "parameter '" << entry.getKey() << "' = " << entry.getValue()
+                                  << " is outside its candidate domain";
+      values[entry.getKey()] = entry.getValue();
+    }
+    for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+      if (auto buffer = dyn_cast<pgpu::BufferType>(type)) {
+        if (buffer.getScope() != pgpu::BufferScope::Workspace) {
+          kernel.emitError() << "the PTX selector cannot pass argument " << i << ": only invocation workspace "
+                             << "buffers are kernel arguments";
+          ok = false;
+        } else if (auto issue = storageIssue(buffer.getElementType())) {
+          kernel.emitError() << "the PTX selector cannot pass argument " << i << ": " << *issue;
+          ok = false;
+        }
+      }
+    // Ops without a selection are reported each; a fragment shape the selector does not distribute
+    // only at its first op, and only when nothing else is missing (it then follows from the op).
+    Operation *firstShape = nullptr;
+    std::string shapeIssue;
+    bool missing = false;
+    kernel.walk([&](Operation *op) {
+      std::optional<std::string> issue = selectionIssue(op);
+      if (!issue)
+        return;
+      if (StringRef(*issue).contains(kRankIssueTag)) {
+        if (!firstShape)
+          firstShape = op, shapeIssue = *issue;
+        return;
+      }
+      op->emitError() << "the PTX selector cannot express '" << op->getName() << "': " << *issue;
+      missing = true;
+    });
+    if (!missing && firstShape)
+      firstShape->emitError() << "the PTX selector cannot express '" << firstShape->getName() << "': " << shapeIssue;
+    ok = ok && !missing && !firstShape;
+    bound[kernel.getSymName()] = std::move(values);
+  }
+  if (!ok)
+    return failure();
+  return bound;
+}
+
+namespace {
+/// `tessel-opt -pgpu-ptx-legalize`: legalization as a pass, for lit (bound defaults, no overrides).
+struct PTXLegalizePass : public PassWrapper<PTXLegalizePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PTXLegalizePass)
+  StringRef getArgument() const override { return "pgpu-ptx-legalize"; }
+  StringRef getDescription() const override {
+    return "Declare the PTX provider's THREADS parameter and reject, at the op, what the PTX selector cannot "
+           "express (seed 004)";
+  }
+  void runOnOperation() override {
+    if (failed(ptx::legalize(getOperation(), {})))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void ptx::registerPTXPasses() { PassRegistration<PTXLegalizePass>(); }

@@ -1,0 +1,791 @@
+//===- PTXSelector.cpp - legalized pgpu to the gpu/nvvm device IR ---------===//
+//
+// The instruction selector of the PTX provider (seed 004 §"Provider selector
+// boundaries"): it walks one legalized pgpu kernel and builds the same program
+// in MLIR's upstream device dialects (gpu, arith, scf, llvm). The mapping of
+// program instances to CTAs and of fragments to threads is described in
+// PTX.h. Everything the selector cannot express was rejected by `legalize`
+// (`selectionIssue`); reaching an unexpected op here is a selector bug and is
+// reported at the op, never spelled approximately.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Selector.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::ptx::detail;
+using BinaryKind = kir::BinaryKind;
+using UnaryKind = kir::UnaryKind;
+
+FailureOr<Value> Selector::binary(Operation *op, BinaryKind kind, Type type, Value x, Value y, bool approximate) {
+  if (isa<FloatType>(type)) {
+    switch (kind) {
+    case BinaryKind::Add: return arith::AddFOp::create(b, loc, x, y).getResult();
+    case BinaryKind::Sub: return arith::SubFOp::create(b, loc, x, y).getResult();
+    case BinaryKind::Mul: return arith::MulFOp::create(b, loc, x, y).getResult();
+    case BinaryKind::Div:
+      if (approximate) { // x * (1 / y), the reciprocal rounded to the type (Numerics.cpp)
+        Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
+        return arith::MulFOp::create(b, loc, x, arith::DivFOp::create(b, loc, one, y)).getResult();
+      }
+      return arith::DivFOp::create(b, loc, x, y).getResult();
+    case BinaryKind::Max: return LLVM::MaximumOp::create(b, loc, x, y).getResult();
+    case BinaryKind::Min: return LLVM::MinimumOp::create(b, loc, x, y).getResult();
+    case BinaryKind::MaxNum: return LLVM::MaxNumOp::create(b, loc, x, y).getResult();
+    case BinaryKind::MinNum: return LLVM::MinNumOp::create(b, loc, x, y).getResult();
+    default: break;
+    }
+    return op->emitError() << "the PTX selector has no instruction for float '" << kir::stringifyBinaryKind(kind)
+                           << "'";
+  }
+  bool u = isUnsigned(type);
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  Value zero = type.isIndex() ? constIndex(0) : constInt(type, 0);
+  Value one = type.isIndex() ? constIndex(1) : constInt(type, 1);
+  auto eq = [&](Value a, Value c) { return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c).getResult(); };
+  switch (kind) {
+  case BinaryKind::Add: return arith::AddIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::Sub: return arith::SubIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::Mul: return arith::MulIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::And: return arith::AndIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::Or: return arith::OrIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::Xor: return arith::XOrIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::Max: case BinaryKind::MaxNum:
+    return u ? arith::MaxUIOp::create(b, loc, x, y).getResult() : arith::MaxSIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::Min: case BinaryKind::MinNum:
+    return u ? arith::MinUIOp::create(b, loc, x, y).getResult() : arith::MinSIOp::create(b, loc, x, y).getResult();
+  case BinaryKind::Div:
+  case BinaryKind::Rem: {
+    // Floor division and modulo; a zero divisor gives 0, and -1 never divides (no overflow trap).
+    Value yZero = eq(y, zero);
+    if (u) {
+      Value safe = arith::SelectOp::create(b, loc, yZero, one, y);
+      Value r = kind == BinaryKind::Div ? arith::DivUIOp::create(b, loc, x, safe).getResult()
+                                        : arith::RemUIOp::create(b, loc, x, safe).getResult();
+      return arith::SelectOp::create(b, loc, yZero, zero, r).getResult();
+    }
+    Value minusOne = type.isIndex() ? constIndex(-1) : constInt(type, -1);
+    Value yMinusOne = eq(y, minusOne);
+    Value safe = arith::SelectOp::create(b, loc, arith::OrIOp::create(b, loc, yZero, yMinusOne), one, y);
+    Value r;
+    if (kind == BinaryKind::Div) {
+      r = arith::FloorDivSIOp::create(b, loc, x, safe);
+      r = arith::SelectOp::create(b, loc, yMinusOne, arith::SubIOp::create(b, loc, zero, x), r);
+    } else {
+      Value rem = arith::RemSIOp::create(b, loc, x, safe);
+      Value remNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+      Value yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+      Value fix = arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, remNeg, yNeg),
+                                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem, zero));
+      r = arith::SelectOp::create(b, loc, fix, arith::AddIOp::create(b, loc, rem, safe), rem);
+      r = arith::SelectOp::create(b, loc, yMinusOne, zero, r);
+    }
+    return arith::SelectOp::create(b, loc, yZero, zero, r).getResult();
+  }
+  case BinaryKind::Shl:
+  case BinaryKind::Shr: {
+    Value widthV = type.isIndex() ? constIndex(width) : constInt(type, width);
+    Value big = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, y, widthV);
+    if (kind == BinaryKind::Shr && !u) { // arithmetic shift saturates at width - 1
+      Value last = type.isIndex() ? constIndex(width - 1) : constInt(type, width - 1);
+      return arith::ShRSIOp::create(b, loc, x, arith::SelectOp::create(b, loc, big, last, y)).getResult();
+    }
+    Value shifted = kind == BinaryKind::Shl ? arith::ShLIOp::create(b, loc, x, y).getResult()
+                                            : arith::ShRUIOp::create(b, loc, x, y).getResult();
+    return arith::SelectOp::create(b, loc, big, zero, shifted).getResult();
+  }
+  default: break;
+  }
+  return op->emitError() << "the PTX selector has no instruction for integer '" << kir::stringifyBinaryKind(kind)
+                         << "'";
+}
+
+FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value x, bool approximate) {
+  if (!isa<FloatType>(type)) {
+    Value zero = type.isIndex() ? constIndex(0) : constInt(type, 0);
+    switch (kind) {
+    case UnaryKind::Neg: return arith::SubIOp::create(b, loc, zero, x).getResult();
+    case UnaryKind::Abs: {
+      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+      if (isUnsigned(type))
+        return x;
+      return arith::SelectOp::create(b, loc, neg, arith::SubIOp::create(b, loc, zero, x), x).getResult();
+    }
+    case UnaryKind::Not: {
+      Value ones = type.isIndex() ? constIndex(-1) : constInt(type, -1);
+      return arith::XOrIOp::create(b, loc, x, ones).getResult();
+    }
+    default: break;
+    }
+    return op->emitError() << "the PTX selector has no instruction for integer '" << kir::stringifyUnaryKind(kind)
+                           << "'";
+  }
+  switch (kind) {
+  case UnaryKind::Neg: return arith::NegFOp::create(b, loc, x).getResult();
+  // Named intrinsics: convert-gpu-to-nvvm would turn llvm.intr.fabs/floor/ceil/sqrt into libdevice calls.
+  case UnaryKind::Abs: return intrinsic("llvm.fabs." + suffix(type), type, x);
+  case UnaryKind::Floor: return intrinsic("llvm.floor." + suffix(type), type, x);
+  case UnaryKind::Ceil: return intrinsic("llvm.ceil." + suffix(type), type, x);
+  case UnaryKind::Sqrt: return intrinsic("llvm.sqrt." + suffix(type), type, x);
+  default: break;
+  }
+  // Transcendentals: the PTX approximate instructions on f32 (as the Triton provider's spelling);
+  // f16/bf16 compute in f32 and round once, like the interpreter.
+  Type f32 = b.getF32Type();
+  if (!type.isF32() && !type.isF16() && !type.isBF16())
+    return op->emitError() << "the PTX selector computes '" << kir::stringifyUnaryKind(kind)
+                           << "' in f32 only (no libdevice); got " << type;
+  Value v = type.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
+  auto f = [&](double c) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(c))).getResult(); };
+  auto ex2 = [&](Value a) { return intrinsic("llvm.nvvm.ex2.approx.f32", f32, a); };
+  auto lg2 = [&](Value a) { return intrinsic("llvm.nvvm.lg2.approx.f", f32, a); };
+  Value r;
+  switch (kind) {
+  case UnaryKind::Exp: r = ex2(arith::MulFOp::create(b, loc, v, f(M_LOG2E))); break;
+  case UnaryKind::Exp2: r = ex2(v); break;
+  case UnaryKind::Log: r = arith::MulFOp::create(b, loc, lg2(v), f(M_LN2)); break;
+  case UnaryKind::Log2: r = lg2(v); break;
+  case UnaryKind::Rsqrt:
+    r = approximate ? intrinsic("llvm.nvvm.rsqrt.approx.f", f32, v)
+                    : arith::DivFOp::create(b, loc, f(1.0), intrinsic("llvm.sqrt.f32", f32, v)).getResult();
+    break;
+  case UnaryKind::Sigmoid: {
+    Value e = ex2(arith::MulFOp::create(b, loc, v, f(-M_LOG2E)));
+    r = arith::DivFOp::create(b, loc, f(1.0), arith::AddFOp::create(b, loc, f(1.0), e));
+    break;
+  }
+  case UnaryKind::Sin:
+  case UnaryKind::Cos:
+    if (!approximate)
+      return op->emitError() << "the PTX selector has only sin.approx/cos.approx (accurate to about 2^-21 on "
+                                "[-pi, pi], worse beyond); '"
+                             << kir::stringifyUnaryKind(kind) << "' without {approximate} is rejected";
+    r = intrinsic(kind == UnaryKind::Sin ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f", f32, v);
+    break;
+  default:
+    return op->emitError() << "the PTX selector has no instruction sequence for '" << kir::stringifyUnaryKind(kind)
+                           << "' (tanh, erf and pow need libdevice, which the in-process provider does not use)";
+  }
+  return type.isF32() ? r : arith::TruncFOp::create(b, loc, type, r).getResult();
+}
+
+Value Selector::compare(kir::CmpPredicate predicate, Type type, Value x, Value y) {
+  using P = kir::CmpPredicate;
+  if (isa<FloatType>(type)) {
+    arith::CmpFPredicate p = predicate == P::EQ   ? arith::CmpFPredicate::OEQ
+                             : predicate == P::NE ? arith::CmpFPredicate::UNE
+                             : predicate == P::LT ? arith::CmpFPredicate::OLT
+                             : predicate == P::LE ? arith::CmpFPredicate::OLE
+                             : predicate == P::GT ? arith::CmpFPredicate::OGT
+                                                  : arith::CmpFPredicate::OGE;
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  bool u = isUnsigned(type);
+  arith::CmpIPredicate p = predicate == P::EQ   ? arith::CmpIPredicate::eq
+                           : predicate == P::NE ? arith::CmpIPredicate::ne
+                           : predicate == P::LT ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+                           : predicate == P::LE ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+                           : predicate == P::GT ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                                                : (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+
+/// kir.cast semantics (Numerics.cpp castElem): float to integer truncates toward zero and
+/// saturates (PTX cvt.rzi saturates and maps NaN to 0); to i1 tests != 0.
+Value Selector::castValue(Type from, Type to, Value x) {
+  Type dto = deviceScalarType(to);
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && toFloat) {
+    unsigned wf = from.getIntOrFloatBitWidth(), wt = to.getIntOrFloatBitWidth();
+    if (wf == wt && from != to) // f16 <-> bf16 through f32
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), x), wf = 32;
+    if (wf < wt)
+      return arith::ExtFOp::create(b, loc, dto, x);
+    if (wf > wt)
+      return arith::TruncFOp::create(b, loc, dto, x);
+    return x;
+  }
+  if (!fromFloat && toFloat) {
+    if (from.isIndex())
+      x = arith::IndexCastOp::create(b, loc, b.getI64Type(), x);
+    return isUnsigned(from) ? arith::UIToFPOp::create(b, loc, dto, x).getResult()
+                            : arith::SIToFPOp::create(b, loc, dto, x).getResult();
+  }
+  if (fromFloat) {
+    if (to.isInteger(1)) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    }
+    Type target = to.isIndex() ? b.getI64Type() : dto;
+    Value r = isUnsigned(to) ? arith::FPToUIOp::create(b, loc, target, x).getResult()
+                             : arith::FPToSIOp::create(b, loc, target, x).getResult();
+    return to.isIndex() ? arith::IndexCastOp::create(b, loc, dto, r).getResult() : r;
+  }
+  // integer -> integer: wrap, or compare with zero for i1
+  if (to.isInteger(1)) {
+    Value zero = from.isIndex() ? constIndex(0) : constInt(deviceScalarType(from), 0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (from.isIndex() || to.isIndex())
+    return isUnsigned(from) ? arith::IndexCastUIOp::create(b, loc, dto, x).getResult()
+                            : arith::IndexCastOp::create(b, loc, dto, x).getResult();
+  unsigned wf = from.getIntOrFloatBitWidth(), wt = to.getIntOrFloatBitWidth();
+  if (wf < wt)
+    return isUnsigned(from) ? arith::ExtUIOp::create(b, loc, dto, x).getResult()
+                            : arith::ExtSIOp::create(b, loc, dto, x).getResult();
+  if (wf > wt)
+    return arith::TruncIOp::create(b, loc, dto, x);
+  return x;
+}
+
+/// The global address of element `coords` (slot k) of `view`: pointer + sum(coord * stride).
+Value Selector::address(Type elementType, Value resource, ValueRange coords, int64_t k) {
+  const ViewABI &abi = views[resource];
+  Value offset = constIndex(0);
+  for (auto [axis, c] : llvm::enumerate(coords))
+    offset = arith::AddIOp::create(b, loc, offset, arith::MulIOp::create(b, loc, at(c, k), abi.strides[axis]));
+  Value offset64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  return LLVM::GEPOp::create(b, loc, ptrType, deviceScalarType(elementType), abi.pointer, ValueRange{offset64});
+}
+
+FailureOr<SmallVector<Value>> Selector::inlineCombine(Region &region, ValueRange lhs, ValueRange rhs) {
+  Block &block = region.front();
+  unsigned n = lhs.size();
+  for (unsigned i = 0; i < n; ++i) {
+    values[block.getArgument(i)] = {lhs[i]};
+    values[block.getArgument(n + i)] = {rhs[i]};
+  }
+  if (failed(emitBlock(block)))
+    return failure();
+  SmallVector<Value> out;
+  flatten(block.getTerminator()->getOperands(), out);
+  return out;
+}
+
+LogicalResult Selector::emitBlock(Block &block) {
+  for (Operation &op : block.without_terminator())
+    if (failed(emitOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Selector::emitFor(pgpu::ForOp op) {
+  SmallVector<Value> inits;
+  flatten(op.getInits(), inits);
+  bool ok = true;
+  auto loop = scf::ForOp::create(b, loc, values[op.getLower()][0], values[op.getUpper()][0],
+                                 values[op.getStep()][0], inits,
+                                 [&](OpBuilder &, Location, Value iv, ValueRange carried) {
+                                   Block &body = op.getBody().front();
+                                   values[body.getArgument(0)] = {iv};
+                                   bind(body.getArguments().drop_front(), carried);
+                                   ok = succeeded(emitBlock(body));
+                                   SmallVector<Value> yields;
+                                   if (ok)
+                                     flatten(body.getTerminator()->getOperands(), yields);
+                                   else
+                                     yields.assign(carried.begin(), carried.end());
+                                   scf::YieldOp::create(b, loc, yields);
+                                 });
+  bind(op.getResults(), loop.getResults());
+  return success(ok);
+}
+
+LogicalResult Selector::emitIf(pgpu::IfOp op) {
+  SmallVector<Type> types;
+  for (Type t : op.getResultTypes())
+    deviceTypes(t, types);
+  bool ok = true;
+  auto branch = [&](Region &region) {
+    return [&](OpBuilder &, Location) {
+      SmallVector<Value> yields;
+      if (!region.empty()) {
+        Block &block = region.front();
+        ok = ok && succeeded(emitBlock(block));
+        if (ok)
+          flatten(block.getTerminator()->getOperands(), yields);
+      }
+      if (!ok) // keep the IR well-formed while the error propagates
+        for (Type t : types)
+          yields.push_back(LLVM::PoisonOp::create(b, loc, t));
+      scf::YieldOp::create(b, loc, yields);
+    };
+  };
+  auto ifOp = scf::IfOp::create(b, loc, values[op.getCondition()][0], branch(op.getThenRegion()),
+                                branch(op.getElseRegion()));
+  bind(op.getResults(), ifOp.getResults());
+  return success(ok);
+}
+
+/// A read with validity and fill: invalid slots (and slots past the fragment) perform no access.
+LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill) {
+  Value result = op->getResult(0);
+  Type elementType = pgpu::elementTypeOf(result.getType());
+  Type element = deviceScalarType(elementType);
+  auto fragment = dyn_cast<pgpu::FragmentType>(result.getType());
+  int64_t n = slotsOf(result);
+  SmallVector<Value> out;
+  for (int64_t k = 0; k < n; ++k) {
+    Value ok = at(valid, k);
+    if (fragment)
+      ok = andMaybe(ok, slotExists(fragment, k));
+    auto ifOp = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &, Location) {
+          Value p = address(elementType, view, coords, k);
+          scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, element, p).getResult());
+        },
+        [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, values[fill][0]); });
+    out.push_back(ifOp.getResult(0));
+  }
+  values[result] = out;
+  return success();
+}
+
+/// A write with validity. A scalar store is made by thread 0 only (scalars are uniform).
+LogicalResult Selector::emitStore(Value value, Value resource, ValueRange coords, Value valid) {
+  auto fragment = dyn_cast<pgpu::FragmentType>(value.getType());
+  Type elementType = pgpu::elementTypeOf(value.getType());
+  int64_t n = slotsOf(value);
+  fenceWrite(resource);
+  for (int64_t k = 0; k < n; ++k) {
+    Value ok = at(valid, k);
+    ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
+    scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
+      Value p = address(elementType, resource, coords, k);
+      LLVM::StoreOp::create(b, loc, at(value, k), p);
+      scf::YieldOp::create(b, loc);
+    });
+  }
+  fenceWrite(resource);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Unblocked structured ops run as ordered loops of the CTA (the order is one of those their
+// contracts allow; Triton legalization expands them the same way). Their bodies are uniform
+// control, so the fragments and reductions inside stay CTA-wide.
+//===----------------------------------------------------------------------===//
+
+LogicalResult Selector::emitRangeReduce(pgpu::RangeReduceOp op) {
+  SmallVector<Value> identity;
+  flatten(op.getIdentities(), identity);
+  bool ok = true;
+  auto loop = scf::ForOp::create(b, loc, values[op.getLower()][0], values[op.getUpper()][0], constIndex(1), identity,
+                                 [&](OpBuilder &, Location, Value i, ValueRange acc) {
+                                   Block &element = op.getElement().front();
+                                   values[element.getArgument(0)] = {i};
+                                   ok = succeeded(emitBlock(element));
+                                   SmallVector<Value> member;
+                                   if (ok)
+                                     flatten(element.getTerminator()->getOperands(), member);
+                                   FailureOr<SmallVector<Value>> next =
+                                       ok ? inlineCombine(op.getCombine(), acc, member) : FailureOr<SmallVector<Value>>(failure());
+                                   ok = ok && succeeded(next);
+                                   scf::YieldOp::create(b, loc, ok ? ValueRange(*next) : acc);
+                                 });
+  if (!ok)
+    return failure();
+  bind(op.getResults(), loop.getResults());
+  return success();
+}
+
+/// Semantics of the pgpu interpreter: the first segment's summary is the state, each later
+/// summary is combined into it; an empty range leaves the identities.
+LogicalResult Selector::emitRegionFold(pgpu::RegionFoldOp op) {
+  SmallVector<Value> init;
+  flatten(op.getIdentities(), init);
+  init.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(true))); // first segment
+  Value upper = values[op.getUpper()][0], step = values[op.getStep()][0];
+  bool ok = true;
+  auto loop = scf::ForOp::create(
+      b, loc, values[op.getLower()][0], upper, step, init, [&](OpBuilder &, Location, Value begin, ValueRange carried) {
+        ValueRange state = carried.drop_back();
+        Value first = carried.back();
+        Block &summarize = op.getSummarize().front();
+        Value end = arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, begin, step), upper);
+        values[summarize.getArgument(0)] = {begin};
+        values[summarize.getArgument(1)] = {end};
+        SmallVector<Value> captures(op.getCaptures().begin(), op.getCaptures().end());
+        for (auto [i, v] : llvm::enumerate(captures)) {
+          BlockArgument arg = summarize.getArgument(2 + i);
+          if (isa<pgpu::ViewType>(v.getType()))
+            views[arg] = views[v];
+          else
+            values[arg] = values[v];
+        }
+        ok = succeeded(emitBlock(summarize));
+        SmallVector<Value> summary, yields;
+        if (ok)
+          flatten(summarize.getTerminator()->getOperands(), summary);
+        FailureOr<SmallVector<Value>> merged = ok ? inlineCombine(op.getCombine(), state, summary) : FailureOr<SmallVector<Value>>(failure());
+        ok = ok && succeeded(merged);
+        if (ok)
+          for (auto [s, m] : llvm::zip(summary, *merged))
+            yields.push_back(arith::SelectOp::create(b, loc, first, s, m));
+        else
+          yields.assign(state.begin(), state.end());
+        yields.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+        scf::YieldOp::create(b, loc, yields);
+      });
+  if (!ok)
+    return failure();
+  bind(op.getResults(), loop.getResults().drop_back());
+  return success();
+}
+
+LogicalResult Selector::emitForeach(pgpu::ForeachOp op) {
+  bool ok = true;
+  scf::ForOp::create(b, loc, values[op.getLower()][0], values[op.getUpper()][0], constIndex(1), ValueRange{},
+                     [&](OpBuilder &, Location, Value i, ValueRange) {
+                       Block &body = op.getBody().front();
+                       values[body.getArgument(0)] = {i};
+                       ok = succeeded(emitBlock(body));
+                       scf::YieldOp::create(b, loc);
+                     });
+  return success(ok);
+}
+
+/// pgpu.scatter_reduce as relaxed atomics (the invocation-wide sharing domain: device scope, the
+/// PTX default). A scalar value is added once, by thread 0 (scalars are uniform).
+LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
+  std::optional<StringRef> name = ptx::scatterAtomic(op);
+  std::optional<LLVM::AtomicBinOp> kind = name ? LLVM::symbolizeAtomicBinOp(*name) : std::nullopt;
+  if (!kind)
+    return op.emitError() << "the PTX selector has no atomic for this scatter_reduce combine";
+  auto viewType = cast<pgpu::ViewType>(op.getView().getType());
+  auto fragment = dyn_cast<pgpu::FragmentType>(op.getValue().getType());
+  fenceWrite(op.getView());
+  for (int64_t k = 0, n = slotsOf(op.getValue()); k < n; ++k) {
+    Value ok = at(op.getValid(), k);
+    ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
+    scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
+      Value p = address(viewType.getElementType(), op.getView(), op.getCoords(), k);
+      LLVM::AtomicRMWOp::create(b, loc, *kind, p, at(op.getValue(), k), LLVM::AtomicOrdering::monotonic);
+      scf::YieldOp::create(b, loc);
+    });
+  }
+  fenceWrite(op.getView());
+  return success();
+}
+
+LogicalResult Selector::emitOp(Operation *op) {
+  loc = op->getLoc();
+  current = op;
+  if (std::optional<std::string> issue = ptx::selectionIssue(op))
+    return op->emitError() << "the PTX selector cannot express '" << op->getName() << "': " << *issue;
+  // Elementwise ops: one device op per slot.
+  auto perSlot = [&](auto fn) -> LogicalResult {
+    Value result = op->getResult(0);
+    SmallVector<Value> out;
+    for (int64_t k = 0, n = slotsOf(result); k < n; ++k) {
+      FailureOr<Value> v = fn(k);
+      if (failed(v))
+        return failure();
+      out.push_back(*v);
+    }
+    values[result] = out;
+    return success();
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](arith::ConstantOp c) {
+        Attribute value = c.getValue();
+        Type type = deviceScalarType(c.getType());
+        if (auto integer = dyn_cast<IntegerAttr>(value))
+          value = b.getIntegerAttr(type, integer.getValue());
+        values[c.getResult()] = {arith::ConstantOp::create(b, loc, cast<TypedAttr>(value)).getResult()};
+        return success();
+      })
+      .Case([&](pgpu::ParamOp p) {
+        int64_t v = params.lookup(p.getName());
+        values[p.getResult()] = {p.getType().isIndex() ? constIndex(v) : constInt(p.getType(), v)};
+        return success();
+      })
+      .Case([&](pgpu::ExtentOp e) {
+        values[e.getResult()] = {views[e.getView()].extents[e.getAxis()]};
+        return success();
+      })
+      .Case([&](pgpu::StrideOp s) {
+        values[s.getResult()] = {views[s.getView()].strides[s.getAxis()]};
+        return success();
+      })
+      .Case([&](pgpu::CeilDivOp c) {
+        Value x = values[c.getLhs()][0], y = values[c.getRhs()][0];
+        values[c.getResult()] = {arith::CeilDivSIOp::create(b, loc, x, y)};
+        return success();
+      })
+      .Case([&](pgpu::DelinearizeOp d) {
+        Value linear = values[d.getLinear()][0];
+        auto extents = d.getExtents();
+        SmallVector<Value> coords(extents.size());
+        for (int64_t i = extents.size() - 1; i >= 0; --i) {
+          Value e = values[extents[i]][0];
+          coords[i] = i == 0 ? linear : arith::RemUIOp::create(b, loc, linear, e).getResult();
+          if (i > 0)
+            linear = arith::DivUIOp::create(b, loc, linear, e);
+        }
+        for (auto [r, c] : llvm::zip(d.getResults(), coords))
+          values[r] = {c};
+        return success();
+      })
+      .Case([&](pgpu::ExecutionGroupOp g) {
+        Block &body = g.getBody().front();
+        Value linear = values[g.getLinear()][0];
+        auto extents = g.getExtents();
+        for (int64_t i = extents.size() - 1; i >= 0; --i) {
+          Value e = values[extents[i]][0];
+          values[body.getArgument(i)] = {i == 0 ? linear : arith::RemUIOp::create(b, loc, linear, e).getResult()};
+          if (i > 0)
+            linear = arith::DivUIOp::create(b, loc, linear, e);
+        }
+        return emitBlock(body);
+      })
+      .Case([&](pgpu::ForOp f) { return emitFor(f); })
+      .Case([&](pgpu::IfOp i) { return emitIf(i); })
+      .Case([&](pgpu::BinaryOp o) {
+        Type type = pgpu::elementTypeOf(o.getType());
+        return perSlot([&](int64_t k) {
+          return binary(o, o.getKind(), type, at(o.getLhs(), k), at(o.getRhs(), k), o.getApproximate());
+        });
+      })
+      .Case([&](pgpu::UnaryOp o) {
+        Type type = pgpu::elementTypeOf(o.getType());
+        return perSlot([&](int64_t k) { return unary(o, o.getKind(), type, at(o.getOperand(), k), o.getApproximate()); });
+      })
+      .Case([&](pgpu::CmpOp o) {
+        Type type = pgpu::elementTypeOf(o.getLhs().getType());
+        return perSlot([&](int64_t k) -> FailureOr<Value> {
+          return compare(o.getPredicate(), type, at(o.getLhs(), k), at(o.getRhs(), k));
+        });
+      })
+      .Case([&](pgpu::SelectOp o) {
+        return perSlot([&](int64_t k) -> FailureOr<Value> {
+          return arith::SelectOp::create(b, loc, at(o.getCondition(), k), at(o.getTrueValue(), k),
+                                         at(o.getFalseValue(), k))
+              .getResult();
+        });
+      })
+      .Case([&](pgpu::CastOp o) {
+        Type from = pgpu::elementTypeOf(o.getOperand().getType()), to = pgpu::elementTypeOf(o.getType());
+        return perSlot([&](int64_t k) -> FailureOr<Value> { return castValue(from, to, at(o.getOperand(), k)); });
+      })
+      .Case([&](pgpu::BitcastOp o) {
+        Type to = deviceScalarType(pgpu::elementTypeOf(o.getType()));
+        return perSlot([&](int64_t k) -> FailureOr<Value> {
+          Value x = at(o.getOperand(), k);
+          return x.getType() == to ? x : arith::BitcastOp::create(b, loc, to, x).getResult();
+        });
+      })
+      .Case([&](pgpu::IotaOp o) {
+        Value base = arith::AddIOp::create(b, loc, values[o.getBase()][0], tid);
+        return perSlot([&](int64_t k) -> FailureOr<Value> {
+          return k == 0 ? base : arith::AddIOp::create(b, loc, base, constIndex(k * threads)).getResult();
+        });
+      })
+      .Case([&](pgpu::SplatOp o) {
+        return perSlot([&](int64_t) -> FailureOr<Value> { return values[o.getOperand()][0]; });
+      })
+      .Case([&](pgpu::BroadcastOp o) {
+        if (o.getOperand().getType() == o.getType()) {
+          values[o.getResult()] = values[o.getOperand()];
+          return success();
+        }
+        ArrayRef<int64_t> dims = o.getDims();
+        return emitMove(o, o.getOperand(), o.getResult(), [&](ArrayRef<Value> index) {
+          SmallVector<Value> source;
+          for (int64_t d : dims)
+            source.push_back(index[d]);
+          return source;
+        });
+      })
+      .Case([&](pgpu::TransposeOp o) {
+        ArrayRef<int64_t> perm = o.getPermutation();
+        return emitMove(o, o.getOperand(), o.getResult(), [&](ArrayRef<Value> index) {
+          SmallVector<Value> source(perm.size());
+          for (auto [k, p] : llvm::enumerate(perm))
+            source[p] = index[k];
+          return source;
+        });
+      })
+      .Case([&](pgpu::ReshapeOp o) { // row-major: the flattened layout is unchanged
+        values[o.getResult()] = values[o.getOperand()];
+        return success();
+      })
+      .Case([&](pgpu::ContractOp o) { return emitContract(o); })
+      .Case([&](pgpu::LoadOp o) { return emitLoad(o, o.getView(), o.getCoords(), o.getValid(), o.getFill()); })
+      .Case([&](pgpu::GatherOp o) { return emitLoad(o, o.getView(), o.getCoords(), o.getValid(), o.getFill()); })
+      .Case([&](pgpu::StoreOp o) { return emitStore(o.getValue(), o.getView(), o.getCoords(), o.getValid()); })
+      .Case([&](pgpu::BufferLoadOp o) {
+        return emitLoad(o, o.getBuffer(), o.getCoords(), o.getValid(), o.getFill());
+      })
+      .Case([&](pgpu::BufferStoreOp o) {
+        return emitStore(o.getValue(), o.getBuffer(), o.getCoords(), o.getValid());
+      })
+      .Case([&](pgpu::ReduceOp o) { return emitReduce(o); })
+      .Case([&](pgpu::ArgReduceOp o) { return emitArgReduce(o); })
+      .Case([&](pgpu::ExtractOp o) { return emitExtract(o); })
+      .Case([&](pgpu::ScanOp o) { return emitScan(o); })
+      .Case([&](pgpu::RangeReduceOp o) { return emitRangeReduce(o); })
+      .Case([&](pgpu::ScatterReduceOp o) { return emitScatterReduce(o); })
+      .Case([&](pgpu::RegionFoldOp o) { return emitRegionFold(o); })
+      .Case([&](pgpu::ForeachOp o) { return emitForeach(o); })
+      .Default([&](Operation *o) {
+        return o->emitError() << "the PTX selector cannot express '" << o->getName() << "'";
+      });
+}
+
+LogicalResult Selector::run() {
+  MLIRContext *ctx = kernel.getContext();
+  threads = params.lookup(ptx::kThreadsParam);
+  // The kernel signature (PTX.h ABI).
+  SmallVector<Type> argTypes;
+  Type i64 = b.getI64Type();
+  auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
+  for (Type type : kernel.getArgumentTypes()) {
+    if (auto view = dyn_cast<pgpu::ViewType>(type)) {
+      argTypes.push_back(globalPtr);
+      argTypes.append(2 * view.getRank(), i64);
+    } else if (isa<pgpu::BufferType>(type)) {
+      argTypes.push_back(globalPtr); // invocation workspace, allocated by the runtime
+    } else {
+      Type t = deviceScalarType(type);
+      argTypes.push_back(t.isIndex() ? i64 : t);
+    }
+  }
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getSymName(), FunctionType::get(ctx, argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  loc = kernel.getLoc();
+  unsigned next = 0;
+  auto asIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult(); };
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    Value arg = kernel.getBody().getArgument(i);
+    if (auto view = dyn_cast<pgpu::ViewType>(type)) {
+      ViewABI abi;
+      abi.pointer = entry.getArgument(next++);
+      for (unsigned a = 0; a < view.getRank(); ++a)
+        abi.extents.push_back(asIndex(entry.getArgument(next++)));
+      for (unsigned a = 0; a < view.getRank(); ++a)
+        abi.strides.push_back(asIndex(entry.getArgument(next++)));
+      views[arg] = abi;
+    } else if (isa<pgpu::BufferType>(type)) {
+      views[arg].pointer = entry.getArgument(next++); // extents below, once every view is bound
+    } else {
+      Value v = entry.getArgument(next++);
+      values[arg] = {type.isIndex() ? asIndex(v) : v};
+    }
+  }
+  // Workspace extents: sizes, parameters, or a view's extent of the same name; row-major strides.
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    auto buffer = dyn_cast<pgpu::BufferType>(type);
+    if (!buffer)
+      continue;
+    ViewABI &abi = views[kernel.getBody().getArgument(i)];
+    for (Attribute e : buffer.getExtents()) {
+      if (auto size = dyn_cast<IntegerAttr>(e)) {
+        abi.extents.push_back(constIndex(size.getInt()));
+        continue;
+      }
+      StringRef name = cast<StringAttr>(e).getValue();
+      Value extent;
+      if (auto it = params.find(name); it != params.end())
+        extent = constIndex(it->second);
+      for (auto [j, other] : llvm::enumerate(kernel.getArgumentTypes()))
+        if (auto view = dyn_cast<pgpu::ViewType>(other); view && !extent)
+          for (auto [axis, ve] : llvm::enumerate(view.getExtents()))
+            if (auto vname = dyn_cast<StringAttr>(ve); vname && vname.getValue() == name && !extent)
+              extent = views[kernel.getBody().getArgument(j)].extents[axis];
+      if (!extent)
+        return kernel.emitError() << "the PTX selector cannot size workspace argument " << i << ": no view or "
+                                  << "parameter names its extent '" << name << "'";
+      abi.extents.push_back(extent);
+    }
+    abi.strides.assign(abi.extents.size(), Value());
+    Value stride = constIndex(1);
+    for (int64_t a = abi.extents.size() - 1; a >= 0; --a) {
+      abi.strides[a] = stride;
+      stride = arith::MulIOp::create(b, loc, stride, abi.extents[a]);
+    }
+  }
+  DenseSet<Value> read, written;
+  kernel.walk([&](Operation *op) {
+    if (isa<pgpu::LoadOp, pgpu::GatherOp, pgpu::BufferLoadOp>(op))
+      read.insert(op->getOperand(0));
+    else if (auto store = dyn_cast<pgpu::StoreOp>(op))
+      written.insert(store.getView());
+    else if (auto store = dyn_cast<pgpu::BufferStoreOp>(op))
+      written.insert(store.getBuffer());
+    else if (auto scatter = dyn_cast<pgpu::ScatterReduceOp>(op))
+      written.insert(scatter.getView());
+  });
+  for (Value v : written)
+    if (read.contains(v))
+      readAndWritten.insert(v);
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  laneIsZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constIndex(0));
+  // LaunchExprs, then the program space: this CTA is the instance block_id.x, decoded row-major.
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    auto space = dyn_cast<pgpu::ProgramSpaceOp>(op);
+    if (!space) {
+      if (failed(emitOp(&op)))
+        return failure();
+      continue;
+    }
+    loc = space.getLoc();
+    Value linear = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Block &body = space.getBody().front();
+    auto extents = space.getExtents();
+    for (int64_t i = extents.size() - 1; i >= 0; --i) {
+      Value e = values[extents[i]][0];
+      values[body.getArgument(i)] = {i == 0 ? linear : arith::RemUIOp::create(b, loc, linear, e).getResult()};
+      if (i > 0)
+        linear = arith::DivUIOp::create(b, loc, linear, e);
+    }
+    if (failed(emitBlock(body)))
+      return failure();
+  }
+  gpu::ReturnOp::create(b, loc);
+  // A CTA gets 48 KiB of static shared memory; ptxas would reject more, so the program is.
+  if (stageBytes + sharedBytes > 48 * 1024)
+    return kernel.emitError() << "the PTX selector needs " << stageBytes + sharedBytes
+                              << " bytes of static shared memory for @" << kernel.getSymName()
+                              << ", more than the 48 KiB a CTA gets (smaller tiles or fewer THREADS fit)";
+  if (stageBytes > 0) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), stageBytes), /*isConstant=*/false,
+                           LLVM::Linkage::Internal, (kernel.getSymName() + "_stage").str(), Attribute(),
+                           /*alignment=*/16, /*addrSpace=*/3);
+  }
+  return success();
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+ptx::selectDeviceIR(ModuleOp module, const llvm::StringMap<llvm::StringMap<int64_t>> &params) {
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect, LLVM::LLVMDialect>();
+  OpBuilder b(ctx);
+  OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
+  (*device)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+  b.setInsertionPointToStart(device->getBody());
+  auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessel_ptx");
+  for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
+    auto it = params.find(kernel.getSymName());
+    if (it == params.end())
+      return kernel.emitError() << "kernel @" << kernel.getSymName() << " was not legalized for PTX";
+    Selector selector(kernel, it->second, gpuModule);
+    if (failed(selector.run()))
+      return failure();
+  }
+  return device;
+}
+

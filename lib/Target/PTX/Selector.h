@@ -1,0 +1,209 @@
+//===- Selector.h - the PTX selector's state, shared by its files -*- C++ -*-===//
+//
+// Private to lib/Target/PTX: the Selector walks one legalized pgpu kernel and
+// builds it in the device dialects (PTX.h describes the execution model). Its
+// members live in PTXSelector.cpp (control, pointwise, accesses, ordered
+// loops, atomics), PTXCollectives.cpp (CTA-wide reduce, arg-reduce, scan,
+// extract) and PTXStaging.cpp (rank >= 2 data movement and contractions
+// through shared memory).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_TARGET_PTX_SELECTOR_H
+#define TESSEL_LIB_TARGET_PTX_SELECTOR_H
+
+#include "tessel/Target/PTX/PTX.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace tessel::ptx::detail {
+using namespace mlir;
+using BinaryKind = kir::BinaryKind;
+using UnaryKind = kir::UnaryKind;
+
+/// An external view as the kernel receives it (PTX.h ABI); invocation workspace is addressed the
+/// same way, row-major over its extents.
+struct ViewABI {
+  Value pointer;
+  SmallVector<Value> extents, strides; // index
+};
+
+/// Unsigned integers (and i1) compare, divide, shift and extend unsigned (Numerics.cpp).
+inline bool isUnsigned(Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && (integer.isUnsigned() || integer.getWidth() == 1);
+}
+
+/// The device type of a pgpu scalar type: signless integers; index stays index.
+inline Type deviceScalarType(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type); integer && !integer.isSignless())
+    return IntegerType::get(type.getContext(), integer.getWidth());
+  return type;
+}
+
+class Selector {
+public:
+  Selector(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &params, gpu::GPUModuleOp module)
+      : kernel(kernel), params(params), module(module), b(kernel.getContext()), loc(kernel.getLoc()) {}
+
+  LogicalResult run();
+
+private:
+  pgpu::KernelOp kernel;
+  const llvm::StringMap<int64_t> &params;
+  gpu::GPUModuleOp module;
+  OpBuilder b;
+  Location loc;
+  int64_t threads = 0;
+  Value tid;           // index
+  Value laneIsZero;    // i1: thread 0 of the CTA
+  unsigned nextShared = 0;
+  DenseMap<Value, SmallVector<Value>> values; // scalar -> {v}; fragment -> one value per slot
+  DenseMap<Value, ViewABI> views;
+  /// Views the kernel both reads and writes: their writes are fenced by CTA barriers before and
+  /// after, since another thread than the writer may read (or have read) the element; the pgpu
+  /// program is sequential within an instance (bar.sync orders global memory within the CTA).
+  DenseSet<Value> readAndWritten;
+  void fenceWrite(Value view) {
+    if (readAndWritten.contains(view))
+      gpu::BarrierOp::create(b, loc);
+  }
+
+  // ---- helpers --------------------------------------------------------------
+  Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value constInt(Type type, int64_t v) { return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v)); }
+  Value constI32(int32_t v) { return constInt(b.getI32Type(), v); }
+
+  /// The static shape of a fragment at the bound parameters.
+  SmallVector<int64_t> shapeOf(pgpu::FragmentType type) {
+    SmallVector<int64_t> shape;
+    for (Attribute e : type.getExtents())
+      shape.push_back(isa<IntegerAttr>(e) ? cast<IntegerAttr>(e).getInt()
+                                          : params.lookup(cast<StringAttr>(e).getValue()));
+    return shape;
+  }
+  /// Elements of a fragment (any rank: flattened row-major, PTX.h).
+  int64_t elements(pgpu::FragmentType type) {
+    int64_t n = 1;
+    for (int64_t e : shapeOf(type))
+      n *= e;
+    return n;
+  }
+  int64_t slots(pgpu::FragmentType type) { return std::max<int64_t>(1, (elements(type) + threads - 1) / threads); }
+  /// Whether this thread's slot k holds an element (null: always).
+  Value slotExists(pgpu::FragmentType type, int64_t k) {
+    int64_t n = elements(type);
+    if ((k + 1) * threads <= n)
+      return {};
+    Value element = arith::AddIOp::create(b, loc, tid, constIndex(k * threads));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, element, constIndex(n));
+  }
+  Value andMaybe(Value a, Value bOrNull) { return bOrNull ? arith::AndIOp::create(b, loc, a, bOrNull) : a; }
+
+  /// Operand `v` at slot k (a scalar is the same at every slot).
+  Value at(Value v, int64_t k) {
+    auto &list = values[v];
+    return list.size() == 1 ? list[0] : list[k];
+  }
+  int64_t slotsOf(Value v) {
+    auto fragment = dyn_cast<pgpu::FragmentType>(v.getType());
+    return fragment ? slots(fragment) : 1;
+  }
+  /// The device types one pgpu value occupies.
+  void deviceTypes(Type type, SmallVectorImpl<Type> &out) {
+    if (auto fragment = dyn_cast<pgpu::FragmentType>(type)) {
+      out.append(slots(fragment), deviceScalarType(fragment.getElementType()));
+      return;
+    }
+    out.push_back(deviceScalarType(type));
+  }
+  void flatten(ValueRange range, SmallVectorImpl<Value> &out) {
+    for (Value v : range)
+      llvm::append_range(out, values[v]);
+  }
+  /// Binds pgpu values to consecutive device values.
+  void bind(ValueRange range, ValueRange device) {
+    unsigned i = 0;
+    for (Value v : range) {
+      unsigned n = slotsOf(v);
+      values[v] = SmallVector<Value>(device.slice(i, n).begin(), device.slice(i, n).end());
+      i += n;
+    }
+  }
+
+  // ---- scalar semantics (Numerics.cpp) --------------------------------------
+  static std::string suffix(Type type) {
+    return type.isF32() ? "f32" : type.isF64() ? "f64" : type.isF16() ? "f16" : "bf16";
+  }
+  Value intrinsic(const llvm::Twine &name, Type type, ValueRange args) {
+    return LLVM::CallIntrinsicOp::create(b, loc, type, b.getStringAttr(name.str()), args).getResult(0);
+  }
+  FailureOr<Value> binary(Operation *op, BinaryKind kind, Type type, Value x, Value y, bool approximate);
+  FailureOr<Value> unary(Operation *op, UnaryKind kind, Type type, Value x, bool approximate);
+  Value compare(kir::CmpPredicate predicate, Type type, Value x, Value y);
+  Value castValue(Type from, Type to, Value x);
+
+  // ---- memory ---------------------------------------------------------------
+  /// The global address of element `coords` (slot k) of a view or workspace buffer.
+  Value address(Type elementType, Value resource, ValueRange coords, int64_t k);
+  Value sharedArray(Type slotType, int64_t count);
+
+  // ---- cross-thread ---------------------------------------------------------
+  Value shuffle(Value v, int32_t offset, gpu::ShuffleMode mode);
+  Value shuffleXor(Value v, int32_t offset) { return shuffle(v, offset, gpu::ShuffleMode::XOR); }
+  SmallVector<Value> combineAcrossCTA(SmallVector<Value> acc,
+                                      llvm::function_ref<SmallVector<Value>(ValueRange, ValueRange)> combine);
+  FailureOr<SmallVector<Value>> inlineCombine(Region &region, ValueRange lhs, ValueRange rhs);
+
+  // ---- ops ------------------------------------------------------------------
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOp(Operation *op);
+  LogicalResult emitFor(pgpu::ForOp op);
+  LogicalResult emitIf(pgpu::IfOp op);
+  LogicalResult emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill);
+  LogicalResult emitStore(Value value, Value resource, ValueRange coords, Value valid);
+  LogicalResult emitReduce(pgpu::ReduceOp op);
+  LogicalResult emitArgReduce(pgpu::ArgReduceOp op);
+  LogicalResult emitExtract(pgpu::ExtractOp op);
+  LogicalResult emitScan(pgpu::ScanOp op);
+  LogicalResult emitRangeReduce(pgpu::RangeReduceOp op);
+  LogicalResult emitScatterReduce(pgpu::ScatterReduceOp op);
+  LogicalResult emitRegionFold(pgpu::RegionFoldOp op);
+  LogicalResult emitForeach(pgpu::ForeachOp op);
+
+  // ---- fragments of rank >= 2: data movement through a shared-memory staging area ----------
+  static constexpr int64_t kStageLimit = 40 * 1024; // of the 48 KiB a CTA gets statically
+  int64_t stageBytes = 0;
+  int64_t sharedBytes = 0; // the reductions' and scans' small arrays
+  Operation *current = nullptr;
+  Type stageType(Type t) { return t.isIndex() ? b.getI64Type() : t.isInteger(1) ? b.getI8Type() : t; }
+  Value stagedPointer(Type slotType, int64_t byteOffset, Value linear);
+  FailureOr<int64_t> stage(Value fragment, int64_t byteOffset);
+  Value readStaged(Type type, int64_t byteOffset, Value linear);
+  SmallVector<Value> delinearizeStatic(Value linear, ArrayRef<int64_t> shape);
+  Value linearizeStatic(ArrayRef<Value> coords, ArrayRef<int64_t> shape);
+  /// This thread's element of slot k (clamped to 0 past the fragment, so reads stay in bounds).
+  Value slotElement(pgpu::FragmentType type, int64_t k) {
+    Value l = arith::AddIOp::create(b, loc, tid, constIndex(k * threads));
+    Value exists = slotExists(type, k);
+    return exists ? arith::SelectOp::create(b, loc, exists, l, constIndex(0)).getResult() : l;
+  }
+  /// Whether every element of `fragment` is a pure function of its coordinates (iota, splat,
+  /// constants, broadcasts, transposes and pointwise ops of those), so that a move can recompute
+  /// it where it is needed instead of exchanging it through shared memory.
+  bool recomputable(Value fragment, unsigned depth = 0);
+  /// The element of a recomputable fragment at `coords` (index values, one per axis).
+  FailureOr<Value> elementAt(Value fragment, ArrayRef<Value> coords);
+  LogicalResult emitMove(Operation *op, Value operand, Value result,
+                         llvm::function_ref<SmallVector<Value>(ArrayRef<Value>)> sourceCoords);
+  LogicalResult emitAxisReduce(pgpu::ReduceOp op);
+  LogicalResult emitContract(pgpu::ContractOp op);
+};
+} // namespace tessel::ptx::detail
+
+#endif // TESSEL_LIB_TARGET_PTX_SELECTOR_H

@@ -1,0 +1,10 @@
+// tessel's CUDA runtime (--device=cuda --target=ptx) on a machine without a usable driver: the
+// failure is a clear error, not a crash. (Nothing here runs on a GPU.)
+
+// RUN: env TESSEL_LIBCUDA=%t.missing/libcuda.so.1 not tessel run %tessel_src/examples/kir/vector_add.mlir --shape N=37 --scalar scale=0.5 --device=cuda --target=ptx 2>&1 | FileCheck %s --check-prefix=NODRIVER
+// NODRIVER: error: cannot load the CUDA driver library '{{.*}}libcuda.so.1' ({{.*}}); --device cuda needs an NVIDIA driver
+
+// COM: A rejected program fails at compile time, before the driver is touched.
+// RUN: env TESSEL_LIBCUDA=%t.missing/libcuda.so.1 not tessel run %tessel_src/examples/fused_pointwise.py:fused_pointwise --shape N=37 --scalar alpha=0.5 --device=cuda --target=ptx 2>&1 | FileCheck %s --check-prefix=REJECTED
+// REJECTED: error: the PTX selector cannot express 'pgpu.unary'
+// REJECTED-NOT: CUDA driver
