@@ -84,14 +84,16 @@
 // ATOM: scf.if %[[LANE0]] {
 // ATOM: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
 
-// COM: Unblocked region folds (attention) run as ordered segment loops; the first summary seeds the state.
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=FOLD
+// COM: Blocked region folds (attention, constructed on fragments) run as loops over source tiles whose
+// COM: carries start at the identities (`some` = false). The default tiles (128 lanes x 64 keys x 128)
+// COM: stage more than the selector's shared-memory budget, so smaller tiles are bound.
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --emit=device --param=BLOCK_S=32 --param=BLOCK_T=32 --param=BLOCK_D=32 | FileCheck %s --check-prefix=FOLD
 // FOLD-LABEL: gpu.func @attention(
-// FOLD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}%true{{.*}}) -> ({{.*}}i1)
+// FOLD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32 iter_args(%{{.*}} = %false{{.*}}) -> (i1
 
 // COM: Compiling twice gives byte-identical PTX (shared-memory names and order are deterministic).
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.a1.ptx
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.a2.ptx
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --param=BLOCK_S=32 --param=BLOCK_T=32 --param=BLOCK_D=32 -o %t.a1.ptx
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --param=BLOCK_S=32 --param=BLOCK_T=32 --param=BLOCK_D=32 -o %t.a2.ptx
 // RUN: cmp %t.a1.ptx %t.a2.ptx
 
 // COM: THREADS's default follows the bound parameters: a 16384-wide row block gets 512 threads.

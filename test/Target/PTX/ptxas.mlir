@@ -29,7 +29,7 @@
 // RUN: %ptxas -arch=sm_90a %t.batched_gemm.ptx -o %t.cubin
 // RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx -o %t.embedding.ptx
 // RUN: %ptxas -arch=sm_90a %t.embedding.ptx -o %t.cubin
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx -o %t.attention.ptx
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --param=BLOCK_S=32 --param=BLOCK_T=32 --param=BLOCK_D=32 -o %t.attention.ptx
 // RUN: %ptxas -arch=sm_90a %t.attention.ptx -o %t.cubin
 // RUN: tessel compile %tessel_src/examples/kir/linear_attention.mlir --target=ptx -o %t.linear_attention.ptx
 // RUN: %ptxas -arch=sm_90a %t.linear_attention.ptx -o %t.cubin
