@@ -86,6 +86,16 @@ kir.kernel @k() {
 }
 
 // -----
+// COM: The step attribute is unsigned in storage; -1 must not pass as 2^64-1.
+kir.kernel @k() {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  // expected-error @+1 {{'kir.domain' op step must be positive, got -1}}
+  %d = kir.domain %c0 to %c8 step -1
+  kir.return
+}
+
+// -----
 // COM: Parallel iterations carry nothing across iterations.
 kir.kernel @k() {
   %c0 = arith.constant 0 : index
@@ -985,5 +995,34 @@ kir.kernel @k(%x: !kir.view<f32, [N], in>) {
 // COM: Argument names are the launch ABI: they must be unique.
 // expected-error @+1 {{'kir.kernel' op argument #1 repeats the ABI name 'x'}}
 kir.kernel @k(%x: f32, %y: f32 {kir.name = "x"}) {
+  kir.return
+}
+
+// -----
+// COM: A value defined in terms of itself: the extent walk stops at the cycle (it used to recurse
+// COM: until the stack overflowed) and the dominance check reports it.
+kir.kernel @k(%x: !kir.view<f32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %row = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  // expected-error @+2 {{operand #1 does not dominate this use}}
+  // expected-note @+1 {{operand defined here (op in the same block)}}
+  %a = kir.binary add %row, %a : tensor<?xf32>
+  kir.return
+}
+
+// -----
+// COM: A subregion of itself: the domain key walk stops at the cycle.
+kir.kernel @k(%x: !kir.view<f32, [N], out>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %n = kir.extent "N"
+  // expected-error @+2 {{operand #0 does not dominate this use}}
+  // expected-note @+1 {{operand defined here (op in the same block)}}
+  %s = kir.subregion %s[%c0 : %c4]
+  %v = arith.constant 1.0 : f32
+  %t = kir.broadcast %v over(%s) dims [] : f32 -> tensor<?xf32>
+  kir.store %t, %x[%s] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
   kir.return
 }

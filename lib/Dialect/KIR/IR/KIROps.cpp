@@ -50,6 +50,8 @@ TypedAttr KernelOp::getConstexprValue(StringRef name) {
 /// The public ABI (ARCHITECTURE.md §2.1): views and by-value scalars only; no
 /// products, domains, tensors or buffers; a kernel returns nothing.
 LogicalResult KernelOp::verify() {
+  // MLIR verifies this op, then the ops inside it (on this thread), then verifyRegions.
+  beginExtentMemo(*this);
   for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
     if (isa<ViewType>(type) || type.isIntOrIndexOrFloat())
       continue;
@@ -74,7 +76,11 @@ LogicalResult KernelOp::verify() {
   return success();
 }
 
-LogicalResult KernelOp::verifyRegions() { return verifyKernelBody(*this); }
+LogicalResult KernelOp::verifyRegions() {
+  LogicalResult result = verifyKernelBody(*this);
+  endExtentMemo(*this);
+  return result;
+}
 
 //===----------------------------------------------------------------------===//
 // ABI access
@@ -129,8 +135,10 @@ OpFoldResult ConstexprOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DomainOp::verify() {
-  if (getStep() <= 0)
-    return emitOpError() << "step must be positive, got " << getStep()
+  // I64Attr's getter is unsigned: compare the signed value, or -1 passes.
+  int64_t step = getStepAttr().getInt();
+  if (step <= 0)
+    return emitOpError() << "step must be positive, got " << step
                          << "; iterate forward and compute a reversed coordinate instead";
   return success();
 }
