@@ -145,8 +145,10 @@ class Kernel:
 
     def run_interp(self, shapes: dict, scalars: dict | None = None, constexprs: dict | None = None,
                    seed: int = 0, out: str | pathlib.Path | None = None, segments: str | int | None = None,
-                   order: str | None = None, ranges: dict | None = None) -> dict:
-        """Runs the kernel on the CPU reference interpreter (`tessel run`) with random inputs.
+                   order: str | None = None, ranges: dict | None = None, inputs: dict | None = None) -> dict:
+        """Runs the kernel on the CPU reference interpreter (`tessel run`) with random inputs, or the
+        numpy arrays in `inputs` ({view name: array}, passed as `--in NAME=FILE.npy`; their shapes
+        bind the extents they name).
 
         Returns numpy arrays keyed by view name: inputs as NAME.in (what the kernel saw, for In and
         InOut views), results as NAME (Out and InOut views)."""
@@ -163,6 +165,9 @@ class Kernel:
                 args += ["--scalar", f"{k}={_scalar_text(v)}"]
             for k, v in (ranges or {}).items():
                 args += ["--range", f"{k}={v}"]
+            for k, v in (inputs or {}).items():
+                np.save(tmp / f"{k}.given.npy", np.asarray(v))
+                args += ["--in", f"{k}={tmp / f'{k}.given.npy'}"]
             if segments is not None:
                 args += ["--segments", str(segments)]
             if order is not None:

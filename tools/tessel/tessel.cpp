@@ -70,6 +70,8 @@ cl::list<std::string> constexprs("constexpr", cl::desc("constexpr NAME=VALUE (ov
                                  cl::CommaSeparated);
 cl::list<std::string> ranges("range", cl::desc("integer input range NAME=LO:HI (bounds may name extents)"),
                              cl::CommaSeparated);
+cl::list<std::string> inputFiles("in", cl::desc("input view NAME=FILE.npy (instead of random values)"),
+                                 cl::CommaSeparated);
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the random inputs and of shuffled orders"), cl::init(0));
 cl::opt<std::string> device("device", cl::desc("interp | cuda"), cl::init("interp"));
 cl::opt<std::string> outDir("out", cl::desc("directory for the outputs as .npy"), cl::value_desc("dir"));
@@ -98,6 +100,7 @@ int usage(llvm::StringRef argv0) {
                << "  compile FILE[:KERNEL] --emit=kir|pgpu|source --target=triton|cutile|ptx\n"
                << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--device interp] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
+               << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
                << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--budget-s 60] [--retune]      (measures on a CUDA device, through python3 -m tessel tune)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
@@ -233,6 +236,50 @@ int tune(int argc, char **argv) {
   return rc;
 }
 
+/// MLIR's parser, verifier, passes and printer recurse once per nesting level
+/// (regions, types, attributes), so deeply nested text overflows the stack long
+/// before memory runs out. Real kernels nest a few dozen levels; the text is
+/// refused past kMaxNesting with an error at the first bracket beyond it.
+constexpr unsigned kMaxNesting = 256;
+
+/// The offset of the first bracket ({ ( [ <) nested deeper than `limit`, or
+/// npos. Comments and string literals are skipped; `->` closes nothing.
+size_t findExcessNesting(llvm::StringRef text, unsigned limit) {
+  unsigned depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        return llvm::StringRef::npos;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '{' || c == '(' || c == '[' || c == '<') {
+      if (++depth > limit)
+        return i;
+    } else if ((c == '}' || c == ')' || c == ']' || (c == '>' && (i == 0 || text[i - 1] != '-'))) && depth) {
+      --depth;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
+/// Parses the module in `sourceMgr` after the nesting check.
+OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  size_t at = findExcessNesting(buffer->getBuffer(), kMaxNesting);
+  if (at != llvm::StringRef::npos) {
+    auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
+    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col))
+        << "the input nests deeper than " << kMaxNesting
+        << " levels (regions, types, attributes or brackets); tessel refuses it instead of exhausting the stack";
+    return nullptr;
+  }
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
 int compile(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
   std::string error;
@@ -244,7 +291,7 @@ int compile(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
   if (!module)
     return kUsageError;
   if (!kernelName.empty()) {
@@ -398,7 +445,7 @@ int runCommand(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
   if (!module)
     return kUsageError;
   if (traced)
@@ -498,6 +545,57 @@ int runCommand(MLIRContext &context) {
     }
     extentValues[kv->first] = size;
   }
+  // User-supplied inputs: their shapes bind the extents they name (a --shape must agree).
+  llvm::StringMap<std::unique_ptr<interp::HostArray>> supplied;
+  for (const std::string &text : inputFiles) {
+    auto kv = splitAssignment(text, "in");
+    if (!kv)
+      return kUsageError;
+    std::optional<unsigned> index;
+    for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+      if (argumentName(kernel, i) == kv->first)
+        index = i;
+    std::optional<ViewInfo> view = index ? viewInfo(kernel.getArgumentTypes()[*index]) : std::nullopt;
+    if (!view) {
+      llvm::errs() << "error: --in " << kv->first << ": kernel @" << kernel.getName() << " has no view argument '"
+                   << kv->first << "'\n";
+      return kUsageError;
+    }
+    if (view->mode == kir::ViewMode::Out) {
+      llvm::errs() << "error: --in " << kv->first << ": '" << kv->first
+                   << "' is an 'out' view; the kernel writes it before reading it\n";
+      return kUsageError;
+    }
+    std::optional<interp::HostArray> array = interp::readNpy(kv->second, view->elementType, error);
+    if (!array) {
+      llvm::errs() << "error: --in " << kv->first << ": " << error << "\n";
+      return kUsageError;
+    }
+    if (array->shape.size() != view->extents.size()) {
+      llvm::errs() << "error: --in " << kv->first << ": " << kv->second << " has rank " << array->shape.size()
+                   << ", view '" << kv->first << "' has rank " << view->extents.size() << "\n";
+      return kUsageError;
+    }
+    for (auto [axis, extent] : llvm::enumerate(view->extents)) {
+      int64_t size = array->shape[axis];
+      if (auto fixed = dyn_cast<IntegerAttr>(extent)) {
+        if (fixed.getInt() != size) {
+          llvm::errs() << "error: --in " << kv->first << ": axis " << axis << " must have extent " << fixed.getInt()
+                       << ", " << kv->second << " has " << size << "\n";
+          return kUsageError;
+        }
+        continue;
+      }
+      StringRef symbol = cast<StringAttr>(extent).getValue();
+      auto [it, inserted] = extentValues.try_emplace(symbol, size);
+      if (!inserted && it->second != size) {
+        llvm::errs() << "error: --in " << kv->first << ": axis " << axis << " is extent '" << symbol << "' = "
+                     << it->second << " elsewhere, " << kv->second << " has " << size << "\n";
+        return kUsageError;
+      }
+    }
+    supplied[kv->first] = std::make_unique<interp::HostArray>(std::move(*array));
+  }
   llvm::StringMap<std::string> scalarValues, rangeValues;
   for (const std::string &text : scalars) {
     auto kv = splitAssignment(text, "scalar");
@@ -538,6 +636,14 @@ int runCommand(MLIRContext &context) {
           return kUsageError;
         }
         shape.push_back(it->second);
+      }
+      if (auto given = supplied.find(name); given != supplied.end()) {
+        if (view->mode != kir::ViewMode::In)
+          outputs.push_back({name, given->second.get()});
+        arg.view = given->second.get();
+        arrays.push_back(std::move(given->second));
+        args.push_back(arg);
+        continue;
       }
       auto array = std::make_unique<interp::HostArray>(interp::HostArray::contiguous(view->elementType, shape));
       std::optional<std::pair<int64_t, int64_t>> range;
