@@ -206,3 +206,19 @@ def test_an_integer_constant_wider_than_64_bits_is_a_clear_error(tessel_bin, tmp
                     '  %t = kir.cast %c : i128 to i64\n'
                     '  kir.store %t, %y[%c0] : i64, !kir.view<i64, [N], out>[index]\n  kir.return\n}\n')
     assert_clean_error(run(tessel_bin, "run", f"{path}:k", "--shape", "N=2"), "at most 64 bits")
+
+
+def test_a_parse_failure_after_a_sibling_region_reference_frees_nothing_twice(tessel_bin):
+    # Found by the fuzzer: a region_scan whose regions are bound across siblings by a forward
+    # reference, then a parse error. The generated parser destroyed the regions with the use still
+    # linked to the freed definition (valgrind: invalid write in Operation::dropAllReferences).
+    import shutil
+    from pathlib import Path
+    data = Path(__file__).parent / "data" / "parse-failure-sibling-regions.mlir"
+    r = run(tessel_bin, "compile", data, "--emit=kir")
+    assert_clean_error(r, "error:")
+    if shutil.which("valgrind"):
+        v = subprocess.run(["valgrind", "-q", "--error-exitcode=99", str(tessel_bin), "compile", str(data),
+                            "--emit=kir"], capture_output=True, text=True, timeout=300)
+        assert v.returncode == 2, v.stderr[-3000:]
+        assert "Invalid" not in v.stderr

@@ -1026,3 +1026,39 @@ kir.kernel @k(%x: !kir.view<f32, [N], out>) {
   kir.store %t, %x[%s] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
   kir.return
 }
+
+// -----
+// COM: A forward reference in one region resolved by a definition in a sibling region (MLIR's parser
+// COM: binds them): an error at the use. When the parse failed later, the regions used to be destroyed
+// COM: with the use still linked to the freed definition (a heap use-after-free).
+kir.kernel @k(%x: !kir.view<f32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %z = arith.constant 0.0 : f32
+  %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  %r = kir.region_fold sources(%t : tensor<?xf32>) axis 0 identity(%z : f32) -> (f32)
+  summarize {
+  ^bb0(%s: tensor<?xf32>):
+    // expected-error @+1 {{operand #0 uses a value defined in a sibling region of the enclosing op}}
+    %q = kir.binary add %v, %v : f32
+    kir.yield %q : f32
+  } combine {
+  ^bb0(%a: f32, %b: f32):
+    %v = kir.binary add %a, %b : f32
+    kir.yield %v : f32
+  }
+  kir.return
+}
+
+// -----
+kir.kernel @k(%c: i1) {
+  kir.while {
+    // expected-error @+1 {{operand #0 uses a value defined in a sibling region of the enclosing op}}
+    kir.condition %w
+  } do {
+    %w = arith.constant true
+    kir.yield
+  }
+  kir.return
+}

@@ -121,7 +121,7 @@ def KIR_RegionFoldOp : KIR_Op<"region_fold", [RecursiveMemoryEffects, AttrSizedO
     `sources` `(` $sources `:` type($sources) `)` `axis` $axis
     `identity` `(` $identities `:` type($identities) `)`
     (`operands` `(` $captures^ `:` type($captures) `)`)? attr-dict
-    `->` `(` type($results) `)` `summarize` $summarize `combine` $combine
+    `->` `(` type($results) `)` custom<FoldRegions>($summarize, $combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -156,7 +156,7 @@ def KIR_RegionScanOp : KIR_Op<"region_scan", [RecursiveMemoryEffects, AttrSizedO
     `init` `(` $inits `:` type($inits) `)`
     (`operands` `(` $captures^ `:` type($captures) `)`)? attr-dict
     `->` `(` type($outputs) `)` `final` `(` type($finals) `)`
-    `summarize` $summarize `combine` $combine `apply` $apply `emit` $emit
+    custom<ScanRegions>($summarize, $combine, $apply, $emit)
   }];
   let hasRegionVerifier = 1;
 }

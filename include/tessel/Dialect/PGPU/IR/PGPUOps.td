@@ -270,7 +270,7 @@ def PGPU_WhileOp : PGPU_Op<"while", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$before, SizedRegion<1>:$after);
   let assemblyFormat = [{
-    (`(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? $before `do` $after attr-dict
+    (`(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? custom<WhileRegions>($before, $after, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }
@@ -299,7 +299,7 @@ def PGPU_IfOp : PGPU_Op<"if", [RecursiveMemoryEffects]> {
   let arguments = (ins I1:$condition);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
-  let assemblyFormat = "$condition (`->` type($results)^)? $thenRegion (`else` $elseRegion^)? attr-dict";
+  let assemblyFormat = "$condition (`->` type($results)^)? custom<IfRegions>($thenRegion, $elseRegion, attr-dict)";
   let hasRegionVerifier = 1;
 }
 
