@@ -208,13 +208,15 @@ def test_an_integer_constant_wider_than_64_bits_is_a_clear_error(tessel_bin, tmp
     assert_clean_error(run(tessel_bin, "run", f"{path}:k", "--shape", "N=2"), "at most 64 bits")
 
 
-def test_a_parse_failure_after_a_sibling_region_reference_frees_nothing_twice(tessel_bin):
-    # Found by the fuzzer: a region_scan whose regions are bound across siblings by a forward
-    # reference, then a parse error. The generated parser destroyed the regions with the use still
-    # linked to the freed definition (valgrind: invalid write in Operation::dropAllReferences).
+@pytest.mark.parametrize("name", ["parse-failure-sibling-regions", "parse-failure-nested-definition"])
+def test_a_parse_failure_after_a_crossing_reference_frees_nothing_twice(tessel_bin, name):
+    # Found by the fuzzer: a forward reference bound to a definition in a sibling region of a
+    # region_scan, or in the region of a later nested op, then a parse error in that op. The parser
+    # destroyed the regions with the use still linked to the freed definition (valgrind: invalid
+    # write in Operation::dropAllReferences; glibc aborted on the corrupted heap).
     import shutil
     from pathlib import Path
-    data = Path(__file__).parent / "data" / "parse-failure-sibling-regions.mlir"
+    data = Path(__file__).parent / "data" / f"{name}.mlir"
     r = run(tessel_bin, "compile", data, "--emit=kir")
     assert_clean_error(r, "error:")
     if shutil.which("valgrind"):

@@ -1062,3 +1062,19 @@ kir.kernel @k(%c: i1) {
   }
   kir.return
 }
+
+// -----
+// COM: A forward reference in the kernel body bound to a definition inside a later op's region.
+kir.kernel @k(%x: !kir.view<f32, [N], out>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{operand #0 uses a value defined inside a later op's region}}
+  kir.store %v, %x[%c0] : f32, !kir.view<f32, [N], out>[index]
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  kir.parallel %d {
+  ^bb0(%i: index):
+    %v = arith.constant 1.0 : f32
+    kir.yield
+  }
+  kir.return
+}

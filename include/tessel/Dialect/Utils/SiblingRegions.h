@@ -5,9 +5,12 @@
 // `combine` defines %v). The op never verifies, but when parsing fails after
 // that, ODS's generated parser destroys the regions in reverse order and the
 // earlier region's use is unlinked from a freed op: a heap use-after-free.
-// Ops with several regions parse them through these custom directives, which
-// reject such uses with a located error and, on any failure, drop all the
-// regions' references first so that they can be destroyed in any order.
+// Likewise a forward reference in the enclosing region can be bound to a
+// definition inside a nested op's region, which the failed parse of that op
+// frees. Ops with regions parse them through these custom directives, which
+// reject such uses with a located error and, on any failure, unlink every use
+// into and out of the regions first so that everything can be destroyed in any
+// order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +38,13 @@ mlir::ParseResult parseKeywordRegions(mlir::OpAsmParser &parser, llvm::ArrayRef<
 /// Prints what parseKeywordRegions reads (`attrs` when non-null).
 void printKeywordRegions(mlir::OpAsmPrinter &printer, llvm::ArrayRef<KeywordRegion> regions,
                          mlir::DictionaryAttr attrs);
+
+/// The `custom<BodyRegion>($region[, attr-dict])` directive of ops with one
+/// region: the same checks and cleanup for a region alone.
+mlir::ParseResult parseBodyRegion(mlir::OpAsmParser &parser, mlir::Region &body);
+mlir::ParseResult parseBodyRegion(mlir::OpAsmParser &parser, mlir::Region &body, mlir::NamedAttrList &attrs);
+void printBodyRegion(mlir::OpAsmPrinter &printer, mlir::Operation *, mlir::Region &body);
+void printBodyRegion(mlir::OpAsmPrinter &printer, mlir::Operation *, mlir::Region &body, mlir::DictionaryAttr attrs);
 
 } // namespace tessel
 

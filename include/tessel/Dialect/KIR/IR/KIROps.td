@@ -228,7 +228,7 @@ def KIR_ParallelOp : KIR_Op<"parallel", [RecursiveMemoryEffects]> {
   }];
   let arguments = (ins Variadic<KIR_Domain>:$domains);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$domains $body attr-dict";
+  let assemblyFormat = "$domains custom<BodyRegion>($body, attr-dict)";
   let hasRegionVerifier = 1;
 }
 
@@ -250,7 +250,7 @@ def KIR_ForOp : KIR_Op<"for", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $domain (`iter_args` `(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? $body attr-dict
+    $domain (`iter_args` `(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? custom<BodyRegion>($body, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }

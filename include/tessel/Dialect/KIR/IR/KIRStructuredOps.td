@@ -34,7 +34,7 @@ def KIR_ReduceOp : KIR_Op<"reduce", [RecursiveMemoryEffects, AttrSizedOperandSeg
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $inputs `axes` $axes `identity` `(` $identities `:` type($identities) `)` attr-dict
-    `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -82,7 +82,7 @@ def KIR_ScanOp : KIR_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegment
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $inputs `axis` $axis `identity` `(` $identities `:` type($identities) `)` (`exclusive` $exclusive^)?
-    (`reverse` $reverse^)? attr-dict `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    (`reverse` $reverse^)? attr-dict `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }

@@ -25,7 +25,7 @@ def PGPU_ReduceOp : PGPU_Op<"reduce", [RecursiveMemoryEffects, AttrSizedOperandS
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $inputs `axes` $axes `identity` `(` $identities `:` type($identities) `)` attr-dict
-    `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -83,7 +83,7 @@ def PGPU_ScanOp : PGPU_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegme
   let assemblyFormat = [{
     $inputs `axis` $axis `identity` `(` $identities `:` type($identities) `)`
     (`carry` `(` $carries^ `:` type($carries) `)`)? (`exclusive` $exclusive^)? (`reverse` $reverse^)? attr-dict
-    `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }
