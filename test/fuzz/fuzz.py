@@ -14,7 +14,8 @@ sanitizer's report), an LLVM crash banner or a timeout is a finding: the input i
 --save (default build/fuzz-findings/) with a .txt beside it holding the command and its stderr.
 An ordinary error exit (1, 2) is the expected answer to a malformed input.
 
-    python3 test/fuzz/fuzz.py --count 20000 --jobs 2          # the documented deep run
+    cp build/bin/tessel /tmp/tessel-fuzz    # a frozen copy: a rebuild during the run must not mix binaries
+    python3 test/fuzz/fuzz.py --tessel /tmp/tessel-fuzz --count 20000 --jobs 2   # the documented deep run
     python3 test/fuzz/fuzz.py --seconds 40 --jobs 2            # what CI runs (python/tests/test_fuzz.py)
 
 Exit status: 0 when nothing was found, 1 otherwise. The summary line reports the inputs run.
@@ -156,6 +157,8 @@ def run_one(tessel: str, args: list[str], timeout: float, memory_mb: int):
                            preexec_fn=_limits(memory_mb, int(timeout) + 1), env=env)
     except subprocess.TimeoutExpired as e:
         return "timeout", None, (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else ""
+    except OSError as e:  # the binary is being rebuilt: not a finding; fuzz a frozen copy for long runs
+        return None, 2, f"fuzz: could not start {tessel}: {e}"
     err = r.stderr
     if r.returncode < 0:
         return f"signal {-r.returncode}", r.returncode, err
