@@ -615,6 +615,13 @@ LogicalResult Serializer::run() {
   llvm::StringMap<std::string> symbolSource;
   std::string firstView;
   SmallVector<std::pair<std::string, bool>> viewNames; // (name, written) of the views so far
+  // With a written view among two or more, the fast guard compares byte ranges: each view's
+  // address is read once into a local (`_p_NAME`).
+  unsigned numViews = 0, numWritten = 0;
+  for (BlockArgument arg : entry.getArguments())
+    if (auto view = dyn_cast<pgpu::ViewType>(arg.getType()))
+      ++numViews, numWritten += view.isWritable();
+  bool compareRanges = numViews > 1 && numWritten > 0;
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     auto abiName = kernel.getArgAttrOfType<StringAttr>(i, "kir.name");
     std::string n = abiName ? abiName.str() : "arg" + std::to_string(i);
@@ -630,8 +637,10 @@ LogicalResult Serializer::run() {
       // Offsets are 32-bit in the kernel: a contiguous tensor of fewer than 2**31 elements is
       // certainly in range; anything else takes the precise check of its memory span.
       fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2} and "
-                                   "{0}.numel() < 2147483648 and {0}.is_contiguous()",
-                                   n, dtype, view.getRank())
+                                   "{0}.numel() < 2147483648 and {0}.is_contiguous(){3}",
+                                   n, dtype, view.getRank(),
+                                   compareRanges ? llvm::formatv(" and (_p_{0} := {0}.data_ptr()) >= 0", n).str()
+                                                 : std::string())
                          .str());
       std::string extents;
       for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
@@ -664,9 +673,7 @@ LogicalResult Serializer::run() {
       // its byte range is exact there); _check_apart gives the precise error.
       for (auto [other, writes] : viewNames)
         if (writes || view.isWritable())
-          fast.push_back(llvm::formatv("({0}.data_ptr() + {0}.numel() * {0}.element_size() <= {1}.data_ptr() or "
-                                       "{1}.data_ptr() + {1}.numel() * {1}.element_size() <= {0}.data_ptr())",
-                                       n, other)
+          fast.push_back(llvm::formatv("(_p_{0} + {0}.nbytes <= _p_{1} or _p_{1} + {1}.nbytes <= _p_{0})", n, other)
                              .str());
       viewNames.push_back({n, view.isWritable()});
       if (firstView.empty()) {

@@ -38,7 +38,8 @@
 // CHECK-NEXT: """Launch layernorm (one launch; checks the ABI first)."""
 // COM: Written views get the stride-0/self-overlap checks and must not share memory with another
 // COM: view; the scalar is checked against its type's range; the grid against the launch limit.
-// CHECK: and (y.data_ptr() + y.numel() * y.element_size() <= x.data_ptr() or x.data_ptr() + x.numel() * x.element_size() <= y.data_ptr())
+// CHECK: x.is_contiguous() and (_p_x := x.data_ptr()) >= 0
+// CHECK: and (_p_y + y.nbytes <= _p_x or _p_x + x.nbytes <= _p_y)
 // CHECK: and type(eps) is float and -3.4028234663852886e+38 <= eps <= 3.4028234663852886e+38):
 // CHECK: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
 // CHECK: _check_view('w', w, torch.float32, ('N',), _extents, _device)
