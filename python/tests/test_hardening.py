@@ -224,3 +224,17 @@ def test_a_parse_failure_after_a_crossing_reference_frees_nothing_twice(tessel_b
                             "--emit=kir"], capture_output=True, text=True, timeout=300)
         assert v.returncode == 2, v.stderr[-3000:]
         assert "Invalid" not in v.stderr
+
+
+def test_tessel_opt_refuses_deep_nesting_too(tessel_bin, tmp_path):
+    depth = 5000
+    body = "  %t = arith.constant true\n" + "  kir.if %t {\n" * depth + "  kir.yield\n  }\n" * depth
+    path = tmp_path / "deep.mlir"
+    path.write_text(f"kir.kernel @k() {{\n{body}  kir.return\n}}\n")
+    r = run(tessel_bin.parent / "tessel-opt", path)
+    assert_clean_error(r, "nests deeper than 256 levels")
+    ok = tmp_path / "ok.mlir"
+    ok.write_text("kir.kernel @k() {\n  kir.return\n}\n")
+    piped = subprocess.run(f"{tessel_bin.parent / 'tessel-opt'} {ok} | {tessel_bin.parent / 'tessel-opt'}",
+                           shell=True, capture_output=True, text=True)
+    assert piped.returncode == 0 and "kir.kernel @k()" in piped.stdout, piped.stderr

@@ -31,6 +31,7 @@
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "tessel/Dialect/Utils/NestingLimit.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -236,44 +237,14 @@ int tune(int argc, char **argv) {
   return rc;
 }
 
-/// MLIR's parser, verifier, passes and printer recurse once per nesting level
-/// (regions, types, attributes), so deeply nested text overflows the stack long
-/// before memory runs out. Real kernels nest a few dozen levels; the text is
-/// refused past kMaxNesting with an error at the first bracket beyond it.
-constexpr unsigned kMaxNesting = 256;
-
-/// The offset of the first bracket ({ ( [ <) nested deeper than `limit`, or
-/// npos. Comments and string literals are skipped; `->` closes nothing.
-size_t findExcessNesting(llvm::StringRef text, unsigned limit) {
-  unsigned depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      i = text.find('\n', i);
-      if (i == llvm::StringRef::npos)
-        return llvm::StringRef::npos;
-    } else if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
-    } else if (c == '{' || c == '(' || c == '[' || c == '<') {
-      if (++depth > limit)
-        return i;
-    } else if ((c == '}' || c == ')' || c == ']' || (c == '>' && (i == 0 || text[i - 1] != '-'))) && depth) {
-      --depth;
-    }
-  }
-  return llvm::StringRef::npos;
-}
-
 /// Parses the module in `sourceMgr` after the nesting check.
 OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  size_t at = findExcessNesting(buffer->getBuffer(), kMaxNesting);
+  size_t at = tessel::findExcessNesting(buffer->getBuffer());
   if (at != llvm::StringRef::npos) {
     auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
     emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col))
-        << "the input nests deeper than " << kMaxNesting
+        << "the input nests deeper than " << tessel::kMaxNesting
         << " levels (regions, types, attributes or brackets); tessel refuses it instead of exhausting the stack";
     return nullptr;
   }
