@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -125,6 +126,157 @@ bool tessel::interp::writeNpy(const HostArray &array, const std::string &path, s
     os.write(bytes, fmt.bytes);
   });
   return true;
+}
+
+/// The value of `key` in a .npy header dictionary (`'key': value`), up to the
+/// next top-level comma or the closing brace.
+static std::optional<std::string> headerField(llvm::StringRef header, llvm::StringRef key) {
+  size_t at = header.find(("'" + key + "'").str());
+  if (at == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef rest = header.drop_front(at + key.size() + 2).ltrim();
+  if (!rest.consume_front(":"))
+    return std::nullopt;
+  rest = rest.ltrim();
+  int depth = 0;
+  size_t end = 0;
+  for (; end < rest.size(); ++end) {
+    char c = rest[end];
+    if (c == '(' || c == '[')
+      ++depth;
+    else if (c == ')' || c == ']')
+      --depth;
+    else if ((c == ',' || c == '}') && depth == 0)
+      break;
+  }
+  return rest.take_front(end).trim().str();
+}
+
+std::optional<HostArray> tessel::interp::readNpy(const std::string &path, Type elementType, std::string &error) {
+  auto fail = [&](const llvm::Twine &why) -> std::optional<HostArray> {
+    error = (path + ": " + why).str();
+    return std::nullopt;
+  };
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file)
+    return fail("cannot read: " + file.getError().message());
+  llvm::StringRef data = (*file)->getBuffer();
+  if (data.size() < 10 || !data.starts_with("\x93NUMPY"))
+    return fail("not a .npy file (no \\x93NUMPY magic)");
+  unsigned major = uint8_t(data[6]);
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = uint8_t(data[8]) | (size_t(uint8_t(data[9])) << 8);
+    headerStart = 10;
+  } else if ((major == 2 || major == 3) && data.size() >= 12) {
+    headerLength = 0;
+    for (int k = 0; k < 4; ++k)
+      headerLength |= size_t(uint8_t(data[8 + k])) << (8 * k);
+    headerStart = 12;
+  } else {
+    return fail("unsupported .npy format version " + llvm::Twine(major));
+  }
+  if (headerStart + headerLength > data.size())
+    return fail("truncated header");
+  llvm::StringRef header = data.substr(headerStart, headerLength);
+  std::optional<std::string> descrText = headerField(header, "descr");
+  std::optional<std::string> orderText = headerField(header, "fortran_order");
+  std::optional<std::string> shapeText = headerField(header, "shape");
+  if (!descrText || !orderText || !shapeText)
+    return fail("the header lacks descr, fortran_order or shape");
+  llvm::StringRef descr = llvm::StringRef(*descrText).trim("'\"");
+  bool fortran = *orderText == "True";
+  if (!fortran && *orderText != "False")
+    return fail("fortran_order must be True or False, got " + *orderText);
+  // The shape: a tuple of non-negative integers.
+  SmallVector<int64_t> shape;
+  llvm::StringRef dims = llvm::StringRef(*shapeText).trim();
+  if (!dims.consume_front("(") || !dims.consume_back(")"))
+    return fail("shape must be a tuple, got " + *shapeText);
+  SmallVector<llvm::StringRef> parts;
+  dims.split(parts, ',', -1, /*KeepEmpty=*/false);
+  int64_t count = 1;
+  for (llvm::StringRef part : parts) {
+    int64_t d;
+    if (part.trim().getAsInteger(10, d) || d < 0)
+      return fail("bad extent '" + part.trim() + "' in shape " + *shapeText);
+    shape.push_back(d);
+    if (d && count > (int64_t(1) << 40) / d)
+      return fail("has too many elements for the interpreter");
+    count *= d;
+  }
+  // The element format: byte order, kind, size.
+  if (descr.size() < 3)
+    return fail("unsupported dtype '" + descr + "'");
+  char byteOrder = descr[0], kind = descr[1];
+  unsigned bytes;
+  if (descr.drop_front(2).getAsInteger(10, bytes) || !(bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8))
+    return fail("unsupported dtype '" + descr + "'");
+  if (byteOrder == '>' && bytes > 1)
+    return fail("big-endian dtype '" + descr + "' is not supported; save it little-endian");
+  bool isFloat = isFloatType(elementType);
+  bool wantBool = elementType.isInteger(1);
+  if (isFloat ? (kind != 'f' || bytes == 1) : !(kind == 'i' || kind == 'u' || (kind == 'b' && bytes == 1)))
+    return fail("holds dtype '" + descr + "', which does not convert exactly to " +
+                llvm::Twine(isFloat ? "the float type " : "the integer type ") + [&] {
+                  std::string t;
+                  llvm::raw_string_ostream os(t);
+                  os << elementType;
+                  return t;
+                }());
+  size_t payload = headerStart + headerLength;
+  if (data.size() - payload < size_t(count) * bytes)
+    return fail("truncated data: " + llvm::Twine(count) + " elements of " + llvm::Twine(bytes) +
+                " bytes need " + llvm::Twine(count * bytes) + " bytes, the file has " +
+                llvm::Twine(data.size() - payload));
+  HostArray array = HostArray::contiguous(elementType, shape);
+  if (fortran) { // column-major storage: the same bytes with reversed strides
+    int64_t stride = 1;
+    for (size_t axis = 0; axis < shape.size(); ++axis) {
+      array.strides[axis] = stride;
+      stride *= std::max<int64_t>(shape[axis], 1);
+    }
+  }
+  unsigned width = isFloat || elementType.isIndex() ? 64 : elementType.getIntOrFloatBitWidth();
+  bool isUnsigned = elementType.isUnsignedInteger();
+  const char *raw = data.data() + payload;
+  for (int64_t k = 0; k < count; ++k) {
+    const char *at = raw + k * bytes;
+    Elem &e = array.storage[k];
+    if (isFloat) {
+      double v;
+      if (bytes == 2) {
+        uint16_t bits;
+        std::memcpy(&bits, at, 2);
+        v = fromHalfBits(bits);
+      } else if (bytes == 4) {
+        float f;
+        std::memcpy(&f, at, 4);
+        v = f;
+      } else {
+        std::memcpy(&v, at, 8);
+      }
+      e.f = roundToFloat(v, elementType);
+      continue;
+    }
+    uint64_t bits = 0;
+    std::memcpy(&bits, at, bytes);
+    int64_t v;
+    if (kind == 'i' && bytes < 8) // sign-extend
+      v = int64_t(bits << (64 - 8 * bytes)) >> (64 - 8 * bytes);
+    else
+      v = int64_t(bits);
+    if (kind == 'u' && bytes == 8 && v < 0 && !isUnsigned)
+      return fail("element " + llvm::Twine(k) + " = " + llvm::Twine(bits) + " does not fit the kernel's type");
+    bool fits = wantBool ? (v == 0 || v == 1)
+                : width >= 64 ? true
+                : isUnsigned ? (v >= 0 && uint64_t(v) < (uint64_t(1) << width))
+                             : (v >= -(int64_t(1) << (width - 1)) && v < (int64_t(1) << (width - 1)));
+    if (!fits)
+      return fail("element " + llvm::Twine(k) + " = " + llvm::Twine(v) + " does not fit the kernel's type");
+    e.i = wrapToInteger(v, elementType);
+  }
+  return array;
 }
 
 std::string tessel::interp::describe(const HostArray &array) {

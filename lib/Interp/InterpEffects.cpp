@@ -107,6 +107,8 @@ LogicalResult checkValueShape(Operation &op, const TensorPtr &value, ArrayRef<in
 /// Reads `view` through `plan`, with optional validity and fill.
 static FailureOr<TensorPtr> readView(Operation &op, HostArray &view, bool outView, const AccessPlan &plan,
                                      const TensorPtr &valid, const TensorPtr &fill) {
+  if (failed(checkCount(op, checkedElements(plan.shape), "the read")))
+    return failure();
   auto out = makeTensor(view.elementType, plan.shape);
   SmallVector<int64_t> pos, coord;
   for (int64_t i = 0; i < out->size(); ++i) {
@@ -206,6 +208,8 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
       .Case<kir::IndexRelationOp>([&](kir::IndexRelationOp rel) -> LogicalResult {
         HostArray &map = viewOf(rel.getMap());
         Domain d = domain(rel.getDomain());
+        if (failed(checkCount(op, d.size(), "the domain")))
+          return failure();
         auto out = makeTensor(IndexType::get(op.getContext()), {d.size()});
         for (int64_t k = 0; k < d.size(); ++k) {
           int64_t c = d.member(k);

@@ -55,6 +55,16 @@ TensorPtr engine::makeScalar(Type type, Elem value) {
 }
 
 std::shared_ptr<Tensor> engine::makeTensor(Type elementType, ArrayRef<int64_t> shape) {
+  // The ops that size tensors from run-time values check first (checkCount); this is the backstop
+  // for any that does not: a clean exit with the reason, never a std::bad_alloc abort.
+  if (checkedElements(shape) < 0) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "tessel interpreter: a tensor of shape [";
+    llvm::interleaveComma(shape, os);
+    os << "] has more than 2^28 elements (or a negative extent); the interpreter does not hold it";
+    llvm::reportFatalUsageError(llvm::StringRef(text));
+  }
   auto t = std::make_shared<Tensor>();
   t->elementType = elementType;
   t->shape.assign(shape.begin(), shape.end());
@@ -67,6 +77,37 @@ int64_t engine::numElements(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+int64_t engine::checkedElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return -1;
+    if (d == 0)
+      return 0;
+  }
+  for (int64_t d : shape) {
+    if (n > kMaxElements / d)
+      return -1;
+    n *= d;
+  }
+  return n;
+}
+
+int64_t engine::spanOf(int64_t lo, int64_t hi) {
+  if (hi <= lo)
+    return 0;
+  uint64_t span = uint64_t(hi) - uint64_t(lo);
+  return span > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(span);
+}
+
+LogicalResult engine::checkCount(Operation &op, int64_t count, StringRef what) {
+  if (count >= 0 && count <= kMaxElements)
+    return success();
+  return op.emitError() << what << (count < 0 ? " is too large or negative" : " has " + std::to_string(count) +
+                                                                                    " members")
+                        << "; the interpreter handles at most 2^28 (" << kMaxElements << ")";
 }
 
 void engine::delinearize(int64_t linear, ArrayRef<int64_t> shape, SmallVectorImpl<int64_t> &index) {
@@ -150,7 +191,9 @@ LogicalResult Engine::bindConstant(Operation &op) {
   Elem e;
   if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
     e.f = roundToFloat(f.getValueAsDouble(), f.getType());
-  else if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
+  else if (auto i = dyn_cast<IntegerAttr>(constant.getValue()); i && i.getValue().getBitWidth() > 64)
+    return op.emitError() << "the interpreter holds integers of at most 64 bits, got " << i.getType();
+  else if (i)
     e.i = wrapToInteger(i.getValue().getSExtValue(), i.getType());
   else
     return op.emitError() << "the interpreter supports scalar constants only";
@@ -217,13 +260,18 @@ LogicalResult Interpreter::execOp(Operation &op) {
       .Case<kir::SubregionOp>([&](kir::SubregionOp s) {
         // Members of the source in [begin, end): nothing is clamped, the result may be empty.
         Domain src = domain(s.getSource());
+        // In 128 bits: bounds near the int64 limits must not wrap into a non-empty domain.
         int64_t begin = std::max(index(s.getBegin()), src.lo);
-        int64_t first = src.lo + ((begin - src.lo + src.step - 1) / src.step) * src.step;
-        bind(s.getResult(), Domain{first, std::min(index(s.getEnd()), src.hi), src.step});
+        __int128 step = std::max<int64_t>(src.step, 1);
+        __int128 first = src.lo + ((__int128(begin) - src.lo + step - 1) / step) * step;
+        int64_t hi = std::min(index(s.getEnd()), src.hi);
+        bind(s.getResult(), Domain{first >= hi ? hi : int64_t(first), hi, src.step});
         return success();
       })
-      .Case<kir::IndicesOp>([&](kir::IndicesOp i) {
+      .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> LogicalResult {
         Domain d = domain(i.getDomain());
+        if (failed(checkCount(op, d.size(), "the domain")))
+          return failure();
         auto t = makeTensor(IndexType::get(op.getContext()), {d.size()});
         for (int64_t k = 0; k < d.size(); ++k)
           t->data[k].i = d.member(k);
@@ -239,7 +287,10 @@ LogicalResult Interpreter::execOp(Operation &op) {
         }
         SmallVector<int64_t> pos;
         SmallVector<RValue> ivs(doms.size());
-        for (int64_t linear : order(numElements(shape))) {
+        int64_t count = checkedElements(shape);
+        if (failed(checkCount(op, count, "the parallel iteration space")))
+          return failure();
+        for (int64_t linear : order(count)) {
           delinearize(linear, shape, pos);
           for (auto [k, d] : llvm::enumerate(doms)) {
             Elem e;
@@ -256,6 +307,8 @@ LogicalResult Interpreter::execOp(Operation &op) {
         SmallVector<RValue> carries;
         for (Value init : f.getInits())
           carries.push_back(lookup(init));
+        if (failed(checkCount(op, d.size(), "the loop's domain")))
+          return failure();
         for (int64_t k = 0; k < d.size(); ++k) {
           Elem e;
           e.i = d.member(k);

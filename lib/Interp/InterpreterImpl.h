@@ -21,10 +21,22 @@ struct Tensor {
 };
 using TensorPtr = std::shared_ptr<const Tensor>;
 
+/// The interpreter holds at most this many elements in one tensor and runs at
+/// most this many iterations of one loop (2^28): past it, a located error
+/// instead of an allocation abort or a run of hours.
+constexpr int64_t kMaxElements = int64_t(1) << 28;
+
 /// Members of a domain: lo, lo + step, ... below hi.
 struct Domain {
   int64_t lo = 0, hi = 0, step = 1;
-  int64_t size() const { return hi <= lo ? 0 : (hi - lo + step - 1) / step; }
+  /// Computed without overflow for any bounds (a non-positive step is empty).
+  int64_t size() const {
+    if (hi <= lo || step <= 0)
+      return 0;
+    uint64_t span = uint64_t(hi) - uint64_t(lo);
+    uint64_t n = (span - 1) / uint64_t(step) + 1;
+    return n > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(n);
+  }
   int64_t member(int64_t i) const { return lo + i * step; }
   /// Position of coordinate `c`, or -1 when `c` is not a member.
   int64_t position(int64_t c) const {
@@ -52,6 +64,14 @@ struct Aggregate {
 TensorPtr makeScalar(mlir::Type type, Elem value);
 std::shared_ptr<Tensor> makeTensor(mlir::Type elementType, llvm::ArrayRef<int64_t> shape);
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
+/// Elements of `shape`, or -1 when an extent is negative or the product passes
+/// kMaxElements (checked without overflow).
+int64_t checkedElements(llvm::ArrayRef<int64_t> shape);
+/// hi - lo, at least 0, saturating instead of overflowing.
+int64_t spanOf(int64_t lo, int64_t hi);
+/// A located error when `count` (elements or iterations; -1 from
+/// checkedElements) is negative or over kMaxElements.
+mlir::LogicalResult checkCount(mlir::Operation &op, int64_t count, llvm::StringRef what);
 /// Row-major multi-index of linear position `linear`.
 void delinearize(int64_t linear, llvm::ArrayRef<int64_t> shape, llvm::SmallVectorImpl<int64_t> &index);
 int64_t linearize(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape);

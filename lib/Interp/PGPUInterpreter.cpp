@@ -41,8 +41,12 @@ private:
   /// Static shape of a fragment/buffer type under the parameter bindings.
   FailureOr<SmallVector<int64_t>> resolve(Operation &op, ArrayRef<Attribute> extents);
   FailureOr<SmallVector<int64_t>> shapeOf(Operation &op, Type type) {
-    if (auto f = dyn_cast<pgpu::FragmentType>(type))
-      return resolve(op, f.getExtents());
+    if (auto f = dyn_cast<pgpu::FragmentType>(type)) {
+      FailureOr<SmallVector<int64_t>> shape = resolve(op, f.getExtents());
+      if (succeeded(shape) && failed(checkCount(op, checkedElements(*shape), "the fragment")))
+        return failure();
+      return shape;
+    }
     return SmallVector<int64_t>();
   }
   LogicalResult execAccess(Operation &op, bool &handled);
@@ -171,6 +175,8 @@ LogicalResult PGPUInterpreter::run() {
       }
       SmallVector<int64_t> coord;
       SmallVector<RValue> coords(grid.size());
+      if (failed(checkCount(*space.getOperation(), checkedElements(grid), "the program space")))
+        return failure();
       for (int64_t linear : order(numElements(grid))) {
         instance = linear;
         delinearize(linear, grid, coord);
@@ -346,7 +352,9 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
       .Case<pgpu::ForeachOp>([&](pgpu::ForeachOp f) -> LogicalResult {
         // Independent iterations: the selected order exposes any dependence.
         int64_t lb = index(f.getLower()), ub = index(f.getUpper());
-        for (int64_t k : order(std::max<int64_t>(ub - lb, 0)))
+        if (failed(checkCount(op, spanOf(lb, ub), "the foreach range")))
+          return failure();
+        for (int64_t k : order(spanOf(lb, ub)))
           if (failed(execBlock(f.getBody().front(), {makeScalar(IndexType::get(op.getContext()), Elem{0, lb + k})},
                                nullptr)))
             return failure();
@@ -576,7 +584,9 @@ LogicalResult PGPUInterpreter::execStructured(Operation &op, bool &handled) {
         SmallVector<Elem> acc, next;
         for (Value id : r.getIdentities())
           acc.push_back(tensor(id)->data[0]);
-        for (int64_t k : order(std::max<int64_t>(hi - lo, 0))) {
+        if (failed(checkCount(op, spanOf(lo, hi), "the reduced range")))
+          return failure();
+        for (int64_t k : order(spanOf(lo, hi))) {
           SmallVector<RValue> member;
           if (failed(callRegion(r.getElement(), {makeScalar(IndexType::get(op.getContext()), Elem{0, lo + k})},
                                 member)))

@@ -21,10 +21,57 @@ def _scalar_text(value) -> str:
     return repr(float(value))
 
 
+_PRIVATE_DIRS: dict = {}
+
+
 def _cache_dir() -> pathlib.Path:
+    """The cache folder (TESSEL_CACHE, else ~/.cache/tessel). One that cannot be made or written
+    degrades to a private temporary folder for this process (nothing is kept across processes) with
+    one warning, so a read-only or missing cache never makes a call fail."""
     path = pathlib.Path(os.environ.get("TESSEL_CACHE", pathlib.Path.home() / ".cache" / "tessel"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    if str(path) in _PRIVATE_DIRS:
+        return _PRIVATE_DIRS[str(path)]
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if os.access(path, os.W_OK | os.X_OK):
+            return path
+        reason = "it is not writable"
+    except OSError as e:
+        reason = e.strerror or str(e)
+    import warnings
+    private = pathlib.Path(tempfile.mkdtemp(prefix="tessel-cache-"))
+    warnings.warn(f"tessel: the cache folder {path} cannot be used ({reason}); this process caches in "
+                  f"{private} and keeps nothing", stacklevel=3)
+    _PRIVATE_DIRS[str(path)] = private
+    return private
+
+
+_SOURCE_SEAL = "# tessel source sha256 "
+
+
+def _sealed(text: str) -> str:
+    """Cached source ends in a line holding the hash of what precedes it, so a truncated or edited
+    file is detected (and recompiled) instead of trusted."""
+    return f"{text}{_SOURCE_SEAL}{hashlib.sha256(text.encode()).hexdigest()}\n"
+
+
+def _unseal(data: str) -> str | None:
+    body, sep, tail = data.rpartition(_SOURCE_SEAL)
+    if not sep or tail.strip() != hashlib.sha256(body.encode()).hexdigest():
+        return None
+    return body
+
+
+def _write_cached(path: pathlib.Path, text: str) -> bool:
+    """Atomic write into the cache; a failure (full or read-only disk) only costs the caching."""
+    from . import _tune
+    try:
+        _tune.write_atomic(path, text)
+        return True
+    except OSError as e:
+        import warnings
+        warnings.warn(f"tessel: could not write {path} ({e.strerror or e}); not cached", stacklevel=3)
+        return False
 
 
 _VERSION = None
@@ -101,8 +148,10 @@ class Kernel:
 
     def run_interp(self, shapes: dict, scalars: dict | None = None, constexprs: dict | None = None,
                    seed: int = 0, out: str | pathlib.Path | None = None, segments: str | int | None = None,
-                   order: str | None = None, ranges: dict | None = None) -> dict:
-        """Runs the kernel on the CPU reference interpreter (`tessel run`) with random inputs.
+                   order: str | None = None, ranges: dict | None = None, inputs: dict | None = None) -> dict:
+        """Runs the kernel on the CPU reference interpreter (`tessel run`) with random inputs, or the
+        numpy arrays in `inputs` ({view name: array}, passed as `--in NAME=FILE.npy`; their shapes
+        bind the extents they name).
 
         Returns numpy arrays keyed by view name: inputs as NAME.in (what the kernel saw, for In and
         InOut views), results as NAME (Out and InOut views)."""
@@ -119,6 +168,9 @@ class Kernel:
                 args += ["--scalar", f"{k}={_scalar_text(v)}"]
             for k, v in (ranges or {}).items():
                 args += ["--range", f"{k}={v}"]
+            for k, v in (inputs or {}).items():
+                np.save(tmp / f"{k}.given.npy", np.asarray(v))
+                args += ["--in", f"{k}={tmp / f'{k}.given.npy'}"]
             if segments is not None:
                 args += ["--segments", str(segments)]
             if order is not None:
@@ -141,20 +193,32 @@ class Kernel:
         key = hashlib.sha256("\0".join([self.kir(constexprs), target, repr(sorted((params or {}).items())),
                                           _compiler_version()]).encode()).hexdigest()[:24]
         cached = _cache_dir() / f"{self.name}-{key}.py"
+        try:
+            text = _unseal(cached.read_text())
+        except (OSError, UnicodeDecodeError):
+            text = None
+        if text is not None:
+            return text
         if cached.exists():
-            return cached.read_text()
+            import warnings
+            warnings.warn(f"tessel: the cached source {cached} is damaged (truncated or edited); recompiling",
+                          stacklevel=2)
         text = self.compile("source", constexprs, extra)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, cached)  # atomic: concurrent processes see a whole file or none
+        _write_cached(cached, _sealed(text))  # atomic: concurrent processes see a whole file or none
         return text
 
     def _launcher(self, constexprs: dict, params: dict | None = None):
         key = ("launcher", self._key(constexprs), tuple(sorted((params or {}).items())))
         if key not in self._cache:
             text = self.source("triton", constexprs, params)
-            path = _cache_dir() / f"{self.name}-{hashlib.sha256(text.encode()).hexdigest()[:24]}.py"
-            if not path.exists():
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            path = _cache_dir() / f"{self.name}-{digest[:24]}.py"
+            try:
+                whole = hashlib.sha256(path.read_bytes()).hexdigest() == digest
+            except OSError:
+                whole = False
+            if not whole and not _write_cached(path, text):
+                path = pathlib.Path(tempfile.mkdtemp(prefix="tessel-")) / path.name
                 path.write_text(text)
             spec = importlib.util.spec_from_file_location(f"_tessel_{self.name}_{path.stem[-8:]}", path)
             module = importlib.util.module_from_spec(spec)
@@ -209,14 +273,17 @@ class Kernel:
         from . import _tune
         tensors, scalars, constexprs = self._bind(args, kwargs)
         path, key = _cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors)
-        cached = None if retune else _tune.lookup(path, key)
+        cached = None if retune else _tune.lookup(path, key, self._space(constexprs))
         if cached is not None:
             self.last_tuning = {"cache_hit": True}
             return cached
         best, self.last_tuning = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps,
                                             verbose=verbose, compile_workers=compile_workers,
                                             compile_pool=compile_pool, domain=domain, reference=reference)
-        _tune.store(path, key, best)
+        # A search that timed nothing (every candidate rejected, or no time) found no winner: the
+        # default it returns is not a measurement, so nothing is cached.
+        if self.last_tuning.get("timed"):
+            _tune.store(path, key, best)
         self._launches.clear()
         return best
 
@@ -260,7 +327,8 @@ class Kernel:
             from . import _tune
             tuned = None
             if tensors and getattr(tensors[0], "is_cuda", False):
-                tuned = _tune.lookup(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors))
+                tuned = _tune.lookup(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors),
+                                     self._space(constexprs))
             launch = self._launcher(constexprs, tuned)
             if memo is not None:
                 self._launches[memo] = launch

@@ -35,39 +35,127 @@ def cache_key(kir_text: str, tensors, device_name: str, version: str) -> str:
     return f"{digest}/{shape_bucket(tensors)}/{device_name}/{version}"
 
 
+def _warn(message: str) -> None:
+    import warnings
+    warnings.warn(f"tessel: {message}", stacklevel=3)
+
+
+def valid_entry(params, space: dict | None = None) -> str | None:
+    """Why a cached winner is unusable, or None. An entry is {parameter name: int}; with the kernel's
+    declared `space` ({name: (candidates, default)}) it must bind exactly the declared parameters to
+    declared candidates."""
+    if not isinstance(params, dict) or not params:
+        return f"not a non-empty object of parameter bindings: {params!r}"
+    for name, value in params.items():
+        if not isinstance(name, str) or type(value) is not int:
+            return f"binding {name!r}: {value!r} is not a name and an integer"
+    if space is not None:
+        if set(params) != set(space):
+            return f"binds {sorted(params)}, the kernel declares {sorted(space)}"
+        for name, value in params.items():
+            if value not in space[name][0]:
+                return f"{name} = {value} is not one of the declared candidates {space[name][0]}"
+    return None
+
+
 def load_cache(path) -> dict:
+    """The cache file's entries; a file that is not valid JSON, or not an object, counts as empty
+    (with a warning) and is rewritten by the next store."""
     try:
-        return json.loads(path.read_text())
+        data = json.loads(path.read_text())
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError):
-        import warnings
-        warnings.warn(f"tessel: ignoring an unreadable tuning cache {path}; it will be rewritten")
+    except (OSError, ValueError) as e:
+        _warn(f"ignoring an unreadable tuning cache {path} ({type(e).__name__}); it will be rewritten")
         return {}
+    if not isinstance(data, dict):
+        _warn(f"ignoring a tuning cache {path} that is not a JSON object; it will be rewritten")
+        return {}
+    return data
 
 
 _loaded: dict = {}
 
 
-def lookup(path, key: str):
-    """The stored winner for `key`, or None; the file is re-read only when it changes."""
+def lookup(path, key: str, space: dict | None = None):
+    """The stored winner for `key`, or None; the file is re-read only when it changes. An entry that
+    fails `valid_entry` (against `space` when given) is ignored with a warning, so the caller runs
+    the default and the next tune() re-tunes and overwrites it."""
     try:
         stamp = path.stat().st_mtime_ns
-    except FileNotFoundError:
+    except OSError:
         return None
     cached = _loaded.get(str(path))
     if cached is None or cached[0] != stamp:
-        cached = (stamp, load_cache(path))
+        cached = (stamp, load_cache(path), set())
         _loaded[str(path)] = cached
-    return cached[1].get(key)
+    entry = cached[1].get(key)
+    if entry is None:
+        return None
+    why = valid_entry(entry, space)
+    if why:
+        if key not in cached[2]:  # once per entry and file version
+            cached[2].add(key)
+            _warn(f"ignoring the cached tuning entry {key!r} in {path}: {why}; it will be re-tuned")
+        return None
+    return dict(entry)
 
 
-def store(path, key: str, params: dict) -> None:
-    cache = load_cache(path)
-    cache[key] = params
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(cache, indent=1, sort_keys=True))
-    os.replace(tmp, path)  # atomic under concurrent processes
+class _Locked:
+    """An exclusive advisory lock on PATH.lock (fcntl), so concurrent processes storing into one
+    cache file serialize their read-modify-write instead of losing each other's entries."""
+
+    def __init__(self, path):
+        self.path = path.with_name(path.name + ".lock")
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        import fcntl
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+def write_atomic(path, text: str) -> None:
+    """Writes `text` to `path` through a unique temporary file in its folder and a rename: readers
+    see the old file or the whole new one, never a prefix, whichever thread or process writes."""
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def store(path, key: str, params: dict) -> bool:
+    """Records `params` as the winner for `key` (locked read-modify-write, atomic replace). Entries
+    that fail the schema are dropped on the way. A cache that cannot be written is skipped with a
+    warning; returns whether the entry was stored."""
+    why = valid_entry(params)
+    if why:
+        raise ValueError(f"tessel: refusing to cache an invalid tuning result: {why}")
+    try:
+        with _Locked(path):
+            cache = {k: v for k, v in load_cache(path).items() if valid_entry(v) is None}
+            cache[key] = dict(params)
+            write_atomic(path, json.dumps(cache, indent=1, sort_keys=True))
+    except OSError as e:
+        _warn(f"could not write the tuning cache {path} ({e.strerror or e}); the result is not cached")
+        return False
+    return True
 
 
 def _median_ms(torch, fn, reps: int, inner: int = 10) -> float:

@@ -3,7 +3,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
@@ -12,6 +17,7 @@
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/PTX/PTX.h"
 #include "tessel/Target/Triton/Triton.h"
+#include "tessel/Dialect/Utils/NestingLimit.h"
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
@@ -22,5 +28,34 @@ int main(int argc, char **argv) {
   tessel::ptx::registerPTXPasses();
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(argc, argv, "tessel optimizer driver\n", registry);
+  // The nesting limit of the tessel driver (NestingLimit.h), checked before MLIR parses; the
+  // buffer read here (stdin too) is the one MLIR parses.
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(input, &error);
+  if (!file) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  size_t at = tessel::findExcessNesting(file->getBuffer());
+  if (at != llvm::StringRef::npos) {
+    llvm::SourceMgr sourceMgr;
+    const char *start = file->getBufferStart();
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    sourceMgr.PrintMessage(llvm::errs(), llvm::SMLoc::getFromPointer(start + at), llvm::SourceMgr::DK_Error,
+                           "the input nests deeper than " + std::to_string(tessel::kMaxNesting) +
+                               " levels (regions, types, attributes or brackets); tessel refuses it instead of "
+                               "exhausting the stack");
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> out = mlir::openOutputFile(output, &error);
+  if (!out) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(out->os(), std::move(file), registry,
+                                     mlir::MlirOptMainConfig::createFromCLOptions())))
+    return 1;
+  out->keep();
+  return 0;
 }

@@ -33,6 +33,7 @@
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "tessel/Dialect/Utils/NestingLimit.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -74,6 +75,8 @@ cl::list<std::string> constexprs("constexpr", cl::desc("constexpr NAME=VALUE (ov
                                  cl::CommaSeparated);
 cl::list<std::string> ranges("range", cl::desc("integer input range NAME=LO:HI (bounds may name extents)"),
                              cl::CommaSeparated);
+cl::list<std::string> inputFiles("in", cl::desc("input view NAME=FILE.npy (instead of random values)"),
+                                 cl::CommaSeparated);
 cl::opt<uint64_t> seed("seed", cl::desc("seed of the random inputs and of shuffled orders"), cl::init(0));
 cl::opt<std::string> device("device", cl::desc("interp | cuda"), cl::init("interp"));
 cl::opt<std::string> outDir("out", cl::desc("directory for the outputs as .npy"), cl::value_desc("dir"));
@@ -102,6 +105,7 @@ int usage(llvm::StringRef argv0) {
                << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source --target=triton|cutile|ptx\n"
                << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--device interp|cuda --target ptx] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
+               << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
                << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--budget-s 60] [--retune]      (measures on a CUDA device, through python3 -m tessel tune)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
@@ -237,6 +241,20 @@ int tune(int argc, char **argv) {
   return rc;
 }
 
+/// Parses the module in `sourceMgr` after the nesting check.
+OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  size_t at = tessel::findExcessNesting(buffer->getBuffer());
+  if (at != llvm::StringRef::npos) {
+    auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
+    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col))
+        << "the input nests deeper than " << tessel::kMaxNesting
+        << " levels (regions, types, attributes or brackets); tessel refuses it instead of exhausting the stack";
+    return nullptr;
+  }
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
 int compile(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
   std::string error;
@@ -248,7 +266,7 @@ int compile(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
   if (!module)
     return kUsageError;
   if (!kernelName.empty()) {
@@ -419,7 +437,7 @@ int runCommand(MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
   if (!module)
     return kUsageError;
   if (traced)
@@ -520,6 +538,57 @@ int runCommand(MLIRContext &context) {
     }
     extentValues[kv->first] = size;
   }
+  // User-supplied inputs: their shapes bind the extents they name (a --shape must agree).
+  llvm::StringMap<std::unique_ptr<interp::HostArray>> supplied;
+  for (const std::string &text : inputFiles) {
+    auto kv = splitAssignment(text, "in");
+    if (!kv)
+      return kUsageError;
+    std::optional<unsigned> index;
+    for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+      if (argumentName(kernel, i) == kv->first)
+        index = i;
+    std::optional<ViewInfo> view = index ? viewInfo(kernel.getArgumentTypes()[*index]) : std::nullopt;
+    if (!view) {
+      llvm::errs() << "error: --in " << kv->first << ": kernel @" << kernel.getName() << " has no view argument '"
+                   << kv->first << "'\n";
+      return kUsageError;
+    }
+    if (view->mode == kir::ViewMode::Out) {
+      llvm::errs() << "error: --in " << kv->first << ": '" << kv->first
+                   << "' is an 'out' view; the kernel writes it before reading it\n";
+      return kUsageError;
+    }
+    std::optional<interp::HostArray> array = interp::readNpy(kv->second, view->elementType, error);
+    if (!array) {
+      llvm::errs() << "error: --in " << kv->first << ": " << error << "\n";
+      return kUsageError;
+    }
+    if (array->shape.size() != view->extents.size()) {
+      llvm::errs() << "error: --in " << kv->first << ": " << kv->second << " has rank " << array->shape.size()
+                   << ", view '" << kv->first << "' has rank " << view->extents.size() << "\n";
+      return kUsageError;
+    }
+    for (auto [axis, extent] : llvm::enumerate(view->extents)) {
+      int64_t size = array->shape[axis];
+      if (auto fixed = dyn_cast<IntegerAttr>(extent)) {
+        if (fixed.getInt() != size) {
+          llvm::errs() << "error: --in " << kv->first << ": axis " << axis << " must have extent " << fixed.getInt()
+                       << ", " << kv->second << " has " << size << "\n";
+          return kUsageError;
+        }
+        continue;
+      }
+      StringRef symbol = cast<StringAttr>(extent).getValue();
+      auto [it, inserted] = extentValues.try_emplace(symbol, size);
+      if (!inserted && it->second != size) {
+        llvm::errs() << "error: --in " << kv->first << ": axis " << axis << " is extent '" << symbol << "' = "
+                     << it->second << " elsewhere, " << kv->second << " has " << size << "\n";
+        return kUsageError;
+      }
+    }
+    supplied[kv->first] = std::make_unique<interp::HostArray>(std::move(*array));
+  }
   llvm::StringMap<std::string> scalarValues, rangeValues;
   for (const std::string &text : scalars) {
     auto kv = splitAssignment(text, "scalar");
@@ -560,6 +629,14 @@ int runCommand(MLIRContext &context) {
           return kUsageError;
         }
         shape.push_back(it->second);
+      }
+      if (auto given = supplied.find(name); given != supplied.end()) {
+        if (view->mode != kir::ViewMode::In)
+          outputs.push_back({name, given->second.get()});
+        arg.view = given->second.get();
+        arrays.push_back(std::move(given->second));
+        args.push_back(arg);
+        continue;
       }
       auto array = std::make_unique<interp::HostArray>(interp::HostArray::contiguous(view->elementType, shape));
       std::optional<std::pair<int64_t, int64_t>> range;

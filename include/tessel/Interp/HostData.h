@@ -24,6 +24,13 @@ void fillPoison(HostArray &array);
 /// written as float32 (NumPy has no bf16), index as int64.
 bool writeNpy(const HostArray &array, const std::string &path, std::string &error);
 
+/// Reads a NumPy .npy file (format 1.0-3.0, little-endian, C or Fortran
+/// order) as an array of `elementType`. Float element types take f2/f4/f8
+/// files (rounded to the type); integer types take any integer file whose
+/// values fit the type; i1 takes b1, u1 or i1 holding 0/1. Anything else is an
+/// error naming the file and the problem, never a silent conversion.
+std::optional<HostArray> readNpy(const std::string &path, mlir::Type elementType, std::string &error);
+
 /// A one-line description: dtype, shape, sum and an FNV-1a hash of the
 /// element bit patterns.
 std::string describe(const HostArray &array);

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -355,7 +356,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         std::string x = expr(c.getOperand());
         if (c.getOperand().getDefiningOp<arith::ConstantOp>() && c.getOperand().getType().isIndex())
           x = "tl.full([], " + x + ", tl.int32)";
-        assign(c.getResult(), x + ".to(" + target + ")");
+        // tl.cast, not `.to`: Triton passes an integer argument equal to 1 as a Python int.
+        assign(c.getResult(), "tl.cast(" + x + ", " + target + ")");
         return success();
       })
       .Case<pgpu::LoadOp, pgpu::GatherOp>([&](auto load) -> LogicalResult {
@@ -612,6 +614,14 @@ LogicalResult Serializer::run() {
   // parameter, and later views naming the symbol are compared with it.
   llvm::StringMap<std::string> symbolSource;
   std::string firstView;
+  SmallVector<std::pair<std::string, bool>> viewNames; // (name, written) of the views so far
+  // With a written view among two or more, the fast guard compares byte ranges: each view's
+  // address is read once into a local (`_p_NAME`).
+  unsigned numViews = 0, numWritten = 0;
+  for (BlockArgument arg : entry.getArguments())
+    if (auto view = dyn_cast<pgpu::ViewType>(arg.getType()))
+      ++numViews, numWritten += view.isWritable();
+  bool compareRanges = numViews > 1 && numWritten > 0;
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     auto abiName = kernel.getArgAttrOfType<StringAttr>(i, "kir.name");
     std::string n = abiName ? abiName.str() : "arg" + std::to_string(i);
@@ -627,8 +637,10 @@ LogicalResult Serializer::run() {
       // Offsets are 32-bit in the kernel: a contiguous tensor of fewer than 2**31 elements is
       // certainly in range; anything else takes the precise check of its memory span.
       fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2} and "
-                                   "{0}.numel() < 2147483648 and {0}.is_contiguous()",
-                                   n, dtype, view.getRank())
+                                   "{0}.numel() < 2147483648 and {0}.is_contiguous(){3}",
+                                   n, dtype, view.getRank(),
+                                   compareRanges ? llvm::formatv(" and (_p_{0} := {0}.data_ptr()) >= 0", n).str()
+                                                 : std::string())
                          .str());
       std::string extents;
       for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
@@ -654,9 +666,16 @@ LogicalResult Serializer::run() {
           extentSpelling[{arg, unsigned(axis)}] = literal;
         }
       }
-      checks.push_back(llvm::formatv("_check_view('{0}', {0}, {1}, ({2}{3}), _extents, _device)", n, dtype, extents,
-                                     view.getRank() == 1 ? "," : "")
+      checks.push_back(llvm::formatv("_check_view('{0}', {0}, {1}, ({2}{3}), _extents, _device{4})", n, dtype, extents,
+                                     view.getRank() == 1 ? "," : "", view.isWritable() ? ", writes=True" : "")
                            .str());
+      // A written view must not share memory with another view (contiguous in the fast guard, so
+      // its byte range is exact there); _check_apart gives the precise error.
+      for (auto [other, writes] : viewNames)
+        if (writes || view.isWritable())
+          fast.push_back(llvm::formatv("(_p_{0} + {0}.nbytes <= _p_{1} or _p_{1} + {1}.nbytes <= _p_{0})", n, other)
+                             .str());
+      viewNames.push_back({n, view.isWritable()});
       if (firstView.empty()) {
         firstView = n;
         fast.push_back(llvm::formatv("({0}.is_cuda or _interpreting())", n).str());
@@ -674,10 +693,25 @@ LogicalResult Serializer::run() {
       if (!isa<FloatType>(arg.getType()))
         specKey.push_back({launchArgs.size() - 1, false});
       wrapperParams.push_back("*" + n); // keyword-only in the wrapper
-      checks.push_back(llvm::formatv("_check_scalar('{0}', {0}, {1})", n,
-                                     isa<FloatType>(arg.getType()) ? "float" : "int")
+      // The declared type's range: Triton passes a float as fp32 and an int as i32 or i64, and a
+      // value outside the kernel's type must be an error here, not inside Triton or a wrap.
+      std::string lo, hi;
+      if (auto f = dyn_cast<FloatType>(arg.getType())) {
+        double max = APFloat::getLargest(f.getFloatSemantics()).convertToDouble();
+        lo = llvm::formatv("{0}", llvm::format("%.17g", -max)).str(), hi = lo.substr(1);
+      } else {
+        unsigned width = arg.getType().isIndex() ? 64 : arg.getType().getIntOrFloatBitWidth();
+        if (width > 1 && width <= 64)
+          lo = std::to_string(APInt::getSignedMinValue(width).getSExtValue()),
+          hi = std::to_string(APInt::getSignedMaxValue(width).getSExtValue());
+      }
+      checks.push_back(llvm::formatv("_check_scalar('{0}', {0}, {1}{2})", n,
+                                     isa<FloatType>(arg.getType()) ? "float" : "int",
+                                     lo.empty() ? "" : ", (" + lo + ", " + hi + ")")
                            .str());
-      fast.push_back(llvm::formatv("type({0}) is {1}", n, isa<FloatType>(arg.getType()) ? "float" : "int").str());
+      fast.push_back(llvm::formatv("type({0}) is {1}{2}", n, isa<FloatType>(arg.getType()) ? "float" : "int",
+                                   lo.empty() ? "" : " and " + lo + " <= " + n + " <= " + hi)
+                         .str());
     } else {
       // Invocation workspace (seed 000 §2): a compiler-private pointer the wrapper allocates per call.
       auto buffer = cast<pgpu::BufferType>(arg.getType());
@@ -810,6 +844,12 @@ LogicalResult Serializer::run() {
     os << "        _extents, _device = {}, []\n";
     for (const std::string &c : checks)
       os << "        " << c << "\n";
+    if (viewNames.size() > 1) {
+      os << "        _check_apart(";
+      for (auto [n, writes] : viewNames)
+        os << "('" << n << "', " << n << ", " << (writes ? "True" : "False") << "), ";
+      os << ")\n";
+    }
   }
   // Each launch argument is evaluated once, into a local.
   SmallVector<std::string> locals, key;
@@ -823,6 +863,8 @@ LogicalResult Serializer::run() {
   for (const std::string &a : allocations)
     os << "    " << a << "\n";
   os << "    _grid = (" << *grid << ", 1, 1)\n";
+  os << "    if _grid[0] > 2147483647:\n";
+  os << "        raise ValueError(f\"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n";
   os << "    if _grid[0] > 0:\n";
   if (!launchArgs.empty())
     os << "        " << args << (launchArgs.size() == 1 ? "," : "") << " = " << llvm::join(launchArgs, ", ") << "\n";
@@ -880,7 +922,7 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
   os << "# Generated by tessel: Triton source and launch wrappers. Do not edit.\n"
      << "import os\n\nimport torch\nimport triton\nimport triton.language as tl\n"
      << "from triton.runtime import _allocation\n\n\n"
-     << "def _check_view(name, t, dtype, extents, sizes, device):\n"
+     << "def _check_view(name, t, dtype, extents, sizes, device, writes=False):\n"
      << "    if not isinstance(t, torch.Tensor):\n"
      << "        raise TypeError(f\"argument '{name}' must be a torch.Tensor, got {type(t).__name__}\")\n"
      << "    if t.dtype != dtype:\n"
@@ -891,6 +933,17 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "    if span >= 2 ** 31:\n"
      << "        raise ValueError(f\"argument '{name}' spans {span + 1} elements of memory; the generated Triton \"\n"
      << "                         f\"kernels index with 32-bit offsets (at most 2**31 - 1)\")\n"
+     << "    if writes and t.numel() > 1:\n"
+     << "        for axis, (size, stride) in enumerate(zip(t.shape, t.stride())):\n"
+     << "            if size > 1 and stride == 0:\n"
+     << "                raise ValueError(f\"argument '{name}' is written but axis {axis} has stride 0: its {size} \"\n"
+     << "                                 f\"elements share one address\")\n"
+     << "        reach = 0  # axes by increasing stride: each must step past everything the smaller ones reach\n"
+     << "        for stride, size in sorted((abs(st), s) for s, st in zip(t.shape, t.stride()) if s > 1):\n"
+     << "            if stride <= reach:\n"
+     << "                raise ValueError(f\"argument '{name}' is written but its elements overlap in memory \"\n"
+     << "                                 f\"(strides {tuple(t.stride())} for shape {tuple(t.shape)})\")\n"
+     << "            reach += (size - 1) * stride\n"
      << "    for axis, (extent, size) in enumerate(zip(extents, t.shape)):\n"
      << "        if isinstance(extent, int):\n"
      << "            if size != extent:\n"
@@ -929,9 +982,24 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "    thread has one.\"\"\"\n"
      << "    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n"
      << "        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device='cuda'))\n\n\n"
-     << "def _check_scalar(name, v, kind):\n"
+     << "def _check_scalar(name, v, kind, bounds=None):\n"
      << "    if not isinstance(v, (int, float) if kind is float else int) or isinstance(v, bool):\n"
-     << "        raise TypeError(f\"scalar '{name}' must be {kind.__name__}, got {type(v).__name__}\")\n";
+     << "        raise TypeError(f\"scalar '{name}' must be {kind.__name__}, got {type(v).__name__}\")\n"
+     << "    if bounds and not (bounds[0] <= v <= bounds[1]) and not (kind is float and (v != v or abs(v) == float('inf'))):\n"
+     << "        raise ValueError(f\"scalar '{name}' = {v} is outside the range of its type [{bounds[0]}, {bounds[1]}]\")\n\n\n"
+     << "def _check_apart(*views):\n"
+     << "    \"\"\"A written view must not share memory with another view (byte ranges compared, so views that\n"
+     << "    interleave without sharing an element are rejected too).\"\"\"\n"
+     << "    spans = []\n"
+     << "    for name, t, writes in views:\n"
+     << "        if isinstance(t, torch.Tensor) and t.numel() and not t.is_meta:  # meta: no memory\n"
+     << "            lo = t.data_ptr() + min(0, sum((s - 1) * st for s, st in zip(t.shape, t.stride()) if st < 0)) * t.element_size()\n"
+     << "            hi = t.data_ptr() + (sum((s - 1) * st for s, st in zip(t.shape, t.stride()) if st > 0) + 1) * t.element_size()\n"
+     << "            for other, olo, ohi, owrites in spans:\n"
+     << "                if (writes or owrites) and lo < ohi and olo < hi:\n"
+     << "                    raise ValueError(f\"argument '{name}' overlaps argument '{other}' in memory and one of them \"\n"
+     << "                                     f\"is written; pass separate tensors (no in-place aliasing)\")\n"
+     << "            spans.append((name, lo, hi, writes))\n";
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
     Serializer serializer(kernel, params, os);
     if (failed(serializer.run()))

@@ -86,6 +86,16 @@ kir.kernel @k() {
 }
 
 // -----
+// COM: The step attribute is unsigned in storage; -1 must not pass as 2^64-1.
+kir.kernel @k() {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  // expected-error @+1 {{'kir.domain' op step must be positive, got -1}}
+  %d = kir.domain %c0 to %c8 step -1
+  kir.return
+}
+
+// -----
 // COM: Parallel iterations carry nothing across iterations.
 kir.kernel @k() {
   %c0 = arith.constant 0 : index
@@ -985,5 +995,86 @@ kir.kernel @k(%x: !kir.view<f32, [N], in>) {
 // COM: Argument names are the launch ABI: they must be unique.
 // expected-error @+1 {{'kir.kernel' op argument #1 repeats the ABI name 'x'}}
 kir.kernel @k(%x: f32, %y: f32 {kir.name = "x"}) {
+  kir.return
+}
+
+// -----
+// COM: A value defined in terms of itself: the extent walk stops at the cycle (it used to recurse
+// COM: until the stack overflowed) and the dominance check reports it.
+kir.kernel @k(%x: !kir.view<f32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %row = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  // expected-error @+2 {{operand #1 does not dominate this use}}
+  // expected-note @+1 {{operand defined here (op in the same block)}}
+  %a = kir.binary add %row, %a : tensor<?xf32>
+  kir.return
+}
+
+// -----
+// COM: A subregion of itself: the domain key walk stops at the cycle.
+kir.kernel @k(%x: !kir.view<f32, [N], out>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %n = kir.extent "N"
+  // expected-error @+2 {{operand #0 does not dominate this use}}
+  // expected-note @+1 {{operand defined here (op in the same block)}}
+  %s = kir.subregion %s[%c0 : %c4]
+  %v = arith.constant 1.0 : f32
+  %t = kir.broadcast %v over(%s) dims [] : f32 -> tensor<?xf32>
+  kir.store %t, %x[%s] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+  kir.return
+}
+
+// -----
+// COM: A forward reference in one region resolved by a definition in a sibling region (MLIR's parser
+// COM: binds them): an error at the use. When the parse failed later, the regions used to be destroyed
+// COM: with the use still linked to the freed definition (a heap use-after-free).
+kir.kernel @k(%x: !kir.view<f32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %z = arith.constant 0.0 : f32
+  %t = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  %r = kir.region_fold sources(%t : tensor<?xf32>) axis 0 identity(%z : f32) -> (f32)
+  summarize {
+  ^bb0(%s: tensor<?xf32>):
+    // expected-error @+1 {{operand #0 uses a value defined in a sibling region of the enclosing op}}
+    %q = kir.binary add %v, %v : f32
+    kir.yield %q : f32
+  } combine {
+  ^bb0(%a: f32, %b: f32):
+    %v = kir.binary add %a, %b : f32
+    kir.yield %v : f32
+  }
+  kir.return
+}
+
+// -----
+kir.kernel @k(%c: i1) {
+  kir.while {
+    // expected-error @+1 {{operand #0 uses a value defined in a sibling region of the enclosing op}}
+    kir.condition %w
+  } do {
+    %w = arith.constant true
+    kir.yield
+  }
+  kir.return
+}
+
+// -----
+// COM: A forward reference in the kernel body bound to a definition inside a later op's region.
+kir.kernel @k(%x: !kir.view<f32, [N], out>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{operand #0 uses a value defined inside a later op's region}}
+  kir.store %v, %x[%c0] : f32, !kir.view<f32, [N], out>[index]
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  kir.parallel %d {
+  ^bb0(%i: index):
+    %v = arith.constant 1.0 : f32
+    kir.yield
+  }
   kir.return
 }

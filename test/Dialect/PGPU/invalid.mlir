@@ -4443,3 +4443,23 @@ pgpu.kernel @k(%y: !pgpu.view<f32, [N], out>, %n: index) {
   pgpu.return
 }
 }
+
+// -----
+// COM: Parser: a forward reference in one region bound to a definition in a sibling region is an error
+// COM: at the use (a later parse failure used to free the definition first: a use-after-free).
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index, %c: i1) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.if %c -> index {
+      // expected-error @+1 {{operand #0 uses a value defined in a sibling region of the enclosing op}}
+      pgpu.yield %w : index
+    } else {
+      %w = arith.constant 1 : index
+      pgpu.yield %w : index
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}

@@ -36,9 +36,18 @@
 // CHECK-NOT: tl.arange(0, BLOCK)
 // CHECK: def layernorm(x, w, bb, y, *, eps):
 // CHECK-NEXT: """Launch layernorm (one launch; checks the ABI first)."""
+// COM: Written views get the stride-0/self-overlap checks and must not share memory with another
+// COM: view; the scalar is checked against its type's range; the grid against the launch limit.
+// CHECK: x.is_contiguous() and (_p_x := x.data_ptr()) >= 0
+// CHECK: and (_p_y + y.nbytes <= _p_x or _p_x + x.nbytes <= _p_y)
+// CHECK: and type(eps) is float and -3.4028234663852886e+38 <= eps <= 3.4028234663852886e+38):
 // CHECK: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
 // CHECK: _check_view('w', w, torch.float32, ('N',), _extents, _device)
-// CHECK: _check_scalar('eps', eps, float)
+// CHECK: _check_view('y', y, torch.float32, ('M', 'N'), _extents, _device, writes=True)
+// CHECK: _check_scalar('eps', eps, float, (-3.4028234663852886e+38, 3.4028234663852886e+38))
+// CHECK: _check_apart(('x', x, False), ('w', w, False), ('bb', bb, False), ('y', y, True), )
+// CHECK: if _grid[0] > 2147483647:
+// CHECK-NEXT: raise ValueError(f"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0")
 // CHECK: _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12 = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps
 // CHECK: _launch = _layernorm_launched.get(_key)
 // CHECK: _compiled = _layernorm_kernel[_grid](_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, num_warps=

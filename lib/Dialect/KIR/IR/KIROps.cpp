@@ -3,6 +3,7 @@
 #include "tessel/Dialect/KIR/IR/KIR.h"
 
 #include "KIRVerifyUtils.h"
+#include "tessel/Dialect/Utils/SiblingRegions.h"
 #include "tessel/Dialect/Utils/KernelSyntax.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -50,6 +51,8 @@ TypedAttr KernelOp::getConstexprValue(StringRef name) {
 /// The public ABI (ARCHITECTURE.md §2.1): views and by-value scalars only; no
 /// products, domains, tensors or buffers; a kernel returns nothing.
 LogicalResult KernelOp::verify() {
+  // MLIR verifies this op, then the ops inside it (on this thread), then verifyRegions.
+  beginExtentMemo(*this);
   for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
     if (isa<ViewType>(type) || type.isIntOrIndexOrFloat())
       continue;
@@ -74,7 +77,11 @@ LogicalResult KernelOp::verify() {
   return success();
 }
 
-LogicalResult KernelOp::verifyRegions() { return verifyKernelBody(*this); }
+LogicalResult KernelOp::verifyRegions() {
+  LogicalResult result = verifyKernelBody(*this);
+  endExtentMemo(*this);
+  return result;
+}
 
 //===----------------------------------------------------------------------===//
 // ABI access
@@ -129,8 +136,10 @@ OpFoldResult ConstexprOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DomainOp::verify() {
-  if (getStep() <= 0)
-    return emitOpError() << "step must be positive, got " << getStep()
+  // I64Attr's getter is unsigned: compare the signed value, or -1 passes.
+  int64_t step = getStepAttr().getInt();
+  if (step <= 0)
+    return emitOpError() << "step must be positive, got " << step
                          << "; iterate forward and compute a reversed coordinate instead";
   return success();
 }
@@ -448,6 +457,41 @@ static void printCoordTypes(OpAsmPrinter &printer, Operation *, TypeRange types)
   printer << '[';
   llvm::interleaveComma(types, printer);
   printer << ']';
+}
+
+// Ops with several regions parse them through tessel's sibling-region directives
+// (SiblingRegions.h): a use in one region of a value defined in a sibling is an
+// error, and a failed parse leaves no reference between the regions.
+static ParseResult parseFoldRegions(OpAsmParser &parser, Region &summarize, Region &combine) {
+  return tessel::parseKeywordRegions(parser, {{"summarize", &summarize}, {"combine", &combine}}, nullptr);
+}
+static void printFoldRegions(OpAsmPrinter &printer, Operation *, Region &summarize, Region &combine) {
+  tessel::printKeywordRegions(printer, {{"summarize", &summarize}, {"combine", &combine}}, {});
+}
+static ParseResult parseScanRegions(OpAsmParser &parser, Region &summarize, Region &combine, Region &apply,
+                                    Region &emit) {
+  return tessel::parseKeywordRegions(
+      parser, {{"summarize", &summarize}, {"combine", &combine}, {"apply", &apply}, {"emit", &emit}}, nullptr);
+}
+static void printScanRegions(OpAsmPrinter &printer, Operation *, Region &summarize, Region &combine, Region &apply,
+                             Region &emit) {
+  tessel::printKeywordRegions(printer,
+                      {{"summarize", &summarize}, {"combine", &combine}, {"apply", &apply}, {"emit", &emit}}, {});
+}
+static ParseResult parseWhileRegions(OpAsmParser &parser, Region &before, Region &after, NamedAttrList &attrs) {
+  return tessel::parseKeywordRegions(parser, {{"", &before}, {"do", &after}}, &attrs);
+}
+static void printWhileRegions(OpAsmPrinter &printer, Operation *, Region &before, Region &after,
+                              DictionaryAttr attrs) {
+  tessel::printKeywordRegions(printer, {{"", &before}, {"do", &after}}, attrs);
+}
+static ParseResult parseIfRegions(OpAsmParser &parser, Region &thenRegion, Region &elseRegion,
+                                  NamedAttrList &attrs) {
+  return tessel::parseKeywordRegions(parser, {{"", &thenRegion}, {"else", &elseRegion, /*optional=*/true}}, &attrs);
+}
+static void printIfRegions(OpAsmPrinter &printer, Operation *, Region &thenRegion, Region &elseRegion,
+                           DictionaryAttr attrs) {
+  tessel::printKeywordRegions(printer, {{"", &thenRegion}, {"else", &elseRegion, /*optional=*/true}}, attrs);
 }
 
 #define GET_OP_CLASSES

@@ -4,7 +4,10 @@
 #include "tessel/Dialect/Utils/RegionChecks.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace tessel::kir;
@@ -28,6 +31,9 @@ bool isConstexprValue(Value value) {
 // Extent provenance
 //===----------------------------------------------------------------------===//
 
+/// Subregions of subregions deeper than this have an unknown key.
+static constexpr unsigned kMaxDomainNesting = 1024;
+
 /// A key for an index value: constants and named extents compare by value.
 static std::string getIndexKey(Value value) {
   APInt constant;
@@ -39,80 +45,173 @@ static std::string getIndexKey(Value value) {
 }
 
 std::string getDomainKey(Value domain) {
+  // Iterative, with a cycle check: a subregion of itself must not recurse.
+  std::string suffix;
+  llvm::SmallDenseSet<void *, 8> seen;
+  while (auto op = domain.getDefiningOp<SubregionOp>()) {
+    if (!seen.insert(domain.getAsOpaquePointer()).second || seen.size() > kMaxDomainNesting)
+      return {};
+    suffix = "[" + getIndexKey(op.getBegin()) + ":" + getIndexKey(op.getEnd()) + "]" + suffix;
+    domain = op.getSource();
+  }
   if (auto op = domain.getDefiningOp<DomainOp>())
     return "[" + getIndexKey(op.getLower()) + "," + getIndexKey(op.getUpper()) + ")/" +
-           std::to_string(op.getStep());
-  if (auto op = domain.getDefiningOp<SubregionOp>()) {
-    std::string source = getDomainKey(op.getSource());
-    if (source.empty())
-      return {};
-    return source + "[" + getIndexKey(op.getBegin()) + ":" + getIndexKey(op.getEnd()) + "]";
-  }
+           std::to_string(op.getStep()) + suffix;
   return {};
 }
 
-/// The coordinates of an access that produce result axes, in result order.
-std::string getCoordinateAxisKey(ValueRange coords, unsigned axis) {
+namespace {
+/// One step of the extent walk: either the final key, or the next
+/// (value, axis) whose extent equals this one.
+struct ExtentStep {
+  std::optional<std::string> key;
+  Value next;
+  unsigned axis = 0;
+  static ExtentStep done(std::string k) { return {std::move(k), {}, 0}; }
+  static ExtentStep follow(Value v, unsigned a) { return {std::nullopt, v, a}; }
+};
+} // namespace
+
+/// The coordinate of an access that produces result axis `axis`.
+static ExtentStep coordinateStep(ValueRange coords, unsigned axis) {
   unsigned next = 0;
   for (Value coord : coords) {
     if (isa<DomainType>(coord.getType())) {
       if (next++ == axis)
-        return getDomainKey(coord);
+        return ExtentStep::done(getDomainKey(coord));
       continue;
     }
     if (auto tensor = dyn_cast<RankedTensorType>(coord.getType())) {
       if (axis < next + tensor.getRank())
-        return getAxisExtentKey(coord, axis - next);
+        return ExtentStep::follow(coord, axis - next);
       next += tensor.getRank();
     }
   }
-  return {};
+  return ExtentStep::done({});
 }
 
-std::string getAxisExtentKey(Value value, unsigned axis) {
+static ExtentStep extentStep(Value value, unsigned axis) {
   auto tensor = dyn_cast<RankedTensorType>(value.getType());
   if (!tensor || axis >= tensor.getRank())
-    return {};
+    return ExtentStep::done({});
   if (!tensor.isDynamicDim(axis))
-    return "c" + std::to_string(tensor.getDimSize(axis));
+    return ExtentStep::done("c" + std::to_string(tensor.getDimSize(axis)));
   Operation *def = value.getDefiningOp();
   if (!def)
-    return {};
+    return ExtentStep::done({});
   if (auto op = dyn_cast<IndicesOp>(def))
-    return getDomainKey(op.getDomain());
+    return ExtentStep::done(getDomainKey(op.getDomain()));
   if (auto op = dyn_cast<IndexRelationOp>(def))
-    return getDomainKey(op.getDomain());
+    return ExtentStep::done(getDomainKey(op.getDomain()));
   if (auto op = dyn_cast<BroadcastOp>(def))
-    return getDomainKey(op.getDomains()[axis]);
+    return ExtentStep::done(axis < op.getDomains().size() ? getDomainKey(op.getDomains()[axis]) : std::string());
   if (auto op = dyn_cast<ReshapeOp>(def))
-    return getDomainKey(op.getDomains()[axis]);
+    return ExtentStep::done(axis < op.getDomains().size() ? getDomainKey(op.getDomains()[axis]) : std::string());
   if (auto op = dyn_cast<LoadOp>(def))
-    return getCoordinateAxisKey(op.getCoords(), axis);
+    return coordinateStep(op.getCoords(), axis);
   if (auto op = dyn_cast<GatherOp>(def))
-    return getCoordinateAxisKey(op.getCoords(), axis);
+    return coordinateStep(op.getCoords(), axis);
   if (auto op = dyn_cast<BufferLoadOp>(def))
-    return getCoordinateAxisKey(op.getCoords(), axis);
+    return coordinateStep(op.getCoords(), axis);
   if (auto op = dyn_cast<BroadcastAsOp>(def))
-    return getAxisExtentKey(op.getReference(), axis);
-  if (auto op = dyn_cast<TransposeOp>(def))
-    return getAxisExtentKey(op.getOperand(), op.getPermutation()[axis]);
+    return ExtentStep::follow(op.getReference(), axis);
+  if (auto op = dyn_cast<TransposeOp>(def)) {
+    if (axis >= op.getPermutation().size())
+      return ExtentStep::done({});
+    return ExtentStep::follow(op.getOperand(), op.getPermutation()[axis]);
+  }
   if (isa<BinaryOp, UnaryOp, CastOp, BitcastOp, SelectOp, CmpOp>(def))
-    return getAxisExtentKey(def->getOperands().back(), axis);
+    return ExtentStep::follow(def->getOperands().back(), axis);
   if (auto op = dyn_cast<JoinOp>(def))
-    return getAxisExtentKey(op.getLhs(), axis);
-  if (auto op = dyn_cast<ScanOp>(def))
-    return getAxisExtentKey(op.getInputs()[cast<OpResult>(value).getResultNumber()], axis);
+    return ExtentStep::follow(op.getLhs(), axis);
+  if (auto op = dyn_cast<ScanOp>(def)) {
+    unsigned result = cast<OpResult>(value).getResultNumber();
+    if (result >= op.getInputs().size())
+      return ExtentStep::done({});
+    return ExtentStep::follow(op.getInputs()[result], axis);
+  }
   if (auto op = dyn_cast<ReduceOp>(def)) {
+    if (op.getInputs().empty())
+      return ExtentStep::done({});
     unsigned sourceAxis = 0, kept = 0;
     ArrayRef<int64_t> axes = op.getAxes();
     for (; sourceAxis < cast<RankedTensorType>(op.getInputs()[0].getType()).getRank(); ++sourceAxis) {
       if (llvm::is_contained(axes, sourceAxis))
         continue;
       if (kept++ == axis)
-        return getAxisExtentKey(op.getInputs()[0], sourceAxis);
+        return ExtentStep::follow(op.getInputs()[0], sourceAxis);
     }
   }
-  return {};
+  return ExtentStep::done({});
+}
+
+/// The walk is iterative (a chain of 10^5 pointwise ops must not overflow the
+/// stack), stops on a cycle (a value defined in terms of itself is reported by
+/// the dominance check, not here) and gives up as "unknown" past
+/// kMaxExtentWalk steps without reaching a memoized value.
+static constexpr unsigned kMaxExtentWalk = 4096;
+
+namespace {
+struct ExtentMemo {
+  Operation *kernel = nullptr;
+  llvm::DenseMap<std::pair<void *, unsigned>, std::string> keys;
+};
+thread_local ExtentMemo memo;
+
+/// Whether `value` lives in the kernel whose verification opened the memo.
+bool inMemoKernel(Value value) {
+  if (!memo.kernel)
+    return false;
+  Region *region = value.getParentRegion();
+  Operation *owner = region ? region->getParentOp() : nullptr;
+  while (owner && !isa<KernelOp>(owner))
+    owner = owner->getParentOp();
+  return owner == memo.kernel;
+}
+} // namespace
+
+void beginExtentMemo(KernelOp kernel) {
+  memo.kernel = kernel;
+  memo.keys.clear();
+}
+
+void endExtentMemo(KernelOp kernel) {
+  if (memo.kernel == kernel.getOperation()) {
+    memo.kernel = nullptr;
+    memo.keys.clear();
+  }
+}
+
+static std::string walkExtentKey(ExtentStep step) {
+  llvm::SmallDenseSet<std::pair<void *, unsigned>, 16> seen;
+  SmallVector<std::pair<void *, unsigned>> path;
+  bool memoize = step.next && inMemoKernel(step.next);
+  for (unsigned steps = 0; !step.key; ++steps) {
+    std::pair<void *, unsigned> at{step.next.getAsOpaquePointer(), step.axis};
+    if (memoize) {
+      auto hit = memo.keys.find(at);
+      if (hit != memo.keys.end()) {
+        step.key = hit->second;
+        break;
+      }
+    }
+    if (steps >= kMaxExtentWalk || !seen.insert(at).second)
+      return {}; // too deep, or a cycle: unknown, and not memoized
+    path.push_back(at);
+    step = extentStep(step.next, step.axis);
+  }
+  if (memoize)
+    for (auto &at : path)
+      memo.keys[at] = *step.key;
+  return *step.key;
+}
+
+std::string getCoordinateAxisKey(ValueRange coords, unsigned axis) {
+  return walkExtentKey(coordinateStep(coords, axis));
+}
+
+std::string getAxisExtentKey(Value value, unsigned axis) {
+  return walkExtentKey(ExtentStep::follow(value, axis));
 }
 
 LogicalResult verifyCompatibleAxes(Operation *op, Value a, unsigned axisA, Value b, unsigned axisB,

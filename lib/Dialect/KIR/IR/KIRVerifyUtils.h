@@ -29,6 +29,13 @@ inline mlir::LogicalResult verifyClosedRegion(mlir::Operation *op, mlir::Region 
 /// extents at every launch.
 std::string getAxisExtentKey(mlir::Value value, unsigned axis);
 
+/// Extent keys are memoized while one kernel is verified: KernelOp::verify
+/// opens the memo, KernelOp::verifyRegions (after the ops inside) closes it.
+/// The IR does not change in between, so a chain of N pointwise ops costs O(N)
+/// walk steps instead of O(N^2). Values outside the open kernel are not memoized.
+void beginExtentMemo(KernelOp kernel);
+void endExtentMemo(KernelOp kernel);
+
 /// The extent key of result axis `axis` of an access with `coords`.
 std::string getCoordinateAxisKey(mlir::ValueRange coords, unsigned axis);
 

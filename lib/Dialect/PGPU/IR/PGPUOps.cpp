@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "tessel/Dialect/Utils/KernelSyntax.h"
+#include "tessel/Dialect/Utils/SiblingRegions.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -459,6 +460,55 @@ LogicalResult TupleGetOp::verify() {
   if (tuple.getType(getIndex()) != getType())
     return emitOpError() << "result type must be " << tuple.getType(getIndex());
   return success();
+}
+
+// Ops with several regions parse them through tessel's sibling-region directives
+// (SiblingRegions.h): a use in one region of a value defined in a sibling is an
+// error, and a failed parse leaves no reference between the regions.
+static ParseResult parseWhileRegions(OpAsmParser &parser, Region &before, Region &after, NamedAttrList &attrs) {
+  return parseKeywordRegions(parser, {{"", &before}, {"do", &after}}, &attrs);
+}
+static void printWhileRegions(OpAsmPrinter &printer, Operation *, Region &before, Region &after,
+                              DictionaryAttr attrs) {
+  printKeywordRegions(printer, {{"", &before}, {"do", &after}}, attrs);
+}
+static ParseResult parseIfRegions(OpAsmParser &parser, Region &thenRegion, Region &elseRegion,
+                                  NamedAttrList &attrs) {
+  return parseKeywordRegions(parser, {{"", &thenRegion}, {"else", &elseRegion, /*optional=*/true}}, &attrs);
+}
+static void printIfRegions(OpAsmPrinter &printer, Operation *, Region &thenRegion, Region &elseRegion,
+                           DictionaryAttr attrs) {
+  printKeywordRegions(printer, {{"", &thenRegion}, {"else", &elseRegion, /*optional=*/true}}, attrs);
+}
+static ParseResult parseElementCombineRegions(OpAsmParser &parser, Region &element, Region &combine) {
+  return parseKeywordRegions(parser, {{"element", &element}, {"combine", &combine}}, nullptr);
+}
+static void printElementCombineRegions(OpAsmPrinter &printer, Operation *, Region &element, Region &combine) {
+  printKeywordRegions(printer, {{"element", &element}, {"combine", &combine}}, {});
+}
+static ParseResult parseElementCombineEmitRegions(OpAsmParser &parser, Region &element, Region &combine,
+                                                  Region &emit) {
+  return parseKeywordRegions(parser, {{"element", &element}, {"combine", &combine}, {"emit", &emit}}, nullptr);
+}
+static void printElementCombineEmitRegions(OpAsmPrinter &printer, Operation *, Region &element, Region &combine,
+                                           Region &emit) {
+  printKeywordRegions(printer, {{"element", &element}, {"combine", &combine}, {"emit", &emit}}, {});
+}
+static ParseResult parseFoldRegions(OpAsmParser &parser, Region &summarize, Region &combine) {
+  return parseKeywordRegions(parser, {{"summarize", &summarize}, {"combine", &combine}}, nullptr);
+}
+static void printFoldRegions(OpAsmPrinter &printer, Operation *, Region &summarize, Region &combine) {
+  printKeywordRegions(printer, {{"summarize", &summarize}, {"combine", &combine}}, {});
+}
+static ParseResult parseScanRegions(OpAsmParser &parser, Region &summarize, Region &combine, Region &apply,
+                                    Region &emit) {
+  return parseKeywordRegions(
+      parser, {{"summarize", &summarize}, {"combine", &combine}, {"apply", &apply}, {"emit", &emit}}, nullptr);
+}
+static void printScanRegions(OpAsmPrinter &printer, Operation *, Region &summarize, Region &combine, Region &apply,
+                             Region &emit) {
+  printKeywordRegions(printer,
+                      {{"summarize", &summarize}, {"combine", &combine}, {"apply", &apply}, {"emit", &emit}}, {});
 }
 
 #define GET_OP_CLASSES

@@ -100,6 +100,13 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
         continue;
       ExecutionGroupOp group = soleGroup(space);
       bool remarks = remarksEnabled(kernel);
+      // A group with no axes (a rank-0 store, a kernel without kir.parallel) is one instance:
+      // there is no innermost axis whose members a program could take several of.
+      if (group && group.getExtents().empty()) {
+        if (remarks)
+          space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: the group has no axes";
+        continue;
+      }
       if (!group || !isPerElement(group) || kernel.getParam(kBlockP)) {
         if (remarks)
           space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: "

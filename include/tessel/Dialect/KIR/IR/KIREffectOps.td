@@ -102,7 +102,7 @@ def KIR_ScatterReduceOp : KIR_Op<"scatter_reduce", [MemoryEffects<[MemRead, MemW
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` (`valid` $valid^ `:` type($valid))? attr-dict
-    `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords)) $combine
+    `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords)) custom<BodyRegion>($combine)
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -228,7 +228,7 @@ def KIR_ParallelOp : KIR_Op<"parallel", [RecursiveMemoryEffects]> {
   }];
   let arguments = (ins Variadic<KIR_Domain>:$domains);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$domains $body attr-dict";
+  let assemblyFormat = "$domains custom<BodyRegion>($body, attr-dict)";
   let hasRegionVerifier = 1;
 }
 
@@ -250,7 +250,7 @@ def KIR_ForOp : KIR_Op<"for", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $domain (`iter_args` `(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? $body attr-dict
+    $domain (`iter_args` `(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? custom<BodyRegion>($body, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }
@@ -279,7 +279,7 @@ def KIR_WhileOp : KIR_Op<"while", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$before, SizedRegion<1>:$after);
   let assemblyFormat = [{
-    (`(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? $before `do` $after attr-dict
+    (`(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? custom<WhileRegions>($before, $after, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }
@@ -315,7 +315,7 @@ def KIR_IfOp : KIR_Op<"if", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
   let assemblyFormat = [{
-    (`constexpr` $is_constexpr^)? $condition (`->` type($results)^)? $thenRegion (`else` $elseRegion^)? attr-dict
+    (`constexpr` $is_constexpr^)? $condition (`->` type($results)^)? custom<IfRegions>($thenRegion, $elseRegion, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }

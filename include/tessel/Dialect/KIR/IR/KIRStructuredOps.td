@@ -34,7 +34,7 @@ def KIR_ReduceOp : KIR_Op<"reduce", [RecursiveMemoryEffects, AttrSizedOperandSeg
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $inputs `axes` $axes `identity` `(` $identities `:` type($identities) `)` attr-dict
-    `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -82,7 +82,7 @@ def KIR_ScanOp : KIR_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegment
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $inputs `axis` $axis `identity` `(` $identities `:` type($identities) `)` (`exclusive` $exclusive^)?
-    (`reverse` $reverse^)? attr-dict `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    (`reverse` $reverse^)? attr-dict `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -121,7 +121,7 @@ def KIR_RegionFoldOp : KIR_Op<"region_fold", [RecursiveMemoryEffects, AttrSizedO
     `sources` `(` $sources `:` type($sources) `)` `axis` $axis
     `identity` `(` $identities `:` type($identities) `)`
     (`operands` `(` $captures^ `:` type($captures) `)`)? attr-dict
-    `->` `(` type($results) `)` `summarize` $summarize `combine` $combine
+    `->` `(` type($results) `)` custom<FoldRegions>($summarize, $combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -156,7 +156,7 @@ def KIR_RegionScanOp : KIR_Op<"region_scan", [RecursiveMemoryEffects, AttrSizedO
     `init` `(` $inits `:` type($inits) `)`
     (`operands` `(` $captures^ `:` type($captures) `)`)? attr-dict
     `->` `(` type($outputs) `)` `final` `(` type($finals) `)`
-    `summarize` $summarize `combine` $combine `apply` $apply `emit` $emit
+    custom<ScanRegions>($summarize, $combine, $apply, $emit)
   }];
   let hasRegionVerifier = 1;
 }

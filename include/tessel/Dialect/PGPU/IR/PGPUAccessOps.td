@@ -90,7 +90,7 @@ def PGPU_ScatterReduceOp : PGPU_Op<"scatter_reduce", [MemoryEffects<[MemRead, Me
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` `valid` $valid `:` type($valid) attr-dict
-    `:` type($value) `,` type($view) `[` type($coords) `]` $combine
+    `:` type($value) `,` type($view) `[` type($coords) `]` custom<BodyRegion>($combine)
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -165,7 +165,7 @@ def PGPU_ProgramSpaceOp : PGPU_Op<"program_space", [RecursiveMemoryEffects, HasP
   }];
   let arguments = (ins Variadic<Index>:$extents);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "`(` $extents `)` $body attr-dict";
+  let assemblyFormat = "`(` $extents `)` custom<BodyRegion>($body, attr-dict)";
   let hasRegionVerifier = 1;
 }
 
@@ -188,7 +188,7 @@ def PGPU_ExecutionGroupOp : PGPU_Op<"execution_group", [RecursiveMemoryEffects]>
   }];
   let arguments = (ins Index:$linear, Variadic<Index>:$extents, I64Attr:$segment, StrArrayAttr:$roles);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$linear `extents` `(` $extents `)` `segment` $segment `roles` $roles $body attr-dict";
+  let assemblyFormat = "$linear `extents` `(` $extents `)` `segment` $segment `roles` $roles custom<BodyRegion>($body, attr-dict)";
   let hasRegionVerifier = 1;
 }
 
@@ -226,7 +226,7 @@ def PGPU_ForOp : PGPU_Op<"for", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $lower `to` $upper `step` $step (`iter_args` `(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? $body attr-dict
+    $lower `to` $upper `step` $step (`iter_args` `(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? custom<BodyRegion>($body, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }
@@ -249,7 +249,7 @@ def PGPU_ForeachOp : PGPU_Op<"foreach", [RecursiveMemoryEffects]> {
   }];
   let arguments = (ins Index:$lower, Index:$upper);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$lower `to` $upper $body attr-dict";
+  let assemblyFormat = "$lower `to` $upper custom<BodyRegion>($body, attr-dict)";
   let hasRegionVerifier = 1;
 }
 
@@ -270,7 +270,7 @@ def PGPU_WhileOp : PGPU_Op<"while", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$before, SizedRegion<1>:$after);
   let assemblyFormat = [{
-    (`(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? $before `do` $after attr-dict
+    (`(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)? custom<WhileRegions>($before, $after, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }
@@ -299,7 +299,7 @@ def PGPU_IfOp : PGPU_Op<"if", [RecursiveMemoryEffects]> {
   let arguments = (ins I1:$condition);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
-  let assemblyFormat = "$condition (`->` type($results)^)? $thenRegion (`else` $elseRegion^)? attr-dict";
+  let assemblyFormat = "$condition (`->` type($results)^)? custom<IfRegions>($thenRegion, $elseRegion, attr-dict)";
   let hasRegionVerifier = 1;
 }
 

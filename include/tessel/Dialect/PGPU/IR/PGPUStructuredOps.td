@@ -25,7 +25,7 @@ def PGPU_ReduceOp : PGPU_Op<"reduce", [RecursiveMemoryEffects, AttrSizedOperandS
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $inputs `axes` $axes `identity` `(` $identities `:` type($identities) `)` attr-dict
-    `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -57,7 +57,7 @@ def PGPU_RangeReduceOp : PGPU_Op<"range_reduce", [RecursiveMemoryEffects]> {
   let regions = (region SizedRegion<1>:$element, SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $lower `to` $upper `identity` `(` $identities `:` type($identities) `)` attr-dict
-    `->` `(` type($results) `)` `element` $element `combine` $combine
+    `->` `(` type($results) `)` custom<ElementCombineRegions>($element, $combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -83,7 +83,7 @@ def PGPU_ScanOp : PGPU_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegme
   let assemblyFormat = [{
     $inputs `axis` $axis `identity` `(` $identities `:` type($identities) `)`
     (`carry` `(` $carries^ `:` type($carries) `)`)? (`exclusive` $exclusive^)? (`reverse` $reverse^)? attr-dict
-    `:` `(` type($inputs) `)` `->` `(` type($results) `)` $combine
+    `:` `(` type($inputs) `)` `->` `(` type($results) `)` custom<BodyRegion>($combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -123,7 +123,7 @@ def PGPU_RangeScanOp : PGPU_Op<"range_scan", [RecursiveMemoryEffects]> {
   let assemblyFormat = [{
     $lower `to` $upper `identity` `(` $identities `:` type($identities) `)`
     (`exclusive` $exclusive^)? (`reverse` $reverse^)? attr-dict
-    `element` $element `combine` $combine `emit` $emit
+    custom<ElementCombineEmitRegions>($element, $combine, $emit)
   }];
   let hasRegionVerifier = 1;
 }
@@ -255,7 +255,7 @@ def PGPU_RegionFoldOp : PGPU_Op<"region_fold", [RecursiveMemoryEffects, AttrSize
   let assemblyFormat = [{
     $lower `to` $upper `step` $step `identity` `(` $identities `:` type($identities) `)`
     (`operands` `(` $captures^ `:` type($captures) `)`)? attr-dict
-    `->` `(` type($results) `)` `summarize` $summarize `combine` $combine
+    `->` `(` type($results) `)` custom<FoldRegions>($summarize, $combine)
   }];
   let hasRegionVerifier = 1;
 }
@@ -282,7 +282,7 @@ def PGPU_RegionScanOp : PGPU_Op<"region_scan", [RecursiveMemoryEffects, AttrSize
   let assemblyFormat = [{
     $lower `to` $upper `step` $step `identity` `(` $identities `:` type($identities) `)`
     `init` `(` $inits `:` type($inits) `)` (`operands` `(` $captures^ `:` type($captures) `)`)? attr-dict
-    `->` `(` type($finals) `)` `summarize` $summarize `combine` $combine `apply` $apply `emit` $emit
+    `->` `(` type($finals) `)` custom<ScanRegions>($summarize, $combine, $apply, $emit)
   }];
   let hasRegionVerifier = 1;
 }
