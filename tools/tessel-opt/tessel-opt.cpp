@@ -10,6 +10,7 @@
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Target/Triton/Triton.h"
 
 int main(int argc, char **argv) {
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   tessel::registerConversionPasses();
   tessel::pgpu::registerPGPUPasses();
   tessel::triton::registerTritonPasses();
+  tessel::registerPipeline(); // --tessel-pipeline=stop-after=GROUP
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
