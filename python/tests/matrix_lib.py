@@ -49,7 +49,7 @@ class Budget:
     shrink_runs: int      # runs the shrinker may spend
 
 
-CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=2, triton_work=512, shrink_runs=60)
+CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=2, triton_work=512, shrink_runs=100)
 DEEP_BUDGET = Budget(seeds=(0, 1, 2, 3), shapes=8, work=16384, triton_shapes=6, triton_work=4096,
                      shrink_runs=200)
 
@@ -108,6 +108,11 @@ class Kernel:
     @property
     def target(self):
         return f"{self.path}:{self.name}"
+
+    @property
+    def innermost(self):
+        """Extents some view has innermost (contiguous): the ones blocking cuts into blocks."""
+        return sorted({v.extents[-1] for v in self.views if v.extents and isinstance(v.extents[-1], str)})
 
     @property
     def extents(self):
@@ -299,15 +304,26 @@ def programs(kernel: Kernel, out: pathlib.Path, only=None):
 
 # --- draws ---------------------------------------------------------------------------------------
 
-def draw_shape(rng, extents, cap, zero=False, ones=False):
+# One block of the smallest blocking past the first, +-1: a loop with full blocks and a partial one.
+PAST_A_BLOCK = (127, 129, 191, 193)
+
+
+def draw_shape(rng, extents, cap, zero=False, ones=False, past_block=()):
+    """A shape over `extents` whose work fits `cap`: all ones, one 0, or one of `past_block` (extents
+    that blocking cuts) just past one block, or free draws from POOL."""
     if ones:
         return {e: 1 for e in extents}
     shape = {e: rng.choice(POOL[1:]) for e in extents}
+    pinned = None
     if zero and extents:
         shape[rng.choice(extents)] = 0
+    elif past_block and extents:
+        pinned = rng.choice(past_block)
+        shape[pinned] = rng.choice(PAST_A_BLOCK)
     # Keep the interpreters quick: shrink the largest extent (an empty extent does not make the others free).
     while math.prod(max(v, 1) for v in shape.values()) > cap:
-        big = max(shape, key=shape.get)
+        free = {e: v for e, v in shape.items() if e != pinned and v > 1} or shape
+        big = max(free, key=free.get)
         shape[big] = rng.choice([v for v in POOL[1:] if v < shape[big]] or [1])
     return shape
 
@@ -483,7 +499,8 @@ def shrink(case: Case, progs, refs: Reference, budget: int):
         progress = False
         for e in list(best.shape):
             v = best.shape[e]
-            for smaller in sorted({0, 1, 2, v // 2, v - 1} - {v}):
+            # Smallest first: the edge values, the pool's values (block sizes - 1 among them), v / 2, v - 1.
+            for smaller in sorted({0, 1, 2, v // 2, v - 1, *POOL} - {v}):
                 if smaller < 0 or smaller >= v or spent >= budget:
                     continue
                 trial = dataclasses.replace(best, shape={**best.shape, e: smaller})

@@ -70,13 +70,14 @@ def _safe(kid):
 
 
 def _shapes(kernel, refs, rng, budget):
-    """budget.shapes shapes the KIR interpreter accepts (the second one has a 0 where that is legal),
-    each with the seed of its random inputs."""
+    """budget.shapes shapes the KIR interpreter accepts (all ones; a 0 where that is legal; the innermost
+    extent one block past a block, +-1; then free draws), each with the seed of its random inputs."""
     shapes, tries = [], 0
     while len(shapes) < budget.shapes and tries < 4 * budget.shapes:
         i, tries = len(shapes), tries + 1
         cap = int(budget.work * M.WORK_SHARE.get(kernel.example, 1))
-        shape = M.draw_shape(rng, kernel.extents, cap, zero=(i == 1 and tries <= 2), ones=(i == 0))
+        shape = M.draw_shape(rng, kernel.extents, cap, zero=(i == 1 and tries <= 2), ones=(i == 0),
+                             past_block=kernel.innermost if i == 2 else ())
         seed = rng.randrange(1 << 16)
         if (shape, seed) in shapes:
             continue
@@ -244,6 +245,8 @@ def test_draws_are_seeded_and_cover_the_edges():
     assert {"M": 1, "N": 1} in seen and any(0 in s.values() for s in seen)
     assert any(s["N"] in (63, 65, 127, 129) for s in seen)
     assert all(np.prod(list(s.values())) <= 4096 for s in seen)
+    pinned = [M.draw_shape(rng, ["M", "N"], 1024, past_block=["N"]) for _ in range(20)]
+    assert all(s["N"] in M.PAST_A_BLOCK and s["M"] * s["N"] <= 1024 for s in pinned)
     params = {"BLOCK": ([64, 128, 256, 512], 512), "TILE_K": ([16, 32, 64], 32)}
     binds = M.draw_bindings(random.Random(1), params, {"M": 3, "N": 100})
     assert binds[0] == {"BLOCK": 64, "TILE_K": 16}
