@@ -2,7 +2,9 @@
 //
 // Like Halide's Lower.cpp, the order of the pipeline is visible in one short
 // function. Groups whose passes have not landed yet are listed as comments in
-// place, so the next pass has an obvious home (seed 002 §3).
+// place, so the next pass has an obvious home (seed 002 §3). Each group ends
+// at a named stop point (`stopAfter`): tessel-opt's `tessel-pipeline` and the
+// differential tests stop there, so no one copies the pass list.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,39 +19,54 @@
 
 using namespace mlir;
 
-void tessel::buildPipeline(OpPassManager &pm, Stage stage) {
+void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stopAfter) {
   // KIR: stable origins for everything lowered from each op (seed 002 §2.1).
   pm.addPass(kir::createKIRAnnotateOrigins());
-  if (stage == Stage::KIR)
+  if (stopAfter("annotate-origins") || stage == Stage::KIR)
     return;
   // §3.1 construct the complete initial program.
   pm.addPass(createConvertKIRToPGPU());
   pm.addPass(createCanonicalizerPass()); // fold constructed address arithmetic
   pm.addPass(createCSEPass());           // construction replays producers; merge what it repeated
+  if (stopAfter("construct"))
+    return;
   // §3.2 refine program mapping; for contraction nests mapping and multi-axis
   // fragments are one decision (§3.2-§3.4), made first.
   pm.addPass(pgpu::createPGPUFormTiles());
+  if (stopAfter("form-tiles"))
+    return;
   pm.addPass(pgpu::createPGPURefineMapping());
+  if (stopAfter("refine-mapping"))
+    return;
   // §3.3 form blocking and fragments
   pm.addPass(pgpu::createPGPUFormBlocking());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (stopAfter("form-blocking"))
+    return;
   // §3.4 co-realize values, accesses and structured ops: a row that fits one block is read once
   //      (the staged path; CSE merges the repeated reads and pointwise work).
   pm.addPass(pgpu::createPGPUStageRows());
   pm.addPass(createCSEPass());
+  if (stopAfter("stage-rows"))
+    return;
   //      online summaries                (seed 002 §1)
   // §3.5 predicate range narrowing: a blocked loop's full blocks run without their lane masks.
   //      (summary emptiness: not yet)
   pm.addPass(pgpu::createPGPUNarrowPredicates());
+  if (stopAfter("narrow-predicates"))
+    return;
   //      and a blocked fold's tiles: all-true / mixed / all-false intervals.
   pm.addPass(pgpu::createPGPUNarrowFoldRanges());
-  // §3.4 realization, after narrowing: folds become their loops, and a contraction's epilogue
-  //      (its sole addition, under relaxed numerics its row scaling) joins its accumulator.
+  if (stopAfter("narrow-fold-ranges"))
+    return;
+  // §3.4 realization, after narrowing: folds become their loops, and a contraction's sole
+  //      addition joins its accumulator.
   pm.addPass(pgpu::createPGPURealizeFolds());
   pm.addPass(pgpu::createPGPUMergeContractAdd());
-  if (stage == Stage::PGPU)
+  if (stopAfter("realize-folds") || stage == Stage::PGPU)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller).
   pm.addPass(triton::createTritonLegalize());
+  stopAfter("triton-legalize");
 }

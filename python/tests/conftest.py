@@ -26,3 +26,10 @@ def tessel_bin():
 @pytest.fixture(scope="session")
 def root():
     return ROOT
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The differential matrix's size (test_matrix.py), when it ran."""
+    matrix = sys.modules.get("matrix_lib")
+    for line in matrix.summary_lines() if matrix else []:
+        terminalreporter.write_line(line)

@@ -16,6 +16,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/PTX/PTX.h"
+#include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Dialect/Utils/NestingLimit.h"
 
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   tessel::pgpu::registerPGPUPasses();
   tessel::triton::registerTritonPasses();
   tessel::ptx::registerPTXPasses();
+  tessel::registerPipeline(); // --tessel-pipeline=stop-after=GROUP
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();
   auto [input, output] = mlir::registerAndParseCLIOptions(argc, argv, "tessel optimizer driver\n", registry);

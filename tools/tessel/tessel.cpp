@@ -108,6 +108,8 @@ int usage(llvm::StringRef argv0) {
                << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
                << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--budget-s 60] [--retune]      (measures on a CUDA device, through python3 -m tessel tune)\n"
+               << "  groups                              the pipeline's pass groups, in order (tessel-opt\n"
+               << "                                      --tessel-pipeline=stop-after=GROUP stops after one)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
   return kUsageError;
 }
@@ -787,6 +789,11 @@ int main(int argc, char **argv) {
     return usage(argv[0]) == kUsageError ? 0 : 1;
   if (command == "tune")
     return tune(argc, argv);
+  if (command == "groups") {
+    for (const std::string &group : tessel::pipelineGroups())
+      llvm::outs() << group << "\n";
+    return 0;
+  }
   if (command != "compile" && command != "run") {
     llvm::errs() << "error: unknown command '" << command << "'\n";
     return usage(argv[0]);

@@ -1,0 +1,254 @@
+"""The differential matrix (issue 19): every suite kernel x shapes x parameter bindings x pass groups x
+providers agrees with the KIR interpreter.
+
+Kernels: every kernel of examples/kir and every DSL example with each of its constexpr variants
+(test_dsl.ALL). Per kernel and seed, shapes are drawn from 0 (where the KIR interpreter accepts it),
+1, 2, primes, block sizes +-1 and non-multiples of every tile; per shape, parameter bindings from the
+domains the program declares (smallest, largest that fits the shape, random). The program after every
+pass group of the registered pipeline (`tessel groups`, `tessel-opt --tessel-pipeline=stop-after=G`)
+runs on the pgpu interpreter in shuffled program order (random segmentations for region folds and
+scans) and must compute what the KIR interpreter computes; kernels the Triton provider accepts also
+run through Triton under TRITON_INTERPRET=1. A failure is shrunk to the smallest failing kernel, shape,
+binding and group, printed with the commands that reproduce it.
+
+Fixed seeds always run, plus one drawn per session (TESSEL_MATRIX_SEED=N replays it);
+TESSEL_MATRIX_DEEP=1 runs the deep budget (more seeds, shapes, bindings, larger extents).
+"""
+import dataclasses
+import importlib.util
+import os
+import random
+import re
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
+
+import matrix_lib as M  # noqa: E402
+from test_dsl import ALL  # noqa: E402
+
+# Known wrong results the matrix found, (kernel id, provider) -> reason; strict, so a fix shows up.
+KNOWN = {}
+
+
+def _ids():
+    out = []
+    for path in sorted((M.EXAMPLES / "kir").glob("*.mlir")):
+        out += [f"kir/{m}" for m in re.findall(r"kir\.kernel\s+@(\w+)\(", path.read_text())]
+    for example in sorted(ALL):
+        out += [f"py/{example}" + (f"[{M._cx_id(cx)}]" if cx else "") for cx in ALL[example].get("constexprs", [{}])]
+    return out
+
+
+IDS = _ids()
+
+
+def _params(provider):
+    out = []
+    for mode in ("ci", "deep"):
+        for kid in IDS:
+            marks = []
+            if mode == "deep" and not M.DEEP:
+                marks.append(pytest.mark.skip(reason="deep mode: set TESSEL_MATRIX_DEEP=1"))
+            if mode == "ci" and M.DEEP:
+                marks.append(pytest.mark.skip(reason="TESSEL_MATRIX_DEEP=1 runs the deep budget instead"))
+            if (kid, provider) in KNOWN:
+                marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[(kid, provider)]))
+            out.append(pytest.param(mode, kid, marks=marks, id=f"{mode}-{kid}"))
+    return out
+
+
+@pytest.fixture(scope="session")
+def suite(tessel_bin):
+    kernels = M.suite_kernels(M.BUILD / "matrix" / "kir")
+    return {k.id: k for k in kernels}
+
+
+def _safe(kid):
+    return re.sub(r"[^\w=,.-]", "_", kid)
+
+
+def _shapes(kernel, refs, rng, budget):
+    """budget.shapes shapes the KIR interpreter accepts (all ones; a 0 where that is legal; the innermost
+    extent one block past a block, +-1; then free draws), each with the seed of its random inputs."""
+    shapes, tries = [], 0
+    while len(shapes) < budget.shapes and tries < 4 * budget.shapes:
+        i, tries = len(shapes), tries + 1
+        cap = int(budget.work * M.WORK_SHARE.get(kernel.example, 1))
+        shape = M.draw_shape(rng, kernel.extents, cap, zero=(i == 1 and tries <= 2), ones=(i == 0),
+                             past_block=kernel.innermost if i == 2 else ())
+        seed = rng.randrange(1 << 16)
+        if (shape, seed) in shapes:
+            continue
+        if refs.get(kernel, shape, seed) is not None:
+            shapes.append((shape, seed))
+    return shapes
+
+
+def _programs(kernel, mode):
+    progs = M.programs(kernel, M.BUILD / "matrix" / "programs" / mode / _safe(kernel.id))
+    rejected = next((p for p in progs if p.path is None), None)
+    if rejected and rejected.group == M.groups()[-1] and kernel.example in M.TRITON_REJECTED:
+        # Triton legalization rejects it: every group before legalization is still checked.
+        M.STATS["rejected"][kernel.id] = f"at {rejected.group}: {M.TRITON_REJECTED[kernel.example]}"
+        return [p for p in progs if p.path is not None]
+    if kernel.example in M.REJECTED:
+        if rejected:
+            M.STATS["rejected"][kernel.id] = f"at {rejected.group}: {M.REJECTED[kernel.example]}"
+            pytest.xfail(f"expected rejection at {rejected.group}: {M.REJECTED[kernel.example]}")
+        print(f"note: {kernel.id} compiles now; remove '{kernel.example}' from matrix_lib.REJECTED")
+    elif rejected:
+        pytest.fail(f"{kernel.id} is rejected at group {rejected.group}:\n{rejected.error}")
+    return progs
+
+
+@pytest.mark.parametrize("mode,kid", _params("interp"))
+def test_every_group_agrees_with_kir(mode, kid, suite, tmp_path):
+    kernel = suite[kid]
+    budget = M.DEEP_BUDGET if mode == "deep" else M.CI
+    progs = _programs(kernel, mode)
+    params = {}
+    for p in progs:
+        params.update(p.params)
+    refs = M.Reference(tmp_path)
+    cases, cells, shapes_seen, bindings_seen = {}, 0, 0, 1 << 30
+    for seed in M.seeds(budget):
+        rng = random.Random(f"{seed}/{kid}")
+        shapes = _shapes(kernel, refs, rng, budget)
+        shapes_seen += len(shapes)
+        for shape, input_seed in shapes:
+            bindings = M.draw_bindings(rng, params, shape, deep=mode == "deep")
+            bindings_seen = min(bindings_seen, len(bindings)) if params else bindings_seen
+            for p in progs:
+                for b in bindings:
+                    cells += 1
+                    if p.same_as:  # the group left the program as it was: the runs are those of p.same_as
+                        continue
+                    bound = {k: v for k, v in b.items() if k in p.params}
+                    case = M.Case(kernel, shape, input_seed, p.group, p.path, bound)
+                    cases.setdefault(case.key(), case)
+    results = M.parallel(lambda c: (c, M.check_case(c, refs)), list(cases.values()))
+    with M.STATS_LOCK:
+        M.STATS["kernels"].add(kid)
+        M.STATS["seeds"].update(M.seeds(budget))
+        M.STATS["shapes"] = max(M.STATS["shapes"], shapes_seen)
+        if params:  # the fewest bindings any shape of any kernel with parameters got
+            M.STATS["bindings"] = min(M.STATS["bindings"] or bindings_seen, bindings_seen)
+        M.STATS["cells"] += cells
+        M.STATS["runs"] += len(cases) + len(refs.cache)
+    failures = [(c, why) for c, why in results if why]
+    if failures:
+        first = min(failures, key=lambda f: (np.prod(list(f[0].shape.values())), [p.group for p in progs].index(f[0].group)))
+        small, why, spent = M.shrink(first[0], progs, refs, budget.shrink_runs)
+        groups = sorted({c.group for c, _ in failures}, key=[p.group for p in progs].index)
+        pytest.fail(f"{kid}: {len(failures)} of {len(cases)} runs disagree with the KIR interpreter "
+                    f"(groups: {', '.join(groups)}).\nsmallest failing case after {spent} shrinking runs: "
+                    f"kernel {kid} (@{kernel.name}), shape {M.shape_text(small.shape)}, binding "
+                    f"{small.binding or '{}'}, group {small.group}, input seed {small.seed}:\n  {why}\n"
+                    f"reproduce:\n{M.reproducer(small)}", pytrace=False)
+
+
+# --- Triton under TRITON_INTERPRET=1 -------------------------------------------------------------
+
+def _triton_params():
+    out = []
+    for p in _params("triton"):
+        mode, kid = p.values
+        name = re.match(r"\w+/(\w+)", kid).group(1)
+        example = M.KIR_EXAMPLE.get(name, name)
+        marks = list(p.marks)
+        if example in M.TRITON_SKIPPED:
+            marks.append(pytest.mark.skip(reason=f"not through Triton here: {M.TRITON_SKIPPED[example]}"))
+        out.append(pytest.param(mode, kid, marks=marks, id=p.id))
+    return out
+
+
+def _launch(kernel, source, inputs, want, tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / f"{kernel.name}_{abs(hash(source)) % 10**8}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"_tessel_matrix_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args, outs = [], {}
+    for v in kernel.views:
+        bf16 = v.dtype == "bf16"
+        if v.name in inputs:
+            t = torch.from_numpy(np.array(inputs[v.name]))
+        else:
+            t = torch.from_numpy(np.empty(want[v.name].shape, want[v.name].dtype))
+        t = t.to(torch.bfloat16) if bf16 else t
+        args.append(t)
+        if v.mode != "in":
+            outs[v.name] = t
+    scalars = {k: (float(v) if "." in v or "e" in v else int(v)) for k, v in kernel.scalars.items()}
+    getattr(module, kernel.name)(*args, **scalars)
+    return {k: (t.float() if t.dtype == torch.bfloat16 else t).numpy() for k, t in outs.items()}
+
+
+@pytest.mark.parametrize("mode,kid", _triton_params())
+def test_triton_agrees_with_kir(mode, kid, suite, tmp_path, monkeypatch):
+    kernel = suite[kid]
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    budget = M.DEEP_BUDGET if mode == "deep" else M.CI
+    last = M.programs(kernel, tmp_path / "programs", only=M.groups()[-1])[-1]
+    expected = M.REJECTED.get(kernel.example) or M.TRITON_REJECTED.get(kernel.example)
+    if last.path is None and expected:
+        pytest.xfail(f"expected rejection: {expected}")
+    if last.path is None:
+        pytest.fail(f"{kid} is rejected at {last.group}:\n{last.error}")
+    if expected:
+        print(f"note: {kid} reaches Triton now; remove '{kernel.example}' from its rejection list")
+    refs = M.Reference(tmp_path)
+    launches = 0
+    for seed in M.seeds(budget):
+        rng = random.Random(f"triton/{seed}/{kid}")
+        shapes = _shapes(kernel, refs, rng, dataclasses.replace(budget, shapes=budget.triton_shapes,
+                                                                   work=budget.triton_work))
+        for shape, input_seed in shapes:
+            want, inputs = refs.get(kernel, shape, input_seed)
+            bindings = M.draw_bindings(rng, last.params, shape, deep=mode == "deep")
+            for b in bindings[:: 2 if mode == "ci" else 1]:  # CI: smallest and random
+                cmd = [M.TESSEL, "compile", kernel.target, "--emit=source", "--target=triton",
+                       *[f"--param={k}={v}" for k, v in b.items()]]
+                res = M.run(cmd)
+                assert res.returncode == 0, f"{M.shell(cmd)}\n{res.stderr}"
+                got = _launch(kernel, res.stdout, inputs, want, tmp_path)
+                launches += 1
+                why = M.compare(kernel, got, want)
+                assert why is None, (f"{kid} through Triton (TRITON_INTERPRET=1), shape {M.shape_text(shape)}, "
+                                     f"binding {b}, input seed {input_seed}: {why}\nreproduce:\n  {M.shell(cmd)}\n  "
+                                     f"{M.shell(M.kir_command(kernel, shape, input_seed, '/tmp/matrix-kir'))}")
+    with M.STATS_LOCK:
+        M.STATS["seeds"].update(M.seeds(budget))
+        M.STATS["triton_kernels"].add(kid)
+        M.STATS["triton_runs"] += launches
+
+
+def test_groups_come_from_the_compiler(tessel_bin):
+    """The matrix's groups are the registered pipeline's, and every stop point yields a program."""
+    groups = M.groups()
+    assert groups[0] == "annotate-origins" and groups[-1] == "triton-legalize", groups
+    assert len(groups) == len(set(groups))
+    res = M.run([M.TESSEL_OPT, M.EXAMPLES / "kir" / "softmax.mlir", "--tessel-pipeline=stop-after=nonesuch"])
+    assert res.returncode != 0 and "no pass group 'nonesuch'" in res.stderr, res.stderr
+
+
+def test_draws_are_seeded_and_cover_the_edges():
+    """Same seed, same draws; the draws include 1, 0, and extents past a 64-lane block."""
+    a = [M.draw_shape(random.Random("7/x"), ["M", "N"], 4096) for _ in range(3)]
+    b = [M.draw_shape(random.Random("7/x"), ["M", "N"], 4096) for _ in range(3)]
+    assert a == b
+    rng = random.Random(0)
+    seen = [M.draw_shape(rng, ["M", "N"], 4096, zero=i % 5 == 1, ones=i % 5 == 0) for i in range(200)]
+    assert {"M": 1, "N": 1} in seen and any(0 in s.values() for s in seen)
+    assert any(s["N"] in (63, 65, 127, 129) for s in seen)
+    assert all(np.prod(list(s.values())) <= 4096 for s in seen)
+    pinned = [M.draw_shape(rng, ["M", "N"], 1024, past_block=["N"]) for _ in range(20)]
+    assert all(s["N"] in M.PAST_A_BLOCK and s["M"] * s["N"] <= 1024 for s in pinned)
+    params = {"BLOCK": ([64, 128, 256, 512], 512), "TILE_K": ([16, 32, 64], 32)}
+    binds = M.draw_bindings(random.Random(1), params, {"M": 3, "N": 100})
+    assert binds[0] == {"BLOCK": 64, "TILE_K": 16}
+    assert binds[1] == {"BLOCK": 128, "TILE_K": 64}  # the largest that fits N = 100
+    assert len(binds) >= 2
