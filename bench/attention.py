@@ -14,7 +14,6 @@ import json
 import math
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
 import time
@@ -24,28 +23,9 @@ import torch.nn.functional as F
 import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from run_bench import nonzero, timed  # the same timing and inputs as the rest of bench/
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def timed(fn, reps=10, warmup=2):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
-
-
-def randn(*shape, dtype):
-    x = torch.rand(*shape, device="cuda") * 0.75 + 0.25
-    sign = torch.where(torch.rand(*shape, device="cuda") < 0.5, -1.0, 1.0)
-    return (x * sign).to(dtype)
 
 
 def flex():
@@ -72,7 +52,7 @@ def run_case(case, args, kernels, flex_fn):
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[dtn]
     G = case.get("G", 1)
     Hkv = H // G
-    q, k, v = randn(B, H, S, D, dtype=dt), randn(B, Hkv, S, D, dtype=dt), randn(B, Hkv, S, D, dtype=dt)
+    q, k, v = nonzero(B, H, S, D, dtype=dt), nonzero(B, Hkv, S, D, dtype=dt), nonzero(B, Hkv, S, D, dtype=dt)
     scale = 1.0 / math.sqrt(D)
     o = torch.empty_like(q)
     entry = dict(case)
@@ -91,7 +71,7 @@ def run_case(case, args, kernels, flex_fn):
     if kind in ("full", "causal"):
         constexprs = {"CAUSAL": kind == "causal"}
     elif kind == "bias":
-        bias = randn(H, S, S, dtype=dt)
+        bias = nonzero(H, S, S, dtype=dt)
         tensors = [q, k, v, bias, o]
     elif kind == "gqa":
         constexprs = {"GROUP": G}
@@ -234,7 +214,7 @@ def main():
         results.append(entry)
         doc = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
                "torch": torch.__version__, "triton": triton.__version__, "tessel": version,
-               "timing": "median of 10 CUDA-event timings after 2 warm-up calls; correctness checked first",
+               "timing": "median of 20 CUDA-event timings after 3 warm-up calls (run_bench.timed); correctness checked first",
                "results": results}
         out = pathlib.Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,17 @@ def _summary(scores, visible, v):
     return some, m, T.sum(p), T.vecmat(p, T.cast(v, T.f32))
 
 
+def _attend(Q, K, V, O, dt, b, h, kh, s, summarize, operands, extra_sources=()):
+    """Query row (b, h, s) of O: the region fold over the keys of head kh, then the normalization."""
+    keys, dims = T.domain(0, K.shape[2]), T.domain(0, Q.shape[3])
+    zero_row = T.zeros(dims, T.f32)
+    k, v = K[b, kh, keys, dims], V[b, kh, keys, dims]
+    some, m, den, acc = T.region_fold(
+        sources=(k, v, T.indices(keys), *extra_sources), axis=0, identity=(False, 0.0, 0.0, zero_row),
+        summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], *operands))
+    O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+
+
 def attention(dt, name="attention"):
     """CAUSAL (constexpr): key t visible to query s iff t <= s; else every key."""
     @tessel.kernel(name=name, numerics="relaxed_normalization")
@@ -34,9 +45,6 @@ def attention(dt, name="attention"):
                V: T.In[dt, ("B", "H", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
                scale: T.f32, CAUSAL: T.Constexpr[bool] = True):
         nb, nh, ns, nd = Q.shape
-        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
-        zero_row = T.zeros(dims, T.f32)
-        key_pos = T.indices(keys)
 
         @tessel.fn
         def summarize(k, v, kpos, q, s, sc):
@@ -45,11 +53,7 @@ def attention(dt, name="attention"):
             return _summary(scores, visible, v)
 
         for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
-            k, v = K[b, h, keys, dims], V[b, h, keys, dims]
-            some, m, den, acc = T.region_fold(
-                sources=(k, v, key_pos), axis=0, identity=(False, 0.0, 0.0, zero_row),
-                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], s, scale))
-            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+            _attend(Q, K, V, O, dt, b, h, h, s, summarize, (s, scale))
     return kernel
 
 
@@ -60,9 +64,6 @@ def window_attention(dt, name="window_attention"):
                V: T.In[dt, ("B", "H", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
                scale: T.f32, W: T.Constexpr[int] = 256):
         nb, nh, ns, nd = Q.shape
-        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
-        zero_row = T.zeros(dims, T.f32)
-        key_pos = T.indices(keys)
 
         @tessel.fn
         def summarize(k, v, kpos, q, s, sc):
@@ -71,11 +72,7 @@ def window_attention(dt, name="window_attention"):
             return _summary(scores, visible, v)
 
         for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
-            k, v = K[b, h, keys, dims], V[b, h, keys, dims]
-            some, m, den, acc = T.region_fold(
-                sources=(k, v, key_pos), axis=0, identity=(False, 0.0, 0.0, zero_row),
-                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], s, scale))
-            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+            _attend(Q, K, V, O, dt, b, h, h, s, summarize, (s, scale))
     return kernel
 
 
@@ -86,9 +83,7 @@ def bias_attention(dt, name="bias_attention"):
                V: T.In[dt, ("B", "H", "T", "D")], Bias: T.In[dt, ("H", "S", "T")],
                O: T.Out[dt, ("B", "H", "S", "D")], scale: T.f32):
         nb, nh, ns, nd = Q.shape
-        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
-        zero_row = T.zeros(dims, T.f32)
-        key_pos = T.indices(keys)
+        keys = T.domain(0, K.shape[2])
 
         @tessel.fn
         def summarize(k, v, kpos, bias, q, sc):
@@ -96,11 +91,7 @@ def bias_attention(dt, name="bias_attention"):
             return _summary(scores, T.full_like(kpos, True), v)
 
         for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
-            k, v = K[b, h, keys, dims], V[b, h, keys, dims]
-            some, m, den, acc = T.region_fold(
-                sources=(k, v, key_pos, Bias[h, s, keys]), axis=0, identity=(False, 0.0, 0.0, zero_row),
-                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], scale))
-            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+            _attend(Q, K, V, O, dt, b, h, h, s, summarize, (scale,), extra_sources=(Bias[h, s, keys],))
     return kernel
 
 
@@ -111,9 +102,6 @@ def gqa_attention(dt, name="gqa_attention"):
                V: T.In[dt, ("B", "G", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
                scale: T.f32, GROUP: T.Constexpr[int] = 4):
         nb, nh, ns, nd = Q.shape
-        keys, dims = T.domain(0, K.shape[2]), T.domain(0, nd)
-        zero_row = T.zeros(dims, T.f32)
-        key_pos = T.indices(keys)
 
         @tessel.fn
         def summarize(k, v, kpos, q, s, sc):
@@ -121,9 +109,5 @@ def gqa_attention(dt, name="gqa_attention"):
             return _summary(scores, kpos <= s, v)
 
         for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
-            k, v = K[b, h // GROUP, keys, dims], V[b, h // GROUP, keys, dims]
-            some, m, den, acc = T.region_fold(
-                sources=(k, v, key_pos), axis=0, identity=(False, 0.0, 0.0, zero_row),
-                summarize=summarize, combine=_combine(), operands=(Q[b, h, s, dims], s, scale))
-            O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
+            _attend(Q, K, V, O, dt, b, h, h // GROUP, s, summarize, (s, scale))
     return kernel

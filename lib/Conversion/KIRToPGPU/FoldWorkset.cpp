@@ -919,20 +919,23 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
     Value begin = body->addArgument(b.getIndexType(), l), end = body->addArgument(b.getIndexType(), l);
     blocks[tile] = makeBlock(l, tileParam, begin, end, dom);
     scopes.emplace_back();
-    Block &kirSum = f.getSummarize().front();
-    SmallVector<Value> yields;
-    for (unsigned c = 0; c < n; ++c) {
-      Value y = kirSum.getTerminator()->getOperand(c);
-      FailureOr<Value> py = get(y);
-      if (failed(py))
-        return failure();
-      FailureOr<Value> yb = broadcastTo(l, *py, *shapeOf(y), summary[c]);
-      if (failed(yb))
-        return failure();
-      yields.push_back(*yb);
-    }
-    pgpu::YieldOp::create(b, l, yields);
-    scopes.pop_back();
+    // Yields the KIR block's results, each in its summary component's shape.
+    auto yieldSummary = [&](Block &kirBlock) -> LogicalResult {
+      SmallVector<Value> yields;
+      for (unsigned c = 0; c < n; ++c) {
+        Value y = kirBlock.getTerminator()->getOperand(c);
+        FailureOr<Value> py = get(y);
+        FailureOr<Value> yb = succeeded(py) ? broadcastTo(l, *py, *shapeOf(y), summary[c]) : FailureOr<Value>();
+        if (failed(yb))
+          return failure();
+        yields.push_back(*yb);
+      }
+      pgpu::YieldOp::create(b, l, yields);
+      scopes.pop_back();
+      return success();
+    };
+    if (failed(yieldSummary(f.getSummarize().front())))
+      return failure();
     blocks.erase(tile);
 
     Block *merge = b.createBlock(&fold.getCombine());
@@ -940,19 +943,8 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
     Block &kirMerge = f.getCombine().front();
     for (auto [i, arg] : llvm::enumerate(kirMerge.getArguments()))
       bind(arg, merge->addArgument(types[i % n], l));
-    SmallVector<Value> merged;
-    for (unsigned c = 0; c < n; ++c) {
-      Value y = kirMerge.getTerminator()->getOperand(c);
-      FailureOr<Value> py = get(y);
-      if (failed(py))
-        return failure();
-      FailureOr<Value> yb = broadcastTo(l, *py, *shapeOf(y), summary[c]);
-      if (failed(yb))
-        return failure();
-      merged.push_back(*yb);
-    }
-    pgpu::YieldOp::create(b, l, merged);
-    scopes.pop_back();
+    if (failed(yieldSummary(kirMerge)))
+      return failure();
   }
   // Close summarize over what it reads from outside: those become captures.
   llvm::SetVector<Value> outside;

@@ -323,55 +323,6 @@ bool FoldNarrower::provesIdentity(CmpOp cmp) {
 // The rewrite
 //===----------------------------------------------------------------------===//
 
-bool isTrue(Value v) {
-  v = stripBroadcast(v);
-  if (auto splat = v.getDefiningOp<SplatOp>())
-    v = splat.getOperand();
-  APInt c;
-  return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isOne();
-}
-
-/// A combine region that is one idempotent binary op (or, and, max, min).
-bool idempotentCombine(ReduceOp r) {
-  Block &body = r.getCombine().front();
-  if (r.getInputs().size() != 1 || body.getOperations().size() != 2)
-    return false;
-  auto op = dyn_cast<BinaryOp>(body.front());
-  return op && op.getResult() == body.getTerminator()->getOperand(0) &&
-         llvm::is_contained({kir::BinaryKind::Or, kir::BinaryKind::And, kir::BinaryKind::Max, kir::BinaryKind::Min},
-                            op.getKind());
-}
-
-/// Folds true predicates out of `region`: and(x, true) = x, select(true, a, b) = a,
-/// and an idempotent reduction of lanes that are all c is c.
-void foldTrue(Region &region) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    region.walk([&](Operation *op) {
-      if (auto bo = dyn_cast<BinaryOp>(op); bo && bo.getKind() == kir::BinaryKind::And &&
-                                            (isTrue(bo.getLhs()) || isTrue(bo.getRhs()))) {
-        bo.getResult().replaceAllUsesWith(isTrue(bo.getLhs()) ? bo.getRhs() : bo.getLhs());
-        bo.erase();
-        changed = true;
-      } else if (auto s = dyn_cast<SelectOp>(op); s && isTrue(s.getCondition())) {
-        s.getResult().replaceAllUsesWith(s.getTrueValue());
-        s.erase();
-        changed = true;
-      } else if (auto r = dyn_cast<ReduceOp>(op); r && idempotentCombine(r) && isTrue(r.getInputs()[0])) {
-        OpBuilder at(r);
-        Value truth = arith::ConstantIntOp::create(at, r.getLoc(), at.getI1Type(), 1);
-        Value out = isa<FragmentType>(r.getResult(0).getType())
-                        ? Value(SplatOp::create(at, r.getLoc(), r.getResult(0).getType(), truth))
-                        : truth;
-        r.getResult(0).replaceAllUsesWith(out);
-        r.erase();
-        changed = true;
-      }
-    });
-  }
-}
-
 void FoldNarrower::rewrite() {
   Location loc = fold.getLoc();
   b.setInsertionPoint(fold);
@@ -456,7 +407,7 @@ void FoldNarrower::rewrite() {
         cloned.getResult().replaceAllUsesWith(SplatOp::create(at, loc, cloned.getType(), truth));
         cloned.erase();
       }
-      foldTrue(part.getSummarize());
+      foldTrueMasks(part.getSummarize());
     }
     if (acc.empty()) {
       acc.assign(part.getResults().begin(), part.getResults().end());

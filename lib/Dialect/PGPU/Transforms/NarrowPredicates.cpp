@@ -70,34 +70,6 @@ SmallVector<CmpOp> fullBlockMasks(ForOp loop) {
   return masks;
 }
 
-/// A true scalar or a splat of one.
-bool isTrue(Value v) {
-  if (auto splat = v.getDefiningOp<SplatOp>())
-    v = splat.getOperand();
-  APInt c;
-  return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isOne();
-}
-
-/// Folds true masks out of `region`: `and(x, true)` is x, `select(true, a, b)` is a.
-void foldTrue(Region &region) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    region.walk([&](Operation *op) {
-      if (auto b = dyn_cast<BinaryOp>(op); b && b.getKind() == kir::BinaryKind::And &&
-                                           (isTrue(b.getLhs()) || isTrue(b.getRhs()))) {
-        b.getResult().replaceAllUsesWith(isTrue(b.getLhs()) ? b.getRhs() : b.getLhs());
-        b.erase();
-        changed = true;
-      } else if (auto s = dyn_cast<SelectOp>(op); s && isTrue(s.getCondition())) {
-        s.getResult().replaceAllUsesWith(s.getTrueValue());
-        s.erase();
-        changed = true;
-      }
-    });
-  }
-}
-
 /// Splits `loop` into its full blocks (masks true) and the remaining partial block.
 void split(ForOp loop, ArrayRef<CmpOp> masks) {
   Location loc = loop.getLoc();
@@ -121,7 +93,7 @@ void split(ForOp loop, ArrayRef<CmpOp> masks) {
     cloned.getResult().replaceAllUsesWith(lanes);
     cloned.erase();
   }
-  foldTrue(full.getBody());
+  foldTrueMasks(full.getBody());
   // The partial block: the original loop from mid, carrying on from the full blocks.
   loop->setOperand(0, mid); // lower
   for (auto [i, result] : llvm::enumerate(full.getResults()))
@@ -154,3 +126,58 @@ struct NarrowPredicates : public tessel::pgpu::impl::PGPUNarrowPredicatesBase<Na
   }
 };
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared with pgpu-narrow-fold-ranges
+//===----------------------------------------------------------------------===//
+
+static bool isTrue(Value v) {
+  while (auto br = v.getDefiningOp<BroadcastOp>())
+    v = br.getOperand();
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getOperand();
+  APInt c;
+  return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isOne();
+}
+
+/// A combine region that is one idempotent binary op (or, and, max, min).
+static bool idempotentCombine(ReduceOp r) {
+  Block &body = r.getCombine().front();
+  if (r.getInputs().size() != 1 || body.getOperations().size() != 2)
+    return false;
+  auto op = dyn_cast<BinaryOp>(body.front());
+  return op && op.getResult() == body.getTerminator()->getOperand(0) &&
+         llvm::is_contained({kir::BinaryKind::Or, kir::BinaryKind::And, kir::BinaryKind::Max, kir::BinaryKind::Min},
+                            op.getKind());
+}
+
+/// Folds true predicates out of `region`: and(x, true) = x, select(true, a, b) = a,
+/// and an idempotent reduction of lanes that are all c is c.
+void pgpu::foldTrueMasks(Region &region) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    region.walk([&](Operation *op) {
+      if (auto bo = dyn_cast<BinaryOp>(op); bo && bo.getKind() == kir::BinaryKind::And &&
+                                            (isTrue(bo.getLhs()) || isTrue(bo.getRhs()))) {
+        bo.getResult().replaceAllUsesWith(isTrue(bo.getLhs()) ? bo.getRhs() : bo.getLhs());
+        bo.erase();
+        changed = true;
+      } else if (auto s = dyn_cast<SelectOp>(op); s && isTrue(s.getCondition())) {
+        s.getResult().replaceAllUsesWith(s.getTrueValue());
+        s.erase();
+        changed = true;
+      } else if (auto r = dyn_cast<ReduceOp>(op); r && idempotentCombine(r) && isTrue(r.getInputs()[0])) {
+        OpBuilder at(r);
+        Value truth = arith::ConstantIntOp::create(at, r.getLoc(), at.getI1Type(), 1);
+        Value out = isa<FragmentType>(r.getResult(0).getType())
+                        ? Value(SplatOp::create(at, r.getLoc(), r.getResult(0).getType(), truth))
+                        : truth;
+        r.getResult(0).replaceAllUsesWith(out);
+        r.erase();
+        changed = true;
+      }
+    });
+  }
+}
+

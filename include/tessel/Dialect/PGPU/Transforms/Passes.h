@@ -18,6 +18,10 @@ namespace tessel::pgpu {
 /// over blocks; pgpu-stage-rows recognizes the loops it made by their step.
 inline constexpr llvm::StringLiteral kBlockParam = "BLOCK";
 
+/// Folds true masks out of `region` after a narrowing pass made them true: and(x, true) = x,
+/// select(true, a, b) = a, and an idempotent reduction (or/and/max/min) of lanes all c is c.
+void foldTrueMasks(mlir::Region &region);
+
 /// Whether the module's `kir.compile_options` ask for optimization remarks
 /// (seed 002 §1: adopted and rejected transformations say why, at the op).
 inline bool remarksEnabled(mlir::Operation *op) {
