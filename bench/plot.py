@@ -66,6 +66,9 @@ def latest_rows(runs) -> list:
     rows, failed = {}, []
     for name, run in runs:
         for row in run["results"]:
+            # Runs of other benchmarks (attention.py, ptx_check.py) have rows of their own form.
+            if "kernel" not in row or not isinstance(row.get("shape", {}), dict):
+                continue
             key = (row["kernel"], json.dumps(row.get("shape", {}), sort_keys=True))
             if not row.get("correct", True):
                 failed.append(f"{row['kernel']} {shape_text(row.get('shape', {}))} in {name}")
