@@ -946,28 +946,7 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
     if (failed(yieldSummary(kirMerge)))
       return failure();
   }
-  // Close summarize over what it reads from outside: those become captures.
-  llvm::SetVector<Value> outside;
-  Region &sum = fold.getSummarize();
-  sum.walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (!sum.isAncestor(v.getParentRegion()) && !matchPattern(v, m_Constant()))
-        outside.insert(v);
-  });
-  if (!outside.empty()) {
-    auto closed = pgpu::RegionFoldOp::create(b, l, types, lower, dom.size, step, identities, outside.getArrayRef());
-    closed.getSummarize().takeBody(fold.getSummarize());
-    closed.getCombine().takeBody(fold.getCombine());
-    Block &entry = closed.getSummarize().front();
-    for (Value v : outside) {
-      BlockArgument arg = entry.addArgument(v.getType(), l);
-      v.replaceUsesWithIf(arg, [&](OpOperand &use) {
-        return closed.getSummarize().isAncestor(use.getOwner()->getParentRegion());
-      });
-    }
-    fold.erase();
-    fold = closed;
-  }
+  fold = closeSummarize(b, fold);
   if (remarks)
     emitRemark(l) << "kir-to-pgpu: region fold constructed on fragments: " << laneParam << " lanes, "
                   << tileParam << "-wide source tiles; its contractions and reductions stay structured ops";

@@ -1048,28 +1048,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::foldAt(const FoldParts &parts, 
       return failure();
     pgpu::YieldOp::create(b, loc, *merged);
   }
-  // Close summarize over its inputs: program coordinates, views and scalars become captures.
-  llvm::SetVector<Value> outside;
-  Region &summarize = fold.getSummarize();
-  summarize.walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (!summarize.isAncestor(v.getParentRegion()) && !matchPattern(v, m_Constant()))
-        outside.insert(v);
-  });
-  if (!outside.empty()) {
-    auto closed = pgpu::RegionFoldOp::create(b, loc, types, lower, upper, step, identities, outside.getArrayRef());
-    closed.getSummarize().takeBody(fold.getSummarize());
-    closed.getCombine().takeBody(fold.getCombine());
-    Block &entry = closed.getSummarize().front();
-    for (Value v : outside) {
-      BlockArgument arg = entry.addArgument(v.getType(), loc);
-      v.replaceUsesWithIf(arg, [&](OpOperand &use) {
-        return closed.getSummarize().isAncestor(use.getOwner()->getParentRegion());
-      });
-    }
-    fold.erase();
-    fold = closed;
-  }
+  fold = closeSummarize(b, fold);
   return SmallVector<Value>(fold.getResults());
 }
 
@@ -1597,3 +1576,33 @@ struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRTo
   }
 };
 } // namespace
+
+/// Close summarize over its inputs: program coordinates, views and scalars it reads from outside
+/// become explicit captures (block arguments of a rebuilt op); constants stay shared.
+pgpu::RegionFoldOp tessel::construct::closeSummarize(OpBuilder &b, pgpu::RegionFoldOp fold) {
+  llvm::SetVector<Value> outside;
+  Region &summarize = fold.getSummarize();
+  summarize.walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (!summarize.isAncestor(v.getParentRegion()) && !matchPattern(v, m_Constant()))
+        outside.insert(v);
+  });
+  if (outside.empty())
+    return fold;
+  Location loc = fold.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(fold);
+  auto closed = pgpu::RegionFoldOp::create(b, loc, fold.getResultTypes(), fold.getLower(), fold.getUpper(),
+                                           fold.getStep(), fold.getIdentities(), outside.getArrayRef());
+  closed.getSummarize().takeBody(fold.getSummarize());
+  closed.getCombine().takeBody(fold.getCombine());
+  Block &entry = closed.getSummarize().front();
+  for (Value v : outside) {
+    BlockArgument arg = entry.addArgument(v.getType(), loc);
+    v.replaceUsesWithIf(arg, [&](OpOperand &use) {
+      return closed.getSummarize().isAncestor(use.getOwner()->getParentRegion());
+    });
+  }
+  fold.erase();
+  return closed;
+}

@@ -162,6 +162,10 @@ private:
   };
   LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
 };
+/// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads
+/// becomes explicit captures. Returns the op to use from now on (`fold` itself when closed).
+pgpu::RegionFoldOp closeSummarize(OpBuilder &b, pgpu::RegionFoldOp fold);
+
 } // namespace tessel::construct
 
 #endif // TESSEL_LIB_CONVERSION_KIRTOPGPU_KERNELCONSTRUCTOR_H
