@@ -127,14 +127,7 @@ LogicalResult Selector::emitReduce(pgpu::ReduceOp op) {
   SmallVector<Value> acc;
   flatten(op.getIdentities(), acc);
   bool ok = true;
-  auto combine = [&](ValueRange lhs, ValueRange rhs) -> SmallVector<Value> {
-    FailureOr<SmallVector<Value>> r = inlineCombine(op.getCombine(), lhs, rhs);
-    if (failed(r)) {
-      ok = false;
-      return SmallVector<Value>(lhs.begin(), lhs.end());
-    }
-    return *r;
-  };
+  auto combine = combiner(op.getCombine(), ok);
   for (int64_t k = 0, n = slots(fragment); k < n; ++k) {
     SmallVector<Value> member;
     for (Value input : op.getInputs())
@@ -275,14 +268,7 @@ LogicalResult Selector::emitScan(pgpu::ScanOp op) {
   bool reverse = op.getReverse(), exclusive = op.getExclusive();
   unsigned n = op.getInputs().size();
   bool ok = true;
-  auto combine = [&](ValueRange lhs, ValueRange rhs) -> SmallVector<Value> {
-    FailureOr<SmallVector<Value>> r = inlineCombine(op.getCombine(), lhs, rhs);
-    if (failed(r)) {
-      ok = false;
-      return SmallVector<Value>(lhs.begin(), lhs.end());
-    }
-    return *r;
-  };
+  auto combine = combiner(op.getCombine(), ok);
   auto select = [&](Value c, ValueRange t, ValueRange f) {
     SmallVector<Value> out;
     for (auto [x, y] : llvm::zip(t, f))

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Target/PTX/PTX.h"
+#include "tessel/Interp/LaunchExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Pass/Pass.h"
@@ -205,22 +206,11 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
   bool ok = true;
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
     declareThreads(kernel, overrides);
-    llvm::StringMap<int64_t> values;
-    ArrayAttr declared = *kernel.getParams(); // (a range over the optional's value would dangle)
-    for (Attribute a : declared) {
-      auto p = cast<pgpu::ParamAttr>(a);
-      values[p.getName()] = p.getDefaultValue();
-    }
-    for (const auto &entry : overrides) {
-      pgpu::ParamAttr p = kernel.getParam(entry.getKey());
-      if (!p)
-        return kernel.emitError() << "kernel @" << kernel.getSymName() << " declares no parameter '"
-                                  << entry.getKey() << "'";
-      if (!llvm::is_contained(p.getCandidates(), entry.getValue()))
-        return kernel.emitError() << "parameter '" << entry.getKey() << "' = " << entry.getValue()
-                                  << " is outside its candidate domain";
-      values[entry.getKey()] = entry.getValue();
-    }
+    // The same binding the interpreters and the runtime use (declared defaults, then checked overrides).
+    FailureOr<llvm::StringMap<int64_t>> bindings = interp::bindParams(kernel, overrides);
+    if (failed(bindings))
+      return failure();
+    llvm::StringMap<int64_t> values = std::move(*bindings);
     for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
       if (auto buffer = dyn_cast<pgpu::BufferType>(type)) {
         if (buffer.getScope() != pgpu::BufferScope::Workspace) {

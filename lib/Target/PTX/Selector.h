@@ -159,6 +159,18 @@ private:
   SmallVector<Value> combineAcrossCTA(SmallVector<Value> acc,
                                       llvm::function_ref<SmallVector<Value>(ValueRange, ValueRange)> combine);
   FailureOr<SmallVector<Value>> inlineCombine(Region &region, ValueRange lhs, ValueRange rhs);
+  /// `region` as the combine function of a collective: a combine that fails to inline clears `ok`
+  /// (the caller reports it once) and keeps `lhs`, so the collective still builds.
+  auto combiner(Region &region, bool &ok) {
+    return [this, &region, &ok](ValueRange lhs, ValueRange rhs) -> SmallVector<Value> {
+      FailureOr<SmallVector<Value>> r = inlineCombine(region, lhs, rhs);
+      if (failed(r)) {
+        ok = false;
+        return SmallVector<Value>(lhs.begin(), lhs.end());
+      }
+      return *r;
+    };
+  }
 
   // ---- ops ------------------------------------------------------------------
   LogicalResult emitBlock(Block &block);
