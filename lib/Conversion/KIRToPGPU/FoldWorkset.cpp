@@ -125,8 +125,9 @@ private:
 
   SmallVector<DenseMap<Value, Value>> scopes;
   DenseMap<Value, AxisBlock> blocks;
-  bool hasLanes = false;
   AxisBlock lane;
+  /// The number of lane blocks (the group's last extent, a LaunchExpr made by groupExtents).
+  Value laneBlocks;
 };
 
 } // namespace tessel::construct
@@ -472,7 +473,8 @@ SmallVector<Value> FoldWorksetImpl::groupExtents(Location l) {
   for (Value d : par.getDomains().drop_back())
     extents.push_back(kc.domains.lookup(d).size);
   Value size = kc.domains.lookup(laneDomain).size;
-  extents.push_back(pgpu::CeilDivOp::create(b, l, size, param(l, laneParam)));
+  laneBlocks = pgpu::CeilDivOp::create(b, l, size, param(l, laneParam));
+  extents.push_back(laneBlocks);
   return extents;
 }
 
@@ -862,17 +864,16 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   bool swap = sr->lanes;
   Value a = swap ? *mr : *ml, bb = swap ? *ml : *mr;
   int64_t ak = swap ? rk : lk, bk = swap ? lk : rk;
+  auto transposed = [&](Value x) -> Value { // a 2-d fragment with its axes swapped
+    auto type = cast<pgpu::FragmentType>(x.getType());
+    auto swapped = pgpu::FragmentType::get(b.getContext(), type.getElementType(),
+                                           {type.getExtents()[1], type.getExtents()[0]});
+    return pgpu::TransposeOp::create(b, l, swapped, x, b.getDenseI64ArrayAttr({1, 0}));
+  };
   if (ak != 1)
-    a = pgpu::TransposeOp::create(b, l, pgpu::FragmentType::get(b.getContext(), pgpu::elementTypeOf(a.getType()),
-                                                                 {cast<pgpu::FragmentType>(a.getType()).getExtents()[1],
-                                                                  cast<pgpu::FragmentType>(a.getType()).getExtents()[0]}),
-                                  a, b.getDenseI64ArrayAttr({1, 0}));
+    a = transposed(a);
   if (bk != 0)
-    bb = pgpu::TransposeOp::create(b, l,
-                                   pgpu::FragmentType::get(b.getContext(), pgpu::elementTypeOf(bb.getType()),
-                                                           {cast<pgpu::FragmentType>(bb.getType()).getExtents()[1],
-                                                            cast<pgpu::FragmentType>(bb.getType()).getExtents()[0]}),
-                                   bb, b.getDenseI64ArrayAttr({1, 0}));
+    bb = transposed(bb);
   FailureOr<Type> rt = physType(*so, getElementTypeOrSelf(c.getType()));
   if (failed(rt))
     return failure();
@@ -1040,8 +1041,7 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
   // Lane blocks are walked from the last (any order is legal for a kir.parallel): when predicate
   // narrowing lets later blocks fold longer ranges (a causal mask), the longest start first and
   // the short ones fill the last wave.
-  Value lastBlock = kc.binary(l, kir::BinaryKind::Sub,
-                              pgpu::CeilDivOp::create(b, l, ld.size, param(l, laneParam)), kc.constIndex(l, 1));
+  Value lastBlock = kc.binary(l, kir::BinaryKind::Sub, laneBlocks, kc.constIndex(l, 1));
   Value block = kc.binary(l, kir::BinaryKind::Sub, lastBlock, coords.back());
   Value laneBase = kc.binary(l, kir::BinaryKind::Mul, block, param(l, laneParam));
   lane = makeBlock(l, laneParam, laneBase, ld.size, ld);

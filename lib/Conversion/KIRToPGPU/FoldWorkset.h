@@ -38,7 +38,7 @@ public:
   SmallVector<Value> groupExtents(Location loc);
   /// Declares the block parameters on the physical kernel.
   void declareParams(pgpu::KernelOp kernel);
-  /// Emits the workset at the group's coordinates (current insertion point).
+  /// Emits the workset at the group's coordinates (current insertion point); after groupExtents.
   LogicalResult emit(ArrayRef<Value> coords);
 
 private:

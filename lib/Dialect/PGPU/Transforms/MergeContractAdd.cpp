@@ -59,11 +59,10 @@ struct MergeContractAdd : public tessel::pgpu::impl::PGPUMergeContractAddBase<Me
       if (!isZeroSplat(c.getAcc()) || !c.getLhsBatch().empty() || c.getLhsReduce() != ArrayRef<int64_t>{1})
         continue;
       bool remarks = remarksEnabled(c);
-      Value result = c.getResult();
-      auto [add, z] = soleBinaryUse(result, kir::BinaryKind::Add);
+      auto [add, z] = soleBinaryUse(c.getResult(), kir::BinaryKind::Add);
       if (!add || z.getType() != c.getType())
         continue;
-      // Built at the addition: the addend, the scaling and the operands all dominate it there.
+      // Built at the addition: the addend and the operands all dominate it there.
       OpBuilder b(add);
       auto merged = ContractOp::create(b, c.getLoc(), c.getType(), c.getLhs(), c.getRhs(), z, c.getLhsReduceAttr(),
                                        c.getRhsReduceAttr(), c.getLhsBatchAttr(), c.getRhsBatchAttr());
