@@ -67,7 +67,7 @@ def latest_rows(runs) -> list:
     for name, run in runs:
         for row in run["results"]:
             # Runs of other benchmarks (attention.py, ptx_check.py) have rows of their own form.
-            if "kernel" not in row or not isinstance(row.get("shape", {}), dict):
+            if "kernel" not in row or not isinstance(row.get("shape"), dict):
                 continue
             key = (row["kernel"], json.dumps(row.get("shape", {}), sort_keys=True))
             if not row.get("correct", True):
