@@ -688,7 +688,8 @@ LogicalResult PGPUInterpreter::execStructured(Operation &op, bool &handled) {
           acc.push_back(lookup(v));
         for (Value v : f.getCaptures())
           captures.push_back(lookup(v));
-        bool first = true;
+        // From the initial summary (the identity, or the summary of the segments before `lower` when this
+        // fold continues another), each segment's summary combined in order: what the realized loop does.
         for (int64_t b = lo; b < hi; b += step) {
           SmallVector<RValue> in{makeScalar(IndexType::get(op.getContext()), Elem{0, b}),
                                  makeScalar(IndexType::get(op.getContext()), Elem{0, std::min(b + step, hi)})};
@@ -696,11 +697,6 @@ LogicalResult PGPUInterpreter::execStructured(Operation &op, bool &handled) {
           SmallVector<RValue> summary, merged;
           if (failed(callRegion(f.getSummarize(), in, summary)))
             return failure();
-          if (first) {
-            acc = summary;
-            first = false;
-            continue;
-          }
           SmallVector<RValue> pair(acc);
           pair.append(summary.begin(), summary.end());
           if (failed(callRegion(f.getCombine(), pair, merged)))

@@ -63,6 +63,10 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   // §3.4 realization, after narrowing: folds become their loops, and a contraction's sole
   //      addition joins its accumulator.
   pm.addPass(pgpu::createPGPURealizeFolds());
+  //      online segmented rescaling (§4): a summary's rescaling moves into its exponentials.
+  pm.addPass(pgpu::createPGPUOnlineRescale());
+  //      and its exponentials in base 2, the reference domain scaled by log2(e) at its scalar factors (§4).
+  pm.addPass(pgpu::createPGPUExpBase2());
   pm.addPass(pgpu::createPGPUMergeContractAdd());
   if (stopAfter("realize-folds") || stage == Stage::PGPU)
     return;

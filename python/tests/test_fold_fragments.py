@@ -17,7 +17,7 @@ import pytest
 
 PIPELINE = ["--kir-annotate-origins", "--kir-to-pgpu", "--canonicalize", "--cse", "--pgpu-form-tiles",
             "--pgpu-refine-mapping", "--pgpu-form-blocking", "--canonicalize", "--cse", "--pgpu-stage-rows", "--cse",
-            "--pgpu-narrow-predicates", "--pgpu-narrow-fold-ranges", "--pgpu-realize-folds",
+            "--pgpu-narrow-predicates", "--pgpu-narrow-fold-ranges", "--pgpu-realize-folds", "--pgpu-online-rescale", "--pgpu-exp-base2",
             "--pgpu-merge-contract-add"]
 
 

@@ -24,6 +24,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace tessel;
@@ -57,7 +58,15 @@ std::string torchType(Type t) {
 std::string floatLiteral(double v) {
   if (std::isnan(v)) return "float('nan')";
   if (std::isinf(v)) return v > 0 ? "float('inf')" : "-float('inf')";
-  return llvm::formatv("{0:e}", v).str();
+  // The shortest spelling (7 to 17 significant digits) that reads back as exactly the constant: a fixed
+  // 7-digit spelling is not the same f32 or f64 for every value.
+  std::string text;
+  for (unsigned digits = 6; digits <= 16; ++digits) {
+    text = llvm::formatv(("{0:e" + std::to_string(digits) + "}").c_str(), v).str();
+    if (std::strtod(text.c_str(), nullptr) == v)
+      break;
+  }
+  return text;
 }
 
 class Serializer {

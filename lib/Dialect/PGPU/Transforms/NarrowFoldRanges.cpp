@@ -28,9 +28,11 @@
 //   [F1, hi)   skipped, as above;
 //
 // with every boundary aligned to the tiles and clamped, so the intervals
-// partition [lo, hi). Each interval is its own pgpu.region_fold from the
-// identity and the results are combined in order (the combine's associativity
-// is the region fold's contract). Nothing here knows the summarizer's meaning:
+// partition [lo, hi). Each interval is its own pgpu.region_fold, the first
+// from the identity and each later one from the summary of those before it
+// (identity operand = initial summary: combine(combine(r, s1), s2) =
+// combine(r, combine(s1, s2)) by the combine's associativity, the region
+// fold's contract), so only one summary is live at a time. Nothing here knows the summarizer's meaning:
 // it reads coordinates and identities only.
 //
 //===----------------------------------------------------------------------===//
@@ -392,7 +394,6 @@ void FoldNarrower::rewrite() {
   t0 = mn(mx(t0, f0), f1);
   t1 = mn(mx(t1, t0), f1);
   // Folds over [a, z): the mixed ones are clones; the middle one has its predicates true.
-  Block &combine = fold.getCombine().front();
   SmallVector<Value> acc;
   auto piece = [&](Value a, Value z, bool allTrue) {
     IRMapping map;
@@ -409,13 +410,11 @@ void FoldNarrower::rewrite() {
       }
       foldTrueMasks(part.getSummarize());
     }
-    if (acc.empty()) {
-      acc.assign(part.getResults().begin(), part.getResults().end());
-      return;
-    }
-    SmallVector<Value> args(acc);
-    llvm::append_range(args, part.getResults());
-    acc = inlineBlock(b, combine, args);
+    // The ordered fold continues from the summary of the intervals before this one (its initial summary,
+    // the identity for the first): one set of carries live at a time, no combine of partial folds after.
+    if (!acc.empty())
+      part.getIdentitiesMutable().assign(acc);
+    acc.assign(part.getResults().begin(), part.getResults().end());
   };
   if (leadingMixed)
     piece(f0, t0, false);

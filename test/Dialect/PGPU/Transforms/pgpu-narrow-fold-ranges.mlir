@@ -11,12 +11,13 @@
 // CHECK: %[[A:.*]] = pgpu.region_fold %{{.*}} to %[[T1:.*]] step %{{.*}} identity
 // CHECK-NOT: pgpu.cmp
 // CHECK: } combine {
-// CHECK: %[[B:.*]] = pgpu.region_fold %[[T1]] to %[[F1:[^ ]*]] step %{{.*}} identity
+// The mixed interval continues the fold from the all-true interval's summary (no combine after).
+// CHECK: %[[B:.*]] = pgpu.region_fold %[[T1]] to %[[F1:[^ ]*]] step %{{.*}} identity(%[[A]] :
 // CHECK: pgpu.cmp lt
 // CHECK: pgpu.cmp le
 // CHECK: } combine {
-// CHECK: %[[SUM:.*]] = pgpu.binary add %[[A]], %[[B]]
-// CHECK: pgpu.store %[[SUM]]
+// CHECK-NOT: pgpu.binary add %[[A]]
+// CHECK: pgpu.store %[[B]]
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   pgpu.kernel @prefix(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>)
       attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {

@@ -231,8 +231,10 @@ def PGPU_RegionFoldOp : PGPU_Op<"region_fold", [RecursiveMemoryEffects, AttrSize
   let summary = "physical segment loop of a region fold";
   let description = [{
     Runs `summarize` on the segments [b, min(b + step, upper)) for b = lower,
-    lower + step, ... in order and folds the summaries with `combine`; an empty
-    range yields `identity`. `summarize` receives the segment bounds and the
+    lower + step, ... in order and folds the summaries with `combine`,
+    starting from `identity` (the combine's identity, or the summary of the
+    segments before `lower` when a fold continues another in source order);
+    an empty range yields it. `summarize` receives the segment bounds and the
     captured `operands`, performs its own accesses (with validity for the tail)
     and writes nothing; `combine` is pure. `step` is normally a physical
     parameter.

@@ -182,6 +182,52 @@ def PGPURealizeFolds : Pass<"pgpu-realize-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUOnlineRescale : Pass<"pgpu-online-rescale", "::mlir::ModuleOp"> {
+  let summary = "a summary's rescaling moves into its exponentials (seed 002 §4 online segmented rescaling)";
+  let description = [{
+    Reads: multiplications `L(exp(A - r)) * spread(select(ok, exp(r - r2), 0))`
+    in one block (a realized region fold's combine applied to a tile's summary),
+    L built of sums from zero, selects with zero, float casts and the lhs rows of
+    a zero-accumulator contraction.
+    Legality: exp(A - r) * exp(r - r2) = exp(A - r2) and L is linear, so the
+    product is L(exp(A - r2)); the rounding differs, which needs module numerics
+    `relaxed_normalization` with `online_reduction` (seed 002 §1, §4). The select
+    on ok stays (exact: the component is zero where ok is false either way),
+    dropped when ok is constant true.
+    Rewrites: the tile is exponentiated against r2, L recomputed on it, each
+    multiplication replaced by the new component; the old chain is removed.
+    Preserves: values up to the permitted rounding, effects, ABI, origins.
+    Must not fire: numerics `source` or online_reduction off (remark), a factor
+    whose reference differs from the exponentials', a nonlinear op in L, values
+    of L used elsewhere (the tile would be exponentiated twice).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def PGPUExpBase2 : Pass<"pgpu-exp-base2", "::mlir::ModuleOp"> {
+  let summary = "normalized exponentials in base 2, their reference domain scaled by log2(e) (seed 002 §4)";
+  let description = [{
+    Reads: f32 `exp(a - b)` whose difference feeds only exponentials, and the
+    reference domain of a and b: values reached through max/min, selects,
+    broadcasts, splats, max/min reductions, loop carries, constants, up to
+    multiplications by a scalar factor (scores = q.k * scale).
+    Legality: exp(a - b) = exp2(a L - b L) with L = log2(e); every domain op
+    commutes with a positive scaling, constants are scaled with it (0 and
+    +-inf are fixed points), and the domain is closed (no value of it is used
+    any other way), so scaling its entries by L scales all of it. The rounding
+    differs: module numerics `relaxed_normalization` (seed 002 §1).
+    Rewrites: each entry's factor f becomes f * L (one scalar multiplication),
+    constants inside the domain c * L, each exp of a difference exp2.
+    Preserves: values up to the permitted rounding, effects, ABI, origins.
+    Must not fire: numerics `source` (remark), a domain value used outside the
+    domain (stored, added, compared), an entry that is not a multiplication by a
+    scalar factor, a domain with no such entry.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
   let summary = "a zero-initialized contraction's sole addition joins its accumulator (seed 002 §3.4)";
   let description = [{
