@@ -227,12 +227,36 @@ class Kernel:
             if not params:  # the declared defaults: a candidate's module records its own bound values
                 self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
                 self._cache[("prune", self._key(constexprs))] = getattr(module, f"{self.name}_PRUNE", None)
+                self._cache[("covers", self._key(constexprs))] = getattr(module, f"{self.name}_COVERS", {})
         return self._cache[key]
 
     def _space(self, constexprs: dict) -> dict:
         """The declared search space: {name: (candidates, heuristic default)}."""
         self._launcher(constexprs)
         return self._cache[("space", self._key(constexprs))]
+
+    def _fact_params(self, constexprs: dict, tensors) -> dict | None:
+        """Heuristic defaults from facts of this call (seed 003): a parameter declared to cover a shape
+        symbol (a fragment axis under a uniform `size <= BLOCK` guard) takes the smallest candidate at
+        least the symbol's size here, which is its mask-free variant when they are equal. None when
+        every parameter keeps its declared default."""
+        self._launcher(constexprs)
+        covers = self._cache.get(("covers", self._key(constexprs))) or {}
+        if not covers:
+            return None
+        space = self._space(constexprs)
+        sizes = {}
+        for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
+            for symbol, n in zip(p.spec.extents, getattr(t, "shape", ())):
+                if isinstance(symbol, str):
+                    sizes.setdefault(symbol, int(n))
+        chosen = {}
+        for param, symbol in covers.items():
+            n, (candidates, default) = sizes.get(symbol), space[param]
+            fits = [c for c in candidates if n and c >= n]
+            if fits and min(fits) != default:
+                chosen[param] = min(fits)
+        return chosen or None
 
     def _warmup(self, constexprs: dict, params: dict | None = None):
         """The generated compile-only entry of one binding (see `_tune.tune`'s compiling ahead)."""
@@ -329,6 +353,8 @@ class Kernel:
             if tensors and getattr(tensors[0], "is_cuda", False):
                 tuned = _tune.lookup(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors),
                                      self._space(constexprs))
+            if tuned is None:
+                tuned = self._fact_params(constexprs, tensors)
             launch = self._launcher(constexprs, tuned)
             if memo is not None:
                 self._launches[memo] = launch

@@ -71,3 +71,39 @@ def test_blocked_fold_matches_kir(tessel_bin, root, tmp_path, name, constexprs, 
     want, got = np.load(kir / "O.npy"), np.load(out / "O.npy")
     # numerics = relaxed_normalization: the weights are rounded to f16 for the value contraction.
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-3, atol=1e-3)
+
+
+def test_online_rescale_and_base2_fire_on_attention(tessel_bin, root, tmp_path):
+    """The FlashAttention-2 form is reached from the user's summarizer and combine: after the
+    pipeline the tile is exponentiated (in base 2) against the combined maximum, its P.V
+    contraction accumulates into the rescaled carry, and no [rows, D] rescaling of the tile's
+    summary is left (seed 002 §4)."""
+    source = kernels(root)["attention"]._write(tmp_path, {"CAUSAL": True})
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE], capture_output=True,
+                         text=True)
+    assert opt.returncode == 0, opt.stderr
+    text = opt.stdout
+    assert "pgpu.unary exp2" in text and "pgpu.unary exp " not in text.split("pgpu.range_reduce")[0]
+    # The all-true loop's value contraction takes the rescaled carry as its accumulator.
+    loop = text.split("pgpu.for")[1]
+    contracts = [ln for ln in loop.splitlines() if "pgpu.contract" in ln]
+    assert len(contracts) == 2
+    acc = contracts[1].split("pgpu.contract")[1].split(",")[2].split()[0]
+    definition = next(ln for ln in loop.splitlines() if ln.strip().startswith(acc + " ="))
+    assert "pgpu.binary mul" in definition, definition
+
+
+def test_free_axis_default_covers_head_dim(root):
+    """BLOCK_D declares that it covers the head dimension D: a call's default binds the smallest
+    candidate at least D (the mask-free variant when equal), keeping the declared default when D
+    exceeds every candidate."""
+    import tessel.language as T
+    sys.path[:0] = [str(root / "bench")]
+    import attention_kernels as AK
+    import torch
+    k = AK.attention(T.f16, name="covers_attention")
+    src = k.source("triton", {"CAUSAL": True}, {})
+    assert "covers_attention_COVERS = {'BLOCK_D': 'D'}" in src
+    for d, want in ((40, {"BLOCK_D": 64}), (64, {"BLOCK_D": 64}), (16, {"BLOCK_D": 16}), (128, None), (300, None)):
+        views = [torch.empty(1, 1, 3, d, dtype=torch.float16) for _ in range(4)]
+        assert k._fact_params({"CAUSAL": True}, views) == want, d

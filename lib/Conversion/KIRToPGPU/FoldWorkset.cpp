@@ -485,17 +485,25 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
     params.assign(existing->begin(), existing->end());
   // tl.dot and friends need extents of at least 16; defaults as FlashAttention-2
   // uses on sm_90 (128 lanes, 64-wide source tiles, a 128-wide free axis).
-  auto declare = [&](StringRef name, int64_t dflt) {
+  auto declare = [&](StringRef name, int64_t dflt, StringAttr covers) {
     if (kernel.getParam(name))
       return;
     params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {16, 32, 64, 128, 256}, dflt,
-                                          StringAttr()));
+                                          StringAttr(), covers));
   };
-  declare(laneParam, 128);
+  declare(laneParam, 128, StringAttr());
   for (auto &[d, name] : tileAxes)
-    declare(name, 64);
-  for (auto &[d, name] : freeAxes)
-    declare(name, 128);
+    declare(name, 64, StringAttr());
+  // A free axis runs its fast (mask-free) variant when its extent is exactly the block: the default
+  // covers the extent's size where the call knows it.
+  for (auto &[d, name] : freeAxes) {
+    StringAttr symbol;
+    if (auto domain = d.getDefiningOp<kir::DomainOp>())
+      if (auto e = domain.getUpper().getDefiningOp<kir::ExtentOp>())
+        if (matchPattern(domain.getLower(), m_Zero()))
+          symbol = StringAttr::get(ctx, e.getName());
+    declare(name, 128, symbol);
+  }
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 

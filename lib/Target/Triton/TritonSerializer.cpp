@@ -108,6 +108,9 @@ private:
   std::string expr(Value v);
   /// The host (wrapper) spelling of a LaunchExpr value.
   FailureOr<std::string> hostExpr(Value v);
+  /// Whether `v` is computed from launch facts only (extents, parameters, integer constants and
+  /// kernel scalars, through LaunchExpr arithmetic and comparisons): the wrapper can evaluate it.
+  bool hostable(Value v);
   FailureOr<std::string> address(Operation *op, Value view, ValueRange coords);
   /// The tensor-descriptor spelling of a box access (TileAccess.h), given the pointer spelling's
   /// value text for stores; none when the access is not a box or its block is not one TMA moves.
@@ -141,6 +144,10 @@ private:
   unsigned next = 0;
   std::string lastOrigin;
   std::string pickFunction; // the helper of pgpu.extract, emitted once
+  // Uniform guards the wrapper evaluates (seed 001 §uniform facts): each `pgpu.if` whose condition is
+  // a launch fact becomes a constexpr kernel parameter, so Triton compiles only the branch taken (one
+  // variant's shared buffers and registers, not the sum over variants).
+  SmallVector<std::pair<std::string, std::string>> guards; // (kernel parameter, wrapper expression)
   SmallVector<BlockArgument> workspaces;
   SmallVector<std::string> allocations; // wrapper lines allocating workspace
   DenseMap<Value, SmallVector<std::string>> workspaceExtents; // in-kernel spelling of each extent
@@ -195,10 +202,50 @@ FailureOr<std::string> Serializer::hostExpr(Value v) {
         case kir::BinaryKind::Div: return bin(b.getLhs(), b.getRhs(), "({0} // {1})");
         case kir::BinaryKind::Max: return bin(b.getLhs(), b.getRhs(), "max({0}, {1})");
         case kir::BinaryKind::Min: return bin(b.getLhs(), b.getRhs(), "min({0}, {1})");
+        case kir::BinaryKind::And: return bin(b.getLhs(), b.getRhs(), "({0} and {1})");
+        case kir::BinaryKind::Or: return bin(b.getLhs(), b.getRhs(), "({0} or {1})");
         default: return unsupported(op, "not a host LaunchExpr operation");
         }
       })
+      .Case<pgpu::CmpOp>([&](pgpu::CmpOp c) -> FailureOr<std::string> {
+        const char *fmt = "";
+        switch (c.getPredicate()) {
+        case kir::CmpPredicate::EQ: fmt = "({0} == {1})"; break;
+        case kir::CmpPredicate::NE: fmt = "({0} != {1})"; break;
+        case kir::CmpPredicate::LT: fmt = "({0} < {1})"; break;
+        case kir::CmpPredicate::LE: fmt = "({0} <= {1})"; break;
+        case kir::CmpPredicate::GT: fmt = "({0} > {1})"; break;
+        case kir::CmpPredicate::GE: fmt = "({0} >= {1})"; break;
+        }
+        return bin(c.getLhs(), c.getRhs(), fmt);
+      })
       .Default([&](Operation *other) { return unsupported(other, "not a host LaunchExpr operation"); });
+}
+
+bool Serializer::hostable(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &kernel.getBody().front() && arg.getType().isIntOrIndex();
+  if (matchPattern(v, m_Constant()))
+    return v.getType().isIntOrIndex();
+  Operation *op = v.getDefiningOp();
+  if (isa<pgpu::ExtentOp, pgpu::ParamOp>(op))
+    return true;
+  if (auto b = dyn_cast<pgpu::BinaryOp>(op)) {
+    if (!b.getType().isIntOrIndex())
+      return false;
+    switch (b.getKind()) {
+    case kir::BinaryKind::Add: case kir::BinaryKind::Sub: case kir::BinaryKind::Mul: case kir::BinaryKind::Div:
+    case kir::BinaryKind::Max: case kir::BinaryKind::Min:
+      return hostable(b.getLhs()) && hostable(b.getRhs());
+    case kir::BinaryKind::And: case kir::BinaryKind::Or:
+      return b.getType().isInteger(1) && hostable(b.getLhs()) && hostable(b.getRhs());
+    default:
+      return false;
+    }
+  }
+  if (isa<pgpu::CeilDivOp, pgpu::CmpOp>(op))
+    return op->getOperand(0).getType().isIntOrIndex() && hostable(op->getOperand(0)) && hostable(op->getOperand(1));
+  return false;
 }
 
 FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange coords) {
@@ -577,7 +624,16 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
-        line(indent, "if " + expr(i.getCondition()) + ":");
+        std::string condition = expr(i.getCondition());
+        if (i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()) &&
+            hostable(i.getCondition())) {
+          FailureOr<std::string> host = hostExpr(i.getCondition());
+          if (failed(host))
+            return failure();
+          condition = "_G" + std::to_string(guards.size());
+          guards.push_back({condition, "bool(" + *host + ")"});
+        }
+        line(indent, "if " + condition + ":");
         Block &thenBlock = i.getThenRegion().front();
         if (failed(emitBlock(thenBlock, indent + 1)))
           return failure();
@@ -802,6 +858,11 @@ LogicalResult Serializer::run() {
     specKey.push_back({launchArgs.size() - 1, false});
     tmaLaunchArg = "_a" + std::to_string(launchArgs.size() - 1);
   }
+  for (auto &[param, host] : guards) {
+    kernelParams.push_back(param + ": tl.constexpr");
+    launchArgs.push_back(host);
+    specKey.push_back({launchArgs.size() - 1, false});
+  }
   FailureOr<std::string> grid = hostExpr(space.getExtents()[0]);
   if (failed(grid))
     return failure();
@@ -822,6 +883,18 @@ LogicalResult Serializer::run() {
       llvm::interleaveComma(p.getCandidates(), os);
       os << "], " << param(p.getName().getValue()) << ")";
     }
+  }
+  os << "}\n";
+  // Shape symbols a parameter's default should cover when the call knows their size (ParamAttr).
+  os << kname << "_COVERS = {";
+  if (auto declared = kernel.getParams()) {
+    bool first = true;
+    for (Attribute a : *declared)
+      if (auto covers = cast<pgpu::ParamAttr>(a).getCovers()) {
+        os << (first ? "" : ", ") << "'" << cast<pgpu::ParamAttr>(a).getName().getValue() << "': '"
+           << covers.getValue() << "'";
+        first = false;
+      }
   }
   os << "}\n";
   // Resource estimates of a binding, for pruning before compiling (issue 8; Resources.h).

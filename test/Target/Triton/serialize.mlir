@@ -26,10 +26,13 @@
 // blocks and over the partial last block) come first, then the kernel.
 // CHECK-COUNT-6: def _layernorm_combine{{[0-9]+}}(
 // CHECK: @triton.jit
-// CHECK-NEXT: def _layernorm_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, w, w_stride0, bb, bb_stride0, y, y_stride0, y_stride1, eps):
+// COM: The staged path's uniform guard (the row fits one block) is a launch fact: a constexpr
+// COM: parameter the wrapper evaluates, so Triton compiles only the variant taken.
+// CHECK-NEXT: def _layernorm_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, w, w_stride0, bb, bb_stride0, y, y_stride0, y_stride1, eps, _G0: tl.constexpr):
 // Origin comments name the author's source line.
 // CHECK-NEXT: # layernorm.mlir:{{[0-9]+}}
 // CHECK: = tl.program_id(0)
+// CHECK: if _G0:
 // DEFAULT: tl.arange(0, 512)
 // TUNED: tl.arange(0, 128)
 // WARPS8: tl.arange(0, 512)
@@ -48,9 +51,9 @@
 // CHECK: _check_apart(('x', x, False), ('w', w, False), ('bb', bb, False), ('y', y, True), )
 // CHECK: if _grid[0] > 2147483647:
 // CHECK-NEXT: raise ValueError(f"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0")
-// CHECK: _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12 = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps
+// CHECK: _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13 = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps, bool(((0 < max((-((-(x.shape[1])) // (1))), 0)) and ((max((-((-(x.shape[1])) // (1))), 0) - 0) <=
 // CHECK: _launch = _layernorm_launched.get(_key)
-// CHECK: _compiled = _layernorm_kernel[_grid](_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, num_warps=
+// CHECK: _compiled = _layernorm_kernel[_grid](_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, num_warps=
 // DEFAULT-SAME: {{^}}4, num_stages=3){{$}}
 // TUNED-SAME: {{^}}4, num_stages=3){{$}}
 // WARPS8-SAME: {{^}}8, num_stages=3){{$}}

@@ -52,19 +52,33 @@ def PGPU_ParamAttr : PGPU_Attr<"Param", "param"> {
     The closed search space of the autotuner (seed 003 search test): a name,
     the candidate values and the heuristic default. `provider` is empty for
     shared parameters (tile extents, grouping) and names the provider for
-    provider knobs (`num_warps`).
+    provider knobs (`num_warps`). `covers` names a shape symbol the parameter's
+    extent should cover (a fragment axis under a uniform `size <= BLOCK` guard):
+    when the symbol's size is known at the call, the heuristic default is the
+    smallest candidate at least that size (a fact, seed 003), else
+    `default_value`.
 
     ```mlir
     #pgpu.param<"BM", [32, 64, 128], 64>
     #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">
+    #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256], 128, covers = "D">
     ```
   }];
   let parameters = (ins
     "::mlir::StringAttr":$name,
     ArrayRefParameter<"int64_t">:$candidates,
     "int64_t":$default_value,
-    OptionalParameter<"::mlir::StringAttr">:$provider);
-  let assemblyFormat = "`<` $name `,` `[` $candidates `]` `,` $default_value (`,` `provider` `=` $provider^)? `>`";
+    OptionalParameter<"::mlir::StringAttr">:$provider,
+    OptionalParameter<"::mlir::StringAttr">:$covers);
+  let builders = [
+    AttrBuilder<(ins "::mlir::StringAttr":$name, "::llvm::ArrayRef<int64_t>":$candidates, "int64_t":$default_value,
+                     "::mlir::StringAttr":$provider), [{
+      return $_get($_ctxt, name, candidates, default_value, provider, ::mlir::StringAttr());
+    }]>
+  ];
+  let assemblyFormat = [{
+    `<` $name `,` `[` $candidates `]` `,` $default_value (`,` `provider` `=` $provider^)? (`,` `covers` `=` $covers^)? `>`
+  }];
 }
 
 #endif // TESSEL_PGPU_ATTRS
