@@ -164,6 +164,8 @@ struct Term {
   Factor factor;
   SmallVector<Operation *> chain; // L and the exponential leaf, any order
   SmallVector<UnaryOp> leaves;
+  SmallVector<Value> guards; // conditions of L's selects with zero: a nonzero component needs all true
+  SmallVector<int64_t> leafRows; // the rows' axes in the exponentials
 };
 
 /// Whether `x` is L(exp(A - spread(r))) over `rows`; collects L's ops and the leaves.
@@ -181,6 +183,7 @@ bool linearInExp(Value x, ArrayRef<int64_t> rows, const Factor &f, Term &t, std:
     }
     t.chain.push_back(def);
     t.leaves.push_back(e);
+    t.leafRows.assign(rows.begin(), rows.end());
     return true;
   }
   if (auto s = dyn_cast<SelectOp>(def)) {
@@ -189,6 +192,7 @@ bool linearInExp(Value x, ArrayRef<int64_t> rows, const Factor &f, Term &t, std:
       return false;
     }
     t.chain.push_back(def);
+    t.guards.push_back(s.getCondition());
     return linearInExp(s.getTrueValue(), rows, f, t, why);
   }
   if (auto c = dyn_cast<CastOp>(def)) {
@@ -232,6 +236,45 @@ bool linearInExp(Value x, ArrayRef<int64_t> rows, const Factor &f, Term &t, std:
   return false;
 }
 
+/// The conjuncts of a predicate: and(a, b) and select(a, b, false) split, anything else is one.
+void conjuncts(Value p, SmallVectorImpl<Value> &out) {
+  if (auto b = p.getDefiningOp<BinaryOp>(); b && b.getKind() == kir::BinaryKind::And) {
+    conjuncts(b.getLhs(), out);
+    conjuncts(b.getRhs(), out);
+    return;
+  }
+  if (auto s = p.getDefiningOp<SelectOp>(); s && constantBool(s.getFalseValue()) == false) {
+    conjuncts(s.getCondition(), out);
+    conjuncts(s.getTrueValue(), out);
+    return;
+  }
+  out.push_back(p);
+}
+
+/// Where `ok` (a row flag) is false the component is zero anyway: ok = or-reduction over the tile of a
+/// conjunction whose every conjunct guards a select-with-zero of the component's chain, so a nonzero
+/// member of a row makes that row's ok true. Then select(ok, component, 0) is the component.
+bool zeroWhereNotOk(Value ok, const Term &t) {
+  auto r = ok.getDefiningOp<ReduceOp>();
+  if (!r || r.getInputs().size() != 1 || constantBool(r.getIdentities()[0]) != false)
+    return false;
+  Block &body = r.getCombine().front();
+  auto y = dyn_cast<YieldOp>(body.getTerminator());
+  auto o = y && y.getNumOperands() == 1 ? y.getOperand(0).getDefiningOp<BinaryOp>() : BinaryOp();
+  if (!o || o.getKind() != kir::BinaryKind::Or)
+    return false;
+  // The reduction keeps exactly the rows of the exponentials (in order): ok's axes are the factor's.
+  SmallVector<int64_t> kept;
+  for (int64_t a = 0, n = rankOf(r.getInputs()[0]); a < n; ++a)
+    if (!llvm::is_contained(r.getAxes(), a))
+      kept.push_back(a);
+  if (kept != t.leafRows || rankOf(ok) != (int64_t)t.factor.rows.size() || t.leaves.size() != 1)
+    return false;
+  SmallVector<Value> parts;
+  conjuncts(r.getInputs()[0], parts);
+  return llvm::all_of(parts, [&](Value c) { return llvm::is_contained(t.guards, c); });
+}
+
 struct OnlineRescale : public tessel::pgpu::impl::PGPUOnlineRescaleBase<OnlineRescale> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -241,7 +284,7 @@ struct OnlineRescale : public tessel::pgpu::impl::PGPUOnlineRescaleBase<OnlineRe
     bool remarks = remarksEnabled(module);
 
     // Candidate terms, grouped by block and factor (reference, combined reference, kind).
-    llvm::MapVector<std::tuple<Block *, Value, Value, unsigned>, SmallVector<Term>> groups;
+    llvm::MapVector<std::tuple<Block *, Value, Value, unsigned>, std::vector<Term>> groups;
     module.walk([&](BinaryOp mul) {
       if (mul.getKind() != kir::BinaryKind::Mul || mul.getApproximate() || mul.getFlushToZero() ||
           !isa<FragmentType>(mul.getType()))
@@ -335,7 +378,7 @@ struct OnlineRescale : public tessel::pgpu::impl::PGPUOnlineRescaleBase<OnlineRe
       Value scaled = map.lookup(t.component);
       if (Value ok = t.factor.ok) {
         std::optional<bool> known = constantBool(ok);
-        if (!known || !*known) {
+        if ((!known || !*known) && !zeroWhereNotOk(ok, t)) {
           auto type = cast<FragmentType>(scaled.getType());
           Value okSpread = ok;
           if (ok.getType() != getI1Like(type))

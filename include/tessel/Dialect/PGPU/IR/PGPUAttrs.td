@@ -77,7 +77,7 @@ def PGPU_ParamAttr : PGPU_Attr<"Param", "param"> {
     }]>
   ];
   let assemblyFormat = [{
-    `<` $name `,` `[` $candidates `]` `,` $default_value (`,` `provider` `=` $provider^)? (`,` `covers` `=` $covers^)? `>`
+    `<` $name `,` `[` $candidates `]` `,` $default_value (`,` struct($provider, $covers)^)? `>`
   }];
 }
 
