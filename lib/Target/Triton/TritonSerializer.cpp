@@ -322,17 +322,16 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> LogicalResult {
-        bool isFloat = isa<FloatType>(pgpu::elementTypeOf(b.getType()));
-        std::optional<std::string> text =
-            triton::binarySpelling(b.getKind(), isFloat, b.getApproximate(), expr(b.getLhs()), expr(b.getRhs()));
+        std::optional<std::string> text = triton::binarySpelling(b.getKind(), pgpu::elementTypeOf(b.getType()),
+                                                                 b.getApproximate(), expr(b.getLhs()), expr(b.getRhs()));
         if (!text)
           return unsupported(&op, "no Triton operation with this kind's NaN semantics");
         assign(b.getResult(), *text);
         return success();
       })
       .Case<pgpu::UnaryOp>([&](pgpu::UnaryOp u) -> LogicalResult {
-        std::optional<std::string> text = triton::unarySpelling(
-            u.getKind(), pgpu::elementTypeOf(u.getType()).isInteger(1), expr(u.getOperand()));
+        std::optional<std::string> text = triton::unarySpelling(u.getKind(), pgpu::elementTypeOf(u.getType()),
+                                                                u.getApproximate(), expr(u.getOperand()));
         if (!text)
           return unsupported(&op, "no Triton math function with the required accuracy");
         assign(u.getResult(), *text);
@@ -901,6 +900,43 @@ LogicalResult Serializer::run() {
   return success();
 }
 
+/// The module-level `libdevice` the spellings of Capabilities.cpp call, emitted only when some op
+/// uses it (other modules stay byte-identical). Triton's generic libdevice resolves to the CUDA one
+/// when a kernel compiles; TRITON_INTERPRET=1 cannot call extern functions, so there the same
+/// functions are evaluated by NumPy in float64 and rounded once to the operand's dtype, which is
+/// within every libdevice bound the spellings rely on (types §5).
+static std::string libdevicePrelude(ModuleOp module) {
+  bool used = false;
+  module.walk([&](Operation *op) {
+    used |= triton::usesLibdevice(op);
+    return used ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (!used)
+    return "";
+  return "def _libdevice():\n"
+         "    \"\"\"Triton's libdevice; under TRITON_INTERPRET=1 NumPy evaluations of the functions used.\"\"\"\n"
+         "    if not _interpreting():\n"
+         "        from triton.language.extra import libdevice\n"
+         "        return libdevice\n"
+         "    import math\n"
+         "    import types\n"
+         "    import numpy as np\n"
+         "    from triton.runtime.interpreter import TensorHandle\n\n"
+         "    def lift(f):\n"
+         "        def apply(*args):\n"
+         "            like = next(a for a in args if isinstance(a, tl.tensor))\n"
+         "            data = [np.asarray(a.handle.data if isinstance(a, tl.tensor) else a, dtype=np.float64) for a in args]\n"
+         "            with np.errstate(all='ignore'):\n"
+         "                out = np.asarray(f(*data)).astype(like.handle.data.dtype)\n"
+         "            return tl.tensor(TensorHandle(out, like.handle.dtype.scalar), like.type)\n"
+         "        return apply\n"
+         "    erf = np.vectorize(math.erf, otypes=[np.float64])\n"
+         "    return types.SimpleNamespace(tanh=lift(np.tanh), fast_tanhf=lift(np.tanh), erf=lift(erf),\n"
+         "                                 log1p=lift(np.log1p), expm1=lift(np.expm1), exp=lift(np.exp),\n"
+         "                                 pow=lift(np.power))\n\n\n"
+         "libdevice = _libdevice()\n\n\n";
+}
+
 LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int64_t> &params, raw_ostream &os) {
   // Bindings must name declared parameters and stay inside their domains.
   for (const auto &entry : params) {
@@ -959,6 +995,7 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "                         f\"(or set TRITON_INTERPRET=1 for the CPU interpreter)\")\n\n\n"
      << "def _interpreting():\n"
      << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
+     << libdevicePrelude(module)
      << "def _direct(compiled):\n"
      << "    \"\"\"A launch of `compiled` that skips Triton's per-call generic path (driver stream lookup, launch\n"
      << "    hooks, scratch allocation) when it needs none of them; else Triton's own launch. Built once per\n"

@@ -1,0 +1,161 @@
+"""Math with the accuracy KIR requires (seed 000 §7; types §5): tanh, erf, gelu, sigmoid, log1p, expm1
+and pow on the KIR interpreter against float64 NumPy, and the Triton provider's libdevice spellings
+under TRITON_INTERPRET=1 against the KIR interpreter, at odd shapes and over wide input ranges
+(large negative arguments, signed zeros, the poles of log1p) rather than tessel run's default draws.
+"""
+import math
+import os
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
+torch = pytest.importorskip("torch")
+
+import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
+
+
+@tessel.kernel
+def math_f32(x: T.In[T.f32, ("N",)], u: T.In[T.f32, ("N",)], th: T.Out[T.f32, ("N",)],
+             ef: T.Out[T.f32, ("N",)], ge: T.Out[T.f32, ("N",)], gt: T.Out[T.f32, ("N",)],
+             sg: T.Out[T.f32, ("N",)], lp: T.Out[T.f32, ("N",)], em: T.Out[T.f32, ("N",)],
+             pw: T.Out[T.f32, ("N",)]):
+    n = T.domain(0, x.shape[0])
+    v, w = x[n], u[n]
+    th[n] = T.tanh(v)
+    ef[n] = T.erf(v)
+    ge[n] = T.gelu(v)
+    gt[n] = T.gelu(v, approximate="tanh")
+    sg[n] = T.sigmoid(v)
+    lp[n] = T.log1p(w)
+    em[n] = T.expm1(v)
+    pw[n] = T.pow(T.abs(v), w)
+
+
+@tessel.kernel
+def math_narrow(x: T.In[T.f16, ("N",)], b: T.In[T.bf16, ("N",)], th: T.Out[T.f16, ("N",)],
+                lp: T.Out[T.f16, ("N",)], sg: T.Out[T.bf16, ("N",)], pw: T.Out[T.bf16, ("N",)]):
+    n = T.domain(0, x.shape[0])
+    v, w = x[n], b[n]
+    th[n] = T.tanh(v)
+    lp[n] = T.log1p(T.abs(v))
+    sg[n] = T.sigmoid(w)
+    pw[n] = T.pow(T.abs(w), w)
+
+
+@tessel.kernel
+def plain_math(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+    n = T.domain(0, x.shape[0])
+    y[n] = T.exp(x[n]) + T.sqrt(T.abs(x[n]))
+
+
+def _erf(a):
+    return np.vectorize(math.erf)(a)
+
+
+def _reference(x, u):
+    x, u = x.astype(np.float64), u.astype(np.float64)
+    with np.errstate(all="ignore"):
+        return {
+            "th": np.tanh(x), "ef": _erf(x), "ge": 0.5 * x * (1 + _erf(x / math.sqrt(2))),
+            "gt": 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3))),
+            "sg": 1 / (1 + np.exp(-x)), "lp": np.log1p(u), "em": np.expm1(x), "pw": np.power(np.abs(x), u),
+        }
+
+
+def _inputs(n, seed):
+    """Wide-range arguments: |x| up to 40 (sigmoid and expm1 underflow and saturate there), exact
+    zeros of both signs, u in (-1, 6] with -1 itself (log1p's pole) and values next to 0."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(n) * rng.choice([0.01, 1.0, 8.0, 40.0], n)).astype(np.float32)
+    u = rng.uniform(-0.999, 6.0, n).astype(np.float32)
+    for i, (xv, uv) in enumerate([(-0.0, -1.0), (0.0, 1e-7), (-35.0, -0.5), (1e-6, 0.0)][:n]):
+        x[i], u[i] = xv, uv
+    return x, u
+
+
+def _ulps(got, want):
+    """Distance in f32 units in the last place from the nearest-even f32 of `want` (overflow to an
+    infinity agrees with an infinity)."""
+    with np.errstate(over="ignore"):
+        want = want.astype(np.float32)
+    got, want = got.astype(np.float64), want.astype(np.float64)
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    spacing = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(same, 0.0, np.abs(got - want) / spacing)
+
+
+# f32 library bounds (CUDA math, types §5): tanh 2, erf 2, log1p 1, expm1 1, pow 4 ULP; the
+# interpreter rounds the float64 result once. The composites (gelu, sigmoid) compound their steps.
+ULPS = {"th": 2, "ef": 2, "lp": 1, "em": 1, "pw": 4}
+
+
+@pytest.mark.parametrize("n", [1, 37, 129])
+def test_interpreter_meets_the_accuracy_contract(n):
+    x, u = _inputs(n, seed=n)
+    out = math_f32.run_interp({}, inputs={"x": x, "u": u})
+    ref = _reference(x, u)
+    for name, bound in ULPS.items():
+        assert _ulps(out[name], ref[name]).max() <= bound, name
+    # gelu's 1 + erf(x / sqrt(2)) cancels for x << 0 in f32, as torch's does: absolute error there
+    assert _ulps(out["sg"], ref["sg"]).max() <= 3, "sg"  # subnormal results included
+    for name in ("ge", "gt"):
+        np.testing.assert_allclose(out[name], ref[name], rtol=2e-6, atol=1e-6, err_msg=name)
+    assert out["lp"][0] == -np.inf if n >= 1 else True  # log1p(-1)
+    assert np.signbit(out["th"][0]) and out["th"][0] == 0.0  # tanh(-0) = -0
+
+
+@pytest.mark.parametrize("n", [1, 37, 129])
+def test_triton_libdevice_spelling_matches_the_interpreter(n, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    x, u = _inputs(n, seed=100 + n)
+    out = math_f32.run_interp({}, inputs={"x": x, "u": u})
+    xs, us = torch.from_numpy(x), torch.from_numpy(u)
+    results = {k: torch.empty(n) for k in ("th", "ef", "ge", "gt", "sg", "lp", "em", "pw")}
+    math_f32(xs, us, **results)
+    for name, t in results.items():
+        if name in ("ge", "gt"):  # composites: rounding differences amplified where 1 + erf cancels
+            np.testing.assert_allclose(t.numpy(), out[name], rtol=1e-5, atol=1e-6, err_msg=name)
+        else:  # libdevice's own bounds on the GPU; under the interpreter the same functions in float64
+            assert _ulps(t.numpy(), out[name]).max() <= 4, name
+
+
+def test_narrow_dtypes_compute_in_f32_and_round_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    n = 37
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(n) * 4).astype(np.float16)
+    b = (rng.standard_normal(n) * 4).astype(np.float32)  # widened bf16 values (exact below)
+    b = torch.from_numpy(b).to(torch.bfloat16)
+    out = math_narrow.run_interp({}, inputs={"x": x, "b": b.float().numpy()})
+    res = {"th": torch.empty(n, dtype=torch.float16), "lp": torch.empty(n, dtype=torch.float16),
+           "sg": torch.empty(n, dtype=torch.bfloat16), "pw": torch.empty(n, dtype=torch.bfloat16)}
+    math_narrow(torch.from_numpy(x), b, **res)
+    for name, t in res.items():
+        # one rounding of a value within a few f32 ULP: equal, or one step of the narrow format apart
+        np.testing.assert_allclose(t.float().numpy(), out[name].astype(np.float32),
+                                   rtol=2 ** -7 if t.dtype == torch.bfloat16 else 2 ** -10, err_msg=name)
+
+
+def test_source_imports_libdevice_only_when_used():
+    source = math_f32.source("triton")
+    for spelled in ("libdevice.tanh(", "libdevice.erf(", "libdevice.log1p(", "libdevice.expm1(",
+                    "libdevice.pow(", "tl.div_rn(1.0, 1.0 + libdevice.exp("):
+        assert spelled in source, spelled
+    assert "from triton.language.extra import libdevice" in source
+    narrow = math_narrow.source("triton")
+    assert "tl.cast(libdevice.tanh(tl.cast(" in narrow and "tl.float16)" in narrow
+    plain = plain_math.source("triton")  # tl.* spells these: no libdevice prelude
+    assert "tl.exp(" in plain and "libdevice" not in plain
+
+
+def test_gelu_rejects_an_unknown_approximation():
+    @tessel.kernel
+    def bad_gelu(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.gelu(x[n], approximate="fast")
+
+    with pytest.raises(tessel.CompileError, match="approximate= must be 'none' or 'tanh'"):
+        bad_gelu.kir()
