@@ -47,10 +47,12 @@ ExecutionGroupOp soleGroup(ProgramSpaceOp space) {
 }
 
 /// Per-element straight-line code: no loops, ifs, reductions or regions, and no
-/// fragments (a group that pgpu-form-tiles already blocked owns its tiles).
+/// fragments (a group that pgpu-form-tiles already blocked owns its tiles). A
+/// scatter-reduce's region is its pure combine, not control: its collisions combine
+/// under the declared semantics whichever program performs them (seed 000 §6, §9).
 bool isPerElement(ExecutionGroupOp group) {
   for (Operation &op : group.getBody().front().without_terminator())
-    if (op.getNumRegions() != 0 ||
+    if ((op.getNumRegions() != 0 && !isa<ScatterReduceOp>(op)) ||
         llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); }))
       return false;
   return true;

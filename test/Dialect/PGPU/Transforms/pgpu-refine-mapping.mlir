@@ -72,3 +72,38 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A scatter-reduce's region is its pure combine, not control: the per-element scatter-add
+// COM: workset is refined like any other (its collisions combine whichever program adds them).
+// CHECK-LABEL: pgpu.kernel @scatter_add
+// CHECK-SAME: #pgpu.param<"BLOCK_P"
+// CHECK: pgpu.foreach
+// CHECK: pgpu.scatter_reduce
+// CHECK: pgpu.binary add
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scatter_add(%g: !pgpu.view<f32, [T], in>, %ids: !pgpu.view<i32, [T], in>, %w: !pgpu.view<f32, [V], inout>) {
+    %T = pgpu.extent %g[0] : !pgpu.view<f32, [T], in>
+    pgpu.program_space (%T) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%T) segment 0 roles ["t"] {
+      ^bb0(%t: index):
+        %z = arith.constant 0.0 : f32
+        %zi = arith.constant 0 : i32
+        %true = arith.constant true
+        %v = pgpu.load %g[%t] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [T], in>[index] -> f32
+        %id = pgpu.load %ids[%t] valid %true : i1 fill %zi : i32 : !pgpu.view<i32, [T], in>[index] -> i32
+        %row = pgpu.cast %id : i32 to index
+        pgpu.scatter_reduce %v, %w[%row] valid %true : i1 : f32, !pgpu.view<f32, [V], inout>[index] {
+        ^bb0(%a: f32, %b: f32):
+          %s = pgpu.binary add %a, %b : f32
+          pgpu.yield %s : f32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
