@@ -159,3 +159,20 @@ def test_gelu_rejects_an_unknown_approximation():
 
     with pytest.raises(tessel.CompileError, match="approximate= must be 'none' or 'tanh'"):
         bad_gelu.kir()
+
+
+@tessel.kernel
+def math_scalars(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)], s: T.f32):
+    n = T.domain(0, x.shape[0])
+    y[n] = x[n] * T.tanh(s) + T.pow(x[n], 2.0) + T.erf(T.f32(0.5)) + T.sigmoid(s)
+
+
+def test_scalar_and_constant_operands(tmp_path, monkeypatch):
+    """libdevice of a runtime scalar (a Python float under the interpreter) and of constants."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    x = np.random.default_rng(1).uniform(0.25, 2.0, 37).astype(np.float32)
+    ref = math_scalars.run_interp({}, scalars={"s": 0.3}, inputs={"x": x})
+    y = torch.empty(37)
+    math_scalars(torch.from_numpy(x), y, s=0.3)
+    np.testing.assert_allclose(y.numpy(), ref["y"], rtol=1e-6, atol=1e-6)
+    assert "libdevice.tanh(s)" in math_scalars.source("triton")
