@@ -216,3 +216,32 @@ def test_generated_math_compiles_for_sm90_with_cuda_libdevice(kernel, views, sym
     assert r.returncode == 0 and "compiled True" in r.stdout, r.stderr[-3000:]
     for symbol in symbols:
         assert f'symbol = "{symbol}"' in r.stdout, symbol
+
+
+@tessel.kernel
+def tanh_approx(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+    n = T.domain(0, x.shape[0])
+    y[n] = T.tanh(x[n], approximate=True)
+
+
+def test_approximate_tanh_is_ptx_tanh_approx(tmp_path, monkeypatch):
+    """{approximate} tanh (relative error <= 2**-11, types §5.1): PTX tanh.approx.f32 through inline
+    assembly on the GPU, NumPy under the interpreter; both within the bound of the KIR interpreter's
+    11-bit model."""
+    import subprocess
+    import sys
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    x, _ = _inputs(129, seed=7)
+    ref = tanh_approx.run_interp({}, inputs={"x": x})
+    y = torch.empty(129)
+    tanh_approx(torch.from_numpy(x), y)
+    np.testing.assert_allclose(y.numpy(), ref["y"], rtol=2 ** -10, atol=1e-38)
+    (tmp_path / "gen.py").write_text(tanh_approx.source("triton"))
+    script = _AOT + "print(out.asm['ptx'])\n"
+    env = {key: v for key, v in os.environ.items() if key != "TRITON_INTERPRET"}
+    r = subprocess.run([sys.executable, "-c", script, str(tmp_path), "_tanh_approx_kernel", "x=*fp32", "y=*fp32"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    if r.returncode and "ptxas" in r.stderr and "not found" in r.stderr:
+        pytest.skip("no ptxas for the CUDA backend here")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "tanh.approx.f32" in r.stdout and "__nv_tanhf" not in r.stdout

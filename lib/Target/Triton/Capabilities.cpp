@@ -75,8 +75,9 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
     std::string a = narrow ? "tl.cast(" + x + ", tl.float32)" : x;
     std::string r;
     switch (kind) {
-    // approximate tanh: relative error <= 2^-11 (types §5.1), PTX tanh.approx.f32.
-    case K::Tanh: r = (approximate ? "libdevice.fast_tanhf(" : "libdevice.tanh(") + a + ")"; break;
+    // approximate tanh: relative error <= 2^-11 (types §5.1), PTX tanh.approx.f32 (the module's
+    // _tanh_approx: inline PTX, or NumPy under TRITON_INTERPRET=1).
+    case K::Tanh: r = (approximate ? "_tanh_approx(" : "libdevice.tanh(") + a + ")"; break;
     case K::Erf: r = "libdevice.erf(" + a + ")"; break;
     case K::Log1p: r = "libdevice.log1p(" + a + ")"; break;
     case K::Expm1: r = "libdevice.expm1(" + a + ")"; break;

@@ -933,10 +933,17 @@ static std::string libdevicePrelude(ModuleOp module) {
          "            return tl.tensor(TensorHandle(out.astype(like.handle.data.dtype), like.handle.dtype.scalar), like.type)\n"
          "        return apply\n"
          "    erf = np.vectorize(math.erf, otypes=[np.float64])\n"
-         "    return types.SimpleNamespace(tanh=lift(np.tanh), fast_tanhf=lift(np.tanh), erf=lift(erf),\n"
-         "                                 log1p=lift(np.log1p), expm1=lift(np.expm1), exp=lift(np.exp),\n"
-         "                                 pow=lift(np.power))\n\n\n"
-         "libdevice = _libdevice()\n\n\n";
+         "    return types.SimpleNamespace(tanh=lift(np.tanh), erf=lift(erf), log1p=lift(np.log1p),\n"
+         "                                 expm1=lift(np.expm1), exp=lift(np.exp), pow=lift(np.power))\n\n\n"
+         "libdevice = _libdevice()\n\n\n"
+         "if _interpreting():\n"
+         "    _tanh_approx = libdevice.tanh\n"
+         "else:\n"
+         "    @triton.jit\n"
+         "    def _tanh_approx(x):\n"
+         "        \"\"\"{approximate} tanh: PTX tanh.approx.f32 (relative error at most 2**-11).\"\"\"\n"
+         "        return tl.inline_asm_elementwise(\"tanh.approx.f32 $0, $1;\", \"=f,f\", [x], dtype=tl.float32,\n"
+         "                                         is_pure=True, pack=1)\n\n\n";
 }
 
 LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int64_t> &params, raw_ostream &os) {

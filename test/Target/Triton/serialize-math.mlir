@@ -11,9 +11,11 @@
 // CHECK: def _libdevice():
 // CHECK: from triton.language.extra import libdevice
 // CHECK: libdevice = _libdevice()
+// CHECK: def _tanh_approx(x):
+// CHECK: tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=f,f", [x], dtype=tl.float32,
 // CHECK-LABEL: def _math_kernel(
 // CHECK: = libdevice.tanh([[X:v[0-9]+]])
-// CHECK: = libdevice.fast_tanhf([[X]])
+// CHECK: = _tanh_approx([[X]])
 // CHECK: = libdevice.erf([[X]])
 // CHECK: = tl.div_rn(1.0, 1.0 + libdevice.exp(-([[X]])))
 // CHECK: = libdevice.log1p([[X]])
