@@ -245,3 +245,45 @@ def test_approximate_tanh_is_ptx_tanh_approx(tmp_path, monkeypatch):
         pytest.skip("no ptxas for the CUDA backend here")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "tanh.approx.f32" in r.stdout and "__nv_tanhf" not in r.stdout
+
+
+@tessel.kernel
+def rounded_ops(a: T.In[T.f64, ("N",)], h: T.In[T.f16, ("N",)], b: T.In[T.bf16, ("N",)],
+                c: T.In[T.bf16, ("N",)], ya: T.Out[T.f64, ("N",)], yh: T.Out[T.f16, ("N",)],
+                yb: T.Out[T.bf16, ("N",)]):
+    n = T.domain(0, a.shape[0])
+    va, vh, vb, vc = a[n], h[n], b[n], c[n]
+    ya[n] = va / (T.abs(va) + 1.0) + T.sqrt(T.abs(va)) + T.rsqrt(T.abs(va) + 1.0) + T.sigmoid(va)
+    yh[n] = vh / (T.abs(vh) + 1.0) + T.sqrt(T.abs(vh)) + T.rsqrt(T.abs(vh) + 1.0)
+    # (no bf16 constants: Triton 3.6's interpreter cannot make one)
+    yb[n] = vb / vc + T.sqrt(T.abs(vb)) + T.rsqrt(T.abs(vc))
+
+
+def test_division_and_square_root_round_in_every_float_type(tmp_path, monkeypatch):
+    """tl.div_rn and tl.sqrt_rn take f32 only: f64 spells Triton's IEEE `/` and tl.sqrt, f16/bf16
+    compute in f32 and round once; f64 and f16 match the interpreter, and all compile for sm_90."""
+    import subprocess
+    import sys
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(37) * 4
+    h = (rng.standard_normal(37) * 4).astype(np.float16)
+    b = torch.from_numpy((rng.standard_normal(37) * 4).astype(np.float32)).to(torch.bfloat16)
+    c = torch.from_numpy(rng.uniform(0.5, 4.0, 37).astype(np.float32)).to(torch.bfloat16)
+    ref = rounded_ops.run_interp({}, inputs={"a": a, "h": h, "b": b.float().numpy(), "c": c.float().numpy()})
+    out = {"ya": torch.empty(37, dtype=torch.float64), "yh": torch.empty(37, dtype=torch.float16),
+           "yb": torch.empty(37, dtype=torch.bfloat16)}
+    rounded_ops(torch.from_numpy(a), torch.from_numpy(h), b, c, **out)
+    np.testing.assert_allclose(out["ya"].numpy(), ref["ya"], rtol=1e-12)
+    np.testing.assert_allclose(out["yh"].float().numpy(), ref["yh"].astype(np.float32), rtol=2 ** -9)
+    # yb is checked by compiling only: Triton 3.6's interpreter adds bf16 values as their raw bits.
+    source = rounded_ops.source("triton")
+    assert "tl.cast(tl.div_rn(tl.cast(" in source and "tl.sqrt(" in source
+    (tmp_path / "gen.py").write_text(source)
+    env = {key: v for key, v in os.environ.items() if key != "TRITON_INTERPRET"}
+    views = ["a=*fp64", "h=*fp16", "b=*bf16", "c=*bf16", "ya=*fp64", "yh=*fp16", "yb=*bf16"]
+    r = subprocess.run([sys.executable, "-c", _AOT, str(tmp_path), "_rounded_ops_kernel"] + views,
+                       capture_output=True, text=True, env=env, timeout=600)
+    if r.returncode and "ptxas" in r.stderr and "not found" in r.stderr:
+        pytest.skip("no ptxas for the CUDA backend here")
+    assert r.returncode == 0 and "compiled True" in r.stdout, r.stderr[-3000:]

@@ -12,6 +12,29 @@
 using namespace mlir;
 using namespace tessel;
 
+/// IEEE division and square root, correctly rounded (seed 000 §7: ordinary float operations round
+/// to nearest even). tl.div_rn and tl.sqrt_rn take f32 only; Triton's f64 `/` and tl.sqrt are
+/// div.rn.f64 and sqrt.rn.f64; f16/bf16 compute in f32 and round once, which is exact for these
+/// operations (f32 carries more than twice their significand bits plus two).
+static std::string narrowed(Type element, const std::string &f32Expr) {
+  return "tl.cast(" + f32Expr + ", " + (element.isF16() ? "tl.float16)" : "tl.bfloat16)");
+}
+static std::string toF32(const std::string &x) { return "tl.cast(" + x + ", tl.float32)"; }
+static std::string roundedDiv(Type element, const std::string &l, const std::string &r) {
+  if (element.isF64())
+    return "(" + l + ") / (" + r + ")";
+  if (element.isF16() || element.isBF16())
+    return narrowed(element, "tl.div_rn(" + toF32(l) + ", " + toF32(r) + ")");
+  return "tl.div_rn(" + l + ", " + r + ")";
+}
+static std::string roundedSqrt(Type element, const std::string &x) {
+  if (element.isF64())
+    return "tl.sqrt(" + x + ")";
+  if (element.isF16() || element.isBF16())
+    return narrowed(element, "tl.sqrt_rn(" + toF32(x) + ")");
+  return "tl.sqrt_rn(" + x + ")";
+}
+
 std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type element, bool approximate,
                                                   const std::string &l, const std::string &r) {
   bool isFloat = isa<FloatType>(element);
@@ -22,7 +45,7 @@ std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type ele
   case kir::BinaryKind::Div:
     if (!isFloat)
       return l + " // " + r;
-    return approximate ? l + " / " + r : "tl.div_rn(" + l + ", " + r + ")";
+    return approximate ? l + " / " + r : roundedDiv(element, l, r);
   case kir::BinaryKind::Rem: return l + " % " + r;
   case kir::BinaryKind::Max:
     return isFloat ? "tl.maximum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)"
@@ -82,7 +105,10 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
     case K::Log1p: r = "libdevice.log1p(" + a + ")"; break;
     case K::Expm1: r = "libdevice.expm1(" + a + ")"; break;
     // 1 / (1 + e^-x), each step within its bound: an underflowing e^-x gives 1, an overflowing one 0.
-    case K::Sigmoid: r = "tl.div_rn(1.0, 1.0 + libdevice.exp(-(" + a + ")))"; break;
+    case K::Sigmoid:
+      r = roundedDiv(element.isF64() ? element : Float32Type::get(element.getContext()), "1.0",
+                     "1.0 + libdevice.exp(-(" + a + "))");
+      break;
     default: return std::nullopt;
     }
     if (!narrow)
@@ -97,8 +123,11 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
   case K::Exp2: return "tl.exp2(" + x + ")";
   case K::Log: return "tl.log(" + x + ")";
   case K::Log2: return "tl.log2(" + x + ")";
-  case K::Sqrt: return "tl.sqrt_rn(" + x + ")";
-  case K::Rsqrt: return "tl.div_rn(1.0, tl.sqrt_rn(" + x + "))";
+  case K::Sqrt: return roundedSqrt(element, x);
+  case K::Rsqrt:
+    if (element.isF16() || element.isBF16()) // 1 / sqrt in f32, rounded once to the narrow type
+      return narrowed(element, "tl.div_rn(1.0, tl.sqrt_rn(" + toF32(x) + "))");
+    return roundedDiv(element, "1.0", roundedSqrt(element, x));
   case K::Sin: return "tl.sin(" + x + ")";
   case K::Cos: return "tl.cos(" + x + ")";
   case K::Floor: return "tl.floor(" + x + ")";
