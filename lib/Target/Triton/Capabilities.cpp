@@ -146,7 +146,9 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
   }
   if (isa<pgpu::RangeReduceOp, pgpu::RangeScanOp, pgpu::RegionFoldOp>(op))
     return std::string("an unblocked structured op must be expanded by pgpu-triton-legalize first");
-  if (isa<pgpu::RegionScanOp, pgpu::HistogramOp, pgpu::ArgReduceOp, pgpu::ScaledContractOp, pgpu::SparseContractOp,
+  if (auto h = dyn_cast<pgpu::HistogramOp>(op); h && cast<pgpu::FragmentType>(h.getInput().getType()).getRank() != 1)
+    return std::string("tl.histogram counts a one-dimensional fragment");
+  if (isa<pgpu::RegionScanOp, pgpu::ArgReduceOp, pgpu::ScaledContractOp, pgpu::SparseContractOp,
           pgpu::AtomicRMWOp, pgpu::AtomicCASOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AllocOp,
           pgpu::WhileOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp, pgpu::TupleGetOp>(op))
     return std::string("no Triton spelling for this op yet");

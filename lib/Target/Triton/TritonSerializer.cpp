@@ -521,6 +521,17 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
                          *fn + ")");
         return success();
       })
+      .Case<pgpu::HistogramOp>([&](pgpu::HistogramOp h) -> LogicalResult {
+        // tl.histogram counts the masked lanes into int32 bins [0, NB) (seed 000 §8: the active
+        // values lie in the bins, which the pgpu interpreter checks); other count types wrap from it.
+        std::string counts = "tl.histogram(" + expr(h.getInput()) + ", " + std::to_string(extentOf(h.getType())) +
+                             ", mask=" + expr(h.getValid()) + ")";
+        Type count = pgpu::elementTypeOf(h.getType());
+        if (!count.isInteger(32))
+          counts = "tl.cast(" + counts + ", " + tritonType(count) + ")";
+        assign(h.getResult(), counts);
+        return success();
+      })
       .Case<pgpu::ScanOp>([&](pgpu::ScanOp sc) -> LogicalResult {
         FailureOr<std::string> fn = combineFunction(sc.getCombine());
         if (failed(fn))

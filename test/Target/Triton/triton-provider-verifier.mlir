@@ -59,3 +59,22 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @histogram2d(%x: !pgpu.view<i32, [N], in>)
+      attributes {params = [#pgpu.param<"B", [16], 16>]} {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %z = arith.constant 0 : i32
+      %t = arith.constant true
+      %v = pgpu.splat %z : i32 -> !pgpu.fragment<i32, [B, B]>
+      // expected-error @+1 {{the Triton provider cannot express 'pgpu.histogram': tl.histogram counts a one-dimensional fragment}}
+      %c = pgpu.histogram %v valid %t : !pgpu.fragment<i32, [B, B]>, i1 -> !pgpu.fragment<i32, [B]>
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
