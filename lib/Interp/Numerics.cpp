@@ -310,6 +310,9 @@ Elem interp::applyUnary(kir::UnaryKind kind, Elem a, Type type, NumericalOptions
   case K::Sin: r = std::sin(x); break;
   case K::Cos: r = std::cos(x); break;
   case K::Erf: r = std::erf(x); break;
+  // log(1 + x) and e^x - 1 without the rounded 1 + x / e^x (types §5): exact at signed zero, -inf at -1.
+  case K::Log1p: r = std::log1p(x); break;
+  case K::Expm1: r = std::expm1(x); break;
   case K::Floor: r = std::floor(x); break;
   case K::Ceil: r = std::ceil(x); break;
   case K::Not: r = std::nan(""); break;

@@ -38,6 +38,7 @@ from ._structured import any_ as any  # noqa: F401,A001
 from ._structured import max_ as max  # noqa: F401,A001
 from ._structured import min_ as min  # noqa: F401,A001
 from ._structured import sum_ as sum  # noqa: F401,A001
+from ._errors import error as _error
 from ._semantic import binary as _binary, unary as _unary
 
 bool_ = i1
@@ -86,6 +87,27 @@ def cos(x):
 
 def erf(x):
     return _unary("erf", x)
+
+
+def log1p(x):
+    """log(1 + x) without rounding 1 + x first (accurate near 0; -inf at -1, NaN below)."""
+    return _unary("log1p", x)
+
+
+def expm1(x):
+    """e**x - 1 without rounding e**x first (accurate near 0)."""
+    return _unary("expm1", x)
+
+
+def gelu(x, approximate: str = "none"):
+    """GELU as torch.nn.functional.gelu defines it: x/2 * (1 + erf(x / sqrt(2))), or with
+    approximate="tanh" x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x**3))). Composed of KIR ops, each
+    with its own accuracy (erf, tanh: library precision); f16/bf16 operands compute in their dtype."""
+    if approximate == "none":
+        return x * 0.5 * (1.0 + erf(x * 0.7071067811865476))
+    if approximate == "tanh":
+        return x * 0.5 * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * (x * x * x))))
+    raise _error(f"T.gelu: approximate= must be 'none' or 'tanh', got {approximate!r}")
 
 
 def floor(x):

@@ -64,9 +64,7 @@ REJECTED = {
     "splitk_gemm": "construction does not place a kernel-level kir.buffer (the split-K workspace) yet",
 }
 # Rejected by Triton legalization: the groups before it are checked; joins when legalization accepts it.
-TRITON_REJECTED = {
-    "fused_pointwise": "tanh has no Triton spelling with the required accuracy",
-}
+TRITON_REJECTED: dict = {}
 # Not run through Triton here, and why (not ours).
 TRITON_SKIPPED = {
     # Triton 3.6's CPU interpreter multiplies bf16 tl.dot operands as their raw bits.

@@ -331,6 +331,12 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
           out.push_back((*in)[p]);
         return out;
       })
+      .Case<kir::ReshapeOp>([&](kir::ReshapeOp op) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> out;
+        for (Value d : op.getDomains())
+          out.push_back(domains.lookup(d).size);
+        return out;
+      })
       .Case<kir::JoinOp>([&](kir::JoinOp op) -> FailureOr<SmallVector<Value>> {
         FailureOr<SmallVector<Value>> in = sizes(op.getLhs());
         if (failed(in))
@@ -540,6 +546,24 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
         for (auto [i, p] : llvm::enumerate(t.getPermutation()))
           inner[p] = positions[i];
         return element(t.getOperand(), inner);
+      })
+      .Case<kir::ReshapeOp>([&](kir::ReshapeOp r) -> FailureOr<Value> {
+        // Row-major (seed 000 §7: a reshape composes coordinate provenance): the result position's
+        // linear index over the result domains, decoded over the operand's extents.
+        FailureOr<SmallVector<Value>> in = sizes(r.getOperand());
+        if (failed(in))
+          return failure();
+        Value linear = positions.empty() ? constIndex(loc, 0) : positions[0];
+        for (auto [p, d] : llvm::drop_begin(llvm::zip(positions, r.getDomains())))
+          linear = binary(loc, kir::BinaryKind::Add, binary(loc, kir::BinaryKind::Mul, linear, domains.lookup(d).size), p);
+        SmallVector<Value> inner(in->size());
+        for (size_t i = in->size(); i-- > 1;) {
+          inner[i] = binary(loc, kir::BinaryKind::Rem, linear, (*in)[i]);
+          linear = binary(loc, kir::BinaryKind::Div, linear, (*in)[i]);
+        }
+        if (!inner.empty())
+          inner[0] = linear;
+        return element(r.getOperand(), inner);
       })
       .Case<kir::JoinOp>([&](kir::JoinOp j) -> FailureOr<Value> {
         FailureOr<Value> a = element(j.getLhs(), positions.drop_back()), c = element(j.getRhs(), positions.drop_back());
@@ -1158,8 +1182,8 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
   Location loc = op.getLoc();
   if (op.getNumResults() == 1 && isa<RankedTensorType>(op.getResult(0).getType()) &&
       isa<kir::LoadOp, kir::GatherOp, kir::IndicesOp, kir::BroadcastOp, kir::BroadcastAsOp, kir::BinaryOp,
-          kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp, kir::TransposeOp, kir::JoinOp,
-          kir::ContractOp>(op))
+          kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp, kir::TransposeOp, kir::ReshapeOp,
+          kir::JoinOp, kir::ContractOp>(op))
     return success();
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(

@@ -17,6 +17,8 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace tessel;
 
@@ -81,7 +83,8 @@ std::optional<std::string> storageIssue(Type element) {
 bool isTranscendental(kir::UnaryKind kind) {
   using K = kir::UnaryKind;
   return kind == K::Exp || kind == K::Exp2 || kind == K::Log || kind == K::Log2 || kind == K::Rsqrt ||
-         kind == K::Sigmoid || kind == K::Sin || kind == K::Cos || kind == K::Tanh || kind == K::Erf;
+         kind == K::Sigmoid || kind == K::Sin || kind == K::Cos || kind == K::Tanh || kind == K::Erf ||
+         kind == K::Log1p || kind == K::Expm1;
 }
 } // namespace
 
@@ -175,7 +178,11 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
         using K = kir::UnaryKind;
         if (!isa<FloatType>(type) || !isTranscendental(o.getKind()))
           return std::nullopt;
-        if (o.getKind() == K::Tanh || o.getKind() == K::Erf)
+        // {approximate} tanh is PTX's tanh.approx.f32 (relative error 2^-11, types §5.1); the
+        // library-precision kinds need libdevice's polynomials.
+        if (o.getKind() == K::Tanh && o.getApproximate())
+          return std::nullopt;
+        if (o.getKind() == K::Tanh || o.getKind() == K::Erf || o.getKind() == K::Log1p || o.getKind() == K::Expm1)
           return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
                  "' needs libdevice, which the in-process PTX provider does not link";
         if ((o.getKind() == K::Sin || o.getKind() == K::Cos) && !o.getApproximate())
@@ -227,6 +234,7 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
     Operation *firstShape = nullptr;
     std::string shapeIssue;
     bool missing = false;
+    std::set<std::pair<const void *, std::string>> reported;
     kernel.walk([&](Operation *op) {
       std::optional<std::string> issue = selectionIssue(op);
       if (!issue)
@@ -236,7 +244,10 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
           firstShape = op, shapeIssue = *issue;
         return;
       }
-      op->emitError() << "the PTX selector cannot express '" << op->getName() << "': " << *issue;
+      // Copies of one KIR op (a guarded fast path and its fallback) are reported once per location.
+      std::string message = "the PTX selector cannot express '" + op->getName().getStringRef().str() + "': " + *issue;
+      if (reported.emplace(op->getLoc().getAsOpaquePointer(), message).second)
+        op->emitError() << message;
       missing = true;
     });
     if (!missing && firstShape)

@@ -159,6 +159,15 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
     r = arith::DivFOp::create(b, loc, f(1.0), arith::AddFOp::create(b, loc, f(1.0), e));
     break;
   }
+  case UnaryKind::Tanh:
+    if (!approximate)
+      return op->emitError() << "the PTX selector has only tanh.approx.f32; 'tanh' without {approximate} needs "
+                                "libdevice, which the in-process provider does not use";
+    // llvm.tanh with `afn` (approximate functions allowed) is NVPTX's tanh.approx.f32 (sm_75+).
+    r = LLVM::CallIntrinsicOp::create(b, loc, TypeRange{f32}, b.getStringAttr("llvm.tanh.f32"), ValueRange{v},
+                                      LLVM::FastmathFlagsAttr::get(b.getContext(), LLVM::FastmathFlags::afn))
+            .getResult(0);
+    break;
   case UnaryKind::Sin:
   case UnaryKind::Cos:
     if (!approximate)
@@ -169,7 +178,7 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
     break;
   default:
     return op->emitError() << "the PTX selector has no instruction sequence for '" << kir::stringifyUnaryKind(kind)
-                           << "' (tanh, erf and pow need libdevice, which the in-process provider does not use)";
+                           << "' (erf, log1p, expm1, pow and accurate tanh need libdevice, which the in-process provider does not use)";
   }
   return type.isF32() ? r : arith::TruncFOp::create(b, loc, type, r).getResult();
 }

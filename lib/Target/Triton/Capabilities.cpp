@@ -12,8 +12,32 @@
 using namespace mlir;
 using namespace tessel;
 
-std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, bool isFloat, bool approximate,
+/// IEEE division and square root, correctly rounded (seed 000 §7: ordinary float operations round
+/// to nearest even). tl.div_rn and tl.sqrt_rn take f32 only; Triton's f64 `/` and tl.sqrt are
+/// div.rn.f64 and sqrt.rn.f64; f16/bf16 compute in f32 and round once, which is exact for these
+/// operations (f32 carries more than twice their significand bits plus two).
+static std::string narrowed(Type element, const std::string &f32Expr) {
+  return "tl.cast(" + f32Expr + ", " + (element.isF16() ? "tl.float16)" : "tl.bfloat16)");
+}
+static std::string toF32(const std::string &x) { return "tl.cast(" + x + ", tl.float32)"; }
+static std::string roundedDiv(Type element, const std::string &l, const std::string &r) {
+  if (element.isF64())
+    return "(" + l + ") / (" + r + ")";
+  if (element.isF16() || element.isBF16())
+    return narrowed(element, "tl.div_rn(" + toF32(l) + ", " + toF32(r) + ")");
+  return "tl.div_rn(" + l + ", " + r + ")";
+}
+static std::string roundedSqrt(Type element, const std::string &x) {
+  if (element.isF64())
+    return "tl.sqrt(" + x + ")";
+  if (element.isF16() || element.isBF16())
+    return narrowed(element, "tl.sqrt_rn(" + toF32(x) + ")");
+  return "tl.sqrt_rn(" + x + ")";
+}
+
+std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type element, bool approximate,
                                                   const std::string &l, const std::string &r) {
+  bool isFloat = isa<FloatType>(element);
   switch (kind) {
   case kir::BinaryKind::Add: return l + " + " + r;
   case kir::BinaryKind::Sub: return l + " - " + r;
@@ -21,7 +45,7 @@ std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, bool isF
   case kir::BinaryKind::Div:
     if (!isFloat)
       return l + " // " + r;
-    return approximate ? l + " / " + r : "tl.div_rn(" + l + ", " + r + ")";
+    return approximate ? l + " / " + r : roundedDiv(element, l, r);
   case kir::BinaryKind::Rem: return l + " % " + r;
   case kir::BinaryKind::Max:
     return isFloat ? "tl.maximum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)"
@@ -34,26 +58,81 @@ std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, bool isF
   case kir::BinaryKind::Xor: return l + " ^ " + r;
   case kir::BinaryKind::Shl: return l + " << " + r;
   case kir::BinaryKind::Shr: return l + " >> " + r;
+  case kir::BinaryKind::Pow:
+    // tl.* has no pow; libdevice's __nv_powf is within the CUDA math bound (types §5, seed 000 §7).
+    if (element.isF32() || element.isF64())
+      return "libdevice.pow(" + l + ", " + r + ")";
+    if (element.isF16() || element.isBF16())
+      return "tl.cast(libdevice.pow(tl.cast(" + l + ", tl.float32), tl.cast(" + r + ", tl.float32)), " +
+             (element.isF16() ? "tl.float16)" : "tl.bfloat16)");
+    return std::nullopt;
   default: return std::nullopt;
   }
 }
 
-std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, bool isBool, const std::string &x) {
+/// Kinds whose required accuracy (seed 000 §7: approximate=false is library precision, the CUDA math
+/// bounds) no `tl.*` function has: tl.exp and tl.sigmoid run ex2.approx on x * log2(e), whose error
+/// grows with |x|; tanh, log1p and expm1 are not in tl.* at all; tl.erf's lowering is not documented.
+/// These spell through libdevice, which computes f32 and f64 only, so f16/bf16 evaluate in f32 and
+/// round once (types §5: "lower precision evaluates in f32 then casts").
+static bool isLibdeviceKind(kir::UnaryKind kind) {
+  using K = kir::UnaryKind;
+  return kind == K::Tanh || kind == K::Erf || kind == K::Sigmoid || kind == K::Log1p || kind == K::Expm1;
+}
+
+bool triton::usesLibdevice(Operation *op) {
+  if (auto u = dyn_cast<pgpu::UnaryOp>(op))
+    return isLibdeviceKind(u.getKind()) && isa<FloatType>(pgpu::elementTypeOf(u.getType()));
+  if (auto b = dyn_cast<pgpu::BinaryOp>(op))
+    return b.getKind() == kir::BinaryKind::Pow && isa<FloatType>(pgpu::elementTypeOf(b.getType()));
+  return false;
+}
+
+std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type element, bool approximate,
+                                                 const std::string &x) {
+  using K = kir::UnaryKind;
+  if (isLibdeviceKind(kind)) {
+    if (!isa<FloatType>(element))
+      return std::nullopt;
+    bool narrow = !element.isF32() && !element.isF64();
+    std::string a = narrow ? "tl.cast(" + x + ", tl.float32)" : x;
+    std::string r;
+    switch (kind) {
+    // approximate tanh: relative error <= 2^-11 (types §5.1), PTX tanh.approx.f32 (the module's
+    // _tanh_approx: inline PTX, or NumPy under TRITON_INTERPRET=1).
+    case K::Tanh: r = (approximate ? "_tanh_approx(" : "libdevice.tanh(") + a + ")"; break;
+    case K::Erf: r = "libdevice.erf(" + a + ")"; break;
+    case K::Log1p: r = "libdevice.log1p(" + a + ")"; break;
+    case K::Expm1: r = "libdevice.expm1(" + a + ")"; break;
+    // 1 / (1 + e^-x), each step within its bound: an underflowing e^-x gives 1, an overflowing one 0.
+    case K::Sigmoid:
+      r = roundedDiv(element.isF64() ? element : Float32Type::get(element.getContext()), "1.0",
+                     "1.0 + libdevice.exp(-(" + a + "))");
+      break;
+    default: return std::nullopt;
+    }
+    if (!narrow)
+      return r;
+    return element.isF16() ? "tl.cast(" + r + ", tl.float16)"
+                           : element.isBF16() ? "tl.cast(" + r + ", tl.bfloat16)" : std::optional<std::string>();
+  }
   switch (kind) {
-  case kir::UnaryKind::Neg: return "-" + x;
-  case kir::UnaryKind::Abs: return "tl.abs(" + x + ")";
-  case kir::UnaryKind::Exp: return "tl.exp(" + x + ")";
-  case kir::UnaryKind::Exp2: return "tl.exp2(" + x + ")";
-  case kir::UnaryKind::Log: return "tl.log(" + x + ")";
-  case kir::UnaryKind::Log2: return "tl.log2(" + x + ")";
-  case kir::UnaryKind::Sqrt: return "tl.sqrt_rn(" + x + ")";
-  case kir::UnaryKind::Rsqrt: return "tl.div_rn(1.0, tl.sqrt_rn(" + x + "))";
-  case kir::UnaryKind::Sigmoid: return "tl.sigmoid(" + x + ")";
-  case kir::UnaryKind::Sin: return "tl.sin(" + x + ")";
-  case kir::UnaryKind::Cos: return "tl.cos(" + x + ")";
-  case kir::UnaryKind::Floor: return "tl.floor(" + x + ")";
-  case kir::UnaryKind::Ceil: return "tl.ceil(" + x + ")";
-  case kir::UnaryKind::Not: return isBool ? x + " ^ 1" : "~" + x;
+  case K::Neg: return "-" + x;
+  case K::Abs: return "tl.abs(" + x + ")";
+  case K::Exp: return "tl.exp(" + x + ")";
+  case K::Exp2: return "tl.exp2(" + x + ")";
+  case K::Log: return "tl.log(" + x + ")";
+  case K::Log2: return "tl.log2(" + x + ")";
+  case K::Sqrt: return roundedSqrt(element, x);
+  case K::Rsqrt:
+    if (element.isF16() || element.isBF16()) // 1 / sqrt in f32, rounded once to the narrow type
+      return narrowed(element, "tl.div_rn(1.0, tl.sqrt_rn(" + toF32(x) + "))");
+    return roundedDiv(element, "1.0", roundedSqrt(element, x));
+  case K::Sin: return "tl.sin(" + x + ")";
+  case K::Cos: return "tl.cos(" + x + ")";
+  case K::Floor: return "tl.floor(" + x + ")";
+  case K::Ceil: return "tl.ceil(" + x + ")";
+  case K::Not: return element.isInteger(1) ? x + " ^ 1" : "~" + x;
   default: return std::nullopt;
   }
 }
@@ -67,7 +146,9 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
   }
   if (isa<pgpu::RangeReduceOp, pgpu::RangeScanOp, pgpu::RegionFoldOp>(op))
     return std::string("an unblocked structured op must be expanded by pgpu-triton-legalize first");
-  if (isa<pgpu::RegionScanOp, pgpu::HistogramOp, pgpu::ArgReduceOp, pgpu::ScaledContractOp, pgpu::SparseContractOp,
+  if (auto h = dyn_cast<pgpu::HistogramOp>(op); h && cast<pgpu::FragmentType>(h.getInput().getType()).getRank() != 1)
+    return std::string("tl.histogram counts a one-dimensional fragment");
+  if (isa<pgpu::RegionScanOp, pgpu::ArgReduceOp, pgpu::ScaledContractOp, pgpu::SparseContractOp,
           pgpu::AtomicRMWOp, pgpu::AtomicCASOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AllocOp,
           pgpu::WhileOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp, pgpu::TupleGetOp>(op))
     return std::string("no Triton spelling for this op yet");
@@ -79,11 +160,17 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
                          "are not yet");
   }
   if (auto b = dyn_cast<pgpu::BinaryOp>(op))
-    if (!binarySpelling(b.getKind(), isa<FloatType>(pgpu::elementTypeOf(b.getType())), b.getApproximate(), "", ""))
+    if (!binarySpelling(b.getKind(), pgpu::elementTypeOf(b.getType()), b.getApproximate(), "", ""))
       return std::string("no Triton operation with this kind's NaN semantics");
   if (auto u = dyn_cast<pgpu::UnaryOp>(op))
-    if (!unarySpelling(u.getKind(), false, ""))
-      return std::string("no Triton math function with the required accuracy");
+    if (!unarySpelling(u.getKind(), pgpu::elementTypeOf(u.getType()), u.getApproximate(), ""))
+      return "no Triton math function computes '" + kir::stringifyUnaryKind(u.getKind()).str() + "' on " +
+             [&] {
+               std::string s;
+               llvm::raw_string_ostream os(s);
+               os << pgpu::elementTypeOf(u.getType());
+               return s;
+             }() + " with the required accuracy";
   if (auto sr = dyn_cast<pgpu::ScatterReduceOp>(op)) {
     Block &combine = sr.getCombine().front();
     auto add = dyn_cast_or_null<pgpu::BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());

@@ -7,6 +7,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <set>
+
 namespace tessel::triton {
 #define GEN_PASS_DEF_TRITONLEGALIZE
 #include "tessel/Target/Triton/Passes.h.inc"
@@ -177,11 +179,17 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       kernel.setParamsAttr(ArrayAttr::get(ctx, params));
     }
     // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.
+    // Construction may hold several copies of one KIR op (a guarded fast path and its fallback);
+    // each issue is reported once per source location.
     bool spellable = true;
+    std::set<std::pair<const void *, std::string>> reported;
     getOperation().walk([&](Operation *op) {
       if (std::optional<std::string> issue = triton::spellingIssue(op)) {
-        op->emitError() << "the Triton provider cannot express '" << op->getName() << "': " << *issue;
         spellable = false;
+        std::string message = "the Triton provider cannot express '" + op->getName().getStringRef().str() +
+                              "': " + *issue;
+        if (reported.emplace(op->getLoc().getAsOpaquePointer(), message).second)
+          op->emitError() << message;
       }
     });
     if (!spellable)

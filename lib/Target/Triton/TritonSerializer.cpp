@@ -378,17 +378,16 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> LogicalResult {
-        bool isFloat = isa<FloatType>(pgpu::elementTypeOf(b.getType()));
-        std::optional<std::string> text =
-            triton::binarySpelling(b.getKind(), isFloat, b.getApproximate(), expr(b.getLhs()), expr(b.getRhs()));
+        std::optional<std::string> text = triton::binarySpelling(b.getKind(), pgpu::elementTypeOf(b.getType()),
+                                                                 b.getApproximate(), expr(b.getLhs()), expr(b.getRhs()));
         if (!text)
           return unsupported(&op, "no Triton operation with this kind's NaN semantics");
         assign(b.getResult(), *text);
         return success();
       })
       .Case<pgpu::UnaryOp>([&](pgpu::UnaryOp u) -> LogicalResult {
-        std::optional<std::string> text = triton::unarySpelling(
-            u.getKind(), pgpu::elementTypeOf(u.getType()).isInteger(1), expr(u.getOperand()));
+        std::optional<std::string> text = triton::unarySpelling(u.getKind(), pgpu::elementTypeOf(u.getType()),
+                                                                u.getApproximate(), expr(u.getOperand()));
         if (!text)
           return unsupported(&op, "no Triton math function with the required accuracy");
         assign(u.getResult(), *text);
@@ -576,6 +575,17 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         std::string in = inputs.size() == 1 ? inputs[0] : "(" + llvm::join(inputs, ", ") + ")";
         line(indent, llvm::join(results, ", ") + " = tl.reduce(" + in + ", " + std::to_string(r.getAxes()[0]) + ", " +
                          *fn + ")");
+        return success();
+      })
+      .Case<pgpu::HistogramOp>([&](pgpu::HistogramOp h) -> LogicalResult {
+        // tl.histogram counts the masked lanes into int32 bins [0, NB) (seed 000 §8: the active
+        // values lie in the bins, which the pgpu interpreter checks); other count types wrap from it.
+        std::string counts = "tl.histogram(" + expr(h.getInput()) + ", " + std::to_string(extentOf(h.getType())) +
+                             ", mask=" + expr(h.getValid()) + ")";
+        Type count = pgpu::elementTypeOf(h.getType());
+        if (!count.isInteger(32))
+          counts = "tl.cast(" + counts + ", " + tritonType(count) + ")";
+        assign(h.getResult(), counts);
         return success();
       })
       .Case<pgpu::ScanOp>([&](pgpu::ScanOp sc) -> LogicalResult {
@@ -983,6 +993,52 @@ LogicalResult Serializer::run() {
   return success();
 }
 
+/// The module-level `libdevice` the spellings of Capabilities.cpp call, emitted only when some op
+/// uses it (other modules stay byte-identical). Triton's generic libdevice resolves to the CUDA one
+/// when a kernel compiles; TRITON_INTERPRET=1 cannot call extern functions, so there the same
+/// functions are evaluated by NumPy in float64 and rounded once to the operand's dtype, which is
+/// within every libdevice bound the spellings rely on (types §5).
+static std::string libdevicePrelude(ModuleOp module) {
+  bool used = false;
+  module.walk([&](Operation *op) {
+    used |= triton::usesLibdevice(op);
+    return used ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (!used)
+    return "";
+  return "def _libdevice():\n"
+         "    \"\"\"Triton's libdevice; under TRITON_INTERPRET=1 NumPy evaluations of the functions used.\"\"\"\n"
+         "    if not _interpreting():\n"
+         "        from triton.language.extra import libdevice\n"
+         "        return libdevice\n"
+         "    import math\n"
+         "    import types\n"
+         "    import numpy as np\n"
+         "    from triton.runtime.interpreter import TensorHandle\n\n"
+         "    def lift(f):\n"
+         "        def apply(*args):\n"
+         "            like = next((a for a in args if isinstance(a, tl.tensor)), None)\n"
+         "            data = [np.asarray(a.handle.data if isinstance(a, tl.tensor) else a, dtype=np.float64) for a in args]\n"
+         "            with np.errstate(all='ignore'):\n"
+         "                out = np.asarray(f(*data))\n"
+         "            if like is None:  # every operand a Python float: an f32 constant, as Triton types it\n"
+         "                return float(out.astype(np.float32))\n"
+         "            return tl.tensor(TensorHandle(out.astype(like.handle.data.dtype), like.handle.dtype.scalar), like.type)\n"
+         "        return apply\n"
+         "    erf = np.vectorize(math.erf, otypes=[np.float64])\n"
+         "    return types.SimpleNamespace(tanh=lift(np.tanh), erf=lift(erf), log1p=lift(np.log1p),\n"
+         "                                 expm1=lift(np.expm1), exp=lift(np.exp), pow=lift(np.power))\n\n\n"
+         "libdevice = _libdevice()\n\n\n"
+         "if _interpreting():\n"
+         "    _tanh_approx = libdevice.tanh\n"
+         "else:\n"
+         "    @triton.jit\n"
+         "    def _tanh_approx(x):\n"
+         "        \"\"\"{approximate} tanh: PTX tanh.approx.f32 (relative error at most 2**-11).\"\"\"\n"
+         "        return tl.inline_asm_elementwise(\"tanh.approx.f32 $0, $1;\", \"=f,f\", [x], dtype=tl.float32,\n"
+         "                                         is_pure=True, pack=1)\n\n\n";
+}
+
 LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int64_t> &params, raw_ostream &os) {
   // Bindings must name declared parameters and stay inside their domains.
   for (const auto &entry : params) {
@@ -1041,6 +1097,7 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "                         f\"(or set TRITON_INTERPRET=1 for the CPU interpreter)\")\n\n\n"
      << "def _interpreting():\n"
      << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
+     << libdevicePrelude(module)
      << "def _direct(compiled):\n"
      << "    \"\"\"A launch of `compiled` that skips Triton's per-call generic path (driver stream lookup, launch\n"
      << "    hooks, scratch allocation) when it needs none of them; else Triton's own launch. Built once per\n"

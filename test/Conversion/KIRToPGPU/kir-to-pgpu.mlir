@@ -623,3 +623,45 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A reshape inside a parallel body (issue 16): each stored element [j, i] of the R x C row
+// COM: reshaped onto C x R reads the operand at the row-major decode of its linear index
+// COM: l = j * R + i over the operand's extents: (l div C, l rem C), then each axis's domain member
+// COM: (lo + position * step). No kir op is left.
+// CHECK-LABEL: pgpu.kernel @reshape_rows
+// CHECK: pgpu.foreach
+// CHECK-NEXT: ^bb0(%[[J:.*]]: index):
+// CHECK: pgpu.foreach
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT: %[[L0:.*]] = pgpu.binary mul %[[J]], %[[R:.*]] : index
+// CHECK-NEXT: %[[L:.*]] = pgpu.binary add %[[L0]], %[[I]] : index
+// CHECK-NEXT: %[[COL:.*]] = pgpu.binary rem %[[L]], %[[C:.*]] : index
+// CHECK-NEXT: %[[ROW:.*]] = pgpu.binary div %[[L]], %[[C]] : index
+// CHECK-NEXT: %[[RO:.*]] = pgpu.binary mul %[[ROW]], %{{.*}} : index
+// CHECK-NEXT: %[[RA:.*]] = pgpu.binary add %{{.*}}, %[[RO]] : index
+// CHECK-NEXT: %[[CO:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
+// CHECK-NEXT: %[[CA:.*]] = pgpu.binary add %{{.*}}, %[[CO]] : index
+// CHECK: pgpu.load %x[%{{.*}}, %[[RA]], %[[CA]]]
+// CHECK-NOT: kir.
+// CHECK: pgpu.return
+module {
+  kir.kernel @reshape_rows(%x: !kir.view<f32, [M, R, C], in>, %y: !kir.view<f32, [M, C, R], out>) {
+    %c0 = arith.constant 0 : index
+    %m = kir.extent "M"
+    %r = kir.extent "R"
+    %c = kir.extent "C"
+    %dm = kir.domain %c0 to %m
+    %dr = kir.domain %c0 to %r
+    %dc = kir.domain %c0 to %c
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %t = kir.load %x[%i, %dr, %dc] : !kir.view<f32, [M, R, C], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %s = kir.reshape %t over(%dc, %dr) : tensor<?x?xf32> -> tensor<?x?xf32>
+      kir.store %s, %y[%i, %dc, %dr] : tensor<?x?xf32>, !kir.view<f32, [M, C, R], out>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}

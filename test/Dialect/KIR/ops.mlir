@@ -109,7 +109,11 @@ kir.kernel @pointwise_and_shapes(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32,
   %e = kir.unary exp2 %mx {approximate} : tensor<?xf32>
   // CHECK: kir.unary tanh
   %th = kir.unary tanh %e : tensor<?xf32>
-  %sg = kir.unary sigmoid %th : tensor<?xf32>
+  %sg0 = kir.unary sigmoid %th : tensor<?xf32>
+  // CHECK: kir.unary log1p
+  %lp = kir.unary log1p %sg0 : tensor<?xf32>
+  // CHECK: kir.unary expm1
+  %sg = kir.unary expm1 %lp : tensor<?xf32>
   %rs = kir.unary rsqrt %sg : tensor<?xf32>
   // CHECK: kir.cmp ge %{{.*}}, %{{.*}} : tensor<?xf32>
   %m = kir.cmp ge %rs, %t : tensor<?xf32>

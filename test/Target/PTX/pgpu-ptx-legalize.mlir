@@ -128,3 +128,24 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: log1p and expm1 have library precision (types §5), which needs libdevice: rejected at the op.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @log1p(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f32
+      %v = pgpu.load %x[%c0] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+      // expected-error @+1 {{the PTX selector cannot express 'pgpu.unary': 'log1p' needs libdevice, which the in-process PTX provider does not link}}
+      %w = pgpu.unary log1p %v : f32
+      pgpu.store %w, %y[%c0] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -76,12 +76,13 @@
 // FMA: arith.extf %{{.*}} : f16 to f32
 // FMA: llvm.call_intrinsic "llvm.fma.f32"
 
-// COM: scatter_reduce with an add combine: relaxed atomics; a scalar value is added by thread 0 only.
+// COM: scatter_reduce with an add combine: relaxed atomics. Blocked by refine-mapping and
+// COM: form-blocking (each program owns BLOCK_P members), every thread adds its own slots.
 // RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=ATOM
 // ATOM-LABEL: gpu.func @embedding_scatter_add(
 // ATOM: %[[TID:.*]] = gpu.thread_id x
-// ATOM: %[[LANE0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : index
-// ATOM: scf.if %[[LANE0]] {
+// ATOM: scf.for
+// ATOM: arith.addi %{{.*}}, %[[TID]] : index
 // ATOM: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
 
 // COM: Blocked region folds (attention, constructed on fragments) run as loops over source tiles whose

@@ -21,7 +21,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // -----
 
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-  pgpu.kernel @tanh(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+  pgpu.kernel @maxnum(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
     %c1 = arith.constant 1 : index
     pgpu.program_space (%c1) {
     ^bb0(%p: index):
@@ -29,8 +29,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %t = arith.constant true
       %z = arith.constant 0.0 : f32
       %v = pgpu.load %x[%c0] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
-      // expected-error @+1 {{the Triton provider cannot express 'pgpu.unary': no Triton math function with the required accuracy}}
-      %w = pgpu.unary tanh %v : f32
+      // expected-error @+1 {{the Triton provider cannot express 'pgpu.binary': no Triton operation with this kind's NaN semantics}}
+      %w = pgpu.binary max_num %v, %z : f32
       pgpu.store %w, %y[%c0] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
       pgpu.yield
     }
@@ -54,6 +54,25 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       // expected-error @+1 {{the Triton provider cannot express 'pgpu.contract': tl.dot spells only [M, K] x [K, N] with no batch axes}}
       %r = pgpu.contract %a, %b, %acc reduce([1], [1]) batch([], [])
           : !pgpu.fragment<f16, [B, B]>, !pgpu.fragment<f16, [B, B]>, !pgpu.fragment<f32, [B, B]> -> !pgpu.fragment<f32, [B, B]>
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @histogram2d(%x: !pgpu.view<i32, [N], in>)
+      attributes {params = [#pgpu.param<"B", [16], 16>]} {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %z = arith.constant 0 : i32
+      %t = arith.constant true
+      %v = pgpu.splat %z : i32 -> !pgpu.fragment<i32, [B, B]>
+      // expected-error @+1 {{the Triton provider cannot express 'pgpu.histogram': tl.histogram counts a one-dimensional fragment}}
+      %c = pgpu.histogram %v valid %t : !pgpu.fragment<i32, [B, B]>, i1 -> !pgpu.fragment<i32, [B]>
       pgpu.yield
     }
     pgpu.return

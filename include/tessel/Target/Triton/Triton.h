@@ -42,9 +42,13 @@ std::optional<std::string> spellingIssue(mlir::Operation *op);
 
 /// The Triton spellings of pointwise kinds (nothing when no Triton operation
 /// has the kind's semantics: NaN rules, accuracy).
-std::optional<std::string> binarySpelling(kir::BinaryKind kind, bool isFloat, bool approximate,
+std::optional<std::string> binarySpelling(kir::BinaryKind kind, mlir::Type element, bool approximate,
                                           const std::string &lhs, const std::string &rhs);
-std::optional<std::string> unarySpelling(kir::UnaryKind kind, bool isBool, const std::string &x);
+std::optional<std::string> unarySpelling(kir::UnaryKind kind, mlir::Type element, bool approximate,
+                                         const std::string &x);
+/// Whether `op`'s spelling calls Triton's libdevice (math that tl.* lacks at the required accuracy):
+/// the generated module then imports it (and, under TRITON_INTERPRET=1, an evaluator of it).
+bool usesLibdevice(mlir::Operation *op);
 
 /// Spells every legalized pgpu kernel of `module` as a Triton JIT function plus
 /// a Python launch wrapper (seed 002 §3.7: the serializer only spells; an op

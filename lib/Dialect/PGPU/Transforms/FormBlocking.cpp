@@ -96,6 +96,19 @@ public:
         ScatterOp::create(b, loc, v, view, newCoords, ok);
       return success();
     }
+    if (auto sr = dyn_cast<ScatterReduceOp>(op)) {
+      // Collisions combine (seed 000 §6): lanes may update one element, so uniform coordinates
+      // are spread over the lanes too; the combine region and its semantics are kept as they are.
+      SmallVector<Value> newCoords;
+      for (Value c : sr.getCoords())
+        newCoords.push_back(asFragment(loc, mapped(c)));
+      Value v = asFragment(loc, mapped(sr.getValue()));
+      Value ok = validity(loc, sr.getValid());
+      auto blocked = ScatterReduceOp::create(b, loc, v, sr.getView(), newCoords, ok);
+      IRMapping regionMap;
+      sr.getCombine().cloneInto(&blocked.getCombine(), regionMap);
+      return success();
+    }
     return failure(); // nested control, reductions, tuples, atomics: not blocked here
   }
 

@@ -3,9 +3,9 @@
 // seed 002 §3.2: rewrite the logical ownership extent of each physical
 // program instance. A workset of independent per-element instances (a
 // whole-tensor store, an elementwise kernel) launched one element per program
-// wastes the machine; here each program takes BLOCK_P consecutive members of
-// the innermost axis through a `pgpu.foreach`, which form-blocking then turns
-// into fragments. The program space and the group's extents change together,
+// wastes the machine; here each program takes BLOCK_P consecutive members (in
+// row-major order over all the group's axes) through a `pgpu.foreach`, which
+// form-blocking then turns into fragments. The program space and the group's extents change together,
 // as LaunchExprs, so the wrapper and the kernel still agree on the grid.
 //
 //===----------------------------------------------------------------------===//
@@ -47,47 +47,68 @@ ExecutionGroupOp soleGroup(ProgramSpaceOp space) {
 }
 
 /// Per-element straight-line code: no loops, ifs, reductions or regions, and no
-/// fragments (a group that pgpu-form-tiles already blocked owns its tiles).
+/// fragments (a group that pgpu-form-tiles already blocked owns its tiles). A
+/// scatter-reduce's region is its pure combine, not control: its collisions combine
+/// under the declared semantics whichever program performs them (seed 000 §6, §9).
 bool isPerElement(ExecutionGroupOp group) {
   for (Operation &op : group.getBody().front().without_terminator())
-    if (op.getNumRegions() != 0 ||
+    if ((op.getNumRegions() != 0 && !isa<ScatterReduceOp>(op)) ||
         llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); }))
       return false;
   return true;
 }
 
-LogicalResult refine(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group) {
+/// Each program takes BLOCK_P consecutive members of the group's row-major member order. One axis:
+/// the members of that axis. Several axes: the flattened order, so a block spans rows when the
+/// innermost extent is small (a scatter-add into D = 1 columns would otherwise run one member per
+/// program) and stays contiguous along the innermost axis; each member's coordinates are decoded
+/// from its linear position (remainders and quotients by the extents, innermost first).
+LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   OpBuilder b(space);
   Location loc = group.getLoc();
-  // Launch-time values: BLOCK_P, the new innermost extent and the new total.
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  // Launch-time values: BLOCK_P, the members and the programs that own them.
   Value blockP = ParamOp::create(b, loc, b.getIndexType(), kBlockP);
   SmallVector<Value> extents(group.getExtents());
-  Value inner = extents.back();
-  extents.back() = CeilDivOp::create(b, loc, inner, blockP);
-  Value total = extents.front();
+  Value members = extents.front();
   for (Value e : ArrayRef<Value>(extents).drop_front())
-    total = BinaryOp::create(b, loc, kir::BinaryKind::Mul, total, e, false, false);
-  space->setOperand(0, total);
-  group.getExtentsMutable().assign(extents);
+    members = bin(kir::BinaryKind::Mul, members, e);
+  Value programs = CeilDivOp::create(b, loc, members, blockP);
+  space->setOperand(0, programs);
+  group.getExtentsMutable().assign(ValueRange{programs});
+  SmallVector<StringRef> roles;
+  for (Attribute r : group.getRoles())
+    roles.push_back(cast<StringAttr>(r).getValue());
+  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
 
-  // The body moves into a foreach over the owned members of the innermost axis.
+  // The body moves into a foreach over the owned members.
   Block &body = group.getBody().front();
-  BlockArgument coord = body.getArguments().back();
+  SmallVector<BlockArgument> coords(body.getArguments());
+  BlockArgument owner = body.addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(&body);
-  Value lo = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord, blockP, false, false);
-  Value end = BinaryOp::create(b, loc, kir::BinaryKind::Add, lo, blockP, false, false);
-  Value hi = BinaryOp::create(b, loc, kir::BinaryKind::Min, end, inner, false, false);
+  Value lo = bin(kir::BinaryKind::Mul, owner, blockP);
+  Value hi = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Add, lo, blockP), members);
   auto each = ForeachOp::create(b, loc, lo, hi);
   Block *eachBody = b.createBlock(&each.getBody());
   Value member = eachBody->addArgument(b.getIndexType(), loc);
-  // Move everything after the foreach (the old body) into it.
   Operation *terminator = body.getTerminator();
   eachBody->getOperations().splice(eachBody->end(), body.getOperations(), std::next(Block::iterator(each)),
                                    Block::iterator(terminator));
-  coord.replaceUsesWithIf(member, [&](OpOperand &use) { return each->isProperAncestor(use.getOwner()); });
+  b.setInsertionPointToStart(eachBody);
+  Value rest = member;
+  for (size_t i = coords.size(); i-- > 0;) {
+    Value at = rest;
+    if (i > 0) {
+      at = bin(kir::BinaryKind::Rem, rest, extents[i]);
+      rest = bin(kir::BinaryKind::Div, rest, extents[i]);
+    }
+    coords[i].replaceAllUsesWith(at);
+  }
   b.setInsertionPointToEnd(eachBody);
   YieldOp::create(b, loc);
-  (void)kernel;
+  body.eraseArguments(0, coords.size());
   return success();
 }
 
@@ -115,10 +136,10 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
                                           "element already)");
         continue;
       }
-      if (failed(refine(kernel, space, group)))
+      if (failed(refine(space, group)))
         return signalPassFailure();
       if (remarks)
-        group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P members of the innermost axis";
+        group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the workset";
       SmallVector<Attribute> params;
       if (auto existing = kernel.getParams())
         params.assign(existing->begin(), existing->end());

@@ -271,3 +271,45 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A scatter-reduce in an independent workset becomes a fragment scatter-reduce with lane
+// COM: validity and the same combine: lanes with equal rows collide and combine (seed 000 §6);
+// COM: a coordinate uniform over the lanes (the column here) is spread over them.
+// CHECK-LABEL: pgpu.kernel @scatter_add
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[ROWS:.*]] = pgpu.cast %{{.*}} : !pgpu.fragment<i32, [BLOCK]> to !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[COL:.*]] = pgpu.splat %{{.*}} : index -> !pgpu.fragment<index, [BLOCK]>
+// CHECK: pgpu.scatter_reduce %{{.*}}, %w[%[[ROWS]], %[[COL]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: pgpu.binary add
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scatter_add(%g: !pgpu.view<f32, [T], in>, %ids: !pgpu.view<i32, [T], in>, %w: !pgpu.view<f32, [V, D], inout>,
+                           %col: index) {
+    %T = pgpu.extent %g[0] : !pgpu.view<f32, [T], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %zi = arith.constant 0 : i32
+      %true = arith.constant true
+      pgpu.foreach %c0 to %T {
+      ^bb0(%t: index):
+        %v = pgpu.load %g[%t] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [T], in>[index] -> f32
+        %id = pgpu.load %ids[%t] valid %true : i1 fill %zi : i32 : !pgpu.view<i32, [T], in>[index] -> i32
+        %row = pgpu.cast %id : i32 to index
+        pgpu.scatter_reduce %v, %w[%row, %col] valid %true : i1 : f32, !pgpu.view<f32, [V, D], inout>[index, index] {
+        ^bb0(%a: f32, %b: f32):
+          %s = pgpu.binary add %a, %b : f32
+          pgpu.yield %s : f32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

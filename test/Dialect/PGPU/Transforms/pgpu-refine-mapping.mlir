@@ -72,3 +72,91 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A scatter-reduce's region is its pure combine, not control: the per-element scatter-add
+// COM: workset is refined like any other (its collisions combine whichever program adds them).
+// CHECK-LABEL: pgpu.kernel @scatter_add
+// CHECK-SAME: #pgpu.param<"BLOCK_P"
+// CHECK: pgpu.foreach
+// CHECK: pgpu.scatter_reduce
+// CHECK: pgpu.binary add
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scatter_add(%g: !pgpu.view<f32, [T], in>, %ids: !pgpu.view<i32, [T], in>, %w: !pgpu.view<f32, [V], inout>) {
+    %T = pgpu.extent %g[0] : !pgpu.view<f32, [T], in>
+    pgpu.program_space (%T) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%T) segment 0 roles ["t"] {
+      ^bb0(%t: index):
+        %z = arith.constant 0.0 : f32
+        %zi = arith.constant 0 : i32
+        %true = arith.constant true
+        %v = pgpu.load %g[%t] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [T], in>[index] -> f32
+        %id = pgpu.load %ids[%t] valid %true : i1 fill %zi : i32 : !pgpu.view<i32, [T], in>[index] -> i32
+        %row = pgpu.cast %id : i32 to index
+        pgpu.scatter_reduce %v, %w[%row] valid %true : i1 : f32, !pgpu.view<f32, [V], inout>[index] {
+        ^bb0(%a: f32, %b: f32):
+          %s = pgpu.binary add %a, %b : f32
+          pgpu.yield %s : f32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Several axes: programs own BLOCK_P consecutive members of the row-major order over all of
+// COM: them, ceil(T * D / BLOCK_P) programs, and each member's coordinates are decoded from its
+// COM: linear position (l rem D, l div D), so a block spans rows when D is small.
+// CHECK-LABEL: pgpu.kernel @scatter_rows
+// CHECK: %[[T:.*]] = pgpu.extent %g[0]
+// CHECK: %[[D:.*]] = pgpu.extent %g[1]
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK: %[[MEMBERS:.*]] = pgpu.binary mul %[[T]], %[[D]] : index
+// CHECK: %[[G:.*]] = pgpu.ceil_div %[[MEMBERS]], %[[BP]] : index
+// CHECK: pgpu.program_space(%[[G]]) {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[G]]) segment 0 roles ["t*d"] {
+// CHECK-NEXT: ^bb0(%[[C:.*]]: index):
+// CHECK: %[[LO:.*]] = pgpu.binary mul %[[C]], %[[BP]] : index
+// CHECK: %[[END:.*]] = pgpu.binary add %[[LO]], %[[BP]] : index
+// CHECK: %[[HI:.*]] = pgpu.binary min %[[END]], %[[MEMBERS]] : index
+// CHECK: pgpu.foreach %[[LO]] to %[[HI]] {
+// CHECK-NEXT: ^bb0(%[[L:.*]]: index):
+// CHECK-NEXT: %[[COL:.*]] = pgpu.binary rem %[[L]], %[[D]] : index
+// CHECK-NEXT: %[[ROW:.*]] = pgpu.binary div %[[L]], %[[D]] : index
+// CHECK: pgpu.load %g[%[[ROW]], %[[COL]]]
+// CHECK: pgpu.load %ids[%[[ROW]]]
+// CHECK: pgpu.scatter_reduce %{{.*}}, %w[%{{.*}}, %[[COL]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scatter_rows(%g: !pgpu.view<f32, [T, D], in>, %ids: !pgpu.view<i32, [T], in>,
+                            %w: !pgpu.view<f32, [V, D], inout>) {
+    %T = pgpu.extent %g[0] : !pgpu.view<f32, [T, D], in>
+    %D = pgpu.extent %g[1] : !pgpu.view<f32, [T, D], in>
+    %n = pgpu.binary mul %T, %D : index
+    pgpu.program_space (%n) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%T, %D) segment 0 roles ["t", "d"] {
+      ^bb0(%t: index, %d: index):
+        %z = arith.constant 0.0 : f32
+        %zi = arith.constant 0 : i32
+        %true = arith.constant true
+        %v = pgpu.load %g[%t, %d] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [T, D], in>[index, index] -> f32
+        %id = pgpu.load %ids[%t] valid %true : i1 fill %zi : i32 : !pgpu.view<i32, [T], in>[index] -> i32
+        %row = pgpu.cast %id : i32 to index
+        pgpu.scatter_reduce %v, %w[%row, %d] valid %true : i1 : f32, !pgpu.view<f32, [V, D], inout>[index, index] {
+        ^bb0(%a: f32, %b: f32):
+          %s = pgpu.binary add %a, %b : f32
+          pgpu.yield %s : f32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

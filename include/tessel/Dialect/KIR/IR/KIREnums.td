@@ -62,7 +62,9 @@ def KIR_UnaryKind : I32EnumAttr<"UnaryKind", "pointwise unary operator", [
     I32EnumAttrCase<"Erf", 12, "erf">,
     I32EnumAttrCase<"Floor", 13, "floor">,
     I32EnumAttrCase<"Ceil", 14, "ceil">,
-    I32EnumAttrCase<"Not", 15, "not">]> {
+    I32EnumAttrCase<"Not", 15, "not">,
+    I32EnumAttrCase<"Log1p", 16, "log1p">,
+    I32EnumAttrCase<"Expm1", 17, "expm1">]> {
   let cppNamespace = "::tessel::kir";
 }
 

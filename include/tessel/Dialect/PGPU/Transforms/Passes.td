@@ -29,7 +29,9 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     exclusive scan, the identity before the first), invalid lanes hold the
     identity, a fragment `pgpu.scan` continues from the carried prefix, the
     emit region writes the lanes, and the block's last prefix (`pgpu.extract`)
-    becomes the next carry.
+    becomes the next carry. A scatter-reduce in a foreach becomes a fragment
+    scatter-reduce with lane validity and the same combine (lanes that hit
+    one element combine, seed 000 §6; uniform coordinates are splatted).
     Preserves: values (a reduction or scan up to the reassociation its
     contract allows; a scan's member order is kept), effects, ABI, origins.
     Must not fire: bodies with nested control or reductions, or with tuples.
@@ -249,19 +251,24 @@ def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
 }
 
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
-  let summary = "enlarge per-element worksets: a program owns a range of the innermost axis (seed 002 §3.2)";
+  let summary = "enlarge per-element worksets: a program owns a range of the workset's members (seed 002 §3.2)";
   let description = [{
     Reads: the program space, its single execution group, and the group body.
     Legality: the group's instances are independent (a KIR workset), and its
-    body is per-element straight-line code (no loops, ifs or reductions), so
-    any grouping of instances onto programs is legal. The dispatch must be the
-    whole program space (one segment, linear coordinate = program coordinate).
-    Rewrites: the innermost group extent E becomes ceil(E / BLOCK_P) (a
-    declared parameter, candidates 256..4096), the program-space extent is
-    recomputed as the product of the new extents (LaunchExpr), and the body
-    moves into a `pgpu.foreach` over the owned range
-    [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E)). Form-blocking then turns the
-    foreach into fragments.
+    body is per-element straight-line code (no loops, ifs or reductions; a
+    scatter-reduce's region is its pure combine, whose collisions combine
+    whichever program performs them, seed 000 §6), so any grouping of
+    instances onto programs is legal. The dispatch must be the whole program
+    space (one segment, linear coordinate = program coordinate).
+    Rewrites: the group's extents E_0..E_n become one extent
+    ceil(E_0 * ... * E_n / BLOCK_P) (a declared parameter, candidates
+    256..4096), which is also the program-space extent (LaunchExpr), and the
+    body moves into a `pgpu.foreach` over the owned members
+    [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E_0 * ... * E_n)) of the row-major
+    order; with several axes each member's coordinates are decoded from it
+    (remainders and quotients by the extents), so a block spans rows when the
+    innermost extent is small. Form-blocking then turns the foreach into
+    fragments.
     Preserves: every instance's effects and values; ABI; origins.
     Must not fire: several segments, or a body with loops or control.
     Verifier after: the shared pgpu verifier.
