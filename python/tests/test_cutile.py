@@ -34,6 +34,8 @@ REJECTED = {
 TILEIRAS_CRASHES = {"cross_entropy", "histogram", "linear_attention"}
 TILEIRAS_TOO_SLOW = {"attention": "tileiras 13.4 ran over 8 minutes on attention's program on this CPU"}
 ACCEPTED = sorted(name for name in ALL if name not in REJECTED)
+# The known tileiras failures cost CI time for no information; TESSEL_CUTILE_ALL=1 compiles them too.
+ALL_KERNELS = os.environ.get("TESSEL_CUTILE_ALL") == "1"
 
 
 def _compile(tessel_bin, name, out, extra=()):
@@ -58,8 +60,7 @@ def cutile_toolchain():
     try:
         _cutile.toolchain(root)
         import cuda.tile  # noqa: F401
-    except ImportError:
-        # The fetched cuda-tile wheel is for the GPU machine's Python; this Python gets its own.
+    except ImportError:  # the fetched cuda-tile wheel is for the GPU machine's Python; this Python gets its own.
         res = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", str(root / "site"),
                               "cuda-tile==1.7.0"], capture_output=True, text=True, timeout=900)
         if res.returncode != 0:
@@ -105,7 +106,7 @@ def cubins(tessel_bin, cutile_toolchain, tmp_path_factory):
             error = "tileiras did not finish in 300 s"
         return name, (source.read_text(), cubin if error is None else error)
 
-    names = [n for n in ACCEPTED if n not in TILEIRAS_TOO_SLOW]
+    names = [n for n in ACCEPTED if n not in TILEIRAS_TOO_SLOW and (n not in TILEIRAS_CRASHES or ALL_KERNELS)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(pool.map(build, names))
 
@@ -114,6 +115,8 @@ def cubins(tessel_bin, cutile_toolchain, tmp_path_factory):
 def test_cutile_source_compiles_to_cubin(name, cubins):
     if name in TILEIRAS_TOO_SLOW:
         pytest.skip(TILEIRAS_TOO_SLOW[name])
+    if name in TILEIRAS_CRASHES and not ALL_KERNELS:
+        pytest.skip("tileiras 13.4 crashes (signal 11) on this program; TESSEL_CUTILE_ALL=1 compiles it anyway")
     text, cubin = cubins[name]
     assert text is not None, cubin
     assert "@ct.kernel" in text and "ct.launch(" in text and "_check_view(" in text
