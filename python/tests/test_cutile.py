@@ -165,3 +165,16 @@ def test_cutile_wrapper_checks_the_abi(tessel_bin, cutile_toolchain, tmp_path):
         module.softmax([1.0], y)
     with pytest.raises(ValueError, match="argument 'x' is on cpu; tessel kernels run on CUDA tensors"):
         module.softmax(torch.zeros(4, 8), y)
+
+
+def test_kernel_source_api(tmp_path, monkeypatch):
+    """`kernel.source("cutile")` is the CLI's source, cached like Triton's; parameters bind through it."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    import importlib
+    sys.path.insert(0, str(EXAMPLES))
+    softmax = importlib.import_module("softmax").softmax
+    text = softmax.source("cutile", params={"BLOCK": 256})
+    assert "@ct.kernel" in text and "shape=(1, 256)" in text
+    assert "softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 256)}" in text
+    with pytest.raises(Exception, match="outside its candidate domain"):
+        softmax.source("cutile", params={"BLOCK": 96})
