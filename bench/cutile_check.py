@@ -176,6 +176,20 @@ def _compare(np, got, want, rtol, atol):
     return bool(np.array_equal(got, want)), 0.0
 
 
+def _hand_gemm(ct):
+    """The hand-written cuTile GEMM of ../shared/tools/cutile_smoke.py's kind (one program per output
+    tile, no persistence): what cuTile does with the plainest program, beside what tessel generates."""
+    @ct.kernel
+    def mm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+        bx, by = ct.bid(0), ct.bid(1)
+        acc = ct.full((tm, tn), 0, dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            acc = ct.mma(ct.load(A, index=(bx, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO),
+                         ct.load(B, index=(k, by), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO), acc)
+        ct.store(C, index=(bx, by), tile=ct.astype(acc, C.dtype))
+    return mm
+
+
 def check(carry, json_path=None, rtol=2e-3, atol=2e-3):
     import numpy as np
     import torch
@@ -264,6 +278,17 @@ def check(carry, json_path=None, rtol=2e-3, atol=2e-3):
             return ({"ms": ms, "TFLOPs": flops / ms / 1e9} if flops else {"ms": ms, "TBps": nbytes / ms / 1e9})
 
         row["peer"] = summary(do_bench(peer, warmup=25, rep=200, return_mode="median"))
+        if entry["peer"] == "matmul":
+            mm, hand = _hand_gemm(ct), []
+            for tm, tn, tk in [(128, 128, 64), (128, 256, 64), (256, 128, 64)]:
+                grid = ((shapes["M"] + tm - 1) // tm, (shapes["N"] + tn - 1) // tn, 1)
+                try:
+                    ms, err = measure(lambda: ct.launch(torch.cuda.current_stream(), grid, mm,
+                                                        (args[0], args[1], out, tm, tn, tk)))
+                    hand.append(dict(summary(ms), tiles=[tm, tn, tk], rel_err=err))
+                except Exception as e:
+                    hand.append({"tiles": [tm, tn, tk], "error": f"{type(e).__name__}: {str(e)[-300:]}"})
+            row["hand_cutile"] = hand
         for c in entry["cutile"]:
             rec = {"params": c["params"]}
             if c["file"] is None:
@@ -299,6 +324,7 @@ def check(carry, json_path=None, rtol=2e-3, atol=2e-3):
         print(f"{cid}: cuTile best {best[key]:.1f} {unit} at {best['params']}" if best else f"{cid}: no correct cuTile run",
               f"| Triton {row.get('triton', {}).get(key, float('nan')):.1f}",
               f"| {'cuBLAS' if flops else 'torch'} {row['peer'][key]:.1f}",
+              f"| hand cuTile {max([h.get(key, 0.0) for h in row.get('hand_cutile', [])] or [float('nan')]):.1f}",
               f"| cuTile/Triton {row.get('cutile_vs_triton', float('nan')):.3f}x",
               f"cuTile/{'cuBLAS' if flops else 'torch'} {row.get('cutile_vs_peer', float('nan')):.3f}x")
     if json_path:
