@@ -61,3 +61,15 @@
 // TANH: fused_pointwise.py:14:28: error: the cuTile provider cannot express 'pgpu.unary': 'tanh' has no cuTile function with a documented accuracy
 // RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param BLOCK=4096 --param NOPE=1 2>&1 | FileCheck %s --check-prefix=PARAM
 // PARAM: error: {{.*}}NOPE
+
+// COM: Must not fire: a tile index needs validity to be exactly the view's bounds. A program that owns
+// COM: BLOCK_P elements reads its full blocks as tiles (start a multiple of 512: the loop starts at
+// COM: pid * BLOCK_P and steps by 512), but its tail is masked by the ownership bound min(start +
+// COM: BLOCK_P, N), not by N: that access stays a masked gather.
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=OWNED
+// OWNED: for [[K:v[0-9]+]] in range(
+// OWNED: ct.load(x, index=(([[K]]) // 512,), shape=(512,))
+// OWNED: for [[T:v[0-9]+]] in range(
+// OWNED-NEXT: [[I:v[0-9]+]] = ct.arange(512, dtype=ct.int32) + [[T]]
+// OWNED: ct.gather(x, ([[I]],), mask={{v[0-9]+}}, padding_value=ct.full((), 0.000000e+00, ct.float32))
+// OWNED: ct.scatter(z, ([[I]],), {{v[0-9]+}}, mask={{v[0-9]+}})
