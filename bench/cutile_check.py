@@ -3,15 +3,15 @@
 Two phases, so the GPU machine needs neither MLIR nor a tessel build:
 
     # here (CPU, with build/bin/tessel): cuTile and Triton sources, interpreter inputs and outputs
-    python3 bench/cutile_check.py gen --out /tmp/cutile_carry
+    python3 bench/cutile_check.py gen --out bench/cutile_carry
     # on the H200 (torch, triton, cuda.tile + toolchain from cutile-toolchain.sh unpack)
-    python3 bench/cutile_check.py check --carry /tmp/cutile_carry [--json bench/results/DATE-h200-cutile-check.json]
+    python3 bench/cutile_check.py check --carry bench/cutile_carry [--json bench/results/DATE-h200-cutile-check.json]
 
 On the GPU machine (whose CUDA 13.0 is too old for tileiras 13.4) first rebuild the toolchain from its
 carry set, sent in a run of its own: `bash ../shared/tools/cutile-toolchain.sh unpack CARRY ROOT` and
 export what it prints. Write the gen output inside the working tree (e.g. `--out bench/cutile_carry`,
-about 3 MB) so it travels with it. `all` does both in one process when a tessel binary and a GPU are on the same machine (the static
-binary works: `--tessel build-static/bin/tessel`). `check`:
+about 5 MB) so it travels with it. `all` does both in one process when a tessel binary and a GPU are on
+the same machine (the static binary works: `--tessel build-static/bin/tessel`). `check`:
 
 1. runs every accepted suite kernel through its generated cuTile wrapper (ct.launch) on exactly the
    inputs the KIR interpreter saw at odd shapes and compares the outputs with the interpreter's;
