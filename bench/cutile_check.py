@@ -66,8 +66,11 @@ CHECKS = [
 # (id, kernel spec, shapes, scalars, torch peer, [cuTile bindings], Triton binding): timed cases. The
 # Triton bindings are the tuned ones of the README's table (bench/results/2026-11-30-*).
 GEMM_CUTILE = [[f"TILE_0={a}", f"TILE_1={b}", f"TILE_K={k}", f"PERSIST={p}", "GROUP_0=8"]
-               for a, b, k in [(128, 128, 64), (128, 256, 64), (256, 128, 64)] for p in (1, 2)]
-ROW_CUTILE = [["BLOCK=8192"], ["BLOCK=4096"], ["BLOCK=2048"]]
+               for a, b, k in [(128, 128, 64), (128, 256, 64), (256, 128, 64)] for p in (1, 2)] + [
+    ["TILE_0=128", "TILE_1=128", "TILE_K=64", "PERSIST=2", "GROUP_0=8", "OCCUPANCY=2"],
+    ["TILE_0=128", "TILE_1=256", "TILE_K=64", "PERSIST=1", "GROUP_0=8", "OCCUPANCY=1"]]
+ROW_CUTILE = [["BLOCK=8192"], ["BLOCK=4096"], ["BLOCK=2048"], ["BLOCK=8192", "OCCUPANCY=2"],
+              ["BLOCK=4096", "OCCUPANCY=4"]]
 TIMED = [
     ("matmul_4096", "matmul.py:matmul", {"M": 4096, "N": 4096, "K": 4096}, {}, "matmul", GEMM_CUTILE,
      ["FLATTEN=1", "GROUP_0=8", "PERSIST=1", "STAGES=3", "TILE_0=128", "TILE_1=256", "TILE_K=64", "TMA=1",

@@ -176,6 +176,7 @@ def test_kernel_source_api(tmp_path, monkeypatch):
     softmax = importlib.import_module("softmax").softmax
     text = softmax.source("cutile", params={"BLOCK": 256})
     assert "@ct.kernel" in text and "shape=(1, 256)" in text
-    assert "softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 256)}" in text
+    assert "softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 256), " in text
+    assert "@ct.kernel(occupancy=4)" in softmax.source("cutile", params={"OCCUPANCY": 4})
     with pytest.raises(Exception, match="outside its candidate domain"):
         softmax.source("cutile", params={"BLOCK": 96})

@@ -176,7 +176,31 @@ std::optional<std::string> cutile::spellingIssue(Operation *op, const llvm::Stri
       });
 }
 
+namespace {
+constexpr int64_t kOccupancies[] = {0, 1, 2, 4, 8};
+constexpr int64_t kNumCtas[] = {1, 2};
+
+/// Declares cuTile's launch hints on `kernel` (after its own declarations, a name it already declares
+/// kept as it is), with cuTile's own defaults: occupancy left to the compiler (0), one CTA per cluster.
+void declareLaunchHints(pgpu::KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto declared = kernel.getParams())
+    llvm::append_range(params, *declared);
+  auto declare = [&](StringRef name, ArrayRef<int64_t> candidates, int64_t defaultValue) {
+    if (!kernel.getParam(name))
+      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), candidates, defaultValue,
+                                            StringAttr::get(ctx, "cutile")));
+  };
+  declare(cutile::kOccupancyParam, kOccupancies, 0);
+  declare(cutile::kNumCtasParam, kNumCtas, 1);
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+} // namespace
+
 FailureOr<cutile::Bindings> cutile::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
+  for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>())
+    declareLaunchHints(kernel);
   // Unblocked structured ops run in their legal order (seed 000 §8), as loops the IR holds, so the
   // serializer never creates loops (seed 002 §3.7). Innermost first.
   SmallVector<pgpu::RangeReduceOp> reduces;

@@ -737,7 +737,14 @@ LogicalResult Serializer::run() {
   os << "}\n";
   // The kernel's arguments as ahead-of-time compilation describes them (tessel._cutile.export_cubin).
   os << "\n" << kname << "_ABI = [" << llvm::join(abi, ", ") << "]\n";
-  os << "\n\n@ct.kernel\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
+  // The launch hints are declared parameters (CuTile.h); their bound values are spelled, never chosen here.
+  SmallVector<std::string> hints;
+  if (kernel.getParam(cutile::kOccupancyParam) && param(cutile::kOccupancyParam) > 0)
+    hints.push_back("occupancy=" + std::to_string(param(cutile::kOccupancyParam)));
+  if (kernel.getParam(cutile::kNumCtasParam) && param(cutile::kNumCtasParam) > 1)
+    hints.push_back("num_ctas=" + std::to_string(param(cutile::kNumCtasParam)));
+  os << "\n\n@ct.kernel" << (hints.empty() ? "" : "(" + llvm::join(hints, ", ") + ")") << "\ndef _" << kname
+     << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
   os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
   if (!keywords.empty())
     os << ", *, " << llvm::join(keywords, ", ");

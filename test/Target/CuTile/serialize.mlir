@@ -15,7 +15,7 @@
 // ROWS: def _softmax_combine{{[0-9]+}}([[A:v[0-9]+]], [[B:v[0-9]+]]):
 // ROWS: [[M:v[0-9]+]] = ct.maximum([[A]], [[B]], propagate_nan=True)
 // ROWS-NEXT: return [[M]]
-// ROWS: softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 1024)}
+// ROWS: softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 1024), 'OCCUPANCY': ([0, 1, 2, 4, 8], 0), 'NUM_CTAS': ([1, 2], 1)}
 // ROWS: softmax_ABI = [('view', 'float32', 2), ('view', 'float32', 2)]
 // ROWS: @ct.kernel
 // ROWS-NEXT: def _softmax_kernel(x, y):
@@ -34,6 +34,13 @@
 // ROWS: _check_apart(('x', x, False), ('y', y, True), )
 // ROWS: _grid = (
 // ROWS: ct.launch(torch.cuda.current_stream(x.device), _grid, _softmax_kernel, (x, y))
+
+// COM: cuTile's launch hints are declared provider parameters; their bound values are spelled.
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param OCCUPANCY=2 --param NUM_CTAS=2 | FileCheck %s --check-prefix=HINTS
+// HINTS: @ct.kernel(occupancy=2, num_ctas=2)
+// HINTS-NEXT: def _softmax_kernel(x, y):
+// RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param OCCUPANCY=3 2>&1 | FileCheck %s --check-prefix=HINTDOMAIN
+// HINTDOMAIN: error: parameter 'OCCUPANCY' = 3 is outside its candidate domain
 
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=GEMM
 // COM: A persistent walk over 128x128 tiles: operand boxes at tile indices (start // extent), the

@@ -37,11 +37,17 @@
 
 namespace tessel::cutile {
 
+/// cuTile's launch hints, declared by `legalize` as provider parameters (seed 003: a backend-specific
+/// dimension enters the search as a declared parameter): the expected CTAs per multiprocessor
+/// (`@ct.kernel(occupancy=...)`, 0 leaves it to cuTile) and the CTAs per cluster (`num_ctas=`).
+inline constexpr llvm::StringLiteral kOccupancyParam = "OCCUPANCY";
+inline constexpr llvm::StringLiteral kNumCtasParam = "NUM_CTAS";
+
 /// Bound physical parameters of each kernel, by kernel name.
 using Bindings = llvm::StringMap<llvm::StringMap<int64_t>>;
 
-/// cuTile legalization (seed 002 §3.6) of the shared pipeline's program, in place:
-/// unblocked range_reduce / range_scan / region_fold become their ordered loops (the shared
+/// cuTile legalization (seed 002 §3.6) of the shared pipeline's program, in place: the launch
+/// hints are declared on each kernel that lacks them; unblocked range_reduce / range_scan / region_fold become their ordered loops (the shared
 /// expansions the Triton provider uses), every parameter is bound (declared defaults, then
 /// `overrides`, checked by interp::bindParams as the interpreters and the PTX provider do), and the
 /// provider verifier runs on every op. Errors are emitted at the op; nothing is returned then.
