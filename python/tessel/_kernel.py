@@ -207,10 +207,12 @@ class Kernel:
         _write_cached(cached, _sealed(text))  # atomic: concurrent processes see a whole file or none
         return text
 
-    def _launcher(self, constexprs: dict, params: dict | None = None):
+    def _launcher(self, constexprs: dict, params: dict | None = None, target: str = "triton"):
         key = ("launcher", self._key(constexprs), tuple(sorted((params or {}).items())))
+        if target != "triton":
+            key += (target,)
         if key not in self._cache:
-            text = self.source("triton", constexprs, params)
+            text = self.source(target, constexprs, params)
             digest = hashlib.sha256(text.encode()).hexdigest()
             path = _cache_dir() / f"{self.name}-{digest[:24]}.py"
             try:
@@ -224,7 +226,7 @@ class Kernel:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             self._cache[key] = getattr(module, self.name)
-            if not params:  # the declared defaults: a candidate's module records its own bound values
+            if not params and target == "triton":  # the declared defaults: a candidate's module records its own bound values
                 self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
                 self._cache[("prune", self._key(constexprs))] = getattr(module, f"{self.name}_PRUNE", None)
                 self._cache[("covers", self._key(constexprs))] = getattr(module, f"{self.name}_COVERS", {})
@@ -361,6 +363,13 @@ class Kernel:
             if self._op is None:  # a kernel made before torch was imported: ready for torch.compile now
                 _torch.register_if_loaded(self)
         return launch(*tensors, **scalars)
+
+    def launch(self, *args, target: str = "triton", params: dict | None = None, **kwargs):
+        """Launches one provider's generated wrapper directly (`target` "triton" or "cutile"), at the
+        declared defaults or the bound `params`; the wrapper checks the ABI as a call does. The cuTile
+        wrapper needs `cuda.tile` and its toolchain (see tessel._cutile)."""
+        tensors, scalars, constexprs = self._bind(args, kwargs)
+        return self._launcher(constexprs, params, target)(*tensors, **scalars)
 
     def _bind(self, args, kwargs):
         kwargs = dict(kwargs)

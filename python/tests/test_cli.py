@@ -82,9 +82,12 @@ def test_kernel_selection(tessel_bin, root):
 def test_unbuilt_stages_are_rejected_not_faked(tessel_bin, root):
     """Providers without a serializer, and programs a serializer cannot spell, are refused with a
     reason at the op, never faked."""
-    out = run(tessel_bin, "compile", root / "examples/kir/softmax.mlir", "--emit=source", "--target=cutile")
+    # The cuTile provider rejects what it cannot express, at the author's line, writing nothing.
+    out = run(tessel_bin, "compile", root / "examples/fused_pointwise.py:fused_pointwise", "--emit=source",
+              "--target=cutile")
     assert out.returncode == 2 and out.stdout == ""
-    assert "--target=cutile has no serializer in this build yet" in out.stderr
+    assert "fused_pointwise.py:" in out.stderr
+    assert "the cuTile provider cannot express 'pgpu.unary': 'tanh' has no cuTile function" in out.stderr
     # The PTX provider rejects what its selector cannot express, at the author's line, writing nothing.
     ptx = run(tessel_bin, "compile", root / "examples/fused_pointwise.py:fused_pointwise", "--target=ptx")
     assert ptx.returncode == 2 and ptx.stdout == ""

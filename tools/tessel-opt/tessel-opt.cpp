@@ -15,6 +15,7 @@
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "tessel/Target/CuTile/CuTile.h"
 #include "tessel/Target/PTX/PTX.h"
 #include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Target/Triton/Triton.h"
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
   tessel::pgpu::registerPGPUPasses();
   tessel::triton::registerTritonPasses();
   tessel::ptx::registerPTXPasses();
+  tessel::cutile::registerCuTilePasses();
   tessel::registerPipeline(); // --tessel-pipeline=stop-after=GROUP
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();

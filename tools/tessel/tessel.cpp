@@ -30,6 +30,7 @@
 #include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Runtime/CudaDriver.h"
 #include "tessel/Target/PTX/PTX.h"
+#include "tessel/Target/CuTile/CuTile.h"
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
@@ -285,10 +286,6 @@ int compile(MLIRContext &context) {
   if (failed(applyCompileOptions(*module)))
     return kUsageError;
 
-  if (emit == Emit::Source && target == Target::CuTile) {
-    emitError(module->getLoc()) << "--target=cutile has no serializer in this build yet; use --target=triton or ptx";
-    return kUsageError;
-  }
   if ((emit == Emit::Device || emit == Emit::LLVM) && target != Target::PTX) {
     emitError(module->getLoc()) << "--emit=device and --emit=llvm are stages of --target=ptx";
     return kUsageError;
@@ -307,10 +304,11 @@ int compile(MLIRContext &context) {
   if (failed(applyPassManagerCLOptions(pm)))
     return kUsageError;
   applyDefaultTimingPassManagerCLOptions(pm);
-  // The PTX provider starts from the shared pipeline's pgpu and legalizes on its own.
-  tessel::buildPipeline(pm, emit == Emit::KIR                            ? tessel::Stage::KIR
-                            : emit == Emit::PGPU || target == Target::PTX ? tessel::Stage::PGPU
-                                                                          : tessel::Stage::Triton);
+  // The PTX and cuTile providers start from the shared pipeline's pgpu and legalize on their own.
+  tessel::buildPipeline(pm, emit == Emit::KIR ? tessel::Stage::KIR
+                            : emit == Emit::PGPU || target == Target::PTX || target == Target::CuTile
+                                ? tessel::Stage::PGPU
+                                : tessel::Stage::Triton);
   if (failed(pm.run(*module)))
     return kUsageError;
   auto output = openOutputFile(outputFile, &error);
@@ -324,6 +322,12 @@ int compile(MLIRContext &context) {
                                                        emit == Emit::Device ? tessel::ptx::Stage::DeviceIR
                                                        : emit == Emit::LLVM ? tessel::ptx::Stage::LLVMIR
                                                                             : tessel::ptx::Stage::PTX);
+    if (failed(text))
+      return kUsageError;
+    output->os() << *text;
+  } else if (emit == Emit::Source && target == Target::CuTile) {
+    // Legalize and serialize completely before writing: a rejected program leaves no artifact.
+    FailureOr<std::string> text = tessel::cutile::compile(*module, paramValues);
     if (failed(text))
       return kUsageError;
     output->os() << *text;

@@ -22,61 +22,6 @@ bool triton::isInstanceWalk(pgpu::ForOp loop) {
 }
 
 namespace {
-/// range_reduce -> for %i = lo to hi step 1 iter_args(acc = identity):
-///   members = element(i); acc = combine(acc, members)
-void expandRangeReduce(pgpu::RangeReduceOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto loop = pgpu::ForOp::create(b, loc, op.getResultTypes(), op.getLower(), op.getUpper(), one,
-                                  op.getIdentities());
-  Block *body = b.createBlock(&loop.getBody());
-  Value iv = body->addArgument(b.getIndexType(), loc);
-  SmallVector<Value> acc;
-  for (Type t : op.getResultTypes())
-    acc.push_back(body->addArgument(t, loc));
-  SmallVector<Value> members = pgpu::inlineBlock(b, op.getElement().front(), {iv});
-  SmallVector<Value> args(acc);
-  llvm::append_range(args, members);
-  SmallVector<Value> next = pgpu::inlineBlock(b, op.getCombine().front(), args);
-  pgpu::YieldOp::create(b, loc, next);
-  op.replaceAllUsesWith(loop.getResults());
-  op.erase();
-}
-
-/// range_scan -> for %k = 0 to hi - lo step 1 iter_args(acc = identity):
-///   at = lo + k (or hi - 1 - k); next = combine(acc, element(at));
-///   emit(at, exclusive ? acc : next); acc = next
-void expandRangeScan(pgpu::RangeScanOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value lo = op.getLower(), hi = op.getUpper();
-  Value count = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, lo, false, false);
-  auto loop = pgpu::ForOp::create(b, loc, op.getIdentities().getTypes(), zero, count, one, op.getIdentities());
-  Block *body = b.createBlock(&loop.getBody());
-  Value k = body->addArgument(b.getIndexType(), loc);
-  SmallVector<Value> acc;
-  for (Type t : op.getIdentities().getTypes())
-    acc.push_back(body->addArgument(t, loc));
-  Value at;
-  if (op.getReverse()) {
-    Value last = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, one, false, false);
-    at = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, last, k, false, false);
-  } else {
-    at = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, lo, k, false, false);
-  }
-  SmallVector<Value> args(acc);
-  llvm::append_range(args, pgpu::inlineBlock(b, op.getElement().front(), {at}));
-  SmallVector<Value> next = pgpu::inlineBlock(b, op.getCombine().front(), args);
-  SmallVector<Value> emitArgs{at};
-  llvm::append_range(emitArgs, op.getExclusive() ? acc : next);
-  pgpu::inlineBlock(b, op.getEmit().front(), emitArgs);
-  pgpu::YieldOp::create(b, loc, next);
-  op.erase();
-}
-
 /// An unblocked region fold runs its segments in order: `for b = lo to hi
 /// step s`, summarize [b, min(b + s, hi)) with the captures, combine into the
 /// carried summary (seed 000 §8: segments in order; the fold starts from the
@@ -142,12 +87,12 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     SmallVector<pgpu::RangeReduceOp> reduces;
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RangeReduceOp op) { reduces.push_back(op); });
     for (pgpu::RangeReduceOp op : reduces)
-      expandRangeReduce(op);
+      pgpu::expandRangeReduce(op);
     // Scans left unblocked run in member order, one member at a time.
     SmallVector<pgpu::RangeScanOp> scans;
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RangeScanOp op) { scans.push_back(op); });
     for (pgpu::RangeScanOp op : scans)
-      expandRangeScan(op);
+      pgpu::expandRangeScan(op);
     // Region folds left unblocked run their segments in order.
     SmallVector<pgpu::RegionFoldOp> folds;
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RegionFoldOp op) { folds.push_back(op); });

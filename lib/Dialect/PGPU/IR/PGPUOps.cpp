@@ -2,6 +2,7 @@
 
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 
 #include "PGPUVerifyUtils.h"
@@ -533,6 +534,63 @@ pgpu::ForOp pgpu::expandRegionFold(pgpu::RegionFoldOp op) {
   SmallVector<Value> merged = pgpu::inlineBlock(b, op.getCombine().front(), args);
   pgpu::YieldOp::create(b, loc, merged);
   op.replaceAllUsesWith(loop.getResults());
+  op.erase();
+  return loop;
+}
+
+/// range_reduce -> for %i = lo to hi step 1 iter_args(acc = identity):
+///   members = element(i); acc = combine(acc, members)
+pgpu::ForOp pgpu::expandRangeReduce(pgpu::RangeReduceOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = pgpu::ForOp::create(b, loc, op.getResultTypes(), op.getLower(), op.getUpper(), one,
+                                  op.getIdentities());
+  Block *body = b.createBlock(&loop.getBody());
+  Value iv = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> acc;
+  for (Type t : op.getResultTypes())
+    acc.push_back(body->addArgument(t, loc));
+  SmallVector<Value> members = pgpu::inlineBlock(b, op.getElement().front(), {iv});
+  SmallVector<Value> args(acc);
+  llvm::append_range(args, members);
+  SmallVector<Value> next = pgpu::inlineBlock(b, op.getCombine().front(), args);
+  pgpu::YieldOp::create(b, loc, next);
+  op.replaceAllUsesWith(loop.getResults());
+  op.erase();
+  return loop;
+}
+
+/// range_scan -> for %k = 0 to hi - lo step 1 iter_args(acc = identity):
+///   at = lo + k (or hi - 1 - k); next = combine(acc, element(at));
+///   emit(at, exclusive ? acc : next); acc = next
+pgpu::ForOp pgpu::expandRangeScan(pgpu::RangeScanOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value lo = op.getLower(), hi = op.getUpper();
+  Value count = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, lo, false, false);
+  auto loop = pgpu::ForOp::create(b, loc, op.getIdentities().getTypes(), zero, count, one, op.getIdentities());
+  Block *body = b.createBlock(&loop.getBody());
+  Value k = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> acc;
+  for (Type t : op.getIdentities().getTypes())
+    acc.push_back(body->addArgument(t, loc));
+  Value at;
+  if (op.getReverse()) {
+    Value last = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, one, false, false);
+    at = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Sub, last, k, false, false);
+  } else {
+    at = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, lo, k, false, false);
+  }
+  SmallVector<Value> args(acc);
+  llvm::append_range(args, pgpu::inlineBlock(b, op.getElement().front(), {at}));
+  SmallVector<Value> next = pgpu::inlineBlock(b, op.getCombine().front(), args);
+  SmallVector<Value> emitArgs{at};
+  llvm::append_range(emitArgs, op.getExclusive() ? acc : next);
+  pgpu::inlineBlock(b, op.getEmit().front(), emitArgs);
+  pgpu::YieldOp::create(b, loc, next);
   op.erase();
   return loop;
 }

@@ -57,6 +57,14 @@ namespace tessel::pgpu {
 /// the carries (from the identities) are combined with summarize on [b, min(b + step, upper)).
 /// Returns the loop; `op` is replaced and erased.
 ForOp expandRegionFold(RegionFoldOp op);
+/// Expands a range_reduce left unblocked into its legal ordered loop (any order is legal under the
+/// reduce contract, seed 000 §8): for i = lo to hi carrying the accumulator from the identities.
+/// Providers without a reduction over a runtime range of scalars (Triton, cuTile) call it in
+/// legalization, so their serializers never create loops (seed 002 §3.7).
+ForOp expandRangeReduce(RangeReduceOp op);
+/// Expands an unblocked range_scan into a loop over its members in scan order (forward or reverse),
+/// carrying the prefix and emitting the inclusive or exclusive prefix at each member.
+ForOp expandRangeScan(RangeScanOp op);
 } // namespace tessel::pgpu
 
 #endif // TESSEL_DIALECT_PGPU_IR_PGPU_H

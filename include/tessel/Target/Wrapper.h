@@ -1,0 +1,69 @@
+//===- Wrapper.h - what every Python launch wrapper shares -------*- C++ -*-===//
+//
+// The Triton and cuTile providers both emit a Python module whose wrapper
+// checks the public ABI (seed 000 §4.3: dtype, rank, shape relations, aliasing
+// of written views, scalar ranges) and evaluates the LaunchExpr grid on the
+// host (seed 000 §3.1) before its one launch. The check functions and the host
+// spelling of LaunchExprs live here once, so both wrappers reject exactly the
+// same calls with the same messages.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TARGET_WRAPPER_H
+#define TESSEL_TARGET_WRAPPER_H
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tessel::wrapper {
+
+/// The torch dtype spelling of a view or workspace element type ("" when torch has none).
+std::string torchType(mlir::Type t);
+
+/// A Python float literal (nan and infinities spelled through float()).
+std::string floatLiteral(double v);
+
+/// The provider a wrapper launches, as its checks name it.
+struct Flavor {
+  /// "Triton" or "cuTile": the kernels that index with 32-bit offsets.
+  llvm::StringRef provider;
+  /// The environment variable that lets CPU tensors through (Triton's interpreter), or empty.
+  llvm::StringRef interpretEnv;
+};
+
+/// `_check_view(name, t, dtype, extents, sizes, device, writes=False)`: a torch.Tensor of this dtype
+/// and rank, at most 2**31 - 1 elements of span, written views neither stride-0 nor self-overlapping,
+/// extents equal to literals or to every other view naming the same symbol, one device, CUDA.
+void emitCheckView(llvm::raw_ostream &os, const Flavor &flavor);
+/// `_check_scalar(name, v, kind, bounds=None)`: an int (or float) inside its declared type's range.
+void emitCheckScalar(llvm::raw_ostream &os);
+/// `_check_apart(*views)`: no written view shares memory with another view.
+void emitCheckApart(llvm::raw_ostream &os);
+
+/// The `_check_scalar` kind ("int" or "float") and range ("(lo, hi)", or "" when unbounded) of a
+/// by-value ABI scalar of type `t`.
+std::pair<std::string, std::string> scalarCheck(mlir::Type t);
+
+/// The host (wrapper) spelling of the LaunchExpr `v` (seed 000 §3.1): ABI scalars and views by
+/// `nameOf`, `pgpu.param` by its bound value, shape and stride metadata as `view.shape[a]` and
+/// `view.stride(a)`. An operation outside the language is reported through `reject` (which emits
+/// the error at the op and returns failure).
+mlir::FailureOr<std::string>
+hostLaunchExpr(mlir::Value v, const std::function<std::string(mlir::Value)> &nameOf,
+               const std::function<int64_t(llvm::StringRef)> &paramOf,
+               const std::function<mlir::LogicalResult(mlir::Operation *, llvm::StringRef)> &reject);
+
+/// The author's file:line behind a location (fused origins keep it inside): generated source
+/// points back at the KIR origin of what follows.
+std::optional<std::string> sourceLine(mlir::Location loc);
+
+} // namespace tessel::wrapper
+
+#endif // TESSEL_TARGET_WRAPPER_H

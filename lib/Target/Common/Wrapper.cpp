@@ -1,0 +1,194 @@
+//===- Wrapper.cpp - what every Python launch wrapper shares --------------===//
+
+#include "tessel/Target/Wrapper.h"
+
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace tessel;
+
+std::string wrapper::torchType(Type t) {
+  if (t.isF16()) return "torch.float16";
+  if (t.isBF16()) return "torch.bfloat16";
+  if (t.isF32()) return "torch.float32";
+  if (t.isF64()) return "torch.float64";
+  if (t.isInteger(1)) return "torch.bool";
+  if (t.isInteger(8)) return "torch.int8";
+  if (t.isInteger(16)) return "torch.int16";
+  if (t.isInteger(32)) return "torch.int32";
+  if (t.isInteger(64) || t.isIndex()) return "torch.int64";
+  return "";
+}
+
+std::string wrapper::floatLiteral(double v) {
+  if (std::isnan(v)) return "float('nan')";
+  if (std::isinf(v)) return v > 0 ? "float('inf')" : "-float('inf')";
+  // The shortest spelling (7 to 17 significant digits) that reads back as exactly the constant: a fixed
+  // 7-digit spelling is not the same f32 or f64 for every value.
+  std::string text;
+  for (unsigned digits = 6; digits <= 16; ++digits) {
+    text = llvm::formatv(("{0:e" + std::to_string(digits) + "}").c_str(), v).str();
+    if (std::strtod(text.c_str(), nullptr) == v)
+      break;
+  }
+  return text;
+}
+
+void wrapper::emitCheckView(raw_ostream &os, const Flavor &flavor) {
+  os << "def _check_view(name, t, dtype, extents, sizes, device, writes=False):\n"
+     << "    if not isinstance(t, torch.Tensor):\n"
+     << "        raise TypeError(f\"argument '{name}' must be a torch.Tensor, got {type(t).__name__}\")\n"
+     << "    if t.dtype != dtype:\n"
+     << "        raise TypeError(f\"argument '{name}' must have dtype {dtype}, got {t.dtype}\")\n"
+     << "    if t.dim() != len(extents):\n"
+     << "        raise ValueError(f\"argument '{name}' must have rank {len(extents)}, got {t.dim()}\")\n"
+     << "    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) if t.numel() else 0\n"
+     << "    if span >= 2 ** 31:\n"
+     << "        raise ValueError(f\"argument '{name}' spans {span + 1} elements of memory; the generated " << flavor.provider << " \"\n"
+     << "                         f\"kernels index with 32-bit offsets (at most 2**31 - 1)\")\n"
+     << "    if writes and t.numel() > 1:\n"
+     << "        for axis, (size, stride) in enumerate(zip(t.shape, t.stride())):\n"
+     << "            if size > 1 and stride == 0:\n"
+     << "                raise ValueError(f\"argument '{name}' is written but axis {axis} has stride 0: its {size} \"\n"
+     << "                                 f\"elements share one address\")\n"
+     << "        reach = 0  # axes by increasing stride: each must step past everything the smaller ones reach\n"
+     << "        for stride, size in sorted((abs(st), s) for s, st in zip(t.shape, t.stride()) if s > 1):\n"
+     << "            if stride <= reach:\n"
+     << "                raise ValueError(f\"argument '{name}' is written but its elements overlap in memory \"\n"
+     << "                                 f\"(strides {tuple(t.stride())} for shape {tuple(t.shape)})\")\n"
+     << "            reach += (size - 1) * stride\n"
+     << "    for axis, (extent, size) in enumerate(zip(extents, t.shape)):\n"
+     << "        if isinstance(extent, int):\n"
+     << "            if size != extent:\n"
+     << "                raise ValueError(f\"argument '{name}' axis {axis} must have extent {extent}, got {size}\")\n"
+     << "        elif sizes.setdefault(extent, size) != size:\n"
+     << "            raise ValueError(f\"argument '{name}' axis {axis} is extent '{extent}' = {sizes[extent]} \"\n"
+     << "                             f\"elsewhere, got {size}\")\n"
+     << "    if device and t.device != device[0]:\n"
+     << "        raise ValueError(f\"argument '{name}' is on {t.device}, other arguments on {device[0]}\")\n"
+     << "    device.append(t.device)\n";
+  if (flavor.interpretEnv.empty()) {
+    os << "    if t.device.type != 'cuda':\n"
+       << "        raise ValueError(f\"argument '{name}' is on {t.device}; tessel kernels run on CUDA tensors\")\n\n\n";
+    return;
+  }
+  os << "    if t.device.type != 'cuda' and os.environ.get('" << flavor.interpretEnv << "') != '1':\n"
+     << "        raise ValueError(f\"argument '{name}' is on {t.device}; tessel kernels run on CUDA tensors \"\n"
+     << "                         f\"(or set " << flavor.interpretEnv << "=1 for the CPU interpreter)\")\n\n\n";
+}
+
+void wrapper::emitCheckScalar(raw_ostream &os) {
+  os << "def _check_scalar(name, v, kind, bounds=None):\n"
+     << "    if not isinstance(v, (int, float) if kind is float else int) or isinstance(v, bool):\n"
+     << "        raise TypeError(f\"scalar '{name}' must be {kind.__name__}, got {type(v).__name__}\")\n"
+     << "    if bounds and not (bounds[0] <= v <= bounds[1]) and not (kind is float and (v != v or abs(v) == float('inf'))):\n"
+     << "        raise ValueError(f\"scalar '{name}' = {v} is outside the range of its type [{bounds[0]}, {bounds[1]}]\")\n\n\n";
+}
+
+void wrapper::emitCheckApart(raw_ostream &os) {
+  os << "def _check_apart(*views):\n"
+     << "    \"\"\"A written view must not share memory with another view (byte ranges compared, so views that\n"
+     << "    interleave without sharing an element are rejected too).\"\"\"\n"
+     << "    spans = []\n"
+     << "    for name, t, writes in views:\n"
+     << "        if isinstance(t, torch.Tensor) and t.numel() and not t.is_meta:  # meta: no memory\n"
+     << "            lo = t.data_ptr() + min(0, sum((s - 1) * st for s, st in zip(t.shape, t.stride()) if st < 0)) * t.element_size()\n"
+     << "            hi = t.data_ptr() + (sum((s - 1) * st for s, st in zip(t.shape, t.stride()) if st > 0) + 1) * t.element_size()\n"
+     << "            for other, olo, ohi, owrites in spans:\n"
+     << "                if (writes or owrites) and lo < ohi and olo < hi:\n"
+     << "                    raise ValueError(f\"argument '{name}' overlaps argument '{other}' in memory and one of them \"\n"
+     << "                                     f\"is written; pass separate tensors (no in-place aliasing)\")\n"
+     << "            spans.append((name, lo, hi, writes))\n";
+}
+
+std::pair<std::string, std::string> wrapper::scalarCheck(Type type) {
+  // The declared type's range: a value outside the kernel's type must be an error in the wrapper,
+  // not a wrap inside the provider's launcher.
+  std::string lo, hi;
+  if (auto f = dyn_cast<FloatType>(type)) {
+    double max = APFloat::getLargest(f.getFloatSemantics()).convertToDouble();
+    lo = llvm::formatv("{0}", llvm::format("%.17g", -max)).str(), hi = lo.substr(1);
+  } else {
+    unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+    if (width > 1 && width <= 64)
+      lo = std::to_string(APInt::getSignedMinValue(width).getSExtValue()),
+      hi = std::to_string(APInt::getSignedMaxValue(width).getSExtValue());
+  }
+  return {isa<FloatType>(type) ? "float" : "int", lo.empty() ? "" : "(" + lo + ", " + hi + ")"};
+}
+
+FailureOr<std::string>
+wrapper::hostLaunchExpr(Value v, const std::function<std::string(Value)> &nameOf,
+                        const std::function<int64_t(StringRef)> &paramOf,
+                        const std::function<LogicalResult(Operation *, StringRef)> &reject) {
+  if (isa<BlockArgument>(v))
+    return nameOf(v);
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return std::to_string(constant.getSExtValue());
+  Operation *op = v.getDefiningOp();
+  auto bin = [&](Value a, Value b, StringRef fmt) -> FailureOr<std::string> {
+    FailureOr<std::string> x = hostLaunchExpr(a, nameOf, paramOf, reject), y = hostLaunchExpr(b, nameOf, paramOf, reject);
+    if (failed(x) || failed(y))
+      return failure();
+    return llvm::formatv(fmt.data(), *x, *y).str();
+  };
+  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
+      .Case<pgpu::ExtentOp>([&](pgpu::ExtentOp e) -> FailureOr<std::string> {
+        return llvm::formatv("{0}.shape[{1}]", nameOf(e.getView()), e.getAxis()).str();
+      })
+      .Case<pgpu::StrideOp>([&](pgpu::StrideOp e) -> FailureOr<std::string> {
+        return llvm::formatv("{0}.stride({1})", nameOf(e.getView()), e.getAxis()).str();
+      })
+      .Case<pgpu::ParamOp>([&](pgpu::ParamOp p) -> FailureOr<std::string> {
+        return std::to_string(paramOf(p.getName()));
+      })
+      .Case<pgpu::CeilDivOp>([&](pgpu::CeilDivOp c) { return bin(c.getLhs(), c.getRhs(), "(-((-({0})) // ({1})))"); })
+      .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> FailureOr<std::string> {
+        switch (b.getKind()) {
+        case kir::BinaryKind::Add: return bin(b.getLhs(), b.getRhs(), "({0} + {1})");
+        case kir::BinaryKind::Sub: return bin(b.getLhs(), b.getRhs(), "({0} - {1})");
+        case kir::BinaryKind::Mul: return bin(b.getLhs(), b.getRhs(), "({0} * {1})");
+        case kir::BinaryKind::Div: return bin(b.getLhs(), b.getRhs(), "({0} // {1})");
+        case kir::BinaryKind::Max: return bin(b.getLhs(), b.getRhs(), "max({0}, {1})");
+        case kir::BinaryKind::Min: return bin(b.getLhs(), b.getRhs(), "min({0}, {1})");
+        case kir::BinaryKind::And: return bin(b.getLhs(), b.getRhs(), "({0} and {1})");
+        case kir::BinaryKind::Or: return bin(b.getLhs(), b.getRhs(), "({0} or {1})");
+        default: return reject(op, "not a host LaunchExpr operation");
+        }
+      })
+      .Case<pgpu::CmpOp>([&](pgpu::CmpOp c) -> FailureOr<std::string> {
+        const char *fmt = "";
+        switch (c.getPredicate()) {
+        case kir::CmpPredicate::EQ: fmt = "({0} == {1})"; break;
+        case kir::CmpPredicate::NE: fmt = "({0} != {1})"; break;
+        case kir::CmpPredicate::LT: fmt = "({0} < {1})"; break;
+        case kir::CmpPredicate::LE: fmt = "({0} <= {1})"; break;
+        case kir::CmpPredicate::GT: fmt = "({0} > {1})"; break;
+        case kir::CmpPredicate::GE: fmt = "({0} >= {1})"; break;
+        }
+        return bin(c.getLhs(), c.getRhs(), fmt);
+      })
+      .Default([&](Operation *other) { return reject(other, "not a host LaunchExpr operation"); });
+}
+
+std::optional<std::string> wrapper::sourceLine(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" + Twine(file.getLine())).str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto line = sourceLine(inner))
+        return line;
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return sourceLine(named.getChildLoc());
+  return std::nullopt;
+}

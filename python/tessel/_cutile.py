@@ -1,0 +1,83 @@
+"""The cuTile provider's Python side: its toolchain, and ahead-of-time compilation of generated source.
+
+`tessel compile ... --target=cutile --emit=source` (or `kernel.source("cutile")`) writes a module with,
+per kernel, `_<name>_kernel` (a `@ct.kernel`), the launch wrapper `<name>(...)` and `<name>_ABI`, the
+kernel's arguments in order: `('view', dtype, rank)`, `('scalar', dtype)` or `('workspace', dtype, 1)`.
+`export_cubin` compiles such a kernel to a cubin without a GPU (tileiras runs on the CPU), which is how
+CI proves the source is valid cuTile; on a GPU `ct.launch` (the wrapper) JIT-compiles the same way.
+
+The toolchain (cuda-tile 1.7.0, tileiras, ptxas and libnvvm 13.4) comes from PyPI through
+`../shared/tools/cutile-toolchain.sh fetch DIR`; `toolchain(DIR)` finds it and makes it importable.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import sys
+
+_DTYPES = ("float16", "bfloat16", "float32", "float64", "bool_", "int8", "int16", "int32", "int64",
+           "uint8", "uint16", "uint32", "uint64")
+
+
+def toolchain(root: str | os.PathLike) -> dict:
+    """Makes the toolchain under `root` (the DIR of `cutile-toolchain.sh fetch DIR`, holding cu13/bin and
+    cu13/lib) the one this process uses: CUDA_HOME and PATH for tileiras, and `cuda.tile` importable
+    from `root/site` (a `pip install --target` of cuda-tile==1.7.0) when it is not installed already.
+    Returns the environment entries it set (for subprocesses)."""
+    root = pathlib.Path(root)
+    cu = root / "cu13"
+    if not (cu / "bin" / "tileiras").exists():
+        raise FileNotFoundError(f"no tileiras under {cu / 'bin'}; run cutile-toolchain.sh fetch {root}")
+    env = {"CUDA_HOME": str(cu), "PATH": f"{cu / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    site = root / "site"
+    if site.exists():
+        env["PYTHONPATH"] = f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+        if str(site) not in sys.path:
+            sys.path.insert(0, str(site))
+    os.environ.update(env)
+    return env
+
+
+def load_source(path: str | os.PathLike, name: str | None = None):
+    """Imports a generated cuTile module from a file."""
+    path = pathlib.Path(path)
+    spec = importlib.util.spec_from_file_location(name or f"_tessel_cutile_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def signature(abi):
+    """The `KernelSignature` of a generated kernel's `<name>_ABI` (arrays with 32-bit indices, as the
+    wrapper guarantees; scalars of their declared dtype)."""
+    import cuda.tile as ct
+    from cuda.tile.compilation import ArrayConstraint, CallingConvention, KernelSignature, ScalarConstraint
+
+    params = []
+    for entry in abi:
+        kind, dtype = entry[0], entry[1]
+        if dtype not in _DTYPES:
+            raise ValueError(f"unknown cuTile dtype {dtype!r} in the kernel ABI")
+        dt = getattr(ct, dtype)
+        if kind in ("view", "workspace"):
+            params.append(ArrayConstraint(dtype=dt, ndim=entry[2], index_dtype=ct.int32, stride_lower_bound_incl=0,
+                                          alias_groups=[], may_alias_internally=False))
+        elif kind == "scalar":
+            params.append(ScalarConstraint(dt))
+        else:
+            raise ValueError(f"unknown argument kind {kind!r} in the kernel ABI")
+    return KernelSignature(params, calling_convention=CallingConvention.cutile_python_v1())
+
+
+def export_cubin(module, name: str, out: str | os.PathLike, gpu_code: str = "sm_90") -> pathlib.Path:
+    """Compiles kernel `name` of a generated module (or the path of one) to a cubin for `gpu_code`
+    through tileiras, without a GPU. Raises cuTile's own error (with the generated line) on failure."""
+    from cuda.tile.compilation import export_kernel
+
+    if not hasattr(module, f"{name}_ABI"):
+        module = load_source(module)
+    out = pathlib.Path(out)
+    export_kernel(getattr(module, f"_{name}_kernel"), [signature(getattr(module, f"{name}_ABI"))], str(out),
+                  gpu_code=gpu_code, output_format="cubin")
+    return out

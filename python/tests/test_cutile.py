@@ -1,0 +1,182 @@
+"""The cuTile provider on the CPU: every accepted suite kernel's cuTile source compiles to an sm_90 cubin
+through tileiras (no GPU needed), and every rejected kernel fails with an error located at the author's
+line that names what cuTile cannot express (seed 002 §3.6, §5.4: no fallback).
+
+The toolchain (cuda-tile 1.7.0, tileiras, ptxas and libnvvm 13.4 from PyPI) is installed by the set-up
+below into TESSEL_CUTILE_TOOLCHAIN (default ~/.cache/tessel/cutile-toolchain) with
+../shared/tools/cutile-toolchain.sh; when that cannot be done (no network, no script) the compile tests
+skip with the reason. The rejection tests need only the tessel binary.
+"""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from test_dsl import ALL
+
+EXAMPLES = ROOT / "examples"
+SCRIPT = ROOT.parent / "shared" / "tools" / "cutile-toolchain.sh"
+
+# Suite kernels the cuTile provider rejects, with the located reason it gives (the error must name it).
+REJECTED = {
+    "fused_pointwise": "the cuTile provider cannot express 'pgpu.unary': 'tanh' has no cuTile function",
+    # Rejected before any provider (README: construction of data-dependent worksets and of workspace).
+    "grouped_gemm": "kir-to-pgpu needs a scalar here that construction has not realized",
+    "splitk_gemm": "kir-to-pgpu: top-level 'kir.buffer'",
+}
+# Accepted kernels whose valid cuTile source tileiras 13.4 does not compile: it crashes (signal 11) on
+# these programs (bisected on histogram to its second blocked loop, which continues the first loop's
+# int32 count; not reduced further). A tileiras that compiles them fails the test: move them back.
+TILEIRAS_CRASHES = {"cross_entropy", "histogram", "linear_attention"}
+# Bindings for kernels whose default tiles make tileiras slow on this CPU (attention at its defaults ran
+# over 8 minutes; at these tiles about 40 s).
+BINDINGS = {"attention": ["BLOCK_S=32", "BLOCK_T=32", "BLOCK_D=64", "BLOCK=64"]}
+ACCEPTED = sorted(name for name in ALL if name not in REJECTED)
+# The known tileiras failures cost CI time for no information; TESSEL_CUTILE_ALL=1 compiles them too.
+ALL_KERNELS = os.environ.get("TESSEL_CUTILE_ALL") == "1"
+
+
+def _compile(tessel_bin, name, out, extra=()):
+    return subprocess.run([str(tessel_bin), "compile", f"{EXAMPLES / (name + '.py')}:{name}", "--target=cutile",
+                           "--emit=source", "-o", str(out), *extra], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="session")
+def cutile_toolchain():
+    """Installs (once, cached) and activates the cuTile toolchain, or skips with the reason."""
+    root = pathlib.Path(os.environ.get("TESSEL_CUTILE_TOOLCHAIN",
+                                       pathlib.Path.home() / ".cache" / "tessel" / "cutile-toolchain"))
+    if not (root / "cu13" / "bin" / "tileiras").exists():
+        if not SCRIPT.exists():
+            pytest.skip(f"no cuTile toolchain at {root} and no {SCRIPT} to fetch it with")
+        res = subprocess.run(["bash", str(SCRIPT), "fetch", str(root)], capture_output=True, text=True, timeout=900)
+        if res.returncode != 0:
+            pytest.skip(f"fetching the cuTile toolchain from PyPI failed: {(res.stderr or res.stdout)[-400:]}")
+    sys.path.insert(0, str(ROOT / "python"))
+    from tessel import _cutile
+
+    try:
+        _cutile.toolchain(root)
+        import cuda.tile  # noqa: F401
+    except ImportError:  # the fetched cuda-tile wheel is for the GPU machine's Python; this Python gets its own.
+        res = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", str(root / "site"),
+                              "cuda-tile==1.7.0"], capture_output=True, text=True, timeout=900)
+        if res.returncode != 0:
+            pytest.skip(f"installing cuda-tile==1.7.0 from PyPI failed: {(res.stderr or res.stdout)[-400:]}")
+        _cutile.toolchain(root)
+        try:
+            import cuda.tile  # noqa: F401
+        except ImportError as e:
+            pytest.skip(f"cuda.tile does not import after installing it: {e}")
+    _cutile.ROOT = root  # for the export subprocesses
+    return _cutile
+
+
+_EXPORT = """
+import sys
+sys.path.insert(0, {python!r})
+from tessel import _cutile
+_cutile.toolchain({toolchain!r})
+_cutile.export_cubin({source!r}, {name!r}, {cubin!r}, gpu_code="sm_90")
+"""
+
+
+@pytest.fixture(scope="session")
+def cubins(tessel_bin, cutile_toolchain, tmp_path_factory):
+    """Every accepted kernel's source, then its sm_90 cubin, two tileiras processes at a time (the CI
+    machine has two cores): name -> (source text, cubin path or the error)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    work = tmp_path_factory.mktemp("cutile")
+    toolchain_root = str(cutile_toolchain.ROOT)
+
+    def build(name):
+        source, cubin = work / f"{name}_cutile.py", work / f"{name}.cubin"
+        res = _compile(tessel_bin, name, source, [f"--param={p}" for p in BINDINGS.get(name, [])])
+        if res.returncode != 0:
+            return name, (None, f"tessel compile failed: {res.stderr}")
+        script = _EXPORT.format(python=str(ROOT / "python"), toolchain=toolchain_root, source=str(source),
+                                name=name, cubin=str(cubin))
+        try:
+            run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+            error = None if run.returncode == 0 else (run.stderr or run.stdout)[-1500:]
+        except subprocess.TimeoutExpired:
+            error = "tileiras did not finish in 300 s"
+        return name, (source.read_text(), cubin if error is None else error)
+
+    names = [n for n in ACCEPTED if n not in TILEIRAS_CRASHES or ALL_KERNELS]
+    names.sort(key=lambda n: n not in BINDINGS)  # the slowest compiles first, beside the others
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(build, names))
+
+
+@pytest.mark.parametrize("name", ACCEPTED)
+def test_cutile_source_compiles_to_cubin(name, cubins):
+    if name in TILEIRAS_CRASHES and not ALL_KERNELS:
+        pytest.skip("tileiras 13.4 crashes (signal 11) on this program; TESSEL_CUTILE_ALL=1 compiles it anyway")
+    text, cubin = cubins[name]
+    assert text is not None, cubin
+    assert "@ct.kernel" in text and "ct.launch(" in text and "_check_view(" in text
+    if name in TILEIRAS_CRASHES:
+        assert not isinstance(cubin, pathlib.Path), f"tileiras now compiles {name}: move it to the passing set"
+        assert "Return code -11" in cubin or "did not finish" in cubin, cubin
+        pytest.xfail("tileiras 13.4 crashes on this program")
+    assert isinstance(cubin, pathlib.Path), cubin
+    data = cubin.read_bytes()
+    assert data[:4] == b"\x7fELF", f"{cubin} is not an ELF cubin"
+    assert len(data) > 1024
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_cutile_rejects_at_the_op(name, tessel_bin, tmp_path):
+    out = tmp_path / f"{name}_cutile.py"
+    res = _compile(tessel_bin, name, out)
+    assert res.returncode != 0, f"{name} was accepted"
+    assert not out.exists(), "a rejected program must leave no artifact"
+    assert REJECTED[name] in res.stderr, res.stderr
+    # Located: the first error points into the author's source file, at a line and column.
+    first = next(line for line in res.stderr.splitlines() if "error:" in line)
+    assert re.match(rf".*{name}\.py:\d+:\d+: error: ", first), first
+
+
+def test_cutile_source_is_deterministic(tessel_bin, tmp_path):
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    assert _compile(tessel_bin, "softmax", a).returncode == 0
+    assert _compile(tessel_bin, "softmax", b).returncode == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_cutile_wrapper_checks_the_abi(tessel_bin, cutile_toolchain, tmp_path):
+    """The wrapper's checks are the Triton wrapper's (one definition, Target/Wrapper.h): they run, and
+    raise the same errors, before any launch (this CPU machine reaches each check up to the device)."""
+    torch = pytest.importorskip("torch")
+    source = tmp_path / "softmax_cutile.py"
+    assert _compile(tessel_bin, "softmax", source).returncode == 0
+    module = cutile_toolchain.load_source(source)
+    y = torch.zeros(4, 8)
+    with pytest.raises(TypeError, match="argument 'x' must have dtype torch.float32, got torch.float16"):
+        module.softmax(torch.zeros(4, 8, dtype=torch.float16), y)
+    with pytest.raises(ValueError, match="argument 'x' must have rank 2, got 1"):
+        module.softmax(torch.zeros(8), y)
+    with pytest.raises(TypeError, match="argument 'x' must be a torch.Tensor, got list"):
+        module.softmax([1.0], y)
+    with pytest.raises(ValueError, match="argument 'x' is on cpu; tessel kernels run on CUDA tensors"):
+        module.softmax(torch.zeros(4, 8), y)
+
+
+def test_kernel_source_api(tmp_path, monkeypatch):
+    """`kernel.source("cutile")` is the CLI's source, cached like Triton's; parameters bind through it."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    import importlib
+    sys.path.insert(0, str(EXAMPLES))
+    softmax = importlib.import_module("softmax").softmax
+    text = softmax.source("cutile", params={"BLOCK": 256})
+    assert "@ct.kernel" in text and "shape=(1, 256)" in text
+    assert "softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 256), " in text
+    assert "@ct.kernel(occupancy=4)" in softmax.source("cutile", params={"OCCUPANCY": 4})
+    with pytest.raises(Exception, match="outside its candidate domain"):
+        softmax.source("cutile", params={"BLOCK": 96})

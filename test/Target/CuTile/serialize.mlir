@@ -1,0 +1,82 @@
+// What the cuTile serializer spells (seed 000 §12: program coordinates -> ct.bid, fragments -> tiles,
+// accesses -> ct.load/ct.store at tile indices with padding from the fill, contract -> ct.mma), the
+// wrapper's ABI checks (shared with the Triton wrapper), and that compiling twice gives the same bytes.
+
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param BLOCK=1024 -o %t.softmax.py
+// RUN: FileCheck %s --check-prefix=ROWS --input-file=%t.softmax.py
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param BLOCK=1024 -o %t.again.py
+// RUN: cmp %t.softmax.py %t.again.py
+// ROWS: import cuda.tile as ct
+// ROWS: def _check_view(name, t, dtype, extents, sizes, device, writes=False):
+// ROWS: the generated cuTile
+// ROWS: tessel kernels run on CUDA tensors")
+// ROWS: def _check_scalar(
+// ROWS: def _check_apart(*views):
+// ROWS: def _softmax_combine{{[0-9]+}}([[A:v[0-9]+]], [[B:v[0-9]+]]):
+// ROWS: [[M:v[0-9]+]] = ct.maximum([[A]], [[B]], propagate_nan=True)
+// ROWS-NEXT: return [[M]]
+// ROWS: softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 1024), 'OCCUPANCY': ([0, 1, 2, 4, 8], 0), 'NUM_CTAS': ([1, 2], 1)}
+// ROWS: softmax_ABI = [('view', 'float32', 2), ('view', 'float32', 2)]
+// ROWS: @ct.kernel
+// ROWS-NEXT: def _softmax_kernel(x, y):
+// ROWS: [[PID:v[0-9]+]] = ct.bid(0)
+// COM: The staged row: one tile of the row at tile index (row, 0), padded with the load's fill (0.0).
+// ROWS: [[ROW:v[0-9]+]] = ct.reshape(ct.load(x, index=([[R:v[0-9]+]], (0) // 1024), shape=(1, 1024), padding_mode=ct.PaddingMode.ZERO), (1024,))
+// ROWS: ct.reduce({{v[0-9]+}}, 0, _softmax_combine{{[0-9]+}}, -float('inf'))
+// ROWS: ct.exp(
+// ROWS: ct.store(y, index=([[R]], (0) // 1024), tile=ct.reshape({{v[0-9]+}}, (1, 1024)))
+// COM: The blocked rows: full blocks without padding (their lanes are all valid), the tail padded.
+// ROWS: for [[K:v[0-9]+]] in range(0, {{v[0-9]+}}, {{v[0-9]+}}):
+// ROWS: ct.load(x, index=([[R]], ([[K]]) // 1024), shape=(1, 1024)), (1024,))
+// ROWS: def softmax(x, y):
+// ROWS: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
+// ROWS: _check_view('y', y, torch.float32, ('M', 'N'), _extents, _device, writes=True)
+// ROWS: _check_apart(('x', x, False), ('y', y, True), )
+// ROWS: _grid = (
+// ROWS: ct.launch(torch.cuda.current_stream(x.device), _grid, _softmax_kernel, (x, y))
+
+// COM: cuTile's launch hints are declared provider parameters; their bound values are spelled.
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param OCCUPANCY=2 --param NUM_CTAS=2 | FileCheck %s --check-prefix=HINTS
+// HINTS: @ct.kernel(occupancy=2, num_ctas=2)
+// HINTS-NEXT: def _softmax_kernel(x, y):
+// RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param OCCUPANCY=3 2>&1 | FileCheck %s --check-prefix=HINTDOMAIN
+// HINTDOMAIN: error: parameter 'OCCUPANCY' = 3 is outside its candidate domain
+
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=GEMM
+// COM: A persistent walk over 128x128 tiles: operand boxes at tile indices (start // extent), the
+// COM: k loop carrying the f32 accumulator into ct.mma, one box store.
+// GEMM: def _gemm_kernel(a, b, bias, c):
+// GEMM: [[PID:v[0-9]+]] = ct.bid(0)
+// GEMM: for {{v[0-9]+}} in range([[PID]], {{v[0-9]+}}, {{v[0-9]+}}):
+// GEMM: [[ACC0:v[0-9]+]] = ct.full((128, 128), ct.full((), 0.000000e+00, ct.float32), ct.float32)
+// GEMM: [[ACC:v[0-9]+]] = [[ACC0]]
+// GEMM-NEXT: for [[K:v[0-9]+]] in range(0, {{v[0-9]+}}, {{v[0-9]+}}):
+// GEMM: [[A:v[0-9]+]] = ct.load(a, index=(({{v[0-9]+}}) // 128, ([[K]]) // 64), shape=(128, 64), padding_mode=ct.PaddingMode.ZERO)
+// GEMM: ct.load(b, index=(([[K]]) // 64, ({{v[0-9]+}}) // 128), shape=(64, 128), padding_mode=ct.PaddingMode.ZERO)
+// GEMM: [[D:v[0-9]+]] = ct.mma([[A]], {{v[0-9]+}}, [[ACC]])
+// GEMM-NEXT: [[ACC]] = [[D]]
+// GEMM: ct.store(c, index=(({{v[0-9]+}}) // 128, ({{v[0-9]+}}) // 128), tile=[[ACC]])
+
+// COM: A view that is read at data-dependent coordinates is a gather with the access's validity as
+// COM: its mask and its fill as the padding value.
+// RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=GATHER
+// GATHER: ct.gather(table, ({{.*}}), mask={{v[0-9]+}}, padding_value=ct.full((), 0.000000e+00, ct.float32))
+
+// COM: Rejected programs: located at the author's op, naming what cuTile cannot express; no file.
+// RUN: not tessel compile %tessel_src/examples/fused_pointwise.py:fused_pointwise --target=cutile --emit=source -o %t.fused.py 2>&1 | FileCheck %s --check-prefix=TANH
+// RUN: test ! -e %t.fused.py
+// TANH: fused_pointwise.py:14:28: error: the cuTile provider cannot express 'pgpu.unary': 'tanh' has no cuTile function with a documented accuracy
+// RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param BLOCK=4096 --param NOPE=1 2>&1 | FileCheck %s --check-prefix=PARAM
+// PARAM: error: {{.*}}NOPE
+
+// COM: Must not fire: a tile index needs validity to be exactly the view's bounds. A program that owns
+// COM: BLOCK_P elements reads its full blocks as tiles (start a multiple of 512: the loop starts at
+// COM: pid * BLOCK_P and steps by 512), but its tail is masked by the ownership bound min(start +
+// COM: BLOCK_P, N), not by N: that access stays a masked gather.
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=OWNED
+// OWNED: for [[K:v[0-9]+]] in range(
+// OWNED: ct.load(x, index=(([[K]]) // 512,), shape=(512,))
+// OWNED: for [[T:v[0-9]+]] in range(
+// OWNED-NEXT: [[I:v[0-9]+]] = ct.arange(512, dtype=ct.int32) + [[T]]
+// OWNED: ct.gather(x, ([[I]],), mask={{v[0-9]+}}, padding_value=ct.full((), 0.000000e+00, ct.float32))
+// OWNED: ct.scatter(z, ([[I]],), {{v[0-9]+}}, mask={{v[0-9]+}})
