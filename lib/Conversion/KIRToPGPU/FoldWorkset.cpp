@@ -483,15 +483,17 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
   SmallVector<Attribute> params;
   if (auto existing = kernel.getParams())
     params.assign(existing->begin(), existing->end());
-  // tl.dot and friends need extents of at least 16; defaults as FlashAttention-2
-  // uses on sm_90 (128 lanes, 64-wide source tiles, a 128-wide free axis).
+  // tl.dot and friends need extents of at least 16. Defaults: 64 lanes and 64-wide source tiles (on
+  // the H200 the FlashAttention-2-form fold measured fastest at 64x64 with 4 warps on 9 of the 12
+  // attention cases of bench/attention.py, 2026-12-01-h200-attention-fa2.json), a 128-wide free axis
+  // unless the call covers its extent (covers, below).
   auto declare = [&](StringRef name, int64_t dflt, StringAttr covers) {
     if (kernel.getParam(name))
       return;
     params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {16, 32, 64, 128, 256}, dflt,
                                           StringAttr(), covers));
   };
-  declare(laneParam, 128, StringAttr());
+  declare(laneParam, 64, StringAttr());
   for (auto &[d, name] : tileAxes)
     declare(name, 64, StringAttr());
   // A free axis runs its fast (mask-free) variant when its extent is exactly the block: the default

@@ -110,7 +110,7 @@ module {
 // COM: neutralizes the invalid members with the identity and keeps the reduce a pgpu.reduce. The
 // COM: fold does not depend on the lanes: its result is a scalar, splatted where it is stored.
 // CHECK-LABEL: pgpu.kernel @fold
-// CHECK-SAME: #pgpu.param<"BLOCK_A0", [16, 32, 64, 128, 256], 128>, #pgpu.param<"BLOCK_N", [16, 32, 64, 128, 256], 64>
+// CHECK-SAME: #pgpu.param<"BLOCK_A0", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_N", [16, 32, 64, 128, 256], 64>
 // CHECK: %[[STEP:.*]] = pgpu.param "BLOCK_N" : index
 // CHECK: %[[S:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %[[STEP]] identity(%{{.*}} : f32) operands(%{{.*}} : !pgpu.view<f32, [N], in>) -> (f32) summarize {
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[E:.*]]: index, %[[X:.*]]: !pgpu.view<f32, [N], in>):
