@@ -20,7 +20,7 @@ import inspect
 
 from . import _pycontrol, _semantic
 from . import _types as ty
-from ._errors import error
+from ._errors import CompileError, error
 from ._types import DType
 from ._ir import Builder, Op, _STATE, _render_op, _unclosed, tracing
 from ._core import Value, View
@@ -147,6 +147,40 @@ def kernel_params(fn, name: str):
     return params
 
 
+_PACKAGE = __import__("os").path.dirname(__file__)
+
+
+def _author_error(e: BaseException) -> BaseException:
+    """A Python error the author's code raised while being traced, as a CompileError at the author's
+    line (not a traceback through tessel's frames); an error raised inside tessel itself is kept."""
+    import os
+    import traceback
+    import sysconfig
+    library = tuple(os.path.abspath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib"))
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if not os.path.abspath(f.filename).startswith((_PACKAGE + os.sep,) + library)]
+    if not frames:
+        return e
+    last = frames[-1]
+    innermost = traceback.extract_tb(e.__traceback__)[-1]
+    raised_by_author = not os.path.abspath(innermost.filename).startswith(_PACKAGE + os.sep)
+    if isinstance(e, RecursionError):
+        message = ("a @tessel.fn calls itself (directly or through others): tessel functions are inlined "
+                   "at each call, so they cannot recurse")
+    elif isinstance(e, NameError) and raised_by_author:
+        message = f"{e} (in the kernel's code)"
+    elif isinstance(e, AttributeError) and raised_by_author:
+        text = str(e)
+        if text.startswith("module 'tessel.language' has no attribute"):
+            missing = text.split("attribute", 1)[1].strip().strip("'")
+            message = f"T.{missing} is not part of tessel.language (no function, type or constant of that name)"
+        else:
+            message = text
+    else:
+        return e
+    return CompileError(message, last.filename, last.lineno, None)
+
+
 def trace_kernel(fn, name: str, options: dict, constexprs: dict) -> str:
     """Traces `fn` once with the given constexpr values; returns the KIR module text."""
     if getattr(_STATE, "builder", None) is not None:
@@ -196,7 +230,10 @@ def trace_kernel(fn, name: str, options: dict, constexprs: dict) -> str:
     run = _pycontrol.rewritten(fn)
     _STATE.builder = b
     try:
-        result = run(*args)
+        try:
+            result = run(*args)
+        except (NameError, AttributeError, RecursionError) as e:
+            raise _author_error(e) from None
         if b.scope is not b.root:
             _unclosed(b.scope)
         if result is not None:

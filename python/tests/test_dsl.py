@@ -652,3 +652,43 @@ def test_float_constants_are_exact():
     text = k.kir()
     assert "arith.constant 9.999999747378752e-06 : f32" in text
     assert "arith.constant 0xFF800000 : f32" in text and "arith.constant 0x7F800000 : f32" in text
+
+
+def test_misuse_python_errors_are_located_at_the_author():
+    """Errors Python raises in the kernel's own code while it is traced (an undefined name, a T.
+    attribute that does not exist, a @tessel.fn that calls itself) are CompileErrors at the author's
+    line, not tracebacks through tessel's frames (issue 14)."""
+    import inspect
+
+    @tessel.kernel
+    def undefined(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        for i in T.parallel(T.domain(0, x.shape[0])):
+            y[i] = x[i] * no_such_name  # noqa: F821
+
+    @tessel.kernel
+    def unknown(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        for i in T.parallel(T.domain(0, x.shape[0])):
+            y[i] = T.no_such_function(x[i])
+
+    @tessel.fn
+    def again(a):
+        return again(a)
+
+    @tessel.kernel
+    def recursive(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        for i in T.parallel(T.domain(0, x.shape[0])):
+            y[i] = again(x[i])
+
+    def line_of(fn, text):
+        lines, start = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
+        return start + next(k for k, ln in enumerate(lines) if text in ln)
+
+    for kern, text, message in ((undefined, "no_such_name", "name 'no_such_name' is not defined"),
+                                (unknown, "T.no_such_function", "T.no_such_function is not part of tessel.language"),
+                                (recursive, "again(x[i])", "calls itself")):
+        with pytest.raises(tessel.CompileError, match=message) as info:
+            kern.kir({})
+        assert info.value.file == __file__
+        if kern is not recursive:
+            assert info.value.line == line_of(kern, text)
+        assert info.value.__cause__ is None and info.value.__suppress_context__
