@@ -147,9 +147,8 @@ std::optional<std::string> cutile::spellingIssue(Operation *op, const llvm::Stri
         return std::nullopt;
       })
       .Case([](pgpu::ScatterReduceOp sr) -> std::optional<std::string> {
-        Block &combine = sr.getCombine().front();
-        auto add = dyn_cast_or_null<pgpu::BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
-        if (!add || add.getKind() != K::Add || combine.getOperations().size() != 2)
+        pgpu::BinaryOp add = pgpu::singleBinaryCombine(sr.getCombine().front());
+        if (!add || add.getKind() != K::Add)
           return std::string("only an add combine has a cuTile spelling (ct.atomic_add)");
         return std::nullopt;
       })

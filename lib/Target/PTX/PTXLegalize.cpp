@@ -89,13 +89,8 @@ bool isTranscendental(kir::UnaryKind kind) {
 } // namespace
 
 std::optional<llvm::StringRef> ptx::scatterAtomic(pgpu::ScatterReduceOp op) {
-  Block &block = op.getCombine().front();
-  auto binary = dyn_cast<pgpu::BinaryOp>(&block.front());
-  if (!binary || block.getOperations().size() != 2 || block.getTerminator()->getOperand(0) != binary.getResult())
-    return std::nullopt;
-  bool args = (binary.getLhs() == block.getArgument(0) && binary.getRhs() == block.getArgument(1)) ||
-              (binary.getLhs() == block.getArgument(1) && binary.getRhs() == block.getArgument(0));
-  if (!args)
+  pgpu::BinaryOp binary = pgpu::singleBinaryCombine(op.getCombine().front());
+  if (!binary)
     return std::nullopt;
   Type type = binary.getType();
   bool isFloat = isa<FloatType>(type);

@@ -172,9 +172,8 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
                return s;
              }() + " with the required accuracy";
   if (auto sr = dyn_cast<pgpu::ScatterReduceOp>(op)) {
-    Block &combine = sr.getCombine().front();
-    auto add = dyn_cast_or_null<pgpu::BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
-    if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
+    pgpu::BinaryOp add = pgpu::singleBinaryCombine(sr.getCombine().front());
+    if (!add || add.getKind() != kir::BinaryKind::Add)
       return std::string("only an add combine has a Triton spelling (tl.atomic_add)");
   }
   if (auto br = dyn_cast<pgpu::BroadcastOp>(op); br && !llvm::is_sorted(br.getDims()))

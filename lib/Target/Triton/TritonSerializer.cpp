@@ -84,9 +84,10 @@ private:
   std::string expr(Value v);
   /// The host (wrapper) spelling of a LaunchExpr value.
   FailureOr<std::string> hostExpr(Value v);
-  /// Whether `v` is computed from launch facts only (extents, parameters, integer constants and
-  /// kernel scalars, through LaunchExpr arithmetic and comparisons): the wrapper can evaluate it.
-  bool hostable(Value v);
+  /// The wrapper's spelling of `v` when it is computed from launch facts only (extents, strides,
+  /// parameters, integer constants and integer kernel scalars, through LaunchExpr arithmetic and
+  /// comparisons), else none.
+  std::optional<std::string> launchFact(Value v);
   FailureOr<std::string> address(Operation *op, Value view, ValueRange coords);
   /// The tensor-descriptor spelling of a box access (TileAccess.h), given the pointer spelling's
   /// value text for stores; none when the access is not a box or its block is not one TMA moves.
@@ -152,30 +153,34 @@ FailureOr<std::string> Serializer::hostExpr(Value v) {
       [&](Operation *op, StringRef why) { return unsupported(op, why); });
 }
 
-bool Serializer::hostable(Value v) {
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    return arg.getOwner() == &kernel.getBody().front() && arg.getType().isIntOrIndex();
-  if (matchPattern(v, m_Constant()))
-    return v.getType().isIntOrIndex();
-  Operation *op = v.getDefiningOp();
-  if (isa<pgpu::ExtentOp, pgpu::ParamOp>(op))
-    return true;
-  if (auto b = dyn_cast<pgpu::BinaryOp>(op)) {
-    if (!b.getType().isIntOrIndex())
-      return false;
-    switch (b.getKind()) {
-    case kir::BinaryKind::Add: case kir::BinaryKind::Sub: case kir::BinaryKind::Mul: case kir::BinaryKind::Div:
-    case kir::BinaryKind::Max: case kir::BinaryKind::Min:
-      return hostable(b.getLhs()) && hostable(b.getRhs());
-    case kir::BinaryKind::And: case kir::BinaryKind::Or:
-      return b.getType().isInteger(1) && hostable(b.getLhs()) && hostable(b.getRhs());
-    default:
-      return false;
+std::optional<std::string> Serializer::launchFact(Value v) {
+  // Integer values computed from extents, strides, parameters, constants and integer kernel scalars
+  // only; wrapper::hostLaunchExpr then spells them (or fails, silently, on an op it has no spelling for).
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (!x.getType().isIntOrIndex())
+      return std::nullopt;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (arg.getOwner() != &kernel.getBody().front())
+        return std::nullopt;
+      continue;
     }
+    Operation *op = x.getDefiningOp();
+    if (op->getNumRegions())
+      return std::nullopt;
+    if (!isa<pgpu::ExtentOp, pgpu::StrideOp>(op)) // their operand is the view
+      llvm::append_range(work, op->getOperands());
   }
-  if (isa<pgpu::CeilDivOp, pgpu::CmpOp>(op))
-    return op->getOperand(0).getType().isIntOrIndex() && hostable(op->getOperand(0)) && hostable(op->getOperand(1));
-  return false;
+  FailureOr<std::string> text = wrapper::hostLaunchExpr(
+      v, [&](Value x) { return name(x); }, [&](StringRef n) { return param(n); },
+      [](Operation *, StringRef) { return failure(); });
+  if (failed(text))
+    return std::nullopt;
+  return *text;
 }
 
 FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange coords) {
@@ -552,11 +557,10 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
         std::string condition = expr(i.getCondition());
-        if (i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()) &&
-            hostable(i.getCondition())) {
-          FailureOr<std::string> host = hostExpr(i.getCondition());
-          if (failed(host))
-            return failure();
+        std::optional<std::string> host;
+        if (i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
+          host = launchFact(i.getCondition());
+        if (host) {
           condition = "_G" + std::to_string(guards.size());
           guards.push_back({condition, "bool(" + *host + ")"});
         }

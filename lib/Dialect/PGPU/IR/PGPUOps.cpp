@@ -55,6 +55,34 @@ SmallVector<Value> pgpu::inlineBlock(OpBuilder &b, Block &block, ValueRange args
   return yields;
 }
 
+BinaryOp pgpu::singleBinaryCombine(Block &combine) {
+  if (combine.getNumArguments() != 2 || combine.getOperations().size() != 2)
+    return {};
+  auto op = dyn_cast<BinaryOp>(combine.front());
+  Value a = combine.getArgument(0), b = combine.getArgument(1);
+  if (!op || combine.getTerminator()->getNumOperands() != 1 || combine.getTerminator()->getOperand(0) != op.getResult() ||
+      !((op.getLhs() == a && op.getRhs() == b) || (op.getLhs() == b && op.getRhs() == a)))
+    return {};
+  return op;
+}
+
+bool pgpu::isZeroConstant(Value v) {
+  if (auto s = v.getDefiningOp<SplatOp>())
+    v = s.getOperand();
+  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+}
+
+std::optional<bool> pgpu::constantBool(Value v) {
+  while (auto br = v.getDefiningOp<BroadcastOp>())
+    v = br.getOperand();
+  if (auto s = v.getDefiningOp<SplatOp>())
+    v = s.getOperand();
+  APInt bit;
+  if (matchPattern(v, m_ConstantInt(&bit)) && bit.getBitWidth() == 1)
+    return bit.isOne();
+  return std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel
 //===----------------------------------------------------------------------===//

@@ -157,11 +157,8 @@ struct Domain {
         continue;
       }
       if (auto r = dyn_cast<ReduceOp>(def)) {
-        Block &body = r.getCombine().front();
-        auto y = dyn_cast<YieldOp>(body.getTerminator());
-        auto m = y && y.getNumOperands() == 1 ? y.getOperand(0).getDefiningOp<BinaryOp>() : BinaryOp();
-        if (r.getInputs().size() != 1 || !m || !isMaxMin(m.getKind()) || &body.front() != m.getOperation() ||
-            !constantFloat(r.getIdentities()[0]))
+        BinaryOp m = r.getInputs().size() == 1 ? singleBinaryCombine(r.getCombine().front()) : BinaryOp();
+        if (!m || !isMaxMin(m.getKind()) || !constantFloat(r.getIdentities()[0]))
           return fail("a reduction in the domain is not a max/min reduction with a constant identity");
         work.push_back(r.getInputs()[0]);
         continue;

@@ -35,12 +35,6 @@ using namespace tessel::pgpu;
 
 namespace {
 
-bool isZeroSplat(Value v) {
-  if (auto s = v.getDefiningOp<SplatOp>())
-    v = s.getOperand();
-  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
-}
-
 /// The single user of `v` if it is a binary op of `kind`, with the other operand.
 std::pair<BinaryOp, Value> soleBinaryUse(Value v, kir::BinaryKind kind) {
   if (!v.hasOneUse())
@@ -56,7 +50,7 @@ struct MergeContractAdd : public tessel::pgpu::impl::PGPUMergeContractAddBase<Me
     SmallVector<ContractOp> contracts;
     getOperation().walk([&](ContractOp c) { contracts.push_back(c); });
     for (ContractOp c : contracts) {
-      if (!isZeroSplat(c.getAcc()) || !c.getLhsBatch().empty() || c.getLhsReduce() != ArrayRef<int64_t>{1})
+      if (!isZeroConstant(c.getAcc()) || !c.getLhsBatch().empty() || c.getLhsReduce() != ArrayRef<int64_t>{1})
         continue;
       bool remarks = remarksEnabled(c);
       auto [add, z] = soleBinaryUse(c.getResult(), kir::BinaryKind::Add);

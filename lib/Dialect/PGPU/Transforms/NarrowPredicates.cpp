@@ -131,22 +131,12 @@ struct NarrowPredicates : public tessel::pgpu::impl::PGPUNarrowPredicatesBase<Na
 // Shared with pgpu-narrow-fold-ranges
 //===----------------------------------------------------------------------===//
 
-static bool isTrue(Value v) {
-  while (auto br = v.getDefiningOp<BroadcastOp>())
-    v = br.getOperand();
-  if (auto splat = v.getDefiningOp<SplatOp>())
-    v = splat.getOperand();
-  APInt c;
-  return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isOne();
-}
+static bool isTrue(Value v) { return constantBool(v) == true; }
 
-/// A combine region that is one idempotent binary op (or, and, max, min).
+/// A combine region that is one idempotent binary op (or, and, max, min) of its arguments.
 static bool idempotentCombine(ReduceOp r) {
-  Block &body = r.getCombine().front();
-  if (r.getInputs().size() != 1 || body.getOperations().size() != 2)
-    return false;
-  auto op = dyn_cast<BinaryOp>(body.front());
-  return op && op.getResult() == body.getTerminator()->getOperand(0) &&
+  BinaryOp op = r.getInputs().size() == 1 ? singleBinaryCombine(r.getCombine().front()) : BinaryOp();
+  return op &&
          llvm::is_contained({kir::BinaryKind::Or, kir::BinaryKind::And, kir::BinaryKind::Max, kir::BinaryKind::Min},
                             op.getKind());
 }

@@ -55,23 +55,6 @@ using namespace tessel::pgpu;
 
 namespace {
 
-/// `v` is a constant (or a splat of one) equal to zero.
-bool isZero(Value v) {
-  if (auto s = v.getDefiningOp<SplatOp>())
-    v = s.getOperand();
-  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
-}
-
-/// The constant boolean `v` is (directly or splat), if it is one.
-std::optional<bool> constantBool(Value v) {
-  if (auto s = v.getDefiningOp<SplatOp>())
-    v = s.getOperand();
-  APInt bit;
-  if (matchPattern(v, m_ConstantInt(&bit)) && bit.getBitWidth() == 1)
-    return bit.isOne();
-  return std::nullopt;
-}
-
 BinaryOp binaryOf(Value v, kir::BinaryKind kind) {
   auto op = v.getDefiningOp<BinaryOp>();
   if (!op || op.getKind() != kind || op.getApproximate() || op.getFlushToZero())
@@ -91,6 +74,15 @@ int64_t rankOf(Value v) {
   if (auto f = dyn_cast<FragmentType>(v.getType()))
     return f.getRank();
   return 0;
+}
+
+/// The operand axes a reduction keeps, in order: they map onto its result's axes.
+SmallVector<int64_t> keptAxes(ReduceOp r) {
+  SmallVector<int64_t> kept;
+  for (int64_t a = 0, n = rankOf(r.getInputs()[0]); a < n; ++a)
+    if (!llvm::is_contained(r.getAxes(), a))
+      kept.push_back(a);
+  return kept;
 }
 
 bool isIdentity(ArrayRef<int64_t> rows, int64_t rank) {
@@ -140,7 +132,7 @@ std::optional<Factor> matchFactor(Value spread) {
       f.rows.push_back(i);
   }
   if (auto sel = w.getDefiningOp<SelectOp>()) {
-    if (!isZero(sel.getFalseValue()))
+    if (!isZeroConstant(sel.getFalseValue()))
       return std::nullopt;
     f.ok = sel.getCondition();
     w = sel.getTrueValue();
@@ -187,7 +179,7 @@ bool linearInExp(Value x, ArrayRef<int64_t> rows, const Factor &f, Term &t, std:
     return true;
   }
   if (auto s = dyn_cast<SelectOp>(def)) {
-    if (!isZero(s.getFalseValue())) {
+    if (!isZeroConstant(s.getFalseValue())) {
       why = "a select's other side is not zero";
       return false;
     }
@@ -204,19 +196,12 @@ bool linearInExp(Value x, ArrayRef<int64_t> rows, const Factor &f, Term &t, std:
     return linearInExp(c.getOperand(), rows, f, t, why);
   }
   if (auto r = dyn_cast<ReduceOp>(def)) {
-    Block &body = r.getCombine().front();
-    auto y = dyn_cast<YieldOp>(body.getTerminator());
-    auto add = y && y.getNumOperands() == 1 ? y.getOperand(0).getDefiningOp<BinaryOp>() : BinaryOp();
-    if (r.getInputs().size() != 1 || !add || add.getKind() != kir::BinaryKind::Add || !isZero(r.getIdentities()[0]) ||
-        &body.front() != add.getOperation()) {
+    BinaryOp add = r.getInputs().size() == 1 ? singleBinaryCombine(r.getCombine().front()) : BinaryOp();
+    if (!add || add.getKind() != kir::BinaryKind::Add || !isZeroConstant(r.getIdentities()[0])) {
       why = "a reduction is not a sum from zero";
       return false;
     }
-    // Operand axes not reduced map in order onto the result's axes.
-    SmallVector<int64_t> kept;
-    for (int64_t a = 0, n = rankOf(r.getInputs()[0]); a < n; ++a)
-      if (!llvm::is_contained(r.getAxes(), a))
-        kept.push_back(a);
+    SmallVector<int64_t> kept = keptAxes(r);
     SmallVector<int64_t> inner;
     for (int64_t row : rows)
       inner.push_back(kept[row]);
@@ -224,7 +209,7 @@ bool linearInExp(Value x, ArrayRef<int64_t> rows, const Factor &f, Term &t, std:
     return linearInExp(r.getInputs()[0], inner, f, t, why);
   }
   if (auto c = dyn_cast<ContractOp>(def)) {
-    if (!isZero(c.getAcc()) || !c.getLhsBatch().empty() || c.getLhsReduce() != ArrayRef<int64_t>{1} ||
+    if (!isZeroConstant(c.getAcc()) || !c.getLhsBatch().empty() || c.getLhsReduce() != ArrayRef<int64_t>{1} ||
         c.getRhsReduce() != ArrayRef<int64_t>{0} || rows != ArrayRef<int64_t>{0}) {
       why = "a contraction does not keep the rows as its lhs M axis from a zero accumulator";
       return false;
@@ -258,17 +243,11 @@ bool zeroWhereNotOk(Value ok, const Term &t) {
   auto r = ok.getDefiningOp<ReduceOp>();
   if (!r || r.getInputs().size() != 1 || constantBool(r.getIdentities()[0]) != false)
     return false;
-  Block &body = r.getCombine().front();
-  auto y = dyn_cast<YieldOp>(body.getTerminator());
-  auto o = y && y.getNumOperands() == 1 ? y.getOperand(0).getDefiningOp<BinaryOp>() : BinaryOp();
+  BinaryOp o = singleBinaryCombine(r.getCombine().front());
   if (!o || o.getKind() != kir::BinaryKind::Or)
     return false;
   // The reduction keeps exactly the rows of the exponentials (in order): ok's axes are the factor's.
-  SmallVector<int64_t> kept;
-  for (int64_t a = 0, n = rankOf(r.getInputs()[0]); a < n; ++a)
-    if (!llvm::is_contained(r.getAxes(), a))
-      kept.push_back(a);
-  if (kept != t.leafRows || rankOf(ok) != (int64_t)t.factor.rows.size() || t.leaves.size() != 1)
+  if (keptAxes(r) != t.leafRows || rankOf(ok) != (int64_t)t.factor.rows.size() || t.leaves.size() != 1)
     return false;
   SmallVector<Value> parts;
   conjuncts(r.getInputs()[0], parts);

@@ -10,6 +10,8 @@
 #include "tessel/Dialect/KIR/IR/KIR.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <optional>
+
 #include "tessel/Dialect/PGPU/IR/PGPUEnums.h.inc"
 #include "tessel/Dialect/PGPU/IR/PGPUDialect.h.inc"
 
@@ -65,6 +67,14 @@ ForOp expandRangeReduce(RangeReduceOp op);
 /// Expands an unblocked range_scan into a loop over its members in scan order (forward or reverse),
 /// carrying the prefix and emitting the inclusive or exclusive prefix at each member.
 ForOp expandRangeScan(RangeScanOp op);
+
+/// The combine of a one-component reduction whose body is exactly `yield binary(a, b)` of its two
+/// arguments (either order); null otherwise. Passes read the combine's kind from it.
+BinaryOp singleBinaryCombine(mlir::Block &combine);
+/// Whether `v` is the constant zero (integer or float), directly or splat.
+bool isZeroConstant(mlir::Value v);
+/// The constant i1 `v` holds, directly or through splats and broadcasts.
+std::optional<bool> constantBool(mlir::Value v);
 } // namespace tessel::pgpu
 
 #endif // TESSEL_DIALECT_PGPU_IR_PGPU_H
