@@ -18,26 +18,11 @@ import argparse
 import datetime
 import json
 import pathlib
-import statistics
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def timed(fn, reps=20, warmup=3):
-    import torch
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+sys.path.insert(0, str(ROOT / "bench"))
+from run_bench import timed  # noqa: E402  the same timing as the rest of bench/
 
 
 def histogram_case(n, bins, tune_s):

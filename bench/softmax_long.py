@@ -8,22 +8,11 @@ torch.compile(torch.softmax), one process, correctness checked first, median of 
 import argparse
 import datetime
 import json
-import os
 import pathlib
-import statistics
 
 import torch
 
-
-def timed(fn, reps=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
+from run_bench import timed  # the same timing as the rest of bench/
 
 
 def main():
