@@ -13,7 +13,7 @@ def main():
              ("row_kernels", "rmsnorm_bf16", {"BLOCK": 1024, "STAGES": 4, "WARPS": 4}),
              ("matmul", "matmul", {"FLATTEN": 1, "GROUP_0": 8, "PERSIST": 1, "STAGES": 3, "TILE_0": 128, "TILE_1": 256,
                                    "TILE_K": 64, "TMA": 1, "WARPS": 8})]
-    out = pathlib.Path("scratch/ab"); out.mkdir(exist_ok=True)
+    out = pathlib.Path(os.environ.get("AB_OUT", "scratch/ab")); out.mkdir(exist_ok=True)
     for mod, name, params in cases:
         k = getattr(importlib.import_module(mod), name)
         (out / f"{name}_{which}.py").write_text(k.source("triton", {}, params))

@@ -50,7 +50,12 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(createCSEPass());
   if (stopAfter("stage-rows"))
     return;
-  //      online summaries                (seed 002 §1)
+  //      online summaries (seed 002 §1, §3): a maximum loop and the exp-sum loop over the same
+  //      range become one pass with a running maximum (relaxed_normalization only).
+  pm.addPass(pgpu::createPGPUOnlineNormalize());
+  pm.addPass(createCSEPass());
+  if (stopAfter("online-normalize"))
+    return;
   // §3.5 predicate range narrowing: a blocked loop's full blocks run without their lane masks.
   //      (summary emptiness: not yet)
   pm.addPass(pgpu::createPGPUNarrowPredicates());

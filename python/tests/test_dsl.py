@@ -73,6 +73,8 @@ EXTRA_EXAMPLES = {
                          rtol=1e-5, atol=1e-5),
     "fused_pointwise": dict(shapes=[{"N": 1}, {"N": 37}, {"N": 129}], scalars={"alpha": 0.75},
                             rtol=2e-6, atol=1e-6),
+    "softmax_relaxed": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 129}, {"M": 2, "N": 1031}, {"M": 5, "N": 0}],
+                            rtol=1e-5, atol=1e-7),
     "online_softmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 17}, {"M": 2, "N": 129}], rtol=2e-6, atol=1e-7,
                            extra=dict(segments="random")),
     "embedding": dict(shapes=[{"V": 1, "D": 1, "T": 1}, {"V": 7, "D": 5, "T": 13}, {"V": 3, "D": 4, "T": 0}],

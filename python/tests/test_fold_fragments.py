@@ -15,10 +15,8 @@ import sys
 import numpy as np
 import pytest
 
-PIPELINE = ["--kir-annotate-origins", "--kir-to-pgpu", "--canonicalize", "--cse", "--pgpu-form-tiles",
-            "--pgpu-refine-mapping", "--pgpu-form-blocking", "--canonicalize", "--cse", "--pgpu-stage-rows", "--cse",
-            "--pgpu-narrow-predicates", "--pgpu-narrow-fold-ranges", "--pgpu-realize-folds", "--pgpu-online-rescale", "--pgpu-exp-base2",
-            "--pgpu-merge-contract-add"]
+# The shared pipeline up to the last shared group (the same definition tessel compiles with).
+PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
 
 def kernels(root):

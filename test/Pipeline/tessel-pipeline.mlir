@@ -16,6 +16,7 @@
 // GROUPS-NEXT: refine-mapping
 // GROUPS-NEXT: form-blocking
 // GROUPS-NEXT: stage-rows
+// GROUPS-NEXT: online-normalize
 // GROUPS-NEXT: narrow-predicates
 // GROUPS-NEXT: narrow-fold-ranges
 // GROUPS-NEXT: realize-folds
@@ -29,4 +30,4 @@
 
 // BLOCKING: #pgpu.param<"BLOCK"
 
-// UNKNOWN: tessel-pipeline: no pass group 'nonesuch'; the groups are annotate-origins, construct, form-tiles, refine-mapping, form-blocking, stage-rows, narrow-predicates, narrow-fold-ranges, realize-folds, triton-legalize
+// UNKNOWN: tessel-pipeline: no pass group 'nonesuch'; the groups are annotate-origins, construct, form-tiles, refine-mapping, form-blocking, stage-rows, online-normalize, narrow-predicates, narrow-fold-ranges, realize-folds, triton-legalize

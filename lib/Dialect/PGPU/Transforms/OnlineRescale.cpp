@@ -257,9 +257,7 @@ bool zeroWhereNotOk(Value ok, const Term &t) {
 struct OnlineRescale : public tessel::pgpu::impl::PGPUOnlineRescaleBase<OnlineRescale> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto options = module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
-    bool permitted = options && options.getNumerics() == kir::Numerics::RelaxedNormalization &&
-                     options.getOnlineReduction();
+    bool permitted = onlineNormalizationPermitted(module);
     bool remarks = remarksEnabled(module);
 
     // Candidate terms, grouped by block and factor (reference, combined reference, kind).

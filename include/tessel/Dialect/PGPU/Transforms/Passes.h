@@ -33,6 +33,13 @@ inline bool remarksEnabled(mlir::Operation *op) {
   auto options = module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
   return options && options.getOptimizationRemarks();
 }
+
+/// Whether the module permits online rewrites of normalized summaries: numerics
+/// `relaxed_normalization` with `online_reduction` (seed 002 §1).
+inline bool onlineNormalizationPermitted(mlir::ModuleOp module) {
+  auto options = module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
+  return options && options.getNumerics() == kir::Numerics::RelaxedNormalization && options.getOnlineReduction();
+}
 } // namespace tessel::pgpu
 
 #endif // TESSEL_DIALECT_PGPU_TRANSFORMS_PASSES_H

@@ -184,6 +184,30 @@ def PGPURealizeFolds : Pass<"pgpu-realize-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUOnlineNormalize : Pass<"pgpu-online-normalize", "::mlir::ModuleOp"> {
+  let summary = "a maximum loop and the exp-sum loop that needs its result become one pass (seed 002 §3 online segmented rescaling)";
+  let description = [{
+    Reads: two sibling `pgpu.for` loops over the same bounds and step (a
+    blocked row read twice): the first carries an f32 maximum m (yield
+    max(m, t)); the second uses the final m only as exp(x - spread(m)) and
+    carries f32 sums from zero of terms linear in those exponentials.
+    Legality: with a running maximum m', s * exp(m - m') + sum(L(exp(x - m')))
+    is the two-loop sum in real arithmetic; the rounding differs, which needs
+    module numerics `relaxed_normalization` with `online_reduction` (seed 002
+    §1). A running maximum of -inf exponentiates against 0 and equal references
+    rescale by 1, so rows are exact where the two-loop form is finite.
+    Rewrites: one loop carrying both loops' carries: the first body, the
+    running reference, the second body on it with each sum rescaled first.
+    Preserves: values up to the permitted rounding, effects, ABI, origins.
+    Must not fire: numerics `source` or online_reduction off (remark), either
+    loop writing memory, the maximum used other than inside exp(x - m), a sum
+    not linear in those exponentials or not starting at zero, the second loop
+    using other values computed after the first.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUOnlineRescale : Pass<"pgpu-online-rescale", "::mlir::ModuleOp"> {
   let summary = "a summary's rescaling moves into its exponentials (seed 002 §4 online segmented rescaling)";
   let description = [{
