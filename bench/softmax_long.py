@@ -1,6 +1,7 @@
 """Row softmax over long rows (issue 13: "online softmax at 4096 x 65536 f32 >= 1.0x torch.compile"):
-examples/softmax.py (ordinary max / sum-of-exp / normalize reductions) and examples/online_softmax.py
-(the online normalized summary written as a region fold), against torch.softmax and
+examples/softmax.py (ordinary max / sum-of-exp / normalize reductions), examples/softmax_relaxed.py (the
+same code under relaxed_normalization: pgpu-online-normalize joins the two summary loops) and
+examples/online_softmax.py (the online normalized summary written as a region fold), against torch.softmax and
 torch.compile(torch.softmax), one process, correctness checked first, median of CUDA-event timings.
 
     TESSEL_BIN=build-static/bin/tessel PYTHONPATH=python:examples python3 bench/softmax_long.py [--out DIR]
@@ -21,9 +22,11 @@ def main():
     parser.add_argument("--shapes", default="4096x65536,1024x262144")
     # online_softmax's record summary is folded one element at a time today (README): at these
     # shapes one call takes minutes (a 400 s run on the H200 did not finish its first), so it is opt-in.
-    parser.add_argument("--kernels", default="softmax", help="comma-separated: softmax,online_softmax")
+    parser.add_argument("--kernels", default="softmax,softmax_relaxed",
+                        help="comma-separated: softmax,softmax_relaxed,online_softmax")
     args = parser.parse_args()
     import softmax as S
+    import softmax_relaxed as R
     import online_softmax as O
     compiled = torch.compile(lambda t: torch.softmax(t, -1))
     rows = []
@@ -38,7 +41,8 @@ def main():
         for name, fn in peers.items():
             row[name + "_ms"] = timed(fn)
         chosen = args.kernels.split(",")
-        for name, kern in [(n, k) for n, k in (("softmax", S.softmax), ("online_softmax", O.online_softmax))
+        for name, kern in [(n, k) for n, k in (("softmax", S.softmax), ("softmax_relaxed", R.softmax_relaxed),
+                                                             ("online_softmax", O.online_softmax))
                            if n in chosen]:
             for params in (None, {"BLOCK": 4096}, {"BLOCK": 8192}, {"BLOCK": 16384}):
                 key = name + ("" if params is None else f"_B{params['BLOCK']}")

@@ -47,13 +47,14 @@ def main():
         row["new_over_old_time"] = row["new_ms"] / row["old_ms"]
         print(json.dumps(row), flush=True); results.append(row)
     doc = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "what": "Row kernels and GEMM before (compiler at 7d12702) and after this session (main at 06bbe1b), same "
+           "what": f"Row kernels and GEMM before (compiler at {os.environ.get('AB_OLD', '7d12702')}) and after "
+                   f"(main at {os.environ.get('AB_NEW', '06bbe1b')}), same "
                    "kernels and tuned parameters (README's), generated Triton loaded side by side in one process; "
                    "outputs checked against torch and against each other, then timed alternately (median of 3 x "
                    "median of 30 CUDA-event timings, end to end including the wrapper).",
            "results": results}
     os.makedirs(os.environ.get("OUT", "."), exist_ok=True)
-    json.dump(doc, open(os.path.join(os.environ.get("OUT", "."), "2026-12-01-h200-before-after-rows-gemm.json"), "w"), indent=2)
+    json.dump(doc, open(os.path.join(os.environ.get("OUT", "."), os.environ.get("AB_NAME", "2026-12-01-h200-before-after-rows-gemm.json")), "w"), indent=2)
 
 
 if __name__ == "__main__":
