@@ -32,6 +32,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
     return;
   // §3.2 refine program mapping; for contraction nests mapping and multi-axis
   // fragments are one decision (§3.2-§3.4), made first.
+  // A workset that is a program's whole body becomes program axes first, so a batched loop
+  // around a structured op and the batched structured op reach tiling alike.
+  pm.addPass(pgpu::createPGPUFlattenWorksets());
   pm.addPass(pgpu::createPGPUFormTiles());
   if (stopAfter("form-tiles"))
     return;

@@ -69,6 +69,8 @@ EXTRA_EXAMPLES = {
     "gemv": dict(shapes=[{"M": 1, "K": 1}, {"M": 7, "K": 13}, {"M": 5, "K": 0}], rtol=1e-5, atol=1e-5),
     "matmul": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 37, "N": 45, "K": 29}, {"M": 3, "N": 5, "K": 0}],
                    rtol=1e-2, atol=1e-2),
+    "batched_gemv": dict(shapes=[{"B": 1, "M": 1, "K": 1}, {"B": 3, "M": 7, "K": 13}, {"B": 2, "M": 5, "K": 0},
+                                 {"B": 0, "M": 3, "K": 4}], rtol=1e-5, atol=1e-5),
     "batched_gemm": dict(shapes=[{"B": 1, "M": 1, "N": 1, "K": 1}, {"B": 3, "M": 5, "N": 7, "K": 9}],
                          rtol=1e-5, atol=1e-5),
     "fused_pointwise": dict(shapes=[{"N": 1}, {"N": 37}, {"N": 129}], scalars={"alpha": 0.75},

@@ -27,25 +27,6 @@ using namespace tessel::pgpu;
 namespace {
 constexpr llvm::StringLiteral kBlockP = "BLOCK_P";
 
-/// The single execution group that the whole program space dispatches to, or null.
-ExecutionGroupOp soleGroup(ProgramSpaceOp space) {
-  Block &body = space.getBody().front();
-  ExecutionGroupOp group;
-  for (Operation &op : body.without_terminator()) {
-    if (auto g = dyn_cast<ExecutionGroupOp>(op)) {
-      if (group)
-        return {};
-      group = g;
-      continue;
-    }
-    if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
-      return {};
-  }
-  if (!group || group.getLinear() != body.getArgument(0) || space.getExtents().size() != 1)
-    return {};
-  return group;
-}
-
 /// Per-element straight-line code: no loops, ifs, reductions or regions, and no
 /// fragments (a group that pgpu-form-tiles already blocked owns its tiles). A
 /// scatter-reduce's region is its pure combine, not control: its collisions combine
@@ -119,7 +100,7 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       kernel.walk([&](ProgramSpaceOp s) { space = s; });
       if (!space)
         continue;
-      ExecutionGroupOp group = soleGroup(space);
+      ExecutionGroupOp group = soleExecutionGroup(space);
       bool remarks = remarksEnabled(kernel);
       // A group with no axes (a rank-0 store, a kernel without kir.parallel) is one instance:
       // there is no innermost axis whose members a program could take several of.

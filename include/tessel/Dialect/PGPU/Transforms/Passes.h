@@ -34,6 +34,10 @@ inline bool remarksEnabled(mlir::Operation *op) {
   return options && options.getOptimizationRemarks();
 }
 
+/// The single execution group that the whole program space dispatches to (one axis, pure code
+/// around it), or null.
+ExecutionGroupOp soleExecutionGroup(ProgramSpaceOp space);
+
 /// Whether the module permits online rewrites of normalized summaries: numerics
 /// `relaxed_normalization` with `online_reduction` (seed 002 §1).
 inline bool onlineNormalizationPermitted(mlir::ModuleOp module) {

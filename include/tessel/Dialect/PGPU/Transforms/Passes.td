@@ -274,6 +274,28 @@ def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
+  let summary = "a workset that is a program's whole body becomes program axes (seed 000 §5, seed 002 §3.2)";
+  let description = [{
+    Reads: the program space's sole execution group whose body is pure scalar
+    code and one `pgpu.foreach` (an explicit independent workset) with
+    LaunchExpr bounds, last before the terminator.
+    Legality: foreach members are independent (seed 000 §5), so running each
+    as its own program computes the same; the grid stays a LaunchExpr.
+    Rewrites: the trip count max(hi - lo, 0) joins the group's extents as a
+    trailing axis and multiplies the program space's extent; the member is
+    lo + the new coordinate; the body is inlined. Repeats while the new body
+    is again such a foreach. Natural spellings then map alike: `T.parallel(b)`
+    around `T.matvec` reaches the later passes as the batched contraction does.
+    Preserves: values, effects, ABI, origins.
+    Must not fire: other effects or regions in the body (they would run once
+    per new program), bounds that depend on the program or on data, several
+    segments or dispatch code (remark when a foreach is present).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the workset's members (seed 002 §3.2)";
   let description = [{

@@ -1,0 +1,173 @@
+//===- FlattenWorksets.cpp - a program's whole-body workset becomes program axes ===//
+//
+// seed 000 §5 (a `pgpu.foreach` is an explicit independent workset), seed 002
+// §3.2 (rewrite the logical ownership of each program instance), issue 13
+// step 1 ("natural spellings of one computation must map alike"): a batched
+// GEMV written as `T.parallel(b)` around `T.matvec` is constructed as one
+// program per b walking the rows in a foreach, while the same GEMV written as
+// one batched contraction is one program per (b, row). When a foreach over
+// launch-uniform bounds is all a program does, its members are independent
+// programs in all but name: the foreach becomes a trailing axis of the
+// execution group (and the program space grows by its trip count), so both
+// spellings reach form-tiles, refine-mapping and form-blocking as the same IR.
+//
+// Fires on the sole execution group of a program space whose body is pure
+// scalar code followed by one `pgpu.foreach` whose bounds are LaunchExprs;
+// repeats while the new body is again such a foreach. Must not fire when the
+// body does anything else with effects or regions (a reduction or store
+// around the foreach would run once per new program), when the bounds depend
+// on the program's coordinates or on data, or on several segments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUFLATTENWORKSETS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+ExecutionGroupOp pgpu::soleExecutionGroup(ProgramSpaceOp space) {
+  Block &body = space.getBody().front();
+  ExecutionGroupOp group;
+  for (Operation &op : body.without_terminator()) {
+    if (auto g = dyn_cast<ExecutionGroupOp>(op)) {
+      if (group)
+        return {};
+      group = g;
+      continue;
+    }
+    if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
+      return {};
+  }
+  if (!group || group.getLinear() != body.getArgument(0) || space.getExtents().size() != 1)
+    return {};
+  return group;
+}
+
+namespace {
+/// The group body's foreach when it is the body's only op with regions or effects and comes last,
+/// else null; `why` says what stopped it (empty when there is no foreach at all).
+ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
+  Block &body = group.getBody().front();
+  if (llvm::none_of(body, [](Operation &op) { return isa<ForeachOp>(op); }))
+    return {};
+  ForeachOp each;
+  for (Operation &op : body.without_terminator()) {
+    if (auto f = dyn_cast<ForeachOp>(op)) {
+      if (each) {
+        why = "the program runs several worksets";
+        return {};
+      }
+      each = f;
+      continue;
+    }
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)) {
+      why = each ? "the program does more after the workset" : "the program does more than the workset";
+      return {};
+    }
+    if (each && !op.use_empty()) {
+      why = "the program does more after the workset";
+      return {};
+    }
+  }
+  for (Value bound : {each.getLower(), each.getUpper()})
+    if (!isLaunchExpr(bound)) {
+      why = "its bounds are not launch-uniform (they depend on the program or on data)";
+      return {};
+    }
+  return each;
+}
+
+/// `v` (a LaunchExpr) available before `at`: itself when it is already defined outside `at`, else
+/// its def chain cloned there.
+Value hoist(OpBuilder &b, Value v, Operation *at, IRMapping &map) {
+  if (map.contains(v))
+    return map.lookup(v);
+  Operation *def = v.getDefiningOp();
+  if (!def || !at->isAncestor(def))
+    return v;
+  for (Value operand : def->getOperands())
+    hoist(b, operand, at, map);
+  return b.clone(*def, map)->getResult(0);
+}
+
+/// Whether `v` is a view extent, a constant >= 0 or max(x, 0).
+bool knownNonNegative(Value v) {
+  if (v.getDefiningOp<ExtentOp>())
+    return true;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return !c.isNegative();
+  auto max = v.getDefiningOp<BinaryOp>();
+  return max && max.getKind() == kir::BinaryKind::Max &&
+         (isZeroConstant(max.getLhs()) || isZeroConstant(max.getRhs()));
+}
+
+void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each) {
+  Location loc = each.getLoc();
+  OpBuilder b(space);
+  IRMapping map;
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Value lo = hoist(b, each.getLower(), space, map), hi = hoist(b, each.getUpper(), space, map);
+  // The trip count, spelled as the batched form spells its extents (no re-clamping of a
+  // max(x, 0) already clamped), so later passes see the same values.
+  Value trips = isZeroConstant(lo) ? hi : bin(kir::BinaryKind::Sub, hi, lo);
+  if (!knownNonNegative(trips))
+    trips = bin(kir::BinaryKind::Max, trips, arith::ConstantIndexOp::create(b, loc, 0));
+  space->setOperand(0, bin(kir::BinaryKind::Mul, space.getExtents()[0], trips));
+  SmallVector<Value> extents(group.getExtents());
+  extents.push_back(trips);
+  group.getExtentsMutable().assign(extents);
+  SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
+  roles.push_back(b.getStringAttr("axis" + std::to_string(roles.size())));
+  group.setRolesAttr(b.getArrayAttr(roles));
+  // The member is the new trailing coordinate, offset by the workset's start.
+  Block &body = group.getBody().front();
+  BlockArgument coord = body.addArgument(b.getIndexType(), loc);
+  b.setInsertionPoint(each);
+  Value member = isZeroConstant(each.getLower())
+                     ? Value(coord)
+                     : BinaryOp::create(b, loc, kir::BinaryKind::Add, each.getLower(), coord, false, false).getResult();
+  Block &inner = each.getBody().front();
+  inner.getArgument(0).replaceAllUsesWith(member);
+  body.getOperations().splice(Block::iterator(each), inner.getOperations(), inner.begin(),
+                              std::prev(inner.end()));
+  each.erase();
+}
+
+struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<FlattenWorksets> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      ProgramSpaceOp space;
+      kernel.walk([&](ProgramSpaceOp s) { space = s; });
+      ExecutionGroupOp group = space ? soleExecutionGroup(space) : ExecutionGroupOp();
+      if (!group)
+        continue;
+      bool remarks = remarksEnabled(kernel);
+      std::string why;
+      while (ForeachOp each = wholeBodyForeach(group, why)) {
+        if (remarks)
+          each.emitRemark() << "pgpu-flatten-worksets: the workset that is the program's whole body becomes "
+                               "program axis "
+                            << group.getExtents().size() << " (its members run as programs)";
+        flatten(space, group, each);
+      }
+      if (remarks && !why.empty())
+        group.emitRemark() << "pgpu-flatten-worksets: not flattened: " << why;
+    }
+  }
+};
+} // namespace
