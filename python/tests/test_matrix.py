@@ -224,14 +224,23 @@ def test_triton_agrees_with_kir(mode, kid, suite, tmp_path, monkeypatch):
                     launchers[key] = _load(kernel, res.stdout, tmp_path)
                 got = _launch(kernel, launchers[key], inputs, want)
                 launches += 1
-                why = M.compare(kernel, got, want)
-                assert why is None, (f"{kid} through Triton (TRITON_INTERPRET=1), shape {M.shape_text(shape)}, "
-                                     f"binding {b}, input seed {input_seed}: {why}\nreproduce:\n  {M.shell(cmd)}\n  "
-                                     f"{M.shell(M.kir_command(kernel, shape, input_seed, '/tmp/matrix-kir'))}")
+                _agree(kernel, "Triton (TRITON_INTERPRET=1)", got, want, shape, b, input_seed, cmd)
+    _count(budget, "triton", kid, launches)
+
+
+def _agree(kernel, provider, got, want, shape, binding, input_seed, cmd):
+    """A provider's outputs agree with the KIR interpreter's, else the failure with its reproducer."""
+    why = M.compare(kernel, got, want)
+    assert why is None, (f"{kernel.id} through {provider}, shape {M.shape_text(shape)}, binding {binding}, input "
+                         f"seed {input_seed}: {why}\nreproduce:\n  {M.shell(cmd)}\n  "
+                         f"{M.shell(M.kir_command(kernel, shape, input_seed, '/tmp/matrix-kir'))}")
+
+
+def _count(budget, provider, kid, launches):
     with M.STATS_LOCK:
         M.STATS["seeds"].update(M.seeds(budget))
-        M.STATS["triton_kernels"].add(kid)
-        M.STATS["triton_runs"] += launches
+        M.STATS[f"{provider}_kernels"].add(kid)
+        M.STATS[f"{provider}_runs"] += launches
 
 
 def test_groups_come_from_the_compiler(tessel_bin):
@@ -305,11 +314,5 @@ def test_ptx_agrees_with_kir(mode, kid, suite, tmp_path):
             continue  # a binding past the selector's staging budget is refused before launch
         assert r.returncode == 0, f"{M.shell(cmd)}\n{r.stderr}"
         launches += 1
-        why = M.compare(kernel, M.load_outputs(out), refs.get(kernel, shape, input_seed)[0])
-        assert why is None, (f"{kid} through PTX, shape {M.shape_text(shape)}, binding {b}, input seed "
-                             f"{input_seed}: {why}\nreproduce:\n  {M.shell(cmd)}\n  "
-                             f"{M.shell(M.kir_command(kernel, shape, input_seed, '/tmp/matrix-kir'))}")
-    with M.STATS_LOCK:
-        M.STATS["seeds"].update(M.seeds(budget))
-        M.STATS["ptx_kernels"].add(kid)
-        M.STATS["ptx_runs"] += launches
+        _agree(kernel, "PTX", M.load_outputs(out), refs.get(kernel, shape, input_seed)[0], shape, b, input_seed, cmd)
+    _count(budget, "ptx", kid, launches)
