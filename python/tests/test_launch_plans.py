@@ -160,3 +160,30 @@ def test_calls_with_constexprs_or_views_by_name_take_the_binding_path():
         softmax(x, y, z=1)
     with pytest.raises(TypeError, match="kernel 'softmax': missing view argument 'y'"):
         softmax(x)
+
+
+def test_a_planned_call_runs_no_tessel_python_but_the_wrapper_and_the_plan(tmp_path):
+    # What keeps one call cheap (issue 18): after the first call, the kernel object calls the generated
+    # wrapper, which calls the plan's launch; nothing else of tessel's (binding, launcher choice,
+    # checks, tuning-cache lookups) runs. Under the interpreter the launch then asks whether it is
+    # still on and calls Triton's interpreter, which runs the generated Triton functions.
+    softmax = example("softmax")
+    x, y = torch.randn(4, 9), torch.empty(4, 9)
+    softmax(x, y)
+    module = softmax._launcher({}).__code__.co_filename
+    package = str(Path(tessel.__file__).parent)
+    seen = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            where = frame.f_code.co_filename
+            if where == module or where.startswith(package):
+                seen.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        softmax(x, y)
+    finally:
+        sys.setprofile(None)
+    assert seen[:4] == ["__call__", "softmax", "_go", "_interpreting"], seen
+    # then only the generated Triton functions the interpreter runs
+    assert all(n.startswith(("_softmax_kernel", "_softmax_combine")) for n in seen[4:]), seen
