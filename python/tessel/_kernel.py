@@ -104,12 +104,15 @@ class Kernel:
         self._cache: dict = {}
         self._params = None
         self.last_tuning = None  # the report of the last tune() (candidates, timed, rejected, times)
-        # (constexprs, shapes, device) -> launcher: the per-call path does no hashing or file access
+        # (constexprs, shapes, device) -> launcher: a call that binds does no hashing or file access
         # after the first call with a shape (tune() clears it).
         self._launches: dict = {}
-        # keyword names of a call -> its number of positional views, when such a call binds only
-        # views (positionally) and scalars (by keyword)
-        self._plain: dict = {}
+        # Plain calls (every view positional, every scalar by keyword, no constexpr) go straight to a
+        # generated wrapper over this table of plans (Target/Triton/LaunchWrapper.h): a call like an
+        # earlier one launches that call's choice of compiled kernel without binding or lookups.
+        self._plans: dict = {}
+        self._front = None  # that wrapper, made at the first plain call
+        self._plain_views, self._plain_scalars = -1, frozenset()
         # The torch custom operator this kernel is inside torch.compile (see _torch.py).
         self._op, self._op_name, self._op_enums = None, None, ()
         _torch.register_if_loaded(self)
@@ -311,6 +314,7 @@ class Kernel:
         if self.last_tuning.get("timed"):
             _tune.store(path, key, best)
         self._launches.clear()
+        self._plans.clear()
         return best
 
     def torch_op(self):
@@ -330,18 +334,15 @@ class Kernel:
                 return self._op(*args, **(_torch.call_arguments(self, kwargs) if self._op_enums else kwargs))
         else:
             _torch.check_registered(self)
-        # The common call (every view positional, only scalars by keyword) skips binding: its
-        # launcher is memoized by the views' shapes and device.
-        if self._plain.get(tuple(kwargs)) == len(args):
-            try:
-                launch = self._launches.get((len(args), args[0].get_device()) + tuple([t.shape for t in args]))
-            except (AttributeError, TypeError, IndexError):
-                launch = None
-            if launch is not None:
-                return launch(*args, **kwargs)
+        if len(args) == self._plain_views and kwargs.keys() == self._plain_scalars:  # -1 until a front exists
+            return self._front(*args, **kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """A call the plans do not cover: binds the arguments, picks the launcher for these shapes (a
+        tuned winner, the covering defaults, or the declared ones) and launches; a plain call is
+        checked and launched by the launcher's checked path, and its plan recorded."""
         tensors, scalars, constexprs = self._bind(args, kwargs)
-        if not constexprs and len(args) == len(tensors):
-            self._plain[tuple(kwargs)] = len(args)
         try:
             shapes = tuple([t.shape for t in tensors])
             memo = ((len(tensors), tensors[0].get_device()) + shapes if not constexprs
@@ -362,7 +363,18 @@ class Kernel:
                 self._launches[memo] = launch
             if self._op is None:  # a kernel made before torch was imported: ready for torch.compile now
                 _torch.register_if_loaded(self)
-        return launch(*tensors, **scalars)
+        if constexprs or len(args) != len(tensors):
+            return launch(*tensors, **scalars)
+        module = launch.__globals__
+        planned = module[f"_{self.name}_checked"](*tensors, **scalars)
+        if planned is not None:
+            if len(self._plans) >= 1024:
+                self._plans.clear()
+            self._plans[planned[0]] = planned[1]
+        if self._front is None:
+            self._front = module[f"_{self.name}_front"](self._plans, lambda *a, **kw: self._call(a, kw))
+            self._plain_views, self._plain_scalars = len(tensors), frozenset(scalars)
+        return None
 
     def launch(self, *args, target: str = "triton", params: dict | None = None, **kwargs):
         """Launches one provider's generated wrapper directly (`target` "triton" or "cutile"), at the

@@ -112,6 +112,20 @@ def test_usage_errors(tessel_bin, root, tmp_path):
     assert help_text.returncode == 0 and "  tune FILE.py:KERNEL" in help_text.stderr
 
 
+@pytest.mark.parametrize("command,own,other", [("compile", ["--emit=", "-o <path>"], ["--shape=", "--seed="]),
+                                                ("run", ["--shape=", "--seed=", "--segments="], ["--emit=", "-o <path>"])])
+def test_command_help_lists_tessel_options_only(tessel_bin, command, own, other):
+    # Each command's help lists its options and the shared ones, not the hundreds LLVM and MLIR
+    # register (those still parse: test_origins_are_attached passes --mlir-print-debuginfo).
+    out = run(tessel_bin, command, "--help")
+    assert out.returncode == 0, out.stderr
+    for flag in own + ["--target=", "--param=", "--numerics=", "--remarks"]:
+        assert flag in out.stdout, (flag, out.stdout)
+    for flag in other + ["--amdgpu", "--aarch64", "--x86", "--mlir-", "--pass-pipeline", "--color"]:
+        assert flag not in out.stdout, (flag, out.stdout)
+    assert len(out.stdout.splitlines()) < 60
+
+
 def test_dsl_files_compile_and_run_from_the_cli(tessel_bin, root, tmp_path):
     kir = run(tessel_bin, "compile", root / "examples/softmax.py:softmax", "--emit=kir")
     assert kir.returncode == 0, kir.stderr

@@ -152,41 +152,44 @@ def test_missing_scalar_is_named(tmp_path, monkeypatch):
         layernorm(torch.randn(2, 3), torch.randn(3), torch.randn(3), torch.empty(2, 3))
 
 
-def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp_path, monkeypatch):
-    # The wrapper's fast path launches an earlier call's compiled kernel directly; it must do so only
-    # when every fact Triton specialized on agrees (pointer alignment, integers equal to 1, divisible
-    # by 16, needing 64 bits), and go through Triton's generic path otherwise. It keys on the integer
-    # arguments themselves and the pointers' alignment, which decide all of those facts.
+def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp_path, monkeypatch, request):
+    # A checked call records a plan that later calls with the same key launch directly; the key must
+    # decide every fact Triton specialized on (pointer alignment, integers equal to 1, divisible by
+    # 16, needing 64 bits): it holds each view's shape, strides and 16-byte alignment, so another
+    # specialization goes through Triton's generic path (the JIT) again.
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     kernel = example("softmax")
     softmax = kernel._launcher({})
     names = softmax.__globals__  # the generated module's namespace
-    compiled, generic = [], []
-
-    class Compiled:
-        def __getitem__(self, grid):
-            assert len(grid) == 3
-            return lambda *args: compiled.append(args)
+    direct, generic = [], []
 
     class Generic:
         def __getitem__(self, grid):
             def launch(*args, **kw):
                 generic.append(args)
-                return Compiled()
+                return "compiled"
             return launch
     monkeypatch.setitem(names, "_softmax_kernel", Generic())
     monkeypatch.setitem(names, "_interpreting", lambda: False)
-    monkeypatch.setitem(names, "_softmax_launched", {})
+    monkeypatch.setitem(names, "_direct", lambda compiled: (lambda *args: direct.append(args), lambda d: 1000 + d,
+                                                           "fn", False, False, "meta"))
+    names["_softmax_plans"].clear()
+    request.addfinalizer(names["_softmax_plans"].clear)  # its plans launch this test's fakes
     x = torch.randn(4, 32)
     y = torch.empty_like(x)
     softmax(x, y)
     softmax(x, y)
-    assert len(generic) == 1 and len(compiled) == 1  # the same facts: reused
+    assert len(generic) == 1 and len(direct) == 1  # the same facts: reused
+    # The direct launch passes addresses for views; shapes, strides and launch facts come bound.
+    assert direct[0][:13] == (4, 1, 1, 999, "fn", False, False, None, None, "meta", None, None, None)
+    assert direct[0][13:] == (x.data_ptr(), 4, 32, 32, 1, y.data_ptr(), 32, 1) + generic[0][8:]
     x2 = torch.randn(4, 33)[:, :32]  # row stride 33: not divisible by 16
     softmax(x2.contiguous(), torch.empty_like(x2))  # contiguous again: the same facts
-    assert len(generic) == 1 and len(compiled) == 2
+    assert len(generic) == 1 and len(direct) == 2
     softmax(x2, torch.empty_like(x2))
     assert len(generic) == 2
+    softmax(x2, torch.empty_like(x2))  # a strided view has its own plan too
+    assert len(generic) == 2 and len(direct) == 3
     unaligned = torch.randn(4 * 32 + 1)[1:].view(4, 32)  # data pointer 4 bytes past alignment
     softmax(unaligned, y)
     assert len(generic) == 3
@@ -195,12 +198,13 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
 
 
 def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch):
-    # The reused kernel is launched through its compiled launcher with the current raw stream, no
-    # hooks and no scratch; a kernel that needs scratch (or any object unlike Triton 3.6's) takes
-    # Triton's own launch.
+    # A plan's launch calls the compiled kernel's launcher with the current raw stream, no hooks and
+    # no scratch; a kernel that needs scratch (or any object unlike Triton 3.6's) takes Triton's own
+    # launch of the compiled kernel.
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    direct = example("softmax")._launcher({}).__globals__["_direct"]
+    names = example("softmax")._launcher({}).__globals__
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 1000 + device, raising=False)
+    monkeypatch.setitem(names, "_interpreting", lambda: False)
     calls = []
 
     class Run:
@@ -221,12 +225,14 @@ def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch)
 
         def __getitem__(self, grid):
             return lambda *args: calls.append(("generic", grid, args))
-    direct(Compiled())(7, 2, "a", 3)
-    assert calls[-1] == ("direct", (7, 1, 1, 1002, "fn", False, True, None, None, "meta", None, None, None, "a", 3))
+    fixed = (5, 7, 7, 1, 7, 1, True)  # M, N, x strides, y strides, the launch fact
+    names["_softmax_bind"](Compiled(), 5, 2, *fixed)("x", 111, "y", 222)
+    assert calls[-1] == ("direct", (5, 1, 1, 1002, "fn", False, True, None, None, "meta", None, None, None,
+                                    111, 5, 7, 7, 1, 222, 7, 1, True))
     scratch = Compiled()
     scratch.run.global_scratch_size = 128
-    direct(scratch)(7, 2, "a", 3)
-    assert calls[-1] == ("generic", (7, 1, 1), ("a", 3))
+    names["_softmax_bind"](scratch, 5, 2, *fixed)("x", 111, "y", 222)
+    assert calls[-1] == ("generic", (5, 1, 1), ("x", 5, 7, 7, 1, "y", 7, 1, True))
 
 
 def test_warmup_compiles_the_launch_specialization_without_launching(tmp_path, monkeypatch):
@@ -244,6 +250,7 @@ def test_warmup_compiles_the_launch_specialization_without_launching(tmp_path, m
             return lambda *args, **kw: seen.setdefault("launch", (args, kw))
     monkeypatch.setitem(names, "_softmax_kernel", Jit())
     monkeypatch.setitem(names, "_interpreting", lambda: True)
+    names["_softmax_plans"].clear()  # a planned call would not go through the JIT
     x = torch.randn(4, 32)
     y = torch.empty_like(x)
     kernel._warmup({})(x, y)

@@ -53,42 +53,55 @@ namespace {
 enum class Emit { KIR, PGPU, Device, LLVM, Source };
 enum class Target { Triton, CuTile, PTX };
 
-cl::opt<std::string> inputSpec(cl::Positional, cl::desc("FILE[:KERNEL]"), cl::Required);
-cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::value_desc("path"), cl::init("-"));
-cl::opt<Emit> emit("emit", cl::desc("stage to print"), cl::init(Emit::Source),
+// Each command's help lists its own options and those both share; LLVM's and MLIR's options are
+// still accepted but not listed.
+cl::OptionCategory commonOptions("Options of compile and run");
+cl::OptionCategory compileOptions("Options of compile");
+cl::OptionCategory runOptions("Options of run");
+
+cl::opt<std::string> inputSpec(cl::Positional, cl::desc("FILE[:KERNEL]"), cl::Required, cl::cat(commonOptions));
+cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::value_desc("path"), cl::init("-"),
+                                cl::cat(compileOptions));
+cl::opt<Emit> emit("emit", cl::desc("stage to print"), cl::init(Emit::Source), cl::cat(compileOptions),
                    cl::values(clEnumValN(Emit::KIR, "kir", "verified canonical kernel IR"),
                               clEnumValN(Emit::PGPU, "pgpu", "shared physical GPU program IR"),
                               clEnumValN(Emit::Device, "device", "PTX target: the selected gpu/nvvm device IR"),
                               clEnumValN(Emit::LLVM, "llvm", "PTX target: the optimized LLVM IR"),
                               clEnumValN(Emit::Source, "source", "provider source")));
-cl::opt<Target> target("target", cl::desc("provider"), cl::init(Target::Triton),
+cl::opt<Target> target("target", cl::desc("provider"), cl::init(Target::Triton), cl::cat(commonOptions),
                        cl::values(clEnumValN(Target::Triton, "triton", "Triton Python source"),
                                   clEnumValN(Target::CuTile, "cutile", "cuda.tile Python source"),
                                   clEnumValN(Target::PTX, "ptx", "PTX emitted in-process")));
-cl::opt<std::string> numerics("numerics", cl::desc("source | relaxed_normalization (overrides the module)"));
-cl::opt<std::string> onlineReduction("online-reduction", cl::desc("true | false (overrides the module)"));
-cl::opt<bool> remarks("remarks", cl::desc("print optimization remarks"), cl::init(false));
+cl::opt<std::string> numerics("numerics", cl::desc("source | relaxed_normalization (overrides the module)"),
+                              cl::cat(commonOptions));
+cl::opt<std::string> onlineReduction("online-reduction", cl::desc("true | false (overrides the module)"),
+                                     cl::cat(commonOptions));
+cl::opt<bool> remarks("remarks", cl::desc("print optimization remarks"), cl::init(false), cl::cat(commonOptions));
 
 // `tessel run` options.
-cl::list<std::string> shapes("shape", cl::desc("symbolic extents, e.g. M=37,N=129"), cl::CommaSeparated);
-cl::list<std::string> scalars("scalar", cl::desc("runtime scalar NAME=VALUE"), cl::CommaSeparated);
+cl::list<std::string> shapes("shape", cl::desc("symbolic extents, e.g. M=37,N=129"), cl::CommaSeparated,
+                             cl::cat(runOptions));
+cl::list<std::string> scalars("scalar", cl::desc("runtime scalar NAME=VALUE"), cl::CommaSeparated,
+                              cl::cat(runOptions));
 cl::list<std::string> constexprs("constexpr", cl::desc("constexpr NAME=VALUE (overrides the kernel's)"),
-                                 cl::CommaSeparated);
+                                 cl::CommaSeparated, cl::cat(runOptions));
 cl::list<std::string> ranges("range", cl::desc("integer input range NAME=LO:HI (bounds may name extents)"),
-                             cl::CommaSeparated);
+                             cl::CommaSeparated, cl::cat(runOptions));
 cl::list<std::string> inputFiles("in", cl::desc("input view NAME=FILE.npy (instead of random values)"),
-                                 cl::CommaSeparated);
-cl::opt<uint64_t> seed("seed", cl::desc("seed of the random inputs and of shuffled orders"), cl::init(0));
-cl::opt<std::string> device("device", cl::desc("interp | cuda"), cl::init("interp"));
-cl::opt<std::string> outDir("out", cl::desc("directory for the outputs as .npy"), cl::value_desc("dir"));
+                                 cl::CommaSeparated, cl::cat(runOptions));
+cl::opt<uint64_t> seed("seed", cl::desc("seed of the random inputs and of shuffled orders"), cl::init(0),
+                       cl::cat(runOptions));
+cl::opt<std::string> device("device", cl::desc("interp | cuda"), cl::init("interp"), cl::cat(runOptions));
+cl::opt<std::string> outDir("out", cl::desc("directory for the outputs as .npy"), cl::value_desc("dir"),
+                            cl::cat(runOptions));
 cl::opt<std::string> orderOpt("order", cl::desc("parallel iteration order: forward | reverse | shuffle"),
-                              cl::init("forward"));
+                              cl::init("forward"), cl::cat(runOptions));
 cl::list<std::string> paramsOpt("param", cl::desc("physical parameter NAME=VALUE (pgpu kernels)"),
-                                cl::CommaSeparated);
+                                cl::CommaSeparated, cl::cat(commonOptions));
 cl::opt<std::string> stageOpt("stage", cl::desc("run KIR kernels as kir (interpreter) or after construction as pgpu"),
-                              cl::init("kir"));
+                              cl::init("kir"), cl::cat(runOptions));
 cl::opt<std::string> segmentsOpt("segments", cl::desc("region_fold/region_scan segmentation: one | random | K"),
-                                 cl::init("one"));
+                                 cl::init("one"), cl::cat(runOptions));
 
 constexpr int kUsageError = 2;
 
@@ -806,6 +819,7 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
+  cl::HideUnrelatedOptions({&commonOptions, command == "run" ? &runOptions : &compileOptions});
   // Parse the options after the command name, as if it were argv[0].
   std::string toolName = (llvm::Twine(argv[0]) + " " + command).str();
   argv[1] = toolName.data();

@@ -44,6 +44,7 @@ struct Flavor {
 void emitCheckView(llvm::raw_ostream &os, const Flavor &flavor);
 /// `_check_scalar(name, v, kind, bounds=None)`: an int (or float) inside its declared type's range.
 void emitCheckScalar(llvm::raw_ostream &os);
+/// `_span(t)`: the byte range a view's elements occupy relative to its data pointer; and
 /// `_check_apart(*views)`: no written view shares memory with another view.
 void emitCheckApart(llvm::raw_ostream &os);
 

@@ -8,11 +8,13 @@
 // The module holds, per kernel, an `@triton.jit` function (views become a
 // pointer plus per-axis shape and stride arguments) and a Python wrapper that
 // checks the ABI, evaluates the LaunchExpr grid with the same expressions the
-// kernel uses, and launches once.
+// kernel uses, and launches once; the serializer collects that ABI and
+// LaunchWrapper.cpp spells the wrapper (checked calls and launch plans).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Target/Triton/Triton.h"
+#include "tessel/Target/Triton/LaunchWrapper.h"
 #include "tessel/Target/Triton/Resources.h"
 #include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Wrapper.h"
@@ -126,7 +128,6 @@ private:
   // variant's shared buffers and registers, not the sum over variants).
   SmallVector<std::pair<std::string, std::string>> guards; // (kernel parameter, wrapper expression)
   SmallVector<BlockArgument> workspaces;
-  SmallVector<std::string> allocations; // wrapper lines allocating workspace
   DenseMap<Value, SmallVector<std::string>> workspaceExtents; // in-kernel spelling of each extent
 };
 } // namespace
@@ -596,28 +597,18 @@ LogicalResult Serializer::run() {
     if (!kernel.getParam(launchParam))
       return kernel.emitError() << "declares no launch parameter '" << launchParam
                                 << "'; run pgpu-triton-legalize first";
-  // Kernel parameters: each view is a pointer plus its shape and strides.
-  SmallVector<std::string> kernelParams, launchArgs, wrapperParams, checks;
-  // `fast` is one straight-line guard that accepts exactly the well-formed calls without building
-  // dicts or device objects; when it fails, `checks` run and raise the precise error (or accept a call
-  // the guard is too strict for, such as a tensor subclass or an int for a float scalar).
-  SmallVector<std::string> fast;
-  // What Triton specializes a compiled kernel on, per launch argument: pointer alignment (16
-  // bytes), and for integers the value 1, divisibility by 16 and whether it needs 64 bits. Calls
-  // that agree on all of them can reuse the compiled kernel without Triton's generic launch path.
-  SmallVector<std::pair<unsigned, bool>> specKey; // (launch argument, is a pointer)
+  // Kernel parameters: each view is a pointer plus its shape and strides. `wrapper` collects the
+  // host side (LaunchWrapper.h): its checks, and each launch argument with how a planned call gets it.
+  SmallVector<std::string> kernelParams, wrapperParams;
+  triton::LaunchWrapperSpec wrapper;
+  wrapper.kernel = kname;
+  auto launchArg = [&](triton::LaunchArg::Kind kind, std::string host, std::string argName = "") {
+    wrapper.args.push_back({kind, std::move(argName), std::move(host)});
+  };
   // The first `view.shape[axis]` that names each shape symbol: it is passed as the symbol's kernel
-  // parameter, and later views naming the symbol are compared with it.
+  // parameter, and later views naming the symbol are checked equal to it.
   llvm::StringMap<std::string> symbolSource;
   std::string firstView;
-  SmallVector<std::pair<std::string, bool>> viewNames; // (name, written) of the views so far
-  // With a written view among two or more, the fast guard compares byte ranges: each view's
-  // address is read once into a local (`_p_NAME`).
-  unsigned numViews = 0, numWritten = 0;
-  for (BlockArgument arg : entry.getArguments())
-    if (auto view = dyn_cast<pgpu::ViewType>(arg.getType()))
-      ++numViews, numWritten += view.isWritable();
-  bool compareRanges = numViews > 1 && numWritten > 0;
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     auto abiName = kernel.getArgAttrOfType<StringAttr>(i, "kir.name");
     std::string n = abiName ? abiName.str() : "arg" + std::to_string(i);
@@ -627,17 +618,8 @@ LogicalResult Serializer::run() {
       if (dtype.empty())
         return kernel.emitError() << "the Triton wrapper has no torch dtype for " << view.getElementType();
       kernelParams.push_back(n);
-      launchArgs.push_back(n);
-      specKey.push_back({launchArgs.size() - 1, true});
+      launchArg(triton::LaunchArg::View, n, n);
       wrapperParams.push_back(n);
-      // Offsets are 32-bit in the kernel: a contiguous tensor of fewer than 2**31 elements is
-      // certainly in range; anything else takes the precise check of its memory span.
-      fast.push_back(llvm::formatv("type({0}) is torch.Tensor and {0}.dtype is {1} and {0}.dim() == {2} and "
-                                   "{0}.numel() < 2147483648 and {0}.is_contiguous(){3}",
-                                   n, dtype, view.getRank(),
-                                   compareRanges ? llvm::formatv(" and (_p_{0} := {0}.data_ptr()) >= 0", n).str()
-                                                 : std::string())
-                         .str());
       std::string extents;
       for (auto [axis, e] : llvm::enumerate(view.getExtents())) {
         std::string here = llvm::formatv("{0}.shape[{1}]", n, axis).str();
@@ -649,63 +631,42 @@ LogicalResult Serializer::run() {
           auto [it, first] = symbolSource.try_emplace(s.getValue(), here);
           if (first) {
             kernelParams.push_back(symbolParam);
-            launchArgs.push_back(here);
-            specKey.push_back({launchArgs.size() - 1, false});
-          } else {
-            fast.push_back(here + " == " + it->second);
+            launchArg(triton::LaunchArg::Fixed, here);
           }
           extentSpelling[{arg, unsigned(axis)}] = symbolParam;
         } else {
           std::string literal = std::to_string(cast<IntegerAttr>(e).getInt());
           extents += literal;
-          fast.push_back(here + " == " + literal);
           extentSpelling[{arg, unsigned(axis)}] = literal;
         }
       }
-      checks.push_back(llvm::formatv("_check_view('{0}', {0}, {1}, ({2}{3}), _extents, _device{4})", n, dtype, extents,
-                                     view.getRank() == 1 ? "," : "", view.isWritable() ? ", writes=True" : "")
-                           .str());
-      // A written view must not share memory with another view (contiguous in the fast guard, so
-      // its byte range is exact there); _check_apart gives the precise error.
-      for (auto [other, writes] : viewNames)
-        if (writes || view.isWritable())
-          fast.push_back(llvm::formatv("(_p_{0} + {0}.nbytes <= _p_{1} or _p_{1} + {1}.nbytes <= _p_{0})", n, other)
-                             .str());
-      viewNames.push_back({n, view.isWritable()});
-      if (firstView.empty()) {
+      wrapper.checks.push_back(llvm::formatv("_check_view('{0}', {0}, {1}, ({2}{3}), _extents, _device{4})", n, dtype,
+                                             extents, view.getRank() == 1 ? "," : "",
+                                             view.isWritable() ? ", writes=True" : "")
+                                   .str());
+      wrapper.views.push_back({n, view.isWritable()});
+      if (firstView.empty())
         firstView = n;
-        fast.push_back(llvm::formatv("({0}.is_cuda or _interpreting())", n).str());
-      } else {
-        fast.push_back(llvm::formatv("{0}.get_device() == {1}.get_device()", n, firstView).str());
-      }
       for (unsigned axis = 0; axis < view.getRank(); ++axis) {
         kernelParams.push_back(llvm::formatv("{0}_stride{1}", n, axis).str());
-        launchArgs.push_back(llvm::formatv("{0}.stride({1})", n, axis).str());
-        specKey.push_back({launchArgs.size() - 1, false});
+        launchArg(triton::LaunchArg::Fixed, llvm::formatv("{0}.stride({1})", n, axis).str());
       }
     } else if (arg.getType().isIntOrIndexOrFloat()) {
       kernelParams.push_back(n);
-      launchArgs.push_back(n);
-      if (!isa<FloatType>(arg.getType()))
-        specKey.push_back({launchArgs.size() - 1, false});
+      launchArg(triton::LaunchArg::Scalar, n, n);
       wrapperParams.push_back("*" + n); // keyword-only in the wrapper
       // The declared type's range (Triton passes a float as fp32 and an int as i32 or i64).
       auto [kind, bounds] = wrapper::scalarCheck(arg.getType());
-      checks.push_back(llvm::formatv("_check_scalar('{0}', {0}, {1}{2})", n, kind, bounds.empty() ? "" : ", " + bounds)
-                           .str());
-      std::string range = bounds.empty() ? "" : bounds.substr(1, bounds.size() - 2);
-      auto [lo, hi] = StringRef(range).split(", ");
-      fast.push_back(llvm::formatv("type({0}) is {1}{2}", n, kind,
-                                   bounds.empty() ? "" : " and " + lo.str() + " <= " + n + " <= " + hi.str())
-                         .str());
+      wrapper.checks.push_back(
+          llvm::formatv("_check_scalar('{0}', {0}, {1}{2})", n, kind, bounds.empty() ? "" : ", " + bounds).str());
+      wrapper.scalars.push_back({n, {kind, bounds}});
     } else {
       // Invocation workspace (seed 000 §2): a compiler-private pointer the wrapper allocates per call.
       auto buffer = cast<pgpu::BufferType>(arg.getType());
       if (torchType(buffer.getElementType()).empty())
         return kernel.emitError() << "the Triton wrapper has no torch dtype for " << buffer.getElementType();
       kernelParams.push_back(n);
-      launchArgs.push_back("_ws_" + n);
-      specKey.push_back({launchArgs.size() - 1, true});
+      launchArg(triton::LaunchArg::Workspace, "_ws_" + n, n);
       workspaces.push_back(arg);
     }
   }
@@ -743,7 +704,7 @@ LogicalResult Serializer::run() {
                                                : std::to_string(cast<IntegerAttr>(init).getInt());
       fill = "torch.full((" + count + ",), " + value + ", dtype=" + dtype + ", device=" + firstView + ".device)";
     }
-    allocations.push_back("_ws_" + names[arg] + " = " + fill);
+    wrapper.allocations.push_back("_ws_" + names[arg] + " = " + fill);
   }
   // The body: launch-time values, then the program space.
   pgpu::ProgramSpaceOp space;
@@ -764,7 +725,6 @@ LogicalResult Serializer::run() {
     return failure();
   // Box accesses spelled both ways: a constexpr picks tensor descriptors when every described view
   // meets TMA's rules (16-byte aligned base and leading stride, unit last stride) on this call.
-  std::string tmaLaunchArg;
   if (!descriptors.empty()) {
     kernelParams.push_back("USE_TMA: tl.constexpr");
     std::string ok = "not _interpreting()";
@@ -775,23 +735,24 @@ LogicalResult Serializer::run() {
                           n)
                 .str();
     }
-    launchArgs.push_back(ok);
-    specKey.push_back({launchArgs.size() - 1, false});
-    tmaLaunchArg = "_a" + std::to_string(launchArgs.size() - 1);
+    launchArg(triton::LaunchArg::Fixed, ok);
+    wrapper.tmaArg = "_a" + std::to_string(wrapper.args.size() - 1);
   }
   for (auto &[param, host] : guards) {
     kernelParams.push_back(param + ": tl.constexpr");
-    launchArgs.push_back(host);
-    specKey.push_back({launchArgs.size() - 1, false});
+    launchArg(triton::LaunchArg::Fixed, host);
   }
   FailureOr<std::string> grid = hostExpr(space.getExtents()[0]);
   if (failed(grid))
     return failure();
 
   // Scalars come after views in the wrapper signature, keyword-only.
-  SmallVector<std::string> positional, keywords;
   for (const std::string &p : wrapperParams)
-    (p[0] == '*' ? keywords : positional).push_back(p[0] == '*' ? p.substr(1) : p);
+    (p[0] == '*' ? wrapper.keywords : wrapper.positional).push_back(p[0] == '*' ? p.substr(1) : p);
+  wrapper.grid = *grid;
+  wrapper.device = firstView.empty() ? std::string("0") : firstView + ".get_device()";
+  wrapper.warps = param(triton::kWarpsParam);
+  wrapper.stages = param(triton::kStagesParam);
   // The declared search space and the bound values, for the tuner (seed 003:
   // only declared parameters can be searched; winners live outside the IR).
   os << "\n\n" << kname << "_PARAMS = {";
@@ -836,71 +797,7 @@ LogicalResult Serializer::run() {
   if (!descriptorText.empty())
     os << "    if USE_TMA:\n" << descriptorText;
   os << bodyText;
-  os << "\n\n_" << kname << "_launched = {}  # specialization key -> direct launch of its compiled kernel\n";
-  os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
-  if (!keywords.empty())
-    os << ", *, " << llvm::join(keywords, ", ");
-  os << "):\n";
-  os << "    \"\"\"Launch " << kname << " (one launch; checks the ABI first).\"\"\"\n";
-  if (!fast.empty()) {
-    os << "    if not (" << llvm::join(fast, "\n            and ") << "):\n";
-    os << "        _extents, _device = {}, []\n";
-    for (const std::string &c : checks)
-      os << "        " << c << "\n";
-    if (viewNames.size() > 1) {
-      os << "        _check_apart(";
-      for (auto [n, writes] : viewNames)
-        os << "('" << n << "', " << n << ", " << (writes ? "True" : "False") << "), ";
-      os << ")\n";
-    }
-  }
-  // Each launch argument is evaluated once, into a local.
-  SmallVector<std::string> locals, key;
-  for (unsigned i = 0; i < launchArgs.size(); ++i)
-    locals.push_back("_a" + std::to_string(i));
-  for (auto [i, pointer] : specKey) {
-    const std::string &x = locals[i];
-    key.push_back(pointer ? x + ".data_ptr() & 15" : x);
-  }
-  std::string args = llvm::join(locals, ", ");
-  for (const std::string &a : allocations)
-    os << "    " << a << "\n";
-  os << "    _grid = (" << *grid << ", 1, 1)\n";
-  os << "    if _grid[0] > 2147483647:\n";
-  os << "        raise ValueError(f\"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n";
-  os << "    if _grid[0] > 0:\n";
-  if (!launchArgs.empty())
-    os << "        " << args << (launchArgs.size() == 1 ? "," : "") << " = " << llvm::join(launchArgs, ", ") << "\n";
-  if (!tmaLaunchArg.empty())
-    os << "        if " << tmaLaunchArg << ":\n            _tma_allocator()\n";
-  // Fast path: the compiled kernel of an earlier call with the same specialization, launched
-  // directly (Triton's generic path binds and specializes every argument on every call). The key
-  // holds the integer arguments themselves (cheaper than the facts Triton specializes on: each
-  // distinct value set is one entry, all of one specialization mapping to its compiled kernel) and
-  // the pointers' 16-byte alignment; a table past 1024 entries starts again.
-  os << "        _dev = " << (firstView.empty() ? std::string("0") : firstView + ".get_device()") << "\n";
-  os << "        _key = (_dev" << (key.empty() ? "" : ", ") << llvm::join(key, ", ") << ")\n";
-  os << "        _launch = _" << kname << "_launched.get(_key)\n";
-  os << "        if _launch is not None:\n";
-  os << "            _launch(_grid[0], _dev" << (launchArgs.empty() ? "" : ", ") << args << ")\n";
-  os << "        else:\n";
-  os << "            _compiled = _" << kname << "_kernel[_grid](" << args << (launchArgs.empty() ? "" : ", ")
-     << "num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam) << ")\n";
-  os << "            if _compiled is not None and not _interpreting():\n";
-  os << "                if len(_" << kname << "_launched) >= 1024:\n";
-  os << "                    _" << kname << "_launched.clear()\n";
-  os << "                _" << kname << "_launched[_key] = _direct(_compiled)\n";
-  // Compile without launching (the tuner compiles candidates ahead, several at once).
-  os << "\n\ndef " << kname << "_warmup(" << llvm::join(positional, ", ");
-  if (!keywords.empty())
-    os << ", *, " << llvm::join(keywords, ", ");
-  os << "):\n";
-  os << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
-  for (const std::string &a : allocations)
-    os << "    " << a << "\n";
-  os << "    _" << kname << "_kernel.warmup(" << llvm::join(launchArgs, ", ") << (launchArgs.empty() ? "" : ", ")
-     << "grid=(1,), num_warps=" << param(triton::kWarpsParam) << ", num_stages=" << param(triton::kStagesParam)
-     << ")\n";
+  triton::emitLaunchWrapper(os, wrapper);
   return success();
 }
 
@@ -974,30 +871,8 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
   wrapper::emitCheckView(os, {"Triton", "TRITON_INTERPRET"});
   os << "def _interpreting():\n"
      << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
-     << libdevicePrelude(module)
-     << "def _direct(compiled):\n"
-     << "    \"\"\"A launch of `compiled` that skips Triton's per-call generic path (driver stream lookup, launch\n"
-     << "    hooks, scratch allocation) when it needs none of them; else Triton's own launch. Built once per\n"
-     << "    specialization; the host cost of a call is what tessel's wrapper adds to the kernel.\"\"\"\n"
-     << "    try:\n"
-     << "        from torch._C import _cuda_getCurrentRawStream as stream\n"
-     << "        from triton import knobs\n"
-     << "        compiled._init_handles()\n"
-     << "        run, function, meta = compiled.run, compiled.function, compiled.packed_metadata\n"
-     << "        launch, coop, pdl = run.launch, run.launch_cooperative_grid, run.launch_pdl\n"
-     << "        if (run.global_scratch_size or run.profile_scratch_size or knobs.runtime.launch_enter_hook.calls\n"
-     << "                or knobs.runtime.launch_exit_hook.calls):\n"
-     << "            raise LookupError\n"
-     << "    except (ImportError, AttributeError, LookupError):\n"
-     << "        return lambda grid, device, *args: compiled[(grid, 1, 1)](*args)\n\n"
-     << "    def go(grid, device, *args):\n"
-     << "        launch(grid, 1, 1, stream(device), function, coop, pdl, None, None, meta, None, None, None, *args)\n"
-     << "    return go\n\n\n"
-     << "def _tma_allocator():\n"
-     << "    \"\"\"Tensor descriptors made on the device need global scratch: a torch allocator, unless this\n"
-     << "    thread has one.\"\"\"\n"
-     << "    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n"
-     << "        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device='cuda'))\n\n\n";
+     << libdevicePrelude(module);
+  triton::emitLaunchPrelude(os);
   wrapper::emitCheckScalar(os);
   wrapper::emitCheckApart(os);
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {

@@ -37,13 +37,11 @@
 // TUNED: tl.arange(0, 128)
 // WARPS8: tl.arange(0, 512)
 // CHECK-NOT: tl.arange(0, BLOCK)
-// CHECK: def layernorm(x, w, bb, y, *, eps):
-// CHECK-NEXT: """Launch layernorm (one launch; checks the ABI first)."""
-// COM: Written views get the stride-0/self-overlap checks and must not share memory with another
-// COM: view; the scalar is checked against its type's range; the grid against the launch limit.
-// CHECK: x.is_contiguous() and (_p_x := x.data_ptr()) >= 0
-// CHECK: and (_p_y + y.nbytes <= _p_x or _p_x + x.nbytes <= _p_y)
-// CHECK: and type(eps) is float and -3.4028234663852886e+38 <= eps <= 3.4028234663852886e+38):
+// COM: A checked call: written views get the stride-0/self-overlap checks and must not share memory
+// COM: with another view; the scalar is checked against its type's range; the grid against the
+// COM: launch limit. Then Triton's JIT launches it, and its plan is recorded.
+// CHECK: _layernorm_plans = {}
+// CHECK: def _layernorm_checked(x, w, bb, y, *, eps):
 // CHECK: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
 // CHECK: _check_view('w', w, torch.float32, ('N',), _extents, _device)
 // CHECK: _check_view('y', y, torch.float32, ('M', 'N'), _extents, _device, writes=True)
@@ -52,11 +50,34 @@
 // CHECK: if _grid[0] > 2147483647:
 // CHECK-NEXT: raise ValueError(f"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0")
 // CHECK: _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13 = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps, bool(((0 < max((-((-(x.shape[1])) // (1))), 0)) and ((max((-((-(x.shape[1])) // (1))), 0) - 0) <=
-// CHECK: _launch = _layernorm_launched.get(_key)
 // CHECK: _compiled = _layernorm_kernel[_grid](_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, num_warps=
 // DEFAULT-SAME: {{^}}4, num_stages=3){{$}}
 // TUNED-SAME: {{^}}4, num_stages=3){{$}}
 // WARPS8-SAME: {{^}}8, num_stages=3){{$}}
+// COM: The plan key: everything the checks and Triton's specialization read but addresses and the
+// COM: float scalar. The plan binds what the key fixes (extents, strides, the launch fact) and keeps
+// COM: each view's byte span for the aliasing check.
+// CHECK: _key = (type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, type(w), w.dtype, w.shape, w.stride(), w.get_device(), _p_w & 15, type(bb), bb.dtype, bb.shape, bb.stride(), bb.get_device(), _p_bb & 15, type(y), y.dtype, y.shape, y.stride(), y.get_device(), _p_y & 15)
+// CHECK: _plan = (_layernorm_bind(_compiled, _grid[0], x.get_device(), _a1, _a2, _a3, _a4, _a6, _a8, _a10, _a11, _a13), *_span(x), *_span(w), *_span(bb), *_span(y),)
+// CHECK: def _layernorm_bind(_compiled, _grid, _dev, _a1, _a2, _a3, _a4, _a6, _a8, _a10, _a11, _a13):
+// CHECK: def _go(x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps):
+// CHECK-NEXT: _launch(_grid, 1, 1, _stream(_dev), _function, _coop, _pdl, None, None, _meta, None, None, None, _p_x, _a1, _a2, _a3, _a4, _p_w, _a6, _p_bb, _a8, _p_y, _a10, _a11, eps, _a13)
+// CHECK: _compiled[(_grid, 1, 1)](x, _a1, _a2, _a3, _a4, w, _a6, bb, _a8, y, _a10, _a11, eps, _a13)
+// COM: A planned call checks only what its key leaves open: the written view apart from each other
+// COM: view (the inputs among themselves are not compared), and the float scalar.
+// CHECK: def layernorm(x, w, bb, y, *, eps):
+// CHECK-NEXT: """Launch layernorm (one launch; checks the ABI first)."""
+// CHECK: _q = _plans[(type(x), x.dtype,
+// CHECK: _miss(x, w, bb, y, eps=eps)
+// CHECK-NEXT: return
+// CHECK-NEXT: if ((_p_y + _q[8] <= _p_x + _q[1] or _p_x + _q[2] <= _p_y + _q[7])
+// CHECK-NEXT: and (_p_y + _q[8] <= _p_w + _q[3] or _p_w + _q[4] <= _p_y + _q[7])
+// CHECK-NEXT: and (_p_y + _q[8] <= _p_bb + _q[5] or _p_bb + _q[6] <= _p_y + _q[7])
+// CHECK-NEXT: and type(eps) is float and -3.4028234663852886e+38 <= eps <= 3.4028234663852886e+38):
+// CHECK-NEXT: _q[0](x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps)
+// CHECK-NEXT: else:
+// CHECK-NEXT: _miss(x, w, bb, y, eps=eps)
+// CHECK: layernorm = _layernorm_front(_layernorm_plans, _layernorm_checked)
 
 // DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
 // LAUNCHDOMAIN: error: parameter 'WARPS' = 3 is outside its candidate domain [1, 2, 4, 8, 16]

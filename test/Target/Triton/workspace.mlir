@@ -5,10 +5,17 @@
 // CHECK: def _workspace_rowsum_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, y, y_stride0, ws):
 // CHECK: tl.load(ws + ({{.*}}) * (_extent_N) + ({{.*}}), mask=
 // CHECK: tl.store(ws + ({{.*}}) * (_extent_N) + ({{.*}}), {{.*}}, mask=
-// CHECK: def workspace_rowsum(x, y):
-// CHECK: _ws_ws = torch.full(((x.shape[0]) * (x.shape[1]),), 1.000000e+00, dtype=torch.float32, device=x.device)
+// CHECK: def _workspace_rowsum_checked(x, y):
 // CHECK: _grid =
+// CHECK: _ws_ws = torch.full(((x.shape[0]) * (x.shape[1]),), 1.000000e+00, dtype=torch.float32, device=x.device)
 // CHECK: = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), y, y.stride(0), _ws_ws
+// A planned call allocates its own workspace (its size is fixed by the plan key; torch's allocator
+// aligns it, so it is never part of the key) and passes its address.
+// CHECK: def _workspace_rowsum_bind(
+// CHECK: def _go(x, _p_x, y, _p_y):
+// CHECK-NEXT: _ws_ws = torch.full(((x.shape[0]) * (x.shape[1]),), 1.000000e+00, dtype=torch.float32, device=x.device)
+// CHECK-NEXT: _launch({{.*}}, _p_x, _a1, _a2, _a3, _a4, _p_y, _a6, _ws_ws.data_ptr())
+// CHECK: def workspace_rowsum(x, y):
 // CHECK: def workspace_rowsum_warmup(x, y):
 // CHECK-NEXT: """Compile
 // CHECK-NEXT: _ws_ws = torch.full(

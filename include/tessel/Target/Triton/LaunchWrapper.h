@@ -1,0 +1,75 @@
+//===- LaunchWrapper.h - the Triton provider's Python launch path -*- C++ -*-===//
+//
+// The host side of one Triton kernel (seed 000 §4.3, §3.1): a wrapper that
+// checks the public ABI, evaluates the LaunchExpr grid and launch facts, and
+// launches. The serializer collects what the ABI is (LaunchWrapperSpec); this
+// file spells it.
+//
+// A call is either checked or planned. A checked call runs every check
+// (Wrapper.h), launches through Triton's JIT and records a plan under a key
+// of everything the checks and Triton's specialization depend on except
+// addresses and float scalars: each view's type, dtype, shape, strides,
+// device and 16-byte alignment, and each integer scalar. A later call with
+// the same key checks only what the key leaves open (aliasing of written
+// views from their byte spans, the float scalars' types and ranges) and calls
+// the plan's launch, in which the grid, the extents, strides and launch
+// facts are bound constants and the views pass as addresses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TARGET_TRITON_LAUNCHWRAPPER_H
+#define TESSEL_TARGET_TRITON_LAUNCHWRAPPER_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace tessel::triton {
+
+/// One argument of the `@triton.jit` kernel as the wrapper produces it.
+struct LaunchArg {
+  enum Kind {
+    View,      ///< a view: the tensor (JIT launch) or its address (direct launch)
+    Scalar,    ///< a by-value ABI scalar, passed on every call
+    Workspace, ///< invocation workspace, allocated on every call
+    Fixed,     ///< a function of the plan key (extent, stride, launch fact): bound in the plan
+  };
+  Kind kind;
+  /// The view, scalar or workspace name (`_ws_<name>` is the workspace's local).
+  std::string name;
+  /// Its host expression on a checked call.
+  std::string host;
+};
+
+/// What the serializer found the kernel's ABI and launch to be.
+struct LaunchWrapperSpec {
+  std::string kernel;
+  /// The wrapper's signature: views positionally, scalars keyword-only.
+  llvm::SmallVector<std::string> positional, keywords;
+  /// The precise checks of a checked call, in order (each raises a clear error).
+  llvm::SmallVector<std::string> checks;
+  /// (name, written) of each view, in order.
+  llvm::SmallVector<std::pair<std::string, bool>> views;
+  /// (name, Python type, range or "") of each scalar.
+  llvm::SmallVector<std::pair<std::string, std::pair<std::string, std::string>>> scalars;
+  /// Statements allocating invocation workspace (`_ws_<name> = ...`).
+  llvm::SmallVector<std::string> allocations;
+  llvm::SmallVector<LaunchArg> args;
+  /// The grid's host expression, the device index expression and the TMA switch's argument ("" if none).
+  std::string grid, device, tmaArg;
+  int64_t warps = 4, stages = 3;
+};
+
+/// The per-kernel plan table, checked path, plan binder, wrapper and warm-up entry.
+void emitLaunchWrapper(llvm::raw_ostream &os, const LaunchWrapperSpec &spec);
+
+/// Module-level helpers the wrappers share: `_direct` (the compiled kernel's own launcher, when a
+/// call needs none of Triton's per-call services) and `_tma_allocator`.
+void emitLaunchPrelude(llvm::raw_ostream &os);
+
+} // namespace tessel::triton
+
+#endif // TESSEL_TARGET_TRITON_LAUNCHWRAPPER_H

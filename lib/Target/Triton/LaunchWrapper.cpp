@@ -1,0 +1,295 @@
+//===- LaunchWrapper.cpp - the Triton provider's Python launch path -------===//
+//
+// Spells LaunchWrapper.h's checked and planned calls. A planned call costs a
+// handful of tensor attribute reads, one dictionary lookup and the compiled
+// kernel's own launcher (issue 18: one call of a small kernel should cost no
+// more host time than the equivalent torch op).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Target/Triton/LaunchWrapper.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tessel;
+using namespace tessel::triton;
+using llvm::SmallVector;
+
+namespace {
+
+std::string signature(const LaunchWrapperSpec &spec) {
+  std::string text = llvm::join(spec.positional, ", ");
+  if (!spec.keywords.empty())
+    text += (text.empty() ? "*, " : ", *, ") + llvm::join(spec.keywords, ", ");
+  return text;
+}
+
+/// The call re-passing the wrapper's own arguments (views positionally, scalars by keyword).
+std::string forward(const LaunchWrapperSpec &spec) {
+  SmallVector<std::string> parts(spec.positional.begin(), spec.positional.end());
+  for (const std::string &k : spec.keywords)
+    parts.push_back(k + "=" + k);
+  return llvm::join(parts, ", ");
+}
+
+/// The plan key: everything the checks and Triton's specialization read except addresses and float
+/// scalars (`_p_<view>` holds each view's address).
+std::string planKey(const LaunchWrapperSpec &spec) {
+  SmallVector<std::string> parts;
+  for (auto &[n, written] : spec.views)
+    parts.push_back(llvm::formatv("type({0}), {0}.dtype, {0}.shape, {0}.stride(), {0}.get_device(), _p_{0} & 15", n));
+  for (auto &[n, check] : spec.scalars)
+    if (check.first == "int")
+      parts.push_back(n);
+  if (parts.size() == 1 && spec.views.empty())
+    return "(" + parts[0] + ",)";
+  return "(" + llvm::join(parts, ", ") + ")";
+}
+
+/// `_p_a, _p_b = a.data_ptr(), b.data_ptr()` (empty without views).
+std::string addresses(const LaunchWrapperSpec &spec) {
+  SmallVector<std::string> lhs, rhs;
+  for (auto &[n, written] : spec.views)
+    lhs.push_back("_p_" + n), rhs.push_back(n + ".data_ptr()");
+  if (lhs.empty())
+    return "";
+  return llvm::join(lhs, ", ") + " = " + llvm::join(rhs, ", ");
+}
+
+/// Whether views are compared for aliasing (a written view among two or more).
+bool comparesSpans(const LaunchWrapperSpec &spec) {
+  return spec.views.size() > 1 && llvm::any_of(spec.views, [](auto &v) { return v.second; });
+}
+
+/// What a planned call still checks: written views apart from the others (their byte spans, relative
+/// to their addresses, are the plan's entries 1, 2 for the first view, 3, 4 for the second, ...),
+/// then the scalars the key leaves open.
+SmallVector<std::string> planGuards(const LaunchWrapperSpec &spec) {
+  SmallVector<std::string> guards;
+  if (comparesSpans(spec)) {
+    for (unsigned j = 0; j < spec.views.size(); ++j)
+      for (unsigned i = 0; i < j; ++i) {
+        if (!spec.views[i].second && !spec.views[j].second)
+          continue;
+        const std::string &a = spec.views[i].first, &b = spec.views[j].first;
+        guards.push_back(llvm::formatv("(_p_{0} + _q[{1}] <= _p_{2} + _q[{3}] or _p_{2} + _q[{4}] <= _p_{0} + _q[{5}])",
+                                       b, 2 * j + 2, a, 2 * i + 1, 2 * i + 2, 2 * j + 1));
+      }
+  }
+  for (auto &[n, check] : spec.scalars) {
+    auto [kind, range] = check;
+    if (kind == "int") {
+      guards.push_back("type(" + n + ") is int");
+      continue;
+    }
+    std::string guard = "type(" + n + ") is float";
+    if (!range.empty()) {
+      auto [lo, hi] = llvm::StringRef(range).drop_front().drop_back().split(", ");
+      guard += " and " + lo.str() + " <= " + n + " <= " + hi.str();
+    }
+    guards.push_back(guard);
+  }
+  return guards;
+}
+
+/// The arguments of a plan's launch: each view as tensor and address, then the scalars.
+std::string goParams(const LaunchWrapperSpec &spec) {
+  SmallVector<std::string> parts;
+  for (auto &[n, written] : spec.views)
+    parts.push_back(n), parts.push_back("_p_" + n);
+  for (auto &[n, check] : spec.scalars)
+    parts.push_back(n);
+  return llvm::join(parts, ", ");
+}
+
+/// The kernel arguments inside a plan's launch: fixed ones are the binder's `_a<i>`; views are
+/// addresses (`direct`) or tensors.
+std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
+  SmallVector<std::string> parts;
+  for (auto [i, a] : llvm::enumerate(spec.args)) {
+    switch (a.kind) {
+    case LaunchArg::View: parts.push_back(direct ? "_p_" + a.name : a.name); break;
+    case LaunchArg::Scalar: parts.push_back(a.name); break;
+    case LaunchArg::Workspace: parts.push_back(direct ? "_ws_" + a.name + ".data_ptr()" : "_ws_" + a.name); break;
+    case LaunchArg::Fixed: parts.push_back("_a" + std::to_string(i)); break;
+    }
+  }
+  return llvm::join(parts, ", ");
+}
+
+void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
+  const std::string &k = spec.kernel;
+  SmallVector<std::string> locals;
+  for (unsigned i = 0; i < spec.args.size(); ++i)
+    locals.push_back("_a" + std::to_string(i));
+  SmallVector<std::string> hosts;
+  for (const LaunchArg &a : spec.args)
+    hosts.push_back(a.host);
+  SmallVector<std::string> fixed;
+  for (auto [i, a] : llvm::enumerate(spec.args))
+    if (a.kind == LaunchArg::Fixed)
+      fixed.push_back(locals[i]);
+  std::string config = llvm::formatv("num_warps={0}, num_stages={1}", spec.warps, spec.stages);
+
+  os << "\n\n_" << k << "_plans = {}  # plan key -> (launch, byte span of each view): see " << k << "\n";
+  os << "\n\ndef _" << k << "_checked(" << signature(spec) << "):\n"
+     << "    \"\"\"A call checked in full, launched through Triton's JIT. Records the call's plan (the\n"
+     << "    launch with every argument its key fixes bound) and returns (key, plan), or None.\"\"\"\n"
+     << "    _extents, _device = {}, []\n";
+  for (const std::string &c : spec.checks)
+    os << "    " << c << "\n";
+  if (spec.views.size() > 1) {
+    os << "    _check_apart(";
+    for (auto &[n, written] : spec.views)
+      os << "('" << n << "', " << n << ", " << (written ? "True" : "False") << "), ";
+    os << ")\n";
+  }
+  os << "    _grid = (" << spec.grid << ", 1, 1)\n"
+     << "    if _grid[0] > 2147483647:\n"
+     << "        raise ValueError(f\"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n"
+     << "    if _grid[0] <= 0:\n"
+     << "        return None\n";
+  for (const std::string &a : spec.allocations)
+    os << "    " << a << "\n";
+  if (!locals.empty())
+    os << "    " << llvm::join(locals, ", ") << (locals.size() == 1 ? "," : "") << " = " << llvm::join(hosts, ", ")
+       << "\n";
+  if (!spec.tmaArg.empty())
+    os << "    if " << spec.tmaArg << ":\n        _tma_allocator()\n";
+  os << "    _compiled = _" << k << "_kernel[_grid](" << llvm::join(locals, ", ") << (locals.empty() ? "" : ", ")
+     << config << ")\n"
+     << "    if _compiled is None and not _interpreting():\n"
+     << "        return None\n"
+     << "    try:\n";
+  std::string addr = addresses(spec);
+  if (!addr.empty())
+    os << "        " << addr << "\n";
+  os << "        _key = " << planKey(spec) << "\n"
+     << "    except Exception:  # a view without an address (meta): nothing to plan\n"
+     << "        return None\n";
+  SmallVector<std::string> bindArgs = {"_compiled", "_grid[0]", spec.device};
+  bindArgs.append(fixed.begin(), fixed.end());
+  os << "    _plan = (_" << k << "_bind(" << llvm::join(bindArgs, ", ") << "),";
+  if (comparesSpans(spec))
+    for (auto &[n, written] : spec.views)
+      os << " *_span(" << n << "),";
+  os << ")\n"
+     << "    if len(_" << k << "_plans) >= 1024:\n"
+     << "        _" << k << "_plans.clear()\n"
+     << "    _" << k << "_plans[_key] = _plan\n"
+     << "    return _key, _plan\n";
+
+  // The binder: one launch function per plan, its fixed arguments closed over.
+  SmallVector<std::string> binderParams = {"_compiled", "_grid", "_dev"};
+  binderParams.append(fixed.begin(), fixed.end());
+  std::string params = goParams(spec);
+  auto prologue = [&](llvm::StringRef indent) {
+    for (const std::string &a : spec.allocations)
+      os << indent << a << "\n";
+    if (!spec.tmaArg.empty())
+      os << indent << "if " << spec.tmaArg << ":\n" << indent << "    _tma_allocator()\n";
+  };
+  os << "\n\ndef _" << k << "_bind(" << llvm::join(binderParams, ", ") << "):\n"
+     << "    \"\"\"The launch of one plan: the compiled kernel's own launcher when it needs none of Triton's\n"
+     << "    per-call services, else Triton's launch of it, else (interpreter) the JIT.\"\"\"\n"
+     << "    _d = None if _compiled is None or _interpreting() else _direct(_compiled)\n"
+     << "    if _d is not None:\n"
+     << "        _launch, _stream, _function, _coop, _pdl, _meta = _d\n\n"
+     << "        def _go(" << params << "):\n";
+  prologue("            ");
+  os << "            _launch(_grid, 1, 1, _stream(_dev), _function, _coop, _pdl, None, None, _meta, None, None, None"
+     << (spec.args.empty() ? "" : ", ") << goArgs(spec, true) << ")\n"
+     << "    elif _compiled is not None and not _interpreting():\n"
+     << "        def _go(" << params << "):\n";
+  prologue("            ");
+  os << "            _compiled[(_grid, 1, 1)](" << goArgs(spec, false) << ")\n"
+     << "    else:\n"
+     << "        def _go(" << params << "):\n"
+     << "            if not _interpreting():  # switched off since: the checks decide again\n"
+     << "                _" << k << "_checked(" << forward(spec) << ")\n"
+     << "                return\n";
+  prologue("            ");
+  os << "            _" << k << "_kernel[(_grid, 1, 1)](" << goArgs(spec, false) << (spec.args.empty() ? "" : ", ")
+     << config << ")\n"
+     << "    return _go\n";
+}
+
+void emitFront(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
+  const std::string &k = spec.kernel;
+  std::string sig = signature(spec), fwd = forward(spec), addr = addresses(spec);
+  SmallVector<std::string> guards = planGuards(spec);
+  SmallVector<std::string> launch;
+  for (auto &[n, written] : spec.views)
+    launch.push_back(n), launch.push_back("_p_" + n);
+  for (auto &[n, check] : spec.scalars)
+    launch.push_back(n);
+  os << "\n\ndef _" << k << "_front(_plans, _miss):\n"
+     << "    \"\"\"The wrapper over a plan table and the call that fills it (`_" << k << "_checked`, or a\n"
+     << "    kernel object's own, which picks the launcher by shape first).\"\"\"\n\n"
+     << "    def " << k << "(" << sig << "):\n"
+     << "        \"\"\"Launch " << k << " (one launch; checks the ABI first).\"\"\"\n"
+     << "        try:\n";
+  if (!addr.empty())
+    os << "            " << addr << "\n";
+  os << "            _q = _plans[" << planKey(spec) << "]\n"
+     << "        except Exception:  # not planned yet, or not tensors: the full checks say why\n"
+     << "            _miss(" << fwd << ")\n"
+     << "            return\n";
+  std::string go = "_q[0](" + goParams(spec) + ")";
+  if (guards.empty()) {
+    os << "        " << go << "\n";
+  } else {
+    os << "        if (" << llvm::join(guards, "\n                and ") << "):\n"
+       << "            " << go << "\n"
+       << "        else:\n"
+       << "            _miss(" << fwd << ")\n";
+  }
+  os << "    return " << k << "\n\n\n"
+     << k << " = _" << k << "_front(_" << k << "_plans, _" << k << "_checked)\n";
+}
+
+void emitWarmup(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
+  const std::string &k = spec.kernel;
+  SmallVector<std::string> hosts;
+  for (const LaunchArg &a : spec.args)
+    hosts.push_back(a.host);
+  os << "\n\ndef " << k << "_warmup(" << signature(spec) << "):\n"
+     << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
+  for (const std::string &a : spec.allocations)
+    os << "    " << a << "\n";
+  os << "    _" << k << "_kernel.warmup(" << llvm::join(hosts, ", ") << (hosts.empty() ? "" : ", ")
+     << "grid=(1,), num_warps=" << spec.warps << ", num_stages=" << spec.stages << ")\n";
+}
+
+} // namespace
+
+void triton::emitLaunchWrapper(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
+  emitChecked(os, spec);
+  emitFront(os, spec);
+  emitWarmup(os, spec);
+}
+
+void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
+  os << "def _direct(compiled):\n"
+     << "    \"\"\"(launcher, stream lookup, function, cooperative, pdl, metadata) of `compiled` when its launches\n"
+     << "    need none of Triton's per-call services (hooks, scratch allocation), else None.\"\"\"\n"
+     << "    try:\n"
+     << "        from torch._C import _cuda_getCurrentRawStream as stream\n"
+     << "        from triton import knobs\n"
+     << "        compiled._init_handles()\n"
+     << "        run = compiled.run\n"
+     << "        if (run.global_scratch_size or run.profile_scratch_size or knobs.runtime.launch_enter_hook.calls\n"
+     << "                or knobs.runtime.launch_exit_hook.calls):\n"
+     << "            return None\n"
+     << "        return (run.launch, stream, compiled.function, run.launch_cooperative_grid, run.launch_pdl,\n"
+     << "                compiled.packed_metadata)\n"
+     << "    except (ImportError, AttributeError):\n"
+     << "        return None\n\n\n"
+     << "def _tma_allocator():\n"
+     << "    \"\"\"Tensor descriptors made on the device need global scratch: a torch allocator, unless this\n"
+     << "    thread has one.\"\"\"\n"
+     << "    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n"
+     << "        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device='cuda'))\n\n\n";
+}

@@ -1,0 +1,189 @@
+"""Issue 18, host path: a call like an earlier one (same view types, dtypes, shapes, strides, devices,
+alignment and integer scalars) launches that call's plan without the full checks, the launcher choice
+or Triton's JIT; it still checks what the plan key leaves open (aliasing of written views, the types
+and ranges of float scalars, integer scalars' types) and defers to the full checks when those fail,
+so every error stays what it was (test_call_checks.py). Runs under TRITON_INTERPRET=1, where the
+plans launch through the interpreter."""
+import importlib
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"
+torch = pytest.importorskip("torch")
+
+import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def example(name):
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
+    return getattr(importlib.import_module(name), name)
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+
+
+def planned_only(monkeypatch, kernel):
+    """From now on a call that is not planned fails: the checked path of the kernel's default
+    launcher raises, and so does binding the arguments."""
+    names = kernel._launcher({}).__globals__
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the call was not planned")
+    monkeypatch.setitem(names, f"_{kernel.name}_checked", boom)
+    monkeypatch.setattr(kernel, "_bind", boom)
+
+
+def test_a_repeated_call_launches_its_plan():
+    softmax = example("softmax")
+    softmax._plans.clear()
+    x, y = torch.randn(5, 37), torch.empty(5, 37)
+    softmax(x, y)
+    assert len(softmax._plans) == 1
+    x2, y2 = torch.randn(5, 37), torch.empty(5, 37)
+    with pytest.MonkeyPatch.context() as mp:
+        planned_only(mp, softmax)
+        softmax(x2, y2)
+    np.testing.assert_allclose(y2.numpy(), torch.softmax(x2, 1).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_other_shapes_strides_and_alignment_are_not_planned_yet(monkeypatch):
+    softmax = example("softmax")
+    softmax._plans.clear()
+    softmax(torch.randn(5, 37), torch.empty(5, 37))
+    planned_only(monkeypatch, softmax)
+    for x in (torch.randn(5, 38), torch.randn(37, 5).t(), torch.randn(5 * 37 + 1)[1:].view(5, 37),
+              torch.randn(5, 37, dtype=torch.float64)):
+        with pytest.raises(AssertionError, match="not planned"):
+            softmax(x, torch.empty(x.shape))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 0), (1, 1)])
+def test_strided_and_empty_views_are_planned_too(monkeypatch, shape):
+    softmax = example("softmax")
+    softmax._plans.clear()
+    m, n = shape
+    for i in range(2):
+        x = torch.randn(n, m).t()  # transposed: not contiguous
+        y = torch.empty(m, 2 * n)[:, ::2]  # every other column
+        if i:
+            planned_only(monkeypatch, softmax)
+        softmax(x, y)
+        np.testing.assert_allclose(y.numpy(), torch.softmax(x, 1).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_planned_call_still_refuses_aliasing():
+    softmax = example("softmax")
+    big = torch.randn(8, 8)  # rows of 32 bytes: every row view has the same alignment
+    softmax(big[:3], big[3:6])
+    np.testing.assert_allclose(big[3:6].numpy(), torch.softmax(big[:3], 1).numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="argument 'y' overlaps argument 'x' in memory"):
+        softmax(big[:3], big[1:4])  # the same plan key, overlapping addresses
+    with pytest.raises(ValueError, match="argument 'y' overlaps argument 'x' in memory"):
+        softmax(big[:3], big[:3])
+
+
+def test_a_planned_call_checks_its_float_scalar():
+    layernorm = example("layernorm")
+    x, w, b = torch.randn(4, 9), torch.randn(9), torch.randn(9)
+    want = torch.nn.functional.layer_norm(x, (9,), w, b, 1.0)
+    y = torch.empty(4, 9)
+    layernorm(x, w, b, y, eps=1.0)
+    layernorm(x, w, b, y, eps=1.0)
+    with pytest.raises(TypeError, match="scalar 'eps' must be float, got bool"):
+        layernorm(x, w, b, y, eps=True)
+    with pytest.raises(ValueError, match=r"scalar 'eps' = 1e\+300 is outside the range of its type"):
+        layernorm(x, w, b, y, eps=1e300)
+    y = torch.empty(4, 9)
+    layernorm(x, w, b, y, eps=1)  # an int for a float: the full checks accept it
+    np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@tessel.kernel
+def scale(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)], k: T.i32):
+    n = T.domain(0, x.shape[0])
+    y[n] = x[n] * T.cast(k, T.f32)
+
+
+def test_an_integer_scalar_is_part_of_the_plan_key(monkeypatch):
+    x = torch.randn(7)
+    for k in (3, 1, 16):
+        y = torch.empty(7)
+        scale(x, y, k=k)
+        np.testing.assert_array_equal(y.numpy(), (x * float(k)).numpy())
+    assert len(scale._plans) == 3  # each value its own plan (Triton specializes 1 and multiples of 16)
+    with pytest.raises(TypeError, match="scalar 'k' must be int, got bool"):
+        scale(x, torch.empty(7), k=True)  # equal to 1 as a dictionary key: the type is guarded
+    planned_only(monkeypatch, scale)
+    y = torch.empty(7)
+    scale(x, y, k=16)
+    np.testing.assert_array_equal(y.numpy(), (x * 16.0).numpy())
+
+
+def test_each_shape_keeps_the_launcher_it_chose(monkeypatch):
+    # A kernel object's plans launch what the shape chose (a tuned winner, or a default covering the
+    # shape): here a stand-in choice gives BLOCK=64 to rows longer than 100.
+    softmax = example("softmax")
+    softmax._plans.clear()
+    softmax._launches.clear()
+    monkeypatch.setattr(softmax, "_fact_params", lambda cx, tensors: {"BLOCK": 64} if tensors[0].shape[1] > 100 else None)
+    for _ in range(2):
+        for n in (37, 300):
+            x, y = torch.randn(3, n), torch.empty(3, n)
+            softmax(x, y)
+            np.testing.assert_allclose(y.numpy(), torch.softmax(x, 1).numpy(), rtol=1e-5, atol=1e-6)
+    blocks = {key[2][1]: plan[0].__globals__["softmax_PARAMS"]["BLOCK"][1] for key, plan in softmax._plans.items()}
+    assert blocks == {37: 512, 300: 64}
+
+
+def test_calls_with_constexprs_or_views_by_name_take_the_binding_path():
+    cumsum = example("cumsum")
+    x = torch.randn(3, 10)
+    y = torch.empty(3, 10)
+    cumsum(x, y, REVERSE=True)
+    np.testing.assert_allclose(y.numpy(), x.flip(1).cumsum(1).flip(1).numpy(), rtol=1e-5, atol=1e-5)
+    softmax = example("softmax")
+    y = torch.empty(3, 10)
+    softmax(x=x, y=y)
+    np.testing.assert_allclose(y.numpy(), torch.softmax(x, 1).numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="kernel 'softmax' got unexpected arguments"):
+        softmax(x, y, z=1)
+    with pytest.raises(TypeError, match="kernel 'softmax': missing view argument 'y'"):
+        softmax(x)
+
+
+def test_a_planned_call_runs_no_tessel_python_but_the_wrapper_and_the_plan(tmp_path):
+    # What keeps one call cheap (issue 18): after the first call, the kernel object calls the generated
+    # wrapper, which calls the plan's launch; nothing else of tessel's (binding, launcher choice,
+    # checks, tuning-cache lookups) runs. Under the interpreter the launch then asks whether it is
+    # still on and calls Triton's interpreter, which runs the generated Triton functions.
+    softmax = example("softmax")
+    x, y = torch.randn(4, 9), torch.empty(4, 9)
+    softmax(x, y)
+    module = softmax._launcher({}).__code__.co_filename
+    package = str(Path(tessel.__file__).parent)
+    seen = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            where = frame.f_code.co_filename
+            if where == module or where.startswith(package):
+                seen.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        softmax(x, y)
+    finally:
+        sys.setprofile(None)
+    assert seen[:4] == ["__call__", "softmax", "_go", "_interpreting"], seen
+    # then only the generated Triton functions the interpreter runs
+    assert all(n.startswith(("_softmax_kernel", "_softmax_combine")) for n in seen[4:]), seen

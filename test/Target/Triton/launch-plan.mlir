@@ -1,0 +1,33 @@
+// A Triton wrapper's plan (LaunchWrapper.h): the key holds every integer scalar (Triton specializes
+// on its value) and a planned call guards its type; with one view there is nothing to compare for
+// aliasing, so no span enters the plan and no aliasing guard is emitted.
+// RUN: tessel compile %s --emit=source --target=triton | FileCheck %s
+// CHECK: def _shift_checked(x, *, k):
+// CHECK: _check_scalar('k', k, int, (-2147483648, 2147483647))
+// CHECK: _key = (type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)
+// CHECK-NEXT: except Exception:
+// CHECK: _plan = (_shift_bind(_compiled, _grid[0], x.get_device(), _a1, _a2),)
+// CHECK: def _go(x, _p_x, k):
+// CHECK-NEXT: _launch({{.*}}, None, None, None, _p_x, _a1, _a2, k)
+// CHECK: def shift(x, *, k):
+// CHECK: _p_x = x.data_ptr(){{$}}
+// CHECK-NEXT: _q = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)]
+// CHECK: if (type(k) is int):
+// CHECK-NEXT: _q[0](x, _p_x, k)
+// CHECK-NOT: _span(
+// CHECK: def shift_warmup(x, *, k):
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @shift(%x: !kir.view<i32, [N], inout>, %k: i32) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dn {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<i32, [N], inout>[index] -> i32
+      %sum = kir.binary add %v, %k : i32
+      kir.store %sum, %x[%i] : i32, !kir.view<i32, [N], inout>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
