@@ -20,8 +20,9 @@ def kernel_lines(tessel_bin, root, name, tmp_path):
     res = subprocess.run([str(tessel_bin), "compile", str(kir), "--emit=source", "--target=triton"],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    body = res.stdout[res.stdout.index(f"def _{name}_kernel"):res.stdout.index(f"_{name}_launched")]
-    return [ln.replace(name, "K") for ln in body.splitlines() if not ln.strip().startswith("#")]
+    lines = res.stdout[res.stdout.index(f"def _{name}_kernel"):].splitlines()
+    end = next(i for i, ln in enumerate(lines[1:], 1) if ln and not ln[0].isspace())  # the @triton.jit body
+    return [ln.replace(name, "K") for ln in lines[:end] if not ln.strip().startswith("#")]
 
 
 def shape_of(lines):
