@@ -77,8 +77,9 @@
 // FMA: llvm.call_intrinsic "llvm.fma.f32"
 
 // COM: scatter_reduce with an add combine: relaxed atomics. Blocked by refine-mapping and
-// COM: form-blocking (each program owns BLOCK_P members), every thread adds its own slots.
-// RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=ATOM
+// COM: form-blocking (each program owns BLOCK_P members), every thread adds its own slots (here in
+// COM: the cyclic layout, VECTOR=1).
+// RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx --emit=device --param VECTOR=1 | FileCheck %s --check-prefix=ATOM
 // ATOM-LABEL: gpu.func @embedding_scatter_add(
 // ATOM: %[[TID:.*]] = gpu.thread_id x
 // ATOM: scf.for

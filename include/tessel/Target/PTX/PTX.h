@@ -11,10 +11,14 @@
 // Execution model: one program instance is one CTA of THREADS threads on a
 // one-dimensional grid (the product of the program-space extents, decoded
 // row-major from the block index). Scalars are uniform: every thread computes
-// them. A rank-1 fragment of B elements is distributed cyclically: thread t
-// holds the elements t, t + THREADS, t + 2 THREADS, ... (ceil(B / THREADS)
-// registers). Reductions combine a thread's elements, then the warp by
-// butterfly shuffles, then the warps through shared memory.
+// them. A fragment of B elements (flattened row-major) is distributed in
+// groups of V consecutive elements: slot g V + j of thread t holds element
+// g T V + t V + j (T = THREADS), so a thread's group can be one vector access.
+// V is the provider parameter VECTOR for fragments of at least T V elements
+// and 1 (the cyclic layout: thread t holds t, t + T, ...) for smaller ones;
+// a function of B only, so fragments that meet share a layout. Reductions
+// combine a thread's elements, then the warp by butterfly shuffles, then the
+// warps through shared memory.
 //
 // Kernel ABI (what the runtime passes, in order, per pgpu.kernel argument):
 //   view      -> pointer to element 0 (global), then one i64 extent per axis,
@@ -37,6 +41,8 @@ namespace tessel::ptx {
 
 /// Threads per CTA, declared by `legalize` as a provider parameter.
 inline constexpr llvm::StringLiteral kThreadsParam = "THREADS";
+/// Consecutive elements per thread in wide fragments (the vector layout), declared by `legalize`.
+inline constexpr llvm::StringLiteral kVectorParam = "VECTOR";
 /// The chip the PTX is generated for (the H200; ptxas validates sm_90a).
 inline constexpr llvm::StringLiteral kChip = "sm_90";
 
