@@ -150,5 +150,8 @@ FailureOr<std::string> ptx::compile(ModuleOp module, const llvm::StringMap<int64
   }
   if (failed(verify(**device)) || failed(lowerDeviceIRToNVVM(**device)))
     return failure();
-  return emitPTX(**device, stage == Stage::LLVMIR);
+  FailureOr<std::string> text = emitPTX(**device, stage == Stage::LLVMIR);
+  if (failed(text) || stage != Stage::Wrapper)
+    return text;
+  return emitWrapper(module, *params, *text);
 }

@@ -79,8 +79,15 @@ mlir::LogicalResult lowerDeviceIRToNVVM(mlir::ModuleOp deviceModule);
 /// With `llvmIR`, returns the optimized LLVM IR instead of PTX.
 mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp deviceModule, bool llvmIR = false);
 
+/// The Python module of `--emit=wrapper` (PTXWrapper.cpp): the PTX text and, per legalized
+/// kernel, a wrapper that checks the ABI on torch tensors, evaluates the grid and launches through
+/// tessel's CUDA runtime (tessel._ptx, the C ABI of Runtime/CudaLaunch.h).
+mlir::FailureOr<std::string> emitWrapper(mlir::ModuleOp module,
+                                         const llvm::StringMap<llvm::StringMap<int64_t>> &params,
+                                         llvm::StringRef ptx);
+
 /// The stages `compile` stops at.
-enum class Stage { DeviceIR, LLVMIR, PTX };
+enum class Stage { DeviceIR, LLVMIR, PTX, Wrapper };
 
 /// The whole provider on a pgpu module (after the shared pipeline): legalize,
 /// select, lower, emit; returns the text of `stage`. Nothing is returned for
