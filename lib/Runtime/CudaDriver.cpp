@@ -10,6 +10,7 @@
 
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Interp/Numerics.h"
+#include "tessel/Target/PTX/PTX.h"
 
 #include "Driver.h"
 
@@ -109,6 +110,18 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
         error = which + " expects a rank-" + std::to_string(view.getRank()) + " array of the view's element type";
         return false;
       }
+      // Index arithmetic is 32-bit in the kernel (PTX.h, kIndexBits): element offsets stay below 2^31.
+      int64_t span = 0;
+      for (auto [extent, stride] : llvm::zip(arg.view->shape, arg.view->strides))
+        span += extent > 0 ? (extent - 1) * std::abs(stride) : 0;
+      if (span >= (int64_t(1) << (ptx::kIndexBits - 1))) {
+        error = which + " spans " + std::to_string(span + 1) + " elements; the PTX provider's kernels index with " +
+                std::to_string(ptx::kIndexBits) + "-bit offsets";
+        return false;
+      }
+    } else if (type.isIndex() && (arg.scalar.i < INT32_MIN || arg.scalar.i > INT32_MAX)) {
+      error = which + " = " + std::to_string(arg.scalar.i) + " is outside the 32-bit range of index in PTX kernels";
+      return false;
     } else if (!type.isIntOrIndexOrFloat() && !isa<pgpu::BufferType>(type)) {
       error = which + " has no place in the PTX ABI";
       return false;

@@ -78,7 +78,10 @@ LogicalResult ptx::lowerDeviceIRToNVVM(ModuleOp deviceModule) {
   ctx->appendDialectRegistry(registry);
   PassManager pm(ctx);
   pm.addPass(createSCFToControlFlowPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // Index arithmetic in 32 bits (PTX.h, kIndexBits): half the registers of 64-bit coordinates.
+  ConvertGpuOpsToNVVMOpsOptions nvvmOptions;
+  nvvmOptions.indexBitwidth = ptx::kIndexBits;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvmOptions));
   pm.addPass(createReconcileUnrealizedCastsPass());
   return pm.run(deviceModule);
 }

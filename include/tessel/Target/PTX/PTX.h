@@ -20,6 +20,8 @@
 // combine a thread's elements, then the warp by butterfly shuffles, then the
 // warps through shared memory.
 //
+// Index arithmetic is 32-bit (kIndexBits): views span fewer than 2^31 elements.
+//
 // Kernel ABI (what the runtime passes, in order, per pgpu.kernel argument):
 //   view      -> pointer to element 0 (global), then one i64 extent per axis,
 //                then one i64 element stride per axis;
@@ -43,6 +45,10 @@ namespace tessel::ptx {
 inline constexpr llvm::StringLiteral kThreadsParam = "THREADS";
 /// Consecutive elements per thread in wide fragments (the vector layout), declared by `legalize`.
 inline constexpr llvm::StringLiteral kVectorParam = "VECTOR";
+/// The width of `index` in the kernel: coordinates, extents, strides and element offsets are 32-bit
+/// (as in the Triton provider), so every view spans fewer than 2^31 elements and index scalars fit
+/// in i32; the wrapper and the runtime check both before a launch. The ABI words stay 64-bit.
+inline constexpr unsigned kIndexBits = 32;
 /// The chip the PTX is generated for (the H200; ptxas validates sm_90a).
 inline constexpr llvm::StringLiteral kChip = "sm_90";
 
