@@ -95,10 +95,15 @@ private:
       n *= e;
     return n;
   }
-  /// Consecutive elements per thread in `type` (PTX.h layout): VECTOR when the fragment fills the
-  /// CTA at that width, else 1 (the cyclic layout). A function of the element count only, so
-  /// fragments that meet in pointwise ops and reshapes share their layout.
-  int64_t vectorOf(pgpu::FragmentType type) { return elements(type) >= threads * vector ? vector : 1; }
+  /// Consecutive elements per thread in `type` (PTX.h layout): the widest of VECTOR, VECTOR / 2, ...
+  /// at which the fragment fills the CTA, down to 1 (the cyclic layout). A function of the element
+  /// count only, so fragments that meet in pointwise ops and reshapes share their layout.
+  int64_t vectorOf(pgpu::FragmentType type) {
+    int64_t v = vector, n = elements(type);
+    while (v > 1 && n < threads * v)
+      v /= 2;
+    return v;
+  }
   int64_t slots(pgpu::FragmentType type) {
     int64_t v = vectorOf(type);
     return std::max<int64_t>(1, (elements(type) + threads * v - 1) / (threads * v)) * v;

@@ -23,14 +23,16 @@
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
 
 // COM: Must not fire: a strided coordinate (2 i), a gather through loaded indices (the indices
-// COM: themselves and the store are contiguous), a fragment
-// COM: narrower than THREADS x VECTOR (cyclic layout), and VECTOR=1.
+// COM: themselves and the store are contiguous), a fragment narrower than THREADS (cyclic layout),
+// COM: and VECTOR=1. A fragment of THREADS x VECTOR / 2 elements gets half the width.
 // CHECK-LABEL: gpu.func @strided(
 // CHECK-NOT: vector<
 // CHECK-LABEL: gpu.func @gathered(
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-NOT: -> vector<4xf32>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-LABEL: gpu.func @halved(
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 // CHECK-LABEL: gpu.func @narrow(
 // CHECK-NOT: vector<
 // CHECK: gpu.return
@@ -112,7 +114,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     }
     pgpu.return
   }
-  pgpu.kernel @narrow(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+  pgpu.kernel @halved(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
     %c1 = arith.constant 1 : index
     pgpu.program_space (%c1) {
     ^bb0(%p: index):
@@ -123,6 +125,21 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %ok = pgpu.splat %t : i1 -> !pgpu.fragment<i1, [256]>
       %v = pgpu.load %x[%i] valid %ok : !pgpu.fragment<i1, [256]> fill %z : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [256]>] -> !pgpu.fragment<f32, [256]>
       pgpu.store %v, %y[%i] valid %ok : !pgpu.fragment<i1, [256]> : !pgpu.fragment<f32, [256]>, !pgpu.view<f32, [N], out>[!pgpu.fragment<index, [256]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+  pgpu.kernel @narrow(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [64]>
+      %ok = pgpu.splat %t : i1 -> !pgpu.fragment<i1, [64]>
+      %v = pgpu.load %x[%i] valid %ok : !pgpu.fragment<i1, [64]> fill %z : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [64]>] -> !pgpu.fragment<f32, [64]>
+      pgpu.store %v, %y[%i] valid %ok : !pgpu.fragment<i1, [64]> : !pgpu.fragment<f32, [64]>, !pgpu.view<f32, [N], out>[!pgpu.fragment<index, [64]>]
       pgpu.yield
     }
     pgpu.return

@@ -14,8 +14,8 @@
 // them. A fragment of B elements (flattened row-major) is distributed in
 // groups of V consecutive elements: slot g V + j of thread t holds element
 // g T V + t V + j (T = THREADS), so a thread's group can be one vector access.
-// V is the provider parameter VECTOR for fragments of at least T V elements
-// and 1 (the cyclic layout: thread t holds t, t + T, ...) for smaller ones;
+// V is the provider parameter VECTOR, halved while the fragment has fewer than
+// T V elements, down to 1 (the cyclic layout: thread t holds t, t + T, ...);
 // a function of B only, so fragments that meet share a layout. Reductions
 // combine a thread's elements, then the warp by butterfly shuffles, then the
 // warps through shared memory.
