@@ -66,6 +66,34 @@ def gen(out):
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
+def kernel_us(fn, reps=20):
+    """Device time of the kernels one call launches (torch profiler, mean over `reps` calls)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    return sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages()) / reps
+
+
+def loop_us(fn, reps=50):
+    """Mean time of `reps` back-to-back calls between two CUDA events (the device time when the host
+    enqueues faster than the device runs)."""
+    import torch
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / reps
+
+
 def _load(path):
     spec = importlib.util.spec_from_file_location(f"_ptx_rows_{path.stem.replace('-', '_')}", path)
     module = importlib.util.module_from_spec(spec)
@@ -136,7 +164,7 @@ def check(carry, json_path):
         row["triton"] = []
         for params, fn in triton_runs:
             try:
-                row["triton"].append(dict(measure(fn), params=params))
+                row["triton"].append(dict(measure(fn), params=params, fn=fn))
             except Exception as e:
                 row["triton"].append({"params": params, "error": f"{type(e).__name__}: {str(e)[-300:]}"})
         row["ptx"] = []
@@ -145,7 +173,8 @@ def check(carry, json_path):
                 continue
             try:
                 fn = getattr(_load(carry / entry["file"]), name)
-                row["ptx"].append(dict(measure(lambda: fn(*args, **scalars)), params=entry["params"]))
+                call = lambda fn=fn: fn(*args, **scalars)
+                row["ptx"].append(dict(measure(call), params=entry["params"], fn=call))
             except Exception as e:
                 row["ptx"].append({"params": entry["params"], "error": f"{type(e).__name__}: {str(e)[-300:]}"})
         best = lambda runs: min((r for r in runs if r.get("correct")), key=lambda r: r["ms"], default=None)
@@ -160,8 +189,24 @@ def check(carry, json_path):
         cyclic = [r for r in row["ptx"] if r.get("correct") and r["params"].get("VECTOR") == 1]
         if cyclic and bv:
             row["vector_vs_cyclic"] = cyclic[0]["ms"] / bv["ms"]
+        # Device time without the host path, for the best of each: the torch profiler's kernel time
+        # (CUPTI sees driver-API launches too) and back-to-back calls between two events.
+        timed = [(row["torch"], ref)] + [(r, r["fn"]) for r in [bt, bv] + cyclic[:1] if r]
+        for r, fn in timed:
+            try:
+                r["kernel_us"], r["loop_us"] = kernel_us(fn), loop_us(fn)
+            except Exception as e:
+                r["device_time_error"] = f"{type(e).__name__}: {str(e)[-200:]}"
+        for r in row["ptx"] + row["triton"]:
+            r.pop("fn", None)
+        if bt and bv and bt.get("kernel_us") and bv.get("kernel_us"):
+            row["ptx_vs_triton_kernel"] = bt["kernel_us"] / bv["kernel_us"]
         results["cases"].append(row)
-        print(f"{cid}: PTX {bv['ms'] * 1e3 if bv else float('nan'):.1f} us at {bv and bv['params']} "
+        nan = float("nan")
+        print(f"{cid}: kernel us PTX {(bv or {}).get('kernel_us', nan):.1f} Triton {(bt or {}).get('kernel_us', nan):.1f} "
+              f"cyclic {(cyclic[0] if cyclic else {}).get('kernel_us', nan):.1f} torch {row['torch'].get('kernel_us', nan):.1f} "
+              f"(PTX/Triton {row.get('ptx_vs_triton_kernel', nan):.3f}x) | do_bench "
+              f"PTX {bv['ms'] * 1e3 if bv else float('nan'):.1f} us at {bv and bv['params']} "
               f"| Triton {bt['ms'] * 1e3 if bt else float('nan'):.1f} us | torch {row['torch']['ms'] * 1e3:.1f} us "
               f"| PTX/Triton {row.get('ptx_vs_triton', float('nan')):.3f}x "
               f"| vector/cyclic {row.get('vector_vs_cyclic', float('nan')):.2f}x "
