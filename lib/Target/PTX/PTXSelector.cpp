@@ -364,7 +364,7 @@ LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, V
     if (contiguous)
       llvm::append_range(out, loadGroup(elementType, view, coords, valid, fill, fragment, k, group, contiguous));
     else
-      out.push_back(loadSlot(elementType, view, coords, slotOk(valid, fragment, k), fill, k));
+      out.push_back(loadSlot(elementType, view, coords, slotOk(valid, fragment, k, /*write=*/false), fill, k));
   }
   values[result] = out;
   return success();
@@ -381,7 +381,7 @@ LogicalResult Selector::emitStore(Value value, Value resource, ValueRange coords
     if (contiguous)
       storeGroup(value, elementType, resource, coords, valid, fragment, k, group, contiguous);
     else
-      storeSlot(at(value, k), elementType, resource, coords, slotOk(valid, fragment, k), k);
+      storeSlot(at(value, k), elementType, resource, coords, slotOk(valid, fragment, k, /*write=*/true), k);
   }
   fenceWrite(resource);
   return success();

@@ -165,7 +165,7 @@ SmallVector<Value> Selector::loadGroup(Type elementType, Value view, ValueRange 
   Type element = deviceScalarType(elementType);
   SmallVector<Value> oks;
   for (int64_t j = 0; j < group; ++j)
-    oks.push_back(slotOk(valid, fragment, k0 + j));
+    oks.push_back(slotOk(valid, fragment, k0 + j, /*write=*/false));
   Value p = address(elementType, view, coords, k0);
   int64_t align = vectorAlignment(element, group);
   Value fast = groupFast(b, loc, oks, p, align, contiguous);
@@ -194,7 +194,7 @@ void Selector::storeGroup(Value value, Type elementType, Value resource, ValueRa
   Type element = deviceScalarType(elementType);
   SmallVector<Value> oks;
   for (int64_t j = 0; j < group; ++j)
-    oks.push_back(slotOk(valid, fragment, k0 + j));
+    oks.push_back(slotOk(valid, fragment, k0 + j, /*write=*/true));
   Value p = address(elementType, resource, coords, k0);
   int64_t align = vectorAlignment(element, group);
   Value fast = groupFast(b, loc, oks, p, align, contiguous);

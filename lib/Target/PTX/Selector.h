@@ -200,10 +200,13 @@ private:
   LogicalResult emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill);
   LogicalResult emitStore(Value value, Value resource, ValueRange coords, Value valid);
 
-  /// Whether slot k of an access performs it: its validity, and the slot holds an element.
-  Value slotOk(Value valid, pgpu::FragmentType fragmentOrNull, int64_t k) {
+  /// Whether slot k of an access performs it: its validity, and the slot holds an element. A scalar
+  /// is read by every thread (scalars are uniform) and written by thread 0 only (`write`).
+  Value slotOk(Value valid, pgpu::FragmentType fragmentOrNull, int64_t k, bool write) {
     Value ok = at(valid, k);
-    return fragmentOrNull ? andMaybe(ok, slotExists(fragmentOrNull, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
+    if (fragmentOrNull)
+      return andMaybe(ok, slotExists(fragmentOrNull, k));
+    return write ? arith::AndIOp::create(b, loc, ok, laneIsZero).getResult() : ok;
   }
   /// Slot k of a read (the fill when the slot is not ok) and of a write, one element each.
   Value loadSlot(Type elementType, Value view, ValueRange coords, Value ok, Value fill, int64_t k);

@@ -37,6 +37,13 @@
 // CHECK-NOT: vector<
 // CHECK: gpu.return
 
+// COM: A scalar is read by every thread (scalars are uniform), written by thread 0 only.
+// CHECK-LABEL: gpu.func @scalar_read(
+// CHECK-NOT: scf.if
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
+
 // PTX-LABEL: .entry copy_f32(
 // PTX: ld.global.v4.{{[bf]}}32
 // PTX: st.global.v4.{{[bf]}}32
@@ -140,6 +147,19 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %ok = pgpu.splat %t : i1 -> !pgpu.fragment<i1, [64]>
       %v = pgpu.load %x[%i] valid %ok : !pgpu.fragment<i1, [64]> fill %z : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [64]>] -> !pgpu.fragment<f32, [64]>
       pgpu.store %v, %y[%i] valid %ok : !pgpu.fragment<i1, [64]> : !pgpu.fragment<f32, [64]>, !pgpu.view<f32, [N], out>[!pgpu.fragment<index, [64]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+  pgpu.kernel @scalar_read(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %v = pgpu.load %x[%c0] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+      pgpu.store %v, %y[%c0] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
       pgpu.yield
     }
     pgpu.return
