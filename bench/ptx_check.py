@@ -35,6 +35,12 @@ KERNELS = [
     ("gemm.mlir", {"M": 37, "N": 129, "K": 71}, {}),
     ("batched_gemm.mlir", {"B": 3, "M": 37, "N": 33, "K": 29}, {}),
     ("gemv.mlir", {"M": 1, "K": 5}, {}),
+    # One pass over rows shorter than the block (vector groups cut by the tail; rows of 1029 f32 are
+    # mostly not 16-byte aligned, so the element-by-element path runs too), and the cyclic layout.
+    ("softmax.mlir", {"M": 37, "N": 1029}, {}, ["BLOCK=2048"]),
+    ("layernorm.mlir", {"M": 37, "N": 1029}, {"eps": 1e-5}, ["BLOCK=8192", "THREADS=512"]),
+    ("cumsum.mlir:cumsum", {"M": 5, "N": 4099}, {}, ["BLOCK=2048"]),
+    ("softmax.mlir", {"M": 37, "N": 1029}, {}, ["VECTOR=1"]),
     ("embedding.mlir:embedding_gather", {"T": 37, "V": 11, "D": 65}, {}),
     ("embedding.mlir:embedding_scatter_add", {"T": 37, "V": 11, "D": 65}, {}),
     # Constructed on fragments; its default tiles stage more than the selector's shared-memory budget.

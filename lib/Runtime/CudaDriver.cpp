@@ -1,9 +1,8 @@
 //===- CudaDriver.cpp - the PTX provider's CUDA Driver API adapter ---------===//
 //
-// libcuda.so.1 is resolved at run time (dlopen/dlsym); the few driver types
-// are declared here, so building needs no CUDA headers. One mutex serializes
-// every public operation (seed 004: the loader, module cache, allocations and
-// error state are process-global).
+// `tessel run --device=cuda`: host arrays are copied to device 0, the kernel
+// is launched once and written views are copied back. The driver itself
+// (dlopen, contexts, module cache, the one mutex) is Driver.h's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,121 +10,20 @@
 
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Interp/Numerics.h"
+#include "tessel/Target/PTX/PTX.h"
 
-#include <cstdlib>
+#include "Driver.h"
+
+#include <array>
 #include <cstring>
-#include <dlfcn.h>
-#include <map>
-#include <mutex>
+#include <vector>
 
 using namespace mlir;
 using namespace tessel;
 
+using namespace tessel::runtime::detail;
+
 namespace {
-using CUresult = int;
-using CUdevice = int;
-using CUdeviceptr = unsigned long long;
-using CUcontext = void *;
-using CUmodule = void *;
-using CUfunction = void *;
-using CUstream = void *;
-
-/// The driver entry points tessel uses, resolved once.
-struct Driver {
-  void *handle = nullptr;
-  CUresult (*cuInit)(unsigned) = nullptr;
-  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
-  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
-  CUresult (*cuModuleLoadData)(CUmodule *, const void *) = nullptr;
-  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *) = nullptr;
-  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
-  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
-  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
-  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             CUstream, void **, void **) = nullptr;
-  CUresult (*cuCtxSynchronize)() = nullptr;
-  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
-  CUcontext context = nullptr;
-  std::map<std::string, CUmodule> modules; // by PTX text
-};
-
-std::mutex driverMutex;
-
-/// "name: CUDA_ERROR_... (text)" for a failed driver call.
-std::string describe(Driver &d, const char *call, CUresult r) {
-  const char *text = nullptr;
-  if (d.cuGetErrorString)
-    d.cuGetErrorString(r, &text);
-  return std::string(call) + " failed with CUresult " + std::to_string(r) + (text ? std::string(" (") + text + ")" : "");
-}
-
-/// The driver library at `path`, opened on first use and kept for the process (an opening that
-/// failed is remembered too); null with `error` when it cannot be used.
-Driver *openDriver(std::string &error) {
-  struct Opened {
-    Driver driver;
-    std::string error;
-  };
-  static std::map<std::string, Opened> opened;
-  std::string path = runtime::driverLibraryPath();
-  auto [it, fresh] = opened.try_emplace(path);
-  Driver &driver = it->second.driver;
-  std::string &openError = it->second.error;
-  if (!fresh) {
-    error = openError;
-    return driver.context ? &driver : nullptr;
-  }
-  driver.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!driver.handle) {
-    const char *why = dlerror();
-    openError = "cannot load the CUDA driver library '" + path + "' (" + (why ? why : "unknown reason") +
-                "); --device cuda needs an NVIDIA driver";
-    error = openError;
-    return nullptr;
-  }
-  bool missing = false;
-  auto resolve = [&](auto &fn, const char *name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(driver.handle, name));
-    if (!fn && !missing) {
-      missing = true;
-      openError = std::string("the CUDA driver library '") + path + "' has no symbol " + name;
-    }
-  };
-  resolve(driver.cuInit, "cuInit");
-  resolve(driver.cuDeviceGet, "cuDeviceGet");
-  resolve(driver.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-  resolve(driver.cuCtxSetCurrent, "cuCtxSetCurrent");
-  resolve(driver.cuModuleLoadData, "cuModuleLoadData");
-  resolve(driver.cuModuleGetFunction, "cuModuleGetFunction");
-  resolve(driver.cuMemAlloc, "cuMemAlloc_v2");
-  resolve(driver.cuMemFree, "cuMemFree_v2");
-  resolve(driver.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
-  resolve(driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
-  resolve(driver.cuLaunchKernel, "cuLaunchKernel");
-  resolve(driver.cuCtxSynchronize, "cuCtxSynchronize");
-  resolve(driver.cuGetErrorString, "cuGetErrorString");
-  if (missing) {
-    error = openError;
-    return nullptr;
-  }
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  CUresult r = driver.cuInit(0);
-  if (r == 0)
-    r = driver.cuDeviceGet(&device, 0);
-  if (r == 0)
-    r = driver.cuDevicePrimaryCtxRetain(&context, device);
-  if (r != 0) {
-    openError = describe(driver, "initializing CUDA device 0", r);
-    error = openError;
-    return nullptr;
-  }
-  driver.context = context;
-  return &driver;
-}
-
 /// Bytes of one element of a view or scalar in the PTX ABI.
 size_t abiBytes(Type type) {
   if (type.isIndex())
@@ -169,14 +67,9 @@ interp::Elem unpack(const uint8_t *in, Type type) {
 }
 } // namespace
 
-std::string runtime::driverLibraryPath() {
-  const char *env = std::getenv("TESSEL_LIBCUDA");
-  return env && *env ? env : "libcuda.so.1";
-}
-
 bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &params, const std::string &ptx,
                               ArrayRef<interp::Argument> args, std::string &error) {
-  std::lock_guard<std::mutex> lock(driverMutex);
+  std::lock_guard<std::mutex> lock(driverMutex());
   if (args.size() != kernel.getNumArguments()) {
     error = "kernel @" + kernel.getSymName().str() + " takes " + std::to_string(kernel.getNumArguments()) +
             " arguments, got " + std::to_string(args.size());
@@ -217,6 +110,18 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
         error = which + " expects a rank-" + std::to_string(view.getRank()) + " array of the view's element type";
         return false;
       }
+      // Index arithmetic is 32-bit in the kernel (PTX.h, kIndexBits): element offsets stay below 2^31.
+      int64_t span = 0;
+      for (auto [extent, stride] : llvm::zip(arg.view->shape, arg.view->strides))
+        span += extent > 0 ? (extent - 1) * std::abs(stride) : 0;
+      if (span >= (int64_t(1) << (ptx::kIndexBits - 1))) {
+        error = which + " spans " + std::to_string(span + 1) + " elements; the PTX provider's kernels index with " +
+                std::to_string(ptx::kIndexBits) + "-bit offsets";
+        return false;
+      }
+    } else if (type.isIndex() && (arg.scalar.i < INT32_MIN || arg.scalar.i > INT32_MAX)) {
+      error = which + " = " + std::to_string(arg.scalar.i) + " is outside the 32-bit range of index in PTX kernels";
+      return false;
     } else if (!type.isIntOrIndexOrFloat() && !isa<pgpu::BufferType>(type)) {
       error = which + " has no place in the PTX ABI";
       return false;
@@ -250,27 +155,10 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
   Driver *d = openDriver(error);
   if (!d)
     return false;
-  CUresult r = d->cuCtxSetCurrent(d->context);
-  if (r != 0) {
-    error = describe(*d, "cuCtxSetCurrent", r);
-    return false;
-  }
-  CUmodule module;
-  auto cached = d->modules.find(ptx);
-  if (cached != d->modules.end()) {
-    module = cached->second;
-  } else {
-    if ((r = d->cuModuleLoadData(&module, ptx.c_str())) != 0) {
-      error = describe(*d, "cuModuleLoadData (the driver rejected the PTX)", r);
-      return false;
-    }
-    d->modules[ptx] = module;
-  }
   CUfunction function;
-  if ((r = d->cuModuleGetFunction(&function, module, kernel.getSymName().str().c_str())) != 0) {
-    error = describe(*d, "cuModuleGetFunction", r);
+  if (!kernelFunction(*d, /*ordinal=*/0, ptx, kernel.getSymName().str().c_str(), function, error))
     return false;
-  }
+  CUresult r;
   // Device copies of the views, and the argument words (PTX.h ABI).
   std::vector<std::pair<CUdeviceptr, const interp::Argument *>> buffers;
   std::vector<std::array<uint8_t, 8>> words;

@@ -188,7 +188,8 @@ class Kernel:
         return self.compile("pgpu", constexprs)
 
     def source(self, target: str = "triton", constexprs: dict | None = None, params: dict | None = None) -> str:
-        """Provider source for one specialization: Triton kernel plus its Python launch wrapper.
+        """Provider source for one specialization: Triton kernel plus its Python launch wrapper (for
+        "ptx", the PTX inside the module whose wrapper launches it through tessel's CUDA runtime).
 
         Cached on disk by the hash of the KIR text, target, parameters and compiler version, so a
         new process does not recompile (set TESSEL_CACHE to move the cache)."""
@@ -206,7 +207,8 @@ class Kernel:
             import warnings
             warnings.warn(f"tessel: the cached source {cached} is damaged (truncated or edited); recompiling",
                           stacklevel=2)
-        text = self.compile("source", constexprs, extra)
+        # The PTX provider's Python side is its wrapper module (the PTX inside, launched by tessel._ptx).
+        text = self.compile("wrapper" if target == "ptx" else "source", constexprs, extra)
         _write_cached(cached, _sealed(text))  # atomic: concurrent processes see a whole file or none
         return text
 
@@ -377,9 +379,10 @@ class Kernel:
         return None
 
     def launch(self, *args, target: str = "triton", params: dict | None = None, **kwargs):
-        """Launches one provider's generated wrapper directly (`target` "triton" or "cutile"), at the
-        declared defaults or the bound `params`; the wrapper checks the ABI as a call does. The cuTile
-        wrapper needs `cuda.tile` and its toolchain (see tessel._cutile)."""
+        """Launches one provider's generated wrapper directly (`target` "triton", "cutile" or "ptx"), at
+        the declared defaults or the bound `params`; the wrapper checks the ABI as a call does. The cuTile
+        wrapper needs `cuda.tile` and its toolchain (see tessel._cutile); the PTX wrapper launches through
+        tessel's own CUDA runtime (see tessel._ptx)."""
         tensors, scalars, constexprs = self._bind(args, kwargs)
         return self._launcher(constexprs, params, target)(*tensors, **scalars)
 

@@ -50,7 +50,7 @@ namespace interp = tessel::interp;
 namespace pgpu = tessel::pgpu;
 
 namespace {
-enum class Emit { KIR, PGPU, Device, LLVM, Source };
+enum class Emit { KIR, PGPU, Device, LLVM, Source, Wrapper };
 enum class Target { Triton, CuTile, PTX };
 
 // Each command's help lists its own options and those both share; LLVM's and MLIR's options are
@@ -67,7 +67,9 @@ cl::opt<Emit> emit("emit", cl::desc("stage to print"), cl::init(Emit::Source), c
                               clEnumValN(Emit::PGPU, "pgpu", "shared physical GPU program IR"),
                               clEnumValN(Emit::Device, "device", "PTX target: the selected gpu/nvvm device IR"),
                               clEnumValN(Emit::LLVM, "llvm", "PTX target: the optimized LLVM IR"),
-                              clEnumValN(Emit::Source, "source", "provider source")));
+                               clEnumValN(Emit::Source, "source", "provider source"),
+                               clEnumValN(Emit::Wrapper, "wrapper",
+                                          "PTX target: the Python module that launches it (tessel._ptx)")));
 cl::opt<Target> target("target", cl::desc("provider"), cl::init(Target::Triton), cl::cat(commonOptions),
                        cl::values(clEnumValN(Target::Triton, "triton", "Triton Python source"),
                                   clEnumValN(Target::CuTile, "cutile", "cuda.tile Python source"),
@@ -116,7 +118,7 @@ std::pair<std::string, std::string> splitSpec(llvm::StringRef spec) {
 int usage(llvm::StringRef argv0) {
   llvm::errs() << "usage: " << argv0 << " <command> [options]\n"
                << "commands:\n"
-               << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source --target=triton|cutile|ptx\n"
+               << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source|wrapper --target=triton|cutile|ptx\n"
                << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--device interp|cuda --target ptx] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
                << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
@@ -299,8 +301,8 @@ int compile(MLIRContext &context) {
   if (failed(applyCompileOptions(*module)))
     return kUsageError;
 
-  if ((emit == Emit::Device || emit == Emit::LLVM) && target != Target::PTX) {
-    emitError(module->getLoc()) << "--emit=device and --emit=llvm are stages of --target=ptx";
+  if ((emit == Emit::Device || emit == Emit::LLVM || emit == Emit::Wrapper) && target != Target::PTX) {
+    emitError(module->getLoc()) << "--emit=device, --emit=llvm and --emit=wrapper are stages of --target=ptx";
     return kUsageError;
   }
   llvm::StringMap<int64_t> paramValues;
@@ -334,7 +336,8 @@ int compile(MLIRContext &context) {
     FailureOr<std::string> text = tessel::ptx::compile(*module, paramValues,
                                                        emit == Emit::Device ? tessel::ptx::Stage::DeviceIR
                                                        : emit == Emit::LLVM ? tessel::ptx::Stage::LLVMIR
-                                                                            : tessel::ptx::Stage::PTX);
+                                                       : emit == Emit::Wrapper ? tessel::ptx::Stage::Wrapper
+                                                                               : tessel::ptx::Stage::PTX);
     if (failed(text))
       return kUsageError;
     output->os() << *text;

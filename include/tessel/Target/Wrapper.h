@@ -36,6 +36,10 @@ struct Flavor {
   llvm::StringRef provider;
   /// The environment variable that lets CPU tensors through (Triton's interpreter), or empty.
   llvm::StringRef interpretEnv;
+  /// What runs CPU tensors when `interpretEnv` is set, as the error message names it.
+  llvm::StringRef interpretWhat = "the CPU interpreter";
+  /// Whether the kernels index with 32-bit offsets (the wrapper then bounds each view's span).
+  bool offsets32 = true;
 };
 
 /// `_check_view(name, t, dtype, extents, sizes, device, writes=False)`: a torch.Tensor of this dtype

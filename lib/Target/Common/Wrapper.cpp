@@ -51,11 +51,13 @@ void wrapper::emitCheckView(raw_ostream &os, const Flavor &flavor) {
      << "        raise TypeError(f\"argument '{name}' must have dtype {dtype}, got {t.dtype}\")\n"
      << "    if t.dim() != len(extents):\n"
      << "        raise ValueError(f\"argument '{name}' must have rank {len(extents)}, got {t.dim()}\")\n"
-     << "    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) if t.numel() else 0\n"
-     << "    if span >= 2 ** 31:\n"
-     << "        raise ValueError(f\"argument '{name}' spans {span + 1} elements of memory; the generated " << flavor.provider << " \"\n"
-     << "                         f\"kernels index with 32-bit offsets (at most 2**31 - 1)\")\n"
-     << "    if writes and t.numel() > 1:\n"
+     ;
+  if (flavor.offsets32)
+    os << "    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) if t.numel() else 0\n"
+       << "    if span >= 2 ** 31:\n"
+       << "        raise ValueError(f\"argument '{name}' spans {span + 1} elements of memory; the generated " << flavor.provider << " \"\n"
+       << "                         f\"kernels index with 32-bit offsets (at most 2**31 - 1)\")\n";
+  os << "    if writes and t.numel() > 1:\n"
      << "        for axis, (size, stride) in enumerate(zip(t.shape, t.stride())):\n"
      << "            if size > 1 and stride == 0:\n"
      << "                raise ValueError(f\"argument '{name}' is written but axis {axis} has stride 0: its {size} \"\n"
@@ -83,7 +85,7 @@ void wrapper::emitCheckView(raw_ostream &os, const Flavor &flavor) {
   }
   os << "    if t.device.type != 'cuda' and os.environ.get('" << flavor.interpretEnv << "') != '1':\n"
      << "        raise ValueError(f\"argument '{name}' is on {t.device}; tessel kernels run on CUDA tensors \"\n"
-     << "                         f\"(or set " << flavor.interpretEnv << "=1 for the CPU interpreter)\")\n\n\n";
+     << "                         f\"(or set " << flavor.interpretEnv << "=1 for " << flavor.interpretWhat << ")\")\n\n\n";
 }
 
 void wrapper::emitCheckScalar(raw_ostream &os) {

@@ -197,7 +197,7 @@ LogicalResult Selector::emitArgReduce(pgpu::ArgReduceOp op) {
   SmallVector<Value> acc{fill, none};
   for (int64_t k = 0, n = slots(fragment); k < n; ++k) {
     Value v = values[op.getInput()][k];
-    Value pos = arith::IndexCastOp::create(b, loc, i64, arith::AddIOp::create(b, loc, tid, constIndex(k * threads)));
+    Value pos = arith::IndexCastOp::create(b, loc, i64, slotIndex(fragment, k));
     // absent: past the fragment, or a NaN that is ignored
     Value absent = slotExists(fragment, k);
     absent = absent ? arith::XOrIOp::create(b, loc, absent, constInt(b.getI1Type(), 1)).getResult() : Value();
@@ -230,8 +230,14 @@ LogicalResult Selector::emitExtract(pgpu::ExtractOp op) {
   for (Value i : op.getIndices())
     indices.push_back(values[i][0]);
   Value index = linearizeStatic(indices, shapeOf(fragment));
-  Value owner = arith::RemUIOp::create(b, loc, index, constIndex(threads));
-  Value slot = arith::DivUIOp::create(b, loc, index, constIndex(threads));
+  // The inverse of slotIndex: element g T V + t V + j is slot g V + j of thread t.
+  int64_t width = vectorOf(fragment);
+  Value within = arith::RemUIOp::create(b, loc, index, constIndex(threads * width));
+  Value owner = width == 1 ? within : arith::DivUIOp::create(b, loc, within, constIndex(width)).getResult();
+  Value slot = arith::DivUIOp::create(b, loc, index, constIndex(threads * width));
+  if (width > 1)
+    slot = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, slot, constIndex(width)),
+                                 arith::RemUIOp::create(b, loc, index, constIndex(width)));
   Value mine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, owner, tid);
   scf::IfOp::create(b, loc, mine, [&](OpBuilder &, Location) {
     // select the slot dynamically among this thread's registers
@@ -259,10 +265,13 @@ LogicalResult Selector::emitExtract(pgpu::ExtractOp op) {
 }
 
 /// pgpu.scan of rank-1 fragments (Semantics.cpp scanAlong): the running prefix starts at the carry
-/// (or the identity) and combines on the left. Slot k of every thread holds the consecutive
-/// elements kT .. kT + T - 1, so each slot is one CTA-wide scan in element order: a shuffle scan
-/// inside each warp, the warps' totals through shared memory, and the prefix carried from the
-/// slots before. `reverse` walks elements from the end (slots, warps and lanes backwards).
+/// (or the identity) and combines on the left. In the cyclic layout slot k of every thread holds
+/// the consecutive elements kT .. kT + T - 1, so each slot is one CTA-wide scan in element order:
+/// a shuffle scan inside each warp, the warps' totals through shared memory, and the prefix
+/// carried from the slots before. In the vector layout a group of V slots is V consecutive
+/// elements per thread: each thread scans its own V, the threads' totals are scanned across the
+/// CTA (exclusively) as one slot would be, and that prefix is combined on the left of the local
+/// results. `reverse` walks elements from the end (groups, warps, lanes and slots backwards).
 LogicalResult Selector::emitScan(pgpu::ScanOp op) {
   auto fragment = cast<pgpu::FragmentType>(op.getInputs()[0].getType());
   bool reverse = op.getReverse(), exclusive = op.getExclusive();
@@ -285,15 +294,12 @@ LogicalResult Selector::emitScan(pgpu::ScanOp op) {
   Value warp = arith::DivUIOp::create(b, loc, tid, constIndex(32));
   int64_t warps = threads / 32;
   gpu::ShuffleMode towardLater = reverse ? gpu::ShuffleMode::DOWN : gpu::ShuffleMode::UP;
-  int64_t slotCount = slots(fragment);
+  int64_t slotCount = slots(fragment), width = vectorOf(fragment);
   SmallVector<SmallVector<Value>> results(n, SmallVector<Value>(slotCount));
-  for (int64_t step = 0; step < slotCount; ++step) {
-    int64_t k = reverse ? slotCount - 1 - step : step;
-    SmallVector<Value> v;
-    for (Value input : op.getInputs())
-      v.push_back(values[input][k]);
-    if (Value exists = slotExists(fragment, k))
-      v = select(exists, v, identity);
+  // One CTA-wide scan step over one value per thread (threads in element order): this thread's
+  // prefix (the carry, the earlier warps' totals and the earlier lanes, its own value too when
+  // inclusive) and the step's total.
+  auto ctaScan = [&](SmallVector<Value> v, bool exclusive) -> std::pair<SmallVector<Value>, SmallVector<Value>> {
     // inclusive scan inside the warp, in element order
     for (int32_t offset = 1; offset < 32; offset *= 2) {
       SmallVector<Value> earlier;
@@ -360,9 +366,39 @@ LogicalResult Selector::emitScan(pgpu::ScanOp op) {
       total = running;
       gpu::BarrierOp::create(b, loc);
     }
-    SmallVector<Value> out = combine(prefix, within);
-    for (unsigned c = 0; c < n; ++c)
-      results[c][k] = out[c];
+    return {combine(prefix, within), total};
+  };
+  for (int64_t step = 0; step < slotCount / width; ++step) {
+    int64_t g = reverse ? slotCount / width - 1 - step : step;
+    // This thread's V consecutive elements of the group, scanned in order on their own.
+    SmallVector<SmallVector<Value>> inclusive(width), exclusiveLocal(width);
+    SmallVector<Value> run = identity;
+    for (int64_t s = 0; s < width; ++s) {
+      int64_t j = reverse ? width - 1 - s : s, k = g * width + j;
+      SmallVector<Value> x;
+      for (Value input : op.getInputs())
+        x.push_back(values[input][k]);
+      if (Value exists = slotExists(fragment, k))
+        x = select(exists, x, identity);
+      exclusiveLocal[j] = run;
+      run = s == 0 ? x : combine(run, x);
+      inclusive[j] = run;
+    }
+    if (width == 1) { // the cyclic layout: one value per thread and step
+      auto [out, total] = ctaScan(inclusive[0], exclusive);
+      for (unsigned c = 0; c < n; ++c)
+        results[c][g] = out[c];
+      carry = combine(carry, total);
+      continue;
+    }
+    auto [before, total] = ctaScan(run, /*exclusive=*/true);
+    for (int64_t s = 0; s < width; ++s) {
+      int64_t j = reverse ? width - 1 - s : s;
+      SmallVector<Value> out = exclusive ? (s == 0 ? before : combine(before, exclusiveLocal[j]))
+                                         : combine(before, inclusive[j]);
+      for (unsigned c = 0; c < n; ++c)
+        results[c][g * width + j] = out[c];
+    }
     carry = combine(carry, total);
   }
   if (!ok)

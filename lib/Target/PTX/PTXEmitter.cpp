@@ -78,7 +78,10 @@ LogicalResult ptx::lowerDeviceIRToNVVM(ModuleOp deviceModule) {
   ctx->appendDialectRegistry(registry);
   PassManager pm(ctx);
   pm.addPass(createSCFToControlFlowPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // Index arithmetic in 32 bits (PTX.h, kIndexBits): half the registers of 64-bit coordinates.
+  ConvertGpuOpsToNVVMOpsOptions nvvmOptions;
+  nvvmOptions.indexBitwidth = ptx::kIndexBits;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvmOptions));
   pm.addPass(createReconcileUnrealizedCastsPass());
   return pm.run(deviceModule);
 }
@@ -150,5 +153,8 @@ FailureOr<std::string> ptx::compile(ModuleOp module, const llvm::StringMap<int64
   }
   if (failed(verify(**device)) || failed(lowerDeviceIRToNVVM(**device)))
     return failure();
-  return emitPTX(**device, stage == Stage::LLVMIR);
+  FailureOr<std::string> text = emitPTX(**device, stage == Stage::LLVMIR);
+  if (failed(text) || stage != Stage::Wrapper)
+    return text;
+  return emitWrapper(module, *params, *text);
 }

@@ -24,6 +24,7 @@ using namespace tessel;
 
 namespace {
 constexpr int64_t kThreadCandidates[] = {32, 64, 128, 256, 512, 1024};
+constexpr int64_t kVectorCandidates[] = {1, 2, 4, 8};
 constexpr llvm::StringLiteral kRankIssueTag = "fragments are not selected yet";
 
 /// The largest fragment of the kernel, in elements, at the bound values (`overrides`, else the
@@ -63,6 +64,39 @@ void declareThreads(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &overr
   if (auto declared = kernel.getParams())
     llvm::append_range(params, *declared);
   params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kThreadsParam), kThreadCandidates, threads,
+                                        StringAttr::get(ctx, "ptx")));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+/// Declares VECTOR when absent. Default: as many elements as make 16 bytes (one ld.global.v4.b32)
+/// of the narrowest element type the kernel reads or writes as a fragment of a view or workspace,
+/// at most 8; 1 when it accesses no fragment of memory.
+void declareVector(pgpu::KernelOp kernel) {
+  if (kernel.getParam(ptx::kVectorParam))
+    return;
+  int64_t narrowest = 0;
+  kernel.walk([&](Operation *op) {
+    Value fragment;
+    if (isa<pgpu::LoadOp, pgpu::GatherOp, pgpu::BufferLoadOp>(op))
+      fragment = op->getResult(0);
+    else if (auto store = dyn_cast<pgpu::StoreOp>(op))
+      fragment = store.getValue();
+    else if (auto store = dyn_cast<pgpu::BufferStoreOp>(op))
+      fragment = store.getValue();
+    if (!fragment || !isa<pgpu::FragmentType>(fragment.getType()))
+      return;
+    Type element = pgpu::elementTypeOf(fragment.getType());
+    if (!element.isIntOrFloat())
+      return;
+    int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+    narrowest = narrowest ? std::min(narrowest, bytes) : bytes;
+  });
+  int64_t vector = narrowest ? std::min<int64_t>(8, std::max<int64_t>(1, 16 / narrowest)) : 1;
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto declared = kernel.getParams())
+    llvm::append_range(params, *declared);
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kVectorParam), kVectorCandidates, vector,
                                         StringAttr::get(ctx, "ptx")));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
@@ -208,6 +242,7 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
   bool ok = true;
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
     declareThreads(kernel, overrides);
+    declareVector(kernel);
     // The same binding the interpreters and the runtime use (declared defaults, then checked overrides).
     FailureOr<llvm::StringMap<int64_t>> bindings = interp::bindParams(kernel, overrides);
     if (failed(bindings))

@@ -332,26 +332,39 @@ LogicalResult Selector::emitIf(pgpu::IfOp op) {
   return success(ok);
 }
 
+Value Selector::loadSlot(Type elementType, Value view, ValueRange coords, Value ok, Value fill, int64_t k) {
+  Type element = deviceScalarType(elementType);
+  auto ifOp = scf::IfOp::create(
+      b, loc, ok,
+      [&](OpBuilder &, Location) {
+        Value p = address(elementType, view, coords, k);
+        scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, element, p).getResult());
+      },
+      [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, values[fill][0]); });
+  return ifOp.getResult(0);
+}
+
+void Selector::storeSlot(Value element, Type elementType, Value resource, ValueRange coords, Value ok, int64_t k) {
+  scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
+    LLVM::StoreOp::create(b, loc, element, address(elementType, resource, coords, k));
+    scf::YieldOp::create(b, loc);
+  });
+}
+
 /// A read with validity and fill: invalid slots (and slots past the fragment) perform no access.
+/// A fragment in the vector layout whose groups are contiguous is read a group at a time.
 LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill) {
   Value result = op->getResult(0);
   Type elementType = pgpu::elementTypeOf(result.getType());
-  Type element = deviceScalarType(elementType);
   auto fragment = dyn_cast<pgpu::FragmentType>(result.getType());
-  int64_t n = slotsOf(result);
+  int64_t group = fragment ? vectorOf(fragment) : 1;
+  Value contiguous = group > 1 ? contiguity(view, coords, group) : Value();
   SmallVector<Value> out;
-  for (int64_t k = 0; k < n; ++k) {
-    Value ok = at(valid, k);
-    if (fragment)
-      ok = andMaybe(ok, slotExists(fragment, k));
-    auto ifOp = scf::IfOp::create(
-        b, loc, ok,
-        [&](OpBuilder &, Location) {
-          Value p = address(elementType, view, coords, k);
-          scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, element, p).getResult());
-        },
-        [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, values[fill][0]); });
-    out.push_back(ifOp.getResult(0));
+  for (int64_t k = 0, n = slotsOf(result); k < n; k += contiguous ? group : 1) {
+    if (contiguous)
+      llvm::append_range(out, loadGroup(elementType, view, coords, valid, fill, fragment, k, group, contiguous));
+    else
+      out.push_back(loadSlot(elementType, view, coords, slotOk(valid, fragment, k, /*write=*/false), fill, k));
   }
   values[result] = out;
   return success();
@@ -361,16 +374,14 @@ LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, V
 LogicalResult Selector::emitStore(Value value, Value resource, ValueRange coords, Value valid) {
   auto fragment = dyn_cast<pgpu::FragmentType>(value.getType());
   Type elementType = pgpu::elementTypeOf(value.getType());
-  int64_t n = slotsOf(value);
+  int64_t group = fragment ? vectorOf(fragment) : 1;
+  Value contiguous = group > 1 ? contiguity(resource, coords, group) : Value();
   fenceWrite(resource);
-  for (int64_t k = 0; k < n; ++k) {
-    Value ok = at(valid, k);
-    ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
-    scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
-      Value p = address(elementType, resource, coords, k);
-      LLVM::StoreOp::create(b, loc, at(value, k), p);
-      scf::YieldOp::create(b, loc);
-    });
+  for (int64_t k = 0, n = slotsOf(value); k < n; k += contiguous ? group : 1) {
+    if (contiguous)
+      storeGroup(value, elementType, resource, coords, valid, fragment, k, group, contiguous);
+    else
+      storeSlot(at(value, k), elementType, resource, coords, slotOk(valid, fragment, k, /*write=*/true), k);
   }
   fenceWrite(resource);
   return success();
@@ -592,9 +603,9 @@ LogicalResult Selector::emitOp(Operation *op) {
         });
       })
       .Case([&](pgpu::IotaOp o) {
-        Value base = arith::AddIOp::create(b, loc, values[o.getBase()][0], tid);
+        auto type = cast<pgpu::FragmentType>(o.getType());
         return perSlot([&](int64_t k) -> FailureOr<Value> {
-          return k == 0 ? base : arith::AddIOp::create(b, loc, base, constIndex(k * threads)).getResult();
+          return arith::AddIOp::create(b, loc, values[o.getBase()][0], slotIndex(type, k)).getResult();
         });
       })
       .Case([&](pgpu::SplatOp o) {
@@ -652,6 +663,7 @@ LogicalResult Selector::emitOp(Operation *op) {
 LogicalResult Selector::run() {
   MLIRContext *ctx = kernel.getContext();
   threads = params.lookup(ptx::kThreadsParam);
+  vector = std::max<int64_t>(1, params.lookup(ptx::kVectorParam));
   // The kernel signature (PTX.h ABI).
   SmallVector<Type> argTypes;
   Type i64 = b.getI64Type();

@@ -40,7 +40,7 @@ FailureOr<int64_t> Selector::stage(Value fragment, int64_t byteOffset) {
     Value word = v.getType().isIndex()      ? arith::IndexCastOp::create(b, loc, slotType, v).getResult()
                  : v.getType().isInteger(1) ? arith::ExtUIOp::create(b, loc, slotType, v).getResult()
                                             : v;
-    Value linear = arith::AddIOp::create(b, loc, tid, constIndex(k * threads));
+    Value linear = slotIndex(type, k);
     auto store = [&] { LLVM::StoreOp::create(b, loc, word, stagedPointer(slotType, byteOffset, linear)); };
     if (Value exists = slotExists(type, k)) {
       scf::IfOp::create(b, loc, exists, [&](OpBuilder &, Location) {

@@ -60,6 +60,7 @@ private:
   OpBuilder b;
   Location loc;
   int64_t threads = 0;
+  int64_t vector = 1;  // VECTOR: consecutive elements a thread holds in a wide fragment (PTX.h)
   Value tid;           // index
   Value laneIsZero;    // i1: thread 0 of the CTA
   unsigned nextShared = 0;
@@ -94,14 +95,33 @@ private:
       n *= e;
     return n;
   }
-  int64_t slots(pgpu::FragmentType type) { return std::max<int64_t>(1, (elements(type) + threads - 1) / threads); }
+  /// Consecutive elements per thread in `type` (PTX.h layout): the widest of VECTOR, VECTOR / 2, ...
+  /// at which the fragment fills the CTA, down to 1 (the cyclic layout). A function of the element
+  /// count only, so fragments that meet in pointwise ops and reshapes share their layout.
+  int64_t vectorOf(pgpu::FragmentType type) {
+    int64_t v = vector, n = elements(type);
+    while (v > 1 && n < threads * v)
+      v /= 2;
+    return v;
+  }
+  int64_t slots(pgpu::FragmentType type) {
+    int64_t v = vectorOf(type);
+    return std::max<int64_t>(1, (elements(type) + threads * v - 1) / (threads * v)) * v;
+  }
+  /// The element (flat, row-major) this thread holds in slot k: slot k = g V + j is element
+  /// g T V + tid V + j (V = 1: tid + k T).
+  Value slotIndex(pgpu::FragmentType type, int64_t k) {
+    int64_t v = vectorOf(type);
+    Value mine = v == 1 ? tid : arith::MulIOp::create(b, loc, tid, constIndex(v)).getResult();
+    int64_t offset = (k / v) * threads * v + k % v;
+    return offset ? arith::AddIOp::create(b, loc, mine, constIndex(offset)).getResult() : mine;
+  }
   /// Whether this thread's slot k holds an element (null: always).
   Value slotExists(pgpu::FragmentType type, int64_t k) {
-    int64_t n = elements(type);
-    if ((k + 1) * threads <= n)
+    int64_t n = elements(type), v = vectorOf(type);
+    if ((k / v) * threads * v + (threads - 1) * v + k % v < n)
       return {};
-    Value element = arith::AddIOp::create(b, loc, tid, constIndex(k * threads));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, element, constIndex(n));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, slotIndex(type, k), constIndex(n));
   }
   Value andMaybe(Value a, Value bOrNull) { return bOrNull ? arith::AndIOp::create(b, loc, a, bOrNull) : a; }
 
@@ -179,6 +199,37 @@ private:
   LogicalResult emitIf(pgpu::IfOp op);
   LogicalResult emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill);
   LogicalResult emitStore(Value value, Value resource, ValueRange coords, Value valid);
+
+  /// Whether slot k of an access performs it: its validity, and the slot holds an element. A scalar
+  /// is read by every thread (scalars are uniform) and written by thread 0 only (`write`).
+  Value slotOk(Value valid, pgpu::FragmentType fragmentOrNull, int64_t k, bool write) {
+    Value ok = at(valid, k);
+    if (fragmentOrNull)
+      return andMaybe(ok, slotExists(fragmentOrNull, k));
+    return write ? arith::AndIOp::create(b, loc, ok, laneIsZero).getResult() : ok;
+  }
+  /// Slot k of a read (the fill when the slot is not ok) and of a write, one element each.
+  Value loadSlot(Type elementType, Value view, ValueRange coords, Value ok, Value fill, int64_t k);
+  void storeSlot(Value element, Type elementType, Value resource, ValueRange coords, Value ok, int64_t k);
+
+  // ---- vector accesses (PTXVector.cpp) ---------------------------------------
+  /// The integer `v` when it is known at selection (a constant or a bound parameter, or a splat of one).
+  std::optional<int64_t> knownInteger(Value v);
+  /// s such that element g*group + j of `v` is element g*group of `v` plus s*j, for every aligned
+  /// group of `group` consecutive (flat, row-major) elements; nothing when that is not proved.
+  std::optional<int64_t> groupSlope(Value v, int64_t group, unsigned depth = 0);
+  /// When the coordinates of an access are affine within aligned groups of `group` elements, the
+  /// run-time condition that consecutive elements of a group are consecutive in memory (the sum
+  /// of the coordinates' slopes times the resource's strides is 1); null otherwise, and for an
+  /// access that does not move within a group.
+  Value contiguity(Value resource, ValueRange coords, int64_t group);
+  /// Slots k0 .. k0 + group - 1 of an access whose groups are contiguous when `contiguous` holds:
+  /// one vector access when, at run time, every slot is ok, the address is aligned to the vector
+  /// (at most 16 bytes) and `contiguous` holds; the slots one by one otherwise.
+  SmallVector<Value> loadGroup(Type elementType, Value view, ValueRange coords, Value valid, Value fill,
+                               pgpu::FragmentType fragment, int64_t k0, int64_t group, Value contiguous);
+  void storeGroup(Value value, Type elementType, Value resource, ValueRange coords, Value valid,
+                  pgpu::FragmentType fragment, int64_t k0, int64_t group, Value contiguous);
   LogicalResult emitReduce(pgpu::ReduceOp op);
   LogicalResult emitArgReduce(pgpu::ArgReduceOp op);
   LogicalResult emitExtract(pgpu::ExtractOp op);
@@ -201,7 +252,7 @@ private:
   Value linearizeStatic(ArrayRef<Value> coords, ArrayRef<int64_t> shape);
   /// This thread's element of slot k (clamped to 0 past the fragment, so reads stay in bounds).
   Value slotElement(pgpu::FragmentType type, int64_t k) {
-    Value l = arith::AddIOp::create(b, loc, tid, constIndex(k * threads));
+    Value l = slotIndex(type, k);
     Value exists = slotExists(type, k);
     return exists ? arith::SelectOp::create(b, loc, exists, l, constIndex(0)).getResult() : l;
   }

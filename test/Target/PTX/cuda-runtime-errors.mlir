@@ -2,7 +2,7 @@
 // failure is a clear error, not a crash. (Nothing here runs on a GPU.)
 
 // RUN: env TESSEL_LIBCUDA=%t.missing/libcuda.so.1 not tessel run %tessel_src/examples/kir/vector_add.mlir --shape N=37 --scalar scale=0.5 --device=cuda --target=ptx 2>&1 | FileCheck %s --check-prefix=NODRIVER
-// NODRIVER: error: cannot load the CUDA driver library '{{.*}}libcuda.so.1' ({{.*}}); --device cuda needs an NVIDIA driver
+// NODRIVER: error: cannot load the CUDA driver library '{{.*}}libcuda.so.1' ({{.*}}); the PTX provider's runtime needs an NVIDIA driver
 
 // COM: A rejected program fails at compile time, before the driver is touched.
 // RUN: env TESSEL_LIBCUDA=%t.missing/libcuda.so.1 not tessel run %tessel_src/examples/fused_pointwise.py:fused_pointwise --shape N=37 --scalar alpha=0.5 --device=cuda --target=ptx 2>&1 | FileCheck %s --check-prefix=REJECTED

@@ -77,8 +77,9 @@
 // FMA: llvm.call_intrinsic "llvm.fma.f32"
 
 // COM: scatter_reduce with an add combine: relaxed atomics. Blocked by refine-mapping and
-// COM: form-blocking (each program owns BLOCK_P members), every thread adds its own slots.
-// RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=ATOM
+// COM: form-blocking (each program owns BLOCK_P members), every thread adds its own slots (here in
+// COM: the cyclic layout, VECTOR=1).
+// RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=ptx --emit=device --param VECTOR=1 | FileCheck %s --check-prefix=ATOM
 // ATOM-LABEL: gpu.func @embedding_scatter_add(
 // ATOM: %[[TID:.*]] = gpu.thread_id x
 // ATOM: scf.for
@@ -100,3 +101,18 @@
 // COM: THREADS's default follows the bound parameters: a 16384-wide row block gets 512 threads.
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param BLOCK=16384 | FileCheck %s --check-prefix=WIDE
 // WIDE: .maxntid 512, 1, 1
+
+// COM: --emit=wrapper: the Python module that holds the PTX and launches it through tessel's CUDA
+// COM: runtime (tessel._ptx): ABI checks, the grid from the LaunchExprs, the words of PTX.h's ABI.
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=ptx --emit=wrapper | FileCheck %s --check-prefix=WRAP
+// WRAP: from tessel import _ptx
+// WRAP: _PTX = """
+// WRAP: .visible .entry vector_add(
+// WRAP: vector_add_PARAMS = {{{.*}}'THREADS': ([32, 64, 128, 256, 512, 1024], 128), 'VECTOR': ([1, 2, 4, 8], 4)}
+// WRAP: def vector_add(x, y, z, *, scale):
+// WRAP: _check_view('z', z, torch.float32, ('N',), _extents, _device, writes=True)
+// WRAP: _check_scalar('scale', scale, float,
+// WRAP: _grid = 
+// WRAP: _ptx.launch(_PTX, 'vector_add', _grid, 128, _device[0], [*_ptx.view(x), *_ptx.view(y), *_ptx.view(z), _ptx.scalar(scale, 'f32')])
+// RUN: not tessel compile %tessel_src/examples/kir/vector_add.mlir --emit=wrapper 2>&1 | FileCheck %s --check-prefix=WRAPERR
+// WRAPERR: --emit=device, --emit=llvm and --emit=wrapper are stages of --target=ptx

@@ -11,10 +11,16 @@
 // Execution model: one program instance is one CTA of THREADS threads on a
 // one-dimensional grid (the product of the program-space extents, decoded
 // row-major from the block index). Scalars are uniform: every thread computes
-// them. A rank-1 fragment of B elements is distributed cyclically: thread t
-// holds the elements t, t + THREADS, t + 2 THREADS, ... (ceil(B / THREADS)
-// registers). Reductions combine a thread's elements, then the warp by
-// butterfly shuffles, then the warps through shared memory.
+// them. A fragment of B elements (flattened row-major) is distributed in
+// groups of V consecutive elements: slot g V + j of thread t holds element
+// g T V + t V + j (T = THREADS), so a thread's group can be one vector access.
+// V is the provider parameter VECTOR, halved while the fragment has fewer than
+// T V elements, down to 1 (the cyclic layout: thread t holds t, t + T, ...);
+// a function of B only, so fragments that meet share a layout. Reductions
+// combine a thread's elements, then the warp by butterfly shuffles, then the
+// warps through shared memory.
+//
+// Index arithmetic is 32-bit (kIndexBits): views span fewer than 2^31 elements.
 //
 // Kernel ABI (what the runtime passes, in order, per pgpu.kernel argument):
 //   view      -> pointer to element 0 (global), then one i64 extent per axis,
@@ -37,6 +43,12 @@ namespace tessel::ptx {
 
 /// Threads per CTA, declared by `legalize` as a provider parameter.
 inline constexpr llvm::StringLiteral kThreadsParam = "THREADS";
+/// Consecutive elements per thread in wide fragments (the vector layout), declared by `legalize`.
+inline constexpr llvm::StringLiteral kVectorParam = "VECTOR";
+/// The width of `index` in the kernel: coordinates, extents, strides and element offsets are 32-bit
+/// (as in the Triton provider), so every view spans fewer than 2^31 elements and index scalars fit
+/// in i32; the wrapper and the runtime check both before a launch. The ABI words stay 64-bit.
+inline constexpr unsigned kIndexBits = 32;
 /// The chip the PTX is generated for (the H200; ptxas validates sm_90a).
 inline constexpr llvm::StringLiteral kChip = "sm_90";
 
@@ -73,8 +85,15 @@ mlir::LogicalResult lowerDeviceIRToNVVM(mlir::ModuleOp deviceModule);
 /// With `llvmIR`, returns the optimized LLVM IR instead of PTX.
 mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp deviceModule, bool llvmIR = false);
 
+/// The Python module of `--emit=wrapper` (PTXWrapper.cpp): the PTX text and, per legalized
+/// kernel, a wrapper that checks the ABI on torch tensors, evaluates the grid and launches through
+/// tessel's CUDA runtime (tessel._ptx, the C ABI of Runtime/CudaLaunch.h).
+mlir::FailureOr<std::string> emitWrapper(mlir::ModuleOp module,
+                                         const llvm::StringMap<llvm::StringMap<int64_t>> &params,
+                                         llvm::StringRef ptx);
+
 /// The stages `compile` stops at.
-enum class Stage { DeviceIR, LLVMIR, PTX };
+enum class Stage { DeviceIR, LLVMIR, PTX, Wrapper };
 
 /// The whole provider on a pgpu module (after the shared pipeline): legalize,
 /// select, lower, emit; returns the text of `stage`. Nothing is returned for
