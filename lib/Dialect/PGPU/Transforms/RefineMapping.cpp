@@ -27,17 +27,38 @@ using namespace tessel::pgpu;
 namespace {
 constexpr llvm::StringLiteral kBlockP = "BLOCK_P";
 
+/// The group a guard `if (pid < E) { group }` holds alone (construction's dispatch when an empty
+/// program space still runs one instance for a pgpu.last_program), or null.
+ExecutionGroupOp guardedGroup(Operation &op, Value pid) {
+  auto guard = dyn_cast<IfOp>(op);
+  if (!guard || !guard.getElseRegion().empty() || guard.getNumResults())
+    return {};
+  auto bound = guard.getCondition().getDefiningOp<CmpOp>();
+  Block &then = guard.getThenRegion().front();
+  auto group = dyn_cast<ExecutionGroupOp>(then.front());
+  if (!bound || bound.getPredicate() != kir::CmpPredicate::LT || bound.getLhs() != pid || !group ||
+      then.getOperations().size() != 2 || group.getExtents().size() != 1 || bound.getRhs() != group.getExtents()[0])
+    return {};
+  return group;
+}
+
 /// The single execution group that the whole program space dispatches to, or null.
 ExecutionGroupOp soleGroup(ProgramSpaceOp space) {
   Block &body = space.getBody().front();
   ExecutionGroupOp group;
   for (Operation &op : body.without_terminator()) {
-    if (auto g = dyn_cast<ExecutionGroupOp>(op)) {
+    ExecutionGroupOp g = dyn_cast<ExecutionGroupOp>(op);
+    if (!g)
+      g = guardedGroup(op, body.getArgument(0));
+    if (g) {
       if (group)
         return {};
       group = g;
       continue;
     }
+    // The last-arrival finalization counts the program space's own instances, whatever their number.
+    if (isa<LastProgramOp>(op))
+      continue;
     if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
       return {};
   }
@@ -76,7 +97,11 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   for (Value e : ArrayRef<Value>(extents).drop_front())
     members = bin(kir::BinaryKind::Mul, members, e);
   Value programs = CeilDivOp::create(b, loc, members, blockP);
-  space->setOperand(0, programs);
+  // A last-program finalization still needs an instance when there are no members; that instance
+  // owns none (its foreach below is empty) and a dispatch guard pid < members keeps it out.
+  bool finalizes = llvm::any_of(space.getBody().front(), [](Operation &op) { return isa<LastProgramOp>(op); });
+  space->setOperand(0, finalizes ? bin(kir::BinaryKind::Max, programs, arith::ConstantIndexOp::create(b, loc, 1))
+                                 : programs);
   group.getExtentsMutable().assign(ValueRange{programs});
   SmallVector<StringRef> roles;
   for (Attribute r : group.getRoles())
