@@ -88,6 +88,7 @@ private:
   LaunchEnv launchEnv;
   llvm::StringMap<int64_t> viewExtents;
   int64_t instance = -1;
+  int64_t programCount = 0; // instances of the program space being run
   DenseMap<std::pair<const void *, int64_t>, int64_t> writers;
 };
 } // namespace
@@ -179,6 +180,7 @@ LogicalResult PGPUInterpreter::run() {
         return failure();
       for (int64_t linear : order(numElements(grid))) {
         instance = linear;
+        programCount = numElements(grid);
         delinearize(linear, grid, coord);
         for (auto [k, c] : llvm::enumerate(coord))
           coords[k] = makeScalar(IndexType::get(op.getContext()), Elem{0, c});
@@ -363,6 +365,15 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) {
         return runIf(*this, index(i.getCondition()), i.getThenRegion(), i.getElseRegion(), i.getResults());
       })
+      .Case<pgpu::LastProgramOp>([&](pgpu::LastProgramOp l) -> LogicalResult {
+        // The ticket counts arrivals; instances run one after another here, so the last to arrive
+        // sees every other instance's effects, as the acq_rel increment guarantees on a device.
+        Buffer &ticket = *std::get<Buffer *>(lookup(l.getTicket()));
+        int64_t arrived = ticket.value.data[0].i++;
+        if (arrived != programCount - 1)
+          return success();
+        return execBlock(l.getBody().front(), {}, nullptr);
+      })
       .Default([&](Operation *other) -> LogicalResult {
         return other->emitError() << "the pgpu interpreter does not execute '" << other->getName() << "'";
       });
@@ -445,8 +456,35 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
       .Case<pgpu::ScatterOp>([&](pgpu::ScatterOp s) {
         return writeView(s.getValue(), s.getView(), s.getCoords(), s.getValid(), true, nullptr);
       })
-      .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp s) {
-        return writeView(s.getValue(), s.getView(), s.getCoords(), s.getValid(), false, &s.getCombine());
+      .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp s) -> LogicalResult {
+        if (!isa<pgpu::BufferType>(s.getView().getType()))
+          return writeView(s.getValue(), s.getView(), s.getCoords(), s.getValid(), false, &s.getCombine());
+        // Into invocation workspace: collisions combine with what is there (its runtime fill, or earlier
+        // merges); an element never written before is the first-write case and takes the value.
+        Buffer &buffer = bufferOf(s.getView());
+        TensorPtr value = tensor(s.getValue()), valid = tensor(s.getValid());
+        SmallVector<TensorPtr> coords = tensors(s.getCoords());
+        Type element = buffer.value.elementType;
+        SmallVector<int64_t> coord;
+        for (int64_t i = 0; i < std::max<int64_t>(value->size(), 1); ++i) {
+          if (!active(valid, i))
+            continue;
+          coordsAt(coords, i, coord);
+          if (failed(checkBounds(op, coord, buffer.value.shape, "scatter-reduce")))
+            return failure();
+          int64_t at = linearize(coord, buffer.value.shape);
+          Elem update = value->shape.empty() ? value->data[0] : value->data[i];
+          if (!buffer.initialized[at]) {
+            buffer.value.data[at] = update;
+            buffer.initialized[at] = 1;
+            continue;
+          }
+          SmallVector<Elem, 1> merged;
+          if (failed(combineElems(s.getCombine(), {element}, {buffer.value.data[at]}, {update}, merged)))
+            return failure();
+          buffer.value.data[at] = merged[0];
+        }
+        return success();
       })
       .Case<pgpu::AtomicLoadOp>([&](pgpu::AtomicLoadOp a) {
         return read(a.getResult(), tensors(a.getCoords()), tensor(a.getValid()), Elem(), viewReader(viewOf(a.getView())));

@@ -45,6 +45,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(pgpu::createPGPUFormBlocking());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  //      a blocked constant scatter-add into a small target counts into a privatized fragment
+  //      (a histogram) when the target's extent fits HBINS, merged once per bin.
+  pm.addPass(pgpu::createPGPUPrivatizeHistograms());
   if (stopAfter("form-blocking"))
     return;
   // §3.4 co-realize values, accesses and structured ops: a row that fits one block is read once

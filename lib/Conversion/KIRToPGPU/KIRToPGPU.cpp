@@ -1393,6 +1393,15 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
         return op.emitError() << "kir-to-pgpu: a top-level stored scan is not constructed yet; scan inside a "
                                  "kir.parallel over the other axes";
       Workset w{&op, {}};
+      if (kir::HistogramOp h = mergedHistogram(op)) {
+        // One instance per source element; the bins are merged through workspace (HistogramMerge.cpp).
+        FailureOr<SmallVector<Value>> extents = sizes(h.getInput());
+        if (failed(extents))
+          return failure();
+        w.extents = *extents;
+        worksets.push_back(w);
+        continue;
+      }
       if (isa<RankedTensorType>(value.getType())) {
         FailureOr<SmallVector<Value>> extents = sizes(value);
         if (failed(extents))
@@ -1504,6 +1513,19 @@ LogicalResult KernelConstructor::run() {
     }
   }
 
+  // Stored histograms count into zero-filled workspace partials, sized like the stored view's axis,
+  // and one ticket finds the last program instance, which writes the views.
+  Value ticket;
+  for (Workset &w : worksets) {
+    kir::HistogramOp h = mergedHistogram(*w.op);
+    if (!h)
+      continue;
+    auto view = cast<kir::ViewType>(cast<kir::StoreOp>(w.op).getView().getType());
+    w.partial = addWorkspace(w.op->getLoc(), getElementTypeOrSelf(h.getType()), view.getExtents());
+    if (!ticket)
+      ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)});
+  }
+
   // Segment lengths (LaunchExpr) and prefix offsets.
   SmallVector<Value> offsets{constIndex(loc, 0)};
   for (Workset &w : worksets) {
@@ -1513,7 +1535,9 @@ LogicalResult KernelConstructor::run() {
       length = binary(wloc, kir::BinaryKind::Mul, length, e);
     offsets.push_back(binary(wloc, kir::BinaryKind::Add, offsets.back(), length));
   }
-  auto space = pgpu::ProgramSpaceOp::create(b, loc, ValueRange{offsets.back()});
+  // A last-program finalization needs one instance to run it even when every workset is empty.
+  Value instances = ticket ? binary(loc, kir::BinaryKind::Max, offsets.back(), constIndex(loc, 1)) : offsets.back();
+  auto space = pgpu::ProgramSpaceOp::create(b, loc, ValueRange{instances});
   Block *body = b.createBlock(&space.getBody());
   Value pid = body->addArgument(b.getIndexType(), loc);
 
@@ -1548,13 +1572,16 @@ LogicalResult KernelConstructor::run() {
           map.map(kirBody.getArgument(i), member(ploc, domains.lookup(d), coords[i]));
         if (failed(emitBlock(kirBody)))
           return failure();
+      } else if (w.partial) {
+        if (failed(emitHistogramMerge(*w.op, w.partial, coords)))
+          return failure();
       } else if (failed(emitElementStore(*w.op, coords))) {
         return failure();
       }
       pgpu::YieldOp::create(b, ploc);
       return success();
     };
-    if (k + 1 == worksets.size()) {
+    if (k + 1 == worksets.size() && !ticket) {
       // The last segment still needs its guard when the grid could be larger
       // than the program space's total; the total is exact, so no tail remains.
       return emitGroup();
@@ -1567,6 +1594,8 @@ LogicalResult KernelConstructor::run() {
       if (failed(emitGroup()))
         return failure();
       pgpu::YieldOp::create(b, ploc);
+      if (k + 1 == worksets.size())
+        return success(); // the instance that only finalizes (an empty program space)
       b.createBlock(&guard.getElseRegion());
       if (failed(dispatch(k + 1)))
         return failure();
@@ -1576,6 +1605,15 @@ LogicalResult KernelConstructor::run() {
   };
   if (failed(dispatch(0)))
     return failure();
+  if (ticket) {
+    auto last = pgpu::LastProgramOp::create(b, loc, ticket);
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&last.getBody());
+    for (Workset &w : worksets)
+      if (w.partial && failed(emitHistogramFinalize(*w.op, w.partial)))
+        return failure();
+    pgpu::YieldOp::create(b, loc);
+  }
   pgpu::YieldOp::create(b, loc);
   b.setInsertionPointAfter(space);
   pgpu::ReturnOp::create(b, loc);

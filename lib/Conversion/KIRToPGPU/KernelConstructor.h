@@ -58,6 +58,16 @@ private:
   LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
   LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);
 
+  // Stored histograms merged through invocation workspace (HistogramMerge.cpp).
+  /// The histogram `op` stores whole over its bins, or null.
+  static kir::HistogramOp mergedHistogram(Operation &op);
+  /// A zero-filled invocation-workspace kernel argument of `element`s.
+  Value addWorkspace(Location loc, Type element, ArrayRef<Attribute> extents);
+  /// Adds one to the partial's bin of the source element at `positions`.
+  LogicalResult emitHistogramMerge(Operation &op, Value partial, ArrayRef<Value> positions);
+  /// Copies the merged partial into the stored view (in the last program).
+  LogicalResult emitHistogramFinalize(Operation &op, Value partial);
+
   // Tensors, element by element.
   FailureOr<SmallVector<Value>> sizes(Value tensor);
   FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
@@ -159,6 +169,8 @@ private:
     SmallVector<Value> extents;
     /// Set when the workset is constructed on fragments (FoldWorkset.cpp).
     std::shared_ptr<FoldWorkset> fold;
+    /// Set when the workset is a stored histogram merged into this workspace partial.
+    Value partial;
   };
   LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
 };

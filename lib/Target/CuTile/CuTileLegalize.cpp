@@ -147,6 +147,8 @@ std::optional<std::string> cutile::spellingIssue(Operation *op, const llvm::Stri
         return std::nullopt;
       })
       .Case([](pgpu::ScatterReduceOp sr) -> std::optional<std::string> {
+        if (isa<pgpu::BufferType>(sr.getView().getType()))
+          return std::string("a scatter-reduce into workspace is not spelled yet (views only)");
         pgpu::BinaryOp add = pgpu::singleBinaryCombine(sr.getCombine().front());
         if (!add || add.getKind() != K::Add)
           return std::string("only an add combine has a cuTile spelling (ct.atomic_add)");

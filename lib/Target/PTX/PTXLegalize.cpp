@@ -172,7 +172,13 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
         if (!ptx::scatterAtomic(o))
           return std::string("the combine is not one PTX atomic (an add, or an integer min/max/and/or/xor, of "
                              "its two arguments)");
-        return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType());
+        return storageIssue(pgpu::elementTypeOf(o.getValue().getType()));
+      })
+      .Case<pgpu::LastProgramOp>([](Operation *) { return std::nullopt; })
+      .Case([](pgpu::HistogramOp h) -> std::optional<std::string> {
+        if (cast<pgpu::FragmentType>(h.getInput().getType()).getRank() != 1)
+          return std::string("a histogram of a rank-1 fragment only");
+        return std::nullopt;
       })
       .Case([](pgpu::RegionFoldOp f) -> std::optional<std::string> {
         for (Value v : f.getIdentities())

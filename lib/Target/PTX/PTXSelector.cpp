@@ -479,19 +479,90 @@ LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
   std::optional<LLVM::AtomicBinOp> kind = name ? LLVM::symbolizeAtomicBinOp(*name) : std::nullopt;
   if (!kind)
     return op.emitError() << "the PTX selector has no atomic for this scatter_reduce combine";
-  auto viewType = cast<pgpu::ViewType>(op.getView().getType());
+  Type elementType = pgpu::elementTypeOf(op.getValue().getType());
   auto fragment = dyn_cast<pgpu::FragmentType>(op.getValue().getType());
   fenceWrite(op.getView());
   for (int64_t k = 0, n = slotsOf(op.getValue()); k < n; ++k) {
     Value ok = at(op.getValid(), k);
     ok = fragment ? andMaybe(ok, slotExists(fragment, k)) : arith::AndIOp::create(b, loc, ok, laneIsZero);
     scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
-      Value p = address(viewType.getElementType(), op.getView(), op.getCoords(), k);
+      Value p = address(elementType, op.getView(), op.getCoords(), k);
       LLVM::AtomicRMWOp::create(b, loc, *kind, p, at(op.getValue(), k), LLVM::AtomicOrdering::monotonic);
       scf::YieldOp::create(b, loc);
     });
   }
   fenceWrite(op.getView());
+  return success();
+}
+
+/// pgpu.last_program: after a CTA barrier (every thread's earlier effects precede thread 0's
+/// release), thread 0 increments the ticket with acq_rel order and publishes whether it was the
+/// last of the grid's CTAs through shared memory; that CTA runs the body.
+LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
+  Type i32 = b.getI32Type();
+  Value flag = sharedArray(i32, 1);
+  gpu::BarrierOp::create(b, loc);
+  scf::IfOp::create(b, loc, laneIsZero, [&](OpBuilder &, Location) {
+    auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    Value ticket = LLVM::GEPOp::create(b, loc, globalPtr, i32, views[op.getTicket()].pointer,
+                                       ValueRange{constInt(b.getI64Type(), 0)});
+    Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ticket, constI32(1),
+                                              LLVM::AtomicOrdering::acq_rel);
+    Value grid = arith::IndexCastOp::create(b, loc, i32, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, arrived,
+                                       arith::SubIOp::create(b, loc, grid, constI32(1)));
+    LLVM::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last), flag);
+    scf::YieldOp::create(b, loc);
+  });
+  gpu::BarrierOp::create(b, loc);
+  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, LLVM::LoadOp::create(b, loc, i32, flag),
+                                     constI32(0));
+  bool ok = true;
+  scf::IfOp::create(b, loc, last, [&](OpBuilder &, Location) {
+    ok = succeeded(emitBlock(op.getBody().front()));
+    scf::YieldOp::create(b, loc);
+  });
+  return success(ok);
+}
+
+/// pgpu.histogram: the CTA counts into a shared array of the bins (zeroed, one shared-memory atomic
+/// add per active element, read back into the result's slots), seed 000 §8. The active values lie
+/// in the bins (the op's contract); the barriers keep a loop's next histogram from zeroing early.
+LogicalResult Selector::emitHistogram(pgpu::HistogramOp op) {
+  auto input = cast<pgpu::FragmentType>(op.getInput().getType());
+  auto result = cast<pgpu::FragmentType>(op.getType());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value array = sharedArray(i32, elements(result));
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  auto slot = [&](Value index) {
+    return LLVM::GEPOp::create(b, loc, sharedPtr, i32, array,
+                               ValueRange{arith::IndexCastOp::create(b, loc, i64, index)});
+  };
+  for (int64_t k = 0, n = slots(result); k < n; ++k) {
+    Value element = slotElement(result, k);
+    LLVM::StoreOp::create(b, loc, constI32(0), slot(element));
+  }
+  gpu::BarrierOp::create(b, loc);
+  Type valueType = deviceScalarType(input.getElementType());
+  for (int64_t k = 0, n = slots(input); k < n; ++k) {
+    Value ok = andMaybe(at(op.getValid(), k), slotExists(input, k));
+    scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
+      Value v = at(op.getInput(), k);
+      Value bin = valueType.isIndex() ? v : arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+      LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, slot(bin), constI32(1),
+                                LLVM::AtomicOrdering::monotonic);
+      scf::YieldOp::create(b, loc);
+    });
+  }
+  gpu::BarrierOp::create(b, loc);
+  Type count = deviceScalarType(result.getElementType());
+  SmallVector<Value> out;
+  for (int64_t k = 0, n = slots(result); k < n; ++k) {
+    Value c = LLVM::LoadOp::create(b, loc, i32, slot(slotElement(result, k)));
+    out.push_back(castValue(b.getI32Type(), count, c));
+  }
+  gpu::BarrierOp::create(b, loc);
+  values[op.getResult()] = out;
   return success();
 }
 
@@ -653,6 +724,8 @@ LogicalResult Selector::emitOp(Operation *op) {
       .Case([&](pgpu::ScanOp o) { return emitScan(o); })
       .Case([&](pgpu::RangeReduceOp o) { return emitRangeReduce(o); })
       .Case([&](pgpu::ScatterReduceOp o) { return emitScatterReduce(o); })
+      .Case([&](pgpu::LastProgramOp o) { return emitLastProgram(o); })
+      .Case([&](pgpu::HistogramOp o) { return emitHistogram(o); })
       .Case([&](pgpu::RegionFoldOp o) { return emitRegionFold(o); })
       .Case([&](pgpu::ForeachOp o) { return emitForeach(o); })
       .Default([&](Operation *o) {

@@ -238,6 +238,8 @@ private:
   LogicalResult emitScatterReduce(pgpu::ScatterReduceOp op);
   LogicalResult emitRegionFold(pgpu::RegionFoldOp op);
   LogicalResult emitForeach(pgpu::ForeachOp op);
+  LogicalResult emitLastProgram(pgpu::LastProgramOp op);
+  LogicalResult emitHistogram(pgpu::HistogramOp op);
 
   // ---- fragments of rank >= 2: data movement through a shared-memory staging area ----------
   static constexpr int64_t kStageLimit = 40 * 1024; // of the 48 KiB a CTA gets statically

@@ -172,6 +172,10 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
                return s;
              }() + " with the required accuracy";
   if (auto sr = dyn_cast<pgpu::ScatterReduceOp>(op)) {
+    if (isa<pgpu::BufferType>(sr.getView().getType()) &&
+        (!isa<BlockArgument>(sr.getView()) ||
+         !isa<pgpu::KernelOp>(cast<BlockArgument>(sr.getView()).getOwner()->getParentOp())))
+      return std::string("only workspace buffers (kernel arguments) are spelled");
     pgpu::BinaryOp add = pgpu::singleBinaryCombine(sr.getCombine().front());
     if (!add || add.getKind() != kir::BinaryKind::Add)
       return std::string("only an add combine has a Triton spelling (tl.atomic_add)");

@@ -91,6 +91,7 @@ private:
   /// comparisons), else none.
   std::optional<std::string> launchFact(Value v);
   FailureOr<std::string> address(Operation *op, Value view, ValueRange coords);
+  FailureOr<std::string> workspaceAddress(Operation *op, Value buffer, ValueRange coords);
   /// The tensor-descriptor spelling of a box access (TileAccess.h), given the pointer spelling's
   /// value text for stores; none when the access is not a box or its block is not one TMA moves.
   std::optional<std::string> descriptorAccess(Operation *op);
@@ -192,6 +193,21 @@ FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange
     text += llvm::formatv(" + ({0}) * {1}_stride{2}", expr(c), base, axis).str();
   }
   return text;
+}
+
+FailureOr<std::string> Serializer::workspaceAddress(Operation *op, Value buffer, ValueRange coords) {
+  // Workspace is row-major and contiguous: offset = sum_i c_i * prod_{j > i} extent_j.
+  auto extents = workspaceExtents.find(buffer);
+  if (extents == workspaceExtents.end())
+    return unsupported(op, "only workspace buffers (kernel arguments) are spelled");
+  std::string offset;
+  for (auto [i, c] : llvm::enumerate(coords)) {
+    std::string term = "(" + expr(c) + ")";
+    for (const std::string &e : ArrayRef<std::string>(extents->second).drop_front(i + 1))
+      term += " * (" + e + ")";
+    offset += (i ? " + " : "") + term;
+  }
+  return name(buffer) + " + " + (offset.empty() ? "0" : offset);
 }
 
 std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
@@ -371,18 +387,10 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::BufferLoadOp, pgpu::BufferStoreOp>([&](auto access) -> LogicalResult {
-        // Workspace is row-major and contiguous: offset = sum_i c_i * prod_{j > i} extent_j.
-        auto extents = workspaceExtents.find(access.getBuffer());
-        if (extents == workspaceExtents.end())
-          return unsupported(&op, "only workspace buffers (kernel arguments) are spelled");
-        std::string offset;
-        for (auto [i, c] : llvm::enumerate(access.getCoords())) {
-          std::string term = "(" + expr(c) + ")";
-          for (const std::string &e : ArrayRef<std::string>(extents->second).drop_front(i + 1))
-            term += " * (" + e + ")";
-          offset += (i ? " + " : "") + term;
-        }
-        std::string address = name(access.getBuffer()) + " + " + (offset.empty() ? "0" : offset);
+        FailureOr<std::string> at = workspaceAddress(&op, access.getBuffer(), access.getCoords());
+        if (failed(at))
+          return failure();
+        std::string address = *at;
         if constexpr (std::is_same_v<decltype(access), pgpu::BufferLoadOp>)
           assign(access.getResult(), "tl.load(" + address + ", mask=" + expr(access.getValid()) + ", other=" +
                                          expr(access.getFill()) + ")");
@@ -393,7 +401,9 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp sr) -> LogicalResult {
         // Unique spelling only for a single-add combine (checked): tl.atomic_add.
-        FailureOr<std::string> addr = address(&op, sr.getView(), sr.getCoords());
+        FailureOr<std::string> addr = isa<pgpu::BufferType>(sr.getView().getType())
+                                          ? workspaceAddress(&op, sr.getView(), sr.getCoords())
+                                          : address(&op, sr.getView(), sr.getCoords());
         if (failed(addr))
           return failure();
         line(indent, "tl.atomic_add(" + *addr + ", " + expr(sr.getValue()) + ", mask=" + expr(sr.getValid()) +
@@ -553,6 +563,21 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         if (failed(emitBlock(b, indent + 1)))
           return failure();
         if (b.getOperations().size() == 1)
+          line(indent + 1, "pass");
+        return success();
+      })
+      .Case<pgpu::LastProgramOp>([&](pgpu::LastProgramOp l) -> LogicalResult {
+        // The ticket's acq_rel increment publishes this program's effects; the last arrival sees all.
+        std::string arrived = "_arrived" + std::to_string(next++);
+        // One thread performs a scalar atomic: the CTA barrier orders every thread's earlier effects
+        // before it (the release is cumulative over what the barrier made visible).
+        line(indent, "tl.debug_barrier()");
+        line(indent, arrived + " = tl.atomic_add(" + name(l.getTicket()) + ", 1, sem='acq_rel', scope='gpu')");
+        line(indent, "if " + arrived + " == tl.num_programs(0) - 1:");
+        Block &body = l.getBody().front();
+        if (failed(emitBlock(body, indent + 1)))
+          return failure();
+        if (body.getOperations().size() == 1)
           line(indent + 1, "pass");
         return success();
       })

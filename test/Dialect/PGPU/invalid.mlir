@@ -4463,3 +4463,73 @@ pgpu.kernel @k(%n: index, %c: i1) {
   pgpu.return
 }
 }
+
+// -----
+// COM: invariant 7: a last-program ticket starts at 0 on every launch (the runtime's fill).
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index, %t: !pgpu.buffer<i32, [1], workspace> {pgpu.private = "workspace"}) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    // expected-error @+1 {{'pgpu.last_program' op needs its ticket filled with 0 by the runtime ({pgpu.init = 0 : i32})}}
+    pgpu.last_program %t : !pgpu.buffer<i32, [1], workspace> {
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: invariant 7: the ticket is one i32 of invocation workspace (a counter all instances share).
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index, %t: !pgpu.buffer<i32, [2], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    // expected-error @+1 {{'pgpu.last_program' op needs a ticket of i32 invocation workspace [1] passed as a kernel argument, got '!pgpu.buffer<i32, [2], workspace>'}}
+    pgpu.last_program %t : !pgpu.buffer<i32, [2], workspace> {
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: invariant 2: the last-program region belongs to the program space it counts.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index, %t: !pgpu.buffer<i32, [1], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+  // expected-error @+1 {{'pgpu.last_program' op expects parent op 'pgpu.program_space'}}
+  pgpu.last_program %t : !pgpu.buffer<i32, [1], workspace> {
+    pgpu.yield
+  }
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: invariant 9: program instances share only invocation workspace; a scatter-reduce into a
+// COM: program-private buffer merges nothing across them.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    %buf = pgpu.alloc init %z : f32 : !pgpu.buffer<f32, [4], program>
+    // expected-error @+1 {{'pgpu.scatter_reduce' op scatter-reduces into a program buffer; only invocation workspace is shared by program instances}}
+    pgpu.scatter_reduce %z, %buf[%p] valid %t : i1 : f32, !pgpu.buffer<f32, [4], program>[index] {
+    ^bb0(%a: f32, %b: f32):
+      %s = pgpu.binary add %a, %b : f32
+      pgpu.yield %s : f32
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}

@@ -518,4 +518,40 @@ pgpu.kernel @range_scan(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M,
   }
   pgpu.return
 }
+
+// CHECK-LABEL: pgpu.kernel @last_program
+// CHECK: pgpu.scatter_reduce %{{.*}}, %part[%{{.*}}] valid %{{.*}} : i1 : i32, !pgpu.buffer<i32, [B], workspace>[index] {
+// CHECK: pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+// CHECK: pgpu.buffer_load %part[
+pgpu.kernel @last_program(%x: !pgpu.view<i32, [N], in>, %h: !pgpu.view<i32, [B], out>,
+                          %part: !pgpu.buffer<i32, [B], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32},
+                          %ticket: !pgpu.buffer<i32, [1], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+  %N = pgpu.extent %x[0] : !pgpu.view<i32, [N], in>
+  %B = pgpu.extent %h[0] : !pgpu.view<i32, [B], out>
+  pgpu.program_space (%N) {
+  ^bb0(%i: index):
+    %t = arith.constant true
+    %z = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %v = pgpu.load %x[%i] valid %t : i1 fill %z : i32 : !pgpu.view<i32, [N], in>[index] -> i32
+    %bin = pgpu.cast %v : i32 to index
+    pgpu.scatter_reduce %one, %part[%bin] valid %t : i1 : i32, !pgpu.buffer<i32, [B], workspace>[index] {
+    ^bb0(%a: i32, %b: i32):
+      %s = pgpu.binary add %a, %b : i32
+      pgpu.yield %s : i32
+    }
+    pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+      %c0 = arith.constant 0 : index
+      pgpu.foreach %c0 to %B {
+      ^bb0(%k: index):
+        %c = pgpu.buffer_load %part[%k] valid %t : i1 fill %z : i32 : !pgpu.buffer<i32, [B], workspace>[index] -> i32
+        pgpu.store %c, %h[%k] valid %t : i1 : i32, !pgpu.view<i32, [B], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
 }

@@ -95,10 +95,27 @@ LogicalResult StoreOp::verify() {
   return verifyNotDataDependent(*this, getCoords(), "pgpu.scatter");
 }
 LogicalResult ScatterOp::verify() { return verifyWrite(*this); }
-LogicalResult ScatterReduceOp::verify() { return verifyWrite(*this); }
+LogicalResult ScatterReduceOp::verify() {
+  auto buffer = dyn_cast<BufferType>(getView().getType());
+  if (!buffer)
+    return verifyWrite(*this);
+  // A partial result merged by many programs: only invocation workspace is shared by them.
+  if (buffer.getScope() != BufferScope::Workspace)
+    return emitOpError() << "scatter-reduces into a " << stringifyBufferScope(buffer.getScope())
+                         << " buffer; only invocation workspace is shared by program instances";
+  return verifyAccess(*this, buffer.getRank(), getCoords(), getValue().getType(), buffer.getElementType(), getValid(),
+                      Value());
+}
+
+/// The element type of a scatter-reduce's target (a view or a workspace buffer).
+static Type targetElement(Value target) {
+  if (auto buffer = dyn_cast<BufferType>(target.getType()))
+    return buffer.getElementType();
+  return cast<ViewType>(target.getType()).getElementType();
+}
 
 LogicalResult ScatterReduceOp::verifyRegions() {
-  Type element = cast<ViewType>(getView().getType()).getElementType();
+  Type element = targetElement(getView());
   if (failed(verifyRegionSignature(*this, getCombine(), "combine", {element, element}, {element})) ||
       failed(verifyPureRegion(*this, getCombine(), "combine", /*allowReads=*/false)))
     return failure();

@@ -103,6 +103,8 @@ LogicalResult verifyInstanceIndependence(ProgramSpaceOp space) {
     } else {
       return WalkResult::advance(); // atomics and scatter-reduce may share; unique scatters promise distinctness
     }
+    if (op->getParentOfType<LastProgramOp>())
+      return WalkResult::advance(); // run by one instance only
     for (Operation *parent = op->getParentOp(); parent && parent != space.getOperation();
          parent = parent->getParentOp()) {
       if (auto guard = dyn_cast<IfOp>(parent))

@@ -262,6 +262,23 @@ LogicalResult ExecutionGroupOp::verifyRegions() {
   return verifyRegionSignature(*this, getBody(), "body", coords, {});
 }
 
+/// The ticket is runtime-zeroed i32 invocation workspace of one element: the count of arrived
+/// instances starts at 0 on every launch (seed 000 §4.4: a full initial value, set once).
+LogicalResult LastProgramOp::verifyRegions() {
+  auto ticket = cast<BufferType>(getTicket().getType());
+  auto arg = dyn_cast<BlockArgument>(getTicket());
+  auto kernel = arg ? dyn_cast<KernelOp>(arg.getOwner()->getParentOp()) : KernelOp();
+  auto one = ticket.getRank() == 1 ? dyn_cast<IntegerAttr>(ticket.getExtents()[0]) : IntegerAttr();
+  if (!kernel || ticket.getScope() != BufferScope::Workspace || !ticket.getElementType().isInteger(32) || !one ||
+      one.getInt() != 1)
+    return emitOpError() << "needs a ticket of i32 invocation workspace [1] passed as a kernel argument, got "
+                         << ticket;
+  auto init = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "pgpu.init");
+  if (!init || init.getInt() != 0)
+    return emitOpError() << "needs its ticket filled with 0 by the runtime ({pgpu.init = 0 : i32})";
+  return verifyRegionSignature(*this, getBody(), "body", {}, {});
+}
+
 LogicalResult DelinearizeOp::verify() {
   if (getResults().size() != getExtents().size())
     return emitOpError() << "decodes " << getResults().size() << " coordinates with " << getExtents().size()

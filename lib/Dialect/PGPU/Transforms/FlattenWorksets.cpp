@@ -37,24 +37,6 @@ using namespace mlir;
 using namespace tessel;
 using namespace tessel::pgpu;
 
-ExecutionGroupOp pgpu::soleExecutionGroup(ProgramSpaceOp space) {
-  Block &body = space.getBody().front();
-  ExecutionGroupOp group;
-  for (Operation &op : body.without_terminator()) {
-    if (auto g = dyn_cast<ExecutionGroupOp>(op)) {
-      if (group)
-        return {};
-      group = g;
-      continue;
-    }
-    if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
-      return {};
-  }
-  if (!group || group.getLinear() != body.getArgument(0) || space.getExtents().size() != 1)
-    return {};
-  return group;
-}
-
 namespace {
 /// The group body's foreach when it is the body's only op with regions or effects and comes last,
 /// else null; `why` says what stopped it (empty when there is no foreach at all).
@@ -153,7 +135,7 @@ struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<Flat
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       ProgramSpaceOp space;
       kernel.walk([&](ProgramSpaceOp s) { space = s; });
-      ExecutionGroupOp group = space ? soleExecutionGroup(space) : ExecutionGroupOp();
+      ExecutionGroupOp group = space ? soleExecutionGroup(space, /*finalization=*/false) : ExecutionGroupOp();
       if (!group)
         continue;
       bool remarks = remarksEnabled(kernel);

@@ -76,6 +76,13 @@ public:
       return cloneRead(op, load.getView(), load.getCoords(), load.getValid(), load.getFill());
     if (auto gather = dyn_cast<GatherOp>(op))
       return cloneRead(op, gather.getView(), gather.getCoords(), gather.getValid(), gather.getFill());
+    if (auto read = dyn_cast<BufferLoadOp>(op)) {
+      // Workspace is shared memory of the invocation, read at explicit coordinates like a view;
+      // program and iteration buffers hold one value per program, not per lane.
+      if (cast<BufferType>(read.getBuffer().getType()).getScope() != BufferScope::Workspace)
+        return failure();
+      return cloneRead(op, read.getBuffer(), read.getCoords(), read.getValid(), read.getFill());
+    }
     if (isa<StoreOp, ScatterOp>(op)) {
       Value value = op.getOperand(0), view = op.getOperand(1);
       ValueRange coords = isa<StoreOp>(op) ? cast<StoreOp>(op).getCoords() : cast<ScatterOp>(op).getCoords();
@@ -129,8 +136,13 @@ private:
     }
     Type type = fragmentOf(op.getResult(0).getType());
     Value ok = validity(loc, valid);
-    Value result = isa<LoadOp>(op) ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, mapped(fill)))
-                                   : Value(GatherOp::create(b, loc, type, view, newCoords, ok, mapped(fill)));
+    Value result;
+    if (isa<LoadOp>(op))
+      result = LoadOp::create(b, loc, type, view, newCoords, ok, mapped(fill));
+    else if (isa<GatherOp>(op))
+      result = GatherOp::create(b, loc, type, view, newCoords, ok, mapped(fill));
+    else
+      result = BufferLoadOp::create(b, loc, type, view, newCoords, ok, mapped(fill));
     map.map(op.getResult(0), result);
     return success();
   }

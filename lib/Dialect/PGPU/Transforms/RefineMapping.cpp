@@ -27,6 +27,50 @@ using namespace tessel::pgpu;
 namespace {
 constexpr llvm::StringLiteral kBlockP = "BLOCK_P";
 
+/// The group a guard `if (pid < E) { group }` holds alone (construction's dispatch when an empty
+/// program space still runs one instance for a pgpu.last_program), or null.
+ExecutionGroupOp guardedGroup(Operation &op, Value pid) {
+  auto guard = dyn_cast<IfOp>(op);
+  if (!guard || !guard.getElseRegion().empty() || guard.getNumResults())
+    return {};
+  auto bound = guard.getCondition().getDefiningOp<CmpOp>();
+  Block &then = guard.getThenRegion().front();
+  auto group = dyn_cast<ExecutionGroupOp>(then.front());
+  if (!bound || bound.getPredicate() != kir::CmpPredicate::LT || bound.getLhs() != pid || !group ||
+      then.getOperations().size() != 2 || group.getExtents().size() != 1 || bound.getRhs() != group.getExtents()[0])
+    return {};
+  return group;
+}
+
+} // namespace
+
+/// The single execution group that the whole program space dispatches to, or null. With
+/// `finalization`, also a group under construction's dispatch guard next to a pgpu.last_program
+/// (the last-arrival finalization counts the program space's own instances, whatever their number).
+ExecutionGroupOp pgpu::soleExecutionGroup(ProgramSpaceOp space, bool finalization) {
+  Block &body = space.getBody().front();
+  ExecutionGroupOp group;
+  for (Operation &op : body.without_terminator()) {
+    ExecutionGroupOp g = dyn_cast<ExecutionGroupOp>(op);
+    if (!g && finalization)
+      g = guardedGroup(op, body.getArgument(0));
+    if (g) {
+      if (group)
+        return {};
+      group = g;
+      continue;
+    }
+    if (finalization && isa<LastProgramOp>(op))
+      continue;
+    if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
+      return {};
+  }
+  if (!group || group.getLinear() != body.getArgument(0) || space.getExtents().size() != 1)
+    return {};
+  return group;
+}
+
+namespace {
 /// Per-element straight-line code: no loops, ifs, reductions or regions, and no
 /// fragments (a group that pgpu-form-tiles already blocked owns its tiles). A
 /// scatter-reduce's region is its pure combine, not control: its collisions combine
@@ -57,7 +101,11 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   for (Value e : ArrayRef<Value>(extents).drop_front())
     members = bin(kir::BinaryKind::Mul, members, e);
   Value programs = CeilDivOp::create(b, loc, members, blockP);
-  space->setOperand(0, programs);
+  // A last-program finalization still needs an instance when there are no members; that instance
+  // owns none (its foreach below is empty) and a dispatch guard pid < members keeps it out.
+  bool finalizes = llvm::any_of(space.getBody().front(), [](Operation &op) { return isa<LastProgramOp>(op); });
+  space->setOperand(0, finalizes ? bin(kir::BinaryKind::Max, programs, arith::ConstantIndexOp::create(b, loc, 1))
+                                 : programs);
   group.getExtentsMutable().assign(ValueRange{programs});
   SmallVector<StringRef> roles;
   for (Attribute r : group.getRoles())
@@ -100,7 +148,7 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       kernel.walk([&](ProgramSpaceOp s) { space = s; });
       if (!space)
         continue;
-      ExecutionGroupOp group = soleExecutionGroup(space);
+      ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/true);
       bool remarks = remarksEnabled(kernel);
       // A group with no axes (a rank-0 store, a kernel without kir.parallel) is one instance:
       // there is no innermost axis whose members a program could take several of.

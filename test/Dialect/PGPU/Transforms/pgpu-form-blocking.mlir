@@ -313,3 +313,36 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A foreach copying invocation workspace into a view (a last-program finalization): workspace
+// COM: is read at explicit coordinates like a view, so the read becomes a lane-wide buffer_load under
+// COM: the lanes' validity.
+// CHECK-LABEL: pgpu.kernel @copy_out
+// CHECK: pgpu.for
+// CHECK: %[[LANES:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[C:.*]] = pgpu.buffer_load %part[%[[LANES]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK]> fill %{{.*}} : i32 : !pgpu.buffer<i32, [B], workspace>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+// CHECK: pgpu.store %[[C]], %h[%[[LANES]]]
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @copy_out(%h: !pgpu.view<i32, [B], out>,
+                        %part: !pgpu.buffer<i32, [B], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+    %B = pgpu.extent %h[0] : !pgpu.view<i32, [B], out>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %z = arith.constant 0 : i32
+      pgpu.foreach %c0 to %B {
+      ^bb0(%k: index):
+        %c = pgpu.buffer_load %part[%k] valid %t : i1 fill %z : i32 : !pgpu.buffer<i32, [B], workspace>[index] -> i32
+        pgpu.store %c, %h[%k] valid %t : i1 : i32, !pgpu.view<i32, [B], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -160,3 +160,54 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A per-element group under construction's dispatch guard pid < N, followed by a last-program
+// COM: finalization: each program still takes BLOCK_P members, and the program space keeps at least
+// COM: one instance (max(ceil(N / BLOCK_P), 1)) so the finalization runs when N = 0; the guard keeps
+// COM: that instance out of the group.
+// CHECK-LABEL: pgpu.kernel @count
+// CHECK: %[[G:.*]] = pgpu.ceil_div %{{.*}}, %{{.*}} : index
+// CHECK: %[[ONE:.*]] = pgpu.binary max %[[G]], %{{.*}} : index
+// CHECK: pgpu.program_space(%[[ONE]]) {
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[G]]) segment 0
+// CHECK: pgpu.foreach
+// CHECK: pgpu.scatter_reduce
+// CHECK: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @count(%x: !pgpu.view<i32, [N], in>, %h: !pgpu.view<i32, [B], out>,
+                     %part: !pgpu.buffer<i32, [B], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32},
+                     %ticket: !pgpu.buffer<i32, [1], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+    %N = pgpu.extent %x[0] : !pgpu.view<i32, [N], in>
+    %c1 = arith.constant 1 : index
+    %total = pgpu.binary max %N, %c1 : index
+    pgpu.program_space (%total) {
+    ^bb0(%pid: index):
+      %inside = pgpu.cmp lt %pid, %N : index
+      pgpu.if %inside {
+        pgpu.execution_group %pid extents(%N) segment 0 roles ["axis0"] {
+        ^bb0(%i: index):
+          %t = arith.constant true
+          %z = arith.constant 0 : i32
+          %one = arith.constant 1 : i32
+          %v = pgpu.load %x[%i] valid %t : i1 fill %z : i32 : !pgpu.view<i32, [N], in>[index] -> i32
+          %bin = pgpu.cast %v : i32 to index
+          pgpu.scatter_reduce %one, %part[%bin] valid %t : i1 : i32, !pgpu.buffer<i32, [B], workspace>[index] {
+          ^bb0(%a: i32, %b: i32):
+            %s = pgpu.binary add %a, %b : i32
+            pgpu.yield %s : i32
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -77,6 +77,9 @@ def PGPU_ScatterOp : PGPU_WriteOp<"scatter", "unique scatter: active destination
 def PGPU_ScatterReduceOp : PGPU_Op<"scatter_reduce", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "scatter whose collisions combine with a typed pure function";
   let description = [{
+    The target is a writable view or an invocation-workspace buffer (a
+    partial result merged by many programs before its finalization).
+
     ```mlir
     pgpu.scatter_reduce %g, %W[%rows, %d] valid %ok : !pgpu.fragment<i1, [BT, D]>
         : !pgpu.fragment<f32, [BT, D]>, !pgpu.view<f32, [V, D], inout>[!pgpu.fragment<index, [BT, D]>, !pgpu.fragment<index, [BT, D]>] {
@@ -86,7 +89,8 @@ def PGPU_ScatterReduceOp : PGPU_Op<"scatter_reduce", [MemoryEffects<[MemRead, Me
     }
     ```
   }];
-  let arguments = (ins PGPU_Value:$value, PGPU_View:$view, Variadic<AnyType>:$coords, PGPU_Value:$valid);
+  let arguments = (ins PGPU_Value:$value, AnyTypeOf<[PGPU_View, PGPU_Buffer]>:$view, Variadic<AnyType>:$coords,
+                       PGPU_Value:$valid);
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` `valid` $valid `:` type($valid) attr-dict

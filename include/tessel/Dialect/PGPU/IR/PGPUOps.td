@@ -192,6 +192,32 @@ def PGPU_ExecutionGroupOp : PGPU_Op<"execution_group", [RecursiveMemoryEffects]>
   let hasRegionVerifier = 1;
 }
 
+def PGPU_LastProgramOp : PGPU_Op<"last_program", [RecursiveMemoryEffects, HasParent<"ProgramSpaceOp">]> {
+  let summary = "a region run once, by the program instance that arrives last";
+  let description = [{
+    Every program instance that reaches the op increments `ticket[0]` (an i32
+    invocation-workspace buffer the runtime fills with 0) atomically with
+    `acq_rel` order at `invocation` sharing; the one instance that observes
+    the product of the program space's extents minus one runs the body. The
+    release half publishes each instance's earlier effects, the acquire half
+    makes all of them visible to the body (seed 000 §4.4, §9): no barrier, no
+    second launch, and the count is the enclosing program space's own, so a
+    pass that changes the program space changes it too. The finalization of
+    a result merged into workspace by atomics or scatter-reduces lives here.
+
+    ```mlir
+    pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+      ...
+      pgpu.yield
+    }
+    ```
+  }];
+  let arguments = (ins PGPU_Buffer:$ticket);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$ticket `:` type($ticket) custom<BodyRegion>($body, attr-dict)";
+  let hasRegionVerifier = 1;
+}
+
 def PGPU_DelinearizeOp : PGPU_Op<"delinearize", [Pure]> {
   let summary = "row-major decoding of a linear coordinate";
   let description = [{

@@ -35,8 +35,9 @@ inline bool remarksEnabled(mlir::Operation *op) {
 }
 
 /// The single execution group that the whole program space dispatches to (one axis, pure code
-/// around it), or null.
-ExecutionGroupOp soleExecutionGroup(ProgramSpaceOp space);
+/// around it), or null; with `finalization` also one under construction's dispatch guard beside a
+/// pgpu.last_program (pgpu-refine-mapping).
+ExecutionGroupOp soleExecutionGroup(ProgramSpaceOp space, bool finalization);
 
 /// Whether the module permits online rewrites of normalized summaries: numerics
 /// `relaxed_normalization` with `online_reduction` (seed 002 §1).

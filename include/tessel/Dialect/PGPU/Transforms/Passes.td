@@ -322,4 +322,36 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUPrivatizeHistograms : Pass<"pgpu-privatize-histograms", "::mlir::ModuleOp"> {
+  let summary = "count a blocked loop's constant scatter-adds into a privatized fragment, merged once (seed 000 §8, §9)";
+  let description = [{
+    Reads: a blocked loop (`pgpu.for`, no carries) whose only write is a
+    `pgpu.scatter_reduce` with an integer add combine of a constant `c` (a
+    splat) into a rank-1 target (workspace buffer or view) at lane-wide
+    coordinates; the target's extent E (a static size or a shape symbol a view
+    argument declares, so a LaunchExpr).
+    Legality: an add combine is associative and commutative, so the loop's
+    updates may be regrouped: the count of active lanes per coordinate, times
+    c, added once per coordinate after the loop, is the same sum. Every
+    in-bounds coordinate is below E, so under the uniform guard E <= HBINS a
+    `pgpu.histogram` into HBINS bins counts every active lane.
+    Rewrites: `pgpu.if (E <= HBINS)` (a launch fact): the loop carries a
+    `!pgpu.fragment<i32, [HBINS]>` of counts, each block adds the histogram
+    of its coordinates under the write's validity, and after the loop one
+    scatter_reduce adds c * count to the target at bins [0, E) with a nonzero
+    count; else the original loop (direct atomics). HBINS is declared
+    (candidates 32..2048, `covers` E when E is a symbol: the call's default
+    is the smallest candidate holding every bin, none when E is larger), and
+    a BLOCK_P ownership of the enclosing mapping gets larger candidates
+    (default 65536) so that each program merges its counts once for many
+    elements instead of once per few.
+    Preserves: the target's final contents (integer sums are exact in any
+    grouping), other effects, ABI, origins.
+    Must not fire: float or non-add combines, a non-constant value, rank > 1
+    targets, loops with carries or other writes, uniform coordinates.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_PGPU_PASSES

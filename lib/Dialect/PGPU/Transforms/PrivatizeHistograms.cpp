@@ -1,0 +1,215 @@
+//===- PrivatizeHistograms.cpp - privatized counts of constant scatter-adds -===//
+//
+// seed 000 §8 (histogram), §9 (conflicts across instances resolved only by
+// atomic/scatter-reduction semantics), seed 002 §3.4. A blocked loop that
+// scatter-adds a constant at data-dependent coordinates sends one atomic per
+// lane to memory every program shares; when the target is small, the same
+// sum is the per-coordinate count of the loop's active lanes, carried in the
+// program as a `pgpu.histogram` fragment and added once per coordinate after
+// the loop. The choice is a launch fact (the target's extent against the
+// declared HBINS): the original loop stays as the other branch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUPRIVATIZEHISTOGRAMS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+constexpr llvm::StringLiteral kBinsParam = "HBINS";
+constexpr llvm::StringLiteral kBlockP = "BLOCK_P";
+
+/// A constant scatter-add the pass can count instead: its loop, the constant and the target's extent.
+struct Candidate {
+  ScatterReduceOp write;
+  ForOp loop;
+  IntegerAttr constant;
+  Attribute extent; // the target's only extent: a static size or a shape symbol
+};
+
+/// The integer constant `v` splats (or is), else null.
+IntegerAttr splatConstant(Value v) {
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getOperand();
+  IntegerAttr value;
+  if (!matchPattern(v, m_Constant(&value)))
+    return {};
+  return value;
+}
+
+std::optional<Candidate> match(ScatterReduceOp write, std::string &why) {
+  BinaryOp add = singleBinaryCombine(write.getCombine().front());
+  Type element = elementTypeOf(write.getValue().getType());
+  if (!add || add.getKind() != kir::BinaryKind::Add || !element.isInteger() || element.isInteger(1)) {
+    why = "the combine is not an integer add";
+    return std::nullopt;
+  }
+  IntegerAttr constant = splatConstant(write.getValue());
+  if (!constant) {
+    why = "the added value is not a constant";
+    return std::nullopt;
+  }
+  ArrayRef<Attribute> extents = isa<BufferType>(write.getView().getType())
+                                    ? cast<BufferType>(write.getView().getType()).getExtents()
+                                    : cast<ViewType>(write.getView().getType()).getExtents();
+  auto coords = dyn_cast<FragmentType>(write.getCoords().front().getType());
+  if (extents.size() != 1 || !coords || coords.getRank() != 1) {
+    why = "the target is not rank 1 or the coordinates are not lane-wide";
+    return std::nullopt;
+  }
+  auto loop = dyn_cast<ForOp>(write->getParentOp());
+  if (!loop || !loop.getInits().empty()) {
+    why = "the write is not directly in a loop without carries";
+    return std::nullopt;
+  }
+  // The loop's only write is this one: every other effect stays in its order.
+  bool alone = true;
+  loop.getBody().walk([&](Operation *op) {
+    if (op != write && !isMemoryEffectFree(op) && !isa<LoadOp, GatherOp, BufferLoadOp>(op) &&
+        !op->getParentOfType<ScatterReduceOp>())
+      alone = false;
+  });
+  if (!alone) {
+    why = "the loop has other writes";
+    return std::nullopt;
+  }
+  return Candidate{write, loop, constant, extents.front()};
+}
+
+/// The target's extent as a launch-time value: a constant, or a view argument's extent of that symbol.
+Value extentValue(OpBuilder &b, Location loc, KernelOp kernel, Attribute extent) {
+  if (auto size = dyn_cast<IntegerAttr>(extent))
+    return arith::ConstantIndexOp::create(b, loc, size.getInt());
+  for (BlockArgument arg : kernel.getBody().getArguments())
+    if (auto view = dyn_cast<ViewType>(arg.getType()))
+      for (auto [axis, e] : llvm::enumerate(view.getExtents()))
+        if (e == extent)
+          return ExtentOp::create(b, loc, arg, axis);
+  return {};
+}
+
+LogicalResult privatize(KernelOp kernel, Candidate c) {
+  ForOp loop = c.loop;
+  Location loc = c.write.getLoc();
+  OpBuilder b(loop);
+  Value extent = extentValue(b, loc, kernel, c.extent);
+  if (!extent)
+    return failure();
+  MLIRContext *ctx = kernel.getContext();
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Value bins = ParamOp::create(b, loc, b.getIndexType(), kBinsParam);
+  Value fits = CmpOp::create(b, loc, kir::CmpPredicate::LE, extent, bins);
+  auto guard = IfOp::create(b, loc, TypeRange(), fits);
+  auto counts = FragmentType::get(ctx, b.getI32Type(), {StringAttr::get(ctx, kBinsParam)});
+
+  // Privatized: the loop carries the counts; each block adds its histogram.
+  b.createBlock(&guard.getThenRegion());
+  Value zero = SplatOp::create(b, loc, counts, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  auto counting = ForOp::create(b, loc, TypeRange{counts}, loop.getLower(), loop.getUpper(), loop.getStep(),
+                                ValueRange{zero});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    Block &old = loop.getBody().front();
+    Block *body = b.createBlock(&counting.getBody());
+    IRMapping map;
+    map.map(old.getArgument(0), body->addArgument(b.getIndexType(), loc));
+    Value carried = body->addArgument(counts, loc);
+    for (Operation &op : old.without_terminator())
+      if (&op != c.write.getOperation())
+        b.clone(op, map);
+    Value coords = map.lookupOrDefault(c.write.getCoords().front());
+    Value ok = map.lookupOrDefault(c.write.getValid());
+    if (!isa<FragmentType>(ok.getType()))
+      ok = SplatOp::create(b, loc, FragmentType::get(ctx, b.getI1Type(), cast<FragmentType>(coords.getType()).getExtents()),
+                           ok);
+    Value part = HistogramOp::create(b, loc, counts, coords, ok);
+    YieldOp::create(b, loc, ValueRange{bin(kir::BinaryKind::Add, carried, part)});
+  }
+  // One merge per bin with a nonzero count, scaled by the constant, in the target's type.
+  Type element = c.constant.getType();
+  auto binIndex = FragmentType::get(ctx, b.getIndexType(), {StringAttr::get(ctx, kBinsParam)});
+  Value at = IotaOp::create(b, loc, binIndex, arith::ConstantIndexOp::create(b, loc, 0));
+  Value inside = CmpOp::create(b, loc, kir::CmpPredicate::LT, at, SplatOp::create(b, loc, binIndex, extent));
+  Value total = counting.getResult(0);
+  Value some = CmpOp::create(b, loc, kir::CmpPredicate::NE, total, zero);
+  Value valid = bin(kir::BinaryKind::And, inside, some);
+  auto values = FragmentType::get(ctx, element, {StringAttr::get(ctx, kBinsParam)});
+  Value merged = element.isInteger(32) ? total : Value(CastOp::create(b, loc, values, total));
+  if (c.constant.getInt() != 1)
+    merged = bin(kir::BinaryKind::Mul, merged,
+                 SplatOp::create(b, loc, values, arith::ConstantOp::create(b, loc, element, c.constant)));
+  auto merge = ScatterReduceOp::create(b, loc, merged, c.write.getView(), ValueRange{at}, valid);
+  IRMapping regionMap;
+  c.write.getCombine().cloneInto(&merge.getCombine(), regionMap);
+  YieldOp::create(b, loc);
+
+  // Direct: the original loop, one atomic per active lane.
+  Block *direct = b.createBlock(&guard.getElseRegion());
+  loop->moveBefore(direct, direct->end());
+  b.setInsertionPointToEnd(direct);
+  YieldOp::create(b, loc);
+  return success();
+}
+
+/// Declares HBINS (covering the target's symbol) and widens BLOCK_P so a program counts many elements.
+void declare(KernelOp kernel, Attribute extent) {
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto existing = kernel.getParams())
+    for (Attribute a : *existing) {
+      auto p = cast<ParamAttr>(a);
+      if (p.getName() == kBlockP)
+        p = ParamAttr::get(ctx, p.getName(), {1024, 4096, 16384, 65536, 262144}, 65536, p.getProvider(),
+                           p.getCovers());
+      // Each block's histogram merges its warps' counts (HBINS each): blocks of 4096 amortize that.
+      if (p.getName() == kBlockParam)
+        p = ParamAttr::get(ctx, p.getName(), p.getCandidates(), 4096, p.getProvider(), p.getCovers());
+      params.push_back(p);
+    }
+  if (!kernel.getParam(kBinsParam))
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), {32, 64, 128, 256, 512, 1024, 2048}, 32,
+                                    StringAttr(), dyn_cast<StringAttr>(extent)));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+struct PrivatizeHistograms : public tessel::pgpu::impl::PGPUPrivatizeHistogramsBase<PrivatizeHistograms> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      SmallVector<ScatterReduceOp> writes;
+      kernel.walk([&](ScatterReduceOp w) { writes.push_back(w); });
+      bool remarks = remarksEnabled(kernel);
+      for (ScatterReduceOp w : writes) {
+        std::string why;
+        std::optional<Candidate> c = match(w, why);
+        if (c && failed(privatize(kernel, *c))) {
+          c.reset();
+          why = "the target's extent is not a launch-time value";
+        }
+        if (!c) {
+          if (remarks)
+            w.emitRemark() << "pgpu-privatize-histograms: not privatized: " << why;
+          continue;
+        }
+        declare(kernel, c->extent);
+        if (remarks)
+          w.emitRemark() << "pgpu-privatize-histograms: counted into a privatized HBINS fragment when the target "
+                            "fits, merged once per bin";
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,121 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-privatize-histograms | FileCheck %s
+
+// COM: A blocked loop scatter-adds the constant 1 into a rank-1 workspace of extent B at the loaded
+// COM: values: under the launch fact B <= HBINS the loop instead carries a privatized fragment of
+// COM: HBINS counts (pgpu.histogram of each block's coordinates under the write's validity) and one
+// COM: scatter_reduce after the loop adds the nonzero counts of bins [0, B); otherwise the original
+// COM: loop (direct atomics). HBINS is declared covering B; BLOCK_P (here absent) is left alone.
+// CHECK-LABEL: pgpu.kernel @count
+// CHECK-SAME: #pgpu.param<"BLOCK", [256, 512, 4096], 4096>
+// CHECK-SAME: #pgpu.param<"HBINS", [32, 64, 128, 256, 512, 1024, 2048], 32, covers = "B">
+// CHECK: %[[B:.*]] = pgpu.extent %h[0]
+// CHECK: %[[HB:.*]] = pgpu.param "HBINS" : index
+// CHECK: %[[FITS:.*]] = pgpu.cmp le %[[B]], %[[HB]] : index
+// CHECK: pgpu.if %[[FITS]] {
+// CHECK: %[[ZERO:.*]] = pgpu.splat %{{.*}} : i32 -> !pgpu.fragment<i32, [HBINS]>
+// CHECK: %[[COUNTS:.*]] = pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ZERO]] : !pgpu.fragment<i32, [HBINS]>)
+// CHECK: ^bb0(%{{.*}}: index, %[[ACC:.*]]: !pgpu.fragment<i32, [HBINS]>):
+// CHECK: %[[BIN:.*]] = pgpu.cast %{{.*}} : !pgpu.fragment<i32, [BLOCK]> to !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[PART:.*]] = pgpu.histogram %[[BIN]] valid %{{.*}} : !pgpu.fragment<index, [BLOCK]>, !pgpu.fragment<i1, [BLOCK]> -> !pgpu.fragment<i32, [HBINS]>
+// CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[PART]] : !pgpu.fragment<i32, [HBINS]>
+// CHECK: pgpu.yield %[[NEXT]]
+// CHECK: %[[AT:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [HBINS]>
+// CHECK: %[[INSIDE:.*]] = pgpu.cmp lt %[[AT]], %{{.*}} : !pgpu.fragment<index, [HBINS]>
+// CHECK: %[[SOME:.*]] = pgpu.cmp ne %[[COUNTS]], %[[ZERO]] : !pgpu.fragment<i32, [HBINS]>
+// CHECK: %[[OK:.*]] = pgpu.binary and %[[INSIDE]], %[[SOME]]
+// CHECK: pgpu.scatter_reduce %[[COUNTS]], %ws[%[[AT]]] valid %[[OK]]
+// CHECK: } else {
+// CHECK: pgpu.for
+// CHECK: pgpu.scatter_reduce %{{.*}}, %ws[%{{.*}}] valid
+// CHECK-NOT: pgpu.histogram
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @count(%x: !pgpu.view<i32, [N], in>, %h: !pgpu.view<i32, [B], out>,
+                     %ws: !pgpu.buffer<i32, [B], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32})
+      attributes {params = [#pgpu.param<"BLOCK", [256, 512, 4096], 512>]} {
+    %N = pgpu.extent %x[0] : !pgpu.view<i32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %block = pgpu.param "BLOCK" : index
+      %one = arith.constant 1 : i32
+      %zero = arith.constant 0 : i32
+      pgpu.for %c0 to %N step %block {
+      ^bb0(%s: index):
+        %lanes = pgpu.iota %s : !pgpu.fragment<index, [BLOCK]>
+        %n = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+        %in = pgpu.cmp lt %lanes, %n : !pgpu.fragment<index, [BLOCK]>
+        %v = pgpu.load %x[%lanes] valid %in : !pgpu.fragment<i1, [BLOCK]> fill %zero : i32 : !pgpu.view<i32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %bin = pgpu.cast %v : !pgpu.fragment<i32, [BLOCK]> to !pgpu.fragment<index, [BLOCK]>
+        %ones = pgpu.splat %one : i32 -> !pgpu.fragment<i32, [BLOCK]>
+        pgpu.scatter_reduce %ones, %ws[%bin] valid %in : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<i32, [BLOCK]>, !pgpu.buffer<i32, [B], workspace>[!pgpu.fragment<index, [BLOCK]>] {
+        ^bb0(%a: i32, %b: i32):
+          %s2 = pgpu.binary add %a, %b : i32
+          pgpu.yield %s2 : i32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the added value is the loaded data, not a constant (a scatter-add of values,
+// COM: which a count does not give), and a float add (its sums round by grouping).
+// CHECK-LABEL: pgpu.kernel @weighted
+// CHECK-NOT: HBINS
+// CHECK-NOT: pgpu.histogram
+// CHECK: pgpu.scatter_reduce %{{.*}}, %ws[
+// CHECK-NOT: pgpu.histogram
+// CHECK: pgpu.scatter_reduce %{{.*}}, %wf[
+// CHECK-NOT: pgpu.histogram
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @weighted(%x: !pgpu.view<i32, [N], in>, %h: !pgpu.view<i32, [B], out>,
+                        %ws: !pgpu.buffer<i32, [B], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32},
+                        %wf: !pgpu.buffer<f32, [B], workspace> {pgpu.private = "workspace", pgpu.init = 0.0 : f32})
+      attributes {params = [#pgpu.param<"BLOCK", [256, 512], 512>]} {
+    %N = pgpu.extent %x[0] : !pgpu.view<i32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %block = pgpu.param "BLOCK" : index
+      %zero = arith.constant 0 : i32
+      %onef = arith.constant 1.0 : f32
+      pgpu.for %c0 to %N step %block {
+      ^bb0(%s: index):
+        %lanes = pgpu.iota %s : !pgpu.fragment<index, [BLOCK]>
+        %n = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+        %in = pgpu.cmp lt %lanes, %n : !pgpu.fragment<index, [BLOCK]>
+        %v = pgpu.load %x[%lanes] valid %in : !pgpu.fragment<i1, [BLOCK]> fill %zero : i32 : !pgpu.view<i32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %bin = pgpu.cast %v : !pgpu.fragment<i32, [BLOCK]> to !pgpu.fragment<index, [BLOCK]>
+        pgpu.scatter_reduce %v, %ws[%bin] valid %in : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<i32, [BLOCK]>, !pgpu.buffer<i32, [B], workspace>[!pgpu.fragment<index, [BLOCK]>] {
+        ^bb0(%a: i32, %b: i32):
+          %s2 = pgpu.binary add %a, %b : i32
+          pgpu.yield %s2 : i32
+        }
+        pgpu.yield
+      }
+      pgpu.for %c0 to %N step %block {
+      ^bb0(%s: index):
+        %lanes = pgpu.iota %s : !pgpu.fragment<index, [BLOCK]>
+        %n = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+        %in = pgpu.cmp lt %lanes, %n : !pgpu.fragment<index, [BLOCK]>
+        %v = pgpu.load %x[%lanes] valid %in : !pgpu.fragment<i1, [BLOCK]> fill %zero : i32 : !pgpu.view<i32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %bin = pgpu.cast %v : !pgpu.fragment<i32, [BLOCK]> to !pgpu.fragment<index, [BLOCK]>
+        %ones = pgpu.splat %onef : f32 -> !pgpu.fragment<f32, [BLOCK]>
+        pgpu.scatter_reduce %ones, %wf[%bin] valid %in : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.buffer<f32, [B], workspace>[!pgpu.fragment<index, [BLOCK]>] {
+        ^bb0(%a: f32, %b: f32):
+          %s2 = pgpu.binary add %a, %b : f32
+          pgpu.yield %s2 : f32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
