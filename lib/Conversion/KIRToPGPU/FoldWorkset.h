@@ -33,6 +33,8 @@ public:
   /// Whether the fragment form applies; otherwise `whyNot` says why.
   bool plan();
   const std::string &whyNot() const;
+  /// "region fold" or "region scan": what the workset holds.
+  const std::string &subject() const;
   /// The execution group's extents: the outer parallel extents, then the
   /// number of lane blocks of the innermost one.
   SmallVector<Value> groupExtents(Location loc);
