@@ -89,7 +89,7 @@ private:
   /// product broadcast over the other operand, summed over the paired axis.
   LogicalResult emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl, const Shape &sr);
   LogicalResult emitScan(kir::RegionScanOp s); // ScanWorkset.cpp
-  /// The scan whose output `v` is, when it is one.
+  /// The scan whose output `v` is, or is computed from by pointwise ops.
   static kir::RegionScanOp scanOfOutput(Value v);
   FailureOr<std::pair<SmallVector<Value>, Value>> accessCoords(Location l, ValueRange coords, const Shape &s);
   LogicalResult emitEffects(Block &block);

@@ -34,14 +34,22 @@ using namespace mlir;
 using namespace tessel;
 using namespace tessel::construct;
 
+/// Pointwise ops a scan's output may pass through on its way to a store (a cast to the stored dtype).
+static bool isPointwise(Operation *op) {
+  return isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(op);
+}
+
 kir::RegionScanOp FoldWorksetImpl::scanOfOutput(Value v) {
   auto r = dyn_cast<OpResult>(v);
   if (!r)
     return {};
-  auto scan = dyn_cast<kir::RegionScanOp>(r.getOwner());
-  if (!scan || r.getResultNumber() >= scan.getOutputs().size())
-    return {};
-  return scan;
+  if (auto scan = dyn_cast<kir::RegionScanOp>(r.getOwner()))
+    return r.getResultNumber() < scan.getOutputs().size() ? scan : kir::RegionScanOp();
+  if (isPointwise(r.getOwner()))
+    for (Value operand : r.getOwner()->getOperands())
+      if (kir::RegionScanOp scan = scanOfOutput(operand))
+        return scan;
+  return {};
 }
 
 bool FoldWorksetImpl::analyzeScan(kir::RegionScanOp s) {
@@ -123,10 +131,21 @@ bool FoldWorksetImpl::analyzeScan(kir::RegionScanOp s) {
     if (!sh || sh->axes.size() <= axis || sh->axes[axis] != tile)
       return fail(s, "an output is not aligned with the scan's tiles");
     shapes[out] = *sh;
-    for (Operation *user : out.getUsers()) {
-      auto store = dyn_cast<kir::StoreOp>(user);
-      if (!store || store.getValue() != out || user->getBlock() != &par.getBody().front())
-        return fail(user, "a region scan's output is used other than by a store of the workset");
+    // Stored, directly or through pointwise ops of the workset (replayed in the emit region).
+    SmallVector<Value> worklist{out};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        bool inBody = user->getBlock() == &par.getBody().front();
+        if (auto store = dyn_cast<kir::StoreOp>(user); store && inBody && store.getValue() == v)
+          continue;
+        if (!inBody || !isPointwise(user) || llvm::any_of(user->getOperands(), [&](Value x) {
+              kir::RegionScanOp from = scanOfOutput(x);
+              return from && from != s;
+            }))
+          return fail(user, "a region scan's output is used other than by a store of the workset");
+        worklist.push_back(user->getResult(0));
+      }
     }
   }
   for (auto [f, sh] : llvm::zip(s.getFinals(), state))
