@@ -25,6 +25,9 @@
 //   * pure values are emitted once per scope where first used (replayed
 //     inside the fold only when they depend on the tile).
 //
+// A workset holding a kir.region_scan has no lane axis and its scan becomes a
+// pgpu.region_scan (ScanWorkset.cpp).
+//
 // Everything else a KIR body may hold (gathers, effects other than stores,
 // records, batched contracts, fragments of rank > 2) keeps the element-wise
 // construction; with optimization remarks on, the workset says why.

@@ -6,7 +6,9 @@
 // lane axis of BLOCK_<extent> members per program, and the fold becomes a
 // pgpu.region_fold over source tiles whose summarizer keeps its contracts and
 // reductions as pgpu.contract / pgpu.reduce (seed 002 §3.4: "Contracts in
-// region summarizers remain explicit"). See FoldWorkset.cpp.
+// region summarizers remain explicit"). See FoldWorkset.cpp. A workset
+// holding a kir.region_scan is built the same way without a lane axis, the
+// scan a pgpu.region_scan carrying its state as fragments (ScanWorkset.cpp).
 //
 //===----------------------------------------------------------------------===//
 
