@@ -43,13 +43,15 @@ CASES = [
     ("attention.mlir", {"B": 2, "H": 1, "S": 7, "T": 11, "D": 5}, {"scale": 0.35}),
     ("attention.mlir", {"B": 1, "H": 2, "S": 3, "T": 0, "D": 4}, {"scale": 0.35}),
     ("attention.mlir", {"B": 1, "H": 1, "S": 1, "T": 1, "D": 1}, {"scale": 1.5}),
-    # region_scan: each output element emits on the state before its segment (a fold of the
-    # transitions before it, applied to init); final states fold the whole source.
+    # region_scan on fragments (ScanWorkset.cpp): the state carried across BLOCK_T source tiles,
+    # each tile emitted from the state before it (test_scan_fragments.py covers the bindings).
     ("linear_attention.mlir", {"B": 2, "H": 1, "T": 7, "D": 3, "E": 5}, {}),
     ("linear_attention.mlir", {"B": 1, "H": 2, "T": 0, "D": 4, "E": 3}, {}),
     ("linear_attention.mlir", {"B": 1, "H": 1, "T": 1, "D": 1, "E": 1}, {}),
     ("linear_attention.mlir", {"B": 1, "H": 1, "T": 13, "D": 4, "E": 6}, {}),
-    # A scalar state beside the tensor one: folded once per emitted row (data/ is under tests/).
+    # A scalar state beside the tensor one and a reduction over two axes: no fragment form, each
+    # output element emits on the state before its segment (a fold of the transitions before it,
+    # applied to init); final states fold the whole source (data/ is under tests/).
     ("data/region_scan_state.mlir", {"B": 2, "N": 7, "D": 3}, {}),
     ("data/region_scan_state.mlir", {"B": 1, "N": 0, "D": 2}, {}),
     ("data/region_scan_state.mlir", {"B": 3, "N": 13, "D": 5}, {}),

@@ -28,7 +28,7 @@ NOT_YET = {
 
 
 # Parameter bindings for examples whose unblocked folds make the interpreter slow at the defaults.
-SMALL_BLOCKS = {"attention": {"BLOCK": 64}, "linear_attention": {"BLOCK": 64}}
+SMALL_BLOCKS = {"attention": {"BLOCK": 64}, "linear_attention": {"BLOCK_T": 16, "BLOCK_D": 16, "BLOCK_E": 16}}
 
 
 def example(name):

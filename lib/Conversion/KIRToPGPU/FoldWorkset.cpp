@@ -25,13 +25,16 @@
 //   * pure values are emitted once per scope where first used (replayed
 //     inside the fold only when they depend on the tile).
 //
+// A workset holding a kir.region_scan has no lane axis and its scan becomes a
+// pgpu.region_scan (ScanWorkset.cpp).
+//
 // Everything else a KIR body may hold (gathers, effects other than stores,
 // records, batched contracts, fragments of rank > 2) keeps the element-wise
 // construction; with optimization remarks on, the workset says why.
 //
 //===----------------------------------------------------------------------===//
 
-#include "FoldWorkset.h"
+#include "FoldWorksetImpl.h"
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
@@ -44,93 +47,6 @@ using namespace mlir;
 using namespace tessel;
 using namespace tessel::construct;
 
-namespace tessel::construct {
-
-/// What coordinate provenance says of a KIR value: whether it varies across
-/// the lanes (depends on the innermost parallel index) and the domain each
-/// of its tensor axes ranges over.
-struct Shape {
-  bool lanes = false;
-  SmallVector<Value> axes;
-  bool operator==(const Shape &o) const { return lanes == o.lanes && axes == o.axes; }
-  unsigned rank() const { return axes.size() + (lanes ? 1 : 0); }
-};
-
-class FoldWorksetImpl {
-public:
-  FoldWorksetImpl(KernelConstructor &kc, kir::ParallelOp par) : kc(kc), b(kc.b), par(par) {}
-
-  bool plan();
-  SmallVector<Value> groupExtents(Location loc);
-  void declareParams(pgpu::KernelOp kernel);
-  LogicalResult emit(ArrayRef<Value> coords);
-
-  std::string why;
-
-private:
-  // --- Coordinate provenance (KIR only) ---
-  bool fail(Operation *op, const Twine &reason) {
-    why = (reason + " ('" + op->getName().getStringRef() + "')").str();
-    return false;
-  }
-  Value resolve(Value v) const {
-    while (Value next = alias.lookup(v))
-      v = next;
-    return v;
-  }
-  /// The shape of a KIR value, analyzing top-level producers on demand.
-  std::optional<Shape> shapeOf(Value v);
-  bool analyzeBlock(Block &block);
-  bool analyzeOp(Operation *op);
-  bool analyzeFold(kir::RegionFoldOp f);
-  std::optional<bool> constCondition(Value kirCond);
-  std::string paramName(Value domain);
-
-  // --- Emission ---
-  struct AxisBlock {
-    StringAttr param;
-    Value pos, valid, member; // 1-d fragments over `param`
-    bool allValid = false;    // the block is exactly the domain: `valid` is all true
-  };
-  Value param(Location l, StringRef name) {
-    return pgpu::ParamOp::create(b, l, b.getIndexType(), b.getStringAttr(name));
-  }
-  FailureOr<Type> physType(const Shape &s, Type element);
-  FailureOr<Value> get(Value kirValue);
-  FailureOr<Value> broadcastTo(Location l, Value phys, const Shape &from, const Shape &to,
-                               ArrayRef<int64_t> kirDims = {});
-  FailureOr<Value> axisMask(Location l, Value domain, const Shape &to);
-  AxisBlock makeBlock(Location l, StringRef name, Value base, Value limit, const DomainVals &d,
-                      bool exact = false);
-  LogicalResult emitOp(Operation *op);
-  LogicalResult emitStore(kir::StoreOp op);
-  LogicalResult emitFold(kir::RegionFoldOp f);
-  LogicalResult emitReduce(kir::ReduceOp r);
-  LogicalResult emitContract(kir::ContractOp c);
-  FailureOr<std::pair<SmallVector<Value>, Value>> accessCoords(Location l, ValueRange coords, const Shape &s);
-  LogicalResult emitEffects(Block &block);
-  LogicalResult emitFallback(ArrayRef<Value> coords, Value laneBase);
-  void bind(Value kirValue, Value phys) { scopes.back()[kirValue] = phys; }
-
-  KernelConstructor &kc;
-  OpBuilder &b;
-  kir::ParallelOp par;
-  Value laneArg, laneDomain;
-  DenseMap<Value, Shape> shapes;
-  DenseMap<Value, Value> alias;
-  /// Domains of free fragment axes and of fold tiles, with their parameters.
-  llvm::MapVector<Value, std::string> freeAxes, tileAxes;
-  std::string laneParam;
-  bool relaxed = false, remarks = false;
-
-  SmallVector<DenseMap<Value, Value>> scopes;
-  DenseMap<Value, AxisBlock> blocks;
-  AxisBlock lane;
-  /// The number of lane blocks (the group's last extent, a LaunchExpr made by groupExtents).
-  Value laneBlocks;
-};
-
-} // namespace tessel::construct
 
 //===----------------------------------------------------------------------===//
 // Coordinate provenance
@@ -317,13 +233,15 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         for (auto [i, d] : llvm::enumerate(r.axes))
           if (!llvm::is_contained(c.getRhsReduce(), int64_t(i)))
             out.axes.push_back(d);
-        // tl.dot-shaped: each operand one free axis (or the lanes) and the paired one.
-        if (l.rank() != 2 || r.rank() != 2)
-          return fail(c, "a contraction whose operands are not two-dimensional fragments");
+        // tl.dot-shaped (each operand one free axis, or the lanes, and the paired one), or with a
+        // one-dimensional operand (a matrix-vector or dot product, emitVectorContract).
+        if (l.rank() == 0 || r.rank() == 0 || l.rank() > 2 || r.rank() > 2)
+          return fail(c, "a contraction whose operands are not one- or two-dimensional fragments");
         shapes[c.getResult()] = out;
         return true;
       })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) { return analyzeFold(f); })
+      .Case<kir::RegionScanOp>([&](kir::RegionScanOp sc) { return analyzeScan(sc); })
       .Case<kir::IfOp>([&](kir::IfOp branch) {
         std::optional<bool> taken = branch.getIsConstexpr() ? constCondition(branch.getCondition()) : std::nullopt;
         if (!taken)
@@ -420,18 +338,23 @@ bool FoldWorksetImpl::plan() {
       remarks = options.getOptimizationRemarks();
     }
   Block &body = par.getBody().front();
-  if (llvm::none_of(body, [](Operation &op) { return isa<kir::RegionFoldOp>(op); })) {
-    why = "no region fold in the workset";
+  if (llvm::none_of(body, [](Operation &op) { return isa<kir::RegionFoldOp, kir::RegionScanOp>(op); })) {
+    why = "no region fold or scan in the workset";
     return false;
   }
+  hasLanes = llvm::none_of(body, [](Operation &op) { return isa<kir::RegionScanOp>(op); });
+  if (!hasLanes)
+    subject = "region scan";
   unsigned n = par.getDomains().size();
-  laneArg = body.getArgument(n - 1);
-  laneDomain = par.getDomains()[n - 1];
-  laneParam = paramName(laneDomain);
+  if (hasLanes) {
+    laneArg = body.getArgument(n - 1);
+    laneDomain = par.getDomains()[n - 1];
+    laneParam = paramName(laneDomain);
+  }
   for (Value arg : body.getArguments())
     shapes[arg] = Shape{arg == laneArg, {}};
   for (Operation &op : body.without_terminator()) {
-    if (!isa<kir::StoreOp, kir::RegionFoldOp, kir::IfOp>(op) && !isMemoryEffectFree(&op) &&
+    if (!isa<kir::StoreOp, kir::RegionFoldOp, kir::RegionScanOp, kir::IfOp>(op) && !isMemoryEffectFree(&op) &&
         !isa<kir::LoadOp>(op))
       return fail(&op, "an effect other than a store");
     if (isa<kir::DomainOp, kir::SubregionOp>(op))
@@ -456,22 +379,35 @@ bool FoldWorksetImpl::plan() {
   }
   for (auto &[d, name] : freeAxes)
     name = paramName(d);
-  // A tile domain must not be needed whole outside its fold: values over it are fold sources only.
+  // A tile domain must not be needed whole outside its fold: values over it are fold or scan
+  // sources, or pure operands of such values (replayed per tile).
   for (Operation &op : body.without_terminator())
     for (Value r : op.getResults())
       if (auto s = shapes.find(r); s != shapes.end())
         for (Value d : s->second.axes)
           if (tileAxes.count(d))
-            for (Operation *user : r.getUsers())
-              if (auto f = dyn_cast<kir::RegionFoldOp>(user); !f || !llvm::is_contained(f.getSources(), r))
-                return fail(user, "a value over a fold's domain is used outside the fold");
+            for (Operation *user : r.getUsers()) {
+              if (auto f = dyn_cast<kir::RegionFoldOp>(user); f && llvm::is_contained(f.getSources(), r))
+                continue;
+              if (auto sc = dyn_cast<kir::RegionScanOp>(user); sc && llvm::is_contained(sc.getSources(), r))
+                continue;
+              if (scanOfOutput(r) && isa<kir::StoreOp>(user)) // emitted in the scan's emit region
+                continue;
+              // A pure producer of a value over the same tile (checked in turn): replayed per tile.
+              if (isMemoryEffectFree(user) && user->getNumResults() == 1 && user->getBlock() == &body)
+                if (auto us = shapes.find(user->getResult(0)); us != shapes.end() && llvm::is_contained(us->second.axes, d))
+                  continue;
+              return fail(user, "a value over a fold's domain is used outside the fold");
+            }
   return true;
 }
 
 SmallVector<Value> FoldWorksetImpl::groupExtents(Location l) {
   SmallVector<Value> extents;
-  for (Value d : par.getDomains().drop_back())
+  for (Value d : par.getDomains().drop_back(hasLanes ? 1 : 0))
     extents.push_back(kc.domains.lookup(d).size);
+  if (!hasLanes)
+    return extents;
   Value size = kc.domains.lookup(laneDomain).size;
   laneBlocks = pgpu::CeilDivOp::create(b, l, size, param(l, laneParam));
   extents.push_back(laneBlocks);
@@ -493,7 +429,8 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
     params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {16, 32, 64, 128, 256}, dflt,
                                           StringAttr(), covers));
   };
-  declare(laneParam, 64, StringAttr());
+  if (hasLanes)
+    declare(laneParam, 64, StringAttr());
   for (auto &[d, name] : tileAxes)
     declare(name, 64, StringAttr());
   // A free axis runs its fast (mask-free) variant when its extent is exactly the block: the default
@@ -564,10 +501,12 @@ FailureOr<Value> FoldWorksetImpl::broadcastTo(Location l, Value phys, const Shap
 }
 
 /// The validity of `domain`'s current block, broadcast to `to`.
-FailureOr<Value> FoldWorksetImpl::axisMask(Location l, Value domain, const Shape &to) {
+FailureOr<Value> FoldWorksetImpl::axisMask(Location l, Value domain, const Shape &to, int64_t axis) {
   AxisBlock &blk = blocks[domain];
   if (blk.allValid) // no member is padding: nothing to mask
     return Value();
+  if (axis >= 0)
+    return broadcastTo(l, blk.valid, Shape{false, {domain}}, to, {axis});
   return broadcastTo(l, blk.valid, Shape{false, {domain}}, to);
 }
 
@@ -751,6 +690,7 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) { return emitReduce(r); })
       .Case<kir::ContractOp>([&](kir::ContractOp c) { return emitContract(c); })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) { return emitFold(f); })
+      .Case<kir::RegionScanOp>([&](kir::RegionScanOp sc) { return emitScan(sc); })
       .Default([&](Operation *other) -> LogicalResult {
         return other->emitError() << "kir-to-pgpu: '" << other->getName() << "' has no fragment construction";
       });
@@ -765,7 +705,7 @@ LogicalResult FoldWorksetImpl::emitReduce(kir::ReduceOp r) {
   if (!in)
     return failure();
   Value domain = in->axes[r.getAxes()[0]];
-  FailureOr<Value> mask = axisMask(l, domain, *in);
+  FailureOr<Value> mask = axisMask(l, domain, *in, r.getAxes()[0]);
   if (failed(mask))
     return failure();
   SmallVector<Value> inputs, identities;
@@ -854,10 +794,10 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   }
   // Padded members of the paired axis contribute 0.
   Value domain = sl->axes[c.getLhsReduce()[0]];
-  auto neutralize = [&](Value x, const Shape &s) -> FailureOr<Value> {
+  auto neutralize = [&](Value x, const Shape &s, int64_t axis) -> FailureOr<Value> {
     if (zeroOutsideValid(x))
       return x;
-    FailureOr<Value> mask = axisMask(l, domain, s);
+    FailureOr<Value> mask = axisMask(l, domain, s, axis);
     if (failed(mask))
       return failure();
     if (!*mask)
@@ -865,9 +805,11 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
     Value zero = kc.zeroOf(l, pgpu::elementTypeOf(x.getType()));
     return Value(pgpu::SelectOp::create(b, l, *mask, x, pgpu::SplatOp::create(b, l, x.getType(), zero)));
   };
-  FailureOr<Value> ml = neutralize(*pl, *sl), mr = neutralize(*pr, *sr);
+  FailureOr<Value> ml = neutralize(*pl, *sl, c.getLhsReduce()[0]), mr = neutralize(*pr, *sr, c.getRhsReduce()[0]);
   if (failed(ml) || failed(mr))
     return failure();
+  if (sl->rank() != 2 || sr->rank() != 2)
+    return emitVectorContract(c, *ml, *mr, *sl, *sr);
   // Physical reduce axes (lanes lead).
   int64_t lk = c.getLhsReduce()[0] + (sl->lanes ? 1 : 0), rk = c.getRhsReduce()[0] + (sr->lanes ? 1 : 0);
   // M comes from the lane-varying operand, or from lhs.
@@ -891,6 +833,57 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   bind(c.getResult(), pgpu::ContractOp::create(b, l, *rt, a, bb, acc, b.getDenseI64ArrayAttr({1}),
                                                b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
                                                b.getDenseI64ArrayAttr({})));
+  return success();
+}
+
+/// The product of the operands (in the accumulator's dtype) broadcast to the
+/// union of their axes, then one pgpu.reduce (add) over the paired axis; the
+/// operands' padded paired members are already zero.
+LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl,
+                                                  const Shape &sr) {
+  Location l = c.getLoc();
+  Type acc = getElementTypeOrSelf(c.getType());
+  int64_t lk = c.getLhsReduce()[0], rk = c.getRhsReduce()[0];
+  // The product's shape: lhs's axes then rhs's free axes (the result's order), with the paired
+  // axis kept at lhs's position.
+  Shape prod{sl.lanes || sr.lanes, SmallVector<Value>(sl.axes)};
+  SmallVector<int64_t> rhsDims;
+  for (auto [i, d] : llvm::enumerate(sr.axes)) {
+    if (int64_t(i) == rk) {
+      rhsDims.push_back(lk);
+      continue;
+    }
+    rhsDims.push_back(prod.axes.size());
+    prod.axes.push_back(d);
+  }
+  if (prod.rank() > 2)
+    return c.emitError() << "kir-to-pgpu: the product of this contraction would be a fragment of rank > 2";
+  auto widen = [&](Value x, const Shape &s) -> FailureOr<Value> {
+    if (pgpu::elementTypeOf(x.getType()) == acc)
+      return x;
+    FailureOr<Type> t = physType(s, acc);
+    if (failed(t))
+      return failure();
+    return Value(pgpu::CastOp::create(b, l, *t, x));
+  };
+  FailureOr<Value> wl = widen(lhs, sl), wr = widen(rhs, sr);
+  if (failed(wl) || failed(wr))
+    return failure();
+  FailureOr<Value> bl = broadcastTo(l, *wl, sl, prod), br = broadcastTo(l, *wr, sr, prod, rhsDims);
+  if (failed(bl) || failed(br))
+    return failure();
+  Value product = kc.binary(l, kir::BinaryKind::Mul, *bl, *br);
+  std::optional<Shape> so = shapeOf(c.getResult());
+  FailureOr<Type> rt = physType(*so, acc);
+  if (failed(rt))
+    return failure();
+  Value zero = kc.zeroOf(l, acc);
+  int64_t axis = lk + (prod.lanes ? 1 : 0);
+  auto red = pgpu::ReduceOp::create(b, l, TypeRange{*rt}, ValueRange{product}, b.getDenseI64ArrayAttr({axis}),
+                                    ValueRange{zero});
+  if (failed(kc.addCombine(red.getCombine(), TypeRange{acc})))
+    return failure();
+  bind(c.getResult(), red.getResult(0));
   return success();
 }
 
@@ -997,6 +990,12 @@ LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
 LogicalResult FoldWorksetImpl::emitEffects(Block &block) {
   for (Operation &op : block.without_terminator()) {
     if (auto s = dyn_cast<kir::StoreOp>(op)) {
+      // A scan's output is stored tile by tile inside the scan's emit region.
+      if (kir::RegionScanOp scan = scanOfOutput(s.getValue())) {
+        if (!emittedScans.contains(scan) && failed(emitScan(scan)))
+          return failure();
+        continue;
+      }
       if (failed(emitStore(s)))
         return failure();
     } else if (auto branch = dyn_cast<kir::IfOp>(op)) {
@@ -1013,6 +1012,14 @@ LogicalResult FoldWorksetImpl::emitEffects(Block &block) {
 LogicalResult FoldWorksetImpl::emitFallback(ArrayRef<Value> coords, Value laneBase) {
   Location l = par.getLoc();
   Block &body = par.getBody().front();
+  if (!hasLanes) { // the program's one point of the parallel space
+    for (auto [k, dom] : llvm::enumerate(par.getDomains()))
+      kc.map.map(body.getArgument(k), kc.member(l, kc.domains.lookup(dom), coords[k]));
+    for (Operation *pure : kc.replayed)
+      if (failed(kc.emitStatement(*pure)))
+        return failure();
+    return kc.emitBlock(body);
+  }
   Value lanes = param(l, laneParam);
   auto loop = pgpu::ForOp::create(b, l, TypeRange(), kc.constIndex(l, 0), lanes, kc.constIndex(l, 1), ValueRange{});
   OpBuilder::InsertionGuard guard(b);
@@ -1045,17 +1052,20 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
   scopes.clear();
   blocks.clear();
   scopes.emplace_back();
-  for (auto [k, dom] : llvm::enumerate(par.getDomains().drop_back()))
+  for (auto [k, dom] : llvm::enumerate(par.getDomains().drop_back(hasLanes ? 1 : 0)))
     bind(body.getArgument(k), kc.member(l, kc.domains.lookup(dom), coords[k]));
-  const DomainVals &ld = kc.domains.find(laneDomain)->second;
-  // Lane blocks are walked from the last (any order is legal for a kir.parallel): when predicate
-  // narrowing lets later blocks fold longer ranges (a causal mask), the longest start first and
-  // the short ones fill the last wave.
-  Value lastBlock = kc.binary(l, kir::BinaryKind::Sub, laneBlocks, kc.constIndex(l, 1));
-  Value block = kc.binary(l, kir::BinaryKind::Sub, lastBlock, coords.back());
-  Value laneBase = kc.binary(l, kir::BinaryKind::Mul, block, param(l, laneParam));
-  lane = makeBlock(l, laneParam, laneBase, ld.size, ld);
-  bind(laneArg, lane.member);
+  Value laneBase;
+  if (hasLanes) {
+    const DomainVals &ld = kc.domains.find(laneDomain)->second;
+    // Lane blocks are walked from the last (any order is legal for a kir.parallel): when predicate
+    // narrowing lets later blocks fold longer ranges (a causal mask), the longest start first and
+    // the short ones fill the last wave.
+    Value lastBlock = kc.binary(l, kir::BinaryKind::Sub, laneBlocks, kc.constIndex(l, 1));
+    Value block = kc.binary(l, kir::BinaryKind::Sub, lastBlock, coords.back());
+    laneBase = kc.binary(l, kir::BinaryKind::Mul, block, param(l, laneParam));
+    lane = makeBlock(l, laneParam, laneBase, ld.size, ld);
+    bind(laneArg, lane.member);
+  }
   // One uniform guard: every free axis fits its block.
   Value fits;
   for (auto &[d, name] : freeAxes) {
@@ -1066,6 +1076,7 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
   // Each variant in its own scope: values realized in one branch are not visible in the other.
   auto emitFast = [&](bool exact) -> LogicalResult {
     scopes.emplace_back();
+    emittedScans.clear();
     for (auto &[d, name] : freeAxes) {
       const DomainVals &dv = kc.domains.find(d)->second;
       blocks[d] = makeBlock(l, name, kc.constIndex(l, 0), dv.size, dv, exact);
@@ -1118,6 +1129,7 @@ FoldWorkset::~FoldWorkset() = default;
 FoldWorkset::FoldWorkset(FoldWorkset &&) = default;
 bool FoldWorkset::plan() { return impl->plan(); }
 const std::string &FoldWorkset::whyNot() const { return impl->why; }
+const std::string &FoldWorkset::subject() const { return impl->subject; }
 SmallVector<Value> FoldWorkset::groupExtents(Location loc) { return impl->groupExtents(loc); }
 void FoldWorkset::declareParams(pgpu::KernelOp kernel) { impl->declareParams(kernel); }
 LogicalResult FoldWorkset::emit(ArrayRef<Value> coords) { return impl->emit(coords); }

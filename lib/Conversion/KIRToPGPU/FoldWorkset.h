@@ -6,7 +6,9 @@
 // lane axis of BLOCK_<extent> members per program, and the fold becomes a
 // pgpu.region_fold over source tiles whose summarizer keeps its contracts and
 // reductions as pgpu.contract / pgpu.reduce (seed 002 §3.4: "Contracts in
-// region summarizers remain explicit"). See FoldWorkset.cpp.
+// region summarizers remain explicit"). See FoldWorkset.cpp. A workset
+// holding a kir.region_scan is built the same way without a lane axis, the
+// scan a pgpu.region_scan carrying its state as fragments (ScanWorkset.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +35,8 @@ public:
   /// Whether the fragment form applies; otherwise `whyNot` says why.
   bool plan();
   const std::string &whyNot() const;
+  /// "region fold" or "region scan": what the workset holds.
+  const std::string &subject() const;
   /// The execution group's extents: the outer parallel extents, then the
   /// number of lane blocks of the innermost one.
   SmallVector<Value> groupExtents(Location loc);

@@ -1497,8 +1497,8 @@ LogicalResult KernelConstructor::run() {
     earlierReads.insert(reads.begin(), reads.end());
   }
 
-  // Worksets holding a region fold are constructed on fragments where their
-  // values allow it (seed 002 §3.4); their last extent counts lane blocks.
+  // Worksets holding a region fold or scan are constructed on fragments where
+  // their values allow it (seed 002 §3.4); a fold's last extent counts lane blocks.
   for (Workset &w : worksets) {
     auto p = dyn_cast<kir::ParallelOp>(w.op);
     if (!p)
@@ -1508,8 +1508,9 @@ LogicalResult KernelConstructor::run() {
       w.extents = fold->groupExtents(p.getLoc());
       fold->declareParams(physical);
       w.fold = fold;
-    } else if (pgpu::remarksEnabled(kernel) && fold->whyNot() != "no region fold in the workset") {
-      emitRemark(p.getLoc()) << "kir-to-pgpu: region fold constructed element by element: " << fold->whyNot();
+    } else if (pgpu::remarksEnabled(kernel) && fold->whyNot() != "no region fold or scan in the workset") {
+      emitRemark(p.getLoc()) << "kir-to-pgpu: " << fold->subject()
+                             << " constructed element by element: " << fold->whyNot();
     }
   }
 

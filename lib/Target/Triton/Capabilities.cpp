@@ -47,10 +47,16 @@ std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type ele
       return l + " // " + r;
     return approximate ? l + " / " + r : roundedDiv(element, l, r);
   case kir::BinaryKind::Rem: return l + " % " + r;
+  // NaN-propagating max/min computes 16-bit floats in f32 (Triton 3.6 returns f32 there); the
+  // result is one of the operands, so narrowing it back is exact.
   case kir::BinaryKind::Max:
+    if (element.isF16() || element.isBF16())
+      return narrowed(element, "tl.maximum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)");
     return isFloat ? "tl.maximum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)"
                    : "tl.maximum(" + l + ", " + r + ")";
   case kir::BinaryKind::Min:
+    if (element.isF16() || element.isBF16())
+      return narrowed(element, "tl.minimum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)");
     return isFloat ? "tl.minimum(" + l + ", " + r + ", propagate_nan=tl.PropagateNan.ALL)"
                    : "tl.minimum(" + l + ", " + r + ")";
   case kir::BinaryKind::And: return l + " & " + r;

@@ -98,6 +98,10 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RegionFoldOp op) { folds.push_back(op); });
     for (pgpu::RegionFoldOp op : folds)
       pgpu::expandRegionFold(op);
+    SmallVector<pgpu::RegionScanOp> regionScans;
+    getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RegionScanOp op) { regionScans.push_back(op); });
+    for (pgpu::RegionScanOp op : regionScans)
+      pgpu::expandRegionScan(op);
     // Box accesses may be spelled as tensor descriptors (TMA): a provider switch the tuner searches,
     // on by default (measured on the H200 with persistent GEMM tiles: 0.93-1.01x cuBLAS, against
     // 0.88-1.0x with pointer loads; bench/results/2026-11-30-h200-gemm-persistent-tma-experiment.json).

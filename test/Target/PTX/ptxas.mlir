@@ -31,7 +31,7 @@
 // RUN: %ptxas -arch=sm_90a %t.embedding.ptx -o %t.cubin
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --param=BLOCK_S=32 --param=BLOCK_T=32 --param=BLOCK_D=32 -o %t.attention.ptx
 // RUN: %ptxas -arch=sm_90a %t.attention.ptx -o %t.cubin
-// RUN: tessel compile %tessel_src/examples/kir/linear_attention.mlir --target=ptx -o %t.linear_attention.ptx
+// RUN: tessel compile %tessel_src/examples/kir/linear_attention.mlir --target=ptx --param=BLOCK_T=32 --param=BLOCK_D=32 --param=BLOCK_E=32 -o %t.linear_attention.ptx
 // RUN: %ptxas -arch=sm_90a %t.linear_attention.ptx -o %t.cubin
 // RUN: tessel compile %S/scan-reverse.mlir --target=ptx -o %t.rscan.ptx
 // RUN: %ptxas -arch=sm_90a %t.rscan.ptx -o %t.cubin

@@ -11,6 +11,7 @@
 #include "tessel/Dialect/Utils/KernelSyntax.h"
 #include "tessel/Dialect/Utils/SiblingRegions.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/InterleavedRange.h"
 
@@ -578,6 +579,86 @@ pgpu::ForOp pgpu::expandRegionFold(pgpu::RegionFoldOp op) {
   llvm::append_range(args, pgpu::inlineBlock(b, op.getSummarize().front(), summarizeArgs));
   SmallVector<Value> merged = pgpu::inlineBlock(b, op.getCombine().front(), args);
   pgpu::YieldOp::create(b, loc, merged);
+  op.replaceAllUsesWith(loop.getResults());
+  op.erase();
+  return loop;
+}
+
+/// The captures (by index) that `region`'s accesses read (or write, with
+/// `writes`): an effect's value, else the view and buffer operands of the op
+/// that has it; null when a target is not one of the captures.
+static std::optional<llvm::SmallDenseSet<unsigned>> capturesAccessed(Region &region, unsigned firstCapture,
+                                                                     bool writes) {
+  llvm::SmallDenseSet<unsigned> out;
+  bool known = true;
+  auto target = [&](Value v) {
+    auto arg = dyn_cast_or_null<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &region.front() || arg.getArgNumber() < firstCapture)
+      known = false;
+    else
+      out.insert(arg.getArgNumber() - firstCapture);
+  };
+  region.walk([&](Operation *op) {
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface) {
+      known &= op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isMemoryEffectFree(op);
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &e : effects) {
+      if (writes ? !isa<MemoryEffects::Write>(e.getEffect()) : !isa<MemoryEffects::Read>(e.getEffect()))
+        continue;
+      if (e.getValue()) {
+        target(e.getValue());
+        continue;
+      }
+      bool any = false;
+      for (Value v : op->getOperands())
+        if (isa<pgpu::ViewType, pgpu::BufferType>(v.getType())) {
+          target(v);
+          any = true;
+        }
+      known &= any;
+    }
+  });
+  if (!known)
+    return std::nullopt;
+  return out;
+}
+
+pgpu::ForOp pgpu::expandRegionScan(pgpu::RegionScanOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  unsigned nState = op.getInits().size();
+  auto loop = pgpu::ForOp::create(b, loc, op.getFinals().getTypes(), op.getLower(), op.getUpper(), op.getStep(),
+                                  op.getInits());
+  Block *body = b.createBlock(&loop.getBody());
+  Value begin = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> state;
+  for (Type t : op.getFinals().getTypes())
+    state.push_back(body->addArgument(t, loc));
+  Value next = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Add, begin, op.getStep(), false, false);
+  Value end = pgpu::BinaryOp::create(b, loc, kir::BinaryKind::Min, next, op.getUpper(), false, false);
+  SmallVector<Value> summarizeArgs{begin, end}, emitArgs{begin, end};
+  llvm::append_range(summarizeArgs, op.getCaptures());
+  llvm::append_range(emitArgs, state);
+  llvm::append_range(emitArgs, op.getCaptures());
+  // Summarize reads only; when emit writes none of what it reads, the segment's transition may be
+  // computed first, so that the accesses both make of the segment are adjacent (CSE merges them).
+  auto reads = capturesAccessed(op.getSummarize(), 2, /*writes=*/false);
+  auto written = capturesAccessed(op.getEmit(), 2 + nState, /*writes=*/true);
+  bool summarizeFirst = reads && written && llvm::none_of(*reads, [&](unsigned i) { return written->contains(i); });
+  SmallVector<Value> transition;
+  if (summarizeFirst)
+    transition = pgpu::inlineBlock(b, op.getSummarize().front(), summarizeArgs);
+  pgpu::inlineBlock(b, op.getEmit().front(), emitArgs);
+  if (!summarizeFirst)
+    transition = pgpu::inlineBlock(b, op.getSummarize().front(), summarizeArgs);
+  SmallVector<Value> applyArgs(transition);
+  llvm::append_range(applyArgs, state);
+  SmallVector<Value> advanced = pgpu::inlineBlock(b, op.getApply().front(), applyArgs);
+  pgpu::YieldOp::create(b, loc, advanced);
   op.replaceAllUsesWith(loop.getResults());
   op.erase();
   return loop;

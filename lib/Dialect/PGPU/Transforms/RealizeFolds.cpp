@@ -8,9 +8,18 @@
 // order. Later shared rewrites (contraction epilogues, summary emptiness) see
 // the summarizer and the combine in one block.
 //
+// Each pgpu.region_scan likewise becomes the pgpu.for over its segments with
+// the state as the loop's carries (from the inits): emit from the state
+// before the segment, the transition from summarize, apply. The segment's
+// accesses that emit and summarize both make are merged (CSE of the loop).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUREALIZEFOLDS
@@ -33,6 +42,19 @@ struct RealizeFolds : public tessel::pgpu::impl::PGPURealizeFoldsBase<RealizeFol
       expandRegionFold(op);
       if (remarks)
         emitRemark(loc) << "pgpu-realize-folds: the region fold is its ordered loop over segments, the summary "
+                           "carried";
+    }
+    SmallVector<RegionScanOp> scans;
+    getOperation().walk<WalkOrder::PostOrder>([&](RegionScanOp op) { scans.push_back(op); });
+    for (RegionScanOp op : scans) {
+      bool remarks = remarksEnabled(op);
+      Location loc = op.getLoc();
+      ForOp loop = expandRegionScan(op);
+      IRRewriter rewriter(loop.getContext());
+      DominanceInfo dominance(loop);
+      eliminateCommonSubExpressions(rewriter, dominance, loop);
+      if (remarks)
+        emitRemark(loc) << "pgpu-realize-folds: the region scan is its ordered loop over segments, the state "
                            "carried";
     }
   }

@@ -59,6 +59,11 @@ namespace tessel::pgpu {
 /// the carries (from the identities) are combined with summarize on [b, min(b + step, upper)).
 /// Returns the loop; `op` is replaced and erased.
 ForOp expandRegionFold(RegionFoldOp op);
+/// Realizes a region scan as its ordered loop over segments (seed 002 §3.4), the state carried
+/// (from the inits): each segment emits from the state before it, then its transition (summarize)
+/// is applied. Summarize is inlined before emit when emit writes nothing summarize reads.
+/// Returns the loop; `op` is replaced and erased.
+ForOp expandRegionScan(RegionScanOp op);
 /// Expands a range_reduce left unblocked into its legal ordered loop (any order is legal under the
 /// reduce contract, seed 000 §8): for i = lo to hi carrying the accumulator from the identities.
 /// Providers without a reduction over a runtime range of scalars (Triton, cuTile) call it in

@@ -169,16 +169,22 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
 }
 
 def PGPURealizeFolds : Pass<"pgpu-realize-folds", "::mlir::ModuleOp"> {
-  let summary = "a region fold becomes its ordered loop over segments, the summary carried (seed 002 §3.4)";
+  let summary = "region folds and scans become their ordered loops over segments, the summary or state carried (seed 002 §3.4)";
   let description = [{
-    Reads: every `pgpu.region_fold` (after blocking and range narrowing).
+    Reads: every `pgpu.region_fold` (after blocking and range narrowing) and
+    every `pgpu.region_scan`.
     Legality: the loop visits the segments [b, min(b + step, upper)) in
     source order and combines each summary into the carries, which start at
-    the identities: exactly the fold's definition.
+    the identities: exactly the fold's definition. A scan's loop carries the
+    state from the inits, emits each segment from the state before it and
+    applies the segment's transition: the scan's definition. Summarize (which
+    only reads) runs before emit when emit writes no view summarize reads.
     Rewrites: `pgpu.for lower to upper step step iter_args(identities)` with
-    summarize and combine inlined in its body; innermost folds first.
+    summarize and combine inlined in its body; innermost folds first. A
+    scan's loop with summarize, emit and apply inlined, then CSE inside it
+    (the segment's accesses both regions make are one).
     Preserves: values, source order, effects, ABI, origins.
-    Must not fire: nothing else (no region fold, no change).
+    Must not fire: nothing else (no region fold or scan, no change).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];

@@ -1,0 +1,127 @@
+//===- FoldWorksetImpl.h - state of fragment construction of worksets -*- C++ -*-===//
+//
+// Private to kir-to-pgpu: the fragment construction of worksets holding region
+// folds (FoldWorkset.cpp) and region scans (ScanWorkset.cpp) share this class.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_CONVERSION_KIRTOPGPU_FOLDWORKSETIMPL_H
+#define TESSEL_LIB_CONVERSION_KIRTOPGPU_FOLDWORKSETIMPL_H
+
+#include "FoldWorkset.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <optional>
+#include <string>
+
+namespace tessel::construct {
+
+/// What coordinate provenance says of a KIR value: whether it varies across
+/// the lanes (depends on the innermost parallel index) and the domain each
+/// of its tensor axes ranges over.
+struct Shape {
+  bool lanes = false;
+  SmallVector<Value> axes;
+  bool operator==(const Shape &o) const { return lanes == o.lanes && axes == o.axes; }
+  unsigned rank() const { return axes.size() + (lanes ? 1 : 0); }
+};
+
+class FoldWorksetImpl {
+public:
+  FoldWorksetImpl(KernelConstructor &kc, kir::ParallelOp par) : kc(kc), b(kc.b), par(par) {}
+
+  bool plan();
+  SmallVector<Value> groupExtents(Location loc);
+  void declareParams(pgpu::KernelOp kernel);
+  LogicalResult emit(ArrayRef<Value> coords);
+
+  std::string why;
+  /// "region fold" or "region scan": what the workset's remarks speak of.
+  std::string subject = "region fold";
+
+private:
+  // --- Coordinate provenance (KIR only) ---
+  bool fail(Operation *op, const Twine &reason) {
+    why = (reason + " ('" + op->getName().getStringRef() + "')").str();
+    return false;
+  }
+  Value resolve(Value v) const {
+    while (Value next = alias.lookup(v))
+      v = next;
+    return v;
+  }
+  /// The shape of a KIR value, analyzing top-level producers on demand.
+  std::optional<Shape> shapeOf(Value v);
+  bool analyzeBlock(Block &block);
+  bool analyzeOp(Operation *op);
+  bool analyzeFold(kir::RegionFoldOp f);
+  bool analyzeScan(kir::RegionScanOp s); // ScanWorkset.cpp
+  std::optional<bool> constCondition(Value kirCond);
+  std::string paramName(Value domain);
+
+  // --- Emission ---
+  struct AxisBlock {
+    StringAttr param;
+    Value pos, valid, member; // 1-d fragments over `param`
+    bool allValid = false;    // the block is exactly the domain: `valid` is all true
+  };
+  Value param(Location l, StringRef name) {
+    return pgpu::ParamOp::create(b, l, b.getIndexType(), b.getStringAttr(name));
+  }
+  FailureOr<Type> physType(const Shape &s, Type element);
+  FailureOr<Value> get(Value kirValue);
+  FailureOr<Value> broadcastTo(Location l, Value phys, const Shape &from, const Shape &to,
+                               ArrayRef<int64_t> kirDims = {});
+  /// The validity of `domain`'s current block broadcast to `to`, on `to`'s
+  /// tensor axis `axis` (the first axis over `domain` when negative); null
+  /// when the block has no padding.
+  FailureOr<Value> axisMask(Location l, Value domain, const Shape &to, int64_t axis = -1);
+  AxisBlock makeBlock(Location l, StringRef name, Value base, Value limit, const DomainVals &d,
+                      bool exact = false);
+  LogicalResult emitOp(Operation *op);
+  LogicalResult emitStore(kir::StoreOp op);
+  LogicalResult emitFold(kir::RegionFoldOp f);
+  LogicalResult emitReduce(kir::ReduceOp r);
+  LogicalResult emitContract(kir::ContractOp c);
+  /// A contraction with a one-dimensional operand (no tl.dot shape): the
+  /// product broadcast over the other operand, summed over the paired axis.
+  LogicalResult emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl, const Shape &sr);
+  LogicalResult emitScan(kir::RegionScanOp s); // ScanWorkset.cpp
+  /// The scan whose output `v` is, or is computed from by pointwise ops.
+  static kir::RegionScanOp scanOfOutput(Value v);
+  FailureOr<std::pair<SmallVector<Value>, Value>> accessCoords(Location l, ValueRange coords, const Shape &s);
+  LogicalResult emitEffects(Block &block);
+  LogicalResult emitFallback(ArrayRef<Value> coords, Value laneBase);
+  void bind(Value kirValue, Value phys) { scopes.back()[kirValue] = phys; }
+
+  KernelConstructor &kc;
+  OpBuilder &b;
+  kir::ParallelOp par;
+  Value laneArg, laneDomain;
+  DenseMap<Value, Shape> shapes;
+  DenseMap<Value, Value> alias;
+  /// Domains of free fragment axes and of fold tiles, with their parameters.
+  llvm::MapVector<Value, std::string> freeAxes, tileAxes;
+  std::string laneParam;
+  /// Whether the innermost parallel axis is a lane axis. A workset holding a
+  /// region scan has none: every program owns one point of the parallel
+  /// space and the scan's contractions are its fragment work (a lane-varying
+  /// state would make them batched contractions).
+  bool hasLanes = true;
+  /// Region scans emitted in the current variant (their outputs' stores are
+  /// emitted inside the scan's emit region).
+  llvm::DenseSet<Operation *> emittedScans;
+  bool relaxed = false, remarks = false;
+
+  SmallVector<DenseMap<Value, Value>> scopes;
+  DenseMap<Value, AxisBlock> blocks;
+  AxisBlock lane;
+  /// The number of lane blocks (the group's last extent, a LaunchExpr made by groupExtents).
+  Value laneBlocks;
+};
+
+} // namespace tessel::construct
+
+#endif // TESSEL_LIB_CONVERSION_KIRTOPGPU_FOLDWORKSETIMPL_H
