@@ -13,25 +13,13 @@ import ctypes
 import datetime
 import json
 import pathlib
-import statistics
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def timed(fn, reps=20, warmup=3):
-    import torch
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    from run_bench import timed as shared  # the same timing as the rest of bench/ (imports torch)
+    return shared(fn, reps, warmup)
 
 
 class Driver:
