@@ -2,10 +2,7 @@
 scalar) and what was expected, before anything launches. Together with test_call_checks.py (aliasing,
 stride-0 and self-overlapping outputs, grid limits, scalars outside their type) these are the issue's
 "at least 40 ABI-misuse cases". Runs under TRITON_INTERPRET=1."""
-import importlib
 import os
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,13 +10,7 @@ import pytest
 os.environ["TRITON_INTERPRET"] = "1"
 torch = pytest.importorskip("torch")
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def example(name):
-    if str(EXAMPLES) not in sys.path:
-        sys.path.insert(0, str(EXAMPLES))
-    return getattr(importlib.import_module(name), name)
+from test_triton import example  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
