@@ -185,3 +185,14 @@ def test_arg_reduce_ties_and_nans_survive_blocking(tessel_bin, tmp_path, kind, t
     np.testing.assert_array_equal(outs["pgpu"]["i.npy"], outs["kir"]["i.npy"])
     np.testing.assert_array_equal(outs["pgpu"]["v.npy"], outs["kir"]["v.npy"])
     assert np.isnan(outs["kir"]["v.npy"]).any() == (nan == "propagate")
+
+
+def test_fragment_axes_follow_the_kernels_domain_order(tessel_bin, root):
+    """Linear attention has two free fragment axes (D, E): their parameters are declared in the order
+    the kernel defines the domains, the same bytes every time (they once followed pointer order)."""
+    outs = [subprocess.run([str(tessel_bin), "compile", str(root / "examples/kir/linear_attention.mlir"),
+                            "--emit=pgpu"], capture_output=True, text=True) for _ in range(4)]
+    assert outs[0].returncode == 0, outs[0].stderr
+    header = next(line for line in outs[0].stdout.splitlines() if "pgpu.kernel @linear_attention" in line)
+    assert header.index('"BLOCK_D"') < header.index('"BLOCK_E"')
+    assert all(o.stdout == outs[0].stdout for o in outs)

@@ -362,21 +362,32 @@ bool FoldWorksetImpl::plan() {
     if (!analyzeOp(&op))
       return false;
   }
-  // Free axes: every domain a value ranges over that is not a fold's tile.
+  // Free axes: every domain a value ranges over that is not a fold's tile, in the order the kernel
+  // defines them (`shapes` iterates in pointer order: two free axes would be declared, and their
+  // parameters spelled, in a different order from run to run).
+  llvm::SetVector<Value> found;
   for (auto &[v, s] : shapes) {
     if (s.rank() > 2) {
       why = "a value would be a fragment of rank > 2";
       return false;
     }
     for (Value d : s.axes)
-      if (!tileAxes.count(d) && !freeAxes.count(d)) {
+      if (!tileAxes.count(d)) {
         if (!kc.domains.count(d)) {
           why = "a tensor axis over a domain defined inside the workset";
           return false;
         }
-        freeAxes[d] = "";
+        found.insert(d);
       }
   }
+  DenseMap<Operation *, unsigned> position;
+  par->getParentOfType<kir::KernelOp>()->walk([&](Operation *op) { position.try_emplace(op, position.size()); });
+  SmallVector<Value> ordered(found.begin(), found.end());
+  llvm::stable_sort(ordered, [&](Value a, Value c) {
+    return position.lookup(a.getDefiningOp()) < position.lookup(c.getDefiningOp());
+  });
+  for (Value d : ordered)
+    freeAxes[d] = "";
   for (auto &[d, name] : freeAxes)
     name = paramName(d);
   // A tile domain must not be needed whole outside its fold: values over it are fold or scan
