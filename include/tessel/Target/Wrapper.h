@@ -52,6 +52,13 @@ void emitCheckScalar(llvm::raw_ostream &os);
 /// `_check_apart(*views)`: no written view shares memory with another view.
 void emitCheckApart(llvm::raw_ostream &os);
 
+/// A generated launch function's parameters: views positionally, then scalars keyword-only.
+std::string launchSignature(llvm::ArrayRef<std::string> positional, llvm::ArrayRef<std::string> keywords);
+/// A generated launch function's ABI checks: `_extents, _device = {}, []`, every check line, then
+/// (with two views or more) `_check_apart` over `views`, each (name, written).
+void emitCallChecks(llvm::raw_ostream &os, llvm::ArrayRef<std::string> checks,
+                    llvm::ArrayRef<std::pair<std::string, bool>> views);
+
 /// The `_check_scalar` kind ("int" or "float") and range ("(lo, hi)", or "" when unbounded) of a
 /// by-value ABI scalar of type `t`.
 std::pair<std::string, std::string> scalarCheck(mlir::Type t);

@@ -202,3 +202,23 @@ std::optional<std::string> wrapper::sourceLine(Location loc) {
     return sourceLine(named.getChildLoc());
   return std::nullopt;
 }
+
+std::string wrapper::launchSignature(llvm::ArrayRef<std::string> positional, llvm::ArrayRef<std::string> keywords) {
+  std::string text = llvm::join(positional, ", ");
+  if (!keywords.empty())
+    text += (text.empty() ? "*, " : ", *, ") + llvm::join(keywords, ", ");
+  return text;
+}
+
+void wrapper::emitCallChecks(llvm::raw_ostream &os, llvm::ArrayRef<std::string> checks,
+                             llvm::ArrayRef<std::pair<std::string, bool>> views) {
+  os << "    _extents, _device = {}, []\n";
+  for (const std::string &c : checks)
+    os << "    " << c << "\n";
+  if (views.size() > 1) {
+    os << "    _check_apart(";
+    for (auto &[n, written] : views)
+      os << "('" << n << "', " << n << ", " << (written ? "True" : "False") << "), ";
+    os << ")\n";
+  }
+}

@@ -745,20 +745,9 @@ LogicalResult Serializer::run() {
     hints.push_back("num_ctas=" + std::to_string(param(cutile::kNumCtasParam)));
   os << "\n\n@ct.kernel" << (hints.empty() ? "" : "(" + llvm::join(hints, ", ") + ")") << "\ndef _" << kname
      << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
-  os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
-  if (!keywords.empty())
-    os << ", *, " << llvm::join(keywords, ", ");
-  os << "):\n";
+  os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, keywords) << "):\n";
   os << "    \"\"\"Launch " << kname << " (one launch with ct.launch; checks the ABI first).\"\"\"\n";
-  os << "    _extents, _device = {}, []\n";
-  for (const std::string &c : checks)
-    os << "    " << c << "\n";
-  if (viewNames.size() > 1) {
-    os << "    _check_apart(";
-    for (auto [n, writes] : viewNames)
-      os << "('" << n << "', " << n << ", " << (writes ? "True" : "False") << "), ";
-    os << ")\n";
-  }
+  wrapper::emitCallChecks(os, checks, viewNames);
   for (const std::string &a : allocations)
     os << "    " << a << "\n";
   os << "    _grid = (" << *grid << ", 1, 1)\n";

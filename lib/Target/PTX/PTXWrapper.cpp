@@ -132,20 +132,9 @@ LogicalResult wrapKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &
       os << "], " << paramOf(p.getName().getValue()) << ")";
     }
   os << "}\n";
-  os << "\n\ndef " << kname << "(" << llvm::join(positional, ", ");
-  if (!keywords.empty())
-    os << (positional.empty() ? "*, " : ", *, ") << llvm::join(keywords, ", ");
-  os << "):\n";
+  os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, keywords) << "):\n";
   os << "    \"\"\"Launch " << kname << " (one launch through tessel's CUDA runtime; checks the ABI first).\"\"\"\n";
-  os << "    _extents, _device = {}, []\n";
-  for (const std::string &c : checks)
-    os << "    " << c << "\n";
-  if (viewNames.size() > 1) {
-    os << "    _check_apart(";
-    for (auto [n, writes] : viewNames)
-      os << "('" << n << "', " << n << ", " << (writes ? "True" : "False") << "), ";
-    os << ")\n";
-  }
+  wrapper::emitCallChecks(os, checks, viewNames);
   for (const std::string &a : allocations)
     os << "    " << a << "\n";
   os << "    _grid = " << grid << "\n";

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Target/Triton/LaunchWrapper.h"
+#include "tessel/Target/Wrapper.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -20,10 +21,7 @@ using llvm::SmallVector;
 namespace {
 
 std::string signature(const LaunchWrapperSpec &spec) {
-  std::string text = llvm::join(spec.positional, ", ");
-  if (!spec.keywords.empty())
-    text += (text.empty() ? "*, " : ", *, ") + llvm::join(spec.keywords, ", ");
-  return text;
+  return wrapper::launchSignature(spec.positional, spec.keywords);
 }
 
 /// The call re-passing the wrapper's own arguments (views positionally, scalars by keyword).
@@ -136,16 +134,8 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   os << "\n\n_" << k << "_plans = {}  # plan key -> (launch, byte span of each view): see " << k << "\n";
   os << "\n\ndef _" << k << "_checked(" << signature(spec) << "):\n"
      << "    \"\"\"A call checked in full, launched through Triton's JIT. Records the call's plan (the\n"
-     << "    launch with every argument its key fixes bound) and returns (key, plan), or None.\"\"\"\n"
-     << "    _extents, _device = {}, []\n";
-  for (const std::string &c : spec.checks)
-    os << "    " << c << "\n";
-  if (spec.views.size() > 1) {
-    os << "    _check_apart(";
-    for (auto &[n, written] : spec.views)
-      os << "('" << n << "', " << n << ", " << (written ? "True" : "False") << "), ";
-    os << ")\n";
-  }
+     << "    launch with every argument its key fixes bound) and returns (key, plan), or None.\"\"\"\n";
+  wrapper::emitCallChecks(os, spec.checks, spec.views);
   os << "    _grid = (" << spec.grid << ", 1, 1)\n"
      << "    if _grid[0] > 2147483647:\n"
      << "        raise ValueError(f\"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n"
