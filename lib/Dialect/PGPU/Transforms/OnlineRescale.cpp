@@ -237,7 +237,8 @@ void conjuncts(Value p, SmallVectorImpl<Value> &out) {
 }
 
 /// Where `ok` (a row flag) is false the component is zero anyway: ok = or-reduction over the tile of a
-/// conjunction whose every conjunct guards a select-with-zero of the component's chain, so a nonzero
+/// conjunction whose every conjunct is a conjunct of a guard of a select-with-zero of the component's
+/// chain, so a nonzero
 /// member of a row makes that row's ok true. Then select(ok, component, 0) is the component.
 bool zeroWhereNotOk(Value ok, const Term &t) {
   auto r = ok.getDefiningOp<ReduceOp>();
@@ -249,9 +250,13 @@ bool zeroWhereNotOk(Value ok, const Term &t) {
   // The reduction keeps exactly the rows of the exponentials (in order): ok's axes are the factor's.
   if (keptAxes(r) != t.leafRows || rankOf(ok) != (int64_t)t.factor.rows.size() || t.leaves.size() != 1)
     return false;
-  SmallVector<Value> parts;
+  // Every conjunct of ok's predicate must be implied by the guards' conjunction: it is one of the
+  // conjuncts of some guard (a guard `a & b` zeroes the component wherever `a` or `b` is false).
+  SmallVector<Value> parts, guarded;
   conjuncts(r.getInputs()[0], parts);
-  return llvm::all_of(parts, [&](Value c) { return llvm::is_contained(t.guards, c); });
+  for (Value g : t.guards)
+    conjuncts(g, guarded);
+  return llvm::all_of(parts, [&](Value c) { return llvm::is_contained(guarded, c); });
 }
 
 struct OnlineRescale : public tessel::pgpu::impl::PGPUOnlineRescaleBase<OnlineRescale> {
