@@ -63,7 +63,6 @@ POOL = (0, 1, 2, 3, 5, 7, 13, 15, 17, 31, 33, 37, 47, 63, 65, 127, 129, 255, 257
 # by itself (the test prints a note to remove it from the list).
 REJECTED = {
     "grouped_gemm": "construction does not realize scalars read from an input view (the group bounds) yet",
-    "splitk_gemm": "construction does not place a kernel-level kir.buffer (the split-K workspace) yet",
 }
 # Rejected by Triton legalization: the groups before it are checked; joins when legalization accepts it.
 TRITON_REJECTED: dict = {}

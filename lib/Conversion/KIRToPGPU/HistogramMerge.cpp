@@ -32,12 +32,13 @@ kir::HistogramOp KernelConstructor::mergedHistogram(Operation &op) {
   return histogram;
 }
 
-Value KernelConstructor::addWorkspace(Location loc, Type element, ArrayRef<Attribute> extents) {
+Value KernelConstructor::addWorkspace(Location loc, Type element, ArrayRef<Attribute> extents, TypedAttr init) {
   MLIRContext *ctx = element.getContext();
   auto type = pgpu::BufferType::get(ctx, element, extents, pgpu::BufferScope::Workspace);
   NamedAttrList attrs;
   attrs.append("pgpu.private", b.getStringAttr("workspace"));
-  attrs.append("pgpu.init", b.getIntegerAttr(element, 0));
+  if (init)
+    attrs.append("pgpu.init", init);
   unsigned index = physical.getNumArguments();
   physical.insertArgument(index, type, attrs.getDictionary(ctx), loc);
   return physical.getBody().getArgument(index);

@@ -79,6 +79,28 @@ FailureOr<SmallVector<Value>> KernelConstructor::scalars(ValueRange values) {
 }
 
 /// Domains and subregions: lo/hi/step and size = max(0, ceil((hi - lo) / step)).
+bool KernelConstructor::launchUniform(Value v) {
+  if (matchPattern(v, m_Constant()))
+    return true;
+  Block *entry = &physical.getBody().front();
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == entry;
+  return v.getDefiningOp()->getBlock() == entry;
+}
+
+Value KernelConstructor::ceilDiv(Location loc, Value x, Value step) {
+  // A LaunchExpr where both are launch-time facts; else (a domain inside a workset, e.g. a
+  // subregion at a program coordinate) the same rounding in value arithmetic, for x >= 0 (the
+  // callers clamp a negative span's quotient to 0).
+  if (launchUniform(x) && launchUniform(step))
+    return pgpu::CeilDivOp::create(b, loc, x, step);
+  APInt s;
+  if (matchPattern(step, m_ConstantInt(&s)) && s.isOne())
+    return x;
+  Value biased = binary(loc, kir::BinaryKind::Add, x, binary(loc, kir::BinaryKind::Sub, step, constIndex(loc, 1)));
+  return binary(loc, kir::BinaryKind::Div, biased, step);
+}
+
 LogicalResult KernelConstructor::defineDomain(Operation *op) {
   Location loc = op->getLoc();
   DomainVals d;
@@ -95,12 +117,12 @@ LogicalResult KernelConstructor::defineDomain(Operation *op) {
       return failure();
     // First member of the source at or after begin; members below min(end, hi).
     Value from = binary(loc, kir::BinaryKind::Max, *begin, src.lo);
-    Value offset = pgpu::CeilDivOp::create(b, loc, binary(loc, kir::BinaryKind::Sub, from, src.lo), src.step);
+    Value offset = ceilDiv(loc, binary(loc, kir::BinaryKind::Sub, from, src.lo), src.step);
     Value first = binary(loc, kir::BinaryKind::Add, src.lo, binary(loc, kir::BinaryKind::Mul, offset, src.step));
     d = {first, binary(loc, kir::BinaryKind::Min, *end, src.hi), src.step, Value()};
   }
   Value span = binary(loc, kir::BinaryKind::Sub, d.hi, d.lo);
-  d.size = binary(loc, kir::BinaryKind::Max, pgpu::CeilDivOp::create(b, loc, span, d.step), constIndex(loc, 0));
+  d.size = binary(loc, kir::BinaryKind::Max, ceilDiv(loc, span, d.step), constIndex(loc, 0));
   domains[op->getResult(0)] = d;
   return success();
 }
@@ -264,7 +286,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
     return out;
   };
   return llvm::TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(def)
-      .Case<kir::LoadOp, kir::GatherOp>([&](auto load) { return fromCoords(load.getCoords()); })
+      .Case<kir::LoadOp, kir::GatherOp, kir::BufferLoadOp>([&](auto load) { return fromCoords(load.getCoords()); })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> FailureOr<SmallVector<Value>> {
         return SmallVector<Value>{domains.lookup(i.getDomain()).size};
       })
@@ -450,6 +472,18 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
         if (std::is_same_v<decltype(load), kir::GatherOp> || dataDependent)
           return Value(pgpu::GatherOp::create(b, loc, elemType, viewArg, *coords, valid, fill));
         return Value(pgpu::LoadOp::create(b, loc, elemType, viewArg, *coords, valid, fill));
+      })
+      .Case<kir::BufferLoadOp>([&](kir::BufferLoadOp load) -> FailureOr<Value> {
+        // A kernel-level buffer is invocation workspace (its argument); reads follow its first writes
+        // (seed 000 §4.4: the first-write obligation, checked by the pgpu interpreter).
+        Value buffer = map.lookupOrNull(load.getBuffer());
+        if (!buffer)
+          return unsupported(load);
+        FailureOr<SmallVector<Value>> coords = accessCoords(loc, load.getCoords(), positions);
+        if (failed(coords))
+          return failure();
+        Type elemType = getElementTypeOrSelf(load.getType());
+        return Value(pgpu::BufferLoadOp::create(b, loc, elemType, buffer, *coords, trueValue(loc), zeroOf(loc, elemType)));
       })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> FailureOr<Value> {
         return member(loc, domains.lookup(i.getDomain()), positions[0]);
@@ -864,6 +898,16 @@ LogicalResult KernelConstructor::emitElementWrite(Operation &op, Value value, Ar
   Location loc = op.getLoc();
   ValueRange coords;
   Value valid;
+  if (auto s = dyn_cast<kir::BufferStoreOp>(op)) {
+    Value buffer = map.lookupOrNull(s.getBuffer());
+    if (!buffer)
+      return unsupported(&op);
+    FailureOr<SmallVector<Value>> c = accessCoords(loc, s.getCoords(), positions);
+    if (failed(c))
+      return failure();
+    pgpu::BufferStoreOp::create(b, loc, value, buffer, *c, trueValue(loc));
+    return success();
+  }
   if (auto s = dyn_cast<kir::StoreOp>(op)) {
     coords = s.getCoords();
     valid = s.getValid();
@@ -1183,14 +1227,14 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
   if (op.getNumResults() == 1 && isa<RankedTensorType>(op.getResult(0).getType()) &&
       isa<kir::LoadOp, kir::GatherOp, kir::IndicesOp, kir::BroadcastOp, kir::BroadcastAsOp, kir::BinaryOp,
           kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp, kir::TransposeOp, kir::ReshapeOp,
-          kir::JoinOp, kir::ContractOp>(op))
+          kir::JoinOp, kir::ContractOp, kir::BufferLoadOp>(op))
     return success();
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(
           [&](Operation *fact) { return emitLaunchFact(*fact); })
       .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(
           [&](Operation *scalarOp) { return emitScalarPointwise(scalarOp); })
-      .Case<kir::LoadOp, kir::GatherOp, kir::ContractOp>([&](Operation *scalarRead) -> LogicalResult {
+      .Case<kir::LoadOp, kir::GatherOp, kir::ContractOp, kir::BufferLoadOp>([&](Operation *scalarRead) -> LogicalResult {
         FailureOr<Value> v = element(scalarRead->getResult(0), {});
         if (failed(v))
           return failure();
@@ -1207,7 +1251,7 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         map.map(e.getResult(), *v);
         return success();
       })
-      .Case<kir::StoreOp, kir::ScatterOp>([&](Operation *) { return emitStore(op); })
+      .Case<kir::StoreOp, kir::ScatterOp, kir::BufferStoreOp>([&](Operation *) { return emitStore(op); })
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> LogicalResult {
         if (isa<RankedTensorType>(r.getResult(0).getType()))
           return success(); // partial reductions are realized per element
@@ -1428,6 +1472,11 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
       }
       continue;
     }
+    if (auto buffer = dyn_cast<kir::BufferOp>(op)) {
+      if (failed(emitKernelBuffer(buffer)))
+        return failure();
+      continue;
+    }
     bool launchFact = isa<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(op) ||
                       (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex());
     if (launchFact) {
@@ -1435,7 +1484,8 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
         return failure();
       continue;
     }
-    bool replayable = isMemoryEffectFree(&op) || isa<kir::LoadOp, kir::GatherOp, kir::IndexRelationOp>(op);
+    bool replayable = isMemoryEffectFree(&op) || isa<kir::LoadOp, kir::GatherOp, kir::IndexRelationOp>(op) ||
+                      (isa<kir::BufferLoadOp>(op) && kernelBuffers.contains(cast<kir::BufferLoadOp>(op).getBuffer()));
     if (!replayable)
       return op.emitError() << "kir-to-pgpu: top-level '" << op.getName()
                             << "' is neither a launch-time fact nor a pure value read before the worksets; "
@@ -1497,11 +1547,53 @@ LogicalResult KernelConstructor::run() {
     earlierReads.insert(reads.begin(), reads.end());
   }
 
+  // Kernel-level buffers: a workset reading what an earlier workset wrote runs whole in the last
+  // program instance (KernelBuffers.cpp); nothing after it may write what it reads, and what it
+  // writes is read by no other workset (that would need a second barrier).
+  {
+    DenseSet<Operation *> replayedOps(replayed.begin(), replayed.end());
+    auto bufferAccesses = [&](Operation *root, DenseSet<Value> &reads, DenseSet<Value> &writes) {
+      SmallVector<Operation *> work{root};
+      DenseSet<Operation *> seen;
+      while (!work.empty()) {
+        Operation *top = work.pop_back_val();
+        if (!seen.insert(top).second)
+          continue;
+        top->walk([&](Operation *inner) {
+          if (auto l = dyn_cast<kir::BufferLoadOp>(inner); l && kernelBuffers.contains(l.getBuffer()))
+            reads.insert(l.getBuffer());
+          if (auto st = dyn_cast<kir::BufferStoreOp>(inner); st && kernelBuffers.contains(st.getBuffer()))
+            writes.insert(st.getBuffer());
+          for (Value operand : inner->getOperands())
+            if (Operation *def = operand.getDefiningOp(); def && replayedOps.contains(def))
+              work.push_back(def);
+        });
+      }
+    };
+    DenseSet<Value> written, finalReads;
+    for (Workset &w : worksets) {
+      DenseSet<Value> reads, writes;
+      bufferAccesses(w.op, reads, writes);
+      for (Value v : writes)
+        if (finalReads.contains(v))
+          return w.op->emitError() << "kir-to-pgpu: this workset writes a kernel-level buffer that an earlier "
+                                      "workset reads after a barrier; one launch has one (the last program)";
+      w.finalize = llvm::any_of(reads, [&](Value v) { return written.contains(v); });
+      if (w.finalize) {
+        if (!writes.empty())
+          return w.op->emitError() << "kir-to-pgpu: this workset reads a kernel-level buffer an earlier workset "
+                                      "writes and writes one too: a second barrier is not constructed";
+        finalReads.insert(reads.begin(), reads.end());
+      }
+      written.insert(writes.begin(), writes.end());
+    }
+  }
+
   // Worksets holding a region fold or scan are constructed on fragments where
   // their values allow it (seed 002 §3.4); a fold's last extent counts lane blocks.
   for (Workset &w : worksets) {
     auto p = dyn_cast<kir::ParallelOp>(w.op);
-    if (!p)
+    if (!p || w.finalize)
       continue;
     auto fold = std::make_shared<FoldWorkset>(*this, p);
     if (fold->plan()) {
@@ -1522,14 +1614,22 @@ LogicalResult KernelConstructor::run() {
     if (!h)
       continue;
     auto view = cast<kir::ViewType>(cast<kir::StoreOp>(w.op).getView().getType());
-    w.partial = addWorkspace(w.op->getLoc(), getElementTypeOrSelf(h.getType()), view.getExtents());
+    Type count = getElementTypeOrSelf(h.getType());
+    w.partial = addWorkspace(w.op->getLoc(), count, view.getExtents(), b.getIntegerAttr(count, 0));
     if (!ticket)
-      ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)});
+      ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)}, b.getI32IntegerAttr(0));
   }
+
+  SmallVector<Workset *> segments, finalizations;
+  for (Workset &w : worksets)
+    (w.finalize ? finalizations : segments).push_back(&w);
+  if (!finalizations.empty() && !ticket)
+    ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)}, b.getI32IntegerAttr(0));
 
   // Segment lengths (LaunchExpr) and prefix offsets.
   SmallVector<Value> offsets{constIndex(loc, 0)};
-  for (Workset &w : worksets) {
+  for (Workset *segment : segments) {
+    Workset &w = *segment;
     Location wloc = w.op->getLoc();
     Value length = constIndex(wloc, 1);
     for (Value e : w.extents)
@@ -1544,7 +1644,7 @@ LogicalResult KernelConstructor::run() {
 
   // Dispatch: if pid < offset[k+1] { group k at pid - offset[k] } else { ... }.
   std::function<LogicalResult(unsigned)> dispatch = [&](unsigned k) -> LogicalResult {
-    Workset &w = worksets[k];
+    Workset &w = *segments[k];
     Location ploc = w.op->getLoc();
     auto emitGroup = [&]() -> LogicalResult {
       Value linear = binary(ploc, kir::BinaryKind::Sub, pid, offsets[k]);
@@ -1582,7 +1682,7 @@ LogicalResult KernelConstructor::run() {
       pgpu::YieldOp::create(b, ploc);
       return success();
     };
-    if (k + 1 == worksets.size() && !ticket) {
+    if (k + 1 == segments.size() && !ticket) {
       // The last segment still needs its guard when the grid could be larger
       // than the program space's total; the total is exact, so no tail remains.
       return emitGroup();
@@ -1595,7 +1695,7 @@ LogicalResult KernelConstructor::run() {
       if (failed(emitGroup()))
         return failure();
       pgpu::YieldOp::create(b, ploc);
-      if (k + 1 == worksets.size())
+      if (k + 1 == segments.size())
         return success(); // the instance that only finalizes (an empty program space)
       b.createBlock(&guard.getElseRegion());
       if (failed(dispatch(k + 1)))
@@ -1612,6 +1712,9 @@ LogicalResult KernelConstructor::run() {
     b.createBlock(&last.getBody());
     for (Workset &w : worksets)
       if (w.partial && failed(emitHistogramFinalize(*w.op, w.partial)))
+        return failure();
+    for (Workset *w : finalizations)
+      if (failed(emitFinalization(*w)))
         return failure();
     pgpu::YieldOp::create(b, loc);
   }

@@ -48,6 +48,10 @@ private:
   /// The realized scalars of `values`, in order.
   FailureOr<SmallVector<Value>> scalars(ValueRange values);
   LogicalResult defineDomain(Operation *op);
+  /// Whether `v` is a launch-time fact: a constant or a value of the kernel's entry block.
+  bool launchUniform(Value v);
+  /// ceil(x / step) for x >= 0: a LaunchExpr when both are launch-time facts.
+  Value ceilDiv(Location loc, Value x, Value step);
 
   // Statements.
   LogicalResult emitLaunchFact(Operation &op);
@@ -61,8 +65,12 @@ private:
   // Stored histograms merged through invocation workspace (HistogramMerge.cpp).
   /// The histogram `op` stores whole over its bins, or null.
   static kir::HistogramOp mergedHistogram(Operation &op);
-  /// A zero-filled invocation-workspace kernel argument of `element`s.
-  Value addWorkspace(Location loc, Type element, ArrayRef<Attribute> extents);
+  /// An invocation-workspace kernel argument of `element`s, filled with `init` when given (else
+  /// uninitialized: a first-write obligation).
+  Value addWorkspace(Location loc, Type element, ArrayRef<Attribute> extents, TypedAttr init);
+  /// A top-level kir.buffer becomes invocation workspace (seed 000 §4.4).
+  LogicalResult emitKernelBuffer(kir::BufferOp op);
+
   /// Adds one to the partial's bin of the source element at `positions`.
   LogicalResult emitHistogramMerge(Operation &op, Value partial, ArrayRef<Value> positions);
   /// Copies the merged partial into the stored view (in the last program).
@@ -171,7 +179,14 @@ private:
     std::shared_ptr<FoldWorkset> fold;
     /// Set when the workset is a stored histogram merged into this workspace partial.
     Value partial;
+    /// Set when the workset reads a kernel-level buffer an earlier workset writes: it runs whole in
+    /// the last program instance (no barrier separates worksets of one launch otherwise).
+    bool finalize = false;
   };
+  /// Kernel-level buffers (workspace arguments), by KIR value.
+  DenseSet<Value> kernelBuffers;
+  /// Runs the workset `w` whole inside the last program instance (after every instance's writes).
+  LogicalResult emitFinalization(Workset &w);
   LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
 };
 /// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads

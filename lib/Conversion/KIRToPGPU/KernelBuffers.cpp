@@ -1,0 +1,98 @@
+//===- KernelBuffers.cpp - kernel-level buffers as invocation workspace ----===//
+//
+// seed 000 §4.4 (buffers: invocation workspace the runtime allocates, under a
+// first-write obligation or a stated fill), §9 (one artifact, one launch).
+// A top-level `kir.buffer` lives for the whole invocation: it becomes a
+// workspace argument of the physical kernel, sized from the buffer's domains
+// (view extents or constants) and filled only when the buffer states a scalar
+// initial value. Worksets write and read it with pgpu.buffer_store/load.
+//
+// One launch has no barrier between worksets, so a workset that reads what an
+// earlier workset wrote into such a buffer cannot share the program space:
+// it runs whole in the program instance that arrives last (pgpu.last_program,
+// an acq_rel ticket), after every instance's writes, as one independent
+// pgpu.foreach over its elements that blocking may spread over lanes. This is
+// the one-launch form of a reduction over split partials (split-K).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelConstructor.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::construct;
+
+/// The workspace extent of a buffer axis over `domain`: a view extent's name or a constant size.
+static FailureOr<Attribute> workspaceExtent(OpBuilder &b, Value domain) {
+  auto d = domain.getDefiningOp<kir::DomainOp>();
+  APInt lo, hi;
+  if (!d || d.getStep() != 1 || !matchPattern(d.getLower(), m_ConstantInt(&lo)) || !lo.isZero())
+    return failure();
+  if (auto e = d.getUpper().getDefiningOp<kir::ExtentOp>())
+    return Attribute(b.getStringAttr(e.getName()));
+  if (matchPattern(d.getUpper(), m_ConstantInt(&hi)))
+    return Attribute(b.getI64IntegerAttr(std::max<int64_t>(hi.getSExtValue(), 0)));
+  return failure();
+}
+
+LogicalResult KernelConstructor::emitKernelBuffer(kir::BufferOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Attribute> extents;
+  for (auto [axis, domain] : llvm::enumerate(op.getDomains())) {
+    FailureOr<Attribute> e = workspaceExtent(b, domain);
+    if (failed(e))
+      return op.emitError() << "kir-to-pgpu: axis " << axis
+                            << " of a kernel-level buffer must span [0, n) with step 1, n a view extent or a "
+                               "constant, to become invocation workspace";
+  }
+  for (Value domain : op.getDomains())
+    extents.push_back(*workspaceExtent(b, domain));
+  Type element = getElementTypeOrSelf(cast<kir::BufferType>(op.getType()).getValueType());
+  TypedAttr init;
+  if (Value v = op.getInit()) {
+    Attribute constant;
+    if (isa<RankedTensorType>(v.getType()) || !matchPattern(v, m_Constant(&constant)) || !isa<TypedAttr>(constant))
+      return op.emitError() << "kir-to-pgpu: a kernel-level buffer's initial value must be a constant scalar "
+                               "(the workspace fill) or absent (first_write)";
+    init = cast<TypedAttr>(constant);
+  }
+  Value workspace = addWorkspace(loc, element, extents, init);
+  map.map(op.getResult(), workspace);
+  kernelBuffers.insert(op.getResult());
+  return success();
+}
+
+LogicalResult KernelConstructor::emitFinalization(Workset &w) {
+  Location loc = w.op->getLoc();
+  Value total = w.extents.empty() ? constIndex(loc, 1) : w.extents.front();
+  for (Value e : ArrayRef<Value>(w.extents).drop_front(w.extents.empty() ? 0 : 1))
+    total = binary(loc, kir::BinaryKind::Mul, total, e);
+  auto each = pgpu::ForeachOp::create(b, loc, constIndex(loc, 0), total);
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = b.createBlock(&each.getBody());
+  Value linear = body->addArgument(b.getIndexType(), loc);
+  SmallVector<Value> positions;
+  if (w.extents.size() == 1) {
+    positions.push_back(linear);
+  } else if (!w.extents.empty()) {
+    SmallVector<Type> types(w.extents.size(), b.getIndexType());
+    auto decoded = pgpu::DelinearizeOp::create(b, loc, types, linear, w.extents);
+    positions.append(decoded.getResults().begin(), decoded.getResults().end());
+  }
+  for (Operation *pure : replayed)
+    if (failed(emitStatement(*pure)))
+      return failure();
+  if (auto p = dyn_cast<kir::ParallelOp>(w.op)) {
+    Block &kirBody = p.getBody().front();
+    for (auto [i, d] : llvm::enumerate(p.getDomains()))
+      map.map(kirBody.getArgument(i), member(loc, domains.lookup(d), positions[i]));
+    if (failed(emitBlock(kirBody)))
+      return failure();
+  } else if (failed(emitElementStore(*w.op, positions))) {
+    return failure();
+  }
+  pgpu::YieldOp::create(b, loc);
+  return success();
+}

@@ -1,0 +1,147 @@
+// RUN: tessel-opt %s -split-input-file -kir-to-pgpu -verify-diagnostics | FileCheck %s
+
+// COM: A kernel-level first-write buffer (seed 000 §4.4) becomes an uninitialized invocation-workspace
+// COM: argument sized from its domains (a constant and view extents); the parallel workset writes its
+// COM: slices with pgpu.buffer_store. The top-level sum over the splits reads what every split wrote:
+// COM: one launch has no barrier between worksets, so it runs whole in the last program instance
+// COM: (a ticket, zero-filled), as one foreach over its M x N elements decoded row-major.
+// CHECK-LABEL: pgpu.kernel @splitk(
+// CHECK-SAME: %[[PART:[a-z0-9]+]]: !pgpu.buffer<f32, [2, M, N], workspace> {pgpu.private = "workspace"},
+// CHECK-SAME: %[[TICKET:[a-z0-9]+]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"})
+// CHECK: pgpu.program_space
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.foreach
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.buffer_store %{{.*}}, %[[PART]][
+// CHECK: pgpu.last_program %[[TICKET]]
+// CHECK: %[[MN:.*]] = pgpu.binary mul
+// CHECK: pgpu.foreach %{{.*}} to %[[MN]] {
+// CHECK: pgpu.delinearize
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.buffer_load %[[PART]][
+// CHECK: pgpu.store %{{.*}}, %c[
+module {
+  kir.kernel @splitk(%a: !kir.view<f32, [M, K], in>, %b: !kir.view<f32, [K, N], in>, %c: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = arith.constant 0.0 : f32
+    %m = kir.extent "M"
+    %k = kir.extent "K"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    %dk = kir.domain %c0 to %k
+    %ds = kir.domain %c0 to %c2
+    %kp = kir.binary add %k, %c1 : index
+    %chunk = kir.binary div %kp, %c2 : index
+    %part = kir.buffer over(%ds, %dm, %dn) first_write : !kir.buffer<tensor<?x?x?xf32>>
+    kir.parallel %ds {
+    ^bb0(%s: index):
+      %lo0 = kir.binary mul %s, %chunk : index
+      %lo = kir.binary min %lo0, %k : index
+      %s1 = kir.binary add %s, %c1 : index
+      %hi0 = kir.binary mul %s1, %chunk : index
+      %hi = kir.binary min %hi0, %k : index
+      %mine = kir.subregion %dk[%lo : %hi]
+      %x = kir.load %a[%dm, %mine] : !kir.view<f32, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %y = kir.load %b[%mine, %dn] : !kir.view<f32, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %p = kir.contract %x, %y reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+      kir.buffer_store %p, %part[%s, %dm, %dn] : tensor<?x?xf32>, !kir.buffer<tensor<?x?x?xf32>>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    %all = kir.buffer_load %part[%ds, %dm, %dn] : !kir.buffer<tensor<?x?x?xf32>>[!kir.domain, !kir.domain, !kir.domain] -> tensor<?x?x?xf32>
+    %sum = kir.reduce %all axes [0] identity(%zero : f32) : (tensor<?x?x?xf32>) -> (tensor<?x?xf32>) {
+    ^bb0(%u: f32, %v: f32):
+      %w = kir.binary add %u, %v : f32
+      kir.yield %w : f32
+    }
+    kir.store %sum, %c[%dm, %dn] : tensor<?x?xf32>, !kir.view<f32, [M, N], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not add a barrier: the buffer is written and read by the same workset (each instance reads
+// COM: its own writes), so no workset runs in the last program and no ticket is made. A constant fill
+// COM: becomes the workspace's pgpu.init.
+// CHECK-LABEL: pgpu.kernel @same_workset(
+// CHECK-SAME: !pgpu.buffer<f32, [N], workspace> {pgpu.init = 1.000000e+00 : f32, pgpu.private = "workspace"})
+// CHECK-NOT: pgpu.last_program
+module {
+  kir.kernel @same_workset(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    %buf = kir.buffer over(%dn) init %one : f32 : !kir.buffer<tensor<?xf32>>
+    kir.parallel %dn {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      %w = kir.buffer_load %buf[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
+      %s = kir.binary add %v, %w : f32
+      kir.buffer_store %s, %buf[%i] : f32, !kir.buffer<tensor<?xf32>>[index]
+      %r = kir.buffer_load %buf[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
+      kir.store %r, %y[%i] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Rejected at the op: a workset that needs the barrier and writes a kernel-level buffer too would
+// COM: need a second one.
+module {
+  kir.kernel @two_barriers(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    %b1 = kir.buffer over(%dn) first_write : !kir.buffer<tensor<?xf32>>
+    %b2 = kir.buffer over(%dn) first_write : !kir.buffer<tensor<?xf32>>
+    kir.parallel %dn {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      kir.buffer_store %v, %b1[%i] : f32, !kir.buffer<tensor<?xf32>>[index]
+      kir.yield
+    }
+    // expected-error@+1 {{reads a kernel-level buffer an earlier workset writes and writes one too}}
+    kir.parallel %dn {
+    ^bb0(%i: index):
+      %v = kir.buffer_load %b1[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
+      kir.buffer_store %v, %b2[%i] : f32, !kir.buffer<tensor<?xf32>>[index]
+      kir.yield
+    }
+    kir.parallel %dn {
+    ^bb0(%i: index):
+      %v = kir.buffer_load %b2[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
+      kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Rejected at the op: a buffer axis that does not start at 0 has no workspace extent.
+module {
+  kir.kernel @offset_axis(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    %d1 = kir.domain %c1 to %n
+    // expected-error@+1 {{axis 0 of a kernel-level buffer must span [0, n) with step 1}}
+    %buf = kir.buffer over(%d1) first_write : !kir.buffer<tensor<?xf32>>
+    kir.parallel %dn {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
