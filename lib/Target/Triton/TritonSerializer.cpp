@@ -817,6 +817,10 @@ LogicalResult Serializer::run() {
        << resources.carriedRegisterLimit << ":\n"
        << "        return 'registers'\n";
   os << "    return None\n";
+  // WARPS's heuristic default of a binding: a call that binds covering defaults re-evaluates it.
+  os << "\n\ndef " << kname << "_WARPS(p):\n"
+     << "    \"\"\"The heuristic WARPS of binding `p` (Resources.h, ResourceModel::warpsAt).\"\"\"\n"
+     << "    return " << resources.pythonWarps() << "\n";
   os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n";
   if (!descriptorText.empty())
