@@ -283,3 +283,12 @@ def test_an_untuned_call_binds_the_covering_block_and_warps_that_follow_it(tmp_p
     assert k.call_defaults(*rows(16384, 8192)) == {"BLOCK": 8192, "WARPS": 8, "STAGES": 3}
     assert k.call_defaults(*rows(8, 16384)) == {"BLOCK": 16384, "WARPS": 16, "STAGES": 3}
     assert k.call_defaults(*rows(8, 20000)) == {"BLOCK": 512, "WARPS": 4, "STAGES": 3}  # no candidate covers
+    # argmax reduces (value, index) pairs: at most 128 elements a thread, at least 2 warps.
+    import argmax
+    a = argmax.argmax
+
+    def pairs(m, n):
+        x = torch.empty(1, n).expand(m, n)
+        return x, torch.empty(m), torch.empty(m, dtype=torch.int64)
+    assert a.call_defaults(*pairs(4096, 1024)) == {"BLOCK": 1024, "WARPS": 2, "STAGES": 3}
+    assert a.call_defaults(*pairs(16384, 8192)) == {"BLOCK": 8192, "WARPS": 2, "STAGES": 3}

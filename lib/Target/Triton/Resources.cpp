@@ -36,7 +36,18 @@ triton::Monomial fragmentElements(pgpu::FragmentType type) {
 /// fastest at BLOCK 8192 with 8 warps, 2026-11-30-h200-sweep-softmax.json).
 constexpr int64_t kWarpgroupRows = 64;
 constexpr int64_t kStreamedElementsPerThread = 32;
-constexpr int64_t kWarpChoices[] = {4, 8, 16};
+/// A reduction of pairs (an arg-reduction: value and index) is fastest with few threads each folding
+/// many elements, since every cross-thread step moves and compares both: on the H200 argmax
+/// 16384x8192 ran 124 us at 2 warps (128 elements a thread) against 198 us at 8 and 320 us at 4
+/// (2026-12-01-h200-defaults.json, first run).
+constexpr int64_t kPairedElementsPerThread = 128;
+constexpr int64_t kWarpChoices[] = {1, 2, 4, 8, 16};
+
+/// The fewest warps, and the elements a thread should hold, of a program without contractions.
+std::pair<int64_t, int64_t> streamingRule(bool paired) {
+  return paired ? std::pair<int64_t, int64_t>{2, kPairedElementsPerThread}
+                : std::pair<int64_t, int64_t>{4, kStreamedElementsPerThread};
+}
 
 /// Shared memory limit of the module's target (sm_90's 227 KiB when absent).
 int64_t sharedLimitOf(pgpu::KernelOp kernel) {
@@ -80,14 +91,15 @@ int64_t triton::ResourceModel::largestRegistersAt(const llvm::StringMap<int64_t>
 }
 
 int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) const {
-  int64_t need = 0;
+  int64_t need = 4;
   if (!accumulatorRows.empty()) {
     for (const Monomial &m : accumulatorRows)
       need = std::max(need, 4 * ((evaluate({m}, params) + kWarpgroupRows - 1) / kWarpgroupRows));
   } else {
+    auto [fewest, perThread] = streamingRule(pairedReduction);
+    need = fewest;
     for (const Monomial &m : fragmentElements)
-      need = std::max(need, (evaluate({m}, params) + 32 * kStreamedElementsPerThread - 1) /
-                                (32 * kStreamedElementsPerThread));
+      need = std::max(need, (evaluate({m}, params) + 32 * perThread - 1) / (32 * perThread));
   }
   for (int64_t w : kWarpChoices)
     if (w >= need)
@@ -96,9 +108,11 @@ int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) c
 }
 
 std::string triton::ResourceModel::pythonWarps() const {
+  auto [fewest, perThread] = streamingRule(pairedReduction);
   std::string need =
       accumulatorRows.empty()
-          ? "-(-(" + pythonMax(fragmentElements) + ") // " + std::to_string(32 * kStreamedElementsPerThread) + ")"
+          ? "max(" + std::to_string(fewest) + ", -(-(" + pythonMax(fragmentElements) + ") // " +
+                std::to_string(32 * perThread) + "))"
           : "4 * -(-(" + pythonMax(accumulatorRows) + ") // " + std::to_string(kWarpgroupRows) + ")";
   std::string choices;
   for (int64_t w : kWarpChoices)
@@ -163,6 +177,7 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
           model.fragmentBytes.push_back(m);
       }
   });
+  kernel.walk([&](pgpu::ReduceOp r) { model.pairedReduction |= r.getNumResults() > 1; });
   kernel.walk([&](pgpu::ContractOp c) {
     auto acc = cast<pgpu::FragmentType>(c.getResult().getType());
     size_t rank = acc.getExtents().size();

@@ -133,6 +133,11 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
     while (model.sharedAt(at) > model.sharedLimit && at[triton::kStagesParam] > stages.getCandidates().front())
       at[triton::kStagesParam] = *std::prev(llvm::find(stages.getCandidates(), at[triton::kStagesParam]));
   at[triton::kWarpsParam] = model.warpsAt(at);
+  // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
+  // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and
+  // loads are pointer loads), 2026-12-01-h200-defaults.json, first run.
+  if (kernel.getParam(triton::kFlattenParam))
+    at[triton::kFlattenParam] = 1;
   ArrayAttr declared = *kernel.getParams();
   for (Attribute a : declared) {
     auto p = cast<pgpu::ParamAttr>(a);
