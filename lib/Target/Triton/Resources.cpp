@@ -39,7 +39,7 @@ constexpr int64_t kStreamedElementsPerThread = 32;
 /// A reduction of pairs (an arg-reduction: value and index) is fastest with few threads each folding
 /// many elements, since every cross-thread step moves and compares both: on the H200 argmax
 /// 16384x8192 ran 124 us at 2 warps (128 elements a thread) against 198 us at 8 and 320 us at 4
-/// (2026-12-01-h200-defaults.json, first run).
+/// (bench/results/2026-12-01-h200-defaults-run1.json).
 constexpr int64_t kPairedElementsPerThread = 128;
 constexpr int64_t kWarpChoices[] = {1, 2, 4, 8, 16};
 

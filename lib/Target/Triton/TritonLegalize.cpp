@@ -97,7 +97,8 @@ std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(p
 /// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
 /// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
-/// (and TMA store tile) fit in shared memory; STAGES then drops to the deepest pipeline that fits.
+/// (and TMA store tile) fit in shared memory; STAGES then drops to the deepest pipeline that fits,
+/// WARPS follows the tile and the persistent walk is flattened.
 /// On the H200 the bf16 GEMM sweep was fastest at 128x256x64 with 8 warps and 3 stages, against
 /// 0.80x at the former 128x128 default (2026-11-30-h200-sweep-gemm.json).
 void chooseContractionDefaults(pgpu::KernelOp kernel) {
@@ -135,7 +136,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   at[triton::kWarpsParam] = model.warpsAt(at);
   // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
   // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and
-  // loads are pointer loads), 2026-12-01-h200-defaults.json, first run.
+  // loads are pointer loads), bench/results/2026-12-01-h200-defaults-run1.json.
   if (kernel.getParam(triton::kFlattenParam))
     at[triton::kFlattenParam] = 1;
   ArrayAttr declared = *kernel.getParams();
@@ -172,8 +173,8 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     // Box accesses may be spelled as tensor descriptors (TMA): a provider switch the tuner searches,
     // on by default (measured on the H200 with persistent GEMM tiles: 0.93-1.01x cuBLAS, against
     // 0.88-1.0x with pointer loads; bench/results/2026-11-30-h200-gemm-persistent-tma-experiment.json).
-    // A persistent walk of instances may be flattened (FLATTEN, off by default: measured by hand on
-    // the H200, it helps with descriptor loads at K = 1024 and halves the speed with pointer loads).
+    // A persistent walk of instances may be flattened (FLATTEN, declared off; the sm_90 contraction
+    // defaults below turn it on where they apply, as measured with bf16 GEMM tiles).
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
       bool boxes = false, walks = false;
       kernel.walk([&](Operation *op) {
