@@ -235,6 +235,8 @@ class Kernel:
                 self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
                 self._cache[("prune", self._key(constexprs))] = getattr(module, f"{self.name}_PRUNE", None)
                 self._cache[("covers", self._key(constexprs))] = getattr(module, f"{self.name}_COVERS", {})
+                self._cache[("warps", self._key(constexprs))] = getattr(module, f"{self.name}_WARPS", None)
+                self._cache[("sizes", self._key(constexprs))] = getattr(module, f"{self.name}_SIZES", ())
         return self._cache[key]
 
     def _space(self, constexprs: dict) -> dict:
@@ -244,9 +246,10 @@ class Kernel:
 
     def _fact_params(self, constexprs: dict, tensors) -> dict | None:
         """Heuristic defaults from facts of this call (seed 003): a parameter declared to cover a shape
-        symbol (a fragment axis under a uniform `size <= BLOCK` guard) takes the smallest candidate at
-        least the symbol's size here, which is its mask-free variant when they are equal. None when
-        every parameter keeps its declared default."""
+        symbol (a blocked range [0, S) of a row) takes the smallest candidate at least the symbol's
+        size here, which is its mask-free, single-pass variant when they are equal; WARPS then follows
+        the bound parameters by the provider's rule (`<kernel>_WARPS`, the resource model's). None
+        when every parameter keeps its declared default."""
         self._launcher(constexprs)
         covers = self._cache.get(("covers", self._key(constexprs))) or {}
         if not covers:
@@ -263,7 +266,30 @@ class Kernel:
             fits = [c for c in candidates if n and c >= n]
             if fits and min(fits) != default:
                 chosen[param] = min(fits)
+        warps = self._cache.get(("warps", self._key(constexprs)))
+        if chosen and warps is not None and "WARPS" in space:
+            candidates, default = space["WARPS"]
+            w = warps({**{n: d for n, (_, d) in space.items()}, **chosen})
+            if w in candidates and w != default:
+                chosen["WARPS"] = w
         return chosen or None
+
+    def call_defaults(self, *args, **kwargs) -> dict:
+        """Every declared parameter's heuristic default for these arguments: what an untuned call
+        binds (the declared defaults, then covering defaults from the call's shapes)."""
+        tensors, _, constexprs = self._bind(args, kwargs)
+        return self._call_defaults(constexprs, tensors)
+
+    def _call_defaults(self, constexprs: dict, tensors) -> dict:
+        space = self._space(constexprs)
+        return {**{n: d for n, (_, d) in space.items()}, **(self._fact_params(constexprs, tensors) or {})}
+
+    def _first_moves(self, constexprs: dict) -> tuple:
+        """The parameters the tuner moves first: those that size fragments (bytes a program moves,
+        its registers and shared memory: where the resource model puts the large differences), then
+        the warps that hold them."""
+        self._launcher(constexprs)
+        return tuple(self._cache.get(("sizes", self._key(constexprs))) or ()) + ("WARPS",)
 
     def _warmup(self, constexprs: dict, params: dict | None = None):
         """The generated compile-only entry of one binding (see `_tune.tune`'s compiling ahead)."""

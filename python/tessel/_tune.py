@@ -338,11 +338,16 @@ def restrict(space: dict, domain: dict | None) -> dict:
     return space
 
 
-def candidates(kernel, constexprs: dict, domain: dict | None = None) -> tuple:
+def candidates(kernel, constexprs: dict, domain: dict | None = None, tensors=None) -> tuple:
     """(space, default, viable, pruned): the declared space narrowed to `domain`, its heuristic
-    default, the candidates within the target's estimated limits (the generated `<kernel>_PRUNE`),
-    and how many were pruned, by reason. The default is never pruned: it is what runs untuned."""
-    space = restrict(kernel._space(constexprs), domain)
+    default (this call's, when `tensors` are given: covering defaults from their shapes), the
+    candidates within the target's estimated limits (the generated `<kernel>_PRUNE`), and how many
+    were pruned, by reason. The default is never pruned: it is what runs untuned."""
+    space = kernel._space(constexprs)
+    if tensors is not None and hasattr(kernel, "_call_defaults"):
+        call = kernel._call_defaults(constexprs, tensors)
+        space = {n: (c, call.get(n, d)) for n, (c, d) in space.items()}
+    space = restrict(space, domain)
     names = sorted(space)
     default = {n: space[n][1] for n in names}
     prune = kernel._prune(constexprs) if hasattr(kernel, "_prune") else None
@@ -379,7 +384,7 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     if compile_pool not in ("process", "threads"):
         raise ValueError(f"tune: compile_pool is 'process' or 'threads', got {compile_pool!r}")
     timer = timer or (lambda fn: _median_ms(torch, fn, reps))
-    space, default, viable, pruned = candidates(kernel, constexprs, domain)
+    space, default, viable, pruned = candidates(kernel, constexprs, domain, tensors)
     names = sorted(space)
 
     def key(p):
@@ -406,6 +411,8 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         return timer(once)
 
     started = time.monotonic()
+    # A one-line progress display (candidates tried, best so far, time left) on a terminal only.
+    progress = verbose and sys.stderr.isatty()
     check = _Checker(torch, kernel, tensors, scalars, constexprs, default, reference)
     report = {"candidates": len(viable) + sum(pruned.values()), "pruned": pruned, "timed": 0, "rejected": [],
               "skipped_for_budget": 0, "strategy": "hill climb from the default, then nearest the best first",
@@ -434,18 +441,23 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         timed.append((ms, params))
         results[k] = ms
         report["timed"] += 1
-        if verbose:
+        if progress:
             best_ms, best = min(timed, key=lambda t: t[0])
-            print(f"\rtessel.tune {kernel.name}: {report['timed']} timed, {sum(pruned.values())} pruned, "
-                  f"{len(report['rejected'])} rejected, {len(viable) - len(results)} left; best {best} "
-                  f"{best_ms:.4f} ms", end="", file=sys.stderr, flush=True)
+            left = max(0.0, budget_s - (time.monotonic() - started))
+            print(f"\r\033[Ktessel.tune {kernel.name}: {report['timed']} tried, {len(viable) - len(results)} left, "
+                  f"{left:.0f} s left; best {best_ms:.4f} ms {best}", end="", file=sys.stderr, flush=True)
         return ms
 
     def out_of_time():
         return time.monotonic() - started > budget_s
 
+    # The first moves go where the resource model puts the large differences: parameters that size
+    # fragments, then warps; pipeline and ordering switches after them.
+    first = list(kernel._first_moves(constexprs)) if hasattr(kernel, "_first_moves") else []
+    moves = sorted(names, key=lambda n: first.index(n) if n in first else len(first))
+
     def neighbours(p):
-        for n in names:
+        for n in moves:
             i = space[n][0].index(p[n])
             for j in (i - 1, i + 1):
                 if 0 <= j < len(space[n][0]):
@@ -487,8 +499,9 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         if ahead.used:
             report["compile_ahead"] = ahead.close()
     report["checking_s"] = round(report["checking_s"], 2)
-    if verbose:
+    if progress:
         print(file=sys.stderr)
+    if verbose:
         for params, why in report["rejected"]:
             print(f"tessel.tune {kernel.name}: rejected {params}: {why}", file=sys.stderr)
     if keep_times:

@@ -244,3 +244,51 @@ def test_inputs_that_fit_in_l2_rotate_through_copies():
     assert _tune._rotation(Torch, [Tensor(20 << 20)]) == 5                      # 20 MiB: 100 MiB / 20 MiB
     assert _tune._rotation(Torch, [Tensor(60 << 20)]) == 1                      # larger than L2: one set
     assert _tune._rotation(Torch, []) == 1
+
+
+def test_the_search_starts_from_the_calls_defaults_and_moves_sizes_first():
+    # A kernel whose call binds BLOCK = 512 from the arguments' shapes (covers) and whose resource
+    # model names BLOCK_P as the parameter that sizes fragments: the reference run and the first
+    # visit are the call's default, and its first moves change BLOCK_P before BLOCK.
+    import torch
+
+    class Covering(_FakeKernel):
+        def _call_defaults(self, constexprs, tensors):
+            return {"BLOCK": 512, "BLOCK_P": 1}
+
+        def _first_moves(self, constexprs):
+            return ("BLOCK_P", "WARPS")
+
+    fake = Covering()
+    timer, order = _tracked(fake, {})
+    best, report = _tune.tune(fake, [torch.ones(5), torch.empty(5)], {}, {}, timer=timer, verbose=False)
+    visited = list(dict.fromkeys(order))
+    assert visited[:3] == [(512, 1), (512, 2), (256, 1)]
+    assert report["default_ms"] == 1.0
+
+
+def test_an_untuned_call_binds_the_covering_block_and_warps_that_follow_it(tmp_path, monkeypatch):
+    # softmax's BLOCK covers the row length N (form-blocking); WARPS follows the bound BLOCK at 32
+    # elements a thread (ResourceModel::warpsAt): the defaults an untuned call launches.
+    import torch
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+    import softmax
+    k = softmax.softmax
+
+    def rows(m, n):  # the shape without the memory: defaults read shapes only
+        x = torch.empty(1, n).expand(m, n)
+        return x, x
+
+    assert k.call_defaults(*rows(4096, 1024)) == {"BLOCK": 1024, "WARPS": 4, "STAGES": 3}
+    assert k.call_defaults(*rows(16384, 8192)) == {"BLOCK": 8192, "WARPS": 8, "STAGES": 3}
+    assert k.call_defaults(*rows(8, 16384)) == {"BLOCK": 16384, "WARPS": 16, "STAGES": 3}
+    assert k.call_defaults(*rows(8, 20000)) == {"BLOCK": 512, "WARPS": 4, "STAGES": 3}  # no candidate covers
+    # argmax reduces (value, index) pairs: at most 128 elements a thread, at least 2 warps.
+    import argmax
+    a = argmax.argmax
+
+    def pairs(m, n):
+        x = torch.empty(1, n).expand(m, n)
+        return x, torch.empty(m), torch.empty(m, dtype=torch.int64)
+    assert a.call_defaults(*pairs(4096, 1024)) == {"BLOCK": 1024, "WARPS": 2, "STAGES": 3}
+    assert a.call_defaults(*pairs(16384, 8192)) == {"BLOCK": 8192, "WARPS": 2, "STAGES": 3}

@@ -22,6 +22,33 @@ triton::Monomial fragmentBytes(pgpu::FragmentType type) {
   return m;
 }
 
+/// Elements of one fragment as a monomial in its extent parameters.
+triton::Monomial fragmentElements(pgpu::FragmentType type) {
+  triton::Monomial m = fragmentBytes(type);
+  Type element = type.getElementType();
+  m.coefficient /= element.isIndex() ? 4 : std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  return m;
+}
+
+/// Rows of one warpgroup's wgmma (sm_90: m64 per 4 warps), and the elements a thread of a program
+/// without contractions should hold of its largest fragment (loads in flight, masks and the math
+/// of a streamed row take the rest of the 255 registers; the H200 softmax sweep of 2026-11-30 was
+/// fastest at BLOCK 8192 with 8 warps, 2026-11-30-h200-sweep-softmax.json).
+constexpr int64_t kWarpgroupRows = 64;
+constexpr int64_t kStreamedElementsPerThread = 32;
+/// A reduction of pairs (an arg-reduction: value and index) is fastest with few threads each folding
+/// many elements, since every cross-thread step moves and compares both: on the H200 argmax
+/// 16384x8192 ran 124 us at 2 warps (128 elements a thread) against 198 us at 8 and 320 us at 4
+/// (bench/results/2026-12-01-h200-defaults-run1.json).
+constexpr int64_t kPairedElementsPerThread = 128;
+constexpr int64_t kWarpChoices[] = {1, 2, 4, 8, 16};
+
+/// The fewest warps, and the elements a thread should hold, of a program without contractions.
+std::pair<int64_t, int64_t> streamingRule(bool paired) {
+  return paired ? std::pair<int64_t, int64_t>{2, kPairedElementsPerThread}
+                : std::pair<int64_t, int64_t>{4, kStreamedElementsPerThread};
+}
+
 /// Shared memory limit of the module's target (sm_90's 227 KiB when absent).
 int64_t sharedLimitOf(pgpu::KernelOp kernel) {
   if (auto module = kernel->getParentOfType<ModuleOp>())
@@ -61,6 +88,37 @@ int64_t triton::ResourceModel::largestRegistersAt(const llvm::StringMap<int64_t>
   for (const Monomial &m : fragmentBytes)
     largest = std::max(largest, evaluate({m}, params));
   return registersPerThread(largest, params);
+}
+
+int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) const {
+  int64_t need = 4;
+  if (!accumulatorRows.empty()) {
+    for (const Monomial &m : accumulatorRows)
+      need = std::max(need, 4 * ((evaluate({m}, params) + kWarpgroupRows - 1) / kWarpgroupRows));
+  } else {
+    auto [fewest, perThread] = streamingRule(pairedReduction);
+    need = fewest;
+    for (const Monomial &m : fragmentElements)
+      need = std::max(need, (evaluate({m}, params) + 32 * perThread - 1) / (32 * perThread));
+  }
+  for (int64_t w : kWarpChoices)
+    if (w >= need)
+      return w;
+  return kWarpChoices[std::size(kWarpChoices) - 1];
+}
+
+std::string triton::ResourceModel::pythonWarps() const {
+  auto [fewest, perThread] = streamingRule(pairedReduction);
+  std::string need =
+      accumulatorRows.empty()
+          ? "max(" + std::to_string(fewest) + ", -(-(" + pythonMax(fragmentElements) + ") // " +
+                std::to_string(32 * perThread) + "))"
+          : "4 * -(-(" + pythonMax(accumulatorRows) + ") // " + std::to_string(kWarpgroupRows) + ")";
+  std::string choices;
+  for (int64_t w : kWarpChoices)
+    choices += (choices.empty() ? "" : ", ") + std::to_string(w);
+  return "next((w for w in (" + choices + ") if w >= " + need + "), " +
+         std::to_string(kWarpChoices[std::size(kWarpChoices) - 1]) + ")";
 }
 
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
@@ -107,12 +165,33 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   kernel.walk([&](Operation *op) {
     for (Value v : op->getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(v.getType()); f && seen.insert(f).second) {
+        Monomial e = fragmentElements(f);
+        if (llvm::none_of(model.fragmentElements, [&](const Monomial &o) {
+              return o.coefficient == e.coefficient && o.params == e.params;
+            }))
+          model.fragmentElements.push_back(e);
         Monomial m = fragmentBytes(f);
         if (llvm::none_of(model.fragmentBytes, [&](const Monomial &o) {
               return o.coefficient == m.coefficient && o.params == m.params;
             }))
           model.fragmentBytes.push_back(m);
       }
+  });
+  kernel.walk([&](pgpu::ReduceOp r) { model.pairedReduction |= r.getNumResults() > 1; });
+  kernel.walk([&](pgpu::ContractOp c) {
+    auto acc = cast<pgpu::FragmentType>(c.getResult().getType());
+    size_t rank = acc.getExtents().size();
+    if (rank < 2)
+      return;
+    Monomial rows;
+    if (auto size = dyn_cast<IntegerAttr>(acc.getExtents()[rank - 2]))
+      rows.coefficient = size.getInt();
+    else
+      rows.params.push_back(cast<StringAttr>(acc.getExtents()[rank - 2]).getValue().str());
+    if (llvm::none_of(model.accumulatorRows, [&](const Monomial &o) {
+          return o.coefficient == rows.coefficient && o.params == rows.params;
+        }))
+      model.accumulatorRows.push_back(rows);
   });
   kernel.walk([&](pgpu::ForOp loop) {
     for (Value carried : loop.getResults())

@@ -1,6 +1,7 @@
 //===- TritonLegalize.cpp - Triton capability legalization -----------------===//
 
 #include "tessel/Target/Triton/Triton.h"
+#include "tessel/Target/Triton/Resources.h"
 #include "tessel/Target/Triton/TileAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,44 +40,111 @@ constexpr int64_t kWarps[] = {1, 2, 4, 8, 16};
 constexpr int64_t kStages[] = {1, 2, 3, 4};
 const LaunchParam kLaunchParams[] = {{triton::kWarpsParam, kWarps, 4}, {triton::kStagesParam, kStages, 3}};
 
-/// Appends the launch parameters a kernel does not already declare, in a fixed order.
-/// The largest fragment of the kernel, in elements, at the declared defaults.
-int64_t largestFragment(pgpu::KernelOp kernel) {
-  int64_t largest = 1;
-  kernel.walk([&](Operation *op) {
-    for (Value v : op->getResults()) {
-      auto fragment = dyn_cast<pgpu::FragmentType>(v.getType());
-      if (!fragment)
-        continue;
-      int64_t elements = 1;
-      for (Attribute e : fragment.getExtents()) {
-        if (auto size = dyn_cast<IntegerAttr>(e))
-          elements *= size.getInt();
-        else if (pgpu::ParamAttr p = kernel.getParam(cast<StringAttr>(e).getValue()))
-          elements *= p.getDefaultValue();
-      }
-      largest = std::max(largest, elements);
-    }
-  });
-  return largest;
+/// The declared defaults of a kernel's parameters.
+llvm::StringMap<int64_t> declaredDefaults(pgpu::KernelOp kernel) {
+  llvm::StringMap<int64_t> defaults;
+  if (auto declared = kernel.getParams())
+    for (Attribute a : *declared)
+      defaults[cast<pgpu::ParamAttr>(a).getName().getValue()] = cast<pgpu::ParamAttr>(a).getDefaultValue();
+  return defaults;
 }
 
+/// Replaces the default of the declared parameter `name`.
+void setDefault(pgpu::KernelOp kernel, StringRef name, int64_t value) {
+  SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
+  for (Attribute &a : params)
+    if (auto p = cast<pgpu::ParamAttr>(a); p.getName().getValue() == name)
+      a = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), p.getCandidates(), value, p.getProvider(),
+                               p.getCovers());
+  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+}
+
+/// Appends the launch parameters a kernel does not already declare, in a fixed order. WARPS's
+/// default follows the resource model at the declared defaults (ResourceModel::warpsAt); the
+/// wrapper re-evaluates the same rule when a call binds covering defaults (`<kernel>_WARPS`).
 void declareLaunchParams(pgpu::KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params;
   if (auto declared = kernel.getParams())
     llvm::append_range(params, *declared);
-  // Heuristic default from the register file: about 64 registers of the largest fragment per
-  // thread (sm_90 allows 255), so a 128x128 f32 accumulator gets 8 warps and 1-d blocks keep 4.
-  int64_t warps = 4;
-  while (warps < 8 && largestFragment(kernel) > warps * 32 * 64)
-    warps *= 2;
+  int64_t warps = triton::estimateResources(kernel).warpsAt(declaredDefaults(kernel));
   for (const LaunchParam &lp : kLaunchParams)
     if (!kernel.getParam(lp.name))
       params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, lp.name), lp.candidates,
                                             lp.name == triton::kWarpsParam ? warps : lp.defaultValue,
                                             StringAttr::get(ctx, "triton")));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+/// The accumulator tile of a contraction that accumulates into a loop-carried value, whose extents are both declared parameters
+/// that cover no shape symbol (free tile sizes), as (rows, columns); nothing otherwise.
+std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(pgpu::KernelOp kernel) {
+  std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> tile;
+  kernel.walk([&](pgpu::ContractOp c) {
+    auto acc = cast<pgpu::FragmentType>(c.getResult().getType());
+    auto carried = dyn_cast<BlockArgument>(c.getAcc());
+    if (tile || !carried || !isa<pgpu::ForOp>(carried.getOwner()->getParentOp()) || acc.getExtents().size() != 2)
+      return;
+    auto rows = dyn_cast<StringAttr>(acc.getExtents()[0]), cols = dyn_cast<StringAttr>(acc.getExtents()[1]);
+    pgpu::ParamAttr r = rows ? kernel.getParam(rows.getValue()) : pgpu::ParamAttr();
+    pgpu::ParamAttr k = cols ? kernel.getParam(cols.getValue()) : pgpu::ParamAttr();
+    if (r && k && r != k && !r.getCovers() && !k.getCovers())
+      tile = {r, k};
+  });
+  return tile;
+}
+
+/// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
+/// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
+/// register file (128 registers a thread at the warps the model gives it) and whose operand stages
+/// (and TMA store tile) fit in shared memory; STAGES then drops to the deepest pipeline that fits,
+/// WARPS follows the tile and the persistent walk is flattened.
+/// On the H200 the bf16 GEMM sweep was fastest at 128x256x64 with 8 warps and 3 stages, against
+/// 0.80x at the former 128x128 default (2026-11-30-h200-sweep-gemm.json).
+void chooseContractionDefaults(pgpu::KernelOp kernel) {
+  auto tile = freeAccumulatorTile(kernel);
+  if (!tile)
+    return;
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  llvm::StringMap<int64_t> at = declaredDefaults(kernel);
+  // At most two warpgroups: 256x256 tiles with 16 warps failed ptxas on the H200 for want of
+  // registers (2026-11-30-h200-matmul-flatten.json, rejected candidates).
+  auto fits = [&](const llvm::StringMap<int64_t> &p) {
+    llvm::StringMap<int64_t> bound = p;
+    bound[triton::kWarpsParam] = model.warpsAt(p);
+    return bound[triton::kWarpsParam] <= 8 && model.carriedRegistersAt(bound) <= model.carriedRegisterLimit &&
+           model.sharedAt(bound) <= model.sharedLimit;
+  };
+  // A program the model already finds too large at its declared defaults is left as declared.
+  if (!fits(at))
+    return;
+  for (pgpu::ParamAttr axis : {tile->second, tile->first}) {
+    StringRef name = axis.getName().getValue();
+    for (int64_t c : axis.getCandidates()) {
+      if (c <= at[name])
+        continue;
+      llvm::StringMap<int64_t> grown = at;
+      grown[name] = c;
+      if (!fits(grown))
+        break;
+      at = grown;
+    }
+  }
+  if (pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam))
+    while (model.sharedAt(at) > model.sharedLimit && at[triton::kStagesParam] > stages.getCandidates().front())
+      at[triton::kStagesParam] = *std::prev(llvm::find(stages.getCandidates(), at[triton::kStagesParam]));
+  at[triton::kWarpsParam] = model.warpsAt(at);
+  // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
+  // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and
+  // loads are pointer loads), bench/results/2026-12-01-h200-defaults-run1.json.
+  if (kernel.getParam(triton::kFlattenParam))
+    at[triton::kFlattenParam] = 1;
+  ArrayAttr declared = *kernel.getParams();
+  for (Attribute a : declared) {
+    auto p = cast<pgpu::ParamAttr>(a);
+    if (at.lookup(p.getName().getValue()) != p.getDefaultValue() && llvm::is_contained(p.getCandidates(), at[p.getName().getValue()]))
+      setDefault(kernel, p.getName().getValue(), at[p.getName().getValue()]);
+  }
 }
 
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
@@ -105,8 +173,8 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     // Box accesses may be spelled as tensor descriptors (TMA): a provider switch the tuner searches,
     // on by default (measured on the H200 with persistent GEMM tiles: 0.93-1.01x cuBLAS, against
     // 0.88-1.0x with pointer loads; bench/results/2026-11-30-h200-gemm-persistent-tma-experiment.json).
-    // A persistent walk of instances may be flattened (FLATTEN, off by default: measured by hand on
-    // the H200, it helps with descriptor loads at K = 1024 and halves the speed with pointer loads).
+    // A persistent walk of instances may be flattened (FLATTEN, declared off; the sm_90 contraction
+    // defaults below turn it on where they apply, as measured with bf16 GEMM tiles).
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
       bool boxes = false, walks = false;
       kernel.walk([&](Operation *op) {
@@ -126,6 +194,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       if (walks)
         declareSwitch(triton::kFlattenParam, 0);
       kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+      chooseContractionDefaults(kernel);
     }
     // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.
     // Construction may hold several copies of one KIR op (a guarded fast path and its fallback);

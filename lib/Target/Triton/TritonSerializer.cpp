@@ -817,6 +817,20 @@ LogicalResult Serializer::run() {
        << resources.carriedRegisterLimit << ":\n"
        << "        return 'registers'\n";
   os << "    return None\n";
+  // Parameters that size fragments: the tuner's first moves (they change bytes a program moves,
+  // registers and shared memory; Resources.h).
+  os << "\n\n" << kname << "_SIZES = (";
+  if (auto declared = kernel.getParams())
+    for (Attribute a : *declared) {
+      StringRef name = cast<pgpu::ParamAttr>(a).getName().getValue();
+      if (llvm::any_of(resources.fragmentBytes, [&](const triton::Monomial &m) { return llvm::is_contained(m.params, name.str()); }))
+        os << "'" << name << "', ";
+    }
+  os << ")\n";
+  // WARPS's heuristic default of a binding: a call that binds covering defaults re-evaluates it.
+  os << "\n\ndef " << kname << "_WARPS(p):\n"
+     << "    \"\"\"The heuristic WARPS of binding `p` (Resources.h, ResourceModel::warpsAt).\"\"\"\n"
+     << "    return " << resources.pythonWarps() << "\n";
   os << helperText;
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n";
   if (!descriptorText.empty())

@@ -3,13 +3,16 @@
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ROWS
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=DECL
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=FLATTEN=1 | FileCheck %s --check-prefix=FLAT
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=FLATTEN=0 | FileCheck %s --check-prefix=UNFLAT
 
 // COM: Box accesses of the tiled GEMM (each coordinate start + arange along its own fragment axis,
 // COM: validity exactly the view's bounds, zero fill) are spelled both ways under the provider switch
 // COM: TMA (declared by legalization, 0/1, default 1): tensor descriptors made at the top of the
 // COM: kernel, and the pointer spelling; the wrapper passes USE_TMA by TMA's alignment rules.
-// DECL: gemm_PARAMS = {{.*}}'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 0)}
-// DECL-NOT: flatten=True
+// COM: FLATTEN defaults to 1 for sm_90 contraction tiles (TritonLegalize.cpp); 0 keeps the walk.
+// DECL: gemm_PARAMS = {{.*}}'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 1)}
+// DECL: flatten=True
+// UNFLAT-NOT: flatten=True
 
 // COM: The persistent walk over tiles (a pgpu.for holding the execution group) is the loop the
 // COM: provider switch FLATTEN flattens; the k loop inside it stays a plain range.

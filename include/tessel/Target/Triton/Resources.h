@@ -36,6 +36,12 @@ struct ResourceModel {
   /// Bytes of each distinct fragment type of the program: the largest one is
   /// live in registers at once (a staged row, an accumulator).
   std::vector<Monomial> fragmentBytes;
+  /// Elements of each distinct fragment type (a streamed row's lanes).
+  std::vector<Monomial> fragmentElements;
+  /// Rows of each contraction's accumulator (its second-to-last extent).
+  std::vector<Monomial> accumulatorRows;
+  /// Whether a fragment reduction combines several values at once (an index beside its value).
+  bool pairedReduction = false;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
 
@@ -45,6 +51,13 @@ struct ResourceModel {
   int64_t carriedRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest fragment.
   int64_t largestRegistersAt(const llvm::StringMap<int64_t> &params) const;
+  /// The heuristic WARPS of a binding (sm_90): one warpgroup (4 warps) per 64 accumulator rows
+  /// where the program contracts (wgmma issues m64 per warpgroup); else enough warps that the
+  /// largest fragment holds at most 32 elements a thread (at least 4 warps), or at most 128 (at
+  /// least 2 warps) where a reduction combines pairs; at most 16 warps.
+  int64_t warpsAt(const llvm::StringMap<int64_t> &params) const;
+  /// The same rule spelled in Python over a parameter dict `p` (the wrapper's `<kernel>_WARPS`).
+  std::string pythonWarps() const;
   /// Why this binding exceeds a limit ("shared memory" / "registers"), or nothing.
   std::optional<std::string> pruneReason(const llvm::StringMap<int64_t> &params) const;
   /// The Python spelling of a polynomial over a parameter dict `p`.

@@ -7,6 +7,12 @@
 // members whose body works on `!pgpu.fragment<_, [BLOCK]>` values. Ordered loops are never touched: blocking them would change what
 // the author ordered (seed 002 §4).
 //
+// When every loop blocked in a kernel spans [0, S) of one named shape symbol S
+// (a row of a view), BLOCK declares `covers = "S"`: a call's default then binds
+// the smallest BLOCK at least the row, so the loop runs once with the whole
+// row in one fragment (and stage-rows' single-pass path is taken) whenever a
+// candidate fits (seed 003: defaults from facts of the call).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
@@ -14,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUFORMBLOCKING
@@ -313,6 +320,29 @@ LogicalResult blockRangeScan(OpBuilder &b, RangeScanOp op) {
   return success();
 }
 
+/// The shape symbol a range [lo, hi) spans: lo is 0 and hi the `pgpu.extent` of a view axis
+/// declared by name, seen through the identities ceil_div(x, 1) and max(x, 0) that construction
+/// wraps extents in. Empty for any other range.
+StringAttr spannedSymbol(Value lo, Value hi) {
+  if (!matchPattern(lo, m_Zero()))
+    return {};
+  while (Operation *def = hi.getDefiningOp()) {
+    if (auto cd = dyn_cast<CeilDivOp>(def); cd && matchPattern(cd.getRhs(), m_One())) {
+      hi = cd.getLhs();
+      continue;
+    }
+    if (auto max = dyn_cast<BinaryOp>(def);
+        max && max.getKind() == kir::BinaryKind::Max && matchPattern(max.getRhs(), m_Zero())) {
+      hi = max.getLhs();
+      continue;
+    }
+    if (auto extent = dyn_cast<ExtentOp>(def))
+      return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
+    return {};
+  }
+  return {};
+}
+
 struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocking> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -324,11 +354,20 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       OpBuilder b(kernel.getContext());
       bool changed = false;
       bool remarks = remarksEnabled(kernel);
+      // The symbol every blocked range spans, or empty once two disagree or one spans none.
+      std::optional<StringAttr> covered;
       // Innermost first; a loop whose body still holds a loop is not blocked.
       for (Operation *op : llvm::reverse(candidates)) {
         Location loc = op->getLoc();
         StringRef what = op->getName().getStringRef();
         std::string name = what.str();
+        StringAttr spans;
+        if (auto f = dyn_cast<ForeachOp>(op))
+          spans = spannedSymbol(f.getLower(), f.getUpper());
+        else if (auto s = dyn_cast<RangeScanOp>(op))
+          spans = spannedSymbol(s.getLower(), s.getUpper());
+        else
+          spans = spannedSymbol(cast<RangeReduceOp>(op).getLower(), cast<RangeReduceOp>(op).getUpper());
         LogicalResult done = failure();
         if (auto f = dyn_cast<ForeachOp>(op))
           done = blockForeach(b, f);
@@ -337,6 +376,8 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
         else
           done = blockRangeReduce(b, cast<RangeReduceOp>(op));
         changed |= succeeded(done);
+        if (succeeded(done))
+          covered = !covered || *covered == spans ? spans : StringAttr();
         if (remarks && succeeded(done))
           emitRemark(loc) << "pgpu-form-blocking: '" << name << "' became a loop over blocks of BLOCK lanes";
         else if (remarks)
@@ -350,7 +391,7 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
           params.assign(existing->begin(), existing->end());
         params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockParam),
                                         {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, 512,
-                                        StringAttr()));
+                                        StringAttr(), covered.value_or(StringAttr())));
         kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
       }
     }

@@ -3,9 +3,11 @@
 // COM: A range reduction over a runtime extent becomes a loop over blocks of BLOCK lanes: the index
 // COM: becomes iota(b), the load becomes a fragment load masked by lane < N (conjoined with its own
 // COM: validity), invalid lanes contribute the identity, pgpu.reduce folds the block, and the partial
-// COM: joins the carried accumulator through the same combine. BLOCK is declared on the kernel.
+// COM: joins the carried accumulator through the same combine. BLOCK is declared on the kernel; the
+// COM: blocked range is [0, N) of a named view extent, so BLOCK covers N (a call's default binds the
+// COM: smallest BLOCK holding the row).
 // CHECK-LABEL: pgpu.kernel @rowsum
-// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "N">
 // CHECK: %[[BLOCK:.*]] = pgpu.param "BLOCK" : index
 // CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %[[N:.*]] step %[[BLOCK]] iter_args(%{{.*}} : f32) -> f32 {
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[ACC:.*]]: f32):
@@ -35,6 +37,49 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
         pgpu.yield %c : f32
       }
       pgpu.store %s, %y[%row] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Blocked, but BLOCK covers nothing: one range starts at 1 (its size is not a row's), and the
+// COM: two blocked ranges span different extents (N and M), so no single symbol sizes BLOCK.
+// CHECK-LABEL: pgpu.kernel @tail_and_column
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]
+// CHECK-COUNT-2: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @tail_and_column(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [2], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %tail = pgpu.range_reduce %c1 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%c0, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = pgpu.binary add %a, %b : f32
+        pgpu.yield %c : f32
+      }
+      %column = pgpu.range_reduce %c0 to %M identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i, %c0] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = pgpu.binary add %a, %b : f32
+        pgpu.yield %c : f32
+      }
+      pgpu.store %tail, %y[%c0] valid %t : i1 : f32, !pgpu.view<f32, [2], out>[index]
+      pgpu.store %column, %y[%c1] valid %t : i1 : f32, !pgpu.view<f32, [2], out>[index]
       pgpu.yield
     }
     pgpu.return
@@ -123,7 +168,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: one fragment pgpu.scan that continues from the carried prefix, the emit region's store becomes
 // COM: a masked fragment store of the prefixes, and the block's last prefix is the next carry.
 // CHECK-LABEL: pgpu.kernel @rowscan
-// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "N">
 // CHECK: %[[BLOCK:.*]] = pgpu.param "BLOCK" : index
 // CHECK: pgpu.for %{{.*}} to %[[N:.*]] step %[[BLOCK]] iter_args(%{{.*}} : f32) -> f32 {
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[CARRY:.*]]: f32):
