@@ -621,7 +621,8 @@ def tune_providers(kernel, tensors, scalars: dict, constexprs: dict, providers, 
     """The provider as a declared choice (seed 003; `target="auto"`): searches each of `providers`'s
     declared parameters in turn (`tune`, each with an equal share of what is left of `budget_s`), every
     candidate checked against the same expected outputs (`reference`'s, else the first provider's
-    default's), then measures the providers' winners head to head, alternating, `rounds` times each,
+    default's), then measures the providers' winners head to head, alternating (each round starting
+    with the next provider), `rounds` times each,
     and keeps the one of least median time (the earlier provider on a tie). A provider none of whose
     candidates was correct is not chosen (one warning says why).
 
@@ -659,11 +660,14 @@ def tune_providers(kernel, tensors, scalars: dict, constexprs: dict, providers, 
                   f"(first: {report['rejected'][0][1]})")
     measure = _measurer(torch, kernel, tensors, scalars, constexprs, timer)
     head = {}
-    if len(winners) > 1:  # alternating, so a drift of clocks or temperature reaches each provider alike
+    if len(winners) > 1:
+        # Alternating, and each round starting one provider later, so a drift of clocks or power (a
+        # power-limited GEMM's clocks move within a round) reaches each provider alike and in each place.
         samples = {p: [] for p in winners}
-        for _ in range(rounds):
-            for provider, params in winners.items():
-                samples[provider].append(measure(params, provider))
+        order = list(winners)
+        for r in range(rounds):
+            for provider in order[r % len(order):] + order[:r % len(order)]:
+                samples[provider].append(measure(winners[provider], provider))
         head = {p: statistics.median(ms) for p, ms in samples.items()}
     else:
         head = {p: reports[p]["winner_ms"] for p in winners}

@@ -87,11 +87,11 @@ def test_triton_wins_when_faster_and_on_a_tie():
     assert report["head_to_head_ms"] == {"triton": 1.0, "cutile": 1.0}
 
 
-def test_the_winners_are_measured_head_to_head_alternately():
+def test_the_winners_are_measured_head_to_head_alternately_each_round_starting_with_the_next():
     fake = _Providers(cost={("cutile", 256): 0.4})
     _run(fake, rounds=3)
     tail = [t for t, _ in fake.timed[-6:]]
-    assert tail == ["triton", "cutile"] * 3
+    assert tail == ["triton", "cutile", "cutile", "triton", "triton", "cutile"]
 
 
 def test_cutile_candidates_are_checked_against_the_triton_default():
