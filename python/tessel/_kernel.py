@@ -121,7 +121,7 @@ class Kernel:
         # earlier one launches that call's choice of compiled kernel without binding or lookups.
         self._plans: dict = {}
         self._front = None  # that wrapper, made at the first plain call
-        self._unavailable: dict = {}  # (constexprs key, provider) -> why target="auto" cannot use it
+        self._unavailable: dict = {}  # (constexprs key, provider) -> that provider's located rejection
         self._plain_views, self._plain_scalars = -1, frozenset()
         # The torch custom operator this kernel is inside torch.compile (see _torch.py).
         self._op, self._op_name, self._op_enums = None, None, ()
@@ -260,16 +260,16 @@ class Kernel:
         """`provider`'s declared space, or why `target="auto"` cannot use that provider here: its
         toolchain is missing, or it rejects this kernel (the first line of its located error)."""
         why = self._unavailable.get((self._key(constexprs), provider))
-        if why is None and provider == "cutile":
+        if why is None and provider == "cutile":  # asked each time: a toolchain may be set up later
             from . import _cutile
             why = _cutile.unavailable()
         if why is None:
             try:
                 return self._space(constexprs, provider)
-            except CompileError as e:
+            except CompileError as e:  # a rejection holds for this KIR and compiler: kept
                 lines = [line for line in str(e).splitlines() if "error:" in line] or str(e).splitlines() or [""]
                 why = f"the {provider} provider rejects this kernel: {lines[0].strip()}"
-        self._unavailable[(self._key(constexprs), provider)] = why
+                self._unavailable[(self._key(constexprs), provider)] = why
         return why
 
     def _providers(self, constexprs: dict) -> list:
@@ -288,7 +288,7 @@ class Kernel:
                               f"{why}", stacklevel=3)
         if not available:
             raise CompileError(f"kernel '{self.name}': target='auto' has no provider to measure: " + "; ".join(
-                f"{p}: {self._unavailable[(self._key(constexprs), p)]}" for p in _tune.PROVIDERS))
+                f"{p}: {self._provider_space(constexprs, p)}" for p in _tune.PROVIDERS))
         return available
 
     def _fact_params(self, constexprs: dict, tensors, target: str = "triton") -> dict | None:
