@@ -201,7 +201,7 @@ def main(argv=None):
         pool, t0 = _compile_ahead.ProcessPool(args.workers), time.monotonic()
         keys = []
         for case in all_cases:
-            _, default, viable, _ = _tune.candidates(case["kernel"], {}, case["domain"], case["views"])
+            _, default, viable, _ = _tune.candidates(case["kernel"], {}, case["domain"], tensors=case["views"])
             for p in viable:
                 key = (case["label"], tuple(sorted(p.items())))
                 try:
@@ -225,7 +225,7 @@ def main(argv=None):
                 views[i].fill_(float("nan")) if views[i].is_floating_point() else views[i].fill_(-1)
             k(*views, **scalars)
             e["defaults_correct"], e["defaults_max_abs_err"] = correct(torch, case, views)
-            e["sweep_candidates"] = len(_tune.candidates(k, {}, case["domain"], views)[2])
+            e["sweep_candidates"] = len(_tune.candidates(k, {}, case["domain"], tensors=views)[2])
             if args.smoke or time.monotonic() - started > args.deadline:
                 e["sweep"] = "skipped: past the deadline" if not args.smoke else "skipped: smoke"
                 continue

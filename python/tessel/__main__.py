@@ -3,7 +3,7 @@
     python -m tessel emit examples/softmax.py:softmax [--constexpr CAUSAL=false] [--verify]
     python -m tessel run  examples/softmax.py:softmax --shape M=3,N=5 [--scalar eps=1e-5] [--seed 0] [--out DIR]
     python -m tessel tune examples/softmax.py:softmax --shape M=16384,N=8192 [--budget-s 60] [--retune]
-        [--domain BLOCK=4096/8192] [--workers 14]
+        [--domain BLOCK=4096/8192] [--workers 14] [--target triton|cutile|auto]
 """
 from __future__ import annotations
 
@@ -138,6 +138,9 @@ def main(argv=None) -> int:
     t.add_argument("--domain", action="append", metavar="NAME=V1/V2/...",
                    help="search only these declared values of a parameter (repeatable)")
     t.add_argument("--workers", type=int, default=0, help="compile candidates ahead on this many processes")
+    t.add_argument("--target", choices=["triton", "cutile", "auto"],
+                   help="the provider to tune, or auto: measure Triton and cuTile, keep the faster correct one "
+                        "(default: the kernel's own target)")
     args = ap.parse_args(argv)
     try:
         k = load_kernel(args.spec)
@@ -159,11 +162,14 @@ def main(argv=None) -> int:
                 raise CompileError("tessel tune measures on a CUDA device, and none is available here")
             tensors, typed = _tune_arguments(k, shapes, scalars, args.seed)
             best = k.tune(*tensors, budget_s=args.budget_s, retune=args.retune, domain=domain or None,
-                          compile_workers=args.workers, **typed, **cx)
+                          compile_workers=args.workers, target=args.target, **typed, **cx)
             report = k.last_tuning or {}
             if report.get("cache_hit"):
                 print(f"{k.name}: cached winner {best} (use --retune to search again)")
             else:
+                if report.get("head_to_head_ms"):
+                    print(f"{k.name}: providers head to head: " +
+                          ", ".join(f"{p} {ms:.4f} ms" for p, ms in report["head_to_head_ms"].items()))
                 print(f"{k.name}: winner {best}: {report.get('winner_ms')} ms (default {report.get('default_ms')} ms); "
                       f"{report.get('timed')} timed, {len(report.get('rejected', []))} rejected, "
                       f"{report.get('skipped_for_budget')} skipped for the budget, {report.get('wall_s')} s")

@@ -39,6 +39,24 @@ def toolchain(root: str | os.PathLike) -> dict:
     return env
 
 
+def unavailable() -> str | None:
+    """Why this process cannot launch generated cuTile modules, or None: `cuda.tile` does not import, or
+    it finds no tileiras to compile with (see `toolchain`). `target="auto"` then measures Triton alone."""
+    try:
+        import cuda.tile  # noqa: F401
+    except ImportError as e:
+        return f"cuda.tile does not import ({e}); install cuda-tile==1.7.0 and its toolchain (docs/cutile.md)"
+    try:
+        from cuda.tile._compile import _find_compiler_bin
+    except ImportError:  # another cuda-tile release: its first launch says what it misses
+        return None
+    try:
+        _find_compiler_bin()
+    except FileNotFoundError as e:
+        return f"cuda.tile finds no tileiras ({e})"
+    return None
+
+
 def load_source(path: str | os.PathLike, name: str | None = None):
     """Imports a generated cuTile module from a file."""
     path = pathlib.Path(path)

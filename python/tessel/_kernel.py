@@ -89,14 +89,23 @@ def _compiler_version() -> str:
 
 class Kernel:
     """A traced kernel. `kir()` gives its KIR text for one constexpr specialization (cached);
-    `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter."""
+    `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter.
 
-    def __init__(self, fn, name: str | None = None, **options):
+    `target` is the provider a call launches and `tune()` searches: "triton" (the default), "cutile", or
+    "auto" (the provider is a declared choice: `tune()` measures Triton and cuTile and keeps the faster
+    correct one per shape bucket; an untuned call runs Triton)."""
+
+    def __init__(self, fn, name: str | None = None, target: str = "triton", **options):
+        from . import _tune
         for k in options:
             if k not in _jit._OPTIONS:
                 raise TypeError(f"@tessel.kernel got an unknown option {k!r}; expected one of {_jit._OPTIONS}")
+        if target not in _tune.TARGETS:
+            raise ValueError(f"@tessel.kernel: target must be one of {', '.join(map(repr, _tune.TARGETS))}; "
+                             f"got {target!r}")
         self.fn = fn
         self.name = name or fn.__name__
+        self.target = target
         self.options = options
         self.__name__ = self.name
         self.__doc__ = fn.__doc__
@@ -112,6 +121,7 @@ class Kernel:
         # earlier one launches that call's choice of compiled kernel without binding or lookups.
         self._plans: dict = {}
         self._front = None  # that wrapper, made at the first plain call
+        self._unavailable: dict = {}  # (constexprs key, provider) -> that provider's located rejection
         self._plain_views, self._plain_scalars = -1, frozenset()
         # The torch custom operator this kernel is inside torch.compile (see _torch.py).
         self._op, self._op_name, self._op_enums = None, None, ()
@@ -231,30 +241,69 @@ class Kernel:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             self._cache[key] = getattr(module, self.name)
-            if not params and target == "triton":  # the declared defaults: a candidate's module records its own bound values
-                self._cache[("space", self._key(constexprs))] = getattr(module, f"{self.name}_PARAMS")
-                self._cache[("prune", self._key(constexprs))] = getattr(module, f"{self.name}_PRUNE", None)
-                self._cache[("covers", self._key(constexprs))] = getattr(module, f"{self.name}_COVERS", {})
-                self._cache[("warps", self._key(constexprs))] = getattr(module, f"{self.name}_WARPS", None)
-                self._cache[("sizes", self._key(constexprs))] = getattr(module, f"{self.name}_SIZES", ())
+            if not params and target != "ptx":  # the declared defaults: a candidate's module records its own bound values
+                self._cache[self._declared("space", constexprs, target)] = getattr(module, f"{self.name}_PARAMS")
+                self._cache[self._declared("prune", constexprs, target)] = getattr(module, f"{self.name}_PRUNE", None)
+                self._cache[self._declared("covers", constexprs, target)] = getattr(module, f"{self.name}_COVERS", {})
+                self._cache[self._declared("warps", constexprs, target)] = getattr(module, f"{self.name}_WARPS", None)
+                self._cache[self._declared("sizes", constexprs, target)] = getattr(module, f"{self.name}_SIZES", ())
         return self._cache[key]
 
-    def _space(self, constexprs: dict) -> dict:
-        """The declared search space: {name: (candidates, heuristic default)}."""
-        self._launcher(constexprs)
-        return self._cache[("space", self._key(constexprs))]
+    def _declared(self, what: str, constexprs: dict, target: str) -> tuple:
+        key = (what, self._key(constexprs))
+        return key if target == "triton" else key + (target,)
 
-    def _fact_params(self, constexprs: dict, tensors) -> dict | None:
+    def _space(self, constexprs: dict, target: str = "triton") -> dict:
+        """`target`'s declared search space: {name: (candidates, heuristic default)}."""
+        self._launcher(constexprs, None, target)
+        return self._cache[self._declared("space", constexprs, target)]
+
+    def _provider_space(self, constexprs: dict, provider: str):
+        """`provider`'s declared space, or why `target="auto"` cannot use that provider here: its
+        toolchain is missing, or it rejects this kernel (the first line of its located error)."""
+        why = self._unavailable.get((self._key(constexprs), provider))
+        if why is None and provider == "cutile":  # asked each time: a toolchain may be set up later
+            from . import _cutile
+            why = _cutile.unavailable()
+        if why is None:
+            try:
+                return self._space(constexprs, provider)
+            except CompileError as e:  # a rejection holds for this KIR and compiler: kept
+                lines = [line for line in str(e).splitlines() if "error:" in line] or str(e).splitlines() or [""]
+                why = f"the {provider} provider rejects this kernel: {lines[0].strip()}"
+                self._unavailable[(self._key(constexprs), provider)] = why
+        return why
+
+    def _providers(self, constexprs: dict) -> list:
+        """The providers `target="auto"` can measure for this specialization. Each one left out is said
+        once, in one warning naming why (a missing toolchain, or the provider's located rejection)."""
+        from . import _tune
+        available = []
+        for provider in _tune.PROVIDERS:
+            why = self._provider_space(constexprs, provider)
+            if not isinstance(why, str):
+                available.append(provider)
+            elif ("warned", self._key(constexprs), provider) not in self._cache:
+                self._cache[("warned", self._key(constexprs), provider)] = True
+                import warnings
+                warnings.warn(f"tessel: kernel '{self.name}': target='auto' leaves out the {provider} provider: "
+                              f"{why}", stacklevel=3)
+        if not available:
+            raise CompileError(f"kernel '{self.name}': target='auto' has no provider to measure: " + "; ".join(
+                f"{p}: {self._provider_space(constexprs, p)}" for p in _tune.PROVIDERS))
+        return available
+
+    def _fact_params(self, constexprs: dict, tensors, target: str = "triton") -> dict | None:
         """Heuristic defaults from facts of this call (seed 003): a parameter declared to cover a shape
-        symbol (a blocked range [0, S) of a row) takes the smallest candidate at least the symbol's
-        size here, which is its mask-free, single-pass variant when they are equal; WARPS then follows
-        the bound parameters by the provider's rule (`<kernel>_WARPS`, the resource model's). None
-        when every parameter keeps its declared default."""
-        self._launcher(constexprs)
-        covers = self._cache.get(("covers", self._key(constexprs))) or {}
+        symbol (a blocked range [0, S) of a row, a fragment axis under a uniform `size <= BLOCK` guard)
+        takes the smallest candidate at least the symbol's size here, which is its mask-free,
+        single-pass variant when they are equal; WARPS then follows the bound parameters by the
+        provider's rule (`<kernel>_WARPS`, the resource model's). None when every parameter keeps its
+        declared default."""
+        space = self._space(constexprs, target)
+        covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
         if not covers:
             return None
-        space = self._space(constexprs)
         sizes = {}
         for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
             for symbol, n in zip(p.spec.extents, getattr(t, "shape", ())):
@@ -266,7 +315,7 @@ class Kernel:
             fits = [c for c in candidates if n and c >= n]
             if fits and min(fits) != default:
                 chosen[param] = min(fits)
-        warps = self._cache.get(("warps", self._key(constexprs)))
+        warps = self._cache.get(self._declared("warps", constexprs, target))
         if chosen and warps is not None and "WARPS" in space:
             candidates, default = space["WARPS"]
             w = warps({**{n: d for n, (_, d) in space.items()}, **chosen})
@@ -280,16 +329,16 @@ class Kernel:
         tensors, _, constexprs = self._bind(args, kwargs)
         return self._call_defaults(constexprs, tensors)
 
-    def _call_defaults(self, constexprs: dict, tensors) -> dict:
-        space = self._space(constexprs)
-        return {**{n: d for n, (_, d) in space.items()}, **(self._fact_params(constexprs, tensors) or {})}
+    def _call_defaults(self, constexprs: dict, tensors, target: str = "triton") -> dict:
+        space = self._space(constexprs, target)
+        return {**{n: d for n, (_, d) in space.items()}, **(self._fact_params(constexprs, tensors, target) or {})}
 
-    def _first_moves(self, constexprs: dict) -> tuple:
+    def _first_moves(self, constexprs: dict, target: str = "triton") -> tuple:
         """The parameters the tuner moves first: those that size fragments (bytes a program moves,
         its registers and shared memory: where the resource model puts the large differences), then
         the warps that hold them."""
-        self._launcher(constexprs)
-        return tuple(self._cache.get(("sizes", self._key(constexprs))) or ()) + ("WARPS",)
+        self._space(constexprs, target)
+        return tuple(self._cache.get(self._declared("sizes", constexprs, target)) or ()) + ("WARPS",)
 
     def _warmup(self, constexprs: dict, params: dict | None = None):
         """The generated compile-only entry of one binding (see `_tune.tune`'s compiling ahead)."""
@@ -301,23 +350,23 @@ class Kernel:
         what a kernel only writes with NaN and compares what it writes)."""
         return [(p.name, p.spec.mode) for p in self.params() if p.kind == "view"]
 
-    def _prune(self, constexprs: dict):
+    def _prune(self, constexprs: dict, target: str = "triton"):
         """The generated resource check of a binding: why it exceeds a target limit, or None."""
-        self._launcher(constexprs)
-        return self._cache[("prune", self._key(constexprs))]
+        self._space(constexprs, target)
+        return self._cache[self._declared("prune", constexprs, target)]
 
-    def _tuning_key(self, constexprs: dict, tensors) -> str:
+    def _tuning_key(self, constexprs: dict, tensors, target: str = "triton") -> str:
         import torch
         from . import _tune
         device = "cpu"
         if tensors and tensors[0].is_cuda:
             major, minor = torch.cuda.get_device_capability(tensors[0].device)
             device = f"{torch.cuda.get_device_name(tensors[0].device)} sm_{major}{minor}"
-        return _tune.cache_key(self.kir(constexprs), tensors, device, _compiler_version())
+        return _tune.cache_key(self.kir(constexprs), tensors, device, _compiler_version(), target)
 
     def tune(self, *args, budget_s: float = 60.0, reps: int = 10, verbose: bool = True, retune: bool = False,
              compile_workers: int = 0, compile_pool: str = "process", domain: dict | None = None,
-             reference=None, **kwargs) -> dict:
+             reference=None, target: str | None = None, **kwargs) -> dict:
         """Measures the declared parameter combinations on these arguments (nearest the default first,
         within `budget_s`), keeps the fastest correct one, and records it in the tuning cache so later
         calls with shapes in the same bucket on this device use it. A cached winner is returned without
@@ -326,17 +375,56 @@ class Kernel:
         `domain` ({parameter: values}) narrows the search to those declared values; `reference`, a
         torch function of the input views returning the expected outputs, also checks the default;
         `compile_workers` >= 2 compiles candidates ahead on that many processes (or threads, with
-        `compile_pool="threads"`). See `_tune.tune`."""
+        `compile_pool="threads"`). See `_tune.tune`.
+
+        `target` (default: the kernel's) is "triton", "cutile" or "auto". "auto" searches every available
+        provider and returns {"provider": ..., "params": ...}, the faster correct one
+        (`_tune.tune_providers`; `domain` may then hold a provider's own domain under its name). A provider
+        whose toolchain is missing or that rejects the kernel is left out with one warning; with one
+        provider left, "auto" searches, caches and launches exactly as that provider's target does."""
         from . import _tune
+        target = self.target if target is None else target
+        if target not in _tune.TARGETS:
+            raise ValueError(f"tune: target must be one of {', '.join(map(repr, _tune.TARGETS))}; got {target!r}")
         tensors, scalars, constexprs = self._bind(args, kwargs)
-        path, key = _cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors)
-        cached = None if retune else _tune.lookup(path, key, self._space(constexprs))
+        options = dict(budget_s=budget_s, reps=reps, verbose=verbose, compile_workers=compile_workers,
+                       compile_pool=compile_pool, reference=reference)
+        path = _cache_dir() / "tuning.json"
+        if target == "auto":
+            key = self._tuning_key(constexprs, tensors, "auto")
+            cached = None if retune else _tune.lookup_choice(
+                path, key, lambda p: self._provider_space(constexprs, p))
+            if cached is not None:
+                self.last_tuning = {"cache_hit": True}
+                return cached
+            providers = self._providers(constexprs)
+            if len(providers) == 1:  # exactly that provider's search, cache entry and launches
+                provider = providers[0]
+                params = self._tune_one(tensors, scalars, constexprs, provider, retune,
+                                        _tune.provider_domain(domain, provider, self._space(constexprs, provider)),
+                                        options)
+                self.last_tuning["only_provider"] = provider
+                return {"provider": provider, "params": params}
+            best, self.last_tuning = _tune.tune_providers(self, tensors, scalars, constexprs, providers,
+                                                          domain=domain, **options)
+            if self.last_tuning.get("timed"):
+                _tune.store(path, key, best)
+        else:
+            best = self._tune_one(tensors, scalars, constexprs, target, retune, domain, options)
+        self._launches.clear()
+        self._plans.clear()
+        return best
+
+    def _tune_one(self, tensors, scalars, constexprs, target: str, retune: bool, domain, options: dict) -> dict:
+        """tune() on one provider: its cached winner, else a search stored under its key."""
+        from . import _tune
+        path, key = _cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors, target)
+        cached = None if retune else _tune.lookup(path, key, self._space(constexprs, target))
         if cached is not None:
             self.last_tuning = {"cache_hit": True}
             return cached
-        best, self.last_tuning = _tune.tune(self, tensors, scalars, constexprs, budget_s=budget_s, reps=reps,
-                                            verbose=verbose, compile_workers=compile_workers,
-                                            compile_pool=compile_pool, domain=domain, reference=reference)
+        extra = {} if target == "triton" else {"target": target}
+        best, self.last_tuning = _tune.tune(self, tensors, scalars, constexprs, domain=domain, **options, **extra)
         # A search that timed nothing (every candidate rejected, or no time) found no winner: the
         # default it returns is not a measurement, so nothing is cached.
         if self.last_tuning.get("timed"):
@@ -379,14 +467,8 @@ class Kernel:
         except (AttributeError, TypeError, IndexError):  # not a tensor: the generated wrapper will name it
             memo, launch = None, None
         if launch is None:
-            from . import _tune
-            tuned = None
-            if tensors and getattr(tensors[0], "is_cuda", False):
-                tuned = _tune.lookup(_cache_dir() / "tuning.json", self._tuning_key(constexprs, tensors),
-                                     self._space(constexprs))
-            if tuned is None:
-                tuned = self._fact_params(constexprs, tensors)
-            launch = self._launcher(constexprs, tuned)
+            provider, tuned = self._tuned(constexprs, tensors)
+            launch = self._launcher(constexprs, tuned, provider)
             if memo is not None:
                 self._launches[memo] = launch
             if self._op is None:  # a kernel made before torch was imported: ready for torch.compile now
@@ -394,6 +476,8 @@ class Kernel:
         if constexprs or len(args) != len(tensors):
             return launch(*tensors, **scalars)
         module = launch.__globals__
+        if f"_{self.name}_checked" not in module:  # a provider without launch plans (cuTile): its wrapper checks
+            return launch(*tensors, **scalars)
         planned = module[f"_{self.name}_checked"](*tensors, **scalars)
         if planned is not None:
             if len(self._plans) >= 1024:
@@ -404,11 +488,33 @@ class Kernel:
             self._plain_views, self._plain_scalars = len(tensors), frozenset(scalars)
         return None
 
+    def _tuned(self, constexprs: dict, tensors) -> tuple:
+        """(provider, parameters) of a call: the tuning cache's winner for this shape bucket and device
+        under the kernel's target (for "auto" its provider choice, else a Triton winner, which is what
+        "auto" stores when Triton is the only provider), else the defaults this call's facts pick on
+        the target's provider (Triton for "auto"); None parameters are the declared defaults."""
+        from . import _tune
+        provider = "triton" if self.target == "auto" else self.target
+        if tensors and getattr(tensors[0], "is_cuda", False):
+            path = _cache_dir() / "tuning.json"
+            if self.target == "auto":
+                choice = _tune.lookup_choice(path, self._tuning_key(constexprs, tensors, "auto"),
+                                             lambda p: self._provider_space(constexprs, p))
+                if choice is not None:
+                    return choice["provider"], choice["params"]
+            tuned = _tune.lookup(path, self._tuning_key(constexprs, tensors, provider), self._space(constexprs, provider))
+            if tuned is not None:
+                return provider, tuned
+        return provider, self._fact_params(constexprs, tensors, provider)
+
     def launch(self, *args, target: str = "triton", params: dict | None = None, **kwargs):
         """Launches one provider's generated wrapper directly (`target` "triton", "cutile" or "ptx"), at
         the declared defaults or the bound `params`; the wrapper checks the ABI as a call does. The cuTile
         wrapper needs `cuda.tile` and its toolchain (see tessel._cutile); the PTX wrapper launches through
         tessel's own CUDA runtime (see tessel._ptx)."""
+        if target not in ("triton", "cutile", "ptx"):
+            raise ValueError(f"launch: target must be 'triton', 'cutile' or 'ptx'; got {target!r} (a call of the "
+                             f"kernel launches the tuned provider of @tessel.kernel(target='auto'))")
         tensors, scalars, constexprs = self._bind(args, kwargs)
         return self._launcher(constexprs, params, target)(*tensors, **scalars)
 
@@ -438,12 +544,13 @@ class Kernel:
 
 
 def kernel(fn=None, *, name: str | None = None, numerics: str | None = None, online_reduction: bool | None = None,
-           optimization_remarks: bool | None = None):
-    """Decorator: `@tessel.kernel` or `@tessel.kernel(numerics="relaxed_normalization")`."""
+           optimization_remarks: bool | None = None, target: str = "triton"):
+    """Decorator: `@tessel.kernel`, `@tessel.kernel(numerics="relaxed_normalization")`, or
+    `@tessel.kernel(target="auto")` (see `Kernel`)."""
     opts = {k: v for k, v in dict(numerics=numerics, online_reduction=online_reduction,
                                   optimization_remarks=optimization_remarks).items() if v is not None}
 
     def wrap(f):
-        return Kernel(f, name=name, **opts)
+        return Kernel(f, name=name, target=target, **opts)
 
     return wrap(fn) if fn is not None else wrap

@@ -7,7 +7,12 @@ inputs and compared with the default candidate's result or a reference function'
 candidate is rejected and reported, never chosen), then timed with CUDA events around CUDA-graph
 replays (median), so the host launch path does not mask the device-time difference. The winner is
 stored in an on-disk cache keyed by the kernel's KIR hash, the shape bucket, the device and the
-compiler version, written atomically.
+compiler version (and the target, when it is not Triton), written atomically.
+
+The provider is a declared choice too (seed 003: a backend-specific dimension enters as a declared
+parameter, decided by measured time): `tune_providers` searches each available provider's own declared
+parameters, checks every provider's candidates against the same expected outputs, measures the
+providers' winners head to head and keeps the faster correct one (`target="auto"`).
 """
 from __future__ import annotations
 
@@ -21,6 +26,11 @@ import time
 
 from . import _compile_ahead
 
+# The providers `target="auto"` chooses between; the first is the default choice (what an untuned call
+# and a single-provider search use). TARGETS are what a kernel may be tuned and called for.
+PROVIDERS = ("triton", "cutile")
+TARGETS = PROVIDERS + ("auto",)
+
 
 def shape_bucket(tensors) -> str:
     """Next power of two of every extent: nearby shapes share a winner."""
@@ -30,9 +40,14 @@ def shape_bucket(tensors) -> str:
     return "|".join(dims)
 
 
-def cache_key(kir_text: str, tensors, device_name: str, version: str) -> str:
+def cache_key(kir_text: str, tensors, device_name: str, version: str, target: str = "triton") -> str:
+    """The tuning cache key: KIR hash, shape bucket, device, compiler version, and the target when it is
+    not Triton (Triton's keys predate the other targets and stay as they were)."""
+    if target not in TARGETS:
+        raise ValueError(f"cache_key: target must be one of {', '.join(TARGETS)}; got {target!r}")
     digest = hashlib.sha256(kir_text.encode()).hexdigest()[:20]
-    return f"{digest}/{shape_bucket(tensors)}/{device_name}/{version}"
+    key = f"{digest}/{shape_bucket(tensors)}/{device_name}/{version}"
+    return key if target == "triton" else f"{key}/{target}"
 
 
 def _warn(message: str) -> None:
@@ -58,6 +73,31 @@ def valid_entry(params, space: dict | None = None) -> str | None:
     return None
 
 
+def valid_choice(entry, spaces=None) -> str | None:
+    """Why a cached provider choice (the winner of `target="auto"`) is unusable, or None. An entry is
+    {"provider": one of PROVIDERS, "params": {parameter name: int}}; with `spaces`, a function of a
+    provider returning its declared space (or a string saying why that provider is unavailable here),
+    the parameters must be that provider's declared ones."""
+    if not isinstance(entry, dict) or set(entry) != {"provider", "params"}:
+        return f"not a provider choice {{'provider': ..., 'params': ...}}: {entry!r}"
+    provider = entry["provider"]
+    if provider not in PROVIDERS:
+        return f"provider {provider!r} is not one of {', '.join(PROVIDERS)}"
+    space = None
+    if spaces is not None:
+        space = spaces(provider)
+        if isinstance(space, str):
+            return f"its provider '{provider}' is unavailable here ({space})"
+    return valid_entry(entry["params"], space)
+
+
+def _schema_issue(entry) -> str | None:
+    """Why `entry` is neither a winner of one provider nor a provider choice, or None."""
+    if isinstance(entry, dict) and "provider" in entry:
+        return valid_choice(entry)
+    return valid_entry(entry)
+
+
 def load_cache(path) -> dict:
     """The cache file's entries; a file that is not valid JSON, or not an object, counts as empty
     (with a warning) and is rewritten by the next store."""
@@ -77,10 +117,10 @@ def load_cache(path) -> dict:
 _loaded: dict = {}
 
 
-def lookup(path, key: str, space: dict | None = None):
-    """The stored winner for `key`, or None; the file is re-read only when it changes. An entry that
-    fails `valid_entry` (against `space` when given) is ignored with a warning, so the caller runs
-    the default and the next tune() re-tunes and overwrites it."""
+def _cached(path, key: str, why_unusable):
+    """The entry stored under `key` when `why_unusable(entry)` is None; else None (the file is re-read
+    only when it changes). An unusable entry is ignored with one warning per entry and file version, so
+    the caller runs the default and the next tune() re-tunes and overwrites it."""
     try:
         stamp = path.stat().st_mtime_ns
     except OSError:
@@ -92,13 +132,28 @@ def lookup(path, key: str, space: dict | None = None):
     entry = cached[1].get(key)
     if entry is None:
         return None
-    why = valid_entry(entry, space)
+    why = why_unusable(entry)
     if why:
         if key not in cached[2]:  # once per entry and file version
             cached[2].add(key)
             _warn(f"ignoring the cached tuning entry {key!r} in {path}: {why}; it will be re-tuned")
         return None
-    return dict(entry)
+    return entry
+
+
+def lookup(path, key: str, space: dict | None = None):
+    """The stored winner of one provider for `key` ({parameter: int}), or None. An entry that fails
+    `valid_entry` (against `space` when given) is ignored with a warning."""
+    entry = _cached(path, key, lambda e: valid_entry(e, space))
+    return None if entry is None else dict(entry)
+
+
+def lookup_choice(path, key: str, spaces=None):
+    """The stored provider choice for `key` ({"provider": ..., "params": {...}}), or None. An entry that
+    fails `valid_choice` (against `spaces` when given: a provider unavailable here makes it unusable)
+    is ignored with a warning."""
+    entry = _cached(path, key, lambda e: valid_choice(e, spaces))
+    return None if entry is None else {"provider": entry["provider"], "params": dict(entry["params"])}
 
 
 class _Locked:
@@ -141,16 +196,16 @@ def write_atomic(path, text: str) -> None:
 
 
 def store(path, key: str, params: dict) -> bool:
-    """Records `params` as the winner for `key` (locked read-modify-write, atomic replace). Entries
-    that fail the schema are dropped on the way. A cache that cannot be written is skipped with a
-    warning; returns whether the entry was stored."""
-    why = valid_entry(params)
+    """Records `params` (one provider's winner, or a provider choice) as the winner for `key` (locked
+    read-modify-write, atomic replace). Entries that fail both schemas are dropped on the way. A cache
+    that cannot be written is skipped with a warning; returns whether the entry was stored."""
+    why = _schema_issue(params)
     if why:
         raise ValueError(f"tessel: refusing to cache an invalid tuning result: {why}")
     try:
         with _Locked(path):
-            cache = {k: v for k, v in load_cache(path).items() if valid_entry(v) is None}
-            cache[key] = dict(params)
+            cache = {k: v for k, v in load_cache(path).items() if _schema_issue(v) is None}
+            cache[key] = json.loads(json.dumps(params))
             write_atomic(path, json.dumps(cache, indent=1, sort_keys=True))
     except OSError as e:
         _warn(f"could not write the tuning cache {path} ({e.strerror or e}); the result is not cached")
@@ -266,20 +321,42 @@ def fresh_inputs(torch, tensors, modes, seed: int) -> list:
     return fresh
 
 
+def provider_launcher(kernel, constexprs: dict, params, target: str = "triton"):
+    """`kernel`'s launcher of one binding on `target`. Kernels that only know Triton (the tests' stand-ins)
+    are asked without a target."""
+    if target == "triton":
+        return kernel._launcher(constexprs, params)
+    return kernel._launcher(constexprs, params, target)
+
+
+def _provider_space(kernel, constexprs: dict, target: str) -> dict:
+    return kernel._space(constexprs) if target == "triton" else kernel._space(constexprs, target)
+
+
+def _provider_prune(kernel, constexprs: dict, target: str):
+    if not hasattr(kernel, "_prune"):
+        return None
+    return kernel._prune(constexprs) if target == "triton" else kernel._prune(constexprs, target)
+
+
 class _Checker:
     """Runs candidates on two fresh input sets made once per search and compares what they write with
     the expected outputs: the `reference` function's on the same inputs when one is given (so the
-    default is checked too), else the default candidate's."""
+    default is checked too), else the default candidate's on `target` (for a search over providers, the
+    first provider's default: every provider's candidates are checked against the same outputs)."""
 
-    def __init__(self, torch, kernel, tensors, scalars: dict, constexprs: dict, default: dict, reference):
+    def __init__(self, torch, kernel, tensors, scalars: dict, constexprs: dict, default: dict, reference,
+                 target: str = "triton"):
         self.torch, self.kernel, self.scalars, self.constexprs = torch, kernel, scalars, constexprs
+        self.target = target
         # Views the kernel may write: all of them when the kernel does not say (a test's fake).
         views = kernel._views() if hasattr(kernel, "_views") else [(f"#{i}", "inout") for i in range(len(tensors))]
         self.names = [name for name, mode in views if mode != "in"]
         self.outputs = [i for i, (_, mode) in enumerate(views) if mode != "in"]
         self.sets = [fresh_inputs(torch, tensors, [mode for _, mode in views], seed) for seed in (1, 2)]
         if reference is None:
-            self.expected, self.against = self.run(default), "the default candidate"
+            self.expected = self.run(default)
+            self.against = "the default candidate" + ("" if target == "triton" else f" on {target}")
         else:
             inputs = [i for i, (_, mode) in enumerate(views) if mode != "out"]
             self.expected = [self._referenced(reference, [s[i] for i in inputs]) for s in self.sets]
@@ -294,9 +371,9 @@ class _Checker:
                              f"writes {', '.join(self.names)} of shapes {shapes}")
         return want
 
-    def run(self, params) -> list:
+    def run(self, params, target: str | None = None) -> list:
         """The candidate's outputs on each fresh set (each run on copies: the sets stay fresh)."""
-        launch = self.kernel._launcher(self.constexprs, params)
+        launch = provider_launcher(self.kernel, self.constexprs, params, target or self.target)
         results = []
         for inputs in self.sets:
             args = [_copy(t) for t in inputs]
@@ -304,10 +381,11 @@ class _Checker:
             results.append([args[i] for i in self.outputs])
         return results
 
-    def why_wrong(self, params):
-        """Why the candidate is rejected (it fails, or an output differs), or None."""
+    def why_wrong(self, params, target: str | None = None):
+        """Why the candidate (on `target`, else the checker's) is rejected (it fails, or an output
+        differs), or None."""
         try:
-            got = self.run(params)
+            got = self.run(params, target)
         except Exception as e:  # a candidate the provider cannot compile or run is rejected
             return f"{type(e).__name__}: {e}"
         for n, (outs, wants) in enumerate(zip(got, self.expected), 1):
@@ -338,19 +416,34 @@ def restrict(space: dict, domain: dict | None) -> dict:
     return space
 
 
-def candidates(kernel, constexprs: dict, domain: dict | None = None, tensors=None) -> tuple:
-    """(space, default, viable, pruned): the declared space narrowed to `domain`, its heuristic
+def provider_domain(domain: dict | None, target: str, space: dict) -> dict | None:
+    """The part of a search over providers' `domain` that narrows `target`'s declared `space`: a key
+    naming a provider holds that provider's own domain ({"cutile": {"OCCUPANCY": [2]}}); any other key is
+    a parameter, applied to every provider that declares it."""
+    if not domain:
+        return None
+    own = {n: v for n, v in domain.items() if n not in PROVIDERS and n in space}
+    nested = domain.get(target) or {}
+    if not isinstance(nested, dict):
+        raise ValueError(f"tune: domain['{target}'] must be a dict of parameter values, got {nested!r}")
+    own.update(nested)
+    return own or None
+
+
+def candidates(kernel, constexprs: dict, domain: dict | None = None, target: str = "triton", tensors=None) -> tuple:
+    """(space, default, viable, pruned): `target`'s declared space narrowed to `domain`, its heuristic
     default (this call's, when `tensors` are given: covering defaults from their shapes), the
     candidates within the target's estimated limits (the generated `<kernel>_PRUNE`), and how many
     were pruned, by reason. The default is never pruned: it is what runs untuned."""
-    space = kernel._space(constexprs)
+    space = _provider_space(kernel, constexprs, target)
     if tensors is not None and hasattr(kernel, "_call_defaults"):
-        call = kernel._call_defaults(constexprs, tensors)
+        call = (kernel._call_defaults(constexprs, tensors) if target == "triton"
+                else kernel._call_defaults(constexprs, tensors, target))
         space = {n: (c, call.get(n, d)) for n, (c, d) in space.items()}
     space = restrict(space, domain)
     names = sorted(space)
     default = {n: space[n][1] for n in names}
-    prune = kernel._prune(constexprs) if hasattr(kernel, "_prune") else None
+    prune = _provider_prune(kernel, constexprs, target)
     viable, pruned = [], {}
     for values in itertools.product(*(space[n][0] for n in names)):
         p = dict(zip(names, values))
@@ -362,12 +455,31 @@ def candidates(kernel, constexprs: dict, domain: dict | None = None, tensors=Non
     return space, default, viable, pruned
 
 
+def _measurer(torch, kernel, tensors, scalars: dict, constexprs: dict, timer):
+    """measure(params, target) -> the timer's ms for one binding. Inputs that fit in L2 rotate through
+    several copies, so each timed launch reads memory a previous launch did not just leave in the cache."""
+    rotation = _rotation(torch, tensors)
+
+    def measure(params, target="triton"):
+        sets = [[t.clone() for t in tensors] for _ in range(rotation)]
+        launch = provider_launcher(kernel, constexprs, params, target)
+        turn = [0]
+
+        def once():
+            copies = sets[turn[0] % len(sets)]
+            turn[0] += 1
+            launch(*copies, **scalars)
+        return timer(once)
+    measure.rotation = rotation
+    return measure
+
+
 def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 60.0, reps: int = 10,
          verbose: bool = True, timer=None, finalists: int = 3, keep_times: bool = False,
          compile_workers: int = 0, compile_pool: str = "process", domain: dict | None = None,
-         reference=None) -> tuple[dict, dict]:
-    """Searches the declared parameters of `kernel` (narrowed to `domain` when given) for these
-    tensors.
+         reference=None, target: str = "triton", check: _Checker | None = None) -> tuple[dict, dict]:
+    """Searches the declared parameters of `kernel` on provider `target` (narrowed to `domain` when
+    given) for these tensors.
 
     Candidates whose estimated resources exceed the target (the generated `<kernel>_PRUNE`) are
     pruned before compiling, and counted by reason. The search is guided: a hill climb from the
@@ -378,13 +490,18 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     rejected and reported, never chosen. Survivors are timed on copies of the caller's tensors, and
     the best `finalists` re-measured head to head before the winner is picked. With
     `compile_workers` >= 2 the next candidates are compiled ahead on that many worker processes
-    (`compile_pool="process"`, `python -m tessel._worker`) or threads (`"threads"`). Returns (winner, report)."""
+    (`compile_pool="process"`, `python -m tessel._worker`) or threads (`"threads"`); only Triton
+    candidates have a compile-only entry. `check`, a `_Checker` made by the caller, replaces the default
+    one (`tune_providers` checks every provider against one). Returns (winner, report)."""
     import torch
 
     if compile_pool not in ("process", "threads"):
         raise ValueError(f"tune: compile_pool is 'process' or 'threads', got {compile_pool!r}")
+    if target not in PROVIDERS:
+        raise ValueError(f"tune: target must be one of {', '.join(PROVIDERS)} (tune_providers chooses between "
+                         f"them); got {target!r}")
     timer = timer or (lambda fn: _median_ms(torch, fn, reps))
-    space, default, viable, pruned = candidates(kernel, constexprs, domain, tensors)
+    space, default, viable, pruned = candidates(kernel, constexprs, domain, target, tensors)
     names = sorted(space)
 
     def key(p):
@@ -395,34 +512,27 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
                 [space[n][0].index(p[n]) for n in names])
 
     viable_keys = {key(p) for p in viable}
-    rotation = _rotation(torch, tensors)
+    timing = _measurer(torch, kernel, tensors, scalars, constexprs, timer)
 
     def measure(params):
-        # Inputs that fit in L2 rotate through several copies, so each timed launch reads memory a
-        # previous launch did not just leave in the cache.
-        sets = [[t.clone() for t in tensors] for _ in range(rotation)]
-        launch = kernel._launcher(constexprs, params)
-        turn = [0]
-
-        def once():
-            copies = sets[turn[0] % len(sets)]
-            turn[0] += 1
-            launch(*copies, **scalars)
-        return timer(once)
+        return timing(params, target)
 
     started = time.monotonic()
     # A one-line progress display (candidates tried, best so far, time left) on a terminal only.
     progress = verbose and sys.stderr.isatty()
-    check = _Checker(torch, kernel, tensors, scalars, constexprs, default, reference)
+    check = check or _Checker(torch, kernel, tensors, scalars, constexprs, default, reference, target)
     report = {"candidates": len(viable) + sum(pruned.values()), "pruned": pruned, "timed": 0, "rejected": [],
               "skipped_for_budget": 0, "strategy": "hill climb from the default, then nearest the best first",
               "checked_on": f"{len(check.sets)} fresh random input sets against {check.against}",
-              "rotating_input_sets": rotation, "checking_s": 0.0}
+              "rotating_input_sets": timing.rotation, "checking_s": 0.0}
+    if target != "triton":
+        report["target"] = target
     if domain:
         report["domain"] = {n: space[n][0] for n in names}
     timed = []
     results = {}
-    ahead = _CompileAhead(kernel, tensors, scalars, constexprs, compile_workers, compile_pool)
+    ahead = _CompileAhead(kernel, tensors, scalars, constexprs, compile_workers if target == "triton" else 0,
+                          compile_pool)
 
     def visit(params):
         """Checks and times one candidate (once); its time, or None when rejected."""
@@ -432,7 +542,7 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         results[k] = None
         ahead.wait(k)
         checking = time.monotonic()
-        why = check.why_wrong(params)
+        why = check.why_wrong(params, target)
         report["checking_s"] += time.monotonic() - checking
         if why:
             report["rejected"].append((params, why))
@@ -444,8 +554,9 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         if progress:
             best_ms, best = min(timed, key=lambda t: t[0])
             left = max(0.0, budget_s - (time.monotonic() - started))
-            print(f"\r\033[Ktessel.tune {kernel.name}: {report['timed']} tried, {len(viable) - len(results)} left, "
-                  f"{left:.0f} s left; best {best_ms:.4f} ms {best}", end="", file=sys.stderr, flush=True)
+            print(f"\r\033[Ktessel.tune {kernel.name}{'' if target == 'triton' else ' on ' + target}: "
+                  f"{report['timed']} tried, {len(viable) - len(results)} left, {left:.0f} s left; "
+                  f"best {best_ms:.4f} ms {best}", end="", file=sys.stderr, flush=True)
         return ms
 
     def out_of_time():
@@ -453,7 +564,8 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
 
     # The first moves go where the resource model puts the large differences: parameters that size
     # fragments, then warps; pipeline and ordering switches after them.
-    first = list(kernel._first_moves(constexprs)) if hasattr(kernel, "_first_moves") else []
+    first = ([] if not hasattr(kernel, "_first_moves") else
+             list(kernel._first_moves(constexprs) if target == "triton" else kernel._first_moves(constexprs, target)))
     moves = sorted(names, key=lambda n: first.index(n) if n in first else len(first))
 
     def neighbours(p):
@@ -503,7 +615,7 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         print(file=sys.stderr)
     if verbose:
         for params, why in report["rejected"]:
-            print(f"tessel.tune {kernel.name}: rejected {params}: {why}", file=sys.stderr)
+            print(f"tessel.tune {kernel.name}: rejected {target} {params}: {why}", file=sys.stderr)
     if keep_times:
         report["times"] = [(params, ms) for ms, params in timed]
     if not timed:
@@ -516,6 +628,83 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     report["default_ms"] = next((ms for ms, p in timed if p == default), None)
     report["wall_s"] = round(time.monotonic() - started, 2)
     return final[0][1], report
+
+
+def tune_providers(kernel, tensors, scalars: dict, constexprs: dict, providers, *, budget_s: float = 60.0,
+                   reps: int = 10, verbose: bool = True, timer=None, finalists: int = 3, rounds: int = 5,
+                   compile_workers: int = 0, compile_pool: str = "process", domain: dict | None = None,
+                   reference=None) -> tuple[dict, dict]:
+    """The provider as a declared choice (seed 003; `target="auto"`): searches each of `providers`'s
+    declared parameters in turn (`tune`, each with an equal share of what is left of `budget_s`), every
+    candidate checked against the same expected outputs (`reference`'s, else the first provider's
+    default's), then measures the providers' winners head to head, alternating (each round starting
+    with the next provider), `rounds` times each,
+    and keeps the one of least median time (the earlier provider on a tie). A provider none of whose
+    candidates was correct is not chosen (one warning says why).
+
+    `domain` narrows each provider's space: a key naming a provider holds its own domain, any other key
+    a parameter of every provider declaring it (a name no provider declares is an error). Returns
+    ({"provider": name, "params": winner}, report); report["providers"] holds each search's report."""
+    import torch
+
+    providers = list(providers)
+    if not providers or any(p not in PROVIDERS for p in providers) or len(set(providers)) != len(providers):
+        raise ValueError(f"tune_providers: providers must be distinct names from {', '.join(PROVIDERS)}; "
+                         f"got {providers!r}")
+    spaces = {p: _provider_space(kernel, constexprs, p) for p in providers}
+    for name in (domain or {}):
+        if name not in PROVIDERS and not any(name in space for space in spaces.values()):
+            raise ValueError(f"tune: domain names '{name}', which no provider declares; expected one of "
+                             f"{', '.join(sorted(set().union(*spaces.values())))} or a provider name")
+    domains = {p: provider_domain(domain, p, spaces[p]) for p in providers}
+    timer = timer or (lambda fn: _median_ms(torch, fn, reps))
+    started = time.monotonic()
+    first = providers[0]
+    default = {n: d for n, (_, d) in restrict(spaces[first], domains[first]).items()}
+    check = _Checker(torch, kernel, tensors, scalars, constexprs, default, reference, first)
+    reports, winners = {}, {}
+    for i, provider in enumerate(providers):
+        share = max(0.0, (budget_s - (time.monotonic() - started)) / (len(providers) - i))
+        best, report = tune(kernel, tensors, scalars, constexprs, budget_s=share, reps=reps, verbose=verbose,
+                            timer=timer, finalists=finalists, compile_workers=compile_workers,
+                            compile_pool=compile_pool, domain=domains[provider], target=provider, check=check)
+        reports[provider] = report
+        if report.get("timed"):
+            winners[provider] = report["winner"] = best
+        elif report["rejected"] and not report["skipped_for_budget"]:
+            _warn(f"kernel '{kernel.name}': target='auto' keeps no {provider} candidate: every one was rejected "
+                  f"(first: {report['rejected'][0][1]})")
+    measure = _measurer(torch, kernel, tensors, scalars, constexprs, timer)
+    head = {}
+    if len(winners) > 1:
+        # Alternating, and each round starting one provider later, so a drift of clocks or power (a
+        # power-limited GEMM's clocks move within a round) reaches each provider alike and in each place.
+        samples = {p: [] for p in winners}
+        order = list(winners)
+        for r in range(rounds):
+            for provider in order[r % len(order):] + order[:r % len(order)]:
+                samples[provider].append(measure(winners[provider], provider))
+        head = {p: statistics.median(ms) for p, ms in samples.items()}
+    else:
+        head = {p: reports[p]["winner_ms"] for p in winners}
+    if head:
+        provider = min(head, key=lambda p: (head[p], providers.index(p)))
+        params = winners[provider]
+    else:  # nothing was measured: the first provider's default stands, and is not a measurement
+        provider, params = first, default
+    report = {"target": "auto", "provider": provider, "providers": reports, "head_to_head_ms": head,
+              "head_to_head_rounds": rounds if len(winners) > 1 else 0,
+              "candidates": sum(r["candidates"] for r in reports.values()),
+              "timed": sum(r["timed"] for r in reports.values()),
+              "rejected": [(params_, f"{p}: {why}") for p, r in reports.items() for params_, why in r["rejected"]],
+              "skipped_for_budget": sum(r["skipped_for_budget"] for r in reports.values()),
+              "checked_on": check.against if reference is not None else f"the default candidate on {first}",
+              "winner_ms": head.get(provider), "default_ms": reports[first].get("default_ms"),
+              "wall_s": round(time.monotonic() - started, 2)}
+    if verbose:
+        print(f"tessel.tune {kernel.name}: provider {provider} " +
+              ", ".join(f"{p} {ms:.4f} ms" for p, ms in head.items()), file=sys.stderr)
+    return {"provider": provider, "params": dict(params)}, report
 
 
 class _CompileAhead:

@@ -123,7 +123,7 @@ int usage(llvm::StringRef argv0) {
                << "      [--device interp|cuda --target ptx] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
                << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
                << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
-               << "      [--budget-s 60] [--retune]      (measures on a CUDA device, through python3 -m tessel tune)\n"
+               << "      [--budget-s 60] [--retune] [--target auto]  (measures on a CUDA device, through python3 -m tessel tune)\n"
                << "  groups                              the pipeline's pass groups, in order (tessel-opt\n"
                << "                                      --tessel-pipeline=stop-after=GROUP stops after one)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
