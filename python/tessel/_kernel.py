@@ -91,9 +91,10 @@ class Kernel:
     """A traced kernel. `kir()` gives its KIR text for one constexpr specialization (cached);
     `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter.
 
-    `target` is the provider a call launches and `tune()` searches: "triton" (the default), "cutile", or
-    "auto" (the provider is a declared choice: `tune()` measures Triton and cuTile and keeps the faster
-    correct one per shape bucket; an untuned call runs Triton)."""
+    `target` is the provider a call launches and `tune()` searches: "triton" (the default), "cutile",
+    "ptx", or "auto" (the provider is a declared choice: `tune()` measures every available provider,
+    Triton, cuTile and PTX, and keeps the fastest correct one per shape bucket; an untuned call runs
+    Triton)."""
 
     def __init__(self, fn, name: str | None = None, target: str = "triton", **options):
         from . import _tune
@@ -241,7 +242,7 @@ class Kernel:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             self._cache[key] = getattr(module, self.name)
-            if not params and target != "ptx":  # the declared defaults: a candidate's module records its own bound values
+            if not params:  # the declared defaults: a candidate's module records its own bound values
                 self._cache[self._declared("space", constexprs, target)] = getattr(module, f"{self.name}_PARAMS")
                 self._cache[self._declared("prune", constexprs, target)] = getattr(module, f"{self.name}_PRUNE", None)
                 self._cache[self._declared("covers", constexprs, target)] = getattr(module, f"{self.name}_COVERS", {})
@@ -265,6 +266,9 @@ class Kernel:
         if why is None and provider == "cutile":  # asked each time: a toolchain may be set up later
             from . import _cutile
             why = _cutile.unavailable()
+        elif why is None and provider == "ptx":  # tessel's own CUDA runtime and a device to run on
+            from . import _ptx
+            why = _ptx.unavailable()
         if why is None:
             try:
                 return self._space(constexprs, provider)

@@ -30,6 +30,25 @@ def library_path() -> pathlib.Path:
     return pathlib.Path(_cli.find_tessel()).resolve().parent.parent / "lib" / "libtessel_cuda.so"
 
 
+def unavailable() -> str | None:
+    """Why this process cannot launch PTX wrappers, or None: tessel's CUDA runtime library is not built
+    (or not found), or there is no CUDA device to launch on (TESSEL_PTX_HOST=1, the tests' stand-in
+    driver, counts as one). `target="auto"` then measures the other providers."""
+    try:
+        path = library_path()
+    except Exception as e:  # no tessel binary to find the library beside
+        return f"tessel's CUDA runtime library cannot be located ({e})"
+    if not path.exists():
+        return f"tessel's CUDA runtime library is not at {path} (build the `tessel_cuda` target, or set TESSEL_CUDA_LIB)"
+    if os.environ.get("TESSEL_PTX_HOST") == "1":
+        return None
+    try:
+        import torch
+    except ImportError as e:
+        return f"torch does not import ({e})"
+    return None if torch.cuda.is_available() else "no CUDA device (torch.cuda.is_available() is False)"
+
+
 def _library():
     global _LIB
     with _LOCK:

@@ -28,7 +28,7 @@ from . import _compile_ahead
 
 # The providers `target="auto"` chooses between; the first is the default choice (what an untuned call
 # and a single-provider search use). TARGETS are what a kernel may be tuned and called for.
-PROVIDERS = ("triton", "cutile")
+PROVIDERS = ("triton", "cutile", "ptx")
 TARGETS = PROVIDERS + ("auto",)
 
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "examples"))
 
 import tessel  # noqa: E402
-from tessel import _cutile, _kernel, _tune  # noqa: E402
+from tessel import _cutile, _kernel, _ptx, _tune  # noqa: E402
 
 SPACES = {"triton": {"BLOCK": ([64, 128, 256], 128), "WARPS": ([4, 8], 4)},
           "cutile": {"BLOCK": ([64, 128, 256], 128), "OCCUPANCY": ([0, 2], 0)}}
@@ -136,10 +136,10 @@ def test_domain_narrows_each_provider_by_name_or_by_provider():
 
 
 def test_providers_must_be_known_and_distinct():
-    for providers in ([], ["triton", "triton"], ["ptx"]):
-        with pytest.raises(ValueError, match="providers must be distinct names from triton, cutile"):
+    for providers in ([], ["triton", "triton"], ["hip"]):
+        with pytest.raises(ValueError, match="providers must be distinct names from triton, cutile, ptx"):
             _tune.tune_providers(_Providers(), [], {}, {}, providers)
-    with pytest.raises(ValueError, match="tune: target must be one of triton, cutile"):
+    with pytest.raises(ValueError, match="tune: target must be one of triton, cutile, ptx"):
         _tune.tune(_Providers(), [], {}, {}, target="auto")
 
 
@@ -152,15 +152,16 @@ def test_cache_keys_carry_the_target_and_triton_keys_are_unchanged():
     assert triton == _tune.cache_key("kir", [T()], "H200 sm_90", "v", "triton")
     assert _tune.cache_key("kir", [T()], "H200 sm_90", "v", "auto") == triton + "/auto"
     assert _tune.cache_key("kir", [T()], "H200 sm_90", "v", "cutile") == triton + "/cutile"
-    with pytest.raises(ValueError, match="target must be one of triton, cutile, auto; got 'ptx'"):
-        _tune.cache_key("kir", [T()], "H200", "v", "ptx")
+    assert _tune.cache_key("kir", [T()], "H200 sm_90", "v", "ptx") == triton + "/ptx"
+    with pytest.raises(ValueError, match="target must be one of triton, cutile, ptx, auto; got 'hip'"):
+        _tune.cache_key("kir", [T()], "H200", "v", "hip")
 
 
 @pytest.mark.parametrize("entry, why", [
     ({"BLOCK": 64}, "not a provider choice"),
     ({"provider": "cutile"}, "not a provider choice"),
     ({"provider": "cutile", "params": {"BLOCK": 64}, "ms": 1}, "not a provider choice"),
-    ({"provider": "ptx", "params": {"BLOCK": 64}}, "provider 'ptx' is not one of triton, cutile"),
+    ({"provider": "hip", "params": {"BLOCK": 64}}, "provider 'hip' is not one of triton, cutile, ptx"),
     ({"provider": "cutile", "params": {}}, "not a non-empty object of parameter bindings"),
     ({"provider": "cutile", "params": {"BLOCK": "64"}}, "is not a name and an integer"),
 ])
@@ -204,22 +205,24 @@ def test_a_choice_round_trips_beside_plain_winners_and_is_checked_against_its_pr
 def test_target_is_checked_where_it_is_given():
     def f(x: tessel.language.In[tessel.language.f32, ("N",)]):
         pass
-    with pytest.raises(ValueError, match=r"@tessel.kernel: target must be one of 'triton', 'cutile', 'auto'; got 'cuda'"):
+    with pytest.raises(ValueError, match=r"@tessel.kernel: target must be one of 'triton', 'cutile', 'ptx', 'auto'; got 'cuda'"):
         tessel.kernel(f, target="cuda")
     k = tessel.kernel(f, target="auto")
     assert k.target == "auto"
-    with pytest.raises(ValueError, match=r"tune: target must be one of 'triton', 'cutile', 'auto'; got 'fast'"):
+    with pytest.raises(ValueError, match=r"tune: target must be one of 'triton', 'cutile', 'ptx', 'auto'; got 'fast'"):
         k.tune(torch.ones(3), target="fast")
     with pytest.raises(ValueError, match=r"launch: target must be 'triton', 'cutile' or 'ptx'; got 'auto'"):
         k.launch(torch.ones(3), target="auto")
 
 
-def _softmax(tmp_path, monkeypatch, cutile_missing="cuda.tile does not import (stubbed)"):
-    """A fresh softmax kernel (its own caches) with target="auto", a private cache folder, cuTile's
-    availability stubbed, and a fake timer (1 ms each: the search keeps the default)."""
+def _softmax(tmp_path, monkeypatch, cutile_missing="cuda.tile does not import (stubbed)",
+             ptx_missing="no CUDA device (stubbed)"):
+    """A fresh softmax kernel (its own caches) with target="auto", a private cache folder, cuTile's and
+    the PTX runtime's availability stubbed, and a fake timer (1 ms each: the search keeps the default)."""
     import softmax
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
     monkeypatch.setattr(_cutile, "unavailable", lambda: cutile_missing)
+    monkeypatch.setattr(_ptx, "unavailable", lambda: ptx_missing)
     monkeypatch.setattr(_tune, "_median_ms", lambda torch_, fn, reps, inner=10: (fn(), 1.0)[1])
     return _kernel.Kernel(softmax.softmax.fn, name="softmax", target="auto")
 
@@ -231,7 +234,8 @@ def test_auto_without_the_cutile_toolchain_is_triton_with_one_warning(tmp_path, 
     with pytest.warns(UserWarning, match="kernel 'softmax': target='auto' leaves out the cutile provider: "
                                          r"cuda.tile does not import \(stubbed\)") as seen:
         auto = kernel.tune(x, torch.empty_like(x), domain=domain, verbose=False)
-    assert len([w for w in seen if "leaves out" in str(w.message)]) == 1
+    assert len([w for w in seen if "leaves out the cutile provider" in str(w.message)]) == 1
+    assert len([w for w in seen if "leaves out the ptx provider: no CUDA device (stubbed)" in str(w.message)]) == 1
     assert kernel.last_tuning["only_provider"] == "triton" and kernel.last_tuning["timed"] == 2
     auto_cache = json.loads((tmp_path / "auto" / "tuning.json").read_text())
     # Exactly what target="triton" does: the same winner, stored under the same (Triton) key.
@@ -320,3 +324,18 @@ def test_tune_cli_takes_a_target():
                         "--shape", "M=4,N=5", "--target", "fastest"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
     assert r.returncode == 2 and "--target: invalid choice: 'fastest'" in r.stderr
+
+
+def test_ptx_availability_names_what_is_missing(monkeypatch, tmp_path):
+    # The PTX provider joins target="auto" where tessel's CUDA runtime library exists and a device does
+    # (TESSEL_PTX_HOST=1: the tests' stand-in driver); otherwise the reason is what the warning says.
+    monkeypatch.setenv("TESSEL_CUDA_LIB", str(tmp_path / "missing.so"))
+    assert "CUDA runtime library is not at" in _ptx.unavailable()
+    lib = tmp_path / "libtessel_cuda.so"
+    lib.write_bytes(b"")
+    monkeypatch.setenv("TESSEL_CUDA_LIB", str(lib))
+    monkeypatch.setenv("TESSEL_PTX_HOST", "1")
+    assert _ptx.unavailable() is None
+    monkeypatch.delenv("TESSEL_PTX_HOST")
+    if not torch.cuda.is_available():
+        assert "no CUDA device" in _ptx.unavailable()
