@@ -12,6 +12,7 @@
 #ifndef TESSEL_TARGET_WRAPPER_H
 #define TESSEL_TARGET_WRAPPER_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
@@ -71,6 +72,13 @@ mlir::FailureOr<std::string>
 hostLaunchExpr(mlir::Value v, const std::function<std::string(mlir::Value)> &nameOf,
                const std::function<int64_t(llvm::StringRef)> &paramOf,
                const std::function<mlir::LogicalResult(mlir::Operation *, llvm::StringRef)> &reject);
+
+/// `<kernel>_PARAMS = {name: ([candidates], bound value)}` and `<kernel>_COVERS = {name: symbol}`:
+/// the declared search space with this binding's values, and the shape symbol each parameter's call
+/// default covers (seed 003: only declared parameters are searched; winners live outside the IR).
+/// Every provider's module states them, so the tuner and call defaults treat providers alike.
+void emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef kernel, mlir::ArrayAttr declared,
+                        const std::function<int64_t(llvm::StringRef)> &boundValue);
 
 /// The author's file:line behind a location (fused origins keep it inside): generated source
 /// points back at the KIR origin of what follows.

@@ -222,3 +222,26 @@ void wrapper::emitCallChecks(llvm::raw_ostream &os, llvm::ArrayRef<std::string> 
     os << ")\n";
   }
 }
+
+void tessel::wrapper::emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef kernel, mlir::ArrayAttr declared,
+                                         const std::function<int64_t(llvm::StringRef)> &boundValue) {
+  os << "\n\n" << kernel << "_PARAMS = {";
+  if (declared)
+    for (auto [i, a] : llvm::enumerate(declared)) {
+      auto p = mlir::cast<pgpu::ParamAttr>(a);
+      os << (i ? ", " : "") << "'" << p.getName().getValue() << "': ([";
+      llvm::interleaveComma(p.getCandidates(), os);
+      os << "], " << boundValue(p.getName().getValue()) << ")";
+    }
+  os << "}\n";
+  os << kernel << "_COVERS = {";
+  bool first = true;
+  if (declared)
+    for (mlir::Attribute a : declared)
+      if (auto covers = mlir::cast<pgpu::ParamAttr>(a).getCovers()) {
+        os << (first ? "" : ", ") << "'" << mlir::cast<pgpu::ParamAttr>(a).getName().getValue() << "': '"
+           << covers.getValue() << "'";
+        first = false;
+      }
+  os << "}\n";
+}

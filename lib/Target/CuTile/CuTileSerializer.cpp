@@ -726,15 +726,7 @@ LogicalResult Serializer::run() {
     return failure();
 
   // The declared search space and the bound values, for the tuner (seed 003).
-  os << "\n\n" << kname << "_PARAMS = {";
-  if (auto declared = kernel.getParams())
-    for (auto [i, a] : llvm::enumerate(*declared)) {
-      auto p = cast<pgpu::ParamAttr>(a);
-      os << (i ? ", " : "") << "'" << p.getName().getValue() << "': ([";
-      llvm::interleaveComma(p.getCandidates(), os);
-      os << "], " << param(p.getName().getValue()) << ")";
-    }
-  os << "}\n";
+  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), [&](StringRef n) { return int64_t(param(n)); });
   // The kernel's arguments as ahead-of-time compilation describes them (tessel._cutile.export_cubin).
   os << "\n" << kname << "_ABI = [" << llvm::join(abi, ", ") << "]\n";
   // The launch hints are declared parameters (CuTile.h); their bound values are spelled, never chosen here.

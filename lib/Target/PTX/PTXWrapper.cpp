@@ -123,15 +123,7 @@ LogicalResult wrapKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &
       grid = grid == "1" ? *text : grid + " * " + *text;
     }
 
-  os << "\n\n" << kname << "_PARAMS = {";
-  if (auto declared = kernel.getParams())
-    for (auto [i, a] : llvm::enumerate(*declared)) {
-      auto p = cast<pgpu::ParamAttr>(a);
-      os << (i ? ", " : "") << "'" << p.getName().getValue() << "': ([";
-      llvm::interleaveComma(p.getCandidates(), os);
-      os << "], " << paramOf(p.getName().getValue()) << ")";
-    }
-  os << "}\n";
+  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), paramOf);
   os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, keywords) << "):\n";
   os << "    \"\"\"Launch " << kname << " (one launch through tessel's CUDA runtime; checks the ABI first).\"\"\"\n";
   wrapper::emitCallChecks(os, checks, viewNames);

@@ -36,6 +36,11 @@ triton::Monomial fragmentElements(pgpu::FragmentType type) {
 /// fastest at BLOCK 8192 with 8 warps, 2026-11-30-h200-sweep-softmax.json).
 constexpr int64_t kWarpgroupRows = 64;
 constexpr int64_t kStreamedElementsPerThread = 32;
+/// ... and each thread should move two 16-byte vectors of its largest loaded fragment, with 1 to 4
+/// warps for that floor: on the H200 bf16 rows of 1024 ran fastest at 2 warps (softmax 7.3 us
+/// against 8.2 us at 4), f32 rows of 1024 at 4 (bench/results/2026-12-01-h200-defaults.json).
+constexpr int64_t kStreamedBytesPerThread = 32;
+constexpr int64_t kStreamedFloorWarps = 4;
 /// A reduction of pairs (an arg-reduction: value and index) is fastest with few threads each folding
 /// many elements, since every cross-thread step moves and compares both: on the H200 argmax
 /// 16384x8192 ran 124 us at 2 warps (128 elements a thread) against 198 us at 8 and 320 us at 4
@@ -98,6 +103,12 @@ int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) c
   } else {
     auto [fewest, perThread] = streamingRule(pairedReduction);
     need = fewest;
+    if (!pairedReduction && !loadedBytes.empty()) {
+      need = 1;
+      for (const Monomial &m : loadedBytes)
+        need = std::max(need, std::min(kStreamedFloorWarps, (evaluate({m}, params) + 32 * kStreamedBytesPerThread - 1) /
+                                                                (32 * kStreamedBytesPerThread)));
+    }
     for (const Monomial &m : fragmentElements)
       need = std::max(need, (evaluate({m}, params) + 32 * perThread - 1) / (32 * perThread));
   }
@@ -109,9 +120,13 @@ int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) c
 
 std::string triton::ResourceModel::pythonWarps() const {
   auto [fewest, perThread] = streamingRule(pairedReduction);
+  std::string floor = std::to_string(fewest);
+  if (!pairedReduction && !loadedBytes.empty())
+    floor = "max(1, min(" + std::to_string(kStreamedFloorWarps) + ", -(-(" + pythonMax(loadedBytes) + ") // " +
+            std::to_string(32 * kStreamedBytesPerThread) + ")))";
   std::string need =
       accumulatorRows.empty()
-          ? "max(" + std::to_string(fewest) + ", -(-(" + pythonMax(fragmentElements) + ") // " +
+          ? "max(" + floor + ", -(-(" + pythonMax(fragmentElements) + ") // " +
                 std::to_string(32 * perThread) + "))"
           : "4 * -(-(" + pythonMax(accumulatorRows) + ") // " + std::to_string(kWarpgroupRows) + ")";
   std::string choices;
@@ -176,6 +191,17 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
             }))
           model.fragmentBytes.push_back(m);
       }
+  });
+  kernel.walk([&](Operation *op) {
+    if (!isa<pgpu::LoadOp, pgpu::GatherOp>(op))
+      return;
+    if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType())) {
+      Monomial m = fragmentBytes(f);
+      if (llvm::none_of(model.loadedBytes, [&](const Monomial &o) {
+            return o.coefficient == m.coefficient && o.params == m.params;
+          }))
+        model.loadedBytes.push_back(m);
+    }
   });
   kernel.walk([&](pgpu::ReduceOp r) { model.pairedReduction |= r.getNumResults() > 1; });
   kernel.walk([&](pgpu::ContractOp c) {

@@ -780,30 +780,8 @@ LogicalResult Serializer::run() {
   wrapper.stages = param(triton::kStagesParam);
   // The declared search space and the bound values, for the tuner (seed 003:
   // only declared parameters can be searched; winners live outside the IR).
-  os << "\n\n" << kname << "_PARAMS = {";
-  if (auto declared = kernel.getParams()) {
-    for (auto [i, a] : llvm::enumerate(*declared)) {
-      auto p = cast<pgpu::ParamAttr>(a);
-      if (i)
-        os << ", ";
-      os << "'" << p.getName().getValue() << "': ([";
-      llvm::interleaveComma(p.getCandidates(), os);
-      os << "], " << param(p.getName().getValue()) << ")";
-    }
-  }
-  os << "}\n";
-  // Shape symbols a parameter's default should cover when the call knows their size (ParamAttr).
-  os << kname << "_COVERS = {";
-  if (auto declared = kernel.getParams()) {
-    bool first = true;
-    for (Attribute a : *declared)
-      if (auto covers = cast<pgpu::ParamAttr>(a).getCovers()) {
-        os << (first ? "" : ", ") << "'" << cast<pgpu::ParamAttr>(a).getName().getValue() << "': '"
-           << covers.getValue() << "'";
-        first = false;
-      }
-  }
-  os << "}\n";
+  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(),
+                              [&](StringRef n) { return int64_t(param(n)); });
   // Resource estimates of a binding, for pruning before compiling (issue 8; Resources.h).
   triton::ResourceModel resources = triton::estimateResources(kernel);
   os << "\n\ndef " << kname << "_PRUNE(p):\n"

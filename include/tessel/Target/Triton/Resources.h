@@ -38,6 +38,8 @@ struct ResourceModel {
   std::vector<Monomial> fragmentBytes;
   /// Elements of each distinct fragment type (a streamed row's lanes).
   std::vector<Monomial> fragmentElements;
+  /// Bytes of each distinct fragment a program loads from memory (what its threads move).
+  std::vector<Monomial> loadedBytes;
   /// Rows of each contraction's accumulator (its second-to-last extent).
   std::vector<Monomial> accumulatorRows;
   /// Whether a fragment reduction combines several values at once (an index beside its value).
@@ -53,8 +55,10 @@ struct ResourceModel {
   int64_t largestRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// The heuristic WARPS of a binding (sm_90): one warpgroup (4 warps) per 64 accumulator rows
   /// where the program contracts (wgmma issues m64 per warpgroup); else enough warps that the
-  /// largest fragment holds at most 32 elements a thread (at least 4 warps), or at most 128 (at
-  /// least 2 warps) where a reduction combines pairs; at most 16 warps.
+  /// largest fragment holds at most 32 elements a thread, and at least enough that each thread
+  /// moves 32 bytes of the largest loaded fragment (two 16-byte vectors; between 1 and 4 warps
+  /// for that floor); or at most 128 elements a thread (at least 2 warps) where a reduction
+  /// combines pairs; at most 16 warps.
   int64_t warpsAt(const llvm::StringMap<int64_t> &params) const;
   /// The same rule spelled in Python over a parameter dict `p` (the wrapper's `<kernel>_WARPS`).
   std::string pythonWarps() const;
