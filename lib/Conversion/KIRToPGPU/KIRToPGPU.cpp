@@ -1495,6 +1495,23 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
   return success();
 }
 
+/// One element of an element-wise workset at `positions`: the replayed pure values, then the
+/// parallel body (its domains' members at the positions), the histogram merge, or the element store.
+LogicalResult KernelConstructor::emitWorksetElement(Workset &w, ArrayRef<Value> positions) {
+  for (Operation *pure : replayed)
+    if (failed(emitStatement(*pure)))
+      return failure();
+  if (auto p = dyn_cast<kir::ParallelOp>(w.op)) {
+    Block &kirBody = p.getBody().front();
+    for (auto [i, d] : llvm::enumerate(p.getDomains()))
+      map.map(kirBody.getArgument(i), member(w.op->getLoc(), domains.lookup(d), positions[i]));
+    return emitBlock(kirBody);
+  }
+  if (w.partial)
+    return emitHistogramMerge(*w.op, w.partial, positions);
+  return emitElementStore(*w.op, positions);
+}
+
 LogicalResult KernelConstructor::run() {
   Location loc = kernel.getLoc();
   MLIRContext *ctx = kernel.getContext();
@@ -1664,21 +1681,8 @@ LogicalResult KernelConstructor::run() {
         pgpu::YieldOp::create(b, ploc);
         return success();
       }
-      for (Operation *pure : replayed)
-        if (failed(emitStatement(*pure)))
-          return failure();
-      if (auto p = dyn_cast<kir::ParallelOp>(w.op)) {
-        Block &kirBody = p.getBody().front();
-        for (auto [i, d] : llvm::enumerate(p.getDomains()))
-          map.map(kirBody.getArgument(i), member(ploc, domains.lookup(d), coords[i]));
-        if (failed(emitBlock(kirBody)))
-          return failure();
-      } else if (w.partial) {
-        if (failed(emitHistogramMerge(*w.op, w.partial, coords)))
-          return failure();
-      } else if (failed(emitElementStore(*w.op, coords))) {
+      if (failed(emitWorksetElement(w, coords)))
         return failure();
-      }
       pgpu::YieldOp::create(b, ploc);
       return success();
     };

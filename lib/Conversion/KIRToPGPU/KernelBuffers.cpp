@@ -81,18 +81,8 @@ LogicalResult KernelConstructor::emitFinalization(Workset &w) {
     auto decoded = pgpu::DelinearizeOp::create(b, loc, types, linear, w.extents);
     positions.append(decoded.getResults().begin(), decoded.getResults().end());
   }
-  for (Operation *pure : replayed)
-    if (failed(emitStatement(*pure)))
-      return failure();
-  if (auto p = dyn_cast<kir::ParallelOp>(w.op)) {
-    Block &kirBody = p.getBody().front();
-    for (auto [i, d] : llvm::enumerate(p.getDomains()))
-      map.map(kirBody.getArgument(i), member(loc, domains.lookup(d), positions[i]));
-    if (failed(emitBlock(kirBody)))
-      return failure();
-  } else if (failed(emitElementStore(*w.op, positions))) {
+  if (failed(emitWorksetElement(w, positions)))
     return failure();
-  }
   pgpu::YieldOp::create(b, loc);
   return success();
 }

@@ -187,6 +187,8 @@ private:
   DenseSet<Value> kernelBuffers;
   /// Runs the workset `w` whole inside the last program instance (after every instance's writes).
   LogicalResult emitFinalization(Workset &w);
+  /// One element of an element-wise workset (not a fold workset) at `positions`.
+  LogicalResult emitWorksetElement(Workset &w, ArrayRef<Value> positions);
   LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
 };
 /// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads
