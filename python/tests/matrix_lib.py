@@ -62,7 +62,6 @@ POOL = (0, 1, 2, 3, 5, 7, 13, 15, 17, 31, 33, 37, 47, 63, 65, 127, 129, 255, 257
 # Examples the compiler rejects today, and why. A kernel listed here that compiles joins the matrix
 # by itself (the test prints a note to remove it from the list).
 REJECTED = {
-    "grouped_gemm": "construction does not realize scalars read from an input view (the group bounds) yet",
 }
 # Rejected by Triton legalization: the groups before it are checked; joins when legalization accepts it.
 TRITON_REJECTED: dict = {}

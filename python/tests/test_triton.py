@@ -18,7 +18,6 @@ from test_dsl import ALL, EXAMPLES  # noqa: E402
 
 # Examples whose programs the Triton provider cannot spell yet, and why.
 NOT_YET = {
-    "grouped_gemm": "construction does not realize scalars read from an input view (the group bounds) yet",
     # Not ours: Triton 3.6's CPU interpreter multiplies bf16 tl.dot operands as their raw bits (a
     # 16x16 bf16 tl.dot is off by 1e10). The kernel is checked on the H200 (bench/) and here through
     # the pgpu interpreter (test_tiles.py).

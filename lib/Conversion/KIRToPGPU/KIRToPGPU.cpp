@@ -1446,6 +1446,27 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
         worksets.push_back(w);
         continue;
       }
+      if (auto store = dyn_cast<kir::StoreOp>(op); store && llvm::any_of(store.getCoords(), [&](Value c) {
+            return dataDependent.contains(c);
+          })) {
+        // A store over a data-dependent subregion: its instances are those of the launch-time domain
+        // the subregion cuts (a superset), each inside the subregion's bounds storing one element.
+        if (store.getValid() || !isa<RankedTensorType>(value.getType()))
+          return op.emitError() << "kir-to-pgpu: a masked or scalar store over a data-dependent domain is not "
+                                   "constructed yet";
+        for (Value c : store.getCoords()) {
+          Value root = c;
+          while (auto sub = root.getDefiningOp<kir::SubregionOp>())
+            root = sub.getSource();
+          if (!isa<kir::DomainType>(c.getType()) || dataDependent.contains(root))
+            return op.emitError() << "kir-to-pgpu: a store over a data-dependent domain needs every coordinate "
+                                     "to be a subregion of a launch-time domain";
+          w.extents.push_back(domains.lookup(root).size);
+          w.roots.push_back(root);
+        }
+        worksets.push_back(w);
+        continue;
+      }
       if (isa<RankedTensorType>(value.getType())) {
         FailureOr<SmallVector<Value>> extents = sizes(value);
         if (failed(extents))
@@ -1479,6 +1500,10 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
     }
     bool launchFact = isa<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(op) ||
                       (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex());
+    // Integer arithmetic and domains over values read from memory are not launch-time facts: they
+    // are replayed in each workset like the reads they follow (seed 000 §6: data-dependent bounds).
+    if (launchFact && llvm::any_of(op.getOperands(), [&](Value v) { return dataDependent.contains(v); }))
+      launchFact = false;
     if (launchFact) {
       if (failed(emitLaunchFact(op)))
         return failure();
@@ -1491,6 +1516,7 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
                             << "' is neither a launch-time fact nor a pure value read before the worksets; "
                                "effects must be inside a kir.parallel workset";
     replayed.push_back(&op);
+    dataDependent.insert(op.getResults().begin(), op.getResults().end());
   }
   return success();
 }
@@ -1509,6 +1535,34 @@ LogicalResult KernelConstructor::emitWorksetElement(Workset &w, ArrayRef<Value> 
   }
   if (w.partial)
     return emitHistogramMerge(*w.op, w.partial, positions);
+  if (!w.roots.empty()) {
+    // Positions over the launch-time domains; the store's subregions were just replayed. Each axis:
+    // its position in the subregion and whether the element lies inside it.
+    Location loc = w.op->getLoc();
+    auto store = cast<kir::StoreOp>(w.op);
+    SmallVector<Value> inner;
+    Value inside = trueValue(loc);
+    for (auto [c, root, q] : llvm::zip(store.getCoords(), w.roots, positions)) {
+      if (c == root) {
+        inner.push_back(q);
+        continue;
+      }
+      DomainVals d = domains.lookup(c), r = domains.lookup(root);
+      Value offset = binary(loc, kir::BinaryKind::Div, binary(loc, kir::BinaryKind::Sub, d.lo, r.lo), r.step);
+      Value end = binary(loc, kir::BinaryKind::Add, offset, d.size);
+      Value from = pgpu::CmpOp::create(b, loc, kir::CmpPredicate::GE, q, offset);
+      Value below = pgpu::CmpOp::create(b, loc, kir::CmpPredicate::LT, q, end);
+      inside = boolOp(loc, kir::BinaryKind::And, inside, boolOp(loc, kir::BinaryKind::And, from, below));
+      inner.push_back(binary(loc, kir::BinaryKind::Sub, q, offset));
+    }
+    auto guard = pgpu::IfOp::create(b, loc, TypeRange(), inside);
+    OpBuilder::InsertionGuard g(b);
+    b.createBlock(&guard.getThenRegion());
+    if (failed(emitElementStore(*w.op, inner)))
+      return failure();
+    pgpu::YieldOp::create(b, loc);
+    return success();
+  }
   return emitElementStore(*w.op, positions);
 }
 
@@ -1541,35 +1595,22 @@ LogicalResult KernelConstructor::run() {
   if (worksets.empty())
     return kernel.emitError() << "kir-to-pgpu: the kernel has no kir.parallel workset; whole-tensor top-level "
                                  "kernels are not constructed yet";
-  // One launch has no barrier between worksets: they must not share written
-  // views, and views read before the worksets must not be written by them.
-  DenseSet<Value> earlierWrites, earlierReads;
-  for (Operation *pure : replayed)
-    for (Value operand : pure->getOperands())
-      if (isa<kir::ViewType>(operand.getType()))
-        earlierReads.insert(operand);
-  for (Workset &w : worksets) {
-    Operation *p = w.op;
-    DenseSet<Value> reads, writes;
-    collectViews(p, reads, writes);
-    for (Value v : writes)
-      if (earlierWrites.contains(v) || earlierReads.contains(v))
-        return p->emitError() << "kir-to-pgpu: this workset writes a view an earlier workset uses; one kernel is "
-                                "one launch with no barrier between worksets";
-    for (Value v : reads)
-      if (earlierWrites.contains(v))
-        return p->emitError() << "kir-to-pgpu: this workset reads a view an earlier workset writes; one kernel is "
-                                "one launch with no barrier between worksets";
-    earlierWrites.insert(writes.begin(), writes.end());
-    earlierReads.insert(reads.begin(), reads.end());
-  }
-
-  // Kernel-level buffers: a workset reading what an earlier workset wrote runs whole in the last
-  // program instance (KernelBuffers.cpp); nothing after it may write what it reads, and what it
-  // writes is read by no other workset (that would need a second barrier).
+  // One launch has no barrier between worksets. A workset that touches what an earlier one wrote, or
+  // writes what an earlier one touched (views and kernel-level buffers alike), runs whole in the last
+  // program instance instead, after every instance of the others (KernelBuffers.cpp), in source
+  // order with the other such worksets. Views read by pure top-level values (replayed in every
+  // workset) must not be written at all.
   {
     DenseSet<Operation *> replayedOps(replayed.begin(), replayed.end());
-    auto bufferAccesses = [&](Operation *root, DenseSet<Value> &reads, DenseSet<Value> &writes) {
+    DenseSet<Value> replayedReads;
+    for (Operation *pure : replayed)
+      for (Value operand : pure->getOperands())
+        if (isa<kir::ViewType>(operand.getType()))
+          replayedReads.insert(operand);
+    // The views and kernel buffers a workset reads and writes, the buffers read through the replayed
+    // values it uses included.
+    auto accesses = [&](Operation *root, DenseSet<Value> &reads, DenseSet<Value> &writes) {
+      collectViews(root, reads, writes);
       SmallVector<Operation *> work{root};
       DenseSet<Operation *> seen;
       while (!work.empty()) {
@@ -1587,22 +1628,29 @@ LogicalResult KernelConstructor::run() {
         });
       }
     };
-    DenseSet<Value> written, finalReads;
+    DenseSet<Value> earlierWrites, earlierReads;
     for (Workset &w : worksets) {
       DenseSet<Value> reads, writes;
-      bufferAccesses(w.op, reads, writes);
+      accesses(w.op, reads, writes);
       for (Value v : writes)
-        if (finalReads.contains(v))
-          return w.op->emitError() << "kir-to-pgpu: this workset writes a kernel-level buffer that an earlier "
-                                      "workset reads after a barrier; one launch has one (the last program)";
-      w.finalize = llvm::any_of(reads, [&](Value v) { return written.contains(v); });
+        if (replayedReads.contains(v))
+          return w.op->emitError() << "kir-to-pgpu: this workset writes a view that values before the worksets "
+                                      "read; they are replayed in every workset, so no order would hold";
+      w.finalize = llvm::any_of(writes, [&](Value v) { return earlierWrites.contains(v) || earlierReads.contains(v); }) ||
+                   llvm::any_of(reads, [&](Value v) { return earlierWrites.contains(v); });
       if (w.finalize) {
-        if (!writes.empty())
-          return w.op->emitError() << "kir-to-pgpu: this workset reads a kernel-level buffer an earlier workset "
-                                      "writes and writes one too: a second barrier is not constructed";
-        finalReads.insert(reads.begin(), reads.end());
+        if (mergedHistogram(*w.op))
+          return w.op->emitError() << "kir-to-pgpu: this stored histogram depends on an earlier workset: its own "
+                                      "merge already takes the last program";
+        if (llvm::any_of(writes, [&](Value v) { return kernelBuffers.contains(v); }))
+          return w.op->emitError() << "kir-to-pgpu: this workset reads or writes what an earlier workset wrote and "
+                                      "writes a kernel-level buffer too: a second barrier is not constructed";
+        if (pgpu::remarksEnabled(kernel))
+          emitRemark(w.op->getLoc()) << "kir-to-pgpu: this workset uses what an earlier workset writes (or writes "
+                                        "what it uses): it runs whole in the last program instance";
       }
-      written.insert(writes.begin(), writes.end());
+      earlierWrites.insert(writes.begin(), writes.end());
+      earlierReads.insert(reads.begin(), reads.end());
     }
   }
 

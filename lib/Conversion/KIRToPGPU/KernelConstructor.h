@@ -182,7 +182,12 @@ private:
     /// Set when the workset reads a kernel-level buffer an earlier workset writes: it runs whole in
     /// the last program instance (no barrier separates worksets of one launch otherwise).
     bool finalize = false;
+    /// For a store over data-dependent subregions: per axis, the launch-time domain its coordinate
+    /// cuts (the workset's instances range over these; elements outside the subregion store nothing).
+    SmallVector<Value> roots;
   };
+  /// KIR values at the top level that depend on memory reads (not launch-time facts).
+  DenseSet<Value> dataDependent;
   /// Kernel-level buffers (workspace arguments), by KIR value.
   DenseSet<Value> kernelBuffers;
   /// Runs the workset `w` whole inside the last program instance (after every instance's writes).

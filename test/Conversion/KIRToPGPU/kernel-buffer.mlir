@@ -107,7 +107,7 @@ module {
       kir.buffer_store %v, %b1[%i] : f32, !kir.buffer<tensor<?xf32>>[index]
       kir.yield
     }
-    // expected-error@+1 {{reads a kernel-level buffer an earlier workset writes and writes one too}}
+    // expected-error@+1 {{writes a kernel-level buffer too: a second barrier is not constructed}}
     kir.parallel %dn {
     ^bb0(%i: index):
       %v = kir.buffer_load %b1[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
@@ -142,6 +142,51 @@ module {
       kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]
       kir.yield
     }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A store over a data-dependent subregion (rows[e:M] with e read from memory, the ragged grouped
+// COM: GEMM's zero-filled tail): e and the subregion are replayed values, not launch-time facts; the
+// COM: workset ranges over the launch-time domain it cuts (M rows) and each row inside [e, M) stores.
+// COM: It writes the view the first workset writes, so it runs in the last program instance.
+// CHECK-LABEL: pgpu.kernel @tail
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.last_program
+// CHECK: pgpu.foreach
+// CHECK: pgpu.range_reduce
+// CHECK: %[[GE:.*]] = pgpu.cmp ge
+// CHECK: %[[LT:.*]] = pgpu.cmp lt
+// CHECK: pgpu.if
+// CHECK: pgpu.store
+module {
+  kir.kernel @tail(%offs: !kir.view<i32, [G], in>, %c: !kir.view<f32, [M], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %low = arith.constant -2147483648 : i32
+    %m = kir.extent "M"
+    %g = kir.extent "G"
+    %dm = kir.domain %c0 to %m
+    %dg = kir.domain %c0 to %g
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      kir.store %one, %c[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    %o = kir.load %offs[%dg] : !kir.view<i32, [G], in>[!kir.domain] -> tensor<?xi32>
+    %top = kir.reduce %o axes [0] identity(%low : i32) : (tensor<?xi32>) -> (i32) {
+    ^bb0(%u: i32, %v: i32):
+      %w = kir.binary max %u, %v : i32
+      kir.yield %w : i32
+    }
+    %e = kir.cast %top : i32 to index
+    %lo = kir.binary max %e, %c0 : index
+    %rest = kir.subregion %dm[%lo : %m]
+    %z = kir.broadcast %zero over(%rest) dims [] : f32 -> tensor<?xf32>
+    kir.store %z, %c[%rest] : tensor<?xf32>, !kir.view<f32, [M], out>[!kir.domain]
     kir.return
   }
 }

@@ -74,7 +74,18 @@ module {
 
 // -----
 
-// COM: Must not fire: a workset that reads what another writes cannot share one launch.
+// COM: A workset that reads what an earlier one writes cannot share the program space of one launch:
+// COM: it runs whole in the last program instance (after every instance of the first workset, an
+// COM: acq_rel ticket), its elements one foreach; the first workset stays in the program space.
+// CHECK-LABEL: pgpu.kernel @dependent
+// CHECK: pgpu.program_space
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.store
+// CHECK: pgpu.last_program
+// CHECK: pgpu.foreach
+// CHECK: pgpu.load %y
+// CHECK: pgpu.unary exp
+// CHECK: pgpu.store
 module {
   kir.kernel @dependent(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], inout>) {
     %c0 = arith.constant 0 : index
@@ -86,7 +97,6 @@ module {
       kir.store %v, %y[%i] : f32, !kir.view<f32, [N], inout>[index]
       kir.yield
     }
-    // expected-error @+1 {{kir-to-pgpu: this workset writes a view an earlier workset uses}}
     kir.parallel %d {
     ^bb0(%i: index):
       %v = kir.load %y[%i] : !kir.view<f32, [N], inout>[index] -> f32
