@@ -91,13 +91,16 @@ class Kernel:
     """A traced kernel. `kir()` gives its KIR text for one constexpr specialization (cached);
     `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter."""
 
-    def __init__(self, fn, name: str | None = None, **options):
+    def __init__(self, fn, name: str | None = None, checked: bool = False, **options):
         for k in options:
             if k not in _jit._OPTIONS:
                 raise TypeError(f"@tessel.kernel got an unknown option {k!r}; expected one of {_jit._OPTIONS}")
         self.fn = fn
         self.name = name or fn.__name__
         self.options = options
+        # The checked launch mode (also TESSEL_CHECKED=1 when a generated module is imported): every call
+        # is checked in full, including index values against the extents they index; no plan is taken.
+        self.checked = bool(checked)
         self.__name__ = self.name
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -365,9 +368,12 @@ class Kernel:
                 self._launches[memo] = launch
             if self._op is None:  # a kernel made before torch was imported: ready for torch.compile now
                 _torch.register_if_loaded(self)
+        module = launch.__globals__
+        if self.checked or module.get("_CHECKED"):
+            module[f"_{self.name}_checked"](*tensors, **scalars, _indices=True)
+            return None
         if constexprs or len(args) != len(tensors):
             return launch(*tensors, **scalars)
-        module = launch.__globals__
         planned = module[f"_{self.name}_checked"](*tensors, **scalars)
         if planned is not None:
             if len(self._plans) >= 1024:
@@ -384,7 +390,12 @@ class Kernel:
         wrapper needs `cuda.tile` and its toolchain (see tessel._cutile); the PTX wrapper launches through
         tessel's own CUDA runtime (see tessel._ptx)."""
         tensors, scalars, constexprs = self._bind(args, kwargs)
-        return self._launcher(constexprs, params, target)(*tensors, **scalars)
+        launch = self._launcher(constexprs, params, target)
+        if self.checked:  # the checked launch mode: the launch function's full checks with index values
+            if target == "triton":
+                return launch.__globals__[f"_{self.name}_checked"](*tensors, **scalars, _indices=True) and None
+            return launch(*tensors, **scalars, _indices=True)
+        return launch(*tensors, **scalars)
 
     def _bind(self, args, kwargs):
         kwargs = dict(kwargs)
@@ -412,12 +423,17 @@ class Kernel:
 
 
 def kernel(fn=None, *, name: str | None = None, numerics: str | None = None, online_reduction: bool | None = None,
-           optimization_remarks: bool | None = None):
-    """Decorator: `@tessel.kernel` or `@tessel.kernel(numerics="relaxed_normalization")`."""
+           optimization_remarks: bool | None = None, checked: bool = False):
+    """Decorator: `@tessel.kernel` or `@tessel.kernel(numerics="relaxed_normalization")`.
+
+    `checked=True` (or TESSEL_CHECKED=1 in the environment) is the checked launch mode: before each
+    launch the values of every view used as gather/scatter indices are checked against the extent they
+    index (an IndexError names the argument, the position, the value and the valid range), besides the
+    ABI checks every call has (dtypes, shapes, aliasing of written views)."""
     opts = {k: v for k, v in dict(numerics=numerics, online_reduction=online_reduction,
                                   optimization_remarks=optimization_remarks).items() if v is not None}
 
     def wrap(f):
-        return Kernel(f, name=name, **opts)
+        return Kernel(f, name=name, checked=checked, **opts)
 
     return wrap(fn) if fn is not None else wrap
