@@ -96,7 +96,7 @@ class Kernel:
     Triton, cuTile and PTX, and keeps the fastest correct one per shape bucket; an untuned call runs
     Triton)."""
 
-    def __init__(self, fn, name: str | None = None, target: str = "triton", **options):
+    def __init__(self, fn, name: str | None = None, target: str = "triton", checked: bool = False, **options):
         from . import _tune
         for k in options:
             if k not in _jit._OPTIONS:
@@ -108,6 +108,9 @@ class Kernel:
         self.name = name or fn.__name__
         self.target = target
         self.options = options
+        # The checked launch mode (also TESSEL_CHECKED=1 when a generated module is imported): every call
+        # is checked in full, including index values against the extents they index; no plan is taken.
+        self.checked = bool(checked)
         self.__name__ = self.name
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -477,9 +480,16 @@ class Kernel:
                 self._launches[memo] = launch
             if self._op is None:  # a kernel made before torch was imported: ready for torch.compile now
                 _torch.register_if_loaded(self)
+        module = launch.__globals__
+        if self.checked or module.get("_CHECKED"):
+            full = module.get(f"_{self.name}_checked")  # Triton's checked path; other providers' launch checks in full
+            if full is not None:
+                full(*tensors, **scalars, _indices=True)
+            else:
+                launch(*tensors, **scalars, _indices=True)
+            return None
         if constexprs or len(args) != len(tensors):
             return launch(*tensors, **scalars)
-        module = launch.__globals__
         if f"_{self.name}_checked" not in module:  # a provider without launch plans (cuTile): its wrapper checks
             return launch(*tensors, **scalars)
         planned = module[f"_{self.name}_checked"](*tensors, **scalars)
@@ -520,7 +530,12 @@ class Kernel:
             raise ValueError(f"launch: target must be 'triton', 'cutile' or 'ptx'; got {target!r} (a call of the "
                              f"kernel launches the tuned provider of @tessel.kernel(target='auto'))")
         tensors, scalars, constexprs = self._bind(args, kwargs)
-        return self._launcher(constexprs, params, target)(*tensors, **scalars)
+        launch = self._launcher(constexprs, params, target)
+        if self.checked:  # the checked launch mode: the launch function's full checks with index values
+            if target == "triton":
+                return launch.__globals__[f"_{self.name}_checked"](*tensors, **scalars, _indices=True) and None
+            return launch(*tensors, **scalars, _indices=True)
+        return launch(*tensors, **scalars)
 
     def _bind(self, args, kwargs):
         kwargs = dict(kwargs)
@@ -548,13 +563,18 @@ class Kernel:
 
 
 def kernel(fn=None, *, name: str | None = None, numerics: str | None = None, online_reduction: bool | None = None,
-           optimization_remarks: bool | None = None, target: str = "triton"):
+           optimization_remarks: bool | None = None, target: str = "triton", checked: bool = False):
     """Decorator: `@tessel.kernel`, `@tessel.kernel(numerics="relaxed_normalization")`, or
-    `@tessel.kernel(target="auto")` (see `Kernel`)."""
+    `@tessel.kernel(target="auto")` (see `Kernel`).
+
+    `checked=True` (or TESSEL_CHECKED=1 in the environment) is the checked launch mode: before each
+    launch the values of every view used as gather/scatter indices are checked against the extent they
+    index (an IndexError names the argument, the position, the value and the valid range), besides the
+    ABI checks every call has (dtypes, shapes, aliasing of written views)."""
     opts = {k: v for k, v in dict(numerics=numerics, online_reduction=online_reduction,
                                   optimization_remarks=optimization_remarks).items() if v is not None}
 
     def wrap(f):
-        return Kernel(f, name=name, target=target, **opts)
+        return Kernel(f, name=name, target=target, checked=checked, **opts)
 
     return wrap(fn) if fn is not None else wrap

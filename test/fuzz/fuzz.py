@@ -139,7 +139,8 @@ def mutate(rng: random.Random, text: str, corpus: list[str]) -> str:
 
 def _limits(memory_mb: int, cpu_s: int):
     def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+        if memory_mb > 0:  # 0: no address-space limit (an ASan build reserves terabytes of shadow)
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     return apply
@@ -236,7 +237,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per tessel process")
-    ap.add_argument("--memory-mb", type=int, default=4096, help="address-space limit per tessel process")
+    ap.add_argument("--memory-mb", type=int, default=4096,
+                    help="address-space limit per tessel process (0: none, for an ASan build; its largest allocation "
+                         "is then ASAN_OPTIONS=max_allocation_size_mb)")
     ap.add_argument("--save", default=str(ROOT / "build" / "fuzz-findings"))
     ap.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
     a = ap.parse_args(argv)

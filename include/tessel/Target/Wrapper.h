@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -53,12 +54,24 @@ void emitCheckScalar(llvm::raw_ostream &os);
 /// `_check_apart(*views)`: no written view shares memory with another view.
 void emitCheckApart(llvm::raw_ostream &os);
 
+/// The checked launch mode (`TESSEL_CHECKED=1` when the module is imported, or `_indices=True` on a
+/// call): `_CHECKED`, and `_check_index(name, t, target, view, axis)`: every value of the index view
+/// `t` lies in [0, view.shape[axis]), read with torch ops on its device; else an IndexError naming the
+/// argument, the first offending position and value, and the valid range.
+void emitCheckIndex(llvm::raw_ostream &os);
+/// The `_check_index` calls of a kernel's `pgpu.indexes` argument facts (views by their ABI names).
+llvm::SmallVector<std::string> indexChecks(mlir::FunctionOpInterface kernel);
+/// The keyword parameter of a checked launch: `_indices=_CHECKED` (the mode at import by default).
+inline constexpr llvm::StringLiteral kIndicesKeyword = "_indices=_CHECKED";
+
 /// A generated launch function's parameters: views positionally, then scalars keyword-only.
 std::string launchSignature(llvm::ArrayRef<std::string> positional, llvm::ArrayRef<std::string> keywords);
 /// A generated launch function's ABI checks: `_extents, _device = {}, []`, every check line, then
-/// (with two views or more) `_check_apart` over `views`, each (name, written).
+/// (with two views or more) `_check_apart` over `views`, each (name, written), then, under
+/// `_indices` (a parameter of the launch function: kIndicesKeyword), the checked mode's index checks.
 void emitCallChecks(llvm::raw_ostream &os, llvm::ArrayRef<std::string> checks,
-                    llvm::ArrayRef<std::pair<std::string, bool>> views);
+                    llvm::ArrayRef<std::pair<std::string, bool>> views,
+                    llvm::ArrayRef<std::string> indexChecks = {});
 
 /// The `_check_scalar` kind ("int" or "float") and range ("(lo, hi)", or "" when unbounded) of a
 /// by-value ABI scalar of type `t`.

@@ -14,12 +14,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/KIR/IR/IndexFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -1579,6 +1581,13 @@ LogicalResult KernelConstructor::run() {
   }
   physical = pgpu::KernelOp::create(b, loc, kernel.getSymName(), b.getFunctionType(argTypes, {}),
                                     kernel.getArgAttrsAttr(), ArrayAttr(), ArrayAttr());
+  // Which integer views' values are coordinates into which extents: ABI facts the wrappers' checked
+  // launch mode validates (kir/IndexFacts.h).
+  llvm::MapVector<unsigned, SmallVector<Attribute>> indexes;
+  for (kir::IndexFact fact : kir::collectIndexFacts(kernel))
+    indexes[fact.index].push_back(b.getArrayAttr({b.getI64IntegerAttr(fact.target), b.getI64IntegerAttr(fact.axis)}));
+  for (auto &[arg, entries] : indexes)
+    physical.setArgAttr(arg, pgpu::PGPUDialect::getIndexesAttrName(), b.getArrayAttr(entries));
   Block *entry = b.createBlock(&physical.getBody());
   for (Type t : argTypes)
     entry->addArgument(t, loc);

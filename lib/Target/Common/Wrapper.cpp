@@ -210,8 +210,42 @@ std::string wrapper::launchSignature(llvm::ArrayRef<std::string> positional, llv
   return text;
 }
 
+void wrapper::emitCheckIndex(raw_ostream &os) {
+  os << "_CHECKED = __import__('os').environ.get('TESSEL_CHECKED', '') not in ('', '0')\n\n\n"
+     << "def _check_index(name, t, target, view, axis):\n"
+     << "    \"\"\"Checked launch mode: the values of `t` are coordinates on axis `axis` of `view` (pgpu.indexes),\n"
+     << "    so each must lie in [0, view.shape[axis]); read on the tensors' device.\"\"\"\n"
+     << "    bound = view.shape[axis]\n"
+     << "    if not t.numel() or t.is_meta:\n"
+     << "        return\n"
+     << "    bad = (t < 0) | (t >= bound)\n"
+     << "    if bool(bad.any()):\n"
+     << "        at = tuple(int(i) for i in bad.nonzero()[0])\n"
+     << "        raise IndexError(f\"argument '{name}' at {at if len(at) != 1 else at[0]} is {int(t[at])}: it indexes axis \"\n"
+     << "                         f\"{axis} of '{target}', so it must lie in [0, {bound}) (checked launch mode)\")\n\n\n";
+}
+
+SmallVector<std::string> wrapper::indexChecks(FunctionOpInterface kernel) {
+  auto nameOf = [&](unsigned i) {
+    auto abiName = kernel.getArgAttrOfType<StringAttr>(i, "kir.name");
+    return abiName ? abiName.str() : "arg" + std::to_string(i);
+  };
+  SmallVector<std::string> lines;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (auto entries = kernel.getArgAttrOfType<ArrayAttr>(i, pgpu::PGPUDialect::getIndexesAttrName()))
+      for (Attribute entry : entries) {
+        auto pair = cast<ArrayAttr>(entry);
+        unsigned target = cast<IntegerAttr>(pair[0]).getInt();
+        lines.push_back(llvm::formatv("_check_index('{0}', {0}, '{1}', {1}, {2})", nameOf(i), nameOf(target),
+                                      cast<IntegerAttr>(pair[1]).getInt())
+                            .str());
+      }
+  return lines;
+}
+
 void wrapper::emitCallChecks(llvm::raw_ostream &os, llvm::ArrayRef<std::string> checks,
-                             llvm::ArrayRef<std::pair<std::string, bool>> views) {
+                             llvm::ArrayRef<std::pair<std::string, bool>> views,
+                             llvm::ArrayRef<std::string> indexChecks) {
   os << "    _extents, _device = {}, []\n";
   for (const std::string &c : checks)
     os << "    " << c << "\n";
@@ -220,6 +254,11 @@ void wrapper::emitCallChecks(llvm::raw_ostream &os, llvm::ArrayRef<std::string> 
     for (auto &[n, written] : views)
       os << "('" << n << "', " << n << ", " << (written ? "True" : "False") << "), ";
     os << ")\n";
+  }
+  if (!indexChecks.empty()) {
+    os << "    if _indices:  # checked launch mode: index values against the extents they index\n";
+    for (const std::string &c : indexChecks)
+      os << "        " << c << "\n";
   }
 }
 

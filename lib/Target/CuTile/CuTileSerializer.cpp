@@ -737,9 +737,12 @@ LogicalResult Serializer::run() {
     hints.push_back("num_ctas=" + std::to_string(param(cutile::kNumCtasParam)));
   os << "\n\n@ct.kernel" << (hints.empty() ? "" : "(" + llvm::join(hints, ", ") + ")") << "\ndef _" << kname
      << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
-  os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, keywords) << "):\n";
+  // The checked launch mode's switch is the last keyword (Wrapper.h: kIndicesKeyword).
+  SmallVector<std::string> withIndices(keywords.begin(), keywords.end());
+  withIndices.push_back(wrapper::kIndicesKeyword.str());
+  os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, withIndices) << "):\n";
   os << "    \"\"\"Launch " << kname << " (one launch with ct.launch; checks the ABI first).\"\"\"\n";
-  wrapper::emitCallChecks(os, checks, viewNames);
+  wrapper::emitCallChecks(os, checks, viewNames, wrapper::indexChecks(kernel));
   for (const std::string &a : allocations)
     os << "    " << a << "\n";
   os << "    _grid = (" << *grid << ", 1, 1)\n";
@@ -767,6 +770,7 @@ LogicalResult cutile::serializeModule(ModuleOp module, const Bindings &params, r
   wrapper::emitCheckView(os, {"cuTile", ""});
   wrapper::emitCheckScalar(os);
   wrapper::emitCheckApart(os);
+  wrapper::emitCheckIndex(os);
   os << helperText << kernelText;
   return success();
 }

@@ -124,9 +124,12 @@ LogicalResult wrapKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &
     }
 
   wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), paramOf);
-  os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, keywords) << "):\n";
+  // The checked launch mode's switch is the last keyword (Wrapper.h: kIndicesKeyword).
+  SmallVector<std::string> withIndices(keywords.begin(), keywords.end());
+  withIndices.push_back(wrapper::kIndicesKeyword.str());
+  os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, withIndices) << "):\n";
   os << "    \"\"\"Launch " << kname << " (one launch through tessel's CUDA runtime; checks the ABI first).\"\"\"\n";
-  wrapper::emitCallChecks(os, checks, viewNames);
+  wrapper::emitCallChecks(os, checks, viewNames, wrapper::indexChecks(kernel));
   for (const std::string &a : allocations)
     os << "    " << a << "\n";
   os << "    _grid = " << grid << "\n";
@@ -149,6 +152,7 @@ FailureOr<std::string> ptx::emitWrapper(ModuleOp module, const llvm::StringMap<l
   wrapper::emitCheckView(os, {"PTX", "TESSEL_PTX_HOST", "a stand-in driver on host memory (TESSEL_LIBCUDA)"});
   wrapper::emitCheckScalar(os);
   wrapper::emitCheckApart(os);
+  wrapper::emitCheckIndex(os);
   os << "\n_PTX = \"\"\"" << ptxText << "\"\"\"\n";
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
     auto it = params.find(kernel.getSymName());

@@ -132,10 +132,13 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   std::string config = llvm::formatv("num_warps={0}, num_stages={1}", spec.warps, spec.stages);
 
   os << "\n\n_" << k << "_plans = {}  # plan key -> (launch, byte span of each view): see " << k << "\n";
-  os << "\n\ndef _" << k << "_checked(" << signature(spec) << "):\n"
+  SmallVector<std::string> keywords(spec.keywords.begin(), spec.keywords.end());
+  keywords.push_back(wrapper::kIndicesKeyword.str());
+  os << "\n\ndef _" << k << "_checked(" << wrapper::launchSignature(spec.positional, keywords) << "):\n"
      << "    \"\"\"A call checked in full, launched through Triton's JIT. Records the call's plan (the\n"
-     << "    launch with every argument its key fixes bound) and returns (key, plan), or None.\"\"\"\n";
-  wrapper::emitCallChecks(os, spec.checks, spec.views);
+     << "    launch with every argument its key fixes bound) and returns (key, plan), or None. `_indices`:\n"
+     << "    the checked launch mode (index values checked against the extents they index).\"\"\"\n";
+  wrapper::emitCallChecks(os, spec.checks, spec.views, spec.indexChecks);
   os << "    _grid = (" << spec.grid << ", 1, 1)\n"
      << "    if _grid[0] > 2147483647:\n"
      << "        raise ValueError(f\"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n"
@@ -217,7 +220,7 @@ void emitFront(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
     launch.push_back(n);
   os << "\n\ndef _" << k << "_front(_plans, _miss):\n"
      << "    \"\"\"The wrapper over a plan table and the call that fills it (`_" << k << "_checked`, or a\n"
-     << "    kernel object's own, which picks the launcher by shape first).\"\"\"\n\n"
+     << "    kernel object's own, which picks the launcher by shape first).\"\"\"\n"
      << "    def " << k << "(" << sig << "):\n"
      << "        \"\"\"Launch " << k << " (one launch; checks the ABI first).\"\"\"\n"
      << "        try:\n";
@@ -236,7 +239,11 @@ void emitFront(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
        << "        else:\n"
        << "            _miss(" << fwd << ")\n";
   }
-  os << "    return " << k << "\n\n\n"
+  os << "    if _CHECKED:  # the checked launch mode: every call is checked in full, no plan is taken\n"
+     << "        def " << k << "(" << sig << "):  # noqa: F811\n"
+     << "            \"\"\"Launch " << k << " (checked launch mode: ABI and index values checked on every call).\"\"\"\n"
+     << "            _" << k << "_checked(" << fwd << (fwd.empty() ? "" : ", ") << "_indices=True)\n"
+     << "    return " << k << "\n\n\n"
      << k << " = _" << k << "_front(_" << k << "_plans, _" << k << "_checked)\n";
 }
 

@@ -814,6 +814,7 @@ LogicalResult Serializer::run() {
   if (!descriptorText.empty())
     os << "    if USE_TMA:\n" << descriptorText;
   os << bodyText;
+  wrapper.indexChecks = wrapper::indexChecks(kernel);
   triton::emitLaunchWrapper(os, wrapper);
   return success();
 }
@@ -892,6 +893,7 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
   triton::emitLaunchPrelude(os);
   wrapper::emitCheckScalar(os);
   wrapper::emitCheckApart(os);
+  wrapper::emitCheckIndex(os);
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
     Serializer serializer(kernel, params, os);
     if (failed(serializer.run()))

@@ -4533,3 +4533,29 @@ pgpu.kernel @k(%n: index) {
   pgpu.return
 }
 }
+
+// -----
+// COM: `pgpu.indexes` (an ABI fact the checked launch mode validates) names a view argument's axis.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+// expected-error @+1 {{'pgpu.kernel' op argument #1 has a 'pgpu.indexes' entry [0, 2] that is not [view argument, axis of it]}}
+pgpu.kernel @k(%t: !pgpu.view<f32, [V, D], in>, %ids: !pgpu.view<i32, [T], in> {pgpu.indexes = [[0, 2]]}, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: ... and only an integer view's values can be coordinates.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+// expected-error @+1 {{'pgpu.kernel' op argument #1 carries 'pgpu.indexes' but is not an integer view}}
+pgpu.kernel @k(%t: !pgpu.view<f32, [V, D], in>, %ids: !pgpu.view<f32, [T], in> {pgpu.indexes = [[0, 0]]}, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}

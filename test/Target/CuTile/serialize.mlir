@@ -28,7 +28,7 @@
 // COM: The blocked rows: full blocks without padding (their lanes are all valid), the tail padded.
 // ROWS: for [[K:v[0-9]+]] in range(0, {{v[0-9]+}}, {{v[0-9]+}}):
 // ROWS: ct.load(x, index=([[R]], ([[K]]) // 1024), shape=(1, 1024)), (1024,))
-// ROWS: def softmax(x, y):
+// ROWS: def softmax(x, y, *, _indices=_CHECKED):
 // ROWS: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
 // ROWS: _check_view('y', y, torch.float32, ('M', 'N'), _extents, _device, writes=True)
 // ROWS: _check_apart(('x', x, False), ('y', y, True), )

@@ -109,7 +109,7 @@
 // WRAP: _PTX = """
 // WRAP: .visible .entry vector_add(
 // WRAP: vector_add_PARAMS = {{{.*}}'THREADS': ([32, 64, 128, 256, 512, 1024], 128), 'VECTOR': ([1, 2, 4, 8], 4)}
-// WRAP: def vector_add(x, y, z, *, scale):
+// WRAP: def vector_add(x, y, z, *, scale, _indices=_CHECKED):
 // WRAP: _check_view('z', z, torch.float32, ('N',), _extents, _device, writes=True)
 // WRAP: _check_scalar('scale', scale, float,
 // WRAP: _grid = 

@@ -2,7 +2,7 @@
 // on its value) and a planned call guards its type; with one view there is nothing to compare for
 // aliasing, so no span enters the plan and no aliasing guard is emitted.
 // RUN: tessel compile %s --emit=source --target=triton | FileCheck %s
-// CHECK: def _shift_checked(x, *, k):
+// CHECK: def _shift_checked(x, *, k, _indices=_CHECKED):
 // CHECK: _check_scalar('k', k, int, (-2147483648, 2147483647))
 // CHECK: _key = (type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)
 // CHECK-NEXT: except Exception:

@@ -41,7 +41,7 @@
 // COM: with another view; the scalar is checked against its type's range; the grid against the
 // COM: launch limit. Then Triton's JIT launches it, and its plan is recorded.
 // CHECK: _layernorm_plans = {}
-// CHECK: def _layernorm_checked(x, w, bb, y, *, eps):
+// CHECK: def _layernorm_checked(x, w, bb, y, *, eps, _indices=_CHECKED):
 // CHECK: _check_view('x', x, torch.float32, ('M', 'N'), _extents, _device)
 // CHECK: _check_view('w', w, torch.float32, ('N',), _extents, _device)
 // CHECK: _check_view('y', y, torch.float32, ('M', 'N'), _extents, _device, writes=True)
@@ -77,6 +77,10 @@
 // CHECK-NEXT: _q[0](x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps)
 // CHECK-NEXT: else:
 // CHECK-NEXT: _miss(x, w, bb, y, eps=eps)
+// COM: The checked launch mode (TESSEL_CHECKED=1 at import) takes no plan: every call is checked in full.
+// CHECK: if _CHECKED:
+// CHECK-NEXT: def layernorm(x, w, bb, y, *, eps):
+// CHECK: _layernorm_checked(x, w, bb, y, eps=eps, _indices=True)
 // CHECK: layernorm = _layernorm_front(_layernorm_plans, _layernorm_checked)
 
 // DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]

@@ -5,7 +5,7 @@
 // CHECK: def _workspace_rowsum_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, y, y_stride0, ws):
 // CHECK: tl.load(ws + ({{.*}}) * (_extent_N) + ({{.*}}), mask=
 // CHECK: tl.store(ws + ({{.*}}) * (_extent_N) + ({{.*}}), {{.*}}, mask=
-// CHECK: def _workspace_rowsum_checked(x, y):
+// CHECK: def _workspace_rowsum_checked(x, y, *, _indices=_CHECKED):
 // CHECK: _grid =
 // CHECK: _ws_ws = torch.full(((x.shape[0]) * (x.shape[1]),), 1.000000e+00, dtype=torch.float32, device=x.device)
 // CHECK: = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), y, y.stride(0), _ws_ws

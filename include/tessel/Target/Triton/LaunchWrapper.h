@@ -15,6 +15,10 @@
 // the plan's launch, in which the grid, the extents, strides and launch
 // facts are bound constants and the views pass as addresses.
 //
+// In the checked launch mode (`TESSEL_CHECKED=1` at import, or `_indices=True`
+// on the checked call, which `@tessel.kernel(checked=True)` passes) no call
+// takes a plan: each is checked in full, index values included.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_TARGET_TRITON_LAUNCHWRAPPER_H
@@ -51,6 +55,8 @@ struct LaunchWrapperSpec {
   llvm::SmallVector<std::string> positional, keywords;
   /// The precise checks of a checked call, in order (each raises a clear error).
   llvm::SmallVector<std::string> checks;
+  /// The checked launch mode's index-value checks (Wrapper.h: indexChecks), run when `_indices`.
+  llvm::SmallVector<std::string> indexChecks;
   /// (name, written) of each view, in order.
   llvm::SmallVector<std::pair<std::string, bool>> views;
   /// (name, Python type, range or "") of each scalar.

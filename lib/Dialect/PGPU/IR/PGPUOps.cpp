@@ -141,10 +141,28 @@ LogicalResult KernelOp::verify() {
       for (NamedAttribute attr : attrs) {
         StringRef name = attr.getName().getValue();
         if (name != kArgNameAttr && name != PGPUDialect::getPrivateAttrName() && name != "pgpu.init" &&
-            name != "kir.range")
+            name != "kir.range" && name != PGPUDialect::getIndexesAttrName())
           return emitOpError() << "argument #" << i << " carries side record '" << name
                                << "'; arguments hold only ABI facts (invariant 12)";
       }
+    if (Attribute indexes = getArgAttr(i, PGPUDialect::getIndexesAttrName())) {
+      auto isIntView = [](Type t) { auto v = dyn_cast<ViewType>(t); return v && v.getElementType().isIntOrIndex(); };
+      if (!isIntView(getArgumentTypes()[i]))
+        return emitOpError() << "argument #" << i << " carries 'pgpu.indexes' but is not an integer view";
+      auto entries = dyn_cast<ArrayAttr>(indexes);
+      for (Attribute entry : entries ? entries.getValue() : ArrayRef<Attribute>()) {
+        auto pair = dyn_cast<ArrayAttr>(entry);
+        auto target = pair && pair.size() == 2 ? dyn_cast<IntegerAttr>(pair[0]) : IntegerAttr();
+        auto axis = pair && pair.size() == 2 ? dyn_cast<IntegerAttr>(pair[1]) : IntegerAttr();
+        auto view = target && target.getInt() >= 0 && target.getInt() < int64_t(getNumArguments())
+                        ? dyn_cast<ViewType>(getArgumentTypes()[target.getInt()]) : ViewType();
+        if (!view || !axis || axis.getInt() < 0 || axis.getInt() >= int64_t(view.getRank()))
+          return emitOpError() << "argument #" << i << " has a 'pgpu.indexes' entry " << entry
+                               << " that is not [view argument, axis of it]";
+      }
+      if (!entries)
+        return emitOpError() << "argument #" << i << " has a non-array 'pgpu.indexes'";
+    }
     Attribute privateAttr = getArgAttr(i, PGPUDialect::getPrivateAttrName());
     if (privateAttr && !isa<StringAttr>(privateAttr))
       return emitOpError() << "argument #" << i << " has a non-string 'pgpu.private' marker";

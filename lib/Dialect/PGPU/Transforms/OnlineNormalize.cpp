@@ -267,9 +267,11 @@ struct OnlineNormalize : public tessel::pgpu::impl::PGPUOnlineNormalizeBase<Onli
     });
     for (Block *blk : blocks)
       while (std::optional<Candidate> c = next(*blk, permitted, remarks)) {
+        // fuse replaces the maximum loop (c->first): take the remark's location first.
+        Location at = c->first.getLoc();
         fuse(*c);
         if (remarks)
-          emitRemark(c->first.getLoc())
+          emitRemark(at)
               << "pgpu-online-normalize: the exp-sum loop joins the maximum loop (one read of the range for "
                  "both; each sum rescaled by exp(m - m') as the maximum grows)";
       }

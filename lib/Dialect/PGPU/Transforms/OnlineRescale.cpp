@@ -314,9 +314,11 @@ struct OnlineRescale : public tessel::pgpu::impl::PGPUOnlineRescaleBase<OnlineRe
               << (shared ? "the tile's exponentials have other uses" : "the component is computed in another block");
         continue;
       }
+      // rewrite erases the rescalings (terms[i].mul): take the remark's location first.
+      Location at = terms.front().mul.getLoc();
       rewrite(terms, chain);
       if (remarks)
-        emitRemark(terms.front().mul.getLoc())
+        emitRemark(at)
             << "pgpu-online-rescale: " << terms.size()
             << " summary component(s) exponentiated against the combined reference; their rescaling removed";
     }

@@ -46,6 +46,10 @@ def PGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTargetAttrName() { return ::llvm::StringLiteral("pgpu.target"); }
     /// Argument attribute marking a compiler-private kernel parameter.
     static constexpr ::llvm::StringLiteral getPrivateAttrName() { return ::llvm::StringLiteral("pgpu.private"); }
+    /// Argument attribute of an integer view whose values are coordinates: `[[target, axis], ...]`,
+    /// each value must lie in [0, extent of axis `axis` of argument `target`) (kir/IndexFacts.h).
+    /// An ABI fact: the wrappers' checked launch mode validates it before a launch.
+    static constexpr ::llvm::StringLiteral getIndexesAttrName() { return ::llvm::StringLiteral("pgpu.indexes"); }
   private:
     void registerTypes();
     void registerAttributes();
