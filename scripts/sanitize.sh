@@ -2,7 +2,7 @@
 # The ASan/UBSan configuration (issue 14): builds tessel's own code instrumented into build-asan/
 # (-DTESSEL_SANITIZE=ON; Debian's libMLIR is not instrumented) and runs lit and gtest under it, then
 # the pytest files that drive the compiler hardest (the CLI and interpreter paths: every `tessel`
-# process the Python tests start is the instrumented one). About 5 minutes on 2 cores once built
+# process the Python tests start is the instrumented one). About 2 minutes on 2 cores once built
 # (the build itself: about 45 minutes, nothing shared with build/'s ccache entries).
 #   scripts/sanitize.sh                 build + lit + gtest + pytest subset
 #   TESSEL_SANITIZE_PYTEST=0 ...        skip the pytest subset
