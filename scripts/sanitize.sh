@@ -2,7 +2,8 @@
 # The ASan/UBSan configuration (issue 14): builds tessel's own code instrumented into build-asan/
 # (-DTESSEL_SANITIZE=ON; Debian's libMLIR is not instrumented) and runs lit and gtest under it, then
 # the pytest files that drive the compiler hardest (the CLI and interpreter paths: every `tessel`
-# process the Python tests start is the instrumented one).
+# process the Python tests start is the instrumented one). About 2 minutes on 2 cores once built
+# (the build itself: about 45 minutes, nothing shared with build/'s ccache entries).
 #   scripts/sanitize.sh                 build + lit + gtest + pytest subset
 #   TESSEL_SANITIZE_PYTEST=0 ...        skip the pytest subset
 #   TESSEL_SANITIZE_FUZZ=600 ...        then fuzz the instrumented binary for 600 s (test/fuzz/fuzz.py)
@@ -35,7 +36,8 @@ echo "== gtest (ASan+UBSan)"
 if [ "${TESSEL_SANITIZE_PYTEST:-1}" = 1 ]; then
   echo "== pytest subset (ASan+UBSan tessel processes)"
   TESSEL_BUILD_DIR="$BUILD" python3 -m pytest -q -p no:cacheprovider \
-    "$ROOT/python/tests/test_hardening.py" "$ROOT/python/tests/test_special_values.py"
+    "$ROOT/python/tests/test_hardening.py" "$ROOT/python/tests/test_special_values.py" \
+    "$ROOT/python/tests/test_interp_suite.py" "$ROOT/python/tests/test_cli.py"
 fi
 if [ "${TESSEL_SANITIZE_FUZZ:-0}" != 0 ]; then
   echo "== mutation fuzzer on the instrumented binary (${TESSEL_SANITIZE_FUZZ} s)"
