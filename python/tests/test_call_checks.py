@@ -1,10 +1,8 @@
 """Issue 14, call time: the generated launch wrapper refuses calls that would be silently wrong or fail
 inside Triton (aliased or self-overlapping outputs, a grid past the launch limit, scalars outside
 their type) with an error naming the argument, before launching. Runs under TRITON_INTERPRET=1."""
-import importlib
 import os
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,13 +13,7 @@ torch = pytest.importorskip("torch")
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def example(name):
-    if str(EXAMPLES) not in sys.path:
-        sys.path.insert(0, str(EXAMPLES))
-    return getattr(importlib.import_module(name), name)
+from test_triton import example  # noqa: E402  (the suite's examples, by name)
 
 
 @pytest.fixture(autouse=True)

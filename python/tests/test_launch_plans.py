@@ -4,7 +4,6 @@ or Triton's JIT; it still checks what the plan key leaves open (aliasing of writ
 and ranges of float scalars, integer scalars' types) and defers to the full checks when those fail,
 so every error stays what it was (test_call_checks.py). Runs under TRITON_INTERPRET=1, where the
 plans launch through the interpreter."""
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -18,13 +17,7 @@ torch = pytest.importorskip("torch")
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def example(name):
-    if str(EXAMPLES) not in sys.path:
-        sys.path.insert(0, str(EXAMPLES))
-    return getattr(importlib.import_module(name), name)
+from test_triton import example  # noqa: E402  (the suite's examples, by name)
 
 
 @pytest.fixture(autouse=True)
