@@ -46,9 +46,8 @@ LogicalResult KernelConstructor::emitKernelBuffer(kir::BufferOp op) {
       return op.emitError() << "kir-to-pgpu: axis " << axis
                             << " of a kernel-level buffer must span [0, n) with step 1, n a view extent or a "
                                "constant, to become invocation workspace";
+    extents.push_back(*e);
   }
-  for (Value domain : op.getDomains())
-    extents.push_back(*workspaceExtent(b, domain));
   Type element = getElementTypeOrSelf(cast<kir::BufferType>(op.getType()).getValueType());
   TypedAttr init;
   if (Value v = op.getInit()) {
