@@ -23,7 +23,7 @@ import torch.nn.functional as F
 import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from run_bench import nonzero, timed  # the same timing and inputs as the rest of bench/
+from run_bench import nonzero, timed, write_results  # the same timing and inputs as the rest of bench/
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -221,9 +221,7 @@ def main():
                "torch": torch.__version__, "triton": triton.__version__, "tessel": version,
                "timing": "median of 20 CUDA-event timings after 3 warm-up calls (run_bench.timed); correctness checked first",
                "results": results}
-        out = pathlib.Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / f"{doc['date']}-h200-{args.tag}.json").write_text(json.dumps(doc, indent=2) + "\n")
+        write_results(doc, args.out, args.tag, quiet=True)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "python"), str(ROOT / "examples"), str(ROOT / "bench")]
-from run_bench import nonzero, timed  # noqa: E402
+from run_bench import nonzero, timed, write_results  # noqa: E402
 
 
 def cases():
@@ -100,9 +100,7 @@ def main():
         doc = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
                "torch": torch.__version__, "timing": "median of 20 CUDA-event timings (run_bench.timed) after "
                "correctness against the peer", "results": results}
-        out_dir = pathlib.Path(args.out)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / f"{doc['date']}-h200-auto-ptx.json").write_text(json.dumps(doc, indent=1) + "\n")
+        write_results(doc, args.out, "auto-ptx", quiet=True)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from run_bench import timed  # noqa: E402  the same timing as the rest of bench/
+from run_bench import timed, write_results  # noqa: E402  the same timing as the rest of bench/
 
 
 def histogram_case(n, bins, tune_s):
@@ -116,11 +116,7 @@ def main():
            "torch": torch.__version__, "triton": triton.__version__, "note": args.note,
            "timing": "median of 20 CUDA-event timings of one call after 3 warm-up calls; correctness checked first",
            "tuning": f"{args.tune} s per kernel" if args.tune > 0 else "defaults", "results": results}
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{doc['date']}-h200-{args.tag}.json"
-    path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}", flush=True)
+    write_results(doc, args.out, args.tag)
 
 
 if __name__ == "__main__":

@@ -76,11 +76,8 @@ def main():
            "torch": torch.__version__, "triton": triton.__version__,
            "timing": "median of 20 CUDA-event timings of one call after 3 warm-up calls; exact check first",
            "results": results}
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{doc['date']}-h200-{args.tag}.json"
-    path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}", flush=True)
+    from run_bench import write_results
+    write_results(doc, args.out, args.tag)
 
 
 if __name__ == "__main__":

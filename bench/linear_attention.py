@@ -240,9 +240,8 @@ def write(out, tag, rows):
            "torch": torch.__version__, "shape": SHAPE, "results": rows,
            "timing": "median of 20 CUDA-event timings after 3 warm-up calls (torch.compile: 5 after 1); "
                      "correctness checked first against float64; ratio = peer time / best tessel time"}
-    out = pathlib.Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{doc['date']}-h200-{tag}.json").write_text(json.dumps(doc, indent=2) + "\n")
+    from run_bench import write_results
+    write_results(doc, out, tag, quiet=True)
 
 
 if __name__ == "__main__":

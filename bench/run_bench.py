@@ -30,6 +30,18 @@ def nonzero(*shape, dtype=torch.float32):
     return (x * sign).to(dtype)
 
 
+def write_results(doc: dict, out, tag: str, quiet: bool = False) -> pathlib.Path:
+    """Writes `doc` as OUT/<doc's date>-h200-TAG.json, the dated results file of bench/, and says
+    where (unless `quiet`: a script rewriting it after every case)."""
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{doc['date']}-h200-{tag}.json"
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    if not quiet:
+        print(f"wrote {path}", flush=True)
+    return path
+
+
 def timed(fn, reps=20, warmup=3):
     for _ in range(warmup):
         fn()
@@ -334,11 +346,7 @@ def write(args, version, results):
                    "the declared parameters, checked against the default)") if args.tune > 0 else "defaults",
         "results": results,
     }
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{doc['date']}-h200-{args.tag}.json"
-    path.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"wrote {path}", flush=True)
+    write_results(doc, args.out, args.tag)
 
 
 if __name__ == "__main__":

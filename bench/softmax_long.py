@@ -13,7 +13,7 @@ import pathlib
 
 import torch
 
-from run_bench import timed  # the same timing as the rest of bench/
+from run_bench import timed, write_results  # the same timing as the rest of bench/
 
 
 def main():
@@ -70,9 +70,7 @@ def main():
     doc = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
            "torch": torch.__version__, "results": rows,
            "timing": "median of 20 CUDA-event timings after 3 warm-up calls; correctness checked first"}
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{doc['date']}-h200-softmax-long.json").write_text(json.dumps(doc, indent=2) + "\n")
+    write_results(doc, args.out, "softmax-long", quiet=True)
 
 
 if __name__ == "__main__":

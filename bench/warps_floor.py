@@ -32,7 +32,6 @@ def extra_cases(torch):
 def main():
     import torch
     import defaults as D
-    from tessel import _tune
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
@@ -70,13 +69,12 @@ def main():
             row["error"] = f"{type(e).__name__}: {e}"[:400]
         print(json.dumps(row), flush=True)
         results.append(row)
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     doc = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
            "what": "untuned binding with the bytes floor of WARPS vs the same binding at the former floor (4)",
            "timing": "median of 3 alternating rounds of CUDA-graph medians (bench/defaults.py head_to_head)",
            "results": results}
-    (out / f"{doc['date']}-h200-warps-floor.json").write_text(json.dumps(doc, indent=1) + "\n")
+    from run_bench import write_results
+    write_results(doc, args.out, "warps-floor")
 
 
 if __name__ == "__main__":
