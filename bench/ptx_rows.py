@@ -67,16 +67,10 @@ def gen(out):
 
 
 def kernel_us(fn, reps=20):
-    """Device time of the kernels one call launches (torch profiler, mean over `reps` calls)."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            fn()
-        torch.cuda.synchronize()
-    return sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages()) / reps
+    """Device time of the kernels one call launches, in microseconds (run_bench.kernel_ms: the torch
+    profiler, mean over `reps` calls)."""
+    from run_bench import kernel_ms
+    return kernel_ms(fn, reps) * 1e3
 
 
 def loop_us(fn, reps=50):
