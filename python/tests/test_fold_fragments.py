@@ -91,6 +91,17 @@ def test_online_rescale_and_base2_fire_on_attention(tessel_bin, root, tmp_path):
     assert "pgpu.binary mul" in definition, definition
 
 
+def test_base2_reaches_biased_scores(tessel_bin, root, tmp_path):
+    """Scores with an additive bias (q.k * scale + bias) are exponentiated in base 2 too: the sum joins
+    the reference domain and the bias is scaled by log2(e) where it is converted (seed 002 §4); no
+    base-e exponential is left anywhere in the kernel."""
+    source = kernels(root)["bias"]._write(tmp_path, {})
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE], capture_output=True,
+                         text=True)
+    assert opt.returncode == 0, opt.stderr
+    assert "pgpu.unary exp2" in opt.stdout and "pgpu.unary exp " not in opt.stdout
+
+
 def test_free_axis_default_covers_head_dim(root):
     """BLOCK_D declares that it covers the head dimension D: a call's default binds the smallest
     candidate at least D (the mask-free variant when equal), keeping the declared default when D

@@ -22,14 +22,25 @@
 // relaxed numerics permit; under `source` numerics the pass does nothing and
 // says so in a remark.
 //
+// Sums and differences are linear: L * (a + b) = L * a + L * b, so an addition
+// or subtraction of two values that are scaled with the domain joins it (scores
+// = q.k * scale + bias). A value that enters the domain any other way (a loaded
+// bias, unscaled scores, a kernel scalar) is a "leaf": it is multiplied by L
+// once where it is defined, for its uses inside the domain only. That costs one
+// multiplication per element where the exponentials save at least one each
+// (exp lowers to a multiplication by L and the hardware's ex2 with its
+// denormal handling; exp2 to ex2 alone), and next to a sum the multiplication
+// fuses into a multiply-add.
+//
 // Applicability (checked; else nothing changes and a remark says why):
 //   - the domain is closed: every use of one of its values is a domain op
-//     (max/min, select value, broadcast, splat, max/min reduction, carry) or a
-//     difference whose only uses are exponentials; a value that leaves the
-//     domain any other way (stored, added, compared) rejects the rewrite;
+//     (max/min, sum or difference, select value, broadcast, splat, max/min
+//     reduction, carry) or a difference whose only uses are exponentials; a
+//     value that leaves the domain any other way (stored, multiplied,
+//     compared) rejects the rewrite;
 //   - every entry is a multiplication by a scalar factor (a splat, or a kernel
-//     scalar), a float constant, or a carry whose initial value is in the
-//     domain.
+//     scalar), a float constant, a carry whose initial value is in the domain,
+//     or an f32 leaf.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +75,12 @@ bool isF32(Type t) {
 bool isMaxMin(kir::BinaryKind k) {
   return k == kir::BinaryKind::Max || k == kir::BinaryKind::Min || k == kir::BinaryKind::MaxNum ||
          k == kir::BinaryKind::MinNum;
+}
+
+/// An exact sum or difference (commutes with a scaling of both operands).
+bool isLinear(BinaryOp b) {
+  return (b.getKind() == kir::BinaryKind::Add || b.getKind() == kir::BinaryKind::Sub) && !b.getApproximate() &&
+         !b.getFlushToZero();
 }
 
 /// exp(sub(a, b)) of f32 with no numerical attributes, whose difference feeds only exponentials.
@@ -105,9 +122,16 @@ std::optional<double> constantFloat(Value v) {
   return std::nullopt;
 }
 
+/// A root's difference: a subtraction whose only uses are exponentials the pass rewrites.
+bool isRootDifference(Operation *op) {
+  return isa<BinaryOp>(op) && cast<BinaryOp>(op).getKind() == kir::BinaryKind::Sub && !op->use_empty() &&
+         llvm::all_of(op->getUsers(), [](Operation *e) { return isa<UnaryOp>(e) && isRoot(cast<UnaryOp>(e)); });
+}
+
 struct Domain {
   llvm::SetVector<Value> values;
   llvm::SetVector<Operation *> entries; // multiplications by a factor
+  llvm::SetVector<Value> leaves;        // f32 values scaled by an inserted multiplication (not domain values)
   std::string why;                      // why it is not closed, if it is not
 
   bool fail(const std::string &w) {
@@ -129,8 +153,10 @@ struct Domain {
         continue; // scaled at its use
       if (auto arg = dyn_cast<BlockArgument>(v)) {
         auto loop = dyn_cast<ForOp>(arg.getOwner()->getParentOp());
-        if (!loop || arg.getArgNumber() == 0)
-          return fail("a domain value is an argument that is not a loop carry");
+        if (!loop || arg.getArgNumber() == 0) {
+          makeLeaf(v); // a kernel scalar or another region's argument
+          continue;
+        }
         unsigned i = arg.getArgNumber() - 1;
         work.push_back(loop.getInits()[i]);
         work.push_back(loop.getBody().front().getTerminator()->getOperand(i));
@@ -169,15 +195,27 @@ struct Domain {
           work.push_back(bin.getRhs());
           continue;
         }
+        if (isLinear(bin)) {
+          work.push_back(bin.getLhs());
+          work.push_back(bin.getRhs());
+          continue;
+        }
         if (factorOperand(bin)) {
           entries.insert(def);
           continue;
         }
       }
-      return fail("'" + def->getName().getStringRef().str() + "' enters the domain and is not a multiplication by "
-                                                               "a scalar factor");
+      makeLeaf(v);
     }
     return true;
+  }
+
+  bool inDomain(Value v) const { return values.contains(v) || leaves.contains(v); }
+
+  /// `v` enters the domain as it is: it leaves the domain's values (its other uses stay unscaled).
+  void makeLeaf(Value v) {
+    values.remove(v);
+    leaves.insert(v);
   }
 
   /// Grows the domain forward through the ops that carry a domain value to their result unchanged in kind
@@ -192,7 +230,7 @@ struct Domain {
         Operation *u = use.getOwner();
         Value next;
         if (auto bin = dyn_cast<BinaryOp>(u)) {
-          if (isMaxMin(bin.getKind()))
+          if (isMaxMin(bin.getKind()) || (isLinear(bin) && !isRootDifference(bin)))
             next = bin.getResult();
         } else if (auto sel = dyn_cast<SelectOp>(u)) {
           if (use.getOperandNumber() != 0)
@@ -223,10 +261,10 @@ struct Domain {
       for (OpOperand &use : v.getUses()) {
         Operation *u = use.getOwner();
         if (auto bin = dyn_cast<BinaryOp>(u)) {
-          if (isMaxMin(bin.getKind()) && values.contains(bin.getResult()))
+          if ((isMaxMin(bin.getKind()) || isLinear(bin)) && values.contains(bin.getResult()))
             continue;
-          if (bin.getKind() == kir::BinaryKind::Sub && values.contains(bin.getLhs()) &&
-              values.contains(bin.getRhs()) && llvm::all_of(bin->getUsers(), [](Operation *e) {
+          if (bin.getKind() == kir::BinaryKind::Sub && inDomain(bin.getLhs()) && inDomain(bin.getRhs()) &&
+              llvm::all_of(bin->getUsers(), [](Operation *e) {
                 return isa<UnaryOp>(e) && isRoot(cast<UnaryOp>(e));
               }))
             continue;
@@ -296,10 +334,10 @@ struct ExpBase2 : public tessel::pgpu::impl::PGPUExpBase2Base<ExpBase2> {
       for (Operation *op : members)
         group.push_back(cast<UnaryOp>(op));
       ok = ok && dom.closed();
-      if (!ok || dom.entries.empty()) {
+      if (!ok || (dom.entries.empty() && dom.leaves.empty())) {
         if (remarks)
           emitRemark(root.getLoc()) << "pgpu-exp-base2: exp stays base e: "
-                                    << (ok ? std::string("no scalar factor enters its domain") : dom.why);
+                                    << (ok ? std::string("nothing enters its domain") : dom.why);
         done.insert(root);
         for (Operation *op : members)
           done.insert(op);
@@ -311,7 +349,8 @@ struct ExpBase2 : public tessel::pgpu::impl::PGPUExpBase2Base<ExpBase2> {
       if (remarks)
         emitRemark(root.getLoc()) << "pgpu-exp-base2: " << group.size() << " exponential(s) of a " << dom.values.size()
                                   << "-value reference domain in base 2; the domain scaled by log2(e) at "
-                                  << dom.entries.size() << " scalar factor(s)";
+                                  << dom.entries.size() << " scalar factor(s) and " << dom.leaves.size()
+                                  << " leaf value(s)";
     }
   }
 
@@ -356,8 +395,41 @@ struct ExpBase2 : public tessel::pgpu::impl::PGPUExpBase2Base<ExpBase2> {
         use.set(scaled);
       }
     }
+    // Leaves: one multiplication by L where the leaf is defined, for its uses inside the domain.
+    llvm::SmallPtrSet<Operation *, 8> differences;
+    for (UnaryOp e : group)
+      differences.insert(e.getOperand().getDefiningOp());
+    for (Value leaf : dom.leaves) {
+      OpBuilder b(leaf.getContext());
+      b.setInsertionPointAfterValue(leaf);
+      Location loc = leaf.getLoc();
+      Type f32 = b.getF32Type();
+      Value l = arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, kLog2E));
+      if (isa<FragmentType>(leaf.getType()))
+        l = SplatOp::create(b, loc, leaf.getType(), l);
+      Value scaled = BinaryOp::create(b, loc, leaf.getType(), kir::BinaryKind::Mul, leaf, l);
+      leaf.replaceUsesWithIf(scaled, [&](OpOperand &use) { return flowsIntoDomain(dom, differences, use); });
+    }
     for (UnaryOp e : group)
       e.setKind(kir::UnaryKind::Exp2);
+  }
+
+  /// Whether `use` carries its value into a domain value (or one of the group's differences).
+  static bool flowsIntoDomain(Domain &dom, const llvm::SmallPtrSetImpl<Operation *> &differences, OpOperand &use) {
+    Operation *u = use.getOwner();
+    if (differences.contains(u))
+      return true;
+    if (auto loop = dyn_cast<ForOp>(u))
+      return use.getOperandNumber() >= 3 &&
+             dom.values.contains(loop.getBody().front().getArgument(use.getOperandNumber() - 2));
+    if (isa<YieldOp>(u))
+      if (auto loop = dyn_cast<ForOp>(u->getParentOp()))
+        return dom.values.contains(loop.getResult(use.getOperandNumber()));
+    if (auto s = dyn_cast<SelectOp>(u))
+      return use.getOperandNumber() != 0 && dom.values.contains(s.getResult());
+    if (dom.entries.contains(u))
+      return false; // an entry's factor is scaled as a factor, its other operand stays outside
+    return u->getNumResults() == 1 && dom.values.contains(u->getResult(0));
   }
 };
 } // namespace

@@ -237,3 +237,135 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
   }
 }
+
+// -----
+
+// COM: A sum joins the domain (L * (a + b) = L * a + L * b): the scaled scores plus a loaded bias. The
+// COM: factor becomes scale * log2(e); the bias is a leaf, multiplied by log2(e) once where it is
+// COM: converted, for its use in the sum only (its store keeps the unscaled value).
+// CHECK-LABEL: pgpu.kernel @biased
+// CHECK: %[[B:.*]] = pgpu.cast %{{.*}} : !pgpu.fragment<f16, [16, 16]> to !pgpu.fragment<f32, [16, 16]>
+// CHECK: %[[L:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[LS:.*]] = pgpu.splat %[[L]]
+// CHECK: %[[BL:.*]] = pgpu.binary mul %[[B]], %[[LS]]
+// CHECK: %[[S:.*]] = pgpu.binary add %{{.*}}, %[[BL]]
+// CHECK: pgpu.binary sub %[[S]]
+// CHECK: pgpu.unary exp2
+// CHECK: pgpu.store %[[B]], %bv
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  pgpu.kernel @biased(%xv: !pgpu.view<f32, [16, 16], in>, %hv: !pgpu.view<f16, [16, 16], in>,
+                      %ov: !pgpu.view<f32, [16, 16], out>, %bv: !pgpu.view<f32, [16, 16], out>, %scale: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    %zh = arith.constant 0.0 : f16
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %ii = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %jj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %x = pgpu.load %xv[%ii, %jj] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f32, [16, 16]>
+      %h = pgpu.load %hv[%ii, %jj] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+      %b = pgpu.cast %h : !pgpu.fragment<f16, [16, 16]> to !pgpu.fragment<f32, [16, 16]>
+      %sc = pgpu.splat %scale : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %xs = pgpu.binary mul %x, %sc : !pgpu.fragment<f32, [16, 16]>
+      %s = pgpu.binary add %xs, %b : !pgpu.fragment<f32, [16, 16]>
+      %mt = pgpu.reduce %s axes [1] identity(%ninf : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+      ^bb0(%a: f32, %c: f32):
+        %o = pgpu.binary max %a, %c : f32
+        pgpu.yield %o : f32
+      }
+      %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %d = pgpu.binary sub %s, %mtb : !pgpu.fragment<f32, [16, 16]>
+      // expected-remark@+1 {{pgpu-exp-base2: 1 exponential(s) of a 4-value reference domain in base 2; the domain scaled by log2(e) at 1 scalar factor(s) and 1 leaf value(s)}}
+      %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
+      pgpu.store %e, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.store %b, %bv[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: With no factor at all (exp(x - max x) of a loaded row), the row itself is the leaf: one
+// COM: multiplication per element in place of the one each base-e exponential carries.
+// CHECK-LABEL: pgpu.kernel @leaf_only
+// CHECK: %[[X:.*]] = pgpu.load
+// CHECK: %[[XL:.*]] = pgpu.binary mul %[[X]], %{{.*}}
+// CHECK: pgpu.reduce %[[XL]]
+// CHECK: pgpu.binary sub %[[XL]]
+// CHECK: pgpu.unary exp2
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  pgpu.kernel @leaf_only(%xv: !pgpu.view<f32, [16, 16], in>, %ov: !pgpu.view<f32, [16, 16], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %ii = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %jj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %x = pgpu.load %xv[%ii, %jj] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f32, [16, 16]>
+      %mt = pgpu.reduce %x axes [1] identity(%ninf : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+      ^bb0(%a: f32, %c: f32):
+        %o = pgpu.binary max %a, %c : f32
+        pgpu.yield %o : f32
+      }
+      %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %d = pgpu.binary sub %x, %mtb : !pgpu.fragment<f32, [16, 16]>
+      // expected-remark@+1 {{at 0 scalar factor(s) and 1 leaf value(s)}}
+      %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
+      pgpu.store %e, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the biased scores are also multiplied by a value of no domain (a sum joins the
+// COM: domain, a product with a non-factor does not), so the domain is not closed.
+// CHECK-LABEL: pgpu.kernel @sum_escapes
+// CHECK-NOT: pgpu.unary exp2
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  pgpu.kernel @sum_escapes(%xv: !pgpu.view<f32, [16, 16], in>, %yv: !pgpu.view<f32, [16, 16], in>,
+                           %ov: !pgpu.view<f32, [16, 16], out>, %wv: !pgpu.view<f32, [16, 16], out>, %scale: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %ii = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %jj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %x = pgpu.load %xv[%ii, %jj] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f32, [16, 16]>
+      %y = pgpu.load %yv[%ii, %jj] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f32, [16, 16]>
+      %sc = pgpu.splat %scale : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %xs = pgpu.binary mul %x, %sc : !pgpu.fragment<f32, [16, 16]>
+      %s = pgpu.binary add %xs, %y : !pgpu.fragment<f32, [16, 16]>
+      %w = pgpu.binary mul %s, %y : !pgpu.fragment<f32, [16, 16]>
+      %mt = pgpu.reduce %s axes [1] identity(%ninf : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+      ^bb0(%a: f32, %c: f32):
+        %o = pgpu.binary max %a, %c : f32
+        pgpu.yield %o : f32
+      }
+      %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %d = pgpu.binary sub %s, %mtb : !pgpu.fragment<f32, [16, 16]>
+      // expected-remark@+1 {{pgpu-exp-base2: exp stays base e: a domain value is used by a 'mul' outside the domain}}
+      %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
+      pgpu.store %e, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.store %w, %wv[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -241,20 +241,24 @@ def PGPUExpBase2 : Pass<"pgpu-exp-base2", "::mlir::ModuleOp"> {
   let summary = "normalized exponentials in base 2, their reference domain scaled by log2(e) (seed 002 §4)";
   let description = [{
     Reads: f32 `exp(a - b)` whose difference feeds only exponentials, and the
-    reference domain of a and b: values reached through max/min, selects,
-    broadcasts, splats, max/min reductions, loop carries, constants, up to
-    multiplications by a scalar factor (scores = q.k * scale).
+    reference domain of a and b: values reached through max/min, sums and
+    differences, selects, broadcasts, splats, max/min reductions, loop carries,
+    constants, up to multiplications by a scalar factor (scores = q.k * scale)
+    or leaves (any other f32 value entering it: a converted bias, unscaled
+    scores).
     Legality: exp(a - b) = exp2(a L - b L) with L = log2(e); every domain op
-    commutes with a positive scaling, constants are scaled with it (0 and
-    +-inf are fixed points), and the domain is closed (no value of it is used
-    any other way), so scaling its entries by L scales all of it. The rounding
-    differs: module numerics `relaxed_normalization` (seed 002 §1).
+    commutes with a positive scaling (sums: L(a + b) = La + Lb), constants are
+    scaled with it (0 and +-inf are fixed points), and the domain is closed (no
+    value of it is used any other way), so scaling its entries by L scales all
+    of it. The rounding differs: module numerics `relaxed_normalization` (seed
+    002 §1).
     Rewrites: each entry's factor f becomes f * L (one scalar multiplication),
+    each leaf x is multiplied by L once where it is defined for its uses in the
+    domain (one multiplication per element, where every exponential saves one),
     constants inside the domain c * L, each exp of a difference exp2.
     Preserves: values up to the permitted rounding, effects, ABI, origins.
     Must not fire: numerics `source` (remark), a domain value used outside the
-    domain (stored, added, compared), an entry that is not a multiplication by a
-    scalar factor, a domain with no such entry.
+    domain (stored, multiplied by a non-factor, compared).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
