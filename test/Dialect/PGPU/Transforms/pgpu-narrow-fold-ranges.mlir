@@ -171,3 +171,92 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A window t in (s - 8, s] with a per-lane "any key visible" component. In a mixed interval
+// COM: the OR over the tile of (t < e) & (t <= s) & (t > s - 8) is interval arithmetic on the lanes:
+// COM: max(b, s - 8 + 1) < min(b + BT, s + 1, e) -- no i1 [BS, BT] reduction is left in the mixed
+// COM: folds. The second component's OR reduction reads a loaded value (not a coordinate predicate):
+// COM: it must stay.
+// CHECK-LABEL: pgpu.kernel @window_any
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.region_fold
+// CHECK: %[[LO:.*]] = pgpu.binary max %{{.*}} : !pgpu.fragment<index, [BS]>
+// CHECK: pgpu.binary min %{{.*}} : !pgpu.fragment<index, [BS]>
+// CHECK: pgpu.cmp lt %[[LO]], %{{.*}} : !pgpu.fragment<index, [BS]>
+// CHECK: pgpu.reduce
+// CHECK-NOT: pgpu.reduce
+// CHECK: } combine {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @window_any(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<i1, [S], out>, %w: !pgpu.view<i1, [S], out>)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %false = arith.constant false
+    %S = pgpu.extent %y[0] : !pgpu.view<i1, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %false : i1 -> !pgpu.fragment<i1, [BS]>
+      // expected-remark @+1 {{2 per-lane 'any' of a mixed tile from the position ranges}}
+      %some:2 = pgpu.region_fold %c0 to %T step %bt identity(%id, %id : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<i1, [BS]>)
+          operands(%s, %x : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>) -> (!pgpu.fragment<i1, [BS]>, !pgpu.fragment<i1, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>):
+        %f = arith.constant false
+        %z = arith.constant 0.0 : f32
+        %k8 = arith.constant 8 : index
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %ok2 = pgpu.broadcast %ok dims [1] : !pgpu.fragment<i1, [BT]> -> !pgpu.fragment<i1, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %le = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %w8 = pgpu.splat %k8 : index -> !pgpu.fragment<index, [BS]>
+        %sw = pgpu.binary sub %ss, %w8 : !pgpu.fragment<index, [BS]>
+        %sw2 = pgpu.broadcast %sw dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %gt = pgpu.cmp gt %t2, %sw2 : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary and %le, %gt : !pgpu.fragment<i1, [BS, BT]>
+        %ff = pgpu.splat %f : i1 -> !pgpu.fragment<i1, [BS, BT]>
+        %live = pgpu.select %ok2, %vis, %ff : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<i1, [BS, BT]>
+        %any = pgpu.reduce %live axes [1] identity(%f : i1) : (!pgpu.fragment<i1, [BS, BT]>) -> (!pgpu.fragment<i1, [BS]>) {
+        ^bb0(%l: i1, %q: i1):
+          %a = pgpu.binary or %l, %q : i1
+          pgpu.yield %a : i1
+        }
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %zt = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BT]>
+        %pos = pgpu.cmp gt %v, %zt : !pgpu.fragment<f32, [BT]>
+        %pos2 = pgpu.broadcast %pos dims [1] : !pgpu.fragment<i1, [BT]> -> !pgpu.fragment<i1, [BS, BT]>
+        %hit = pgpu.select %vis, %pos2, %ff : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<i1, [BS, BT]>
+        %anyhit = pgpu.reduce %hit axes [1] identity(%f : i1) : (!pgpu.fragment<i1, [BS, BT]>) -> (!pgpu.fragment<i1, [BS]>) {
+        ^bb0(%l: i1, %q: i1):
+          %a = pgpu.binary or %l, %q : i1
+          pgpu.yield %a : i1
+        }
+        pgpu.yield %any, %anyhit : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<i1, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<i1, [BS]>, %l2: !pgpu.fragment<i1, [BS]>, %q: !pgpu.fragment<i1, [BS]>, %q2: !pgpu.fragment<i1, [BS]>):
+        %a = pgpu.binary or %l, %q : !pgpu.fragment<i1, [BS]>
+        %a2 = pgpu.binary or %l2, %q2 : !pgpu.fragment<i1, [BS]>
+        pgpu.yield %a, %a2 : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<i1, [BS]>
+      }
+      pgpu.store %some#0, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<i1, [BS]>, !pgpu.view<i1, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.store %some#1, %w[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<i1, [BS]>, !pgpu.view<i1, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -159,10 +159,19 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     (mixed), their results combined in source order with the fold's combine
     (its associativity is the fold's contract); [lo, F0) and [F1, hi) are not
     traversed. Boundaries are computed from the program's coordinates in IR.
+    In the mixed folds, an OR reduction over the tile positions of a
+    conjunction (ands, selects with a false alternative) of these predicates
+    and the tail mask becomes, per free lane, max(begin, lower bounds) <
+    min(begin + step, end, upper bounds): each conjunct admits a half-line of
+    positions (K = p + c < Q: p < Q - c, and so on), so the reduction is an
+    interval's nonemptiness, exactly (index arithmetic on the lanes in place of
+    a predicate per lane and position and a cross-lane reduction).
     Preserves: values, source order, effects, ABI, origins.
     Must not fire: folds with no tile-position iota, predicates over values
     computed inside the summarizer, a false interval whose summary is not
-    provably the identity (it stays, as mixed).
+    provably the identity (it stays, as mixed); an OR reduction with a conjunct
+    that is not an analyzed predicate, or whose lane operand varies along the
+    reduced axis (it stays).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
