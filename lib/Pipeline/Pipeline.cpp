@@ -79,6 +79,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   //      and its exponentials in base 2, the reference domain scaled by log2(e) at its scalar factors (§4).
   pm.addPass(pgpu::createPGPUExpBase2());
   pm.addPass(pgpu::createPGPUMergeContractAdd());
+  //      (§3.5) a mixed tile's "any position admitted" from the coordinate ranges, after the
+  //      rescaling's proofs have read its conjunction.
+  pm.addPass(pgpu::createPGPUAnyOfRanges());
   if (stopAfter("realize-folds") || stage == Stage::PGPU)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller).

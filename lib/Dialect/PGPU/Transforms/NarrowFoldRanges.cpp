@@ -28,14 +28,7 @@
 //   [F1, hi)   skipped, as above;
 //
 // with every boundary aligned to the tiles and clamped, so the intervals
-// partition [lo, hi). In a mixed interval, "some position of the tile
-// satisfies the predicates" for each free lane -- an OR reduction over the
-// tile's positions of a conjunction of the predicates and the tail mask -- is
-// exact interval arithmetic: each conjunct bounds the positions p on one side
-// (K = p + c < Q: p < Q - c; <=: p < Q - c + 1; >: p >= Q - c + 1; >=:
-// p >= Q - c; the tail: p < e), so the reduction is max(b, lower bounds) <
-// min(b + S, e, upper bounds) on the lanes of Q: O(lanes) index operations in
-// place of O(lanes x S) predicate lanes and a cross-lane reduction. Each interval is its own pgpu.region_fold, the first
+// partition [lo, hi). Each interval is its own pgpu.region_fold, the first
 // from the identity and each later one from the summary of those before it
 // (identity operand = initial summary: combine(combine(r, s1), s2) =
 // combine(r, combine(s1, s2)) by the combine's associativity, the region
@@ -76,7 +69,6 @@ struct Predicate {
   kir::CmpPredicate pred{};  // K pred Q
   TileCoord k;
   Value qmin, qmax;          // scalars before the fold
-  bool flipped = false;      // the compare is written Q pred' K
 };
 
 class FoldNarrower {
@@ -102,8 +94,6 @@ private:
   std::optional<TileCoord> tileCoord(Value v);
   bool laneRange(Value v, Value &lo, Value &hi);
   bool provesIdentity(CmpOp cmp);
-  unsigned rangeAnys(RegionFoldOp part, IRMapping &map);
-  Value anyOfRange(ReduceOp r, ArrayRef<const Predicate *> leaves, ArrayRef<CmpOp> cmps);
 
   RegionFoldOp fold;
   OpBuilder b;
@@ -241,7 +231,7 @@ bool FoldNarrower::analyze() {
       if (!pred)
         return;
       std::optional<TileCoord> k = tileCoord(kv);
-      Predicate p{cmp, false, *pred, k ? *k : TileCoord{}, {}, {}, flipped};
+      Predicate p{cmp, false, *pred, k ? *k : TileCoord{}, {}, {}};
       if (k && laneRange(stripBroadcast(qv), p.qmin, p.qmax)) {
         preds.push_back(p);
         return;
@@ -332,147 +322,6 @@ bool FoldNarrower::provesIdentity(CmpOp cmp) {
 }
 
 //===----------------------------------------------------------------------===//
-// Per-lane "any" of a mixed tile as interval arithmetic
-//===----------------------------------------------------------------------===//
-
-bool isFalseSplat(Value v) {
-  if (auto s = v.getDefiningOp<SplatOp>())
-    v = s.getOperand();
-  APInt c;
-  return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isZero();
-}
-
-/// In the mixed fold `part` (a clone of the narrowed fold, `map` from the original), each OR reduction
-/// over the tile positions of a conjunction of the analyzed predicates becomes the per-lane test
-/// lower < upper of the positions they admit. Returns how many were rewritten.
-unsigned FoldNarrower::rangeAnys(RegionFoldOp part, IRMapping &map) {
-  DenseMap<Operation *, const Predicate *> leafOf;
-  for (Predicate &p : preds)
-    if (Operation *c = map.lookupOrNull(p.cmp.getOperation()))
-      leafOf[c] = &p;
-  SmallVector<ReduceOp> ors;
-  part.getSummarize().walk([&](ReduceOp r) {
-    if (r.getInputs().size() != 1 || r.getAxes().size() != 1 || !isFalseSplat(r.getIdentities()[0]))
-      return;
-    BinaryOp c = singleBinaryCombine(r.getCombine().front());
-    if (c && c.getKind() == kir::BinaryKind::Or && elementTypeOf(r.getInputs()[0].getType()).isInteger(1))
-      ors.push_back(r);
-  });
-  unsigned done = 0;
-  for (ReduceOp r : ors) {
-    // The conjunction's leaves: ands and selects with a false alternative, down to the predicates.
-    SmallVector<Value> work{r.getInputs()[0]};
-    SmallVector<const Predicate *> leaves;
-    SmallVector<CmpOp> cmps;
-    bool ok = true;
-    while (ok && !work.empty()) {
-      Value v = work.pop_back_val();
-      if (auto a = v.getDefiningOp<BinaryOp>(); a && a.getKind() == kir::BinaryKind::And) {
-        work.append({a.getLhs(), a.getRhs()});
-        continue;
-      }
-      if (auto sel = v.getDefiningOp<SelectOp>(); sel && isFalseSplat(sel.getFalseValue())) {
-        work.append({sel.getCondition(), sel.getTrueValue()});
-        continue;
-      }
-      Value base = v;
-      auto br = v.getDefiningOp<BroadcastOp>();
-      if (br)
-        base = br.getOperand();
-      auto cmp = base.getDefiningOp<CmpOp>();
-      const Predicate *p = cmp ? leafOf.lookup(cmp.getOperation()) : nullptr;
-      // A broadcast leaf is the 1-d tail mask laid along the reduced axis; others are lane predicates.
-      ok = p && (!br || (p->tail && br.getDims().size() == 1 && br.getDims()[0] == r.getAxes()[0]));
-      if (ok) {
-        leaves.push_back(p);
-        cmps.push_back(cmp);
-      }
-    }
-    if (!ok)
-      continue;
-    if (Value any = anyOfRange(r, leaves, cmps)) {
-      r.getResult(0).replaceAllUsesWith(any);
-      ++done;
-    }
-  }
-  return done;
-}
-
-/// lower < upper over the lanes of `r`'s result, or null when a predicate's lane operand is not laid
-/// along the result's lanes (then the reduction stays).
-Value FoldNarrower::anyOfRange(ReduceOp r, ArrayRef<const Predicate *> leaves, ArrayRef<CmpOp> cmps) {
-  auto part = r->getParentOfType<RegionFoldOp>();
-  if (!part)
-    return {};
-  int64_t axis = r.getAxes()[0];
-  auto inType = cast<FragmentType>(r.getInputs()[0].getType());
-  auto lanes = dyn_cast<FragmentType>(r.getResult(0).getType());
-  OpBuilder at(r);
-  Location loc = r.getLoc();
-  Type indexLanes = lanes ? Type(FragmentType::get(r.getContext(), at.getIndexType(), lanes.getExtents()))
-                          : Type(at.getIndexType());
-  SmallVector<int64_t> kept;
-  for (int64_t d = 0; d < inType.getRank(); ++d)
-    if (d != axis)
-      kept.push_back(d);
-  // Q's source per result lane: a value over the lanes (broadcast along the kept axes), or a scalar.
-  auto laneSource = [&](Value qv) -> Value {
-    if (auto br = qv.getDefiningOp<BroadcastOp>()) {
-      if (br.getOperand().getType() == indexLanes && br.getDims() == ArrayRef<int64_t>(kept))
-        return br.getOperand();
-      qv = br.getOperand();
-    }
-    if (auto sp = qv.getDefiningOp<SplatOp>())
-      return sp.getOperand();
-    return qv.getType().isIndex() ? qv : Value();
-  };
-  // Check every leaf before building anything.
-  SmallVector<Value> sources;
-  for (auto [p, c] : llvm::zip(leaves, cmps)) {
-    if (p->tail) {
-      sources.push_back({});
-      continue;
-    }
-    CmpOp cmp = c;
-    Value kv = p->flipped ? cmp.getRhs() : cmp.getLhs(), qv = p->flipped ? cmp.getLhs() : cmp.getRhs();
-    auto br = kv.getDefiningOp<BroadcastOp>(); // K: the positions (plus an offset) along the reduced axis
-    if (br ? (br.getDims().size() != 1 || br.getDims()[0] != axis) : inType.getRank() != 1)
-      return {};
-    Value q = laneSource(qv);
-    if (!q)
-      return {};
-    sources.push_back(q);
-  }
-  auto overLanes = [&](Value x) -> Value {
-    return lanes && x.getType() != indexLanes ? Value(SplatOp::create(at, loc, indexLanes, x)) : x;
-  };
-  auto bin = [&](kir::BinaryKind k, Value x, Value y) {
-    return BinaryOp::create(at, loc, k, overLanes(x), overLanes(y), false, false).getResult();
-  };
-  Block &body = part.getSummarize().front();
-  Value begin = body.getArgument(0), end = body.getArgument(1);
-  // The tile's positions [begin, begin + S), S the positions' extent.
-  Value step = extentValue(at, loc, cast<FragmentType>(positions.front().getType()));
-  Value one = arith::ConstantIndexOp::create(at, loc, 1);
-  Value lo = overLanes(begin), hi = overLanes(BinaryOp::create(at, loc, kir::BinaryKind::Add, begin, step, false, false));
-  for (auto [p, q] : llvm::zip(leaves, sources)) {
-    if (p->tail) {
-      hi = bin(kir::BinaryKind::Min, hi, end);
-      continue;
-    }
-    if (p->k.offset)
-      q = bin(kir::BinaryKind::Sub, q, p->k.offset);
-    switch (p->pred) {
-    case kir::CmpPredicate::LT: hi = bin(kir::BinaryKind::Min, hi, q); break;
-    case kir::CmpPredicate::LE: hi = bin(kir::BinaryKind::Min, hi, bin(kir::BinaryKind::Add, q, one)); break;
-    case kir::CmpPredicate::GT: lo = bin(kir::BinaryKind::Max, lo, bin(kir::BinaryKind::Add, q, one)); break;
-    default: lo = bin(kir::BinaryKind::Max, lo, q); break; // GE (analyze keeps only <, <=, >, >=)
-    }
-  }
-  return CmpOp::create(at, loc, kir::CmpPredicate::LT, lo, hi);
-}
-
-//===----------------------------------------------------------------------===//
 // The rewrite
 //===----------------------------------------------------------------------===//
 
@@ -546,7 +395,6 @@ void FoldNarrower::rewrite() {
   t1 = mn(mx(t1, t0), f1);
   // Folds over [a, z): the mixed ones are clones; the middle one has its predicates true.
   SmallVector<Value> acc;
-  unsigned anys = 0;
   auto piece = [&](Value a, Value z, bool allTrue) {
     IRMapping map;
     auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation(), map));
@@ -561,8 +409,6 @@ void FoldNarrower::rewrite() {
         cloned.erase();
       }
       foldTrueMasks(part.getSummarize());
-    } else {
-      anys += rangeAnys(part, map);
     }
     // The ordered fold continues from the summary of the intervals before this one (its initial summary,
     // the identity for the first): one set of carries live at a time, no combine of partial folds after.
@@ -579,8 +425,7 @@ void FoldNarrower::rewrite() {
   unsigned ranged = llvm::count_if(preds, [](const Predicate &p) { return !p.tail; });
   adopted = std::to_string(ranged) + " coordinate predicate(s) and " + std::to_string(preds.size() - ranged) +
             " tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; " +
-            std::to_string(skipped) + " all-false interval(s) skipped (identity proven)" +
-            (anys ? "; " + std::to_string(anys) + " per-lane 'any' of a mixed tile from the position ranges" : "");
+            std::to_string(skipped) + " all-false interval(s) skipped (identity proven)";
 }
 
 struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<NarrowFoldRanges> {

@@ -159,19 +159,10 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     (mixed), their results combined in source order with the fold's combine
     (its associativity is the fold's contract); [lo, F0) and [F1, hi) are not
     traversed. Boundaries are computed from the program's coordinates in IR.
-    In the mixed folds, an OR reduction over the tile positions of a
-    conjunction (ands, selects with a false alternative) of these predicates
-    and the tail mask becomes, per free lane, max(begin, lower bounds) <
-    min(begin + step, end, upper bounds): each conjunct admits a half-line of
-    positions (K = p + c < Q: p < Q - c, and so on), so the reduction is an
-    interval's nonemptiness, exactly (index arithmetic on the lanes in place of
-    a predicate per lane and position and a cross-lane reduction).
     Preserves: values, source order, effects, ABI, origins.
     Must not fire: folds with no tile-position iota, predicates over values
     computed inside the summarizer, a false interval whose summary is not
-    provably the identity (it stays, as mixed); an OR reduction with a conjunct
-    that is not an analyzed predicate, or whose lane operand varies along the
-    reduced axis (it stays).
+    provably the identity (it stays, as mixed).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
@@ -291,6 +282,32 @@ def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
+def PGPUAnyOfRanges : Pass<"pgpu-any-of-ranges", "::mlir::ModuleOp"> {
+  let summary = "an OR over positions of coordinate comparisons is an interval's nonemptiness (seed 002 §3.5)";
+  let description = [{
+    Reads: i1 OR reductions along one axis r, from false, of a conjunction
+    (ands, selects with a false alternative) of comparisons `K pred Q` where K
+    is the positions laid along r (`iota(base)`, plus a splat offset) and Q
+    is constant along r (a broadcast along the other axes, a splat, a scalar),
+    every comparison over the same positions.
+    Legality: K's lane j holds k0 + j for j in [0, S), so each comparison
+    admits a half-line of j (K < Q: j < Q - k0; <=: j < Q - k0 + 1; >:
+    j >= Q - k0 + 1; >=: j >= Q - k0; mirrored when written Q pred K) and the
+    conjunction an interval; the OR is its nonemptiness, exactly
+    (predicate range analysis from coordinate expressions, seed 002 §3.5).
+    Rewrites: the reduction becomes max(0, lower bounds) < min(S, upper
+    bounds) on the result's lanes (index operations per lane in place of a
+    predicate per lane and position and a cross-lane reduction). Runs after
+    the online rescaling, whose row-guard proof reads the conjunction.
+    Preserves: values, effects, ABI, origins.
+    Must not fire: a conjunct that is not such a comparison (a loaded flag),
+    a Q that varies along r, comparisons over different positions, other
+    reductions.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
 def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
