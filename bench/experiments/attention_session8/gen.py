@@ -9,6 +9,9 @@ edit tests one hypothesis before a pass is written for it (none is a compiler fe
          ends are multiples of BLOCK_T here): what the lane masks of mixed tiles cost
   noany  a mixed tile's "any key visible" row reduction (an OR over the tile) is read off the row
          maximum of the masked scores instead (> -inf): what that reduction costs
+  tma    the K and V tiles of every key loop are loaded through 4-d tensor descriptors (TMA, box
+         [1, 1, BLOCK_T, BLOCK_D]; out-of-range keys read as zero, like the masked loads' fill)
+  ws     every key loop asks for Triton's warp specialization (tl.range(..., warp_specialize=True))
 """
 import json, re, sys, pathlib
 sys.path[:0] = ["python", "bench"]
@@ -70,6 +73,38 @@ def noany(src):
     return "\n".join(out)
 
 
+def tma(src):
+    """K/V pointer loads whose rows are iota(loop start) become descriptor loads at [b, h, start, 0]."""
+    defs = dict(re.findall(r"^\s+(v\d+) = (.*)$", src, flags=re.M))
+    kernel = re.search(r"^def (_\w+_kernel)\(([^)]*)\):\n", src, flags=re.M)
+    descs = set()
+
+    def repl(m):
+        ind, out, view, b, h, rows, cols = m.groups()
+        br = re.match(r"tl\.broadcast_to\((v\d+)\[:, None\], \[(\d+), (\d+)\]\)$", defs.get(rows, ""))
+        if not br:
+            return m.group(0)
+        pos = re.match(r"tl\.arange\(0, (\d+)\) \+ (v\d+)$", defs.get(br.group(1), ""))
+        if not pos:
+            return m.group(0)
+        bt, bd = br.group(2), br.group(3)
+        descs.add((view, bt, bd))
+        return f"{ind}{out} = tl.reshape(_d{view}.load([{b}, {h}, {pos.group(2)}, 0]), [{bt}, {bd}])"
+
+    out = re.sub(r"^(\s+)(v\d+) = tl\.load\((K|V) \+ \((v\d+)\) \* \3_stride0 \+ \((v\d+)\) \* \3_stride1 \+ "
+                 r"\((v\d+)\) \* \3_stride2 \+ \((v\d+)\) \* \3_stride3, mask=v\d+, other=[^\n]*\)$",
+                 repl, src, flags=re.M)
+    head = "".join(f"    _d{v} = tl.make_tensor_descriptor({v}, shape=[_extent_B, _extent_H, _extent_T, _extent_D], "
+                   f"strides=[{v}_stride0, {v}_stride1, {v}_stride2, 1], block_shape=[1, 1, {bt}, {bd}])\n"
+                   for v, bt, bd in sorted(descs))
+    out = out[:kernel.end()] + head + out[kernel.end():]
+    return out + "\n_tma_allocator()\n"
+
+
+def ws(src):
+    return re.sub(r"for (v\d+) in range\(([^)]*)\):", r"for \1 in tl.range(\2, warp_specialize=True):", src)
+
+
 variants = []
 
 
@@ -86,21 +121,14 @@ def add(name, maker, kind, params, ce, edit=None, shape=(4, 32, 4096, 128)):
 
 
 base = cfg(128, 64, 8, 3)
-add("bias", AK.bias_attention, "bias", base, {})
-add("bias_exp2", AK.bias_attention, "bias", base, {}, exp2)
-add("bias_nomask", AK.bias_attention, "bias", base, {}, nomask)
-add("bias_bfirst", AK.bias_attention, "bias", base, {}, bfirst)
-add("bias_all", AK.bias_attention, "bias", base, {}, lambda s: bfirst(nomask(exp2(s))))
-add("bias_64", AK.bias_attention, "bias", cfg(64, 64, 4, 3), {})
-add("bias_64_all", AK.bias_attention, "bias", cfg(64, 64, 4, 3), {}, lambda s: bfirst(nomask(exp2(s))))
-add("window_64x32", AK.window_attention, "window", cfg(64, 32, 4, 3), {})
-add("window_64x32_bfirst", AK.window_attention, "window", cfg(64, 32, 4, 3), {}, bfirst)
-add("window_64x32_nolane", AK.window_attention, "window", cfg(64, 32, 4, 3), {}, nolane)
-add("window_64x32_noany", AK.window_attention, "window", cfg(64, 32, 4, 3), {}, noany)
-add("window_64x32_both", AK.window_attention, "window", cfg(64, 32, 4, 3), {}, lambda s: noany(nolane(s)))
-add("window_64x64_both", AK.window_attention, "window", cfg(64, 64, 4, 3), {}, lambda s: noany(nolane(s)))
-add("window_128x64_both", AK.window_attention, "window", cfg(128, 64, 8, 3), {}, lambda s: noany(nolane(s)))
-add("window_128x64", AK.window_attention, "window", cfg(128, 64, 8, 3), {})
-add("full", AK.attention, "full", base, {"CAUSAL": False})
+# run 3: TMA and warp specialization on the causal and full kernels (after pgpu-any-of-ranges)
+for tag, ce in (("causal", {"CAUSAL": True}), ("full", {"CAUSAL": False})):
+    for c in (cfg(128, 64, 8, 3), cfg(64, 64, 4, 3)):
+        n = f"{tag}_{c['BLOCK_S']}"
+        add(n, AK.attention, tag, c, ce)
+        add(n + "_tma", AK.attention, tag, c, ce, tma)
+        add(n + "_tma_ws", AK.attention, tag, c, ce, lambda s: ws(tma(s)))
+add("bias_128", AK.bias_attention, "bias", base, {})
+add("bias_128_tma", AK.bias_attention, "bias", base, {}, tma)
 (HERE / "manifest.json").write_text(json.dumps(variants, indent=1))
 print(len(variants), "variants")
