@@ -13,6 +13,11 @@ import subprocess
 import numpy as np
 import pytest
 
+# Before anything imports triton (as test_abi_misuse and the other interpreter tests do): set inside the
+# test, it came too late when an earlier test module had imported triton, and Triton's own jit helpers
+# (tl.cdiv) were then compiled-mode functions inside an interpreted kernel.
+os.environ["TRITON_INTERPRET"] = "1"
+
 RELAXED = "#kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>"
 KERNELS = {"softmax": ("softmax.mlir", "x", "y", "N"), "cross_entropy": ("cross_entropy.mlir", "logits", "loss", "C")}
 
@@ -93,7 +98,6 @@ def test_special_values(tessel_bin, root, tmp_path):
 
 @pytest.mark.parametrize("n", [65, 200])
 def test_joined_softmax_through_triton(n, tmp_path, monkeypatch):
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
