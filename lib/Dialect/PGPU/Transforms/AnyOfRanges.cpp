@@ -133,16 +133,10 @@ bool conjunction(ReduceOp r, Type indexLanes, SmallVectorImpl<Conjunct> &out, Va
       why = "a conjunct is not a comparison";
       return false;
     }
-    static const std::pair<kir::CmpPredicate, kir::CmpPredicate> mirror[] = {
-        {kir::CmpPredicate::LT, kir::CmpPredicate::GT}, {kir::CmpPredicate::LE, kir::CmpPredicate::GE},
-        {kir::CmpPredicate::GT, kir::CmpPredicate::LT}, {kir::CmpPredicate::GE, kir::CmpPredicate::LE}};
     bool found = false;
     for (bool flipped : {false, true}) {
       Value kv = flipped ? cmp.getRhs() : cmp.getLhs(), qv = flipped ? cmp.getLhs() : cmp.getRhs();
-      std::optional<kir::CmpPredicate> pred;
-      for (auto [p, m] : mirror)
-        if (p == cmp.getPredicate())
-          pred = flipped ? m : p;
+      std::optional<kir::CmpPredicate> pred = orderFrom(cmp.getPredicate(), flipped);
       Value b, off;
       Attribute e;
       if (!pred || !positions(kv, rank == 1 ? 0 : axis, rank, b, off, e))

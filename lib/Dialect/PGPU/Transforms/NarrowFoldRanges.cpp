@@ -219,15 +219,9 @@ bool FoldNarrower::analyze() {
       }
     }
     // K pred Q, or Q pred K (mirrored).
-    static const std::pair<kir::CmpPredicate, kir::CmpPredicate> mirror[] = {
-        {kir::CmpPredicate::LT, kir::CmpPredicate::GT}, {kir::CmpPredicate::LE, kir::CmpPredicate::GE},
-        {kir::CmpPredicate::GT, kir::CmpPredicate::LT}, {kir::CmpPredicate::GE, kir::CmpPredicate::LE}};
     for (bool flipped : {false, true}) {
       Value kv = flipped ? cmp.getRhs() : cmp.getLhs(), qv = flipped ? cmp.getLhs() : cmp.getRhs();
-      std::optional<kir::CmpPredicate> pred;
-      for (auto [p, m] : mirror)
-        if (p == cmp.getPredicate())
-          pred = flipped ? m : p;
+      std::optional<kir::CmpPredicate> pred = orderFrom(cmp.getPredicate(), flipped);
       if (!pred)
         return;
       std::optional<TileCoord> k = tileCoord(kv);

@@ -22,6 +22,18 @@ inline constexpr llvm::StringLiteral kBlockParam = "BLOCK";
 /// select(true, a, b) = a, and an idempotent reduction (or/and/max/min) of lanes all c is c.
 void foldTrueMasks(mlir::Region &region);
 
+/// An order comparison `a pred b` read from b's side when `flipped` (a < b is b > a, and so on); none for
+/// an equality or inequality. Range analyses put the tile coordinate on the left this way.
+inline std::optional<kir::CmpPredicate> orderFrom(kir::CmpPredicate pred, bool flipped) {
+  switch (pred) {
+  case kir::CmpPredicate::LT: return flipped ? kir::CmpPredicate::GT : pred;
+  case kir::CmpPredicate::LE: return flipped ? kir::CmpPredicate::GE : pred;
+  case kir::CmpPredicate::GT: return flipped ? kir::CmpPredicate::LT : pred;
+  case kir::CmpPredicate::GE: return flipped ? kir::CmpPredicate::LE : pred;
+  default: return std::nullopt;
+  }
+}
+
 /// Whether the module's `kir.compile_options` ask for optimization remarks
 /// (seed 002 §1: adopted and rejected transformations say why, at the op).
 inline bool remarksEnabled(mlir::Operation *op) {
