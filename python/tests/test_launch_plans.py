@@ -229,7 +229,8 @@ def test_a_planned_kernel_object_hits_and_misses_like_the_wrapper(monkeypatch):
     (lambda k, x, w, b, y: k(x, w, b, y), (TypeError, "kernel 'layernorm': missing scalar argument 'eps'")),
     (lambda k, x, w, b, y: k(x, w, b, y, 1e-5), (TypeError, "kernel 'layernorm' takes 4 views")),
     (lambda k, x, w, b, y: k(x, w, b, eps=1e-5), (TypeError, "kernel 'layernorm': missing view argument 'y'")),
-    (lambda k, x, w, b, y: k(x, w, b, y, eps=1e-5, z=1), (TypeError, "kernel 'layernorm' got unexpected arguments \\['z'\\]")),
+    (lambda k, x, w, b, y: k(x, w, b, y, eps=1e-5, z=1),
+     (TypeError, "kernel 'layernorm' got unexpected arguments \\['z'\\]")),
     (lambda k, x, w, b, y: k(x, w, b, 3, eps=1e-5), (TypeError, "argument 'y' must be a torch.Tensor, got int")),
     (lambda k, x, w, b, y: k(x, w, b, y, eps="1"), (TypeError, "scalar 'eps' must be float, got str")),
 ])
