@@ -1,14 +1,16 @@
 """Makes the bundle host_path_rows.py runs from on a GPU machine without the compiler:
     python3 bench/experiments/host_path_bundle.py DEST [OLD_TESSEL_BIN]
-DEST gets python/, examples/, bench/row_kernels.py, host_path_rows.py, gen/<kernel>.py (each row
-kernel's generated module at its declared defaults) and, with OLD_TESSEL_BIN (a compiler from before
-launch plans), old/<kernel>.py: that compiler's module for the same kernel."""
+DEST gets python/, examples/, bench/row_kernels.py, host_path_rows.py, host_path_cpu.py, gen/<kernel>.py
+(each row kernel's generated module at its declared defaults) and, with OLD_TESSEL_BIN (a compiler from
+before launch plans), old/<kernel>.py: that compiler's module for the same kernel. HOST_PATH_ROOT=CHECKOUT
+takes python/, examples/ and bench/ from another checkout (with TESSEL_BIN its compiler: a bundle of
+an earlier commit, measured by this host_path_rows.py beside the current one)."""
 import os
 import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(os.environ.get("HOST_PATH_ROOT", Path(__file__).resolve().parents[2]))
 dest = Path(sys.argv[1]).resolve()
 if dest.exists():
     shutil.rmtree(dest)
@@ -17,6 +19,7 @@ shutil.copytree(ROOT / "python" / "tessel", dest / "python" / "tessel", ignore=s
 shutil.copytree(ROOT / "examples", dest / "examples", ignore=shutil.ignore_patterns("__pycache__", "kir", "pgpu"))
 shutil.copy(ROOT / "bench" / "row_kernels.py", dest / "bench")
 shutil.copy(Path(__file__).with_name("host_path_rows.py"), dest)
+shutil.copy(Path(__file__).with_name("host_path_cpu.py"), dest)
 
 sys.path[:0] = [str(ROOT / "python"), str(ROOT / "examples"), str(ROOT / "bench")]
 import layernorm  # noqa: E402

@@ -1,14 +1,16 @@
 """Host time of one call of the row kernels at 4096x1024 (f32 and bf16) against the torch op, in one
 process (issue 18: no more host time than torch). For each kernel: the `@tessel.kernel` call, the
-generated module's wrapper, the same wrapper as the compiler before launch plans generated it
-(`old/<kernel>.py`, when present), the plan's launch alone (the compiled kernel's launcher) and the
-torch op. Every output is checked against torch first. Host microseconds are the median over
-batches of 100 calls (synchronized between batches, so the launch queue never fills); end to end
-is the median of CUDA-event timings of one call.
+generated wrapper of the module the kernel object launches, the same wrapper as the compiler before
+launch plans generated it (`old/<kernel>.py`, when present), the plan's launch alone (the compiled
+kernel's launcher) and the torch op. Every output is checked against torch first. Host microseconds:
+each call is timed in rounds, the calls of one kernel taking turns (so drift hits all alike); a round
+is the median over batches of 100 calls (synchronized between batches, so the launch queue never
+fills) and the figure is the median of the rounds. End to end is the median of CUDA-event timings of
+one call. Results are written to OUT.json after each kernel.
 
 The bundle (this file, python/, examples/, bench/row_kernels.py, gen/ with each kernel's generated
 module, old/) is made by host_path_bundle.py on a machine with the compiler; on the GPU machine:
-    python3 host_path_rows.py OUT.json"""
+    python3 host_path_rows.py OUT.json [LABEL]"""
 import importlib.util
 import json
 import os
@@ -41,7 +43,8 @@ def nonzero(*shape, dtype):
     return (x * torch.where(torch.rand(*shape, device="cuda") < 0.5, -1.0, 1.0)).to(dtype)
 
 
-def host_us(fn, batches=30, calls=100):
+def host_us(fn, batches=10, calls=100):
+    """One round: the median over `batches` batches of `calls` calls, in microseconds per call."""
     for _ in range(20):
         fn()
     torch.cuda.synchronize()
@@ -52,7 +55,16 @@ def host_us(fn, batches=30, calls=100):
             fn()
         means.append((time.perf_counter() - started) / calls * 1e6)
         torch.cuda.synchronize()
-    return round(statistics.median(means), 2)
+    return statistics.median(means)
+
+
+def host_rounds(calls: dict, rounds=7) -> dict:
+    """{what: median over `rounds` rounds of host_us}, the calls taking turns in each round."""
+    times = {what: [] for what in calls}
+    for _ in range(rounds):
+        for what, call in calls.items():
+            times[what].append(host_us(call))
+    return {what: round(statistics.median(t), 2) for what, t in times.items()}
 
 
 def end_to_end_us(fn, reps=50):
@@ -91,13 +103,18 @@ def load(path, name):
 
 def main():
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "host-path-rows.json"
+    label = sys.argv[2] if len(sys.argv) > 2 else None
     torch.manual_seed(0)
-    results = []
+    doc = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "label": label,
+           "what": __doc__.split("\n\n")[0].replace("\n", " "), "results": []}
     for kernel, args, kw, ref, tol in cases():
         entry = {"kernel": kernel.name, "shape": {"M": M, "N": N}}
         try:
             want = ref()
-            wrapper = kernel._launcher({})
+            kernel(*args, **kw)
+            kernel(*args, **kw)  # the second call is planned
+            (plan,) = kernel._plans.values()
+            wrapper = plan[0].__globals__[kernel.name]  # the wrapper of the module the kernel object launches
             calls = {"tessel kernel object": lambda: kernel(*args, **kw), "generated wrapper": lambda: wrapper(*args, **kw)}
             old = HERE / "old" / f"{kernel.name}.py"
             if old.exists():
@@ -112,21 +129,18 @@ def main():
                 entry.setdefault("max_abs_err", {})[what] = err
                 if not err <= tol:
                     raise AssertionError(f"{what}: max abs err {err}")
-            (plan,) = [p for p in kernel._plans.values()]
             go_args = [a for t in args for a in (t, t.data_ptr())] + list(kw.values())
             calls["plan launch alone"] = lambda: plan[0](*go_args)
             calls["torch op"] = ref
-            entry["host_us"] = {what: host_us(call) for what, call in calls.items()}
+            entry["host_us"] = host_rounds(calls)
             entry["end_to_end_us"] = {"tessel kernel object": end_to_end_us(calls["tessel kernel object"]),
                                       "torch op": end_to_end_us(ref)}
             entry["host_vs_torch"] = round(entry["host_us"]["torch op"] / entry["host_us"]["tessel kernel object"], 3)
         except Exception as e:  # a failure is a result too
             entry["error"] = f"{type(e).__name__}: {e}"[:500]
         print(json.dumps(entry), flush=True)
-        results.append(entry)
-    doc = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "what": __doc__.split("\n\n")[0].replace("\n", " "), "results": results}
-    out.write_text(json.dumps(doc, indent=1))
+        doc["results"].append(entry)
+        out.write_text(json.dumps(doc, indent=1))  # as it goes: a run cut short keeps what it measured
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import hashlib
 import importlib.util
 import os
 import pathlib
+import sys
 import tempfile
 
 from . import _cli, _jit, _torch
@@ -96,6 +97,15 @@ class Kernel:
     Triton, cuTile and PTX, and keeps the fastest correct one per shape bucket; an untuned call runs
     Triton)."""
 
+    def __new__(cls, *args, **kwargs):
+        # A class of its own, so that a kernel object's planned calls skip a layer (issue 18): once its
+        # first plain call has a plan, the class's `__call__` is the generated module's planned call
+        # over this object's plan table (`_<kernel>_entry`, Target/Triton/LaunchWrapper.h), and every
+        # call it does not plan comes back to `_dispatch`.
+        own = type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                                          "__doc__": cls.__doc__})
+        return super().__new__(own)
+
     def __init__(self, fn, name: str | None = None, target: str = "triton", checked: bool = False, **options):
         from . import _tune
         for k in options:
@@ -120,13 +130,12 @@ class Kernel:
         # (constexprs, shapes, device) -> launcher: a call that binds does no hashing or file access
         # after the first call with a shape (tune() clears it).
         self._launches: dict = {}
-        # Plain calls (every view positional, every scalar by keyword, no constexpr) go straight to a
-        # generated wrapper over this table of plans (Target/Triton/LaunchWrapper.h): a call like an
+        # Plain calls (every view positional, every scalar by keyword, no constexpr) are the generated
+        # planned call over this table of plans (Target/Triton/LaunchWrapper.h): a call like an
         # earlier one launches that call's choice of compiled kernel without binding or lookups.
         self._plans: dict = {}
-        self._front = None  # that wrapper, made at the first plain call
+        self._front = None  # that planned call, this object's class's `__call__` since the first plain call
         self._unavailable: dict = {}  # (constexprs key, provider) -> that provider's located rejection
-        self._plain_views, self._plain_scalars = -1, frozenset()
         # The torch custom operator this kernel is inside torch.compile (see _torch.py).
         self._op, self._op_name, self._op_enums = None, None, ()
         _torch.register_if_loaded(self)
@@ -243,6 +252,8 @@ class Kernel:
                 path.write_text(text)
             spec = importlib.util.spec_from_file_location(f"_tessel_{self.name}_{path.stem[-8:]}", path)
             module = importlib.util.module_from_spec(spec)
+            # Importable by name: torch.compile looks up the module of the planned call it traces.
+            sys.modules[spec.name] = module
             spec.loader.exec_module(module)
             self._cache[key] = getattr(module, self.name)
             if not params:  # the declared defaults: a candidate's module records its own bound values
@@ -451,14 +462,18 @@ class Kernel:
         """Launches the kernel on torch tensors (views positionally or by name, scalars and constexprs
         by keyword). The generated wrapper checks dtypes, ranks, shared extents and devices first.
         A tuned winner for this shape bucket and device is used when the tuning cache has one.
-        Inside `torch.compile` the call is one of the kernel's torch custom operator instead."""
+        Inside `torch.compile` the call is one of the kernel's torch custom operator instead.
+        (After the first plain call, the generated planned call stands in for this method.)"""
+        return self._dispatch(args, kwargs)
+
+    def _dispatch(self, args, kwargs):
+        """A call no plan covers: inside `torch.compile` a call of the kernel's custom operator, else
+        `_call`."""
         if self._op is not None:
             if _torch.compiling():
                 return self._op(*args, **(_torch.call_arguments(self, kwargs) if self._op_enums else kwargs))
         else:
             _torch.check_registered(self)
-        if len(args) == self._plain_views and kwargs.keys() == self._plain_scalars:  # -1 until a front exists
-            return self._front(*args, **kwargs)
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -497,9 +512,13 @@ class Kernel:
             if len(self._plans) >= 1024:
                 self._plans.clear()
             self._plans[planned[0]] = planned[1]
-        if self._front is None:
-            self._front = module[f"_{self.name}_front"](self._plans, lambda *a, **kw: self._call(a, kw))
-            self._plain_views, self._plain_scalars = len(tensors), frozenset(scalars)
+        entry = module.get(f"_{self.name}_entry")
+        if self._front is None and entry is not None:
+            import torch
+            # Only Dynamo needs the operator before the plans: a call traced otherwise (non-strict
+            # export, fake tensors) has no addresses, so it misses and `_dispatch` decides.
+            self._front = entry(self._plans, type(self)._dispatch, torch.compiler.is_dynamo_compiling)
+            type(self).__call__ = self._front
         return None
 
     def _tuned(self, constexprs: dict, tensors) -> tuple:

@@ -157,10 +157,11 @@ def test_calls_with_constexprs_or_views_by_name_take_the_binding_path():
 
 
 def test_a_planned_call_runs_no_tessel_python_but_the_wrapper_and_the_plan(tmp_path):
-    # What keeps one call cheap (issue 18): after the first call, the kernel object calls the generated
-    # wrapper, which calls the plan's launch; nothing else of tessel's (binding, launcher choice,
-    # checks, tuning-cache lookups) runs. Under the interpreter the launch then asks whether it is
-    # still on and calls Triton's interpreter, which runs the generated Triton functions.
+    # What keeps one call cheap (issue 18): after the first call, the kernel object's call is the
+    # generated planned call (its class's `__call__`), which calls the plan's launch; nothing else of
+    # tessel's (binding, launcher choice, checks, tuning-cache lookups, a forwarding layer) runs. Under
+    # the interpreter the launch then asks whether it is still on and calls Triton's interpreter,
+    # which runs the generated Triton functions.
     softmax = example("softmax")
     x, y = torch.randn(4, 9), torch.empty(4, 9)
     softmax(x, y)
@@ -172,12 +173,91 @@ def test_a_planned_call_runs_no_tessel_python_but_the_wrapper_and_the_plan(tmp_p
         if event == "call":
             where = frame.f_code.co_filename
             if where == module or where.startswith(package):
-                seen.append(frame.f_code.co_name)
+                seen.append((frame.f_code.co_name, where == module))
     sys.setprofile(profile)
     try:
         softmax(x, y)
     finally:
         sys.setprofile(None)
-    assert seen[:4] == ["__call__", "softmax", "_go", "_interpreting"], seen
+    assert seen[:3] == [("__call__", True), ("_go", True), ("_interpreting", True)], seen
     # then only the generated Triton functions the interpreter runs
-    assert all(n.startswith(("_softmax_kernel", "_softmax_combine")) for n in seen[4:]), seen
+    assert all(n.startswith(("_softmax_kernel", "_softmax_combine")) for n, _ in seen[3:]), seen
+
+
+def _planned_entry(kernel, *args, **kwargs):
+    """Calls `kernel` until its class's `__call__` is the generated planned call (its entry)."""
+    kernel(*args, **kwargs)
+    kernel(*args, **kwargs)
+    assert type(kernel).__call__ is kernel._front and kernel._front.__name__ == "__call__"
+    assert type(kernel).__call__.__code__.co_filename.endswith(".py")  # the generated module's
+
+
+def test_the_planned_call_is_the_kernel_objects_own_and_no_other_kernels():
+    # Each kernel object has a class of its own: installing one object's planned call leaves another
+    # object of the same function on the general call.
+    from tessel import _kernel
+    softmax = example("softmax")
+    other = _kernel.Kernel(softmax.fn, name="softmax")
+    x, y = torch.randn(3, 11), torch.empty(3, 11)
+    _planned_entry(softmax, x, y)
+    assert type(other) is not type(softmax) and isinstance(other, _kernel.Kernel)
+    assert type(other).__call__ is _kernel.Kernel.__call__
+    other(x, y)  # its first call: the general path, which installs its own planned call
+    assert type(other).__call__ is other._front is not softmax._front
+    np.testing.assert_allclose(y.numpy(), torch.softmax(x, 1).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_planned_kernel_object_hits_and_misses_like_the_wrapper(monkeypatch):
+    softmax = example("softmax")
+    softmax._plans.clear()
+    x, y = torch.randn(5, 37), torch.empty(5, 37)
+    _planned_entry(softmax, x, y)
+    assert len(softmax._plans) == 1
+    planned_only(monkeypatch, softmax)
+    x2, y2 = torch.randn(5, 37), torch.empty(5, 37)
+    softmax(x2, y2)  # a hit
+    np.testing.assert_allclose(y2.numpy(), torch.softmax(x2, 1).numpy(), rtol=1e-5, atol=1e-6)
+    # same shapes, dtypes and alignment, other strides: a miss
+    for x3, y3 in ((torch.randn(37, 5).t(), y2), (x2, torch.empty(5, 74)[:, ::2]),
+                   (x2, torch.empty(5, 40)[:, :37])):
+        assert x3.shape == x2.shape and y3.shape == y2.shape
+        with pytest.raises(AssertionError, match="not planned"):
+            softmax(x3, y3)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda k, x, w, b, y: k(x, w, b, y), (TypeError, "kernel 'layernorm': missing scalar argument 'eps'")),
+    (lambda k, x, w, b, y: k(x, w, b, y, 1e-5), (TypeError, "kernel 'layernorm' takes 4 views")),
+    (lambda k, x, w, b, y: k(x, w, b, eps=1e-5), (TypeError, "kernel 'layernorm': missing view argument 'y'")),
+    (lambda k, x, w, b, y: k(x, w, b, y, eps=1e-5, z=1),
+     (TypeError, "kernel 'layernorm' got unexpected arguments \\['z'\\]")),
+    (lambda k, x, w, b, y: k(x, w, b, 3, eps=1e-5), (TypeError, "argument 'y' must be a torch.Tensor, got int")),
+    (lambda k, x, w, b, y: k(x, w, b, y, eps="1"), (TypeError, "scalar 'eps' must be float, got str")),
+])
+def test_a_planned_kernel_object_gives_the_binding_errors(call, error):
+    # Views positional-only and scalars keyword-only with defaults: a call the planned call cannot
+    # take reaches the object's binding with its arguments as given, so the errors are the binding's.
+    layernorm = example("layernorm")
+    x, w, b, y = torch.randn(4, 9), torch.randn(9), torch.randn(9), torch.empty(4, 9)
+    _planned_entry(layernorm, x, w, b, y, eps=1e-5)
+    with pytest.raises(error[0], match=error[1]):
+        call(layernorm, x, w, b, y)
+
+
+def test_a_planned_kernel_object_binds_views_by_name_and_constexprs():
+    layernorm = example("layernorm")
+    x, w, b = torch.randn(4, 9), torch.randn(9), torch.randn(9)
+    want = torch.nn.functional.layer_norm(x, (9,), w, b, 1e-5)
+    _planned_entry(layernorm, x, w, b, torch.empty(4, 9), eps=1e-5)
+    for call in (lambda y: layernorm(x, w, bb=b, y=y, eps=1e-5), lambda y: layernorm(y=y, bb=b, w=w, x=x, eps=1e-5),
+                 lambda y: layernorm(x, w, b, y=y, eps=1e-5)):
+        y = torch.empty(4, 9)
+        call(y)
+        np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    cumsum = example("cumsum")
+    x = torch.randn(3, 10)
+    _planned_entry(cumsum, x, torch.empty(3, 10))
+    for reverse, want in ((True, x.flip(1).cumsum(1).flip(1)), (False, x.cumsum(1))):
+        y = torch.empty(3, 10)
+        cumsum(x, y, REVERSE=reverse)  # a constexpr: the binding path, its own launcher
+        np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)

@@ -74,6 +74,25 @@ def test_a_compiled_model_keeps_both_kernels_as_operators_in_one_graph():
     torch.testing.assert_close(got, reference(x, w), rtol=1e-4, atol=1e-4)
 
 
+def test_a_model_called_eagerly_first_still_compiles_to_one_graph():
+    # Eager calls make each kernel object's call the generated planned call (its class's __call__);
+    # Dynamo traces that one too, into the operator, without a graph break.
+    x, w = _inputs()
+    want = model(x, w)
+    model(x, w)
+    assert type(rmsnorm.rmsnorm).__call__ is rmsnorm.rmsnorm._front is not None
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    torch.testing.assert_close(torch.compile(model, backend=backend, fullgraph=True)(x, w), want)
+    assert len(graphs) == 1
+    targets = [n.target for n in graphs[0].graph.nodes if n.op == "call_function"]
+    assert _op(rmsnorm.rmsnorm) in targets and _op(cumsum.cumsum) in targets
+
+
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 def test_a_compiled_model_matches_eager(backend):
     # aot_eager functionalizes the writes to the Out views (auto_functionalized); Inductor also

@@ -41,9 +41,7 @@ std::string planKey(const LaunchWrapperSpec &spec) {
   for (auto &[n, check] : spec.scalars)
     if (check.first == "int")
       parts.push_back(n);
-  if (parts.size() == 1 && spec.views.empty())
-    return "(" + parts[0] + ",)";
-  return "(" + llvm::join(parts, ", ") + ")";
+  return llvm::formatv(parts.size() == 1 && spec.views.empty() ? "({0},)" : "({0})", llvm::join(parts, ", ")).str();
 }
 
 /// `_p_a, _p_b = a.data_ptr(), b.data_ptr()` (empty without views).
@@ -61,9 +59,9 @@ bool comparesSpans(const LaunchWrapperSpec &spec) {
   return spec.views.size() > 1 && llvm::any_of(spec.views, [](auto &v) { return v.second; });
 }
 
-/// What a planned call still checks: written views apart from the others (their byte spans, relative
-/// to their addresses, are the plan's entries 1, 2 for the first view, 3, 4 for the second, ...),
-/// then the scalars the key leaves open.
+/// What a planned call still checks: written views apart from the others (from their byte spans
+/// relative to their addresses, `_lo_<view>` and `_hi_<view>`, which the plan holds), then the
+/// scalars the key leaves open.
 SmallVector<std::string> planGuards(const LaunchWrapperSpec &spec) {
   SmallVector<std::string> guards;
   if (comparesSpans(spec)) {
@@ -72,8 +70,8 @@ SmallVector<std::string> planGuards(const LaunchWrapperSpec &spec) {
         if (!spec.views[i].second && !spec.views[j].second)
           continue;
         const std::string &a = spec.views[i].first, &b = spec.views[j].first;
-        guards.push_back(llvm::formatv("(_p_{0} + _q[{1}] <= _p_{2} + _q[{3}] or _p_{2} + _q[{4}] <= _p_{0} + _q[{5}])",
-                                       b, 2 * j + 2, a, 2 * i + 1, 2 * i + 2, 2 * j + 1));
+        guards.push_back(llvm::formatv("(_p_{0} + _hi_{0} <= _p_{1} + _lo_{1} or _p_{1} + _hi_{1} <= _p_{0} + _lo_{0})",
+                                       b, a));
       }
   }
   for (auto &[n, check] : spec.scalars) {
@@ -209,42 +207,84 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "    return _go\n";
 }
 
+/// The names a planned call unpacks its plan into: the launch `_go`, then the byte spans it compares
+/// for aliasing.
+std::string planTargets(const LaunchWrapperSpec &spec) {
+  SmallVector<std::string> names = {"_go"};
+  if (comparesSpans(spec))
+    for (auto &[n, written] : spec.views)
+      names.push_back("_lo_" + n), names.push_back("_hi_" + n);
+  return names.size() == 1 ? llvm::formatv("({0},)", names[0]).str() : llvm::join(names, ", ");
+}
+
+/// The planned call (LaunchWrapper.h): the plan under the call's key, if its guards hold; `miss` are
+/// the statements that hand the call to the full checks and return.
+void emitPlanned(llvm::raw_ostream &os, const LaunchWrapperSpec &spec, llvm::StringRef indent,
+                 llvm::ArrayRef<std::string> miss) {
+  std::string addr = addresses(spec);
+  os << indent << "try:\n";
+  if (!addr.empty())
+    os << indent << "    " << addr << "\n";
+  os << indent << "    " << planTargets(spec) << " = _plans[" << planKey(spec) << "]\n"
+     << indent << "except Exception:  # not planned yet, or not tensors: the full checks say why\n";
+  for (const std::string &statement : miss)
+    os << indent << "    " << statement << "\n";
+  SmallVector<std::string> guards = planGuards(spec);
+  std::string go = "_go(" + goParams(spec) + ")";
+  if (guards.empty()) {
+    os << indent << go << "\n";
+    return;
+  }
+  std::string separator = llvm::formatv("\n{0}        and ", indent).str();
+  os << indent << "if (" << llvm::join(guards, separator) << "):\n"
+     << indent << "    " << go << "\n"
+     << indent << "else:\n";
+  for (const std::string &statement : miss)
+    if (statement != "return") // the function's end
+      os << indent << "    " << statement << "\n";
+}
+
 void emitFront(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   const std::string &k = spec.kernel;
-  std::string sig = signature(spec), fwd = forward(spec), addr = addresses(spec);
-  SmallVector<std::string> guards = planGuards(spec);
-  SmallVector<std::string> launch;
-  for (auto &[n, written] : spec.views)
-    launch.push_back(n), launch.push_back("_p_" + n);
-  for (auto &[n, check] : spec.scalars)
-    launch.push_back(n);
+  std::string sig = signature(spec), fwd = forward(spec);
   os << "\n\ndef _" << k << "_front(_plans, _miss):\n"
-     << "    \"\"\"The wrapper over a plan table and the call that fills it (`_" << k << "_checked`, or a\n"
-     << "    kernel object's own, which picks the launcher by shape first).\"\"\"\n"
+     << "    \"\"\"The wrapper over a plan table and the call that fills it (`_" << k << "_checked`).\"\"\"\n"
      << "    def " << k << "(" << sig << "):\n"
-     << "        \"\"\"Launch " << k << " (one launch; checks the ABI first).\"\"\"\n"
-     << "        try:\n";
-  if (!addr.empty())
-    os << "            " << addr << "\n";
-  os << "            _q = _plans[" << planKey(spec) << "]\n"
-     << "        except Exception:  # not planned yet, or not tensors: the full checks say why\n"
-     << "            _miss(" << fwd << ")\n"
-     << "            return\n";
-  std::string go = "_q[0](" + goParams(spec) + ")";
-  if (guards.empty()) {
-    os << "        " << go << "\n";
-  } else {
-    os << "        if (" << llvm::join(guards, "\n                and ") << "):\n"
-       << "            " << go << "\n"
-       << "        else:\n"
-       << "            _miss(" << fwd << ")\n";
-  }
+     << "        \"\"\"Launch " << k << " (one launch; checks the ABI first).\"\"\"\n";
+  emitPlanned(os, spec, "        ", {"_miss(" + fwd + ")", "return"});
   os << "    if _CHECKED:  # the checked launch mode: every call is checked in full, no plan is taken\n"
      << "        def " << k << "(" << sig << "):  # noqa: F811\n"
      << "            \"\"\"Launch " << k << " (checked launch mode: ABI and index values checked on every call).\"\"\"\n"
      << "            _" << k << "_checked(" << fwd << (fwd.empty() ? "" : ", ") << "_indices=True)\n"
      << "    return " << k << "\n\n\n"
      << k << " = _" << k << "_front(_" << k << "_plans, _" << k << "_checked)\n";
+
+  // A kernel object's call: the same planned call as its class's `__call__`, taking any arguments.
+  // Views are positional-only there (a view by name, a constexpr or a missing argument goes to the
+  // kernel object's binding), scalars keyword-only with `_ABSENT` for one not given.
+  SmallVector<std::string> params = {"_k"}, views;
+  for (const std::string &p : spec.positional)
+    params.push_back(p + "=_ABSENT"), views.push_back(p);
+  params.push_back("/");
+  params.push_back("*_more");
+  SmallVector<std::string> scalars;
+  for (const std::string &kw : spec.keywords)
+    params.push_back(kw + "=_ABSENT"), scalars.push_back("('" + kw + "', " + kw + ")");
+  params.push_back("**_rest");
+  auto tuple = [](llvm::ArrayRef<std::string> items) {
+    return llvm::formatv(items.size() == 1 ? "({0},)" : "({0})", llvm::join(items, ", ")).str();
+  };
+  std::string miss = "return _miss(_k, *_given(" + tuple(views) + ", _more, _rest, " + tuple(scalars) + "))";
+  os << "\n\ndef _" << k << "_entry(_plans, _miss, _traced):\n"
+     << "    \"\"\"A kernel object's call over its plan table (the `__call__` of its class; `_k` is the object): the\n"
+     << "    planned call of `" << k << "` when the views come positionally and the scalars by keyword and\n"
+     << "    torch.compile is not tracing (`_traced()`). Any other call, and one no plan covers, is\n"
+     << "    `_miss(_k, args, kwargs)` with the arguments as the caller gave them.\"\"\"\n"
+     << "    def __call__(" << llvm::join(params, ", ") << "):\n"
+     << "        if _more or _rest or _traced():\n"
+     << "            " << miss << "\n";
+  emitPlanned(os, spec, "        ", {miss});
+  os << "    return __call__\n";
 }
 
 void emitWarmup(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
@@ -284,6 +324,13 @@ void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
      << "                compiled.packed_metadata)\n"
      << "    except (ImportError, AttributeError):\n"
      << "        return None\n\n\n"
+     << "_ABSENT = object()  # an argument a kernel object's call was not given\n\n\n"
+     << "def _given(views, more, rest, scalars):\n"
+     << "    \"\"\"(args, kwargs) of a kernel object's call as the caller gave them, from its planned call's\n"
+     << "    parameters: the views (positional only, so those given come first), further positional\n"
+     << "    arguments, other keywords and (name, value) of each scalar.\"\"\"\n"
+     << "    return (tuple(v for v in views if v is not _ABSENT) + more,\n"
+     << "            {**rest, **{n: v for n, v in scalars if v is not _ABSENT}})\n\n\n"
      << "def _tma_allocator():\n"
      << "    \"\"\"Tensor descriptors made on the device need global scratch: a torch allocator, unless this\n"
      << "    thread has one.\"\"\"\n"

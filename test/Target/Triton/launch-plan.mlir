@@ -11,9 +11,27 @@
 // CHECK-NEXT: _launch({{.*}}, None, None, None, _p_x, _a1, _a2, k)
 // CHECK: def shift(x, *, k):
 // CHECK: _p_x = x.data_ptr(){{$}}
-// CHECK-NEXT: _q = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)]
+// CHECK-NEXT: (_go,) = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)]
 // CHECK: if (type(k) is int):
-// CHECK-NEXT: _q[0](x, _p_x, k)
+// CHECK-NEXT: _go(x, _p_x, k)
+// CHECK-NOT: _span(
+// COM: The kernel object's call: the same planned call, its views positional-only and its scalar
+// COM: keyword-only with a default, so any other call (a view by name, a constexpr, a missing or
+// COM: extra argument) reaches the object's binding with the arguments as given.
+// CHECK: def _shift_entry(_plans, _miss, _traced):
+// CHECK: def __call__(_k, x=_ABSENT, /, *_more, k=_ABSENT, **_rest):
+// CHECK-NEXT: if _more or _rest or _traced():
+// CHECK-NEXT: return _miss(_k, *_given((x,), _more, _rest, (('k', k),)))
+// CHECK-NEXT: try:
+// CHECK-NEXT: _p_x = x.data_ptr(){{$}}
+// CHECK-NEXT: (_go,) = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)]
+// CHECK-NEXT: except Exception:
+// CHECK-NEXT: return _miss(_k, *_given((x,), _more, _rest, (('k', k),)))
+// CHECK-NEXT: if (type(k) is int):
+// CHECK-NEXT: _go(x, _p_x, k)
+// CHECK-NEXT: else:
+// CHECK-NEXT: return _miss(_k, *_given((x,), _more, _rest, (('k', k),)))
+// CHECK-NEXT: return __call__
 // CHECK-NOT: _span(
 // CHECK: def shift_warmup(x, *, k):
 module attributes {kir.compile_options = #kir.compile_options<>} {

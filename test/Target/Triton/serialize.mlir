@@ -67,14 +67,14 @@
 // COM: view (the inputs among themselves are not compared), and the float scalar.
 // CHECK: def layernorm(x, w, bb, y, *, eps):
 // CHECK-NEXT: """Launch layernorm (one launch; checks the ABI first)."""
-// CHECK: _q = _plans[(type(x), x.dtype,
+// CHECK: _go, _lo_x, _hi_x, _lo_w, _hi_w, _lo_bb, _hi_bb, _lo_y, _hi_y = _plans[(type(x), x.dtype,
 // CHECK: _miss(x, w, bb, y, eps=eps)
 // CHECK-NEXT: return
-// CHECK-NEXT: if ((_p_y + _q[8] <= _p_x + _q[1] or _p_x + _q[2] <= _p_y + _q[7])
-// CHECK-NEXT: and (_p_y + _q[8] <= _p_w + _q[3] or _p_w + _q[4] <= _p_y + _q[7])
-// CHECK-NEXT: and (_p_y + _q[8] <= _p_bb + _q[5] or _p_bb + _q[6] <= _p_y + _q[7])
+// CHECK-NEXT: if ((_p_y + _hi_y <= _p_x + _lo_x or _p_x + _hi_x <= _p_y + _lo_y)
+// CHECK-NEXT: and (_p_y + _hi_y <= _p_w + _lo_w or _p_w + _hi_w <= _p_y + _lo_y)
+// CHECK-NEXT: and (_p_y + _hi_y <= _p_bb + _lo_bb or _p_bb + _hi_bb <= _p_y + _lo_y)
 // CHECK-NEXT: and type(eps) is float and -3.4028234663852886e+38 <= eps <= 3.4028234663852886e+38):
-// CHECK-NEXT: _q[0](x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps)
+// CHECK-NEXT: _go(x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps)
 // CHECK-NEXT: else:
 // CHECK-NEXT: _miss(x, w, bb, y, eps=eps)
 // COM: The checked launch mode (TESSEL_CHECKED=1 at import) takes no plan: every call is checked in full.
@@ -82,6 +82,15 @@
 // CHECK-NEXT: def layernorm(x, w, bb, y, *, eps):
 // CHECK: _layernorm_checked(x, w, bb, y, eps=eps, _indices=True)
 // CHECK: layernorm = _layernorm_front(_layernorm_plans, _layernorm_checked)
+// COM: A kernel object's call is the same planned call with the object first, every view
+// COM: positional-only and every scalar keyword-only, each defaulting to _ABSENT (not given).
+// CHECK: def _layernorm_entry(_plans, _miss, _traced):
+// CHECK: def __call__(_k, x=_ABSENT, w=_ABSENT, bb=_ABSENT, y=_ABSENT, /, *_more, eps=_ABSENT, **_rest):
+// CHECK-NEXT: if _more or _rest or _traced():
+// CHECK-NEXT: return _miss(_k, *_given((x, w, bb, y), _more, _rest, (('eps', eps),)))
+// CHECK: _go(x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps)
+// CHECK-NEXT: else:
+// CHECK-NEXT: return _miss(_k, *_given((x, w, bb, y), _more, _rest, (('eps', eps),)))
 
 // DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
 // LAUNCHDOMAIN: error: parameter 'WARPS' = 3 is outside its candidate domain [1, 2, 4, 8, 16]

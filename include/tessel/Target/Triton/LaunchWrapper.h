@@ -15,6 +15,13 @@
 // the plan's launch, in which the grid, the extents, strides and launch
 // facts are bound constants and the views pass as addresses.
 //
+// A kernel object's call is the same planned call over the object's own plan
+// table (`_<kernel>_entry`, which becomes the `__call__` of the object's class
+// after its first plain call): views positional-only and scalars keyword-only,
+// each defaulting to `_ABSENT`, so that a call it cannot take (a view by name,
+// a constexpr, an argument missing or extra) or one under torch.compile's
+// tracing goes back to the object with its arguments as given.
+//
 // In the checked launch mode (`TESSEL_CHECKED=1` at import, or `_indices=True`
 // on the checked call, which `@tessel.kernel(checked=True)` passes) no call
 // takes a plan: each is checked in full, index values included.
@@ -69,11 +76,12 @@ struct LaunchWrapperSpec {
   int64_t warps = 4, stages = 3;
 };
 
-/// The per-kernel plan table, checked path, plan binder, wrapper and warm-up entry.
+/// The per-kernel plan table, checked path, plan binder, wrapper, kernel-object entry and warm-up entry.
 void emitLaunchWrapper(llvm::raw_ostream &os, const LaunchWrapperSpec &spec);
 
 /// Module-level helpers the wrappers share: `_direct` (the compiled kernel's own launcher, when a
-/// call needs none of Triton's per-call services) and `_tma_allocator`.
+/// call needs none of Triton's per-call services), `_ABSENT` and `_given` (a kernel object's call as
+/// given, for its misses) and `_tma_allocator`.
 void emitLaunchPrelude(llvm::raw_ostream &os);
 
 } // namespace tessel::triton
