@@ -15,13 +15,16 @@ tolerances as the matrix).
     # anywhere, from what a check wrote (also after it was killed): the summary and the results JSON
     python3 bench/matrix_gpu.py report --carry DIR --jsonl ptx.jsonl --json bench/results/DATE-h200-X.json
 
+bench/matrix_gpu.sh packs both providers with the cuTile toolchain for one device call and runs them there.
+
 `check` runs one task per generated launcher (its cases in a row, so a launcher compiles once) on a pool
 of processes, first binding of every kernel first; each case's result is one line of the JSON-lines
 file, written and flushed as it finishes, so a run cut off by a time limit still returns what ran.
 After `--deadline` seconds no case starts; the ones left are reported as not run. A case fails when it
 disagrees with the interpreter (`mismatch`) or raises (`error`: a JIT failure, a launch error, a
-toolchain crash); `--known KERNEL` marks a kernel's errors as a known toolchain crash (reported, not
-fatal). Exits non-zero on a mismatch or an unknown error.
+toolchain crash; after a tileiras crash or timeout the launcher's later cases are `skipped`);
+`--known KERNEL[=WHY]` marks a kernel's errors as a known toolchain failure (reported, not fatal). Exits
+non-zero on a mismatch or an unknown error.
 """
 import argparse
 import dataclasses
