@@ -335,9 +335,14 @@ def fits(cands, shape):
 
 RANDOM_CAP = 256
 # ... and at most RANDOM_WORK lanes in the product of their three largest parameters (a contraction's
-# work per program instance is at most three tile extents): a random 128 x 256 x 64 draw of linear
+# work per program instance is at most three tile extents), or 16 times the smallest binding's where
+# that is more (histogram's smallest is 1024 x 64 x 32): a random 128 x 256 x 64 draw of linear
 # attention took the pgpu interpreter over 10 minutes at 255 program instances.
 RANDOM_WORK = 1 << 18
+
+
+def _work(binding):
+    return math.prod(sorted(binding.values())[-3:])
 
 
 def draw_bindings(rng, params, shape, deep=False):
@@ -352,7 +357,7 @@ def draw_bindings(rng, params, shape, deep=False):
     for _ in range((3 if deep else 1) + (largest == smallest)):
         for _try in range(50):
             b = {k: rng.choice(c) for k, c in domain.items()}
-            if math.prod(sorted(b.values())[-3:]) > RANDOM_WORK:
+            if _work(b) > max(RANDOM_WORK, 16 * _work(smallest)):
                 continue
             if b not in unique:
                 unique.append(b)

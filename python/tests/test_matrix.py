@@ -287,6 +287,11 @@ def test_random_bindings_keep_the_interpreter_quick():
         assert binds[1] == {"BLOCK_T": 256, "BLOCK_D": 256, "BLOCK_E": 256, "BLOCK": 256}  # largest that fits
         assert all(np.prod(sorted(b.values())[-3:]) <= M.RANDOM_WORK for b in binds[2:])
         assert len(binds) >= 3
+    # Past the cap at its smallest (histogram's 1024 x 64 x 32): up to 16 times that.
+    params = {"BLOCK_P": ([1024, 4096], 1024), "BLOCK": (tiles, 64), "HBINS": ([32, 64, 128, 256], 32)}
+    for _ in range(50):
+        binds = M.draw_bindings(rng, params, {"N": 1, "B": 1})
+        assert len(binds) >= 3 and all(np.prod(list(b.values())) <= 16 * 1024 * 16 * 32 for b in binds)
 
 
 def test_a_run_past_its_time_limit_fails_as_timed_out(suite, tmp_path, monkeypatch):
