@@ -334,6 +334,15 @@ def fits(cands, shape):
 
 
 RANDOM_CAP = 256
+# ... and at most RANDOM_WORK lanes in the product of their three largest parameters (a contraction's
+# work per program instance is at most three tile extents), or 16 times the smallest binding's where
+# that is more (histogram's smallest is 1024 x 64 x 32): a random 128 x 256 x 64 draw of linear
+# attention took the pgpu interpreter over 10 minutes at 255 program instances.
+RANDOM_WORK = 1 << 18
+
+
+def _work(binding):
+    return math.prod(sorted(binding.values())[-3:])
 
 
 def draw_bindings(rng, params, shape, deep=False):
@@ -348,6 +357,8 @@ def draw_bindings(rng, params, shape, deep=False):
     for _ in range((3 if deep else 1) + (largest == smallest)):
         for _try in range(50):
             b = {k: rng.choice(c) for k, c in domain.items()}
+            if _work(b) > max(RANDOM_WORK, 16 * _work(smallest)):
+                continue
             if b not in unique:
                 unique.append(b)
                 break
@@ -453,13 +464,24 @@ def check_case(case: Case, refs: Reference):
         return None
     out = pathlib.Path(tempfile.mkdtemp(dir=refs.tmp, prefix="run-"))
     t0 = time.time()
-    res = run(program_command(case.kernel, case.program, case.shape, case.seed, case.binding, out))
-    if os.environ.get("TESSEL_MATRIX_TIMES"):
+    try:
+        res = run(program_command(case.kernel, case.program, case.shape, case.seed, case.binding, out),
+                  timeout=RUN_TIMEOUT)
+        why = f"exit {res.returncode}: {res.stderr.strip()[-600:]}" if res.returncode else \
+            compare(case.kernel, load_outputs(out), ref[0])
+    except subprocess.TimeoutExpired:  # a hang, or a draw past what the interpreter runs in time
+        why = f"{TIMED_OUT} after {RUN_TIMEOUT} s"
+    if os.environ.get("TESSEL_MATRIX_TIMES"):  # a progress log: one line per run, with its verdict
         with open(os.environ["TESSEL_MATRIX_TIMES"], "a") as f:
-            f.write(f"{time.time() - t0:.3f} {case.kernel.id} {case.group} {shape_text(case.shape)} {case.binding}\n")
-    if res.returncode != 0:
-        return f"exit {res.returncode}: {res.stderr.strip()[-600:]}"
-    return compare(case.kernel, load_outputs(out), ref[0])
+            f.write(f"{time.time() - t0:.3f} {case.kernel.id} {case.group} {shape_text(case.shape)} seed={case.seed} "
+                    f"{case.binding} {'agrees' if why is None else 'DISAGREES: ' + why.splitlines()[0][:200]}\n")
+    return why
+
+
+# One pgpu-interpreter run's time limit: past it the case fails as timed out (not shrunk: each try
+# could cost as much).
+RUN_TIMEOUT = int(os.environ.get("TESSEL_MATRIX_RUN_TIMEOUT", "600"))
+TIMED_OUT = "the pgpu interpreter timed out"
 
 
 def parallel(fn, items):

@@ -12,7 +12,9 @@ run through Triton under TRITON_INTERPRET=1. A failure is shrunk to the smallest
 binding and group, printed with the commands that reproduce it.
 
 Fixed seeds always run, plus one drawn per session (TESSEL_MATRIX_SEED=N replays it);
-TESSEL_MATRIX_DEEP=1 runs the deep budget (more seeds, shapes, bindings, larger extents).
+TESSEL_MATRIX_DEEP=1 runs the deep budget (more seeds, shapes, bindings, larger extents);
+TESSEL_MATRIX_TIMES=FILE appends one line per pgpu-interpreter run (seconds, case, verdict), so a long
+deep run shows its progress and what agreed so far.
 """
 import dataclasses
 import importlib.util
@@ -140,7 +142,10 @@ def test_every_group_agrees_with_kir(mode, kid, suite, tmp_path):
     failures = [(c, why) for c, why in results if why]
     if failures:
         first = min(failures, key=lambda f: (np.prod(list(f[0].shape.values())), [p.group for p in progs].index(f[0].group)))
-        small, why, spent = M.shrink(first[0], progs, refs, budget.shrink_runs)
+        if first[1].startswith(M.TIMED_OUT):  # not shrunk: every try could take as long
+            small, why, spent = first[0], first[1], 0
+        else:
+            small, why, spent = M.shrink(first[0], progs, refs, budget.shrink_runs)
         groups = sorted({c.group for c, _ in failures}, key=[p.group for p in progs].index)
         pytest.fail(f"{kid}: {len(failures)} of {len(cases)} runs disagree with the KIR interpreter "
                     f"(groups: {', '.join(groups)}).\nsmallest failing case after {spent} shrinking runs: "
@@ -269,6 +274,35 @@ def test_draws_are_seeded_and_cover_the_edges():
     assert binds[0] == {"BLOCK": 64, "TILE_K": 16}
     assert binds[1] == {"BLOCK": 128, "TILE_K": 64}  # the largest that fits N = 100
     assert len(binds) >= 2
+
+
+def test_random_bindings_keep_the_interpreter_quick():
+    """Random draws stay under RANDOM_WORK lanes over their three largest parameters; the smallest and
+    the largest that fits are drawn whatever they cost."""
+    tiles = [16, 32, 64, 128, 256]
+    params = {"BLOCK_T": (tiles, 64), "BLOCK_D": (tiles, 64), "BLOCK_E": (tiles, 64), "BLOCK": ([64, 256], 64)}
+    rng = random.Random(3)
+    for _ in range(50):
+        binds = M.draw_bindings(rng, params, {"T": 2, "D": 193}, deep=True)
+        assert binds[1] == {"BLOCK_T": 256, "BLOCK_D": 256, "BLOCK_E": 256, "BLOCK": 256}  # largest that fits
+        assert all(np.prod(sorted(b.values())[-3:]) <= M.RANDOM_WORK for b in binds[2:])
+        assert len(binds) >= 3
+    # Past the cap at its smallest (histogram's 1024 x 64 x 32): up to 16 times that.
+    params = {"BLOCK_P": ([1024, 4096], 1024), "BLOCK": (tiles, 64), "HBINS": ([32, 64, 128, 256], 32)}
+    for _ in range(50):
+        binds = M.draw_bindings(rng, params, {"N": 1, "B": 1})
+        assert len(binds) >= 3 and all(np.prod(list(b.values())) <= 16 * 1024 * 16 * 32 for b in binds)
+
+
+def test_a_run_past_its_time_limit_fails_as_timed_out(suite, tmp_path, monkeypatch):
+    """A run the interpreter does not finish in time is a failing case that says so (not an exception
+    that ends the kernel's test without its report)."""
+    kernel = suite["kir/vector_add"]
+    last = M.programs(kernel, tmp_path / "programs", only=M.groups()[-1])[-1]
+    refs = M.Reference(tmp_path)
+    monkeypatch.setattr(M, "RUN_TIMEOUT", 0.001)
+    why = M.check_case(M.Case(kernel, {"N": 5}, 3, last.group, last.path, {}), refs)
+    assert why.startswith(M.TIMED_OUT), why
 
 
 # --- PTX through tessel's own CUDA runtime, where a GPU is present ------------------------------
