@@ -27,6 +27,15 @@ _ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bi
 if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas))
+# LLVM 22's AMDGPU tools validate the AMDGPU provider's output in tests only (tessel emits the ISA
+# and the code object itself, seed 004): llvm-mc assembles the ISA, ld.lld links the code object,
+# llvm-readobj reads its metadata note.
+_amdgpu_tools = {t: shutil.which(t, path=config.llvm_tools_dir) or shutil.which(t + "-22")
+                 for t in ("llvm-mc", "ld.lld", "llvm-readobj", "llvm-objdump")}
+if all(_amdgpu_tools.values()):
+    config.available_features.add("amdgpu-tools")
+    for _t, _path in _amdgpu_tools.items():
+        config.substitutions.append(("%" + _t.replace("-", "_").replace(".", "_"), _path))
 # The toolkit's stub libcuda (cuInit fails) exercises the CUDA runtime's error path on CPU machines.
 _stub = "/usr/local/cuda/lib64/stubs/libcuda.so"
 if os.path.exists(_stub):

@@ -197,6 +197,17 @@ def _cx_id(cx):
     return ",".join(f"{k}={v}" for k, v in sorted(cx.items()))
 
 
+def suite_ids():
+    """The ids of suite_kernels, in its order, without tracing (for pytest parameters)."""
+    from test_dsl import ALL
+    out = []
+    for path in sorted((EXAMPLES / "kir").glob("*.mlir")):
+        out += [f"kir/{m}" for m in re.findall(r"kir\.kernel\s+@(\w+)\(", path.read_text())]
+    for example in sorted(ALL):
+        out += [f"py/{example}" + (f"[{_cx_id(cx)}]" if cx else "") for cx in ALL[example].get("constexprs", [{}])]
+    return out
+
+
 def suite_kernels(kir_dir: pathlib.Path):
     """Every suite kernel as KIR: examples/kir/*.mlir (each kernel of a file), and each DSL example
     with each of its constexpr variants (test_dsl.ALL), traced into kir_dir."""

@@ -28,22 +28,12 @@ import pytest
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
 
 import matrix_lib as M  # noqa: E402
-from test_dsl import ALL  # noqa: E402
 
 # Known wrong results the matrix found, (kernel id, provider) -> reason; strict, so a fix shows up.
 KNOWN = {}
 
 
-def _ids():
-    out = []
-    for path in sorted((M.EXAMPLES / "kir").glob("*.mlir")):
-        out += [f"kir/{m}" for m in re.findall(r"kir\.kernel\s+@(\w+)\(", path.read_text())]
-    for example in sorted(ALL):
-        out += [f"py/{example}" + (f"[{M._cx_id(cx)}]" if cx else "") for cx in ALL[example].get("constexprs", [{}])]
-    return out
-
-
-IDS = _ids()
+IDS = M.suite_ids()
 
 
 def _params(provider):

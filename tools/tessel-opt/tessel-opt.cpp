@@ -16,6 +16,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/CuTile/CuTile.h"
+#include "tessel/Target/AMDGPU/AMDGPU.h"
 #include "tessel/Target/PTX/PTX.h"
 #include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Target/Triton/Triton.h"
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
   tessel::pgpu::registerPGPUPasses();
   tessel::triton::registerTritonPasses();
   tessel::ptx::registerPTXPasses();
+  tessel::amdgpu::registerAMDGPUPasses();
   tessel::cutile::registerCuTilePasses();
   tessel::registerPipeline(); // --tessel-pipeline=stop-after=GROUP
   mlir::DialectRegistry registry;

@@ -29,6 +29,7 @@
 #include "tessel/Interp/Interpreter.h"
 #include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Runtime/CudaDriver.h"
+#include "tessel/Target/AMDGPU/AMDGPU.h"
 #include "tessel/Target/PTX/PTX.h"
 #include "tessel/Target/CuTile/CuTile.h"
 #include "tessel/Target/Triton/Triton.h"
@@ -50,8 +51,8 @@ namespace interp = tessel::interp;
 namespace pgpu = tessel::pgpu;
 
 namespace {
-enum class Emit { KIR, PGPU, Device, LLVM, Source, Wrapper };
-enum class Target { Triton, CuTile, PTX };
+enum class Emit { KIR, PGPU, Device, LLVM, Source, Wrapper, Binary };
+enum class Target { Triton, CuTile, PTX, AMDGPU };
 
 // Each command's help lists its own options and those both share; LLVM's and MLIR's options are
 // still accepted but not listed.
@@ -65,15 +66,18 @@ cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::value_desc("pa
 cl::opt<Emit> emit("emit", cl::desc("stage to print"), cl::init(Emit::Source), cl::cat(compileOptions),
                    cl::values(clEnumValN(Emit::KIR, "kir", "verified canonical kernel IR"),
                               clEnumValN(Emit::PGPU, "pgpu", "shared physical GPU program IR"),
-                              clEnumValN(Emit::Device, "device", "PTX target: the selected gpu/nvvm device IR"),
-                              clEnumValN(Emit::LLVM, "llvm", "PTX target: the optimized LLVM IR"),
+                              clEnumValN(Emit::Device, "device", "PTX/AMDGPU target: the selected gpu device IR"),
+                              clEnumValN(Emit::LLVM, "llvm", "PTX/AMDGPU target: the optimized LLVM IR"),
                                clEnumValN(Emit::Source, "source", "provider source"),
                                clEnumValN(Emit::Wrapper, "wrapper",
-                                          "PTX target: the Python module that launches it (tessel._ptx)")));
+                                          "PTX target: the Python module that launches it (tessel._ptx)"),
+                              clEnumValN(Emit::Binary, "binary",
+                                         "AMDGPU target: the ELF code object (amdhsa, relocatable)")));
 cl::opt<Target> target("target", cl::desc("provider"), cl::init(Target::Triton), cl::cat(commonOptions),
                        cl::values(clEnumValN(Target::Triton, "triton", "Triton Python source"),
                                   clEnumValN(Target::CuTile, "cutile", "cuda.tile Python source"),
-                                  clEnumValN(Target::PTX, "ptx", "PTX emitted in-process")));
+                                  clEnumValN(Target::PTX, "ptx", "PTX emitted in-process"),
+                                  clEnumValN(Target::AMDGPU, "amdgpu", "AMDGCN for gfx942 emitted in-process")));
 cl::opt<std::string> numerics("numerics", cl::desc("source | relaxed_normalization (overrides the module)"),
                               cl::cat(commonOptions));
 cl::opt<std::string> onlineReduction("online-reduction", cl::desc("true | false (overrides the module)"),
@@ -118,7 +122,7 @@ std::pair<std::string, std::string> splitSpec(llvm::StringRef spec) {
 int usage(llvm::StringRef argv0) {
   llvm::errs() << "usage: " << argv0 << " <command> [options]\n"
                << "commands:\n"
-               << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source|wrapper --target=triton|cutile|ptx\n"
+               << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source|wrapper|binary --target=triton|cutile|ptx|amdgpu\n"
                << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--device interp|cuda --target ptx] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
                << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
@@ -301,8 +305,16 @@ int compile(MLIRContext &context) {
   if (failed(applyCompileOptions(*module)))
     return kUsageError;
 
-  if ((emit == Emit::Device || emit == Emit::LLVM || emit == Emit::Wrapper) && target != Target::PTX) {
-    emitError(module->getLoc()) << "--emit=device, --emit=llvm and --emit=wrapper are stages of --target=ptx";
+  if ((emit == Emit::Device || emit == Emit::LLVM) && target != Target::PTX && target != Target::AMDGPU) {
+    emitError(module->getLoc()) << "--emit=device and --emit=llvm are stages of --target=ptx and --target=amdgpu";
+    return kUsageError;
+  }
+  if (emit == Emit::Wrapper && target != Target::PTX) {
+    emitError(module->getLoc()) << "--emit=wrapper is a stage of --target=ptx";
+    return kUsageError;
+  }
+  if (emit == Emit::Binary && target != Target::AMDGPU) {
+    emitError(module->getLoc()) << "--emit=binary is a stage of --target=amdgpu";
     return kUsageError;
   }
   llvm::StringMap<int64_t> paramValues;
@@ -321,7 +333,8 @@ int compile(MLIRContext &context) {
   applyDefaultTimingPassManagerCLOptions(pm);
   // The PTX and cuTile providers start from the shared pipeline's pgpu and legalize on their own.
   tessel::buildPipeline(pm, emit == Emit::KIR ? tessel::Stage::KIR
-                            : emit == Emit::PGPU || target == Target::PTX || target == Target::CuTile
+                            : emit == Emit::PGPU || target == Target::PTX || target == Target::CuTile ||
+                                      target == Target::AMDGPU
                                 ? tessel::Stage::PGPU
                                 : tessel::Stage::Triton);
   if (failed(pm.run(*module)))
@@ -341,6 +354,16 @@ int compile(MLIRContext &context) {
     if (failed(text))
       return kUsageError;
     output->os() << *text;
+  } else if (target == Target::AMDGPU && emit != Emit::KIR && emit != Emit::PGPU) {
+    // Compile completely before writing: a rejected program leaves no artifact (seed 004).
+    FailureOr<std::string> bytes = tessel::amdgpu::compile(*module, paramValues,
+                                                           emit == Emit::Device ? tessel::amdgpu::Stage::DeviceIR
+                                                           : emit == Emit::LLVM ? tessel::amdgpu::Stage::LLVMIR
+                                                           : emit == Emit::Binary ? tessel::amdgpu::Stage::CodeObject
+                                                                                  : tessel::amdgpu::Stage::ISA);
+    if (failed(bytes))
+      return kUsageError;
+    output->os() << *bytes;
   } else if (emit == Emit::Source && target == Target::CuTile) {
     // Legalize and serialize completely before writing: a rejected program leaves no artifact.
     FailureOr<std::string> text = tessel::cutile::compile(*module, paramValues);

@@ -135,14 +135,9 @@ FailureOr<std::string> ptx::compile(ModuleOp module, const llvm::StringMap<int64
   FailureOr<llvm::StringMap<llvm::StringMap<int64_t>>> params = legalize(module, overrides);
   if (failed(params))
     return failure();
-  FailureOr<OwningOpRef<ModuleOp>> device = selectDeviceIR(module, *params);
-  if (failed(device))
-    return failure();
+  FailureOr<OwningOpRef<ModuleOp>> device = selector::selectDeviceIR(module, target(), *params, "tessel_ptx");
   // Fold the selector's constants and per-slot guards (scf.if on true) before printing or lowering.
-  PassManager cleanup((*device)->getContext());
-  cleanup.addPass(createCanonicalizerPass());
-  cleanup.addPass(createCSEPass());
-  if (failed(cleanup.run(**device)))
+  if (failed(device) || failed(selector::cleanupDeviceIR(**device)))
     return failure();
   if (stage == Stage::DeviceIR) {
     std::string text;

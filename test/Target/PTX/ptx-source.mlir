@@ -115,4 +115,4 @@
 // WRAP: _grid = 
 // WRAP: _ptx.launch(_PTX, 'vector_add', _grid, 128, _device[0], [*_ptx.view(x), *_ptx.view(y), *_ptx.view(z), _ptx.scalar(scale, 'f32')])
 // RUN: not tessel compile %tessel_src/examples/kir/vector_add.mlir --emit=wrapper 2>&1 | FileCheck %s --check-prefix=WRAPERR
-// WRAPERR: --emit=device, --emit=llvm and --emit=wrapper are stages of --target=ptx
+// WRAPERR: --emit=wrapper is a stage of --target=ptx

@@ -1,24 +1,27 @@
-//===- PTXSelector.cpp - legalized pgpu to the gpu/nvvm device IR ---------===//
+//===- Selector.cpp - legalized pgpu to the upstream device IR -------------===//
 //
-// The instruction selector of the PTX provider (seed 004 §"Provider selector
-// boundaries"): it walks one legalized pgpu kernel and builds the same program
-// in MLIR's upstream device dialects (gpu, arith, scf, llvm). The mapping of
-// program instances to CTAs and of fragments to threads is described in
-// PTX.h. Everything the selector cannot express was rejected by `legalize`
-// (`selectionIssue`); reaching an unexpected op here is a selector bug and is
-// reported at the op, never spelled approximately.
+// The instruction selector shared by the GPU providers (seed 004 §"Provider
+// selector boundaries"): it walks one legalized pgpu kernel and builds the
+// same program in MLIR's upstream device dialects (gpu, arith, scf, llvm).
+// The mapping of program instances to workgroups and of fragments to threads
+// is described in Selector.h; the few target choices come from the
+// DeviceTarget. Everything the selector cannot express was rejected by
+// `legalize` (`selectionIssue`); reaching an unexpected op here is a selector
+// bug and is reported at the op, never spelled approximately.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Selector.h"
+#include "SelectorImpl.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
 using namespace mlir;
 using namespace tessel;
-using namespace tessel::ptx::detail;
+using namespace tessel::selector::detail;
 using BinaryKind = kir::BinaryKind;
 using UnaryKind = kir::UnaryKind;
 
@@ -40,7 +43,7 @@ FailureOr<Value> Selector::binary(Operation *op, BinaryKind kind, Type type, Val
     case BinaryKind::MinNum: return LLVM::MinNumOp::create(b, loc, x, y).getResult();
     default: break;
     }
-    return op->emitError() << "the PTX selector has no instruction for float '" << kir::stringifyBinaryKind(kind)
+    return op->emitError() << "the " << target.name() << " selector has no instruction for float '" << kir::stringifyBinaryKind(kind)
                            << "'";
   }
   bool u = isUnsigned(type);
@@ -101,7 +104,7 @@ FailureOr<Value> Selector::binary(Operation *op, BinaryKind kind, Type type, Val
   }
   default: break;
   }
-  return op->emitError() << "the PTX selector has no instruction for integer '" << kir::stringifyBinaryKind(kind)
+  return op->emitError() << "the " << target.name() << " selector has no instruction for integer '" << kir::stringifyBinaryKind(kind)
                          << "'";
 }
 
@@ -122,7 +125,7 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
     }
     default: break;
     }
-    return op->emitError() << "the PTX selector has no instruction for integer '" << kir::stringifyUnaryKind(kind)
+    return op->emitError() << "the " << target.name() << " selector has no instruction for integer '" << kir::stringifyUnaryKind(kind)
                            << "'";
   }
   switch (kind) {
@@ -134,16 +137,17 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
   case UnaryKind::Sqrt: return intrinsic("llvm.sqrt." + suffix(type), type, x);
   default: break;
   }
-  // Transcendentals: the PTX approximate instructions on f32 (as the Triton provider's spelling);
-  // f16/bf16 compute in f32 and round once, like the interpreter.
+  // Transcendentals: the target's approximate instructions on f32 (as the Triton provider's
+  // spelling); f16/bf16 compute in f32 and round once, like the interpreter. No device library
+  // is linked (libdevice, ocml), so f64 and the accurate kinds are rejected by legalization.
   Type f32 = b.getF32Type();
   if (!type.isF32() && !type.isF16() && !type.isBF16())
-    return op->emitError() << "the PTX selector computes '" << kir::stringifyUnaryKind(kind)
-                           << "' in f32 only (no libdevice); got " << type;
+    return op->emitError() << "the " << target.name() << " selector computes '" << kir::stringifyUnaryKind(kind)
+                           << "' in f32 only (no " << target.library() << "); got " << type;
   Value v = type.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
   auto f = [&](double c) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(c))).getResult(); };
-  auto ex2 = [&](Value a) { return intrinsic("llvm.nvvm.ex2.approx.f32", f32, a); };
-  auto lg2 = [&](Value a) { return intrinsic("llvm.nvvm.lg2.approx.f", f32, a); };
+  auto ex2 = [&](Value a) { return target.approximate(b, loc, UnaryKind::Exp2, a); };
+  auto lg2 = [&](Value a) { return target.approximate(b, loc, UnaryKind::Log2, a); };
   Value r;
   switch (kind) {
   case UnaryKind::Exp: r = ex2(arith::MulFOp::create(b, loc, v, f(M_LOG2E))); break;
@@ -151,7 +155,7 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
   case UnaryKind::Log: r = arith::MulFOp::create(b, loc, lg2(v), f(M_LN2)); break;
   case UnaryKind::Log2: r = lg2(v); break;
   case UnaryKind::Rsqrt:
-    r = approximate ? intrinsic("llvm.nvvm.rsqrt.approx.f", f32, v)
+    r = approximate ? target.approximate(b, loc, UnaryKind::Rsqrt, v)
                     : arith::DivFOp::create(b, loc, f(1.0), intrinsic("llvm.sqrt.f32", f32, v)).getResult();
     break;
   case UnaryKind::Sigmoid: {
@@ -160,25 +164,18 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
     break;
   }
   case UnaryKind::Tanh:
-    if (!approximate)
-      return op->emitError() << "the PTX selector has only tanh.approx.f32; 'tanh' without {approximate} needs "
-                                "libdevice, which the in-process provider does not use";
-    // llvm.tanh with `afn` (approximate functions allowed) is NVPTX's tanh.approx.f32 (sm_75+).
-    r = LLVM::CallIntrinsicOp::create(b, loc, TypeRange{f32}, b.getStringAttr("llvm.tanh.f32"), ValueRange{v},
-                                      LLVM::FastmathFlagsAttr::get(b.getContext(), LLVM::FastmathFlags::afn))
-            .getResult(0);
-    break;
   case UnaryKind::Sin:
   case UnaryKind::Cos:
     if (!approximate)
-      return op->emitError() << "the PTX selector has only sin.approx/cos.approx (accurate to about 2^-21 on "
-                                "[-pi, pi], worse beyond); '"
-                             << kir::stringifyUnaryKind(kind) << "' without {approximate} is rejected";
-    r = intrinsic(kind == UnaryKind::Sin ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f", f32, v);
+      return op->emitError() << "the " << target.name() << " selector has '" << kir::stringifyUnaryKind(kind)
+                             << "' only with {approximate}; without it needs " << target.library()
+                             << ", which the in-process provider does not use";
+    r = target.approximate(b, loc, kind, v);
     break;
   default:
-    return op->emitError() << "the PTX selector has no instruction sequence for '" << kir::stringifyUnaryKind(kind)
-                           << "' (erf, log1p, expm1, pow and accurate tanh need libdevice, which the in-process provider does not use)";
+    return op->emitError() << "the " << target.name() << " selector has no instruction sequence for '"
+                           << kir::stringifyUnaryKind(kind) << "' (erf, log1p, expm1, pow and accurate tanh need "
+                           << target.library() << ", which the in-process provider does not use)";
   }
   return type.isF32() ? r : arith::TruncFOp::create(b, loc, type, r).getResult();
 }
@@ -475,10 +472,10 @@ LogicalResult Selector::emitForeach(pgpu::ForeachOp op) {
 /// pgpu.scatter_reduce as relaxed atomics (the invocation-wide sharing domain: device scope, the
 /// PTX default). A scalar value is added once, by thread 0 (scalars are uniform).
 LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
-  std::optional<StringRef> name = ptx::scatterAtomic(op);
+  std::optional<StringRef> name = selector::scatterAtomic(op);
   std::optional<LLVM::AtomicBinOp> kind = name ? LLVM::symbolizeAtomicBinOp(*name) : std::nullopt;
   if (!kind)
-    return op.emitError() << "the PTX selector has no atomic for this scatter_reduce combine";
+    return op.emitError() << "the " << target.name() << " selector has no atomic for this scatter_reduce combine";
   Type elementType = pgpu::elementTypeOf(op.getValue().getType());
   auto fragment = dyn_cast<pgpu::FragmentType>(op.getValue().getType());
   fenceWrite(op.getView());
@@ -495,12 +492,14 @@ LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
   return success();
 }
 
-/// pgpu.last_program: after a CTA barrier (every thread's earlier effects precede thread 0's
-/// release), thread 0 increments the ticket with acq_rel order and publishes whether it was the
+/// pgpu.last_program: after a workgroup barrier (every thread's earlier effects precede thread 0's
+/// release; a target whose barrier orders only within the workgroup releases to the device
+/// first), thread 0 increments the ticket with acq_rel order and publishes whether it was the
 /// last of the grid's CTAs through shared memory; that CTA runs the body.
 LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
   Type i32 = b.getI32Type();
   Value flag = sharedArray(i32, 1);
+  target.releaseToDevice(b, loc);
   gpu::BarrierOp::create(b, loc);
   scf::IfOp::create(b, loc, laneIsZero, [&](OpBuilder &, Location) {
     auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
@@ -508,7 +507,7 @@ LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
                                        ValueRange{constInt(b.getI64Type(), 0)});
     Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ticket, constI32(1),
                                               LLVM::AtomicOrdering::acq_rel);
-    Value grid = arith::IndexCastOp::create(b, loc, i32, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    Value grid = arith::IndexCastOp::create(b, loc, i32, target.programCount(b, loc));
     Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, arrived,
                                        arith::SubIOp::create(b, loc, grid, constI32(1)));
     LLVM::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last), flag);
@@ -519,6 +518,7 @@ LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
                                      constI32(0));
   bool ok = true;
   scf::IfOp::create(b, loc, last, [&](OpBuilder &, Location) {
+    target.acquireFromDevice(b, loc);
     ok = succeeded(emitBlock(op.getBody().front()));
     scf::YieldOp::create(b, loc);
   });
@@ -569,8 +569,8 @@ LogicalResult Selector::emitHistogram(pgpu::HistogramOp op) {
 LogicalResult Selector::emitOp(Operation *op) {
   loc = op->getLoc();
   current = op;
-  if (std::optional<std::string> issue = ptx::selectionIssue(op))
-    return op->emitError() << "the PTX selector cannot express '" << op->getName() << "': " << *issue;
+  if (std::optional<std::string> issue = selector::selectionIssue(op, target))
+    return op->emitError() << "the " << target.name() << " selector cannot express '" << op->getName() << "': " << *issue;
   // Elementwise ops: one device op per slot.
   auto perSlot = [&](auto fn) -> LogicalResult {
     Value result = op->getResult(0);
@@ -729,15 +729,16 @@ LogicalResult Selector::emitOp(Operation *op) {
       .Case([&](pgpu::RegionFoldOp o) { return emitRegionFold(o); })
       .Case([&](pgpu::ForeachOp o) { return emitForeach(o); })
       .Default([&](Operation *o) {
-        return o->emitError() << "the PTX selector cannot express '" << o->getName() << "'";
+        return o->emitError() << "the " << target.name() << " selector cannot express '" << o->getName() << "'";
       });
 }
 
 LogicalResult Selector::run() {
   MLIRContext *ctx = kernel.getContext();
-  threads = params.lookup(ptx::kThreadsParam);
-  vector = std::max<int64_t>(1, params.lookup(ptx::kVectorParam));
-  // The kernel signature (PTX.h ABI).
+  threads = params.lookup(selector::kThreadsParam);
+  vector = std::max<int64_t>(1, params.lookup(selector::kVectorParam));
+  warpLanes = target.warpSize();
+  // The kernel signature (Selector.h ABI).
   SmallVector<Type> argTypes;
   Type i64 = b.getI64Type();
   auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
@@ -799,7 +800,7 @@ LogicalResult Selector::run() {
             if (auto vname = dyn_cast<StringAttr>(ve); vname && vname.getValue() == name && !extent)
               extent = views[kernel.getBody().getArgument(j)].extents[axis];
       if (!extent)
-        return kernel.emitError() << "the PTX selector cannot size workspace argument " << i << ": no view or "
+        return kernel.emitError() << "the " << target.name() << " selector cannot size workspace argument " << i << ": no view or "
                                   << "parameter names its extent '" << name << "'";
       abi.extents.push_back(extent);
     }
@@ -826,7 +827,7 @@ LogicalResult Selector::run() {
       readAndWritten.insert(v);
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   laneIsZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constIndex(0));
-  // LaunchExprs, then the program space: this CTA is the instance block_id.x, decoded row-major.
+  // LaunchExprs, then the program space: this workgroup is the instance block_id.x, decoded row-major.
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     auto space = dyn_cast<pgpu::ProgramSpaceOp>(op);
     if (!space) {
@@ -848,11 +849,13 @@ LogicalResult Selector::run() {
       return failure();
   }
   gpu::ReturnOp::create(b, loc);
-  // A CTA gets 48 KiB of static shared memory; ptxas would reject more, so the program is.
-  if (stageBytes + sharedBytes > 48 * 1024)
-    return kernel.emitError() << "the PTX selector needs " << stageBytes + sharedBytes
-                              << " bytes of static shared memory for @" << kernel.getSymName()
-                              << ", more than the 48 KiB a CTA gets (smaller tiles or fewer THREADS fit)";
+  // A workgroup gets a fixed amount of static shared memory; the assembler would reject more, so
+  // the program is.
+  if (stageBytes + sharedBytes > target.sharedMemoryBytes())
+    return kernel.emitError() << "the " << target.name() << " selector needs " << stageBytes + sharedBytes
+                              << " bytes of static shared memory for @" << kernel.getSymName() << ", more than the "
+                              << target.sharedMemoryBytes() / 1024 << " KiB a " << target.groupWord()
+                              << " gets (smaller tiles or fewer THREADS fit)";
   if (stageBytes > 0) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
@@ -864,22 +867,34 @@ LogicalResult Selector::run() {
 }
 
 FailureOr<OwningOpRef<ModuleOp>>
-ptx::selectDeviceIR(ModuleOp module, const llvm::StringMap<llvm::StringMap<int64_t>> &params) {
+selector::selectDeviceIR(ModuleOp module, const DeviceTarget &target,
+                         const llvm::StringMap<llvm::StringMap<int64_t>> &params, StringRef moduleName) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect, LLVM::LLVMDialect>();
   OpBuilder b(ctx);
   OwningOpRef<ModuleOp> device = ModuleOp::create(module.getLoc());
   (*device)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
   b.setInsertionPointToStart(device->getBody());
-  auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessel_ptx");
+  auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), moduleName);
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
     auto it = params.find(kernel.getSymName());
     if (it == params.end())
-      return kernel.emitError() << "kernel @" << kernel.getSymName() << " was not legalized for PTX";
-    Selector selector(kernel, it->second, gpuModule);
+      return kernel.emitError() << "kernel @" << kernel.getSymName() << " was not legalized for " << target.name();
+    Selector selector(kernel, target, it->second, gpuModule);
     if (failed(selector.run()))
       return failure();
   }
   return device;
 }
 
+
+Value selector::DeviceTarget::programCount(OpBuilder &b, Location loc) const {
+  return gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+}
+
+LogicalResult selector::cleanupDeviceIR(ModuleOp deviceModule) {
+  PassManager cleanup(deviceModule.getContext());
+  cleanup.addPass(createCanonicalizerPass());
+  cleanup.addPass(createCSEPass());
+  return cleanup.run(deviceModule);
+}

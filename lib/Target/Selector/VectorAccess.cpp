@@ -1,9 +1,10 @@
-//===- PTXVector.cpp - vector accesses of fragments in the vector layout --===//
+//===- VectorAccess.cpp - vector accesses of fragments in the vector layout ===//
 //
-// In the vector layout (PTX.h) a thread holds groups of V consecutive
+// In the vector layout (Selector.h) a thread holds groups of V consecutive
 // elements of a wide fragment. An access whose coordinates are affine within
 // every aligned group of V elements (proved here on the pgpu values) reads or
-// writes a group with one vector instruction (ld.global.v4 / st.global.v4 for
+// writes a group with one vector instruction (ld.global.v4 / st.global.v4, or
+// global_load_dwordx4 / global_store_dwordx4, for
 // 16 bytes) when, at run time, the group is wholly valid, its first address
 // is aligned to the vector and consecutive elements are adjacent in memory
 // (the view's strides make the step 1). Any other group, and every access the
@@ -12,11 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Selector.h"
+#include "SelectorImpl.h"
 
 using namespace mlir;
 using namespace tessel;
-using namespace tessel::ptx::detail;
+using namespace tessel::selector::detail;
 
 std::optional<int64_t> Selector::knownInteger(Value v) {
   if (auto splat = v.getDefiningOp<pgpu::SplatOp>())

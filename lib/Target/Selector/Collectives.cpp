@@ -1,16 +1,17 @@
-//===- PTXCollectives.cpp - CTA-wide reduce, arg-reduce, scan, extract ----===//
+//===- Collectives.cpp - workgroup-wide reduce, arg-reduce, scan, extract -===//
 //
-// The selector's collectives (PTX.h): a fragment's slots are combined in each
-// thread, then across the warp with shuffles, then across warps through small
-// shared-memory arrays read by every thread, so the results are uniform.
+// The selector's collectives (Selector.h): a fragment's slots are combined in
+// each thread, then across the warp (the target's warp or wavefront) with
+// shuffles, then across warps through small shared-memory arrays read by
+// every thread, so the results are uniform.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Selector.h"
+#include "SelectorImpl.h"
 
 using namespace mlir;
 using namespace tessel;
-using namespace tessel::ptx::detail;
+using namespace tessel::selector::detail;
 
 /// A fresh shared-memory array (address space 3) of `count` elements, named after the kernel;
 /// returns its address.
@@ -29,7 +30,7 @@ Value Selector::sharedArray(Type slotType, int64_t count) {
 /// An exchange within the warp; 64-bit and narrow values travel as 32-bit words.
 Value Selector::shuffle(Value v, int32_t offset, gpu::ShuffleMode mode) {
   Type type = v.getType();
-  auto shuffle32 = [&](Value w) { return gpu::ShuffleOp::create(b, loc, w, offset, 32, mode).getResult(0); };
+  auto shuffle32 = [&](Value w) { return gpu::ShuffleOp::create(b, loc, w, offset, warpLanes, mode).getResult(0); };
   if (type.isF32() || type.isInteger(32))
     return shuffle32(v);
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
@@ -61,18 +62,18 @@ Value Selector::shuffle(Value v, int32_t offset, gpu::ShuffleMode mode) {
 SmallVector<Value>
 Selector::combineAcrossCTA(SmallVector<Value> acc,
                            llvm::function_ref<SmallVector<Value>(ValueRange, ValueRange)> combine) {
-  for (int32_t offset = 16; offset >= 1; offset /= 2) {
+  for (int32_t offset = warpLanes / 2; offset >= 1; offset /= 2) {
     SmallVector<Value> other;
     for (Value v : acc)
       other.push_back(shuffleXor(v, offset));
     acc = combine(acc, other);
   }
-  int64_t warps = threads / 32;
+  int64_t warps = threads / warpLanes;
   if (warps == 1)
     return acc;
-  Value warp = arith::DivUIOp::create(b, loc, tid, constIndex(32));
+  Value warp = arith::DivUIOp::create(b, loc, tid, constIndex(warpLanes));
   Value lane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      arith::RemUIOp::create(b, loc, tid, constIndex(32)), constIndex(0));
+                                      arith::RemUIOp::create(b, loc, tid, constIndex(warpLanes)), constIndex(0));
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   SmallVector<Value> arrays;
   SmallVector<Type> slotTypes;
@@ -290,9 +291,9 @@ LogicalResult Selector::emitScan(pgpu::ScanOp op) {
     carry = identity;
   else
     flatten(op.getCarries(), carry);
-  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(32));
-  Value warp = arith::DivUIOp::create(b, loc, tid, constIndex(32));
-  int64_t warps = threads / 32;
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(warpLanes));
+  Value warp = arith::DivUIOp::create(b, loc, tid, constIndex(warpLanes));
+  int64_t warps = threads / warpLanes;
   gpu::ShuffleMode towardLater = reverse ? gpu::ShuffleMode::DOWN : gpu::ShuffleMode::UP;
   int64_t slotCount = slots(fragment), width = vectorOf(fragment);
   SmallVector<SmallVector<Value>> results(n, SmallVector<Value>(slotCount));
@@ -301,13 +302,13 @@ LogicalResult Selector::emitScan(pgpu::ScanOp op) {
   // inclusive) and the step's total.
   auto ctaScan = [&](SmallVector<Value> v, bool exclusive) -> std::pair<SmallVector<Value>, SmallVector<Value>> {
     // inclusive scan inside the warp, in element order
-    for (int32_t offset = 1; offset < 32; offset *= 2) {
+    for (int32_t offset = 1; offset < warpLanes; offset *= 2) {
       SmallVector<Value> earlier;
       for (Value x : v)
         earlier.push_back(shuffle(x, offset, towardLater));
       Value has = reverse ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                                   arith::AddIOp::create(b, loc, lane, constIndex(offset)),
-                                                  constIndex(32)).getResult()
+                                                  constIndex(warpLanes)).getResult()
                           : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane, constIndex(offset))
                                 .getResult();
       v = select(has, combine(earlier, v), v);
@@ -317,7 +318,7 @@ LogicalResult Selector::emitScan(pgpu::ScanOp op) {
       SmallVector<Value> before;
       for (Value x : v)
         before.push_back(shuffle(x, 1, towardLater));
-      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, constIndex(reverse ? 31 : 0));
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, constIndex(reverse ? warpLanes - 1 : 0));
       within = select(first, identity, before);
     }
     // the prefix of the warps before this one, and the slot's total
@@ -331,7 +332,7 @@ LogicalResult Selector::emitScan(pgpu::ScanOp op) {
         slotTypes.push_back(t);
         arrays.push_back(sharedArray(t, warps));
       }
-      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, constIndex(reverse ? 0 : 31));
+      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, constIndex(reverse ? 0 : warpLanes - 1));
       Value warp64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), warp);
       scf::IfOp::create(b, loc, last, [&](OpBuilder &, Location) {
         for (auto [i, x] : llvm::enumerate(v)) {

@@ -1,20 +1,19 @@
-//===- PTXLegalize.cpp - PTX provider legalization and selector limits ----===//
+//===- Legalize.cpp - selector legalization and limits, for every target --===//
 //
 // Before selection every parameter is bound (declared defaults, then the
 // caller's values), so the selector sees a program whose fragment extents and
-// launch configuration are numbers. The provider's own knob, THREADS (threads
-// per CTA), is declared here like the Triton provider's WARPS. Every op is
-// then checked against the selector's limits; a program with an op outside
-// them is rejected at that op with the exact limitation (seed 004), and no
-// artifact is produced.
+// launch configuration are numbers. The provider's own knobs, THREADS
+// (threads per workgroup, in the target's domain) and VECTOR, are declared
+// here like the Triton provider's WARPS. Every op is then checked against the
+// selector's limits; a program with an op outside them is rejected at that op
+// with the exact limitation (seed 004), and no artifact is produced.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessel/Target/PTX/PTX.h"
+#include "tessel/Target/Selector/Selector.h"
 #include "tessel/Interp/LaunchExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Pass/Pass.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <set>
@@ -23,7 +22,6 @@ using namespace mlir;
 using namespace tessel;
 
 namespace {
-constexpr int64_t kThreadCandidates[] = {32, 64, 128, 256, 512, 1024};
 constexpr int64_t kVectorCandidates[] = {1, 2, 4, 8};
 constexpr llvm::StringLiteral kRankIssueTag = "fragments are not selected yet";
 
@@ -52,8 +50,9 @@ int64_t largestFragment(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &o
 /// Declares THREADS when absent. Default: 128 (four warps, the Triton provider's default),
 /// doubled while the largest fragment at the bound parameters would need more than 32 registers
 /// per thread (a 128x128 accumulator gets 512 threads; a row block of 16384 gets 512).
-void declareThreads(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &overrides) {
-  if (kernel.getParam(ptx::kThreadsParam))
+void declareThreads(pgpu::KernelOp kernel, const selector::DeviceTarget &target,
+                    const llvm::StringMap<int64_t> &overrides) {
+  if (kernel.getParam(selector::kThreadsParam))
     return;
   int64_t threads = 128;
   int64_t largest = largestFragment(kernel, overrides);
@@ -63,16 +62,16 @@ void declareThreads(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &overr
   SmallVector<Attribute> params;
   if (auto declared = kernel.getParams())
     llvm::append_range(params, *declared);
-  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kThreadsParam), kThreadCandidates, threads,
-                                        StringAttr::get(ctx, "ptx")));
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, selector::kThreadsParam), target.threadCandidates(),
+                                        threads, StringAttr::get(ctx, target.provider())));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 
 /// Declares VECTOR when absent. Default: as many elements as make 16 bytes (one ld.global.v4.b32)
 /// of the narrowest element type the kernel reads or writes as a fragment of a view or workspace,
 /// at most 8; 1 when it accesses no fragment of memory.
-void declareVector(pgpu::KernelOp kernel) {
-  if (kernel.getParam(ptx::kVectorParam))
+void declareVector(pgpu::KernelOp kernel, const selector::DeviceTarget &target) {
+  if (kernel.getParam(selector::kVectorParam))
     return;
   int64_t narrowest = 0;
   kernel.walk([&](Operation *op) {
@@ -96,21 +95,21 @@ void declareVector(pgpu::KernelOp kernel) {
   SmallVector<Attribute> params;
   if (auto declared = kernel.getParams())
     llvm::append_range(params, *declared);
-  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, ptx::kVectorParam), kVectorCandidates, vector,
-                                        StringAttr::get(ctx, "ptx")));
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, selector::kVectorParam), kVectorCandidates, vector,
+                                        StringAttr::get(ctx, target.provider())));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 
 /// View element types the selector loads and stores: LLVM integers and floats
 /// (i1 has no memory layout fixed by the ABI; index is not a storage type).
-std::optional<std::string> storageIssue(Type element) {
+std::optional<std::string> storageIssue(Type element, const selector::DeviceTarget &target) {
   if (element.isInteger(1) || element.isIndex())
     return "views of " + [&] {
       std::string s;
       llvm::raw_string_ostream os(s);
       os << element;
       return s;
-    }() + " are not selected (no storage layout in the PTX ABI)";
+    }() + " are not selected (no storage layout in the " + target.name().str() + " ABI)";
   return std::nullopt;
 }
 
@@ -122,7 +121,7 @@ bool isTranscendental(kir::UnaryKind kind) {
 }
 } // namespace
 
-std::optional<llvm::StringRef> ptx::scatterAtomic(pgpu::ScatterReduceOp op) {
+std::optional<llvm::StringRef> selector::scatterAtomic(pgpu::ScatterReduceOp op) {
   pgpu::BinaryOp binary = pgpu::singleBinaryCombine(op.getCombine().front());
   if (!binary)
     return std::nullopt;
@@ -142,7 +141,8 @@ std::optional<llvm::StringRef> ptx::scatterAtomic(pgpu::ScatterReduceOp op) {
   return std::nullopt;
 }
 
-std::optional<std::string> ptx::selectionIssue(Operation *op) {
+std::optional<std::string> selector::selectionIssue(Operation *op, const DeviceTarget &target) {
+  std::string name = target.name().str(), library = target.library().str();
   // 8-bit floats have no LLVM type: the selector would need explicit conversions (not yet).
   auto narrowFloat = [](Type t) {
     Type e = pgpu::elementTypeOf(t);
@@ -151,7 +151,7 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
   if (llvm::any_of(op->getResultTypes(), narrowFloat) || llvm::any_of(op->getOperandTypes(), narrowFloat))
     return std::string("8-bit float values are not selected yet (no LLVM type; conversions through i8 are "
                        "the next step)");
-  // Fragments of any rank are flattened row-major over the CTA (PTX.h); arg-reductions and
+  // Fragments of any rank are flattened row-major over the workgroup (Selector.h); arg-reductions and
   // scans run along rank-1 fragments only.
   if (isa<pgpu::ArgReduceOp, pgpu::ScanOp>(op))
     if (auto fragment = dyn_cast<pgpu::FragmentType>(op->getOperand(0).getType()); fragment && fragment.getRank() != 1)
@@ -168,11 +168,11 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
             pgpu::CmpOp, pgpu::SelectOp, pgpu::IotaOp, pgpu::SplatOp, pgpu::ExtractOp, pgpu::ReduceOp,
             pgpu::ArgReduceOp, pgpu::ScanOp, pgpu::BroadcastOp, pgpu::RangeReduceOp, pgpu::ForeachOp,
             pgpu::BufferLoadOp, pgpu::BufferStoreOp>([](Operation *) { return std::nullopt; })
-      .Case([](pgpu::ScatterReduceOp o) -> std::optional<std::string> {
-        if (!ptx::scatterAtomic(o))
-          return std::string("the combine is not one PTX atomic (an add, or an integer min/max/and/or/xor, of "
-                             "its two arguments)");
-        return storageIssue(pgpu::elementTypeOf(o.getValue().getType()));
+      .Case([&](pgpu::ScatterReduceOp o) -> std::optional<std::string> {
+        if (!selector::scatterAtomic(o))
+          return "the combine is not one " + name +
+                 " atomic (an add, or an integer min/max/and/or/xor, of its two arguments)";
+        return storageIssue(pgpu::elementTypeOf(o.getValue().getType()), target);
       })
       .Case<pgpu::LastProgramOp>([](Operation *) { return std::nullopt; })
       .Case([](pgpu::HistogramOp h) -> std::optional<std::string> {
@@ -199,56 +199,56 @@ std::optional<std::string> ptx::selectionIssue(Operation *op) {
           return std::string("bitcasts of index are not selected");
         return std::nullopt;
       })
-      .Case([](pgpu::BinaryOp o) -> std::optional<std::string> {
+      .Case([&](pgpu::BinaryOp o) -> std::optional<std::string> {
         Type type = pgpu::elementTypeOf(o.getType());
         using K = kir::BinaryKind;
         if (o.getKind() == K::Pow)
-          return std::string("'pow' needs libdevice, which the in-process PTX provider does not link");
+          return "'pow' needs " + library + ", which the in-process " + name + " provider does not link";
         if (isa<FloatType>(type) && o.getKind() == K::Rem)
-          return std::string("float 'rem' (fmod) has no exact PTX sequence in the selector yet");
+          return "float 'rem' (fmod) has no exact " + name + " sequence in the selector yet";
         return std::nullopt;
       })
-      .Case([](pgpu::UnaryOp o) -> std::optional<std::string> {
+      .Case([&](pgpu::UnaryOp o) -> std::optional<std::string> {
         Type type = pgpu::elementTypeOf(o.getType());
         using K = kir::UnaryKind;
         if (!isa<FloatType>(type) || !isTranscendental(o.getKind()))
           return std::nullopt;
-        // {approximate} tanh is PTX's tanh.approx.f32 (relative error 2^-11, types §5.1); the
-        // library-precision kinds need libdevice's polynomials.
+        // {approximate} tanh is the target's approximate sequence (relative error 2^-11, types
+        // §5.1; PTX's tanh.approx.f32); the library-precision kinds need the device library.
         if (o.getKind() == K::Tanh && o.getApproximate())
           return std::nullopt;
         if (o.getKind() == K::Tanh || o.getKind() == K::Erf || o.getKind() == K::Log1p || o.getKind() == K::Expm1)
-          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
-                 "' needs libdevice, which the in-process PTX provider does not link";
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() + "' needs " + library +
+                 ", which the in-process " + name + " provider does not link";
         if ((o.getKind() == K::Sin || o.getKind() == K::Cos) && !o.getApproximate())
-          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
-                 "' is selected only with {approximate} (sin.approx/cos.approx)";
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() + "' is selected only with {approximate} (the " + name +
+                 " approximate instructions)";
         if (!type.isF32() && !type.isF16() && !type.isBF16())
-          return "'" + kir::stringifyUnaryKind(o.getKind()).str() +
-                 "' is computed in f32 only (ex2.approx/lg2.approx); f64 needs libdevice";
+          return "'" + kir::stringifyUnaryKind(o.getKind()).str() + "' is computed in f32 only (the " + name +
+                 " approximate instructions); f64 needs " + library;
         return std::nullopt;
       })
-      .Case<pgpu::LoadOp, pgpu::GatherOp>([](Operation *o) {
-        return storageIssue(cast<pgpu::ViewType>(o->getOperand(0).getType()).getElementType());
+      .Case<pgpu::LoadOp, pgpu::GatherOp>([&](Operation *o) {
+        return storageIssue(cast<pgpu::ViewType>(o->getOperand(0).getType()).getElementType(), target);
       })
-      .Case([](pgpu::StoreOp o) {
-        return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType());
+      .Case([&](pgpu::StoreOp o) {
+        return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType(), target);
       })
       .Case<pgpu::ContractOp, pgpu::TransposeOp, pgpu::ReshapeOp>([](Operation *) { return std::nullopt; })
-      .Default([](Operation *o) -> std::optional<std::string> {
-        return "no PTX selection for this op yet (selected: constants, LaunchExprs, program space, execution "
+      .Default([&](Operation *o) -> std::optional<std::string> {
+        return "no " + name + " selection for this op yet (selected: constants, LaunchExprs, program space, execution "
                "groups, for/if, pointwise ops, iota/splat/broadcast/transpose/reshape, load/gather/store, reduce, arg_reduce, scan, contract, extract, "
                "range_reduce, region_fold, foreach, scatter_reduce as atomics, workspace buffer_load/store)";
       });
 }
 
 FailureOr<llvm::StringMap<llvm::StringMap<int64_t>>>
-ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
+selector::legalize(ModuleOp module, const DeviceTarget &target, const llvm::StringMap<int64_t> &overrides) {
   llvm::StringMap<llvm::StringMap<int64_t>> bound;
   bool ok = true;
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
-    declareThreads(kernel, overrides);
-    declareVector(kernel);
+    declareThreads(kernel, target, overrides);
+    declareVector(kernel, target);
     // The same binding the interpreters and the runtime use (declared defaults, then checked overrides).
     FailureOr<llvm::StringMap<int64_t>> bindings = interp::bindParams(kernel, overrides);
     if (failed(bindings))
@@ -257,11 +257,12 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
     for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
       if (auto buffer = dyn_cast<pgpu::BufferType>(type)) {
         if (buffer.getScope() != pgpu::BufferScope::Workspace) {
-          kernel.emitError() << "the PTX selector cannot pass argument " << i << ": only invocation workspace "
+          kernel.emitError() << "the " << target.name() << " selector cannot pass argument " << i
+                             << ": only invocation workspace "
                              << "buffers are kernel arguments";
           ok = false;
-        } else if (auto issue = storageIssue(buffer.getElementType())) {
-          kernel.emitError() << "the PTX selector cannot pass argument " << i << ": " << *issue;
+        } else if (auto issue = storageIssue(buffer.getElementType(), target)) {
+          kernel.emitError() << "the " << target.name() << " selector cannot pass argument " << i << ": " << *issue;
           ok = false;
         }
       }
@@ -272,7 +273,7 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
     bool missing = false;
     std::set<std::pair<const void *, std::string>> reported;
     kernel.walk([&](Operation *op) {
-      std::optional<std::string> issue = selectionIssue(op);
+      std::optional<std::string> issue = selectionIssue(op, target);
       if (!issue)
         return;
       if (StringRef(*issue).contains(kRankIssueTag)) {
@@ -281,13 +282,14 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
         return;
       }
       // Copies of one KIR op (a guarded fast path and its fallback) are reported once per location.
-      std::string message = "the PTX selector cannot express '" + op->getName().getStringRef().str() + "': " + *issue;
+      std::string message =
+          "the " + target.name().str() + " selector cannot express '" + op->getName().getStringRef().str() + "': " + *issue;
       if (reported.emplace(op->getLoc().getAsOpaquePointer(), message).second)
         op->emitError() << message;
       missing = true;
     });
     if (!missing && firstShape)
-      firstShape->emitError() << "the PTX selector cannot express '" << firstShape->getName() << "': " << shapeIssue;
+      firstShape->emitError() << "the " << target.name() << " selector cannot express '" << firstShape->getName() << "': " << shapeIssue;
     ok = ok && !missing && !firstShape;
     bound[kernel.getSymName()] = std::move(values);
   }
@@ -295,21 +297,3 @@ ptx::legalize(ModuleOp module, const llvm::StringMap<int64_t> &overrides) {
     return failure();
   return bound;
 }
-
-namespace {
-/// `tessel-opt -pgpu-ptx-legalize`: legalization as a pass, for lit (bound defaults, no overrides).
-struct PTXLegalizePass : public PassWrapper<PTXLegalizePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PTXLegalizePass)
-  StringRef getArgument() const override { return "pgpu-ptx-legalize"; }
-  StringRef getDescription() const override {
-    return "Declare the PTX provider's THREADS parameter and reject, at the op, what the PTX selector cannot "
-           "express (seed 004)";
-  }
-  void runOnOperation() override {
-    if (failed(ptx::legalize(getOperation(), {})))
-      signalPassFailure();
-  }
-};
-} // namespace
-
-void ptx::registerPTXPasses() { PassRegistration<PTXLegalizePass>(); }

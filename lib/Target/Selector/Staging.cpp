@@ -1,12 +1,12 @@
-//===- PTXStaging.cpp - rank >= 2 data movement through shared memory ------===//
+//===- Staging.cpp - rank >= 2 data movement through shared memory ---------===//
 
-#include "Selector.h"
+#include "SelectorImpl.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace tessel;
-using namespace tessel::ptx::detail;
+using namespace tessel::selector::detail;
 
 //===----------------------------------------------------------------------===//
 // Fragments of rank >= 2. The flattened layout makes pointwise ops, accesses, full reductions and
@@ -30,9 +30,9 @@ FailureOr<int64_t> Selector::stage(Value fragment, int64_t byteOffset) {
   Type slotType = stageType(deviceScalarType(type.getElementType()));
   int64_t bytes = elements(type) * std::max<int64_t>(1, slotType.getIntOrFloatBitWidth() / 8);
   int64_t end = byteOffset + ((bytes + 15) / 16) * 16;
-  if (end > kStageLimit)
-    return current->emitError() << "the PTX selector would stage " << end
-                                << " bytes of fragments in shared memory here, more than its " << kStageLimit
+  if (end > stageLimit())
+    return current->emitError() << "the " << target.name() << " selector would stage " << end
+                                << " bytes of fragments in shared memory here, more than its " << stageLimit()
                                 << "-byte budget (smaller tile parameters fit)";
   stageBytes = std::max(stageBytes, end);
   for (int64_t k = 0, n = slots(type); k < n; ++k) {
@@ -151,7 +151,7 @@ FailureOr<Value> Selector::elementAt(Value fragment, ArrayRef<Value> coords) {
         return castValue(pgpu::elementTypeOf(o.getOperand().getType()), pgpu::elementTypeOf(o.getType()), *x);
       })
       .Default([&](Operation *o) -> FailureOr<Value> {
-        return o->emitError() << "the PTX selector cannot recompute this element (a selector bug)";
+        return o->emitError() << "the " << target.name() << " selector cannot recompute this element (a selector bug)";
       });
 }
 

@@ -1,18 +1,18 @@
-//===- Selector.h - the PTX selector's state, shared by its files -*- C++ -*-===//
+//===- SelectorImpl.h - the selector's state, shared by its files -*- C++ -*-===//
 //
-// Private to lib/Target/PTX: the Selector walks one legalized pgpu kernel and
-// builds it in the device dialects (PTX.h describes the execution model). Its
-// members live in PTXSelector.cpp (control, pointwise, accesses, ordered
-// loops, atomics), PTXCollectives.cpp (CTA-wide reduce, arg-reduce, scan,
-// extract) and PTXStaging.cpp (rank >= 2 data movement and contractions
-// through shared memory).
+// Private to lib/Target/Selector: the Selector walks one legalized pgpu kernel
+// and builds it in the device dialects for one DeviceTarget (Selector.h
+// describes the execution model). Its members live in Selector.cpp (control,
+// pointwise, accesses, ordered loops, atomics), Collectives.cpp
+// (workgroup-wide reduce, arg-reduce, scan, extract), Staging.cpp (rank >= 2
+// data movement and contractions through shared memory) and VectorAccess.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TESSEL_LIB_TARGET_PTX_SELECTOR_H
-#define TESSEL_LIB_TARGET_PTX_SELECTOR_H
+#ifndef TESSEL_LIB_TARGET_SELECTOR_SELECTORIMPL_H
+#define TESSEL_LIB_TARGET_SELECTOR_SELECTORIMPL_H
 
-#include "tessel/Target/PTX/PTX.h"
+#include "tessel/Target/Selector/Selector.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -21,12 +21,12 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 
-namespace tessel::ptx::detail {
+namespace tessel::selector::detail {
 using namespace mlir;
 using BinaryKind = kir::BinaryKind;
 using UnaryKind = kir::UnaryKind;
 
-/// An external view as the kernel receives it (PTX.h ABI); invocation workspace is addressed the
+/// An external view as the kernel receives it (Selector.h ABI); invocation workspace is addressed the
 /// same way, row-major over its extents.
 struct ViewABI {
   Value pointer;
@@ -48,27 +48,31 @@ inline Type deviceScalarType(Type type) {
 
 class Selector {
 public:
-  Selector(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &params, gpu::GPUModuleOp module)
-      : kernel(kernel), params(params), module(module), b(kernel.getContext()), loc(kernel.getLoc()) {}
+  Selector(pgpu::KernelOp kernel, const DeviceTarget &target, const llvm::StringMap<int64_t> &params,
+           gpu::GPUModuleOp module)
+      : kernel(kernel), target(target), params(params), module(module), b(kernel.getContext()),
+        loc(kernel.getLoc()) {}
 
   LogicalResult run();
 
 private:
   pgpu::KernelOp kernel;
+  const DeviceTarget &target;
   const llvm::StringMap<int64_t> &params;
   gpu::GPUModuleOp module;
   OpBuilder b;
   Location loc;
   int64_t threads = 0;
-  int64_t vector = 1;  // VECTOR: consecutive elements a thread holds in a wide fragment (PTX.h)
+  int64_t vector = 1;  // VECTOR: consecutive elements a thread holds in a wide fragment (Selector.h)
+  int64_t warpLanes = 32; // lanes of a gpu.shuffle (the target's warp or wavefront)
   Value tid;           // index
   Value laneIsZero;    // i1: thread 0 of the CTA
   unsigned nextShared = 0;
   DenseMap<Value, SmallVector<Value>> values; // scalar -> {v}; fragment -> one value per slot
   DenseMap<Value, ViewABI> views;
-  /// Views the kernel both reads and writes: their writes are fenced by CTA barriers before and
-  /// after, since another thread than the writer may read (or have read) the element; the pgpu
-  /// program is sequential within an instance (bar.sync orders global memory within the CTA).
+  /// Views the kernel both reads and writes: their writes are fenced by workgroup barriers before
+  /// and after, since another thread than the writer may read (or have read) the element; the pgpu
+  /// program is sequential within an instance (the barrier orders global memory within the group).
   DenseSet<Value> readAndWritten;
   void fenceWrite(Value view) {
     if (readAndWritten.contains(view))
@@ -88,14 +92,14 @@ private:
                                           : params.lookup(cast<StringAttr>(e).getValue()));
     return shape;
   }
-  /// Elements of a fragment (any rank: flattened row-major, PTX.h).
+  /// Elements of a fragment (any rank: flattened row-major, Selector.h).
   int64_t elements(pgpu::FragmentType type) {
     int64_t n = 1;
     for (int64_t e : shapeOf(type))
       n *= e;
     return n;
   }
-  /// Consecutive elements per thread in `type` (PTX.h layout): the widest of VECTOR, VECTOR / 2, ...
+  /// Consecutive elements per thread in `type` (Selector.h layout): the widest of VECTOR, VECTOR / 2, ...
   /// at which the fragment fills the CTA, down to 1 (the cyclic layout). A function of the element
   /// count only, so fragments that meet in pointwise ops and reshapes share their layout.
   int64_t vectorOf(pgpu::FragmentType type) {
@@ -212,7 +216,7 @@ private:
   Value loadSlot(Type elementType, Value view, ValueRange coords, Value ok, Value fill, int64_t k);
   void storeSlot(Value element, Type elementType, Value resource, ValueRange coords, Value ok, int64_t k);
 
-  // ---- vector accesses (PTXVector.cpp) ---------------------------------------
+  // ---- vector accesses (VectorAccess.cpp) ------------------------------------
   /// The integer `v` when it is known at selection (a constant or a bound parameter, or a splat of one).
   std::optional<int64_t> knownInteger(Value v);
   /// s such that element g*group + j of `v` is element g*group of `v` plus s*j, for every aligned
@@ -242,7 +246,8 @@ private:
   LogicalResult emitHistogram(pgpu::HistogramOp op);
 
   // ---- fragments of rank >= 2: data movement through a shared-memory staging area ----------
-  static constexpr int64_t kStageLimit = 40 * 1024; // of the 48 KiB a CTA gets statically
+  /// Of the static shared memory a workgroup gets, all but 8 KiB (40 KiB of a CTA's 48).
+  int64_t stageLimit() const { return target.sharedMemoryBytes() - 8 * 1024; }
   int64_t stageBytes = 0;
   int64_t sharedBytes = 0; // the reductions' and scans' small arrays
   Operation *current = nullptr;
@@ -269,6 +274,6 @@ private:
   LogicalResult emitAxisReduce(pgpu::ReduceOp op);
   LogicalResult emitContract(pgpu::ContractOp op);
 };
-} // namespace tessel::ptx::detail
+} // namespace tessel::selector::detail
 
-#endif // TESSEL_LIB_TARGET_PTX_SELECTOR_H
+#endif // TESSEL_LIB_TARGET_SELECTOR_SELECTORIMPL_H
