@@ -1,9 +1,13 @@
 """CI budget of the mutation fuzzer (test/fuzz/fuzz.py, issue 14): mutated lit and suite inputs never
-crash, abort or hang the driver. TESSEL_FUZZ_SECONDS (default 40) and TESSEL_FUZZ_SEED (default a
-fixed one, so a CI failure reproduces) tune it; a deep run is documented in test/fuzz/README.md."""
+crash, abort or hang the driver (TESSEL_FUZZ_SECONDS of tessel processes, default 40) nor the
+libraries in process (TESSEL_FUZZ_INPUTS mutants through build/bin/tessel-fuzz, default 20,000).
+TESSEL_FUZZ_SEED (default a fixed one, so a CI failure reproduces) picks the mutants; the deep
+libFuzzer run is docs/fuzzing.md."""
 import importlib.util
 import os
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,3 +51,20 @@ def test_fuzz_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
     details = "\n\n".join(p.read_text()[:1500] for p in found[:3])
     assert rc == 0, f"the fuzzer found {len(found)} crashing inputs:\n{details}"
     assert "inputs from" in out.out
+
+
+def test_in_process_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
+    harness = Path(tessel_bin).parent / "tessel-fuzz"
+    if not harness.exists():
+        pytest.fail(f"{harness} is missing; run scripts/setup.sh first")
+    fuzz = _fuzz()
+    count = os.environ.get("TESSEL_FUZZ_INPUTS", "20000")
+    seed = os.environ.get("TESSEL_FUZZ_SEED", "14")
+    rc = fuzz.main(["--harness", str(harness), "--count", count, "--seed", seed, "--timeout", "30",
+                    "--save", str(tmp_path / "findings"), "--work", str(tmp_path / "work")])
+    out = capsys.readouterr()
+    print(out.out, out.err)
+    found = sorted((tmp_path / "findings").glob("*.txt")) if (tmp_path / "findings").exists() else []
+    details = "\n\n".join(p.read_text()[:1500] for p in found[:3])
+    assert rc == 0, f"the in-process fuzzer found {len(found)} crashing inputs:\n{details}"
+    assert f"fuzz: {count} inputs from" in out.out
