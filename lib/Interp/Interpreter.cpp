@@ -269,7 +269,7 @@ LogicalResult Interpreter::execOp(Operation &op) {
         return success();
       })
       .Case<kir::DomainOp>([&](kir::DomainOp d) {
-        bind(d.getResult(), Domain{index(d.getLower()), index(d.getUpper()), d.getStep()});
+        bind(d.getResult(), Domain{index(d.getLower()), index(d.getUpper()), static_cast<int64_t>(d.getStep())});
         return success();
       })
       .Case<kir::SubregionOp>([&](kir::SubregionOp s) {
