@@ -39,6 +39,23 @@ def test_the_finding_classifier_reports_signals_banners_and_timeouts(tmp_path):
     assert fuzz.run_one(sh, ["-c", "echo 'error: bad' >&2; exit 2"], 5, 512)[0] is None
 
 
+def test_in_process_mode_saves_the_input_that_killed_the_harness_and_resumes(tmp_path):
+    """A stand-in harness that dies at the third input of each process: each death is saved as
+    the input it named last, and the batch resumes after it until every input ran."""
+    fuzz = _fuzz()
+    harness = tmp_path / "harness.sh"
+    harness.write_text('#!/bin/sh\nn=0\nfor f in "$@"; do case "$f" in --*) continue;; esac\n'
+                       '  echo "input $f"; n=$((n+1)); [ $n -eq 3 ] && kill -SEGV $$\ndone\n'
+                       'echo "tessel-fuzz: done; 0 parsed and verified, 0 reached pgpu, 0 serialized to Triton"\n')
+    harness.chmod(0o755)
+    reach = dict.fromkeys(["parsed", "pgpu", "serialized"], 0)
+    done, findings = fuzz.in_process(str(harness), 10, 7, fuzz.seeds(), tmp_path / "work", tmp_path / "found",
+                                     10, 0, reach, batch=10)
+    assert done == 10
+    assert [what for what, _ in findings] == ["signal 11"] * 3
+    assert len(list((tmp_path / "found").glob("*.mlir"))) == 3
+
+
 def test_fuzz_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
     fuzz = _fuzz()
     seconds = os.environ.get("TESSEL_FUZZ_SECONDS", "40")
