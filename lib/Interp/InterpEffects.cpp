@@ -105,9 +105,9 @@ LogicalResult checkValueShape(Operation &op, const TensorPtr &value, ArrayRef<in
 } // namespace
 
 /// Reads `view` through `plan`, with optional validity and fill.
-static FailureOr<TensorPtr> readView(Operation &op, HostArray &view, bool outView, const AccessPlan &plan,
-                                     const TensorPtr &valid, const TensorPtr &fill) {
-  if (failed(checkCount(op, checkedElements(plan.shape), "the read")))
+static FailureOr<TensorPtr> readView(const Engine &engine, Operation &op, HostArray &view, bool outView,
+                                     const AccessPlan &plan, const TensorPtr &valid, const TensorPtr &fill) {
+  if (failed(engine.checkCount(op, checkedElements(plan.shape), "the read")))
     return failure();
   auto out = makeTensor(view.elementType, plan.shape);
   SmallVector<int64_t> pos, coord;
@@ -201,7 +201,7 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<kir::LoadOp, kir::GatherOp>([&](auto load) {
-        return bindRead(load.getResult(), readView(op, viewOf(load.getView()), isOut(load.getView()),
+        return bindRead(load.getResult(), readView(*this, op, viewOf(load.getView()), isOut(load.getView()),
                                                    planAccess(*this, load.getCoords()), optTensor(load.getValid()),
                                                    optTensor(load.getFill())));
       })
@@ -250,7 +250,7 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
                          &s.getCombine());
       })
       .Case<kir::AtomicLoadOp>([&](kir::AtomicLoadOp a) {
-        return bindRead(a.getResult(), readView(op, viewOf(a.getView()), isOut(a.getView()),
+        return bindRead(a.getResult(), readView(*this, op, viewOf(a.getView()), isOut(a.getView()),
                                                 planAccess(*this, a.getCoords()), nullptr, nullptr));
       })
       .Case<kir::AtomicStoreOp>([&](kir::AtomicStoreOp a) {

@@ -102,12 +102,14 @@ int64_t engine::spanOf(int64_t lo, int64_t hi) {
   return span > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(span);
 }
 
-LogicalResult engine::checkCount(Operation &op, int64_t count, StringRef what) {
-  if (count >= 0 && count <= kMaxElements)
+LogicalResult engine::checkCount(Operation &op, int64_t count, StringRef what, int64_t limit) {
+  limit = std::min(limit, kMaxElements);
+  if (count >= 0 && count <= limit)
     return success();
   return op.emitError() << what << (count < 0 ? " is too large or negative" : " has " + std::to_string(count) +
                                                                                     " members")
-                        << "; the interpreter handles at most 2^28 (" << kMaxElements << ")";
+                        << "; the interpreter handles at most "
+                        << (limit == kMaxElements ? "2^28 (" + std::to_string(limit) + ")" : std::to_string(limit));
 }
 
 void engine::delinearize(int64_t linear, ArrayRef<int64_t> shape, SmallVectorImpl<int64_t> &index) {
@@ -173,10 +175,23 @@ LogicalResult Engine::execBlock(Block &block, ArrayRef<RValue> args, SmallVector
           yielded->push_back(lookup(v));
       return success();
     }
-    if (failed(execOp(op)))
+    if (failed(execOp(op)) || failed(countStep(op)))
       return failure();
   }
   return success();
+}
+
+LogicalResult Engine::countStep(Operation &op) {
+  if (options.maxSteps == 0)
+    return success();
+  steps += 1;
+  for (Value result : op.getResults())
+    if (auto *t = std::get_if<TensorPtr>(&lookup(result)); t && *t)
+      steps += uint64_t((*t)->size());
+  if (steps <= options.maxSteps)
+    return success();
+  return op.emitError() << "the run passes its limit of " << options.maxSteps
+                        << " steps (ops executed plus the elements they produce)";
 }
 
 LogicalResult Engine::callRegion(Region &region, ArrayRef<RValue> args, SmallVectorImpl<RValue> &results) {
@@ -254,7 +269,7 @@ LogicalResult Interpreter::execOp(Operation &op) {
         return success();
       })
       .Case<kir::DomainOp>([&](kir::DomainOp d) {
-        bind(d.getResult(), Domain{index(d.getLower()), index(d.getUpper()), d.getStep()});
+        bind(d.getResult(), Domain{index(d.getLower()), index(d.getUpper()), static_cast<int64_t>(d.getStep())});
         return success();
       })
       .Case<kir::SubregionOp>([&](kir::SubregionOp s) {

@@ -70,8 +70,8 @@ int64_t checkedElements(llvm::ArrayRef<int64_t> shape);
 /// hi - lo, at least 0, saturating instead of overflowing.
 int64_t spanOf(int64_t lo, int64_t hi);
 /// A located error when `count` (elements or iterations; -1 from
-/// checkedElements) is negative or over kMaxElements.
-mlir::LogicalResult checkCount(mlir::Operation &op, int64_t count, llvm::StringRef what);
+/// checkedElements) is negative or over `limit` (InterpreterOptions::maxElements).
+mlir::LogicalResult checkCount(mlir::Operation &op, int64_t count, llvm::StringRef what, int64_t limit);
 /// Row-major multi-index of linear position `linear`.
 void delinearize(int64_t linear, llvm::ArrayRef<int64_t> shape, llvm::SmallVectorImpl<int64_t> &index);
 int64_t linearize(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape);
@@ -145,11 +145,18 @@ public:
   mlir::LogicalResult bindConstant(mlir::Operation &op);
   /// Iteration order over `count` items, as the options ask for.
   std::vector<int64_t> order(int64_t count);
+  /// checkCount against this run's options.maxElements.
+  mlir::LogicalResult checkCount(mlir::Operation &op, int64_t count, llvm::StringRef what) const {
+    return engine::checkCount(op, count, what, options.maxElements);
+  }
+  /// Counts `op`'s execution and the elements it produced against options.maxSteps.
+  mlir::LogicalResult countStep(mlir::Operation &op);
 
   InterpreterOptions options;
   std::mt19937_64 rng;
   llvm::DenseMap<mlir::Value, RValue> env;
   std::vector<std::unique_ptr<Buffer>> buffers;
+  uint64_t steps = 0;
 };
 
 //===----------------------------------------------------------------------===//

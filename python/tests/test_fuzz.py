@@ -1,9 +1,13 @@
 """CI budget of the mutation fuzzer (test/fuzz/fuzz.py, issue 14): mutated lit and suite inputs never
-crash, abort or hang the driver. TESSEL_FUZZ_SECONDS (default 40) and TESSEL_FUZZ_SEED (default a
-fixed one, so a CI failure reproduces) tune it; a deep run is documented in test/fuzz/README.md."""
+crash, abort or hang the driver (TESSEL_FUZZ_SECONDS of tessel processes, default 40) nor the
+libraries in process (TESSEL_FUZZ_INPUTS mutants through build/bin/tessel-fuzz, default 20,000).
+TESSEL_FUZZ_SEED (default a fixed one, so a CI failure reproduces) picks the mutants; the deep
+libFuzzer run is docs/fuzzing.md."""
 import importlib.util
 import os
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,6 +39,23 @@ def test_the_finding_classifier_reports_signals_banners_and_timeouts(tmp_path):
     assert fuzz.run_one(sh, ["-c", "echo 'error: bad' >&2; exit 2"], 5, 512)[0] is None
 
 
+def test_in_process_mode_saves_the_input_that_killed_the_harness_and_resumes(tmp_path):
+    """A stand-in harness that dies at the third input of each process: each death is saved as
+    the input it named last, and the batch resumes after it until every input ran."""
+    fuzz = _fuzz()
+    harness = tmp_path / "harness.sh"
+    harness.write_text('#!/bin/sh\nn=0\nfor f in "$@"; do case "$f" in --*) continue;; esac\n'
+                       '  echo "input $f"; n=$((n+1)); [ $n -eq 3 ] && kill -SEGV $$\ndone\n'
+                       'echo "tessel-fuzz: done; 0 parsed and verified, 0 reached pgpu, 0 serialized to Triton"\n')
+    harness.chmod(0o755)
+    reach = dict.fromkeys(["parsed", "pgpu", "serialized"], 0)
+    done, findings = fuzz.in_process(str(harness), 10, 7, fuzz.seeds(), tmp_path / "work", tmp_path / "found",
+                                     10, 0, reach, batch=10)
+    assert done == 10
+    assert [what for what, _ in findings] == ["signal 11"] * 3
+    assert len(list((tmp_path / "found").glob("*.mlir"))) == 3
+
+
 def test_fuzz_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
     fuzz = _fuzz()
     seconds = os.environ.get("TESSEL_FUZZ_SECONDS", "40")
@@ -47,3 +68,20 @@ def test_fuzz_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
     details = "\n\n".join(p.read_text()[:1500] for p in found[:3])
     assert rc == 0, f"the fuzzer found {len(found)} crashing inputs:\n{details}"
     assert "inputs from" in out.out
+
+
+def test_in_process_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
+    harness = Path(tessel_bin).parent / "tessel-fuzz"
+    if not harness.exists():
+        pytest.fail(f"{harness} is missing; run scripts/setup.sh first")
+    fuzz = _fuzz()
+    count = os.environ.get("TESSEL_FUZZ_INPUTS", "20000")
+    seed = os.environ.get("TESSEL_FUZZ_SEED", "14")
+    rc = fuzz.main(["--harness", str(harness), "--count", count, "--seed", seed, "--timeout", "30",
+                    "--save", str(tmp_path / "findings"), "--work", str(tmp_path / "work")])
+    out = capsys.readouterr()
+    print(out.out, out.err)
+    found = sorted((tmp_path / "findings").glob("*.txt")) if (tmp_path / "findings").exists() else []
+    details = "\n\n".join(p.read_text()[:1500] for p in found[:3])
+    assert rc == 0, f"the in-process fuzzer found {len(found)} crashing inputs:\n{details}"
+    assert f"fuzz: {count} inputs from" in out.out

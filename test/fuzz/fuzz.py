@@ -29,6 +29,7 @@ import pathlib
 import random
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -227,6 +228,61 @@ def exercise(tessel: str, path: pathlib.Path, text: str, rng: random.Random, tim
     return None
 
 
+def save_finding(save: pathlib.Path, text: str, what: str, header: str, err: str) -> str:
+    digest = hashlib.sha256(text.encode(errors="replace")).hexdigest()[:16]
+    save.mkdir(parents=True, exist_ok=True)
+    (save / f"{digest}.mlir").write_text(text, errors="replace")
+    (save / f"{digest}.txt").write_text(f"{what}\n{header}\n\n{err[-6000:]}", errors="replace")
+    print(f"fuzz: FOUND {what}: {save / (digest + '.mlir')}", file=sys.stderr, flush=True)
+    return digest
+
+
+def in_process(harness: str, count: int, seed: int, corpus: list[str], work: pathlib.Path, save: pathlib.Path,
+               timeout: float, memory_mb: int, reach: dict, batch: int = 2000) -> tuple[int, list]:
+    """Runs `count` mutants through tools/tessel-fuzz (the harness's replay driver: one process per
+    batch, no process start per input). A process that dies names its input on stdout (`input PATH`);
+    that input is saved and the batch resumes after it. Returns (inputs run, findings); `reach` sums
+    how far the inputs of the batches that ended normally got (parsed, pgpu, serialized)."""
+    findings, done = [], 0
+    for start in range(0, count, batch):
+        folder = work / f"batch{start // batch}"
+        folder.mkdir(parents=True, exist_ok=True)
+        texts = {}
+        for i in range(start, min(count, start + batch)):
+            rng = random.Random(seed * 1_000_003 + i)
+            texts[f"{i:07d}.mlir"] = mutate(rng, rng.choice(corpus), corpus)
+            (folder / f"{i:07d}.mlir").write_text(texts[f"{i:07d}.mlir"], errors="replace")
+        pending = sorted(texts)
+        while pending:
+            try:
+                r = subprocess.run([harness, f"--timeout={int(timeout)}", *(str(folder / n) for n in pending)],
+                                   capture_output=True, text=True, errors="replace",
+                                   timeout=timeout * len(pending) + 60, preexec_fn=_limits(memory_mb, 1 << 20))
+                rc, out, err = r.returncode, r.stdout, r.stderr
+            except subprocess.TimeoutExpired as e:
+                rc, out, err = "timeout", e.stdout or "", e.stderr or ""
+                out = out.decode(errors="replace") if isinstance(out, bytes) else out
+                err = err.decode(errors="replace") if isinstance(err, bytes) else err
+            ran = [line[6:] for line in out.splitlines() if line.startswith("input ")]
+            if rc == 0:
+                done += len(pending)
+                m = re.search(r"(\d+) parsed and verified, (\d+) reached pgpu, (\d+) serialized", out)
+                for k, v in zip(reach, m.groups() if m else ()):
+                    reach[k] += int(v)
+                break
+            if not ran:
+                raise RuntimeError(f"fuzz: {harness} ran nothing (exit {rc}): {err[-2000:]}")
+            last = pathlib.Path(ran[-1]).name
+            what = "timeout" if rc in ("timeout", -14) else f"signal {-rc}" if isinstance(rc, int) and rc < 0 \
+                else f"exit {rc}"
+            findings.append((what, save_finding(save, texts[last], what, f"input {last} seed {seed} (in process)",
+                                                err)))
+            done += len(ran)
+            pending = pending[pending.index(last) + 1:]
+        shutil.rmtree(folder)
+    return done, findings
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tessel", default=os.environ.get("TESSEL_BIN",
@@ -242,6 +298,9 @@ def main(argv=None) -> int:
                          "is then ASAN_OPTIONS=max_allocation_size_mb)")
     ap.add_argument("--save", default=str(ROOT / "build" / "fuzz-findings"))
     ap.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
+    ap.add_argument("--harness", default=None,
+                    help="run --count inputs in process through this tessel-fuzz replay binary (build/bin/tessel-fuzz) "
+                         "instead of tessel processes")
     a = ap.parse_args(argv)
     if not a.count and not a.seconds:
         a.count = 1000
@@ -254,6 +313,14 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     save = pathlib.Path(a.save)
     started = time.monotonic()
+    if a.harness:
+        reach = dict.fromkeys(["parsed", "pgpu", "serialized"], 0)
+        done, findings = in_process(a.harness, a.count or 20000, a.seed, corpus, work, save, a.timeout, a.memory_mb,
+                                    reach)
+        print(f"fuzz: {done} inputs from {len(corpus)} seeds in {time.monotonic() - started:.1f} s (seed {a.seed}, "
+              f"in process), {len(findings)} findings; {reach['parsed']} parsed and verified, {reach['pgpu']} reached "
+              f"pgpu, {reach['serialized']} serialized to Triton")
+        return 1 if findings else 0
     counter = [0]
     findings = []
 
@@ -277,13 +344,8 @@ def main(argv=None) -> int:
             found = exercise(a.tessel, path, text, rng, a.timeout, a.memory_mb)
             if found:
                 what, args, err = found
-                digest = hashlib.sha256(text.encode(errors="replace")).hexdigest()[:16]
-                save.mkdir(parents=True, exist_ok=True)
-                (save / f"{digest}.mlir").write_text(text, errors="replace")
-                (save / f"{digest}.txt").write_text(f"{what}\ninput {i} seed {a.seed}\ntessel "
-                                                    f"{' '.join(args)}\n\n{err[-6000:]}", errors="replace")
-                findings.append((what, digest))
-                print(f"fuzz: FOUND {what}: {save / (digest + '.mlir')}", file=sys.stderr, flush=True)
+                findings.append((what, save_finding(save, text, what, f"input {i} seed {a.seed}\ntessel "
+                                                    f"{' '.join(args)}", err)))
 
     with ThreadPoolExecutor(a.jobs) as pool:
         list(pool.map(worker, range(a.jobs)))

@@ -125,6 +125,54 @@ kir.kernel @copy(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
   EXPECT_NE(diagnostics.back().find("inconsistent extents for 'N': 4 and 5"), std::string::npos);
 }
 
+// A nest of 64 x 64 iterations with two ops each: 8,192 op executions plus their scalar results.
+constexpr const char *kNest = R"mlir(
+kir.kernel @nest(%flag: !kir.view<i32, [1], inout>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %d = kir.domain %c0 to %c64
+  kir.for %d {
+  ^bb0(%i: index):
+    kir.for %d {
+    ^bb0(%j: index):
+      %v = kir.cast %j : index to i32
+      kir.store %v, %flag[%c0] : i32, !kir.view<i32, [1], inout>[index]
+      kir.yield
+    }
+    kir.yield
+  }
+  kir.return
+}
+)mlir";
+
+TEST_F(KIRInterpreter, StepLimitEndsALongRunAtAnOp) {
+  kir::KernelOp kernel = parse(kNest);
+  ASSERT_TRUE(kernel);
+  HostArray flag = HostArray::contiguous(b.getI32Type(), {1});
+  InterpreterOptions options; // no step limit: the nest runs to the end
+  ASSERT_TRUE(succeeded(runKernel(kernel, {Argument{&flag, {}}}, options)));
+  EXPECT_EQ(flag.storage[0].i, 63);
+  options.maxSteps = 1000;
+  EXPECT_TRUE(failed(runKernel(kernel, {Argument{&flag, {}}}, options)));
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_NE(diagnostics.back().find("the run passes its limit of 1000 steps"), std::string::npos)
+      << diagnostics.back();
+}
+
+TEST_F(KIRInterpreter, ElementLimitBoundsEachLoop) {
+  kir::KernelOp kernel = parse(kNest);
+  ASSERT_TRUE(kernel);
+  HostArray flag = HostArray::contiguous(b.getI32Type(), {1});
+  InterpreterOptions options;
+  options.maxElements = 64; // the loops' 64 members fit
+  EXPECT_TRUE(succeeded(runKernel(kernel, {Argument{&flag, {}}}, options)));
+  options.maxElements = 63;
+  EXPECT_TRUE(failed(runKernel(kernel, {Argument{&flag, {}}}, options)));
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_NE(diagnostics.back().find("has 64 members; the interpreter handles at most 63"), std::string::npos)
+      << diagnostics.back();
+}
+
 TEST_F(KIRInterpreter, StridedViewsAreAddressedByStride) {
   kir::KernelOp kernel = parse(R"mlir(
 kir.kernel @copy(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {

@@ -58,6 +58,12 @@ struct InterpreterOptions {
   IterationOrder order = IterationOrder::Forward;
   Segmentation segmentation;
   uint64_t seed = 0;
+  /// Limits of one run; past either, a located error. `maxElements`: elements in one tensor or
+  /// iterations of one loop (at most 2^28, the interpreter's own bound). `maxSteps`: ops executed
+  /// plus the tensor elements they produce, over the whole run (0: no limit). `tessel run` keeps the
+  /// defaults; the fuzzer (tools/tessel-fuzz) lowers both so that a huge valid program ends quickly.
+  int64_t maxElements = int64_t(1) << 28;
+  uint64_t maxSteps = 0;
 };
 
 /// Runs `kernel` on `args` (one per kernel argument, views bound to arrays

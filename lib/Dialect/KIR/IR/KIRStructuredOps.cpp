@@ -108,7 +108,7 @@ LogicalResult ArgReduceOp::verify() {
     return failure();
   if (!type.getElementType().isIntOrFloat())
     return emitOpError() << "needs integer or float elements, got " << type.getElementType();
-  Type values = dropAxes(type, {getAxis()});
+  Type values = dropAxes(type, {static_cast<int64_t>(getAxis())});
   if (getValues().getType() != values)
     return emitOpError() << "values must be " << values << ", got " << getValues().getType();
   Type indices = isa<RankedTensorType>(values)
