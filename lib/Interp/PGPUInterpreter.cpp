@@ -368,9 +368,20 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
       .Case<pgpu::LastProgramOp>([&](pgpu::LastProgramOp l) -> LogicalResult {
         // The ticket counts arrivals; instances run one after another here, so the last to arrive
         // sees every other instance's effects, as the acq_rel increment guarantees on a device.
+        // A ticketed finalization counts the `arrivals` instances that share ticket[coords].
         Buffer &ticket = *std::get<Buffer *>(lookup(l.getTicket()));
-        int64_t arrived = ticket.value.data[0].i++;
-        if (arrived != programCount - 1)
+        int64_t at = 0, count = programCount;
+        if (l.isTicketed()) {
+          SmallVector<int64_t> coord;
+          for (Value c : l.getCoords())
+            coord.push_back(index(c));
+          if (failed(checkBounds(op, coord, ticket.value.shape, "ticket")))
+            return failure();
+          at = linearize(coord, ticket.value.shape);
+          count = index(l.getArrivals());
+        }
+        int64_t arrived = ticket.value.data[at].i++;
+        if (arrived != count - 1)
           return success();
         return execBlock(l.getBody().front(), {}, nullptr);
       })

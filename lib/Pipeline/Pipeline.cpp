@@ -35,6 +35,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   // A workset that is a program's whole body becomes program axes first, so a batched loop
   // around a structured op and the batched structured op reach tiling alike.
   pm.addPass(pgpu::createPGPUFlattenWorksets());
+  // A finalization whose members each read what a subset of the instances wrote runs per member
+  // in the last of those (tickets), so it tiles with the group instead of running in one program.
+  pm.addPass(pgpu::createPGPUMemberTickets());
   pm.addPass(pgpu::createPGPUFormTiles());
   if (stopAfter("form-tiles"))
     return;

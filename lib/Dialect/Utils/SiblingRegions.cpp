@@ -127,6 +127,12 @@ void printBodyRegion(OpAsmPrinter &printer, Operation *, Region &body) {
   printKeywordRegions(printer, {{"", &body}}, {});
 }
 void printBodyRegion(OpAsmPrinter &printer, Operation *, Region &body, DictionaryAttr attrs) {
+  // Operand segment sizes follow from the printed operands (the declarative parser sets them).
+  if (attrs && attrs.get("operandSegmentSizes")) {
+    NamedAttrList kept(attrs);
+    kept.erase("operandSegmentSizes");
+    attrs = kept.getDictionary(attrs.getContext());
+  }
   printKeywordRegions(printer, {{"", &body}}, attrs);
 }
 

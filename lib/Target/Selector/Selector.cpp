@@ -499,15 +499,19 @@ LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
 LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
   Type i32 = b.getI32Type();
   Value flag = sharedArray(i32, 1);
+  // A ticketed finalization counts the instances that share ticket[coords].
+  Value ticket = op.isTicketed() ? address(i32, op.getTicket(), op.getCoords(), 0) : Value();
+  Value count = op.isTicketed() ? at(op.getArrivals(), 0) : Value();
   target.releaseToDevice(b, loc);
   gpu::BarrierOp::create(b, loc);
   scf::IfOp::create(b, loc, laneIsZero, [&](OpBuilder &, Location) {
     auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-    Value ticket = LLVM::GEPOp::create(b, loc, globalPtr, i32, views[op.getTicket()].pointer,
-                                       ValueRange{constInt(b.getI64Type(), 0)});
+    if (!ticket)
+      ticket = LLVM::GEPOp::create(b, loc, globalPtr, i32, views[op.getTicket()].pointer,
+                                   ValueRange{constInt(b.getI64Type(), 0)});
     Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ticket, constI32(1),
                                               LLVM::AtomicOrdering::acq_rel);
-    Value grid = arith::IndexCastOp::create(b, loc, i32, target.programCount(b, loc));
+    Value grid = arith::IndexCastOp::create(b, loc, i32, count ? count : target.programCount(b, loc));
     Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, arrived,
                                        arith::SubIOp::create(b, loc, grid, constI32(1)));
     LLVM::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, last), flag);

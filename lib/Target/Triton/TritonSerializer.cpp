@@ -571,9 +571,18 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         std::string arrived = "_arrived" + std::to_string(next++);
         // One thread performs a scalar atomic: the CTA barrier orders every thread's earlier effects
         // before it (the release is cumulative over what the barrier made visible).
+        // A ticketed finalization counts the instances that share its ticket.
+        std::string ticket = name(l.getTicket()), count = "tl.num_programs(0)";
+        if (l.isTicketed()) {
+          FailureOr<std::string> at = workspaceAddress(l, l.getTicket(), l.getCoords());
+          if (failed(at))
+            return failure();
+          ticket = *at;
+          count = "(" + expr(l.getArrivals()) + ")";
+        }
         line(indent, "tl.debug_barrier()");
-        line(indent, arrived + " = tl.atomic_add(" + name(l.getTicket()) + ", 1, sem='acq_rel', scope='gpu')");
-        line(indent, "if " + arrived + " == tl.num_programs(0) - 1:");
+        line(indent, arrived + " = tl.atomic_add(" + ticket + ", 1, sem='acq_rel', scope='gpu')");
+        line(indent, "if " + arrived + " == " + count + " - 1:");
         Block &body = l.getBody().front();
         if (failed(emitBlock(body, indent + 1)))
           return failure();

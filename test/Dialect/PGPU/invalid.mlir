@@ -4500,12 +4500,48 @@ pgpu.kernel @k(%n: index, %t: !pgpu.buffer<i32, [2], workspace> {pgpu.private = 
 // COM: invariant 2: the last-program region belongs to the program space it counts.
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 pgpu.kernel @k(%n: index, %t: !pgpu.buffer<i32, [1], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
-  // expected-error @+1 {{'pgpu.last_program' op expects parent op 'pgpu.program_space'}}
+  // expected-error @+1 {{'pgpu.last_program' op without ticket coordinates must be a child of the pgpu.program_space}}
   pgpu.last_program %t : !pgpu.buffer<i32, [1], workspace> {
     pgpu.yield
   }
   pgpu.program_space (%n) {
   ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: a ticketed finalization counts the instances of an execution group that share its ticket.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index, %t: !pgpu.buffer<i32, [4], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    // expected-error @+1 {{'pgpu.last_program' op with ticket coordinates must be inside a pgpu.execution_group}}
+    pgpu.last_program %t[%p] arrivals %n : !pgpu.buffer<i32, [4], workspace> {
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: one ticket coordinate per ticket axis.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index, %t: !pgpu.buffer<i32, [4, 4], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.execution_group %p extents(%n) segment 0 roles ["axis0"] {
+    ^bb0(%i: index):
+      // expected-error @+1 {{'pgpu.last_program' op needs a ticket of i32 invocation workspace of rank 1 passed as a kernel argument, got '!pgpu.buffer<i32, [4, 4], workspace>'}}
+      pgpu.last_program %t[%i] arrivals %n : !pgpu.buffer<i32, [4, 4], workspace> {
+        pgpu.yield
+      }
+      pgpu.yield
+    }
     pgpu.yield
   }
   pgpu.return

@@ -554,4 +554,41 @@ pgpu.kernel @last_program(%x: !pgpu.view<i32, [N], in>, %h: !pgpu.view<i32, [B],
   }
   pgpu.return
 }
+
+// CHECK-LABEL: pgpu.kernel @ticketed_last_program
+// CHECK: pgpu.last_program %ticket[%{{.*}}] arrivals %{{.*}} : !pgpu.buffer<i32, [N], workspace> {
+pgpu.kernel @ticketed_last_program(%x: !pgpu.view<f32, [S, N], in>, %y: !pgpu.view<f32, [N], out>,
+                                   %part: !pgpu.buffer<f32, [S, N], workspace> {pgpu.private = "workspace"},
+                                   %ticket: !pgpu.buffer<i32, [N], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32}) {
+  %S = pgpu.extent %x[0] : !pgpu.view<f32, [S, N], in>
+  %N = pgpu.extent %x[1] : !pgpu.view<f32, [S, N], in>
+  %P = pgpu.binary mul %S, %N : index
+  pgpu.program_space (%P) {
+  ^bb0(%p: index):
+    pgpu.execution_group %p extents(%S, %N) segment 0 roles ["s", "n"] {
+    ^bb0(%s: index, %n: index):
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f32
+      %v = pgpu.load %x[%s, %n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [S, N], in>[index, index] -> f32
+      pgpu.buffer_store %v, %part[%s, %n] valid %t : i1 : f32, !pgpu.buffer<f32, [S, N], workspace>[index, index]
+      pgpu.last_program %ticket[%n] arrivals %S : !pgpu.buffer<i32, [N], workspace> {
+        %c0 = arith.constant 0 : index
+        %sum = pgpu.range_reduce %c0 to %S identity(%z : f32) -> (f32) element {
+        ^bb0(%j: index):
+          %w = pgpu.buffer_load %part[%j, %n] valid %t : i1 fill %z : f32 : !pgpu.buffer<f32, [S, N], workspace>[index, index] -> f32
+          pgpu.yield %w : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %r = pgpu.binary add %a, %b : f32
+          pgpu.yield %r : f32
+        }
+        pgpu.store %sum, %y[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.yield
+  }
+  pgpu.return
+}
 }

@@ -103,8 +103,11 @@ LogicalResult verifyInstanceIndependence(ProgramSpaceOp space) {
     } else {
       return WalkResult::advance(); // atomics and scatter-reduce may share; unique scatters promise distinctness
     }
-    if (op->getParentOfType<LastProgramOp>())
-      return WalkResult::advance(); // run by one instance only
+    // A finalization runs in one instance: of the program space, or of the instances that share
+    // its ticket (those differ only along axes the ticket's coordinates do not depend on).
+    auto last = op->getParentOfType<LastProgramOp>();
+    if (last && !last.isTicketed())
+      return WalkResult::advance();
     for (Operation *parent = op->getParentOp(); parent && parent != space.getOperation();
          parent = parent->getParentOp()) {
       if (auto guard = dyn_cast<IfOp>(parent))
@@ -121,6 +124,11 @@ LogicalResult verifyInstanceIndependence(ProgramSpaceOp space) {
       APInt extent;
       if (matchPattern(extents[axis], m_ConstantInt(&extent)) && extent.isOne())
         continue;
+      if (last && llvm::none_of(last.getCoords(), [&, coord = coord](Value v) {
+            DenseSet<Value> visited;
+            return dependsOn(v, coord, visited);
+          }))
+        continue; // the ticket's arrivals along this axis: one of them runs the body
       // A decoded coordinate is reached directly; its siblings lead back to
       // the linear coordinate, which does not determine it.
       bool placed = llvm::any_of(deciders, [&, coord = coord](Value v) {

@@ -281,17 +281,31 @@ LogicalResult ExecutionGroupOp::verifyRegions() {
   return verifyRegionSignature(*this, getBody(), "body", coords, {});
 }
 
-/// The ticket is runtime-zeroed i32 invocation workspace of one element: the count of arrived
-/// instances starts at 0 on every launch (seed 000 §4.4: a full initial value, set once).
+/// The ticket is runtime-zeroed i32 invocation workspace: the count of arrived instances starts at 0
+/// on every launch (seed 000 §4.4: a full initial value, set once). The program space's ticket is
+/// one element; a ticketed finalization indexes one ticket per coordinate tuple.
 LogicalResult LastProgramOp::verifyRegions() {
   auto ticket = cast<BufferType>(getTicket().getType());
   auto arg = dyn_cast<BlockArgument>(getTicket());
   auto kernel = arg ? dyn_cast<KernelOp>(arg.getOwner()->getParentOp()) : KernelOp();
-  auto one = ticket.getRank() == 1 ? dyn_cast<IntegerAttr>(ticket.getExtents()[0]) : IntegerAttr();
-  if (!kernel || ticket.getScope() != BufferScope::Workspace || !ticket.getElementType().isInteger(32) || !one ||
-      one.getInt() != 1)
-    return emitOpError() << "needs a ticket of i32 invocation workspace [1] passed as a kernel argument, got "
-                         << ticket;
+  if (isTicketed()) {
+    if (!(*this)->getParentOfType<ExecutionGroupOp>())
+      return emitOpError() << "with ticket coordinates must be inside a pgpu.execution_group";
+    if (!kernel || ticket.getScope() != BufferScope::Workspace || !ticket.getElementType().isInteger(32) ||
+        ticket.getRank() != getCoords().size())
+      return emitOpError() << "needs a ticket of i32 invocation workspace of rank " << getCoords().size()
+                           << " passed as a kernel argument, got " << ticket;
+  } else {
+    if (!getCoords().empty())
+      return emitOpError() << "with ticket coordinates needs an arrival count";
+    if (!isa<ProgramSpaceOp>((*this)->getParentOp()))
+      return emitOpError() << "without ticket coordinates must be a child of the pgpu.program_space";
+    auto one = ticket.getRank() == 1 ? dyn_cast<IntegerAttr>(ticket.getExtents()[0]) : IntegerAttr();
+    if (!kernel || ticket.getScope() != BufferScope::Workspace || !ticket.getElementType().isInteger(32) || !one ||
+        one.getInt() != 1)
+      return emitOpError() << "needs a ticket of i32 invocation workspace [1] passed as a kernel argument, got "
+                           << ticket;
+  }
   auto init = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "pgpu.init");
   if (!init || init.getInt() != 0)
     return emitOpError() << "needs its ticket filled with 0 by the runtime ({pgpu.init = 0 : i32})";

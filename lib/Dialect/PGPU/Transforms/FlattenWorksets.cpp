@@ -12,7 +12,9 @@
 // spellings reach form-tiles, refine-mapping and form-blocking as the same IR.
 //
 // Fires on the sole execution group of a program space whose body is pure
-// scalar code followed by one `pgpu.foreach` whose bounds are LaunchExprs;
+// scalar code followed by one `pgpu.foreach` whose bounds are LaunchExprs (also
+// under construction's dispatch guard beside a last-program finalization, whose
+// count is the program space's own and so follows the new extent);
 // repeats while the new body is again such a foreach. Must not fire when the
 // body does anything else with effects or regions (a reduction or store
 // around the foreach would run once per new program), when the bounds depend
@@ -96,6 +98,13 @@ bool knownNonNegative(Value v) {
          (isZeroConstant(max.getLhs()) || isZeroConstant(max.getRhs()));
 }
 
+/// The dispatch guard `pid < E` around `group` (construction's form when a last-program
+/// finalization needs an instance even for an empty workset), or null.
+CmpOp dispatchGuard(ExecutionGroupOp group) {
+  auto guard = dyn_cast<IfOp>(group->getParentOp());
+  return guard ? guard.getCondition().getDefiningOp<CmpOp>() : CmpOp();
+}
+
 void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each) {
   Location loc = each.getLoc();
   OpBuilder b(space);
@@ -109,7 +118,15 @@ void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each) {
   Value trips = isZeroConstant(lo) ? hi : bin(kir::BinaryKind::Sub, hi, lo);
   if (!knownNonNegative(trips))
     trips = bin(kir::BinaryKind::Max, trips, arith::ConstantIndexOp::create(b, loc, 0));
-  space->setOperand(0, bin(kir::BinaryKind::Mul, space.getExtents()[0], trips));
+  // Under a dispatch guard the members are `pid < E` and the space keeps at least one instance
+  // for the finalization (whose count is the space's own, so it follows).
+  if (CmpOp guard = dispatchGuard(group)) {
+    Value members = bin(kir::BinaryKind::Mul, guard.getRhs(), trips);
+    guard->setOperand(1, members);
+    space->setOperand(0, bin(kir::BinaryKind::Max, members, arith::ConstantIndexOp::create(b, loc, 1)));
+  } else {
+    space->setOperand(0, bin(kir::BinaryKind::Mul, space.getExtents()[0], trips));
+  }
   SmallVector<Value> extents(group.getExtents());
   extents.push_back(trips);
   group.getExtentsMutable().assign(extents);
@@ -135,7 +152,7 @@ struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<Flat
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       ProgramSpaceOp space;
       kernel.walk([&](ProgramSpaceOp s) { space = s; });
-      ExecutionGroupOp group = space ? soleExecutionGroup(space, /*finalization=*/false) : ExecutionGroupOp();
+      ExecutionGroupOp group = space ? soleExecutionGroup(space, /*finalization=*/true) : ExecutionGroupOp();
       if (!group)
         continue;
       bool remarks = remarksEnabled(kernel);

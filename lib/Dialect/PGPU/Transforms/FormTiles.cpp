@@ -120,8 +120,8 @@ private:
   }
   /// Straight-line pointwise code, launch-time values and reads: what a tiled body may hold.
   static bool isPointwiseOrRead(Operation &op) {
-    return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, arith::ConstantOp, ParamOp,
-               ExtentOp, StrideOp, CeilDivOp>(op);
+    return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, BufferLoadOp,
+               arith::ConstantOp, ParamOp, ExtentOp, StrideOp, CeilDivOp>(op);
   }
   /// Whether `v` is available before the program space (a launch-time value).
   bool launchTime(Value v) const {
@@ -186,6 +186,8 @@ private:
   void cloneRead(Operation &op);
   void cloneWrite(Operation &op);
   void tileReduce(RangeReduceOp op);
+  void cloneFinalization(LastProgramOp op);
+  SmallVector<Value> combineInto(RangeReduceOp op, ArrayRef<Value> args, Mask carryMask);
   void bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord);
 
   KernelOp kernel;
@@ -198,6 +200,8 @@ private:
   SmallVector<ForeachOp> chain;   // promoted foreach ops, outermost first
   Block *programBody = nullptr;   // the innermost body of the chain
   DenseMap<Operation *, unsigned> loopAxis; // range_reduce -> its axis
+  SmallVector<LastProgramOp> finalizations; // ticketed finalizations in the program body
+  SmallVector<Value> firstOf;               // per program axis (rewrite): its first member in this program
   SmallVector<ContractShape> contracts;
   Mask blocked = 0;               // axes that form fragments
   Mask programAxes = 0;
@@ -280,8 +284,21 @@ LogicalResult Tiler::analyze() {
   }
   if (blocked & batch)
     return reject("an axis is free in one contraction and shared in another: no consistent tile");
-  for (auto &entry : loopAxis)
-    blocked |= bit(entry.second);
+  // A reduction's loop axis forms lanes unless its result already spans two tiled axes (a sum
+  // of tiles over a short axis, like split partials): then it walks one member at a time.
+  for (auto &[op, k] : loopAxis) {
+    bool contraction = llvm::any_of(contracts, [&, op = op](const ContractShape &c) { return c.reduce == op; });
+    Mask result = 0;
+    for (Value r : op->getResults())
+      result |= maskOf(r);
+    if (contraction || popcount(result & blocked & programAxes) < 2)
+      blocked |= bit(k);
+  }
+  for (auto &[op, k] : loopAxis) {
+    auto reduce = cast<RangeReduceOp>(op);
+    if ((maskOf(reduce.getLower()) | maskOf(reduce.getUpper())) & blocked)
+      return reject("a reduction's bounds depend on a tiled axis");
+  }
   // Fragments stay at rank <= 2 (the contraction products are never built).
   DenseSet<Operation *> products;
   for (const ContractShape &c : contracts)
@@ -294,15 +311,17 @@ LogicalResult Tiler::analyze() {
       return reject("a value would need a fragment of rank > 2");
   }
   // A write must depend on every blocked program axis, or lanes would repeat it.
-  for (Operation &op : programBody->without_terminator()) {
-    if (!isa<StoreOp, ScatterOp>(op))
-      continue;
+  WalkResult unplaced = programBody->walk([&](Operation *op) {
+    if (!isa<StoreOp, ScatterOp, BufferStoreOp>(op))
+      return WalkResult::advance();
     Mask m = 0;
-    for (Value v : op.getOperands().drop_front(2))
+    for (Value v : op->getOperands().drop_front(2))
       m |= maskOf(v);
-    if ((m & blocked & programAxes) != (blocked & programAxes))
-      return reject("a write does not depend on every tiled axis (lanes would repeat it)");
-  }
+    return (m & blocked & programAxes) != (blocked & programAxes) ? WalkResult::interrupt()
+                                                                    : WalkResult::advance();
+  });
+  if (unplaced.wasInterrupted())
+    return reject("a write does not depend on every tiled axis (lanes would repeat it)");
   paramOf.resize(numAxes);
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
@@ -315,8 +334,9 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
     if (isa<ForeachOp>(op) && !isProgramBody)
       continue; // the next chain level
     if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
-      if (!isProgramBody || !launchTime(reduce.getLower()) || !launchTime(reduce.getUpper()) ||
-          numAxes >= kMaxAxes)
+      // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
+      // blocked axes are known.
+      if (!isProgramBody || numAxes >= kMaxAxes)
         return failure();
       unsigned k = newAxis();
       loopAxis[reduce] = k;
@@ -336,6 +356,7 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       for (Value id : reduce.getIdentities())
         result |= maskOf(id);
       result &= ~bit(k);
+      result |= maskOf(reduce.getLower()) | maskOf(reduce.getUpper());
       for (Value r : reduce.getResults())
         axes[r] = result;
       // Contraction shape: one float add-reduced component that is a product.
@@ -368,7 +389,20 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       contracts.push_back(c);
       continue;
     }
-    if (!isPointwiseOrRead(op) && !isa<StoreOp, ScatterOp>(op))
+    if (auto last = dyn_cast<LastProgramOp>(op); last && last.isTicketed() && isProgramBody) {
+      // A ticketed finalization (pgpu-member-tickets) tiles with the program: its members are the
+      // tile's, its ticket the tile's first member's. Its coordinates are program axes.
+      Block &body = last.getBody().front();
+      if (llvm::any_of(last.getCoords(), [&](Value c) {
+            auto arg = dyn_cast<BlockArgument>(c);
+            return !arg || arg.getOwner() != &group.getBody().front();
+          }) ||
+          failed(analyzeBlock(body, /*isProgramBody=*/true)))
+        return failure();
+      finalizations.push_back(last);
+      continue;
+    }
+    if (!isPointwiseOrRead(op) && !isa<StoreOp, ScatterOp, BufferStoreOp>(op))
       return failure(); // nested control, atomics, scatter-reduce, tuples: not tiled here
     if (!isProgramBody && !isMemoryEffectFree(&op))
       return failure();
@@ -380,8 +414,11 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
 /// Maps original axis `axis` (a coordinate in [0, bound)) to its lanes.
 void Tiler::bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord) {
   Location loc = group.getLoc();
-  if (!(blocked & bit(axis)))
+  if (!(blocked & bit(axis))) {
+    if (!(programAxes & bit(axis)))
+      map.map(scalarCoord, start); // a loop walked one member at a time
     return;
+  }
   auto indexFragment = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(paramOf[axis])});
   Value lanes = IotaOp::create(b, loc, indexFragment, start);
   Value hi = SplatOp::create(b, loc, indexFragment, bound);
@@ -391,11 +428,15 @@ void Tiler::bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord)
 
 void Tiler::cloneRead(Operation &op) {
   Location loc = op.getLoc();
-  bool isLoad = isa<LoadOp>(op);
+  bool isLoad = isa<LoadOp>(op), isBuffer = isa<BufferLoadOp>(op);
   Value view = op.getOperand(0);
-  ValueRange coords = isLoad ? cast<LoadOp>(op).getCoords() : cast<GatherOp>(op).getCoords();
-  Value valid = isLoad ? cast<LoadOp>(op).getValid() : cast<GatherOp>(op).getValid();
-  Value fill = isLoad ? cast<LoadOp>(op).getFill() : cast<GatherOp>(op).getFill();
+  ValueRange coords = isLoad     ? cast<LoadOp>(op).getCoords()
+                      : isBuffer ? cast<BufferLoadOp>(op).getCoords()
+                                 : cast<GatherOp>(op).getCoords();
+  Value valid = isLoad ? cast<LoadOp>(op).getValid()
+                : isBuffer ? cast<BufferLoadOp>(op).getValid()
+                           : cast<GatherOp>(op).getValid();
+  Value fill = isLoad ? cast<LoadOp>(op).getFill() : isBuffer ? cast<BufferLoadOp>(op).getFill() : cast<GatherOp>(op).getFill();
   Mask m = blockedMask(op.getResult(0));
   if (!m) {
     b.clone(op, map);
@@ -406,8 +447,9 @@ void Tiler::cloneRead(Operation &op) {
     newCoords.push_back(mapped(loc, c, m));
   Value ok = conjoin(loc, valid, m);
   Type type = typeFor(op.getResult(0).getType(), m);
-  Value result = isLoad ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
-                        : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));
+  Value result = isLoad     ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
+                 : isBuffer ? Value(BufferLoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
+                            : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));
   map.map(op.getResult(0), result);
 }
 
@@ -415,8 +457,12 @@ void Tiler::cloneWrite(Operation &op) {
   Location loc = op.getLoc();
   Mask m = blocked & programAxes; // analysis checked the write depends on all of them
   Value value = op.getOperand(0), view = op.getOperand(1);
-  ValueRange coords = isa<StoreOp>(op) ? cast<StoreOp>(op).getCoords() : cast<ScatterOp>(op).getCoords();
-  Value valid = isa<StoreOp>(op) ? cast<StoreOp>(op).getValid() : cast<ScatterOp>(op).getValid();
+  ValueRange coords = isa<StoreOp>(op)         ? cast<StoreOp>(op).getCoords()
+                      : isa<BufferStoreOp>(op) ? cast<BufferStoreOp>(op).getCoords()
+                                               : cast<ScatterOp>(op).getCoords();
+  Value valid = isa<StoreOp>(op)         ? cast<StoreOp>(op).getValid()
+                : isa<BufferStoreOp>(op) ? cast<BufferStoreOp>(op).getValid()
+                                         : cast<ScatterOp>(op).getValid();
   SmallVector<Value> newCoords;
   for (Value c : coords)
     newCoords.push_back(mapped(loc, c, m));
@@ -424,6 +470,8 @@ void Tiler::cloneWrite(Operation &op) {
   Value ok = conjoin(loc, valid, m);
   if (isa<StoreOp>(op))
     StoreOp::create(b, loc, v, view, newCoords, ok);
+  else if (isa<BufferStoreOp>(op))
+    BufferStoreOp::create(b, loc, v, view, newCoords, ok);
   else
     ScatterOp::create(b, loc, v, view, newCoords, ok);
 }
@@ -436,11 +484,15 @@ LogicalResult Tiler::cloneOp(Operation &op) {
     tileReduce(reduce);
     return success();
   }
-  if (isa<LoadOp, GatherOp>(op)) {
+  if (isa<LoadOp, GatherOp, BufferLoadOp>(op)) {
     cloneRead(op);
     return success();
   }
-  if (isa<StoreOp, ScatterOp>(op)) {
+  if (auto last = dyn_cast<LastProgramOp>(op)) {
+    cloneFinalization(last);
+    return success();
+  }
+  if (isa<StoreOp, ScatterOp, BufferStoreOp>(op)) {
     cloneWrite(op);
     return success();
   }
@@ -494,7 +546,9 @@ void Tiler::tileReduce(RangeReduceOp op) {
       }
     }
   }
-  Value step = ParamOp::create(b, loc, b.getIndexType(), kTileK);
+  bool lanes = blocked & bit(k);
+  Value step = lanes ? Value(ParamOp::create(b, loc, b.getIndexType(), kTileK))
+                     : Value(arith::ConstantIndexOp::create(b, loc, 1));
   auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
                             map.lookupOrDefault(op.getUpper()), step, inits);
   OpBuilder::InsertionGuard guard(b);
@@ -539,6 +593,12 @@ void Tiler::tileReduce(RangeReduceOp op) {
     next.push_back(ContractOp::create(b, loc, acc[0].getType(), lhs, rhs, acc[0], b.getDenseI64ArrayAttr({1}),
                                       b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
                                       b.getDenseI64ArrayAttr({})));
+  } else if (!lanes) {
+    // One member per iteration: acc = combine(acc, member), lane-wise over the carry's axes.
+    SmallVector<Value> args(acc);
+    for (Value y : element.getTerminator()->getOperands())
+      args.push_back(mapped(loc, y, carryMask));
+    next = combineInto(op, args, carryMask);
   } else {
     Mask memberMask = carryMask | bit(k);
     Value ok = expand(loc, laneOk[k], bit(k), memberMask);
@@ -558,31 +618,9 @@ void Tiler::tileReduce(RangeReduceOp op) {
     auto partial = ReduceOp::create(b, loc, partialTypes, members, b.getDenseI64ArrayAttr({int64_t(position)}), ids);
     IRMapping regionMap;
     op.getCombine().cloneInto(&partial.getCombine(), regionMap);
-    // acc = combine(acc, partial): inlined as it is for scalar carries, lane-wise over the carry's
-    // axes for fragment carries.
     SmallVector<Value> args(acc);
     llvm::append_range(args, partial.getResults());
-    Block &combine = op.getCombine().front();
-    if (!carryMask) {
-      next = inlineBlock(b, combine, args);
-    } else {
-      IRMapping inlineMap;
-      inlineMap.map(combine.getArguments(), args);
-      for (Operation &inner : combine.without_terminator()) {
-        SmallVector<Value> operands;
-        for (Value v : inner.getOperands()) {
-          Value m = inlineMap.lookupOrDefault(v);
-          operands.push_back(isa<FragmentType>(m.getType()) ? m : expand(loc, m, 0, carryMask));
-        }
-        SmallVector<Type> types;
-        for (Type t : inner.getResultTypes())
-          types.push_back(typeFor(t, carryMask));
-        OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
-        inlineMap.map(inner.getResults(), b.create(state)->getResults());
-      }
-      for (Value y : combine.getTerminator()->getOperands())
-        next.push_back(inlineMap.lookupOrDefault(y));
-    }
+    next = combineInto(op, args, carryMask);
   }
   YieldOp::create(b, loc, next);
   for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
@@ -591,6 +629,48 @@ void Tiler::tileReduce(RangeReduceOp op) {
     map.map(fusedAdd.getResult(), loop.getResult(0));
     fused.insert(fusedAdd);
   }
+}
+
+/// combine(acc, x) of `op`'s combine region over `args` (the carries, then the values): inlined as
+/// it is for scalar carries, lane-wise over the carry's axes for fragment carries.
+SmallVector<Value> Tiler::combineInto(RangeReduceOp op, ArrayRef<Value> args, Mask carryMask) {
+  Location loc = op.getLoc();
+  Block &combine = op.getCombine().front();
+  if (!carryMask)
+    return inlineBlock(b, combine, args);
+  SmallVector<Value> next;
+  IRMapping inlineMap;
+  inlineMap.map(combine.getArguments(), args);
+  for (Operation &inner : combine.without_terminator()) {
+    SmallVector<Value> operands;
+    for (Value v : inner.getOperands()) {
+      Value m = inlineMap.lookupOrDefault(v);
+      operands.push_back(isa<FragmentType>(m.getType()) ? m : expand(loc, m, 0, carryMask));
+    }
+    SmallVector<Type> types;
+    for (Type t : inner.getResultTypes())
+      types.push_back(typeFor(t, carryMask));
+    OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+    inlineMap.map(inner.getResults(), b.create(state)->getResults());
+  }
+  for (Value y : combine.getTerminator()->getOperands())
+    next.push_back(inlineMap.lookupOrDefault(y));
+  return next;
+}
+
+/// A ticketed finalization over the tile: its ticket is the tile's first member's (one ticket per
+/// tile, the same arrivals), its body tiled with the program's lanes.
+void Tiler::cloneFinalization(LastProgramOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> coords;
+  for (Value c : op.getCoords())
+    coords.push_back(firstOf[cast<BlockArgument>(c).getArgNumber()]);
+  auto tiled = LastProgramOp::create(b, loc, op.getTicket(), coords, map.lookupOrDefault(op.getArrivals()));
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&tiled.getBody());
+  for (Operation &inner : op.getBody().front().without_terminator())
+    (void)cloneOp(inner);
+  YieldOp::create(b, loc);
 }
 
 std::string Tiler::adopted() const {
@@ -707,6 +787,7 @@ void Tiler::rewrite() {
                                ParamOp::create(b, loc, b.getIndexType(), paramOf[a]), false, false);
     if (starts[a])
       first = BinaryOp::create(b, loc, kir::BinaryKind::Add, first, starts[a], false, false);
+    firstOf.push_back(first);
     if (blocked & bit(a))
       bindAxis(a, first, starts[a] ? Value(chain[a - old.getNumArguments()].getUpper()) : bounds[a], original);
     else

@@ -27,8 +27,18 @@ using namespace tessel::pgpu;
 namespace {
 constexpr llvm::StringLiteral kBlockP = "BLOCK_P";
 
+/// Whether `v` is the product of `extents` multiplied left to right (pgpu-flatten-worksets' spelling
+/// of a guard's bound after it added axes).
+bool isProduct(Value v, ValueRange extents) {
+  if (extents.size() == 1)
+    return v == extents.front();
+  auto mul = v.getDefiningOp<BinaryOp>();
+  return mul && mul.getKind() == kir::BinaryKind::Mul && mul.getRhs() == extents.back() &&
+         isProduct(mul.getLhs(), extents.drop_back());
+}
+
 /// The group a guard `if (pid < E) { group }` holds alone (construction's dispatch when an empty
-/// program space still runs one instance for a pgpu.last_program), or null.
+/// program space still runs one instance for a pgpu.last_program; E the product of its extents), or null.
 ExecutionGroupOp guardedGroup(Operation &op, Value pid) {
   auto guard = dyn_cast<IfOp>(op);
   if (!guard || !guard.getElseRegion().empty() || guard.getNumResults())
@@ -37,7 +47,7 @@ ExecutionGroupOp guardedGroup(Operation &op, Value pid) {
   Block &then = guard.getThenRegion().front();
   auto group = dyn_cast<ExecutionGroupOp>(then.front());
   if (!bound || bound.getPredicate() != kir::CmpPredicate::LT || bound.getLhs() != pid || !group ||
-      then.getOperations().size() != 2 || group.getExtents().size() != 1 || bound.getRhs() != group.getExtents()[0])
+      then.getOperations().size() != 2 || group.getExtents().empty() || !isProduct(bound.getRhs(), group.getExtents()))
     return {};
   return group;
 }

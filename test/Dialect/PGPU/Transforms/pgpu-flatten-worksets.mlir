@@ -148,3 +148,112 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Under construction's dispatch guard beside a last-program finalization (split-K's sum): the
+// COM: row and column worksets flatten as well; the guard bounds the members by the product of the
+// COM: group's extents and the space keeps one instance for the finalization (its count is the
+// COM: space's own, so it follows).
+// CHECK-LABEL: pgpu.kernel @guarded
+// CHECK: %[[SM:.*]] = pgpu.binary mul %[[S:.*]], %[[M:.*]] : index
+// CHECK-NEXT: arith.constant 1
+// CHECK-NEXT: pgpu.binary max %[[SM]]
+// CHECK-NEXT: %[[SMN:.*]] = pgpu.binary mul %[[SM]], %[[N:.*]] : index
+// CHECK-NEXT: arith.constant 1
+// CHECK-NEXT: %[[G:.*]] = pgpu.binary max %[[SMN]], %{{.*}} : index
+// CHECK: pgpu.program_space(%[[G]]) {
+// CHECK: pgpu.cmp lt %{{.*}}, %[[SMN]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[S]], %[[M]], %[[N]]) segment 0
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.buffer_store
+// CHECK: pgpu.last_program %arg1 :
+// CHECK: pgpu.foreach
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @guarded(%a: !pgpu.view<f16, [M, K], in>, %b: !pgpu.view<f16, [K, N], in>, %c: !pgpu.view<f32, [M, N], out>, %arg0: !pgpu.buffer<f32, [4, M, N], workspace> {pgpu.private = "workspace"}, %arg1: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) {
+    %cst = arith.constant 0.000000e+00 : f16
+    %true = arith.constant true
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %a[0] : !pgpu.view<f16, [M, K], in>
+    %1 = pgpu.extent %a[1] : !pgpu.view<f16, [M, K], in>
+    %2 = pgpu.extent %b[1] : !pgpu.view<f16, [K, N], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %2, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %c4, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary add %1, %c3 : index
+    %10 = pgpu.binary div %9, %c4 : index
+    %11 = pgpu.binary max %8, %c1 : index
+    pgpu.program_space(%11) {
+    ^bb0(%arg2: index):
+      %12 = pgpu.cmp lt %arg2, %8 : index
+      pgpu.if %12 {
+        pgpu.execution_group %arg2 extents(%8) segment 0 roles ["axis0"] {
+        ^bb0(%arg3: index):
+          %13 = pgpu.binary mul %arg3, %10 : index
+          %14 = pgpu.binary min %13, %1 : index
+          %15 = pgpu.binary add %arg3, %c1 : index
+          %16 = pgpu.binary mul %15, %10 : index
+          %17 = pgpu.binary min %16, %1 : index
+          %18 = pgpu.binary max %14, %c0 : index
+          %19 = pgpu.binary min %17, %1 : index
+          %20 = pgpu.binary sub %19, %18 : index
+          %21 = pgpu.binary max %20, %c0 : index
+          pgpu.foreach %c0 to %4 {
+          ^bb0(%arg4: index):
+            pgpu.foreach %c0 to %6 {
+            ^bb0(%arg5: index):
+              %22 = pgpu.range_reduce %c0 to %21 identity(%cst_0 : f32) -> (f32) element {
+              ^bb0(%arg6: index):
+                %23 = pgpu.binary add %18, %arg6 : index
+                %24 = pgpu.load %a[%arg4, %23] valid %true : i1 fill %cst : f16 : !pgpu.view<f16, [M, K], in>[index, index] -> f16
+                %25 = pgpu.load %b[%23, %arg5] valid %true : i1 fill %cst : f16 : !pgpu.view<f16, [K, N], in>[index, index] -> f16
+                %26 = pgpu.cast %24 : f16 to f32
+                %27 = pgpu.cast %25 : f16 to f32
+                %28 = pgpu.binary mul %26, %27 : f32
+                pgpu.yield %28 : f32
+              } combine {
+              ^bb0(%arg6: f32, %arg7: f32):
+                %23 = pgpu.binary add %arg6, %arg7 : f32
+                pgpu.yield %23 : f32
+              }
+              pgpu.buffer_store %22, %arg0[%arg3, %arg4, %arg5] valid %true : i1 : f32, !pgpu.buffer<f32, [4, M, N], workspace>[index, index, index]
+              pgpu.yield
+            }
+            pgpu.yield
+          }
+          pgpu.yield
+        } {roles = ["axis0"], segment = 0 : i64}
+        pgpu.yield
+      }
+      pgpu.last_program %arg1 : !pgpu.buffer<i32, [1], workspace> {
+        %13 = pgpu.binary mul %4, %6 : index
+        pgpu.foreach %c0 to %13 {
+        ^bb0(%arg3: index):
+          %14:2 = pgpu.delinearize %arg3 by(%4, %6) : index, index
+          %15 = pgpu.range_reduce %c0 to %8 identity(%cst_0 : f32) -> (f32) element {
+          ^bb0(%arg4: index):
+            %16 = pgpu.buffer_load %arg0[%arg4, %14#0, %14#1] valid %true : i1 fill %cst_0 : f32 : !pgpu.buffer<f32, [4, M, N], workspace>[index, index, index] -> f32
+            pgpu.yield %16 : f32
+          } combine {
+          ^bb0(%arg4: f32, %arg5: f32):
+            %16 = pgpu.binary add %arg4, %arg5 : f32
+            pgpu.yield %16 : f32
+          }
+          pgpu.store %15, %c[%14#0, %14#1] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+

@@ -406,3 +406,110 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Split-K after pgpu-member-tickets: program (s, m, n) sums its split's chunk of k (bounds that
+// COM: depend on s, which stays a scalar program axis), stores into the partials buffer, and the
+// COM: last of the S programs of member (m, n) sums the partials. m and n are tiled; the chunk's
+// COM: sum becomes a contraction over TILE_K blocks between the chunk's bounds; the partials are
+// COM: stored as a tile; the finalization takes the ticket of the tile's first member (one per
+// COM: tile, still S arrivals) and sums the S partial tiles one split at a time (a lane axis over
+// COM: the splits would need a rank-3 fragment).
+// CHECK-LABEL: pgpu.kernel @split_partials
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[S:[0-9]+]], %{{.*}}) segment 0 roles ["axis0", "grouped tiles"]
+// CHECK-NEXT: ^bb0(%[[PS:.*]]: index, %{{.*}}: index):
+// CHECK: pgpu.iota %[[M0:[0-9]+]] : !pgpu.fragment<index, [TILE_1]>
+// CHECK: pgpu.iota %[[N0:[0-9]+]] : !pgpu.fragment<index, [TILE_2]>
+// CHECK: pgpu.binary mul %[[PS]], %{{.*}} : index
+// CHECK: pgpu.binary sub
+// CHECK-NEXT: %[[LEN:.*]] = pgpu.binary max %{{.*}}, %c0 : index
+// CHECK-NEXT: pgpu.splat
+// CHECK-NEXT: %[[TK:.*]] = pgpu.param "TILE_K" : index
+// CHECK: pgpu.for %{{.*}} to %[[LEN]] step %[[TK]] iter_args(
+// CHECK: pgpu.contract
+// CHECK: pgpu.buffer_store %{{.*}}, %arg0[%{{.*}}, %{{.*}}, %{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [TILE_1, TILE_2]> : !pgpu.fragment<f32, [TILE_1, TILE_2]>
+// CHECK-NEXT: pgpu.last_program %arg0_0[%[[M0]], %[[N0]]] arrivals %[[S]] : !pgpu.buffer<i32, [M, N], workspace> {
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: pgpu.for %{{.*}} to %[[S]] step %[[ONE]] iter_args(%{{.*}} : !pgpu.fragment<f32, [TILE_1, TILE_2]>)
+// CHECK: pgpu.buffer_load %arg0[
+// CHECK-SAME: -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+// CHECK: pgpu.binary add %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [TILE_1, TILE_2]>
+// CHECK: pgpu.store %{{.*}}, %c[%{{.*}}, %{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [TILE_1, TILE_2]>
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @split_partials(%a: !pgpu.view<f16, [M, K], in>, %b: !pgpu.view<f16, [K, N], in>, %c: !pgpu.view<f32, [M, N], out>, %arg0: !pgpu.buffer<f32, [4, M, N], workspace> {pgpu.private = "workspace"}, %arg0_0: !pgpu.buffer<i32, [M, N], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) {
+    %cst = arith.constant 0.000000e+00 : f16
+    %true = arith.constant true
+    %cst_1 = arith.constant 0.000000e+00 : f32
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %a[0] : !pgpu.view<f16, [M, K], in>
+    %1 = pgpu.extent %a[1] : !pgpu.view<f16, [M, K], in>
+    %2 = pgpu.extent %b[1] : !pgpu.view<f16, [K, N], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %2, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %c4, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary add %1, %c3 : index
+    %10 = pgpu.binary div %9, %c4 : index
+    %11 = pgpu.binary max %8, %c1 : index
+    %12 = pgpu.binary mul %8, %4 : index
+    %c1_2 = arith.constant 1 : index
+    %13 = pgpu.binary max %12, %c1_2 : index
+    %14 = pgpu.binary mul %12, %6 : index
+    %c1_3 = arith.constant 1 : index
+    %15 = pgpu.binary max %14, %c1_3 : index
+    pgpu.program_space(%14) {
+    ^bb0(%arg1: index):
+      pgpu.execution_group %arg1 extents(%8, %4, %6) segment 0 roles ["axis0", "axis1", "axis2"] {
+      ^bb0(%arg2: index, %arg3: index, %arg4: index):
+        %17 = pgpu.binary mul %arg2, %10 : index
+        %18 = pgpu.binary min %17, %1 : index
+        %19 = pgpu.binary add %arg2, %c1 : index
+        %20 = pgpu.binary mul %19, %10 : index
+        %21 = pgpu.binary min %20, %1 : index
+        %22 = pgpu.binary max %18, %c0 : index
+        %23 = pgpu.binary min %21, %1 : index
+        %24 = pgpu.binary sub %23, %22 : index
+        %25 = pgpu.binary max %24, %c0 : index
+        %26 = pgpu.range_reduce %c0 to %25 identity(%cst_1 : f32) -> (f32) element {
+        ^bb0(%arg5: index):
+          %27 = pgpu.binary add %22, %arg5 : index
+          %28 = pgpu.load %a[%arg3, %27] valid %true : i1 fill %cst : f16 : !pgpu.view<f16, [M, K], in>[index, index] -> f16
+          %29 = pgpu.load %b[%27, %arg4] valid %true : i1 fill %cst : f16 : !pgpu.view<f16, [K, N], in>[index, index] -> f16
+          %30 = pgpu.cast %28 : f16 to f32
+          %31 = pgpu.cast %29 : f16 to f32
+          %32 = pgpu.binary mul %30, %31 : f32
+          pgpu.yield %32 : f32
+        } combine {
+        ^bb0(%arg5: f32, %arg6: f32):
+          %27 = pgpu.binary add %arg5, %arg6 : f32
+          pgpu.yield %27 : f32
+        }
+        pgpu.buffer_store %26, %arg0[%arg2, %arg3, %arg4] valid %true : i1 : f32, !pgpu.buffer<f32, [4, M, N], workspace>[index, index, index]
+        pgpu.last_program %arg0_0[%arg3, %arg4] arrivals %8 : !pgpu.buffer<i32, [M, N], workspace> {
+          %27 = pgpu.binary mul %4, %6 : index
+          %28 = pgpu.range_reduce %c0 to %8 identity(%cst_1 : f32) -> (f32) element {
+          ^bb0(%arg5: index):
+            %29 = pgpu.buffer_load %arg0[%arg5, %arg3, %arg4] valid %true : i1 fill %cst_1 : f32 : !pgpu.buffer<f32, [4, M, N], workspace>[index, index, index] -> f32
+            pgpu.yield %29 : f32
+          } combine {
+          ^bb0(%arg5: f32, %arg6: f32):
+            %29 = pgpu.binary add %arg5, %arg6 : f32
+            pgpu.yield %29 : f32
+          }
+          pgpu.store %28, %c[%arg3, %arg4] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } {roles = ["axis0", "axis1", "axis2"], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+

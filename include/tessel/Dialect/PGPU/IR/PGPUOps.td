@@ -192,30 +192,53 @@ def PGPU_ExecutionGroupOp : PGPU_Op<"execution_group", [RecursiveMemoryEffects]>
   let hasRegionVerifier = 1;
 }
 
-def PGPU_LastProgramOp : PGPU_Op<"last_program", [RecursiveMemoryEffects, HasParent<"ProgramSpaceOp">]> {
+def PGPU_LastProgramOp : PGPU_Op<"last_program", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
   let summary = "a region run once, by the program instance that arrives last";
   let description = [{
-    Every program instance that reaches the op increments `ticket[0]` (an i32
+    Every program instance that reaches the op increments its ticket (an i32
     invocation-workspace buffer the runtime fills with 0) atomically with
     `acq_rel` order at `invocation` sharing; the one instance that observes
-    the product of the program space's extents minus one runs the body. The
-    release half publishes each instance's earlier effects, the acquire half
-    makes all of them visible to the body (seed 000 §4.4, §9): no barrier, no
-    second launch, and the count is the enclosing program space's own, so a
-    pass that changes the program space changes it too. The finalization of
-    a result merged into workspace by atomics or scatter-reduces lives here.
+    the count of arrivals minus one runs the body. The release half publishes
+    each instance's earlier effects, the acquire half makes all of them
+    visible to the body (seed 000 §4.4, §9): no barrier, no second launch.
+
+    Without coordinates (a child of the program space) the ticket is
+    `ticket[0]` of a `[1]` buffer and the count is the product of the program
+    space's extents, so a pass that changes the program space changes it too.
+    The finalization of a result merged into workspace by atomics or
+    scatter-reduces lives here.
+
+    With coordinates (inside an execution group) the ticket is
+    `ticket[coords]` and `arrivals` is the number of instances that reach the
+    op with those coordinates: the body finalizes what those instances alone
+    wrote (per-member or per-tile tickets, `pgpu-member-tickets`).
 
     ```mlir
     pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
       ...
       pgpu.yield
     }
+    pgpu.last_program %tickets[%m, %n] arrivals %splits : !pgpu.buffer<i32, [M, N], workspace> {
+      ...
+      pgpu.yield
+    }
     ```
   }];
-  let arguments = (ins PGPU_Buffer:$ticket);
+  let arguments = (ins PGPU_Buffer:$ticket, Variadic<Index>:$coords, Optional<Index>:$arrivals);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$ticket `:` type($ticket) custom<BodyRegion>($body, attr-dict)";
+  let assemblyFormat = [{
+    $ticket (`[` $coords^ `]`)? (`arrivals` $arrivals^)? `:` type($ticket) custom<BodyRegion>($body, attr-dict)
+  }];
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the ticket is one of many (coordinates and an arrival count) rather than the program space's.
+    bool isTicketed() { return getArrivals() != nullptr; }
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ticket), [{
+      build($_builder, $_state, ticket, ::mlir::ValueRange{}, ::mlir::Value());
+    }]>
+  ];
 }
 
 def PGPU_DelinearizeOp : PGPU_Op<"delinearize", [Pure]> {

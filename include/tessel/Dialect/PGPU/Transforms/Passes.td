@@ -332,6 +332,33 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUMemberTickets : Pass<"pgpu-member-tickets", "::mlir::ModuleOp"> {
+  let summary = "a last-program finalization runs per member in the last instance that wrote its slice (seed 000 §3, §4.4, §9)";
+  let description = [{
+    Reads: the program space's sole execution group (under construction's
+    dispatch guard) and its `pgpu.last_program` finalization: pure code and
+    one `pgpu.foreach` over linearized members decoded by extents that are
+    group axes.
+    Legality: the group writes only by unconditional plain stores at its top
+    level, naming each member axis as a coordinate at a fixed position; the
+    finalization reads those resources only at its member's coordinates, and
+    writes only untouched resources at coordinates naming its member; the
+    other group axes provably have a member (some instance arrives).
+    Rewrites: a new runtime-zeroed i32 workspace argument of one ticket per
+    member; the finalization's body moves to the end of the group body under
+    `pgpu.last_program %tickets[member axes] arrivals (product of the other
+    extents)`; the whole-space finalization, the dispatch guard and the extra
+    instance go.
+    Preserves: values and effects (each member's finalization runs after
+    every write it reads, published by the acq_rel ticket), the public ABI.
+    Must not fire: finalization extents that are not group axes, reads of a
+    written resource beyond the member's slice, conditional, scattered or
+    atomic writes, effects besides loads and stores (remark says which).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the workset's members (seed 002 §3.2)";
   let description = [{
