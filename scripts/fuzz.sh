@@ -8,6 +8,8 @@
 #   TESSEL_FUZZ_RUNS=N TESSEL_FUZZ_JOBS=2  N executions split over 2 workers sharing one corpus
 #   TESSEL_FUZZ_SECONDS=S                  stop each worker after S seconds instead (-max_total_time)
 #   scripts/fuzz.sh FILE...                replay inputs (findings, a corpus folder) through the harness
+#   TESSEL_FUZZ_STATIC=1                   (at the first configure) link LLVM statically: the binary then
+#                                          runs on a machine without LLVM (docs/fuzzing.md, "Runs")
 # The corpus grows in build-fuzz/corpus/ and is reused by the next run. Needs clang-22 with
 # libclang-rt-22-dev (apt-get install clang-22 libclang-rt-22-dev). The build takes 30-60 minutes
 # on 2 shared cores (nothing is shared with build/'s ccache entries); everything runs at
@@ -22,7 +24,7 @@ if [ ! -x "$LLVM/bin/clang++" ] || ! ls "$LLVM"/lib/clang/*/lib/linux/libclang_r
 fi
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DTESSEL_FUZZ=ON \
-    -DTESSEL_ENABLE_TESTS=OFF \
+    -DTESSEL_ENABLE_TESTS=OFF -DTESSEL_STATIC="${TESSEL_FUZZ_STATIC:-OFF}" \
     -DMLIR_DIR=$LLVM/lib/cmake/mlir -DLLVM_EXTERNAL_LIT=$LLVM/bin/lit \
     -DCMAKE_C_COMPILER=$LLVM/bin/clang -DCMAKE_CXX_COMPILER=$LLVM/bin/clang++ -DLLVM_USE_LINKER=lld
 fi

@@ -18,7 +18,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tessel_tools_dir, config.llvm_tools_dir]
-tools = ["tessel-opt", "tessel", "mlir-tblgen", ToolSubst("FileCheck", unresolved="fatal"), "not", "count"]
+tools = ["tessel-opt", "tessel", "mlir-tblgen", ToolSubst("FileCheck", unresolved="fatal"), "not", "count", "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas validates the PTX provider's output in tests only (tessel never runs it, seed 004).

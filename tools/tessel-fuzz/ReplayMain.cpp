@@ -7,7 +7,8 @@
 // libFuzzer finding replays under gcc. Before each input it prints
 // `input PATH` and flushes, so whoever sees the process die knows which
 // input did it; `--timeout=S` ends the process with SIGALRM when one input
-// runs longer than S seconds.
+// runs longer than S seconds; `--profile` adds the seconds spent in each of
+// the harness's stages over all inputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,7 @@ void collect(const std::string &path, std::vector<std::string> &files) {
 
 int main(int argc, char **argv) {
   unsigned timeout = 0;
+  bool profile = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -54,8 +56,12 @@ int main(int argc, char **argv) {
       }
       continue;
     }
+    if (arg == "--profile") {
+      profile = true;
+      continue;
+    }
     if (arg.starts_with("-")) {
-      std::fprintf(stderr, "usage: tessel-fuzz [--timeout=S] FILE|DIR...  (this build has no libFuzzer: it "
+      std::fprintf(stderr, "usage: tessel-fuzz [--timeout=S] [--profile] FILE|DIR...  (this build has no libFuzzer: it "
                            "replays the inputs once each; docs/fuzzing.md)\n");
       return 2;
     }
@@ -78,5 +84,15 @@ int main(int argc, char **argv) {
               "to Triton\n",
               (unsigned long long)r.inputs, (unsigned long long)r.parsed, (unsigned long long)r.pgpu,
               (unsigned long long)r.serialized);
+  if (profile) {
+    double total = 0;
+    for (double seconds : r.seconds)
+      total += seconds;
+    std::printf("tessel-fuzz: %.3f s in the harness (%.3f ms per input):", total,
+                r.inputs ? 1e3 * total / r.inputs : 0.0);
+    for (int stage = 0; stage < TesselFuzzReach::NumStages; ++stage)
+      std::printf(" %s %.3f s (%.0f%%)%s", TesselFuzzReach::stageNames[stage], r.seconds[stage],
+                  total ? 100 * r.seconds[stage] / total : 0.0, stage + 1 < TesselFuzzReach::NumStages ? "," : "\n");
+  }
   return 0;
 }

@@ -4,7 +4,7 @@
 // file, taken through what `tessel compile` and `tessel run` do with one, by
 // the same library calls:
 //
-//   nesting check -> parse + verify
+//   nesting and module placement checks -> parse + verify
 //   -> KIR interpreter on small shapes          (tessel run FILE:K)
 //   -> pipeline to pgpu                          (tessel compile --emit=pgpu)
 //   -> pgpu interpreter on small shapes          (tessel run --stage=pgpu)
@@ -31,6 +31,7 @@
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "tessel/Dialect/Utils/ModulePlacement.h"
 #include "tessel/Dialect/Utils/NestingLimit.h"
 #include "tessel/Interp/HostData.h"
 #include "tessel/Interp/Interpreter.h"
@@ -41,6 +42,7 @@
 
 #include "Reach.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -158,9 +160,21 @@ void runKIRKernels(ModuleOp module, uint64_t seed) {
       (void)interp::runKernel(kernel, bound->args, interpreterOptions(seed));
 }
 
+/// Each parameter at its smallest candidate: the interpreter's answer must hold at every candidate,
+/// and the smallest tiles cost the least (a GEMM's contractions at its default tiles took most of
+/// the harness's time: `tessel-fuzz --profile`).
+llvm::StringMap<int64_t> smallestParams(pgpu::KernelOp kernel) {
+  llvm::StringMap<int64_t> smallest;
+  if (auto params = kernel.getParams())
+    for (Attribute a : *params)
+      if (auto p = dyn_cast<pgpu::ParamAttr>(a); p && !p.getCandidates().empty())
+        smallest[p.getName()] = *llvm::min_element(p.getCandidates());
+  return smallest;
+}
+
 void runPGPUKernels(ModuleOp module, uint64_t seed) {
   for (auto kernel : module.getOps<pgpu::KernelOp>()) {
-    FailureOr<llvm::StringMap<int64_t>> params = interp::bindParams(kernel, {});
+    FailureOr<llvm::StringMap<int64_t>> params = interp::bindParams(kernel, smallestParams(kernel));
     if (failed(params))
       continue;
     if (std::optional<Arguments> bound = bindArguments(kernel, seed))
@@ -168,10 +182,60 @@ void runPGPUKernels(ModuleOp module, uint64_t seed) {
   }
 }
 
+/// Adds the time from each stage() call to the next (or to its destruction)
+/// to that stage's seconds in tesselFuzzReach (`tessel-fuzz --profile`).
+class StageClock {
+public:
+  using Stage = TesselFuzzReach::Stage;
+  explicit StageClock(Stage first) : current(first), start(std::chrono::steady_clock::now()) {}
+  ~StageClock() { stage(current); }
+  void stage(Stage next) {
+    auto now = std::chrono::steady_clock::now();
+    tesselFuzzReach.seconds[current] += std::chrono::duration<double>(now - start).count();
+    current = next;
+    start = now;
+  }
+
+private:
+  Stage current;
+  std::chrono::steady_clock::time_point start;
+};
+
+/// The stages after parsing, as `tessel compile` and `tessel run` take them.
+void runStages(ModuleOp module, MLIRContext &context, uint64_t seed, StageClock &clock) {
+  clock.stage(TesselFuzzReach::KIRInterp);
+  runKIRKernels(module, seed);
+
+  clock.stage(TesselFuzzReach::Pipeline);
+  PassManager toPGPU(&context);
+  tessel::buildPipeline(toPGPU, tessel::Stage::PGPU);
+  if (failed(toPGPU.run(module)))
+    return;
+  ++tesselFuzzReach.pgpu;
+  clock.stage(TesselFuzzReach::PGPUInterp);
+  runPGPUKernels(module, seed);
+  clock.stage(TesselFuzzReach::CuTile);
+  {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    (void)tessel::cutile::compile(*copy, {});
+  }
+  // What buildPipeline(Stage::Triton) adds after Stage::PGPU (Pipeline.cpp: §3.6 legalization).
+  clock.stage(TesselFuzzReach::Triton);
+  PassManager legalize(&context);
+  legalize.addPass(tessel::triton::createTritonLegalize());
+  if (failed(legalize.run(module)))
+    return;
+  std::string source;
+  llvm::raw_string_ostream os(source);
+  if (succeeded(tessel::triton::serializeModule(module, {}, os)))
+    ++tesselFuzzReach.serialized;
+}
+
 /// One input, start to end, in a fresh context (nothing carries over between inputs).
 void fuzzOne(StringRef text, const DialectRegistry &registry) {
-  if (tessel::findExcessNesting(text) != StringRef::npos)
+  if (tessel::findExcessNesting(text) != StringRef::npos || tessel::findMisplacedModule(text) != StringRef::npos)
     return; // the drivers refuse it with a located error before parsing
+  StageClock clock(TesselFuzzReach::Setup);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
@@ -182,32 +246,15 @@ void fuzzOne(StringRef text, const DialectRegistry &registry) {
   });
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir"), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return;
-  ++tesselFuzzReach.parsed;
-  uint64_t seed = llvm::hash_value(text);
-  runKIRKernels(*module, seed);
-
-  PassManager toPGPU(&context);
-  tessel::buildPipeline(toPGPU, tessel::Stage::PGPU);
-  if (failed(toPGPU.run(*module)))
-    return;
-  ++tesselFuzzReach.pgpu;
-  runPGPUKernels(*module, seed);
+  clock.stage(TesselFuzzReach::Parse);
   {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    (void)tessel::cutile::compile(*copy, {});
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (module) {
+      ++tesselFuzzReach.parsed;
+      runStages(*module, context, llvm::hash_value(text), clock);
+    }
   }
-  // What buildPipeline(Stage::Triton) adds after Stage::PGPU (Pipeline.cpp: §3.6 legalization).
-  PassManager legalize(&context);
-  legalize.addPass(tessel::triton::createTritonLegalize());
-  if (failed(legalize.run(*module)))
-    return;
-  std::string source;
-  llvm::raw_string_ostream os(source);
-  if (succeeded(tessel::triton::serializeModule(*module, {}, os)))
-    ++tesselFuzzReach.serialized;
+  clock.stage(TesselFuzzReach::Teardown); // the context's destruction, after the clock's
 }
 
 } // namespace

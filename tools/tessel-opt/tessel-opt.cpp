@@ -20,6 +20,7 @@
 #include "tessel/Target/PTX/PTX.h"
 #include "tessel/Pipeline/Pipeline.h"
 #include "tessel/Target/Triton/Triton.h"
+#include "tessel/Dialect/Utils/ModulePlacement.h"
 #include "tessel/Dialect/Utils/NestingLimit.h"
 
 int main(int argc, char **argv) {
@@ -35,32 +36,46 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<tessel::kir::KIRDialect, tessel::pgpu::PGPUDialect, mlir::arith::ArithDialect>();
   auto [input, output] = mlir::registerAndParseCLIOptions(argc, argv, "tessel optimizer driver\n", registry);
-  // The nesting limit of the tessel driver (NestingLimit.h), checked before MLIR parses; the
-  // buffer read here (stdin too) is the one MLIR parses.
+  // The nesting limit and module placement checks of the tessel driver (NestingLimit.h,
+  // ModulePlacement.h), made before MLIR parses; the buffer read here (stdin too) is the one MLIR parses.
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(input, &error);
   if (!file) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  size_t at = tessel::findExcessNesting(file->getBuffer());
-  if (at != llvm::StringRef::npos) {
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  auto refuse = [&](size_t at, const llvm::Twine &message) {
     llvm::SourceMgr sourceMgr;
     const char *start = file->getBufferStart();
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    sourceMgr.PrintMessage(llvm::errs(), llvm::SMLoc::getFromPointer(start + at), llvm::SourceMgr::DK_Error,
-                           "the input nests deeper than " + std::to_string(tessel::kMaxNesting) +
-                               " levels (regions, types, attributes or brackets); tessel refuses it instead of "
-                               "exhausting the stack");
+    sourceMgr.PrintMessage(llvm::errs(), llvm::SMLoc::getFromPointer(start + at), llvm::SourceMgr::DK_Error, message);
     return 1;
+  };
+  size_t at = tessel::findExcessNesting(file->getBuffer());
+  if (at != llvm::StringRef::npos)
+    return refuse(at, "the input nests deeper than " + std::to_string(tessel::kMaxNesting) +
+                          " levels (regions, types, attributes or brackets); tessel refuses it instead of "
+                          "exhausting the stack");
+  // The module placement check (ModulePlacement.h) holds per part of a split input.
+  llvm::StringRef marker = config.inputSplitMarker();
+  llvm::StringRef rest = file->getBuffer();
+  for (size_t offset = 0;;) {
+    size_t end = marker.empty() ? llvm::StringRef::npos : rest.find(marker);
+    at = tessel::findMisplacedModule(rest.substr(0, end));
+    if (at != llvm::StringRef::npos)
+      return refuse(offset + at, tessel::kMisplacedModuleMessage);
+    if (end == llvm::StringRef::npos)
+      break;
+    offset += end + marker.size();
+    rest = rest.drop_front(end + marker.size());
   }
   std::unique_ptr<llvm::ToolOutputFile> out = mlir::openOutputFile(output, &error);
   if (!out) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(out->os(), std::move(file), registry,
-                                     mlir::MlirOptMainConfig::createFromCLOptions())))
+  if (mlir::failed(mlir::MlirOptMain(out->os(), std::move(file), registry, config)))
     return 1;
   out->keep();
   return 0;

@@ -35,6 +35,7 @@
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "tessel/Dialect/Utils/ModulePlacement.h"
 #include "tessel/Dialect/Utils/NestingLimit.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -263,7 +264,7 @@ int tune(int argc, char **argv) {
   return rc;
 }
 
-/// Parses the module in `sourceMgr` after the nesting check.
+/// Parses the module in `sourceMgr` after the nesting and module-placement checks.
 OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   size_t at = tessel::findExcessNesting(buffer->getBuffer());
@@ -272,6 +273,12 @@ OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext 
     emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col))
         << "the input nests deeper than " << tessel::kMaxNesting
         << " levels (regions, types, attributes or brackets); tessel refuses it instead of exhausting the stack";
+    return nullptr;
+  }
+  at = tessel::findMisplacedModule(buffer->getBuffer());
+  if (at != llvm::StringRef::npos) {
+    auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
+    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col)) << tessel::kMisplacedModuleMessage;
     return nullptr;
   }
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
