@@ -1,17 +1,19 @@
 """Times the PTX provider's row kernels against the Triton provider and torch in one process (issue 15).
 
-Two phases, so the GPU run spends no time compiling PTX:
+Two phases, so the GPU run needs no compiler (neither PTX nor Triton source is generated there):
 
-    # here (CPU, with build/bin/tessel): one PTX wrapper module per (kernel, binding)
+    # here (CPU, with build/bin/tessel): one PTX wrapper module and one Triton module per (kernel, binding)
     PYTHONPATH=python:examples:bench python3 bench/ptx_rows.py gen --out bench/ptx_carry
-    # on the H200 (torch, triton; TESSEL_CUDA_LIB names libtessel_cuda.so, TESSEL_BIN a tessel binary)
+    # on the H200 (torch, triton; TESSEL_CUDA_LIB names libtessel_cuda.so)
     PYTHONPATH=python:examples:bench python3 bench/ptx_rows.py check --carry bench/ptx_carry --json OUT.json
 
-`check` runs each row kernel (f32 at 16384x8192; bf16 at 4096x1024 and 16384x8192) through every carried
-PTX binding (the generated wrapper: tessel's CUDA runtime through tessel._ptx), through the Triton provider
-(the kernel's own call, and for f32 the bindings tuned for cutile_check) and through torch, each checked
-against torch on random nonzero inputs before it is timed (triton.testing.do_bench: median of CUDA-event
-timings, L2 flushed between calls). Prints a line per case, writes JSON.
+`check` runs each row kernel (f32 at 16384x8192: softmax, layernorm, rmsnorm, row sum, argmax, cumsum;
+with --bf16 also the bf16 kernels at 4096x1024 and 16384x8192) through every carried PTX binding (the
+generated wrapper: tessel's CUDA runtime through tessel._ptx) and every carried Triton binding (the Triton
+provider's generated module, launched directly), and through torch, each checked against torch on random
+nonzero inputs before it is timed (triton.testing.do_bench: median of CUDA-event timings, L2 flushed
+between calls); the best of each provider is then timed again on the device alone (the torch profiler's
+kernel time). Prints a line per case, writes JSON.
 """
 import argparse
 import datetime
@@ -22,23 +24,26 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-# PTX bindings timed per case (BLOCK is the row: one pass). THREADS sweeps the CTA size; VECTOR=1 is the
-# cyclic layout with 4-byte accesses (the provider before vector accesses), for the before/after.
-PTX_BINDINGS = [{"THREADS": 128}, {"THREADS": 256}, {"THREADS": 512}, {"THREADS": 1024}, {"THREADS": 512, "VECTOR": 1}]
-# Triton bindings of cutile_check (tuned on the H200 for these f32 kernels at 16384x8192).
+# PTX bindings timed per case (BLOCK is the row: one pass): THREADS sweeps the CTA size (128 threads hold
+# 64 f32 of a row per thread and spill).
+PTX_BINDINGS = [{"THREADS": 256}, {"THREADS": 512}, {"THREADS": 1024}]
+# Triton bindings per case (BLOCK is the row): the warp counts, and for f32 softmax/layernorm/rmsnorm the
+# bindings of cutile_check (tuned on the H200 at 16384x8192).
+TRITON_BINDINGS = [{"WARPS": 4}, {"WARPS": 8}, {"WARPS": 16}]
 TRITON_TUNED = {"softmax": {"BLOCK": 8192, "STAGES": 4, "WARPS": 8},
                 "layernorm": {"BLOCK": 8192, "STAGES": 2, "WARPS": 16},
                 "rmsnorm": {"BLOCK": 8192, "STAGES": 4, "WARPS": 8}}
 
 
-def cases():
+def cases(bf16=False):
     """(id, kernel name, M, N, dtype name, extra scalars)."""
     out = []
-    for name in ["softmax", "layernorm", "rmsnorm", "rowsum", "argmax"]:
+    for name in ["softmax", "layernorm", "rmsnorm", "rowsum", "argmax", "cumsum"]:
         out.append((f"{name}_16384x8192", name, 16384, 8192, "float32", {"eps": 1e-5} if "norm" in name else {}))
-    for M, N in [(4096, 1024), (16384, 8192)]:
-        for name in ["softmax_bf16", "layernorm_bf16", "rmsnorm_bf16"]:
-            out.append((f"{name}_{M}x{N}", name, M, N, "bfloat16", {"eps": 1e-5} if "norm" in name else {}))
+    if bf16:
+        for M, N in [(4096, 1024), (16384, 8192)]:
+            for name in ["softmax_bf16", "layernorm_bf16", "rmsnorm_bf16"]:
+                out.append((f"{name}_{M}x{N}", name, M, N, "bfloat16", {"eps": 1e-5} if "norm" in name else {}))
     return out
 
 
@@ -49,19 +54,26 @@ def kernel(name):
     return getattr(importlib.import_module(name), name)
 
 
-def gen(out):
+def _fname(provider, name, params):
+    return f"{provider}-{name}-" + "-".join(f"{p}{v}" for p, v in sorted(params.items())) + ".py"
+
+
+def gen(out, bf16=False):
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = []
-    for cid, name, M, N, dtype, scalars in cases():
+    for cid, name, M, N, dtype, scalars in cases(bf16):
         k = kernel(name)
-        for binding in PTX_BINDINGS:
-            params = dict(binding, BLOCK=N)
-            fname = f"{name}-" + "-".join(f"{p}{v}" for p, v in sorted(params.items())) + ".py"
-            path = out / fname
-            if not path.exists():
-                path.write_text(k.source("ptx", params=params))
-            manifest.append({"case": cid, "params": params, "file": fname})
+        triton = [dict(b, BLOCK=N) for b in TRITON_BINDINGS]
+        if dtype == "float32" and name in TRITON_TUNED:
+            triton.append(TRITON_TUNED[name])
+        for provider, bindings in [("ptx", [dict(b, BLOCK=N) for b in PTX_BINDINGS]), ("triton", triton)]:
+            for params in bindings:
+                fname = _fname(provider, name, params)
+                path = out / fname
+                if not path.exists():
+                    path.write_text(k.source(provider, params=params))
+                manifest.append({"case": cid, "provider": provider, "params": params, "file": fname})
         print(f"generated {cid}", flush=True)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
@@ -95,7 +107,68 @@ def _load(path):
     return module
 
 
-def check(carry, json_path):
+# Odd shapes each carried PTX binding is checked at before timing: a misaligned odd row (every access
+# element by element), a row past BLOCK (the multi-pass variant), a row of one element.
+ODD_SHAPES = [(37, 8191), (5, 12289), (3, 1), (2, 8192)]
+
+
+def inputs(base, M, N, dt):
+    """Random nonzero inputs, the kernel's arguments (outputs last) and the torch reference."""
+    import torch
+    x = (torch.rand(M, N, device="cuda") * 0.75 + 0.25)
+    x = torch.where(torch.rand(M, N, device="cuda") < 0.5, -x, x).to(dt)
+    w = (torch.rand(N, device="cuda") + 0.5).to(dt)
+    b = (torch.rand(N, device="cuda") - 0.5).to(dt)
+    eps = 1e-5
+    if base == "softmax":
+        return [x, torch.empty_like(x)], lambda: torch.softmax(x.float(), 1).to(dt)
+    if base == "layernorm":
+        return [x, w, b, torch.empty_like(x)], \
+            lambda: torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), eps).to(dt)
+    if base == "rmsnorm":
+        return [x, w, torch.empty_like(x)], lambda: torch.nn.functional.rms_norm(x.float(), (N,), w.float(), eps).to(dt)
+    if base == "rowsum":
+        return [x, torch.empty(M, device="cuda")], lambda: x.sum(1, dtype=torch.float32)
+    if base == "cumsum":
+        return [x, torch.empty_like(x)], lambda: torch.cumsum(x, 1)
+    return ([x, torch.empty(M, device="cuda", dtype=dt), torch.empty(M, device="cuda", dtype=torch.int64)],
+            lambda: torch.argmax(x, 1))
+
+
+def agrees(base, out, want, dt):
+    import torch
+    if base == "argmax":
+        return bool(torch.equal(out, want))
+    tol = 2e-2 if dt == torch.bfloat16 else (1e-2 if base in ("rowsum", "cumsum") else 1e-4)
+    return ((out.float() - want.float()).abs() - tol * want.float().abs()).max().item() <= tol
+
+
+def odd_shapes(carry, manifest, bf16):
+    """Each carried PTX binding against torch at ODD_SHAPES; returns one entry per (binding, shape)."""
+    import torch
+    results = []
+    for cid, name, _, _, dtype, scalars in cases(bf16):
+        for entry in manifest:
+            if entry["case"] != cid or entry["provider"] != "ptx":
+                continue
+            fn = getattr(_load(carry / entry["file"]), name)
+            for M, N in ODD_SHAPES:
+                torch.manual_seed(1)
+                dt, base = getattr(torch, dtype), name.replace("_bf16", "")
+                args, ref = inputs(base, M, N, dt)
+                try:
+                    fn(*args, **scalars)
+                    torch.cuda.synchronize()
+                    ok = agrees(base, args[-1], ref(), dt)
+                except Exception as e:
+                    ok = f"{type(e).__name__}: {str(e)[-200:]}"
+                results.append({"case": cid, "params": entry["params"], "shape": [M, N], "correct": ok})
+    bad = [r for r in results if r["correct"] is not True]
+    print(f"odd shapes: {len(results) - len(bad)} of {len(results)} agree with torch; failed: {bad}", flush=True)
+    return results
+
+
+def check(carry, json_path, bf16=False):
     import torch
     import triton
     from triton.testing import do_bench
@@ -106,7 +179,8 @@ def check(carry, json_path):
                "torch": torch.__version__, "triton": triton.__version__,
                "timing": "triton.testing.do_bench median (warmup 25, rep 100), L2 flushed between calls",
                "cases": []}
-    for cid, name, M, N, dtype, scalars in cases():
+    results["odd_shapes"] = odd_shapes(carry, manifest, bf16)
+    for cid, name, M, N, dtype, scalars in cases(bf16):
         torch.manual_seed(0)
         dt = getattr(torch, dtype)
         x = (torch.rand(M, N, device="cuda") * 0.75 + 0.25)
@@ -125,13 +199,15 @@ def check(carry, json_path):
             ref = lambda: torch.nn.functional.rms_norm(x.float(), (N,), w.float(), eps).to(dt)
         elif base == "rowsum":
             args, ref = [x, torch.empty(M, device="cuda")], lambda: x.sum(1, dtype=torch.float32)
+        elif base == "cumsum":
+            args, ref = [x, torch.empty_like(x)], lambda: torch.cumsum(x, 1)
         else:  # argmax
             args = [x, torch.empty(M, device="cuda", dtype=dt), torch.empty(M, device="cuda", dtype=torch.int64)]
             ref = lambda: torch.argmax(x, 1)
         out = args[-1]
         want = ref()
         nbytes = sum(t.numel() * t.element_size() for t in args)
-        tol = 2e-2 if dt == torch.bfloat16 else (1e-2 if base == "rowsum" else 1e-4)
+        tol = 2e-2 if dt == torch.bfloat16 else (1e-2 if base in ("rowsum", "cumsum") else 1e-4)
 
         def correct():
             if base == "argmax":
@@ -150,27 +226,16 @@ def check(carry, json_path):
 
         row = {"case": cid, "shape": [M, N], "dtype": dtype}
         row["torch"] = {"ms": do_bench(ref, warmup=25, rep=100, return_mode="median")}
-        k = kernel(name)
-        triton_runs = [("call", lambda: k(*args, **scalars))]
-        if name in TRITON_TUNED:
-            p = TRITON_TUNED[name]
-            triton_runs.append((p, lambda p=p: k.launch(*args, target="triton", params=p, **scalars)))
-        row["triton"] = []
-        for params, fn in triton_runs:
-            try:
-                row["triton"].append(dict(measure(fn), params=params, fn=fn))
-            except Exception as e:
-                row["triton"].append({"params": params, "error": f"{type(e).__name__}: {str(e)[-300:]}"})
-        row["ptx"] = []
+        row["triton"], row["ptx"] = [], []
         for entry in manifest:
             if entry["case"] != cid:
                 continue
             try:
                 fn = getattr(_load(carry / entry["file"]), name)
                 call = lambda fn=fn: fn(*args, **scalars)
-                row["ptx"].append(dict(measure(call), params=entry["params"], fn=call))
+                row[entry["provider"]].append(dict(measure(call), params=entry["params"], fn=call))
             except Exception as e:
-                row["ptx"].append({"params": entry["params"], "error": f"{type(e).__name__}: {str(e)[-300:]}"})
+                row[entry["provider"]].append({"params": entry["params"], "error": f"{type(e).__name__}: {str(e)[-300:]}"})
         best = lambda runs: min((r for r in runs if r.get("correct")), key=lambda r: r["ms"], default=None)
         bt, bp = best(row["triton"]), best(row["ptx"])
         vector = [r for r in row["ptx"] if r.get("correct") and r["params"].get("VECTOR") != 1]
@@ -214,15 +279,17 @@ def main():
     sub = parser.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen")
     g.add_argument("--out", default=str(ROOT / "bench" / "ptx_carry"))
+    g.add_argument("--bf16", action="store_true")
     c = sub.add_parser("check")
     c.add_argument("--carry", default=str(ROOT / "bench" / "ptx_carry"))
     c.add_argument("--json")
+    c.add_argument("--bf16", action="store_true")
     args = parser.parse_args()
     sys.path[:0] = [str(ROOT / "python"), str(ROOT / "examples"), str(ROOT / "bench")]
     if args.cmd == "gen":
-        gen(args.out)
+        gen(args.out, args.bf16)
     else:
-        check(args.carry, args.json)
+        check(args.carry, args.json, args.bf16)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 
 #include "tessel/Runtime/CudaDriver.h"
 
+#include "tessel/Dialect/PGPU/IR/LaunchGuards.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Interp/Numerics.h"
 #include "tessel/Target/PTX/PTX.h"
@@ -68,7 +69,7 @@ interp::Elem unpack(const uint8_t *in, Type type) {
 } // namespace
 
 bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &params, const std::string &ptx,
-                              ArrayRef<interp::Argument> args, std::string &error) {
+                              ArrayRef<interp::Argument> args, unsigned launchGuards, std::string &error) {
   std::lock_guard<std::mutex> lock(driverMutex());
   if (args.size() != kernel.getNumArguments()) {
     error = "kernel @" + kernel.getSymName().str() + " takes " + std::to_string(kernel.getNumArguments()) +
@@ -92,6 +93,18 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
             " programs, outside CUDA's 1-d grid limit";
     return false;
   }
+  // The variant the launch guards' conditions name (pgpu::launchGuards), evaluated like the grid.
+  SmallVector<pgpu::IfOp> guards = pgpu::launchGuards(kernel, launchGuards);
+  unsigned holds = 0;
+  for (auto [i, guard] : llvm::enumerate(guards)) {
+    FailureOr<int64_t> c = interp::evaluateLaunchExpr(guard.getCondition(), env);
+    if (failed(c)) {
+      error = "cannot evaluate a launch guard of @" + kernel.getSymName().str();
+      return false;
+    }
+    holds |= unsigned(*c != 0) << i;
+  }
+  std::string function = pgpu::guardVariant(kernel.getSymName(), guards.size(), holds);
   auto threads = params.find("THREADS");
   if (threads == params.end()) {
     error = "kernel @" + kernel.getSymName().str() + " was not legalized for PTX (no THREADS)";
@@ -155,8 +168,8 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
   Driver *d = openDriver(error);
   if (!d)
     return false;
-  CUfunction function;
-  if (!kernelFunction(*d, /*ordinal=*/0, ptx, kernel.getSymName().str().c_str(), function, error))
+  CUfunction cuFunction;
+  if (!kernelFunction(*d, /*ordinal=*/0, ptx, function.c_str(), cuFunction, error))
     return false;
   CUresult r;
   // Device copies of the views, and the argument words (PTX.h ABI).
@@ -237,7 +250,7 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
   for (auto &w : words)
     pointers.push_back(w.data());
   if (grid > 0) {
-    r = d->cuLaunchKernel(function, unsigned(grid), 1, 1, unsigned(threads->second), 1, 1, 0, nullptr,
+    r = d->cuLaunchKernel(cuFunction, unsigned(grid), 1, 1, unsigned(threads->second), 1, 1, 0, nullptr,
                           pointers.data(), nullptr);
     if (r == 0)
       r = d->cuCtxSynchronize();

@@ -89,8 +89,14 @@ def test_empty_launch_is_no_launch(fake_driver):
 def test_grid_follows_the_launch_exprs(fake_driver):
     x, y = nonzero(5, 33), torch.zeros(5, 33)
     scaled_rows.launch(x, y, scale=0.5, target="ptx")  # the stand-in runs only `copy`; y stays zero
-    assert fake_driver.fake_last_kernel() == b"scaled_rows"
+    # The row fits the row block: the single-pass variant of the kernel's launch guard (LaunchGuards.h).
+    assert fake_driver.fake_last_kernel() == b"scaled_rows$g1"
     assert fake_driver.fake_last_grid() == 5  # one CTA per row
+    # A row past the block (BLOCK=64 bound here): the wrapper picks the multi-pass variant.
+    x, y = nonzero(3, 65), torch.zeros(3, 65)
+    scaled_rows.launch(x, y, scale=0.5, target="ptx", params={"BLOCK": 64})
+    assert fake_driver.fake_last_kernel() == b"scaled_rows$g0"
+    assert fake_driver.fake_last_grid() == 3
 
 
 def test_abi_errors_are_raised_before_the_driver(fake_driver, monkeypatch):

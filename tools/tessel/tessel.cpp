@@ -792,7 +792,8 @@ int runCommand(MLIRContext &context) {
     FailureOr<std::string> ptx = tessel::ptx::compile(*module, overrides);
     if (failed(ptx))
       return kUsageError;
-    if (!tessel::runtime::launchPTXKernel(pgpuKernel, (*bound)[name], *ptx, args, error)) {
+    if (!tessel::runtime::launchPTXKernel(pgpuKernel, (*bound)[name], *ptx, args,
+                                              tessel::ptx::target().launchGuards(), error)) {
       llvm::errs() << "error: " << error << "\n";
       return 1;
     }

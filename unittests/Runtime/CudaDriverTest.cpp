@@ -55,14 +55,14 @@ struct CudaDriver : ::testing::Test {
 TEST_F(CudaDriver, WrongArgumentCount) {
   interp::HostArray x = interp::HostArray::contiguous(b.getF32Type(), {5});
   std::string error;
-  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&x, {}}}, error));
+  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&x, {}}}, /*launchGuards=*/0, error));
   EXPECT_EQ(error, "kernel @copy takes 2 arguments, got 1");
 }
 
 TEST_F(CudaDriver, ViewWithoutArray) {
   interp::HostArray x = interp::HostArray::contiguous(b.getF32Type(), {5});
   std::string error;
-  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&x, {}}, interp::Argument{}}, error));
+  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&x, {}}, interp::Argument{}}, /*launchGuards=*/0, error));
   EXPECT_EQ(error, "argument 1 of @copy is a view; no array given");
 }
 
@@ -71,16 +71,16 @@ TEST_F(CudaDriver, WrongElementTypeOrRank) {
   interp::HostArray y = interp::HostArray::contiguous(b.getF16Type(), {5});
   interp::HostArray z = interp::HostArray::contiguous(b.getF32Type(), {5, 2});
   std::string error;
-  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&x, {}}, interp::Argument{&y, {}}}, error));
+  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&x, {}}, interp::Argument{&y, {}}}, /*launchGuards=*/0, error));
   EXPECT_EQ(error, "argument 1 of @copy expects a rank-1 array of the view's element type");
-  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&z, {}}, interp::Argument{&x, {}}}, error));
+  EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "", {interp::Argument{&z, {}}, interp::Argument{&x, {}}}, /*launchGuards=*/0, error));
   EXPECT_EQ(error, "argument 0 of @copy expects a rank-1 array of the view's element type");
 }
 
 TEST_F(CudaDriver, NotLegalized) {
   interp::HostArray x = interp::HostArray::contiguous(b.getF32Type(), {5});
   std::string error;
-  EXPECT_FALSE(runtime::launchPTXKernel(kernel, {}, "", {interp::Argument{&x, {}}, interp::Argument{&x, {}}}, error));
+  EXPECT_FALSE(runtime::launchPTXKernel(kernel, {}, "", {interp::Argument{&x, {}}, interp::Argument{&x, {}}}, /*launchGuards=*/0, error));
   EXPECT_EQ(error, "kernel @copy was not legalized for PTX (no THREADS)");
 }
 
@@ -94,10 +94,10 @@ TEST_F(CudaDriver, LaunchThroughAStandInDriver) {
   std::string error;
   params["THREADS"] = 256;
   EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, "not ptx", {interp::Argument{&x, {}}, interp::Argument{&y, {}}},
-                                        error));
+                                        /*launchGuards=*/0, error));
   EXPECT_EQ(error, "cuModuleLoadData (the driver rejected the PTX) failed with CUresult 218 (fake driver error)");
   ASSERT_TRUE(runtime::launchPTXKernel(kernel, params, ".visible .entry copy()", {interp::Argument{&x, {}},
-                                       interp::Argument{&y, {}}}, error))
+                                       interp::Argument{&y, {}}}, /*launchGuards=*/0, error))
       << error;
   void *fake = dlopen(TESSEL_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
   ASSERT_TRUE(fake);
@@ -116,12 +116,12 @@ TEST_F(CudaDriver, NoDriverIsAnError) {
   interp::HostArray y = interp::HostArray::contiguous(b.getF32Type(), {5});
   std::string error;
   EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, ".version 7.8\n", {interp::Argument{&x, {}}, interp::Argument{&y, {}}},
-                                        error));
+                                        /*launchGuards=*/0, error));
   EXPECT_NE(error.find("cannot load the CUDA driver library '/nonexistent/libcuda.so.1'"), std::string::npos) << error;
   // The failure is remembered: a second call reports it again without retrying.
   std::string again;
   EXPECT_FALSE(runtime::launchPTXKernel(kernel, params, ".version 7.8\n", {interp::Argument{&x, {}}, interp::Argument{&y, {}}},
-                                        again));
+                                        /*launchGuards=*/0, again));
   EXPECT_EQ(again, error);
 }
 } // namespace

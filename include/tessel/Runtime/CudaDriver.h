@@ -31,9 +31,11 @@ std::string driverLibraryPath();
 /// the program-space extents evaluated on the host (the same LaunchExprs as the kernel body),
 /// out/inout views are copied back into their host arrays. Arguments follow the ABI of
 /// Target/PTX/PTX.h. Returns false with `error` set on any failure (no driver, a PTX the
-/// driver rejects, an argument the ABI does not describe, a launch error).
+/// driver rejects, an argument the ABI does not describe, a launch error). The kernel's first
+/// `launchGuards` launch guards were compiled as variants (pgpu::launchGuards): their conditions are
+/// evaluated here and the variant they name is launched.
 bool launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &params, const std::string &ptx,
-                     llvm::ArrayRef<interp::Argument> args, std::string &error);
+                     llvm::ArrayRef<interp::Argument> args, unsigned launchGuards, std::string &error);
 
 } // namespace tessel::runtime
 

@@ -28,6 +28,10 @@ public:
   int64_t warpSize() const override { return 32; }
   ArrayRef<int64_t> threadCandidates() const override { return kThreadCandidates; }
   int64_t sharedMemoryBytes() const override { return 48 * 1024; }
+  // One guard: a row kernel's single-pass and multi-pass bodies become two kernels, so ptxas sizes
+  // registers for the one a launch runs (the multi-pass loop's hoisted addresses cost 30 and more
+  // per thread). Each further guard would double the compile time of the largest kernels again.
+  unsigned launchGuards() const override { return 1; }
 
   Value approximate(OpBuilder &b, Location loc, kir::UnaryKind kind, Value x) const override {
     Type f32 = b.getF32Type();

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Target/PTX/PTX.h"
+#include "tessel/Dialect/PGPU/IR/LaunchGuards.h"
 #include "tessel/Target/Wrapper.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -123,6 +124,23 @@ LogicalResult wrapKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &
       grid = grid == "1" ? *text : grid + " * " + *text;
     }
 
+  // The variant of the launch guards (pgpu::launchGuards; PTXEmitter compiled one per assignment):
+  // guard i's condition, spelled on the host, picks digit i of the name.
+  std::string function = "'" + kname + "'";
+  SmallVector<pgpu::IfOp> guards = pgpu::launchGuards(kernel, ptx::target().launchGuards());
+  if (!guards.empty()) {
+    function = "'" + kname + "$g'";
+    for (pgpu::IfOp guard : guards) {
+      FailureOr<std::string> text = wrapper::hostLaunchExpr(
+          guard.getCondition(), [&](Value v) { return names.lookup(v); }, paramOf, [&](Operation *op, StringRef why) {
+            return op->emitError() << "the PTX wrapper cannot spell a launch guard: " << why;
+          });
+      if (failed(text))
+        return failure();
+      function += " + ('1' if " + *text + " else '0')";
+    }
+  }
+
   wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), paramOf);
   // The checked launch mode's switch is the last keyword (Wrapper.h: kIndicesKeyword).
   SmallVector<std::string> withIndices(keywords.begin(), keywords.end());
@@ -135,7 +153,7 @@ LogicalResult wrapKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &
   os << "    _grid = " << grid << "\n";
   os << "    if _grid > 2147483647:\n";
   os << "        raise ValueError(f\"{_grid} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n";
-  os << "    _ptx.launch(_PTX, '" << kname << "', _grid, " << paramOf(ptx::kThreadsParam) << ", "
+  os << "    _ptx.launch(_PTX, " << function << ", _grid, " << paramOf(ptx::kThreadsParam) << ", "
      << (firstView.empty() ? "None" : "_device[0]") << ", [" << llvm::join(words, ", ") << "])\n";
   return success();
 }

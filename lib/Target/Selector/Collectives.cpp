@@ -16,7 +16,7 @@ using namespace tessel::selector::detail;
 /// A fresh shared-memory array (address space 3) of `count` elements, named after the kernel;
 /// returns its address.
 Value Selector::sharedArray(Type slotType, int64_t count) {
-  std::string name = (kernel.getSymName() + "_shared" + llvm::Twine(nextShared++)).str();
+  std::string name = (this->name + "_shared" + llvm::Twine(nextShared++)).str();
   sharedBytes += ((count * std::max<int64_t>(1, slotType.getIntOrFloatBitWidth() / 8) + 15) / 16) * 16;
   {
     OpBuilder::InsertionGuard guard(b);

@@ -13,6 +13,8 @@
 
 #include "SelectorImpl.h"
 
+#include "tessel/Dialect/PGPU/IR/LaunchGuards.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -304,6 +306,19 @@ LogicalResult Selector::emitFor(pgpu::ForOp op) {
 }
 
 LogicalResult Selector::emitIf(pgpu::IfOp op) {
+  // A launch guard of this variant: only the branch it takes.
+  if (auto it = fixed.find(op); it != fixed.end()) {
+    Region &region = it->second ? op.getThenRegion() : op.getElseRegion();
+    if (region.empty())
+      return success();
+    Block &block = region.front();
+    if (failed(emitBlock(block)))
+      return failure();
+    SmallVector<Value> yields;
+    flatten(block.getTerminator()->getOperands(), yields);
+    bind(op.getResults(), yields);
+    return success();
+  }
   SmallVector<Type> types;
   for (Type t : op.getResultTypes())
     deviceTypes(t, types);
@@ -355,14 +370,13 @@ LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, V
   Type elementType = pgpu::elementTypeOf(result.getType());
   auto fragment = dyn_cast<pgpu::FragmentType>(result.getType());
   int64_t group = fragment ? vectorOf(fragment) : 1;
-  Value contiguous = group > 1 ? contiguity(view, coords, group) : Value();
-  SmallVector<Value> out;
-  for (int64_t k = 0, n = slotsOf(result); k < n; k += contiguous ? group : 1) {
-    if (contiguous)
-      llvm::append_range(out, loadGroup(elementType, view, coords, valid, fill, fragment, k, group, contiguous));
-    else
-      out.push_back(loadSlot(elementType, view, coords, slotOk(valid, fragment, k, /*write=*/false), fill, k));
+  if (Value step = group > 1 ? groupStep(view, coords, group) : Value()) {
+    values[result] = loadGroups(elementType, view, coords, valid, fill, fragment, group, step);
+    return success();
   }
+  SmallVector<Value> out;
+  for (int64_t k = 0, n = slotsOf(result); k < n; ++k)
+    out.push_back(loadSlot(elementType, view, coords, slotOk(valid, fragment, k, /*write=*/false), fill, k));
   values[result] = out;
   return success();
 }
@@ -372,14 +386,12 @@ LogicalResult Selector::emitStore(Value value, Value resource, ValueRange coords
   auto fragment = dyn_cast<pgpu::FragmentType>(value.getType());
   Type elementType = pgpu::elementTypeOf(value.getType());
   int64_t group = fragment ? vectorOf(fragment) : 1;
-  Value contiguous = group > 1 ? contiguity(resource, coords, group) : Value();
   fenceWrite(resource);
-  for (int64_t k = 0, n = slotsOf(value); k < n; k += contiguous ? group : 1) {
-    if (contiguous)
-      storeGroup(value, elementType, resource, coords, valid, fragment, k, group, contiguous);
-    else
+  if (Value step = group > 1 ? groupStep(resource, coords, group) : Value())
+    storeGroups(value, elementType, resource, coords, valid, fragment, group, step);
+  else
+    for (int64_t k = 0, n = slotsOf(value); k < n; ++k)
       storeSlot(at(value, k), elementType, resource, coords, slotOk(valid, fragment, k, /*write=*/true), k);
-  }
   fenceWrite(resource);
   return success();
 }
@@ -758,7 +770,7 @@ LogicalResult Selector::run() {
     }
   }
   b.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getSymName(), FunctionType::get(ctx, argTypes, {}));
+  auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), name, FunctionType::get(ctx, argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   Block &entry = func.getBody().front();
@@ -864,7 +876,7 @@ LogicalResult Selector::run() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), stageBytes), /*isConstant=*/false,
-                           LLVM::Linkage::Internal, (kernel.getSymName() + "_stage").str(), Attribute(),
+                           LLVM::Linkage::Internal, name + "_stage", Attribute(),
                            /*alignment=*/16, /*addrSpace=*/3);
   }
   return success();
@@ -884,9 +896,17 @@ selector::selectDeviceIR(ModuleOp module, const DeviceTarget &target,
     auto it = params.find(kernel.getSymName());
     if (it == params.end())
       return kernel.emitError() << "kernel @" << kernel.getSymName() << " was not legalized for " << target.name();
-    Selector selector(kernel, target, it->second, gpuModule);
-    if (failed(selector.run()))
-      return failure();
+    // One device function per assignment of the kernel's launch guards (pgpu::launchGuards).
+    SmallVector<pgpu::IfOp> guards = pgpu::launchGuards(kernel, target.launchGuards());
+    for (unsigned holds = 0; holds < (1u << guards.size()); ++holds) {
+      DenseMap<Operation *, bool> fixed;
+      for (auto [i, guard] : llvm::enumerate(guards))
+        fixed[guard] = (holds >> i) & 1;
+      Selector selector(kernel, target, it->second, gpuModule,
+                        pgpu::guardVariant(kernel.getSymName(), guards.size(), holds), std::move(fixed));
+      if (failed(selector.run()))
+        return failure();
+    }
   }
   return device;
 }

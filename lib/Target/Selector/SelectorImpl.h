@@ -48,10 +48,12 @@ inline Type deviceScalarType(Type type) {
 
 class Selector {
 public:
+  /// Selects `kernel` into the device function `name` of `module`, with each launch guard of
+  /// `fixed` (pgpu::launchGuards) taking its branch of the value given.
   Selector(pgpu::KernelOp kernel, const DeviceTarget &target, const llvm::StringMap<int64_t> &params,
-           gpu::GPUModuleOp module)
-      : kernel(kernel), target(target), params(params), module(module), b(kernel.getContext()),
-        loc(kernel.getLoc()) {}
+           gpu::GPUModuleOp module, std::string name, DenseMap<Operation *, bool> fixed)
+      : kernel(kernel), target(target), params(params), module(module), name(std::move(name)),
+        fixed(std::move(fixed)), b(kernel.getContext()), loc(kernel.getLoc()) {}
 
   LogicalResult run();
 
@@ -60,6 +62,8 @@ private:
   const DeviceTarget &target;
   const llvm::StringMap<int64_t> &params;
   gpu::GPUModuleOp module;
+  std::string name; // the device function (a guard variant's name, Selector.h)
+  DenseMap<Operation *, bool> fixed;
   OpBuilder b;
   Location loc;
   int64_t threads = 0;
@@ -223,17 +227,28 @@ private:
   /// group of `group` consecutive (flat, row-major) elements; nothing when that is not proved.
   std::optional<int64_t> groupSlope(Value v, int64_t group, unsigned depth = 0);
   /// When the coordinates of an access are affine within aligned groups of `group` elements, the
-  /// run-time condition that consecutive elements of a group are consecutive in memory (the sum
-  /// of the coordinates' slopes times the resource's strides is 1); null otherwise, and for an
-  /// access that does not move within a group.
-  Value contiguity(Value resource, ValueRange coords, int64_t group);
-  /// Slots k0 .. k0 + group - 1 of an access whose groups are contiguous when `contiguous` holds:
-  /// one vector access when, at run time, every slot is ok, the address is aligned to the vector
-  /// (at most 16 bytes) and `contiguous` holds; the slots one by one otherwise.
-  SmallVector<Value> loadGroup(Type elementType, Value view, ValueRange coords, Value valid, Value fill,
-                               pgpu::FragmentType fragment, int64_t k0, int64_t group, Value contiguous);
-  void storeGroup(Value value, Type elementType, Value resource, ValueRange coords, Value valid,
-                  pgpu::FragmentType fragment, int64_t k0, int64_t group, Value contiguous);
+  /// run-time distance (in elements of the resource) between consecutive elements of a group: the
+  /// sum of the coordinates' slopes times the resource's strides; null otherwise, and for an access
+  /// that does not move within a group.
+  Value groupStep(Value resource, ValueRange coords, int64_t group);
+  /// One thread's access of a fragment in groups (VectorAccess.cpp): each group's first address,
+  /// each slot's ok, and `fast`: every slot ok, every group aligned to the vector, the step 1.
+  struct GroupedAccess {
+    Type element;
+    int64_t align = 1;
+    Value step, fast;
+    SmallVector<Value> bases, oks;
+  };
+  GroupedAccess groupAccess(Type elementType, Value resource, ValueRange coords, Value valid,
+                            pgpu::FragmentType fragment, int64_t group, Value step, bool write);
+  /// The address of slot k: its group's first address plus (k mod group) element steps.
+  Value slotAddress(const GroupedAccess &access, int64_t k, int64_t group);
+  /// An access whose coordinates are affine within groups (`step`, from groupStep): every group one
+  /// vector access (at most 16 bytes) when the thread's access is fast, else each ok slot alone.
+  SmallVector<Value> loadGroups(Type elementType, Value view, ValueRange coords, Value valid, Value fill,
+                                pgpu::FragmentType fragment, int64_t group, Value step);
+  void storeGroups(Value value, Type elementType, Value resource, ValueRange coords, Value valid,
+                   pgpu::FragmentType fragment, int64_t group, Value step);
   LogicalResult emitReduce(pgpu::ReduceOp op);
   LogicalResult emitArgReduce(pgpu::ArgReduceOp op);
   LogicalResult emitExtract(pgpu::ExtractOp op);

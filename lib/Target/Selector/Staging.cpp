@@ -18,7 +18,7 @@ using namespace tessel::selector::detail;
 
 Value Selector::stagedPointer(Type slotType, int64_t byteOffset, Value linear) {
   auto ptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value base = LLVM::AddressOfOp::create(b, loc, ptr, (kernel.getSymName() + "_stage").str());
+  Value base = LLVM::AddressOfOp::create(b, loc, ptr, name + "_stage");
   if (byteOffset)
     base = LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), base, ValueRange{constInt(b.getI64Type(), byteOffset)});
   Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), linear);

@@ -4,12 +4,17 @@
 // elements of a wide fragment. An access whose coordinates are affine within
 // every aligned group of V elements (proved here on the pgpu values) reads or
 // writes a group with one vector instruction (ld.global.v4 / st.global.v4, or
-// global_load_dwordx4 / global_store_dwordx4, for
-// 16 bytes) when, at run time, the group is wholly valid, its first address
-// is aligned to the vector and consecutive elements are adjacent in memory
-// (the view's strides make the step 1). Any other group, and every access the
-// analysis cannot prove affine (gathers, strided tiles), is made one element
-// at a time as before: the vector form is never assumed, only checked.
+// global_load_dwordx4 / global_store_dwordx4, for 16 bytes). The vector form
+// is never assumed, only checked, once per access and thread: when every
+// group of the thread is wholly valid, each group's first address is aligned
+// to the vector and consecutive elements are adjacent in memory (the view's
+// strides make the step 1), all its groups are vector accesses, in straight
+// line; otherwise every slot is made one element at a time (a misaligned row,
+// a tail, a strided view), its address the group's first plus the element
+// step. One check per access keeps the fast path free of branches (the
+// backend schedules its loads together) and the fallback's addresses cheap,
+// so neither holds registers for the other. An access the analysis cannot
+// prove affine (gathers, strided tiles) is made element by element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,7 +123,7 @@ std::optional<int64_t> Selector::groupSlope(Value v, int64_t group, unsigned dep
   return std::nullopt;
 }
 
-Value Selector::contiguity(Value resource, ValueRange coords, int64_t group) {
+Value Selector::groupStep(Value resource, ValueRange coords, int64_t group) {
   SmallVector<int64_t> slopes;
   for (Value c : coords) {
     std::optional<int64_t> s = groupSlope(c, group);
@@ -138,7 +143,7 @@ Value Selector::contiguity(Value resource, ValueRange coords, int64_t group) {
   for (auto [axis, s] : llvm::enumerate(slopes))
     if (s)
       step = arith::AddIOp::create(b, loc, step, arith::MulIOp::create(b, loc, constIndex(s), abi.strides[axis]));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, constIndex(1));
+  return step;
 }
 
 namespace {
@@ -148,70 +153,95 @@ int64_t vectorAlignment(Type element, int64_t group) {
 }
 } // namespace
 
-/// The run-time condition of the vector form of a group: every slot ok, `p` aligned, `contiguous`.
-static Value groupFast(OpBuilder &b, Location loc, ArrayRef<Value> oks, Value p, int64_t align, Value contiguous) {
-  Value fast = contiguous;
-  for (Value ok : oks)
-    fast = arith::AndIOp::create(b, loc, fast, ok);
+Selector::GroupedAccess Selector::groupAccess(Type elementType, Value resource, ValueRange coords, Value valid,
+                                              pgpu::FragmentType fragment, int64_t group, Value step, bool write) {
+  GroupedAccess access;
+  access.element = deviceScalarType(elementType);
+  access.align = vectorAlignment(access.element, group);
   Type i64 = b.getI64Type();
-  Value bits = LLVM::PtrToIntOp::create(b, loc, i64, p);
-  Value low = arith::AndIOp::create(b, loc, bits, arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, align - 1)));
-  Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
-                                        arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, 0)));
-  return arith::AndIOp::create(b, loc, fast, aligned);
+  access.step = arith::IndexCastOp::create(b, loc, i64, step);
+  Value lowMask = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, access.align - 1));
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, 0));
+  access.fast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, constIndex(1));
+  for (int64_t k0 = 0, n = slots(fragment); k0 < n; k0 += group) {
+    Value p = address(elementType, resource, coords, k0);
+    Value bits = LLVM::PtrToIntOp::create(b, loc, i64, p);
+    Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          arith::AndIOp::create(b, loc, bits, lowMask), zero);
+    access.fast = arith::AndIOp::create(b, loc, access.fast, aligned);
+    access.bases.push_back(p);
+    for (int64_t j = 0; j < group; ++j) {
+      access.oks.push_back(slotOk(valid, fragment, k0 + j, write));
+      access.fast = arith::AndIOp::create(b, loc, access.fast, access.oks.back());
+    }
+  }
+  return access;
 }
 
-SmallVector<Value> Selector::loadGroup(Type elementType, Value view, ValueRange coords, Value valid, Value fill,
-                                       pgpu::FragmentType fragment, int64_t k0, int64_t group, Value contiguous) {
-  Type element = deviceScalarType(elementType);
-  SmallVector<Value> oks;
-  for (int64_t j = 0; j < group; ++j)
-    oks.push_back(slotOk(valid, fragment, k0 + j, /*write=*/false));
-  Value p = address(elementType, view, coords, k0);
-  int64_t align = vectorAlignment(element, group);
-  Value fast = groupFast(b, loc, oks, p, align, contiguous);
-  SmallVector<Type> types(group, element);
+Value Selector::slotAddress(const GroupedAccess &access, int64_t k, int64_t group) {
+  Value p = access.bases[k / group];
+  if (k % group == 0)
+    return p;
+  Value offset = arith::MulIOp::create(
+      b, loc, access.step, arith::ConstantOp::create(b, loc, b.getIntegerAttr(b.getI64Type(), k % group)));
+  return LLVM::GEPOp::create(b, loc, p.getType(), access.element, p, ValueRange{offset});
+}
+
+SmallVector<Value> Selector::loadGroups(Type elementType, Value view, ValueRange coords, Value valid, Value fill,
+                                        pgpu::FragmentType fragment, int64_t group, Value step) {
+  GroupedAccess access = groupAccess(elementType, view, coords, valid, fragment, group, step, /*write=*/false);
+  int64_t n = slots(fragment);
   auto ifOp = scf::IfOp::create(
-      b, loc, fast,
+      b, loc, access.fast,
       [&](OpBuilder &, Location) {
-        auto vectorType = VectorType::get({group}, element);
-        Value vec = LLVM::LoadOp::create(b, loc, vectorType, p, align);
+        auto vectorType = VectorType::get({group}, access.element);
         SmallVector<Value> parts;
-        for (int64_t j = 0; j < group; ++j)
-          parts.push_back(LLVM::ExtractElementOp::create(b, loc, vec, constI32(j)));
+        for (Value p : access.bases) {
+          Value vec = LLVM::LoadOp::create(b, loc, vectorType, p, access.align);
+          for (int64_t j = 0; j < group; ++j)
+            parts.push_back(LLVM::ExtractElementOp::create(b, loc, vec, constI32(j)));
+        }
         scf::YieldOp::create(b, loc, parts);
       },
       [&](OpBuilder &, Location) {
         SmallVector<Value> parts;
-        for (int64_t j = 0; j < group; ++j)
-          parts.push_back(loadSlot(elementType, view, coords, oks[j], fill, k0 + j));
+        for (int64_t k = 0; k < n; ++k) {
+          auto slot = scf::IfOp::create(
+              b, loc, access.oks[k],
+              [&](OpBuilder &, Location) {
+                Value p = slotAddress(access, k, group);
+                scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, access.element, p).getResult());
+              },
+              [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, values[fill][0]); });
+          parts.push_back(slot.getResult(0));
+        }
         scf::YieldOp::create(b, loc, parts);
       });
   return SmallVector<Value>(ifOp.getResults().begin(), ifOp.getResults().end());
 }
 
-void Selector::storeGroup(Value value, Type elementType, Value resource, ValueRange coords, Value valid,
-                          pgpu::FragmentType fragment, int64_t k0, int64_t group, Value contiguous) {
-  Type element = deviceScalarType(elementType);
-  SmallVector<Value> oks;
-  for (int64_t j = 0; j < group; ++j)
-    oks.push_back(slotOk(valid, fragment, k0 + j, /*write=*/true));
-  Value p = address(elementType, resource, coords, k0);
-  int64_t align = vectorAlignment(element, group);
-  Value fast = groupFast(b, loc, oks, p, align, contiguous);
+void Selector::storeGroups(Value value, Type elementType, Value resource, ValueRange coords, Value valid,
+                           pgpu::FragmentType fragment, int64_t group, Value step) {
+  GroupedAccess access = groupAccess(elementType, resource, coords, valid, fragment, group, step, /*write=*/true);
+  int64_t n = slots(fragment);
   scf::IfOp::create(
-      b, loc, fast,
+      b, loc, access.fast,
       [&](OpBuilder &, Location) {
-        auto vectorType = VectorType::get({group}, element);
-        Value vec = LLVM::PoisonOp::create(b, loc, vectorType);
-        for (int64_t j = 0; j < group; ++j)
-          vec = LLVM::InsertElementOp::create(b, loc, vec, at(value, k0 + j), constI32(j));
-        LLVM::StoreOp::create(b, loc, vec, p, align);
+        auto vectorType = VectorType::get({group}, access.element);
+        for (auto [g, p] : llvm::enumerate(access.bases)) {
+          Value vec = LLVM::PoisonOp::create(b, loc, vectorType);
+          for (int64_t j = 0; j < group; ++j)
+            vec = LLVM::InsertElementOp::create(b, loc, vec, at(value, g * group + j), constI32(j));
+          LLVM::StoreOp::create(b, loc, vec, p, access.align);
+        }
         scf::YieldOp::create(b, loc);
       },
       [&](OpBuilder &, Location) {
-        for (int64_t j = 0; j < group; ++j)
-          storeSlot(at(value, k0 + j), elementType, resource, coords, oks[j], k0 + j);
+        for (int64_t k = 0; k < n; ++k)
+          scf::IfOp::create(b, loc, access.oks[k], [&](OpBuilder &, Location) {
+            LLVM::StoreOp::create(b, loc, at(value, k), slotAddress(access, k, group));
+            scf::YieldOp::create(b, loc);
+          });
         scf::YieldOp::create(b, loc);
       });
 }

@@ -28,8 +28,9 @@
 
 // COM: A row reduction: warp butterfly shuffles, then the warps' totals through shared memory.
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx | FileCheck %s --check-prefix=ROWS
-// ROWS: .visible .entry softmax(
-// ROWS: .shared .align 16 .b8 softmax_shared{{[0-9]+}}[16];
+// ROWS: .visible .entry softmax$g0(
+// ROWS: .visible .entry softmax$g1(
+// ROWS: .shared .align 16 .b8 softmax$g1_shared{{[0-9]+}}[16];
 // ROWS: shfl.sync.bfly.b32
 // ROWS: bar.sync
 // ROWS: ex2.approx.f32
@@ -39,7 +40,7 @@
 // COM: THREADS binds the CTA size; the warps' array follows it.
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=ptx --param THREADS=256 | FileCheck %s --check-prefix=T256
 // T256: .maxntid 256, 1, 1
-// T256: .shared .align 16 .b8 softmax_shared{{[0-9]+}}[32];
+// T256: .shared .align 16 .b8 softmax$g{{[01]}}_shared{{[0-9]+}}[32];
 
 // COM: arg-reductions carry (value, position) through the same shuffles (64-bit positions as two words).
 // RUN: tessel compile %tessel_src/examples/kir/argmax.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=ARG
@@ -90,7 +91,7 @@
 // COM: carries start at the identities (`some` = false). The default tiles (128 lanes x 64 keys x 128)
 // COM: stage more than the selector's shared-memory budget, so smaller tiles are bound.
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=ptx --emit=device --param=BLOCK_S=32 --param=BLOCK_T=32 --param=BLOCK_D=32 | FileCheck %s --check-prefix=FOLD
-// FOLD-LABEL: gpu.func @attention(
+// FOLD-LABEL: gpu.func @attention$g0(
 // FOLD: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32 iter_args(%{{.*}} = %false{{.*}}) -> (i1
 
 // COM: Compiling twice gives byte-identical PTX (shared-memory names and order are deterministic).

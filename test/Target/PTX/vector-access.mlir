@@ -18,6 +18,17 @@
 // CHECK: } else {
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// COM: Two groups per thread (1024 f32 on 128 threads): one check for the whole access, then both
+// COM: groups as vector loads in straight line; the fallback reads each slot at its group's first
+// COM: address plus the element step.
+// CHECK-LABEL: gpu.func @two_groups(
+// CHECK: scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-4: llvm.extractelement
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: } else {
+// CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
 // CHECK-LABEL: gpu.func @copy_bf16(
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
@@ -65,6 +76,22 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %ok = pgpu.cmp lt %cols, %nb : !pgpu.fragment<index, [512]>
       %v = pgpu.load %x[%row, %cols] valid %ok : !pgpu.fragment<i1, [512]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [512]>] -> !pgpu.fragment<f32, [512]>
       pgpu.store %v, %y[%row, %cols] valid %ok : !pgpu.fragment<i1, [512]> : !pgpu.fragment<f32, [512]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [512]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+  pgpu.kernel @two_groups(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %m = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%m) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %n = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+      %cols = pgpu.iota %c0 : !pgpu.fragment<index, [1024]>
+      %nb = pgpu.splat %n : index -> !pgpu.fragment<index, [1024]>
+      %ok = pgpu.cmp lt %cols, %nb : !pgpu.fragment<index, [1024]>
+      %v = pgpu.load %x[%row, %cols] valid %ok : !pgpu.fragment<i1, [1024]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [1024]>] -> !pgpu.fragment<f32, [1024]>
+      pgpu.store %v, %y[%row, %cols] valid %ok : !pgpu.fragment<i1, [1024]> : !pgpu.fragment<f32, [1024]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [1024]>]
       pgpu.yield
     }
     pgpu.return

@@ -41,17 +41,8 @@ legalize(mlir::ModuleOp module, const llvm::StringMap<int64_t> &overrides);
 /// Registers `-pgpu-amdgpu-legalize` (legalize with the declared defaults) for tessel-opt.
 void registerAMDGPUPasses();
 
-/// Lowers the device IR (a `gpu.module @tessel_amdgpu`) in place to the LLVM/ROCDL dialects with the
-/// upstream conversions (scf-to-cf, convert-gpu-to-rocdl for kChip, reconcile-unrealized-casts).
-mlir::LogicalResult lowerDeviceIRToROCDL(mlir::ModuleOp deviceModule);
-
 /// The stages `compile` stops at.
 enum class Stage { DeviceIR, LLVMIR, ISA, CodeObject };
-
-/// Translates the lowered `gpu.module` to LLVM IR, optimizes it (O3) and emits `stage` (LLVMIR,
-/// ISA or CodeObject) for kChip with LLVM's AMDGPU backend, in process. Fails (with a diagnostic)
-/// when the module would need an external symbol (the device libraries).
-mlir::FailureOr<std::string> emitAMDGCN(mlir::ModuleOp deviceModule, Stage stage);
 
 /// The whole provider on a pgpu module (after the shared pipeline): legalize, select, lower,
 /// emit; returns the text (or the code object's bytes) of `stage`. Nothing is returned for a

@@ -38,16 +38,6 @@ legalize(mlir::ModuleOp module, const llvm::StringMap<int64_t> &overrides);
 /// Registers `-pgpu-ptx-legalize` (legalize with the declared defaults) for tessel-opt.
 void registerPTXPasses();
 
-/// Lowers the device IR (a `gpu.module @tessel_ptx`) in place to the LLVM/NVVM dialects with the upstream
-/// conversions (scf-to-cf, convert-gpu-to-nvvm, reconcile-unrealized-casts).
-mlir::LogicalResult lowerDeviceIRToNVVM(mlir::ModuleOp deviceModule);
-
-/// Translates the lowered `gpu.module` to LLVM IR, optimizes it (O3) and
-/// emits PTX for `kChip` with LLVM's NVPTX backend, in process. Fails (with
-/// a diagnostic) when the module would need an external symbol (libdevice).
-/// With `llvmIR`, returns the optimized LLVM IR instead of PTX.
-mlir::FailureOr<std::string> emitPTX(mlir::ModuleOp deviceModule, bool llvmIR = false);
-
 /// The Python module of `--emit=wrapper` (PTXWrapper.cpp): the PTX text and, per legalized
 /// kernel, a wrapper that checks the ABI on torch tensors, evaluates the grid and launches through
 /// tessel's CUDA runtime (tessel._ptx, the C ABI of Runtime/CudaLaunch.h).

@@ -76,6 +76,10 @@ public:
   virtual llvm::ArrayRef<int64_t> threadCandidates() const = 0;
   /// Static shared memory a workgroup gets, in bytes; the staging area may use all but 8 KiB.
   virtual int64_t sharedMemoryBytes() const = 0;
+  /// Launch guards (pgpu::launchGuards) compiled as variants: each kernel becomes one device function
+  /// per assignment of its first `launchGuards()` guards (pgpu::guardVariant names them), which the
+  /// target's launcher chooses among. None by default (a target without a launcher).
+  virtual unsigned launchGuards() const { return 0; }
 
   /// The f32 approximate instruction for exp2, log2, rsqrt ({approximate}), sin, cos and tanh
   /// ({approximate} both), on an f32 value.
