@@ -144,6 +144,32 @@ def test_cutile_rejects_at_the_op(name, tessel_bin, tmp_path):
     assert re.match(rf".*{name}\.py:\d+:\d+: error: ", first), first
 
 
+def test_a_loop_bounded_inside_its_enclosing_loop_exports(tessel_bin, cutile_toolchain, tmp_path):
+    """cuda-tile 1.7.0's code motion moves a carrying, effect-free loop out of an enclosing loop ahead of
+    a bound the enclosing body computes, and its front end fails (InternalError; the shape of the
+    element-wise branch of attention[CAUSAL=False], bench/experiments/cutile_nested_loop.py). The
+    serializer spells such loops under a guard (test/Target/CuTile/serialize-loops.mlir): the lit
+    program and full attention export to Tile IR bytecode (the front end, no tileiras)."""
+    import importlib.util
+    from cuda.tile.compilation import export_kernel
+
+    spec = importlib.util.spec_from_file_location("_cutile_attention", EXAMPLES / "attention.py")
+    attention = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(attention)
+    full = tmp_path / "full.mlir"
+    full.write_text(attention.attention.kir({"CAUSAL": False}))
+    for target, name in ((ROOT / "test" / "Target" / "CuTile" / "serialize-loops.mlir", "prefix"),
+                         (f"{full}:attention", "attention")):
+        out = tmp_path / f"{name}.py"
+        res = subprocess.run([str(tessel_bin), "compile", str(target), "--target=cutile", "--emit=source",
+                              "-o", str(out)], capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
+        assert re.search(r"if \S+ < \S+:\n\s+for ", out.read_text()), "no guarded loop"
+        module = cutile_toolchain.load_source(out)
+        export_kernel(getattr(module, f"_{name}_kernel"), [cutile_toolchain.signature(getattr(module, f"{name}_ABI"))],
+                      str(tmp_path / f"{name}.tileirbc"), gpu_code="sm_90", output_format="tileir_bytecode")
+
+
 def test_cutile_source_is_deterministic(tessel_bin, tmp_path):
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     assert _compile(tessel_bin, "softmax", a).returncode == 0
