@@ -147,7 +147,7 @@ def run_task(carry, source, indices, jsonl, stop_at, device):
     for i in indices:
         if time.time() > stop_at:
             break
-        case, t0 = cases[i], time.time()
+        case, t0, detail = cases[i], time.time(), None
         if broken:  # the toolchain crashed or timed out on this launcher: its other cases are not run
             _append(jsonl, {"i": i, "kid": case["kid"], "source": source, "shape": case["shape"],
                             "binding": case["binding"], "input_seed": case["input_seed"], "status": "skipped",
@@ -178,7 +178,7 @@ def run_task(carry, source, indices, jsonl, stop_at, device):
             why = compare(case, got, want)
             status = "pass" if why is None else "mismatch"
         except Exception as e:  # a JIT failure, a toolchain crash or a launch error: reported per case
-            text = str(e).strip()
+            text, detail = str(e).strip(), _detail(e)
             why, status = f"{type(e).__name__}: {text.splitlines()[-1][:300] if text else ''}", "error"
             if type(e).__name__ in TOOLCHAIN_FAILURES:
                 broken = f"{type(e).__name__} on case {i} of this launcher"
@@ -186,9 +186,21 @@ def run_task(carry, source, indices, jsonl, stop_at, device):
                 "input_seed": case["input_seed"], "status": status, "s": round(time.time() - t0, 3)}
         if why:
             line["why"] = why
+        if status == "error" and detail:
+            line["detail"] = detail
         _append(jsonl, line)
         ran += 1
     return ran
+
+
+def _detail(e):
+    """What an error's last line leaves out: the whole message (a toolchain's return code and its own
+    stderr) and, for a compiler failure, the flags and version it ran with."""
+    parts = [str(e).strip()[-1500:]]
+    for attr in ("compiler_flags", "compiler_version"):
+        if getattr(e, attr, None):
+            parts.append(f"{attr}: {str(getattr(e, attr)).strip()[:300]}")
+    return "\n".join(p for p in parts if p)
 
 
 def _append(jsonl, line):

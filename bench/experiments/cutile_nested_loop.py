@@ -7,6 +7,13 @@ No GPU is needed: the bytecode is exported on the CPU.
     python3 bench/experiments/cutile_nested_loop.py [TOOLCHAIN_DIR]   # default ~/.cache/tessel/cutile-toolchain
 
 prints one line per kernel; `fails` fails, the three beside it (each one ingredient removed) compile.
+
+Cause (read in cuda/tile/_passes/code_motion.py, 1.7.0): loop-invariant code motion decides whether a
+loop may leave its enclosing loop's body from the loop's initial values and body only, not from its
+start/stop/step; the inner loop (pure body, constant init) moves out, ahead of `j`, and writing the
+bytecode finds no value for the bound. Code motion never moves an op out of an `if` branch, so
+`guarded` (the spelling tessel's cuTile serializer now gives such loops: `if lower < upper:`, exact for
+a positive step) compiles.
 """
 import pathlib
 import sys
@@ -54,12 +61,22 @@ def carried_from_outside(out, n):
     ct.store(out, index=(0,), tile=ct.reshape(acc, (1,)))
 
 
+@ct.kernel
+def guarded(out, n):  # `fails` with the inner loop under `if 0 < j:` (the serializer's spelling)
+    for j in range(0, n, 1):
+        acc = ct.full((), 0, ct.int32)
+        if 0 < j:
+            for i in range(0, j, 1):
+                acc = acc + 1
+        ct.store(out, index=(j,), tile=ct.reshape(acc, (1,)))
+
+
 def main():
     arr = ArrayConstraint(dtype=ct.int32, ndim=1, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=[],
                           may_alias_internally=False)
     sig = KernelSignature([arr, ScalarConstraint(ct.int32)], calling_convention=CallingConvention.cutile_python_v1())
     out = pathlib.Path("/tmp/cutile_nested_loop.tileirbc")
-    for name in ("fails", "bound_from_n", "nothing_carried", "carried_from_outside"):
+    for name in ("fails", "bound_from_n", "nothing_carried", "carried_from_outside", "guarded"):
         try:
             export_kernel(globals()[name], [sig], str(out), gpu_code="sm_90", output_format="tileir_bytecode")
             print(f"{name}: compiles")

@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import typing
 
 import numpy as np
 
@@ -260,8 +261,17 @@ def groups():
     return _GROUPS
 
 
-# Compiler parameters and provider knobs (`, provider = "triton"`) alike.
-_PARAM = re.compile(r'#pgpu\.param<"(\w+)",\s*\[([^\]]*)\],\s*(-?\d+)\s*(?:,[^>]*)?>')
+# Compiler parameters and provider knobs (`, provider = "triton"`) alike; `covers = "SYM"` names the
+# shape symbol the parameter's extent covers (PGPUAttrs.td).
+_PARAM = re.compile(r'#pgpu\.param<"(\w+)",\s*\[([^\]]*)\],\s*(-?\d+)\s*(,[^>]*)?>')
+_COVERS = re.compile(r'covers\s*=\s*"(\w+)"')
+
+
+class Param(typing.NamedTuple):
+    """A declared parameter: its sorted candidates, its default and the shape symbol it covers (or None)."""
+    candidates: list
+    default: int
+    covers: str | None = None
 
 
 def kernel_text(text, kernel):
@@ -275,10 +285,14 @@ def kernel_text(text, kernel):
 
 
 def declared_params(text, kernel):
-    """{name: (sorted candidates, default)} that pgpu.kernel @kernel declares (on its header line)."""
+    """{name: Param} that pgpu.kernel @kernel declares (on its header line)."""
     m = re.search(rf"pgpu\.kernel @{kernel}\(.*", text)
-    return {p.group(1): (sorted(int(c) for c in p.group(2).split(",") if c.strip()), int(p.group(3)))
-            for p in _PARAM.finditer(m.group(0) if m else "")}
+    out = {}
+    for p in _PARAM.finditer(m.group(0) if m else ""):
+        covers = _COVERS.search(p.group(4) or "")
+        out[p.group(1)] = Param(sorted(int(c) for c in p.group(2).split(",") if c.strip()), int(p.group(3)),
+                                covers.group(1) if covers else None)
+    return out
 
 
 @dataclasses.dataclass
@@ -337,11 +351,20 @@ def draw_shape(rng, extents, cap, zero=False, ones=False, past_block=()):
     return shape
 
 
-def fits(cands, shape):
-    """The largest candidate that fits the shape: none beyond the first that covers every extent."""
-    need = max([v for v in shape.values()] + [1])
-    covering = [c for c in cands if c >= need]
-    return [c for c in cands if c <= (covering[0] if covering else cands[-1])]
+def covered_extent(param: Param, shape):
+    """The extent a parameter's blocks cut: the shape symbol its declaration `covers`, else (a tile whose
+    axis the declaration does not name) the shape's largest extent, an upper bound on it."""
+    if param.covers in shape:
+        return max(shape[param.covers], 1)
+    return max([v for v in shape.values()] + [1])
+
+
+def fits(param: Param, shape):
+    """The candidates that fit the shape: none beyond the first that covers the parameter's extent (the
+    last of them is "the largest that fits")."""
+    need = covered_extent(param, shape)
+    covering = [c for c in param.candidates if c >= need]
+    return [c for c in param.candidates if c <= (covering[0] if covering else param.candidates[-1])]
 
 
 RANDOM_CAP = 256
@@ -360,11 +383,12 @@ def draw_bindings(rng, params, shape, deep=False):
     """Smallest, largest that fits, and random bindings of the declared domains (deduplicated)."""
     if not params:
         return [{}]
-    smallest = {k: c[0] for k, (c, _) in params.items()}
-    largest = {k: fits(c, shape)[-1] for k, (c, _) in params.items()}
+    params = {k: Param(*p) for k, p in params.items()}
+    smallest = {k: p.candidates[0] for k, p in params.items()}
+    largest = {k: fits(p, shape)[-1] for k, p in params.items()}
     unique = [smallest] + ([largest] if largest != smallest else [])
     # Random ones reach past what fits, up to RANDOM_CAP lanes per axis (the interpreters pay per lane).
-    domain = {k: [v for v in c if v <= max(RANDOM_CAP, largest[k])] for k, (c, _) in params.items()}
+    domain = {k: [v for v in p.candidates if v <= max(RANDOM_CAP, largest[k])] for k, p in params.items()}
     for _ in range((3 if deep else 1) + (largest == smallest)):
         for _try in range(50):
             b = {k: rng.choice(c) for k, c in domain.items()}
@@ -541,7 +565,7 @@ def shrink(case: Case, progs, refs: Reference, budget: int):
                     break
         params = by_group[best.group].params
         for k, v in best.binding.items():
-            for smaller in [c for c in params.get(k, ([], 0))[0] if c < v]:
+            for smaller in [c for c in params[k].candidates if c < v] if k in params else []:
                 if spent >= budget:
                     break
                 trial = dataclasses.replace(best, binding={**best.binding, k: smaller})

@@ -266,6 +266,28 @@ def test_draws_are_seeded_and_cover_the_edges():
     assert len(binds) >= 2
 
 
+def test_largest_that_fits_covers_each_parameters_own_extent():
+    """A parameter whose declaration `covers` a shape symbol fits that extent, not the shape's largest:
+    linear attention at H = 257 drew BLOCK_D = BLOCK_E = 256 for D = 3, E = 20 (a 256^3 binding past the
+    run limit). A tile whose axis the declaration does not name still fits the largest extent."""
+    header = ('pgpu.kernel @la(%q: !pgpu.view<f32, [B, H, T, D], in>) attributes {params = ['
+              '#pgpu.param<"BLOCK", [64, 128, 256, 512], 512>, '
+              '#pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256], 128, covers = "D">, '
+              '#pgpu.param<"BLOCK_E", [16, 32, 64, 128, 256], 128, covers = "E">, '
+              '#pgpu.param<"BLOCK_T", [16, 32, 64, 128, 256], 64>, '
+              '#pgpu.param<"num_warps", [1, 2, 4, 8], 4, provider = "triton">]} {')
+    params = M.declared_params(header, "la")
+    assert params["BLOCK_D"] == M.Param([16, 32, 64, 128, 256], 128, "D")
+    assert params["BLOCK_T"].covers is None and params["num_warps"] == M.Param([1, 2, 4, 8], 4, None)
+    shape = {"B": 1, "H": 257, "T": 2, "D": 3, "E": 20}
+    binds = M.draw_bindings(random.Random(0), params, shape)
+    assert binds[1] == {"BLOCK": 512, "BLOCK_D": 16, "BLOCK_E": 32, "BLOCK_T": 256, "num_warps": 8}
+    assert M.fits(params["BLOCK_E"], shape) == [16, 32]
+    # A covered symbol of size 0 still takes the smallest candidate; one the shape lacks, the largest extent.
+    assert M.fits(params["BLOCK_D"], {**shape, "D": 0}) == [16]
+    assert M.fits(M.Param([16, 32, 64], 16, "K"), {"N": 40}) == [16, 32, 64]
+
+
 def test_random_bindings_keep_the_interpreter_quick():
     """Random draws stay under RANDOM_WORK lanes over their three largest parameters; the smallest and
     the largest that fits are drawn whatever they cost."""

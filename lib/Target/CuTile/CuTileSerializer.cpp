@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -144,6 +145,37 @@ private:
   DenseMap<Value, SmallVector<std::string>> workspaceExtents;
 };
 } // namespace
+
+/// Whether `v` has one value through every iteration of `loop` as cuda-tile's code motion sees it:
+/// defined outside the loop, or computed inside it by effect-free ops from such values (code motion
+/// moves those out of the loop, ahead of their uses; literals such as bound parameters among them).
+static bool invariantIn(Value v, Operation *loop) {
+  if (!loop->isAncestor(v.getParentBlock()->getParentOp()))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumRegions() || !isMemoryEffectFree(def)) // an induction variable, a carry, a read
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return invariantIn(operand, loop); });
+}
+
+/// Whether `f` is a carrying loop with a bound that varies in a loop enclosing it. cuda-tile 1.7.0's
+/// loop-invariant code motion (run before its bytecode is written) decides whether a loop may leave
+/// an enclosing loop's body from its carries' initial values and its body alone, not from its
+/// start/stop/step: such a loop with an effect-free body and inits from outside is moved ahead of its
+/// own bound, and the front end fails (InternalError, KeyError on the bound's name;
+/// bench/experiments/cutile_nested_loop.py). Code motion never moves an op out of an `if` branch, so
+/// the serializer spells these loops under `if lower < upper:`. A loop without carries is dead or has
+/// effects (never moved); an invariant bound is moved out ahead of the loop.
+static bool boundsVaryInEnclosingLoop(pgpu::ForOp f) {
+  if (f.getInits().empty())
+    return false;
+  for (Operation *up = f->getParentOp(); up && !isa<pgpu::KernelOp>(up); up = up->getParentOp())
+    if (isa<pgpu::ForOp, pgpu::ForeachOp>(up))
+      for (Value bound : {f.getLower(), f.getUpper(), f.getStep()})
+        if (!invariantIn(bound, up))
+          return true;
+  return false;
+}
 
 std::string Serializer::expr(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
@@ -476,13 +508,20 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         for (auto [i, init] : llvm::enumerate(f.getInits()))
           names[b.getArgument(i + 1)] = name(f.getResult(i));
         assignYields(indent, f.getResults(), f.getInits());
-        line(indent, "for " + name(b.getArgument(0)) + " in range(" + expr(f.getLower()) + ", " + expr(f.getUpper()) +
-                         ", " + expr(f.getStep()) + "):");
-        if (failed(emitBlock(b, indent + 1)))
+        int inner = indent;
+        if (boundsVaryInEnclosingLoop(f)) {
+          // Exact: the step is positive (the op's contract), so a loop that runs no iteration
+          // yields its inits, which the results already hold.
+          line(indent, "if " + expr(f.getLower()) + " < " + expr(f.getUpper()) + ":");
+          ++inner;
+        }
+        line(inner, "for " + name(b.getArgument(0)) + " in range(" + expr(f.getLower()) + ", " + expr(f.getUpper()) +
+                        ", " + expr(f.getStep()) + "):");
+        if (failed(emitBlock(b, inner + 1)))
           return failure();
-        assignYields(indent + 1, f.getResults(), b.getTerminator()->getOperands());
+        assignYields(inner + 1, f.getResults(), b.getTerminator()->getOperands());
         if (b.getOperations().size() == 1 && f.getInits().empty())
-          line(indent + 1, "pass");
+          line(inner + 1, "pass");
         return success();
       })
       .Case<pgpu::ForeachOp>([&](pgpu::ForeachOp f) -> LogicalResult {
