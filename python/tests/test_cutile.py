@@ -181,3 +181,17 @@ def test_kernel_source_api(tmp_path, monkeypatch):
     assert "@ct.kernel(occupancy=4)" in softmax.source("cutile", params={"OCCUPANCY": 4})
     with pytest.raises(Exception, match="outside its candidate domain"):
         softmax.source("cutile", params={"BLOCK": 96})
+
+
+def test_guards_are_launch_constants(tessel_bin, cutile_toolchain, tmp_path):
+    """A launch-fact `if` (does BLOCK cover the row?) is a `ct.Constant[bool]` the wrapper evaluates; the
+    export compiles one cubin entry per guard value, so CI compiles both branches, each on its own."""
+    source = tmp_path / "softmax_cutile.py"
+    assert _compile(tessel_bin, "softmax", source, ["--param=BLOCK=64", "--param=WORKER_WARPS=8"]).returncode == 0
+    module = cutile_toolchain.load_source(source)
+    assert module.softmax_ABI[-1] == ("guard", "bool")
+    assert "@ct.kernel(num_worker_warps=8)" in source.read_text()
+    guards = [s.parameters[-1].value for s in cutile_toolchain.signatures(module.softmax_ABI)]
+    assert guards == [False, True]
+    # No guard, one signature.
+    assert len(cutile_toolchain.signatures([("view", "float32", 1)])) == 1

@@ -142,6 +142,11 @@ private:
   std::string lastOrigin;
   std::string pickFunction;
   DenseMap<Value, SmallVector<std::string>> workspaceExtents;
+  // Uniform guards the wrapper evaluates (launch facts, seed 000 §3.1): each `pgpu.if` whose condition is
+  // one becomes a `ct.Constant[bool]` kernel parameter, so cuTile compiles only the branch taken: one
+  // variant's shared memory, registers and pipelined loops, not the sum over the variants (the row
+  // kernels' single-pass branch beside its multi-pass loops took 220 KB of shared memory).
+  SmallVector<std::pair<std::string, std::string>> guards; // (kernel parameter, wrapper expression)
 };
 } // namespace
 
@@ -497,7 +502,15 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
-        line(indent, "if " + expr(i.getCondition()) + ":");
+        std::string condition = expr(i.getCondition());
+        if (i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
+          if (std::optional<std::string> host = wrapper::launchFact(
+                  i.getCondition(), kernel.getBody().front(), [&](Value x) { return name(x); },
+                  [&](StringRef n) { return param(n); })) {
+            condition = "_G" + std::to_string(guards.size());
+            guards.push_back({condition, "bool(" + *host + ")"});
+          }
+        line(indent, "if " + condition + ":");
         Block &thenBlock = i.getThenRegion().front();
         if (failed(emitBlock(thenBlock, indent + 1)))
           return failure();
@@ -725,6 +738,12 @@ LogicalResult Serializer::run() {
   if (failed(grid))
     return failure();
 
+  for (auto &[param, host] : guards) {
+    kernelParams.push_back(param + ": ct.Constant[bool]");
+    launchArgs.push_back(host);
+    abi.push_back("('guard', 'bool')");
+  }
+
   // The declared search space and the bound values, for the tuner (seed 003).
   wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), [&](StringRef n) { return int64_t(param(n)); });
   // The kernel's arguments as ahead-of-time compilation describes them (tessel._cutile.export_cubin).
@@ -735,6 +754,8 @@ LogicalResult Serializer::run() {
     hints.push_back("occupancy=" + std::to_string(param(cutile::kOccupancyParam)));
   if (kernel.getParam(cutile::kNumCtasParam) && param(cutile::kNumCtasParam) > 1)
     hints.push_back("num_ctas=" + std::to_string(param(cutile::kNumCtasParam)));
+  if (kernel.getParam(cutile::kWorkerWarpsParam) && param(cutile::kWorkerWarpsParam) > 0)
+    hints.push_back("num_worker_warps=" + std::to_string(param(cutile::kWorkerWarpsParam)));
   os << "\n\n@ct.kernel" << (hints.empty() ? "" : "(" + llvm::join(hints, ", ") + ")") << "\ndef _" << kname
      << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
   // The checked launch mode's switch is the last keyword (Wrapper.h: kIndicesKeyword).
