@@ -68,10 +68,16 @@ def load_source(path: str | os.PathLike, name: str | None = None):
 
 def signatures(abi):
     """Every `KernelSignature` a launch of the generated kernel can take: one per combination of its
-    guards (`('guard', 'bool')`: a launch fact the wrapper evaluates, a `ct.Constant[bool]` in the kernel,
-    so each branch is its own compilation)."""
-    guards = sum(1 for entry in abi if entry[0] == "guard")
-    return [signature(abi, [bool(combo >> g & 1) for g in range(guards)]) for combo in range(1 << guards)]
+    guards a launch can pass. A guard (`('guard', 'bool', path)`) is a launch fact the wrapper evaluates,
+    a `ct.Constant[bool]` in the kernel, so each branch is its own compilation; `path` holds the
+    (guard, branch) pairs around it, and outside them the wrapper passes False."""
+    paths = [entry[2] for entry in abi if entry[0] == "guard"]
+    combos = []
+    for combo in range(1 << len(paths)):
+        values = [bool(combo >> g & 1) for g in range(len(paths))]
+        if all(not v or all(values[outer] == taken for outer, taken in path) for v, path in zip(values, paths)):
+            combos.append(signature(abi, values))
+    return combos
 
 
 def signature(abi, guards=None):

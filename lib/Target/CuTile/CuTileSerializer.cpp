@@ -145,8 +145,16 @@ private:
   // Uniform guards the wrapper evaluates (launch facts, seed 000 §3.1): each `pgpu.if` whose condition is
   // one becomes a `ct.Constant[bool]` kernel parameter, so cuTile compiles only the branch taken: one
   // variant's shared memory, registers and pipelined loops, not the sum over the variants (the row
-  // kernels' single-pass branch beside its multi-pass loops took 220 KB of shared memory).
-  SmallVector<std::pair<std::string, std::string>> guards; // (kernel parameter, wrapper expression)
+  // kernels' single-pass branch beside its multi-pass loops took 220 KB of shared memory). Guard k is
+  // kernel parameter `_Gk`. A guard inside another guard's branch is reached only there: the wrapper
+  // passes it as False elsewhere (the conjunction of the branches' conditions), and the ABI states the
+  // branches, so ahead-of-time compilation enumerates only the combinations a launch can pass.
+  struct Guard {
+    std::string condition;                  // the host spelling of the pgpu.if's condition
+    SmallVector<std::pair<unsigned, bool>> path; // enclosing guards and the branch taken in each
+  };
+  SmallVector<Guard> guards;
+  SmallVector<std::pair<unsigned, bool>> guardPath; // while emitting: the guarded branches around the op
 };
 } // namespace
 
@@ -503,16 +511,28 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
         std::string condition = expr(i.getCondition());
-        if (i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
+        std::optional<unsigned> guard;
+        // In the kernel body only: a combine region is a module-level function without the parameter.
+        if (out == &body && i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
           if (std::optional<std::string> host = wrapper::launchFact(
                   i.getCondition(), kernel.getBody().front(), [&](Value x) { return name(x); },
                   [&](StringRef n) { return param(n); })) {
-            condition = "_G" + std::to_string(guards.size());
-            guards.push_back({condition, "bool(" + *host + ")"});
+            guard = guards.size();
+            condition = "_G" + std::to_string(*guard);
+            guards.push_back({*host, guardPath});
           }
+        // Emits a branch, inside the guard's path when the condition is one.
+        auto branch = [&](Block &block, bool taken) {
+          if (guard)
+            guardPath.push_back({*guard, taken});
+          LogicalResult ok = emitBlock(block, indent + 1);
+          if (guard)
+            guardPath.pop_back();
+          return ok;
+        };
         line(indent, "if " + condition + ":");
         Block &thenBlock = i.getThenRegion().front();
-        if (failed(emitBlock(thenBlock, indent + 1)))
+        if (failed(branch(thenBlock, true)))
           return failure();
         assignYields(indent + 1, i.getResults(), thenBlock.getTerminator()->getOperands());
         if (thenBlock.getOperations().size() == 1 && i.getNumResults() == 0)
@@ -522,7 +542,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           if (elseBlock.getOperations().size() == 1 && i.getNumResults() == 0)
             return success();
           line(indent, "else:");
-          if (failed(emitBlock(elseBlock, indent + 1)))
+          if (failed(branch(elseBlock, false)))
             return failure();
           assignYields(indent + 1, i.getResults(), elseBlock.getTerminator()->getOperands());
         }
@@ -738,10 +758,16 @@ LogicalResult Serializer::run() {
   if (failed(grid))
     return failure();
 
-  for (auto &[param, host] : guards) {
-    kernelParams.push_back(param + ": ct.Constant[bool]");
-    launchArgs.push_back(host);
-    abi.push_back("('guard', 'bool')");
+  for (auto [k, g] : llvm::enumerate(guards)) {
+    kernelParams.push_back("_G" + std::to_string(k) + ": ct.Constant[bool]");
+    SmallVector<std::string> terms, path;
+    for (auto [outer, taken] : g.path) {
+      terms.push_back((taken ? "(" : "not (") + guards[outer].condition + ")");
+      path.push_back(tuple({std::to_string(outer), taken ? "True" : "False"}));
+    }
+    terms.push_back("(" + g.condition + ")");
+    launchArgs.push_back("bool(" + llvm::join(terms, " and ") + ")");
+    abi.push_back("('guard', 'bool', " + tuple(path) + ")");
   }
 
   // The declared search space and the bound values, for the tuner (seed 003).
