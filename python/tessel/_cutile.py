@@ -66,15 +66,32 @@ def load_source(path: str | os.PathLike, name: str | None = None):
     return module
 
 
-def signature(abi):
+def signatures(abi):
+    """Every `KernelSignature` a launch of the generated kernel can take: one per combination of its
+    guards a launch can pass. A guard (`('guard', 'bool', path)`) is a launch fact the wrapper evaluates,
+    a `ct.Constant[bool]` in the kernel, so each branch is its own compilation; `path` holds the
+    (guard, branch) pairs around it, and outside them the wrapper passes False."""
+    paths = [entry[2] for entry in abi if entry[0] == "guard"]
+    combos = []
+    for combo in range(1 << len(paths)):
+        values = [bool(combo >> g & 1) for g in range(len(paths))]
+        if all(not v or all(values[outer] == taken for outer, taken in path) for v, path in zip(values, paths)):
+            combos.append(signature(abi, values))
+    return combos
+
+
+def signature(abi, guards=None):
     """The `KernelSignature` of a generated kernel's `<name>_ABI` (arrays with 32-bit indices, as the
-    wrapper guarantees; scalars of their declared dtype)."""
+    wrapper guarantees; scalars of their declared dtype; guards take `guards` in order, all True by
+    default)."""
     import cuda.tile as ct
     from cuda.tile.compilation import ArrayConstraint, CallingConvention, KernelSignature, ScalarConstraint
 
-    params = []
+    params, guard_values = [], iter(guards or ())
     for entry in abi:
         kind, dtype = entry[0], entry[1]
+        if kind == "guard":
+            dtype = "bool_"
         if dtype not in _DTYPES:
             raise ValueError(f"unknown cuTile dtype {dtype!r} in the kernel ABI")
         dt = getattr(ct, dtype)
@@ -83,6 +100,8 @@ def signature(abi):
                                           alias_groups=[], may_alias_internally=False))
         elif kind == "scalar":
             params.append(ScalarConstraint(dt))
+        elif kind == "guard":
+            params.append(bool(next(guard_values, True)))
         else:
             raise ValueError(f"unknown argument kind {kind!r} in the kernel ABI")
     return KernelSignature(params, calling_convention=CallingConvention.cutile_python_v1())
@@ -90,12 +109,13 @@ def signature(abi):
 
 def export_cubin(module, name: str, out: str | os.PathLike, gpu_code: str = "sm_90") -> pathlib.Path:
     """Compiles kernel `name` of a generated module (or the path of one) to a cubin for `gpu_code`
-    through tileiras, without a GPU. Raises cuTile's own error (with the generated line) on failure."""
+    through tileiras, without a GPU: one entry per guard combination (`signatures`). Raises cuTile's own
+    error (with the generated line) on failure."""
     from cuda.tile.compilation import export_kernel
 
     if not hasattr(module, f"{name}_ABI"):
         module = load_source(module)
     out = pathlib.Path(out)
-    export_kernel(getattr(module, f"_{name}_kernel"), [signature(getattr(module, f"{name}_ABI"))], str(out),
+    export_kernel(getattr(module, f"_{name}_kernel"), signatures(getattr(module, f"{name}_ABI")), str(out),
                   gpu_code=gpu_code, output_format="cubin")
     return out

@@ -105,11 +105,13 @@ def cubins(tessel_bin, cutile_toolchain, tmp_path_factory):
             return name, (None, f"tessel compile failed: {res.stderr}")
         script = _EXPORT.format(python=str(ROOT / "python"), toolchain=toolchain_root, source=str(source),
                                 name=name, cubin=str(cubin))
+        # One tileiras run per guard combination (each branch compiles on its own): 300 s for each.
+        limit = 300 * (1 + source.read_text().count(": ct.Constant[bool]"))
         try:
-            run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+            run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=limit)
             error = None if run.returncode == 0 else (run.stderr or run.stdout)[-1500:]
         except subprocess.TimeoutExpired:
-            error = "tileiras did not finish in 300 s"
+            error = f"tileiras did not finish in {limit} s"
         return name, (source.read_text(), cubin if error is None else error)
 
     names = [n for n in ACCEPTED if n not in TILEIRAS_CRASHES or ALL_KERNELS]
@@ -210,3 +212,21 @@ def test_kernel_source_api(tmp_path, monkeypatch):
     assert "@ct.kernel(occupancy=4)" in softmax.source("cutile", params={"OCCUPANCY": 4})
     with pytest.raises(Exception, match="outside its candidate domain"):
         softmax.source("cutile", params={"BLOCK": 96})
+
+
+def test_guards_are_launch_constants(tessel_bin, cutile_toolchain, tmp_path):
+    """A launch-fact `if` (does BLOCK cover the row?) is a `ct.Constant[bool]` the wrapper evaluates; the
+    export compiles one cubin entry per guard value, so CI compiles both branches, each on its own."""
+    source = tmp_path / "softmax_cutile.py"
+    assert _compile(tessel_bin, "softmax", source, ["--param=BLOCK=64", "--param=WORKER_WARPS=8"]).returncode == 0
+    module = cutile_toolchain.load_source(source)
+    assert module.softmax_ABI[-1] == ("guard", "bool", ())
+    assert "@ct.kernel(num_worker_warps=8)" in source.read_text()
+    guards = [s.parameters[-1].value for s in cutile_toolchain.signatures(module.softmax_ABI)]
+    assert guards == [False, True]
+    # No guard, one signature; a guard inside another's then-branch is False outside it (the wrapper
+    # passes it so), so two nested guards give three combinations, not four.
+    assert len(cutile_toolchain.signatures([("view", "float32", 1)])) == 1
+    nested = [("view", "float32", 1), ("guard", "bool", ()), ("guard", "bool", ((0, True),))]
+    assert [[p.value for p in s.parameters[1:]] for s in cutile_toolchain.signatures(nested)] == [
+        [False, False], [True, False], [True, True]]

@@ -86,6 +86,15 @@ hostLaunchExpr(mlir::Value v, const std::function<std::string(mlir::Value)> &nam
                const std::function<int64_t(llvm::StringRef)> &paramOf,
                const std::function<mlir::LogicalResult(mlir::Operation *, llvm::StringRef)> &reject);
 
+/// The host spelling of `v` when it is a launch fact (seed 000 §3.1): an integer value computed only from
+/// `entry`'s arguments (extents, strides, integer scalars), parameters and constants, with no region
+/// between; nothing otherwise (also when hostLaunchExpr has no spelling for one of its ops). A
+/// `pgpu.if` on such a condition is uniform over the launch: the wrapper evaluates it and the
+/// providers compile only the branch taken (Triton's constexpr and cuTile's Constant guards).
+std::optional<std::string> launchFact(mlir::Value v, mlir::Block &entry,
+                                      const std::function<std::string(mlir::Value)> &nameOf,
+                                      const std::function<int64_t(llvm::StringRef)> &paramOf);
+
 /// `<kernel>_PARAMS = {name: ([candidates], bound value)}` and `<kernel>_COVERS = {name: symbol}`:
 /// the declared search space with this binding's values, and the shape symbol each parameter's call
 /// default covers (seed 003: only declared parameters are searched; winners live outside the IR).

@@ -5,6 +5,7 @@
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -189,6 +190,35 @@ wrapper::hostLaunchExpr(Value v, const std::function<std::string(Value)> &nameOf
         return bin(c.getLhs(), c.getRhs(), fmt);
       })
       .Default([&](Operation *other) { return reject(other, "not a host LaunchExpr operation"); });
+}
+
+std::optional<std::string> wrapper::launchFact(Value v, Block &entry, const std::function<std::string(Value)> &nameOf,
+                                               const std::function<int64_t(StringRef)> &paramOf) {
+  // Integer values computed from extents, strides, parameters, constants and integer kernel scalars
+  // only; hostLaunchExpr then spells them (or fails, silently, on an op it has no spelling for).
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (!x.getType().isIntOrIndex())
+      return std::nullopt;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (arg.getOwner() != &entry)
+        return std::nullopt;
+      continue;
+    }
+    Operation *op = x.getDefiningOp();
+    if (op->getNumRegions())
+      return std::nullopt;
+    if (!isa<pgpu::ExtentOp, pgpu::StrideOp>(op)) // their operand is the view
+      llvm::append_range(work, op->getOperands());
+  }
+  FailureOr<std::string> text = hostLaunchExpr(v, nameOf, paramOf, [](Operation *, StringRef) { return failure(); });
+  if (failed(text))
+    return std::nullopt;
+  return *text;
 }
 
 std::optional<std::string> wrapper::sourceLine(Location loc) {

@@ -180,9 +180,11 @@ std::optional<std::string> cutile::spellingIssue(Operation *op, const llvm::Stri
 namespace {
 constexpr int64_t kOccupancies[] = {0, 1, 2, 4, 8};
 constexpr int64_t kNumCtas[] = {1, 2};
+constexpr int64_t kWorkerWarps[] = {0, 4, 8};
 
 /// Declares cuTile's launch hints on `kernel` (after its own declarations, a name it already declares
-/// kept as it is), with cuTile's own defaults: occupancy left to the compiler (0), one CTA per cluster.
+/// kept as it is), with cuTile's own defaults: occupancy left to the compiler (0), one CTA per cluster,
+/// the worker warps left to the compiler (0).
 void declareLaunchHints(pgpu::KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params;
@@ -195,6 +197,7 @@ void declareLaunchHints(pgpu::KernelOp kernel) {
   };
   declare(cutile::kOccupancyParam, kOccupancies, 0);
   declare(cutile::kNumCtasParam, kNumCtas, 1);
+  declare(cutile::kWorkerWarpsParam, kWorkerWarps, 0);
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 } // namespace

@@ -143,6 +143,19 @@ private:
   std::string lastOrigin;
   std::string pickFunction;
   DenseMap<Value, SmallVector<std::string>> workspaceExtents;
+  // Uniform guards the wrapper evaluates (launch facts, seed 000 §3.1): each `pgpu.if` whose condition is
+  // one becomes a `ct.Constant[bool]` kernel parameter, so cuTile compiles only the branch taken: one
+  // variant's shared memory, registers and pipelined loops, not the sum over the variants (the row
+  // kernels' single-pass branch beside its multi-pass loops took 220 KB of shared memory). Guard k is
+  // kernel parameter `_Gk`. A guard inside another guard's branch is reached only there: the wrapper
+  // passes it as False elsewhere (the conjunction of the branches' conditions), and the ABI states the
+  // branches, so ahead-of-time compilation enumerates only the combinations a launch can pass.
+  struct Guard {
+    std::string condition;                  // the host spelling of the pgpu.if's condition
+    SmallVector<std::pair<unsigned, bool>> path; // enclosing guards and the branch taken in each
+  };
+  SmallVector<Guard> guards;
+  SmallVector<std::pair<unsigned, bool>> guardPath; // while emitting: the guarded branches around the op
 };
 } // namespace
 
@@ -536,9 +549,29 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
-        line(indent, "if " + expr(i.getCondition()) + ":");
+        std::string condition = expr(i.getCondition());
+        std::optional<unsigned> guard;
+        // In the kernel body only: a combine region is a module-level function without the parameter.
+        if (out == &body && i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
+          if (std::optional<std::string> host = wrapper::launchFact(
+                  i.getCondition(), kernel.getBody().front(), [&](Value x) { return name(x); },
+                  [&](StringRef n) { return param(n); })) {
+            guard = guards.size();
+            condition = "_G" + std::to_string(*guard);
+            guards.push_back({*host, guardPath});
+          }
+        // Emits a branch, inside the guard's path when the condition is one.
+        auto branch = [&](Block &block, bool taken) {
+          if (guard)
+            guardPath.push_back({*guard, taken});
+          LogicalResult ok = emitBlock(block, indent + 1);
+          if (guard)
+            guardPath.pop_back();
+          return ok;
+        };
+        line(indent, "if " + condition + ":");
         Block &thenBlock = i.getThenRegion().front();
-        if (failed(emitBlock(thenBlock, indent + 1)))
+        if (failed(branch(thenBlock, true)))
           return failure();
         assignYields(indent + 1, i.getResults(), thenBlock.getTerminator()->getOperands());
         if (thenBlock.getOperations().size() == 1 && i.getNumResults() == 0)
@@ -548,7 +581,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           if (elseBlock.getOperations().size() == 1 && i.getNumResults() == 0)
             return success();
           line(indent, "else:");
-          if (failed(emitBlock(elseBlock, indent + 1)))
+          if (failed(branch(elseBlock, false)))
             return failure();
           assignYields(indent + 1, i.getResults(), elseBlock.getTerminator()->getOperands());
         }
@@ -764,6 +797,18 @@ LogicalResult Serializer::run() {
   if (failed(grid))
     return failure();
 
+  for (auto [k, g] : llvm::enumerate(guards)) {
+    kernelParams.push_back("_G" + std::to_string(k) + ": ct.Constant[bool]");
+    SmallVector<std::string> terms, path;
+    for (auto [outer, taken] : g.path) {
+      terms.push_back((taken ? "(" : "not (") + guards[outer].condition + ")");
+      path.push_back(tuple({std::to_string(outer), taken ? "True" : "False"}));
+    }
+    terms.push_back("(" + g.condition + ")");
+    launchArgs.push_back("bool(" + llvm::join(terms, " and ") + ")");
+    abi.push_back("('guard', 'bool', " + tuple(path) + ")");
+  }
+
   // The declared search space and the bound values, for the tuner (seed 003).
   wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), [&](StringRef n) { return int64_t(param(n)); });
   // The kernel's arguments as ahead-of-time compilation describes them (tessel._cutile.export_cubin).
@@ -774,6 +819,8 @@ LogicalResult Serializer::run() {
     hints.push_back("occupancy=" + std::to_string(param(cutile::kOccupancyParam)));
   if (kernel.getParam(cutile::kNumCtasParam) && param(cutile::kNumCtasParam) > 1)
     hints.push_back("num_ctas=" + std::to_string(param(cutile::kNumCtasParam)));
+  if (kernel.getParam(cutile::kWorkerWarpsParam) && param(cutile::kWorkerWarpsParam) > 0)
+    hints.push_back("num_worker_warps=" + std::to_string(param(cutile::kWorkerWarpsParam)));
   os << "\n\n@ct.kernel" << (hints.empty() ? "" : "(" + llvm::join(hints, ", ") + ")") << "\ndef _" << kname
      << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n" << bodyText;
   // The checked launch mode's switch is the last keyword (Wrapper.h: kIndicesKeyword).

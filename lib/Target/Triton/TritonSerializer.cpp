@@ -156,33 +156,8 @@ FailureOr<std::string> Serializer::hostExpr(Value v) {
 }
 
 std::optional<std::string> Serializer::launchFact(Value v) {
-  // Integer values computed from extents, strides, parameters, constants and integer kernel scalars
-  // only; wrapper::hostLaunchExpr then spells them (or fails, silently, on an op it has no spelling for).
-  SmallVector<Value> work{v};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second)
-      continue;
-    if (!x.getType().isIntOrIndex())
-      return std::nullopt;
-    if (auto arg = dyn_cast<BlockArgument>(x)) {
-      if (arg.getOwner() != &kernel.getBody().front())
-        return std::nullopt;
-      continue;
-    }
-    Operation *op = x.getDefiningOp();
-    if (op->getNumRegions())
-      return std::nullopt;
-    if (!isa<pgpu::ExtentOp, pgpu::StrideOp>(op)) // their operand is the view
-      llvm::append_range(work, op->getOperands());
-  }
-  FailureOr<std::string> text = wrapper::hostLaunchExpr(
-      v, [&](Value x) { return name(x); }, [&](StringRef n) { return param(n); },
-      [](Operation *, StringRef) { return failure(); });
-  if (failed(text))
-    return std::nullopt;
-  return *text;
+  return wrapper::launchFact(
+      v, kernel.getBody().front(), [&](Value x) { return name(x); }, [&](StringRef n) { return param(n); });
 }
 
 FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange coords) {

@@ -4,7 +4,7 @@
 // COM: uses; seed 002 §3.7: the serializer creates no loops); a program cuTile covers passes otherwise.
 // COM: cuTile's launch hints are declared as provider parameters (cuTile's defaults).
 // CHECK-LABEL: pgpu.kernel @rowsum
-// CHECK-SAME: params = [#pgpu.param<"OCCUPANCY", [0, 1, 2, 4, 8], 0, provider = "cutile">, #pgpu.param<"NUM_CTAS", [1, 2], 1, provider = "cutile">]
+// CHECK-SAME: params = [#pgpu.param<"OCCUPANCY", [0, 1, 2, 4, 8], 0, provider = "cutile">, #pgpu.param<"NUM_CTAS", [1, 2], 1, provider = "cutile">, #pgpu.param<"WORKER_WARPS", [0, 4, 8], 0, provider = "cutile">]
 // CHECK-NOT: pgpu.range_reduce
 // CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32
 // CHECK: pgpu.binary add

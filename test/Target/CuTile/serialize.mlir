@@ -15,11 +15,14 @@
 // ROWS: def _softmax_combine{{[0-9]+}}([[A:v[0-9]+]], [[B:v[0-9]+]]):
 // ROWS: [[M:v[0-9]+]] = ct.maximum([[A]], [[B]], propagate_nan=True)
 // ROWS-NEXT: return [[M]]
-// ROWS: softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 1024), 'OCCUPANCY': ([0, 1, 2, 4, 8], 0), 'NUM_CTAS': ([1, 2], 1)}
-// ROWS: softmax_ABI = [('view', 'float32', 2), ('view', 'float32', 2)]
+// ROWS: softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 1024), 'OCCUPANCY': ([0, 1, 2, 4, 8], 0), 'NUM_CTAS': ([1, 2], 1), 'WORKER_WARPS': ([0, 4, 8], 0)}
+// ROWS: softmax_ABI = [('view', 'float32', 2), ('view', 'float32', 2), ('guard', 'bool', ())]
+// COM: Whether BLOCK covers the row is a launch fact: a Constant guard the wrapper evaluates, so cuTile
+// COM: compiles the single-pass program or the blocked one, never both in one kernel.
 // ROWS: @ct.kernel
-// ROWS-NEXT: def _softmax_kernel(x, y):
+// ROWS-NEXT: def _softmax_kernel(x, y, _G0: ct.Constant[bool]):
 // ROWS: [[PID:v[0-9]+]] = ct.bid(0)
+// ROWS: if _G0:
 // COM: The staged row: one tile of the row at tile index (row, 0), padded with the load's fill (0.0).
 // ROWS: [[ROW:v[0-9]+]] = ct.reshape(ct.load(x, index=([[R:v[0-9]+]], (0) // 1024), shape=(1, 1024), padding_mode=ct.PaddingMode.ZERO), (1024,))
 // ROWS: ct.reduce({{v[0-9]+}}, 0, _softmax_combine{{[0-9]+}}, -float('inf'))
@@ -33,12 +36,17 @@
 // ROWS: _check_view('y', y, torch.float32, ('M', 'N'), _extents, _device, writes=True)
 // ROWS: _check_apart(('x', x, False), ('y', y, True), )
 // ROWS: _grid = (
-// ROWS: ct.launch(torch.cuda.current_stream(x.device), _grid, _softmax_kernel, (x, y))
+// ROWS: ct.launch(torch.cuda.current_stream(x.device), _grid, _softmax_kernel, (x, y, bool((((0 < max((-((-(x.shape[1])) // (1))), 0)) and ((max((-((-(x.shape[1])) // (1))), 0) - 0) <= 1024))))))
 
 // COM: cuTile's launch hints are declared provider parameters; their bound values are spelled.
-// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param OCCUPANCY=2 --param NUM_CTAS=2 | FileCheck %s --check-prefix=HINTS
-// HINTS: @ct.kernel(occupancy=2, num_ctas=2)
-// HINTS-NEXT: def _softmax_kernel(x, y):
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param OCCUPANCY=2 --param NUM_CTAS=2 --param WORKER_WARPS=8 | FileCheck %s --check-prefix=HINTS
+// HINTS: @ct.kernel(occupancy=2, num_ctas=2, num_worker_warps=8)
+// HINTS-NEXT: def _softmax_kernel(x, y, _G0: ct.Constant[bool]):
+// COM: At their defaults the hints are left to cuTile (nothing spelled).
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=NOHINTS
+// NOHINTS: {{^}}@ct.kernel{{$}}
+// RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param WORKER_WARPS=2 2>&1 | FileCheck %s --check-prefix=WARPDOMAIN
+// WARPDOMAIN: error: parameter 'WORKER_WARPS' = 2 is outside its candidate domain
 // RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source --param OCCUPANCY=3 2>&1 | FileCheck %s --check-prefix=HINTDOMAIN
 // HINTDOMAIN: error: parameter 'OCCUPANCY' = 3 is outside its candidate domain
 
@@ -56,6 +64,21 @@
 // GEMM: [[D:v[0-9]+]] = ct.mma([[A]], {{v[0-9]+}}, [[ACC]])
 // GEMM-NEXT: [[ACC]] = [[D]]
 // GEMM: ct.store(c, index=(({{v[0-9]+}}) // 128, ({{v[0-9]+}}) // 128), tile=[[ACC]])
+
+// COM: Must not fire: a condition that depends on the program coordinate stays a run-time `if` (only
+// COM: launch facts become guards). Attention has both: its head-size guards, and the causal skip.
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=GUARDS
+// GUARDS: attention_ABI = [{{.*}}, ('guard', 'bool', ()), ('guard', 'bool', ((0, True),))]
+// GUARDS: def _attention_kernel(Q, K, V, O, scale, _G0: ct.Constant[bool], _G1: ct.Constant[bool]):
+// GUARDS: if _G0:
+// GUARDS: if _G1:
+// GUARDS: if v{{[0-9]+}}:
+// COM: The second guard sits in the first one's then-branch: the ABI says so, and the wrapper passes it
+// COM: as False outside that branch (the conjunction), so a launch passes only reachable combinations.
+// GUARDS: ct.launch({{.*}}, (Q, K, V, O, scale, bool(([[C0:.*Q.shape\[3\].*]])), bool(([[C0]]) and ({{.*}}Q.shape[3]{{.*}}))))
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=NOGUARD
+// NOGUARD: def _gemm_kernel(a, b, bias, c):
+// NOGUARD-NOT: _G0
 
 // COM: A view that is read at data-dependent coordinates is a gather with the access's validity as
 // COM: its mask and its fill as the padding value.

@@ -42,6 +42,11 @@ namespace tessel::cutile {
 /// (`@ct.kernel(occupancy=...)`, 0 leaves it to cuTile) and the CTAs per cluster (`num_ctas=`).
 inline constexpr llvm::StringLiteral kOccupancyParam = "OCCUPANCY";
 inline constexpr llvm::StringLiteral kNumCtasParam = "NUM_CTAS";
+/// The warps of the CUDA-core warp groups of a warp-specialized kernel (`num_worker_warps=`, 0 leaves it
+/// to cuTile, which takes 4; its producer warps come on top): row kernels with large tiles need 8 to
+/// hold a row without the 255-register ceiling, and so do 128x256 contraction tiles (tileiras 13.4
+/// takes 4 or 8; cuda.tile documents larger counts from 13.5).
+inline constexpr llvm::StringLiteral kWorkerWarpsParam = "WORKER_WARPS";
 
 /// Bound physical parameters of each kernel, by kernel name.
 using Bindings = llvm::StringMap<llvm::StringMap<int64_t>>;
