@@ -23,9 +23,13 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHAPE = dict(B=4, H=16, T=4096, D=64, E=64)
-# Bindings timed besides the defaults: the tile length, warps and pipeline stages.
-# (measured on the H200, 2026-12-01: BLOCK_T=32 with 4 warps fastest of 32/64/128 x 4/8 warps in f32)
-CONFIGS = [dict(BLOCK_T=bt, WARPS=w, STAGES=st) for bt, w, st in ((16, 4, 2), (32, 2, 2), (32, 4, 2), (32, 4, 3))]
+# Bindings timed besides the defaults: the realization (SCAN_CHAIN: 0 = one program walks the
+# segments, 1 = one program per segment, pgpu-chain-scans), the tile length, warps and stages.
+# (H200, 2026-12-01, ordered: BLOCK_T=16 with 4 warps fastest in f32. Hand-written chained forms,
+# bench/experiments/linear_attention_session9: bf16 fastest at 64-row segments and 4 warps, f32
+# with IEEE products at 32 rows and 8 warps.)
+CONFIGS = [dict(SCAN_CHAIN=c, BLOCK_T=bt, WARPS=w, STAGES=st)
+           for c, bt, w, st in ((1, 16, 4, 2), (2, 16, 4, 2), (2, 32, 4, 2), (2, 32, 8, 2), (2, 64, 4, 2), (2, 64, 8, 2))]
 
 
 def kernel_for(dtype_name):
@@ -85,7 +89,7 @@ def bindings():
     base = {"BLOCK_D": SHAPE["D"], "BLOCK_E": SHAPE["E"]}
     yield "defaults", base
     for c in CONFIGS:
-        yield "T{BLOCK_T}w{WARPS}s{STAGES}".format(**c), {**base, **c}
+        yield "C{SCAN_CHAIN}T{BLOCK_T}w{WARPS}s{STAGES}".format(**c), {**base, **c}
 
 
 def emit_sources(out):

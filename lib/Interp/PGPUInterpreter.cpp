@@ -71,10 +71,30 @@ private:
   /// Records a non-atomic write; two instances writing one element conflict.
   LogicalResult recordWrite(Operation &op, const void *resource, int64_t addr) {
     auto [it, inserted] = writers.try_emplace({resource, addr}, instance);
-    if (!inserted && it->second != instance)
+    if (inserted || it->second == instance)
+      return success();
+    // An instance that acquired what the earlier writer released writes after it (a hand-off).
+    auto seen = synced.find(instance);
+    if (seen == synced.end() || !seen->second.contains(it->second))
       return op.emitError() << "program instances " << it->second << " and " << instance
                             << " write the same element without atomics (invariant 9)";
+    it->second = instance;
     return success();
+  }
+  /// A release store of an atomic element: what this instance did is published there.
+  void recordRelease(const void *resource, int64_t addr) { releasers[{resource, addr}] = instance; }
+  /// An acquire load: this instance now follows the releasing instance and what it followed.
+  void recordAcquire(const void *resource, int64_t addr) {
+    auto it = releasers.find({resource, addr});
+    if (it == releasers.end() || it->second == instance)
+      return;
+    DenseSet<int64_t> theirs;
+    if (auto t = synced.find(it->second); t != synced.end())
+      theirs = t->second;
+    DenseSet<int64_t> &mine = synced[instance];
+    mine.insert(it->second);
+    for (int64_t i : theirs)
+      mine.insert(i);
   }
   SmallVector<TensorPtr> tensors(ValueRange values) {
     SmallVector<TensorPtr> out;
@@ -90,6 +110,10 @@ private:
   int64_t instance = -1;
   int64_t programCount = 0; // instances of the program space being run
   DenseMap<std::pair<const void *, int64_t>, int64_t> writers;
+  // Happens-before through release/acquire atomics: the instances each instance follows, and the
+  // instance that last released each atomic element.
+  DenseMap<int64_t, DenseSet<int64_t>> synced;
+  DenseMap<std::pair<const void *, int64_t>, int64_t> releasers;
 };
 } // namespace
 
@@ -178,7 +202,17 @@ LogicalResult PGPUInterpreter::run() {
       SmallVector<RValue> coords(grid.size());
       if (failed(checkCount(*space.getOperation(), checkedElements(grid), "the program space")))
         return failure();
-      for (int64_t linear : order(numElements(grid))) {
+      // A program space whose instances wait for earlier ones (an acquire atomic read in a
+      // pgpu.while: a chained region scan) runs them in linear order, as providers start them; any
+      // other order may be selected.
+      std::vector<int64_t> instances = order(numElements(grid));
+      bool waits = false;
+      space.walk([&](pgpu::WhileOp w) {
+        w.getBefore().walk([&](pgpu::AtomicLoadOp l) { waits |= l.getOrder() == kir::AtomicOrder::Acquire; });
+      });
+      if (waits)
+        std::sort(instances.begin(), instances.end());
+      for (int64_t linear : instances) {
         instance = linear;
         programCount = numElements(grid);
         delinearize(linear, grid, coord);
@@ -497,11 +531,48 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
         }
         return success();
       })
-      .Case<pgpu::AtomicLoadOp>([&](pgpu::AtomicLoadOp a) {
+      .Case<pgpu::AtomicLoadOp>([&](pgpu::AtomicLoadOp a) -> LogicalResult {
+        if (isa<pgpu::BufferType>(a.getView().getType())) {
+          Buffer &buffer = bufferOf(a.getView());
+          bool acquire = a.getOrder() == kir::AtomicOrder::Acquire;
+          return read(a.getResult(), tensors(a.getCoords()), tensor(a.getValid()), Elem(),
+                      [&](ArrayRef<int64_t> coord) -> FailureOr<Elem> {
+                        if (failed(checkBounds(op, coord, buffer.value.shape, "atomic read")))
+                          return failure();
+                        int64_t at = linearize(coord, buffer.value.shape);
+                        if (!buffer.initialized[at])
+                          return op.emitError() << "reads an uninitialized buffer element (first-write obligation)";
+                        if (acquire)
+                          recordAcquire(&buffer, at);
+                        return buffer.value.data[at];
+                      });
+        }
         return read(a.getResult(), tensors(a.getCoords()), tensor(a.getValid()), Elem(), viewReader(viewOf(a.getView())));
       })
       .Case<pgpu::AtomicStoreOp, pgpu::AtomicRMWOp, pgpu::AtomicCASOp>([&](auto a) -> LogicalResult {
         using OpT = decltype(a);
+        if constexpr (std::is_same_v<OpT, pgpu::AtomicStoreOp>) {
+          if (isa<pgpu::BufferType>(a.getView().getType())) {
+            // Into invocation workspace (a flag handed between instances).
+            Buffer &buffer = bufferOf(a.getView());
+            TensorPtr value = tensor(a.getValue()), valid = tensor(a.getValid());
+            SmallVector<TensorPtr> coords = tensors(a.getCoords());
+            SmallVector<int64_t> coord;
+            for (int64_t i = 0; i < std::max<int64_t>(value->size(), 1); ++i) {
+              if (!active(valid, i))
+                continue;
+              coordsAt(coords, i, coord);
+              if (failed(checkBounds(op, coord, buffer.value.shape, "atomic write")))
+                return failure();
+              int64_t at = linearize(coord, buffer.value.shape);
+              buffer.value.data[at] = value->shape.empty() ? value->data[0] : value->data[i];
+              buffer.initialized[at] = 1;
+              if (a.getOrder() == kir::AtomicOrder::Release)
+                recordRelease(&buffer, at);
+            }
+            return success();
+          }
+        }
         HostArray &view = viewOf(a.getView());
         TensorPtr valid = tensor(a.getValid());
         SmallVector<TensorPtr> coords = tensors(a.getCoords());

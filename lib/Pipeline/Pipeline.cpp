@@ -74,8 +74,12 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(pgpu::createPGPUNarrowFoldRanges());
   if (stopAfter("narrow-fold-ranges"))
     return;
-  // §3.4 realization, after narrowing: folds become their loops, and a contraction's sole
-  //      addition joins its accumulator.
+  // §3.4 realization, after narrowing: a region scan's segments may run as program instances,
+  //      the state handed on through workspace (SCAN_CHAIN; the Triton provider alone spells the
+  //      hand-off's acquire/release flag and wait loop yet: the others keep the ordered loop),
+  //      folds become their loops, and a contraction's sole addition joins its accumulator.
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUChainScans());
   pm.addPass(pgpu::createPGPURealizeFolds());
   //      online segmented rescaling (§4): a summary's rescaling moves into its exponentials.
   pm.addPass(pgpu::createPGPUOnlineRescale());

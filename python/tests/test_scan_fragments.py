@@ -8,6 +8,8 @@ the KIR interpreter on random nonzero inputs with random KIR segmentations:
     of two, the exact-fit variant (D = E = block), the padded one and the element-wise fallback
     (D above its block);
   * the generated Triton under TRITON_INTERPRET=1 (f32: the interpreter's bf16 tl.dot is wrong);
+  * both realizations the tuner chooses between (SCAN_CHAIN, pgpu-chain-scans): the ordered loop in
+    one program, and one program per segment with the state handed on through workspace;
   * the bf16 variant of bench/linear_attention.py (the user rounds the state and the masked scores
     to bf16), through the pgpu interpreter.
 """
@@ -55,9 +57,12 @@ def compare(got, want, rtol=1e-5, atol=1e-5):
         np.testing.assert_allclose(got[n].astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol, err_msg=n)
 
 
+@pytest.mark.parametrize("chain", [1, 2], ids=["ordered", "chained"])
 @pytest.mark.parametrize("shapes,params", CASES,
                          ids=[f"{shape_arg(s)}-T{p['BLOCK_T']}D{p['BLOCK_D']}E{p['BLOCK_E']}" for s, p in CASES])
-def test_blocked_scan_matches_kir(tessel_bin, root, tmp_path, shapes, params):
+def test_blocked_scan_matches_kir(tessel_bin, root, tmp_path, shapes, params, chain):
+    """SCAN_CHAIN = 1: one program walks the segments; 2: one program per segment, the state handed
+    on through workspace (pgpu-chain-scans; a space that waits runs in linear order whatever --order says)."""
     source = root / "examples" / "kir" / "linear_attention.mlir"
     want = reference(tessel_bin, source, shapes, tmp_path / "kir", 5)
     program = tmp_path / "program.mlir"
@@ -65,9 +70,10 @@ def test_blocked_scan_matches_kir(tessel_bin, root, tmp_path, shapes, params):
     text = program.read_text()
     # Constructed as a scan on fragments (then realized): its products stay contractions.
     assert "pgpu.region_scan" not in text and "pgpu.contract" in text
+    assert '"SCAN_CHAIN"' in text and "order acquire" in text
     out = tmp_path / "pgpu"
     run([tessel_bin, "run", program, "--shape", shape_arg(shapes), "--seed", 5, "--order", "shuffle", "--out", out,
-         *[f"--param={k}={v}" for k, v in params.items()]])
+         *[f"--param={k}={v}" for k, v in {**params, "SCAN_CHAIN": chain}.items()]])
     compare({n: np.load(out / f"{n}.npy") for n in want}, want)
 
 
@@ -116,7 +122,8 @@ def test_bf16_scan_matches_kir(tessel_bin, root, tmp_path, shapes):
 
 @pytest.mark.parametrize("shapes", [{"B": 1, "H": 2, "T": 1, "D": 5, "E": 3}, {"B": 2, "H": 1, "T": 37, "D": 7, "E": 5},
                                     {"B": 1, "H": 1, "T": 48, "D": 16, "E": 16}], ids=shape_arg)
-def test_triton_scan_matches_kir(root, tmp_path, monkeypatch, shapes):
+@pytest.mark.parametrize("chain", [1, 2], ids=["ordered", "chained"])
+def test_triton_scan_matches_kir(root, tmp_path, monkeypatch, shapes, chain):
     os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
@@ -124,9 +131,12 @@ def test_triton_scan_matches_kir(root, tmp_path, monkeypatch, shapes):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     kernel = module.linear_attention
-    params = {"BLOCK_T": 16, "BLOCK_D": 16, "BLOCK_E": 16}
+    params = {"BLOCK_T": 16, "BLOCK_D": 16, "BLOCK_E": 16, "SCAN_CHAIN": chain}
     src = kernel.source("triton", {}, params)
     assert src.count("tl.dot(") >= 4  # the tile's transition, the state, the scores and their values
+    # Both realizations are in the source, chosen by a launch guard on SCAN_CHAIN; the chained one
+    # hands the state on by an acquire wait and a release of the per-point flag.
+    assert "sem='acquire'" in src and "sem='release'" in src and f"bool(({chain} != 1))" in src
     ref = kernel.run_interp(shapes, seed=3, segments="random")
     q, k, v = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("Q", "K", "V"))
     B, H, T, D, E = (shapes[n] for n in "BHTDE")

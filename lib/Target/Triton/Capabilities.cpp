@@ -155,9 +155,16 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
   if (auto h = dyn_cast<pgpu::HistogramOp>(op); h && cast<pgpu::FragmentType>(h.getInput().getType()).getRank() != 1)
     return std::string("tl.histogram counts a one-dimensional fragment");
   if (isa<pgpu::RegionScanOp, pgpu::ArgReduceOp, pgpu::ScaledContractOp, pgpu::SparseContractOp,
-          pgpu::AtomicRMWOp, pgpu::AtomicCASOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AllocOp,
-          pgpu::WhileOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp, pgpu::TupleGetOp>(op))
+          pgpu::AtomicRMWOp, pgpu::AtomicCASOp, pgpu::AllocOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp,
+          pgpu::TupleGetOp>(op))
     return std::string("no Triton spelling for this op yet");
+  if (auto l = dyn_cast<pgpu::AtomicLoadOp>(op)) {
+    // Spelled as an atomic add of 0, which leaves integers (only) unchanged.
+    if (!isa<IntegerType>(l.getType()))
+      return std::string("an atomic read is spelled for integer scalars only");
+  }
+  if (auto s = dyn_cast<pgpu::AtomicStoreOp>(op); s && !s.getValue().getType().isIntOrFloat())
+    return std::string("an atomic write is spelled for scalars only");
   if (isa<pgpu::BufferLoadOp, pgpu::BufferStoreOp>(op)) {
     Value buffer = isa<pgpu::BufferLoadOp>(op) ? cast<pgpu::BufferLoadOp>(op).getBuffer()
                                                : cast<pgpu::BufferStoreOp>(op).getBuffer();

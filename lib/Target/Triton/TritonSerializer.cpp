@@ -427,6 +427,58 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           line(indent + 1, "pass");
         return success();
       })
+      .Case<pgpu::WhileOp>([&](pgpu::WhileOp w) -> LogicalResult {
+        // Carries are one variable each: the before-region's argument (the inits, then the
+        // after-region's yields) and the after-region's argument (the condition's operands). The
+        // before-region runs first and again at the end of each iteration, as Triton's `while`
+        // tests one variable.
+        Block &before = w.getBefore().front(), &after = w.getAfter().front();
+        auto condition = cast<pgpu::ConditionOp>(before.getTerminator());
+        std::string go = "_go" + std::to_string(next++);
+        auto test = [&](int at) -> LogicalResult {
+          if (failed(emitBlock(before, at)))
+            return failure();
+          line(at, go + " = " + expr(condition.getCondition()));
+          for (auto [arg, v] : llvm::zip(after.getArguments(), condition.getArgs()))
+            line(at, name(arg) + " = " + expr(v));
+          return success();
+        };
+        for (auto [arg, init] : llvm::zip(before.getArguments(), w.getInits()))
+          line(indent, name(arg) + " = " + expr(init));
+        if (failed(test(indent)))
+          return failure();
+        line(indent, "while " + go + ":");
+        if (failed(emitBlock(after, indent + 1)))
+          return failure();
+        for (auto [arg, y] : llvm::zip(before.getArguments(), after.getTerminator()->getOperands()))
+          line(indent + 1, name(arg) + " = " + expr(y));
+        if (failed(test(indent + 1)))
+          return failure();
+        for (auto [r, arg] : llvm::zip(w.getResults(), after.getArguments()))
+          line(indent, name(r) + " = " + name(arg));
+        return success();
+      })
+      .Case<pgpu::AtomicLoadOp, pgpu::AtomicStoreOp>([&](auto a) -> LogicalResult {
+        FailureOr<std::string> addr = isa<pgpu::BufferType>(a.getView().getType())
+                                          ? workspaceAddress(&op, a.getView(), a.getCoords())
+                                          : address(&op, a.getView(), a.getCoords());
+        if (failed(addr))
+          return failure();
+        std::string sem = "sem='" + kir::stringifyAtomicOrder(a.getOrder()).str() + "'";
+        std::string scope = a.getSharing() == kir::SharingDomain::Invocation ? ", scope='gpu'" : ", scope='cta'";
+        if constexpr (std::is_same_v<decltype(a), pgpu::AtomicLoadOp>) {
+          // An atomic read: adding 0 to an integer leaves it (the spelling is integer-only, checked).
+          assign(a.getResult(), "tl.atomic_add(" + *addr + ", 0, mask=" + expr(a.getValid()) + ", " + sem + scope + ")");
+        } else {
+          // One thread performs a scalar atomic: the CTA barrier orders every thread's earlier effects
+          // before a release (cumulative over what the barrier made visible).
+          if (a.getOrder() == kir::AtomicOrder::Release)
+            line(indent, "tl.debug_barrier()");
+          line(indent, "tl.atomic_xchg(" + *addr + ", " + expr(a.getValue()) + ", mask=" + expr(a.getValid()) + ", " +
+                           sem + scope + ")");
+        }
+        return success();
+      })
       .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) {
         assign(i.getResult(), "tl.arange(0, " + std::to_string(extentOf(i.getType())) + ") + " + expr(i.getBase()));
         return success();

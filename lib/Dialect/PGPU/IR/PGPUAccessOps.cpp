@@ -131,6 +131,13 @@ static LogicalResult verifyOrder(Operation *op, kir::AtomicOrder order, ArrayRef
 
 template <typename AtomicOp>
 static LogicalResult verifyAtomicTarget(AtomicOp op, Type value) {
+  if (auto buffer = dyn_cast<BufferType>(op.getView().getType())) {
+    // Shared by the program instances of one launch: only invocation workspace is.
+    if (buffer.getScope() != BufferScope::Workspace)
+      return op.emitOpError() << "is atomic on a " << stringifyBufferScope(buffer.getScope())
+                              << " buffer; only invocation workspace is shared by program instances";
+    return verifyAccess(op, buffer.getRank(), op.getCoords(), value, buffer.getElementType(), op.getValid(), Value());
+  }
   auto view = cast<ViewType>(op.getView().getType());
   if (!view.isWritable())
     return op.emitOpError() << "is atomic on an 'in' view";
@@ -156,6 +163,8 @@ LogicalResult AtomicCASOp::verify() {
 LogicalResult AtomicLoadOp::verify() {
   if (failed(verifyOrder(*this, getOrder(), {kir::AtomicOrder::Relaxed, kir::AtomicOrder::Acquire})))
     return failure();
+  if (isa<BufferType>(getView().getType()))
+    return verifyAtomicTarget(*this, getType());
   auto view = cast<ViewType>(getView().getType());
   return verifyAccess(*this, view.getRank(), getCoords(), getType(), view.getElementType(), getValid(), Value());
 }

@@ -146,8 +146,10 @@ def PGPU_AtomicLoadOp : PGPU_Op<"atomic_load", [MemoryEffects<[MemRead, MemWrite
     ```mlir
     %f = pgpu.atomic_load %flags[%i] valid %t : i1 order acquire sharing invocation : !pgpu.view<i32, [N], inout>[index] -> i32
     ```
+    The target is a writable view or invocation workspace (a flag the
+    programs of one launch hand to each other, e.g. a chained region scan's).
   }];
-  let arguments = (ins PGPU_View:$view, Variadic<AnyType>:$coords, PGPU_Value:$valid,
+  let arguments = (ins AnyTypeOf<[PGPU_View, PGPU_Buffer]>:$view, Variadic<AnyType>:$coords, PGPU_Value:$valid,
                        KIR_AtomicOrder:$order, KIR_SharingDomain:$sharing);
   let results = (outs PGPU_Value:$result);
   let assemblyFormat = [{
@@ -163,8 +165,9 @@ def PGPU_AtomicStoreOp : PGPU_Op<"atomic_store", [MemoryEffects<[MemRead, MemWri
     ```mlir
     pgpu.atomic_store %one, %flags[%i] valid %t : i1 order release sharing invocation : i32, !pgpu.view<i32, [N], inout>[index]
     ```
+    The target is a writable view or invocation workspace.
   }];
-  let arguments = (ins PGPU_Value:$value, PGPU_View:$view, Variadic<AnyType>:$coords, PGPU_Value:$valid,
+  let arguments = (ins PGPU_Value:$value, AnyTypeOf<[PGPU_View, PGPU_Buffer]>:$view, Variadic<AnyType>:$coords, PGPU_Value:$valid,
                        KIR_AtomicOrder:$order, KIR_SharingDomain:$sharing);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` `valid` $valid `:` type($valid) `order` $order `sharing` $sharing attr-dict

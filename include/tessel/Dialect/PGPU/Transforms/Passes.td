@@ -359,6 +359,39 @@ def PGPUMemberTickets : Pass<"pgpu-member-tickets", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUChainScans : Pass<"pgpu-chain-scans", "::mlir::ModuleOp"> {
+  let summary = "region scans chained across program instances, one per segment (seed 002 §3.2, §3.4)";
+  let description = [{
+    Reads: the program space's sole execution group; its pgpu.region_scan ops
+    (in pgpu.if branches only) with launch-uniform, equal bounds; the group's
+    extents (view extents or constants) and the state components (numeric
+    scalars, fragments of static or parameter extents).
+    Legality: only `apply` runs in order, in source order (no reassociation,
+    seed 002 §4); summarize and emit of one segment read the source and the
+    state before it, as the ordered loop does; effects outside the scans run
+    once per point (under the first segment, or the last when they use the
+    final state).
+    Rewrites: the program space gains a leading axis over the segments
+    (1 + (SCAN_CHAIN - 1) * (max(ceil_div(U - L, S), 1) - 1) members) (its instances start in
+    linear order: it waits); each scan becomes `pgpu.if SCAN_CHAIN != 1` over the
+    chained body (state before the segment: the inits, or a two-slot
+    workspace ring read after an acquire wait on a per-point i32 flag;
+    summarize and apply on a non-empty segment; publish to the ring and
+    release the flag unless last; emit) and the original scan (the ordered
+    realization). Adds workspace arguments (the flags, filled with 0; one
+    ring per state component, first-write) and the parameter SCAN_CHAIN
+    ([1, 2], default 1: 1 is the ordered loop in one program).
+    Preserves: values, effects (each output element written once), ABI views,
+    origins.
+    Must not fire: a scan inside a loop or another structured op, bounds that
+    are not launch-uniform or differ between scans, group extents that cannot
+    size workspace, state components of other types, effects outside the scans
+    that have results, several groups.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the workset's members (seed 002 §3.2)";
   let description = [{
