@@ -246,6 +246,23 @@ def run(cmd, check=False, timeout=600):
     return res
 
 
+def compile_or_located_rejection(kernel, kid, target: str, selector: str, out, rejected: dict) -> bool:
+    """Compiles a suite kernel's source for a selector target (ptx, amdgpu) into `out`; True when the
+    selector accepted it. A rejection must be located errors naming `selector`, leave no artifact and
+    be the one `rejected` expects for `kid` (its reason in the message); an acceptance must not be."""
+    res = run([TESSEL, "compile", kernel.target, f"--target={target}", "--emit=source", "-o", out])
+    if res.returncode != 0:
+        errors = [line for line in res.stderr.splitlines() if ": error: " in line]
+        assert errors and all(re.match(rf"^[^:\s]+:\d+:\d+: error: the {selector} selector ", e) for e in errors), \
+            res.stderr
+        assert not pathlib.Path(out).exists(), "a rejected program leaves no artifact"
+        assert kid in rejected, f"unexpected rejection:\n{res.stderr}"
+        assert rejected[kid] in res.stderr
+        return False
+    assert kid not in rejected, f"{kid} now compiles for {selector}: remove it from REJECTED"
+    return True
+
+
 def shell(cmd):
     return " ".join(shlex.quote(str(c)) for c in cmd)
 

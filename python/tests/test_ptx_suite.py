@@ -37,16 +37,8 @@ def suite(tessel_bin):
 def test_ptx_or_located_rejection(kid, suite, tmp_path):
     kernel = suite[kid]
     ptx = tmp_path / f"{kernel.name}.ptx"
-    res = M.run([M.TESSEL, "compile", kernel.target, "--target=ptx", "--emit=source", "-o", ptx])
-    if res.returncode != 0:
-        errors = [line for line in res.stderr.splitlines() if ": error: " in line]
-        assert errors and all(re.match(r"^[^:\s]+:\d+:\d+: error: the PTX selector ", e) for e in errors), \
-            res.stderr
-        assert not ptx.exists(), "a rejected program leaves no artifact"
-        assert kid in REJECTED, f"unexpected rejection:\n{res.stderr}"
-        assert REJECTED[kid] in res.stderr
+    if not M.compile_or_located_rejection(kernel, kid, "ptx", "PTX", ptx, REJECTED):
         return
-    assert kid not in REJECTED, f"{kid} now compiles for PTX: remove it from REJECTED"
     text = ptx.read_text()
     # The kernel itself, or each variant of its launch guard (LaunchGuards.h).
     assert re.search(rf"\.visible \.entry {re.escape(kernel.name)}(\$g[01]+)?\(", text)
