@@ -21,10 +21,11 @@ if [ "${TESSEL_SKIP_INSTALL:-0}" != 1 ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
   fi
+  # pytest-xdist runs the test files on TESSEL_TEST_JOBS workers (scripts/test.sh).
   # torch (CPU is enough) runs the generated Triton under TRITON_INTERPRET=1; Triton 3.6's
   # interpreter needs numpy < 2.4 (it converts one-element arrays with int()).
-  PY_PKGS=(pytest "numpy<2.4" "triton==3.6.0" "torch==2.11.0")
-  if ! python3 -c 'import pytest, numpy, triton, torch, sys
+  PY_PKGS=(pytest pytest-xdist "numpy<2.4" "triton==3.6.0" "torch==2.11.0")
+  if ! python3 -c 'import pytest, xdist, numpy, triton, torch, sys
 ok = triton.__version__ == "3.6.0" and torch.__version__.startswith("2.11.") and tuple(map(int, numpy.__version__.split(".")[:2])) < (2, 4)
 sys.exit(0 if ok else 1)' 2>/dev/null; then
     echo "== pip install ${PY_PKGS[*]}"

@@ -9,4 +9,9 @@ echo "== lit"
 echo "== gtest"
 "$BUILD/unittests/tessel-unittests" --gtest_brief=1
 echo "== pytest"
-TESSEL_BUILD_DIR="$BUILD" python3 -m pytest -q "$ROOT/python/tests"
+# The test files on TESSEL_TEST_JOBS workers (default: the cores, at most 4), each file whole on one
+# worker (--dist loadfile: a module's fixtures, such as the cuTile cubins, are built once).
+JOBS=${TESSEL_TEST_JOBS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
+XDIST=()
+if [ "$JOBS" -gt 1 ] && python3 -c 'import xdist' 2>/dev/null; then XDIST=(-n "$JOBS" --dist loadfile); fi
+TESSEL_BUILD_DIR="$BUILD" python3 -m pytest -q "${XDIST[@]}" "$ROOT/python/tests"

@@ -28,8 +28,28 @@ def root():
     return ROOT
 
 
+def _matrix_lines():
+    matrix = sys.modules.get("matrix_lib")
+    return matrix.summary_lines() if matrix else []
+
+
+# Under pytest-xdist (scripts/test.sh runs the files on 2 workers) the matrix runs in a worker: each
+# worker hands its summary to the controller, which prints them with its own.
+_WORKER_LINES = []
+
+
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["matrix_summary"] = _matrix_lines()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _WORKER_LINES.extend(getattr(node, "workeroutput", {}).get("matrix_summary", []))
+
+
 def pytest_terminal_summary(terminalreporter):
     """The differential matrix's size (test_matrix.py), when it ran."""
-    matrix = sys.modules.get("matrix_lib")
-    for line in matrix.summary_lines() if matrix else []:
+    for line in _matrix_lines() + _WORKER_LINES:
         terminalreporter.write_line(line)
