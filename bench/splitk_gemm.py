@@ -123,7 +123,7 @@ def time_all(outdir, results):
         doc["best"] = best
         doc["best_vs_cublas_bf16"] = best["vs_cublas_bf16"]
     print(json.dumps({k: v for k, v in doc.items() if k != "bindings"}, indent=1))
-    write_results(doc, results, "splitk-grouped-session9")
+    write_results(doc, results, "splitk")
 
 
 def main():

@@ -782,6 +782,22 @@ int runCommand(MLIRContext &context) {
         return kUsageError;
       overrides[kv->first] = value;
     }
+    // An untuned call's covering defaults, as the Python call binds them (seed 003 heuristic
+    // defaults from facts of the call): a parameter declared to cover a shape symbol takes the
+    // smallest candidate at least that symbol's extent here, unless --param names it.
+    if (auto declared = pgpuKernel.getParams())
+      for (Attribute a : *declared) {
+        auto p = cast<pgpu::ParamAttr>(a);
+        auto extent = p.getCovers() ? extentValues.find(p.getCovers().getValue()) : extentValues.end();
+        if (extent == extentValues.end() || overrides.count(p.getName().getValue()))
+          continue;
+        std::optional<int64_t> fit;
+        for (int64_t c : p.getCandidates())
+          if (c >= extent->second && (!fit || c < *fit))
+            fit = c;
+        if (fit && *fit != p.getDefaultValue())
+          overrides[p.getName().getValue()] = *fit;
+      }
     std::string name = pgpuKernel.getSymName().str();
     for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
       if (&op != pgpuKernel.getOperation())
