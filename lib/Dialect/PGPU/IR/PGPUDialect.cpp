@@ -5,6 +5,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "tessel/Dialect/Utils/ExtentList.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -169,31 +170,41 @@ Type pgpu::elementTypeOf(Type type) {
 }
 
 bool pgpu::isLaunchExpr(Value value, Operation **offender) {
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    // ABI scalars (kernel arguments passed by value) are leaves.
-    bool abiScalar = isa<KernelOp>(arg.getOwner()->getParentOp()) && arg.getType().isIntOrIndexOrFloat();
-    if (!abiScalar && offender)
-      *offender = nullptr;
-    return abiScalar;
-  }
-  Operation *def = value.getDefiningOp();
-  bool allowed = def->hasTrait<LaunchExprOp>() || matchPattern(value, m_Constant());
-  if (auto binary = dyn_cast<BinaryOp>(def))
-    allowed = binary.getType().isIntOrIndex();
-  else if (auto cmp = dyn_cast<CmpOp>(def))
-    allowed = cmp.getLhs().getType().isIntOrIndex();
-  else if (auto select = dyn_cast<SelectOp>(def))
-    allowed = select.getType().isIntOrIndex();
-  if (!allowed) {
-    if (offender)
-      *offender = def;
-    return false;
-  }
-  for (Value operand : def->getOperands()) {
-    if (isa<ViewType>(operand.getType()))
-      continue; // shape/stride metadata of an ABI view
-    if (!isLaunchExpr(operand, offender))
+  // A worklist over the value's definitions, each visited once: an op verifier asks before MLIR has
+  // checked dominance, so a malformed kernel may hold a use-def cycle (`%a = pgpu.binary %a, ...`,
+  // found by the fuzzer as unbounded recursion); the dominance check reports that one after.
+  llvm::SmallPtrSet<Value, 16> seen;
+  SmallVector<Value, 16> work{value};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      // ABI scalars (kernel arguments passed by value) are leaves.
+      if (isa<KernelOp>(arg.getOwner()->getParentOp()) && arg.getType().isIntOrIndexOrFloat())
+        continue;
+      if (offender)
+        *offender = nullptr;
       return false;
+    }
+    Operation *def = v.getDefiningOp();
+    bool allowed = def->hasTrait<LaunchExprOp>() || matchPattern(v, m_Constant());
+    if (auto binary = dyn_cast<BinaryOp>(def))
+      allowed = binary.getType().isIntOrIndex();
+    else if (auto cmp = dyn_cast<CmpOp>(def))
+      allowed = cmp.getLhs().getType().isIntOrIndex();
+    else if (auto select = dyn_cast<SelectOp>(def))
+      allowed = select.getType().isIntOrIndex();
+    if (!allowed) {
+      if (offender)
+        *offender = def;
+      return false;
+    }
+    // Operands in reverse so the first operand is examined first (the offender reported is the one
+    // the recursive walk found).
+    for (Value operand : llvm::reverse(def->getOperands()))
+      if (!isa<ViewType>(operand.getType())) // shape/stride metadata of an ABI view
+        work.push_back(operand);
   }
   return true;
 }

@@ -30,10 +30,18 @@ ArrayRef<Attribute> checks::shapeOf(Type type) {
 /// parameter, or a splat/broadcast of one. Such values may be used from inside
 /// closed regions (CSE merges a region's copy with an identical one outside).
 static bool isCompileTimeValue(Value v) {
-  if (matchPattern(v, m_Constant()) || v.getDefiningOp<ParamOp>())
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def && isa<SplatOp, BroadcastOp>(def) && isCompileTimeValue(def->getOperand(0));
+  // A chain of splats and broadcasts down to a constant or parameter; each value once, since op
+  // verifiers run before dominance is checked and a malformed chain may close on itself.
+  llvm::SmallPtrSet<Value, 4> seen;
+  while (seen.insert(v).second) {
+    if (matchPattern(v, m_Constant()) || v.getDefiningOp<ParamOp>())
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || !isa<SplatOp, BroadcastOp>(def))
+      return false;
+    v = def->getOperand(0);
+  }
+  return false;
 }
 
 LogicalResult checks::verifyClosedRegion(Operation *op, Region &region, StringRef name) {
