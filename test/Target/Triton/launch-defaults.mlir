@@ -2,6 +2,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=KEEP
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ROWS
 // RUN: tessel compile %tessel_src/examples/kir/argmax.mlir --target=triton --emit=source | FileCheck %s --check-prefix=PAIRS
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=triton --emit=source | FileCheck %s --check-prefix=MAP
 
 // COM: Triton legalization's sm_90 contraction defaults: the loop-carried f32 accumulator tile
 // COM: grows along its columns to 256 (128 x 256 f32 over two warpgroups is 128 registers a thread;
@@ -32,3 +33,10 @@
 // COM: at least 2 warps (2 at the declared BLOCK of 512; 2 also at a bound BLOCK of 8192).
 // PAIRS: argmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 2),
 // PAIRS: return next((w for w in (1, 2, 4, 8, 16) if w >= max(2, -(-(1 * p['BLOCK']) // 4096))), 16)
+
+// COM: A lanewise program (a pointwise map over blocks: no reduction, contraction, atomic or carried
+// COM: fragment): each thread holds one 16-byte vector of its largest fragment (1 to 4 warps for that
+// COM: floor), so 4 warps at the declared BLOCK of 512 f32 (the streamed rows above keep 2 there).
+// MAP: vector_add_PARAMS = {{.*}}'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 4),
+// MAP: def vector_add_WARPS(p):
+// MAP: return next((w for w in (1, 2, 4, 8, 16) if w >= max(max(1, min(4, -(-(max(4 * p['BLOCK'], 1 * p['BLOCK'])) // 512))), -(-(1 * p['BLOCK']) // 1024))), 16)
