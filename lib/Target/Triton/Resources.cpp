@@ -43,11 +43,11 @@ constexpr int64_t kStreamedBytesPerThread = 32;
 constexpr int64_t kStreamedFloorWarps = 4;
 /// A lanewise program (no cross-lane combination, nothing carried) has no reduction tree that
 /// fewer threads would shorten, and its registers grow with the math of each element it holds:
-/// each thread holds one 16-byte vector of its largest (widest computed) fragment. The bf16 form of
+/// each thread moves one 16-byte vector of its largest loaded fragment. The bf16 form of
 /// examples/fused_pointwise.py (f32 math: accurate tanh, exp, division, sqrt) at BLOCK 512 took 126
-/// registers a thread at 1 warp (16 elements a thread; sm_90 ptxas), so 16 warps fit a
-/// multiprocessor (and 1-warp CTAs never more than 32, its CTA limit): 0.74x torch.compile on the
-/// H200 (2026-12-01-h200-linear-attention-session9.json); at 4 warps 47 registers.
+/// registers a thread at 1 warp (16 elements a thread; sm_90 ptxas): 16 warps a multiprocessor
+/// (1-warp CTAs never more than 32, its CTA limit), 0.252 ms on the H200; 2 warps (8 elements, 64
+/// registers) 0.188 ms, 4 warps 0.194, torch.compile 0.204 (2026-12-02-h200-pointwise-histogram.json).
 constexpr int64_t kLanewiseBytesPerThread = 16;
 /// A reduction of pairs (an arg-reduction: value and index) is fastest with few threads each folding
 /// many elements, since every cross-thread step moves and compares both: on the H200 argmax
@@ -113,9 +113,8 @@ int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) c
     need = fewest;
     if (!pairedReduction && !loadedBytes.empty()) {
       need = 1;
-      const std::vector<Monomial> &moved = lanewise ? fragmentBytes : loadedBytes;
       int64_t perThread = lanewise ? kLanewiseBytesPerThread : kStreamedBytesPerThread;
-      for (const Monomial &m : moved)
+      for (const Monomial &m : loadedBytes)
         need = std::max(need, std::min(kStreamedFloorWarps, (evaluate({m}, params) + 32 * perThread - 1) /
                                                                 (32 * perThread)));
     }
@@ -133,7 +132,7 @@ std::string triton::ResourceModel::pythonWarps() const {
   std::string floor = std::to_string(fewest);
   if (!pairedReduction && !loadedBytes.empty())
     floor = "max(1, min(" + std::to_string(kStreamedFloorWarps) + ", -(-(" +
-            pythonMax(lanewise ? fragmentBytes : loadedBytes) + ") // " +
+            pythonMax(loadedBytes) + ") // " +
             std::to_string(32 * (lanewise ? kLanewiseBytesPerThread : kStreamedBytesPerThread)) + ")))";
   std::string need =
       accumulatorRows.empty()

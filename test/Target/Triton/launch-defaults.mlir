@@ -35,8 +35,8 @@
 // PAIRS: return next((w for w in (1, 2, 4, 8, 16) if w >= max(2, -(-(1 * p['BLOCK']) // 4096))), 16)
 
 // COM: A lanewise program (a pointwise map over blocks: no reduction, contraction, atomic or carried
-// COM: fragment): each thread holds one 16-byte vector of its largest fragment (1 to 4 warps for that
-// COM: floor), so 4 warps at the declared BLOCK of 512 f32 (the streamed rows above keep 2 there).
+// COM: fragment): each thread moves one 16-byte vector of its largest loaded fragment (1 to 4 warps
+// COM: for that floor), so 4 warps at the declared BLOCK of 512 f32 (the streamed rows above keep 2).
 // MAP: vector_add_PARAMS = {{.*}}'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 4),
 // MAP: def vector_add_WARPS(p):
-// MAP: return next((w for w in (1, 2, 4, 8, 16) if w >= max(max(1, min(4, -(-(max(4 * p['BLOCK'], 1 * p['BLOCK'])) // 512))), -(-(1 * p['BLOCK']) // 1024))), 16)
+// MAP: return next((w for w in (1, 2, 4, 8, 16) if w >= max(max(1, min(4, -(-(4 * p['BLOCK']) // 512))), -(-(1 * p['BLOCK']) // 1024))), 16)

@@ -60,8 +60,7 @@ struct ResourceModel {
   /// where the program contracts (wgmma issues m64 per warpgroup); else enough warps that the
   /// largest fragment holds at most 32 elements a thread, and at least enough that each thread
   /// moves 32 bytes of the largest loaded fragment (two 16-byte vectors; between 1 and 4 warps
-  /// for that floor), or, in a lanewise program, that each thread holds at most 16 bytes of its
-  /// largest fragment (one vector of the widest computed values; 1 to 4 warps); or at most 128
+  /// for that floor; one 16-byte vector in a lanewise program); or at most 128
   /// elements a thread (at least 2 warps) where a reduction combines pairs; at most 16 warps.
   int64_t warpsAt(const llvm::StringMap<int64_t> &params) const;
   /// The same rule spelled in Python over a parameter dict `p` (the wrapper's `<kernel>_WARPS`).
