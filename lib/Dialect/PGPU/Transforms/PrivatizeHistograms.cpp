@@ -203,7 +203,7 @@ void declare(KernelOp kernel, Attribute extent) {
       params.push_back(p);
     }
   if (!kernel.getParam(kBinsParam))
-    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), {32, 64, 128, 256, 512, 1024, 2048}, 32,
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), {32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768}, 32,
                                     StringAttr(), dyn_cast<StringAttr>(extent)));
   // Passes over bin ranges: each reads the program's elements once more (1: one range of HBINS).
   if (!kernel.getParam(kPassesParam))

@@ -9,7 +9,7 @@
 // COM: (default 1: one range); BLOCK_P (here absent) is left alone.
 // CHECK-LABEL: pgpu.kernel @count
 // CHECK-SAME: #pgpu.param<"BLOCK", [256, 512, 4096], 4096>
-// CHECK-SAME: #pgpu.param<"HBINS", [32, 64, 128, 256, 512, 1024, 2048], 32, covers = "B">
+// CHECK-SAME: #pgpu.param<"HBINS", [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 32, covers = "B">
 // CHECK-SAME: #pgpu.param<"HPASSES", [1, 2, 4, 8], 1>
 // CHECK: %[[B:.*]] = pgpu.extent %h[0]
 // CHECK: %[[HB:.*]] = pgpu.param "HBINS" : index
