@@ -169,7 +169,8 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
   if (!d)
     return false;
   CUfunction cuFunction;
-  if (!kernelFunction(*d, /*ordinal=*/0, ptx, function.c_str(), cuFunction, error))
+  unsigned dynamicShared = 0;
+  if (!kernelFunction(*d, /*ordinal=*/0, ptx, function.c_str(), cuFunction, dynamicShared, error))
     return false;
   CUresult r;
   // Device copies of the views, and the argument words (PTX.h ABI).
@@ -250,7 +251,7 @@ bool runtime::launchPTXKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64
   for (auto &w : words)
     pointers.push_back(w.data());
   if (grid > 0) {
-    r = d->cuLaunchKernel(cuFunction, unsigned(grid), 1, 1, unsigned(threads->second), 1, 1, 0, nullptr,
+    r = d->cuLaunchKernel(cuFunction, unsigned(grid), 1, 1, unsigned(threads->second), 1, 1, dynamicShared, nullptr,
                           pointers.data(), nullptr);
     if (r == 0)
       r = d->cuCtxSynchronize();

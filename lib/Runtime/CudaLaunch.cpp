@@ -34,7 +34,8 @@ extern "C" int tessel_ptx_launch(const char *ptx, const char *name, int device, 
   if (!d)
     return fail(message, error, errorBytes);
   CUfunction function;
-  if (!kernelFunction(*d, device, ptx, name, function, message))
+  unsigned dynamicShared = 0;
+  if (!kernelFunction(*d, device, ptx, name, function, dynamicShared, message))
     return fail(message, error, errorBytes);
   if (grid == 0)
     return 0;
@@ -44,7 +45,8 @@ extern "C" int tessel_ptx_launch(const char *ptx, const char *name, int device, 
   std::vector<void *> pointers;
   for (uint64_t &w : copy)
     pointers.push_back(&w);
-  CUresult r = d->cuLaunchKernel(function, unsigned(grid), 1, 1, threads, 1, 1, 0, stream, pointers.data(), nullptr);
+  CUresult r = d->cuLaunchKernel(function, unsigned(grid), 1, 1, threads, 1, 1, dynamicShared, stream,
+                                 pointers.data(), nullptr);
   if (r != 0)
     return fail(describe(*d, "launching the kernel", r), error, errorBytes);
   return 0;

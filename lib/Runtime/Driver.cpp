@@ -68,6 +68,7 @@ Driver *tessel::runtime::detail::openDriver(std::string &error) {
   resolve(driver.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
   resolve(driver.cuLaunchKernel, "cuLaunchKernel");
   resolve(driver.cuCtxSynchronize, "cuCtxSynchronize");
+  resolve(driver.cuFuncSetAttribute, "cuFuncSetAttribute");
   resolve(driver.cuGetErrorString, "cuGetErrorString");
   if (missing) {
     error = openError;
@@ -103,8 +104,26 @@ bool tessel::runtime::detail::useDevice(Driver &d, int ordinal, std::string &err
   return true;
 }
 
+unsigned tessel::runtime::detail::dynamicSharedBytes(const std::string &ptx, const std::string &name) {
+  // `.extern .shared .align 16 .b8 <name>_<what>_dynamic<bytes>[];`
+  const std::string head = ".extern .shared .align 16 .b8 " + name + "_";
+  for (size_t at = ptx.find(head); at != std::string::npos; at = ptx.find(head, at + 1)) {
+    size_t end = ptx.find("[]", at);
+    size_t line = ptx.find('\n', at);
+    if (end == std::string::npos || (line != std::string::npos && end > line))
+      continue;
+    std::string symbol = ptx.substr(at + head.size(), end - at - head.size());
+    size_t suffix = symbol.rfind("_dynamic");
+    if (suffix == std::string::npos || suffix + 8 == symbol.size() ||
+        symbol.find_first_not_of("0123456789", suffix + 8) != std::string::npos)
+      continue;
+    return unsigned(std::stoul(symbol.substr(suffix + 8)));
+  }
+  return 0;
+}
+
 bool tessel::runtime::detail::kernelFunction(Driver &d, int ordinal, const std::string &ptx, const char *name,
-                                             CUfunction &out, std::string &error) {
+                                             CUfunction &out, unsigned &dynamicShared, std::string &error) {
   if (!useDevice(d, ordinal, error))
     return false;
   CUresult r;
@@ -122,6 +141,13 @@ bool tessel::runtime::detail::kernelFunction(Driver &d, int ordinal, const std::
   }
   if ((r = d.cuModuleGetFunction(&out, module, name)) != 0) {
     error = describe(d, "cuModuleGetFunction", r);
+    return false;
+  }
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: beyond 48 KiB a launch needs the opt-in.
+  dynamicShared = dynamicSharedBytes(ptx, name);
+  if (dynamicShared > 0 && (r = d.cuFuncSetAttribute(out, 8, int(dynamicShared))) != 0) {
+    error = describe(d, ("opting the kernel into " + std::to_string(dynamicShared) +
+                         " bytes of dynamic shared memory").c_str(), r);
     return false;
   }
   return true;

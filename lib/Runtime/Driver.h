@@ -49,6 +49,7 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void **, void **) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
   std::map<int, CUcontext> contexts;                     // primary context per device ordinal
   std::map<std::pair<int, std::string>, CUmodule> modules; // by device and PTX text
@@ -69,8 +70,14 @@ bool useDevice(Driver &d, int ordinal, std::string &error);
 
 /// The kernel `name` of the module loaded from `ptx` on device `ordinal` (loaded once, cached by
 /// its text), with the context of that device current.
+/// The function `name` of `ptx` on device `ordinal` (the module loaded once per text), and the bytes of
+/// dynamic shared memory its launches take: those its extern shared array's name states (the selector's
+/// `<name>_..._dynamic<bytes>`, selector::kDynamicSharedSuffix), which the function is opted into.
 bool kernelFunction(Driver &d, int ordinal, const std::string &ptx, const char *name, CUfunction &out,
-                    std::string &error);
+                    unsigned &dynamicShared, std::string &error);
+
+/// The bytes of dynamic shared memory function `name` of `ptx` declares (0 when none).
+unsigned dynamicSharedBytes(const std::string &ptx, const std::string &name);
 } // namespace tessel::runtime::detail
 
 #endif // TESSEL_LIB_RUNTIME_DRIVER_H

@@ -15,9 +15,12 @@ import pytest
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by the generated module
 torch = pytest.importorskip("torch")
 
-SHAPES = [(1000, 517), (1, 1), (0, 3), (4099, 64), (37, 1000), (5000, 31)]
-# HBINS 1024 holds every B above (privatized); HBINS 32 only B <= 32 (the rest go direct).
-BINDINGS = {"privatized": "HBINS=1024,BLOCK=256,BLOCK_P=1024", "direct": "HBINS=32,BLOCK=128,BLOCK_P=1024"}
+SHAPES = [(1000, 517), (1, 1), (0, 3), (4099, 64), (37, 1000), (5000, 31), (3001, 97), (2053, 128)]
+# HBINS 1024 holds every B above (privatized); HBINS 32 only B <= 32 (the rest go direct); HBINS 64
+# in up to 8 passes over bin ranges holds B <= 512 (B = 517 and 1000 go direct; 64 is one pass, 37 bins
+# of 1000 values one, 31 one).
+BINDINGS = {"privatized": "HBINS=1024,BLOCK=256,BLOCK_P=1024", "direct": "HBINS=32,BLOCK=128,BLOCK_P=1024",
+            "ranges": "HBINS=64,HPASSES=8,BLOCK=128,BLOCK_P=1024", "ranges3": "HBINS=32,HPASSES=4,BLOCK=64,BLOCK_P=1024"}
 
 
 def source(root):

@@ -293,3 +293,29 @@ def test_an_untuned_call_binds_the_covering_block_and_warps_that_follow_it(tmp_p
         return x, torch.empty(m), torch.empty(m, dtype=torch.int64)
     assert a.call_defaults(*pairs(4096, 1024)) == {"BLOCK": 1024, "WARPS": 2, "STAGES": 3}
     assert a.call_defaults(*pairs(16384, 8192)) == {"BLOCK": 8192, "WARPS": 2, "STAGES": 3}
+
+
+def test_a_lanewise_call_moves_one_vector_a_thread(tmp_path, monkeypatch):
+    # A pointwise map (no reduction, contraction, atomic or carry) takes enough warps that each thread
+    # moves one 16-byte vector of its largest loaded fragment (ResourceModel::warpsAt): bf16 views at
+    # BLOCK 512 get 2 warps (8 elements a thread), f32 ones 4; the rows above keep 32 bytes a thread.
+    import torch
+    import tessel
+    import tessel.language as T
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+
+    @tessel.kernel(name="pointwise_bf16")
+    def pointwise_bf16(x: T.In[T.bf16, ("N",)], y: T.In[T.bf16, ("N",)], z: T.Out[T.bf16, ("N",)], alpha: T.f32):
+        n = T.domain(0, x.shape[0])
+        xf, yv = T.cast(x[n], T.f32), T.cast(y[n], T.f32)
+        z[n] = T.cast(T.sigmoid(xf) * T.tanh(yv) + alpha * T.where(xf > yv, xf, yv) - T.sqrt(T.abs(yv)), T.bf16)
+
+    @tessel.kernel(name="pointwise_f32")
+    def pointwise_f32(x: T.In[T.f32, ("N",)], z: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        z[n] = T.tanh(x[n])
+
+    v = torch.empty(1, dtype=torch.bfloat16).expand(1 << 20)
+    assert pointwise_bf16.call_defaults(v, v, v, alpha=0.5)["WARPS"] == 2
+    f = torch.empty(1).expand(1 << 20)
+    assert pointwise_f32.call_defaults(f, f)["WARPS"] == 4

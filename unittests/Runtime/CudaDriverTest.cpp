@@ -7,6 +7,8 @@
 
 #include "tessel/Runtime/CudaDriver.h"
 
+#include "../../lib/Runtime/Driver.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -107,7 +109,30 @@ TEST_F(CudaDriver, LaunchThroughAStandInDriver) {
   EXPECT_EQ(block(), 256u); // THREADS
   for (int i = 0; i < 37; ++i)
     EXPECT_EQ(y.storage[i].f, 0.5 * i) << i;
+  auto shared = reinterpret_cast<unsigned (*)()>(dlsym(fake, "fake_last_shared"));
+  EXPECT_EQ(shared(), 0u); // no extern shared array: no dynamic shared memory
+  // An extern shared array named `<kernel>_..._dynamic<bytes>` (the selector's, past the static 48 KiB):
+  // the function is opted into that much dynamic shared memory (the stand-in refuses a launch that
+  // asks for more than the opt-in) and launched with it. Another kernel's array is not this one's.
+  const char *dynamic = ".extern .shared .align 16 .b8 copy_counts32768_dynamic131072[];\n"
+                        ".extern .shared .align 16 .b8 copy2_counts8192_dynamic32768[];\n.visible .entry copy()";
+  ASSERT_TRUE(runtime::launchPTXKernel(kernel, params, dynamic, {interp::Argument{&x, {}}, interp::Argument{&y, {}}},
+                                       /*launchGuards=*/0, error))
+      << error;
+  EXPECT_EQ(shared(), 131072u);
   unsetenv("TESSEL_LIBCUDA");
+}
+
+TEST(DynamicShared, BytesFromTheExternArrayName) {
+  using runtime::detail::dynamicSharedBytes;
+  std::string ptx = ".extern .shared .align 16 .b8 k$g1_counts16384_dynamic65536[];\n"
+                    ".extern .shared .align 16 .b8 kk_counts8_dynamic32[];\n"
+                    ".shared .align 16 .b8 k$g0_shared0[4096];\n";
+  EXPECT_EQ(dynamicSharedBytes(ptx, "k$g1"), 65536u);
+  EXPECT_EQ(dynamicSharedBytes(ptx, "kk"), 32u);
+  EXPECT_EQ(dynamicSharedBytes(ptx, "k$g0"), 0u); // static arrays only
+  EXPECT_EQ(dynamicSharedBytes(ptx, "k"), 0u);    // `k_...` names none (k$g1 is another function)
+  EXPECT_EQ(dynamicSharedBytes(".extern .shared .align 16 .b8 k_x_dynamic[];", "k"), 0u); // no size stated
 }
 
 TEST_F(CudaDriver, NoDriverIsAnError) {

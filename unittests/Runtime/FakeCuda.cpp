@@ -14,7 +14,7 @@
 
 namespace {
 std::string lastKernel;
-unsigned lastGrid[3], lastBlock[3];
+unsigned lastGrid[3], lastBlock[3], lastShared, optedShared;
 } // namespace
 
 extern "C" {
@@ -55,8 +55,16 @@ int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t bytes) {
   std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
   return 0;
 }
-int cuLaunchKernel(void *, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned,
-                   void *, void **params, void **) {
+int cuFuncSetAttribute(void *, int attribute, int value) {
+  if (attribute == 8) // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    optedShared = unsigned(value);
+  return 0;
+}
+int cuLaunchKernel(void *, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned shared, void *, void **params, void **) {
+  if (shared > optedShared)
+    return 1; // CUDA_ERROR_INVALID_VALUE: more dynamic shared memory than the function was opted into
+  lastShared = shared;
   lastGrid[0] = gx, lastGrid[1] = gy, lastGrid[2] = gz;
   lastBlock[0] = bx, lastBlock[1] = by, lastBlock[2] = bz;
   if (lastKernel == "copy") {
@@ -80,4 +88,5 @@ int cuGetErrorString(int, const char **text) {
 const char *fake_last_kernel() { return lastKernel.c_str(); }
 unsigned fake_last_grid() { return lastGrid[0]; }
 unsigned fake_last_block() { return lastBlock[0]; }
+unsigned fake_last_shared() { return lastShared; }
 }

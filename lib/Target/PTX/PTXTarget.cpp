@@ -28,6 +28,9 @@ public:
   int64_t warpSize() const override { return 32; }
   ArrayRef<int64_t> threadCandidates() const override { return kThreadCandidates; }
   int64_t sharedMemoryBytes() const override { return 48 * 1024; }
+  // sm_90's opt-in limit (227 KiB a CTA): the launcher sets the kernel's dynamic size from the
+  // bytes its extern array's name states (Selector.h, kDynamicSharedSuffix).
+  int64_t dynamicSharedMemoryBytes() const override { return 232448; }
   // One guard: a row kernel's single-pass and multi-pass bodies become two kernels, so ptxas sizes
   // registers for the one a launch runs (the multi-pass loop's hoisted addresses cost 30 and more
   // per thread). Each further guard would double the compile time of the largest kernels again.

@@ -15,6 +15,7 @@
 
 #include "tessel/Dialect/PGPU/IR/LaunchGuards.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -278,30 +279,117 @@ FailureOr<SmallVector<Value>> Selector::inlineCombine(Region &region, ValueRange
 
 LogicalResult Selector::emitBlock(Block &block) {
   for (Operation &op : block.without_terminator())
-    if (failed(emitOp(&op)))
+    if (!accumulated.contains(&op) && failed(emitOp(&op)))
       return failure();
   return success();
 }
 
+SmallVector<std::pair<unsigned, pgpu::HistogramOp>> Selector::carriedHistograms(pgpu::ForOp op) {
+  SmallVector<std::pair<unsigned, pgpu::HistogramOp>> found;
+  Block &body = op.getBody().front();
+  Operation *yield = body.getTerminator();
+  for (auto [i, init] : llvm::enumerate(op.getInits())) {
+    auto splat = init.getDefiningOp<pgpu::SplatOp>();
+    bool zero = splat && matchPattern(splat.getOperand(), m_Zero()) && isa<pgpu::FragmentType>(init.getType());
+    if (!zero && !countsInShared.contains(init))
+      continue;
+    Value carried = body.getArgument(i + 1);
+    if (!carried.hasOneUse())
+      continue;
+    auto add = dyn_cast<pgpu::BinaryOp>(*carried.getUsers().begin());
+    if (!add || add.getKind() != kir::BinaryKind::Add || add->getBlock() != &body || !add->hasOneUse() ||
+        *add->getUsers().begin() != yield || yield->getOperand(i) != add.getResult())
+      continue;
+    Value other = add.getLhs() == carried ? add.getRhs() : add.getLhs();
+    auto histogram = other.getDefiningOp<pgpu::HistogramOp>();
+    if (!histogram || histogram->getBlock() != &body || !histogram->hasOneUse() || other == carried ||
+        histogram.getType() != init.getType())
+      continue;
+    found.push_back({unsigned(i), histogram});
+  }
+  return found;
+}
+
+/// A loop whose carried counts accumulate histograms (carriedHistograms) keeps them in a shared array
+/// for the whole loop: zeroed once before it, every iteration's elements added by shared-memory
+/// atomics, read into the result's slots once after it, so an iteration costs its elements only
+/// and not the bins (each bin zeroed, read and added per iteration, and held in registers).
 LogicalResult Selector::emitFor(pgpu::ForOp op) {
+  SmallVector<std::pair<unsigned, pgpu::HistogramOp>> histograms = carriedHistograms(op);
+  DenseMap<unsigned, Value> arrays;
+  Block &body = op.getBody().front();
+  for (auto [i, histogram] : histograms) {
+    auto counts = cast<pgpu::FragmentType>(histogram.getType());
+    Value array;
+    // Counts a previous loop left in shared memory (its partial last block, split off by
+    // narrow-predicates): this loop adds to them.
+    if (auto it = countsInShared.find(op.getInits()[i]); it != countsInShared.end()) {
+      array = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), it->second);
+    } else {
+      array = countArray(elements(counts));
+      for (int64_t k = 0, n = slots(counts); k < n; ++k)
+        LLVM::StoreOp::create(b, loc, constI32(0), sharedSlot(array, slotElement(counts, k)));
+      gpu::BarrierOp::create(b, loc);
+    }
+    arrays[i] = array;
+    accumulatingHistograms[histogram] = array;
+    accumulated.insert(*body.getArgument(i + 1).getUsers().begin());
+  }
+  auto kept = [&](ValueRange range) {
+    SmallVector<Value> out;
+    for (auto [i, v] : llvm::enumerate(range))
+      if (!arrays.contains(i))
+        out.push_back(v);
+    return out;
+  };
   SmallVector<Value> inits;
-  flatten(op.getInits(), inits);
+  flatten(kept(op.getInits()), inits);
   bool ok = true;
   auto loop = scf::ForOp::create(b, loc, values[op.getLower()][0], values[op.getUpper()][0],
                                  values[op.getStep()][0], inits,
                                  [&](OpBuilder &, Location, Value iv, ValueRange carried) {
-                                   Block &body = op.getBody().front();
                                    values[body.getArgument(0)] = {iv};
-                                   bind(body.getArguments().drop_front(), carried);
+                                   bind(kept(body.getArguments().drop_front()), carried);
                                    ok = succeeded(emitBlock(body));
                                    SmallVector<Value> yields;
                                    if (ok)
-                                     flatten(body.getTerminator()->getOperands(), yields);
+                                     flatten(kept(body.getTerminator()->getOperands()), yields);
                                    else
                                      yields.assign(carried.begin(), carried.end());
                                    scf::YieldOp::create(b, loc, yields);
                                  });
-  bind(op.getResults(), loop.getResults());
+  bind(kept(op.getResults()), loop.getResults());
+  // A result only a later loop of this block accumulates into stays in shared memory.
+  auto continued = [&](unsigned i) {
+    Value result = op.getResult(i);
+    if (!result.hasOneUse())
+      return false;
+    auto next = dyn_cast<pgpu::ForOp>(*result.getUsers().begin());
+    if (!next || next->getBlock() != op->getBlock())
+      return false;
+    countsInShared[result] = countArrays.lookup(elements(cast<pgpu::FragmentType>(result.getType())));
+    bool accumulates = llvm::any_of(carriedHistograms(next), [&](auto h) { return next.getInits()[h.first] == result; });
+    if (!accumulates)
+      countsInShared.erase(result);
+    return accumulates;
+  };
+  SmallVector<unsigned> read;
+  for (auto [i, array] : arrays)
+    if (!continued(i))
+      read.push_back(i);
+  if (!read.empty())
+    gpu::BarrierOp::create(b, loc);
+  for (unsigned i : read) {
+    Value array = arrays[i];
+    auto counts = cast<pgpu::FragmentType>(op.getResult(i).getType());
+    SmallVector<Value> out;
+    for (int64_t k = 0, n = slots(counts); k < n; ++k)
+      out.push_back(LLVM::LoadOp::create(b, loc, b.getI32Type(), sharedSlot(array, slotElement(counts, k))));
+    values[op.getResult(i)] = out;
+  }
+  // The next loop to count into the array (an enclosing loop's next iteration) zeroes it again.
+  if (!read.empty())
+    gpu::BarrierOp::create(b, loc);
   return success(ok);
 }
 
@@ -547,35 +635,39 @@ LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
 LogicalResult Selector::emitHistogram(pgpu::HistogramOp op) {
   auto input = cast<pgpu::FragmentType>(op.getInput().getType());
   auto result = cast<pgpu::FragmentType>(op.getType());
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  Value array = sharedArray(i32, elements(result));
-  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  auto slot = [&](Value index) {
-    return LLVM::GEPOp::create(b, loc, sharedPtr, i32, array,
-                               ValueRange{arith::IndexCastOp::create(b, loc, i64, index)});
+  Type i32 = b.getI32Type();
+  auto slot = [&](Value array, Value index) { return sharedSlot(array, index); };
+  Type valueType = deviceScalarType(input.getElementType());
+  auto count = [&](Value array) {
+    for (int64_t k = 0, n = slots(input); k < n; ++k) {
+      Value ok = andMaybe(at(op.getValid(), k), slotExists(input, k));
+      scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
+        Value v = at(op.getInput(), k);
+        Value bin = valueType.isIndex() ? v : arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, slot(array, bin), constI32(1),
+                                  LLVM::AtomicOrdering::monotonic);
+        scf::YieldOp::create(b, loc);
+      });
+    }
   };
+  // Accumulated by its loop (emitFor): the loop zeroes and reads the array.
+  if (auto it = accumulatingHistograms.find(op); it != accumulatingHistograms.end()) {
+    count(it->second);
+    return success();
+  }
+  Value array = sharedArray(i32, elements(result));
   for (int64_t k = 0, n = slots(result); k < n; ++k) {
     Value element = slotElement(result, k);
-    LLVM::StoreOp::create(b, loc, constI32(0), slot(element));
+    LLVM::StoreOp::create(b, loc, constI32(0), slot(array, element));
   }
   gpu::BarrierOp::create(b, loc);
-  Type valueType = deviceScalarType(input.getElementType());
-  for (int64_t k = 0, n = slots(input); k < n; ++k) {
-    Value ok = andMaybe(at(op.getValid(), k), slotExists(input, k));
-    scf::IfOp::create(b, loc, ok, [&](OpBuilder &, Location) {
-      Value v = at(op.getInput(), k);
-      Value bin = valueType.isIndex() ? v : arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
-      LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, slot(bin), constI32(1),
-                                LLVM::AtomicOrdering::monotonic);
-      scf::YieldOp::create(b, loc);
-    });
-  }
+  count(array);
   gpu::BarrierOp::create(b, loc);
-  Type count = deviceScalarType(result.getElementType());
+  Type countType = deviceScalarType(result.getElementType());
   SmallVector<Value> out;
   for (int64_t k = 0, n = slots(result); k < n; ++k) {
-    Value c = LLVM::LoadOp::create(b, loc, i32, slot(slotElement(result, k)));
-    out.push_back(castValue(b.getI32Type(), count, c));
+    Value c = LLVM::LoadOp::create(b, loc, i32, slot(array, slotElement(result, k)));
+    out.push_back(castValue(b.getI32Type(), countType, c));
   }
   gpu::BarrierOp::create(b, loc);
   values[op.getResult()] = out;
@@ -872,6 +964,11 @@ LogicalResult Selector::run() {
                               << " bytes of static shared memory for @" << kernel.getSymName() << ", more than the "
                               << target.sharedMemoryBytes() / 1024 << " KiB a " << target.groupWord()
                               << " gets (smaller tiles or fewer THREADS fit)";
+  if (dynamicSharedBytes > 0 && stageBytes + sharedBytes + dynamicSharedBytes > target.dynamicSharedMemoryBytes())
+    return kernel.emitError() << "the " << target.name() << " selector needs " << stageBytes + sharedBytes
+                              << " bytes of static and " << dynamicSharedBytes << " of dynamic shared memory for @"
+                              << kernel.getSymName() << ", more than the " << target.dynamicSharedMemoryBytes() / 1024
+                              << " KiB a " << target.groupWord() << " may get (fewer HBINS fit)";
   if (stageBytes > 0) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());

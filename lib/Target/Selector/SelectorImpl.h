@@ -87,6 +87,11 @@ private:
   Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value constInt(Type type, int64_t v) { return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v)); }
   Value constI32(int32_t v) { return constInt(b.getI32Type(), v); }
+  /// The address of i32 element `index` of a shared array.
+  Value sharedSlot(Value array, Value index) {
+    return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), b.getI32Type(), array,
+                               ValueRange{arith::IndexCastOp::create(b, loc, b.getI64Type(), index)});
+  }
 
   /// The static shape of a fragment at the bound parameters.
   SmallVector<int64_t> shapeOf(pgpu::FragmentType type) {
@@ -259,12 +264,51 @@ private:
   LogicalResult emitForeach(pgpu::ForeachOp op);
   LogicalResult emitLastProgram(pgpu::LastProgramOp op);
   LogicalResult emitHistogram(pgpu::HistogramOp op);
+  /// Histograms whose counts a loop accumulates in a shared array across its iterations (emitFor):
+  /// the op adds into the array only. And the carried adds that accumulation replaces (not emitted).
+  DenseMap<Operation *, Value> accumulatingHistograms;
+  DenseSet<Operation *> accumulated;
+  /// The shared array of each count (bins) that loops accumulate in, by symbol: the loops run one
+  /// after another (each zeroes it after a barrier and reads it before one), so they share it.
+  DenseMap<int64_t, std::string> countArrays;
+  /// Loop results whose counts are still in their shared array (a later loop adds to them).
+  DenseMap<Value, std::string> countsInShared;
+  /// An array too large for the static shared memory is the workgroup's dynamic shared memory: an
+  /// extern array whose name ends in `_dynamic<bytes>` (selector::kDynamicSharedSuffix), which the
+  /// launcher reads to size the launch; one per kernel.
+  Value countArray(int64_t count) {
+    int64_t bytes = ((count * 4 + 15) / 16) * 16;
+    bool dynamic = bytes > stageLimit() && target.dynamicSharedMemoryBytes() > target.sharedMemoryBytes() &&
+                   dynamicSharedBytes == 0;
+    std::string symbol = (llvm::Twine(name) + "_counts" + llvm::Twine(count) +
+                          (dynamic ? llvm::Twine(kDynamicSharedSuffix) + llvm::Twine(bytes) : llvm::Twine()))
+                             .str();
+    auto [it, fresh] = countArrays.try_emplace(count, symbol);
+    if (fresh) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      if (dynamic) {
+        dynamicSharedBytes = bytes;
+        LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI32Type(), 0), /*isConstant=*/false,
+                               LLVM::Linkage::External, it->second, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+      } else {
+        sharedBytes += bytes;
+        LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI32Type(), count), /*isConstant=*/false,
+                               LLVM::Linkage::Internal, it->second, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+      }
+    }
+    return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), it->second);
+  }
+  /// The carried counts of `op` that accumulate in shared memory: the carry starts as a splat zero
+  /// and each iteration adds one pgpu.histogram of the body (its only use) and yields the sum.
+  SmallVector<std::pair<unsigned, pgpu::HistogramOp>> carriedHistograms(pgpu::ForOp op);
 
   // ---- fragments of rank >= 2: data movement through a shared-memory staging area ----------
   /// Of the static shared memory a workgroup gets, all but 8 KiB (40 KiB of a CTA's 48).
   int64_t stageLimit() const { return target.sharedMemoryBytes() - 8 * 1024; }
   int64_t stageBytes = 0;
   int64_t sharedBytes = 0; // the reductions' and scans' small arrays
+  int64_t dynamicSharedBytes = 0; // the extern array of countArray, when one is
   Operation *current = nullptr;
   Type stageType(Type t) { return t.isIndex() ? b.getI64Type() : t.isInteger(1) ? b.getI8Type() : t; }
   Value stagedPointer(Type slotType, int64_t byteOffset, Value linear);

@@ -41,6 +41,14 @@ constexpr int64_t kStreamedElementsPerThread = 32;
 /// against 8.2 us at 4), f32 rows of 1024 at 4 (bench/results/2026-12-01-h200-defaults.json).
 constexpr int64_t kStreamedBytesPerThread = 32;
 constexpr int64_t kStreamedFloorWarps = 4;
+/// A lanewise program (no cross-lane combination, nothing carried) has no reduction tree that
+/// fewer threads would shorten, and its registers grow with the math of each element it holds:
+/// each thread moves one 16-byte vector of its largest loaded fragment. The bf16 form of
+/// examples/fused_pointwise.py (f32 math: accurate tanh, exp, division, sqrt) at BLOCK 512 took 126
+/// registers a thread at 1 warp (16 elements a thread; sm_90 ptxas): 16 warps a multiprocessor
+/// (1-warp CTAs never more than 32, its CTA limit), 0.252 ms on the H200; 2 warps (8 elements, 64
+/// registers) 0.188 ms, 4 warps 0.194, torch.compile 0.204 (2026-12-02-h200-pointwise-histogram.json).
+constexpr int64_t kLanewiseBytesPerThread = 16;
 /// A reduction of pairs (an arg-reduction: value and index) is fastest with few threads each folding
 /// many elements, since every cross-thread step moves and compares both: on the H200 argmax
 /// 16384x8192 ran 124 us at 2 warps (128 elements a thread) against 198 us at 8 and 320 us at 4
@@ -105,9 +113,10 @@ int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) c
     need = fewest;
     if (!pairedReduction && !loadedBytes.empty()) {
       need = 1;
+      int64_t perThread = lanewise ? kLanewiseBytesPerThread : kStreamedBytesPerThread;
       for (const Monomial &m : loadedBytes)
-        need = std::max(need, std::min(kStreamedFloorWarps, (evaluate({m}, params) + 32 * kStreamedBytesPerThread - 1) /
-                                                                (32 * kStreamedBytesPerThread)));
+        need = std::max(need, std::min(kStreamedFloorWarps, (evaluate({m}, params) + 32 * perThread - 1) /
+                                                                (32 * perThread)));
     }
     for (const Monomial &m : fragmentElements)
       need = std::max(need, (evaluate({m}, params) + 32 * perThread - 1) / (32 * perThread));
@@ -122,8 +131,9 @@ std::string triton::ResourceModel::pythonWarps() const {
   auto [fewest, perThread] = streamingRule(pairedReduction);
   std::string floor = std::to_string(fewest);
   if (!pairedReduction && !loadedBytes.empty())
-    floor = "max(1, min(" + std::to_string(kStreamedFloorWarps) + ", -(-(" + pythonMax(loadedBytes) + ") // " +
-            std::to_string(32 * kStreamedBytesPerThread) + ")))";
+    floor = "max(1, min(" + std::to_string(kStreamedFloorWarps) + ", -(-(" +
+            pythonMax(loadedBytes) + ") // " +
+            std::to_string(32 * (lanewise ? kLanewiseBytesPerThread : kStreamedBytesPerThread)) + ")))";
   std::string need =
       accumulatorRows.empty()
           ? "max(" + floor + ", -(-(" + pythonMax(fragmentElements) + ") // " +
@@ -204,6 +214,14 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     }
   });
   kernel.walk([&](pgpu::ReduceOp r) { model.pairedReduction |= r.getNumResults() > 1; });
+  kernel.walk([&](Operation *op) {
+    if (isa<pgpu::ReduceOp, pgpu::RangeReduceOp, pgpu::ScanOp, pgpu::RangeScanOp, pgpu::ArgReduceOp,
+            pgpu::ContractOp, pgpu::ScaledContractOp, pgpu::SparseContractOp, pgpu::RegionFoldOp,
+            pgpu::RegionScanOp, pgpu::HistogramOp, pgpu::ScatterReduceOp, pgpu::AtomicRMWOp, pgpu::AtomicCASOp>(op))
+      model.lanewise = false;
+    if (auto loop = dyn_cast<pgpu::ForOp>(op); loop && !loop.getInits().empty())
+      model.lanewise = false;
+  });
   kernel.walk([&](pgpu::ContractOp c) {
     auto acc = cast<pgpu::FragmentType>(c.getResult().getType());
     size_t rank = acc.getExtents().size();

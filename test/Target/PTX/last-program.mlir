@@ -5,7 +5,7 @@
 // (A stored histogram has one launch guard, whether its bins fit the privatized array: the variant
 // where they do, @histogram$g1, is checked.)
 // RUN: tessel compile %tessel_src/examples/kir/histogram.mlir --target=ptx --emit=device | FileCheck %s
-// CHECK: llvm.mlir.global internal @histogram$g1_shared{{[0-9]+}}() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<32 x i32>
+// CHECK: llvm.mlir.global internal @histogram$g1_counts32() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<32 x i32>
 // CHECK: gpu.func @histogram$g1(
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic : !llvm.ptr<3>, i32
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32

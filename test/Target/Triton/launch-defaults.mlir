@@ -2,6 +2,8 @@
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=KEEP
 // RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ROWS
 // RUN: tessel compile %tessel_src/examples/kir/argmax.mlir --target=triton --emit=source | FileCheck %s --check-prefix=PAIRS
+// RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=triton --emit=source | FileCheck %s --check-prefix=MAP
+// RUN: tessel compile %tessel_src/examples/kir/histogram.mlir --target=triton --emit=source | FileCheck %s --check-prefix=HIST
 
 // COM: Triton legalization's sm_90 contraction defaults: the loop-carried f32 accumulator tile
 // COM: grows along its columns to 256 (128 x 256 f32 over two warpgroups is 128 registers a thread;
@@ -32,3 +34,14 @@
 // COM: at least 2 warps (2 at the declared BLOCK of 512; 2 also at a bound BLOCK of 8192).
 // PAIRS: argmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 2),
 // PAIRS: return next((w for w in (1, 2, 4, 8, 16) if w >= max(2, -(-(1 * p['BLOCK']) // 4096))), 16)
+
+// COM: A lanewise program (a pointwise map over blocks: no reduction, contraction, atomic or carried
+// COM: fragment): each thread moves one 16-byte vector of its largest loaded fragment (1 to 4 warps
+// COM: for that floor), so 4 warps at the declared BLOCK of 512 f32 (the streamed rows above keep 2).
+// MAP: vector_add_PARAMS = {{.*}}'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 4),
+// MAP: def vector_add_WARPS(p):
+// MAP: return next((w for w in (1, 2, 4, 8, 16) if w >= max(max(1, min(4, -(-(4 * p['BLOCK']) // 512))), -(-(1 * p['BLOCK']) // 1024))), 16)
+
+// COM: A declared bin count of a pgpu.histogram (tl.histogram: about bins/32 ALU operations per element)
+// COM: keeps its candidates up to 2048 in Triton (the PTX provider keeps them all: histogram-shared.mlir).
+// HIST: histogram_PARAMS = {{.*}}'HBINS': ([32, 64, 128, 256, 512, 1024, 2048], 32), 'HPASSES': ([1, 2, 4, 8], 1),

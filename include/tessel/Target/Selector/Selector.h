@@ -57,6 +57,10 @@ inline constexpr llvm::StringLiteral kVectorParam = "VECTOR";
 /// in i32; the wrapper and the runtime check both before a launch. The ABI words stay 64-bit.
 inline constexpr unsigned kIndexBits = 32;
 
+/// The suffix of a kernel's dynamic shared array, followed by its bytes (`<kernel>_counts65536_dynamic262144`):
+/// the launcher opts the function into that much dynamic shared memory and launches with it.
+inline constexpr llvm::StringLiteral kDynamicSharedSuffix = "_dynamic";
+
 /// What a GPU target decides for the shared selector (seed 004 §"Target independence": instruction
 /// choices and processor limits belong to the target).
 class DeviceTarget {
@@ -76,6 +80,9 @@ public:
   virtual llvm::ArrayRef<int64_t> threadCandidates() const = 0;
   /// Static shared memory a workgroup gets, in bytes; the staging area may use all but 8 KiB.
   virtual int64_t sharedMemoryBytes() const = 0;
+  /// Shared memory a workgroup may get beyond the static part, sized at launch (dynamic shared
+  /// memory the launcher opts into), in bytes: static and dynamic together. None by default.
+  virtual int64_t dynamicSharedMemoryBytes() const { return 0; }
   /// Launch guards (pgpu::launchGuards) compiled as variants: each kernel becomes one device function
   /// per assignment of its first `launchGuards()` guards (pgpu::guardVariant names them), which the
   /// target's launcher chooses among. None by default (a target without a launcher).

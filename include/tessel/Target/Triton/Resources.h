@@ -44,6 +44,9 @@ struct ResourceModel {
   std::vector<Monomial> accumulatorRows;
   /// Whether a fragment reduction combines several values at once (an index beside its value).
   bool pairedReduction = false;
+  /// Whether every lane's value depends on its own lanes only: no reduction, scan, fold, histogram,
+  /// contraction or atomic, and no fragment carried by a loop (a pointwise map over blocks).
+  bool lanewise = true;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
 
@@ -57,8 +60,8 @@ struct ResourceModel {
   /// where the program contracts (wgmma issues m64 per warpgroup); else enough warps that the
   /// largest fragment holds at most 32 elements a thread, and at least enough that each thread
   /// moves 32 bytes of the largest loaded fragment (two 16-byte vectors; between 1 and 4 warps
-  /// for that floor); or at most 128 elements a thread (at least 2 warps) where a reduction
-  /// combines pairs; at most 16 warps.
+  /// for that floor; one 16-byte vector in a lanewise program); or at most 128
+  /// elements a thread (at least 2 warps) where a reduction combines pairs; at most 16 warps.
   int64_t warpsAt(const llvm::StringMap<int64_t> &params) const;
   /// The same rule spelled in Python over a parameter dict `p` (the wrapper's `<kernel>_WARPS`).
   std::string pythonWarps() const;

@@ -7,7 +7,11 @@
 // sum is the per-coordinate count of the loop's active lanes, carried in the
 // program as a `pgpu.histogram` fragment and added once per coordinate after
 // the loop. The choice is a launch fact (the target's extent against the
-// declared HBINS): the original loop stays as the other branch.
+// declared HBINS times HPASSES): the original loop stays as the other branch.
+// A target of more than HBINS bins is counted in passes over bin ranges of
+// HBINS (bin-range tiling): each pass reads the program's elements again and
+// counts those in its range, so a partial that fits the provider's fast
+// memory (a Triton fragment, PTX shared memory) covers more bins than it holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +33,7 @@ using namespace tessel::pgpu;
 
 namespace {
 constexpr llvm::StringLiteral kBinsParam = "HBINS";
+constexpr llvm::StringLiteral kPassesParam = "HPASSES";
 constexpr llvm::StringLiteral kBlockP = "BLOCK_P";
 
 /// A constant scatter-add the pass can count instead: its loop, the constant and the target's extent.
@@ -112,12 +117,17 @@ LogicalResult privatize(KernelOp kernel, Candidate c) {
     return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
   };
   Value bins = ParamOp::create(b, loc, b.getIndexType(), kBinsParam);
-  Value fits = CmpOp::create(b, loc, kir::CmpPredicate::LE, extent, bins);
+  Value passes = ParamOp::create(b, loc, b.getIndexType(), kPassesParam);
+  Value fits = CmpOp::create(b, loc, kir::CmpPredicate::LE, extent, bin(kir::BinaryKind::Mul, bins, passes));
   auto guard = IfOp::create(b, loc, TypeRange(), fits);
   auto counts = FragmentType::get(ctx, b.getI32Type(), {StringAttr::get(ctx, kBinsParam)});
 
-  // Privatized: the loop carries the counts; each block adds its histogram.
+  // Privatized: one pass per range of HBINS bins [first, first + HBINS); the loop carries the
+  // range's counts, each block adds the histogram of its coordinates in the range.
   b.createBlock(&guard.getThenRegion());
+  auto ranges = ForOp::create(b, loc, TypeRange(), arith::ConstantIndexOp::create(b, loc, 0), extent, bins,
+                              ValueRange{});
+  Value first = b.createBlock(&ranges.getBody())->addArgument(b.getIndexType(), loc);
   Value zero = SplatOp::create(b, loc, counts, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
   auto counting = ForOp::create(b, loc, TypeRange{counts}, loop.getLower(), loop.getUpper(), loop.getStep(),
                                 ValueRange{zero});
@@ -136,13 +146,23 @@ LogicalResult privatize(KernelOp kernel, Candidate c) {
     if (!isa<FragmentType>(ok.getType()))
       ok = SplatOp::create(b, loc, FragmentType::get(ctx, b.getI1Type(), cast<FragmentType>(coords.getType()).getExtents()),
                            ok);
-    Value part = HistogramOp::create(b, loc, counts, coords, ok);
+    auto lanes = cast<FragmentType>(coords.getType());
+    auto laneIndex = FragmentType::get(ctx, b.getIndexType(), lanes.getExtents());
+    if (!lanes.getElementType().isIndex())
+      coords = CastOp::create(b, loc, laneIndex, coords);
+    // The coordinate relative to the range, and whether it lies in the range.
+    Value local = bin(kir::BinaryKind::Sub, coords, SplatOp::create(b, loc, laneIndex, first));
+    Value above = CmpOp::create(b, loc, kir::CmpPredicate::GE, local,
+                                SplatOp::create(b, loc, laneIndex, arith::ConstantIndexOp::create(b, loc, 0)));
+    Value below = CmpOp::create(b, loc, kir::CmpPredicate::LT, local, SplatOp::create(b, loc, laneIndex, bins));
+    ok = bin(kir::BinaryKind::And, ok, bin(kir::BinaryKind::And, above, below));
+    Value part = HistogramOp::create(b, loc, counts, local, ok);
     YieldOp::create(b, loc, ValueRange{bin(kir::BinaryKind::Add, carried, part)});
   }
   // One merge per bin with a nonzero count, scaled by the constant, in the target's type.
   Type element = c.constant.getType();
   auto binIndex = FragmentType::get(ctx, b.getIndexType(), {StringAttr::get(ctx, kBinsParam)});
-  Value at = IotaOp::create(b, loc, binIndex, arith::ConstantIndexOp::create(b, loc, 0));
+  Value at = IotaOp::create(b, loc, binIndex, first);
   Value inside = CmpOp::create(b, loc, kir::CmpPredicate::LT, at, SplatOp::create(b, loc, binIndex, extent));
   Value total = counting.getResult(0);
   Value some = CmpOp::create(b, loc, kir::CmpPredicate::NE, total, zero);
@@ -155,6 +175,8 @@ LogicalResult privatize(KernelOp kernel, Candidate c) {
   auto merge = ScatterReduceOp::create(b, loc, merged, c.write.getView(), ValueRange{at}, valid);
   IRMapping regionMap;
   c.write.getCombine().cloneInto(&merge.getCombine(), regionMap);
+  YieldOp::create(b, loc);
+  b.setInsertionPointAfter(ranges);
   YieldOp::create(b, loc);
 
   // Direct: the original loop, one atomic per active lane.
@@ -173,7 +195,7 @@ void declare(KernelOp kernel, Attribute extent) {
     for (Attribute a : *existing) {
       auto p = cast<ParamAttr>(a);
       if (p.getName() == kBlockP)
-        p = ParamAttr::get(ctx, p.getName(), {1024, 4096, 16384, 65536, 262144}, 65536, p.getProvider(),
+        p = ParamAttr::get(ctx, p.getName(), {1024, 4096, 16384, 65536, 262144, 524288}, 65536, p.getProvider(),
                            p.getCovers());
       // Each block's histogram merges its warps' counts (HBINS each): blocks of 4096 amortize that.
       if (p.getName() == kBlockParam)
@@ -181,8 +203,12 @@ void declare(KernelOp kernel, Attribute extent) {
       params.push_back(p);
     }
   if (!kernel.getParam(kBinsParam))
-    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), {32, 64, 128, 256, 512, 1024, 2048}, 32,
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), {32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768}, 32,
                                     StringAttr(), dyn_cast<StringAttr>(extent)));
+  // Passes over bin ranges: each reads the program's elements once more (1: one range of HBINS).
+  if (!kernel.getParam(kPassesParam))
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kPassesParam), {1, 2, 4, 8}, 1, StringAttr(),
+                                    StringAttr()));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 

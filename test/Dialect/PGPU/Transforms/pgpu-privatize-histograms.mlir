@@ -1,25 +1,38 @@
 // RUN: tessel-opt %s -split-input-file -pgpu-privatize-histograms | FileCheck %s
 
 // COM: A blocked loop scatter-adds the constant 1 into a rank-1 workspace of extent B at the loaded
-// COM: values: under the launch fact B <= HBINS the loop instead carries a privatized fragment of
-// COM: HBINS counts (pgpu.histogram of each block's coordinates under the write's validity) and one
-// COM: scatter_reduce after the loop adds the nonzero counts of bins [0, B); otherwise the original
-// COM: loop (direct atomics). HBINS is declared covering B; BLOCK_P (here absent) is left alone.
+// COM: values: under the launch fact B <= HBINS * HPASSES the bins are counted in passes over ranges
+// COM: of HBINS bins [r, r + HBINS): in each, the loop carries a privatized fragment of HBINS counts
+// COM: (pgpu.histogram of each block's coordinates minus r, under the write's validity and the
+// COM: range's), and one scatter_reduce after the loop adds the range's nonzero counts at bins r + i
+// COM: below B; otherwise the original loop (direct atomics). HBINS is declared covering B, HPASSES
+// COM: (default 1: one range); BLOCK_P (here absent) is left alone.
 // CHECK-LABEL: pgpu.kernel @count
 // CHECK-SAME: #pgpu.param<"BLOCK", [256, 512, 4096], 4096>
-// CHECK-SAME: #pgpu.param<"HBINS", [32, 64, 128, 256, 512, 1024, 2048], 32, covers = "B">
+// CHECK-SAME: #pgpu.param<"HBINS", [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 32, covers = "B">
+// CHECK-SAME: #pgpu.param<"HPASSES", [1, 2, 4, 8], 1>
 // CHECK: %[[B:.*]] = pgpu.extent %h[0]
 // CHECK: %[[HB:.*]] = pgpu.param "HBINS" : index
-// CHECK: %[[FITS:.*]] = pgpu.cmp le %[[B]], %[[HB]] : index
+// CHECK: %[[HP:.*]] = pgpu.param "HPASSES" : index
+// CHECK: %[[CAP:.*]] = pgpu.binary mul %[[HB]], %[[HP]] : index
+// CHECK: %[[FITS:.*]] = pgpu.cmp le %[[B]], %[[CAP]] : index
 // CHECK: pgpu.if %[[FITS]] {
+// CHECK: pgpu.for %{{.*}} to %[[B]] step %[[HB]] {
+// CHECK: ^bb0(%[[FIRST:.*]]: index):
 // CHECK: %[[ZERO:.*]] = pgpu.splat %{{.*}} : i32 -> !pgpu.fragment<i32, [HBINS]>
 // CHECK: %[[COUNTS:.*]] = pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ZERO]] : !pgpu.fragment<i32, [HBINS]>)
 // CHECK: ^bb0(%{{.*}}: index, %[[ACC:.*]]: !pgpu.fragment<i32, [HBINS]>):
 // CHECK: %[[BIN:.*]] = pgpu.cast %{{.*}} : !pgpu.fragment<i32, [BLOCK]> to !pgpu.fragment<index, [BLOCK]>
-// CHECK: %[[PART:.*]] = pgpu.histogram %[[BIN]] valid %{{.*}} : !pgpu.fragment<index, [BLOCK]>, !pgpu.fragment<i1, [BLOCK]> -> !pgpu.fragment<i32, [HBINS]>
+// CHECK: %[[R:.*]] = pgpu.splat %[[FIRST]] : index -> !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[LOCAL:.*]] = pgpu.binary sub %[[BIN]], %[[R]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[GE:.*]] = pgpu.cmp ge %[[LOCAL]]
+// CHECK: %[[LT:.*]] = pgpu.cmp lt %[[LOCAL]]
+// CHECK: %[[INR:.*]] = pgpu.binary and %[[GE]], %[[LT]]
+// CHECK: %[[OK0:.*]] = pgpu.binary and %{{.*}}, %[[INR]]
+// CHECK: %[[PART:.*]] = pgpu.histogram %[[LOCAL]] valid %[[OK0]] : !pgpu.fragment<index, [BLOCK]>, !pgpu.fragment<i1, [BLOCK]> -> !pgpu.fragment<i32, [HBINS]>
 // CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[PART]] : !pgpu.fragment<i32, [HBINS]>
 // CHECK: pgpu.yield %[[NEXT]]
-// CHECK: %[[AT:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [HBINS]>
+// CHECK: %[[AT:.*]] = pgpu.iota %[[FIRST]] : !pgpu.fragment<index, [HBINS]>
 // CHECK: %[[INSIDE:.*]] = pgpu.cmp lt %[[AT]], %{{.*}} : !pgpu.fragment<index, [HBINS]>
 // CHECK: %[[SOME:.*]] = pgpu.cmp ne %[[COUNTS]], %[[ZERO]] : !pgpu.fragment<i32, [HBINS]>
 // CHECK: %[[OK:.*]] = pgpu.binary and %[[INSIDE]], %[[SOME]]
@@ -67,6 +80,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // COM: which a count does not give), and a float add (its sums round by grouping).
 // CHECK-LABEL: pgpu.kernel @weighted
 // CHECK-NOT: HBINS
+// CHECK-NOT: HPASSES
 // CHECK-NOT: pgpu.histogram
 // CHECK: pgpu.scatter_reduce %{{.*}}, %ws[
 // CHECK-NOT: pgpu.histogram

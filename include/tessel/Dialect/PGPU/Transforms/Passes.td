@@ -431,15 +431,18 @@ def PGPUPrivatizeHistograms : Pass<"pgpu-privatize-histograms", "::mlir::ModuleO
     c, added once per coordinate after the loop, is the same sum. Every
     in-bounds coordinate is below E, so under the uniform guard E <= HBINS a
     `pgpu.histogram` into HBINS bins counts every active lane.
-    Rewrites: `pgpu.if (E <= HBINS)` (a launch fact): the loop carries a
+    Rewrites: `pgpu.if (E <= HBINS * HPASSES)` (a launch fact): a loop over
+    bin ranges [r, r + HBINS) of [0, E) (bin-range tiling: each pass reads the
+    loop's elements again); in each, the loop carries a
     `!pgpu.fragment<i32, [HBINS]>` of counts, each block adds the histogram
-    of its coordinates under the write's validity, and after the loop one
-    scatter_reduce adds c * count to the target at bins [0, E) with a nonzero
-    count; else the original loop (direct atomics). HBINS is declared
-    (candidates 32..2048, `covers` E when E is a symbol: the call's default
+    of its coordinates minus r under the write's validity and the range's,
+    and after the loop one scatter_reduce adds c * count to the target at
+    bins r + i < E with a nonzero count; else the original loop (direct
+    atomics). HPASSES is declared (1, 2, 4, 8; default 1). HBINS is declared
+    (candidates 32..32768; Triton keeps them to 2048; `covers` E when E is a symbol: the call's default
     is the smallest candidate holding every bin, none when E is larger), and
     a BLOCK_P ownership of the enclosing mapping gets larger candidates
-    (default 65536) so that each program merges its counts once for many
+    (up to 524288, default 65536) so that each program merges its counts once for many
     elements instead of once per few.
     Preserves: the target's final contents (integer sums are exact in any
     grouping), other effects, ABI, origins.
