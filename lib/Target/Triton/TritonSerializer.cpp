@@ -742,6 +742,15 @@ LogicalResult Serializer::run() {
     for (Attribute e : buffer.getExtents()) {
       if (auto size = dyn_cast<IntegerAttr>(e)) {
         host.push_back(std::to_string(size.getInt()));
+      } else if (pgpu::WorkspaceExtentOp sized = pgpu::workspaceExtent(kernel, cast<StringAttr>(e).getValue())) {
+        // A named LaunchExpr: the wrapper evaluates it as it evaluates the grid; the kernel reads the
+        // same value, computed in its body from its launch-time arguments.
+        FailureOr<std::string> size = hostExpr(sized.getSize());
+        if (failed(size))
+          return failure();
+        host.push_back(*size);
+        device.push_back(expr(sized.getSize()));
+        continue;
       } else if (kernel.getParam(cast<StringAttr>(e).getValue())) {
         host.push_back(std::to_string(param(cast<StringAttr>(e).getValue())));
       } else {
@@ -775,6 +784,8 @@ LogicalResult Serializer::run() {
       space = ps;
       continue;
     }
+    if (isa<pgpu::WorkspaceExtentOp>(op)) // spelled where workspace is sized (above)
+      continue;
     if (failed(emitOp(op, indent)))
       return failure();
   }
@@ -841,6 +852,19 @@ LogicalResult Serializer::run() {
         os << "'" << name << "', ";
     }
   os << ")\n";
+  // The program count of a binding on a call's views (a resource fact: a call's FOLD_SPLIT default
+  // compares it with the multiprocessors), or None where it reads an ABI scalar.
+  {
+    bool scalar = false;
+    FailureOr<std::string> programs = wrapper::hostLaunchExprText(
+        space.getExtents()[0], [&](Value v) { scalar = true; return std::string("0"); },
+        [&](StringRef n) { return "p['" + n.str() + "']"; },
+        [&](Value view, int64_t axis) { return llvm::formatv("_v['{0}'].shape[{1}]", names[view], axis).str(); },
+        [&](Operation *, StringRef) { return failure(); });
+    os << "\n\ndef " << kname << "_PROGRAMS(p, _v):\n"
+       << "    \"\"\"The program count of binding `p` on views `_v` ({name: tensor}), or None.\"\"\"\n"
+       << "    return " << (succeeded(programs) && !scalar ? *programs : std::string("None")) << "\n";
+  }
   // WARPS's heuristic default of a binding: a call that binds covering defaults re-evaluates it.
   os << "\n\ndef " << kname << "_WARPS(p):\n"
      << "    \"\"\"The heuristic WARPS of binding `p` (Resources.h, ResourceModel::warpsAt).\"\"\"\n"
