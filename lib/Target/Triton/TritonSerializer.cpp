@@ -774,7 +774,24 @@ LogicalResult Serializer::run() {
                                                : std::to_string(cast<IntegerAttr>(init).getInt());
       fill = "torch.full((" + count + ",), " + value + ", dtype=" + dtype + ", device=" + firstView + ".device)";
     }
-    wrapper.allocations.push_back("_ws_" + names[arg] + " = " + fill);
+    bool launchSized = llvm::any_of(buffer.getExtents(), [&](Attribute e) {
+      auto n = dyn_cast<StringAttr>(e);
+      return n && pgpu::workspaceExtent(kernel, n.getValue());
+    });
+    if (!launchSized) {
+      wrapper.allocations.push_back("_ws_" + names[arg] + " = " + fill);
+      continue;
+    }
+    // Launch-sized workspace may be empty on a call (a path this call does not take): then a
+    // zero-element tensor made once per dtype and device, not an allocation per call.
+    std::string ws = "_ws_" + names[arg];
+    wrapper.allocations.push_back(ws + " = " + count);
+    llvm::StringRef countName = ws;
+    std::string sized = fill;
+    for (size_t at = sized.find(count); at != std::string::npos; at = sized.find(count, at + countName.size()))
+      sized.replace(at, count.size(), countName.str());
+    wrapper.allocations.push_back(ws + " = _ws_empty(" + dtype + ", " + firstView + ".device) if " + ws +
+                                  " == 0 else " + sized);
   }
   // The body: launch-time values, then the program space.
   pgpu::ProgramSpaceOp space;
@@ -950,6 +967,17 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
   os << "def _interpreting():\n"
      << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
      << libdevicePrelude(module);
+  // Launch-sized workspace (pgpu.workspace_extent) that a call leaves empty takes one shared tensor.
+  bool launchSized = false;
+  module.walk([&](pgpu::WorkspaceExtentOp) { launchSized = true; });
+  if (launchSized)
+    os << "_WS_EMPTY = {}\n\n\n"
+       << "def _ws_empty(dtype, device):\n"
+       << "    \"\"\"A zero-element workspace tensor (made once per dtype and device).\"\"\"\n"
+       << "    t = _WS_EMPTY.get((dtype, device))\n"
+       << "    if t is None:\n"
+       << "        t = _WS_EMPTY[(dtype, device)] = torch.empty(0, dtype=dtype, device=device)\n"
+       << "    return t\n\n\n";
   triton::emitLaunchPrelude(os);
   wrapper::emitCheckScalar(os);
   wrapper::emitCheckApart(os);
