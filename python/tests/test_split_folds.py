@@ -72,6 +72,45 @@ def test_split_fold_matches_kir(tessel_bin, root, tmp_path, constexprs, shapes, 
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-3, atol=1e-3)
 
 
+VARIANTS = [
+    ("window", {"W": 5}, {"B": 1, "H": 2, "S": 37, "T": 70, "D": 16}),     # all-false prefix and suffix per segment
+    ("window", {"W": 40}, {"B": 1, "H": 1, "S": 70, "T": 70, "D": 16}),
+    ("bias", {}, {"B": 1, "H": 2, "S": 3, "T": 97, "D": 16}),
+    ("gqa", {"GROUP": 2}, {"B": 1, "H": 4, "G": 2, "S": 1, "T": 70, "D": 16}),
+]
+
+
+@pytest.mark.parametrize("split", [2, 4])
+@pytest.mark.parametrize("name,constexprs,shapes", VARIANTS,
+                         ids=[f"{n}-{shape_arg(s)}" for n, _, s in VARIANTS])
+def test_split_variants_match_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, split):
+    """The attention variants of bench/attention_kernels.py: a band (segments wholly outside it fold
+    nothing and contribute the identity), an additive bias, grouped-query heads."""
+    sys.path[:0] = [str(root / "bench")]
+    import attention_kernels as AK
+    import tessel.language as T
+    make = {"window": AK.window_attention, "bias": AK.bias_attention, "gqa": AK.gqa_attention}[name]
+    source = make(T.f16, name=f"split_{name}")._write(tmp_path, constexprs)
+    shape = shape_arg(shapes)
+    scalars = ["--scalar", "scale=0.35"]
+    kir = tmp_path / "kir"
+    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", "3",
+                    "--segments=random", "--out", str(kir), *scalars], check=True, capture_output=True)
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE, "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    assert "pgpu.last_program" in program.read_text()
+    out = tmp_path / "pgpu"
+    binding = {"BLOCK_S": 16, "BLOCK_T": 16, "BLOCK_D": 16, "FOLD_SPLIT": split}
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", "3", "--order",
+                          "shuffle", "--out", str(out), *scalars,
+                          *[f"--param={k}={v}" for k, v in binding.items()]], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    np.testing.assert_allclose(np.load(out / "O.npy").astype(np.float64), np.load(kir / "O.npy").astype(np.float64),
+                               rtol=1e-3, atol=1e-3)
+
+
 def test_remarks_say_what_was_split(tessel_bin, root, tmp_path):
     """With remarks on, the pass says at each fold what it adopted, and at the element-wise
     fallback's folds (inside a loop) why they stay."""
