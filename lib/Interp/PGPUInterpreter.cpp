@@ -130,6 +130,16 @@ FailureOr<SmallVector<int64_t>> PGPUInterpreter::resolve(Operation &op, ArrayRef
       shape.push_back(it->second);
       continue;
     }
+    if (pgpu::WorkspaceExtentOp sized = pgpu::workspaceExtent(kernel, name)) {
+      // A named LaunchExpr: the runtime evaluates it as it evaluates the grid.
+      FailureOr<int64_t> size = evaluateLaunchExpr(sized.getSize(), launchEnv);
+      if (failed(size))
+        return failure();
+      if (*size < 0)
+        return sized.emitError() << "workspace extent '" << name << "' evaluates to " << *size;
+      shape.push_back(*size);
+      continue;
+    }
     auto view = viewExtents.find(name);
     if (view == viewExtents.end())
       return op.emitError() << "extent '" << name << "' is neither a bound parameter nor a view extent";
@@ -244,6 +254,7 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
   Type resultElem = op.getNumResults() ? pgpu::elementTypeOf(op.getResult(0).getType()) : Type();
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<arith::ConstantOp>([&](arith::ConstantOp) { return bindConstant(op); })
+      .Case<pgpu::WorkspaceExtentOp>([&](auto) { return success(); }) // read when workspace is sized
       .Case<pgpu::ParamOp, pgpu::ExtentOp, pgpu::StrideOp, pgpu::CeilDivOp>([&](Operation *leaf) -> LogicalResult {
         FailureOr<int64_t> v = evaluateLaunchExpr(leaf->getResult(0), launchEnv);
         if (failed(v))

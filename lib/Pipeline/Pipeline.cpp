@@ -70,7 +70,11 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(pgpu::createPGPUNarrowPredicates());
   if (stopAfter("narrow-predicates"))
     return;
-  //      and a blocked fold's tiles: all-true / mixed / all-false intervals.
+  //      A blocked region fold's segments may run as program instances (FOLD_SPLIT: each stores its
+  //      summary to workspace, the point's last arrival combines them; Triton only for now), before
+  //      its tiles are narrowed: all-true / mixed / all-false intervals.
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUSplitFolds());
   pm.addPass(pgpu::createPGPUNarrowFoldRanges());
   if (stopAfter("narrow-fold-ranges"))
     return;

@@ -262,6 +262,7 @@ class Kernel:
                 self._cache[self._declared("covers", constexprs, target)] = getattr(module, f"{self.name}_COVERS", {})
                 self._cache[self._declared("warps", constexprs, target)] = getattr(module, f"{self.name}_WARPS", None)
                 self._cache[self._declared("sizes", constexprs, target)] = getattr(module, f"{self.name}_SIZES", ())
+                self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
         return self._cache[key]
 
     def _declared(self, what: str, constexprs: dict, target: str) -> tuple:
@@ -320,7 +321,7 @@ class Kernel:
         declared default."""
         space = self._space(constexprs, target)
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
-        if not covers:
+        if not covers and "FOLD_SPLIT" not in space:
             return None
         sizes = {}
         for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
@@ -339,7 +340,36 @@ class Kernel:
             w = warps({**{n: d for n, (_, d) in space.items()}, **chosen})
             if w in candidates and w != default:
                 chosen["WARPS"] = w
+        split = self._fold_split(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
+        if split is not None and split != space["FOLD_SPLIT"][1]:
+            chosen["FOLD_SPLIT"] = split
         return chosen or None
+
+    def _fold_split(self, constexprs: dict, tensors, target: str, binding: dict):
+        """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the launch's programs already fill the
+        device's multiprocessors, else the smallest candidate that fills them (a fold's segments become
+        programs; the kernel caps the split at the fold's tile count). None without the parameter or
+        the program count (`<kernel>_PROGRAMS`)."""
+        space = self._space(constexprs, target)
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if "FOLD_SPLIT" not in space or programs is None:
+            return None
+        views = dict(zip([n for n, _ in self._views()], tensors))
+        try:
+            count = programs({**binding, "FOLD_SPLIT": 1}, views)
+        except Exception:  # a view without a shape: keep the declared default
+            return None
+        if count is None:
+            return None
+        first = next(iter(views.values()), None)
+        sms = 132
+        if first is not None and getattr(first, "is_cuda", False):
+            import torch
+            sms = torch.cuda.get_device_properties(first.device).multi_processor_count
+        candidates = sorted(space["FOLD_SPLIT"][0])
+        if count <= 0 or count >= sms:
+            return 1
+        return next((c for c in candidates if count * c >= sms), candidates[-1])
 
     def call_defaults(self, *args, **kwargs) -> dict:
         """Every declared parameter's heuristic default for these arguments: what an untuned call

@@ -115,4 +115,6 @@ def test_free_axis_default_covers_head_dim(root):
     assert "covers_attention_COVERS = {'BLOCK_D': 'D'}" in src
     for d, want in ((40, {"BLOCK_D": 64}), (64, {"BLOCK_D": 64}), (16, {"BLOCK_D": 16}), (128, None), (300, None)):
         views = [torch.empty(1, 1, 3, d, dtype=torch.float16) for _ in range(4)]
-        assert k._fact_params({"CAUSAL": True}, views) == want, d
+        # FOLD_SPLIT's call default (test_split_folds) is a separate fact of the same call.
+        chosen = {n: v for n, v in (k._fact_params({"CAUSAL": True}, views) or {}).items() if n != "FOLD_SPLIT"}
+        assert (chosen or None) == want, d

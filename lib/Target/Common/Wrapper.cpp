@@ -138,9 +138,10 @@ std::pair<std::string, std::string> wrapper::scalarCheck(Type type) {
 }
 
 FailureOr<std::string>
-wrapper::hostLaunchExpr(Value v, const std::function<std::string(Value)> &nameOf,
-                        const std::function<int64_t(StringRef)> &paramOf,
-                        const std::function<LogicalResult(Operation *, StringRef)> &reject) {
+wrapper::hostLaunchExprText(Value v, const std::function<std::string(Value)> &nameOf,
+                            const std::function<std::string(StringRef)> &paramText,
+                            const std::function<std::string(Value, int64_t)> &shapeText,
+                            const std::function<LogicalResult(Operation *, StringRef)> &reject) {
   if (isa<BlockArgument>(v))
     return nameOf(v);
   APInt constant;
@@ -148,20 +149,21 @@ wrapper::hostLaunchExpr(Value v, const std::function<std::string(Value)> &nameOf
     return std::to_string(constant.getSExtValue());
   Operation *op = v.getDefiningOp();
   auto bin = [&](Value a, Value b, StringRef fmt) -> FailureOr<std::string> {
-    FailureOr<std::string> x = hostLaunchExpr(a, nameOf, paramOf, reject), y = hostLaunchExpr(b, nameOf, paramOf, reject);
+    FailureOr<std::string> x = hostLaunchExprText(a, nameOf, paramText, shapeText, reject),
+                           y = hostLaunchExprText(b, nameOf, paramText, shapeText, reject);
     if (failed(x) || failed(y))
       return failure();
     return llvm::formatv(fmt.data(), *x, *y).str();
   };
   return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
       .Case<pgpu::ExtentOp>([&](pgpu::ExtentOp e) -> FailureOr<std::string> {
-        return llvm::formatv("{0}.shape[{1}]", nameOf(e.getView()), e.getAxis()).str();
+        return shapeText(e.getView(), e.getAxis());
       })
       .Case<pgpu::StrideOp>([&](pgpu::StrideOp e) -> FailureOr<std::string> {
         return llvm::formatv("{0}.stride({1})", nameOf(e.getView()), e.getAxis()).str();
       })
       .Case<pgpu::ParamOp>([&](pgpu::ParamOp p) -> FailureOr<std::string> {
-        return std::to_string(paramOf(p.getName()));
+        return paramText(p.getName());
       })
       .Case<pgpu::CeilDivOp>([&](pgpu::CeilDivOp c) { return bin(c.getLhs(), c.getRhs(), "(-((-({0})) // ({1})))"); })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> FailureOr<std::string> {
@@ -189,7 +191,24 @@ wrapper::hostLaunchExpr(Value v, const std::function<std::string(Value)> &nameOf
         }
         return bin(c.getLhs(), c.getRhs(), fmt);
       })
+      .Case<pgpu::SelectOp>([&](pgpu::SelectOp s) -> FailureOr<std::string> {
+        FailureOr<std::string> c = hostLaunchExprText(s.getCondition(), nameOf, paramText, shapeText, reject);
+        FailureOr<std::string> x = hostLaunchExprText(s.getTrueValue(), nameOf, paramText, shapeText, reject);
+        FailureOr<std::string> y = hostLaunchExprText(s.getFalseValue(), nameOf, paramText, shapeText, reject);
+        if (failed(c) || failed(x) || failed(y))
+          return failure();
+        return "(" + *x + " if " + *c + " else " + *y + ")";
+      })
       .Default([&](Operation *other) { return reject(other, "not a host LaunchExpr operation"); });
+}
+
+FailureOr<std::string>
+wrapper::hostLaunchExpr(Value v, const std::function<std::string(Value)> &nameOf,
+                        const std::function<int64_t(StringRef)> &paramOf,
+                        const std::function<LogicalResult(Operation *, StringRef)> &reject) {
+  return hostLaunchExprText(
+      v, nameOf, [&](StringRef n) { return std::to_string(paramOf(n)); },
+      [&](Value view, int64_t axis) { return llvm::formatv("{0}.shape[{1}]", nameOf(view), axis).str(); }, reject);
 }
 
 std::optional<std::string> wrapper::launchFact(Value v, Block &entry, const std::function<std::string(Value)> &nameOf,

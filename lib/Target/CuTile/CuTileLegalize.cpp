@@ -226,6 +226,11 @@ FailureOr<cutile::Bindings> cutile::legalize(ModuleOp module, const llvm::String
     FailureOr<llvm::StringMap<int64_t>> values = interp::bindParams(kernel, overrides);
     if (failed(values))
       return failure();
+    for (auto sized : kernel.getBody().getOps<pgpu::WorkspaceExtentOp>()) {
+      sized.emitError() << "the cuTile provider does not size workspace by a launch-time expression ('"
+                        << sized.getName() << "'); its wrapper allocates static, parameter and view-extent sizes";
+      ok = false;
+    }
     for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
       if (auto buffer = dyn_cast<pgpu::BufferType>(type)) {
         if (buffer.getScope() != pgpu::BufferScope::Workspace) {

@@ -254,6 +254,11 @@ selector::legalize(ModuleOp module, const DeviceTarget &target, const llvm::Stri
     if (failed(bindings))
       return failure();
     llvm::StringMap<int64_t> values = std::move(*bindings);
+    for (auto sized : kernel.getBody().getOps<pgpu::WorkspaceExtentOp>()) {
+      sized.emitError() << "the " << target.name() << " selector does not size workspace by a launch-time expression ('"
+                        << sized.getName() << "'); its wrapper allocates static, parameter and view-extent sizes";
+      ok = false;
+    }
     for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
       if (auto buffer = dyn_cast<pgpu::BufferType>(type)) {
         if (buffer.getScope() != pgpu::BufferScope::Workspace) {

@@ -742,6 +742,15 @@ LogicalResult Serializer::run() {
     for (Attribute e : buffer.getExtents()) {
       if (auto size = dyn_cast<IntegerAttr>(e)) {
         host.push_back(std::to_string(size.getInt()));
+      } else if (pgpu::WorkspaceExtentOp sized = pgpu::workspaceExtent(kernel, cast<StringAttr>(e).getValue())) {
+        // A named LaunchExpr: the wrapper evaluates it as it evaluates the grid; the kernel reads the
+        // same value, computed in its body from its launch-time arguments.
+        FailureOr<std::string> size = hostExpr(sized.getSize());
+        if (failed(size))
+          return failure();
+        host.push_back(*size);
+        device.push_back(expr(sized.getSize()));
+        continue;
       } else if (kernel.getParam(cast<StringAttr>(e).getValue())) {
         host.push_back(std::to_string(param(cast<StringAttr>(e).getValue())));
       } else {
@@ -765,7 +774,24 @@ LogicalResult Serializer::run() {
                                                : std::to_string(cast<IntegerAttr>(init).getInt());
       fill = "torch.full((" + count + ",), " + value + ", dtype=" + dtype + ", device=" + firstView + ".device)";
     }
-    wrapper.allocations.push_back("_ws_" + names[arg] + " = " + fill);
+    bool launchSized = llvm::any_of(buffer.getExtents(), [&](Attribute e) {
+      auto n = dyn_cast<StringAttr>(e);
+      return n && pgpu::workspaceExtent(kernel, n.getValue());
+    });
+    if (!launchSized) {
+      wrapper.allocations.push_back("_ws_" + names[arg] + " = " + fill);
+      continue;
+    }
+    // Launch-sized workspace may be empty on a call (a path this call does not take): then a
+    // zero-element tensor made once per dtype and device, not an allocation per call.
+    std::string ws = "_ws_" + names[arg];
+    wrapper.allocations.push_back(ws + " = " + count);
+    llvm::StringRef countName = ws;
+    std::string sized = fill;
+    for (size_t at = sized.find(count); at != std::string::npos; at = sized.find(count, at + countName.size()))
+      sized.replace(at, count.size(), countName.str());
+    wrapper.allocations.push_back(ws + " = _ws_empty(" + dtype + ", " + firstView + ".device) if " + ws +
+                                  " == 0 else " + sized);
   }
   // The body: launch-time values, then the program space.
   pgpu::ProgramSpaceOp space;
@@ -775,6 +801,8 @@ LogicalResult Serializer::run() {
       space = ps;
       continue;
     }
+    if (isa<pgpu::WorkspaceExtentOp>(op)) // spelled where workspace is sized (above)
+      continue;
     if (failed(emitOp(op, indent)))
       return failure();
   }
@@ -841,6 +869,19 @@ LogicalResult Serializer::run() {
         os << "'" << name << "', ";
     }
   os << ")\n";
+  // The program count of a binding on a call's views (a resource fact: a call's FOLD_SPLIT default
+  // compares it with the multiprocessors), or None where it reads an ABI scalar.
+  {
+    bool scalar = false;
+    FailureOr<std::string> programs = wrapper::hostLaunchExprText(
+        space.getExtents()[0], [&](Value v) { scalar = true; return std::string("0"); },
+        [&](StringRef n) { return "p['" + n.str() + "']"; },
+        [&](Value view, int64_t axis) { return llvm::formatv("_v['{0}'].shape[{1}]", names[view], axis).str(); },
+        [&](Operation *, StringRef) { return failure(); });
+    os << "\n\ndef " << kname << "_PROGRAMS(p, _v):\n"
+       << "    \"\"\"The program count of binding `p` on views `_v` ({name: tensor}), or None.\"\"\"\n"
+       << "    return " << (succeeded(programs) && !scalar ? *programs : std::string("None")) << "\n";
+  }
   // WARPS's heuristic default of a binding: a call that binds covering defaults re-evaluates it.
   os << "\n\ndef " << kname << "_WARPS(p):\n"
      << "    \"\"\"The heuristic WARPS of binding `p` (Resources.h, ResourceModel::warpsAt).\"\"\"\n"
@@ -926,6 +967,17 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
   os << "def _interpreting():\n"
      << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
      << libdevicePrelude(module);
+  // Launch-sized workspace (pgpu.workspace_extent) that a call leaves empty takes one shared tensor.
+  bool launchSized = false;
+  module.walk([&](pgpu::WorkspaceExtentOp) { launchSized = true; });
+  if (launchSized)
+    os << "_WS_EMPTY = {}\n\n\n"
+       << "def _ws_empty(dtype, device):\n"
+       << "    \"\"\"A zero-element workspace tensor (made once per dtype and device).\"\"\"\n"
+       << "    t = _WS_EMPTY.get((dtype, device))\n"
+       << "    if t is None:\n"
+       << "        t = _WS_EMPTY[(dtype, device)] = torch.empty(0, dtype=dtype, device=device)\n"
+       << "    return t\n\n\n";
   triton::emitLaunchPrelude(os);
   wrapper::emitCheckScalar(os);
   wrapper::emitCheckApart(os);

@@ -4179,8 +4179,66 @@ pgpu.kernel @k(%x: !pgpu.view<f32, [N], in> {pgpu.private = "wrapper_scalar"}, %
 // -----
 // COM: Invariant 7: the runtime must be able to size invocation workspace.
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-// expected-error @+1 {{'pgpu.kernel' op workspace argument #1 has extent 'ZZ', which is neither a declared parameter nor a view extent; the runtime cannot size it}}
+// expected-error @+1 {{'pgpu.kernel' op workspace argument #1 has extent 'ZZ', which is neither a declared parameter, a view extent nor a pgpu.workspace_extent; the runtime cannot size it}}
 pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %ws: !pgpu.buffer<f32, [ZZ], workspace> {pgpu.private = "workspace"}, %n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: A workspace extent named by a LaunchExpr (pgpu.workspace_extent) sizes workspace; its value is a
+// COM: LaunchExpr, its name new (not a parameter or view extent) and bound once.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %n: index) {
+  %v = arith.constant 1.0 : f32
+  %c = pgpu.cast %v : f32 to i32
+  %i = pgpu.cast %c : i32 to index
+  // expected-error @+1 {{'pgpu.workspace_extent' op sizes workspace with a value that is not a LaunchExpr: it depends on 'pgpu.cast'}}
+  pgpu.workspace_extent "P" = %i
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %n: index) {
+  // expected-error @+1 {{'pgpu.workspace_extent' op names 'N', a view extent; a workspace extent symbol is new}}
+  pgpu.workspace_extent "N" = %n
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %n: index) {
+  pgpu.workspace_extent "P" = %n
+  // expected-error @+1 {{'pgpu.workspace_extent' op binds 'P' a second time; each workspace extent symbol is bound once}}
+  pgpu.workspace_extent "P" = %n
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%x: !pgpu.view<f32, [N], in>, %n: index) attributes {params = [#pgpu.param<"B", [1, 2], 1>]} {
+  // expected-error @+1 {{'pgpu.workspace_extent' op names 'B', a declared parameter; a workspace extent symbol is new}}
+  pgpu.workspace_extent "B" = %n
   pgpu.program_space (%n) {
   ^bb0(%p: index):
     pgpu.yield

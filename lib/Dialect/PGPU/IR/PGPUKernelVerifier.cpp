@@ -163,7 +163,7 @@ LogicalResult checks::verifyKernelInvariants(KernelOp kernel) {
       space = ps;
       continue;
     }
-    if (isa<ReturnOp>(op) || op.hasTrait<LaunchExprOp>() || matchPattern(&op, m_Constant()))
+    if (isa<ReturnOp, WorkspaceExtentOp>(op) || op.hasTrait<LaunchExprOp>() || matchPattern(&op, m_Constant()))
       continue;
     bool launchArith = op.getNumResults() == 1 && isLaunchExpr(op.getResult(0));
     if (!launchArith)

@@ -192,10 +192,10 @@ LogicalResult KernelOp::verify() {
         return emitOpError() << "argument #" << i
                              << " is a workspace buffer and must be marked {pgpu.private = \"workspace\"}";
       // The runtime sizes workspace before the launch: every extent must be
-      // static, a declared parameter or a view extent.
+      // static, a declared parameter, a view extent or a named LaunchExpr (pgpu.workspace_extent).
       for (Attribute extent : buffer.getExtents()) {
         auto name = dyn_cast<StringAttr>(extent);
-        if (!name || getParam(name.getValue()))
+        if (!name || getParam(name.getValue()) || workspaceExtent(*this, name.getValue()))
           continue;
         bool viewExtent = llvm::any_of(getArgumentTypes(), [&](Type t) {
           auto view = dyn_cast<ViewType>(t);
@@ -203,7 +203,8 @@ LogicalResult KernelOp::verify() {
         });
         if (!viewExtent)
           return emitOpError() << "workspace argument #" << i << " has extent '" << name.getValue()
-                               << "', which is neither a declared parameter nor a view extent; the runtime cannot size it";
+                               << "', which is neither a declared parameter, a view extent nor a pgpu.workspace_extent; the "
+                                  "runtime cannot size it";
       }
       continue;
     }
@@ -234,6 +235,32 @@ static LogicalResult verifyAxisOfView(Operation *op, Value view, int64_t axis) {
   auto type = cast<ViewType>(view.getType());
   if (axis < 0 || axis >= int64_t(type.getRank()))
     return op->emitOpError() << "axis " << axis << " is out of range for " << type;
+  return success();
+}
+
+WorkspaceExtentOp pgpu::workspaceExtent(KernelOp kernel, StringRef name) {
+  for (auto op : kernel.getBody().getOps<WorkspaceExtentOp>())
+    if (op.getName() == name)
+      return op;
+  return {};
+}
+
+LogicalResult WorkspaceExtentOp::verify() {
+  auto kernel = cast<KernelOp>((*this)->getParentOp());
+  Operation *offender = nullptr;
+  if (!isLaunchExpr(getSize(), &offender)) {
+    InFlightDiagnostic diag = emitOpError() << "sizes workspace with a value that is not a LaunchExpr";
+    if (offender)
+      diag << ": it depends on '" << offender->getName() << "'";
+    return diag << " (seed 000 §3.1: the runtime evaluates it before the launch)";
+  }
+  if (kernel.getParam(getName()))
+    return emitOpError() << "names '" << getName() << "', a declared parameter; a workspace extent symbol is new";
+  for (Type t : kernel.getArgumentTypes())
+    if (auto view = dyn_cast<ViewType>(t); view && llvm::is_contained(view.getExtents(), getNameAttr()))
+      return emitOpError() << "names '" << getName() << "', a view extent; a workspace extent symbol is new";
+  if (workspaceExtent(kernel, getName()) != *this)
+    return emitOpError() << "binds '" << getName() << "' a second time; each workspace extent symbol is bound once";
   return success();
 }
 

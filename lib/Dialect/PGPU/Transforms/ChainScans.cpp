@@ -89,38 +89,12 @@ std::optional<Attribute> extentSymbol(Value v) {
   return std::nullopt;
 }
 
-/// Whether `a` and `b` compute the same launch-uniform value (the same op over the same operands).
-bool sameValue(Value a, Value b) {
-  if (a == b)
-    return true;
-  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-  if (!x || !y || x->getName() != y->getName() || x->getAttrDictionary() != y->getAttrDictionary() ||
-      x->getNumOperands() != y->getNumOperands() || x->getNumResults() != 1 || y->getNumResults() != 1 ||
-      x->getNumRegions() || y->getNumRegions())
-    return false;
-  for (auto [p, q] : llvm::zip(x->getOperands(), y->getOperands()))
-    if (!sameValue(p, q))
-      return false;
-  return true;
-}
-
-bool writes(Operation *op) {
-  if (isMemoryEffectFree(op))
-    return false;
-  if (auto iface = dyn_cast<MemoryEffectOpInterface>(op))
-    return !iface.onlyHasEffect<MemoryEffects::Read>();
-  bool any = false;
-  for (Region &r : op->getRegions())
-    r.walk([&](Operation *inner) { any |= !isa<YieldOp>(inner) && writes(inner); });
-  return any || !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
-}
-
 /// The outermost ops of `block` (and of the regions of ops holding a region scan) that write memory
 /// and hold no region scan: what must run once per point of the parallel space.
 SmallVector<Operation *> effectsOutsideScans(Block &block) {
   SmallVector<Operation *> out;
   for (Operation &op : block) {
-    if (isa<RegionScanOp>(op) || !writes(&op))
+    if (isa<RegionScanOp>(op) || !writesMemory(&op))
       continue;
     bool holdsScan = false;
     op.walk([&](RegionScanOp) { holdsScan = true; });
@@ -163,8 +137,8 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
       if (!isLaunchExpr(v))
         return std::string("a region scan's bounds are not launch-uniform");
     RegionScanOp first = plan.scans.front();
-    if (!sameValue(s.getLower(), first.getLower()) || !sameValue(s.getUpper(), first.getUpper()) ||
-        !sameValue(s.getStep(), first.getStep()))
+    if (!sameLaunchValue(s.getLower(), first.getLower()) || !sameLaunchValue(s.getUpper(), first.getUpper()) ||
+        !sameLaunchValue(s.getStep(), first.getStep()))
       return std::string("the region scans have different segments");
     for (Type t : s.getFinals().getTypes()) {
       if (t.isIntOrIndexOrFloat() && !t.isIndex())
@@ -197,37 +171,6 @@ Value cmp(OpBuilder &b, Location loc, kir::CmpPredicate p, Value l, Value r) {
   return CmpOp::create(b, loc, p, l, r).getResult();
 }
 Value index(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-
-/// A new workspace argument of `kernel`.
-Value addWorkspace(KernelOp kernel, Location loc, Type element, ArrayRef<Attribute> extents, TypedAttr init) {
-  MLIRContext *ctx = element.getContext();
-  auto type = BufferType::get(ctx, element, extents, BufferScope::Workspace);
-  NamedAttrList attrs;
-  attrs.append("pgpu.private", StringAttr::get(ctx, "workspace"));
-  if (init)
-    attrs.append("pgpu.init", init);
-  unsigned at = kernel.getNumArguments();
-  kernel.insertArgument(at, type, attrs.getDictionary(ctx), loc);
-  return kernel.getBody().getArgument(at);
-}
-
-/// Coordinates of every element of a state component in its workspace slot: `lead` scalars, then
-/// (for a fragment) one broadcast iota per axis.
-SmallVector<Value> slotCoords(OpBuilder &b, Location loc, ArrayRef<Value> lead, Type component) {
-  SmallVector<Value> coords(lead);
-  auto f = dyn_cast<FragmentType>(component);
-  if (!f)
-    return coords;
-  auto full = FragmentType::get(b.getContext(), b.getIndexType(), f.getExtents());
-  for (unsigned axis = 0; axis < f.getRank(); ++axis) {
-    auto line = FragmentType::get(b.getContext(), b.getIndexType(), {f.getExtents()[axis]});
-    Value iota = IotaOp::create(b, loc, line, index(b, loc, 0));
-    coords.push_back(f.getRank() == 1 ? iota
-                                      : BroadcastOp::create(b, loc, full, iota, ArrayRef<int64_t>{int64_t(axis)})
-                                            .getResult());
-  }
-  return coords;
-}
 
 struct Chain {
   KernelOp kernel;
@@ -310,7 +253,7 @@ struct Chain {
         Value fill = isa<FloatType>(element)
                          ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
                          : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
-        state.push_back(BufferLoadOp::create(b, loc, t, ring, slotCoords(b, loc, lead, t), yes, fill));
+        state.push_back(BufferLoadOp::create(b, loc, t, ring, componentCoords(b, loc, lead, t), yes, fill));
       }
       YieldOp::create(b, loc, state);
     }
@@ -335,7 +278,7 @@ struct Chain {
       b.createBlock(&publish.getThenRegion());
       SmallVector<Value> lead = slot(chunk);
       for (auto [v, ring] : llvm::zip(after.getResults(), rings))
-        BufferStoreOp::create(b, loc, v, ring, slotCoords(b, loc, lead, v.getType()), yes);
+        BufferStoreOp::create(b, loc, v, ring, componentCoords(b, loc, lead, v.getType()), yes);
       AtomicStoreOp::create(b, loc, CastOp::create(b, loc, b.getI32Type(), next), flags, point, yes,
                             kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
       YieldOp::create(b, loc);
@@ -371,16 +314,6 @@ DenseSet<Value> stateSlice(ArrayRef<Operation *> roots) {
   return out;
 }
 
-/// Runs `op` (an effect without results) only when `when` holds.
-void guard(Operation *op, Value when) {
-  OpBuilder b(op);
-  auto g = IfOp::create(b, op->getLoc(), TypeRange{}, when);
-  Block *then = b.createBlock(&g.getThenRegion());
-  op->moveBefore(then, then->end());
-  b.setInsertionPointToEnd(then);
-  YieldOp::create(b, op->getLoc());
-}
-
 struct ChainScans : public tessel::pgpu::impl::PGPUChainScansBase<ChainScans> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -412,19 +345,7 @@ struct ChainScans : public tessel::pgpu::impl::PGPUChainScansBase<ChainScans> {
     // The segment count, before the program space: 1 + (SCAN_CHAIN - 1) * (max(ceil_div(U - L, S), 1) - 1).
     OpBuilder b(space);
     IRMapping map;
-    auto hoist = [&](Value v) -> Value {
-      std::function<Value(Value)> rec = [&](Value x) -> Value {
-        if (map.contains(x))
-          return map.lookup(x);
-        Operation *def = x.getDefiningOp();
-        if (!def || !space->isAncestor(def))
-          return x;
-        for (Value o : def->getOperands())
-          rec(o);
-        return b.clone(*def, map)->getResult(0);
-      };
-      return rec(v);
-    };
+    auto hoist = [&](Value v) { return hoistLaunchValue(b, space, v, map); };
     Value lower = hoist(first.getLower()), upper = hoist(first.getUpper()), step = hoist(first.getStep());
     Value span = isZeroConstant(lower) ? upper : bin(b, loc, kir::BinaryKind::Sub, upper, lower);
     Value segments = bin(b, loc, kir::BinaryKind::Max, CeilDivOp::create(b, loc, span, step).getResult(),
@@ -447,12 +368,7 @@ struct ChainScans : public tessel::pgpu::impl::PGPUChainScansBase<ChainScans> {
     // Per point: how many segments have published their state (the runtime fills 0).
     Value flags = addWorkspace(kernel, loc, b.getI32Type(), plan.groupExtents, b.getI32IntegerAttr(0));
     // Declare the decision.
-    SmallVector<Attribute> params;
-    if (ArrayAttr declared = kernel.getParamsAttr())
-      params.assign(declared.begin(), declared.end());
-    if (!kernel.getParam(kChainParam))
-      params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kChainParam), {1, 2}, 1, StringAttr()));
-    kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+    declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kChainParam), {1, 2}, 1, StringAttr()));
 
     // Effects outside the scans run once per point: the last segment's program when they use a
     // final state, the first's otherwise.
@@ -472,7 +388,7 @@ struct ChainScans : public tessel::pgpu::impl::PGPUChainScansBase<ChainScans> {
         for (Value v : inner->getOperands())
           usesState |= slice.contains(v);
       });
-      guard(op, usesState ? lastSeg : firstSeg);
+      guardEffect(op, usesState ? lastSeg : firstSeg);
     }
   }
 };

@@ -35,9 +35,12 @@
 // Applicability (checked; else nothing changes and a remark says why):
 //   - the domain is closed: every use of one of its values is a domain op
 //     (max/min, sum or difference, select value, broadcast, splat, max/min
-//     reduction, carry) or a difference whose only uses are exponentials; a
-//     value that leaves the domain any other way (stored, multiplied,
-//     compared) rejects the rewrite;
+//     reduction, carry), a difference whose only uses are exponentials, or
+//     the value a store writes (an exit: the value is multiplied by ln 2
+//     = 1 / L before the store, so memory holds it unscaled: a fold's
+//     partial summary handed to another program, pgpu-split-folds); a value
+//     that leaves the domain any other way (multiplied, compared) rejects
+//     the rewrite;
 //   - every entry is a multiplication by a scalar factor (a splat, or a kernel
 //     scalar), a float constant, a carry whose initial value is in the domain,
 //     or an f32 leaf.
@@ -132,6 +135,7 @@ struct Domain {
   llvm::SetVector<Value> values;
   llvm::SetVector<Operation *> entries; // multiplications by a factor
   llvm::SetVector<Value> leaves;        // f32 values scaled by an inserted multiplication (not domain values)
+  SmallVector<OpOperand *> exits;       // stores of domain values: unscaled before the store
   std::string why;                      // why it is not closed, if it is not
 
   bool fail(const std::string &w) {
@@ -253,8 +257,9 @@ struct Domain {
     return grew;
   }
 
-  /// Every use of a domain value stays in the domain or is an exponentiated difference.
+  /// Every use of a domain value stays in the domain, is an exponentiated difference or is stored.
   bool closed() {
+    exits.clear();
     for (Value v : values) {
       if (constantFloat(v))
         continue; // constants are scaled per use, wherever else they are used
@@ -280,6 +285,11 @@ struct Domain {
           continue;
         if (isa<YieldOp>(u) && isa<ForOp>(u->getParentOp()))
           continue; // the carry's block argument and result are in the domain with it
+        if ((isa<StoreOp>(u) && cast<StoreOp>(u).getValue() == v) ||
+            (isa<BufferStoreOp>(u) && cast<BufferStoreOp>(u).getValue() == v)) {
+          exits.push_back(&use); // stored unscaled
+          continue;
+        }
         if (auto loop = dyn_cast<ForOp>(u))
           if (use.getOperandNumber() >= 3 && values.contains(loop.getBody().front().getArgument(use.getOperandNumber() - 2)))
             continue; // an initial carry of a carry in the domain
@@ -409,6 +419,17 @@ struct ExpBase2 : public tessel::pgpu::impl::PGPUExpBase2Base<ExpBase2> {
         l = SplatOp::create(b, loc, leaf.getType(), l);
       Value scaled = BinaryOp::create(b, loc, leaf.getType(), kir::BinaryKind::Mul, leaf, l);
       leaf.replaceUsesWithIf(scaled, [&](OpOperand &use) { return flowsIntoDomain(dom, differences, use); });
+    }
+    // Exits: a stored domain value is multiplied by 1 / L first (memory holds it unscaled).
+    for (OpOperand *use : dom.exits) {
+      Value v = use->get();
+      OpBuilder b(use->getOwner());
+      Location loc = use->getOwner()->getLoc();
+      Type f32 = b.getF32Type();
+      Value l = arith::ConstantOp::create(b, loc, f32, b.getFloatAttr(f32, 1.0 / kLog2E));
+      if (isa<FragmentType>(v.getType()))
+        l = SplatOp::create(b, loc, v.getType(), l);
+      use->set(BinaryOp::create(b, loc, v.getType(), kir::BinaryKind::Mul, v, l));
     }
     for (UnaryOp e : group)
       e.setKind(kir::UnaryKind::Exp2);

@@ -162,8 +162,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
-// COM: Must not fire: the carried maximum is stored after the loop (it leaves the domain), so the
-// COM: domain cannot be scaled.
+// COM: Must not fire: the carried maximum leaves the domain through a multiplication (its square is
+// COM: stored), so the domain cannot be scaled.
 // CHECK-LABEL: pgpu.kernel @domain_escapes
 // CHECK-NOT: pgpu.unary exp2
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
@@ -203,7 +203,90 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
         }
         %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
         %d = pgpu.binary sub %s, %mtb : !pgpu.fragment<f32, [16, 16]>
-        // expected-remark@+1 {{a domain value is used by 'pgpu.store'}}
+        // expected-remark@+1 {{a domain value is used by a 'mul' outside the domain}}
+        %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
+        %lt = pgpu.reduce %e axes [1] identity(%zero : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+        ^bb0(%x: f32, %y: f32):
+          %o = pgpu.binary add %x, %y : f32
+          pgpu.yield %o : f32
+        }
+        %eh = pgpu.cast %e : !pgpu.fragment<f32, [16, 16]> to !pgpu.fragment<f16, [16, 16]>
+        %pv = pgpu.contract %eh, %v, %z reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        %mn = pgpu.binary max %m, %mt : !pgpu.fragment<f32, [16]>
+        %d1 = pgpu.binary sub %m, %mn : !pgpu.fragment<f32, [16]>
+        %w1 = pgpu.unary exp %d1 : !pgpu.fragment<f32, [16]>
+        %d2 = pgpu.binary sub %mt, %mn : !pgpu.fragment<f32, [16]>
+        %w2 = pgpu.unary exp %d2 : !pgpu.fragment<f32, [16]>
+        %l1 = pgpu.binary mul %l, %w1 : !pgpu.fragment<f32, [16]>
+        %l2 = pgpu.binary mul %lt, %w2 : !pgpu.fragment<f32, [16]>
+        %ln = pgpu.binary add %l1, %l2 : !pgpu.fragment<f32, [16]>
+        %w1b = pgpu.broadcast %w1 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %w2b = pgpu.broadcast %w2 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %x1 = pgpu.binary mul %acc, %w1b : !pgpu.fragment<f32, [16, 16]>
+        %x2 = pgpu.binary mul %pv, %w2b : !pgpu.fragment<f32, [16, 16]>
+        %an = pgpu.binary add %x1, %x2 : !pgpu.fragment<f32, [16, 16]>
+        pgpu.yield %mn, %ln, %an : !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]>
+      }
+      %lb = pgpu.broadcast %r#1 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %out = pgpu.binary div %r#2, %lb : !pgpu.fragment<f32, [16, 16]>
+      pgpu.store %out, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      %sq = pgpu.binary mul %r#0, %r#0 : !pgpu.fragment<f32, [16]>
+      pgpu.store %sq, %mv[%i] valid %true : i1 : !pgpu.fragment<f32, [16]>, !pgpu.view<f32, [16], out>[!pgpu.fragment<index, [16]>]
+      pgpu.yield
+    }
+    pgpu.return
+
+  }
+}
+
+// -----
+
+// COM: The carried maximum is stored after the loop: it leaves the domain through the store, which
+// COM: writes it unscaled (multiplied by ln 2 = 1 / log2(e) first); the exponentials are base 2.
+// CHECK-LABEL: pgpu.kernel @stored_exit
+// CHECK: pgpu.unary exp2
+// CHECK: %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK: %[[LN2S:.*]] = pgpu.splat %[[LN2]] : f32 -> !pgpu.fragment<f32, [16]>
+// CHECK: %[[UNSCALED:.*]] = pgpu.binary mul %{{.*}}#0, %[[LN2S]] : !pgpu.fragment<f32, [16]>
+// CHECK: pgpu.store %[[UNSCALED]], %mv
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  pgpu.kernel @stored_exit(%qv: !pgpu.view<f16, [16, 16], in>, %kv: !pgpu.view<f16, [64, 16], in>, %vv: !pgpu.view<f16, [64, 16], in>,
+                 %ov: !pgpu.view<f32, [16, 16], out>, %mv: !pgpu.view<f32, [16], out>, %scale: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %true = arith.constant true
+    %zh = arith.constant 0.0 : f16
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %ii = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %jj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %q = pgpu.load %qv[%ii, %jj] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+      %m0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16]>
+      %a0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %r:3 = pgpu.for %c0 to %c64 step %c16 iter_args(%m0, %m0, %a0 : !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]>) -> !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]> {
+      ^bb0(%t: index, %m: !pgpu.fragment<f32, [16]>, %l: !pgpu.fragment<f32, [16]>, %acc: !pgpu.fragment<f32, [16, 16]>):
+        %k = pgpu.iota %t : !pgpu.fragment<index, [16]>
+        %kk = pgpu.broadcast %k dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+        %kr = pgpu.broadcast %k dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+        %kt = pgpu.load %kv[%kk, %ii] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [64, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+        %v = pgpu.load %vv[%kr, %jj] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [64, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+        %z = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+        %raw = pgpu.contract %q, %kt, %z reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        %sc = pgpu.splat %scale : f32 -> !pgpu.fragment<f32, [16, 16]>
+        %s = pgpu.binary mul %raw, %sc : !pgpu.fragment<f32, [16, 16]>
+        %mt = pgpu.reduce %s axes [1] identity(%ninf : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+        ^bb0(%x: f32, %y: f32):
+          %o = pgpu.binary max %x, %y : f32
+          pgpu.yield %o : f32
+        }
+        %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %d = pgpu.binary sub %s, %mtb : !pgpu.fragment<f32, [16, 16]>
+        // expected-remark@+1 {{pgpu-exp-base2: 3 exponential(s)}}
         %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
         %lt = pgpu.reduce %e axes [1] identity(%zero : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
         ^bb0(%x: f32, %y: f32):

@@ -73,6 +73,9 @@ ForOp expandRangeReduce(RangeReduceOp op);
 /// carrying the prefix and emitting the inclusive or exclusive prefix at each member.
 ForOp expandRangeScan(RangeScanOp op);
 
+/// The op binding workspace extent symbol `name` to a LaunchExpr in `kernel`'s body, or null.
+WorkspaceExtentOp workspaceExtent(KernelOp kernel, llvm::StringRef name);
+
 /// The combine of a one-component reduction whose body is exactly `yield binary(a, b)` of its two
 /// arguments (either order); null otherwise. Passes read the combine's kind from it.
 BinaryOp singleBinaryCombine(mlir::Block &combine);

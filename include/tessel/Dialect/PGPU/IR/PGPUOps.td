@@ -131,6 +131,31 @@ def PGPU_StrideOp : PGPU_Op<"stride", [Pure, PGPU_LaunchExprTrait]> {
   let hasVerifier = 1;
 }
 
+def PGPU_WorkspaceExtentOp : PGPU_Op<"workspace_extent", [HasParent<"KernelOp">]> {
+  let summary = "names a launch-time size as a workspace extent symbol (seed 000 §2, §3.1)";
+  let description = [{
+    Invocation workspace is sized by the runtime before the launch, from
+    launch facts only. Beside static sizes, declared parameters and view
+    extent names, a workspace extent may name a LaunchExpr: this op, in the
+    kernel body outside the program space, binds the symbol `name` to the
+    LaunchExpr `%size` (for instance the program count of an execution group
+    times a declared split count). The runtime (interpreter, launch wrappers)
+    evaluates it with the same evaluator as the grid; a negative value is a
+    launch error. The name is not a declared parameter or a view extent, and
+    is bound once per kernel. It has no result: the kernel body reads the
+    same LaunchExpr value where it needs the size.
+
+    ```mlir
+    %n = pgpu.binary mul %groups, %splits : index
+    pgpu.workspace_extent "FOLD_PROGRAMS" = %n
+    ... %ws: !pgpu.buffer<f32, [FOLD_PROGRAMS, BLOCK_S], workspace> ...
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, Index:$size);
+  let assemblyFormat = "$name `=` $size attr-dict";
+  let hasVerifier = 1;
+}
+
 def PGPU_CeilDivOp : PGPU_Op<"ceil_div", [Pure, SameOperandsAndResultType, PGPU_LaunchExprTrait]> {
   let summary = "integer ceiling division (LaunchExpr)";
   let description = [{

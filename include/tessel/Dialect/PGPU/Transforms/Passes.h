@@ -51,6 +51,29 @@ inline bool remarksEnabled(mlir::Operation *op) {
 /// pgpu.last_program (pgpu-refine-mapping).
 ExecutionGroupOp soleExecutionGroup(ProgramSpaceOp space, bool finalization);
 
+/// Helpers of the passes that spread one point's work over several program instances and hand
+/// values between them through invocation workspace (pgpu-chain-scans, pgpu-split-folds;
+/// InstanceWork.cpp).
+/// Whether `a` and `b` compute the same launch-uniform value (the same op over the same operands).
+bool sameLaunchValue(mlir::Value a, mlir::Value b);
+/// Whether `op` (or an op in its regions) may write memory.
+bool writesMemory(mlir::Operation *op);
+/// Appends a workspace argument to `kernel` (`pgpu.private = "workspace"`, filled with `init` when
+/// given, else under its first-write obligation) and returns it.
+mlir::Value addWorkspace(KernelOp kernel, mlir::Location loc, mlir::Type element,
+                         llvm::ArrayRef<mlir::Attribute> extents, mlir::TypedAttr init);
+/// Coordinates of every element of a value of type `component` in workspace: the `lead` scalars,
+/// then (for a fragment) one broadcast iota per axis.
+llvm::SmallVector<mlir::Value> componentCoords(mlir::OpBuilder &b, mlir::Location loc,
+                                               llvm::ArrayRef<mlir::Value> lead, mlir::Type component);
+/// Moves `op` (an effect without results) under a new `pgpu.if when`.
+void guardEffect(mlir::Operation *op, mlir::Value when);
+/// `v`, a launch-uniform value computed inside `space`, recomputed at `b` (before the space) from
+/// clones of its defining ops (kept in `map`); `v` itself when it is defined outside.
+mlir::Value hoistLaunchValue(mlir::OpBuilder &b, ProgramSpaceOp space, mlir::Value v, mlir::IRMapping &map);
+/// Declares parameter `param` on `kernel` unless it is declared already.
+void declareParam(KernelOp kernel, ParamAttr param);
+
 /// Whether the module permits online rewrites of normalized summaries: numerics
 /// `relaxed_normalization` with `online_reduction` (seed 002 §1).
 inline bool onlineNormalizationPermitted(mlir::ModuleOp module) {

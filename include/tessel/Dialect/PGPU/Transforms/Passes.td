@@ -359,6 +359,41 @@ def PGPUMemberTickets : Pass<"pgpu-member-tickets", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
+  let summary = "a region fold's segments across program instances, combined by the last arrival (seed 002 §3.2, §3.4, §4)";
+  let description = [{
+    Reads: the program space's sole execution group; its blocked
+    pgpu.region_fold ops (in pgpu.if branches only, mutually exclusive) with
+    launch-uniform, equal bounds and constant identities; their summary
+    components (numeric scalars, fragments of static or parameter extents)
+    and the ops after each fold in its block (its uses).
+    Legality: the region fold's contract (any cut into ordered contiguous
+    slices, the combine merging an earlier and a later summary, the identity
+    neutral): segments are folded from the identity and their summaries
+    combined in segment order; effects outside the folds run once per point.
+    Rewrites: the group gains a trailing axis `fold_split` of FOLD_SPLITS =
+    max(min(FOLD_SPLIT, tiles), 1) members (the program space grows by that
+    factor); each fold becomes `pgpu.if FOLD_SPLITS != 1` over (the fold on
+    this segment's tiles, its summary stored to workspace [FOLD_POINTS,
+    FOLD_SPLITS, ...], `pgpu.last_program %tickets[point] arrivals
+    FOLD_SPLITS` holding a region fold over the segments' summaries with the
+    fold's combine and the fold's uses) and, in segment 0 only, the original
+    fold and uses. Adds the workspace extents FOLD_POINTS (0 when not split)
+    and FOLD_SPLITS (pgpu.workspace_extent), a zero-filled i32 ticket per
+    point, one first-write summary buffer per component, and the parameter
+    FOLD_SPLIT ([1, 2, 4, 8, 16, 32, 64], default 1).
+    Preserves: values up to the association of the fold's combines, effects
+    (each output element written once), ABI views, origins.
+    Must not fire: a fold inside a loop or another structured op, unit
+    segments (not blocked), a fold continuing another (non-constant
+    identity), bounds that are not launch-uniform or differ between folds,
+    two folds in one program, summaries used past their block, a constant
+    point count that fills the target's multiprocessors, several groups.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUChainScans : Pass<"pgpu-chain-scans", "::mlir::ModuleOp"> {
   let summary = "region scans chained across program instances, one per segment (seed 002 §3.2, §3.4)";
   let description = [{

@@ -1,0 +1,410 @@
+//===- SplitFolds.cpp - a region fold's segments across program instances --===//
+//
+// seed 002 §3.2 (rewrite the program space: the ownership of each program
+// instance), §3.4 (region-fold realization), §4 (reassociating an ordered
+// region operation while keeping member order under its own contract),
+// seed 000 §4.4 (invocation workspace; acq_rel tickets), §8 (region fold).
+//
+// A blocked region fold runs all its source tiles in the one program of its
+// point (attention: one program per (batch, head, query block) folds every
+// key). When the launch has few points and the fold is long (decode: 32
+// programs folding 32,768 keys each, on 132 multiprocessors) most of the
+// machine idles. The fold's contract (KIR region_fold: any cut of the source
+// axis into ordered contiguous slices, summarize(A ++ B) =
+// combine(summarize A, summarize B), the identity neutral) lets the point's
+// tiles be cut into FOLD_SPLITS contiguous segments, one program each:
+//
+//   * the group gains a trailing (fastest) axis `fold_split` of
+//     FOLD_SPLITS = max(min(FOLD_SPLIT, tiles), 1) members;
+//   * segment c's program folds its tiles [lo + c * chunk, lo + (c + 1) *
+//     chunk) ∩ [lo, hi) (chunk = ceil(tiles / FOLD_SPLITS) tiles; the last
+//     segments may be short or empty: an empty one yields the identity) from
+//     the fold's identity, in source order, blocked as before, and stores
+//     its summary at [point, c] of workspace [FOLD_POINTS, FOLD_SPLITS, ...]
+//     (one buffer per summary component; pgpu.workspace_extent sizes it);
+//   * the point's last arrival (`pgpu.last_program %tickets[point] arrivals
+//     FOLD_SPLITS`, acq_rel: every segment's summary is visible there) folds
+//     the FOLD_SPLITS summaries in segment order with the fold's own combine
+//     (a pgpu.region_fold over the segments whose summarize reads one
+//     summary) and runs the fold's uses (the ops after it: the epilogue and
+//     its stores).
+//
+// Combining summaries of contiguous segments in source order is the fold's
+// algebra, not a recognized pattern. The result equals the ordered fold up
+// to the association of its combines (floating point rounds differently).
+//
+// The decision is the declared parameter FOLD_SPLIT ([1, 2, 4, ..., 64],
+// default 1); FOLD_SPLITS = 1 (FOLD_SPLIT = 1, or one tile) keeps the
+// original fold in the axis's one program, under a launch-fact guard, and
+// its workspace is then empty. A call's default comes from the launch's
+// program count against the multiprocessors (the wrapper's resource facts).
+// Effects outside the split folds run once per point (the first segment).
+//
+// Fires on a program space with one execution group whose blocked region
+// folds (pgpu.if branches only, launch-uniform equal bounds, constant
+// identities: a fold's declared identity, not the summary of an earlier
+// fold it continues) lie in mutually exclusive branches, have numeric
+// scalar or fragment summaries of static or parameter extents, and whose
+// results are used only after them in their block; other effects have no
+// results. Must not fire otherwise, nor when the group's point count is a
+// constant that already fills the target's multiprocessors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUSPLITFOLDS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+constexpr llvm::StringLiteral kSplitParam = "FOLD_SPLIT";
+constexpr llvm::StringLiteral kPointsSymbol = "FOLD_POINTS", kSplitsSymbol = "FOLD_SPLITS";
+
+Value bin(OpBuilder &b, Location loc, kir::BinaryKind kind, Value l, Value r) {
+  return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+}
+Value cmp(OpBuilder &b, Location loc, kir::CmpPredicate p, Value l, Value r) {
+  return CmpOp::create(b, loc, p, l, r).getResult();
+}
+Value index(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+/// Whether `v` is a compile-time constant: a constant, or a splat, broadcast or tuple of constants.
+bool isConstantValue(Value v) {
+  if (matchPattern(v, m_Constant()))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def && isa<SplatOp, BroadcastOp>(def) && isConstantValue(def->getOperand(0));
+}
+
+/// The ops after `fold` in its block, before the terminator: the fold's uses and what follows them.
+SmallVector<Operation *> tailOf(RegionFoldOp fold) {
+  SmallVector<Operation *> tail;
+  for (Operation *op = fold->getNextNode(); op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode())
+    tail.push_back(op);
+  return tail;
+}
+
+/// Whether `a` and `b` never both run in one program: they lie in different regions of a pgpu.if.
+bool exclusive(Operation *a, Operation *b) {
+  for (Operation *p = a->getParentOp(); p; p = p->getParentOp()) {
+    if (!p->isProperAncestor(b))
+      continue;
+    auto branch = dyn_cast<IfOp>(p);
+    if (!branch)
+      return false;
+    Region *ra = a->getParentRegion(), *rb = b->getParentRegion();
+    while (ra->getParentOp() != p)
+      ra = ra->getParentOp()->getParentRegion();
+    while (rb->getParentOp() != p)
+      rb = rb->getParentOp()->getParentRegion();
+    return ra != rb;
+  }
+  return false;
+}
+
+struct Plan {
+  ProgramSpaceOp space;
+  ExecutionGroupOp group;
+  SmallVector<RegionFoldOp> folds;
+  DenseSet<Operation *> tails;      // the ops after each fold (they move with it)
+  SmallVector<Operation *> effects; // effects outside the folds: they run once per point
+};
+
+/// Why `fold` cannot be split, or nullopt.
+std::optional<std::string> foldIssue(KernelOp kernel, ExecutionGroupOp group, RegionFoldOp fold) {
+  for (Operation *p = fold->getParentOp(); p != group; p = p->getParentOp())
+    if (!isa<IfOp>(p))
+      return std::string("it runs inside a loop or structured op ('") + p->getName().getStringRef().str() +
+             "'): its segments are not its program's";
+  for (Value v : {fold.getLower(), fold.getUpper(), fold.getStep()})
+    if (!isLaunchExpr(v))
+      return std::string("its bounds are not launch-uniform");
+  APInt step;
+  if (matchPattern(fold.getStep(), m_ConstantInt(&step)) && step.isOne())
+    return std::string("it is not blocked (unit segments: one member per summarize)");
+  for (Value id : fold.getIdentities())
+    if (!isConstantValue(id))
+      return std::string("its identity is not a constant: it continues the summary of an earlier fold, which "
+                         "each segment would count again");
+  for (Type t : fold.getResultTypes()) {
+    if (t.isIntOrIndexOrFloat() && !t.isIndex())
+      continue;
+    auto f = dyn_cast<FragmentType>(t);
+    if (!f || f.getElementType().isIndex())
+      return std::string("a summary component is not a numeric scalar or fragment");
+    for (Attribute e : f.getExtents())
+      if (auto name = dyn_cast<StringAttr>(e); name && !kernel.getParam(name.getValue()))
+        return std::string("a summary fragment's extent is neither static nor a parameter");
+  }
+  Block *block = fold->getBlock();
+  if (block->getTerminator()->getNumOperands())
+    return std::string("its block yields values (its uses cannot move to the last arrival)");
+  for (Value r : fold.getResults())
+    for (Operation *user : r.getUsers()) {
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at || at->hasTrait<OpTrait::IsTerminator>())
+        return std::string("a summary is used outside the ops after the fold in its block");
+    }
+  return std::nullopt;
+}
+
+/// The outermost ops of `block` (and of the regions of ops holding a split fold) that write memory,
+/// hold no split fold and do not move with one.
+void effectsOutside(Block &block, const Plan &plan, SmallVectorImpl<Operation *> &out) {
+  for (Operation &op : block) {
+    if (isa<RegionFoldOp>(op) && llvm::is_contained(plan.folds, cast<RegionFoldOp>(op)))
+      continue;
+    if (plan.tails.contains(&op) || !writesMemory(&op))
+      continue;
+    bool holds = llvm::any_of(plan.folds, [&](RegionFoldOp f) { return op.isProperAncestor(f); });
+    if (!holds) {
+      out.push_back(&op);
+      continue;
+    }
+    for (Region &r : op.getRegions())
+      for (Block &inner : r)
+        effectsOutside(inner, plan, out);
+  }
+}
+
+/// Why `space` cannot be split, or nullopt with `plan` filled.
+std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &plan,
+                                   SmallVectorImpl<std::pair<RegionFoldOp, std::string>> &left) {
+  if (space.getExtents().size() != 1)
+    return std::string("the program space is not one-dimensional");
+  ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/false);
+  if (!group)
+    return std::string("the program space has several execution groups");
+  plan.space = space;
+  plan.group = group;
+  group.walk([&](RegionFoldOp f) {
+    if (f->getParentOfType<RegionFoldOp>() || f->getParentOfType<RegionScanOp>())
+      return;
+    if (std::optional<std::string> why = foldIssue(kernel, group, f))
+      left.push_back({f, *why});
+    else
+      plan.folds.push_back(f);
+  });
+  if (plan.folds.empty())
+    return std::string("no region fold can be split");
+  RegionFoldOp first = plan.folds.front();
+  for (RegionFoldOp f : plan.folds) {
+    if (!sameLaunchValue(f.getLower(), first.getLower()) || !sameLaunchValue(f.getUpper(), first.getUpper()) ||
+        !sameLaunchValue(f.getStep(), first.getStep()))
+      return std::string("the folds have different segments");
+    for (RegionFoldOp g : plan.folds)
+      if (f != g && !exclusive(f, g))
+        return std::string("two folds run in one program (a program splits one fold)");
+    for (Operation *op : tailOf(f))
+      plan.tails.insert(op);
+  }
+  for (StringRef symbol : {kPointsSymbol, kSplitsSymbol})
+    if (workspaceExtent(kernel, symbol))
+      return std::string("the kernel already binds workspace extent '") + symbol.str() + "'";
+  // A constant point count at least the multiprocessors fills the machine already.
+  if (auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName())) {
+    int64_t points = 1;
+    for (Value e : group.getExtents()) {
+      APInt c;
+      points = matchPattern(e, m_ConstantInt(&c)) && points >= 0 ? points * c.getSExtValue() : -1;
+    }
+    if (points >= 0 && target.getMultiprocessors() > 0 && points >= target.getMultiprocessors())
+      return std::string("the group has ") + std::to_string(points) + " programs, at least the target's " +
+             std::to_string(target.getMultiprocessors()) + " multiprocessors: it fills the machine already";
+  }
+  effectsOutside(group.getBody().front(), plan, plan.effects);
+  for (Operation *op : plan.effects)
+    if (op->getNumResults())
+      return std::string("an effect ('") + op->getName().getStringRef().str() +
+             "') has results: it cannot run under one segment only";
+  return std::nullopt;
+}
+
+struct Splitter {
+  KernelOp kernel;
+  Plan &plan;
+  Value on, splits, tiles, step, lower, upper; // launch values (before the space)
+  Value seg, point;                            // the segment coordinate, the point's linear index
+  Value tickets;
+  DenseMap<std::pair<unsigned, Type>, Value> summaries; // (component, type) -> workspace
+  Attribute pointsAttr, splitsAttr;
+
+  Value summaryBuffer(Location loc, unsigned k, Type t) {
+    Value &buffer = summaries[{k, t}];
+    if (!buffer) {
+      SmallVector<Attribute> extents{pointsAttr, splitsAttr};
+      if (auto f = dyn_cast<FragmentType>(t))
+        llvm::append_range(extents, f.getExtents());
+      buffer = addWorkspace(kernel, loc, elementTypeOf(t), extents, TypedAttr());
+    }
+    return buffer;
+  }
+
+  void rewrite(RegionFoldOp fold) {
+    Location loc = fold.getLoc();
+    OpBuilder b(fold);
+    SmallVector<Operation *> tail = tailOf(fold);
+    auto choice = IfOp::create(b, loc, TypeRange{}, on);
+    // Not split: the original fold and its uses, in the axis's one program.
+    b.createBlock(&choice.getElseRegion());
+    auto only = IfOp::create(b, loc, TypeRange{}, cmp(b, loc, kir::CmpPredicate::EQ, seg, index(b, loc, 0)));
+    YieldOp::create(b, loc);
+    Block *original = b.createBlock(&only.getThenRegion());
+    YieldOp::create(b, loc);
+    // Split: this segment's fold, its summary to workspace, the last arrival's combine and uses.
+    b.createBlock(&choice.getThenRegion());
+    Value chunk = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, tiles, splits).getResult(), step);
+    Value begin = bin(b, loc, kir::BinaryKind::Min,
+                      bin(b, loc, kir::BinaryKind::Add, lower, bin(b, loc, kir::BinaryKind::Mul, seg, chunk)), upper);
+    Value end = bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, begin, chunk), upper);
+    auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation()));
+    part->setOperand(0, begin);
+    part->setOperand(1, end);
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    SmallVector<Value> buffers;
+    for (auto [k, v] : llvm::enumerate(part.getResults())) {
+      buffers.push_back(summaryBuffer(loc, k, v.getType()));
+      BufferStoreOp::create(b, loc, v, buffers.back(), componentCoords(b, loc, {point, seg}, v.getType()), yes);
+    }
+    auto last = LastProgramOp::create(b, loc, tickets, ValueRange{point}, splits);
+    YieldOp::create(b, loc);
+    b.createBlock(&last.getBody());
+    // The segments' summaries folded in segment order with the fold's combine, from its identity.
+    SmallVector<Value> captures(buffers);
+    captures.push_back(point);
+    auto whole = RegionFoldOp::create(b, loc, fold.getResultTypes(), index(b, loc, 0), splits, index(b, loc, 1),
+                                      fold.getIdentities(), captures);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      SmallVector<Type> argTypes{b.getIndexType(), b.getIndexType()};
+      SmallVector<Location> argLocs(2 + captures.size(), loc);
+      for (Value c : captures)
+        argTypes.push_back(c.getType());
+      Block *read = b.createBlock(&whole.getSummarize(), {}, argTypes, argLocs);
+      SmallVector<Value> loaded;
+      Value at = read->getArgument(0), readPoint = read->getArguments().back();
+      for (auto [k, t] : llvm::enumerate(fold.getResultTypes())) {
+        Type element = elementTypeOf(t);
+        Value fill = isa<FloatType>(element) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
+                                             : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
+        Value valid = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+        loaded.push_back(BufferLoadOp::create(b, loc, t, read->getArgument(2 + k),
+                                              componentCoords(b, loc, {readPoint, at}, t), valid, fill));
+      }
+      YieldOp::create(b, loc, loaded);
+    }
+    IRMapping combineMap;
+    fold.getCombine().cloneInto(&whole.getCombine(), combineMap);
+    // The fold's uses, on the combined summary, in the last arrival.
+    IRMapping uses;
+    for (auto [r, w] : llvm::zip(fold.getResults(), whole.getResults()))
+      uses.map(r, w);
+    for (Operation *op : tail)
+      b.clone(*op, uses);
+    YieldOp::create(b, loc);
+    // The original fold and its uses move under the unsplit branch.
+    fold->moveBefore(original->getTerminator());
+    for (Operation *op : tail)
+      op->moveBefore(original->getTerminator());
+  }
+};
+
+struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
+      if (spaces.size() != 1)
+        continue;
+      bool remarks = remarksEnabled(kernel);
+      Plan plan;
+      SmallVector<std::pair<RegionFoldOp, std::string>> left;
+      std::optional<std::string> why = analyze(kernel, spaces[0], plan, left);
+      if (remarks) {
+        for (auto &[f, reason] : left)
+          f.emitRemark() << "pgpu-split-folds: this fold is not split: " << reason;
+        if (why && !plan.folds.empty())
+          for (RegionFoldOp f : plan.folds)
+            f.emitRemark() << "pgpu-split-folds: not split: " << *why;
+        else if (why && left.empty() && plan.group)
+          plan.group.emitRemark() << "pgpu-split-folds: not split: " << *why;
+      }
+      if (why)
+        continue;
+      if (remarks)
+        for (RegionFoldOp f : plan.folds)
+          f.emitRemark() << "pgpu-split-folds: the fold's tiles are cut into " << kSplitParam
+                         << " contiguous segments, one program each (a trailing program axis); each stores its "
+                            "summary to workspace ["
+                         << kPointsSymbol << ", " << kSplitsSymbol
+                         << ", ...] and the point's last arrival combines them in segment order with the fold's "
+                            "combine, then runs the fold's uses";
+      split(kernel, plan);
+    }
+  }
+
+  void split(KernelOp kernel, Plan &plan) {
+    MLIRContext *ctx = kernel.getContext();
+    RegionFoldOp first = plan.folds.front();
+    Location loc = first.getLoc();
+    ProgramSpaceOp space = plan.space;
+    ExecutionGroupOp group = plan.group;
+    OpBuilder b(space);
+    IRMapping map;
+    Value lower = hoistLaunchValue(b, space, first.getLower(), map);
+    Value upper = hoistLaunchValue(b, space, first.getUpper(), map);
+    Value step = hoistLaunchValue(b, space, first.getStep(), map);
+    Value zero = index(b, loc, 0), one = index(b, loc, 1);
+    // tiles = ceil(max(U - L, 0) / S); FOLD_SPLITS = max(min(FOLD_SPLIT, tiles), 1).
+    Value span = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Sub, upper, lower), zero);
+    Value tiles = CeilDivOp::create(b, loc, span, step).getResult();
+    Value param = ParamOp::create(b, loc, b.getIndexType(), kSplitParam);
+    Value splits = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Min, param, tiles), one);
+    Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, one);
+    Value points = group.getExtents().front();
+    for (Value e : group.getExtents().drop_front())
+      points = bin(b, loc, kir::BinaryKind::Mul, points, e);
+    // The summaries' workspace is empty when the fold is not split.
+    Value wsPoints = SelectOp::create(b, loc, on, points, zero).getResult();
+    WorkspaceExtentOp::create(b, loc, kPointsSymbol, wsPoints);
+    WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
+    space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], splits));
+    // The segment axis trails the group (fastest: a point's segments run side by side).
+    SmallVector<Value> extents(group.getExtents());
+    extents.push_back(splits);
+    group.getExtentsMutable().assign(extents);
+    SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
+    roles.push_back(StringAttr::get(ctx, "fold_split"));
+    group.setRolesAttr(ArrayAttr::get(ctx, roles));
+    Block &body = group.getBody().front();
+    SmallVector<Value> coords(body.getArguments());
+    Value seg = body.addArgument(b.getIndexType(), loc);
+    // The point's row-major linear index over the original group axes.
+    OpBuilder at(&body, body.begin());
+    Value point = coords.front();
+    for (auto [c, e] : llvm::zip(ArrayRef<Value>(coords).drop_front(), group.getExtents().drop_front()))
+      point = bin(at, loc, kir::BinaryKind::Add, bin(at, loc, kir::BinaryKind::Mul, point, e), c);
+    Value firstSeg = cmp(at, loc, kir::CmpPredicate::EQ, seg, index(at, loc, 0));
+    declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64}, 1,
+                                        StringAttr()));
+    Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
+    Value tickets = addWorkspace(kernel, loc, b.getI32Type(), {pointsAttr}, b.getI32IntegerAttr(0));
+    // Effects outside the folds run once per point.
+    for (Operation *op : plan.effects)
+      guardEffect(op, firstSeg);
+    Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets, {}, pointsAttr, splitsAttr};
+    for (RegionFoldOp f : plan.folds)
+      s.rewrite(f);
+  }
+};
+} // namespace

@@ -1,0 +1,192 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-split-folds -verify-diagnostics | FileCheck %s
+
+// COM: Each row n's blocked fold over T (a running sum and a row maximum of BLOCK-wide tiles): the
+// COM: group gains a trailing axis of FOLD_SPLITS = max(min(FOLD_SPLIT, tiles), 1) segments; under
+// COM: FOLD_SPLITS != 1 each segment folds its tiles, stores its summary at [row, segment] of
+// COM: workspace sized by named LaunchExprs, and the row's last arrival combines the summaries in
+// COM: segment order with the fold's combine, then stores; otherwise segment 0 runs the original.
+// COM: The store before the fold (an effect outside it) runs in segment 0 only.
+// CHECK-LABEL: pgpu.kernel @rows
+// CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [FOLD_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK-SAME: %[[SUM:[^:]*]]: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[MAX:[^:]*]]: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS, BLOCK], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64], 1>
+// CHECK: %[[TILES:.*]] = pgpu.ceil_div
+// CHECK: %[[PARAM:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %[[TILES]] : index
+// CHECK: %[[SPLITS:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
+// CHECK: %[[ON:.*]] = pgpu.cmp ne %[[SPLITS]], %{{.*}} : index
+// CHECK: %[[WS:.*]] = pgpu.select %[[ON]], %{{.*}}, %{{.*}} : i1, index
+// CHECK: pgpu.workspace_extent "FOLD_POINTS" = %[[WS]]
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[SPLITS]]
+// CHECK: %[[GRID:.*]] = pgpu.binary mul %{{.*}}, %[[SPLITS]] : index
+// CHECK: pgpu.program_space(%[[GRID]])
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %[[SPLITS]]) segment 0 roles ["axis0", "fold_split"] {
+// CHECK-NEXT: ^bb0(%[[N:.*]]: index, %[[SEG:.*]]: index):
+// CHECK: %[[FIRST:.*]] = pgpu.cmp eq %[[SEG]], %{{.*}} : index
+// CHECK: pgpu.if %[[FIRST]] {
+// CHECK-NEXT: pgpu.store %{{.*}}, %first
+// CHECK: pgpu.if %[[ON]] {
+// CHECK: %[[PART:.*]]:2 = pgpu.region_fold %{{.*}} to %{{.*}} step %{{.*}} identity
+// CHECK: pgpu.buffer_store %[[PART]]#0, %[[SUM]][%[[N]], %[[SEG]]]
+// CHECK: pgpu.buffer_store %[[PART]]#1, %[[MAX]][%[[N]], %[[SEG]], %{{.*}}]
+// CHECK: pgpu.last_program %[[TICKETS]][%[[N]]] arrivals %[[SPLITS]]
+// CHECK: %[[WHOLE:.*]]:2 = pgpu.region_fold %{{.*}} to %[[SPLITS]] step %{{.*}} identity
+// CHECK: pgpu.buffer_load
+// CHECK: pgpu.buffer_load
+// CHECK: } combine {
+// CHECK: pgpu.binary add
+// CHECK: pgpu.binary max
+// CHECK: pgpu.store %[[WHOLE]]#0, %sum
+// CHECK: } else {
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: %[[ORIG:.*]]:2 = pgpu.region_fold
+// CHECK: pgpu.store %[[ORIG]]#0, %sum
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @rows(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>, %first: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
+    %c0 = arith.constant 0 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, T], in>
+    %T = pgpu.extent %x[1] : !pgpu.view<f32, [N, T], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %v0 = pgpu.load %x[%n, %c0] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+        pgpu.store %v0, %first[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        %bt = pgpu.param "BLOCK" : index
+        %lanes = pgpu.splat %ninf : f32 -> !pgpu.fragment<f32, [BLOCK]>
+        %s:2 = pgpu.region_fold %c0 to %T step %bt identity(%zero, %lanes : f32, !pgpu.fragment<f32, [BLOCK]>)
+            operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32, !pgpu.fragment<f32, [BLOCK]>)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+          %z = arith.constant 0.0 : f32
+          %pos = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %end = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %pos, %end : !pgpu.fragment<index, [BLOCK]>
+          %rows = pgpu.splat %row : index -> !pgpu.fragment<index, [BLOCK]>
+          %v = pgpu.load %xv[%rows, %pos] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [N, T], in>[!pgpu.fragment<index, [BLOCK]>, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %t = pgpu.reduce %v axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          %ni = arith.constant 0xFF800000 : f32
+          %fill = pgpu.splat %ni : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %m = pgpu.select %ok, %v, %fill : !pgpu.fragment<i1, [BLOCK]>, !pgpu.fragment<f32, [BLOCK]>
+          pgpu.yield %t, %m : f32, !pgpu.fragment<f32, [BLOCK]>
+        } combine {
+        ^bb0(%l: f32, %lm: !pgpu.fragment<f32, [BLOCK]>, %r: f32, %rm: !pgpu.fragment<f32, [BLOCK]>):
+          %a = pgpu.binary add %l, %r : f32
+          %m = pgpu.binary max %lm, %rm : !pgpu.fragment<f32, [BLOCK]>
+          pgpu.yield %a, %m : f32, !pgpu.fragment<f32, [BLOCK]>
+        }
+        pgpu.store %s#0, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the blocked fold continues the summary of an earlier (unit-segment) one: its
+// COM: identity is that fold's result, not a constant, and each segment would count it again.
+// CHECK-LABEL: pgpu.kernel @continued
+// CHECK-NOT: FOLD_SPLIT
+// CHECK-NOT: workspace_extent
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @continued(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
+    %c0 = arith.constant 0 : index
+    %c5 = arith.constant 5 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, T], in>
+    %T = pgpu.extent %x[1] : !pgpu.view<f32, [N, T], in>
+    %mid = pgpu.binary min %c5, %T : index
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        %c1 = arith.constant 1 : index
+        // expected-remark @below {{pgpu-split-folds: this fold is not split: it is not blocked (unit segments: one member per summarize)}}
+        %head = pgpu.region_fold %c0 to %mid step %c1 identity(%zero : f32)
+            operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+          %z = arith.constant 0.0 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary add %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        // expected-remark @below {{pgpu-split-folds: this fold is not split: its identity is not a constant}}
+        %s = pgpu.region_fold %mid to %T step %bt identity(%head : f32)
+            operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+          %z = arith.constant 0.0 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary add %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: 256 rows (a constant point count) already fill the 132 multiprocessors.
+// CHECK-LABEL: pgpu.kernel @full
+// CHECK-NOT: FOLD_SPLIT
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @full(%x: !pgpu.view<f32, [256, T], in>, %sum: !pgpu.view<f32, [256], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %T = pgpu.extent %x[1] : !pgpu.view<f32, [256, T], in>
+    pgpu.program_space(%c256) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%c256) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        // expected-remark @below {{pgpu-split-folds: not split: the group has 256 programs, at least the target's 132 multiprocessors: it fills the machine already}}
+        %s = pgpu.region_fold %c0 to %T step %bt identity(%zero : f32)
+            operands(%x, %n : !pgpu.view<f32, [256, T], in>, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [256, T], in>, %row: index):
+          %z = arith.constant 0.0 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [256, T], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary add %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [256], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
