@@ -372,8 +372,11 @@ LogicalResult Serializer::emitBoxLoad(pgpu::LoadOp load, const cutile::BoxAccess
     if (dim >= 0)
       walkedShape.push_back(extent), dims.push_back(dim);
   }
+  // A box every program reads alike is staged through TMA only where SHARED_TMA says so (CuTile.h).
+  bool noTma = box.shared && kernel.getParam(cutile::kSharedTmaParam) && param(cutile::kSharedTmaParam) == 0;
   std::string text = "ct.load(" + name(load.getView()) + ", index=" + tuple(index) + ", shape=" +
-                     shapeTuple(tileShape) + (box.padding.empty() ? "" : ", padding_mode=" + box.padding) + ")";
+                     shapeTuple(tileShape) + (box.padding.empty() ? "" : ", padding_mode=" + box.padding) +
+                     (noTma ? ", allow_tma=False" : "") + ")";
   if (walkedShape.size() != tileShape.size())
     text = "ct.reshape(" + text + ", " + shapeTuple(walkedShape) + ")";
   // Tile axis j walks fragment dimension dims[j]: fragment axis i is tile axis perm[i].

@@ -128,3 +128,26 @@
 // OWNED-NEXT: [[I:v[0-9]+]] = ct.arange(512, dtype=ct.int32) + [[T]]
 // OWNED: ct.gather(x, ([[I]],), mask={{v[0-9]+}}, padding_value=ct.full((), 0.000000e+00, ct.float32))
 // OWNED: ct.scatter(z, ([[I]],), {{v[0-9]+}}, mask={{v[0-9]+}})
+
+// COM: A box every program instance reads alike (its tile index independent of the program coordinate:
+// COM: layernorm's weight and bias, in both branches) is read without TMA at SHARED_TMA = 0 (declared on
+// COM: kernels that make such a load; the default), staged like the rest at 1. The row x, whose tile
+// COM: index is the program's row, keeps TMA either way.
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=cutile --emit=source --param BLOCK=1024 | FileCheck %s --check-prefix=SHARED
+// SHARED: 'WORKER_WARPS': ([0, 4, 8], 0), 'SHARED_TMA': ([0, 1], 0)}
+// SHARED: if _G0:
+// SHARED: ct.load(x, index=([[ROW:v[0-9]+]], (0) // 1024), shape=(1, 1024), padding_mode=ct.PaddingMode.ZERO), (1024,))
+// SHARED: ct.load(w, index=((0) // 1024,), shape=(1024,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+// SHARED: ct.load(bb, index=((0) // 1024,), shape=(1024,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+// SHARED: else:
+// SHARED: ct.load(x, index=([[ROW]], ({{v[0-9]+}}) // 1024), shape=(1, 1024)), (1024,))
+// SHARED: ct.load(w, index=(({{v[0-9]+}}) // 1024,), shape=(1024,), allow_tma=False)
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=cutile --emit=source --param BLOCK=1024 --param SHARED_TMA=1 | FileCheck %s --check-prefix=STAGED
+// STAGED: 'SHARED_TMA': ([0, 1], 1)}
+// STAGED-NOT: allow_tma
+// COM: Must not fire: no load of softmax or the GEMM is shared by every program (the GEMM's operand
+// COM: tiles follow the program's output tile), so neither declares the parameter.
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=NOSHARED
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=NOSHARED
+// NOSHARED-NOT: SHARED_TMA
+// NOSHARED-NOT: allow_tma
