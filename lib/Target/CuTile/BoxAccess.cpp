@@ -5,6 +5,7 @@
 #include "tessel/Target/AccessMatch.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -82,6 +83,53 @@ std::optional<std::string> paddingOf(Value fill) {
 }
 } // namespace
 
+bool cutile::isProgramInvariant(Value v) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (isa<KernelOp>(owner))
+        continue;
+      if (auto loop = dyn_cast<ForOp>(owner); loop && arg.getArgNumber() == 0) {
+        work.append({loop.getLower(), loop.getUpper(), loop.getStep()});
+        continue;
+      }
+      if (auto each = dyn_cast<ForeachOp>(owner); each && arg.getArgNumber() == 0) {
+        work.append({each.getLower(), each.getUpper()});
+        continue;
+      }
+      return false; // the program coordinate, an execution group's coordinates, a carry
+    }
+    Operation *op = x.getDefiningOp();
+    if (op->getNumRegions() || !isMemoryEffectFree(op))
+      return false;
+    if (!isa<ExtentOp, StrideOp>(op)) // their operand is the view
+      llvm::append_range(work, op->getOperands());
+  }
+  return true;
+}
+
+bool cutile::isSharedBoxCandidate(LoadOp load) {
+  auto type = dyn_cast<FragmentType>(load.getResult().getType());
+  if (!type || !isa<BlockArgument>(load.getView()))
+    return false;
+  for (Value c : load.getCoords()) {
+    if (!isa<FragmentType>(c.getType())) {
+      if (!isProgramInvariant(c))
+        return false;
+      continue;
+    }
+    auto walk = access::walkOf(c, /*allowBare=*/type.getRank() == 1);
+    if (!walk || !isProgramInvariant(walk->first.getBase()))
+      return false;
+  }
+  return true;
+}
+
 std::optional<cutile::BoxAccess> cutile::matchBoxAccess(Operation *op, const llvm::StringMap<int64_t> &params) {
   Value view, valid, fragment, fill;
   ValueRange coords;
@@ -145,5 +193,6 @@ std::optional<cutile::BoxAccess> cutile::matchBoxAccess(Operation *op, const llv
       return std::nullopt;
     box.padding = *padding;
   }
+  box.shared = llvm::all_of(box.start, isProgramInvariant);
   return box;
 }

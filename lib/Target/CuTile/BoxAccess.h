@@ -33,7 +33,19 @@ struct BoxAccess {
   llvm::SmallVector<int, 3> dim;
   /// The cuTile padding mode of a load whose validity bounds some axis ("" when none is needed).
   std::string padding;
+  /// Every program instance accesses the same box (each `start` is program-invariant).
+  bool shared = false;
 };
+
+/// Whether `v` has one value in every program instance: computed by effect-free ops without regions
+/// from kernel arguments, constants, parameters, view extents and strides, and the variables of loops
+/// whose bounds are such values; never from the program coordinate, a carry, a branch result or a read.
+bool isProgramInvariant(mlir::Value v);
+
+/// Whether `load` reads a kernel-argument view at a box-like coordinate set (each coordinate a scalar
+/// or a walk `start + iota`) that every program instance reads alike. Binding-independent (no
+/// multiple-of proof), so legalization can declare kSharedTmaParam before parameters are bound.
+bool isSharedBoxCandidate(pgpu::LoadOp load);
 
 /// The box of a pgpu.load or pgpu.store on a kernel-argument view at the bound parameters `params`,
 /// or nothing when the access must be a gather/scatter.

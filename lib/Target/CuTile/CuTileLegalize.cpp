@@ -181,10 +181,12 @@ namespace {
 constexpr int64_t kOccupancies[] = {0, 1, 2, 4, 8};
 constexpr int64_t kNumCtas[] = {1, 2};
 constexpr int64_t kWorkerWarps[] = {0, 4, 8};
+constexpr int64_t kSharedTma[] = {0, 1};
 
 /// Declares cuTile's launch hints on `kernel` (after its own declarations, a name it already declares
 /// kept as it is), with cuTile's own defaults: occupancy left to the compiler (0), one CTA per cluster,
-/// the worker warps left to the compiler (0).
+/// the worker warps left to the compiler (0); and, where the kernel makes a box load every program
+/// makes alike, whether TMA stages it (SHARED_TMA).
 void declareLaunchHints(pgpu::KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params;
@@ -198,6 +200,12 @@ void declareLaunchHints(pgpu::KernelOp kernel) {
   declare(cutile::kOccupancyParam, kOccupancies, 0);
   declare(cutile::kNumCtasParam, kNumCtas, 1);
   declare(cutile::kWorkerWarpsParam, kWorkerWarps, 0);
+  // Default 0: a shared tile is read from L2 by every program; staging it costs shared memory the
+  // streamed tiles need (CuTile.h).
+  bool shared = false;
+  kernel.walk([&](pgpu::LoadOp load) { shared |= cutile::isSharedBoxCandidate(load); });
+  if (shared)
+    declare(cutile::kSharedTmaParam, kSharedTma, 0);
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 } // namespace

@@ -129,6 +129,9 @@ private:
   LogicalResult emitBoxStore(pgpu::StoreOp store, const cutile::BoxAccess &box, int indent);
   /// The in-kernel spelling of a view extent (a literal for a static axis).
   std::string extentText(Value view, unsigned axis);
+  /// `ct.gather(array, coords, mask=valid, padding_value=fill)`; a scalar one (`scalar`: every
+  /// coordinate a scalar, a 0-d result) as a one-lane gather reshaped to 0-d.
+  std::string gather(StringRef array, ArrayRef<std::string> coords, Value valid, Value fill, bool scalar);
 
   pgpu::KernelOp kernel;
   const llvm::StringMap<int64_t> &params;
@@ -190,6 +193,22 @@ static bool boundsVaryInEnclosingLoop(pgpu::ForOp f) {
   return false;
 }
 
+/// Whether one branch of `i` contracts (ct.mma) and the other computes without any contract. tileiras
+/// 13.4 compiles such a contract-free branch as a kernel of its own pathologically slowly where it
+/// compiles it quickly beside the contract: attention's element-wise branch (the head size past
+/// BLOCK_D) alone kept tileiras busy over 10 minutes of CPU, and in one kernel with the tiled branch,
+/// or with any ct.mma beside it, 25-37 s. Such an `if` stays a run-time branch, not a launch-constant
+/// guard (below): cuTile compiles both branches in one kernel, as before the guards.
+static bool splitsOffContractFreeBranch(pgpu::IfOp i) {
+  auto contracts = [](Region &r) {
+    return !r.empty() && r.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted();
+  };
+  auto computes = [](Region &r) { return !r.empty() && r.front().getOperations().size() > 1; };
+  Region &then = i.getThenRegion(), &other = i.getElseRegion();
+  return (contracts(then) && !contracts(other) && computes(other)) ||
+         (contracts(other) && !contracts(then) && computes(then));
+}
+
 std::string Serializer::expr(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
     if (c.getType().isIndex() || c.getType().isInteger(1))
@@ -210,6 +229,23 @@ std::string Serializer::extentText(Value view, unsigned axis) {
   if (auto size = dyn_cast<IntegerAttr>(e))
     return std::to_string(size.getInt());
   return llvm::formatv("ct.astype({0}.shape[{1}], ct.int32)", name(view), axis).str();
+}
+
+// tileiras 13.4 crashes (signal 11) on a 0-d gather whose dtype is that of a 0-d value carried
+// through two loops that read memory, the second continuing the first's result (cross_entropy's label
+// logit after its blocked row max and sum; linear attention's element-wise branch). The same gather of
+// a one-lane tile, reshaped to 0-d, compiles and reads the same element under the same mask and fill,
+// so every 0-d gather is spelled so (bench/experiments/cutile_scalar_gather.py shows both).
+std::string Serializer::gather(StringRef array, ArrayRef<std::string> coords, Value valid, Value fill, bool scalar) {
+  auto lane = [&](const std::string &x, StringRef dtype) {
+    return scalar ? "ct.full((1,), " + x + ", " + dtype.str() + ")" : x;
+  };
+  SmallVector<std::string> index;
+  for (const std::string &c : coords)
+    index.push_back(lane(c, "ct.int32"));
+  std::string mask = isTrue(valid) ? "" : ", mask=" + lane(expr(valid), "ct.bool_");
+  std::string text = "ct.gather(" + array.str() + ", " + tuple(index) + mask + ", padding_value=" + typedExpr(fill) + ")";
+  return scalar ? "ct.reshape(" + text + ", ())" : text;
 }
 
 /// Module-level tile functions the spellings call (each emitted once per module).
@@ -336,8 +372,11 @@ LogicalResult Serializer::emitBoxLoad(pgpu::LoadOp load, const cutile::BoxAccess
     if (dim >= 0)
       walkedShape.push_back(extent), dims.push_back(dim);
   }
+  // A box every program reads alike is staged through TMA only where SHARED_TMA says so (CuTile.h).
+  bool noTma = box.shared && kernel.getParam(cutile::kSharedTmaParam) && param(cutile::kSharedTmaParam) == 0;
   std::string text = "ct.load(" + name(load.getView()) + ", index=" + tuple(index) + ", shape=" +
-                     shapeTuple(tileShape) + (box.padding.empty() ? "" : ", padding_mode=" + box.padding) + ")";
+                     shapeTuple(tileShape) + (box.padding.empty() ? "" : ", padding_mode=" + box.padding) +
+                     (noTma ? ", allow_tma=False" : "") + ")";
   if (walkedShape.size() != tileShape.size())
     text = "ct.reshape(" + text + ", " + shapeTuple(walkedShape) + ")";
   // Tile axis j walks fragment dimension dims[j]: fragment axis i is tile axis perm[i].
@@ -441,9 +480,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         SmallVector<std::string> coords;
         for (Value c : load.getCoords())
           coords.push_back(expr(c));
-        std::string mask = isTrue(load.getValid()) ? "" : ", mask=" + expr(load.getValid());
-        assign(load.getResult(), "ct.gather(" + name(load.getView()) + ", " + tuple(coords) + mask +
-                                     ", padding_value=" + typedExpr(load.getFill()) + ")");
+        assign(load.getResult(), gather(name(load.getView()), coords, load.getValid(), load.getFill(),
+                                        !isa<pgpu::FragmentType>(load.getType())));
         return success();
       })
       .Case<pgpu::StoreOp, pgpu::ScatterOp>([&](auto store) -> LogicalResult {
@@ -484,13 +522,14 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         }
         if (offset.empty())
           offset = "0";
-        std::string mask = isTrue(access.getValid()) ? "" : ", mask=" + expr(access.getValid());
-        if constexpr (std::is_same_v<decltype(access), pgpu::BufferLoadOp>)
-          assign(access.getResult(), "ct.gather(" + name(access.getBuffer()) + ", (" + offset + ",)" + mask +
-                                         ", padding_value=" + typedExpr(access.getFill()) + ")");
-        else
+        if constexpr (std::is_same_v<decltype(access), pgpu::BufferLoadOp>) {
+          assign(access.getResult(), gather(name(access.getBuffer()), {offset}, access.getValid(), access.getFill(),
+                                            !isa<pgpu::FragmentType>(access.getType())));
+        } else {
+          std::string mask = isTrue(access.getValid()) ? "" : ", mask=" + expr(access.getValid());
           line(indent, "ct.scatter(" + name(access.getBuffer()) + ", (" + offset + ",), " +
                            typedExpr(access.getValue()) + mask + ")");
+        }
         return success();
       })
       .Case<pgpu::ExecutionGroupOp>([&](pgpu::ExecutionGroupOp g) -> LogicalResult {
@@ -552,7 +591,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         std::string condition = expr(i.getCondition());
         std::optional<unsigned> guard;
         // In the kernel body only: a combine region is a module-level function without the parameter.
-        if (out == &body && i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
+        if (out == &body && i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()) &&
+            !splitsOffContractFreeBranch(i))
           if (std::optional<std::string> host = wrapper::launchFact(
                   i.getCondition(), kernel.getBody().front(), [&](Value x) { return name(x); },
                   [&](StringRef n) { return param(n); })) {

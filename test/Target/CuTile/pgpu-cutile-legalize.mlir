@@ -108,3 +108,61 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A fragment load every program makes alike (w[lanes]: no program coordinate in its coordinates)
+// COM: declares SHARED_TMA (whether TMA stages it; 0 by default, read through L2).
+// CHECK-LABEL: pgpu.kernel @scale_rows
+// CHECK-SAME: #pgpu.param<"WORKER_WARPS", [0, 4, 8], 0, provider = "cutile">, #pgpu.param<"SHARED_TMA", [0, 1], 0, provider = "cutile">]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scale_rows(%x: !pgpu.view<f32, [M, N], in>, %w: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [M, N], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64], 64>]} {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %lanes = pgpu.iota %c0 : !pgpu.fragment<index, [BLOCK]>
+      %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+      %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+      %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+      %s = pgpu.load %w[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+      %p = pgpu.binary mul %v, %s : !pgpu.fragment<f32, [BLOCK]>
+      pgpu.store %p, %y[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [BLOCK]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the same load of w at lanes offset by the program's row (w[row + lanes]) differs
+// COM: between programs, and x[row, lanes] is each program's own row: no SHARED_TMA.
+// CHECK-LABEL: pgpu.kernel @shifted_rows
+// CHECK-SAME: #pgpu.param<"WORKER_WARPS", [0, 4, 8], 0, provider = "cutile">]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @shifted_rows(%x: !pgpu.view<f32, [M, N], in>, %w: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [M, N], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64], 64>]} {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %lanes = pgpu.iota %c0 : !pgpu.fragment<index, [BLOCK]>
+      %shifted = pgpu.iota %row : !pgpu.fragment<index, [BLOCK]>
+      %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+      %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+      %in = pgpu.cmp lt %shifted, %bound : !pgpu.fragment<index, [BLOCK]>
+      %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+      %s = pgpu.load %w[%shifted] valid %in : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+      %p = pgpu.binary mul %v, %s : !pgpu.fragment<f32, [BLOCK]>
+      pgpu.store %p, %y[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [BLOCK]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

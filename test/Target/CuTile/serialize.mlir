@@ -66,16 +66,24 @@
 // GEMM: ct.store(c, index=(({{v[0-9]+}}) // 128, ({{v[0-9]+}}) // 128), tile=[[ACC]])
 
 // COM: Must not fire: a condition that depends on the program coordinate stays a run-time `if` (only
-// COM: launch facts become guards). Attention has both: its head-size guards, and the causal skip.
+// COM: launch facts become guards), and so does a launch fact one of whose branches contracts (ct.mma)
+// COM: while the other computes without a contract: tileiras 13.4 compiles such a contract-free branch
+// COM: on its own pathologically slowly (attention's element-wise branch for a head size past BLOCK_D:
+// COM: over 10 minutes, against about 35 s beside the tiled branch). Attention has all three: the head
+// COM: size check (tiled or element-wise: run time), whether the head size is exactly BLOCK_D (both
+// COM: branches contract: a guard), and the causal skip (program-dependent, not checked here).
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=GUARDS
-// GUARDS: attention_ABI = [{{.*}}, ('guard', 'bool', ()), ('guard', 'bool', ((0, True),))]
-// GUARDS: def _attention_kernel(Q, K, V, O, scale, _G0: ct.Constant[bool], _G1: ct.Constant[bool]):
+// GUARDS: attention_ABI = [{{.*}}, ('scalar', 'float32'), ('guard', 'bool', ())]
+// GUARDS: def _attention_kernel(Q, K, V, O, scale, _G0: ct.Constant[bool]):
+// GUARDS: [[FITS:v[0-9]+]] = ({{v[0-9]+}} <= {{v[0-9]+}})
+// GUARDS-NEXT: if [[FITS]]:
 // GUARDS: if _G0:
-// GUARDS: if _G1:
-// GUARDS: if v{{[0-9]+}}:
-// COM: The second guard sits in the first one's then-branch: the ABI says so, and the wrapper passes it
-// COM: as False outside that branch (the conjunction), so a launch passes only reachable combinations.
-// GUARDS: ct.launch({{.*}}, (Q, K, V, O, scale, bool(([[C0:.*Q.shape\[3\].*]])), bool(([[C0]]) and ({{.*}}Q.shape[3]{{.*}}))))
+// GUARDS: ct.mma(
+// GUARDS: {{^        }}else:
+// GUARDS: ct.mma(
+// GUARDS: {{^    }}else:
+// GUARDS-NOT: ct.mma(
+// GUARDS: ct.launch({{.*}}, (Q, K, V, O, scale, bool(({{.*}}Q.shape[3]{{.*}} == 128))))
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=NOGUARD
 // NOGUARD: def _gemm_kernel(a, b, bias, c):
 // NOGUARD-NOT: _G0
@@ -83,7 +91,24 @@
 // COM: A view that is read at data-dependent coordinates is a gather with the access's validity as
 // COM: its mask and its fill as the padding value.
 // RUN: tessel compile %tessel_src/examples/kir/embedding.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=GATHER
-// GATHER: ct.gather(table, ({{.*}}), mask={{v[0-9]+}}, padding_value=ct.full((), 0.000000e+00, ct.float32))
+// GATHER-NOT: ct.reshape(ct.gather(
+// GATHER: {{v[0-9]+}} = ct.gather(table, ({{.*}}), mask={{v[0-9]+}}, padding_value=ct.full((), 0.000000e+00, ct.float32))
+// GATHER-NOT: ct.reshape(ct.gather(
+
+// COM: A 0-d gather (every coordinate a scalar) is a gather of one lane reshaped to 0-d: tileiras 13.4
+// COM: crashes on a 0-d gather whose dtype a value carried through two reading loops shares, as the
+// COM: label logit after cross_entropy's blocked max and sum (bench/experiments/cutile_scalar_gather.py).
+// COM: Both branches, the single-pass one and the blocked one, spell it so.
+// RUN: tessel compile %tessel_src/examples/kir/cross_entropy.mlir --target=cutile --emit=source --param BLOCK=256 | FileCheck %s --check-prefix=SCALAR
+// SCALAR: if _G0:
+// SCALAR: [[T:v[0-9]+]] = ct.reshape(ct.gather(target, (ct.full((1,), [[M:v[0-9]+]], ct.int32),), padding_value=ct.full((), 0, ct.int32)), ())
+// SCALAR: [[C:v[0-9]+]] = ct.astype([[T]], ct.int32)
+// SCALAR: ct.reshape(ct.gather(logits, (ct.full((1,), [[M]], ct.int32), ct.full((1,), [[C]], ct.int32)), padding_value=ct.full((), 0.000000e+00, ct.float32)), ())
+// SCALAR: else:
+// SCALAR: for {{v[0-9]+}} in range(
+// SCALAR: for {{v[0-9]+}} in range(
+// SCALAR: ct.reshape(ct.gather(logits, (ct.full((1,), [[M]], ct.int32), ct.full((1,), {{v[0-9]+}}, ct.int32)), padding_value=ct.full((), 0.000000e+00, ct.float32)), ())
+// SCALAR-NOT: = ct.gather(
 
 // COM: Rejected programs: located at the author's op, naming what cuTile cannot express; no file.
 // RUN: not tessel compile %tessel_src/examples/fused_pointwise.py:fused_pointwise --target=cutile --emit=source -o %t.fused.py 2>&1 | FileCheck %s --check-prefix=TANH
@@ -103,3 +128,26 @@
 // OWNED-NEXT: [[I:v[0-9]+]] = ct.arange(512, dtype=ct.int32) + [[T]]
 // OWNED: ct.gather(x, ([[I]],), mask={{v[0-9]+}}, padding_value=ct.full((), 0.000000e+00, ct.float32))
 // OWNED: ct.scatter(z, ([[I]],), {{v[0-9]+}}, mask={{v[0-9]+}})
+
+// COM: A box every program instance reads alike (its tile index independent of the program coordinate:
+// COM: layernorm's weight and bias, in both branches) is read without TMA at SHARED_TMA = 0 (declared on
+// COM: kernels that make such a load; the default), staged like the rest at 1. The row x, whose tile
+// COM: index is the program's row, keeps TMA either way.
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=cutile --emit=source --param BLOCK=1024 | FileCheck %s --check-prefix=SHARED
+// SHARED: 'WORKER_WARPS': ([0, 4, 8], 0), 'SHARED_TMA': ([0, 1], 0)}
+// SHARED: if _G0:
+// SHARED: ct.load(x, index=([[ROW:v[0-9]+]], (0) // 1024), shape=(1, 1024), padding_mode=ct.PaddingMode.ZERO), (1024,))
+// SHARED: ct.load(w, index=((0) // 1024,), shape=(1024,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+// SHARED: ct.load(bb, index=((0) // 1024,), shape=(1024,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+// SHARED: else:
+// SHARED: ct.load(x, index=([[ROW]], ({{v[0-9]+}}) // 1024), shape=(1, 1024)), (1024,))
+// SHARED: ct.load(w, index=(({{v[0-9]+}}) // 1024,), shape=(1024,), allow_tma=False)
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=cutile --emit=source --param BLOCK=1024 --param SHARED_TMA=1 | FileCheck %s --check-prefix=STAGED
+// STAGED: 'SHARED_TMA': ([0, 1], 1)}
+// STAGED-NOT: allow_tma
+// COM: Must not fire: no load of softmax or the GEMM is shared by every program (the GEMM's operand
+// COM: tiles follow the program's output tile), so neither declares the parameter.
+// RUN: tessel compile %tessel_src/examples/kir/softmax.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=NOSHARED
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=cutile --emit=source | FileCheck %s --check-prefix=NOSHARED
+// NOSHARED-NOT: SHARED_TMA
+// NOSHARED-NOT: allow_tma

@@ -47,6 +47,13 @@ inline constexpr llvm::StringLiteral kNumCtasParam = "NUM_CTAS";
 /// hold a row without the 255-register ceiling, and so do 128x256 contraction tiles (tileiras 13.4
 /// takes 4 or 8; cuda.tile documents larger counts from 13.5).
 inline constexpr llvm::StringLiteral kWorkerWarpsParam = "WORKER_WARPS";
+/// Whether a box load that every program instance makes alike (its tile index independent of the
+/// program coordinate: layernorm's weight and bias rows) is staged through TMA (1) or read without it
+/// (0, `allow_tma=False`). cuTile stages every box load through TMA in shared memory, which pays off
+/// for the tiles a program streams once; a tile all programs share is read from L2 and its staging
+/// only takes shared memory from the streamed ones (layernorm f32 at 8192 columns: 132 KB a program
+/// with its weight and bias staged, 66 KB without). Declared only on kernels that make such a load.
+inline constexpr llvm::StringLiteral kSharedTmaParam = "SHARED_TMA";
 
 /// Bound physical parameters of each kernel, by kernel name.
 using Bindings = llvm::StringMap<llvm::StringMap<int64_t>>;
