@@ -11,6 +11,7 @@ KIR segmentations):
   * the generated Triton under TRITON_INTERPRET=1 (f16: the CPU interpreter's bf16 is broken);
   * the call's FOLD_SPLIT default: 1 when the launch fills the multiprocessors.
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -21,11 +22,21 @@ import pytest
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
 
+def kernels(root):
+    """bench/attention_kernels.py, loaded by path: sys.path keeps no bench/ entry (its attention.py
+    would shadow the example of that name for other tests)."""
+    module = sys.modules.get("_split_attention_kernels")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("_split_attention_kernels", root / "bench" / "attention_kernels.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
 def attention(root, name):
-    sys.path[:0] = [str(root / "bench")]
-    import attention_kernels as AK
     import tessel.language as T
-    return AK.attention(T.f16, name=name)
+    return kernels(root).attention(T.f16, name=name)
 
 
 def shape_arg(shapes):
@@ -86,9 +97,8 @@ VARIANTS = [
 def test_split_variants_match_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, split):
     """The attention variants of bench/attention_kernels.py: a band (segments wholly outside it fold
     nothing and contribute the identity), an additive bias, grouped-query heads."""
-    sys.path[:0] = [str(root / "bench")]
-    import attention_kernels as AK
     import tessel.language as T
+    AK = kernels(root)
     make = {"window": AK.window_attention, "bias": AK.bias_attention, "gqa": AK.gqa_attention}[name]
     source = make(T.f16, name=f"split_{name}")._write(tmp_path, constexprs)
     shape = shape_arg(shapes)
