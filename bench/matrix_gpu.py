@@ -126,16 +126,19 @@ def compare(case, got, want):
     return M.compare(kernel, got, want)
 
 
-def tasks(cases):
+def tasks(cases, first=None):
     """[(launcher, [case indices])], one per generated launcher, ordered so that every kernel's first
-    launcher comes before any kernel's second (a deadline then leaves each kernel some of its cases)."""
+    launcher comes before any kernel's second (a deadline then leaves each kernel some of its cases);
+    the launchers of kernels whose id matches the regular expression `first` (those with the longest
+    compiles) come before all others, so that a pool of processes does not end waiting on them."""
     by_source, rank = {}, {}
     for i, case in enumerate(cases):
         if case["source"] not in by_source:
             rank[case["source"]] = sum(1 for s in by_source if cases[by_source[s][0]]["kid"] == case["kid"])
             by_source[case["source"]] = []
         by_source[case["source"]].append(i)
-    return sorted(by_source.items(), key=lambda t: rank[t[0]])
+    heavy = lambda source: bool(first and re.search(first, cases[by_source[source][0]]["kid"]))  # noqa: E731
+    return sorted(by_source.items(), key=lambda t: (not heavy(t[0]), rank[t[0]]))
 
 
 def run_task(carry, source, indices, jsonl, stop_at, device):
@@ -211,7 +214,7 @@ def _append(jsonl, line):
         os.close(fd)
 
 
-def check(carry, jsonl, deadline, jobs, device):
+def check(carry, jsonl, deadline, jobs, device, first=None):
     import concurrent.futures
     import multiprocessing
     manifest = json.loads((carry / "manifest.json").read_text())
@@ -221,7 +224,7 @@ def check(carry, jsonl, deadline, jobs, device):
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     pathlib.Path(jsonl).parent.mkdir(parents=True, exist_ok=True)
     pathlib.Path(jsonl).write_text(json.dumps({"meta": meta}) + "\n")
-    work = tasks(manifest["cases"])
+    work = tasks(manifest["cases"], first)
     print(f"{manifest['provider']}: {len(manifest['cases'])} cases, {len(work)} launchers, {jobs} processes, "
           f"deadline {deadline} s", flush=True)
     with concurrent.futures.ProcessPoolExecutor(max(jobs, 1), mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -313,12 +316,14 @@ def main():
             c.add_argument("--jobs", type=int, default=8, help="processes (each its own CUDA context)")
             c.add_argument("--deadline", type=float, default=1e9, help="seconds after which no case starts")
             c.add_argument("--device", default="cuda", help="torch device of the launches (cpu: Triton's interpreter)")
+            c.add_argument("--first", help="a regular expression: the launchers of the kernel ids it matches start "
+                                           "first (the longest compiles, e.g. 'attention')")
     args = parser.parse_args()
     if args.cmd == "gen":
         gen(args.provider, args.out, args.only)
         return 0
     if args.cmd == "check":
-        check(args.carry, args.jsonl, args.deadline, args.jobs, args.device)
+        check(args.carry, args.jsonl, args.deadline, args.jobs, args.device, args.first)
     doc, status = report(args.carry, args.jsonl, args.known)
     for f in doc["failures"]:
         print(f"{f['status'].upper()}{' (known)' if f['known'] else ''} {f['kid']} {f['shape']} {f['binding']}: "

@@ -402,7 +402,9 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     // Effects outside the folds run once per point.
     for (Operation *op : plan.effects)
       guardEffect(op, firstSeg);
-    Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets, {}, pointsAttr, splitsAttr};
+    // The map spelled out: DenseMap's default constructor is explicit (clang rejects `{}` here).
+    Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets,
+               DenseMap<std::pair<unsigned, Type>, Value>(), pointsAttr, splitsAttr};
     for (RegionFoldOp f : plan.folds)
       s.rewrite(f);
   }
