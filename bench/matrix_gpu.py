@@ -48,6 +48,10 @@ sys.path[:0] = [str(ROOT / "python"), str(ROOT / "python" / "tests")]
 # cuda.tile's errors for a tileiras crash or timeout: a launcher's later cases would only repeat it
 # (a timeout costs CUDA_TILE_COMPILER_TIMEOUT_SEC each), so they are reported as skipped.
 TOOLCHAIN_FAILURES = ("CompilerExecutionError", "CompilerTimeoutError")
+# A launch the provider declines before launching, with a ValueError saying why: the cuTile wrapper for a
+# launch fact whose element-wise branch it does not compile (an extent past its block). Not a failure:
+# the case is counted as declined.
+DECLINED = ("the cuTile provider compiles only the tiled branch",)
 # What `tessel compile --emit=` gives a launcher each provider's Python can import.
 EMIT = {"ptx": "wrapper", "cutile": "source", "triton": "source"}
 
@@ -183,6 +187,8 @@ def run_task(carry, source, indices, jsonl, stop_at, device):
         except Exception as e:  # a JIT failure, a toolchain crash or a launch error: reported per case
             text, detail = str(e).strip(), _detail(e)
             why, status = f"{type(e).__name__}: {text.splitlines()[-1][:300] if text else ''}", "error"
+            if isinstance(e, ValueError) and any(d in text for d in DECLINED):
+                status, detail = "declined", None
             if type(e).__name__ in TOOLCHAIN_FAILURES:
                 broken = f"{type(e).__name__} on case {i} of this launcher"
         line = {"i": i, "kid": case["kid"], "source": source, "shape": case["shape"], "binding": case["binding"],
@@ -257,8 +263,8 @@ def report(carry, jsonl, known=()):
     results, meta = read_results(jsonl)
     per = {}
     for i, case in enumerate(manifest["cases"]):
-        k = per.setdefault(case["kid"], {"cases": 0, "pass": 0, "mismatch": 0, "error": 0, "skipped": 0, "not_run": 0,
-                                         "shapes": set(), "bindings": set(), "seconds": 0.0})
+        k = per.setdefault(case["kid"], {"cases": 0, "pass": 0, "mismatch": 0, "error": 0, "declined": 0, "skipped": 0,
+                                         "not_run": 0, "shapes": set(), "bindings": set(), "seconds": 0.0})
         k["cases"] += 1
         r = results.get(i)
         if r is None:
@@ -275,21 +281,23 @@ def report(carry, jsonl, known=()):
         f["known"] = f["status"] == "error" and any(f["kid"].endswith(k) or f"/{k}[" in f["kid"] for k in names)
     unknown = [f for f in failures if not f["known"]]
     kernels = {kid: {"cases": k["cases"], "pass": k["pass"], "mismatch": k["mismatch"], "error": k["error"],
-                     "skipped": k["skipped"], "not_run": k["not_run"], "shapes_passed": len(k["shapes"]),
+                     "declined": k["declined"], "skipped": k["skipped"], "not_run": k["not_run"],
+                     "shapes_passed": len(k["shapes"]),
                      "bindings_passed": len(k["bindings"]), "seconds": round(k["seconds"], 1)}
                for kid, k in sorted(per.items())}
-    full = [kid for kid, k in kernels.items() if k["pass"] == k["cases"]]
+    full = [kid for kid, k in kernels.items() if k["pass"] + k["declined"] == k["cases"]]
     ran = [kid for kid, k in kernels.items() if k["pass"] + k["mismatch"] + k["error"]]
     agree = [kid for kid in ran if not kernels[kid]["mismatch"] and not kernels[kid]["error"]]
     count = {s: sum(k[s] for k in kernels.values())
-             for s in ("cases", "pass", "mismatch", "error", "skipped", "not_run")}
+             for s in ("cases", "pass", "mismatch", "error", "declined", "skipped", "not_run")}
     deep_enough = [kid for kid in agree if kernels[kid]["shapes_passed"] >= 8 and kernels[kid]["bindings_passed"] >= 3]
     line = (f"{manifest['provider']}: {len(kernels)} kernels accepted, {len(manifest['rejected'])} rejected; "
             f"{count['pass']} of {count['cases']} cases pass, {count['mismatch']} mismatch, {count['error']} "
-            f"error ({len(unknown)} not known), {count['skipped']} skipped after a toolchain failure, "
+            f"error ({len(unknown)} not known), {count['declined']} declined before launching (a launch fact's "
+            f"branch the provider does not compile), {count['skipped']} skipped after a toolchain failure, "
             f"{count['not_run']} not run (deadline); {len(agree)} of {len(ran)} kernels that "
             f"ran agree at every case run ({len(deep_enough)} of them at >= 8 shapes and >= 3 bindings), {len(full)} "
-            f"passed every drawn case; seeds {manifest['seeds']}")
+            f"passed every drawn case it did not decline; seeds {manifest['seeds']}")
     doc = {"date": datetime.date.today().isoformat(), "device": meta.get("device"), "started": meta.get("started"),
            "provider": manifest["provider"],
            "seeds": manifest["seeds"], "summary": line, "counts": count, "kernels": kernels,

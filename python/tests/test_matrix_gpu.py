@@ -91,3 +91,34 @@ def test_report_rebuilds_from_the_lines_and_a_mismatch_fails(carry, tmp_path):
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["counts"]["not_run"] == len(manifest["cases"]) - 3, doc["counts"]
     assert res.returncode == (1 if doc["counts"]["mismatch"] else 0)
+
+
+def test_the_longest_compiles_go_first():
+    """`--first REGEX`: the launchers of the kernels it matches start before all others (in the usual
+    order among themselves), so that a pool of processes does not end waiting on them."""
+    spec = importlib.util.spec_from_file_location("matrix_gpu", SCRIPT)
+    mg = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mg)
+    cases = [{"kid": k, "source": f"{k}{b}"} for k, b in
+             [("a", 0), ("a", 1), ("b", 0), ("b", 1), ("c", 0)]]
+    assert [s for s, _ in mg.tasks(cases, "^b$")] == ["b0", "b1", "a0", "c0", "a1"]
+    assert [s for s, _ in mg.tasks(cases, "nothing")] == ["a0", "b0", "c0", "a1", "b1"]
+
+
+def test_a_declined_launch_is_counted_not_failed(carry, tmp_path):
+    """A wrapper that declines a launch before launching (the cuTile provider's ValueError for a launch
+    fact's branch it does not compile) is counted as declined: the run does not fail on it."""
+    declined = tmp_path / "carry"
+    subprocess.run(["cp", "-r", str(carry), str(declined)], check=True)
+    manifest = json.loads((declined / "manifest.json").read_text())
+    for source in {c["source"] for c in manifest["cases"]}:
+        path = declined / source
+        path.write_text(path.read_text() + "\n\ndef vector_add(*args, **kwargs):\n    raise ValueError("
+                        "\"vector_add: the cuTile provider compiles only the tiled branch of the launch fact\")\n")
+    jsonl, doc = tmp_path / "r.jsonl", tmp_path / "r.json"
+    res = _run("check", "--carry", declined, "--jsonl", jsonl, "--json", doc, "--device", "cpu", "--jobs", "1")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert all(r["status"] == "declined" for r in _lines(jsonl)[1:])
+    counts = json.loads(doc.read_text())["counts"]
+    assert counts["declined"] == counts["cases"] == len(manifest["cases"]) and counts["error"] == 0, counts
+    assert f"{len(manifest['cases'])} declined before launching" in res.stdout, res.stdout

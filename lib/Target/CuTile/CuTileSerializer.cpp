@@ -78,6 +78,21 @@ std::string tuple(ArrayRef<std::string> items) {
   return "(" + llvm::join(items, ", ") + (items.size() == 1 ? ",)" : ")");
 }
 
+/// `text` as a Python string literal.
+std::string pyString(StringRef text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '\\' || c == '"')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::string shapeTuple(ArrayRef<int64_t> shape) {
   SmallVector<std::string> items;
   for (int64_t e : shape)
@@ -159,6 +174,13 @@ private:
   };
   SmallVector<Guard> guards;
   SmallVector<std::pair<unsigned, bool>> guardPath; // while emitting: the guarded branches around the op
+  // Launch facts whose contract-free branch is not compiled (`splitsOffContractFreeBranch`): the wrapper
+  // refuses a launch that would take it, before launching, with the fact and the author's line.
+  struct Refusal {
+    std::string condition; // host spelling: true when the launch takes the branch not compiled
+    std::string origin;    // the author's line of the `pgpu.if`
+  };
+  SmallVector<Refusal> refusals;
 };
 } // namespace
 
@@ -193,16 +215,20 @@ static bool boundsVaryInEnclosingLoop(pgpu::ForOp f) {
   return false;
 }
 
-/// Whether one branch of `i` contracts (ct.mma) and the other computes without any contract. tileiras
-/// 13.4 compiles such a contract-free branch as a kernel of its own pathologically slowly where it
-/// compiles it quickly beside the contract: attention's element-wise branch (the head size past
-/// BLOCK_D) alone kept tileiras busy over 10 minutes of CPU, and in one kernel with the tiled branch,
-/// or with any ct.mma beside it, 25-37 s. Such an `if` stays a run-time branch, not a launch-constant
-/// guard (below): cuTile compiles both branches in one kernel, as before the guards.
+static bool contracts(Region &r) {
+  return !r.empty() && r.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+/// Whether one branch of `i` contracts (ct.mma) and the other computes without any contract: the
+/// element-wise branch construction keeps beside a tiled one for extents past their blocks (attention's
+/// head size past BLOCK_D). tileiras 13.4 compiles such a contract-free branch pathologically slowly:
+/// alone, as a guard's variant, over 10 minutes of CPU; in one kernel beside the tiled branch 25 s to
+/// over 300 s (session 11's cuTile matrix: 10 of 94 attention and linear-attention compiles past 300 s);
+/// without it, attention's tiled kernel compiles in about 4 s. When the `if` is a launch fact, only the
+/// contracting branch is compiled and the wrapper refuses, before launching and with the fact, a launch
+/// that would take the other (seed 000 §3.1: a launch fact is evaluated on the host; the provider states
+/// what it does not express instead of compiling it).
 static bool splitsOffContractFreeBranch(pgpu::IfOp i) {
-  auto contracts = [](Region &r) {
-    return !r.empty() && r.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted();
-  };
   auto computes = [](Region &r) { return !r.empty() && r.front().getOperations().size() > 1; };
   Region &then = i.getThenRegion(), &other = i.getElseRegion();
   return (contracts(then) && !contracts(other) && computes(other)) ||
@@ -591,15 +617,31 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         std::string condition = expr(i.getCondition());
         std::optional<unsigned> guard;
         // In the kernel body only: a combine region is a module-level function without the parameter.
-        if (out == &body && i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()) &&
-            !splitsOffContractFreeBranch(i))
-          if (std::optional<std::string> host = wrapper::launchFact(
-                  i.getCondition(), kernel.getBody().front(), [&](Value x) { return name(x); },
-                  [&](StringRef n) { return param(n); })) {
-            guard = guards.size();
-            condition = "_G" + std::to_string(*guard);
-            guards.push_back({*host, guardPath});
-          }
+        std::optional<std::string> host;
+        if (out == &body && i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
+          host = wrapper::launchFact(
+              i.getCondition(), kernel.getBody().front(), [&](Value x) { return name(x); },
+              [&](StringRef n) { return param(n); });
+        if (host && splitsOffContractFreeBranch(i)) {
+          // Only the contracting branch, in line; the wrapper refuses launches taking the other one
+          // (under the guards around this `if`: elsewhere the branch is not reached).
+          bool keepThen = contracts(i.getThenRegion());
+          SmallVector<std::string> terms;
+          for (auto [outer, taken] : guardPath)
+            terms.push_back((taken ? "(" : "not (") + guards[outer].condition + ")");
+          terms.push_back((keepThen ? "not (" : "(") + *host + ")");
+          refusals.push_back({llvm::join(terms, " and "), wrapper::sourceLine(i.getLoc()).value_or("")});
+          Block &kept = keepThen ? i.getThenRegion().front() : i.getElseRegion().front();
+          if (failed(emitBlock(kept, indent)))
+            return failure();
+          assignYields(indent, i.getResults(), kept.getTerminator()->getOperands());
+          return success();
+        }
+        if (host) {
+          guard = guards.size();
+          condition = "_G" + std::to_string(*guard);
+          guards.push_back({*host, guardPath});
+        }
         // Emits a branch, inside the guard's path when the condition is one.
         auto branch = [&](Block &block, bool taken) {
           if (guard)
@@ -869,6 +911,25 @@ LogicalResult Serializer::run() {
   os << "\n\ndef " << kname << "(" << wrapper::launchSignature(positional, withIndices) << "):\n";
   os << "    \"\"\"Launch " << kname << " (one launch with ct.launch; checks the ABI first).\"\"\"\n";
   wrapper::emitCallChecks(os, checks, viewNames, wrapper::indexChecks(kernel));
+  // Launch facts whose element-wise branch is not compiled: refused here, naming the fact (its views'
+  // extents against the bound tiles) and the author's line, before anything is allocated or launched.
+  if (!refusals.empty()) {
+    SmallVector<std::string> bound;
+    if (ArrayAttr declared = kernel.getParamsAttr())
+      for (Attribute a : declared) {
+        StringRef n = cast<pgpu::ParamAttr>(a).getName().getValue();
+        bound.push_back(n.str() + "=" + std::to_string(param(n)));
+      }
+    for (const Refusal &r : refusals) {
+      std::string where = r.origin.empty() ? "" : " at " + r.origin;
+      std::string why = kname + ": the cuTile provider compiles only the tiled branch of the launch fact" + where +
+                        "; these arguments take its element-wise branch (" + r.condition + ") under the bound " +
+                        "parameters " + llvm::join(bound, ", ") + ": bind tiles that cover the extents, or use " +
+                        "target='triton'";
+      os << "    if " << r.condition << ":\n";
+      os << "        raise ValueError(" << pyString(why) << ")\n";
+    }
+  }
   for (const std::string &a : allocations)
     os << "    " << a << "\n";
   os << "    _grid = (" << *grid << ", 1, 1)\n";
