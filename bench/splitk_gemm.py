@@ -99,7 +99,7 @@ def steady(fn, calls=20, reps=10):
 def time_all(outdir, results, tag, before=None):
     import torch
     sys.path.insert(0, str(ROOT / "bench"))
-    from run_bench import kernel_ms, timed, write_results
+    from run_bench import host_us, kernel_ms, timed, write_results
     torch.manual_seed(0)
 
     def nonzero(*shape):
@@ -124,13 +124,15 @@ def time_all(outdir, results, tag, before=None):
            "odd_case": dict(zip("MNK", ODD)),
            "timing": "ms: CUDA events around one call after a synchronize (launch path included), median "
                      "of 50; steady_ms: 20 calls back to back between two events, per call, median of 10; "
-                     "kernel_ms: the device time of the kernels one call launches (torch profiler)",
+                     "kernel_ms: the device time of the kernels one call launches (torch profiler); host_us: the "
+                     "launch path's host time per call (200 calls, no synchronization)",
            "bindings": []}
     ref = torch.matmul(a, b)
     doc["cublas_bf16_max_rel_err"] = ((ref.double() - want).abs().max() / scale).item()
     doc["cublas_bf16_ms"] = timed(lambda: torch.matmul(a, b), reps=50, warmup=5)
     doc["cublas_bf16_steady_ms"] = steady(lambda: torch.matmul(a, b))
     doc["cublas_bf16_kernel_ms"] = kernel_ms(lambda: torch.matmul(a, b))
+    doc["cublas_bf16_host_us"] = host_us(lambda: torch.matmul(a, b))
     af, bf = a.float(), b.float()
     doc["cublas_f32_ms"] = timed(lambda: torch.matmul(af, bf), reps=20, warmup=3)
     best = None
@@ -162,6 +164,7 @@ def time_all(outdir, results, tag, before=None):
                 entry["ms"] = timed(lambda: call(a, b, c), reps=50, warmup=5)
                 entry["steady_ms"] = steady(lambda: call(a, b, c))
                 entry["kernel_ms"] = kernel_ms(lambda: call(a, b, c))
+                entry["host_us"] = host_us(lambda: call(a, b, c))
                 entry["TFLOPs"] = flop / entry["ms"] / 1e9
                 entry["vs_cublas_bf16"] = doc["cublas_bf16_ms"] / entry["ms"]
                 entry["steady_vs_cublas_bf16"] = doc["cublas_bf16_steady_ms"] / entry["steady_ms"]
@@ -181,11 +184,11 @@ def time_all(outdir, results, tag, before=None):
     write_results(doc, results, tag)
     for e in doc["bindings"]:
         print(f"{name_of((e['kernel'], e['SPLITS'], e['params'])):60s} "
-              + (f"{e['ms']:.4f} ms {e['steady_ms']:.4f} steady {e['kernel_ms']:.4f} kernel "
+              + (f"{e['ms']:.4f} ms {e['steady_ms']:.4f} steady {e['kernel_ms']:.4f} kernel {e['host_us']:.0f} us host "
                  f"{e['vs_cublas_bf16']:.2f}x/{e['steady_vs_cublas_bf16']:.2f}x" if "ms" in e
                  else e.get("error", f"wrong {e.get('max_rel_err')} {e.get('odd_max_rel_err')}")))
     print(f"cublas {doc['cublas_bf16_ms']:.4f} ms {doc['cublas_bf16_steady_ms']:.4f} steady "
-          f"{doc['cublas_bf16_kernel_ms']:.4f} kernel")
+          f"{doc['cublas_bf16_kernel_ms']:.4f} kernel {doc['cublas_bf16_host_us']:.0f} us host")
 
 
 def main():
