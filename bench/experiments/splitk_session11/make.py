@@ -2,7 +2,7 @@
 edits of them: 'cptr' spells the C store (in the ticketed sum) with pointers instead of a tensor
 descriptor, so its tile takes no shared memory beside the operand stages."""
 import re, subprocess, sys, pathlib
-ROOT = pathlib.Path('/work/wip-splitk')
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 OUT = pathlib.Path(sys.argv[1])
 (OUT / 'mods').mkdir(parents=True, exist_ok=True)
 (OUT / 'hand').mkdir(parents=True, exist_ok=True)
