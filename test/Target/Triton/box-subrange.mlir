@@ -6,6 +6,7 @@
 // coordinate lo + k), so they stay pointer loads.
 // RUN: tessel compile %s --target=triton --emit=source --param=TILE_1=64 --param=TILE_2=32 --param=TILE_K=32 | FileCheck %s
 // RUN: tessel compile %s --target=triton --emit=source --param=TMA=0 | FileCheck %s --check-prefix=OFF
+// RUN: tessel compile %s --target=triton --emit=source | FileCheck %s --check-prefix=MODEL
 
 // CHECK: _desc0 = tl.make_tensor_descriptor(a, shape=[_extent_M, _extent_K], strides=[a_stride0, a_stride1], block_shape=[64, 32])
 // CHECK-NEXT: _desc1 = tl.make_tensor_descriptor(b, shape=[_extent_K, _extent_N], strides=[b_stride0, b_stride1], block_shape=[32, 32])
@@ -26,6 +27,14 @@
 // CHECK: tl.dot(
 
 // OFF-NOT: _desc
+
+// COM: The resource model (Resources.cpp): the partial block's loop continues the full blocks' carries,
+// COM: so its accumulator and operand stages are the same registers and shared memory, counted once:
+// COM: one stage set, and two carried tiles (the k accumulator and the ticketed sum's), not three.
+// COM: The untuned defaults keep 128 x 128 (8 warps) and take 4 stages (TritonLegalize.cpp).
+// MODEL: splitk_gemm_PARAMS = {{.*}}'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_2': ([16, 32, 64, 128, 256], 128), {{.*}}'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 4), 'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 1)}
+// MODEL: if 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA'] > 232448:
+// MODEL: if -(-(4 * p['TILE_1'] * p['TILE_2'] + 4 * p['TILE_1'] * p['TILE_2']) // 4 // (32 * p.get('WARPS', 4))) > 128:
 
 module attributes {kir.compile_options = #kir.compile_options<>} {
   kir.kernel @splitk_gemm(%a: !kir.view<f16, [M, K], in>, %b: !kir.view<f16, [K, N], in>, %c: !kir.view<f32, [M, N], out>) attributes {constexprs = {SPLITS = 4 : i64}} {
