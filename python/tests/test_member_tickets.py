@@ -50,7 +50,9 @@ def test_splitk_is_tiled_with_a_ticket_per_tile(tessel_bin, root, tmp_path):
     ir = res.stdout
     assert "pgpu-member-tickets: each member's finalization runs in the last instance" in res.stderr
     assert "pgpu-form-tiles: tiled a contraction nest: TILE_1 (program axis 1), TILE_2 (program axis 2)" in res.stderr
-    assert ir.count("pgpu.contract") == 1
+    # Two: the chunk's full K blocks (no chunk mask: pgpu-narrow-predicates) and its partial block.
+    assert ir.count("pgpu.contract") == 2
+    assert "pgpu-narrow-predicates: 1 lane mask(s) are true on the loop's full blocks" in res.stderr
     assert "!pgpu.buffer<i32, [M, N], workspace> {pgpu.init = 0 : i32" in ir
     # One ticketed finalization (arrivals: the splits), no whole-space one.
     assert ir.count("pgpu.last_program") == 1 and "arrivals" in ir
@@ -78,7 +80,9 @@ def test_tiled_splitk_runs_through_triton(root, tmp_path, monkeypatch, splits):
     params = {"TILE_1": 16, "TILE_2": 16, "TILE_K": 16, "GROUP_1": 2}
     source = kernel.source("triton", constexprs, params)
     assert "tl.dot(" in source and "tl.atomic_add(" in source
-    for shapes in ({"M": 19, "N": 23, "K": 37}, {"M": 1, "N": 2, "K": 0}):
+    # K = 101: chunks of 101 (SPLITS 1) or 34 (SPLITS 3) run full K blocks (the narrowed loop, no
+    # chunk mask) and then a partial one.
+    for shapes in ({"M": 19, "N": 23, "K": 37}, {"M": 1, "N": 2, "K": 0}, {"M": 19, "N": 23, "K": 101}):
         ref = kernel.run_interp(shapes, constexprs=constexprs, seed=5)
         a, b = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b"))
         c = torch.empty(ref["c"].shape, dtype=torch.float32)

@@ -8,7 +8,7 @@
 
 // GEMM: remark: pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_1 (program axis 1), TILE_K (reduction loop); 1 reduction(s) become pgpu.contract; grouped traversal GROUP_0
 // GEMM: remark: pgpu-refine-mapping: one instance per program kept
-// GEMM: remark: pgpu-narrow-predicates: not split: a contraction's k loop stays whole for the provider's pipeliner
+// GEMM: remark: pgpu-narrow-predicates: not split: a contraction's k loop over a view's extent stays whole for the provider's pipeliner
 
 // SOFTMAX: remark: pgpu-form-tiles: not tiled:
 // SOFTMAX-DAG: remark: pgpu-form-blocking: 'pgpu.foreach' became a loop over blocks of BLOCK lanes

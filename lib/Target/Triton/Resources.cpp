@@ -238,6 +238,15 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       model.accumulatorRows.push_back(rows);
   });
   kernel.walk([&](pgpu::ForOp loop) {
+    // A loop that continues another's carries (the partial block after a narrowed loop's full
+    // blocks, pgpu-narrow-predicates) runs after it: its carries are the same registers and its
+    // operand stages reuse the same shared memory (the provider's allocator reuses buffers whose
+    // lifetimes do not overlap), so they are counted once, at the first loop.
+    bool continues = !loop.getInits().empty() && llvm::all_of(loop.getInits(), [](Value init) {
+      return init.getDefiningOp<pgpu::ForOp>() != nullptr;
+    });
+    if (continues)
+      return;
     for (Value carried : loop.getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
         model.carriedBytes.push_back(fragmentBytes(f));

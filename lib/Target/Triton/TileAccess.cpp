@@ -13,6 +13,24 @@ using namespace tessel::pgpu;
 namespace {
 /// The symbolic name (or the static size) of extent `axis` of a view type.
 Attribute extentOf(Value view, unsigned axis) { return cast<ViewType>(view.getType()).getExtents()[axis]; }
+
+/// A coordinate fragment `broadcast(splat(offset) + iota(start))` (either operand order): the walk
+/// and the scalar offset its box start adds, or nothing.
+std::pair<std::optional<std::pair<IotaOp, unsigned>>, Value> shiftedWalkOf(Value coord) {
+  auto bc = coord.getDefiningOp<BroadcastOp>();
+  if (!bc || bc.getDims().size() != 1)
+    return {std::nullopt, Value()};
+  auto add = bc.getOperand().getDefiningOp<BinaryOp>();
+  if (!add || add.getKind() != kir::BinaryKind::Add)
+    return {std::nullopt, Value()};
+  for (auto [lhs, rhs] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    auto splat = lhs.getDefiningOp<SplatOp>();
+    auto iota = rhs.getDefiningOp<IotaOp>();
+    if (splat && iota && !isa<ShapedType, FragmentType>(splat.getOperand().getType()))
+      return {std::make_pair(iota, unsigned(bc.getDims()[0])), splat.getOperand()};
+  }
+  return {std::nullopt, Value()};
+}
 } // namespace
 using access::conjuncts;
 using access::isExtent;
@@ -39,22 +57,30 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
   unsigned bits = element.getIntOrFloatBitWidth();
   if (!isa<FloatType>(element) || (bits != 16 && bits != 32) || !isa<BlockArgument>(view))
     return std::nullopt;
-  TileAccess access{view, {}, {}};
+  TileAccess access{view, {}, {}, {}};
   SmallVector<IotaOp, 2> iotas;
   for (Value c : coords) {
     auto walk = walkOf(c);
+    Value offset;
+    if (!walk)
+      std::tie(walk, offset) = shiftedWalkOf(c);
     if (!walk)
       return std::nullopt;
     iotas.push_back(walk->first);
     access.starts.push_back(walk->first.getBase());
+    access.offsets.push_back(offset);
     access.dimOf.push_back(walk->second);
   }
   if (access.dimOf[0] == access.dimOf[1])
     return std::nullopt;
-  // Validity: exactly `iota_axis < extent_axis` for both axes, nothing else.
+  // Validity: `iota_axis < extent_axis` for some axes, nothing else. An axis without a term has
+  // every lane active, so it lies inside the view (an active lane outside it is an out-of-bounds
+  // access, which the program must not make: the pgpu interpreter rejects it); the descriptor's
+  // zero fill never applies there. A shifted axis (`splat(offset) + iota`) must be such an axis:
+  // a mask on its iota bounds the iota, not the coordinate.
   SmallVector<Value> terms;
   conjuncts(valid, terms);
-  if (terms.size() != 2)
+  if (terms.size() > 2)
     return std::nullopt;
   bool covered[2] = {false, false};
   for (Value term : terms) {
@@ -65,7 +91,7 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
     if (!bound)
       return std::nullopt;
     unsigned axis = cmp.getLhs() == iotas[0].getResult() ? 0 : cmp.getLhs() == iotas[1].getResult() ? 1 : 2;
-    if (axis == 2 || covered[axis] || !isExtent(bound.getOperand(), extentOf(view, axis)))
+    if (axis == 2 || covered[axis] || access.offsets[axis] || !isExtent(bound.getOperand(), extentOf(view, axis)))
       return std::nullopt;
     covered[axis] = true;
   }

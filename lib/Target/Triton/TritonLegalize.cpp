@@ -98,7 +98,7 @@ std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(p
 /// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
 /// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
-/// (and TMA store tile) fit in shared memory; STAGES then drops to the deepest pipeline that fits,
+/// (and TMA store tile) fit in shared memory; STAGES then becomes the deepest pipeline that fits,
 /// WARPS follows the tile and the persistent walk is flattened.
 /// On the H200 the bf16 GEMM sweep was fastest at 128x256x64 with 8 warps and 3 stages, against
 /// 0.80x at the former 128x128 default (2026-11-30-h200-sweep-gemm.json).
@@ -131,9 +131,22 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
       at = grown;
     }
   }
-  if (pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam))
-    while (model.sharedAt(at) > model.sharedLimit && at[triton::kStagesParam] > stages.getCandidates().front())
-      at[triton::kStagesParam] = *std::prev(llvm::find(stages.getCandidates(), at[triton::kStagesParam]));
+  if (pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam)) {
+    ArrayRef<int64_t> depths = stages.getCandidates();
+    while (model.sharedAt(at) > model.sharedLimit && at[triton::kStagesParam] > depths.front())
+      at[triton::kStagesParam] = *std::prev(llvm::find(depths, at[triton::kStagesParam]));
+    // ... and deepens to the deepest declared pipeline that fits: on the H200 128x128x64 bf16 tiles
+    // ran 12% faster at 4 stages than at 3 in the 8192^3 GEMM sweep (2026-11-30-h200-sweep-gemm.json),
+    // split-K's 128x128 chunk loops 18% (2026-12-02-h200-splitk-session11.json); a 128x256 tile
+    // with its store staged does not fit a fourth stage and keeps 3.
+    for (auto next = std::next(llvm::find(depths, at[triton::kStagesParam])); next != depths.end(); ++next) {
+      llvm::StringMap<int64_t> deeper = at;
+      deeper[triton::kStagesParam] = *next;
+      if (model.sharedAt(deeper) > model.sharedLimit)
+        break;
+      at = deeper;
+    }
+  }
   at[triton::kWarpsParam] = model.warpsAt(at);
   // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
   // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and

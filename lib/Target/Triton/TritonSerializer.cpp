@@ -214,7 +214,11 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
   }
   // The box in view-axis order; a fragment that walks the axes the other way round is its transpose.
   bool transposed = tile->dimOf[0] == 1;
-  std::string at = "[" + expr(tile->starts[0]) + ", " + expr(tile->starts[1]) + "]";
+  auto start = [&](unsigned axis) {
+    Value offset = tile->offsets[axis];
+    return offset ? expr(offset) + " + " + expr(tile->starts[axis]) : expr(tile->starts[axis]);
+  };
+  std::string at = "[" + start(0) + ", " + start(1) + "]";
   if (isa<pgpu::LoadOp>(op)) {
     std::string load = desc + ".load(" + at + ")";
     return transposed ? "tl.permute(" + load + ", (1, 0))" : load;

@@ -24,13 +24,17 @@ struct TileAccess {
   /// Per view axis: the box's first coordinate (a scalar) and the fragment
   /// dimension that walks the axis.
   llvm::SmallVector<mlir::Value, 2> starts;
+  /// Per view axis: a scalar the box's first coordinate adds to its start
+  /// (a coordinate `splat(offset) + arange`), or null.
+  llvm::SmallVector<mlir::Value, 2> offsets;
   llvm::SmallVector<unsigned, 2> dimOf;
 };
 
 /// The box of a pgpu.load (zero fill) or pgpu.store on a rank-2 kernel-argument
 /// view of 16- or 32-bit floats, when its coordinates are `start + arange`
-/// along distinct fragment dimensions and its validity is the conjunction of
-/// exactly `coordinate < extent` for both axes. Legalization (the TMA switch),
+/// (or `offset + (start + arange)`) along distinct fragment dimensions and its
+/// validity is the conjunction of `coordinate < extent` for some unshifted
+/// axes, every other axis unmasked (in bounds by the access's contract). Legalization (the TMA switch),
 /// the resource model (a descriptor store's staging) and the serializer all
 /// decide by this one predicate.
 std::optional<TileAccess> matchTileAccess(mlir::Operation *op);

@@ -19,8 +19,13 @@
 // declared parameter, or the same constant) and whose body compares that iota
 // with a splat of the loop's own upper bound. Must not fire on other masks
 // (another bound, another base), on loops whose step is not the lane count,
-// or on loops holding a pgpu.contract (a contraction's k loop is left whole to
-// the provider's software pipeliner; the GEMM measurements are for that form).
+// or on a loop holding a pgpu.contract whose bound is a view's extent (a GEMM's
+// k loop over all of K is left whole to the provider's software pipeliner and
+// its bounds-checked box loads; the GEMM measurements are for that form). A
+// contraction's loop over a sub-range (split-K's chunk [lo, hi) of K: the mask
+// is `k < hi - lo`, no view's bound) is split: its full blocks' accesses then
+// need no mask at all, which is what lets a provider spell them as box loads
+// over the whole view.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +75,27 @@ SmallVector<CmpOp> fullBlockMasks(ForOp loop) {
   return masks;
 }
 
+/// `v` is a view's extent, through the `ceil_div 1` / `max 0` / `sub 0` wrappers construction
+/// puts around domain sizes.
+bool isViewExtent(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<ExtentOp>(def))
+      return true;
+    if (auto c = dyn_cast<CeilDivOp>(def); c && matchPattern(c.getRhs(), m_One())) {
+      v = c.getLhs();
+      continue;
+    }
+    auto b = dyn_cast<BinaryOp>(def);
+    if (b && (b.getKind() == kir::BinaryKind::Max || b.getKind() == kir::BinaryKind::Sub) &&
+        matchPattern(b.getRhs(), m_Zero())) {
+      v = b.getLhs();
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
 /// Splits `loop` into its full blocks (masks true) and the remaining partial block.
 void split(ForOp loop, ArrayRef<CmpOp> masks) {
   Location loc = loop.getLoc();
@@ -111,10 +137,10 @@ struct NarrowPredicates : public tessel::pgpu::impl::PGPUNarrowPredicatesBase<Na
       bool remarks = remarksEnabled(loop);
       bool contraction = false;
       loop.getBody().walk([&](ContractOp) { contraction = true; });
-      if (contraction) {
+      if (contraction && isViewExtent(loop.getUpper())) {
         if (remarks)
-          emitRemark(loop.getLoc()) << "pgpu-narrow-predicates: not split: a contraction's k loop stays whole "
-                                       "for the provider's pipeliner";
+          emitRemark(loop.getLoc()) << "pgpu-narrow-predicates: not split: a contraction's k loop over a view's "
+                                       "extent stays whole for the provider's pipeliner";
         continue;
       }
       split(loop, masks);

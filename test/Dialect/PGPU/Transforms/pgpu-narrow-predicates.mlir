@@ -115,8 +115,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: the tiled GEMM's k loop masks its lanes against K, but it holds a
-// COM: pgpu.contract: it stays one loop for the provider's software pipeliner.
+// COM: Must not fire: the tiled GEMM's k loop masks its lanes against K, a view's extent, and it
+// COM: holds a pgpu.contract: it stays one loop for the provider's software pipeliner (its box loads
+// COM: are bounds-checked by the view's own extent).
 // CHECK-LABEL: pgpu.kernel @gemm
 // CHECK: pgpu.contract
 // CHECK-NOT: pgpu.contract
@@ -207,6 +208,149 @@ module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #
           pgpu.store %44, %c[%45, %46] valid %49 : !pgpu.fragment<i1, [TILE_0, TILE_1]> : !pgpu.fragment<f32, [TILE_0, TILE_1]>, !pgpu.view<f32, [M, N], out>[!pgpu.fragment<index, [TILE_0, TILE_1]>, !pgpu.fragment<index, [TILE_0, TILE_1]>]
           pgpu.yield
         }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Split-K's chunk loop: the contraction's k loop runs over [0, len) of the split's chunk
+// COM: (len = max(min(hi, K) - max(lo, 0), 0), no view's extent) and masks k < len. It splits:
+// COM: the full blocks load A and B masked only by their M / N bounds (the chunk mask is gone, so the
+// COM: provider can read them as boxes of the whole view at lo + k), then the partial block keeps
+// COM: the chunk mask; its accumulator carries on from the full blocks. The ticketed sum over the
+// COM: splits (a loop without lane masks) is untouched.
+// CHECK-LABEL: pgpu.kernel @splitk_chunk
+// CHECK: %[[STEP:.*]] = pgpu.param "TILE_K" : index
+// CHECK: pgpu.binary sub %[[LEN:.*]], %c0 : index
+// CHECK: %[[MID:.*]] = pgpu.binary add %c0, %{{.*}} : index
+// CHECK: %[[HEAD:.*]] = pgpu.for %c0 to %[[MID]] step %[[STEP]] iter_args
+// CHECK-NOT: pgpu.cmp
+// CHECK: pgpu.load %a
+// CHECK-NOT: pgpu.cmp
+// CHECK: pgpu.load %b
+// CHECK-NOT: pgpu.cmp
+// CHECK: pgpu.contract
+// CHECK: %[[TAIL:.*]] = pgpu.for %[[MID]] to %[[LEN]] step %[[STEP]] iter_args(%[[HEAD]] :
+// CHECK: pgpu.cmp lt
+// CHECK: pgpu.contract
+// CHECK: pgpu.buffer_store %[[TAIL]]
+// CHECK: pgpu.last_program
+// CHECK: pgpu.for %c0 to %{{.*}} step %c1
+// CHECK-NOT: pgpu.for
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @splitk_chunk(%a: !pgpu.view<f16, [M, K], in>, %b: !pgpu.view<f16, [K, N], in>, %c: !pgpu.view<f32, [M, N], out>, %arg0: !pgpu.buffer<f32, [4, M, N], workspace> {pgpu.private = "workspace"}, %arg1: !pgpu.buffer<i32, [M, N], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) attributes {params = [#pgpu.param<"TILE_1", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_2", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>, #pgpu.param<"GROUP_1", [1, 2, 4, 8, 16], 8>, #pgpu.param<"PERSIST", [1, 2, 4], 1>]} {
+    %c132 = arith.constant 132 : index
+    %cst = arith.constant 0.000000e+00 : f16
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %a[0] : !pgpu.view<f16, [M, K], in>
+    %1 = pgpu.extent %a[1] : !pgpu.view<f16, [M, K], in>
+    %2 = pgpu.extent %b[1] : !pgpu.view<f16, [K, N], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %2, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %c4, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary add %1, %c3 : index
+    %10 = pgpu.binary div %9, %c4 : index
+    %11 = pgpu.param "TILE_1" : index
+    %12 = pgpu.ceil_div %4, %11 : index
+    %13 = pgpu.binary mul %8, %12 : index
+    %14 = pgpu.param "TILE_2" : index
+    %15 = pgpu.ceil_div %6, %14 : index
+    %16 = pgpu.binary mul %13, %15 : index
+    %17 = pgpu.param "PERSIST" : index
+    %18 = pgpu.binary mul %17, %c132 : index
+    %19 = pgpu.binary min %16, %18 : index
+    %20 = pgpu.binary mul %12, %15 : index
+    pgpu.program_space(%19) {
+    ^bb0(%arg2: index):
+      pgpu.for %arg2 to %16 step %19 {
+      ^bb0(%arg3: index):
+        pgpu.execution_group %arg3 extents(%8, %20) segment 0 roles ["axis0", "grouped tiles"] {
+        ^bb0(%arg4: index, %arg5: index):
+          %21 = pgpu.param "GROUP_1" : index
+          %22 = pgpu.binary mul %21, %15 : index
+          %23 = pgpu.binary div %arg5, %22 : index
+          %24 = pgpu.binary mul %23, %21 : index
+          %25 = pgpu.binary sub %12, %24 : index
+          %26 = pgpu.binary min %25, %21 : index
+          %27 = pgpu.binary mul %23, %22 : index
+          %28 = pgpu.binary sub %arg5, %27 : index
+          %29 = pgpu.binary rem %28, %26 : index
+          %30 = pgpu.binary add %24, %29 : index
+          %31 = pgpu.binary div %28, %26 : index
+          %32 = pgpu.binary mul %30, %11 : index
+          %33 = pgpu.iota %32 : !pgpu.fragment<index, [TILE_1]>
+          %34 = pgpu.splat %4 : index -> !pgpu.fragment<index, [TILE_1]>
+          %35 = pgpu.cmp lt %33, %34 : !pgpu.fragment<index, [TILE_1]>
+          %36 = pgpu.binary mul %31, %14 : index
+          %37 = pgpu.iota %36 : !pgpu.fragment<index, [TILE_2]>
+          %38 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_2]>
+          %39 = pgpu.cmp lt %37, %38 : !pgpu.fragment<index, [TILE_2]>
+          %40 = pgpu.binary mul %arg4, %10 : index
+          %41 = pgpu.binary min %40, %1 : index
+          %42 = pgpu.binary add %arg4, %c1 : index
+          %43 = pgpu.binary mul %42, %10 : index
+          %44 = pgpu.binary min %43, %1 : index
+          %45 = pgpu.binary max %41, %c0 : index
+          %46 = pgpu.binary min %44, %1 : index
+          %47 = pgpu.binary sub %46, %45 : index
+          %48 = pgpu.binary max %47, %c0 : index
+          %49 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+          %50 = pgpu.param "TILE_K" : index
+          %51 = pgpu.for %c0 to %48 step %50 iter_args(%49 : !pgpu.fragment<f32, [TILE_1, TILE_2]>) -> !pgpu.fragment<f32, [TILE_1, TILE_2]> {
+          ^bb0(%arg6: index, %arg7: !pgpu.fragment<f32, [TILE_1, TILE_2]>):
+            %58 = pgpu.iota %arg6 : !pgpu.fragment<index, [TILE_K]>
+            %59 = pgpu.splat %48 : index -> !pgpu.fragment<index, [TILE_K]>
+            %60 = pgpu.cmp lt %58, %59 : !pgpu.fragment<index, [TILE_K]>
+            %61 = pgpu.splat %45 : index -> !pgpu.fragment<index, [TILE_K]>
+            %62 = pgpu.binary add %61, %58 : !pgpu.fragment<index, [TILE_K]>
+            %63 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %64 = pgpu.broadcast %62 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %65 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %66 = pgpu.broadcast %60 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %67 = pgpu.binary and %65, %66 : !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %68 = pgpu.load %a[%63, %64] valid %67 : !pgpu.fragment<i1, [TILE_1, TILE_K]> fill %cst : f16 : !pgpu.view<f16, [M, K], in>[!pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>] -> !pgpu.fragment<f16, [TILE_1, TILE_K]>
+            %69 = pgpu.broadcast %62 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_2, TILE_K]>
+            %70 = pgpu.broadcast %37 dims [0] : !pgpu.fragment<index, [TILE_2]> -> !pgpu.fragment<index, [TILE_2, TILE_K]>
+            %71 = pgpu.broadcast %39 dims [0] : !pgpu.fragment<i1, [TILE_2]> -> !pgpu.fragment<i1, [TILE_2, TILE_K]>
+            %72 = pgpu.broadcast %60 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_2, TILE_K]>
+            %73 = pgpu.binary and %71, %72 : !pgpu.fragment<i1, [TILE_2, TILE_K]>
+            %74 = pgpu.load %b[%69, %70] valid %73 : !pgpu.fragment<i1, [TILE_2, TILE_K]> fill %cst : f16 : !pgpu.view<f16, [K, N], in>[!pgpu.fragment<index, [TILE_2, TILE_K]>, !pgpu.fragment<index, [TILE_2, TILE_K]>] -> !pgpu.fragment<f16, [TILE_2, TILE_K]>
+            %75 = pgpu.transpose %74 [1, 0] : !pgpu.fragment<f16, [TILE_2, TILE_K]> -> !pgpu.fragment<f16, [TILE_K, TILE_2]>
+            %76 = pgpu.contract %68, %75, %arg7 reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [TILE_1, TILE_K]>, !pgpu.fragment<f16, [TILE_K, TILE_2]>, !pgpu.fragment<f32, [TILE_1, TILE_2]> -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+            pgpu.yield %76 : !pgpu.fragment<f32, [TILE_1, TILE_2]>
+          }
+          %52 = pgpu.splat %arg4 : index -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %53 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %54 = pgpu.broadcast %37 dims [1] : !pgpu.fragment<index, [TILE_2]> -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %55 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          %56 = pgpu.broadcast %39 dims [1] : !pgpu.fragment<i1, [TILE_2]> -> !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          %57 = pgpu.binary and %55, %56 : !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          pgpu.buffer_store %51, %arg0[%52, %53, %54] valid %57 : !pgpu.fragment<i1, [TILE_1, TILE_2]> : !pgpu.fragment<f32, [TILE_1, TILE_2]>, !pgpu.buffer<f32, [4, M, N], workspace>[!pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>]
+          pgpu.last_program %arg1[%32, %36] arrivals %8 : !pgpu.buffer<i32, [M, N], workspace> {
+            %58 = pgpu.for %c0 to %8 step %c1 iter_args(%49 : !pgpu.fragment<f32, [TILE_1, TILE_2]>) -> !pgpu.fragment<f32, [TILE_1, TILE_2]> {
+            ^bb0(%arg6: index, %arg7: !pgpu.fragment<f32, [TILE_1, TILE_2]>):
+              %59 = pgpu.splat %arg6 : index -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+              %60 = pgpu.buffer_load %arg0[%59, %53, %54] valid %57 : !pgpu.fragment<i1, [TILE_1, TILE_2]> fill %cst_0 : f32 : !pgpu.buffer<f32, [4, M, N], workspace>[!pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>] -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+              %61 = pgpu.binary add %arg7, %60 : !pgpu.fragment<f32, [TILE_1, TILE_2]>
+              pgpu.yield %61 : !pgpu.fragment<f32, [TILE_1, TILE_2]>
+            }
+            pgpu.store %58, %c[%53, %54] valid %57 : !pgpu.fragment<i1, [TILE_1, TILE_2]> : !pgpu.fragment<f32, [TILE_1, TILE_2]>, !pgpu.view<f32, [M, N], out>[!pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>]
+            pgpu.yield
+          }
+          pgpu.yield
+        } {roles = ["axis0", "grouped tiles"], segment = 0 : i64}
         pgpu.yield
       }
       pgpu.yield

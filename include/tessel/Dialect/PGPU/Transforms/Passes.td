@@ -128,8 +128,11 @@ def PGPUNarrowPredicates : Pass<"pgpu-narrow-predicates", "::mlir::ModuleOp"> {
     the first loop's results.
     Preserves: values, effects and their order, ABI, origins.
     Must not fire: masks against another bound or another base, loops whose
-    step is not the lane count, and loops holding a `pgpu.contract` (a
-    contraction's k loop stays whole for the provider's pipeliner).
+    step is not the lane count, and loops holding a `pgpu.contract` whose
+    bound is a view's extent (a GEMM's k loop over all of K stays whole for
+    the provider's pipeliner and its bounds-checked box loads). A
+    contraction's loop over a sub-range (split-K's chunk: lanes k < hi - lo)
+    splits, so its full blocks' accesses carry no chunk mask.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
