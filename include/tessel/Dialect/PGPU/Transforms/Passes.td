@@ -109,6 +109,32 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUNarrowGuardedWorksets : Pass<"pgpu-narrow-guarded-worksets", "::mlir::ModuleOp"> {
+  let summary = "a workset whose members store only inside a guarded row interval walks that interval (seed 002 §3.5)";
+  let description = [{
+    Reads: every `pgpu.foreach` from 0 to E0 * E1 * ... whose body decodes its
+    member with `pgpu.delinearize` by (E0, E1, ...), computes without effects,
+    and ends in a `pgpu.if` holding every effect, whose condition conjoins
+    `i0 >= A` and `i0 < B` with A and B computed without the member (pure code,
+    reads, read-only reductions): construction's store over a data-dependent
+    subregion of a launch-time domain (the ragged grouped GEMM's zero tail).
+    Legality: members outside A <= i0 < B have no effect (seed 002 §3.5: an
+    all-false interval with no effects may leave the physical loop), and
+    i0 = iv div (E1 * ...) is non-decreasing in iv, so they are exactly the iv
+    outside [clamp(A, 0, E0) * S, clamp(B, A', E0) * S).
+    Rewrites: A and B are computed once before the loop (their def chains
+    cloned), the loop's bounds become that interval; the guard stays. When
+    every read in those chains is of an `in` view (no program writes it) the
+    members' copies are replaced by the hoisted values.
+    Preserves: values, effects, ABI, origins.
+    Must not fire: bounds depending on the member, a guard that does not
+    bound i0 from both sides, effects outside the guard, a workset whose extent
+    is not the decoded domain.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUNarrowPredicates : Pass<"pgpu-narrow-predicates", "::mlir::ModuleOp"> {
   let summary = "drop lane masks on a blocked loop's full blocks: split it at its last full block (seed 002 §3.5)";
   let description = [{
