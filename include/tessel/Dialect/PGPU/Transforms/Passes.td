@@ -73,10 +73,22 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     min(tiles, PERSIST * multiprocessors) programs (PERSIST in 1, 2, 4;
     default 1) each run a `pgpu.for` from their program coordinate over the
     tiles with that stride, the execution group inside it.
+    Segments (seed 000 §3: a ragged domain whose length requires reading
+    device data stays in the program body): when the group's first foreach
+    has bounds read in the program (pure code, reads and read-only reductions
+    over the group's coordinates before it; the ragged grouped GEMM's rows
+    from OFFS), also under construction's dispatch guard beside a
+    last-program finalization, and it is a contraction's free axis, the grid
+    is PERSIST * multiprocessors programs; each walks the group's members in
+    order (`pgpu.for`, carrying the count of tiles before), reads the
+    member's bounds, and takes every programs-th of that segment's
+    ceil(extent / TILE) x (later tiles) tiles (grouped traversal), its lanes
+    valid below the read upper bound.
     Preserves: values (up to the reassociation of the sums), effects, ABI,
     origins.
     Must not fire: neither a contraction-shaped reduction nor accesses that
-    walk different axes, several segments, nested
+    walk different axes (a segment without a contraction, or a target
+    without a multiprocessor count, keeps its foreach), several segments, nested
     loops or control in the program body, program-dependent loop bounds,
     atomics or scatter-reduce, a write that does not depend on every blocked
     axis, or a value that would need a fragment of rank > 2.
