@@ -34,6 +34,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   // fragments are one decision (§3.2-§3.4), made first.
   // A workset that is a program's whole body becomes program axes first, so a batched loop
   // around a structured op and the batched structured op reach tiling alike.
+  // A workset whose members store only inside a guarded row interval (a store over a data-dependent
+  // subregion) walks that interval only, its bounds computed once.
+  pm.addPass(pgpu::createPGPUNarrowGuardedWorksets());
   pm.addPass(pgpu::createPGPUFlattenWorksets());
   // A finalization whose members each read what a subset of the instances wrote runs per member
   // in the last of those (tickets), so it tiles with the group instead of running in one program.

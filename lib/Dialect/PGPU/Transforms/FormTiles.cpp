@@ -91,8 +91,8 @@ Value narrowSource(Value v) {
 
 class Tiler {
 public:
-  Tiler(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group)
-      : kernel(kernel), space(space), group(group), b(kernel.getContext()) {}
+  Tiler(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group, IfOp guard)
+      : kernel(kernel), space(space), group(group), guard(guard), b(kernel.getContext()) {}
 
   /// Checks the nest and finds the contractions; fails (without touching the
   /// IR) when this group is not for this pass, with the reason in `whyNot`.
@@ -101,6 +101,9 @@ public:
   std::string adopted() const;
   std::string whyNot;
   void rewrite();
+  /// The segmented walk (a segment workset whose bounds are read in the program), instead of rewrite().
+  void rewriteSegmented();
+  bool isSegmented() const { return segmented; }
 
 private:
   // ---- analysis over the original IR ----
@@ -189,10 +192,15 @@ private:
   void cloneFinalization(LastProgramOp op);
   SmallVector<Value> combineInto(RangeReduceOp op, ArrayRef<Value> args, Mask carryMask);
   void bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord);
+  SmallVector<Value> groupedCoords(Location loc, Value linear, Value tm, Value tn);
+  void cloneNest();
+  void declareParams();
+  LogicalResult checkSegmented();
 
   KernelOp kernel;
   ProgramSpaceOp space;
   ExecutionGroupOp group;
+  IfOp guard; // construction's dispatch guard around the group (beside a last-program finalization), or null
   OpBuilder b;
 
   DenseMap<Value, Mask> axes;
@@ -209,6 +217,8 @@ private:
   std::string groupParam;           // the grouped traversal's group size, when there is one
   bool persistent = false;          // programs walk the tiles with a stride (PERSIST)
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
+  bool segmented = false;           // the first foreach is a segment whose bounds are read in the program
+  DenseSet<Operation *> segmentPrologue; // read-only reductions computing the segment's bounds
   DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
 
   IRMapping map;
@@ -229,8 +239,30 @@ LogicalResult Tiler::analyze() {
     bool pure = llvm::all_of(llvm::make_range(level->begin(), Block::iterator(each)), [](Operation &op) {
       return op.getNumRegions() == 0 && isMemoryEffectFree(&op);
     });
-    if (!pure || !launchTime(each.getLower()) || !launchTime(each.getUpper()))
-      break;
+    if (!pure || !launchTime(each.getLower()) || !launchTime(each.getUpper())) {
+      // seed 000 §3: a segment whose length is read from device data stays inside the program body.
+      // The group's first foreach may be such a segment when what precedes it only computes its
+      // bounds (pure code and read-only reductions); checked further in checkSegmented.
+      if (level != &body || !chain.empty())
+        break;
+      bool bounds = llvm::all_of(llvm::make_range(level->begin(), Block::iterator(each)), [&](Operation &op) {
+        if (op.getNumRegions() == 0 && (isMemoryEffectFree(&op) || isPointwiseOrRead(op)))
+          return true;
+        auto reduce = dyn_cast<RangeReduceOp>(op);
+        bool readOnly = reduce && llvm::all_of(reduce.getElement().front().without_terminator(), isPointwiseOrRead) &&
+                        llvm::all_of(reduce.getCombine().front().without_terminator(), [](Operation &c) {
+                          return c.getNumRegions() == 0 && isMemoryEffectFree(&c);
+                        });
+        if (readOnly)
+          segmentPrologue.insert(reduce);
+        return readOnly;
+      });
+      if (!bounds) {
+        segmentPrologue.clear();
+        break;
+      }
+      segmented = true;
+    }
     if (numAxes >= kMaxAxes)
       return failure();
     chain.push_back(each);
@@ -239,6 +271,8 @@ LogicalResult Tiler::analyze() {
   }
   programBody = level;
   programAxes = bit(numAxes) - 1;
+  if (guard && !segmented)
+    return failure(); // a guarded group is walked only in segments (no remark: nothing to say)
   auto reject = [&](const Twine &why) {
     whyNot = why.str();
     return failure();
@@ -252,6 +286,8 @@ LogicalResult Tiler::analyze() {
   }
   if (failed(analyzeBlock(*programBody, /*programBody=*/true)))
     return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the program");
+  if (segmented && contracts.empty())
+    return reject("a segment whose bounds are read in the program is walked only for a contraction");
   if (contracts.empty()) {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
@@ -326,6 +362,30 @@ LogicalResult Tiler::analyze() {
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
       paramOf[a] = (programAxes & bit(a)) ? "TILE_" + std::to_string(a) : kTileK.str();
+  return segmented ? checkSegmented() : success();
+}
+
+/// A segment workset (seed 000 §3: a ragged domain whose length requires reading device data
+/// remains inside the program body) is tiled in a walk: the grid is launch-uniform (PERSIST
+/// programs per multiprocessor), every program walks the group's members in order, reads each
+/// member's segment bounds and takes its share of that segment's tiles.
+LogicalResult Tiler::checkSegmented() {
+  auto reject = [&](const Twine &why) {
+    whyNot = why.str();
+    return failure();
+  };
+  unsigned outer = group.getBody().front().getNumArguments();
+  Mask outerMask = bit(outer) - 1;
+  auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
+  if (!target || target.getMultiprocessors() <= 0)
+    return reject("a segment walk needs the target's multiprocessor count (its grid is resident programs)");
+  if (!finalizations.empty())
+    return reject("a segment walk with a ticketed finalization is not formed");
+  if (!(blocked & bit(outer)) || (blocked & outerMask))
+    return reject("the segment is not a contraction's free axis, or a group axis is");
+  ForeachOp segment = chain.front();
+  if ((maskOf(segment.getLower()) | maskOf(segment.getUpper())) & ~outerMask)
+    return reject("the segment's bounds depend on more than the group's coordinates");
   return success();
 }
 
@@ -333,6 +393,17 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
   for (Operation &op : block.without_terminator()) {
     if (isa<ForeachOp>(op) && !isProgramBody)
       continue; // the next chain level
+    if (segmentPrologue.contains(&op)) {
+      // A read-only reduction computing a segment bound: scalar, over what it reads with.
+      Mask m = 0;
+      op.walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          m |= maskOf(v);
+      });
+      for (Value r : op.getResults())
+        axes[r] = m;
+      continue;
+    }
     if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
       // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
       // blocked axes are known.
@@ -369,7 +440,9 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       if (!product || product.getKind() != kir::BinaryKind::Mul || !product->hasOneUse())
         continue;
       Value x = product.getLhs(), y = product.getRhs();
-      Mask fx = maskOf(x) & ~bit(k), fy = maskOf(y) & ~bit(k);
+      // A segment walk's group axes are walked one member at a time (scalar): never free axes.
+      Mask walked = segmented ? bit(group.getBody().front().getNumArguments()) - 1 : 0;
+      Mask fx = maskOf(x) & ~bit(k) & ~walked, fy = maskOf(y) & ~bit(k) & ~walked;
       Mask shared = fx & fy;
       fx &= ~shared;
       fy &= ~shared;
@@ -404,7 +477,8 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
     }
     if (!isPointwiseOrRead(op) && !isa<StoreOp, ScatterOp, BufferStoreOp>(op))
       return failure(); // nested control, atomics, scatter-reduce, tuples: not tiled here
-    if (!isProgramBody && !isMemoryEffectFree(&op))
+    bool segmentRead = segmented && &block == &group.getBody().front() && isPointwiseOrRead(op);
+    if (!isProgramBody && !isMemoryEffectFree(&op) && !segmentRead)
       return failure();
     propagate(op);
   }
@@ -481,7 +555,10 @@ LogicalResult Tiler::cloneOp(Operation &op) {
   if (fused.contains(&op))
     return success(); // merged into a contraction's accumulator
   if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
-    tileReduce(reduce);
+    if (segmentPrologue.contains(reduce))
+      b.clone(op, map); // a segment bound: scalar, read as it is
+    else
+      tileReduce(reduce);
     return success();
   }
   if (isa<LoadOp, GatherOp, BufferLoadOp>(op)) {
@@ -685,14 +762,16 @@ std::string Tiler::adopted() const {
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
   if (!groupParam.empty())
     text += "; grouped traversal " + groupParam;
-  if (persistent)
+  if (segmented)
+    text += "; segment walk: the group's members in order, each segment's tiles (bounds read in the program) "
+            "dealt round-robin to " + kPersist.str() + " programs per multiprocessor";
+  else if (persistent)
     text += "; persistent traversal (" + kPersist.str() + " programs per multiprocessor)";
   return text;
 }
 
 void Tiler::rewrite() {
   Location loc = group.getLoc();
-  MLIRContext *ctx = kernel.getContext();
   // Launch-time extents of every program axis, and of the new grid.
   b.setInsertionPoint(space);
   SmallVector<Value> bounds(group.getExtents()), starts;
@@ -762,19 +841,10 @@ void Tiler::rewrite() {
   for (unsigned a = 0; a < extents.size(); ++a)
     coords.push_back(body->addArgument(b.getIndexType(), loc));
   if (grouped) {
-    auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
-      return BinaryOp::create(b, loc, kind, x, y, false, false);
-    };
     groupParam = "GROUP_" + std::to_string(n - 2);
-    Value linear = coords.back(), tm = tiles[n - 2], tn = tiles[n - 1];
-    Value g = ParamOp::create(b, loc, b.getIndexType(), groupParam);
-    Value perGroup = bin(kir::BinaryKind::Mul, g, tn);
-    Value gid = bin(kir::BinaryKind::Div, linear, perGroup);
-    Value first = bin(kir::BinaryKind::Mul, gid, g);
-    Value rows = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Sub, tm, first), g);
-    Value local = bin(kir::BinaryKind::Sub, linear, bin(kir::BinaryKind::Mul, gid, perGroup));
-    coords.back() = bin(kir::BinaryKind::Add, first, bin(kir::BinaryKind::Rem, local, rows));
-    coords.push_back(bin(kir::BinaryKind::Div, local, rows));
+    SmallVector<Value> pair = groupedCoords(loc, coords.back(), tiles[n - 2], tiles[n - 1]);
+    coords.back() = pair[0];
+    coords.push_back(pair[1]);
   }
   for (unsigned a = 0; a < n; ++a) {
     Value coord = coords[a];
@@ -809,7 +879,143 @@ void Tiler::rewrite() {
   }
   group.erase();
 
-  // Declare the parameters (seed 002 §3.3: fragment extents are declared physical parameters).
+  declareParams();
+}
+
+/// Grouped traversal (seed 002 §3.2) of a `tm x tn` tile grid: the linear tile index visits GROUP
+/// row tiles down a column of tiles before moving right, so concurrently running programs share
+/// operand tiles in L2. Returns the row and column tile.
+SmallVector<Value> Tiler::groupedCoords(Location loc, Value linear, Value tm, Value tn) {
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  };
+  Value g = ParamOp::create(b, loc, b.getIndexType(), groupParam);
+  Value perGroup = bin(kir::BinaryKind::Mul, g, tn);
+  Value gid = bin(kir::BinaryKind::Div, linear, perGroup);
+  Value first = bin(kir::BinaryKind::Mul, gid, g);
+  Value rows = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Sub, tm, first), g);
+  Value local = bin(kir::BinaryKind::Sub, linear, bin(kir::BinaryKind::Mul, gid, perGroup));
+  return {bin(kir::BinaryKind::Add, first, bin(kir::BinaryKind::Rem, local, rows)),
+          bin(kir::BinaryKind::Div, local, rows)};
+}
+
+/// The segmented walk (checkSegmented): `programs = PERSIST * multiprocessors` programs each run
+///   for o in [0, members) iter_args(base = 0):       (the group's members, in order)
+///     bounds of o's segment                          (read in the program: the prologue)
+///     count = ceil(extent / TILE) * tiles of the later axes
+///     for t = first of mine to count step programs:  (tiles base + t dealt round-robin)
+///       the tile (grouped traversal over the segment and the next axis), its lanes valid
+///       below the segment's read upper bound
+///     base += count
+/// The grid depends only on launch values (seed 000 §3.1, invariant 10); the data-dependent
+/// bounds are loop bounds and lane validity in the program (seed 000 §5: physical loops may use
+/// runtime bounds). The members of one segment are the foreach's, each exactly once.
+void Tiler::rewriteSegmented() {
+  Location loc = group.getLoc();
+  Type index = b.getIndexType();
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  };
+  auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
+  Block &old = group.getBody().front();
+  unsigned outer = old.getNumArguments();
+  // Launch-time values: the programs, the group's members, the tiles of the axes after the segment.
+  b.setInsertionPoint(space);
+  persistent = true;
+  Value programs = bin(kir::BinaryKind::Mul, ParamOp::create(b, loc, index, kPersist),
+                       arith::ConstantIndexOp::create(b, loc, target.getMultiprocessors()));
+  Value members;
+  for (Value e : group.getExtents())
+    members = members ? bin(kir::BinaryKind::Mul, members, e) : e;
+  SmallVector<Value> later;
+  for (unsigned i = 1; i < chain.size(); ++i) {
+    unsigned a = outer + i;
+    Value extent = bin(kir::BinaryKind::Sub, chain[i].getUpper(), chain[i].getLower());
+    later.push_back((blocked & bit(a)) ? Value(CeilDivOp::create(b, loc, extent, ParamOp::create(b, loc, index, paramOf[a])))
+                                       : extent);
+  }
+  // Every program walks (a last-program finalization counts the space's instances, so it follows).
+  space->setOperand(0, programs);
+  if (guard)
+    guard.getCondition().getDefiningOp()->setOperand(1, programs);
+
+  b.setInsertionPoint(group);
+  auto walker = ExecutionGroupOp::create(b, loc, group.getLinear(), ValueRange{programs}, group.getSegmentAttr(),
+                                         b.getArrayAttr({b.getStringAttr("segment walk")}));
+  Block *body = b.createBlock(&walker.getBody());
+  Value self = body->addArgument(index, loc);
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0), c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  auto members_ = ForOp::create(b, loc, TypeRange{index}, c0, members, c1, ValueRange{c0});
+  Block *memberBody = b.createBlock(&members_.getBody());
+  Value member = memberBody->addArgument(index, loc), base = memberBody->addArgument(index, loc);
+  if (outer == 1) {
+    map.map(old.getArgument(0), member);
+  } else {
+    auto decoded = DelinearizeOp::create(b, loc, SmallVector<Type>(outer, index), member, group.getExtents());
+    map.map(old.getArguments(), decoded.getResults());
+  }
+  laneOk.assign(numAxes, Value());
+  ForeachOp segment = chain.front();
+  for (Operation &op : llvm::make_range(old.begin(), Block::iterator(segment)))
+    (void)cloneOp(op);
+  Value lo = map.lookupOrDefault(segment.getLower()), hi = map.lookupOrDefault(segment.getUpper());
+  Value extent = bin(kir::BinaryKind::Max, isZeroConstant(lo) ? hi : bin(kir::BinaryKind::Sub, hi, lo), c0);
+  // ceil(extent / TILE) as body arithmetic (pgpu.ceil_div is LaunchExpr language; this is data).
+  Value tile = ParamOp::create(b, loc, index, paramOf[outer]);
+  Value tm = bin(kir::BinaryKind::Div, bin(kir::BinaryKind::Sub, bin(kir::BinaryKind::Add, extent, tile), c1), tile);
+  Value count = tm;
+  for (Value t : later)
+    count = bin(kir::BinaryKind::Mul, count, t);
+  // Tile base + t belongs to program (base + t) mod programs: this program's first t.
+  Value start = bin(kir::BinaryKind::Rem,
+                    bin(kir::BinaryKind::Sub, bin(kir::BinaryKind::Add, self, programs),
+                        bin(kir::BinaryKind::Rem, base, programs)),
+                    programs);
+  auto tilesLoop = ForOp::create(b, loc, TypeRange{}, start, count, programs, ValueRange{});
+  Block *tileBody = b.createBlock(&tilesLoop.getBody());
+  Value linear = tileBody->addArgument(index, loc);
+  SmallVector<Value> coords;
+  if (later.size() == 1 && (blocked & bit(outer + 1))) {
+    groupParam = "GROUP_" + std::to_string(outer);
+    coords = groupedCoords(loc, linear, tm, later[0]);
+  } else if (later.empty()) {
+    coords.push_back(linear);
+  } else {
+    SmallVector<Value> extents{tm};
+    llvm::append_range(extents, later);
+    auto decoded = DelinearizeOp::create(b, loc, SmallVector<Type>(extents.size(), index), linear, extents);
+    llvm::append_range(coords, decoded.getResults());
+  }
+  for (auto [i, each] : llvm::enumerate(chain)) {
+    unsigned a = outer + i;
+    Value first = coords[i];
+    if (blocked & bit(a))
+      first = bin(kir::BinaryKind::Mul, first, ParamOp::create(b, loc, index, paramOf[a]));
+    Value lower = map.lookupOrDefault(each.getLower());
+    if (!isZeroConstant(lower))
+      first = bin(kir::BinaryKind::Add, first, lower);
+    if (blocked & bit(a))
+      bindAxis(a, first, map.lookupOrDefault(each.getUpper()), each.getBody().getArgument(0));
+    else
+      map.map(each.getBody().getArgument(0), first);
+  }
+  for (unsigned i = 1; i < chain.size(); ++i)
+    for (Operation &op : llvm::make_range(chain[i - 1].getBody().front().begin(), Block::iterator(chain[i])))
+      (void)cloneOp(op);
+  for (Operation &op : programBody->without_terminator())
+    (void)cloneOp(op);
+  YieldOp::create(b, loc);
+  b.setInsertionPointAfter(tilesLoop);
+  YieldOp::create(b, loc, ValueRange{bin(kir::BinaryKind::Add, base, count)});
+  b.setInsertionPointAfter(members_);
+  YieldOp::create(b, loc);
+  group.erase();
+  declareParams();
+}
+
+/// Declares the parameters (seed 002 §3.3: fragment extents are declared physical parameters).
+void Tiler::declareParams() {
+  MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params;
   if (auto existing = kernel.getParams())
     params.assign(existing->begin(), existing->end());
@@ -850,9 +1056,18 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
           sole = false;
         }
       }
-      if (!group || !sole || group.getLinear() != body.getArgument(0))
+      // Or the group under construction's dispatch guard beside a last-program finalization (a
+      // segment walk keeps the guard and the finalization; nothing else is tiled there).
+      IfOp guard;
+      if (!group || !sole) {
+        group = soleExecutionGroup(space, /*finalization=*/true);
+        guard = group ? dyn_cast<IfOp>(group->getParentOp()) : IfOp();
+        if (!guard)
+          continue;
+      }
+      if (group.getLinear() != body.getArgument(0))
         continue;
-      Tiler tiler(kernel, space, group);
+      Tiler tiler(kernel, space, group, guard);
       bool remarks = remarksEnabled(kernel);
       if (failed(tiler.analyze())) {
         if (remarks && !tiler.whyNot.empty())
@@ -860,7 +1075,10 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
         continue;
       }
       Location loc = group.getLoc();
-      tiler.rewrite();
+      if (tiler.isSegmented())
+        tiler.rewriteSegmented();
+      else
+        tiler.rewrite();
       if (remarks)
         emitRemark(loc) << "pgpu-form-tiles: " << tiler.adopted();
     }

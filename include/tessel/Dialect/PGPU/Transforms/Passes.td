@@ -73,10 +73,22 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     min(tiles, PERSIST * multiprocessors) programs (PERSIST in 1, 2, 4;
     default 1) each run a `pgpu.for` from their program coordinate over the
     tiles with that stride, the execution group inside it.
+    Segments (seed 000 §3: a ragged domain whose length requires reading
+    device data stays in the program body): when the group's first foreach
+    has bounds read in the program (pure code, reads and read-only reductions
+    over the group's coordinates before it; the ragged grouped GEMM's rows
+    from OFFS), also under construction's dispatch guard beside a
+    last-program finalization, and it is a contraction's free axis, the grid
+    is PERSIST * multiprocessors programs; each walks the group's members in
+    order (`pgpu.for`, carrying the count of tiles before), reads the
+    member's bounds, and takes every programs-th of that segment's
+    ceil(extent / TILE) x (later tiles) tiles (grouped traversal), its lanes
+    valid below the read upper bound.
     Preserves: values (up to the reassociation of the sums), effects, ABI,
     origins.
     Must not fire: neither a contraction-shaped reduction nor accesses that
-    walk different axes, several segments, nested
+    walk different axes (a segment without a contraction, or a target
+    without a multiprocessor count, keeps its foreach), several segments, nested
     loops or control in the program body, program-dependent loop bounds,
     atomics or scatter-reduce, a write that does not depend on every blocked
     axis, or a value that would need a fragment of rank > 2.
@@ -104,6 +116,32 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
     Must not fire: a single loop, loops with other steps (author loops),
     loops over different bounds, loops that read no common view, or a block
     whose terminator yields values.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def PGPUNarrowGuardedWorksets : Pass<"pgpu-narrow-guarded-worksets", "::mlir::ModuleOp"> {
+  let summary = "a workset whose members store only inside a guarded row interval walks that interval (seed 002 §3.5)";
+  let description = [{
+    Reads: every `pgpu.foreach` from 0 to E0 * E1 * ... whose body decodes its
+    member with `pgpu.delinearize` by (E0, E1, ...), computes without effects,
+    and ends in a `pgpu.if` holding every effect, whose condition conjoins
+    `i0 >= A` and `i0 < B` with A and B computed without the member (pure code,
+    reads, read-only reductions): construction's store over a data-dependent
+    subregion of a launch-time domain (the ragged grouped GEMM's zero tail).
+    Legality: members outside A <= i0 < B have no effect (seed 002 §3.5: an
+    all-false interval with no effects may leave the physical loop), and
+    i0 = iv div (E1 * ...) is non-decreasing in iv, so they are exactly the iv
+    outside [clamp(A, 0, E0) * S, clamp(B, A', E0) * S).
+    Rewrites: A and B are computed once before the loop (their def chains
+    cloned), the loop's bounds become that interval; the guard stays. When
+    every read in those chains is of an `in` view (no program writes it) the
+    members' copies are replaced by the hoisted values.
+    Preserves: values, effects, ABI, origins.
+    Must not fire: bounds depending on the member, a guard that does not
+    bound i0 from both sides, effects outside the guard, a workset whose extent
+    is not the decoded domain.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
