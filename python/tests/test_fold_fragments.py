@@ -93,8 +93,9 @@ def test_online_rescale_and_base2_fire_on_attention(tessel_bin, root, tmp_path):
 
 def test_base2_reaches_biased_scores(tessel_bin, root, tmp_path):
     """Scores with an additive bias (q.k * scale + bias) are exponentiated in base 2 too: the sum joins
-    the reference domain and the bias is scaled by log2(e) where it is converted (seed 002 §4); no
-    base-e exponential is left anywhere in the kernel."""
+    the reference domain; the bias tile is a fragment leaf, so the domain stays unscaled and log2(e)
+    joins each exponentiated difference (pgpu-exp-base2's difference form, seed 002 §4); no base-e
+    exponential is left anywhere in the kernel."""
     source = kernels(root)["bias"]._write(tmp_path, {})
     opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE], capture_output=True,
                          text=True)
