@@ -83,7 +83,8 @@ def test_online_rescale_and_base2_fire_on_attention(tessel_bin, root, tmp_path):
     text = opt.stdout
     assert "pgpu.unary exp2" in text and "pgpu.unary exp " not in text.split("pgpu.range_reduce")[0]
     # The all-true loop's value contraction takes the rescaled carry as its accumulator.
-    loop = text.split("pgpu.for")[1]
+    # (the first loop with contractions: pgpu-pair-blocks may wrap the body in its pair loop first)
+    loop = next(part for part in text.split("pgpu.for")[1:] if "pgpu.contract" in part)
     contracts = [ln for ln in loop.splitlines() if "pgpu.contract" in ln]
     assert len(contracts) == 2
     acc = contracts[1].split("pgpu.contract")[1].split(",")[2].split()[0]
