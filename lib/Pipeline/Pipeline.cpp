@@ -79,6 +79,10 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   if (stage == Stage::Triton)
     pm.addPass(pgpu::createPGPUSplitFolds());
   pm.addPass(pgpu::createPGPUNarrowFoldRanges());
+  //      A group axis along which fold ranges narrow (causal query blocks) may run its coordinates
+  //      j and N-1-j in one program (PAIR_BLOCKS): equal work per program on small launches.
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUPairBlocks());
   if (stopAfter("narrow-fold-ranges"))
     return;
   // §3.4 realization, after narrowing: a region scan's segments may run as program instances,

@@ -321,7 +321,7 @@ class Kernel:
         declared default."""
         space = self._space(constexprs, target)
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
-        if not covers and "FOLD_SPLIT" not in space:
+        if not covers and "FOLD_SPLIT" not in space and "PAIR_BLOCKS" not in space:
             return None
         sizes = {}
         for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
@@ -343,7 +343,37 @@ class Kernel:
         split = self._fold_split(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if split is not None and split != space["FOLD_SPLIT"][1]:
             chosen["FOLD_SPLIT"] = split
+        pair = self._pair_blocks(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
+        if pair is not None and pair != space["PAIR_BLOCKS"][1]:
+            chosen["PAIR_BLOCKS"] = pair
         return chosen or None
+
+    # PAIR_BLOCKS's call default pairs the blocks of launches up to this many programs a multiprocessor:
+    # on the H200 causal B1 H4 S4099 D96 (260 programs, 2 a multiprocessor) ran 0.0902 ms paired against
+    # 0.1122 unpaired (bench/experiments/attention_session11, run 2); at B4 H32 S4096 (8192 programs, 62 a
+    # multiprocessor) pairing measured 453 TFLOP/s both ways (session 9): the hardware balances many waves.
+    PAIR_PROGRAMS_PER_SM = 4
+
+    def _pair_blocks(self, constexprs: dict, tensors, target: str, binding: dict):
+        """PAIR_BLOCKS's call default (pgpu-pair-blocks: programs run coordinates j and N-1-j of an axis
+        whose fold ranges narrow along it): 2 when the launch has at most PAIR_PROGRAMS_PER_SM programs a
+        multiprocessor and its folds are not split across programs, else 1. None without the parameter or
+        the program count (`<kernel>_PROGRAMS`)."""
+        space = self._space(constexprs, target)
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if "PAIR_BLOCKS" not in space or programs is None or binding.get("FOLD_SPLIT", 1) != 1:
+            return None
+        views = dict(zip([n for n, _ in self._views()], tensors))
+        try:
+            count = programs({**binding, "PAIR_BLOCKS": 1}, views)
+        except Exception:  # a view without a shape: keep the declared default
+            return None
+        first = next(iter(views.values()), None)
+        sms = 132
+        if first is not None and getattr(first, "is_cuda", False):
+            import torch
+            sms = torch.cuda.get_device_properties(first.device).multi_processor_count
+        return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * sms else 1
 
     def _fold_split(self, constexprs: dict, tensors, target: str, binding: dict):
         """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the launch's programs already fill the

@@ -83,7 +83,8 @@ def test_online_rescale_and_base2_fire_on_attention(tessel_bin, root, tmp_path):
     text = opt.stdout
     assert "pgpu.unary exp2" in text and "pgpu.unary exp " not in text.split("pgpu.range_reduce")[0]
     # The all-true loop's value contraction takes the rescaled carry as its accumulator.
-    loop = text.split("pgpu.for")[1]
+    # (the first loop with contractions: pgpu-pair-blocks may wrap the body in its pair loop first)
+    loop = next(part for part in text.split("pgpu.for")[1:] if "pgpu.contract" in part)
     contracts = [ln for ln in loop.splitlines() if "pgpu.contract" in ln]
     assert len(contracts) == 2
     acc = contracts[1].split("pgpu.contract")[1].split(",")[2].split()[0]
@@ -93,8 +94,9 @@ def test_online_rescale_and_base2_fire_on_attention(tessel_bin, root, tmp_path):
 
 def test_base2_reaches_biased_scores(tessel_bin, root, tmp_path):
     """Scores with an additive bias (q.k * scale + bias) are exponentiated in base 2 too: the sum joins
-    the reference domain and the bias is scaled by log2(e) where it is converted (seed 002 §4); no
-    base-e exponential is left anywhere in the kernel."""
+    the reference domain; the bias tile is a fragment leaf, so the domain stays unscaled and log2(e)
+    joins each exponentiated difference (pgpu-exp-base2's difference form, seed 002 §4); no base-e
+    exponential is left anywhere in the kernel."""
     source = kernels(root)["bias"]._write(tmp_path, {})
     opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE], capture_output=True,
                          text=True)

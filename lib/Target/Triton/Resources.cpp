@@ -146,6 +146,21 @@ std::string triton::ResourceModel::pythonWarps() const {
          std::to_string(kWarpChoices[std::size(kWarpChoices) - 1]) + ")";
 }
 
+int64_t triton::ResourceModel::loopLoadBytesPerThreadAt(const llvm::StringMap<int64_t> &params) const {
+  auto warps = params.find(triton::kWarpsParam);
+  int64_t threads = 32 * (warps == params.end() ? 4 : warps->second), most = 0;
+  for (const Loop &loop : loops)
+    most = std::max(most, (evaluate(loop.loaded, params) + threads - 1) / threads);
+  return most;
+}
+
+bool triton::ResourceModel::loopsFitAt(const llvm::StringMap<int64_t> &params) const {
+  return llvm::all_of(loops, [&](const Loop &loop) {
+    return registersPerThread(evaluate(loop.carried, params), params) <= carriedRegisterLimit &&
+           evaluate(loop.staged, params) <= sharedLimit;
+  });
+}
+
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
   if (sharedAt(params) > sharedLimit)
     return std::string("shared memory");
@@ -260,6 +275,38 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
         model.sharedBytes.push_back(m);
       }
     });
+  });
+  kernel.walk([&](pgpu::ForOp loop) {
+    ResourceModel::Loop cost;
+    for (Value carried : loop.getResults())
+      if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
+        cost.carried.push_back(fragmentBytes(f));
+    loop.getBody().walk([&](Operation *op) {
+      if (op->getParentOfType<pgpu::ForOp>() != loop)
+        return;
+      if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
+        if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType()))
+          cost.loaded.push_back(fragmentBytes(f));
+      if (auto c = dyn_cast<pgpu::ContractOp>(op))
+        for (Value operand : {c.getLhs(), c.getRhs()}) {
+          // Through a transpose or permutation to what produced it; loaded in this iteration or not.
+          Value from = operand;
+          while (Operation *def = from.getDefiningOp()) {
+            if (def->getNumOperands() != 1 || !isa<pgpu::TransposeOp>(def))
+              break;
+            from = def->getOperand(0);
+          }
+          Operation *def = from.getDefiningOp();
+          if (!def || !loop->isProperAncestor(def))
+            cost.staged.push_back(fragmentBytes(cast<pgpu::FragmentType>(operand.getType())));
+          else if (isa<pgpu::LoadOp, pgpu::GatherOp>(def)) {
+            Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
+            m.params.push_back(kStagesParam.str());
+            cost.staged.push_back(m);
+          }
+        }
+    });
+    model.loops.push_back(std::move(cost));
   });
   // A box store spelled as a tensor descriptor (TMA = 1) stages its tile through shared memory.
   if (kernel.getParam(kTmaParam))

@@ -161,6 +161,67 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   }
 }
 
+/// A thread's share of the tiles one loop iteration loads, in bytes, beyond which a free lane block
+/// grows (with one warpgroup per 64 rows, so its rows' registers stay where they were) to spread the
+/// tiles every row shares over more threads. On the H200 (bf16, 4x32x4096x128; bench/experiments/
+/// attention_session11, attention_session8) attention with 64 query lanes and 4 warps loads 256 bytes a
+/// thread an iteration (a 64x128 key tile and a value tile) and runs fastest there (453 TFLOP/s causal
+/// against 396 at 128 lanes); with an additive bias tile it loads 320, takes 255 registers and spills:
+/// 246 TFLOP/s against 375 at 128 lanes and 8 warps (192 bytes a thread).
+constexpr int64_t kLoopLoadBytesPerThread = 256;
+
+/// The rows of the contractions inside loops: one declared parameter that covers no shape symbol (a
+/// free lane block, e.g. attention's query rows), or none.
+pgpu::ParamAttr loopContractionRows(pgpu::KernelOp kernel) {
+  pgpu::ParamAttr rows;
+  bool one = true;
+  kernel.walk([&](pgpu::ContractOp c) {
+    auto acc = cast<pgpu::FragmentType>(c.getResult().getType());
+    if (!c->getParentOfType<pgpu::ForOp>() || acc.getExtents().size() < 2)
+      return;
+    auto name = dyn_cast<StringAttr>(acc.getExtents()[acc.getExtents().size() - 2]);
+    pgpu::ParamAttr p = name ? kernel.getParam(name.getValue()) : pgpu::ParamAttr();
+    if (!p || p.getCovers() || (rows && rows != p))
+      one = false;
+    else
+      rows = p;
+  });
+  return one ? rows : pgpu::ParamAttr();
+}
+
+/// sm_90 lane-block default of a program whose loops contract (attention-shaped: no free
+/// accumulator tile for chooseContractionDefaults): while a thread's share of the tiles a loop
+/// iteration loads exceeds kLoopLoadBytesPerThread at the declared defaults, the contractions' free
+/// row block grows to its next candidate, WARPS following it (ResourceModel::warpsAt), as long as
+/// that lowers the share, keeps at most two warpgroups and each loop's carried fragments and staged
+/// operands fit. Nothing changes where the share is within the bound.
+void chooseLaneDefaults(pgpu::KernelOp kernel) {
+  if (freeAccumulatorTile(kernel))
+    return;
+  pgpu::ParamAttr rows = loopContractionRows(kernel);
+  if (!rows)
+    return;
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  llvm::StringMap<int64_t> at = declaredDefaults(kernel);
+  StringRef name = rows.getName().getValue();
+  at[triton::kWarpsParam] = model.warpsAt(at);
+  for (int64_t c : rows.getCandidates()) {
+    int64_t share = model.loopLoadBytesPerThreadAt(at);
+    if (c <= at[name] || share <= kLoopLoadBytesPerThread)
+      continue;
+    llvm::StringMap<int64_t> grown = at;
+    grown[name] = c;
+    grown[triton::kWarpsParam] = model.warpsAt(grown);
+    if (grown[triton::kWarpsParam] > 8 || model.loopLoadBytesPerThreadAt(grown) >= share || !model.loopsFitAt(grown))
+      break;
+    at = grown;
+  }
+  for (StringRef p : {name, StringRef(triton::kWarpsParam)})
+    if (pgpu::ParamAttr declared = kernel.getParam(p);
+        declared && at[p] != declared.getDefaultValue() && llvm::is_contained(declared.getCandidates(), at[p]))
+      setDefault(kernel, p, at[p]);
+}
+
 /// tl.histogram costs about bins/32 ALU operations per element (ballots and popcounts per owned bin):
 /// on the H200 2^26 values into 1024 bins took 0.89 ms against 0.79 ms of direct atomics into 65536
 /// (2026-12-01-h200-histogram-forms.json), so a declared bin count a histogram's fragment takes
@@ -243,6 +304,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
         declareSwitch(triton::kFlattenParam, 0);
       kernel.setParamsAttr(ArrayAttr::get(ctx, params));
       chooseContractionDefaults(kernel);
+      chooseLaneDefaults(kernel);
     }
     // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.
     // Construction may hold several copies of one KIR op (a guarded fast path and its fallback);

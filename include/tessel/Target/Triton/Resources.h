@@ -47,6 +47,13 @@ struct ResourceModel {
   /// Whether every lane's value depends on its own lanes only: no reduction, scan, fold, histogram,
   /// contraction or atomic, and no fragment carried by a loop (a pointwise map over blocks).
   bool lanewise = true;
+  /// Per pgpu.for loop: the fragments one iteration of its body loads (not its nested loops'), its
+  /// carried fragments, and the contraction operands it stages in shared memory (an operand the
+  /// iteration loads, STAGES copies; one defined before the loop, one copy).
+  struct Loop {
+    std::vector<Monomial> loaded, carried, staged;
+  };
+  std::vector<Loop> loops;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
 
@@ -65,6 +72,12 @@ struct ResourceModel {
   int64_t warpsAt(const llvm::StringMap<int64_t> &params) const;
   /// The same rule spelled in Python over a parameter dict `p` (the wrapper's `<kernel>_WARPS`).
   std::string pythonWarps() const;
+  /// The most bytes a thread of the binding's WARPS loads in one iteration of any one loop (its share of
+  /// the iteration's tiles: a register for each 16-byte vector's address and the vector in flight).
+  int64_t loopLoadBytesPerThreadAt(const llvm::StringMap<int64_t> &params) const;
+  /// Whether every loop's carried fragments fit the carried-register budget and its staged operands
+  /// the shared memory, one loop at a time.
+  bool loopsFitAt(const llvm::StringMap<int64_t> &params) const;
   /// Why this binding exceeds a limit ("shared memory" / "registers"), or nothing.
   std::optional<std::string> pruneReason(const llvm::StringMap<int64_t> &params) const;
   /// The Python spelling of a polynomial over a parameter dict `p`.

@@ -324,16 +324,23 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // -----
 
 // COM: A sum joins the domain (L * (a + b) = L * a + L * b): the scaled scores plus a loaded bias. The
-// COM: factor becomes scale * log2(e); the bias is a leaf, multiplied by log2(e) once where it is
-// COM: converted, for its use in the sum only (its store keeps the unscaled value).
+// COM: bias is a fragment leaf (scaling it would cost a multiplication per element), so the domain
+// COM: stays unscaled (scale * x + bias: one multiply-add) and log2(e) joins the exponentiated
+// COM: difference: the row maximum is scaled before its broadcast and the scores' multiplication
+// COM: fuses with the subtraction (the difference form). The bias's store keeps its value.
 // CHECK-LABEL: pgpu.kernel @biased
 // CHECK: %[[B:.*]] = pgpu.cast %{{.*}} : !pgpu.fragment<f16, [16, 16]> to !pgpu.fragment<f32, [16, 16]>
+// CHECK-NOT: 1.44269502
+// CHECK: %[[XS:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [16, 16]>
+// CHECK: %[[S:.*]] = pgpu.binary add %[[XS]], %[[B]]
+// CHECK: %[[MT:.*]] = pgpu.reduce %[[S]]
 // CHECK: %[[L:.*]] = arith.constant 1.44269502 : f32
-// CHECK: %[[LS:.*]] = pgpu.splat %[[L]]
-// CHECK: %[[BL:.*]] = pgpu.binary mul %[[B]], %[[LS]]
-// CHECK: %[[S:.*]] = pgpu.binary add %{{.*}}, %[[BL]]
-// CHECK: pgpu.binary sub %[[S]]
-// CHECK: pgpu.unary exp2
+// CHECK: %[[LS:.*]] = pgpu.splat %[[L]] : f32 -> !pgpu.fragment<f32, [16, 16]>
+// CHECK: %[[SL:.*]] = pgpu.binary mul %[[S]], %[[LS]]
+// CHECK: %[[ML:.*]] = pgpu.binary mul %[[MT]], %{{.*}} : !pgpu.fragment<f32, [16]>
+// CHECK: %[[MLB:.*]] = pgpu.broadcast %[[ML]] dims [0]
+// CHECK: %[[D:.*]] = pgpu.binary sub %[[SL]], %[[MLB]]
+// CHECK: pgpu.unary exp2 %[[D]]
 // CHECK: pgpu.store %[[B]], %bv
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
   pgpu.kernel @biased(%xv: !pgpu.view<f32, [16, 16], in>, %hv: !pgpu.view<f16, [16, 16], in>,
@@ -362,7 +369,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       }
       %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
       %d = pgpu.binary sub %s, %mtb : !pgpu.fragment<f32, [16, 16]>
-      // expected-remark@+1 {{pgpu-exp-base2: 1 exponential(s) of a 4-value reference domain in base 2; the domain scaled by log2(e) at 1 scalar factor(s) and 1 leaf value(s)}}
+      // expected-remark@+1 {{pgpu-exp-base2: 1 exponential(s) of a 4-value reference domain in base 2; log2(e) joins each exponentiated difference (a fragment leaf would cost a multiplication per element; 1 leaf value(s) and the domain stay unscaled)}}
       %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
       pgpu.store %e, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
       pgpu.store %b, %bv[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
@@ -374,13 +381,15 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
-// COM: With no factor at all (exp(x - max x) of a loaded row), the row itself is the leaf: one
-// COM: multiplication per element in place of the one each base-e exponential carries.
+// COM: With no factor at all (exp(x - max x) of a loaded row), the row itself is a fragment leaf: the
+// COM: difference form, x * L - broadcast(max * L), one multiply-add per element.
 // CHECK-LABEL: pgpu.kernel @leaf_only
 // CHECK: %[[X:.*]] = pgpu.load
+// CHECK: %[[MT:.*]] = pgpu.reduce %[[X]]
 // CHECK: %[[XL:.*]] = pgpu.binary mul %[[X]], %{{.*}}
-// CHECK: pgpu.reduce %[[XL]]
-// CHECK: pgpu.binary sub %[[XL]]
+// CHECK: %[[ML:.*]] = pgpu.binary mul %[[MT]], %{{.*}}
+// CHECK: %[[MLB:.*]] = pgpu.broadcast %[[ML]]
+// CHECK: pgpu.binary sub %[[XL]], %[[MLB]]
 // CHECK: pgpu.unary exp2
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
   pgpu.kernel @leaf_only(%xv: !pgpu.view<f32, [16, 16], in>, %ov: !pgpu.view<f32, [16, 16], out>) {
@@ -402,7 +411,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       }
       %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
       %d = pgpu.binary sub %x, %mtb : !pgpu.fragment<f32, [16, 16]>
-      // expected-remark@+1 {{at 0 scalar factor(s) and 1 leaf value(s)}}
+      // expected-remark@+1 {{log2(e) joins each exponentiated difference}}
       %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
       pgpu.store %e, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
       pgpu.yield
@@ -447,6 +456,56 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
       pgpu.store %e, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
       pgpu.store %w, %wv[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: The difference form where neither operand is a broadcast (a row's weight exp(m - max(m, c))
+// COM: next to exp(x - broadcast m) of a loaded row): the difference is multiplied by log2(e) after it;
+// COM: the constant it meets stays unscaled (the domain is).
+// CHECK-LABEL: pgpu.kernel @rows_difference
+// CHECK: %[[MT:.*]] = pgpu.reduce
+// CHECK: %[[MN:.*]] = pgpu.binary max %[[MT]], %{{.*}} : !pgpu.fragment<f32, [16]>
+// CHECK: %[[D1:.*]] = pgpu.binary sub %[[MT]], %[[MN]] : !pgpu.fragment<f32, [16]>
+// CHECK: %[[L:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[LS:.*]] = pgpu.splat %[[L]] : f32 -> !pgpu.fragment<f32, [16]>
+// CHECK: %[[W:.*]] = pgpu.binary mul %[[D1]], %[[LS]] : !pgpu.fragment<f32, [16]>
+// CHECK: pgpu.unary exp2 %[[W]]
+// CHECK-NOT: pgpu.unary exp %
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  pgpu.kernel @rows_difference(%xv: !pgpu.view<f32, [16, 16], in>, %ov: !pgpu.view<f32, [16, 16], out>,
+                               %wv: !pgpu.view<f32, [16], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %half = arith.constant 0.5 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %ii = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %jj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %x = pgpu.load %xv[%ii, %jj] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f32, [16, 16]>
+      %mt = pgpu.reduce %x axes [1] identity(%ninf : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+      ^bb0(%a: f32, %c: f32):
+        %o = pgpu.binary max %a, %c : f32
+        pgpu.yield %o : f32
+      }
+      %h = pgpu.splat %half : f32 -> !pgpu.fragment<f32, [16]>
+      %mn = pgpu.binary max %mt, %h : !pgpu.fragment<f32, [16]>
+      %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %d = pgpu.binary sub %x, %mtb : !pgpu.fragment<f32, [16, 16]>
+      // expected-remark@+1 {{pgpu-exp-base2: 2 exponential(s) of a}}
+      %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
+      %d1 = pgpu.binary sub %mt, %mn : !pgpu.fragment<f32, [16]>
+      %w = pgpu.unary exp %d1 : !pgpu.fragment<f32, [16]>
+      pgpu.store %e, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.store %w, %wv[%i] valid %true : i1 : !pgpu.fragment<f32, [16]>, !pgpu.view<f32, [16], out>[!pgpu.fragment<index, [16]>]
       pgpu.yield
     }
     pgpu.return

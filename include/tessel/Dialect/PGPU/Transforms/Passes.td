@@ -435,6 +435,32 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUPairBlocks : Pass<"pgpu-pair-blocks", "::mlir::ModuleOp"> {
+  let summary = "pairs a group axis's coordinates j and N-1-j in one program where fold ranges narrow along it (seed 002 §3.2)";
+  let description = [{
+    Reads: the program space's sole execution group; the blocked
+    pgpu.region_fold ops in it whose bounds depend on a group coordinate
+    (after pgpu-narrow-fold-ranges: a causal mask's key range grows with the
+    query block).
+    Legality: a kir.parallel's members may run in any order and in any
+    program; every coordinate still runs exactly once (a program runs j, then
+    N-1-j when they differ).
+    Rewrites: that axis's extent N becomes PAIR_BLOCKS = 2 ? ceil(N/2) : N
+    (the program space with it); the group body becomes pgpu.if
+    PAIR_BLOCKS != 1 (a launch fact) over a two-trip pgpu.for running the body at coordinate
+    j + k * (N - 1 - 2j) when k = 0 or that differs from j, else the original
+    body. Declares PAIR_BLOCKS (the coordinates a program runs: [1, 2],
+    default 1; a call's default takes 2 for launches of a few waves, which
+    the hardware cannot balance).
+    Preserves: values, effects (each coordinate's once), ABI views, origins.
+    Must not fire: several groups, no fold range depending on exactly one
+    (non-fold_split) coordinate, a body using the linear program index, or
+    a pgpu.while (a wait on another program would then wait on itself).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUChainScans : Pass<"pgpu-chain-scans", "::mlir::ModuleOp"> {
   let summary = "region scans chained across program instances, one per segment (seed 002 §3.2, §3.4)";
   let description = [{
