@@ -638,8 +638,8 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
       .Case<pgpu::AllocOp>([&](pgpu::AllocOp a) -> LogicalResult {
         auto type = cast<pgpu::BufferType>(a.getType());
         FailureOr<SmallVector<int64_t>> shape = resolve(op, type.getExtents());
-        if (failed(shape))
-          return failure();
+        if (failed(shape) || failed(checkCount(op, checkedElements(*shape), "the buffer")))
+          return failure(); // a located error, not makeTensor's abort (fuzz seed 14)
         auto storage = std::make_unique<Buffer>();
         storage->value = *makeTensor(type.getElementType(), *shape);
         storage->initialized.assign(storage->value.data.size(), a.getInit() ? 1 : 0);
