@@ -66,6 +66,7 @@ namespace tessel::pgpu {
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::pgpu;
+using namespace tessel::pgpu::build;
 
 namespace {
 constexpr llvm::StringLiteral kChainParam = "SCAN_CHAIN";
@@ -164,13 +165,6 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
   return std::nullopt;
 }
 
-Value bin(OpBuilder &b, Location loc, kir::BinaryKind kind, Value l, Value r) {
-  return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
-}
-Value cmp(OpBuilder &b, Location loc, kir::CmpPredicate p, Value l, Value r) {
-  return CmpOp::create(b, loc, p, l, r).getResult();
-}
-Value index(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
 struct Chain {
   KernelOp kernel;

@@ -101,3 +101,13 @@ Value pgpu::hoistLaunchValue(OpBuilder &b, ProgramSpaceOp space, Value v, IRMapp
     hoistLaunchValue(b, space, o, map);
   return b.clone(*def, map)->getResult(0);
 }
+
+Value pgpu::build::bin(OpBuilder &b, Location loc, kir::BinaryKind kind, Value l, Value r) {
+  return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+}
+
+Value pgpu::build::cmp(OpBuilder &b, Location loc, kir::CmpPredicate p, Value l, Value r) {
+  return CmpOp::create(b, loc, p, l, r).getResult();
+}
+
+Value pgpu::build::index(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }

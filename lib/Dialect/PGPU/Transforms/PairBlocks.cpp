@@ -53,17 +53,11 @@ namespace tessel::pgpu {
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::pgpu;
+using namespace tessel::pgpu::build;
 
 namespace {
 constexpr llvm::StringLiteral kPairParam = "PAIR_BLOCKS";
 
-Value bin(OpBuilder &b, Location loc, kir::BinaryKind kind, Value l, Value r) {
-  return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
-}
-Value cmp(OpBuilder &b, Location loc, kir::CmpPredicate p, Value l, Value r) {
-  return CmpOp::create(b, loc, p, l, r).getResult();
-}
-Value index(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
 /// The coordinates of `body` (its argument numbers) that `v` is computed from.
 void coordinatesOf(Value v, Block &body, llvm::SmallSetVector<unsigned, 4> &out) {

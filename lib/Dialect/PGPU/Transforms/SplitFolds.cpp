@@ -66,18 +66,12 @@ namespace tessel::pgpu {
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::pgpu;
+using namespace tessel::pgpu::build;
 
 namespace {
 constexpr llvm::StringLiteral kSplitParam = "FOLD_SPLIT";
 constexpr llvm::StringLiteral kPointsSymbol = "FOLD_POINTS", kSplitsSymbol = "FOLD_SPLITS";
 
-Value bin(OpBuilder &b, Location loc, kir::BinaryKind kind, Value l, Value r) {
-  return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
-}
-Value cmp(OpBuilder &b, Location loc, kir::CmpPredicate p, Value l, Value r) {
-  return CmpOp::create(b, loc, p, l, r).getResult();
-}
-Value index(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
 /// Whether `v` is a compile-time constant: a constant, or a splat, broadcast or tuple of constants.
 bool isConstantValue(Value v) {

@@ -73,6 +73,12 @@ void guardEffect(mlir::Operation *op, mlir::Value when);
 mlir::Value hoistLaunchValue(mlir::OpBuilder &b, ProgramSpaceOp space, mlir::Value v, mlir::IRMapping &map);
 /// Declares parameter `param` on `kernel` unless it is declared already.
 void declareParam(KernelOp kernel, ParamAttr param);
+/// One-line builders of the index arithmetic these passes (and pgpu-pair-blocks) write.
+namespace build {
+mlir::Value bin(mlir::OpBuilder &b, mlir::Location loc, kir::BinaryKind kind, mlir::Value l, mlir::Value r);
+mlir::Value cmp(mlir::OpBuilder &b, mlir::Location loc, kir::CmpPredicate p, mlir::Value l, mlir::Value r);
+mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+} // namespace build
 
 /// Whether the module permits online rewrites of normalized summaries: numerics
 /// `relaxed_normalization` with `online_reduction` (seed 002 §1).
