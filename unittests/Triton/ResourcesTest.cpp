@@ -43,8 +43,10 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       %acc0 = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
       %acc = pgpu.for %c0 to %K step %bk iter_args(%acc0 : !pgpu.fragment<f32, [TILE_0, TILE_1]>) -> !pgpu.fragment<f32, [TILE_0, TILE_1]> {
       ^bb0(%k0: index, %a: !pgpu.fragment<f32, [TILE_0, TILE_1]>):
-        %lhs = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [TILE_0, TILE_K]>
-        %rhs = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [TILE_K, TILE_1]>
+        %i = pgpu.splat %k0 : index -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+        %j = pgpu.splat %k0 : index -> !pgpu.fragment<index, [TILE_K, TILE_1]>
+        %lhs = pgpu.load %A[%i, %i] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [M, K], in>[!pgpu.fragment<index, [TILE_0, TILE_K]>, !pgpu.fragment<index, [TILE_0, TILE_K]>] -> !pgpu.fragment<f16, [TILE_0, TILE_K]>
+        %rhs = pgpu.load %B[%j, %j] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [K, N], in>[!pgpu.fragment<index, [TILE_K, TILE_1]>, !pgpu.fragment<index, [TILE_K, TILE_1]>] -> !pgpu.fragment<f16, [TILE_K, TILE_1]>
         %next = pgpu.contract %lhs, %rhs, %a reduce([1], [0]) batch([], [])
             : !pgpu.fragment<f16, [TILE_0, TILE_K]>, !pgpu.fragment<f16, [TILE_K, TILE_1]>, !pgpu.fragment<f32, [TILE_0, TILE_1]>
             -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
@@ -90,8 +92,89 @@ TEST_F(Resources, EstimatesComeFromTheProgram) {
   EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("registers"));
   p = {{"TILE_0", 256}, {"TILE_1", 256}, {"TILE_K", 128}, {"WARPS", 8}, {"STAGES", 4}};
   EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("shared memory"));
-  EXPECT_EQ(triton::ResourceModel::python(model.sharedBytes),
+  EXPECT_EQ(triton::ResourceModel::pythonMax(model.sharedBytes),
             "2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES']");
+}
+
+// An attention-shaped program as the fold passes leave it: a query block loaded once, then a loop
+// over full key blocks and a second loop that continues its carries over the partial block, each
+// staging a loaded key tile STAGES deep beside the query tile (one copy) and the probability tile
+// computed in the body (one copy). The loops run one after another: their buffers and carries are
+// the same, so the estimate is one loop's, not the sum (the tuner pruned every attention binding
+// but the default when the loops were summed).
+constexpr const char *kTwoLoops = R"mlir(
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @fold(%Q: !pgpu.view<f16, [S, D], in>, %K: !pgpu.view<f16, [T, D], in>)
+      attributes {params = [#pgpu.param<"BLOCK_S", [64, 128], 64>, #pgpu.param<"BLOCK_T", [32, 64, 128], 64>,
+                            #pgpu.param<"WARPS", [4, 8], 4, provider = "triton">,
+                            #pgpu.param<"STAGES", [2, 3, 4], 3, provider = "triton">]} {
+    %T = pgpu.extent %K[0] : !pgpu.view<f16, [T, D], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %zh = arith.constant 0.0 : f16
+      %t = arith.constant true
+      %bt = pgpu.param "BLOCK_T" : index
+      %qi = pgpu.splat %c0 : index -> !pgpu.fragment<index, [BLOCK_S, 128]>
+      %q = pgpu.load %Q[%qi, %qi] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [S, D], in>[!pgpu.fragment<index, [BLOCK_S, 128]>, !pgpu.fragment<index, [BLOCK_S, 128]>] -> !pgpu.fragment<f16, [BLOCK_S, 128]>
+      %acc0 = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BLOCK_S, 128]>
+      %full = pgpu.for %c0 to %T step %bt iter_args(%acc0 : !pgpu.fragment<f32, [BLOCK_S, 128]>) -> !pgpu.fragment<f32, [BLOCK_S, 128]> {
+      ^bb0(%k0: index, %a: !pgpu.fragment<f32, [BLOCK_S, 128]>):
+        %ki = pgpu.splat %k0 : index -> !pgpu.fragment<index, [128, BLOCK_T]>
+        %kt = pgpu.load %K[%ki, %ki] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [T, D], in>[!pgpu.fragment<index, [128, BLOCK_T]>, !pgpu.fragment<index, [128, BLOCK_T]>] -> !pgpu.fragment<f16, [128, BLOCK_T]>
+        %s0 = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+        %s = pgpu.contract %q, %kt, %s0 reduce([1], [0]) batch([], [])
+            : !pgpu.fragment<f16, [BLOCK_S, 128]>, !pgpu.fragment<f16, [128, BLOCK_T]>, !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+            -> !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+        %pr = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [BLOCK_S, BLOCK_T]>
+        %vi = pgpu.splat %k0 : index -> !pgpu.fragment<index, [BLOCK_T, 128]>
+        %v = pgpu.load %K[%vi, %vi] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [T, D], in>[!pgpu.fragment<index, [BLOCK_T, 128]>, !pgpu.fragment<index, [BLOCK_T, 128]>] -> !pgpu.fragment<f16, [BLOCK_T, 128]>
+        %next = pgpu.contract %pr, %v, %a reduce([1], [0]) batch([], [])
+            : !pgpu.fragment<f16, [BLOCK_S, BLOCK_T]>, !pgpu.fragment<f16, [BLOCK_T, 128]>, !pgpu.fragment<f32, [BLOCK_S, 128]>
+            -> !pgpu.fragment<f32, [BLOCK_S, 128]>
+        pgpu.yield %next : !pgpu.fragment<f32, [BLOCK_S, 128]>
+      }
+      %rest = pgpu.for %c0 to %T step %bt iter_args(%full : !pgpu.fragment<f32, [BLOCK_S, 128]>) -> !pgpu.fragment<f32, [BLOCK_S, 128]> {
+      ^bb0(%k0: index, %a: !pgpu.fragment<f32, [BLOCK_S, 128]>):
+        %ki = pgpu.splat %k0 : index -> !pgpu.fragment<index, [128, BLOCK_T]>
+        %kt = pgpu.load %K[%ki, %ki] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [T, D], in>[!pgpu.fragment<index, [128, BLOCK_T]>, !pgpu.fragment<index, [128, BLOCK_T]>] -> !pgpu.fragment<f16, [128, BLOCK_T]>
+        %s0 = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+        %s = pgpu.contract %q, %kt, %s0 reduce([1], [0]) batch([], [])
+            : !pgpu.fragment<f16, [BLOCK_S, 128]>, !pgpu.fragment<f16, [128, BLOCK_T]>, !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+            -> !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+        %pr = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [BLOCK_S, BLOCK_T]>
+        %vi = pgpu.splat %k0 : index -> !pgpu.fragment<index, [BLOCK_T, 128]>
+        %v = pgpu.load %K[%vi, %vi] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [T, D], in>[!pgpu.fragment<index, [BLOCK_T, 128]>, !pgpu.fragment<index, [BLOCK_T, 128]>] -> !pgpu.fragment<f16, [BLOCK_T, 128]>
+        %next = pgpu.contract %pr, %v, %a reduce([1], [0]) batch([], [])
+            : !pgpu.fragment<f16, [BLOCK_S, BLOCK_T]>, !pgpu.fragment<f16, [BLOCK_T, 128]>, !pgpu.fragment<f32, [BLOCK_S, 128]>
+            -> !pgpu.fragment<f32, [BLOCK_S, 128]>
+        pgpu.yield %next : !pgpu.fragment<f32, [BLOCK_S, 128]>
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+)mlir";
+
+TEST_F(Resources, LoopsThatRunInTurnShareTheirBuffers) {
+  pgpu::KernelOp kernel = parse(kTwoLoops);
+  ASSERT_TRUE(kernel);
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  llvm::StringMap<int64_t> p{{"BLOCK_S", 128}, {"BLOCK_T", 64}, {"WARPS", 8}, {"STAGES", 3}};
+  // One loop: the query tile and the probability tile once, the key and value tiles 3 deep.
+  int64_t one = 128 * 128 * 2 + 128 * 64 * 2 + 3 * (128 * 64 * 2) * 2;
+  EXPECT_EQ(model.sharedAt(p), one);
+  ASSERT_EQ(model.sharedBytes.size(), 1u); // the two loops' polynomials are the same, kept once
+  // The accumulator once: 128x128 f32 over 256 threads.
+  EXPECT_EQ(model.carriedRegistersAt(p), 64);
+  EXPECT_FALSE(model.pruneReason(p));
+  EXPECT_TRUE(model.loopsFitAt(p));
+  // A deeper pipeline of larger key tiles exceeds the shared memory in either loop alone.
+  p = {{"BLOCK_S", 128}, {"BLOCK_T", 128}, {"WARPS", 8}, {"STAGES", 4}};
+  EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("shared memory"));
 }
 
 TEST_F(Resources, PruningCountsEveryReason) {
@@ -104,7 +187,11 @@ TEST_F(Resources, PruningCountsEveryReason) {
       ++counted[*why];
     // The same limits, restated: staging first, then accumulator registers per thread.
     int64_t shared = (p.lookup("TILE_0") + p.lookup("TILE_1")) * p.lookup("TILE_K") * 2 * p.lookup("STAGES");
-    int64_t registers = p.lookup("TILE_0") * p.lookup("TILE_1") / (32 * p.lookup("WARPS"));
+    // (the largest fragment counts too: here the loads' index tiles, 4 bytes a lane, can exceed the
+    // accumulator)
+    int64_t registers = std::max({p.lookup("TILE_0") * p.lookup("TILE_1"), p.lookup("TILE_0") * p.lookup("TILE_K"),
+                                  p.lookup("TILE_K") * p.lookup("TILE_1")}) /
+                        (32 * p.lookup("WARPS"));
     if (shared > 232448)
       ++expected["shared memory"];
     else if (registers > 128)

@@ -85,6 +85,14 @@ int64_t triton::ResourceModel::evaluate(const std::vector<Monomial> &poly, const
   return total;
 }
 
+int64_t triton::ResourceModel::evaluateMax(const std::vector<std::vector<Monomial>> &polys,
+                                           const llvm::StringMap<int64_t> &params) {
+  int64_t most = 0;
+  for (const std::vector<Monomial> &poly : polys)
+    most = std::max(most, evaluate(poly, params));
+  return most;
+}
+
 /// 32-bit registers per thread that `bytes` spread over the program's threads take.
 static int64_t registersPerThread(int64_t bytes, const llvm::StringMap<int64_t> &params) {
   auto warps = params.find(triton::kWarpsParam);
@@ -93,7 +101,7 @@ static int64_t registersPerThread(int64_t bytes, const llvm::StringMap<int64_t> 
 }
 
 int64_t triton::ResourceModel::carriedRegistersAt(const llvm::StringMap<int64_t> &params) const {
-  return registersPerThread(evaluate(carriedBytes, params), params);
+  return registersPerThread(evaluateMax(carriedBytes, params), params);
 }
 
 int64_t triton::ResourceModel::largestRegistersAt(const llvm::StringMap<int64_t> &params) const {
@@ -194,6 +202,17 @@ std::string triton::ResourceModel::pythonMax(const std::vector<Monomial> &monomi
   return text + ")";
 }
 
+std::string triton::ResourceModel::pythonMax(const std::vector<std::vector<Monomial>> &polys) {
+  if (polys.empty())
+    return "0";
+  if (polys.size() == 1)
+    return python(polys.front());
+  std::string text = "max(";
+  for (auto [i, poly] : llvm::enumerate(polys))
+    text += (i ? ", " : "") + python(poly);
+  return text + ")";
+}
+
 triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   ResourceModel model;
   model.sharedLimit = sharedLimitOf(kernel);
@@ -252,32 +271,13 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
         }))
       model.accumulatorRows.push_back(rows);
   });
-  kernel.walk([&](pgpu::ForOp loop) {
-    // A loop that continues another's carries (the partial block after a narrowed loop's full
-    // blocks, pgpu-narrow-predicates) runs after it: its carries are the same registers and its
-    // operand stages reuse the same shared memory (the provider's allocator reuses buffers whose
-    // lifetimes do not overlap), so they are counted once, at the first loop.
-    bool continues = !loop.getInits().empty() && llvm::all_of(loop.getInits(), [](Value init) {
-      return init.getDefiningOp<pgpu::ForOp>() != nullptr;
-    });
-    if (continues)
-      return;
-    for (Value carried : loop.getResults())
-      if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
-        model.carriedBytes.push_back(fragmentBytes(f));
-    // Contraction operands produced in this loop are staged through shared memory, STAGES deep.
-    loop.getBody().walk([&](pgpu::ContractOp c) {
-      if (c->getParentOfType<pgpu::ForOp>() != loop)
-        return;
-      for (Value operand : {c.getLhs(), c.getRhs()}) {
-        Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
-        m.params.push_back(kStagesParam.str());
-        model.sharedBytes.push_back(m);
-      }
-    });
-  });
-  kernel.walk([&](pgpu::ForOp loop) {
-    ResourceModel::Loop cost;
+  // Each loop's own carries and staged operands; a loop's Loop entry then adds its enclosing loops'
+  // (their carries and stages stay live across its body).
+  llvm::DenseMap<Operation *, ResourceModel::Loop> own;
+  SmallVector<pgpu::ForOp> order;
+  kernel.walk<WalkOrder::PreOrder>([&](pgpu::ForOp loop) {
+    order.push_back(loop);
+    ResourceModel::Loop &cost = own[loop];
     for (Value carried : loop.getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
         cost.carried.push_back(fragmentBytes(f));
@@ -289,7 +289,9 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
           cost.loaded.push_back(fragmentBytes(f));
       if (auto c = dyn_cast<pgpu::ContractOp>(op))
         for (Value operand : {c.getLhs(), c.getRhs()}) {
-          // Through a transpose or permutation to what produced it; loaded in this iteration or not.
+          // Through a transpose or permutation to what produced it: a tile this iteration loads is
+          // pipelined STAGES deep; one defined before the loop or computed in its body (a
+          // probability tile of attention) takes one buffer, where the provider keeps it.
           Value from = operand;
           while (Operation *def = from.getDefiningOp()) {
             if (def->getNumOperands() != 1 || !isa<pgpu::TransposeOp>(def))
@@ -297,26 +299,56 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
             from = def->getOperand(0);
           }
           Operation *def = from.getDefiningOp();
-          if (!def || !loop->isProperAncestor(def))
-            cost.staged.push_back(fragmentBytes(cast<pgpu::FragmentType>(operand.getType())));
-          else if (isa<pgpu::LoadOp, pgpu::GatherOp>(def)) {
-            Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
+          Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
+          if (def && loop->isProperAncestor(def) && isa<pgpu::LoadOp, pgpu::GatherOp>(def))
             m.params.push_back(kStagesParam.str());
-            cost.staged.push_back(m);
-          }
+          cost.staged.push_back(m);
         }
     });
-    model.loops.push_back(std::move(cost));
   });
   // A box store spelled as a tensor descriptor (TMA = 1) stages its tile through shared memory.
+  std::vector<Monomial> stored;
   if (kernel.getParam(kTmaParam))
     kernel.walk([&](pgpu::StoreOp store) {
       if (!matchTileAccess(store))
         return;
       Monomial m = fragmentBytes(cast<pgpu::FragmentType>(store.getValue().getType()));
       m.params.push_back(kTmaParam.str());
-      model.sharedBytes.push_back(m);
+      stored.push_back(m);
     });
+  // Whether every monomial of `a` is one of `b`'s (each used once): `b` is then at least `a` at every
+  // binding (coefficients and parameters are positive), and `a` need not be spelled.
+  auto within = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
+    llvm::SmallVector<bool> used(b.size(), false);
+    return llvm::all_of(a, [&](const Monomial &m) {
+      for (auto [i, o] : llvm::enumerate(b))
+        if (!used[i] && o.coefficient == m.coefficient && o.params == m.params)
+          return used[i] = true;
+      return false;
+    });
+  };
+  // The polynomials of the loops, each kept unless another one dominates it (an outer loop's stages
+  // are part of each inner loop's; loops that run in turn often stage the same tiles).
+  auto addDistinct = [&](std::vector<std::vector<Monomial>> &polys, std::vector<Monomial> poly) {
+    if (poly.empty() || llvm::any_of(polys, [&](const std::vector<Monomial> &o) { return within(poly, o); }))
+      return;
+    llvm::erase_if(polys, [&](const std::vector<Monomial> &o) { return within(o, poly); });
+    polys.push_back(std::move(poly));
+  };
+  for (pgpu::ForOp loop : order) {
+    ResourceModel::Loop cost = own[loop];
+    for (auto outer = loop->getParentOfType<pgpu::ForOp>(); outer; outer = outer->getParentOfType<pgpu::ForOp>()) {
+      llvm::append_range(cost.carried, own[outer].carried);
+      llvm::append_range(cost.staged, own[outer].staged);
+    }
+    addDistinct(model.carriedBytes, cost.carried);
+    std::vector<Monomial> shared = cost.staged;
+    llvm::append_range(shared, stored);
+    addDistinct(model.sharedBytes, std::move(shared));
+    model.loops.push_back(std::move(cost));
+  }
+  if (model.sharedBytes.empty())
+    addDistinct(model.sharedBytes, stored);
   return model;
 }
 

@@ -854,10 +854,10 @@ LogicalResult Serializer::run() {
   triton::ResourceModel resources = triton::estimateResources(kernel);
   os << "\n\ndef " << kname << "_PRUNE(p):\n"
      << "    \"\"\"Why binding `p` would exceed a target limit (estimated from the program), or None.\"\"\"\n"
-     << "    if " << triton::ResourceModel::python(resources.sharedBytes) << " > " << resources.sharedLimit << ":\n"
+     << "    if " << triton::ResourceModel::pythonMax(resources.sharedBytes) << " > " << resources.sharedLimit << ":\n"
      << "        return 'shared memory'\n";
   // Registers per thread of the carried fragments, then of the largest fragment.
-  for (const std::string &bytes : {triton::ResourceModel::python(resources.carriedBytes),
+  for (const std::string &bytes : {triton::ResourceModel::pythonMax(resources.carriedBytes),
                                    triton::ResourceModel::pythonMax(resources.fragmentBytes)})
     os << "    if -(-(" << bytes << ") // 4 // (32 * p.get('" << triton::kWarpsParam << "', 4))) > "
        << resources.carriedRegisterLimit << ":\n"

@@ -27,12 +27,17 @@ struct Monomial {
 };
 
 struct ResourceModel {
-  /// Bytes of shared memory: the operand tiles of contractions inside loops,
-  /// one copy per pipeline stage (STAGES).
-  std::vector<Monomial> sharedBytes;
-  /// Bytes of loop-carried fragments (accumulators): they live in registers
-  /// for the whole loop, spread over 32 * WARPS threads.
-  std::vector<Monomial> carriedBytes;
+  /// Bytes of shared memory, one polynomial per loop (the program needs the largest): the operand
+  /// tiles its contractions and its enclosing loops' contractions stage (Loop::staged), plus the
+  /// tiles of TMA stores. Loops that run one after another (a narrowed loop's full blocks, then its
+  /// partial block; the phases of a paired or split fold) reuse the same buffers, since the
+  /// provider's allocator reuses buffers whose lifetimes do not overlap, so their stages are never
+  /// summed.
+  std::vector<std::vector<Monomial>> sharedBytes;
+  /// Bytes of loop-carried fragments (accumulators), one polynomial per loop (the largest counts):
+  /// its carries and its enclosing loops', live in registers across its body, spread over
+  /// 32 * WARPS threads. Carries of loops that run one after another are the same registers.
+  std::vector<std::vector<Monomial>> carriedBytes;
   /// Bytes of each distinct fragment type of the program: the largest one is
   /// live in registers at once (a staged row, an accumulator).
   std::vector<Monomial> fragmentBytes;
@@ -48,8 +53,9 @@ struct ResourceModel {
   /// contraction or atomic, and no fragment carried by a loop (a pointwise map over blocks).
   bool lanewise = true;
   /// Per pgpu.for loop: the fragments one iteration of its body loads (not its nested loops'), its
-  /// carried fragments, and the contraction operands it stages in shared memory (an operand the
-  /// iteration loads, STAGES copies; one defined before the loop, one copy).
+  /// carried fragments and its enclosing loops', and the contraction operands it and its enclosing
+  /// loops stage in shared memory (an operand the iteration loads, STAGES copies; one defined before
+  /// the loop or computed in its body, one copy).
   struct Loop {
     std::vector<Monomial> loaded, carried, staged;
   };
@@ -58,7 +64,10 @@ struct ResourceModel {
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
 
   static int64_t evaluate(const std::vector<Monomial> &poly, const llvm::StringMap<int64_t> &params);
-  int64_t sharedAt(const llvm::StringMap<int64_t> &params) const { return evaluate(sharedBytes, params); }
+  /// The largest of several polynomials (0 for none).
+  static int64_t evaluateMax(const std::vector<std::vector<Monomial>> &polys,
+                             const llvm::StringMap<int64_t> &params);
+  int64_t sharedAt(const llvm::StringMap<int64_t> &params) const { return evaluateMax(sharedBytes, params); }
   /// 32-bit registers per thread that the carried fragments need.
   int64_t carriedRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest fragment.
@@ -84,6 +93,8 @@ struct ResourceModel {
   static std::string python(const std::vector<Monomial> &poly);
   /// The Python spelling of the largest of several monomials.
   static std::string pythonMax(const std::vector<Monomial> &monomials);
+  /// The Python spelling of the largest of several polynomials.
+  static std::string pythonMax(const std::vector<std::vector<Monomial>> &polys);
 };
 
 /// Reads the estimates of one legalized kernel.
