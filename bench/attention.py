@@ -129,6 +129,33 @@ def run_case(case, args, kernels, flex_fn):
             row["error"] = f"{type(e).__name__}: {e}"[:400]
         print(json.dumps(row), flush=True)
         results.append(row)
+    if args.tune > 0:
+        # The user's tuning call (tessel's own search: the declared space, pruned by the program's
+        # resource estimates, checked, timed), then the user's call again, which takes the winner.
+        row = {"params": "tuned"}
+        try:
+            started = time.monotonic()
+            winner = kern.tune(*tensors, scale=scale, **constexprs, budget_s=args.tune, retune=True,
+                               compile_workers=args.workers, verbose=False)
+            report = kern.last_tuning
+            row["tune_s"] = round(time.monotonic() - started, 1)
+            row["winner"] = winner
+            row["search"] = {k: report.get(k) for k in ("candidates", "pruned", "timed", "skipped_for_budget")}
+            row["search"]["rejected"] = len(report.get("rejected", []))
+            fn = tessel_call(None)
+            o.fill_(float("nan"))
+            fn()
+            torch.cuda.synchronize()
+            err = (o.double() - ref.double()).abs().max().item()
+            row["max_abs_err"] = err
+            row["correct"] = bool(err <= case.get("atol", 2e-2))
+            if row["correct"]:
+                row["ms"] = timed(fn)
+                row["TFLOPs"] = flops / row["ms"] / 1e9
+        except Exception as e:
+            row["error"] = f"{type(e).__name__}: {e}"[:400]
+        print(json.dumps(row), flush=True)
+        results.append(row)
     entry["tessel"] = results
     good = [r for r in results if r.get("correct")]
     if good:
@@ -200,6 +227,9 @@ def main():
     parser.add_argument("--config", action="append", default=[], metavar="BS,BT,WARPS,STAGES",
                         help="sweep these configurations instead of the first --configs of CONFIGS")
     parser.add_argument("--no-flex", action="store_true")
+    parser.add_argument("--tune", type=float, default=0.0, metavar="SECONDS",
+                        help="also run kernel.tune() with this budget and time the user's call after it")
+    parser.add_argument("--workers", type=int, default=8, help="tune(): compile_workers")
     args = parser.parse_args()
     sys.path[:0] = [str(ROOT / "python"), str(ROOT / "bench")]
     torch.manual_seed(0)
