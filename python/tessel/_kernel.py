@@ -263,6 +263,8 @@ class Kernel:
                 self._cache[self._declared("warps", constexprs, target)] = getattr(module, f"{self.name}_WARPS", None)
                 self._cache[self._declared("sizes", constexprs, target)] = getattr(module, f"{self.name}_SIZES", ())
                 self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
+                self._cache[self._declared("elementwise", constexprs, target)] = getattr(
+                    module, f"{self.name}_ELEMENTWISE", None)
         return self._cache[key]
 
     def _declared(self, what: str, constexprs: dict, target: str) -> tuple:
@@ -427,6 +429,23 @@ class Kernel:
         """(name, mode) of each view argument in order; mode is 'in', 'out' or 'inout' (the tuner fills
         what a kernel only writes with NaN and compares what it writes)."""
         return [(p.name, p.spec.mode) for p in self.params() if p.kind == "view"]
+
+    def _elementwise(self, constexprs: dict, tensors, target: str = "triton"):
+        """binding -> whether its launch on `tensors` takes an element-wise branch that a launch-fact guard
+        keeps beside a contracting one (`<kernel>_ELEMENTWISE`: attention's head size past BLOCK_D), or
+        None when the provider does not say or the guard reads a scalar."""
+        self._space(constexprs, target)
+        test = self._cache.get(self._declared("elementwise", constexprs, target))
+        if test is None:
+            return None
+        views = dict(zip([n for n, _ in self._views()], tensors))
+
+        def takes(binding: dict):
+            try:
+                return test(binding, views)
+            except Exception:  # a view without a shape: unknown
+                return None
+        return takes
 
     def _prune(self, constexprs: dict, target: str = "triton"):
         """The generated resource check of a binding: why it exceeds a target limit, or None."""

@@ -339,6 +339,10 @@ def _provider_prune(kernel, constexprs: dict, target: str):
     return kernel._prune(constexprs) if target == "triton" else kernel._prune(constexprs, target)
 
 
+class _TooSlow(RuntimeError):
+    """A candidate's checked launch was orders of magnitude slower than the fastest one checked."""
+
+
 class _Checker:
     """Runs candidates on two fresh input sets made once per search and compares what they write with
     the expected outputs: the `reference` function's on the same inputs when one is given (so the
@@ -371,15 +375,36 @@ class _Checker:
                              f"writes {', '.join(self.names)} of shapes {shapes}")
         return want
 
+    # A candidate whose launch on the second set (compiled by then) takes this many times the fastest
+    # such launch seen so far, and over SLOW_MARGIN_S more, is rejected without timing it: the timer's
+    # repetitions of a launch orders of magnitude slower would outlast the search's budget.
+    SLOW_FACTOR, SLOW_MARGIN_S = 50.0, 0.5
+    fastest_s = None
+
     def run(self, params, target: str | None = None) -> list:
         """The candidate's outputs on each fresh set (each run on copies: the sets stay fresh)."""
         launch = provider_launcher(self.kernel, self.constexprs, params, target or self.target)
         results = []
-        for inputs in self.sets:
+        for n, inputs in enumerate(self.sets):
             args = [_copy(t) for t in inputs]
+            if n == 1:
+                self._synchronize(args)
+            started = time.monotonic()
             launch(*args, **self.scalars)
+            if n == 1:
+                self._synchronize(args)
+                took = time.monotonic() - started
+                fastest = self.fastest_s
+                self.fastest_s = took if fastest is None else min(fastest, took)
+                if fastest is not None and took > max(self.SLOW_FACTOR * fastest, fastest + self.SLOW_MARGIN_S):
+                    raise _TooSlow(f"its launch took {took:.3f} s against {fastest:.4f} s for the fastest "
+                                   f"candidate checked so far; not timed")
             results.append([args[i] for i in self.outputs])
         return results
+
+    def _synchronize(self, args) -> None:
+        if any(getattr(t, "is_cuda", False) for t in args):
+            self.torch.cuda.synchronize()
 
     def why_wrong(self, params, target: str | None = None):
         """Why the candidate (on `target`, else the checker's) is rejected (it fails, or an output
@@ -444,10 +469,23 @@ def candidates(kernel, constexprs: dict, domain: dict | None = None, target: str
     names = sorted(space)
     default = {n: space[n][1] for n in names}
     prune = _provider_prune(kernel, constexprs, target)
+    # On this call's views, a binding whose launch takes an element-wise branch kept beside a contracting
+    # one (a head size past BLOCK_D) runs a different algorithm, orders of magnitude slower: one such launch
+    # at attention's bench shape outlasted a whole search's budget. Such bindings are left out where the
+    # default does not take that branch (then the tiled one is available to every candidate that covers).
+    elementwise = None
+    if tensors is not None and hasattr(kernel, "_elementwise"):
+        elementwise = kernel._elementwise(constexprs, tensors, target)
+        if elementwise is not None and elementwise(default) is not False:
+            elementwise = None
     viable, pruned = [], {}
     for values in itertools.product(*(space[n][0] for n in names)):
         p = dict(zip(names, values))
-        why = prune(p) if prune is not None and p != default else None
+        why = None
+        if p != default:
+            why = prune(p) if prune is not None else None
+            if not why and elementwise is not None and elementwise(p):
+                why = "element-wise branch"
         if why:
             pruned[why] = pruned.get(why, 0) + 1
         else:

@@ -208,3 +208,41 @@ def test_a_generated_kernel_is_checked_on_fresh_inputs_under_the_interpreter(tmp
                               reference=lambda x: torch.softmax(x, 1))
     assert report["candidates"] == 2 and report["timed"] == 2 and not report["rejected"], report
     assert "compile_ahead" not in report
+
+
+def test_a_candidate_orders_of_magnitude_slower_is_rejected_before_timing(monkeypatch):
+    # The launch on the second set (compiled by then) of (512, 2) takes far longer than the fastest one
+    # checked: rejected without running the timer's repetitions (session 12: an element-wise branch's
+    # launches outlasted a whole search's budget).
+    x = torch.arange(1.0, 38.0)
+    clock = [0.0]
+    monkeypatch.setattr(_tune.time, "monotonic", lambda: clock[0])
+
+    def slow(x, y):
+        clock[0] += 5.0
+        y.copy_(x * 2)
+    fake = _Twice(faults={(512, 2): slow})
+    best, report = _tune.tune(fake, [x, torch.empty_like(x)], {}, {}, timer=_unit_timer, verbose=False,
+                              budget_s=1e9)
+    rejected = _rejected(report)
+    assert set(rejected) == {(512, 2)}
+    assert rejected[(512, 2)].startswith("_TooSlow: its launch took 5.000 s against 0.0000 s")
+    assert report["timed"] == 7
+
+
+def test_bindings_that_take_an_element_wise_branch_are_left_out(tmp_path, monkeypatch):
+    # Attention's head size D past BLOCK_D takes the element-wise branch its launch-fact guard keeps beside
+    # the tiled one (`<kernel>_ELEMENTWISE`): on a call whose default covers D, the search leaves out every
+    # binding with a BLOCK_D below D; where no candidate covers D, nothing is left out.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+    sys.path.insert(0, str(ROOT / "bench"))
+    import tessel.language as T
+    import attention_kernels as AK
+    kernel = AK.attention(T.f16, name="attention_elementwise")
+    for d, kept in ((96, {128, 256}), (128, {128, 256}), (300, {16, 32, 64, 128, 256})):
+        q = torch.ones(1, 2, 5, d, dtype=torch.float16)
+        space, default, viable, pruned = _tune.candidates(kernel, {"CAUSAL": True}, None, "triton",
+                                                          [q, q, q, torch.empty_like(q)])
+        assert {p["BLOCK_D"] for p in viable} == kept
+        assert ("element-wise branch" in pruned) == (d <= 256)
+        assert default in viable

@@ -26,6 +26,21 @@
 
 namespace tessel::wrapper {
 
+/// Whether region `r` holds a pgpu.contract.
+bool contracts(mlir::Region &r);
+
+/// Whether one branch of the `pgpu.if` `op` contracts and the other computes without any contract: the
+/// element-wise branch construction keeps beside a tiled one for extents past their blocks (attention's
+/// head size past BLOCK_D). It is a different algorithm, orders of magnitude slower on a GPU: tileiras
+/// 13.4 compiles it pathologically slowly (session 11's cuTile matrix: 25 s to over 300 s beside the
+/// tiled branch, about 4-31 s without it), and on the H200 a Triton tuning search that launched it at
+/// B4 H32 S4096 D128 (BLOCK_D = 64) did not return in 560 s (session 12). When the `if` is a launch fact,
+/// the cuTile provider compiles only the contracting branch and its wrapper refuses a launch that would
+/// take the other (seed 000 §3.1: a launch fact is evaluated on the host; the provider states what it
+/// does not express instead of compiling it); the Triton provider compiles both and names, for the
+/// tuner, the bindings whose launch takes the element-wise branch (`<kernel>_ELEMENTWISE`).
+bool splitsOffContractFreeBranch(mlir::Operation *op);
+
 /// The torch dtype spelling of a view or workspace element type ("" when torch has none).
 std::string torchType(mlir::Type t);
 

@@ -333,3 +333,17 @@ void tessel::wrapper::emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef 
       }
   os << "}\n";
 }
+
+bool tessel::wrapper::contracts(Region &r) {
+  return !r.empty() && r.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+bool tessel::wrapper::splitsOffContractFreeBranch(Operation *op) {
+  auto i = dyn_cast<pgpu::IfOp>(op);
+  if (!i)
+    return false;
+  auto computes = [](Region &r) { return !r.empty() && r.front().getOperations().size() > 1; };
+  Region &then = i.getThenRegion(), &other = i.getElseRegion();
+  return (contracts(then) && !contracts(other) && computes(other)) ||
+         (contracts(other) && !contracts(then) && computes(then));
+}

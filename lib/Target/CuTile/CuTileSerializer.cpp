@@ -174,7 +174,7 @@ private:
   };
   SmallVector<Guard> guards;
   SmallVector<std::pair<unsigned, bool>> guardPath; // while emitting: the guarded branches around the op
-  // Launch facts whose contract-free branch is not compiled (`splitsOffContractFreeBranch`): the wrapper
+  // Launch facts whose contract-free branch is not compiled (`wrapper::splitsOffContractFreeBranch`): the wrapper
   // refuses a launch that would take it, before launching, with the fact and the author's line.
   struct Refusal {
     std::string condition; // host spelling: true when the launch takes the branch not compiled
@@ -213,26 +213,6 @@ static bool boundsVaryInEnclosingLoop(pgpu::ForOp f) {
         if (!invariantIn(bound, up))
           return true;
   return false;
-}
-
-static bool contracts(Region &r) {
-  return !r.empty() && r.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted();
-}
-
-/// Whether one branch of `i` contracts (ct.mma) and the other computes without any contract: the
-/// element-wise branch construction keeps beside a tiled one for extents past their blocks (attention's
-/// head size past BLOCK_D). tileiras 13.4 compiles such a contract-free branch pathologically slowly:
-/// alone, as a guard's variant, over 10 minutes of CPU; in one kernel beside the tiled branch 25 s to
-/// over 300 s (session 11's cuTile matrix: 10 of 94 attention and linear-attention compiles past 300 s);
-/// without it, attention's tiled kernel compiles in about 4 s. When the `if` is a launch fact, only the
-/// contracting branch is compiled and the wrapper refuses, before launching and with the fact, a launch
-/// that would take the other (seed 000 §3.1: a launch fact is evaluated on the host; the provider states
-/// what it does not express instead of compiling it).
-static bool splitsOffContractFreeBranch(pgpu::IfOp i) {
-  auto computes = [](Region &r) { return !r.empty() && r.front().getOperations().size() > 1; };
-  Region &then = i.getThenRegion(), &other = i.getElseRegion();
-  return (contracts(then) && !contracts(other) && computes(other)) ||
-         (contracts(other) && !contracts(then) && computes(then));
 }
 
 std::string Serializer::expr(Value v) {
@@ -622,10 +602,10 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           host = wrapper::launchFact(
               i.getCondition(), kernel.getBody().front(), [&](Value x) { return name(x); },
               [&](StringRef n) { return param(n); });
-        if (host && splitsOffContractFreeBranch(i)) {
+        if (host && wrapper::splitsOffContractFreeBranch(i)) {
           // Only the contracting branch, in line; the wrapper refuses launches taking the other one
           // (under the guards around this `if`: elsewhere the branch is not reached).
-          bool keepThen = contracts(i.getThenRegion());
+          bool keepThen = wrapper::contracts(i.getThenRegion());
           SmallVector<std::string> terms;
           for (auto [outer, taken] : guardPath)
             terms.push_back((taken ? "(" : "not (") + guards[outer].condition + ")");

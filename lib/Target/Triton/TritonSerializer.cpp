@@ -128,6 +128,9 @@ private:
   // a launch fact becomes a constexpr kernel parameter, so Triton compiles only the branch taken (one
   // variant's shared buffers and registers, not the sum over variants).
   SmallVector<std::pair<std::string, std::string>> guards; // (kernel parameter, wrapper expression)
+  // Launch-fact guards with a contracting and an element-wise branch (wrapper::splitsOffContractFreeBranch):
+  // the condition, and whether its true side is the element-wise one (`<kernel>_ELEMENTWISE`).
+  SmallVector<std::pair<Value, bool>> elementwiseGuards;
   SmallVector<BlockArgument> workspaces;
   DenseMap<Value, SmallVector<std::string>> workspaceExtents; // in-kernel spelling of each extent
 };
@@ -629,6 +632,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         if (host) {
           condition = "_G" + std::to_string(guards.size());
           guards.push_back({condition, "bool(" + *host + ")"});
+          if (wrapper::splitsOffContractFreeBranch(i))
+            elementwiseGuards.push_back({i.getCondition(), !wrapper::contracts(i.getThenRegion())});
         }
         line(indent, "if " + condition + ":");
         Block &thenBlock = i.getThenRegion().front();
@@ -885,6 +890,31 @@ LogicalResult Serializer::run() {
     os << "\n\ndef " << kname << "_PROGRAMS(p, _v):\n"
        << "    \"\"\"The program count of binding `p` on views `_v` ({name: tensor}), or None.\"\"\"\n"
        << "    return " << (succeeded(programs) && !scalar ? *programs : std::string("None")) << "\n";
+  }
+  // Whether a binding's launch on a call's views takes an element-wise branch that a launch-fact guard
+  // keeps beside a contracting one (attention's head size past BLOCK_D): the tuner leaves such bindings
+  // out where others do not take it (python/tessel/_tune.py, candidates). None where a guard reads an
+  // ABI scalar.
+  {
+    bool scalar = false;
+    std::vector<std::string> taken;
+    for (auto [condition, whenTrue] : elementwiseGuards) {
+      FailureOr<std::string> text = wrapper::hostLaunchExprText(
+          condition, [&](Value) { scalar = true; return std::string("0"); },
+          [&](StringRef n) { return "p['" + n.str() + "']"; },
+          [&](Value view, int64_t axis) { return llvm::formatv("_v['{0}'].shape[{1}]", names[view], axis).str(); },
+          [&](Operation *, StringRef) { return failure(); });
+      if (failed(text))
+        scalar = true;
+      else
+        taken.push_back(std::string(whenTrue ? "" : "not ") + "(" + *text + ")");
+    }
+    llvm::sort(taken);
+    taken.erase(std::unique(taken.begin(), taken.end()), taken.end());
+    os << "\n\ndef " << kname << "_ELEMENTWISE(p, _v):\n"
+       << "    \"\"\"Whether binding `p` on views `_v` takes an element-wise branch beside a contracting one, or None.\"\"\"\n"
+       << "    return " << (scalar ? std::string("None") : taken.empty() ? std::string("False") : llvm::join(taken, " or "))
+       << "\n";
   }
   // WARPS's heuristic default of a binding: a call that binds covering defaults re-evaluates it.
   os << "\n\ndef " << kname << "_WARPS(p):\n"

@@ -14,6 +14,16 @@
 // RUN: cmp %t.default.py %t.again.py
 // A value outside the declared domain, or an undeclared name, is an error and writes nothing.
 // RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param BLOCK=100 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=DOMAIN
+// COM: `<kernel>_ELEMENTWISE`: attention's launch fact `D <= BLOCK_D` keeps an element-wise branch beside the
+// COM: tiled one; the tuner leaves out bindings whose launch takes it (python/tessel/_tune.py candidates).
+// COM: A kernel without such a guard (layernorm: its row guard's branches both compute without contracts) says False.
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --emit=source --target=triton | FileCheck %s --check-prefix=ELEMENTWISE
+// ELEMENTWISE: def attention_ELEMENTWISE(p, _v):
+// ELEMENTWISE: return not ((max((-((-(_v['Q'].shape[3])) // (1))), 0) <= p['BLOCK_D']))
+// RUN: FileCheck %s --check-prefix=NOELEMENTWISE --input-file=%t.default.py
+// NOELEMENTWISE: def layernorm_ELEMENTWISE(p, _v):
+// NOELEMENTWISE-NEXT: """
+// NOELEMENTWISE-NEXT: return False
 // RUN: not test -e %t.bad.py
 // RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param WARPS=3 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=LAUNCHDOMAIN
 // RUN: not test -e %t.bad.py
