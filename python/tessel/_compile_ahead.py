@@ -171,18 +171,25 @@ class ProcessPool:
             if item is not None and item[0].set_running_or_notify_cancel():
                 item[0].set_exception(e)
 
-    def wait(self, key) -> bool:
+    def wait(self, key, deadline: float | None = None) -> bool | None:
+        """`deadline` (time.monotonic()), when given and earlier than the job's own timeout, bounds the
+        wait: None when the job is still running then (it stays pending; the caller gives it up)."""
         entry = self.pending.pop(key, None)
         if entry is None:
             return False
         future, submitted = entry
         started = time.monotonic()
+        limit = submitted + self.timeout_s
+        by_deadline = deadline is not None and deadline < limit
         try:
-            self.spans.append(future.result(timeout=max(0.0, submitted + self.timeout_s - started)))
+            self.spans.append(future.result(timeout=max(0.0, (deadline if by_deadline else limit) - started)))
             self.stats["compiled"] += 1
             return True
         except Exception as e:  # noqa: BLE001 - the serial path compiles it and reports its errors
             from concurrent.futures import TimeoutError as Timeout
+            if isinstance(e, Timeout) and by_deadline:
+                self.pending[key] = entry  # still compiling: close() counts or stops it
+                return None
             self.stats["timed_out" if isinstance(e, Timeout) else "failed"] += 1
             self._note(e)
             return False

@@ -578,7 +578,11 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         if k in results:
             return results[k]
         results[k] = None
-        ahead.wait(k)
+        if ahead.wait(k, started + budget_s) is None:
+            # Still compiling when the budget ran out: not checked, not timed (compiling it here would
+            # take at least as long again).
+            report["skipped_for_budget"] += 1
+            return None
         checking = time.monotonic()
         why = check.why_wrong(params, target)
         report["checking_s"] += time.monotonic() - checking
@@ -791,9 +795,12 @@ class _CompileAhead:
                 self.threads.setdefault("first_error", f"{type(e).__name__}: {e}"[:200])
             self.threads["compile_wall_s"] += time.monotonic() - started
 
-    def wait(self, k) -> None:
-        if self.pool is not None:
-            self.pool.wait(k)
+    def wait(self, k, deadline: float | None = None):
+        """Waits for candidate `k`'s compile ahead: None when it is still compiling at `deadline` (the
+        search's budget; time.monotonic()), else True (compiled, or nothing to wait for)."""
+        if self.pool is not None and self.pool.wait(k, deadline) is None:
+            return None
+        return True
 
     def close(self) -> dict:
         if self.pool is not None:

@@ -73,6 +73,22 @@ def test_a_hanging_job_times_out_and_its_worker_does_not_outlive_the_pool(tmp_pa
     assert stats["timed_out"] == 1 and stats["compiled"] == 0 and "TimeoutError" in stats["first_error"]
 
 
+def test_a_search_deadline_before_the_jobs_timeout_gives_the_job_up_without_failing_it(tmp_path):
+    # The search's budget ends while a candidate still compiles: wait() says None (not compiled, not
+    # failed: the search skips it instead of compiling it again on the serial path), well before the
+    # job's own 120 s timeout; close() stops the worker.
+    pool = _compile_ahead.ProcessPool(2, timeout_s=120.0, job=_job)
+    marker = tmp_path / "hang"
+    pool.submit("hang", ("hang", str(marker)))
+    started = time.monotonic()
+    assert pool.wait("hang", deadline=started + 1.0) is None
+    assert time.monotonic() - started < 10
+    hung = [p for p in pool.processes]
+    stats = pool.close()
+    assert all(p.poll() is not None for p in hung)
+    assert stats["failed"] == 0 and stats["compiled"] == 0
+
+
 def test_a_worker_that_dies_ends_compiling_ahead_without_waiting_for_the_timeout(tmp_path):
     pool = _compile_ahead.ProcessPool(2, timeout_s=60.0, job=_job)
     pool.submit("die", ("die",))
