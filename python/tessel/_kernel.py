@@ -265,6 +265,8 @@ class Kernel:
                 self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
                 self._cache[self._declared("elementwise", constexprs, target)] = getattr(
                     module, f"{self.name}_ELEMENTWISE", None)
+                self._cache[self._declared("elementwise only", constexprs, target)] = getattr(
+                    module, f"{self.name}_ELEMENTWISE_ONLY", ())
         return self._cache[key]
 
     def _declared(self, what: str, constexprs: dict, target: str) -> tuple:
@@ -445,6 +447,8 @@ class Kernel:
                 return test(binding, views)
             except Exception:  # a view without a shape: unknown
                 return None
+        # The parameters only the element-wise branches use: a launch that takes none does not read them.
+        takes.only = tuple(self._cache.get(self._declared("elementwise only", constexprs, target)) or ())
         return takes
 
     def _prune(self, constexprs: dict, target: str = "triton"):

@@ -473,18 +473,21 @@ def candidates(kernel, constexprs: dict, domain: dict | None = None, target: str
     # one (a head size past BLOCK_D) runs a different algorithm, orders of magnitude slower: one such launch
     # at attention's bench shape outlasted a whole search's budget. Such bindings are left out where the
     # default does not take that branch (then the tiled one is available to every candidate that covers).
+    # The parameters only those branches use then do not change the kernel a launch runs: they keep
+    # their defaults (and are counted as pruned under the same reason).
     elementwise = None
     if tensors is not None and hasattr(kernel, "_elementwise"):
         elementwise = kernel._elementwise(constexprs, tensors, target)
         if elementwise is not None and elementwise(default) is not False:
             elementwise = None
+    fixed = {n for n in getattr(elementwise, "only", ()) if n in space} if elementwise is not None else set()
     viable, pruned = [], {}
     for values in itertools.product(*(space[n][0] for n in names)):
         p = dict(zip(names, values))
         why = None
         if p != default:
             why = prune(p) if prune is not None else None
-            if not why and elementwise is not None and elementwise(p):
+            if not why and elementwise is not None and (elementwise(p) or any(p[n] != default[n] for n in fixed)):
                 why = "element-wise branch"
         if why:
             pruned[why] = pruned.get(why, 0) + 1

@@ -246,3 +246,6 @@ def test_bindings_that_take_an_element_wise_branch_are_left_out(tmp_path, monkey
         assert {p["BLOCK_D"] for p in viable} == kept
         assert ("element-wise branch" in pruned) == (d <= 256)
         assert default in viable
+        # BLOCK sizes only the element-wise branch's rows (`<kernel>_ELEMENTWISE_ONLY`): kept at its default
+        # where no candidate takes that branch.
+        assert len({p["BLOCK"] for p in viable}) == (1 if d <= 256 else len(space["BLOCK"][0]))

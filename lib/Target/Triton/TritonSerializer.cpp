@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -130,7 +131,7 @@ private:
   SmallVector<std::pair<std::string, std::string>> guards; // (kernel parameter, wrapper expression)
   // Launch-fact guards with a contracting and an element-wise branch (wrapper::splitsOffContractFreeBranch):
   // the condition, and whether its true side is the element-wise one (`<kernel>_ELEMENTWISE`).
-  SmallVector<std::pair<Value, bool>> elementwiseGuards;
+  SmallVector<std::pair<pgpu::IfOp, bool>> elementwiseGuards;
   SmallVector<BlockArgument> workspaces;
   DenseMap<Value, SmallVector<std::string>> workspaceExtents; // in-kernel spelling of each extent
 };
@@ -633,7 +634,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           condition = "_G" + std::to_string(guards.size());
           guards.push_back({condition, "bool(" + *host + ")"});
           if (wrapper::splitsOffContractFreeBranch(i))
-            elementwiseGuards.push_back({i.getCondition(), !wrapper::contracts(i.getThenRegion())});
+            elementwiseGuards.push_back({i, !wrapper::contracts(i.getThenRegion())});
         }
         line(indent, "if " + condition + ":");
         Block &thenBlock = i.getThenRegion().front();
@@ -898,9 +899,9 @@ LogicalResult Serializer::run() {
   {
     bool scalar = false;
     std::vector<std::string> taken;
-    for (auto [condition, whenTrue] : elementwiseGuards) {
+    for (auto [guard, whenTrue] : elementwiseGuards) {
       FailureOr<std::string> text = wrapper::hostLaunchExprText(
-          condition, [&](Value) { scalar = true; return std::string("0"); },
+          guard.getCondition(), [&](Value) { scalar = true; return std::string("0"); },
           [&](StringRef n) { return "p['" + n.str() + "']"; },
           [&](Value view, int64_t axis) { return llvm::formatv("_v['{0}'].shape[{1}]", names[view], axis).str(); },
           [&](Operation *, StringRef) { return failure(); });
@@ -915,6 +916,36 @@ LogicalResult Serializer::run() {
        << "    \"\"\"Whether binding `p` on views `_v` takes an element-wise branch beside a contracting one, or None.\"\"\"\n"
        << "    return " << (scalar ? std::string("None") : taken.empty() ? std::string("False") : llvm::join(taken, " or "))
        << "\n";
+    // The declared parameters only those element-wise branches use (a row block of the element-wise
+    // realization): a launch that takes none of them does not depend on them, so the tuner keeps them at
+    // their defaults there instead of compiling and timing identical kernels.
+    llvm::StringSet<> inside, outside;
+    auto note = [](Operation *op, llvm::StringSet<> &names) {
+      if (auto p = dyn_cast<pgpu::ParamOp>(op))
+        names.insert(p.getName());
+      for (Type t : llvm::concat<const Type>(op->getResultTypes(), op->getOperandTypes()))
+        if (auto f = dyn_cast<pgpu::FragmentType>(t))
+          for (Attribute e : f.getExtents())
+            if (auto n = dyn_cast<StringAttr>(e))
+              names.insert(n.getValue());
+    };
+    llvm::SmallPtrSet<Region *, 4> elementwise;
+    for (auto [guard, whenTrue] : elementwiseGuards)
+      elementwise.insert(whenTrue ? &guard.getThenRegion() : &guard.getElseRegion());
+    kernel.walk([&](Operation *op) {
+      bool within = false;
+      for (Region *r = op->getParentRegion(); r && !within; r = r->getParentRegion())
+        within = elementwise.contains(r);
+      note(op, within ? inside : outside);
+    });
+    os << "\n\n" << kname << "_ELEMENTWISE_ONLY = (";
+    if (auto declared = kernel.getParams())
+      for (Attribute a : *declared) {
+        StringRef name = cast<pgpu::ParamAttr>(a).getName().getValue();
+        if (inside.contains(name) && !outside.contains(name))
+          os << "'" << name << "', ";
+      }
+    os << ")\n";
   }
   // WARPS's heuristic default of a binding: a call that binds covering defaults re-evaluates it.
   os << "\n\ndef " << kname << "_WARPS(p):\n"

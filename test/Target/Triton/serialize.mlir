@@ -20,10 +20,14 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --emit=source --target=triton | FileCheck %s --check-prefix=ELEMENTWISE
 // ELEMENTWISE: def attention_ELEMENTWISE(p, _v):
 // ELEMENTWISE: return not ((max((-((-(_v['Q'].shape[3])) // (1))), 0) <= p['BLOCK_D']))
+// COM: ... and the declared parameters only that branch uses (its row block): the tuner keeps them at their
+// COM: defaults for a launch that does not take it.
+// ELEMENTWISE: attention_ELEMENTWISE_ONLY = ('BLOCK', )
 // RUN: FileCheck %s --check-prefix=NOELEMENTWISE --input-file=%t.default.py
 // NOELEMENTWISE: def layernorm_ELEMENTWISE(p, _v):
 // NOELEMENTWISE-NEXT: """
 // NOELEMENTWISE-NEXT: return False
+// NOELEMENTWISE: layernorm_ELEMENTWISE_ONLY = ()
 // RUN: not test -e %t.bad.py
 // RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param WARPS=3 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=LAUNCHDOMAIN
 // RUN: not test -e %t.bad.py
