@@ -7,6 +7,8 @@ Cases:
     bins, each provider at its call defaults (`k(x, h)`), and the PTX provider's declared defaults
     (`k.launch(..., params={})`: the direct atomics at 65536 bins, the binding the call took before
     HBINS x HPASSES covered B), against torch.bincount; the bound parameters of each are recorded;
+  - the same at 2^20 and 2^22 values into 65536 bins (few programs of the ranged form: is a floor on
+    the program count, or the direct atomics, needed there?);
   - correctness at odd shapes at the call defaults of both providers: N = 1000003 values in [-3, B + 3)
     into B = 0, 1, 97, 40009, 65521 (primes and bins that are not a multiple of HBINS), 65537 (3 passes
     of 32768) and 262145 (past HBINS x 8: the direct atomics), exact against a masked torch.bincount;
@@ -148,7 +150,10 @@ def main():
         sys.exit("bench/histogram_defaults.py needs a CUDA device")
     torch.manual_seed(0)
     from run_bench import write_results
+    # 2^20 and 2^22 values into 65536 bins: the ranged form's BLOCK_P (8 elements per merged bin) leaves
+    # 2 and 8 programs there; whether the direct atomics should stay at so few elements per bin.
     cases = [lambda: histogram_case(1 << 26, 1024), lambda: histogram_case(1 << 26, 65536), odd_shapes_case,
+             lambda: histogram_case(1 << 20, 65536), lambda: histogram_case(1 << 22, 65536),
              lambda: scatter_add_case(1 << 24, 1, 1 << 16), lambda: scatter_add_case(1 << 18, 64, 1 << 10)]
     results = []
     for case in cases:
