@@ -109,7 +109,8 @@ def covering_passes(n, candidates, pass_candidates):
 # counts at least this many elements per merged bin. On the H200, 2^26 values into 65536 bins at HBINS
 # 32768 x 2 passes (1024 threads) ran 0.307 ms with BLOCK_P 524288 (8 elements per merged bin) against
 # 0.366 ms at 262144 (4) (bench/results/2026-12-02-h200-pointwise-histogram.json); 1024 bins keep
-# BLOCK_P 65536 (64 per bin; 4.5x torch.bincount, 2026-12-01-h200-histogram-ptx.json).
+# BLOCK_P 65536 (64 per bin; 4.5x torch.bincount with 256 threads, 3.7x at BLOCK_P 16384 with 128,
+# 2026-12-01-h200-histogram-ptx.json).
 HISTOGRAM_ELEMENTS_PER_MERGED_BIN = 8
 
 
@@ -356,7 +357,10 @@ class Kernel:
         """Heuristic defaults from facts of this call (seed 003): a parameter declared to cover a shape
         symbol (a blocked range [0, S) of a row, a fragment axis under a uniform `size <= BLOCK` guard)
         takes the smallest candidate at least the symbol's size here, which is its mask-free,
-        single-pass variant when they are equal; WARPS then follows the bound parameters by the
+        single-pass variant when they are equal; where none holds it and the parameter counts in passes
+        over its ranges (`<kernel>_PASSES`), the largest candidate in the fewest passes covering it
+        (`covering_passes`), BLOCK_P then following the bins a program merges (`merged_ownership`);
+        WARPS then follows the bound parameters by the
         provider's rule (`<kernel>_WARPS`, the resource model's). None when every parameter keeps its
         declared default."""
         space = self._space(constexprs, target)
