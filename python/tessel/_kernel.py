@@ -88,6 +88,46 @@ def _compiler_version() -> str:
     return _VERSION
 
 
+def covering_passes(n, candidates, pass_candidates):
+    """(tile, passes) of a parameter counted in passes over ranges of its extent (bin-range tiling,
+    `<kernel>_PASSES`) that together cover a symbol of size `n` no single candidate holds: the fewest
+    passes the largest kept candidate needs (a provider keeps the candidates that fit its fast memory,
+    so this is its resource fact), the smallest passes candidate at least that, and the smallest tile
+    that still covers `n` in that many passes (ceil(n / tile) passes run; the guard is n <= tile x
+    passes). None when one candidate holds `n` (the plain cover binds it), for n <= 0, or when no
+    declared passes candidate covers `n` (the direct form stays)."""
+    if not n or n <= 0 or not candidates or not pass_candidates or max(candidates) >= n:
+        return None
+    need = -(-n // max(candidates))
+    counts = [p for p in sorted(pass_candidates) if p >= need]
+    if not counts:
+        return None
+    return min(c for c in candidates if c * need >= n), counts[0]
+
+
+# A program of a privatized histogram merges up to its bins once (one atomic per nonzero count), so it
+# counts at least this many elements per merged bin. On the H200, 2^26 values into 65536 bins at HBINS
+# 32768 x 2 passes (1024 threads) ran 0.307 ms with BLOCK_P 524288 (8 elements per merged bin) against
+# 0.366 ms at 262144 (4) (bench/results/2026-12-02-h200-pointwise-histogram.json); 1024 bins keep
+# BLOCK_P 65536 (64 per bin; 4.5x torch.bincount with 256 threads, 3.7x at BLOCK_P 16384 with 128,
+# 2026-12-01-h200-histogram-ptx.json).
+HISTOGRAM_ELEMENTS_PER_MERGED_BIN = 8
+
+
+def merged_ownership(n, tile, passes, candidates, default):
+    """BLOCK_P's call default for a histogram of `n` bins counted in privatized ranges of `tile` bins
+    (`passes` declared): the smallest candidate counting HISTOGRAM_ELEMENTS_PER_MERGED_BIN elements per
+    bin a program merges (min(n, tile x passes) bins; the largest candidate when none does), when that
+    is more than the default; None otherwise, and when the direct form runs (n > tile x passes)."""
+    if not n or n <= 0 or n > tile * passes:
+        return None
+    want = HISTOGRAM_ELEMENTS_PER_MERGED_BIN * min(n, -(-n // tile) * tile)
+    if want <= default:
+        return None
+    fits = [c for c in candidates if c >= want]
+    return min(fits) if fits else max(candidates)
+
+
 class Kernel:
     """A traced kernel. `kir()` gives its KIR text for one constexpr specialization (cached);
     `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter.
@@ -260,6 +300,7 @@ class Kernel:
                 self._cache[self._declared("space", constexprs, target)] = getattr(module, f"{self.name}_PARAMS")
                 self._cache[self._declared("prune", constexprs, target)] = getattr(module, f"{self.name}_PRUNE", None)
                 self._cache[self._declared("covers", constexprs, target)] = getattr(module, f"{self.name}_COVERS", {})
+                self._cache[self._declared("passes", constexprs, target)] = getattr(module, f"{self.name}_PASSES", {})
                 self._cache[self._declared("warps", constexprs, target)] = getattr(module, f"{self.name}_WARPS", None)
                 self._cache[self._declared("sizes", constexprs, target)] = getattr(module, f"{self.name}_SIZES", ())
                 self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
@@ -320,7 +361,10 @@ class Kernel:
         """Heuristic defaults from facts of this call (seed 003): a parameter declared to cover a shape
         symbol (a blocked range [0, S) of a row, a fragment axis under a uniform `size <= BLOCK` guard)
         takes the smallest candidate at least the symbol's size here, which is its mask-free,
-        single-pass variant when they are equal; WARPS then follows the bound parameters by the
+        single-pass variant when they are equal; where none holds it and the parameter counts in passes
+        over its ranges (`<kernel>_PASSES`), the largest candidate in the fewest passes covering it
+        (`covering_passes`), BLOCK_P then following the bins a program merges (`merged_ownership`);
+        WARPS then follows the bound parameters by the
         provider's rule (`<kernel>_WARPS`, the resource model's). None when every parameter keeps its
         declared default."""
         space = self._space(constexprs, target)
@@ -333,11 +377,22 @@ class Kernel:
                 if isinstance(symbol, str):
                     sizes.setdefault(symbol, int(n))
         chosen = {}
+        passes = self._cache.get(self._declared("passes", constexprs, target)) or {}
         for param, symbol in covers.items():
             n, (candidates, default) = sizes.get(symbol), space[param]
             fits = [c for c in candidates if n and c >= n]
             if fits and min(fits) != default:
                 chosen[param] = min(fits)
+            elif not fits and passes.get(param) in space:
+                ranged = covering_passes(n, candidates, space[passes[param]][0])
+                if ranged is not None:
+                    chosen[param], chosen[passes[param]] = ranged
+            if param in passes and n and "BLOCK_P" in space:
+                tile = chosen.get(param, default)
+                block_p = merged_ownership(n, tile, chosen.get(passes[param], space[passes[param]][1]),
+                                           space["BLOCK_P"][0], space["BLOCK_P"][1])
+                if block_p is not None:
+                    chosen["BLOCK_P"] = block_p
         warps = self._cache.get(self._declared("warps", constexprs, target))
         if chosen and warps is not None and "WARPS" in space:
             candidates, default = space["WARPS"]

@@ -783,20 +783,54 @@ int runCommand(MLIRContext &context) {
       overrides[kv->first] = value;
     }
     // An untuned call's covering defaults, as the Python call binds them (seed 003 heuristic
-    // defaults from facts of the call): a parameter declared to cover a shape symbol takes the
-    // smallest candidate at least that symbol's extent here, unless --param names it.
+    // defaults from facts of the call; python/tessel/_kernel.py `_fact_params`): a parameter declared
+    // to cover a shape symbol takes the smallest candidate at least that symbol's extent here, unless
+    // --param names it; where none holds it and the parameter counts in passes over its ranges
+    // (`passes`), the largest candidate in the fewest passes that cover it (`covering_passes`), and
+    // BLOCK_P then gives each program 8 elements per bin it merges (`merged_ownership`).
     if (auto declared = pgpuKernel.getParams())
       for (Attribute a : *declared) {
         auto p = cast<pgpu::ParamAttr>(a);
         auto extent = p.getCovers() ? extentValues.find(p.getCovers().getValue()) : extentValues.end();
         if (extent == extentValues.end() || overrides.count(p.getName().getValue()))
           continue;
+        int64_t n = extent->second;
         std::optional<int64_t> fit;
         for (int64_t c : p.getCandidates())
-          if (c >= extent->second && (!fit || c < *fit))
+          if (n > 0 && c >= n && (!fit || c < *fit))
             fit = c;
         if (fit && *fit != p.getDefaultValue())
           overrides[p.getName().getValue()] = *fit;
+        pgpu::ParamAttr passes = p.getPasses() ? pgpuKernel.getParam(p.getPasses().getValue()) : pgpu::ParamAttr();
+        if (!passes || n <= 0 || overrides.count(passes.getName().getValue()))
+          continue;
+        int64_t tile = fit ? *fit : p.getDefaultValue(), count = passes.getDefaultValue();
+        if (!fit && !p.getCandidates().empty()) {
+          int64_t top = *llvm::max_element(p.getCandidates()), need = (n + top - 1) / top;
+          std::optional<int64_t> fewest, smallest;
+          for (int64_t c : passes.getCandidates())
+            if (c >= need && (!fewest || c < *fewest))
+              fewest = c;
+          for (int64_t c : p.getCandidates())
+            if (c * need >= n && (!smallest || c < *smallest))
+              smallest = c;
+          if (fewest && smallest) {
+            tile = *smallest, count = *fewest;
+            overrides[p.getName().getValue()] = tile;
+            overrides[passes.getName().getValue()] = count;
+          }
+        }
+        pgpu::ParamAttr own = pgpuKernel.getParam("BLOCK_P");
+        if (!own || overrides.count("BLOCK_P") || n > tile * count)
+          continue;
+        int64_t want = 8 * std::min(n, (n + tile - 1) / tile * tile);
+        if (want <= own.getDefaultValue())
+          continue;
+        std::optional<int64_t> block;
+        for (int64_t c : own.getCandidates())
+          if (c >= want && (!block || c < *block))
+            block = c;
+        overrides["BLOCK_P"] = block ? *block : *llvm::max_element(own.getCandidates());
       }
     std::string name = pgpuKernel.getSymName().str();
     for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))

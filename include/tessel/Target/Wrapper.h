@@ -117,9 +117,11 @@ std::optional<std::string> launchFact(mlir::Value v, mlir::Block &entry,
                                       const std::function<std::string(mlir::Value)> &nameOf,
                                       const std::function<int64_t(llvm::StringRef)> &paramOf);
 
-/// `<kernel>_PARAMS = {name: ([candidates], bound value)}` and `<kernel>_COVERS = {name: symbol}`:
-/// the declared search space with this binding's values, and the shape symbol each parameter's call
-/// default covers (seed 003: only declared parameters are searched; winners live outside the IR).
+/// `<kernel>_PARAMS = {name: ([candidates], bound value)}`, `<kernel>_COVERS = {name: symbol}` and
+/// `<kernel>_PASSES = {name: passes parameter}`: the declared search space with this binding's values,
+/// the shape symbol each parameter's call default covers, and the parameters whose product with a
+/// passes parameter covers it (seed 003: only declared parameters are searched; winners live outside
+/// the IR).
 /// Every provider's module states them, so the tuner and call defaults treat providers alike.
 void emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef kernel, mlir::ArrayAttr declared,
                         const std::function<int64_t(llvm::StringRef)> &boundValue);

@@ -332,6 +332,17 @@ void tessel::wrapper::emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef 
         first = false;
       }
   os << "}\n";
+  // A parameter counted in passes over its ranges (bin-range tiling): the product covers the symbol.
+  os << kernel << "_PASSES = {";
+  first = true;
+  if (declared)
+    for (mlir::Attribute a : declared)
+      if (auto passes = mlir::cast<pgpu::ParamAttr>(a).getPasses()) {
+        os << (first ? "" : ", ") << "'" << mlir::cast<pgpu::ParamAttr>(a).getName().getValue() << "': '"
+           << passes.getValue() << "'";
+        first = false;
+      }
+  os << "}\n";
 }
 
 bool tessel::wrapper::contracts(Region &r) {

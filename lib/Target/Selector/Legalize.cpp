@@ -14,6 +14,7 @@
 #include "tessel/Interp/LaunchExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <set>
@@ -98,6 +99,42 @@ void declareVector(pgpu::KernelOp kernel, const selector::DeviceTarget &target) 
   params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, selector::kVectorParam), kVectorCandidates, vector,
                                         StringAttr::get(ctx, target.provider())));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+/// Keeps the candidates of a histogram's bins parameter (a symbol extent of a `pgpu.histogram`) whose
+/// shared count array fits (seed 004: resources are the provider's facts). The selector keeps a loop's
+/// counts in one shared array of 4-byte counts (Selector::countArray, rounded to 16 bytes); one too
+/// large for the static part goes to dynamic shared memory where the target has it. The rest of the
+/// program may take all of the static part (staging and the reductions' arrays), so the array gets
+/// what dynamic shared memory adds beyond it, else the static part less the 8 KiB staging reserve:
+/// on the PTX target 179 KiB (every candidate up to 32768 bins, 128 KiB), on the AMDGPU target
+/// 56 KiB (up to 8192 bins). The call's covering default of HBINS (x HPASSES) picks among these.
+void narrowHistogramBins(pgpu::KernelOp kernel, const selector::DeviceTarget &target) {
+  llvm::StringSet<> bins;
+  kernel.walk([&](pgpu::HistogramOp h) {
+    for (Attribute e : cast<pgpu::FragmentType>(h.getType()).getExtents())
+      if (auto name = dyn_cast<StringAttr>(e))
+        bins.insert(name.getValue());
+  });
+  std::optional<ArrayAttr> declared = kernel.getParams();
+  if (bins.empty() || !declared)
+    return;
+  int64_t room = target.dynamicSharedMemoryBytes() > target.sharedMemoryBytes()
+                     ? target.dynamicSharedMemoryBytes() - target.sharedMemoryBytes()
+                     : target.sharedMemoryBytes() - 8 * 1024;
+  SmallVector<Attribute> params;
+  for (Attribute a : *declared) {
+    auto p = cast<pgpu::ParamAttr>(a);
+    SmallVector<int64_t> kept;
+    for (int64_t c : p.getCandidates())
+      if ((c * 4 + 15) / 16 * 16 <= room)
+        kept.push_back(c);
+    if (bins.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
+      p = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), kept, std::min(p.getDefaultValue(), kept.back()),
+                               p.getProvider(), p.getCovers(), p.getPasses());
+    params.push_back(p);
+  }
+  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
 }
 
 /// View element types the selector loads and stores: LLVM integers and floats
@@ -247,6 +284,7 @@ selector::legalize(ModuleOp module, const DeviceTarget &target, const llvm::Stri
   llvm::StringMap<llvm::StringMap<int64_t>> bound;
   bool ok = true;
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
+    narrowHistogramBins(kernel, target);
     declareThreads(kernel, target, overrides);
     declareVector(kernel, target);
     // The same binding the interpreters and the runtime use (declared defaults, then checked overrides).

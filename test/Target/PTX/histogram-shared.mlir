@@ -19,8 +19,12 @@
 // DYNAMIC-NOT: !llvm.array<32768 x i32>
 // PTX: .extern .shared .align 16 .b8 histogram$g1_counts32768_dynamic131072[];
 
-// COM: The PTX provider keeps HBINS's whole declared domain (Triton narrows it to 2048).
+// COM: The PTX provider keeps HBINS's whole declared domain (Triton narrows it to 2048): a count
+// COM: array of up to 179 KiB fits (dynamic shared memory beyond the static 48 KiB), 32768 bins take
+// COM: 128 KiB. HBINS x HPASSES covers B: the call's default counts in passes where no HBINS holds B.
 // DOMAIN: 'HBINS': ([32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 32)
+// DOMAIN: histogram_COVERS = {'HBINS': 'B'}
+// DOMAIN-NEXT: histogram_PASSES = {'HBINS': 'HPASSES'}
 
 // COM: Must not fire: a histogram whose counts no loop carries is counted per use (its own array,
 // COM: zeroed, added and read back between barriers).

@@ -47,3 +47,7 @@
 // COM: A declared bin count of a pgpu.histogram (tl.histogram: about bins/32 ALU operations per element)
 // COM: keeps its candidates up to 2048 in Triton (the PTX provider keeps them all: histogram-shared.mlir).
 // HIST: histogram_PARAMS = {{.*}}'HBINS': ([32, 64, 128, 256, 512, 1024, 2048], 32), 'HPASSES': ([1, 2, 4, 8], 1),
+// COM: Must not fire: the call's default does not count in passes over bin ranges in Triton (the
+// COM: `passes` link is dropped: P passes of B/P bins cost tl.histogram's bins/32 per element like one of B).
+// HIST: histogram_COVERS = {'HBINS': 'B'}
+// HIST-NEXT: histogram_PASSES = {}

@@ -196,15 +196,18 @@ void declare(KernelOp kernel, Attribute extent) {
       auto p = cast<ParamAttr>(a);
       if (p.getName() == kBlockP)
         p = ParamAttr::get(ctx, p.getName(), {1024, 4096, 16384, 65536, 262144, 524288}, 65536, p.getProvider(),
-                           p.getCovers());
+                           p.getCovers(), p.getPasses());
       // Each block's histogram merges its warps' counts (HBINS each): blocks of 4096 amortize that.
       if (p.getName() == kBlockParam)
-        p = ParamAttr::get(ctx, p.getName(), p.getCandidates(), 4096, p.getProvider(), p.getCovers());
+        p = ParamAttr::get(ctx, p.getName(), p.getCandidates(), 4096, p.getProvider(), p.getCovers(),
+                           p.getPasses());
       params.push_back(p);
     }
+  // HBINS x HPASSES covers the extent (`passes`): where no HBINS holds every bin, the call's default
+  // counts in the fewest passes of the largest HBINS the provider keeps (its shared-memory fit).
   if (!kernel.getParam(kBinsParam))
     params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), {32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768}, 32,
-                                    StringAttr(), dyn_cast<StringAttr>(extent)));
+                                    StringAttr(), dyn_cast<StringAttr>(extent), StringAttr::get(ctx, kPassesParam)));
   // Passes over bin ranges: each reads the program's elements once more (1: one range of HBINS).
   if (!kernel.getParam(kPassesParam))
     params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kPassesParam), {1, 2, 4, 8}, 1, StringAttr(),

@@ -5,11 +5,12 @@
 // COM: of HBINS bins [r, r + HBINS): in each, the loop carries a privatized fragment of HBINS counts
 // COM: (pgpu.histogram of each block's coordinates minus r, under the write's validity and the
 // COM: range's), and one scatter_reduce after the loop adds the range's nonzero counts at bins r + i
-// COM: below B; otherwise the original loop (direct atomics). HBINS is declared covering B, HPASSES
-// COM: (default 1: one range); BLOCK_P (here absent) is left alone.
+// COM: below B; otherwise the original loop (direct atomics). HBINS is declared covering B with
+// COM: HPASSES as its passes (HBINS x HPASSES covers B: the call's default where no HBINS holds B),
+// COM: HPASSES (default 1: one range); BLOCK_P (here absent) is left alone.
 // CHECK-LABEL: pgpu.kernel @count
 // CHECK-SAME: #pgpu.param<"BLOCK", [256, 512, 4096], 4096>
-// CHECK-SAME: #pgpu.param<"HBINS", [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 32, covers = "B">
+// CHECK-SAME: #pgpu.param<"HBINS", [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 32, covers = "B", passes = "HPASSES">
 // CHECK-SAME: #pgpu.param<"HPASSES", [1, 2, 4, 8], 1>
 // CHECK: %[[B:.*]] = pgpu.extent %h[0]
 // CHECK: %[[HB:.*]] = pgpu.param "HBINS" : index

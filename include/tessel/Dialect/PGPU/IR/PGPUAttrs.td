@@ -56,12 +56,18 @@ def PGPU_ParamAttr : PGPU_Attr<"Param", "param"> {
     extent should cover (a fragment axis under a uniform `size <= BLOCK` guard):
     when the symbol's size is known at the call, the heuristic default is the
     smallest candidate at least that size (a fact, seed 003), else
-    `default_value`.
+    `default_value`. `passes` names a parameter that counts passes over
+    ranges of this parameter's extent (bin-range tiling): the product of the
+    two covers the symbol, so where no candidate holds the symbol alone the
+    call's default binds the largest candidate the provider keeps (its
+    resource fit) and the fewest passes that cover the rest. A provider
+    whose ranged form costs more than the direct one drops the link.
 
     ```mlir
     #pgpu.param<"BM", [32, 64, 128], 64>
     #pgpu.param<"num_warps", [4, 8], 4, provider = "triton">
     #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256], 128, covers = "D">
+    #pgpu.param<"HBINS", [32, 1024, 32768], 32, covers = "B", passes = "HPASSES">
     ```
   }];
   let parameters = (ins
@@ -69,15 +75,20 @@ def PGPU_ParamAttr : PGPU_Attr<"Param", "param"> {
     ArrayRefParameter<"int64_t">:$candidates,
     "int64_t":$default_value,
     OptionalParameter<"::mlir::StringAttr">:$provider,
-    OptionalParameter<"::mlir::StringAttr">:$covers);
+    OptionalParameter<"::mlir::StringAttr">:$covers,
+    OptionalParameter<"::mlir::StringAttr">:$passes);
   let builders = [
     AttrBuilder<(ins "::mlir::StringAttr":$name, "::llvm::ArrayRef<int64_t>":$candidates, "int64_t":$default_value,
                      "::mlir::StringAttr":$provider), [{
-      return $_get($_ctxt, name, candidates, default_value, provider, ::mlir::StringAttr());
+      return $_get($_ctxt, name, candidates, default_value, provider, ::mlir::StringAttr(), ::mlir::StringAttr());
+    }]>,
+    AttrBuilder<(ins "::mlir::StringAttr":$name, "::llvm::ArrayRef<int64_t>":$candidates, "int64_t":$default_value,
+                     "::mlir::StringAttr":$provider, "::mlir::StringAttr":$covers), [{
+      return $_get($_ctxt, name, candidates, default_value, provider, covers, ::mlir::StringAttr());
     }]>
   ];
   let assemblyFormat = [{
-    `<` $name `,` `[` $candidates `]` `,` $default_value (`,` struct($provider, $covers)^)? `>`
+    `<` $name `,` `[` $candidates `]` `,` $default_value (`,` struct($provider, $covers, $passes)^)? `>`
   }];
 }
 

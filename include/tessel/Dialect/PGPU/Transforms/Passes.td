@@ -541,8 +541,11 @@ def PGPUPrivatizeHistograms : Pass<"pgpu-privatize-histograms", "::mlir::ModuleO
     and after the loop one scatter_reduce adds c * count to the target at
     bins r + i < E with a nonzero count; else the original loop (direct
     atomics). HPASSES is declared (1, 2, 4, 8; default 1). HBINS is declared
-    (candidates 32..32768; Triton keeps them to 2048; `covers` E when E is a symbol: the call's default
-    is the smallest candidate holding every bin, none when E is larger), and
+    (candidates 32..32768; Triton keeps them to 2048, the selector targets
+    those whose shared count array fits; `covers` E when E is a symbol, with
+    `passes = "HPASSES"`: the call's default is the smallest candidate holding
+    every bin, else the largest kept candidate in the fewest HPASSES that
+    cover E, else the direct atomics; Triton drops the link), and
     a BLOCK_P ownership of the enclosing mapping gets larger candidates
     (up to 524288, default 65536) so that each program merges its counts once for many
     elements instead of once per few.
