@@ -21,6 +21,8 @@ import sys
 import numpy as np
 import pytest
 
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
 
 def kernels(root):
     """bench/attention_kernels.py, loaded by path (its attention.py must not shadow the example's)."""
@@ -70,7 +72,6 @@ SHAPES = [{"B": 1, "H": 2, "S": 37, "T": 70, "D": 40},
 @pytest.mark.parametrize("shapes", SHAPES, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
 @pytest.mark.parametrize("split", [None, 2], ids=["defaults", "split2"])
 def test_triton_bias_matches_kir(root, tmp_path, monkeypatch, shapes, split):
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     import tessel.language as T
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
@@ -132,7 +133,6 @@ def test_paired_blocks_match_kir(tessel_bin, root, tmp_path, name, constexprs, s
                          ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
 @pytest.mark.parametrize("split", [1, 2])
 def test_triton_paired_blocks_match_kir(root, tmp_path, monkeypatch, shapes, split):
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     import tessel.language as T
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
