@@ -15,6 +15,8 @@ import sys
 import numpy as np
 import pytest
 
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
 SMALL = ["--param=TILE_1=16", "--param=TILE_2=16", "--param=TILE_K=16", "--param=GROUP_1=2"]
 
 
@@ -62,7 +64,6 @@ def test_triton_interpreter_matches_the_reference(tessel_bin, root, grouped, tmp
                           "--target=triton", "--emit=source", *SMALL, "-o", str(source)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    os.environ["TRITON_INTERPRET"] = "1"
     spec = importlib.util.spec_from_file_location("grouped16", source)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

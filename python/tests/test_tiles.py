@@ -14,6 +14,8 @@ import subprocess
 import numpy as np
 import pytest
 
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
 SHAPES = [{"M": 37, "N": 45, "K": 29}, {"M": 1, "N": 1, "K": 1}, {"M": 17, "N": 3, "K": 0}, {"M": 0, "N": 5, "K": 7},
           {"M": 33, "N": 16, "K": 48}]
 BINDINGS = [{}, {"TILE_0": 16, "TILE_1": 32, "TILE_K": 16, "GROUP_0": 2},
@@ -58,7 +60,6 @@ def test_tiled_batched_gemm_matches_kir(tessel_bin, root, params):
                          ids=str)
 @pytest.mark.parametrize("shapes", SHAPES[:3], ids=lambda s: "-".join(f"{k}{v}" for k, v in s.items()))
 def test_tiled_gemm_runs_through_triton(shapes, constexprs, tmp_path, monkeypatch):
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
@@ -89,7 +90,6 @@ def test_persistent_tile_walk_matches_kir(tessel_bin, root, persist):
 
 @pytest.mark.parametrize("flatten", [0, 1])
 def test_persistent_tile_walk_runs_through_triton(tmp_path, monkeypatch, flatten):
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
@@ -129,7 +129,6 @@ def test_tensor_descriptor_spelling_matches_kir(shapes, params, tmp_path, monkey
     # Box loads (the rhs one transposed) and the box store spelled as tensor descriptors, run by
     # Triton's interpreter: edges outside the views are zero-filled and clipped by the descriptor.
     # Extents keep every view 16-byte aligned (N, K multiples of 8 for f16), so USE_TMA holds.
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
@@ -146,7 +145,6 @@ def test_tensor_descriptor_spelling_matches_kir(shapes, params, tmp_path, monkey
 
 def test_tensor_descriptor_transpose_store_matches_kir(tmp_path, monkeypatch):
     # The transpose's store walks the output view the other way round: a permuted descriptor store.
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
@@ -179,7 +177,6 @@ def test_tiled_transpose_matches_kir(tessel_bin, root, shapes, params):
 
 @pytest.mark.parametrize("shapes", [{"M": 37, "N": 45}, {"M": 1, "N": 3}], ids=str)
 def test_tiled_transpose_runs_through_triton(shapes, tmp_path, monkeypatch):
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
