@@ -778,9 +778,14 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   Value nl = narrowSource(lhsKir), nr = narrowSource(rhsKir);
   Type narrow;
   bool roundOther = false;
+  kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
   if (nl && nr && getElementTypeOrSelf(nl.getType()) == getElementTypeOrSelf(nr.getType())) {
     lhsKir = nl, rhsKir = nr;
-  } else if ((nl || nr) && relaxed) {
+    // A widened f16/bf16 is a TF32 value (at most 10 explicit mantissa bits, inside f32's exponent
+    // range): tf32 rounds it to itself and tf32x3's lo part is 0, so the narrow IEEE products are
+    // exactly the requested precision's.
+    precision = kir::ContractPrecision::IEEE;
+  } else if ((nl || nr) && relaxed && precision == kir::ContractPrecision::IEEE) {
     Value other = nl ? rhsKir : lhsKir;
     if (getElementTypeOrSelf(other.getType()).isF32()) {
       narrow = getElementTypeOrSelf((nl ? nl : nr).getType());
@@ -819,8 +824,14 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   FailureOr<Value> ml = neutralize(*pl, *sl, c.getLhsReduce()[0]), mr = neutralize(*pr, *sr, c.getRhsReduce()[0]);
   if (failed(ml) || failed(mr))
     return failure();
-  if (sl->rank() != 2 || sr->rank() != 2)
+  if (sl->rank() != 2 || sr->rank() != 2) {
+    if (precision != kir::ContractPrecision::IEEE)
+      return c.emitError() << "kir-to-pgpu: precision " << kir::stringifyContractPrecision(precision)
+                           << " is realized for contractions of two rank-2 slices (a pgpu.contract); this one "
+                              "has a rank-1 operand and is expanded into products and a reduce; use the default "
+                              "ieee precision here";
     return emitVectorContract(c, *ml, *mr, *sl, *sr);
+  }
   // Physical reduce axes (lanes lead).
   int64_t lk = c.getLhsReduce()[0] + (sl->lanes ? 1 : 0), rk = c.getRhsReduce()[0] + (sr->lanes ? 1 : 0);
   // M comes from the lane-varying operand, or from lhs.
@@ -841,9 +852,13 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   if (failed(rt))
     return failure();
   Value acc = pgpu::SplatOp::create(b, l, *rt, kc.zeroOf(l, getElementTypeOrSelf(c.getType())));
+  // The operand precision is KIR's semantics (seed 000 §8): carried, never dropped.
+  kir::ContractPrecisionAttr precisionAttr;
+  if (precision != kir::ContractPrecision::IEEE)
+    precisionAttr = kir::ContractPrecisionAttr::get(b.getContext(), precision);
   bind(c.getResult(), pgpu::ContractOp::create(b, l, *rt, a, bb, acc, b.getDenseI64ArrayAttr({1}),
                                                b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
-                                               b.getDenseI64ArrayAttr({})));
+                                               b.getDenseI64ArrayAttr({}), precisionAttr));
   return success();
 }
 

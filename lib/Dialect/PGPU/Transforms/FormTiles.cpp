@@ -669,7 +669,8 @@ void Tiler::tileReduce(RangeReduceOp op) {
     }
     next.push_back(ContractOp::create(b, loc, acc[0].getType(), lhs, rhs, acc[0], b.getDenseI64ArrayAttr({1}),
                                       b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
-                                      b.getDenseI64ArrayAttr({})));
+                                      b.getDenseI64ArrayAttr({}),
+                                      /*precision (ieee): the element-wise products it re-forms are IEEE*/ nullptr));
   } else if (!lanes) {
     // One member per iteration: acc = combine(acc, member), lane-wise over the carry's axes.
     SmallVector<Value> args(acc);
