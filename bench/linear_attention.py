@@ -95,8 +95,9 @@ def kernel_for(dtype_name):
     return kernel
 
 
-def _precision_kernel(precision):
-    """examples/linear_attention.py with `precision=` on its matrix contractions."""
+def _precision_kernel(precision, normalizer_precision="ieee"):
+    """examples/linear_attention.py with `precision=` on its matrix contractions (and
+    `normalizer_precision` on the matvec of the normalizer)."""
     import tessel
     import tessel.language as T
 
@@ -119,10 +120,12 @@ def _precision_kernel(precision):
         causal = T.where(t_key <= t_query, scores, 0.0)
         num = (T.matmul(pq, s, acc_dtype=T.f32, precision=precision)
                + T.matmul(causal, v, acc_dtype=T.f32, precision=precision))
-        den = T.matvec(pq, z, acc_dtype=T.f32) + T.sum(causal, axis=1)
+        den = T.matvec(pq, z, acc_dtype=T.f32, precision=normalizer_precision) + T.sum(causal, axis=1)
         return num / den
 
-    @tessel.kernel(name=f"linear_attention_f32_{precision}")
+    suffix = "" if normalizer_precision == "ieee" else f"_{normalizer_precision}"
+
+    @tessel.kernel(name=f"linear_attention_f32_{precision}{suffix}")
     def kernel(Q: T.In[T.f32, ("B", "H", "T", "D")], K: T.In[T.f32, ("B", "H", "T", "D")],
                V: T.In[T.f32, ("B", "H", "T", "E")], O: T.Out[T.f32, ("B", "H", "T", "E")],
                S_OUT: T.Out[T.f32, ("B", "H", "D", "E")], Z_OUT: T.Out[T.f32, ("B", "H", "D")]):

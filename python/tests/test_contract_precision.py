@@ -6,7 +6,10 @@
   * a matmul at odd shapes, precision tf32 and tf32x3: the KIR interpreter against a float64 product
     of the rounded operands, and the generated Triton against the KIR interpreter;
   * linear attention's region scan (bench/linear_attention.py's f32_tf32 / f32_tf32x3) at odd shapes,
-    both realizations: the generated Triton against the KIR interpreter (random segments).
+    both realizations: the generated Triton against the KIR interpreter (random segments);
+  * the same scan with the normalizer's matvec at that precision too (the construction's products
+    of rounded operands and a reduce) through the pgpu interpreter after the shared pipeline, in the
+    fragment form and the element-wise fallback (D above BLOCK_D).
 
 Triton's CPU interpreter ignores tl.dot's input_precision (np.matmul in f32), but the generated
 source rounds the operands itself (and spells tf32x3 as three products of the split parts), so the
@@ -172,3 +175,32 @@ def test_linear_attention_precision(root, tmp_path, monkeypatch, variant, shapes
         ieee._launcher({}, params)(*(torch.from_numpy(x) for x in (q, k, v)), o2, torch.empty_like(s),
                                    torch.empty_like(z))
         assert (o2 - o).abs().max().item() > 1e-6
+
+
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3"])
+@pytest.mark.parametrize("shapes", [{"B": 1, "H": 2, "T": 32, "D": 5, "E": 7},     # fragments
+                                    {"B": 1, "H": 1, "T": 16, "D": 20, "E": 3}],   # element-wise fallback
+                         ids=["fragments", "elementwise"])
+def test_linear_attention_pgpu_interp(tessel_bin, root, tmp_path, precision, shapes):
+    import subprocess
+    kernel = bench_module(root)._precision_kernel(precision, normalizer_precision=precision)
+    assert kernel.kir().count(f"precision {precision} ") == 5
+    source = kernel._write(tmp_path, {})
+    program = tmp_path / "program.mlir"
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline=stop-after=realize-folds"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    program.write_text(res.stdout)
+    assert f"precision {precision} " in res.stdout
+    # Cut where the program does, since tf32 rounds the carried state: T / 16 segments of BLOCK_T = 16
+    # for fragments; the element-wise fallback takes one time step at a time (T segments).
+    fallback = shapes["D"] > 16
+    ref = kernel.run_interp(shapes, seed=5, segments=shapes["T"] if fallback else shapes["T"] // 16)
+    out = tmp_path / "pgpu"
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", ",".join(f"{k}={v}" for k, v in shapes.items()),
+                          "--seed", "5", "--order", "shuffle", "--out", str(out), "--param=BLOCK_T=16",
+                          "--param=BLOCK_D=16", "--param=BLOCK_E=16"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    for name in ("O", "S_OUT", "Z_OUT"):
+        np.testing.assert_allclose(np.load(out / f"{name}.npy").astype(np.float64), ref[name].astype(np.float64),
+                                   rtol=1e-5, atol=1e-5, err_msg=name)

@@ -824,14 +824,8 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   FailureOr<Value> ml = neutralize(*pl, *sl, c.getLhsReduce()[0]), mr = neutralize(*pr, *sr, c.getRhsReduce()[0]);
   if (failed(ml) || failed(mr))
     return failure();
-  if (sl->rank() != 2 || sr->rank() != 2) {
-    if (precision != kir::ContractPrecision::IEEE)
-      return c.emitError() << "kir-to-pgpu: precision " << kir::stringifyContractPrecision(precision)
-                           << " is realized for contractions of two rank-2 slices (a pgpu.contract); this one "
-                              "has a rank-1 operand and is expanded into products and a reduce; use the default "
-                              "ieee precision here";
-    return emitVectorContract(c, *ml, *mr, *sl, *sr);
-  }
+  if (sl->rank() != 2 || sr->rank() != 2)
+    return emitVectorContract(c, *ml, *mr, *sl, *sr, precision);
   // Physical reduce axes (lanes lead).
   int64_t lk = c.getLhsReduce()[0] + (sl->lanes ? 1 : 0), rk = c.getRhsReduce()[0] + (sr->lanes ? 1 : 0);
   // M comes from the lane-varying operand, or from lhs.
@@ -866,7 +860,7 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
 /// union of their axes, then one pgpu.reduce (add) over the paired axis; the
 /// operands' padded paired members are already zero.
 LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl,
-                                                  const Shape &sr) {
+                                                  const Shape &sr, kir::ContractPrecision precision) {
   Location l = c.getLoc();
   Type acc = getElementTypeOrSelf(c.getType());
   int64_t lk = c.getLhsReduce()[0], rk = c.getRhsReduce()[0];
@@ -895,17 +889,38 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
   FailureOr<Value> wl = widen(lhs, sl), wr = widen(rhs, sr);
   if (failed(wl) || failed(wr))
     return failure();
-  FailureOr<Value> bl = broadcastTo(l, *wl, sl, prod), br = broadcastTo(l, *wr, sr, prod, rhsDims);
-  if (failed(bl) || failed(br))
+  auto product2 = [&](Value x, Value y) -> FailureOr<Value> {
+    FailureOr<Value> bl = broadcastTo(l, x, sl, prod), br = broadcastTo(l, y, sr, prod, rhsDims);
+    if (failed(bl) || failed(br))
+      return failure();
+    return kc.binary(l, kir::BinaryKind::Mul, *bl, *br);
+  };
+  // KIR_ContractPrecision (f32 operands, verified): products of the TF32 parts (exact in f32);
+  // tf32x3's three terms of one k summed first, one association of the terms' sum. The padded
+  // members are already zero, and tf32(0) = 0.
+  FailureOr<Value> product = failure();
+  if (precision == kir::ContractPrecision::IEEE) {
+    product = product2(*wl, *wr);
+  } else {
+    Value lh = kc.roundTF32(l, *wl), rh = kc.roundTF32(l, *wr);
+    product = product2(lh, rh);
+    if (succeeded(product) && precision == kir::ContractPrecision::TF32x3) {
+      FailureOr<Value> lohi = product2(kc.roundTF32(l, *wl, true), rh);
+      FailureOr<Value> hilo = product2(lh, kc.roundTF32(l, *wr, true));
+      if (failed(lohi) || failed(hilo))
+        return failure();
+      product = kc.binary(l, kir::BinaryKind::Add, kc.binary(l, kir::BinaryKind::Add, *lohi, *hilo), *product);
+    }
+  }
+  if (failed(product))
     return failure();
-  Value product = kc.binary(l, kir::BinaryKind::Mul, *bl, *br);
   std::optional<Shape> so = shapeOf(c.getResult());
   FailureOr<Type> rt = physType(*so, acc);
   if (failed(rt))
     return failure();
   Value zero = kc.zeroOf(l, acc);
   int64_t axis = lk + (prod.lanes ? 1 : 0);
-  auto red = pgpu::ReduceOp::create(b, l, TypeRange{*rt}, ValueRange{product}, b.getDenseI64ArrayAttr({axis}),
+  auto red = pgpu::ReduceOp::create(b, l, TypeRange{*rt}, ValueRange{*product}, b.getDenseI64ArrayAttr({axis}),
                                     ValueRange{zero});
   if (failed(kc.addCombine(red.getCombine(), TypeRange{acc})))
     return failure();
