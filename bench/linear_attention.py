@@ -12,6 +12,7 @@ Peers, in one process, correctness checked first against a float64 reference:
 Times: median of CUDA-event timings (run_bench.timed).
 
     TESSEL_BIN=build/bin/tessel PYTHONPATH=python:examples:bench python3 bench/linear_attention.py
+    ... --dtypes f32,f32_tf32,f32_tf32x3 --peers-for f32   (the explicit operand precisions, beside f32's peers)
 On a machine without the compiler: `--emit DIR` here writes the generated Triton modules (one per
 binding), and `--sources DIR` there loads them instead of compiling.
 """
@@ -32,10 +33,20 @@ CONFIGS = [dict(SCAN_CHAIN=c, BLOCK_T=bt, WARPS=w, STAGES=st)
            for c, bt, w, st in ((1, 16, 4, 2), (2, 16, 4, 2), (2, 32, 4, 2), (2, 32, 8, 2), (2, 64, 4, 2), (2, 64, 8, 2))]
 
 
+# f32 variants with an explicit operand precision (T.contract's precision=, KIR_ContractPrecision) on
+# the scan's four [rows x cols] contractions: "tf32" rounds every operand to TF32 (to nearest, ties
+# away; fla's f32 path feeds f32 to TF32 tensor cores too), "tf32x3" splits each into two TF32 parts
+# (three TF32 products, about f32's accuracy). The matvec of the normalizer stays IEEE.
+PRECISION_VARIANTS = {"f32_tf32": "tf32", "f32_tf32x3": "tf32x3"}
+
+
 def kernel_for(dtype_name):
-    """The region scan of examples/linear_attention.py for inputs of `dtype_name` (f32 or bf16)."""
+    """The region scan of examples/linear_attention.py for inputs of `dtype_name` (f32 or bf16), or the
+    f32 scan with an explicit operand precision (PRECISION_VARIANTS: f32_tf32, f32_tf32x3)."""
     import tessel
     import tessel.language as T
+    if dtype_name in PRECISION_VARIANTS:
+        return _precision_kernel(PRECISION_VARIANTS[dtype_name])
     if dtype_name == "f32":  # the example itself (loaded by path: this file has its name)
         spec = importlib.util.spec_from_file_location("_example_linear_attention",
                                                       ROOT / "examples" / "linear_attention.py")
@@ -84,6 +95,55 @@ def kernel_for(dtype_name):
     return kernel
 
 
+def _precision_kernel(precision, normalizer_precision="ieee"):
+    """examples/linear_attention.py with `precision=` on its matrix contractions (and
+    `normalizer_precision` on the matvec of the normalizer)."""
+    import tessel
+    import tessel.language as T
+
+    def phi(x):
+        return T.relu(x) + 1.0
+
+    @tessel.fn
+    def summarize(pk, v, pq, t):
+        return T.contract(pk, v, reduce=((0, 0),), acc_dtype=T.f32, precision=precision), T.sum(pk, axis=0)
+
+    @tessel.fn
+    def add_pairs(s1, z1, s2, z2):
+        return s1 + s2, z1 + z2
+
+    @tessel.fn
+    def emit(pk, v, pq, t, s, z):
+        scores = T.contract(pq, pk, reduce=((1, 1),), acc_dtype=T.f32, precision=precision)
+        t_query = T.broadcast_to(t, scores, dims=[0])
+        t_key = T.broadcast_to(t, scores, dims=[1])
+        causal = T.where(t_key <= t_query, scores, 0.0)
+        num = (T.matmul(pq, s, acc_dtype=T.f32, precision=precision)
+               + T.matmul(causal, v, acc_dtype=T.f32, precision=precision))
+        den = T.matvec(pq, z, acc_dtype=T.f32, precision=normalizer_precision) + T.sum(causal, axis=1)
+        return num / den
+
+    suffix = "" if normalizer_precision == "ieee" else f"_{normalizer_precision}"
+
+    @tessel.kernel(name=f"linear_attention_f32_{precision}{suffix}")
+    def kernel(Q: T.In[T.f32, ("B", "H", "T", "D")], K: T.In[T.f32, ("B", "H", "T", "D")],
+               V: T.In[T.f32, ("B", "H", "T", "E")], O: T.Out[T.f32, ("B", "H", "T", "E")],
+               S_OUT: T.Out[T.f32, ("B", "H", "D", "E")], Z_OUT: T.Out[T.f32, ("B", "H", "D")]):
+        nb, nh, nt, nd = Q.shape
+        time, dk, dv = T.domain(0, nt), T.domain(0, nd), T.domain(0, V.shape[3])
+        s0, z0 = T.zeros((dk, dv)), T.zeros(dk)
+        for b, h in T.parallel(T.domain(0, nb), T.domain(0, nh)):
+            pq, pk = phi(Q[b, h, time, dk]), phi(K[b, h, time, dk])
+            (o,), (s, z) = T.region_scan(
+                sources=(pk, V[b, h, time, dv], pq, T.indices(time)), axis=0,
+                identity=(s0, z0), init=(s0, z0),
+                summarize=summarize, combine=add_pairs, apply=add_pairs, emit=emit)
+            O[b, h, time, dv] = o
+            S_OUT[b, h, dk, dv] = s
+            Z_OUT[b, h, dk] = z
+    return kernel
+
+
 def bindings():
     """(tag, params): the defaults at D = E = 64 (BLOCK_D and BLOCK_E cover them), then CONFIGS."""
     base = {"BLOCK_D": SHAPE["D"], "BLOCK_E": SHAPE["E"]}
@@ -95,7 +155,7 @@ def bindings():
 def emit_sources(out):
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    for dt in ("f32", "bf16"):
+    for dt in ("f32", "bf16", *PRECISION_VARIANTS):
         k = kernel_for(dt)
         for tag, params in bindings():
             (out / f"{dt}-{tag}.py").write_text(k.source("triton", {}, params))
@@ -133,7 +193,8 @@ def main():
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     parser.add_argument("--emit", help="write the generated Triton modules to this folder and stop")
     parser.add_argument("--sources", help="load the generated modules from this folder (written by --emit)")
-    parser.add_argument("--dtypes", default="f32,bf16")
+    parser.add_argument("--dtypes", default="f32,bf16",
+                        help="f32, bf16, f32_tf32, f32_tf32x3 (f32 inputs with that operand precision)")
     parser.add_argument("--no-fla", action="store_true")
     parser.add_argument("--tag", default="linear-attention", help="the results file's name after the date")
     parser.add_argument("--peers-for", default="f32,bf16", help="dtypes whose peers are timed too")
@@ -146,18 +207,21 @@ def main():
     rows = []
     B, H, T, D, E = (SHAPE[k] for k in "BHTDE")
     for dt in args.dtypes.split(","):
-        dtype = {"f32": torch.float32, "bf16": torch.bfloat16}[dt]
+        base = "f32" if dt in PRECISION_VARIANTS else dt
+        dtype = {"f32": torch.float32, "bf16": torch.bfloat16}[base]
         torch.manual_seed(0)
         q, k, v = nonzero(B, H, T, D, dtype=dtype), nonzero(B, H, T, D, dtype=dtype), nonzero(B, H, T, E, dtype=dtype)
         o_ref, s_ref, z_ref = reference(q, k, v)
         # Error relative to the largest |O| (and |S|, |z|). tessel f32: reassociated f32 sums; bf16: the
         # state and masked scores rounded to bf16 by the kernel's author. Peers: fla's f32 products are
         # TF32 (about 1e-3) and its bf16 key sums bf16.
-        tol = {"f32": 2e-4, "bf16": 2e-2}[dt]
+        # f32_tf32: TF32 operands (11 significant bits, rounded to nearest), fla's class of error;
+        # f32_tf32x3: about f32's.
+        tol = {"f32": 2e-4, "bf16": 2e-2, "f32_tf32": 5e-3, "f32_tf32x3": 2e-4}[dt]
         # (bf16: phi(k) = relu(k) + 1 is rounded to bf16 before it is summed into the state.)
-        state_tol = {"f32": 1e-4, "bf16": 1e-2}[dt]
-        peer_tol = {"f32": 5e-3, "bf16": 2e-2}[dt]
-        row = {"dtype": dt, **SHAPE}
+        state_tol = {"f32": 1e-4, "bf16": 1e-2, "f32_tf32": 5e-3, "f32_tf32x3": 1e-4}[dt]
+        peer_tol = {"f32": 5e-3, "bf16": 2e-2}[base]
+        row = {"dtype": dt, **({"precision": PRECISION_VARIANTS[dt]} if dt in PRECISION_VARIANTS else {}), **SHAPE}
 
         def check(name, o, s=None, z=None, peer=False):
             err = ((o.double() - o_ref).abs().max() / o_ref.abs().max()).item()
@@ -228,6 +292,14 @@ def main():
                 row["fla_unnormalized_ms"] = timed(fla_plain)
             except Exception as e:
                 row["fla_error"] = f"{type(e).__name__}: {e}"[:300]
+        # A precision variant's inputs are the f32 row's (same seed): its peers are those, measured
+        # once; their times and errors are copied beside its own (same inputs, same float64 reference).
+        earlier = next((r for r in rows if r["dtype"] == base), None)
+        if dt != base and earlier is not None:
+            for key in ("fla_ms", "fla_rel_err", "fla_state_rel_err", "fla_unnormalized_ms", "torch_compile_ms",
+                        "torch_compile_rel_err", "torch_compile_state_rel_err"):
+                if key in earlier and key not in row:
+                    row[key] = earlier[key]
         if best:
             t = row[best + "_ms"]
             for peer in ("fla", "fla_unnormalized", "torch_compile"):

@@ -174,7 +174,7 @@ LogicalResult Interpreter::execStructured(Operation &op, bool &handled) {
         FailureOr<TensorPtr> out =
             contractInto(op, tensor(c.getLhs()), tensor(c.getRhs()), c.getInit() ? tensor(c.getInit()) : TensorPtr(),
                          getElementTypeOrSelf(c.getType()), c.getLhsReduce(), c.getRhsReduce(), c.getLhsBatch(),
-                         c.getRhsBatch());
+                         c.getRhsBatch(), kir::precisionOr(c.getPrecision()));
         if (failed(out))
           return failure();
         bind(c.getResult(), *out);

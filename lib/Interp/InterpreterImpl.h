@@ -189,7 +189,8 @@ std::pair<TensorPtr, TensorPtr> argReduceAlong(const TensorPtr &x, unsigned axis
 mlir::FailureOr<TensorPtr> contractInto(mlir::Operation &op, const TensorPtr &lhs, const TensorPtr &rhs,
                                         const TensorPtr &init, mlir::Type acc, llvm::ArrayRef<int64_t> lr,
                                         llvm::ArrayRef<int64_t> rr, llvm::ArrayRef<int64_t> lb,
-                                        llvm::ArrayRef<int64_t> rb);
+                                        llvm::ArrayRef<int64_t> rb,
+                                        kir::ContractPrecision precision = kir::ContractPrecision::IEEE);
 /// Ordered while: `before` ends in a condition op (test, forwarded values...).
 mlir::LogicalResult runWhile(Engine &engine, mlir::Region &before, mlir::Region &after,
                              llvm::SmallVector<RValue> carries, mlir::ResultRange results);

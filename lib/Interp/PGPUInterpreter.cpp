@@ -786,7 +786,8 @@ LogicalResult PGPUInterpreter::execStructured(Operation &op, bool &handled) {
       .Case<pgpu::ContractOp>([&](pgpu::ContractOp c) -> LogicalResult {
         TensorPtr acc = tensor(c.getAcc());
         FailureOr<TensorPtr> out = contractInto(op, tensor(c.getLhs()), tensor(c.getRhs()), acc, acc->elementType,
-                                                c.getLhsReduce(), c.getRhsReduce(), c.getLhsBatch(), c.getRhsBatch());
+                                                c.getLhsReduce(), c.getRhsReduce(), c.getLhsBatch(), c.getRhsBatch(),
+                                                kir::precisionOr(c.getPrecision()));
         if (failed(out))
           return failure();
         bind(c.getResult(), *out);

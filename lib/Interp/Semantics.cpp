@@ -203,7 +203,29 @@ std::pair<TensorPtr, TensorPtr> engine::argReduceAlong(const TensorPtr &x, unsig
 
 FailureOr<TensorPtr> engine::contractInto(Operation &op, const TensorPtr &lhs, const TensorPtr &rhs,
                                           const TensorPtr &init, Type acc, ArrayRef<int64_t> lr,
-                                          ArrayRef<int64_t> rr, ArrayRef<int64_t> lb, ArrayRef<int64_t> rb) {
+                                          ArrayRef<int64_t> rr, ArrayRef<int64_t> lb, ArrayRef<int64_t> rb,
+                                          kir::ContractPrecision precision) {
+  if (precision != kir::ContractPrecision::IEEE) {
+    // KIR_ContractPrecision: f32 operands (the verifier's rule) split into TF32 parts.
+    auto part = [&](const TensorPtr &x, bool low) {
+      auto out = std::make_shared<Tensor>(*x);
+      for (Elem &e : out->data) {
+        float v = float(e.f), hi = kir::roundToTF32(v);
+        e.f = low ? (std::isfinite(hi) ? double(kir::roundToTF32(v - hi)) : 0.0) : double(hi);
+      }
+      return TensorPtr(out);
+    };
+    TensorPtr lhi = part(lhs, false), rhi = part(rhs, false);
+    if (precision == kir::ContractPrecision::TF32)
+      return contractInto(op, lhi, rhi, init, acc, lr, rr, lb, rb);
+    // tf32x3, the reference order: acc += lo_a.hi_b; += hi_a.lo_b; += hi_a.hi_b (each term exact).
+    FailureOr<TensorPtr> t = contractInto(op, part(lhs, true), rhi, init, acc, lr, rr, lb, rb);
+    if (succeeded(t))
+      t = contractInto(op, lhi, part(rhs, true), *t, acc, lr, rr, lb, rb);
+    if (succeeded(t))
+      t = contractInto(op, lhi, rhi, *t, acc, lr, rr, lb, rb);
+    return t;
+  }
   SmallVector<int64_t> reduceShape, lhsFree, rhsFree, outShape;
   for (auto [a, b] : llvm::zip(lr, rr)) {
     if (lhs->shape[a] != rhs->shape[b])

@@ -454,12 +454,34 @@ def _pairs(spec, what):
     return lhs, rhs
 
 
-def contract(a, b, reduce=((1, 0),), batch=(), acc_dtype: DType | None = None, init=None) -> Value:  # noqa: A002
+_PRECISIONS = ("ieee", "tf32", "tf32x3")
+
+
+def _precision_text(precision, a, acc, what) -> str:
+    """The ` precision P` of kir.contract (KIR_ContractPrecision), empty for the default ieee."""
+    if precision not in _PRECISIONS:
+        raise error(f"{what}: precision= is one of {', '.join(map(repr, _PRECISIONS))}, got {precision!r}")
+    if precision == "ieee":
+        return ""
+    if a.dtype is not ty.f32 or acc is not ty.f32:
+        raise error(f"{what}: precision={precision!r} rounds f32 operands to TF32 and accumulates in f32; got "
+                    f"{a.dtype.name} operands and a {acc.name} accumulator")
+    return f" precision {precision}"
+
+
+def contract(a, b, reduce=((1, 0),), batch=(), acc_dtype: DType | None = None, init=None,  # noqa: A002
+             precision: str = "ieee") -> Value:
     """Multiply, then add over paired axes: reduce=((lhs_axis, rhs_axis), ...), batch=(...).
 
     Result axes: lhs axes that are not reduced, then rhs axes neither reduced nor batch; the result
     element type is `acc_dtype` (default f32 for float operands). `init` is the value the sum starts
-    from (the contraction's only addition)."""
+    from (the contraction's only addition).
+
+    `precision` is the operand precision, an explicit numerical permission (f32 operands and an f32
+    accumulator only): "ieee" (the default: IEEE products), "tf32" (each operand rounded to TF32, 10
+    explicit mantissa bits, to nearest with ties away from zero, as PTX cvt.rna.tf32.f32; products
+    exact, summed in f32) or "tf32x3" (a = hi + lo, hi = tf32(a), lo = tf32(a - hi); the terms
+    lo*hi + hi*lo + hi*hi summed in f32: about f32's accuracy on tensor cores). docs/language.md."""
     what = "T.contract"
     a = as_value(a, None, what)
     b = as_value(b, None, what)
@@ -510,37 +532,39 @@ def contract(a, b, reduce=((1, 0),), batch=(), acc_dtype: DType | None = None, i
                 raise error(f"{what} init= is over {_axes_desc(iv.axes)} but the result is over {_axes_desc(axes)}")
             iv = broadcast_value(iv, axes, dims)
         init_text, init_type = f" init {iv.name}", f", {iv.type}"
+    prec = _precision_text(precision, a, acc, what)
     f = lambda xs: "[" + ", ".join(map(str, xs)) + "]"
     bld = _b()
-    (name,) = bld.emit(f"kir.contract {a.name}, {b.name}{init_text} reduce({f(lr)}, {f(rr)}) batch({f(lb)}, {f(rb)}) : "
-                       f"{a.type}, {b.type}{init_type} -> {rtype}", 1)
+    (name,) = bld.emit(f"kir.contract {a.name}, {b.name}{init_text} reduce({f(lr)}, {f(rr)}) batch({f(lb)}, {f(rb)})"
+                       f"{prec} : {a.type}, {b.type}{init_type} -> {rtype}", 1)
     return Value(name, rtype, bld.scope, axes)
 
 
-def dot(a, b, acc_dtype=None) -> Value:
-    """The inner product of two rank-1 tensors, a scalar of `acc_dtype`."""
+def dot(a, b, acc_dtype=None, precision="ieee") -> Value:
+    """The inner product of two rank-1 tensors, a scalar of `acc_dtype` (`precision`: T.contract's)."""
     a, b = as_value(a, None, "T.dot"), as_value(b, None, "T.dot")
     if a.rank != 1 or b.rank != 1:
         raise error(f"T.dot takes two rank-1 tensors, got ranks {a.rank} and {b.rank}")
-    r = contract(a, b, ((0, 0),), (), acc_dtype)
+    r = contract(a, b, ((0, 0),), (), acc_dtype, precision=precision)
     bld = _b()
     (name,) = bld.emit(f"kir.extract {r.name}[] : {r.type}", 1)
     return Value(name, r.dtype, bld.scope)
 
 
-def matvec(m, v, acc_dtype=None, init=None) -> Value:
-    """[..., M, K] x [K] -> [..., M]."""
+def matvec(m, v, acc_dtype=None, init=None, precision="ieee") -> Value:
+    """[..., M, K] x [K] -> [..., M] (`precision`: T.contract's)."""
     m = as_value(m, None, "T.matvec")
-    return contract(m, v, ((m.rank - 1, 0),), (), acc_dtype, init)
+    return contract(m, v, ((m.rank - 1, 0),), (), acc_dtype, init, precision)
 
 
-def vecmat(v, m, acc_dtype=None, init=None) -> Value:
-    """[K] x [K, N] -> [N]."""
-    return contract(v, m, ((0, 0),), (), acc_dtype, init)
+def vecmat(v, m, acc_dtype=None, init=None, precision="ieee") -> Value:
+    """[K] x [K, N] -> [N] (`precision`: T.contract's)."""
+    return contract(v, m, ((0, 0),), (), acc_dtype, init, precision)
 
 
-def matmul(a, b, acc_dtype=None, init=None, transpose_lhs=False, transpose_rhs=False) -> Value:
-    """[M, K] x [K, N] -> [M, N]; with a leading batch axis on both: [B, M, K] x [B, K, N] -> [B, M, N]."""
+def matmul(a, b, acc_dtype=None, init=None, transpose_lhs=False, transpose_rhs=False, precision="ieee") -> Value:
+    """[M, K] x [K, N] -> [M, N]; with a leading batch axis on both: [B, M, K] x [B, K, N] -> [B, M, N]
+    (`precision`: T.contract's operand precision, "ieee", "tf32" or "tf32x3")."""
     a, b = as_value(a, None, "T.matmul"), as_value(b, None, "T.matmul")
     if a.rank != b.rank or a.rank not in (2, 3):
         raise error(f"T.matmul takes two rank-2 (or two rank-3, batched) tensors, got ranks {a.rank} and {b.rank}; "
@@ -549,7 +573,7 @@ def matmul(a, b, acc_dtype=None, init=None, transpose_lhs=False, transpose_rhs=F
     ka = r - 2 if transpose_lhs else r - 1
     kb = r - 1 if transpose_rhs else r - 2
     batch = ((0, 0),) if r == 3 else ()
-    return contract(a, b, ((ka, kb),), batch, acc_dtype, init)
+    return contract(a, b, ((ka, kb),), batch, acc_dtype, init, precision)
 
 
 def outer(a, b) -> Value:

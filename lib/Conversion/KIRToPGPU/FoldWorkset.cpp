@@ -778,9 +778,14 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   Value nl = narrowSource(lhsKir), nr = narrowSource(rhsKir);
   Type narrow;
   bool roundOther = false;
+  kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
   if (nl && nr && getElementTypeOrSelf(nl.getType()) == getElementTypeOrSelf(nr.getType())) {
     lhsKir = nl, rhsKir = nr;
-  } else if ((nl || nr) && relaxed) {
+    // A widened f16/bf16 is a TF32 value (at most 10 explicit mantissa bits, inside f32's exponent
+    // range): tf32 rounds it to itself and tf32x3's lo part is 0, so the narrow IEEE products are
+    // exactly the requested precision's.
+    precision = kir::ContractPrecision::IEEE;
+  } else if ((nl || nr) && relaxed && precision == kir::ContractPrecision::IEEE) {
     Value other = nl ? rhsKir : lhsKir;
     if (getElementTypeOrSelf(other.getType()).isF32()) {
       narrow = getElementTypeOrSelf((nl ? nl : nr).getType());
@@ -820,7 +825,7 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   if (failed(ml) || failed(mr))
     return failure();
   if (sl->rank() != 2 || sr->rank() != 2)
-    return emitVectorContract(c, *ml, *mr, *sl, *sr);
+    return emitVectorContract(c, *ml, *mr, *sl, *sr, precision);
   // Physical reduce axes (lanes lead).
   int64_t lk = c.getLhsReduce()[0] + (sl->lanes ? 1 : 0), rk = c.getRhsReduce()[0] + (sr->lanes ? 1 : 0);
   // M comes from the lane-varying operand, or from lhs.
@@ -841,9 +846,13 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   if (failed(rt))
     return failure();
   Value acc = pgpu::SplatOp::create(b, l, *rt, kc.zeroOf(l, getElementTypeOrSelf(c.getType())));
+  // The operand precision is KIR's semantics (seed 000 §8): carried, never dropped.
+  kir::ContractPrecisionAttr precisionAttr;
+  if (precision != kir::ContractPrecision::IEEE)
+    precisionAttr = kir::ContractPrecisionAttr::get(b.getContext(), precision);
   bind(c.getResult(), pgpu::ContractOp::create(b, l, *rt, a, bb, acc, b.getDenseI64ArrayAttr({1}),
                                                b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
-                                               b.getDenseI64ArrayAttr({})));
+                                               b.getDenseI64ArrayAttr({}), precisionAttr));
   return success();
 }
 
@@ -851,7 +860,7 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
 /// union of their axes, then one pgpu.reduce (add) over the paired axis; the
 /// operands' padded paired members are already zero.
 LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl,
-                                                  const Shape &sr) {
+                                                  const Shape &sr, kir::ContractPrecision precision) {
   Location l = c.getLoc();
   Type acc = getElementTypeOrSelf(c.getType());
   int64_t lk = c.getLhsReduce()[0], rk = c.getRhsReduce()[0];
@@ -880,17 +889,38 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
   FailureOr<Value> wl = widen(lhs, sl), wr = widen(rhs, sr);
   if (failed(wl) || failed(wr))
     return failure();
-  FailureOr<Value> bl = broadcastTo(l, *wl, sl, prod), br = broadcastTo(l, *wr, sr, prod, rhsDims);
-  if (failed(bl) || failed(br))
+  auto product2 = [&](Value x, Value y) -> FailureOr<Value> {
+    FailureOr<Value> bl = broadcastTo(l, x, sl, prod), br = broadcastTo(l, y, sr, prod, rhsDims);
+    if (failed(bl) || failed(br))
+      return failure();
+    return kc.binary(l, kir::BinaryKind::Mul, *bl, *br);
+  };
+  // KIR_ContractPrecision (f32 operands, verified): products of the TF32 parts (exact in f32);
+  // tf32x3's three terms of one k summed first, one association of the terms' sum. The padded
+  // members are already zero, and tf32(0) = 0.
+  FailureOr<Value> product = failure();
+  if (precision == kir::ContractPrecision::IEEE) {
+    product = product2(*wl, *wr);
+  } else {
+    Value lh = kc.roundTF32(l, *wl), rh = kc.roundTF32(l, *wr);
+    product = product2(lh, rh);
+    if (succeeded(product) && precision == kir::ContractPrecision::TF32x3) {
+      FailureOr<Value> lohi = product2(kc.roundTF32(l, *wl, true), rh);
+      FailureOr<Value> hilo = product2(lh, kc.roundTF32(l, *wr, true));
+      if (failed(lohi) || failed(hilo))
+        return failure();
+      product = kc.binary(l, kir::BinaryKind::Add, kc.binary(l, kir::BinaryKind::Add, *lohi, *hilo), *product);
+    }
+  }
+  if (failed(product))
     return failure();
-  Value product = kc.binary(l, kir::BinaryKind::Mul, *bl, *br);
   std::optional<Shape> so = shapeOf(c.getResult());
   FailureOr<Type> rt = physType(*so, acc);
   if (failed(rt))
     return failure();
   Value zero = kc.zeroOf(l, acc);
   int64_t axis = lk + (prod.lanes ? 1 : 0);
-  auto red = pgpu::ReduceOp::create(b, l, TypeRange{*rt}, ValueRange{product}, b.getDenseI64ArrayAttr({axis}),
+  auto red = pgpu::ReduceOp::create(b, l, TypeRange{*rt}, ValueRange{*product}, b.getDenseI64ArrayAttr({axis}),
                                     ValueRange{zero});
   if (failed(kc.addCombine(red.getCombine(), TypeRange{acc})))
     return failure();

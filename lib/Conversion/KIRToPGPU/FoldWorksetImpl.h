@@ -87,7 +87,8 @@ private:
   LogicalResult emitContract(kir::ContractOp c);
   /// A contraction with a one-dimensional operand (no tl.dot shape): the
   /// product broadcast over the other operand, summed over the paired axis.
-  LogicalResult emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl, const Shape &sr);
+  LogicalResult emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl, const Shape &sr,
+                                   kir::ContractPrecision precision);
   LogicalResult emitScan(kir::RegionScanOp s); // ScanWorkset.cpp
   /// The scan whose output `v` is, or is computed from by pointwise ops.
   static kir::RegionScanOp scanOfOutput(Value v);

@@ -53,6 +53,34 @@ static unsigned slotWidth(Type type) {
   return 1;
 }
 
+Value KernelConstructor::roundTF32(Location loc, Value x, bool low) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  auto like = [&](Type element) -> Type {
+    if (auto f = dyn_cast<pgpu::FragmentType>(x.getType()))
+      return pgpu::FragmentType::get(b.getContext(), element, f.getExtents());
+    return element;
+  };
+  auto constant = [&](Type element, Attribute value) -> Value {
+    Value c = arith::ConstantOp::create(b, loc, element, cast<TypedAttr>(value));
+    return isa<pgpu::FragmentType>(x.getType()) ? Value(pgpu::SplatOp::create(b, loc, like(element), c)) : c;
+  };
+  auto round = [&](Value v) -> Value {
+    // The magnitude's bits + 0x1000, the low 13 bits cleared: to nearest, ties away from zero.
+    Value bits = pgpu::BitcastOp::create(b, loc, like(i32), v);
+    Value sum = binary(loc, kir::BinaryKind::Add, bits, constant(i32, b.getI32IntegerAttr(0x1000)));
+    Value kept = binary(loc, kir::BinaryKind::And, sum, constant(i32, b.getI32IntegerAttr(int32_t(0xFFFFE000u))));
+    Value r = pgpu::BitcastOp::create(b, loc, like(f32), kept);
+    Value nan = pgpu::CmpOp::create(b, loc, kir::CmpPredicate::NE, v, v);
+    return pgpu::SelectOp::create(b, loc, nan, v, r);
+  };
+  Value hi = round(x);
+  if (!low)
+    return hi;
+  Value zero = constant(f32, b.getF32FloatAttr(0.0f));
+  Value finite = pgpu::CmpOp::create(b, loc, kir::CmpPredicate::EQ, binary(loc, kir::BinaryKind::Sub, hi, hi), zero);
+  return pgpu::SelectOp::create(b, loc, finite, round(binary(loc, kir::BinaryKind::Sub, x, hi)), zero);
+}
+
 Value KernelConstructor::zeroOf(Location loc, Type type) {
   if (isa<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
@@ -616,6 +644,7 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
       })
       .Case<kir::ContractOp>([&](kir::ContractOp c) -> FailureOr<Value> {
         // acc + sum over paired axes of lhs * rhs, in the accumulator dtype.
+        kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
         FailureOr<SmallVector<Value>> lsz = sizes(c.getLhs());
         if (failed(lsz))
           return failure();
@@ -653,7 +682,18 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
                 return failure();
               Value xa = x->getType() == acc ? *x : Value(pgpu::CastOp::create(b, loc, acc, *x));
               Value ya = y->getType() == acc ? *y : Value(pgpu::CastOp::create(b, loc, acc, *y));
-              return SmallVector<Value>{binary(loc, kir::BinaryKind::Mul, xa, ya)};
+              if (precision == kir::ContractPrecision::IEEE)
+                return SmallVector<Value>{binary(loc, kir::BinaryKind::Mul, xa, ya)};
+              // KIR_ContractPrecision on f32 (verified): exact products of the TF32 parts; tf32x3's
+              // three terms of this k are summed first (one association of the terms' sum).
+              Value xh = roundTF32(loc, xa), yh = roundTF32(loc, ya);
+              Value hh = binary(loc, kir::BinaryKind::Mul, xh, yh);
+              if (precision == kir::ContractPrecision::TF32)
+                return SmallVector<Value>{hh};
+              Value lh = binary(loc, kir::BinaryKind::Mul, roundTF32(loc, xa, true), yh);
+              Value hl = binary(loc, kir::BinaryKind::Mul, xh, roundTF32(loc, ya, true));
+              return SmallVector<Value>{
+                  binary(loc, kir::BinaryKind::Add, binary(loc, kir::BinaryKind::Add, lh, hl), hh)};
             },
             [&](Region &combine, TypeRange types) { return addCombine(combine, types); });
         if (failed(products))

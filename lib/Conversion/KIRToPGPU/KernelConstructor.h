@@ -43,6 +43,9 @@ private:
     return binary(loc, kir::BinaryKind::Add, d.lo, binary(loc, kir::BinaryKind::Mul, position, d.step));
   }
   Value zeroOf(Location loc, Type type);
+  /// tf32(x) of an f32 scalar or fragment (KIR_ContractPrecision) from pointwise ops; with `low`,
+  /// tf32x3's lo part tf32(x - tf32(x)) (0 where tf32(x) is inf or NaN).
+  Value roundTF32(Location loc, Value x, bool low = false);
   Value trueValue(Location loc) { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1); }
   FailureOr<Value> scalar(Value v);
   /// The realized scalars of `values`, in order.

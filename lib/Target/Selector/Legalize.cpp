@@ -271,7 +271,15 @@ std::optional<std::string> selector::selectionIssue(Operation *op, const DeviceT
       .Case([&](pgpu::StoreOp o) {
         return storageIssue(cast<pgpu::ViewType>(o.getView().getType()).getElementType(), target);
       })
-      .Case<pgpu::ContractOp, pgpu::TransposeOp, pgpu::ReshapeOp>([](Operation *) { return std::nullopt; })
+      .Case([&](pgpu::ContractOp c) -> std::optional<std::string> {
+        // Staging.cpp's FMA tiles compute IEEE products; never silently IEEE for a TF32 precision.
+        if (kir::precisionOr(c.getPrecision()) != kir::ContractPrecision::IEEE)
+          return "precision " + kir::stringifyContractPrecision(*c.getPrecision()).str() +
+                 " (KIR_ContractPrecision) is not selected by the " + name +
+                 " provider yet (its contraction is FMA tiles with IEEE products); the Triton provider realizes it";
+        return std::nullopt;
+      })
+      .Case<pgpu::TransposeOp, pgpu::ReshapeOp>([](Operation *) { return std::nullopt; })
       .Default([&](Operation *o) -> std::optional<std::string> {
         return "no " + name + " selection for this op yet (selected: constants, LaunchExprs, program space, execution "
                "groups, for/if, pointwise ops, iota/splat/broadcast/transpose/reshape, load/gather/store, reduce, arg_reduce, scan, contract, extract, "

@@ -125,6 +125,19 @@ private:
   unsigned next = 0;
   std::string lastOrigin;
   std::string pickFunction; // the helper of pgpu.extract, emitted once
+  std::string tf32Name;     // TF32 rounding of contraction operands (KIR_ContractPrecision), emitted once
+  bool tf32x3Emitted = false;
+  std::string tf32Function() {
+    if (tf32Name.empty()) {
+      tf32Name = "_" + kernel.getSymName().str() + "_tf32";
+      helpers << "\n\n@triton.jit\ndef " << tf32Name << "(x):\n"
+              << "    # f32 to TF32, to nearest with ties away from zero (PTX cvt.rna.tf32.f32): the magnitude's\n"
+              << "    # bits + 0x1000, the low 13 bits cleared (an overflow carries to inf); NaN stays NaN\n"
+              << "    r = ((x.to(tl.uint32, bitcast=True) + 0x1000) & 0xFFFFE000).to(tl.float32, bitcast=True)\n"
+              << "    return tl.where(x != x, x, r)\n";
+    }
+    return tf32Name;
+  }
   // Uniform guards the wrapper evaluates (LaunchExpr facts, seed 000 §3.1): each `pgpu.if` whose condition is
   // a launch fact becomes a constexpr kernel parameter, so Triton compiles only the branch taken (one
   // variant's shared buffers and registers, not the sum over variants).
@@ -337,6 +350,13 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         assign(c.getResult(), "tl.cast(" + x + ", " + target + ")");
         return success();
       })
+      .Case<pgpu::BitcastOp>([&](pgpu::BitcastOp c) -> LogicalResult {
+        std::string target = tritonType(pgpu::elementTypeOf(c.getType()));
+        if (target.empty())
+          return unsupported(&op, "no Triton dtype");
+        assign(c.getResult(), "tl.cast(" + expr(c.getOperand()) + ", " + target + ", bitcast=True)");
+        return success();
+      })
       .Case<pgpu::LoadOp, pgpu::GatherOp>([&](auto load) -> LogicalResult {
         FailureOr<std::string> addr = address(&op, load.getView(), load.getCoords());
         if (failed(addr))
@@ -526,9 +546,38 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
             if (e < 16)
               return unsupported(&op, "tl.dot needs every operand extent >= 16, got " + std::to_string(e));
         Type in = cast<pgpu::FragmentType>(c.getLhs().getType()).getElementType();
-        // f32 operands keep IEEE products (no TF32 rounding: that needs a numerical permission).
-        assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +
-                                  (in.isF32() ? ", input_precision=\"ieee\")" : ")"));
+        kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
+        if (precision == kir::ContractPrecision::IEEE) {
+          // f32 operands keep IEEE products (no implicit TF32: that is the author's explicit precision).
+          assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +
+                                    (in.isF32() ? ", input_precision=\"ieee\")" : ")"));
+          return success();
+        }
+        // KIR_ContractPrecision, exactly: the operands are rounded here (to nearest, ties away, as
+        // cvt.rna.tf32.f32) so the tensor core, which reads an f32 operand's top 19 bits, sees TF32
+        // values and drops nothing; tf32x3 splits them and runs the three TF32 products in the
+        // reference order (Triton's own tf32x3 leaves lo to the tensor core's truncation).
+        std::string round = tf32Function();
+        if (precision == kir::ContractPrecision::TF32) {
+          assign(c.getResult(), "tl.dot(" + round + "(" + expr(c.getLhs()) + "), " + round + "(" + expr(c.getRhs()) +
+                                    "), " + expr(c.getAcc()) + ", input_precision=\"tf32\")");
+          return success();
+        }
+        std::string fn = "_" + kernel.getSymName().str() + "_dot_tf32x3";
+        if (!tf32x3Emitted) {
+          tf32x3Emitted = true;
+          helpers << "\n\n@triton.jit\ndef " << fn << "(a, b, acc):\n"
+                  << "    # precision tf32x3 (KIR_ContractPrecision): a = hi + lo, hi = tf32(a), lo = tf32(a - hi) (0\n"
+                  << "    # where hi is inf or NaN); acc + lo_a.hi_b, + hi_a.lo_b, + hi_a.hi_b, each on exact TF32 values\n"
+                  << "    a_hi = " << round << "(a)\n"
+                  << "    b_hi = " << round << "(b)\n"
+                  << "    a_lo = tl.where(a_hi - a_hi == 0, " << round << "(a - a_hi), 0.0)\n"
+                  << "    b_lo = tl.where(b_hi - b_hi == 0, " << round << "(b - b_hi), 0.0)\n"
+                  << "    acc = tl.dot(a_lo, b_hi, acc, input_precision=\"tf32\")\n"
+                  << "    acc = tl.dot(a_hi, b_lo, acc, input_precision=\"tf32\")\n"
+                  << "    return tl.dot(a_hi, b_hi, acc, input_precision=\"tf32\")\n";
+        }
+        assign(c.getResult(), fn + "(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) + ")");
         return success();
       })
       .Case<pgpu::ReduceOp>([&](pgpu::ReduceOp r) -> LogicalResult {

@@ -666,6 +666,48 @@ kir.kernel @k(%a: !kir.view<f16, [M, K], in>) {
 }
 
 // -----
+// COM: contract: an explicit TF32 operand precision (KIR_ContractPrecision) takes f32 operands only.
+kir.kernel @k(%a: !kir.view<f16, [M, K], in>) {
+  %c0 = arith.constant 0 : index
+  %m = kir.extent "M"
+  %k = kir.extent "K"
+  %dm = kir.domain %c0 to %m
+  %dk = kir.domain %c0 to %k
+  %t = kir.load %a[%dm, %dk] : !kir.view<f16, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+  // expected-error @+1 {{'kir.contract' op precision tf32 rounds f32 operands to TF32 and accumulates in f32; got 'f16' operands and a 'f32' accumulator (use the default ieee precision)}}
+  %c = kir.contract %t, %t reduce([1], [1]) batch([], []) precision tf32 : tensor<?x?xf16>, tensor<?x?xf16> -> tensor<?x?xf32>
+  kir.return
+}
+
+// -----
+// COM: contract: ... and accumulates in f32 (tf32x3's three products are summed in f32).
+kir.kernel @k(%a: !kir.view<f32, [M, K], in>) {
+  %c0 = arith.constant 0 : index
+  %m = kir.extent "M"
+  %k = kir.extent "K"
+  %dm = kir.domain %c0 to %m
+  %dk = kir.domain %c0 to %k
+  %t = kir.load %a[%dm, %dk] : !kir.view<f32, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+  // expected-error @+1 {{'kir.contract' op precision tf32x3 rounds f32 operands to TF32 and accumulates in f32; got 'f32' operands and a 'f64' accumulator}}
+  %c = kir.contract %t, %t reduce([1], [1]) batch([], []) precision tf32x3 : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf64>
+  kir.return
+}
+
+// -----
+// COM: contract: the precision is one of ieee, tf32, tf32x3.
+kir.kernel @k(%a: !kir.view<f32, [M, K], in>) {
+  %c0 = arith.constant 0 : index
+  %m = kir.extent "M"
+  %k = kir.extent "K"
+  %dm = kir.domain %c0 to %m
+  %dk = kir.domain %c0 to %k
+  %t = kir.load %a[%dm, %dk] : !kir.view<f32, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'precision' [ieee, tf32, tf32x3]}}
+  %c = kir.contract %t, %t reduce([1], [1]) batch([], []) precision bf16x3 : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  kir.return
+}
+
+// -----
 // COM: contract: paired axes must have compatible extents.
 kir.kernel @k(%a: !kir.view<f16, [M, K], in>, %b: !kir.view<f16, [N, J], in>) {
   %c0 = arith.constant 0 : index

@@ -2037,6 +2037,26 @@ pgpu.kernel @k(%n: index) {
 }
 
 // -----
+// COM: invariant 8: a contraction's operand precision is KIR's (f32 operands only for tf32/tf32x3).
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+pgpu.kernel @k(%n: index) {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    %zero = arith.constant 0.0 : f32
+    %zh = arith.constant 0.0 : f16
+    %a = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [16, 32]>
+    %b = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [32, 8]>
+    %acc = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 8]>
+    // expected-error @+1 {{'pgpu.contract' op precision tf32x3 rounds f32 operands to TF32 and accumulates in f32; got 'f16' operands}}
+    %r = pgpu.contract %a, %b, %acc reduce([1], [0]) batch([], []) precision tf32x3
+        : !pgpu.fragment<f16, [16, 32]>, !pgpu.fragment<f16, [32, 8]>, !pgpu.fragment<f32, [16, 8]> -> !pgpu.fragment<f32, [16, 8]>
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
 // COM: invariant 8: paired reduce axes have equal extents.
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 pgpu.kernel @k(%n: index) {

@@ -10,6 +10,9 @@
 
 #include "KIRVerifyUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/bit.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace tessel::kir;
@@ -272,6 +275,27 @@ static LogicalResult verifyAccumulator(Operation *op, Type operand, Type acc) {
   return success();
 }
 
+LogicalResult tessel::kir::verifyContractPrecision(Operation *op, std::optional<ContractPrecision> precision, Type operand,
+                                           Type acc) {
+  if (precisionOr(precision) == ContractPrecision::IEEE)
+    return success();
+  if (!operand.isF32() || !acc.isF32())
+    return op->emitOpError() << "precision " << stringifyContractPrecision(*precision)
+                             << " rounds f32 operands to TF32 and accumulates in f32; got " << operand
+                             << " operands and a " << acc << " accumulator (use the default ieee precision)";
+  return success();
+}
+
+float tessel::kir::roundToTF32(float x) {
+  if (std::isnan(x))
+    return x;
+  uint32_t bits = llvm::bit_cast<uint32_t>(x);
+  // The magnitude's bits plus half of TF32's last place, then truncated: to nearest, ties away from
+  // zero (an overflow carries into the exponent: inf).
+  bits = (bits + 0x1000u) & 0xFFFFE000u;
+  return llvm::bit_cast<float>(bits);
+}
+
 LogicalResult ContractOp::verify() {
   auto lt = getLhs().getType(), rt = getRhs().getType();
   if (lt.getElementType() != rt.getElementType())
@@ -305,6 +329,8 @@ LogicalResult ContractOp::verify() {
                            << " was expected";
   if (getInit() && getInit().getType() != result)
     return emitOpError() << "init must have the result type " << result;
+  if (failed(verifyContractPrecision(*this, getPrecision(), lt.getElementType(), result.getElementType())))
+    return failure();
   return verifyAccumulator(*this, lt.getElementType(), result.getElementType());
 }
 

@@ -171,6 +171,8 @@ LogicalResult ContractOp::verify() {
     return emitOpError() << "operands must share one dtype";
   if (getAcc().getType() != getType())
     return emitOpError() << "result must have the accumulator type " << getAcc().getType();
+  if (failed(kir::verifyContractPrecision(*this, getPrecision(), lhs.getElementType(), elementTypeOf(getType()))))
+    return failure();
   return verifyContractShape(*this, lhs, rhs, getAcc().getType(), getLhsReduce(), getRhsReduce(), getLhsBatch(),
                              getRhsBatch());
 }

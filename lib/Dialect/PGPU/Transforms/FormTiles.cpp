@@ -78,7 +78,34 @@ struct ContractShape {
   Value lhs, rhs;       // the operands, exact widening casts stripped where both allow
   unsigned lhsFree = 0; // the free axis of each operand
   unsigned rhsFree = 0;
+  kir::ContractPrecision precision = kir::ContractPrecision::IEEE;
 };
+
+/// X when `v` is the element-wise construction's TF32 rounding of X (KIRToPGPU roundTF32, the
+/// precision tf32 of a kir.contract): select(X != X, X, bitcast<f32>((bitcast<i32>(X) + 4096) &
+/// -8192)); otherwise null. A contraction of two such operands is the tf32 contraction of the X's.
+Value tf32Source(Value v) {
+  auto sel = v.getDefiningOp<SelectOp>();
+  if (!sel || !v.getType().isF32())
+    return {};
+  Value x = sel.getTrueValue();
+  auto cmp = sel.getCondition().getDefiningOp<CmpOp>();
+  auto back = sel.getFalseValue().getDefiningOp<BitcastOp>();
+  if (!cmp || cmp.getPredicate() != kir::CmpPredicate::NE || cmp.getLhs() != x || cmp.getRhs() != x || !back)
+    return {};
+  auto constantIs = [](Value c, int64_t want) {
+    APInt value;
+    return matchPattern(c, m_ConstantInt(&value)) && value.getSExtValue() == want;
+  };
+  auto mask = back.getOperand().getDefiningOp<BinaryOp>();
+  if (!mask || mask.getKind() != kir::BinaryKind::And || !constantIs(mask.getRhs(), -8192))
+    return {};
+  auto add = mask.getLhs().getDefiningOp<BinaryOp>();
+  if (!add || add.getKind() != kir::BinaryKind::Add || !constantIs(add.getRhs(), 4096))
+    return {};
+  auto to = add.getLhs().getDefiningOp<BitcastOp>();
+  return to && to.getOperand() == x ? x : Value();
+}
 
 /// An exact widening to f32 of a 16-bit float, or null.
 Value narrowSource(Value v) {
@@ -455,9 +482,14 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
         std::swap(c.lhsFree, c.rhsFree);
       }
       Value nl = narrowSource(c.lhs), nr = narrowSource(c.rhs);
+      Value tl = tf32Source(c.lhs), tr = tf32Source(c.rhs);
       if (nl && nr && nl.getType() == nr.getType()) {
         c.lhs = nl;
         c.rhs = nr;
+      } else if (tl && tr) { // seed 000 §8: the rounding is the contraction's precision, kept
+        c.lhs = tl;
+        c.rhs = tr;
+        c.precision = kir::ContractPrecision::TF32;
       }
       contracts.push_back(c);
       continue;
@@ -669,7 +701,10 @@ void Tiler::tileReduce(RangeReduceOp op) {
     }
     next.push_back(ContractOp::create(b, loc, acc[0].getType(), lhs, rhs, acc[0], b.getDenseI64ArrayAttr({1}),
                                       b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
-                                      b.getDenseI64ArrayAttr({})));
+                                      b.getDenseI64ArrayAttr({}),
+                                      contract->precision == kir::ContractPrecision::IEEE
+                                          ? kir::ContractPrecisionAttr()
+                                          : kir::ContractPrecisionAttr::get(b.getContext(), contract->precision)));
   } else if (!lanes) {
     // One member per iteration: acc = combine(acc, member), lane-wise over the carry's axes.
     SmallVector<Value> args(acc);

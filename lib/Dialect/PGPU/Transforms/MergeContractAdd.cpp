@@ -59,7 +59,8 @@ struct MergeContractAdd : public tessel::pgpu::impl::PGPUMergeContractAddBase<Me
       // Built at the addition: the addend and the operands all dominate it there.
       OpBuilder b(add);
       auto merged = ContractOp::create(b, c.getLoc(), c.getType(), c.getLhs(), c.getRhs(), z, c.getLhsReduceAttr(),
-                                       c.getRhsReduceAttr(), c.getLhsBatchAttr(), c.getRhsBatchAttr());
+                                       c.getRhsReduceAttr(), c.getLhsBatchAttr(), c.getRhsBatchAttr(),
+                                       c.getPrecisionAttr()); // z joins the terms' sum (any order)
       add.getResult().replaceAllUsesWith(merged.getResult());
       add.erase();
       c.erase();

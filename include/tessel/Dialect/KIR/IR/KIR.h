@@ -40,6 +40,15 @@ mlir::LogicalResult verifyBinarySemantics(mlir::Operation *op, BinaryKind kind, 
                                           bool approximate, bool flushToZero);
 mlir::LogicalResult verifyUnarySemantics(mlir::Operation *op, UnaryKind kind, mlir::Type element,
                                          bool approximate, bool flushToZero);
+/// A contraction's operand precision (KIR_ContractPrecision; absent = ieee).
+inline ContractPrecision precisionOr(std::optional<ContractPrecision> p) {
+  return p.value_or(ContractPrecision::IEEE);
+}
+/// tf32/tf32x3 take f32 operands and an f32 accumulator (shared by kir and pgpu).
+mlir::LogicalResult verifyContractPrecision(mlir::Operation *op, std::optional<ContractPrecision> precision,
+                                            mlir::Type operand, mlir::Type acc);
+/// An f32 rounded to TF32 (KIR_ContractPrecision: to nearest, ties away from zero; NaN stays NaN).
+float roundToTF32(float x);
 } // namespace tessel::kir
 
 #define GET_OP_CLASSES

@@ -27,6 +27,24 @@ def KIR_Numerics : I32EnumAttr<"Numerics", "numerical permission (seed 002 §1)"
   let cppNamespace = "::tessel::kir";
 }
 
+// The operand precision of a contraction: a semantic part of kir.contract / pgpu.contract (seed 000
+// §8: a provider maps, expands or rejects it, never changes it), written explicitly by the author.
+// Absent means ieee. tf32(x) rounds an f32 to 10 explicit mantissa bits, to nearest with ties away
+// from zero (PTX cvt.rna.tf32.f32): the magnitude's bits + 0x1000, low 13 bits cleared; NaN stays
+// NaN, a value past TF32's largest finite becomes inf; the exponent range is f32's.
+//   ieee:   products of the f32 operands, summed in the accumulator dtype.
+//   tf32:   products of tf32(a) and tf32(b) (exact in f32), summed in f32.
+//   tf32x3: a = hi + lo with hi = tf32(a), lo = tf32(a - hi) (lo = 0 where hi is inf or NaN);
+//           the terms lo_a*hi_b, hi_a*lo_b and hi_a*hi_b (each exact in f32; lo*lo is dropped) of
+//           every k summed into the accumulator in f32. The reference order (the interpreters,
+//           Triton's tf32x3): acc += sum lo_a*hi_b; then += sum hi_a*lo_b; then += sum hi_a*hi_b.
+def KIR_ContractPrecision : I32EnumAttr<"ContractPrecision", "operand precision of a contraction", [
+    I32EnumAttrCase<"IEEE", 0, "ieee">,
+    I32EnumAttrCase<"TF32", 1, "tf32">,
+    I32EnumAttrCase<"TF32x3", 2, "tf32x3">]> {
+  let cppNamespace = "::tessel::kir";
+}
+
 def KIR_BinaryKind : I32EnumAttr<"BinaryKind", "pointwise binary operator", [
     I32EnumAttrCase<"Add", 0, "add">,
     I32EnumAttrCase<"Sub", 1, "sub">,

@@ -169,19 +169,25 @@ def KIR_ContractOp : KIR_Op<"contract", [Pure]> {
     not reduced (batch axes at their lhs position), then rhs axes neither
     reduced nor batch. The result element type is the accumulator dtype. A
     zero-length reduction yields additive zero, or `init` when present
-    (contraction fused with its sole addition). No alpha/beta, no implicit TF32.
+    (contraction fused with its sole addition). No alpha/beta, no implicit TF32:
+    `precision tf32` / `precision tf32x3` is the author's explicit permission for
+    f32 operands (with an f32 accumulator) to be rounded as KIR_ContractPrecision
+    defines; absent, the products are IEEE.
 
     ```mlir
     %c = kir.contract %a, %b reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?x?xf16> -> tensor<?x?xf32>
+    %d = kir.contract %x, %y reduce([1], [0]) batch([], []) precision tf32x3
+        : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs, Optional<AnyRankedTensor>:$init,
                        DenseI64ArrayAttr:$lhs_reduce, DenseI64ArrayAttr:$rhs_reduce,
-                       DenseI64ArrayAttr:$lhs_batch, DenseI64ArrayAttr:$rhs_batch);
+                       DenseI64ArrayAttr:$lhs_batch, DenseI64ArrayAttr:$rhs_batch,
+                       OptionalAttr<KIR_ContractPrecision>:$precision);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`init` $init^)? `reduce` `(` $lhs_reduce `,` $rhs_reduce `)`
-    `batch` `(` $lhs_batch `,` $rhs_batch `)` attr-dict
+    `batch` `(` $lhs_batch `,` $rhs_batch `)` (`precision` $precision^)? attr-dict
     `:` type($lhs) `,` type($rhs) (`,` type($init)^)? `->` type($result)
   }];
   let hasVerifier = 1;

@@ -2,7 +2,8 @@
 //
 // Physical structured ops consume current scalar/fragment SSA and keep KIR's
 // semantic schema; they carry no provider primitive, MMA version, precision
-// hint, K-pack, warp policy or pipeline stage.
+// hint, K-pack, warp policy or pipeline stage. (A contraction's `precision` is
+// not a hint: it is KIR's operand-rounding semantics, KIR_ContractPrecision.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,6 +155,8 @@ def PGPU_ContractOp : PGPU_Op<"contract", [Pure]> {
   let description = [{
     `acc + sum over paired reduce axes of lhs * rhs`, in the accumulator's
     dtype; result axes as in `kir.contract` (lhs free, then rhs free).
+    `precision` is kir.contract's (KIR_ContractPrecision; absent = ieee): a
+    provider realizes it exactly or rejects the op.
 
     ```mlir
     %acc2 = pgpu.contract %a, %b, %acc reduce([1], [0]) batch([], [])
@@ -163,11 +166,12 @@ def PGPU_ContractOp : PGPU_Op<"contract", [Pure]> {
   }];
   let arguments = (ins PGPU_Fragment:$lhs, PGPU_Fragment:$rhs, PGPU_Fragment:$acc,
                        DenseI64ArrayAttr:$lhs_reduce, DenseI64ArrayAttr:$rhs_reduce,
-                       DenseI64ArrayAttr:$lhs_batch, DenseI64ArrayAttr:$rhs_batch);
+                       DenseI64ArrayAttr:$lhs_batch, DenseI64ArrayAttr:$rhs_batch,
+                       OptionalAttr<KIR_ContractPrecision>:$precision);
   let results = (outs PGPU_Fragment:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs `,` $acc `reduce` `(` $lhs_reduce `,` $rhs_reduce `)` `batch` `(` $lhs_batch `,` $rhs_batch `)`
-    attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc) `->` type($result)
+    (`precision` $precision^)? attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc) `->` type($result)
   }];
   let hasVerifier = 1;
 }
