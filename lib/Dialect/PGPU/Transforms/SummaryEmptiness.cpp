@@ -221,6 +221,27 @@ private:
     return std::nullopt;
   }
 
+  /// The values of `v` when it is the induction variable of a loop of at most 4 constant iterations.
+  static SmallVector<int64_t> fewValues(Value v) {
+    if (auto s = v.getDefiningOp<SplatOp>())
+      v = s.getOperand();
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto f = arg && arg.getArgNumber() == 0 ? dyn_cast<ForOp>(arg.getOwner()->getParentOp()) : ForOp();
+    SmallVector<int64_t> out;
+    if (!f)
+      return out;
+    std::optional<int64_t> lb = constantIndex(f.getLower()), ub = constantIndex(f.getUpper()),
+                           st = constantIndex(f.getStep());
+    if (!lb || !ub || !st)
+      return out;
+    int64_t first = *lb, end = *ub, step = *st;
+    if (step < 1 || end - first > 4 * step)
+      return out;
+    for (int64_t i = first; i < end; i += step)
+      out.push_back(i);
+    return out;
+  }
+
   /// Whether `lo` has a rule for `a * atom`.
   bool expands(Value atom, int64_t a) {
     if (auto arg = dyn_cast<BlockArgument>(atom)) {
@@ -269,18 +290,22 @@ private:
     // before min/max and before bounds that are constants, so that terms cancel first (this loop's
     // induction variable last); opaque atoms
     // wait: a later substitution may cancel them.
-    auto rank = [&](Value atom) {
+    auto rank = [&](Value atom, int64_t a) {
       if (atom == iv) // last: the loop fact (upper - iv >= 1) applies once min/max expose the upper bound
-        return 3;
+        return 4;
       Operation *def = atom.getDefiningOp();
-      if (!def || isa<IotaOp, SelectOp>(def))
-        return 0;
-      auto bin = dyn_cast<BinaryOp>(def);
-      return bin && (bin.getKind() == kir::BinaryKind::Min || bin.getKind() == kir::BinaryKind::Max) ? 1 : 2;
+      auto bin = dyn_cast_or_null<BinaryOp>(def);
+      if (bin && bin.getKind() == kir::BinaryKind::Mul &&
+          (!fewValues(bin.getLhs()).empty() || !fewValues(bin.getRhs()).empty()))
+        return 0; // enumerated, the other factor symbolic
+      if (!def || isa<IotaOp, SelectOp>(def) || (isa<CeilDivOp>(def) && a < 0))
+        return 1;
+      return bin && (bin.getKind() == kir::BinaryKind::Min || bin.getKind() == kir::BinaryKind::Max) ? 2 : 3;
     };
     auto pick = l.terms.end();
     for (auto *it = l.terms.begin(); it != l.terms.end(); ++it)
-      if (expands(it->first, it->second) && (pick == l.terms.end() || rank(it->first) < rank(pick->first)))
+      if (expands(it->first, it->second) &&
+          (pick == l.terms.end() || rank(it->first, it->second) < rank(pick->first, pick->second)))
         pick = it;
     if (pick == l.terms.end()) {
       return std::nullopt;
@@ -368,8 +393,9 @@ private:
         auto hy = upper(linear(cd.getRhs()));
         return replaced(constant(hy ? (*lx + *hy - 1) / *hy : std::min<int64_t>(*lx, 1)));
       }
+      // ceil(x / y) <= ceil(hi x / lo y), and <= x itself (x >= 0, y >= 1): symbolic, so x may cancel.
       auto hx = upper(linear(cd.getLhs()));
-      return hx ? replaced(constant((*hx + *ly - 1) / *ly)) : std::nullopt;
+      return either(hx ? replaced(constant((*hx + *ly - 1) / *ly)) : std::nullopt, replaced(linear(cd.getLhs())));
     }
     if (auto bin = dyn_cast_or_null<BinaryOp>(def)) {
       kir::BinaryKind k = bin.getKind();
@@ -378,6 +404,25 @@ private:
         std::optional<int64_t> y = replaced(linear(bin.getRhs()));
         // a * min(x, y) >= the smaller of a*x, a*y when a > 0; a * max when a < 0 likewise.
         return (k == kir::BinaryKind::Min) == (a > 0) ? both(x, y) : either(x, y);
+      }
+      if (k == kir::BinaryKind::Mul) {
+        // A factor that is the induction variable of a loop of a few constant iterations: every
+        // value it takes (the other factor stays symbolic, so terms may cancel).
+        for (auto [x, y] : {std::pair(bin.getLhs(), bin.getRhs()), std::pair(bin.getRhs(), bin.getLhs())}) {
+          auto values = fewValues(x);
+          if (values.empty())
+            continue;
+          std::optional<int64_t> out;
+          for (int64_t v : values) {
+            Lin r;
+            r.addLin(linear(y), v);
+            auto b = replaced(r);
+            if (!b)
+              return std::nullopt;
+            out = out ? std::min(*out, *b) : *b;
+          }
+          return out;
+        }
       }
       if (k == kir::BinaryKind::Mul || k == kir::BinaryKind::Div) {
         auto lx = lo(linear(bin.getLhs()), depth + 1), ly = lo(linear(bin.getRhs()), depth + 1);
