@@ -19,11 +19,15 @@
 // iteration (so the tile starts at Lk's lower bound, which is then at most
 // L1's lower bound) and Lk runs one (iv < Lk's upper bound). t is read by
 // local typed value propagation: constants, splats, or/and/select of
-// proven parts, and index comparisons decided by lower bounds of linear
-// forms over atoms: loop induction variables (their bounds), program
-// coordinates (non-negative, inner axes below their extents), declared
-// parameters (their candidate domains), iota lanes, min/max (both sides),
-// non-negative products and quotients.
+// proven parts, an OR reduction along a 1-d fragment (its lane 0), and index
+// comparisons decided by lower bounds of linear forms over atoms: loop
+// induction variables (their bounds; one of a few constant iterations is
+// enumerated where it multiplies), program coordinates (non-negative, inner
+// axes below their extents), declared parameters (their candidate domains),
+// iota lanes, min/max and selects (both sides, or the side a pgpu.if around
+// the loop picks), non-negative products and quotients (ceil(x/y) <= x).
+// Symbolic substitutions go first so that terms cancel (n - 1 - j with
+// j <= n - 1); the budget is bounded and running out rejects.
 //
 // Rewrite (exact: NaN, identity, source order and empty input as before):
 // the traversal's first tile runs once before the loops, as a copy of the

@@ -361,11 +361,14 @@ def PGPUSummaryEmptiness : Pass<"pgpu-summary-emptiness", "::mlir::ModuleOp"> {
     true on every lane of the loop's first tile, assuming the loops before it
     ran nothing (so the tile starts at its lower bound, at most the first
     loop's) and it runs one (iv < upper). Local typed value propagation:
-    constants, splats, or/and/select, index comparisons decided by lower
-    bounds of linear forms over loop induction variables, program
-    coordinates, declared parameter domains, iota lanes, min/max,
-    non-negative products and quotients. Then f is true on every lane after
-    the traversal's first tile.
+    constants, splats, or/and/select, an OR reduction's lane 0, index
+    comparisons decided by lower bounds of linear forms over loop induction
+    variables (a few-iteration one enumerated in products), program
+    coordinates, declared parameter domains, iota lanes, min/max, selects
+    (a guarding pgpu.if picks the side), non-negative products and
+    quotients (ceil(x / y) <= x). Then f is true on every lane after the
+    traversal's first tile. Triton pipeline only for now (the peeled tile
+    doubles the body; tileiras' compile time grows with it).
     Rewrites: the first tile runs once before the loops (a copy of the body
     of the first loop with an iteration, from the initial carries, selects on
     a constant initial f folded); that loop starts one step later; in every
