@@ -69,7 +69,6 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   if (stopAfter("online-normalize"))
     return;
   // §3.5 predicate range narrowing: a blocked loop's full blocks run without their lane masks.
-  //      (summary emptiness: not yet)
   pm.addPass(pgpu::createPGPUNarrowPredicates());
   if (stopAfter("narrow-predicates"))
     return;
@@ -100,6 +99,11 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   //      (§3.5) a mixed tile's "any position admitted" from the coordinate ranges, after the
   //      rescaling's proofs have read its conjunction.
   pm.addPass(pgpu::createPGPUAnyOfRanges());
+  //      (§3.5, summary emptiness) a narrowed traversal whose first tile leaves every lane's summary
+  //      nonempty runs that tile first and the rest without the valid flag (Triton for now: the peeled
+  //      tile doubles the body, and tileiras' compile time grows with it).
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUSummaryEmptiness());
   if (stopAfter("realize-folds") || stage == Stage::PGPU)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller).

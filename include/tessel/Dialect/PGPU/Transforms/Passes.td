@@ -351,6 +351,40 @@ def PGPUAnyOfRanges : Pass<"pgpu-any-of-ranges", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSummaryEmptiness : Pass<"pgpu-summary-emptiness", "::mlir::ModuleOp"> {
+  let summary = "a traversal's valid flag is true after its first tile: peel it, drop the flag (seed 002 §3.5)";
+  let description = [{
+    Reads: chains of `pgpu.for` loops over contiguous intervals (each starts
+    at the previous one's upper bound from its results: a realized, narrowed
+    fold) with an i1 carry f updated as `f | t` in every loop.
+    Legality (seed 002 §3.5, summary emptiness): for each loop, t is proven
+    true on every lane of the loop's first tile, assuming the loops before it
+    ran nothing (so the tile starts at its lower bound, at most the first
+    loop's) and it runs one (iv < upper). Local typed value propagation:
+    constants, splats, or/and/select, an OR reduction's lane 0, index
+    comparisons decided by lower bounds of linear forms over loop induction
+    variables (a few-iteration one enumerated in products), program
+    coordinates, declared parameter domains, iota lanes, min/max, selects
+    (a guarding pgpu.if picks the side), non-negative products and
+    quotients (ceil(x / y) <= x). Then f is true on every lane after the
+    traversal's first tile. Triton pipeline only for now (the peeled tile
+    doubles the body; tileiras' compile time grows with it).
+    Rewrites: the first tile runs once before the loops (a copy of the body
+    of the first loop with an iteration, from the initial carries, selects on
+    a constant initial f folded); that loop starts one step later; in every
+    loop f is true (its selects and update folded) and no longer carried; f's
+    final value is the first tile's, or the initial f when no loop runs.
+    Preserves: values exactly (NaN, identity, source order and empty input:
+    every tile computes what it computed), effects, ABI, origins.
+    Must not fire: a t not proven on some loop's first tile (a lane may see
+    no position there: a window band, a split segment, a loaded flag), a
+    loop that writes memory, a body reading a value defined after the first
+    loop, an intermediate flag read outside the chain.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
   let summary = "a workset that is a program's whole body becomes program axes (seed 000 §5, seed 002 §3.2)";
   let description = [{
