@@ -1,8 +1,9 @@
 """Attention forward written in the DSL as users write it (a region fold over the keys, the online
 softmax state as the summary), in the variants issue 13 measures: full / causal, a sliding window,
 an additive bias tensor and grouped-query heads. Each factory returns a fresh @tessel.kernel for one
-dtype. Nothing here is specialized for the compiler: the same summarize/combine as
-examples/attention.py, with the visibility predicate (or the bias) the variant needs."""
+dtype (`options`: more @tessel.kernel options, e.g. summary_emptiness=True). Nothing here is
+specialized for the compiler: the same summarize/combine as examples/attention.py, with the
+visibility predicate (or the bias) the variant needs."""
 import math
 
 import tessel
@@ -38,9 +39,9 @@ def _attend(Q, K, V, O, dt, b, h, kh, s, summarize, operands, extra_sources=()):
     O[b, h, s, dims] = T.cast(T.where(some, acc / den, zero_row), dt)
 
 
-def attention(dt, name="attention"):
+def attention(dt, name="attention", **options):
     """CAUSAL (constexpr): key t visible to query s iff t <= s; else every key."""
-    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    @tessel.kernel(name=name, numerics="relaxed_normalization", **options)
     def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "H", "T", "D")],
                V: T.In[dt, ("B", "H", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
                scale: T.f32, CAUSAL: T.Constexpr[bool] = True):
@@ -57,9 +58,9 @@ def attention(dt, name="attention"):
     return kernel
 
 
-def window_attention(dt, name="window_attention"):
+def window_attention(dt, name="window_attention", **options):
     """Key t visible to query s iff s - W < t <= s (W constexpr)."""
-    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    @tessel.kernel(name=name, numerics="relaxed_normalization", **options)
     def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "H", "T", "D")],
                V: T.In[dt, ("B", "H", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
                scale: T.f32, W: T.Constexpr[int] = 256):
@@ -76,9 +77,9 @@ def window_attention(dt, name="window_attention"):
     return kernel
 
 
-def bias_attention(dt, name="bias_attention"):
+def bias_attention(dt, name="bias_attention", **options):
     """scores = scale * q.k + bias[h, s, t] over every key."""
-    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    @tessel.kernel(name=name, numerics="relaxed_normalization", **options)
     def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "H", "T", "D")],
                V: T.In[dt, ("B", "H", "T", "D")], Bias: T.In[dt, ("H", "S", "T")],
                O: T.Out[dt, ("B", "H", "S", "D")], scale: T.f32):
@@ -95,9 +96,9 @@ def bias_attention(dt, name="bias_attention"):
     return kernel
 
 
-def gqa_attention(dt, name="gqa_attention"):
+def gqa_attention(dt, name="gqa_attention", **options):
     """Grouped-query heads: query head h reads key/value head h // G; causal."""
-    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    @tessel.kernel(name=name, numerics="relaxed_normalization", **options)
     def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "G", "T", "D")],
                V: T.In[dt, ("B", "G", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
                scale: T.f32, GROUP: T.Constexpr[int] = 4):

@@ -98,7 +98,7 @@ def fn(f):
     return Fn(f)
 
 
-_OPTIONS = ("numerics", "online_reduction", "optimization_remarks")
+_OPTIONS = ("numerics", "online_reduction", "optimization_remarks", "summary_emptiness")
 
 
 def _options_text(opts: dict) -> str:
@@ -107,7 +107,7 @@ def _options_text(opts: dict) -> str:
         if opts["numerics"] not in ("source", "relaxed_normalization"):
             raise error(f"numerics= is 'source' or 'relaxed_normalization', got {opts['numerics']!r}")
         parts.append(f"numerics = {opts['numerics']}")
-    for k in ("online_reduction", "optimization_remarks"):
+    for k in ("online_reduction", "optimization_remarks", "summary_emptiness"):
         if opts.get(k) is not None:
             parts.append(f"{k} = {'true' if opts[k] else 'false'}")
     return f"#kir.compile_options<{', '.join(parts)}>"

@@ -720,16 +720,21 @@ class Kernel:
 
 
 def kernel(fn=None, *, name: str | None = None, numerics: str | None = None, online_reduction: bool | None = None,
-           optimization_remarks: bool | None = None, target: str = "triton", checked: bool = False):
+           optimization_remarks: bool | None = None, summary_emptiness: bool | None = None, target: str = "triton",
+           checked: bool = False):
     """Decorator: `@tessel.kernel`, `@tessel.kernel(numerics="relaxed_normalization")`, or
     `@tessel.kernel(target="auto")` (see `Kernel`).
 
     `checked=True` (or TESSEL_CHECKED=1 in the environment) is the checked launch mode: before each
     launch the values of every view used as gather/scatter indices are checked against the extent they
     index (an IndexError names the argument, the position, the value and the valid range), besides the
-    ABI checks every call has (dtypes, shapes, aliasing of written views)."""
+    ABI checks every call has (dtypes, shapes, aliasing of written views).
+
+    `summary_emptiness=True` asks for pgpu-summary-emptiness (seed 002 §3.5; off by default: measured
+    slower on the H200, see the compile option's description in KIRAttrs.td)."""
     opts = {k: v for k, v in dict(numerics=numerics, online_reduction=online_reduction,
-                                  optimization_remarks=optimization_remarks).items() if v is not None}
+                                  optimization_remarks=optimization_remarks,
+                                  summary_emptiness=summary_emptiness).items() if v is not None}
 
     def wrap(f):
         return Kernel(f, name=name, target=target, checked=checked, **opts)

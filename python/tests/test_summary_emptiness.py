@@ -23,6 +23,8 @@ import sys
 import numpy as np
 import pytest
 
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
 
@@ -44,7 +46,7 @@ def shifted_attention(root, name):
     import tessel.language as T
     AK = kernels(root)
 
-    @tessel.kernel(name=name, numerics="relaxed_normalization")
+    @tessel.kernel(name=name, numerics="relaxed_normalization", summary_emptiness=True)
     def kernel(Q: T.In[T.f16, ("B", "H", "S", "D")], K: T.In[T.f16, ("B", "H", "T", "D")],
                V: T.In[T.f16, ("B", "H", "T", "D")], O: T.Out[T.f16, ("B", "H", "S", "D")], scale: T.f32):
         nb, nh, ns, nd = Q.shape
@@ -65,7 +67,7 @@ def make(root, name):
     if name == "shifted":
         return shifted_attention(root, "se_shifted")
     factory = {"attention": AK.attention, "window": AK.window_attention}[name]
-    return factory(T.f16, name="se_" + name)
+    return factory(T.f16, name="se_" + name, summary_emptiness=True)  # the rewrite is asked for
 
 
 def remarks(tessel_bin, source):
@@ -90,6 +92,15 @@ def test_remarks(tessel_bin, root, tmp_path, name, constexprs, adopted):
     assert len(fired) == (4 if adopted else 0), lines
     if not adopted:
         assert any("is not proven true on every lane of its first tile" in l for l in lines), lines
+
+
+def test_not_asked_for_by_default(tessel_bin, root, tmp_path):
+    """Off unless the kernel asks (compile option summary_emptiness; measured slower on the H200): every
+    traversal keeps its flag, each says why in a remark."""
+    import tessel.language as T
+    kernel = kernels(root).attention(T.f16, name="se_default", optimization_remarks=True)
+    src, lines = remarks(tessel_bin, kernel._write(tmp_path, {"CAUSAL": True}))
+    assert lines and all("not asked for (compile option summary_emptiness)" in l for l in lines), lines
 
 
 def test_causal_source_loses_the_flag(tessel_bin, root, tmp_path):
@@ -159,7 +170,6 @@ def test_pgpu_matches_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, 
     ("attention", {"CAUSAL": True}, {"B": 1, "H": 1, "S": 53, "T": 41, "D": 16}, (16, 32, 2)),
 ], ids=["causal-S37-T70-D40", "causal-S1-T1", "full-T0", "shifted", "causal-paired"])
 def test_triton_matches_kir(root, tmp_path, monkeypatch, name, constexprs, shapes, blocks):
-    os.environ["TRITON_INTERPRET"] = "1"
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     kernel = make(root, name)

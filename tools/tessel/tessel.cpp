@@ -145,6 +145,7 @@ LogicalResult applyCompileOptions(ModuleOp module) {
   kir::Numerics num = options ? options.getNumerics() : kir::Numerics::Source;
   bool online = options ? options.getOnlineReduction() : true;
   bool remark = options ? options.getOptimizationRemarks() : false;
+  bool emptiness = options ? options.getSummaryEmptiness() : false;
   if (!numerics.empty()) {
     std::optional<kir::Numerics> parsed = kir::symbolizeNumerics(numerics);
     if (!parsed)
@@ -159,7 +160,7 @@ LogicalResult applyCompileOptions(ModuleOp module) {
     online = onlineReduction == "true";
   }
   remark = remark || remarks;
-  module->setAttr(name, kir::CompileOptionsAttr::get(ctx, num, online, remark));
+  module->setAttr(name, kir::CompileOptionsAttr::get(ctx, num, online, remark, emptiness));
   return success();
 }
 

@@ -587,6 +587,16 @@ public:
         continue;
       t.flag = *flag;
       bool remarks = remarksEnabled(head);
+      // Only where the module asks for it (kir.compile_options summary_emptiness; KIRAttrs.td says why).
+      auto options =
+          module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
+      if (!options || !options.getSummaryEmptiness()) {
+        if (remarks)
+          emitRemark(head.getLoc()) << "pgpu-summary-emptiness: the valid flag (carry " << t.flag << ") of this "
+                                    << t.loops.size()
+                                    << "-loop traversal stays: not asked for (compile option summary_emptiness)";
+        continue;
+      }
       std::string why = check(t);
       if (!why.empty()) {
         if (remarks)

@@ -22,7 +22,13 @@ def KIR_CompileOptionsAttr : KIR_Attr<"CompileOptions", "compile_options"> {
     allows) or `relaxed_normalization` (online rescaling of normalized
     summaries is permitted). `online_reduction` says whether that rewrite is
     considered; `optimization_remarks` prints adopted/rejected remarks.
-    Defaults: source / true / false.
+    `summary_emptiness` asks for the summary-emptiness rewrite of seed 002
+    §3.5 (pgpu-summary-emptiness: a traversal whose first tile leaves every
+    lane's summary nonempty runs that tile ahead of its loops and drops the
+    valid flag from their carries); it is off unless asked for, since on the
+    H200 the peeled tile measured slower (causal attention B4 H32 S4096 D128
+    bf16 349 against 441 TFLOP/s, full 360 against 495; session 12).
+    Defaults: source / true / false / false.
 
     ```mlir
     module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {}
@@ -31,7 +37,8 @@ def KIR_CompileOptionsAttr : KIR_Attr<"CompileOptions", "compile_options"> {
   let parameters = (ins
     DefaultValuedParameter<"::tessel::kir::Numerics", "::tessel::kir::Numerics::Source">:$numerics,
     DefaultValuedParameter<"bool", "true">:$online_reduction,
-    DefaultValuedParameter<"bool", "false">:$optimization_remarks);
+    DefaultValuedParameter<"bool", "false">:$optimization_remarks,
+    DefaultValuedParameter<"bool", "false">:$summary_emptiness);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
