@@ -110,31 +110,11 @@ void declareVector(pgpu::KernelOp kernel, const selector::DeviceTarget &target) 
 /// on the PTX target 179 KiB (every candidate up to 32768 bins, 128 KiB), on the AMDGPU target
 /// 56 KiB (up to 8192 bins). The call's covering default of HBINS (x HPASSES) picks among these.
 void narrowHistogramBins(pgpu::KernelOp kernel, const selector::DeviceTarget &target) {
-  llvm::StringSet<> bins;
-  kernel.walk([&](pgpu::HistogramOp h) {
-    for (Attribute e : cast<pgpu::FragmentType>(h.getType()).getExtents())
-      if (auto name = dyn_cast<StringAttr>(e))
-        bins.insert(name.getValue());
-  });
-  std::optional<ArrayAttr> declared = kernel.getParams();
-  if (bins.empty() || !declared)
-    return;
   int64_t room = target.dynamicSharedMemoryBytes() > target.sharedMemoryBytes()
                      ? target.dynamicSharedMemoryBytes() - target.sharedMemoryBytes()
                      : target.sharedMemoryBytes() - 8 * 1024;
-  SmallVector<Attribute> params;
-  for (Attribute a : *declared) {
-    auto p = cast<pgpu::ParamAttr>(a);
-    SmallVector<int64_t> kept;
-    for (int64_t c : p.getCandidates())
-      if ((c * 4 + 15) / 16 * 16 <= room)
-        kept.push_back(c);
-    if (bins.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
-      p = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), kept, std::min(p.getDefaultValue(), kept.back()),
-                               p.getProvider(), p.getCovers(), p.getPasses());
-    params.push_back(p);
-  }
-  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+  pgpu::narrowHistogramBins(kernel, [&](int64_t c) { return (c * 4 + 15) / 16 * 16 <= room; },
+                            /*keepPasses=*/true);
 }
 
 /// View element types the selector loads and stores: LLVM integers and floats

@@ -230,34 +230,13 @@ void chooseLaneDefaults(pgpu::KernelOp kernel) {
 constexpr int64_t kHistogramBins = 2048;
 
 void narrowHistogramBins(pgpu::KernelOp kernel) {
-  llvm::StringSet<> bins;
-  kernel.walk([&](pgpu::HistogramOp h) {
-    for (Attribute e : cast<pgpu::FragmentType>(h.getType()).getExtents())
-      if (auto name = dyn_cast<StringAttr>(e))
-        bins.insert(name.getValue());
-  });
-  std::optional<ArrayAttr> declared = kernel.getParams();
-  if (bins.empty() || !declared)
-    return;
-  SmallVector<Attribute> params;
-  for (Attribute a : *declared) {
-    auto p = cast<pgpu::ParamAttr>(a);
-    SmallVector<int64_t> kept;
-    for (int64_t c : p.getCandidates())
-      if (c <= kHistogramBins)
-        kept.push_back(c);
-    // The call's default does not count in passes over bin ranges here (the bins parameter loses its
-    // `passes` link; the tuner still searches HPASSES): tl.histogram costs about bins/32 ALU operations
-    // per element (ballots and popcounts per owned bin), so P passes of B/P bins cost what one pass of
-    // B bins would plus P reads of the elements. 2^26 values into 1024 bins took 0.89 ms on the H200
-    // (0.61x torch.bincount, bench/results/2026-12-01-h200-histogram-forms.json): 65536 bins as 32
-    // passes of 2048 would cost ~64x that ALU work, against 0.79 ms for the direct atomics.
-    if (bins.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
-      p = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), kept, std::min(p.getDefaultValue(), kept.back()),
-                               p.getProvider(), p.getCovers(), StringAttr());
-    params.push_back(p);
-  }
-  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+  // The call's default does not count in passes over bin ranges here (the bins parameter loses its
+  // `passes` link; the tuner still searches HPASSES): tl.histogram costs about bins/32 ALU operations
+  // per element (ballots and popcounts per owned bin), so P passes of B/P bins cost what one pass of
+  // B bins would plus P reads of the elements. 2^26 values into 1024 bins took 0.89 ms on the H200
+  // (0.61x torch.bincount, bench/results/2026-12-01-h200-histogram-forms.json): 65536 bins as 32
+  // passes of 2048 would cost ~64x that ALU work, against 0.79 ms for the direct atomics.
+  pgpu::narrowHistogramBins(kernel, [](int64_t c) { return c <= kHistogramBins; }, /*keepPasses=*/false);
 }
 
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {

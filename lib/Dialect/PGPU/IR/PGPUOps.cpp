@@ -787,3 +787,28 @@ pgpu::ForOp pgpu::expandRangeScan(pgpu::RangeScanOp op) {
   op.erase();
   return loop;
 }
+
+void pgpu::narrowHistogramBins(KernelOp kernel, llvm::function_ref<bool(int64_t)> fits, bool keepPasses) {
+  llvm::StringSet<> bins;
+  kernel.walk([&](HistogramOp h) {
+    for (Attribute e : cast<FragmentType>(h.getType()).getExtents())
+      if (auto name = dyn_cast<StringAttr>(e))
+        bins.insert(name.getValue());
+  });
+  std::optional<ArrayAttr> declared = kernel.getParams();
+  if (bins.empty() || !declared)
+    return;
+  SmallVector<Attribute> params;
+  for (Attribute a : *declared) {
+    auto p = cast<ParamAttr>(a);
+    SmallVector<int64_t> kept;
+    for (int64_t c : p.getCandidates())
+      if (fits(c))
+        kept.push_back(c);
+    if (bins.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
+      p = ParamAttr::get(kernel.getContext(), p.getName(), kept, std::min(p.getDefaultValue(), kept.back()),
+                         p.getProvider(), p.getCovers(), keepPasses ? p.getPasses() : StringAttr());
+    params.push_back(p);
+  }
+  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+}

@@ -83,6 +83,12 @@ BinaryOp singleBinaryCombine(mlir::Block &combine);
 bool isZeroConstant(mlir::Value v);
 /// The constant i1 `v` holds, directly or through splats and broadcasts.
 std::optional<bool> constantBool(mlir::Value v);
+
+/// Narrows the declared parameters that size a `pgpu.histogram` fragment's bins to the candidates
+/// `fits` keeps (a provider's limit on the bin count it counts privately); the default moves to the
+/// largest kept one where it is past them, and the `passes` link stays where `keepPasses`. A parameter
+/// none of whose candidates fit, or all of them, is left as declared.
+void narrowHistogramBins(KernelOp kernel, llvm::function_ref<bool(int64_t)> fits, bool keepPasses);
 } // namespace tessel::pgpu
 
 #endif // TESSEL_DIALECT_PGPU_IR_PGPU_H
