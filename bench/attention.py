@@ -109,49 +109,42 @@ def run_case(case, args, kernels, flex_fn):
     results = []
     sweep = CONFIGS[: args.configs] if not args.config else [
         dict(zip(("BLOCK_S", "BLOCK_T", "WARPS", "STAGES"), map(int, c.split(",")))) for c in args.config]
-    configs = [None] + [dict(c, BLOCK_D=triton.next_power_of_2(D)) for c in sweep]
-    for params in configs:
+    def check_and_time(row, fn, started=None):
+        """Runs `fn` once on a NaN-filled output (its time since `started`, compiling included, as
+        compile_s), compares with the reference, and times it if correct."""
+        o.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        if started is not None:
+            row["compile_s"] = round(time.monotonic() - started, 1)
+        err = (o.double() - ref.double()).abs().max().item()
+        row["max_abs_err"] = err
+        row["correct"] = bool(err <= case.get("atol", 2e-2))
+        if row["correct"]:
+            row["ms"] = timed(fn)
+            row["TFLOPs"] = flops / row["ms"] / 1e9
+
+    def tuned(row):
+        """The user's tuning call (tessel's own search: the declared space, pruned by the program's
+        resource estimates, checked, timed), then the user's call again, which takes the winner."""
+        started = time.monotonic()
+        row["winner"] = kern.tune(*tensors, scale=scale, **constexprs, budget_s=args.tune, retune=True,
+                                  compile_workers=args.workers, verbose=False)
+        report = kern.last_tuning
+        row["tune_s"] = round(time.monotonic() - started, 1)
+        row["search"] = {k: report.get(k) for k in ("candidates", "pruned", "timed", "skipped_for_budget")}
+        row["search"]["rejected"] = len(report.get("rejected", []))
+        return tessel_call(None)
+
+    sweep_params = [None] + [dict(c, BLOCK_D=triton.next_power_of_2(D)) for c in sweep]
+    for params in sweep_params + (["tuned"] if args.tune > 0 else []):
         row = {"params": params or "defaults"}
         try:
-            started = time.monotonic()
-            fn = tessel_call(params)
-            o.fill_(float("nan"))
-            fn()
-            torch.cuda.synchronize()
-            row["compile_s"] = round(time.monotonic() - started, 1)
-            err = (o.double() - ref.double()).abs().max().item()
-            row["max_abs_err"] = err
-            row["correct"] = bool(err <= case.get("atol", 2e-2))
-            if row["correct"]:
-                row["ms"] = timed(fn)
-                row["TFLOPs"] = flops / row["ms"] / 1e9
-        except Exception as e:
-            row["error"] = f"{type(e).__name__}: {e}"[:400]
-        print(json.dumps(row), flush=True)
-        results.append(row)
-    if args.tune > 0:
-        # The user's tuning call (tessel's own search: the declared space, pruned by the program's
-        # resource estimates, checked, timed), then the user's call again, which takes the winner.
-        row = {"params": "tuned"}
-        try:
-            started = time.monotonic()
-            winner = kern.tune(*tensors, scale=scale, **constexprs, budget_s=args.tune, retune=True,
-                               compile_workers=args.workers, verbose=False)
-            report = kern.last_tuning
-            row["tune_s"] = round(time.monotonic() - started, 1)
-            row["winner"] = winner
-            row["search"] = {k: report.get(k) for k in ("candidates", "pruned", "timed", "skipped_for_budget")}
-            row["search"]["rejected"] = len(report.get("rejected", []))
-            fn = tessel_call(None)
-            o.fill_(float("nan"))
-            fn()
-            torch.cuda.synchronize()
-            err = (o.double() - ref.double()).abs().max().item()
-            row["max_abs_err"] = err
-            row["correct"] = bool(err <= case.get("atol", 2e-2))
-            if row["correct"]:
-                row["ms"] = timed(fn)
-                row["TFLOPs"] = flops / row["ms"] / 1e9
+            if params == "tuned":
+                check_and_time(row, tuned(row))
+            else:
+                started = time.monotonic()
+                check_and_time(row, tessel_call(params), started)
         except Exception as e:
             row["error"] = f"{type(e).__name__}: {e}"[:400]
         print(json.dumps(row), flush=True)

@@ -63,10 +63,6 @@ def kernel_for(dtype_name):
         return T.contract(pk, v, reduce=((0, 0),), acc_dtype=T.f32), T.sum(T.cast(pk, T.f32), axis=0)
 
     @tessel.fn
-    def add_pairs(s1, z1, s2, z2):
-        return s1 + s2, z1 + z2
-
-    @tessel.fn
     def emit(pk, v, pq, t, s, z):
         scores = T.contract(pq, pk, reduce=((1, 1),), acc_dtype=T.f32)
         t_query = T.broadcast_to(t, scores, dims=[0])
@@ -76,7 +72,21 @@ def kernel_for(dtype_name):
         den = T.matvec(T.cast(pq, T.f32), z, acc_dtype=T.f32) + T.sum(causal, axis=1)
         return num / den
 
-    @tessel.kernel(name=f"linear_attention_{dtype_name}")
+    return _scan_kernel(f"linear_attention_{dtype_name}", dt, phi, summarize, emit)
+
+
+def _scan_kernel(name, dt, phi, summarize, emit):
+    """The causal linear attention kernel of examples/linear_attention.py (one region scan per (b, h):
+    the state S = sum phi(k) v^T and z = sum phi(k), combined and applied by addition) over inputs of
+    `dt`, with its feature map, summarizer and per-tile output given (the variants below)."""
+    import tessel
+    import tessel.language as T
+
+    @tessel.fn
+    def add_pairs(s1, z1, s2, z2):
+        return s1 + s2, z1 + z2
+
+    @tessel.kernel(name=name)
     def kernel(Q: T.In[dt, ("B", "H", "T", "D")], K: T.In[dt, ("B", "H", "T", "D")],
                V: T.In[dt, ("B", "H", "T", "E")], O: T.Out[dt, ("B", "H", "T", "E")],
                S_OUT: T.Out[T.f32, ("B", "H", "D", "E")], Z_OUT: T.Out[T.f32, ("B", "H", "D")]):
@@ -89,7 +99,7 @@ def kernel_for(dtype_name):
                 sources=(pk, V[b, h, time, dv], pq, T.indices(time)), axis=0,
                 identity=(s0, z0), init=(s0, z0),
                 summarize=summarize, combine=add_pairs, apply=add_pairs, emit=emit)
-            O[b, h, time, dv] = T.cast(o, dt)
+            O[b, h, time, dv] = o if dt == T.f32 else T.cast(o, dt)
             S_OUT[b, h, dk, dv] = s
             Z_OUT[b, h, dk] = z
     return kernel
@@ -109,10 +119,6 @@ def _precision_kernel(precision, normalizer_precision="ieee"):
         return T.contract(pk, v, reduce=((0, 0),), acc_dtype=T.f32, precision=precision), T.sum(pk, axis=0)
 
     @tessel.fn
-    def add_pairs(s1, z1, s2, z2):
-        return s1 + s2, z1 + z2
-
-    @tessel.fn
     def emit(pk, v, pq, t, s, z):
         scores = T.contract(pq, pk, reduce=((1, 1),), acc_dtype=T.f32, precision=precision)
         t_query = T.broadcast_to(t, scores, dims=[0])
@@ -125,23 +131,7 @@ def _precision_kernel(precision, normalizer_precision="ieee"):
 
     suffix = "" if normalizer_precision == "ieee" else f"_{normalizer_precision}"
 
-    @tessel.kernel(name=f"linear_attention_f32_{precision}{suffix}")
-    def kernel(Q: T.In[T.f32, ("B", "H", "T", "D")], K: T.In[T.f32, ("B", "H", "T", "D")],
-               V: T.In[T.f32, ("B", "H", "T", "E")], O: T.Out[T.f32, ("B", "H", "T", "E")],
-               S_OUT: T.Out[T.f32, ("B", "H", "D", "E")], Z_OUT: T.Out[T.f32, ("B", "H", "D")]):
-        nb, nh, nt, nd = Q.shape
-        time, dk, dv = T.domain(0, nt), T.domain(0, nd), T.domain(0, V.shape[3])
-        s0, z0 = T.zeros((dk, dv)), T.zeros(dk)
-        for b, h in T.parallel(T.domain(0, nb), T.domain(0, nh)):
-            pq, pk = phi(Q[b, h, time, dk]), phi(K[b, h, time, dk])
-            (o,), (s, z) = T.region_scan(
-                sources=(pk, V[b, h, time, dv], pq, T.indices(time)), axis=0,
-                identity=(s0, z0), init=(s0, z0),
-                summarize=summarize, combine=add_pairs, apply=add_pairs, emit=emit)
-            O[b, h, time, dv] = o
-            S_OUT[b, h, dk, dv] = s
-            Z_OUT[b, h, dk] = z
-    return kernel
+    return _scan_kernel(f"linear_attention_f32_{precision}{suffix}", T.f32, phi, summarize, emit)
 
 
 def bindings():
