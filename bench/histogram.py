@@ -16,13 +16,12 @@ Usage on the GPU machine:
 """
 import argparse
 import datetime
-import json
 import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from run_bench import timed, write_results  # noqa: E402  the same timing as the rest of bench/
+from run_bench import run_cases, timed, write_results  # noqa: E402  the same timing as the rest of bench/
 
 
 def histogram_case(n, bins, tune_s):
@@ -104,14 +103,7 @@ def main():
              lambda: histogram_case(1 << 26, 65536, args.tune),
              lambda: scatter_add_case(1 << 18, 64, 1 << 10, args.tune),
              lambda: scatter_add_case(1 << 24, 1, 1 << 16, args.tune)]
-    results = []
-    for case in cases:
-        try:
-            entry = case()
-        except Exception as e:  # a failure is a result too
-            entry = {"error": f"{type(e).__name__}: {e}"[:500]}
-        print(json.dumps(entry), flush=True)
-        results.append(entry)
+    results = run_cases(cases)
     doc = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
            "torch": torch.__version__, "triton": triton.__version__, "note": args.note,
            "timing": "median of 20 CUDA-event timings of one call after 3 warm-up calls; correctness checked first",

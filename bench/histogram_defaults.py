@@ -25,7 +25,6 @@ lib/ beside the binary's bin/):
 """
 import argparse
 import datetime
-import json
 import os
 import pathlib
 import sys
@@ -149,20 +148,13 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("bench/histogram_defaults.py needs a CUDA device")
     torch.manual_seed(0)
-    from run_bench import write_results
+    from run_bench import run_cases, write_results
     # 2^20 and 2^22 values into 65536 bins: the ranged form's BLOCK_P (8 elements per merged bin) leaves
     # 2 and 8 programs there; whether the direct atomics should stay at so few elements per bin.
     cases = [lambda: histogram_case(1 << 26, 1024), lambda: histogram_case(1 << 26, 65536), odd_shapes_case,
              lambda: histogram_case(1 << 20, 65536), lambda: histogram_case(1 << 22, 65536),
              lambda: scatter_add_case(1 << 24, 1, 1 << 16), lambda: scatter_add_case(1 << 18, 64, 1 << 10)]
-    results = []
-    for case in cases:
-        try:
-            entry = case()
-        except Exception as e:  # a failure is a result too
-            entry = {"error": f"{type(e).__name__}: {e}"[:500]}
-        print(json.dumps(entry), flush=True)
-        results.append(entry)
+    results = run_cases(cases)
     doc = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
            "torch": torch.__version__, "triton": triton.__version__, "note": args.note,
            "timing": "median of 20 CUDA-event timings of one call after 3 warm-up calls; correctness checked first",

@@ -42,6 +42,20 @@ def write_results(doc: dict, out, tag: str, quiet: bool = False) -> pathlib.Path
     return path
 
 
+def run_cases(cases) -> list:
+    """Each case() in turn, its entry printed as a JSON line as it finishes; a case that raises gives an
+    entry with the error (a failure is a result too)."""
+    results = []
+    for case in cases:
+        try:
+            entry = case()
+        except Exception as e:  # noqa: BLE001 - recorded, the next case runs
+            entry = {"error": f"{type(e).__name__}: {e}"[:500]}
+        print(json.dumps(entry), flush=True)
+        results.append(entry)
+    return results
+
+
 def timed(fn, reps=20, warmup=3):
     for _ in range(warmup):
         fn()
