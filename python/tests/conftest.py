@@ -15,6 +15,19 @@ except ImportError:
 BUILD = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", ROOT / "build"))
 
 
+def load_bench(name: str):
+    """bench/NAME.py, loaded by path once per process (as `_bench_NAME`): sys.path keeps no bench/ entry,
+    since bench's attention.py and linear_attention.py would shadow the examples of those names."""
+    import importlib.util
+    module = sys.modules.get(f"_bench_{name}")
+    if module is None:
+        spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="session")
 def tessel_bin():
     path = BUILD / "bin" / "tessel"

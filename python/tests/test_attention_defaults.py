@@ -14,26 +14,19 @@ on random nonzero inputs (random KIR segmentations):
     split) and the generated Triton under TRITON_INTERPRET=1; the call's default pairs small launches.
 """
 import subprocess
-import importlib.util
 import os
-import sys
 
 import numpy as np
 import pytest
+
+from conftest import load_bench
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
 
 def kernels(root):
-    """bench/attention_kernels.py, loaded by path (its attention.py must not shadow the example's)."""
-    module = sys.modules.get("_defaults_attention_kernels")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("_defaults_attention_kernels",
-                                                      root / "bench" / "attention_kernels.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return module
+    """bench/attention_kernels.py (conftest.load_bench)."""
+    return load_bench("attention_kernels")
 
 
 def test_lane_default_grows_only_with_the_bias_tile(root, monkeypatch, tmp_path):

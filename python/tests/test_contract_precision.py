@@ -16,11 +16,12 @@ source rounds the operands itself (and spells tf32x3 as three products of the sp
 interpreter computes exactly the defined products: the comparisons are at f32's summation-order
 tolerance, and each also checks that the result is NOT the IEEE one (the rounding took place).
 """
-import importlib.util
 import os
 
 import numpy as np
 import pytest
+
+from conftest import load_bench
 
 import tessel
 import tessel.language as T
@@ -129,10 +130,8 @@ def test_matmul_precision(monkeypatch, tmp_path, precision, M, N, K):
 
 
 def bench_module(root):
-    spec = importlib.util.spec_from_file_location("bench_linear_attention", root / "bench" / "linear_attention.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """bench/linear_attention.py (conftest.load_bench)."""
+    return load_bench("linear_attention")
 
 
 LA_CASES = [("f32_tf32", {"B": 1, "H": 2, "T": 48, "D": 7, "E": 5}, 1),

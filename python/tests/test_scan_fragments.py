@@ -20,6 +20,8 @@ import subprocess
 import numpy as np
 import pytest
 
+from conftest import load_bench
+
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
 PIPELINE_END = "realize-folds"
@@ -96,10 +98,8 @@ def test_every_group_keeps_the_scan(tessel_bin, root, tmp_path):
 
 
 def bench_module(root):
-    spec = importlib.util.spec_from_file_location("bench_linear_attention", root / "bench" / "linear_attention.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """bench/linear_attention.py (conftest.load_bench)."""
+    return load_bench("linear_attention")
 
 
 @pytest.mark.parametrize("shapes", [{"B": 1, "H": 2, "T": 37, "D": 5, "E": 7}, {"B": 1, "H": 1, "T": 64, "D": 16, "E": 16}],

@@ -11,13 +11,13 @@ KIR segmentations):
   * the generated Triton under TRITON_INTERPRET=1 (f16: the CPU interpreter's bf16 is broken);
   * the call's FOLD_SPLIT default: 1 when the launch fills the multiprocessors.
 """
-import importlib.util
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
+
+from conftest import load_bench
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
@@ -25,15 +25,8 @@ PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
 
 def kernels(root):
-    """bench/attention_kernels.py, loaded by path: sys.path keeps no bench/ entry (its attention.py
-    would shadow the example of that name for other tests)."""
-    module = sys.modules.get("_split_attention_kernels")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("_split_attention_kernels", root / "bench" / "attention_kernels.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return module
+    """bench/attention_kernels.py (conftest.load_bench)."""
+    return load_bench("attention_kernels")
 
 
 def attention(root, name):

@@ -13,8 +13,6 @@ its selects. Against the KIR interpreter on random nonzero inputs (random KIR se
     blocks; rejected with the reason on split segments, the window and shifted folds) and the
     generated source (those paths' loops carry no flag; compiling is deterministic).
 """
-import importlib.util
-import math
 import os
 import re
 import subprocess
@@ -23,21 +21,16 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import load_bench
+
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
 
 def kernels(root):
-    """bench/attention_kernels.py, loaded by path (its attention.py must not shadow the example's)."""
-    module = sys.modules.get("_emptiness_attention_kernels")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("_emptiness_attention_kernels",
-                                                      root / "bench" / "attention_kernels.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return module
+    """bench/attention_kernels.py (conftest.load_bench)."""
+    return load_bench("attention_kernels")
 
 
 def shifted_attention(root, name):
