@@ -57,9 +57,10 @@ void access::conjuncts(Value v, SmallVectorImpl<Value> &out) {
   }
   if (auto bc = v.getDefiningOp<BroadcastOp>())
     return conjuncts(bc.getOperand(), out);
-  if (auto s = v.getDefiningOp<SplatOp>(); s && isConstant(s.getOperand(), 1))
+  // `true` is the i1 constant 1 (isConstant reads the sign-extended value, -1 for an i1).
+  if (auto s = v.getDefiningOp<SplatOp>(); s && matchPattern(s.getOperand(), m_One()))
     return;
-  if (isConstant(v, 1))
+  if (matchPattern(v, m_One()))
     return;
   out.push_back(v);
 }

@@ -50,30 +50,41 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
     return std::nullopt;
   }
   auto fragment = dyn_cast<FragmentType>(result.getType());
-  if (!fragment || fragment.getRank() != 2 || coords.size() != 2)
+  unsigned rank = coords.size();
+  if (!fragment || fragment.getRank() != 2 || rank < 2 || rank > 5)
     return std::nullopt;
-  // Descriptors move 2- and 4-byte floats here (what the GEMM and transpose suites use).
+  // Descriptors move 2- and 4-byte floats here (what the GEMM, transpose and attention suites use).
   Type element = cast<ViewType>(view.getType()).getElementType();
   unsigned bits = element.getIntOrFloatBitWidth();
   if (!isa<FloatType>(element) || (bits != 16 && bits != 32) || !isa<BlockArgument>(view))
     return std::nullopt;
   TileAccess access{view, {}, {}, {}};
   SmallVector<IotaOp, 2> iotas;
-  for (Value c : coords) {
+  SmallVector<unsigned, 2> walkedAxes;
+  for (auto [axis, c] : llvm::enumerate(coords)) {
+    // A scalar coordinate: the box is one element wide on this axis (in bounds by the contract).
+    if (!isa<FragmentType, ShapedType>(c.getType())) {
+      access.starts.push_back(c);
+      access.offsets.push_back(Value());
+      access.dimOf.push_back(TileAccess::kFixed);
+      continue;
+    }
     auto walk = walkOf(c);
     Value offset;
     if (!walk)
       std::tie(walk, offset) = shiftedWalkOf(c);
-    if (!walk)
+    if (!walk || iotas.size() == 2)
       return std::nullopt;
     iotas.push_back(walk->first);
+    walkedAxes.push_back(axis);
     access.starts.push_back(walk->first.getBase());
     access.offsets.push_back(offset);
     access.dimOf.push_back(walk->second);
   }
-  if (access.dimOf[0] == access.dimOf[1])
+  if (iotas.size() != 2 || access.dimOf[walkedAxes[0]] == access.dimOf[walkedAxes[1]] ||
+      walkedAxes[1] != rank - 1)
     return std::nullopt;
-  // Validity: `iota_axis < extent_axis` for some axes, nothing else. An axis without a term has
+  // Validity: `iota_axis < extent_axis` for some walked axes, nothing else. An axis without a term has
   // every lane active, so it lies inside the view (an active lane outside it is an out-of-bounds
   // access, which the program must not make: the pgpu interpreter rejects it); the descriptor's
   // zero fill never applies there. A shifted axis (`splat(offset) + iota`) must be such an axis:
@@ -90,10 +101,11 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
     auto bound = cmp.getRhs().getDefiningOp<SplatOp>();
     if (!bound)
       return std::nullopt;
-    unsigned axis = cmp.getLhs() == iotas[0].getResult() ? 0 : cmp.getLhs() == iotas[1].getResult() ? 1 : 2;
-    if (axis == 2 || covered[axis] || access.offsets[axis] || !isExtent(bound.getOperand(), extentOf(view, axis)))
+    unsigned w = cmp.getLhs() == iotas[0].getResult() ? 0 : cmp.getLhs() == iotas[1].getResult() ? 1 : 2;
+    if (w == 2 || covered[w] || access.offsets[walkedAxes[w]] ||
+        !isExtent(bound.getOperand(), extentOf(view, walkedAxes[w])))
       return std::nullopt;
-    covered[axis] = true;
+    covered[w] = true;
   }
   return access;
 }

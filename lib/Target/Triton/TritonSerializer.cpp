@@ -211,37 +211,55 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
   unsigned bytes = cast<pgpu::ViewType>(tile->view.getType()).getElementType().getIntOrFloatBitWidth() / 8;
   Value fragment = isa<pgpu::LoadOp>(op) ? op->getResult(0) : cast<pgpu::StoreOp>(op).getValue();
   SmallVector<int64_t> shape = shapeOf(fragment.getType());
-  int64_t block0 = shape[tile->dimOf[0]], block1 = shape[tile->dimOf[1]];
+  SmallVector<unsigned, 2> walked = tile->walked();
+  int64_t block0 = shape[tile->dimOf[walked[0]]], block1 = shape[tile->dimOf[walked[1]]];
   // A TMA box: at most 256 per side, the contiguous side at least 16 bytes.
   if (block0 > 256 || block1 > 256 || block1 * bytes < 16)
     return std::nullopt;
-  auto extent0 = extentSpelling.find({tile->view, 0u}), extent1 = extentSpelling.find({tile->view, 1u});
-  if (extent0 == extentSpelling.end() || extent1 == extentSpelling.end())
-    return std::nullopt;
+  unsigned rank = tile->dimOf.size();
+  SmallVector<std::string> extents, strides, box, at;
+  std::string v = name(tile->view);
+  for (unsigned axis = 0; axis < rank; ++axis) {
+    auto extent = extentSpelling.find({tile->view, axis});
+    if (extent == extentSpelling.end())
+      return std::nullopt;
+    extents.push_back(extent->second);
+    strides.push_back(v + "_stride" + std::to_string(axis));
+    unsigned dim = tile->dimOf[axis];
+    box.push_back(dim == triton::TileAccess::kFixed ? "1" : std::to_string(shape[dim]));
+    Value offset = tile->offsets[axis];
+    at.push_back(offset ? expr(offset) + " + " + expr(tile->starts[axis]) : expr(tile->starts[axis]));
+  }
   std::string &desc = descriptors[{tile->view, block0, block1}];
   if (desc.empty()) {
     desc = "_desc" + std::to_string(descriptors.size() - 1);
-    std::string v = name(tile->view);
-    descriptorText += llvm::formatv("        {0} = tl.make_tensor_descriptor({1}, shape=[{2}, {3}], strides=[{1}_stride0, "
-                                    "{1}_stride1], block_shape=[{4}, {5}])\n",
-                                    desc, v, extent0->second, extent1->second, block0, block1)
+    descriptorText += llvm::formatv("        {0} = tl.make_tensor_descriptor({1}, shape=[{2}], strides=[{3}], "
+                                    "block_shape=[{4}])\n",
+                                    desc, v, llvm::join(extents, ", "), llvm::join(strides, ", "),
+                                    llvm::join(box, ", "))
                           .str();
     if (!llvm::is_contained(describedViews, tile->view))
       describedViews.push_back(tile->view);
   }
   // The box in view-axis order; a fragment that walks the axes the other way round is its transpose.
-  bool transposed = tile->dimOf[0] == 1;
-  auto start = [&](unsigned axis) {
-    Value offset = tile->offsets[axis];
-    return offset ? expr(offset) + " + " + expr(tile->starts[axis]) : expr(tile->starts[axis]);
-  };
-  std::string at = "[" + start(0) + ", " + start(1) + "]";
+  // A box with fixed axes is the fragment's shape with unit axes inserted (a reshape either way).
+  bool transposed = tile->dimOf[walked[0]] == 1;
+  std::string boxShape = "[" + llvm::join(box, ", ") + "]";
+  std::string planeShape = "[" + std::to_string(block0) + ", " + std::to_string(block1) + "]";
+  bool fixed = rank > 2;
+  std::string where = "[" + llvm::join(at, ", ") + "]";
   if (isa<pgpu::LoadOp>(op)) {
-    std::string load = desc + ".load(" + at + ")";
+    std::string load = desc + ".load(" + where + ")";
+    if (fixed)
+      load = "tl.reshape(" + load + ", " + planeShape + ")";
     return transposed ? "tl.permute(" + load + ", (1, 0))" : load;
   }
   std::string value = expr(fragment);
-  return desc + ".store(" + at + ", " + (transposed ? "tl.permute(" + value + ", (1, 0))" : value) + ")";
+  if (transposed)
+    value = "tl.permute(" + value + ", (1, 0))";
+  if (fixed)
+    value = "tl.reshape(" + value + ", " + boxShape + ")";
+  return desc + ".store(" + where + ", " + value + ")";
 }
 
 /// A combine region as a module-level `@triton.jit` function for tl.reduce
@@ -878,10 +896,13 @@ LogicalResult Serializer::run() {
     std::string ok = "not _interpreting()";
     for (Value v : describedViews) {
       std::string n = name(v);
-      ok += llvm::formatv(" and {0}.data_ptr() % 16 == 0 and {0}.stride(1) == 1 and {0}.stride(0) * "
-                          "{0}.element_size() % 16 == 0",
-                          n)
-                .str();
+      // TMA's rules: a 16-byte aligned base, a unit last stride, every other stride a multiple of
+      // 16 bytes (spelled per axis: no generator on the launch path).
+      auto type = cast<pgpu::ViewType>(v.getType());
+      unsigned rank = type.getExtents().size(), perSixteen = 128 / type.getElementType().getIntOrFloatBitWidth();
+      ok += llvm::formatv(" and {0}.data_ptr() % 16 == 0 and {0}.stride({1}) == 1", n, rank - 1).str();
+      for (unsigned axis = 0; axis + 1 < rank; ++axis)
+        ok += llvm::formatv(" and {0}.stride({1}) % {2} == 0", n, axis, perSixteen).str();
     }
     launchArg(triton::LaunchArg::Fixed, ok);
     wrapper.tmaArg = "_a" + std::to_string(wrapper.args.size() - 1);

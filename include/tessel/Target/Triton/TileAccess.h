@@ -1,7 +1,8 @@
 //===- TileAccess.h - accesses with a tensor-descriptor spelling -*- C++ -*-===//
 //
 // Provider-local (seed 002 §3.6-§3.7): a pgpu load or store that touches one
-// rectangular box of a 2-d view, whose validity is exactly the view's bounds
+// rectangular box of a view (two axes walked by the fragment's two dimensions,
+// every other axis at one scalar coordinate), whose validity is exactly the view's bounds
 // and whose load fill is zero, means the same as a Triton tensor-descriptor
 // access (`tl.make_tensor_descriptor(...).load/store`): the descriptor
 // zero-fills what lies outside the view and clips stores. On Hopper that is
@@ -20,23 +21,36 @@
 namespace tessel::triton {
 
 struct TileAccess {
+  /// `dimOf` of a view axis the box does not walk: the box is one element wide there.
+  static constexpr unsigned kFixed = ~0u;
   mlir::Value view;
   /// Per view axis: the box's first coordinate (a scalar) and the fragment
-  /// dimension that walks the axis.
-  llvm::SmallVector<mlir::Value, 2> starts;
+  /// dimension that walks the axis (kFixed for a scalar coordinate).
+  llvm::SmallVector<mlir::Value, 4> starts;
   /// Per view axis: a scalar the box's first coordinate adds to its start
   /// (a coordinate `splat(offset) + arange`), or null.
-  llvm::SmallVector<mlir::Value, 2> offsets;
-  llvm::SmallVector<unsigned, 2> dimOf;
+  llvm::SmallVector<mlir::Value, 4> offsets;
+  llvm::SmallVector<unsigned, 4> dimOf;
+  /// The walked view axes, in view order (two).
+  llvm::SmallVector<unsigned, 2> walked() const {
+    llvm::SmallVector<unsigned, 2> axes;
+    for (auto [axis, dim] : llvm::enumerate(dimOf))
+      if (dim != kFixed)
+        axes.push_back(axis);
+    return axes;
+  }
 };
 
-/// The box of a pgpu.load (zero fill) or pgpu.store on a rank-2 kernel-argument
-/// view of 16- or 32-bit floats, when its coordinates are `start + arange`
-/// (or `offset + (start + arange)`) along distinct fragment dimensions and its
-/// validity is the conjunction of `coordinate < extent` for some unshifted
-/// axes, every other axis unmasked (in bounds by the access's contract). Legalization (the TMA switch),
-/// the resource model (a descriptor store's staging) and the serializer all
-/// decide by this one predicate.
+/// The box of a pgpu.load (zero fill) or pgpu.store of a rank-2 fragment on a
+/// kernel-argument view of 16- or 32-bit floats of rank 2 to 5 (what a tensor
+/// descriptor spans), when two of its coordinates are `start + arange` (or
+/// `offset + (start + arange)`) along distinct fragment dimensions, the last
+/// view axis (the contiguous one a descriptor needs) among them, and every
+/// other coordinate is a scalar (attention's batch and head); its validity is
+/// the conjunction of `coordinate < extent` for some unshifted walked axes,
+/// every other axis unmasked (in bounds by the access's contract).
+/// Legalization (the TMA switch), the resource model (a descriptor store's
+/// staging) and the serializer all decide by this one predicate.
 std::optional<TileAccess> matchTileAccess(mlir::Operation *op);
 
 } // namespace tessel::triton
