@@ -27,9 +27,11 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     tuner searches them like any declared parameter (seed 003), and the
     serializer passes their bound values as `num_warps=` and `num_stages=`.
     When the legalized kernel has a box access (a 2-d load or store whose
-    coordinates are start + arange along distinct fragment axes, validity
-    exactly the view's bounds, zero fill), also
-    `#pgpu.param<"TMA", [0, 1], 1, provider = "triton">`: with 1 the
+    coordinates are start + arange along distinct fragment axes, the view's
+    last axis among them, any other coordinate a scalar, validity exactly the
+    view's bounds, zero fill), also
+    `#pgpu.param<"TMA", [0, 1], 1, provider = "triton">` (default 0 when a box
+    has scalar axes, measured slower for attention's tiles): with 1 the
     serializer spells box accesses as tensor descriptors beside the pointer
     spelling, and the wrapper picks one per call by TMA's alignment rules.
     When a `pgpu.for` walks execution-group instances (a persistent
