@@ -113,9 +113,10 @@ private:
   llvm::raw_string_ostream body{bodyText}, helpers{helperText};
   llvm::raw_string_ostream *out = &body;
   DenseMap<Value, std::string> names;
-  // Tensor descriptors (one per view and block shape), created at the top of the kernel under
-  // `if USE_TMA:`, and the views they describe (the wrapper checks TMA's alignment rules on them).
-  DenseMap<std::tuple<Value, int64_t, int64_t>, std::string> descriptors;
+  // Tensor descriptors (one per view and box shape, keyed by their spelling: a view of rank > 2 may
+  // be walked along different axes with the same two block sizes), created at the top of the kernel
+  // under `if USE_TMA:`, and the views they describe (the wrapper checks TMA's alignment rules on them).
+  llvm::StringMap<std::string> descriptors;
   std::string descriptorText;
   SmallVector<Value> describedViews;
   // What the kernel body spells for (view argument, axis) extents: one kernel parameter per shape
@@ -230,13 +231,13 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
     Value offset = tile->offsets[axis];
     at.push_back(offset ? expr(offset) + " + " + expr(tile->starts[axis]) : expr(tile->starts[axis]));
   }
-  std::string &desc = descriptors[{tile->view, block0, block1}];
+  std::string boxShape = "[" + llvm::join(box, ", ") + "]";
+  std::string &desc = descriptors[v + boxShape];
   if (desc.empty()) {
     desc = "_desc" + std::to_string(descriptors.size() - 1);
     descriptorText += llvm::formatv("        {0} = tl.make_tensor_descriptor({1}, shape=[{2}], strides=[{3}], "
-                                    "block_shape=[{4}])\n",
-                                    desc, v, llvm::join(extents, ", "), llvm::join(strides, ", "),
-                                    llvm::join(box, ", "))
+                                    "block_shape={4})\n",
+                                    desc, v, llvm::join(extents, ", "), llvm::join(strides, ", "), boxShape)
                           .str();
     if (!llvm::is_contained(describedViews, tile->view))
       describedViews.push_back(tile->view);
@@ -244,7 +245,6 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
   // The box in view-axis order; a fragment that walks the axes the other way round is its transpose.
   // A box with fixed axes is the fragment's shape with unit axes inserted (a reshape either way).
   bool transposed = tile->dimOf[walked[0]] == 1;
-  std::string boxShape = "[" + llvm::join(box, ", ") + "]";
   std::string planeShape = "[" + std::to_string(block0) + ", " + std::to_string(block1) + "]";
   bool fixed = rank > 2;
   std::string where = "[" + llvm::join(at, ", ") + "]";
