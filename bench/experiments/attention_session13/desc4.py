@@ -1,8 +1,11 @@
 """Hand FA2 forward: K/V tiles through 2-d device descriptors over [B*H*T, D] vs 4-d [B, H, T, D] with
 [1, 1, BN, D] boxes reshaped (what tessel spells), vs pointer loads. Full attention, 64/64/4/3."""
-import json, math, statistics, sys
+import json, math, pathlib, sys
 import torch, triton, triton.language as tl
 import torch.nn.functional as F
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # bench/
+from run_bench import timed  # noqa: E402  (bench/'s median of CUDA-event timings)
 
 @triton.jit
 def _fa(Q, K, V, O, qk_scale, Z, H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -56,13 +59,6 @@ def _fa(Q, K, V, O, qk_scale, Z, H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.c
     acc = acc / l_i[:, None]
     tl.store(O + base + rows[:, None] * HEAD_DIM + dcol[None, :], acc.to(O.dtype.element_ty))
 
-def timed(fn, reps=30):
-    for _ in range(3): fn()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
 
 if __name__ == "__main__":
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
@@ -80,7 +76,7 @@ if __name__ == "__main__":
                     o.fill_(float("nan")); fn(); torch.cuda.synchronize()
                     rec["err"] = (o.float() - ref.float()).abs().max().item()
                     if rec["err"] < 2e-2:
-                        ms = timed(fn); rec.update(ms=ms, TFLOPs=flops / ms / 1e9)
+                        ms = timed(fn, reps=30); rec.update(ms=ms, TFLOPs=flops / ms / 1e9)
                 except Exception as e:
                     rec["error"] = str(e)[:200]
                 print(json.dumps(rec), file=out, flush=True)

@@ -3,7 +3,7 @@ FlashAttention-2-shaped forward on the H200? Hand-written kernel with host tenso
 variants over tiles/warps/stages/WS, checked against SDPA first. Usage: python3 ws_probe.py WS OUTFILE"""
 import json
 import math
-import statistics
+import pathlib
 import sys
 
 import torch
@@ -11,6 +11,9 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # bench/
+from run_bench import timed  # noqa: E402  (bench/'s median of CUDA-event timings)
 
 
 @triton.jit
@@ -98,20 +101,6 @@ def fa(q, k, v, o, scale, causal, BM, BN, warps, stages, ws, rev, dev=False):
                   ONE_LOOP=bool(ws and causal), num_warps=warps, num_stages=stages)
     return call
 
-
-def timed(fn, reps=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
 
 
 def _alloc(size, alignment, stream):
