@@ -1,6 +1,7 @@
 """`@tessel.kernel` objects: trace to KIR, verify with the compiler, run on the interpreter."""
 from __future__ import annotations
 
+import enum
 import hashlib
 import importlib.util
 import os
@@ -23,6 +24,26 @@ def _scalar_text(value) -> str:
 
 
 _PRIVATE_DIRS: dict = {}
+
+
+def _special_key(kwargs: dict, constexprs) -> tuple:
+    """(key, other keywords) of a call's keywords, split by the kernel's constexpr names: the key is
+    the name, type and value of each constexpr keyword in the order given (the type, since True == 1
+    and hashes alike), the plan tables of constexpr calls are keyed by it (`Kernel._dispatch`)."""
+    key, rest = (), {}
+    for n, v in kwargs.items():
+        if n in constexprs:
+            key += (n, type(v), v)
+        else:
+            rest[n] = v
+    return key, rest
+
+
+def _plannable(key: tuple) -> bool:
+    """Whether a constexpr key can stand for its specialization: every value of a type whose equal
+    values are one specialization (`Kernel._key` spells them by type and repr). Other values (a str
+    subclass, say) keep the binding path."""
+    return all(type(v) in (bool, int, str) or isinstance(v, enum.Enum) for v in key[2::3])
 
 
 def _cache_dir() -> pathlib.Path:
@@ -175,6 +196,14 @@ class Kernel:
         # earlier one launches that call's choice of compiled kernel without binding or lookups.
         self._plans: dict = {}
         self._front = None  # that planned call, this object's class's `__call__` since the first plain call
+        # Calls with constexpr keywords (and views positional, scalars by keyword) are the planned call
+        # of their specialization's module over a plan table of their own: `_dispatch` looks up the call's
+        # constexpr key (`_special_key`) here. {key: planned call}, {key: its plans}; at most 1024 plans
+        # and planned calls in all (then all are forgotten, as `_plans` is); tune() clears them.
+        self._special_fronts: dict = {}
+        self._special_plans: dict = {}
+        self._special_count = 0
+        self._constexpr_names = frozenset()  # the constexpr parameters, known since the first constexpr call
         self._unavailable: dict = {}  # (constexprs key, provider) -> that provider's located rejection
         # The torch custom operator this kernel is inside torch.compile (see _torch.py).
         self._op, self._op_name, self._op_enums = None, None, ()
@@ -567,9 +596,16 @@ class Kernel:
                 _tune.store(path, key, best)
         else:
             best = self._tune_one(tensors, scalars, constexprs, target, retune, domain, options)
+        self._forget_launches()
+        return best
+
+    def _forget_launches(self):
+        """After tuning: every call chooses its launcher again (its plans may launch the old choice)."""
         self._launches.clear()
         self._plans.clear()
-        return best
+        self._special_fronts.clear()
+        self._special_plans.clear()
+        self._special_count = 0
 
     def _tune_one(self, tensors, scalars, constexprs, target: str, retune: bool, domain, options: dict) -> dict:
         """tune() on one provider: its cached winner, else a search stored under its key."""
@@ -585,8 +621,7 @@ class Kernel:
         # default it returns is not a measurement, so nothing is cached.
         if self.last_tuning.get("timed"):
             _tune.store(path, key, best)
-        self._launches.clear()
-        self._plans.clear()
+        self._forget_launches()
         return best
 
     def torch_op(self):
@@ -605,13 +640,22 @@ class Kernel:
         return self._dispatch(args, kwargs)
 
     def _dispatch(self, args, kwargs):
-        """A call no plan covers: inside `torch.compile` a call of the kernel's custom operator, else
-        `_call`."""
+        """A call the plain planned call does not cover: inside `torch.compile` a call of the kernel's
+        custom operator; a call with constexpr keywords whose key has a planned call, that planned call
+        (its misses come back to `_call` with the constexprs); else `_call`."""
         if self._op is not None:
             if _torch.compiling():
                 return self._op(*args, **(_torch.call_arguments(self, kwargs) if self._op_enums else kwargs))
         else:
             _torch.check_registered(self)
+        if kwargs and self._special_fronts:
+            key, rest = _special_key(kwargs, self._constexpr_names)
+            try:
+                front = self._special_fronts.get(key)
+            except TypeError:  # an unhashable value: no specialization's key
+                front = None
+            if front is not None:
+                return front(self, *args, **rest)
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -641,11 +685,12 @@ class Kernel:
             else:
                 launch(*tensors, **scalars, _indices=True)
             return None
-        if constexprs or len(args) != len(tensors):
+        checked = module.get(f"_{self.name}_checked")
+        if len(args) != len(tensors) or checked is None:  # views by name; a provider without launch plans
             return launch(*tensors, **scalars)
-        if f"_{self.name}_checked" not in module:  # a provider without launch plans (cuTile): its wrapper checks
-            return launch(*tensors, **scalars)
-        planned = module[f"_{self.name}_checked"](*tensors, **scalars)
+        if constexprs:
+            return self._call_special(launch, checked, tensors, scalars, kwargs)
+        planned = checked(*tensors, **scalars)
         if planned is not None:
             if len(self._plans) >= 1024:
                 self._plans.clear()
@@ -657,6 +702,37 @@ class Kernel:
             # export, fake tensors) has no addresses, so it misses and `_dispatch` decides.
             self._front = entry(self._plans, type(self)._dispatch, torch.compiler.is_dynamo_compiling)
             type(self).__call__ = self._front
+        return None
+
+    def _call_special(self, launch, checked, tensors, scalars, kwargs):
+        """A call with constexpr keywords no plan covers: checked and launched by the launcher's checked
+        path, its plan recorded in its constexpr key's table, whose planned call (the specialization's
+        module's `_<kernel>_entry`) `_dispatch` takes from the next call on."""
+        if not self._constexpr_names:
+            self._constexpr_names = frozenset(p.name for p in self.params() if p.kind == "constexpr")
+        key, _ = _special_key(kwargs, self._constexpr_names)
+        entry = launch.__globals__.get(f"_{self.name}_entry")
+        if entry is None or not _plannable(key):
+            return launch(*tensors, **scalars)
+        planned = checked(*tensors, **scalars)
+        if self._special_count >= 1024:
+            self._special_fronts.clear()
+            self._special_plans.clear()
+            self._special_count = 0
+        plans = self._special_plans.get(key)
+        if plans is None:
+            import torch
+            given = {n: kwargs[n] for n in key[0::3]}
+
+            def miss(kernel, args, kwargs):  # the planned call's arguments as given, less the constexprs
+                return kernel._call(args, {**kwargs, **given})
+            plans = self._special_plans[key] = {}
+            self._special_fronts[key] = entry(plans, miss, torch.compiler.is_dynamo_compiling)
+            self._special_count += 1
+        if planned is not None:
+            if planned[0] not in plans:
+                self._special_count += 1
+            plans[planned[0]] = planned[1]
         return None
 
     def _tuned(self, constexprs: dict, tensors) -> tuple:

@@ -15,6 +15,7 @@ os.environ["TRITON_INTERPRET"] = "1"
 torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -133,6 +134,36 @@ def test_the_normal_mode_is_unaffected():
     assert "    if _indices:  # checked launch mode" in source
     assert "_check_index('ids', ids, 'table', table, 0)" in source
     assert "_check_index(" not in example("histogram").source().split("def _check_index")[1].split("\n", 1)[1]
+
+
+def embedding_signed(table: T.In[T.f32, ("V", "D")], ids: T.In[T.i32, ("T",), T.Range(0, "V")],
+                     out: T.Out[T.f32, ("T", "D")], NEGATE: T.Constexpr[bool] = False):
+    tokens, dims = T.domain(0, ids.shape[0]), T.domain(0, table.shape[1])
+    rows = T.index_relation(ids, tokens)
+    if NEGATE:
+        out[tokens, dims] = -table[rows, dims]
+    else:
+        out[tokens, dims] = table[rows, dims]
+
+
+@pytest.mark.parametrize("mode", ["checked", "environment", "normal"])
+def test_constexpr_calls_are_checked_in_full_in_the_checked_mode(mode, monkeypatch):
+    # A call with constexpr keywords is planned in the normal mode (test_launch_plans.py); in the
+    # checked mode every one is checked in full, so a bad index after good calls is still refused.
+    checked = mode != "normal"
+    if mode == "environment":
+        monkeypatch.setenv("TESSEL_CHECKED", "1")
+    embedding = tessel.kernel(embedding_signed, checked=mode == "checked")
+    for negate in (True, True, False, False):
+        table, ids, out = embedding_args([4, 0, 2, 2, 1])
+        embedding(table, ids, out, NEGATE=negate)
+        np.testing.assert_array_equal(out.numpy(), (-1 if negate else 1) * table[ids.long()].numpy())
+    planned = bool(embedding._special_fronts) and bool(embedding._special_plans)
+    assert planned is not checked and not embedding._plans and embedding._front is None
+    table, ids, out = embedding_args([4, 0, 2, 9, 1])
+    if checked:
+        with pytest.raises(IndexError, match="argument 'ids' at 3 is 9"):
+            embedding(table, ids, out, NEGATE=True)
 
 
 @pytest.mark.parametrize("target", ["cutile", "ptx"])

@@ -140,7 +140,7 @@ def test_each_shape_keeps_the_launcher_it_chose(monkeypatch):
     assert blocks == {37: 512, 300: 64}
 
 
-def test_calls_with_constexprs_or_views_by_name_take_the_binding_path():
+def test_calls_with_constexprs_or_views_by_name_are_bound():
     cumsum = example("cumsum")
     x = torch.randn(3, 10)
     y = torch.empty(3, 10)
@@ -259,5 +259,162 @@ def test_a_planned_kernel_object_binds_views_by_name_and_constexprs():
     _planned_entry(cumsum, x, torch.empty(3, 10))
     for reverse, want in ((True, x.flip(1).cumsum(1).flip(1)), (False, x.cumsum(1))):
         y = torch.empty(3, 10)
-        cumsum(x, y, REVERSE=reverse)  # a constexpr: the binding path, its own launcher
+        cumsum(x, y, REVERSE=reverse)  # a constexpr: its specialization's own launcher and plans
         np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+# --- calls with constexpr keywords -------------------------------------------------------------------
+# A call with constexpr keywords (views positional, scalars by keyword) is its specialization's planned
+# call over a plan table of its own, keyed by the name, type and value of each constexpr keyword given.
+
+
+def fresh(name):
+    """A kernel object of its own over a suite example's function: no plans, no planned calls yet."""
+    from tessel import _kernel
+    return _kernel.Kernel(example(name).fn, name=name)
+
+
+def cumsum_reference(x, exclusive=False, reverse=False):
+    x = x.flip(1) if reverse else x
+    y = x.cumsum(1) - (x if exclusive else 0)
+    return y.flip(1) if reverse else y
+
+
+def test_a_repeated_constexpr_call_launches_its_plan(monkeypatch):
+    cumsum = fresh("cumsum")
+    x = torch.randn(5, 37)
+    cumsum(x, torch.empty(5, 37), REVERSE=True)
+    assert list(cumsum._special_plans) == [("REVERSE", bool, True)]
+    assert len(cumsum._special_plans["REVERSE", bool, True]) == 1 and not cumsum._plans
+    planned_only(monkeypatch, cumsum)
+    for _ in range(2):
+        x2, y2 = torch.randn(5, 37), torch.empty(5, 37)
+        cumsum(x2, y2, REVERSE=True)  # the second call with these constexprs: its plan
+        np.testing.assert_allclose(y2.numpy(), cumsum_reference(x2, reverse=True).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_each_constexpr_value_has_its_own_plan_and_specialization(monkeypatch):
+    cumsum = fresh("cumsum")
+    x = torch.randn(4, 21)
+    calls = [{}, {"REVERSE": True}, {"REVERSE": False}, {"EXCLUSIVE": True}, {"EXCLUSIVE": True, "REVERSE": True},
+             {"REVERSE": True, "EXCLUSIVE": True}]
+    for cx in calls:
+        cumsum(x, torch.empty(4, 21), **cx)
+    # the plain call's plan and one table for each key (keyword order is part of the key: one more table)
+    assert len(cumsum._plans) == 1 and len(cumsum._special_fronts) == len(calls) - 1
+    planned_only(monkeypatch, cumsum)
+    for cx in calls:
+        y = torch.empty(4, 21)
+        cumsum(x, y, **cx)
+        want = cumsum_reference(x, cx.get("EXCLUSIVE", False), cx.get("REVERSE", False))
+        np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_other_shapes_strides_and_dtypes_miss_the_constexpr_plan(monkeypatch):
+    cumsum = fresh("cumsum")
+    cumsum(torch.randn(5, 37), torch.empty(5, 37), REVERSE=True)
+    with monkeypatch.context() as mp:
+        planned_only(mp, cumsum)
+        for x in (torch.randn(5, 38), torch.randn(37, 5).t(), torch.randn(5 * 37 + 1)[1:].view(5, 37),
+                  torch.randn(5, 37, dtype=torch.float64)):
+            with pytest.raises(AssertionError, match="not planned"):
+                cumsum(x, torch.empty(x.shape), REVERSE=True)
+    # and a miss is checked in full: the wrapper's errors, as on the binding path
+    with pytest.raises(TypeError, match="argument 'x' must have dtype torch.float32"):
+        cumsum(torch.randn(5, 37, dtype=torch.float64), torch.empty(5, 37), REVERSE=True)
+    with pytest.raises(TypeError, match="argument 'y' must be a torch.Tensor, got int"):
+        cumsum(torch.randn(5, 37), 3, REVERSE=True)
+    big = torch.randn(16, 37)
+    with pytest.raises(ValueError, match="argument 'y' overlaps argument 'x' in memory"):
+        cumsum(big[:5], big[3:8], REVERSE=True)  # the plan's key, overlapping addresses
+    x = torch.randn(6, 37)  # another shape: recorded beside the first in the same table
+    y = torch.empty(6, 37)
+    cumsum(x, y, REVERSE=True)
+    cumsum(x, y, REVERSE=True)
+    assert len(cumsum._special_plans["REVERSE", bool, True]) == 2
+    np.testing.assert_allclose(y.numpy(), cumsum_reference(x, reverse=True).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_true_and_one_do_not_share_a_constexpr_plan():
+    from tessel import _kernel
+    cumsum = fresh("cumsum")
+    assert _kernel._special_key({"REVERSE": True}, {"REVERSE"}) != _kernel._special_key({"REVERSE": 1}, {"REVERSE"})
+    x = torch.randn(3, 10)
+    for _ in range(2):
+        cumsum(x, torch.empty(3, 10), REVERSE=True)
+    with pytest.raises(Exception, match="constexpr 'REVERSE' is a bool, got 1"):
+        cumsum(x, torch.empty(3, 10), REVERSE=1)  # equal to True as a key: the type tells them apart
+    with pytest.raises(Exception, match=r"constexpr 'REVERSE' is a bool, got \[1\]"):
+        cumsum(x, torch.empty(3, 10), REVERSE=[1])  # unhashable: the binding path, which names it
+    assert list(cumsum._special_fronts) == [("REVERSE", bool, True)]
+
+
+def test_constexpr_calls_by_name_or_with_bad_arguments_give_the_binding_errors():
+    cumsum = fresh("cumsum")
+    x = torch.randn(3, 10)
+    for _ in range(2):
+        cumsum(x, torch.empty(3, 10), REVERSE=True)
+    y = torch.empty(3, 10)
+    cumsum(x, y=y, REVERSE=True)  # a view by name: the binding path
+    np.testing.assert_allclose(y.numpy(), cumsum_reference(x, reverse=True).numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="kernel 'cumsum': missing view argument 'y'"):
+        cumsum(x, REVERSE=True)
+    with pytest.raises(TypeError, match="kernel 'cumsum' takes 2 views"):
+        cumsum(x, y, y, REVERSE=True)
+    with pytest.raises(TypeError, match=r"kernel 'cumsum' got unexpected arguments \['z'\]"):
+        cumsum(x, y, REVERSE=True, z=1)
+
+
+def test_a_planned_constexpr_call_runs_no_binding():
+    # After its first call, a constexpr call is the kernel object's call, `_dispatch` and the key of its
+    # constexprs, then the specialization's planned call and its plan's launch; no binding, launcher
+    # choice or full checks.
+    attention = fresh("attention")
+    q, k, v = (torch.randn(1, 2, 16, 8, dtype=torch.float16) for _ in range(3))
+    o = torch.empty(1, 2, 16, 8, dtype=torch.float16)
+    attention(q, k, v, o, scale=0.3, CAUSAL=False)
+    module = attention._special_fronts["CAUSAL", bool, False].__code__.co_filename
+    package = str(Path(tessel.__file__).parent)
+    seen = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            where = frame.f_code.co_filename
+            if where == module or where.startswith(package):
+                seen.append((frame.f_code.co_name, where == module))
+    sys.setprofile(profile)
+    try:
+        attention(q, k, v, o, scale=0.3, CAUSAL=False)
+    finally:
+        sys.setprofile(None)
+    assert seen[:6] == [("__call__", False), ("_dispatch", False), ("_special_key", False), ("__call__", True),
+                        ("_go", True), ("_interpreting", True)], seen
+    # then the plan's workspace allocations and the generated Triton functions the interpreter runs
+    assert all(n.startswith(("_ws_empty", "_attention_")) for n, _ in seen[6:]), seen
+    s = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), scale=0.3)
+    np.testing.assert_allclose(o.float().numpy(), s.numpy(), rtol=2e-2, atol=2e-2)
+
+
+def test_tune_forgets_the_constexpr_plans(monkeypatch):
+    from tessel import _tune
+    cumsum = fresh("cumsum")
+    x, y = torch.randn(3, 10), torch.empty(3, 10)
+    cumsum(x, y)
+    cumsum(x, y, REVERSE=True)
+    assert cumsum._plans and cumsum._special_fronts and cumsum._special_plans
+    monkeypatch.setattr(_tune, "tune", lambda *a, **k: ({}, {"timed": 0, "winner_ms": None}))
+    cumsum.tune(x, y, REVERSE=True, verbose=False)
+    assert not cumsum._plans and not cumsum._special_fronts and not cumsum._special_plans
+    assert cumsum._special_count == 0
+    cumsum(x, y, REVERSE=True)  # chosen and planned again
+    assert len(cumsum._special_plans["REVERSE", bool, True]) == 1
+
+
+def test_the_constexpr_plans_are_capped():
+    cumsum = fresh("cumsum")
+    x = torch.randn(3, 10)
+    cumsum(x, torch.empty(3, 10), REVERSE=True)
+    assert cumsum._special_count == 2  # one planned call, one plan
+    cumsum._special_count = 1024
+    cumsum(x, torch.empty(3, 10), EXCLUSIVE=True)
+    assert list(cumsum._special_fronts) == [("EXCLUSIVE", bool, True)] and cumsum._special_count == 2
