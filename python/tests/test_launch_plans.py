@@ -418,3 +418,29 @@ def test_the_constexpr_plans_are_capped():
     cumsum._special_count = 1024
     cumsum(x, torch.empty(3, 10), EXCLUSIVE=True)
     assert list(cumsum._special_fronts) == [("EXCLUSIVE", bool, True)] and cumsum._special_count == 2
+
+
+def test_each_shape_keeps_the_launcher_it_chose_under_constexprs(monkeypatch):
+    # As for plain calls: one constexpr key's plans launch what each shape chose (a tuned winner, or a
+    # default covering the shape); here a stand-in choice gives BLOCK=64 to rows longer than 100.
+    cumsum = fresh("cumsum")
+    monkeypatch.setattr(cumsum, "_fact_params", lambda cx, tensors, target="triton":
+                        {"BLOCK": 64} if tensors[0].shape[1] > 100 else None)
+    for _ in range(2):
+        for n in (37, 300):
+            x, y = torch.randn(3, n), torch.empty(3, n)
+            cumsum(x, y, REVERSE=True)
+            np.testing.assert_allclose(y.numpy(), cumsum_reference(x, reverse=True).numpy(), rtol=1e-4, atol=1e-4)
+    plans = cumsum._special_plans["REVERSE", bool, True]
+    blocks = {key[2][1]: plan[0].__globals__["cumsum_PARAMS"]["BLOCK"][1] for key, plan in plans.items()}
+    assert blocks == {37: 512, 300: 64}
+
+
+def test_an_auto_kernel_plans_its_untuned_constexpr_calls_on_triton(monkeypatch):
+    cumsum = tessel.kernel(example("cumsum").fn, target="auto")
+    x = torch.randn(3, 10)
+    cumsum(x, torch.empty(3, 10), EXCLUSIVE=True)
+    planned_only(monkeypatch, cumsum)
+    y = torch.empty(3, 10)
+    cumsum(x, y, EXCLUSIVE=True)
+    np.testing.assert_allclose(y.numpy(), cumsum_reference(x, exclusive=True).numpy(), rtol=1e-5, atol=1e-5)

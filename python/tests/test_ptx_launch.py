@@ -81,6 +81,24 @@ def test_strided_views_pass_their_strides(fake_driver):
     assert torch.count_nonzero(y) == 37
 
 
+def copy_flagged(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)], FLAG: T.Constexpr[bool] = False):
+    n = T.domain(0, x.shape[0])
+    y[n] = x[n]
+
+
+def test_a_ptx_kernel_objects_constexpr_calls_launch_through_its_wrapper(fake_driver):
+    # Only Triton modules have launch plans: a PTX kernel object's calls with constexprs (as its plain
+    # calls) launch through its wrapper every time, which checks the ABI, and record no planned call.
+    k = tessel.kernel(copy_flagged, name="copy", target="ptx")
+    for _ in range(3):
+        x, y = nonzero(37), torch.zeros(37)
+        k(x, y, FLAG=True)
+        np.testing.assert_array_equal(y.numpy(), x.numpy())  # the stand-in's `copy` copies
+    assert not k._special_fronts and not k._special_plans and not k._plans
+    with pytest.raises(ValueError, match="extent 'N'"):
+        k(torch.zeros(4), torch.zeros(5), FLAG=True)
+
+
 def test_empty_launch_is_no_launch(fake_driver):
     x, y = torch.zeros(0), torch.zeros(0)
     copy.launch(x, y, target="ptx")  # grid 0: nothing reaches cuLaunchKernel, no error
