@@ -60,11 +60,18 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
     return std::nullopt;
   TileAccess access{view, {}, {}, {}};
   SmallVector<IotaOp, 2> iotas;
+  SmallVector<Value, 2> lines; // per walked axis: its coordinate before the broadcast
   SmallVector<unsigned, 2> walkedAxes;
   for (auto [axis, c] : llvm::enumerate(coords)) {
-    // A scalar coordinate: the box is one element wide on this axis (in bounds by the contract).
-    if (!isa<FragmentType, ShapedType>(c.getType())) {
-      access.starts.push_back(c);
+    // A scalar coordinate, or a fragment that splats one (every lane at one coordinate, as a grouped
+    // GEMM's group index of its per-group operand): the box is one element wide on this axis (in
+    // bounds by the contract).
+    Value scalar = c;
+    if (auto splat = c.getDefiningOp<SplatOp>())
+      if (!isa<FragmentType, ShapedType>(splat.getOperand().getType()))
+        scalar = splat.getOperand();
+    if (!isa<FragmentType, ShapedType>(scalar.getType())) {
+      access.starts.push_back(scalar);
       access.offsets.push_back(Value());
       access.dimOf.push_back(TileAccess::kFixed);
       continue;
@@ -76,6 +83,7 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
     if (!walk || iotas.size() == 2)
       return std::nullopt;
     iotas.push_back(walk->first);
+    lines.push_back(c.getDefiningOp<BroadcastOp>().getOperand());
     walkedAxes.push_back(axis);
     access.starts.push_back(walk->first.getBase());
     access.offsets.push_back(offset);
@@ -84,25 +92,35 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
   if (iotas.size() != 2 || access.dimOf[walkedAxes[0]] == access.dimOf[walkedAxes[1]] ||
       walkedAxes[1] != rank - 1)
     return std::nullopt;
-  // Validity: `iota_axis < extent_axis` for some walked axes, nothing else. An axis without a term has
-  // every lane active, so it lies inside the view (an active lane outside it is an out-of-bounds
-  // access, which the program must not make: the pgpu interpreter rejects it); the descriptor's
-  // zero fill never applies there. A shifted axis (`splat(offset) + iota`) must be such an axis:
-  // a mask on its iota bounds the iota, not the coordinate.
+  // Validity: `coordinate < extent_axis` for some walked axes, and `0 <= coordinate` on a shifted
+  // one, nothing else. An axis without an upper term has every lane active, so it lies inside the
+  // view (an active lane outside it is an out-of-bounds access, which the program must not make: the
+  // pgpu interpreter rejects it); the descriptor's zero fill never applies there. The coordinate of
+  // a shifted axis (`splat(offset) + iota`) is that sum: a mask on its iota alone bounds the iota,
+  // not the coordinate (pgpu-neutralize-boundaries turns a ragged sub-range's mask into this form).
+  // Both bounds are what the descriptor's zero fill does outside the view.
   SmallVector<Value> terms;
   conjuncts(valid, terms);
-  if (terms.size() > 2)
-    return std::nullopt;
-  bool covered[2] = {false, false};
+  bool covered[2] = {false, false}, lowered[2] = {false, false};
   for (Value term : terms) {
     auto cmp = term.getDefiningOp<CmpOp>();
-    if (!cmp || cmp.getPredicate() != kir::CmpPredicate::LT)
+    if (!cmp)
       return std::nullopt;
     auto bound = cmp.getRhs().getDefiningOp<SplatOp>();
     if (!bound)
       return std::nullopt;
-    unsigned w = cmp.getLhs() == iotas[0].getResult() ? 0 : cmp.getLhs() == iotas[1].getResult() ? 1 : 2;
-    if (w == 2 || covered[w] || access.offsets[walkedAxes[w]] ||
+    unsigned w = 2;
+    for (unsigned i = 0; i < 2; ++i)
+      if (access.offsets[walkedAxes[i]] ? cmp.getLhs() == lines[i] : cmp.getLhs() == iotas[i].getResult())
+        w = i;
+    if (w == 2)
+      return std::nullopt;
+    if (cmp.getPredicate() == kir::CmpPredicate::GE && access::isConstant(bound.getOperand(), 0) && !lowered[w] &&
+        access.offsets[walkedAxes[w]]) {
+      lowered[w] = true;
+      continue;
+    }
+    if (cmp.getPredicate() != kir::CmpPredicate::LT || covered[w] ||
         !isExtent(bound.getOperand(), extentOf(view, walkedAxes[w])))
       return std::nullopt;
     covered[w] = true;

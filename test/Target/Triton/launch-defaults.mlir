@@ -8,12 +8,12 @@
 // COM: Triton legalization's sm_90 contraction defaults: the loop-carried f32 accumulator tile
 // COM: grows along its columns to 256 (128 x 256 f32 over two warpgroups is 128 registers a thread;
 // COM: its 16-bit 128x64 and 64x256 operands fit in shared memory, four stages deep without a TMA
-// COM: store tile: batched views take none); rows stay at 128, since
+// COM: store tile: the batched views' boxes have a fixed batch axis, TMA declared off); rows stay at 128, since
 // COM: 256 rows would need four warpgroups. WARPS is one warpgroup (4 warps) per 64 accumulator
 // COM: rows, spelled in Python for the bound parameters of a call. The flattened persistent walk
 // COM: (FLATTEN) is the default there.
 // GROW: batched_gemm_PARAMS = {'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_2': ([16, 32, 64, 128, 256], 256), 'TILE_K': ([16, 32, 64, 128], 64),
-// GROW-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 4), 'FLATTEN': ([0, 1], 1)}
+// GROW-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 4), 'TMA': ([0, 1], 0), 'FLATTEN': ([0, 1], 1)}
 // GROW: def batched_gemm_WARPS(p):
 // GROW: return next((w for w in (1, 2, 4, 8, 16) if w >= 4 * -(-(1 * p['TILE_1']) // 64)), 16)
 

@@ -46,7 +46,8 @@ struct TileAccess {
 /// descriptor spans), when two of its coordinates are `start + arange` (or
 /// `offset + (start + arange)`) along distinct fragment dimensions, the last
 /// view axis (the contiguous one a descriptor needs) among them, and every
-/// other coordinate is a scalar (attention's batch and head); its validity is
+/// other coordinate is a scalar or a splat of one (attention's batch and head, a
+/// grouped GEMM's group); its validity is
 /// the conjunction of `coordinate < extent` for some unshifted walked axes,
 /// every other axis unmasked (in bounds by the access's contract).
 /// Legalization (the TMA switch), the resource model (a descriptor store's
