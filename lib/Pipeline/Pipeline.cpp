@@ -99,6 +99,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   //      (§3.5) a mixed tile's "any position admitted" from the coordinate ranges, after the
   //      rescaling's proofs have read its conjunction.
   pm.addPass(pgpu::createPGPUAnyOfRanges());
+  //      (§3.4, boundary neutralization) a read's sub-range mask whose masked lanes no store observes
+  //      becomes the view's bound (a ragged group's rows: a box access for the providers).
+  pm.addPass(pgpu::createPGPUNeutralizeBoundaries());
   //      (§3.5, summary emptiness) a narrowed traversal whose first tile leaves every lane's summary
   //      nonempty runs that tile first and the rest without the valid flag (Triton for now: the peeled
   //      tile doubles the body, and tileiras' compile time grows with it).

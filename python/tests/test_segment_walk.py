@@ -83,3 +83,37 @@ def test_triton_interpreter_matches_the_reference(tessel_bin, root, grouped, tmp
         module.grouped_gemm(a, b, torch.from_numpy(o), c)
         want = grouped.reference(a.numpy(), b.numpy(), o)
         np.testing.assert_allclose(c.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=f"M={m} N={n} K={k} offs={offs}")
+
+
+def test_tensor_descriptors_match_the_reference(tessel_bin, root, grouped, tmp_path, monkeypatch):
+    # With TMA = 1 the groups' A rows are boxes of the whole [M, K] view at (group start + tile row, k):
+    # pgpu-neutralize-boundaries turned their row mask into the view's bound, since the rows past a
+    # group's end feed only accumulator rows the store masks off. B's boxes fix the group axis
+    # ([1, TILE_K, TILE_2] boxes of [G, K, N]). Triton's interpreter runs the descriptor spelling here
+    # (forced: the wrapper never takes it under TRITON_INTERPRET); rows past M and past K read zero.
+    # Extents keep the views 16-byte aligned (K, N multiples of 8 for f16), so USE_TMA holds.
+    torch = pytest.importorskip("torch")
+    from test_tiles import _force_descriptors
+    source = tmp_path / "grouped16tma.py"
+    res = subprocess.run([str(tessel_bin), "compile", str(root / "examples" / "grouped_gemm.py") + ":grouped_gemm",
+                          "--target=triton", "--emit=source", *SMALL, "--param=TMA=1", "-o", str(source)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    text = source.read_text()
+    assert "_desc0 = tl.make_tensor_descriptor(a, shape=[_extent_M, _extent_K]" in text
+    assert "block_shape=[1, 16, 16])" in text  # B's box fixes the group axis
+    spec = importlib.util.spec_from_file_location("grouped16tma", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    seen = _force_descriptors(monkeypatch, module.grouped_gemm, "grouped_gemm")
+    rng = np.random.default_rng(11)
+    for m, n, k, offs in [(37, 8, 24, [0, 1, 1, 18, 29]), (45, 16, 8, [13, 13, 45, 45]), (23, 8, 16, [40, 7, 23])]:
+        g = len(offs)
+        a = torch.from_numpy(rng.uniform(0.25, 1, (m, k)) * rng.choice([-1, 1], (m, k))).half()
+        b = torch.from_numpy(rng.uniform(0.25, 1, (g, k, n)) * rng.choice([-1, 1], (g, k, n))).half()
+        o = np.array(offs, dtype=np.int32)
+        c = torch.full((m, n), 7.0)
+        module.grouped_gemm(a, b, torch.from_numpy(o), c)
+        assert seen["USE_TMA"] is True
+        want = grouped.reference(a.numpy(), b.numpy(), o)
+        np.testing.assert_allclose(c.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=f"M={m} N={n} K={k} offs={offs}")

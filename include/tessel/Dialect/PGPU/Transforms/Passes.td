@@ -325,6 +325,35 @@ def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUNeutralizeBoundaries : Pass<"pgpu-neutralize-boundaries", "::mlir::ModuleOp"> {
+  let summary = "a read's sub-range mask becomes the view's bound where the lanes it masks go unobserved (seed 002 §3.4)";
+  let description = [{
+    Reads: `pgpu.load` ops whose validity has a conjunct `iota(i0) < splat(b)`
+    (broadcast along one fragment dimension d) on a dimension whose view
+    coordinate is `splat(start) + iota(i0)` (or the iota), b not the view's
+    extent: a ragged sub-range's rows, such as a grouped GEMM's group.
+    Legality: seed 002 §3.4 "boundary neutralization removes or simplifies
+    actual validity/fill". Every value computed from the read that depends on
+    its lanes along d (through pointwise ops, broadcasts, transposes, a
+    contraction where d is a free axis or the accumulator's, loop carries)
+    reaches memory only through stores whose validity has the same predicate
+    on the dimension those lanes occupy: what the masked lanes read is never
+    observed.
+    Rewrites: the conjunct becomes `splat(start) + iota(i0) < splat(extent)`,
+    the view's own bound on that axis, with `0 <= splat(start) + iota(i0)`
+    unless the start and the iota's base are provably non-negative (the read
+    stays in bounds; a provider may realize it as a box access, a tensor
+    descriptor, which zero-fills outside the view).
+    Preserves: every observed value, effects, ABI, origins.
+    Must not fire: a conjunct that is already the view's bound, masked lanes
+    that reach a reduction or a
+    contraction over d, a coordinate, a condition, or a store without that
+    predicate. Remarks say which and where.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUAnyOfRanges : Pass<"pgpu-any-of-ranges", "::mlir::ModuleOp"> {
   let summary = "an OR over positions of coordinate comparisons is an interval's nonemptiness (seed 002 §3.5)";
   let description = [{
