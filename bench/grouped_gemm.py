@@ -62,7 +62,7 @@ def load(path):
     return module
 
 
-def time_all(outdir, results):
+def time_all(outdir, results, every=False):
     import torch
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     from run_bench import timed, write_results
@@ -128,10 +128,14 @@ def time_all(outdir, results):
     doc["matmul_loop_ms"] = timed(loop, reps=30, warmup=5)
     peer = doc.get("grouped_mm_ms", doc["matmul_loop_ms"])
     best = None
-    for binding in BINDINGS:
-        entry = {"binding": "defaults" if binding is None else dict(zip(NAMES, binding))}
+    # Every module in the directory (hand-edited probes, bench/experiments) or the generated bindings.
+    modules = ([(path.stem, path) for path in sorted(pathlib.Path(outdir).glob("*.py"))] if every else
+               [("defaults" if b is None else dict(zip(NAMES, b)), pathlib.Path(outdir) / (name_of(b) + ".py"))
+                for b in BINDINGS])
+    for label, path in modules:
+        entry = {"binding": label}
         try:
-            module = load(pathlib.Path(outdir) / (name_of(binding) + ".py"))
+            module = load(path)
             call = module.grouped_gemm_bf16
             c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
             call(a, b, offs, c)
@@ -166,11 +170,12 @@ def main():
     p.add_argument("what", choices=["gen", "time"])
     p.add_argument("dir")
     p.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    p.add_argument("--every", action="store_true", help="time every module in DIR (hand-edited probes)")
     args = p.parse_args()
     if args.what == "gen":
         gen(args.dir)
     else:
-        time_all(args.dir, args.out)
+        time_all(args.dir, args.out, args.every)
 
 
 if __name__ == "__main__":
