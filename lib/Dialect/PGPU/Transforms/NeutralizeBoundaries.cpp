@@ -215,12 +215,13 @@ std::pair<IotaOp, Value> shiftedIota(Value line) {
   return {};
 }
 
-/// Whether `v` is the extent of `view` axis `axis` (the pgpu.extent op, through construction's
-/// max(x, 0) / ceil_div(x, 1)).
+/// Whether `v` is the extent of `view` axis `axis`: a pgpu.extent of an axis of that name (views share
+/// extents by name), through construction's max(x, 0) / ceil_div(x, 1); or that static size.
 bool isViewExtent(Value v, Value view, int64_t axis) {
+  Attribute extent = cast<ViewType>(view.getType()).getExtents()[axis];
   while (Operation *def = v.getDefiningOp()) {
     if (auto e = dyn_cast<ExtentOp>(def))
-      return e.getView() == view && int64_t(e.getAxis()) == axis;
+      return cast<ViewType>(e.getView().getType()).getExtents()[e.getAxis()] == extent;
     APInt c;
     if (auto d = dyn_cast<CeilDivOp>(def); d && matchPattern(d.getRhs(), m_ConstantInt(&c)) && c.isOne()) {
       v = d.getLhs();
@@ -234,7 +235,9 @@ bool isViewExtent(Value v, Value view, int64_t axis) {
     }
     break;
   }
-  return false;
+  APInt c;
+  auto size = dyn_cast<IntegerAttr>(extent);
+  return size && matchPattern(v, m_ConstantInt(&c)) && c.getSExtValue() == size.getInt();
 }
 
 /// Whether a validity leaf of `load` bounds a view axis: `line < extent` (or `0 <= line`, or both)
