@@ -89,3 +89,33 @@ def test_tiled_splitk_runs_through_triton(root, tmp_path, monkeypatch, splits):
         c = torch.empty(ref["c"].shape, dtype=torch.float32)
         kernel._launcher(constexprs, params)(a, b, c)
         np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
+
+
+def test_planned_splitk_keeps_its_tickets_zeroed(tmp_path, monkeypatch):
+    """A planned call takes its tickets from one kept zeroed buffer (`_zeroed`), not a fresh fill: the
+    last arrival at each ticket returns it to 0, so every call in a row (checked, then planned) sums
+    each tile once, and the buffer is zero again after each; a larger shape grows it; an interpreted
+    launch that raises drops it."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example("splitk_gemm")
+    constexprs, params = {"SPLITS": 3}, {"TILE_1": 16, "TILE_2": 16, "TILE_K": 16, "GROUP_1": 2}
+    launch = kernel._launcher(constexprs, params)
+    module = launch.__globals__
+    assert "_zeroed(_n_arg" in kernel.source("triton", constexprs, params)
+    for shapes in ({"M": 19, "N": 23, "K": 37}, {"M": 40, "N": 33, "K": 20}):
+        ref = kernel.run_interp(shapes, constexprs=constexprs, seed=5)
+        a, b = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b"))
+        for _ in range(3):
+            c = torch.full(ref["c"].shape, float("nan"), dtype=torch.float32)
+            launch(a, b, c)
+            np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
+            assert not any(t.any() for t in module["_ZEROED"].values())
+        buffers = list(module["_ZEROED"].values())  # the planned calls' (the first is checked)
+        assert len(buffers) == 1 and buffers[0].numel() >= shapes["M"] * shapes["N"]
+    # A launch that stops midway may leave tickets counted: the kept buffer is dropped.
+    monkeypatch.setitem(module, "_splitk_gemm_kernel", None)  # the planned launch raises (TypeError)
+    with pytest.raises(TypeError):
+        launch(a, b, c)
+    assert not module["_ZEROED"]

@@ -115,6 +115,43 @@ std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
   return llvm::join(parts, ", ");
 }
 
+/// `_ws_<name> = ...`: `ws` of `count` elements (a local holding the count). A ticket comes from the
+/// zeroed buffer of `stream` (LaunchWrapper.h); without one (a checked call, a warm-up) it is fresh.
+std::string allocation(const LaunchWorkspace &ws, llvm::StringRef count, llvm::StringRef stream,
+                       llvm::StringRef kernel) {
+  std::string local = "_ws_" + ws.name;
+  if (ws.ticket && !stream.empty()) // one buffer per ticket argument: two in one launch must not share
+    return llvm::formatv("{0} = _zeroed({1}, {2}, {3}, {4}, '{5}.{6}')", local, count, ws.dtype, ws.device, stream,
+                         kernel, ws.name)
+        .str();
+  std::string fill =
+      ws.init.empty()
+          ? llvm::formatv("torch.empty({0}, dtype={1}, device={2})", count, ws.dtype, ws.device).str()
+          : llvm::formatv("torch.full(({0},), {1}, dtype={2}, device={3})", count, ws.init, ws.dtype, ws.device).str();
+  if (!ws.launchSized)
+    return local + " = " + fill;
+  return llvm::formatv("{0} = _ws_empty({1}, {2}) if {3} == 0 else {4}", local, ws.dtype, ws.device, count, fill).str();
+}
+
+/// The element count's local of each workspace (`_n_<name>`): evaluated by a checked call, bound in a plan.
+SmallVector<std::string> workspaceCounts(const LaunchWrapperSpec &spec) {
+  SmallVector<std::string> counts;
+  for (const LaunchWorkspace &ws : spec.workspaces)
+    counts.push_back("_n_" + ws.name);
+  return counts;
+}
+
+/// A checked call's or a warm-up's workspace: each count evaluated from the views, then fresh tensors.
+void emitFreshWorkspace(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
+  for (const LaunchWorkspace &ws : spec.workspaces)
+    os << "    _n_" << ws.name << " = " << ws.count << "\n"
+       << "    " << allocation(ws, "_n_" + ws.name, "", spec.kernel) << "\n";
+}
+
+bool hasTickets(const LaunchWrapperSpec &spec) {
+  return llvm::any_of(spec.workspaces, [](const LaunchWorkspace &ws) { return ws.ticket; });
+}
+
 void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   const std::string &k = spec.kernel;
   SmallVector<std::string> locals;
@@ -142,8 +179,7 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "        raise ValueError(f\"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n"
      << "    if _grid[0] <= 0:\n"
      << "        return None\n";
-  for (const std::string &a : spec.allocations)
-    os << "    " << a << "\n";
+  emitFreshWorkspace(os, spec);
   if (!locals.empty())
     os << "    " << llvm::join(locals, ", ") << (locals.size() == 1 ? "," : "") << " = " << llvm::join(hosts, ", ")
        << "\n";
@@ -160,8 +196,10 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   os << "        _key = " << planKey(spec) << "\n"
      << "    except Exception:  # a view without an address (meta): nothing to plan\n"
      << "        return None\n";
+  SmallVector<std::string> counts = workspaceCounts(spec);
   SmallVector<std::string> bindArgs = {"_compiled", "_grid[0]", spec.device};
   bindArgs.append(fixed.begin(), fixed.end());
+  bindArgs.append(counts.begin(), counts.end());
   os << "    _plan = (_" << k << "_bind(" << llvm::join(bindArgs, ", ") << "),";
   if (comparesSpans(spec))
     for (auto &[n, written] : spec.views)
@@ -172,13 +210,15 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "    _" << k << "_plans[_key] = _plan\n"
      << "    return _key, _plan\n";
 
-  // The binder: one launch function per plan, its fixed arguments closed over.
+  // The binder: one launch function per plan, its fixed arguments and workspace counts closed over.
   SmallVector<std::string> binderParams = {"_compiled", "_grid", "_dev"};
   binderParams.append(fixed.begin(), fixed.end());
+  binderParams.append(counts.begin(), counts.end());
   std::string params = goParams(spec);
-  auto prologue = [&](llvm::StringRef indent) {
-    for (const std::string &a : spec.allocations)
-      os << indent << a << "\n";
+  bool tickets = hasTickets(spec);
+  auto prologue = [&](llvm::StringRef indent, llvm::StringRef stream) {
+    for (const LaunchWorkspace &ws : spec.workspaces)
+      os << indent << allocation(ws, "_n_" + ws.name, stream, k) << "\n";
     if (!spec.tmaArg.empty())
       os << indent << "if " << spec.tmaArg << ":\n" << indent << "    _tma_allocator()\n";
   };
@@ -189,22 +229,33 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "    if _d is not None:\n"
      << "        _launch, _stream, _function, _coop, _pdl, _meta = _d\n\n"
      << "        def _go(" << params << "):\n";
-  prologue("            ");
-  os << "            _launch(_grid, 1, 1, _stream(_dev), _function, _coop, _pdl, None, None, _meta, None, None, None"
-     << (spec.args.empty() ? "" : ", ") << goArgs(spec, true) << ")\n"
+  if (tickets)
+    os << "            _s = _stream(_dev)\n";
+  prologue("            ", "_s");
+  os << "            _launch(_grid, 1, 1, " << (tickets ? "_s" : "_stream(_dev)")
+     << ", _function, _coop, _pdl, None, None, _meta, None, None, None" << (spec.args.empty() ? "" : ", ")
+     << goArgs(spec, true) << ")\n"
      << "    elif _compiled is not None and not _interpreting():\n"
      << "        def _go(" << params << "):\n";
-  prologue("            ");
+  prologue("            ", "torch.cuda.current_stream(_dev).cuda_stream");
   os << "            _compiled[(_grid, 1, 1)](" << goArgs(spec, false) << ")\n"
      << "    else:\n"
      << "        def _go(" << params << "):\n"
      << "            if not _interpreting():  # switched off since: the checks decide again\n"
      << "                _" << k << "_checked(" << forward(spec) << ")\n"
      << "                return\n";
-  prologue("            ");
-  os << "            _" << k << "_kernel[(_grid, 1, 1)](" << goArgs(spec, false) << (spec.args.empty() ? "" : ", ")
-     << config << ")\n"
-     << "    return _go\n";
+  prologue("            ", "None");
+  std::string launch = "_" + k + "_kernel[(_grid, 1, 1)](" + goArgs(spec, false) + (spec.args.empty() ? "" : ", ") +
+                       config + ")";
+  if (tickets)
+    os << "            try:\n"
+       << "                " << launch << "\n"
+       << "            except BaseException:  # stopped midway: tickets may stay counted\n"
+       << "                _ZEROED.clear()\n"
+       << "                raise\n";
+  else
+    os << "            " << launch << "\n";
+  os << "    return _go\n";
 }
 
 /// The names a planned call unpacks its plan into: the launch `_go`, then the byte spans it compares
@@ -294,8 +345,7 @@ void emitWarmup(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
     hosts.push_back(a.host);
   os << "\n\ndef " << k << "_warmup(" << signature(spec) << "):\n"
      << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
-  for (const std::string &a : spec.allocations)
-    os << "    " << a << "\n";
+  emitFreshWorkspace(os, spec);
   os << "    _" << k << "_kernel.warmup(" << llvm::join(hosts, ", ") << (hosts.empty() ? "" : ", ")
      << "grid=(1,), num_warps=" << spec.warps << ", num_stages=" << spec.stages << ")\n";
 }
@@ -306,6 +356,23 @@ void triton::emitLaunchWrapper(llvm::raw_ostream &os, const LaunchWrapperSpec &s
   emitChecked(os, spec);
   emitFront(os, spec);
   emitWarmup(os, spec);
+}
+
+void triton::emitTicketPrelude(llvm::raw_ostream &os) {
+  os << "_ZEROED = {}  # (device, stream, dtype, ticket argument) -> zeros its launches leave zero\n\n\n"
+     << "def _zeroed(n, dtype, device, stream, slot):\n"
+     << "    \"\"\"At least `n` zeros for the tickets `slot` (kernel.argument), which the kernel's last arrival\n"
+     << "    returns to 0: one buffer per (device, stream, dtype, slot), grown when a launch needs more, not\n"
+     << "    an allocation and a fill launch per call (a launch on a stream runs after the one before it\n"
+     << "    there, which left the buffer zero). Fresh zeros under CUDA graph capture (a captured fill does\n"
+     << "    not run now, and a graph may replay on another stream) and past 2**22 elements (not kept).\"\"\"\n"
+     << "    if n > 1 << 22 or (stream is not None and torch.cuda.is_current_stream_capturing()):\n"
+     << "        return torch.zeros(n, dtype=dtype, device=device)\n"
+     << "    key = (device, stream, dtype, slot)\n"
+     << "    buf = _ZEROED.get(key)\n"
+     << "    if buf is None or buf.numel() < n:\n"
+     << "        buf = _ZEROED[key] = torch.zeros(max(n, 1024), dtype=dtype, device=device)\n"
+     << "    return buf\n\n\n";
 }
 
 void triton::emitLaunchPrelude(llvm::raw_ostream &os) {

@@ -685,11 +685,12 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         line(indent, "tl.debug_barrier()");
         line(indent, arrived + " = tl.atomic_add(" + ticket + ", 1, sem='acq_rel', scope='gpu')");
         line(indent, "if " + arrived + " == " + count + " - 1:");
-        Block &body = l.getBody().front();
-        if (failed(emitBlock(body, indent + 1)))
+        // The last arrival returns its ticket to 0: every instance that counts on it has arrived (the
+        // op's arrivals), so a finished launch leaves its tickets as the runtime filled them and the
+        // wrapper can keep one zeroed ticket buffer across launches (LaunchWrapper.h).
+        line(indent + 1, "tl.atomic_xchg(" + ticket + ", 0, sem='relaxed', scope='gpu')");
+        if (failed(emitBlock(l.getBody().front(), indent + 1)))
           return failure();
-        if (body.getOperations().size() == 1)
-          line(indent + 1, "pass");
         return success();
       })
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
@@ -843,32 +844,29 @@ LogicalResult Serializer::run() {
     }
     workspaceExtents[arg] = device;
     unsigned index = arg.getArgNumber();
-    std::string dtype = torchType(buffer.getElementType());
-    std::string count = host.empty() ? "1" : "(" + llvm::join(host, ") * (") + ")";
-    std::string fill = "torch.empty(" + count + ", dtype=" + dtype + ", device=" + firstView + ".device)";
-    if (auto init = kernel.getArgAttrOfType<TypedAttr>(index, "pgpu.init")) {
-      std::string value = isa<FloatAttr>(init) ? floatLiteral(cast<FloatAttr>(init).getValueAsDouble())
-                                               : std::to_string(cast<IntegerAttr>(init).getInt());
-      fill = "torch.full((" + count + ",), " + value + ", dtype=" + dtype + ", device=" + firstView + ".device)";
-    }
-    bool launchSized = llvm::any_of(buffer.getExtents(), [&](Attribute e) {
+    triton::LaunchWorkspace ws;
+    ws.name = names[arg];
+    ws.dtype = torchType(buffer.getElementType());
+    ws.device = firstView + ".device";
+    ws.count = host.empty() ? "1" : "(" + llvm::join(host, ") * (") + ")";
+    if (auto init = kernel.getArgAttrOfType<TypedAttr>(index, "pgpu.init"))
+      ws.init = isa<FloatAttr>(init) ? floatLiteral(cast<FloatAttr>(init).getValueAsDouble())
+                                     : std::to_string(cast<IntegerAttr>(init).getInt());
+    // Launch-sized workspace may be empty on a call (a path this call does not take): then a
+    // zero-element tensor made once per dtype and device, not an allocation per call.
+    ws.launchSized = llvm::any_of(buffer.getExtents(), [&](Attribute e) {
       auto n = dyn_cast<StringAttr>(e);
       return n && pgpu::workspaceExtent(kernel, n.getValue());
     });
-    if (!launchSized) {
-      wrapper.allocations.push_back("_ws_" + names[arg] + " = " + fill);
-      continue;
-    }
-    // Launch-sized workspace may be empty on a call (a path this call does not take): then a
-    // zero-element tensor made once per dtype and device, not an allocation per call.
-    std::string ws = "_ws_" + names[arg];
-    wrapper.allocations.push_back(ws + " = " + count);
-    llvm::StringRef countName = ws;
-    std::string sized = fill;
-    for (size_t at = sized.find(count); at != std::string::npos; at = sized.find(count, at + countName.size()))
-      sized.replace(at, count.size(), countName.str());
-    wrapper.allocations.push_back(ws + " = _ws_empty(" + dtype + ", " + firstView + ".device) if " + ws +
-                                  " == 0 else " + sized);
+    // Tickets: every use a pgpu.last_program's ticket, whose last arrival returns it to 0 (below), so
+    // the wrapper keeps one zeroed buffer (LaunchWrapper.h).
+    auto init = kernel.getArgAttrOfType<IntegerAttr>(index, "pgpu.init");
+    ws.ticket = init && init.getInt() == 0 && buffer.getElementType().isInteger(32) && !arg.use_empty() &&
+                llvm::all_of(arg.getUses(), [](OpOperand &use) {
+                  auto last = dyn_cast<pgpu::LastProgramOp>(use.getOwner());
+                  return last && use.get() == last.getTicket() && use.getOperandNumber() == 0;
+                });
+    wrapper.workspaces.push_back(ws);
   }
   // The body: launch-time values, then the program space.
   pgpu::ProgramSpaceOp space;
@@ -1114,6 +1112,10 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
        << "        t = _WS_EMPTY[(dtype, device)] = torch.empty(0, dtype=dtype, device=device)\n"
        << "    return t\n\n\n";
   triton::emitLaunchPrelude(os);
+  bool tickets = false;
+  module.walk([&](pgpu::LastProgramOp) { tickets = true; });
+  if (tickets)
+    triton::emitTicketPrelude(os);
   wrapper::emitCheckScalar(os);
   wrapper::emitCheckApart(os);
   wrapper::emitCheckIndex(os);

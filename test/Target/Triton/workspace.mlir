@@ -7,15 +7,20 @@
 // CHECK: tl.store(ws + ({{.*}}) * (_extent_N) + ({{.*}}), {{.*}}, mask=
 // CHECK: def _workspace_rowsum_checked(x, y, *, _indices=_CHECKED):
 // CHECK: _grid =
-// CHECK: _ws_ws = torch.full(((x.shape[0]) * (x.shape[1]),), 1.000000e+00, dtype=torch.float32, device=x.device)
+// CHECK: _n_ws = (x.shape[0]) * (x.shape[1])
+// CHECK-NEXT: _ws_ws = torch.full((_n_ws,), 1.000000e+00, dtype=torch.float32, device=x.device)
 // CHECK: = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), y, y.stride(0), _ws_ws
-// A planned call allocates its own workspace (its size is fixed by the plan key; torch's allocator
-// aligns it, so it is never part of the key) and passes its address.
-// CHECK: def _workspace_rowsum_bind(
+// CHECK: _plan = (_workspace_rowsum_bind(_compiled, _grid[0], x.get_device(), _a1, _a2, _a3, _a4, _a6, _n_ws),
+// A planned call allocates its own workspace (its size is fixed by the plan key, so the plan holds
+// it; torch's allocator aligns it, so it is never part of the key) and passes its address. The
+// workspace is no ticket (f32, filled with 1): no `_zeroed`.
+// CHECK: def _workspace_rowsum_bind(_compiled, _grid, _dev, _a1, _a2, _a3, _a4, _a6, _n_ws):
 // CHECK: def _go(x, _p_x, y, _p_y):
-// CHECK-NEXT: _ws_ws = torch.full(((x.shape[0]) * (x.shape[1]),), 1.000000e+00, dtype=torch.float32, device=x.device)
-// CHECK-NEXT: _launch({{.*}}, _p_x, _a1, _a2, _a3, _a4, _p_y, _a6, _ws_ws.data_ptr())
+// CHECK-NEXT: _ws_ws = torch.full((_n_ws,), 1.000000e+00, dtype=torch.float32, device=x.device)
+// CHECK-NEXT: _launch(_grid, 1, 1, _stream(_dev), {{.*}}, _p_x, _a1, _a2, _a3, _a4, _p_y, _a6, _ws_ws.data_ptr())
+// CHECK-NOT: _zeroed
 // CHECK: def workspace_rowsum(x, y):
 // CHECK: def workspace_rowsum_warmup(x, y):
 // CHECK-NEXT: """Compile
+// CHECK-NEXT: _n_ws = (x.shape[0]) * (x.shape[1])
 // CHECK-NEXT: _ws_ws = torch.full(

@@ -13,7 +13,17 @@
 // the same key checks only what the key leaves open (aliasing of written
 // views from their byte spans, the float scalars' types and ranges) and calls
 // the plan's launch, in which the grid, the extents, strides and launch
-// facts are bound constants and the views pass as addresses.
+// facts are bound constants and the views pass as addresses. Workspace sizes
+// are functions of the key too: the checked call evaluates them and the plan
+// holds them, so a planned call only allocates.
+//
+// Tickets (i32 workspace zero-filled by the runtime whose only uses are
+// pgpu.last_program tickets) are not allocated and filled per planned call:
+// the kernel's last arrival at each ticket returns it to 0 (TritonSerializer),
+// so one zeroed buffer per (device, stream), grown as needed, serves every
+// planned launch on that stream, each running after the one before it there.
+// A checked call, CUDA graph capture and tickets past 2**22 elements take
+// fresh zeros; an interpreted launch that raises drops the buffer.
 //
 // A kernel object's call is the same planned call over the object's own plan
 // table (`_<kernel>_entry`, which becomes the `__call__` of the object's class
@@ -45,7 +55,7 @@ struct LaunchArg {
   enum Kind {
     View,      ///< a view: the tensor (JIT launch) or its address (direct launch)
     Scalar,    ///< a by-value ABI scalar, passed on every call
-    Workspace, ///< invocation workspace, allocated on every call
+    Workspace, ///< invocation workspace, allocated on every call (tickets: from a zeroed buffer)
     Fixed,     ///< a function of the plan key (extent, stride, launch fact): bound in the plan
   };
   Kind kind;
@@ -53,6 +63,20 @@ struct LaunchArg {
   std::string name;
   /// Its host expression on a checked call.
   std::string host;
+};
+
+/// One invocation workspace argument (seed 000 §2): its local is `_ws_<name>`, its element count
+/// `_n_<name>` (bound in the plan).
+struct LaunchWorkspace {
+  std::string name;
+  /// The element count's host expression (of the views' extents and integer scalars: the plan key).
+  std::string count;
+  /// The torch dtype, the fill value ("" for none) and the device expression.
+  std::string dtype, init, device;
+  /// Sized by a launch expression that may be 0 on a call: the shared zero-element tensor then.
+  bool launchSized = false;
+  /// Zero-filled i32 used only as pgpu.last_program tickets, which the kernel returns to 0.
+  bool ticket = false;
 };
 
 /// What the serializer found the kernel's ABI and launch to be.
@@ -68,8 +92,8 @@ struct LaunchWrapperSpec {
   llvm::SmallVector<std::pair<std::string, bool>> views;
   /// (name, Python type, range or "") of each scalar.
   llvm::SmallVector<std::pair<std::string, std::pair<std::string, std::string>>> scalars;
-  /// Statements allocating invocation workspace (`_ws_<name> = ...`).
-  llvm::SmallVector<std::string> allocations;
+  /// Invocation workspace, in argument order.
+  llvm::SmallVector<LaunchWorkspace> workspaces;
   llvm::SmallVector<LaunchArg> args;
   /// The grid's host expression, the device index expression and the TMA switch's argument ("" if none).
   std::string grid, device, tmaArg;
@@ -83,6 +107,9 @@ void emitLaunchWrapper(llvm::raw_ostream &os, const LaunchWrapperSpec &spec);
 /// call needs none of Triton's per-call services), `_ABSENT` and `_given` (a kernel object's call as
 /// given, for its misses) and `_tma_allocator`.
 void emitLaunchPrelude(llvm::raw_ostream &os);
+
+/// `_zeroed` and its buffers (LaunchWrapper.h: tickets), for a module whose kernels have tickets.
+void emitTicketPrelude(llvm::raw_ostream &os);
 
 } // namespace tessel::triton
 
