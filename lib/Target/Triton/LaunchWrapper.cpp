@@ -115,37 +115,44 @@ std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
   return llvm::join(parts, ", ");
 }
 
-/// `_ws_<name> = ...`: `ws` of `count` elements (a local holding the count). A ticket comes from the
-/// zeroed buffer of `stream` (LaunchWrapper.h); without one (a checked call, a warm-up) it is fresh.
-std::string allocation(const LaunchWorkspace &ws, llvm::StringRef count, llvm::StringRef stream,
-                       llvm::StringRef kernel) {
-  std::string local = "_ws_" + ws.name;
-  if (ws.ticket && !stream.empty()) // one buffer per ticket argument: two in one launch must not share
-    return llvm::formatv("{0} = _zeroed({1}, {2}, {3}, {4}, '{5}.{6}')", local, count, ws.dtype, ws.device, stream,
-                         kernel, ws.name)
-        .str();
+/// `_ws_<name> = ...`: `ws` of `_n_<name>` elements. A planned launch (`stream` given) takes a ticket from
+/// the zeroed buffer of its stream (LaunchWrapper.h) and an empty launch-sized workspace from its plan
+/// (`_e_<name>`); a checked call and a warm-up (`stream` empty) allocate fresh tensors.
+std::string allocation(const LaunchWorkspace &ws, llvm::StringRef stream, llvm::StringRef kernel) {
+  std::string local = "_ws_" + ws.name, count = "_n_" + ws.name;
   std::string fill =
       ws.init.empty()
           ? llvm::formatv("torch.empty({0}, dtype={1}, device={2})", count, ws.dtype, ws.device).str()
           : llvm::formatv("torch.full(({0},), {1}, dtype={2}, device={3})", count, ws.init, ws.dtype, ws.device).str();
-  if (!ws.launchSized)
-    return local + " = " + fill;
-  return llvm::formatv("{0} = _ws_empty({1}, {2}) if {3} == 0 else {4}", local, ws.dtype, ws.device, count, fill).str();
+  if (stream.empty())
+    return ws.launchSized
+               ? llvm::formatv("{0} = _ws_empty({1}, {2}) if {3} == 0 else {4}", local, ws.dtype, ws.device, count, fill)
+                     .str()
+               : local + " = " + fill;
+  if (ws.ticket) // one buffer per ticket argument: two in one launch must not share
+    fill = llvm::formatv("_zeroed({0}, {1}, {2}, {3}, '{4}.{5}')", count, ws.dtype, ws.device, stream, kernel, ws.name);
+  return ws.launchSized ? llvm::formatv("{0} = {1} if {2} else _e_{3}", local, fill, count, ws.name).str()
+                        : local + " = " + fill;
 }
 
-/// The element count's local of each workspace (`_n_<name>`): evaluated by a checked call, bound in a plan.
-SmallVector<std::string> workspaceCounts(const LaunchWrapperSpec &spec) {
-  SmallVector<std::string> counts;
+/// What a plan holds of each workspace: its element count (`_n_<name>`) and, launch-sized, the
+/// checked call's tensor when that is empty, else None (`_e_<name>`); `args`: as the checked call
+/// passes them, else as the binder's parameters.
+SmallVector<std::string> workspaceBindings(const LaunchWrapperSpec &spec, bool args) {
+  SmallVector<std::string> bound;
   for (const LaunchWorkspace &ws : spec.workspaces)
-    counts.push_back("_n_" + ws.name);
-  return counts;
+    bound.push_back("_n_" + ws.name);
+  for (const LaunchWorkspace &ws : spec.workspaces)
+    if (ws.launchSized)
+      bound.push_back(args ? llvm::formatv("_ws_{0} if _n_{0} == 0 else None", ws.name).str() : "_e_" + ws.name);
+  return bound;
 }
 
 /// A checked call's or a warm-up's workspace: each count evaluated from the views, then fresh tensors.
 void emitFreshWorkspace(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   for (const LaunchWorkspace &ws : spec.workspaces)
     os << "    _n_" << ws.name << " = " << ws.count << "\n"
-       << "    " << allocation(ws, "_n_" + ws.name, "", spec.kernel) << "\n";
+       << "    " << allocation(ws, "", spec.kernel) << "\n";
 }
 
 bool hasTickets(const LaunchWrapperSpec &spec) {
@@ -196,10 +203,9 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   os << "        _key = " << planKey(spec) << "\n"
      << "    except Exception:  # a view without an address (meta): nothing to plan\n"
      << "        return None\n";
-  SmallVector<std::string> counts = workspaceCounts(spec);
   SmallVector<std::string> bindArgs = {"_compiled", "_grid[0]", spec.device};
   bindArgs.append(fixed.begin(), fixed.end());
-  bindArgs.append(counts.begin(), counts.end());
+  bindArgs.append(workspaceBindings(spec, /*args=*/true));
   os << "    _plan = (_" << k << "_bind(" << llvm::join(bindArgs, ", ") << "),";
   if (comparesSpans(spec))
     for (auto &[n, written] : spec.views)
@@ -210,15 +216,15 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "    _" << k << "_plans[_key] = _plan\n"
      << "    return _key, _plan\n";
 
-  // The binder: one launch function per plan, its fixed arguments and workspace counts closed over.
+  // The binder: one launch function per plan, its fixed arguments and workspace bindings closed over.
   SmallVector<std::string> binderParams = {"_compiled", "_grid", "_dev"};
   binderParams.append(fixed.begin(), fixed.end());
-  binderParams.append(counts.begin(), counts.end());
+  binderParams.append(workspaceBindings(spec, /*args=*/false));
   std::string params = goParams(spec);
   bool tickets = hasTickets(spec);
   auto prologue = [&](llvm::StringRef indent, llvm::StringRef stream) {
     for (const LaunchWorkspace &ws : spec.workspaces)
-      os << indent << allocation(ws, "_n_" + ws.name, stream, k) << "\n";
+      os << indent << allocation(ws, stream, k) << "\n";
     if (!spec.tmaArg.empty())
       os << indent << "if " << spec.tmaArg << ":\n" << indent << "    _tma_allocator()\n";
   };
