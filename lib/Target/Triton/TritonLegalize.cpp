@@ -38,7 +38,12 @@ struct LaunchParam {
   int64_t defaultValue;
 };
 constexpr int64_t kWarps[] = {1, 2, 4, 8, 16};
-constexpr int64_t kStages[] = {1, 2, 3, 4};
+// Pipelines deeper than 4 are candidates the tuner searches (where the resource model fits them): the
+// ragged grouped GEMM, whose per-group operand streams from HBM, ran fastest at 5 stages of 128x128x64
+// TMA tiles (2.57 against 2.75 ms at 4, bench/results/2026-12-02-h200-grouped-gemm-session14.json).
+constexpr int64_t kStages[] = {1, 2, 3, 4, 5, 6};
+// The deepest pipeline a default takes: the GEMM defaults were measured up to 4 stages.
+constexpr int64_t kDeepestDefaultStages = 4;
 const LaunchParam kLaunchParams[] = {{triton::kWarpsParam, kWarps, 4}, {triton::kStagesParam, kStages, 3}};
 
 /// The declared defaults of a kernel's parameters.
@@ -139,7 +144,8 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
     // ran 12% faster at 4 stages than at 3 in the 8192^3 GEMM sweep (2026-11-30-h200-sweep-gemm.json),
     // split-K's 128x128 chunk loops 18% (2026-12-02-h200-splitk-session11.json); a 128x256 tile
     // with its store staged does not fit a fourth stage and keeps 3.
-    for (auto next = std::next(llvm::find(depths, at[triton::kStagesParam])); next != depths.end(); ++next) {
+    for (auto next = std::next(llvm::find(depths, at[triton::kStagesParam]));
+         next != depths.end() && *next <= kDeepestDefaultStages; ++next) {
       llvm::StringMap<int64_t> deeper = at;
       deeper[triton::kStagesParam] = *next;
       if (model.sharedAt(deeper) > model.sharedLimit)

@@ -13,7 +13,7 @@
 // COM: rows, spelled in Python for the bound parameters of a call. The flattened persistent walk
 // COM: (FLATTEN) is the default there.
 // GROW: batched_gemm_PARAMS = {'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_2': ([16, 32, 64, 128, 256], 256), 'TILE_K': ([16, 32, 64, 128], 64),
-// GROW-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 4), 'TMA': ([0, 1], 0), 'FLATTEN': ([0, 1], 1)}
+// GROW-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 4), 'TMA': ([0, 1], 0), 'FLATTEN': ([0, 1], 1)}
 // GROW: def batched_gemm_WARPS(p):
 // GROW: return next((w for w in (1, 2, 4, 8, 16) if w >= 4 * -(-(1 * p['TILE_1']) // 64)), 16)
 
@@ -21,7 +21,7 @@
 // COM: would exceed the 227 KiB of shared memory, so the declared 128 x 128 tile stays; its pipeline
 // COM: deepens to four stages (4 x 32 KiB of operands and the 64 KiB store tile fit).
 // KEEP: gemm_PARAMS = {'TILE_0': ([16, 32, 64, 128, 256], 128), 'TILE_1': ([16, 32, 64, 128, 256], 128),
-// KEEP-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 4)
+// KEEP-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 4)
 
 // COM: A program without contractions: BLOCK covers the row length N (form-blocking), and WARPS
 // COM: follows the largest fragment at 32 elements a thread, with at least enough warps that each

@@ -3,7 +3,7 @@
 // COM: An unblocked stored scan becomes an ordered loop over its members in scan order: the loop
 // COM: carries the prefix, combines it with the member (prefix first), and emits the inclusive prefix.
 // CHECK-LABEL: pgpu.kernel @scan_inclusive
-// CHECK-SAME: params = [#pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">, #pgpu.param<"STAGES", [1, 2, 3, 4], 3, provider = "triton">]
+// CHECK-SAME: params = [#pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">, #pgpu.param<"STAGES", [1, 2, 3, 4, 5, 6], 3, provider = "triton">]
 // CHECK-NOT: pgpu.range_scan
 // CHECK: %[[COUNT:.*]] = pgpu.binary sub %[[HI:.*]], %[[LO:.*]] : index
 // CHECK: pgpu.for %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
@@ -116,7 +116,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: Triton's launch configuration becomes declared provider parameters, appended after the
 // COM: kernel's own declarations (WARPS, then STAGES), so the tuner can search them.
 // CHECK-LABEL: pgpu.kernel @launch_params
-// CHECK-SAME: params = [#pgpu.param<"BLOCK", [64, 128], 64>, #pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">, #pgpu.param<"STAGES", [1, 2, 3, 4], 3, provider = "triton">]
+// CHECK-SAME: params = [#pgpu.param<"BLOCK", [64, 128], 64>, #pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">, #pgpu.param<"STAGES", [1, 2, 3, 4, 5, 6], 3, provider = "triton">]
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @launch_params(%x: !pgpu.view<f32, [N], in>) attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
     %c1 = arith.constant 1 : index
@@ -133,7 +133,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: A launch parameter the kernel already declares is kept as it is and not declared twice;
 // COM: only the missing one is added.
 // CHECK-LABEL: pgpu.kernel @declares_warps
-// CHECK-SAME: params = [#pgpu.param<"WARPS", [4, 8], 8, provider = "triton">, #pgpu.param<"STAGES", [1, 2, 3, 4], 3, provider = "triton">]
+// CHECK-SAME: params = [#pgpu.param<"WARPS", [4, 8], 8, provider = "triton">, #pgpu.param<"STAGES", [1, 2, 3, 4, 5, 6], 3, provider = "triton">]
 // CHECK-NOT: #pgpu.param<"WARPS"
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @declares_warps(%x: !pgpu.view<f32, [N], in>) attributes {params = [#pgpu.param<"WARPS", [4, 8], 8, provider = "triton">]} {

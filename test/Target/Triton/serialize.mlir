@@ -33,9 +33,9 @@
 // RUN: not test -e %t.bad.py
 // RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param NOPE=4 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=UNDECLARED
 
-// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4], 3)}
-// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 128), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4], 3)}
-// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4], 3)}
+// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3)}
+// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 128), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3)}
+// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 3)}
 // Combine functions for the two row reductions (in the staged path, and in the loops over full
 // blocks and over the partial last block) come first, then the kernel.
 // CHECK-COUNT-6: def _layernorm_combine{{[0-9]+}}(

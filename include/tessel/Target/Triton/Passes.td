@@ -21,15 +21,17 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     exclusive prefix at each member.
     Declares: Triton's launch configuration as provider parameters on each
     kernel, `#pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">`
-    and `#pgpu.param<"STAGES", [1, 2, 3, 4], 3, provider = "triton">`
-    (Triton's launch defaults), appended after the kernel's own declarations
+    and `#pgpu.param<"STAGES", [1, 2, 3, 4, 5, 6], 3, provider = "triton">`
+    (Triton's launch defaults; contraction defaults deepen to at most 4
+    stages, deeper ones are the tuner's), appended after the kernel's own declarations
     in that order; a name the kernel already declares is kept as it is. The
     tuner searches them like any declared parameter (seed 003), and the
     serializer passes their bound values as `num_warps=` and `num_stages=`.
     When the legalized kernel has a box access (a 2-d load or store whose
-    coordinates are start + arange along distinct fragment axes, the view's
-    last axis among them, any other coordinate a scalar, validity exactly the
-    view's bounds, zero fill), also
+    coordinates are start + arange (or offset + start + arange) along
+    distinct fragment axes, the view's last axis among them, any other
+    coordinate a scalar or a splat of one, validity exactly the view's bounds,
+    zero fill), also
     `#pgpu.param<"TMA", [0, 1], 1, provider = "triton">` (default 0 when a box
     has scalar axes, measured slower for attention's tiles): with 1 the
     serializer spells box accesses as tensor descriptors beside the pointer
