@@ -114,7 +114,7 @@ def _force_descriptors(monkeypatch, launch, kernel_name):
     class Spy:
         def __getitem__(self, grid):
             def run(*args, **kw):
-                seen["USE_TMA"] = args[-1]
+                seen["USE_TMA"] = args[jit.arg_names.index("USE_TMA")]
                 return jit[grid](*args, **kw)
             return run
     monkeypatch.setitem(names, f"_{kernel_name}_kernel", Spy())
@@ -158,6 +158,30 @@ def test_tensor_descriptor_transpose_store_matches_kir(tmp_path, monkeypatch):
     launch(x, y)
     assert seen["USE_TMA"] is True
     np.testing.assert_array_equal(y.numpy(), ref["out"])
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_tensor_descriptor_attention_keys_match_kir(causal, tmp_path, monkeypatch):
+    # With TMA = 1 only the key and value tiles, walked by the loop over the keys, are descriptors: the
+    # query tile and the output tile (one box per program) keep pointer accesses, so no program makes
+    # their descriptors (TileAccess.h: keepsPointerSpelling). T = 45 leaves a masked last key tile
+    # (pointer loads); the descriptors read the full ones. D = 16 keeps every view TMA-aligned.
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example("attention")
+    cx = {"CAUSAL": causal}
+    launch = kernel._launcher(cx, {"BLOCK_S": 16, "BLOCK_T": 16, "BLOCK_D": 16, "TMA": 1})
+    src = open(launch.__globals__["__file__"]).read()
+    assert "make_tensor_descriptor(K," in src and "make_tensor_descriptor(V," in src
+    assert "make_tensor_descriptor(Q," not in src and "make_tensor_descriptor(O," not in src
+    seen = _force_descriptors(monkeypatch, launch, "attention")
+    ref = kernel.run_interp({"B": 1, "H": 2, "S": 37, "T": 45, "D": 16}, scalars={"scale": 0.25}, constexprs=cx, seed=5)
+    q, k, v = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("Q", "K", "V"))
+    o = torch.empty(ref["O"].shape, dtype=torch.float16)
+    launch(q, k, v, o, scale=0.25)
+    assert seen["USE_TMA"] is True
+    np.testing.assert_allclose(o.numpy().astype(np.float64), ref["O"].astype(np.float64), rtol=1e-2, atol=2e-3)
 
 
 TRANSPOSE_BINDINGS = [{}, {"TILE_0": 16, "TILE_1": 32, "GROUP_0": 2}, {"TILE_0": 32, "TILE_1": 16, "GROUP_0": 1}]

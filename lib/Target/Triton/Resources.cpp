@@ -310,7 +310,7 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   std::vector<Monomial> stored;
   if (kernel.getParam(kTmaParam))
     kernel.walk([&](pgpu::StoreOp store) {
-      if (!matchTileAccess(store))
+      if (!matchTileAccess(store) || keepsPointerSpelling(store))
         return;
       Monomial m = fragmentBytes(cast<pgpu::FragmentType>(store.getValue().getType()));
       m.params.push_back(kTmaParam.str());

@@ -127,3 +127,34 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
   }
   return access;
 }
+
+namespace {
+/// Whether `op` lies in a loop of its kernel that walks a range known only at launch (a while loop,
+/// or a for loop with a non-constant bound): a box there is accessed for a number of tiles that
+/// grows with the extents. A loop of constant trip count (e.g. a program's two paired query blocks)
+/// runs a fixed few tiles.
+bool inLoop(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent); parent = parent->getParentOp()) {
+    if (isa<WhileOp>(parent))
+      return true;
+    if (auto loop = dyn_cast<ForOp>(parent))
+      if (!matchPattern(loop.getLower(), m_Constant()) || !matchPattern(loop.getUpper(), m_Constant()))
+        return true;
+  }
+  return false;
+}
+} // namespace
+
+bool triton::keepsPointerSpelling(Operation *op) {
+  if (inLoop(op) || !matchTileAccess(op))
+    return false;
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel)
+    return false;
+  bool walked = false;
+  kernel.walk([&](Operation *other) {
+    if (!walked && isa<LoadOp, StoreOp>(other) && inLoop(other) && matchTileAccess(other))
+      walked = true;
+  });
+  return walked;
+}

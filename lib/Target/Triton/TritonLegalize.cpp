@@ -279,7 +279,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       bool boxes = false, walks = false, fixedAxes = false;
       kernel.walk([&](Operation *op) {
         std::optional<triton::TileAccess> box;
-        if (isa<pgpu::LoadOp, pgpu::StoreOp>(op))
+        if (isa<pgpu::LoadOp, pgpu::StoreOp>(op) && !triton::keepsPointerSpelling(op))
           box = triton::matchTileAccess(op);
         boxes |= box.has_value();
         fixedAxes |= box && box->dimOf.size() > 2;

@@ -207,7 +207,7 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
   if (!kernel.getParam(triton::kTmaParam) || param(triton::kTmaParam) != 1)
     return std::nullopt;
   std::optional<triton::TileAccess> tile = triton::matchTileAccess(op);
-  if (!tile)
+  if (!tile || triton::keepsPointerSpelling(op))
     return std::nullopt;
   unsigned bytes = cast<pgpu::ViewType>(tile->view.getType()).getElementType().getIntOrFloatBitWidth() / 8;
   Value fragment = isa<pgpu::LoadOp>(op) ? op->getResult(0) : cast<pgpu::StoreOp>(op).getValue();

@@ -6,6 +6,8 @@
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=FLATTEN=0 | FileCheck %s --check-prefix=UNFLAT
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=TMA=1 | FileCheck %s --check-prefix=ATTN
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ATTNDEF
+// RUN: tessel compile %tessel_src/examples/kir/transpose.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ONCE
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=CSTORE
 
 // COM: Box accesses of the tiled GEMM (each coordinate start + arange along its own fragment axis,
 // COM: validity exactly the view's bounds, zero fill) are spelled both ways under the provider switch
@@ -44,11 +46,27 @@
 // ROWS-NOT: FLATTEN
 
 // COM: A box of a rank-4 view (attention's [B, H, T, D] keys): batch and head are scalar coordinates,
-// COM: one element wide in the descriptor's block; the load's box is reshaped to the fragment and a
-// COM: stored fragment to the box. The wrapper checks TMA's rules on every stride.
-// ATTN: _desc{{[0-9]+}} = tl.make_tensor_descriptor(K, shape=[_extent_B, _extent_H, _extent_T, _extent_D], strides=[K_stride0, K_stride1, K_stride2, K_stride3], block_shape=[1, 1, 64, 128])
-// ATTN: = tl.reshape(_desc{{[0-9]+}}.load([{{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, 0]), [64, 128])
-// ATTN: _desc{{[0-9]+}}.store([{{.*}}], tl.reshape({{v[0-9]+}}, [1, 1, 64, 128]))
+// COM: one element wide in the descriptor's block; the load's box is reshaped to the fragment. The
+// COM: wrapper checks TMA's rules on every stride.
+// COM: Only the boxes walked in a loop over the keys (K, V) get descriptors: the query tile and the
+// COM: output tile are one box per program (outside every loop, or in the constant two-iteration
+// COM: loop over a program's paired query blocks) and keep the pointer spelling (TileAccess.h:
+// COM: keepsPointerSpelling), so no program makes their descriptors.
+// ATTN-NOT: make_tensor_descriptor(Q,
+// ATTN-NOT: make_tensor_descriptor(O,
+// ATTN: [[KD:_desc[0-9]+]] = tl.make_tensor_descriptor(K, shape=[_extent_B, _extent_H, _extent_T, _extent_D], strides=[K_stride0, K_stride1, K_stride2, K_stride3], block_shape=[1, 1, 64, 128])
+// ATTN-NEXT: [[VD:_desc[0-9]+]] = tl.make_tensor_descriptor(V,
+// ATTN-NOT: make_tensor_descriptor
+// ATTN: for [[PAIR:v[0-9]+]] in range(0, 2, 1):
+// ATTN-NOT: USE_TMA
+// ATTN: = tl.load(Q + {{.*}}, mask=
+// ATTN: for [[KEY:v[0-9]+]] in range({{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}):
+// ATTN: if USE_TMA:
+// ATTN-NEXT: = tl.reshape([[KD]].load([{{v[0-9]+}}, {{v[0-9]+}}, [[KEY]], 0]), [64, 128])
+// ATTN: if USE_TMA:
+// ATTN-NEXT: = tl.reshape([[VD]].load([{{v[0-9]+}}, {{v[0-9]+}}, [[KEY]], 0]), [64, 128])
+// ATTN-NOT: {{_desc[0-9]+}}.store(
+// ATTN: tl.store(O + {{.*}}, mask=
 // COM: Declared off by default for boxes with fixed axes (measured slower on the H200): the default
 // COM: source is the pointer spelling alone.
 // ATTNDEF: 'TMA': ([0, 1], 0)
@@ -59,4 +77,18 @@
 // ATTN: [[MASK:v[0-9]+]] = tl.broadcast_to([[END]][:, None], [64, 128])
 // ATTN-NOT: USE_TMA
 // ATTN: = tl.load(K + {{.*}}, mask=[[MASK]],
-// ATTN: Q.stride(3) == 1 and Q.stride(0) % 8 == 0 and Q.stride(1) % 8 == 0 and Q.stride(2) % 8 == 0
+// COM: The wrapper checks TMA's rules on the described views only (the query and output tiles are
+// COM: pointer accesses whatever their alignment).
+// ATTN: not _interpreting() and K.data_ptr() % 16 == 0 and K.stride(3) == 1 and K.stride(0) % 8 == 0 and K.stride(1) % 8 == 0 and K.stride(2) % 8 == 0 and V.data_ptr() % 16 == 0 and V.stride(3) == 1 and V.stride(0) % 8 == 0 and V.stride(1) % 8 == 0 and V.stride(2) % 8 == 0,
+
+// COM: Must not fire: a kernel whose boxes are all one per program (transpose's load and store) keeps
+// COM: their descriptors: nothing in it is walked, so the TMA switch decides there as tuned.
+// ONCE: _desc0 = tl.make_tensor_descriptor(
+// ONCE-NEXT: _desc1 = tl.make_tensor_descriptor(
+// ONCE: tl.permute(_desc0.load(
+// ONCE: _desc1.store(
+// COM: Must not fire: the GEMM's output tile is stored in the loop over its tiles (a persistent walk
+// COM: of launch-time length) and keeps its descriptor beside the operand tiles'.
+// CSTORE: _desc2 = tl.make_tensor_descriptor(c,
+// CSTORE: for {{v[0-9]+}} in tl.range(
+// CSTORE: _desc2.store(

@@ -36,6 +36,10 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     has scalar axes, measured slower for attention's tiles): with 1 the
     serializer spells box accesses as tensor descriptors beside the pointer
     spelling, and the wrapper picks one per call by TMA's alignment rules.
+    A box outside every loop over a launch-time range, in a kernel that
+    also has a box in such a loop, keeps the pointer spelling and does not
+    count here (one tile per program does not pay for a descriptor made on
+    the device; TileAccess.h).
     When a `pgpu.for` walks execution-group instances (a persistent
     traversal), also `#pgpu.param<"FLATTEN", [0, 1], 0, provider = "triton">`:
     with 1 that loop is spelled `tl.range(..., flatten=True)`.

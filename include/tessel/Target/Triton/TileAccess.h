@@ -54,6 +54,17 @@ struct TileAccess {
 /// staging) and the serializer all decide by this one predicate.
 std::optional<TileAccess> matchTileAccess(mlir::Operation *op);
 
+/// Whether box access `op` keeps the pointer spelling under TMA = 1: it lies outside every loop of
+/// its kernel that walks a launch-time range (a fixed few tiles per program: none, or a loop of
+/// constant trip count) while another box access of the kernel lies in such a loop. A
+/// descriptor is made on the device once per program at the kernel's top (a global write with a
+/// release fence, then a proxy acquire, one descriptor after the other); a box walked in a loop pays
+/// that back, a single tile does not (attention with TMA = 1: the query load and the output store
+/// beside the key/value tiles; bench/experiments/attention_session14). A kernel whose boxes are all
+/// single tiles (transpose, embedding) keeps them: the TMA switch decides there as tuned.
+/// Legalization, the resource model and the serializer all decide by this one predicate.
+bool keepsPointerSpelling(mlir::Operation *op);
+
 } // namespace tessel::triton
 
 #endif // TESSEL_TARGET_TRITON_TILEACCESS_H
