@@ -22,16 +22,17 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 G, M, N, K = 64, 32768, 4096, 4096
-# (TILE_1, TILE_2, TILE_K, GROUP_1, PERSIST, WARPS, STAGES); None: the declared defaults.
+# (TILE_1, TILE_2, TILE_K, GROUP_1, PERSIST, WARPS, STAGES, TMA); None: the declared defaults. Session 14's
+# probe (bench/experiments/grouped_session14): 128x128 tiles with tensor descriptors and 5 stages fastest.
 BINDINGS = [
     None,
-    (128, 128, 64, 8, 1, 8, 4),
-    (128, 256, 64, 8, 1, 8, 4),
-    (128, 128, 64, 8, 2, 4, 4),
-    (256, 128, 64, 8, 1, 8, 3),
-    (128, 256, 64, 4, 1, 8, 3),
+    (128, 128, 64, 8, 1, 8, 4, 0),
+    (128, 128, 64, 8, 1, 8, 4, 1),
+    (128, 128, 64, 8, 1, 8, 5, 1),
+    (128, 128, 64, 8, 1, 8, 6, 1),
+    (128, 256, 64, 8, 1, 8, 3, 1),
 ]
-NAMES = ["TILE_1", "TILE_2", "TILE_K", "GROUP_1", "PERSIST", "WARPS", "STAGES"]
+NAMES = ["TILE_1", "TILE_2", "TILE_K", "GROUP_1", "PERSIST", "WARPS", "STAGES", "TMA"]
 
 
 def name_of(binding):

@@ -1,4 +1,5 @@
-"""TMA=0 vs TMA=1 (explicit bindings, else the defaults) on the attention cases: call ms, device ms, host us."""
+"""TMA=0 vs TMA=1 (explicit bindings, else the defaults) on the attention cases: call ms, device ms, host us.
+    python3 tma_ab.py OUT.jsonl [CASE,CASE,...]   (indices into the case list below)"""
 import json, math, sys
 sys.path[:0] = ["python", "bench"]
 import torch, torch.nn.functional as F
@@ -10,7 +11,10 @@ import tessel.language as T
 def main():
     out = open(sys.argv[1], "a")
     cases = [(1, 4, 4099, 96, "causal", 1), (4, 32, 4096, 128, "causal", 1), (4, 32, 4096, 128, "full", 1),
-             (4, 32, 4096, 128, "gqa", 4), (4, 32, 4096, 128, "bias", 1)]
+             (4, 32, 4096, 128, "gqa", 4), (4, 32, 4096, 128, "bias", 1), (16, 16, 1024, 64, "causal", 1),
+             (16, 16, 1024, 64, "full", 1)]
+    if len(sys.argv) > 2:  # a filter: case indices, comma-separated
+        cases = [cases[int(i)] for i in sys.argv[2].split(",")]
     for (B, H, S, D, kind, G) in cases:
         q = nonzero(B, H, S, D, dtype=torch.bfloat16)
         k, v = nonzero(B, H // G, S, D, dtype=torch.bfloat16), nonzero(B, H // G, S, D, dtype=torch.bfloat16)
