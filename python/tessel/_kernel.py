@@ -434,7 +434,26 @@ class Kernel:
         pair = self._pair_blocks(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if pair is not None and pair != space["PAIR_BLOCKS"][1]:
             chosen["PAIR_BLOCKS"] = pair
+        if self._padded_boxes(space, covers, sizes, chosen):
+            chosen["TMA"] = 1
         return chosen or None
+
+    @staticmethod
+    def _padded_boxes(space: dict, covers: dict, sizes: dict, chosen: dict) -> bool:
+        """TMA's call default where it is declared off (boxes with fixed axes: attention's [1, 1, BLOCK_T,
+        BLOCK_D] tiles): on when a fragment axis that covers a shape symbol is wider than it here (D = 96
+        in BLOCK_D = 128). Every pointer load then masks that axis, which the descriptor's zero fill does
+        for nothing; at an exact fit the descriptors made in each program only cost. On the H200 (bf16,
+        bench/results/2026-12-02-h200-attention-tma-session14.json) causal B1 H4 S4099 D96 took 0.0577 ms
+        of device time with TMA against 0.0695 without; at exact fits TMA was slower (B16 H16 S1024 D64
+        causal 0.205 against 0.167, full 0.283 against 0.235; B4 H32 S4096 D128 +6%, session 13)."""
+        if "TMA" not in space or space["TMA"][1] != 0 or 1 not in space["TMA"][0]:
+            return False
+        for param, symbol in covers.items():
+            n = sizes.get(symbol)
+            if n and 0 < n < chosen.get(param, space[param][1]):
+                return True
+        return False
 
     # PAIR_BLOCKS's call default pairs the blocks of launches up to this many programs a multiprocessor:
     # on the H200 causal B1 H4 S4099 D96 (260 programs, 2 a multiprocessor) ran 0.0902 ms paired against

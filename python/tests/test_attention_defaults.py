@@ -158,3 +158,18 @@ def test_pair_default_on_small_causal_launches(root, monkeypatch, tmp_path):
     kv = torch.empty(1, 32, 32768, 128, dtype=torch.bfloat16, device="meta")
     chosen = kernel._fact_params({"CAUSAL": True}, [q, kv, kv, q]) or {}
     assert chosen.get("FOLD_SPLIT") == 8 and "PAIR_BLOCKS" not in chosen
+
+
+def test_tma_default_where_a_box_pads_the_view(root, monkeypatch, tmp_path):
+    """TMA (declared off for attention's fixed-axis boxes) is the call default when BLOCK_D is wider than
+    D (96 in 128: the descriptor's zero fill replaces every load's mask), not at an exact fit."""
+    torch = pytest.importorskip("torch")
+    import tessel.language as T
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel = kernels(root).attention(T.bf16, name="tma_default")
+    assert kernel._space({"CAUSAL": True}, "triton")["TMA"][1] == 0
+    for (b, h, s, d), want in (((1, 4, 4099, 96), 1), ((1, 4, 4099, 40), 1), ((16, 16, 1024, 64), None),
+                               ((4, 32, 4096, 128), None)):
+        q = torch.empty(b, h, s, d, dtype=torch.bfloat16, device="meta")
+        got = (kernel._fact_params({"CAUSAL": True}, [q, q, q, q]) or {}).get("TMA")
+        assert got == want, (b, h, s, d, got)
