@@ -21,7 +21,8 @@
 //
 // Lane-wise: pointwise ops, broadcasts, transposes, a contraction where d is a
 // free axis of its operand or the accumulator's, a loop carry (init, block
-// argument, yield, result). Anything else that reads a tainted value (a
+// argument, yield, result; the predicate defined outside that loop). Anything
+// else that reads a tainted value (a
 // reduction over d, a contraction over d, a coordinate, a condition, another
 // effect) keeps the mask. Must not fire: a term already the view's bound, a
 // value observed outside the masked lanes.
@@ -162,8 +163,11 @@ bool observedOnlyUnder(Value result, int64_t dim, Value pred, Operation *&blocke
         work.push_back({c.getResult(), position});
         continue;
       }
+      // A carry takes the lanes into another iteration: the predicate must be the same value there,
+      // so defined outside the loop (one defined in its body masks other lanes in the next iteration).
+      auto invariant = [&](ForOp loop) { return pred.getParentRegion()->isProperAncestor(&loop.getBody()); };
       if (auto loop = dyn_cast<ForOp>(user)) {
-        if (use.getOperandNumber() < 3)
+        if (use.getOperandNumber() < 3 || !invariant(loop))
           return false; // a bound or step
         unsigned i = use.getOperandNumber() - 3;
         work.push_back({loop.getBody().getArgument(i + 1), d});
@@ -172,7 +176,7 @@ bool observedOnlyUnder(Value result, int64_t dim, Value pred, Operation *&blocke
       }
       if (auto yield = dyn_cast<YieldOp>(user)) {
         auto loop = dyn_cast<ForOp>(yield->getParentOp());
-        if (!loop)
+        if (!loop || !invariant(loop))
           return false;
         unsigned i = use.getOperandNumber();
         work.push_back({loop.getBody().getArgument(i + 1), d});

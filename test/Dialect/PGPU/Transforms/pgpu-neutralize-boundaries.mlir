@@ -258,3 +258,42 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
   }
 }
 
+
+// -----
+
+// COM: Must not fire: the predicate is made in the loop body (it grows with the iteration), and the read
+// COM: is carried into the next iteration, whose store admits lanes this iteration masked.
+// CHECK-LABEL: pgpu.kernel @carried_pred
+// CHECK-NOT: pgpu.cmp ge
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @carried_pred(%a: !pgpu.view<f16, [M, K], in>, %c: !pgpu.view<f16, [M, K], out>)
+      attributes {params = [#pgpu.param<"BM", [16], 16>, #pgpu.param<"BK", [16], 16>]} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zh = arith.constant 0.0 : f16
+    %M = pgpu.extent %a[0] : !pgpu.view<f16, [M, K], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %start = pgpu.binary sub %p, %c1 : index
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [BM]>
+      %k = pgpu.iota %c0 : !pgpu.fragment<index, [BK]>
+      %kk = pgpu.broadcast %k dims [1] : !pgpu.fragment<index, [BK]> -> !pgpu.fragment<index, [BM, BK]>
+      %z = pgpu.splat %zh : f16 -> !pgpu.fragment<f16, [BM, BK]>
+      %r = pgpu.for %c0 to %M step %c1 iter_args(%z : !pgpu.fragment<f16, [BM, BK]>) -> !pgpu.fragment<f16, [BM, BK]> {
+      ^bb0(%it: index, %prev: !pgpu.fragment<f16, [BM, BK]>):
+        %rows = pgpu.splat %it : index -> !pgpu.fragment<index, [BM]>
+        %t = pgpu.cmp lt %i, %rows : !pgpu.fragment<index, [BM]>
+        %ss = pgpu.splat %start : index -> !pgpu.fragment<index, [BM]>
+        %line = pgpu.binary add %ss, %i : !pgpu.fragment<index, [BM]>
+        %ri = pgpu.broadcast %line dims [0] : !pgpu.fragment<index, [BM]> -> !pgpu.fragment<index, [BM, BK]>
+        %tm = pgpu.broadcast %t dims [0] : !pgpu.fragment<i1, [BM]> -> !pgpu.fragment<i1, [BM, BK]>
+        %l = pgpu.load %a[%ri, %kk] valid %tm : !pgpu.fragment<i1, [BM, BK]> fill %zh : f16 : !pgpu.view<f16, [M, K], in>[!pgpu.fragment<index, [BM, BK]>, !pgpu.fragment<index, [BM, BK]>] -> !pgpu.fragment<f16, [BM, BK]>
+        pgpu.store %prev, %c[%ri, %kk] valid %tm : !pgpu.fragment<i1, [BM, BK]> : !pgpu.fragment<f16, [BM, BK]>, !pgpu.view<f16, [M, K], out>[!pgpu.fragment<index, [BM, BK]>, !pgpu.fragment<index, [BM, BK]>]
+        pgpu.yield %l : !pgpu.fragment<f16, [BM, BK]>
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
