@@ -107,7 +107,9 @@ def test_tensor_descriptors_match_the_reference(tessel_bin, root, grouped, tmp_p
     spec.loader.exec_module(module)
     seen = _force_descriptors(monkeypatch, module.grouped_gemm, "grouped_gemm")
     rng = np.random.default_rng(11)
-    for m, n, k, offs in [(37, 8, 24, [0, 1, 1, 18, 29]), (45, 16, 8, [13, 13, 45, 45]), (23, 8, 16, [40, 7, 23])]:
+    # empty first and between groups, a group of one row and a zero tail; an empty last group, offsets
+    # out of order and past M (clamped)
+    for m, n, k, offs in [(37, 8, 24, [0, 1, 1, 18, 29]), (23, 8, 16, [13, 40, 7, 23])]:
         g = len(offs)
         a = torch.from_numpy(rng.uniform(0.25, 1, (m, k)) * rng.choice([-1, 1], (m, k))).half()
         b = torch.from_numpy(rng.uniform(0.25, 1, (g, k, n)) * rng.choice([-1, 1], (g, k, n))).half()
