@@ -100,6 +100,21 @@ std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(p
   return tile;
 }
 
+/// Whether the kernel's contraction is tiled in a segment walk (pgpu-form-tiles: resident programs walk
+/// each data-dependent segment's tiles in turn, a ragged grouped GEMM's groups).
+bool contractsInSegmentWalk(pgpu::KernelOp kernel) {
+  bool found = false;
+  kernel.walk([&](pgpu::ExecutionGroupOp group) {
+    bool walk = llvm::any_of(group.getRoles(), [](Attribute r) {
+      auto role = dyn_cast<StringAttr>(r);
+      return role && role.getValue() == "segment walk";
+    });
+    if (walk && group.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      found = true;
+  });
+  return found;
+}
+
 /// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
 /// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
@@ -124,7 +139,19 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // A program the model already finds too large at its declared defaults is left as declared.
   if (!fits(at))
     return;
-  for (pgpu::ParamAttr axis : {tile->second, tile->first}) {
+  // A segment walk keeps its declared tile, takes its boxes as tensor descriptors and one more stage:
+  // on the H200 the ragged grouped GEMM (bf16, 64 groups summing to 32768 rows, N = K = 4096, its
+  // per-group operand streamed from HBM) ran 2.68 ms at 128x128 with TMA against 3.14 at 128x256
+  // (2.91 / 3.34 without TMA), 2.48 at 5 stages against 2.68 at 4, 2.53 at 6
+  // (bench/results/2026-12-02-h200-grouped-gemm-session14.json). Its programs are resident (PERSIST x
+  // multiprocessors), so each makes its descriptors once for all its tiles (fixed-axis boxes are
+  // declared off because attention's one-tile-row programs paid that per program).
+  bool segmentWalk = contractsInSegmentWalk(kernel);
+  if (segmentWalk && kernel.getParam(triton::kTmaParam))
+    at[triton::kTmaParam] = 1;
+  int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
+  for (pgpu::ParamAttr axis : segmentWalk ? SmallVector<pgpu::ParamAttr, 2>{}
+                                          : SmallVector<pgpu::ParamAttr, 2>{tile->second, tile->first}) {
     StringRef name = axis.getName().getValue();
     for (int64_t c : axis.getCandidates()) {
       if (c <= at[name])
@@ -145,7 +172,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
     // split-K's 128x128 chunk loops 18% (2026-12-02-h200-splitk-session11.json); a 128x256 tile
     // with its store staged does not fit a fourth stage and keeps 3.
     for (auto next = std::next(llvm::find(depths, at[triton::kStagesParam]));
-         next != depths.end() && *next <= kDeepestDefaultStages; ++next) {
+         next != depths.end() && *next <= deepest; ++next) {
       llvm::StringMap<int64_t> deeper = at;
       deeper[triton::kStagesParam] = *next;
       if (model.sharedAt(deeper) > model.sharedLimit)
