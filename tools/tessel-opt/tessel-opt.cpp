@@ -57,6 +57,10 @@ int main(int argc, char **argv) {
     return refuse(at, "the input nests deeper than " + std::to_string(tessel::kMaxNesting) +
                           " levels (regions, types, attributes or brackets); tessel refuses it instead of "
                           "exhausting the stack");
+  at = tessel::findExcessResultNumber(file->getBuffer());
+  if (at != llvm::StringRef::npos)
+    return refuse(at, "this use names a result number above " + std::to_string(tessel::kMaxResultNumber) +
+                          "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)");
   // The module placement check (ModulePlacement.h) holds per part of a split input.
   llvm::StringRef marker = config.inputSplitMarker();
   llvm::StringRef rest = file->getBuffer();

@@ -282,6 +282,14 @@ OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext 
     emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col)) << tessel::kMisplacedModuleMessage;
     return nullptr;
   }
+  at = tessel::findExcessResultNumber(buffer->getBuffer());
+  if (at != llvm::StringRef::npos) {
+    auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
+    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col))
+        << "this use names a result number above " << tessel::kMaxResultNumber
+        << "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)";
+    return nullptr;
+  }
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 

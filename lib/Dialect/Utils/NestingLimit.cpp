@@ -26,4 +26,37 @@ size_t findExcessNesting(llvm::StringRef text, unsigned limit) {
   return llvm::StringRef::npos;
 }
 
+size_t findExcessResultNumber(llvm::StringRef text, uint64_t limit) {
+  auto isNameChar = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '.' || c == '-';
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        return llvm::StringRef::npos;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '%') {
+      size_t at = i;
+      for (++i; i < text.size() && isNameChar(text[i]); ++i)
+        ;
+      if (i < text.size() && text[i] == '#') {
+        uint64_t n = 0;
+        size_t j = i + 1;
+        for (; j < text.size() && text[j] >= '0' && text[j] <= '9'; ++j)
+          if ((n = n * 10 + uint64_t(text[j] - '0')) > limit)
+            return at;
+        i = j;
+      }
+      --i;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
 } // namespace tessel

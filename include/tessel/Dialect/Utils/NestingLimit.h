@@ -13,6 +13,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+
 namespace tessel {
 
 constexpr unsigned kMaxNesting = 256;
@@ -21,6 +23,17 @@ constexpr unsigned kMaxNesting = 256;
 /// StringRef::npos. Comments and string literals are skipped; `->` closes
 /// nothing.
 size_t findExcessNesting(llvm::StringRef text, unsigned limit = kMaxNesting);
+
+/// MLIR's parser sizes a value name's result slots to the largest `#N` a use
+/// names before it resolves the use (OperationParser::resolveSSAUse), so
+/// `%r#2147483648` asks for 2^31 slots and aborts with "LLVM ERROR: out of
+/// memory" (the in-process fuzzer, session 14). No op has this many results;
+/// the drivers refuse such a use before parsing.
+constexpr uint64_t kMaxResultNumber = 1 << 16;
+
+/// The offset of the first SSA use `%name#N` with N above `limit`, or
+/// StringRef::npos. Comments and string literals are skipped.
+size_t findExcessResultNumber(llvm::StringRef text, uint64_t limit = kMaxResultNumber);
 
 } // namespace tessel
 
