@@ -1,6 +1,7 @@
 //===- ModulePlacement.cpp - refuse a module MLIR cannot unwind safely ----===//
 
 #include "tessel/Dialect/Utils/ModulePlacement.h"
+#include "tessel/Dialect/Utils/NestingLimit.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -38,16 +39,14 @@ size_t findMisplacedModule(llvm::StringRef text) {
   unsigned depth = 0;
   bool sawValue = false, sawModule = false;
   for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      i = text.find('\n', i);
-      if (i == llvm::StringRef::npos)
+    if (size_t skipped = skipCommentOrString(text, i); skipped != i) {
+      if (skipped == llvm::StringRef::npos)
         break;
-    } else if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
-    } else if (llvm::isAlpha(c) || c == '_') {
+      i = skipped;
+      continue;
+    }
+    char c = text[i];
+    if (llvm::isAlpha(c) || c == '_') {
       // A bare identifier; names after % @ ^ # ! are not operation keywords.
       size_t start = i;
       bool sigil = start > 0 && llvm::StringRef("%@^#!").contains(text[start - 1]);

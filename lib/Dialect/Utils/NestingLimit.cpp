@@ -2,21 +2,33 @@
 
 #include "tessel/Dialect/Utils/NestingLimit.h"
 
+#include <algorithm>
+
 namespace tessel {
+
+size_t skipCommentOrString(llvm::StringRef text, size_t i) {
+  if (text[i] == '/' && i + 1 < text.size() && text[i + 1] == '/')
+    return text.find('\n', i);
+  if (text[i] == '"') {
+    for (++i; i < text.size() && text[i] != '"'; ++i)
+      if (text[i] == '\\')
+        ++i;
+    return std::min(i, text.size());
+  }
+  return i;
+}
 
 size_t findExcessNesting(llvm::StringRef text, unsigned limit) {
   unsigned depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      i = text.find('\n', i);
-      if (i == llvm::StringRef::npos)
+    if (size_t skipped = skipCommentOrString(text, i); skipped != i) {
+      if (skipped == llvm::StringRef::npos)
         return llvm::StringRef::npos;
-    } else if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
-    } else if (c == '{' || c == '(' || c == '[' || c == '<') {
+      i = skipped;
+      continue;
+    }
+    char c = text[i];
+    if (c == '{' || c == '(' || c == '[' || c == '<') {
       if (++depth > limit)
         return i;
     } else if ((c == '}' || c == ')' || c == ']' || (c == '>' && (i == 0 || text[i - 1] != '-'))) && depth) {
@@ -32,16 +44,14 @@ size_t findExcessResultNumber(llvm::StringRef text, uint64_t limit) {
            c == '.' || c == '-';
   };
   for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      i = text.find('\n', i);
-      if (i == llvm::StringRef::npos)
+    if (size_t skipped = skipCommentOrString(text, i); skipped != i) {
+      if (skipped == llvm::StringRef::npos)
         return llvm::StringRef::npos;
-    } else if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
-    } else if (c == '%') {
+      i = skipped;
+      continue;
+    }
+    char c = text[i];
+    if (c == '%') {
       size_t at = i;
       for (++i; i < text.size() && isNameChar(text[i]); ++i)
         ;

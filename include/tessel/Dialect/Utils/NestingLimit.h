@@ -19,6 +19,11 @@ namespace tessel {
 
 constexpr unsigned kMaxNesting = 256;
 
+/// The pre-parse scanners' shared step (this file, ModulePlacement.h): at a `//` comment, the offset of
+/// its newline (StringRef::npos when the comment ends the text); at a string literal's `"`, the offset
+/// of its closing quote (or the text's end); anywhere else `i` itself.
+size_t skipCommentOrString(llvm::StringRef text, size_t i);
+
 /// The offset of the first bracket ({ ( [ <) nested deeper than `limit`, or
 /// StringRef::npos. Comments and string literals are skipped; `->` closes
 /// nothing.
