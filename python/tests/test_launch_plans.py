@@ -37,6 +37,25 @@ def planned_only(monkeypatch, kernel):
     monkeypatch.setattr(kernel, "_bind", boom)
 
 
+
+def _calls_seen(module, call):
+    """(function name, whether it is `module`'s) of every Python call `call()` makes into the generated
+    module or the tessel package, in order."""
+    package = str(Path(tessel.__file__).parent)
+    seen = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            where = frame.f_code.co_filename
+            if where == module or where.startswith(package):
+                seen.append((frame.f_code.co_name, where == module))
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return seen
+
 def test_a_repeated_call_launches_its_plan():
     softmax = example("softmax")
     softmax._plans.clear()
@@ -166,19 +185,7 @@ def test_a_planned_call_runs_no_tessel_python_but_the_wrapper_and_the_plan(tmp_p
     x, y = torch.randn(4, 9), torch.empty(4, 9)
     softmax(x, y)
     module = softmax._launcher({}, softmax._fact_params({}, [x, y])).__code__.co_filename  # BLOCK covers N = 9
-    package = str(Path(tessel.__file__).parent)
-    seen = []
-
-    def profile(frame, event, arg):
-        if event == "call":
-            where = frame.f_code.co_filename
-            if where == module or where.startswith(package):
-                seen.append((frame.f_code.co_name, where == module))
-    sys.setprofile(profile)
-    try:
-        softmax(x, y)
-    finally:
-        sys.setprofile(None)
+    seen = _calls_seen(module, lambda: softmax(x, y))
     assert seen[:3] == [("__call__", True), ("_go", True), ("_interpreting", True)], seen
     # then only the generated Triton functions the interpreter runs
     assert all(n.startswith(("_softmax_kernel", "_softmax_combine")) for n, _ in seen[3:]), seen
@@ -374,19 +381,7 @@ def test_a_planned_constexpr_call_runs_no_binding():
     o = torch.empty(1, 2, 16, 8, dtype=torch.float16)
     attention(q, k, v, o, scale=0.3, CAUSAL=False)
     module = attention._special_fronts["CAUSAL", bool, False].__code__.co_filename
-    package = str(Path(tessel.__file__).parent)
-    seen = []
-
-    def profile(frame, event, arg):
-        if event == "call":
-            where = frame.f_code.co_filename
-            if where == module or where.startswith(package):
-                seen.append((frame.f_code.co_name, where == module))
-    sys.setprofile(profile)
-    try:
-        attention(q, k, v, o, scale=0.3, CAUSAL=False)
-    finally:
-        sys.setprofile(None)
+    seen = _calls_seen(module, lambda: attention(q, k, v, o, scale=0.3, CAUSAL=False))
     assert seen[:6] == [("__call__", False), ("_dispatch", False), ("_special_key", False), ("__call__", True),
                         ("_go", True), ("_interpreting", True)], seen
     # then the plan's workspace allocations and the generated Triton functions the interpreter runs
