@@ -37,7 +37,6 @@ def planned_only(monkeypatch, kernel):
     monkeypatch.setattr(kernel, "_bind", boom)
 
 
-
 def _calls_seen(module, call):
     """(function name, whether it is `module`'s) of every Python call `call()` makes into the generated
     module or the tessel package, in order."""

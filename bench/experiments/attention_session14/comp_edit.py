@@ -3,8 +3,11 @@ X.ttgir, X.ptx, X.cubin, X.sass next to it; print regs/stack and the SASS loop s
 Like bench/experiments/attention_session13/comp_gen.py, plus tensor-descriptor kernel arguments
 (dQ, dK, dV, dO: host descriptors, block [1, 1, 64, D]).
 Usage: python3 comp_edit.py FILE.py KERNELFN NUM_WARPS NUM_STAGES G0,G1,... [D]"""
-import importlib.util, os, re, subprocess, sys, triton
+import os, re, subprocess, sys, triton
 from triton.backends.compiler import GPUTarget
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "attention_session13"))
+import comp_gen  # noqa: E402  (the kernel's argument signature)
 
 CUOBJ = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
 
@@ -12,21 +15,8 @@ CUOBJ = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuob
 def main():
     path, fn, warps, stages, guards = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
     D = int(sys.argv[6]) if len(sys.argv) > 6 else 128
-    spec = importlib.util.spec_from_file_location("gen", path); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-    k = getattr(m, fn)
-    gv = [g == "1" for g in guards.split(",")]
-    sig, consts = {}, {}
-    ptr = {"arg5": "*i32", "arg6": "*i1", "arg7": "*fp32", "arg8": "*fp32", "arg9": "*fp32"}
-    for a in k.arg_names:
-        if a in ("Q", "K", "V", "O", "Bias"): sig[a] = "*bf16"
-        elif a in ("dQ", "dK", "dV", "dO"): sig[a] = f"tensordesc<bf16[1, 1, 64, {D}]>"
-        elif a in ptr: sig[a] = ptr[a]
-        elif a == "scale": sig[a] = "fp32"
-        elif a.endswith("stride3"): sig[a] = "constexpr"; consts[a] = 1
-        elif a == "USE_TMA": sig[a] = "constexpr"; consts[a] = True
-        elif re.fullmatch(r"_G\d+", a): sig[a] = "constexpr"; consts[a] = gv[int(a[2:])]
-        else: sig[a] = "i32"
-    attrs = {(i,): [["tt.divisibility", 16]] for i, a in enumerate(k.arg_names) if sig[a].startswith("*") or (sig[a] == "i32" and "stride" in a)}
+    k = comp_gen.load_kernel(path, fn)
+    sig, consts, attrs = comp_gen.signature(k, guards, descriptor_d=D)
     src = triton.compiler.ASTSource(fn=k, signature=sig, constexprs=consts, attrs=attrs)
     c = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": stages})
     base = path[:-3]
