@@ -71,6 +71,24 @@ def timed(fn, reps=20, warmup=3):
     return statistics.median(times)
 
 
+def steady(fn, calls=20, reps=10, warmup=3):
+    """Median over `reps` of the time per call of `calls` calls launched back to back (the launch
+    path overlaps the device's work as in a model's forward pass)."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
 def within(got, want, case):
     """|got - want| <= atol + rtol * |want| everywhere (rtol for outputs rounded to 16 bits)."""
     if not got.numel():

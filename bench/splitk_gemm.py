@@ -76,30 +76,10 @@ def load(path):
     return module
 
 
-def steady(fn, calls=20, reps=10):
-    """Median over `reps` of the time per call of `calls` calls launched back to back (the launch
-    path overlaps the device's work as in a model's forward pass)."""
-    import statistics
-    import torch
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / calls)
-    return statistics.median(times)
-
-
 def time_all(outdir, results, tag, before=None):
     import torch
     sys.path.insert(0, str(ROOT / "bench"))
-    from run_bench import host_us, kernel_ms, timed, write_results
+    from run_bench import host_us, kernel_ms, steady, timed, write_results
     torch.manual_seed(0)
 
     def nonzero(*shape):

@@ -33,7 +33,7 @@ import triton  # noqa: E402
 import attention_kernels as AK  # noqa: E402
 import tessel.language as T  # noqa: E402
 import attn_edits  # noqa: E402
-from run_bench import kernel_ms, nonzero  # noqa: E402
+from run_bench import kernel_ms, nonzero, steady  # noqa: E402
 
 SRC = None  # --src DIR: base sources instead of the tessel binary's
 TWO_PER_SM = 115712  # 2 * (shared + 1 KiB reserved) <= 228 KiB on the H200
@@ -47,21 +47,6 @@ def _load(path):
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
-
-
-def _burst_ms(fn, n=10, reps=7):
-    fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(n):
-            fn()
-        b.record()
-        torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b) / n)
-    return statistics.median(ts)
 
 
 def _compiled_meta(jit_fn):
@@ -144,7 +129,7 @@ def main():
         rounds = {n: [] for n in calls}
         for _ in range(3):  # interleaved: drift (clocks, temperature) spreads over all variants
             for n, fn in calls.items():
-                rounds[n].append(_burst_ms(fn))
+                rounds[n].append(steady(fn, calls=10, reps=7, warmup=1))
         for n, fn in calls.items():
             ms = statistics.median(rounds[n])
             rec["variants"][n].update(ms=round(ms, 4), ms_rounds=[round(x, 4) for x in rounds[n]],
