@@ -56,21 +56,6 @@ def run_cases(cases) -> list:
     return results
 
 
-def timed(fn, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
-
-
 def steady(fn, calls=20, reps=10, warmup=3):
     """Median over `reps` of the time per call of `calls` calls launched back to back (the launch
     path overlaps the device's work as in a model's forward pass)."""
@@ -87,6 +72,11 @@ def steady(fn, calls=20, reps=10, warmup=3):
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end) / calls)
     return statistics.median(times)
+
+
+def timed(fn, reps=20, warmup=3):
+    """Median over `reps` of one call between two CUDA events (after `warmup` calls)."""
+    return steady(fn, calls=1, reps=reps, warmup=warmup)
 
 
 def within(got, want, case):

@@ -268,28 +268,21 @@ int tune(int argc, char **argv) {
 /// Parses the module in `sourceMgr` after the nesting and module-placement checks.
 OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  size_t at = tessel::findExcessNesting(buffer->getBuffer());
-  if (at != llvm::StringRef::npos) {
+  auto refused = [&](size_t at, const llvm::Twine &message) {
+    if (at == llvm::StringRef::npos)
+      return false;
     auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
-    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col))
-        << "the input nests deeper than " << tessel::kMaxNesting
-        << " levels (regions, types, attributes or brackets); tessel refuses it instead of exhausting the stack";
+    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col)) << message.str();
+    return true;
+  };
+  if (refused(tessel::findExcessNesting(buffer->getBuffer()),
+              "the input nests deeper than " + llvm::Twine(tessel::kMaxNesting) +
+                  " levels (regions, types, attributes or brackets); tessel refuses it instead of exhausting the stack") ||
+      refused(tessel::findMisplacedModule(buffer->getBuffer()), tessel::kMisplacedModuleMessage) ||
+      refused(tessel::findExcessResultNumber(buffer->getBuffer()),
+              "this use names a result number above " + llvm::Twine(tessel::kMaxResultNumber) +
+                  "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)"))
     return nullptr;
-  }
-  at = tessel::findMisplacedModule(buffer->getBuffer());
-  if (at != llvm::StringRef::npos) {
-    auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
-    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col)) << tessel::kMisplacedModuleMessage;
-    return nullptr;
-  }
-  at = tessel::findExcessResultNumber(buffer->getBuffer());
-  if (at != llvm::StringRef::npos) {
-    auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
-    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col))
-        << "this use names a result number above " << tessel::kMaxResultNumber
-        << "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)";
-    return nullptr;
-  }
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
