@@ -57,18 +57,25 @@ void andLeaves(Value v, SmallVectorImpl<Value> &out) {
   out.push_back(v);
 }
 
-/// A leaf `broadcast(t) dims [d]` of a rank-1 predicate t (or t itself on a rank-1 access): (t, d).
+/// A leaf `broadcast(t) dims [d]` of a rank-1 predicate t: (t, d).
 std::pair<Value, int64_t> lineOf(Value leaf) {
-  if (auto bc = leaf.getDefiningOp<BroadcastOp>()) {
-    auto operand = dyn_cast<FragmentType>(bc.getOperand().getType());
-    if (operand && operand.getRank() == 1 && bc.getDims().size() == 1)
-      return {bc.getOperand(), bc.getDims()[0]};
+  auto bc = leaf.getDefiningOp<BroadcastOp>();
+  if (!bc || bc.getDims().size() != 1)
     return {};
-  }
-  auto type = dyn_cast<FragmentType>(leaf.getType());
-  if (type && type.getRank() == 1)
-    return {leaf, 0};
-  return {};
+  auto operand = dyn_cast<FragmentType>(bc.getOperand().getType());
+  if (!operand || operand.getRank() != 1)
+    return {};
+  return {bc.getOperand(), bc.getDims()[0]};
+}
+
+/// The coordinates of `load` laid along fragment dimension `d`: (view axis, the coordinate before its
+/// broadcast).
+SmallVector<std::pair<int64_t, Value>> linesAlong(LoadOp load, int64_t d) {
+  SmallVector<std::pair<int64_t, Value>> lines;
+  for (auto [a, c] : llvm::enumerate(load.getCoords()))
+    if (auto bc = c.getDefiningOp<BroadcastOp>(); bc && bc.getDims().size() == 1 && bc.getDims()[0] == d)
+      lines.push_back({int64_t(a), bc.getOperand()});
+  return lines;
 }
 
 /// Whether the index scalar `v` is provably non-negative: a non-negative constant, an extent, a
@@ -255,21 +262,15 @@ bool isViewBound(Value leaf, LoadOp load) {
     return false;
   SmallVector<Value> terms;
   andLeaves(pred, terms);
-  auto shape = cast<FragmentType>(load.getResult().getType());
   for (Value term : terms) {
     auto cmp = term.getDefiningOp<CmpOp>();
     auto bound = cmp ? cmp.getRhs().getDefiningOp<SplatOp>() : SplatOp();
     if (!bound)
       return false;
     std::optional<int64_t> axis;
-    for (auto [a, c] : llvm::enumerate(load.getCoords())) {
-      auto bc = c.getDefiningOp<BroadcastOp>();
-      Value l = bc && bc.getDims().size() == 1 && bc.getDims()[0] == d ? bc.getOperand()
-                : shape.getRank() == 1                                ? c
-                                                                      : Value();
-      if (l && l == cmp.getLhs())
+    for (auto [a, line] : linesAlong(load, d))
+      if (line == cmp.getLhs())
         axis = a;
-    }
     if (!axis)
       return false;
     APInt zero;
@@ -301,6 +302,15 @@ struct NeutralizeBoundaries : public tessel::pgpu::impl::PGPUNeutralizeBoundarie
       neutralize(load);
   }
 
+  /// A validity leaf the pass rewrites: its position among the read's leaves, the fragment dimension
+  /// it masks, the view axis walked there and that coordinate (`start + iota`, or the iota).
+  struct Rewrite {
+    size_t leaf;
+    int64_t dim, axis;
+    Value line, start;
+    IotaOp iota;
+  };
+
   void neutralize(LoadOp load) {
     // A tile (rank 2 and more): a rank-1 read's neutralized tail would only read more, for nothing.
     auto shape = dyn_cast<FragmentType>(load.getResult().getType());
@@ -309,8 +319,8 @@ struct NeutralizeBoundaries : public tessel::pgpu::impl::PGPUNeutralizeBoundarie
     bool remarks = remarksEnabled(load);
     SmallVector<Value> leaves;
     andLeaves(load.getValid(), leaves);
-    bool changed = false;
-    for (Value &leaf : leaves) {
+    SmallVector<Rewrite> rewrites;
+    for (auto [i, leaf] : llvm::enumerate(leaves)) {
       auto [pred, d] = lineOf(leaf);
       if (!pred)
         continue;
@@ -322,22 +332,15 @@ struct NeutralizeBoundaries : public tessel::pgpu::impl::PGPUNeutralizeBoundarie
       if (!iota || !bound)
         continue;
       // The view axis this fragment dimension walks at `start + iota` (or the iota itself).
-      std::optional<int64_t> axis;
-      Value line, start;
-      for (auto [a, c] : llvm::enumerate(load.getCoords())) {
-        auto bc = c.getDefiningOp<BroadcastOp>();
-        Value l = bc && bc.getDims().size() == 1 && bc.getDims()[0] == d ? bc.getOperand()
-                  : shape.getRank() == 1                                ? c
-                                                                        : Value();
-        if (!l)
-          continue;
-        auto [it, s] = shiftedIota(l);
+      std::optional<Rewrite> rewrite;
+      for (auto [a, line] : linesAlong(load, d)) {
+        auto [it, start] = shiftedIota(line);
         if (it == iota) {
-          axis = a, line = l, start = s;
+          rewrite = Rewrite{i, d, a, line, start, iota};
           break;
         }
       }
-      if (!axis || isViewExtent(bound.getOperand(), load.getView(), *axis))
+      if (!rewrite || isViewExtent(bound.getOperand(), load.getView(), rewrite->axis))
         continue; // not a walk of a view axis, or already its bound
       Operation *blocker = nullptr;
       if (!observedOnlyUnder(load.getResult(), d, pred, blocker)) {
@@ -350,48 +353,44 @@ struct NeutralizeBoundaries : public tessel::pgpu::impl::PGPUNeutralizeBoundarie
         }
         continue;
       }
-      // The view's own bound: `line < extent`, built at the load (its operands dominate it there).
-      OpBuilder b(load);
-      Location loc = load.getLoc();
-      Value extent = ExtentOp::create(b, loc, load.getView(), *axis);
-      auto lineType = cast<FragmentType>(line.getType());
-      Value splat = SplatOp::create(b, loc, lineType, extent);
-      Value inBounds = CmpOp::create(b, loc, kir::CmpPredicate::LT, line, splat);
-      // ... and `0 <= line` unless the start and the iota's base are provably non-negative: every lane
-      // the new mask admits lies inside the view.
-      if ((start && !nonNegative(start)) || !nonNegative(iota.getBase())) {
-        Value zero = SplatOp::create(b, loc, lineType, arith::ConstantIndexOp::create(b, loc, 0));
-        Value above = CmpOp::create(b, loc, kir::CmpPredicate::GE, line, zero);
-        inBounds = BinaryOp::create(b, loc, kir::BinaryKind::And, above, inBounds, false, false);
-      }
-      Value newLeaf = inBounds;
-      if (shape.getRank() != 1) {
-        auto i1Frag = FragmentType::get(b.getContext(), b.getI1Type(), shape.getExtents());
-        newLeaf = BroadcastOp::create(b, loc, i1Frag, inBounds, b.getDenseI64ArrayAttr({d}));
-      }
-      leaf = newLeaf;
-      changed = true;
-      if (remarks)
-        emitRemark(load.getLoc()) << "pgpu-neutralize-boundaries: the mask on fragment dimension " << d
-                                  << " became view axis " << *axis
-                                  << "'s bound: the lanes it masked reach only lanes every store masks off";
+      rewrites.push_back(*rewrite);
     }
-    if (!changed)
+    if (rewrites.empty())
       return;
     // Only where the read's validity becomes the view's own bounds (what a box access realizes):
     // elsewhere a neutralized mask only reads more (a pointwise kernel's tail), for nothing.
-    if (!llvm::all_of(leaves, [&](Value leaf) { return isViewBound(leaf, load); })) {
-      for (Value leaf : leaves)
-        eraseIfDead(leaf);
+    for (auto [i, leaf] : llvm::enumerate(leaves)) {
+      if (llvm::any_of(rewrites, [&](const Rewrite &r) { return r.leaf == i; }) || isViewBound(leaf, load))
+        continue;
       if (remarks)
         emitRemark(load.getLoc()) << "pgpu-neutralize-boundaries: kept the read's masks: another conjunct is not "
                                      "a bound of the view, so the read would not become a box";
       return;
     }
     OpBuilder b(load);
+    Location loc = load.getLoc();
+    auto i1Frag = FragmentType::get(b.getContext(), b.getI1Type(), shape.getExtents());
+    for (Rewrite &r : rewrites) {
+      // The view's own bound: `line < extent`, built at the load (its operands dominate it there) ...
+      Value extent = ExtentOp::create(b, loc, load.getView(), r.axis);
+      auto lineType = cast<FragmentType>(r.line.getType());
+      Value splat = SplatOp::create(b, loc, lineType, extent);
+      Value inBounds = CmpOp::create(b, loc, kir::CmpPredicate::LT, r.line, splat);
+      // ... and `0 <= line` unless the start and the iota's base are provably non-negative: every lane
+      // the new mask admits lies inside the view.
+      if ((r.start && !nonNegative(r.start)) || !nonNegative(r.iota.getBase())) {
+        Value zero = SplatOp::create(b, loc, lineType, arith::ConstantIndexOp::create(b, loc, 0));
+        Value above = CmpOp::create(b, loc, kir::CmpPredicate::GE, r.line, zero);
+        inBounds = BinaryOp::create(b, loc, kir::BinaryKind::And, above, inBounds, false, false);
+      }
+      leaves[r.leaf] = BroadcastOp::create(b, loc, i1Frag, inBounds, b.getDenseI64ArrayAttr({r.dim}));
+      if (remarks)
+        emitRemark(loc) << "pgpu-neutralize-boundaries: the mask on fragment dimension " << r.dim << " became view axis "
+                        << r.axis << "'s bound: the lanes it masked reach only lanes every store masks off";
+    }
     Value valid = leaves.front();
     for (Value leaf : ArrayRef<Value>(leaves).drop_front())
-      valid = BinaryOp::create(b, load.getLoc(), kir::BinaryKind::And, valid, leaf, false, false);
+      valid = BinaryOp::create(b, loc, kir::BinaryKind::And, valid, leaf, false, false);
     Value old = load.getValid();
     load.getValidMutable().assign(valid);
     eraseIfDead(old);
