@@ -170,7 +170,7 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
     monkeypatch.setitem(names, "_softmax_kernel", Generic())
     monkeypatch.setitem(names, "_interpreting", lambda: False)
     monkeypatch.setitem(names, "_direct", lambda compiled: (lambda *args: direct.append(args), lambda d: 1000 + d,
-                                                           "fn", False, False, "meta"))
+                                                           "fn", False, False, "meta", 0))
     names["_softmax_plans"].clear()
     request.addfinalizer(names["_softmax_plans"].clear)  # its plans launch this test's fakes
     x = torch.randn(4, 32)
@@ -196,9 +196,10 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
 
 
 def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch):
-    # A plan's launch calls the compiled kernel's launcher with the current raw stream, no hooks and
-    # no scratch; a kernel that needs scratch (or any object unlike Triton 3.6's) takes Triton's own
-    # launch of the compiled kernel.
+    # A plan's launch calls the compiled kernel's launcher with the current raw stream and no hooks;
+    # a kernel that needs global scratch (device-made descriptors) gets tessel's buffer for its grid,
+    # one that needs profile scratch (or any object unlike Triton 3.6's) takes Triton's own launch of
+    # the compiled kernel.
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     names = example("softmax")._launcher({}).__globals__
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 1000 + device, raising=False)
@@ -207,6 +208,7 @@ def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch)
 
     class Run:
         global_scratch_size = profile_scratch_size = 0
+        global_scratch_align, num_ctas = 128, 1
         launch_cooperative_grid, launch_pdl = False, True
 
         def launch(self, *args):
@@ -227,9 +229,24 @@ def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch)
     names["_softmax_bind"](Compiled(), 5, 2, *fixed)("x", 111, "y", 222)
     assert calls[-1] == ("direct", (5, 1, 1, 1002, "fn", False, True, None, None, "meta", None, None, None,
                                     111, 5, 7, 7, 1, 222, 7, 1, True))
+    taken = []
+
+    class Scratch:
+        def take(self, device, stream, size):
+            taken.append((device, stream, size))
+            return "scratch"
+    monkeypatch.setitem(names, "_SCRATCH", Scratch())
     scratch = Compiled()
-    scratch.run.global_scratch_size = 128
-    names["_softmax_bind"](scratch, 5, 2, *fixed)("x", 111, "y", 222)
+    scratch.run.global_scratch_size, scratch.run.num_ctas = 128, 2
+    go = names["_softmax_bind"](scratch, 5, 2, *fixed)
+    go("x", 111, "y", 222)
+    go("x", 111, "y", 222)
+    assert taken == [(2, 1002, 5 * 2 * 128)] * 2  # grid x CTAs x bytes, asked at each launch (its stream)
+    assert calls[-1] == ("direct", (5, 1, 1, 1002, "fn", False, True, "scratch", None, "meta", None, None,
+                                    None, 111, 5, 7, 7, 1, 222, 7, 1, True))
+    profiled = Compiled()
+    profiled.run.profile_scratch_size = 64
+    names["_softmax_bind"](profiled, 5, 2, *fixed)("x", 111, "y", 222)
     assert calls[-1] == ("generic", (5, 1, 1), ("x", 5, 7, 7, 1, "y", 7, 1, True))
 
 

@@ -222,10 +222,12 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   binderParams.append(workspaceBindings(spec, /*args=*/false));
   std::string params = goParams(spec);
   bool tickets = hasTickets(spec);
-  auto prologue = [&](llvm::StringRef indent, llvm::StringRef stream) {
+  // `scratchHere`: the launch passes its own global scratch (the direct launch), so Triton's allocator
+  // need not be set.
+  auto prologue = [&](llvm::StringRef indent, llvm::StringRef stream, bool scratchHere = false) {
     for (const LaunchWorkspace &ws : spec.workspaces)
       os << indent << allocation(ws, stream, k) << "\n";
-    if (!spec.tmaArg.empty())
+    if (!spec.tmaArg.empty() && !scratchHere)
       os << indent << "if " << spec.tmaArg << ":\n" << indent << "    _tma_allocator()\n";
   };
   os << "\n\ndef _" << k << "_bind(" << llvm::join(binderParams, ", ") << "):\n"
@@ -233,14 +235,14 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "    per-call services, else Triton's launch of it, else (interpreter) the JIT.\"\"\"\n"
      << "    _d = None if _compiled is None or _interpreting() else _direct(_compiled)\n"
      << "    if _d is not None:\n"
-     << "        _launch, _stream, _function, _coop, _pdl, _meta = _d\n\n"
-     << "        def _go(" << params << "):\n";
-  if (tickets)
-    os << "            _s = _stream(_dev)\n";
-  prologue("            ", "_s");
-  os << "            _launch(_grid, 1, 1, " << (tickets ? "_s" : "_stream(_dev)")
-     << ", _function, _coop, _pdl, None, None, _meta, None, None, None" << (spec.args.empty() ? "" : ", ")
-     << goArgs(spec, true) << ")\n"
+     << "        _launch, _stream, _function, _coop, _pdl, _meta, _scratch = _d\n"
+     << "        _scratch *= _grid  # bytes of global scratch the launch needs (device-made descriptors)\n\n"
+     << "        def _go(" << params << "):\n"
+     << "            _s = _stream(_dev)\n";
+  prologue("            ", "_s", /*scratchHere=*/true);
+  os << "            _launch(_grid, 1, 1, _s, _function, _coop, _pdl, _SCRATCH.take(_dev, _s, _scratch) if _scratch "
+     << "else None, None, _meta, None, None, None" << (spec.args.empty() ? "" : ", ") << goArgs(spec, true)
+     << ")\n"
      << "    elif _compiled is not None and not _interpreting():\n"
      << "        def _go(" << params << "):\n";
   prologue("            ", "torch.cuda.current_stream(_dev).cuda_stream");
@@ -383,19 +385,20 @@ void triton::emitTicketPrelude(llvm::raw_ostream &os) {
 
 void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
   os << "def _direct(compiled):\n"
-     << "    \"\"\"(launcher, stream lookup, function, cooperative, pdl, metadata) of `compiled` when its launches\n"
-     << "    need none of Triton's per-call services (hooks, scratch allocation), else None.\"\"\"\n"
+     << "    \"\"\"(launcher, stream lookup, function, cooperative, pdl, metadata, global scratch bytes per program)\n"
+     << "    of `compiled` when its launches need none of Triton's per-call services (hooks, profile scratch)\n"
+     << "    but global scratch, which the launch takes from _SCRATCH, else None.\"\"\"\n"
      << "    try:\n"
      << "        from torch._C import _cuda_getCurrentRawStream as stream\n"
      << "        from triton import knobs\n"
      << "        compiled._init_handles()\n"
      << "        run = compiled.run\n"
-     << "        if (run.global_scratch_size or run.profile_scratch_size or knobs.runtime.launch_enter_hook.calls\n"
-     << "                or knobs.runtime.launch_exit_hook.calls):\n"
+     << "        if (run.profile_scratch_size or knobs.runtime.launch_enter_hook.calls\n"
+     << "                or knobs.runtime.launch_exit_hook.calls or run.global_scratch_align > 256):\n"
      << "            return None\n"
      << "        return (run.launch, stream, compiled.function, run.launch_cooperative_grid, run.launch_pdl,\n"
-     << "                compiled.packed_metadata)\n"
-     << "    except (ImportError, AttributeError):\n"
+     << "                compiled.packed_metadata, run.global_scratch_size * run.num_ctas)\n"
+     << "    except (ImportError, AttributeError, TypeError):\n"
      << "        return None\n\n\n"
      << "_ABSENT = object()  # an argument a kernel object's call was not given\n\n\n"
      << "def _given(views, more, rest, scalars):\n"
@@ -417,6 +420,14 @@ void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
      << "            if buf is not None:\n"
      << "                self.outgrown.append(buf)\n"
      << "            buf = self.buffers[key] = torch.empty(max(size, 1 << 16), dtype=torch.int8, device='cuda')\n"
+     << "        return buf\n\n"
+     << "    def take(self, device, stream, size):\n"
+     << "        \"\"\"The direct launch's scratch: the buffer Triton's allocator call would return (torch's\n"
+     << "        allocations are 256-byte aligned), without asking for the current device.\"\"\"\n"
+     << "        buf = self.buffers.get((device, stream))\n"
+     << "        if buf is None or buf.numel() < size:\n"
+     << "            with torch.cuda.device(device):\n"
+     << "                buf = self(size, 256, stream)\n"
      << "        return buf\n\n\n"
      << "_SCRATCH = _Scratch()\n\n\n"
      << "def _tma_allocator():\n"

@@ -8,6 +8,7 @@
 // CHECK-NEXT: except Exception:
 // CHECK: _plan = (_shift_bind(_compiled, _grid[0], x.get_device(), _a1, _a2),)
 // CHECK: def _go(x, _p_x, k):
+// CHECK-NEXT: _s = _stream(_dev)
 // CHECK-NEXT: _launch({{.*}}, None, None, None, _p_x, _a1, _a2, k)
 // CHECK: def shift(x, *, k):
 // CHECK: _p_x = x.data_ptr(){{$}}

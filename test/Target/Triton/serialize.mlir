@@ -75,7 +75,8 @@
 // CHECK: _plan = (_layernorm_bind(_compiled, _grid[0], x.get_device(), _a1, _a2, _a3, _a4, _a6, _a8, _a10, _a11, _a13), *_span(x), *_span(w), *_span(bb), *_span(y),)
 // CHECK: def _layernorm_bind(_compiled, _grid, _dev, _a1, _a2, _a3, _a4, _a6, _a8, _a10, _a11, _a13):
 // CHECK: def _go(x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps):
-// CHECK-NEXT: _launch(_grid, 1, 1, _stream(_dev), _function, _coop, _pdl, None, None, _meta, None, None, None, _p_x, _a1, _a2, _a3, _a4, _p_w, _a6, _p_bb, _a8, _p_y, _a10, _a11, eps, _a13)
+// CHECK-NEXT: _s = _stream(_dev)
+// CHECK-NEXT: _launch(_grid, 1, 1, _s, _function, _coop, _pdl, _SCRATCH.take(_dev, _s, _scratch) if _scratch else None, None, _meta, None, None, None, _p_x, _a1, _a2, _a3, _a4, _p_w, _a6, _p_bb, _a8, _p_y, _a10, _a11, eps, _a13)
 // CHECK: _compiled[(_grid, 1, 1)](x, _a1, _a2, _a3, _a4, w, _a6, bb, _a8, y, _a10, _a11, eps, _a13)
 // COM: A planned call checks only what its key leaves open: the written view apart from each other
 // COM: view (the inputs among themselves are not compared), and the float scalar.

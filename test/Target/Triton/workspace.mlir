@@ -16,8 +16,9 @@
 // workspace is no ticket (f32, filled with 1): no `_zeroed`.
 // CHECK: def _workspace_rowsum_bind(_compiled, _grid, _dev, _a1, _a2, _a3, _a4, _a6, _n_ws):
 // CHECK: def _go(x, _p_x, y, _p_y):
+// CHECK-NEXT: _s = _stream(_dev)
 // CHECK-NEXT: _ws_ws = torch.full((_n_ws,), 1.000000e+00, dtype=torch.float32, device=x.device)
-// CHECK-NEXT: _launch(_grid, 1, 1, _stream(_dev), {{.*}}, _p_x, _a1, _a2, _a3, _a4, _p_y, _a6, _ws_ws.data_ptr())
+// CHECK-NEXT: _launch(_grid, 1, 1, _s, {{.*}}, _p_x, _a1, _a2, _a3, _a4, _p_y, _a6, _ws_ws.data_ptr())
 // CHECK-NOT: _zeroed
 // CHECK: def workspace_rowsum(x, y):
 // CHECK: def workspace_rowsum_warmup(x, y):

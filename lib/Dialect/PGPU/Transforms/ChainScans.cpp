@@ -13,7 +13,8 @@
 // program instance: the program space gains a leading (slowest) axis over
 // the segments, and segment c's program
 //
-//   * summarizes its segment (in parallel with every other segment),
+//   * summarizes its segment first (in parallel with every other segment: its
+//     reads and contractions overlap the wait below),
 //   * takes the state before it from segment c - 1's program: waits (acquire)
 //     until the per-point flag in workspace counts c, reads the state from
 //     a two-slot ring of workspace fragments,
@@ -166,6 +167,14 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
 }
 
 
+/// A zero of scalar or fragment type `t` (a stand-in that is never used).
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  Type element = elementTypeOf(t);
+  Value zero = isa<FloatType>(element) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
+                                       : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
+  return isa<FragmentType>(t) ? Value(SplatOp::create(b, loc, t, zero)) : zero;
+}
+
 struct Chain {
   KernelOp kernel;
   Plan &plan;
@@ -222,6 +231,25 @@ struct Chain {
       lead.push_back(bin(b, loc, kir::BinaryKind::Rem, at, two));
       return lead;
     };
+    // The segment's summary first, before waiting: it needs nothing from segment c - 1, so its reads
+    // and contractions overlap the wait instead of lengthening the chain (every link of which is
+    // then acquire, read the state, apply, publish). An empty segment's summary is never applied:
+    // zeros stand in for it.
+    SmallVector<Value> summarizeArgs{begin, end};
+    llvm::append_range(summarizeArgs, s.getCaptures());
+    Block &summarizer = s.getSummarize().front();
+    TypeRange summaryTypes = summarizer.getTerminator()->getOperandTypes();
+    auto summary = IfOp::create(b, loc, summaryTypes, nonEmpty);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.createBlock(&summary.getThenRegion());
+      YieldOp::create(b, loc, inlineBlock(b, summarizer, summarizeArgs));
+      b.createBlock(&summary.getElseRegion());
+      SmallVector<Value> unused;
+      for (Type t : summaryTypes)
+        unused.push_back(zeroOf(b, loc, t));
+      YieldOp::create(b, loc, unused);
+    }
     // The state before this segment: the inits, or what segment c - 1 published.
     auto before = IfOp::create(b, loc, types, cmp(b, loc, kir::CmpPredicate::EQ, chunk, zero));
     {
@@ -243,22 +271,17 @@ struct Chain {
       SmallVector<Value> lead = slot(bin(b, loc, kir::BinaryKind::Add, chunk, one));
       SmallVector<Value> state;
       for (auto [t, ring] : llvm::zip(types, rings)) {
-        Type element = elementTypeOf(t);
-        Value fill = isa<FloatType>(element)
-                         ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
-                         : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
+        Value fill = zeroOf(b, loc, elementTypeOf(t));
         state.push_back(BufferLoadOp::create(b, loc, t, ring, componentCoords(b, loc, lead, t), yes, fill));
       }
       YieldOp::create(b, loc, state);
     }
-    // The state after it: summarize, then apply (an empty segment leaves it).
+    // The state after it: the summary applied (an empty segment leaves it).
     auto after = IfOp::create(b, loc, types, nonEmpty);
     {
       OpBuilder::InsertionGuard guard(b);
       b.createBlock(&after.getThenRegion());
-      SmallVector<Value> summarizeArgs{begin, end};
-      llvm::append_range(summarizeArgs, s.getCaptures());
-      SmallVector<Value> applyArgs = inlineBlock(b, s.getSummarize().front(), summarizeArgs);
+      SmallVector<Value> applyArgs(summary.getResults());
       llvm::append_range(applyArgs, before.getResults());
       YieldOp::create(b, loc, inlineBlock(b, s.getApply().front(), applyArgs));
       b.createBlock(&after.getElseRegion());

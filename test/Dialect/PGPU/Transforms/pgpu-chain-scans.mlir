@@ -18,6 +18,11 @@
 // CHECK-NEXT: ^bb0(%[[C:.*]]: index, %[[N:.*]]: index):
 // CHECK: %[[LAST:.*]] = pgpu.cmp eq %{{.*}}, %[[COUNT]] : index
 // CHECK: pgpu.if %{{.*}} -> f32, !pgpu.fragment<f32, [BLOCK]> {
+// COM: The segment's summary first (its reads overlap the wait); zeros stand in for an empty one.
+// CHECK: %[[SUM:.*]]:2 = pgpu.if %{{.*}} -> f32, !pgpu.fragment<f32, [BLOCK]> {
+// CHECK: pgpu.load %x
+// CHECK: } else {
+// CHECK: pgpu.splat
 // CHECK: pgpu.if %{{.*}} -> f32, !pgpu.fragment<f32, [BLOCK]> {
 // CHECK: } else {
 // CHECK: pgpu.while {
@@ -25,8 +30,10 @@
 // CHECK: pgpu.condition
 // CHECK: pgpu.buffer_load
 // CHECK: pgpu.buffer_load
+// COM: Then the link: apply the summary to the state before, publish.
 // CHECK: pgpu.if %{{.*}} -> f32, !pgpu.fragment<f32, [BLOCK]> {
-// CHECK: pgpu.load %x
+// CHECK-NOT: pgpu.load %x
+// CHECK: pgpu.binary add %{{.*}}, %[[SUM]]#0 : f32
 // CHECK: pgpu.buffer_store
 // CHECK: pgpu.buffer_store
 // CHECK: pgpu.atomic_store %{{.*}}, %[[FLAGS]][%[[N]]] valid %{{.*}} order release sharing invocation
