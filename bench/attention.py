@@ -14,6 +14,7 @@ import json
 import math
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import time
@@ -176,6 +177,7 @@ def run_case(case, args, kernels, flex_fn):
                                             scale=scale)
         else:
             peers["flex"] = lambda: flex_fn(q, k, v, scale=scale)
+    checked = {}  # the peers that agreed with the reference: the interleaved rounds' contenders
     for name, fn in peers.items():
         try:
             out = fn()
@@ -184,12 +186,26 @@ def run_case(case, args, kernels, flex_fn):
             if err > case.get("atol", 2e-2):
                 entry[f"{name}_error"] = f"max abs err {err}"
                 continue
+            checked[name] = fn
             entry[f"{name}_ms"] = timed(fn)
             entry[f"{name}_TFLOPs"] = flops / entry[f"{name}_ms"] / 1e9
             if "tessel_ms" in entry:
                 entry[f"vs_{name}"] = entry[f"{name}_ms"] / entry["tessel_ms"]
         except Exception as e:
             entry[f"{name}_error"] = f"{type(e).__name__}: {e}"[:300]
+    if args.rounds > 1 and results and results[0].get("correct"):
+        # Short kernels move with the GPU's state over a run (clocks, heat after a sweep): the user's
+        # call (defaults, or the tuned winner when --tune ran) and every checked peer, timed again in
+        # interleaved rounds; medians over the rounds, ratios from them.
+        contenders = {"tessel": tessel_call(None), **checked}
+        rounds = {name: [] for name in contenders}
+        for _ in range(args.rounds):
+            for name, fn in contenders.items():
+                rounds[name].append(timed(fn))
+        entry["rounds"] = rounds
+        med = {name: statistics.median(ms) for name, ms in rounds.items()}
+        entry["interleaved_ms"] = med
+        entry["interleaved_vs"] = {name: med[name] / med["tessel"] for name in med if name != "tessel"}
     return entry
 
 
@@ -223,6 +239,8 @@ def main():
     parser.add_argument("--tune", type=float, default=0.0, metavar="SECONDS",
                         help="also run kernel.tune() with this budget and time the user's call after it")
     parser.add_argument("--workers", type=int, default=8, help="tune(): compile_workers")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="time the user's call and the checked peers again in this many interleaved rounds")
     args = parser.parse_args()
     sys.path[:0] = [str(ROOT / "python"), str(ROOT / "bench")]
     torch.manual_seed(0)
