@@ -34,6 +34,10 @@ BINDINGS = [
     ("splitk_gemm_bf16", 8, {"FLATTEN": 0}),
     ("splitk_gemm_bf16", 8, {"FLATTEN": 0, "STAGES": 4}),
     ("splitk_gemm_bf16", 8, {"TMA": 0}),
+    # Deeper pipelines of the 128x128 tile: 5 stages fit with C staged (229376 B estimated), 6 with C
+    # stored with pointers (196608 B).
+    ("splitk_gemm_bf16", 8, {"STAGES": 5}),
+    ("splitk_gemm_bf16", 8, {"STAGES": 6}),
     ("splitk_gemm_bf16", 16, {}),
     ("splitk_gemm_bf16", 16, {"FLATTEN": 0}),
     # Wide tiles (the dense GEMM's best, 128x256x64 at 8 warps): their f32 C tile would take 131072 B
