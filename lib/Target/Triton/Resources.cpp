@@ -198,7 +198,7 @@ int64_t triton::ResourceModel::sharedNeededAt(const llvm::StringMap<int64_t> &pa
 std::string triton::ResourceModel::pythonSharedNeeded() const {
   if (!stagesStores)
     return pythonMax(sharedBytes);
-  return "(_staged if p.get('" + kTmaParam.str() + "', 1) == 1 and (_staged := " + pythonMax(sharedBytes) +
+  return "(_staged if p['" + kTmaParam.str() + "'] == 1 and (_staged := " + pythonMax(sharedBytes) +
          ") <= " + std::to_string(sharedLimit) + " else " + pythonMax(pointerSharedBytes) + ")";
 }
 
