@@ -34,11 +34,21 @@ BINDINGS = [
     ("splitk_gemm_bf16", 8, {"FLATTEN": 0}),
     ("splitk_gemm_bf16", 8, {"FLATTEN": 0, "STAGES": 4}),
     ("splitk_gemm_bf16", 8, {"TMA": 0}),
+    # Deeper pipelines of the 128x128 tile: 5 stages fit with C staged (229376 B estimated), 6 with C
+    # stored with pointers (196608 B).
+    ("splitk_gemm_bf16", 8, {"STAGES": 5}),
+    ("splitk_gemm_bf16", 8, {"STAGES": 6}),
     ("splitk_gemm_bf16", 16, {}),
     ("splitk_gemm_bf16", 16, {"FLATTEN": 0}),
-    ("splitk_gemm_bf16", 16, {"TILE_2": 256}),
-    ("splitk_gemm_bf16", 16, {"TILE_2": 256, "FLATTEN": 0}),
+    # Wide tiles (the dense GEMM's best, 128x256x64 at 8 warps): their f32 C tile would take 131072 B
+    # staged for a TMA store, so the compiler spells it with pointers (Resources.h, storesStagedAt)
+    # and they keep 4 stages (196640 B on sm_90; bench/experiments/splitk_session15).
+    ("splitk_gemm_bf16", 16, {"TILE_2": 256, "STAGES": 4}),
+    ("splitk_gemm_bf16", 16, {"TILE_2": 256, "STAGES": 3}),
     ("splitk_gemm_bf16", 16, {"TILE_2": 256, "STAGES": 4, "FLATTEN": 0}),
+    ("splitk_gemm_bf16", 8, {"TILE_2": 256, "STAGES": 4}),
+    ("splitk_gemm_bf16", 16, {"TILE_1": 256, "WARPS": 16, "STAGES": 4}),
+    ("splitk_gemm_bf16", 8, {"TILE_1": 256, "WARPS": 16, "STAGES": 4}),
     ("splitk_gemm_bf16", 32, {"TILE_2": 256, "PERSIST": 2, "FLATTEN": 0}),
     ("splitk_gemm_bf16", 4, {}),
     ("splitk_gemm_bf16_aligned", 8, {}),

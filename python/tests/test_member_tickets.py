@@ -119,3 +119,31 @@ def test_planned_splitk_keeps_its_tickets_zeroed(tmp_path, monkeypatch):
     with pytest.raises(TypeError):
         launch(a, b, c)
     assert not module["_ZEROED"]
+
+
+def test_wide_splitk_tile_stores_c_with_pointers(root, tmp_path, monkeypatch):
+    """A 128x256 tile's f32 C staged for a TMA store would not fit sm_90's shared memory beside 4
+    operand stages (Resources.h storesStagedAt): C is stored with pointers, the operand tiles keep their
+    descriptors, PRUNE keeps the binding (prunes a fifth stage), and the program computes what the KIR
+    interpreter computes at odd shapes (the interpreter runs the pointer spelling of every access)."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example("splitk_gemm")
+    constexprs, params = {"SPLITS": 3}, {"TILE_1": 128, "TILE_2": 256, "STAGES": 4}
+    wide = kernel.source("triton", constexprs, params)
+    assert "make_tensor_descriptor(a," in wide and "make_tensor_descriptor(b," in wide
+    assert "make_tensor_descriptor(c," not in wide and "tl.store(c + " in wide
+    assert "make_tensor_descriptor(c," in kernel.source("triton", constexprs, {})  # must not fire: 128x128
+    launch = kernel._launcher(constexprs, params)
+    prune = launch.__globals__["splitk_gemm_PRUNE"]
+    binding = {k: v[1] for k, v in launch.__globals__["splitk_gemm_PARAMS"].items()}
+    assert prune({**binding, **params}) is None
+    assert prune({**binding, **params, "STAGES": 5}) == "shared memory"
+    assert prune({**binding, "TILE_2": 128}) is None
+    for shapes in ({"M": 19, "N": 23, "K": 37}, {"M": 130, "N": 3, "K": 200}):
+        ref = kernel.run_interp(shapes, constexprs=constexprs, seed=5)
+        a, b = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b"))
+        c = torch.full(ref["c"].shape, float("nan"), dtype=torch.float32)
+        launch(a, b, c)
+        np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)

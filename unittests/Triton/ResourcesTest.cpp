@@ -201,4 +201,31 @@ TEST_F(Resources, PruningCountsEveryReason) {
   EXPECT_GT(counted["shared memory"], 0);
   EXPECT_GT(counted["registers"], 0);
 }
+
+TEST_F(Resources, APointerStoredAccumulatorIsConvertedThroughSharedMemory) {
+  // The tiled GEMM, storing its accumulator with a pointer store (splat coordinates: no box, so no
+  // descriptor stages it): Triton converts the tile out of the wgmma layout through shared memory
+  // after the k loop (its scratch overlaps no stage), so the program needs the larger of the two.
+  std::string text = kTiledGemm;
+  std::string yield = "      pgpu.yield\n    }\n    pgpu.return";
+  size_t at = text.find(yield);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "      %ci = pgpu.splat %c0 : index -> !pgpu.fragment<index, [TILE_0, TILE_1]>\n"
+                  "      pgpu.store %acc, %C[%ci, %ci] valid %t : i1 : !pgpu.fragment<f32, [TILE_0, TILE_1]>, "
+                  "!pgpu.view<f32, [M, N], out>[!pgpu.fragment<index, [TILE_0, TILE_1]>, "
+                  "!pgpu.fragment<index, [TILE_0, TILE_1]>]\n");
+  pgpu::KernelOp kernel = parse(text.c_str());
+  ASSERT_TRUE(kernel);
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  EXPECT_FALSE(model.stagesStores);
+  llvm::StringMap<int64_t> p{{"TILE_0", 128}, {"TILE_1", 256}, {"TILE_K", 64}, {"WARPS", 8}, {"STAGES", 3}};
+  EXPECT_EQ(model.sharedAt(p), (128 * 64 + 64 * 256) * 2 * 3); // the stages are the larger
+  p["STAGES"] = 2;
+  EXPECT_EQ(model.sharedAt(p), 128 * 256 * 4); // the conversion is (sm_90, Triton 3.6: 131072 B)
+  EXPECT_EQ(model.sharedNeededAt(p), model.sharedAt(p));
+  EXPECT_EQ(triton::ResourceModel::pythonMax(model.sharedBytes),
+            "max(2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'], "
+            "4 * p['TILE_0'] * p['TILE_1'])");
+  EXPECT_EQ(model.pythonSharedNeeded(), triton::ResourceModel::pythonMax(model.sharedBytes));
+}
 } // namespace

@@ -62,6 +62,23 @@ std::pair<int64_t, int64_t> streamingRule(bool paired) {
                 : std::pair<int64_t, int64_t>{4, kStreamedElementsPerThread};
 }
 
+/// Whether `v` holds a contraction's accumulator in the contraction's register layout: a
+/// contraction's result, the result of a loop whose body yields one, or an element-wise map of one
+/// (a cast, a unary or binary operation keeps the layout).
+bool holdsAccumulator(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (isa<pgpu::ContractOp, pgpu::ScaledContractOp, pgpu::SparseContractOp>(def))
+    return true;
+  if (auto loop = dyn_cast<pgpu::ForOp>(def))
+    return holdsAccumulator(loop.getBody().front().getTerminator()->getOperand(cast<OpResult>(v).getResultNumber()),
+                            depth + 1);
+  if (isa<pgpu::CastOp, pgpu::UnaryOp, pgpu::BinaryOp>(def))
+    return llvm::any_of(def->getOperands(), [&](Value x) { return holdsAccumulator(x, depth + 1); });
+  return false;
+}
+
 /// Shared memory limit of the module's target (sm_90's 227 KiB when absent).
 int64_t sharedLimitOf(pgpu::KernelOp kernel) {
   if (auto module = kernel->getParentOfType<ModuleOp>())
@@ -169,8 +186,24 @@ bool triton::ResourceModel::loopsFitAt(const llvm::StringMap<int64_t> &params) c
   });
 }
 
+bool triton::ResourceModel::storesStagedAt(const llvm::StringMap<int64_t> &params) const {
+  auto tma = params.find(kTmaParam);
+  return stagesStores && (tma == params.end() || tma->second == 1) && sharedAt(params) <= sharedLimit;
+}
+
+int64_t triton::ResourceModel::sharedNeededAt(const llvm::StringMap<int64_t> &params) const {
+  return !stagesStores || storesStagedAt(params) ? sharedAt(params) : evaluateMax(pointerSharedBytes, params);
+}
+
+std::string triton::ResourceModel::pythonSharedNeeded() const {
+  if (!stagesStores)
+    return pythonMax(sharedBytes);
+  return "(_staged if p['" + kTmaParam.str() + "'] == 1 and (_staged := " + pythonMax(sharedBytes) +
+         ") <= " + std::to_string(sharedLimit) + " else " + pythonMax(pointerSharedBytes) + ")";
+}
+
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
-  if (sharedAt(params) > sharedLimit)
+  if (sharedNeededAt(params) > sharedLimit)
     return std::string("shared memory");
   if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit)
     return std::string("registers");
@@ -306,16 +339,36 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
         }
     });
   });
-  // A box store spelled as a tensor descriptor (TMA = 1) stages its tile through shared memory.
+  // A box store spelled as a tensor descriptor (TMA = 1) stages its tile through shared memory, in a
+  // buffer Triton allocates before the loop that holds the store (the persistent walk over tiles), so
+  // it adds to everything the loop's body allocates.
+  // A pointer store of an accumulator goes through shared memory once, to leave the contraction's
+  // register layout: a scratch of its tile that overlaps no loop's buffers but does overlap the
+  // staging. sm_90, Triton 3.6: split-K's f32 128x256 accumulator (pointer store of its partial) and
+  // ticketed sum (TMA store of C) at 2 stages take 262144 B, 131072 with C stored with pointers
+  // (bench/experiments/splitk_session15).
   std::vector<Monomial> stored;
-  if (kernel.getParam(kTmaParam))
-    kernel.walk([&](pgpu::StoreOp store) {
-      if (!matchTileAccess(store) || keepsPointerSpelling(store))
-        return;
-      Monomial m = fragmentBytes(cast<pgpu::FragmentType>(store.getValue().getType()));
+  std::vector<std::vector<Monomial>> converted, convertedStaged;
+  kernel.walk([&](Operation *op) {
+    if (!isa<pgpu::StoreOp, pgpu::BufferStoreOp>(op))
+      return;
+    Value value = op->getOperand(0);
+    auto fragment = dyn_cast<pgpu::FragmentType>(value.getType());
+    if (!fragment)
+      return;
+    bool box = isa<pgpu::StoreOp>(op) && kernel.getParam(kTmaParam) && matchTileAccess(op) && !keepsPointerSpelling(op);
+    if (box) {
+      Monomial m = fragmentBytes(fragment);
       m.params.push_back(kTmaParam.str());
       stored.push_back(m);
-    });
+    }
+    if (holdsAccumulator(value)) {
+      converted.push_back({fragmentBytes(fragment)});
+      if (!box)
+        convertedStaged.push_back({fragmentBytes(fragment)});
+    }
+  });
+  model.stagesStores = !stored.empty();
   // Whether every monomial of `a` is one of `b`'s (each used once): `b` is then at least `a` at every
   // binding (coefficients and parameters are positive), and `a` need not be spelled.
   auto within = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
@@ -342,10 +395,17 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       llvm::append_range(cost.staged, own[outer].staged);
     }
     addDistinct(model.carriedBytes, cost.carried);
+    addDistinct(model.pointerSharedBytes, cost.staged);
     std::vector<Monomial> shared = cost.staged;
     llvm::append_range(shared, stored);
     addDistinct(model.sharedBytes, std::move(shared));
     model.loops.push_back(std::move(cost));
+  }
+  for (const std::vector<Monomial> &c : converted)
+    addDistinct(model.pointerSharedBytes, c);
+  for (std::vector<Monomial> c : convertedStaged) {
+    llvm::append_range(c, stored);
+    addDistinct(model.sharedBytes, std::move(c));
   }
   if (model.sharedBytes.empty())
     addDistinct(model.sharedBytes, stored);

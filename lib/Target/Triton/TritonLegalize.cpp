@@ -120,6 +120,9 @@ bool contractsInSegmentWalk(pgpu::KernelOp kernel) {
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
 /// (and TMA store tile) fit in shared memory; STAGES then becomes the deepest pipeline that fits,
 /// WARPS follows the tile and the persistent walk is flattened.
+/// A default keeps its box stores staged (ResourceModel::sharedAt), though a binding past that stores
+/// them with pointers (storesStagedAt): split-K's 128x256 tile so (SPLITS 16, 4 stages) ran 74 us on
+/// the H200 against 63 at the 128x128 default (2026-12-02-h200-splitk-session11.json, run 2).
 /// On the H200 the bf16 GEMM sweep was fastest at 128x256x64 with 8 warps and 3 stages, against
 /// 0.80x at the former 128x128 default (2026-11-30-h200-sweep-gemm.json).
 void chooseContractionDefaults(pgpu::KernelOp kernel) {

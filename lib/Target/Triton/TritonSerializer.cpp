@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Target/Triton/LaunchWrapper.h"
 #include "tessel/Target/Triton/Resources.h"
@@ -117,6 +118,10 @@ private:
   // be walked along different axes with the same two block sizes), created at the top of the kernel
   // under `if USE_TMA:`, and the views they describe (the wrapper checks TMA's alignment rules on them).
   llvm::StringMap<std::string> descriptors;
+  // The program's resource model (box stores' staging; computed at the first box store) and the
+  // stores already remarked on.
+  std::optional<triton::ResourceModel> staging;
+  llvm::DenseSet<const void *> remarked;
   std::string descriptorText;
   SmallVector<Value> describedViews;
   // What the kernel body spells for (view argument, axis) extents: one kernel parameter per shape
@@ -209,6 +214,26 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
   std::optional<triton::TileAccess> tile = triton::matchTileAccess(op);
   if (!tile || triton::keepsPointerSpelling(op))
     return std::nullopt;
+  // A box store stages its tile in shared memory for the copy engine; a binding whose program would
+  // not fit the target's shared memory with its stores staged spells them with pointers (Resources.h:
+  // storesStagedAt), so a wide tile keeps its pipeline depth: split-K's f32 128x256 tile at 4 stages
+  // needs 196640 B so, 327712 B staged (sm_90, Triton 3.6; bench/experiments/splitk_session15).
+  if (isa<pgpu::StoreOp>(op)) {
+    if (!staging)
+      staging = triton::estimateResources(kernel);
+    llvm::StringMap<int64_t> binding;
+    ArrayAttr declared = *kernel.getParams();
+    for (Attribute a : declared)
+      binding[cast<pgpu::ParamAttr>(a).getName().getValue()] = param(cast<pgpu::ParamAttr>(a).getName().getValue());
+    if (!staging->storesStagedAt(binding)) {
+      if (pgpu::remarksEnabled(op) && remarked.insert(op->getLoc().getAsOpaquePointer()).second)
+        emitRemark(op->getLoc()) << "triton: the tile store keeps the pointer spelling: staged for TMA the program "
+                                    "would need "
+                                 << staging->sharedAt(binding) << " bytes of shared memory (the target has "
+                                 << staging->sharedLimit << "), " << staging->sharedNeededAt(binding) << " without";
+      return std::nullopt;
+    }
+  }
   unsigned bytes = cast<pgpu::ViewType>(tile->view.getType()).getElementType().getIntOrFloatBitWidth() / 8;
   Value fragment = isa<pgpu::LoadOp>(op) ? op->getResult(0) : cast<pgpu::StoreOp>(op).getValue();
   SmallVector<int64_t> shape = shapeOf(fragment.getType());
@@ -928,7 +953,7 @@ LogicalResult Serializer::run() {
   triton::ResourceModel resources = triton::estimateResources(kernel);
   os << "\n\ndef " << kname << "_PRUNE(p):\n"
      << "    \"\"\"Why binding `p` would exceed a target limit (estimated from the program), or None.\"\"\"\n"
-     << "    if " << triton::ResourceModel::pythonMax(resources.sharedBytes) << " > " << resources.sharedLimit << ":\n"
+     << "    if " << resources.pythonSharedNeeded() << " > " << resources.sharedLimit << ":\n"
      << "        return 'shared memory'\n";
   // Registers per thread of the carried fragments, then of the largest fragment.
   for (const std::string &bytes : {triton::ResourceModel::pythonMax(resources.carriedBytes),

@@ -33,7 +33,17 @@ struct ResourceModel {
   /// partial block; the phases of a paired or split fold) reuse the same buffers, since the
   /// provider's allocator reuses buffers whose lifetimes do not overlap, so their stages are never
   /// summed.
+  /// A pointer store of a contraction's accumulator adds a polynomial of its own: the tile's bytes,
+  /// through which the provider converts it out of the contraction's register layout (a scratch live
+  /// for the conversion alone, after the loops' buffers), plus the TMA stores' tiles.
+  /// This is the program with its box stores staged (TMA = 1); sharedNeededAt says which spelling a
+  /// binding gets.
   std::vector<std::vector<Monomial>> sharedBytes;
+  /// Bytes of shared memory with every box store spelled with pointers (TMA = 0, or a binding whose
+  /// staged stores do not fit): each loop's staged operands, and each stored accumulator's conversion.
+  std::vector<std::vector<Monomial>> pointerSharedBytes;
+  /// Whether the program has box stores a tensor descriptor spells under TMA = 1 (tiles staged).
+  bool stagesStores = false;
   /// Bytes of loop-carried fragments (accumulators), one polynomial per loop (the largest counts):
   /// its carries and its enclosing loops', live in registers across its body, spread over
   /// 32 * WARPS threads. Carries of loops that run one after another are the same registers.
@@ -67,7 +77,17 @@ struct ResourceModel {
   /// The largest of several polynomials (0 for none).
   static int64_t evaluateMax(const std::vector<std::vector<Monomial>> &polys,
                              const llvm::StringMap<int64_t> &params);
+  /// Shared memory of the binding with its box stores staged (what the sm_90 defaults choose by: a
+  /// default keeps its TMA store).
   int64_t sharedAt(const llvm::StringMap<int64_t> &params) const { return evaluateMax(sharedBytes, params); }
+  /// Whether the binding's box stores are spelled as tensor descriptors: TMA = 1 and the program fits
+  /// the shared memory with their tiles staged. Otherwise they keep the pointer spelling, so a wide
+  /// tile whose staging would not fit keeps its pipeline depth (TritonSerializer: descriptorAccess).
+  bool storesStagedAt(const llvm::StringMap<int64_t> &params) const;
+  /// Shared memory of the binding as it is spelled (storesStagedAt): what pruning compares.
+  int64_t sharedNeededAt(const llvm::StringMap<int64_t> &params) const;
+  /// The same, spelled in Python over a parameter dict `p`.
+  std::string pythonSharedNeeded() const;
   /// 32-bit registers per thread that the carried fragments need.
   int64_t carriedRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest fragment.
