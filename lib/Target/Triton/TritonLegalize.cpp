@@ -9,6 +9,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
 #include <set>
 
 namespace tessel::triton {
@@ -115,6 +116,27 @@ bool contractsInSegmentWalk(pgpu::KernelOp kernel) {
   return found;
 }
 
+/// Whether the kernel contracts into partials that the last arriving program combines: a workspace
+/// buffer stored outside a pgpu.last_program and read inside it, in a kernel with a pgpu.contract
+/// (split-K: each program runs its K chunk as one long pipelined loop per output tile, then stores
+/// its partial once). A last arrival that reads no stored partials (a grouped GEMM's tail fill) is
+/// not one.
+bool contractsIntoSplitPartials(pgpu::KernelOp kernel) {
+  if (!kernel.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    return false;
+  llvm::SmallPtrSet<Value, 4> stored;
+  kernel.walk([&](pgpu::BufferStoreOp s) {
+    if (!s->getParentOfType<pgpu::LastProgramOp>())
+      stored.insert(s.getBuffer());
+  });
+  return kernel
+      .walk([&](pgpu::BufferLoadOp l) {
+        return l->getParentOfType<pgpu::LastProgramOp>() && stored.contains(l.getBuffer()) ? WalkResult::interrupt()
+                                                                                            : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
 /// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
@@ -166,9 +188,21 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
       at = grown;
     }
   }
+  // Split partials take the deepest declared pipeline that fits with their stores through pointers
+  // where the staged stores would not (ResourceModel::sharedNeededAt): a program stores its partial
+  // tile once and runs its whole K chunk through the pipeline. On the H200 split-K bf16 512x512x65536
+  // (SPLITS 8, 128x128x64 tiles, 8 warps, TMA loads) ran 55.7 us of kernel time at 6 stages with a
+  // pointer store, 58.8 at 5 and 63.3 at 4 with the store staged; its call 0.0721 ms against cuBLAS's
+  // 0.0732 (bench/results/2026-12-02-h200-splitk-session15.json).
+  bool splitPartials = contractsIntoSplitPartials(kernel);
+  if (splitPartials)
+    deepest = std::numeric_limits<int64_t>::max();
+  auto sharedFor = [&](const llvm::StringMap<int64_t> &p) {
+    return splitPartials ? model.sharedNeededAt(p) : model.sharedAt(p);
+  };
   if (pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam)) {
     ArrayRef<int64_t> depths = stages.getCandidates();
-    while (model.sharedAt(at) > model.sharedLimit && at[triton::kStagesParam] > depths.front())
+    while (sharedFor(at) > model.sharedLimit && at[triton::kStagesParam] > depths.front())
       at[triton::kStagesParam] = *std::prev(llvm::find(depths, at[triton::kStagesParam]));
     // ... and deepens to the deepest declared pipeline that fits: on the H200 128x128x64 bf16 tiles
     // ran 12% faster at 4 stages than at 3 in the 8192^3 GEMM sweep (2026-11-30-h200-sweep-gemm.json),
@@ -178,7 +212,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
          next != depths.end() && *next <= deepest; ++next) {
       llvm::StringMap<int64_t> deeper = at;
       deeper[triton::kStagesParam] = *next;
-      if (model.sharedAt(deeper) > model.sharedLimit)
+      if (sharedFor(deeper) > model.sharedLimit)
         break;
       at = deeper;
     }

@@ -5,7 +5,9 @@
 // pipeline depth, and the tuner's PRUNE compares what the binding is spelled with.
 // RUN: tessel compile %tessel_src/test/Target/Triton/box-subrange.mlir --target=triton --emit=source --param=TILE_2=256 --param=STAGES=4 --remarks -o %t.wide.py 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=WIDE < %t.wide.py
-// RUN: tessel compile %tessel_src/test/Target/Triton/box-subrange.mlir --target=triton --emit=source --remarks -o %t.default.py 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
+// RUN: tessel compile %tessel_src/test/Target/Triton/box-subrange.mlir --target=triton --emit=source --param=STAGES=4 --remarks -o %t.four.py 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
+// RUN: FileCheck %s --check-prefix=FOUR < %t.four.py
+// RUN: tessel compile %tessel_src/test/Target/Triton/box-subrange.mlir --target=triton --emit=source --remarks -o %t.default.py 2>&1 | FileCheck %s --check-prefix=DEEP
 // RUN: FileCheck %s --check-prefix=DEFAULT < %t.default.py
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=TILE_1=256 --param=STAGES=3 | FileCheck %s --check-prefix=GEMM
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=TILE_1=256 --param=STAGES=2 --remarks 2>&1 | FileCheck %s --check-prefix=FITS
@@ -25,13 +27,21 @@
 // WIDE: tl.store(c + ({{v[0-9]+}}) * c_stride0 + ({{v[0-9]+}}) * c_stride1, {{v[0-9]+}}, mask={{v[0-9]+}})
 // WIDE-NOT: .store(
 
-// COM: Must not fire: the untuned 128x128 binding fits with C staged (196608 B): C keeps its descriptor
-// COM: under USE_TMA, and nothing is remarked.
+// COM: Must not fire: the 128x128 binding at 4 stages fits with C staged (196608 B): C keeps its
+// COM: descriptor under USE_TMA, and nothing is remarked.
 // QUIET-NOT: remark: triton: the tile store
-// DEFAULT: _desc2 = tl.make_tensor_descriptor(c, {{.*}} block_shape=[128, 128])
+// FOUR: _desc2 = tl.make_tensor_descriptor(c, {{.*}} block_shape=[128, 128])
+// FOUR: _arrived{{[0-9]+}} = tl.atomic_add(
+// FOUR: if USE_TMA:
+// FOUR-NEXT: _desc2.store(
+
+// COM: The untuned binding: split partials take the deepest declared pipeline that fits with their
+// COM: stores through pointers (TritonLegalize: contractsIntoSplitPartials), 6 stages at 128x128.
+// DEEP: remark: triton: the tile store keeps the pointer spelling
+// DEFAULT: 'STAGES': ([1, 2, 3, 4, 5, 6], 6)
+// DEFAULT-NOT: make_tensor_descriptor(c,
 // DEFAULT: _arrived{{[0-9]+}} = tl.atomic_add(
-// DEFAULT: if USE_TMA:
-// DEFAULT-NEXT: _desc2.store(
+// DEFAULT: tl.store(c +
 
 // COM: The rule is the program's, not split-K's: the dense GEMM's f32 128x256 C tile at 3 stages
 // COM: (147456 + 131072 B staged) is stored with pointers; at 2 stages (229376 B) it fits staged.
