@@ -268,8 +268,8 @@ constexpr int64_t kSmallestDotExtent = 16;
 /// On the H200 (sm_90 ptxas, Triton 3.6), linear attention in f32 with IEEE products
 /// (B=4 H=16 T=4096 D=E=64, 4 warps) spills at every scan tile, the more the larger: 1.3 KB a thread
 /// at BLOCK_T 16, 4.2 at 32, 11 at 64; chained across programs it ran 0.562 ms at 16, 0.629 at 32 and
-/// 7.419 at 64, in one program per (b, h) 2.097 at 16 against 4.129 at 64 (torch.compile 3.9; bf16 and
-/// TF32 products were fastest at 64: 0.210 and 0.278 ms chained).
+/// 7.419 at 64, in one program per (b, h) 2.097 at 16 against 4.129 at 64 with 8 warps (torch.compile
+/// 3.9; bf16 and TF32 products were fastest at 64: 0.210 and 0.278 ms chained).
 void chooseFmaTileDefaults(pgpu::KernelOp kernel) {
   llvm::StringSet<> shrunk;
   kernel.walk([&](pgpu::ForOp loop) {
