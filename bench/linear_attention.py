@@ -14,7 +14,9 @@ Times: median of CUDA-event timings (run_bench.timed).
     TESSEL_BIN=build/bin/tessel PYTHONPATH=python:examples:bench python3 bench/linear_attention.py
     ... --dtypes f32,f32_tf32,f32_tf32x3 --peers-for f32   (the explicit operand precisions, beside f32's peers)
 On a machine without the compiler: `--emit DIR` here writes the generated Triton modules (one per
-binding), and `--sources DIR` there loads them instead of compiling.
+binding), and `--sources DIR` there loads them instead of compiling. `--defaults` prints what an untuned
+call binds at the shape (Kernel.call_defaults on meta tensors: no device needed); the `defaults` rows
+time exactly that binding.
 """
 import argparse
 import datetime
@@ -134,10 +136,23 @@ def _precision_kernel(precision, normalizer_precision="ieee"):
     return _scan_kernel(f"linear_attention_f32_{precision}{suffix}", T.f32, phi, summarize, emit)
 
 
-def bindings():
-    """(tag, params): the defaults at D = E = 64 (BLOCK_D and BLOCK_E cover them), then CONFIGS."""
+def call_defaults(dt, tensors=None):
+    """What an untuned call of `dt`'s kernel binds (Kernel.call_defaults) on `tensors` (q, k, v, o, S,
+    Z), or at SHAPE on meta tensors (no device: the 132 multiprocessors of the H200)."""
+    if tensors is None:
+        import torch
+        dtype = torch.bfloat16 if dt == "bf16" else torch.float32
+        B, H, T, D, E = (SHAPE[k] for k in "BHTDE")
+        q, v = (torch.empty(B, H, T, n, dtype=dtype, device="meta") for n in (D, E))
+        tensors = (q, q, v, v, torch.empty(B, H, D, E, device="meta"), torch.empty(B, H, D, device="meta"))
+    return kernel_for(dt).call_defaults(*tensors)
+
+
+def bindings(defaults):
+    """(tag, params): `defaults` (what an untuned call binds: `call_defaults`), then CONFIGS at
+    D = E = 64 (BLOCK_D and BLOCK_E cover them)."""
     base = {"BLOCK_D": SHAPE["D"], "BLOCK_E": SHAPE["E"]}
-    yield "defaults", base
+    yield "defaults", defaults
     for c in CONFIGS:
         yield "C{SCAN_CHAIN}T{BLOCK_T}w{WARPS}s{STAGES}".format(**c), {**base, **c}
 
@@ -147,7 +162,7 @@ def emit_sources(out):
     out.mkdir(parents=True, exist_ok=True)
     for dt in ("f32", "bf16", *PRECISION_VARIANTS):
         k = kernel_for(dt)
-        for tag, params in bindings():
+        for tag, params in bindings(call_defaults(dt)):
             (out / f"{dt}-{tag}.py").write_text(k.source("triton", {}, params))
             (out / f"{dt}-{tag}.name").write_text(k.name)
     print(f"wrote {len(list(out.glob('*.py')))} modules to {out}")
@@ -188,7 +203,13 @@ def main():
     parser.add_argument("--no-fla", action="store_true")
     parser.add_argument("--tag", default="linear-attention", help="the results file's name after the date")
     parser.add_argument("--peers-for", default="f32,bf16", help="dtypes whose peers are timed too")
+    parser.add_argument("--defaults", action="store_true",
+                        help="print what an untuned call of each of --dtypes binds at the shape (no device) and stop")
     args = parser.parse_args()
+    if args.defaults:
+        for dt in args.dtypes.split(","):
+            print(json.dumps({"dtype": dt, **SHAPE, "call_defaults": call_defaults(dt)}))
+        return
     if args.emit:
         emit_sources(args.emit)
         return
@@ -228,7 +249,11 @@ def main():
         S = torch.empty(B, H, D, E, device="cuda")
         Z = torch.empty(B, H, D, device="cuda")
         best = None
-        for tag, params in bindings():
+        # (--sources: the modules emitted with the defaults at SHAPE on meta tensors, no compiler here)
+        defaults = call_defaults(dt, (q, k, v, o, S, Z)) if args.sources is None else None
+        if defaults is not None:
+            row["tessel_defaults_params"] = defaults
+        for tag, params in bindings(defaults):
             name = f"tessel_{tag}"
             try:
                 fn = launcher(dt, tag, params, args.sources)

@@ -149,6 +149,16 @@ def merged_ownership(n, tile, passes, candidates, default):
     return min(fits) if fits else max(candidates)
 
 
+def _multiprocessors(views: dict) -> int:
+    """The multiprocessors of the device of a call's first view (132, the H100's and H200's, for views
+    not on a CUDA device: what `call_defaults` answers on CPU tensors)."""
+    first = next(iter(views.values()), None)
+    if first is not None and getattr(first, "is_cuda", False):
+        import torch
+        return torch.cuda.get_device_properties(first.device).multi_processor_count
+    return 132
+
+
 class Kernel:
     """A traced kernel. `kir()` gives its KIR text for one constexpr specialization (cached);
     `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter.
@@ -394,11 +404,12 @@ class Kernel:
         over its ranges (`<kernel>_PASSES`), the largest candidate in the fewest passes covering it
         (`covering_passes`), BLOCK_P then following the bins a program merges (`merged_ownership`);
         WARPS then follows the bound parameters by the
-        provider's rule (`<kernel>_WARPS`, the resource model's). None when every parameter keeps its
-        declared default."""
+        provider's rule (`<kernel>_WARPS`, the resource model's); FOLD_SPLIT, PAIR_BLOCKS and SCAN_CHAIN
+        follow the launch's program count (`_fold_split`, `_pair_blocks`, `_scan_chain`). None when
+        every parameter keeps its declared default."""
         space = self._space(constexprs, target)
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
-        if not covers and "FOLD_SPLIT" not in space and "PAIR_BLOCKS" not in space:
+        if not covers and not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN"} & space.keys():
             return None
         sizes = {}
         for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
@@ -434,6 +445,9 @@ class Kernel:
         pair = self._pair_blocks(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if pair is not None and pair != space["PAIR_BLOCKS"][1]:
             chosen["PAIR_BLOCKS"] = pair
+        chain = self._scan_chain(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
+        if chain is not None and chain != space["SCAN_CHAIN"][1]:
+            chosen["SCAN_CHAIN"] = chain
         if self._padded_boxes(space, covers, sizes, chosen):
             chosen["TMA"] = 1
         return chosen or None
@@ -475,12 +489,7 @@ class Kernel:
             count = programs({**binding, "PAIR_BLOCKS": 1}, views)
         except Exception:  # a view without a shape: keep the declared default
             return None
-        first = next(iter(views.values()), None)
-        sms = 132
-        if first is not None and getattr(first, "is_cuda", False):
-            import torch
-            sms = torch.cuda.get_device_properties(first.device).multi_processor_count
-        return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * sms else 1
+        return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * _multiprocessors(views) else 1
 
     def _fold_split(self, constexprs: dict, tensors, target: str, binding: dict):
         """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the launch's programs already fill the
@@ -498,15 +507,36 @@ class Kernel:
             return None
         if count is None:
             return None
-        first = next(iter(views.values()), None)
-        sms = 132
-        if first is not None and getattr(first, "is_cuda", False):
-            import torch
-            sms = torch.cuda.get_device_properties(first.device).multi_processor_count
+        sms = _multiprocessors(views)
         candidates = sorted(space["FOLD_SPLIT"][0])
         if count <= 0 or count >= sms:
             return 1
         return next((c for c in candidates if count * c >= sms), candidates[-1])
+
+    def _scan_chain(self, constexprs: dict, tensors, target: str, binding: dict):
+        """SCAN_CHAIN's call default (pgpu-chain-scans: each segment of a region scan its own program, the
+        state handed on through workspace): 2 when the ordered realization's programs (SCAN_CHAIN = 1, one
+        per point of the parallel space) are fewer than the device's multiprocessors and chaining adds
+        programs (more than one segment a point), else 1. None without the parameter or the program count
+        (`<kernel>_PROGRAMS`).
+        On the H200 (linear attention B=4 H=16 T=4096 D=E=64: 64 programs ordered on 132 multiprocessors;
+        ms, bench/linear_attention.py) the chain at 4 warps ran bf16 0.210 at BLOCK_T 64 against 0.324
+        ordered (BLOCK_T 64, 8 warps), f32 with TF32 products 0.278 against 0.571, f32 with IEEE products
+        0.562 at BLOCK_T 16 (the FMA tile default, TritonLegalize) against 2.097 ordered at 16 and 4 warps
+        (4.129 at 64 and 8 warps); torch.compile took 3.9 (f32) and 5.7 (bf16)."""
+        space = self._space(constexprs, target)
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if "SCAN_CHAIN" not in space or programs is None:
+            return None
+        views = dict(zip([n for n, _ in self._views()], tensors))
+        try:
+            ordered = programs({**binding, "SCAN_CHAIN": 1}, views)
+            chained = programs({**binding, "SCAN_CHAIN": 2}, views)
+        except Exception:  # a view without a shape: keep the declared default
+            return None
+        if ordered is None or chained is None or 2 not in space["SCAN_CHAIN"][0]:
+            return None
+        return 2 if 0 < ordered < _multiprocessors(views) and chained > ordered else 1
 
     def call_defaults(self, *args, **kwargs) -> dict:
         """Every declared parameter's heuristic default for these arguments: what an untuned call

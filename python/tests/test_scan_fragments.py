@@ -144,3 +144,51 @@ def test_triton_scan_matches_kir(root, tmp_path, monkeypatch, shapes, chain):
     o, s, z = torch.empty(B, H, T, E), torch.empty(B, H, D, E), torch.empty(B, H, D)
     kernel._launcher({}, params)(q, k, v, o, s, z)
     compare({"O": o.numpy(), "S_OUT": s.numpy(), "Z_OUT": z.numpy()}, {n: ref[n] for n in ("O", "S_OUT", "Z_OUT")})
+
+
+def meta_call(torch, dt, b, h, t, d=64, e=64):
+    """Meta tensors (q, k, v, o, S, Z) of a linear attention call of `dt` (no device: 132 multiprocessors)."""
+    dtype = torch.bfloat16 if dt == "bf16" else torch.float32
+    q, v = (torch.empty(b, h, t, n, dtype=dtype, device="meta") for n in (d, e))
+    return q, q, v, v, torch.empty(b, h, d, e, device="meta"), torch.empty(b, h, d, device="meta")
+
+
+def test_call_defaults_at_the_bench_shape(root, tmp_path, monkeypatch):
+    """What an untuned call binds at B=4 H=16 T=4096 D=E=64: the chain (SCAN_CHAIN 2, since the 64 ordered
+    programs leave multiprocessors idle) everywhere; f32 with IEEE products (tl.dot's FMA path) takes the
+    smallest scan tile, the tensor-core forms (TF32, bf16) keep 64; 4 warps each (one warpgroup per 64 rows)."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    bench = bench_module(root)
+    rest = {"BLOCK_D": 64, "BLOCK_E": 64, "BLOCK": 512, "SCAN_CHAIN": 2, "WARPS": 4, "STAGES": 3, "TMA": 0}
+    for dt, tile in (("f32", 16), ("f32_tf32", 64), ("bf16", 64)):
+        assert bench.kernel_for(dt).call_defaults(*meta_call(torch, dt, 4, 16, 4096)) == {"BLOCK_T": tile, **rest}, dt
+
+
+@pytest.mark.parametrize("b,h,t,want", [(4, 16, 4096, 2), (1, 1, 17, 2), (8, 16, 4096, 2), (4, 33, 4096, 1), (8, 17, 4096, 1),
+                                        (4, 16, 16, 1), (4, 16, 0, 1)])
+def test_scan_chain_call_default(root, tmp_path, monkeypatch, b, h, t, want):
+    """SCAN_CHAIN's call default: 2 while the ordered realization's programs (one per (b, h)) are fewer than
+    the 132 multiprocessors and there is more than one segment (BLOCK_T 16 here) to chain, else 1."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel = bench_module(root).kernel_for("f32")
+    assert kernel.call_defaults(*meta_call(torch, "f32", b, h, t))["SCAN_CHAIN"] == want
+
+
+def test_fma_operand_tiles_prune_registers(root, tmp_path, monkeypatch):
+    """`<kernel>_PRUNE` counts an FMA-spelled contraction's operand tiles and accumulator (spread over the
+    threads) against the register budget: f32 with IEEE products at BLOCK_T 64 with 2 warps (a 64x64 by
+    64x64 product: 192 registers a thread; sm_90 ptxas spills 18.9 KB a thread) or 16 with 1 warp is
+    pruned; 64 and 16 at 4 warps, 32 at 2, are measured. The tensor-core forms count no operand tiles."""
+    pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    bench = bench_module(root)
+    base = {"BLOCK_D": 64, "BLOCK_E": 64, "BLOCK": 512, "SCAN_CHAIN": 2, "STAGES": 2, "TMA": 0}
+
+    def why(dt, tile, warps):
+        return bench.kernel_for(dt)._prune({})({**base, "BLOCK_T": tile, "WARPS": warps})
+
+    assert why("f32", 64, 2) == "registers" and why("f32", 16, 1) == "registers"
+    assert why("f32", 64, 4) is None and why("f32", 16, 4) is None and why("f32", 32, 2) is None
+    assert why("bf16", 64, 2) is None and why("f32_tf32", 64, 2) is None

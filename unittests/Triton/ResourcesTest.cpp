@@ -228,4 +228,34 @@ TEST_F(Resources, APointerStoredAccumulatorIsConvertedThroughSharedMemory) {
             "4 * p['TILE_0'] * p['TILE_1'])");
   EXPECT_EQ(model.pythonSharedNeeded(), triton::ResourceModel::pythonMax(model.sharedBytes));
 }
+
+// The tiled GEMM with f32 operands at IEEE precision: tl.dot's FMA path, whose lowering holds the
+// operand rows and columns of each thread's accumulator elements in registers. The model counts both
+// operand tiles and the accumulator spread over the threads (a lower bound of what the threads hold),
+// so a binding whose f16 form fits the register budget is pruned in f32; the f16 form counts nothing.
+TEST_F(Resources, FmaContractionsHoldTheirOperandTiles) {
+  std::string text = kTiledGemm;
+  for (size_t at = text.find("f16"); at != std::string::npos; at = text.find("f16", at))
+    text.replace(at, 3, "f32");
+  pgpu::KernelOp fma = parse(text.c_str());
+  ASSERT_TRUE(fma);
+  triton::ResourceModel model = triton::estimateResources(fma);
+  ASSERT_EQ(model.fmaContractBytes.size(), 1u);
+  llvm::StringMap<int64_t> p{{"TILE_0", 64}, {"TILE_1", 64}, {"TILE_K", 32}, {"WARPS", 4}, {"STAGES", 3}};
+  // (64x32 + 32x64 + 64x64) f32 over 128 threads.
+  EXPECT_EQ(model.fmaRegistersAt(p), (64 * 32 + 32 * 64 + 64 * 64) / 128);
+  EXPECT_FALSE(model.pruneReason(p));
+  // 128x128 with K 64 at 4 warps: the accumulator alone takes 128 registers a thread (within the
+  // budget), the operand tiles 128 more.
+  p = {{"TILE_0", 128}, {"TILE_1", 128}, {"TILE_K", 64}, {"WARPS", 4}, {"STAGES", 3}};
+  EXPECT_EQ(model.carriedRegistersAt(p), 128);
+  EXPECT_EQ(model.fmaRegistersAt(p), 256);
+  EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("registers"));
+  pgpu::KernelOp tensorCore = parse(kTiledGemm);
+  ASSERT_TRUE(tensorCore);
+  triton::ResourceModel f16 = triton::estimateResources(tensorCore);
+  EXPECT_TRUE(f16.fmaContractBytes.empty());
+  EXPECT_EQ(f16.fmaRegistersAt(p), 0);
+  EXPECT_FALSE(f16.pruneReason(p));
+}
 } // namespace

@@ -143,6 +143,11 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
   }
 }
 
+bool triton::contractsWithFMA(pgpu::ContractOp contract) {
+  return cast<pgpu::FragmentType>(contract.getLhs().getType()).getElementType().isF32() &&
+         kir::precisionOr(contract.getPrecision()) == kir::ContractPrecision::IEEE;
+}
+
 std::optional<std::string> triton::spellingIssue(Operation *op) {
   for (Type t : op->getResultTypes()) {
     if (isa<TupleType>(t))

@@ -128,6 +128,10 @@ int64_t triton::ResourceModel::largestRegistersAt(const llvm::StringMap<int64_t>
   return registersPerThread(largest, params);
 }
 
+int64_t triton::ResourceModel::fmaRegistersAt(const llvm::StringMap<int64_t> &params) const {
+  return registersPerThread(evaluateMax(fmaContractBytes, params), params);
+}
+
 int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) const {
   int64_t need = 4;
   if (!accumulatorRows.empty()) {
@@ -205,7 +209,8 @@ std::string triton::ResourceModel::pythonSharedNeeded() const {
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
   if (sharedNeededAt(params) > sharedLimit)
     return std::string("shared memory");
-  if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit)
+  if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit ||
+      fmaRegistersAt(params) > carriedRegisterLimit)
     return std::string("registers");
   return std::nullopt;
 }
@@ -303,6 +308,21 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
           return o.coefficient == rows.coefficient && o.params == rows.params;
         }))
       model.accumulatorRows.push_back(rows);
+  });
+  // The tiles of each FMA-spelled contraction, once per distinct set of tile types.
+  kernel.walk([&](pgpu::ContractOp c) {
+    if (!triton::contractsWithFMA(c))
+      return;
+    std::vector<Monomial> tiles;
+    for (Value v : {c.getLhs(), c.getRhs(), c.getAcc()})
+      tiles.push_back(fragmentBytes(cast<pgpu::FragmentType>(v.getType())));
+    auto same = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
+      return llvm::equal(a, b, [](const Monomial &x, const Monomial &y) {
+        return x.coefficient == y.coefficient && x.params == y.params;
+      });
+    };
+    if (llvm::none_of(model.fmaContractBytes, [&](const std::vector<Monomial> &o) { return same(o, tiles); }))
+      model.fmaContractBytes.push_back(std::move(tiles));
   });
   // Each loop's own carries and staged operands; a loop's Loop entry then adds its enclosing loops'
   // (their carries and stages stay live across its body).

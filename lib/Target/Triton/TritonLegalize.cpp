@@ -292,6 +292,61 @@ void chooseLaneDefaults(pgpu::KernelOp kernel) {
       setDefault(kernel, p, at[p]);
 }
 
+/// tl.dot's smallest operand extent (the serializer rejects a contraction with a smaller one).
+constexpr int64_t kSmallestDotExtent = 16;
+
+/// The tile default of a fold or scan whose contractions are spelled with FMAs (f32 operands at IEEE
+/// precision, triton::contractsWithFMA): Triton's FMA lowering holds in each thread the operand rows
+/// and columns its accumulator elements need, so the registers grow with every operand extent, and
+/// the tile a loop walks its segments by (a `pgpu.for` step that is a declared parameter covering no
+/// shape symbol) is the one extent free to shrink: it defaults to its smallest candidate tl.dot takes;
+/// WARPS then follows the model (ResourceModel::warpsAt). Tensor-core contractions (f16, bf16, TF32
+/// operands) read their operands from shared memory and keep their declared tiles.
+/// On the H200 (sm_90 ptxas, Triton 3.6), linear attention in f32 with IEEE products
+/// (B=4 H=16 T=4096 D=E=64, 4 warps) spills at every scan tile, the more the larger: 1.3 KB a thread
+/// at BLOCK_T 16, 4.2 at 32, 11 at 64; chained across programs it ran 0.562 ms at 16, 0.629 at 32 and
+/// 7.419 at 64, in one program per (b, h) 2.097 at 16 against 4.129 at 64 with 8 warps (torch.compile
+/// 3.9; bf16 and TF32 products were fastest at 64: 0.210 and 0.278 ms chained).
+void chooseFmaTileDefaults(pgpu::KernelOp kernel) {
+  llvm::StringSet<> shrunk;
+  kernel.walk([&](pgpu::ForOp loop) {
+    auto step = loop.getStep().getDefiningOp<pgpu::ParamOp>();
+    pgpu::ParamAttr tile = step ? kernel.getParam(step.getName()) : pgpu::ParamAttr();
+    if (!tile || tile.getCovers() || tile.getProvider() || shrunk.contains(tile.getName().getValue()))
+      return;
+    StringRef name = tile.getName().getValue();
+    // An FMA-spelled contraction of the loop whose operand the tile sizes.
+    bool sized = loop.getBody()
+                     .walk([&](pgpu::ContractOp c) {
+                       for (Value operand : {c.getLhs(), c.getRhs()})
+                         if (triton::contractsWithFMA(c) &&
+                             llvm::any_of(cast<pgpu::FragmentType>(operand.getType()).getExtents(), [&](Attribute e) {
+                               auto symbol = dyn_cast<StringAttr>(e);
+                               return symbol && symbol.getValue() == name;
+                             }))
+                           return WalkResult::interrupt();
+                       return WalkResult::advance();
+                     })
+                     .wasInterrupted();
+    if (!sized)
+      return;
+    auto fits = llvm::make_filter_range(tile.getCandidates(), [](int64_t c) { return c >= kSmallestDotExtent; });
+    if (fits.empty())
+      return;
+    int64_t smallest = *llvm::min_element(fits);
+    shrunk.insert(name);
+    if (smallest < tile.getDefaultValue())
+      setDefault(kernel, name, smallest);
+  });
+  if (shrunk.empty())
+    return;
+  if (pgpu::ParamAttr warps = kernel.getParam(triton::kWarpsParam)) {
+    int64_t w = triton::estimateResources(kernel).warpsAt(declaredDefaults(kernel));
+    if (w != warps.getDefaultValue() && llvm::is_contained(warps.getCandidates(), w))
+      setDefault(kernel, triton::kWarpsParam, w);
+  }
+}
+
 /// tl.histogram costs about bins/32 ALU operations per element (ballots and popcounts per owned bin):
 /// on the H200 2^26 values into 1024 bins took 0.89 ms against 0.79 ms of direct atomics into 65536
 /// (2026-12-01-h200-histogram-forms.json), so a declared bin count a histogram's fragment takes
@@ -366,6 +421,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       if (walks)
         declareSwitch(triton::kFlattenParam, 0);
       kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+      chooseFmaTileDefaults(kernel);
       chooseContractionDefaults(kernel);
       chooseLaneDefaults(kernel);
     }

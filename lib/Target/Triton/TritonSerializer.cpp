@@ -588,12 +588,11 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           for (int64_t e : shapeOf(t))
             if (e < 16)
               return unsupported(&op, "tl.dot needs every operand extent >= 16, got " + std::to_string(e));
-        Type in = cast<pgpu::FragmentType>(c.getLhs().getType()).getElementType();
         kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
         if (precision == kir::ContractPrecision::IEEE) {
           // f32 operands keep IEEE products (no implicit TF32: that is the author's explicit precision).
           assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +
-                                    (in.isF32() ? ", input_precision=\"ieee\")" : ")"));
+                                    (triton::contractsWithFMA(c) ? ", input_precision=\"ieee\")" : ")"));
           return success();
         }
         // KIR_ContractPrecision, exactly: the operands are rounded here (to nearest, ties away, as
@@ -955,9 +954,13 @@ LogicalResult Serializer::run() {
      << "    \"\"\"Why binding `p` would exceed a target limit (estimated from the program), or None.\"\"\"\n"
      << "    if " << resources.pythonSharedNeeded() << " > " << resources.sharedLimit << ":\n"
      << "        return 'shared memory'\n";
-  // Registers per thread of the carried fragments, then of the largest fragment.
-  for (const std::string &bytes : {triton::ResourceModel::pythonMax(resources.carriedBytes),
-                                   triton::ResourceModel::pythonMax(resources.fragmentBytes)})
+  // Registers per thread of the carried fragments, of the largest fragment and, where the program has
+  // one, of the tiles an FMA-spelled contraction holds at once (Resources.h).
+  std::vector<std::string> registerBytes{triton::ResourceModel::pythonMax(resources.carriedBytes),
+                                         triton::ResourceModel::pythonMax(resources.fragmentBytes)};
+  if (!resources.fmaContractBytes.empty())
+    registerBytes.push_back(triton::ResourceModel::pythonMax(resources.fmaContractBytes));
+  for (const std::string &bytes : registerBytes)
     os << "    if -(-(" << bytes << ") // 4 // (32 * p.get('" << triton::kWarpsParam << "', 4))) > "
        << resources.carriedRegisterLimit << ":\n"
        << "        return 'registers'\n";

@@ -43,6 +43,12 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     When a `pgpu.for` walks execution-group instances (a persistent
     traversal), also `#pgpu.param<"FLATTEN", [0, 1], 0, provider = "triton">`:
     with 1 that loop is spelled `tl.range(..., flatten=True)`.
+    Defaults: a fold or scan tile (a `pgpu.for` step that is a declared
+    parameter covering no shape symbol) that sizes an operand of a contraction
+    spelled with FMAs (f32 operands at IEEE precision: Triton's FMA lowering
+    holds each thread's operand rows and columns in registers) defaults to its
+    smallest candidate tl.dot takes (16); WARPS follows. Tensor-core
+    contractions keep their declared tiles.
     Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.

@@ -51,6 +51,12 @@ struct ResourceModel {
   /// Bytes of each distinct fragment type of the program: the largest one is
   /// live in registers at once (a staged row, an accumulator).
   std::vector<Monomial> fragmentBytes;
+  /// Bytes each FMA-spelled contraction (triton::contractsWithFMA) holds in registers at once, one
+  /// polynomial per distinct contraction: its two operand tiles and its accumulator. Triton's FMA
+  /// lowering gives each thread the operand rows and columns its accumulator elements need, so the
+  /// tiles spread evenly over the threads are a lower bound of it (rows and columns shared by
+  /// threads are held by each): a binding over the register budget even so spills for certain.
+  std::vector<std::vector<Monomial>> fmaContractBytes;
   /// Elements of each distinct fragment type (a streamed row's lanes).
   std::vector<Monomial> fragmentElements;
   /// Bytes of each distinct fragment a program loads from memory (what its threads move).
@@ -92,6 +98,8 @@ struct ResourceModel {
   int64_t carriedRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest fragment.
   int64_t largestRegistersAt(const llvm::StringMap<int64_t> &params) const;
+  /// 32-bit registers per thread of the largest FMA-spelled contraction's tiles (0 without one).
+  int64_t fmaRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// The heuristic WARPS of a binding (sm_90): one warpgroup (4 warps) per 64 accumulator rows
   /// where the program contracts (wgmma issues m64 per warpgroup); else enough warps that the
   /// largest fragment holds at most 32 elements a thread, and at least enough that each thread

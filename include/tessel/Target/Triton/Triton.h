@@ -40,6 +40,13 @@ bool isInstanceWalk(tessel::pgpu::ForOp loop);
 /// every op as its postcondition; the serializer spells only ops that pass.
 std::optional<std::string> spellingIssue(mlir::Operation *op);
 
+/// Whether the contraction's tl.dot runs on FMA units instead of tensor cores: f32 operands at IEEE
+/// precision (KIR_ContractPrecision, spelled `input_precision="ieee"`). Triton's FMA lowering takes
+/// both operand tiles from shared memory into registers (each thread holds the operand rows and
+/// columns its accumulator elements need) where a tensor-core dot reads them in place, so the
+/// operand tiles count against a thread's registers (Resources.h, TritonLegalize's tile defaults).
+bool contractsWithFMA(tessel::pgpu::ContractOp contract);
+
 /// The Triton spellings of pointwise kinds (nothing when no Triton operation
 /// has the kind's semantics: NaN rules, accuracy).
 std::optional<std::string> binarySpelling(kir::BinaryKind kind, mlir::Type element, bool approximate,

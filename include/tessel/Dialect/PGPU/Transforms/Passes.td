@@ -549,7 +549,8 @@ def PGPUChainScans : Pass<"pgpu-chain-scans", "::mlir::ModuleOp"> {
     release the flag unless last; emit) and the original scan (the ordered
     realization). Adds workspace arguments (the flags, filled with 0; one
     ring per state component, first-write) and the parameter SCAN_CHAIN
-    ([1, 2], default 1: 1 is the ordered loop in one program).
+    ([1, 2], default 1: 1 is the ordered loop in one program; a call's default
+    is 2 where the ordered programs are fewer than the multiprocessors).
     Preserves: values, effects (each output element written once), ABI views,
     origins.
     Must not fire: a scan inside a loop or another structured op, bounds that
