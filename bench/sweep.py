@@ -25,8 +25,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # Tiles around the GEMM winners the guided search found on the H200 (128x256x64, 8 warps, 3 stages,
 # group 8 or 16), with one or two resident programs per multiprocessor and tensor-descriptor (TMA)
-# accesses: 324 bindings, 212 within the resource model's limits. (The committed 2026-11-30 sweep ran
-# before TMA was declared: 220 of its 324 were within the limits.)
+# accesses: 324 bindings, 220 within the resource model's limits (212 before a binding whose C store
+# would not fit staged for TMA was modeled with its pointer store, session 15; the committed 2026-11-30
+# sweep ran before TMA was declared: 220 of its 324 were within the limits then too).
 GEMM_DOMAIN = {"TILE_0": [64, 128, 256], "TILE_1": [64, 128, 256], "TILE_K": [32, 64, 128],
                "WARPS": [4, 8], "STAGES": [2, 3, 4], "GROUP_0": [8], "PERSIST": [1, 2], "TMA": [1], "FLATTEN": [0]}
 

@@ -584,6 +584,42 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
             return success();
           }
         }
+        if constexpr (std::is_same_v<OpT, pgpu::AtomicRMWOp>) {
+          if (isa<pgpu::BufferType>(a.getView().getType())) {
+            // On invocation workspace (a counter the instances take work from): read, combine, write.
+            Buffer &buffer = bufferOf(a.getView());
+            TensorPtr value = tensor(a.getValue()), valid = tensor(a.getValid());
+            SmallVector<TensorPtr> coords = tensors(a.getCoords());
+            auto old = makeTensor(buffer.value.elementType, value->shape);
+            SmallVector<int64_t> coord;
+            for (int64_t i = 0; i < std::max<int64_t>(value->size(), 1); ++i) {
+              if (!active(valid, i))
+                continue;
+              coordsAt(coords, i, coord);
+              if (failed(checkBounds(op, coord, buffer.value.shape, "atomic access")))
+                return failure();
+              int64_t at = linearize(coord, buffer.value.shape);
+              if (!buffer.initialized[at])
+                return op.emitError() << "reads an uninitialized buffer element (first-write obligation)";
+              Elem current = buffer.value.data[at];
+              Elem update = value->shape.empty() ? value->data[0] : value->data[i];
+              old->data[value->shape.empty() ? 0 : i] = current;
+              kir::BinaryKind kind = kir::BinaryKind::Add;
+              switch (a.getKind()) {
+              case kir::RMWKind::Exchange: buffer.value.data[at] = update; continue;
+              case kir::RMWKind::Add: kind = kir::BinaryKind::Add; break;
+              case kir::RMWKind::Max: kind = kir::BinaryKind::Max; break;
+              case kir::RMWKind::Min: kind = kir::BinaryKind::Min; break;
+              case kir::RMWKind::And: kind = kir::BinaryKind::And; break;
+              case kir::RMWKind::Or: kind = kir::BinaryKind::Or; break;
+              case kir::RMWKind::Xor: kind = kir::BinaryKind::Xor; break;
+              }
+              buffer.value.data[at] = applyBinary(kind, current, update, buffer.value.elementType, {});
+            }
+            bind(a.getOld(), TensorPtr(old));
+            return success();
+          }
+        }
         HostArray &view = viewOf(a.getView());
         TensorPtr valid = tensor(a.getValid());
         SmallVector<TensorPtr> coords = tensors(a.getCoords());

@@ -107,6 +107,10 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   //      tile doubles the body, and tileiras' compile time grows with it).
   if (stage == Stage::Triton)
     pm.addPass(pgpu::createPGPUSummaryEmptiness());
+  //      (§3.2) a segment walk's programs take their tiles from a workspace counter in the walk's order
+  //      (Triton only: the scalar atomic read-modify-write on workspace is spelled there alone).
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUDynamicWalk());
   if (stopAfter("realize-folds") || stage == Stage::PGPU)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller).

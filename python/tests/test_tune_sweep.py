@@ -50,16 +50,16 @@ def test_gemm_plan_is_the_narrowed_declared_domain(tmp_path, monkeypatch):
     # moves to the domain's only value, 0).
     assert planned["default"] == {"FLATTEN": 0, "GROUP_0": 8, "PERSIST": 1, "STAGES": 3, "TILE_0": 128,
                                   "TILE_1": 256, "TILE_K": 64, "TMA": 1, "WARPS": 8}
-    assert planned["candidates"] == 324 and planned["to_check"] == 212  # what the module docstring says
-    assert sum(planned["pruned"].values()) == 112
+    assert planned["candidates"] == 324 and planned["to_check"] == 220  # what the module docstring says
+    assert sum(planned["pruned"].values()) == 104
 
 
 def test_plan_flag_prints_the_counts(tmp_path):
     r = subprocess.run([sys.executable, str(SCRIPT), "--kernel", "gemm", "--plan"], capture_output=True, text=True,
                        env=_env(tmp_path), timeout=300)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["to_check"] == 212
-    assert "212 of 324 candidates to check" in r.stderr
+    assert json.loads(r.stdout)["to_check"] == 220
+    assert "220 of 324 candidates to check" in r.stderr
 
 
 def test_summary_of_a_whole_run_and_of_a_cut_short_one(tmp_path):

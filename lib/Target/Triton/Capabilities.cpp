@@ -159,8 +159,17 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
     return std::string("an unblocked structured op must be expanded by pgpu-triton-legalize first");
   if (auto h = dyn_cast<pgpu::HistogramOp>(op); h && cast<pgpu::FragmentType>(h.getInput().getType()).getRank() != 1)
     return std::string("tl.histogram counts a one-dimensional fragment");
+  if (auto r = dyn_cast<pgpu::AtomicRMWOp>(op)) {
+    // A scalar read-modify-write (one thread performs it; every thread gets the old value).
+    if (!r.getValue().getType().isIntOrFloat())
+      return std::string("an atomic read-modify-write is spelled for scalars only");
+    if (!llvm::is_contained({kir::RMWKind::Add, kir::RMWKind::Max, kir::RMWKind::Min, kir::RMWKind::Exchange},
+                            r.getKind()))
+      return "no Triton spelling for an atomic '" + kir::stringifyRMWKind(r.getKind()).str() + "'";
+    return std::nullopt;
+  }
   if (isa<pgpu::RegionScanOp, pgpu::ArgReduceOp, pgpu::ScaledContractOp, pgpu::SparseContractOp,
-          pgpu::AtomicRMWOp, pgpu::AtomicCASOp, pgpu::AllocOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp,
+          pgpu::AtomicCASOp, pgpu::AllocOp, pgpu::ReshapeOp, pgpu::JoinOp, pgpu::TupleOp,
           pgpu::TupleGetOp>(op))
     return std::string("no Triton spelling for this op yet");
   if (auto l = dyn_cast<pgpu::AtomicLoadOp>(op)) {

@@ -550,6 +550,26 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         }
         return success();
       })
+      .Case<pgpu::AtomicRMWOp>([&](pgpu::AtomicRMWOp a) -> LogicalResult {
+        // A scalar read-modify-write (Capabilities: add, max, min, exchange on scalars): one thread
+        // performs it and every thread gets the old value.
+        FailureOr<std::string> addr = isa<pgpu::BufferType>(a.getView().getType())
+                                          ? workspaceAddress(&op, a.getView(), a.getCoords())
+                                          : address(&op, a.getView(), a.getCoords());
+        if (failed(addr))
+          return failure();
+        StringRef fn = a.getKind() == kir::RMWKind::Add   ? "tl.atomic_add"
+                       : a.getKind() == kir::RMWKind::Max ? "tl.atomic_max"
+                       : a.getKind() == kir::RMWKind::Min ? "tl.atomic_min"
+                                                          : "tl.atomic_xchg";
+        std::string sem = "sem='" + kir::stringifyAtomicOrder(a.getOrder()).str() + "'";
+        std::string scope = a.getSharing() == kir::SharingDomain::Invocation ? ", scope='gpu'" : ", scope='cta'";
+        if (a.getOrder() == kir::AtomicOrder::Release || a.getOrder() == kir::AtomicOrder::AcqRel)
+          line(indent, "tl.debug_barrier()");
+        assign(a.getOld(), fn.str() + "(" + *addr + ", " + expr(a.getValue()) + ", mask=" + expr(a.getValid()) + ", " +
+                               sem + scope + ")");
+        return success();
+      })
       .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) {
         assign(i.getResult(), "tl.arange(0, " + std::to_string(extentOf(i.getType())) + ") + " + expr(i.getBase()));
         return success();

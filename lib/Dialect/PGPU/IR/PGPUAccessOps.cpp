@@ -148,7 +148,8 @@ LogicalResult AtomicRMWOp::verify() {
   if (getOld().getType() != getValue().getType())
     return emitOpError() << "old value must have the update's type " << getValue().getType();
   kir::RMWKind kind = getKind();
-  Type element = cast<ViewType>(getView().getType()).getElementType();
+  Type element = isa<BufferType>(getView().getType()) ? cast<BufferType>(getView().getType()).getElementType()
+                                                      : cast<ViewType>(getView().getType()).getElementType();
   if ((kind == kir::RMWKind::And || kind == kir::RMWKind::Or || kind == kir::RMWKind::Xor) && !element.isInteger())
     return emitOpError() << "'" << kir::stringifyRMWKind(kind) << "' needs an integer view, got " << element;
   return verifyAtomicTarget(*this, getValue().getType());

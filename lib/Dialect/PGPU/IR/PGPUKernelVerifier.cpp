@@ -71,6 +71,14 @@ bool dependsOn(Value value, Value target, DenseSet<Value> &visited) {
     return true;
   if (!visited.insert(value).second)
     return false;
+  // A ticket: the old value of an atomic add of a positive constant is distinct for every take, so
+  // what it places is placed per taking instance, as by a program coordinate (a dynamic walk's tiles).
+  if (auto rmw = value.getDefiningOp<AtomicRMWOp>()) {
+    APInt step;
+    if (rmw.getKind() == kir::RMWKind::Add && matchPattern(rmw.getValue(), m_ConstantInt(&step)) &&
+        step.isStrictlyPositive())
+      return true;
+  }
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     Operation *owner = arg.getOwner()->getParentOp();
     if (auto group = dyn_cast<ExecutionGroupOp>(owner))

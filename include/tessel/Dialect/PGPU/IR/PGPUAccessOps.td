@@ -110,9 +110,12 @@ def PGPU_AtomicRMWOp : PGPU_Op<"atomic_rmw", [MemoryEffects<[MemRead, MemWrite]>
     %old = pgpu.atomic_rmw add %v, %acc[%i] valid %t : i1 order relaxed sharing invocation
         : f32, !pgpu.view<f32, [N], inout>[index] -> f32
     ```
+    The target is a writable view or invocation workspace (a counter the
+    program instances of one launch take work from, e.g. a dynamic segment walk's).
   }];
-  let arguments = (ins KIR_RMWKind:$kind, PGPU_Value:$value, PGPU_View:$view, Variadic<AnyType>:$coords,
-                       PGPU_Value:$valid, KIR_AtomicOrder:$order, KIR_SharingDomain:$sharing);
+  let arguments = (ins KIR_RMWKind:$kind, PGPU_Value:$value, AnyTypeOf<[PGPU_View, PGPU_Buffer]>:$view,
+                       Variadic<AnyType>:$coords, PGPU_Value:$valid, KIR_AtomicOrder:$order,
+                       KIR_SharingDomain:$sharing);
   let results = (outs PGPU_Value:$old);
   let assemblyFormat = [{
     $kind $value `,` $view `[` $coords `]` `valid` $valid `:` type($valid) `order` $order `sharing` $sharing attr-dict
