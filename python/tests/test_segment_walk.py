@@ -57,6 +57,32 @@ def test_pgpu_matches_kir_with_small_tiles(tessel_bin, grouped, tmp_path, shape,
     np.testing.assert_allclose(outs["pgpu"], outs["kir"], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("shape,offs", [
+    ("M=37,N=5,K=7,G=4", "-3:M"), ("M=97,N=41,K=17,G=7", "0:M"), ("M=13,N=3,K=0,G=3", "-3:M"),
+])
+def test_dynamic_walk_matches_kir(tessel_bin, grouped, tmp_path, shape, offs):
+    # pgpu-dynamic-walk (Triton's pipeline runs it): tiles taken from a workspace counter, under the pgpu
+    # interpreter with the program instances in shuffled order, against the KIR interpreter.
+    kir = tmp_path / "grouped.kir.mlir"
+    kir.write_text(grouped.grouped_gemm.kir())
+    pgpu, walked = tmp_path / "grouped.pgpu.mlir", tmp_path / "walked.pgpu.mlir"
+    res = subprocess.run([str(tessel_bin), "compile", str(kir), "--emit=pgpu", "-o", str(pgpu)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(pgpu), "-pgpu-dynamic-walk", "-o", str(walked)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "pgpu.atomic_rmw add" in walked.read_text() and "pgpu.while" in walked.read_text()
+    outs = {}
+    for stage, source, extra in (("kir", kir, ["--stage", "kir"]), ("pgpu", walked, SMALL + ["--order", "shuffle"])):
+        out = tmp_path / stage
+        run = subprocess.run([str(tessel_bin), "run", str(source), "--shape", shape, "--range", f"offs={offs}",
+                              "--out", str(out), *extra], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outs[stage] = np.load(out / "c.npy")
+    np.testing.assert_allclose(outs["pgpu"], outs["kir"], rtol=1e-5, atol=1e-5)
+
+
 def test_triton_interpreter_matches_the_reference(tessel_bin, root, grouped, tmp_path):
     torch = pytest.importorskip("torch")
     source = tmp_path / "grouped16.py"
