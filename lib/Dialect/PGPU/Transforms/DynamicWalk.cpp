@@ -98,11 +98,11 @@ struct DynamicWalk : public tessel::pgpu::impl::PGPUDynamicWalkBase<DynamicWalk>
         auto [members, tiles] = walkLoops(g);
         if (!members) {
           if (remarks)
-            g.emitRemark() << "pgpu-dynamic-walk: kept the static walk: no members loop with a tiles loop "
-                              "stepping by the program count";
+            g.emitRemark() << "pgpu-dynamic-walk: not rewritten: no members loop holding a tiles loop that "
+                              "steps by the program count (a walk already taken from a counter, or another shape)";
           continue;
         }
-        rewrite(kernel, g, members, tiles);
+        rewrite(kernel, members, tiles);
         if (remarks)
           g.emitRemark() << "pgpu-dynamic-walk: each program takes the next tile of the walk from a workspace "
                             "counter when it finishes one (tiles that share an operand strip start together)";
@@ -110,7 +110,7 @@ struct DynamicWalk : public tessel::pgpu::impl::PGPUDynamicWalkBase<DynamicWalk>
     }
   }
 
-  void rewrite(KernelOp kernel, ExecutionGroupOp group, ForOp members, ForOp tiles) {
+  void rewrite(KernelOp kernel, ForOp members, ForOp tiles) {
     Location loc = tiles.getLoc();
     MLIRContext *ctx = kernel.getContext();
     OpBuilder b(members);

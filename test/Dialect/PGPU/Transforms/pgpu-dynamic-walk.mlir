@@ -1,4 +1,14 @@
 // RUN: tessel-opt %s -split-input-file -pgpu-form-tiles -pgpu-dynamic-walk 2>&1 | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -pgpu-form-tiles -pgpu-dynamic-walk -pgpu-dynamic-walk 2>&1 | FileCheck %s --check-prefix=TWICE
+
+// COM: Must not fire on a walk already taken from a counter: one counter, one remark of each kind.
+// TWICE: remark: pgpu-dynamic-walk: each program takes the next tile
+// TWICE: remark: pgpu-dynamic-walk: not rewritten: no members loop holding a tiles loop
+// TWICE-LABEL: pgpu.kernel @grouped
+// TWICE-SAME: %arg0_0: !pgpu.buffer<i32, [1], workspace>
+// TWICE-NOT: %arg0_1:
+// TWICE-COUNT-2: pgpu.atomic_rmw add
+// TWICE-NOT: pgpu.atomic_rmw add
 
 // COM: The ragged grouped GEMM's segment walk (pgpu-form-tiles-segments.mlir's first kernel): after
 // COM: the walk is formed, each program takes its first tile index from a one-element workspace
