@@ -172,21 +172,6 @@ static LogicalResult bufferPosition(Operation &op, const Buffer &buffer, ArrayRe
   return success();
 }
 
-static Elem applyRMW(kir::RMWKind kind, Elem old, Elem update, Type type) {
-  using K = kir::RMWKind;
-  NumericalOptions none;
-  switch (kind) {
-  case K::Exchange: return update;
-  case K::Add: return applyBinary(kir::BinaryKind::Add, old, update, type, none);
-  case K::Max: return applyBinary(kir::BinaryKind::Max, old, update, type, none);
-  case K::Min: return applyBinary(kir::BinaryKind::Min, old, update, type, none);
-  case K::And: return applyBinary(kir::BinaryKind::And, old, update, type, none);
-  case K::Or: return applyBinary(kir::BinaryKind::Or, old, update, type, none);
-  case K::Xor: return applyBinary(kir::BinaryKind::Xor, old, update, type, none);
-  }
-  return update;
-}
-
 LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
   handled = true;
   auto viewOf = [&](Value v) -> HostArray & { return *std::get<HostArray *>(lookup(v)); };

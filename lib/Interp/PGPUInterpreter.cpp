@@ -439,6 +439,24 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
   handled = true;
   auto viewOf = [&](Value v) -> HostArray & { return *std::get<HostArray *>(lookup(v)); };
   auto bufferOf = [&](Value v) -> Buffer & { return *std::get<Buffer *>(lookup(v)); };
+  // Visits each active lane of a write into `buffer` through explicit coordinates: the lane, its
+  // element's linear position (bounds checked, `what` naming the access) and the lane's value.
+  auto eachBufferElement = [&](Buffer &buffer, const TensorPtr &value, Value validV, ValueRange coordVs,
+                               StringRef what,
+                               function_ref<LogicalResult(int64_t, int64_t, Elem)> visit) -> LogicalResult {
+    TensorPtr valid = tensor(validV);
+    SmallVector<TensorPtr> coords = tensors(coordVs);
+    SmallVector<int64_t> coord;
+    for (int64_t i = 0; i < value->size(); ++i) {
+      if (!active(valid, i))
+        continue;
+      coordsAt(coords, i, coord);
+      if (failed(checkBounds(op, coord, buffer.value.shape, what)) ||
+          failed(visit(i, linearize(coord, buffer.value.shape), value->data[i])))
+        return failure();
+    }
+    return success();
+  };
   // Reads a view or buffer through explicit coordinates; invalid positions
   // perform no access.
   auto read = [&](Value result, ArrayRef<TensorPtr> coords, TensorPtr valid, Elem fill,
@@ -518,29 +536,21 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
         // Into invocation workspace: collisions combine with what is there (its runtime fill, or earlier
         // merges); an element never written before is the first-write case and takes the value.
         Buffer &buffer = bufferOf(s.getView());
-        TensorPtr value = tensor(s.getValue()), valid = tensor(s.getValid());
-        SmallVector<TensorPtr> coords = tensors(s.getCoords());
         Type element = buffer.value.elementType;
-        SmallVector<int64_t> coord;
-        for (int64_t i = 0; i < std::max<int64_t>(value->size(), 1); ++i) {
-          if (!active(valid, i))
-            continue;
-          coordsAt(coords, i, coord);
-          if (failed(checkBounds(op, coord, buffer.value.shape, "scatter-reduce")))
-            return failure();
-          int64_t at = linearize(coord, buffer.value.shape);
-          Elem update = value->shape.empty() ? value->data[0] : value->data[i];
-          if (!buffer.initialized[at]) {
-            buffer.value.data[at] = update;
-            buffer.initialized[at] = 1;
-            continue;
-          }
-          SmallVector<Elem, 1> merged;
-          if (failed(combineElems(s.getCombine(), {element}, {buffer.value.data[at]}, {update}, merged)))
-            return failure();
-          buffer.value.data[at] = merged[0];
-        }
-        return success();
+        return eachBufferElement(buffer, tensor(s.getValue()), s.getValid(), s.getCoords(), "scatter-reduce",
+                                 [&](int64_t, int64_t at, Elem update) -> LogicalResult {
+                                   if (!buffer.initialized[at]) {
+                                     buffer.value.data[at] = update;
+                                     buffer.initialized[at] = 1;
+                                     return success();
+                                   }
+                                   SmallVector<Elem, 1> merged;
+                                   if (failed(combineElems(s.getCombine(), {element}, {buffer.value.data[at]},
+                                                           {update}, merged)))
+                                     return failure();
+                                   buffer.value.data[at] = merged[0];
+                                   return success();
+                                 });
       })
       .Case<pgpu::AtomicLoadOp>([&](pgpu::AtomicLoadOp a) -> LogicalResult {
         if (isa<pgpu::BufferType>(a.getView().getType())) {
@@ -566,56 +576,33 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
           if (isa<pgpu::BufferType>(a.getView().getType())) {
             // Into invocation workspace (a flag handed between instances).
             Buffer &buffer = bufferOf(a.getView());
-            TensorPtr value = tensor(a.getValue()), valid = tensor(a.getValid());
-            SmallVector<TensorPtr> coords = tensors(a.getCoords());
-            SmallVector<int64_t> coord;
-            for (int64_t i = 0; i < std::max<int64_t>(value->size(), 1); ++i) {
-              if (!active(valid, i))
-                continue;
-              coordsAt(coords, i, coord);
-              if (failed(checkBounds(op, coord, buffer.value.shape, "atomic write")))
-                return failure();
-              int64_t at = linearize(coord, buffer.value.shape);
-              buffer.value.data[at] = value->shape.empty() ? value->data[0] : value->data[i];
-              buffer.initialized[at] = 1;
-              if (a.getOrder() == kir::AtomicOrder::Release)
-                recordRelease(&buffer, at);
-            }
-            return success();
+            return eachBufferElement(buffer, tensor(a.getValue()), a.getValid(), a.getCoords(), "atomic write",
+                                     [&](int64_t, int64_t at, Elem value) {
+                                       buffer.value.data[at] = value;
+                                       buffer.initialized[at] = 1;
+                                       if (a.getOrder() == kir::AtomicOrder::Release)
+                                         recordRelease(&buffer, at);
+                                       return success();
+                                     });
           }
         }
         if constexpr (std::is_same_v<OpT, pgpu::AtomicRMWOp>) {
           if (isa<pgpu::BufferType>(a.getView().getType())) {
             // On invocation workspace (a counter the instances take work from): read, combine, write.
             Buffer &buffer = bufferOf(a.getView());
-            TensorPtr value = tensor(a.getValue()), valid = tensor(a.getValid());
-            SmallVector<TensorPtr> coords = tensors(a.getCoords());
+            TensorPtr value = tensor(a.getValue());
             auto old = makeTensor(buffer.value.elementType, value->shape);
-            SmallVector<int64_t> coord;
-            for (int64_t i = 0; i < std::max<int64_t>(value->size(), 1); ++i) {
-              if (!active(valid, i))
-                continue;
-              coordsAt(coords, i, coord);
-              if (failed(checkBounds(op, coord, buffer.value.shape, "atomic access")))
-                return failure();
-              int64_t at = linearize(coord, buffer.value.shape);
-              if (!buffer.initialized[at])
-                return op.emitError() << "reads an uninitialized buffer element (first-write obligation)";
-              Elem current = buffer.value.data[at];
-              Elem update = value->shape.empty() ? value->data[0] : value->data[i];
-              old->data[value->shape.empty() ? 0 : i] = current;
-              kir::BinaryKind kind = kir::BinaryKind::Add;
-              switch (a.getKind()) {
-              case kir::RMWKind::Exchange: buffer.value.data[at] = update; continue;
-              case kir::RMWKind::Add: kind = kir::BinaryKind::Add; break;
-              case kir::RMWKind::Max: kind = kir::BinaryKind::Max; break;
-              case kir::RMWKind::Min: kind = kir::BinaryKind::Min; break;
-              case kir::RMWKind::And: kind = kir::BinaryKind::And; break;
-              case kir::RMWKind::Or: kind = kir::BinaryKind::Or; break;
-              case kir::RMWKind::Xor: kind = kir::BinaryKind::Xor; break;
-              }
-              buffer.value.data[at] = applyBinary(kind, current, update, buffer.value.elementType, {});
-            }
+            if (failed(eachBufferElement(buffer, value, a.getValid(), a.getCoords(), "atomic access",
+                                         [&](int64_t i, int64_t at, Elem update) -> LogicalResult {
+                                           if (!buffer.initialized[at])
+                                             return op.emitError() << "reads an uninitialized buffer element "
+                                                                      "(first-write obligation)";
+                                           old->data[i] = buffer.value.data[at];
+                                           buffer.value.data[at] = applyRMW(a.getKind(), old->data[i], update,
+                                                                            buffer.value.elementType);
+                                           return success();
+                                         })))
+              return failure();
             bind(a.getOld(), TensorPtr(old));
             return success();
           }
@@ -647,17 +634,7 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
             if (equal)
               view.storage[addr] = update->data[i];
           } else if constexpr (std::is_same_v<OpT, pgpu::AtomicRMWOp>) {
-            kir::BinaryKind kind = kir::BinaryKind::Add;
-            switch (a.getKind()) {
-            case kir::RMWKind::Exchange: view.storage[addr] = update->data[i]; view.written[addr] = 1; continue;
-            case kir::RMWKind::Add: kind = kir::BinaryKind::Add; break;
-            case kir::RMWKind::Max: kind = kir::BinaryKind::Max; break;
-            case kir::RMWKind::Min: kind = kir::BinaryKind::Min; break;
-            case kir::RMWKind::And: kind = kir::BinaryKind::And; break;
-            case kir::RMWKind::Or: kind = kir::BinaryKind::Or; break;
-            case kir::RMWKind::Xor: kind = kir::BinaryKind::Xor; break;
-            }
-            view.storage[addr] = applyBinary(kind, current, update->data[i], view.elementType, {});
+            view.storage[addr] = applyRMW(a.getKind(), current, update->data[i], view.elementType);
           } else {
             view.storage[addr] = update->data[i];
           }
@@ -705,22 +682,14 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
       .Case<pgpu::BufferStoreOp>([&](pgpu::BufferStoreOp s) -> LogicalResult {
         Buffer &buffer = bufferOf(s.getBuffer());
         bool shared = cast<pgpu::BufferType>(s.getBuffer().getType()).getScope() == pgpu::BufferScope::Workspace;
-        TensorPtr value = tensor(s.getValue()), valid = tensor(s.getValid());
-        SmallVector<TensorPtr> coords = tensors(s.getCoords());
-        SmallVector<int64_t> coord;
-        for (int64_t i = 0; i < value->size(); ++i) {
-          if (!active(valid, i))
-            continue;
-          coordsAt(coords, i, coord);
-          if (failed(checkBounds(op, coord, buffer.value.shape, "buffer write")))
-            return failure();
-          int64_t at = linearize(coord, buffer.value.shape);
-          if (shared && failed(recordWrite(op, &buffer, at)))
-            return failure();
-          buffer.value.data[at] = value->data[i];
-          buffer.initialized[at] = 1;
-        }
-        return success();
+        return eachBufferElement(buffer, tensor(s.getValue()), s.getValid(), s.getCoords(), "buffer write",
+                                 [&](int64_t, int64_t at, Elem value) -> LogicalResult {
+                                   if (shared && failed(recordWrite(op, &buffer, at)))
+                                     return failure();
+                                   buffer.value.data[at] = value;
+                                   buffer.initialized[at] = 1;
+                                   return success();
+                                 });
       })
       .Default([&](Operation *) {
         handled = false;

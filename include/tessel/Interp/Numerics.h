@@ -51,6 +51,8 @@ struct NumericalOptions {
 };
 
 Elem applyBinary(kir::BinaryKind kind, Elem a, Elem b, mlir::Type type, NumericalOptions options);
+/// The value an atomic read-modify-write of `kind` leaves where `old` was (exchange: `update`).
+Elem applyRMW(kir::RMWKind kind, Elem old, Elem update, mlir::Type type);
 Elem applyUnary(kir::UnaryKind kind, Elem a, mlir::Type type, NumericalOptions options);
 bool applyCmp(kir::CmpPredicate predicate, Elem a, Elem b, mlir::Type type);
 

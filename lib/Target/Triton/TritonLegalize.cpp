@@ -106,11 +106,8 @@ std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(p
 bool contractsInSegmentWalk(pgpu::KernelOp kernel) {
   bool found = false;
   kernel.walk([&](pgpu::ExecutionGroupOp group) {
-    bool walk = llvm::any_of(group.getRoles(), [](Attribute r) {
-      auto role = dyn_cast<StringAttr>(r);
-      return role && role.getValue() == "segment walk";
-    });
-    if (walk && group.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    if (group.isSegmentWalk() &&
+        group.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted())
       found = true;
   });
   return found;

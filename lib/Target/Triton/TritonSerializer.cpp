@@ -94,6 +94,16 @@ private:
   std::optional<std::string> launchFact(Value v);
   FailureOr<std::string> address(Operation *op, Value view, ValueRange coords);
   FailureOr<std::string> workspaceAddress(Operation *op, Value buffer, ValueRange coords);
+  /// The address of an atomic's target: a view's element or invocation workspace's.
+  FailureOr<std::string> atomicAddress(Operation *op, Value target, ValueRange coords) {
+    return isa<pgpu::BufferType>(target.getType()) ? workspaceAddress(op, target, coords)
+                                                   : address(op, target, coords);
+  }
+  /// `sem=..., scope=...` of an atomic's memory order and sharing domain.
+  static std::string atomicOrdering(kir::AtomicOrder order, kir::SharingDomain sharing) {
+    return "sem='" + kir::stringifyAtomicOrder(order).str() + "'" +
+           (sharing == kir::SharingDomain::Invocation ? ", scope='gpu'" : ", scope='cta'");
+  }
   /// The tensor-descriptor spelling of a box access (TileAccess.h), given the pointer spelling's
   /// value text for stores; none when the access is not a box or its block is not one TMA moves.
   std::optional<std::string> descriptorAccess(Operation *op);
@@ -447,9 +457,7 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp sr) -> LogicalResult {
         // Unique spelling only for a single-add combine (checked): tl.atomic_add.
-        FailureOr<std::string> addr = isa<pgpu::BufferType>(sr.getView().getType())
-                                          ? workspaceAddress(&op, sr.getView(), sr.getCoords())
-                                          : address(&op, sr.getView(), sr.getCoords());
+        FailureOr<std::string> addr = atomicAddress(&op, sr.getView(), sr.getCoords());
         if (failed(addr))
           return failure();
         line(indent, "tl.atomic_add(" + *addr + ", " + expr(sr.getValue()) + ", mask=" + expr(sr.getValid()) +
@@ -530,44 +538,38 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::AtomicLoadOp, pgpu::AtomicStoreOp>([&](auto a) -> LogicalResult {
-        FailureOr<std::string> addr = isa<pgpu::BufferType>(a.getView().getType())
-                                          ? workspaceAddress(&op, a.getView(), a.getCoords())
-                                          : address(&op, a.getView(), a.getCoords());
+        FailureOr<std::string> addr = atomicAddress(&op, a.getView(), a.getCoords());
         if (failed(addr))
           return failure();
-        std::string sem = "sem='" + kir::stringifyAtomicOrder(a.getOrder()).str() + "'";
-        std::string scope = a.getSharing() == kir::SharingDomain::Invocation ? ", scope='gpu'" : ", scope='cta'";
+        std::string ordering = atomicOrdering(a.getOrder(), a.getSharing());
         if constexpr (std::is_same_v<decltype(a), pgpu::AtomicLoadOp>) {
           // An atomic read: adding 0 to an integer leaves it (the spelling is integer-only, checked).
-          assign(a.getResult(), "tl.atomic_add(" + *addr + ", 0, mask=" + expr(a.getValid()) + ", " + sem + scope + ")");
+          assign(a.getResult(), "tl.atomic_add(" + *addr + ", 0, mask=" + expr(a.getValid()) + ", " + ordering + ")");
         } else {
           // One thread performs a scalar atomic: the CTA barrier orders every thread's earlier effects
           // before a release (cumulative over what the barrier made visible).
           if (a.getOrder() == kir::AtomicOrder::Release)
             line(indent, "tl.debug_barrier()");
           line(indent, "tl.atomic_xchg(" + *addr + ", " + expr(a.getValue()) + ", mask=" + expr(a.getValid()) + ", " +
-                           sem + scope + ")");
+                           ordering + ")");
         }
         return success();
       })
       .Case<pgpu::AtomicRMWOp>([&](pgpu::AtomicRMWOp a) -> LogicalResult {
         // A scalar read-modify-write (Capabilities: add, max, min, exchange on scalars): one thread
         // performs it and every thread gets the old value.
-        FailureOr<std::string> addr = isa<pgpu::BufferType>(a.getView().getType())
-                                          ? workspaceAddress(&op, a.getView(), a.getCoords())
-                                          : address(&op, a.getView(), a.getCoords());
+        FailureOr<std::string> addr = atomicAddress(&op, a.getView(), a.getCoords());
         if (failed(addr))
           return failure();
         StringRef fn = a.getKind() == kir::RMWKind::Add   ? "tl.atomic_add"
                        : a.getKind() == kir::RMWKind::Max ? "tl.atomic_max"
                        : a.getKind() == kir::RMWKind::Min ? "tl.atomic_min"
                                                           : "tl.atomic_xchg";
-        std::string sem = "sem='" + kir::stringifyAtomicOrder(a.getOrder()).str() + "'";
-        std::string scope = a.getSharing() == kir::SharingDomain::Invocation ? ", scope='gpu'" : ", scope='cta'";
+        std::string ordering = atomicOrdering(a.getOrder(), a.getSharing());
         if (a.getOrder() == kir::AtomicOrder::Release || a.getOrder() == kir::AtomicOrder::AcqRel)
           line(indent, "tl.debug_barrier()");
         assign(a.getOld(), fn.str() + "(" + *addr + ", " + expr(a.getValue()) + ", mask=" + expr(a.getValid()) + ", " +
-                               sem + scope + ")");
+                               ordering + ")");
         return success();
       })
       .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) {

@@ -63,13 +63,6 @@ using namespace tessel::pgpu::build;
 
 namespace {
 
-bool isSegmentWalk(ExecutionGroupOp group) {
-  return llvm::any_of(group.getRoles(), [](Attribute r) {
-    auto role = dyn_cast<StringAttr>(r);
-    return role && role.getValue() == "segment walk";
-  });
-}
-
 /// The walk's members loop and tiles loop, or nulls.
 std::pair<ForOp, ForOp> walkLoops(ExecutionGroupOp group) {
   if (group.getExtents().size() != 1)
@@ -91,7 +84,7 @@ struct DynamicWalk : public tessel::pgpu::impl::PGPUDynamicWalkBase<DynamicWalk>
       bool remarks = remarksEnabled(kernel);
       SmallVector<ExecutionGroupOp> walks;
       kernel.walk([&](ExecutionGroupOp g) {
-        if (isSegmentWalk(g))
+        if (g.isSegmentWalk())
           walks.push_back(g);
       });
       for (ExecutionGroupOp g : walks) {

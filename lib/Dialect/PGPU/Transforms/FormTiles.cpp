@@ -976,7 +976,7 @@ void Tiler::rewriteSegmented() {
 
   b.setInsertionPoint(group);
   auto walker = ExecutionGroupOp::create(b, loc, group.getLinear(), ValueRange{programs}, group.getSegmentAttr(),
-                                         b.getArrayAttr({b.getStringAttr("segment walk")}));
+                                         b.getArrayAttr({b.getStringAttr(ExecutionGroupOp::kSegmentWalkRole)}));
   Block *body = b.createBlock(&walker.getBody());
   Value self = body->addArgument(index, loc);
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0), c1 = arith::ConstantIndexOp::create(b, loc, 1);

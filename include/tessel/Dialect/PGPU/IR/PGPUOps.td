@@ -215,6 +215,18 @@ def PGPU_ExecutionGroupOp : PGPU_Op<"execution_group", [RecursiveMemoryEffects]>
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$linear `extents` `(` $extents `)` `segment` $segment `roles` $roles custom<BodyRegion>($body, attr-dict)";
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The role of pgpu-form-tiles' segment walk (resident programs walking each data-dependent
+    /// segment's tiles in turn), which later passes look for.
+    static constexpr ::llvm::StringLiteral kSegmentWalkRole = "segment walk";
+    /// Whether this group is a segment walk.
+    bool isSegmentWalk() {
+      return ::llvm::any_of(getRoles(), [](::mlir::Attribute r) {
+        auto role = ::llvm::dyn_cast<::mlir::StringAttr>(r);
+        return role && role.getValue() == kSegmentWalkRole;
+      });
+    }
+  }];
 }
 
 def PGPU_LastProgramOp : PGPU_Op<"last_program", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
