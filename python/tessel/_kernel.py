@@ -475,40 +475,43 @@ class Kernel:
     # multiprocessor) pairing measured 453 TFLOP/s both ways (session 9): the hardware balances many waves.
     PAIR_PROGRAMS_PER_SM = 4
 
+    def _counts_at(self, param: str, values, constexprs: dict, tensors, target: str, binding: dict):
+        """(multiprocessors of the call's device, [the launch's program count with `param` bound to each of
+        `values`]) for the call-time defaults below; None without the parameter, the program count
+        (`<kernel>_PROGRAMS`) or a view's shape (the declared default stays)."""
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if param not in self._space(constexprs, target) or programs is None:
+            return None
+        views = dict(zip([n for n, _ in self._views()], tensors))
+        try:
+            counts = [programs({**binding, param: v}, views) for v in values]
+        except Exception:  # a view without a shape: keep the declared default
+            return None
+        return _multiprocessors(views), counts
+
     def _pair_blocks(self, constexprs: dict, tensors, target: str, binding: dict):
         """PAIR_BLOCKS's call default (pgpu-pair-blocks: programs run coordinates j and N-1-j of an axis
         whose fold ranges narrow along it): 2 when the launch has at most PAIR_PROGRAMS_PER_SM programs a
         multiprocessor and its folds are not split across programs, else 1. None without the parameter or
         the program count (`<kernel>_PROGRAMS`)."""
-        space = self._space(constexprs, target)
-        programs = self._cache.get(self._declared("programs", constexprs, target))
-        if "PAIR_BLOCKS" not in space or programs is None or binding.get("FOLD_SPLIT", 1) != 1:
+        if binding.get("FOLD_SPLIT", 1) != 1:
             return None
-        views = dict(zip([n for n, _ in self._views()], tensors))
-        try:
-            count = programs({**binding, "PAIR_BLOCKS": 1}, views)
-        except Exception:  # a view without a shape: keep the declared default
+        at = self._counts_at("PAIR_BLOCKS", (1,), constexprs, tensors, target, binding)
+        if at is None:
             return None
-        return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * _multiprocessors(views) else 1
+        sms, (count,) = at
+        return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * sms else 1
 
     def _fold_split(self, constexprs: dict, tensors, target: str, binding: dict):
         """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the launch's programs already fill the
         device's multiprocessors, else the smallest candidate that fills them (a fold's segments become
         programs; the kernel caps the split at the fold's tile count). None without the parameter or
         the program count (`<kernel>_PROGRAMS`)."""
-        space = self._space(constexprs, target)
-        programs = self._cache.get(self._declared("programs", constexprs, target))
-        if "FOLD_SPLIT" not in space or programs is None:
+        at = self._counts_at("FOLD_SPLIT", (1,), constexprs, tensors, target, binding)
+        if at is None or at[1][0] is None:
             return None
-        views = dict(zip([n for n, _ in self._views()], tensors))
-        try:
-            count = programs({**binding, "FOLD_SPLIT": 1}, views)
-        except Exception:  # a view without a shape: keep the declared default
-            return None
-        if count is None:
-            return None
-        sms = _multiprocessors(views)
-        candidates = sorted(space["FOLD_SPLIT"][0])
+        sms, (count,) = at
+        candidates = sorted(self._space(constexprs, target)["FOLD_SPLIT"][0])
         if count <= 0 or count >= sms:
             return 1
         return next((c for c in candidates if count * c >= sms), candidates[-1])
@@ -524,19 +527,11 @@ class Kernel:
         ordered (BLOCK_T 64, 8 warps), f32 with TF32 products 0.278 against 0.571, f32 with IEEE products
         0.562 at BLOCK_T 16 (the FMA tile default, TritonLegalize) against 2.097 ordered at 16 and 4 warps
         (4.129 at 64 and 8 warps); torch.compile took 3.9 (f32) and 5.7 (bf16)."""
-        space = self._space(constexprs, target)
-        programs = self._cache.get(self._declared("programs", constexprs, target))
-        if "SCAN_CHAIN" not in space or programs is None:
+        at = self._counts_at("SCAN_CHAIN", (1, 2), constexprs, tensors, target, binding)
+        if at is None or None in at[1] or 2 not in self._space(constexprs, target)["SCAN_CHAIN"][0]:
             return None
-        views = dict(zip([n for n, _ in self._views()], tensors))
-        try:
-            ordered = programs({**binding, "SCAN_CHAIN": 1}, views)
-            chained = programs({**binding, "SCAN_CHAIN": 2}, views)
-        except Exception:  # a view without a shape: keep the declared default
-            return None
-        if ordered is None or chained is None or 2 not in space["SCAN_CHAIN"][0]:
-            return None
-        return 2 if 0 < ordered < _multiprocessors(views) and chained > ordered else 1
+        sms, (ordered, chained) = at
+        return 2 if 0 < ordered < sms and chained > ordered else 1
 
     def call_defaults(self, *args, **kwargs) -> dict:
         """Every declared parameter's heuristic default for these arguments: what an untuned call

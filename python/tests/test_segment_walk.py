@@ -36,6 +36,19 @@ def test_the_example_is_walked_in_segments_and_its_tail_narrowed(tessel_bin, roo
     assert 'roles ["segment walk"]' in res.stdout and "pgpu.contract" in res.stdout
 
 
+def _pgpu_against_kir(tessel_bin, tmp_path, kir, pgpu, shape, offs):
+    """C of the pgpu program `pgpu` (small tiles, program instances in shuffled order) against the KIR
+    interpreter's, on the same random inputs."""
+    outs = {}
+    for stage, source, extra in (("kir", kir, ["--stage", "kir"]), ("pgpu", pgpu, SMALL + ["--order", "shuffle"])):
+        out = tmp_path / stage
+        run = subprocess.run([str(tessel_bin), "run", str(source), "--shape", shape, "--range", f"offs={offs}",
+                              "--out", str(out), *extra], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outs[stage] = np.load(out / "c.npy")
+    np.testing.assert_allclose(outs["pgpu"], outs["kir"], rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("shape,offs", [
     ("M=37,N=5,K=7,G=4", "-3:M"), ("M=97,N=41,K=17,G=7", "0:M"), ("M=1,N=1,K=1,G=1", "0:2"),
     ("M=13,N=3,K=0,G=3", "-3:M"),
@@ -47,14 +60,7 @@ def test_pgpu_matches_kir_with_small_tiles(tessel_bin, grouped, tmp_path, shape,
     res = subprocess.run([str(tessel_bin), "compile", str(kir), "--emit=pgpu", "-o", str(pgpu)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    outs = {}
-    for stage, source, extra in (("kir", kir, ["--stage", "kir"]), ("pgpu", pgpu, SMALL + ["--order", "shuffle"])):
-        out = tmp_path / stage
-        run = subprocess.run([str(tessel_bin), "run", str(source), "--shape", shape, "--range", f"offs={offs}",
-                              "--out", str(out), *extra], capture_output=True, text=True)
-        assert run.returncode == 0, run.stderr
-        outs[stage] = np.load(out / "c.npy")
-    np.testing.assert_allclose(outs["pgpu"], outs["kir"], rtol=1e-5, atol=1e-5)
+    _pgpu_against_kir(tessel_bin, tmp_path, kir, pgpu, shape, offs)
 
 
 @pytest.mark.parametrize("shape,offs", [
@@ -73,14 +79,7 @@ def test_dynamic_walk_matches_kir(tessel_bin, grouped, tmp_path, shape, offs):
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "pgpu.atomic_rmw add" in walked.read_text() and "pgpu.while" in walked.read_text()
-    outs = {}
-    for stage, source, extra in (("kir", kir, ["--stage", "kir"]), ("pgpu", walked, SMALL + ["--order", "shuffle"])):
-        out = tmp_path / stage
-        run = subprocess.run([str(tessel_bin), "run", str(source), "--shape", shape, "--range", f"offs={offs}",
-                              "--out", str(out), *extra], capture_output=True, text=True)
-        assert run.returncode == 0, run.stderr
-        outs[stage] = np.load(out / "c.npy")
-    np.testing.assert_allclose(outs["pgpu"], outs["kir"], rtol=1e-5, atol=1e-5)
+    _pgpu_against_kir(tessel_bin, tmp_path, kir, walked, shape, offs)
 
 
 def test_triton_interpreter_matches_the_reference(tessel_bin, root, grouped, tmp_path):
