@@ -1,19 +1,15 @@
 """Probe (session 15): the grouped GEMM defaults kernel with a dynamic tile counter (each program takes the
 next tile of the global order when it finishes one: partners stay close in time) against the static walk
 (program p takes tiles p, p + 132, ...), ragged64 and equal64, correctness first vs torch._grouped_mm."""
-import importlib.util, json, pathlib, sys, torch
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
-from run_bench import timed
+import json
 
-def load(path):
-    spec = importlib.util.spec_from_file_location(pathlib.Path(path).stem, path)
-    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); return m
+import torch
+
+from _common import load, ragged_sizes, timed
 
 if __name__ == "__main__":
     M, N, K = 32768, 4096, 4096
-    g = torch.Generator().manual_seed(0)
-    cuts = torch.sort(torch.randint(0, M + 1, (63,), generator=g)).values
-    ragged = torch.diff(torch.cat([torch.tensor([0]), cuts, torch.tensor([M])]))
+    ragged = ragged_sizes(M, 64)
     a = (torch.rand(M, K, device="cuda") - 0.5).to(torch.bfloat16)
     b = (torch.rand(64, K, N, device="cuda") - 0.5).to(torch.bfloat16)
     static = load("grouped/defaults.py")

@@ -1,20 +1,16 @@
 """Grouped GEMM probe (session 15): the same generated modules at three group layouts of M = 32768 rows,
 N = K = 4096, against torch._grouped_mm: ragged 64 groups (the bench's), 64 equal groups of 512, 8 equal
 groups of 4096 (each B strip shared by 32 row tiles). Correctness first against torch._grouped_mm."""
-import importlib.util, json, pathlib, sys, torch
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
-from run_bench import timed
+import json, pathlib, sys
 
-def load(path):
-    spec = importlib.util.spec_from_file_location(pathlib.Path(path).stem, path)
-    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); return m
+import torch
+
+from _common import load, ragged_sizes, timed
 
 if __name__ == "__main__":
     d = pathlib.Path(sys.argv[1])
     M, N, K = 32768, 4096, 4096
-    g = torch.Generator().manual_seed(0)
-    cuts = torch.sort(torch.randint(0, M + 1, (63,), generator=g)).values
-    ragged = torch.diff(torch.cat([torch.tensor([0]), cuts, torch.tensor([M])]))
+    ragged = ragged_sizes(M, 64)
     shifted = torch.full((64,), 512); shifted[0] -= 64; shifted[-1] += 64
     rounded = (ragged + 64) // 128 * 128; rounded[-1] += M - rounded.sum()
     layouts = {"ragged64": ragged, "equal64": torch.full((64,), 512), "equal64_shifted64": shifted,

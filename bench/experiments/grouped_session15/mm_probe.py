@@ -1,12 +1,10 @@
 """Dense GEMM probe (session 15): the grouped GEMM's total shape as one dense bf16 GEMM (M=32768, N=K=4096),
 tessel's matmul at 128x256 / 128x128 tiles with and without FLATTEN, against torch.matmul."""
-import importlib.util, json, pathlib, sys, torch
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
-from run_bench import timed
+import json, pathlib, sys
 
-def load(path):
-    spec = importlib.util.spec_from_file_location(pathlib.Path(path).stem, path)
-    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); return m
+import torch
+
+from _common import load, timed
 
 if __name__ == "__main__":
     M, N, K = 32768, 4096, 4096

@@ -1,15 +1,13 @@
 """ncu probe (session 15): every grouped GEMM module in DIR, one call each (DRAM bytes, L2 hit rate)."""
-import importlib.util, pathlib, sys, torch
+import pathlib, sys
 
-def load(path):
-    spec = importlib.util.spec_from_file_location(pathlib.Path(path).stem, path)
-    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); return m
+import torch
+
+from _common import load, ragged_sizes
 
 if __name__ == "__main__":
-    g = torch.Generator().manual_seed(0)
     M, N, K, G = 32768, 4096, 4096, 64
-    cuts = torch.sort(torch.randint(0, M + 1, (G - 1,), generator=g)).values
-    sizes = torch.diff(torch.cat([torch.tensor([0]), cuts, torch.tensor([M])]))
+    sizes = ragged_sizes(M, G)
     offs = torch.cumsum(sizes, 0).to(torch.int32).cuda()
     a = (torch.rand(M, K, device="cuda") + 0.25).to(torch.bfloat16)
     b = (torch.rand(G, K, N, device="cuda") + 0.25).to(torch.bfloat16)

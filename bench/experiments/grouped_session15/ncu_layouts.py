@@ -1,15 +1,13 @@
 """ncu probe (session 15): the grouped GEMM defaults module on ragged64 and equal64 layouts, one call each."""
-import importlib.util, pathlib, sys, torch
+import sys
 
-def load(path):
-    spec = importlib.util.spec_from_file_location(pathlib.Path(path).stem, path)
-    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); return m
+import torch
+
+from _common import load, ragged_sizes
 
 if __name__ == "__main__":
     M, N, K = 32768, 4096, 4096
-    g = torch.Generator().manual_seed(0)
-    cuts = torch.sort(torch.randint(0, M + 1, (63,), generator=g)).values
-    ragged = torch.diff(torch.cat([torch.tensor([0]), cuts, torch.tensor([M])]))
+    ragged = ragged_sizes(M, 64)
     a = (torch.rand(M, K, device="cuda") - 0.5).to(torch.bfloat16)
     b = (torch.rand(64, K, N, device="cuda") - 0.5).to(torch.bfloat16)
     c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
