@@ -141,7 +141,8 @@ bool contractsIntoSplitPartials(pgpu::KernelOp kernel) {
 /// WARPS follows the tile and the persistent walk is flattened.
 /// A default keeps its box stores staged (ResourceModel::sharedAt), though a binding past that stores
 /// them with pointers (storesStagedAt): split-K's 128x256 tile so (SPLITS 16, 4 stages) ran 74 us on
-/// the H200 against 63 at the 128x128 default (2026-12-02-h200-splitk-session11.json, run 2).
+/// the H200 against 63 at the 128x128 default (2026-12-02-h200-splitk-session11.json, run 2). Split
+/// partials are the exception: their pipeline deepens with the stores through pointers (below).
 /// On the H200 the bf16 GEMM sweep was fastest at 128x256x64 with 8 warps and 3 stages, against
 /// 0.80x at the former 128x128 default (2026-11-30-h200-sweep-gemm.json).
 void chooseContractionDefaults(pgpu::KernelOp kernel) {

@@ -78,3 +78,30 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// A scalar atomic read-modify-write is spelled (add, max, min, exchange) on a view or workspace; other
+// kinds and fragment values are errors at the op.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @rmw(%acc: !pgpu.view<i32, [N], inout>, %ctr: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"})
+      attributes {params = [#pgpu.param<"B", [16], 16>]} {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %one = arith.constant 1 : i32
+      %taken = pgpu.atomic_rmw add %one, %ctr[%c0] valid %t : i1 order relaxed sharing invocation : i32, !pgpu.buffer<i32, [1], workspace>[index] -> i32
+      // expected-error @+1 {{the Triton provider cannot express 'pgpu.atomic_rmw': no Triton spelling for an atomic 'and'}}
+      %a = pgpu.atomic_rmw and %taken, %acc[%c0] valid %t : i1 order relaxed sharing invocation : i32, !pgpu.view<i32, [N], inout>[index] -> i32
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [B]>
+      %ts = pgpu.splat %t : i1 -> !pgpu.fragment<i1, [B]>
+      %ones = pgpu.splat %one : i32 -> !pgpu.fragment<i32, [B]>
+      // expected-error @+1 {{the Triton provider cannot express 'pgpu.atomic_rmw': an atomic read-modify-write is spelled for scalars only}}
+      %f = pgpu.atomic_rmw add %ones, %acc[%i] valid %ts : !pgpu.fragment<i1, [B]> order relaxed sharing invocation : !pgpu.fragment<i32, [B]>, !pgpu.view<i32, [N], inout>[!pgpu.fragment<index, [B]>] -> !pgpu.fragment<i32, [B]>
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
