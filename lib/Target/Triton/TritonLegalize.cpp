@@ -162,19 +162,20 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // A program the model already finds too large at its declared defaults is left as declared.
   if (!fits(at))
     return;
-  // A segment walk keeps its declared tile, takes its boxes as tensor descriptors and one more stage:
-  // on the H200 the ragged grouped GEMM (bf16, 64 groups summing to 32768 rows, N = K = 4096, its
-  // per-group operand streamed from HBM) ran 2.68 ms at 128x128 with TMA against 3.14 at 128x256
-  // (2.91 / 3.34 without TMA), 2.48 at 5 stages against 2.68 at 4, 2.53 at 6
-  // (bench/results/2026-12-02-h200-grouped-gemm-session14.json). Its programs are resident (PERSIST x
-  // multiprocessors), so each makes its descriptors once for all its tiles (fixed-axis boxes are
-  // declared off because attention's one-tile-row programs paid that per program).
+  // A segment walk takes its boxes as tensor descriptors and one more stage: on the H200 the ragged
+  // grouped GEMM (bf16, 64 groups summing to 32768 rows, N = K = 4096, its per-group operand streamed
+  // from HBM) ran 2.48 ms at 5 stages against 2.68 at 4, 2.53 at 6 (bench/results/2026-12-02-h200-
+  // grouped-gemm-session14.json). Its programs are resident (PERSIST x multiprocessors), so each makes
+  // its descriptors once for all its tiles (fixed-axis boxes are declared off because attention's
+  // one-tile-row programs paid that per program). Its tile grows like any other since its programs take
+  // tiles in the walk's order (pgpu-dynamic-walk): 128x256 ran 1.76 ms against 1.87 at 128x128 on the
+  // H200, 1.73 (4 stages) against 2.23 on an H100 (2026-12-02-*-grouped-gemm-session16.json); before
+  // the dynamic walk, with programs drifting apart, the wider tile was slower (3.14 against 2.68).
   bool segmentWalk = contractsInSegmentWalk(kernel);
   if (segmentWalk && kernel.getParam(triton::kTmaParam))
     at[triton::kTmaParam] = 1;
   int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
-  for (pgpu::ParamAttr axis : segmentWalk ? SmallVector<pgpu::ParamAttr, 2>{}
-                                          : SmallVector<pgpu::ParamAttr, 2>{tile->second, tile->first}) {
+  for (pgpu::ParamAttr axis : {tile->second, tile->first}) {
     StringRef name = axis.getName().getValue();
     for (int64_t c : axis.getCandidates()) {
       if (c <= at[name])
