@@ -41,6 +41,10 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   // A finalization whose members each read what a subset of the instances wrote runs per member
   // in the last of those (tickets), so it tiles with the group instead of running in one program.
   pm.addPass(pgpu::createPGPUMemberTickets());
+  //      (§4, seed 000 §6) split partials summed by the last arrival are merged by atomics instead
+  //      (Triton only: the fragment scatter-add into workspace is spelled there).
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUAtomicPartials());
   pm.addPass(pgpu::createPGPUFormTiles());
   if (stopAfter("form-tiles"))
     return;

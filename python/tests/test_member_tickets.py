@@ -95,7 +95,8 @@ def test_planned_splitk_keeps_its_tickets_zeroed(tmp_path, monkeypatch):
     """A planned call takes its tickets from one kept zeroed buffer (`_zeroed`), not a fresh fill: the
     last arrival at each ticket returns it to 0, so every call in a row (checked, then planned) sums
     each tile once, and the buffer is zero again after each; a larger shape grows it; an interpreted
-    launch that raises drops it."""
+    launch that raises drops it. The partials' merged sums (pgpu-atomic-partials: f32 workspace the
+    last arrival reads and zeroes) are kept alike, in a buffer of their own."""
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     from test_triton import example
@@ -113,7 +114,8 @@ def test_planned_splitk_keeps_its_tickets_zeroed(tmp_path, monkeypatch):
             np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
             assert not any(t.any() for t in module["_ZEROED"].values())
         buffers = list(module["_ZEROED"].values())  # the planned calls' (the first is checked)
-        assert len(buffers) == 1 and buffers[0].numel() >= shapes["M"] * shapes["N"]
+        assert sorted(str(t.dtype) for t in buffers) == ["torch.float32", "torch.int32"]
+        assert all(t.numel() >= shapes["M"] * shapes["N"] for t in buffers)
     # A launch that stops midway may leave tickets counted: the kept buffer is dropped.
     monkeypatch.setitem(module, "_splitk_gemm_kernel", None)  # the planned launch raises (TypeError)
     with pytest.raises(TypeError):

@@ -114,7 +114,8 @@ bool contractsInSegmentWalk(pgpu::KernelOp kernel) {
 }
 
 /// Whether the kernel contracts into partials that the last arriving program combines: a workspace
-/// buffer stored outside a pgpu.last_program and read inside it, in a kernel with a pgpu.contract
+/// buffer stored (or merged into by a scatter-reduce: pgpu-atomic-partials) outside a
+/// pgpu.last_program and read inside it, in a kernel with a pgpu.contract
 /// (split-K: each program runs its K chunk as one long pipelined loop per output tile, then stores
 /// its partial once). A last arrival that reads no stored partials (a grouped GEMM's tail fill) is
 /// not one.
@@ -125,6 +126,10 @@ bool contractsIntoSplitPartials(pgpu::KernelOp kernel) {
   kernel.walk([&](pgpu::BufferStoreOp s) {
     if (!s->getParentOfType<pgpu::LastProgramOp>())
       stored.insert(s.getBuffer());
+  });
+  kernel.walk([&](pgpu::ScatterReduceOp s) {
+    if (!s->getParentOfType<pgpu::LastProgramOp>())
+      stored.insert(s.getView());
   });
   return kernel
       .walk([&](pgpu::BufferLoadOp l) {

@@ -906,12 +906,15 @@ LogicalResult Serializer::run() {
     });
     // Tickets: every use a pgpu.last_program's ticket, whose last arrival returns it to 0 (below), so
     // the wrapper keeps one zeroed buffer (LaunchWrapper.h).
+    // So is workspace a pass marks `pgpu.kept` (returned to its initial value by the kernel:
+    // pgpu-atomic-partials' merged sums).
     auto init = kernel.getArgAttrOfType<IntegerAttr>(index, "pgpu.init");
-    ws.ticket = init && init.getInt() == 0 && buffer.getElementType().isInteger(32) && !arg.use_empty() &&
-                llvm::all_of(arg.getUses(), [](OpOperand &use) {
-                  auto last = dyn_cast<pgpu::LastProgramOp>(use.getOwner());
-                  return last && use.get() == last.getTicket() && use.getOperandNumber() == 0;
-                });
+    ws.ticket = (init && init.getInt() == 0 && buffer.getElementType().isInteger(32) && !arg.use_empty() &&
+                 llvm::all_of(arg.getUses(), [](OpOperand &use) {
+                   auto last = dyn_cast<pgpu::LastProgramOp>(use.getOwner());
+                   return last && use.get() == last.getTicket() && use.getOperandNumber() == 0;
+                 })) ||
+                (kernel.getArgAttr(index, "pgpu.kept") && kernel.getArgAttr(index, "pgpu.init"));
     wrapper.workspaces.push_back(ws);
   }
   // The body: launch-time values, then the program space.

@@ -34,10 +34,10 @@
 // COM: carried tile, not two (the largest loop's, each loop with its enclosing loops').
 // COM: The untuned defaults keep 128 x 128 (8 warps) and take 4 stages (TritonLegalize.cpp).
 // MODEL: splitk_gemm_PARAMS = {{.*}}'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_2': ([16, 32, 64, 128, 256], 128), {{.*}}'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 6), 'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 1)}
-// COM: Shared memory: the stages and C's tile staged for its TMA store, or the partial's conversion out
-// COM: of the accumulator layout and the staging; a binding where that does not fit stores C with
-// COM: pointers and needs the stages or the conversion alone (store-staging.mlir).
-// MODEL: if (_staged if p['TMA'] == 1 and (_staged := max(2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA'], 4 * p['TILE_1'] * p['TILE_2'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA'])) <= 232448 else max(2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES'], 4 * p['TILE_1'] * p['TILE_2'])) > 232448:
+// COM: Shared memory: the stages and C's tile staged for its TMA store, or the stages alone where that
+// COM: does not fit (C stored with pointers; store-staging.mlir). The partial is merged into workspace
+// COM: by atomics (pgpu-atomic-partials), so it has no store of its own to charge.
+// MODEL: if (_staged if p['TMA'] == 1 and (_staged := 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA']) <= 232448 else 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES']) > 232448:
 // MODEL: if -(-(4 * p['TILE_1'] * p['TILE_2']) // 4 // (32 * p.get('WARPS', 4))) > 128:
 
 module attributes {kir.compile_options = #kir.compile_options<>} {

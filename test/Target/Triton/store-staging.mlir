@@ -14,7 +14,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=TILE_1=256 --param=STAGES=3 --param=TMA=0 --remarks 2>&1 | FileCheck %s --check-prefix=OFF
 
 // COM: Split-K (f16 inputs, f32 C) at 128x256x64 and 4 stages: the stages take 196608 B, C's f32 tile
-// COM: 131072 B staged (and the partial's conversion out of the accumulator layout 131072 B): 327680 B
+// COM: 131072 B staged: 327680 B
 // COM: staged, past the 232448 B of sm_90. C keeps the pointer spelling; the operand tiles, walked in
 // COM: the chunk loop, keep their descriptors (the H200 reported 327712 B for this binding staged).
 // REMARK: box-subrange.mlir:{{[0-9]+}}:5: remark: triton: the tile store keeps the pointer spelling: staged for TMA the program would need 327680 bytes of shared memory (the target has 232448), 196608 without

@@ -149,10 +149,18 @@ LogicalResult KernelOp::verify() {
       for (NamedAttribute attr : attrs) {
         StringRef name = attr.getName().getValue();
         if (name != kArgNameAttr && name != PGPUDialect::getPrivateAttrName() && name != "pgpu.init" &&
-            name != "kir.range" && name != PGPUDialect::getIndexesAttrName())
+            name != "pgpu.kept" && name != "kir.range" && name != PGPUDialect::getIndexesAttrName())
           return emitOpError() << "argument #" << i << " carries side record '" << name
                                << "'; arguments hold only ABI facts (invariant 12)";
       }
+    // `pgpu.kept`: the kernel returns every element of this workspace it changes to its initial
+    // value, so the runtime may keep one filled buffer for the launches of a stream (seed 000 §4.4).
+    if (getArgAttr(i, "pgpu.kept")) {
+      auto buffer = dyn_cast<BufferType>(getArgumentTypes()[i]);
+      if (!buffer || buffer.getScope() != BufferScope::Workspace || !getArgAttr(i, "pgpu.init"))
+        return emitOpError() << "argument #" << i
+                             << " is marked 'pgpu.kept' but is not invocation workspace with a 'pgpu.init' value";
+    }
     if (Attribute indexes = getArgAttr(i, PGPUDialect::getIndexesAttrName())) {
       auto isIntView = [](Type t) { auto v = dyn_cast<ViewType>(t); return v && v.getElementType().isIntOrIndex(); };
       if (!isIntView(getArgumentTypes()[i]))

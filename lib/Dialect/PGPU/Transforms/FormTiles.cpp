@@ -68,6 +68,18 @@ constexpr llvm::StringLiteral kTileK = "TILE_K";
 /// Resident programs per multiprocessor of a persistent tile traversal.
 constexpr llvm::StringLiteral kPersist = "PERSIST";
 
+/// The writes a tile carries: stores, unique scatters, workspace stores and the scatter-add of a
+/// partial into workspace the kernel keeps at its initial value (pgpu-atomic-partials' merge; other
+/// scatter-reduces are blocked by pgpu-refine-mapping and pgpu-form-blocking).
+bool isTiledWrite(Operation *op) {
+  if (isa<StoreOp, ScatterOp, BufferStoreOp>(op))
+    return true;
+  auto sr = dyn_cast<ScatterReduceOp>(op);
+  auto arg = sr ? dyn_cast<BlockArgument>(sr.getView()) : BlockArgument();
+  auto kernel = arg ? dyn_cast<KernelOp>(arg.getOwner()->getParentOp()) : KernelOp();
+  return kernel && kernel.getArgAttr(arg.getArgNumber(), "pgpu.kept");
+}
+
 Mask bit(unsigned axis) { return Mask(1) << axis; }
 unsigned popcount(Mask m) { return llvm::popcount(m); }
 
@@ -375,7 +387,7 @@ LogicalResult Tiler::analyze() {
   }
   // A write must depend on every blocked program axis, or lanes would repeat it.
   WalkResult unplaced = programBody->walk([&](Operation *op) {
-    if (!isa<StoreOp, ScatterOp, BufferStoreOp>(op))
+    if (!isTiledWrite(op))
       return WalkResult::advance();
     Mask m = 0;
     for (Value v : op->getOperands().drop_front(2))
@@ -507,8 +519,8 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       finalizations.push_back(last);
       continue;
     }
-    if (!isPointwiseOrRead(op) && !isa<StoreOp, ScatterOp, BufferStoreOp>(op))
-      return failure(); // nested control, atomics, scatter-reduce, tuples: not tiled here
+    if (!isPointwiseOrRead(op) && !isTiledWrite(&op))
+      return failure(); // nested control, atomics, tuples: not tiled here
     bool segmentRead = segmented && &block == &group.getBody().front() && isPointwiseOrRead(op);
     if (!isProgramBody && !isMemoryEffectFree(&op) && !segmentRead)
       return failure();
@@ -562,13 +574,11 @@ void Tiler::cloneRead(Operation &op) {
 void Tiler::cloneWrite(Operation &op) {
   Location loc = op.getLoc();
   Mask m = blocked & programAxes; // analysis checked the write depends on all of them
+  // Every write here is (value, target, coords..., valid); a scatter-reduce (pgpu-atomic-partials'
+  // merge) keeps its combine region.
   Value value = op.getOperand(0), view = op.getOperand(1);
-  ValueRange coords = isa<StoreOp>(op)         ? cast<StoreOp>(op).getCoords()
-                      : isa<BufferStoreOp>(op) ? cast<BufferStoreOp>(op).getCoords()
-                                               : cast<ScatterOp>(op).getCoords();
-  Value valid = isa<StoreOp>(op)         ? cast<StoreOp>(op).getValid()
-                : isa<BufferStoreOp>(op) ? cast<BufferStoreOp>(op).getValid()
-                                         : cast<ScatterOp>(op).getValid();
+  ValueRange coords = op.getOperands().drop_front(2).drop_back();
+  Value valid = op.getOperands().back();
   SmallVector<Value> newCoords;
   for (Value c : coords)
     newCoords.push_back(mapped(loc, c, m));
@@ -578,7 +588,11 @@ void Tiler::cloneWrite(Operation &op) {
     StoreOp::create(b, loc, v, view, newCoords, ok);
   else if (isa<BufferStoreOp>(op))
     BufferStoreOp::create(b, loc, v, view, newCoords, ok);
-  else
+  else if (auto sr = dyn_cast<ScatterReduceOp>(op)) {
+    auto merged = ScatterReduceOp::create(b, loc, v, view, newCoords, ok);
+    IRMapping regionMap;
+    sr.getCombine().cloneInto(&merged.getCombine(), regionMap);
+  } else
     ScatterOp::create(b, loc, v, view, newCoords, ok);
 }
 
@@ -601,7 +615,7 @@ LogicalResult Tiler::cloneOp(Operation &op) {
     cloneFinalization(last);
     return success();
   }
-  if (isa<StoreOp, ScatterOp, BufferStoreOp>(op)) {
+  if (isTiledWrite(&op)) {
     cloneWrite(op);
     return success();
   }

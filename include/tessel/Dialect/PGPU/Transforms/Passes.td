@@ -562,6 +562,33 @@ def PGPUChainScans : Pass<"pgpu-chain-scans", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUAtomicPartials : Pass<"pgpu-atomic-partials", "::mlir::ModuleOp"> {
+  let summary = "split partials merged into one workspace tile by atomics, not summed by the last arrival (seed 000 §6, §9; seed 002 §4)";
+  let description = [{
+    Reads: ticketed pgpu.last_program finalizations (pgpu-member-tickets) at
+    an execution group's top level whose body holds one range_reduce over
+    [0, arrivals) summing (add combine, zero identity; f32, i32 or i64) one
+    unmasked buffer_load of a workspace W at (the reduced index, the ticket's
+    coordinates).
+    Legality: W is written only by one unconditional buffer_store at the
+    group body's top level, before the finalization, at (the arrival axis's
+    coordinate, the ticket's coordinates), and read only there; the ticket's
+    acq_rel arrival publishes every merge before the last arrival reads. The
+    sum is the reduce reassociated in arrival order (its contract permits it).
+    Rewrites: a new workspace Sum over W's other axes, filled with 0 and
+    kept so (`pgpu.kept`: the last arrival stores 0 back after reading);
+    the partial's store becomes `pgpu.scatter_reduce` add into Sum; the
+    reduce becomes a buffer_load of Sum followed by that store of 0; W goes.
+    Split-K's last arrival then reads one tile instead of SPLITS (H200, bf16
+    512x512x65536, 128x256 tiles, SPLITS 16: 71.9 -> 54 us hand-edited).
+    Preserves: values up to the sum's association, effects, ABI views.
+    Must not fire: another combine, identity or element type; W read or
+    written elsewhere or under control flow; a reduce not over all arrivals.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUDynamicWalk : Pass<"pgpu-dynamic-walk", "::mlir::ModuleOp"> {
   let summary = "a segment walk's tiles taken from a workspace counter, in the walk's order (seed 002 §3.2)";
   let description = [{
