@@ -109,7 +109,7 @@ def run_case(case, args, kernels, flex_fn):
 
     results = []
     sweep = CONFIGS[: args.configs] if not args.config else [
-        dict(zip(("BLOCK_S", "BLOCK_T", "WARPS", "STAGES"), map(int, c.split(",")))) for c in args.config]
+        dict(zip(("BLOCK_S", "BLOCK_T", "WARPS", "STAGES", "TMA"), map(int, c.split(",")))) for c in args.config]
     def check_and_time(row, fn, started=None):
         """Runs `fn` once on a NaN-filled output (its time since `started`, compiling included, as
         compile_s), compares with the reference, and times it if correct."""
@@ -233,7 +233,7 @@ def main():
     parser.add_argument("--tag", default="attention")
     parser.add_argument("--only", default="", help="case indices or kinds, comma-separated")
     parser.add_argument("--configs", type=int, default=len(CONFIGS), help="how many sweep configs to try")
-    parser.add_argument("--config", action="append", default=[], metavar="BS,BT,WARPS,STAGES",
+    parser.add_argument("--config", action="append", default=[], metavar="BS,BT,WARPS,STAGES[,TMA]",
                         help="sweep these configurations instead of the first --configs of CONFIGS")
     parser.add_argument("--no-flex", action="store_true")
     parser.add_argument("--tune", type=float, default=0.0, metavar="SECONDS",

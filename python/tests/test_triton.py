@@ -197,7 +197,7 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
 
 def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch):
     # A plan's launch calls the compiled kernel's launcher with the current raw stream and no hooks;
-    # a kernel that needs global scratch (device-made descriptors) gets tessel's buffer for its grid,
+    # a kernel that needs global scratch (device-side allocations) gets tessel's buffer for its grid,
     # one that needs profile scratch (or any object unlike Triton 3.6's) takes Triton's own launch of
     # the compiled kernel.
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))

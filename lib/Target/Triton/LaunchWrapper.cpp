@@ -100,6 +100,11 @@ std::string goParams(const LaunchWrapperSpec &spec) {
   return llvm::join(parts, ", ");
 }
 
+/// A descriptor argument made on the host when `on` (the TMA switch's value) holds, else None.
+std::string descriptor(const LaunchWrapperSpec &, const LaunchArg &a, llvm::StringRef on) {
+  return llvm::formatv("(_tdesc({0}, {1}) if {2} else None)", a.name, a.host, on).str();
+}
+
 /// The kernel arguments inside a plan's launch: fixed ones are the binder's `_a<i>`; views are
 /// addresses (`direct`) or tensors.
 std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
@@ -110,6 +115,11 @@ std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
     case LaunchArg::Scalar: parts.push_back(a.name); break;
     case LaunchArg::Workspace: parts.push_back(direct ? "_ws_" + a.name + ".data_ptr()" : "_ws_" + a.name); break;
     case LaunchArg::Fixed: parts.push_back("_a" + std::to_string(i)); break;
+    case LaunchArg::Descriptor:
+      // Direct: the launcher's expanded form, kept by `_x<i>` while the view's address stays.
+      parts.push_back(direct ? llvm::formatv("*_x{0}({1}, _p_{1})", i, a.name).str()
+                             : descriptor(spec, a, spec.tmaArg));
+      break;
     }
   }
   return llvm::join(parts, ", ");
@@ -118,7 +128,8 @@ std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
 /// `_ws_<name> = ...`: `ws` of `_n_<name>` elements. A planned launch (`stream` given) takes a ticket from
 /// the zeroed buffer of its stream (LaunchWrapper.h) and an empty launch-sized workspace from its plan
 /// (`_e_<name>`); a checked call and a warm-up (`stream` empty) allocate fresh tensors.
-std::string allocation(const LaunchWorkspace &ws, llvm::StringRef stream, llvm::StringRef kernel) {
+std::string allocation(const LaunchWorkspace &ws, llvm::StringRef stream, llvm::StringRef kernel,
+                       llvm::StringRef capturing = "") {
   std::string local = "_ws_" + ws.name, count = "_n_" + ws.name;
   std::string fill =
       ws.init.empty()
@@ -130,7 +141,8 @@ std::string allocation(const LaunchWorkspace &ws, llvm::StringRef stream, llvm::
                      .str()
                : local + " = " + fill;
   if (ws.ticket) // one buffer per ticket argument: two in one launch must not share
-    fill = llvm::formatv("_zeroed({0}, {1}, {2}, {3}, '{4}.{5}')", count, ws.dtype, ws.device, stream, kernel, ws.name);
+    fill = llvm::formatv("_zeroed({0}, {1}, {2}, {3}, '{4}.{5}'{6})", count, ws.dtype, ws.device, stream, kernel,
+                         ws.name, capturing.empty() ? "" : ", " + capturing.str());
   return ws.launchSized ? llvm::formatv("{0} = {1} if {2} else _e_{3}", local, fill, count, ws.name).str()
                         : local + " = " + fill;
 }
@@ -166,7 +178,7 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
     locals.push_back("_a" + std::to_string(i));
   SmallVector<std::string> hosts;
   for (const LaunchArg &a : spec.args)
-    hosts.push_back(a.host);
+    hosts.push_back(a.kind == LaunchArg::Descriptor ? "None" : a.host);
   SmallVector<std::string> fixed;
   for (auto [i, a] : llvm::enumerate(spec.args))
     if (a.kind == LaunchArg::Fixed)
@@ -190,8 +202,12 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   if (!locals.empty())
     os << "    " << llvm::join(locals, ", ") << (locals.size() == 1 ? "," : "") << " = " << llvm::join(hosts, ", ")
        << "\n";
-  if (!spec.tmaArg.empty())
+  if (!spec.tmaArg.empty()) {
     os << "    if " << spec.tmaArg << ":\n        _tma_allocator()\n";
+    for (auto [i, a] : llvm::enumerate(spec.args))
+      if (a.kind == LaunchArg::Descriptor)
+        os << "        " << locals[i] << " = _tdesc(" << a.name << ", " << a.host << ")\n";
+  }
   os << "    _compiled = _" << k << "_kernel[_grid](" << llvm::join(locals, ", ") << (locals.empty() ? "" : ", ")
      << config << ")\n"
      << "    if _compiled is None and not _interpreting():\n"
@@ -224,9 +240,15 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   bool tickets = hasTickets(spec);
   // `scratchHere`: the launch passes its own global scratch (the direct launch), so Triton's allocator
   // need not be set.
+  // Kept buffers ask whether the stream is capturing a CUDA graph (a driver call, ~1.7 us on the H200):
+  // once per launch where there are several (split-K's tickets and merged sums).
+  unsigned kept = llvm::count_if(spec.workspaces, [](const LaunchWorkspace &ws) { return ws.ticket; });
   auto prologue = [&](llvm::StringRef indent, llvm::StringRef stream, bool scratchHere = false) {
+    bool once = kept > 1 && stream != "None";
+    if (once)
+      os << indent << "_cap = torch.cuda.is_current_stream_capturing()\n";
     for (const LaunchWorkspace &ws : spec.workspaces)
-      os << indent << allocation(ws, stream, k) << "\n";
+      os << indent << allocation(ws, stream, k, once ? "_cap" : "") << "\n";
     if (!spec.tmaArg.empty() && !scratchHere)
       os << indent << "if " << spec.tmaArg << ":\n" << indent << "    _tma_allocator()\n";
   };
@@ -235,8 +257,14 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "    per-call services, else Triton's launch of it, else (interpreter) the JIT.\"\"\"\n"
      << "    _d = None if _compiled is None or _interpreting() else _direct(_compiled)\n"
      << "    if _d is not None:\n"
-     << "        _launch, _stream, _function, _coop, _pdl, _meta, _scratch = _d\n"
-     << "        _scratch *= _grid  # bytes of global scratch the launch needs (device-made descriptors)\n\n"
+     << "        _launch, _stream, _function, _coop, _pdl, _meta, _scratch, _descs = _d\n"
+     << "        _scratch *= _grid  # bytes of global scratch the launch needs\n";
+  unsigned described = 0;
+  for (auto [i, a] : llvm::enumerate(spec.args))
+    if (a.kind == LaunchArg::Descriptor)
+      os << "        _x" << i << " = _HostDesc(_descs[" << described++ << "] if " << spec.tmaArg << " else None, "
+         << a.host << ", " << spec.tmaArg << ")\n";
+  os << "\n"
      << "        def _go(" << params << "):\n"
      << "            _s = _stream(_dev)\n";
   prologue("            ", "_s", /*scratchHere=*/true);
@@ -349,8 +377,12 @@ void emitFront(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
 void emitWarmup(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   const std::string &k = spec.kernel;
   SmallVector<std::string> hosts;
-  for (const LaunchArg &a : spec.args)
-    hosts.push_back(a.host);
+  std::string tma;
+  for (const LaunchArg &a : spec.args) {
+    if (!spec.tmaArg.empty() && "_a" + std::to_string(hosts.size()) == spec.tmaArg)
+      tma = a.host;
+    hosts.push_back(a.kind == LaunchArg::Descriptor ? descriptor(spec, a, "(" + tma + ")") : a.host);
+  }
   os << "\n\ndef " << k << "_warmup(" << signature(spec) << "):\n"
      << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
   emitFreshWorkspace(os, spec);
@@ -368,13 +400,16 @@ void triton::emitLaunchWrapper(llvm::raw_ostream &os, const LaunchWrapperSpec &s
 
 void triton::emitTicketPrelude(llvm::raw_ostream &os) {
   os << "_ZEROED = {}  # (device, stream, dtype, ticket argument) -> zeros its launches leave zero\n\n\n"
-     << "def _zeroed(n, dtype, device, stream, slot):\n"
+     << "def _zeroed(n, dtype, device, stream, slot, capturing=None):\n"
      << "    \"\"\"At least `n` zeros for the tickets `slot` (kernel.argument), which the kernel's last arrival\n"
      << "    returns to 0: one buffer per (device, stream, dtype, slot), grown when a launch needs more, not\n"
      << "    an allocation and a fill launch per call (a launch on a stream runs after the one before it\n"
      << "    there, which left the buffer zero). Fresh zeros under CUDA graph capture (a captured fill does\n"
-     << "    not run now, and a graph may replay on another stream) and past 2**22 elements (not kept).\"\"\"\n"
-     << "    if n > 1 << 22 or (stream is not None and torch.cuda.is_current_stream_capturing()):\n"
+     << "    not run now, and a graph may replay on another stream) and past 2**22 elements (not kept).\n"
+     << "    `capturing`: the launch's answer to torch.cuda.is_current_stream_capturing(), asked once.\"\"\"\n"
+     << "    if capturing is None:\n"
+     << "        capturing = stream is not None and torch.cuda.is_current_stream_capturing()\n"
+     << "    if n > 1 << 22 or capturing:\n"
      << "        return torch.zeros(n, dtype=dtype, device=device)\n"
      << "    key = (device, stream, dtype, slot)\n"
      << "    buf = _ZEROED.get(key)\n"
@@ -396,10 +431,36 @@ void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
      << "        if (run.profile_scratch_size or knobs.runtime.launch_enter_hook.calls\n"
      << "                or knobs.runtime.launch_exit_hook.calls or run.global_scratch_align > 256):\n"
      << "            return None\n"
-     << "        return (run.launch, stream, compiled.function, run.launch_cooperative_grid, run.launch_pdl,\n"
-     << "                compiled.packed_metadata, run.global_scratch_size * run.num_ctas)\n"
-     << "    except (ImportError, AttributeError, TypeError):\n"
+     << "        launch, descs = run.launch, ()\n"
+     << "        if getattr(launch, '__closure__', None):  # Triton's expansion of descriptor arguments around its launcher\n"
+     << "            cells = dict(zip(launch.__code__.co_freevars, (c.cell_contents for c in launch.__closure__)))\n"
+     << "            launch, descs = cells['launcher'], cells['tensordesc_meta']\n"
+     << "        return (launch, stream, compiled.function, run.launch_cooperative_grid, run.launch_pdl,\n"
+     << "                compiled.packed_metadata, run.global_scratch_size * run.num_ctas, descs)\n"
+     << "    except (ImportError, AttributeError, TypeError, KeyError):\n"
      << "        return None\n\n\n"
+     << "_TensorDescriptor = None\n\n\n"
+     << "def _tdesc(t, box):\n"
+     << "    \"\"\"The tensor descriptor of all of view `t` with boxes of shape `box`, made on the host.\"\"\"\n"
+     << "    global _TensorDescriptor\n"
+     << "    if _TensorDescriptor is None:\n"
+     << "        from triton.tools.tensor_descriptor import TensorDescriptor as _TensorDescriptor\n"
+     << "    return _TensorDescriptor(t, list(t.shape), list(t.stride()), box)\n\n\n"
+     << "class _HostDesc:\n"
+     << "    \"\"\"A view's tensor descriptor in the form the compiled kernel's own launcher takes (Triton's\n"
+     << "    make_tensordesc_arg of `meta`, the kernel's lowering of it), kept while the view's address stays\n"
+     << "    (the plan fixes its dtype, shape and strides); (None,) where the TMA switch is off.\"\"\"\n"
+     << "    __slots__ = ('meta', 'box', 'on', 'at', 'args')\n\n"
+     << "    def __init__(self, meta, box, on):\n"
+     << "        self.meta, self.box, self.on, self.at, self.args = meta, box, on, None, (None,)\n\n"
+     << "    def __call__(self, t, p):\n"
+     << "        if self.on and p != self.at:\n"
+     << "            from triton.backends.nvidia.driver import make_tensordesc_arg\n"
+     << "            args = make_tensordesc_arg(_tdesc(t, self.box), self.meta)\n"
+     << "            if self.meta is None:  # the base tensor itself is passed: not kept\n"
+     << "                return args\n"
+     << "            self.at, self.args = p, args\n"
+     << "        return self.args\n\n\n"
      << "_ABSENT = object()  # an argument a kernel object's call was not given\n\n\n"
      << "def _given(views, more, rest, scalars):\n"
      << "    \"\"\"(args, kwargs) of a kernel object's call as the caller gave them, from its planned call's\n"
@@ -408,7 +469,7 @@ void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
      << "    return (tuple(v for v in views if v is not _ABSENT) + more,\n"
      << "            {**rest, **{n: v for n, v in scalars if v is not _ABSENT}})\n\n\n"
      << "class _Scratch:\n"
-     << "    \"\"\"Global scratch for tensor descriptors made on the device: one buffer per (device, stream),\n"
+     << "    \"\"\"Global scratch a compiled kernel asks for (device-side allocations): one buffer per (device, stream),\n"
      << "    grown when a launch needs more, not allocated per launch (a launch on a stream runs after the one\n"
      << "    before it there; an outgrown buffer stays alive for launches already enqueued or captured).\"\"\"\n"
      << "    def __init__(self):\n"
@@ -431,8 +492,8 @@ void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
      << "        return buf\n\n\n"
      << "_SCRATCH = _Scratch()\n\n\n"
      << "def _tma_allocator():\n"
-     << "    \"\"\"Tensor descriptors made on the device need global scratch: tessel's, unless this thread has\n"
-     << "    an allocator.\"\"\"\n"
+     << "    \"\"\"A launch through Triton's JIT whose kernel asks for global scratch takes tessel's, unless this\n"
+     << "    thread has an allocator.\"\"\"\n"
      << "    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n"
      << "        triton.set_allocator(_SCRATCH)\n\n\n";
 }

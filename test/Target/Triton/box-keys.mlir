@@ -5,8 +5,8 @@
 // Must not share: a single descriptor keyed by (view, 16, 16) would read one of them with the wrong box.
 // RUN: tessel compile %s --target=triton --emit=source --param=TMA=1 | FileCheck %s
 
-// CHECK-DAG: [[D0:_desc[0-9]+]] = tl.make_tensor_descriptor(x, shape=[_extent_A, _extent_B, _extent_C], strides=[x_stride0, x_stride1, x_stride2], block_shape=[1, 16, 16])
-// CHECK-DAG: [[D1:_desc[0-9]+]] = tl.make_tensor_descriptor(x, shape=[_extent_A, _extent_B, _extent_C], strides=[x_stride0, x_stride1, x_stride2], block_shape=[16, 1, 16])
+// CHECK-DAG: # [[D0:_desc[0-9]+]]: x's [1, 16, 16] boxes of shape [_extent_A, _extent_B, _extent_C], strides [x_stride0, x_stride1, x_stride2] (made on the host)
+// CHECK-DAG: # [[D1:_desc[0-9]+]]: x's [16, 1, 16] boxes of shape [_extent_A, _extent_B, _extent_C], strides [x_stride0, x_stride1, x_stride2] (made on the host)
 // CHECK: tl.reshape([[D0]].load([{{v[0-9]+}}, 0, 0]), [16, 16])
 // CHECK: tl.reshape([[D1]].load([0, {{v[0-9]+}}, 0]), [16, 16])
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {

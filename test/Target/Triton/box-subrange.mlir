@@ -8,8 +8,8 @@
 // RUN: tessel compile %s --target=triton --emit=source --param=TMA=0 | FileCheck %s --check-prefix=OFF
 // RUN: tessel compile %s --target=triton --emit=source | FileCheck %s --check-prefix=MODEL
 
-// CHECK: _desc0 = tl.make_tensor_descriptor(a, shape=[_extent_M, _extent_K], strides=[a_stride0, a_stride1], block_shape=[64, 32])
-// CHECK-NEXT: _desc1 = tl.make_tensor_descriptor(b, shape=[_extent_K, _extent_N], strides=[b_stride0, b_stride1], block_shape=[32, 32])
+// CHECK: # _desc0: a's [64, 32] boxes of shape [_extent_M, _extent_K], strides [a_stride0, a_stride1] (made on the host)
+// CHECK-NEXT: # _desc1: b's [32, 32] boxes of shape [_extent_K, _extent_N], strides [b_stride0, b_stride1] (made on the host)
 // CHECK: for [[K:v[0-9]+]] in range(0, [[MID:v[0-9]+]], {{v[0-9]+}}):
 // CHECK: if USE_TMA:
 // CHECK-NEXT: = _desc0.load([{{v[0-9]+}}, [[LO:v[0-9]+]] + [[K]]])
@@ -26,7 +26,7 @@
 // CHECK-NOT: _desc
 // CHECK: tl.dot(
 
-// OFF-NOT: _desc
+// OFF-NOT: {{_desc[0-9]}}
 
 // COM: The resource model (Resources.cpp): the partial block's loop continues the full blocks' carries,
 // COM: so its accumulator and operand stages are the same registers and shared memory, counted once:

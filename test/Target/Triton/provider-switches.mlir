@@ -11,8 +11,9 @@
 
 // COM: Box accesses of the tiled GEMM (each coordinate start + arange along its own fragment axis,
 // COM: validity exactly the view's bounds, zero fill) are spelled both ways under the provider switch
-// COM: TMA (declared by legalization, 0/1, default 1): tensor descriptors made at the top of the
-// COM: kernel, and the pointer spelling; the wrapper passes USE_TMA by TMA's alignment rules.
+// COM: TMA (declared by legalization, 0/1, default 1): tensor descriptors the wrapper makes on the
+// COM: host (kernel parameters), and the pointer spelling; the wrapper passes USE_TMA by TMA's
+// COM: alignment rules, and the descriptors only when it is on.
 // COM: FLATTEN defaults to 1 for sm_90 contraction tiles (TritonLegalize.cpp); 0 keeps the walk.
 // DECL: gemm_PARAMS = {{.*}}'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 1)}
 // DECL: flatten=True
@@ -22,10 +23,9 @@
 // COM: provider switch FLATTEN flattens; the k loop inside it stays a plain range.
 // FLAT: for [[WALK:v[0-9]+]] in tl.range({{.*}}, flatten=True):
 // FLAT: for {{v[0-9]+}} in range(0,
-// CHECK: def _gemm_kernel({{.*}}, USE_TMA: tl.constexpr):
-// CHECK-NEXT: if USE_TMA:
-// CHECK-NEXT: _desc0 = tl.make_tensor_descriptor(a, shape=[_extent_M, _extent_K], strides=[a_stride0, a_stride1], block_shape=[64, 32])
-// CHECK-NEXT: _desc1 = tl.make_tensor_descriptor(b, shape=[_extent_K, _extent_N], strides=[b_stride0, b_stride1], block_shape=[32, 128])
+// CHECK: def _gemm_kernel({{.*}}, USE_TMA: tl.constexpr, _desc0, _desc1, _desc2):
+// CHECK-NEXT: # _desc0: a's [64, 32] boxes of shape [_extent_M, _extent_K], strides [a_stride0, a_stride1] (made on the host)
+// CHECK-NEXT: # _desc1: b's [32, 128] boxes of shape [_extent_K, _extent_N], strides [b_stride0, b_stride1] (made on the host)
 // CHECK: if USE_TMA:
 // CHECK-NEXT: = _desc0.load([
 // CHECK-NEXT: else:
@@ -38,11 +38,13 @@
 // CHECK: _a{{[0-9]+}} = {{.*}}not _interpreting() and a.data_ptr() % 16 == 0 and a.stride(1) == 1 and a.stride(0) % 8 == 0 and b.data_ptr() % 16 == 0
 // CHECK-NEXT: if _a{{[0-9]+}}:
 // CHECK-NEXT: _tma_allocator()
+// CHECK-NEXT: _a{{[0-9]+}} = _tdesc(a, [64, 32])
+// CHECK-NEXT: _a{{[0-9]+}} = _tdesc(b, [32, 128])
 
 // COM: Must not fire: TMA = 0 binds the switch off; rows are 1-d fragments (no box).
-// OFF-NOT: make_tensor_descriptor
+// OFF-NOT: (made on the host)
 // OFF-NOT: USE_TMA
-// ROWS-NOT: make_tensor_descriptor
+// ROWS-NOT: (made on the host)
 // ROWS-NOT: FLATTEN
 
 // COM: A box of a rank-4 view (attention's [B, H, T, D] keys): batch and head are scalar coordinates,
@@ -52,11 +54,11 @@
 // COM: output tile are one box per program (outside every loop, or in the constant two-iteration
 // COM: loop over a program's paired query blocks) and keep the pointer spelling (TileAccess.h:
 // COM: keepsPointerSpelling), so no program makes their descriptors.
-// ATTN-NOT: make_tensor_descriptor(Q,
-// ATTN-NOT: make_tensor_descriptor(O,
-// ATTN: [[KD:_desc[0-9]+]] = tl.make_tensor_descriptor(K, shape=[_extent_B, _extent_H, _extent_T, _extent_D], strides=[K_stride0, K_stride1, K_stride2, K_stride3], block_shape=[1, 1, 64, 128])
-// ATTN-NEXT: [[VD:_desc[0-9]+]] = tl.make_tensor_descriptor(V,
-// ATTN-NOT: make_tensor_descriptor
+// ATTN-NOT: _desc{{[0-9]+}}: Q's
+// ATTN-NOT: _desc{{[0-9]+}}: O's
+// ATTN: # [[KD:_desc[0-9]+]]: K's [1, 1, 64, 128] boxes of shape [_extent_B, _extent_H, _extent_T, _extent_D], strides [K_stride0, K_stride1, K_stride2, K_stride3] (made on the host)
+// ATTN-NEXT: # [[VD:_desc[0-9]+]]: V's {{.*}} (made on the host)
+// ATTN-NOT: (made on the host)
 // ATTN: for [[PAIR:v[0-9]+]] in range(0, 2, 1):
 // ATTN-NOT: USE_TMA
 // ATTN: = tl.load(Q + {{.*}}, mask=
@@ -70,7 +72,7 @@
 // COM: Declared off by default for boxes with fixed axes (measured slower on the H200): the default
 // COM: source is the pointer spelling alone.
 // ATTNDEF: 'TMA': ([0, 1], 0)
-// ATTNDEF-NOT: make_tensor_descriptor
+// ATTNDEF-NOT: (made on the host)
 // COM: Must not fire: a key tile masked at the narrowed range's end (not the view's extent) stays a
 // COM: pointer load (a descriptor would read the keys past it instead of the zero fill).
 // ATTN: [[END:v[0-9]+]] = {{v[0-9]+}} < {{v[0-9]+}}
@@ -83,12 +85,12 @@
 
 // COM: Must not fire: a kernel whose boxes are all one per program (transpose's load and store) keeps
 // COM: their descriptors: nothing in it is walked, so the TMA switch decides there as tuned.
-// ONCE: _desc0 = tl.make_tensor_descriptor(
-// ONCE-NEXT: _desc1 = tl.make_tensor_descriptor(
+// ONCE: # _desc0:
+// ONCE-NEXT: # _desc1:
 // ONCE: tl.permute(_desc0.load(
 // ONCE: _desc1.store(
 // COM: Must not fire: the GEMM's output tile is stored in the loop over its tiles (a persistent walk
 // COM: of launch-time length) and keeps its descriptor beside the operand tiles'.
-// CSTORE: _desc2 = tl.make_tensor_descriptor(c,
+// CSTORE: # _desc2: c's
 // CSTORE: for {{v[0-9]+}} in tl.range(
 // CSTORE: _desc2.store(

@@ -7,7 +7,7 @@
 // call takes it from the kept zeroed buffer of its stream (`_zeroed`, one per module) instead of
 // allocating and filling it; the partial (atomically added into, not restored) is filled per call.
 // RUN: tessel compile %tessel_src/examples/kir/histogram.mlir --emit=source --target=triton --param HBINS=1024 | FileCheck %s
-// CHECK: def _zeroed(n, dtype, device, stream, slot):
+// CHECK: def _zeroed(n, dtype, device, stream, slot, capturing=None):
 // CHECK: histogram_COVERS = {'HBINS': 'B'}
 // CHECK-LABEL: def _histogram_kernel(x, _extent_N, x_stride0, h, _extent_B, h_stride0, arg2, arg3, _G0: tl.constexpr):
 // CHECK: if _G0:

@@ -18,9 +18,9 @@
 // COM: staged, past the 232448 B of sm_90. C keeps the pointer spelling; the operand tiles, walked in
 // COM: the chunk loop, keep their descriptors (the H200 reported 327712 B for this binding staged).
 // REMARK: box-subrange.mlir:{{[0-9]+}}:5: remark: triton: the tile store keeps the pointer spelling: staged for TMA the program would need 327680 bytes of shared memory (the target has 232448), 196608 without
-// WIDE: _desc0 = tl.make_tensor_descriptor(a, {{.*}} block_shape=[128, 64])
-// WIDE-NEXT: _desc1 = tl.make_tensor_descriptor(b, {{.*}} block_shape=[64, 256])
-// WIDE-NOT: make_tensor_descriptor(c,
+// WIDE: # _desc0: a's [128, 64] boxes
+// WIDE-NEXT: # _desc1: b's [64, 256] boxes
+// WIDE-NOT: _desc{{[0-9]+}}: c's
 // WIDE: = _desc0.load(
 // WIDE: _arrived{{[0-9]+}} = tl.atomic_add(
 // WIDE-NOT: USE_TMA
@@ -30,7 +30,7 @@
 // COM: Must not fire: the 128x128 binding at 4 stages fits with C staged (196608 B): C keeps its
 // COM: descriptor under USE_TMA, and nothing is remarked.
 // QUIET-NOT: remark: triton: the tile store
-// FOUR: _desc2 = tl.make_tensor_descriptor(c, {{.*}} block_shape=[128, 128])
+// FOUR: # _desc2: c's [128, 128] boxes
 // FOUR: _arrived{{[0-9]+}} = tl.atomic_add(
 // FOUR: if USE_TMA:
 // FOUR-NEXT: _desc2.store(
@@ -39,17 +39,17 @@
 // COM: stores through pointers (TritonLegalize: contractsIntoSplitPartials), 6 stages at 128x128.
 // DEEP: remark: triton: the tile store keeps the pointer spelling
 // DEFAULT: 'STAGES': ([1, 2, 3, 4, 5, 6], 6)
-// DEFAULT-NOT: make_tensor_descriptor(c,
+// DEFAULT-NOT: _desc{{[0-9]+}}: c's
 // DEFAULT: _arrived{{[0-9]+}} = tl.atomic_add(
 // DEFAULT: tl.store(c +
 
 // COM: The rule is the program's, not split-K's: the dense GEMM's f32 128x256 C tile at 3 stages
 // COM: (147456 + 131072 B staged) is stored with pointers; at 2 stages (229376 B) it fits staged.
-// GEMM-NOT: make_tensor_descriptor(c,
+// GEMM-NOT: _desc{{[0-9]+}}: c's
 // GEMM: tl.store(c +
 // FITS-NOT: remark: triton: the tile store
-// FITS: make_tensor_descriptor(c,
+// FITS: _desc{{[0-9]+}}: c's
 // FITS: _desc2.store(
 // COM: Must not fire: TMA = 0 stages nothing (every access is a pointer access already).
 // OFF-NOT: remark: triton: the tile store
-// OFF-NOT: make_tensor_descriptor
+// OFF-NOT: (made on the host)

@@ -4,7 +4,7 @@
 // rectangular box of a view (two axes walked by the fragment's two dimensions,
 // every other axis at one scalar coordinate), whose validity is exactly the view's bounds
 // and whose load fill is zero, means the same as a Triton tensor-descriptor
-// access (`tl.make_tensor_descriptor(...).load/store`): the descriptor
+// access (`desc.load/store` of a descriptor the wrapper makes on the host): the descriptor
 // zero-fills what lies outside the view and clips stores. On Hopper that is
 // the TMA copy engine. The match is read from the access's own coordinate and
 // validity SSA; the shared IR names no copy engine.
@@ -56,11 +56,12 @@ std::optional<TileAccess> matchTileAccess(mlir::Operation *op);
 
 /// Whether box access `op` keeps the pointer spelling under TMA = 1: it lies outside every loop of
 /// its kernel that walks a launch-time range (a fixed few tiles per program: none, or a loop of
-/// constant trip count) while another box access of the kernel lies in such a loop. A
-/// descriptor is made on the device once per program at the kernel's top (a global write with a
-/// release fence, then a proxy acquire, one descriptor after the other); a box walked in a loop pays
-/// that back, a single tile does not (attention with TMA = 1: the query load and the output store
-/// beside the key/value tiles; bench/experiments/attention_session14). A kernel whose boxes are all
+/// constant trip count) while another box access of the kernel lies in such a loop. The rule was
+/// measured when each program made its descriptors on the device (a global write with a release
+/// fence, then a proxy acquire, one descriptor after the other): a box walked in a loop paid that
+/// back, a single tile did not (attention with TMA = 1: the query load and the output store beside
+/// the key/value tiles; bench/experiments/attention_session14). Descriptors are made on the host
+/// since (session 17); the rule is kept until measured again. A kernel whose boxes are all
 /// single tiles (transpose, embedding) keeps them: the TMA switch decides there as tuned.
 /// Legalization, the resource model and the serializer all decide by this one predicate.
 bool keepsPointerSpelling(mlir::Operation *op);
