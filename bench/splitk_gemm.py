@@ -6,7 +6,7 @@ with the compiler, one module per binding (SPLITS is the kernel's constexpr, the
 parameters):
     python3 bench/splitk_gemm.py gen OUTDIR
 and timed on the GPU machine, without the compiler:
-    python3 bench/splitk_gemm.py time OUTDIR [--out bench/results]
+    python3 bench/splitk_gemm.py time OUTDIR [--out bench/results] [--rounds 7]
 Correctness first: every binding's C is compared with an f64 product of the same random (never zero)
 inputs before anything is timed. Peers: torch.matmul in bf16 (bf16 C, cuBLAS) and with an f32 result
 (torch.matmul(a, b, out_dtype=...) is absent: a.float() @ b.float() is the TF32/FP32 cuBLAS path,
@@ -86,7 +86,7 @@ def load(path):
     return module
 
 
-def time_all(outdir, results, tag, before=None):
+def time_all(outdir, results, tag, before=None, rounds=0):
     import torch
     sys.path.insert(0, str(ROOT / "bench"))
     from run_bench import host_us, kernel_ms, steady, timed, write_results
@@ -170,6 +170,8 @@ def time_all(outdir, results, tag, before=None):
         doc["best"] = best
         doc["best_vs_cublas_bf16"] = best["vs_cublas_bf16"]
     doc["defaults"] = doc["bindings"][0]
+    if rounds:
+        doc["rounds"] = interleaved(doc["bindings"][0], outdir, a, b, rounds)
     print(json.dumps({k: v for k, v in doc.items() if k != "bindings"}, indent=1))
     write_results(doc, results, tag)
     for e in doc["bindings"]:
@@ -181,6 +183,28 @@ def time_all(outdir, results, tag, before=None):
           f"{doc['cublas_bf16_kernel_ms']:.4f} kernel {doc['cublas_bf16_host_us']:.0f} us host")
 
 
+def interleaved(entry, outdir, a, b, rounds):
+    """The untuned binding and cuBLAS timed in alternation, `rounds` times (cuBLAS first in even rounds,
+    second in odd ones): per round each one's single call, steady call and device time, and the medians
+    of the per-round ratios (single calls of either vary by several microseconds run to run)."""
+    import statistics
+    import torch
+    from run_bench import kernel_ms, steady, timed
+    call = getattr(load(pathlib.Path(outdir) / (name_of(BINDINGS[0]) + ".py")), BINDINGS[0][0])
+    c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+    fns = {"tessel": lambda: call(a, b, c), "cublas": lambda: torch.matmul(a, b)}
+    per = []
+    for r in range(rounds):
+        row = {}
+        for who in (("cublas", "tessel") if r % 2 == 0 else ("tessel", "cublas")):
+            f = fns[who]
+            row[who] = {"ms": timed(f, reps=50, warmup=5), "steady_ms": steady(f), "kernel_ms": kernel_ms(f)}
+        per.append(row)
+    ratio = {k: statistics.median(r["cublas"][k] / r["tessel"][k] for r in per) for k in ("ms", "steady_ms", "kernel_ms")}
+    print("interleaved rounds, median of cuBLAS / tessel per round:", json.dumps(ratio), flush=True)
+    return {"binding": entry.get("binding"), "per_round": per, "median_ratio_cublas_over_tessel": ratio}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("what", choices=["gen", "time"])
@@ -188,11 +212,12 @@ def main():
     p.add_argument("--out", default=str(ROOT / "bench" / "results"))
     p.add_argument("--tag", default="splitk")
     p.add_argument("--before", default=None, help="a folder of modules an earlier compiler generated")
+    p.add_argument("--rounds", type=int, default=0, help="then time the defaults and cuBLAS in alternation")
     args = p.parse_args()
     if args.what == "gen":
         gen(args.dir)
     else:
-        time_all(args.dir, args.out, args.tag, args.before)
+        time_all(args.dir, args.out, args.tag, args.before, args.rounds)
 
 
 if __name__ == "__main__":

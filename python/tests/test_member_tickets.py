@@ -123,6 +123,31 @@ def test_planned_splitk_keeps_its_tickets_zeroed(tmp_path, monkeypatch):
     assert not module["_ZEROED"]
 
 
+def test_kept_buffers_under_graph_capture(tmp_path, monkeypatch):
+    """`_zeroed` keeps one buffer per stream, but under CUDA graph capture it returns fresh zeros (a
+    graph may replay on another stream beside eager launches). On the default stream (raw handle 0),
+    where torch.cuda.graph refuses to capture, it does not ask (a driver call per launch saved); on
+    any other stream it asks unless the launch passes its answer."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    module = example("splitk_gemm")._launcher({"SPLITS": 3}, {"TILE_1": 16, "TILE_2": 16}).__globals__
+    zeroed, asked = module["_zeroed"], []
+
+    def capturing():
+        asked.append(1)
+        return True
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", capturing)
+    kept = zeroed(8, torch.int32, "cpu", 0, "k.t")
+    assert zeroed(8, torch.int32, "cpu", 0, "k.t") is kept and not asked
+    fresh = zeroed(8, torch.int32, "cpu", 7, "k.t")
+    assert asked and fresh is not kept and not fresh.any()
+    assert zeroed(8, torch.int32, "cpu", 7, "k.t", False) is zeroed(8, torch.int32, "cpu", 7, "k.t", False)
+    assert zeroed(8, torch.int32, "cpu", 7, "k.t", True) is not zeroed(8, torch.int32, "cpu", 7, "k.t", True)
+    source = example("splitk_gemm").source("triton", {"SPLITS": 3}, {})
+    assert "_cap = _s != 0 and torch.cuda.is_current_stream_capturing()" in source
+
+
 def test_wide_splitk_tile_stores_c_with_pointers(root, tmp_path, monkeypatch):
     """A 128x256 tile's f32 C staged for a TMA store would not fit sm_90's shared memory beside 4
     operand stages (Resources.h storesStagedAt): C is stored with pointers, the operand tiles keep their

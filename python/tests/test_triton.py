@@ -170,7 +170,7 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
     monkeypatch.setitem(names, "_softmax_kernel", Generic())
     monkeypatch.setitem(names, "_interpreting", lambda: False)
     monkeypatch.setitem(names, "_direct", lambda compiled: (lambda *args: direct.append(args), lambda d: 1000 + d,
-                                                           "fn", False, False, "meta", 0))
+                                                           "fn", False, False, "meta", 0, ()))
     names["_softmax_plans"].clear()
     request.addfinalizer(names["_softmax_plans"].clear)  # its plans launch this test's fakes
     x = torch.randn(4, 32)

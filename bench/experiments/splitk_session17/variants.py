@@ -118,3 +118,67 @@ def merge_variants(src):
              f"{i}    tl.atomic_xchg({t0} + 1, 0, sem='relaxed', scope='gpu')\n")
     return {"red": src[:start] + red + src[end:], "ticket": src[:start] + ticket + src[end:],
             "first": src[:start] + first + src[end:]}
+
+
+def c_direct(src):
+    """_cdirect: no merged-sum workspace. The first arrival at a tile's ticket stores its partial into C
+    and raises the tile's flag; every later one waits for the flag (a volatile read, then one acquire),
+    adds its partial into C with atomics and counts itself done; the last to count resets ticket, flag and
+    count for the next launch. Nobody waits on a program that has not arrived (the first has), so it needs
+    no co-residency; C must be f32 (the accumulator's type)."""
+    start, end, acc, rows, cols, mask, ind = epilogue(src)
+    tick = re.search(r"_arrived\d+ = tl\.atomic_add\((arg\d+ \+ \(v\d+\) \* \(_extent_N\) \+ \(v\d+\)), 1", src[start:end])
+    splits = re.search(r"if _arrived\d+ == \((v\d+)\) - 1:", src[start:end]).group(1)
+    t0, i = tick.group(1), ind
+    cptr = f"c + ({rows}) * c_stride0 + ({cols}) * c_stride1"
+    body = (f"\n{i}tl.debug_barrier()\n"
+            f"{i}_t = tl.atomic_add({t0}, 1, sem='acq_rel', scope='gpu')\n"
+            f"{i}if _t == 0:\n"
+            f"{i}    tl.store({cptr}, {acc}, mask={mask})\n"
+            f"{i}    tl.debug_barrier()\n"
+            f"{i}    tl.atomic_xchg({t0} + 1, 1, sem='release', scope='gpu')\n"
+            f"{i}else:\n"
+            f"{i}    while tl.load({t0} + 1, volatile=True) == 0:\n"
+            f"{i}        pass\n"
+            f"{i}    tl.atomic_add({t0} + 1, 0, sem='acquire', scope='gpu')\n"
+            f"{i}    tl.atomic_add({cptr}, {acc}, mask={mask}, sem='relaxed', scope='gpu')\n"
+            f"{i}    tl.debug_barrier()\n"
+            f"{i}    _d = tl.atomic_add({t0} + 2, 1, sem='acq_rel', scope='gpu')\n"
+            f"{i}    if _d == ({splits}) - 2:\n"
+            f"{i}        tl.atomic_xchg({t0}, 0, sem='relaxed', scope='gpu')\n"
+            f"{i}        tl.atomic_xchg({t0} + 1, 0, sem='relaxed', scope='gpu')\n"
+            f"{i}        tl.atomic_xchg({t0} + 2, 0, sem='relaxed', scope='gpu')\n")
+    return src[:start] + body + src[end:]
+
+
+def zero_first(src):
+    """_zstart: C is zeroed at the start and every partial added into it. The program of split 0 counts
+    its arrival at the start (n = count // SPLITS is the launch's number on this kept counter), zeroes C's
+    tile and publishes n + 1 on the tile's flag (release); every other program counts itself at its end,
+    waits until the flag reads its own launch's n + 1 (acquire: set long before, as split 0 started
+    first) and adds its partial into C with atomics; split 0 adds its own at its end. No merged-sum
+    workspace, no last arrival's pass, no reset (the counter and flag only grow: a probe, not wrap-safe)."""
+    start, end, acc, rows, cols, mask, ind = epilogue(src)
+    tick = re.search(r"_arrived\d+ = tl\.atomic_add\((arg\d+ \+ \(v\d+\) \* \(_extent_N\) \+ \(v\d+\)), 1", src[start:end])
+    splits = re.search(r"if _arrived\d+ == \((v\d+)\) - 1:", src[start:end]).group(1)
+    t0, i = tick.group(1), ind
+    cptr = f"c + ({rows}) * c_stride0 + ({cols}) * c_stride1"
+    split = re.search(r"\n +(v\d+) = _rest\d+ % " + splits + r"\n", src).group(1)
+    zero_at = re.search(r"\n( +)v\d+ = v\d+ < v\d+\n +# gemm_kernels\.py:16\n", src)
+    rv, cv = re.findall(r"(v\d+) = tl\.arange\(0, \d+\) \+ v\d+", src)[:2]
+    rm, cm = re.findall(r"(v\d+) = v\d+ < v\d+", src)[:2]
+    j = zero_at.group(1)
+    head = (f"{j}if {split} == 0:\n"
+            f"{j}    _a = tl.atomic_add({t0}, 1, sem='relaxed', scope='gpu')\n"
+            f"{j}    tl.store(c + ({rv}[:, None]) * c_stride0 + ({cv}[None, :]) * c_stride1, "
+            f"tl.zeros([{rv}.shape[0], {cv}.shape[0]], tl.float32), mask={rm}[:, None] & {cm}[None, :])\n"
+            f"{j}    tl.debug_barrier()\n"
+            f"{j}    tl.atomic_xchg({t0} + 1, _a // {splits} + 1, sem='release', scope='gpu')\n")
+    tail = (f"\n{i}if {split} != 0:\n"
+            f"{i}    _a = tl.atomic_add({t0}, 1, sem='relaxed', scope='gpu')\n"
+            f"{i}    while tl.atomic_add({t0} + 1, 0, sem='acquire', scope='gpu') != _a // {splits} + 1:\n"
+            f"{i}        pass\n"
+            f"{i}tl.atomic_add({cptr}, {acc}, mask={mask}, sem='relaxed', scope='gpu')\n")
+    out = src[:start] + tail + src[end:]
+    k = out.index(zero_at.group(0)) + len(zero_at.group(0)) - len("# gemm_kernels.py:16\n") - len(j)
+    return out[:k] + head + out[k:]

@@ -241,12 +241,13 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   // `scratchHere`: the launch passes its own global scratch (the direct launch), so Triton's allocator
   // need not be set.
   // Kept buffers ask whether the stream is capturing a CUDA graph (a driver call, ~1.7 us on the H200):
-  // once per launch where there are several (split-K's tickets and merged sums).
+  // once per launch where there are several (split-K's tickets and merged sums), and not on the default
+  // stream (raw handle 0), on which torch.cuda.graph refuses to capture.
   unsigned kept = llvm::count_if(spec.workspaces, [](const LaunchWorkspace &ws) { return ws.ticket; });
   auto prologue = [&](llvm::StringRef indent, llvm::StringRef stream, bool scratchHere = false) {
     bool once = kept > 1 && stream != "None";
     if (once)
-      os << indent << "_cap = torch.cuda.is_current_stream_capturing()\n";
+      os << indent << "_cap = " << stream << " != 0 and torch.cuda.is_current_stream_capturing()\n";
     for (const LaunchWorkspace &ws : spec.workspaces)
       os << indent << allocation(ws, stream, k, once ? "_cap" : "") << "\n";
     if (!spec.tmaArg.empty() && !scratchHere)
@@ -406,9 +407,10 @@ void triton::emitTicketPrelude(llvm::raw_ostream &os) {
      << "    an allocation and a fill launch per call (a launch on a stream runs after the one before it\n"
      << "    there, which left the buffer zero). Fresh zeros under CUDA graph capture (a captured fill does\n"
      << "    not run now, and a graph may replay on another stream) and past 2**22 elements (not kept).\n"
-     << "    `capturing`: the launch's answer to torch.cuda.is_current_stream_capturing(), asked once.\"\"\"\n"
+     << "    `capturing`: the launch's answer to torch.cuda.is_current_stream_capturing(), asked once, and not\n"
+     << "    on the default stream (raw handle 0), where torch does not capture (a driver call saved).\"\"\"\n"
      << "    if capturing is None:\n"
-     << "        capturing = stream is not None and torch.cuda.is_current_stream_capturing()\n"
+     << "        capturing = stream is not None and stream != 0 and torch.cuda.is_current_stream_capturing()\n"
      << "    if n > 1 << 22 or capturing:\n"
      << "        return torch.zeros(n, dtype=dtype, device=device)\n"
      << "    key = (device, stream, dtype, slot)\n"
@@ -432,8 +434,9 @@ void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
      << "                or knobs.runtime.launch_exit_hook.calls or run.global_scratch_align > 256):\n"
      << "            return None\n"
      << "        launch, descs = run.launch, ()\n"
-     << "        if getattr(launch, '__closure__', None):  # Triton's expansion of descriptor arguments around its launcher\n"
-     << "            cells = dict(zip(launch.__code__.co_freevars, (c.cell_contents for c in launch.__closure__)))\n"
+     << "        free = getattr(getattr(launch, '__code__', None), 'co_freevars', ())\n"
+     << "        if 'launcher' in free and 'tensordesc_meta' in free:  # Triton's expansion of descriptors\n"
+     << "            cells = dict(zip(free, (c.cell_contents for c in launch.__closure__)))\n"
      << "            launch, descs = cells['launcher'], cells['tensordesc_meta']\n"
      << "        return (launch, stream, compiled.function, run.launch_cooperative_grid, run.launch_pdl,\n"
      << "                compiled.packed_metadata, run.global_scratch_size * run.num_ctas, descs)\n"
