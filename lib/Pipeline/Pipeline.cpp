@@ -115,6 +115,10 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   //      (Triton only: the scalar atomic read-modify-write on workspace is spelled there alone).
   if (stage == Stage::Triton)
     pm.addPass(pgpu::createPGPUDynamicWalk());
+  //      (§4, seed 000 §6) tiled split partials are added into an output tile the split-0 instance
+  //      zeroed as it started, not merged by the last arrival alone (Triton only, as atomic-partials).
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUZeroFirst());
   if (stopAfter("realize-folds") || stage == Stage::PGPU)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller).

@@ -161,9 +161,11 @@ def test_wide_splitk_tile_stores_c_with_pointers(root, tmp_path, monkeypatch):
     wide = kernel.source("triton", constexprs, params)
     assert "# _desc0: a's [" in wide and "# _desc1: b's [" in wide
     assert ": c's [" not in wide and "tl.store(c + " in wide
-    # Must not fire: 128x128 at 4 stages fits with C staged. (The untuned binding takes 6 stages, split
-    # partials deepening with their stores through pointers: TritonLegalize contractsIntoSplitPartials.)
-    assert "# _desc2: c's [" in kernel.source("triton", constexprs, {"STAGES": 4})
+    # Must not fire: 128x128 at 3 stages fits with C staged (both of C's tile stores: pgpu-zero-first's
+    # zeroing and the merge's, 2 x 64 KiB beside 96 KiB of stages; at 4 stages they would not). (The
+    # untuned binding takes 6 stages, split partials deepening with their stores through pointers:
+    # TritonLegalize contractsIntoSplitPartials.)
+    assert ": c's [" in kernel.source("triton", constexprs, {"STAGES": 3})
     assert ": c's [" not in kernel.source("triton", constexprs, {})
     launch = kernel._launcher(constexprs, params)
     prune = launch.__globals__["splitk_gemm_PRUNE"]

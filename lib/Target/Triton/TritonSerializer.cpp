@@ -909,13 +909,16 @@ LogicalResult Serializer::run() {
       auto n = dyn_cast<StringAttr>(e);
       return n && pgpu::workspaceExtent(kernel, n.getValue());
     });
-    // Tickets: every use a pgpu.last_program's ticket, whose last arrival returns it to 0 (below), so
-    // the wrapper keeps one zeroed buffer (LaunchWrapper.h).
+    // Tickets: every use a pgpu.last_program's ticket, whose last arrival returns it to 0 (below), or an
+    // atomic read of it (pgpu-zero-first's wait for the first arrival), so the wrapper keeps one zeroed
+    // buffer (LaunchWrapper.h).
     // So is workspace a pass marks `pgpu.kept` (returned to its initial value by the kernel:
     // pgpu-atomic-partials' merged sums).
     auto init = kernel.getArgAttrOfType<IntegerAttr>(index, "pgpu.init");
     ws.ticket = (init && init.getInt() == 0 && buffer.getElementType().isInteger(32) && !arg.use_empty() &&
                  llvm::all_of(arg.getUses(), [](OpOperand &use) {
+                   if (isa<pgpu::AtomicLoadOp>(use.getOwner()))
+                     return true;
                    auto last = dyn_cast<pgpu::LastProgramOp>(use.getOwner());
                    return last && use.get() == last.getTicket() && use.getOperandNumber() == 0;
                  })) ||

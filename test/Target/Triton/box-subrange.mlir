@@ -8,15 +8,15 @@
 // RUN: tessel compile %s --target=triton --emit=source --param=TMA=0 | FileCheck %s --check-prefix=OFF
 // RUN: tessel compile %s --target=triton --emit=source | FileCheck %s --check-prefix=MODEL
 
-// CHECK: # _desc0: a's [64, 32] boxes of shape [_extent_M, _extent_K], strides [a_stride0, a_stride1] (made on the host)
-// CHECK-NEXT: # _desc1: b's [32, 32] boxes of shape [_extent_K, _extent_N], strides [b_stride0, b_stride1] (made on the host)
+// CHECK: # [[DA:_desc[0-9]+]]: a's [64, 32] boxes of shape [_extent_M, _extent_K], strides [a_stride0, a_stride1] (made on the host)
+// CHECK-NEXT: # [[DB:_desc[0-9]+]]: b's [32, 32] boxes of shape [_extent_K, _extent_N], strides [b_stride0, b_stride1] (made on the host)
 // CHECK: for [[K:v[0-9]+]] in range(0, [[MID:v[0-9]+]], {{v[0-9]+}}):
 // CHECK: if USE_TMA:
-// CHECK-NEXT: = _desc0.load([{{v[0-9]+}}, [[LO:v[0-9]+]] + [[K]]])
+// CHECK-NEXT: = [[DA]].load([{{v[0-9]+}}, [[LO:v[0-9]+]] + [[K]]])
 // CHECK-NEXT: else:
 // CHECK-NEXT: = tl.load(a +
 // CHECK: if USE_TMA:
-// CHECK-NEXT: = tl.permute(_desc1.load([{{[[:space:]]*}}[[LO]] + [[K]], {{v[0-9]+}}]), (1, 0))
+// CHECK-NEXT: = tl.permute([[DB]].load([{{[[:space:]]*}}[[LO]] + [[K]], {{v[0-9]+}}]), (1, 0))
 // CHECK: tl.dot(
 // CHECK: for {{v[0-9]+}} in range([[MID]],
 // CHECK-NOT: _desc
@@ -34,10 +34,11 @@
 // COM: carried tile, not two (the largest loop's, each loop with its enclosing loops').
 // COM: The untuned defaults keep 128 x 128 (8 warps) and take 4 stages (TritonLegalize.cpp).
 // MODEL: splitk_gemm_PARAMS = {{.*}}'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_2': ([16, 32, 64, 128, 256], 128), {{.*}}'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 6), 'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 1)}
-// COM: Shared memory: the stages and C's tile staged for its TMA store, or the stages alone where that
-// COM: does not fit (C stored with pointers; store-staging.mlir). The partial is merged into workspace
-// COM: by atomics (pgpu-atomic-partials), so it has no store of its own to charge.
-// MODEL: if (_staged if p['TMA'] == 1 and (_staged := 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA']) <= 232448 else 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES']) > 232448:
+// COM: Shared memory: the stages and C's two tile stores staged for TMA (pgpu-zero-first's zeroing and
+// COM: the merge's store), or the stages alone where that does not fit (C stored with pointers;
+// COM: store-staging.mlir). The partial is merged by atomics (pgpu-atomic-partials, pgpu-zero-first),
+// COM: so it has no store of its own to charge.
+// MODEL: if (_staged if p['TMA'] == 1 and (_staged := 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA']) <= 232448 else 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES']) > 232448:
 // MODEL: if -(-(4 * p['TILE_1'] * p['TILE_2']) // 4 // (32 * p.get('WARPS', 4))) > 128:
 
 module attributes {kir.compile_options = #kir.compile_options<>} {
