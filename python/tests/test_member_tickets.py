@@ -91,6 +91,32 @@ def test_tiled_splitk_runs_through_triton(root, tmp_path, monkeypatch, splits):
         np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
 
 
+def test_zero_first_and_its_fallback_match_kir(tessel_bin, root, tmp_path, monkeypatch):
+    """pgpu-zero-first: where every work item has its own program instance (here 2 x 2 tiles x 3 splits),
+    the split-0 instance zeroes C's tile and arrives first, the others wait for it and add into C; where
+    the persistent walk gives an instance several items (7 x 7 tiles x 3 splits = 147 > 132 instances) the
+    launch guard keeps pgpu-atomic-partials' merge. Both agree with the KIR interpreter in the pgpu
+    interpreter (which runs a space that waits in linear order) and through Triton's interpreter."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    params = {"TILE_1": 16, "TILE_2": 16, "TILE_K": 16, "GROUP_1": 2}
+    path = kir_of(root, tmp_path, 3)
+    from test_triton import example
+    kernel = example("splitk_gemm")
+    source = kernel.source("triton", {"SPLITS": 3}, params)
+    assert "sem='acquire'" in source and "_G0: tl.constexpr" in source  # the wait and the launch guard
+    for i, shapes in enumerate(({"M": 29, "N": 17, "K": 53}, {"M": 112, "N": 100, "K": 41})):
+        ref = run(tessel_bin, path, shapes, "kir", {}, tmp_path / f"kir{i}")
+        got = run(tessel_bin, path, shapes, "pgpu", params, tmp_path / f"pgpu{i}", order="shuffle")
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5, err_msg=str(shapes))
+        interp = kernel.run_interp(shapes, constexprs={"SPLITS": 3}, seed=5)
+        a, b = (torch.from_numpy(np.array(interp[f"{n}.in"])) for n in ("a", "b"))
+        for _ in range(2):  # the kept tickets are zero again after each call
+            c = torch.full(interp["c"].shape, float("nan"), dtype=torch.float32)
+            kernel._launcher({"SPLITS": 3}, params)(a, b, c)
+            np.testing.assert_allclose(c.numpy(), interp["c"], rtol=1e-5, atol=2e-5, err_msg=str(shapes))
+
+
 def test_planned_splitk_keeps_its_tickets_zeroed(tmp_path, monkeypatch):
     """A planned call takes its tickets from one kept zeroed buffer (`_zeroed`), not a fresh fill: the
     last arrival at each ticket returns it to 0, so every call in a row (checked, then planned) sums
