@@ -101,7 +101,7 @@ std::string goParams(const LaunchWrapperSpec &spec) {
 }
 
 /// A descriptor argument made on the host when `on` (the TMA switch's value) holds, else None.
-std::string descriptor(const LaunchWrapperSpec &, const LaunchArg &a, llvm::StringRef on) {
+std::string descriptor(const LaunchArg &a, llvm::StringRef on) {
   return llvm::formatv("(_tdesc({0}, {1}) if {2} else None)", a.name, a.host, on).str();
 }
 
@@ -118,7 +118,7 @@ std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
     case LaunchArg::Descriptor:
       // Direct: the launcher's expanded form, kept by `_x<i>` while the view's address stays.
       parts.push_back(direct ? llvm::formatv("*_x{0}({1}, _p_{1})", i, a.name).str()
-                             : descriptor(spec, a, spec.tmaArg));
+                             : descriptor(a, spec.tmaArg));
       break;
     }
   }
@@ -382,7 +382,7 @@ void emitWarmup(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   for (const LaunchArg &a : spec.args) {
     if (!spec.tmaArg.empty() && "_a" + std::to_string(hosts.size()) == spec.tmaArg)
       tma = a.host;
-    hosts.push_back(a.kind == LaunchArg::Descriptor ? descriptor(spec, a, "(" + tma + ")") : a.host);
+    hosts.push_back(a.kind == LaunchArg::Descriptor ? descriptor(a, "(" + tma + ")") : a.host);
   }
   os << "\n\ndef " << k << "_warmup(" << signature(spec) << "):\n"
      << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";

@@ -57,7 +57,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessel::pgpu {
@@ -72,32 +71,8 @@ using namespace tessel::pgpu::build;
 
 namespace {
 
-/// Whether `v` is a zero constant or a splat of one.
-bool isZeroValue(Value v) {
-  if (auto splat = v.getDefiningOp<SplatOp>())
-    v = splat.getOperand();
-  Attribute a;
-  if (!matchPattern(v, m_Constant(&a)))
-    return false;
-  if (auto f = dyn_cast<FloatAttr>(a))
-    return f.getValue().isZero();
-  if (auto i = dyn_cast<IntegerAttr>(a))
-    return i.getValue().isZero();
-  return false;
-}
-
-/// Whether `op`'s region is exactly one pure binary add of its two arguments.
-bool addsItsArguments(Region &combine) {
-  Block &body = combine.front();
-  if (body.getNumArguments() != 2 || !llvm::hasSingleElement(body.without_terminator()))
-    return false;
-  auto add = dyn_cast<BinaryOp>(body.front());
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  return add && yield && add.getKind() == kir::BinaryKind::Add && yield.getNumOperands() == 1 &&
-         yield.getOperand(0) == add.getResult() &&
-         ((add.getLhs() == body.getArgument(0) && add.getRhs() == body.getArgument(1)) ||
-          (add.getLhs() == body.getArgument(1) && add.getRhs() == body.getArgument(0)));
-}
+/// Whether `combine` (singleBinaryCombine's) is an add.
+bool isAdd(BinaryOp combine) { return combine && combine.getKind() == kir::BinaryKind::Add; }
 
 struct Candidate {
   LastProgramOp last;
@@ -164,7 +139,7 @@ FailureOr<Candidate> match(LastProgramOp last, std::string &why) {
     return fail("the read is not of a kept workspace sum");
   Type element = cast<BufferType>(sum.getType()).getElementType();
   auto view = cast<ViewType>(c.out.getView().getType());
-  if (c.zero.getBuffer() != sum || !isZeroValue(c.zero.getValue()) || c.out.getValue() != c.read.getResult() ||
+  if (c.zero.getBuffer() != sum || !isZeroConstant(c.zero.getValue()) || c.out.getValue() != c.read.getResult() ||
       view.getElementType() != element)
     return fail("the store is not of the merged sum, into a view of its element type");
   if (c.zero.getCoords() != c.read.getCoords() || c.out.getCoords() != c.read.getCoords() ||
@@ -184,7 +159,7 @@ FailureOr<Candidate> match(LastProgramOp last, std::string &why) {
   }
   if (!c.merge || c.merge->getBlock() != &groupBody || !c.merge->isBeforeInBlock(last) ||
       c.merge.getCoords() != c.read.getCoords() || c.merge.getValid() != c.read.getValid() ||
-      !addsItsArguments(c.merge.getCombine()))
+      !isAdd(singleBinaryCombine(c.merge.getCombine().front())))
     return fail("the partials are not added into the sum at the group's top level, at the same coordinates");
   for (Operation &op : groupBody)
     if (isa<ForOp>(op)) {
