@@ -120,7 +120,8 @@ def fa_fwd_ws(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
               CAUSAL: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_D: gl.constexpr, STAGES: gl.constexpr,
               LPT: gl.constexpr, PACK: gl.constexpr, CONSUMER_REGS: gl.constexpr, HEAD_MAJOR: gl.constexpr,
               PINGPONG: gl.constexpr, SECTION: gl.constexpr, ONE: gl.constexpr, num_warps: gl.constexpr):
-    BLOCK_M: gl.constexpr = 128
+    # ONE: one consumer partition of num_warps warps over all BLOCK_M = 16 * num_warps rows
+    BLOCK_M: gl.constexpr = 16 * num_warps if ONE else 128
     dtype: gl.constexpr = q_desc.dtype
     PM: gl.constexpr = BLOCK_M // PACK
     # HEAD_MAJOR: a head's query blocks run next to each other (its K/V stay in L2); else one query
@@ -185,7 +186,7 @@ def fa_fwd_ws(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
     bars = (q_bar, k_ready, v_ready, k_empty, v_empty, turn)
     c = qk_scale * 1.4426950408889634
     if ONE:
-        # one consumer partition of 8 warps over all 128 rows, one loader warp
+        # one consumer partition over all rows, one loader warp
         gl.warp_specialize([
             (_consumer, (o_desc, q_smem, k_smem, v_smem, bars, q_row, p0, S, n_tiles, n_full, c, 0, False, CAUSAL, PACK,
                          PM, BLOCK_N, HEAD_D, STAGES)),
@@ -204,15 +205,18 @@ def fa_fwd_ws(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
 
 
 def attention(q, k, v, causal, BLOCK_N=128, STAGES=2, LPT=True, PACK=1, HEAD_MAJOR=False, PINGPONG=False, SECTION=0,
-              ONE=False, regs=240, maxnreg=168, scale=None):
+              ONE=0, regs=240, maxnreg=168, scale=None):
+    """ONE: 0 (two 64-row consumer warpgroups), 8 (one 8-warp consumer, 128 rows) or 4 (one warpgroup,
+    64 rows, two programs per multiprocessor where they fit)."""
     import torch
     B, H, S, D = q.shape
     HKV, T = k.shape[1], k.shape[2]
-    PM = 128 // PACK
+    BLOCK_M = 16 * ONE if ONE else 128
+    PM = BLOCK_M // PACK
     assert S % PM == 0 and T % BLOCK_N == 0 and (PACK == 1 or PACK == H // HKV)
     dt = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}[q.dtype]
     o = torch.empty_like(q)
-    box = min(PM, 128 if ONE else 64)
+    box = min(PM, BLOCK_M if ONE else 64)
     ql = gl.NVMMASharedLayout.get_default_for([PM, D], dt)
     ol = gl.NVMMASharedLayout.get_default_for([box, D], dt)
     kl = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D], dt)
@@ -229,6 +233,6 @@ def attention(q, k, v, causal, BLOCK_N=128, STAGES=2, LPT=True, PACK=1, HEAD_MAJ
         grid = (nbh * (S // PM), )
     else:
         grid = (S // PM, nbh) if HEAD_MAJOR else (nbh, S // PM)
-    fa_fwd_ws[grid](qd, kd, vd, od, scale, H, HKV, S, T, causal, BLOCK_N, D, STAGES, LPT, PACK, regs, HEAD_MAJOR, PINGPONG, SECTION, ONE,
-                    num_warps=8 if ONE else 4, maxnreg=maxnreg)
+    fa_fwd_ws[grid](qd, kd, vd, od, scale, H, HKV, S, T, causal, BLOCK_N, D, STAGES, LPT, PACK, regs, HEAD_MAJOR, PINGPONG, SECTION, bool(ONE),
+                    num_warps=ONE if ONE else 4, maxnreg=maxnreg)
     return o

@@ -4,6 +4,7 @@ full) beside SDPA's default / cuDNN / flash backends and tessel's defaults, in o
     TESSEL_BIN=... PYTHONPATH=python:bench:examples python3 probe.py OUT.json [configs]"""
 import json
 import math
+import os
 import sys
 
 import torch
@@ -12,6 +13,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import gluon_fa
 import gluon_fa_ws
+import gluon_fa_persistent
 from run_bench import nonzero, timed
 
 
@@ -26,17 +28,21 @@ def sdpa(q, k, v, causal, backend=None):
 
 
 def run_cfg(cfg, q, k, v, causal, G):
-    """ws:BN,ST,LPT,PACK[,HEAD_MAJOR,PINGPONG,SECTION,ONE] -> gluon_fa_ws; BM,BN,ST,W,LPT,PACK[,HEAD_MAJOR] -> gluon_fa."""
+    """ps:ST,PACK,SECTION -> gluon_fa_persistent; ws:BN,ST,LPT,PACK[,HEAD_MAJOR,PINGPONG,SECTION,ONE] -> gluon_fa_ws; BM,BN,ST,W,LPT,PACK[,HEAD_MAJOR] -> gluon_fa."""
+    if cfg[0] == "ps:":
+        st, pack, sec = cfg[1:]
+        return gluon_fa_persistent.attention(q, k, v, causal, 128, st, G if pack else 1, sec)
     if cfg[0] == "ws:":
         bn, st, lpt, pack, hm, pp, sec, one = (cfg[1:] + (0, 0, 0, 0))[:8]
-        return gluon_fa_ws.attention(q, k, v, causal, bn, st, bool(lpt), G if pack else 1, bool(hm), bool(pp), sec, bool(one))
+        return gluon_fa_ws.attention(q, k, v, causal, bn, st, bool(lpt), G if pack else 1, bool(hm), bool(pp), sec, one,
+                                     maxnreg=128 if one == 4 else 168)
     bm, bn, st, w, lpt, pack, hm = (cfg + (0,))[:7]
     return gluon_fa.attention(q, k, v, causal, bm, bn, st, w, bool(lpt), G if pack else 1, bool(hm))
 
 
 def main():
     out = sys.argv[1]
-    configs = [(c[:3],) + tuple(int(x) for x in c[3:].split(",")) if c.startswith("ws:") else tuple(int(x) for x in c.split(","))
+    configs = [(c[:3],) + tuple(int(x) for x in c[3:].split(",")) if c[:3] in ("ws:", "ps:") else tuple(int(x) for x in c.split(","))
                for c in (sys.argv[2:] or ["128,128,2,8,1,0"])]
     res = {"checks": [], "cases": []}
     # correctness first: odd head counts, both masks, grouped and not
@@ -51,7 +57,9 @@ def main():
             err = (o.float() - ref).abs().max().item()
             res["checks"].append(dict(B=B, H=H, G=G, S=S, causal=causal, cfg=cfg, err=err, ok=err < 2e-2))
             json.dump(res, open(out, "w"), indent=1)
-            print("check", B, H, G, S, causal, cfg, err, flush=True)
+            print("check", B, H, G, S, causal, cfg, err, "ok" if err < 2e-2 else "FAIL", flush=True)
+    if os.environ.get("CHECKS_ONLY") == "1":
+        return
     import tessel  # noqa: F401
     import attention_kernels as AK
     import tessel.language as T
@@ -73,7 +81,8 @@ def main():
             row[name] = dict(err=err, ms=ms, TFLOPs=(flops / ms / 1e9) if ms else None)
             print(kind, name, row[name], flush=True)
         for cfg in configs:
-            if (cfg[4] if cfg[0] == "ws:" else cfg[5]) and G == 1:
+            packed = cfg[2] if cfg[0] == "ps:" else cfg[4] if cfg[0] == "ws:" else cfg[5]
+            if packed and G == 1:
                 continue
             rec("gluon_" + "_".join(map(str, cfg)), lambda: run_cfg(cfg, q, k, v, causal, G))
         rec("sdpa_default", sdpa(q, k, v, causal))
