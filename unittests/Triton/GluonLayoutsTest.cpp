@@ -1,4 +1,4 @@
-//===- GluonLayoutsTest.cpp - layouts a Gluon spelling must decide --------===//
+//===- GluonLayoutsTest.cpp - what a Gluon spelling must decide -----------===//
 //
 // The inference of GluonLayouts.h on an online-softmax key loop shaped like
 // the one construction and the physical passes leave for attention (the
@@ -6,11 +6,13 @@
 // contraction into a rescaled accumulator), and on a loop no contraction
 // reaches (its carry takes the blocked default); then on the attention suite
 // kernel (examples/kir/attention.mlir) as the whole pipeline leaves it for the
-// Triton provider.
+// Triton provider. The fold-source streams and loader slice of GluonStreams.h
+// on the same two kernels.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Target/Triton/GluonLayouts.h"
+#include "tessel/Target/Triton/GluonStreams.h"
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
 #include "tessel/Pipeline/Pipeline.h"
@@ -92,6 +94,48 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 }
 )mlir";
 
+// A key loop whose trip count is read from data: a box stream in a loop bounded by an element
+// of a loaded fragment (a count the consumers compute), which a loader cannot replay.
+constexpr const char *kDataBound = R"mlir(
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @bound(%K: !pgpu.view<f16, [T, D], in>, %N: !pgpu.view<i32, [C], in>, %Q: !pgpu.view<f16, [S, D], in>,
+                     %O: !pgpu.view<f32, [S, T], out>)
+      attributes {params = [#pgpu.param<"BS", [64], 64>, #pgpu.param<"BT", [64], 64>, #pgpu.param<"BD", [128], 128>]} {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %zh = arith.constant 0.0 : f16
+      %zi = arith.constant 0 : i32
+      %t = arith.constant true
+      %bt = pgpu.param "BT" : index
+      %qi = pgpu.splat %c0 : index -> !pgpu.fragment<index, [BS, BD]>
+      %q = pgpu.load %Q[%qi, %qi] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [S, D], in>[!pgpu.fragment<index, [BS, BD]>, !pgpu.fragment<index, [BS, BD]>] -> !pgpu.fragment<f16, [BS, BD]>
+      %ni = pgpu.splat %c0 : index -> !pgpu.fragment<index, [BS]>
+      %counts = pgpu.load %N[%ni] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [C], in>[!pgpu.fragment<index, [BS]>] -> !pgpu.fragment<i32, [BS]>
+      %n32 = pgpu.extract %counts[%c0] : !pgpu.fragment<i32, [BS]> -> i32
+      %n = pgpu.cast %n32 : i32 to index
+      %a0 = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+      %r = pgpu.for %c0 to %n step %bt iter_args(%a0 : !pgpu.fragment<f32, [BS, BT]>) -> !pgpu.fragment<f32, [BS, BT]> {
+      ^bb0(%k0: index, %acc: !pgpu.fragment<f32, [BS, BT]>):
+        %rows = pgpu.iota %k0 : !pgpu.fragment<index, [BT]>
+        %cols = pgpu.iota %c0 : !pgpu.fragment<index, [BD]>
+        %ri = pgpu.broadcast %rows dims [0] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BT, BD]>
+        %ci = pgpu.broadcast %cols dims [1] : !pgpu.fragment<index, [BD]> -> !pgpu.fragment<index, [BT, BD]>
+        %k = pgpu.load %K[%ri, %ci] valid %t : i1 fill %zh : f16 : !pgpu.view<f16, [T, D], in>[!pgpu.fragment<index, [BT, BD]>, !pgpu.fragment<index, [BT, BD]>] -> !pgpu.fragment<f16, [BT, BD]>
+        %kt = pgpu.transpose %k [1, 0] : !pgpu.fragment<f16, [BT, BD]> -> !pgpu.fragment<f16, [BD, BT]>
+        %s = pgpu.contract %q, %kt, %acc reduce([1], [0]) batch([], [])
+            : !pgpu.fragment<f16, [BS, BD]>, !pgpu.fragment<f16, [BD, BT]>, !pgpu.fragment<f32, [BS, BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        pgpu.yield %s : !pgpu.fragment<f32, [BS, BT]>
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+)mlir";
+
 struct GluonLayouts : ::testing::Test {
   GluonLayouts() { context.loadDialect<pgpu::PGPUDialect, arith::ArithDialect>(); }
   pgpu::KernelOp parse(const char *text) {
@@ -101,6 +145,20 @@ struct GluonLayouts : ::testing::Test {
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
+
+/// The attention suite kernel as the whole pipeline leaves it for the Triton provider.
+OwningOpRef<ModuleOp> attentionForTriton(MLIRContext &context) {
+  context.loadDialect<kir::KIRDialect, pgpu::PGPUDialect, arith::ArithDialect>();
+  OwningOpRef<ModuleOp> m =
+      parseSourceFile<ModuleOp>(TESSEL_SOURCE_DIR "/examples/kir/attention.mlir", ParserConfig(&context));
+  if (!m)
+    return m;
+  PassManager pm(&context);
+  buildPipeline(pm, Stage::Triton);
+  if (failed(pm.run(*m)))
+    return {};
+  return m;
+}
 
 TEST_F(GluonLayouts, FoldLoopAnchorsOnItsContractions) {
   pgpu::KernelOp kernel = parse(kFoldLoop);
@@ -199,12 +257,8 @@ TEST_F(GluonLayouts, InferenceIsDeterministic) {
 // converts as a row vector; the output carried from one key interval's loop into the next is in
 // the same layout).
 TEST_F(GluonLayouts, AttentionSuiteKernel) {
-  context.loadDialect<kir::KIRDialect>();
-  module = parseSourceFile<ModuleOp>(TESSEL_SOURCE_DIR "/examples/kir/attention.mlir", ParserConfig(&context));
+  module = attentionForTriton(context);
   ASSERT_TRUE(module);
-  PassManager pm(&context);
-  buildPipeline(pm, Stage::Triton);
-  ASSERT_TRUE(succeeded(pm.run(*module)));
   auto kernels = module->getOps<pgpu::KernelOp>();
   ASSERT_FALSE(kernels.empty());
   pgpu::KernelOp kernel = *kernels.begin();
@@ -248,5 +302,61 @@ TEST_F(GluonLayouts, AttentionSuiteKernel) {
     EXPECT_LE(type.getRank(), 1u) << plan.describe(plan.of(c.use->get())) << " -> " << plan.describe(c.to) << " at "
                                   << owner->getName().getStringRef().str() << " operand " << c.use->getOperandNumber();
   }
+}
+
+// Every key loop of attention streams its key tile (read transposed by the scores' contraction)
+// and its value tile; the loader slice holds those loops and the control and scalars around them,
+// never a fragment, never a contraction, never a store.
+TEST_F(GluonLayouts, AttentionStreamsKeysAndValues) {
+  module = attentionForTriton(context);
+  ASSERT_TRUE(module);
+  pgpu::KernelOp kernel = *module->getOps<pgpu::KernelOp>().begin();
+  triton::gluon::StreamPlan plan = triton::gluon::StreamPlan::plan(kernel);
+  EXPECT_FALSE(plan.refusal) << *plan.refusal;
+  unsigned keys = 0, values = 0;
+  for (const triton::gluon::Stream &s : plan.streams) {
+    EXPECT_TRUE(plan.loader.contains(s.loop));
+    (s.view ? keys : values)++;
+  }
+  EXPECT_GE(keys, 2u);
+  EXPECT_EQ(keys, values);
+  EXPECT_GT(plan.loader.size(), 0u);
+  for (Operation *op : plan.loader) {
+    EXPECT_FALSE((isa<pgpu::ContractOp, pgpu::StoreOp, pgpu::LoadOp>(op))) << op->getName().getStringRef().str();
+    if (op->getNumRegions())
+      continue; // a loop or if the loader runs for its control, not its fragment carries
+    for (Value r : op->getResults())
+      EXPECT_FALSE(isa<pgpu::FragmentType>(r.getType())) << op->getName().getStringRef().str();
+  }
+  // Every loop holding a stream is in the slice with everything around it.
+  for (const triton::gluon::Stream &s : plan.streams)
+    for (Operation *p = s.loop; p && !isa<pgpu::KernelOp>(p); p = p->getParentOp())
+      EXPECT_TRUE(plan.loader.contains(p)) << p->getName().getStringRef().str();
+}
+
+// Must not fire: the fold loop above reads its tiles through splat coordinates (no box), so there
+// is nothing to stream and no loader.
+TEST_F(GluonLayouts, NoBoxNoStream) {
+  pgpu::KernelOp kernel = parse(kFoldLoop);
+  ASSERT_TRUE(kernel);
+  triton::gluon::StreamPlan plan = triton::gluon::StreamPlan::plan(kernel);
+  EXPECT_TRUE(plan.streams.empty());
+  EXPECT_TRUE(plan.loader.empty());
+  EXPECT_FALSE(plan.refusal);
+}
+
+// Refused: the key tile is a stream (a box read transposed by the contraction), but the loop around
+// it runs to a bound read from a loaded fragment; the plan names the loop's bound and no loader.
+TEST_F(GluonLayouts, DataBoundLoopIsRefused) {
+  pgpu::KernelOp kernel = parse(kDataBound);
+  ASSERT_TRUE(kernel);
+  triton::gluon::StreamPlan plan = triton::gluon::StreamPlan::plan(kernel);
+  ASSERT_EQ(plan.streams.size(), 1u);
+  EXPECT_TRUE(plan.streams[0].view);
+  ASSERT_TRUE(plan.refusal);
+  EXPECT_NE(plan.refusal->find("fragment"), std::string::npos);
+  ASSERT_TRUE(plan.refusedAt);
+  EXPECT_TRUE(isa<pgpu::LoadOp>(plan.refusedAt)) << plan.refusedAt->getName().getStringRef().str();
+  EXPECT_TRUE(plan.loader.empty());
 }
 } // namespace
