@@ -34,6 +34,44 @@ def _softmax_step(s, m, l, c, mask_rows, mask_cols, MASK: gl.constexpr):
 
 
 @gluon.jit
+def _block(bh, pid_m, H, HKV, S, T, CAUSAL: gl.constexpr, PACK: gl.constexpr, PM: gl.constexpr,
+           BLOCK_N: gl.constexpr):
+    """Query block `pid_m` of `bh` ((b, h); (b, kv head) with PACK > 1, its PACK query heads' PM
+    positions each) in the 2-d [rows, D] views: (q_row of its first head, kv_row, p0 its first position,
+    n_tiles key tiles to walk, n_full of them every row sees whole)."""
+    if PACK == 1:
+        b = bh // H
+        h = bh % H
+        kvh = h // (H // HKV)
+    else:
+        b = bh // HKV
+        kvh = bh % HKV
+        h = kvh * PACK
+    p0 = pid_m * PM
+    q_row = (b * H + h) * S + p0
+    kv_row = (b * HKV + kvh) * T
+    if CAUSAL:
+        hi = gl.minimum(p0 + PM, T)
+        n_full = p0 // BLOCK_N
+    else:
+        hi = T
+        n_full = T // BLOCK_N
+    n_tiles = gl.cdiv(hi, BLOCK_N)
+    return q_row, kv_row, p0, n_tiles, n_full
+
+
+@gluon.jit
+def _sectioned(pid, n_m, SECTION: gl.constexpr):
+    """(bh, query level) of program or work item `pid` when heads run in sections of SECTION (their K/V
+    fit in L2) and, within a section, one query block of every head after another (FA3's L2-aware
+    longest-processing-time order with the level counted heaviest first by the caller)."""
+    per = SECTION * n_m
+    sec = pid // per
+    idx = pid % per
+    return sec * SECTION + idx % SECTION, idx // SECTION
+
+
+@gluon.jit
 def fa_fwd(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
            CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_D: gl.constexpr,
            STAGES: gl.constexpr, LPT: gl.constexpr, PACK: gl.constexpr, HEAD_MAJOR: gl.constexpr,
@@ -54,17 +92,7 @@ def fa_fwd(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
         pid_m = n_m - 1 - pm
     else:
         pid_m = pm
-    if PACK == 1:
-        b = bh // H
-        h = bh % H
-        kvh = h // (H // HKV)
-    else:
-        b = bh // HKV
-        kvh = bh % HKV
-        h = kvh * PACK
-    p0 = pid_m * PM
-    q_row = (b * H + h) * S + p0
-    kv_row = (b * HKV + kvh) * T
+    q_row, kv_row, p0, n_tiles, n_full = _block(bh, pid_m, H, HKV, S, T, CAUSAL, PACK, PM, BLOCK_N)
 
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
                                                        instr_shape=[16, BLOCK_N, 16])
@@ -86,14 +114,6 @@ def fa_fwd(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
         mbarrier.init(k_bars.index(i), count=1)
         mbarrier.init(v_bars.index(i), count=1)
     fence_async_shared()
-
-    if CAUSAL:
-        hi = gl.minimum(p0 + PM, T)
-        n_full = p0 // BLOCK_N   # tiles every row sees whole
-    else:
-        hi = T
-        n_full = T // BLOCK_N
-    n_tiles = gl.cdiv(hi, BLOCK_N)
 
     mbarrier.expect(q_bar, PACK * q_desc.block_type.nbytes)
     for g in gl.static_range(PACK):

@@ -10,37 +10,15 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 from triton.experimental.gluon.language.nvidia.hopper import (tma, mbarrier, fence_async_shared,
                                                               warpgroup_mma, warpgroup_mma_wait)
-from gluon_fa import _softmax_step
+from gluon_fa import _block, _sectioned, _softmax_step
 
 
 @gluon.jit
 def _item(item, H, HKV, S, T, CAUSAL: gl.constexpr, PACK: gl.constexpr, PM: gl.constexpr,
           BLOCK_N: gl.constexpr, SECTION: gl.constexpr):
     n_m = gl.cdiv(S, PM)
-    per = SECTION * n_m
-    sec = item // per
-    idx = item % per
-    bh = sec * SECTION + idx % SECTION
-    pid_m = n_m - 1 - idx // SECTION
-    if PACK == 1:
-        b = bh // H
-        h = bh % H
-        kvh = h // (H // HKV)
-    else:
-        b = bh // HKV
-        kvh = bh % HKV
-        h = kvh * PACK
-    p0 = pid_m * PM
-    q_row = (b * H + h) * S + p0
-    kv_row = (b * HKV + kvh) * T
-    if CAUSAL:
-        hi = gl.minimum(p0 + PM, T)
-        n_full = p0 // BLOCK_N
-    else:
-        hi = T
-        n_full = T // BLOCK_N
-    n_tiles = gl.cdiv(hi, BLOCK_N)
-    return q_row, kv_row, p0, n_tiles, n_full
+    bh, level = _sectioned(item, n_m, SECTION)
+    return _block(bh, n_m - 1 - level, H, HKV, S, T, CAUSAL, PACK, PM, BLOCK_N)
 
 
 @gluon.jit

@@ -10,7 +10,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 from triton.experimental.gluon.language.nvidia.hopper import (tma, mbarrier, fence_async_shared,
                                                               warpgroup_mma, warpgroup_mma_wait)
-from gluon_fa import _softmax_step
+from gluon_fa import _block, _sectioned, _softmax_step
 
 
 @gluon.jit
@@ -130,12 +130,7 @@ def fa_fwd_ws(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
     if SECTION > 0:
         # heads in sections of SECTION (their K/V fit in L2); within a section one query block of
         # every head, heaviest level first (FA3's L2-aware longest-processing-time order)
-        pid = gl.program_id(0)
-        per = SECTION * n_m
-        sec = pid // per
-        idx = pid % per
-        bh = sec * SECTION + idx % SECTION
-        pm = idx // SECTION
+        bh, pm = _sectioned(gl.program_id(0), n_m, SECTION)
     elif HEAD_MAJOR:
         bh = gl.program_id(1)
         pm = gl.program_id(0)
@@ -146,24 +141,7 @@ def fa_fwd_ws(q_desc, k_desc, v_desc, o_desc, qk_scale, H, HKV, S, T,
         pid_m = n_m - 1 - pm
     else:
         pid_m = pm
-    if PACK == 1:
-        b = bh // H
-        h = bh % H
-        kvh = h // (H // HKV)
-    else:
-        b = bh // HKV
-        kvh = bh % HKV
-        h = kvh * PACK
-    p0 = pid_m * PM
-    q_row = (b * H + h) * S + p0
-    kv_row = (b * HKV + kvh) * T
-    if CAUSAL:
-        hi = gl.minimum(p0 + PM, T)
-        n_full = p0 // BLOCK_N
-    else:
-        hi = T
-        n_full = T // BLOCK_N
-    n_tiles = gl.cdiv(hi, BLOCK_N)
+    q_row, kv_row, p0, n_tiles, n_full = _block(bh, pid_m, H, HKV, S, T, CAUSAL, PACK, PM, BLOCK_N)
 
     q_smem = gl.allocate_shared_memory(dtype, [BLOCK_M, HEAD_D], q_desc.layout)
     k_smem = gl.allocate_shared_memory(dtype, [STAGES, BLOCK_N, HEAD_D], k_desc.layout)
