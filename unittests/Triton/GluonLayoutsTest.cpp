@@ -24,6 +24,8 @@
 #include "mlir/Parser/Parser.h"
 #include <gtest/gtest.h>
 
+#include "KernelFixture.h"
+
 using namespace mlir;
 using namespace tessel;
 
@@ -136,15 +138,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 }
 )mlir";
 
-struct GluonLayouts : ::testing::Test {
-  GluonLayouts() { context.loadDialect<pgpu::PGPUDialect, arith::ArithDialect>(); }
-  pgpu::KernelOp parse(const char *text) {
-    module = parseSourceString<ModuleOp>(text, ParserConfig(&context));
-    return module ? *module->getOps<pgpu::KernelOp>().begin() : pgpu::KernelOp();
-  }
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
+struct GluonLayouts : tessel::testing::KernelFixture {};
 
 /// The attention suite kernel as the whole pipeline leaves it for the Triton provider.
 OwningOpRef<ModuleOp> attentionForTriton(MLIRContext &context) {
@@ -316,7 +310,7 @@ TEST_F(GluonLayouts, AttentionStreamsKeysAndValues) {
   unsigned keys = 0, values = 0;
   for (const triton::gluon::Stream &s : plan.streams) {
     EXPECT_TRUE(plan.loader.contains(s.loop));
-    (s.view ? keys : values)++;
+    (s.transpose ? keys : values)++;
   }
   EXPECT_GE(keys, 2u);
   EXPECT_EQ(keys, values);
@@ -352,7 +346,7 @@ TEST_F(GluonLayouts, DataBoundLoopIsRefused) {
   ASSERT_TRUE(kernel);
   triton::gluon::StreamPlan plan = triton::gluon::StreamPlan::plan(kernel);
   ASSERT_EQ(plan.streams.size(), 1u);
-  EXPECT_TRUE(plan.streams[0].view);
+  EXPECT_TRUE(plan.streams[0].transpose);
   ASSERT_TRUE(plan.refusal);
   EXPECT_NE(plan.refusal->find("fragment"), std::string::npos);
   ASSERT_TRUE(plan.refusedAt);

@@ -15,6 +15,8 @@
 #include "mlir/Parser/Parser.h"
 #include <gtest/gtest.h>
 
+#include "KernelFixture.h"
+
 #include <map>
 
 using namespace mlir;
@@ -59,15 +61,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 }
 )mlir";
 
-struct Resources : ::testing::Test {
-  Resources() { context.loadDialect<pgpu::PGPUDialect, arith::ArithDialect>(); }
-  pgpu::KernelOp parse(const char *text) {
-    module = parseSourceString<ModuleOp>(text, ParserConfig(&context));
-    return module ? *module->getOps<pgpu::KernelOp>().begin() : pgpu::KernelOp();
-  }
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
+struct Resources : tessel::testing::KernelFixture {};
 
 TEST_F(Resources, SpaceIsTheProductOfTheDeclaredDomains) {
   pgpu::KernelOp kernel = parse(kTiledGemm);

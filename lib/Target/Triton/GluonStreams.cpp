@@ -107,13 +107,13 @@ StreamPlan StreamPlan::plan(Operation *kernel) {
     if (!loop || !box)
       return;
     Value v = load.getResult();
-    Operation *view = nullptr;
+    Operation *transpose = nullptr;
     if (v.hasOneUse())
       if (auto t = dyn_cast<pgpu::TransposeOp>(*v.getUsers().begin()); t && onlyRightOperand(t.getResult()))
-        view = t;
-    if (!view && !onlyRightOperand(v))
+        transpose = t;
+    if (!transpose && !onlyRightOperand(v))
       return;
-    plan.streams.push_back({load, *box, loop, view});
+    plan.streams.push_back({load, *box, loop, transpose});
   });
   if (plan.streams.empty())
     return plan;

@@ -40,7 +40,7 @@ struct Stream {
   mlir::Operation *load;    // the box load (pgpu.load)
   TileAccess box;           // its box
   mlir::Operation *loop;    // the innermost pgpu.for holding it
-  mlir::Operation *view;    // the transpose its contractions read, or null
+  mlir::Operation *transpose; // the transpose its contractions read, or null
 };
 
 struct StreamPlan {
