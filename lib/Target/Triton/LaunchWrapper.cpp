@@ -101,8 +101,25 @@ std::string goParams(const LaunchWrapperSpec &spec) {
 }
 
 /// A descriptor argument made on the host when `on` (the TMA switch's value) holds, else None.
-std::string descriptor(const LaunchArg &a, llvm::StringRef on) {
-  return llvm::formatv("(_tdesc({0}, {1}) if {2} else None)", a.name, a.host, on).str();
+std::string descriptor(const LaunchArg &a, llvm::StringRef on, bool gluon) {
+  return llvm::formatv("({0}({1}, {2}) if {3} else None)", gluon ? "_gdesc" : "_tdesc", a.name, a.host, on).str();
+}
+
+/// The JIT function a launch calls: the Gluon kernel where the binding has one and `on` (the TMA
+/// switch's value) holds, else the Triton kernel.
+std::string kernelFunction(const LaunchWrapperSpec &spec, llvm::StringRef on) {
+  std::string triton = "_" + spec.kernel + "_kernel";
+  if (spec.gluon.empty())
+    return triton;
+  return llvm::formatv("({0} if {1} else {2})", spec.gluon, on, triton).str();
+}
+
+/// The launch's configuration keywords; the Gluon kernel's register cap where it launches (`on`).
+std::string launchConfig(const LaunchWrapperSpec &spec, llvm::StringRef on) {
+  std::string config = llvm::formatv("num_warps={0}, num_stages={1}", spec.warps, spec.stages);
+  if (!spec.gluon.empty() && spec.gluonRegs > 0)
+    config += llvm::formatv(", maxnreg=({0} if {1} else None)", spec.gluonRegs, on).str();
+  return config;
 }
 
 /// The kernel arguments inside a plan's launch: fixed ones are the binder's `_a<i>`; views are
@@ -118,7 +135,7 @@ std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
     case LaunchArg::Descriptor:
       // Direct: the launcher's expanded form, kept by `_x<i>` while the view's address stays.
       parts.push_back(direct ? llvm::formatv("*_x{0}({1}, _p_{1})", i, a.name).str()
-                             : descriptor(a, spec.tmaArg));
+                             : descriptor(a, spec.tmaArg, !spec.gluon.empty()));
       break;
     }
   }
@@ -183,7 +200,7 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   for (auto [i, a] : llvm::enumerate(spec.args))
     if (a.kind == LaunchArg::Fixed)
       fixed.push_back(locals[i]);
-  std::string config = llvm::formatv("num_warps={0}, num_stages={1}", spec.warps, spec.stages);
+  std::string config = launchConfig(spec, spec.tmaArg);
 
   os << "\n\n_" << k << "_plans = {}  # plan key -> (launch, byte span of each view): see " << k << "\n";
   SmallVector<std::string> keywords(spec.keywords.begin(), spec.keywords.end());
@@ -206,9 +223,10 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
     os << "    if " << spec.tmaArg << ":\n        _tma_allocator()\n";
     for (auto [i, a] : llvm::enumerate(spec.args))
       if (a.kind == LaunchArg::Descriptor)
-        os << "        " << locals[i] << " = _tdesc(" << a.name << ", " << a.host << ")\n";
+        os << "        " << locals[i] << " = " << (spec.gluon.empty() ? "_tdesc(" : "_gdesc(") << a.name << ", "
+           << a.host << ")\n";
   }
-  os << "    _compiled = _" << k << "_kernel[_grid](" << llvm::join(locals, ", ") << (locals.empty() ? "" : ", ")
+  os << "    _compiled = " << kernelFunction(spec, spec.tmaArg) << "[_grid](" << llvm::join(locals, ", ") << (locals.empty() ? "" : ", ")
      << config << ")\n"
      << "    if _compiled is None and not _interpreting():\n"
      << "        return None\n"
@@ -264,7 +282,7 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   for (auto [i, a] : llvm::enumerate(spec.args))
     if (a.kind == LaunchArg::Descriptor)
       os << "        _x" << i << " = _HostDesc(_descs[" << described++ << "] if " << spec.tmaArg << " else None, "
-         << a.host << ", " << spec.tmaArg << ")\n";
+         << a.host << ", " << spec.tmaArg << (spec.gluon.empty() ? "" : ", _gdesc") << ")\n";
   os << "\n"
      << "        def _go(" << params << "):\n"
      << "            _s = _stream(_dev)\n";
@@ -282,7 +300,7 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "                _" << k << "_checked(" << forward(spec) << ")\n"
      << "                return\n";
   prologue("            ", "None");
-  std::string launch = "_" + k + "_kernel[(_grid, 1, 1)](" + goArgs(spec, false) + (spec.args.empty() ? "" : ", ") +
+  std::string launch = kernelFunction(spec, spec.tmaArg) + "[(_grid, 1, 1)](" + goArgs(spec, false) + (spec.args.empty() ? "" : ", ") +
                        config + ")";
   if (tickets)
     os << "            try:\n"
@@ -382,13 +400,13 @@ void emitWarmup(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   for (const LaunchArg &a : spec.args) {
     if (!spec.tmaArg.empty() && "_a" + std::to_string(hosts.size()) == spec.tmaArg)
       tma = a.host;
-    hosts.push_back(a.kind == LaunchArg::Descriptor ? descriptor(a, "(" + tma + ")") : a.host);
+    hosts.push_back(a.kind == LaunchArg::Descriptor ? descriptor(a, "(" + tma + ")", !spec.gluon.empty()) : a.host);
   }
   os << "\n\ndef " << k << "_warmup(" << signature(spec) << "):\n"
      << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
   emitFreshWorkspace(os, spec);
-  os << "    _" << k << "_kernel.warmup(" << llvm::join(hosts, ", ") << (hosts.empty() ? "" : ", ")
-     << "grid=(1,), num_warps=" << spec.warps << ", num_stages=" << spec.stages << ")\n";
+  os << "    " << kernelFunction(spec, "(" + tma + ")") << ".warmup(" << llvm::join(hosts, ", ") << (hosts.empty() ? "" : ", ")
+     << "grid=(1,), " << launchConfig(spec, "(" + tma + ")") << ")\n";
 }
 
 } // namespace
@@ -453,13 +471,14 @@ void triton::emitLaunchPrelude(llvm::raw_ostream &os) {
      << "    \"\"\"A view's tensor descriptor in the form the compiled kernel's own launcher takes (Triton's\n"
      << "    make_tensordesc_arg of `meta`, the kernel's lowering of it), kept while the view's address stays\n"
      << "    (the plan fixes its dtype, shape and strides); (None,) where the TMA switch is off.\"\"\"\n"
-     << "    __slots__ = ('meta', 'box', 'on', 'at', 'args')\n\n"
-     << "    def __init__(self, meta, box, on):\n"
-     << "        self.meta, self.box, self.on, self.at, self.args = meta, box, on, None, (None,)\n\n"
+     << "    __slots__ = ('meta', 'box', 'on', 'at', 'args', 'make')\n\n"
+     << "    def __init__(self, meta, box, on, make=None):\n"
+     << "        self.meta, self.box, self.on, self.at, self.args = meta, box, on, None, (None,)\n"
+     << "        self.make = make or _tdesc  # _gdesc: a Gluon kernel's descriptor\n\n"
      << "    def __call__(self, t, p):\n"
      << "        if self.on and p != self.at:\n"
      << "            from triton.backends.nvidia.driver import make_tensordesc_arg\n"
-     << "            args = make_tensordesc_arg(_tdesc(t, self.box), self.meta)\n"
+     << "            args = make_tensordesc_arg(self.make(t, self.box), self.meta)\n"
      << "            if self.meta is None:  # the base tensor itself is passed: not kept\n"
      << "                return args\n"
      << "            self.at, self.args = p, args\n"

@@ -1,6 +1,8 @@
 //===- TritonLegalize.cpp - Triton capability legalization -----------------===//
 
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/Triton/Triton.h"
+#include "tessel/Target/Triton/GluonStreams.h"
 #include "tessel/Target/Triton/Resources.h"
 #include "tessel/Target/Triton/TileAccess.h"
 
@@ -368,6 +370,37 @@ void narrowHistogramBins(pgpu::KernelOp kernel) {
   pgpu::narrowHistogramBins(kernel, [](int64_t c) { return c <= kHistogramBins; }, /*keepPasses=*/false);
 }
 
+/// GLUON (Triton.h kGluonParam): declared, off by default, where the kernel has fold-source streams
+/// (GluonStreams.h) and the serializer's Gluon emission succeeds at the declared defaults. A remark
+/// says which, and why not where streams stand but no Gluon spelling does.
+void declareGluon(pgpu::KernelOp kernel) {
+  if (kernel.getParam(triton::kGluonParam))
+    return;
+  triton::gluon::StreamPlan plan = triton::gluon::StreamPlan::plan(kernel);
+  if (plan.streams.empty())
+    return;
+  bool remarks = pgpu::remarksEnabled(kernel);
+  if (plan.refusal) {
+    if (remarks)
+      emitRemark(plan.refusedAt->getLoc()) << "triton: no warp-specialized Gluon spelling: " << *plan.refusal;
+    return;
+  }
+  if (std::optional<std::pair<Operation *, std::string>> why = triton::gluonRefusal(kernel)) {
+    if (remarks)
+      emitRemark(why->first->getLoc()) << "triton: no warp-specialized Gluon spelling: " << why->second;
+    return;
+  }
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kGluonParam), {0, 1}, 0,
+                                        StringAttr::get(ctx, "triton")));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+  if (remarks)
+    emitRemark(plan.streams.front().load->getLoc())
+        << "triton: declares GLUON (off by default): a warp-specialized Gluon spelling streams "
+        << plan.streams.size() << " tile load(s) through TMA rings from a loader warp";
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
@@ -428,6 +461,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       chooseFmaTileDefaults(kernel);
       chooseContractionDefaults(kernel);
       chooseLaneDefaults(kernel);
+      declareGluon(kernel);
     }
     // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.
     // Construction may hold several copies of one KIR op (a guarded fast path and its fallback);

@@ -15,6 +15,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/Triton/Triton.h"
+#include "tessel/Target/Triton/GluonLayouts.h"
+#include "tessel/Target/Triton/GluonStreams.h"
 #include "tessel/Target/Triton/LaunchWrapper.h"
 #include "tessel/Target/Triton/Resources.h"
 #include "tessel/Target/Triton/TileAccess.h"
@@ -32,6 +34,7 @@
 
 using namespace mlir;
 using namespace tessel;
+namespace gluon = tessel::triton::gluon;
 
 namespace {
 std::string tritonType(Type t) {
@@ -46,6 +49,25 @@ std::string tritonType(Type t) {
   return "";
 }
 
+/// The per-thread register cap (`maxnreg`) of a warp-specialized Gluon program whose consumer is
+/// `warps` warps and whose rings take `ringBytes` of shared memory; 0 leaves the compiler's own.
+/// Triton pads the program's warps (the consumer's plus the loader's one) to whole warpgroups, and
+/// ptxas, uncapped, gives every thread up to 255 registers: a one-warpgroup consumer's program
+/// (8 warps with the padding) then holds an SM's 65536 registers alone. Capped to share them with a
+/// second program, where the rings of two programs fit the SM's 228 KB of shared memory with room
+/// for the rest (a box's staging, the layout conversions' scratch): measured on the H200, the
+/// generated grouped-query attention at 64 x 64 tiles reached 431 TFLOP/s capped at 128, 292 at the
+/// compiler's 255 and 297 at 160 (one program per SM either way; attention_session19). Larger
+/// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357).
+int64_t gluonRegisterCap(int64_t warps, int64_t ringBytes) {
+  constexpr int64_t kRegisters = 65536, kSharedBytes = 228 * 1024, kOtherBytes = 16 * 1024;
+  if (warps > 4 || 2 * (ringBytes + kOtherBytes) > kSharedBytes)
+    return 0;
+  int64_t threads = llvm::alignTo(warps + 1, 4) * 32;
+  int64_t cap = kRegisters / (2 * threads) / 8 * 8;
+  return cap < 255 ? cap : 0;
+}
+
 using wrapper::floatLiteral;
 using wrapper::torchType;
 
@@ -54,6 +76,8 @@ public:
   Serializer(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &params, llvm::raw_ostream &os)
       : kernel(kernel), params(params), os(os) {}
   LogicalResult run();
+  /// Gluon emission without output (gluonRefusal): why it fails, where.
+  std::optional<std::pair<Operation *, std::string>> gluonDryRun();
 
 private:
   std::string name(Value v) {
@@ -64,7 +88,20 @@ private:
     names[v] = n;
     return n;
   }
-  void line(int indent, const Twine &text) { *out << std::string(4 * indent, ' ') << text << "\n"; }
+  void line(int indent, const Twine &text) {
+    if (mode == Mode::Triton) {
+      *out << std::string(4 * indent, ' ') << text << "\n";
+      return;
+    }
+    // A partition of the Gluon spelling: the same text in Gluon's dialect.
+    std::optional<std::string> g = glSpelling(text.str());
+    if (!g) {
+      (void)unsupported(currentOp ? currentOp : kernel.getOperation(), "no Gluon spelling of `" + text.str() + "`");
+      return;
+    }
+    *out << std::string(4 * indent, ' ') << *g << "\n";
+  }
+  Operation *currentOp = nullptr;
   /// The static extents of a fragment (parameters are bound at serialization).
   SmallVector<int64_t> shapeOf(Type type) {
     SmallVector<int64_t> shape;
@@ -84,6 +121,8 @@ private:
   FailureOr<std::string> combineFunction(Region &combine);
   LogicalResult emitBlock(Block &block, int indent);
   LogicalResult emitOp(Operation &op, int indent);
+  /// `op`'s spelling (emitOp's, after the checks and the Gluon partitions' own cases).
+  LogicalResult emitSpelling(Operation &op, int indent);
   /// The device expression of a value (a name, or a literal for constants).
   std::string expr(Value v);
   /// The host (wrapper) spelling of a LaunchExpr value.
@@ -108,8 +147,92 @@ private:
   /// value text for stores; none when the access is not a box or its block is not one TMA moves.
   std::optional<std::string> descriptorAccess(Operation *op);
   LogicalResult unsupported(Operation *op, StringRef why) {
+    if (mode != Mode::Triton || dryRun) { // the Gluon spelling is a choice: its refusal is not an error
+      if (!gluonWhy)
+        gluonWhy = {op, "'" + op->getName().getStringRef().str() + "': " + why.str()};
+      return failure();
+    }
     return op->emitError() << "the Triton serializer has no spelling for '" << op->getName() << "': " << why;
   }
+
+  // --- the warp-specialized Gluon spelling (GLUON=1; Triton.h kGluonParam) ---------------------
+  // The program is spelled twice more, as the two partitions of one Gluon kernel: the loader (the
+  // stream plan's slice, GluonStreams.h) issues each stream's TMA copies into a STAGES-deep ring and
+  // the consumer (the whole program, in the layouts of GluonLayouts.h) waits for each slot, reads it
+  // with wgmma and releases it after its last contraction.
+  enum class Mode { Triton, Consumer, Loader };
+  Mode mode = Mode::Triton;
+  /// A `tl.` spelling as Gluon's `gl.` one (tl.PropagateNan stays), or none where it calls what gl
+  /// does not have (libdevice, Triton-only helpers).
+  std::optional<std::string> glSpelling(const std::string &text);
+  /// `text` in the mode's dialect, failing (unsupported) at `op` where Gluon has no spelling.
+  FailureOr<std::string> spelled(Operation *op, const std::string &text) {
+    if (mode == Mode::Triton)
+      return text;
+    std::optional<std::string> g = glSpelling(text);
+    if (!g)
+      return unsupported(op, "no Gluon spelling of `" + text + "`");
+    return *g;
+  }
+  /// The constexpr name of a distributed layout in the partition being spelled (declared at its top).
+  std::string layoutName(const gluon::Layout &l, Value v);
+  /// `, layout=<name>` where the plan fixes `v`'s layout, else "" (Gluon's AutoLayout).
+  std::string layoutArg(Value v) {
+    std::string l = assigned.lookup(v);
+    return l.empty() ? "" : ", layout=" + l;
+  }
+  /// Spells the plan's conversions of `op`'s operands into locals its spelling then reads.
+  void convertOperands(Operation *op, int indent);
+  /// Whether the loader partition defines `v` (a value its slice computes, a constant, an argument).
+  bool loaderHas(Value v);
+  LogicalResult emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operation *> entry);
+  LogicalResult emitPartition(Mode m, pgpu::ProgramSpaceOp space, ArrayRef<Operation *> entry, std::string &text);
+  /// The Gluon spelling of a contraction and of a stream's load (either partition).
+  LogicalResult emitGluonContract(pgpu::ContractOp c, int indent);
+  LogicalResult emitStreamLoad(pgpu::LoadOp load, int indent);
+  /// The Gluon descriptor parameter of a box access (registered once per view and box; boxOf), or a
+  /// refusal at `op`.
+  FailureOr<std::string> gluonDescriptor(Operation *op, const triton::TileAccess &tile);
+  /// A shared-memory `view` of a box as `fragment` reads it: unit axes dropped, transposed where the
+  /// fragment walks the view's axes the other way round.
+  std::string planeView(const triton::TileAccess &tile, Value fragment, std::string view);
+  /// The box's first element, per view axis.
+  std::string boxOrigin(const triton::TileAccess &tile);
+  /// A consumer's box load or store that is no stream: one TMA copy through shared memory.
+  LogicalResult emitBoxAccess(Operation *op, int indent);
+  /// Every fragment of the consumer in a named layout (no AutoLayout: Gluon resolves an automatic
+  /// value used in two layouts as a conflict). The plan's (GluonLayouts.h: contractions, their
+  /// reductions, carries) where it fixes one; else, walking the program backwards, the layout its
+  /// first user demands of it (demand); else a blocked layout. Reductions and scans take their
+  /// input's (sliced), set as they are spelled. A use whose demand differs converts.
+  void assignLayouts();
+  /// The layout `use`'s user needs its operand in ("" for any), from the user's assigned layouts.
+  std::string demand(OpOperand &use);
+  std::string blockedName(unsigned rank);
+  std::string sliceName(int64_t dim, const std::string &parent);
+  /// A transpose read only as contractions' right operands: a view of the shared copy of its operand.
+  DenseMap<Value, Value> deferredTranspose;
+  DenseMap<Value, std::string> assigned;
+  DenseMap<Operation *, unsigned> programOrder;
+
+  std::optional<gluon::LayoutPlan> gluonLayouts;
+  std::optional<gluon::StreamPlan> gluonStreams;
+  DenseMap<Value, std::string> overrides;            // the current op's converted operands
+  DenseMap<Operation *, unsigned> streamOf;          // a stream's load -> its ring
+  SmallVector<std::string> streamDescriptor;         // each ring's descriptor parameter
+  DenseMap<Value, std::string> sharedView;           // a stream's tile (or its transpose) -> the slot's view
+  DenseMap<Operation *, SmallVector<std::string>> releases; // a contraction -> the slots it frees
+  SmallVector<std::pair<std::string, std::string>> partitionLayouts; // (name, spelling) of this partition
+  std::optional<std::pair<Operation *, std::string>> gluonWhy;
+  DenseMap<Operation *, std::pair<std::string, std::string>> boxOf; // a TMA access -> (descriptor, box shape)
+  llvm::DenseSet<Operation *> consumerDead;  // what only TMA accesses' element coordinates needed
+  bool dryRun = false;
+  DenseMap<Operation *, std::string> guardOf; // a launch-fact `if` -> its constexpr (spelled once per kernel)
+  std::string gluonText, gluonLoader;        // the consumer's and the loader's bodies, when this binding has them
+  SmallVector<std::string> gluonRings;       // per ring: its allocation lines in the Gluon kernel
+  int64_t gluonRingBytes = 0;                 // the rings' shared memory, all slots
+  /// (guard constexpr, value): launch-fact guards whose other side the Gluon spelling leaves out.
+  SmallVector<std::pair<std::string, bool>> gluonNeeds;
   int64_t param(StringRef n) {
     auto it = params.find(n);
     if (it != params.end())
@@ -171,6 +294,11 @@ private:
 } // namespace
 
 std::string Serializer::expr(Value v) {
+  if (auto it = overrides.find(v); it != overrides.end())
+    return it->second;
+  if (mode == Mode::Loader && !loaderHas(v) && !gluonWhy)
+    gluonWhy = {v.getDefiningOp() ? v.getDefiningOp() : kernel.getOperation(),
+                "the loader partition would need a value its slice does not compute"};
   if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
     if (auto i = dyn_cast<IntegerAttr>(c.getValue())) {
       if (c.getType().isIndex())
@@ -240,7 +368,7 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
     for (Attribute a : declared)
       binding[cast<pgpu::ParamAttr>(a).getName().getValue()] = param(cast<pgpu::ParamAttr>(a).getName().getValue());
     if (!staging->storesStagedAt(binding)) {
-      if (pgpu::remarksEnabled(op) && remarked.insert(op->getLoc().getAsOpaquePointer()).second)
+      if (!dryRun && pgpu::remarksEnabled(op) && remarked.insert(op->getLoc().getAsOpaquePointer()).second)
         emitRemark(op->getLoc()) << "triton: the tile store keeps the pointer spelling: staged for TMA the program "
                                     "would need "
                                  << staging->sharedAt(binding) << " bytes of shared memory (the target has "
@@ -315,7 +443,7 @@ FailureOr<std::string> Serializer::combineFunction(Region &combine) {
   std::string text;
   llvm::raw_string_ostream stream(text);
   out = &stream;
-  line(0, "@triton.jit");
+  line(0, mode == Mode::Triton ? "@triton.jit" : "@gluon.jit");
   line(0, "def " + fn + "(" + llvm::join(params, ", ") + "):");
   std::string savedOrigin = lastOrigin;
   LogicalResult ok = emitBlock(block, 1);
@@ -348,6 +476,43 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
   // The provider verifier's facts (Capabilities.cpp): the serializer spells only what passes it.
   if (std::optional<std::string> issue = triton::spellingIssue(&op))
     return unsupported(&op, *issue);
+  if (mode == Mode::Loader && !gluonStreams->loader.contains(&op) && !streamOf.count(&op))
+    return success(); // the consumers' work
+  currentOp = &op;
+  if (mode != Mode::Triton) {
+    if (mode == Mode::Consumer)
+      convertOperands(&op, indent);
+    LogicalResult done = success();
+    bool spelledHere = true;
+    if (mode == Mode::Consumer && consumerDead.contains(&op))
+      ; // read only by what TMA copies spell as box origins
+    else if (auto c = dyn_cast<pgpu::ContractOp>(op))
+      done = emitGluonContract(c, indent);
+    else if (mode == Mode::Consumer && boxOf.count(&op))
+      done = emitBoxAccess(&op, indent);
+    else if (auto l = dyn_cast<pgpu::LoadOp>(op); l && streamOf.count(l))
+      done = emitStreamLoad(l, indent);
+    else if (auto t = dyn_cast<pgpu::TransposeOp>(op); t && sharedView.count(t.getOperand()))
+      sharedView[t.getResult()] = sharedView.lookup(t.getOperand()) + ".permute((1, 0))"; // a view of the slot
+    else if (mode == Mode::Consumer && isa<pgpu::TransposeOp>(op) && deferredTranspose.count(op.getResult(0)))
+      ; // spelled by its contractions, as a view of their shared copy
+    else if (isa<pgpu::ExtractOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AtomicRMWOp, pgpu::ScatterReduceOp,
+                 pgpu::LastProgramOp, pgpu::WhileOp, pgpu::ForeachOp, pgpu::BufferLoadOp, pgpu::BufferStoreOp,
+                 pgpu::HistogramOp>(op))
+      done = unsupported(&op, "not spelled in a warp-specialized Gluon partition yet");
+    else
+      spelledHere = false;
+    if (spelledHere) {
+      overrides.clear();
+      return failure(failed(done) || gluonWhy);
+    }
+  }
+  LogicalResult spelledOp = emitSpelling(op, indent);
+  overrides.clear();
+  return failure(failed(spelledOp) || (mode != Mode::Triton && gluonWhy));
+}
+
+LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
   auto assign = [&](Value result, const Twine &rhs) { line(indent, name(result) + " = " + rhs); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<arith::ConstantOp>([&](arith::ConstantOp) { return success(); }) // spelled at each use
@@ -421,7 +586,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
           return failure();
         std::string pointer = "tl.load(" + *addr + ", mask=" + expr(load.getValid()) + ", other=" +
                               expr(load.getFill()) + ")";
-        if (std::optional<std::string> box = descriptorAccess(&op)) {
+        // (A Gluon partition reads what is not a stream through pointers.)
+        if (std::optional<std::string> box = mode == Mode::Triton ? descriptorAccess(&op) : std::nullopt) {
           // Both spellings; the wrapper picks (USE_TMA) by TMA's alignment rules at launch.
           line(indent, "if USE_TMA:");
           line(indent + 1, name(load.getResult()) + " = " + *box);
@@ -437,7 +603,8 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         if (failed(addr))
           return failure();
         std::string pointer = "tl.store(" + *addr + ", " + expr(store.getValue()) + ", mask=" + expr(store.getValid()) + ")";
-        if (std::optional<std::string> box = descriptorAccess(&op)) {
+        // (A Gluon partition reads what is not a stream through pointers.)
+        if (std::optional<std::string> box = mode == Mode::Triton ? descriptorAccess(&op) : std::nullopt) {
           line(indent, "if USE_TMA:");
           line(indent + 1, *box);
           line(indent, "else:");
@@ -492,22 +659,34 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       })
       .Case<pgpu::ForOp>([&](pgpu::ForOp f) -> LogicalResult {
         Block &b = f.getBody().front();
-        // Carries are one variable each: the region argument, the yield and the result.
+        // Carries are one variable each: the region argument, the yield and the result. The loader
+        // partition carries only what its slice computes (the scalars its bounds and origins need).
+        auto carried = [&](unsigned i) {
+          return mode != Mode::Loader || (!isa<pgpu::FragmentType>(f.getResult(i).getType()) &&
+                                          loaderHas(f.getInits()[i]) &&
+                                          loaderHas(b.getTerminator()->getOperand(i)));
+        };
         for (auto [i, init] : llvm::enumerate(f.getInits())) {
           std::string carry = name(f.getResult(i));
           names[b.getArgument(i + 1)] = carry;
-          line(indent, carry + " = " + expr(init));
+          if (carried(i))
+            line(indent, carry + " = " + expr(init));
         }
-        bool flatten = triton::isInstanceWalk(f) && kernel.getParam(triton::kFlattenParam) &&
+        bool flatten = mode == Mode::Triton && triton::isInstanceWalk(f) && kernel.getParam(triton::kFlattenParam) &&
                        param(triton::kFlattenParam) == 1;
         line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten ? "tl.range(" : "range(") +
                          expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) +
                          (flatten ? ", flatten=True):" : "):"));
         if (failed(emitBlock(b, indent + 1)))
           return failure();
+        if (mode == Mode::Consumer)
+          convertOperands(b.getTerminator(), indent + 1);
         for (auto [i, y] : llvm::enumerate(b.getTerminator()->getOperands()))
-          line(indent + 1, name(f.getResult(i)) + " = " + expr(y));
-        if (b.getOperations().size() == 1 && f.getInits().empty())
+          if (carried(i))
+            line(indent + 1, name(f.getResult(i)) + " = " + expr(y));
+        overrides.clear();
+        // (A partition's loop may spell nothing of its body: Python needs a statement.)
+        if ((b.getOperations().size() == 1 && f.getInits().empty()) || mode != Mode::Triton)
           line(indent + 1, "pass");
         return success();
       })
@@ -578,16 +757,18 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) {
-        assign(i.getResult(), "tl.arange(0, " + std::to_string(extentOf(i.getType())) + ") + " + expr(i.getBase()));
+        assign(i.getResult(), "tl.arange(0, " + std::to_string(extentOf(i.getType())) +
+                                  (mode == Mode::Consumer ? layoutArg(i.getResult()) : "") + ") + " + expr(i.getBase()));
         return success();
       })
       .Case<pgpu::SplatOp>([&](pgpu::SplatOp sp) -> LogicalResult {
         Type element = sp.getOperand().getType();
         std::string dtype = tritonType(element), shape = shapeList(sp.getType());
+        std::string layout = mode == Mode::Consumer ? layoutArg(sp.getResult()) : "";
         if (element.isInteger(1))
-          assign(sp.getResult(), "tl.full(" + shape + ", 0, tl.int1) | " + expr(sp.getOperand()));
+          assign(sp.getResult(), "tl.full(" + shape + ", 0, tl.int1" + layout + ") | " + expr(sp.getOperand()));
         else
-          assign(sp.getResult(), "tl.zeros(" + shape + ", " + dtype + ") + " + expr(sp.getOperand()));
+          assign(sp.getResult(), "tl.zeros(" + shape + ", " + dtype + layout + ") + " + expr(sp.getOperand()));
         return success();
       })
       .Case<pgpu::BroadcastOp>([&](pgpu::BroadcastOp br) -> LogicalResult {
@@ -597,6 +778,15 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         SmallVector<std::string> index;
         for (unsigned a = 0; a < rank; ++a)
           index.push_back(llvm::is_contained(dims, int64_t(a)) ? ":" : "None");
+        if (mode != Mode::Triton && dims.size() + 1 < rank)
+          return unsupported(&op, "a Gluon broadcast adds one axis at a time (expand_dims of a slice layout)");
+        if (mode != Mode::Triton) {
+          // Gluon has no broadcast_to: broadcast against zeros of the result's shape and layout.
+          std::string dtype = tritonType(pgpu::elementTypeOf(br.getType()));
+          assign(br.getResult(), "gl.broadcast(" + expr(br.getOperand()) + "[" + llvm::join(index, ", ") + "], gl.zeros(" +
+                                     shapeList(br.getType()) + ", " + dtype + layoutArg(br.getResult()) + "))[0]");
+          return success();
+        }
         assign(br.getResult(), "tl.broadcast_to(" + expr(br.getOperand()) + "[" + llvm::join(index, ", ") + "], " +
                                    shapeList(br.getType()) + ")");
         return success();
@@ -661,6 +851,9 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         std::string in = inputs.size() == 1 ? inputs[0] : "(" + llvm::join(inputs, ", ") + ")";
         line(indent, llvm::join(results, ", ") + " = tl.reduce(" + in + ", " + std::to_string(r.getAxes()[0]) + ", " +
                          *fn + ")");
+        if (mode == Mode::Consumer) // a reduction's result is its input's layout without the axis
+          for (Value v : r.getResults())
+            assigned[v] = sliceName(r.getAxes()[0], assigned.lookup(r.getInputs()[0]));
         return success();
       })
       .Case<pgpu::HistogramOp>([&](pgpu::HistogramOp h) -> LogicalResult {
@@ -687,6 +880,9 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         std::string lhs = llvm::join(results, ", ");
         line(indent, lhs + " = tl.associative_scan(" + in + ", 0, " + *fn +
                          (sc.getReverse() ? ", reverse=True)" : ")"));
+        if (mode == Mode::Consumer)
+          for (Value v : sc.getResults())
+            assigned[v] = assigned.lookup(sc.getInputs()[0]);
         if (sc.getCarries().empty())
           return success();
         // The carry enters before the first member: combine(carry, prefix) lane-wise.
@@ -750,32 +946,677 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
         if (i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
           host = launchFact(i.getCondition());
         if (host) {
-          condition = "_G" + std::to_string(guards.size());
-          guards.push_back({condition, "bool(" + *host + ")"});
-          if (wrapper::splitsOffContractFreeBranch(i))
-            elementwiseGuards.push_back({i, !wrapper::contracts(i.getThenRegion())});
+          // One constexpr per guard, whichever spelling (Triton's, a Gluon partition's) meets it first.
+          std::string &known = guardOf[i];
+          if (known.empty()) {
+            known = "_G" + std::to_string(guards.size());
+            guards.push_back({known, "bool(" + *host + ")"});
+            if (wrapper::splitsOffContractFreeBranch(i))
+              elementwiseGuards.push_back({i, !wrapper::contracts(i.getThenRegion())});
+          }
+          condition = known;
         }
+        // The loader partition yields only what its slice computes.
+        auto yielded = [&](Block &block, unsigned k) {
+          return mode != Mode::Loader ||
+                 (!isa<pgpu::FragmentType>(i.getResult(k).getType()) && loaderHas(block.getTerminator()->getOperand(k)));
+        };
+        auto branch = [&](Block &block) -> LogicalResult {
+          if (failed(emitBlock(block, indent + 1)))
+            return failure();
+          if (mode == Mode::Consumer)
+            convertOperands(block.getTerminator(), indent + 1);
+          for (auto [k, y] : llvm::enumerate(block.getTerminator()->getOperands()))
+            if (yielded(block, k))
+              line(indent + 1, name(i.getResult(k)) + " = " + expr(y));
+          overrides.clear();
+          if ((block.getOperations().size() == 1 && i.getNumResults() == 0) || mode != Mode::Triton)
+            line(indent + 1, "pass");
+          return success();
+        };
+        // A Gluon partition's launch-fact branch it cannot spell is left to the Triton kernel: the
+        // branch asserts at compile time (a constexpr guard compiles only the side taken) and the
+        // wrapper launches the Gluon kernel only where the guard takes the other side (gluonNeeds).
+        std::optional<std::pair<Operation *, std::string>> stubbed;
+        auto guarded = [&](Block &block, bool side) -> LogicalResult {
+          if (mode == Mode::Triton || !host)
+            return branch(block);
+          std::string text;
+          llvm::raw_string_ostream stream(text);
+          llvm::raw_string_ostream *saved = out;
+          out = &stream;
+          LogicalResult ok = branch(block);
+          out = saved;
+          if (succeeded(ok) && !gluonWhy) {
+            *out << text;
+            return success();
+          }
+          if (!gluonWhy)
+            return failure();
+          std::string why = gluonWhy->second;
+          if (llvm::is_contained(gluonNeeds, std::make_pair(condition, side))) {
+            gluonWhy = stubbed; // neither side has a Gluon spelling: the guard's `if` has none (the first reason)
+            return failure();
+          }
+          stubbed = gluonWhy;
+          gluonWhy.reset();
+          if (!llvm::is_contained(gluonNeeds, std::make_pair(condition, !side)))
+            gluonNeeds.push_back({condition, !side});
+          std::replace(why.begin(), why.end(), '"', '\'');
+          line(indent + 1, "gl.static_assert(False, \"launched only where " + condition + " is " +
+                               (side ? "False" : "True") + ": " + why + "\")");
+          return success();
+        };
         line(indent, "if " + condition + ":");
-        Block &thenBlock = i.getThenRegion().front();
-        if (failed(emitBlock(thenBlock, indent + 1)))
+        if (failed(guarded(i.getThenRegion().front(), true)))
           return failure();
-        for (auto [k, y] : llvm::enumerate(thenBlock.getTerminator()->getOperands()))
-          line(indent + 1, name(i.getResult(k)) + " = " + expr(y));
-        if (thenBlock.getOperations().size() == 1 && i.getNumResults() == 0)
-          line(indent + 1, "pass");
         if (!i.getElseRegion().empty()) {
           line(indent, "else:");
-          Block &elseBlock = i.getElseRegion().front();
-          if (failed(emitBlock(elseBlock, indent + 1)))
+          if (failed(guarded(i.getElseRegion().front(), false)))
             return failure();
-          for (auto [k, y] : llvm::enumerate(elseBlock.getTerminator()->getOperands()))
-            line(indent + 1, name(i.getResult(k)) + " = " + expr(y));
-          if (elseBlock.getOperations().size() == 1 && i.getNumResults() == 0)
-            line(indent + 1, "pass");
         }
         return success();
       })
       .Default([&](Operation *other) { return unsupported(other, "not supported by this serializer yet"); });
+}
+
+//===----------------------------------------------------------------------===//
+// The warp-specialized Gluon spelling (GLUON=1)
+//===----------------------------------------------------------------------===//
+
+std::optional<std::string> Serializer::glSpelling(const std::string &text) {
+  // What Gluon 3.6's `gl` namespace holds of the `tl.` functions and dtypes the spellings use.
+  static const llvm::StringSet<> known = {
+      "abs",     "arange",  "associative_scan", "broadcast", "cast",    "cdiv",    "ceil",    "cos",
+      "div_rn",  "erf",     "exp",              "exp2",      "fdiv",    "floor",   "fma",     "full",
+      "load",    "log",     "log2",             "maximum",   "minimum", "permute", "program_id",
+      "num_programs", "reduce", "reshape",      "rsqrt",     "sin",     "sqrt",    "sqrt_rn", "store",
+      "where",   "zeros",   "umulhi",           "float16",   "bfloat16", "float32", "float64", "int1",
+      "int8",    "int16",   "int32",            "int64",     "uint8",   "uint16",  "uint32",  "uint64"};
+  StringRef t(text);
+  if (t.contains("libdevice") || t.contains("_tanh_approx"))
+    return std::nullopt;
+  auto identChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string result;
+  for (size_t i = 0; i < text.size();) {
+    bool boundary = i == 0 || !(identChar(text[i - 1]) || text[i - 1] == '.');
+    if (boundary && t.substr(i).starts_with("tl.")) {
+      size_t j = i + 3;
+      while (j < text.size() && identChar(text[j]))
+        ++j;
+      std::string ident = text.substr(i + 3, j - i - 3);
+      if (ident == "PropagateNan") // not re-exported by gl; the enum is Triton's
+        result += "tl." + ident;
+      else if (known.contains(ident))
+        result += "gl." + ident;
+      else
+        return std::nullopt;
+      i = j;
+      continue;
+    }
+    result += text[i++];
+  }
+  return result;
+}
+
+std::string Serializer::layoutName(const gluon::Layout &l, Value v) {
+  using K = gluon::Layout::Kind;
+  int64_t warps = param(triton::kWarpsParam);
+  std::string text;
+  auto bits = [](Operation *c) {
+    return pgpu::elementTypeOf(cast<pgpu::ContractOp>(c).getLhs().getType()).getIntOrFloatBitWidth();
+  };
+  switch (l.kind) {
+  case K::Accumulator: {
+    // wgmma: each warp 16 rows of the [M, N] accumulator, instruction K = 256 bits of operand.
+    int64_t n = shapeOf(cast<pgpu::ContractOp>(l.contract).getResult().getType())[1];
+    text = llvm::formatv("gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[{0}, 1], instr_shape=[16, {1}, {2}])",
+                         warps, n, 256 / bits(l.contract))
+               .str();
+    break;
+  }
+  case K::Operand:
+    text = llvm::formatv("gl.DotOperandLayout(operand_index=0, parent={0}, k_width={1})",
+                         layoutName(gluon::Layout::accumulator(l.contract), v), 32 / bits(l.contract))
+               .str();
+    break;
+  case K::Slice:
+    text = llvm::formatv("gl.SliceLayout({0}, {1})", l.dim, layoutName(gluon::Layout::accumulator(l.contract), v)).str();
+    break;
+  case K::Blocked:
+  case K::Shared:
+  case K::Auto: {
+    // A blocked layout over the value's rank: a warp along the last axis, the warps along the first.
+    unsigned rank = cast<pgpu::FragmentType>(v.getType()).getRank();
+    SmallVector<std::string> size, threads, warpsPer, order;
+    for (unsigned d = 0; d < rank; ++d) {
+      size.push_back("1");
+      threads.push_back(d + 1 == rank ? "32" : "1");
+      warpsPer.push_back(d == 0 ? std::to_string(warps) : "1");
+      order.push_back(std::to_string(rank - 1 - d));
+    }
+    text = "gl.BlockedLayout([" + llvm::join(size, ", ") + "], [" + llvm::join(threads, ", ") + "], [" +
+           llvm::join(warpsPer, ", ") + "], [" + llvm::join(order, ", ") + "])";
+    break;
+  }
+  }
+  for (auto &[n, spelled] : partitionLayouts)
+    if (spelled == text)
+      return n;
+  std::string n = "_L" + std::to_string(partitionLayouts.size());
+  partitionLayouts.push_back({n, text});
+  return n;
+}
+
+void Serializer::convertOperands(Operation *op, int indent) {
+  for (OpOperand &use : op->getOpOperands()) {
+    Value v = use.get();
+    if (!isa<pgpu::FragmentType>(v.getType()) || overrides.count(v) || sharedView.count(v))
+      continue;
+    std::string want = demand(use), have = assigned.lookup(v);
+    if (want.empty() || have.empty() || want == have)
+      continue;
+    std::string local = "_c" + std::to_string(next++);
+    line(indent, local + " = gl.convert_layout(" + expr(v) + ", " + want + ")");
+    overrides[v] = local;
+  }
+}
+
+std::string Serializer::blockedName(unsigned rank) {
+  // A blocked layout: a warp along the last axis, the warps along the first.
+  SmallVector<std::string> size, threads, warpsPer, order;
+  for (unsigned d = 0; d < rank; ++d) {
+    size.push_back("1");
+    threads.push_back(d + 1 == rank ? "32" : "1");
+    warpsPer.push_back(d == 0 ? std::to_string(param(triton::kWarpsParam)) : "1");
+    order.push_back(std::to_string(rank - 1 - d));
+  }
+  std::string text = "gl.BlockedLayout([" + llvm::join(size, ", ") + "], [" + llvm::join(threads, ", ") + "], [" +
+                     llvm::join(warpsPer, ", ") + "], [" + llvm::join(order, ", ") + "])";
+  for (auto &[n, spelled] : partitionLayouts)
+    if (spelled == text)
+      return n;
+  std::string n = "_L" + std::to_string(partitionLayouts.size());
+  partitionLayouts.push_back({n, text});
+  return n;
+}
+
+std::string Serializer::sliceName(int64_t dim, const std::string &parent) {
+  std::string text = "gl.SliceLayout(" + std::to_string(dim) + ", " + parent + ")";
+  for (auto &[n, spelled] : partitionLayouts)
+    if (spelled == text)
+      return n;
+  std::string n = "_L" + std::to_string(partitionLayouts.size());
+  partitionLayouts.push_back({n, text});
+  return n;
+}
+
+std::string Serializer::demand(OpOperand &use) {
+  Operation *user = use.getOwner();
+  Value v = use.get();
+  auto sliceOf = [&](int64_t d, const std::string &parent) { return sliceName(d, parent); };
+  return llvm::TypeSwitch<Operation *, std::string>(user)
+      .Case<pgpu::BinaryOp, pgpu::UnaryOp, pgpu::CmpOp, pgpu::SelectOp, pgpu::CastOp, pgpu::BitcastOp>(
+          [&](Operation *) { return assigned.lookup(user->getResult(0)); })
+      .Case([&](pgpu::BroadcastOp b) -> std::string {
+        std::string r = assigned.lookup(b.getResult());
+        ArrayRef<int64_t> dims = b.getDims();
+        unsigned rank = cast<pgpu::FragmentType>(b.getType()).getRank();
+        if (r.empty() || dims.size() == rank)
+          return r;
+        for (int64_t d = 0; d < int64_t(rank); ++d)
+          if (!llvm::is_contained(dims, d))
+            return sliceOf(d, r); // one added axis (checked where spelled)
+        return "";
+      })
+      .Case<pgpu::LoadOp, pgpu::GatherOp>([&](Operation *) { return assigned.lookup(user->getResult(0)); })
+      .Case<pgpu::StoreOp, pgpu::ScatterOp>([&](Operation *) -> std::string {
+        if (boxOf.count(user))
+          return ""; // shared memory takes any layout
+        return blockedName(cast<pgpu::FragmentType>(v.getType()).getRank());
+      })
+      .Case([&](pgpu::ContractOp c) -> std::string {
+        if (use.get() == c.getRhs())
+          return "";
+        gluon::Layout l = gluonLayouts->of(use.get() == c.getLhs() ? c.getLhs() : c.getAcc());
+        if (use.get() == c.getLhs())
+          return layoutName(gluon::Layout::operand(gluonLayouts->of(c.getResult()).contract), c.getLhs());
+        return l.isConcrete() ? layoutName(l, c.getAcc()) : assigned.lookup(c.getResult());
+      })
+      .Case([&](pgpu::ReduceOp r) -> std::string {
+        // Every input in the first's layout.
+        return use.getOperandNumber() == 0 ? "" : assigned.lookup(r.getInputs()[0]);
+      })
+      .Case([&](pgpu::ForOp f) -> std::string {
+        unsigned n = use.getOperandNumber(), inits = f->getNumOperands() - f.getInits().size();
+        return n < inits ? "" : assigned.lookup(f.getResult(n - inits));
+      })
+      .Case([&](pgpu::YieldOp y) -> std::string {
+        Operation *parent = y->getParentOp();
+        if (isa<pgpu::ForOp, pgpu::IfOp>(parent))
+          return assigned.lookup(parent->getResult(use.getOperandNumber()));
+        return "";
+      })
+      .Default([&](Operation *) { return std::string(); });
+}
+
+void Serializer::assignLayouts() {
+  assigned.clear();
+  programOrder.clear();
+  deferredTranspose.clear();
+  kernel.walk([&](pgpu::TransposeOp t) {
+    Value r = t.getResult();
+    if (!r.use_empty() && cast<pgpu::FragmentType>(r.getType()).getRank() == 2 &&
+        llvm::all_of(r.getUses(), [&](OpOperand &u) {
+          auto c = dyn_cast<pgpu::ContractOp>(u.getOwner());
+          return c && u.get() == c.getRhs() && c.getLhs() != r;
+        }))
+      deferredTranspose[r] = t.getOperand();
+  });
+  SmallVector<Operation *> ops;
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    programOrder[op] = ops.size();
+    ops.push_back(op);
+  });
+  auto fromPlan = [&](Value v) -> std::string {
+    gluon::Layout l = gluonLayouts->of(v);
+    if (!l.isConcrete() || l.kind == gluon::Layout::Kind::Shared)
+      return "";
+    return l.kind == gluon::Layout::Kind::Blocked ? blockedName(cast<pgpu::FragmentType>(v.getType()).getRank())
+                                                 : layoutName(l, v);
+  };
+  auto choose = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!isa<pgpu::FragmentType>(v.getType()) || (def && (streamOf.count(def) || deferredTranspose.count(v))))
+      return; // in shared memory
+    if (auto t = dyn_cast_or_null<pgpu::TransposeOp>(def); t && t.getOperand().getDefiningOp() &&
+                                                          streamOf.count(t.getOperand().getDefiningOp()))
+      return;
+    std::string l = fromPlan(v);
+    if (l.empty()) {
+      // The first user's demand, in program order (deterministic).
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &u : v.getUses())
+        if (!consumerDead.contains(u.getOwner()))
+          uses.push_back(&u);
+      llvm::sort(uses, [&](OpOperand *a, OpOperand *b) {
+        unsigned x = programOrder.lookup(a->getOwner()), y = programOrder.lookup(b->getOwner());
+        return x != y ? x < y : a->getOperandNumber() < b->getOperandNumber();
+      });
+      for (OpOperand *u : uses)
+        if (!(l = demand(*u)).empty())
+          break;
+    }
+    if (l.empty())
+      l = blockedName(cast<pgpu::FragmentType>(v.getType()).getRank());
+    assigned[v] = l;
+  };
+  for (Operation *op : llvm::reverse(ops)) {
+    if (consumerDead.contains(op) || isa<pgpu::ReduceOp, pgpu::ScanOp>(op))
+      continue; // reductions and scans: from their inputs, as spelled
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        for (BlockArgument arg : b.getArguments())
+          if (isa<pgpu::ForOp>(op))
+            choose(arg); // carries (plan) and nothing else: an induction variable is a scalar
+    for (Value r : op->getResults())
+      choose(r);
+  }
+  // A loop's carry takes its result's layout (the region argument, the yield and the result are one
+  // variable).
+  kernel.walk([&](pgpu::ForOp f) {
+    for (unsigned i = 0; i < f.getInits().size(); ++i)
+      if (assigned.count(f.getResult(i)))
+        assigned[f.getBody().front().getArgument(i + 1)] = assigned.lookup(f.getResult(i));
+  });
+}
+
+bool Serializer::loaderHas(Value v) {
+  if (v.getDefiningOp<arith::ConstantOp>())
+    return true;
+  auto scalarCarry = [&](Value init) { return !isa<pgpu::FragmentType>(v.getType()) && loaderHas(init); };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (owner == kernel.getOperation() || isa<pgpu::ProgramSpaceOp>(owner))
+      return true;
+    if (!gluonStreams->loader.contains(owner))
+      return false;
+    if (auto f = dyn_cast<pgpu::ForOp>(owner); f && arg.getArgNumber() > 0)
+      return scalarCarry(f.getInits()[arg.getArgNumber() - 1]);
+    return true; // an induction variable, an execution group's coordinate
+  }
+  Operation *def = v.getDefiningOp();
+  if (!gluonStreams->loader.contains(def))
+    return false;
+  if (auto f = dyn_cast<pgpu::ForOp>(def))
+    return scalarCarry(f.getInits()[cast<OpResult>(v).getResultNumber()]);
+  if (auto i = dyn_cast<pgpu::IfOp>(def)) {
+    unsigned k = cast<OpResult>(v).getResultNumber();
+    for (Region *r : {&i.getThenRegion(), &i.getElseRegion()})
+      if (!r->empty() && !loaderHas(r->front().getTerminator()->getOperand(k)))
+        return false;
+    return !isa<pgpu::FragmentType>(v.getType());
+  }
+  return true;
+}
+
+namespace {
+/// The contractions reading a stream's tile (directly or through its transpose), all in its block
+/// (checked by emitGluon), and the last of them in program order: it frees the slot.
+Operation *lastReader(const gluon::Stream &s) {
+  Value read = s.transpose ? s.transpose->getResult(0) : s.load->getResult(0);
+  Operation *last = nullptr;
+  for (Operation *user : read.getUsers())
+    if (!last || last->isBeforeInBlock(user))
+      last = user;
+  return last;
+}
+} // namespace
+
+LogicalResult Serializer::emitStreamLoad(pgpu::LoadOp load, int indent) {
+  unsigned i = streamOf.lookup(load);
+  const gluon::Stream &s = *llvm::find_if(gluonStreams->streams, [&](const gluon::Stream &x) { return x.load == load; });
+  std::string r = std::to_string(i), n = "_n" + r, slot = "_s" + std::to_string(next++);
+  std::string stages = std::to_string(std::max<int64_t>(param(triton::kStagesParam), 2));
+  line(indent, slot + " = " + n + " % " + stages);
+  if (mode == Mode::Loader) {
+    SmallVector<std::string> at;
+    for (unsigned axis = 0; axis < s.box.dimOf.size(); ++axis) {
+      Value offset = s.box.offsets[axis];
+      at.push_back(offset ? expr(offset) + " + " + expr(s.box.starts[axis]) : expr(s.box.starts[axis]));
+    }
+    const std::string &desc = streamDescriptor[i];
+    line(indent, "mbarrier.wait(_empty" + r + ".index(" + slot + "), ((" + n + " // " + stages + ") & 1) ^ 1)");
+    line(indent, "mbarrier.expect(_ready" + r + ".index(" + slot + "), " + desc + ".block_type.nbytes)");
+    line(indent, "tma.async_copy_global_to_shared(" + desc + ", [" + llvm::join(at, ", ") + "], _ready" + r +
+                     ".index(" + slot + "), _ring" + r + ".index(" + slot + "))");
+  } else {
+    line(indent, "mbarrier.wait(_ready" + r + ".index(" + slot + "), (" + n + " // " + stages + ") & 1)");
+    // The slot as the fragment reads it: the box's unit axes dropped, transposed where the fragment
+    // walks the view's axes the other way round.
+    SmallVector<int64_t> shape = shapeOf(load.getType());
+    std::string view = "_ring" + r + ".index(" + slot + ")";
+    SmallVector<unsigned, 2> walked = s.box.walked();
+    bool transposed = s.box.dimOf[walked[0]] == 1;
+    if (s.box.dimOf.size() > 2)
+      view += llvm::formatv(".reshape([{0}, {1}])", shape[s.box.dimOf[walked[0]]], shape[s.box.dimOf[walked[1]]]).str();
+    if (transposed)
+      view += ".permute((1, 0))";
+    sharedView[load.getResult()] = view;
+    releases[lastReader(s)].push_back("mbarrier.arrive(_empty" + r + ".index(" + slot + "), count=1)");
+  }
+  line(indent, n + " = " + n + " + 1");
+  return success();
+}
+
+LogicalResult Serializer::emitGluonContract(pgpu::ContractOp c, int indent) {
+  Type lhsType = pgpu::elementTypeOf(c.getLhs().getType()), rhsType = pgpu::elementTypeOf(c.getRhs().getType());
+  if (!(lhsType.isF16() || lhsType.isBF16()) || rhsType != lhsType || !pgpu::elementTypeOf(c.getType()).isF32())
+    return unsupported(c, "warpgroup_mma is spelled for f16 and bf16 operands with an f32 accumulator");
+  SmallVector<int64_t> lhs = shapeOf(c.getLhs().getType()), rhs = shapeOf(c.getRhs().getType());
+  int64_t warps = param(triton::kWarpsParam);
+  // wgmma: a warpgroup takes 64 rows (16 per warp), N a multiple of 8 up to 256, K a multiple of 16.
+  if (warps % 4 != 0 || lhs[0] % (16 * warps) != 0 || rhs[1] % 8 != 0 || rhs[1] > 256 || lhs[1] % 16 != 0)
+    return unsupported(c, llvm::formatv("warpgroup_mma over {0} warps does not tile [{1}, {2}] x [{2}, {3}] (rows a "
+                                        "multiple of 16 per warp, N a multiple of 8 up to 256, K of 16)",
+                                        warps, lhs[0], lhs[1], rhs[1])
+                              .str());
+  std::string b = sharedView.lookup(c.getRhs());
+  if (b.empty()) {
+    // A right operand computed in registers is staged in shared memory first (a transpose: its
+    // operand, read through a transposed view).
+    Value staged = deferredTranspose.lookup(c.getRhs());
+    bool transposed = bool(staged);
+    if (!staged)
+      staged = c.getRhs();
+    std::string dtype = tritonType(rhsType), shape = shapeList(staged.getType());
+    b = "_sm" + std::to_string(next++);
+    line(indent, b + " = gl.allocate_shared_memory(" + dtype + ", " + shape + ", gl.NVMMASharedLayout.get_default_for(" +
+                     shape + ", " + dtype + "), " + expr(staged) + ")");
+    line(indent, "fence_async_shared()");
+    if (transposed)
+      b += ".permute((1, 0))";
+  }
+  std::string result = name(c.getResult());
+  line(indent, result + " = warpgroup_mma(" + expr(c.getLhs()) + ", " + b + ", " + expr(c.getAcc()) + ", is_async=True)");
+  line(indent, result + " = warpgroup_mma_wait(num_outstanding=0, deps=(" + result + ", ))");
+  for (const std::string &release : releases.lookup(c))
+    line(indent, release);
+  return success();
+}
+
+LogicalResult Serializer::emitPartition(Mode m, pgpu::ProgramSpaceOp space, ArrayRef<Operation *> entry,
+                                        std::string &text) {
+  mode = m;
+  partitionLayouts.clear();
+  sharedView.clear();
+  releases.clear();
+  lastOrigin.clear();
+  if (m == Mode::Consumer)
+    assignLayouts();
+  std::string bodyOf;
+  llvm::raw_string_ostream stream(bodyOf);
+  llvm::raw_string_ostream *saved = out;
+  out = &stream;
+  LogicalResult ok = success();
+  for (Operation *op : entry)
+    if (failed(ok = emitOp(*op, 1)))
+      break;
+  if (succeeded(ok)) {
+    currentOp = space;
+    line(1, name(space.getBody().getArgument(0)) + " = tl.program_id(0)");
+    for (unsigned i = 0; i < streamDescriptor.size(); ++i)
+      line(1, "_n" + std::to_string(i) + " = 0  # the ring's tiles so far: its slot and phase");
+    ok = emitBlock(space.getBody().front(), 1);
+  }
+  out = saved;
+  mode = Mode::Triton;
+  if (failed(ok) || gluonWhy)
+    return failure();
+  for (auto &[n, spelled] : partitionLayouts)
+    text += "    " + n + ": gl.constexpr = " + spelled + "\n";
+  text += bodyOf;
+  return success();
+}
+
+FailureOr<std::string> Serializer::gluonDescriptor(Operation *op, const triton::TileAccess &tile) {
+  Type element = cast<pgpu::ViewType>(tile.view.getType()).getElementType();
+  if (!(element.isF16() || element.isBF16()))
+    return unsupported(op, "a Gluon box access is spelled for f16 and bf16 tiles");
+  Value fragment = isa<pgpu::LoadOp>(op) ? op->getResult(0) : cast<pgpu::StoreOp>(op).getValue();
+  SmallVector<int64_t> shape = shapeOf(fragment.getType());
+  SmallVector<std::string> box, extents, strides;
+  std::string v = name(tile.view);
+  for (unsigned axis = 0; axis < tile.dimOf.size(); ++axis) {
+    unsigned dim = tile.dimOf[axis];
+    int64_t side = dim == triton::TileAccess::kFixed ? 1 : shape[dim];
+    if (side > 256)
+      return unsupported(op, "a TMA box side is at most 256");
+    box.push_back(std::to_string(side));
+    auto extent = extentSpelling.find({tile.view, axis});
+    if (extent == extentSpelling.end())
+      return unsupported(op, "the box's view is not a kernel argument");
+    extents.push_back(extent->second);
+    strides.push_back(v + "_stride" + std::to_string(axis));
+  }
+  if (std::stoll(box.back()) * element.getIntOrFloatBitWidth() / 8 < 16)
+    return unsupported(op, "a TMA box's contiguous side is at least 16 bytes");
+  std::string boxShape = "[" + llvm::join(box, ", ") + "]";
+  std::string &desc = descriptors[v + boxShape];
+  if (desc.empty()) {
+    desc = "_desc" + std::to_string(descriptors.size() - 1);
+    descriptorText += llvm::formatv("    # {0}: {1}'s {2} boxes of shape [{3}], strides [{4}] (made on the host)\n", desc,
+                                    v, boxShape, llvm::join(extents, ", "), llvm::join(strides, ", "))
+                          .str();
+    hostDescriptors.push_back({v, boxShape});
+    if (!llvm::is_contained(describedViews, tile.view))
+      describedViews.push_back(tile.view);
+  }
+  boxOf[op] = {desc, boxShape};
+  return desc;
+}
+
+std::string Serializer::planeView(const triton::TileAccess &tile, Value fragment, std::string view) {
+  SmallVector<int64_t> shape = shapeOf(fragment.getType());
+  SmallVector<unsigned, 2> walked = tile.walked();
+  if (tile.dimOf.size() > 2)
+    view += llvm::formatv(".reshape([{0}, {1}])", shape[tile.dimOf[walked[0]]], shape[tile.dimOf[walked[1]]]).str();
+  if (tile.dimOf[walked[0]] == 1) // the fragment walks the view's axes the other way round
+    view += ".permute((1, 0))";
+  return view;
+}
+
+std::string Serializer::boxOrigin(const triton::TileAccess &tile) {
+  SmallVector<std::string> at;
+  for (unsigned axis = 0; axis < tile.dimOf.size(); ++axis) {
+    Value offset = tile.offsets[axis];
+    at.push_back(offset ? expr(offset) + " + " + expr(tile.starts[axis]) : expr(tile.starts[axis]));
+  }
+  return "[" + llvm::join(at, ", ") + "]";
+}
+
+LogicalResult Serializer::emitBoxAccess(Operation *op, int indent) {
+  triton::TileAccess tile = *triton::matchTileAccess(op);
+  auto [desc, box] = boxOf.lookup(op);
+  std::string dtype = *glSpelling(tritonType(cast<pgpu::ViewType>(tile.view.getType()).getElementType()));
+  std::string smem = "_sm" + std::to_string(next++);
+  line(indent, smem + " = gl.allocate_shared_memory(" + dtype + ", " + box + ", " + desc + ".layout)");
+  if (auto load = dyn_cast<pgpu::LoadOp>(op)) {
+    // One TMA copy (rows past the view's bounds read zero, as the box's validity says), then the tile
+    // in the layout its uses take.
+    std::string bar = "_bar" + std::to_string(next++);
+    line(indent, bar + " = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())");
+    line(indent, "mbarrier.init(" + bar + ", count=1)");
+    line(indent, "mbarrier.expect(" + bar + ", " + desc + ".block_type.nbytes)");
+    line(indent, "tma.async_copy_global_to_shared(" + desc + ", " + boxOrigin(tile) + ", " + bar + ", " + smem + ")");
+    line(indent, "mbarrier.wait(" + bar + ", 0)");
+    line(indent, name(load.getResult()) + " = " + planeView(tile, load.getResult(), smem) + ".load(" +
+                     assigned.lookup(load.getResult()) + ")");
+    return success();
+  }
+  auto store = cast<pgpu::StoreOp>(op);
+  std::string value = expr(store.getValue());
+  line(indent, planeView(tile, store.getValue(), smem) + ".store(" + value + ")");
+  line(indent, "fence_async_shared()");
+  line(indent, "tma.async_copy_shared_to_global(" + desc + ", " + boxOrigin(tile) + ", " + smem + ")");
+  line(indent, "tma.store_wait(pendings=0)");
+  return success();
+}
+
+LogicalResult Serializer::emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operation *> entry) {
+  gluonLayouts = gluon::LayoutPlan::infer(kernel);
+  gluonStreams = gluon::StreamPlan::plan(kernel);
+  mode = Mode::Consumer; // refusals below are the Gluon spelling's, not errors
+  auto refuse = [&](Operation *at, const Twine &why) {
+    (void)unsupported(at, why.str());
+    mode = Mode::Triton;
+    return failure();
+  };
+  if (gluonStreams->refusal)
+    return refuse(gluonStreams->refusedAt, *gluonStreams->refusal);
+  if (gluonStreams->streams.empty())
+    return refuse(kernel, "no fold-source stream (a box load in a loop that only feeds contractions' right operands)");
+  int64_t stages = std::max<int64_t>(param(triton::kStagesParam), 2);
+  for (const gluon::Stream &s : gluonStreams->streams) {
+    Value read = s.transpose ? s.transpose->getResult(0) : s.load->getResult(0);
+    for (Operation *user : read.getUsers())
+      if (user->getBlock() != s.load->getBlock())
+        return refuse(user, "a contraction reads a stream's tile in another block than its load (the slot's "
+                            "release point would be ambiguous)");
+    // Only right operands stream: another tile load beside a stream (a GEMM's left operand) would be a
+    // copy the consumer waits for every iteration, unpipelined, where Triton's spelling pipelines both.
+    for (Operation &other : *s.load->getBlock())
+      if (auto load = dyn_cast<pgpu::LoadOp>(other);
+          load && isa<pgpu::FragmentType>(load.getType()) &&
+          llvm::none_of(gluonStreams->streams, [&](const gluon::Stream &x) { return x.load == load; }))
+        return refuse(load, "a tile load in a streamed loop is not a stream itself (only contractions' right "
+                            "operands stream): the consumer would wait for its copy every iteration");
+    // The ring: the box's tiles, each a TMA copy of the stream's descriptor.
+    Type element = cast<pgpu::ViewType>(s.box.view.getType()).getElementType();
+    FailureOr<std::string> described = gluonDescriptor(s.load, s.box);
+    if (failed(described))
+      return failure();
+    std::string desc = *described, box = boxOf.lookup(s.load).second;
+    boxOf.erase(s.load); // a stream's load is the rings', not a box access of its own
+    // One ring per descriptor: the streams of one view and box (the key loop's copies under different
+    // guards and intervals) run one after another, in the same order in both partitions, so they share
+    // its slots and its count.
+    auto known = llvm::find(streamDescriptor, desc);
+    if (known != streamDescriptor.end()) {
+      streamOf[s.load] = known - streamDescriptor.begin();
+      continue;
+    }
+    streamOf[s.load] = streamDescriptor.size();
+    std::string r = std::to_string(streamDescriptor.size()), dtype = tritonType(element);
+    streamDescriptor.push_back(desc);
+    int64_t slot = element.getIntOrFloatBitWidth() / 8;
+    for (StringRef extent : llvm::split(StringRef(box).drop_front().drop_back(), ", "))
+      slot *= std::stoll(extent.str()); // the box's extents are constants (gluonDescriptor)
+    gluonRingBytes += stages * slot;
+    gluonRings.push_back(llvm::formatv("    _ring{0} = gl.allocate_shared_memory({1}, [{2}, {3}], {4}.layout)\n", r,
+                                       *glSpelling(dtype), stages, box.substr(1, box.size() - 2), desc)
+                             .str() +
+                         llvm::formatv("    _ready{0} = gl.allocate_shared_memory(gl.int64, [{1}, 1], "
+                                       "mbarrier.MBarrierLayout())\n",
+                                       r, stages)
+                             .str() +
+                         llvm::formatv("    _empty{0} = gl.allocate_shared_memory(gl.int64, [{1}, 1], "
+                                       "mbarrier.MBarrierLayout())\n",
+                                       r, stages)
+                             .str() +
+                         llvm::formatv("    for _i in gl.static_range({0}):\n"
+                                       "        mbarrier.init(_ready{1}.index(_i), count=1)\n"
+                                       "        mbarrier.init(_empty{1}.index(_i), count=1)\n",
+                                       stages, r)
+                             .str());
+  }
+  // The consumer's other box loads and stores are TMA copies through shared memory: their element
+  // coordinates, masks and fills are then spelled by no one (and an automatic chain that Gluon cannot
+  // anchor, or anchors two ways, is never written). Boxes Gluon cannot describe keep their pointers.
+  kernel.walk([&](Operation *op) {
+    // (Triton's reason to keep a loop-free box on pointers, keepsPointerSpelling, is Triton's own.)
+    if (!isa<pgpu::LoadOp, pgpu::StoreOp>(op) || streamOf.count(op))
+      return;
+    if (std::optional<triton::TileAccess> tile = triton::matchTileAccess(op))
+      if (failed(gluonDescriptor(op, *tile)))
+        gluonWhy.reset();
+  });
+  auto unspelledUse = [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (consumerDead.contains(user) || streamOf.count(user))
+      return true;
+    if (!boxOf.count(user))
+      return false;
+    triton::TileAccess tile = *triton::matchTileAccess(user);
+    if (auto store = dyn_cast<pgpu::StoreOp>(user); store && use.get() == store.getValue())
+      return false;
+    return !llvm::is_contained(tile.starts, use.get()) && !llvm::is_contained(tile.offsets, use.get());
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    kernel.walk<WalkOrder::PostOrder>([&](Operation *op) {
+      if (consumerDead.contains(op) ||
+          !isa<pgpu::IotaOp, pgpu::SplatOp, pgpu::BroadcastOp, pgpu::BinaryOp, pgpu::UnaryOp, pgpu::CmpOp,
+               pgpu::SelectOp, pgpu::CastOp, pgpu::BitcastOp, pgpu::TransposeOp, arith::ConstantOp, pgpu::CeilDivOp,
+               pgpu::ParamOp>(op))
+        return;
+      bool dead = llvm::all_of(op->getResults(), [&](Value r) {
+        return !r.use_empty() && llvm::all_of(r.getUses(), [&](OpOperand &u) { return unspelledUse(u); });
+      });
+      if (dead) {
+        consumerDead.insert(op);
+        changed = true;
+      }
+    });
+  }
+  mode = Mode::Triton;
+  std::string consumer, loader;
+  if (failed(emitPartition(Mode::Consumer, space, entry, consumer)) ||
+      failed(emitPartition(Mode::Loader, space, entry, loader)))
+    return failure();
+  gluonText = consumer; // the partitions' bodies: run() heads them, knowing the parameters
+  gluonLoader = loader;
+  return success();
 }
 
 LogicalResult Serializer::run() {
@@ -928,6 +1769,7 @@ LogicalResult Serializer::run() {
   // The body: launch-time values, then the program space.
   pgpu::ProgramSpaceOp space;
   int indent = 1;
+  SmallVector<Operation *> entryOps; // launch-time values, spelled again by each Gluon partition
   for (Operation &op : entry.without_terminator()) {
     if (auto ps = dyn_cast<pgpu::ProgramSpaceOp>(op)) {
       space = ps;
@@ -937,6 +1779,7 @@ LogicalResult Serializer::run() {
       continue;
     if (failed(emitOp(op, indent)))
       return failure();
+    entryOps.push_back(&op);
   }
   if (!space || space.getExtents().size() != 1)
     return kernel.emitError() << "the Triton provider needs a one-dimensional program space (legalization "
@@ -944,6 +1787,27 @@ LogicalResult Serializer::run() {
   line(indent, name(space.getBody().getArgument(0)) + " = tl.program_id(0)");
   if (failed(emitBlock(space.getBody().front(), indent)))
     return failure();
+  // The warp-specialized Gluon spelling of this binding, beside the Triton one (which runs where the
+  // Gluon one cannot: views TMA cannot describe, the interpreter). Where this binding has none, the
+  // source says why and the Triton spelling runs.
+  bool gluonOn = dryRun || (kernel.getParam(triton::kGluonParam) && param(triton::kGluonParam) == 1);
+  std::string gluonRefused;
+  if (gluonOn) {
+    auto saved = std::make_tuple(descriptors, descriptorText, hostDescriptors, describedViews);
+    if (failed(emitGluon(space, entryOps))) {
+      if (dryRun)
+        return failure();
+      std::tie(descriptors, descriptorText, hostDescriptors, describedViews) = saved;
+      gluonText.clear();
+      gluonNeeds.clear();
+      gluonRefused = gluonWhy ? gluonWhy->second : std::string("unknown");
+      if (gluonWhy && pgpu::remarksEnabled(gluonWhy->first))
+        emitRemark(gluonWhy->first->getLoc()) << "triton: GLUON=1 has no Gluon spelling here (" << gluonWhy->second
+                                              << "); the Triton spelling runs";
+    }
+    if (dryRun)
+      return success();
+  }
   // Box accesses spelled both ways: a constexpr picks tensor descriptors when every described view
   // meets TMA's rules (16-byte aligned base and leading stride, unit last stride) on this call.
   if (!descriptors.empty()) {
@@ -958,7 +1822,15 @@ LogicalResult Serializer::run() {
       ok += llvm::formatv(" and {0}.data_ptr() % 16 == 0 and {0}.stride({1}) == 1", n, rank - 1).str();
       for (unsigned axis = 0; axis + 1 < rank; ++axis)
         ok += llvm::formatv(" and {0}.stride({1}) % {2} == 0", n, axis, perSixteen).str();
+      if (!gluonText.empty()) // Gluon's descriptors describe nonempty views only
+        ok += llvm::formatv(" and {0}.numel() > 0", n).str();
     }
+    // A Gluon binding's switch also asks for the guard values its kernel spells (gluonNeeds): elsewhere
+    // the Triton kernel runs, reading through pointers.
+    for (auto &[guard, value] : gluonNeeds)
+      for (auto &[name, hostText] : guards)
+        if (name == guard)
+          ok += std::string(value ? " and " : " and not ") + hostText;
     launchArg(triton::LaunchArg::Fixed, ok);
     wrapper.tmaArg = "_a" + std::to_string(wrapper.args.size() - 1);
     for (auto [i, d] : llvm::enumerate(hostDescriptors)) {
@@ -1088,6 +1960,41 @@ LogicalResult Serializer::run() {
   os << "\n\n@triton.jit\ndef _" << kname << "_kernel(" << llvm::join(kernelParams, ", ") << "):\n";
   os << descriptorText;
   os << bodyText;
+  if (!gluonRefused.empty())
+    os << "\n\n# GLUON=1: no warp-specialized Gluon spelling of this binding (" << gluonRefused
+       << "); the Triton kernel above runs.\n";
+  if (!gluonText.empty()) {
+    // Partitions take the kernel's parameters and the rings; constexprs stay constexprs.
+    SmallVector<std::string> glParams, args, rings;
+    for (const std::string &p : kernelParams) {
+      glParams.push_back(StringRef(p).ends_with(": tl.constexpr") ? p.substr(0, p.size() - 14) + ": gl.constexpr" : p);
+      args.push_back(p.substr(0, p.find(':')));
+    }
+    for (unsigned i = 0; i < streamDescriptor.size(); ++i)
+      for (StringRef part : {"_ring", "_ready", "_empty"})
+        rings.push_back(part.str() + std::to_string(i));
+    SmallVector<std::string> partitionParams = glParams, partitionArgs = args;
+    partitionParams.append(rings.begin(), rings.end());
+    partitionArgs.append(rings.begin(), rings.end());
+    const std::string &consumer = gluonText, &loader = gluonLoader;
+    os << "\n\n@gluon.jit\ndef _" << kname << "_consumer(" << llvm::join(partitionParams, ", ") << "):\n"
+       << "    # The consumer partition (the program's warps): the whole program; each stream's tile is a\n"
+       << "    # ring slot it waits for, reads with wgmma and frees after its last contraction.\n"
+       << consumer;
+    os << "\n\n@gluon.jit\ndef _" << kname << "_loader(" << llvm::join(partitionParams, ", ") << "):\n"
+       << "    # The loader partition (one warp): the program's control and the streams' tile origins only,\n"
+       << "    # so it walks the tiles in the consumer's order; each tile a TMA copy into the next free slot.\n"
+       << loader;
+    os << "\n\n@gluon.jit\ndef _" << kname << "_gluon(" << llvm::join(glParams, ", ") << "):\n";
+    os << descriptorText;
+    for (const std::string &ring : gluonRings)
+      os << ring;
+    os << "    fence_async_shared()\n"
+       << "    gl.warp_specialize([(_" << kname << "_consumer, (" << llvm::join(partitionArgs, ", ") << ")), (_" << kname
+       << "_loader, (" << llvm::join(partitionArgs, ", ") << "))], [1], [24])\n";
+    wrapper.gluon = "_" + kname + "_gluon";
+    wrapper.gluonRegs = gluonRegisterCap(wrapper.warps, gluonRingBytes);
+  }
   wrapper.indexChecks = wrapper::indexChecks(kernel);
   triton::emitLaunchWrapper(os, wrapper);
   return success();
@@ -1139,6 +2046,21 @@ static std::string libdevicePrelude(ModuleOp module) {
          "                                         is_pure=True, pack=1)\n\n\n";
 }
 
+std::optional<std::pair<Operation *, std::string>> Serializer::gluonDryRun() {
+  dryRun = true;
+  if (succeeded(run()))
+    return std::nullopt;
+  if (gluonWhy)
+    return gluonWhy;
+  return std::make_pair(kernel.getOperation(), std::string("the kernel has no Triton spelling"));
+}
+
+std::optional<std::pair<Operation *, std::string>> triton::gluonRefusal(pgpu::KernelOp kernel) {
+  llvm::StringMap<int64_t> defaults;
+  Serializer serializer(kernel, defaults, llvm::nulls());
+  return serializer.gluonDryRun();
+}
+
 LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int64_t> &params, raw_ostream &os) {
   // Bindings must name declared parameters and stay inside their domains.
   for (const auto &entry : params) {
@@ -1175,6 +2097,23 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
        << "    if t is None:\n"
        << "        t = _WS_EMPTY[(dtype, device)] = torch.empty(0, dtype=dtype, device=device)\n"
        << "    return t\n\n\n";
+  // Gluon (Triton's layout-explicit dialect, in the same wheel) for bindings that ask for it.
+  bool gluon = false;
+  for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>())
+    if (pgpu::ParamAttr p = kernel.getParam(triton::kGluonParam))
+      gluon |= params.lookup(triton::kGluonParam) == 1 || (!params.count(triton::kGluonParam) && p.getDefaultValue() == 1);
+  if (gluon)
+    os << "from triton.experimental import gluon\n"
+       << "from triton.experimental.gluon import language as gl\n"
+       << "from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,\n"
+       << "                                                              warpgroup_mma_wait)\n\n\n"
+       << "def _gdesc(t, box):\n"
+       << "    \"\"\"The Gluon tensor descriptor of all of view `t` with boxes of shape `box` (NVMMA-swizzled in shared\n"
+       << "    memory, as the kernel's rings are), made on the host.\"\"\"\n"
+       << "    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor\n"
+       << "    dtype = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}[t.dtype]\n"
+       << "    return TensorDescriptor(t, list(t.shape), list(t.stride()), box,\n"
+       << "                            gl.NVMMASharedLayout.get_default_for(box, dtype))\n\n\n";
   triton::emitLaunchPrelude(os);
   bool tickets = false;
   module.walk([&](pgpu::LastProgramOp) { tickets = true; });

@@ -107,7 +107,13 @@ struct LaunchWrapperSpec {
   llvm::SmallVector<LaunchArg> args;
   /// The grid's host expression, the device index expression and the TMA switch's argument ("" if none).
   std::string grid, device, tmaArg;
+  /// The warp-specialized Gluon kernel of this binding ("" if none): launched instead of the Triton one
+  /// where the TMA switch holds (its descriptors then Gluon's, `_gdesc`).
+  std::string gluon;
   int64_t warps = 4, stages = 3;
+  /// The Gluon kernel's per-thread register cap (`maxnreg`, 0: the compiler's own), passed only where
+  /// the Gluon kernel launches.
+  int64_t gluonRegs = 0;
 };
 
 /// The per-kernel plan table, checked path, plan binder, wrapper, kernel-object entry and warm-up entry.

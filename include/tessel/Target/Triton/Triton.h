@@ -30,6 +30,12 @@ inline constexpr llvm::StringLiteral kTmaParam = "TMA";
 /// traversal): 1 spells that loop `tl.range(..., flatten=True)`, so Triton pipelines the next
 /// instance's loads across the current one's epilogue.
 inline constexpr llvm::StringLiteral kFlattenParam = "FLATTEN";
+/// Declared (0/1, off by default) when the kernel has a warp-specialized Gluon spelling (gluonRefusal
+/// finds none missing): 1 launches it where the call's views meet TMA's rules, the Triton spelling
+/// otherwise (and under TRITON_INTERPRET=1, which runs no Gluon). One loader warp issues the
+/// fold-source streams' TMA copies into shared-memory rings (GluonStreams.h); the program's own
+/// warps consume them with wgmma in the layouts GluonLayouts.h infers.
+inline constexpr llvm::StringLiteral kGluonParam = "GLUON";
 
 /// A `pgpu.for` that walks the instances of an execution group (its body holds the group): the
 /// persistent traversal of pgpu-form-tiles.
@@ -56,6 +62,11 @@ std::optional<std::string> unarySpelling(kir::UnaryKind kind, mlir::Type element
 /// Whether `op`'s spelling calls Triton's libdevice (math that tl.* lacks at the required accuracy):
 /// the generated module then imports it (and, under TRITON_INTERPRET=1, an evaluator of it).
 bool usesLibdevice(mlir::Operation *op);
+
+/// Why `kernel` (legalized) has no warp-specialized Gluon spelling at its declared defaults, and the
+/// operation that decides it (the kernel when none does); nothing when it has one. The serializer's own
+/// Gluon emission, run without output: legalization declares GLUON exactly where it would succeed.
+std::optional<std::pair<mlir::Operation *, std::string>> gluonRefusal(tessel::pgpu::KernelOp kernel);
 
 /// Spells every legalized pgpu kernel of `module` as a Triton JIT function plus
 /// a Python launch wrapper (seed 002 §3.7: the serializer only spells; an op

@@ -1,0 +1,58 @@
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --remarks 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source | FileCheck %s --check-prefix=OFF
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=16 | FileCheck %s --check-prefix=REFUSED
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 | FileCheck %s --check-prefix=UNCAPPED
+// RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=NONE
+// RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --remarks 2>&1 | FileCheck %s --check-prefix=GEMM
+
+// COM: Legalization declares GLUON (0/1, off by default) where the kernel has fold-source streams
+// COM: (the key and value tiles of the key loops) and the serializer's Gluon emission succeeds at the
+// COM: declared defaults.
+// REMARK: remark: triton: declares GLUON (off by default): a warp-specialized Gluon spelling streams {{[0-9]+}} tile load(s) through TMA rings from a loader warp
+// OFF: attention_PARAMS = {{.*}}'GLUON': ([0, 1], 0)}
+// OFF-NOT: @gluon.jit
+// OFF-NOT: _gdesc(
+
+// COM: GLUON=1: the Triton kernel stays (the fallback where the TMA switch is off), and the Gluon
+// COM: consumer (the program's warps: each stream's tile a ring slot it waits for, reads with wgmma
+// COM: and frees), the loader (one warp: the program's control and the streams' tile origins, a TMA copy
+// COM: per tile) and the kernel that allocates the rings and splits the warps follow it.
+// CHECK: def _attention_kernel(
+// CHECK: @gluon.jit
+// CHECK-NEXT: def _attention_consumer(
+// CHECK: mbarrier.wait(_ready0.index([[S:_s[0-9]+]]), (_n0 // 3) & 1)
+// CHECK: warpgroup_mma({{.*}}, _ring0.index([[S]]).reshape([64, 128]).permute((1, 0)), {{.*}}, is_async=True)
+// CHECK: mbarrier.arrive(_empty0.index([[S]]), count=1)
+// CHECK: @gluon.jit
+// CHECK-NEXT: def _attention_loader(
+// CHECK: mbarrier.wait(_empty0.index([[L:_s[0-9]+]]), ((_n0 // 3) & 1) ^ 1)
+// CHECK: tma.async_copy_global_to_shared(_desc0, [{{.*}}], _ready0.index([[L]]), _ring0.index([[L]]))
+// CHECK: @gluon.jit
+// CHECK-NEXT: def _attention_gluon(
+// CHECK: _ring0 = gl.allocate_shared_memory(gl.float16, [3, 1, 1, 64, 128], _desc0.layout)
+// CHECK: gl.warp_specialize([(_attention_consumer, ({{.*}})), (_attention_loader, ({{.*}}))], [1], [24])
+// COM: The launch: the Gluon kernel where the TMA switch holds, its descriptors Gluon's, and a
+// COM: one-warpgroup consumer's registers capped so two programs share an SM (8 warps with the
+// COM: loader's padding: 65536 / (2 * 256) = 128).
+// CHECK: _compiled = (_attention_gluon if [[ON:_a[0-9]+]] else _attention_kernel)[_grid]({{.*}}, num_warps=4, num_stages=3, maxnreg=(128 if [[ON]] else None))
+// CHECK: (_gdesc(K, [1, 1, 64, 128]) if
+
+// COM: Must not fire: 16-row query blocks do not tile wgmma over 4 warps; the binding says why at the
+// COM: top of its Gluon part and launches the Triton kernel.
+// REFUSED: # GLUON=1: no warp-specialized Gluon spelling of this binding ('pgpu.contract': warpgroup_mma over 4 warps does not tile
+// REFUSED-NOT: @gluon.jit
+// REFUSED-NOT: _attention_gluon
+
+// COM: 128-key rings of two 3-slot streams (192 KB) leave no room for a second program: no cap.
+// UNCAPPED: _compiled = (_attention_gluon if {{_a[0-9]+}} else _attention_kernel)[_grid]({{.*}}, num_warps=4, num_stages=3)
+// UNCAPPED-NOT: maxnreg
+
+// COM: A row kernel has no fold-source streams: no GLUON.
+// NONE-NOT: GLUON
+
+// COM: A GEMM's k loop streams its right operand but loads its left one beside it: the consumer would
+// COM: wait for that copy every iteration, so no Gluon spelling is declared (Triton pipelines both).
+// GEMM: remark: triton: no warp-specialized Gluon spelling: 'pgpu.load': a tile load in a streamed loop is not a stream itself
+// GEMM: gemm_PARAMS =
+// GEMM-NOT: GLUON
