@@ -1,5 +1,6 @@
 """Write tessel's generated grouped-query causal attention modules (bench/attention_kernels.gqa_attention, bf16)
-for a few bindings, Triton and warp-specialized Gluon (GLUON=1), into mods/: python3 gen.py (CPU)."""
+for a few bindings, Triton and warp-specialized Gluon (GLUON=1), into mods/: python3 gen.py [SUFFIX [TAG...]] (CPU);
+each module is written as mods/TAG[SUFFIX].py."""
 import os
 import pathlib
 import sys
@@ -22,6 +23,7 @@ if __name__ == "__main__":
     kernel = ak.gqa_attention(T.bf16)
     out = HERE / "mods"
     out.mkdir(exist_ok=True)
-    for tag, params in BINDINGS.items():
-        (out / f"{tag}.py").write_text(kernel.source(params=dict(params, BLOCK_D=128)))
+    suffix, tags = (sys.argv[1] if len(sys.argv) > 1 else ""), sys.argv[2:] or list(BINDINGS)
+    for tag in tags:
+        (out / f"{tag}{suffix}.py").write_text(kernel.source(params=dict(BINDINGS[tag], BLOCK_D=128)))
         print(tag, "written")

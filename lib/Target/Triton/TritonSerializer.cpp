@@ -222,6 +222,27 @@ private:
   SmallVector<std::string> streamDescriptor;         // each ring's descriptor parameter
   DenseMap<Value, std::string> sharedView;           // a stream's tile (or its transpose) -> the slot's view
   DenseMap<Operation *, SmallVector<std::string>> releases; // a contraction -> the slots it frees
+  DenseMap<Value, std::string> slotOf;               // a stream's tile (or its transpose) -> its slot variable
+  /// A loop's last contraction deferred to the next iteration, so that it runs on the tensor cores while
+  /// the next iteration's first contraction is waited for and the elementwise work between them runs
+  /// (FA3's intra-warpgroup overlap; planRotation says where). The loop is spelled rotated: its first
+  /// iteration peeled with the deferred contraction's operands captured, the loop from the second on
+  /// issuing the previous iteration's contraction right after its first one and waiting for it before
+  /// the carry it yields is read, and the last iteration's contraction after the loop.
+  struct Rotation {
+    pgpu::ForOp loop;
+    pgpu::ContractOp first, deferred;
+    unsigned carry = 0;             // the carry the deferred contraction's result is yielded to
+    bool rotated = false;           // spelling the loop (a previous iteration's contraction pending)
+    bool issued = false, waited = false;
+    std::string lhs, acc, slot, result, view; // the captured operands' locals, the result's, the slot's view
+    SmallVector<std::string> release; // the deferred contraction's slot releases, on the captured slot
+  };
+  std::optional<Rotation> rotation;
+  std::optional<Rotation> planRotation(pgpu::ForOp f);
+  LogicalResult emitRotated(pgpu::ForOp f, int indent);
+  void issueDeferred(int indent);
+  void awaitDeferred(int indent);
   SmallVector<std::pair<std::string, std::string>> partitionLayouts; // (name, spelling) of this partition
   std::optional<std::pair<Operation *, std::string>> gluonWhy;
   DenseMap<Operation *, std::pair<std::string, std::string>> boxOf; // a TMA access -> (descriptor, box shape)
@@ -480,6 +501,18 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
     return success(); // the consumers' work
   currentOp = &op;
   if (mode != Mode::Triton) {
+    // A rotated loop waits for the previous iteration's deferred contraction before the carry it
+    // yields is read (by this op or one inside it).
+    if (rotation && rotation->rotated && !rotation->waited && op.getBlock() == &rotation->loop.getBody().front() &&
+        &op != rotation->deferred.getOperation()) {
+      Value carry = rotation->loop.getBody().front().getArgument(rotation->carry + 1);
+      bool reads = op.walk([&](Operation *inner) {
+                       return llvm::is_contained(inner->getOperands(), carry) ? WalkResult::interrupt()
+                                                                               : WalkResult::advance();
+                     }).wasInterrupted();
+      if (reads)
+        awaitDeferred(indent);
+    }
     if (mode == Mode::Consumer)
       convertOperands(&op, indent);
     LogicalResult done = success();
@@ -492,8 +525,10 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
       done = emitBoxAccess(&op, indent);
     else if (auto l = dyn_cast<pgpu::LoadOp>(op); l && streamOf.count(l))
       done = emitStreamLoad(l, indent);
-    else if (auto t = dyn_cast<pgpu::TransposeOp>(op); t && sharedView.count(t.getOperand()))
+    else if (auto t = dyn_cast<pgpu::TransposeOp>(op); t && sharedView.count(t.getOperand())) {
       sharedView[t.getResult()] = sharedView.lookup(t.getOperand()) + ".permute((1, 0))"; // a view of the slot
+      slotOf[t.getResult()] = slotOf.lookup(t.getOperand());
+    }
     else if (mode == Mode::Consumer && isa<pgpu::TransposeOp>(op) && deferredTranspose.count(op.getResult(0)))
       ; // spelled by its contractions, as a view of their shared copy
     else if (isa<pgpu::ExtractOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AtomicRMWOp, pgpu::ScatterReduceOp,
@@ -658,6 +693,13 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::ForOp>([&](pgpu::ForOp f) -> LogicalResult {
+        if (mode == Mode::Consumer && !rotation)
+          if (std::optional<Rotation> r = planRotation(f)) {
+            rotation = std::move(r);
+            LogicalResult done = emitRotated(f, indent);
+            rotation.reset();
+            return done;
+          }
         Block &b = f.getBody().front();
         // Carries are one variable each: the region argument, the yield and the result. The loader
         // partition carries only what its slice computes (the scalars its bounds and origins need).
@@ -1343,6 +1385,7 @@ LogicalResult Serializer::emitStreamLoad(pgpu::LoadOp load, int indent) {
     if (transposed)
       view += ".permute((1, 0))";
     sharedView[load.getResult()] = view;
+    slotOf[load.getResult()] = slot;
     releases[lastReader(s)].push_back("mbarrier.arrive(_empty" + r + ".index(" + slot + "), count=1)");
   }
   line(indent, n + " = " + n + " + 1");
@@ -1378,10 +1421,137 @@ LogicalResult Serializer::emitGluonContract(pgpu::ContractOp c, int indent) {
       b += ".permute((1, 0))";
   }
   std::string result = name(c.getResult());
+  SmallVector<std::string> frees = releases.lookup(c);
+  releases.erase(c); // (a rotated loop spells its body twice: each spelling's loads push their own)
+  if (rotation && c == rotation->deferred) {
+    // Deferred: the previous iteration's first (one contraction in flight at a time), then the
+    // operands captured; issued in the next iteration or after the loop.
+    if (rotation->rotated && !rotation->waited)
+      awaitDeferred(indent);
+    std::string slot = slotOf.lookup(c.getRhs()), captured = ".index(" + rotation->slot + ")";
+    auto onCaptured = [&](std::string text) {
+      for (size_t at = text.find(".index(" + slot + ")"); at != std::string::npos;
+           at = text.find(".index(" + slot + ")", at + captured.size()))
+        text.replace(at, slot.size() + 8, captured);
+      return text;
+    };
+    line(indent, rotation->lhs + " = " + expr(c.getLhs()));
+    line(indent, rotation->acc + " = " + expr(c.getAcc()));
+    line(indent, rotation->slot + " = " + slot);
+    rotation->view = onCaptured(b);
+    rotation->release.clear();
+    for (const std::string &release : frees)
+      rotation->release.push_back(onCaptured(release));
+    rotation->issued = rotation->waited = false;
+    return success();
+  }
   line(indent, result + " = warpgroup_mma(" + expr(c.getLhs()) + ", " + b + ", " + expr(c.getAcc()) + ", is_async=True)");
-  line(indent, result + " = warpgroup_mma_wait(num_outstanding=0, deps=(" + result + ", ))");
-  for (const std::string &release : releases.lookup(c))
+  int outstanding = 0;
+  if (rotation && rotation->rotated && c == rotation->first && !rotation->waited) {
+    issueDeferred(indent); // behind this one: waited for after it
+    outstanding = 1;
+  }
+  line(indent, result + " = warpgroup_mma_wait(num_outstanding=" + std::to_string(outstanding) + ", deps=(" + result +
+                   ", ))");
+  for (const std::string &release : frees)
     line(indent, release);
+  return success();
+}
+
+std::optional<Serializer::Rotation> Serializer::planRotation(pgpu::ForOp f) {
+  Block &b = f.getBody().front();
+  // The first iteration exists iff lower < upper: a positive step (a constant, or a block size).
+  APInt step;
+  auto block = f.getStep().getDefiningOp<pgpu::ParamOp>();
+  if (!(matchPattern(f.getStep(), m_ConstantInt(&step)) && step.isStrictlyPositive()) &&
+      !(block && param(block.getName()) > 0))
+    return std::nullopt;
+  SmallVector<pgpu::ContractOp> contracts;
+  for (Operation &op : b) {
+    if (auto c = dyn_cast<pgpu::ContractOp>(op))
+      contracts.push_back(c);
+    else if (op.getNumRegions() && op.walk([](pgpu::ContractOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      return std::nullopt; // contractions under control flow: the count of groups in flight would vary
+  }
+  if (contracts.size() < 2)
+    return std::nullopt; // nothing to overlap the last contraction with
+  Rotation r;
+  r.loop = f;
+  r.first = contracts.front();
+  r.deferred = contracts.back();
+  // The deferred result is only yielded (nothing after it in its iteration reads it), in the carry's
+  // layout; its right operand is a stream's slot (held until the contraction is waited for, one
+  // iteration later: the loader's next copy into it waits for the release), its left operand in
+  // registers.
+  Value result = r.deferred.getResult();
+  if (!result.hasOneUse() || result.getUses().begin()->getOwner() != b.getTerminator())
+    return std::nullopt;
+  r.carry = result.getUses().begin()->getOperandNumber();
+  if (assigned.lookup(result).empty() || assigned.lookup(result) != assigned.lookup(b.getArgument(r.carry + 1)))
+    return std::nullopt;
+  Value rhs = r.deferred.getRhs();
+  if (auto t = rhs.getDefiningOp<pgpu::TransposeOp>())
+    rhs = t.getOperand();
+  auto load = rhs.getDefiningOp<pgpu::LoadOp>();
+  if (!load || !streamOf.count(load) || load->getBlock() != &b || deferredTranspose.count(r.deferred.getRhs()))
+    return std::nullopt;
+  std::string n = std::to_string(next++);
+  r.lhs = "_dl" + n;
+  r.acc = "_da" + n;
+  r.slot = "_ds" + n;
+  r.result = "_dr" + n;
+  return r;
+}
+
+void Serializer::issueDeferred(int indent) {
+  if (rotation->issued)
+    return;
+  line(indent, rotation->result + " = warpgroup_mma(" + rotation->lhs + ", " + rotation->view + ", " + rotation->acc +
+                   ", is_async=True)");
+  rotation->issued = true;
+}
+
+void Serializer::awaitDeferred(int indent) {
+  issueDeferred(indent);
+  std::string carry = name(rotation->loop.getResult(rotation->carry));
+  line(indent, carry + ", " + rotation->lhs + " = warpgroup_mma_wait(num_outstanding=0, deps=(" + rotation->result +
+                   ", " + rotation->lhs + "))");
+  for (const std::string &release : rotation->release)
+    line(indent, release);
+  rotation->waited = true;
+}
+
+LogicalResult Serializer::emitRotated(pgpu::ForOp f, int indent) {
+  Block &b = f.getBody().front();
+  auto yield = [&](int at) {
+    convertOperands(b.getTerminator(), at);
+    for (auto [i, y] : llvm::enumerate(b.getTerminator()->getOperands()))
+      if (i != rotation->carry)
+        line(at, name(f.getResult(i)) + " = " + expr(y));
+    overrides.clear();
+  };
+  for (auto [i, init] : llvm::enumerate(f.getInits())) {
+    std::string carry = name(f.getResult(i));
+    names[b.getArgument(i + 1)] = carry;
+    line(indent, carry + " = " + expr(init));
+  }
+  std::string lower = expr(f.getLower()), upper = expr(f.getUpper()), step = expr(f.getStep());
+  std::string iv = name(b.getArgument(0));
+  line(indent, "# rotated: each iteration's last contraction runs behind the next one's first");
+  line(indent, "if " + lower + " < " + upper + ":");
+  line(indent + 1, iv + " = " + lower);
+  rotation->rotated = false;
+  if (failed(emitBlock(b, indent + 1)))
+    return failure();
+  yield(indent + 1);
+  line(indent + 1, "for " + iv + " in range(" + lower + " + " + step + ", " + upper + ", " + step + "):");
+  rotation->rotated = true;
+  if (failed(emitBlock(b, indent + 2)))
+    return failure();
+  yield(indent + 2);
+  line(indent + 2, "pass");
+  rotation->issued = rotation->waited = false;
+  awaitDeferred(indent + 1);
   return success();
 }
 
@@ -1390,6 +1560,7 @@ LogicalResult Serializer::emitPartition(Mode m, pgpu::ProgramSpaceOp space, Arra
   mode = m;
   partitionLayouts.clear();
   sharedView.clear();
+  slotOf.clear();
   releases.clear();
   lastOrigin.clear();
   if (m == Mode::Consumer)

@@ -3,6 +3,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=16 | FileCheck %s --check-prefix=REFUSED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 | FileCheck %s --check-prefix=UNCAPPED
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=ROT
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=NONE
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --remarks 2>&1 | FileCheck %s --check-prefix=GEMM
 
@@ -56,3 +57,33 @@
 // GEMM: remark: triton: no warp-specialized Gluon spelling: 'pgpu.load': a tile load in a streamed loop is not a stream itself
 // GEMM: gemm_PARAMS =
 // GEMM-NOT: GLUON
+
+// COM: Rotation: a streamed key loop's last contraction (P.V, its result only yielded, its right
+// COM: operand a ring slot) runs behind the next iteration's first (Q.K^T): the first iteration peeled
+// COM: with P.V's operands captured, the loop issuing the previous P.V right after Q.K^T, waiting for
+// COM: Q.K^T with one group left in flight and for P.V before its carry is read (then freeing V's
+// COM: slot), the last P.V after the loop.
+// ROT: # rotated: each iteration's last contraction runs behind the next one's first
+// ROT-NEXT: if [[LO:v[0-9]+]] < [[HI:v[0-9]+]]:
+// ROT: _dl[[N:[0-9]+]] = _c
+// ROT-NEXT: _da[[N]] = v
+// ROT-NEXT: _ds[[N]] = _s
+// ROT: for {{v[0-9]+}} in range([[LO]] + {{v[0-9]+}}, [[HI]], {{v[0-9]+}}):
+// ROT: = warpgroup_mma(v{{[0-9]+}}, _ring0.index(
+// ROT-NEXT: _dr[[N]] = warpgroup_mma(_dl[[N]], _ring1.index(_ds[[N]]).reshape([64, 128]), _da[[N]], is_async=True)
+// ROT-NEXT: = warpgroup_mma_wait(num_outstanding=1, deps=(
+// ROT-NEXT: mbarrier.arrive(_empty0.index(
+// ROT: [[ACC:v[0-9]+]], _dl[[N]] = warpgroup_mma_wait(num_outstanding=0, deps=(_dr[[N]], _dl[[N]]))
+// ROT-NEXT: mbarrier.arrive(_empty1.index(_ds[[N]]), count=1)
+// ROT-NEXT: = [[ACC]] *
+// ROT: _dl[[N]] = _c
+// ROT: pass
+// ROT-NEXT: _dr[[N]] = warpgroup_mma(_dl[[N]], _ring1.index(_ds[[N]]).reshape([64, 128]), _da[[N]], is_async=True)
+// ROT-NEXT: [[ACC]], _dl[[N]] = warpgroup_mma_wait(num_outstanding=0, deps=(_dr[[N]], _dl[[N]]))
+// COM: Must not fire: the diagonal interval's loop reads its key and value tiles through pointers
+// COM: (staged in shared memory, no stream): its contractions are waited for where they are issued.
+// ROT: for {{v[0-9]+}} in range([[HI]],
+// ROT-NOT: rotated
+// ROT: fence_async_shared()
+// ROT-NEXT: = warpgroup_mma(v{{[0-9]+}}, _sm{{[0-9]+}}.permute((1, 0)), v{{[0-9]+}}, is_async=True)
+// ROT-NEXT: = warpgroup_mma_wait(num_outstanding=0,
