@@ -1658,6 +1658,7 @@ LogicalResult Serializer::emitBoxAccess(Operation *op, int indent) {
     std::string bar = "_bar" + std::to_string(next++);
     line(indent, bar + " = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())");
     line(indent, "mbarrier.init(" + bar + ", count=1)");
+    line(indent, "fence_async_shared()"); // the barrier's initialization visible to the copy (async proxy)
     line(indent, "mbarrier.expect(" + bar + ", " + desc + ".block_type.nbytes)");
     line(indent, "tma.async_copy_global_to_shared(" + desc + ", " + boxOrigin(tile) + ", " + bar + ", " + smem + ")");
     line(indent, "mbarrier.wait(" + bar + ", 0)");
