@@ -1,4 +1,5 @@
-"""Compile a generated module's warp-specialized Gluon kernel for sm_90 on a machine without a GPU:
+"""Compile a generated module's warp-specialized Gluon kernel for sm_90 on a machine without a GPU
+(GLUON_PTX / GLUON_TTGIR: also write its PTX / TTGIR there):
 python3 gluon_compile.py MODULE.py BINDING SHAPES_JSON -> one JSON line of facts about the PTX.
 
 The binding is called on CPU tensors of the given shapes (random, bf16) with its launch intercepted:
@@ -59,6 +60,8 @@ def main(path, binding, shapes):
     compiled = triton.compile(GluonASTSource(kernel, signature, constexprs, attrs), target=target,
                               options=options.__dict__)
     ptx = compiled.asm["ptx"]
+    if os.environ.get("GLUON_TTGIR"):
+        open(os.environ["GLUON_TTGIR"], "w").write(compiled.asm["ttgir"])
     if os.environ.get("GLUON_PTX"):
         open(os.environ["GLUON_PTX"], "w").write(ptx)
     print(json.dumps({

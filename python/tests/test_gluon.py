@@ -1,10 +1,11 @@
 """The Triton provider's warp-specialized Gluon spelling (GLUON=1; issue 13, session 19):
 
-  * on the CPU for sm_90: grouped-query causal attention's GLUON=1 binding, called on CPU tensors of
+  * on the CPU for sm_90: grouped-query causal attention's GLUON=1 bindings (one consumer partition;
+    two over the halves of 128-row blocks), called on CPU tensors of
     odd shapes (S and T primes, not multiples of any block) with its launch intercepted, launches the
     Gluon kernel, whose arguments Triton's own binder and compiler take down to PTX and ptxas: one
     loader warp's TMA copies (cp.async.bulk.tensor), wgmma, register reallocation between the
-    partitions (setmaxnreg) and the wrapper's register cap for a one-warpgroup consumer;
+    partitions (setmaxnreg) and the wrapper's warps and register cap;
   * where Gluon does not run (TRITON_INTERPRET=1: the TMA switch is off) the same binding launches its
     Triton kernel and matches the KIR interpreter on random nonzero inputs at odd shapes.
 """
@@ -23,12 +24,19 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def test_gluon_binding_compiles_for_sm90(root, tmp_path, monkeypatch):
+# (binding, the Gluon launch's num_warps and maxnreg): one 4-warp consumer at two programs per SM; two
+# 4-warp consumers over the halves of 128-row blocks (8 warps) at one program per SM.
+BINDINGS = [({"GLUON": 1, "STAGES": 2}, 4, 128),
+            ({"GLUON": 1, "STAGES": 2, "BLOCK_S": 128, "WARPS": 8, "BLOCK_D": 128}, 4, 168)]
+
+
+@pytest.mark.parametrize("binding,warps,regs", BINDINGS, ids=["one_consumer", "split_rows"])
+def test_gluon_binding_compiles_for_sm90(root, tmp_path, monkeypatch, binding, warps, regs):
     pytest.importorskip("torch")
     import tessel.language as T
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     kernel = load_bench("attention_kernels").gqa_attention(T.bf16, name="gluon_gqa")
-    src = kernel.source("triton", {}, {"GLUON": 1, "STAGES": 2})
+    src = kernel.source("triton", {}, binding)
     for part in ("_consumer", "_loader", "_gluon"):
         assert f"def _gluon_gqa{part}(" in src
     path = tmp_path / "gluon_gqa.py"
@@ -41,9 +49,11 @@ def test_gluon_binding_compiles_for_sm90(root, tmp_path, monkeypatch):
     assert out.returncode == 0, out.stderr[-4000:]
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["launched"], facts
-    assert facts["num_warps"] == 4 and facts["maxnreg"] == 128, facts  # two programs per SM's registers
+    assert facts["num_warps"] == warps and facts["maxnreg"] == regs, facts
     assert facts["wgmma"] > 0 and facts["tma_loads"] > 0 and facts["setmaxnreg"] > 0, facts
-    assert 0 < facts["shared"] <= 114 * 1024, facts  # two programs per SM's shared memory
+    assert 0 < facts["shared"] <= (114 if regs == 128 else 227) * 1024, facts  # programs per SM's shared memory
+    if "WARPS" in binding:
+        assert "_PART * 64" in src and "count=2)" in src
 
 
 SHAPES = [{"B": 1, "H": 4, "G": 1, "S": 37, "T": 70, "D": 40},
@@ -51,8 +61,9 @@ SHAPES = [{"B": 1, "H": 4, "G": 1, "S": 37, "T": 70, "D": 40},
           {"B": 1, "H": 4, "G": 1, "S": 131, "T": 97, "D": 96}]
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["one_consumer", "split_rows"])
 @pytest.mark.parametrize("shapes", SHAPES, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
-def test_gluon_binding_runs_its_triton_kernel_under_the_interpreter(root, tmp_path, monkeypatch, shapes):
+def test_gluon_binding_runs_its_triton_kernel_under_the_interpreter(root, tmp_path, monkeypatch, shapes, split):
     torch = pytest.importorskip("torch")
     import tessel.language as T
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
@@ -60,5 +71,6 @@ def test_gluon_binding_runs_its_triton_kernel_under_the_interpreter(root, tmp_pa
     ref = kernel.run_interp(shapes, {"scale": 0.35}, {}, seed=5, segments="random")
     q, k, v = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("Q", "K", "V"))
     o = torch.full((shapes["B"], shapes["H"], shapes["S"], shapes["D"]), float("nan"), dtype=torch.float16)
-    kernel._launcher({}, {"GLUON": 1})(q, k, v, o, scale=0.35)
+    params = {"GLUON": 1, "BLOCK_S": 128, "WARPS": 8} if split else {"GLUON": 1}
+    kernel._launcher({}, params)(q, k, v, o, scale=0.35)
     np.testing.assert_allclose(o.double().numpy(), np.array(ref["O"]).astype(np.float64), rtol=2e-3, atol=2e-3)

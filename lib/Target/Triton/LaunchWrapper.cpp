@@ -116,7 +116,10 @@ std::string kernelFunction(const LaunchWrapperSpec &spec, llvm::StringRef on) {
 
 /// The launch's configuration keywords; the Gluon kernel's register cap where it launches (`on`).
 std::string launchConfig(const LaunchWrapperSpec &spec, llvm::StringRef on) {
-  std::string config = llvm::formatv("num_warps={0}, num_stages={1}", spec.warps, spec.stages);
+  std::string warps = std::to_string(spec.warps);
+  if (!spec.gluon.empty() && spec.gluonWarps > 0 && spec.gluonWarps != spec.warps)
+    warps = llvm::formatv("({0} if {1} else {2})", spec.gluonWarps, on, spec.warps).str();
+  std::string config = llvm::formatv("num_warps={0}, num_stages={1}", warps, spec.stages);
   if (!spec.gluon.empty() && spec.gluonRegs > 0)
     config += llvm::formatv(", maxnreg=({0} if {1} else None)", spec.gluonRegs, on).str();
   return config;

@@ -49,8 +49,8 @@ std::string tritonType(Type t) {
   return "";
 }
 
-/// The per-thread register cap (`maxnreg`) of a warp-specialized Gluon program whose consumer is
-/// `warps` warps and whose rings take `ringBytes` of shared memory; 0 leaves the compiler's own.
+/// The per-thread register cap (`maxnreg`) of a warp-specialized Gluon program whose `parts` consumers
+/// are `warps` warps each and whose rings take `ringBytes` of shared memory; 0 leaves the compiler's own.
 /// Triton pads the program's warps (the consumer's plus the loader's one) to whole warpgroups, and
 /// ptxas, uncapped, gives every thread up to 255 registers: a one-warpgroup consumer's program
 /// (8 warps with the padding) then holds an SM's 65536 registers alone. Capped to share them with a
@@ -59,11 +59,13 @@ std::string tritonType(Type t) {
 /// generated grouped-query attention at 64 x 64 tiles reached 431 TFLOP/s capped at 128, 292 at the
 /// compiler's 255 and 297 at 160 (one program per SM either way; attention_session19). Larger
 /// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357).
-int64_t gluonRegisterCap(int64_t warps, int64_t ringBytes) {
+int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes) {
   constexpr int64_t kRegisters = 65536, kSharedBytes = 228 * 1024, kOtherBytes = 16 * 1024;
+  int64_t threads = llvm::alignTo(warps * parts + 1, 4) * 32;
+  if (parts > 1) // split consumers: one program per SM, its registers within the file
+    return std::min<int64_t>(kRegisters / threads / 8 * 8, 255);
   if (warps > 4 || 2 * (ringBytes + kOtherBytes) > kSharedBytes)
     return 0;
-  int64_t threads = llvm::alignTo(warps + 1, 4) * 32;
   int64_t cap = kRegisters / (2 * threads) / 8 * 8;
   return cap < 255 ? cap : 0;
 }
@@ -105,10 +107,24 @@ private:
   /// The static extents of a fragment (parameters are bound at serialization).
   SmallVector<int64_t> shapeOf(Type type) {
     SmallVector<int64_t> shape;
-    for (Attribute e : cast<pgpu::FragmentType>(type).getExtents())
-      shape.push_back(isa<IntegerAttr>(e) ? cast<IntegerAttr>(e).getInt() : param(cast<StringAttr>(e).getValue()));
+    for (Attribute e : cast<pgpu::FragmentType>(type).getExtents()) {
+      if (isa<IntegerAttr>(e)) {
+        shape.push_back(cast<IntegerAttr>(e).getInt());
+        continue;
+      }
+      StringRef symbol = cast<StringAttr>(e).getValue();
+      // Split across consumer partitions (planSplit): each holds its part of the rows.
+      shape.push_back(param(symbol) / (symbol == splitSymbol ? splitParts : 1));
+    }
     return shape;
   }
+  /// Whether dimension `dim` of fragment type `type` is the rows split across consumer partitions.
+  bool splitDim(Type type, unsigned dim) {
+    auto symbol = dyn_cast<StringAttr>(cast<pgpu::FragmentType>(type).getExtents()[dim]);
+    return splitParts > 1 && symbol && symbol.getValue() == splitSymbol;
+  }
+  /// The warps of one consumer partition (the program's own in the Triton spelling).
+  int64_t consumerWarps() { return param(triton::kWarpsParam) / splitParts; }
   /// The lane count of a one-dimensional fragment.
   int64_t extentOf(Type type) { return shapeOf(type)[0]; }
   /// A Triton shape list, e.g. `[64, 32]`.
@@ -197,7 +213,7 @@ private:
   /// fragment walks the view's axes the other way round.
   std::string planeView(const triton::TileAccess &tile, Value fragment, std::string view);
   /// The box's first element, per view axis.
-  std::string boxOrigin(const triton::TileAccess &tile);
+  std::string boxOrigin(const triton::TileAccess &tile, Value fragment = {});
   /// A consumer's box load or store that is no stream: one TMA copy through shared memory.
   LogicalResult emitBoxAccess(Operation *op, int indent);
   /// Every fragment of the consumer in a named layout (no AutoLayout: Gluon resolves an automatic
@@ -252,6 +268,11 @@ private:
   std::string gluonText, gluonLoader;        // the consumer's and the loader's bodies, when this binding has them
   SmallVector<std::string> gluonRings;       // per ring: its allocation lines in the Gluon kernel
   int64_t gluonRingBytes = 0;                 // the rings' shared memory, all slots
+  /// The rows split across consumer partitions (planSplit): the fragment extent's symbol and the
+  /// number of partitions (1: one consumer partition runs the whole program).
+  std::string splitSymbol;
+  int64_t splitParts = 1;
+  void planSplit();
   /// (guard constexpr, value): launch-fact guards whose other side the Gluon spelling leaves out.
   SmallVector<std::pair<std::string, bool>> gluonNeeds;
   int64_t param(StringRef n) {
@@ -799,8 +820,13 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::IotaOp>([&](pgpu::IotaOp i) {
+        // A consumer partition's rows of split rows: its part of them.
+        std::string part = mode == Mode::Consumer && splitDim(i.getType(), 0)
+                               ? " + _PART * " + std::to_string(extentOf(i.getType()))
+                               : "";
         assign(i.getResult(), "tl.arange(0, " + std::to_string(extentOf(i.getType())) +
-                                  (mode == Mode::Consumer ? layoutArg(i.getResult()) : "") + ") + " + expr(i.getBase()));
+                                  (mode == Mode::Consumer ? layoutArg(i.getResult()) : "") + ") + " + expr(i.getBase()) +
+                                  part);
         return success();
       })
       .Case<pgpu::SplatOp>([&](pgpu::SplatOp sp) -> LogicalResult {
@@ -1103,7 +1129,7 @@ std::optional<std::string> Serializer::glSpelling(const std::string &text) {
 
 std::string Serializer::layoutName(const gluon::Layout &l, Value v) {
   using K = gluon::Layout::Kind;
-  int64_t warps = param(triton::kWarpsParam);
+  int64_t warps = consumerWarps();
   std::string text;
   auto bits = [](Operation *c) {
     return pgpu::elementTypeOf(cast<pgpu::ContractOp>(c).getLhs().getType()).getIntOrFloatBitWidth();
@@ -1170,7 +1196,7 @@ std::string Serializer::blockedName(unsigned rank) {
   for (unsigned d = 0; d < rank; ++d) {
     size.push_back("1");
     threads.push_back(d + 1 == rank ? "32" : "1");
-    warpsPer.push_back(d == 0 ? std::to_string(param(triton::kWarpsParam)) : "1");
+    warpsPer.push_back(d == 0 ? std::to_string(consumerWarps()) : "1");
     order.push_back(std::to_string(rank - 1 - d));
   }
   std::string text = "gl.BlockedLayout([" + llvm::join(size, ", ") + "], [" + llvm::join(threads, ", ") + "], [" +
@@ -1397,7 +1423,7 @@ LogicalResult Serializer::emitGluonContract(pgpu::ContractOp c, int indent) {
   if (!(lhsType.isF16() || lhsType.isBF16()) || rhsType != lhsType || !pgpu::elementTypeOf(c.getType()).isF32())
     return unsupported(c, "warpgroup_mma is spelled for f16 and bf16 operands with an f32 accumulator");
   SmallVector<int64_t> lhs = shapeOf(c.getLhs().getType()), rhs = shapeOf(c.getRhs().getType());
-  int64_t warps = param(triton::kWarpsParam);
+  int64_t warps = consumerWarps();
   // wgmma: a warpgroup takes 64 rows (16 per warp), N a multiple of 8 up to 256, K a multiple of 16.
   if (warps % 4 != 0 || lhs[0] % (16 * warps) != 0 || rhs[1] % 8 != 0 || rhs[1] > 256 || lhs[1] % 16 != 0)
     return unsupported(c, llvm::formatv("warpgroup_mma over {0} warps does not tile [{1}, {2}] x [{2}, {3}] (rows a "
@@ -1637,11 +1663,14 @@ std::string Serializer::planeView(const triton::TileAccess &tile, Value fragment
   return view;
 }
 
-std::string Serializer::boxOrigin(const triton::TileAccess &tile) {
+std::string Serializer::boxOrigin(const triton::TileAccess &tile, Value fragment) {
   SmallVector<std::string> at;
   for (unsigned axis = 0; axis < tile.dimOf.size(); ++axis) {
     Value offset = tile.offsets[axis];
     at.push_back(offset ? expr(offset) + " + " + expr(tile.starts[axis]) : expr(tile.starts[axis]));
+    unsigned dim = tile.dimOf[axis];
+    if (fragment && dim != triton::TileAccess::kFixed && splitDim(fragment.getType(), dim))
+      at.back() += " + _PART * " + std::to_string(shapeOf(fragment.getType())[dim]);
   }
   return "[" + llvm::join(at, ", ") + "]";
 }
@@ -1660,7 +1689,7 @@ LogicalResult Serializer::emitBoxAccess(Operation *op, int indent) {
     line(indent, "mbarrier.init(" + bar + ", count=1)");
     line(indent, "fence_async_shared()"); // the barrier's initialization visible to the copy (async proxy)
     line(indent, "mbarrier.expect(" + bar + ", " + desc + ".block_type.nbytes)");
-    line(indent, "tma.async_copy_global_to_shared(" + desc + ", " + boxOrigin(tile) + ", " + bar + ", " + smem + ")");
+    line(indent, "tma.async_copy_global_to_shared(" + desc + ", " + boxOrigin(tile, load.getResult()) + ", " + bar + ", " + smem + ")");
     line(indent, "mbarrier.wait(" + bar + ", 0)");
     line(indent, name(load.getResult()) + " = " + planeView(tile, load.getResult(), smem) + ".load(" +
                      assigned.lookup(load.getResult()) + ")");
@@ -1670,14 +1699,87 @@ LogicalResult Serializer::emitBoxAccess(Operation *op, int indent) {
   std::string value = expr(store.getValue());
   line(indent, planeView(tile, store.getValue(), smem) + ".store(" + value + ")");
   line(indent, "fence_async_shared()");
-  line(indent, "tma.async_copy_shared_to_global(" + desc + ", " + boxOrigin(tile) + ", " + smem + ")");
+  line(indent, "tma.async_copy_shared_to_global(" + desc + ", " + boxOrigin(tile, store.getValue()) + ", " + smem + ")");
   line(indent, "tma.store_wait(pendings=0)");
   return success();
+}
+
+void Serializer::planSplit() {
+  // Session 18's hand kernels: two one-warpgroup consumer partitions over the two halves of a 128-row
+  // block, sharing the loader's tiles, reach 537-571 TFLOP/s where one 8-warp partition over the same
+  // rows stays at 414 (the warps in lockstep through the partition's barriers). The rows split where
+  // every contraction's left operand has them first and nothing combines across them: the halves then
+  // run the same loops over the same tiles (the loops' bounds are the block's), each on its rows.
+  splitSymbol.clear();
+  splitParts = 1;
+  if (param(triton::kWarpsParam) != 8)
+    return;
+  std::string symbol;
+  bool rowsAlike = true;
+  kernel.walk([&](pgpu::ContractOp c) {
+    auto lhs = cast<pgpu::FragmentType>(c.getLhs().getType());
+    auto rows = lhs.getRank() == 2 ? dyn_cast<StringAttr>(lhs.getExtents()[0]) : StringAttr();
+    if (!rows || (!symbol.empty() && symbol != rows.getValue()))
+      rowsAlike = false;
+    else
+      symbol = rows.getValue().str();
+  });
+  if (!rowsAlike || symbol.empty() || param(symbol) % (2 * 64) != 0)
+    return;
+  auto count = [&](Type t) {
+    auto f = dyn_cast<pgpu::FragmentType>(t);
+    return f ? llvm::count_if(f.getExtents(), [&](Attribute e) {
+      auto n = dyn_cast<StringAttr>(e);
+      return n && n.getValue() == symbol;
+    })
+             : 0;
+  };
+  auto rowsFirst = [&](Value v) {
+    auto f = cast<pgpu::FragmentType>(v.getType());
+    auto n = dyn_cast<StringAttr>(f.getExtents()[0]);
+    return count(v.getType()) == 1 && n && n.getValue() == symbol;
+  };
+  WalkResult across = kernel.walk([&](Operation *op) {
+    SmallVector<Type> types(op->getOperandTypes());
+    types.append(op->getResultTypes().begin(), op->getResultTypes().end());
+    if (llvm::none_of(types, [&](Type t) { return count(t) > 0; }))
+      return WalkResult::advance();
+    if (llvm::any_of(types, [&](Type t) { return count(t) > 1; }))
+      return WalkResult::interrupt();
+    if (isa<pgpu::BinaryOp, pgpu::UnaryOp, pgpu::CmpOp, pgpu::SelectOp, pgpu::CastOp, pgpu::BitcastOp, pgpu::SplatOp,
+            pgpu::BroadcastOp, pgpu::IotaOp, pgpu::ForOp, pgpu::IfOp, pgpu::YieldOp, pgpu::LoadOp, pgpu::StoreOp>(op))
+      return WalkResult::advance(); // lane-wise in the rows (a row's coordinates from its iota)
+    if (isa<pgpu::ExtractOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AtomicRMWOp, pgpu::ScatterReduceOp,
+            pgpu::LastProgramOp, pgpu::WhileOp, pgpu::ForeachOp, pgpu::BufferLoadOp, pgpu::BufferStoreOp,
+            pgpu::HistogramOp>(op))
+      return WalkResult::advance(); // never spelled in a Gluon partition (emitOp): no split spelling either
+    if (auto c = dyn_cast<pgpu::ContractOp>(op))
+      return rowsFirst(c.getLhs()) && rowsFirst(c.getAcc()) && count(c.getRhs().getType()) == 0
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    if (auto r = dyn_cast<pgpu::ReduceOp>(op)) {
+      for (Value in : r.getInputs()) {
+        auto f = dyn_cast<pgpu::FragmentType>(in.getType());
+        if (!f)
+          continue;
+        for (auto [d, e] : llvm::enumerate(f.getExtents()))
+          if (auto n = dyn_cast<StringAttr>(e); n && n.getValue() == symbol && llvm::is_contained(r.getAxes(), d))
+            return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    }
+    return WalkResult::interrupt();
+  });
+  if (across.wasInterrupted())
+    return;
+  splitSymbol = symbol;
+  splitParts = 2;
 }
 
 LogicalResult Serializer::emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operation *> entry) {
   gluonLayouts = gluon::LayoutPlan::infer(kernel);
   gluonStreams = gluon::StreamPlan::plan(kernel);
+  planSplit();
   mode = Mode::Consumer; // refusals below are the Gluon spelling's, not errors
   auto refuse = [&](Operation *at, const Twine &why) {
     (void)unsupported(at, why.str());
@@ -1738,8 +1840,8 @@ LogicalResult Serializer::emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operati
                              .str() +
                          llvm::formatv("    for _i in gl.static_range({0}):\n"
                                        "        mbarrier.init(_ready{1}.index(_i), count=1)\n"
-                                       "        mbarrier.init(_empty{1}.index(_i), count=1)\n",
-                                       stages, r)
+                                       "        mbarrier.init(_empty{1}.index(_i), count={2})\n",
+                                       stages, r, splitParts)
                              .str());
   }
   // The consumer's other box loads and stores are TMA copies through shared memory: their element
@@ -1970,6 +2072,8 @@ LogicalResult Serializer::run() {
       if (dryRun)
         return failure();
       std::tie(descriptors, descriptorText, hostDescriptors, describedViews) = saved;
+      splitSymbol.clear();
+      splitParts = 1;
       gluonText.clear();
       gluonNeeds.clear();
       gluonRefused = gluonWhy ? gluonWhy->second : std::string("unknown");
@@ -2149,8 +2253,12 @@ LogicalResult Serializer::run() {
     partitionParams.append(rings.begin(), rings.end());
     partitionArgs.append(rings.begin(), rings.end());
     const std::string &consumer = gluonText, &loader = gluonLoader;
-    os << "\n\n@gluon.jit\ndef _" << kname << "_consumer(" << llvm::join(partitionParams, ", ") << "):\n"
-       << "    # The consumer partition (the program's warps): the whole program; each stream's tile is a\n"
+    os << "\n\n@gluon.jit\ndef _" << kname << "_consumer(" << llvm::join(partitionParams, ", ")
+       << ", _PART: gl.constexpr):\n"
+       << "    # A consumer partition (" << consumerWarps() << " warps): the whole program";
+    if (splitParts > 1)
+      os << " on part _PART of its " << splitParts << " parts of " << splitSymbol << " rows";
+    os << "; each stream's tile is a\n"
        << "    # ring slot it waits for, reads with wgmma and frees after its last contraction.\n"
        << consumer;
     os << "\n\n@gluon.jit\ndef _" << kname << "_loader(" << llvm::join(partitionParams, ", ") << "):\n"
@@ -2161,11 +2269,29 @@ LogicalResult Serializer::run() {
     os << descriptorText;
     for (const std::string &ring : gluonRings)
       os << ring;
+    // The partitions: the consumers (the first is the default partition, the program's num_warps),
+    // then the loader, one warp of 24 registers. Split consumers' workers take 240 registers (session
+    // 18's hand kernels), the default partition what the program's cap leaves.
+    SmallVector<std::string> partitions, workerWarps, workerRegs;
+    for (int64_t part = 0; part < splitParts; ++part) {
+      partitions.push_back("(_" + kname + "_consumer, (" + llvm::join(partitionArgs, ", ") + ", " +
+                           std::to_string(part) + "))");
+      if (part > 0) {
+        workerWarps.push_back(std::to_string(consumerWarps()));
+        workerRegs.push_back("240");
+      }
+    }
+    partitions.push_back("(_" + kname + "_loader, (" + llvm::join(partitionArgs, ", ") + "))");
+    workerWarps.push_back("1");
+    workerRegs.push_back("24");
     os << "    fence_async_shared()\n"
-       << "    gl.warp_specialize([(_" << kname << "_consumer, (" << llvm::join(partitionArgs, ", ") << ")), (_" << kname
-       << "_loader, (" << llvm::join(partitionArgs, ", ") << "))], [1], [24])\n";
+       << "    gl.warp_specialize([" << llvm::join(partitions, ", ") << "], [" << llvm::join(workerWarps, ", ") << "], ["
+       << llvm::join(workerRegs, ", ") << "])\n";
     wrapper.gluon = "_" + kname + "_gluon";
-    wrapper.gluonRegs = gluonRegisterCap(wrapper.warps, gluonRingBytes);
+    wrapper.gluonWarps = consumerWarps();
+    wrapper.gluonRegs = gluonRegisterCap(consumerWarps(), splitParts, gluonRingBytes);
+    splitSymbol.clear();
+    splitParts = 1;
   }
   wrapper.indexChecks = wrapper::indexChecks(kernel);
   triton::emitLaunchWrapper(os, wrapper);

@@ -4,6 +4,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=16 | FileCheck %s --check-prefix=REFUSED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 | FileCheck %s --check-prefix=UNCAPPED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=ROT
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=128 --param=WARPS=8 --param=STAGES=2 | FileCheck %s --check-prefix=SPLIT
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=NONE
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --remarks 2>&1 | FileCheck %s --check-prefix=GEMM
 
@@ -25,6 +26,7 @@
 // CHECK: mbarrier.wait(_ready0.index([[S:_s[0-9]+]]), (_n0 // 3) & 1)
 // CHECK: warpgroup_mma({{.*}}, _ring0.index([[S]]).reshape([64, 128]).permute((1, 0)), {{.*}}, is_async=True)
 // CHECK: mbarrier.arrive(_empty0.index([[S]]), count=1)
+// CHECK-NOT: _PART *
 // CHECK: @gluon.jit
 // CHECK-NEXT: def _attention_loader(
 // CHECK: mbarrier.wait(_empty0.index([[L:_s[0-9]+]]), ((_n0 // 3) & 1) ^ 1)
@@ -32,7 +34,8 @@
 // CHECK: @gluon.jit
 // CHECK-NEXT: def _attention_gluon(
 // CHECK: _ring0 = gl.allocate_shared_memory(gl.float16, [3, 1, 1, 64, 128], _desc0.layout)
-// CHECK: gl.warp_specialize([(_attention_consumer, ({{.*}})), (_attention_loader, ({{.*}}))], [1], [24])
+// CHECK: mbarrier.init(_empty0.index(_i), count=1)
+// CHECK: gl.warp_specialize([(_attention_consumer, ({{.*}}, 0)), (_attention_loader, ({{.*}}))], [1], [24])
 // COM: The launch: the Gluon kernel where the TMA switch holds, its descriptors Gluon's, and a
 // COM: one-warpgroup consumer's registers capped so two programs share an SM (8 warps with the
 // COM: loader's padding: 65536 / (2 * 256) = 128).
@@ -87,3 +90,20 @@
 // ROT: fence_async_shared()
 // ROT-NEXT: = warpgroup_mma(v{{[0-9]+}}, _sm{{[0-9]+}}.permute((1, 0)), v{{[0-9]+}}, is_async=True)
 // ROT-NEXT: = warpgroup_mma_wait(num_outstanding=0,
+
+// COM: Split rows: at 8 warps over 128-row blocks (every contraction's left operand has the rows
+// COM: first, nothing combines across them) two one-warpgroup consumer partitions each run the
+// COM: program on their 64 rows (a row iota and a box origin on the rows offset by the part), over the
+// COM: same loops and ring slots (freed by both: empty barriers counted twice); the Gluon kernel
+// COM: launches with the default partition's 4 warps, one program per SM (maxnreg 65536 / 384 = 168).
+// SPLIT: def _attention_consumer({{.*}}, _PART: gl.constexpr):
+// SPLIT-NEXT: # A consumer partition (4 warps): the whole program on part _PART of its 2 parts of BLOCK_S rows
+// SPLIT: = gl.arange(0, 64, layout=_L{{[0-9]+}}) + v{{[0-9]+}} + _PART * 64
+// SPLIT: tma.async_copy_global_to_shared(_desc2, [v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}} + _PART * 64, 0],
+// SPLIT: tma.async_copy_shared_to_global(_desc3, [v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}} + _PART * 64, 0],
+// SPLIT: def _attention_loader(
+// SPLIT-NOT: _PART
+// SPLIT: def _attention_gluon(
+// SPLIT: mbarrier.init(_empty0.index(_i), count=2)
+// SPLIT: gl.warp_specialize([(_attention_consumer, ({{.*}}, 0)), (_attention_consumer, ({{.*}}, 1)), (_attention_loader, ({{.*}}))], [4, 1], [240, 24])
+// SPLIT: num_warps=(4 if [[ON:_a[0-9]+]] else 8), num_stages=2, maxnreg=(168 if [[ON]] else None))

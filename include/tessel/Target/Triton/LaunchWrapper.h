@@ -114,6 +114,8 @@ struct LaunchWrapperSpec {
   /// The Gluon kernel's per-thread register cap (`maxnreg`, 0: the compiler's own), passed only where
   /// the Gluon kernel launches.
   int64_t gluonRegs = 0;
+  /// The Gluon kernel's num_warps (its default partition's warps; 0: `warps`).
+  int64_t gluonWarps = 0;
 };
 
 /// The per-kernel plan table, checked path, plan binder, wrapper, kernel-object entry and warm-up entry.
