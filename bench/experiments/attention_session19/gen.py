@@ -17,6 +17,7 @@ BINDINGS = {
     "gl_128_128_s2": dict(BLOCK_S=128, BLOCK_T=128, WARPS=8, STAGES=2, GLUON=1),
     "gl_128_64_s3": dict(BLOCK_S=128, BLOCK_T=64, WARPS=8, STAGES=3, GLUON=1),
     "gl_128_64_s4": dict(BLOCK_S=128, BLOCK_T=64, WARPS=8, STAGES=4, GLUON=1),
+    "gl_128_128_s3": dict(BLOCK_S=128, BLOCK_T=128, WARPS=8, STAGES=3, GLUON=1),
 }
 
 if __name__ == "__main__":

@@ -55,12 +55,13 @@ std::string tritonType(Type t) {
 /// ptxas, uncapped, gives every thread up to 255 registers: a one-warpgroup consumer's program
 /// (8 warps with the padding) then holds an SM's 65536 registers alone. Capped to share them with a
 /// second program, where the rings of two programs fit the SM's 228 KB of shared memory with room
-/// for the rest (a box's staging, the layout conversions' scratch): measured on the H200, the
+/// for the rest (a left operand's tile kept in shared memory, a box's staging, the layout conversions'
+/// scratch: 32 KB of the generated attention's 96 at STAGES = 2, Triton's count): measured on the H200, the
 /// generated grouped-query attention at 64 x 64 tiles reached 431 TFLOP/s capped at 128, 292 at the
 /// compiler's 255 and 297 at 160 (one program per SM either way; attention_session19). Larger
 /// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357).
 int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes) {
-  constexpr int64_t kRegisters = 65536, kSharedBytes = 228 * 1024, kOtherBytes = 16 * 1024;
+  constexpr int64_t kRegisters = 65536, kSharedBytes = 228 * 1024, kOtherBytes = 32 * 1024;
   int64_t threads = llvm::alignTo(warps * parts + 1, 4) * 32;
   if (parts > 1) // split consumers: one program per SM, its registers within the file
     return std::min<int64_t>(kRegisters / threads / 8 * 8, 255);
@@ -1471,7 +1472,10 @@ LogicalResult Serializer::emitGluonContract(pgpu::ContractOp c, int indent) {
     rotation->issued = rotation->waited = false;
     return success();
   }
-  line(indent, result + " = warpgroup_mma(" + expr(c.getLhs()) + ", " + b + ", " + expr(c.getAcc()) + ", is_async=True)");
+  std::string a = sharedView.lookup(c.getLhs());
+  if (a.empty())
+    a = expr(c.getLhs());
+  line(indent, result + " = warpgroup_mma(" + a + ", " + b + ", " + expr(c.getAcc()) + ", is_async=True)");
   int outstanding = 0;
   if (rotation && rotation->rotated && c == rotation->first && !rotation->waited) {
     issueDeferred(indent); // behind this one: waited for after it
@@ -1519,7 +1523,8 @@ std::optional<Serializer::Rotation> Serializer::planRotation(pgpu::ForOp f) {
   if (auto t = rhs.getDefiningOp<pgpu::TransposeOp>())
     rhs = t.getOperand();
   auto load = rhs.getDefiningOp<pgpu::LoadOp>();
-  if (!load || !streamOf.count(load) || load->getBlock() != &b || deferredTranspose.count(r.deferred.getRhs()))
+  if (!load || !streamOf.count(load) || load->getBlock() != &b || deferredTranspose.count(r.deferred.getRhs()) ||
+      sharedView.count(r.deferred.getLhs()))
     return std::nullopt;
   std::string n = std::to_string(next++);
   r.lhs = "_dl" + n;
@@ -1691,8 +1696,21 @@ LogicalResult Serializer::emitBoxAccess(Operation *op, int indent) {
     line(indent, "mbarrier.expect(" + bar + ", " + desc + ".block_type.nbytes)");
     line(indent, "tma.async_copy_global_to_shared(" + desc + ", " + boxOrigin(tile, load.getResult()) + ", " + bar + ", " + smem + ")");
     line(indent, "mbarrier.wait(" + bar + ", 0)");
-    line(indent, name(load.getResult()) + " = " + planeView(tile, load.getResult(), smem) + ".load(" +
-                     assigned.lookup(load.getResult()) + ")");
+    // Its memory is reused (a later buffer's): the barrier object ends here (PTX: invalidated first).
+    line(indent, "mbarrier.invalidate(" + bar + ")");
+    // A tile read only as contractions' left operands stays where wgmma reads it from: shared memory
+    // (no registers held for it through the loops that read it).
+    Value tileValue = load.getResult();
+    bool leftOnly = !tileValue.use_empty() && llvm::all_of(tileValue.getUses(), [](OpOperand &use) {
+      return isa<pgpu::ContractOp>(use.getOwner()) && use.getOperandNumber() == 0 &&
+             use.getOwner()->getOperand(1) != use.get();
+    });
+    if (leftOnly) {
+      sharedView[tileValue] = planeView(tile, tileValue, smem);
+      return success();
+    }
+    line(indent, name(tileValue) + " = " + planeView(tile, tileValue, smem) + ".load(" + assigned.lookup(tileValue) +
+                     ")");
     return success();
   }
   auto store = cast<pgpu::StoreOp>(op);

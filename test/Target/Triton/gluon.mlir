@@ -1,6 +1,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --remarks 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source | FileCheck %s --check-prefix=OFF
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=STAGES=2 | FileCheck %s --check-prefix=CAP
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=16 | FileCheck %s --check-prefix=REFUSED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 | FileCheck %s --check-prefix=UNCAPPED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=ROT
@@ -23,6 +24,13 @@
 // CHECK: def _attention_kernel(
 // CHECK: @gluon.jit
 // CHECK-NEXT: def _attention_consumer(
+// COM: Q, read only as Q.K^T's left operand, stays in shared memory (wgmma reads it there); its copy's
+// COM: barrier is invalidated once waited for (its memory is reused by later buffers).
+// CHECK: tma.async_copy_global_to_shared(_desc2, {{.*}}, [[BAR:_bar[0-9]+]], [[Q:_sm[0-9]+]])
+// CHECK-NEXT: mbarrier.wait([[BAR]], 0)
+// CHECK-NEXT: mbarrier.invalidate([[BAR]])
+// CHECK-NOT: .load(_L
+// CHECK: warpgroup_mma([[Q]].reshape([64, 128]),
 // CHECK: mbarrier.wait(_ready0.index([[S:_s[0-9]+]]), (_n0 // 3) & 1)
 // CHECK: warpgroup_mma({{.*}}, _ring0.index([[S]]).reshape([64, 128]).permute((1, 0)), {{.*}}, is_async=True)
 // CHECK: mbarrier.arrive(_empty0.index([[S]]), count=1)
@@ -36,11 +44,13 @@
 // CHECK: _ring0 = gl.allocate_shared_memory(gl.float16, [3, 1, 1, 64, 128], _desc0.layout)
 // CHECK: mbarrier.init(_empty0.index(_i), count=1)
 // CHECK: gl.warp_specialize([(_attention_consumer, ({{.*}}, 0)), (_attention_loader, ({{.*}}))], [1], [24])
-// COM: The launch: the Gluon kernel where the TMA switch holds, its descriptors Gluon's, and a
+// COM: The launch: the Gluon kernel where the TMA switch holds, its descriptors Gluon's; a
 // COM: one-warpgroup consumer's registers capped so two programs share an SM (8 warps with the
-// COM: loader's padding: 65536 / (2 * 256) = 128).
-// CHECK: _compiled = (_attention_gluon if [[ON:_a[0-9]+]] else _attention_kernel)[_grid]({{.*}}, num_warps=4, num_stages=3, maxnreg=(128 if [[ON]] else None))
+// COM: loader's padding: 65536 / (2 * 256) = 128) where two programs' shared memory fits (STAGES = 2:
+// COM: 64 KB of rings each; at 3, 96 KB, it does not).
+// CHECK: _compiled = (_attention_gluon if [[ON:_a[0-9]+]] else _attention_kernel)[_grid]({{.*}}, num_warps=4, num_stages=3)
 // CHECK: (_gdesc(K, [1, 1, 64, 128]) if
+// CAP: _compiled = (_attention_gluon if [[ON:_a[0-9]+]] else _attention_kernel)[_grid]({{.*}}, num_warps=4, num_stages=2, maxnreg=(128 if [[ON]] else None))
 
 // COM: Must not fire: 16-row query blocks do not tile wgmma over 4 warps; the binding says why at the
 // COM: top of its Gluon part and launches the Triton kernel.
@@ -72,7 +82,7 @@
 // ROT-NEXT: _da[[N]] = v
 // ROT-NEXT: _ds[[N]] = _s
 // ROT: for {{v[0-9]+}} in range([[LO]] + {{v[0-9]+}}, [[HI]], {{v[0-9]+}}):
-// ROT: = warpgroup_mma(v{{[0-9]+}}, _ring0.index(
+// ROT: = warpgroup_mma(_sm{{[0-9]+}}.reshape([64, 128]), _ring0.index(
 // ROT-NEXT: _dr[[N]] = warpgroup_mma(_dl[[N]], _ring1.index(_ds[[N]]).reshape([64, 128]), _da[[N]], is_async=True)
 // ROT-NEXT: = warpgroup_mma_wait(num_outstanding=1, deps=(
 // ROT-NEXT: mbarrier.arrive(_empty0.index(
@@ -88,7 +98,7 @@
 // ROT: for {{v[0-9]+}} in range([[HI]],
 // ROT-NOT: rotated
 // ROT: fence_async_shared()
-// ROT-NEXT: = warpgroup_mma(v{{[0-9]+}}, _sm{{[0-9]+}}.permute((1, 0)), v{{[0-9]+}}, is_async=True)
+// ROT-NEXT: = warpgroup_mma(_sm{{[0-9]+}}.reshape([64, 128]), _sm{{[0-9]+}}.permute((1, 0)), v{{[0-9]+}}, is_async=True)
 // ROT-NEXT: = warpgroup_mma_wait(num_outstanding=0,
 
 // COM: Split rows: at 8 warps over 128-row blocks (every contraction's left operand has the rows
