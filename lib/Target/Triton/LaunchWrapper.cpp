@@ -100,9 +100,13 @@ std::string goParams(const LaunchWrapperSpec &spec) {
   return llvm::join(parts, ", ");
 }
 
+/// The prelude's function making a view's host descriptor for this binding's kernels: Gluon's where the
+/// binding has a Gluon kernel (the one its TMA switch launches), else Triton's.
+llvm::StringRef descriptorMaker(const LaunchWrapperSpec &spec) { return spec.gluon.empty() ? "_tdesc" : "_gdesc"; }
+
 /// A descriptor argument made on the host when `on` (the TMA switch's value) holds, else None.
-std::string descriptor(const LaunchArg &a, llvm::StringRef on, bool gluon) {
-  return llvm::formatv("({0}({1}, {2}) if {3} else None)", gluon ? "_gdesc" : "_tdesc", a.name, a.host, on).str();
+std::string descriptor(const LaunchWrapperSpec &spec, const LaunchArg &a, llvm::StringRef on) {
+  return llvm::formatv("({0}({1}, {2}) if {3} else None)", descriptorMaker(spec), a.name, a.host, on).str();
 }
 
 /// The JIT function a launch calls: the Gluon kernel where the binding has one and `on` (the TMA
@@ -138,7 +142,7 @@ std::string goArgs(const LaunchWrapperSpec &spec, bool direct) {
     case LaunchArg::Descriptor:
       // Direct: the launcher's expanded form, kept by `_x<i>` while the view's address stays.
       parts.push_back(direct ? llvm::formatv("*_x{0}({1}, _p_{1})", i, a.name).str()
-                             : descriptor(a, spec.tmaArg, !spec.gluon.empty()));
+                             : descriptor(spec, a, spec.tmaArg));
       break;
     }
   }
@@ -226,8 +230,7 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
     os << "    if " << spec.tmaArg << ":\n        _tma_allocator()\n";
     for (auto [i, a] : llvm::enumerate(spec.args))
       if (a.kind == LaunchArg::Descriptor)
-        os << "        " << locals[i] << " = " << (spec.gluon.empty() ? "_tdesc(" : "_gdesc(") << a.name << ", "
-           << a.host << ")\n";
+        os << "        " << locals[i] << " = " << descriptorMaker(spec) << "(" << a.name << ", " << a.host << ")\n";
   }
   os << "    _compiled = " << kernelFunction(spec, spec.tmaArg) << "[_grid](" << llvm::join(locals, ", ") << (locals.empty() ? "" : ", ")
      << config << ")\n"
@@ -398,18 +401,25 @@ void emitFront(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
 
 void emitWarmup(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
   const std::string &k = spec.kernel;
+  // The TMA switch's value, evaluated once (`_tma`): its descriptors, the kernel and its launch
+  // configuration follow it.
   SmallVector<std::string> hosts;
   std::string tma;
   for (const LaunchArg &a : spec.args) {
-    if (!spec.tmaArg.empty() && "_a" + std::to_string(hosts.size()) == spec.tmaArg)
+    if (!spec.tmaArg.empty() && "_a" + std::to_string(hosts.size()) == spec.tmaArg) {
       tma = a.host;
-    hosts.push_back(a.kind == LaunchArg::Descriptor ? descriptor(a, "(" + tma + ")", !spec.gluon.empty()) : a.host);
+      hosts.push_back("_tma");
+      continue;
+    }
+    hosts.push_back(a.kind == LaunchArg::Descriptor ? descriptor(spec, a, "_tma") : a.host);
   }
   os << "\n\ndef " << k << "_warmup(" << signature(spec) << "):\n"
      << "    \"\"\"Compile (do not launch) this binding's kernel for these arguments.\"\"\"\n";
   emitFreshWorkspace(os, spec);
-  os << "    " << kernelFunction(spec, "(" + tma + ")") << ".warmup(" << llvm::join(hosts, ", ") << (hosts.empty() ? "" : ", ")
-     << "grid=(1,), " << launchConfig(spec, "(" + tma + ")") << ")\n";
+  if (!tma.empty())
+    os << "    _tma = " << tma << "\n";
+  os << "    " << kernelFunction(spec, "_tma") << ".warmup(" << llvm::join(hosts, ", ") << (hosts.empty() ? "" : ", ")
+     << "grid=(1,), " << launchConfig(spec, "_tma") << ")\n";
 }
 
 } // namespace

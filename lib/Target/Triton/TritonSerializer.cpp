@@ -71,6 +71,13 @@ int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes) {
   return cap < 255 ? cap : 0;
 }
 
+/// An operation no warp-specialized Gluon partition spells (yet): a partition that reaches one refuses.
+bool unspelledInGluon(Operation *op) {
+  return isa<pgpu::ExtractOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AtomicRMWOp, pgpu::ScatterReduceOp,
+             pgpu::LastProgramOp, pgpu::WhileOp, pgpu::ForeachOp, pgpu::BufferLoadOp, pgpu::BufferStoreOp,
+             pgpu::HistogramOp>(op);
+}
+
 using wrapper::floatLiteral;
 using wrapper::torchType;
 
@@ -226,6 +233,8 @@ private:
   /// The layout `use`'s user needs its operand in ("" for any), from the user's assigned layouts.
   std::string demand(OpOperand &use);
   std::string blockedName(unsigned rank);
+  /// The constexpr name of a layout spelled `text` in this partition (declared once, at its top).
+  std::string declareLayout(const std::string &text);
   std::string sliceName(int64_t dim, const std::string &parent);
   /// A transpose read only as contractions' right operands: a view of the shared copy of its operand.
   DenseMap<Value, Value> deferredTranspose;
@@ -239,7 +248,14 @@ private:
   SmallVector<std::string> streamDescriptor;         // each ring's descriptor parameter
   DenseMap<Value, std::string> sharedView;           // a stream's tile (or its transpose) -> the slot's view
   DenseMap<Operation *, SmallVector<std::string>> releases; // a contraction -> the slots it frees
-  DenseMap<Value, std::string> slotOf;               // a stream's tile (or its transpose) -> its slot variable
+  /// A stream's tile (or its transpose) as a ring slot: the ring, the slot's variable, and how the
+  /// fragment reads the slot (unit axes dropped, transposed).
+  struct Slot {
+    std::string ring, var, suffix;
+    std::string view(StringRef at) const { return "_ring" + ring + ".index(" + at.str() + ")" + suffix; }
+    std::string release(StringRef at) const { return "mbarrier.arrive(_empty" + ring + ".index(" + at.str() + "), count=1)"; }
+  };
+  DenseMap<Value, Slot> slotOf;
   /// A loop's last contraction deferred to the next iteration, so that it runs on the tensor cores while
   /// the next iteration's first contraction is waited for and the elementwise work between them runs
   /// (FA3's intra-warpgroup overlap; planRotation says where). The loop is spelled rotated: its first
@@ -252,8 +268,8 @@ private:
     unsigned carry = 0;             // the carry the deferred contraction's result is yielded to
     bool rotated = false;           // spelling the loop (a previous iteration's contraction pending)
     bool issued = false, waited = false;
-    std::string lhs, acc, slot, result, view; // the captured operands' locals, the result's, the slot's view
-    SmallVector<std::string> release; // the deferred contraction's slot releases, on the captured slot
+    std::string lhs, acc, slot, result; // the captured operands' locals, the result's
+    std::string view, release;          // the captured slot's view and its release
   };
   std::optional<Rotation> rotation;
   std::optional<Rotation> planRotation(pgpu::ForOp f);
@@ -548,14 +564,14 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
     else if (auto l = dyn_cast<pgpu::LoadOp>(op); l && streamOf.count(l))
       done = emitStreamLoad(l, indent);
     else if (auto t = dyn_cast<pgpu::TransposeOp>(op); t && sharedView.count(t.getOperand())) {
-      sharedView[t.getResult()] = sharedView.lookup(t.getOperand()) + ".permute((1, 0))"; // a view of the slot
-      slotOf[t.getResult()] = slotOf.lookup(t.getOperand());
+      Slot slot = slotOf.lookup(t.getOperand());
+      slot.suffix += ".permute((1, 0))"; // a view of the slot
+      sharedView[t.getResult()] = slot.view(slot.var);
+      slotOf[t.getResult()] = slot;
     }
     else if (mode == Mode::Consumer && isa<pgpu::TransposeOp>(op) && deferredTranspose.count(op.getResult(0)))
       ; // spelled by its contractions, as a view of their shared copy
-    else if (isa<pgpu::ExtractOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AtomicRMWOp, pgpu::ScatterReduceOp,
-                 pgpu::LastProgramOp, pgpu::WhileOp, pgpu::ForeachOp, pgpu::BufferLoadOp, pgpu::BufferStoreOp,
-                 pgpu::HistogramOp>(op))
+    else if (unspelledInGluon(&op))
       done = unsupported(&op, "not spelled in a warp-specialized Gluon partition yet");
     else
       spelledHere = false;
@@ -1150,25 +1166,16 @@ std::string Serializer::layoutName(const gluon::Layout &l, Value v) {
                .str();
     break;
   case K::Slice:
-    text = llvm::formatv("gl.SliceLayout({0}, {1})", l.dim, layoutName(gluon::Layout::accumulator(l.contract), v)).str();
-    break;
+    return sliceName(l.dim, layoutName(gluon::Layout::accumulator(l.contract), v));
   case K::Blocked:
   case K::Shared:
-  case K::Auto: {
-    // A blocked layout over the value's rank: a warp along the last axis, the warps along the first.
-    unsigned rank = cast<pgpu::FragmentType>(v.getType()).getRank();
-    SmallVector<std::string> size, threads, warpsPer, order;
-    for (unsigned d = 0; d < rank; ++d) {
-      size.push_back("1");
-      threads.push_back(d + 1 == rank ? "32" : "1");
-      warpsPer.push_back(d == 0 ? std::to_string(warps) : "1");
-      order.push_back(std::to_string(rank - 1 - d));
-    }
-    text = "gl.BlockedLayout([" + llvm::join(size, ", ") + "], [" + llvm::join(threads, ", ") + "], [" +
-           llvm::join(warpsPer, ", ") + "], [" + llvm::join(order, ", ") + "])";
-    break;
+  case K::Auto:
+    return blockedName(cast<pgpu::FragmentType>(v.getType()).getRank());
   }
-  }
+  return declareLayout(text);
+}
+
+std::string Serializer::declareLayout(const std::string &text) {
   for (auto &[n, spelled] : partitionLayouts)
     if (spelled == text)
       return n;
@@ -1200,30 +1207,17 @@ std::string Serializer::blockedName(unsigned rank) {
     warpsPer.push_back(d == 0 ? std::to_string(consumerWarps()) : "1");
     order.push_back(std::to_string(rank - 1 - d));
   }
-  std::string text = "gl.BlockedLayout([" + llvm::join(size, ", ") + "], [" + llvm::join(threads, ", ") + "], [" +
-                     llvm::join(warpsPer, ", ") + "], [" + llvm::join(order, ", ") + "])";
-  for (auto &[n, spelled] : partitionLayouts)
-    if (spelled == text)
-      return n;
-  std::string n = "_L" + std::to_string(partitionLayouts.size());
-  partitionLayouts.push_back({n, text});
-  return n;
+  return declareLayout("gl.BlockedLayout([" + llvm::join(size, ", ") + "], [" + llvm::join(threads, ", ") + "], [" +
+                       llvm::join(warpsPer, ", ") + "], [" + llvm::join(order, ", ") + "])");
 }
 
 std::string Serializer::sliceName(int64_t dim, const std::string &parent) {
-  std::string text = "gl.SliceLayout(" + std::to_string(dim) + ", " + parent + ")";
-  for (auto &[n, spelled] : partitionLayouts)
-    if (spelled == text)
-      return n;
-  std::string n = "_L" + std::to_string(partitionLayouts.size());
-  partitionLayouts.push_back({n, text});
-  return n;
+  return declareLayout("gl.SliceLayout(" + std::to_string(dim) + ", " + parent + ")");
 }
 
 std::string Serializer::demand(OpOperand &use) {
   Operation *user = use.getOwner();
   Value v = use.get();
-  auto sliceOf = [&](int64_t d, const std::string &parent) { return sliceName(d, parent); };
   return llvm::TypeSwitch<Operation *, std::string>(user)
       .Case<pgpu::BinaryOp, pgpu::UnaryOp, pgpu::CmpOp, pgpu::SelectOp, pgpu::CastOp, pgpu::BitcastOp>(
           [&](Operation *) { return assigned.lookup(user->getResult(0)); })
@@ -1235,7 +1229,7 @@ std::string Serializer::demand(OpOperand &use) {
           return r;
         for (int64_t d = 0; d < int64_t(rank); ++d)
           if (!llvm::is_contained(dims, d))
-            return sliceOf(d, r); // one added axis (checked where spelled)
+            return sliceName(d, r); // one added axis (checked where spelled)
         return "";
       })
       .Case<pgpu::LoadOp, pgpu::GatherOp>([&](Operation *) { return assigned.lookup(user->getResult(0)); })
@@ -1389,31 +1383,19 @@ LogicalResult Serializer::emitStreamLoad(pgpu::LoadOp load, int indent) {
   std::string stages = std::to_string(std::max<int64_t>(param(triton::kStagesParam), 2));
   line(indent, slot + " = " + n + " % " + stages);
   if (mode == Mode::Loader) {
-    SmallVector<std::string> at;
-    for (unsigned axis = 0; axis < s.box.dimOf.size(); ++axis) {
-      Value offset = s.box.offsets[axis];
-      at.push_back(offset ? expr(offset) + " + " + expr(s.box.starts[axis]) : expr(s.box.starts[axis]));
-    }
     const std::string &desc = streamDescriptor[i];
     line(indent, "mbarrier.wait(_empty" + r + ".index(" + slot + "), ((" + n + " // " + stages + ") & 1) ^ 1)");
     line(indent, "mbarrier.expect(_ready" + r + ".index(" + slot + "), " + desc + ".block_type.nbytes)");
-    line(indent, "tma.async_copy_global_to_shared(" + desc + ", [" + llvm::join(at, ", ") + "], _ready" + r +
-                     ".index(" + slot + "), _ring" + r + ".index(" + slot + "))");
+    line(indent, "tma.async_copy_global_to_shared(" + desc + ", " + boxOrigin(s.box) + ", _ready" + r + ".index(" +
+                     slot + "), _ring" + r + ".index(" + slot + "))");
   } else {
     line(indent, "mbarrier.wait(_ready" + r + ".index(" + slot + "), (" + n + " // " + stages + ") & 1)");
     // The slot as the fragment reads it: the box's unit axes dropped, transposed where the fragment
     // walks the view's axes the other way round.
-    SmallVector<int64_t> shape = shapeOf(load.getType());
-    std::string view = "_ring" + r + ".index(" + slot + ")";
-    SmallVector<unsigned, 2> walked = s.box.walked();
-    bool transposed = s.box.dimOf[walked[0]] == 1;
-    if (s.box.dimOf.size() > 2)
-      view += llvm::formatv(".reshape([{0}, {1}])", shape[s.box.dimOf[walked[0]]], shape[s.box.dimOf[walked[1]]]).str();
-    if (transposed)
-      view += ".permute((1, 0))";
-    sharedView[load.getResult()] = view;
-    slotOf[load.getResult()] = slot;
-    releases[lastReader(s)].push_back("mbarrier.arrive(_empty" + r + ".index(" + slot + "), count=1)");
+    Slot read{r, slot, planeView(s.box, load.getResult(), "")};
+    sharedView[load.getResult()] = read.view(slot);
+    slotOf[load.getResult()] = read;
+    releases[lastReader(s)].push_back(read.release(slot));
   }
   line(indent, n + " = " + n + " + 1");
   return success();
@@ -1455,20 +1437,14 @@ LogicalResult Serializer::emitGluonContract(pgpu::ContractOp c, int indent) {
     // operands captured; issued in the next iteration or after the loop.
     if (rotation->rotated && !rotation->waited)
       awaitDeferred(indent);
-    std::string slot = slotOf.lookup(c.getRhs()), captured = ".index(" + rotation->slot + ")";
-    auto onCaptured = [&](std::string text) {
-      for (size_t at = text.find(".index(" + slot + ")"); at != std::string::npos;
-           at = text.find(".index(" + slot + ")", at + captured.size()))
-        text.replace(at, slot.size() + 8, captured);
-      return text;
-    };
+    // (Its right operand is a stream's slot whose last reader it is (planRotation): `frees` is that
+    // slot's release, spelled on the captured slot.)
+    const Slot &slot = slotOf.find(c.getRhs())->second;
     line(indent, rotation->lhs + " = " + expr(c.getLhs()));
     line(indent, rotation->acc + " = " + expr(c.getAcc()));
-    line(indent, rotation->slot + " = " + slot);
-    rotation->view = onCaptured(b);
-    rotation->release.clear();
-    for (const std::string &release : frees)
-      rotation->release.push_back(onCaptured(release));
+    line(indent, rotation->slot + " = " + slot.var);
+    rotation->view = slot.view(rotation->slot);
+    rotation->release = slot.release(rotation->slot);
     rotation->issued = rotation->waited = false;
     return success();
   }
@@ -1547,8 +1523,7 @@ void Serializer::awaitDeferred(int indent) {
   std::string carry = name(rotation->loop.getResult(rotation->carry));
   line(indent, carry + ", " + rotation->lhs + " = warpgroup_mma_wait(num_outstanding=0, deps=(" + rotation->result +
                    ", " + rotation->lhs + "))");
-  for (const std::string &release : rotation->release)
-    line(indent, release);
+  line(indent, rotation->release);
   rotation->waited = true;
 }
 
@@ -1767,9 +1742,7 @@ void Serializer::planSplit() {
     if (isa<pgpu::BinaryOp, pgpu::UnaryOp, pgpu::CmpOp, pgpu::SelectOp, pgpu::CastOp, pgpu::BitcastOp, pgpu::SplatOp,
             pgpu::BroadcastOp, pgpu::IotaOp, pgpu::ForOp, pgpu::IfOp, pgpu::YieldOp, pgpu::LoadOp, pgpu::StoreOp>(op))
       return WalkResult::advance(); // lane-wise in the rows (a row's coordinates from its iota)
-    if (isa<pgpu::ExtractOp, pgpu::AtomicLoadOp, pgpu::AtomicStoreOp, pgpu::AtomicRMWOp, pgpu::ScatterReduceOp,
-            pgpu::LastProgramOp, pgpu::WhileOp, pgpu::ForeachOp, pgpu::BufferLoadOp, pgpu::BufferStoreOp,
-            pgpu::HistogramOp>(op))
+    if (unspelledInGluon(op))
       return WalkResult::advance(); // never spelled in a Gluon partition (emitOp): no split spelling either
     if (auto c = dyn_cast<pgpu::ContractOp>(op))
       return rowsFirst(c.getLhs()) && rowsFirst(c.getAcc()) && count(c.getRhs().getType()) == 0
@@ -1841,9 +1814,9 @@ LogicalResult Serializer::emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operati
     streamOf[s.load] = streamDescriptor.size();
     std::string r = std::to_string(streamDescriptor.size()), dtype = tritonType(element);
     streamDescriptor.push_back(desc);
-    int64_t slot = element.getIntOrFloatBitWidth() / 8;
-    for (StringRef extent : llvm::split(StringRef(box).drop_front().drop_back(), ", "))
-      slot *= std::stoll(extent.str()); // the box's extents are constants (gluonDescriptor)
+    int64_t slot = element.getIntOrFloatBitWidth() / 8; // a slot holds the box: the tile's elements
+    for (int64_t extent : shapeOf(s.load->getResult(0).getType()))
+      slot *= extent;
     gluonRingBytes += stages * slot;
     gluonRings.push_back(llvm::formatv("    _ring{0} = gl.allocate_shared_memory({1}, [{2}, {3}], {4}.layout)\n", r,
                                        *glSpelling(dtype), stages, box.substr(1, box.size() - 2), desc)
