@@ -1,14 +1,13 @@
 """Device: where a module's output goes wrong at one shape: python3 nan_probe.py mods/TAG.py B H G S D"""
-import importlib.util
 import sys
 
 import torch
 import torch.nn.functional as F
 
+from run_one import load
+
 if __name__ == "__main__":
-    spec = importlib.util.spec_from_file_location("gen", sys.argv[1])
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load(sys.argv[1])
     b, h, g, s, d = (int(x) for x in sys.argv[2:7])
     name = [n for n in dir(mod) if n.endswith("_PARAMS")][0][:-7]
     torch.manual_seed(0)

@@ -1,35 +1,13 @@
 """Device: generated modules and SDPA's default (enable_gqa) timed in alternation in one process, grouped-query
 causal bf16 B4 H32 (8 key/value heads) S=T=4096 D128, after a check of each against f32 SDPA:
 python3 rounds.py ROUNDS mods/A.py [mods/B.py ...] -> one JSON line (per-round TFLOP/s and ratios to SDPA)."""
-import importlib.util
 import json
 import sys
 
 import torch
 import torch.nn.functional as F
 
-
-def timed(fn, reps=10):
-    for _ in range(2):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
-
-
-def load(path):
-    spec = importlib.util.spec_from_file_location(path.replace("/", "_")[:-3], path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from run_one import load, timed
 
 
 def main(rounds, paths, B=4, H=32, G=8, S=4096, D=128):
@@ -51,7 +29,7 @@ def main(rounds, paths, B=4, H=32, G=8, S=4096, D=128):
     per = {name: [] for name in calls}
     for _ in range(rounds):
         for name, fn in calls.items():
-            per[name].append(flops / timed(fn) / 1e9)
+            per[name].append(flops / timed(fn, reps=10, warm=2) / 1e9)
     ratios = {p: sorted(a / b for a, b in zip(per[p], per["sdpa"])) for p in paths}
     med = lambda xs: sorted(xs)[len(xs) // 2]
     print(json.dumps({"max_abs_err": errs, "TFLOPs": per, "median_TFLOPs": {n: med(x) for n, x in per.items()},

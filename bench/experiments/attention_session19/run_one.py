@@ -24,10 +24,16 @@ def timed(fn, reps=20, warm=3):
     return ts[len(ts) // 2]
 
 
-def main(path, B=4, H=32, G=8, S=4096, D=128):
-    spec = importlib.util.spec_from_file_location("gen", path)
+def load(path):
+    """A generated module by its path (a module name of its own, so that several load side by side)."""
+    spec = importlib.util.spec_from_file_location(path.replace("/", "_").removesuffix(".py"), path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod
+
+
+def main(path, B=4, H=32, G=8, S=4096, D=128):
+    mod = load(path)
     used = {"gluon": False}
     real = getattr(mod, "_gqa_attention_gluon", None)
     if real is not None:

@@ -1,13 +1,12 @@
 """Device: one small grouped-query call of a module (for compute-sanitizer): python3 san.py mods/TAG.py B H G S D"""
-import importlib.util
 import sys
 
 import torch
 
+from run_one import load
+
 if __name__ == "__main__":
-    spec = importlib.util.spec_from_file_location("gen", sys.argv[1])
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load(sys.argv[1])
     b, h, g, s, d = (int(x) for x in sys.argv[2:7])
     q = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
     k = torch.randn(b, g, s, d, device="cuda", dtype=torch.bfloat16)
