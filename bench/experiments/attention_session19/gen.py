@@ -1,6 +1,6 @@
 """Write tessel's generated grouped-query causal attention modules (bench/attention_kernels.gqa_attention, bf16)
 for a few bindings, Triton and warp-specialized Gluon (GLUON=1), into mods/: python3 gen.py [SUFFIX [TAG...]] (CPU);
-each module is written as mods/TAG[SUFFIX].py."""
+each module is written as mods/TAG[SUFFIX].py. EMPTINESS=1 in the environment compiles with summary_emptiness=True."""
 import os
 import pathlib
 import sys
@@ -23,7 +23,7 @@ BINDINGS = {
 if __name__ == "__main__":
     import attention_kernels as ak
     from tessel import language as T
-    kernel = ak.gqa_attention(T.bf16)
+    kernel = ak.gqa_attention(T.bf16, **({"summary_emptiness": True} if os.environ.get("EMPTINESS") else {}))
     out = HERE / "mods"
     out.mkdir(exist_ok=True)
     suffix, tags = (sys.argv[1] if len(sys.argv) > 1 else ""), sys.argv[2:] or list(BINDINGS)

@@ -60,6 +60,14 @@ struct Slicer {
     }
     Operation *def = v.getDefiningOp();
     operation(def);
+    // A branch's scalar result (a later loop's bound where the first tile ran in the branch): what each
+    // side yields for it.
+    if (auto i = dyn_cast<pgpu::IfOp>(def)) {
+      unsigned k = cast<OpResult>(v).getResultNumber();
+      for (Region *region : {&i.getThenRegion(), &i.getElseRegion()})
+        if (!region->empty())
+          need(region->front().getTerminator()->getOperand(k));
+    }
   }
 
   /// `op` and what it needs.

@@ -1306,9 +1306,24 @@ void Serializer::assignLayouts() {
         unsigned x = programOrder.lookup(a->getOwner()), y = programOrder.lookup(b->getOwner());
         return x != y ? x < y : a->getOperandNumber() < b->getOperandNumber();
       });
-      for (OpOperand *u : uses)
-        if (!(l = demand(*u)).empty())
-          break;
+      // The demand most uses make (the first in program order among equals): a mask built once and
+      // read by several selects of accumulator-laid scores is built in their layout, not converted
+      // at each of them from the layout of one other use (through shared memory, for a tile).
+      SmallVector<std::pair<std::string, unsigned>> votes;
+      for (OpOperand *u : uses) {
+        std::string d = demand(*u);
+        if (d.empty())
+          continue;
+        auto it = llvm::find_if(votes, [&](const auto &vote) { return vote.first == d; });
+        if (it == votes.end())
+          votes.push_back({d, 1});
+        else
+          ++it->second;
+      }
+      unsigned best = 0;
+      for (const auto &[d, n] : votes)
+        if (n > best)
+          l = d, best = n;
     }
     if (l.empty())
       l = blockedName(cast<pgpu::FragmentType>(v.getType()).getRank());

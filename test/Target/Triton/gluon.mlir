@@ -6,6 +6,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 | FileCheck %s --check-prefix=UNCAPPED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=ROT
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=128 --param=WARPS=8 --param=STAGES=2 | FileCheck %s --check-prefix=SPLIT
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=MASK
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=NONE
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --remarks 2>&1 | FileCheck %s --check-prefix=GEMM
 
@@ -93,13 +94,14 @@
 // ROT: pass
 // ROT-NEXT: _dr[[N]] = warpgroup_mma(_dl[[N]], _ring1.index(_ds[[N]]).reshape([64, 128]), _da[[N]], is_async=True)
 // ROT-NEXT: [[ACC]], _dl[[N]] = warpgroup_mma_wait(num_outstanding=0, deps=(_dr[[N]], _dl[[N]]))
-// COM: Must not fire: the diagonal interval's loop reads its key and value tiles through pointers
-// COM: (staged in shared memory, no stream): its contractions are waited for where they are issued.
-// ROT: for {{v[0-9]+}} in range([[HI]],
-// ROT-NOT: rotated
-// ROT: fence_async_shared()
-// ROT-NEXT: = warpgroup_mma(_sm{{[0-9]+}}.reshape([64, 128]), _sm{{[0-9]+}}.permute((1, 0)), v{{[0-9]+}}, is_async=True)
-// ROT-NEXT: = warpgroup_mma_wait(num_outstanding=0,
+// COM: The diagonal interval's loop streams its key and value tiles too (pgpu-narrow-fold-ranges bounds a
+// COM: mixed interval's tail mask by the key range, the view's extent: a box) and is rotated the same way.
+// COM: (gluon-scaled-values.mlir: a loop whose last contraction is read in its iteration is not.)
+// ROT: # rotated: each iteration's last contraction runs behind the next one's first
+// ROT-NEXT: if [[HI]] < {{v[0-9]+}}:
+// ROT: for {{v[0-9]+}} in range([[HI]] + {{v[0-9]+}},
+// ROT: = warpgroup_mma(_sm{{[0-9]+}}.reshape([64, 128]), _ring0.index(
+// ROT-NEXT: _dr{{[0-9]+}} = warpgroup_mma(
 
 // COM: Split rows: at 8 warps over 128-row blocks (every contraction's left operand has the rows
 // COM: first, nothing combines across them) two one-warpgroup consumer partitions each run the
@@ -117,3 +119,22 @@
 // SPLIT: mbarrier.init(_empty0.index(_i), count=2)
 // SPLIT: gl.warp_specialize([(_attention_consumer, ({{.*}}, 0)), (_attention_consumer, ({{.*}}, 1)), (_attention_loader, ({{.*}}))], [4, 1], [240, 24])
 // SPLIT: num_warps=(4 if [[ON:_a[0-9]+]] else 8), num_stages=2, maxnreg=(168 if [[ON]] else None))
+
+// COM: A value the plan leaves automatic takes the layout most of its uses read it in: the diagonal
+// COM: loop's causal mask and the key positions' tail mask, each read by the selects of the scores
+// COM: (the scores' wgmma accumulator layout), are built in that layout from row and column vectors of
+// COM: its slices, not built in a blocked layout and converted (through shared memory) at every select.
+// MASK: def _attention_consumer(
+// MASK: [[SACC:_L[0-9]+]]: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])
+// MASK: [[KEYS:_L[0-9]+]]: gl.constexpr = gl.SliceLayout(0, [[SACC]])
+// MASK: if {{v[0-9]+}} < [[HI:v[0-9]+]]:
+// MASK: if [[HI]] < {{v[0-9]+}}:
+// MASK: [[POS:v[0-9]+]] = gl.arange(0, 64, layout=[[KEYS]]) +
+// MASK: [[TAIL:v[0-9]+]] = gl.broadcast({{v[0-9]+}}[None, :], gl.zeros([64, 64], gl.int1, layout=[[SACC]]))[0]
+// MASK: = gl.broadcast([[POS]][None, :], gl.zeros([64, 64], gl.int32, layout=[[SACC]]))[0]
+// MASK-NEXT: # attention.mlir
+// MASK-NEXT: = gl.broadcast({{v[0-9]+}}[:, None], gl.zeros([64, 64], gl.int32, layout=[[SACC]]))[0]
+// MASK-NEXT: # attention.mlir
+// MASK-NEXT: [[CAUSAL:v[0-9]+]] = v{{[0-9]+}} <= v{{[0-9]+}}
+// MASK: = gl.where([[CAUSAL]], v{{[0-9]+}}, v{{[0-9]+}})
+// MASK: = gl.where([[TAIL]], v{{[0-9]+}}, v{{[0-9]+}})

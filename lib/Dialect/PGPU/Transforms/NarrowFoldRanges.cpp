@@ -403,6 +403,37 @@ void FoldNarrower::rewrite() {
         cloned.erase();
       }
       foldTrueMasks(part.getSummarize());
+    } else {
+      // A mixed interval's tail mask bounds by the whole range: pos < min(s + step, z) <=> pos < hi on each
+      // of its tiles. Every boundary is a tile start lo + j * step or hi (aligned and clamped above), and
+      // so is z: z = hi trivially; else the tiles [s, s + step) end at or before z <= hi, where both
+      // masks hold on every lane. The mask then is the view's bound where the tile reads a view (a box
+      // access: seed 002 §3.4 boundary neutralization), not the interval's.
+      // (The summarizer sees hi as one more operand: it captures nothing from outside.)
+      Value whole;
+      for (Predicate &p : preds) {
+        if (!p.tail)
+          continue;
+        if (!whole) {
+          part.getCapturesMutable().append(hi);
+          whole = part.getSummarize().front().addArgument(hi.getType(), loc);
+        }
+        auto cloned = cast<CmpOp>(map.lookup(p.cmp.getOperation()));
+        OpBuilder at(cloned);
+        SmallVector<Operation *> chain; // broadcasts from the compared value to the splat of the end
+        Value v = cloned.getRhs();
+        while (auto br = v.getDefiningOp<BroadcastOp>()) {
+          chain.push_back(br);
+          v = br.getOperand();
+        }
+        Value bound = SplatOp::create(at, loc, v.getType(), whole);
+        for (Operation *br : llvm::reverse(chain)) {
+          IRMapping m;
+          m.map(br->getOperand(0), bound);
+          bound = at.clone(*br, m)->getResult(0);
+        }
+        cloned->setOperand(1, bound);
+      }
     }
     // The ordered fold continues from the summary of the intervals before this one (its initial summary,
     // the identity for the first): one set of carries live at a time, no combine of partial folds after.

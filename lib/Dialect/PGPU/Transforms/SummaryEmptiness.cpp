@@ -274,22 +274,38 @@ private:
       return l.c;
     // Loop fact: iv < upper, i.e. upper - iv >= 1.
     Value iv = loop.getBody().front().getArgument(0);
+    std::optional<int64_t> byUpper; // iv <= upper - 1 substituted before anything else is expanded
     if (int64_t a = -l.coeff(iv); a > 0) {
       Lin d = linear(loop.getUpper());
       d.add(iv, -1);
       bool covered = !d.overflow;
       for (auto &[atom, k] : d.terms)
         covered &= l.coeff(atom) == a * k;
-      if (covered) {
+      if (!d.overflow) {
         Lin rest = l;
         rest.addLin(d, -a);
         if (auto r = lo(rest, depth + 1)) {
           bool of = false;
           int64_t sum = Lin::addChecked(*r, a, of);
-          return of ? std::nullopt : std::optional<int64_t>(sum);
+          if (!of)
+            byUpper = sum;
         }
       }
+      // Covered: l = a * (upper - iv) + rest exactly. Otherwise the substitution still bounds l
+      // from below (iv's coefficient is negative), beside what expanding other atoms first gives (a
+      // mixed interval's tail mask bounds by the whole range, which the loop's upper bound is below).
+      if (covered && byUpper)
+        return byUpper;
     }
+    if (byUpper) {
+      std::optional<int64_t> other = loExpanded(l, depth);
+      return other ? std::max(*other, *byUpper) : byUpper;
+    }
+    return loExpanded(l, depth);
+  }
+
+  std::optional<int64_t> loExpanded(const Lin &l, unsigned depth) {
+    Value iv = loop.getBody().front().getArgument(0);
     // The first atom a rule expands, symbolic substitutions (block arguments, iota lanes, selects)
     // before min/max and before bounds that are constants, so that terms cancel first (this loop's
     // induction variable last); opaque atoms

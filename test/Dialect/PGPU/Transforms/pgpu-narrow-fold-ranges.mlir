@@ -12,8 +12,13 @@
 // CHECK-NOT: pgpu.cmp
 // CHECK: } combine {
 // The mixed interval continues the fold from the all-true interval's summary (no combine after).
-// CHECK: %[[B:.*]] = pgpu.region_fold %[[T1]] to %[[F1:[^ ]*]] step %{{.*}} identity(%[[A]] :
-// CHECK: pgpu.cmp lt
+// COM: Its tail mask bounds by the whole range (%T, one more operand), not the interval's end: each
+// COM: interval ends at a tile boundary or at %T, so the two masks agree on its tiles.
+// CHECK: %[[B:.*]] = pgpu.region_fold %[[T1]] to %[[F1:[^ ]*]] step %{{.*}} identity(%[[A]] : {{.*}} operands({{.*}}, %[[T]] :
+// CHECK-NEXT: ^bb0(%[[BEGIN:[^:]*]]: index, {{.*}}, %[[WHOLE:[^:]*]]: index):
+// CHECK: %[[POS:.*]] = pgpu.iota %[[BEGIN]]
+// CHECK-NEXT: %[[WB:.*]] = pgpu.splat %[[WHOLE]]
+// CHECK-NEXT: pgpu.cmp lt %[[POS]], %[[WB]]
 // CHECK: pgpu.cmp le
 // CHECK: } combine {
 // CHECK-NOT: pgpu.binary add %[[A]]

@@ -100,6 +100,89 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
+// COM: The mixed interval ends at %f1 <= %T but its tile flag bounds the positions by the whole range
+// COM: (min(k + BT, T) - k, pgpu-narrow-fold-ranges' tail mask of a mixed interval): on the loop's
+// COM: first tile k < %f1 <= %T, so the flag is still proven (the loop fact k <= %f1 - 1 substituted
+// COM: before the range's end is expanded).
+// CHECK-LABEL: pgpu.kernel @whole_range
+// CHECK: pgpu.if
+// CHECK: pgpu.for
+// CHECK-NOT: pgpu.select %{{.*}}, %{{.*}}, %{{.*}} : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+// CHECK: pgpu.yield
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true, summary_emptiness = true>} {
+  pgpu.kernel @whole_range(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %ok: !pgpu.view<i1, [S], out>, %lo: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %f0 = pgpu.splat %false : i1 -> !pgpu.fragment<i1, [BS]>
+      %m0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      %tt = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BS]>
+      %start = arith.constant 0 : index
+      %a0 = pgpu.binary add %base, %c1 : index
+      %a1 = pgpu.binary div %a0, %bt : index
+      %a2 = pgpu.binary mul %a1, %bt : index
+      %a3 = pgpu.binary max %a2, %start : index
+      %a = pgpu.binary min %a3, %T : index
+      %f1a = pgpu.binary add %a, %bt : index
+      %f1 = pgpu.binary min %f1a, %T : index
+      // expected-remark @+1 {{pgpu-summary-emptiness: the valid flag (carry 0) of this 2-loop traversal is true on every lane after its first tile (proven per loop): the first tile runs once before the loops, the flag is no longer carried and 2 select(s) on it are folded}}
+      %r1:2 = pgpu.for %start to %a step %bt iter_args(%f0, %m0 : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>) -> !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]> {
+      ^bb0(%k: index, %f: !pgpu.fragment<i1, [BS]>, %m: !pgpu.fragment<f32, [BS]>):
+        %ks = pgpu.splat %k : index -> !pgpu.fragment<index, [BS]>
+        %vt = pgpu.cast %ks : !pgpu.fragment<index, [BS]> to !pgpu.fragment<f32, [BS]>
+        %nf = pgpu.binary or %f, %tt : !pgpu.fragment<i1, [BS]>
+        %mx = pgpu.binary max %m, %vt : !pgpu.fragment<f32, [BS]>
+        %nm = pgpu.select %f, %mx, %vt : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+        pgpu.yield %nf, %nm : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+      }
+      %r2:2 = pgpu.for %a to %f1 step %bt iter_args(%r1#0, %r1#1 : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>) -> !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]> {
+      ^bb0(%k: index, %f: !pgpu.fragment<i1, [BS]>, %m: !pgpu.fragment<f32, [BS]>):
+        %e0 = pgpu.binary add %k, %bt : index
+        %e = pgpu.binary min %e0, %T : index
+        %ks = pgpu.splat %k : index -> !pgpu.fragment<index, [BS]>
+        %d0 = pgpu.binary sub %s, %ks : !pgpu.fragment<index, [BS]>
+        %one = pgpu.splat %c1 : index -> !pgpu.fragment<index, [BS]>
+        %d1 = pgpu.binary add %d0, %one : !pgpu.fragment<index, [BS]>
+        %btb = pgpu.splat %bt : index -> !pgpu.fragment<index, [BS]>
+        %h0 = pgpu.binary min %btb, %d1 : !pgpu.fragment<index, [BS]>
+        %len = pgpu.binary sub %e, %k : index
+        %lenb = pgpu.splat %len : index -> !pgpu.fragment<index, [BS]>
+        %h = pgpu.binary min %h0, %lenb : !pgpu.fragment<index, [BS]>
+        %lob = pgpu.splat %c0 : index -> !pgpu.fragment<index, [BS]>
+        %t = pgpu.cmp lt %lob, %h : !pgpu.fragment<index, [BS]>
+        %vt = pgpu.cast %ks : !pgpu.fragment<index, [BS]> to !pgpu.fragment<f32, [BS]>
+        %tv = pgpu.select %t, %vt, %m0 : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+        %nf = pgpu.binary or %f, %t : !pgpu.fragment<i1, [BS]>
+        %mx = pgpu.binary max %m, %tv : !pgpu.fragment<f32, [BS]>
+        %both = pgpu.select %f, %mx, %tv : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+        %nm = pgpu.select %t, %both, %m : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+        pgpu.yield %nf, %nm : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+      }
+      %out = pgpu.select %r2#0, %r2#1, %m0 : !pgpu.fragment<i1, [BS]>, !pgpu.fragment<f32, [BS]>
+      pgpu.store %out, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]> : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.store %r2#0, %ok[%s] valid %sok : !pgpu.fragment<i1, [BS]> : !pgpu.fragment<i1, [BS]>, !pgpu.view<i1, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not fire: the traversal starts at a runtime %lo, which may lie past a lane's last visible
 // COM: position (a row that sees no key: S > T, an empty band), so a lane may stay empty after the
 // COM: first tile; the flag and its selects stay.
