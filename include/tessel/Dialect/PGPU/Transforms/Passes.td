@@ -199,7 +199,11 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     folded out of ands, selects and idempotent reductions) and [T1, F1)
     (mixed), their results combined in source order with the fold's combine
     (its associativity is the fold's contract); [lo, F0) and [F1, hi) are not
-    traversed. Boundaries are computed from the program's coordinates in IR.
+    traversed. Boundaries are computed from the program's coordinates in IR;
+    each is a tile start or hi, so a mixed interval's tail mask compares the
+    positions with hi (one more operand of its fold), which on its tiles is
+    the same mask and, where the tile reads a view to its end, the view's
+    own bound (a box access).
     Preserves: values, source order, effects, ABI, origins.
     Must not fire: folds with no tile-position iota, predicates over values
     computed inside the summarizer, a false interval whose summary is not
