@@ -1,6 +1,6 @@
 """The other attention forms (bench/attention_kernels: causal, full, sliding window W=256; bf16) in the Triton
-spelling at its defaults and the generated Gluon spelling at 128/128/8/2 (split rows):
-  python3 forms.py gen   (CPU)  -> mods/forms_<form>_<tag>.py
+spelling at its defaults and the generated Gluon spelling at 128/128/8/2 (split rows) and 64/64/4/2:
+  python3 forms.py gen [TAG...]  (CPU)  -> mods/forms_<form>_<tag>.py
   python3 forms.py run   (the H200) -> one JSON line per module: checked against f32 SDPA (math, a boolean
   mask for the window) at S=T=1031 and the timed shape B4 H32 S=T=4096 D128, then timed beside SDPA's default."""
 import json
@@ -19,6 +19,7 @@ FORMS = {  # form -> (factory name, constexprs, binding name)
 BINDINGS = {
     "tri": {},
     "gl128": dict(BLOCK_S=128, BLOCK_T=128, WARPS=8, STAGES=2, GLUON=1, BLOCK_D=128),
+    "gl64": dict(BLOCK_S=64, BLOCK_T=64, WARPS=4, STAGES=2, GLUON=1, BLOCK_D=128),
 }
 
 
@@ -30,6 +31,8 @@ def gen():
     for form, (factory, constexprs, _) in FORMS.items():
         kernel = getattr(ak, factory)(T.bf16)
         for tag, params in BINDINGS.items():
+            if len(sys.argv) > 2 and tag not in sys.argv[2:]:
+                continue
             (out / f"forms_{form}_{tag}.py").write_text(kernel.source("triton", constexprs, params))
             print(form, tag, "written")
 
