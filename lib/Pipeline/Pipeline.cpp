@@ -99,6 +99,11 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(pgpu::createPGPUOnlineRescale());
   //      and its exponentials in base 2, the reference domain scaled by log2(e) at its scalar factors (§4).
   pm.addPass(pgpu::createPGPUExpBase2());
+  //      (§4) a max of scores times their scalar factor is the max of the scores times it (exact for a
+  //      positive finite factor, decided at launch: Triton for now, whose wrapper keys its plans on the
+  //      float launch fact), so each score's scaling fuses into its exponential's subtraction.
+  if (stage == Stage::Triton)
+    pm.addPass(pgpu::createPGPUFactorReductions());
   pm.addPass(pgpu::createPGPUMergeContractAdd());
   //      (§3.5) a mixed tile's "any position admitted" from the coordinate ranges, after the
   //      rescaling's proofs have read its conjunction.

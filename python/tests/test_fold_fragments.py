@@ -47,10 +47,23 @@ CASES = [
 @pytest.mark.parametrize("name,constexprs,shapes,params", CASES,
                          ids=[f"{c[0]}-{'-'.join(f'{k}{v}' for k, v in c[2].items())}-{c[1]}" for c in CASES])
 def test_blocked_fold_matches_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, params):
+    check_against_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, params, 0.35)
+
+
+@pytest.mark.parametrize("scale", [-0.35, 0.0, 1e-12, 5e9])
+@pytest.mark.parametrize("name,constexprs,shapes,params", [CASES[0], CASES[-1]], ids=["causal", "gqa"])
+def test_scales_outside_the_factored_window_match_kir(tessel_bin, root, tmp_path, name, constexprs, shapes,
+                                                      params, scale):
+    """pgpu-factor-reductions factors the scores' scale out of their row maximum only for a scale in
+    [2^-32, 2^32] (a launch fact); a negative, zero, tiny or huge scale runs the maximum as written."""
+    check_against_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, params, scale)
+
+
+def check_against_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, params, scale):
     kernel = kernels(root)[name]
     source = kernel._write(tmp_path, constexprs)
     shape = ",".join(f"{k}={v}" for k, v in shapes.items())
-    scalars = ["--scalar", "scale=0.35"]
+    scalars = ["--scalar", f"scale={scale}"]
     kir = tmp_path / "kir"
     subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", "4",
                     "--segments=random", "--out", str(kir), *scalars], check=True, capture_output=True)
@@ -60,6 +73,8 @@ def test_blocked_fold_matches_kir(tessel_bin, root, tmp_path, name, constexprs, 
     assert opt.returncode == 0, opt.stderr
     text = program.read_text()
     assert "pgpu.contract" in text and "pgpu.region_fold" not in text  # kept structured, then realized
+    if name == "attention" or name == "gqa":  # the scores' maximum factored on the scale's window
+        assert "pgpu.cmp ge %scale" in text, text
     binding = {"BLOCK_S": 16, "BLOCK_T": 16, **params}
     out = tmp_path / "pgpu"
     res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", "4", "--order",

@@ -141,6 +141,32 @@ def test_an_integer_scalar_is_part_of_the_plan_key(monkeypatch):
     np.testing.assert_array_equal(y.numpy(), (x * 16.0).numpy())
 
 
+@tessel.kernel(numerics="relaxed_normalization")
+def scaled_softmax(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M", "N")], s: T.f32):
+    for i in T.parallel(T.domain(0, x.shape[0])):
+        j = T.domain(0, x.shape[1])
+        z = x[i, j] * s
+        e = T.exp(z - T.max(z))
+        y[i, j] = e / T.sum(e)
+
+
+def test_a_float_launch_fact_is_part_of_the_plan_key(monkeypatch):
+    """pgpu-factor-reductions takes the maximum of x and scales it where `s` lies in [2^-32, 2^32], a
+    launch fact on a float scalar: the plan key holds the fact (not `s`), so a call outside the window
+    never launches the plan compiled for a call inside it, and the other way round."""
+    x = torch.randn(5, 37)
+    for s in (0.5, -0.5, 0.0, 2.0, float("inf"), 1e-12, 0.25):
+        y = torch.empty_like(x)
+        scaled_softmax(x, y, s=s)
+        np.testing.assert_allclose(y.numpy(), torch.softmax(x * s, 1).numpy(), rtol=1e-5, atol=1e-6)
+    assert len(scaled_softmax._plans) == 2  # inside the window, and outside it
+    planned_only(monkeypatch, scaled_softmax)
+    for s in (3.0, -3.0):
+        y = torch.empty_like(x)
+        scaled_softmax(x, y, s=s)
+        np.testing.assert_allclose(y.numpy(), torch.softmax(x * s, 1).numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_each_shape_keeps_the_launcher_it_chose(monkeypatch):
     # A kernel object's plans launch what the shape chose (a tuned winner, or a default covering the
     # shape): here a stand-in choice gives BLOCK=64 to rows longer than 100.

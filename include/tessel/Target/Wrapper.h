@@ -113,9 +113,13 @@ hostLaunchExprText(mlir::Value v, const std::function<std::string(mlir::Value)> 
 /// between; nothing otherwise (also when hostLaunchExpr has no spelling for one of its ops). A
 /// `pgpu.if` on such a condition is uniform over the launch: the wrapper evaluates it and the
 /// providers compile only the branch taken (Triton's constexpr and cuTile's Constant guards).
+/// With `readsFloat`, comparisons of float kernel scalars with float constants count too (no float
+/// arithmetic: the host computes in double precision); `*readsFloat` then says whether the fact reads a
+/// float scalar, which a wrapper that reuses launch plans across calls must key them on.
 std::optional<std::string> launchFact(mlir::Value v, mlir::Block &entry,
                                       const std::function<std::string(mlir::Value)> &nameOf,
-                                      const std::function<int64_t(llvm::StringRef)> &paramOf);
+                                      const std::function<int64_t(llvm::StringRef)> &paramOf,
+                                      bool *readsFloat = nullptr);
 
 /// `<kernel>_PARAMS = {name: ([candidates], bound value)}`, `<kernel>_COVERS = {name: symbol}` and
 /// `<kernel>_PASSES = {name: passes parameter}`: the declared search space with this binding's values,

@@ -147,6 +147,16 @@ wrapper::hostLaunchExprText(Value v, const std::function<std::string(Value)> &na
   APInt constant;
   if (matchPattern(v, m_ConstantInt(&constant)))
     return std::to_string(constant.getSExtValue());
+  // A float constant as the Python float of the same value (a double holds every f32 and f16 exactly).
+  FloatAttr real;
+  if (matchPattern(v, m_Constant(&real))) {
+    double d = real.getValueAsDouble();
+    if (std::isnan(d))
+      return std::string("float('nan')");
+    if (std::isinf(d))
+      return std::string(d > 0 ? "float('inf')" : "-float('inf')");
+    return llvm::formatv("{0}", llvm::format("%.17g", d)).str();
+  }
   Operation *op = v.getDefiningOp();
   auto bin = [&](Value a, Value b, StringRef fmt) -> FailureOr<std::string> {
     FailureOr<std::string> x = hostLaunchExprText(a, nameOf, paramText, shapeText, reject),
@@ -212,15 +222,26 @@ wrapper::hostLaunchExpr(Value v, const std::function<std::string(Value)> &nameOf
 }
 
 std::optional<std::string> wrapper::launchFact(Value v, Block &entry, const std::function<std::string(Value)> &nameOf,
-                                               const std::function<int64_t(StringRef)> &paramOf) {
+                                               const std::function<int64_t(StringRef)> &paramOf, bool *readsFloat) {
   // Integer values computed from extents, strides, parameters, constants and integer kernel scalars
   // only; hostLaunchExpr then spells them (or fails, silently, on an op it has no spelling for).
+  // Where the caller keys its plans on float facts (`readsFloat`), also comparisons of float kernel
+  // scalars with float constants: no float arithmetic, which the host would do in double precision
+  // and the kernel in its own type.
   SmallVector<Value> work{v};
   DenseSet<Value> seen;
+  bool floats = false;
   while (!work.empty()) {
     Value x = work.pop_back_val();
     if (!seen.insert(x).second)
       continue;
+    if (isa<FloatType>(x.getType())) {
+      auto arg = dyn_cast<BlockArgument>(x);
+      if (!readsFloat || !((arg && arg.getOwner() == &entry) || matchPattern(x, m_Constant())))
+        return std::nullopt;
+      floats = true;
+      continue;
+    }
     if (!x.getType().isIntOrIndex())
       return std::nullopt;
     if (auto arg = dyn_cast<BlockArgument>(x)) {
@@ -237,6 +258,8 @@ std::optional<std::string> wrapper::launchFact(Value v, Block &entry, const std:
   FailureOr<std::string> text = hostLaunchExpr(v, nameOf, paramOf, [](Operation *, StringRef) { return failure(); });
   if (failed(text))
     return std::nullopt;
+  if (readsFloat)
+    *readsFloat = floats;
   return *text;
 }
 

@@ -33,7 +33,7 @@ std::string forward(const LaunchWrapperSpec &spec) {
 }
 
 /// The plan key: everything the checks and Triton's specialization read except addresses and float
-/// scalars (`_p_<view>` holds each view's address).
+/// scalars (`_p_<view>` holds each view's address), with the launch facts read on float scalars.
 std::string planKey(const LaunchWrapperSpec &spec) {
   SmallVector<std::string> parts;
   for (auto &[n, written] : spec.views)
@@ -41,6 +41,8 @@ std::string planKey(const LaunchWrapperSpec &spec) {
   for (auto &[n, check] : spec.scalars)
     if (check.first == "int")
       parts.push_back(n);
+  // Float scalars stay open, but not the facts a guard decides on them (the plan binds the guard).
+  llvm::append_range(parts, spec.keyed);
   return llvm::formatv(parts.size() == 1 && spec.views.empty() ? "({0},)" : "({0})", llvm::join(parts, ", ")).str();
 }
 

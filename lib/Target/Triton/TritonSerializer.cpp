@@ -153,8 +153,8 @@ private:
   FailureOr<std::string> hostExpr(Value v);
   /// The wrapper's spelling of `v` when it is computed from launch facts only (extents, strides,
   /// parameters, integer constants and integer kernel scalars, through LaunchExpr arithmetic and
-  /// comparisons), else none.
-  std::optional<std::string> launchFact(Value v);
+  /// comparisons; float kernel scalars compared with constants, `*readsFloat` then set), else none.
+  std::optional<std::string> launchFact(Value v, bool *readsFloat = nullptr);
   FailureOr<std::string> address(Operation *op, Value view, ValueRange coords);
   FailureOr<std::string> workspaceAddress(Operation *op, Value buffer, ValueRange coords);
   /// The address of an atomic's target: a view's element or invocation workspace's.
@@ -344,6 +344,8 @@ private:
   // a launch fact becomes a constexpr kernel parameter, so Triton compiles only the branch taken (one
   // variant's shared buffers and registers, not the sum over variants).
   SmallVector<std::pair<std::string, std::string>> guards; // (kernel parameter, wrapper expression)
+  // The guards' wrapper expressions that read float scalars: the plan key holds them (LaunchWrapper.h).
+  SmallVector<std::string> keyedFacts;
   // Launch-fact guards with a contracting and an element-wise branch (wrapper::splitsOffContractFreeBranch):
   // the condition, and whether its true side is the element-wise one (`<kernel>_ELEMENTWISE`).
   SmallVector<std::pair<pgpu::IfOp, bool>> elementwiseGuards;
@@ -379,9 +381,10 @@ FailureOr<std::string> Serializer::hostExpr(Value v) {
       [&](Operation *op, StringRef why) { return unsupported(op, why); });
 }
 
-std::optional<std::string> Serializer::launchFact(Value v) {
+std::optional<std::string> Serializer::launchFact(Value v, bool *readsFloat) {
   return wrapper::launchFact(
-      v, kernel.getBody().front(), [&](Value x) { return name(x); }, [&](StringRef n) { return param(n); });
+      v, kernel.getBody().front(), [&](Value x) { return name(x); }, [&](StringRef n) { return param(n); },
+      readsFloat);
 }
 
 FailureOr<std::string> Serializer::address(Operation *op, Value view, ValueRange coords) {
@@ -1028,14 +1031,25 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
       .Case<pgpu::IfOp>([&](pgpu::IfOp i) -> LogicalResult {
         std::string condition = expr(i.getCondition());
         std::optional<std::string> host;
+        bool readsFloat = false;
         if (i.getCondition().getType().isInteger(1) && !matchPattern(i.getCondition(), m_Constant()))
-          host = launchFact(i.getCondition());
+          host = launchFact(i.getCondition(), &readsFloat);
         if (host) {
           // One constexpr per guard, whichever spelling (Triton's, a Gluon partition's) meets it first.
           std::string &known = guardOf[i];
           if (known.empty()) {
-            known = "_G" + std::to_string(guards.size());
-            guards.push_back({known, "bool(" + *host + ")"});
+            // Guards spelled alike are one constexpr (e.g. one fact on a scalar deciding several ifs).
+            std::string text = "bool(" + *host + ")";
+            auto same = llvm::find_if(guards, [&](auto &g) { return g.second == text; });
+            if (same != guards.end()) {
+              known = same->first;
+            } else {
+              known = "_G" + std::to_string(guards.size());
+              guards.push_back({known, text});
+              // A fact on a float scalar: the plan key leaves float scalars open, so it holds the fact.
+              if (readsFloat)
+                keyedFacts.push_back(text);
+            }
             if (wrapper::splitsOffContractFreeBranch(i))
               elementwiseGuards.push_back({i, !wrapper::contracts(i.getThenRegion())});
           }
@@ -2124,6 +2138,7 @@ LogicalResult Serializer::run() {
     kernelParams.push_back(param + ": tl.constexpr");
     launchArg(triton::LaunchArg::Fixed, host);
   }
+  wrapper.keyed = keyedFacts;
   FailureOr<std::string> grid = hostExpr(space.getExtents()[0]);
   if (failed(grid))
     return failure();

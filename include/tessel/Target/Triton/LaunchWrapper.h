@@ -102,6 +102,9 @@ struct LaunchWrapperSpec {
   llvm::SmallVector<std::pair<std::string, bool>> views;
   /// (name, Python type, range or "") of each scalar.
   llvm::SmallVector<std::pair<std::string, std::pair<std::string, std::string>>> scalars;
+  /// Launch facts on float scalars (guards, as host expressions): the plan key holds their values, since
+  /// it leaves float scalars themselves open.
+  llvm::SmallVector<std::string> keyed;
   /// Invocation workspace, in argument order.
   llvm::SmallVector<LaunchWorkspace> workspaces;
   llvm::SmallVector<LaunchArg> args;

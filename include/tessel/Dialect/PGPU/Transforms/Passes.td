@@ -309,6 +309,35 @@ def PGPUExpBase2 : Pass<"pgpu-exp-base2", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUFactorReductions : Pass<"pgpu-factor-reductions", "::mlir::ModuleOp"> {
+  let summary = "a launch-time scalar factor out of a max/min reduction of a product (seed 002 §4)";
+  let description = [{
+    Reads: `pgpu.reduce` of one input `x * splat(c)`, possibly under selects
+    whose other side is the combine's identity, where the combine is one
+    max/min (NaN-propagating or not), the identity the combine's (-inf / +inf),
+    the product has other uses, and c is known at launch: a constant, or one
+    f32 kernel scalar `a` times constants (each partial product of them in
+    [2^-32, 2^32]).
+    Legality: for 0 < c < inf, max_j(x_j * c) = max_j(x_j) * c exactly
+    (rounding is monotone; no inf * 0; NaN lanes alike; -inf * c = -inf for
+    the selected-away lanes); otherwise it may differ.
+    Rewrites: a constant factor in (0, inf): the factored form alone; a scalar
+    factor: `pgpu.if (2^-32 <= a <= 2^32)` the reduction of x times c, else
+    the reduction as it was. The condition is a launch fact (seed 000 §3.1):
+    the wrapper decides it and the provider compiles one side, so the product
+    outside serves its other uses alone (attention's exp2(x * c - m): one
+    multiply-add a score). A runtime branch would gain nothing (the other
+    side's product is hoisted above it), so the pass fires only at launch facts.
+    Preserves: values exactly, effects, ABI, origins.
+    Must not fire: a fragment factor, a factor computed from data or from two
+    kernel scalars, a product with numerical attributes, a product with no other
+    use, another combine or identity, a select whose other side is not the
+    identity, a constant factor outside (0, inf) (remark).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
   let summary = "a zero-initialized contraction's sole addition joins its accumulator (seed 002 §3.4)";
   let description = [{
