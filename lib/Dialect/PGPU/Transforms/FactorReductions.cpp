@@ -55,7 +55,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 
-#include <cmath>
 #include <limits>
 
 namespace tessel::pgpu {
@@ -72,20 +71,15 @@ namespace {
 /// The window a launch-time scalar factor must lie in (module comment): 2^-32 .. 2^32.
 constexpr double kWindowLo = 0x1p-32, kWindowHi = 0x1p32;
 
-/// The combine's kind when it is one max/min of its two arguments (in either order), yielded.
+/// The combine's kind when it is one max/min of its two arguments (singleBinaryCombine) without
+/// numerical attributes.
 std::optional<kir::BinaryKind> orderCombine(ReduceOp r) {
-  Block &body = r.getCombine().front();
-  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
-    return std::nullopt;
-  auto op = dyn_cast<BinaryOp>(body.front());
-  if (!op || op.getApproximate() || op.getFlushToZero() || body.getTerminator()->getOperand(0) != op.getResult())
+  BinaryOp op = singleBinaryCombine(r.getCombine().front());
+  if (!op || op.getApproximate() || op.getFlushToZero())
     return std::nullopt;
   kir::BinaryKind k = op.getKind();
   if (k != kir::BinaryKind::Max && k != kir::BinaryKind::Min && k != kir::BinaryKind::MaxNum &&
       k != kir::BinaryKind::MinNum)
-    return std::nullopt;
-  Value a = body.getArgument(0), b = body.getArgument(1);
-  if (!((op.getLhs() == a && op.getRhs() == b) || (op.getLhs() == b && op.getRhs() == a)))
     return std::nullopt;
   return k;
 }
@@ -251,9 +245,8 @@ struct FactorReductions : public tessel::pgpu::impl::PGPUFactorReductionsBase<Fa
           c = SplatOp::create(at, loc, r.getResult(0).getType(), input->c);
         return BinaryOp::create(at, loc, kir::BinaryKind::Mul, raw.getResult(0), c, false, false).getResult();
       };
-      SmallVector<SelectOp> oldSelects = input->selects;
       auto eraseDeadChain = [&] {
-        for (SelectOp sel : oldSelects) // outermost first: each becomes dead once its user is gone
+        for (SelectOp sel : input->selects) // outermost first: each becomes dead once its user is gone
           if (sel->use_empty())
             sel.erase();
       };
