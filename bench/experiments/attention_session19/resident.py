@@ -32,25 +32,16 @@ def gen(suffix):
 
 
 def run(rounds):
-    import torch
     import torch.nn.functional as F
-    from run_one import load, timed
+    from run_one import checked, load, timed
     out = {"checked": {}, "TFLOPs": {}}
     calls = {}
     for path in sorted((HERE / "mods").glob("res_*.py")):
         mod = load(str(path.relative_to(HERE)))
         gqa = "gqa" in path.name
         B, H, G, S, D = (4, 32, 8, 4096, 128) if gqa else (1, 4, 4, 4099, 96)
-        torch.manual_seed(0)
-        q = torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16)
-        k, v = (torch.randn(B, G, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(2))
-        o = torch.full_like(q, float("nan"))
         fn = mod.gqa_attention if gqa else mod.attention
-        fn(q, k, v, o, scale=D ** -0.5)
-        torch.cuda.synchronize()
-        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=True, scale=D ** -0.5,
-                                             enable_gqa=gqa)
-        err = (o.float() - ref).abs().max().item()
+        err, (q, k, v, o), _ = checked(fn, B, H, S, D, G=G, is_causal=True, enable_gqa=gqa)
         out["checked"][path.name] = err
         if err < 2e-2:
             flops = 4 * B * H * D * S * (S + 1) / 2

@@ -24,6 +24,22 @@ def timed(fn, reps=20, warm=3):
     return ts[len(ts) // 2]
 
 
+def checked(call, B, H, S, D, G=None, device="cuda", **sdpa):
+    """One call of a generated attention on random bf16 inputs (seed 0; G key/value heads, H when None) into
+    a NaN-filled output, against f32 SDPA with `sdpa`'s keywords (is_causal, attn_mask, enable_gqa):
+    (max abs error, (q, k, v, o), scale)."""
+    torch.manual_seed(0)
+    q = torch.randn(B, H, S, D, device=device, dtype=torch.bfloat16)
+    k, v = (torch.randn(B, G or H, S, D, device=device, dtype=torch.bfloat16) for _ in range(2))
+    o = torch.full_like(q, float("nan"))
+    scale = D ** -0.5
+    call(q, k, v, o, scale=scale)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), scale=scale, **sdpa)
+    return (o.float() - ref).abs().max().item(), (q, k, v, o), scale
+
+
 def load(path):
     """A generated module by its path (a module name of its own, so that several load side by side)."""
     spec = importlib.util.spec_from_file_location(path.replace("/", "_").removesuffix(".py"), path)

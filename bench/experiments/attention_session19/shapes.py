@@ -39,9 +39,8 @@ def gen():
 
 
 def run():
-    import torch
     import torch.nn.functional as F
-    from run_one import load, timed
+    from run_one import checked, load, timed
     for path in sorted((HERE / "mods").glob("shapes_*.py")):
         _, form, tag, d = path.stem.split("_")
         call = load(str(path.relative_to(HERE))).attention
@@ -50,15 +49,8 @@ def run():
                 continue
             row = {"module": path.name, "form": form, "shape": [B, H, S, D]}
             try:
-                torch.manual_seed(0)
-                q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-                o = torch.full_like(q, float("nan"))
-                scale = D ** -0.5
-                call(q, k, v, o, scale=scale)
-                torch.cuda.synchronize()
-                ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=form == "causal",
-                                                     scale=scale)
-                row["max_abs_err"] = err = (o.float() - ref).abs().max().item()
+                err, (q, k, v, o), scale = checked(call, B, H, S, D, is_causal=form == "causal")
+                row["max_abs_err"] = err
                 row["correct"] = err < 2e-2
                 if row["correct"]:
                     flops = 4 * B * H * D * (S * (S + 1) / 2 if form == "causal" else S * S)
