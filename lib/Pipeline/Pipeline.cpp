@@ -105,6 +105,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   if (stage == Stage::Triton)
     pm.addPass(pgpu::createPGPUFactorReductions());
   pm.addPass(pgpu::createPGPUMergeContractAdd());
+  //      (§4, relaxed_normalization) a division by a broadcast divisor (a tile by its rows' mass) is a
+  //      product with the divisor's reciprocal: one division per row, not per lane.
+  pm.addPass(pgpu::createPGPUReciprocalDivisors());
   //      (§3.5) a mixed tile's "any position admitted" from the coordinate ranges, after the
   //      rescaling's proofs have read its conjunction.
   pm.addPass(pgpu::createPGPUAnyOfRanges());

@@ -75,6 +75,8 @@ def check_against_kir(tessel_bin, root, tmp_path, name, constexprs, shapes, para
     assert "pgpu.contract" in text and "pgpu.region_fold" not in text  # kept structured, then realized
     if name == "attention" or name == "gqa":  # the scores' maximum factored on the scale's window
         assert "pgpu.cmp ge %scale" in text, text
+    # pgpu-reciprocal-divisors (relaxed_normalization): acc / den divides once per row, not per lane.
+    assert not [ln for ln in text.splitlines() if "pgpu.binary div" in ln and "BLOCK_D]>" in ln], text
     binding = {"BLOCK_S": 16, "BLOCK_T": 16, **params}
     out = tmp_path / "pgpu"
     res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", "4", "--order",

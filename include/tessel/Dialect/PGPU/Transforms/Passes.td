@@ -338,6 +338,30 @@ def PGPUFactorReductions : Pass<"pgpu-factor-reductions", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUReciprocalDivisors : Pass<"pgpu-reciprocal-divisors", "::mlir::ModuleOp"> {
+  let summary = "a division by a broadcast divisor is a product with its reciprocal (relaxed_normalization, seed 002 §4)";
+  let description = [{
+    Reads: f32 fragment `pgpu.binary div x, y` without numerical attributes
+    whose divisor y is a `pgpu.splat` of a scalar d or a `pgpu.broadcast` of a
+    fragment d that adds axes (each value of d divides many lanes).
+    Legality: module numerics `relaxed_normalization` (seed 002 §1) relaxes
+    the normalization of a normalized summary: x * (1 / d) is rounded twice
+    (within 1.5 ulp of x / d) and differs at the f32 range's ends (a subnormal
+    reciprocal for |d| > 2^126, an infinite one for |d| < 2^-126); zeros,
+    infinities and NaNs give the quotient's special values.
+    Rewrites: `r = 1 / d` once, after d's definition (shared by every division
+    by a repetition of d), and each division `x * splat(r)` / `x *
+    broadcast(r)` with the divisor's own repetition.
+    Preserves: values up to the permitted rounding, effects, ABI, origins.
+    Must not fire: numerics `source` (remark), a divisor that is not repeated
+    (a fragment of the quotient's shape, a broadcast adding no axis), a
+    division with numerical attributes, an element type other than f32, a
+    scalar division.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
   let summary = "a zero-initialized contraction's sole addition joins its accumulator (seed 002 §3.4)";
   let description = [{
