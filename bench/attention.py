@@ -44,7 +44,17 @@ def visible_pairs(S, T, kind, W=256):
 
 CONFIGS = [dict(BLOCK_S=bs, BLOCK_T=bt, WARPS=w, STAGES=st)
            for bs, bt, w, st in [(128, 64, 8, 3), (128, 64, 4, 3), (128, 64, 8, 2), (64, 64, 4, 3),
-                                 (128, 32, 8, 3), (128, 128, 8, 1), (64, 128, 4, 2), (64, 32, 4, 3)]]
+                                 (128, 32, 8, 3), (128, 128, 8, 2), (64, 128, 4, 2), (64, 32, 4, 3)]]
+
+
+def parse_config(text):
+    """--config BS,BT,WARPS,STAGES[,TMA][,NAME=VALUE...]: positional values, then named parameters
+    (e.g. GLUON=0, PAIR_BLOCKS=2)."""
+    items = text.split(",")
+    named = dict(item.split("=", 1) for item in items if "=" in item)
+    positional = [item for item in items if "=" not in item]
+    return {**dict(zip(("BLOCK_S", "BLOCK_T", "WARPS", "STAGES", "TMA"), map(int, positional))),
+            **{k: int(v) for k, v in named.items()}}
 
 
 def run_case(case, args, kernels, flex_fn):
@@ -108,8 +118,7 @@ def run_case(case, args, kernels, flex_fn):
         return lambda: launch(*tensors, scale=scale)
 
     results = []
-    sweep = CONFIGS[: args.configs] if not args.config else [
-        dict(zip(("BLOCK_S", "BLOCK_T", "WARPS", "STAGES", "TMA"), map(int, c.split(",")))) for c in args.config]
+    sweep = CONFIGS[: args.configs] if not args.config else [parse_config(c) for c in args.config]
     def check_and_time(row, fn, started=None):
         """Runs `fn` once on a NaN-filled output (its time since `started`, compiling included, as
         compile_s), compares with the reference, and times it if correct."""
@@ -233,7 +242,7 @@ def main():
     parser.add_argument("--tag", default="attention")
     parser.add_argument("--only", default="", help="case indices or kinds, comma-separated")
     parser.add_argument("--configs", type=int, default=len(CONFIGS), help="how many sweep configs to try")
-    parser.add_argument("--config", action="append", default=[], metavar="BS,BT,WARPS,STAGES[,TMA]",
+    parser.add_argument("--config", action="append", default=[], metavar="BS,BT,WARPS,STAGES[,TMA][,NAME=V...]",
                         help="sweep these configurations instead of the first --configs of CONFIGS")
     parser.add_argument("--no-flex", action="store_true")
     parser.add_argument("--tune", type=float, default=0.0, metavar="SECONDS",

@@ -34,7 +34,8 @@ def main(path, binding, shapes):
             return launch
 
     setattr(mod, f"_{binding}_gluon", Capture())
-    mod._interpreting = lambda: False  # the TMA switch as on the GPU
+    mod._interpreting = lambda: False  # the TMA switch as on the GPU (an sm_90 one)
+    mod._arch = lambda t: 9
     os.environ["TRITON_INTERPRET"] = "1"  # the wrapper's view checks accept CPU tensors
     torch.manual_seed(0)
     views = {name: torch.randn(*shape, dtype=torch.bfloat16) for name, shape in shapes["views"].items()}

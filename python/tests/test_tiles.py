@@ -116,6 +116,7 @@ def _force_descriptors(monkeypatch, launch, kernel_name):
     record the USE_TMA the launch passed."""
     names = launch.__globals__
     monkeypatch.setitem(names, "_interpreting", lambda: False)
+    monkeypatch.setitem(names, "_arch", lambda t: 9)  # an sm_90 device
     jit, seen = names[f"_{kernel_name}_kernel"], {}
 
     class Spy:

@@ -169,6 +169,7 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
             return launch
     monkeypatch.setitem(names, "_softmax_kernel", Generic())
     monkeypatch.setitem(names, "_interpreting", lambda: False)
+    monkeypatch.setitem(names, "_arch", lambda t: 9)  # an sm_90 device
     monkeypatch.setitem(names, "_direct", lambda compiled: (lambda *args: direct.append(args), lambda d: 1000 + d,
                                                            "fn", False, False, "meta", 0, ()))
     names["_softmax_plans"].clear()
@@ -204,6 +205,7 @@ def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch)
     names = example("softmax")._launcher({}).__globals__
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 1000 + device, raising=False)
     monkeypatch.setitem(names, "_interpreting", lambda: False)
+    monkeypatch.setitem(names, "_arch", lambda t: 9)  # an sm_90 device
     calls = []
 
     class Run:

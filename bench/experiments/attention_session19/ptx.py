@@ -1,56 +1,21 @@
-"""Compile a generated module's Gluon kernel for sm_90a on this CPU machine (no GPU): python3 ptx.py mods/TAG.py
-[B H G S D]. A stand-in driver answers Triton's device queries; the module's own warmup builds the arguments and
-descriptors from CPU tensors. Writes mods/TAG.ptx and prints the consumer's instruction counts."""
+"""The steady loops of a generated module's Gluon kernel, compiled for sm_90 on this CPU machine (no GPU):
+python3 ptx.py mods/TAG.py [B H G S D] (grouped-query attention modules, bf16). python/tests/gluon_compile.py
+compiles the kernel down to PTX (mods/TAG.ptx); this prints, for each loop that issues wgmma, the count of
+each instruction of interest in its body (wgmma, barriers, mbarrier waits and arrivals, the softmax's
+arithmetic), e.g. to see what a change does to the consumer's steady loop before timing it."""
 import collections
-import importlib.util
+import json
 import pathlib
 import re
+import subprocess
 import sys
 
-import torch
-import triton
-from triton.backends.compiler import GPUTarget
-
-
-class _Driver:
-    """Just enough of triton.runtime.driver.active for JITFunction.run(warmup=True)."""
-    def get_current_target(self):
-        return GPUTarget("cuda", 90, 32)
-
-    def get_current_device(self):
-        return 0
-
-    def get_current_stream(self, device=None):
-        return 0
-
-    def get_device_interface(self):
-        return torch.cuda
-
-    def __getattr__(self, name):
-        raise AttributeError(name)
-
-
-def compile_module(path, B=4, H=32, G=8, S=4096, D=128):
-    triton.runtime.driver.set_active(_Driver())
-    spec = importlib.util.spec_from_file_location("m", path)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    m._interpreting = lambda: False
-    name = next(n[:-len("_warmup")] for n in dir(m) if n.endswith("_warmup"))
-    q = torch.empty(B, H, S, D, dtype=torch.bfloat16)
-    k = torch.empty(B, G, S, D, dtype=torch.bfloat16)
-    v = torch.empty(B, G, S, D, dtype=torch.bfloat16)
-    o = torch.empty(B, H, S, D, dtype=torch.bfloat16)
-    got = []
-    for fn in (getattr(m, f"_{name}_gluon"), getattr(m, f"_{name}_kernel")):
-        fn.warmup = (lambda w: lambda *a, **k: got.append(w(*a, **k)))(fn.warmup)
-    getattr(m, name + "_warmup")(q, k, v, o, scale=D ** -0.5)
-    kernel = got[-1]
-    return kernel.result() if hasattr(kernel, "result") else kernel
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+KEEP = ("wgmma", "bar", "mbarrier", "fma", "ex2", "max", "mul", "add", "cvt", "sub", "selp", "shfl", "div", "rcp")
 
 
 def loop_counts(ptx):
-    """Instruction mnemonics per loop body (labels that a later backward branch targets)."""
+    """(first line, last line, mnemonic counts) per loop body: a label a later branch jumps back to."""
     lines = ptx.splitlines()
     labels = {m.group(1): i for i, l in enumerate(lines) if (m := re.match(r"^(\$L__BB\w+):", l))}
     loops = []
@@ -58,20 +23,22 @@ def loop_counts(ptx):
         m = re.search(r"bra(?:\.uni)?\s+(\$L__BB\w+);", l)
         if m and m.group(1) in labels and labels[m.group(1)] < i:
             body = lines[labels[m.group(1)]:i + 1]
-            c = collections.Counter(re.match(r"\s*(?:@!?%p\d+\s+)?([a-z][\w]*(?:\.[\w]+)?)", x).group(1)
-                                    for x in body if re.match(r"\s*(?:@!?%p\d+\s+)?[a-z]", x))
-            loops.append((labels[m.group(1)], i, c))
+            ops = (re.match(r"\s*(?:@!?%p\d+\s+)?([a-z]\w*(?:\.\w+)?)", x) for x in body)
+            loops.append((labels[m.group(1)], i, collections.Counter(o.group(1) for o in ops if o)))
     return loops
 
 
 if __name__ == "__main__":
     path = pathlib.Path(sys.argv[1])
-    kernel = compile_module(path, *map(int, sys.argv[2:]))
-    ptx = kernel.asm["ptx"]
-    path.with_suffix(".ptx").write_text(ptx)
-    print("shared", kernel.metadata.shared, "regs?", "maxnreg" in ptx)
-    for lo, hi, c in loop_counts(ptx):
-        if c["wgmma.mma_async"] or c.get("wgmma.mma_async.sync", 0):
-            keep = {k: v for k, v in sorted(c.items()) if k.split(".")[0] in
-                    ("wgmma", "bar", "mbarrier", "fma", "ex2", "max", "mul", "add", "cvt", "sub", "selp", "shfl")}
-            print(f"loop lines {lo}-{hi}: {keep}")
+    B, H, G, S, D = map(int, sys.argv[2:7]) if len(sys.argv) > 6 else (4, 32, 8, 4096, 128)
+    shapes = {"views": {"Q": [B, H, S, D], "K": [B, G, S, D], "V": [B, G, S, D], "O": [B, H, S, D]},
+              "scalars": {"scale": D ** -0.5}}
+    ptx_path = path.with_suffix(".ptx")
+    res = subprocess.run([sys.executable, str(ROOT / "python/tests/gluon_compile.py"), str(path), "gqa_attention",
+                          json.dumps(shapes)], capture_output=True, text=True,
+                         env={**__import__("os").environ, "GLUON_PTX": str(ptx_path)})
+    print(res.stdout.strip() or res.stderr[-2000:])
+    if ptx_path.exists():
+        for lo, hi, c in loop_counts(ptx_path.read_text()):
+            if c["wgmma.mma_async"]:
+                print(f"loop lines {lo}-{hi}:", {k: v for k, v in sorted(c.items()) if k.split(".")[0] in KEEP})

@@ -370,9 +370,13 @@ void narrowHistogramBins(pgpu::KernelOp kernel) {
   pgpu::narrowHistogramBins(kernel, [](int64_t c) { return c <= kHistogramBins; }, /*keepPasses=*/false);
 }
 
-/// GLUON (Triton.h kGluonParam): declared, off by default, where the kernel has fold-source streams
+/// GLUON (Triton.h kGluonParam): declared, on by default, where the kernel has fold-source streams
 /// (GluonStreams.h) and the serializer's Gluon emission succeeds at the declared defaults. A remark
-/// says which, and why not where streams stand but no Gluon spelling does.
+/// says which, and why not where streams stand but no Gluon spelling does. On by default: on the H200
+/// the Gluon spelling ran every attention form and shape at least as fast as the Triton spelling at
+/// the same tiles, 64 x 64 (bench/results/2026-12-04-h200-attention-reciprocal-divisors-session23.json:
+/// causal 518 against 471 TFLOP/s, full 581 / 520, the sliding window 232 / 161, D = 96 158 / 137,
+/// D = 64 216 / 214 and 302 / 300).
 void declareGluon(pgpu::KernelOp kernel) {
   if (kernel.getParam(triton::kGluonParam))
     return;
@@ -385,19 +389,30 @@ void declareGluon(pgpu::KernelOp kernel) {
       emitRemark(plan.refusedAt->getLoc()) << "triton: no warp-specialized Gluon spelling: " << *plan.refusal;
     return;
   }
+  // The Gluon spelling's rings two tiles deep by default: the loader warp runs its copies ahead at any
+  // depth, and at 64 x 64 tiles depth 2 keeps a program within half the multiprocessor's shared memory
+  // (96 KB: two programs, one's prologue and epilogue under the other's loop) where depth 3 needs 128 KB
+  // (one program). On the H200, causal B4 H32 S4096 D128 bf16: 518 TFLOP/s at depth 2 against 363 at 3
+  // (bench/results/2026-12-04-h200-attention-session23-a.json).
+  pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam);
+  int64_t tritonDepth = stages ? stages.getDefaultValue() : 0;
+  if (stages && tritonDepth > 2 && llvm::is_contained(stages.getCandidates(), 2))
+    setDefault(kernel, triton::kStagesParam, 2);
   if (std::optional<std::pair<Operation *, std::string>> why = triton::gluonRefusal(kernel)) {
+    if (stages)
+      setDefault(kernel, triton::kStagesParam, tritonDepth);
     if (remarks)
       emitRemark(why->first->getLoc()) << "triton: no warp-specialized Gluon spelling: " << why->second;
     return;
   }
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
-  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kGluonParam), {0, 1}, 0,
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kGluonParam), {0, 1}, 1,
                                         StringAttr::get(ctx, "triton")));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
   if (remarks)
     emitRemark(plan.streams.front().load->getLoc())
-        << "triton: declares GLUON (off by default): a warp-specialized Gluon spelling streams "
+        << "triton: declares GLUON (on by default): a warp-specialized Gluon spelling streams "
         << plan.streams.size() << " tile load(s) through TMA rings from a loader warp";
 }
 

@@ -2109,6 +2109,10 @@ LogicalResult Serializer::run() {
   if (!descriptors.empty()) {
     kernelParams.push_back("USE_TMA: tl.constexpr");
     std::string ok = "not _interpreting()";
+    // The device's architecture: tensor descriptors need sm_90 or later, the Gluon spelling's
+    // warpgroup MMAs sm_90 itself (a later architecture runs the Triton kernel through descriptors).
+    if (!describedViews.empty())
+      ok += llvm::formatv(" and _arch({0}) {1}", name(describedViews.front()), gluonText.empty() ? ">= 9" : "== 9").str();
     for (Value v : describedViews) {
       std::string n = name(v);
       // TMA's rules: a 16-byte aligned base, a unit last stride, every other stride a multiple of
@@ -2404,6 +2408,13 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
   wrapper::emitCheckView(os, {"Triton", "TRITON_INTERPRET"});
   os << "def _interpreting():\n"
      << "    return os.environ.get('TRITON_INTERPRET') == '1'\n\n\n"
+     << "_ARCH = {}  # device -> major compute capability\n\n\n"
+     << "def _arch(t):\n"
+     << "    \"\"\"The major compute capability of tensor t's CUDA device (0 elsewhere), once per device.\"\"\"\n"
+     << "    d = t.device\n"
+     << "    if d not in _ARCH:\n"
+     << "        _ARCH[d] = torch.cuda.get_device_capability(d)[0] if d.type == 'cuda' else 0\n"
+     << "    return _ARCH[d]\n\n\n"
      << libdevicePrelude(module);
   // Launch-sized workspace (pgpu.workspace_extent) that a call leaves empty takes one shared tensor.
   bool launchSized = false;

@@ -6,7 +6,7 @@
 // RUN: tessel compile %s --target=triton --emit=source --remarks 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: tessel compile %s --target=triton --emit=source --param=GLUON=1 | FileCheck %s
 
-// REMARK: remark: triton: declares GLUON (off by default)
+// REMARK: remark: triton: declares GLUON (on by default)
 // CHECK: def _attention_loader(
 // CHECK: [[SOME:v[0-9]+]] = [[FIRST:v[0-9]+]] < v{{[0-9]+}}
 // CHECK-NEXT: if [[SOME]]:

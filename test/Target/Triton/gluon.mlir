@@ -1,19 +1,27 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --remarks 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source | FileCheck %s --check-prefix=OFF
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source | FileCheck %s --check-prefix=GLDEFAULT
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=0 | FileCheck %s --check-prefix=OFF
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=STAGES=3 | FileCheck %s
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=STAGES=2 | FileCheck %s --check-prefix=CAP
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=16 | FileCheck %s --check-prefix=REFUSED
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 | FileCheck %s --check-prefix=UNCAPPED
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 --param=STAGES=3 | FileCheck %s --check-prefix=UNCAPPED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=ROT
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=128 --param=WARPS=8 --param=STAGES=2 | FileCheck %s --check-prefix=SPLIT
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=MASK
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=NONE
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --remarks 2>&1 | FileCheck %s --check-prefix=GEMM
 
-// COM: Legalization declares GLUON (0/1, off by default) where the kernel has fold-source streams
+// COM: Legalization declares GLUON (0/1, on by default) where the kernel has fold-source streams
 // COM: (the key and value tiles of the key loops) and the serializer's Gluon emission succeeds at the
 // COM: declared defaults.
-// REMARK: remark: triton: declares GLUON (off by default): a warp-specialized Gluon spelling streams {{[0-9]+}} tile load(s) through TMA rings from a loader warp
+// REMARK: remark: triton: declares GLUON (on by default): a warp-specialized Gluon spelling streams {{[0-9]+}} tile load(s) through TMA rings from a loader warp
+// COM: On by default: the Gluon kernel runs where the views meet TMA's rules on an sm_90 device (its
+// COM: warpgroup MMAs), the Triton kernel elsewhere; GLUON=0 spells the Triton kernel alone.
+// GLDEFAULT: def _arch(t):
+// COM: ... with its rings two tiles deep (STAGES 2: two programs a multiprocessor at 64 x 64 tiles).
+// GLDEFAULT: attention_PARAMS = {{.*}}'STAGES': ([1, 2, 3, 4, 5, 6], 2), {{.*}}'GLUON': ([0, 1], 1)}
+// GLDEFAULT: @gluon.jit
+// GLDEFAULT: _tma = not _interpreting() and _arch({{[A-Za-z]+}}) == 9 and
 // OFF: attention_PARAMS = {{.*}}'GLUON': ([0, 1], 0)}
 // OFF-NOT: @gluon.jit
 // OFF-NOT: _gdesc(

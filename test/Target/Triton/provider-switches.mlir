@@ -4,8 +4,8 @@
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=DECL
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=FLATTEN=1 | FileCheck %s --check-prefix=FLAT
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source --param=FLATTEN=0 | FileCheck %s --check-prefix=UNFLAT
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=TMA=1 | FileCheck %s --check-prefix=ATTN
-// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ATTNDEF
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=TMA=1 --param=GLUON=0 | FileCheck %s --check-prefix=ATTN
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=0 | FileCheck %s --check-prefix=ATTNDEF
 // RUN: tessel compile %tessel_src/examples/kir/transpose.mlir --target=triton --emit=source | FileCheck %s --check-prefix=ONCE
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=CSTORE
 
@@ -35,7 +35,7 @@
 // CHECK-NEXT: = tl.permute(_desc1.load([{{.*}}]), (1, 0))
 // CHECK-NEXT: else:
 // CHECK-NEXT: = tl.load(b +
-// CHECK: _a{{[0-9]+}} = {{.*}}not _interpreting() and a.data_ptr() % 16 == 0 and a.stride(1) == 1 and a.stride(0) % 8 == 0 and b.data_ptr() % 16 == 0
+// CHECK: _a{{[0-9]+}} = {{.*}}not _interpreting() and _arch(a) >= 9 and a.data_ptr() % 16 == 0 and a.stride(1) == 1 and a.stride(0) % 8 == 0 and b.data_ptr() % 16 == 0
 // CHECK-NEXT: if _a{{[0-9]+}}:
 // CHECK-NEXT: _tma_allocator()
 // CHECK-NEXT: _a{{[0-9]+}} = _tdesc(a, [64, 32])
@@ -83,7 +83,7 @@
 // ATTN-NEXT: = tl.reshape([[VD]].load([{{v[0-9]+}}, {{v[0-9]+}}, [[DIAG]], 0]), [64, 128])
 // COM: The wrapper checks TMA's rules on the described views only (the query and output tiles are
 // COM: pointer accesses whatever their alignment).
-// ATTN: not _interpreting() and K.data_ptr() % 16 == 0 and K.stride(3) == 1 and K.stride(0) % 8 == 0 and K.stride(1) % 8 == 0 and K.stride(2) % 8 == 0 and V.data_ptr() % 16 == 0 and V.stride(3) == 1 and V.stride(0) % 8 == 0 and V.stride(1) % 8 == 0 and V.stride(2) % 8 == 0,
+// ATTN: not _interpreting() and _arch(K) >= 9 and K.data_ptr() % 16 == 0 and K.stride(3) == 1 and K.stride(0) % 8 == 0 and K.stride(1) % 8 == 0 and K.stride(2) % 8 == 0 and V.data_ptr() % 16 == 0 and V.stride(3) == 1 and V.stride(0) % 8 == 0 and V.stride(1) % 8 == 0 and V.stride(2) % 8 == 0,
 
 // COM: Must not fire: a kernel whose boxes are all one per program (transpose's load and store) keeps
 // COM: their descriptors: nothing in it is walked, so the TMA switch decides there as tuned.

@@ -30,9 +30,10 @@ inline constexpr llvm::StringLiteral kTmaParam = "TMA";
 /// traversal): 1 spells that loop `tl.range(..., flatten=True)`, so Triton pipelines the next
 /// instance's loads across the current one's epilogue.
 inline constexpr llvm::StringLiteral kFlattenParam = "FLATTEN";
-/// Declared (0/1, off by default) when the kernel has a warp-specialized Gluon spelling (gluonRefusal
-/// finds none missing): 1 launches it where the call's views meet TMA's rules, the Triton spelling
-/// otherwise (and under TRITON_INTERPRET=1, which runs no Gluon). One loader warp issues the
+/// Declared (0/1, on by default) when the kernel has a warp-specialized Gluon spelling at its declared
+/// defaults (gluonRefusal finds none missing): 1 launches it where the call's views meet TMA's rules on
+/// an sm_90 device, the Triton spelling otherwise (another architecture, under TRITON_INTERPRET=1,
+/// which runs no Gluon, and at a binding the Gluon emission refuses). One loader warp issues the
 /// fold-source streams' TMA copies into shared-memory rings (GluonStreams.h); the program's own
 /// warps consume them with wgmma in the layouts GluonLayouts.h infers.
 inline constexpr llvm::StringLiteral kGluonParam = "GLUON";

@@ -319,8 +319,7 @@ struct Domain {
 struct ExpBase2 : public tessel::pgpu::impl::PGPUExpBase2Base<ExpBase2> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto options = module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
-    bool permitted = options && options.getNumerics() == kir::Numerics::RelaxedNormalization;
+    bool permitted = relaxedNormalization(module);
     bool remarks = remarksEnabled(module);
 
     SmallVector<UnaryOp> roots;

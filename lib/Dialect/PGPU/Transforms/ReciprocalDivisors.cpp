@@ -72,8 +72,7 @@ Value repeatedDivisor(Value divisor) {
 struct ReciprocalDivisors : public tessel::pgpu::impl::PGPUReciprocalDivisorsBase<ReciprocalDivisors> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto options = module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
-    bool permitted = options && options.getNumerics() == kir::Numerics::RelaxedNormalization;
+    bool permitted = relaxedNormalization(module);
     bool remarks = remarksEnabled(module);
 
     SmallVector<BinaryOp> divisions;

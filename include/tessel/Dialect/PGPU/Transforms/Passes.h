@@ -46,6 +46,14 @@ inline bool remarksEnabled(mlir::Operation *op) {
   return options && options.getOptimizationRemarks();
 }
 
+/// Whether the module's `kir.compile_options` permit `numerics = relaxed_normalization` (seed 002
+/// §1): the rounding changes of normalized summaries (online rescaling, base-2 exponentials, one
+/// reciprocal a normalizing divisor).
+inline bool relaxedNormalization(mlir::ModuleOp module) {
+  auto options = module->getAttrOfType<kir::CompileOptionsAttr>(kir::KIRDialect::getCompileOptionsAttrName());
+  return options && options.getNumerics() == kir::Numerics::RelaxedNormalization;
+}
+
 /// The single execution group that the whole program space dispatches to (one axis, pure code
 /// around it), or null; with `finalization` also one under construction's dispatch guard beside a
 /// pgpu.last_program (pgpu-refine-mapping).
