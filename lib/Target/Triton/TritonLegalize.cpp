@@ -393,7 +393,8 @@ void declareGluon(pgpu::KernelOp kernel) {
   // depth, and at 64 x 64 tiles depth 2 keeps a program within half the multiprocessor's shared memory
   // (96 KB: two programs, one's prologue and epilogue under the other's loop) where depth 3 needs 128 KB
   // (one program). On the H200, causal B4 H32 S4096 D128 bf16: 518 TFLOP/s at depth 2 against 363 at 3
-  // (bench/results/2026-12-04-h200-attention-session23-a.json).
+  // (bench/results/2026-12-04-h200-attention-session23-a.json). The Triton kernel, where it runs instead
+  // (another architecture, the interpreter), takes the same depth.
   pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam);
   int64_t tritonDepth = stages ? stages.getDefaultValue() : 0;
   if (stages && tritonDepth > 2 && llvm::is_contained(stages.getCandidates(), 2))

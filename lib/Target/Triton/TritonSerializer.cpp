@@ -2110,7 +2110,8 @@ LogicalResult Serializer::run() {
     kernelParams.push_back("USE_TMA: tl.constexpr");
     std::string ok = "not _interpreting()";
     // The device's architecture: tensor descriptors need sm_90 or later, the Gluon spelling's
-    // warpgroup MMAs sm_90 itself (a later architecture runs the Triton kernel through descriptors).
+    // warpgroup MMAs sm_90 itself (the switch picks both: elsewhere the Triton kernel runs through
+    // pointers).
     if (!describedViews.empty())
       ok += llvm::formatv(" and _arch({0}) {1}", name(describedViews.front()), gluonText.empty() ? ">= 9" : "== 9").str();
     for (Value v : describedViews) {
