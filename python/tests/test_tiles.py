@@ -115,8 +115,8 @@ def _force_descriptors(monkeypatch, launch, kernel_name):
     """Under TRITON_INTERPRET the wrapper never takes the tensor-descriptor spelling; make it, and
     record the USE_TMA the launch passed."""
     names = launch.__globals__
-    monkeypatch.setitem(names, "_interpreting", lambda: False)
-    monkeypatch.setitem(names, "_arch", lambda t: 9)  # an sm_90 device
+    from test_triton import as_on_sm90
+    as_on_sm90(monkeypatch, names)
     jit, seen = names[f"_{kernel_name}_kernel"], {}
 
     class Spy:

@@ -168,8 +168,7 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
                 return "compiled"
             return launch
     monkeypatch.setitem(names, "_softmax_kernel", Generic())
-    monkeypatch.setitem(names, "_interpreting", lambda: False)
-    monkeypatch.setitem(names, "_arch", lambda t: 9)  # an sm_90 device
+    as_on_sm90(monkeypatch, names)
     monkeypatch.setitem(names, "_direct", lambda compiled: (lambda *args: direct.append(args), lambda d: 1000 + d,
                                                            "fn", False, False, "meta", 0, ()))
     names["_softmax_plans"].clear()
@@ -196,6 +195,13 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
     assert len(generic) == 4
 
 
+def as_on_sm90(monkeypatch, names):
+    """A generated module's switches (`names`: its namespace) as on an sm_90 GPU, not the interpreter:
+    the TMA switch may then take descriptors and the Gluon kernel."""
+    monkeypatch.setitem(names, "_interpreting", lambda: False)
+    monkeypatch.setitem(names, "_arch", lambda t: 9)
+
+
 def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch):
     # A plan's launch calls the compiled kernel's launcher with the current raw stream and no hooks;
     # a kernel that needs global scratch (device-side allocations) gets tessel's buffer for its grid,
@@ -204,8 +210,7 @@ def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch)
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     names = example("softmax")._launcher({}).__globals__
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 1000 + device, raising=False)
-    monkeypatch.setitem(names, "_interpreting", lambda: False)
-    monkeypatch.setitem(names, "_arch", lambda t: 9)  # an sm_90 device
+    as_on_sm90(monkeypatch, names)
     calls = []
 
     class Run:

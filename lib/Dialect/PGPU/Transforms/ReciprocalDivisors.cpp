@@ -108,16 +108,13 @@ struct ReciprocalDivisors : public tessel::pgpu::impl::PGPUReciprocalDivisorsBas
           one = SplatOp::create(b, loc, d.getType(), one);
         r = BinaryOp::create(b, loc, d.getType(), kir::BinaryKind::Div, one, d);
       }
-      b.setInsertionPoint(div);
-      Value repeated;
-      if (auto s = div.getRhs().getDefiningOp<SplatOp>())
-        repeated = SplatOp::create(b, s.getLoc(), s.getType(), r);
-      else {
-        auto bc = div.getRhs().getDefiningOp<BroadcastOp>();
-        repeated = BroadcastOp::create(b, bc.getLoc(), bc.getType(), r, bc.getDimsAttr());
-      }
-      Value product = BinaryOp::create(b, div.getLoc(), div.getType(), kir::BinaryKind::Mul, div.getLhs(), repeated);
+      // The divisor's own repetition (splat or broadcast, its operand the repeated value) of r.
       Operation *divisor = div.getRhs().getDefiningOp();
+      b.setInsertionPoint(div);
+      Operation *repeated = b.clone(*divisor);
+      repeated->setOperand(0, r);
+      Value product = BinaryOp::create(b, div.getLoc(), div.getType(), kir::BinaryKind::Mul, div.getLhs(),
+                                       repeated->getResult(0));
       div.getResult().replaceAllUsesWith(product);
       div.erase();
       if (divisor->use_empty())
