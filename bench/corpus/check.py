@@ -1,0 +1,37 @@
+"""Checks corpus kernels on this machine: the KIR interpreter and the Triton provider under
+TRITON_INTERPRET=1, at every test shape, against the file's NumPy reference.
+
+    python3 bench/corpus/check.py [NAME ...]      (default: every file)
+"""
+import os
+import sys
+import traceback
+
+os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported by a generated module
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _harness as H  # noqa: E402
+
+
+def check(name: str) -> bool:
+    mod = H.load(name)
+    ok = True
+    for i, shape in enumerate(mod.TEST_SHAPES):
+        inputs = H.draw(mod, shape, seed=i)
+        want = H.expected(mod, inputs)
+        for path, run in (("interp", H.run_interp), ("triton", H.run_torch)):
+            try:
+                msg = H.mismatch(mod, run(mod, shape, inputs), want)
+            except Exception as e:  # report and go on: one file's failure should not hide the others'
+                msg = f"{type(e).__name__}: {e}"
+                if os.environ.get("CORPUS_TRACEBACK"):
+                    traceback.print_exc()
+            print(f"{name} {path} {shape}: {'ok' if msg is None else 'FAIL ' + msg}", flush=True)
+            ok &= msg is None
+    return ok
+
+
+if __name__ == "__main__":
+    names = sys.argv[1:] or H.names()
+    results = [check(n) for n in names]
+    sys.exit(0 if all(results) else 1)
