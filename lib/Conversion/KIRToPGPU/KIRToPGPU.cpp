@@ -478,6 +478,49 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
   Operation *def = tensor.getDefiningOp();
   if (!def)
     return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
+  bool kept = isa<kir::ContractOp, kir::ReduceOp, kir::ArgReduceOp, kir::RegionFoldOp, kir::RegionScanOp,
+                  kir::HistogramOp>(def);
+  if (kept) {
+    if (Value v = realizedHere(tensor, positions)) {
+      ++keptForUses[def];
+      return v;
+    }
+  }
+  FailureOr<Value> result = elementOf(def, tensor, positions);
+  if (kept && succeeded(result))
+    realized[tensor].push_back(Realized{SmallVector<Value, 4>(positions.begin(), positions.end()), *result});
+  return result;
+}
+
+bool KernelConstructor::visibleHere(Value v) {
+  Operation *def = v.getDefiningOp();
+  Block *home = def ? def->getBlock() : cast<BlockArgument>(v).getOwner();
+  Block *block = b.getInsertionBlock();
+  Block::iterator at = b.getInsertionPoint();
+  // Climb from the insertion point to the block `v` lives in.
+  while (block && block != home) {
+    Operation *parent = block->getParentOp();
+    if (!parent)
+      return false;
+    block = parent->getBlock();
+    at = Block::iterator(parent);
+  }
+  if (!block)
+    return false;
+  return !def || at == block->end() || (def != &*at && def->isBeforeInBlock(&*at));
+}
+
+Value KernelConstructor::realizedHere(Value tensor, ArrayRef<Value> positions) {
+  auto it = realized.find(tensor);
+  if (it == realized.end())
+    return {};
+  for (const Realized &r : it->second)
+    if (ArrayRef<Value>(r.positions) == positions && visibleHere(r.value))
+      return r.value;
+  return {};
+}
+
+FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, ArrayRef<Value> positions) {
   Location loc = def->getLoc();
   auto operandElement = [&](Value v) -> FailureOr<Value> {
     return isa<RankedTensorType>(v.getType()) ? element(v, positions) : scalar(v);
@@ -1605,7 +1648,55 @@ LogicalResult KernelConstructor::emitWorksetElement(Workset &w, ArrayRef<Value> 
     pgpu::YieldOp::create(b, loc);
     return success();
   }
-  return emitElementStore(*w.op, positions);
+  if (failed(emitElementStore(*w.op, positions)))
+    return failure();
+  for (Operation *store : w.joined)
+    if (failed(emitElementStore(*store, positions)))
+      return failure();
+  return success();
+}
+
+/// A plain store of a tensor over launch-time domains (no histogram, mask-free coordinates only).
+static bool plainTensorStore(Operation *op) {
+  auto store = dyn_cast_or_null<kir::StoreOp>(op);
+  return store && isa<RankedTensorType>(store.getValue().getType()) &&
+         llvm::all_of(store.getCoords(), [](Value c) { return isa<kir::DomainType>(c.getType()); });
+}
+
+void KernelConstructor::joinStores(SmallVectorImpl<Workset> &worksets,
+                                   function_ref<void(Operation *, DenseSet<Value> &, DenseSet<Value> &)> accesses) {
+  SmallVector<Workset> merged;
+  for (Workset &w : worksets) {
+    if (!merged.empty()) {
+      Workset &last = merged.back();
+      auto plain = [&](const Workset &x) {
+        return plainTensorStore(x.op) && !mergedHistogram(*x.op) && x.roots.empty() && !x.partial;
+      };
+      if (plain(last) && plain(w) &&
+          cast<kir::StoreOp>(last.op).getCoords() == cast<kir::StoreOp>(w.op).getCoords()) {
+        // No store of the merged workset may read what another writes: every instance stores its
+        // elements after computing them, and other instances' elements are not ordered with it.
+        DenseSet<Value> reads, writes;
+        accesses(w.op, reads, writes);
+        bool apart = true;
+        for (Operation *other : llvm::concat<Operation *const>(ArrayRef<Operation *>(last.op), last.joined)) {
+          DenseSet<Value> r, wr;
+          accesses(other, r, wr);
+          apart &= llvm::none_of(writes, [&](Value v) { return r.contains(v) || wr.contains(v); }) &&
+                   llvm::none_of(wr, [&](Value v) { return reads.contains(v); });
+        }
+        if (apart) {
+          last.joined.push_back(w.op);
+          if (pgpu::remarksEnabled(kernel))
+            emitRemark(w.op->getLoc()) << "kir-to-pgpu: this store joins the workset of the store before it (same "
+                                          "coordinates): values they share are computed once per element";
+          continue;
+        }
+      }
+    }
+    merged.push_back(w);
+  }
+  worksets.assign(merged.begin(), merged.end());
 }
 
 LogicalResult KernelConstructor::run() {
@@ -1677,10 +1768,13 @@ LogicalResult KernelConstructor::run() {
         });
       }
     };
+    joinStores(worksets, accesses);
     DenseSet<Value> earlierWrites, earlierReads;
     for (Workset &w : worksets) {
       DenseSet<Value> reads, writes;
       accesses(w.op, reads, writes);
+      for (Operation *store : w.joined)
+        accesses(store, reads, writes);
       for (Value v : writes)
         if (replayedReads.contains(v))
           return w.op->emitError() << "kir-to-pgpu: this workset writes a view that values before the worksets "
@@ -1822,6 +1916,10 @@ LogicalResult KernelConstructor::run() {
   pgpu::YieldOp::create(b, loc);
   b.setInsertionPointAfter(space);
   pgpu::ReturnOp::create(b, loc);
+  if (pgpu::remarksEnabled(kernel))
+    for (auto [op, reuses] : keptForUses)
+      emitRemark(op->getLoc()) << "kir-to-pgpu: this '" << op->getName() << "' is computed once per element and "
+                               << "kept for " << reuses + 1 << " uses (not replayed per use: it holds a loop)";
   return success();
 }
 

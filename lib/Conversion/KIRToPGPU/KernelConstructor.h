@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <memory>
 
@@ -82,6 +83,22 @@ private:
   // Tensors, element by element.
   FailureOr<SmallVector<Value>> sizes(Value tensor);
   FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
+  /// The element of `tensor` (defined by `def`) at `positions`, built now.
+  FailureOr<Value> elementOf(Operation *def, Value tensor, ArrayRef<Value> positions);
+  /// The element of a structured value (contraction, reduction, fold, scan, histogram) already
+  /// realized at `positions` where the builder inserts now, or null: seed 002 §3.4, a value with
+  /// several consumers is kept, not replayed per use (a GEMM epilogue reading its accumulator
+  /// several times holds one K loop).
+  Value realizedHere(Value tensor, ArrayRef<Value> positions);
+  /// Whether `v` is visible (dominates) at the builder's insertion point.
+  bool visibleHere(Value v);
+  struct Realized {
+    SmallVector<Value, 4> positions;
+    Value value;
+  };
+  DenseMap<Value, SmallVector<Realized, 1>> realized;
+  /// Structured KIR ops whose realized element was reused, with the number of reuses (remarks).
+  llvm::MapVector<Operation *, unsigned> keptForUses;
   FailureOr<SmallVector<Value>> reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
   FailureOr<SmallVector<Value>> argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> keptPositions);
   LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store);
@@ -188,7 +205,14 @@ private:
     /// For a store over data-dependent subregions: per axis, the launch-time domain its coordinate
     /// cuts (the workset's instances range over these; elements outside the subregion store nothing).
     SmallVector<Value> roots;
+    /// Later top-level stores over the same coordinates, stored by the same instances after `op`:
+    /// the values their elements share (a contraction, a reduction) are computed once per element.
+    SmallVector<Operation *> joined;
   };
+  /// Merges consecutive top-level stores over the same coordinates into one workset where no store
+  /// reads what another writes (seed 002 §3.4: one tile computes every output it feeds).
+  void joinStores(SmallVectorImpl<Workset> &worksets,
+                  function_ref<void(Operation *, DenseSet<Value> &, DenseSet<Value> &)> accesses);
   /// KIR values at the top level that depend on memory reads (not launch-time facts).
   DenseSet<Value> dataDependent;
   /// Kernel-level buffers (workspace arguments), by KIR value.
