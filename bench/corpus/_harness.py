@@ -136,6 +136,15 @@ def run_torch(mod, shape: dict, inputs: dict, device: str = "cpu") -> dict:
             for k, v in outputs_of(mod, views).items()}
 
 
+def marked(mod, attr: str, path: str):
+    """The reason a file gives for XFAIL or SKIP on `path` ("interp" or "triton"), or None: the mark is a
+    string (every path) or {path: reason}."""
+    mark = getattr(mod, attr, None)
+    if isinstance(mark, dict):
+        return mark.get(path)
+    return mark
+
+
 def mismatch(mod, got: dict, want: dict, tol: dict | None = None) -> str | None:
     """None when every output agrees with the reference within the file's tolerance, else a message."""
     tol = tol or getattr(mod, "TOLERANCE", dict(rtol=1e-3, atol=1e-3))

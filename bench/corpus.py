@@ -1,0 +1,218 @@
+"""The corpus on a GPU: every bench/corpus kernel at its bench shape against its torch peer, eager and under
+torch.compile, in one process, correctness first. Writes one JSON (and a JSON line per kernel as it ends,
+so a run cut short keeps what ran).
+
+    python3 bench/corpus.py [--only NAME,NAME] [--skip NAME,...] [--out FILE] [--lines FILE]
+                            [--no-compile] [--budget-s S] [--jobs N]
+
+Per kernel: (1) the tessel kernel at the largest test shape against the NumPy reference; (2) at the bench
+shape against the eager peer (BENCH_TOLERANCE, else TOLERANCE); (3) medians of CUDA-event timings
+(triton.testing.do_bench) of the tessel call, the eager peer and torch.compile(peer). Ratios are peer
+time / tessel time (above 1: tessel is faster); the summary's geomean is over kernels that ran correctly
+against torch.compile. A kernel's failure is recorded and the run goes on.
+"""
+import argparse
+import json
+import math
+import os
+import pathlib
+import sys
+import time
+import traceback
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "corpus"))
+import _harness as H  # noqa: E402
+
+
+def _torch_inputs(inputs: dict, mod, device: str) -> dict:
+    import numpy as np
+    import torch
+    out = {}
+    specs = {p.name: p for p in H.params(mod)}
+    for k, v in inputs.items():
+        if isinstance(v, np.ndarray):
+            t = torch.from_numpy(np.ascontiguousarray(v)).to(device)
+            if specs[k].kind == "view" and specs[k].spec.dtype.name == "bf16":
+                t = t.to(torch.bfloat16)
+            out[k] = t
+        else:
+            out[k] = v
+    return out
+
+
+def _close(got, want, tol) -> str | None:
+    import torch
+    g, w = got.detach().double(), want.detach().double()
+    if g.shape != w.shape:
+        return f"shape {tuple(g.shape)} vs peer {tuple(w.shape)}"
+    if not torch.is_floating_point(got) and not torch.is_floating_point(want):
+        bad = (g != w)
+    else:
+        bad = ~torch.isclose(g, w, rtol=tol["rtol"], atol=tol["atol"], equal_nan=True)
+    n = int(bad.sum())
+    if n:
+        at = tuple(int(i) for i in bad.nonzero()[0])
+        return f"{n} of {bad.numel()} differ from the peer; first at {at}: {float(g[at])} vs {float(w[at])}"
+    return None
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+_LOCK = _NoLock()
+
+
+def _init_worker(lock):
+    global _LOCK
+    _LOCK = lock
+
+
+def bench_one(name: str, compile_peer: bool) -> dict:
+    """One kernel. With --jobs N several run at once: drawing inputs and compiling (tessel, Triton,
+    Inductor) overlap, while checks and timings hold one lock, so only one kernel is timed at a time."""
+    import torch
+    from triton.testing import do_bench
+
+    mod = H.load(name)
+    rec = {"name": name, "peer": getattr(mod, "PEER", ""), "bench_shape": dict(mod.BENCH_SHAPE)}
+    if getattr(mod, "XFAIL", None):
+        rec["xfail"] = mod.XFAIL
+    # Compiles first (outside the lock): the tessel kernel and the compiled peer at the bench shape.
+    shape = dict(mod.BENCH_SHAPE)
+    inputs = H.draw(mod, shape, seed=2)
+    views, kw = H.torch_args(mod, shape, inputs, "cuda")
+    tin = _torch_inputs(inputs, mod, "cuda")
+    t0 = time.time()
+    mod.KERNEL(*views, **kw)
+    torch.cuda.synchronize()
+    rec["first_call_s"] = round(time.time() - t0, 2)
+    compiled = None
+    if compile_peer:
+        try:
+            compiled = torch.compile(mod.peer)
+            t0 = time.time()
+            compiled(**tin)
+            torch.cuda.synchronize()
+            rec["compile_s"] = round(time.time() - t0, 1)
+        except Exception as e:  # a peer that does not compile is recorded, not fatal
+            compiled = None
+            rec["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
+    with _LOCK:
+        # (1) against the NumPy reference at the largest test shape
+        small = max(mod.TEST_SHAPES, key=lambda s: math.prod(s.values()))
+        sin = H.draw(mod, small, seed=1)
+        msg = H.mismatch(mod, H.run_torch(mod, small, sin, device="cuda"), H.expected(mod, sin))
+        rec["reference_check"] = msg or "ok"
+        if msg:
+            rec["error"] = f"reference check at {small}: {msg}"
+            return rec
+        # (2) at the bench shape against the eager peer
+        mod.KERNEL(*views, **kw)
+        ours = H.outputs_of(mod, views)
+        theirs = mod.peer(**tin)
+        tol = getattr(mod, "BENCH_TOLERANCE", None) or {k: 4 * v for k, v in mod.TOLERANCE.items()}
+        for k, want in theirs.items():
+            if k not in ours:
+                continue
+            msg = _close(ours[k], want, tol)
+            if msg:
+                rec["error"] = f"bench shape, output {k}: {msg}"
+                return rec
+        rec["peer_check"] = "ok"
+        # (3) timings
+        rec["tessel_ms"] = do_bench(lambda: mod.KERNEL(*views, **kw), warmup=25, rep=100, return_mode="median")
+        rec["eager_ms"] = do_bench(lambda: mod.peer(**tin), warmup=25, rep=100, return_mode="median")
+        if compiled is not None:
+            rec["compile_ms"] = do_bench(lambda: compiled(**tin), warmup=25, rep=100, return_mode="median")
+    rec["vs_eager"] = rec["eager_ms"] / rec["tessel_ms"]
+    if "compile_ms" in rec:
+        rec["vs_compile"] = rec["compile_ms"] / rec["tessel_ms"]
+    rec["vs_best_peer"] = min(rec["eager_ms"], rec.get("compile_ms", math.inf)) / rec["tessel_ms"]
+    if hasattr(mod, "OPS"):
+        flops, nbytes = mod.OPS(shape)
+        s = rec["tessel_ms"] * 1e-3
+        rec["tessel_tflops"], rec["tessel_gbps"] = flops / s / 1e12, nbytes / s / 1e9
+    return rec
+
+
+def _run(name: str, compile_peer: bool) -> dict:
+    import torch
+    t0 = time.time()
+    try:
+        rec = bench_one(name, compile_peer)
+    except Exception as e:
+        rec = {"name": name, "error": f"{type(e).__name__}: {str(e)[:500]}",
+               "traceback": traceback.format_exc()[-2000:]}
+    rec["wall_s"] = round(time.time() - t0, 1)
+    torch.cuda.empty_cache()
+    return rec
+
+
+def summary(records: list) -> dict:
+    def geo(xs):
+        return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+    vc = [r["vs_compile"] for r in records if "vs_compile" in r]
+    vb = [r["vs_best_peer"] for r in records if "vs_best_peer" in r]
+    return {"kernels": len(records), "timed": len(vb), "failed": sum("error" in r for r in records),
+            "geomean_vs_compile": geo(vc), "geomean_vs_best_peer": geo(vb),
+            "below_0.8_vs_compile": sorted(r["name"] for r in records if r.get("vs_compile", 1) < 0.8)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="")
+    ap.add_argument("--skip", default="")
+    ap.add_argument("--out", default=str(HERE / "results" / "corpus.json"))
+    ap.add_argument("--lines", default=os.path.join(os.environ.get("OUT", "."), "corpus.jsonl"))
+    ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--budget-s", type=float, default=1e9, help="give up on kernels not done after this long")
+    ap.add_argument("--jobs", type=int, default=1, help="kernels prepared at once (timed one at a time)")
+    args = ap.parse_args()
+    import torch
+    names = [n for n in (args.only.split(",") if args.only else H.names()) if n]
+    skip = set(filter(None, args.skip.split(",")))
+    names = [n for n in names if n not in skip]
+    records = []
+
+    def done(rec):
+        records.append(rec)
+        print(json.dumps({k: v for k, v in rec.items() if k != "traceback"}), flush=True)
+        with open(args.lines, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+    if args.jobs <= 1:
+        start = time.time()
+        for name in names:
+            if time.time() - start > args.budget_s:
+                done({"name": name, "error": "not started: the run's budget was spent"})
+                continue
+            done(_run(name, not args.no_compile))
+    else:
+        import multiprocessing as mp
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(args.jobs, initializer=_init_worker, initargs=(ctx.Lock(),), maxtasksperchild=4) as pool:
+            pending = [pool.apply_async(_run, (n, not args.no_compile)) for n in names]
+            deadline = time.time() + args.budget_s
+            for name, p in zip(names, pending):
+                try:
+                    done(p.get(timeout=max(1.0, deadline - time.time())))
+                except mp.TimeoutError:
+                    done({"name": name, "error": "not finished: the run's budget was spent"})
+            pool.terminate()
+    records.sort(key=lambda r: r["name"])
+    result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+              "summary": summary(records), "kernels": records}
+    pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=1)
+    print(json.dumps(result["summary"], indent=1))
+
+
+if __name__ == "__main__":
+    main()
