@@ -3,7 +3,8 @@ softmax state as the summary), in the variants issue 13 measures: full / causal,
 an additive bias tensor and grouped-query heads. Each factory returns a fresh @tessel.kernel for one
 dtype (`options`: more @tessel.kernel options, e.g. summary_emptiness=True). Nothing here is
 specialized for the compiler: the same summarize/combine as examples/attention.py, with the
-visibility predicate (or the bias) the variant needs."""
+visibility predicate (or the bias) the variant needs. The sliding window comes twice: its width a
+Constexpr (window_attention) and a runtime scalar (runtime_window_attention)."""
 import math
 
 import tessel
@@ -74,6 +75,26 @@ def window_attention(dt, name="window_attention", **options):
 
         for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
             _attend(Q, K, V, O, dt, b, h, h, s, summarize, (s, scale))
+    return kernel
+
+
+def runtime_window_attention(dt, name="runtime_window_attention", **options):
+    """Key t visible to query s iff t <= s and s - t < w, the width w a runtime i32 (one compiled kernel for
+    every width; the DSL has no implicit promotion, so w is cast to index)."""
+    @tessel.kernel(name=name, numerics="relaxed_normalization", **options)
+    def kernel(Q: T.In[dt, ("B", "H", "S", "D")], K: T.In[dt, ("B", "H", "T", "D")],
+               V: T.In[dt, ("B", "H", "T", "D")], O: T.Out[dt, ("B", "H", "S", "D")],
+               scale: T.f32, w: T.i32):
+        nb, nh, ns, nd = Q.shape
+
+        @tessel.fn
+        def summarize(k, v, kpos, q, s, sc, width):
+            scores = T.contract(q, k, reduce=((0, 1),), acc_dtype=T.f32) * sc
+            visible = (kpos <= s) & (s - kpos < T.cast(width, T.index))
+            return _summary(scores, visible, v)
+
+        for b, h, s in T.parallel(T.domain(0, nb), T.domain(0, nh), T.domain(0, ns)):
+            _attend(Q, K, V, O, dt, b, h, h, s, summarize, (s, scale, w))
     return kernel
 
 

@@ -10,7 +10,22 @@
 // is, over a tile, all true or all false exactly when the tile's coordinate
 // range [b + c, b + S - 1 + c] lies on one side of the lanes' range
 // [Qmin, Qmax], which is computed from the capture's def-use outside the fold
-// (iota bases and extents, splats of scalars, +/-). Both are monotone in b, so
+// (iota bases and extents, splats of scalars, +/-). A predicate not in that
+// form is solved for the tile coordinate: both sides are read as sums of
+// terms with coefficients +1/-1 (through broadcasts, splats, index + and -,
+// and value-preserving casts), exactly one term the positions pos with
+// coefficient s = +1 or -1, every other term a lane value with a range as Q
+// has. L pred R is s*pos + rest pred 0, so pos pred Q' (pred mirrored when
+// s = -1) with Q' = -s*rest; the sliding window's q - k < w is k > q - w.
+// Arithmetic is exact in index (the assumption the boundaries below make too:
+// index is 32-bit in every generated kernel, Triton's tl.int32 and PTX's
+// offsets, and the launches bound spans and index scalars below 2^31). So a
+// cast of a signless i8/i16/i32 to index (sign extension) and of index to
+// i32 (the identity in the kernels) keep values; + and - on i32 or other
+// integers may wrap (k + w with w = INT32_MAX as "no window") and are not
+// terms: such a predicate, one naming the positions twice or times anything
+// but +/-1, or one reading a value computed in the summarizer (loaded data)
+// is not narrowed. Both are monotone in b, so
 // each predicate splits the tiles into a true prefix and a false suffix (<, <=)
 // or a false prefix and a true suffix (>, >=); the tail mask pos < e is true
 // on every full tile. The pass then folds, in source order:
@@ -69,6 +84,13 @@ struct Predicate {
   kir::CmpPredicate pred{};  // K pred Q
   TileCoord k;
   Value qmin, qmax;          // scalars before the fold
+  bool solved = false;       // read as K pred Q' by solving a linear predicate for K
+};
+
+/// One term of a linear form: sign * v.
+struct Term {
+  Value v;
+  int sign;
 };
 
 class FoldNarrower {
@@ -78,6 +100,7 @@ public:
   bool analyze();
   void rewrite();
   std::string adopted;
+  std::string refused; // why the first predicate over the positions was not solved
 
 private:
   Value bin(kir::BinaryKind kind, Value x, Value y) {
@@ -93,6 +116,8 @@ private:
   }
   std::optional<TileCoord> tileCoord(Value v);
   bool laneRange(Value v, Value &lo, Value &hi);
+  bool solve(CmpOp cmp, Predicate &p);
+  bool readsPositions(Value v);
   bool provesIdentity(CmpOp cmp);
 
   RegionFoldOp fold;
@@ -116,6 +141,47 @@ Value extentValue(OpBuilder &b, Location loc, FragmentType type) {
   if (auto n = dyn_cast<IntegerAttr>(e))
     return arith::ConstantIndexOp::create(b, loc, n.getInt());
   return ParamOp::create(b, loc, b.getIndexType(), cast<StringAttr>(e));
+}
+
+/// A signless integer of 8, 16 or 32 bits: sign-extended exactly to index.
+bool isNarrowInteger(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  return i && i.isSignless() && i.getWidth() >= 8 && i.getWidth() <= 32;
+}
+
+/// Whether `cast` keeps every value: a narrow integer widened to index (sign extension), or index to
+/// i32 (the identity where index is 32-bit: every generated kernel; see the header for the assumption).
+bool preservesValue(CastOp cast) {
+  Type from = elementTypeOf(cast.getOperand().getType()), to = elementTypeOf(cast.getType());
+  if (to.isIndex())
+    return isNarrowInteger(from);
+  auto i = dyn_cast<IntegerType>(to);
+  return from.isIndex() && i && i.isSignless() && i.getWidth() == 32;
+}
+
+/// Appends the terms of `sign * v`: through broadcasts, splats, index + and -, and value-preserving casts;
+/// anything else is one term. Integer + and - may wrap, so they are terms (laneRange refuses them).
+void linearTerms(Value v, int sign, SmallVectorImpl<Term> &terms) {
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (isa_and_nonnull<BroadcastOp, SplatOp>(def))
+      v = def->getOperand(0);
+    else if (auto cast = dyn_cast_or_null<CastOp>(def); cast && preservesValue(cast))
+      v = cast.getOperand();
+    else
+      break;
+  }
+  auto op = v.getDefiningOp<BinaryOp>();
+  bool exact = op && elementTypeOf(op.getType()).isIndex();
+  if (exact && op.getKind() == kir::BinaryKind::Add) {
+    linearTerms(op.getLhs(), sign, terms);
+    linearTerms(op.getRhs(), sign, terms);
+  } else if (exact && op.getKind() == kir::BinaryKind::Sub) {
+    linearTerms(op.getLhs(), sign, terms);
+    linearTerms(op.getRhs(), -sign, terms);
+  } else {
+    terms.push_back(Term{v, sign});
+  }
 }
 
 std::optional<TileCoord> FoldNarrower::tileCoord(Value v) {
@@ -157,6 +223,19 @@ bool FoldNarrower::laneRange(Value v, Value &lo, Value &hi) {
     lo = hi = v;
     return true;
   }
+  // A narrow integer scalar (a kernel scalar, a constant) is its value as index.
+  if (isNarrowInteger(v.getType())) {
+    APInt c;
+    if (inside && matchPattern(v, m_ConstantInt(&c)))
+      lo = hi = cst(c.getSExtValue());
+    else if (!inside)
+      lo = hi = CastOp::create(b, fold.getLoc(), b.getIndexType(), v);
+    else
+      return false;
+    return true;
+  }
+  if (auto cast = v.getDefiningOp<CastOp>(); cast && preservesValue(cast))
+    return laneRange(cast.getOperand(), lo, hi);
   if (auto br = v.getDefiningOp<BroadcastOp>())
     return laneRange(br.getOperand(), lo, hi);
   if (auto splat = v.getDefiningOp<SplatOp>())
@@ -169,7 +248,7 @@ bool FoldNarrower::laneRange(Value v, Value &lo, Value &hi) {
     hi = bin(kir::BinaryKind::Add, lo, bin(kir::BinaryKind::Sub, n, cst(1)));
     return true;
   }
-  if (auto op = v.getDefiningOp<BinaryOp>()) {
+  if (auto op = v.getDefiningOp<BinaryOp>(); op && elementTypeOf(op.getType()).isIndex()) {
     Value l0, l1, r0, r1;
     if (!laneRange(op.getLhs(), l0, l1) || !laneRange(op.getRhs(), r0, r1))
       return false;
@@ -186,6 +265,81 @@ bool FoldNarrower::laneRange(Value v, Value &lo, Value &hi) {
     }
   }
   return false;
+}
+
+/// Whether `v` is computed in the summarizer from the tile positions.
+bool FoldNarrower::readsPositions(Value v) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (!seen.insert(x).second || !def || !fold.getSummarize().isAncestor(def->getParentRegion()))
+      continue;
+    if (auto iota = dyn_cast<IotaOp>(def); iota && llvm::is_contained(positions, iota))
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+/// `cmp` solved for the tile coordinate: K pred Q' with [Qmin, Qmax] the range of Q' (see the header).
+bool FoldNarrower::solve(CmpOp cmp, Predicate &p) {
+  Type element = elementTypeOf(cmp.getLhs().getType());
+  std::optional<kir::CmpPredicate> pred = orderFrom(cmp.getPredicate(), false);
+  if (!pred || !(element.isIndex() || isNarrowInteger(element)))
+    return false;
+  SmallVector<Term> terms, rest;
+  linearTerms(cmp.getLhs(), 1, terms);
+  linearTerms(cmp.getRhs(), -1, terms);
+  auto refuse = [&](StringRef why) {
+    if (refused.empty())
+      refused = why.str();
+    return false;
+  };
+  int sign = 0; // of the positions in L - R
+  for (Term t : terms) {
+    auto iota = t.v.getDefiningOp<IotaOp>();
+    if (!iota || !llvm::is_contained(positions, iota)) {
+      rest.push_back(t);
+      continue;
+    }
+    if (sign)
+      return refuse("the tile positions appear twice in one predicate");
+    sign = t.sign;
+  }
+  if (!sign) {
+    if (llvm::any_of(rest, [&](Term t) { return readsPositions(t.v); }))
+      return refuse("the tile positions appear under arithmetic other than index + and - (a factor, integer "
+                    "arithmetic that may wrap, or a cast that may change values)");
+    return false; // not a predicate over the positions
+  }
+  // L - R = sign * K + rest, so L pred R is K pred -rest (sign +1) or -rest pred K, mirrored (sign -1).
+  p.pred = sign > 0 ? *pred : *orderFrom(*pred, true);
+  Value lo, hi;
+  for (Term t : rest) {
+    Value l, h;
+    if (!laneRange(t.v, l, h))
+      return refuse(readsPositions(t.v) ? "the tile positions appear under arithmetic other than index + and - (a "
+                                          "factor, integer arithmetic that may wrap, or a cast that may change values)"
+                                        : "a term beside the tile positions has no lane range (computed in the "
+                                          "summarizer, e.g. from loaded data, or integer arithmetic that may wrap)");
+    b.setInsertionPoint(fold);
+    // Q' gains -sign * t.sign * t.v: [l, h] added, or [-h, -l].
+    bool plus = -sign * t.sign > 0;
+    kir::BinaryKind kind = plus ? kir::BinaryKind::Add : kir::BinaryKind::Sub;
+    if (!lo && plus) {
+      lo = l, hi = h;
+      continue;
+    }
+    Value zero = lo ? Value() : cst(0);
+    lo = bin(kind, lo ? lo : zero, plus ? l : h);
+    hi = bin(kind, hi ? hi : zero, plus ? h : l);
+  }
+  p.qmin = lo ? lo : cst(0);
+  p.qmax = hi ? hi : p.qmin;
+  p.solved = true;
+  return true;
 }
 
 bool FoldNarrower::analyze() {
@@ -231,6 +385,10 @@ bool FoldNarrower::analyze() {
         return;
       }
     }
+    // Else the predicate solved for the positions (q - k < w: k > q - w).
+    Predicate p{cmp};
+    if (solve(cmp, p))
+      preds.push_back(p);
   });
   return !preds.empty();
 }
@@ -448,9 +606,14 @@ void FoldNarrower::rewrite() {
   fold.replaceAllUsesWith(acc);
   fold.erase();
   unsigned ranged = llvm::count_if(preds, [](const Predicate &p) { return !p.tail; });
+  unsigned solved = llvm::count_if(preds, [](const Predicate &p) { return p.solved; });
   adopted = std::to_string(ranged) + " coordinate predicate(s) and " + std::to_string(preds.size() - ranged) +
             " tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; " +
             std::to_string(skipped) + " all-false interval(s) skipped (identity proven)";
+  if (solved)
+    adopted += "; " + std::to_string(solved) + " predicate(s) solved for the tile coordinate";
+  if (!refused.empty())
+    adopted += "; one predicate kept in every interval: " + refused;
 }
 
 struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<NarrowFoldRanges> {
@@ -463,7 +626,8 @@ struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<Na
       if (!narrower.analyze()) {
         if (remarks)
           emitRemark(f.getLoc()) << "pgpu-narrow-fold-ranges: not narrowed: no tile-coordinate predicate and no "
-                                    "tail mask in the summarizer";
+                                    "tail mask in the summarizer"
+                                 << (narrower.refused.empty() ? "" : " (" + narrower.refused + ")");
         continue;
       }
       Location loc = f.getLoc();

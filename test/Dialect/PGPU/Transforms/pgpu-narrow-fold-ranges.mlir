@@ -176,3 +176,418 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A sliding window with a runtime width: lane s sums x[t] for t <= s and s - t < w, w a kernel
+// COM: scalar captured by the fold. s - t < w is solved for the tile coordinate: s - t - w < 0 has t with
+// COM: coefficient -1, so it is t > s - w, whose lanes' range is [min(s) - w, max(s) - w]. With t <= s the
+// COM: band is three folds: the leading mixed tiles (from the first tile that can see a key of the window,
+// COM: alignDown(min(s) - w + 1)), the all-true tiles (no cmp left) and the trailing mixed ones; both
+// COM: all-false ends are skipped (select(false, x, 0) summed is the identity).
+// CHECK-LABEL: pgpu.kernel @window_runtime
+// CHECK-SAME: %[[W:[^:]*]]: index
+// CHECK: %[[BASE:.*]] = pgpu.binary mul
+// CHECK: %[[QMIN:.*]] = pgpu.binary sub %[[BASE]], %[[W]] : index
+// CHECK: %[[A:.*]] = pgpu.region_fold
+// CHECK: pgpu.cmp lt
+// CHECK: pgpu.binary sub
+// CHECK: pgpu.cmp lt
+// CHECK: } combine {
+// CHECK: %[[B:.*]] = pgpu.region_fold {{.*}} identity(%[[A]] :
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: %[[C:.*]] = pgpu.region_fold {{.*}} identity(%[[B]] :
+// CHECK: pgpu.cmp le
+// CHECK: pgpu.cmp lt
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.store %[[C]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @window_runtime(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 2 all-false interval(s) skipped (identity proven); 1 predicate(s) solved for the tile coordinate}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %d = pgpu.binary sub %s2, %t2 : !pgpu.fragment<index, [BS, BT]>
+        %wb = pgpu.splat %ww : index -> !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp lt %d, %wb : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary and %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: The same band with w: T.i32, in the two spellings the DSL emits (it has no implicit promotion): the
+// COM: difference of positions cast to i32 (the identity where index is 32-bit, every generated kernel)
+// COM: against the scalar, and the scalar sign-extended to index in the summarizer. Both are solved; the
+// COM: i32 scalar's range is its value cast to index before the fold.
+// CHECK-LABEL: pgpu.kernel @window_i32
+// CHECK-SAME: %[[W:[^:]*]]: i32
+// CHECK: pgpu.cast %[[W]] : i32 to index
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @window_i32(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{3 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 3 all-false interval(s) skipped (identity proven); 2 predicate(s) solved for the tile coordinate}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, i32) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: i32):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %d = pgpu.binary sub %s2, %t2 : !pgpu.fragment<index, [BS, BT]>
+        %di = pgpu.cast %d : !pgpu.fragment<index, [BS, BT]> to !pgpu.fragment<i32, [BS, BT]>
+        %wb = pgpu.splat %ww : i32 -> !pgpu.fragment<i32, [BS, BT]>
+        %c2 = pgpu.cmp lt %di, %wb : !pgpu.fragment<i32, [BS, BT]>
+        %wi = pgpu.cast %ww : i32 to index
+        %wl = pgpu.splat %wi : index -> !pgpu.fragment<index, [BS, BT]>
+        %c3 = pgpu.cmp lt %d, %wl : !pgpu.fragment<index, [BS, BT]>
+        %c23 = pgpu.binary and %c2, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary and %c1, %c23 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: s - t < w + t names the positions twice (2t > s - w is not a bound on t alone here).
+// CHECK-LABEL: pgpu.kernel @twice
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @twice(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{not narrowed: no tile-coordinate predicate and no tail mask in the summarizer (the tile positions appear twice in one predicate)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %true = arith.constant true
+        %ok = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %d = pgpu.binary sub %s2, %t2 : !pgpu.fragment<index, [BS, BT]>
+        %wb = pgpu.splat %ww : index -> !pgpu.fragment<index, [BS, BT]>
+        %wt = pgpu.binary add %wb, %t2 : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp lt %d, %wt : !pgpu.fragment<index, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: s - 2t < w has the positions with coefficient 2.
+// CHECK-LABEL: pgpu.kernel @scaled
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @scaled(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{not narrowed: no tile-coordinate predicate and no tail mask in the summarizer (the tile positions appear under arithmetic other than index + and -}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %true = arith.constant true
+        %ok = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %two = arith.constant 2 : index
+        %twos = pgpu.splat %two : index -> !pgpu.fragment<index, [BS, BT]>
+        %tt = pgpu.binary mul %t2, %twos : !pgpu.fragment<index, [BS, BT]>
+        %d = pgpu.binary sub %s2, %tt : !pgpu.fragment<index, [BS, BT]>
+        %wb = pgpu.splat %ww : index -> !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp lt %d, %wb : !pgpu.fragment<index, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the width is loaded from memory inside the summarizer: it has no range before the fold.
+// CHECK-LABEL: pgpu.kernel @loaded
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @loaded(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index, %u: !pgpu.view<i32, [1], in>)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{not narrowed: no tile-coordinate predicate and no tail mask in the summarizer (a term beside the tile positions has no lane range}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w, %u : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index, !pgpu.view<i32, [1], in>) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index, %uv: !pgpu.view<i32, [1], in>):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %true = arith.constant true
+        %ok = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %c0i = arith.constant 0 : index
+        %tr = arith.constant true
+        %zi = arith.constant 0 : i32
+        %wl = pgpu.load %uv[%c0i] valid %tr : i1 fill %zi : i32 : !pgpu.view<i32, [1], in>[index] -> i32
+        %wi = pgpu.cast %wl : i32 to index
+        %d = pgpu.binary sub %s2, %t2 : !pgpu.fragment<index, [BS, BT]>
+        %wb = pgpu.splat %wi : index -> !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp lt %d, %wb : !pgpu.fragment<index, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: t + w > s added in i32 wraps for w near 2^31 (w = INT32_MAX as "no window"), so it is
+// COM: not the exact t > s - w.
+// CHECK-LABEL: pgpu.kernel @wraps
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @wraps(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{not narrowed: no tile-coordinate predicate and no tail mask in the summarizer (the tile positions appear under arithmetic other than index + and -}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, i32) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: i32):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %true = arith.constant true
+        %ok = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %ti = pgpu.cast %t2 : !pgpu.fragment<index, [BS, BT]> to !pgpu.fragment<i32, [BS, BT]>
+        %si = pgpu.cast %s2 : !pgpu.fragment<index, [BS, BT]> to !pgpu.fragment<i32, [BS, BT]>
+        %wb = pgpu.splat %ww : i32 -> !pgpu.fragment<i32, [BS, BT]>
+        %tw = pgpu.binary add %ti, %wb : !pgpu.fragment<i32, [BS, BT]>
+        %vis = pgpu.cmp gt %tw, %si : !pgpu.fragment<i32, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

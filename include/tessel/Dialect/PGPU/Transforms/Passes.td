@@ -184,7 +184,12 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     `cmp(K, Q)` where K is a tile coordinate (positions plus a value from
     outside the fold) and Q a value of the program's lanes captured from
     outside (iota bases and extents, splats, + and -), or the tail mask
-    `positions < end`.
+    `positions < end`. Any other order comparison is solved for the
+    positions: both sides are sums of terms with coefficients +1/-1
+    (broadcasts, splats, index + and -, value-preserving casts: narrow
+    integers to index, index to i32), the positions exactly once, the other
+    terms lane values as above or kernel scalars (a runtime width w makes
+    `q - k < w` the predicate `k > q - w`).
     Legality: K is increasing in the tile start, so over each tile the
     predicate is all true or all false exactly when the tile's coordinate
     range and the lanes' range [Qmin, Qmax] do not overlap; these are prefix
@@ -206,8 +211,11 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     own bound (a box access).
     Preserves: values, source order, effects, ABI, origins.
     Must not fire: folds with no tile-position iota, predicates over values
-    computed inside the summarizer, a false interval whose summary is not
-    provably the identity (it stays, as mixed).
+    computed inside the summarizer (loaded data), the positions twice or
+    times a factor, integer + and - that may wrap (index arithmetic is
+    exact: index is 32-bit in the generated kernels and launches bound it),
+    a false interval whose summary is not provably the identity (it stays,
+    as mixed).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
