@@ -3,7 +3,7 @@ torch.compile, in one process, correctness first. Writes one JSON (and a JSON li
 so a run cut short keeps what ran).
 
     python3 bench/corpus.py [--only NAME,NAME] [--skip NAME,...] [--out FILE] [--lines FILE]
-                            [--no-compile] [--budget-s S] [--jobs N]
+                            [--no-compile] [--budget-s S] [--jobs N] [--cpu-smoke]
 
 Per kernel: (1) the tessel kernel at the largest test shape against the NumPy reference; (2) at the bench
 shape against the eager peer (BENCH_TOLERANCE, else TOLERANCE); (3) medians of CUDA-event timings
@@ -66,6 +66,28 @@ class _NoLock:
 
 
 _LOCK = _NoLock()
+# --cpu-smoke: the whole script on the CPU (TRITON_INTERPRET=1) at each kernel's smallest test shape, timed
+# with a wall clock: it checks the script and the files, not speed.
+_SMOKE = os.environ.get("TESSEL_CORPUS_SMOKE") == "1"
+DEVICE = "cpu" if _SMOKE else "cuda"
+
+
+def _median_ms(fn):
+    if not _SMOKE:
+        from triton.testing import do_bench
+        return do_bench(fn, warmup=25, rep=100, return_mode="median")
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return sorted(times)[1]
+
+
+def _sync():
+    import torch
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
 
 
 def _init_worker(lock):
@@ -77,20 +99,20 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     """One kernel. With --jobs N several run at once: drawing inputs and compiling (tessel, Triton,
     Inductor) overlap, while checks and timings hold one lock, so only one kernel is timed at a time."""
     import torch
-    from triton.testing import do_bench
 
     mod = H.load(name)
-    rec = {"name": name, "peer": getattr(mod, "PEER", ""), "bench_shape": dict(mod.BENCH_SHAPE)}
+    rec = {"name": name, "peer": getattr(mod, "PEER", "")}
     if getattr(mod, "XFAIL", None):
         rec["xfail"] = mod.XFAIL
     # Compiles first (outside the lock): the tessel kernel and the compiled peer at the bench shape.
-    shape = dict(mod.BENCH_SHAPE)
+    shape = dict(min(mod.TEST_SHAPES, key=lambda s: math.prod(s.values())) if _SMOKE else mod.BENCH_SHAPE)
+    rec["shape"] = shape
     inputs = H.draw(mod, shape, seed=2)
-    views, kw = H.torch_args(mod, shape, inputs, "cuda")
-    tin = _torch_inputs(inputs, mod, "cuda")
+    views, kw = H.torch_args(mod, shape, inputs, DEVICE)
+    tin = _torch_inputs(inputs, mod, DEVICE)
     t0 = time.time()
     mod.KERNEL(*views, **kw)
-    torch.cuda.synchronize()
+    _sync()
     rec["first_call_s"] = round(time.time() - t0, 2)
     compiled = None
     if compile_peer:
@@ -98,7 +120,7 @@ def bench_one(name: str, compile_peer: bool) -> dict:
             compiled = torch.compile(mod.peer)
             t0 = time.time()
             compiled(**tin)
-            torch.cuda.synchronize()
+            _sync()
             rec["compile_s"] = round(time.time() - t0, 1)
         except Exception as e:  # a peer that does not compile is recorded, not fatal
             compiled = None
@@ -107,7 +129,7 @@ def bench_one(name: str, compile_peer: bool) -> dict:
         # (1) against the NumPy reference at the largest test shape
         small = max(mod.TEST_SHAPES, key=lambda s: math.prod(s.values()))
         sin = H.draw(mod, small, seed=1)
-        msg = H.mismatch(mod, H.run_torch(mod, small, sin, device="cuda"), H.expected(mod, sin))
+        msg = H.mismatch(mod, H.run_torch(mod, small, sin, device=DEVICE), H.expected(mod, sin))
         rec["reference_check"] = msg or "ok"
         if msg:
             rec["error"] = f"reference check at {small}: {msg}"
@@ -126,10 +148,10 @@ def bench_one(name: str, compile_peer: bool) -> dict:
                 return rec
         rec["peer_check"] = "ok"
         # (3) timings
-        rec["tessel_ms"] = do_bench(lambda: mod.KERNEL(*views, **kw), warmup=25, rep=100, return_mode="median")
-        rec["eager_ms"] = do_bench(lambda: mod.peer(**tin), warmup=25, rep=100, return_mode="median")
+        rec["tessel_ms"] = _median_ms(lambda: mod.KERNEL(*views, **kw))
+        rec["eager_ms"] = _median_ms(lambda: mod.peer(**tin))
         if compiled is not None:
-            rec["compile_ms"] = do_bench(lambda: compiled(**tin), warmup=25, rep=100, return_mode="median")
+            rec["compile_ms"] = _median_ms(lambda: compiled(**tin))
     rec["vs_eager"] = rec["eager_ms"] / rec["tessel_ms"]
     if "compile_ms" in rec:
         rec["vs_compile"] = rec["compile_ms"] / rec["tessel_ms"]
@@ -150,7 +172,8 @@ def _run(name: str, compile_peer: bool) -> dict:
         rec = {"name": name, "error": f"{type(e).__name__}: {str(e)[:500]}",
                "traceback": traceback.format_exc()[-2000:]}
     rec["wall_s"] = round(time.time() - t0, 1)
-    torch.cuda.empty_cache()
+    if DEVICE == "cuda":
+        torch.cuda.empty_cache()
     return rec
 
 
@@ -173,7 +196,12 @@ def main():
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--budget-s", type=float, default=1e9, help="give up on kernels not done after this long")
     ap.add_argument("--jobs", type=int, default=1, help="kernels prepared at once (timed one at a time)")
+    ap.add_argument("--cpu-smoke", action="store_true",
+                    help="run on the CPU under TRITON_INTERPRET=1 at the smallest test shapes (checks the script)")
     args = ap.parse_args()
+    if args.cpu_smoke and not _SMOKE:  # re-run with the switch in the environment, before torch/triton load
+        os.environ.update(TESSEL_CORPUS_SMOKE="1", TRITON_INTERPRET="1")
+        os.execv(sys.executable, [sys.executable] + sys.argv)
     import torch
     names = [n for n in (args.only.split(",") if args.only else H.names()) if n]
     skip = set(filter(None, args.skip.split(",")))
@@ -206,7 +234,7 @@ def main():
                     done({"name": name, "error": "not finished: the run's budget was spent"})
             pool.terminate()
     records.sort(key=lambda r: r["name"])
-    result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+    result = {"device": "cpu (smoke)" if _SMOKE else torch.cuda.get_device_name(), "torch": torch.__version__,
               "summary": summary(records), "kernels": records}
     pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w") as f:
