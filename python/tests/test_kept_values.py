@@ -111,3 +111,40 @@ def test_values(shape):
     c, d = torch.full((shape["M"], shape["N"]), float("nan")), torch.full((shape["N"], shape["M"]), float("nan"))
     transposed_output(torch.from_numpy(a), torch.from_numpy(b), c, d)
     np.testing.assert_allclose(d.numpy(), acc.T, rtol=1e-4, atol=1e-4)
+
+
+@tessel.kernel
+def scale_in_place(p: T.InOut[T.f32, ("N",)], q: T.InOut[T.f32, ("N",)], g: T.In[T.f32, ("N",)]):
+    old = p[:]
+    q[:] = g[:] * 2.0
+    p[:] = old + q[:] * 0.5 + g[:]      # q[:] reads what the store above wrote
+
+
+@tessel.kernel
+def normalize_in_place(p: T.InOut[T.f32, ("N",)]):
+    x = p[:]
+    p[:] = x / T.sum(x)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1031])
+def test_in_place_update(n):
+    # Each element is read where it is written and used only elementwise: one workset of two stores,
+    # the old p read before any store, q's second read the value just stored.
+    import torch
+    rng = np.random.default_rng(n)
+    p, q, g = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+    want_q = 2.0 * g
+    want_p = p + 0.5 * want_q + g
+    out = scale_in_place.run_interp(shapes={"N": n}, inputs=dict(p=p, q=q, g=g))
+    np.testing.assert_allclose(out["q"], want_q, rtol=1e-6)
+    np.testing.assert_allclose(out["p"], want_p, rtol=1e-6)
+    tp, tq = torch.from_numpy(p.copy()), torch.from_numpy(q.copy())
+    scale_in_place(tp, tq, torch.from_numpy(g))
+    np.testing.assert_allclose(tq.numpy(), want_q, rtol=1e-6)
+    np.testing.assert_allclose(tp.numpy(), want_p, rtol=1e-6)
+
+
+def test_in_place_after_a_reduction_is_refused():
+    # p's sum reads every element: no instance may write p before all have read it.
+    with pytest.raises(tessel.CompileError, match="writes a view that values before the worksets read"):
+        normalize_in_place.compile("pgpu")

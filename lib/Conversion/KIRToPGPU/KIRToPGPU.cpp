@@ -478,16 +478,17 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
   Operation *def = tensor.getDefiningOp();
   if (!def)
     return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
-  bool kept = isa<kir::ContractOp, kir::ReduceOp, kir::ArgReduceOp, kir::RegionFoldOp, kir::RegionScanOp,
-                  kir::HistogramOp>(def);
-  if (kept) {
-    if (Value v = realizedHere(tensor, positions)) {
+  // A KIR value has one element per position: realized once where it is first needed and reused
+  // wherever that realization is visible (a read keeps the value it read, even after a store of the
+  // same workset writes the view).
+  if (Value v = realizedHere(tensor, positions)) {
+    if (isa<kir::ContractOp, kir::ReduceOp, kir::ArgReduceOp, kir::RegionFoldOp, kir::RegionScanOp,
+            kir::HistogramOp>(def))
       ++keptForUses[def];
-      return v;
-    }
+    return v;
   }
   FailureOr<Value> result = elementOf(def, tensor, positions);
-  if (kept && succeeded(result))
+  if (succeeded(result))
     realized[tensor].push_back(Realized{SmallVector<Value, 4>(positions.begin(), positions.end()), *result});
   return result;
 }
@@ -1648,6 +1649,9 @@ LogicalResult KernelConstructor::emitWorksetElement(Workset &w, ArrayRef<Value> 
     pgpu::YieldOp::create(b, loc);
     return success();
   }
+  for (Value read : w.readFirst)
+    if (failed(element(read, positions)))
+      return failure();
   if (failed(emitElementStore(*w.op, positions)))
     return failure();
   for (Operation *store : w.joined)
@@ -1663,9 +1667,60 @@ static bool plainTensorStore(Operation *op) {
          llvm::all_of(store.getCoords(), [](Value c) { return isa<kir::DomainType>(c.getType()); });
 }
 
+bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
+  if (!plainTensorStore(w.op) || mergedHistogram(*w.op) || !w.roots.empty() || w.partial)
+    return false;
+  ValueRange coords = cast<kir::StoreOp>(w.op).getCoords();
+  DenseSet<Operation *> stores{w.op};
+  stores.insert(w.joined.begin(), w.joined.end());
+  SmallVector<Value> loads;
+  for (Operation *pure : replayed) {
+    if (!llvm::is_contained(pure->getOperands(), view))
+      continue;
+    auto load = dyn_cast<kir::LoadOp>(pure);
+    if (!load || load.getCoords() != coords || load.getValid())
+      return false;
+    // Its element may reach only this workset's stores, through ops that keep positions.
+    SmallVector<Operation *> work(load->getUsers().begin(), load->getUsers().end());
+    DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Operation *user = work.pop_back_val();
+      if (!seen.insert(user).second || stores.contains(user))
+        continue;
+      bool elementwise = isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(user) &&
+                         user->getNumResults() == 1 && isa<RankedTensorType>(user->getResult(0).getType()) &&
+                         llvm::all_of(user->getOperands(), [&](Value o) {
+                           return !isa<RankedTensorType>(o.getType()) ||
+                                  cast<RankedTensorType>(o.getType()).getRank() == cast<RankedTensorType>(load.getType()).getRank();
+                         });
+      if (!elementwise || user->getBlock() != load->getBlock())
+        return false;
+      work.append(user->getUsers().begin(), user->getUsers().end());
+    }
+    // A read after a store of the view reads what that store wrote (the latest such store): forward
+    // the stored value; a read before the first one is realized before any store.
+    kir::StoreOp latest;
+    for (Operation *store : stores) {
+      auto st = cast<kir::StoreOp>(store);
+      if (st.getView() != view || st->getBlock() != load->getBlock() || !st->isBeforeInBlock(load))
+        continue;
+      if (!latest || latest->isBeforeInBlock(st))
+        latest = st;
+    }
+    if (latest && latest.getValid())
+      return false; // a masked store leaves some elements as they were
+    if (latest)
+      aliases[load.getResult()] = latest.getValue();
+    else
+      loads.push_back(load.getResult());
+  }
+  w.readFirst.append(loads.begin(), loads.end());
+  return true;
+}
+
 void KernelConstructor::joinStores(SmallVectorImpl<Workset> &worksets,
                                    function_ref<void(Operation *, DenseSet<Value> &, DenseSet<Value> &)> accesses) {
-  SmallVector<Workset> merged;
+  SmallVector<Workset, 4> merged;
   for (Workset &w : worksets) {
     if (!merged.empty()) {
       Workset &last = merged.back();
@@ -1729,7 +1784,7 @@ LogicalResult KernelConstructor::run() {
   // Pure top-level values that are not launch-time facts (float scalars,
   // logical tensors, reads of views) are realized inside every workset that
   // uses them: replaying pure producers is legal (seed 002 §3.4).
-  SmallVector<Workset> worksets;
+  SmallVector<Workset, 4> worksets;
   if (failed(classifyTopLevel(kernel.getBody().front(), worksets)))
     return failure();
   if (worksets.empty())
@@ -1776,9 +1831,12 @@ LogicalResult KernelConstructor::run() {
       for (Operation *store : w.joined)
         accesses(store, reads, writes);
       for (Value v : writes)
-        if (replayedReads.contains(v))
+        if (replayedReads.contains(v) && !alignedInPlace(w, v))
           return w.op->emitError() << "kir-to-pgpu: this workset writes a view that values before the worksets "
-                                      "read; they are replayed in every workset, so no order would hold";
+                                      "read; they are replayed in every workset, so no order would hold (an "
+                                      "in-place update is constructed where each element is read at the "
+                                      "coordinates it is stored to and used only by elementwise ops of "
+                                      "stores over those coordinates)";
       w.finalize = llvm::any_of(writes, [&](Value v) { return earlierWrites.contains(v) || earlierReads.contains(v); }) ||
                    llvm::any_of(reads, [&](Value v) { return earlierWrites.contains(v); });
       if (w.finalize) {

@@ -208,7 +208,14 @@ private:
     /// Later top-level stores over the same coordinates, stored by the same instances after `op`:
     /// the values their elements share (a contraction, a reduction) are computed once per element.
     SmallVector<Operation *> joined;
+    /// Replayed reads of views this workset writes in place (each instance reads and writes its own
+    /// elements): realized before its first store, so every use sees the value read.
+    SmallVector<Value> readFirst;
   };
+  /// Whether workset `w` may write `view`, which replayed values read: `w` is plain stores over
+  /// coordinates C, and every replayed read of `view` is a load at C feeding only elementwise ops
+  /// into `w`'s stores. Records those loads in `w.readFirst`.
+  bool alignedInPlace(Workset &w, Value view);
   /// Merges consecutive top-level stores over the same coordinates into one workset where no store
   /// reads what another writes (seed 002 §3.4: one tile computes every output it feeds).
   void joinStores(SmallVectorImpl<Workset> &worksets,
