@@ -20,6 +20,8 @@
 using namespace mlir;
 
 void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stopAfter) {
+  // KIR canonical forms first: KIR is immutable once origins are assigned (seed 002 §2.1).
+  pm.addPass(kir::createKIRFlattenRecords());
   // KIR: stable origins for everything lowered from each op (seed 002 §2.1).
   pm.addPass(kir::createKIRAnnotateOrigins());
   if (stopAfter("annotate-origins") || stage == Stage::KIR)

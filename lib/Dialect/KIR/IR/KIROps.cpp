@@ -436,6 +436,14 @@ LogicalResult RecordOp::verify() {
   return success();
 }
 
+OpFoldResult RecordGetOp::fold(FoldAdaptor) {
+  auto record = getRecord().getDefiningOp<RecordOp>();
+  if (!record)
+    return {};
+  std::optional<unsigned> index = cast<RecordType>(record.getType()).getFieldIndex(getField());
+  return index ? OpFoldResult(record.getFields()[*index]) : OpFoldResult();
+}
+
 LogicalResult RecordGetOp::verify() {
   auto record = cast<RecordType>(getRecord().getType());
   std::optional<unsigned> index = record.getFieldIndex(getField());

@@ -580,6 +580,7 @@ def KIR_RecordGetOp : KIR_Op<"record_get", [Pure]> {
   let results = (outs AnyType:$result);
   let assemblyFormat = "$record `[` $field `]` attr-dict `:` type($record) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1; // a field of a kir.record is that field's value
 }
 
 include "tessel/Dialect/KIR/IR/KIRStructuredOps.td"
