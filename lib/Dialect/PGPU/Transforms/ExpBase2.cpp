@@ -47,6 +47,10 @@
 // the bias kernel ran 2.934 -> 2.868 ms at 128 query lanes, 4.475 -> 4.238 ms
 // at 64. A domain without fragment leaves keeps the scaled form (the factor
 // scaled once, the subtraction of the maximum fused into its multiplication).
+// So does a domain whose fragment leaves all lie in fewer loops than its
+// deepest exponential: such a leaf is scaled once per row where the
+// exponentials run once per tile (an attention's logsumexp m + log(den) after
+// the key loop: the row's log(den) is the leaf, the sum is stored unscaled).
 //
 // Applicability (checked; else nothing changes and a remark says why):
 //   - the domain is closed: every use of one of its values is a domain op
@@ -139,6 +143,15 @@ std::optional<double> constantFloat(Value v) {
   if (matchPattern(v, m_Constant(&attr)))
     return attr.getValueAsDouble();
   return std::nullopt;
+}
+
+/// How many loops (`pgpu.for`, `pgpu.foreach`) enclose the definition of `v`.
+unsigned loopDepth(Value v) {
+  Operation *at = isa<BlockArgument>(v) ? cast<BlockArgument>(v).getOwner()->getParentOp() : v.getDefiningOp();
+  unsigned n = isa<ForOp, ForeachOp>(at) && isa<BlockArgument>(v) ? 1 : 0;
+  for (Operation *p = at->getParentOp(); p; p = p->getParentOp())
+    n += isa<ForOp, ForeachOp>(p) ? 1 : 0;
+  return n;
 }
 
 /// A root's difference: a subtraction whose only uses are exponentials the pass rewrites.
@@ -368,7 +381,14 @@ struct ExpBase2 : public tessel::pgpu::impl::PGPUExpBase2Base<ExpBase2> {
           done.insert(op);
         continue;
       }
-      bool differenceForm = llvm::any_of(dom.leaves, [](Value l) { return isa<FragmentType>(l.getType()); });
+      // A fragment leaf costs a multiplication per element where it runs as often as the exponentials;
+      // one outside a loop that holds an exponential is scaled once per row, not per tile.
+      unsigned expDepth = 0;
+      for (UnaryOp e : group)
+        expDepth = std::max(expDepth, loopDepth(e.getResult()));
+      bool differenceForm = llvm::any_of(dom.leaves, [&](Value l) {
+        return isa<FragmentType>(l.getType()) && loopDepth(l) >= expDepth;
+      });
       if (differenceForm)
         rewriteDifferences(group);
       else

@@ -511,3 +511,189 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: An attention's row logsumexp m + log(l) after the key loop: the sum joins the domain and the
+// COM: row's log(l) is a fragment leaf, but it lies outside the loop that holds the exponentials, so
+// COM: it is scaled once per row (not per score) and the domain keeps the scaled form: the factor is
+// COM: scale * log2(e), the exponentials take the scaled differences as they are, and the stored sum
+// COM: is multiplied by ln 2 (memory holds m + log(l)).
+// CHECK-LABEL: pgpu.kernel @logsumexp_after_loop
+// CHECK: %[[L:.*]] = arith.constant 1.44269502 : f32
+// CHECK: %[[SL:.*]] = pgpu.binary mul %scale, %[[L]] : f32
+// CHECK: pgpu.splat %[[SL]] : f32 -> !pgpu.fragment<f32, [16, 16]>
+// CHECK-NOT: 1.44269502
+// CHECK: %[[D:.*]] = pgpu.binary sub %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [16, 16]>
+// CHECK-NEXT: pgpu.unary exp2 %[[D]]
+// CHECK: } 
+// CHECK: %[[LOG:.*]] = pgpu.unary log %{{.*}}#1
+// CHECK: %[[LOGL:.*]] = pgpu.binary mul %[[LOG]], %{{.*}} : !pgpu.fragment<f32, [16]>
+// CHECK: %[[SUM:.*]] = pgpu.binary add %{{.*}}#0, %[[LOGL]]
+// CHECK: %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK: %[[LN2S:.*]] = pgpu.splat %[[LN2]]
+// CHECK: %[[UNSCALED:.*]] = pgpu.binary mul %[[SUM]], %[[LN2S]]
+// CHECK: pgpu.store %[[UNSCALED]], %mv
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  pgpu.kernel @logsumexp_after_loop(%qv: !pgpu.view<f16, [16, 16], in>, %kv: !pgpu.view<f16, [64, 16], in>, %vv: !pgpu.view<f16, [64, 16], in>,
+                 %ov: !pgpu.view<f32, [16, 16], out>, %mv: !pgpu.view<f32, [16], out>, %scale: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %true = arith.constant true
+    %zh = arith.constant 0.0 : f16
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %ii = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %jj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %q = pgpu.load %qv[%ii, %jj] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+      %m0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16]>
+      %a0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %r:3 = pgpu.for %c0 to %c64 step %c16 iter_args(%m0, %m0, %a0 : !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]>) -> !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]> {
+      ^bb0(%t: index, %m: !pgpu.fragment<f32, [16]>, %l: !pgpu.fragment<f32, [16]>, %acc: !pgpu.fragment<f32, [16, 16]>):
+        %k = pgpu.iota %t : !pgpu.fragment<index, [16]>
+        %kk = pgpu.broadcast %k dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+        %kr = pgpu.broadcast %k dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+        %kt = pgpu.load %kv[%kk, %ii] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [64, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+        %v = pgpu.load %vv[%kr, %jj] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [64, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+        %z = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+        %raw = pgpu.contract %q, %kt, %z reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        %sc = pgpu.splat %scale : f32 -> !pgpu.fragment<f32, [16, 16]>
+        %s = pgpu.binary mul %raw, %sc : !pgpu.fragment<f32, [16, 16]>
+        %mt = pgpu.reduce %s axes [1] identity(%ninf : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+        ^bb0(%x: f32, %y: f32):
+          %o = pgpu.binary max %x, %y : f32
+          pgpu.yield %o : f32
+        }
+        %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %d = pgpu.binary sub %s, %mtb : !pgpu.fragment<f32, [16, 16]>
+        // expected-remark@+1 {{pgpu-exp-base2: 3 exponential(s) of a 8-value reference domain in base 2; the domain scaled by log2(e) at 1 scalar factor(s) and 1 leaf value(s)}}
+        %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
+        %lt = pgpu.reduce %e axes [1] identity(%zero : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+        ^bb0(%x: f32, %y: f32):
+          %o = pgpu.binary add %x, %y : f32
+          pgpu.yield %o : f32
+        }
+        %eh = pgpu.cast %e : !pgpu.fragment<f32, [16, 16]> to !pgpu.fragment<f16, [16, 16]>
+        %pv = pgpu.contract %eh, %v, %z reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        %mn = pgpu.binary max %m, %mt : !pgpu.fragment<f32, [16]>
+        %d1 = pgpu.binary sub %m, %mn : !pgpu.fragment<f32, [16]>
+        %w1 = pgpu.unary exp %d1 : !pgpu.fragment<f32, [16]>
+        %d2 = pgpu.binary sub %mt, %mn : !pgpu.fragment<f32, [16]>
+        %w2 = pgpu.unary exp %d2 : !pgpu.fragment<f32, [16]>
+        %l1 = pgpu.binary mul %l, %w1 : !pgpu.fragment<f32, [16]>
+        %l2 = pgpu.binary mul %lt, %w2 : !pgpu.fragment<f32, [16]>
+        %ln = pgpu.binary add %l1, %l2 : !pgpu.fragment<f32, [16]>
+        %w1b = pgpu.broadcast %w1 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %w2b = pgpu.broadcast %w2 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %x1 = pgpu.binary mul %acc, %w1b : !pgpu.fragment<f32, [16, 16]>
+        %x2 = pgpu.binary mul %pv, %w2b : !pgpu.fragment<f32, [16, 16]>
+        %an = pgpu.binary add %x1, %x2 : !pgpu.fragment<f32, [16, 16]>
+        pgpu.yield %mn, %ln, %an : !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]>
+      }
+      %lb = pgpu.broadcast %r#1 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %out = pgpu.binary div %r#2, %lb : !pgpu.fragment<f32, [16, 16]>
+      pgpu.store %out, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      %logl = pgpu.unary log %r#1 : !pgpu.fragment<f32, [16]>
+      %lse = pgpu.binary add %r#0, %logl : !pgpu.fragment<f32, [16]>
+      pgpu.store %lse, %mv[%i] valid %true : i1 : !pgpu.fragment<f32, [16]>, !pgpu.view<f32, [16], out>[!pgpu.fragment<index, [16]>]
+      pgpu.yield
+    }
+    pgpu.return
+
+  }
+}
+
+// -----
+
+// COM: Must not take the scaled form: next to the logsumexp's leaf after the loop, a bias loaded in the
+// COM: key loop is a fragment leaf that runs as often as the exponentials (scaling it would cost a
+// COM: multiplication per score), so the difference form stays and the stored sum is unchanged.
+// CHECK-LABEL: pgpu.kernel @logsumexp_bias_in_loop
+// CHECK-NOT: 0.693147182
+// CHECK: %[[XS:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [16, 16]>
+// CHECK: %[[S:.*]] = pgpu.binary add %[[XS]], %{{.*}} : !pgpu.fragment<f32, [16, 16]>
+// CHECK: pgpu.unary exp2
+// CHECK-NOT: 0.693147182
+// CHECK: %[[LOG:.*]] = pgpu.unary log %{{.*}}#1
+// CHECK-NEXT: %[[SUM:.*]] = pgpu.binary add %{{.*}}#0, %[[LOG]]
+// CHECK-NEXT: pgpu.store %[[SUM]], %mv
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  pgpu.kernel @logsumexp_bias_in_loop(%qv: !pgpu.view<f16, [16, 16], in>, %kv: !pgpu.view<f16, [64, 16], in>, %vv: !pgpu.view<f16, [64, 16], in>,
+                 %ov: !pgpu.view<f32, [16, 16], out>, %bv: !pgpu.view<f32, [64, 16], in>, %mv: !pgpu.view<f32, [16], out>, %scale: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %true = arith.constant true
+    %zh = arith.constant 0.0 : f16
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %ii = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %jj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %q = pgpu.load %qv[%ii, %jj] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [16, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+      %m0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16]>
+      %a0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %r:3 = pgpu.for %c0 to %c64 step %c16 iter_args(%m0, %m0, %a0 : !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]>) -> !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]> {
+      ^bb0(%t: index, %m: !pgpu.fragment<f32, [16]>, %l: !pgpu.fragment<f32, [16]>, %acc: !pgpu.fragment<f32, [16, 16]>):
+        %k = pgpu.iota %t : !pgpu.fragment<index, [16]>
+        %kk = pgpu.broadcast %k dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+        %kr = pgpu.broadcast %k dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+        %kt = pgpu.load %kv[%kk, %ii] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [64, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+        %v = pgpu.load %vv[%kr, %jj] valid %true : i1 fill %zh : f16 : !pgpu.view<f16, [64, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f16, [16, 16]>
+        %z = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+        %raw = pgpu.contract %q, %kt, %z reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        %sc = pgpu.splat %scale : f32 -> !pgpu.fragment<f32, [16, 16]>
+        %xs = pgpu.binary mul %raw, %sc : !pgpu.fragment<f32, [16, 16]>
+        %bias = pgpu.load %bv[%kr, %jj] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [64, 16], in>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>] -> !pgpu.fragment<f32, [16, 16]>
+        %s = pgpu.binary add %xs, %bias : !pgpu.fragment<f32, [16, 16]>
+        %mt = pgpu.reduce %s axes [1] identity(%ninf : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+        ^bb0(%x: f32, %y: f32):
+          %o = pgpu.binary max %x, %y : f32
+          pgpu.yield %o : f32
+        }
+        %mtb = pgpu.broadcast %mt dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %d = pgpu.binary sub %s, %mtb : !pgpu.fragment<f32, [16, 16]>
+        // expected-remark@+1 {{pgpu-exp-base2: 3 exponential(s) of a 9-value reference domain in base 2; log2(e) joins each exponentiated difference (a fragment leaf would cost a multiplication per element; 2 leaf value(s) and the domain stay unscaled)}}
+        %e = pgpu.unary exp %d : !pgpu.fragment<f32, [16, 16]>
+        %lt = pgpu.reduce %e axes [1] identity(%zero : f32) : (!pgpu.fragment<f32, [16, 16]>) -> (!pgpu.fragment<f32, [16]>) {
+        ^bb0(%x: f32, %y: f32):
+          %o = pgpu.binary add %x, %y : f32
+          pgpu.yield %o : f32
+        }
+        %eh = pgpu.cast %e : !pgpu.fragment<f32, [16, 16]> to !pgpu.fragment<f16, [16, 16]>
+        %pv = pgpu.contract %eh, %v, %z reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f16, [16, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        %mn = pgpu.binary max %m, %mt : !pgpu.fragment<f32, [16]>
+        %d1 = pgpu.binary sub %m, %mn : !pgpu.fragment<f32, [16]>
+        %w1 = pgpu.unary exp %d1 : !pgpu.fragment<f32, [16]>
+        %d2 = pgpu.binary sub %mt, %mn : !pgpu.fragment<f32, [16]>
+        %w2 = pgpu.unary exp %d2 : !pgpu.fragment<f32, [16]>
+        %l1 = pgpu.binary mul %l, %w1 : !pgpu.fragment<f32, [16]>
+        %l2 = pgpu.binary mul %lt, %w2 : !pgpu.fragment<f32, [16]>
+        %ln = pgpu.binary add %l1, %l2 : !pgpu.fragment<f32, [16]>
+        %w1b = pgpu.broadcast %w1 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %w2b = pgpu.broadcast %w2 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+        %x1 = pgpu.binary mul %acc, %w1b : !pgpu.fragment<f32, [16, 16]>
+        %x2 = pgpu.binary mul %pv, %w2b : !pgpu.fragment<f32, [16, 16]>
+        %an = pgpu.binary add %x1, %x2 : !pgpu.fragment<f32, [16, 16]>
+        pgpu.yield %mn, %ln, %an : !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16]>, !pgpu.fragment<f32, [16, 16]>
+      }
+      %lb = pgpu.broadcast %r#1 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %out = pgpu.binary div %r#2, %lb : !pgpu.fragment<f32, [16, 16]>
+      pgpu.store %out, %ov[%ii, %jj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      %logl = pgpu.unary log %r#1 : !pgpu.fragment<f32, [16]>
+      %lse = pgpu.binary add %r#0, %logl : !pgpu.fragment<f32, [16]>
+      pgpu.store %lse, %mv[%i] valid %true : i1 : !pgpu.fragment<f32, [16]>, !pgpu.view<f32, [16], out>[!pgpu.fragment<index, [16]>]
+      pgpu.yield
+    }
+    pgpu.return
+
+  }
+}

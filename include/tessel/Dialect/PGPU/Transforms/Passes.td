@@ -308,7 +308,12 @@ def PGPUExpBase2 : Pass<"pgpu-exp-base2", "::mlir::ModuleOp"> {
     Rewrites: each entry's factor f becomes f * L (one scalar multiplication),
     each leaf x is multiplied by L once where it is defined for its uses in the
     domain (one multiplication per element, where every exponential saves one),
-    constants inside the domain c * L, each exp of a difference exp2.
+    constants inside the domain c * L, each exp of a difference exp2. A
+    fragment leaf in as many loops as the deepest exponential (a bias loaded
+    per key tile) would cost a multiplication per score: then the domain stays
+    unscaled and L joins each exponentiated difference instead; a fragment
+    leaf in fewer loops (a row's log(den) after the key loop, for a stored
+    logsumexp) is scaled once per row and keeps the scaled form.
     Preserves: values up to the permitted rounding, effects, ABI, origins.
     Must not fire: numerics `source` (remark), a domain value used outside the
     domain (stored, multiplied by a non-factor, compared).
