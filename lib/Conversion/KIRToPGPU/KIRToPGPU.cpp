@@ -698,13 +698,6 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         SmallVector<Value> reduceExtents;
         for (int64_t a : c.getLhsReduce())
           reduceExtents.push_back((*lsz)[a]);
-        Value init = zeroOf(loc, acc);
-        if (c.getInit()) {
-          FailureOr<Value> i = element(c.getInit(), positions);
-          if (failed(i))
-            return failure();
-          init = *i;
-        }
         FailureOr<SmallVector<Value>> products = reduceNest(
             loc, reduceExtents, zeroOf(loc, acc), [&](ArrayRef<Value> red) -> FailureOr<SmallVector<Value>> {
               SmallVector<Value> lp(lhsType.getRank()), rp(rhsType.getRank());
@@ -742,8 +735,15 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
             [&](Region &combine, TypeRange types) { return addCombine(combine, types); });
         if (failed(products))
           return failure();
-        // The contraction's sole addition: its init (zero-K gives init).
-        return c.getInit() ? binary(loc, kir::BinaryKind::Add, init, (*products)[0]) : (*products)[0];
+        // The contraction's sole addition: its init (zero-K gives init), realized after the sum so that
+        // a tiled K loop does not keep it live (a bias row held across the loop took 64 registers a
+        // thread of a 128x256 tile: GEMM + bias + GELU 2.46 ms against 0.65 ms on the H200).
+        if (!c.getInit())
+          return (*products)[0];
+        FailureOr<Value> init = element(c.getInit(), positions);
+        if (failed(init))
+          return failure();
+        return binary(loc, kir::BinaryKind::Add, *init, (*products)[0]);
       })
       .Default([&](Operation *op) -> FailureOr<Value> { return unsupported(op); });
 }

@@ -4,6 +4,8 @@
 #include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Triton/Triton.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace tessel;
 
@@ -388,6 +390,31 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
         convertedStaged.push_back({fragmentBytes(fragment)});
     }
   });
+  // A box load spelled as a tensor descriptor lands in shared memory too: one that feeds no
+  // contraction (a GEMM epilogue's residual tile, read after the K loop) takes a buffer of its tile
+  // beside the loops' stages (sm_90, Triton 3.6: bf16 GEMM + residual at 128x256x64, 3 stages, asked
+  // for 278568 B of 232448 when this buffer was not counted; corpus 03).
+  kernel.walk([&](pgpu::LoadOp load) {
+    auto fragment = dyn_cast<pgpu::FragmentType>(load.getResult().getType());
+    if (!fragment || !kernel.getParam(kTmaParam) || !matchTileAccess(load) || keepsPointerSpelling(load))
+      return;
+    SmallVector<Value> work{load.getResult()};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      for (Operation *user : v.getUsers()) {
+        if (isa<pgpu::ContractOp>(user))
+          return; // a contraction operand: counted with the loop that stages it
+        if (isa<pgpu::TransposeOp, pgpu::CastOp>(user))
+          work.append(user->getResults().begin(), user->getResults().end());
+      }
+    }
+    Monomial m = fragmentBytes(fragment);
+    m.params.push_back(kTmaParam.str());
+    stored.push_back(m);
+  });
   model.stagesStores = !stored.empty();
   // Whether every monomial of `a` is one of `b`'s (each used once): `b` is then at least `a` at every
   // binding (coefficients and parameters are positive), and `a` need not be spelled.
@@ -410,6 +437,28 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   };
   for (pgpu::ForOp loop : order) {
     ResourceModel::Loop cost = own[loop];
+    // A loop's results (an accumulator), or fragments computed from them, made before this loop in
+    // its block and read after it stay live across it (SwiGLU's two K loops: the first accumulator,
+    // or its activation, beside the second; at 128x256 the pair spilled, 11.1 ms against 2.9 at
+    // 128x128 on the H200, corpus 02). Index and mask fragments are rematerialized, not counted.
+    std::function<bool(Value, int)> fromLoop = [&](Value v, int depth) -> bool {
+      Operation *def = v.getDefiningOp();
+      if (!def || depth > 8)
+        return false;
+      if (isa<pgpu::ForOp>(def))
+        return true;
+      return llvm::any_of(def->getOperands(), [&](Value o) { return fromLoop(o, depth + 1); });
+    };
+    for (Operation *before = loop->getPrevNode(); before; before = before->getPrevNode())
+      for (Value v : before->getResults()) {
+        auto f = dyn_cast<pgpu::FragmentType>(v.getType());
+        if (f && isa<FloatType>(f.getElementType()) && fromLoop(v, 0) &&
+            llvm::any_of(v.getUsers(), [&](Operation *user) {
+              Operation *at = loop->getBlock()->findAncestorOpInBlock(*user);
+              return at && loop->isBeforeInBlock(at);
+            }))
+          cost.carried.push_back(fragmentBytes(f));
+      }
     for (auto outer = loop->getParentOfType<pgpu::ForOp>(); outer; outer = outer->getParentOfType<pgpu::ForOp>()) {
       llvm::append_range(cost.carried, own[outer].carried);
       llvm::append_range(cost.staged, own[outer].staged);

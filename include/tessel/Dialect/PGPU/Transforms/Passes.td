@@ -65,8 +65,9 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     blocked axes they depend on; accesses conjoin the validity of those axes;
     contraction-shaped reductions become `pgpu.contract` of the operand tiles
     into a carried accumulator (operands zero on invalid k lanes; a sole
-    same-dtype addition consumer whose other addend is already computed
-    merges into the accumulator's initial value), other
+    same-dtype addition consumer whose other addend is already computed and
+    uniform, a splat of a scalar, merges into the accumulator's initial
+    value; a fragment addend stays an addition after the loop), other
     reductions `pgpu.reduce` along k and combine into the carry. The grid is
     the product of the new extents (LaunchExprs). When the target states its
     multiprocessor count, contraction tiles are walked persistently:
