@@ -9,7 +9,6 @@ Usage on the GPU machine (from the repository root, tessel built):
 """
 import math
 import pathlib
-import statistics
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -19,20 +18,9 @@ def visible_pairs(S, W):
     return sum(min(s + 1, W) for s in range(S))
 
 
-def median_ms(fn, warmup=5, reps=30):
-    import torch
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+def median_ms(fn):
+    from triton.testing import do_bench
+    return do_bench(fn, warmup=25, rep=200, return_mode="median")
 
 
 def main(B=4, H=32, S=4096, D=128, W=256):
