@@ -2,44 +2,54 @@
 
 // COM: The corpus spelling of causal attention: a row maximum, exp(s - max), its sum and its
 // COM: vecmat with V become one region fold over the keys (seed 002 §1, §3.4); the loads of K and V
-// COM: stay where they were, as the fold's sources, with the key positions.
+// COM: stay where they were, as the fold's sources, with the key positions. The summary is
+// COM: (ok, m, l, acc): ok = any(mask) of the slice, m its maximum (0 when empty), the masked
+// COM: exponential where(c, exp(s - m), 0) (exact: exp(-inf - m) = 0).
 // CHECK-LABEL: kir.kernel @fires
 // CHECK: %[[POS:.*]] = kir.indices
 // CHECK: kir.parallel
 // CHECK: %[[K:.*]] = kir.load %k
 // CHECK: %[[Q:.*]] = kir.load %q
 // CHECK: %[[V:.*]] = kir.load %v
+// CHECK: %[[NO:.*]] = arith.constant false
 // CHECK: %[[ZROW:.*]] = kir.broadcast %{{.*}} over(%{{.*}}) dims [] : f32 -> tensor<?xf32>
-// CHECK: %[[F:.*]]:3 = kir.region_fold sources(%[[K]], %[[V]], %[[POS]] : tensor<?x?xf16>, tensor<?x?xf16>, tensor<?xindex>) axis 0
-// CHECK-SAME: identity(%{{.*}}, %{{.*}}, %[[ZROW]] : f32, f32, tensor<?xf32>) operands(%[[Q]], %{{.*}} : tensor<?xf16>, index) -> (f32, f32, tensor<?xf32>) summarize {
+// CHECK: %[[F:.*]]:4 = kir.region_fold sources(%[[K]], %[[V]], %[[POS]] : tensor<?x?xf16>, tensor<?x?xf16>, tensor<?xindex>) axis 0
+// CHECK-SAME: identity(%[[NO]], %{{.*}}, %{{.*}}, %[[ZROW]] : i1, f32, f32, tensor<?xf32>) operands(%[[Q]], %{{.*}} : tensor<?xf16>, index) -> (i1, f32, f32, tensor<?xf32>) summarize {
 // CHECK: ^bb0(%[[KS:.*]]: tensor<?x?xf16>, %[[VS:.*]]: tensor<?x?xf16>, %[[PS:.*]]: tensor<?xindex>, %[[QA:.*]]: tensor<?xf16>, %[[I:.*]]: index):
 // CHECK: %[[S:.*]] = kir.contract %[[KS]], %[[QA]] reduce([1], [0])
 // CHECK: %[[IB:.*]] = kir.broadcast_as %[[I]] to %[[PS]] dims []
 // CHECK: %[[VIS:.*]] = kir.cmp le %[[PS]], %[[IB]]
-// CHECK: %[[SM:.*]] = kir.select %[[VIS]], %[[S]], %{{.*}}
-// CHECK: %[[M:.*]] = kir.reduce %[[SM]] axes [0]
+// CHECK: %[[NINF:.*]] = kir.broadcast_as %{{.*}} to %[[S]] dims []
+// CHECK: %[[SM:.*]] = kir.select %[[VIS]], %[[S]], %[[NINF]]
+// CHECK: %[[TOP:.*]] = kir.reduce %[[SM]] axes [0]
 // CHECK: kir.binary max
-// CHECK: %[[EMPTY:.*]] = kir.cmp eq %[[M]], %{{.*}} : f32
-// CHECK: %[[MS:.*]] = kir.select %[[EMPTY]], %{{.*}}, %[[M]] : i1, f32
-// CHECK: %[[MB:.*]] = kir.broadcast_as %[[MS]] to %[[PS]]
-// CHECK: %[[D:.*]] = kir.binary sub %[[SM]], %[[MB]]
-// CHECK: %[[P:.*]] = kir.unary exp %[[D]]
+// CHECK: %[[OK:.*]] = kir.reduce %[[VIS]] axes [0]
+// CHECK: kir.binary or
+// CHECK: %[[M:.*]] = kir.select %[[OK]], %[[TOP]], %{{.*}} : i1, f32
+// CHECK: %[[MB:.*]] = kir.broadcast_as %[[M]] to %[[SM]]
+// CHECK: %[[D:.*]] = kir.binary sub %[[S]], %[[MB]]
+// CHECK: %[[E:.*]] = kir.unary exp %[[D]]
+// CHECK: %[[P:.*]] = kir.select %[[VIS]], %[[E]], %{{.*}}
 // CHECK: %[[PH:.*]] = kir.cast %[[P]] : tensor<?xf32> to tensor<?xf16>
 // CHECK: %[[ACC:.*]] = kir.contract %[[PH]], %[[VS]] reduce([0], [0])
 // CHECK: %[[L:.*]] = kir.reduce %[[P]] axes [0]
 // CHECK: kir.binary add
-// CHECK: kir.yield %[[M]], %[[L]], %[[ACC]] : f32, f32, tensor<?xf32>
+// CHECK: kir.yield %[[OK]], %[[M]], %[[L]], %[[ACC]] : i1, f32, f32, tensor<?xf32>
 // CHECK: } combine {
-// CHECK: ^bb0(%[[M1:.*]]: f32, %[[L1:.*]]: f32, %[[A1:.*]]: tensor<?xf32>, %[[M2:.*]]: f32, %[[L2:.*]]: f32, %[[A2:.*]]: tensor<?xf32>):
-// CHECK: %[[MX:.*]] = kir.binary max %[[M1]], %[[M2]] : f32
-// CHECK: %[[SAME1:.*]] = kir.cmp eq %[[M1]], %[[MX]]
+// CHECK: ^bb0(%[[OK1:.*]]: i1, %[[M1:.*]]: f32, %[[L1:.*]]: f32, %[[A1:.*]]: tensor<?xf32>, %[[OK2:.*]]: i1, %[[M2:.*]]: f32, %[[L2:.*]]: f32, %[[A2:.*]]: tensor<?xf32>):
+// CHECK: %[[BOTH:.*]] = kir.binary max %[[M1]], %[[M2]] : f32
+// CHECK: %[[T:.*]] = kir.select %[[OK1]], %[[BOTH]], %[[M2]]
+// CHECK: %[[MX:.*]] = kir.select %[[OK2]], %[[T]], %[[M1]]
 // CHECK: %[[D1:.*]] = kir.binary sub %[[M1]], %[[MX]]
 // CHECK: %[[E1:.*]] = kir.unary exp %[[D1]]
-// CHECK: %[[W1:.*]] = kir.select %[[SAME1]], %{{.*}}, %[[E1]]
-// CHECK: %[[W2:.*]] = kir.select
-// CHECK: kir.yield %[[MX]], %{{.*}}, %{{.*}} : f32, f32, tensor<?xf32>
-// CHECK: %[[LB:.*]] = kir.broadcast %[[F]]#1 over
-// CHECK: kir.binary div %[[F]]#2, %[[LB]]
+// CHECK: %[[W1:.*]] = kir.select %[[OK1]], %[[E1]], %{{.*}}
+// CHECK: %[[W2:.*]] = kir.select %[[OK2]]
+// CHECK: %[[ANY:.*]] = kir.binary or %[[OK1]], %[[OK2]]
+// CHECK-DAG: kir.binary mul %[[L2]], %[[W2]]
+// CHECK-DAG: kir.binary mul %[[L1]], %[[W1]]
+// CHECK: kir.yield %[[ANY]], %[[MX]], %{{.*}}, %{{.*}} : i1, f32, f32, tensor<?xf32>
+// CHECK: %[[LB:.*]] = kir.broadcast %[[F]]#2 over
+// CHECK: kir.binary div %[[F]]#3, %[[LB]]
 // CHECK-NOT: kir.unary exp
 // CHECK: kir.store
 module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
@@ -332,6 +342,53 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
         kir.yield %c : f32
       }
       kir.store %l, %o[%i] : f32, !kir.view<f32, [S], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A row logsumexp beside the output (m + log(l)): the maximum's use outside stays, as
+// COM: where(ok, m, -inf); an unmasked row's ok is m != -inf.
+// CHECK-LABEL: kir.kernel @lse
+// CHECK: %[[F:.*]]:3 = kir.region_fold
+// CHECK: %[[TOP:.*]] = kir.reduce
+// CHECK: %[[OK:.*]] = kir.cmp ne %[[TOP]], %{{.*}} : f32
+// CHECK: } combine {
+// CHECK: %[[M:.*]] = kir.select %[[F]]#0, %[[F]]#1, %{{.*}} : i1, f32
+// CHECK: %[[LOG:.*]] = kir.unary log %[[F]]#2
+// CHECK: kir.binary add %[[M]], %[[LOG]]
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @lse(%x: !kir.view<f32, [M, N], in>, %o: !kir.view<f32, [M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{kir-online-folds: a maximum and 1 reduction(s) over one axis became one region fold}}
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %t = kir.load %x[%i, %4] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %m = kir.reduce %t axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%4) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %t, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %lg = kir.unary log %l : f32
+      %r = kir.binary add %m, %lg : f32
+      kir.store %r, %o[%i] : f32, !kir.view<f32, [M], out>[index]
       kir.yield
     }
     kir.return

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -99,6 +100,24 @@ bool isPlainReduce(ReduceOp r, BinaryKind kind) {
               (bin.getLhs() == body.getArgument(1) && bin.getRhs() == body.getArgument(0));
   auto yield = dyn_cast<YieldOp>(bin->getNextNode());
   return args && yield && yield.getValues().size() == 1 && yield.getValues()[0] == bin.getResult();
+}
+
+/// Whether `v` is a float constant -inf, or one broadcast.
+bool isNegInf(Value v) {
+  if (auto bc = v.getDefiningOp<BroadcastOp>())
+    v = bc.getOperand();
+  else if (auto bc = v.getDefiningOp<BroadcastAsOp>())
+    v = bc.getOperand();
+  FloatAttr f;
+  return matchPattern(v, m_Constant(&f)) && f.getValue().isInfinity() && f.getValue().isNegative();
+}
+
+/// c when `x` is where(c, s, -inf) with c over the row (the row's mask), else null.
+Value maskOf(Value x) {
+  auto sel = x.getDefiningOp<SelectOp>();
+  if (!sel || !isNegInf(sel.getFalseValue()) || !isa<RankedTensorType>(sel.getCondition().getType()))
+    return {};
+  return sel.getCondition();
 }
 
 bool remarksOn(ModuleOp module) {
@@ -310,6 +329,8 @@ bool Matcher::match() {
     return refuse("a maximum over several axes or of several inputs");
   if (!isPlainReduce(max, BinaryKind::Max))
     return refuse("not a float maximum of a rank-1 tensor over its only axis");
+  if (!isNegInf(max.getIdentities()[0]))
+    return refuse("a maximum whose identity is not -inf");
   auto d = domainsOf(max.getInputs()[0], memo);
   if (!d || d->size() != 1)
     return refuse("the axis of the maximum has no known domain");
@@ -408,8 +429,13 @@ void rewrite(Candidate &c, Value indices) {
   for (Operation *s : c.sources)
     sources.push_back(s->getResult(0));
   sources.push_back(indices);
-  SmallVector<Value> identities{max.getIdentities()[0]};
-  SmallVector<Type> types{mType};
+  // Summary (ok, m, components...): ok says the slice has a value other than -inf, and m is its
+  // maximum then (0 else), so a masked slice sums to 0, not NaN, and weighs nothing in combine.
+  Type i1 = b.getI1Type();
+  Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  Value zeroM = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+  SmallVector<Value> identities{no, zeroM};
+  SmallVector<Type> types{i1, mType};
   for (Component &k : c.components) {
     Value r = k.op->getResult(0);
     types.push_back(r.getType());
@@ -440,6 +466,15 @@ void rewrite(Candidate &c, Value indices) {
     map.map(cap, sum->addArgument(cap.getType(), cap.getLoc()));
   b.setInsertionPointToStart(sum);
   // A value the clone reads: mapped, a constant (cloned: regions are closed), or over A from outside.
+  // A row a broadcast takes its shape from: a sibling operand of the same type already on the slice
+  // (the form the DSL writes, T.where(c, s, -inf) broadcasting against s), else the slice's positions.
+  auto shapeOf = [&](Value bcast) -> Value {
+    for (Operation *user : bcast.getUsers())
+      for (Value x : user->getOperands())
+        if (x != bcast && x.getType() == bcast.getType() && c.dep.count(x) && map.contains(x))
+          return map.lookup(x);
+    return slicePos;
+  };
   std::function<Value(Value)> get = [&](Value v) -> Value {
     if (Value m = map.lookupOrNull(v))
       return m;
@@ -450,18 +485,17 @@ void rewrite(Candidate &c, Value indices) {
     else if (auto bc = dyn_cast<BroadcastOp>(def))
       out = BroadcastAsOp::create(b, bc.getLoc(), RankedTensorType::get({ShapedType::kDynamic},
                                                                         getElementTypeOrSelf(bc.getType())),
-                                  get(bc.getOperand()), slicePos, ArrayRef<int64_t>{});
+                                  get(bc.getOperand()), shapeOf(v), ArrayRef<int64_t>{});
     else
       out = b.clone(*def)->getResult(0); // a constant
     map.map(v, out);
     return out;
   };
-  Value mSlice;
-  SmallVector<Value> parts;
+  Value mSlice, ok;
   auto cloneOp = [&](Operation *op) -> Value {
     if (auto bc = dyn_cast<BroadcastOp>(op)) {
       Value x = get(bc.getOperand());
-      Value r = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), x, slicePos, ArrayRef<int64_t>{});
+      Value r = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), x, shapeOf(bc.getResult()), ArrayRef<int64_t>{});
       map.map(bc.getResult(), r);
       return r;
     }
@@ -484,21 +518,51 @@ void rewrite(Candidate &c, Value indices) {
     if (llvm::is_contained(c.sources, op))
       continue;
     if (op == max.getOperation()) {
-      mSlice = cloneOp(op);
-      // m_slice is -inf on a slice whose every x is -inf (masked); exp(x - m) is then taken
-      // against 0 so that slice sums to 0 instead of NaN (combine weighs it by where(m1 == mx, 1, ...)).
-      Value ninf = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, APFloat::getInf(fty.getFloatSemantics(), true)));
+      Value top = cloneOp(op);
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
-      Value empty = CmpOp::create(b, loc, CmpPredicate::EQ, mSlice, ninf);
-      map.map(max.getResult(0), SelectOp::create(b, loc, empty, zero, mSlice).getResult());
+      // A row masked as where(c, s, -inf): the slice holds a value where any(c) (the mask's own
+      // positions, which range narrowing reads); any other row: where its maximum is not -inf.
+      if (Value cond = maskOf(max.getInputs()[0]); cond && map.contains(cond)) {
+        auto any = ReduceOp::create(b, loc, TypeRange{i1}, ValueRange{map.lookup(cond)}, ArrayRef<int64_t>{0},
+                                    ValueRange{get(no)});
+        OpBuilder::InsertionGuard g(b);
+        Block *blk = b.createBlock(&any.getCombine(), {}, {i1, i1}, {loc, loc});
+        YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Or, blk->getArgument(0),
+                                                            blk->getArgument(1))});
+        ok = any.getResult(0);
+      } else {
+        ok = CmpOp::create(b, loc, CmpPredicate::NE, top, get(max.getIdentities()[0]));
+      }
+      mSlice = SelectOp::create(b, loc, ok, top, zero);
+      map.map(max.getResult(0), mSlice);
       continue;
+    }
+    // exp(where(c, s, -inf) - m) = where(c, exp(s - m), 0) exactly (m is finite): the masked form the
+    // downstream passes read as a guard of the exponentials (pgpu-online-rescale, pgpu-exp-base2).
+    if (auto un = dyn_cast<UnaryOp>(op); un && un.getKind() == UnaryKind::Exp) {
+      auto sub = un.getOperand().getDefiningOp<BinaryOp>();
+      Value cond = sub ? maskOf(sub.getLhs()) : Value();
+      if (cond && map.contains(cond) && map.contains(sub.getRhs())) {
+        Value s = get(sub.getLhs().getDefiningOp<SelectOp>().getTrueValue());
+        Value e = UnaryOp::create(b, un.getLoc(), UnaryKind::Exp,
+                                  BinaryOp::create(b, sub.getLoc(), BinaryKind::Sub, s, map.lookup(sub.getRhs())));
+        Value zero = BroadcastAsOp::create(b, un.getLoc(), un.getType(),
+                                           arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0)).getResult(),
+                                           e, ArrayRef<int64_t>{});
+        Value p = SelectOp::create(b, un.getLoc(), map.lookup(cond), e, zero);
+        map.map(un.getResult(), p);
+        continue;
+      }
     }
     clonedComponent[op] = cloneOp(op);
   }
-  SmallVector<Value> yields{mSlice};
+  SmallVector<Value> yields{ok, mSlice};
   for (Component &k : c.components)
     yields.push_back(clonedComponent[k.op]);
   YieldOp::create(b, loc, yields);
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*sum)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
 
   // combine(earlier..., later...): rescale both sides to the larger maximum (seed 002 §1).
   Block *comb = b.createBlock(&fold.getCombine());
@@ -506,18 +570,20 @@ void rewrite(Candidate &c, Value indices) {
     for (Type t : types)
       comb->addArgument(t, loc);
   unsigned n = types.size();
-  Value m1 = comb->getArgument(0), m2 = comb->getArgument(n);
-  Value mx = BinaryOp::create(b, loc, BinaryKind::Max, m1, m2);
-  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 1.0));
-  auto weight = [&](Value m) -> Value {
-    Value same = CmpOp::create(b, loc, CmpPredicate::EQ, m, mx);
+  // mx = the larger maximum of the nonempty sides; a side weighs where(ok, exp(m - mx), 0).
+  Value ok1 = comb->getArgument(0), ok2 = comb->getArgument(n);
+  Value m1 = comb->getArgument(1), m2 = comb->getArgument(n + 1);
+  Value both = BinaryOp::create(b, loc, BinaryKind::Max, m1, m2);
+  Value mx = SelectOp::create(b, loc, ok2, SelectOp::create(b, loc, ok1, both, m2).getResult(), m1);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+  auto weight = [&](Value okSide, Value m) -> Value {
     Value e = UnaryOp::create(b, loc, UnaryKind::Exp, BinaryOp::create(b, loc, BinaryKind::Sub, m, mx));
-    return SelectOp::create(b, loc, same, one, e);
+    return SelectOp::create(b, loc, okSide, e, zero);
   };
-  Value w1 = weight(m1), w2 = weight(m2);
-  SmallVector<Value> merged{mx};
+  Value w1 = weight(ok1, m1), w2 = weight(ok2, m2);
+  SmallVector<Value> merged{BinaryOp::create(b, loc, BinaryKind::Or, ok1, ok2), mx};
   for (auto [i, k] : llvm::enumerate(c.components)) {
-    Value r1 = comb->getArgument(1 + i), r2 = comb->getArgument(n + 1 + i);
+    Value r1 = comb->getArgument(2 + i), r2 = comb->getArgument(n + 2 + i);
     if (!k.rescaled) {
       merged.push_back(BinaryOp::create(b, loc, BinaryKind::Add, r1, r2));
       continue;
@@ -539,9 +605,14 @@ void rewrite(Candidate &c, Value indices) {
   for (Operation *s : c.sources)
     dead.erase(s);
   auto outside = [&](OpOperand &use) { return !dead.contains(use.getOwner()); };
-  max.getResult(0).replaceUsesWithIf(fold.getResult(0), outside);
+  // The row's maximum is -inf where no value was (the reduction's identity), as before.
+  b.setInsertionPointAfter(fold);
+  if (llvm::any_of(max.getResult(0).getUses(), outside)) {
+    Value m = SelectOp::create(b, loc, fold.getResult(0), fold.getResult(1), max.getIdentities()[0]);
+    max.getResult(0).replaceUsesWithIf(m, outside);
+  }
   for (auto [i, k] : llvm::enumerate(c.components))
-    k.op->getResult(0).replaceUsesWithIf(fold.getResult(1 + i), outside);
+    k.op->getResult(0).replaceUsesWithIf(fold.getResult(2 + i), outside);
   for (Operation *op : llvm::reverse(order))
     if (dead.contains(op)) {
       op->dropAllUses();

@@ -26,14 +26,18 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     form, so the rewrite needs module numerics `relaxed_normalization` with
     `online_reduction` (the rule of pgpu-online-normalize, seed 002 §1).
     Rewrites: one `kir.region_fold` over the sources and `kir.indices D`
-    (axis 0), operands = the outside values, identity (-inf, the reductions'
-    identities / zeros), summary (m, one component per reduction):
-    summarize is the axis computation cloned on the slice (scalars broadcast
-    over D become `kir.broadcast_as` the slice's positions) with exp taken
-    against the slice's maximum (0 when it is -inf: a fully masked slice sums
-    to 0); combine is mx = max(m1, m2), ci = where(mi == mx, 1, exp(mi - mx)),
-    each rescaled component r1 * c1 + r2 * c2 and each plain sum r1 + r2
-    (seed 002 §3.4: the compiler may then cut A into any contiguous slices).
+    (axis 0), operands = the outside values, identity (false, 0, the
+    reductions' identities / zeros), summary (ok, m, one component per
+    reduction): summarize is the axis computation cloned on the slice
+    (scalars broadcast over D become `kir.broadcast_as`), with ok = any(c)
+    when X is where(c, s, -inf) (else max != -inf), m = where(ok, max, 0),
+    and exp(where(c, s, -inf) - m) written where(c, exp(s - m), 0) (exact for
+    finite m), so a fully masked slice sums to 0, not NaN; combine is
+    mx = the larger m of the nonempty sides, wi = where(oki, exp(mi - mx), 0),
+    each rescaled component r1 * w1 + r2 * w2, each plain sum r1 + r2, ok1 |
+    ok2 (seed 002 §3.4: the compiler may then cut A into any contiguous
+    slices; the form pgpu-online-rescale and pgpu-exp-base2 read). Outside
+    uses of the maximum read where(ok, m, -inf), the row's maximum as before.
     The reductions' results become the fold's; the axis computation is erased.
     Preserves: values (up to the permitted rounding), effects, ABI, loads
     (they stay where they were, as the fold's sources).
@@ -50,8 +54,8 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     %p = kir.unary exp (%s - broadcast %m)
     %l = kir.reduce %p axes [0] identity(%zero : f32) ...   // sum
     // becomes
-    %m, %l = kir.region_fold sources(%k, %pos ...) axis 0 identity(%ninf, %zero : f32, f32)
-        operands(...) -> (f32, f32) summarize {...} combine {...}
+    %ok, %m, %l = kir.region_fold sources(%k, %pos ...) axis 0 identity(%false, %zero, %zero : i1, f32, f32)
+        operands(...) -> (i1, f32, f32) summarize {...} combine {...}
     ```
   }];
   let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
