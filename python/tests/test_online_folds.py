@@ -162,6 +162,10 @@ def test_construction_is_blocked(tessel_bin, tmp_path, make):
     blocked = [f for f in folds if "BLOCK_" in step_of(f)]
     assert blocked and all("!pgpu.fragment<f32, [BLOCK_" in f for f in blocked), folds
     assert "pgpu.contract" in res.stdout
+    # After the shared pipeline (kernel.pgpu()) the fold is its loops over key tiles, the online summary
+    # (ok, m, l, acc over [rows, D]) carried per block of query rows.
+    realized = make(T.f16).pgpu()
+    assert re.search(r"pgpu\.for .* iter_args\(.*!pgpu\.fragment<f32, \[BLOCK_S, BLOCK_D\]>", realized), realized
 
 
 def test_band_is_narrowed(tessel_bin, tmp_path):

@@ -394,3 +394,46 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
     kir.return
   }
 }
+
+// -----
+
+// COM: The scores add a row over another domain of the same extent: the row cannot be sliced
+// COM: with the keys, so nothing is folded.
+// CHECK-LABEL: kir.kernel @other_domain
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @other_domain(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], in>, %o: !kir.view<f32, [M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %5 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %t = kir.load %x[%i, %4] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %u = kir.load %y[%i, %5] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.binary add %t, %u : tensor<?xf32>
+      // expected-remark @below {{a pointwise operand over another domain than the axis}}
+      %m = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%4) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %s, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %l, %o[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}

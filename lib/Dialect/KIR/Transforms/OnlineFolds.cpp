@@ -251,6 +251,10 @@ bool Matcher::classify(Operation *op) {
     if (isa<RankedTensorType>(x.getType()) && overA(x) && x.getDefiningOp() &&
         inBody(x.getDefiningOp()) == x.getDefiningOp())
       return refuse("an operand over the axis outside the reduction's computation");
+    // A pointwise op reads its tensors lane by lane: one not over A (another domain of the same
+    // extent) cannot be sliced with the row.
+    if (isa<RankedTensorType>(x.getType()) && !isa<ContractOp>(op) && !overA(x))
+      return refuse("a pointwise operand over another domain than the axis");
     if (!outsideValue(x))
       return false;
     deps.push_back(Dep::Free);
