@@ -22,6 +22,9 @@ using namespace mlir;
 void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stopAfter) {
   // KIR canonical forms first: KIR is immutable once origins are assigned (seed 002 §2.1).
   pm.addPass(kir::createKIRFlattenRecords());
+  // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region
+  // fold (seed 002 §1, §3.4; relaxed_normalization with online_reduction only).
+  pm.addPass(kir::createKIROnlineFolds());
   // KIR: stable origins for everything lowered from each op (seed 002 §2.1).
   pm.addPass(kir::createKIRAnnotateOrigins());
   if (stopAfter("annotate-origins") || stage == Stage::KIR)

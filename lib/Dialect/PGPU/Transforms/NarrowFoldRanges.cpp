@@ -33,8 +33,10 @@
 //   [lo, F0)   skipped: some predicate is false on every lane, and
 //              substituting false proves the summary is the identity
 //              (local typed value propagation: selects, builtin reduction
-//              identities, zero contractions, constant folding; every
-//              component must match, else the interval stays);
+//              identities, zero contractions, constant folding, also of
+//              float comparisons, + and -, and exp(-inf) = 0 / exp(0) = 1,
+//              which a masked slice's where(ok, max, 0) and exp(s - m)
+//              need; every component must match, else the interval stays);
 //   [F0, T0)   mixed: the original summarizer;
 //   [T0, T1)   all true: a copy whose predicates and tail mask are true,
 //              folded out of the ands, selects and idempotent reductions
@@ -422,10 +424,45 @@ Attribute constantOf(Value v, DenseMap<Value, Attribute> &env) {
       out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), 0);
     else if (i1 && bo.getKind() == kir::BinaryKind::Or && ((l && l.getValue().isOne()) || (r && r.getValue().isOne())))
       out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), 1);
-    else if (i1 && l && r && (bo.getKind() == kir::BinaryKind::And || bo.getKind() == kir::BinaryKind::Or))
+    else if (auto fl = dyn_cast_or_null<FloatAttr>(constantOf(bo.getLhs(), env));
+             fl && (bo.getKind() == kir::BinaryKind::Sub || bo.getKind() == kir::BinaryKind::Add)) {
+      // IEEE sum or difference of known float lanes (-inf - 0 = -inf), rounded to the lanes' type.
+      if (auto fr = dyn_cast_or_null<FloatAttr>(constantOf(bo.getRhs(), env))) {
+        APFloat x = fl.getValue();
+        APFloat::opStatus st = bo.getKind() == kir::BinaryKind::Sub
+                                   ? x.subtract(fr.getValue(), APFloat::rmNearestTiesToEven)
+                                   : x.add(fr.getValue(), APFloat::rmNearestTiesToEven);
+        if (!x.isNaN() && !(st & APFloat::opInvalidOp))
+          out = FloatAttr::get(fl.getType(), x);
+      }
+    } else if (i1 && l && r && (bo.getKind() == kir::BinaryKind::And || bo.getKind() == kir::BinaryKind::Or))
       out = IntegerAttr::get(IntegerType::get(v.getContext(), 1),
                              bo.getKind() == kir::BinaryKind::And ? (l.getValue() & r.getValue())
                                                                   : (l.getValue() | r.getValue()));
+  } else if (auto cmp = dyn_cast<CmpOp>(def)) {
+    // Float comparisons of known lanes (a slice maximum tested against -inf: kir-online-folds).
+    auto l = dyn_cast_or_null<FloatAttr>(constantOf(cmp.getLhs(), env));
+    auto r = dyn_cast_or_null<FloatAttr>(constantOf(cmp.getRhs(), env));
+    if (l && r) {
+      APFloat::cmpResult o = l.getValue().compare(r.getValue());
+      bool t = false;
+      switch (cmp.getPredicate()) {
+      case kir::CmpPredicate::EQ: t = o == APFloat::cmpEqual; break;
+      case kir::CmpPredicate::NE: t = o != APFloat::cmpEqual; break;
+      case kir::CmpPredicate::LT: t = o == APFloat::cmpLessThan; break;
+      case kir::CmpPredicate::LE: t = o == APFloat::cmpLessThan || o == APFloat::cmpEqual; break;
+      case kir::CmpPredicate::GT: t = o == APFloat::cmpGreaterThan; break;
+      case kir::CmpPredicate::GE: t = o == APFloat::cmpGreaterThan || o == APFloat::cmpEqual; break;
+      }
+      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), t);
+    }
+  } else if (auto un = dyn_cast<UnaryOp>(def); un && un.getKind() == kir::UnaryKind::Exp) {
+    // exp(-inf) = 0 and exp(0) = 1 exactly; nothing else is folded.
+    if (auto f = dyn_cast_or_null<FloatAttr>(constantOf(un.getOperand(), env))) {
+      const APFloat &x = f.getValue();
+      if ((x.isInfinity() && x.isNegative()) || x.isZero())
+        out = FloatAttr::get(f.getType(), x.isZero() ? 1.0 : 0.0);
+    }
   } else if (auto c = dyn_cast<CastOp>(def)) {
     if (auto f = dyn_cast_or_null<FloatAttr>(constantOf(c.getOperand(), env)))
       if (auto to = dyn_cast<FloatType>(elementTypeOf(c.getType()))) {

@@ -5,6 +5,62 @@
 
 include "mlir/Pass/PassBase.td"
 
+def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
+  let summary = "a row maximum and the reductions of exp(x - max) over its axis become one region fold (seed 002 §1, §3.4)";
+  let description = [{
+    Reads: each `kir.reduce` maximum inside a `kir.parallel` body; the domain
+    of every tensor axis (loads' and broadcasts' domain operands, `kir.indices`,
+    through pointwise ops and contractions); def-use in the body; the module's
+    `kir.compile_options`.
+    Legality: the maximum m reduces a float rank-1 X over its only axis A (one
+    domain D); every tensor over A in the body is computed from loads whose
+    first domain coordinate is D (the sources), `kir.indices` of D and values
+    from outside the axis computation (scalars, tensors not over A, constants,
+    scalars broadcast over D) through pointwise ops, selects, casts,
+    broadcasts and contractions that keep A; m is used in it only as
+    `X - broadcast(m)` under `exp` (P); every other use of a tensor over A is a
+    float `sum` (reduce add) or a contraction reducing A, of P-scaled terms (P,
+    its float casts, P times values free of m) or of plain values; the
+    reductions' results are used after the last of them and feed nothing of
+    the axis computation. The online form rounds differently from the two-pass
+    form, so the rewrite needs module numerics `relaxed_normalization` with
+    `online_reduction` (the rule of pgpu-online-normalize, seed 002 §1).
+    Rewrites: one `kir.region_fold` over the sources and `kir.indices D`
+    (axis 0), operands = the outside values, identity (false, 0, the
+    reductions' identities / zeros), summary (ok, m, one component per
+    reduction): summarize is the axis computation cloned on the slice
+    (scalars broadcast over D become `kir.broadcast_as`), with ok = any(c)
+    when X is where(c, s, -inf) (else max != -inf), m = where(ok, max, 0),
+    and exp(where(c, s, -inf) - m) written where(c, exp(s - m), 0) (exact for
+    finite m), so a fully masked slice sums to 0, not NaN; combine is
+    mx = the larger m of the nonempty sides, wi = where(oki, exp(mi - mx), 0),
+    each rescaled component r1 * w1 + r2 * w2, each plain sum r1 + r2, ok1 |
+    ok2 (seed 002 §3.4: the compiler may then cut A into any contiguous
+    slices; the form pgpu-online-rescale and pgpu-exp-base2 read). Outside
+    uses of the maximum read where(ok, m, -inf), the row's maximum as before.
+    The reductions' results become the fold's; the axis computation is erased.
+    Preserves: values (up to the permitted rounding), effects, ABI, loads
+    (they stay where they were, as the fold's sources).
+    Must not fire: numerics `source` or online_reduction off, a maximum over
+    several axes, sources over A at different axis positions or domains, a use
+    of P or X that is not a reduction over A (a store, a second maximum, a
+    nested region), an exp of anything but X - m, integer reductions, effects
+    in the axis computation; with optimization_remarks each says why at the
+    maximum.
+    Verifier after: the KIR verifier.
+
+    ```mlir
+    %m = kir.reduce %s axes [0] identity(%ninf : f32) ...   // max
+    %p = kir.unary exp (%s - broadcast %m)
+    %l = kir.reduce %p axes [0] identity(%zero : f32) ...   // sum
+    // becomes
+    %ok, %m, %l = kir.region_fold sources(%k, %pos ...) axis 0 identity(%false, %zero, %zero : i1, f32, f32)
+        operands(...) -> (i1, f32, f32) summarize {...} combine {...}
+    ```
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
+}
+
 def KIRAnnotateOrigins : Pass<"kir-annotate-origins", "::mlir::ModuleOp"> {
   let summary = "give every kir op a stable origin id";
   let description = [{

@@ -1,0 +1,672 @@
+//===- OnlineFolds.cpp - two-pass softmax reductions become one region fold ===//
+//
+// A kir.parallel body that computes a row X over one axis A, its maximum m, then
+// P = exp(X - m) and reductions of P (or of plain values) over A is the two-pass
+// form of an online summary (seed 002 §1): this pass rewrites it into one
+// kir.region_fold over the sources sliced along A whose summary is (m, one
+// component per reduction), so that the blocked-fold path (seed 002 §3.4)
+// realizes it. Everything is decided from facts (the coordinate domains of each
+// axis, def-use, op kinds, the module's numerical permissions), never from names
+// (seed 002 §7). Refused cases leave the body unchanged and, with
+// optimization_remarks, say why at the maximum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/KIR/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tessel::kir {
+#define GEN_PASS_DEF_KIRONLINEFOLDS
+#include "tessel/Dialect/KIR/Transforms/Passes.h.inc"
+} // namespace tessel::kir
+
+using namespace mlir;
+using namespace tessel::kir;
+
+namespace {
+
+/// The domain of each axis of `v` (empty for a scalar); nullopt when unknown.
+std::optional<SmallVector<Value>> domainsOf(Value v, DenseMap<Value, SmallVector<Value>> &memo) {
+  if (!isa<RankedTensorType>(v.getType()))
+    return SmallVector<Value>{};
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  std::optional<SmallVector<Value>> out;
+  auto without = [&](Value x, ArrayRef<int64_t> drop) -> std::optional<SmallVector<Value>> {
+    auto d = domainsOf(x, memo);
+    if (!d)
+      return std::nullopt;
+    SmallVector<Value> kept;
+    for (auto [i, dom] : llvm::enumerate(*d))
+      if (!llvm::is_contained(drop, (int64_t)i))
+        kept.push_back(dom);
+    return kept;
+  };
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    SmallVector<Value> d;
+    for (Value c : load.getCoords())
+      if (isa<DomainType>(c.getType()))
+        d.push_back(c);
+    out = d;
+  } else if (auto ind = dyn_cast<IndicesOp>(def)) {
+    out = SmallVector<Value>{ind.getDomain()};
+  } else if (auto bc = dyn_cast<BroadcastOp>(def)) {
+    out = SmallVector<Value>(bc.getDomains().begin(), bc.getDomains().end());
+  } else if (auto bc = dyn_cast<BroadcastAsOp>(def)) {
+    out = domainsOf(bc.getReference(), memo);
+  } else if (isa<BinaryOp, UnaryOp, SelectOp, CastOp, CmpOp>(def)) {
+    for (Value x : def->getOperands())
+      if (isa<RankedTensorType>(x.getType()))
+        return domainsOf(x, memo);
+  } else if (auto c = dyn_cast<ContractOp>(def)) {
+    auto l = without(c.getLhs(), c.getLhsReduce());
+    SmallVector<int64_t> rdrop(c.getRhsReduce());
+    llvm::append_range(rdrop, c.getRhsBatch());
+    auto r = without(c.getRhs(), rdrop);
+    if (l && r) {
+      llvm::append_range(*l, *r);
+      out = l;
+    }
+  } else if (auto r = dyn_cast<ReduceOp>(def)) {
+    out = without(r.getInputs()[cast<OpResult>(v).getResultNumber()], r.getAxes());
+  }
+  if (out)
+    memo[v] = *out;
+  return out;
+}
+
+/// Whether `r` reduces one rank-1 float input over axis 0 with a combine that is one
+/// `kir.binary kind` of its two arguments.
+bool isPlainReduce(ReduceOp r, BinaryKind kind) {
+  if (r.getInputs().size() != 1 || r.getAxes().size() != 1 || r.getAxes()[0] != 0)
+    return false;
+  auto t = dyn_cast<RankedTensorType>(r.getInputs()[0].getType());
+  if (!t || t.getRank() != 1 || !isa<FloatType>(t.getElementType()))
+    return false;
+  Block &body = r.getCombine().front();
+  auto bin = dyn_cast<BinaryOp>(&body.front());
+  if (!bin || bin.getKind() != kind || body.getNumArguments() != 2)
+    return false;
+  bool args = (bin.getLhs() == body.getArgument(0) && bin.getRhs() == body.getArgument(1)) ||
+              (bin.getLhs() == body.getArgument(1) && bin.getRhs() == body.getArgument(0));
+  auto yield = dyn_cast<YieldOp>(bin->getNextNode());
+  return args && yield && yield.getValues().size() == 1 && yield.getValues()[0] == bin.getResult();
+}
+
+/// Whether `v` is a float constant -inf, or one broadcast.
+bool isNegInf(Value v) {
+  if (auto bc = v.getDefiningOp<BroadcastOp>())
+    v = bc.getOperand();
+  else if (auto bc = v.getDefiningOp<BroadcastAsOp>())
+    v = bc.getOperand();
+  FloatAttr f;
+  return matchPattern(v, m_Constant(&f)) && f.getValue().isInfinity() && f.getValue().isNegative();
+}
+
+/// c when `x` is where(c, s, -inf) with c over the row (the row's mask), else null.
+Value maskOf(Value x) {
+  auto sel = x.getDefiningOp<SelectOp>();
+  if (!sel || !isNegInf(sel.getFalseValue()) || !isa<RankedTensorType>(sel.getCondition().getType()))
+    return {};
+  return sel.getCondition();
+}
+
+bool remarksOn(ModuleOp module) {
+  auto options = module->getAttrOfType<CompileOptionsAttr>(KIRDialect::getCompileOptionsAttrName());
+  return options && options.getOptimizationRemarks();
+}
+
+/// numerics = relaxed_normalization with online_reduction: the permission pgpu-online-normalize
+/// reads (seed 002 §1: the online form rounds differently from the two-pass form).
+bool onlinePermitted(ModuleOp module) {
+  auto options = module->getAttrOfType<CompileOptionsAttr>(KIRDialect::getCompileOptionsAttrName());
+  return options && options.getNumerics() == Numerics::RelaxedNormalization && options.getOnlineReduction();
+}
+
+/// How a value of the axis computation depends on the maximum m.
+enum class Dep { Free, MaxRow, Shifted, Scaled };
+
+/// One reduction over A that becomes a summary component.
+struct Component {
+  Operation *op;  // kir.reduce add or kir.contract reducing A
+  bool rescaled;  // a reduction of P-scaled terms (else a plain sum)
+};
+
+/// The match of one maximum and everything it implies; `why` is set on refusal.
+struct Candidate {
+  ReduceOp max;
+  Value domain;
+  SmallVector<Operation *> ops;        // the axis computation inside the body, block order
+  SmallVector<Operation *> sources;    // loads over A (fold sources), block order
+  SmallVector<Component> components;
+  llvm::SetVector<Value> captures;     // values from outside the axis computation
+  DenseMap<Value, Dep> dep;
+  Operation *last = nullptr;           // the last reduction: the fold goes before it
+  std::string why;
+};
+
+class Matcher {
+public:
+  Matcher(ParallelOp par, ReduceOp max) : body(par.getBody().front()) { c.max = max; }
+
+  /// Fills the candidate; false (with `c.why`) when the body is not the two-pass form.
+  bool match();
+  Candidate c;
+
+private:
+  bool refuse(const Twine &why) {
+    c.why = why.str();
+    return false;
+  }
+  bool overA(Value v) {
+    auto d = domainsOf(v, memo);
+    return d && llvm::is_contained(*d, c.domain);
+  }
+  /// An op of the body (or the body itself) that contains `op`.
+  Operation *inBody(Operation *op) { return body.findAncestorOpInBlock(*op); }
+  bool outsideValue(Value v);
+  bool classify(Operation *op);
+  bool reduction(Operation *user);
+
+  Block &body;
+  DenseMap<Value, SmallVector<Value>> memo;
+  DenseSet<Operation *> opSet, reductions;
+};
+
+/// A value the axis computation reads from outside it: scalars, tensors not over A, and
+/// the domain's own coordinates or scalars broadcast over it (re-created on each slice).
+bool Matcher::outsideValue(Value v) {
+  if (!isa<RankedTensorType>(v.getType()) || !overA(v)) {
+    if (!matchPattern(v, m_Constant()))
+      c.captures.insert(v);
+    return true;
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto ind = dyn_cast_or_null<IndicesOp>(def))
+    return ind.getDomain() == c.domain || refuse("indices of another domain over the axis");
+  if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
+    if (bc.getDomains().size() != 1 || isa<RankedTensorType>(bc.getOperand().getType()))
+      return refuse("a broadcast over several axes");
+    return outsideValue(bc.getOperand());
+  }
+  return refuse("a tensor over the axis computed outside the loop body");
+}
+
+/// Records `op` (inside the body, with a result over A) as part of the axis computation.
+bool Matcher::classify(Operation *op) {
+  if (op->getNumRegions() || op->getNumResults() != 1)
+    return refuse(Twine("'") + op->getName().getStringRef() + "' over the axis");
+  Value res = op->getResult(0);
+  auto type = cast<RankedTensorType>(res.getType());
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    auto d = domainsOf(res, memo);
+    if (load.getValid())
+      return refuse("a masked load over the axis");
+    if ((*d)[0] != c.domain || llvm::count(*d, c.domain) != 1)
+      return refuse("sources over the axis at different axis positions");
+    c.sources.push_back(op);
+    c.dep[res] = Dep::Free;
+    return c.why.empty();
+  }
+  if (type.getRank() != 1)
+    return refuse("a tensor over the axis and another axis");
+  if (!isa<BinaryOp, UnaryOp, SelectOp, CastOp, CmpOp, BroadcastOp, BroadcastAsOp, ContractOp, IndicesOp>(op))
+    return refuse(Twine("'") + op->getName().getStringRef() + "' over the axis");
+  if (auto ind = dyn_cast<IndicesOp>(op); ind && ind.getDomain() != c.domain)
+    return refuse("indices of another domain over the axis");
+  if (auto bc = dyn_cast<BroadcastOp>(op);
+      bc && (bc.getDomains().size() != 1 || isa<RankedTensorType>(bc.getOperand().getType())))
+    return refuse("a broadcast of a tensor over the axis");
+  if (auto bc = dyn_cast<BroadcastAsOp>(op); bc && isa<RankedTensorType>(bc.getOperand().getType()))
+    return refuse("a broadcast of a tensor over the axis");
+  if (auto ct = dyn_cast<ContractOp>(op)) {
+    if (!ct.getLhsBatch().empty() || overA(ct.getLhs()) == overA(ct.getRhs()))
+      return refuse("a contraction with both operands over the axis that keeps it");
+  }
+  // Operands: m itself only through its broadcast; other values from outside are captures.
+  Value mval = c.max.getResult(0);
+  SmallVector<Dep> deps;
+  for (Value x : op->getOperands()) {
+    if (isa<DomainType>(x.getType()))
+      continue;
+    if (x == mval) {
+      if (!isa<BroadcastOp, BroadcastAsOp>(op) || x != op->getOperand(0))
+        return refuse("the maximum is used other than as x - broadcast(max)");
+      deps.push_back(Dep::MaxRow);
+      continue;
+    }
+    if (auto it = c.dep.find(x); it != c.dep.end()) {
+      deps.push_back(it->second);
+      continue;
+    }
+    if (isa<RankedTensorType>(x.getType()) && overA(x) && x.getDefiningOp() &&
+        inBody(x.getDefiningOp()) == x.getDefiningOp())
+      return refuse("an operand over the axis outside the reduction's computation");
+    // A pointwise op reads its tensors lane by lane: one not over A (another domain of the same
+    // extent) cannot be sliced with the row.
+    if (isa<RankedTensorType>(x.getType()) && !isa<ContractOp>(op) && !overA(x))
+      return refuse("a pointwise operand over another domain than the axis");
+    if (!outsideValue(x))
+      return false;
+    deps.push_back(Dep::Free);
+  }
+  if (isa<BroadcastAsOp>(op))
+    deps.resize(1); // the reference gives the shape only
+  if (!isa<IntegerType, IndexType>(type.getElementType()) && !isa<FloatType>(type.getElementType()))
+    return refuse("an element type that is neither float, integer nor index");
+  Dep d = Dep::Free;
+  auto count = [&](Dep k) { return llvm::count(deps, k); };
+  if (count(Dep::MaxRow) && deps.size() == 1) {
+    d = Dep::MaxRow; // broadcast(m)
+  } else if (auto bin = dyn_cast<BinaryOp>(op); bin && bin.getKind() == BinaryKind::Sub && deps.size() == 2 &&
+                                                deps[1] == Dep::MaxRow && bin.getLhs() == c.max.getInputs()[0]) {
+    d = Dep::Shifted; // X - broadcast(m)
+  } else if (auto un = dyn_cast<UnaryOp>(op); un && un.getKind() == UnaryKind::Exp && deps[0] == Dep::Shifted) {
+    d = Dep::Scaled; // P = exp(X - m)
+  } else if (isa<CastOp>(op) && deps[0] == Dep::Scaled && isa<FloatType>(type.getElementType())) {
+    d = Dep::Scaled;
+  } else if (auto bin = dyn_cast<BinaryOp>(op); bin && bin.getKind() == BinaryKind::Mul && deps.size() == 2 &&
+                                                count(Dep::Scaled) == 1 && count(Dep::Free) == 1) {
+    d = Dep::Scaled;
+  } else if (count(Dep::Free) != (int64_t)deps.size()) {
+    if (count(Dep::MaxRow))
+      return refuse("the maximum is used other than as x - broadcast(max)");
+    if (count(Dep::Shifted))
+      return refuse("an exp of something other than x - max, or another use of x - max");
+    return refuse(Twine("a use of exp(x - max) by '") + op->getName().getStringRef() +
+                  "' that is not a reduction over the axis");
+  }
+  c.dep[res] = d;
+  return true;
+}
+
+/// Whether `user` (of a value over A, with a result not over A) is a reduction the fold summarizes.
+bool Matcher::reduction(Operation *user) {
+  if (reductions.contains(user))
+    return true;
+  if (user == c.max.getOperation())
+    return true;
+  if (auto r = dyn_cast<ReduceOp>(user)) {
+    if (isPlainReduce(r, BinaryKind::Max))
+      return refuse("a second maximum over the axis");
+    if (!isPlainReduce(r, BinaryKind::Add))
+      return refuse("a reduction over the axis other than a float sum or the maximum");
+    Dep d = c.dep.lookup(r.getInputs()[0]);
+    if (d != Dep::Free && d != Dep::Scaled)
+      return refuse("a sum of something other than P-scaled or plain terms");
+    c.components.push_back({user, d == Dep::Scaled});
+  } else if (auto ct = dyn_cast<ContractOp>(user)) {
+    auto l = domainsOf(ct.getLhs(), memo), r = domainsOf(ct.getRhs(), memo);
+    if (!l || !r || ct.getLhsReduce().size() != 1 || !ct.getLhsBatch().empty() || ct.getInit() ||
+        (*l)[ct.getLhsReduce()[0]] != c.domain || (*r)[ct.getRhsReduce()[0]] != c.domain ||
+        llvm::count(*l, c.domain) != 1 || llvm::count(*r, c.domain) != 1)
+      return refuse("a contraction over the axis that is not one reduction of it");
+    auto res = domainsOf(ct.getResult(), memo);
+    auto et = getElementTypeOrSelf(ct.getResult().getType());
+    if (!res || !isa<FloatType>(et))
+      return refuse("a contraction over the axis with an unknown or integer result");
+    Dep dl = c.dep.lookup(ct.getLhs()), dr = c.dep.lookup(ct.getRhs());
+    bool okL = dl == Dep::Free || dl == Dep::Scaled, okR = dr == Dep::Free || dr == Dep::Scaled;
+    if (!okL || !okR || (dl == Dep::Scaled && dr == Dep::Scaled))
+      return refuse("a contraction of something other than P-scaled times plain terms");
+    c.components.push_back({user, dl == Dep::Scaled || dr == Dep::Scaled});
+  } else {
+    return refuse(Twine("a use of a tensor over the axis by '") + user->getName().getStringRef() +
+                  "' that is not a reduction over the axis");
+  }
+  reductions.insert(user);
+  return true;
+}
+
+bool Matcher::match() {
+  ReduceOp max = c.max;
+  if (max.getInputs().size() != 1 || max.getAxes().size() != 1)
+    return refuse("a maximum over several axes or of several inputs");
+  if (!isPlainReduce(max, BinaryKind::Max))
+    return refuse("not a float maximum of a rank-1 tensor over its only axis");
+  if (!isNegInf(max.getIdentities()[0]))
+    return refuse("a maximum whose identity is not -inf");
+  auto d = domainsOf(max.getInputs()[0], memo);
+  if (!d || d->size() != 1)
+    return refuse("the axis of the maximum has no known domain");
+  c.domain = (*d)[0];
+  if (max->getBlock() != &body)
+    return refuse("the maximum is nested inside control");
+  // The axis computation: every top-level op of the body with a result over A.
+  for (Operation &op : body) {
+    if (isa<ReduceOp>(op) && &op == max.getOperation())
+      continue;
+    bool over = llvm::any_of(op.getResults(), [&](Value r) { return overA(r); });
+    if (!over) {
+      // An op with a region that reads a value over A (a nested loop) is not a reduction we fold.
+      bool reads = false;
+      op.walk([&](Operation *inner) {
+        if (inner != &op)
+          for (Value x : inner->getOperands())
+            reads |= c.dep.count(x) > 0;
+      });
+      if (reads)
+        return refuse(Twine("a value over the axis used inside '") + op.getName().getStringRef() + "'");
+      continue;
+    }
+    if (!isMemoryEffectFree(&op) && !isa<LoadOp>(op))
+      return refuse(Twine("an effect over the axis ('") + op.getName().getStringRef() + "')");
+    if (!classify(&op))
+      return false;
+    c.ops.push_back(&op);
+    opSet.insert(&op);
+  }
+  if (c.dep.lookup(max.getInputs()[0]) != Dep::Free || !opSet.contains(max.getInputs()[0].getDefiningOp()))
+    return refuse("the maximum's input is not computed in the loop body from sources over the axis");
+  // Every use of a value over A is the axis computation or a reduction over A.
+  for (Operation *op : c.ops)
+    for (Operation *user : op->getResult(0).getUsers()) {
+      if (opSet.contains(user))
+        continue;
+      if (user->getBlock() != &body)
+        return refuse(Twine("a value over the axis used inside '") + inBody(user)->getName().getStringRef() +
+                      "'");
+      if (!reduction(user))
+        return false;
+    }
+  if (c.components.empty())
+    return refuse("no reduction of exp(x - max) over the axis");
+  if (!llvm::any_of(c.components, [](const Component &k) { return k.rescaled; }))
+    return refuse("no reduction of exp(x - max) over the axis");
+  // The fold replaces every reduction at the last of them; the reductions' other users must follow it.
+  c.last = max;
+  for (Component &k : c.components)
+    if (c.last->isBeforeInBlock(k.op))
+      c.last = k.op;
+  SmallVector<Operation *> all{max};
+  for (Component &k : c.components)
+    all.push_back(k.op);
+  for (Operation *r : all)
+    for (Operation *user : r->getResult(0).getUsers()) {
+      if (opSet.contains(user))
+        continue; // broadcast(m)
+      Operation *at = inBody(user);
+      if (!at || at == c.last || at->isBeforeInBlock(c.last))
+        return refuse("a result of a reduction over the axis is used before the last of them");
+    }
+  // A value computed from a reduction must not feed the axis computation (that is a second pass).
+  DenseSet<Value> after;
+  for (Operation *r : all)
+    after.insert(r->getResult(0));
+  for (Operation &op : body)
+    if (!opSet.contains(&op) && llvm::any_of(op.getOperands(), [&](Value x) { return after.contains(x); }))
+      for (Value r : op.getResults())
+        after.insert(r);
+  SmallVector<Value> read(c.captures.begin(), c.captures.end());
+  for (Operation *s : c.sources)
+    llvm::append_range(read, s->getOperands());
+  for (Value x : read)
+    if (after.contains(x))
+      return refuse("a value computed from a reduction over the axis feeds the axis computation");
+  for (Value cap : c.captures)
+    if (Operation *def = cap.getDefiningOp(); def && def->getBlock() == &body && !def->isBeforeInBlock(c.last))
+      return refuse("a value the axis computation reads is computed after its reductions");
+  for (Operation *op : c.ops)
+    if (c.last->isBeforeInBlock(op))
+      return refuse("a value over the axis computed after its reductions");
+  return true;
+}
+
+/// Builds the region fold of a matched candidate and replaces the reductions by its results.
+void rewrite(Candidate &c, Value indices) {
+  ReduceOp max = c.max;
+  Location loc = max.getLoc();
+  OpBuilder b(c.last);
+  Type mType = max.getResult(0).getType();
+  auto fty = cast<FloatType>(mType);
+
+  SmallVector<Value> sources;
+  for (Operation *s : c.sources)
+    sources.push_back(s->getResult(0));
+  sources.push_back(indices);
+  // Summary (ok, m, components...): ok says the slice has a value other than -inf, and m is its
+  // maximum then (0 else), so a masked slice sums to 0, not NaN, and weighs nothing in combine.
+  Type i1 = b.getI1Type();
+  Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  Value zeroM = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+  SmallVector<Value> identities{no, zeroM};
+  SmallVector<Type> types{i1, mType};
+  for (Component &k : c.components) {
+    Value r = k.op->getResult(0);
+    types.push_back(r.getType());
+    if (auto red = dyn_cast<ReduceOp>(k.op)) {
+      identities.push_back(red.getIdentities()[0]);
+      continue;
+    }
+    DenseMap<Value, SmallVector<Value>> memo;
+    auto doms = *domainsOf(r, memo);
+    Type et = getElementTypeOrSelf(r.getType());
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(et, 0.0));
+    identities.push_back(doms.empty() ? zero : BroadcastOp::create(b, loc, r.getType(), zero, doms, ArrayRef<int64_t>{}).getResult());
+  }
+  SmallVector<Value> captures(c.captures.begin(), c.captures.end());
+  auto fold = RegionFoldOp::create(b, loc, types, sources, /*axis=*/0, identities, captures);
+
+  // summarize(slices..., operands...): the axis computation on the slice (seed 002 §3.4).
+  Block *sum = b.createBlock(&fold.getSummarize());
+  IRMapping map;
+  for (Value s : sources) {
+    auto t = cast<RankedTensorType>(s.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape[0] = ShapedType::kDynamic;
+    map.map(s, sum->addArgument(RankedTensorType::get(shape, t.getElementType()), loc));
+  }
+  Value slicePos = sum->getArguments()[sources.size() - 1];
+  for (Value cap : captures)
+    map.map(cap, sum->addArgument(cap.getType(), cap.getLoc()));
+  b.setInsertionPointToStart(sum);
+  // A value the clone reads: mapped, a constant (cloned: regions are closed), or over A from outside.
+  // A row a broadcast takes its shape from: a sibling operand of the same type already on the slice
+  // (the form the DSL writes, T.where(c, s, -inf) broadcasting against s), else the slice's positions.
+  auto shapeOf = [&](Value bcast) -> Value {
+    for (Operation *user : bcast.getUsers())
+      for (Value x : user->getOperands())
+        if (x != bcast && x.getType() == bcast.getType() && c.dep.count(x) && map.contains(x))
+          return map.lookup(x);
+    return slicePos;
+  };
+  std::function<Value(Value)> get = [&](Value v) -> Value {
+    if (Value m = map.lookupOrNull(v))
+      return m;
+    Operation *def = v.getDefiningOp();
+    Value out;
+    if (isa<IndicesOp>(def))
+      out = slicePos;
+    else if (auto bc = dyn_cast<BroadcastOp>(def))
+      out = BroadcastAsOp::create(b, bc.getLoc(), RankedTensorType::get({ShapedType::kDynamic},
+                                                                        getElementTypeOrSelf(bc.getType())),
+                                  get(bc.getOperand()), shapeOf(v), ArrayRef<int64_t>{});
+    else
+      out = b.clone(*def)->getResult(0); // a constant
+    map.map(v, out);
+    return out;
+  };
+  Value mSlice, ok;
+  auto cloneOp = [&](Operation *op) -> Value {
+    if (auto bc = dyn_cast<BroadcastOp>(op)) {
+      Value x = get(bc.getOperand());
+      Value r = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), x, shapeOf(bc.getResult()), ArrayRef<int64_t>{});
+      map.map(bc.getResult(), r);
+      return r;
+    }
+    if (auto ind = dyn_cast<IndicesOp>(op)) {
+      map.map(ind.getResult(), slicePos);
+      return slicePos;
+    }
+    for (Value x : op->getOperands())
+      if (!isa<DomainType>(x.getType()))
+        get(x);
+    return b.clone(*op, map)->getResult(0); // tensors over A are dynamic there already
+  };
+  std::vector<Operation *> order(c.ops.begin(), c.ops.end());
+  order.push_back(max);
+  for (Component &k : c.components)
+    order.push_back(k.op);
+  llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+  DenseMap<Operation *, Value> clonedComponent;
+  for (Operation *op : order) {
+    if (llvm::is_contained(c.sources, op))
+      continue;
+    if (op == max.getOperation()) {
+      Value top = cloneOp(op);
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+      // A row masked as where(c, s, -inf): the slice holds a value where any(c) (the mask's own
+      // positions, which range narrowing reads); any other row: where its maximum is not -inf.
+      if (Value cond = maskOf(max.getInputs()[0]); cond && map.contains(cond)) {
+        auto any = ReduceOp::create(b, loc, TypeRange{i1}, ValueRange{map.lookup(cond)}, ArrayRef<int64_t>{0},
+                                    ValueRange{get(no)});
+        OpBuilder::InsertionGuard g(b);
+        Block *blk = b.createBlock(&any.getCombine(), {}, {i1, i1}, {loc, loc});
+        YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Or, blk->getArgument(0),
+                                                            blk->getArgument(1))});
+        ok = any.getResult(0);
+      } else {
+        ok = CmpOp::create(b, loc, CmpPredicate::NE, top, get(max.getIdentities()[0]));
+      }
+      mSlice = SelectOp::create(b, loc, ok, top, zero);
+      map.map(max.getResult(0), mSlice);
+      continue;
+    }
+    // exp(where(c, s, -inf) - m) = where(c, exp(s - m), 0) exactly (m is finite): the masked form the
+    // downstream passes read as a guard of the exponentials (pgpu-online-rescale, pgpu-exp-base2).
+    if (auto un = dyn_cast<UnaryOp>(op); un && un.getKind() == UnaryKind::Exp) {
+      auto sub = un.getOperand().getDefiningOp<BinaryOp>();
+      Value cond = sub ? maskOf(sub.getLhs()) : Value();
+      if (cond && map.contains(cond) && map.contains(sub.getRhs())) {
+        Value s = get(sub.getLhs().getDefiningOp<SelectOp>().getTrueValue());
+        Value e = UnaryOp::create(b, un.getLoc(), UnaryKind::Exp,
+                                  BinaryOp::create(b, sub.getLoc(), BinaryKind::Sub, s, map.lookup(sub.getRhs())));
+        Value zero = BroadcastAsOp::create(b, un.getLoc(), un.getType(),
+                                           arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0)).getResult(),
+                                           e, ArrayRef<int64_t>{});
+        Value p = SelectOp::create(b, un.getLoc(), map.lookup(cond), e, zero);
+        map.map(un.getResult(), p);
+        continue;
+      }
+    }
+    clonedComponent[op] = cloneOp(op);
+  }
+  SmallVector<Value> yields{ok, mSlice};
+  for (Component &k : c.components)
+    yields.push_back(clonedComponent[k.op]);
+  YieldOp::create(b, loc, yields);
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*sum)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+
+  // combine(earlier..., later...): rescale both sides to the larger maximum (seed 002 §1).
+  Block *comb = b.createBlock(&fold.getCombine());
+  for (int side = 0; side < 2; ++side)
+    for (Type t : types)
+      comb->addArgument(t, loc);
+  unsigned n = types.size();
+  // mx = the larger maximum of the nonempty sides; a side weighs where(ok, exp(m - mx), 0).
+  Value ok1 = comb->getArgument(0), ok2 = comb->getArgument(n);
+  Value m1 = comb->getArgument(1), m2 = comb->getArgument(n + 1);
+  Value both = BinaryOp::create(b, loc, BinaryKind::Max, m1, m2);
+  Value mx = SelectOp::create(b, loc, ok2, SelectOp::create(b, loc, ok1, both, m2).getResult(), m1);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+  auto weight = [&](Value okSide, Value m) -> Value {
+    Value e = UnaryOp::create(b, loc, UnaryKind::Exp, BinaryOp::create(b, loc, BinaryKind::Sub, m, mx));
+    return SelectOp::create(b, loc, okSide, e, zero);
+  };
+  Value w1 = weight(ok1, m1), w2 = weight(ok2, m2);
+  SmallVector<Value> merged{BinaryOp::create(b, loc, BinaryKind::Or, ok1, ok2), mx};
+  for (auto [i, k] : llvm::enumerate(c.components)) {
+    Value r1 = comb->getArgument(2 + i), r2 = comb->getArgument(n + 2 + i);
+    if (!k.rescaled) {
+      merged.push_back(BinaryOp::create(b, loc, BinaryKind::Add, r1, r2));
+      continue;
+    }
+    auto scale = [&](Value r, Value w) -> Value {
+      if (isa<RankedTensorType>(r.getType()))
+        w = BroadcastAsOp::create(b, loc, r.getType(), w, r, ArrayRef<int64_t>{});
+      return BinaryOp::create(b, loc, BinaryKind::Mul, r, w);
+    };
+    merged.push_back(BinaryOp::create(b, loc, BinaryKind::Add, scale(r1, w1), scale(r2, w2)));
+  }
+  YieldOp::create(b, loc, merged);
+
+  // The reductions' results outside the axis computation become the fold's; the rest is dead.
+  DenseSet<Operation *> dead(c.ops.begin(), c.ops.end());
+  dead.insert(max);
+  for (Component &k : c.components)
+    dead.insert(k.op);
+  for (Operation *s : c.sources)
+    dead.erase(s);
+  auto outside = [&](OpOperand &use) { return !dead.contains(use.getOwner()); };
+  // The row's maximum is -inf where no value was (the reduction's identity), as before.
+  b.setInsertionPointAfter(fold);
+  if (llvm::any_of(max.getResult(0).getUses(), outside)) {
+    Value m = SelectOp::create(b, loc, fold.getResult(0), fold.getResult(1), max.getIdentities()[0]);
+    max.getResult(0).replaceUsesWithIf(m, outside);
+  }
+  for (auto [i, k] : llvm::enumerate(c.components))
+    k.op->getResult(0).replaceUsesWithIf(fold.getResult(2 + i), outside);
+  for (Operation *op : llvm::reverse(order))
+    if (dead.contains(op)) {
+      op->dropAllUses();
+      op->erase();
+    }
+}
+
+/// The kernel-level `kir.indices` of `domain` (created after the domain when there is none).
+Value indicesOf(Value domain) {
+  for (Operation *user : domain.getUsers())
+    if (auto ind = dyn_cast<IndicesOp>(user); ind && !ind->getParentOfType<ParallelOp>())
+      return ind.getResult();
+  OpBuilder b(domain.getContext());
+  b.setInsertionPointAfterValue(domain);
+  return IndicesOp::create(b, domain.getLoc(), RankedTensorType::get({ShapedType::kDynamic}, b.getIndexType()),
+                           domain)
+      .getResult();
+}
+
+struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool remarks = remarksOn(module), permitted = onlinePermitted(module);
+    SmallVector<std::pair<ParallelOp, ReduceOp>> maxima;
+    module.walk([&](ReduceOp r) {
+      if (auto par = dyn_cast<ParallelOp>(r->getParentOp()); par && r.getInputs().size() == 1 &&
+                                                             r.getAxes().size() >= 1 && !r.getCombine().empty()) {
+        auto *first = &r.getCombine().front().front();
+        if (auto bin = dyn_cast<BinaryOp>(first); bin && bin.getKind() == BinaryKind::Max)
+          maxima.push_back({par, r});
+      }
+    });
+    for (auto [par, max] : maxima) {
+      Matcher m(par, max);
+      if (!m.match()) {
+        if (remarks)
+          max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: " << m.c.why;
+        continue;
+      }
+      if (!permitted) {
+        if (remarks)
+          max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: the online form "
+                              "needs numerics = relaxed_normalization with online_reduction (seed 002 §1)";
+        continue;
+      }
+      rewrite(m.c, indicesOf(m.c.domain));
+      if (remarks)
+        par.emitRemark() << "kir-online-folds: a maximum and " << m.c.components.size()
+                         << " reduction(s) over one axis became one region fold (online summary, seed 002 §1)";
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,439 @@
+// RUN: tessel-opt %s -split-input-file -kir-online-folds -verify-diagnostics | FileCheck %s --enable-var-scope
+
+// COM: The corpus spelling of causal attention: a row maximum, exp(s - max), its sum and its
+// COM: vecmat with V become one region fold over the keys (seed 002 §1, §3.4); the loads of K and V
+// COM: stay where they were, as the fold's sources, with the key positions. The summary is
+// COM: (ok, m, l, acc): ok = any(mask) of the slice, m its maximum (0 when empty), the masked
+// COM: exponential where(c, exp(s - m), 0) (exact: exp(-inf - m) = 0).
+// CHECK-LABEL: kir.kernel @fires
+// CHECK: %[[POS:.*]] = kir.indices
+// CHECK: kir.parallel
+// CHECK: %[[K:.*]] = kir.load %k
+// CHECK: %[[Q:.*]] = kir.load %q
+// CHECK: %[[V:.*]] = kir.load %v
+// CHECK: %[[NO:.*]] = arith.constant false
+// CHECK: %[[ZROW:.*]] = kir.broadcast %{{.*}} over(%{{.*}}) dims [] : f32 -> tensor<?xf32>
+// CHECK: %[[F:.*]]:4 = kir.region_fold sources(%[[K]], %[[V]], %[[POS]] : tensor<?x?xf16>, tensor<?x?xf16>, tensor<?xindex>) axis 0
+// CHECK-SAME: identity(%[[NO]], %{{.*}}, %{{.*}}, %[[ZROW]] : i1, f32, f32, tensor<?xf32>) operands(%[[Q]], %{{.*}} : tensor<?xf16>, index) -> (i1, f32, f32, tensor<?xf32>) summarize {
+// CHECK: ^bb0(%[[KS:.*]]: tensor<?x?xf16>, %[[VS:.*]]: tensor<?x?xf16>, %[[PS:.*]]: tensor<?xindex>, %[[QA:.*]]: tensor<?xf16>, %[[I:.*]]: index):
+// CHECK: %[[S:.*]] = kir.contract %[[KS]], %[[QA]] reduce([1], [0])
+// CHECK: %[[IB:.*]] = kir.broadcast_as %[[I]] to %[[PS]] dims []
+// CHECK: %[[VIS:.*]] = kir.cmp le %[[PS]], %[[IB]]
+// CHECK: %[[NINF:.*]] = kir.broadcast_as %{{.*}} to %[[S]] dims []
+// CHECK: %[[SM:.*]] = kir.select %[[VIS]], %[[S]], %[[NINF]]
+// CHECK: %[[TOP:.*]] = kir.reduce %[[SM]] axes [0]
+// CHECK: kir.binary max
+// CHECK: %[[OK:.*]] = kir.reduce %[[VIS]] axes [0]
+// CHECK: kir.binary or
+// CHECK: %[[M:.*]] = kir.select %[[OK]], %[[TOP]], %{{.*}} : i1, f32
+// CHECK: %[[MB:.*]] = kir.broadcast_as %[[M]] to %[[SM]]
+// CHECK: %[[D:.*]] = kir.binary sub %[[S]], %[[MB]]
+// CHECK: %[[E:.*]] = kir.unary exp %[[D]]
+// CHECK: %[[P:.*]] = kir.select %[[VIS]], %[[E]], %{{.*}}
+// CHECK: %[[PH:.*]] = kir.cast %[[P]] : tensor<?xf32> to tensor<?xf16>
+// CHECK: %[[ACC:.*]] = kir.contract %[[PH]], %[[VS]] reduce([0], [0])
+// CHECK: %[[L:.*]] = kir.reduce %[[P]] axes [0]
+// CHECK: kir.binary add
+// CHECK: kir.yield %[[OK]], %[[M]], %[[L]], %[[ACC]] : i1, f32, f32, tensor<?xf32>
+// CHECK: } combine {
+// CHECK: ^bb0(%[[OK1:.*]]: i1, %[[M1:.*]]: f32, %[[L1:.*]]: f32, %[[A1:.*]]: tensor<?xf32>, %[[OK2:.*]]: i1, %[[M2:.*]]: f32, %[[L2:.*]]: f32, %[[A2:.*]]: tensor<?xf32>):
+// CHECK: %[[BOTH:.*]] = kir.binary max %[[M1]], %[[M2]] : f32
+// CHECK: %[[T:.*]] = kir.select %[[OK1]], %[[BOTH]], %[[M2]]
+// CHECK: %[[MX:.*]] = kir.select %[[OK2]], %[[T]], %[[M1]]
+// CHECK: %[[D1:.*]] = kir.binary sub %[[M1]], %[[MX]]
+// CHECK: %[[E1:.*]] = kir.unary exp %[[D1]]
+// CHECK: %[[W1:.*]] = kir.select %[[OK1]], %[[E1]], %{{.*}}
+// CHECK: %[[W2:.*]] = kir.select %[[OK2]]
+// CHECK: %[[ANY:.*]] = kir.binary or %[[OK1]], %[[OK2]]
+// CHECK-DAG: kir.binary mul %[[L2]], %[[W2]]
+// CHECK-DAG: kir.binary mul %[[L1]], %[[W1]]
+// CHECK: kir.yield %[[ANY]], %[[MX]], %{{.*}}, %{{.*}} : i1, f32, f32, tensor<?xf32>
+// CHECK: %[[LB:.*]] = kir.broadcast %[[F]]#2 over
+// CHECK: kir.binary div %[[F]]#3, %[[LB]]
+// CHECK-NOT: kir.unary exp
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @fires(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %5 = kir.indices %3 : tensor<?xindex>
+    %12 = arith.constant 0xFF800000 : f32
+    %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
+    %25 = arith.constant 0.0 : f32
+    // expected-remark @below {{kir-online-folds: a maximum and 2 reduction(s) over one axis became one region fold}}
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
+      %11 = kir.cmp le %5, %10 : tensor<?xindex>
+      %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
+      %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %14, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %22 = kir.cast %21 : tensor<?xf32> to tensor<?xf16>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %24 = kir.contract %22, %23 reduce([0], [0]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%4) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %24, %30 : tensor<?xf32>
+      %32 = kir.cast %31 : tensor<?xf32> to tensor<?xf16>
+      kir.store %32, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: numerics = source (the default): the online form's rounding is not permitted.
+// CHECK-LABEL: kir.kernel @option_off
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @option_off(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %5 = kir.indices %3 : tensor<?xindex>
+    %12 = arith.constant 0xFF800000 : f32
+    %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
+    %25 = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
+      %11 = kir.cmp le %5, %10 : tensor<?xindex>
+      %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
+      // expected-remark @below {{needs numerics = relaxed_normalization with online_reduction}}
+      %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %14, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %22 = kir.cast %21 : tensor<?xf32> to tensor<?xf16>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %24 = kir.contract %22, %23 reduce([0], [0]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%4) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %24, %30 : tensor<?xf32>
+      %32 = kir.cast %31 : tensor<?xf32> to tensor<?xf16>
+      kir.store %32, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: online_reduction = false turns the rewrite off.
+// CHECK-LABEL: kir.kernel @online_off
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, online_reduction = false, optimization_remarks = true>} {
+  kir.kernel @online_off(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %5 = kir.indices %3 : tensor<?xindex>
+    %12 = arith.constant 0xFF800000 : f32
+    %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
+    %25 = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
+      %11 = kir.cmp le %5, %10 : tensor<?xindex>
+      %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
+      // expected-remark @below {{needs numerics = relaxed_normalization with online_reduction}}
+      %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %14, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %22 = kir.cast %21 : tensor<?xf32> to tensor<?xf16>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %24 = kir.contract %22, %23 reduce([0], [0]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%4) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %24, %30 : tensor<?xf32>
+      %32 = kir.cast %31 : tensor<?xf32> to tensor<?xf16>
+      kir.store %32, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: P itself is stored: it is needed element by element, not only through reductions.
+// CHECK-LABEL: kir.kernel @p_stored
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @p_stored(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>, %w: !kir.view<f16, [S, S], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %5 = kir.indices %3 : tensor<?xindex>
+    %12 = arith.constant 0xFF800000 : f32
+    %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
+    %25 = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
+      %11 = kir.cmp le %5, %10 : tensor<?xindex>
+      %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
+      // expected-remark @below {{a use of a tensor over the axis by 'kir.store' that is not a reduction over the axis}}
+      %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %14, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %22 = kir.cast %21 : tensor<?xf32> to tensor<?xf16>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %24 = kir.contract %22, %23 reduce([0], [0]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%4) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %24, %30 : tensor<?xf32>
+      %32 = kir.cast %31 : tensor<?xf32> to tensor<?xf16>
+      kir.store %32, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      kir.store %22, %w[%6, %3] : tensor<?xf16>, !kir.view<f16, [S, S], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: The scores s are also used other than by a reduction over the keys.
+// CHECK-LABEL: kir.kernel @s_used
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @s_used(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>, %w: !kir.view<f16, [S, S], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %5 = kir.indices %3 : tensor<?xindex>
+    %12 = arith.constant 0xFF800000 : f32
+    %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
+    %25 = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
+      %11 = kir.cmp le %5, %10 : tensor<?xindex>
+      %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
+      // expected-remark @below {{a use of a tensor over the axis by 'kir.store' that is not a reduction over the axis}}
+      %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %14, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %22 = kir.cast %21 : tensor<?xf32> to tensor<?xf16>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %24 = kir.contract %22, %23 reduce([0], [0]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%4) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %24, %30 : tensor<?xf32>
+      %32 = kir.cast %31 : tensor<?xf32> to tensor<?xf16>
+      kir.store %32, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      %s16 = kir.cast %14 : tensor<?xf32> to tensor<?xf16>
+      kir.store %s16, %w[%6, %3] : tensor<?xf16>, !kir.view<f16, [S, S], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A maximum over two axes (a [keys, dims] tile): not one axis of a rank-1 row.
+// CHECK-LABEL: kir.kernel @two_axes
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @two_axes(%k: !kir.view<f32, [S, D], in>, %o: !kir.view<f32, [S], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %t = kir.load %k[%3, %4] : !kir.view<f32, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      // expected-remark @below {{a maximum over several axes or of several inputs}}
+      %m = kir.reduce %t axes [0, 1] identity(%ninf : f32) : (tensor<?x?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%3, %4) dims [] : f32 -> tensor<?x?xf32>
+      %d = kir.binary sub %t, %mb : tensor<?x?xf32>
+      %e = kir.unary exp %d : tensor<?x?xf32>
+      %l = kir.reduce %e axes [0, 1] identity(%zero : f32) : (tensor<?x?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %l, %o[%i] : f32, !kir.view<f32, [S], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A row logsumexp beside the output (m + log(l)): the maximum's use outside stays, as
+// COM: where(ok, m, -inf); an unmasked row's ok is m != -inf.
+// CHECK-LABEL: kir.kernel @lse
+// CHECK: %[[F:.*]]:3 = kir.region_fold
+// CHECK: %[[TOP:.*]] = kir.reduce
+// CHECK: %[[OK:.*]] = kir.cmp ne %[[TOP]], %{{.*}} : f32
+// CHECK: } combine {
+// CHECK: %[[M:.*]] = kir.select %[[F]]#0, %[[F]]#1, %{{.*}} : i1, f32
+// CHECK: %[[LOG:.*]] = kir.unary log %[[F]]#2
+// CHECK: kir.binary add %[[M]], %[[LOG]]
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @lse(%x: !kir.view<f32, [M, N], in>, %o: !kir.view<f32, [M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{kir-online-folds: a maximum and 1 reduction(s) over one axis became one region fold}}
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %t = kir.load %x[%i, %4] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %m = kir.reduce %t axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%4) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %t, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %lg = kir.unary log %l : f32
+      %r = kir.binary add %m, %lg : f32
+      kir.store %r, %o[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: The scores add a row over another domain of the same extent: the row cannot be sliced
+// COM: with the keys, so nothing is folded.
+// CHECK-LABEL: kir.kernel @other_domain
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @other_domain(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], in>, %o: !kir.view<f32, [M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %5 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %t = kir.load %x[%i, %4] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %u = kir.load %y[%i, %5] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.binary add %t, %u : tensor<?xf32>
+      // expected-remark @below {{a pointwise operand over another domain than the axis}}
+      %m = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%4) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %s, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %l, %o[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
