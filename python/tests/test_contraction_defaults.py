@@ -1,0 +1,57 @@
+"""The Triton provider's contraction defaults count what stays live and what lands in shared memory
+(issue 41, corpus 02 and 03 on the H200): a first accumulator (or its activation) live across a second K
+loop halves the tile (128x256 spilled: SwiGLU 11.3 ms against 3.1 at 128x128), and a descriptor-loaded
+epilogue tile (a residual) takes shared memory beside the stages (128x256x64 at 3 stages asked for
+278568 B of 232448 and did not launch). A plain GEMM keeps its 128x256 tile."""
+import re
+
+import tessel
+import tessel.language as T
+
+
+def _defaults(kernel):
+    src = kernel.source()
+    line = next(l for l in src.split("\n") if "_PARAMS = {" in l)
+    return {k: int(v) for k, v in re.findall(r"'([A-Z_0-9]+)': \(\[[^\]]*\], (\d+)\)", line)}
+
+
+@tessel.kernel
+def plain(a: T.In[T.bf16, ("M", "K")], b: T.In[T.bf16, ("K", "N")], c: T.Out[T.bf16, ("M", "N")]):
+    rows, cols, ks = T.domain(a.shape[0]), T.domain(b.shape[1]), T.domain(a.shape[1])
+    c[rows, cols] = T.cast(T.matmul(a[rows, ks], b[ks, cols]), T.bf16)
+
+
+@tessel.kernel
+def gated(x: T.In[T.bf16, ("M", "K")], w1: T.In[T.bf16, ("K", "N")], w3: T.In[T.bf16, ("K", "N")],
+          h: T.Out[T.bf16, ("M", "N")]):
+    rows, cols, ks = T.domain(x.shape[0]), T.domain(w1.shape[1]), T.domain(x.shape[1])
+    g = T.matmul(x[rows, ks], w1[ks, cols])
+    u = T.matmul(x[rows, ks], w3[ks, cols])
+    h[rows, cols] = T.cast(g * T.sigmoid(g) * u, T.bf16)
+
+
+@tessel.kernel
+def residual(a: T.In[T.bf16, ("M", "K")], b: T.In[T.bf16, ("K", "N")], r: T.In[T.bf16, ("M", "N")],
+             y: T.Out[T.bf16, ("M", "N")]):
+    rows, cols, ks = T.domain(a.shape[0]), T.domain(b.shape[1]), T.domain(a.shape[1])
+    acc = T.matmul(a[rows, ks], b[ks, cols])
+    y[rows, cols] = T.cast(acc + T.cast(r[rows, cols], T.f32), T.bf16)
+
+
+def test_plain_gemm_keeps_the_wide_tile():
+    d = _defaults(plain)
+    assert (d["TILE_0"], d["TILE_1"]) == (128, 256)
+
+
+def test_an_accumulator_live_across_a_second_k_loop_halves_the_tile():
+    d = _defaults(gated)
+    assert d["TILE_0"] * d["TILE_1"] <= 128 * 128, d
+
+
+def test_an_epilogue_box_load_counts_in_shared_memory():
+    d = _defaults(residual)
+    # 128x256 bf16 operand stages (48 KB each) + the staged C store (64 KB) + the residual tile (64 KB)
+    # must fit in 232448 B: the 128x256 tile keeps at most 2 stages, or the tile narrows.
+    tile = d["TILE_0"] * d["TILE_1"]
+    stages_bytes = d["STAGES"] * (d["TILE_0"] * d["TILE_K"] + d["TILE_K"] * d["TILE_1"]) * 2
+    assert stages_bytes + 2 * tile * 2 <= 232448, d
