@@ -1667,8 +1667,12 @@ static bool plainTensorStore(Operation *op) {
          llvm::all_of(store.getCoords(), [](Value c) { return isa<kir::DomainType>(c.getType()); });
 }
 
+bool KernelConstructor::plainStores(const Workset &w) {
+  return plainTensorStore(w.op) && !mergedHistogram(*w.op) && w.roots.empty() && !w.partial;
+}
+
 bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
-  if (!plainTensorStore(w.op) || mergedHistogram(*w.op) || !w.roots.empty() || w.partial)
+  if (!plainStores(w))
     return false;
   ValueRange coords = cast<kir::StoreOp>(w.op).getCoords();
   DenseSet<Operation *> stores{w.op};
@@ -1721,35 +1725,28 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
 void KernelConstructor::joinStores(SmallVectorImpl<Workset> &worksets,
                                    function_ref<void(Operation *, DenseSet<Value> &, DenseSet<Value> &)> accesses) {
   SmallVector<Workset, 4> merged;
+  // What the last merged workset's stores read and write, all of them.
+  DenseSet<Value> lastReads, lastWrites;
   for (Workset &w : worksets) {
-    if (!merged.empty()) {
-      Workset &last = merged.back();
-      auto plain = [&](const Workset &x) {
-        return plainTensorStore(x.op) && !mergedHistogram(*x.op) && x.roots.empty() && !x.partial;
-      };
-      if (plain(last) && plain(w) &&
-          cast<kir::StoreOp>(last.op).getCoords() == cast<kir::StoreOp>(w.op).getCoords()) {
+    DenseSet<Value> reads, writes;
+    accesses(w.op, reads, writes);
+    if (!merged.empty() && plainStores(merged.back()) && plainStores(w) &&
+        cast<kir::StoreOp>(merged.back().op).getCoords() == cast<kir::StoreOp>(w.op).getCoords() &&
         // No store of the merged workset may read what another writes: every instance stores its
         // elements after computing them, and other instances' elements are not ordered with it.
-        DenseSet<Value> reads, writes;
-        accesses(w.op, reads, writes);
-        bool apart = true;
-        for (Operation *other : llvm::concat<Operation *const>(ArrayRef<Operation *>(last.op), last.joined)) {
-          DenseSet<Value> r, wr;
-          accesses(other, r, wr);
-          apart &= llvm::none_of(writes, [&](Value v) { return r.contains(v) || wr.contains(v); }) &&
-                   llvm::none_of(wr, [&](Value v) { return reads.contains(v); });
-        }
-        if (apart) {
-          last.joined.push_back(w.op);
-          if (pgpu::remarksEnabled(kernel))
-            emitRemark(w.op->getLoc()) << "kir-to-pgpu: this store joins the workset of the store before it (same "
-                                          "coordinates): values they share are computed once per element";
-          continue;
-        }
-      }
+        llvm::none_of(writes, [&](Value v) { return lastReads.contains(v) || lastWrites.contains(v); }) &&
+        llvm::none_of(lastWrites, [&](Value v) { return reads.contains(v); })) {
+      merged.back().joined.push_back(w.op);
+      lastReads.insert(reads.begin(), reads.end());
+      lastWrites.insert(writes.begin(), writes.end());
+      if (pgpu::remarksEnabled(kernel))
+        emitRemark(w.op->getLoc()) << "kir-to-pgpu: this store joins the workset of the store before it (same "
+                                      "coordinates): values they share are computed once per element";
+      continue;
     }
     merged.push_back(w);
+    lastReads = std::move(reads);
+    lastWrites = std::move(writes);
   }
   worksets.assign(merged.begin(), merged.end());
 }

@@ -85,10 +85,9 @@ private:
   FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
   /// The element of `tensor` (defined by `def`) at `positions`, built now.
   FailureOr<Value> elementOf(Operation *def, Value tensor, ArrayRef<Value> positions);
-  /// The element of a structured value (contraction, reduction, fold, scan, histogram) already
-  /// realized at `positions` where the builder inserts now, or null: seed 002 §3.4, a value with
-  /// several consumers is kept, not replayed per use (a GEMM epilogue reading its accumulator
-  /// several times holds one K loop).
+  /// The element of `tensor` already realized at `positions` where the builder inserts now, or null:
+  /// seed 002 §3.4, a value with several consumers is kept, not replayed per use (a GEMM epilogue
+  /// reading its accumulator several times holds one K loop).
   Value realizedHere(Value tensor, ArrayRef<Value> positions);
   /// Whether `v` is visible (dominates) at the builder's insertion point.
   bool visibleHere(Value v);
@@ -212,6 +211,9 @@ private:
     /// elements): realized before its first store, so every use sees the value read.
     SmallVector<Value> readFirst;
   };
+  /// Whether `w` is plain tensor stores over launch-time domains (no histogram merge, data-dependent
+  /// subregion or partial): what joinStores joins and alignedInPlace writes in place.
+  bool plainStores(const Workset &w);
   /// Whether workset `w` may write `view`, which replayed values read: `w` is plain stores over
   /// coordinates C, and every replayed read of `view` is a load at C feeding only elementwise ops
   /// into `w`'s stores. Records those loads in `w.readFirst`.

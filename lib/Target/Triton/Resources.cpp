@@ -4,12 +4,19 @@
 #include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Triton/Triton.h"
 
-#include <functional>
-
 using namespace mlir;
 using namespace tessel;
 
 namespace {
+/// Whether `v` is a loop's result or computed from one (within `depth` producers).
+bool madeFromLoop(Value v, int depth = 8) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth < 0)
+    return false;
+  return isa<pgpu::ForOp>(def) ||
+         llvm::any_of(def->getOperands(), [&](Value o) { return madeFromLoop(o, depth - 1); });
+}
+
 /// Bytes of one fragment as a monomial in its extent parameters.
 triton::Monomial fragmentBytes(pgpu::FragmentType type) {
   triton::Monomial m;
@@ -441,18 +448,10 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     // its block and read after it stay live across it (SwiGLU's two K loops: the first accumulator,
     // or its activation, beside the second; at 128x256 the pair spilled, 11.1 ms against 2.9 at
     // 128x128 on the H200, corpus 02). Index and mask fragments are rematerialized, not counted.
-    std::function<bool(Value, int)> fromLoop = [&](Value v, int depth) -> bool {
-      Operation *def = v.getDefiningOp();
-      if (!def || depth > 8)
-        return false;
-      if (isa<pgpu::ForOp>(def))
-        return true;
-      return llvm::any_of(def->getOperands(), [&](Value o) { return fromLoop(o, depth + 1); });
-    };
     for (Operation *before = loop->getPrevNode(); before; before = before->getPrevNode())
       for (Value v : before->getResults()) {
         auto f = dyn_cast<pgpu::FragmentType>(v.getType());
-        if (f && isa<FloatType>(f.getElementType()) && fromLoop(v, 0) &&
+        if (f && isa<FloatType>(f.getElementType()) && madeFromLoop(v) &&
             llvm::any_of(v.getUsers(), [&](Operation *user) {
               Operation *at = loop->getBlock()->findAncestorOpInBlock(*user);
               return at && loop->isBeforeInBlock(at);
