@@ -167,3 +167,12 @@ def mismatch(mod, got: dict, want: dict, tol: dict | None = None) -> str | None:
             return (f"output '{k}': {len(bad)} of {ok.size} elements differ; first at {at}: "
                     f"got {g[at]!r}, reference {w[at]!r}")
     return None
+
+
+def check(mod, shape: dict, seed: int, path: str, device: str = "cpu") -> str | None:
+    """Draws inputs at `shape`, runs `path` ("interp": the KIR interpreter; "triton": the kernel called
+    on torch tensors on `device`) and compares with the reference: None, or what differs."""
+    inputs = draw(mod, shape, seed)
+    want = expected(mod, inputs)  # first: a call writes InOut views, which share the arrays' memory
+    got = run_interp(mod, shape, inputs) if path == "interp" else run_torch(mod, shape, inputs, device)
+    return mismatch(mod, got, want)
