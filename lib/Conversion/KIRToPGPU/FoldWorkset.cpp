@@ -639,9 +639,15 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
         auto access = accessCoords(l, ld.getCoords(), *s);
         if (failed(type) || failed(access))
           return failure();
-        Value fill = kc.zeroOf(l, element);
-        bind(ld.getResult(), pgpu::LoadOp::create(b, l, *type, kc.map.lookup(ld.getView()), access->first,
-                                                  access->second, fill));
+        Value fill = kc.zeroOf(l, element), view = kc.map.lookup(ld.getView());
+        // A coordinate computed from loaded data (a target index picked per row) makes the access an
+        // index relation (seed 000 §6): a gather, as outside a fold.
+        bool dataDependent =
+            llvm::any_of(access->first, [](Value c) { return pgpu::readFeeding(c) != nullptr; });
+        if (dataDependent)
+          bind(ld.getResult(), pgpu::GatherOp::create(b, l, *type, view, access->first, access->second, fill));
+        else
+          bind(ld.getResult(), pgpu::LoadOp::create(b, l, *type, view, access->first, access->second, fill));
         return success();
       })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> LogicalResult {

@@ -168,6 +168,57 @@ module {
 
 // -----
 
+// COM: In a row kernel constructed on fragments, a load whose coordinate is computed from loaded data
+// COM: (the target column read per row) is an index relation, a pgpu.gather (seed 000 §6), as outside a
+// COM: fold; the target itself and the fold's tiles stay plain loads.
+// CHECK-LABEL: pgpu.kernel @fold_pick
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.load %{{.*}}[%{{.*}}, %{{.*}}] valid
+// CHECK: } combine {
+// CHECK: %[[T:.*]] = pgpu.load %{{.*}}[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_M]>
+// CHECK: %[[C:.*]] = pgpu.cast %[[T]]
+// CHECK: pgpu.gather %{{.*}}[%{{.*}}, %[[C]]]
+// CHECK-NOT: pgpu.load
+// CHECK: pgpu.store
+module {
+  kir.kernel @fold_pick(%x: !kir.view<f32, [M, C], in>, %t: !kir.view<i32, [M], in>, %y: !kir.view<f32, [M], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "C"
+    %rows = kir.domain %c0 to %m
+    %d = kir.domain %c0 to %n
+    kir.parallel %rows {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %d] : !kir.view<f32, [M, C], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.region_fold sources(%row : tensor<?xf32>) axis 0 identity(%zero : f32) -> (f32)
+      summarize {
+      ^bb0(%sl: tensor<?xf32>):
+        %z = arith.constant 0.0 : f32
+        %r = kir.reduce %sl axes [0] identity(%z : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%a: f32, %b: f32):
+          %c = kir.binary add %a, %b : f32
+          kir.yield %c : f32
+        }
+        kir.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %ti = kir.load %t[%i] : !kir.view<i32, [M], in>[index] -> i32
+      %tc = kir.cast %ti : i32 to index
+      %p = kir.load %x[%i, %tc] : !kir.view<f32, [M, C], in>[index, index] -> f32
+      %v = kir.binary sub %s, %p : f32
+      kir.store %v, %y[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
 // COM: A stored scan inside a workset stays structured (seed 002 §4): a pgpu.range_scan whose element
 // COM: region reads a member, whose combine is the scan's, and whose emit region writes each prefix.
 // CHECK-LABEL: pgpu.kernel @cumsum
