@@ -133,7 +133,9 @@ def bench_one(name: str, compile_peer: bool) -> dict:
         if msg:
             rec["error"] = f"reference check at {small}: {msg}"
             return rec
-        # (2) at the bench shape against the eager peer
+        # (2) at the bench shape against the eager peer, on fresh views: the first call above updated
+        # InOut views in place (38_adamw's param and moments), and the peer starts from the inputs
+        views, kw = H.torch_args(mod, shape, inputs, DEVICE)
         mod.KERNEL(*views, **kw)
         ours = H.outputs_of(mod, views)
         theirs = mod.peer(**tin)

@@ -112,7 +112,9 @@ def torch_args(mod, shape: dict, inputs: dict, device: str):
                 t = torch.empty(view_shape(p.spec, shape), dtype=tdt, device=device)
                 t.fill_(float("nan") if t.is_floating_point() else (0x5E if tdt != torch.bool else 0))
             else:
-                t = torch.from_numpy(np.ascontiguousarray(inputs[p.name])).to(device=device, dtype=tdt)
+                # a copy, always: .to() on the CPU with the same dtype would share the array, and an InOut
+                # view written in place would then change the inputs the peer and the reference read
+                t = torch.tensor(np.ascontiguousarray(inputs[p.name])).to(device=device, dtype=tdt)
             views.append(t)
         elif p.kind == "scalar":
             kw[p.name] = inputs[p.name]
