@@ -8,8 +8,8 @@ Two phases, so the GPU machine needs neither MLIR nor a tessel build:
     python3 bench/cutile_check.py check --carry bench/cutile_carry [--json bench/results/DATE-h200-cutile-check.json]
 
 On the GPU machine (whose CUDA 13.0 is too old for tileiras 13.4) first rebuild the toolchain from its
-carry set, sent in a run of its own: `bash ../shared/tools/cutile-toolchain.sh unpack CARRY ROOT` and
-export what it prints. Write the gen output inside the working tree (e.g. `--out bench/cutile_carry`,
+carry set, sent in a run of its own: `bash cutile-toolchain.sh unpack CARRY ROOT` (the maintainers'
+script, outside the repository; docs/cutile.md) and export what it prints. Write the gen output inside the working tree (e.g. `--out bench/cutile_carry`,
 about 5 MB) so it travels with it. `all` does both in one process when a tessel binary and a GPU are on
 the same machine (the static binary works: `--tessel build-static/bin/tessel`). `check`:
 
@@ -180,7 +180,7 @@ def _compare(np, got, want, rtol, atol):
 
 
 def _hand_gemm(ct):
-    """The hand-written cuTile GEMM of ../shared/tools/cutile_smoke.py's kind (one program per output
+    """The hand-written cuTile GEMM of the maintainers' cuTile smoke test's kind (one program per output
     tile, no persistence): what cuTile does with the plainest program, beside what tessel generates."""
     @ct.kernel
     def mm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):

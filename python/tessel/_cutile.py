@@ -6,8 +6,9 @@ kernel's arguments in order: `('view', dtype, rank)`, `('scalar', dtype)` or `('
 `export_cubin` compiles such a kernel to a cubin without a GPU (tileiras runs on the CPU), which is how
 CI proves the source is valid cuTile; on a GPU `ct.launch` (the wrapper) JIT-compiles the same way.
 
-The toolchain (cuda-tile 1.7.0, tileiras, ptxas and libnvvm 13.4) comes from PyPI through
-`../shared/tools/cutile-toolchain.sh fetch DIR`; `toolchain(DIR)` finds it and makes it importable.
+The toolchain (cuda-tile 1.7.0, tileiras, ptxas and libnvvm 13.4) comes from PyPI wheels, laid out under
+DIR/cu13 by the maintainers' `cutile-toolchain.sh fetch DIR` (kept outside the repository; docs/cutile.md
+gives its steps); `toolchain(DIR)` finds it and makes it importable.
 """
 from __future__ import annotations
 

@@ -3,9 +3,9 @@ through tileiras (no GPU needed), and every rejected kernel fails with an error 
 line that names what cuTile cannot express (seed 002 §3.6, §5.4: no fallback).
 
 The toolchain (cuda-tile 1.7.0, tileiras, ptxas and libnvvm 13.4 from PyPI) is installed by the set-up
-below into TESSEL_CUTILE_TOOLCHAIN (default ~/.cache/tessel/cutile-toolchain) with
-../shared/tools/cutile-toolchain.sh; when that cannot be done (no network, no script) the compile tests
-skip with the reason. The rejection tests need only the tessel binary.
+below into TESSEL_CUTILE_TOOLCHAIN (default ~/.cache/tessel/cutile-toolchain) with the maintainers'
+cutile-toolchain.sh, kept beside the repository (docs/cutile.md gives its steps, to do by hand); when
+that cannot be done (no network, no script) the compile tests skip with the reason. The rejection tests need only the tessel binary.
 """
 import os
 import pathlib
