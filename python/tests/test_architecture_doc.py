@@ -110,7 +110,7 @@ def citations():
 
 
 def _doc():
-    text = DOC.read_text(encoding="utf-8")
+    text = re.sub(r"^```.*?^```", "", DOC.read_text(encoding="utf-8"), flags=re.M | re.S)  # headings only
     numbered = {(s, n) for s, n in HEAD_NUMBERED.findall(text)}
     named = {(s, n.strip().lower()) for s, n in HEAD_NAMED.findall(text)}
     parts = set(HEAD_PART.findall(text))
@@ -137,7 +137,8 @@ def test_every_citation_resolves():
         elif seed not in parts:
             problems.append(f"{where}: seed {seed} has no part '## Seed {seed}: ...' in docs/architecture.md")
     assert not problems, "citations that docs/architecture.md does not resolve:\n" + "\n".join(problems)
-    assert time.perf_counter() - start < 1.0, "the scan should take well under a second"
+    # About 0.3 s on the 2-core CI machine; the bound only catches a pathological pattern, not load.
+    assert time.perf_counter() - start < 5.0, "the scan took over 5 s"
 
 
 def test_headings_name_real_sections():
