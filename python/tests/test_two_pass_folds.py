@@ -282,3 +282,41 @@ def test_rows_without_contraction_are_untouched(tessel_bin, tmp_path, root, path
     for kernel in kernels:
         traced, folded = rewritten(tessel_bin, tmp_path, kernel)
         assert "kir.region_fold" not in folded and folded.count("kir.reduce") == traced.count("kir.reduce")
+
+
+PGPU_CASES = [("causal_lse", 37, 24, {"BLOCK_D": 16}),    # D > BLOCK_D: the element-wise fallback
+              ("causal_lse", 67, 16, {"BLOCK_D": 16}),    # D = BLOCK_D: the unmasked variant
+              ("window", 67, 24, {"BLOCK_D": 32}),
+              ("lagged", 37, 16, {"BLOCK_D": 16}),
+              ("gqa", 37, 24, {"BLOCK_D": 32})]
+
+
+@pytest.mark.parametrize("name,S,D,params", PGPU_CASES, ids=[f"{c[0]}-S{c[1]}-D{c[2]}" for c in PGPU_CASES])
+def test_pgpu_after_shared_pipeline(tessel_bin, tmp_path, name, S, D, params):
+    """After the shared pipeline (constructed, narrowed, realized as loops) with 16-wide query and key
+    blocks, the pgpu interpreter agrees with the KIR interpreter on the same inputs."""
+    kernel, shape, extra, _ = CASES[name](S, D)
+    source = kernel._write(tmp_path, None)
+    args = ["--shape", ",".join(f"{n}={x}" for n, x in shape.items()), "--seed", "4"]
+    for n, x in {"scale": 1.0 / math.sqrt(D), **extra}.items():
+        args += ["--scalar", f"{n}={x}"]
+    kir = tmp_path / "kir"
+    res = subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--out", str(kir), *args],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source),
+                          "--tessel-pipeline=stop-after=realize-folds", "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    text = program.read_text()
+    assert "pgpu.contract" in text and "pgpu.region_fold" not in text
+    binding = {p: 16 for p in re.findall(r'"(BLOCK_[A-Z_]+)"', text) if p != "BLOCK_D"} | params
+    out = tmp_path / "pgpu"
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--order", "shuffle", "--out", str(out), *args,
+                          *[f"--param={k}={v}" for k, v in binding.items()]], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    for n, _ in views_of(kernel)[1]:
+        want, got = np.load(kir / f"{n}.npy").astype(np.float64), np.load(out / f"{n}.npy").astype(np.float64)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=n)
+        np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3, err_msg=n)
