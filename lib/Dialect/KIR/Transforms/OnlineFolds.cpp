@@ -1,11 +1,15 @@
-//===- OnlineFolds.cpp - two-pass softmax reductions become one region fold ===//
+//===- OnlineFolds.cpp - two-pass softmax reductions become region folds ===//
 //
 // A kir.parallel body that computes a row X over one axis A, its maximum m, then
 // P = exp(X - m) and reductions of P (or of plain values) over A is the two-pass
 // form of an online summary (seed 002 §1): this pass rewrites it into one
 // kir.region_fold over the sources sliced along A whose summary is (m, one
 // component per reduction), so that the blocked-fold path (seed 002 §3.4)
-// realizes it. Everything is decided from facts (the coordinate domains of each
+// realizes it. The online form rounds differently, so it needs numerics =
+// relaxed_normalization; under source numerics a row computed by or reduced into
+// a contraction becomes the exact two-pass form as two region folds instead (the
+// maximum alone, then the reductions with the final maximum), which the same path
+// realizes. Everything is decided from facts (the coordinate domains of each
 // axis, def-use, op kinds, the module's numerical permissions), never from names
 // (seed 002 §7). Refused cases leave the body unchanged and, with
 // optimization_remarks, say why at the maximum.
