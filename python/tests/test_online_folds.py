@@ -183,8 +183,9 @@ def test_band_is_narrowed(tessel_bin, tmp_path):
 
 
 def test_source_numerics_keep_two_passes(tessel_bin, tmp_path):
-    """numerics = source (the default) does not permit the online form's rounding: no fold, and the
-    kernel still agrees with its reference."""
+    """numerics = source (the default) does not permit the online form's rounding: the two passes stay
+    two (the exact two-pass region folds, test_two_pass_folds.py), with no online summary."""
     kernel = make_causal(T.f32, numerics=None)
     traced, folded = rewritten(tessel_bin, tmp_path, kernel)
-    assert "kir.region_fold" not in folded
+    assert folded.count("kir.region_fold sources") == 2
+    assert "-> (i1, f32" not in folded  # no (ok, m, ...) online summary

@@ -100,12 +100,64 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
 
 // -----
 
-// COM: numerics = source (the default): the online form's rounding is not permitted.
-// CHECK-LABEL: kir.kernel @option_off
-// CHECK-NOT: kir.region_fold
-// CHECK: kir.reduce
+// COM: numerics = source (the default): the online form's rounding is not permitted, but the
+// COM: scores are a matvec and P meets V in a vecmat, so the exact two-pass form is built as two
+// COM: region folds over the same key tiles: pass 1 the maximum alone (identity -inf, combine max;
+// COM: only K and the positions are its sources, q its capture); pass 2 captures the final m and
+// COM: sums l and acc with plain additions (no rescaling). Its masked exponential is exact for a
+// COM: finite m; where m = -inf on a nonempty row the source's terms are all NaN, and so are the
+// COM: rescaled results (the fix-up after the fold).
+// CHECK-LABEL: kir.kernel @two_pass_source
+// CHECK: %[[POS:.*]] = kir.indices
+// CHECK: kir.parallel
+// CHECK: %[[K:.*]] = kir.load %k
+// CHECK: %[[Q:.*]] = kir.load %q
+// CHECK: %[[V:.*]] = kir.load %v
+// CHECK: %[[M:.*]] = kir.region_fold sources(%[[K]], %[[POS]] : tensor<?x?xf16>, tensor<?xindex>) axis 0
+// CHECK-SAME: identity(%{{.*}} : f32) operands(%[[Q]], %{{.*}} : tensor<?xf16>, index) -> (f32) summarize {
+// CHECK: ^bb0(%[[KS:.*]]: tensor<?x?xf16>, %[[PS:.*]]: tensor<?xindex>, %[[QA:.*]]: tensor<?xf16>, %[[I:.*]]: index):
+// CHECK: %[[S:.*]] = kir.contract %[[KS]], %[[QA]] reduce([1], [0])
+// CHECK: %[[SM:.*]] = kir.select
+// CHECK: %[[TOP:.*]] = kir.reduce %[[SM]] axes [0]
+// CHECK: kir.binary max
+// CHECK: kir.yield %[[TOP]] : f32
+// CHECK: } combine {
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK: %[[MAB:.*]] = kir.binary max %[[A]], %[[B]] : f32
+// CHECK: kir.yield %[[MAB]] : f32
+// CHECK: %[[F:.*]]:2 = kir.region_fold sources(%[[K]], %[[V]], %[[POS]] : tensor<?x?xf16>, tensor<?x?xf16>, tensor<?xindex>) axis 0
+// CHECK-SAME: operands(%[[Q]], %{{.*}}, %[[M]] : tensor<?xf16>, index, f32) -> (f32, tensor<?xf32>) summarize {
+// CHECK: ^bb0(%[[KS2:.*]]: tensor<?x?xf16>, %[[VS:.*]]: tensor<?x?xf16>, %[[PS2:.*]]: tensor<?xindex>, %{{.*}}: tensor<?xf16>, %{{.*}}: index, %[[MA:.*]]: f32):
+// CHECK-NOT: kir.binary max
+// CHECK: %[[S2:.*]] = kir.contract %[[KS2]]
+// CHECK: %[[VIS:.*]] = kir.cmp le %[[PS2]]
+// CHECK: %[[MB:.*]] = kir.broadcast_as %[[MA]] to
+// CHECK: %[[D:.*]] = kir.binary sub %[[S2]], %[[MB]]
+// CHECK: %[[E:.*]] = kir.unary exp %[[D]]
+// CHECK: %[[P:.*]] = kir.select %[[VIS]], %[[E]], %{{.*}}
+// CHECK: %[[PH:.*]] = kir.cast %[[P]] : tensor<?xf32> to tensor<?xf16>
+// CHECK: %[[ACC:.*]] = kir.contract %[[PH]], %[[VS]] reduce([0], [0])
+// CHECK: %[[L:.*]] = kir.reduce %[[P]] axes [0]
+// CHECK: kir.yield %[[L]], %[[ACC]] : f32, tensor<?xf32>
+// CHECK: } combine {
+// CHECK: ^bb0(%[[L1:.*]]: f32, %[[A1:.*]]: tensor<?xf32>, %[[L2:.*]]: f32, %[[A2:.*]]: tensor<?xf32>):
+// CHECK-NOT: kir.unary exp
+// CHECK: %[[LS:.*]] = kir.binary add %[[L1]], %[[L2]] : f32
+// CHECK: %[[AS:.*]] = kir.binary add %[[A1]], %[[A2]] : tensor<?xf32>
+// CHECK: kir.yield %[[LS]], %[[AS]]
+// CHECK: %[[NE:.*]] = kir.cmp lt %{{.*}}, %{{.*}} : index
+// CHECK: %[[NINFM:.*]] = kir.cmp eq %[[M]], %{{.*}} : f32
+// CHECK: %[[NANROW:.*]] = kir.binary and %[[NINFM]], %[[NE]] : i1
+// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK: %[[LF:.*]] = kir.select %[[NANROW]], %[[NAN]], %[[F]]#0 : i1, f32
+// CHECK: %[[NANA:.*]] = kir.broadcast %{{.*}} over(%{{.*}}) dims [] : f32 -> tensor<?xf32>
+// CHECK: %[[ACCF:.*]] = kir.select %[[NANROW]], %[[NANA]], %[[F]]#1 : i1, tensor<?xf32>
+// CHECK: %[[LB:.*]] = kir.broadcast %[[LF]] over
+// CHECK: kir.binary div %[[ACCF]], %[[LB]]
+// CHECK-NOT: kir.unary exp
+// CHECK: kir.store
 module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
-  kir.kernel @option_off(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
+  kir.kernel @two_pass_source(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
     %0 = kir.extent "S"
     %1 = kir.extent "D"
     %2 = arith.constant 0 : index
@@ -115,6 +167,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %12 = arith.constant 0xFF800000 : f32
     %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
     %25 = arith.constant 0.0 : f32
+    // expected-remark @below {{kir-online-folds: a maximum and 2 reduction(s) over one axis became two region folds (exact two-pass, source numerics}}
     kir.parallel %3 {
     ^bb0(%6: index):
       %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
@@ -123,7 +176,6 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
       %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
       %11 = kir.cmp le %5, %10 : tensor<?xindex>
       %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
-      // expected-remark @below {{needs numerics = relaxed_normalization with online_reduction}}
       %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
       ^bb0(%15: f32, %16: f32):
         %17 = kir.binary max %15, %16 : f32
@@ -152,10 +204,11 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 
 // -----
 
-// COM: online_reduction = false turns the rewrite off.
+// COM: online_reduction = false turns the online rewrite off; the exact two-pass folds remain.
 // CHECK-LABEL: kir.kernel @online_off
+// CHECK: kir.region_fold {{.*}} -> (f32) summarize
+// CHECK: kir.region_fold {{.*}} -> (f32, tensor<?xf32>) summarize
 // CHECK-NOT: kir.region_fold
-// CHECK: kir.reduce
 module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, online_reduction = false, optimization_remarks = true>} {
   kir.kernel @online_off(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
     %0 = kir.extent "S"
@@ -167,6 +220,7 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
     %12 = arith.constant 0xFF800000 : f32
     %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
     %25 = arith.constant 0.0 : f32
+    // expected-remark @below {{became two region folds (exact two-pass, source numerics}}
     kir.parallel %3 {
     ^bb0(%6: index):
       %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
@@ -175,7 +229,6 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
       %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
       %11 = kir.cmp le %5, %10 : tensor<?xindex>
       %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
-      // expected-remark @below {{needs numerics = relaxed_normalization with online_reduction}}
       %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
       ^bb0(%15: f32, %16: f32):
         %17 = kir.binary max %15, %16 : f32
@@ -432,6 +485,106 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
         kir.yield %c : f32
       }
       kir.store %l, %o[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: numerics = source: a row read from memory, its maximum and exp-sum (a row logsumexp) is not
+// COM: a fold with a contraction; it keeps the row path (pgpu-stage-rows), nothing is folded.
+// CHECK-LABEL: kir.kernel @row_lse_source
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.reduce
+// CHECK: kir.unary exp
+// CHECK: kir.reduce
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @row_lse_source(%x: !kir.view<f32, [M, N], in>, %o: !kir.view<f32, [M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %t = kir.load %x[%i, %4] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      // expected-remark @below {{the exact two-pass folds need a row computed by or reduced into a contraction}}
+      %m = kir.reduce %t axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%4) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %t, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %lg = kir.unary log %l : f32
+      %r = kir.binary add %m, %lg : f32
+      kir.store %r, %o[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: numerics = source, attention with its row logsumexp (m + log(l)) beside the output and no
+// COM: mask: pass 1's m is used outside as it is (-inf on an empty row, the reduction's identity);
+// COM: the exponential stays as written (no mask), so no fix-up is needed: exp(s - m) is exact.
+// CHECK-LABEL: kir.kernel @lse_two_pass
+// CHECK: %[[M:.*]] = kir.region_fold {{.*}} -> (f32) summarize
+// CHECK-NOT: kir.cmp
+// CHECK: %[[F:.*]]:2 = kir.region_fold {{.*}} operands(%{{.*}}, %[[M]] : tensor<?xf32>, f32) -> (f32, tensor<?xf32>) summarize
+// CHECK: kir.unary exp
+// CHECK: } combine {
+// CHECK-NOT: kir.select
+// CHECK: %[[LOG:.*]] = kir.unary log %[[F]]#0
+// CHECK: kir.binary add %[[M]], %[[LOG]]
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @lse_two_pass(%q: !kir.view<f32, [S, D], in>, %k: !kir.view<f32, [S, D], in>, %v: !kir.view<f32, [S, D], in>, %o: !kir.view<f32, [S, D], out>, %lse: !kir.view<f32, [S], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{a maximum and 2 reduction(s) over one axis became two region folds}}
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %kt = kir.load %k[%3, %4] : !kir.view<f32, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %qr = kir.load %q[%i, %4] : !kir.view<f32, [S, D], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.contract %kt, %qr reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xf32>
+      %m = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%3) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %s, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %vt = kir.load %v[%3, %4] : !kir.view<f32, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %acc = kir.contract %e, %vt reduce([0], [0]) batch([], []) : tensor<?xf32>, tensor<?x?xf32> -> tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %lb = kir.broadcast %l over(%4) dims [] : f32 -> tensor<?xf32>
+      %out = kir.binary div %acc, %lb : tensor<?xf32>
+      kir.store %out, %o[%i, %4] : tensor<?xf32>, !kir.view<f32, [S, D], out>[index, !kir.domain]
+      %lg = kir.unary log %l : f32
+      %r = kir.binary add %m, %lg : f32
+      kir.store %r, %lse[%i] : f32, !kir.view<f32, [S], out>[index]
       kir.yield
     }
     kir.return

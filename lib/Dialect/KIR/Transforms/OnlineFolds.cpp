@@ -1,11 +1,15 @@
-//===- OnlineFolds.cpp - two-pass softmax reductions become one region fold ===//
+//===- OnlineFolds.cpp - two-pass softmax reductions become region folds ===//
 //
 // A kir.parallel body that computes a row X over one axis A, its maximum m, then
 // P = exp(X - m) and reductions of P (or of plain values) over A is the two-pass
 // form of an online summary (seed 002 §1): this pass rewrites it into one
 // kir.region_fold over the sources sliced along A whose summary is (m, one
 // component per reduction), so that the blocked-fold path (seed 002 §3.4)
-// realizes it. Everything is decided from facts (the coordinate domains of each
+// realizes it. The online form rounds differently, so it needs numerics =
+// relaxed_normalization; under source numerics a row computed by or reduced into
+// a contraction becomes the exact two-pass form as two region folds instead (the
+// maximum alone, then the reductions with the final maximum), which the same path
+// realizes. Everything is decided from facts (the coordinate domains of each
 // axis, def-use, op kinds, the module's numerical permissions), never from names
 // (seed 002 §7). Refused cases leave the body unchanged and, with
 // optimization_remarks, say why at the maximum.
@@ -421,6 +425,119 @@ bool Matcher::match() {
   return true;
 }
 
+/// Clones a candidate's axis computation onto the slices of a region fold's summarizer: sources and
+/// captures are the block's arguments, broadcasts over the axis take their shape from the slice.
+struct SliceBuilder {
+  SliceBuilder(Candidate &c, OpBuilder &b) : c(c), b(b) {}
+
+  /// Adds the summarizer's arguments: the slices of `sources` (the positions last), then `captures`.
+  void addArguments(Block *sum, ArrayRef<Value> sources, ArrayRef<Value> captures, Location loc) {
+    for (Value s : sources) {
+      auto t = cast<RankedTensorType>(s.getType());
+      SmallVector<int64_t> shape(t.getShape());
+      shape[0] = ShapedType::kDynamic;
+      map.map(s, sum->addArgument(RankedTensorType::get(shape, t.getElementType()), loc));
+    }
+    slicePos = sum->getArguments()[sources.size() - 1];
+    for (Value cap : captures)
+      map.map(cap, sum->addArgument(cap.getType(), cap.getLoc()));
+  }
+
+  /// A row a broadcast takes its shape from: a sibling operand of the same type already on the slice
+  /// (the form the DSL writes, T.where(c, s, -inf) broadcasting against s), else the slice's positions.
+  Value shapeOf(Value bcast) {
+    for (Operation *user : bcast.getUsers())
+      for (Value x : user->getOperands())
+        if (x != bcast && x.getType() == bcast.getType() && c.dep.count(x) && map.contains(x))
+          return map.lookup(x);
+    return slicePos;
+  }
+
+  /// A value the clone reads: mapped, a constant (cloned: regions are closed), or over A from outside.
+  Value get(Value v) {
+    if (Value m = map.lookupOrNull(v))
+      return m;
+    Operation *def = v.getDefiningOp();
+    Value out;
+    if (isa<IndicesOp>(def))
+      out = slicePos;
+    else if (auto bc = dyn_cast<BroadcastOp>(def))
+      out = BroadcastAsOp::create(b, bc.getLoc(), RankedTensorType::get({ShapedType::kDynamic},
+                                                                        getElementTypeOrSelf(bc.getType())),
+                                  get(bc.getOperand()), shapeOf(v), ArrayRef<int64_t>{});
+    else
+      out = b.clone(*def)->getResult(0); // a constant
+    map.map(v, out);
+    return out;
+  }
+
+  Value clone(Operation *op) {
+    if (auto bc = dyn_cast<BroadcastOp>(op)) {
+      Value x = get(bc.getOperand());
+      Value r = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), x, shapeOf(bc.getResult()), ArrayRef<int64_t>{});
+      map.map(bc.getResult(), r);
+      return r;
+    }
+    if (auto ind = dyn_cast<IndicesOp>(op)) {
+      map.map(ind.getResult(), slicePos);
+      return slicePos;
+    }
+    for (Value x : op->getOperands())
+      if (!isa<DomainType>(x.getType()))
+        get(x);
+    return b.clone(*op, map)->getResult(0); // tensors over A are dynamic there already
+  }
+
+  /// exp(where(c, s, -inf) - m) as where(c, exp(s - m), 0), exact when m is finite: the masked form
+  /// the downstream passes read as a guard of the exponentials (pgpu-online-rescale, pgpu-exp-base2)
+  /// and pgpu-narrow-fold-ranges proves zero on an all-false tile. False when `un` is not that form.
+  bool maskedExp(UnaryOp un, FloatType fty, Location loc) {
+    if (un.getKind() != UnaryKind::Exp)
+      return false;
+    auto sub = un.getOperand().getDefiningOp<BinaryOp>();
+    Value cond = sub ? maskOf(sub.getLhs()) : Value();
+    if (!cond || !map.contains(cond) || !map.contains(sub.getRhs()))
+      return false;
+    Value s = get(sub.getLhs().getDefiningOp<SelectOp>().getTrueValue());
+    Value e = UnaryOp::create(b, un.getLoc(), UnaryKind::Exp,
+                              BinaryOp::create(b, sub.getLoc(), BinaryKind::Sub, s, map.lookup(sub.getRhs())));
+    Value zero = BroadcastAsOp::create(b, un.getLoc(), un.getType(),
+                                       arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0)).getResult(), e,
+                                       ArrayRef<int64_t>{});
+    Value p = SelectOp::create(b, un.getLoc(), map.lookup(cond), e, zero);
+    map.map(un.getResult(), p);
+    return true;
+  }
+
+  Candidate &c;
+  OpBuilder &b;
+  IRMapping map;
+  Value slicePos;
+};
+
+/// The fold's identity for a reduction or contraction over A: the reduce's own, else 0 over the
+/// contraction result's domains.
+Value componentIdentity(OpBuilder &b, Location loc, Operation *op) {
+  Value r = op->getResult(0);
+  if (auto red = dyn_cast<ReduceOp>(op))
+    return red.getIdentities()[0];
+  DenseMap<Value, SmallVector<Value>> memo;
+  auto doms = *domainsOf(r, memo);
+  Type et = getElementTypeOrSelf(r.getType());
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(et, 0.0));
+  return doms.empty() ? zero : BroadcastOp::create(b, loc, r.getType(), zero, doms, ArrayRef<int64_t>{}).getResult();
+}
+
+/// Erases the candidate's reductions and axis computation (not its sources) once their results
+/// outside it have been replaced.
+void eraseAxisComputation(Candidate &c, ArrayRef<Operation *> order, const DenseSet<Operation *> &dead) {
+  for (Operation *op : llvm::reverse(order))
+    if (dead.contains(op)) {
+      op->dropAllUses();
+      op->erase();
+    }
+}
+
 /// Builds the region fold of a matched candidate and replaces the reductions by its results.
 void rewrite(Candidate &c, Value indices) {
   ReduceOp max = c.max;
@@ -441,77 +558,18 @@ void rewrite(Candidate &c, Value indices) {
   SmallVector<Value> identities{no, zeroM};
   SmallVector<Type> types{i1, mType};
   for (Component &k : c.components) {
-    Value r = k.op->getResult(0);
-    types.push_back(r.getType());
-    if (auto red = dyn_cast<ReduceOp>(k.op)) {
-      identities.push_back(red.getIdentities()[0]);
-      continue;
-    }
-    DenseMap<Value, SmallVector<Value>> memo;
-    auto doms = *domainsOf(r, memo);
-    Type et = getElementTypeOrSelf(r.getType());
-    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(et, 0.0));
-    identities.push_back(doms.empty() ? zero : BroadcastOp::create(b, loc, r.getType(), zero, doms, ArrayRef<int64_t>{}).getResult());
+    types.push_back(k.op->getResult(0).getType());
+    identities.push_back(componentIdentity(b, loc, k.op));
   }
   SmallVector<Value> captures(c.captures.begin(), c.captures.end());
   auto fold = RegionFoldOp::create(b, loc, types, sources, /*axis=*/0, identities, captures);
 
   // summarize(slices..., operands...): the axis computation on the slice (seed 002 §3.4).
   Block *sum = b.createBlock(&fold.getSummarize());
-  IRMapping map;
-  for (Value s : sources) {
-    auto t = cast<RankedTensorType>(s.getType());
-    SmallVector<int64_t> shape(t.getShape());
-    shape[0] = ShapedType::kDynamic;
-    map.map(s, sum->addArgument(RankedTensorType::get(shape, t.getElementType()), loc));
-  }
-  Value slicePos = sum->getArguments()[sources.size() - 1];
-  for (Value cap : captures)
-    map.map(cap, sum->addArgument(cap.getType(), cap.getLoc()));
+  SliceBuilder sb(c, b);
+  sb.addArguments(sum, sources, captures, loc);
   b.setInsertionPointToStart(sum);
-  // A value the clone reads: mapped, a constant (cloned: regions are closed), or over A from outside.
-  // A row a broadcast takes its shape from: a sibling operand of the same type already on the slice
-  // (the form the DSL writes, T.where(c, s, -inf) broadcasting against s), else the slice's positions.
-  auto shapeOf = [&](Value bcast) -> Value {
-    for (Operation *user : bcast.getUsers())
-      for (Value x : user->getOperands())
-        if (x != bcast && x.getType() == bcast.getType() && c.dep.count(x) && map.contains(x))
-          return map.lookup(x);
-    return slicePos;
-  };
-  std::function<Value(Value)> get = [&](Value v) -> Value {
-    if (Value m = map.lookupOrNull(v))
-      return m;
-    Operation *def = v.getDefiningOp();
-    Value out;
-    if (isa<IndicesOp>(def))
-      out = slicePos;
-    else if (auto bc = dyn_cast<BroadcastOp>(def))
-      out = BroadcastAsOp::create(b, bc.getLoc(), RankedTensorType::get({ShapedType::kDynamic},
-                                                                        getElementTypeOrSelf(bc.getType())),
-                                  get(bc.getOperand()), shapeOf(v), ArrayRef<int64_t>{});
-    else
-      out = b.clone(*def)->getResult(0); // a constant
-    map.map(v, out);
-    return out;
-  };
   Value mSlice, ok;
-  auto cloneOp = [&](Operation *op) -> Value {
-    if (auto bc = dyn_cast<BroadcastOp>(op)) {
-      Value x = get(bc.getOperand());
-      Value r = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), x, shapeOf(bc.getResult()), ArrayRef<int64_t>{});
-      map.map(bc.getResult(), r);
-      return r;
-    }
-    if (auto ind = dyn_cast<IndicesOp>(op)) {
-      map.map(ind.getResult(), slicePos);
-      return slicePos;
-    }
-    for (Value x : op->getOperands())
-      if (!isa<DomainType>(x.getType()))
-        get(x);
-    return b.clone(*op, map)->getResult(0); // tensors over A are dynamic there already
-  };
   std::vector<Operation *> order(c.ops.begin(), c.ops.end());
   order.push_back(max);
   for (Component &k : c.components)
@@ -522,43 +580,28 @@ void rewrite(Candidate &c, Value indices) {
     if (llvm::is_contained(c.sources, op))
       continue;
     if (op == max.getOperation()) {
-      Value top = cloneOp(op);
+      Value top = sb.clone(op);
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
       // A row masked as where(c, s, -inf): the slice holds a value where any(c) (the mask's own
       // positions, which range narrowing reads); any other row: where its maximum is not -inf.
-      if (Value cond = maskOf(max.getInputs()[0]); cond && map.contains(cond)) {
-        auto any = ReduceOp::create(b, loc, TypeRange{i1}, ValueRange{map.lookup(cond)}, ArrayRef<int64_t>{0},
-                                    ValueRange{get(no)});
+      if (Value cond = maskOf(max.getInputs()[0]); cond && sb.map.contains(cond)) {
+        auto any = ReduceOp::create(b, loc, TypeRange{i1}, ValueRange{sb.map.lookup(cond)}, ArrayRef<int64_t>{0},
+                                    ValueRange{sb.get(no)});
         OpBuilder::InsertionGuard g(b);
         Block *blk = b.createBlock(&any.getCombine(), {}, {i1, i1}, {loc, loc});
         YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Or, blk->getArgument(0),
                                                             blk->getArgument(1))});
         ok = any.getResult(0);
       } else {
-        ok = CmpOp::create(b, loc, CmpPredicate::NE, top, get(max.getIdentities()[0]));
+        ok = CmpOp::create(b, loc, CmpPredicate::NE, top, sb.get(max.getIdentities()[0]));
       }
       mSlice = SelectOp::create(b, loc, ok, top, zero);
-      map.map(max.getResult(0), mSlice);
+      sb.map.map(max.getResult(0), mSlice);
       continue;
     }
-    // exp(where(c, s, -inf) - m) = where(c, exp(s - m), 0) exactly (m is finite): the masked form the
-    // downstream passes read as a guard of the exponentials (pgpu-online-rescale, pgpu-exp-base2).
-    if (auto un = dyn_cast<UnaryOp>(op); un && un.getKind() == UnaryKind::Exp) {
-      auto sub = un.getOperand().getDefiningOp<BinaryOp>();
-      Value cond = sub ? maskOf(sub.getLhs()) : Value();
-      if (cond && map.contains(cond) && map.contains(sub.getRhs())) {
-        Value s = get(sub.getLhs().getDefiningOp<SelectOp>().getTrueValue());
-        Value e = UnaryOp::create(b, un.getLoc(), UnaryKind::Exp,
-                                  BinaryOp::create(b, sub.getLoc(), BinaryKind::Sub, s, map.lookup(sub.getRhs())));
-        Value zero = BroadcastAsOp::create(b, un.getLoc(), un.getType(),
-                                           arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0)).getResult(),
-                                           e, ArrayRef<int64_t>{});
-        Value p = SelectOp::create(b, un.getLoc(), map.lookup(cond), e, zero);
-        map.map(un.getResult(), p);
-        continue;
-      }
-    }
-    clonedComponent[op] = cloneOp(op);
+    if (auto un = dyn_cast<UnaryOp>(op); un && sb.maskedExp(un, fty, loc))
+      continue;
+    clonedComponent[op] = sb.clone(op);
   }
   SmallVector<Value> yields{ok, mSlice};
   for (Component &k : c.components)
@@ -617,11 +660,173 @@ void rewrite(Candidate &c, Value indices) {
   }
   for (auto [i, k] : llvm::enumerate(c.components))
     k.op->getResult(0).replaceUsesWithIf(fold.getResult(2 + i), outside);
-  for (Operation *op : llvm::reverse(order))
-    if (dead.contains(op)) {
-      op->dropAllUses();
-      op->erase();
+  eraseAxisComputation(c, order, dead);
+}
+
+/// Whether the exact two-pass folds apply under source numerics: the row is computed by a
+/// contraction (a matvec of the scores) or a reduction of it is a contraction (P.V). Then the
+/// element-wise construction would run one matrix-vector product per parallel member, where the
+/// blocked folds run BLOCK_M members' products as one tl.dot per key tile; a row read from memory
+/// and only summed (softmax, log-softmax, logsumexp) keeps its row path (pgpu-stage-rows and, with
+/// the permission, pgpu-online-normalize).
+bool feedsContraction(const Candidate &c) {
+  return llvm::any_of(c.ops, [](Operation *op) { return isa<ContractOp>(op); }) ||
+         llvm::any_of(c.components, [](const Component &k) { return isa<ContractOp>(k.op); });
+}
+
+/// The exact alternative under source numerics (seed 002 §1: no online rescaling): pass 1 is a
+/// region fold whose summary is the maximum alone (exact in any order), the scores recomputed per
+/// tile; pass 2 a region fold over the same tiles that captures the final maximum and sums each
+/// reduction of exp(x - m) (plain sums: reassociated as any reduction may be). Both construct on
+/// fragments like the online fold.
+void rewriteTwoPass(Candidate &c, Value indices) {
+  ReduceOp max = c.max;
+  Location loc = max.getLoc();
+  OpBuilder b(c.last);
+  Type mType = max.getResult(0).getType();
+  auto fty = cast<FloatType>(mType);
+  DenseSet<Operation *> opSet(c.ops.begin(), c.ops.end());
+
+  // Pass 1 reads what the maximum's input depends on: its ops, sources and captures.
+  DenseSet<Operation *> need;
+  SmallVector<Operation *> work{max.getInputs()[0].getDefiningOp()};
+  DenseSet<Value> reached; // values read from outside, through broadcasts of captures
+  SmallVector<Value> outsideWork;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!need.insert(op).second)
+      continue;
+    for (Value x : op->getOperands()) {
+      if (Operation *def = x.getDefiningOp(); def && opSet.contains(def))
+        work.push_back(def);
+      else
+        outsideWork.push_back(x);
     }
+  }
+  while (!outsideWork.empty()) {
+    Value x = outsideWork.pop_back_val();
+    if (!reached.insert(x).second)
+      continue;
+    if (auto bc = x.getDefiningOp<BroadcastOp>())
+      outsideWork.push_back(bc.getOperand());
+  }
+  SmallVector<Value> sources1, captures1;
+  for (Operation *s : c.sources)
+    if (need.contains(s))
+      sources1.push_back(s->getResult(0));
+  sources1.push_back(indices);
+  for (Value cap : c.captures)
+    if (reached.contains(cap))
+      captures1.push_back(cap);
+  Value minusInf = max.getIdentities()[0];
+  auto fold1 = RegionFoldOp::create(b, loc, TypeRange{mType}, sources1, /*axis=*/0, ValueRange{minusInf}, captures1);
+  {
+    OpBuilder::InsertionGuard g(b);
+    Block *sum = b.createBlock(&fold1.getSummarize());
+    SliceBuilder sb(c, b);
+    sb.addArguments(sum, sources1, captures1, loc);
+    b.setInsertionPointToStart(sum);
+    SmallVector<Operation *> order(need.begin(), need.end());
+    llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+    for (Operation *op : order)
+      if (!llvm::is_contained(c.sources, op))
+        sb.clone(op);
+    YieldOp::create(b, loc, ValueRange{sb.clone(max)});
+    Block *comb = b.createBlock(&fold1.getCombine(), {}, {mType, mType}, {loc, loc});
+    YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Max, comb->getArgument(0),
+                                                        comb->getArgument(1))});
+  }
+  Value m = fold1.getResult(0);
+
+  // Pass 2: the reductions of exp(x - m) with the final m. The masked exponential where(c, exp(s - m),
+  // 0) is exact for a finite m; for m = -inf every term of the source is exp(-inf - -inf) = NaN, so a
+  // rescaled component is NaN there when the axis is nonempty (a fix-up after the fold). Without a
+  // domain whose emptiness is known, the exponential stays as written.
+  auto dom = c.domain.getDefiningOp<DomainOp>();
+  SmallVector<Value> sources2;
+  for (Operation *s : c.sources)
+    sources2.push_back(s->getResult(0));
+  sources2.push_back(indices);
+  SmallVector<Value> captures2(c.captures.begin(), c.captures.end());
+  captures2.push_back(m);
+  SmallVector<Type> types;
+  SmallVector<Value> identities;
+  for (Component &k : c.components) {
+    types.push_back(k.op->getResult(0).getType());
+    identities.push_back(componentIdentity(b, loc, k.op));
+  }
+  auto fold2 = RegionFoldOp::create(b, loc, types, sources2, /*axis=*/0, identities, captures2);
+  std::vector<Operation *> order(c.ops.begin(), c.ops.end());
+  order.push_back(max);
+  for (Component &k : c.components)
+    order.push_back(k.op);
+  llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+  bool masked = false;
+  {
+    OpBuilder::InsertionGuard g(b);
+    Block *sum = b.createBlock(&fold2.getSummarize());
+    SliceBuilder sb(c, b);
+    sb.addArguments(sum, sources2, ArrayRef<Value>(captures2).drop_back(), loc);
+    sb.map.map(max.getResult(0), sum->addArgument(mType, loc));
+    b.setInsertionPointToStart(sum);
+    DenseMap<Operation *, Value> cloned;
+    for (Operation *op : order) {
+      if (llvm::is_contained(c.sources, op) || op == max.getOperation())
+        continue;
+      if (auto un = dyn_cast<UnaryOp>(op); dom && un && sb.maskedExp(un, fty, loc)) {
+        masked = true;
+        continue;
+      }
+      cloned[op] = sb.clone(op);
+    }
+    SmallVector<Value> yields;
+    for (Component &k : c.components)
+      yields.push_back(cloned[k.op]);
+    YieldOp::create(b, loc, yields);
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*sum)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+    Block *comb = b.createBlock(&fold2.getCombine());
+    for (int side = 0; side < 2; ++side)
+      for (Type t : types)
+        comb->addArgument(t, loc);
+    SmallVector<Value> merged;
+    for (unsigned i = 0; i < types.size(); ++i)
+      merged.push_back(BinaryOp::create(b, loc, BinaryKind::Add, comb->getArgument(i),
+                                        comb->getArgument(types.size() + i)));
+    YieldOp::create(b, loc, merged);
+  }
+
+  DenseSet<Operation *> dead(c.ops.begin(), c.ops.end());
+  dead.insert(max);
+  for (Component &k : c.components)
+    dead.insert(k.op);
+  for (Operation *s : c.sources)
+    dead.erase(s);
+  auto outside = [&](OpOperand &use) { return !dead.contains(use.getOwner()); };
+  b.setInsertionPointAfter(fold2);
+  max.getResult(0).replaceUsesWithIf(m, outside);
+  Value nanRow;
+  if (masked) {
+    Value nonempty = CmpOp::create(b, loc, CmpPredicate::LT, dom.getLower(), dom.getUpper());
+    nanRow = BinaryOp::create(b, loc, BinaryKind::And, CmpOp::create(b, loc, CmpPredicate::EQ, m, minusInf).getResult(),
+                              nonempty);
+  }
+  for (auto [i, k] : llvm::enumerate(c.components)) {
+    Value r = fold2.getResult(i);
+    if (masked && k.rescaled && llvm::any_of(k.op->getResult(0).getUses(), outside)) {
+      Type et = getElementTypeOrSelf(r.getType());
+      Value nan = arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(et, APFloat::getQNaN(cast<FloatType>(et).getFloatSemantics())));
+      DenseMap<Value, SmallVector<Value>> memo;
+      auto doms = *domainsOf(k.op->getResult(0), memo);
+      if (!doms.empty())
+        nan = BroadcastOp::create(b, loc, r.getType(), nan, doms, ArrayRef<int64_t>{});
+      r = SelectOp::create(b, loc, nanRow, nan, r);
+    }
+    k.op->getResult(0).replaceUsesWithIf(r, outside);
+  }
+  eraseAxisComputation(c, order, dead);
 }
 
 /// The kernel-level `kir.indices` of `domain` (created after the domain when there is none).
@@ -657,9 +862,18 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
         continue;
       }
       if (!permitted) {
+        if (feedsContraction(m.c)) {
+          rewriteTwoPass(m.c, indicesOf(m.c.domain));
+          if (remarks)
+            par.emitRemark() << "kir-online-folds: a maximum and " << m.c.components.size()
+                             << " reduction(s) over one axis became two region folds (exact two-pass, source "
+                                "numerics: the maximum, then the reductions of exp(x - max), seed 002 §1)";
+          continue;
+        }
         if (remarks)
           max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: the online form "
-                              "needs numerics = relaxed_normalization with online_reduction (seed 002 §1)";
+                              "needs numerics = relaxed_normalization with online_reduction (seed 002 §1), and "
+                              "the exact two-pass folds need a row computed by or reduced into a contraction";
         continue;
       }
       rewrite(m.c, indicesOf(m.c.domain));

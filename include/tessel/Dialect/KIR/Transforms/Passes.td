@@ -6,7 +6,7 @@
 include "mlir/Pass/PassBase.td"
 
 def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
-  let summary = "a row maximum and the reductions of exp(x - max) over its axis become one region fold (seed 002 §1, §3.4)";
+  let summary = "a row maximum and the reductions of exp(x - max) over its axis become one region fold, or two under source numerics (seed 002 §1, §3.4)";
   let description = [{
     Reads: each `kir.reduce` maximum inside a `kir.parallel` body; the domain
     of every tensor axis (loads' and broadcasts' domain operands, `kir.indices`,
@@ -23,9 +23,14 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     its float casts, P times values free of m) or of plain values; the
     reductions' results are used after the last of them and feed nothing of
     the axis computation. The online form rounds differently from the two-pass
-    form, so the rewrite needs module numerics `relaxed_normalization` with
-    `online_reduction` (the rule of pgpu-online-normalize, seed 002 §1).
-    Rewrites: one `kir.region_fold` over the sources and `kir.indices D`
+    form, so the one-fold rewrite needs module numerics `relaxed_normalization`
+    with `online_reduction` (the rule of pgpu-online-normalize, seed 002 §1);
+    otherwise (numerics `source`, the default, or online_reduction off) the
+    exact two-pass rewrite below applies when X is computed by a contraction
+    (a matvec of the scores) or a reduction of P is a contraction (P.V): there
+    the element-wise construction runs one matrix-vector product per parallel
+    member, where blocked folds run a block of members as one tile product.
+    Relaxed rewrite: one `kir.region_fold` over the sources and `kir.indices D`
     (axis 0), operands = the outside values, identity (false, 0, the
     reductions' identities / zeros), summary (ok, m, one component per
     reduction): summarize is the axis computation cloned on the slice
@@ -39,9 +44,22 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     slices; the form pgpu-online-rescale and pgpu-exp-base2 read). Outside
     uses of the maximum read where(ok, m, -inf), the row's maximum as before.
     The reductions' results become the fold's; the axis computation is erased.
-    Preserves: values (up to the permitted rounding), effects, ABI, loads
-    (they stay where they were, as the fold's sources).
-    Must not fire: numerics `source` or online_reduction off, a maximum over
+    Source (exact two-pass) rewrite: pass 1 is a `kir.region_fold` whose
+    summary is m alone (identity -inf, combine max: exact in any order) over
+    the sources the maximum's input reads, the scores recomputed per slice;
+    pass 2 a `kir.region_fold` over all sources that captures the final m and
+    sums each reduction of P with plain additions (reassociated as any
+    reduction may be; no rescaling). Its exp(where(c, s, -inf) - m) is written
+    where(c, exp(s - m), 0) when D is a `kir.domain` (exact for finite m; where
+    m = -inf on a nonempty D every source term is NaN, so the P-scaled results
+    are selected to NaN after the fold), else kept as written. Outside uses of
+    the maximum read pass 1's m.
+    Preserves: values (up to the permitted rounding; exactly under source,
+    reductions reassociated), effects, ABI, loads (they stay where they were,
+    as the fold's sources).
+    Must not fire: under numerics `source` or online_reduction off, a row that
+    is neither computed by nor reduced into a contraction (a row softmax,
+    log-softmax or logsumexp read from memory keeps its row path); a maximum over
     several axes, sources over A at different axis positions or domains, a use
     of P or X that is not a reduction over A (a store, a second maximum, a
     nested region), an exp of anything but X - m, integer reductions, effects
@@ -56,6 +74,10 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     // becomes
     %ok, %m, %l = kir.region_fold sources(%k, %pos ...) axis 0 identity(%false, %zero, %zero : i1, f32, f32)
         operands(...) -> (i1, f32, f32) summarize {...} combine {...}
+    // or, under source numerics (a contraction in the row)
+    %m = kir.region_fold sources(%k, %pos ...) axis 0 identity(%ninf : f32) operands(...) -> (f32) ...
+    %l, %acc = kir.region_fold sources(%k, %v, %pos ...) axis 0 identity(%zero, %zeros : f32, tensor<?xf32>)
+        operands(..., %m) -> (f32, tensor<?xf32>) summarize {...} combine {...}
     ```
   }];
   let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
