@@ -7,6 +7,11 @@
 // members whose body works on `!pgpu.fragment<_, [BLOCK]>` values. Ordered loops are never touched: blocking them would change what
 // the author ordered (seed 002 §4).
 //
+// A perfect nest of such loops over a rectangular product space (a reduction
+// over several axes, the stores of a several-axis tile) is first one loop over
+// the product, its members' coordinates recovered with div/rem, so one block
+// fills BLOCK lanes however short each axis is.
+//
 // When every loop blocked in a kernel spans [0, S) of one named shape symbol S
 // (a row of a view), BLOCK declares `covers = "S"`: a call's default then binds
 // the smallest BLOCK at least the row, so the loop runs once with the whole
@@ -320,6 +325,140 @@ LogicalResult blockRangeScan(OpBuilder &b, RangeScanOp op) {
   return success();
 }
 
+/// The bounds of a foreach or range_reduce.
+static std::pair<Value, Value> boundsOf(Operation *op) {
+  if (auto f = dyn_cast<ForeachOp>(op))
+    return {f.getLower(), f.getUpper()};
+  auto r = cast<RangeReduceOp>(op);
+  return {r.getLower(), r.getUpper()};
+}
+
+/// The single region of a foreach (its body) or range_reduce (its element).
+static Region &memberRegion(Operation *op) {
+  if (auto f = dyn_cast<ForeachOp>(op))
+    return f.getBody();
+  return cast<RangeReduceOp>(op).getElement();
+}
+
+/// Whether `outer` and `inner` (both range_reduce) reduce alike: the same identities and equivalent
+/// combines, so the nest is one reduction over the product of their ranges (seed 000 §8: the
+/// members of an associative/commutative reduce may be regrouped and reordered).
+static bool reducesAlike(RangeReduceOp outer, RangeReduceOp inner) {
+  if (outer.getResultTypes() != inner.getResultTypes())
+    return false;
+  for (auto [a, b] : llvm::zip(outer.getIdentities(), inner.getIdentities())) {
+    Attribute ca, cb;
+    if (a != b && !(matchPattern(a, m_Constant(&ca)) && matchPattern(b, m_Constant(&cb)) && ca == cb))
+      return false;
+  }
+  return OperationEquivalence::isRegionEquivalentTo(&outer.getCombine(), &inner.getCombine(),
+                                                    OperationEquivalence::IgnoreLocations);
+}
+
+/// The perfect nest that ends at `op`, outermost first: each enclosing loop of the same kind whose
+/// member region holds nothing but the next loop and the yield of its results (a foreach, or a
+/// range_reduce that reduces alike), while no bound of the loops inside is computed in it (the nest
+/// spans a rectangular product space). Just {op} when no loop encloses it so.
+static SmallVector<Operation *> perfectNest(Operation *op) {
+  SmallVector<Operation *> nest{op};
+  while (Operation *parent = nest.front()->getParentOp()) {
+    Operation *inner = nest.front();
+    if (parent->getName() != inner->getName())
+      break;
+    Block &body = memberRegion(parent).front();
+    if (&body.front() != inner || inner->getNextNode() != body.getTerminator() ||
+        !llvm::equal(body.getTerminator()->getOperands(), inner->getResults()))
+      break;
+    if (auto r = dyn_cast<RangeReduceOp>(parent); r && !reducesAlike(r, cast<RangeReduceOp>(inner)))
+      break;
+    bool rectangular = llvm::all_of(nest, [&](Operation *loop) {
+      auto [lo, hi] = boundsOf(loop);
+      return !memberRegion(parent).isAncestor(lo.getParentRegion()) &&
+             !memberRegion(parent).isAncestor(hi.getParentRegion());
+    });
+    if (!rectangular)
+      break;
+    nest.insert(nest.begin(), parent);
+  }
+  return nest;
+}
+
+/// Whether every store and unique scatter in the innermost body of `nest` writes at coordinates
+/// that depend on the member of every loop of the nest. Otherwise members of one loop write one
+/// element, in order while the nest is nested (the last one stays), at once when flattened lanes
+/// hold them; a scatter-reduce combines collisions (seed 000 §6) and may.
+static bool writesOwnEveryMember(ArrayRef<Operation *> nest) {
+  Block &body = memberRegion(nest.back()).front();
+  for (Operation *loop : nest) {
+    DenseSet<Value> depends{memberRegion(loop).front().getArgument(0)};
+    for (Operation &op : body) {
+      if (isa<StoreOp, ScatterOp>(op)) {
+        ValueRange coords = isa<StoreOp>(op) ? cast<StoreOp>(op).getCoords() : cast<ScatterOp>(op).getCoords();
+        if (llvm::none_of(coords, [&](Value c) { return depends.contains(c); }))
+          return false;
+      }
+      if (llvm::any_of(op.getOperands(), [&](Value v) { return depends.contains(v); }))
+        depends.insert(op.result_begin(), op.result_end());
+    }
+  }
+  return true;
+}
+
+/// One loop over [0, n_0 * ... * n_k) for the perfect nest `nest` (outermost first; n_j the member
+/// count of loop j): member f stands for the members lo_j + (f / (n_{j+1} * ... * n_k)) % n_j of the
+/// loops, and the innermost member region is cloned on them. A nest over several short axes
+/// (a group's channels, rows and columns) becomes one long range that blocking fills (seed 002 §3.3:
+/// enlarge what one program instance owns; the members and their combination are unchanged).
+/// Built before the nest; the caller replaces the nest's results or erases it.
+/// `made` receives the ops built before the nest (the member counts), for the caller to erase when
+/// the loop is not kept.
+static Operation *flattenNest(OpBuilder &b, ArrayRef<Operation *> nest, SmallVectorImpl<Operation *> &made) {
+  Operation *outer = nest.front(), *inner = nest.back();
+  Location loc = inner->getLoc();
+  b.setInsertionPoint(outer);
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    Value v = BinaryOp::create(b, loc, kind, x, y, false, false);
+    if (v.getParentBlock() == outer->getBlock())
+      made.push_back(v.getDefiningOp());
+    return v;
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  made.push_back(zero.getDefiningOp());
+  SmallVector<Value> counts;
+  Value total;
+  for (Operation *loop : nest) {
+    auto [lo, hi] = boundsOf(loop);
+    Value n = matchPattern(lo, m_Zero()) ? hi : bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, hi, lo), zero);
+    counts.push_back(n);
+    total = total ? bin(kir::BinaryKind::Mul, total, n) : n;
+  }
+  Operation *flat;
+  if (auto reduce = dyn_cast<RangeReduceOp>(inner)) {
+    auto r = RangeReduceOp::create(b, loc, reduce.getResultTypes(), zero, total,
+                                   cast<RangeReduceOp>(outer).getIdentities());
+    IRMapping combineMap;
+    reduce.getCombine().cloneInto(&r.getCombine(), combineMap);
+    flat = r;
+  } else {
+    flat = ForeachOp::create(b, loc, zero, total);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = b.createBlock(&memberRegion(flat));
+  Value rest = body->addArgument(b.getIndexType(), loc);
+  IRMapping map;
+  for (int j = nest.size() - 1; j >= 0; --j) {
+    Value at = j == 0 ? rest : bin(kir::BinaryKind::Rem, rest, counts[j]);
+    if (j > 0)
+      rest = bin(kir::BinaryKind::Div, rest, counts[j]);
+    Value lo = boundsOf(nest[j]).first;
+    map.map(memberRegion(nest[j]).front().getArgument(0),
+            matchPattern(lo, m_Zero()) ? at : bin(kir::BinaryKind::Add, lo, at));
+  }
+  for (Operation &op : memberRegion(inner).front())
+    b.clone(op, map);
+  return flat;
+}
+
 /// The shape symbol a range [lo, hi) spans: lo is 0 and hi the `pgpu.extent` of a view axis
 /// declared by name, seen through the identities ceil_div(x, 1) and max(x, 0) that construction
 /// wraps extents in. Empty for any other range.
@@ -356,8 +495,43 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       bool remarks = remarksEnabled(kernel);
       // The symbol every blocked range spans, or empty once two disagree or one spans none.
       std::optional<StringAttr> covered;
+      // A perfect nest of foreach or alike range_reduce loops whose innermost body is straight-line
+      // is one loop over the product of their ranges, blocked as one (walk order: innermost first).
+      // Kept only when that loop blocks; otherwise the nest stays as it was.
+      DenseSet<Operation *> gone;
+      for (Operation *op : candidates) {
+        if (gone.contains(op) || isa<RangeScanOp>(op) ||
+            llvm::any_of(memberRegion(op).front(), [](Operation &inner) { return inner.getNumRegions() > 0; }))
+          continue;
+        SmallVector<Operation *> nest = perfectNest(op);
+        if (nest.size() < 2 || !writesOwnEveryMember(nest))
+          continue;
+        SmallVector<Operation *> made;
+        Operation *flat = flattenNest(b, nest, made);
+        nest.front()->replaceAllUsesWith(flat->getResults());
+        LogicalResult done = isa<ForeachOp>(flat) ? blockForeach(b, cast<ForeachOp>(flat))
+                                                  : blockRangeReduce(b, cast<RangeReduceOp>(flat));
+        if (failed(done)) {
+          flat->replaceAllUsesWith(nest.front()->getResults());
+          flat->erase();
+          for (Operation *dead : llvm::reverse(made))
+            if (dead->use_empty())
+              dead->erase();
+          continue;
+        }
+        if (remarks)
+          emitRemark(op->getLoc()) << "pgpu-form-blocking: a perfect nest of " << nest.size() << " '"
+                                   << op->getName().getStringRef()
+                                   << "' became one loop over blocks of BLOCK lanes of their product space";
+        gone.insert(nest.begin(), nest.end());
+        nest.front()->erase();
+        changed = true;
+        covered = StringAttr(); // a product of ranges spans no one symbol
+      }
       // Innermost first; a loop whose body still holds a loop is not blocked.
       for (Operation *op : llvm::reverse(candidates)) {
+        if (gone.contains(op))
+          continue;
         Location loc = op->getLoc();
         StringRef what = op->getName().getStringRef();
         std::string name = what.str();

@@ -391,3 +391,202 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A perfect nest of alike range reductions over a rectangular product (a group's channels
+// COM: [lo, hi), its rows and columns) is one reduction over [0, n_c * H * W): member f stands for
+// COM: column f % W, row (f / W) % H and channel lo + f / W / H, and that one range is blocked, so a
+// COM: block fills BLOCK lanes however short each axis is. The stores' perfect foreach nest likewise.
+// COM: The product spans no one symbol: BLOCK covers nothing.
+// CHECK-LABEL: pgpu.kernel @group_sum
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]
+// CHECK: %[[NC:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : index
+// CHECK: %[[NCH:.*]] = pgpu.binary mul %[[NC]], %[[H:.*]] : index
+// CHECK: %[[ALL:.*]] = pgpu.binary mul %[[NCH]], %[[W:.*]] : index
+// CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %[[ALL]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: %[[LANES:.*]] = pgpu.iota
+// CHECK: %[[COL:.*]] = pgpu.binary rem %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[REST:.*]] = pgpu.binary div %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[ROW:.*]] = pgpu.binary rem %[[REST]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[CH:.*]] = pgpu.binary div %[[REST]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[C:.*]] = pgpu.binary add %{{.*}}, %[[CH]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: pgpu.load %x[%{{.*}}, %[[C]], %[[ROW]], %[[COL]]]
+// CHECK: pgpu.reduce
+// CHECK-NOT: pgpu.range_reduce
+// CHECK: pgpu.for %{{.*}} to %[[ALL2:.*]] step %{{.*}} {
+// CHECK: pgpu.store %{{.*}}, %y[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @group_sum(%x: !pgpu.view<f32, [N, C, H, W], in>, %y: !pgpu.view<f32, [N, C, H, W], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, C, H, W], in>
+    %H = pgpu.extent %x[2] : !pgpu.view<f32, [N, C, H, W], in>
+    %W = pgpu.extent %x[3] : !pgpu.view<f32, [N, C, H, W], in>
+    pgpu.program_space (%N) {
+    ^bb0(%n: index):
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %c7 = arith.constant 7 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %s = pgpu.range_reduce %c4 to %c7 identity(%z : f32) -> (f32) element {
+      ^bb0(%c: index):
+        %r = pgpu.range_reduce %c0 to %H identity(%z : f32) -> (f32) element {
+        ^bb0(%h: index):
+          %q = pgpu.range_reduce %c0 to %W identity(%z : f32) -> (f32) element {
+          ^bb0(%w: index):
+            %v = pgpu.load %x[%n, %c, %h, %w] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, C, H, W], in>[index, index, index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %e = pgpu.binary add %a, %b : f32
+            pgpu.yield %e : f32
+          }
+          pgpu.yield %q : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %e = pgpu.binary add %a, %b : f32
+          pgpu.yield %e : f32
+        }
+        pgpu.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.foreach %c4 to %c7 {
+      ^bb0(%c: index):
+        pgpu.foreach %c0 to %H {
+        ^bb0(%h: index):
+          pgpu.foreach %c0 to %W {
+          ^bb0(%w: index):
+            %v = pgpu.load %x[%n, %c, %h, %w] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, C, H, W], in>[index, index, index, index] -> f32
+            %d = pgpu.binary sub %v, %s : f32
+            pgpu.store %d, %y[%n, %c, %h, %w] valid %t : i1 : f32, !pgpu.view<f32, [N, C, H, W], out>[index, index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (the nests stay, only their innermost loops are blocked): an inner range that
+// COM: depends on the outer member (a triangle, not a product); an outer member that does more than
+// COM: yield the inner reduction (a maximum of row sums: different combines); an outer body that
+// COM: computes before its inner loop (not a perfect nest).
+// CHECK-LABEL: pgpu.kernel @not_products
+// CHECK: %[[M:.*]] = pgpu.extent %x[0]
+// CHECK: %[[N:.*]] = pgpu.extent %x[1]
+// CHECK: pgpu.range_reduce %{{.*}} to %[[M]]
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK: pgpu.for %{{.*}} to %[[I]] step
+// CHECK: pgpu.range_reduce %{{.*}} to %[[M]]
+// CHECK: pgpu.for %{{.*}} to %[[N]] step
+// CHECK: pgpu.binary max
+// CHECK: pgpu.foreach %{{.*}} to %[[M]]
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: pgpu.binary mul
+// CHECK: pgpu.for %{{.*}} to %[[N]] step
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @not_products(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>, %o: !pgpu.view<f32, [2], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %tri = pgpu.range_reduce %c0 to %M identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %r = pgpu.range_reduce %c0 to %i identity(%z : f32) -> (f32) element {
+        ^bb0(%j: index):
+          %v = pgpu.load %x[%i, %j] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %e = pgpu.binary add %a, %b : f32
+          pgpu.yield %e : f32
+        }
+        pgpu.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      %big = pgpu.range_reduce %c0 to %M identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %r = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+        ^bb0(%j: index):
+          %v = pgpu.load %x[%i, %j] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %e = pgpu.binary add %a, %b : f32
+          pgpu.yield %e : f32
+        }
+        pgpu.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary max %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.foreach %c0 to %M {
+      ^bb0(%i: index):
+        %rowscale = pgpu.binary mul %tri, %big : f32
+        pgpu.foreach %c0 to %N {
+        ^bb0(%j: index):
+          %v = pgpu.load %x[%i, %j] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          %d = pgpu.binary mul %v, %rowscale : f32
+          pgpu.store %d, %y[%i, %j] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a perfect foreach nest whose store does not depend on the outer member (every
+// COM: row writes the same y[j], the last row's value stays) keeps its order: flattened lanes would
+// COM: write one element at once. Only the inner loop is blocked.
+// CHECK-LABEL: pgpu.kernel @column_writes
+// CHECK: pgpu.foreach
+// CHECK: pgpu.for
+// CHECK: pgpu.store %{{.*}}, %y[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK]>
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @column_writes(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      pgpu.foreach %c0 to %M {
+      ^bb0(%i: index):
+        pgpu.foreach %c0 to %N {
+        ^bb0(%j: index):
+          %v = pgpu.load %x[%i, %j] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.store %v, %y[%j] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

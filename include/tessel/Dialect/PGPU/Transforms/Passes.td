@@ -32,9 +32,20 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     becomes the next carry. A scatter-reduce in a foreach becomes a fragment
     scatter-reduce with lane validity and the same combine (lanes that hit
     one element combine, seed 000 §6; uniform coordinates are splatted).
+    A perfect nest (each outer loop's body is only the next loop and the
+    yield of its results) of foreach loops, or of range_reduce loops with the
+    same identities and combine, whose inner bounds do not depend on the outer
+    members, is first one loop over the product of their member counts:
+    member f stands for `lo_j + (f / (n_{j+1} * ... * n_k)) % n_j` of loop j
+    (div/rem of index fragments), so blocking fills BLOCK lanes however short
+    each axis is (a group's channels x rows x columns); kept only when that
+    loop blocks and, for a foreach nest, when every store's coordinates
+    depend on every loop's member. BLOCK then covers no symbol.
     Preserves: values (a reduction or scan up to the reassociation its
     contract allows; a scan's member order is kept), effects, ABI, origins.
-    Must not fire: bodies with nested control or reductions, or with tuples.
+    Must not fire: bodies with nested control or reductions, or with tuples;
+    flattening: triangular or imperfect nests, nests of unlike reductions,
+    stores that repeat an element across an outer loop.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
