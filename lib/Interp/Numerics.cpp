@@ -144,14 +144,20 @@ Elem interp::castElem(Elem value, Type from, Type to) {
     } else if (std::isnan(value.f)) {
       out.i = 0;
     } else {
+      // Saturate by comparing with the powers of two that bound the range (exact in a double):
+      // 2^63 - 1 is not a double, and converting 2^63 to int64_t is undefined.
       unsigned width = widthOf(to);
+      bool u = isUnsignedInt(to);
       double t = std::trunc(value.f);
-      double lo = isUnsignedInt(to) ? 0 : -std::ldexp(1.0, width - 1);
-      double hi = isUnsignedInt(to) ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
-      t = std::min(std::max(t, lo), hi);
-      out.i = (isUnsignedInt(to) && width == 64 && t >= std::ldexp(1.0, 63))
-                  ? int64_t(uint64_t(t))
-                  : int64_t(t);
+      double lo = u ? 0 : -std::ldexp(1.0, width - 1);
+      double above = std::ldexp(1.0, u ? width : width - 1); // the first value past the range
+      if (t >= above)
+        out.i = u ? int64_t(width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1)
+                  : int64_t((uint64_t(1) << (width - 1)) - 1);
+      else if (t <= lo)
+        out.i = u ? 0 : int64_t(-(uint64_t(1) << (width - 1)));
+      else
+        out.i = (u && width == 64 && t >= std::ldexp(1.0, 63)) ? int64_t(uint64_t(t)) : int64_t(t);
     }
   } else {
     out.i = to.isInteger(1) ? (value.i != 0) : wrapToInteger(value.i, to);

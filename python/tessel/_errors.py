@@ -29,7 +29,8 @@ class CompileError(Exception):
     """A kernel that cannot be compiled: misuse of the DSL, or a compiler diagnostic.
 
     `file`, `line` and `col` locate the author's code (None when unknown); `message` is the
-    diagnostic without the location; str() gives `file:line: error: message`.
+    diagnostic without the location; str() gives `file:line:col: error: message` (as the compiler's
+    diagnostics), `file:line: error: message` when the column is unknown.
     """
 
     def __init__(self, message: str, file: str | None = None, line: int | None = None, col: int | None = None):
@@ -40,7 +41,8 @@ class CompileError(Exception):
         if getattr(self, "text", None):
             return self.text
         if self.file is not None and self.line is not None:
-            return f"{self.file}:{self.line}: error: {self.message}"
+            col = f"{self.col}:" if self.col is not None else ""
+            return f"{self.file}:{self.line}:{col} error: {self.message}"
         return f"error: {self.message}"
 
     @classmethod
@@ -93,6 +95,30 @@ def user_loc() -> Loc:
     if frame is None:
         return Loc("<unknown>", 0, 1)
     return _frame_loc(frame)
+
+
+def user_text(limit: int = 60) -> str | None:
+    """The source text of the author's expression that called into the DSL (`x1 * cos`, `cols[-1:]`),
+    from the positions Python records per instruction; None when unknown, multi-line or long."""
+    import linecache
+
+    frame = sys._getframe(1)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None or not hasattr(frame.f_code, "co_positions"):
+        return None
+    code = frame.f_code
+    positions = _POSITIONS.get(code)
+    if positions is None:
+        positions = _POSITIONS[code] = list(code.co_positions())
+    idx = frame.f_lasti // 2
+    if not 0 <= idx < len(positions):
+        return None
+    line, end_line, col, end_col = positions[idx]
+    if line is None or line != end_line or col is None or end_col is None:
+        return None
+    text = linecache.getline(code.co_filename, line)[col:end_col].strip()
+    return text if text and len(text) <= limit else None
 
 
 def error(message: str, loc: Loc | None = None) -> CompileError:

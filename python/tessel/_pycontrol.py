@@ -608,6 +608,28 @@ def guard_while(cond, kind, line, col):
     return cond
 
 
+def _traced_in(subject):
+    """The traced value a `match` subject is or holds (in a tuple or list), or None."""
+    if isinstance(subject, (tuple, list)):
+        return next((t for t in map(_traced_in, subject) if t is not None), None)
+    if isinstance(subject, Undefined):
+        subject.fail()
+    return subject if isinstance(subject, Value) else None
+
+
+def guard_match(subject, text, line, col):
+    """A `match` runs at trace time, so its subject must be a Python value: patterns test types and
+    structure that a traced value does not have (a class pattern fails, a literal compares a traced
+    value), so which case runs would not depend on the value the kernel sees."""
+    v = _traced_in(subject)
+    if v is not None:
+        raise error(f"`match {text}`: matching on the traced {v.describe()} is not supported: the tracer runs a `match` in Python, at "
+                    "trace time, and does not model it on runtime values; write an `if`/`elif` chain on comparisons "
+                    "(`if n == 0: ... elif n == 1: ...`), which becomes runtime control, or make the subject a "
+                    "T.Constexpr parameter", Loc(user_loc().file, line, col + 1))
+    return subject
+
+
 def rewritten_mark(f):
     """Decorator the rewrite puts on nested functions: they are rewritten already."""
     try:
@@ -1158,6 +1180,8 @@ class _Rewriter:
             return [n]
         if type(s).__name__ == "Match":
             n = copy.copy(s)
+            n.subject = _locate(_call("guard_match", _exprs(s.subject), ast.Constant(ast.unparse(s.subject)),
+                                      ast.Constant(s.lineno), ast.Constant(s.col_offset)), s.subject)
             cases = []
             for c in s.cases:
                 c2 = copy.copy(c)

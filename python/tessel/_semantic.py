@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from . import _types as ty
-from ._errors import error, user_loc
+from ._errors import error, user_loc, user_text
 from ._types import DOMAIN_TYPE, BufferType, DType, RecordType, TensorType
 from ._ir import Axis, _axes_desc, _b
 from ._core import Buffer, Domain, Record, Undefined, Value, View, _make
@@ -444,6 +444,26 @@ def _as_domain(d, what: str) -> Domain:
     raise error(f"{what} expects a domain (T.domain(lo, hi)), got {d!r}")
 
 
+def _check_subregion_bound(d: Domain, v: Value, what: str):
+    """Subregion bounds are coordinates of the domain, not Python positions: a bound known at trace
+    time must lie in [lo, hi] of the domain where those are known too. A negative one is rejected
+    (rather than read as counted from the end, which a runtime bound could not follow)."""
+    c = v.const
+    if c is None:
+        return
+    text = user_text()
+    head = f"`{text}`: " if text else ""
+    if c < 0:
+        raise error(f"{head}the subregion {what} {c} is negative: subregion bounds are coordinates of the domain "
+                    f"{d.desc}, not Python positions counted from the end (negative bounds are not supported); "
+                    f"write the coordinate, e.g. d[hi - 1:hi] with hi the domain's upper bound (`cols[N - 1:N]`)")
+    lo = d.lo.const if d.lo is not None else None
+    hi = d.hi.const if d.hi is not None else None
+    if (lo is not None and c < lo) or (hi is not None and c > hi):
+        raise error(f"{head}the subregion {what} {c} lies outside the domain {d.desc}: subregion bounds are "
+                    "coordinates of the domain and are not clamped")
+
+
 def subregion(d: Domain, begin=None, end=None) -> Domain:
     d = use(d, "subregion")
     bv = _index_operand(begin, "subregion begin") if begin is not None else (
@@ -451,6 +471,10 @@ def subregion(d: Domain, begin=None, end=None) -> Domain:
     ev = _index_operand(end, "subregion end") if end is not None else d.hi
     if ev is None:
         raise error("a subregion of a subregion needs an explicit end")
+    if begin is not None:
+        _check_subregion_bound(d, bv, "begin")
+    if end is not None:
+        _check_subregion_bound(d, ev, "end")
     key = f"{d.key}[{_ikey(bv)}:{_ikey(ev)}]"
     desc = f"{d.desc}[{_idesc(bv)}:{_idesc(ev)}]"
     b = _b()

@@ -25,5 +25,6 @@ def expect_error(k, text, line=None, constexprs=None):
     assert err.file == file, err.file
     want = line if line is not None else marked_line(k)
     assert err.line == want, f"{err} (expected line {want})"
-    assert str(err).startswith(f"{file}:{err.line}: error: ")
+    assert err.col is not None and err.col >= 1, err
+    assert str(err).startswith(f"{file}:{err.line}:{err.col}: error: ")
     return err

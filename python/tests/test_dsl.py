@@ -696,3 +696,42 @@ def test_misuse_python_errors_are_located_at_the_author():
         if kern is not recursive:
             assert info.value.line == line_of(kern, text)
         assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def test_misuse_negative_or_outside_subregion_bounds():
+    """Subregion bounds are coordinates of the domain. A negative Python bound used to mean the whole
+    domain (the members of [0, N) at or after -1); it is a located error naming the expression."""
+    @tessel.kernel
+    def last(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        cols = T.domain(0, x.shape[0])
+        y[cols[-1:]] = x[cols[-1:]]  # <- error
+    err = expect_error(last, "`cols[-1:]`: the subregion begin -1 is negative")
+    assert err.col == 26 and "cols[N - 1:N]" in err.message, err  # the right-hand side traces first
+
+    @tessel.kernel
+    def interior(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M", "N")]):
+        y[:, 1:-1] = x[:, 1:-1]  # <- error
+    expect_error(interior, "`x[:, 1:-1]`: the subregion end -1 is negative")
+
+    @tessel.kernel
+    def past(x: T.In[T.f32, ("M", 16)], y: T.Out[T.f32, ("M", 16)]):
+        M = x.shape[0]
+        row = T.domain(0, 16)
+        for m in T.parallel(T.domain(0, M)):
+            y[m, row[0:8]] = x[m, row[8:20]]  # <- error
+    expect_error(past, "`row[8:20]`: the subregion end 20 lies outside the domain [0, 16)")
+
+
+def test_subregion_bounds_inside_the_domain_run():
+    @tessel.kernel
+    def tail(x: T.In[T.f32, ("N",)], y: T.InOut[T.f32, ("N",)]):
+        N = x.shape[0]
+        cols = T.domain(0, N)
+        last = cols[N - 1:N]
+        y[last] = x[last] * 2.0
+        y[cols[0:0]] = x[cols[0:0]]              # empty: writes nothing
+    for n in (1, 2, 7):
+        out = tail.run_interp(shapes={"N": n}, seed=n)
+        want = out["y.in"].copy()
+        want[-1] = 2.0 * out["x.in"][-1]
+        np.testing.assert_allclose(out["y"], want, rtol=1e-6)

@@ -366,3 +366,44 @@ def test_misuse_while_condition_turns_runtime():
             v = v * x[0]
         y[0] = v
     expect_error(k, "was a Python value when the loop started but is a runtime value")
+
+
+def test_misuse_match_on_a_traced_value():
+    # The tracer runs a `match` in Python: on a traced value a class pattern never matches, so
+    # `case _` was taken silently whatever the kernel's scalar was. It is a located error now.
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("K",)], y: T.Out[T.f32, ("K",)], n: T.i32):
+        d = T.domain(0, x.shape[0])
+        match n:  # <- error
+            case int():
+                y[d] = x[d]
+            case _:
+                y[d] = x[d] * 2.0
+    err = expect_error(k, "`match n`: matching on the traced i32 value")
+    assert err.col == 9, err.col
+
+    @tessel.kernel
+    def k2(x: T.In[T.f32, ("K",)], y: T.Out[T.f32, ("K",)]):
+        for i in T.parallel(T.domain(0, x.shape[0])):
+            match (1, x[i]):  # <- error
+                case (1, 0.0):
+                    y[i] = x[i]
+                case _:
+                    y[i] = -x[i]
+    expect_error(k2, "`match (1, x[i])`: matching on the traced f32 value")
+
+
+def test_match_on_python_values_runs_at_trace_time():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("K",)], y: T.Out[T.f32, ("K",)], MODE: T.Constexpr[str] = "twice"):
+        d = T.domain(0, x.shape[0])
+        match MODE:
+            case "same":
+                y[d] = x[d]
+            case "twice":
+                y[d] = x[d] * 2.0
+            case _:
+                y[d] = -x[d]
+    for mode, want in (("same", 1.0), ("twice", 2.0), ("other", -1.0)):
+        out = k.run_interp(shapes={"K": 7}, seed=3, constexprs={"MODE": mode})
+        np.testing.assert_allclose(out["y"], want * out["x.in"], rtol=1e-6)

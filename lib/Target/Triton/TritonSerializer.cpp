@@ -49,6 +49,26 @@ std::string tritonType(Type t) {
   return "";
 }
 
+/// kir.cast float -> integer (truncate toward zero, saturate, NaN gives 0; Numerics.cpp castElem) as
+/// Triton source: `tl.cast` alone is LLVM's fptosi, which PTX spells with a saturating cvt only at
+/// 16 and 32 bits (an i8 result wraps) and NumPy (TRITON_INTERPRET=1) gives the most negative integer
+/// for NaN and values out of range. So the in-range values are converted (the others replaced by 0
+/// first, leaving no undefined conversion) and the rest selected: the bounds are powers of two, exact
+/// in f32 (an f16/bf16 operand is widened exactly first) and f64. `x` is a name or a literal.
+std::string saturatingFloatToInt(const std::string &x, Type from, Type to, const std::string &target) {
+  unsigned width = to.isIndex() ? 32 : to.getIntOrFloatBitWidth(); // index is spelled tl.int32
+  bool u = to.isUnsignedInteger();
+  std::string xf = from.isF32() || from.isF64() ? x : "tl.cast(" + x + ", tl.float32)";
+  auto pow2 = [](unsigned e) { return llvm::formatv("{0:F1}", std::ldexp(1.0, e)).str(); };
+  std::string lo = u ? "0.0" : "-" + pow2(width - 1), above = pow2(u ? width : width - 1);
+  std::string max = u ? (width == 64 ? "18446744073709551615" : std::to_string((uint64_t(1) << width) - 1))
+                      : std::to_string((uint64_t(1) << (width - 1)) - 1);
+  std::string min = u ? "0" : "-" + std::to_string(uint64_t(1) << (width - 1));
+  std::string in = "((" + xf + " >= " + lo + ") & (" + xf + " < " + above + "))";
+  return "tl.cast(tl.where(" + in + ", tl.cast(tl.where(" + in + ", " + xf + ", 0.0), " + target + "), tl.where(" +
+         xf + " >= " + above + ", " + max + ", tl.where(" + xf + " < " + lo + ", " + min + ", 0))), " + target + ")";
+}
+
 /// The per-thread register cap (`maxnreg`) of a warp-specialized Gluon program whose `parts` consumers
 /// are `warps` warps each and whose rings take `ringBytes` of shared memory; 0 leaves the compiler's own.
 /// Triton pads the program's warps (the consumer's plus the loader's one) to whole warpgroups, and
@@ -646,6 +666,11 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         if (c.getOperand().getDefiningOp<arith::ConstantOp>() && c.getOperand().getType().isIndex())
           x = "tl.full([], " + x + ", tl.int32)";
         // tl.cast, not `.to`: Triton passes an integer argument equal to 1 as a Python int.
+        Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
+        if (isa<FloatType>(from) && to.isIntOrIndex() && !to.isInteger(1)) {
+          assign(c.getResult(), saturatingFloatToInt(x, from, to, target));
+          return success();
+        }
         assign(c.getResult(), "tl.cast(" + x + ", " + target + ")");
         return success();
       })
