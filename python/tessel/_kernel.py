@@ -299,8 +299,9 @@ class Kernel:
         key = hashlib.sha256("\0".join([self.kir(constexprs), target, repr(sorted((params or {}).items())),
                                           _compiler_version()]).encode()).hexdigest()[:24]
         cached = _cache_dir() / f"{self.name}-{key}.py"
-        try:
-            text = _unseal(cached.read_text())
+        from . import _tune
+        try:  # regular files only, bounded: a FIFO or a device in its place is damage, not a source
+            text = _unseal(_tune.read_cached(cached, _tune.SOURCE_LIMIT).decode())
         except (OSError, UnicodeDecodeError):
             text = None
         if text is not None:
@@ -322,8 +323,9 @@ class Kernel:
             text = self.source(target, constexprs, params)
             digest = hashlib.sha256(text.encode()).hexdigest()
             path = _cache_dir() / f"{self.name}-{digest[:24]}.py"
-            try:
-                whole = hashlib.sha256(path.read_bytes()).hexdigest() == digest
+            from . import _tune
+            try:  # the import below reads the file: a FIFO or a device in its place is replaced first
+                whole = hashlib.sha256(_tune.read_cached(path, _tune.SOURCE_LIMIT)).hexdigest() == digest
             except OSError:
                 whole = False
             if not whole and not _write_cached(path, text):

@@ -4,6 +4,7 @@ reductions, scans, contractions, histograms, scatter-reduce, and the region fold
 from __future__ import annotations
 
 import ast
+import inspect
 import linecache
 import math
 
@@ -168,6 +169,24 @@ def _yield_text(vals) -> str:
     return f"kir.yield {', '.join(v.name for v in vals)} : {', '.join(str(v.type) for v in vals)}"
 
 
+def _check_arity(fn, count: int, kind: str, loc: Loc):
+    """A helper traced into a region takes the region's `count` block arguments positionally: a helper
+    of another arity is a located error naming it (not a TypeError raised from inside the trace)."""
+    try:
+        sig = inspect.signature(fn)  # follows a @tessel.fn's __wrapped__ to the author's function
+    except (TypeError, ValueError):  # no signature to read (a builtin): the call itself decides
+        return
+    try:
+        sig.bind(*range(count))
+    except TypeError:
+        params = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        takes = f"{len(params)} positional parameter{'s' if len(params) != 1 else ''}"
+        if any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):
+            takes = f"at least {takes}"
+        raise error(f"the {kind} helper '{_fn_name(fn)}' takes {takes} ({', '.join(p.name for p in params)}) "
+                    f"but is called with {count} argument{'s' if count != 1 else ''}", loc) from None
+
+
 def trace_region(kind: str, args, fn, expected, effects: str = "none", closed: bool = True,
                  terminator=None, leading_args=()):
     """Traces `fn(*block_args)` into a new region; returns (Block, result Values).
@@ -192,6 +211,7 @@ def trace_region(kind: str, args, fn, expected, effects: str = "none", closed: b
             v = Value(name, t, scope, axes if isinstance(t, TensorType) else (), call_loc)
         v.pro = closed
         vals.append(v)
+    _check_arity(fn, len(vals), kind, loc)
     res = fn(*vals)
     if b.scope is not scope:
         _unclosed(b.scope)

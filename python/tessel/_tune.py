@@ -55,15 +55,21 @@ def _warn(message: str) -> None:
     warnings.warn(f"tessel: {message}", stacklevel=3)
 
 
+def _short(value) -> str:
+    """A cached value as a warning shows it: depth and length bounded (a cache file is any JSON)."""
+    import reprlib
+    return reprlib.repr(value)
+
+
 def valid_entry(params, space: dict | None = None) -> str | None:
     """Why a cached winner is unusable, or None. An entry is {parameter name: int}; with the kernel's
     declared `space` ({name: (candidates, default)}) it must bind exactly the declared parameters to
     declared candidates."""
     if not isinstance(params, dict) or not params:
-        return f"not a non-empty object of parameter bindings: {params!r}"
+        return f"not a non-empty object of parameter bindings: {_short(params)}"
     for name, value in params.items():
         if not isinstance(name, str) or type(value) is not int:
-            return f"binding {name!r}: {value!r} is not a name and an integer"
+            return f"binding {_short(name)}: {_short(value)} is not a name and an integer"
     if space is not None:
         if set(params) != set(space):
             return f"binds {sorted(params)}, the kernel declares {sorted(space)}"
@@ -79,10 +85,10 @@ def valid_choice(entry, spaces=None) -> str | None:
     provider returning its declared space (or a string saying why that provider is unavailable here),
     the parameters must be that provider's declared ones."""
     if not isinstance(entry, dict) or set(entry) != {"provider", "params"}:
-        return f"not a provider choice {{'provider': ..., 'params': ...}}: {entry!r}"
+        return f"not a provider choice {{'provider': ..., 'params': ...}}: {_short(entry)}"
     provider = entry["provider"]
     if provider not in PROVIDERS:
-        return f"provider {provider!r} is not one of {', '.join(PROVIDERS)}"
+        return f"provider {_short(provider)} is not one of {', '.join(PROVIDERS)}"
     space = None
     if spaces is not None:
         space = spaces(provider)
@@ -98,12 +104,59 @@ def _schema_issue(entry) -> str | None:
     return valid_entry(entry)
 
 
+# The most a cache read takes in (bytes): a larger file is not one tessel wrote, and is ignored.
+TUNING_LIMIT = 16 << 20
+SOURCE_LIMIT = 64 << 20
+
+
+class NotCached(OSError):
+    """A cache path that holds no usable file: not a regular file (a FIFO, a device, a folder), or larger
+    than the reader's limit. Reading it could block forever or exhaust memory; it is ignored instead."""
+
+
+def read_cached(path, limit: int) -> bytes:
+    """The bytes of the cache file at `path`, opened only when it is a regular file (after links) of at
+    most `limit` bytes: NotCached otherwise, FileNotFoundError (an OSError) when absent. Opened
+    non-blocking and checked again on the open file, so a file swapped for a FIFO in between cannot
+    block the read."""
+    import stat
+    if not stat.S_ISREG(os.stat(path).st_mode):  # stat first: opening a device may itself act
+        raise NotCached("not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotCached("not a regular file")
+        if info.st_size > limit:
+            raise NotCached(f"it holds {info.st_size} bytes, more than the {limit} a cache file may")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # grew since the fstat
+                raise NotCached(f"it holds more than the {limit} bytes a cache file may")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def load_cache(path) -> dict:
     """The cache file's entries; a file that is not valid JSON, or not an object, counts as empty
-    (with a warning) and is rewritten by the next store."""
+    (with a warning naming the file and why) and is rewritten by the next store. So does one that
+    is not a regular file or is larger than TUNING_LIMIT (never read: a FIFO would block, a device
+    exhaust memory), and one nested past the JSON parser's recursion limit."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(read_cached(path, TUNING_LIMIT).decode())
     except FileNotFoundError:
+        return {}
+    except NotCached as e:
+        _warn(f"ignoring the tuning cache {path}: {e}; it will be rewritten")
+        return {}
+    except RecursionError:
+        _warn(f"ignoring a tuning cache {path} nested too deeply to parse; it will be rewritten")
         return {}
     except (OSError, ValueError) as e:
         _warn(f"ignoring an unreadable tuning cache {path} ({type(e).__name__}); it will be rewritten")

@@ -91,6 +91,19 @@ CASES = [
     ("none-view", "softmax", lambda k: k(None, y37()), TypeError, r"argument 'x' must be a torch.Tensor, got NoneType"),
     ("mixed-devices", "softmax", lambda k: k(x37(), y37(device="meta")), ValueError,
      r"argument 'y' is on meta, other arguments on cpu"),
+    # Issue 47: views torch reads lazily (the sign applied on access) or without strided memory.
+    ("neg-bit-input", "softmax", lambda k: k(torch.randn(3, 7, dtype=torch.complex64).conj().imag, y37()), ValueError,
+     r"argument 'x' has the negative bit set .*its memory holds the values without it; pass x.resolve_neg\(\)"),
+    ("neg-view-input", "vector_add", lambda k: k(vec(4), torch._neg_view(vec(4)), vec(4), scale=1.0), ValueError,
+     r"argument 'y' has the negative bit set"),
+    ("neg-view-output", "softmax", lambda k: k(x37(), torch._neg_view(y37())), ValueError,
+     r"argument 'y' has the negative bit set .*write into a tensor without it"),
+    ("sparse-input", "softmax", lambda k: k(x37().to_sparse(), y37()), TypeError,
+     r"argument 'x' must be a dense \(strided\) tensor, got layout torch.sparse_coo"),
+    ("sparse-csr-output", "softmax", lambda k: k(x37(), y37().to_sparse_csr()), TypeError,
+     r"argument 'y' must be a dense \(strided\) tensor, got layout torch.sparse_csr"),
+    ("meta-views", "softmax", lambda k: k(y37(device="meta"), y37(device="meta")), ValueError,
+     r"argument 'x' is a meta tensor \(a shape without data\); a launch needs its elements"),
 ]
 
 
@@ -98,6 +111,20 @@ CASES = [
 def test_misuse_is_refused_naming_the_argument(kernel, call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call(example(kernel))
+
+
+def test_a_planned_call_does_not_take_a_view_with_the_negative_bit():
+    """The plan key holds the negative bit: after a plain call planned softmax for these shapes and
+    strides, the same call on a view with the bit still reaches the full checks (issue 47)."""
+    softmax = example("softmax")
+    x, y = x37(), y37()
+    for _ in range(2):
+        softmax(x, y)
+    np.testing.assert_allclose(y.numpy(), torch.softmax(x, 1).numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="argument 'x' has the negative bit set"):
+        softmax(torch._neg_view(x), y)
+    softmax(torch._neg_view(x).resolve_neg(), y)  # the documented remedy
+    np.testing.assert_allclose(y.numpy(), torch.softmax(-x, 1).numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_views_by_keyword_are_accepted():

@@ -481,6 +481,43 @@ def test_misuse_combine_result_type():
     assert "T.scan combine" in err.message
 
 
+@pytest.mark.parametrize("decorate", [True, False], ids=["tessel.fn", "plain"])
+@pytest.mark.parametrize("op", ["region_fold combine", "region_fold summarize", "reduce", "scan"])
+def test_misuse_helper_arity(op, decorate):
+    """Issue 47: a helper of the wrong arity was a bare TypeError raised from _structured.py (or, for a
+    @tessel.fn, a message without the expected arity): a CompileError at the helper's `def` naming it,
+    the region, and the arguments the region passes."""
+    def combine3(a, b, c):
+        return a + b
+
+    def summarize2(s, extra):
+        return T.sum(s)
+
+    combine3, summarize2 = (tessel.fn(f) if decorate else f for f in (combine3, summarize2))
+    fold_combine = combine3 if op == "region_fold combine" else (lambda a, b: a + b)
+    fold_summarize = summarize2 if op == "region_fold summarize" else (lambda s: T.sum(s))
+    bad = {"region_fold combine": combine3, "region_fold summarize": summarize2}.get(op, combine3)
+
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
+        M, N = x.shape
+        cols = T.domain(0, N)
+        for m in T.parallel(T.domain(0, M)):
+            if op == "reduce":
+                y[m] = T.reduce(x[m, cols], 0, 0.0, combine3)
+            elif op == "scan":
+                y[m] = T.sum(T.scan(x[m, cols], axis=0, identity=0.0, combine=combine3))
+            else:
+                y[m] = T.region_fold(sources=x[m, cols], axis=0, identity=0.0, summarize=fold_summarize,
+                                     combine=fold_combine)
+    code = getattr(bad, "fn", bad).__code__
+    takes = "3 positional parameters (a, b, c)" if bad is combine3 else "2 positional parameters (s, extra)"
+    called = "2 arguments" if bad is combine3 else "1 argument"
+    err = expect_error(k, f"helper '{code.co_name}' takes {takes} but is called with {called}",
+                       line=code.co_firstlineno)
+    assert f"T.{op}" in err.message
+
+
 def test_misuse_break_in_parallel():
     @tessel.kernel
     def k(x: T.In[T.f32, ("M",)], y: T.Out[T.f32, ("M",)]):

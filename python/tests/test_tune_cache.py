@@ -151,3 +151,86 @@ def test_a_search_that_timed_nothing_caches_nothing(tmp_path, monkeypatch, tesse
     monkeypatch.setattr(_tune, "tune", lambda *a, **k: (dict(default), {"timed": 3, "winner_ms": 1.0}))
     kernel.tune(x, x.clone(), torch.empty(8), scale=1.0, verbose=False)
     assert list(json.loads((tmp_path / "tuning.json").read_text()).values()) == [default]
+
+
+def _returns_within(fn, seconds=60):
+    """fn()'s result, run on a daemon thread: a read that blocks (a FIFO) fails the test instead of
+    hanging the suite."""
+    import threading
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("value", fn()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the cache read blocked"
+    return result.get("value")
+
+
+def _hostile(path, kind):
+    """Puts a FIFO, a link to /dev/zero, or a folder in place of the cache file `path`."""
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_cached_source_that_is_not_a_regular_file_is_replaced(tmp_path, monkeypatch, tessel_bin, kind):
+    """Issue 47: a FIFO in place of a cached source blocked the call forever, a link to /dev/zero gave
+    MemoryError. Cache reads open regular files only (bounded): it is damage, recompiled and replaced."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+    import vector_add
+    kernel = vector_add.vector_add
+    text = kernel.source("triton")
+    [cached] = tmp_path.glob("vector_add-*.py")
+    _hostile(cached, kind)
+    with pytest.warns(UserWarning, match="damaged"):
+        assert _returns_within(lambda: kernel.source("triton")) == text
+    assert cached.is_file() and not cached.is_symlink() and _kernel._unseal(cached.read_text()) == text
+
+
+def test_a_cached_source_past_the_size_limit_is_not_read(tmp_path, monkeypatch, tessel_bin):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+    import vector_add
+    kernel = vector_add.vector_add
+    text = kernel.source("triton")
+    monkeypatch.setattr(_tune, "SOURCE_LIMIT", 100)
+    with pytest.raises(_tune.NotCached, match="more than the 100"):
+        _tune.read_cached(next(tmp_path.glob("vector_add-*.py")), 100)
+    with pytest.warns(UserWarning, match="damaged"):
+        assert kernel.source("triton") == text
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_tuning_cache_that_is_not_a_regular_file_counts_as_empty(tmp_path, kind):
+    path = tmp_path / "tuning.json"
+    _hostile(path, kind)
+    with pytest.warns(UserWarning, match=r"ignoring the tuning cache .*tuning.json: not a regular file"):
+        assert _returns_within(lambda: _tune.lookup(path, "k")) is None
+    with pytest.warns(UserWarning):
+        assert _returns_within(lambda: _tune.store(path, "k", {"BLOCK": 64}))
+    assert json.loads(path.read_text()) == {"k": {"BLOCK": 64}}
+
+
+@pytest.mark.parametrize("text", ["[" * 100000 + "]" * 100000, '{"k": ' + "[" * 100000 + "]" * 100000 + "}",
+                                  '{"k": {"BLOCK": ' + "[" * 900 + "]" * 900 + "}}"])
+def test_a_nested_tuning_cache_is_named_not_a_recursion_error(tmp_path, text):
+    """Issue 47: a deeply nested tuning.json escaped as RecursionError (from every CUDA call reading it);
+    it is a warning naming the file, the file counts as empty (or the entry as unusable) and is rewritten."""
+    path = tmp_path / "tuning.json"
+    path.write_text(text)
+    with pytest.warns(UserWarning, match=r"tuning.json|tuning entry 'k'"):
+        assert _tune.lookup(path, "k") is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _tune.store(path, "k", {"BLOCK": 64})
+    assert json.loads(path.read_text()) == {"k": {"BLOCK": 64}}
+
+
+def test_a_tuning_cache_past_the_size_limit_counts_as_empty(tmp_path, monkeypatch):
+    path = tmp_path / "tuning.json"
+    path.write_text(json.dumps({"k": {"BLOCK": 64}, "pad": "x" * 200}))
+    monkeypatch.setattr(_tune, "TUNING_LIMIT", 100)
+    with pytest.warns(UserWarning, match="more than the 100 a cache file may"):
+        assert _tune.lookup(path, "k") is None

@@ -61,8 +61,12 @@ struct Flavor {
 
 /// `_check_view(name, t, dtype, extents, sizes, device, writes=False)`: a torch.Tensor of this dtype
 /// and rank, at most 2**31 - 1 elements of span, written views neither stride-0 nor self-overlapping,
-/// extents equal to literals or to every other view naming the same symbol, one device, CUDA.
+/// extents equal to literals or to every other view naming the same symbol, one device, CUDA; a dense
+/// (strided) layout without the negative or conjugate bit. With an interpreter (`interpretEnv`), also
+/// `_check_data(*views)`, called before a launch: no view is a meta tensor.
 void emitCheckView(llvm::raw_ostream &os, const Flavor &flavor);
+/// The statement `_check_data(('a', a), ...)` over the views, or "" without views.
+std::string checkData(llvm::ArrayRef<std::pair<std::string, bool>> views);
 /// `_check_scalar(name, v, kind, bounds=None)`: an int (or float) inside its declared type's range.
 void emitCheckScalar(llvm::raw_ostream &os);
 /// `_span(t)`: the byte range a view's elements occupy relative to its data pointer; and

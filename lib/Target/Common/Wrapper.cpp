@@ -48,6 +48,18 @@ void wrapper::emitCheckView(raw_ostream &os, const Flavor &flavor) {
   os << "def _check_view(name, t, dtype, extents, sizes, device, writes=False):\n"
      << "    if not isinstance(t, torch.Tensor):\n"
      << "        raise TypeError(f\"argument '{name}' must be a torch.Tensor, got {type(t).__name__}\")\n"
+     // Kernels address a view by data pointer and strides: a sparse layout has neither (torch's own error
+     // would not name the argument).
+     << "    if t.layout != torch.strided:\n"
+     << "        raise TypeError(f\"argument '{name}' must be a dense (strided) tensor, got layout {t.layout}\")\n"
+     // A view with the negative (or conjugate) bit holds its values without the sign in memory; torch
+     // applies the sign lazily, a kernel reading the memory would not. Refused rather than materialized:
+     // a copy would also silently drop a written view's results (docs/language.md, "Calling a kernel").
+     << "    if t.is_neg() or t.is_conj():\n"
+     << "        bit = 'negative' if t.is_neg() else 'conjugate'\n"
+     << "        raise ValueError(f\"argument '{name}' has the {bit} bit set (a lazy view such as x.conj().imag): its \"\n"
+     << "                         f\"memory holds the values without it; \" + (\"write into a tensor without it\" if writes else\n"
+     << "                         f\"pass {name}.resolve_{bit[:3]}() (a copy)\"))\n"
      << "    if t.dtype != dtype:\n"
      << "        raise TypeError(f\"argument '{name}' must have dtype {dtype}, got {t.dtype}\")\n"
      << "    if t.dim() != len(extents):\n"
@@ -87,6 +99,23 @@ void wrapper::emitCheckView(raw_ostream &os, const Flavor &flavor) {
   os << "    if t.device.type != 'cuda' and os.environ.get('" << flavor.interpretEnv << "') != '1':\n"
      << "        raise ValueError(f\"argument '{name}' is on {t.device}; tessel kernels run on CUDA tensors \"\n"
      << "                         f\"(or set " << flavor.interpretEnv << "=1 for " << flavor.interpretWhat << ")\")\n\n\n";
+  // Under the interpreter a view off the GPU passes _check_view, a meta tensor too (shape-only queries and
+  // the launch-limit checks take them); the launch itself needs the elements.
+  os << "def _check_data(*views):\n"
+     << "    \"\"\"Before a launch under " << flavor.interpretEnv << ": each view has its elements in memory.\"\"\"\n"
+     << "    for name, t in views:\n"
+     << "        if t.is_meta:\n"
+     << "            raise ValueError(f\"argument '{name}' is a meta tensor (a shape without data); a launch needs \"\n"
+     << "                             f\"its elements in memory\")\n\n\n";
+}
+
+std::string wrapper::checkData(ArrayRef<std::pair<std::string, bool>> views) {
+  if (views.empty())
+    return "";
+  std::string text = "_check_data(";
+  for (auto &[n, written] : views)
+    text += "('" + n + "', " + n + "), ";
+  return text + ")";
 }
 
 void wrapper::emitCheckScalar(raw_ostream &os) {

@@ -153,6 +153,8 @@ LogicalResult wrapKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &
   os << "    _grid = " << grid << "\n";
   os << "    if _grid > 2147483647:\n";
   os << "        raise ValueError(f\"{_grid} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n";
+  if (std::string data = wrapper::checkData(viewNames); !data.empty())
+    os << "    " << data << "\n";
   os << "    _ptx.launch(_PTX, " << function << ", _grid, " << paramOf(ptx::kThreadsParam) << ", "
      << (firstView.empty() ? "None" : "_device[0]") << ", [" << llvm::join(words, ", ") << "])\n";
   return success();

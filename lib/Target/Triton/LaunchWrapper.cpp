@@ -33,11 +33,14 @@ std::string forward(const LaunchWrapperSpec &spec) {
 }
 
 /// The plan key: everything the checks and Triton's specialization read except addresses and float
-/// scalars (`_p_<view>` holds each view's address), with the launch facts read on float scalars.
+/// scalars (`_p_<view>` holds each view's address), with the launch facts read on float scalars. The
+/// negative bit is keyed: _check_view refuses such a view, so a plan made for a view without it must not
+/// take one with it.
 std::string planKey(const LaunchWrapperSpec &spec) {
   SmallVector<std::string> parts;
   for (auto &[n, written] : spec.views)
-    parts.push_back(llvm::formatv("type({0}), {0}.dtype, {0}.shape, {0}.stride(), {0}.get_device(), _p_{0} & 15", n));
+    parts.push_back(
+        llvm::formatv("type({0}), {0}.dtype, {0}.shape, {0}.stride(), {0}.get_device(), _p_{0} & 15, {0}.is_neg()", n));
   for (auto &[n, check] : spec.scalars)
     if (check.first == "int")
       parts.push_back(n);
@@ -224,6 +227,8 @@ void emitChecked(llvm::raw_ostream &os, const LaunchWrapperSpec &spec) {
      << "        raise ValueError(f\"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0\")\n"
      << "    if _grid[0] <= 0:\n"
      << "        return None\n";
+  if (std::string data = wrapper::checkData(spec.views); !data.empty())
+    os << "    " << data << "\n";
   emitFreshWorkspace(os, spec);
   if (!locals.empty())
     os << "    " << llvm::join(locals, ", ") << (locals.size() == 1 ? "," : "") << " = " << llvm::join(hosts, ", ")

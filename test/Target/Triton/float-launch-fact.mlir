@@ -15,11 +15,11 @@
 // CHECK: if _G1:
 // CHECK: _check_scalar('s', s, float,
 // CHECK: bool(((s >= 2.3283064365386963e-10) and (s <= 4294967296)))
-// CHECK: _key = ({{.*}}, _p_y & 15, bool(((s >= 2.3283064365386963e-10) and (s <= 4294967296))))
+// CHECK: _key = ({{.*}}, _p_y & 15, y.is_neg(), bool(((s >= 2.3283064365386963e-10) and (s <= 4294967296))))
 // CHECK: def scaled_softmax(x, y, *, s):
-// CHECK: _plans[({{.*}}, _p_y & 15, bool(((s >= 2.3283064365386963e-10) and (s <= 4294967296))))]
+// CHECK: _plans[({{.*}}, _p_y & 15, y.is_neg(), bool(((s >= 2.3283064365386963e-10) and (s <= 4294967296))))]
 // CHECK: def __call__(
-// CHECK: _plans[({{.*}}, _p_y & 15, bool(((s >= 2.3283064365386963e-10) and (s <= 4294967296))))]
+// CHECK: _plans[({{.*}}, _p_y & 15, y.is_neg(), bool(((s >= 2.3283064365386963e-10) and (s <= 4294967296))))]
 module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization>} {
   kir.kernel @scaled_softmax(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>, %s: f32) {
     %0 = kir.extent "M"

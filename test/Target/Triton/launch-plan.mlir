@@ -4,7 +4,7 @@
 // RUN: tessel compile %s --emit=source --target=triton | FileCheck %s
 // CHECK: def _shift_checked(x, *, k, _indices=_CHECKED):
 // CHECK: _check_scalar('k', k, int, (-2147483648, 2147483647))
-// CHECK: _key = (type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)
+// CHECK: _key = (type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, x.is_neg(), k)
 // CHECK-NEXT: except Exception:
 // CHECK: _plan = (_shift_bind(_compiled, _grid[0], x.get_device(), _a1, _a2),)
 // CHECK: def _go(x, _p_x, k):
@@ -12,7 +12,7 @@
 // CHECK-NEXT: _launch({{.*}}, None, None, None, _p_x, _a1, _a2, k)
 // CHECK: def shift(x, *, k):
 // CHECK: _p_x = x.data_ptr(){{$}}
-// CHECK-NEXT: (_go,) = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)]
+// CHECK-NEXT: (_go,) = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, x.is_neg(), k)]
 // CHECK: if (type(k) is int):
 // CHECK-NEXT: _go(x, _p_x, k)
 // CHECK-NOT: _span(
@@ -25,7 +25,7 @@
 // CHECK-NEXT: return _miss(_k, *_given((x,), _more, _rest, (('k', k),)))
 // CHECK-NEXT: try:
 // CHECK-NEXT: _p_x = x.data_ptr(){{$}}
-// CHECK-NEXT: (_go,) = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, k)]
+// CHECK-NEXT: (_go,) = _plans[(type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, x.is_neg(), k)]
 // CHECK-NEXT: except Exception:
 // CHECK-NEXT: return _miss(_k, *_given((x,), _more, _rest, (('k', k),)))
 // CHECK-NEXT: if (type(k) is int):

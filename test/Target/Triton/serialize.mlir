@@ -33,6 +33,11 @@
 // RUN: not test -e %t.bad.py
 // RUN: not tessel compile %tessel_src/examples/kir/layernorm.mlir --emit=source --target=triton --param NOPE=4 -o %t.bad.py 2>&1 | FileCheck %s --check-prefix=UNDECLARED
 
+// COM: A view must be strided, without the negative or conjugate bit (torch applies those lazily).
+// CHECK: def _check_view(
+// CHECK: if t.layout != torch.strided:
+// CHECK: if t.is_neg() or t.is_conj():
+// CHECK: def _check_data(*views):
 // DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3)}
 // TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 128), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3)}
 // WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 3)}
@@ -63,6 +68,8 @@
 // CHECK: _check_apart(('x', x, False), ('w', w, False), ('bb', bb, False), ('y', y, True), )
 // CHECK: if _grid[0] > 2147483647:
 // CHECK-NEXT: raise ValueError(f"{_grid[0]} programs exceed the launch limit of 2**31 - 1 on grid axis 0")
+// COM: A meta tensor passes the checks above (shape queries) but not a launch (issue 47).
+// CHECK: _check_data(('x', x), ('w', w), ('bb', bb), ('y', y), )
 // CHECK: _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13 = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps, bool(((0 < max((-((-(x.shape[1])) // (1))), 0)) and ((max((-((-(x.shape[1])) // (1))), 0) - 0) <=
 // CHECK: _compiled = _layernorm_kernel[_grid](_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, num_warps=
 // DEFAULT-SAME: {{^}}2, num_stages=3){{$}}
@@ -71,7 +78,7 @@
 // COM: The plan key: everything the checks and Triton's specialization read but addresses and the
 // COM: float scalar. The plan binds what the key fixes (extents, strides, the launch fact) and keeps
 // COM: each view's byte span for the aliasing check.
-// CHECK: _key = (type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, type(w), w.dtype, w.shape, w.stride(), w.get_device(), _p_w & 15, type(bb), bb.dtype, bb.shape, bb.stride(), bb.get_device(), _p_bb & 15, type(y), y.dtype, y.shape, y.stride(), y.get_device(), _p_y & 15)
+// CHECK: _key = (type(x), x.dtype, x.shape, x.stride(), x.get_device(), _p_x & 15, x.is_neg(), type(w), w.dtype, w.shape, w.stride(), w.get_device(), _p_w & 15, w.is_neg(), type(bb), bb.dtype, bb.shape, bb.stride(), bb.get_device(), _p_bb & 15, bb.is_neg(), type(y), y.dtype, y.shape, y.stride(), y.get_device(), _p_y & 15, y.is_neg())
 // CHECK: _plan = (_layernorm_bind(_compiled, _grid[0], x.get_device(), _a1, _a2, _a3, _a4, _a6, _a8, _a10, _a11, _a13), *_span(x), *_span(w), *_span(bb), *_span(y),)
 // CHECK: def _layernorm_bind(_compiled, _grid, _dev, _a1, _a2, _a3, _a4, _a6, _a8, _a10, _a11, _a13):
 // CHECK: def _go(x, _p_x, w, _p_w, bb, _p_bb, y, _p_y, eps):
