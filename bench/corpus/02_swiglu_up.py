@@ -54,7 +54,6 @@ TEST_SHAPES = [dict(M=1, N=1, K=1), dict(M=3, N=17, K=5), dict(M=17, N=67, K=31)
                dict(M=29, N=131, K=97)]
 BENCH_SHAPE = dict(M=8192, N=14336, K=4096)
 TOLERANCE = dict(rtol=1e-2, atol=1e-2)
-SKIP = {"triton": ("triton path under TRITON_INTERPRET=1 (interp passes): the generated tl.dot on bf16 operands gives raw-bit products in Triton 3.6.0's interpreter (triton-lang/triton#11584), e.g. at the first test shape: " + "FAIL output 'h': 1 of 1 elements differ; first at (0, 0): got np.float32(1.9703248e+17), reference np.float64(-0.0006646083589134819)")}
 PEER = "torch.compile"
 
 

@@ -48,7 +48,6 @@ TEST_SHAPES = [dict(B=1, N=1, K=1), dict(B=1, N=67, K=257), dict(B=3, N=131, K=2
                dict(B=16, N=37, K=1031)]
 BENCH_SHAPE = dict(B=1, N=4096, K=14336)
 TOLERANCE = dict(rtol=1e-2, atol=1e-2)
-SKIP = {"triton": ("triton path under TRITON_INTERPRET=1 (interp passes): the generated tl.dot on bf16 operands gives raw-bit products in Triton 3.6.0's interpreter (triton-lang/triton#11584), e.g. at the first test shape: " + "FAIL output 'y': 1 of 1 elements differ; first at (0, 0): got np.float32(7.7175194e+08), reference np.float64(-0.016608238220214844)")}
 PEER = "cuBLAS (torch x @ W.T)"
 
 

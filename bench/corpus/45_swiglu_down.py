@@ -52,11 +52,6 @@ TEST_SHAPES = [dict(M=1, F=1, N=1), dict(M=3, F=37, N=5), dict(M=19, F=131, N=67
 BENCH_SHAPE = dict(M=4096, F=14336, N=4096)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.compile"
-# Triton's CPU interpreter computes bf16 tl.dot wrongly (triton-lang/triton#11584); under
-# TRITON_INTERPRET=1 the generated kernel gave e.g. 7.7594624e+08 for a 1x1x1 product whose reference is
-# -0.0056762695 ("output 'y': 1 of 1 elements differ"), at every test shape. Not a test of tessel.
-SKIP = {"triton": "bf16 tl.dot under TRITON_INTERPRET=1 gives garbage (triton-lang/triton#11584): "
-                  "got 7.7594624e+08 vs reference -0.0056762695 at M=F=N=1"}
 
 
 def OPS(shape):

@@ -171,9 +171,41 @@ def mismatch(mod, got: dict, want: dict, tol: dict | None = None) -> str | None:
     return None
 
 
+def interpreter_bf16_dot():
+    """Under TRITON_INTERPRET=1, makes the Triton interpreter's tl.dot read bfloat16 operands as values.
+    The interpreter keeps bf16 tensors as their uint16 bit patterns and its create_dot converts only 8-bit
+    float operands, so a bf16 tl.dot multiplies the bit patterns (triton-lang/triton#11584, closed
+    unsupported; Triton 3.6). bf16 -> f32 is exact: the bits shifted into the high half. Installed once,
+    and only when the interpreter is in use; compiled kernels and every other op are untouched. Returns
+    whether the interpreter was patched."""
+    import os
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        return False
+    from triton.runtime import interpreter as ti
+    import triton.language as tl
+    builder = ti.InterpreterBuilder
+    if getattr(builder.create_dot, "_tessel_bf16", False):
+        return True
+    original = builder.create_dot
+
+    def create_dot(self, a, b, d, *args, **kwargs):
+        def widened(h):
+            if h.dtype != tl.bfloat16:
+                return h
+            bits = np.ascontiguousarray(h.data).astype(np.uint32) << 16
+            return ti.TensorHandle(bits.view(np.float32), tl.float32)
+        return original(self, widened(a), widened(b), d, *args, **kwargs)
+
+    create_dot._tessel_bf16 = True
+    builder.create_dot = create_dot
+    return True
+
+
 def check(mod, shape: dict, seed: int, path: str, device: str = "cpu") -> str | None:
     """Draws inputs at `shape`, runs `path` ("interp": the KIR interpreter; "triton": the kernel called
     on torch tensors on `device`) and compares with the reference: None, or what differs."""
+    if path == "triton" and device == "cpu":
+        interpreter_bf16_dot()
     inputs = draw(mod, shape, seed)
     want = expected(mod, inputs)  # first: a call writes InOut views, which share the arrays' memory
     got = run_interp(mod, shape, inputs) if path == "interp" else run_torch(mod, shape, inputs, device)
