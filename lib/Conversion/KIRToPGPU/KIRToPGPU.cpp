@@ -1719,6 +1719,9 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
       loads.push_back(load.getResult());
   }
   w.readFirst.append(loads.begin(), loads.end());
+  // In source order, whatever order the views were checked in (the caller walks a set): the same
+  // kernel compiles to the same text.
+  llvm::stable_sort(w.readFirst, [](Value a, Value b) { return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp()); });
   return true;
 }
 
