@@ -590,3 +590,46 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: numerics = source: the plain row softmax (examples/softmax.py's spelling: a row read, its
+// COM: maximum, exp-sum and an elementwise store of e / sum) stays as written: P is needed element by
+// COM: element, and nothing in the row is a contraction.
+// CHECK-LABEL: kir.kernel @row_softmax_source
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @row_softmax_source(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%i: index):
+      %t = kir.load %x[%i, %4] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      // expected-remark @below {{a use of exp(x - max) by 'kir.binary' that is not a reduction over the axis}}
+      %m = kir.reduce %t axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%4) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %t, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %lb = kir.broadcast %l over(%4) dims [] : f32 -> tensor<?xf32>
+      %r = kir.binary div %e, %lb : tensor<?xf32>
+      kir.store %r, %y[%i, %4] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
