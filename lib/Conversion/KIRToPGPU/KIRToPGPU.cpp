@@ -299,6 +299,9 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
     return whole;
   }
   Operation *def = tensor.getDefiningOp();
+  if (auto arg = dyn_cast<BlockArgument>(tensor))
+    if (auto loop = dyn_cast_or_null<kir::ForOp>(arg.getOwner()->getParentOp()); loop && arg.getArgNumber() > 0)
+      return sizes(loop.getInits()[arg.getArgNumber() - 1]); // a carry has its init's shape
   if (!def)
     return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
   auto fromCoords = [&](ValueRange coords) -> FailureOr<SmallVector<Value>> {
@@ -327,6 +330,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
         return SmallVector<Value>{domains.lookup(h.getBins()).size};
       })
       .Case<kir::ScanOp>([&](kir::ScanOp op) { return sizes(op.getInputs()[0]); })
+      .Case<kir::ForOp>([&](kir::ForOp op) { return sizes(op.getInits()[cast<OpResult>(tensor).getResultNumber()]); })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp op) {
         // A summary component has its identity's shape.
         return sizes(op.getIdentities()[cast<OpResult>(tensor).getResultNumber()]);
@@ -569,6 +573,13 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         Value at = member(loc, domains.lookup(r.getDomain()), positions[0]);
         Value raw = pgpu::LoadOp::create(b, loc, elem, mapArg, ValueRange{at}, trueValue(loc), zeroOf(loc, elem));
         return Value(pgpu::CastOp::create(b, loc, b.getIndexType(), raw));
+      })
+      .Case<kir::ForOp>([&](kir::ForOp f) -> FailureOr<Value> {
+        // A loop carrying tensors, without writes: run at these positions (CarriedTensors.cpp).
+        FailureOr<SmallVector<Value>> results = carriedLoopAt(f, positions, /*withWrites=*/false);
+        if (failed(results))
+          return failure();
+        return (*results)[cast<OpResult>(tensor).getResultNumber()];
       })
       .Case<kir::HistogramOp>([&](kir::HistogramOp h) -> FailureOr<Value> {
         // count[bin] = number of active inputs equal to bin (pure; realized per bin).
@@ -1424,11 +1435,14 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         return success();
       })
       .Case<kir::ForOp>([&](kir::ForOp f) -> LogicalResult {
+        if (carriesTensors(f))
+          return emitCarriedTensors(f); // CarriedTensors.cpp
         DomainVals d = domains.lookup(f.getDomain());
         SmallVector<Value> inits;
         for (Value v : f.getInits()) {
           if (!v.getType().isIntOrIndexOrFloat())
-            return f.emitError() << "kir-to-pgpu: kir.for carries must be scalars for now";
+            return f.emitError() << "kir-to-pgpu: kir.for carries scalars and tensors; a '" << v.getType()
+                                 << "' carry is not constructed";
           inits.push_back(map.lookup(v));
         }
         FailureOr<SmallVector<Value>> results =
@@ -1494,7 +1508,7 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
 }
 
 /// Views a workset reads and writes (for the one-launch independence check).
-static void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes) {
+void tessel::construct::collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes) {
   op->walk([&](Operation *inner) {
     for (Value operand : inner->getOperands()) {
       if (!isa<kir::ViewType>(operand.getType()))

@@ -172,6 +172,17 @@ private:
   /// value (realized per element where used), scalars map to its realization.
   LogicalResult bindCaptures(ValueRange args, ValueRange captures);
 
+  // A kir.for carrying tensors, position by position along the carried axes (CarriedTensors.cpp).
+  static bool carriesTensors(kir::ForOp f);
+  static bool hasWrites(kir::ForOp f);
+  /// The carried axes' extents when the body is elementwise along them; an error at the op otherwise.
+  FailureOr<SmallVector<Value>> checkCarriedTensors(kir::ForOp f);
+  /// The loop at `positions` of the carried axes: an ordered pgpu.for carrying the elements there
+  /// (writes of the body performed when `withWrites`); its results, tensor ones also kept as realized.
+  FailureOr<SmallVector<Value>> carriedLoopAt(kir::ForOp f, ArrayRef<Value> positions, bool withWrites);
+  /// At the statement: checks the loop; with writes, a pgpu.foreach over the carried axes runs it.
+  LogicalResult emitCarriedTensors(kir::ForOp f);
+
   LogicalResult unsupported(Operation *op) {
     return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
   }
@@ -232,6 +243,8 @@ private:
   LogicalResult emitWorksetElement(Workset &w, ArrayRef<Value> positions);
   LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
 };
+/// The views `op` (and what it holds) reads and writes.
+void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes);
 /// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads
 /// becomes explicit captures. Returns the op to use from now on (`fold` itself when closed).
 pgpu::RegionFoldOp closeSummarize(OpBuilder &b, pgpu::RegionFoldOp fold);
