@@ -1,9 +1,12 @@
 """A runtime `for` carrying tensors (CarriedTensors.cpp): a kir.for whose body is elementwise along the
 carried axes is constructed position by position (seed 000 §5, seed 002 §3.3), the carry a scalar per
-position. Against the KIR interpreter on random nonzero inputs at odd shapes (T = 0 and 1, primes, C
-not a multiple of any block; bags of length 0 and 1, repeated indices):
+position; pgpu-refine-mapping and pgpu-form-blocking then make the carried positions lanes of a
+fragment (a recurrence: each program's BLOCK_P members; a bag: BLOCK columns per block), the loop
+running for all lanes at once. Against the KIR interpreter on random nonzero inputs at odd shapes
+(T = 0 and 1, primes, C not a multiple of any block; bags of length 0 and 1, repeated indices):
 
-  * the pgpu interpreter after the whole shared pipeline (`tessel run --stage pgpu`, shuffled order);
+  * the pgpu interpreter after the whole shared pipeline (`tessel run --stage pgpu`, shuffled order),
+    at two bindings of the block parameter;
   * the generated Triton under TRITON_INTERPRET=1 on torch tensors.
 """
 import os
@@ -85,14 +88,14 @@ def bag_reference(table, indices, weights, offsets):
     return out
 
 
-def run_tessel(tessel_bin, kernel, stage, shapes, inputs, tmp):
+def run_tessel(tessel_bin, kernel, stage, shapes, inputs, tmp, params=None):
     tmp = pathlib.Path(tmp)
     src = tmp / "k.mlir"
     src.write_text(kernel.kir({}))
     args = [str(tessel_bin), "run", str(src), "--stage", stage, "--seed", "3", "--out", str(tmp / stage),
             "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
     if stage == "pgpu":
-        args += ["--order", "shuffle"]
+        args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
     for k, v in inputs.items():
         np.save(tmp / f"{k}.npy", v)
         args += ["--in", f"{k}={tmp / f'{k}.npy'}"]
@@ -112,9 +115,13 @@ def test_recurrence_matches_kir(tessel_bin, shape):
     decay = rng.uniform(0.5, 0.99, size=shape["C"]).astype(np.float32)
     want = ema2_reference(x, decay)
     with tempfile.TemporaryDirectory() as tmp:
-        for stage in ("kir", "pgpu"):
-            got = np.load(run_tessel(tessel_bin, ema2, stage, shape, {"x": x, "decay": decay}, tmp) / "y.npy")
-            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=stage)
+        got = np.load(run_tessel(tessel_bin, ema2, "kir", shape, {"x": x, "decay": decay}, tmp) / "y.npy")
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg="kir")
+        # Each program's members are one block of BLOCK_P lanes: fewer than a row, and more than B * C.
+        for block_p in (16, 256):
+            got = np.load(run_tessel(tessel_bin, ema2, "pgpu", shape, {"x": x, "decay": decay}, tmp,
+                                     {"BLOCK_P": block_p}) / "y.npy")
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"pgpu BLOCK_P={block_p}")
     import torch
     y = torch.full(x.shape, float("nan"))
     ema2(torch.from_numpy(x), torch.from_numpy(decay), y)
@@ -142,13 +149,30 @@ def test_bag_accumulators_match_kir(tessel_bin, V, D, offsets, NI):
     shape = dict(V=V, D=D, NI=NI, NB=len(offsets))
     inputs = {"table": table, "indices": indices, "weights": weights, "offsets": offsets}
     with tempfile.TemporaryDirectory() as tmp:
-        for stage in ("kir", "pgpu"):
-            got = np.load(run_tessel(tessel_bin, bag_weighted, stage, shape, inputs, tmp) / "out.npy")
-            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=stage)
+        got = np.load(run_tessel(tessel_bin, bag_weighted, "kir", shape, inputs, tmp) / "out.npy")
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg="kir")
+        # The row's columns are blocked by BLOCK: several blocks and a partial one (D = 67, 130), or one.
+        for block in (64, 512):
+            got = np.load(run_tessel(tessel_bin, bag_weighted, "pgpu", shape, inputs, tmp, {"BLOCK": block}) / "out.npy")
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"pgpu BLOCK={block}")
     import torch
     out = torch.full((len(offsets), D), float("nan"))
     bag_weighted(*[torch.from_numpy(inputs[k]) for k in ("table", "indices", "weights", "offsets")], out)
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5, err_msg="triton")
+
+
+def test_carries_become_fragments(tessel_bin):
+    """The pipeline's program: the carried positions are fragment lanes, the time loop one ordered loop."""
+    for kernel, block in ((ema2, "BLOCK_P"), (bag_weighted, "BLOCK")):
+        with tempfile.TemporaryDirectory() as tmp:
+            src = pathlib.Path(tmp) / "k.mlir"
+            src.write_text(kernel.kir({}))
+            res = subprocess.run([str(tessel_bin), "compile", str(src), "--emit=pgpu"], capture_output=True, text=True)
+            assert res.returncode == 0, res.stderr
+            loops = [ln for ln in res.stdout.splitlines() if "pgpu.for" in ln and "iter_args" in ln]
+            # Two tensor carries as fragments; ema2's step count stays a scalar carry.
+            assert loops and all(ln.count(f"!pgpu.fragment<f32, [{block}]>") == 4 for ln in loops), loops
+            assert "pgpu.foreach" not in res.stdout
 
 
 def test_reduction_over_the_carry_is_rejected_at_its_line():
