@@ -188,3 +188,25 @@ def test_reduction_over_the_carry_is_rejected_at_its_line():
 
     with pytest.raises(tessel.CompileError, match="reads the carried tensor across positions"):
         centered.source("triton")
+
+
+SCAN_SHAPES = [dict(B=1, T=1, C=1), dict(B=2, T=37, C=13), dict(B=1, T=0, C=3), dict(B=3, T=130, C=5)]
+
+
+@pytest.mark.parametrize("shape", SCAN_SHAPES, ids=[f"B{s['B']}T{s['T']}C{s['C']}" for s in SCAN_SHAPES])
+def test_scan_spelling_matches_kir(tessel_bin, root, shape):
+    """The scan spelling of the recurrence (bench/corpus/25_ema_b.py): a stored scan along time whose
+    lines along the channels are an independent foreach (program axes after pgpu-flatten-worksets)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_corpus_25_ema_b", root / "bench" / "corpus" / "25_ema_b.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rng = np.random.default_rng(shape["T"] + 11 * shape["C"])
+    x = rng.standard_normal((shape["B"], shape["T"], shape["C"])).astype(np.float32)
+    decay = rng.uniform(0.5, 0.99, size=shape["C"]).astype(np.float32)
+    want = mod.reference(x, decay)["y"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for stage, params in (("kir", None), ("pgpu", {"BLOCK": 64}), ("pgpu", {"BLOCK": 512})):
+            got = np.load(run_tessel(tessel_bin, mod.KERNEL, stage, shape, {"x": x, "decay": decay}, tmp, params)
+                          / "y.npy")
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"{stage} {params}")

@@ -223,20 +223,6 @@ LogicalResult KernelConstructor::emitCarriedTensors(kir::ForOp f) {
   if (!hasWrites(f))
     return success();
   // The positions along the carried axes are independent: a pgpu.foreach each.
-  Location loc = f.getLoc();
-  SmallVector<Value> positions;
-  std::function<LogicalResult(unsigned)> nest = [&](unsigned depth) -> LogicalResult {
-    if (depth == extents->size())
-      return carriedLoopAt(f, positions, /*withWrites=*/true);
-    auto loop = pgpu::ForeachOp::create(b, loc, constIndex(loc, 0), (*extents)[depth]);
-    OpBuilder::InsertionGuard guard(b);
-    Block *block = b.createBlock(&loop.getBody());
-    positions.push_back(block->addArgument(b.getIndexType(), loc));
-    if (failed(nest(depth + 1)))
-      return failure();
-    positions.pop_back();
-    pgpu::YieldOp::create(b, loc);
-    return success();
-  };
-  return nest(0);
+  return foreachNest(f.getLoc(), *extents,
+                     [&](ArrayRef<Value> positions) { return carriedLoopAt(f, positions, /*withWrites=*/true); });
 }

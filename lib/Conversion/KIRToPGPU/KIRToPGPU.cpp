@@ -260,6 +260,25 @@ FailureOr<SmallVector<Value>> KernelConstructor::loopNest(Location loc, ArrayRef
   return nest(0, inits);
 }
 
+LogicalResult KernelConstructor::foreachNest(Location loc, ArrayRef<Value> extents,
+                                             function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  SmallVector<Value> positions;
+  std::function<LogicalResult(unsigned)> nest = [&](unsigned depth) -> LogicalResult {
+    if (depth == extents.size())
+      return body(positions);
+    auto loop = pgpu::ForeachOp::create(b, loc, constIndex(loc, 0), extents[depth]);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&loop.getBody());
+    positions.push_back(block->addArgument(b.getIndexType(), loc));
+    if (failed(nest(depth + 1)))
+      return failure();
+    positions.pop_back();
+    pgpu::YieldOp::create(b, loc);
+    return success();
+  };
+  return nest(0);
+}
+
 /// Source coordinates of an access at `positions` of the accessed value.
 FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, ValueRange coords,
                                                               ArrayRef<Value> positions) {
@@ -875,8 +894,8 @@ LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned compon
     identities.push_back(map.lookup(id));
   SmallVector<Type> types(ValueRange(identities).getTypes());
   Value length = (*extents)[axis];
-  FailureOr<SmallVector<Value>> done = loopNest(
-      loc, outer, {}, [&](ArrayRef<Value> outerPos, ValueRange) -> FailureOr<SmallVector<Value>> {
+  // The lines along the other axes are independent (each stores its own prefixes): a foreach nest.
+  return foreachNest(loc, outer, [&](ArrayRef<Value> outerPos) -> LogicalResult {
         auto rs = pgpu::RangeScanOp::create(b, loc, constIndex(loc, 0), length, identities, scan.getExclusive(),
                                             scan.getReverse());
         auto positionsAt = [&](Value at) {
@@ -910,9 +929,8 @@ LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned compon
             return failure();
           pgpu::YieldOp::create(b, loc);
         }
-        return SmallVector<Value>();
+        return success();
       });
-  return failure(failed(done));
 }
 
 /// Value and position along the arg-reduce axis at `kept` positions. An

@@ -114,6 +114,8 @@ private:
   LogicalResult emitScalarPointwise(Operation *op);
   using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
   FailureOr<SmallVector<Value>> loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits, LoopBody body);
+  /// An independent workset over the product of `extents` (pgpu.foreach per axis), `body` at each point.
+  LogicalResult foreachNest(Location loc, ArrayRef<Value> extents, function_ref<LogicalResult(ArrayRef<Value>)> body);
   FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
 
   // Region folds (seed 002 §3.1: an executable physical structured op, unblocked here).
