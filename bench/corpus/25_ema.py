@@ -75,8 +75,6 @@ BENCH_SHAPE = dict(B=8, T=4096, C=1024)
 TOLERANCE = dict(rtol=1e-4, atol=1e-5)
 BENCH_TOLERANCE = dict(rtol=1e-3, atol=1e-4)
 PEER = "torch.compile (loop-free chunked formulation)"
-XFAIL = {"triton": ("triton provider: a tensor (over channels) carried by a runtime for over time is rejected: "
-         "'kir-to-pgpu: kir.for carries must be scalars for now'")}
 
 
 def OPS(shape):

@@ -62,8 +62,6 @@ TEST_SHAPES = [dict(V=1, D=1, NI=1, NB=1),
 BENCH_SHAPE = dict(V=1_000_000, D=128, NI=65536 * 32, NB=65536)
 TOLERANCE = dict(rtol=1e-5, atol=1e-5)
 PEER = "F.embedding_bag"
-XFAIL = {"triton": ("triton provider: the [D] accumulator carried by the runtime for over a bag's items is rejected: "
-         "'kir-to-pgpu: kir.for carries must be scalars for now'")}
 
 
 def OPS(shape):

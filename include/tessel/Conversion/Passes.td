@@ -18,7 +18,11 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     dispatch guards and `pgpu.execution_group` bodies. Ownership is scalar: each program instance owns
     one point of its workset, and every logical tensor is realized element by element (pure producers
     are rematerialized at each use; reductions and contractions become ordered physical loops with
-    carried accumulators). Every access gets explicit coordinates, validity and fill at once. Blocking
+    carried accumulators). A `kir.for` carrying tensors whose body is elementwise along the carried
+    axes (CarriedTensors.cpp, seed 000 §5, seed 002 §3.3) runs position by position: the carried axes
+    are free (a `pgpu.foreach` when the loop writes, else the reader's positions) and each position is
+    the same ordered `pgpu.for` carrying its element as a scalar; anything that reads the carry across
+    positions is rejected at the op. Every access gets explicit coordinates, validity and fill at once. Blocking
     into fragments is the job of later pass groups, with one exception (FoldWorkset.cpp):
     Fragment construction of region-fold worksets (seed 002 §3.4): a workset whose body holds a
     `kir.region_fold` and whose values all have coordinate provenance (loads at index and domain

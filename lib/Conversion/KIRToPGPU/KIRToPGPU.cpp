@@ -260,6 +260,25 @@ FailureOr<SmallVector<Value>> KernelConstructor::loopNest(Location loc, ArrayRef
   return nest(0, inits);
 }
 
+LogicalResult KernelConstructor::foreachNest(Location loc, ArrayRef<Value> extents,
+                                             function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  SmallVector<Value> positions;
+  std::function<LogicalResult(unsigned)> nest = [&](unsigned depth) -> LogicalResult {
+    if (depth == extents.size())
+      return body(positions);
+    auto loop = pgpu::ForeachOp::create(b, loc, constIndex(loc, 0), extents[depth]);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&loop.getBody());
+    positions.push_back(block->addArgument(b.getIndexType(), loc));
+    if (failed(nest(depth + 1)))
+      return failure();
+    positions.pop_back();
+    pgpu::YieldOp::create(b, loc);
+    return success();
+  };
+  return nest(0);
+}
+
 /// Source coordinates of an access at `positions` of the accessed value.
 FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, ValueRange coords,
                                                               ArrayRef<Value> positions) {
@@ -299,6 +318,9 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
     return whole;
   }
   Operation *def = tensor.getDefiningOp();
+  if (auto arg = dyn_cast<BlockArgument>(tensor))
+    if (auto loop = dyn_cast_or_null<kir::ForOp>(arg.getOwner()->getParentOp()); loop && arg.getArgNumber() > 0)
+      return sizes(loop.getInits()[arg.getArgNumber() - 1]); // a carry has its init's shape
   if (!def)
     return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
   auto fromCoords = [&](ValueRange coords) -> FailureOr<SmallVector<Value>> {
@@ -327,6 +349,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
         return SmallVector<Value>{domains.lookup(h.getBins()).size};
       })
       .Case<kir::ScanOp>([&](kir::ScanOp op) { return sizes(op.getInputs()[0]); })
+      .Case<kir::ForOp>([&](kir::ForOp op) { return sizes(op.getInits()[cast<OpResult>(tensor).getResultNumber()]); })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp op) {
         // A summary component has its identity's shape.
         return sizes(op.getIdentities()[cast<OpResult>(tensor).getResultNumber()]);
@@ -569,6 +592,13 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         Value at = member(loc, domains.lookup(r.getDomain()), positions[0]);
         Value raw = pgpu::LoadOp::create(b, loc, elem, mapArg, ValueRange{at}, trueValue(loc), zeroOf(loc, elem));
         return Value(pgpu::CastOp::create(b, loc, b.getIndexType(), raw));
+      })
+      .Case<kir::ForOp>([&](kir::ForOp f) -> FailureOr<Value> {
+        // A loop carrying tensors, without writes: run at these positions (CarriedTensors.cpp).
+        FailureOr<SmallVector<Value>> results = carriedLoopAt(f, positions, /*withWrites=*/false);
+        if (failed(results))
+          return failure();
+        return (*results)[cast<OpResult>(tensor).getResultNumber()];
       })
       .Case<kir::HistogramOp>([&](kir::HistogramOp h) -> FailureOr<Value> {
         // count[bin] = number of active inputs equal to bin (pure; realized per bin).
@@ -864,8 +894,8 @@ LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned compon
     identities.push_back(map.lookup(id));
   SmallVector<Type> types(ValueRange(identities).getTypes());
   Value length = (*extents)[axis];
-  FailureOr<SmallVector<Value>> done = loopNest(
-      loc, outer, {}, [&](ArrayRef<Value> outerPos, ValueRange) -> FailureOr<SmallVector<Value>> {
+  // The lines along the other axes are independent (each stores its own prefixes): a foreach nest.
+  return foreachNest(loc, outer, [&](ArrayRef<Value> outerPos) -> LogicalResult {
         auto rs = pgpu::RangeScanOp::create(b, loc, constIndex(loc, 0), length, identities, scan.getExclusive(),
                                             scan.getReverse());
         auto positionsAt = [&](Value at) {
@@ -899,9 +929,8 @@ LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned compon
             return failure();
           pgpu::YieldOp::create(b, loc);
         }
-        return SmallVector<Value>();
+        return success();
       });
-  return failure(failed(done));
 }
 
 /// Value and position along the arg-reduce axis at `kept` positions. An
@@ -1424,11 +1453,14 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         return success();
       })
       .Case<kir::ForOp>([&](kir::ForOp f) -> LogicalResult {
+        if (carriesTensors(f))
+          return emitCarriedTensors(f); // CarriedTensors.cpp
         DomainVals d = domains.lookup(f.getDomain());
         SmallVector<Value> inits;
         for (Value v : f.getInits()) {
           if (!v.getType().isIntOrIndexOrFloat())
-            return f.emitError() << "kir-to-pgpu: kir.for carries must be scalars for now";
+            return f.emitError() << "kir-to-pgpu: kir.for carries scalars and tensors; a '" << v.getType()
+                                 << "' carry is not constructed";
           inits.push_back(map.lookup(v));
         }
         FailureOr<SmallVector<Value>> results =
@@ -1494,7 +1526,7 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
 }
 
 /// Views a workset reads and writes (for the one-launch independence check).
-static void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes) {
+void tessel::construct::collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes) {
   op->walk([&](Operation *inner) {
     for (Value operand : inner->getOperands()) {
       if (!isa<kir::ViewType>(operand.getType()))

@@ -114,6 +114,8 @@ private:
   LogicalResult emitScalarPointwise(Operation *op);
   using LoopBody = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions, ValueRange carries)>;
   FailureOr<SmallVector<Value>> loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits, LoopBody body);
+  /// An independent workset over the product of `extents` (pgpu.foreach per axis), `body` at each point.
+  LogicalResult foreachNest(Location loc, ArrayRef<Value> extents, function_ref<LogicalResult(ArrayRef<Value>)> body);
   FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
 
   // Region folds (seed 002 §3.1: an executable physical structured op, unblocked here).
@@ -171,6 +173,17 @@ private:
   /// Binds region arguments to the op's captures: tensors alias the captured
   /// value (realized per element where used), scalars map to its realization.
   LogicalResult bindCaptures(ValueRange args, ValueRange captures);
+
+  // A kir.for carrying tensors, position by position along the carried axes (CarriedTensors.cpp).
+  static bool carriesTensors(kir::ForOp f);
+  static bool hasWrites(kir::ForOp f);
+  /// The carried axes' extents when the body is elementwise along them; an error at the op otherwise.
+  FailureOr<SmallVector<Value>> checkCarriedTensors(kir::ForOp f);
+  /// The loop at `positions` of the carried axes: an ordered pgpu.for carrying the elements there
+  /// (writes of the body performed when `withWrites`); its results, tensor ones also kept as realized.
+  FailureOr<SmallVector<Value>> carriedLoopAt(kir::ForOp f, ArrayRef<Value> positions, bool withWrites);
+  /// At the statement: checks the loop; with writes, a pgpu.foreach over the carried axes runs it.
+  LogicalResult emitCarriedTensors(kir::ForOp f);
 
   LogicalResult unsupported(Operation *op) {
     return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
@@ -232,6 +245,8 @@ private:
   LogicalResult emitWorksetElement(Workset &w, ArrayRef<Value> positions);
   LogicalResult classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets);
 };
+/// The views `op` (and what it holds) reads and writes.
+void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes);
 /// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads
 /// becomes explicit captures. Returns the op to use from now on (`fold` itself when closed).
 pgpu::RegionFoldOp closeSummarize(OpBuilder &b, pgpu::RegionFoldOp fold);

@@ -290,6 +290,43 @@ module {
 
 // -----
 
+// COM: A stored scan along axis 0 of a [T, C] tile: its lines along the other axis (C) are an
+// COM: independent workset, a pgpu.foreach (pgpu-flatten-worksets may then make them program axes),
+// COM: each holding the range scan along T. The cumsum cases above have no other axis: no foreach.
+// CHECK-LABEL: pgpu.kernel @column_scan
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.foreach %{{.*}} to %{{.*}} {
+// CHECK-NEXT: ^bb0(%[[C:.*]]: index):
+// CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}} : f32) element {
+// CHECK: } emit {
+// CHECK: pgpu.store
+module {
+  kir.kernel @column_scan(%x: !kir.view<f32, [B, T, C], in>, %y: !kir.view<f32, [B, T, C], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %b = kir.extent "B"
+    %t = kir.extent "T"
+    %c = kir.extent "C"
+    %db = kir.domain %c0 to %b
+    %dt = kir.domain %c0 to %t
+    %dc = kir.domain %c0 to %c
+    kir.parallel %db {
+    ^bb0(%i: index):
+      %tile = kir.load %x[%i, %dt, %dc] : !kir.view<f32, [B, T, C], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %s = kir.scan %tile axis 0 identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?x?xf32>) {
+      ^bb0(%a: f32, %e: f32):
+        %r = kir.binary add %a, %e : f32
+        kir.yield %r : f32
+      }
+      kir.store %s, %y[%i, %dt, %dc] : tensor<?x?xf32>, !kir.view<f32, [B, T, C], out>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
 // COM: A record summary folds as its fields: the {m, den} of an online softmax become two f32
 // COM: components of the physical fold, and record_get on the result reads the field.
 // CHECK-LABEL: pgpu.kernel @record_fold

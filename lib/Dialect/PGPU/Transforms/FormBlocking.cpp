@@ -4,8 +4,10 @@
 // A `pgpu.foreach` (independent iterations), `pgpu.range_reduce`
 // (associative/commutative members) or `pgpu.range_scan` (associative,
 // ordered members) over [lo, hi) becomes an ordered loop over blocks of BLOCK
-// members whose body works on `!pgpu.fragment<_, [BLOCK]>` values. Ordered loops are never touched: blocking them would change what
-// the author ordered (seed 002 §4).
+// members whose body works on `!pgpu.fragment<_, [BLOCK]>` values. Ordered loops are never blocked:
+// blocking them would change what the author ordered (seed 002 §4); one inside a blocked body whose
+// bounds every lane shares runs its iterations in order for all the lanes at once, its lane-dependent
+// carries fragments (a recurrence or accumulator per member, CarriedTensors.cpp).
 //
 // A perfect nest of such loops over a rectangular product space (a reduction
 // over several axes, the stores of a several-axis tile) is first one loop over
@@ -41,11 +43,9 @@ namespace {
 /// depend on the loop index become fragments, the rest stay scalars.
 class Fragmenter {
 public:
-  Fragmenter(OpBuilder &b, Value laneOk) : b(b), laneOk(laneOk) {}
+  Fragmenter(OpBuilder &b, Value laneOk, StringAttr block) : b(b), laneOk(laneOk), block(block) {}
 
-  FragmentType fragmentOf(Type element) {
-    return FragmentType::get(element.getContext(), element, {StringAttr::get(element.getContext(), kBlockParam)});
-  }
+  FragmentType fragmentOf(Type element) { return FragmentType::get(element.getContext(), element, {block}); }
   bool isFragment(Value v) { return isa<FragmentType>(v.getType()); }
   Value splat(Location loc, Value scalar) {
     return SplatOp::create(b, loc, fragmentOf(scalar.getType()), scalar);
@@ -128,12 +128,65 @@ public:
       sr.getCombine().cloneInto(&blocked.getCombine(), regionMap);
       return success();
     }
-    return failure(); // nested control, reductions, tuples, atomics: not blocked here
+    if (auto loop = dyn_cast<ForOp>(op))
+      return cloneFor(loop);
+    return failure(); // other control, reductions, tuples, atomics: not blocked here
   }
 
   IRMapping map;
 
 private:
+  /// An ordered loop inside the blocked body (an author's loop run per member, seed 000 §5) whose
+  /// bounds are the same for every lane: the lanes run its iterations together, in order, and a
+  /// carry that depends on the lane becomes a fragment (seed 002 §3.3: the free axis blocked, the
+  /// ordered one kept). Which carries are lane-wide is found by cloning until the yields agree.
+  LogicalResult cloneFor(ForOp loop) {
+    Location loc = loop.getLoc();
+    Value lo = mapped(loop.getLower()), hi = mapped(loop.getUpper()), step = mapped(loop.getStep());
+    if (isFragment(lo) || isFragment(hi) || isFragment(step))
+      return failure(); // lanes with different trip counts
+    Block &body = loop.getBody().front();
+    SmallVector<bool> laneWide;
+    for (Value init : loop.getInits())
+      laneWide.push_back(isFragment(mapped(init)));
+    for (unsigned attempt = 0; attempt <= laneWide.size(); ++attempt) {
+      SmallVector<Value> inits;
+      for (auto [init, wide] : llvm::zip(loop.getInits(), laneWide))
+        inits.push_back(wide ? asFragment(loc, mapped(init)) : mapped(init));
+      auto copy = ForOp::create(b, loc, TypeRange(inits), lo, hi, step, inits);
+      bool widened = false;
+      {
+        OpBuilder::InsertionGuard guard(b);
+        Block *nb = b.createBlock(&copy.getBody());
+        map.map(body.getArgument(0), nb->addArgument(b.getIndexType(), loc));
+        for (auto [arg, init] : llvm::zip(body.getArguments().drop_front(), inits))
+          map.map(arg, nb->addArgument(init.getType(), loc));
+        for (Operation &inner : body.without_terminator())
+          if (failed(clone(inner))) {
+            copy.erase();
+            return failure();
+          }
+        SmallVector<Value> yields;
+        for (auto [i, y] : llvm::enumerate(body.getTerminator()->getOperands())) {
+          Value v = mapped(y);
+          if (isFragment(v) && !laneWide[i])
+            laneWide[i] = widened = true;
+          yields.push_back(laneWide[i] ? asFragment(loc, v) : v);
+        }
+        if (!widened)
+          YieldOp::create(b, loc, yields);
+      }
+      if (widened) {
+        copy.erase();
+        continue;
+      }
+      for (auto [r, n] : llvm::zip(loop.getResults(), copy.getResults()))
+        map.map(r, n);
+      return success();
+    }
+    return failure();
+  }
+
   LogicalResult cloneRead(Operation &op, Value view, ValueRange coords, Value valid, Value fill) {
     Location loc = op.getLoc();
     SmallVector<Value> newCoords;
@@ -161,6 +214,7 @@ private:
 
   OpBuilder &b;
   Value laneOk;
+  StringAttr block; // the parameter naming the lanes
 };
 
 /// Builds `for %b = lo to hi step BLOCK iter_args(inits)` whose body gets the
@@ -170,19 +224,20 @@ private:
 static FailureOr<ForOp> buildBlockLoop(OpBuilder &b, Location loc, Value lo, Value hi, ValueRange inits,
                                        function_ref<FailureOr<SmallVector<Value>>(Fragmenter &, Value lanes,
                                                                                   ValueRange carries)>
-                                           fill) {
-  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
+                                           fill,
+                                       StringRef blockName = kBlockParam) {
+  Value block = ParamOp::create(b, loc, b.getIndexType(), blockName);
   auto loop = ForOp::create(b, loc, TypeRange(inits), lo, hi, block, inits);
   OpBuilder::InsertionGuard guard(b);
   Block *body = b.createBlock(&loop.getBody());
   Value start = body->addArgument(b.getIndexType(), loc);
   for (Value i : inits)
     body->addArgument(i.getType(), loc);
-  auto indexFragment = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kBlockParam)});
+  auto indexFragment = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(blockName)});
   Value lanes = IotaOp::create(b, loc, indexFragment, start);
   Value bound = SplatOp::create(b, loc, indexFragment, hi);
   Value laneOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, bound);
-  Fragmenter fragmenter(b, laneOk);
+  Fragmenter fragmenter(b, laneOk, b.getStringAttr(blockName));
   FailureOr<SmallVector<Value>> yields = fill(fragmenter, lanes, body->getArguments().drop_front());
   if (failed(yields)) {
     loop.erase();
@@ -193,8 +248,31 @@ static FailureOr<ForOp> buildBlockLoop(OpBuilder &b, Location loc, Value lo, Val
   return loop;
 }
 
+/// The parameter P when `op` spans [lo, min(lo + P, n)) (pgpu-refine-mapping's members owned by one
+/// program) and its body holds an ordered loop: its lanes are then one block of P, so that the ordered
+/// loop runs once per program rather than once per block of lanes. Null otherwise.
+static StringAttr ownedBlock(ForeachOp op) {
+  bool ordered = false;
+  op.getBody().walk([&](ForOp) { ordered = true; });
+  auto min = op.getUpper().getDefiningOp<BinaryOp>();
+  if (!ordered || !min || min.getKind() != kir::BinaryKind::Min)
+    return {};
+  auto add = min.getLhs().getDefiningOp<BinaryOp>();
+  if (!add || add.getKind() != kir::BinaryKind::Add || add.getLhs() != op.getLower())
+    return {};
+  auto param = add.getRhs().getDefiningOp<ParamOp>();
+  return param ? param.getNameAttr() : StringAttr();
+}
+
+/// Whether blocking `op` declares BLOCK (it does unless its lanes are a block of the members it owns).
+bool usesBlockParam(Operation *op) {
+  auto f = dyn_cast<ForeachOp>(op);
+  return !f || !ownedBlock(f);
+}
+
 LogicalResult blockForeach(OpBuilder &b, ForeachOp op) {
   b.setInsertionPoint(op);
+  StringAttr owned = ownedBlock(op);
   FailureOr<ForOp> loop = buildBlockLoop(
       b, op.getLoc(), op.getLower(), op.getUpper(), {},
       [&](Fragmenter &f, Value lanes, ValueRange) -> FailureOr<SmallVector<Value>> {
@@ -204,7 +282,8 @@ LogicalResult blockForeach(OpBuilder &b, ForeachOp op) {
           if (failed(f.clone(inner)))
             return failure();
         return SmallVector<Value>();
-      });
+      },
+      owned ? owned.getValue() : StringRef(kBlockParam));
   if (failed(loop))
     return failure();
   op.erase();
@@ -543,17 +622,19 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
         else
           spans = spannedSymbol(cast<RangeReduceOp>(op).getLower(), cast<RangeReduceOp>(op).getUpper());
         LogicalResult done = failure();
+        bool declares = usesBlockParam(op);
         if (auto f = dyn_cast<ForeachOp>(op))
           done = blockForeach(b, f);
         else if (auto s = dyn_cast<RangeScanOp>(op))
           done = blockRangeScan(b, s);
         else
           done = blockRangeReduce(b, cast<RangeReduceOp>(op));
-        changed |= succeeded(done);
-        if (succeeded(done))
+        changed |= succeeded(done) && declares;
+        if (succeeded(done) && declares)
           covered = !covered || *covered == spans ? spans : StringAttr();
         if (remarks && succeeded(done))
-          emitRemark(loc) << "pgpu-form-blocking: '" << name << "' became a loop over blocks of BLOCK lanes";
+          emitRemark(loc) << "pgpu-form-blocking: '" << name << "' became a loop over blocks of "
+                          << (declares ? "BLOCK lanes" : "its program's owned members (one block; it holds an ordered loop)");
         else if (remarks)
           emitRemark(loc) << "pgpu-form-blocking: '" << name
                           << "' not blocked: its body has nested loops, control, reductions, tuples or atomics, or "

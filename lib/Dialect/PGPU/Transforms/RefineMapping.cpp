@@ -85,11 +85,24 @@ namespace {
 /// fragments (a group that pgpu-form-tiles already blocked owns its tiles). A
 /// scatter-reduce's region is its pure combine, not control: its collisions combine
 /// under the declared semantics whichever program performs them (seed 000 §6, §9).
-bool isPerElement(ExecutionGroupOp group) {
-  for (Operation &op : group.getBody().front().without_terminator())
-    if ((op.getNumRegions() != 0 && !isa<ScatterReduceOp>(op)) ||
-        llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); }))
+/// An ordered loop (an author's loop per member, seed 000 §5) is per-element work too when its
+/// bounds are the same for every member (defined outside the group) and its body is per-element:
+/// form-blocking runs it for a block of members at once, its per-member carries fragments.
+bool isPerElement(Block &block, Region &groupBody, bool &ordered) {
+  for (Operation &op : block.without_terminator()) {
+    if (llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); }))
       return false;
+    if (auto loop = dyn_cast<ForOp>(op)) {
+      if (llvm::any_of(ValueRange{loop.getLower(), loop.getUpper(), loop.getStep()},
+                       [&](Value v) { return groupBody.isAncestor(v.getParentRegion()); }) ||
+          !isPerElement(loop.getBody().front(), groupBody, ordered))
+        return false;
+      ordered = true;
+      continue;
+    }
+    if (op.getNumRegions() != 0 && !isa<ScatterReduceOp>(op))
+      return false;
+  }
   return true;
 }
 
@@ -167,7 +180,8 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
           space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: the group has no axes";
         continue;
       }
-      if (!group || !isPerElement(group) || kernel.getParam(kBlockP)) {
+      bool ordered = false;
+      if (!group || !isPerElement(group.getBody().front(), group.getBody(), ordered) || kernel.getParam(kBlockP)) {
         if (remarks)
           space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: "
                              << (!group ? "the program space has several segments or dispatch code"
@@ -182,8 +196,14 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       SmallVector<Attribute> params;
       if (auto existing = kernel.getParams())
         params.assign(existing->begin(), existing->end());
-      params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
-                                      {256, 512, 1024, 2048, 4096}, 2048, StringAttr()));
+      // Members that each run an ordered loop are one block of lanes per program (form-blocking):
+      // fewer per program keep more programs walking their loops at once.
+      if (ordered)
+        params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
+                                        {16, 32, 64, 128, 256, 512, 1024}, 64, StringAttr()));
+      else
+        params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
+                                        {256, 512, 1024, 2048, 4096}, 2048, StringAttr()));
       kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
     }
   }

@@ -590,3 +590,129 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A foreach holding an ordered loop whose bounds every lane shares (an accumulator over a
+// COM: bag's items per column, CarriedTensors.cpp): the lanes run the loop's iterations together,
+// COM: in order; the carry that depends on the lane becomes a fragment, the index read stays scalar.
+// CHECK-LABEL: pgpu.kernel @bag
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "D">
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[LANES:.*]] = pgpu.iota
+// CHECK: %[[ACC:.*]] = pgpu.for %{{.*}} to %[[K:.*]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK]>) -> !pgpu.fragment<f32, [BLOCK]> {
+// CHECK: %[[ROW:.*]] = pgpu.load %idx[%{{.*}}] {{.*}} -> i32
+// CHECK: pgpu.gather %table[%{{.*}}, %[[LANES]]] {{.*}} -> !pgpu.fragment<f32, [BLOCK]>
+// CHECK: pgpu.store %[[ACC]], %out[%{{.*}}, %[[LANES]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @bag(%table: !pgpu.view<f32, [V, D], in>, %idx: !pgpu.view<i32, [K], in>, %out: !pgpu.view<f32, [B, D], out>) {
+    %B = pgpu.extent %out[0] : !pgpu.view<f32, [B, D], out>
+    %D = pgpu.extent %table[1] : !pgpu.view<f32, [V, D], in>
+    %K = pgpu.extent %idx[0] : !pgpu.view<i32, [K], in>
+    pgpu.program_space (%B) {
+    ^bb0(%b: index):
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %z = arith.constant 0.0 : f32
+      %zi = arith.constant 0 : i32
+      %t = arith.constant true
+      pgpu.foreach %c0 to %D {
+      ^bb0(%d: index):
+        %acc = pgpu.for %c0 to %K step %c1 iter_args(%z : f32) -> f32 {
+        ^bb0(%j: index, %a: f32):
+          %r = pgpu.load %idx[%j] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [K], in>[index] -> i32
+          %ri = pgpu.cast %r : i32 to index
+          %v = pgpu.gather %table[%ri, %d] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [V, D], in>[index, index] -> f32
+          %n = pgpu.binary add %a, %v : f32
+          pgpu.yield %n : f32
+        }
+        pgpu.store %acc, %out[%b, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, D], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the loop's trip count depends on the lane (the column index), so the lanes of a
+// COM: block would run different numbers of iterations.
+// CHECK-LABEL: pgpu.kernel @triangle
+// CHECK-NOT: BLOCK
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @triangle(%x: !pgpu.view<f32, [D, D], in>, %out: !pgpu.view<f32, [D], out>) {
+    %D = pgpu.extent %x[0] : !pgpu.view<f32, [D, D], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      pgpu.foreach %c0 to %D {
+      ^bb0(%d: index):
+        %acc = pgpu.for %c0 to %d step %c1 iter_args(%z : f32) -> f32 {
+        ^bb0(%j: index, %a: f32):
+          %v = pgpu.load %x[%d, %j] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [D, D], in>[index, index] -> f32
+          %n = pgpu.binary add %a, %v : f32
+          pgpu.yield %n : f32
+        }
+        pgpu.store %acc, %out[%d] valid %t : i1 : f32, !pgpu.view<f32, [D], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: The members a program owns (pgpu-refine-mapping's foreach over [lo, min(lo + BLOCK_P, n)))
+// COM: holding an ordered loop are one block of BLOCK_P lanes: the loop runs once per program, not
+// COM: once per block of BLOCK lanes, and BLOCK is not declared.
+// CHECK-LABEL: pgpu.kernel @owned
+// CHECK-NOT: "BLOCK"
+// CHECK: pgpu.execution_group
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK-NEXT: pgpu.for %{{.*}} to %{{.*}} step %[[BP]] {
+// CHECK: pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_P]>
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_P]>) -> !pgpu.fragment<f32, [BLOCK_P]> {
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @owned(%x: !pgpu.view<f32, [T, C], in>, %y: !pgpu.view<f32, [T, C], out>) attributes {params = [#pgpu.param<"BLOCK_P", [16, 32, 64, 128, 256, 512, 1024], 64>]} {
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T, C], in>
+    %C = pgpu.extent %x[1] : !pgpu.view<f32, [T, C], in>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %bp = pgpu.param "BLOCK_P" : index
+    %g = pgpu.ceil_div %C, %bp : index
+    pgpu.program_space (%g) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%g) segment 0 roles ["c"] {
+      ^bb0(%o: index):
+        %lo = pgpu.binary mul %o, %bp : index
+        %e = pgpu.binary add %lo, %bp : index
+        %hi = pgpu.binary min %e, %C : index
+        pgpu.foreach %lo to %hi {
+        ^bb0(%c: index):
+          %z = arith.constant 0.0 : f32
+          %t = arith.constant true
+          %h = pgpu.for %c0 to %T step %c1 iter_args(%z : f32) -> f32 {
+          ^bb0(%i: index, %acc: f32):
+            %v = pgpu.load %x[%i, %c] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, C], in>[index, index] -> f32
+            %n = pgpu.binary add %acc, %v : f32
+            pgpu.store %n, %y[%i, %c] valid %t : i1 : f32, !pgpu.view<f32, [T, C], out>[index, index]
+            pgpu.yield %n : f32
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

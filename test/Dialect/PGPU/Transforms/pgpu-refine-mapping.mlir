@@ -211,3 +211,74 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: An ordered loop per member whose bounds every member shares (a recurrence over time per
+// COM: channel, CarriedTensors.cpp) is per-element work: refined, with the smaller BLOCK_P domain of
+// COM: members that each walk a loop (form-blocking makes them one block of lanes).
+// CHECK-LABEL: pgpu.kernel @recurrence
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [16, 32, 64, 128, 256, 512, 1024], 64>
+// CHECK: pgpu.foreach
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @recurrence(%x: !pgpu.view<f32, [T, C], in>, %y: !pgpu.view<f32, [T, C], out>) {
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T, C], in>
+    %C = pgpu.extent %x[1] : !pgpu.view<f32, [T, C], in>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%C) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%C) segment 0 roles ["c"] {
+      ^bb0(%c: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %h = pgpu.for %c0 to %T step %c1 iter_args(%z : f32) -> f32 {
+        ^bb0(%i: index, %acc: f32):
+          %v = pgpu.load %x[%i, %c] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, C], in>[index, index] -> f32
+          %n = pgpu.binary add %acc, %v : f32
+          pgpu.store %n, %y[%i, %c] valid %t : i1 : f32, !pgpu.view<f32, [T, C], out>[index, index]
+          pgpu.yield %n : f32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the loop's trip count depends on the member (its own row length), so a block
+// COM: of members would not share one loop.
+// CHECK-LABEL: pgpu.kernel @ragged
+// CHECK-NOT: BLOCK_P
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @ragged(%x: !pgpu.view<f32, [T, C], in>, %y: !pgpu.view<f32, [T, C], out>) {
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T, C], in>
+    %C = pgpu.extent %x[1] : !pgpu.view<f32, [T, C], in>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%C) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%C) segment 0 roles ["c"] {
+      ^bb0(%c: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %n = pgpu.binary min %c, %T : index
+        %h = pgpu.for %c0 to %n step %c1 iter_args(%z : f32) -> f32 {
+        ^bb0(%i: index, %acc: f32):
+          %v = pgpu.load %x[%i, %c] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, C], in>[index, index] -> f32
+          %s = pgpu.binary add %acc, %v : f32
+          pgpu.store %s, %y[%i, %c] valid %t : i1 : f32, !pgpu.view<f32, [T, C], out>[index, index]
+          pgpu.yield %s : f32
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

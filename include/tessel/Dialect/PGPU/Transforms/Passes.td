@@ -41,9 +41,19 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     each axis is (a group's channels x rows x columns); kept only when that
     loop blocks and, for a foreach nest, when every store's coordinates
     depend on every loop's member. BLOCK then covers no symbol.
+    An ordered `pgpu.for` inside a foreach body whose bounds are the same
+    for every lane (an author's loop per member: a recurrence over time per
+    channel, an accumulator over a bag's items per column) is kept ordered
+    and run by all lanes together: a carry that depends on the lane becomes
+    a fragment (found by cloning until the yields agree), the others stay
+    scalars (seed 002 §3.3: the free axis blocked, the ordered one kept).
+    A foreach over the members one program owns ([lo, min(lo + P, n)) with
+    P a declared parameter, pgpu-refine-mapping's) that holds such a loop
+    is one block of P lanes, so the ordered loop runs once per program.
     Preserves: values (a reduction or scan up to the reassociation its
     contract allows; a scan's member order is kept), effects, ABI, origins.
-    Must not fire: bodies with nested control or reductions, or with tuples;
+    Must not fire: bodies with other nested control or reductions, with
+    tuples, or with an ordered loop whose bounds depend on the lane;
     flattening: triangular or imperfect nests, nests of unlike reductions,
     stores that repeat an element across an outer loop.
     Verifier after: the shared pgpu verifier.
@@ -745,7 +755,14 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     innermost extent is small. Form-blocking then turns the foreach into
     fragments.
     Preserves: every instance's effects and values; ABI; origins.
-    Must not fire: several segments, or a body with loops or control.
+    An ordered `pgpu.for` whose bounds are defined outside the group (the
+    same for every member) with a per-element body counts as per-element
+    work (each member walks the same loop; form-blocking runs a block of
+    members through it together); such a group declares BLOCK_P over
+    16..1024 (default 64): each program's members become one block of lanes,
+    and fewer per program keep more programs walking their loops at once.
+    Must not fire: several segments, or a body with other loops or control,
+    or with an ordered loop whose bounds depend on the member.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
