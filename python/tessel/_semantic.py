@@ -146,17 +146,21 @@ def as_value(x, dtype: DType | None = None, what: str = "operand", default_float
 
 
 def _match_dims(small, big):
-    """Result axes of `big` that the axes of `small` become (order kept, rightmost first), or None."""
-    dims = [0] * len(small)
-    j = len(big) - 1
-    for i in range(len(small) - 1, -1, -1):
-        while j >= 0 and not _axis_match(big[j], small[i]):
+    """Result axes of `big` that the axes of `small` become (order kept, rightmost first), or None.
+    Same domains first; only when they do not match, slices of one length (`_axis_match`)."""
+    for same in (lambda x, y: x.key == y.key, _axis_match):
+        dims = [0] * len(small)
+        j = len(big) - 1
+        for i in range(len(small) - 1, -1, -1):
+            while j >= 0 and not same(big[j], small[i]):
+                j -= 1
+            if j < 0:
+                break
+            dims[i] = j
             j -= 1
-        if j < 0:
-            return None
-        dims[i] = j
-        j -= 1
-    return dims
+        else:
+            return dims
+    return None
 
 
 def _axis_len(a):

@@ -134,3 +134,21 @@ def test_misuse_store_through_a_slice_of_another_length():
     expect_error(k, "mismatched extents: the value is over ([0, D)[0:D//2]) but the coordinates are over "
                     "([0, D)[1:D]); they differ at axis 0: [0, D)[0:D//2] has D//2 members, [0, D)[1:D] has D - 1 "
                     "members")
+
+
+def test_broadcast_prefers_the_same_domain_then_pairs_a_slice():
+    """A lower-rank operand takes the axis of its own domain when there is one (as before slices
+    paired), and a slice's axis only when no axis has its domain."""
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], v: T.In[T.f32, ("N",)], w: T.In[T.f32, ("N",)],
+          y: T.Out[T.f32, ("M", "N")], z: T.Out[T.f32, ("M", "N")]):
+        M, N = x.shape
+        rows, cols = T.domain(0, M), T.domain(0, N)
+        tile = x[rows, cols]
+        y[rows, cols] = tile * v[cols]                           # same domain: dims [1]
+        z[rows, cols[0:N]] = x[rows, cols[0:N]] * w[cols]        # a slice of N members: dims [1]
+    text = k.kir()
+    assert text.count("dims [1]") == 2, text
+    out = k.run_interp(shapes={"M": 3, "N": 5}, seed=2)
+    np.testing.assert_allclose(out["y"], out["x.in"] * out["v.in"][None, :], rtol=1e-6)
+    np.testing.assert_allclose(out["z"], out["x.in"] * out["w.in"][None, :], rtol=1e-6)
