@@ -393,6 +393,9 @@ def cast(x, dtype: DType) -> Value:
     b = _b()
     (name,) = b.emit(f"kir.cast {x.name} : {x.type} to {rtype}", 1)
     v = Value(name, rtype, b.scope, x.axes)
+    seen = _atoms().get(f"v{x.name}") if not x.is_tensor else None
+    if seen:
+        _atoms()[f"v{name}"] = seen  # an i32 bound converted to index reads as the i32 did
     return v
 
 
@@ -881,7 +884,10 @@ def load(view: View, coords, valid=None, fill=None) -> Value:
     b = _b()
     (name,) = b.emit(f"{opname} {view.name}[{', '.join(v.name for v in vals)}]{mask_text} : "
                      f"{view.type}[{', '.join(types)}] -> {rtype}", 1)
-    return Value(name, rtype, b.scope, axes)
+    r = Value(name, rtype, b.scope, axes)
+    if not axes and (view.dtype.is_int or view.dtype.is_index):
+        _name_atom(r)  # a loaded bound or coordinate reads as `offsets[b]` in messages
+    return r
 
 
 def _store_value(value, axes, dtype: DType, what: str) -> Value:

@@ -152,3 +152,17 @@ def test_broadcast_prefers_the_same_domain_then_pairs_a_slice():
     out = k.run_interp(shapes={"M": 3, "N": 5}, seed=2)
     np.testing.assert_allclose(out["y"], out["x.in"] * out["v.in"][None, :], rtol=1e-6)
     np.testing.assert_allclose(out["z"], out["x.in"] * out["w.in"][None, :], rtol=1e-6)
+
+
+def test_misuse_messages_name_loaded_bounds():
+    """A runtime bound is described as the author wrote it (`offsets[b]`), not as an SSA name."""
+    @tessel.kernel
+    def k(offsets: T.In[T.i32, ("NB",)], x: T.In[T.f32, ("NI",)], y: T.Out[T.f32, ("NB", "NI")]):
+        NI = x.shape[0]
+        items = T.domain(0, NI)
+        for b in T.parallel(T.domain(0, offsets.shape[0])):
+            bag = items[offsets[b]:NI]
+            y[b, items] = x[bag]  # <- error
+    err = expect_error(k, "the value is over ([0, NI)[offsets[b]:NI]) but the coordinates are over ([0, NI)); "
+                          "they differ at axis 0: [0, NI)[offsets[b]:NI] has NI - offsets[b] members")
+    assert "%" not in err.message and "@" not in err.message, err
