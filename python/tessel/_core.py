@@ -153,6 +153,7 @@ class Domain(Value):
     def __init__(self, name, scope, key, desc, loc, lo=None, hi=None, step=1, source=None):
         super().__init__(name, DOMAIN_TYPE, scope, (), loc)
         self.key, self.desc, self.lo, self.hi, self.step, self.source = key, desc, lo, hi, step, source
+        self.length = None  # the affine form of its member count, for step 1 (set by the trace)
 
     def describe(self):
         return f"domain {self.desc}"

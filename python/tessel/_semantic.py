@@ -146,21 +146,42 @@ def as_value(x, dtype: DType | None = None, what: str = "operand", default_float
 
 
 def _match_dims(small, big):
-    """Result axes of `big` that the axes of `small` become (order kept, rightmost first), or None."""
-    dims = [0] * len(small)
-    j = len(big) - 1
-    for i in range(len(small) - 1, -1, -1):
-        while j >= 0 and big[j].key != small[i].key:
+    """Result axes of `big` that the axes of `small` become (order kept, rightmost first), or None.
+    Same domains first; only when they do not match, slices of one length (`_axis_match`)."""
+    for same in (lambda x, y: x.key == y.key, _axis_match):
+        dims = [0] * len(small)
+        j = len(big) - 1
+        for i in range(len(small) - 1, -1, -1):
+            while j >= 0 and not same(big[j], small[i]):
+                j -= 1
+            if j < 0:
+                break
+            dims[i] = j
             j -= 1
-        if j < 0:
-            return None
-        dims[i] = j
-        j -= 1
-    return dims
+        else:
+            return dims
+    return None
+
+
+def _axis_len(a):
+    d = a.domain
+    return getattr(d, "length", None) if d is not None else None
+
+
+def _axis_match(x, y) -> bool:
+    """Axes that combine element-wise: the same domain, or a slice and a step-1 domain (or another
+    slice) whose lengths have one affine form (`dims[0:H]`, `dims[H:2 * H]`, `T.domain(0, H)`): a
+    slice is a domain of its own length re-based at 0, so they pair by position."""
+    if x.key == y.key:
+        return True
+    if x.domain is None or y.domain is None or (x.domain.source is None and y.domain.source is None):
+        return False
+    lx, ly = _axis_len(x), _axis_len(y)
+    return lx is not None and lx == ly
 
 
 def _same_axes(a, b) -> bool:
-    return len(a) == len(b) and all(x.key == y.key for x, y in zip(a, b))
+    return len(a) == len(b) and all(_axis_match(x, y) for x, y in zip(a, b))
 
 
 def broadcast_value(v: Value, axes, dims, ref: Value | None = None) -> Value:
@@ -207,11 +228,31 @@ def unify(vals, opname: str):
         else:
             dims = _match_dims(v.axes, big.axes) if v.rank < big.rank else None
             if dims is None:
-                raise error(f"{opname}: mismatched extents: one operand is over {_axes_desc(v.axes)} and another over "
-                            f"{_axes_desc(big.axes)}; equal extents need the same domain (shared shape symbols), "
-                            "and a lower-rank operand must match some of the other's axes in order")
+                first, second = (v, big) if next(x for x in vals if x is v or x is big) is v else (big, v)
+                raise _mismatch(opname, first.axes, second.axes, "one operand is over {a} and another over {b}")
             out.append(broadcast_value(v, big.axes, dims, ref=big))
     return out
+
+
+def _len_desc(a) -> str:
+    n = _axis_len(a)
+    return f"{_form_desc(n)} members" if n is not None else "an extent of its own"
+
+
+def _mismatch(opname: str, a, b, head: str):
+    """The mismatched-extents error, led by the author's expression (`x1 * cos`) and naming the first
+    axis where the two differ and the lengths of both."""
+    text = user_text()
+    lead = f"`{text}`" if text else opname
+    msg = f"{lead}: mismatched extents: " + head.format(a=_axes_desc(a), b=_axes_desc(b))
+    if len(a) == len(b):
+        i = next(i for i, (x, y) in enumerate(zip(a, b)) if not _axis_match(x, y))
+        msg += (f"; they differ at axis {i}: {a[i].desc} has {_len_desc(a[i])}, {b[i].desc} has "
+                f"{_len_desc(b[i])}")
+    return error(msg + ". Equal extents need the same domain (shared shape symbols) or step-1 domains whose "
+                 "lengths have one expression, a slice counting as a domain re-based at 0 (`dims[H:2 * H]` pairs "
+                 "with `dims[0:H]` and `T.domain(0, H)`); a lower-rank operand must match some of the other's axes "
+                 "in order")
 
 
 def _same_dtype(vals, opname: str):
@@ -280,7 +321,19 @@ def binary(kind: str, a, b, approximate: bool = False, flush_to_zero: bool = Fal
     a, b = unify([a, b], opname)
     bld = _b()
     (name,) = bld.emit(f"kir.binary {kind} {a.name}, {b.name}{attrs} : {a.type}", 1)
-    return Value(name, a.type, bld.scope, a.axes)
+    r = Value(name, a.type, bld.scope, a.axes)
+    if dt.is_index and not a.is_tensor:
+        r.lin = _index_form(kind, a, b)
+        if r.lin is None:
+            _name_atom(r)
+    return r
+
+
+def _name_atom(v: Value):
+    """Remember how the author wrote an opaque index value (`offsets[b]`), for descriptions."""
+    text = user_text(40)
+    if text:
+        _atoms()[f"v{v.name}"] = text
 
 
 def unary(kind: str, x, approximate: bool = False, flush_to_zero: bool = False) -> Value:
@@ -340,6 +393,9 @@ def cast(x, dtype: DType) -> Value:
     b = _b()
     (name,) = b.emit(f"kir.cast {x.name} : {x.type} to {rtype}", 1)
     v = Value(name, rtype, b.scope, x.axes)
+    seen = _atoms().get(f"v{x.name}") if not x.is_tensor else None
+    if seen:
+        _atoms()[f"v{name}"] = seen  # an i32 bound converted to index reads as the i32 did
     return v
 
 
@@ -398,12 +454,98 @@ def _ikey(v: Value) -> str:
     return f"v{v.name}"
 
 
+# --- index expressions as affine forms --------------------------------------------------------
+# An index scalar's value as a sum of integer multiples of atoms plus a constant: {atom: coeff},
+# the constant under "". Atoms are extents (by symbol), opaque runtime values (by SSA name) and
+# products or floor quotients the form cannot expand (by their canonical text). Two lengths with
+# one form are equal for every binding of the extents; that is how slices are matched (`_axis_len`).
+
+def _form(v: Value) -> dict:
+    f = getattr(v, "lin", None)
+    if f is not None:
+        return f
+    if v.const is not None:
+        return {"": int(v.const)} if v.const else {}
+    if v.symbol:
+        return {f"x:{v.symbol}": 1}
+    return {f"v{v.name}": 1}
+
+
+def _atoms() -> dict:
+    """Canonical atom -> how the author reads it (`D//2`, `offsets[b]`), per trace."""
+    b = _b()
+    d = getattr(b, "atom_desc", None)
+    if d is None:
+        d = b.atom_desc = {}
+    return d
+
+
+def _form_key(f: dict) -> str:
+    return " + ".join(f"{c}*{a}" for a, c in sorted(f.items())) or "0"
+
+
+def _form_desc(f: dict) -> str:
+    def atom(a):
+        if a.startswith("x:"):
+            return a[2:]
+        return _atoms().get(a, a[1:])
+    order = {"x": 0, "v": 1, "(": 2, "": 3}  # extents, runtime values, quotients, the constant
+    terms = [(a, c) for a, c in sorted(f.items(), key=lambda t: (order[t[0][:1]], t[0])) if c]
+    out = ""
+    for a, c in terms:
+        mag = abs(c)
+        t = str(mag) if a == "" else (atom(a) if mag == 1 else f"{mag}*{atom(a)}")
+        out += (("-" if c < 0 else "") + t) if not out else ((" - " if c < 0 else " + ") + t)
+    return out or "0"
+
+
+def _form_add(a: dict, b: dict, k: int = 1) -> dict:
+    out = dict(a)
+    for atom, c in b.items():
+        out[atom] = out.get(atom, 0) + k * c
+        if out[atom] == 0:
+            del out[atom]
+    return out
+
+
+def _form_atom(f: dict, op: str, c) -> dict:
+    inner = _form_desc(f)
+    inner = inner if len(f) == 1 and "" not in f and list(f.values())[0] == 1 else f"({inner})"
+    atom = f"({_form_key(f)}){op}{c}"
+    _atoms()[atom] = f"{inner}{op}{c}"
+    return {atom: 1}
+
+
+def _index_form(kind: str, a: Value, b: Value):
+    """The affine form of `a kind b` on index scalars, or None (an opaque value)."""
+    fa, fb = _form(a), _form(b)
+    const_b = set(fb) <= {""}
+    const_a = set(fa) <= {""}
+    if kind == "add":
+        return _form_add(fa, fb)
+    if kind == "sub":
+        return _form_add(fa, fb, -1)
+    if kind == "mul" and (const_a or const_b):
+        k, f = (fb.get("", 0), fa) if const_b else (fa.get("", 0), fb)
+        return {atom: c * k for atom, c in f.items()} if k else {}
+    if kind == "div" and const_b and fb.get("", 0) > 0:
+        c = fb[""]
+        if all(v % c == 0 for v in fa.values()):  # floor of an exact quotient
+            return {atom: v // c for atom, v in fa.items()}
+        return _form_atom(fa, "//", c)
+    if kind == "rem" and const_b and fb.get("", 0) > 0:
+        return _form_atom(fa, "%", fb[""])
+    return None
+
+
 def _idesc(v: Value) -> str:
     if v.const is not None:
         return str(v.const)
     if v.symbol:
         return v.symbol
-    return f"{v.name}@{v.loc.line}"
+    if getattr(v, "lin", None) is not None:
+        return _form_desc(v.lin)
+    return _atoms().get(f"v{v.name}", f"{v.name}@{v.loc.line}")
 
 
 def _hoistable(*vals) -> bool:
@@ -430,6 +572,7 @@ def domain(lo, hi=None, step: int = 1) -> Domain:
     text = f"kir.domain {lo.name} to {hi.name}" + (f" step {step}" if step != 1 else "")
     (name,) = b.emit(text, 1, hoist=hoist)
     d = Domain(name, root if hoist else b.scope, key, desc, user_loc(), lo, hi, step)
+    d.length = _form_add(_form(hi), _form(lo), -1) if step == 1 else None
     d.pro = hoist
     if hoist:
         root.cache[("domain", key)] = d
@@ -484,6 +627,7 @@ def subregion(d: Domain, begin=None, end=None) -> Domain:
         return root.cache[("domain", key)]
     (name,) = b.emit(f"kir.subregion {d.name}[{bv.name} : {ev.name}]", 1, hoist=hoist)
     s = Domain(name, root if hoist else b.scope, key, desc, user_loc(), bv, ev, d.step, source=d)
+    s.length = _form_add(_form(ev), _form(bv), -1) if d.step == 1 else None
     s.pro = hoist
     if hoist:
         root.cache[("domain", key)] = s
@@ -740,7 +884,10 @@ def load(view: View, coords, valid=None, fill=None) -> Value:
     b = _b()
     (name,) = b.emit(f"{opname} {view.name}[{', '.join(v.name for v in vals)}]{mask_text} : "
                      f"{view.type}[{', '.join(types)}] -> {rtype}", 1)
-    return Value(name, rtype, b.scope, axes)
+    r = Value(name, rtype, b.scope, axes)
+    if not axes and (view.dtype.is_int or view.dtype.is_index):
+        _name_atom(r)  # a loaded bound or coordinate reads as `offsets[b]` in messages
+    return r
 
 
 def _store_value(value, axes, dtype: DType, what: str) -> Value:
@@ -758,8 +905,7 @@ def _store_value(value, axes, dtype: DType, what: str) -> Value:
         return v
     dims = _match_dims(v.axes, axes) if v.rank < len(axes) else None
     if dims is None:
-        raise error(f"{what}: the value is over {_axes_desc(v.axes)} but the coordinates are over "
-                    f"{_axes_desc(axes)}; mismatched extents")
+        raise _mismatch(what, v.axes, axes, "the value is over {a} but the coordinates are over {b}")
     return broadcast_value(v, axes, dims)
 
 

@@ -368,7 +368,9 @@ def test_misuse_mismatched_extents():
     def k(a: T.In[T.f32, ("M",)], b: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("M",)]):
         dm, dn = T.domain(0, a.shape[0]), T.domain(0, b.shape[0])
         y[dm] = a[dm] * b[dn]  # <- error
-    expect_error(k, "mismatched extents: one operand is over ([0, N)) and another over ([0, M))")
+    err = expect_error(k, "`a[dm] * b[dn]`: mismatched extents: one operand is over ([0, M)) and another over "
+                          "([0, N)); they differ at axis 0: [0, M) has M members, [0, N) has N members")
+    assert err.col == 17, err
 
 
 def test_misuse_store_to_in_view():

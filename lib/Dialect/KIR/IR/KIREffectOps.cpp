@@ -28,7 +28,7 @@ static LogicalResult verifyWrittenExtents(Operation *op, Value value, ValueRange
     std::string valueKey = getAxisExtentKey(value, axis);
     std::string coordKey = getCoordinateAxisKey(coords, axis);
     if (!valueKey.empty() && !coordKey.empty() && valueKey != coordKey && valueKey[0] != 'c' &&
-        coordKey[0] != 'c')
+        coordKey[0] != 'c' && !haveEqualLengths(getAxisDomain(value, axis), getCoordinateAxisDomain(coords, axis)))
       return op->emitOpError() << "writes a value whose axis " << axis
                                << " is not provably as long as the destination coordinates";
   }

@@ -332,7 +332,7 @@ LogicalResult BroadcastOp::verify() {
     std::string operandKey = getAxisExtentKey(getOperand(), i);
     std::string domainKey = getDomainKey(getDomains()[dim]);
     if (!operandKey.empty() && !domainKey.empty() && operandKey != domainKey &&
-        operandKey[0] != 'c')
+        operandKey[0] != 'c' && !haveEqualLengths(getAxisDomain(getOperand(), i), getDomains()[dim]))
       return emitOpError() << "operand axis " << i << " does not come from domain #" << dim
                            << "; its extent is not provably equal";
   }

@@ -7,6 +7,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <map>
 #include <optional>
 
 using namespace mlir;
@@ -60,14 +61,114 @@ std::string getDomainKey(Value domain) {
   return {};
 }
 
+//===----------------------------------------------------------------------===//
+// Domain lengths as affine forms
+//===----------------------------------------------------------------------===//
+
 namespace {
-/// One step of the extent walk: either the final key, or the next
-/// (value, axis) whose extent equals this one.
+/// An index value as a sum of integer multiples of atoms plus a constant (key ""): extents by name,
+/// other values by identity, floor quotients and remainders the form cannot expand by their text.
+using Form = std::map<std::string, int64_t>;
+
+void addForm(Form &into, const Form &f, int64_t k) {
+  for (auto &[atom, c] : f)
+    if ((into[atom] += k * c) == 0)
+      into.erase(atom);
+}
+
+std::string formKey(const Form &f) {
+  std::string out;
+  for (auto &[atom, c] : f)
+    out += std::to_string(c) + "*" + atom + ";";
+  return out;
+}
+
+constexpr unsigned kMaxFormDepth = 64;
+
+Form indexForm(Value v, unsigned depth = 0) {
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return constant.isZero() ? Form{} : Form{{"", constant.getSExtValue()}};
+  if (auto extent = v.getDefiningOp<ExtentOp>())
+    return {{"x:" + extent.getName().str(), 1}};
+  Form opaque{{"v" + std::to_string(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())), 1}};
+  auto bin = v.getDefiningOp<BinaryOp>();
+  if (!bin || !v.getType().isIndex() || depth >= kMaxFormDepth)
+    return opaque;
+  Form a = indexForm(bin.getLhs(), depth + 1), b = indexForm(bin.getRhs(), depth + 1);
+  auto constantOf = [](const Form &f) -> std::optional<int64_t> {
+    if (f.empty())
+      return 0;
+    if (f.size() == 1 && f.count(""))
+      return f.at("");
+    return std::nullopt;
+  };
+  std::optional<int64_t> ca = constantOf(a), cb = constantOf(b);
+  switch (bin.getKind()) {
+  case BinaryKind::Add:
+    addForm(a, b, 1);
+    return a;
+  case BinaryKind::Sub:
+    addForm(a, b, -1);
+    return a;
+  case BinaryKind::Mul:
+    if (ca || cb) {
+      Form out;
+      addForm(out, cb ? a : b, cb ? *cb : *ca);
+      return out;
+    }
+    return opaque;
+  case BinaryKind::Div: // floor division
+  case BinaryKind::Rem:
+    if (cb && *cb > 0) {
+      bool exact = llvm::all_of(a, [&](auto &t) { return t.second % *cb == 0; });
+      if (bin.getKind() == BinaryKind::Div && exact) {
+        Form out;
+        for (auto &[atom, c] : a)
+          out[atom] = c / *cb;
+        return out;
+      }
+      return {{"(" + formKey(a) + (bin.getKind() == BinaryKind::Div ? ")//" : ")%") + std::to_string(*cb), 1}};
+    }
+    return opaque;
+  default:
+    return opaque;
+  }
+}
+
+/// The member count of a step-1 domain or subregion as a form key ("" otherwise): upper - lower,
+/// end - begin. Subregion bounds are never clamped (KIR), so equal keys are equal extents.
+std::string lengthKey(Value domain) {
+  Value root = domain;
+  llvm::SmallDenseSet<void *, 8> seen;
+  while (auto sub = root.getDefiningOp<SubregionOp>()) {
+    if (!seen.insert(root.getAsOpaquePointer()).second || seen.size() > kMaxDomainNesting)
+      return {};
+    root = sub.getSource();
+  }
+  auto base = root.getDefiningOp<DomainOp>();
+  if (!base || base.getStep() != 1)
+    return {};
+  Form len;
+  if (auto sub = domain.getDefiningOp<SubregionOp>()) {
+    len = indexForm(sub.getEnd());
+    addForm(len, indexForm(sub.getBegin()), -1);
+  } else {
+    len = indexForm(base.getUpper());
+    addForm(len, indexForm(base.getLower()), -1);
+  }
+  return "len:" + formKey(len);
+}
+
+/// One step of the extent walk: either the final key (and the domain it came from, if any), or the
+/// next (value, axis) whose extent equals this one.
 struct ExtentStep {
   std::optional<std::string> key;
   Value next;
   unsigned axis = 0;
+  Value domain = {};
   static ExtentStep done(std::string k) { return {std::move(k), {}, 0}; }
+  static ExtentStep of(Value d) { return {getDomainKey(d), {}, 0, d}; }
   static ExtentStep follow(Value v, unsigned a) { return {std::nullopt, v, a}; }
 };
 } // namespace
@@ -78,7 +179,7 @@ static ExtentStep coordinateStep(ValueRange coords, unsigned axis) {
   for (Value coord : coords) {
     if (isa<DomainType>(coord.getType())) {
       if (next++ == axis)
-        return ExtentStep::done(getDomainKey(coord));
+        return ExtentStep::of(coord);
       continue;
     }
     if (auto tensor = dyn_cast<RankedTensorType>(coord.getType())) {
@@ -100,13 +201,13 @@ static ExtentStep extentStep(Value value, unsigned axis) {
   if (!def)
     return ExtentStep::done({});
   if (auto op = dyn_cast<IndicesOp>(def))
-    return ExtentStep::done(getDomainKey(op.getDomain()));
+    return ExtentStep::of(op.getDomain());
   if (auto op = dyn_cast<IndexRelationOp>(def))
-    return ExtentStep::done(getDomainKey(op.getDomain()));
+    return ExtentStep::of(op.getDomain());
   if (auto op = dyn_cast<BroadcastOp>(def))
-    return ExtentStep::done(axis < op.getDomains().size() ? getDomainKey(op.getDomains()[axis]) : std::string());
+    return axis < op.getDomains().size() ? ExtentStep::of(op.getDomains()[axis]) : ExtentStep::done({});
   if (auto op = dyn_cast<ReshapeOp>(def))
-    return ExtentStep::done(axis < op.getDomains().size() ? getDomainKey(op.getDomains()[axis]) : std::string());
+    return axis < op.getDomains().size() ? ExtentStep::of(op.getDomains()[axis]) : ExtentStep::done({});
   if (auto op = dyn_cast<LoadOp>(def))
     return coordinateStep(op.getCoords(), axis);
   if (auto op = dyn_cast<GatherOp>(def))
@@ -206,6 +307,31 @@ static std::string walkExtentKey(ExtentStep step) {
   return *step.key;
 }
 
+/// The domain a walk ends at (null when it ends elsewhere): not memoized, it runs only where two
+/// keys differ.
+static Value walkExtentDomain(ExtentStep step) {
+  llvm::SmallDenseSet<std::pair<void *, unsigned>, 16> seen;
+  for (unsigned steps = 0; !step.key; ++steps) {
+    if (steps >= kMaxExtentWalk || !seen.insert({step.next.getAsOpaquePointer(), step.axis}).second)
+      return {};
+    step = extentStep(step.next, step.axis);
+  }
+  return step.domain;
+}
+
+Value getAxisDomain(Value value, unsigned axis) { return walkExtentDomain(ExtentStep::follow(value, axis)); }
+
+Value getCoordinateAxisDomain(ValueRange coords, unsigned axis) {
+  return walkExtentDomain(coordinateStep(coords, axis));
+}
+
+bool haveEqualLengths(Value a, Value b) {
+  if (!a || !b)
+    return false;
+  std::string la = lengthKey(a), lb = lengthKey(b);
+  return !la.empty() && la == lb;
+}
+
 std::string getCoordinateAxisKey(ValueRange coords, unsigned axis) {
   return walkExtentKey(coordinateStep(coords, axis));
 }
@@ -226,6 +352,9 @@ LogicalResult verifyCompatibleAxes(Operation *op, Value a, unsigned axisA, Value
   }
   std::string ka = getAxisExtentKey(a, axisA), kb = getAxisExtentKey(b, axisB);
   if (ka.empty() || kb.empty() || ka == kb)
+    return success();
+  // Step-1 domains of one length expression (a slice and its re-based twin) pair by position.
+  if (haveEqualLengths(getAxisDomain(a, axisA), getAxisDomain(b, axisB)))
     return success();
   // A static size against a domain whose bounds are both constants.
   return op->emitOpError() << what

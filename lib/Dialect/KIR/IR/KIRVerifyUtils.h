@@ -42,6 +42,16 @@ std::string getCoordinateAxisKey(mlir::ValueRange coords, unsigned axis);
 /// A canonical key for the member set of a domain value ("" when unknown).
 std::string getDomainKey(mlir::Value domain);
 
+/// The domain (or subregion) value that axis `axis` of `value`, or of an access with `coords`, comes
+/// from; null when it comes from no domain.
+mlir::Value getAxisDomain(mlir::Value value, unsigned axis);
+mlir::Value getCoordinateAxisDomain(mlir::ValueRange coords, unsigned axis);
+
+/// Whether two step-1 domains or subregions have member counts of one affine form (upper - lower,
+/// end - begin over extents, constants and index arithmetic): then their axes have equal extents
+/// and combine position by position (a slice is re-based at 0).
+bool haveEqualLengths(mlir::Value domainA, mlir::Value domainB);
+
 /// Checks that axis `axisA` of `a` and axis `axisB` of `b` have compatible
 /// extents: equal static sizes, or the same domain provenance when both are
 /// known. `what` describes the pair in the diagnostic.

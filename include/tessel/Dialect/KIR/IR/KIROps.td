@@ -166,6 +166,12 @@ def KIR_SubregionOp : KIR_Op<"subregion", [Pure]> {
     members are the members of `%d` in `[%b, %e)`. Nothing is clamped: a
     subregion may be empty.
 
+    A subregion of a step-1 domain has `%e - %b` members and pairs by
+    position (re-based at 0) with any step-1 domain or subregion whose member
+    count has the same affine form over extents, constants and index
+    arithmetic: the verifier accepts element-wise ops, broadcasts and stores
+    between them (`[%h, 2 * %h)` with `[0, %h)`, not `[%q, %d)` with `[0, %q)`).
+
     ```mlir
     %tile = kir.subregion %d[%b : %e]
     ```
