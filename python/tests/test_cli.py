@@ -236,3 +236,31 @@ def test_run_reports_out_of_bounds_with_location(tessel_bin, tmp_path):
     out = run(tessel_bin, "run", bad, "--shape", "N=5")
     assert out.returncode == 1
     assert f"{bad}:9:10: error: out-of-bounds read: coordinate 5 on axis 0 of extent 5" in out.stderr
+
+
+PRINTING_KERNEL = '''import os
+import tessel
+import tessel.language as T
+print("module attributes {} { not KIR")          # at import
+os.write(1, b"kir.kernel @bogus() {}\\n")            # past sys.stdout
+
+
+@tessel.kernel
+def twice(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+    print("while tracing")
+    n = T.domain(0, x.shape[0])
+    y[n] = x[n] * 2.0
+'''
+
+
+@pytest.mark.parametrize("emit", ["kir", "source"])
+def test_prints_in_the_kernel_file_are_not_parsed_as_kir(tessel_bin, tmp_path, emit):
+    """Issue 47: the traced KIR came back on the Python process's stdout, so a print() in the author's
+    file was parsed as KIR. The KIR comes back through a file; the author's output goes to stderr."""
+    (tmp_path / "printing.py").write_text(PRINTING_KERNEL)
+    out = run(tessel_bin, "compile", f"{tmp_path / 'printing.py'}:twice", f"--emit={emit}")
+    assert out.returncode == 0, out.stderr
+    assert "not KIR" not in out.stdout and "@bogus" not in out.stdout and "while tracing" not in out.stdout
+    assert "kir.kernel @twice" in out.stdout if emit == "kir" else "def twice(" in out.stdout
+    for text in ("not KIR", "kir.kernel @bogus", "while tracing"):
+        assert text in out.stderr
