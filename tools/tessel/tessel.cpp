@@ -226,7 +226,11 @@ std::unique_ptr<llvm::MemoryBuffer> loadKernelSource(llvm::StringRef file, llvm:
   }
   auto buffer = openInputFile(output, &error);
   llvm::sys::fs::remove(output);
-  return buffer;
+  if (!buffer)
+    return nullptr;
+  // Named after the kernel, not the temporary file (removed by now): a diagnostic located in the KIR
+  // text itself (the traced ops carry the author's lines) names what was traced.
+  return llvm::MemoryBuffer::getMemBufferCopy(buffer->getBuffer(), spec + " (traced KIR)");
 }
 
 /// `tessel tune FILE.py:KERNEL [args...]`: tuning measures a DSL kernel on a
