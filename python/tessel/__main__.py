@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import enum
 import importlib.util
+import os
 import pathlib
 import sys
 
@@ -113,6 +114,31 @@ def _tune_arguments(k: Kernel, shapes: dict, scalars: dict, seed: int):
     return tensors, typed
 
 
+def _emit(args) -> int:
+    """`emit`: the KIR of the kernel, and nothing else, on stdout or in `--output`. The author's module
+    runs while it loads and traces: its print()s go to stderr (the `tessel` binary parses what this
+    writes as KIR). With `--output` (how the binary calls it) the process's stdout itself is stderr
+    from here on, so writes that bypass sys.stdout cannot reach the KIR either."""
+    import contextlib
+    if args.output:
+        sys.stdout.flush()
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            k = load_kernel(args.spec)
+            text = k.compile("kir", _parse_constexprs(k, args.constexpr)) if args.verify else \
+                k.kir(_parse_constexprs(k, args.constexpr))
+    except CompileError as err:
+        print(str(err), file=sys.stderr)
+        return 2
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tessel")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -120,6 +146,8 @@ def main(argv=None) -> int:
     e.add_argument("spec")
     e.add_argument("--constexpr", action="append")
     e.add_argument("--verify", action="store_true", help="print the compiler's verified KIR instead")
+    e.add_argument("--output", help="write the KIR to this file instead of stdout; the author's code (its "
+                   "print()s, or anything else writing to stdout) then writes to stderr")
     r = sub.add_parser("run", help="run FILE.py:KERNEL on the reference interpreter")
     r.add_argument("spec")
     r.add_argument("--shape", action="append")
@@ -142,12 +170,11 @@ def main(argv=None) -> int:
                    help="the provider to tune, or auto: measure Triton and cuTile, keep the faster correct one "
                         "(default: the kernel's own target)")
     args = ap.parse_args(argv)
+    if args.cmd == "emit":
+        return _emit(args)
     try:
         k = load_kernel(args.spec)
         cx = _parse_constexprs(k, args.constexpr)
-        if args.cmd == "emit":
-            sys.stdout.write(k.compile("kir", cx) if args.verify else k.kir(cx))
-            return 0
         shapes = {key: int(v) for key, v in _kv(args.shape).items()}
         scalars = _kv(args.scalar)
         if args.cmd == "tune":

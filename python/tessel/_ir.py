@@ -31,9 +31,9 @@ class Block:
         self.args, self.ops = args, ops  # args: [(name, type_str)]
 
 
-def _render_block(block: Block, indent: str, out: list):
-    if block.args:
-        args = ", ".join(f"{n}: {t}" for n, t in block.args)
+def _render_block(block: Block, indent: str, out: list, loc: str):
+    if block.args:  # located at the op owning the region (else the parser locates them in the KIR text)
+        args = ", ".join(f"{n}: {t} {loc}" for n, t in block.args)
         out.append(f"{indent[:-2]}^bb0({args}):")
     for op in block.ops:
         _render_op(op, indent, out)
@@ -50,7 +50,7 @@ def _render_op(op: Op, indent: str, out: list):
             out.append(head + (f" {kw}" if kw else "") + " {")
         else:
             out.append(f"{indent}}} {kw} {{")
-        _render_block(block, indent + "  ", out)
+        _render_block(block, indent + "  ", out, loc)
     out.append(f"{indent}}} {loc}")
 
 

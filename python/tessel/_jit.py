@@ -210,12 +210,12 @@ def trace_kernel(fn, name: str, options: dict, constexprs: dict) -> str:
             b.views[p.name] = v
             args.append(v)
             attr = f" {{kir.range = {p.spec.range.mlir()}}}" if p.spec.range is not None else ""
-            arg_text.append(f"%{p.name}: {v.type}{attr}")
+            arg_text.append(f"%{p.name}: {v.type}{attr} {_param_loc(fn, p.name).mlir()}")
         elif p.kind == "scalar":
             v = Value(f"%{p.name}", p.spec, b.root, (), kloc)
             v.pro = True
             args.append(v)
-            arg_text.append(f"%{p.name}: {p.spec.name}")
+            arg_text.append(f"%{p.name}: {p.spec.name} {_param_loc(fn, p.name).mlir()}")
         else:
             if p.name in constexprs:
                 val = constexprs[p.name]
@@ -251,5 +251,7 @@ def trace_kernel(fn, name: str, options: dict, constexprs: dict) -> str:
     for op in body:
         _render_op(op, "    ", lines)
     lines.append(f"  }} {kloc.mlir()}")
-    lines.append("}")
+    # Every location is the author's (the module's too): a diagnostic never points into the KIR text,
+    # which the compiler reads from a temporary file.
+    lines.append(f"}} {kloc.mlir()}")
     return "\n".join(lines) + "\n"

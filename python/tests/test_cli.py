@@ -236,3 +236,58 @@ def test_run_reports_out_of_bounds_with_location(tessel_bin, tmp_path):
     out = run(tessel_bin, "run", bad, "--shape", "N=5")
     assert out.returncode == 1
     assert f"{bad}:9:10: error: out-of-bounds read: coordinate 5 on axis 0 of extent 5" in out.stderr
+
+
+PRINTING_KERNEL = '''import os
+import tessel
+import tessel.language as T
+print("module attributes {} { not KIR")          # at import
+os.write(1, b"kir.kernel @bogus() {}\\n")            # past sys.stdout
+
+
+@tessel.kernel
+def twice(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+    print("while tracing")
+    n = T.domain(0, x.shape[0])
+    y[n] = x[n] * 2.0
+'''
+
+
+@pytest.mark.parametrize("emit", ["kir", "source"])
+def test_prints_in_the_kernel_file_are_not_parsed_as_kir(tessel_bin, tmp_path, emit):
+    """Issue 47: the traced KIR came back on the Python process's stdout, so a print() in the author's
+    file was parsed as KIR. The KIR comes back through a file; the author's output goes to stderr."""
+    (tmp_path / "printing.py").write_text(PRINTING_KERNEL)
+    out = run(tessel_bin, "compile", f"{tmp_path / 'printing.py'}:twice", f"--emit={emit}")
+    assert out.returncode == 0, out.stderr
+    assert "not KIR" not in out.stdout and "@bogus" not in out.stdout and "while tracing" not in out.stdout
+    assert "kir.kernel @twice" in out.stdout if emit == "kir" else "def twice(" in out.stdout
+    for text in ("not KIR", "kir.kernel @bogus", "while tracing"):
+        assert text in out.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--numerics=bogus"], "--numerics must be 'source' or 'relaxed_normalization', got 'bogus'"),
+    (["--param=NOPE=3"], "no kernel declares a parameter 'NOPE'"),
+    (["--emit=wrapper"], "--emit=wrapper is a stage of --target=ptx"),
+])
+def test_diagnostics_on_a_traced_kernel_point_at_the_authors_file(tessel_bin, root, args, message):
+    """Issue 47: a diagnostic about the whole traced module pointed into the temporary file the KIR was
+    read from (deleted by then): it names the kernel's `def` line."""
+    out = run(tessel_bin, "compile", root / "examples/softmax.py:softmax", *args)
+    assert out.returncode == 2, out.stderr
+    line = next(i for i, text in enumerate((root / "examples/softmax.py").read_text().splitlines(), 1)
+                if text.startswith("def softmax("))
+    assert f"examples/softmax.py:{line}:1: error: {message}" in out.stderr, out.stderr
+    assert "tessel-trace" not in out.stderr and ".mlir" not in out.stderr
+
+
+def test_python_api_diagnostics_point_at_the_authors_file(tessel_bin, root, monkeypatch):
+    """The same through the Python API (Kernel.compile writes the KIR to a temporary folder)."""
+    import sys
+    sys.path.insert(0, str(root / "examples"))
+    import softmax
+    import tessel
+    with pytest.raises(tessel.CompileError) as info:
+        softmax.softmax.compile("source", None, ["--param=NOPE=3"])
+    assert info.value.file.endswith("examples/softmax.py"), str(info.value)

@@ -208,14 +208,16 @@ std::unique_ptr<llvm::MemoryBuffer> loadKernelSource(llvm::StringRef file, llvm:
   std::vector<std::string> envStrings = pythonEnvironment();
   std::vector<llvm::StringRef> env(envStrings.begin(), envStrings.end());
   std::string spec = (file + ":" + kernelName).str();
-  std::vector<std::string> argStrings{*python, "-m", "tessel", "emit", spec};
+  // The KIR comes back through a file, not stdout: the author's module runs while it traces, and its
+  // print()s (which `emit --output` sends to stderr) must not be parsed as KIR.
+  std::vector<std::string> argStrings{*python, "-m", "tessel", "emit", spec, "--output", std::string(output)};
   for (const std::string &c : constexprArgs) {
     argStrings.push_back("--constexpr");
     argStrings.push_back(c);
   }
   std::vector<llvm::StringRef> args(argStrings.begin(), argStrings.end());
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(output), std::nullopt};
-  int rc = llvm::sys::ExecuteAndWait(*python, args, env, redirects, /*SecondsToWait=*/0, /*MemoryLimit=*/0, &error);
+  int rc = llvm::sys::ExecuteAndWait(*python, args, env, /*Redirects=*/{}, /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &error);
   if (rc != 0) {
     if (error.empty())
       error = "tracing " + spec + " failed (see the Python error above)";
@@ -224,7 +226,11 @@ std::unique_ptr<llvm::MemoryBuffer> loadKernelSource(llvm::StringRef file, llvm:
   }
   auto buffer = openInputFile(output, &error);
   llvm::sys::fs::remove(output);
-  return buffer;
+  if (!buffer)
+    return nullptr;
+  // Named after the kernel, not the temporary file (removed by now): a diagnostic located in the KIR
+  // text itself (the traced ops carry the author's lines) names what was traced.
+  return llvm::MemoryBuffer::getMemBufferCopy(buffer->getBuffer(), spec + " (traced KIR)");
 }
 
 /// `tessel tune FILE.py:KERNEL [args...]`: tuning measures a DSL kernel on a

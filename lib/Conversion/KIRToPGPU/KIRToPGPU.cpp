@@ -305,8 +305,41 @@ FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, Valu
   return out;
 }
 
+/// The operand a shape-preserving producer has its result's sizes from, or null (sizes() below).
+static Value sameSizesOperand(Operation *def) {
+  if (!def)
+    return {};
+  return llvm::TypeSwitch<Operation *, Value>(def)
+      .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::CastOp, kir::BitcastOp>(
+          [](Operation *op) { return op->getOperand(0); })
+      .Case<kir::SelectOp>([](kir::SelectOp op) { return op.getTrueValue(); })
+      .Case<kir::BroadcastAsOp>([](kir::BroadcastAsOp op) { return op.getReference(); })
+      .Case<kir::ScanOp>([](kir::ScanOp op) { return op.getInputs()[0]; })
+      .Default([](Operation *) { return Value(); });
+}
+
+Value KernelConstructor::sizeSource(Value tensor) {
+  // Walk to the chain's end, then point every value passed at it: each value is walked once.
+  SmallVector<Value> path;
+  Value at = tensor;
+  while (Value next = sameSizesOperand(at.getDefiningOp())) {
+    if (Value known = sameSizes.lookup(at)) {
+      at = known;
+      break;
+    }
+    path.push_back(at);
+    at = next;
+  }
+  for (Value v : path)
+    sameSizes[v] = at;
+  return at;
+}
+
 FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
-  tensor = resolve(tensor);
+  // A shape-preserving producer has its operand's sizes: followed iteratively (and remembered), not
+  // by recursion, so a long pointwise chain neither grows the stack nor is walked per query. Only op
+  // results are followed (aliases, incoming states and slices are block arguments, looked up below).
+  tensor = resolve(sizeSource(resolve(tensor)));
   if (auto state = incoming.find(tensor); state != incoming.end())
     return sizes(state->second.op.getInits()[state->second.component]);
   if (auto slice = slices.find(tensor); slice != slices.end()) {
@@ -479,8 +512,63 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceAt(kir::ReduceOp op, Arra
       [&](Region &combine, TypeRange types) { return convertCombineRegion(op.getCombine(), combine, types); });
 }
 
+static bool isPointwise(Operation *op) {
+  return isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(op);
+}
+
+Operation *KernelConstructor::pendingPointwise(Value tensor, ArrayRef<Value> positions) {
+  Operation *def = tensor.getDefiningOp();
+  if (!def || !isPointwise(def) || map.lookupOrNull(tensor) || incoming.count(tensor) || slices.count(tensor) ||
+      realizedHere(tensor, positions))
+    return nullptr;
+  return def;
+}
+
+FailureOr<Value> KernelConstructor::pointwiseElement(Value tensor, ArrayRef<Value> positions) {
+  // What element() -> elementOf() -> element(operand)... did recursively, on an explicit stack: each
+  // frame is a pending pointwise op and the elements of its operands so far. Operands are taken in
+  // order; a pending pointwise operand is a new frame, any other tensor operand is element() (its
+  // own construction, at the same point of the walk as before), a scalar operand its realization.
+  struct Frame {
+    Value tensor;
+    Operation *op;
+    SmallVector<Value, 3> operands;
+  };
+  SmallVector<Frame> stack;
+  stack.push_back({tensor, tensor.getDefiningOp(), {}});
+  while (true) {
+    Frame &top = stack.back();
+    if (top.operands.size() < top.op->getNumOperands()) {
+      Value v = top.op->getOperand(top.operands.size());
+      FailureOr<Value> e;
+      if (!isa<RankedTensorType>(v.getType())) {
+        e = scalar(v);
+      } else if (Value r = resolve(v); Operation *def = pendingPointwise(r, positions)) {
+        stack.push_back({r, def, {}});
+        continue;
+      } else {
+        e = element(v, positions);
+      }
+      if (failed(e))
+        return failure();
+      top.operands.push_back(*e);
+      continue;
+    }
+    FailureOr<Value> result = convertPointwise(top.op, top.operands);
+    if (failed(result))
+      return failure();
+    realized[top.tensor].push_back(Realized{SmallVector<Value, 4>(positions.begin(), positions.end()), *result});
+    stack.pop_back();
+    if (stack.empty())
+      return result;
+    stack.back().operands.push_back(*result);
+  }
+}
+
 FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positions) {
   tensor = resolve(tensor);
+  if (pendingPointwise(tensor, positions))
+    return pointwiseElement(tensor, positions);
   if (Value mapped = map.lookupOrNull(tensor))
     return mapped;
   if (auto state = incoming.find(tensor); state != incoming.end()) {

@@ -83,6 +83,17 @@ private:
   // Tensors, element by element.
   FailureOr<SmallVector<Value>> sizes(Value tensor);
   FailureOr<Value> element(Value tensor, ArrayRef<Value> positions);
+  /// The pointwise op defining `tensor` (resolved) when element() would build its element at
+  /// `positions` now (not mapped, incoming, a slice, nor realized here), else null.
+  Operation *pendingPointwise(Value tensor, ArrayRef<Value> positions);
+  /// element() of such a tensor: its chain of pending pointwise producers built by an explicit
+  /// post-order walk (operands in order, as the recursion built them), so a chain of any length
+  /// neither grows the stack nor is walked twice.
+  FailureOr<Value> pointwiseElement(Value tensor, ArrayRef<Value> positions);
+  /// sizes(): the value a shape-preserving producer chain (pointwise ops, select, broadcast_as, scan)
+  /// starting at `tensor` ends in, path-compressed in `sameSizes`.
+  Value sizeSource(Value tensor);
+  DenseMap<Value, Value> sameSizes;
   /// The element of `tensor` (defined by `def`) at `positions`, built now.
   FailureOr<Value> elementOf(Operation *def, Value tensor, ArrayRef<Value> positions);
   /// The element of `tensor` already realized at `positions` where the builder inserts now, or null:

@@ -82,7 +82,7 @@ struct Candidate {
   BufferStoreOp zero;
   StoreOp out;
   ForOp walk;            // the persistent walk around the group, or null
-  Operation *mainLoop;   // the first loop of the group body: the zeroing goes before it
+  Operation *mainLoop = nullptr; // the first loop of the group body: the zeroing goes before it
   BlockArgument split;   // the arrival axis's coordinate
 };
 

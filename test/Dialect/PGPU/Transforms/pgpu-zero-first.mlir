@@ -217,3 +217,46 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire, and must not crash (issue 47: the candidate's main loop was read uninitialized
+// COM: when the group body has no loop; pgpu-member-tickets' split partials reach the pass so): every
+// COM: other fact holds, but there is no main loop to zero the output ahead of.
+// CHECK-LABEL: pgpu.kernel @no_main_loop
+// CHECK-NOT: pgpu.atomic_load
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @no_main_loop(%x: !pgpu.view<f32, [S, N], in>, %y: !pgpu.view<f32, [N], out>,
+                 %tickets: !pgpu.buffer<i32, [N], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"},
+                 %sum: !pgpu.buffer<f32, [N], workspace> {pgpu.init = 0.000000e+00 : f32, pgpu.kept, pgpu.private = "workspace"}) {
+    %zero = arith.constant 0.000000e+00 : f32
+    %true = arith.constant true
+    %S = arith.constant 4 : index
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [S, N], in>
+    %E = pgpu.binary mul %S, %N : index
+    pgpu.program_space(%E) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%S, %N) segment 0 roles ["s", "n"] {
+      ^bb0(%s: index, %n: index):
+        %v = pgpu.load %x[%s, %n] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [S, N], in>[index, index] -> f32
+        pgpu.scatter_reduce %v, %sum[%n] valid %true : i1 : f32, !pgpu.buffer<f32, [N], workspace>[index] {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary add %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        // expected-remark @below {{pgpu-zero-first: not rewritten: no loop before the merge to zero the output ahead of}}
+        pgpu.last_program %tickets[%n] arrivals %S : !pgpu.buffer<i32, [N], workspace> {
+          %t = pgpu.buffer_load %sum[%n] valid %true : i1 fill %zero : f32 : !pgpu.buffer<f32, [N], workspace>[index] -> f32
+          pgpu.buffer_store %zero, %sum[%n] valid %true : i1 : f32, !pgpu.buffer<f32, [N], workspace>[index]
+          pgpu.store %t, %y[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } {roles = ["s", "n"], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
