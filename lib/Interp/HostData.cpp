@@ -201,8 +201,9 @@ std::optional<HostArray> tessel::interp::readNpy(const std::string &path, Type e
     if (part.trim().getAsInteger(10, d) || d < 0)
       return fail("bad extent '" + part.trim() + "' in shape " + *shapeText);
     shape.push_back(d);
-    if (d && count > (int64_t(1) << 40) / d)
-      return fail("has too many elements for the interpreter");
+    if (d && count > HostArray::kMaxElements / d) // the interpreters' one element cap (Interpreter.h)
+      return fail("has more than 2^28 (" + llvm::Twine(HostArray::kMaxElements) +
+                  ") elements, the most the interpreters hold");
     count *= d;
   }
   // The element format: byte order, kind, size.

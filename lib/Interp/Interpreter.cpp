@@ -79,7 +79,21 @@ int64_t engine::numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-int64_t engine::checkedElements(ArrayRef<int64_t> shape) {
+int64_t engine::checkedElements(ArrayRef<int64_t> shape) { return HostArray::checkedElements(shape); }
+
+std::string HostArray::tooLarge(ArrayRef<int64_t> shape) {
+  std::string dims;
+  llvm::raw_string_ostream os(dims);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return "has the negative extents " + dims;
+  return "of shape " + dims + " has more than 2^28 (" + std::to_string(kMaxElements) +
+         ") elements, the most the interpreters hold";
+}
+
+int64_t HostArray::checkedElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0)

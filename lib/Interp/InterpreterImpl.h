@@ -24,7 +24,7 @@ using TensorPtr = std::shared_ptr<const Tensor>;
 /// The interpreter holds at most this many elements in one tensor and runs at
 /// most this many iterations of one loop (2^28): past it, a located error
 /// instead of an allocation abort or a run of hours.
-constexpr int64_t kMaxElements = int64_t(1) << 28;
+constexpr int64_t kMaxElements = HostArray::kMaxElements;
 
 /// Members of a domain: lo, lo + step, ... below hi.
 struct Domain {

@@ -176,7 +176,8 @@ LogicalResult PGPUInterpreter::run() {
       // Invocation workspace: allocated by the runtime before the launch,
       // uninitialized (first-write obligation) unless the ABI states a fill.
       FailureOr<SmallVector<int64_t>> shape = resolve(*kernel, buffer.getExtents());
-      if (failed(shape))
+      if (failed(shape) || failed(checkCount(*kernel, checkedElements(*shape), "invocation workspace #" +
+                                                                                 std::to_string(i))))
         return failure();
       auto storage = std::make_unique<Buffer>();
       storage->value = *makeTensor(buffer.getElementType(), *shape);

@@ -291,3 +291,19 @@ def test_python_api_diagnostics_point_at_the_authors_file(tessel_bin, root, monk
     with pytest.raises(tessel.CompileError) as info:
         softmax.softmax.compile("source", None, ["--param=NOPE=3"])
     assert info.value.file.endswith("examples/softmax.py"), str(info.value)
+
+
+@pytest.mark.parametrize("shape", ["N=2147483648", "N=9223372036854775807"])
+def test_run_past_the_element_cap_is_a_located_error(tessel_bin, root, shape):
+    """Issue 47: tessel run allocated the views of --shape unchecked (LLVM ERROR: out of memory at 2^31,
+    an uncaught std::length_error at 2^63 - 1): the interpreters' element cap, a located error, exit 2."""
+    out = run(tessel_bin, "run", root / "examples/vector_add.py:vector_add", "--shape", shape, "--scalar", "scale=1.0")
+    assert out.returncode == 2, out.stderr
+    assert "vector_add.py:" in out.stderr and "error: view 'x' of shape [" in out.stderr
+    assert "the most the interpreters hold" in out.stderr and "LLVM ERROR" not in out.stderr
+
+
+def test_run_rejects_a_bad_numerics_like_compile(tessel_bin, root):
+    out = run(tessel_bin, "run", root / "examples/softmax.py:softmax", "--shape", "M=3,N=5", "--numerics=bogus")
+    assert out.returncode == 2
+    assert "error: --numerics must be 'source' or 'relaxed_normalization', got 'bogus'" in out.stderr

@@ -500,6 +500,10 @@ int runCommand(MLIRContext &context) {
   OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
   if (!module)
     return kUsageError;
+  // --numerics and --online-reduction are options of run as of compile (checked the same way; they
+  // decide the pipeline of --stage=pgpu and --device=cuda).
+  if (failed(applyCompileOptions(*module)))
+    return kUsageError;
   if (traced)
     constexprs.clear();
   SmallVector<FunctionOpInterface> kernels;
@@ -697,6 +701,13 @@ int runCommand(MLIRContext &context) {
         arrays.push_back(std::move(given->second));
         args.push_back(arg);
         continue;
+      }
+      // The interpreters' element cap, checked before allocating (an extent of 2^31 ended in LLVM's out
+      // of memory, 2^63 - 1 in an uncaught std::length_error): located at the view's argument.
+      if (interp::HostArray::checkedElements(shape) < 0) {
+        emitError(kernel.getArgument(i).getLoc())
+            << "view '" << name << "' " << interp::HostArray::tooLarge(shape) << " (from --shape)";
+        return kUsageError;
       }
       auto array = std::make_unique<interp::HostArray>(interp::HostArray::contiguous(view->elementType, shape));
       std::optional<std::pair<int64_t, int64_t>> range;

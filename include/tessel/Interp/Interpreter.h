@@ -33,7 +33,16 @@ struct HostArray {
   /// Per storage element: written by the kernel (tracked for out views).
   std::vector<uint8_t> written;
 
-  /// A contiguous row-major array of `shape`.
+  /// The most elements one array, tensor or buffer of the interpreters holds (2^28): past it, a
+  /// located error instead of an allocation abort (LLVM's out of memory, std::length_error).
+  static constexpr int64_t kMaxElements = int64_t(1) << 28;
+  /// Elements of `shape`, or -1 when an extent is negative or the count passes kMaxElements (checked
+  /// without overflow). Every allocation sized by a user's shapes (tessel run's views and --in
+  /// files, the interpreters' tensors, buffers and invocation workspace) checks it first.
+  static int64_t checkedElements(llvm::ArrayRef<int64_t> shape);
+  /// Why checkedElements refuses `shape`, as the end of a sentence ("has ... elements; ...").
+  static std::string tooLarge(llvm::ArrayRef<int64_t> shape);
+  /// A contiguous row-major array of `shape` (at most kMaxElements elements: checkedElements first).
   static HostArray contiguous(mlir::Type elementType, llvm::ArrayRef<int64_t> shape);
   int64_t numElements() const;
   /// The storage index of logical coordinate `coord`.
