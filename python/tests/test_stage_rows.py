@@ -69,3 +69,66 @@ def test_staged_softmax_through_triton(n, tmp_path, monkeypatch):
     y = torch.empty_like(x)
     kernel._launcher({}, {"BLOCK": 64})(x, y)
     np.testing.assert_allclose(y.numpy(), ref["y"], rtol=1e-5, atol=1e-7)
+
+
+# A row the author tests first (a per-row flag): the branch that walks the row is a program body too,
+# so it takes the staged path where the row fits one block (pgpu-stage-rows on top-level if branches).
+import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
+
+
+@tessel.kernel
+def flagged_rowmax_shift(x: T.In[T.f32, ("M", "N")], flag: T.In[T.i32, ("M",)], y: T.Out[T.f32, ("M", "N")],
+                         top: T.Out[T.f32, ("M",)]):
+    M, N = x.shape
+    cols = T.domain(0, N)
+    for m in T.parallel(T.domain(0, M)):
+        if flag[m] % 2 == 0:
+            top[m] = 0.0
+        else:
+            row = x[m, cols]
+            mx = T.max(row)
+            top[m] = mx + T.log(T.sum(T.exp(row - mx)))
+            y[m, cols] = row - mx
+
+
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 130])
+def test_flagged_rows_staged_match_kir(tessel_bin, n, tmp_path):
+    shapes = {"M": 9, "N": n}
+    path = flagged_rowmax_shift._write(tmp_path, {})
+    spec = f"{path}:{flagged_rowmax_shift.name}"
+    ref = run(tessel_bin, spec, shapes, {}, "kir", {})
+    got = run(tessel_bin, spec, shapes, {}, "pgpu", {"BLOCK": 64})
+    assert ref.keys() == got.keys()
+    flagged = flagged_rowmax_shift.run_interp(shapes, seed=11)["flag.in"] % 2 == 0  # the inputs `run` drew
+    assert flagged.any() and (~flagged).any(), "the seed must take both branches"
+    for name in ("top",):
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    np.testing.assert_allclose(got["y"][~flagged], ref["y"][~flagged], rtol=1e-5, atol=1e-6)
+
+
+def test_flagged_rows_read_once_in_the_branch(tessel_bin, tmp_path):
+    path = flagged_rowmax_shift._write(tmp_path, {})
+    res = subprocess.run([str(tessel_bin), "compile", f"{path}:{flagged_rowmax_shift.name}", "--emit=pgpu"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    branch = res.stdout.split("} else {", 1)[1]
+    staged = branch.split("pgpu.if", 1)[1].split("} else {", 1)[0]
+    # max and exp-sum share one read; the store of y reads again after the store of top (CSE does not
+    # move a read across a write); the loops read in each of their three passes
+    assert staged.count("pgpu.load %x") == 2 and "pgpu.for" not in staged
+
+
+@pytest.mark.parametrize("n", [1, 64, 65])
+def test_flagged_rows_through_triton(n, tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    ref = flagged_rowmax_shift.run_interp({"M": 5, "N": n}, seed=11)
+    x = torch.from_numpy(np.array(ref["x.in"]))
+    flag = torch.from_numpy(np.array(ref["flag.in"]))
+    y = torch.zeros_like(x)
+    top = torch.empty(5, dtype=torch.float32)
+    flagged_rowmax_shift._launcher({}, {"BLOCK": 64})(x, flag, y, top)
+    np.testing.assert_allclose(top.numpy(), ref["top"], rtol=1e-5, atol=1e-6)
+    keep = ref["flag.in"] % 2 != 0
+    np.testing.assert_allclose(y.numpy()[keep], ref["y"][keep], rtol=1e-5, atol=1e-6)

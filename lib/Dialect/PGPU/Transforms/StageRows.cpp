@@ -17,8 +17,10 @@
 // path runs. Loop bodies are inlined with their carries bound to the inits and
 // their results to the yielded values, which is exactly one iteration.
 //
-// Fires on a block holding at least two sibling blocking loops (step = the
-// BLOCK parameter) over the same bounds that read the same view, followed only
+// Fires on a program body (an execution group's or program space's block, or
+// a branch of an if directly in one) holding at least two sibling blocking
+// loops (step = the BLOCK parameter) over the same bounds that read the same
+// view, followed only
 // by effects and pure code up to a terminator without operands. Must not fire
 // on author loops (other steps), on single loops (nothing to share), or when
 // values defined there are used after the block.
@@ -131,6 +133,12 @@ struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
     getOperation().walk([&](Operation *op) {
       if (isa<ExecutionGroupOp, ProgramSpaceOp>(op))
         blocks.push_back(&op->getRegion(0).front());
+      // The branches of an if at a program's top level (a row whose label the author tests first)
+      // are program bodies too: each walks its rows alike.
+      if (auto guard = dyn_cast<IfOp>(op); guard && isa<ExecutionGroupOp, ProgramSpaceOp>(guard->getParentOp()))
+        for (Region &branch : guard->getRegions())
+          if (!branch.empty())
+            blocks.push_back(&branch.front());
     });
     for (Block *block : blocks) {
       ForOp anchor = firstShared(*block);

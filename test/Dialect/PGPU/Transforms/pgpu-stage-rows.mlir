@@ -128,3 +128,103 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A branch of an if at the program's top level (the author tests the row's label first) is a
+// COM: program body too: its two blocked loops over the row are staged inside the branch. The same
+// COM: loops under an if inside an ordered loop (not a program body) stay as they are.
+// CHECK-LABEL: pgpu.kernel @labelled_rows
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: pgpu.store
+// CHECK: } else {
+// CHECK: %[[ONCE:.*]] = pgpu.binary and
+// CHECK: pgpu.if %[[ONCE]] {
+// CHECK-NOT: pgpu.for
+// CHECK: pgpu.reduce
+// CHECK: pgpu.store
+// CHECK: } else {
+// CHECK-COUNT-2: pgpu.for %{{.*}} to %{{.*}} step %{{.*}}
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %c1
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: pgpu.if
+// CHECK-NEXT: pgpu.for
+// CHECK: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @labelled_rows(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>, %skip: i1)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %ninf = arith.constant 0xFF800000 : f32
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %block = pgpu.param "BLOCK" : index
+      pgpu.if %skip {
+        pgpu.store %z, %y[%row, %c0] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+        pgpu.yield
+      } else {
+        %max = pgpu.for %c0 to %N step %block iter_args(%ninf : f32) -> f32 {
+        ^bb0(%b: index, %acc: f32):
+          %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+          %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %ninf : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %part = pgpu.reduce %v axes [0] identity(%ninf : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %r: f32):
+            %m = pgpu.binary max %l, %r : f32
+            pgpu.yield %m : f32
+          }
+          %next = pgpu.binary max %acc, %part : f32
+          pgpu.yield %next : f32
+        }
+        pgpu.for %c0 to %N step %block {
+        ^bb0(%b: index):
+          %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+          %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %mb = pgpu.splat %max : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %d = pgpu.binary sub %v, %mb : !pgpu.fragment<f32, [BLOCK]>
+          pgpu.store %d, %y[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [BLOCK]>]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.for %c0 to %c2 step %c1 {
+      ^bb0(%k: index):
+        pgpu.if %skip {
+          pgpu.for %c0 to %N step %block {
+          ^bb0(%b: index):
+            %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+            %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            pgpu.store %v, %y[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [BLOCK]>]
+            pgpu.yield
+          }
+          pgpu.for %c0 to %N step %block {
+          ^bb0(%b: index):
+            %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+            %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            %w = pgpu.binary add %v, %v : !pgpu.fragment<f32, [BLOCK]>
+            pgpu.store %w, %y[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [BLOCK]>]
+            pgpu.yield
+          }
+          pgpu.yield
+        } else {
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

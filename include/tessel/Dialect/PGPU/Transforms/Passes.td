@@ -122,7 +122,8 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
 def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let summary = "read a row once when it fits one block: single-iteration form of sibling blocked loops under a guard (seed 002 §3.4)";
   let description = [{
-    Reads: a program body (execution group or program space) with two or
+    Reads: a program body (execution group or program space, or a branch of
+    a `pgpu.if` directly in one: an author's test of the row) with two or
     more sibling blocking loops (`pgpu.for` stepping by the BLOCK parameter)
     over the same bounds that read the same view.
     Legality: when 0 < hi - lo <= BLOCK each such loop runs exactly one
@@ -136,8 +137,9 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
     length can take the staged path.
     Preserves: values, effects and their order, ABI, origins.
     Must not fire: a single loop, loops with other steps (author loops),
-    loops over different bounds, loops that read no common view, or a block
-    whose terminator yields values.
+    loops over different bounds, loops that read no common view, a block
+    whose terminator yields values, or the branches of an if nested deeper
+    (inside a loop).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
