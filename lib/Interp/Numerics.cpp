@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace tessel;
@@ -123,6 +124,65 @@ static double fromBits16(uint16_t bits, int mant, int emin, int bias) {
   return sign * (1.0 + m * std::ldexp(1.0, -mant)) * std::ldexp(1.0, exp - bias);
 }
 
+/// The 8-bit formats (OCP FP8: E4M3FN, E5M2; the E8M0FNU scale), with their stored exponent width and
+/// bias. E4M3FN spells NaN as S.1111.111 only (no infinities, so S.1111.000-110 are finite: 256-448);
+/// E5M2 is IEEE-like (S.11111.00 infinity, S.11111.xx NaN); E8M0FNU is 2^(e - 127), 0xFF NaN, unsigned.
+namespace {
+struct Float8Layout {
+  int mant, expBits, bias;
+  bool ieee; // all-ones exponent is inf/NaN (E5M2); else only the all-ones pattern is NaN
+  bool hasSign;
+};
+std::optional<Float8Layout> float8Layout(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return Float8Layout{3, 4, 7, false, true};
+  if (isa<Float8E5M2Type>(type))
+    return Float8Layout{2, 5, 15, true, true};
+  if (isa<Float8E8M0FNUType>(type))
+    return Float8Layout{0, 8, 127, false, false};
+  return std::nullopt;
+}
+} // namespace
+
+bool interp::isFloat8Type(Type type) { return float8Layout(type).has_value(); }
+
+uint8_t interp::toFloat8Bits(double value, Type type) {
+  Float8Layout l = *float8Layout(type);
+  double v = roundToFormat(value, formatOf(type));
+  uint8_t sign = (l.hasSign && std::signbit(v)) ? 0x80 : 0;
+  uint8_t expMask = uint8_t(((1 << l.expBits) - 1) << l.mant);
+  if (std::isnan(v)) // the canonical quiet NaN (torch's: S.1111.111 for E4M3FN, S.11111.11 for E5M2)
+    return l.hasSign ? uint8_t(sign | 0x7F) : 0xFF;
+  if (std::isinf(v))
+    return sign | expMask; // only formats with infinities (E5M2) keep one after rounding
+  double a = std::fabs(v);
+  int emin = 1 - l.bias;
+  if (a == 0)
+    return sign;
+  if (a < std::ldexp(1.0, emin)) // subnormal (E8M0FNU has none: its grid starts at 2^-127)
+    return sign | uint8_t(a / std::ldexp(1.0, emin - l.mant));
+  int e;
+  std::frexp(a, &e);
+  int exp = e - 1;
+  uint8_t m = uint8_t(a / std::ldexp(1.0, exp - l.mant) - (1 << l.mant));
+  return sign | uint8_t((exp + l.bias) << l.mant) | m;
+}
+
+double interp::fromFloat8Bits(uint8_t bits, Type type) {
+  Float8Layout l = *float8Layout(type);
+  double sign = (l.hasSign && (bits & 0x80)) ? -1.0 : 1.0;
+  int exp = (bits >> l.mant) & ((1 << l.expBits) - 1);
+  int m = bits & ((1 << l.mant) - 1);
+  int expAll = (1 << l.expBits) - 1;
+  if (l.ieee && exp == expAll)
+    return m ? std::nan("") : sign * INFINITY;
+  if (!l.ieee && exp == expAll && m == (1 << l.mant) - 1)
+    return std::nan("");
+  if (exp == 0 && l.mant > 0)
+    return sign * m * std::ldexp(1.0, 1 - l.bias - l.mant);
+  return sign * (1.0 + m * std::ldexp(1.0, -l.mant)) * std::ldexp(1.0, exp - l.bias);
+}
+
 uint16_t interp::toHalfBits(double value) { return toBits16(roundToFormat(value, kHalf), 10, -14, 15); }
 uint16_t interp::toBFloat16Bits(double value) {
   return toBits16(roundToFormat(value, kBFloat16), 7, -126, 127);
@@ -133,11 +193,17 @@ double interp::fromBFloat16Bits(uint16_t bits) { return fromBits16(bits, 7, -126
 Elem interp::castElem(Elem value, Type from, Type to) {
   Elem out;
   bool fromFloat = isFloatType(from), toFloat = isFloatType(to);
+  // An 8-bit float is reached through f32 (docs/language.md, Conversions):
+  // torch converts f64 and integers to float8_e4m3fn/e5m2 by way of float, and the hardware's
+  // cvt to e4m3/e5m2 takes f32, so an f64 just past an FP8 tie rounds to the tie first, then to even
+  // (1.0625 + 2^-40 -> 1.0 in e4m3, as torch gives). From f32, f16 and bf16 this is one rounding.
+  bool viaF32 = isFloat8Type(to) && !from.isF32() && !from.isF16() && !from.isBF16() && !isFloat8Type(from);
+  auto narrow = [&](double v) { return roundToFloat(viaF32 ? double(float(v)) : v, to); };
   if (fromFloat && toFloat) {
-    out.f = roundToFloat(value.f, to);
+    out.f = narrow(value.f);
   } else if (!fromFloat && toFloat) {
     bool u64 = isUnsignedInt(from) && widthOf(from) == 64;
-    out.f = roundToFloat(u64 ? double(uint64_t(value.i)) : double(value.i), to);
+    out.f = narrow(u64 ? double(uint64_t(value.i)) : double(value.i));
   } else if (fromFloat && !toFloat) {
     if (to.isInteger(1)) {
       out.i = value.f != 0;
@@ -178,6 +244,8 @@ Elem interp::bitcastElem(Elem value, Type from, Type to) {
     bits = toHalfBits(value.f);
   } else if (from.isBF16()) {
     bits = toBFloat16Bits(value.f);
+  } else if (isFloat8Type(from)) {
+    bits = toFloat8Bits(value.f, from);
   } else {
     unsigned width = widthOf(from);
     bits = width >= 64 ? uint64_t(value.i) : uint64_t(value.i) & ((uint64_t(1) << width) - 1);
@@ -194,6 +262,8 @@ Elem interp::bitcastElem(Elem value, Type from, Type to) {
     out.f = fromHalfBits(uint16_t(bits));
   } else if (to.isBF16()) {
     out.f = fromBFloat16Bits(uint16_t(bits));
+  } else if (isFloat8Type(to)) {
+    out.f = fromFloat8Bits(uint8_t(bits), to);
   } else {
     out.i = wrapToInteger(int64_t(bits), to);
   }

@@ -42,6 +42,8 @@ void pack(interp::Elem e, Type type, uint8_t *out) {
   } else if (type.isF16() || type.isBF16()) {
     uint16_t bits = type.isF16() ? interp::toHalfBits(e.f) : interp::toBFloat16Bits(e.f);
     std::memcpy(out, &bits, 2);
+  } else if (interp::isFloat8Type(type)) {
+    *out = interp::toFloat8Bits(e.f, type);
   } else {
     std::memcpy(out, &e.i, abiBytes(type)); // little-endian: the low bytes
   }
@@ -59,6 +61,8 @@ interp::Elem unpack(const uint8_t *in, Type type) {
     uint16_t bits;
     std::memcpy(&bits, in, 2);
     e.f = type.isF16() ? interp::fromHalfBits(bits) : interp::fromBFloat16Bits(bits);
+  } else if (interp::isFloat8Type(type)) {
+    e.f = interp::fromFloat8Bits(*in, type);
   } else {
     int64_t raw = 0;
     std::memcpy(&raw, in, abiBytes(type));

@@ -79,7 +79,8 @@ def _tune_arguments(k: Kernel, shapes: dict, scalars: dict, seed: int):
     import torch
     gen = torch.Generator(device="cuda").manual_seed(seed)
     dtypes = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64,
-              "i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64}
+              "i8": torch.int8, "i16": torch.int16, "i32": torch.int32, "i64": torch.int64,
+              "f8e4m3": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2}
 
     def extent(e, who):
         if isinstance(e, int):

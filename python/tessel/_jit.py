@@ -215,7 +215,7 @@ def trace_kernel(fn, name: str, options: dict, constexprs: dict) -> str:
             v = Value(f"%{p.name}", p.spec, b.root, (), kloc)
             v.pro = True
             args.append(v)
-            arg_text.append(f"%{p.name}: {p.spec.name} {_param_loc(fn, p.name).mlir()}")
+            arg_text.append(f"%{p.name}: {p.spec.mlir} {_param_loc(fn, p.name).mlir()}")
         else:
             if p.name in constexprs:
                 val = constexprs[p.name]

@@ -114,7 +114,7 @@ def const(value, dtype: DType) -> Value:
     hit = root.cache.get(key)
     if hit is not None:
         return hit
-    text = f"arith.constant {literal}" if dtype.is_bool else f"arith.constant {literal} : {dtype.name}"
+    text = f"arith.constant {literal}" if dtype.is_bool else f"arith.constant {literal} : {dtype.mlir}"
     (name,) = b.emit(text, 1, hoist=True)
     v = Value(name, dtype, root)
     v.pro, v.const = True, (bool(value) if dtype.is_bool else (float(value) if dtype.is_float else int(value)))

@@ -31,7 +31,8 @@ def compiling() -> bool:
 
 
 _DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i1": "bool",
-           "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
+           "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f8e4m3": "float8_e4m3fn",
+           "f8e5m2": "float8_e5m2"}
 
 
 def _op_name(kernel) -> str:

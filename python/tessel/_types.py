@@ -13,8 +13,9 @@ from ._errors import error
 class DType:
     """An element type. Calling it builds a typed constant inside a trace: `T.f32(0.5)`."""
 
-    def __init__(self, name: str, kind: str, bits: int, numpy: str | None):
+    def __init__(self, name: str, kind: str, bits: int, numpy: str | None, mlir: str | None = None):
         self.name, self.kind, self.bits, self.numpy = name, kind, bits, numpy
+        self.mlir = mlir or name  # the MLIR spelling (f8e4m3 is MLIR's f8E4M3FN)
 
     is_float = property(lambda self: self.kind == "float")
     is_int = property(lambda self: self.kind == "int")  # signless integers, not i1
@@ -26,7 +27,7 @@ class DType:
         return _ir._b().semantic.const(value, self)
 
     def __str__(self) -> str:
-        return self.name
+        return self.mlir
 
     def __repr__(self) -> str:
         return f"T.{self.name}"
@@ -57,7 +58,27 @@ def _round_float(v: float, dt: DType) -> float:
         bits = struct.unpack("<I", struct.pack("<f", v))[0]
         bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
         return struct.unpack("<f", struct.pack("<I", bits))[0]
+    if dt.name in _FLOAT8:
+        return _round_float8(v, dt.name)
     raise AssertionError(dt.name)
+
+
+# OCP FP8 (OFP8): stored mantissa bits, least normal exponent, largest finite; E4M3FN has no
+# infinities (its only NaN is S.1111.111), E5M2 is IEEE-like.
+_FLOAT8 = {"f8e4m3": (3, -6, 448.0), "f8e5m2": (2, -14, 57344.0)}
+
+
+def _round_float8(v: float, name: str) -> float:
+    """`v` (a Python float) converted as torch converts it: to f32 first, then to the nearest FP8 value,
+    ties to even; past the range E5M2 gives inf and E4M3FN gives NaN (reported as out of range)."""
+    mant, emin, top = _FLOAT8[name]
+    v = struct.unpack("<f", struct.pack("<f", v))[0]  # raises OverflowError past f32's range
+    if v == 0 or math.isnan(v) or math.isinf(v):
+        return v
+    e = max(math.frexp(abs(v))[1] - 1, emin)
+    quantum = math.ldexp(1.0, e - mant)
+    r = round(abs(v) / quantum) * quantum  # round() is ties-to-even; the quotient is exact
+    return math.copysign(r if r <= top else math.inf, v)
 
 
 _SPECIAL = {
@@ -66,6 +87,8 @@ _SPECIAL = {
     "bf16": ("0x7F80", "0xFF80", "0x7FC0"),
     "f32": ("0x7F800000", "0xFF800000", "0x7FC00000"),
     "f64": ("0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8000000000000"),
+    "f8e4m3": (None, None, "0x7F"),  # no infinities
+    "f8e5m2": ("0x7C", "0xFC", "0x7F"),
 }
 
 
@@ -74,6 +97,8 @@ def _format_float(v: float, dt: DType) -> str:
     if math.isnan(v):
         return nan
     if math.isinf(v):
+        if pinf is None:
+            raise error(f"{dt.name} has no infinities (constant {v!r})")
         return pinf if v > 0 else ninf
     try:
         r = _round_float(v, dt)
@@ -102,7 +127,9 @@ i16 = DType("i16", "int", 16, "int16")
 i32 = DType("i32", "int", 32, "int32")
 i64 = DType("i64", "int", 64, "int64")
 index = DType("index", "index", 64, "int64")
-DTYPES = {d.name: d for d in (f16, bf16, f32, f64, i1, i8, i16, i32, i64, index)}
+f8e4m3 = DType("f8e4m3", "float", 8, None, "f8E4M3FN")  # torch.float8_e4m3fn
+f8e5m2 = DType("f8e5m2", "float", 8, None, "f8E5M2")  # torch.float8_e5m2
+DTYPES = {d.name: d for d in (f16, bf16, f32, f64, i1, i8, i16, i32, i64, index, f8e4m3, f8e5m2)}
 
 
 def int_min(dt: DType) -> int:
@@ -130,7 +157,7 @@ class TensorType:
 
     def __str__(self) -> str:
         dims = "".join(("?" if s is None else str(s)) + "x" for s in self.shape)
-        return f"tensor<{dims}{self.dtype.name}>"
+        return f"tensor<{dims}{self.dtype.mlir}>"
 
     def __eq__(self, other):
         return isinstance(other, TensorType) and str(self) == str(other)
@@ -202,7 +229,7 @@ class ViewSpec:
         self.mode, self.dtype, self.extents, self.range = mode, dtype, tuple(extents), rng
 
     def type_str(self) -> str:
-        return f"!kir.view<{self.dtype.name}, [{', '.join(str(e) for e in self.extents)}], {self.mode}>"
+        return f"!kir.view<{self.dtype.mlir}, [{', '.join(str(e) for e in self.extents)}], {self.mode}>"
 
     def __repr__(self) -> str:
         return f"T.{ {'in': 'In', 'out': 'Out', 'inout': 'InOut'}[self.mode]}[{self.dtype!r}, {self.extents!r}]"

@@ -5,7 +5,7 @@ See docs/language.md for every construct with an example. Summary:
 * parameters: ``T.In[T.f32, ("M", "N")]``, ``T.Out[...]``, ``T.InOut[...]`` (optional third entry
   ``T.Range(lo, hi)`` for integer inputs), runtime scalars (``eps: T.f32``) and
   ``T.Constexpr[bool|int|str|Enum]`` specialization parameters (resolved at trace time);
-* element types: ``T.f16 T.bf16 T.f32 T.f64 T.i1 (T.bool_) T.i8 T.i16 T.i32 T.i64 T.index``;
+* element types: ``T.f16 T.bf16 T.f32 T.f64 T.f8e4m3 T.f8e5m2 T.i1 (T.bool_) T.i8 T.i16 T.i32 T.i64 T.index``;
   calling one makes a typed constant, ``T.f32(0.5)``;
 * domains: ``T.domain(lo, hi, step=1)``, ``T.extent("N")`` / ``x.shape[0]``, subregions ``d[b:e]``,
   ``T.indices(d)``, ``T.index_relation(ids, d)``;
@@ -20,7 +20,7 @@ See docs/language.md for every construct with an example. Summary:
   kir.if / kir.for / kir.while with carries, see _pycontrol.py); ``T.for_``, ``T.if_``, ``T.while_``.
 """
 from ._types import (  # noqa: F401
-    Constexpr, DType, In, InOut, Out, Range, bf16, f16, f32, f64, i1, i8, i16, i32, i64, index,
+    Constexpr, DType, In, InOut, Out, Range, bf16, f16, f32, f64, f8e4m3, f8e5m2, i1, i8, i16, i32, i64, index,
 )
 from ._core import Domain, Record, Value, View  # noqa: F401
 from ._semantic import (  # noqa: F401

@@ -39,6 +39,12 @@ uint16_t toHalfBits(double value);
 uint16_t toBFloat16Bits(double value);
 double fromHalfBits(uint16_t bits);
 double fromBFloat16Bits(uint16_t bits);
+/// True for the 8-bit float types (f8E4M3FN, f8E5M2, f8E8M0FNU).
+bool isFloat8Type(mlir::Type type);
+/// Bit patterns of 8-bit float values (round to nearest even; E4M3FN overflow and infinities give
+/// NaN, E5M2 overflow gives inf, as torch's float8 conversions do), and back (exact).
+uint8_t toFloat8Bits(double value, mlir::Type type);
+double fromFloat8Bits(uint8_t bits, mlir::Type type);
 
 /// Element conversions with kir.cast semantics: float->int truncates toward
 /// zero and saturates; NaN becomes 0.

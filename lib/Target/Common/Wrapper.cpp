@@ -22,6 +22,8 @@ std::string wrapper::torchType(Type t) {
   if (t.isBF16()) return "torch.bfloat16";
   if (t.isF32()) return "torch.float32";
   if (t.isF64()) return "torch.float64";
+  if (isa<Float8E4M3FNType>(t)) return "torch.float8_e4m3fn";
+  if (isa<Float8E5M2Type>(t)) return "torch.float8_e5m2";
   if (t.isInteger(1)) return "torch.bool";
   if (t.isInteger(8)) return "torch.int8";
   if (t.isInteger(16)) return "torch.int16";

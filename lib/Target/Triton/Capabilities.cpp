@@ -20,6 +20,7 @@ static std::string narrowed(Type element, const std::string &f32Expr) {
   return "tl.cast(" + f32Expr + ", " + (element.isF16() ? "tl.float16)" : "tl.bfloat16)");
 }
 static std::string toF32(const std::string &x) { return "tl.cast(" + x + ", tl.float32)"; }
+static std::string f8ToF32(const std::string &x) { return "_f8_to_f32(" + x + ")"; }
 static std::string roundedDiv(Type element, const std::string &l, const std::string &r) {
   if (element.isF64())
     return "(" + l + ") / (" + r + ")";
@@ -35,8 +36,22 @@ static std::string roundedSqrt(Type element, const std::string &x) {
   return "tl.sqrt_rn(" + x + ")";
 }
 
+bool triton::isFloat8(Type element) { return isa<Float8E4M3FNType, Float8E5M2Type>(element); }
+
+std::string triton::float8Narrowing(Type element, const std::string &f32Expr) {
+  // The module's helpers (TritonSerializer.cpp, float8Prelude).
+  return (isa<Float8E4M3FNType>(element) ? "_to_f8e4m3(" : "_to_f8e5m2(") + f32Expr + ")";
+}
+
+std::string triton::float8Widening(const std::string &x) { return "_f8_to_f32(" + x + ")"; }
+
 std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type element, bool approximate,
                                                   const std::string &l, const std::string &r) {
+  if (isFloat8(element)) { // in f32 (exact widening), rounded once
+    std::optional<std::string> wide =
+        binarySpelling(kind, Float32Type::get(element.getContext()), approximate, f8ToF32(l), f8ToF32(r));
+    return wide ? std::optional<std::string>(float8Narrowing(element, *wide)) : std::nullopt;
+  }
   bool isFloat = isa<FloatType>(element);
   switch (kind) {
   case kir::BinaryKind::Add: return l + " + " + r;
@@ -97,6 +112,10 @@ bool triton::usesLibdevice(Operation *op) {
 std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type element, bool approximate,
                                                  const std::string &x) {
   using K = kir::UnaryKind;
+  if (isFloat8(element)) { // in f32 (exact widening), rounded once
+    std::optional<std::string> wide = unarySpelling(kind, Float32Type::get(element.getContext()), approximate, f8ToF32(x));
+    return wide ? std::optional<std::string>(float8Narrowing(element, *wide)) : std::nullopt;
+  }
   if (isLibdeviceKind(kind)) {
     if (!isa<FloatType>(element))
       return std::nullopt;
@@ -155,6 +174,14 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
     if (auto f = dyn_cast<pgpu::FragmentType>(t); f && f.getRank() > 2)
       return std::string("fragments of rank > 2 are not spelled yet");
   }
+  // FP8 values load, store, convert and compute pointwise (through f32); what combines them in
+  // Triton's own reductions, scans and atomics would run on FP8 registers, which have no arithmetic.
+  if (isa<pgpu::ReduceOp, pgpu::ScanOp, pgpu::ScatterReduceOp, pgpu::AtomicRMWOp, pgpu::AtomicStoreOp,
+          pgpu::AtomicLoadOp, pgpu::HistogramOp>(op) &&
+      (llvm::any_of(op->getOperandTypes(), [](Type t) { return isFloat8(pgpu::elementTypeOf(t)); }) ||
+       llvm::any_of(op->getResultTypes(), [](Type t) { return isFloat8(pgpu::elementTypeOf(t)); })))
+    return std::string("FP8 reductions, scans and atomics are not spelled by the triton provider; combine the "
+                       "values in f32 (T.cast(x, T.f32)) and convert the result");
   if (isa<pgpu::RangeReduceOp, pgpu::RangeScanOp, pgpu::RegionFoldOp>(op))
     return std::string("an unblocked structured op must be expanded by pgpu-triton-legalize first");
   if (auto h = dyn_cast<pgpu::HistogramOp>(op); h && cast<pgpu::FragmentType>(h.getInput().getType()).getRank() != 1)

@@ -42,6 +42,8 @@ std::string tritonType(Type t) {
   if (t.isBF16()) return "tl.bfloat16";
   if (t.isF32()) return "tl.float32";
   if (t.isF64()) return "tl.float64";
+  if (isa<Float8E4M3FNType>(t)) return "tl.float8e4nv";
+  if (isa<Float8E5M2Type>(t)) return "tl.float8e5";
   if (t.isInteger(1)) return "tl.int1";
   if (t.isIndex()) return "tl.int32";
   if (auto i = dyn_cast<IntegerType>(t))
@@ -389,8 +391,12 @@ std::string Serializer::expr(Value v) {
                            tritonType(c.getType()))
           .str();
     }
-    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+    if (auto f = dyn_cast<FloatAttr>(c.getValue())) {
+      if (triton::isFloat8(c.getType())) // Triton makes no FP8 constant of its own: an exact narrowing
+        return triton::float8Narrowing(c.getType(), "tl.full([], " + floatLiteral(f.getValueAsDouble()) +
+                                                        ", tl.float32)");
       return llvm::formatv("tl.full([], {0}, {1})", floatLiteral(f.getValueAsDouble()), tritonType(c.getType())).str();
+    }
   }
   return name(v);
 }
@@ -649,8 +655,9 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
       })
       .Case<pgpu::CmpOp>([&](pgpu::CmpOp c) {
         static const char *spell[] = {"==", "!=", "<", "<=", ">", ">="};
-        assign(c.getResult(),
-               expr(c.getLhs()) + " " + spell[static_cast<int>(c.getPredicate())] + " " + expr(c.getRhs()));
+        bool f8 = triton::isFloat8(pgpu::elementTypeOf(c.getLhs().getType())); // compared in f32 (exact)
+        auto side = [&](Value v) { return f8 ? triton::float8Widening(expr(v)) : expr(v); };
+        assign(c.getResult(), side(c.getLhs()) + " " + spell[static_cast<int>(c.getPredicate())] + " " + side(c.getRhs()));
         return success();
       })
       .Case<pgpu::SelectOp>([&](pgpu::SelectOp s) {
@@ -667,6 +674,21 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
           x = "tl.full([], " + x + ", tl.int32)";
         // tl.cast, not `.to`: Triton passes an integer argument equal to 1 as a Python int.
         Type from = pgpu::elementTypeOf(c.getOperand().getType()), to = pgpu::elementTypeOf(c.getType());
+        // FP8 converts through f32 both ways (docs/language.md, Conversions): widening is exact, and
+        // narrowing follows torch's rule (float8Narrowing), not the GPU's saturating cvt.
+        Type f32 = Float32Type::get(c.getContext());
+        if (triton::isFloat8(from)) {
+          x = triton::float8Widening(x);
+          from = f32;
+          if (to.isF32()) {
+            assign(c.getResult(), x);
+            return success();
+          }
+        }
+        if (triton::isFloat8(to)) {
+          assign(c.getResult(), triton::float8Narrowing(to, from.isF32() ? x : "tl.cast(" + x + ", tl.float32)"));
+          return success();
+        }
         if (isa<FloatType>(from) && to.isIntOrIndex() && !to.isInteger(1)) {
           assign(c.getResult(), saturatingFloatToInt(x, from, to, target));
           return success();
@@ -880,6 +902,9 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         std::string layout = mode == Mode::Consumer ? layoutArg(sp.getResult()) : "";
         if (element.isInteger(1))
           assign(sp.getResult(), "tl.full(" + shape + ", 0, tl.int1" + layout + ") | " + expr(sp.getOperand()));
+        else if (triton::isFloat8(element)) // FP8 has no arithmetic, not even + 0: splat its bits
+          assign(sp.getResult(), "tl.cast(tl.full(" + shape + ", 0, tl.uint8" + layout + ") | tl.cast(" +
+                                     expr(sp.getOperand()) + ", tl.uint8, bitcast=True), " + dtype + ", bitcast=True)");
         else
           assign(sp.getResult(), "tl.zeros(" + shape + ", " + dtype + layout + ") + " + expr(sp.getOperand()));
         return success();
@@ -1158,7 +1183,7 @@ std::optional<std::string> Serializer::glSpelling(const std::string &text) {
       "where",   "zeros",   "umulhi",           "float16",   "bfloat16", "float32", "float64", "int1",
       "int8",    "int16",   "int32",            "int64",     "uint8",   "uint16",  "uint32",  "uint64"};
   StringRef t(text);
-  if (t.contains("libdevice") || t.contains("_tanh_approx"))
+  if (t.contains("libdevice") || t.contains("_tanh_approx") || t.contains("_f8"))
     return std::nullopt;
   auto identChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::string result;
@@ -2349,6 +2374,78 @@ LogicalResult Serializer::run() {
   return success();
 }
 
+/// The module-level FP8 conversions the spellings of Capabilities.cpp and the casts call, emitted only
+/// when some value of the module is FP8 (other modules stay byte-identical). On a GPU the narrowing
+/// replaces what cvt.rn.satfinite would saturate (E4M3FN: past 464 and +-inf give NaN; E5M2: from
+/// 61440 on and +-inf give inf, built from its bits) so it matches the interpreters and torch's
+/// float8 conversion. Triton 3.6's interpreter converts FP8 without ties to even, NaN or infinities
+/// (its _convert_float), so under TRITON_INTERPRET=1 the helpers are NumPy, exact.
+static std::string float8Prelude(ModuleOp module) {
+  bool used = false;
+  module.walk([&](Operation *op) {
+    auto isF8 = [](Type t) { return triton::isFloat8(pgpu::elementTypeOf(t)); };
+    used |= llvm::any_of(op->getResultTypes(), isF8) || llvm::any_of(op->getOperandTypes(), isF8);
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        used |= llvm::any_of(b.getArgumentTypes(), isF8);
+    return used ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (!used)
+    return "";
+  return "if _interpreting():\n"
+         "    import numpy as np\n"
+         "    from triton.runtime.interpreter import TensorHandle\n\n"
+         "    _F8 = {'fp8e4nv': (3, 7, 448.0, False), 'fp8e5': (2, 15, 57344.0, True)}  # mantissa, bias, max, inf\n\n"
+         "    def _f8_wrap(data, dtype, like):\n"
+         "        if not isinstance(like, tl.tensor):\n"
+         "            return tl.tensor(TensorHandle(data.reshape(1), dtype), dtype)\n"
+         "        return tl.tensor(TensorHandle(data.reshape(like.handle.data.shape), dtype), like.type.with_element_ty(dtype) if like.type.is_block() else dtype)\n\n"
+         "    def _f8_encode(v, dtype):\n"
+         "        mant, bias, top, has_inf = _F8[dtype.name]\n"
+         "        with np.errstate(all='ignore'):\n"
+         "            x = np.asarray(v.handle.data if isinstance(v, tl.tensor) else v, dtype=np.float32).astype(np.float64)\n"
+         "            a = np.abs(x)\n"
+         "            e = np.maximum(np.floor(np.log2(np.where(a > 0, a, 1.0))), 1 - bias)\n"
+         "            q = np.rint(a / np.exp2(e - mant)) * np.exp2(e - mant)  # nearest even\n"
+         "            e = np.maximum(np.floor(np.log2(np.where(q > 0, q, 1.0))), 1 - bias)\n"
+         "            sub = q < 2.0 ** (1 - bias)\n"
+         "            m = np.where(sub, q / 2.0 ** (1 - bias - mant), q / np.exp2(e - mant) - 2 ** mant)\n"
+         "            bits = np.where(sub, m, (e + bias) * 2 ** mant + m)\n"
+         "            over = (q > top) | np.isinf(x)\n"
+         "            bits = np.where(over, (31 << 2) if has_inf else 0x7F, bits)\n"
+         "            bits = np.where(np.isnan(x) | (over & (not has_inf)), 0x7F, bits)\n"
+         "        bits = bits.astype(np.uint8) | np.where(np.signbit(x), 0x80, 0).astype(np.uint8)\n"
+         "        return _f8_wrap(bits, dtype, v)\n\n"
+         "    def _to_f8e4m3(v):\n"
+         "        return _f8_encode(v, tl.float8e4nv)\n\n"
+         "    def _to_f8e5m2(v):\n"
+         "        return _f8_encode(v, tl.float8e5)\n\n"
+         "    def _f8_to_f32(v):\n"
+         "        mant, bias, _, has_inf = _F8[v.type.scalar.name]\n"
+         "        b = v.handle.data.astype(np.int64)\n"
+         "        e, m = (b >> mant) & ((1 << (7 - mant)) - 1), b & ((1 << mant) - 1)\n"
+         "        with np.errstate(all='ignore'):\n"
+         "            r = np.where(e == 0, m * 2.0 ** (1 - bias - mant), (1 + m / 2.0 ** mant) * np.exp2(e - bias))\n"
+         "            top = e == (1 << (7 - mant)) - 1\n"
+         "            r = np.where(top & (m == 0) & has_inf, np.inf, r)\n"
+         "            r = np.where(top & (m != 0) if has_inf else top & (m == (1 << mant) - 1), np.nan, r)\n"
+         "        r = np.where(b & 0x80, -r, r).astype(np.float32)\n"
+         "        return _f8_wrap(r, tl.float32, v)\n"
+         "else:\n"
+         "    @triton.jit\n"
+         "    def _to_f8e4m3(v):\n"
+         "        \"\"\"f32 -> float8_e4m3fn as torch converts: nearest even; past 464 and +-inf NaN.\"\"\"\n"
+         "        return tl.where(tl.abs(v) > 464.0, float('nan'), v).to(tl.float8e4nv)\n\n"
+         "    @triton.jit\n"
+         "    def _to_f8e5m2(v):\n"
+         "        \"\"\"f32 -> float8_e5m2 as torch converts: nearest even; from 61440 on and +-inf inf.\"\"\"\n"
+         "        inf = tl.where(v > 0, 124, 252).to(tl.uint8).to(tl.float8e5, bitcast=True)\n"
+         "        return tl.where(tl.abs(v) >= 61440.0, inf, v.to(tl.float8e5))\n\n"
+         "    @triton.jit\n"
+         "    def _f8_to_f32(v):\n"
+         "        return v.to(tl.float32)\n\n\n";
+}
+
 /// The module-level `libdevice` the spellings of Capabilities.cpp call, emitted only when some op
 /// uses it (other modules stay byte-identical). Triton's generic libdevice resolves to the CUDA one
 /// when a kernel compiles; TRITON_INTERPRET=1 cannot call extern functions, so there the same
@@ -2441,7 +2538,7 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
      << "    if d not in _ARCH:\n"
      << "        _ARCH[d] = torch.cuda.get_device_capability(d)[0] if d.type == 'cuda' else 0\n"
      << "    return _ARCH[d]\n\n\n"
-     << libdevicePrelude(module);
+     << libdevicePrelude(module) << float8Prelude(module);
   // Launch-sized workspace (pgpu.workspace_extent) that a call leaves empty takes one shared tensor.
   bool launchSized = false;
   module.walk([&](pgpu::WorkspaceExtentOp) { launchSized = true; });

@@ -1120,3 +1120,17 @@ kir.kernel @k(%x: !kir.view<f32, [N], out>) {
   }
   kir.return
 }
+
+// -----
+kir.kernel @k(%a: f8E4M3FN) {
+  // expected-error @+1 {{'kir.bitcast' op needs element types of equal bit width, got 'f8E4M3FN' and 'i16'}}
+  %c = kir.bitcast %a : f8E4M3FN to i16
+  kir.return
+}
+
+// -----
+kir.kernel @k(%a: f8E5M2) {
+  // expected-error @+1 {{'kir.cast' op casts 'f8E5M2' to itself}}
+  %c = kir.cast %a : f8E5M2 to f8E5M2
+  kir.return
+}

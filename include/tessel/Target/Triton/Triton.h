@@ -54,8 +54,20 @@ std::optional<std::string> spellingIssue(mlir::Operation *op);
 /// operand tiles count against a thread's registers (Resources.h, TritonLegalize's tile defaults).
 bool contractsWithFMA(tessel::pgpu::ContractOp contract);
 
+/// True for the FP8 element types the Triton provider spells (f8E4M3FN as
+/// tl.float8e4nv, f8E5M2 as tl.float8e5).
+bool isFloat8(mlir::Type element);
+/// `f32Expr` (an f32 value) converted to the FP8 type `element` with the
+/// interpreters' (and torch's) rule: nearest even, E4M3FN past 464 (and inf)
+/// NaN, E5M2 from 61440 on (and inf) inf. The GPU's cvt.rn.satfinite would
+/// saturate instead, so the out-of-range values are selected explicitly.
+std::string float8Narrowing(mlir::Type element, const std::string &f32Expr);
+/// An FP8 value widened to f32 (exact).
+std::string float8Widening(const std::string &x);
+
 /// The Triton spellings of pointwise kinds (nothing when no Triton operation
-/// has the kind's semantics: NaN rules, accuracy).
+/// has the kind's semantics: NaN rules, accuracy). FP8 operands compute in
+/// f32 and round once (docs/language.md, Math).
 std::optional<std::string> binarySpelling(kir::BinaryKind kind, mlir::Type element, bool approximate,
                                           const std::string &lhs, const std::string &rhs);
 std::optional<std::string> unarySpelling(kir::UnaryKind kind, mlir::Type element, bool approximate,
