@@ -37,7 +37,11 @@
 // Also: a straight-line nest whose accesses walk two different program axes
 // (a transpose) tiles both axes so every access has contiguous runs.
 //
-// Must not fire: neither of those; several segments; nested
+// Nests: a contraction nested in the element body of another (its result the
+// outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
+// r) is tiled when its free axes are a program axis and r (checkNests).
+//
+// Must not fire: neither of those; several segments; other nested
 // loops or control in the program body; ragged (program-dependent) loop
 // bounds; a value that would need a fragment of rank > 2.
 //
@@ -51,6 +55,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <map>
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUFORMTILES
@@ -128,6 +134,36 @@ Value narrowSource(Value v) {
   return (from.isF16() || from.isBF16()) ? cast.getOperand() : Value();
 }
 
+/// The value of a launch-time index computed from constants (construction spells a constant domain
+/// extent as max(ceil_div(hi - lo, step), 0)), or none.
+std::optional<int64_t> foldIndex(Value v, unsigned depth = 0) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  if (depth > 8)
+    return std::nullopt;
+  if (auto c = v.getDefiningOp<CeilDivOp>()) {
+    auto l = foldIndex(c.getLhs(), depth + 1), r = foldIndex(c.getRhs(), depth + 1);
+    if (l && r && *r > 0 && *l >= 0)
+      return (*l + *r - 1) / *r;
+    return std::nullopt;
+  }
+  auto bin = v.getDefiningOp<BinaryOp>();
+  if (!bin || !bin.getType().isIndex())
+    return std::nullopt;
+  auto l = foldIndex(bin.getLhs(), depth + 1), r = foldIndex(bin.getRhs(), depth + 1);
+  if (!l || !r)
+    return std::nullopt;
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Add: return *l + *r;
+  case kir::BinaryKind::Sub: return *l - *r;
+  case kir::BinaryKind::Mul: return *l * *r;
+  case kir::BinaryKind::Max: return std::max(*l, *r);
+  case kir::BinaryKind::Min: return std::min(*l, *r);
+  default: return std::nullopt;
+  }
+}
+
 class Tiler {
 public:
   Tiler(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group, IfOp guard)
@@ -147,6 +183,8 @@ public:
 private:
   // ---- analysis over the original IR ----
   LogicalResult analyzeBlock(Block &block, bool programBody);
+  LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing);
+  LogicalResult checkNests();
   Mask maskOf(Value v) const {
     auto it = axes.find(v);
     return it == axes.end() ? 0 : it->second;
@@ -247,6 +285,9 @@ private:
   SmallVector<ForeachOp> chain;   // promoted foreach ops, outermost first
   Block *programBody = nullptr;   // the innermost body of the chain
   DenseMap<Operation *, unsigned> loopAxis; // range_reduce -> its axis
+  // Each nested range_reduce and the one whose element body holds it, in program order.
+  SmallVector<std::pair<Operation *, Operation *>> enclosingOf;
+  std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
   SmallVector<LastProgramOp> finalizations; // ticketed finalizations in the program body
   SmallVector<Value> firstOf;               // per program axis (rewrite): its first member in this program
   SmallVector<ContractShape> contracts;
@@ -327,6 +368,8 @@ LogicalResult Tiler::analyze() {
     return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the program");
   if (segmented && contracts.empty())
     return reject("a segment whose bounds are read in the program is walked only for a contraction");
+  if (!enclosingOf.empty() && failed(checkNests()))
+    return failure();
   if (contracts.empty()) {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
@@ -400,8 +443,53 @@ LogicalResult Tiler::analyze() {
   paramOf.resize(numAxes);
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
-      paramOf[a] = (programAxes & bit(a)) ? "TILE_" + std::to_string(a) : kTileK.str();
+      paramOf[a] = (programAxes & bit(a)) || nestAxes.count(a) ? "TILE_" + std::to_string(a) : kTileK.str();
   return segmented ? checkSegmented() : success();
+}
+
+/// seed 002 §3.3-§3.4 (blocking, then contraction realization with actual fragments, loops and
+/// accumulators): a contraction C1 nested in the element body of a contraction C2 over axis r
+/// (construction realizes C2's operand, a pointwise function of C1, per member r) is realized as a
+/// tile: C1's free axes must be a program axis p and r, so inside C2's loop over blocks of r one
+/// K loop accumulates C1's [p, r] tile, its pointwise function is applied to the tile, and C2
+/// contracts that tile with its other operand [r, n] (C1's tile is C2's left operand). r is blocked
+/// by its own parameter TILE_<r>, one block covering a short constant extent (a LoRA rank), so C1
+/// is computed once per output tile; a longer r is walked in blocks, C1 recomputed per block.
+LogicalResult Tiler::checkNests() {
+  auto reject = [&](const Twine &why) {
+    whyNot = why.str();
+    return failure();
+  };
+  auto contractOf = [&](Operation *op) -> const ContractShape * {
+    for (const ContractShape &c : contracts)
+      if (c.reduce == op)
+        return &c;
+    return nullptr;
+  };
+  if (segmented)
+    return reject("a contraction nested in another's element body is not tiled in a segment walk");
+  for (auto [innerOp, outerOp] : enclosingOf) {
+    auto inner = cast<RangeReduceOp>(innerOp), outer = cast<RangeReduceOp>(outerOp);
+    unsigned r = loopAxis.lookup(outer);
+    const ContractShape *c1 = contractOf(inner), *c2 = contractOf(outer);
+    if (!c1 || !c2)
+      return reject("a reduction nested in another's element body is tiled only when both are contractions");
+    bool pr = (c1->lhsFree == r && (programAxes & bit(c1->rhsFree))) ||
+              (c1->rhsFree == r && (programAxes & bit(c1->lhsFree)));
+    if (!pr)
+      return reject("a contraction nested in another's element body is tiled only when its free axes are a "
+                    "program axis and the enclosing contraction's reduced axis");
+    if ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes)
+      return reject("a nested contraction's bounds depend on the enclosing reduction's member");
+    // Short constant extents fit one block: the parameter's candidates stop at the first power of two
+    // covering the extent (16 at least: tensor-core operand tiles, sm_80+).
+    int64_t extent = -1;
+    std::optional<int64_t> lo = foldIndex(outer.getLower()), hi = foldIndex(outer.getUpper());
+    if (lo && hi)
+      extent = std::max<int64_t>(*hi - *lo, 1);
+    nestAxes[r] = extent;
+  }
+  return success();
 }
 
 /// A segment workset (seed 000 §3: a ragged domain whose length requires reading device data
@@ -444,66 +532,8 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       continue;
     }
     if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
-      // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
-      // blocked axes are known.
-      if (!isProgramBody || numAxes >= kMaxAxes)
+      if (!isProgramBody || failed(analyzeReduce(reduce, /*enclosing=*/-1)))
         return failure();
-      unsigned k = newAxis();
-      loopAxis[reduce] = k;
-      Block &element = reduce.getElement().front();
-      axes[element.getArgument(0)] = bit(k);
-      for (Operation &inner : element.without_terminator()) {
-        if (!isPointwiseOrRead(inner))
-          return failure();
-        propagate(inner);
-      }
-      Block &combine = reduce.getCombine().front();
-      if (llvm::any_of(combine.without_terminator(), [](Operation &o) { return o.getNumRegions() != 0; }))
-        return failure();
-      Mask result = 0;
-      for (Value y : element.getTerminator()->getOperands())
-        result |= maskOf(y);
-      for (Value id : reduce.getIdentities())
-        result |= maskOf(id);
-      result &= ~bit(k);
-      result |= maskOf(reduce.getLower()) | maskOf(reduce.getUpper());
-      for (Value r : reduce.getResults())
-        axes[r] = result;
-      // Contraction shape: one float add-reduced component that is a product.
-      if (reduce.getNumResults() != 1 || !isa<FloatType>(reduce.getResult(0).getType()))
-        continue;
-      auto add = dyn_cast_or_null<BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
-      if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
-        continue;
-      auto product = element.getTerminator()->getOperand(0).getDefiningOp<BinaryOp>();
-      if (!product || product.getKind() != kir::BinaryKind::Mul || !product->hasOneUse())
-        continue;
-      Value x = product.getLhs(), y = product.getRhs();
-      // A segment walk's group axes are walked one member at a time (scalar): never free axes.
-      Mask walked = segmented ? bit(group.getBody().front().getNumArguments()) - 1 : 0;
-      Mask fx = maskOf(x) & ~bit(k) & ~walked, fy = maskOf(y) & ~bit(k) & ~walked;
-      Mask shared = fx & fy;
-      fx &= ~shared;
-      fy &= ~shared;
-      if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
-          ((fx | fy | shared) & ~programAxes))
-        continue;
-      ContractShape c{reduce, product, x, y, unsigned(llvm::countr_zero(fx)), unsigned(llvm::countr_zero(fy))};
-      if (c.lhsFree > c.rhsFree) { // result axes are lhs free then rhs free; the product commutes
-        std::swap(c.lhs, c.rhs);
-        std::swap(c.lhsFree, c.rhsFree);
-      }
-      Value nl = narrowSource(c.lhs), nr = narrowSource(c.rhs);
-      Value tl = tf32Source(c.lhs), tr = tf32Source(c.rhs);
-      if (nl && nr && nl.getType() == nr.getType()) {
-        c.lhs = nl;
-        c.rhs = nr;
-      } else if (tl && tr) { // seed 000 §8: the rounding is the contraction's precision, kept
-        c.lhs = tl;
-        c.rhs = tr;
-        c.precision = kir::ContractPrecision::TF32;
-      }
-      contracts.push_back(c);
       continue;
     }
     if (auto last = dyn_cast<LastProgramOp>(op); last && last.isTicketed() && isProgramBody) {
@@ -526,6 +556,83 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       return failure();
     propagate(op);
   }
+  return success();
+}
+
+/// A range_reduce of the program body, or (`enclosing` >= 0, one level only) one nested in the
+/// element body of the reduction over axis `enclosing`: its axis, the masks of its element body and
+/// results, and whether it is contraction-shaped.
+LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
+  // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
+  // blocked axes are known.
+  if (numAxes >= kMaxAxes)
+    return failure();
+  unsigned k = newAxis();
+  loopAxis[reduce] = k;
+  Block &element = reduce.getElement().front();
+  axes[element.getArgument(0)] = bit(k);
+  for (Operation &inner : element.without_terminator()) {
+    if (auto nested = dyn_cast<RangeReduceOp>(inner); nested && enclosing < 0) {
+      // seed 002 §3.3-§3.4: a contraction whose operand is another contraction's result; the
+      // pair is checked in analyze() once every contraction is known.
+      if (failed(analyzeReduce(nested, int(k))))
+        return failure();
+      enclosingOf.push_back({nested, reduce});
+      continue;
+    }
+    if (!isPointwiseOrRead(inner))
+      return failure();
+    propagate(inner);
+  }
+  Block &combine = reduce.getCombine().front();
+  if (llvm::any_of(combine.without_terminator(), [](Operation &o) { return o.getNumRegions() != 0; }))
+    return failure();
+  Mask result = 0;
+  for (Value y : element.getTerminator()->getOperands())
+    result |= maskOf(y);
+  for (Value id : reduce.getIdentities())
+    result |= maskOf(id);
+  result &= ~bit(k);
+  result |= maskOf(reduce.getLower()) | maskOf(reduce.getUpper());
+  for (Value r : reduce.getResults())
+    axes[r] = result;
+  // Contraction shape: one float add-reduced component that is a product.
+  if (reduce.getNumResults() != 1 || !isa<FloatType>(reduce.getResult(0).getType()))
+    return success();
+  auto add = dyn_cast_or_null<BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
+  if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
+    return success();
+  auto product = element.getTerminator()->getOperand(0).getDefiningOp<BinaryOp>();
+  if (!product || product.getKind() != kir::BinaryKind::Mul || !product->hasOneUse())
+    return success();
+  Value x = product.getLhs(), y = product.getRhs();
+  // A segment walk's group axes are walked one member at a time (scalar): never free axes.
+  Mask walked = segmented ? bit(group.getBody().front().getNumArguments()) - 1 : 0;
+  Mask fx = maskOf(x) & ~bit(k) & ~walked, fy = maskOf(y) & ~bit(k) & ~walked;
+  Mask shared = fx & fy;
+  fx &= ~shared;
+  fy &= ~shared;
+  // A nested contraction's free axis may be the enclosing reduction's axis (its tile's columns).
+  Mask freeOk = programAxes | (enclosing >= 0 ? bit(unsigned(enclosing)) : 0);
+  if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
+      ((fx | fy | shared) & ~freeOk) || (shared & ~programAxes))
+    return success();
+  ContractShape c{reduce, product, x, y, unsigned(llvm::countr_zero(fx)), unsigned(llvm::countr_zero(fy))};
+  if (c.lhsFree > c.rhsFree) { // result axes are lhs free then rhs free; the product commutes
+    std::swap(c.lhs, c.rhs);
+    std::swap(c.lhsFree, c.rhsFree);
+  }
+  Value nl = narrowSource(c.lhs), nr = narrowSource(c.rhs);
+  Value tl = tf32Source(c.lhs), tr = tf32Source(c.rhs);
+  if (nl && nr && nl.getType() == nr.getType()) {
+    c.lhs = nl;
+    c.rhs = nr;
+  } else if (tl && tr) { // seed 000 §8: the rounding is the contraction's precision, kept
+    c.lhs = tl;
+    c.rhs = tr;
+    c.precision = kir::ContractPrecision::TF32;
+  }
+  contracts.push_back(c);
   return success();
 }
 
@@ -674,7 +781,7 @@ void Tiler::tileReduce(RangeReduceOp op) {
     }
   }
   bool lanes = blocked & bit(k);
-  Value step = lanes ? Value(ParamOp::create(b, loc, b.getIndexType(), kTileK))
+  Value step = lanes ? Value(ParamOp::create(b, loc, b.getIndexType(), paramOf[k]))
                      : Value(arith::ConstantIndexOp::create(b, loc, 1));
   auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
                             map.lookupOrDefault(op.getUpper()), step, inits);
@@ -809,7 +916,8 @@ std::string Tiler::adopted() const {
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
       names.push_back(paramOf[a] + ((programAxes & bit(a)) ? " (program axis " + std::to_string(a) + ")"
-                                                           : " (reduction loop)"));
+                                    : nestAxes.count(a)     ? " (reduction loop over a nested contraction's tile)"
+                                                            : " (reduction loop)"));
   text += llvm::join(names, ", ");
   if (!contracts.empty())
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
@@ -1080,8 +1188,17 @@ void Tiler::declareParams() {
     bool loop = paramOf[a] == kTileK;
     SmallVector<int64_t> candidates = loop || coalescing ? SmallVector<int64_t>{16, 32, 64, 128}
                                                          : SmallVector<int64_t>{16, 32, 64, 128, 256};
-    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), candidates,
-                                    loop || coalescing ? 64 : 128, StringAttr()));
+    int64_t preferred = loop || coalescing ? 64 : 128;
+    if (auto nest = nestAxes.find(a); nest != nestAxes.end()) {
+      // The reduced axis of a contraction over a nested one's tile (checkNests): blocks up to the
+      // first power of two covering a constant extent, 64 by default otherwise.
+      candidates.clear();
+      for (int64_t t = 16; t <= 128; t *= 2)
+        if (nest->second < 0 || t / 2 < nest->second || t == 16)
+          candidates.push_back(t);
+      preferred = nest->second < 0 ? 64 : candidates.back() > 64 ? 64 : candidates.back();
+    }
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), candidates, preferred, StringAttr()));
   }
   if (!groupParam.empty() && !kernel.getParam(groupParam))
     params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, groupParam), {1, 2, 4, 8, 16}, 8, StringAttr()));
