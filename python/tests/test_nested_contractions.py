@@ -75,6 +75,9 @@ def test_nest_is_tiled(tessel_bin):
         assert "!pgpu.fragment<f16, [TILE_K, TILE_3]>, !pgpu.fragment<f32, [TILE_0, TILE_3]>" in text, text
         assert "pgpu.contract" in text and "!pgpu.fragment<f16, [TILE_0, TILE_3]>, !pgpu.fragment<f16, [TILE_3, TILE_1]>" in text, text
     assert '#pgpu.param<"TILE_3", [16], 16>' in lora16.pgpu()
+    # Rank 16 is one r block: x·a accumulates in the base's K loop (two carries, x read once there).
+    assert ":2 = pgpu.for" in lora16.pgpu() and ":2 = pgpu.for" not in lora_r.pgpu()
+    assert lora16.source("triton").count("tl.load(x + ") == 1
     assert '#pgpu.param<"TILE_3", [16, 32, 64, 128], 64>' in lora_r.pgpu()
 
 

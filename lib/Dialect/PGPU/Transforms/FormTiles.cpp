@@ -57,6 +57,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
+#include <set>
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUFORMTILES
@@ -266,6 +267,8 @@ private:
   void cloneRead(Operation &op);
   void cloneWrite(Operation &op);
   void tileReduce(RangeReduceOp op);
+  Value contractStep(const ContractShape &c, unsigned k, Value acc, Location loc);
+  RangeReduceOp fusablePartner(RangeReduceOp op);
   void cloneFinalization(LastProgramOp op);
   SmallVector<Value> combineInto(RangeReduceOp op, ArrayRef<Value> args, Mask carryMask);
   void bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord);
@@ -287,6 +290,7 @@ private:
   DenseMap<Operation *, unsigned> loopAxis; // range_reduce -> its axis
   // Each nested range_reduce and the one whose element body holds it, in program order.
   SmallVector<std::pair<Operation *, Operation *>> enclosingOf;
+  std::set<unsigned> singleBlock; // nest axes whose every TILE candidate covers the constant extent
   std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
   SmallVector<LastProgramOp> finalizations; // ticketed finalizations in the program body
   SmallVector<Value> firstOf;               // per program axis (rewrite): its first member in this program
@@ -488,8 +492,43 @@ LogicalResult Tiler::checkNests() {
     if (lo && hi)
       extent = std::max<int64_t>(*hi - *lo, 1);
     nestAxes[r] = extent;
+    if (extent > 0 && extent <= 16) // the smallest candidate (16) covers it: one block, never a loop
+      singleBlock.insert(r);
   }
   return success();
+}
+
+/// A contraction nested in a later single-block reduction of the program body whose k range is
+/// `op`'s (the same bounds, both blocked by TILE_K) and whose element body reads only what is
+/// computed before `op` (and r, bound before the loop): it may accumulate in `op`'s loop.
+RangeReduceOp Tiler::fusablePartner(RangeReduceOp op) {
+  for (auto [innerOp, outerOp] : enclosingOf) {
+    auto inner = cast<RangeReduceOp>(innerOp), outer = cast<RangeReduceOp>(outerOp);
+    if (!singleBlock.count(loopAxis.lookup(outer)) || outer->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(outer) || inner.getLower() != op.getLower() || inner.getUpper() != op.getUpper() ||
+        map.contains(inner.getResult(0)) || paramOf[loopAxis.lookup(inner)] != paramOf[loopAxis.lookup(op)])
+      continue;
+    auto ready = [&](Value v) {
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        return arg.getOwner() == &inner.getElement().front() || arg.getOwner() == &outer.getElement().front() ||
+               !op->getBlock()->findAncestorOpInBlock(*arg.getOwner()->getParentOp());
+      Operation *def = v.getDefiningOp();
+      if (inner->isAncestor(def))
+        return true;
+      Operation *top = op->getBlock()->findAncestorOpInBlock(*def);
+      return !top || top->isBeforeInBlock(op);
+    };
+    bool readsReady = ready(outer.getLower()) && ready(outer.getUpper());
+    inner.getElement().walk([&](Operation *o) {
+      for (Value v : o->getOperands())
+        readsReady &= ready(v);
+    });
+    for (Value id : inner.getIdentities())
+      readsReady &= ready(id);
+    if (readsReady)
+      return inner;
+  }
+  return RangeReduceOp();
 }
 
 /// A segment workset (seed 000 §3: a ragged domain whose length requires reading device data
@@ -745,6 +784,8 @@ LogicalResult Tiler::cloneOp(Operation &op) {
 /// of k, neutralized on invalid lanes, reduced along k (or contracted), and
 /// combined into the carry.
 void Tiler::tileReduce(RangeReduceOp op) {
+  if (map.contains(op.getResult(0)))
+    return; // a nested contraction already accumulated in a sibling's K loop (fusablePartner)
   Location loc = op.getLoc();
   unsigned k = loopAxis.lookup(op);
   Mask carryMask = blockedMask(op.getResult(0));
@@ -781,6 +822,43 @@ void Tiler::tileReduce(RangeReduceOp op) {
     }
   }
   bool lanes = blocked & bit(k);
+  Block &element = op.getElement().front();
+  // A single block (a short constant r: every candidate of TILE_<r> covers it) is no loop: the
+  // nested contraction's tile is computed once, at the program body's level.
+  if (singleBlock.count(k)) {
+    if (!map.contains(element.getArgument(0)))
+      bindAxis(k, map.lookupOrDefault(op.getLower()), map.lookupOrDefault(op.getUpper()), element.getArgument(0));
+    for (Operation &inner : element.without_terminator()) {
+      if (&inner == contract->product.getOperation() ||
+          (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == contract->product))
+        continue;
+      (void)cloneOp(inner);
+    }
+    Value result = contractStep(*contract, k, inits[0], loc);
+    map.map(op.getResult(0), result);
+    if (fusedAdd) {
+      map.map(fusedAdd.getResult(), result);
+      fused.insert(fusedAdd);
+    }
+    return;
+  }
+  // seed 002 §3.4 (co-realization, reuse): a later nested contraction over the same k range whose
+  // r is one block accumulates in this loop, sharing the operand tiles both read (the X of a LoRA).
+  RangeReduceOp partner = contract && lanes && op->getBlock() == programBody ? fusablePartner(op) : RangeReduceOp();
+  ContractShape *partnerShape = nullptr;
+  if (partner) {
+    for (ContractShape &c : contracts)
+      if (c.reduce == partner)
+        partnerShape = &c;
+    auto outer = cast<RangeReduceOp>(partner->getParentOp());
+    Value rArg = outer.getElement().front().getArgument(0);
+    if (!map.contains(rArg))
+      bindAxis(loopAxis.lookup(outer), map.lookupOrDefault(outer.getLower()), map.lookupOrDefault(outer.getUpper()),
+               rArg);
+    Mask partnerCarry = blockedMask(partner.getResult(0));
+    for (Value id : partner.getIdentities())
+      inits.push_back(expand(loc, map.lookupOrDefault(id), blockedMask(id), partnerCarry));
+  }
   Value step = lanes ? Value(ParamOp::create(b, loc, b.getIndexType(), paramOf[k]))
                      : Value(arith::ConstantIndexOp::create(b, loc, 1));
   auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
@@ -791,45 +869,53 @@ void Tiler::tileReduce(RangeReduceOp op) {
   SmallVector<Value> acc;
   for (Value i : inits)
     acc.push_back(body->addArgument(i.getType(), loc));
-  Block &element = op.getElement().front();
   bindAxis(k, k0, map.lookupOrDefault(op.getUpper()), element.getArgument(0));
+  SmallVector<Operation *> reads; // this loop's reads (original), shared with the partner's equal ones
   for (Operation &inner : element.without_terminator()) {
     if (contract && (&inner == contract->product.getOperation() ||
                      (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == contract->product)))
       continue; // never materialized: the contraction consumes its (narrow) operands
+    if (isa<LoadOp>(inner))
+      reads.push_back(&inner);
     (void)cloneOp(inner);
+  }
+  Value partnerNext;
+  if (partner) {
+    unsigned k1 = loopAxis.lookup(partner);
+    Block &partnerElement = partner.getElement().front();
+    map.map(partnerElement.getArgument(0), map.lookup(element.getArgument(0)));
+    laneOk[k1] = laneOk[k];
+    for (Operation &inner : partnerElement.without_terminator()) {
+      if (&inner == partnerShape->product.getOperation() ||
+          (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == partnerShape->product))
+        continue;
+      // A load of the same view at the same lanes (its k the shared lanes) is the one already read.
+      Operation *same = nullptr;
+      if (auto load = dyn_cast<LoadOp>(inner)) {
+        Mask mine = maskOf(load.getResult()) & blocked, theirs = 0;
+        for (Operation *r : reads) {
+          auto other = cast<LoadOp>(r);
+          theirs = maskOf(other.getResult()) & blocked;
+          bool sameAxes = (mine & bit(k1)) && (theirs & bit(k)) && (mine & ~bit(k1)) == (theirs & ~bit(k)) &&
+                          popcount(mine & (bit(k1) - 1)) == popcount(theirs & (bit(k) - 1));
+          bool sameOperands = other.getType() == load.getType() && other->getNumOperands() == load->getNumOperands() &&
+                              llvm::all_of(llvm::zip(other->getOperands(), load->getOperands()), [&](auto pair) {
+                                return map.lookupOrDefault(std::get<0>(pair)) == map.lookupOrDefault(std::get<1>(pair));
+                              });
+          if (sameAxes && sameOperands)
+            same = r;
+        }
+      }
+      if (same)
+        map.map(inner.getResult(0), map.lookup(same->getResult(0)));
+      else
+        (void)cloneOp(inner);
+    }
+    partnerNext = contractStep(*partnerShape, k1, acc.back(), loc);
   }
   SmallVector<Value> next;
   if (contract) {
-    // Operands are zero on invalid k lanes (so every product there is zero):
-    // masked loads with a zero fill already are; anything else is selected.
-    auto zeroed = [&](Value original) -> Value {
-      Mask m = blockedMask(original);
-      Value v = map.lookupOrDefault(original);
-      auto load = original.getDefiningOp<LoadOp>();
-      auto fill = load ? load.getFill().getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
-      auto fillValue = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
-      if (fillValue && fillValue.getValue().isZero())
-        return v; // its validity includes the k lanes
-      Type element = elementTypeOf(v.getType());
-      Value zero = arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 0.0));
-      return SelectOp::create(b, loc, expand(loc, laneOk[k], bit(k), m), v, SplatOp::create(b, loc, v.getType(), zero));
-    };
-    Value lhs = zeroed(contract->lhs), rhs = zeroed(contract->rhs);
-    // lhs is [free, k]; rhs is [free, k] in axis order and becomes [k, free].
-    Mask rm = blockedMask(contract->rhs);
-    auto rhsType = cast<FragmentType>(rhs.getType());
-    if (llvm::countr_zero(rm) != int(k)) {
-      auto transposed = FragmentType::get(b.getContext(), rhsType.getElementType(),
-                                          {rhsType.getExtents()[1], rhsType.getExtents()[0]});
-      rhs = TransposeOp::create(b, loc, transposed, rhs, b.getDenseI64ArrayAttr({1, 0}));
-    }
-    next.push_back(ContractOp::create(b, loc, acc[0].getType(), lhs, rhs, acc[0], b.getDenseI64ArrayAttr({1}),
-                                      b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
-                                      b.getDenseI64ArrayAttr({}),
-                                      contract->precision == kir::ContractPrecision::IEEE
-                                          ? kir::ContractPrecisionAttr()
-                                          : kir::ContractPrecisionAttr::get(b.getContext(), contract->precision)));
+    next.push_back(contractStep(*contract, k, acc[0], loc));
   } else if (!lanes) {
     // One member per iteration: acc = combine(acc, member), lane-wise over the carry's axes.
     SmallVector<Value> args(acc);
@@ -859,13 +945,50 @@ void Tiler::tileReduce(RangeReduceOp op) {
     llvm::append_range(args, partial.getResults());
     next = combineInto(op, args, carryMask);
   }
+  if (partnerNext)
+    next.push_back(partnerNext);
   YieldOp::create(b, loc, next);
   for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
     map.map(r, n);
+  if (partner)
+    map.map(partner.getResult(0), loop.getResults().back());
   if (fusedAdd) {
     map.map(fusedAdd.getResult(), loop.getResult(0));
     fused.insert(fusedAdd);
   }
+}
+
+/// One block's step of contraction `c` over loop axis k: its operand tiles (zero on invalid k lanes)
+/// contracted into `acc`.
+Value Tiler::contractStep(const ContractShape &c, unsigned k, Value acc, Location loc) {
+  // Operands are zero on invalid k lanes (so every product there is zero):
+  // masked loads with a zero fill already are; anything else is selected.
+  auto zeroed = [&](Value original) -> Value {
+    Mask m = blockedMask(original);
+    Value v = map.lookupOrDefault(original);
+    auto load = original.getDefiningOp<LoadOp>();
+    auto fill = load ? load.getFill().getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
+    auto fillValue = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
+    if (fillValue && fillValue.getValue().isZero())
+      return v; // its validity includes the k lanes
+    Type element = elementTypeOf(v.getType());
+    Value zero = arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 0.0));
+    return SelectOp::create(b, loc, expand(loc, laneOk[k], bit(k), m), v, SplatOp::create(b, loc, v.getType(), zero));
+  };
+  Value lhs = zeroed(c.lhs), rhs = zeroed(c.rhs);
+  // lhs is [free, k]; rhs is [free, k] in axis order and becomes [k, free].
+  Mask rm = blockedMask(c.rhs);
+  auto rhsType = cast<FragmentType>(rhs.getType());
+  if (llvm::countr_zero(rm) != int(k)) {
+    auto transposed = FragmentType::get(b.getContext(), rhsType.getElementType(),
+                                        {rhsType.getExtents()[1], rhsType.getExtents()[0]});
+    rhs = TransposeOp::create(b, loc, transposed, rhs, b.getDenseI64ArrayAttr({1, 0}));
+  }
+  return ContractOp::create(b, loc, acc.getType(), lhs, rhs, acc, b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({0}),
+                            b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
+                            c.precision == kir::ContractPrecision::IEEE
+                                ? kir::ContractPrecisionAttr()
+                                : kir::ContractPrecisionAttr::get(b.getContext(), c.precision));
 }
 
 /// combine(acc, x) of `op`'s combine region over `args` (the carries, then the values): inlined as

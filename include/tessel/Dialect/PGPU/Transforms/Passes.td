@@ -94,6 +94,11 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     16..128, default 64); inside the loop over r blocks C1 accumulates its
     [TILE_<program axis>, TILE_<r>] tile over TILE_K blocks, f applies to the
     tile, and C2 contracts it as its left operand (C1 recomputed per r block).
+    When r is one block (a constant extent of at most 16) there is no r loop,
+    and C1 accumulates in the K loop of an earlier contraction of the program
+    body with the same k range when its element body reads only values
+    computed before that loop: one loop, two carries, and a load of the same
+    view at the same lanes (the X tile of a LoRA) read once for both.
     Segments (seed 000 §3: a ragged domain whose length requires reading
     device data stays in the program body): when the group's first foreach
     has bounds read in the program (pure code, reads and read-only reductions
