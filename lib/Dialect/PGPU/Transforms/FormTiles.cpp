@@ -37,7 +37,11 @@
 // Also: a straight-line nest whose accesses walk two different program axes
 // (a transpose) tiles both axes so every access has contiguous runs.
 //
-// Must not fire: neither of those; several segments; nested
+// Nests: a contraction nested in the element body of another (its result the
+// outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
+// r) is tiled when its free axes are a program axis and r (checkNests).
+//
+// Must not fire: neither of those; several segments; other nested
 // loops or control in the program body; ragged (program-dependent) loop
 // bounds; a value that would need a fragment of rank > 2.
 //
@@ -51,6 +55,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <set>
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUFORMTILES
@@ -128,6 +135,36 @@ Value narrowSource(Value v) {
   return (from.isF16() || from.isBF16()) ? cast.getOperand() : Value();
 }
 
+/// The value of a launch-time index computed from constants (construction spells a constant domain
+/// extent as max(ceil_div(hi - lo, step), 0)), or none.
+std::optional<int64_t> foldIndex(Value v, unsigned depth = 0) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  if (depth > 8)
+    return std::nullopt;
+  if (auto c = v.getDefiningOp<CeilDivOp>()) {
+    auto l = foldIndex(c.getLhs(), depth + 1), r = foldIndex(c.getRhs(), depth + 1);
+    if (l && r && *r > 0 && *l >= 0)
+      return (*l + *r - 1) / *r;
+    return std::nullopt;
+  }
+  auto bin = v.getDefiningOp<BinaryOp>();
+  if (!bin || !bin.getType().isIndex())
+    return std::nullopt;
+  auto l = foldIndex(bin.getLhs(), depth + 1), r = foldIndex(bin.getRhs(), depth + 1);
+  if (!l || !r)
+    return std::nullopt;
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Add: return *l + *r;
+  case kir::BinaryKind::Sub: return *l - *r;
+  case kir::BinaryKind::Mul: return *l * *r;
+  case kir::BinaryKind::Max: return std::max(*l, *r);
+  case kir::BinaryKind::Min: return std::min(*l, *r);
+  default: return std::nullopt;
+  }
+}
+
 class Tiler {
 public:
   Tiler(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group, IfOp guard)
@@ -147,6 +184,8 @@ public:
 private:
   // ---- analysis over the original IR ----
   LogicalResult analyzeBlock(Block &block, bool programBody);
+  LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing);
+  LogicalResult checkNests();
   Mask maskOf(Value v) const {
     auto it = axes.find(v);
     return it == axes.end() ? 0 : it->second;
@@ -228,6 +267,8 @@ private:
   void cloneRead(Operation &op);
   void cloneWrite(Operation &op);
   void tileReduce(RangeReduceOp op);
+  Value contractStep(const ContractShape &c, unsigned k, Value acc, Location loc);
+  RangeReduceOp fusablePartner(RangeReduceOp op);
   void cloneFinalization(LastProgramOp op);
   SmallVector<Value> combineInto(RangeReduceOp op, ArrayRef<Value> args, Mask carryMask);
   void bindAxis(unsigned axis, Value start, Value bound, Value scalarCoord);
@@ -247,6 +288,10 @@ private:
   SmallVector<ForeachOp> chain;   // promoted foreach ops, outermost first
   Block *programBody = nullptr;   // the innermost body of the chain
   DenseMap<Operation *, unsigned> loopAxis; // range_reduce -> its axis
+  // Each nested range_reduce and the one whose element body holds it, in program order.
+  SmallVector<std::pair<Operation *, Operation *>> enclosingOf;
+  std::set<unsigned> singleBlock; // nest axes whose every TILE candidate covers the constant extent
+  std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
   SmallVector<LastProgramOp> finalizations; // ticketed finalizations in the program body
   SmallVector<Value> firstOf;               // per program axis (rewrite): its first member in this program
   SmallVector<ContractShape> contracts;
@@ -327,6 +372,8 @@ LogicalResult Tiler::analyze() {
     return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the program");
   if (segmented && contracts.empty())
     return reject("a segment whose bounds are read in the program is walked only for a contraction");
+  if (!enclosingOf.empty() && failed(checkNests()))
+    return failure();
   if (contracts.empty()) {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
@@ -400,8 +447,88 @@ LogicalResult Tiler::analyze() {
   paramOf.resize(numAxes);
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
-      paramOf[a] = (programAxes & bit(a)) ? "TILE_" + std::to_string(a) : kTileK.str();
+      paramOf[a] = (programAxes & bit(a)) || nestAxes.count(a) ? "TILE_" + std::to_string(a) : kTileK.str();
   return segmented ? checkSegmented() : success();
+}
+
+/// seed 002 §3.3-§3.4 (blocking, then contraction realization with actual fragments, loops and
+/// accumulators): a contraction C1 nested in the element body of a contraction C2 over axis r
+/// (construction realizes C2's operand, a pointwise function of C1, per member r) is realized as a
+/// tile: C1's free axes must be a program axis p and r, so inside C2's loop over blocks of r one
+/// K loop accumulates C1's [p, r] tile, its pointwise function is applied to the tile, and C2
+/// contracts that tile with its other operand [r, n] (C1's tile is C2's left operand). r is blocked
+/// by its own parameter TILE_<r>, one block covering a short constant extent (a LoRA rank), so C1
+/// is computed once per output tile; a longer r is walked in blocks, C1 recomputed per block.
+LogicalResult Tiler::checkNests() {
+  auto reject = [&](const Twine &why) {
+    whyNot = why.str();
+    return failure();
+  };
+  auto contractOf = [&](Operation *op) -> const ContractShape * {
+    for (const ContractShape &c : contracts)
+      if (c.reduce == op)
+        return &c;
+    return nullptr;
+  };
+  if (segmented)
+    return reject("a contraction nested in another's element body is not tiled in a segment walk");
+  for (auto [innerOp, outerOp] : enclosingOf) {
+    auto inner = cast<RangeReduceOp>(innerOp), outer = cast<RangeReduceOp>(outerOp);
+    unsigned r = loopAxis.lookup(outer);
+    const ContractShape *c1 = contractOf(inner), *c2 = contractOf(outer);
+    if (!c1 || !c2)
+      return reject("a reduction nested in another's element body is tiled only when both are contractions");
+    bool pr = (c1->lhsFree == r && (programAxes & bit(c1->rhsFree))) ||
+              (c1->rhsFree == r && (programAxes & bit(c1->lhsFree)));
+    if (!pr)
+      return reject("a contraction nested in another's element body is tiled only when its free axes are a "
+                    "program axis and the enclosing contraction's reduced axis");
+    if ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes)
+      return reject("a nested contraction's bounds depend on the enclosing reduction's member");
+    // Short constant extents fit one block: the parameter's candidates stop at the first power of two
+    // covering the extent (16 at least: tensor-core operand tiles, sm_80+).
+    int64_t extent = -1;
+    std::optional<int64_t> lo = foldIndex(outer.getLower()), hi = foldIndex(outer.getUpper());
+    if (lo && hi)
+      extent = std::max<int64_t>(*hi - *lo, 1);
+    nestAxes[r] = extent;
+    if (extent > 0 && extent <= 16) // the smallest candidate (16) covers it: one block, never a loop
+      singleBlock.insert(r);
+  }
+  return success();
+}
+
+/// A contraction nested in a later single-block reduction of the program body whose k range is
+/// `op`'s (the same bounds, both blocked by TILE_K) and whose element body reads only what is
+/// computed before `op` (and r, bound before the loop): it may accumulate in `op`'s loop.
+RangeReduceOp Tiler::fusablePartner(RangeReduceOp op) {
+  for (auto [innerOp, outerOp] : enclosingOf) {
+    auto inner = cast<RangeReduceOp>(innerOp), outer = cast<RangeReduceOp>(outerOp);
+    if (!singleBlock.count(loopAxis.lookup(outer)) || outer->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(outer) || inner.getLower() != op.getLower() || inner.getUpper() != op.getUpper() ||
+        map.contains(inner.getResult(0)) || paramOf[loopAxis.lookup(inner)] != paramOf[loopAxis.lookup(op)])
+      continue;
+    auto ready = [&](Value v) {
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        return arg.getOwner() == &inner.getElement().front() || arg.getOwner() == &outer.getElement().front() ||
+               !op->getBlock()->findAncestorOpInBlock(*arg.getOwner()->getParentOp());
+      Operation *def = v.getDefiningOp();
+      if (inner->isAncestor(def))
+        return true;
+      Operation *top = op->getBlock()->findAncestorOpInBlock(*def);
+      return !top || top->isBeforeInBlock(op);
+    };
+    bool readsReady = ready(outer.getLower()) && ready(outer.getUpper());
+    inner.getElement().walk([&](Operation *o) {
+      for (Value v : o->getOperands())
+        readsReady &= ready(v);
+    });
+    for (Value id : inner.getIdentities())
+      readsReady &= ready(id);
+    if (readsReady)
+      return inner;
+  }
+  return RangeReduceOp();
 }
 
 /// A segment workset (seed 000 §3: a ragged domain whose length requires reading device data
@@ -444,66 +571,8 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       continue;
     }
     if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
-      // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
-      // blocked axes are known.
-      if (!isProgramBody || numAxes >= kMaxAxes)
+      if (!isProgramBody || failed(analyzeReduce(reduce, /*enclosing=*/-1)))
         return failure();
-      unsigned k = newAxis();
-      loopAxis[reduce] = k;
-      Block &element = reduce.getElement().front();
-      axes[element.getArgument(0)] = bit(k);
-      for (Operation &inner : element.without_terminator()) {
-        if (!isPointwiseOrRead(inner))
-          return failure();
-        propagate(inner);
-      }
-      Block &combine = reduce.getCombine().front();
-      if (llvm::any_of(combine.without_terminator(), [](Operation &o) { return o.getNumRegions() != 0; }))
-        return failure();
-      Mask result = 0;
-      for (Value y : element.getTerminator()->getOperands())
-        result |= maskOf(y);
-      for (Value id : reduce.getIdentities())
-        result |= maskOf(id);
-      result &= ~bit(k);
-      result |= maskOf(reduce.getLower()) | maskOf(reduce.getUpper());
-      for (Value r : reduce.getResults())
-        axes[r] = result;
-      // Contraction shape: one float add-reduced component that is a product.
-      if (reduce.getNumResults() != 1 || !isa<FloatType>(reduce.getResult(0).getType()))
-        continue;
-      auto add = dyn_cast_or_null<BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
-      if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
-        continue;
-      auto product = element.getTerminator()->getOperand(0).getDefiningOp<BinaryOp>();
-      if (!product || product.getKind() != kir::BinaryKind::Mul || !product->hasOneUse())
-        continue;
-      Value x = product.getLhs(), y = product.getRhs();
-      // A segment walk's group axes are walked one member at a time (scalar): never free axes.
-      Mask walked = segmented ? bit(group.getBody().front().getNumArguments()) - 1 : 0;
-      Mask fx = maskOf(x) & ~bit(k) & ~walked, fy = maskOf(y) & ~bit(k) & ~walked;
-      Mask shared = fx & fy;
-      fx &= ~shared;
-      fy &= ~shared;
-      if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
-          ((fx | fy | shared) & ~programAxes))
-        continue;
-      ContractShape c{reduce, product, x, y, unsigned(llvm::countr_zero(fx)), unsigned(llvm::countr_zero(fy))};
-      if (c.lhsFree > c.rhsFree) { // result axes are lhs free then rhs free; the product commutes
-        std::swap(c.lhs, c.rhs);
-        std::swap(c.lhsFree, c.rhsFree);
-      }
-      Value nl = narrowSource(c.lhs), nr = narrowSource(c.rhs);
-      Value tl = tf32Source(c.lhs), tr = tf32Source(c.rhs);
-      if (nl && nr && nl.getType() == nr.getType()) {
-        c.lhs = nl;
-        c.rhs = nr;
-      } else if (tl && tr) { // seed 000 §8: the rounding is the contraction's precision, kept
-        c.lhs = tl;
-        c.rhs = tr;
-        c.precision = kir::ContractPrecision::TF32;
-      }
-      contracts.push_back(c);
       continue;
     }
     if (auto last = dyn_cast<LastProgramOp>(op); last && last.isTicketed() && isProgramBody) {
@@ -526,6 +595,83 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       return failure();
     propagate(op);
   }
+  return success();
+}
+
+/// A range_reduce of the program body, or (`enclosing` >= 0, one level only) one nested in the
+/// element body of the reduction over axis `enclosing`: its axis, the masks of its element body and
+/// results, and whether it is contraction-shaped.
+LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
+  // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
+  // blocked axes are known.
+  if (numAxes >= kMaxAxes)
+    return failure();
+  unsigned k = newAxis();
+  loopAxis[reduce] = k;
+  Block &element = reduce.getElement().front();
+  axes[element.getArgument(0)] = bit(k);
+  for (Operation &inner : element.without_terminator()) {
+    if (auto nested = dyn_cast<RangeReduceOp>(inner); nested && enclosing < 0) {
+      // seed 002 §3.3-§3.4: a contraction whose operand is another contraction's result; the
+      // pair is checked in analyze() once every contraction is known.
+      if (failed(analyzeReduce(nested, int(k))))
+        return failure();
+      enclosingOf.push_back({nested, reduce});
+      continue;
+    }
+    if (!isPointwiseOrRead(inner))
+      return failure();
+    propagate(inner);
+  }
+  Block &combine = reduce.getCombine().front();
+  if (llvm::any_of(combine.without_terminator(), [](Operation &o) { return o.getNumRegions() != 0; }))
+    return failure();
+  Mask result = 0;
+  for (Value y : element.getTerminator()->getOperands())
+    result |= maskOf(y);
+  for (Value id : reduce.getIdentities())
+    result |= maskOf(id);
+  result &= ~bit(k);
+  result |= maskOf(reduce.getLower()) | maskOf(reduce.getUpper());
+  for (Value r : reduce.getResults())
+    axes[r] = result;
+  // Contraction shape: one float add-reduced component that is a product.
+  if (reduce.getNumResults() != 1 || !isa<FloatType>(reduce.getResult(0).getType()))
+    return success();
+  auto add = dyn_cast_or_null<BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
+  if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
+    return success();
+  auto product = element.getTerminator()->getOperand(0).getDefiningOp<BinaryOp>();
+  if (!product || product.getKind() != kir::BinaryKind::Mul || !product->hasOneUse())
+    return success();
+  Value x = product.getLhs(), y = product.getRhs();
+  // A segment walk's group axes are walked one member at a time (scalar): never free axes.
+  Mask walked = segmented ? bit(group.getBody().front().getNumArguments()) - 1 : 0;
+  Mask fx = maskOf(x) & ~bit(k) & ~walked, fy = maskOf(y) & ~bit(k) & ~walked;
+  Mask shared = fx & fy;
+  fx &= ~shared;
+  fy &= ~shared;
+  // A nested contraction's free axis may be the enclosing reduction's axis (its tile's columns).
+  Mask freeOk = programAxes | (enclosing >= 0 ? bit(unsigned(enclosing)) : 0);
+  if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
+      ((fx | fy | shared) & ~freeOk) || (shared & ~programAxes))
+    return success();
+  ContractShape c{reduce, product, x, y, unsigned(llvm::countr_zero(fx)), unsigned(llvm::countr_zero(fy))};
+  if (c.lhsFree > c.rhsFree) { // result axes are lhs free then rhs free; the product commutes
+    std::swap(c.lhs, c.rhs);
+    std::swap(c.lhsFree, c.rhsFree);
+  }
+  Value nl = narrowSource(c.lhs), nr = narrowSource(c.rhs);
+  Value tl = tf32Source(c.lhs), tr = tf32Source(c.rhs);
+  if (nl && nr && nl.getType() == nr.getType()) {
+    c.lhs = nl;
+    c.rhs = nr;
+  } else if (tl && tr) { // seed 000 §8: the rounding is the contraction's precision, kept
+    c.lhs = tl;
+    c.rhs = tr;
+    c.precision = kir::ContractPrecision::TF32;
+  }
+  contracts.push_back(c);
   return success();
 }
 
@@ -638,6 +784,8 @@ LogicalResult Tiler::cloneOp(Operation &op) {
 /// of k, neutralized on invalid lanes, reduced along k (or contracted), and
 /// combined into the carry.
 void Tiler::tileReduce(RangeReduceOp op) {
+  if (map.contains(op.getResult(0)))
+    return; // a nested contraction already accumulated in a sibling's K loop (fusablePartner)
   Location loc = op.getLoc();
   unsigned k = loopAxis.lookup(op);
   Mask carryMask = blockedMask(op.getResult(0));
@@ -674,7 +822,44 @@ void Tiler::tileReduce(RangeReduceOp op) {
     }
   }
   bool lanes = blocked & bit(k);
-  Value step = lanes ? Value(ParamOp::create(b, loc, b.getIndexType(), kTileK))
+  Block &element = op.getElement().front();
+  // A single block (a short constant r: every candidate of TILE_<r> covers it) is no loop: the
+  // nested contraction's tile is computed once, at the program body's level.
+  if (singleBlock.count(k)) {
+    if (!map.contains(element.getArgument(0)))
+      bindAxis(k, map.lookupOrDefault(op.getLower()), map.lookupOrDefault(op.getUpper()), element.getArgument(0));
+    for (Operation &inner : element.without_terminator()) {
+      if (&inner == contract->product.getOperation() ||
+          (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == contract->product))
+        continue;
+      (void)cloneOp(inner);
+    }
+    Value result = contractStep(*contract, k, inits[0], loc);
+    map.map(op.getResult(0), result);
+    if (fusedAdd) {
+      map.map(fusedAdd.getResult(), result);
+      fused.insert(fusedAdd);
+    }
+    return;
+  }
+  // seed 002 §3.4 (co-realization, reuse): a later nested contraction over the same k range whose
+  // r is one block accumulates in this loop, sharing the operand tiles both read (the X of a LoRA).
+  RangeReduceOp partner = contract && lanes && op->getBlock() == programBody ? fusablePartner(op) : RangeReduceOp();
+  ContractShape *partnerShape = nullptr;
+  if (partner) {
+    for (ContractShape &c : contracts)
+      if (c.reduce == partner)
+        partnerShape = &c;
+    auto outer = cast<RangeReduceOp>(partner->getParentOp());
+    Value rArg = outer.getElement().front().getArgument(0);
+    if (!map.contains(rArg))
+      bindAxis(loopAxis.lookup(outer), map.lookupOrDefault(outer.getLower()), map.lookupOrDefault(outer.getUpper()),
+               rArg);
+    Mask partnerCarry = blockedMask(partner.getResult(0));
+    for (Value id : partner.getIdentities())
+      inits.push_back(expand(loc, map.lookupOrDefault(id), blockedMask(id), partnerCarry));
+  }
+  Value step = lanes ? Value(ParamOp::create(b, loc, b.getIndexType(), paramOf[k]))
                      : Value(arith::ConstantIndexOp::create(b, loc, 1));
   auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
                             map.lookupOrDefault(op.getUpper()), step, inits);
@@ -684,45 +869,53 @@ void Tiler::tileReduce(RangeReduceOp op) {
   SmallVector<Value> acc;
   for (Value i : inits)
     acc.push_back(body->addArgument(i.getType(), loc));
-  Block &element = op.getElement().front();
   bindAxis(k, k0, map.lookupOrDefault(op.getUpper()), element.getArgument(0));
+  SmallVector<Operation *> reads; // this loop's reads (original), shared with the partner's equal ones
   for (Operation &inner : element.without_terminator()) {
     if (contract && (&inner == contract->product.getOperation() ||
                      (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == contract->product)))
       continue; // never materialized: the contraction consumes its (narrow) operands
+    if (isa<LoadOp>(inner))
+      reads.push_back(&inner);
     (void)cloneOp(inner);
+  }
+  Value partnerNext;
+  if (partner) {
+    unsigned k1 = loopAxis.lookup(partner);
+    Block &partnerElement = partner.getElement().front();
+    map.map(partnerElement.getArgument(0), map.lookup(element.getArgument(0)));
+    laneOk[k1] = laneOk[k];
+    for (Operation &inner : partnerElement.without_terminator()) {
+      if (&inner == partnerShape->product.getOperation() ||
+          (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == partnerShape->product))
+        continue;
+      // A load of the same view at the same lanes (its k the shared lanes) is the one already read.
+      Operation *same = nullptr;
+      if (auto load = dyn_cast<LoadOp>(inner)) {
+        Mask mine = maskOf(load.getResult()) & blocked, theirs = 0;
+        for (Operation *r : reads) {
+          auto other = cast<LoadOp>(r);
+          theirs = maskOf(other.getResult()) & blocked;
+          bool sameAxes = (mine & bit(k1)) && (theirs & bit(k)) && (mine & ~bit(k1)) == (theirs & ~bit(k)) &&
+                          popcount(mine & (bit(k1) - 1)) == popcount(theirs & (bit(k) - 1));
+          bool sameOperands = other.getType() == load.getType() && other->getNumOperands() == load->getNumOperands() &&
+                              llvm::all_of(llvm::zip(other->getOperands(), load->getOperands()), [&](auto pair) {
+                                return map.lookupOrDefault(std::get<0>(pair)) == map.lookupOrDefault(std::get<1>(pair));
+                              });
+          if (sameAxes && sameOperands)
+            same = r;
+        }
+      }
+      if (same)
+        map.map(inner.getResult(0), map.lookup(same->getResult(0)));
+      else
+        (void)cloneOp(inner);
+    }
+    partnerNext = contractStep(*partnerShape, k1, acc.back(), loc);
   }
   SmallVector<Value> next;
   if (contract) {
-    // Operands are zero on invalid k lanes (so every product there is zero):
-    // masked loads with a zero fill already are; anything else is selected.
-    auto zeroed = [&](Value original) -> Value {
-      Mask m = blockedMask(original);
-      Value v = map.lookupOrDefault(original);
-      auto load = original.getDefiningOp<LoadOp>();
-      auto fill = load ? load.getFill().getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
-      auto fillValue = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
-      if (fillValue && fillValue.getValue().isZero())
-        return v; // its validity includes the k lanes
-      Type element = elementTypeOf(v.getType());
-      Value zero = arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 0.0));
-      return SelectOp::create(b, loc, expand(loc, laneOk[k], bit(k), m), v, SplatOp::create(b, loc, v.getType(), zero));
-    };
-    Value lhs = zeroed(contract->lhs), rhs = zeroed(contract->rhs);
-    // lhs is [free, k]; rhs is [free, k] in axis order and becomes [k, free].
-    Mask rm = blockedMask(contract->rhs);
-    auto rhsType = cast<FragmentType>(rhs.getType());
-    if (llvm::countr_zero(rm) != int(k)) {
-      auto transposed = FragmentType::get(b.getContext(), rhsType.getElementType(),
-                                          {rhsType.getExtents()[1], rhsType.getExtents()[0]});
-      rhs = TransposeOp::create(b, loc, transposed, rhs, b.getDenseI64ArrayAttr({1, 0}));
-    }
-    next.push_back(ContractOp::create(b, loc, acc[0].getType(), lhs, rhs, acc[0], b.getDenseI64ArrayAttr({1}),
-                                      b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
-                                      b.getDenseI64ArrayAttr({}),
-                                      contract->precision == kir::ContractPrecision::IEEE
-                                          ? kir::ContractPrecisionAttr()
-                                          : kir::ContractPrecisionAttr::get(b.getContext(), contract->precision)));
+    next.push_back(contractStep(*contract, k, acc[0], loc));
   } else if (!lanes) {
     // One member per iteration: acc = combine(acc, member), lane-wise over the carry's axes.
     SmallVector<Value> args(acc);
@@ -752,13 +945,50 @@ void Tiler::tileReduce(RangeReduceOp op) {
     llvm::append_range(args, partial.getResults());
     next = combineInto(op, args, carryMask);
   }
+  if (partnerNext)
+    next.push_back(partnerNext);
   YieldOp::create(b, loc, next);
   for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
     map.map(r, n);
+  if (partner)
+    map.map(partner.getResult(0), loop.getResults().back());
   if (fusedAdd) {
     map.map(fusedAdd.getResult(), loop.getResult(0));
     fused.insert(fusedAdd);
   }
+}
+
+/// One block's step of contraction `c` over loop axis k: its operand tiles (zero on invalid k lanes)
+/// contracted into `acc`.
+Value Tiler::contractStep(const ContractShape &c, unsigned k, Value acc, Location loc) {
+  // Operands are zero on invalid k lanes (so every product there is zero):
+  // masked loads with a zero fill already are; anything else is selected.
+  auto zeroed = [&](Value original) -> Value {
+    Mask m = blockedMask(original);
+    Value v = map.lookupOrDefault(original);
+    auto load = original.getDefiningOp<LoadOp>();
+    auto fill = load ? load.getFill().getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
+    auto fillValue = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
+    if (fillValue && fillValue.getValue().isZero())
+      return v; // its validity includes the k lanes
+    Type element = elementTypeOf(v.getType());
+    Value zero = arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 0.0));
+    return SelectOp::create(b, loc, expand(loc, laneOk[k], bit(k), m), v, SplatOp::create(b, loc, v.getType(), zero));
+  };
+  Value lhs = zeroed(c.lhs), rhs = zeroed(c.rhs);
+  // lhs is [free, k]; rhs is [free, k] in axis order and becomes [k, free].
+  Mask rm = blockedMask(c.rhs);
+  auto rhsType = cast<FragmentType>(rhs.getType());
+  if (llvm::countr_zero(rm) != int(k)) {
+    auto transposed = FragmentType::get(b.getContext(), rhsType.getElementType(),
+                                        {rhsType.getExtents()[1], rhsType.getExtents()[0]});
+    rhs = TransposeOp::create(b, loc, transposed, rhs, b.getDenseI64ArrayAttr({1, 0}));
+  }
+  return ContractOp::create(b, loc, acc.getType(), lhs, rhs, acc, b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({0}),
+                            b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
+                            c.precision == kir::ContractPrecision::IEEE
+                                ? kir::ContractPrecisionAttr()
+                                : kir::ContractPrecisionAttr::get(b.getContext(), c.precision));
 }
 
 /// combine(acc, x) of `op`'s combine region over `args` (the carries, then the values): inlined as
@@ -809,7 +1039,8 @@ std::string Tiler::adopted() const {
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
       names.push_back(paramOf[a] + ((programAxes & bit(a)) ? " (program axis " + std::to_string(a) + ")"
-                                                           : " (reduction loop)"));
+                                    : nestAxes.count(a)     ? " (reduction loop over a nested contraction's tile)"
+                                                            : " (reduction loop)"));
   text += llvm::join(names, ", ");
   if (!contracts.empty())
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
@@ -1080,8 +1311,17 @@ void Tiler::declareParams() {
     bool loop = paramOf[a] == kTileK;
     SmallVector<int64_t> candidates = loop || coalescing ? SmallVector<int64_t>{16, 32, 64, 128}
                                                          : SmallVector<int64_t>{16, 32, 64, 128, 256};
-    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), candidates,
-                                    loop || coalescing ? 64 : 128, StringAttr()));
+    int64_t preferred = loop || coalescing ? 64 : 128;
+    if (auto nest = nestAxes.find(a); nest != nestAxes.end()) {
+      // The reduced axis of a contraction over a nested one's tile (checkNests): blocks up to the
+      // first power of two covering a constant extent, 64 by default otherwise.
+      candidates.clear();
+      for (int64_t t = 16; t <= 128; t *= 2)
+        if (nest->second < 0 || t / 2 < nest->second || t == 16)
+          candidates.push_back(t);
+      preferred = nest->second < 0 ? 64 : candidates.back() > 64 ? 64 : candidates.back();
+    }
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), candidates, preferred, StringAttr()));
   }
   if (!groupParam.empty() && !kernel.getParam(groupParam))
     params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, groupParam), {1, 2, 4, 8, 16}, 8, StringAttr()));

@@ -95,6 +95,20 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     min(tiles, PERSIST * multiprocessors) programs (PERSIST in 1, 2, 4;
     default 1) each run a `pgpu.for` from their program coordinate over the
     tiles with that stride, the execution group inside it.
+    Nests (seed 002 §3.3-§3.4): a contraction C1 in the element body of a
+    contraction C2 over r (construction realizes C2's operand, a pointwise
+    function of C1, per member r: a LoRA delta `sum_r f(sum_k x a) b`) is
+    tiled when C1's free axes are a program axis and r and C1's bounds do
+    not depend on r: r is blocked by its own TILE_<axis> (one block covers a
+    constant extent: candidates up to its power of two, at least 16; else
+    16..128, default 64); inside the loop over r blocks C1 accumulates its
+    [TILE_<program axis>, TILE_<r>] tile over TILE_K blocks, f applies to the
+    tile, and C2 contracts it as its left operand (C1 recomputed per r block).
+    When r is one block (a constant extent of at most 16) there is no r loop,
+    and C1 accumulates in the K loop of an earlier contraction of the program
+    body with the same k range when its element body reads only values
+    computed before that loop: one loop, two carries, and a load of the same
+    view at the same lanes (the X tile of a LoRA) read once for both.
     Segments (seed 000 §3: a ragged domain whose length requires reading
     device data stays in the program body): when the group's first foreach
     has bounds read in the program (pure code, reads and read-only reductions
@@ -111,7 +125,9 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     Must not fire: neither a contraction-shaped reduction nor accesses that
     walk different axes (a segment without a contraction, or a target
     without a multiprocessor count, keeps its foreach), several segments, nested
-    loops or control in the program body, program-dependent loop bounds,
+    loops or control in the program body (a reduction nested in another's
+    element body unless both are contractions as in Nests, C1's free axes
+    the program axis and r, its bounds free of r), program-dependent loop bounds,
     atomics or scatter-reduce, a write that does not depend on every blocked
     axis, or a value that would need a fragment of rank > 2.
     Verifier after: the shared pgpu verifier.
