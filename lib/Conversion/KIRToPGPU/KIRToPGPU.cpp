@@ -1874,6 +1874,57 @@ void KernelConstructor::joinStores(SmallVectorImpl<Workset> &worksets,
   worksets.assign(merged.begin(), merged.end());
 }
 
+/// A tensor read of a view inside a kir.parallel member whose value is still used after a store to
+/// that view in the member. KIR reads the view where the load stands (seed 000 §4: a value is what the
+/// source computed), but construction realizes a tensor's elements where they are used, so those uses
+/// would read what the store wrote: refused at the read rather than constructed wrong. Scalar reads
+/// are realized where they stand and are not affected.
+static LogicalResult checkReadsBeforeStores(kir::ParallelOp p) {
+  // Reads in the member's own block; a loop nested in it checks its own reads and writes
+  // (CarriedTensors.cpp: a loop may not read a view it writes).
+  WalkResult result = p.getBody().walk([&](kir::LoadOp load) {
+    if (!isa<RankedTensorType>(load.getType()) || load->getBlock() != &p.getBody().front())
+      return WalkResult::advance();
+    Block *block = load->getBlock();
+    Value view = load.getView();
+    // The first store to the view after the read in its block (or inside an op after it there).
+    Operation *store = nullptr;
+    for (Operation *op = load->getNextNode(); op && !store; op = op->getNextNode()) {
+      op->walk([&](kir::StoreOp st) {
+        if (!store && st.getView() == view)
+          store = op;
+      });
+    }
+    if (!store)
+      return WalkResult::advance();
+    // Every op the read's value reaches, as the op of `block` holding it.
+    SmallVector<Value> work{load.getResult()};
+    DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (!seen.insert(user).second)
+          continue;
+        Operation *at = block->findAncestorOpInBlock(*user);
+        if (at && at != store && store->isBeforeInBlock(at)) {
+          InFlightDiagnostic d = load.emitError()
+                                 << "kir-to-pgpu: this read of the view is used after a store to the same view "
+                                    "in the member; construction realizes a tensor's elements where they are used, "
+                                    "so that use would read the stored values. Use the value before the store, or "
+                                    "store it to another view first";
+          d.attachNote(store->getLoc()) << "the store";
+          d.attachNote(user->getLoc()) << "a use after it";
+          return WalkResult::interrupt();
+        }
+        for (Value r : user->getResults())
+          work.push_back(r);
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult KernelConstructor::run() {
   Location loc = kernel.getLoc();
   MLIRContext *ctx = kernel.getContext();
@@ -1974,6 +2025,10 @@ LogicalResult KernelConstructor::run() {
       earlierReads.insert(reads.begin(), reads.end());
     }
   }
+
+  for (Workset &w : worksets)
+    if (auto p = dyn_cast<kir::ParallelOp>(w.op); p && failed(checkReadsBeforeStores(p)))
+      return failure();
 
   // Worksets holding a region fold or scan are constructed on fragments where
   // their values allow it (seed 002 §3.4); a fold's last extent counts lane blocks.
