@@ -137,6 +137,7 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
   case UnaryKind::Abs: return intrinsic("llvm.fabs." + suffix(type), type, x);
   case UnaryKind::Floor: return intrinsic("llvm.floor." + suffix(type), type, x);
   case UnaryKind::Ceil: return intrinsic("llvm.ceil." + suffix(type), type, x);
+  case UnaryKind::Round: return intrinsic("llvm.roundeven." + suffix(type), type, x); // cvt.rni, v_rndne
   case UnaryKind::Sqrt: return intrinsic("llvm.sqrt." + suffix(type), type, x);
   default: break;
   }

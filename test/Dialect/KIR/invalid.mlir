@@ -1120,3 +1120,15 @@ kir.kernel @k(%x: !kir.view<f32, [N], out>) {
   }
   kir.return
 }
+
+// -----
+// COM: round (ties to even) is a float operation.
+kir.kernel @k(%x: !kir.view<i32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %v = kir.load %x[%d] : !kir.view<i32, [N], in>[!kir.domain] -> tensor<?xi32>
+  // expected-error @+1 {{'kir.unary' op 'round' needs float operands, got 'i32'}}
+  %r = kir.unary round %v : tensor<?xi32>
+  kir.return
+}
