@@ -406,6 +406,7 @@ Elem interp::applyUnary(kir::UnaryKind kind, Elem a, Type type, NumericalOptions
   case K::Expm1: r = std::expm1(x); break;
   case K::Floor: r = std::floor(x); break;
   case K::Ceil: r = std::ceil(x); break;
+  case K::Round: r = std::nearbyint(x); break; // ties to even: the default rounding mode
   case K::Not: r = std::nan(""); break;
   }
   out.f = flush(roundToFloat(r, type), type, options.flushToZero);

@@ -277,7 +277,7 @@ def _coerce_operands(vals, opname: str, dtype_hint: DType | None = None):
 
 _FLOAT_ONLY_BIN = {"pow", "max_num", "min_num"}
 _INT_ONLY_BIN = {"and", "or", "xor", "shl", "shr"}
-_FLOAT_UNARY = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "erf", "floor", "ceil",
+_FLOAT_UNARY = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "sin", "cos", "erf", "floor", "ceil", "round",
                 "log1p", "expm1"}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "rem": "%", "pow": "**", "and": "&", "or": "|", "xor": "^",
             "shl": "<<", "shr": ">>"}

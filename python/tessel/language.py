@@ -120,26 +120,9 @@ def ceil(x):
 
 def round(x):  # noqa: A001
     """The nearest integer, ties to even (as torch.round / numpy.rint): 2.5 -> 2.0, -0.5 -> -0.0;
-    NaN, infinities and zeros are kept. A float of x's type; T.cast it to an integer type.
-
-    Composed of KIR ops, like T.gelu, so every provider spells it: below 2^(p-1) (p the significand
-    bits; 2^23 in f32, 2^52 in f64) adding and subtracting 2^(p-1) rounds the magnitude to an integer
-    in IEEE's nearest-even mode, exactly; the sign is put back; zeros and larger magnitudes (integers
-    already), infinities and NaN are kept. f16/bf16 round in f32, exactly (their integers fit)."""
-    from . import _semantic as s
-
-    v = s.as_value(x, None, "T.round")
-    dt = v.dtype
-    if not dt.is_float:
-        raise _error(f"T.round needs a float operand, got {dt.name}; cast it first, e.g. T.cast(x, T.f32)")
-    w = s.cast(v, f32) if dt in (f16, bf16) else v
-    c = 4503599627370496.0 if dt is f64 else 8388608.0
-    a = s.unary("abs", w)
-    mag = s.binary("sub", s.binary("add", a, c), c)
-    # `mag * -1.0`, not neg: -0.3 must give -0.0, and Triton spells neg as 0 - x (+0.0).
-    signed = s.where(s.compare("lt", w, 0.0), s.binary("mul", mag, -1.0), mag)
-    r = s.where(s.binary("and", s.compare("lt", a, c), s.compare("ne", w, 0.0)), signed, w)
-    return s.cast(r, dt) if dt is not w.dtype else r
+    NaN, infinities and zeros are kept. A float of x's type (kir.unary round); T.cast it to an
+    integer type."""
+    return _unary("round", x)
 
 
 def abs(x):  # noqa: A001

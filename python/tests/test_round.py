@@ -1,4 +1,4 @@
-"""T.round: round half to even (torch.round, numpy.rint), a kir.unary kind. Checked at ties (.5 of
+"""T.round: round half to even (torch.round, numpy.rint), the kir.unary kind `round`. Checked at ties (.5 of
 even and odd integers, negative ones), signed zeros, NaN, infinities and values past the last
 fractional binade, in f32, f16, bf16 and f64, on the KIR interpreter (against numpy.rint) and through
 Triton under TRITON_INTERPRET=1 (against the interpreter, bit for bit)."""
@@ -104,9 +104,18 @@ def test_round_rows_match_numpy(shape):
         assert bits_equal(out[o], np.rint(scaled))
 
 
-@pytest.mark.parametrize("target", ["cutile", "ptx", "amdgpu"])
-def test_round_is_spelled_by_every_provider(target, tmp_path, monkeypatch):
-    """T.round is composed of abs, add, sub, mul, compares and selects, which every provider spells."""
+@pytest.mark.parametrize("target", ["ptx", "amdgpu"])
+def test_round_is_selected_by_the_llvm_providers(target, tmp_path, monkeypatch):
+    """kir.unary round is llvm.roundeven (PTX cvt.rni) in the PTX and AMDGPU providers."""
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     text = round_rows.source(target)
     assert text
+    if target == "ptx":
+        assert "cvt.rni.f32.f32" in text and "cvt.rni.f16.f16" in text
+
+
+def test_round_is_rejected_by_cutile_at_the_op(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(tessel.CompileError, match="'round' \\(ties to even\\) is not spelled by the cuTile provider") as info:
+        round_rows.source("cutile")
+    assert info.value.file == __file__ and info.value.col == 22

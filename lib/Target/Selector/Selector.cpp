@@ -137,6 +137,7 @@ FailureOr<Value> Selector::unary(Operation *op, UnaryKind kind, Type type, Value
   case UnaryKind::Abs: return intrinsic("llvm.fabs." + suffix(type), type, x);
   case UnaryKind::Floor: return intrinsic("llvm.floor." + suffix(type), type, x);
   case UnaryKind::Ceil: return intrinsic("llvm.ceil." + suffix(type), type, x);
+  case UnaryKind::Round: return intrinsic("llvm.roundeven." + suffix(type), type, x); // cvt.rni, v_rndne
   case UnaryKind::Sqrt: return intrinsic("llvm.sqrt." + suffix(type), type, x);
   default: break;
   }
@@ -205,7 +206,7 @@ Value Selector::compare(kir::CmpPredicate predicate, Type type, Value x, Value y
 }
 
 /// kir.cast semantics (Numerics.cpp castElem): float to integer truncates toward zero and
-/// saturates (PTX cvt.rzi saturates and maps NaN to 0); to i1 tests != 0.
+/// saturates, NaN giving 0 (llvm.fptosi.sat; PTX cvt.rzi at 16/32/64 bits); to i1 tests != 0.
 Value Selector::castValue(Type from, Type to, Value x) {
   Type dto = deviceScalarType(to);
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
@@ -230,9 +231,12 @@ Value Selector::castValue(Type from, Type to, Value x) {
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
     }
+    // llvm.fpto[su]i.sat: LLVM's fptosi is poison out of range, and NVPTX widens an i8 result to a
+    // 16-bit cvt, which then wraps; the saturating intrinsic is exactly kir.cast's rule.
     Type target = to.isIndex() ? b.getI64Type() : dto;
-    Value r = isUnsigned(to) ? arith::FPToUIOp::create(b, loc, target, x).getResult()
-                             : arith::FPToSIOp::create(b, loc, target, x).getResult();
+    Value r = intrinsic(llvm::Twine(isUnsigned(to) ? "llvm.fptoui.sat.i" : "llvm.fptosi.sat.i") +
+                            llvm::Twine(target.getIntOrFloatBitWidth()) + "." + suffix(from),
+                        target, x);
     return to.isIndex() ? arith::IndexCastOp::create(b, loc, dto, r).getResult() : r;
   }
   // integer -> integer: wrap, or compare with zero for i1

@@ -45,6 +45,21 @@ std::string triton::float8Narrowing(Type element, const std::string &f32Expr) {
 
 std::string triton::float8Widening(const std::string &x) { return "_f8_to_f32(" + x + ")"; }
 
+/// Round half to even (kir.unary round; Triton has no tl function for it): below 2^(p-1), p the
+/// significand bits, adding and subtracting 2^(p-1) rounds the magnitude to an integer in the current
+/// (nearest-even) mode, exactly; the sign is put back, and zeros, larger magnitudes (integers
+/// already), infinities and NaN are kept. f16/bf16 compute in f32, where their values round to
+/// integers they can hold (the cuTile provider rejects the kind; PTX and AMDGPU select llvm.roundeven).
+static std::string roundHalfEven(Type element, const std::string &x) {
+  bool narrow = element.isF16() || element.isBF16();
+  std::string v = narrow ? toF32(x) : x;
+  std::string c = element.isF64() ? "4503599627370496.0" : "8388608.0";
+  std::string mag = "((tl.abs(" + v + ") + " + c + ") - " + c + ")";
+  std::string r = "tl.where((tl.abs(" + v + ") < " + c + ") & (" + v + " != 0), tl.where(" + v + " < 0, " + mag +
+                  " * -1.0, " + mag + "), " + v + ")"; // * -1.0: Triton's `-x` is 0 - x, which loses -0.0
+  return narrow ? narrowed(element, r) : r;
+}
+
 std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type element, bool approximate,
                                                   const std::string &l, const std::string &r) {
   if (isFloat8(element)) { // in f32 (exact widening), rounded once
@@ -157,6 +172,7 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
   case K::Cos: return "tl.cos(" + x + ")";
   case K::Floor: return "tl.floor(" + x + ")";
   case K::Ceil: return "tl.ceil(" + x + ")";
+  case K::Round: return roundHalfEven(element, x);
   case K::Not: return element.isInteger(1) ? x + " ^ 1" : "~" + x;
   default: return std::nullopt;
   }

@@ -1134,3 +1134,15 @@ kir.kernel @k(%a: f8E5M2) {
   %c = kir.cast %a : f8E5M2 to f8E5M2
   kir.return
 }
+
+// -----
+// COM: round (ties to even) is a float operation.
+kir.kernel @k(%x: !kir.view<i32, [N], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %v = kir.load %x[%d] : !kir.view<i32, [N], in>[!kir.domain] -> tensor<?xi32>
+  // expected-error @+1 {{'kir.unary' op 'round' needs float operands, got 'i32'}}
+  %r = kir.unary round %v : tensor<?xi32>
+  kir.return
+}

@@ -114,7 +114,9 @@ kir.kernel @pointwise_and_shapes(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32,
   %lp = kir.unary log1p %sg0 : tensor<?xf32>
   // CHECK: kir.unary expm1
   %sg = kir.unary expm1 %lp : tensor<?xf32>
-  %rs = kir.unary rsqrt %sg : tensor<?xf32>
+  // CHECK: kir.unary round
+  %rn = kir.unary round %sg : tensor<?xf32>
+  %rs = kir.unary rsqrt %rn : tensor<?xf32>
   // CHECK: kir.cmp ge %{{.*}}, %{{.*}} : tensor<?xf32>
   %m = kir.cmp ge %rs, %t : tensor<?xf32>
   // CHECK: kir.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<?xi1>, tensor<?xf32>

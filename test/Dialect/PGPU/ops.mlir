@@ -77,7 +77,9 @@ pgpu.kernel @launch_control_values(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.vi
         // CHECK: pgpu.unary exp2 %{{.*}} {approximate} : !pgpu.fragment<f32, [BM, BN]>
         %e = pgpu.unary exp2 %v {approximate} : !pgpu.fragment<f32, [BM, BN]>
         // CHECK: pgpu.unary neg %{{.*}} : !pgpu.fragment<f32, [BM, BN]>
-        %ng = pgpu.unary neg %e : !pgpu.fragment<f32, [BM, BN]>
+        %ng0 = pgpu.unary neg %e : !pgpu.fragment<f32, [BM, BN]>
+        // CHECK: pgpu.unary round %{{.*}} : !pgpu.fragment<f32, [BM, BN]>
+        %ng = pgpu.unary round %ng0 : !pgpu.fragment<f32, [BM, BN]>
         %ones = pgpu.splat %one : f32 -> !pgpu.fragment<f32, [BM, BN]>
         // CHECK: pgpu.binary div %{{.*}}, %{{.*}} {approximate, flush_to_zero} : !pgpu.fragment<f32, [BM, BN]>
         %q = pgpu.binary div %ones, %ng {approximate, flush_to_zero} : !pgpu.fragment<f32, [BM, BN]>

@@ -82,7 +82,8 @@ def KIR_UnaryKind : I32EnumAttr<"UnaryKind", "pointwise unary operator", [
     I32EnumAttrCase<"Ceil", 14, "ceil">,
     I32EnumAttrCase<"Not", 15, "not">,
     I32EnumAttrCase<"Log1p", 16, "log1p">,
-    I32EnumAttrCase<"Expm1", 17, "expm1">]> {
+    I32EnumAttrCase<"Expm1", 17, "expm1">,
+    I32EnumAttrCase<"Round", 18, "round">]> {
   let cppNamespace = "::tessel::kir";
 }
 
