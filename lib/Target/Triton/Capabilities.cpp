@@ -157,7 +157,13 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
                            : element.isBF16() ? "tl.cast(" + r + ", tl.bfloat16)" : std::optional<std::string>();
   }
   switch (kind) {
-  case K::Neg: return "-" + x;
+  // Triton's unary minus on floats is 0 - x, which gives +0.0 for +0.0; multiplying by -1.0 flips
+  // the sign bit of every value, zeros included (IEEE negate), at the same cost. f16/bf16 negate in
+  // f32 (exact both ways; the CPU interpreter has no bf16 scalar constants).
+  case K::Neg:
+    if (element.isF16() || element.isBF16())
+      return narrowed(element, "(" + toF32(x) + " * -1.0)");
+    return isa<FloatType>(element) ? "(" + x + " * -1.0)" : "-" + x;
   case K::Abs: return "tl.abs(" + x + ")";
   case K::Exp: return "tl.exp(" + x + ")";
   case K::Exp2: return "tl.exp2(" + x + ")";
