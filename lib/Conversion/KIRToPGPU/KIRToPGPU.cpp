@@ -878,22 +878,8 @@ LogicalResult KernelConstructor::emitStore(Operation &op) {
     extents = *s;
   }
   // The elements of a stored tensor are an independent workset: pgpu.foreach.
-  SmallVector<Value> positions;
-  std::function<LogicalResult(unsigned)> nest = [&](unsigned depth) -> LogicalResult {
-    if (depth == extents.size())
-      return emitElementStore(op, positions);
-    Location loc = op.getLoc();
-    auto loop = pgpu::ForeachOp::create(b, loc, constIndex(loc, 0), extents[depth]);
-    OpBuilder::InsertionGuard guard(b);
-    Block *body = b.createBlock(&loop.getBody());
-    positions.push_back(body->addArgument(b.getIndexType(), loc));
-    if (failed(nest(depth + 1)))
-      return failure();
-    positions.pop_back();
-    pgpu::YieldOp::create(b, loc);
-    return success();
-  };
-  return nest(0);
+  return foreachNest(op.getLoc(), extents,
+                     [&](ArrayRef<Value> positions) { return emitElementStore(op, positions); });
 }
 
 /// The physical write of one element: store, unique scatter or scatter-reduce.

@@ -528,6 +528,17 @@ Value componentIdentity(OpBuilder &b, Location loc, Operation *op) {
   return doms.empty() ? zero : BroadcastOp::create(b, loc, r.getType(), zero, doms, ArrayRef<int64_t>{}).getResult();
 }
 
+/// What the fold replaces: the axis computation, the maximum and the reductions, not the sources.
+DenseSet<Operation *> replacedOps(const Candidate &c) {
+  DenseSet<Operation *> dead(c.ops.begin(), c.ops.end());
+  dead.insert(c.max);
+  for (const Component &k : c.components)
+    dead.insert(k.op);
+  for (Operation *s : c.sources)
+    dead.erase(s);
+  return dead;
+}
+
 /// Erases the candidate's reductions and axis computation (not its sources) once their results
 /// outside it have been replaced.
 void eraseAxisComputation(Candidate &c, ArrayRef<Operation *> order, const DenseSet<Operation *> &dead) {
@@ -645,12 +656,7 @@ void rewrite(Candidate &c, Value indices) {
   YieldOp::create(b, loc, merged);
 
   // The reductions' results outside the axis computation become the fold's; the rest is dead.
-  DenseSet<Operation *> dead(c.ops.begin(), c.ops.end());
-  dead.insert(max);
-  for (Component &k : c.components)
-    dead.insert(k.op);
-  for (Operation *s : c.sources)
-    dead.erase(s);
+  DenseSet<Operation *> dead = replacedOps(c);
   auto outside = [&](OpOperand &use) { return !dead.contains(use.getOwner()); };
   // The row's maximum is -inf where no value was (the reduction's identity), as before.
   b.setInsertionPointAfter(fold);
@@ -797,12 +803,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
     YieldOp::create(b, loc, merged);
   }
 
-  DenseSet<Operation *> dead(c.ops.begin(), c.ops.end());
-  dead.insert(max);
-  for (Component &k : c.components)
-    dead.insert(k.op);
-  for (Operation *s : c.sources)
-    dead.erase(s);
+  DenseSet<Operation *> dead = replacedOps(c);
   auto outside = [&](OpOperand &use) { return !dead.contains(use.getOwner()); };
   b.setInsertionPointAfter(fold2);
   max.getResult(0).replaceUsesWithIf(m, outside);
