@@ -47,11 +47,17 @@ struct AccessPlan {
   }
 };
 
-AccessPlan planAccess(Interpreter &in, ValueRange coords) {
+AccessPlan planAccess(Interpreter &in, Operation *access, ValueRange coords) {
   AccessPlan plan;
-  for (Value v : coords) {
+  ArrayRef<int64_t> joint = kir::jointOf(access);
+  for (auto [i, v] : llvm::enumerate(coords)) {
     AccessPlan::Coord c;
-    if (isa<kir::DomainType>(v.getType())) {
+    if (!joint.empty() && joint[i] >= 0) {
+      // Paired with an earlier index tensor: read at its axes (checkJointShapes ran first).
+      c.kind = AccessPlan::Coord::Tens;
+      c.indices = in.tensor(v);
+      c.firstAxis = plan.coords[joint[i]].firstAxis;
+    } else if (isa<kir::DomainType>(v.getType())) {
       c.kind = AccessPlan::Coord::Dom;
       c.dom = in.domain(v);
       c.firstAxis = plan.shape.size();
@@ -172,8 +178,35 @@ static LogicalResult bufferPosition(Operation &op, const Buffer &buffer, ArrayRe
   return success();
 }
 
+/// Paired index tensors (a gather's or scatter's `joint`) must have one shape at run time.
+static LogicalResult checkJointShapes(Interpreter &in, Operation &op) {
+  ArrayRef<int64_t> joint = kir::jointOf(&op);
+  if (joint.empty())
+    return success();
+  ValueRange coords = llvm::TypeSwitch<Operation *, ValueRange>(&op)
+                          .Case<kir::GatherOp, kir::ScatterOp, kir::ScatterReduceOp>(
+                              [](auto access) { return ValueRange(access.getCoords()); })
+                          .Default([](Operation *) { return ValueRange(); });
+  for (auto [i, partner] : llvm::enumerate(joint)) {
+    if (partner < 0)
+      continue;
+    ArrayRef<int64_t> a = in.tensor(coords[partner])->shape, b = in.tensor(coords[i])->shape;
+    if (a != b) {
+      InFlightDiagnostic diag = op.emitError() << "paired index coordinates #" << partner << " and #" << i
+                                               << " have different shapes: [";
+      llvm::interleaveComma(a, diag);
+      diag << "] and [";
+      llvm::interleaveComma(b, diag);
+      return diag << "]";
+    }
+  }
+  return success();
+}
+
 LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
   handled = true;
+  if (failed(checkJointShapes(*this, op)))
+    return failure();
   auto viewOf = [&](Value v) -> HostArray & { return *std::get<HostArray *>(lookup(v)); };
   auto isOut = [](Value v) { return cast<kir::ViewType>(v.getType()).getMode() == kir::ViewMode::Out; };
   auto optTensor = [&](Value v) { return v ? tensor(v) : TensorPtr(); };
@@ -187,7 +220,7 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<kir::LoadOp, kir::GatherOp>([&](auto load) {
         return bindRead(load.getResult(), readView(*this, op, viewOf(load.getView()), isOut(load.getView()),
-                                                   planAccess(*this, load.getCoords()), optTensor(load.getValid()),
+                                                   planAccess(*this, &op, load.getCoords()), optTensor(load.getValid()),
                                                    optTensor(load.getFill())));
       })
       .Case<kir::IndexRelationOp>([&](kir::IndexRelationOp rel) -> LogicalResult {
@@ -206,16 +239,16 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
         return success();
       })
       .Case<kir::StoreOp>([&](kir::StoreOp s) {
-        return writeView(*this, op, viewOf(s.getView()), planAccess(*this, s.getCoords()), tensor(s.getValue()),
+        return writeView(*this, op, viewOf(s.getView()), planAccess(*this, &op, s.getCoords()), tensor(s.getValue()),
                          optTensor(s.getValid()), false, nullptr);
       })
       .Case<kir::ScatterOp>([&](kir::ScatterOp s) {
-        return writeView(*this, op, viewOf(s.getView()), planAccess(*this, s.getCoords()), tensor(s.getValue()),
+        return writeView(*this, op, viewOf(s.getView()), planAccess(*this, &op, s.getCoords()), tensor(s.getValue()),
                          optTensor(s.getValid()), true, nullptr);
       })
       .Case<kir::ScatterReduceOp>([&](kir::ScatterReduceOp s) -> LogicalResult {
         HostArray &view = viewOf(s.getView());
-        AccessPlan plan = planAccess(*this, s.getCoords());
+        AccessPlan plan = planAccess(*this, &op, s.getCoords());
         if (isOut(s.getView())) {
           // The destination is read: every touched element must have been written.
           SmallVector<int64_t> pos, coord;
@@ -236,16 +269,16 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
       })
       .Case<kir::AtomicLoadOp>([&](kir::AtomicLoadOp a) {
         return bindRead(a.getResult(), readView(*this, op, viewOf(a.getView()), isOut(a.getView()),
-                                                planAccess(*this, a.getCoords()), nullptr, nullptr));
+                                                planAccess(*this, &op, a.getCoords()), nullptr, nullptr));
       })
       .Case<kir::AtomicStoreOp>([&](kir::AtomicStoreOp a) {
-        return writeView(*this, op, viewOf(a.getView()), planAccess(*this, a.getCoords()), tensor(a.getValue()),
+        return writeView(*this, op, viewOf(a.getView()), planAccess(*this, &op, a.getCoords()), tensor(a.getValue()),
                          nullptr, false, nullptr);
       })
       .Case<kir::AtomicRMWOp, kir::AtomicCASOp>([&](auto a) -> LogicalResult {
         constexpr bool isCAS = std::is_same_v<decltype(a), kir::AtomicCASOp>;
         HostArray &view = viewOf(a.getView());
-        AccessPlan plan = planAccess(*this, a.getCoords());
+        AccessPlan plan = planAccess(*this, &op, a.getCoords());
         TensorPtr update;
         if constexpr (isCAS)
           update = tensor(a.getDesired());
@@ -308,7 +341,7 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
       })
       .Case<kir::BufferLoadOp>([&](kir::BufferLoadOp l) -> LogicalResult {
         Buffer &buffer = *std::get<Buffer *>(lookup(l.getBuffer()));
-        AccessPlan plan = planAccess(*this, l.getCoords());
+        AccessPlan plan = planAccess(*this, &op, l.getCoords());
         auto out = makeTensor(buffer.value.elementType, plan.shape);
         SmallVector<int64_t> pos, coord, position;
         for (int64_t i = 0; i < out->size(); ++i) {
@@ -326,7 +359,7 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
       })
       .Case<kir::BufferStoreOp>([&](kir::BufferStoreOp s) -> LogicalResult {
         Buffer &buffer = *std::get<Buffer *>(lookup(s.getBuffer()));
-        AccessPlan plan = planAccess(*this, s.getCoords());
+        AccessPlan plan = planAccess(*this, &op, s.getCoords());
         TensorPtr value = tensor(s.getValue());
         if (failed(checkValueShape(op, value, plan.shape)))
           return failure();

@@ -793,8 +793,14 @@ def record_get(r: Record, field: str) -> Value:
 
 
 
-def _coords(target, key, rank: int, full_domain, what: str):
-    """(coordinate values, their type strings, result axes, has index tensors)."""
+def _coords(target, key, rank: int, full_domain, what: str, joint: list | None = None):
+    """(coordinate values, their type strings, result axes, has index tensors).
+
+    Index tensors that share an axis index jointly (NumPy's advanced indexing with broadcast index
+    arrays, by axis identity instead of position): they are broadcast to the union of their axes and
+    read one element each per access element; a domain coordinate over one of those axes joins them
+    as the index tensor of its members. `joint` (a list, for gathers, scatters and scatter-reduces)
+    receives the KIR `joint` entries: -1, or the coordinate a paired coordinate shares its axes with."""
     if rank == 0:
         raise error(f"{what} has rank 0: an access with no coordinates cannot be written in KIR text yet "
                     "(the kir parser rejects an empty coordinate type list); use a rank-1 view/buffer of extent 1")
@@ -837,7 +843,78 @@ def _coords(target, key, rank: int, full_domain, what: str):
         v = _index_operand(c, f"{what} coordinate #{i}")
         vals.append(v)
         types.append("index")
+    if gathered:
+        vals, types, axes = _pair_index_coords(vals, types, what, joint)
     return vals, types, axes, gathered
+
+
+def _pair_index_coords(vals, types, what: str, joint: list | None):
+    """Groups index-tensor coordinates that share axes (and domains over those axes) into joint pairs:
+    (values, type strings, result axes) with the pairs broadcast to their group's axes."""
+    n = len(vals)
+    tensor_at = [i for i, v in enumerate(vals) if isinstance(v, Value) and v.is_tensor]
+    own = {i: ([vals[i].axis] if isinstance(vals[i], Domain) else list(vals[i].axes)) for i in range(n)
+           if isinstance(vals[i], Domain) or i in tensor_at}
+    group = list(range(n))
+
+    def find(i):
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for a in own:
+        for c in own:
+            if a < c and (a in tensor_at or c in tensor_at) and \
+                    any(x.key == y.key for x in own[a] for y in own[c]):
+                group[find(c)] = find(a)
+    members = {}
+    for i in own:
+        members.setdefault(find(i), []).append(i)
+    if all(len(m) == 1 for m in members.values()):
+        axes = [x for i in range(n) if i in own for x in own[i]]
+        if joint is not None:
+            joint[:] = [-1] * n
+        return vals, types, axes
+    if joint is None:
+        raise error(f"{what}: index tensors over a shared axis index jointly (element by element), which "
+                    "reads, stores and T.scatter_reduce support but atomics and buffers do not yet; give each "
+                    "index tensor its own axes, or write the access inside a T.parallel with scalar coordinates")
+    vals, types, entries, axes = list(vals), list(types), [-1] * n, []
+    for i in range(n):
+        if i not in own:
+            continue
+        m = members[find(i)]
+        if len(m) == 1:
+            axes.extend(own[i])
+            continue
+        if i != m[0]:
+            entries[i] = m[0]
+            continue
+        union = []
+        for j in m:
+            for x in own[j]:
+                if not any(x.key == u.key for u in union):
+                    union.append(x)
+        for j in m:
+            v = indices(vals[j]) if isinstance(vals[j], Domain) else vals[j]
+            if not _same_axes(v.axes, union):
+                dims = _match_dims(v.axes, union)
+                if dims is None:
+                    raise error(f"{what}: coordinates #{m[0]} and #{j} index jointly over {_axes_desc(union)} but "
+                                f"#{j} is over {_axes_desc(v.axes)}, in another order; transpose one of them")
+                v = broadcast_value(v, union, dims)
+            vals[j], types[j] = v, str(v.type)
+        axes.extend(union)
+    joint[:] = entries
+    return vals, types, axes
+
+
+def _joint_text(joint) -> str:
+    """The KIR `joint` attribute of an access (empty when no coordinates pair)."""
+    if not joint or all(j < 0 for j in joint):
+        return ""
+    return f" {{joint = array<i64: {', '.join(str(j) for j in joint)}>}}"
 
 
 def _view_extent(view: View):
@@ -869,7 +946,8 @@ def load(view: View, coords, valid=None, fill=None) -> Value:
     if view.mode == "out" and not view.written:
         raise error(f"{what} is an Out view and is read before any write to it; write it first, or declare it "
                     "T.InOut to read its initial contents")
-    vals, types, axes, gathered = _coords(view, coords, view.rank, _view_extent(view), what)
+    joint = []
+    vals, types, axes, gathered = _coords(view, coords, view.rank, _view_extent(view), what, joint)
     if valid is None and fill is not None:
         raise error(f"{what}: fill= needs valid=")
     vmask = _valid_operand(valid, axes, f"load of {what}")
@@ -882,7 +960,7 @@ def load(view: View, coords, valid=None, fill=None) -> Value:
     rtype = TensorType(view.dtype, [None] * len(axes)) if axes else view.dtype
     opname = "kir.gather" if gathered else "kir.load"
     b = _b()
-    (name,) = b.emit(f"{opname} {view.name}[{', '.join(v.name for v in vals)}]{mask_text} : "
+    (name,) = b.emit(f"{opname} {view.name}[{', '.join(v.name for v in vals)}]{mask_text}{_joint_text(joint)} : "
                      f"{view.type}[{', '.join(types)}] -> {rtype}", 1)
     r = Value(name, rtype, b.scope, axes)
     if not axes and (view.dtype.is_int or view.dtype.is_index):
@@ -918,13 +996,14 @@ def store(view: View, coords, value, valid=None):
     if view.mode == "in":
         raise error(f"{what}: '{view.pyname}' is an In view (read only); declare it T.Out or T.InOut")
     _check_effect("write", f"a store to view '{view.pyname}'")
-    vals, types, axes, gathered = _coords(view, coords, view.rank, _view_extent(view), what)
+    joint = []
+    vals, types, axes, gathered = _coords(view, coords, view.rank, _view_extent(view), what, joint)
     v = _store_value(value, axes, view.dtype, what)
     vmask = _valid_operand(valid, axes, what)
     mask_text = f" valid {vmask.name} : {vmask.type}" if vmask is not None else ""
     opname = "kir.scatter" if gathered else "kir.store"
     b = _b()
-    b.emit(f"{opname} {v.name}, {view.name}[{', '.join(c.name for c in vals)}]{mask_text} : "
+    b.emit(f"{opname} {v.name}, {view.name}[{', '.join(c.name for c in vals)}]{mask_text}{_joint_text(joint)} : "
            f"{v.type}, {view.type}[{', '.join(types)}]", 0)
     view.written = True
 

@@ -13,8 +13,8 @@ from ._errors import Loc, _is_internal, error, user_loc
 from ._types import DOMAIN_TYPE, DType, RecordType, TensorType
 from ._ir import Axis, Block, Scope, _axes_desc, _b, _uid, _unclosed
 from ._core import Buffer, Domain, Record, Value, View, _dtype_of, _make
-from ._semantic import (_as_domain, _check_effect, _coords, _match_dims, _same_axes, _same_dtype, _store_value,
-                        _valid_operand, _view_extent, as_value, broadcast_value, cast, maximum, minimum, use)
+from ._semantic import (_as_domain, _check_effect, _coords, _joint_text, _match_dims, _same_axes, _same_dtype,
+                        _store_value, _valid_operand, _view_extent, as_value, broadcast_value, cast, maximum, minimum, use)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -41,7 +41,8 @@ def scatter_reduce(view: View, coords, value, combine="add", valid=None):
     if view.mode != "inout":
         raise error(f"{what}: scatter-reduce reads the old contents; declare '{view.pyname}' T.InOut")
     _check_effect("write", what)
-    vals, types, axes, _ = _coords(view, coords, view.rank, _view_extent(view), what)
+    joint = []
+    vals, types, axes, _ = _coords(view, coords, view.rank, _view_extent(view), what, joint)
     v = _store_value(value, axes, view.dtype, what)
     vmask = _valid_operand(valid, axes, what)
     fn = _BUILTIN_COMBINE.get(combine) if isinstance(combine, str) else combine
@@ -51,7 +52,8 @@ def scatter_reduce(view: View, coords, value, combine="add", valid=None):
     block, _ = trace_region(f"{what} combine", [(dt, ())] * 2, fn, [(dt, ())], effects="none", closed=True)
     mask_text = f" valid {vmask.name} : {vmask.type}" if vmask is not None else ""
     b = _b()
-    b.emit(f"kir.scatter_reduce {v.name}, {view.name}[{', '.join(c.name for c in vals)}]{mask_text} : "
+    b.emit(f"kir.scatter_reduce {v.name}, {view.name}[{', '.join(c.name for c in vals)}]{mask_text}"
+           f"{_joint_text(joint)} : "
            f"{v.type}, {view.type}[{', '.join(types)}]", 0, regions=[("", block)])
     view.written = True
 

@@ -281,20 +281,24 @@ LogicalResult KernelConstructor::foreachNest(Location loc, ArrayRef<Value> exten
 
 /// Source coordinates of an access at `positions` of the accessed value.
 FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, ValueRange coords,
-                                                              ArrayRef<Value> positions) {
+                                                              ArrayRef<Value> positions, Operation *access) {
   SmallVector<Value> out;
+  kir::CoordinateAxes axes = access ? kir::coordinateAxes(access, coords) : kir::CoordinateAxes{};
   unsigned next = 0;
-  for (Value c : coords) {
+  for (auto [i, c] : llvm::enumerate(coords)) {
+    // Where this coordinate's axes begin among the access's (a joint pair shares its partner's).
+    unsigned first = access && axes.first[i] >= 0 ? unsigned(axes.first[i]) : next;
     if (isa<kir::DomainType>(c.getType())) {
-      out.push_back(member(loc, domains.lookup(c), positions[next++]));
+      out.push_back(member(loc, domains.lookup(c), positions[first]));
+      next = std::max(next, first + 1);
       continue;
     }
     if (auto tensor = dyn_cast<RankedTensorType>(c.getType())) {
-      FailureOr<Value> index = element(c, positions.slice(next, tensor.getRank()));
+      FailureOr<Value> index = element(c, positions.slice(first, tensor.getRank()));
       if (failed(index))
         return failure();
       out.push_back(*index);
-      next += tensor.getRank();
+      next = std::max(next, unsigned(first + tensor.getRank()));
       continue;
     }
     FailureOr<Value> s = scalar(c);
@@ -358,7 +362,10 @@ FailureOr<SmallVector<Value>> KernelConstructor::sizes(Value tensor) {
     return kernel.emitError() << "kir-to-pgpu: a tensor region argument is not constructed yet";
   auto fromCoords = [&](ValueRange coords) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> out;
-    for (Value c : coords) {
+    ArrayRef<int64_t> joint = kir::jointOf(def);
+    for (auto [i, c] : llvm::enumerate(coords)) {
+      if (!joint.empty() && joint[i] >= 0)
+        continue; // paired: its partner's axes are already there
       if (isa<kir::DomainType>(c.getType())) {
         out.push_back(domains.lookup(c).size);
       } else if (isa<RankedTensorType>(c.getType())) {
@@ -639,7 +646,7 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
   };
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(def)
       .Case<kir::LoadOp, kir::GatherOp>([&](auto load) -> FailureOr<Value> {
-        FailureOr<SmallVector<Value>> coords = accessCoords(loc, load.getCoords(), positions);
+        FailureOr<SmallVector<Value>> coords = accessCoords(loc, load.getCoords(), positions, load);
         if (failed(coords))
           return failure();
         Type elemType = getElementTypeOrSelf(load.getType());
@@ -1109,7 +1116,7 @@ LogicalResult KernelConstructor::emitElementWrite(Operation &op, Value value, Ar
     valid = sr.getValid();
   }
   Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(op.getOperand(1)).getArgNumber());
-  FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions);
+  FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions, &op);
   if (failed(c))
     return failure();
   Value ok = trueValue(loc);

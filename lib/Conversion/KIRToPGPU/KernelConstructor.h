@@ -127,7 +127,10 @@ private:
   FailureOr<SmallVector<Value>> loopNest(Location loc, ArrayRef<Value> extents, ValueRange inits, LoopBody body);
   /// An independent workset over the product of `extents` (pgpu.foreach per axis), `body` at each point.
   LogicalResult foreachNest(Location loc, ArrayRef<Value> extents, function_ref<LogicalResult(ArrayRef<Value>)> body);
-  FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions);
+  /// The view coordinates of `access` (its `coords`) at element `positions` of the access; a
+  /// coordinate that the access's `joint` pairs with an earlier index tensor reads at that tensor's axes.
+  FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions,
+                                             Operation *access = nullptr);
 
   // Region folds (seed 002 §3.1: an executable physical structured op, unblocked here).
   /// What a segment fold needs of a kir.region_fold, or of a kir.region_scan's

@@ -1146,3 +1146,62 @@ kir.kernel @k(%x: !kir.view<i32, [N], in>) {
   %r = kir.unary round %v : tensor<?xi32>
   kir.return
 }
+
+// -----
+// Paired index coordinates (`joint`): an entry per coordinate, pairing index tensors of one shape.
+kir.kernel @joint_length(%x: !kir.view<f32, [N, M], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %i = kir.indices %d : tensor<?xindex>
+  // expected-error @+1 {{'kir.gather' op has 1 'joint' entries for 2 coordinates}}
+  %v = kir.gather %x[%i, %i] {joint = array<i64: -1>} : !kir.view<f32, [N, M], in>[tensor<?xindex>, tensor<?xindex>] -> tensor<?xf32>
+  kir.return
+}
+
+// -----
+kir.kernel @joint_forward(%x: !kir.view<f32, [N, M], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %i = kir.indices %d : tensor<?xindex>
+  // expected-error @+1 {{'kir.gather' op 'joint' entry 0 must be -1 or an earlier coordinate, got 1}}
+  %v = kir.gather %x[%i, %i] {joint = array<i64: 1, -1>} : !kir.view<f32, [N, M], in>[tensor<?xindex>, tensor<?xindex>] -> tensor<?xf32>
+  kir.return
+}
+
+// -----
+kir.kernel @joint_domain(%x: !kir.view<f32, [N, M], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %i = kir.indices %d : tensor<?xindex>
+  // expected-error @+1 {{'kir.gather' op 'joint' pairs coordinate #1 with #0: both must be index tensors and #0 must not be paired itself}}
+  %v = kir.gather %x[%d, %i] {joint = array<i64: -1, 0>} : !kir.view<f32, [N, M], in>[!kir.domain, tensor<?xindex>] -> tensor<?xf32>
+  kir.return
+}
+
+// -----
+kir.kernel @joint_extents(%x: !kir.view<f32, [N, M], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %m = kir.extent "M"
+  %dn = kir.domain %c0 to %n
+  %dm = kir.domain %c0 to %m
+  %i = kir.indices %dn : tensor<?xindex>
+  %j = kir.indices %dm : tensor<?xindex>
+  // expected-error @+1 {{'kir.gather' op axis 0 of coordinate #0 and coordinate #1 are not provably equal: they come from different domains}}
+  %v = kir.gather %x[%i, %j] {joint = array<i64: -1, 0>} : !kir.view<f32, [N, M], in>[tensor<?xindex>, tensor<?xindex>] -> tensor<?xf32>
+  kir.return
+}
+
+// -----
+kir.kernel @joint_rank(%x: !kir.view<f32, [N, M], in>) {
+  %c0 = arith.constant 0 : index
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %i = kir.indices %d : tensor<?xindex>
+  // expected-error @+1 {{'kir.gather' op result must be a rank-1 tensor of 'f32', got 'tensor<?x?xf32>'}}
+  %v = kir.gather %x[%i, %i] {joint = array<i64: -1, 0>} : !kir.view<f32, [N, M], in>[tensor<?xindex>, tensor<?xindex>] -> tensor<?x?xf32>
+  kir.return
+}

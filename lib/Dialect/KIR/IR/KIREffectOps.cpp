@@ -8,6 +8,33 @@ using namespace mlir;
 using namespace tessel::kir;
 using namespace tessel::kir::detail;
 
+ArrayRef<int64_t> tessel::kir::jointOf(Operation *access) {
+  if (auto joint = access->getAttrOfType<DenseI64ArrayAttr>("joint");
+      joint && isa<GatherOp, ScatterOp, ScatterReduceOp>(access))
+    return joint.asArrayRef();
+  return {};
+}
+
+CoordinateAxes tessel::kir::coordinateAxes(Operation *access, ValueRange coords) {
+  ArrayRef<int64_t> joint = jointOf(access);
+  CoordinateAxes axes;
+  for (auto [i, coord] : llvm::enumerate(coords)) {
+    if (!joint.empty() && i < joint.size() && joint[i] >= 0 && size_t(joint[i]) < i) {
+      axes.first.push_back(axes.first[joint[i]]);
+      continue;
+    }
+    if (isa<DomainType>(coord.getType())) {
+      axes.first.push_back(axes.rank++);
+    } else if (auto tensor = dyn_cast<RankedTensorType>(coord.getType())) {
+      axes.first.push_back(axes.rank);
+      axes.rank += tensor.getRank();
+    } else {
+      axes.first.push_back(-1);
+    }
+  }
+  return axes;
+}
+
 /// Shared checks of reads: coordinates, result type, validity and fill.
 static LogicalResult verifyRead(Operation *op, ViewType view, ValueRange coords, Type result,
                                 Value valid, Value fill, bool indexed) {
@@ -26,9 +53,9 @@ static LogicalResult verifyWrittenExtents(Operation *op, Value value, ValueRange
     return success();
   for (int64_t axis = 0; axis < tensor.getRank(); ++axis) {
     std::string valueKey = getAxisExtentKey(value, axis);
-    std::string coordKey = getCoordinateAxisKey(coords, axis);
+    std::string coordKey = getCoordinateAxisKey(op, coords, axis);
     if (!valueKey.empty() && !coordKey.empty() && valueKey != coordKey && valueKey[0] != 'c' &&
-        coordKey[0] != 'c' && !haveEqualLengths(getAxisDomain(value, axis), getCoordinateAxisDomain(coords, axis)))
+        coordKey[0] != 'c' && !haveEqualLengths(getAxisDomain(value, axis), getCoordinateAxisDomain(op, coords, axis)))
       return op->emitOpError() << "writes a value whose axis " << axis
                                << " is not provably as long as the destination coordinates";
   }

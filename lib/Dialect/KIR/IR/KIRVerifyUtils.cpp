@@ -173,20 +173,23 @@ struct ExtentStep {
 };
 } // namespace
 
-/// The coordinate of an access that produces result axis `axis`.
-static ExtentStep coordinateStep(ValueRange coords, unsigned axis) {
-  unsigned next = 0;
-  for (Value coord : coords) {
+/// The coordinate of an access that produces result axis `axis` (a joint pair's axes come from its
+/// first index tensor: the pair has equal extents, which the access's verifier checks).
+static ExtentStep coordinateStep(Operation *access, ValueRange coords, unsigned axis) {
+  CoordinateAxes axes = coordinateAxes(access, coords);
+  ArrayRef<int64_t> joint = jointOf(access);
+  for (auto [i, coord] : llvm::enumerate(coords)) {
+    int64_t first = axes.first[i];
+    if (first < 0 || (!joint.empty() && joint[i] >= 0))
+      continue;
     if (isa<DomainType>(coord.getType())) {
-      if (next++ == axis)
+      if (first == axis)
         return ExtentStep::of(coord);
       continue;
     }
-    if (auto tensor = dyn_cast<RankedTensorType>(coord.getType())) {
-      if (axis < next + tensor.getRank())
-        return ExtentStep::follow(coord, axis - next);
-      next += tensor.getRank();
-    }
+    auto tensor = cast<RankedTensorType>(coord.getType());
+    if (axis >= first && axis < first + tensor.getRank())
+      return ExtentStep::follow(coord, axis - first);
   }
   return ExtentStep::done({});
 }
@@ -209,11 +212,11 @@ static ExtentStep extentStep(Value value, unsigned axis) {
   if (auto op = dyn_cast<ReshapeOp>(def))
     return axis < op.getDomains().size() ? ExtentStep::of(op.getDomains()[axis]) : ExtentStep::done({});
   if (auto op = dyn_cast<LoadOp>(def))
-    return coordinateStep(op.getCoords(), axis);
+    return coordinateStep(op, op.getCoords(), axis);
   if (auto op = dyn_cast<GatherOp>(def))
-    return coordinateStep(op.getCoords(), axis);
+    return coordinateStep(op, op.getCoords(), axis);
   if (auto op = dyn_cast<BufferLoadOp>(def))
-    return coordinateStep(op.getCoords(), axis);
+    return coordinateStep(op, op.getCoords(), axis);
   if (auto op = dyn_cast<BroadcastAsOp>(def))
     return ExtentStep::follow(op.getReference(), axis);
   if (auto op = dyn_cast<TransposeOp>(def)) {
@@ -321,8 +324,8 @@ static Value walkExtentDomain(ExtentStep step) {
 
 Value getAxisDomain(Value value, unsigned axis) { return walkExtentDomain(ExtentStep::follow(value, axis)); }
 
-Value getCoordinateAxisDomain(ValueRange coords, unsigned axis) {
-  return walkExtentDomain(coordinateStep(coords, axis));
+Value getCoordinateAxisDomain(Operation *access, ValueRange coords, unsigned axis) {
+  return walkExtentDomain(coordinateStep(access, coords, axis));
 }
 
 bool haveEqualLengths(Value a, Value b) {
@@ -332,8 +335,8 @@ bool haveEqualLengths(Value a, Value b) {
   return !la.empty() && la == lb;
 }
 
-std::string getCoordinateAxisKey(ValueRange coords, unsigned axis) {
-  return walkExtentKey(coordinateStep(coords, axis));
+std::string getCoordinateAxisKey(Operation *access, ValueRange coords, unsigned axis) {
+  return walkExtentKey(coordinateStep(access, coords, axis));
 }
 
 std::string getAxisExtentKey(Value value, unsigned axis) {
@@ -382,17 +385,38 @@ FailureOr<SmallVector<int64_t>> verifyCoordinates(Operation *op, unsigned rank, 
   if (coords.size() != rank)
     return op->emitOpError() << "has " << coords.size() << " coordinates but the accessed resource has rank "
                              << rank;
+  ArrayRef<int64_t> joint = jointOf(op);
+  if (!joint.empty() && joint.size() != coords.size())
+    return op->emitOpError() << "has " << joint.size() << " 'joint' entries for " << coords.size()
+                             << " coordinates";
   SmallVector<int64_t> shape;
   bool sawTensor = false;
   for (auto [i, coord] : llvm::enumerate(coords)) {
     Type type = coord.getType();
+    int64_t partner = joint.empty() ? -1 : joint[i];
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (partner != -1) {
+      // Paired index tensors (seed 000 §6 gathers): one element of each per access element.
+      if (partner < 0 || partner >= int64_t(i))
+        return op->emitOpError() << "'joint' entry " << i << " must be -1 or an earlier coordinate, got " << partner;
+      auto lead = dyn_cast<RankedTensorType>(coords[partner].getType());
+      if (!tensor || !lead || joint[partner] != -1)
+        return op->emitOpError() << "'joint' pairs coordinate #" << i << " with #" << partner
+                                 << ": both must be index tensors and #" << partner << " must not be paired itself";
+      if (tensor.getRank() != lead.getRank())
+        return op->emitOpError() << "paired coordinates #" << partner << " and #" << i << " have ranks "
+                                 << lead.getRank() << " and " << tensor.getRank();
+      if (failed(verifySameExtents(op, coords[partner], coord, "coordinate #" + std::to_string(partner),
+                                   "coordinate #" + std::to_string(i))))
+        return failure();
+      continue;
+    }
     if (type.isIndex())
       continue;
     if (isa<DomainType>(type)) {
       shape.push_back(ShapedType::kDynamic);
       continue;
     }
-    auto tensor = dyn_cast<RankedTensorType>(type);
     if (tensor && tensor.getElementType().isIndex()) {
       if (!allowTensors)
         return op->emitOpError() << "coordinate #" << i

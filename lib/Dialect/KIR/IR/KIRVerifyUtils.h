@@ -37,7 +37,7 @@ void beginExtentMemo(KernelOp kernel);
 void endExtentMemo(KernelOp kernel);
 
 /// The extent key of result axis `axis` of an access with `coords`.
-std::string getCoordinateAxisKey(mlir::ValueRange coords, unsigned axis);
+std::string getCoordinateAxisKey(mlir::Operation *access, mlir::ValueRange coords, unsigned axis);
 
 /// A canonical key for the member set of a domain value ("" when unknown).
 std::string getDomainKey(mlir::Value domain);
@@ -45,7 +45,7 @@ std::string getDomainKey(mlir::Value domain);
 /// The domain (or subregion) value that axis `axis` of `value`, or of an access with `coords`, comes
 /// from; null when it comes from no domain.
 mlir::Value getAxisDomain(mlir::Value value, unsigned axis);
-mlir::Value getCoordinateAxisDomain(mlir::ValueRange coords, unsigned axis);
+mlir::Value getCoordinateAxisDomain(mlir::Operation *access, mlir::ValueRange coords, unsigned axis);
 
 /// Whether two step-1 domains or subregions have member counts of one affine form (upper - lower,
 /// end - begin over extents, constants and index arithmetic): then their axes have equal extents

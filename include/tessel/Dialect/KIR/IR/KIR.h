@@ -49,6 +49,17 @@ mlir::LogicalResult verifyContractPrecision(mlir::Operation *op, std::optional<C
                                             mlir::Type operand, mlir::Type acc);
 /// An f32 rounded to TF32 (KIR_ContractPrecision: to nearest, ties away from zero; NaN stays NaN).
 float roundToTF32(float x);
+/// The axes of an access (load, gather, store, scatter, ...) and where each coordinate's axes begin
+/// among them (seed 000 §6, gathers): a domain contributes one axis, an index tensor its rank, an
+/// index scalar none (`first` is -1); a coordinate that the access's `joint` attribute pairs with an
+/// earlier index tensor reads at that tensor's axes and contributes none.
+struct CoordinateAxes {
+  llvm::SmallVector<int64_t> first;
+  unsigned rank = 0;
+};
+CoordinateAxes coordinateAxes(mlir::Operation *access, mlir::ValueRange coords);
+/// The `joint` pairing of a gather/scatter/scatter_reduce (empty when absent or another op).
+llvm::ArrayRef<int64_t> jointOf(mlir::Operation *access);
 } // namespace tessel::kir
 
 #define GET_OP_CLASSES

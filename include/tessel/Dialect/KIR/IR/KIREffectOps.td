@@ -3,7 +3,10 @@
 // External-view and buffer accesses. A coordinate list has one entry per
 // source axis: an `index` (the axis is dropped), a `!kir.domain` (the axis is
 // kept, its members are the coordinates) or an index tensor (a gather/scatter
-// axis; its axes join the result). Masked accesses carry `valid`: an invalid
+// axis; its axes join the result). On a gather or scatter, `joint` pairs index
+// tensors element-wise: entry i is -1, or the position of an earlier index-tensor
+// coordinate of the same shape whose axes coordinate i shares (NumPy's advanced
+// indexing with broadcast index arrays); a paired coordinate adds no axis. Masked accesses carry `valid`: an invalid
 // read returns `fill`, an invalid write has no effect (DSL effects rules).
 //
 //===----------------------------------------------------------------------===//
@@ -35,10 +38,14 @@ def KIR_GatherOp : KIR_Op<"gather", [MemoryEffects<[MemRead]>, AttrSizedOperandS
   let description = [{
     ```mlir
     %rows = kir.gather %table[%ids, %dd] : !kir.view<f16, [V, D], in>[tensor<?xindex>, !kir.domain] -> tensor<?x?xf16>
+    // token t of a paged cache: block %blk[t], slot %slot[t] (paired: one axis, not two)
+    %k = kir.gather %cache[%blk, %slot, %dd] {joint = array<i64: -1, 0, -1>}
+        : !kir.view<f16, [N, S, D], in>[tensor<?xindex>, tensor<?xindex>, !kir.domain] -> tensor<?x?xf16>
     ```
   }];
   let arguments = (ins KIR_View:$view, Variadic<AnyType>:$coords,
-                       Optional<KIR_ScalarOrTensor>:$valid, Optional<KIR_Scalar>:$fill);
+                       Optional<KIR_ScalarOrTensor>:$valid, Optional<KIR_Scalar>:$fill,
+                       OptionalAttr<DenseI64ArrayAttr>:$joint);
   let results = (outs KIR_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $view `[` $coords `]` (`valid` $valid^ `:` type($valid) `fill` $fill `:` type($fill))? attr-dict
@@ -74,7 +81,7 @@ def KIR_ScatterOp : KIR_Op<"scatter", [MemoryEffects<[MemWrite]>, AttrSizedOpera
     ```
   }];
   let arguments = (ins KIR_ScalarOrTensor:$value, KIR_View:$view, Variadic<AnyType>:$coords,
-                       Optional<KIR_ScalarOrTensor>:$valid);
+                       Optional<KIR_ScalarOrTensor>:$valid, OptionalAttr<DenseI64ArrayAttr>:$joint);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` (`valid` $valid^ `:` type($valid))? attr-dict
     `:` type($value) `,` type($view) `` custom<CoordTypes>(type($coords))
@@ -98,7 +105,7 @@ def KIR_ScatterReduceOp : KIR_Op<"scatter_reduce", [MemoryEffects<[MemRead, MemW
     ```
   }];
   let arguments = (ins KIR_ScalarOrTensor:$value, KIR_View:$view, Variadic<AnyType>:$coords,
-                       Optional<KIR_ScalarOrTensor>:$valid);
+                       Optional<KIR_ScalarOrTensor>:$valid, OptionalAttr<DenseI64ArrayAttr>:$joint);
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
     $value `,` $view `[` $coords `]` (`valid` $valid^ `:` type($valid))? attr-dict
