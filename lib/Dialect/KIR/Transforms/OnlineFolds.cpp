@@ -61,6 +61,21 @@ std::optional<SmallVector<Value>> domainsOf(Value v, DenseMap<Value, SmallVector
       if (isa<DomainType>(c.getType()))
         d.push_back(c);
     out = d;
+  } else if (auto gather = dyn_cast<GatherOp>(def)) {
+    // Domain coordinates give their axis; an index tensor its axes (once for a joint pair).
+    SmallVector<Value> d;
+    ArrayRef<int64_t> joint = jointOf(gather);
+    for (auto [i, c] : llvm::enumerate(gather.getCoords())) {
+      if (isa<DomainType>(c.getType())) {
+        d.push_back(c);
+      } else if (isa<RankedTensorType>(c.getType()) && (joint.empty() || joint[i] < 0)) {
+        auto inner = domainsOf(c, memo);
+        if (!inner)
+          return std::nullopt;
+        llvm::append_range(d, *inner);
+      }
+    }
+    out = d;
   } else if (auto ind = dyn_cast<IndicesOp>(def)) {
     out = SmallVector<Value>{ind.getDomain()};
   } else if (auto bc = dyn_cast<BroadcastOp>(def)) {
@@ -211,9 +226,14 @@ bool Matcher::classify(Operation *op) {
     return refuse(Twine("'") + op->getName().getStringRef() + "' over the axis");
   Value res = op->getResult(0);
   auto type = cast<RankedTensorType>(res.getType());
-  if (auto load = dyn_cast<LoadOp>(op)) {
+  if (isa<LoadOp, GatherOp>(op)) {
+    // A read over A is a fold source: the fold slices its result (a gather's index tensors are
+    // computed before the fold, like a load's coordinates).
     auto d = domainsOf(res, memo);
-    if (load.getValid())
+    if (!d)
+      return refuse("a read over the axis whose axes have no known domains");
+    if (op->getNumOperands() && (isa<LoadOp>(op) ? bool(cast<LoadOp>(op).getValid())
+                                                 : bool(cast<GatherOp>(op).getValid())))
       return refuse("a masked load over the axis");
     if ((*d)[0] != c.domain || llvm::count(*d, c.domain) != 1)
       return refuse("sources over the axis at different axis positions");
@@ -221,8 +241,24 @@ bool Matcher::classify(Operation *op) {
     c.dep[res] = Dep::Free;
     return c.why.empty();
   }
-  if (type.getRank() != 1)
-    return refuse("a tensor over the axis and another axis");
+  if (type.getRank() != 1) {
+    // Pointwise math on sources over A and other axes (a cast of a value tile before its
+    // contraction) is computed on each slice: its tensor operands are free of m, of its shape, with A first.
+    auto d = domainsOf(res, memo);
+    bool pointwise = isa<BinaryOp, UnaryOp, CastOp, SelectOp, CmpOp>(op) && d && !d->empty() &&
+                     (*d)[0] == c.domain && llvm::count(*d, c.domain) == 1;
+    for (Value x : op->getOperands()) {
+      if (!pointwise)
+        break;
+      auto xt = dyn_cast<RankedTensorType>(x.getType());
+      auto it = c.dep.find(x);
+      pointwise = xt && xt.getRank() == type.getRank() && it != c.dep.end() && it->second == Dep::Free;
+    }
+    if (!pointwise)
+      return refuse("a tensor over the axis and another axis");
+    c.dep[res] = Dep::Free;
+    return true;
+  }
   if (!isa<BinaryOp, UnaryOp, SelectOp, CastOp, CmpOp, BroadcastOp, BroadcastAsOp, ContractOp, IndicesOp>(op))
     return refuse(Twine("'") + op->getName().getStringRef() + "' over the axis");
   if (auto ind = dyn_cast<IndicesOp>(op); ind && ind.getDomain() != c.domain)
@@ -345,9 +381,28 @@ bool Matcher::match() {
   c.domain = (*d)[0];
   if (max->getBlock() != &body)
     return refuse("the maximum is nested inside control");
+  // Ops that only compute read coordinates (a paged cache's block ids and slots, read through
+  // index tensors over A) stay before the fold with the reads they feed: the fold slices the reads'
+  // results, not their coordinates.
+  DenseSet<Operation *> coordinatesOnly;
+  for (Operation &op : llvm::reverse(body)) {
+    if (op.getNumRegions() || op.use_empty() || !(isMemoryEffectFree(&op) || isa<LoadOp, GatherOp>(op)))
+      continue;
+    bool only = llvm::all_of(op.getUsers(), [&](Operation *user) {
+      if (coordinatesOnly.contains(user))
+        return true;
+      if (auto g = dyn_cast<GatherOp>(user))
+        return llvm::none_of(op.getResults(), [&](Value r) { return r == g.getValid() || r == g.getFill(); });
+      return false;
+    });
+    if (only)
+      coordinatesOnly.insert(&op);
+  }
   // The axis computation: every top-level op of the body with a result over A.
   for (Operation &op : body) {
     if (isa<ReduceOp>(op) && &op == max.getOperation())
+      continue;
+    if (coordinatesOnly.contains(&op))
       continue;
     bool over = llvm::any_of(op.getResults(), [&](Value r) { return overA(r); });
     if (!over) {
@@ -362,7 +417,7 @@ bool Matcher::match() {
         return refuse(Twine("a value over the axis used inside '") + op.getName().getStringRef() + "'");
       continue;
     }
-    if (!isMemoryEffectFree(&op) && !isa<LoadOp>(op))
+    if (!isMemoryEffectFree(&op) && !isa<LoadOp, GatherOp>(op))
       return refuse(Twine("an effect over the axis ('") + op.getName().getStringRef() + "')");
     if (!classify(&op))
       return false;

@@ -142,4 +142,37 @@ def KIRFlattenRecords : Pass<"kir-flatten-records", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
+def KIRContractProducts : Pass<"kir-contract-products", "::mlir::ModuleOp"> {
+  let summary = "a float sum of a product with an outer-product axis becomes a kir.contract (issue 41)";
+  let description = [{
+    Reads: every `kir.reduce` that sums one float tensor (identity +0.0, combine one `add`) whose
+    input is a `kir.binary mul` of two tensors; each factor is a `kir.broadcast`/`kir.broadcast_as`
+    of a tensor (its axes land where `dims` says) or a full tensor.
+    Legality: every summed axis belongs to both factors (a reduce pair), each kept axis to both
+    (a batch pair) or to one (an outer-product axis), and at least one kept axis is an
+    outer-product axis; the product has no `approximate`/`flush_to_zero`. A product of two full
+    tensors summed over an axis (a row's sum of squares, a batched dot) has no outer-product axis
+    and stays a reduction (the row paths realize it); a summed axis spread in one factor leaves the
+    sum unchanged (with `optimization_remarks`, a remark at the sum says why).
+    Rewrites: `kir.contract(source(lhs), source(rhs))` with the reduce and batch pairs, accumulating
+    in the product's type, then a `kir.transpose` when the contraction's result axes (lhs axes, then
+    rhs-only axes) are not in the sum's order. When both factors are casts of one 16-bit float type
+    (f16 or bf16) to f32, the contraction reads the 16-bit operands: each product is exact in f32,
+    so only the summation order changes, which a sum leaves free (seed 000 §5 reductions). The
+    product and its broadcasts and casts are erased when nothing else reads them.
+    Preserves: every other op; the value up to summation order.
+    Verifier after: the KIR verifier.
+
+    ```mlir
+    // before: s = T.sum(T.cast(q, T.f32) * T.cast(k, T.f32), axis=1), q over (dims), k over (toks, dims)
+    %qb = kir.broadcast %qf over(%dt, %dd) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+    %p = kir.binary mul %qb, %kf : tensor<?x?xf32>
+    %s = kir.reduce %p axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) { add }
+    // after
+    %s = kir.contract %q, %k reduce([0], [1]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+    ```
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect"];
+}
+
 #endif // TESSEL_KIR_PASSES
