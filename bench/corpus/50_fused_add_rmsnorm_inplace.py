@@ -60,14 +60,6 @@ TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=127), dict(M=17, N=1031), dict(M=5, N
 BENCH_SHAPE = dict(M=16384, N=8192)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.compile"
-# language.md ("A T.parallel whose members read and write their own elements works too"; "A read
-# before the store sees the old element, a read after it the stored one, as written") says this
-# spelling is fine; the KIR interpreter agrees. Storing the residual last would dodge it.
-XFAIL = {"triton": ("kir-to-pgpu: this read of the view is used after a store to the same view in the "
-                    "member; construction realizes a tensor's elements where they are used, so that use "
-                    "would read the stored values. Use the value before the store, or store it to another "
-                    "view first -- at `residual[m, cols]` (line 19:55), the store `residual[m, cols] = s` "
-                    "(20:9), the use `T.cast(s, T.f32)` (21:14); interp ok")}
 
 
 def OPS(shape):

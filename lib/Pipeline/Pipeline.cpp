@@ -22,6 +22,8 @@ using namespace mlir;
 void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stopAfter) {
   // KIR canonical forms first: KIR is immutable once origins are assigned (seed 002 §2.1).
   pm.addPass(kir::createKIRFlattenRecords());
+  // KIR canonical forms: a member's store after the uses of the old values of its view.
+  pm.addPass(kir::createKIRSinkStores());
   // KIR canonical forms: a sum of products with an outer-product axis is a contraction (issue 41).
   pm.addPass(kir::createKIRContractProducts());
   // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region

@@ -175,4 +175,26 @@ def KIRContractProducts : Pass<"kir-contract-products", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
+def KIRSinkStores : Pass<"kir-sink-stores", "::mlir::ModuleOp"> {
+  let summary = "a member's store moves after the uses of values read from its view before it";
+  let description = [{
+    Reads: every `kir.store` at the top of a `kir.parallel` member's block, and the tensor
+    `kir.load`s of the same view before it in that block.
+    Legality: some op after the store (or holding a use in a nested region) uses a value computed
+    from such a load, and no op from the store to the last such use reads or writes the view (any
+    operand naming it, nested ops included). Distinct views do not alias (the launch checks it), so
+    the store commutes with everything it passes. Otherwise the store stays (with
+    `optimization_remarks`, a remark says why) and construction's reads-before-stores check reports
+    the use at the author's line.
+    Rewrites: the store moves to just after the last op of the block that uses those values. KIR
+    reads a view where the read stands (seed 000 §4), but construction realizes a tensor's elements
+    where they are used; after the move every use of the old values comes before the store, so an
+    in-place update that keeps using the values it read (`r[m] = x[m] + r[m]`, then a norm of that
+    sum: the fused add + RMSNorm) constructs as written.
+    Preserves: every value and every other op's position; the store's operands (defined before it).
+    Verifier after: the KIR verifier.
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect"];
+}
+
 #endif // TESSEL_KIR_PASSES
