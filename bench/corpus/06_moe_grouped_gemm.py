@@ -72,11 +72,6 @@ TEST_SHAPES = [dict(M=1, K=1, N=1, E=1, E1=2), dict(M=37, K=19, N=13, E=3, E1=4)
 BENCH_SHAPE = dict(M=16384, K=4096, N=14336, E=8, E1=9)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch._grouped_mm (else a loop of matmuls)"
-# The spelling is language.md's ("Runtime subregion bounds are how ragged work is written", rows[lo:hi]
-# with bounds loaded from a view); the KIR interpreter agrees with the reference.
-XFAIL = {"triton": ("'pgpu.load' op coordinate #2 is computed from data read by 'pgpu.load'; use "
-                    "pgpu.gather for data-dependent coordinates -- at `w[e, ks, cols]` (line 22:54), "
-                    "inside the T.matmul over the expert's rows rows[offsets[e]:offsets[e + 1]]; interp ok")}
 
 
 def OPS(shape):

@@ -711,6 +711,10 @@ void Tiler::cloneRead(Operation &op) {
     newCoords.push_back(mapped(loc, c, m));
   Value ok = conjoin(loc, valid, m);
   Type type = typeFor(op.getResult(0).getType(), m);
+  // A tile coordinate computed from loaded data (a tile index decomposed by a data-dependent tile
+  // count, e.g. rows [offsets[e], offsets[e + 1])) makes the read an index relation (seed 000 §6).
+  if (isLoad && llvm::any_of(newCoords, [](Value c) { return readFeeding(c) != nullptr; }))
+    isLoad = false;
   Value result = isLoad     ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
                  : isBuffer ? Value(BufferLoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
                             : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));
