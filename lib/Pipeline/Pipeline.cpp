@@ -21,6 +21,7 @@ using namespace mlir;
 
 void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stopAfter) {
   // KIR canonical forms first: KIR is immutable once origins are assigned (seed 002 §2.1).
+  pm.addPass(kir::createKIRFlattenParallels());
   pm.addPass(kir::createKIRFlattenRecords());
   // KIR canonical forms: a member's store after the uses of the old values of its view.
   pm.addPass(kir::createKIRSinkStores());

@@ -197,4 +197,26 @@ def KIRSinkStores : Pass<"kir-sink-stores", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
+def KIRFlattenParallels : Pass<"kir-flatten-parallels", "::mlir::ModuleOp"> {
+  let summary = "a perfect nest of kir.parallel becomes one kir.parallel over all its domains";
+  let description = [{
+    Reads: every `kir.parallel` whose body holds exactly one `kir.parallel`, as its last op
+    before the terminator (innermost nests first).
+    Legality: the ops before the inner parallel are side-effect free or reads (`kir.load`,
+    `kir.gather`, `kir.index_relation`) of views the inner parallel does not write; the inner
+    domains can be computed before the outer parallel (defined outside it, or by side-effect-free
+    ops of its body that do not read its members: a triangular nest is not a product). Otherwise
+    the nest stays (with `optimization_remarks`, a remark says why) and construction reports it.
+    Rewrites: one `kir.parallel` over the outer domains then the inner ones (the attributes of the
+    outer one); its body is the outer body's ops (recomputed per member: they are pure or reads of
+    views nothing in the nest writes), then the inner body. The inner domains' ops are cloned
+    before it. Members of a parallel are independent, and so are members of its members: the
+    iterations and their effects are the same (issue 41: `for b in T.parallel(dB): for h in
+    T.parallel(dH)` and `for b, h in T.parallel(dB, dH)` are one kernel).
+    Preserves: every iteration's values and effects.
+    Verifier after: the KIR verifier.
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect"];
+}
+
 #endif // TESSEL_KIR_PASSES
