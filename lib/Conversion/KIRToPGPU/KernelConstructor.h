@@ -111,7 +111,16 @@ private:
   llvm::MapVector<Operation *, unsigned> keptForUses;
   FailureOr<SmallVector<Value>> reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
   FailureOr<SmallVector<Value>> argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> keptPositions);
-  LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store);
+  // Scans, realized where values computed from them are written (ScanValues.cpp).
+  /// Elementwise KIR ops (binary, unary, compare, select, casts).
+  static bool pointwiseOp(Operation *op);
+  /// At the scan: every use of its results is a pointwise op or the value of a write; an error at
+  /// the first other use.
+  LogicalResult checkScanUses(kir::ScanOp scan);
+  /// The scans the value written by `write` is computed from by pointwise ops (in program order;
+  /// empty when none); an error when they cannot be one scan.
+  FailureOr<SmallVector<kir::ScanOp>> scansOfStored(Operation &write);
+  LogicalResult emitScanStore(ArrayRef<kir::ScanOp> scans, Operation &store);
   LogicalResult emitElementWrite(Operation &op, Value value, ArrayRef<Value> positions);
   LogicalResult convertCombineRegion(Region &kirRegion, Region &physRegion, TypeRange components);
   using ElementFn = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions)>;
