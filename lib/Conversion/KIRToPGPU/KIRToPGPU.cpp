@@ -799,7 +799,8 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         return Value(pgpu::SelectOp::create(b, loc, first, *a, *c));
       })
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> FailureOr<Value> {
-        FailureOr<SmallVector<Value>> components = reduceAt(r, positions);
+        FailureOr<SmallVector<Value>> components =
+            lineReduces.contains(r) && !lineIndex.empty() ? reduceLinesAt(r, positions) : reduceAt(r, positions);
         if (failed(components))
           return failure();
         return (*components)[cast<OpResult>(tensor).getResultNumber()];
@@ -868,7 +869,7 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
 
 LogicalResult KernelConstructor::emitStore(Operation &op) {
   Value value = op.getOperand(0);
-  FailureOr<SmallVector<kir::ScanOp>> scans = scansOfStored(op);
+  FailureOr<SmallVector<StoredScan>> scans = scansOfStored(op);
   if (failed(scans))
     return failure();
   if (!scans->empty())
@@ -1568,7 +1569,7 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
     }
     if (isa<kir::StoreOp, kir::ScatterOp, kir::ScatterReduceOp>(op)) {
       Value value = op.getOperand(0);
-      FailureOr<SmallVector<kir::ScanOp>> scans = scansOfStored(op);
+      FailureOr<SmallVector<StoredScan>> scans = scansOfStored(op);
       if (failed(scans))
         return failure();
       if (!scans->empty())

@@ -193,3 +193,99 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: Before: a [L, 2] cumsum over L read out by a reduction over its state axis (static extent 2)
+// COM: before the store of y[m, :]. After: no foreach over the states (the store's other axes are
+// COM: none): one range scan over L whose two lines are its components (the element region reads
+// COM: both columns), one add combine per line, and an emit region that reduces over the lines'
+// COM: prefixes unrolled (c[l, 0] * p0 + c[l, 1] * p1) and stores the sum.
+// CHECK-LABEL: pgpu.kernel @state_readout
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}}, %{{.*}} : f32, f32) element {
+// CHECK: pgpu.load %a
+// CHECK: pgpu.load %a
+// CHECK: } combine {
+// CHECK-NEXT: ^bb0(%[[A1:.*]]: f32, %[[A2:.*]]: f32, %[[B1:.*]]: f32, %[[B2:.*]]: f32):
+// CHECK-NEXT: pgpu.binary add %[[A1]], %[[B1]] : f32
+// CHECK-NEXT: pgpu.binary add %[[A2]], %[[B2]] : f32
+// CHECK: } emit {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[P0:.*]]: f32, %[[P1:.*]]: f32):
+// CHECK-NOT: pgpu.range_reduce
+// CHECK: %[[C0:.*]] = pgpu.load %c
+// CHECK: %[[M0:.*]] = pgpu.binary mul %[[C0]], %[[P0]] : f32
+// CHECK: %[[C1:.*]] = pgpu.load %c
+// CHECK: %[[M1:.*]] = pgpu.binary mul %[[C1]], %[[P1]] : f32
+// CHECK: %[[S:.*]] = pgpu.binary add %[[M0]], %[[M1]] : f32
+// CHECK: pgpu.store %[[S]], %y
+// CHECK-NEXT: pgpu.yield{{$}}
+module {
+  kir.kernel @state_readout(%a: !kir.view<f32, [M, L, 2], in>, %c: !kir.view<f32, [L, 2], in>, %y: !kir.view<f32, [M, L], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "L"
+    %c0 = arith.constant 0 : index
+    %dl = kir.domain %c0 to %1
+    %c2 = arith.constant 2 : index
+    %ds = kir.domain %c0 to %c2
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %t = kir.load %a[%m, %dl, %ds] : !kir.view<f32, [M, L, 2], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %h = kir.scan %t axis 0 identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?x?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      %ct = kir.load %c[%dl, %ds] : !kir.view<f32, [L, 2], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %ch = kir.binary mul %ct, %h : tensor<?x?xf32>
+      %y1 = kir.reduce %ch axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      kir.store %y1, %y[%m, %dl] : tensor<?xf32>, !kir.view<f32, [M, L], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (refused): the same readout over a state axis of dynamic extent N has no static
+// COM: number of lines to hold as components; an error at the reduction, a note at the scan.
+module {
+  kir.kernel @dynamic_readout(%a: !kir.view<f32, [M, L, N], in>, %c: !kir.view<f32, [L, N], in>, %y: !kir.view<f32, [M, L], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "L"
+    %2 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dl = kir.domain %c0 to %1
+    %ds = kir.domain %c0 to %2
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %t = kir.load %a[%m, %dl, %ds] : !kir.view<f32, [M, L, N], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      // expected-note @+1 {{the scan}}
+      %h = kir.scan %t axis 0 identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?x?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      %ct = kir.load %c[%dl, %ds] : !kir.view<f32, [L, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %ch = kir.binary mul %ct, %h : tensor<?x?xf32>
+      // expected-error @+1 {{kir-to-pgpu constructs a reduction of a scan's results over another axis when that axis has a static extent}}
+      %y1 = kir.reduce %ch axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      kir.store %y1, %y[%m, %dl] : tensor<?xf32>, !kir.view<f32, [M, L], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
