@@ -273,3 +273,24 @@ def test_reduction_over_a_dynamic_axis_is_refused_at_its_line():
     with pytest.raises(tessel.CompileError, match="when that axis has a static extent") as e:
         readout.source("triton")
     assert "test_scan_values.py" in str(e.value)
+
+
+def meta_views(kernel, shape):
+    import torch
+    return [torch.empty([shape[e] if isinstance(e, str) else e for e in p.spec.extents], device="meta")
+            for p in kernel.params() if p.kind == "view"]
+
+
+def test_scan_registers_bound_the_default_block():
+    """The resource model counts a fragment scan's components and prefixes (Resources.h, scanBytes):
+    the 32-component selective scan at B8 L4096 D2048 does not take the BLOCK covering L (4096 lanes
+    of 32 components cannot stay in registers) but the largest candidate whose registers fit; the
+    two-component EMA scan keeps its covering BLOCK."""
+    shape = dict(B=8, L=4096, D=2048)
+    chosen = selective_scan._fact_params({}, meta_views(selective_scan, shape))
+    space = selective_scan._space({})
+    binding = {**{n: d for n, (_, d) in space.items()}, **(chosen or {})}
+    assert binding["BLOCK"] < 4096 and selective_scan._prune({})(binding) is None, binding
+    assert "return 'registers'" in selective_scan.source("triton").split("_PRUNE(p):")[1].split("return None")[0]
+    chosen = gated_recurrence._fact_params({}, meta_views(gated_recurrence, dict(B=8, T=4096, C=64)))
+    assert chosen["BLOCK"] == 4096, chosen
