@@ -420,12 +420,34 @@ class Kernel:
                     sizes.setdefault(symbol, int(n))
         chosen = {}
         passes = self._cache.get(self._declared("passes", constexprs, target)) or {}
+        warps = self._cache.get(self._declared("warps", constexprs, target))
+        prune = self._cache.get(self._declared("prune", constexprs, target))
+
+        def spills(binding: dict) -> bool:
+            """Whether the resource model (`<kernel>_PRUNE`) says `binding` (declared defaults elsewhere,
+            WARPS by its rule) needs more registers than a thread has."""
+            if prune is None:
+                return False
+            full = {**{n: d for n, (_, d) in space.items()}, **binding}
+            if warps is not None and "WARPS" in space and "WARPS" not in binding:
+                w = warps(full)
+                if w in space["WARPS"][0]:
+                    full["WARPS"] = w
+            return prune(full) == "registers"
+
         for param, symbol in covers.items():
             n, (candidates, default) = sizes.get(symbol), space[param]
             fits = [c for c in candidates if n and c >= n]
-            if fits and min(fits) != default:
-                chosen[param] = min(fits)
-            elif not fits and passes.get(param) in space:
+            if fits:
+                # The covering candidate, unless its registers spill (a scan of many components over a
+                # long row): then the largest smaller candidate that fits the registers, in several blocks.
+                pick = min(fits)
+                if spills({**chosen, param: pick}):
+                    below = [c for c in candidates if c < pick and not spills({**chosen, param: c})]
+                    pick = max(below) if below else pick
+                if pick != default:
+                    chosen[param] = pick
+            elif passes.get(param) in space:
                 ranged = covering_passes(n, candidates, space[passes[param]][0])
                 if ranged is not None:
                     chosen[param], chosen[passes[param]] = ranged
@@ -435,7 +457,6 @@ class Kernel:
                                            space["BLOCK_P"][0], space["BLOCK_P"][1])
                 if block_p is not None:
                     chosen["BLOCK_P"] = block_p
-        warps = self._cache.get(self._declared("warps", constexprs, target))
         if chosen and warps is not None and "WARPS" in space:
             candidates, default = space["WARPS"]
             w = warps({**{n: d for n, (_, d) in space.items()}, **chosen})

@@ -519,13 +519,13 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceAt(kir::ReduceOp op, Arra
       [&](Region &combine, TypeRange types) { return convertCombineRegion(op.getCombine(), combine, types); });
 }
 
-static bool isPointwise(Operation *op) {
+bool KernelConstructor::pointwiseOp(Operation *op) {
   return isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(op);
 }
 
 Operation *KernelConstructor::pendingPointwise(Value tensor, ArrayRef<Value> positions) {
   Operation *def = tensor.getDefiningOp();
-  if (!def || !isPointwise(def) || map.lookupOrNull(tensor) || incoming.count(tensor) || slices.count(tensor) ||
+  if (!def || !pointwiseOp(def) || map.lookupOrNull(tensor) || incoming.count(tensor) || slices.count(tensor) ||
       realizedHere(tensor, positions))
     return nullptr;
   return def;
@@ -806,7 +806,8 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         return Value(pgpu::SelectOp::create(b, loc, first, *a, *c));
       })
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> FailureOr<Value> {
-        FailureOr<SmallVector<Value>> components = reduceAt(r, positions);
+        FailureOr<SmallVector<Value>> components =
+            lineReduces.contains(r) && !lineIndex.empty() ? reduceLinesAt(r, positions) : reduceAt(r, positions);
         if (failed(components))
           return failure();
         return (*components)[cast<OpResult>(tensor).getResultNumber()];
@@ -875,8 +876,11 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
 
 LogicalResult KernelConstructor::emitStore(Operation &op) {
   Value value = op.getOperand(0);
-  if (auto scan = value.getDefiningOp<kir::ScanOp>())
-    return emitScanStore(scan, cast<OpResult>(value).getResultNumber(), op);
+  FailureOr<SmallVector<StoredScan>> scans = scansOfStored(op);
+  if (failed(scans))
+    return failure();
+  if (!scans->empty())
+    return emitScanStore(*scans, op); // ScanValues.cpp
   SmallVector<Value> extents;
   if (isa<RankedTensorType>(value.getType())) {
     FailureOr<SmallVector<Value>> s = sizes(value);
@@ -956,62 +960,6 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceNest(Location loc, ArrayR
     return SmallVector<Value>(reduce.getResults());
   };
   return nest(0);
-}
-
-/// A stored scan: loops over the other axes, then a pgpu.range_scan along the
-/// scan axis. KIR declares every scan combine associative, so the scan keeps
-/// its structured form (member order, not grouping) for blocking to regroup;
-/// an ordered loop would have lost that permission (seed 002 §4).
-LogicalResult KernelConstructor::emitScanStore(kir::ScanOp scan, unsigned component, Operation &store) {
-  Location loc = scan.getLoc();
-  FailureOr<SmallVector<Value>> extents = sizes(scan.getInputs()[0]);
-  if (failed(extents))
-    return failure();
-  unsigned axis = scan.getAxis();
-  SmallVector<Value> outer(*extents);
-  outer.erase(outer.begin() + axis);
-  SmallVector<Value> identities;
-  for (Value id : scan.getIdentities())
-    identities.push_back(map.lookup(id));
-  SmallVector<Type> types(ValueRange(identities).getTypes());
-  Value length = (*extents)[axis];
-  // The lines along the other axes are independent (each stores its own prefixes): a foreach nest.
-  return foreachNest(loc, outer, [&](ArrayRef<Value> outerPos) -> LogicalResult {
-        auto rs = pgpu::RangeScanOp::create(b, loc, constIndex(loc, 0), length, identities, scan.getExclusive(),
-                                            scan.getReverse());
-        auto positionsAt = [&](Value at) {
-          SmallVector<Value> positions(outerPos);
-          positions.insert(positions.begin() + axis, at);
-          return positions;
-        };
-        {
-          OpBuilder::InsertionGuard guard(b);
-          Block *body = b.createBlock(&rs.getElement());
-          SmallVector<Value> positions = positionsAt(body->addArgument(b.getIndexType(), loc));
-          SmallVector<Value> xs;
-          for (Value input : scan.getInputs()) {
-            FailureOr<Value> x = element(input, positions);
-            if (failed(x))
-              return failure();
-            xs.push_back(*x);
-          }
-          pgpu::YieldOp::create(b, loc, xs);
-        }
-        if (failed(convertCombineRegion(scan.getCombine(), rs.getCombine(), types)))
-          return failure();
-        {
-          OpBuilder::InsertionGuard guard(b);
-          Block *body = b.createBlock(&rs.getEmit());
-          SmallVector<Value> positions = positionsAt(body->addArgument(b.getIndexType(), loc));
-          SmallVector<Value> prefix;
-          for (Type t : types)
-            prefix.push_back(body->addArgument(t, loc));
-          if (failed(emitElementWrite(store, prefix[component], positions)))
-            return failure();
-          pgpu::YieldOp::create(b, loc);
-        }
-        return success();
-      });
 }
 
 /// Value and position along the arg-reduce axis at `kept` positions. An
@@ -1499,12 +1447,8 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
       })
       .Case<kir::HistogramOp, kir::IndexRelationOp>([&](Operation *) { return success(); })
       .Case<kir::ScanOp>([&](kir::ScanOp scan) -> LogicalResult {
-        // Realized by its consumer: a store writes each prefix as it is formed.
-        for (Operation *user : scan->getUsers())
-          if (!isa<kir::StoreOp>(user) || user->getOperand(0).getDefiningOp() != scan.getOperation())
-            return scan.emitError() << "kir-to-pgpu constructs a scan only when its results are stored; '"
-                                    << user->getName() << "' uses it";
-        return success();
+        // Realized by the writes of values computed from it, each prefix as it is formed (ScanValues.cpp).
+        return checkScanUses(scan);
       })
       .Case<kir::ScatterReduceOp>([&](Operation *) { return emitStore(op); })
       .Case<kir::TupleOp, kir::RecordOp, kir::TupleGetOp, kir::RecordGetOp>([&](Operation *product) -> LogicalResult {
@@ -1632,7 +1576,10 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
     }
     if (isa<kir::StoreOp, kir::ScatterOp, kir::ScatterReduceOp>(op)) {
       Value value = op.getOperand(0);
-      if (value.getDefiningOp<kir::ScanOp>())
+      FailureOr<SmallVector<StoredScan>> scans = scansOfStored(op);
+      if (failed(scans))
+        return failure();
+      if (!scans->empty())
         return op.emitError() << "kir-to-pgpu: a top-level stored scan is not constructed yet; scan inside a "
                                  "kir.parallel over the other axes";
       Workset w{&op, {}};

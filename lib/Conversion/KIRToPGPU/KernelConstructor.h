@@ -27,6 +27,20 @@ struct DomainVals {
 
 class FoldWorkset;
 
+/// An axis of a scan's result as a stored value computed from it sees it (ScanValues.cpp): the stored
+/// value's axis `stored`, or (stored < 0) one of `lines` lines a reduction on the way reduces (-1: an
+/// extent that is not static).
+struct ScanAxis {
+  int64_t stored;
+  int64_t lines;
+  Operation *reduction; // the reduction whose lines these are (stored < 0)
+};
+/// A scan a stored value is computed from, with what its result's axes are to that value.
+struct StoredScan {
+  mutable kir::ScanOp op; // MLIR op handles are not const-correct
+  SmallVector<ScanAxis> axes;
+};
+
 class KernelConstructor {
   friend class FoldWorksetImpl;
 
@@ -111,7 +125,23 @@ private:
   llvm::MapVector<Operation *, unsigned> keptForUses;
   FailureOr<SmallVector<Value>> reduceAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
   FailureOr<SmallVector<Value>> argReduceAt(kir::ArgReduceOp op, ArrayRef<Value> keptPositions);
-  LogicalResult emitScanStore(kir::ScanOp scan, unsigned component, Operation &store);
+  // Scans, realized where values computed from them are written (ScanValues.cpp).
+  /// Elementwise KIR ops (binary, unary, compare, select, casts).
+  static bool pointwiseOp(Operation *op);
+  /// At the scan: every use of its results is a pointwise op or the value of a write; an error at
+  /// the first other use.
+  LogicalResult checkScanUses(kir::ScanOp scan);
+  /// The scans the value written by `write` is computed from by pointwise ops and reductions over
+  /// their other axes (in program order; empty when none); an error when they cannot be one scan.
+  /// Marks those reductions in `lineReduces`.
+  FailureOr<SmallVector<StoredScan>> scansOfStored(Operation &write);
+  bool reachesScan(Value v);
+  LogicalResult emitScanStore(ArrayRef<StoredScan> scans, Operation &store);
+  /// Reductions over a scan's lines on the way to a store: realized unrolled over the lines
+  /// (reduceLinesAt), the positions of the lines being `lineIndex` (set while a scan's emit is built).
+  DenseSet<Operation *> lineReduces;
+  SmallVector<Value> lineIndex;
+  FailureOr<SmallVector<Value>> reduceLinesAt(kir::ReduceOp op, ArrayRef<Value> keptPositions);
   LogicalResult emitElementWrite(Operation &op, Value value, ArrayRef<Value> positions);
   LogicalResult convertCombineRegion(Region &kirRegion, Region &physRegion, TypeRange components);
   using ElementFn = function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value> positions)>;

@@ -141,6 +141,10 @@ int64_t triton::ResourceModel::fmaRegistersAt(const llvm::StringMap<int64_t> &pa
   return registersPerThread(evaluateMax(fmaContractBytes, params), params);
 }
 
+int64_t triton::ResourceModel::scanRegistersAt(const llvm::StringMap<int64_t> &params) const {
+  return registersPerThread(evaluateMax(scanBytes, params), params);
+}
+
 int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) const {
   int64_t need = 4;
   if (!accumulatorRows.empty()) {
@@ -219,7 +223,7 @@ std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::String
   if (sharedNeededAt(params) > sharedLimit)
     return std::string("shared memory");
   if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit ||
-      fmaRegistersAt(params) > carriedRegisterLimit)
+      fmaRegistersAt(params) > carriedRegisterLimit || scanRegistersAt(params) > carriedRegisterLimit)
     return std::string("registers");
   return std::nullopt;
 }
@@ -332,6 +336,27 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     };
     if (llvm::none_of(model.fmaContractBytes, [&](const std::vector<Monomial> &o) { return same(o, tiles); }))
       model.fmaContractBytes.push_back(std::move(tiles));
+  });
+  // The components of each fragment scan and their prefixes, live at once (the scan takes them all).
+  kernel.walk([&](pgpu::ScanOp scan) {
+    std::vector<Monomial> parts; // like terms merged: 32 components of 4 * BLOCK bytes are 256 * BLOCK
+    for (Value v : scan.getInputs())
+      if (auto f = dyn_cast<pgpu::FragmentType>(v.getType())) {
+        Monomial m = fragmentBytes(f);
+        m.coefficient *= 2;
+        auto like = llvm::find_if(parts, [&](const Monomial &o) { return o.params == m.params; });
+        if (like != parts.end())
+          like->coefficient += m.coefficient;
+        else
+          parts.push_back(m);
+      }
+    auto same = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
+      return llvm::equal(a, b, [](const Monomial &x, const Monomial &y) {
+        return x.coefficient == y.coefficient && x.params == y.params;
+      });
+    };
+    if (!parts.empty() && llvm::none_of(model.scanBytes, [&](const std::vector<Monomial> &o) { return same(o, parts); }))
+      model.scanBytes.push_back(std::move(parts));
   });
   // Each loop's own carries and staged operands; a loop's Loop entry then adds its enclosing loops'
   // (their carries and stages stay live across its body).

@@ -2216,11 +2216,14 @@ LogicalResult Serializer::run() {
      << "    if " << resources.pythonSharedNeeded() << " > " << resources.sharedLimit << ":\n"
      << "        return 'shared memory'\n";
   // Registers per thread of the carried fragments, of the largest fragment and, where the program has
-  // one, of the tiles an FMA-spelled contraction holds at once (Resources.h).
+  // them, of the tiles an FMA-spelled contraction holds at once and of a fragment scan's components
+  // and prefixes (Resources.h).
   std::vector<std::string> registerBytes{triton::ResourceModel::pythonMax(resources.carriedBytes),
                                          triton::ResourceModel::pythonMax(resources.fragmentBytes)};
   if (!resources.fmaContractBytes.empty())
     registerBytes.push_back(triton::ResourceModel::pythonMax(resources.fmaContractBytes));
+  if (!resources.scanBytes.empty())
+    registerBytes.push_back(triton::ResourceModel::pythonMax(resources.scanBytes));
   for (const std::string &bytes : registerBytes)
     os << "    if -(-(" << bytes << ") // 4 // (32 * p.get('" << triton::kWarpsParam << "', 4))) > "
        << resources.carriedRegisterLimit << ":\n"

@@ -57,6 +57,10 @@ struct ResourceModel {
   /// tiles spread evenly over the threads are a lower bound of it (rows and columns shared by
   /// threads are held by each): a binding over the register budget even so spills for certain.
   std::vector<std::vector<Monomial>> fmaContractBytes;
+  /// Bytes each fragment scan (pgpu.scan, Triton's tl.associative_scan) holds in registers at once,
+  /// one polynomial per distinct scan: its components and their prefixes (a pair-state recurrence
+  /// over 16 state lines scans 32 components of BLOCK lanes).
+  std::vector<std::vector<Monomial>> scanBytes;
   /// Elements of each distinct fragment type (a streamed row's lanes).
   std::vector<Monomial> fragmentElements;
   /// Bytes of each distinct fragment a program loads from memory (what its threads move).
@@ -100,6 +104,8 @@ struct ResourceModel {
   int64_t largestRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest FMA-spelled contraction's tiles (0 without one).
   int64_t fmaRegistersAt(const llvm::StringMap<int64_t> &params) const;
+  /// 32-bit registers per thread of the largest fragment scan's components and prefixes (0 without one).
+  int64_t scanRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// The heuristic WARPS of a binding (sm_90): one warpgroup (4 warps) per 64 accumulator rows
   /// where the program contracts (wgmma issues m64 per warpgroup); else enough warps that the
   /// largest fragment holds at most 32 elements a thread, and at least enough that each thread

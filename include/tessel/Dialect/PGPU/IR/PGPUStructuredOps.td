@@ -100,7 +100,8 @@ def PGPU_RangeScanOp : PGPU_Op<"range_scan", [RecursiveMemoryEffects]> {
     associative but not commutative, so blocking may regroup members while
     keeping their order (a fragment `pgpu.scan` with a carry), never reorder
     them. `element` may read, never write; `combine` is pure; `emit` writes the
-    prefix and yields nothing. An empty range emits nothing.
+    prefix, or a value computed from it (it may read), and yields nothing. An
+    empty range emits nothing.
 
     ```mlir
     pgpu.range_scan %c0 to %N identity(%z : f32) exclusive element {

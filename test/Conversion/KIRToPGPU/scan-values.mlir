@@ -1,0 +1,291 @@
+// RUN: tessel-opt %s -split-input-file -kir-to-pgpu -verify-diagnostics | FileCheck %s
+
+// COM: Before: a cumsum whose result is scaled by a row of w and shifted before its store. After: the
+// COM: store holds one pgpu.range_scan along N whose emit region computes the stored value from the
+// COM: prefix at each position (w read there, then mul and add) and writes it: the scan's value is
+// COM: consumed in place, as it is formed.
+// CHECK-LABEL: pgpu.kernel @scaled_cumsum
+// CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}} : f32) element {
+// CHECK: } combine {
+// CHECK: } emit {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[P:.*]]: f32):
+// CHECK: %[[W:.*]] = pgpu.load %{{.*}}[%{{.*}}]
+// CHECK: %[[M:.*]] = pgpu.binary mul %[[P]], %[[W]] : f32
+// CHECK: %[[A:.*]] = pgpu.binary add %[[M]], %{{.*}} : f32
+// CHECK: pgpu.store %[[A]], %{{.*}}
+// CHECK-NEXT: pgpu.yield{{$}}
+module {
+  kir.kernel @scaled_cumsum(%x: !kir.view<f32, [M, N], in>, %w: !kir.view<f32, [N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dn = kir.domain %c0 to %1
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %ones = kir.broadcast %one over(%dn) dims [] : f32 -> tensor<?xf32>
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %row = kir.load %x[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %wr = kir.load %w[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+      %p = kir.binary mul %s, %wr : tensor<?xf32>
+      %q = kir.binary add %p, %ones : tensor<?xf32>
+      kir.store %q, %y[%m, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Two scans of one mode and direction along one axis combined in the stored value (a weighted
+// COM: running mean): one range scan of both components, each combine on its own component, the
+// COM: division in the emit region.
+// CHECK-LABEL: pgpu.kernel @running_mean
+// CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}}, %{{.*}} : f32, f32) element {
+// CHECK: pgpu.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK: } combine {
+// CHECK-NEXT: ^bb0(%[[A1:.*]]: f32, %[[A2:.*]]: f32, %[[B1:.*]]: f32, %[[B2:.*]]: f32):
+// CHECK-NEXT: %[[S1:.*]] = pgpu.binary add %[[A1]], %[[B1]] : f32
+// CHECK-NEXT: %[[S2:.*]] = pgpu.binary add %[[A2]], %[[B2]] : f32
+// CHECK-NEXT: pgpu.yield %[[S1]], %[[S2]] : f32, f32
+// CHECK: } emit {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[P1:.*]]: f32, %[[P2:.*]]: f32):
+// CHECK: %[[D:.*]] = pgpu.binary div %[[P1]], %[[P2]] : f32
+// CHECK: pgpu.store %[[D]], %{{.*}}
+// CHECK-NOT: pgpu.range_scan
+// CHECK: pgpu.return
+module {
+  kir.kernel @running_mean(%x: !kir.view<f32, [M, N], in>, %w: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dn = kir.domain %c0 to %1
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %xr = kir.load %x[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %wr = kir.load %w[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %xw = kir.binary mul %xr, %wr : tensor<?xf32>
+      %num = kir.scan %xw axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %den = kir.scan %wr axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mean = kir.binary div %num, %den : tensor<?xf32>
+      kir.store %mean, %y[%m, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the scan's result is stored as it is; the emit region writes the prefix and
+// COM: computes nothing else (the construction before this change).
+// CHECK-LABEL: pgpu.kernel @plain_cumsum
+// CHECK: } emit {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[P:.*]]: f32):
+// CHECK-NOT: pgpu.binary {{.*}} : f32
+// CHECK: pgpu.store %[[P]], %{{.*}}
+// CHECK-NEXT: pgpu.yield{{$}}
+module {
+  kir.kernel @plain_cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dn = kir.domain %c0 to %1
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %row = kir.load %x[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%m, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Refused: a reduction along the scan's axis of its result needs the whole line of prefixes.
+module {
+  kir.kernel @sum_of_cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dn = kir.domain %c0 to %1
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %row = kir.load %x[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      // expected-note @+1 {{the scan}}
+      %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %sq = kir.binary mul %s, %s : tensor<?xf32>
+      // expected-error @+1 {{kir-to-pgpu does not construct a reduction along a scan's axis of its results}}
+      %t = kir.reduce %sq axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %t, %y[%m] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Refused: two scans in different modes cannot be one range scan.
+module {
+  kir.kernel @mixed_modes(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dn = kir.domain %c0 to %1
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %row = kir.load %x[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      // expected-note @+1 {{one scan}}
+      %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      // expected-note @+1 {{another scan}}
+      %r = kir.scan %row axis 0 identity(%zero : f32) reverse : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %t = kir.binary sub %s, %r : tensor<?xf32>
+      // expected-error @+1 {{kir-to-pgpu constructs a value computed from several scans as one scan: they must scan the same axis of the same extents, in the same mode and direction}}
+      kir.store %t, %y[%m, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Before: a [L, 2] cumsum over L read out by a reduction over its state axis (static extent 2)
+// COM: before the store of y[m, :]. After: no foreach over the states (the store's other axes are
+// COM: none): one range scan over L whose two lines are its components (the element region reads
+// COM: both columns), one add combine per line, and an emit region that reduces over the lines'
+// COM: prefixes unrolled (c[l, 0] * p0 + c[l, 1] * p1) and stores the sum.
+// CHECK-LABEL: pgpu.kernel @state_readout
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.range_scan %{{.*}} to %{{.*}} identity(%{{.*}}, %{{.*}} : f32, f32) element {
+// CHECK: pgpu.load %a
+// CHECK: pgpu.load %a
+// CHECK: } combine {
+// CHECK-NEXT: ^bb0(%[[A1:.*]]: f32, %[[A2:.*]]: f32, %[[B1:.*]]: f32, %[[B2:.*]]: f32):
+// CHECK-NEXT: pgpu.binary add %[[A1]], %[[B1]] : f32
+// CHECK-NEXT: pgpu.binary add %[[A2]], %[[B2]] : f32
+// CHECK: } emit {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[P0:.*]]: f32, %[[P1:.*]]: f32):
+// CHECK-NOT: pgpu.range_reduce
+// CHECK: %[[C0:.*]] = pgpu.load %c
+// CHECK: %[[M0:.*]] = pgpu.binary mul %[[C0]], %[[P0]] : f32
+// CHECK: %[[C1:.*]] = pgpu.load %c
+// CHECK: %[[M1:.*]] = pgpu.binary mul %[[C1]], %[[P1]] : f32
+// CHECK: %[[S:.*]] = pgpu.binary add %[[M0]], %[[M1]] : f32
+// CHECK: pgpu.store %[[S]], %y
+// CHECK-NEXT: pgpu.yield{{$}}
+module {
+  kir.kernel @state_readout(%a: !kir.view<f32, [M, L, 2], in>, %c: !kir.view<f32, [L, 2], in>, %y: !kir.view<f32, [M, L], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "L"
+    %c0 = arith.constant 0 : index
+    %dl = kir.domain %c0 to %1
+    %c2 = arith.constant 2 : index
+    %ds = kir.domain %c0 to %c2
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %t = kir.load %a[%m, %dl, %ds] : !kir.view<f32, [M, L, 2], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %h = kir.scan %t axis 0 identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?x?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      %ct = kir.load %c[%dl, %ds] : !kir.view<f32, [L, 2], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %ch = kir.binary mul %ct, %h : tensor<?x?xf32>
+      %y1 = kir.reduce %ch axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      kir.store %y1, %y[%m, %dl] : tensor<?xf32>, !kir.view<f32, [M, L], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (refused): the same readout over a state axis of dynamic extent N has no static
+// COM: number of lines to hold as components; an error at the reduction, a note at the scan.
+module {
+  kir.kernel @dynamic_readout(%a: !kir.view<f32, [M, L, N], in>, %c: !kir.view<f32, [L, N], in>, %y: !kir.view<f32, [M, L], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "L"
+    %2 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dl = kir.domain %c0 to %1
+    %ds = kir.domain %c0 to %2
+    %dm = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %t = kir.load %a[%m, %dl, %ds] : !kir.view<f32, [M, L, N], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      // expected-note @+1 {{the scan}}
+      %h = kir.scan %t axis 0 identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?x?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      %ct = kir.load %c[%dl, %ds] : !kir.view<f32, [L, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %ch = kir.binary mul %ct, %h : tensor<?x?xf32>
+      // expected-error @+1 {{kir-to-pgpu constructs a reduction of a scan's results over another axis when that axis has a static extent}}
+      %y1 = kir.reduce %ch axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      kir.store %y1, %y[%m, %dl] : tensor<?xf32>, !kir.view<f32, [M, L], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
