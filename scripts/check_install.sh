@@ -2,6 +2,7 @@
 # Installs tessel as a user would and uses it from an unrelated folder with no environment variables:
 # `pip install .` into a fresh virtualenv (this builds the compiler with CMake: minutes, incremental in
 # build-pip/ on a re-run, ccache when installed), then a softmax kernel on the interpreter against numpy,
+# then on torch tensors through Triton under TRITON_INTERPRET=1 (when torch and triton import),
 # `tessel --help`, `tessel --version` and `tessel compile FILE.py:KERNEL` through the console script.
 # Too slow for the default CI tier: .ci/run runs it with TESSEL_CHECK_INSTALL=1.
 #   scripts/check_install.sh              a new virtualenv in a temporary folder, removed afterwards
@@ -50,6 +51,16 @@ if __name__ == "__main__":
 EOF
 echo "== a kernel on the interpreter, from $USE"
 "$VENV/bin/python" rowsoftmax.py
+if "$VENV/bin/python" -c "import torch, triton" 2>/dev/null; then
+  echo "== the same kernel on torch tensors, through the generated Triton (TRITON_INTERPRET=1)"
+  TRITON_INTERPRET=1 "$VENV/bin/python" -c "
+import torch, rowsoftmax as m
+x = torch.rand(7, 13) + 0.5
+y = torch.empty_like(x)
+m.rowsoftmax(x, y)
+torch.testing.assert_close(y, x.softmax(1))
+print('triton (interpreted) ok')"
+fi
 echo "== tessel --help"
 "$VENV/bin/tessel" --help
 "$VENV/bin/tessel" --version
