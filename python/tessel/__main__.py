@@ -14,6 +14,7 @@ import os
 import pathlib
 import sys
 
+from . import _finder
 from ._errors import CompileError
 from ._kernel import Kernel
 
@@ -26,14 +27,15 @@ def load_kernel(spec: str) -> Kernel:
         raise CompileError(f"no such file: {file}")
     name = name or file.stem
     mod_name = f"_tessel_user_{file.stem}"
-    sys.path.insert(0, str(file.resolve().parent))
+    # While the file runs, its imports find the modules beside it first (as `python FILE.py` would).
+    finder = _finder.install(_finder.FolderFinder(file.resolve().parent))
     try:
         mod_spec = importlib.util.spec_from_file_location(mod_name, file)
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules[mod_name] = module
         mod_spec.loader.exec_module(module)
     finally:
-        sys.path.pop(0)
+        sys.meta_path.remove(finder)
     k = getattr(module, name, None)
     if not isinstance(k, Kernel):
         kernels = sorted(n for n, v in vars(module).items() if isinstance(v, Kernel))

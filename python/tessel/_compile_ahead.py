@@ -16,7 +16,7 @@ import pickle
 import sys
 import time
 
-from . import _worker
+from . import _finder, _worker
 
 
 class StandIn:
@@ -110,16 +110,19 @@ class ProcessPool:
         import queue
         import subprocess
         import threading
+        # The worker imports jobs' functions (and tessel itself) from where this process does, in the
+        # same order (its sys.path, and a toolchain's folder, `_cutile.toolchain`), then from the folder
+        # tessel came from and the PYTHONPATH this process has now.
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([package_root] + [p for p in [env.get("PYTHONPATH")] if p])
+        paths = _finder.search_path() + [package_root] + env.get("PYTHONPATH", "").split(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in paths if p))
         self.queue = queue.Queue()
         for _ in range(self.workers):
             process = subprocess.Popen([sys.executable, "-m", "tessel._worker"], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, env=env)
             self.processes.append(process)
-            _worker.write_message(process.stdin, list(sys.path))
-            _worker.write_message(process.stdin, self.initializer)
+            _worker.write_message(process.stdin, [self.initializer])
             thread = threading.Thread(target=self._serve, args=(process,), daemon=True,
                                       name=f"tessel-compile-worker-{process.pid}")
             thread.start()

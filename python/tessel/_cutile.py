@@ -15,7 +15,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import pathlib
-import sys
+
+from . import _finder
 
 _DTYPES = ("float16", "bfloat16", "float32", "float64", "bool_", "int8", "int16", "int32", "int64",
            "uint8", "uint16", "uint32", "uint64")
@@ -34,8 +35,8 @@ def toolchain(root: str | os.PathLike) -> dict:
     site = root / "site"
     if site.exists():
         env["PYTHONPATH"] = f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
-        if str(site) not in sys.path:
-            sys.path.insert(0, str(site))
+        if not _finder.installed(site):  # importable here ahead of sys.path, as PYTHONPATH does there
+            _finder.install(_finder.FolderFinder(site))
     os.environ.update(env)
     return env
 

@@ -5,13 +5,15 @@ multiprocessing worker imports the caller's script, which re-runs an unguarded s
 tuning, its benchmarks, its side effects). The parent talks to it over its stdin and stdout with
 length-prefixed pickles:
 
-    parent -> worker   the parent's sys.path (a list of str), then the initializer (a function, or None)
+    parent -> worker   [initializer] (a function, or None, in a list: a message, not the stream's end)
     worker -> parent   (None, True, None) once initialized, or (None, False, exception)
     parent -> worker   (job id, pickled (function, args)) per job
     worker -> parent   (job id, True, result) or (job id, False, exception)
 
 Functions travel by reference (module and name), so they must be importable from the parent's
-sys.path; a job that cannot be unpickled (a function of the caller's `__main__`, say) fails alone.
+sys.path: the parent starts the worker with its sys.path as PYTHONPATH (`_compile_ahead`), so the
+worker imports from the same places in the same order. A job that cannot be unpickled (a function of
+the caller's `__main__`, say) fails alone.
 What a job prints goes to stderr, never into the replies. The worker exits when its stdin closes
 (the parent ended) and ignores Ctrl-C (the parent stops it).
 """
@@ -63,12 +65,11 @@ def main() -> None:
     sys.stdout = sys.stderr
     with open(os.devnull, "rb") as null:
         os.dup2(null.fileno(), 0)
-    paths = read_message(requests)
-    if paths is None:
-        return
-    sys.path[:] = list(paths) + [p for p in sys.path if p not in paths]
     try:
-        initializer = read_message(requests)
+        hello = read_message(requests)
+        if hello is None:
+            return
+        [initializer] = hello
         if initializer is not None:
             initializer()
     except Exception as e:  # noqa: BLE001 - reported to the parent, which stops using this worker

@@ -43,3 +43,22 @@ def test_public_surface():
     for name in ("In", "Out", "InOut", "Constexpr", "f32", "domain", "parallel", "sum", "max", "matmul",
                  "region_fold", "region_scan", "for_", "if_", "while_", "where", "load", "store", "exp"):
         assert name in T.__all__, name
+
+
+def test_no_sys_path_edits():
+    """The package never edits sys.path (issue 46): folders it imports from go through tessel._finder,
+    and a worker process gets its parent's search path as PYTHONPATH."""
+    edits = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            target = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                target = node.func.value  # sys.path.insert(...), .append, .pop, ...
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+                for t in getattr(node, "targets", None) or [node.target]:
+                    target = t.value if isinstance(t, ast.Subscript) else t
+                    if ast.unparse(target) == "sys.path":
+                        break
+            if target is not None and ast.unparse(target) == "sys.path":
+                edits.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert not edits, "\n".join(edits)
