@@ -234,7 +234,7 @@ void runStages(ModuleOp module, MLIRContext &context, uint64_t seed, StageClock 
 /// One input, start to end, in a fresh context (nothing carries over between inputs).
 void fuzzOne(StringRef text, const DialectRegistry &registry) {
   if (tessel::findExcessNesting(text) != StringRef::npos || tessel::findMisplacedModule(text) != StringRef::npos ||
-      tessel::findExcessResultNumber(text) != StringRef::npos)
+      tessel::findExcessResultNumber(text) != StringRef::npos || tessel::findBadDenseArray(text) != StringRef::npos)
     return; // the drivers refuse it with a located error before parsing
   StageClock clock(TesselFuzzReach::Setup);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);

@@ -61,6 +61,9 @@ int main(int argc, char **argv) {
   if (at != llvm::StringRef::npos)
     return refuse(at, "this use names a result number above " + std::to_string(tessel::kMaxResultNumber) +
                           "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)");
+  at = tessel::findBadDenseArray(file->getBuffer());
+  if (at != llvm::StringRef::npos)
+    return refuse(at, tessel::kBadDenseArrayMessage);
   // The module placement check (ModulePlacement.h) holds per part of a split input.
   llvm::StringRef marker = config.inputSplitMarker();
   llvm::StringRef rest = file->getBuffer();

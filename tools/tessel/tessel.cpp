@@ -287,7 +287,8 @@ OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext 
       refused(tessel::findMisplacedModule(buffer->getBuffer()), tessel::kMisplacedModuleMessage) ||
       refused(tessel::findExcessResultNumber(buffer->getBuffer()),
               "this use names a result number above " + llvm::Twine(tessel::kMaxResultNumber) +
-                  "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)"))
+                  "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)") ||
+      refused(tessel::findBadDenseArray(buffer->getBuffer()), tessel::kBadDenseArrayMessage))
     return nullptr;
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }

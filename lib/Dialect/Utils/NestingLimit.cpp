@@ -2,6 +2,8 @@
 
 #include "tessel/Dialect/Utils/NestingLimit.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 namespace tessel {
@@ -65,6 +67,39 @@ size_t findExcessResultNumber(llvm::StringRef text, uint64_t limit) {
       }
       --i;
     }
+  }
+  return llvm::StringRef::npos;
+}
+
+size_t findBadDenseArray(llvm::StringRef text) {
+  auto isIdent = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '$' || c == '-';
+  };
+  auto allDigits = [](llvm::StringRef s) { return !s.empty() && llvm::all_of(s, [](char c) { return c >= '0' && c <= '9'; }); };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (size_t skipped = skipCommentOrString(text, i); skipped != i) {
+      if (skipped == llvm::StringRef::npos)
+        return llvm::StringRef::npos;
+      i = skipped;
+      continue;
+    }
+    if (!text.substr(i).starts_with("array<") || (i > 0 && isIdent(text[i - 1])))
+      continue;
+    size_t j = i + 6;
+    while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
+      ++j;
+    size_t end = j;
+    while (end < text.size() && isIdent(text[end]))
+      ++end;
+    llvm::StringRef type = text.slice(j, end);
+    bool integer = (type.consume_front("si") || type.consume_front("ui") || type.consume_front("i")) && allDigits(type);
+    type = text.slice(j, end);
+    // Builtin floats: f16, bf16, f32, f64, f80, f128, tf32 and the f4/f6/f8 formats (f8E4M3FN, ...).
+    bool floating = type == "bf16" || type == "tf32" ||
+                    (type.size() >= 2 && type[0] == 'f' && type[1] >= '0' && type[1] <= '9');
+    if (!integer && !floating)
+      return i;
   }
   return llvm::StringRef::npos;
 }

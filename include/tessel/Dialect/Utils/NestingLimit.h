@@ -40,6 +40,16 @@ constexpr uint64_t kMaxResultNumber = 1 << 16;
 /// StringRef::npos. Comments and string literals are skipped.
 size_t findExcessResultNumber(llvm::StringRef text, uint64_t limit = kMaxResultNumber);
 
+/// MLIR's parser reads a dense array attribute `array<T: ...>` by T's bit width, asking every T for
+/// it: `array<index: 0>` (or a dialect type) ends in a segfault inside the parser (the in-process
+/// fuzzer, session 26, from a `joint = array<i64: ...>` seed). The offset of the first `array<` whose
+/// element type is not an integer (`i`, `si`, `ui` and a width) or a builtin float type, or
+/// StringRef::npos; the drivers refuse it before parsing. Comments and string literals are skipped.
+size_t findBadDenseArray(llvm::StringRef text);
+constexpr const char *kBadDenseArrayMessage =
+    "a dense array attribute's element type must be an integer (i64, si8, ...) or a float type; tessel refuses "
+    "others before parsing (MLIR's parser crashes on them)";
+
 } // namespace tessel
 
 #endif // TESSEL_DIALECT_UTILS_NESTINGLIMIT_H
