@@ -111,9 +111,9 @@ PEER = "flash-linear-attention chunk_gla if installed, else a torch loop"
 # Note: emit's k / G_t grows like 1 / prod(g) over a slice; the slices are the compiler's choice, so at
 # the bench shape (T=4096) a slice much longer than ~1000 steps of this gate would overflow f32.
 # language.md does not say how long the slices of a region scan may be.
-XFAIL = {"triton": ("kir-to-pgpu constructs a scan only when its results are stored; 'kir.unary' uses "
-                    "it -- at the T.cumsum in emit (line 35:17, `T.exp(T.cumsum(T.log(g), axis=0))`); "
-                    "interp ok")}
+XFAIL = {"triton": ("kir-to-pgpu constructs a scan's results where values computed from them by pointwise "
+                    "ops (and reductions over other axes) are stored; 'kir.contract' uses them -- at line "
+                    "40:12 in emit (the cumsum of log g feeds a contraction); interp ok")}
 
 
 def OPS(shape):

@@ -79,9 +79,10 @@ PEER = "torch.compile of the sequential loop"
 # about a scan's result having to be stored; the recurrent spelling (a [N] state carried by a
 # `for t` loop, y_t = T.sum(C_t * h)) is ruled out by the doc's carry rule (no reduction of a
 # carry-dependent tensor in the body), so the scan is what the docs lead to.
-XFAIL = {"triton": ("kir-to-pgpu constructs a scan only when its results are stored; 'kir.binary' uses "
-                    "it -- at the T.scan (line 30:16), whose result h feeds `Cs[b, times, states] * h`; "
-                    "interp ok")}
+XFAIL = {"triton": ("kir-to-pgpu constructs a reduction of a scan's results over another axis when that "
+                    "axis has a static extent (a constant domain or a static view extent): the scan's lines "
+                    "along it are held as components of one scan -- at `T.sum(Cs[b, times, states] * h, "
+                    "axis=1)` (line 31:26): the state size N is a shape symbol here; interp ok")}
 
 
 def OPS(shape):
