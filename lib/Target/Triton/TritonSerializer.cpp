@@ -395,6 +395,12 @@ std::string Serializer::expr(Value v) {
       if (triton::isFloat8(c.getType())) // Triton makes no FP8 constant of its own: an exact narrowing
         return triton::float8Narrowing(c.getType(), "tl.full([], " + floatLiteral(f.getValueAsDouble()) +
                                                         ", tl.float32)");
+      // Triton 3.6's interpreter makes no nonzero bf16 scalar constant (tl.full calls the builder's
+      // get_bf16, which its InterpreterBuilder lacks; a zero takes get_null_value, which it has; found
+      // by the DSL fuzzer): an f32 constant narrowed, exact (the value is a bf16 value), the same value
+      // on a GPU.
+      if (c.getType().isBF16() && !f.getValue().isZero())
+        return "tl.cast(tl.full([], " + floatLiteral(f.getValueAsDouble()) + ", tl.float32), tl.bfloat16)";
       return llvm::formatv("tl.full([], {0}, {1})", floatLiteral(f.getValueAsDouble()), tritonType(c.getType())).str();
     }
   }
