@@ -1424,6 +1424,12 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
       .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(
           [&](Operation *scalarOp) { return emitScalarPointwise(scalarOp); })
       .Case<kir::LoadOp, kir::GatherOp, kir::ContractOp, kir::BufferLoadOp>([&](Operation *scalarRead) -> LogicalResult {
+        // A top-level read is replayed in every workset that uses it (seed 002 §3.4): the value an
+        // earlier workset read lies in that workset's region, so it is read again here. (Found by
+        // the DSL fuzzer: `y[rows, cols] = ...; z[cols] = x[0, 0] + ...` used the first workset's
+        // load in the second, "operand #0 does not dominate this use".)
+        if (Value old = map.lookupOrNull(scalarRead->getResult(0)); old && !visibleHere(old))
+          map.erase(scalarRead->getResult(0));
         FailureOr<Value> v = element(scalarRead->getResult(0), {});
         if (failed(v))
           return failure();
@@ -1690,8 +1696,12 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
         return failure();
       continue;
     }
+    // Integer arithmetic on integers: a comparison of floats (`s > 0.5` on a kernel scalar) has an i1
+    // result but is no LaunchExpr (seed 000 invariant 2; found by the DSL fuzzer: "'pgpu.cmp' op is
+    // outside the program space"): it is replayed in the worksets like other float math.
     bool launchFact = isa<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(op) ||
-                      (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex());
+                      (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex() &&
+                       llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrIndex(); }));
     // Integer arithmetic and domains over values read from memory are not launch-time facts: they
     // are replayed in each workset like the reads they follow (seed 000 §6: data-dependent bounds).
     if (launchFact && llvm::any_of(op.getOperands(), [&](Value v) { return dataDependent.contains(v); }))
