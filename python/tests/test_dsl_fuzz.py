@@ -94,3 +94,18 @@ def test_invalid_programs_get_an_error_at_the_defect(tmp_path):
         if found:
             failures.append(f"{kind} (kernel {p.index}): {found[0][0]}: {found[0][1][:600]}")
     assert not failures, "\n".join(failures)
+
+
+def test_dsl_fuzz_budget_finds_nothing(tessel_bin, tmp_path, capsys):
+    fz = _fuzz()
+    seconds = os.environ.get("TESSEL_DSL_FUZZ_SECONDS", "35")
+    seed = os.environ.get("TESSEL_DSL_FUZZ_SEED", "47")
+    os.environ.setdefault("TESSEL_BIN", str(tessel_bin))
+    rc = fz.main(["--seconds", seconds, "--jobs", "2", "--seed", seed, "--timeout", "240",
+                  "--save", str(tmp_path / "findings"), "--work", str(tmp_path / "work")])
+    out = capsys.readouterr()
+    print(out.out, out.err)
+    found = sorted((tmp_path / "findings").glob("*.txt")) if (tmp_path / "findings").exists() else []
+    details = "\n\n".join(p.read_text()[:2000] for p in found[:3])
+    assert rc == 0, f"the DSL fuzzer found {len(found)} problems:\n{details}"
+    assert "kernels (seed" in out.out
