@@ -6,6 +6,7 @@ odd shapes:
   fp16" (tl.* math takes fp32/fp64 only, on a GPU too): they compute in f32 and round once;
 - integer `//` and `%` truncated (Triton's // and % are C's): -1 // 7 gave 0, -1 % 7 gave -1; tessel's are
   floor division and its remainder (docs/language.md), -1 and 6;
+- `~mask` was `mask ^ 1`, an int32, which tl.store rejects as a mask;
 - a nonzero bf16 constant (T.bf16(1.5)) raised "'InterpreterBuilder' object has no attribute 'get_bf16'"
   under TRITON_INTERPRET=1."""
 import os
@@ -111,3 +112,29 @@ def test_a_bf16_constant_runs_under_the_interpreter(n, tmp_path, monkeypatch):
     src = bf16_constant.source()
     assert "tl.cast(tl.full([], 1.500000e+00, tl.float32), tl.bfloat16)" in src
     assert "tl.full([], 0.000000e+00, tl.bfloat16)" in src  # a zero is unchanged (get_null_value)
+
+
+@tessel.kernel
+def not_mask(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M", "N")], b: T.Out[T.bool_, ("M", "N")]):
+    M, N = x.shape
+    cols = T.domain(0, N)
+    for m in T.parallel(T.domain(0, M)):
+        row = x[m, cols]
+        y[m, cols] = 0.0
+        T.store(y, (m, cols), row * 2.0, valid=~(row > 0.0) & (row > -1.0))
+        b[m, cols] = ~(row > 0.5)
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (3, 7), (13, 67)])
+def test_logical_not_is_a_boolean_mask(m, n, tmp_path, monkeypatch):
+    """`~mask` was spelled `mask ^ 1`, an int32 in Triton, which tl.store rejects as a mask ("Mask must
+    have boolean scalar type", on a GPU too)."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    x = np.random.default_rng(m + n).uniform(-2, 2, (m, n)).astype(np.float32)
+    y, b = torch.empty(m, n), torch.empty(m, n, dtype=torch.bool)
+    not_mask(torch.tensor(x), y, b)
+    want = np.where((x <= 0) & (x > -1), x * 2, 0).astype(np.float32)
+    np.testing.assert_array_equal(y.numpy(), want)
+    np.testing.assert_array_equal(b.numpy(), ~(x > 0.5))
+    ref = not_mask.run_interp({"M": m, "N": n}, inputs={"x": x})
+    np.testing.assert_array_equal(ref["y"], want)

@@ -1620,6 +1620,33 @@ void tessel::construct::collectViews(Operation *op, DenseSet<Value> &reads, Dens
   });
 }
 
+/// A top-level runtime kir.if with scalar results whose branches only compute and read (the DSL's
+/// `a if c else b` on kernel-level scalars) is replayed in the worksets that use it, like the reads
+/// and values it selects between (seed 002 §3.4). Found by the DSL fuzzer: it was refused as "neither
+/// a launch-time fact nor a pure value read before the worksets".
+static bool replayableIf(Operation &op) {
+  auto branch = dyn_cast<kir::IfOp>(op);
+  if (!branch || branch.getIsConstexpr() ||
+      llvm::any_of(branch.getResultTypes(), [](Type t) { return !t.isIntOrIndexOrFloat(); }))
+    return false;
+  WalkResult walk = branch->walk([&](Operation *nested) {
+    if (nested == branch.getOperation() || isa<kir::LoadOp, kir::GatherOp, kir::IfOp, kir::YieldOp>(nested) ||
+        isMemoryEffectFree(nested))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// The views that `op` and the ops nested in it read.
+static void viewsReadIn(Operation *op, DenseSet<Value> &views) {
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (isa<kir::ViewType>(operand.getType()))
+        views.insert(operand);
+  });
+}
+
 LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets) {
   for (Operation &op : block.without_terminator()) {
     if (auto p = dyn_cast<kir::ParallelOp>(op)) {
@@ -1712,6 +1739,7 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
       continue;
     }
     bool replayable = isMemoryEffectFree(&op) || isa<kir::LoadOp, kir::GatherOp, kir::IndexRelationOp>(op) ||
+                      replayableIf(op) ||
                       (isa<kir::BufferLoadOp>(op) && kernelBuffers.contains(cast<kir::BufferLoadOp>(op).getBuffer()));
     if (!replayable)
       return op.emitError() << "kir-to-pgpu: top-level '" << op.getName()
@@ -1795,6 +1823,13 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
   stores.insert(w.joined.begin(), w.joined.end());
   SmallVector<Value> loads;
   for (Operation *pure : replayed) {
+    if (isa<kir::IfOp>(pure)) { // a read inside a replayed branch is not at the store's coordinates
+      DenseSet<Value> read;
+      viewsReadIn(pure, read);
+      if (read.contains(view))
+        return false;
+      continue;
+    }
     if (!llvm::is_contained(pure->getOperands(), view))
       continue;
     auto load = dyn_cast<kir::LoadOp>(pure);
@@ -1966,9 +2001,7 @@ LogicalResult KernelConstructor::run() {
     DenseSet<Operation *> replayedOps(replayed.begin(), replayed.end());
     DenseSet<Value> replayedReads;
     for (Operation *pure : replayed)
-      for (Value operand : pure->getOperands())
-        if (isa<kir::ViewType>(operand.getType()))
-          replayedReads.insert(operand);
+      viewsReadIn(pure, replayedReads); // a replayed kir.if's reads included
     // The views and kernel buffers a workset reads and writes, the buffers read through the replayed
     // values it uses included.
     auto accesses = [&](Operation *root, DenseSet<Value> &reads, DenseSet<Value> &writes) {

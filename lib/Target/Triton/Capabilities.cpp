@@ -222,7 +222,10 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
   case K::Floor: return "tl.floor(" + x + ")";
   case K::Ceil: return "tl.ceil(" + x + ")";
   case K::Round: return roundHalfEven(element, x);
-  case K::Not: return element.isInteger(1) ? x + " ^ 1" : "~" + x;
+  // Logical not of an i1 is a comparison with 0, an i1: `x ^ 1` promoted to int32 in Triton (the
+  // literal is an int32), which tl.store and tl.load reject as a mask ("Mask must have boolean scalar
+  // type", on a GPU too; found by the DSL fuzzer).
+  case K::Not: return element.isInteger(1) ? "(" + x + " == 0)" : "~" + x;
   default: return std::nullopt;
   }
 }

@@ -3,7 +3,8 @@
 // stay as they were. Integer div/rem follow floor semantics (KIRDialect.md) where Triton's // and %
 // truncate: the truncated result is adjusted when the remainder is nonzero and the signs differ; index
 // arithmetic keeps Triton's operators. A nonzero bf16 constant is an f32 constant narrowed (Triton
-// 3.6's interpreter has no bf16 scalar constant); a zero one is unchanged.
+// 3.6's interpreter has no bf16 scalar constant); a zero one is unchanged. Logical not of an i1 is
+// `(x == 0)`, an i1 (`x ^ 1` was an int32, which tl.store rejected as a mask).
 // RUN: tessel compile %s --emit=source --target=triton -o %t.py
 // RUN: FileCheck %s --input-file=%t.py
 
@@ -27,6 +28,9 @@
 // CHECK: [[I:v[0-9]+]] = tl.load(i + {{.*}}other=tl.full([], 0, tl.int8))
 // CHECK: = tl.where((([[I]] % tl.full([], 7, tl.int8)) != 0) & (([[I]] < tl.full([], 0, tl.int8)) != (tl.full([], 7, tl.int8) < tl.full([], 0, tl.int8))), ([[I]] // tl.full([], 7, tl.int8)) - tl.full([], 1, tl.int8), [[I]] // tl.full([], 7, tl.int8))
 // CHECK: = tl.where((([[I]] % tl.full([], 7, tl.int8)) != 0) & (([[I]] < tl.full([], 0, tl.int8)) != (tl.full([], 7, tl.int8) < tl.full([], 0, tl.int8))), ([[I]] % tl.full([], 7, tl.int8)) + tl.full([], 7, tl.int8), [[I]] % tl.full([], 7, tl.int8))
+// CHECK: [[C:v[0-9]+]] = [[I]] > tl.full([], 0, tl.int8)
+// CHECK: [[N:v[0-9]+]] = ([[C]] == 0)
+// CHECK: tl.store(iy + {{.*}}, mask=[[N]])
 // CHECK: = [[P:v[0-9]+]] // 3
 // CHECK-NOT: tl.where
 // CHECK: = [[P]] % 3
@@ -79,6 +83,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %r = pgpu.binary rem %iv, %c7 : i8
       %qr = pgpu.binary add %q, %r : i8
       pgpu.store %qr, %iy[%c0] valid %t : i1 : i8, !pgpu.view<i8, [N], out>[index]
+      %pos = pgpu.cmp gt %iv, %zi : i8
+      %neg = pgpu.unary not %pos : i1
+      pgpu.store %qr, %iy[%c0] valid %neg : i1 : i8, !pgpu.view<i8, [N], out>[index]
       %pq = pgpu.binary div %p, %c3 : index
       %pr = pgpu.binary rem %p, %c3 : index
       %ps = pgpu.binary add %pq, %pr : index
