@@ -957,10 +957,43 @@ class Program:
                 self.constexpr_if(ind, dt, axes)
             elif k < 0.76 and dt in FLOATS:
                 self.list_comp(ind, dt, axes)
-            elif k < 0.88 and allow_runtime:
+            elif k < 0.85 and allow_runtime:
                 self.runtime_if(ind, dt, axes)
+            elif k < 0.92 and self.template == "rows" and axes == ("N",):
+                self.buffer_stmt(ind)
             elif allow_runtime and self.template in ("rows", "elem"):
                 self.runtime_loop(ind)
+
+    def buffer_stmt(self, ind):
+        """A kernel-level T.buffer over (rows, cols) that each T.parallel member writes at its own row
+        (onto its init, or a first write without init), updates in place and reads back (kir-to-pgpu
+        builds kernel-level buffers written in worksets; member-local buffers and kernel-level buffer
+        stores are refused, docs/language.md)."""
+        g, rng = self.g, self.rng
+        dt = rng.choice(("f32", "f32", "f16"))
+        name = g.fresh("buf")
+        at = f"{name}[m, cols]"
+        e1 = g.tame_to(g.expr(dt, ("N",), 3), LIMIT[dt] / 4)
+        scale = rng.choice([2.0, 0.5, -1.0])
+        par = next(i for i, l in enumerate(self.lines) if "T.parallel(" in l)
+        if rng.random() < 0.5:
+            decl = f"{name} = T.buffer(over=(T.domain(0, M), cols), dtype={TDT[dt]}, init=0.0)"
+            self.emit(ind, f"{at} = {at} + {e1.code}")
+            first = float_binop("+", Node("0.0", dt, (), 0.0, lambda ctx, env: (0.0, 0.0)), e1)
+        else:
+            decl = f"{name} = T.buffer(over=(T.domain(0, M), cols), dtype={TDT[dt]}, init=None)"
+            self.emit(ind, f"{at} = {e1.code}")
+            first = e1
+        self.lines.insert(par, "    " + decl)
+        if rng.random() < 0.5:
+            self.emit(ind, f"{at} = {at} * {scale!r}")
+            node = float_binop("*", var_node(g.fresh("#"), first),
+                               Node(repr(scale), dt, (), abs(scale), lambda ctx, env: (scale, 0.0)), pylit=True)
+        else:
+            node = first
+        t = g.fresh()
+        self.emit(ind, f"{t} = {at}")
+        g.vars.append(var_node(t, node))
 
     def helper_call(self, ind, dt, axes):
         g, rng = self.g, self.rng
@@ -1213,10 +1246,46 @@ class Program:
             self.inject_defect(2, outs)
         for o in outs:
             v = [x for x in g.views if x[0] == o][0]
-            if v[3] == ("M", "N"):
+            if v[3] == ("M", "N") and v[2] in FLOATS and rng.random() < 0.2 and not self.want_invalid:
+                self.slice_stores(2, v)
+            elif v[3] == ("M", "N"):
                 self.store(2, v, ["m", "cols"], ("N",), masked=rng.random() < 0.2)
             else:
                 self.store(2, v, ["m"], ())
+
+    def slice_stores(self, ind, view):
+        """Slices that pair by position (docs/language.md): the halves lo = cols[0:H] and
+        hi = cols[H:2 * H] of a row combined, the rest cols[2 * H:N] (one member for odd N, none for
+        even) stored on its own; H = N // 2 (0 for N = 1: empty slices)."""
+        g, rng = self.g, self.rng
+        name, _, dt, _ = view
+        x, _, xdt, _ = g.views[0]                      # the first In view: (M, N), a float type
+        self.emit(ind, "H = N // 2")
+        self.emit(ind, "lo, hi, rest = cols[0:H], cols[H:2 * H], cols[2 * H:N]")
+
+        def part(code, start, stop):
+            def fn(ctx, env):
+                arr = ctx.arrays[x]
+                n = arr.shape[1]
+                h = n // 2
+                a, b = {"lo": (0, h), "hi": (h, 2 * h), "rest": (2 * h, n)}[start]
+                return arr[:, a:b], 0.0
+            node = Node(f"{x}[m, {code}]", xdt, ("N",), 2.0, fn)
+            return node if xdt == dt else cast(node, dt)
+        a, b, r = part("lo", "lo", None), part("hi", "hi", None), part("rest", "rest", None)
+        ops = ["+", "-", "*", "max", "min"]
+        e1 = float_binop(rng.choice(ops), a, b)
+        e2 = float_binop(rng.choice(ops), b, a) if rng.random() < 0.5 else unary(rng.choice(["tanh", "abs", "neg"]), e1)
+        e3 = unary(rng.choice(["neg", "abs", "sin", "relu"]), r)
+        self.emit(ind, f"{name}[m, lo] = {e1.code}")
+        self.emit(ind, f"{name}[m, hi] = {e2.code}")
+        self.emit(ind, f"{name}[m, rest] = {e3.code}")
+
+        def fn(ctx, env):
+            np = _np()
+            parts = [e.ev(ctx, env) for e in (e1, e2, e3)]
+            return (np.concatenate([p[0] for p in parts], axis=1), np.concatenate([p[1] for p in parts], axis=1))
+        self.outputs.append((name, dt, Node("<slices>", dt, ("N",), 4.0, fn), None))
 
     def build_whole(self):
         g, rng = self.g, self.rng
@@ -1815,6 +1884,11 @@ def save_finding(args, res, kind, detail):
         f"reproduce: python3 test/fuzz/dsl_fuzz.py --seed {args.seed} --only {i}\n\n{detail}\n")
 
 
+def threading_main():
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
 def main(argv=None):
     saved = {k: os.environ.get(k) for k in ("TRITON_INTERPRET", "TESSEL_CACHE")}
     try:
@@ -1899,6 +1973,10 @@ def _main(argv=None):
             print(f"dsl-fuzz: FINDING kernel {res['index']} ({res['template']}): "
                   f"{'; '.join(signature(k, d) for k, d in real)}", flush=True)
 
+    def on_term(signum, frame):  # a deep run ended by `kill PID` still prints its summary
+        raise KeyboardInterrupt
+    import signal
+    previous = signal.signal(signal.SIGTERM, on_term) if threading_main() else None
     try:
         for w in workers:
             if more():
@@ -1940,9 +2018,13 @@ def _main(argv=None):
                     if more():
                         w.send(nxt)
                         nxt += 1
+    except KeyboardInterrupt:
+        print("dsl-fuzz: interrupted; the kernels in flight are not counted", flush=True)
     finally:
         for w in workers:
             w.kill()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     el = time.time() - t0
     print(f"dsl-fuzz: {done} kernels (seed {args.seed}, {ninvalid} invalid on purpose) in {el:.0f} s; "
           f"templates {dict(sorted(stats.items()))}; {nfind} with findings, {nlim} with limitations", flush=True)
