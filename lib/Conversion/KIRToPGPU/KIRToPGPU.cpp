@@ -1379,6 +1379,12 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
       .Case<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(
           [&](Operation *scalarOp) { return emitScalarPointwise(scalarOp); })
       .Case<kir::LoadOp, kir::GatherOp, kir::ContractOp, kir::BufferLoadOp>([&](Operation *scalarRead) -> LogicalResult {
+        // A top-level read is replayed in every workset that uses it (seed 002 §3.4): the value an
+        // earlier workset read lies in that workset's region, so it is read again here. (Found by
+        // the DSL fuzzer: `y[rows, cols] = ...; z[cols] = x[0, 0] + ...` used the first workset's
+        // load in the second, "operand #0 does not dominate this use".)
+        if (Value old = map.lookupOrNull(scalarRead->getResult(0)); old && !visibleHere(old))
+          map.erase(scalarRead->getResult(0));
         FailureOr<Value> v = element(scalarRead->getResult(0), {});
         if (failed(v))
           return failure();
@@ -1565,6 +1571,33 @@ void tessel::construct::collectViews(Operation *op, DenseSet<Value> &reads, Dens
   });
 }
 
+/// A top-level runtime kir.if with scalar results whose branches only compute and read (the DSL's
+/// `a if c else b` on kernel-level scalars) is replayed in the worksets that use it, like the reads
+/// and values it selects between (seed 002 §3.4). Found by the DSL fuzzer: it was refused as "neither
+/// a launch-time fact nor a pure value read before the worksets".
+static bool replayableIf(Operation &op) {
+  auto branch = dyn_cast<kir::IfOp>(op);
+  if (!branch || branch.getIsConstexpr() ||
+      llvm::any_of(branch.getResultTypes(), [](Type t) { return !t.isIntOrIndexOrFloat(); }))
+    return false;
+  WalkResult walk = branch->walk([&](Operation *nested) {
+    if (nested == branch.getOperation() || isa<kir::LoadOp, kir::GatherOp, kir::IfOp, kir::YieldOp>(nested) ||
+        isMemoryEffectFree(nested))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// The views that `op` and the ops nested in it read.
+static void viewsReadIn(Operation *op, DenseSet<Value> &views) {
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (isa<kir::ViewType>(operand.getType()))
+        views.insert(operand);
+  });
+}
+
 LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets) {
   for (Operation &op : block.without_terminator()) {
     if (auto p = dyn_cast<kir::ParallelOp>(op)) {
@@ -1644,8 +1677,12 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
         return failure();
       continue;
     }
+    // Integer arithmetic on integers: a comparison of floats (`s > 0.5` on a kernel scalar) has an i1
+    // result but is no LaunchExpr (seed 000 invariant 2; found by the DSL fuzzer: "'pgpu.cmp' op is
+    // outside the program space"): it is replayed in the worksets like other float math.
     bool launchFact = isa<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(op) ||
-                      (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex());
+                      (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex() &&
+                       llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrIndex(); }));
     // Integer arithmetic and domains over values read from memory are not launch-time facts: they
     // are replayed in each workset like the reads they follow (seed 000 §6: data-dependent bounds).
     if (launchFact && llvm::any_of(op.getOperands(), [&](Value v) { return dataDependent.contains(v); }))
@@ -1656,6 +1693,7 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
       continue;
     }
     bool replayable = isMemoryEffectFree(&op) || isa<kir::LoadOp, kir::GatherOp, kir::IndexRelationOp>(op) ||
+                      replayableIf(op) ||
                       (isa<kir::BufferLoadOp>(op) && kernelBuffers.contains(cast<kir::BufferLoadOp>(op).getBuffer()));
     if (!replayable)
       return op.emitError() << "kir-to-pgpu: top-level '" << op.getName()
@@ -1739,6 +1777,13 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
   stores.insert(w.joined.begin(), w.joined.end());
   SmallVector<Value> loads;
   for (Operation *pure : replayed) {
+    if (isa<kir::IfOp>(pure)) { // a read inside a replayed branch is not at the store's coordinates
+      DenseSet<Value> read;
+      viewsReadIn(pure, read);
+      if (read.contains(view))
+        return false;
+      continue;
+    }
     if (!llvm::is_contained(pure->getOperands(), view))
       continue;
     auto load = dyn_cast<kir::LoadOp>(pure);
@@ -1910,9 +1955,7 @@ LogicalResult KernelConstructor::run() {
     DenseSet<Operation *> replayedOps(replayed.begin(), replayed.end());
     DenseSet<Value> replayedReads;
     for (Operation *pure : replayed)
-      for (Value operand : pure->getOperands())
-        if (isa<kir::ViewType>(operand.getType()))
-          replayedReads.insert(operand);
+      viewsReadIn(pure, replayedReads); // a replayed kir.if's reads included
     // The views and kernel buffers a workset reads and writes, the buffers read through the replayed
     // values it uses included.
     auto accesses = [&](Operation *root, DenseSet<Value> &reads, DenseSet<Value> &writes) {

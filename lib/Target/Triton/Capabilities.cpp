@@ -60,6 +60,21 @@ static std::string roundHalfEven(Type element, const std::string &x) {
   return narrow ? narrowed(element, r) : r;
 }
 
+/// Integer `div`/`rem` follow floor semantics (KIRDialect.md; `//` and `%` in the DSL), Triton's `//`
+/// and `%` on integer tensors C's (arith.divsi/remsi: toward zero, the remainder takes the dividend's
+/// sign), on a GPU and under TRITON_INTERPRET=1 alike: -1 // 7 gave 0, not -1 (found by the DSL fuzzer).
+/// The truncated result is adjusted where the remainder is nonzero and the operands' signs differ:
+/// quotient - 1, remainder + divisor. `index` values keep Triton's operators (construction's
+/// address arithmetic divides nonnegative coordinates; a negative index quotient is not adjusted yet).
+static std::string floorAdjusted(IntegerType type, const std::string &l, const std::string &r, bool quotient) {
+  std::string ty = "tl.int" + std::to_string(type.getWidth());
+  std::string zero = "tl.full([], 0, " + ty + ")";
+  std::string truncated = l + (quotient ? " // " : " % ") + r;
+  std::string fix = "((" + l + " % " + r + ") != 0) & ((" + l + " < " + zero + ") != (" + r + " < " + zero + "))";
+  std::string adjusted = quotient ? "(" + truncated + ") - tl.full([], 1, " + ty + ")" : "(" + truncated + ") + " + r;
+  return "tl.where(" + fix + ", " + adjusted + ", " + truncated + ")";
+}
+
 std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type element, bool approximate,
                                                   const std::string &l, const std::string &r) {
   if (isFloat8(element)) { // in f32 (exact widening), rounded once
@@ -73,10 +88,15 @@ std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type ele
   case kir::BinaryKind::Sub: return l + " - " + r;
   case kir::BinaryKind::Mul: return l + " * " + r;
   case kir::BinaryKind::Div:
+    if (auto i = dyn_cast<IntegerType>(element); i && i.getWidth() > 1)
+      return floorAdjusted(i, l, r, /*quotient=*/true);
     if (!isFloat)
       return l + " // " + r;
     return approximate ? l + " / " + r : roundedDiv(element, l, r);
-  case kir::BinaryKind::Rem: return l + " % " + r;
+  case kir::BinaryKind::Rem:
+    if (auto i = dyn_cast<IntegerType>(element); i && i.getWidth() > 1)
+      return floorAdjusted(i, l, r, /*quotient=*/false);
+    return l + " % " + r;
   // NaN-propagating max/min computes 16-bit floats in f32 (Triton 3.6 returns f32 there); the
   // result is one of the operands, so narrowing it back is exact.
   case kir::BinaryKind::Max:
@@ -165,6 +185,29 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
       return narrowed(element, "(" + toF32(x) + " * -1.0)");
     return isa<FloatType>(element) ? "(" + x + " * -1.0)" : "-" + x;
   case K::Abs: return "tl.abs(" + x + ")";
+  default: break;
+  }
+  // tl.exp, exp2, log, log2, sin, cos, floor and ceil accept fp32 and fp64 only (Triton 3.6 raises
+  // "Expected dtype ['fp32', 'fp64'] but got fp16" at compile time, on a GPU and in the interpreter):
+  // f16 and bf16 evaluate in f32 and round once (types §5), as the libdevice kinds above. Found by
+  // the DSL fuzzer (test/fuzz/dsl_fuzz.py).
+  if (element.isF16() || element.isBF16()) {
+    const char *fn = nullptr;
+    switch (kind) {
+    case K::Exp: fn = "tl.exp("; break;
+    case K::Exp2: fn = "tl.exp2("; break;
+    case K::Log: fn = "tl.log("; break;
+    case K::Log2: fn = "tl.log2("; break;
+    case K::Sin: fn = "tl.sin("; break;
+    case K::Cos: fn = "tl.cos("; break;
+    case K::Floor: fn = "tl.floor("; break;
+    case K::Ceil: fn = "tl.ceil("; break;
+    default: break;
+    }
+    if (fn)
+      return narrowed(element, fn + toF32(x) + ")");
+  }
+  switch (kind) {
   case K::Exp: return "tl.exp(" + x + ")";
   case K::Exp2: return "tl.exp2(" + x + ")";
   case K::Log: return "tl.log(" + x + ")";
@@ -179,7 +222,10 @@ std::optional<std::string> triton::unarySpelling(kir::UnaryKind kind, Type eleme
   case K::Floor: return "tl.floor(" + x + ")";
   case K::Ceil: return "tl.ceil(" + x + ")";
   case K::Round: return roundHalfEven(element, x);
-  case K::Not: return element.isInteger(1) ? x + " ^ 1" : "~" + x;
+  // Logical not of an i1 is a comparison with 0, an i1: `x ^ 1` promoted to int32 in Triton (the
+  // literal is an int32), which tl.store and tl.load reject as a mask ("Mask must have boolean scalar
+  // type", on a GPU too; found by the DSL fuzzer).
+  case K::Not: return element.isInteger(1) ? "(" + x + " == 0)" : "~" + x;
   default: return std::nullopt;
   }
 }

@@ -395,6 +395,12 @@ std::string Serializer::expr(Value v) {
       if (triton::isFloat8(c.getType())) // Triton makes no FP8 constant of its own: an exact narrowing
         return triton::float8Narrowing(c.getType(), "tl.full([], " + floatLiteral(f.getValueAsDouble()) +
                                                         ", tl.float32)");
+      // Triton 3.6's interpreter makes no nonzero bf16 scalar constant (tl.full calls the builder's
+      // get_bf16, which its InterpreterBuilder lacks; a zero takes get_null_value, which it has; found
+      // by the DSL fuzzer): an f32 constant narrowed, exact (the value is a bf16 value), the same value
+      // on a GPU.
+      if (c.getType().isBF16() && !f.getValue().isZero())
+        return "tl.cast(tl.full([], " + floatLiteral(f.getValueAsDouble()) + ", tl.float32), tl.bfloat16)";
       return llvm::formatv("tl.full([], {0}, {1})", floatLiteral(f.getValueAsDouble()), tritonType(c.getType())).str();
     }
   }
@@ -900,7 +906,15 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         Type element = sp.getOperand().getType();
         std::string dtype = tritonType(element), shape = shapeList(sp.getType());
         std::string layout = mode == Mode::Consumer ? layoutArg(sp.getResult()) : "";
-        if (element.isInteger(1))
+        // A scalar float comparison splats through tl.where: Triton 3.6's interpreter keeps a scalar
+        // float comparison's result as the operands' float data, which `|` then rejects ("ufunc
+        // 'bitwise_or' not supported for the input types"; found by the DSL fuzzer). The same bits on
+        // a GPU; integer comparisons keep the `|` spelling.
+        auto cmp = sp.getOperand().getDefiningOp<pgpu::CmpOp>();
+        if (element.isInteger(1) && cmp && isa<FloatType>(cmp.getLhs().getType()))
+          assign(sp.getResult(), "tl.where(" + expr(sp.getOperand()) + ", tl.full(" + shape + ", 1, tl.int1" + layout +
+                                     "), tl.full(" + shape + ", 0, tl.int1" + layout + "))");
+        else if (element.isInteger(1))
           assign(sp.getResult(), "tl.full(" + shape + ", 0, tl.int1" + layout + ") | " + expr(sp.getOperand()));
         else if (triton::isFloat8(element)) // FP8 has no arithmetic, not even + 0: splat its bits
           assign(sp.getResult(), "tl.cast(tl.full(" + shape + ", 0, tl.uint8" + layout + ") | tl.cast(" +
