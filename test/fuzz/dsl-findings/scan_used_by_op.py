@@ -1,5 +1,5 @@
-# DSL fuzzer finding (session 26), open: a scan whose result feeds another op (not a store) is refused
-# by kir-to-pgpu ("constructs a scan only when its results are stored; 'kir.binary' uses it").
+# DSL fuzzer finding (session 26), fixed the same session by scans as values: a scan whose result feeds
+# another op before its store was refused by kir-to-pgpu ("constructs a scan only when its results are stored").
 import tessel
 import tessel.language as T
 
