@@ -83,7 +83,7 @@ LogicalResult KernelConstructor::emitHistogramFinalize(Operation &op, Value part
   Value position = body->addArgument(b.getIndexType(), loc);
   Value count = pgpu::BufferLoadOp::create(b, loc, countType, partial, ValueRange{position}, trueValue(loc),
                                            zeroOf(loc, countType));
-  FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), {position});
+  FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), {position}, store);
   if (failed(coords))
     return failure();
   pgpu::StoreOp::create(b, loc, count, viewArg, *coords, trueValue(loc));

@@ -283,22 +283,18 @@ LogicalResult KernelConstructor::foreachNest(Location loc, ArrayRef<Value> exten
 FailureOr<SmallVector<Value>> KernelConstructor::accessCoords(Location loc, ValueRange coords,
                                                               ArrayRef<Value> positions, Operation *access) {
   SmallVector<Value> out;
-  kir::CoordinateAxes axes = access ? kir::coordinateAxes(access, coords) : kir::CoordinateAxes{};
-  unsigned next = 0;
+  kir::CoordinateAxes axes = kir::coordinateAxes(access, coords);
   for (auto [i, c] : llvm::enumerate(coords)) {
-    // Where this coordinate's axes begin among the access's (a joint pair shares its partner's).
-    unsigned first = access && axes.first[i] >= 0 ? unsigned(axes.first[i]) : next;
+    // A coordinate's axes begin at axes.first[i] among the access's (a joint pair shares its partner's).
     if (isa<kir::DomainType>(c.getType())) {
-      out.push_back(member(loc, domains.lookup(c), positions[first]));
-      next = std::max(next, first + 1);
+      out.push_back(member(loc, domains.lookup(c), positions[axes.first[i]]));
       continue;
     }
     if (auto tensor = dyn_cast<RankedTensorType>(c.getType())) {
-      FailureOr<Value> index = element(c, positions.slice(first, tensor.getRank()));
+      FailureOr<Value> index = element(c, positions.slice(axes.first[i], tensor.getRank()));
       if (failed(index))
         return failure();
       out.push_back(*index);
-      next = std::max(next, unsigned(first + tensor.getRank()));
       continue;
     }
     FailureOr<Value> s = scalar(c);
@@ -671,7 +667,7 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         Value buffer = map.lookupOrNull(load.getBuffer());
         if (!buffer)
           return unsupported(load);
-        FailureOr<SmallVector<Value>> coords = accessCoords(loc, load.getCoords(), positions);
+        FailureOr<SmallVector<Value>> coords = accessCoords(loc, load.getCoords(), positions, load);
         if (failed(coords))
           return failure();
         Type elemType = getElementTypeOrSelf(load.getType());
@@ -1046,7 +1042,7 @@ LogicalResult KernelConstructor::emitElementWrite(Operation &op, Value value, Ar
     Value buffer = map.lookupOrNull(s.getBuffer());
     if (!buffer)
       return unsupported(&op);
-    FailureOr<SmallVector<Value>> c = accessCoords(loc, s.getCoords(), positions);
+    FailureOr<SmallVector<Value>> c = accessCoords(loc, s.getCoords(), positions, s);
     if (failed(c))
       return failure();
     pgpu::BufferStoreOp::create(b, loc, value, buffer, *c, trueValue(loc));

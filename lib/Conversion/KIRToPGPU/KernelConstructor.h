@@ -160,7 +160,7 @@ private:
   /// The view coordinates of `access` (its `coords`) at element `positions` of the access; a
   /// coordinate that the access's `joint` pairs with an earlier index tensor reads at that tensor's axes.
   FailureOr<SmallVector<Value>> accessCoords(Location loc, ValueRange coords, ArrayRef<Value> positions,
-                                             Operation *access = nullptr);
+                                             Operation *access);
 
   // Region folds (seed 002 §3.1: an executable physical structured op, unblocked here).
   /// What a segment fold needs of a kir.region_fold, or of a kir.region_scan's
