@@ -417,10 +417,42 @@ void declareGluon(pgpu::KernelOp kernel) {
         << plan.streams.size() << " tile load(s) through TMA rings from a loader warp";
 }
 
+/// tl.dot reduces at least 32 members of 8-bit operands (an FP8 MMA's k, Triton's min_dot_size): a
+/// declared parameter that sizes the reduced extent of an FP8 contraction keeps its candidates from 32
+/// (its default rises to 32 where it was smaller).
+void narrowEightBitDots(pgpu::KernelOp kernel) {
+  constexpr int64_t kSmallestEightBitK = 32;
+  llvm::StringSet<> reduced;
+  kernel.walk([&](pgpu::ContractOp c) {
+    auto lhs = cast<pgpu::FragmentType>(c.getLhs().getType());
+    if (triton::isFloat8(lhs.getElementType()) && lhs.getRank() == 2)
+      if (auto name = dyn_cast<StringAttr>(lhs.getExtents()[1]))
+        reduced.insert(name.getValue());
+  });
+  std::optional<ArrayAttr> declared = kernel.getParams();
+  if (reduced.empty() || !declared)
+    return;
+  SmallVector<Attribute> params;
+  for (Attribute a : *declared) {
+    auto p = cast<pgpu::ParamAttr>(a);
+    SmallVector<int64_t> kept;
+    for (int64_t c : p.getCandidates())
+      if (c >= kSmallestEightBitK)
+        kept.push_back(c);
+    if (reduced.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
+      p = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), kept,
+                               std::max(p.getDefaultValue(), kept.front()), p.getProvider(), p.getCovers(),
+                               p.getPasses());
+    params.push_back(p);
+  }
+  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
       narrowHistogramBins(kernel);
+      narrowEightBitDots(kernel);
       declareLaunchParams(kernel);
     }
     // Innermost first: nested reductions expand from the inside out.

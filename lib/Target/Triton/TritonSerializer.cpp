@@ -958,6 +958,18 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
             if (e < 16)
               return unsupported(&op, "tl.dot needs every operand extent >= 16, got " + std::to_string(e));
         kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
+        if (triton::isFloat8(pgpu::elementTypeOf(c.getLhs().getType()))) {
+          // FP8 products (exact in f32) on the tensor cores, whose own sums of them are narrower than
+          // f32 on sm_90: max_num_imprecise_acc = K promotes each tile's sum into the f32 accumulator,
+          // so a contraction rounds like f32 sums of K-tile partial sums (the promotion interval is the
+          // K tile, TILE_K; docs/language.md, "FP8"). tl.dot takes K >= 32 for 8-bit operands.
+          int64_t k = shapeOf(c.getLhs().getType())[1];
+          if (k < 32)
+            return unsupported(&op, "tl.dot needs a reduced extent >= 32 for FP8 operands, got " + std::to_string(k));
+          assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +
+                                    ", max_num_imprecise_acc=" + std::to_string(k) + ")");
+          return success();
+        }
         if (precision == kir::ContractPrecision::IEEE) {
           // f32 operands keep IEEE products (no implicit TF32: that is the author's explicit precision).
           assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +

@@ -100,6 +100,18 @@ struct ContractShape {
   kir::ContractPrecision precision = kir::ContractPrecision::IEEE;
 };
 
+/// Whether `op` of a contraction's element body is consumed by the contraction and never materialized:
+/// its product, or a widening cast the contraction reads through (an operand is the cast's narrow
+/// source). A cast it does not read through (i8 to f32, f8E4M3FN times f8E5M2) is an operand's value.
+bool consumedBy(Operation &op, const ContractShape &c) {
+  Operation *product = BinaryOp(c.product).getOperation();
+  if (&op == product)
+    return true;
+  auto cast = dyn_cast<CastOp>(op);
+  return cast && cast->hasOneUse() && *cast->user_begin() == product &&
+         (cast.getOperand() == c.lhs || cast.getOperand() == c.rhs);
+}
+
 /// X when `v` is the element-wise construction's TF32 rounding of X (KIRToPGPU roundTF32, the
 /// precision tf32 of a kir.contract): select(X != X, X, bitcast<f32>((bitcast<i32>(X) + 4096) &
 /// -8192)); otherwise null. A contraction of two such operands is the tf32 contraction of the X's.
@@ -126,13 +138,15 @@ Value tf32Source(Value v) {
   return to && to.getOperand() == x ? x : Value();
 }
 
-/// An exact widening to f32 of a 16-bit float, or null.
+/// An exact widening to f32 of a 16-bit or an 8-bit float (f16, bf16, f8E4M3FN, f8E5M2: every value
+/// is an f32 and every product of two is exact in f32), or null.
 Value narrowSource(Value v) {
   auto cast = v.getDefiningOp<CastOp>();
   if (!cast || !cast.getType().isF32())
     return {};
   Type from = cast.getOperand().getType();
-  return (from.isF16() || from.isBF16()) ? cast.getOperand() : Value();
+  return (from.isF16() || from.isBF16() || isa<Float8E4M3FNType, Float8E5M2Type>(from)) ? cast.getOperand()
+                                                                                        : Value();
 }
 
 /// The value of a launch-time index computed from constants (construction spells a constant domain
@@ -833,8 +847,7 @@ void Tiler::tileReduce(RangeReduceOp op) {
     if (!map.contains(element.getArgument(0)))
       bindAxis(k, map.lookupOrDefault(op.getLower()), map.lookupOrDefault(op.getUpper()), element.getArgument(0));
     for (Operation &inner : element.without_terminator()) {
-      if (&inner == contract->product.getOperation() ||
-          (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == contract->product))
+      if (consumedBy(inner, *contract))
         continue;
       (void)cloneOp(inner);
     }
@@ -876,8 +889,7 @@ void Tiler::tileReduce(RangeReduceOp op) {
   bindAxis(k, k0, map.lookupOrDefault(op.getUpper()), element.getArgument(0));
   SmallVector<Operation *> reads; // this loop's reads (original), shared with the partner's equal ones
   for (Operation &inner : element.without_terminator()) {
-    if (contract && (&inner == contract->product.getOperation() ||
-                     (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == contract->product)))
+    if (contract && consumedBy(inner, *contract))
       continue; // never materialized: the contraction consumes its (narrow) operands
     if (isa<LoadOp>(inner))
       reads.push_back(&inner);
@@ -890,8 +902,7 @@ void Tiler::tileReduce(RangeReduceOp op) {
     map.map(partnerElement.getArgument(0), map.lookup(element.getArgument(0)));
     laneOk[k1] = laneOk[k];
     for (Operation &inner : partnerElement.without_terminator()) {
-      if (&inner == partnerShape->product.getOperation() ||
-          (isa<CastOp>(inner) && inner.hasOneUse() && *inner.user_begin() == partnerShape->product))
+      if (consumedBy(inner, *partnerShape))
         continue;
       // A load of the same view at the same lanes (its k the shared lanes) is the one already read.
       Operation *same = nullptr;
