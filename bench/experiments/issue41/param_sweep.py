@@ -23,11 +23,13 @@ def grid(**axes):
     return [dict(zip(keys, vals)) for vals in itertools.product(*axes.values())]
 
 
+SKINNY = grid(TILE_0=[16], TILE_1=[16, 32, 64], TILE_K=[64, 128], STAGES=[3, 4, 6], WARPS=[4]) + \
+    grid(TILE_0=[16], TILE_1=[32, 64], TILE_K=[128], STAGES=[4], WARPS=[2, 8])
 SWEEPS = {
-    "07_gemv_decode": [None] + grid(TILE_0=[16], TILE_1=[16, 32, 64], TILE_K=[64, 128], STAGES=[4], WARPS=[4]),
-    "07_skinny_gemv": [None] + grid(TILE_0=[16], TILE_1=[16, 32, 64], TILE_K=[64, 128], STAGES=[4], WARPS=[4]),
-    "05_int8_wo_gemm": [None] + grid(TILE_0=[16], TILE_1=[16, 32, 64], TILE_K=[64, 128], STAGES=[4], WARPS=[4]),
-    "05_int8_weight_only_gemm": [None] + grid(TILE_0=[16], TILE_1=[16, 32, 64], TILE_K=[64, 128], STAGES=[4], WARPS=[4]),
+    "07_gemv_decode": [None] + SKINNY,
+    "07_skinny_gemv": [None] + SKINNY,
+    "05_int8_wo_gemm": [None] + SKINNY,
+    "05_int8_weight_only_gemm": [None] + SKINNY,
     "13_log_softmax": [None] + grid(BLOCK=[2048, 4096, 8192, 16384], WARPS=[4, 8, 16]),
 }
 
