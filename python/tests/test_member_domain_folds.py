@@ -217,3 +217,43 @@ def test_csr_softmax_gather(R, V, D, indptr, tessel_bin, tmp_path, monkeypatch):
     inputs = dict(values=values, indices=indices, indptr=np.array(indptr, np.int32), table=table)
     run_three_ways(csr_softmax_gather, tessel_bin, tmp_path, dict(NNZ=nnz, V=V, R1=R + 1, R=R, D=D), inputs, {},
                    "out", want, dict(rtol=1e-4, atol=1e-5))
+
+
+@tessel.kernel
+def selected_keys_attention(q: T.In[T.f32, ("R", "D")], emb: T.In[T.f32, ("V", "D")],
+                            sel: T.In[T.i32, ("K",), T.Range(0, "V")], out: T.Out[T.f32, ("R", "D")]):
+    R, D = q.shape
+    keys, dims = T.domain(0, sel.shape[0]), T.domain(0, D)
+    for r in T.parallel(T.domain(0, R)):
+        k = emb[sel[keys], dims]                      # the same gathered keys for every row
+        s = T.sum(q[r, dims] * k, axis=1)
+        p = T.exp(s - T.max(s))
+        out[r, dims] = T.sum(p * k, axis=0) / T.sum(p)
+
+
+@pytest.mark.parametrize("R,V,D,K", [(1, 1, 1, 1), (19, 7, 5, 23), (33, 50, 17, 70)])
+def test_gathered_keys_keep_lanes(R, V, D, K, tessel_bin, tmp_path, monkeypatch):
+    """A gather in a workset with no domain of its own: the rows stay BLOCK_R lanes per program and
+    the keys, the same for every lane, are one [tile, D] gathered fragment."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(R + V)
+    q = rng.standard_normal((R, D)).astype(np.float32)
+    emb = rng.standard_normal((V, D)).astype(np.float32)
+    sel = rng.integers(0, V, K).astype(np.int32)
+    k = emb[sel].astype(np.float64)
+    s = q.astype(np.float64) @ k.T
+    p = np.exp(s - s.max(1, keepdims=True))
+    want = (p @ k) / p.sum(1, keepdims=True)
+    source = selected_keys_attention._write(tmp_path, None)
+    res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "region fold constructed on fragments: BLOCK_R lanes" in res.stderr, res.stderr
+    assert "-> !pgpu.fragment<f32, [BLOCK_K, BLOCK_D]>" in res.stdout, res.stdout
+    inputs = dict(q=q, emb=emb, sel=sel)
+    got = selected_keys_attention.run_interp(shapes=dict(R=R, V=V, D=D, K=K), inputs=inputs)
+    np.testing.assert_allclose(got["out"], want, rtol=1e-4, atol=1e-5, err_msg="KIR interpreter")
+    targs = {n: torch.tensor(v) for n, v in inputs.items()}
+    targs["out"] = torch.full((R, D), float("nan"))
+    selected_keys_attention(**targs)
+    np.testing.assert_allclose(targs["out"].numpy(), want, rtol=1e-4, atol=1e-5, err_msg="triton")
