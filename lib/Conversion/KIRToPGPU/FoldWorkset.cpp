@@ -1021,16 +1021,16 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
   }
   if (prod.rank() > 2)
     return c.emitError() << "kir-to-pgpu: the product of this contraction would be a fragment of rank > 2";
-  // rhs's paired axis before its free one (q[D] . K[T, D]): its axes swapped first, so that the
-  // broadcast keeps their order.
-  Shape srOrdered = sr;
+  // rhs's paired axis after its free one (q[D] . K[T, D]; lhs then has no other axis, or the product
+  // would be of rank 3): the product takes rhs's layout instead, lhs broadcast onto the paired axis,
+  // so that no operand is transposed.
+  SmallVector<int64_t> lhsDims;
+  int64_t reduceAxis = lk;
   if (!llvm::is_sorted(rhsDims)) {
-    auto type = cast<pgpu::FragmentType>(rhs.getType());
-    auto swapped = pgpu::FragmentType::get(b.getContext(), type.getElementType(),
-                                           {type.getExtents()[1], type.getExtents()[0]});
-    rhs = pgpu::TransposeOp::create(b, l, swapped, rhs, b.getDenseI64ArrayAttr({1, 0}));
-    std::swap(srOrdered.axes[0], srOrdered.axes[1]);
-    std::swap(rhsDims[0], rhsDims[1]);
+    prod = Shape{sr.lanes || sl.lanes, SmallVector<Value>(sr.axes)};
+    lhsDims = {rk};
+    rhsDims.clear();
+    reduceAxis = rk;
   }
   auto widen = [&](Value x, const Shape &s) -> FailureOr<Value> {
     if (pgpu::elementTypeOf(x.getType()) == acc)
@@ -1040,11 +1040,11 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
       return failure();
     return Value(pgpu::CastOp::create(b, l, *t, x));
   };
-  FailureOr<Value> wl = widen(lhs, sl), wr = widen(rhs, srOrdered);
+  FailureOr<Value> wl = widen(lhs, sl), wr = widen(rhs, sr);
   if (failed(wl) || failed(wr))
     return failure();
   auto product2 = [&](Value x, Value y) -> FailureOr<Value> {
-    FailureOr<Value> bl = broadcastTo(l, x, sl, prod), br = broadcastTo(l, y, srOrdered, prod, rhsDims);
+    FailureOr<Value> bl = broadcastTo(l, x, sl, prod, lhsDims), br = broadcastTo(l, y, sr, prod, rhsDims);
     if (failed(bl) || failed(br))
       return failure();
     return kc.binary(l, kir::BinaryKind::Mul, *bl, *br);
@@ -1073,7 +1073,7 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
   if (failed(rt))
     return failure();
   Value zero = kc.zeroOf(l, acc);
-  int64_t axis = lk + (prod.lanes ? 1 : 0);
+  int64_t axis = reduceAxis + (prod.lanes ? 1 : 0);
   auto red = pgpu::ReduceOp::create(b, l, TypeRange{*rt}, ValueRange{*product}, b.getDenseI64ArrayAttr({axis}),
                                     ValueRange{zero});
   if (failed(kc.addCombine(red.getCombine(), TypeRange{acc})))

@@ -177,3 +177,64 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: The scores q . K of a member's gathered key tile (q over D, K over [T, D], paired on D, which
+// COM: is K's last axis): the product takes K's layout, q broadcast onto its D axis, and is reduced
+// COM: over that axis; no operand is transposed (a broadcast must keep its operand's axis order).
+// CHECK-LABEL: pgpu.kernel @paged_scores_max
+// CHECK: pgpu.region_fold
+// CHECK: %[[K:.*]] = pgpu.gather {{.*}} -> !pgpu.fragment<f32, [BLOCK_A0, BLOCK_D]>
+// CHECK-NOT: pgpu.transpose
+// CHECK: %[[Q:.*]] = pgpu.broadcast %{{.*}} dims [1] : !pgpu.fragment<f32, [BLOCK_D]> -> !pgpu.fragment<f32, [BLOCK_A0, BLOCK_D]>
+// CHECK-NEXT: %[[P:.*]] = pgpu.binary mul %[[Q]], %[[K]] : !pgpu.fragment<f32, [BLOCK_A0, BLOCK_D]>
+// CHECK: pgpu.reduce %[[P]] axes [1] identity({{.*}}) : (!pgpu.fragment<f32, [BLOCK_A0, BLOCK_D]>) -> (!pgpu.fragment<f32, [BLOCK_A0]>)
+// CHECK: } combine {
+module {
+  kir.kernel @paged_scores_max(%q: !kir.view<f32, [B, D], in>, %cache: !kir.view<f32, [NB, BS, D], in>,
+                               %table: !kir.view<i32, [B, MB], in> {kir.range = [0, "NB"]},
+                               %lens: !kir.view<i32, [B], in>, %y: !kir.view<f32, [B], out>) {
+    %c0 = arith.constant 0 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %nb = kir.extent "B"
+    %bs = kir.extent "BS"
+    %nd = kir.extent "D"
+    %db = kir.domain %c0 to %nb
+    %dd = kir.domain %c0 to %nd
+    kir.parallel %db {
+    ^bb0(%b: index):
+      %len = kir.load %lens[%b] : !kir.view<i32, [B], in>[index] -> i32
+      %n = kir.cast %len : i32 to index
+      %toks = kir.domain %c0 to %n
+      %t = kir.indices %toks : tensor<?xindex>
+      %bsv = kir.broadcast %bs over(%toks) dims [] : index -> tensor<?xindex>
+      %blk = kir.binary div %t, %bsv : tensor<?xindex>
+      %ids = kir.gather %table[%b, %blk] : !kir.view<i32, [B, MB], in>[index, tensor<?xindex>] -> tensor<?xi32>
+      %slot = kir.binary rem %t, %bsv : tensor<?xindex>
+      %idx = kir.cast %ids : tensor<?xi32> to tensor<?xindex>
+      %k = kir.gather %cache[%idx, %slot, %dd] {joint = array<i64: -1, 0, -1>}
+          : !kir.view<f32, [NB, BS, D], in>[tensor<?xindex>, tensor<?xindex>, !kir.domain] -> tensor<?x?xf32>
+      %qv = kir.load %q[%b, %dd] : !kir.view<f32, [B, D], in>[index, !kir.domain] -> tensor<?xf32>
+      %m = kir.region_fold sources(%k : tensor<?x?xf32>) axis 0 identity(%ninf : f32) operands(%qv : tensor<?xf32>) -> (f32)
+      summarize {
+      ^bb0(%sl: tensor<?x?xf32>, %qq: tensor<?xf32>):
+        %s = kir.contract %qq, %sl reduce([0], [1]) batch([], []) : tensor<?xf32>, tensor<?x?xf32> -> tensor<?xf32>
+        %id = arith.constant 0xFF800000 : f32
+        %r = kir.reduce %s axes [0] identity(%id : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%p: f32, %p2: f32):
+          %c = kir.binary max %p, %p2 : f32
+          kir.yield %c : f32
+        }
+        kir.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %a2: f32):
+        %c = kir.binary max %a, %a2 : f32
+        kir.yield %c : f32
+      }
+      kir.store %m, %y[%b] : f32, !kir.view<f32, [B], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
