@@ -98,22 +98,23 @@ def paged_reference(q, k_cache, v_cache, block_table, seq_lens, scale):
     return out
 
 
-def assert_tiled(kernel, tessel_bin, tmp_path):
-    """Construction took the fragment path, one member per program, and left no fold element-wise;
-    returns the constructed program."""
+def assert_tiled(kernel, tessel_bin, tmp_path, how="one member per program"):
+    """Construction took the fragment path (`how`: one member per program, or lanes) and left no fold
+    element-wise; returns the constructed program."""
     source = kernel._write(tmp_path, None)
     res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    assert "region fold constructed on fragments: one member per program" in res.stderr, res.stderr
+    assert f"region fold constructed on fragments: {how}" in res.stderr, res.stderr
     assert "constructed element by element" not in res.stderr, res.stderr
     return res.stdout
 
 
-def run_three_ways(kernel, tessel_bin, tmp_path, shapes, inputs, scalars, name, want, tol):
+def run_three_ways(kernel, tessel_bin, tmp_path, shapes, inputs, scalars, name, want, tol,
+                   how="one member per program"):
     """The KIR interpreter, the pgpu interpreter after the shared pipeline with 16-wide blocks, and
     the generated Triton under TRITON_INTERPRET=1, each against `want`."""
-    assert_tiled(kernel, tessel_bin, tmp_path)
+    assert_tiled(kernel, tessel_bin, tmp_path, how)
     args = []
     for n, v in inputs.items():
         np.save(tmp_path / f"{n}.npy", v)
@@ -257,3 +258,47 @@ def test_gathered_keys_keep_lanes(R, V, D, K, tessel_bin, tmp_path, monkeypatch)
     targs["out"] = torch.full((R, D), float("nan"))
     selected_keys_attention(**targs)
     np.testing.assert_allclose(targs["out"].numpy(), want, rtol=1e-4, atol=1e-5, err_msg="triton")
+
+
+@tessel.kernel
+def gqa_paged_decode(q: T.In[T.f32, ("B", "H", "D")], k_cache: T.In[T.f32, ("NB", "BS", "KVH", "D")],
+                     v_cache: T.In[T.f32, ("NB", "BS", "KVH", "D")],
+                     block_table: T.In[T.i32, ("B", "MB"), T.Range(0, "NB")], seq_lens: T.In[T.i32, ("B",)],
+                     out: T.Out[T.f32, ("B", "H", "D")], scale: T.f32, GROUP: T.Constexpr[int] = 3):
+    B, H, D = q.shape
+    BS, KVH = k_cache.shape[1], k_cache.shape[2]
+    dims = T.domain(0, D)
+    for b, kvh, g in T.parallel(T.domain(0, B), T.domain(0, KVH), T.domain(0, GROUP)):
+        toks = T.domain(0, seq_lens[b])               # the same for the group's query heads
+        t = T.indices(toks)
+        blk = block_table[b, t // BS]
+        k = k_cache[blk, t % BS, kvh, dims]           # shared by the GROUP query heads of kvh
+        v = v_cache[blk, t % BS, kvh, dims]
+        s = T.sum(q[b, kvh * GROUP + g, dims] * k, axis=1) * scale
+        p = T.exp(s - T.max(s))
+        out[b, kvh * GROUP + g, dims] = T.sum(p * v, axis=0) / T.sum(p)
+
+
+GQA = [(1, 1, 1, 1, 1, 1, [1]), (3, 2, 5, 7, 4, 5, [0, 17, 20]), (2, 3, 24, 13, 16, 4, [64, 33])]
+
+
+@pytest.mark.parametrize("B,KVH,D,NB,BS,MB,lens", GQA, ids=[f"B{c[0]}KVH{c[1]}D{c[2]}L{'-'.join(map(str, c[6]))}"
+                                                           for c in GQA])
+def test_gqa_paged_decode_keeps_lanes(B, KVH, D, NB, BS, MB, lens, tessel_bin, tmp_path, monkeypatch):
+    """The tokens' domain depends only on the sequence, not on the query head within its key/value
+    head's group (the innermost parallel axis): the group's heads stay lanes of one program, which
+    gathers each key tile once for all of them and contracts it as one [lanes, D] x [D, tile]
+    pgpu.contract."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(B * 5 + D)
+    H = 3 * KVH
+    inputs = paged_inputs(rng, B, KVH, D, NB, BS, MB, lens)
+    inputs["q"] = rng.standard_normal((B, H, D)).astype(np.float32)
+    scale = 1.0 / math.sqrt(D)
+    expanded = {n: np.repeat(inputs[n], 3, axis=2) for n in ("k_cache", "v_cache")}  # head h reads h // 3
+    want = paged_reference(inputs["q"], expanded["k_cache"], expanded["v_cache"], inputs["block_table"],
+                           inputs["seq_lens"], scale)
+    program = assert_tiled(gqa_paged_decode, tessel_bin, tmp_path, "BLOCK_A0 lanes")
+    assert "pgpu.contract" in program
+    run_three_ways(gqa_paged_decode, tessel_bin, tmp_path, dict(B=B, H=H, D=D, NB=NB, BS=BS, MB=MB, KVH=KVH),
+                   inputs, dict(scale=scale), "out", want, dict(rtol=1e-4, atol=1e-5), how="BLOCK_A0 lanes")

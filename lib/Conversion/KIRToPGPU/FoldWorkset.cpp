@@ -32,9 +32,11 @@
 //     broadcast onto the axes it gives the access (paired `joint` ones onto
 //     their partner's), its padded members invalid;
 //   * a domain the body defines (bounds loaded per member: a sequence's
-//     tokens) may be a fold's tile: the workset then has no lane axis (its
-//     members fold ranges of different lengths) and the fold runs from 0 to
-//     the member's size, computed before it.
+//     tokens) may be a fold's tile, the fold running from 0 to the member's
+//     size, computed before it; the lanes are kept where that size is the
+//     same for all of them and the fold's values allow (query heads sharing
+//     a key/value head), else the workset has no lane axis and each program
+//     owns one member.
 //
 // Everything else a KIR body may hold (effects other than stores, masked
 // gathers, records, batched contracts, fragments of rank > 2, a member's
@@ -328,8 +330,10 @@ bool FoldWorksetImpl::analyzeMemberDomain(Operation *op) {
   }
   for (Value v : bounds) {
     std::optional<Shape> s = shapeOf(v);
-    if (!s || s->rank() != 0)
+    if (!s || !s->axes.empty())
       return fail(op, "a domain whose bounds are not scalars of the member");
+    if (s->lanes)
+      return fail(op, "a domain whose bounds vary across the lanes");
   }
   memberDomains.insert(op->getResult(0));
   return true;
@@ -410,9 +414,27 @@ bool FoldWorksetImpl::plan() {
   bool scans = llvm::any_of(body, [](Operation &op) { return isa<kir::RegionScanOp>(op); });
   if (scans)
     subject = "region scan";
-  // A domain defined per member (its bound loaded or computed in the member) may differ between
-  // neighbouring members: no lane axis then (memberDomains).
-  hasLanes = !scans && llvm::none_of(body, [](Operation &op) { return isa<kir::DomainOp, kir::SubregionOp>(op); });
+  hasLanes = !scans;
+  if (planBody())
+    return true;
+  // A domain defined per member (its bound loaded or computed in the member) is one fold range for
+  // a block of lanes only where its bounds and the fold's operands allow (the lanes' members share
+  // it, e.g. query heads of one key/value head); else each program owns one member.
+  if (!hasLanes || llvm::none_of(body, [](Operation &op) { return isa<kir::DomainOp, kir::SubregionOp>(op); }))
+    return false;
+  shapes.clear();
+  alias.clear();
+  freeAxes.clear();
+  tileAxes.clear();
+  memberDomains.clear();
+  laneArg = laneDomain = Value();
+  laneParam.clear();
+  hasLanes = false;
+  return planBody();
+}
+
+bool FoldWorksetImpl::planBody() {
+  Block &body = par.getBody().front();
   unsigned n = par.getDomains().size();
   if (hasLanes) {
     laneArg = body.getArgument(n - 1);

@@ -34,6 +34,8 @@ public:
   FoldWorksetImpl(KernelConstructor &kc, kir::ParallelOp par) : kc(kc), b(kc.b), par(par) {}
 
   bool plan();
+  /// plan() with the lane choice made (`hasLanes`).
+  bool planBody();
   SmallVector<Value> groupExtents(Location loc);
   void declareParams(pgpu::KernelOp kernel);
   LogicalResult emit(ArrayRef<Value> coords);
@@ -117,9 +119,10 @@ private:
   DenseMap<Value, Shape> shapes;
   DenseMap<Value, Value> alias;
   /// Domains the workset body defines per member (their bounds are the member's scalars), each a
-  /// fold's tile. A workset defining one has no lane axis: neighbouring members may fold ranges of
-  /// different lengths, so each program owns one point of the parallel space and its fold runs to
-  /// that member's own bound.
+  /// fold's tile. With a lane axis their bounds must not vary across the lanes (one fold range per
+  /// program); where that or the fold's operands rule lanes out (a key tile per lane would make a
+  /// batched contraction), the workset is planned again with no lane axis: each program owns one
+  /// point of the parallel space and its fold runs to that member's own bound.
   llvm::SetVector<Value> memberDomains;
   /// Their realized members in the current variant.
   DenseMap<Value, DomainVals> localDomains;

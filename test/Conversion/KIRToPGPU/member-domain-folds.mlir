@@ -238,3 +238,65 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: Lanes kept: the tokens' domain depends only on the outer parallel index b, and the key tile
+// COM: does not depend on the innermost one (g, query heads sharing one key head): a program owns
+// COM: BLOCK_G heads, folds the one range of b, and contracts each gathered [BLOCK_A0, BLOCK_D] key
+// COM: tile with its [BLOCK_G, BLOCK_D] queries in one pgpu.contract.
+// CHECK-LABEL: pgpu.kernel @grouped_scores_max
+// CHECK-SAME: #pgpu.param<"BLOCK_G", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_A0", [16, 32, 64, 128, 256], 64>
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.gather {{.*}} -> !pgpu.fragment<f32, [BLOCK_A0, BLOCK_D]>
+// CHECK: pgpu.contract %{{.*}}, %{{.*}}, %{{.*}} reduce([1], [0]) batch([], []) : !pgpu.fragment<f32, [BLOCK_G, BLOCK_D]>, !pgpu.fragment<f32, [BLOCK_D, BLOCK_A0]>
+// CHECK: } combine {
+module {
+  kir.kernel @grouped_scores_max(%q: !kir.view<f32, [B, G, D], in>, %cache: !kir.view<f32, [NB, BS, D], in>,
+                                 %table: !kir.view<i32, [B, MB], in> {kir.range = [0, "NB"]},
+                                 %lens: !kir.view<i32, [B], in>, %y: !kir.view<f32, [B, G], out>) {
+    %c0 = arith.constant 0 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %nb = kir.extent "B"
+    %ng = kir.extent "G"
+    %bs = kir.extent "BS"
+    %nd = kir.extent "D"
+    %db = kir.domain %c0 to %nb
+    %dg = kir.domain %c0 to %ng
+    %dd = kir.domain %c0 to %nd
+    kir.parallel %db, %dg {
+    ^bb0(%b: index, %g: index):
+      %len = kir.load %lens[%b] : !kir.view<i32, [B], in>[index] -> i32
+      %n = kir.cast %len : i32 to index
+      %toks = kir.domain %c0 to %n
+      %t = kir.indices %toks : tensor<?xindex>
+      %bsv = kir.broadcast %bs over(%toks) dims [] : index -> tensor<?xindex>
+      %blk = kir.binary div %t, %bsv : tensor<?xindex>
+      %ids = kir.gather %table[%b, %blk] : !kir.view<i32, [B, MB], in>[index, tensor<?xindex>] -> tensor<?xi32>
+      %slot = kir.binary rem %t, %bsv : tensor<?xindex>
+      %idx = kir.cast %ids : tensor<?xi32> to tensor<?xindex>
+      %k = kir.gather %cache[%idx, %slot, %dd] {joint = array<i64: -1, 0, -1>}
+          : !kir.view<f32, [NB, BS, D], in>[tensor<?xindex>, tensor<?xindex>, !kir.domain] -> tensor<?x?xf32>
+      %qv = kir.load %q[%b, %g, %dd] : !kir.view<f32, [B, G, D], in>[index, index, !kir.domain] -> tensor<?xf32>
+      %m = kir.region_fold sources(%k : tensor<?x?xf32>) axis 0 identity(%ninf : f32) operands(%qv : tensor<?xf32>) -> (f32)
+      summarize {
+      ^bb0(%sl: tensor<?x?xf32>, %qq: tensor<?xf32>):
+        %s = kir.contract %qq, %sl reduce([0], [1]) batch([], []) : tensor<?xf32>, tensor<?x?xf32> -> tensor<?xf32>
+        %id = arith.constant 0xFF800000 : f32
+        %r = kir.reduce %s axes [0] identity(%id : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%p: f32, %p2: f32):
+          %c = kir.binary max %p, %p2 : f32
+          kir.yield %c : f32
+        }
+        kir.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %a2: f32):
+        %c = kir.binary max %a, %a2 : f32
+        kir.yield %c : f32
+      }
+      kir.store %m, %y[%b, %g] : f32, !kir.view<f32, [B, G], out>[index, index]
+      kir.yield
+    }
+    kir.return
+  }
+}
