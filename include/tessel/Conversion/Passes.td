@@ -26,9 +26,13 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     into fragments is the job of later pass groups, with one exception (FoldWorkset.cpp):
     Fragment construction of region-fold worksets (seed 002 §3.4): a workset whose body holds a
     `kir.region_fold` and whose values all have coordinate provenance (loads at index and domain
-    coordinates, pointwise ops, broadcasts, single-axis reductions, two-dimensional contractions,
-    constexpr branches, stores) is constructed with each KIR value as one pgpu value: the innermost
-    parallel axis becomes BLOCK_<X> lanes per program (X the extent's name), every other tensor axis a
+    coordinates, gathers whose index tensors have it, pointwise ops, broadcasts, single-axis
+    reductions, two-dimensional contractions, constexpr branches, stores) is constructed with each KIR
+    value as one pgpu value: the innermost
+    parallel axis becomes BLOCK_<X> lanes per program (X the extent's name); where the body defines a
+    domain of its own (bounds loaded per member, the fold's axis) the fold runs to the member's bound,
+    with the lanes kept only if that bound and the fold's values are the same for them (else each
+    program owns one member); every other tensor axis a
     fragment axis of BLOCK_<D> members under one uniform guard `size <= BLOCK_<D>` (else the program
     walks its lanes element by element), and the fold a `pgpu.region_fold` over BLOCK_<T>-wide source
     tiles whose summarizer keeps `pgpu.contract` and `pgpu.reduce` (padded members neutralized by

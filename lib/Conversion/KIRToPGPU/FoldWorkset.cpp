@@ -28,9 +28,20 @@
 // A workset holding a kir.region_scan has no lane axis and its scan becomes a
 // pgpu.region_scan (ScanWorkset.cpp).
 //
-// Everything else a KIR body may hold (gathers, effects other than stores,
-// records, batched contracts, fragments of rank > 2) keeps the element-wise
-// construction; with optimization remarks on, the workset says why.
+//   * a gather is one pgpu.gather of the value's fragment: each index tensor
+//     broadcast onto the axes it gives the access (paired `joint` ones onto
+//     their partner's), its padded members invalid;
+//   * a domain the body defines (bounds loaded per member: a sequence's
+//     tokens) may be a fold's tile, the fold running from 0 to the member's
+//     size, computed before it; the lanes are kept where that size is the
+//     same for all of them and the fold's values allow (query heads sharing
+//     a key/value head), else the workset has no lane axis and each program
+//     owns one member.
+//
+// Everything else a KIR body may hold (effects other than stores, masked
+// gathers, records, batched contracts, fragments of rank > 2, a member's
+// domain as a free axis) keeps the element-wise construction; with
+// optimization remarks on, the workset says why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -175,6 +186,41 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         shapes[l.getResult()] = s;
         return true;
       })
+      .Case<kir::GatherOp>([&](kir::GatherOp g) {
+        // seed 000 §6 index relations: a domain coordinate contributes its axis, an index tensor
+        // its own axes, a coordinate paired (`joint`) with an earlier index tensor none; it must
+        // range over its partner's domains.
+        if (g.getValid())
+          return fail(g, "a masked gather");
+        ArrayRef<int64_t> joint = kir::jointOf(g);
+        SmallVector<Shape> coordShapes;
+        Shape s;
+        for (auto [i, c] : llvm::enumerate(g.getCoords())) {
+          bool paired = i < joint.size() && joint[i] >= 0 && size_t(joint[i]) < i;
+          if (isa<kir::DomainType>(c.getType())) {
+            if (paired)
+              return fail(g, "a domain coordinate paired with an index tensor");
+            coordShapes.push_back(Shape{false, {c}});
+            s.axes.push_back(c);
+            continue;
+          }
+          Shape cs;
+          if (!shapeOfOperand(c, cs))
+            return fail(g, "a coordinate has no coordinate provenance");
+          auto tensor = dyn_cast<RankedTensorType>(c.getType());
+          if (tensor ? cs.axes.size() != size_t(tensor.getRank()) : !cs.axes.empty())
+            return fail(g, "a coordinate whose axes have no coordinate provenance");
+          if (paired && cs.axes != coordShapes[joint[i]].axes)
+            return fail(g, "paired index tensors range over different domains");
+          s.lanes |= cs.lanes;
+          if (!paired)
+            llvm::append_range(s.axes, cs.axes);
+          coordShapes.push_back(cs);
+        }
+        shapes[g.getResult()] = s;
+        return true;
+      })
+      .Case<kir::DomainOp, kir::SubregionOp>([&](Operation *d) { return analyzeMemberDomain(d); })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) {
         shapes[i.getResult()] = Shape{false, {i.getDomain()}};
         return true;
@@ -270,6 +316,29 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
       .Default([&](Operation *other) { return fail(other, "not constructed on fragments yet"); });
 }
 
+bool FoldWorksetImpl::analyzeMemberDomain(Operation *op) {
+  if (op->getBlock() != &par.getBody().front())
+    return fail(op, "a domain defined inside a fold or a branch");
+  SmallVector<Value, 2> bounds;
+  if (auto d = dyn_cast<kir::DomainOp>(op)) {
+    bounds = {d.getLower(), d.getUpper()};
+  } else {
+    auto sub = cast<kir::SubregionOp>(op);
+    if (!knownDomain(sub.getSource()))
+      return fail(op, "a subregion of a domain construction does not realize");
+    bounds = {sub.getBegin(), sub.getEnd()};
+  }
+  for (Value v : bounds) {
+    std::optional<Shape> s = shapeOf(v);
+    if (!s || !s->axes.empty())
+      return fail(op, "a domain whose bounds are not scalars of the member");
+    if (s->lanes)
+      return fail(op, "a domain whose bounds vary across the lanes");
+  }
+  memberDomains.insert(op->getResult(0));
+  return true;
+}
+
 bool FoldWorksetImpl::analyzeFold(kir::RegionFoldOp f) {
   unsigned n = f.getIdentities().size();
   unsigned axis = f.getAxis();
@@ -284,7 +353,7 @@ bool FoldWorksetImpl::analyzeFold(kir::RegionFoldOp f) {
     tile = ss->axes[axis];
     varies |= ss->lanes;
   }
-  if (!kc.domains.count(tile))
+  if (!knownDomain(tile))
     return fail(f, "the fold's domain is defined inside the workset");
   if (freeAxes.count(tile))
     return fail(f, "the fold's domain is also a free axis");
@@ -342,9 +411,30 @@ bool FoldWorksetImpl::plan() {
     why = "no region fold or scan in the workset";
     return false;
   }
-  hasLanes = llvm::none_of(body, [](Operation &op) { return isa<kir::RegionScanOp>(op); });
-  if (!hasLanes)
+  bool scans = llvm::any_of(body, [](Operation &op) { return isa<kir::RegionScanOp>(op); });
+  if (scans)
     subject = "region scan";
+  hasLanes = !scans;
+  if (planBody())
+    return true;
+  // A domain defined per member (its bound loaded or computed in the member) is one fold range for
+  // a block of lanes only where its bounds and the fold's operands allow (the lanes' members share
+  // it, e.g. query heads of one key/value head); else each program owns one member.
+  if (!hasLanes || llvm::none_of(body, [](Operation &op) { return isa<kir::DomainOp, kir::SubregionOp>(op); }))
+    return false;
+  shapes.clear();
+  alias.clear();
+  freeAxes.clear();
+  tileAxes.clear();
+  memberDomains.clear();
+  laneArg = laneDomain = Value();
+  laneParam.clear();
+  hasLanes = false;
+  return planBody();
+}
+
+bool FoldWorksetImpl::planBody() {
+  Block &body = par.getBody().front();
   unsigned n = par.getDomains().size();
   if (hasLanes) {
     laneArg = body.getArgument(n - 1);
@@ -355,10 +445,8 @@ bool FoldWorksetImpl::plan() {
     shapes[arg] = Shape{arg == laneArg, {}};
   for (Operation &op : body.without_terminator()) {
     if (!isa<kir::StoreOp, kir::RegionFoldOp, kir::RegionScanOp, kir::IfOp>(op) && !isMemoryEffectFree(&op) &&
-        !isa<kir::LoadOp>(op))
+        !isa<kir::LoadOp, kir::GatherOp>(op))
       return fail(&op, "an effect other than a store");
-    if (isa<kir::DomainOp, kir::SubregionOp>(op))
-      return fail(&op, "a domain defined inside the workset");
     if (!analyzeOp(&op))
       return false;
   }
@@ -404,8 +492,10 @@ bool FoldWorksetImpl::plan() {
                 continue;
               if (scanOfOutput(r) && isa<kir::StoreOp>(user)) // emitted in the scan's emit region
                 continue;
-              // A pure producer of a value over the same tile (checked in turn): replayed per tile.
-              if (isMemoryEffectFree(user) && user->getNumResults() == 1 && user->getBlock() == &body)
+              // A pure producer or a read of a value over the same tile (checked in turn): replayed
+              // per tile.
+              if ((isMemoryEffectFree(user) || isa<kir::LoadOp, kir::GatherOp>(user)) && user->getNumResults() == 1 &&
+                  user->getBlock() == &body)
                 if (auto us = shapes.find(user->getResult(0)); us != shapes.end() && llvm::is_contained(us->second.axes, d))
                   continue;
               return fail(user, "a value over a fold's domain is used outside the fold");
@@ -568,8 +658,35 @@ FailureOr<Value> FoldWorksetImpl::get(Value v) {
   return def->emitError() << "kir-to-pgpu: no fragment value was constructed here";
 }
 
+FailureOr<DomainVals> FoldWorksetImpl::domainOf(Location l, Value domain) {
+  if (auto it = kc.domains.find(domain); it != kc.domains.end())
+    return it->second;
+  if (auto it = localDomains.find(domain); it != localDomains.end())
+    return it->second;
+  Operation *op = domain.getDefiningOp();
+  if (!op || !memberDomains.contains(domain))
+    return par.emitError() << "kir-to-pgpu: a domain with no constructed members";
+  FailureOr<Value> lo = failure(), hi = failure();
+  DomainVals source;
+  if (auto d = dyn_cast<kir::DomainOp>(op)) {
+    lo = get(d.getLower()), hi = get(d.getUpper());
+  } else {
+    auto sub = cast<kir::SubregionOp>(op);
+    FailureOr<DomainVals> src = domainOf(l, sub.getSource());
+    if (failed(src))
+      return failure();
+    source = *src;
+    lo = get(sub.getBegin()), hi = get(sub.getEnd());
+  }
+  if (failed(lo) || failed(hi))
+    return failure();
+  DomainVals vals = kc.domainVals(op, *lo, *hi, source);
+  localDomains[domain] = vals;
+  return vals;
+}
+
 FailureOr<std::pair<SmallVector<Value>, Value>> FoldWorksetImpl::accessCoords(Location l, ValueRange coords,
-                                                                              const Shape &s) {
+                                                                              const Shape &s, Operation *access) {
   SmallVector<Value> out;
   Value valid;
   auto conj = [&](Value m) {
@@ -581,11 +698,19 @@ FailureOr<std::pair<SmallVector<Value>, Value>> FoldWorksetImpl::accessCoords(Lo
       return failure();
     conj(*m);
   }
-  for (Value c : coords) {
+  // Where each coordinate's axes begin among the access's (a gather's; a load's domains come in
+  // order, each the first axis over it).
+  std::optional<kir::CoordinateAxes> axes;
+  if (access)
+    axes = kir::coordinateAxes(access, coords);
+  llvm::SmallDenseSet<int64_t> masked;
+  for (auto [i, c] : llvm::enumerate(coords)) {
+    int64_t first = axes ? axes->first[i] : -1;
     if (isa<kir::DomainType>(c.getType())) {
       AxisBlock &blk = blocks[c];
-      FailureOr<Value> m = broadcastTo(l, blk.member, Shape{false, {c}}, s);
-      FailureOr<Value> ok = axisMask(l, c, s);
+      FailureOr<Value> m = first >= 0 ? broadcastTo(l, blk.member, Shape{false, {c}}, s, {first})
+                                      : broadcastTo(l, blk.member, Shape{false, {c}}, s);
+      FailureOr<Value> ok = axisMask(l, c, s, first);
       if (failed(m) || failed(ok))
         return failure();
       out.push_back(*m);
@@ -597,7 +722,24 @@ FailureOr<std::pair<SmallVector<Value>, Value>> FoldWorksetImpl::accessCoords(Lo
     std::optional<Shape> cs = shapeOf(c);
     if (failed(pc) || !cs)
       return failure();
-    if (cs->lanes) {
+    if (axes && !cs->axes.empty()) {
+      // An index tensor: onto its axes in the access; its padded members index nothing.
+      SmallVector<int64_t> dims;
+      for (auto [j, d] : llvm::enumerate(cs->axes)) {
+        dims.push_back(first + int64_t(j));
+        if (!masked.insert(first + int64_t(j)).second) // a joint partner's axis: masked once
+          continue;
+        FailureOr<Value> ok = axisMask(l, d, s, first + int64_t(j));
+        if (failed(ok))
+          return failure();
+        if (*ok)
+          conj(*ok);
+      }
+      FailureOr<Value> m = broadcastTo(l, *pc, *cs, s, dims);
+      if (failed(m))
+        return failure();
+      out.push_back(*m);
+    } else if (cs->lanes) {
       FailureOr<Value> m = broadcastTo(l, *pc, *cs, s);
       if (failed(m))
         return failure();
@@ -648,6 +790,19 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
           bind(ld.getResult(), pgpu::GatherOp::create(b, l, *type, view, access->first, access->second, fill));
         else
           bind(ld.getResult(), pgpu::LoadOp::create(b, l, *type, view, access->first, access->second, fill));
+        return success();
+      })
+      .Case<kir::GatherOp>([&](kir::GatherOp g) -> LogicalResult {
+        FailureOr<Shape> s = shapeOfRes(g.getResult());
+        if (failed(s))
+          return failure();
+        Type element = getElementTypeOrSelf(g.getType());
+        FailureOr<Type> type = physType(*s, element);
+        auto access = accessCoords(l, g.getCoords(), *s, g);
+        if (failed(type) || failed(access))
+          return failure();
+        Value fill = kc.zeroOf(l, element), view = kc.map.lookup(g.getView());
+        bind(g.getResult(), pgpu::GatherOp::create(b, l, *type, view, access->first, access->second, fill));
         return success();
       })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> LogicalResult {
@@ -757,8 +912,12 @@ LogicalResult FoldWorksetImpl::emitReduce(kir::ReduceOp r) {
 static bool zeroOutsideValid(Value v) {
   while (auto c = v.getDefiningOp<pgpu::CastOp>())
     v = c.getOperand();
-  auto load = v.getDefiningOp<pgpu::LoadOp>();
-  return load && (matchPattern(load.getFill(), m_AnyZeroFloat()) || matchPattern(load.getFill(), m_Zero()));
+  Value fill;
+  if (auto load = v.getDefiningOp<pgpu::LoadOp>())
+    fill = load.getFill();
+  else if (auto gather = v.getDefiningOp<pgpu::GatherOp>()) // valid includes its index tensors' axes
+    fill = gather.getFill();
+  return fill && (matchPattern(fill, m_AnyZeroFloat()) || matchPattern(fill, m_Zero()));
 }
 
 /// kir.contract as one pgpu.contract in the [M, K] x [K, N] form: the operand
@@ -884,6 +1043,17 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
   }
   if (prod.rank() > 2)
     return c.emitError() << "kir-to-pgpu: the product of this contraction would be a fragment of rank > 2";
+  // rhs's paired axis after its free one (q[D] . K[T, D]; lhs then has no other axis, or the product
+  // would be of rank 3): the product takes rhs's layout instead, lhs broadcast onto the paired axis,
+  // so that no operand is transposed.
+  SmallVector<int64_t> lhsDims;
+  int64_t reduceAxis = lk;
+  if (!llvm::is_sorted(rhsDims)) {
+    prod = Shape{sr.lanes || sl.lanes, SmallVector<Value>(sr.axes)};
+    lhsDims = {rk};
+    rhsDims.clear();
+    reduceAxis = rk;
+  }
   auto widen = [&](Value x, const Shape &s) -> FailureOr<Value> {
     if (pgpu::elementTypeOf(x.getType()) == acc)
       return x;
@@ -896,7 +1066,7 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
   if (failed(wl) || failed(wr))
     return failure();
   auto product2 = [&](Value x, Value y) -> FailureOr<Value> {
-    FailureOr<Value> bl = broadcastTo(l, x, sl, prod), br = broadcastTo(l, y, sr, prod, rhsDims);
+    FailureOr<Value> bl = broadcastTo(l, x, sl, prod, lhsDims), br = broadcastTo(l, y, sr, prod, rhsDims);
     if (failed(bl) || failed(br))
       return failure();
     return kc.binary(l, kir::BinaryKind::Mul, *bl, *br);
@@ -925,7 +1095,7 @@ LogicalResult FoldWorksetImpl::emitVectorContract(kir::ContractOp c, Value lhs, 
   if (failed(rt))
     return failure();
   Value zero = kc.zeroOf(l, acc);
-  int64_t axis = lk + (prod.lanes ? 1 : 0);
+  int64_t axis = reduceAxis + (prod.lanes ? 1 : 0);
   auto red = pgpu::ReduceOp::create(b, l, TypeRange{*rt}, ValueRange{*product}, b.getDenseI64ArrayAttr({axis}),
                                     ValueRange{zero});
   if (failed(kc.addCombine(red.getCombine(), TypeRange{acc})))
@@ -959,7 +1129,10 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
     types.push_back(*t);
     identities.push_back(*idb);
   }
-  const DomainVals &dom = kc.domains.find(tile)->second;
+  FailureOr<DomainVals> tileDomain = domainOf(l, tile);
+  if (failed(tileDomain))
+    return failure();
+  const DomainVals &dom = *tileDomain;
   StringRef tileParam = tileAxes.find(tile)->second;
   Value step = param(l, tileParam);
   Value lower = kc.constIndex(l, 0);
@@ -999,8 +1172,9 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
   }
   fold = closeSummarize(b, fold);
   if (remarks)
-    emitRemark(l) << "kir-to-pgpu: region fold constructed on fragments: " << laneParam << " lanes, "
-                  << tileParam << "-wide source tiles; its contractions and reductions stay structured ops";
+    emitRemark(l) << "kir-to-pgpu: region fold constructed on fragments: "
+                  << (hasLanes ? laneParam + " lanes" : std::string("one member per program (its domain is the member's)"))
+                  << ", " << tileParam << "-wide source tiles; its contractions and reductions stay structured ops";
   for (unsigned c = 0; c < n; ++c)
     bind(f.getResult(c), fold.getResult(c));
   return success();
@@ -1128,6 +1302,11 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
       const DomainVals &dv = kc.domains.find(d)->second;
       blocks[d] = makeBlock(l, name, kc.constIndex(l, 0), dv.size, dv, exact);
     }
+    // The member's own domains first, in the body's order, where every fold of the variant sees them.
+    localDomains.clear();
+    for (Value d : memberDomains)
+      if (failed(domainOf(d.getLoc(), d)))
+        return failure();
     LogicalResult done = emitEffects(body);
     scopes.pop_back();
     return done;

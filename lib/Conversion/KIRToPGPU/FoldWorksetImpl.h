@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <optional>
 #include <string>
@@ -33,6 +34,8 @@ public:
   FoldWorksetImpl(KernelConstructor &kc, kir::ParallelOp par) : kc(kc), b(kc.b), par(par) {}
 
   bool plan();
+  /// plan() with the lane choice made (`hasLanes`).
+  bool planBody();
   SmallVector<Value> groupExtents(Location loc);
   void declareParams(pgpu::KernelOp kernel);
   LogicalResult emit(ArrayRef<Value> coords);
@@ -60,6 +63,11 @@ private:
   bool analyzeScan(kir::RegionScanOp s); // ScanWorkset.cpp
   std::optional<bool> constCondition(Value kirCond);
   std::string paramName(Value domain);
+  /// A kir.domain or kir.subregion of the workset body whose bounds are scalars of the member (a
+  /// length loaded per member): recorded in `memberDomains`.
+  bool analyzeMemberDomain(Operation *op);
+  /// Whether `d` is a domain construction can realize: a launch-time one or a member's own.
+  bool knownDomain(Value d) const { return kc.domains.count(d) || memberDomains.contains(d); }
 
   // --- Emission ---
   struct AxisBlock {
@@ -72,6 +80,9 @@ private:
   }
   FailureOr<Type> physType(const Shape &s, Type element);
   FailureOr<Value> get(Value kirValue);
+  /// The members of `domain`: a launch-time domain's, or a member domain's computed (once per
+  /// variant, where first asked for) from its realized bounds.
+  FailureOr<DomainVals> domainOf(Location l, Value domain);
   FailureOr<Value> broadcastTo(Location l, Value phys, const Shape &from, const Shape &to,
                                ArrayRef<int64_t> kirDims = {});
   /// The validity of `domain`'s current block broadcast to `to`, on `to`'s
@@ -92,7 +103,11 @@ private:
   LogicalResult emitScan(kir::RegionScanOp s); // ScanWorkset.cpp
   /// The scan whose output `v` is, or is computed from by pointwise ops.
   static kir::RegionScanOp scanOfOutput(Value v);
-  FailureOr<std::pair<SmallVector<Value>, Value>> accessCoords(Location l, ValueRange coords, const Shape &s);
+  /// The coordinates of a read or write of shape `s` and its validity. With `access` (a gather), an
+  /// index tensor coordinate is broadcast onto the axes kir::coordinateAxes gives it and its members
+  /// outside their domains' blocks are invalid (their index values are padding).
+  FailureOr<std::pair<SmallVector<Value>, Value>> accessCoords(Location l, ValueRange coords, const Shape &s,
+                                                                Operation *access = nullptr);
   LogicalResult emitEffects(Block &block);
   LogicalResult emitFallback(ArrayRef<Value> coords, Value laneBase);
   void bind(Value kirValue, Value phys) { scopes.back()[kirValue] = phys; }
@@ -103,6 +118,14 @@ private:
   Value laneArg, laneDomain;
   DenseMap<Value, Shape> shapes;
   DenseMap<Value, Value> alias;
+  /// Domains the workset body defines per member (their bounds are the member's scalars), each a
+  /// fold's tile. With a lane axis their bounds must not vary across the lanes (one fold range per
+  /// program); where that or the fold's operands rule lanes out (a key tile per lane would make a
+  /// batched contraction), the workset is planned again with no lane axis: each program owns one
+  /// point of the parallel space and its fold runs to that member's own bound.
+  llvm::SetVector<Value> memberDomains;
+  /// Their realized members in the current variant.
+  DenseMap<Value, DomainVals> localDomains;
   /// Domains of free fragment axes and of fold tiles, with their parameters.
   llvm::MapVector<Value, std::string> freeAxes, tileAxes;
   std::string laneParam;

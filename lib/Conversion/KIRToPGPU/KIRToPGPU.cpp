@@ -131,29 +131,37 @@ Value KernelConstructor::ceilDiv(Location loc, Value x, Value step) {
   return binary(loc, kir::BinaryKind::Div, biased, step);
 }
 
-LogicalResult KernelConstructor::defineDomain(Operation *op) {
+DomainVals KernelConstructor::domainVals(Operation *op, Value lower, Value upper, const DomainVals &source) {
   Location loc = op->getLoc();
   DomainVals d;
   if (auto dom = dyn_cast<kir::DomainOp>(op)) {
-    FailureOr<Value> lo = scalar(dom.getLower()), hi = scalar(dom.getUpper());
-    if (failed(lo) || failed(hi))
-      return failure();
-    d = {*lo, *hi, constIndex(loc, dom.getStep()), Value()};
+    d = {lower, upper, constIndex(loc, dom.getStep()), Value()};
   } else {
-    auto sub = cast<kir::SubregionOp>(op);
-    DomainVals src = domains.lookup(sub.getSource());
-    FailureOr<Value> begin = scalar(sub.getBegin()), end = scalar(sub.getEnd());
-    if (failed(begin) || failed(end))
-      return failure();
-    // First member of the source at or after begin; members below min(end, hi).
-    Value from = binary(loc, kir::BinaryKind::Max, *begin, src.lo);
-    Value offset = ceilDiv(loc, binary(loc, kir::BinaryKind::Sub, from, src.lo), src.step);
-    Value first = binary(loc, kir::BinaryKind::Add, src.lo, binary(loc, kir::BinaryKind::Mul, offset, src.step));
-    d = {first, binary(loc, kir::BinaryKind::Min, *end, src.hi), src.step, Value()};
+    // A subregion [lower, upper) of `source`: its first member at or after lower; members below
+    // min(upper, hi).
+    Value from = binary(loc, kir::BinaryKind::Max, lower, source.lo);
+    Value offset = ceilDiv(loc, binary(loc, kir::BinaryKind::Sub, from, source.lo), source.step);
+    Value first = binary(loc, kir::BinaryKind::Add, source.lo, binary(loc, kir::BinaryKind::Mul, offset, source.step));
+    d = {first, binary(loc, kir::BinaryKind::Min, upper, source.hi), source.step, Value()};
   }
   Value span = binary(loc, kir::BinaryKind::Sub, d.hi, d.lo);
   d.size = binary(loc, kir::BinaryKind::Max, ceilDiv(loc, span, d.step), constIndex(loc, 0));
-  domains[op->getResult(0)] = d;
+  return d;
+}
+
+LogicalResult KernelConstructor::defineDomain(Operation *op) {
+  FailureOr<Value> lo = failure(), hi = failure();
+  DomainVals source;
+  if (auto dom = dyn_cast<kir::DomainOp>(op)) {
+    lo = scalar(dom.getLower()), hi = scalar(dom.getUpper());
+  } else {
+    auto sub = cast<kir::SubregionOp>(op);
+    source = domains.lookup(sub.getSource());
+    lo = scalar(sub.getBegin()), hi = scalar(sub.getEnd());
+  }
+  if (failed(lo) || failed(hi))
+    return failure();
+  domains[op->getResult(0)] = domainVals(op, *lo, *hi, source);
   return success();
 }
 

@@ -66,6 +66,9 @@ private:
   /// The realized scalars of `values`, in order.
   FailureOr<SmallVector<Value>> scalars(ValueRange values);
   LogicalResult defineDomain(Operation *op);
+  /// The members of kir.domain `op` from its realized bounds, or of kir.subregion `op` of `source`
+  /// from its realized begin and end: size = max(0, ceil((hi - lo) / step)).
+  DomainVals domainVals(Operation *op, Value lower, Value upper, const DomainVals &source);
   /// Whether `v` is a launch-time fact: a constant or a value of the kernel's entry block.
   bool launchUniform(Value v);
   /// ceil(x / step) for x >= 0: a LaunchExpr when both are launch-time facts.
