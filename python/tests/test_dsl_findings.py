@@ -48,7 +48,8 @@ def test_pgpu_agrees_with_the_kir_interpreter(name, tmp_path):
             np.testing.assert_allclose(np.load(out / f"{key}.npy"), arr, rtol=1e-6, err_msg=key)
 
 
-@pytest.mark.xfail(strict=True, reason="Triton spells index // and % with its truncating operators")
+# index_floor_div was fixed (issue 47: the Triton provider floors index // and % unless the operands are
+# provably non-negative, pgpu IndexSign.h): it stays as a regression test.
 def test_index_floor_division_through_triton(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")

@@ -21,7 +21,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -61,13 +60,6 @@ std::string literal(Attribute a) {
   return wrapper::floatLiteral(cast<FloatAttr>(a).getValueAsDouble());
 }
 
-bool isSignedInteger(Type t) {
-  if (t.isIndex())
-    return true;
-  auto i = dyn_cast<IntegerType>(t);
-  return i && !i.isUnsigned() && i.getWidth() > 1;
-}
-
 bool isTrue(Value v) {
   if (auto s = v.getDefiningOp<pgpu::SplatOp>())
     v = s.getOperand();
@@ -103,8 +95,8 @@ std::string shapeTuple(ArrayRef<int64_t> shape) {
 class Serializer {
 public:
   Serializer(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &params, llvm::raw_ostream &os,
-             llvm::raw_ostream &helpers, llvm::StringSet<> &moduleHelpers)
-      : kernel(kernel), params(params), os(os), helpers(helpers), moduleHelpers(moduleHelpers) {}
+             llvm::raw_ostream &helpers)
+      : kernel(kernel), params(params), os(os), helpers(helpers) {}
   LogicalResult run();
 
 private:
@@ -130,7 +122,6 @@ private:
   /// carries reads the old values).
   void assignYields(int indent, ValueRange results, ValueRange yields);
   FailureOr<std::string> combineFunction(Region &combine);
-  std::string helper(StringRef fn);
   LogicalResult unsupported(Operation *op, StringRef why) {
     return op->emitError() << "the cuTile serializer has no spelling for '" << op->getName() << "': " << why;
   }
@@ -152,7 +143,6 @@ private:
   const llvm::StringMap<int64_t> &params;
   llvm::raw_ostream &os;
   llvm::raw_ostream &helpers;
-  llvm::StringSet<> &moduleHelpers;
   std::string bodyText;
   llvm::raw_string_ostream body{bodyText};
   llvm::raw_string_ostream *out = &body;
@@ -254,22 +244,6 @@ std::string Serializer::gather(StringRef array, ArrayRef<std::string> coords, Va
   return scalar ? "ct.reshape(" + text + ", ())" : text;
 }
 
-/// Module-level tile functions the spellings call (each emitted once per module).
-std::string Serializer::helper(StringRef fn) {
-  if (moduleHelpers.insert(fn).second) {
-    if (fn == "_tdiv")
-      helpers << "\n\ndef _tdiv(a, b):\n"
-              << "    \"\"\"Integer division rounding toward zero (KIR's; cuTile's // rounds toward -inf).\"\"\"\n"
-              << "    q = a // b\n"
-              << "    return ct.where((a % b != 0) & ((a < 0) != (b < 0)), q + 1, q)\n";
-    else if (fn == "_trem")
-      helpers << "\n\ndef _trem(a, b):\n"
-              << "    \"\"\"The remainder of _tdiv (the sign of the dividend).\"\"\"\n"
-              << "    return a - _tdiv(a, b) * b\n";
-  }
-  return fn.str();
-}
-
 void Serializer::assignYields(int indent, ValueRange results, ValueRange yields) {
   if (results.empty())
     return;
@@ -326,9 +300,11 @@ std::optional<std::string> Serializer::binary(pgpu::BinaryOp b) {
     if (isFloat) // truediv rounds to nearest by default; APPROX only where KIR allows it (f32)
       return b.getApproximate() && type.isF32() ? "ct.truediv(" + l + ", " + r + ", rounding_mode=ct.RoundingMode.APPROX)"
                                                 : "(" + l + " / " + r + ")";
-    return isSignedInteger(type) ? helper("_tdiv") + "(" + l + ", " + r + ")" : "(" + l + " // " + r + ")";
+    // Integer and index div/rem floor (KIRDialect.md), as cuTile's // and % do (ct.floordiv, ct.mod:
+    // toward -inf, docs/cutile.md); unsigned operands are non-negative, where all rules agree.
+    return "(" + l + " // " + r + ")";
   case K::Rem:
-    return isSignedInteger(type) ? helper("_trem") + "(" + l + ", " + r + ")" : "(" + l + " % " + r + ")";
+    return "(" + l + " % " + r + ")";
   // KIR's max/min propagate NaN; max_num/min_num return the other operand (cuTile's default).
   case K::Max: return "ct.maximum(" + l + ", " + r + (isFloat ? ", propagate_nan=True)" : ")");
   case K::Min: return "ct.minimum(" + l + ", " + r + (isFloat ? ", propagate_nan=True)" : ")");
@@ -924,11 +900,10 @@ LogicalResult Serializer::run() {
 LogicalResult cutile::serializeModule(ModuleOp module, const Bindings &params, raw_ostream &os) {
   std::string helperText, kernelText;
   llvm::raw_string_ostream helpers(helperText), kernels(kernelText);
-  llvm::StringSet<> moduleHelpers;
   static const llvm::StringMap<int64_t> none;
   for (pgpu::KernelOp kernel : module.getOps<pgpu::KernelOp>()) {
     auto bound = params.find(kernel.getSymName());
-    Serializer serializer(kernel, bound == params.end() ? none : bound->second, kernels, helpers, moduleHelpers);
+    Serializer serializer(kernel, bound == params.end() ? none : bound->second, kernels, helpers);
     if (failed(serializer.run()))
       return failure();
   }

@@ -64,19 +64,24 @@ static std::string roundHalfEven(Type element, const std::string &x) {
 /// and `%` on integer tensors C's (arith.divsi/remsi: toward zero, the remainder takes the dividend's
 /// sign), on a GPU and under TRITON_INTERPRET=1 alike: -1 // 7 gave 0, not -1 (found by the DSL fuzzer).
 /// The truncated result is adjusted where the remainder is nonzero and the operands' signs differ:
-/// quotient - 1, remainder + divisor. `index` values keep Triton's operators (construction's
-/// address arithmetic divides nonnegative coordinates; a negative index quotient is not adjusted yet).
-static std::string floorAdjusted(IntegerType type, const std::string &l, const std::string &r, bool quotient) {
-  std::string ty = "tl.int" + std::to_string(type.getWidth());
-  std::string zero = "tl.full([], 0, " + ty + ")";
+/// quotient - 1, remainder + divisor. `index` values (tl.int32, or Python ints for constants and
+/// parameters) compare with and subtract plain literals; they keep Triton's operators where the
+/// dividend is provably non-negative and the divisor positive (`truncationExact`, pgpu's IndexSign.h:
+/// construction's address arithmetic), where truncation and floor agree (issue 47: (0 - 3) // 2 gave
+/// -1, not -2).
+static std::string floorAdjusted(Type type, const std::string &l, const std::string &r, bool quotient) {
+  auto i = dyn_cast<IntegerType>(type);
+  std::string ty = i ? "tl.int" + std::to_string(i.getWidth()) : "";
+  std::string zero = i ? "tl.full([], 0, " + ty + ")" : "0";
+  std::string one = i ? "tl.full([], 1, " + ty + ")" : "1";
   std::string truncated = l + (quotient ? " // " : " % ") + r;
   std::string fix = "((" + l + " % " + r + ") != 0) & ((" + l + " < " + zero + ") != (" + r + " < " + zero + "))";
-  std::string adjusted = quotient ? "(" + truncated + ") - tl.full([], 1, " + ty + ")" : "(" + truncated + ") + " + r;
+  std::string adjusted = quotient ? "(" + truncated + ") - " + one : "(" + truncated + ") + " + r;
   return "tl.where(" + fix + ", " + adjusted + ", " + truncated + ")";
 }
 
 std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type element, bool approximate,
-                                                  const std::string &l, const std::string &r) {
+                                                  const std::string &l, const std::string &r, bool truncationExact) {
   if (isFloat8(element)) { // in f32 (exact widening), rounded once
     std::optional<std::string> wide =
         binarySpelling(kind, Float32Type::get(element.getContext()), approximate, f8ToF32(l), f8ToF32(r));
@@ -90,12 +95,16 @@ std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type ele
   case kir::BinaryKind::Div:
     if (auto i = dyn_cast<IntegerType>(element); i && i.getWidth() > 1)
       return floorAdjusted(i, l, r, /*quotient=*/true);
+    if (element.isIndex() && !truncationExact)
+      return floorAdjusted(element, l, r, /*quotient=*/true);
     if (!isFloat)
       return l + " // " + r;
     return approximate ? l + " / " + r : roundedDiv(element, l, r);
   case kir::BinaryKind::Rem:
     if (auto i = dyn_cast<IntegerType>(element); i && i.getWidth() > 1)
       return floorAdjusted(i, l, r, /*quotient=*/false);
+    if (element.isIndex() && !truncationExact)
+      return floorAdjusted(element, l, r, /*quotient=*/false);
     return l + " % " + r;
   // NaN-propagating max/min computes 16-bit floats in f32 (Triton 3.6 returns f32 there); the
   // result is one of the operands, so narrowing it back is exact.

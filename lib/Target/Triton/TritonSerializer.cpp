@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/PGPU/IR/IndexSign.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Target/Triton/GluonLayouts.h"
@@ -644,8 +645,13 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> LogicalResult {
-        std::optional<std::string> text = triton::binarySpelling(b.getKind(), pgpu::elementTypeOf(b.getType()),
-                                                                 b.getApproximate(), expr(b.getLhs()), expr(b.getRhs()));
+        // Floor and truncation agree on a non-negative dividend and a positive divisor (a zero divisor
+        // is the user's error): construction's address arithmetic keeps Triton's // and %.
+        bool truncationExact = (b.getKind() == kir::BinaryKind::Div || b.getKind() == kir::BinaryKind::Rem) &&
+                               pgpu::provablyNonNegative(b.getLhs()) && pgpu::provablyNonNegative(b.getRhs());
+        std::optional<std::string> text =
+            triton::binarySpelling(b.getKind(), pgpu::elementTypeOf(b.getType()), b.getApproximate(),
+                                   expr(b.getLhs()), expr(b.getRhs()), truncationExact);
         if (!text)
           return unsupported(&op, "no Triton operation with this kind's NaN semantics");
         assign(b.getResult(), *text);

@@ -1,8 +1,9 @@
-# DSL fuzzer finding (session 26), open: Triton spells `//` and `%` on index values with Triton's
+# DSL fuzzer finding (session 26), fixed (issue 47; a regression test now): Triton spells `//` and `%` on index values with Triton's
 # operators, which truncate; tessel's are floor division and its remainder (docs/language.md), so a
 # negative index quotient is off by one under Triton: (0 - 3) // 2 gave -1 (KIR interpreter: -2),
 # (0 - 3) % 2 gave -1 (1). Integer types were fixed (commit d193b0e); index was left because the
-# same operators spell construction's address arithmetic in every kernel.
+# same operators spell construction's address arithmetic in every kernel. The Triton provider now
+# floors index quotients and remainders unless the operands are provably non-negative (pgpu IndexSign.h).
 import tessel
 import tessel.language as T
 

@@ -67,9 +67,13 @@ std::string float8Widening(const std::string &x);
 
 /// The Triton spellings of pointwise kinds (nothing when no Triton operation
 /// has the kind's semantics: NaN rules, accuracy). FP8 operands compute in
-/// f32 and round once (docs/language.md, Math).
+/// f32 and round once (docs/language.md, Math). Integer and index `div`/`rem` floor (KIRDialect.md)
+/// where Triton's // and % truncate: an index quotient or remainder keeps Triton's operator only when
+/// `truncationExact` (the dividend provably non-negative and the divisor positive:
+/// pgpu::provablyNonNegative), where the two agree.
 std::optional<std::string> binarySpelling(kir::BinaryKind kind, mlir::Type element, bool approximate,
-                                          const std::string &lhs, const std::string &rhs);
+                                          const std::string &lhs, const std::string &rhs,
+                                          bool truncationExact = false);
 std::optional<std::string> unarySpelling(kir::UnaryKind kind, mlir::Type element, bool approximate,
                                          const std::string &x);
 /// Whether `op`'s spelling calls Triton's libdevice (math that tl.* lacks at the required accuracy):

@@ -1192,7 +1192,11 @@ SmallVector<Value> Tiler::groupedCoords(Location loc, Value linear, Value tm, Va
   Value perGroup = bin(kir::BinaryKind::Mul, g, tn);
   Value gid = bin(kir::BinaryKind::Div, linear, perGroup);
   Value first = bin(kir::BinaryKind::Mul, gid, g);
-  Value rows = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Sub, tm, first), g);
+  // Every tile of the grid (linear < tm * tn) has first = gid * GROUP <= tm - 1, so at least one row;
+  // the clamp states it in the IR (a no-op on every tile), so the sign analysis (IndexSign.h) proves
+  // the divisor below positive and providers keep their truncating // and % on `local`.
+  Value rows = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Sub, tm, first), g),
+                   arith::ConstantIndexOp::create(b, loc, 1));
   Value local = bin(kir::BinaryKind::Sub, linear, bin(kir::BinaryKind::Mul, gid, perGroup));
   return {bin(kir::BinaryKind::Add, first, bin(kir::BinaryKind::Rem, local, rows)),
           bin(kir::BinaryKind::Div, local, rows)};

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/PGPU/IR/IndexSign.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -76,49 +77,6 @@ SmallVector<std::pair<int64_t, Value>> linesAlong(LoadOp load, int64_t d) {
     if (auto bc = c.getDefiningOp<BroadcastOp>(); bc && bc.getDims().size() == 1 && bc.getDims()[0] == d)
       lines.push_back({int64_t(a), bc.getOperand()});
   return lines;
-}
-
-/// Whether the index scalar `v` is provably non-negative: a non-negative constant, an extent, a
-/// declared parameter, a program or member index, a loop index counting up from such a value, max with
-/// such an operand, and sums, products, quotients and remainders of such values.
-bool nonNegative(Value v, unsigned depth = 0) {
-  if (depth > 16)
-    return false;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return !c.isNegative();
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    // A program, member or foreach index; a loop's induction variable from a non-negative lower bound
-    // with a non-negative step.
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (arg.getArgNumber() != 0)
-      return false;
-    if (isa<ProgramSpaceOp, ExecutionGroupOp, ForeachOp>(owner))
-      return true;
-    if (auto loop = dyn_cast<ForOp>(owner))
-      return nonNegative(loop.getLower(), depth + 1) && nonNegative(loop.getStep(), depth + 1);
-    return false;
-  }
-  Operation *def = v.getDefiningOp();
-  if (isa<ExtentOp, ParamOp>(def))
-    return true;
-  if (auto b = dyn_cast<BinaryOp>(def)) {
-    switch (b.getKind()) {
-    case kir::BinaryKind::Max:
-      return nonNegative(b.getLhs(), depth + 1) || nonNegative(b.getRhs(), depth + 1);
-    case kir::BinaryKind::Min:
-    case kir::BinaryKind::Add:
-    case kir::BinaryKind::Mul:
-    case kir::BinaryKind::Div:
-    case kir::BinaryKind::Rem:
-      return nonNegative(b.getLhs(), depth + 1) && nonNegative(b.getRhs(), depth + 1);
-    default:
-      return false;
-    }
-  }
-  if (auto d = dyn_cast<CeilDivOp>(def))
-    return nonNegative(d.getLhs(), depth + 1) && nonNegative(d.getRhs(), depth + 1);
-  return false;
 }
 
 /// The lanes a mask term admits are the only ones observed: every value computed from `load`'s
@@ -378,7 +336,7 @@ struct NeutralizeBoundaries : public tessel::pgpu::impl::PGPUNeutralizeBoundarie
       Value inBounds = CmpOp::create(b, loc, kir::CmpPredicate::LT, r.line, splat);
       // ... and `0 <= line` unless the start and the iota's base are provably non-negative: every lane
       // the new mask admits lies inside the view.
-      if ((r.start && !nonNegative(r.start)) || !nonNegative(r.iota.getBase())) {
+      if ((r.start && !provablyNonNegative(r.start)) || !provablyNonNegative(r.iota.getBase())) {
         Value zero = SplatOp::create(b, loc, lineType, arith::ConstantIndexOp::create(b, loc, 0));
         Value above = CmpOp::create(b, loc, kir::CmpPredicate::GE, r.line, zero);
         inBounds = BinaryOp::create(b, loc, kir::BinaryKind::And, above, inBounds, false, false);

@@ -12,7 +12,18 @@
 // CHECK: %[[TOTAL:.*]] = pgpu.binary mul %[[TM]], %[[TN]] : index
 // CHECK: pgpu.program_space(%[[TOTAL]])
 // CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["grouped tiles"] {
-// CHECK: pgpu.param "GROUP_0" : index
+// CHECK-NEXT: ^bb0(%[[LIN:.*]]: index):
+// CHECK-NEXT: %[[G:.*]] = pgpu.param "GROUP_0" : index
+// COM: The group's rows are clamped to at least 1 (true of every tile of the grid), so the sign
+// COM: analysis proves the divisor positive and providers keep their truncating // and %.
+// CHECK: %[[GID:.*]] = pgpu.binary div %[[LIN]], %[[PER:.*]] : index
+// CHECK: %[[FIRST:.*]] = pgpu.binary mul %[[GID]], %[[G]] : index
+// CHECK: %[[LEFT:.*]] = pgpu.binary sub %[[TM]], %[[FIRST]] : index
+// CHECK: %[[FEW:.*]] = pgpu.binary min %[[LEFT]], %[[G]] : index
+// CHECK: %[[NROWS:.*]] = pgpu.binary max %[[FEW]], %{{.*}} : index
+// CHECK: %[[LOCAL:.*]] = pgpu.binary sub %[[LIN]], %{{.*}} : index
+// CHECK: pgpu.binary rem %[[LOCAL]], %[[NROWS]] : index
+// CHECK: pgpu.binary div %[[LOCAL]], %[[NROWS]] : index
 // CHECK: %[[ROWS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [TILE_0]>
 // CHECK: %[[COLS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [TILE_1]>
 // CHECK: %[[ACC0:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>

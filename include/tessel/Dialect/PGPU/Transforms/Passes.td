@@ -451,8 +451,8 @@ def PGPUNeutralizeBoundaries : Pass<"pgpu-neutralize-boundaries", "::mlir::Modul
     observed.
     Rewrites: the conjunct becomes `splat(start) + iota(i0) < splat(extent)`,
     the view's own bound on that axis, with `0 <= splat(start) + iota(i0)`
-    unless the start and the iota's base are provably non-negative (the read
-    stays in bounds; a provider may realize it as a box access, a tensor
+    unless the start and the iota's base are provably non-negative (the shared
+    sign analysis pgpu::provablyNonNegative, IndexSign.h; the read stays in bounds; a provider may realize it as a box access, a tensor
     descriptor, which zero-fills outside the view).
     Preserves: every observed value, effects, ABI, origins.
     Must not fire: a conjunct that is already the view's bound, masked lanes
