@@ -384,6 +384,8 @@ LogicalResult Interpreter::execOp(Operation &op) {
         SmallVector<int64_t> shape;
         for (Value d : b.getDomains())
           shape.push_back(domain(d).size());
+        if (failed(checkCount(op, checkedElements(shape), "the broadcast")))
+          return failure();
         return bindResult(b.getResult(), broadcastTo(op, tensor(b.getOperand()), shape, b.getDims()));
       })
       .Case<kir::BroadcastAsOp>([&](kir::BroadcastAsOp b) {
