@@ -376,11 +376,24 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
           cost.loaded.push_back(fragmentBytes(f));
       if (auto c = dyn_cast<pgpu::ContractOp>(op))
         for (Value operand : {c.getLhs(), c.getRhs()}) {
-          // Through a transpose or permutation to what produced it: a tile this iteration loads is
-          // pipelined STAGES deep; one defined before the loop or computed in its body (a
-          // probability tile of attention) takes one buffer, where the provider keeps it.
+          // Through a transpose or permutation, and a select that zeroes lanes of a loaded tile (a
+          // segment walk's rows past its group), to what produced it: a tile this iteration loads is
+          // pipelined STAGES deep (Triton pipelines the load beneath the select: the MoE grouped GEMM's
+          // 128x256x64 tiles at 5 stages asked for 245760 bytes of shared memory on the H200, where
+          // the model had counted its row tile once); one defined before the loop or computed in its
+          // body (a probability tile of attention) takes one buffer, where the provider keeps it.
           Value from = operand;
           while (Operation *def = from.getDefiningOp()) {
+            if (auto sel = dyn_cast<pgpu::SelectOp>(def)) {
+              Operation *t = sel.getTrueValue().getDefiningOp(), *f = sel.getFalseValue().getDefiningOp();
+              auto loadedHere = [&](Operation *d) {
+                return d && loop->isProperAncestor(d) && isa<pgpu::LoadOp, pgpu::GatherOp>(d);
+              };
+              if (loadedHere(t) == loadedHere(f))
+                break;
+              from = loadedHere(t) ? sel.getTrueValue() : sel.getFalseValue();
+              continue;
+            }
             if (def->getNumOperands() != 1 || !isa<pgpu::TransposeOp>(def))
               break;
             from = def->getOperand(0);
