@@ -411,7 +411,8 @@ class Kernel:
         every parameter keeps its declared default."""
         space = self._space(constexprs, target)
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
-        if not covers and not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN"} & space.keys():
+        fill = self._fill_programs(constexprs, tensors, target)
+        if not covers and not fill and not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN"} & space.keys():
             return None
         sizes = {}
         for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
@@ -457,6 +458,7 @@ class Kernel:
                                            space["BLOCK_P"][0], space["BLOCK_P"][1])
                 if block_p is not None:
                     chosen["BLOCK_P"] = block_p
+        chosen.update({p: v for p, v in fill.items() if p not in chosen})
         if chosen and warps is not None and "WARPS" in space:
             candidates, default = space["WARPS"]
             w = warps({**{n: d for n, (_, d) in space.items()}, **chosen})
@@ -511,6 +513,86 @@ class Kernel:
         except Exception:  # a view without a shape: keep the declared default
             return None
         return _multiprocessors(views), counts
+
+    def _fill_programs(self, constexprs: dict, tensors, target: str) -> dict:
+        """Call defaults of the declared sizes that tile program axes (`<kernel>_SIZES` whose candidates
+        change the program count, `<kernel>_PROGRAMS`), from the call's extents (seed 003: facts, not
+        spellings), for launches without a fold split (`FOLD_SPLIT` spreads those):
+        1. a tile wider than its axis's extent (a decode GEMV's one activation row in 128-row tiles)
+           takes the smallest candidate that leaves the program count as it is;
+        2. while the launch's programs fill less than three quarters of the device's multiprocessors, the
+           widest such tile whose next smaller candidate adds programs takes it (N = 4096 in 256-wide
+           tiles is 16 programs on 132 multiprocessors; 32-wide, 128);
+        3. where 1 or 2 moved a tile, the sizes that tile no program axis (a K loop's) take their largest
+           candidate and STAGES at least 4: a narrow program's pipeline holds as many bytes in flight.
+        On the H200 (bench/results/2026-12-05-h200-skinny-sweep-session27.json) the decode GEMV
+        (bf16, B=1, N=4096, K=14336) ran 52.6 us at 16x32x128 tiles and 4 stages, 47.0 at 6 (48.9 at
+        16x64x128), 80.3 at 16x16 (256 programs), 138.6 at the 128x256x64 defaults (cuBLAS 42.1); the
+        int8 weight-only GEMM (M=16, N=K=4096) 44.6 us at 16x32x128 and 4 stages, 60.8 at 6, 131.8 at the
+        defaults (torch eager 105.4).
+        Program counts are compared without the resident-program cap (`PERSIST` x multiprocessors, a
+        persistent walk's), which would equate every tile size past it. {} where nothing moves or a
+        moved binding exceeds the resource model (`<kernel>_PRUNE`)."""
+        space = self._space(constexprs, target)
+        sizes = self._cache.get(self._declared("sizes", constexprs, target)) or ()
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if programs is None or not sizes or "FOLD_SPLIT" in space:
+            return {}
+        views = dict(zip([n for n, _ in self._views()], tensors))
+        uncapped = {"PERSIST": 1 << 40} if "PERSIST" in space else {}
+        base = {**{n: d for n, (_, d) in space.items()}, **uncapped}
+
+        class _Extents:  # a view of the same rank whose every extent is large: which sizes tile programs
+            def __init__(self, t):
+                self.shape = tuple(max(int(n), 1) << 13 for n in t.shape)
+
+        def count(binding, at):
+            try:
+                n = programs(binding, at)
+            except Exception:  # a view without a shape
+                return None
+            return n if isinstance(n, int) else None
+
+        try:
+            large = {n: _Extents(t) for n, t in views.items()}
+        except (AttributeError, TypeError):
+            return {}
+        tiles = [p for p in sizes if p in space and
+                 len({count({**base, p: c}, large) for c in space[p][0]} - {None}) > 1]
+        out = {}
+        for p in tiles:  # 1. no wider than the axis
+            now = count({**base, **out}, views)
+            if not now:
+                return {}
+            narrower = [c for c in sorted(space[p][0]) if c < base[p] and count({**base, **out, p: c}, views) == now]
+            if narrower:
+                out[p] = narrower[0]
+        sms = _multiprocessors(views)
+        while True:  # 2. fill the multiprocessors
+            at = {**base, **out}
+            now = count(at, views)
+            if not now or 4 * now >= 3 * sms:
+                break
+            step = None
+            for p in tiles:
+                smaller = [c for c in space[p][0] if c < at[p]]
+                if smaller and (count({**at, p: max(smaller)}, views) or 0) > now and \
+                        (step is None or at[p] > at[step[0]]):
+                    step = (p, max(smaller))
+            if step is None:
+                break
+            out[step[0]] = step[1]
+        if not out:
+            return {}
+        deeper = {p: max(space[p][0]) for p in sizes if p in space and p not in tiles}  # 3. the pipeline
+        if "STAGES" in space and base["STAGES"] < 4 and 4 in space["STAGES"][0]:
+            deeper["STAGES"] = 4
+        prune = self._cache.get(self._declared("prune", constexprs, target))
+        declared = {n: d for n, (_, d) in space.items()}
+        for moved in ({**out, **deeper}, out):
+            if prune is None or prune({**declared, **moved}) is None:
+                return moved
+        return {}
 
     def _pair_blocks(self, constexprs: dict, tensors, target: str, binding: dict):
         """PAIR_BLOCKS's call default (pgpu-pair-blocks: programs run coordinates j and N-1-j of an axis
