@@ -125,8 +125,8 @@ def test_through_triton(kind, m, n, k, tmp_path, monkeypatch):
 
 def test_fp8_tiles_feed_tl_dot_with_promotion_per_k_tile():
     src = KERNELS["e4m3"].source("triton")
-    assert "'TILE_K': ([32, 64, 128], 64)" in src  # tl.dot takes K >= 32 for 8-bit operands
-    assert "max_num_imprecise_acc=64)" in src and src.count("tl.dot(") == 1
+    assert "'TILE_K': ([32, 64, 128], 128)" in src  # tl.dot takes K >= 32 for 8-bit operands
+    assert "max_num_imprecise_acc=128)" in src and src.count("tl.dot(") == 1
     body = src[src.index("def _scaled_mm_kernel"):]
     assert "_f8_to_f32(" not in body[:body.index("\n\n\n")]  # the operands are never widened
     mixed = KERNELS["mixed"].source("triton")

@@ -182,7 +182,17 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   if (segmentWalk && kernel.getParam(triton::kTmaParam))
     at[triton::kTmaParam] = 1;
   int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
+  // FP8 operands keep the declared 128x128 tile: on the H200 the e4m3 GEMM (row/column-scaled, bf16 out)
+  // ran 786-791 TFLOP/s at 128x128x128 (4 stages) and 442-470 at 128x256x128 from 4096^3 to
+  // 8192x8192x16384 (bench/results/2026-12-05-h200-fp8-gemm-session27-a.json; 256x128, 816-838, needs
+  // two warpgroups of 128 rows, past warpsAt's one per 64).
+  bool eightBit = false;
+  kernel.walk([&](pgpu::ContractOp c) {
+    eightBit |= triton::isFloat8(pgpu::elementTypeOf(c.getLhs().getType()));
+  });
   for (pgpu::ParamAttr axis : {tile->second, tile->first}) {
+    if (eightBit)
+      break;
     StringRef name = axis.getName().getValue();
     for (int64_t c : axis.getCandidates()) {
       if (c <= at[name])
@@ -418,8 +428,9 @@ void declareGluon(pgpu::KernelOp kernel) {
 }
 
 /// tl.dot reduces at least 32 members of 8-bit operands (an FP8 MMA's k, Triton's min_dot_size): a
-/// declared parameter that sizes the reduced extent of an FP8 contraction keeps its candidates from 32
-/// (its default rises to 32 where it was smaller).
+/// declared parameter that sizes the reduced extent of an FP8 contraction keeps its candidates from 32,
+/// and defaults to its largest (128 bytes of a row: at 64 the H200's e4m3 GEMM ran 350-373 TFLOP/s
+/// against 786-791 at 128 with 128x128 tiles, bench/results/2026-12-05-h200-fp8-gemm-session27-a.json).
 void narrowEightBitDots(pgpu::KernelOp kernel) {
   constexpr int64_t kSmallestEightBitK = 32;
   llvm::StringSet<> reduced;
@@ -440,9 +451,8 @@ void narrowEightBitDots(pgpu::KernelOp kernel) {
       if (c >= kSmallestEightBitK)
         kept.push_back(c);
     if (reduced.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
-      p = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), kept,
-                               std::max(p.getDefaultValue(), kept.front()), p.getProvider(), p.getCovers(),
-                               p.getPasses());
+      p = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), kept, kept.back(), p.getProvider(),
+                               p.getCovers(), p.getPasses());
     params.push_back(p);
   }
   kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));

@@ -2,16 +2,17 @@
 // directly (pgpu-form-tiles reads through the exact f32 widenings), with max_num_imprecise_acc = the
 // K tile, so each tile's sum of FP8 products is promoted into the f32 accumulator (sm_90's FP8 MMAs
 // sum more narrowly than f32 within one instruction chain). tl.dot takes K >= 32 for 8-bit operands,
-// so TILE_K's candidates start at 32 here (pgpu-triton-legalize); the f16 GEMM keeps its 16.
+// so TILE_K's candidates start at 32 here, defaulting to 128, and the tile stays 128x128
+// (pgpu-triton-legalize); the f16 GEMM keeps its 16.
 // RUN: tessel compile %s --emit=source --target=triton | FileCheck %s
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --emit=source --target=triton | FileCheck %s --check-prefix=F16
 
-// CHECK: fp8_gemm_PARAMS = {{.*}}'TILE_K': ([32, 64, 128], 64)
+// CHECK: fp8_gemm_PARAMS = {{.*}}'TILE_K': ([32, 64, 128], 128)
 // CHECK: def _fp8_gemm_kernel(
 // CHECK: tl.load(a + {{.*}}other=_to_f8e4m3(
 // CHECK: tl.load(b + {{.*}}other=_to_f8e4m3(
 // CHECK-NOT: _f8_to_f32
-// CHECK: = tl.dot(v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, max_num_imprecise_acc=64)
+// CHECK: = tl.dot(v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, max_num_imprecise_acc=128)
 // CHECK: _check_view('a', a, torch.float8_e4m3fn, ('M', 'K')
 
 // F16: _PARAMS = {{.*}}'TILE_K': ([16, 32, 64, 128], 64)
