@@ -55,3 +55,27 @@ def test_an_epilogue_box_load_counts_in_shared_memory():
     tile = d["TILE_0"] * d["TILE_1"]
     stages_bytes = d["STAGES"] * (d["TILE_0"] * d["TILE_K"] + d["TILE_K"] * d["TILE_1"]) * 2
     assert stages_bytes + 2 * tile * 2 <= 232448, d
+
+
+@tessel.kernel
+def gated_operand(g: T.In[T.bf16, ("M", "F")], u: T.In[T.bf16, ("M", "F")], w: T.In[T.bf16, ("F", "N")],
+                  y: T.Out[T.bf16, ("M", "N")]):
+    rows, cols, fs = T.domain(g.shape[0]), T.domain(w.shape[1]), T.domain(g.shape[1])
+    gf = T.cast(g[rows, fs], T.f32)
+    h = T.cast(gf * T.sigmoid(gf) * T.cast(u[rows, fs], T.f32), T.bf16)
+    y[rows, cols] = T.cast(T.matmul(h, w[fs, cols]), T.bf16)
+
+
+def test_an_operand_computed_from_loaded_tiles_stages_each_load():
+    """SwiGLU's down projection (corpus 45): the A operand silu(g) * u is computed in the K loop from two
+    loaded tiles, each of which Triton pipelines STAGES deep. On the H200 its 128x256x64 default at 3
+    stages asked for 245824 bytes of 232448 and did not launch; the default is now 128x128, and four stages
+    of the wide tile exceed the limit whichever way the tile is stored."""
+    src = gated_operand.source()
+    ns = {}
+    prune = src[src.index("def gated_operand_PRUNE"):src.index("\n\n\n", src.index("def gated_operand_PRUNE"))]
+    exec(prune, ns)
+    binding = dict(TILE_0=128, TILE_1=256, TILE_K=64, STAGES=4, TMA=1, WARPS=8)
+    assert ns["gated_operand_PRUNE"](binding) == "shared memory"
+    d = _defaults(gated_operand)
+    assert (d["TILE_0"], d["TILE_1"]) == (128, 128), d

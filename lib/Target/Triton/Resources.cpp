@@ -264,6 +264,32 @@ std::string triton::ResourceModel::pythonMax(const std::vector<std::vector<Monom
   return text + ")";
 }
 
+/// The fragment loads of `loop`'s body (not nested deeper) that `v` is computed from element-wise in that
+/// body: a walk back through operands defined in the body, stopping at loads, contractions (whose own
+/// operands they stage) and anything defined outside.
+static llvm::SmallVector<Operation *> loadsFeeding(Value v, pgpu::ForOp loop) {
+  llvm::SmallVector<Operation *> loads, work;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  if (Operation *d = v.getDefiningOp())
+    work.push_back(d);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!seen.insert(op).second || !loop->isProperAncestor(op) || op->getParentOfType<pgpu::ForOp>() != loop)
+      continue;
+    if (isa<pgpu::LoadOp, pgpu::GatherOp>(op)) {
+      if (isa<pgpu::FragmentType>(op->getResult(0).getType()))
+        loads.push_back(op);
+      continue;
+    }
+    if (isa<pgpu::ContractOp>(op) || op->getNumRegions())
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *d = operand.getDefiningOp(); d && isa<pgpu::FragmentType>(operand.getType()))
+        work.push_back(d);
+  }
+  return loads; // in the walk's order: deterministic for one program
+}
+
 triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   ResourceModel model;
   model.sharedLimit = sharedLimitOf(kernel);
@@ -365,6 +391,7 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   kernel.walk<WalkOrder::PreOrder>([&](pgpu::ForOp loop) {
     order.push_back(loop);
     ResourceModel::Loop &cost = own[loop];
+    llvm::SmallPtrSet<Operation *, 8> stagedLoads; // loads beneath computed operands, counted once
     for (Value carried : loop.getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
         cost.carried.push_back(fragmentBytes(f));
@@ -402,6 +429,17 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
           Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
           if (def && loop->isProperAncestor(def) && isa<pgpu::LoadOp, pgpu::GatherOp>(def))
             m.params.push_back(kStagesParam.str());
+          else if (def && loop->isProperAncestor(def) && !isa<pgpu::ContractOp>(def))
+            // An operand computed element-wise in the body from tiles this iteration loads (SwiGLU's
+            // silu(g) * u): Triton pipelines each of those loads STAGES deep beneath the math. On the
+            // H200 the down projection's 128x256x64 tiles at 3 stages asked for 245824 bytes of
+            // 232448, where the model had counted the computed tile once.
+            for (Operation *load : loadsFeeding(from, loop))
+              if (stagedLoads.insert(load).second) {
+                Monomial staged = fragmentBytes(cast<pgpu::FragmentType>(load->getResult(0).getType()));
+                staged.params.push_back(kStagesParam.str());
+                cost.staged.push_back(staged);
+              }
           cost.staged.push_back(m);
         }
     });
