@@ -48,37 +48,6 @@ static bool isWrite(Operation *op) {
 /// lanes live across the block's scan, so their number bounds the registers a block needs.
 static constexpr int64_t kMaxScanComponents = 64;
 
-/// The value of an index computed from constants at construction (a constant domain's extent is
-/// max(ceil_div(hi - lo, step), 0)), or none.
-static std::optional<int64_t> staticIndex(Value v, unsigned depth = 0) {
-  APInt value;
-  if (matchPattern(v, m_ConstantInt(&value)))
-    return value.getSExtValue();
-  if (depth > 8)
-    return std::nullopt;
-  if (auto c = v.getDefiningOp<pgpu::CeilDivOp>()) {
-    auto l = staticIndex(c.getLhs(), depth + 1), r = staticIndex(c.getRhs(), depth + 1);
-    if (l && r && *r > 0 && *l >= 0)
-      return (*l + *r - 1) / *r;
-    return std::nullopt;
-  }
-  auto bin = v.getDefiningOp<pgpu::BinaryOp>();
-  if (!bin || !bin.getType().isIndex())
-    return std::nullopt;
-  auto l = staticIndex(bin.getLhs(), depth + 1), r = staticIndex(bin.getRhs(), depth + 1);
-  if (!l || !r)
-    return std::nullopt;
-  switch (bin.getKind()) {
-  case kir::BinaryKind::Add: return *l + *r;
-  case kir::BinaryKind::Sub: return *l - *r;
-  case kir::BinaryKind::Mul: return *l * *r;
-  case kir::BinaryKind::Div: return *r > 0 && *l >= 0 ? std::optional<int64_t>(*l / *r) : std::nullopt;
-  case kir::BinaryKind::Max: return std::max(*l, *r);
-  case kir::BinaryKind::Min: return std::min(*l, *r);
-  default: return std::nullopt;
-  }
-}
-
 LogicalResult KernelConstructor::checkScanUses(kir::ScanOp scan) {
   // Values computed from the scan's results, with the axis the scan's axis is at in each.
   SmallVector<std::pair<Value, int64_t>> worklist;
@@ -202,7 +171,7 @@ FailureOr<SmallVector<StoredScan>> KernelConstructor::scansOfStored(Operation &w
           continue;
         }
         // -1 lines: not a static extent (an error if a scan is reached through it).
-        std::optional<int64_t> n = staticIndex(e);
+        std::optional<int64_t> n = pgpu::constantIndex(e);
         next.axes.push_back(ScanAxis{-1, n ? std::max<int64_t>(*n, 0) : -1, reduce});
       }
       worklist.push_back(std::move(next));
@@ -305,7 +274,7 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceLinesAt(kir::ReduceOp op,
   int64_t total = 1;
   for (auto [i, s] : llvm::enumerate(*in))
     if (llvm::is_contained(op.getAxes(), int64_t(i))) {
-      counts.push_back(std::max<int64_t>(*staticIndex(s), 0));
+      counts.push_back(std::max<int64_t>(*pgpu::constantIndex(s), 0));
       total *= counts.back();
     }
   FailureOr<SmallVector<Value>> acc = scalars(op.getIdentities());

@@ -81,6 +81,37 @@ bool pgpu::isZeroConstant(Value v) {
   return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
 }
 
+static std::optional<int64_t> constantIndexAt(Value v, unsigned depth) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  if (depth > 8)
+    return std::nullopt;
+  if (auto c = v.getDefiningOp<pgpu::CeilDivOp>()) {
+    auto l = constantIndexAt(c.getLhs(), depth + 1), r = constantIndexAt(c.getRhs(), depth + 1);
+    if (l && r && *r > 0 && *l >= 0)
+      return (*l + *r - 1) / *r;
+    return std::nullopt;
+  }
+  auto bin = v.getDefiningOp<pgpu::BinaryOp>();
+  if (!bin || !bin.getType().isIndex())
+    return std::nullopt;
+  auto l = constantIndexAt(bin.getLhs(), depth + 1), r = constantIndexAt(bin.getRhs(), depth + 1);
+  if (!l || !r)
+    return std::nullopt;
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Add: return *l + *r;
+  case kir::BinaryKind::Sub: return *l - *r;
+  case kir::BinaryKind::Mul: return *l * *r;
+  case kir::BinaryKind::Div: return *r > 0 && *l >= 0 ? std::optional<int64_t>(*l / *r) : std::nullopt;
+  case kir::BinaryKind::Max: return std::max(*l, *r);
+  case kir::BinaryKind::Min: return std::min(*l, *r);
+  default: return std::nullopt;
+  }
+}
+
+std::optional<int64_t> pgpu::constantIndex(Value v) { return constantIndexAt(v, 0); }
+
 std::optional<bool> pgpu::constantBool(Value v) {
   while (auto br = v.getDefiningOp<BroadcastOp>())
     v = br.getOperand();

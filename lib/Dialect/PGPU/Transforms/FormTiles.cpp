@@ -149,36 +149,6 @@ Value narrowSource(Value v) {
                                                                                         : Value();
 }
 
-/// The value of a launch-time index computed from constants (construction spells a constant domain
-/// extent as max(ceil_div(hi - lo, step), 0)), or none.
-std::optional<int64_t> foldIndex(Value v, unsigned depth = 0) {
-  APInt value;
-  if (matchPattern(v, m_ConstantInt(&value)))
-    return value.getSExtValue();
-  if (depth > 8)
-    return std::nullopt;
-  if (auto c = v.getDefiningOp<CeilDivOp>()) {
-    auto l = foldIndex(c.getLhs(), depth + 1), r = foldIndex(c.getRhs(), depth + 1);
-    if (l && r && *r > 0 && *l >= 0)
-      return (*l + *r - 1) / *r;
-    return std::nullopt;
-  }
-  auto bin = v.getDefiningOp<BinaryOp>();
-  if (!bin || !bin.getType().isIndex())
-    return std::nullopt;
-  auto l = foldIndex(bin.getLhs(), depth + 1), r = foldIndex(bin.getRhs(), depth + 1);
-  if (!l || !r)
-    return std::nullopt;
-  switch (bin.getKind()) {
-  case kir::BinaryKind::Add: return *l + *r;
-  case kir::BinaryKind::Sub: return *l - *r;
-  case kir::BinaryKind::Mul: return *l * *r;
-  case kir::BinaryKind::Max: return std::max(*l, *r);
-  case kir::BinaryKind::Min: return std::min(*l, *r);
-  default: return std::nullopt;
-  }
-}
-
 class Tiler {
 public:
   Tiler(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group, IfOp guard)
@@ -502,7 +472,7 @@ LogicalResult Tiler::checkNests() {
     // Short constant extents fit one block: the parameter's candidates stop at the first power of two
     // covering the extent (16 at least: tensor-core operand tiles, sm_80+).
     int64_t extent = -1;
-    std::optional<int64_t> lo = foldIndex(outer.getLower()), hi = foldIndex(outer.getUpper());
+    std::optional<int64_t> lo = constantIndex(outer.getLower()), hi = constantIndex(outer.getUpper());
     if (lo && hi)
       extent = std::max<int64_t>(*hi - *lo, 1);
     nestAxes[r] = extent;

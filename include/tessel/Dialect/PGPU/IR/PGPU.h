@@ -83,6 +83,10 @@ BinaryOp singleBinaryCombine(mlir::Block &combine);
 bool isZeroConstant(mlir::Value v);
 /// The constant i1 `v` holds, directly or through splats and broadcasts.
 std::optional<bool> constantBool(mlir::Value v);
+/// The value of a launch-time index computed from constants through ceil_div and index add, sub, mul,
+/// div (non-negative operands), max and min (construction spells a constant domain extent as
+/// max(ceil_div(hi - lo, step), 0)), or none.
+std::optional<int64_t> constantIndex(mlir::Value v);
 
 /// Narrows the declared parameters that size a `pgpu.histogram` fragment's bins to the candidates
 /// `fits` keeps (a provider's limit on the bin count it counts privately); the default moves to the
