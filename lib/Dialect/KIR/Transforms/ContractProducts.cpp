@@ -84,7 +84,7 @@ struct ContractProducts : tessel::kir::impl::KIRContractProductsBase<ContractPro
   void runOnOperation() override {
     SmallVector<ReduceOp> sums;
     getOperation().walk([&](ReduceOp r) { sums.push_back(r); });
-    bool remarks = remarksEnabled(getOperation());
+    remarks = remarksEnabled(getOperation());
     for (ReduceOp r : sums) {
       std::string why;
       if (!isFloatSum(r))
@@ -162,7 +162,7 @@ struct ContractProducts : tessel::kir::impl::KIRContractProductsBase<ContractPro
         perm.push_back(llvm::find(order, a) - order.begin());
       result = TransposeOp::create(b, loc, r.getResult(0).getType(), result, b.getDenseI64ArrayAttr(perm));
     }
-    if (remarks())
+    if (remarks)
       r.emitRemark() << "kir-contract-products: the sum of products over " << summed.size()
                      << " axis(es) became a contraction"
                      << (lhs != x.source ? " of the 16-bit operands (exact products, f32 accumulator)" : "");
@@ -184,7 +184,7 @@ struct ContractProducts : tessel::kir::impl::KIRContractProductsBase<ContractPro
     return success();
   }
 
-  bool remarks() { return remarksEnabled(getOperation()); }
+  bool remarks = false; // optimization remarks asked for (the module's compile options), read once a run
 };
 
 } // namespace
