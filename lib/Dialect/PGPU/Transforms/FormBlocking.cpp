@@ -29,6 +29,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <map>
+
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUFORMBLOCKING
 #include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
@@ -538,26 +540,121 @@ static Operation *flattenNest(OpBuilder &b, ArrayRef<Operation *> nest, SmallVec
   return flat;
 }
 
-/// The shape symbol a range [lo, hi) spans: lo is 0 and hi the `pgpu.extent` of a view axis
-/// declared by name, seen through the identities ceil_div(x, 1) and max(x, 0) that construction
-/// wraps extents in. Empty for any other range.
+namespace {
+/// A linear form over named shape symbols: sum of coefficient x symbol, plus a constant.
+struct Linear {
+  std::map<std::string, int64_t> terms;
+  int64_t constant = 0;
+  bool nonNegative() const {
+    return constant >= 0 && llvm::all_of(terms, [](auto &t) { return t.second >= 0; });
+  }
+  Linear scaled(int64_t k) const {
+    Linear r = *this;
+    r.constant *= k;
+    for (auto &t : r.terms)
+      t.second *= k;
+    return r;
+  }
+  Linear plus(const Linear &o) const {
+    Linear r = *this;
+    r.constant += o.constant;
+    for (auto &[s, c] : o.terms)
+      if ((r.terms[s] += c) == 0)
+        r.terms.erase(s);
+    return r;
+  }
+};
+
+/// The exact linear form of an index value built from named extents and constants (through the
+/// identities ceil_div(x, 1) and max(x, 0) of a non-negative x that construction wraps them in).
+std::optional<Linear> exactForm(Value v) {
+  if (std::optional<int64_t> c = constantIndex(v))
+    return Linear{{}, *c};
+  Operation *def = v.getDefiningOp();
+  if (auto extent = dyn_cast_or_null<ExtentOp>(def)) {
+    Attribute e = cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()];
+    if (auto name = dyn_cast<StringAttr>(e))
+      return Linear{{{name.str(), 1}}, 0};
+    return std::nullopt;
+  }
+  if (auto cd = dyn_cast_or_null<CeilDivOp>(def); cd && matchPattern(cd.getRhs(), m_One()))
+    return exactForm(cd.getLhs());
+  auto bin = dyn_cast_or_null<BinaryOp>(def);
+  if (!bin)
+    return std::nullopt;
+  std::optional<Linear> x = exactForm(bin.getLhs()), y = exactForm(bin.getRhs());
+  if (!x || !y)
+    return std::nullopt;
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Add:
+    return x->plus(*y);
+  case kir::BinaryKind::Sub:
+    return x->plus(y->scaled(-1));
+  case kir::BinaryKind::Mul:
+    if (x->terms.empty())
+      return y->scaled(x->constant);
+    if (y->terms.empty())
+      return x->scaled(y->constant);
+    return std::nullopt;
+  case kir::BinaryKind::Max:
+    if (y->terms.empty() && y->constant == 0 && x->nonNegative())
+      return x;
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Linear forms each at least `v` (any one bounds it above): min(a, b) of two shape-bounded sides
+/// by a bound of either, a - b by a bound of a less b's exact form, max(x, 0) by a non-negative bound of x.
+SmallVector<Linear> upperForms(Value v) {
+  if (std::optional<Linear> e = exactForm(v))
+    return {*e};
+  Operation *def = v.getDefiningOp();
+  if (auto cd = dyn_cast_or_null<CeilDivOp>(def); cd && matchPattern(cd.getRhs(), m_One()))
+    return upperForms(cd.getLhs());
+  auto bin = dyn_cast_or_null<BinaryOp>(def);
+  if (!bin)
+    return {};
+  SmallVector<Linear> forms;
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Min: {
+    // Both sides bounded by shapes (a static slice of a row); a bound that moves with a loop or a
+    // program (groups[0:g]) is no row's length.
+    forms = upperForms(bin.getLhs());
+    SmallVector<Linear> other = upperForms(bin.getRhs());
+    if (forms.empty() || other.empty())
+      return {};
+    llvm::append_range(forms, other);
+    return forms;
+  }
+  case kir::BinaryKind::Sub:
+    if (std::optional<Linear> y = exactForm(bin.getRhs()))
+      for (const Linear &x : upperForms(bin.getLhs()))
+        forms.push_back(x.plus(y->scaled(-1)));
+    return forms;
+  case kir::BinaryKind::Max:
+    if (matchPattern(bin.getRhs(), m_Zero()))
+      for (const Linear &x : upperForms(bin.getLhs()))
+        if (x.nonNegative())
+          forms.push_back(x);
+    return forms;
+  default:
+    return {};
+  }
+}
+} // namespace
+
+/// The shape symbol S a range [lo, hi) is covered by: lo is 0 and hi at most the `pgpu.extent` S
+/// of a view axis declared by name: hi is S itself, or a slice of a row bounded by S (`dims[0:D2]`
+/// spans min(D2, D); `dims[D2:2 * D2]` min(2 * D2, D) - D2), so one block of S members holds it.
+/// Empty for any other range.
 StringAttr spannedSymbol(Value lo, Value hi) {
   if (!matchPattern(lo, m_Zero()))
     return {};
-  while (Operation *def = hi.getDefiningOp()) {
-    if (auto cd = dyn_cast<CeilDivOp>(def); cd && matchPattern(cd.getRhs(), m_One())) {
-      hi = cd.getLhs();
-      continue;
-    }
-    if (auto max = dyn_cast<BinaryOp>(def);
-        max && max.getKind() == kir::BinaryKind::Max && matchPattern(max.getRhs(), m_Zero())) {
-      hi = max.getLhs();
-      continue;
-    }
-    if (auto extent = dyn_cast<ExtentOp>(def))
-      return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
-    return {};
-  }
+  for (const Linear &form : upperForms(hi))
+    if (form.constant == 0 && form.terms.size() == 1 && form.terms.begin()->second == 1)
+      return StringAttr::get(hi.getContext(), form.terms.begin()->first);
   return {};
 }
 

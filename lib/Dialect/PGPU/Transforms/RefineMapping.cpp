@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUREFINEMAPPING
@@ -164,6 +166,109 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   return success();
 }
 
+/// Whether a group's body is independent loops over rows: only `pgpu.foreach` ops whose bounds are
+/// defined outside the group (every member walks the same range: a row's columns or a slice of them)
+/// and whose bodies are per-element straight-line code, with no view both read and written in the
+/// group (the loops' members are then independent across loops too, so each loop may run on its own
+/// schedule of members).
+bool isRowLoops(ExecutionGroupOp group) {
+  Block &body = group.getBody().front();
+  if (body.without_terminator().empty())
+    return false;
+  for (Operation &op : body.without_terminator()) {
+    auto each = dyn_cast<ForeachOp>(op);
+    if (!each || llvm::any_of(ValueRange{each.getLower(), each.getUpper()},
+                              [&](Value v) { return group.getBody().isAncestor(v.getParentRegion()); }))
+      return false;
+    bool ordered = false;
+    if (!isPerElement(each.getBody().front(), group.getBody(), ordered) || ordered)
+      return false;
+  }
+  DenseSet<Value> read, written;
+  group.walk([&](Operation *op) {
+    if (isa<LoadOp, GatherOp>(op))
+      read.insert(op->getOperand(0));
+    else if (isa<StoreOp, ScatterOp>(op))
+      written.insert(op->getOperand(1));
+    else if (auto sr = dyn_cast<ScatterReduceOp>(op))
+      written.insert(sr.getView());
+  });
+  return llvm::none_of(written, [&](Value v) { return read.contains(v); });
+}
+
+/// A group of row loops (isRowLoops): each program takes BLOCK_P consecutive members of every loop's
+/// members over all rows (the row-major order of the group's axes then the loop's own range), so
+/// short rows (a 64-member half row) fill a program's blocks instead of one row per program. Each
+/// loop becomes a `pgpu.foreach` over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E * n)) (E the
+/// group's members, n the loop's range), the column and the row's coordinates decoded from its
+/// member; the programs cover the longest loop.
+LogicalResult refineRows(ProgramSpaceOp space, ExecutionGroupOp group) {
+  OpBuilder b(space);
+  Location loc = group.getLoc();
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Block &body = group.getBody().front();
+  SmallVector<ForeachOp> loops;
+  for (Operation &op : body.without_terminator())
+    loops.push_back(cast<ForeachOp>(op));
+  Value blockP = ParamOp::create(b, loc, b.getIndexType(), kBlockP);
+  SmallVector<Value> extents(group.getExtents());
+  Value rows = extents.front();
+  for (Value e : ArrayRef<Value>(extents).drop_front())
+    rows = bin(kir::BinaryKind::Mul, rows, e);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> columns, members;
+  Value longest;
+  for (ForeachOp each : loops) {
+    Value n = matchPattern(each.getLower(), m_Zero())
+                  ? each.getUpper()
+                  : bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, each.getUpper(), each.getLower()), zero);
+    columns.push_back(n);
+    members.push_back(bin(kir::BinaryKind::Mul, rows, n));
+    longest = longest ? bin(kir::BinaryKind::Max, longest, members.back()) : members.back();
+  }
+  Value programs = CeilDivOp::create(b, loc, longest, blockP);
+  bool finalizes = llvm::any_of(space.getBody().front(), [](Operation &op) { return isa<LastProgramOp>(op); });
+  space->setOperand(0, finalizes ? bin(kir::BinaryKind::Max, programs, arith::ConstantIndexOp::create(b, loc, 1))
+                                 : programs);
+  group.getExtentsMutable().assign(ValueRange{programs});
+  SmallVector<StringRef> roles;
+  for (Attribute r : group.getRoles())
+    roles.push_back(cast<StringAttr>(r).getValue());
+  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
+
+  SmallVector<BlockArgument> coords(body.getArguments());
+  BlockArgument owner = body.addArgument(b.getIndexType(), loc);
+  b.setInsertionPointToStart(&body);
+  Value lo = bin(kir::BinaryKind::Mul, owner, blockP);
+  Value end = bin(kir::BinaryKind::Add, lo, blockP);
+  for (auto [each, n, count] : llvm::zip(loops, columns, members)) {
+    b.setInsertionPoint(each);
+    auto flat = ForeachOp::create(b, loc, lo, bin(kir::BinaryKind::Min, end, count));
+    Block *flatBody = b.createBlock(&flat.getBody());
+    Value member = flatBody->addArgument(b.getIndexType(), loc);
+    IRMapping map;
+    Value column = bin(kir::BinaryKind::Rem, member, n);
+    Value rest = bin(kir::BinaryKind::Div, member, n);
+    map.map(each.getBody().front().getArgument(0),
+            matchPattern(each.getLower(), m_Zero()) ? column : bin(kir::BinaryKind::Add, each.getLower(), column));
+    for (size_t i = coords.size(); i-- > 0;) {
+      Value at = rest;
+      if (i > 0) {
+        at = bin(kir::BinaryKind::Rem, rest, extents[i]);
+        rest = bin(kir::BinaryKind::Div, rest, extents[i]);
+      }
+      map.map(coords[i], at);
+    }
+    for (Operation &op : each.getBody().front())
+      b.clone(op, map);
+    each.erase();
+  }
+  body.eraseArguments(0, coords.size());
+  return success();
+}
+
 struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMapping> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -181,6 +286,15 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
         continue;
       }
       bool ordered = false;
+      if (group && !kernel.getParam(kBlockP) && isRowLoops(group)) {
+        if (failed(refineRows(space, group)))
+          return signalPassFailure();
+        if (remarks)
+          group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the rows' "
+                                "loops (several rows per program)";
+        declareBlockP(kernel, /*ordered=*/false);
+        continue;
+      }
       if (!group || !isPerElement(group.getBody().front(), group.getBody(), ordered) || kernel.getParam(kBlockP)) {
         if (remarks)
           space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: "
@@ -193,19 +307,23 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
         return signalPassFailure();
       if (remarks)
         group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the workset";
-      SmallVector<Attribute> params;
-      if (auto existing = kernel.getParams())
-        params.assign(existing->begin(), existing->end());
-      // Members that each run an ordered loop are one block of lanes per program (form-blocking):
-      // fewer per program keep more programs walking their loops at once.
-      if (ordered)
-        params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
-                                        {16, 32, 64, 128, 256, 512, 1024}, 64, StringAttr()));
-      else
-        params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
-                                        {256, 512, 1024, 2048, 4096}, 2048, StringAttr()));
-      kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+      declareBlockP(kernel, ordered);
     }
+  }
+
+  static void declareBlockP(KernelOp kernel, bool ordered) {
+    SmallVector<Attribute> params;
+    if (auto existing = kernel.getParams())
+      params.assign(existing->begin(), existing->end());
+    // Members that each run an ordered loop are one block of lanes per program (form-blocking):
+    // fewer per program keep more programs walking their loops at once.
+    if (ordered)
+      params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
+                                      {16, 32, 64, 128, 256, 512, 1024}, 64, StringAttr()));
+    else
+      params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
+                                      {256, 512, 1024, 2048, 4096}, 2048, StringAttr()));
+    kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
   }
 };
 } // namespace

@@ -716,3 +716,87 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Slices of a row bounded by a shape symbol (rotate-half: `dims[0:D2]` spans min(D2, D),
+// COM: `dims[D2:2 * D2]` spans min(2 * D2, D) - D2): each is at most D2 members, so BLOCK covers D2
+// COM: and a call's default binds one block of the half row (64 for D2 = 64, not 512).
+// CHECK-LABEL: pgpu.kernel @half_rows
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "D2">
+// CHECK-COUNT-2: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @half_rows(%x: !pgpu.view<f32, [M, D], in>, %c: !pgpu.view<f32, [D2], in>, %y: !pgpu.view<f32, [M, D], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, D], in>
+    %D = pgpu.extent %x[1] : !pgpu.view<f32, [M, D], in>
+    %D2 = pgpu.extent %c[0] : !pgpu.view<f32, [D2], in>
+    %lo0 = pgpu.ceil_div %c0, %c1 : index
+    %m0 = pgpu.binary min %D2, %D : index
+    %s0 = pgpu.binary sub %m0, %lo0 : index
+    %d0 = pgpu.ceil_div %s0, %c1 : index
+    %n0 = pgpu.binary max %d0, %c0 : index
+    %twice = pgpu.binary mul %c2, %D2 : index
+    %p1 = pgpu.binary max %D2, %c0 : index
+    %lo1 = pgpu.ceil_div %p1, %c1 : index
+    %m1 = pgpu.binary min %twice, %D : index
+    %s1 = pgpu.binary sub %m1, %lo1 : index
+    %d1 = pgpu.ceil_div %s1, %c1 : index
+    %n1 = pgpu.binary max %d1, %c0 : index
+    pgpu.program_space (%M) {
+    ^bb0(%row: index):
+      pgpu.foreach %c0 to %n0 {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%row, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+        %w = pgpu.load %c[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [D2], in>[index] -> f32
+        %p = pgpu.binary mul %v, %w : f32
+        pgpu.store %p, %y[%row, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.foreach %c0 to %n1 {
+      ^bb0(%i: index):
+        %j = pgpu.binary add %lo1, %i : index
+        %v = pgpu.load %x[%row, %j] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+        pgpu.store %v, %y[%row, %j] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a prefix bounded by a program's coordinate (grouped GEMM's `groups[0:g]` spans
+// COM: min(g, G)) is no row's length.
+// CHECK-LABEL: pgpu.kernel @moving_prefix
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]
+// CHECK: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @moving_prefix(%x: !pgpu.view<f32, [G, D], in>, %c: !pgpu.view<f32, [D2], in>, %y: !pgpu.view<f32, [G, D], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %G = pgpu.extent %x[0] : !pgpu.view<f32, [G, D], in>
+    %D = pgpu.extent %x[1] : !pgpu.view<f32, [G, D], in>
+    %D2 = pgpu.extent %c[0] : !pgpu.view<f32, [D2], in>
+    pgpu.program_space (%G) {
+    ^bb0(%g: index):
+      %m0 = pgpu.binary min %g, %G : index
+      pgpu.foreach %c0 to %m0 {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i, %g] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [G, D], in>[index, index] -> f32
+        pgpu.store %v, %y[%i, %g] valid %t : i1 : f32, !pgpu.view<f32, [G, D], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

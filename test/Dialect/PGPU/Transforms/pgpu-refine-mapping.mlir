@@ -282,3 +282,110 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Row loops (rotate-half's two halves of a row, each a foreach over a range every row shares):
+// COM: each program owns BLOCK_P consecutive members of each loop over all rows, so rows of 64 fill
+// COM: a program's blocks. The programs cover the longer loop, ceil(max(M * n0, M * n1) / BLOCK_P);
+// COM: a member's column is its remainder by the loop's range (plus the loop's start) and its row
+// COM: the quotient.
+// CHECK-LABEL: pgpu.kernel @halves
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>
+// CHECK: %[[H:.*]] = pgpu.extent %c[0]
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK: %[[T0:.*]] = pgpu.binary mul %[[M:.*]], %[[H]] : index
+// CHECK: %[[N1:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : index
+// CHECK: %[[T1:.*]] = pgpu.binary mul %[[M]], %[[N1]] : index
+// CHECK: %[[LONG:.*]] = pgpu.binary max %[[T0]], %[[T1]] : index
+// CHECK: %[[G:.*]] = pgpu.ceil_div %[[LONG]], %[[BP]] : index
+// CHECK: pgpu.program_space(%[[G]]) {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[G]]) segment 0 roles ["m"]
+// CHECK-NEXT: ^bb0(%[[C:.*]]: index):
+// CHECK: %[[LO:.*]] = pgpu.binary mul %[[C]], %[[BP]] : index
+// CHECK: %[[END:.*]] = pgpu.binary add %[[LO]], %[[BP]] : index
+// CHECK: %[[HI0:.*]] = pgpu.binary min %[[END]], %[[T0]] : index
+// CHECK: pgpu.foreach %[[LO]] to %[[HI0]] {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT: %[[COL:.*]] = pgpu.binary rem %[[I]], %[[H]] : index
+// CHECK-NEXT: %[[ROW:.*]] = pgpu.binary div %[[I]], %[[H]] : index
+// CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COL]]]
+// CHECK: %[[HI1:.*]] = pgpu.binary min %[[END]], %[[T1]] : index
+// CHECK: pgpu.foreach %[[LO]] to %[[HI1]] {
+// CHECK-NEXT: ^bb0(%[[J:.*]]: index):
+// CHECK-NEXT: %[[COL1:.*]] = pgpu.binary rem %[[J]], %[[N1]] : index
+// CHECK-NEXT: %[[ROW1:.*]] = pgpu.binary div %[[J]], %[[N1]] : index
+// CHECK-NEXT: %[[AT:.*]] = pgpu.binary add %[[H]], %[[COL1]] : index
+// CHECK: pgpu.store %{{.*}}, %y[%[[ROW1]], %[[AT]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @halves(%x: !pgpu.view<f32, [M, D], in>, %c: !pgpu.view<f32, [H], in>, %y: !pgpu.view<f32, [M, D], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, D], in>
+    %D = pgpu.extent %x[1] : !pgpu.view<f32, [M, D], in>
+    %H = pgpu.extent %c[0] : !pgpu.view<f32, [H], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        pgpu.foreach %c0 to %H {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          %w = pgpu.load %c[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [H], in>[index] -> f32
+          %p0 = pgpu.binary mul %v, %w : f32
+          pgpu.store %p0, %y[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.foreach %H to %D {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          pgpu.store %v, %y[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the second loop reads the view the first writes (its members would need the
+// COM: first loop's members of the same row, which another program may own).
+// CHECK-LABEL: pgpu.kernel @chained
+// CHECK-NOT: BLOCK_P
+// CHECK: pgpu.program_space(%[[M:.*]]) {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[M]])
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @chained(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>, %o: !pgpu.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        pgpu.foreach %c0 to %N {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.store %v, %y[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.foreach %c0 to %N {
+        ^bb0(%i: index):
+          %v = pgpu.load %y[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], out>[index, index] -> f32
+          pgpu.store %v, %o[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

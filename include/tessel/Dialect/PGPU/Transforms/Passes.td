@@ -779,8 +779,18 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     members through it together); such a group declares BLOCK_P over
     16..1024 (default 64): each program's members become one block of lanes,
     and fewer per program keep more programs walking their loops at once.
+    Row loops: a body of `pgpu.foreach` loops only (a row's columns or slices
+    of them, rotate-half's two halves), each over a range defined outside the
+    group with a per-element body, and no view both read and written in the
+    group (the loops' members are independent of each other's): each loop
+    becomes a foreach over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E * n))
+    of its members over all rows (E the group's members, n the loop's range;
+    the column is the member's remainder by n, the row its quotient), and the
+    programs cover the longest loop, so short rows fill a program's blocks
+    instead of one row per program (issue 41). Declares BLOCK_P 256..4096.
     Must not fire: several segments, or a body with other loops or control,
-    or with an ordered loop whose bounds depend on the member.
+    or with an ordered loop whose bounds depend on the member, or row loops
+    one of which reads a view another writes.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
