@@ -173,7 +173,9 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
 /// schedule of members).
 bool isRowLoops(ExecutionGroupOp group) {
   Block &body = group.getBody().front();
-  if (body.without_terminator().empty())
+  // Not under construction's dispatch guard pid < E (a last-program finalization): the programs that
+  // cover a loop's members over all rows may outnumber the rows E.
+  if (body.without_terminator().empty() || !isa<ProgramSpaceOp>(group->getParentOp()))
     return false;
   for (Operation &op : body.without_terminator()) {
     auto each = dyn_cast<ForeachOp>(op);
