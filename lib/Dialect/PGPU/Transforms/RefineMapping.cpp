@@ -108,6 +108,24 @@ bool isPerElement(Block &block, Region &groupBody, bool &ordered) {
   return true;
 }
 
+/// Launches `programs` instances for the refined `group`: the program space's count and the group's one
+/// axis, its roles joined. A last-program finalization still needs an instance when there are no
+/// members; that instance owns none (its foreach is empty) and a dispatch guard pid < members keeps it
+/// out.
+void launchPrograms(OpBuilder &b, ProgramSpaceOp space, ExecutionGroupOp group, Value programs) {
+  Location loc = group.getLoc();
+  bool finalizes = llvm::any_of(space.getBody().front(), [](Operation &op) { return isa<LastProgramOp>(op); });
+  space->setOperand(0, finalizes ? BinaryOp::create(b, loc, kir::BinaryKind::Max, programs,
+                                                    arith::ConstantIndexOp::create(b, loc, 1), false, false)
+                                       .getResult()
+                                 : programs);
+  group.getExtentsMutable().assign(ValueRange{programs});
+  SmallVector<StringRef> roles;
+  for (Attribute r : group.getRoles())
+    roles.push_back(cast<StringAttr>(r).getValue());
+  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
+}
+
 /// Each program takes BLOCK_P consecutive members of the group's row-major member order. One axis:
 /// the members of that axis. Several axes: the flattened order, so a block spans rows when the
 /// innermost extent is small (a scatter-add into D = 1 columns would otherwise run one member per
@@ -126,16 +144,7 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   for (Value e : ArrayRef<Value>(extents).drop_front())
     members = bin(kir::BinaryKind::Mul, members, e);
   Value programs = CeilDivOp::create(b, loc, members, blockP);
-  // A last-program finalization still needs an instance when there are no members; that instance
-  // owns none (its foreach below is empty) and a dispatch guard pid < members keeps it out.
-  bool finalizes = llvm::any_of(space.getBody().front(), [](Operation &op) { return isa<LastProgramOp>(op); });
-  space->setOperand(0, finalizes ? bin(kir::BinaryKind::Max, programs, arith::ConstantIndexOp::create(b, loc, 1))
-                                 : programs);
-  group.getExtentsMutable().assign(ValueRange{programs});
-  SmallVector<StringRef> roles;
-  for (Attribute r : group.getRoles())
-    roles.push_back(cast<StringAttr>(r).getValue());
-  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
+  launchPrograms(b, space, group, programs);
 
   // The body moves into a foreach over the owned members.
   Block &body = group.getBody().front();
@@ -231,14 +240,7 @@ LogicalResult refineRows(ProgramSpaceOp space, ExecutionGroupOp group) {
     longest = longest ? bin(kir::BinaryKind::Max, longest, members.back()) : members.back();
   }
   Value programs = CeilDivOp::create(b, loc, longest, blockP);
-  bool finalizes = llvm::any_of(space.getBody().front(), [](Operation &op) { return isa<LastProgramOp>(op); });
-  space->setOperand(0, finalizes ? bin(kir::BinaryKind::Max, programs, arith::ConstantIndexOp::create(b, loc, 1))
-                                 : programs);
-  group.getExtentsMutable().assign(ValueRange{programs});
-  SmallVector<StringRef> roles;
-  for (Attribute r : group.getRoles())
-    roles.push_back(cast<StringAttr>(r).getValue());
-  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
+  launchPrograms(b, space, group, programs);
 
   SmallVector<BlockArgument> coords(body.getArguments());
   BlockArgument owner = body.addArgument(b.getIndexType(), loc);
