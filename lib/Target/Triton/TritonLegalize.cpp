@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <limits>
@@ -433,29 +434,16 @@ void declareGluon(pgpu::KernelOp kernel) {
 /// against 786-791 at 128 with 128x128 tiles, bench/results/2026-12-05-h200-fp8-gemm-session27-a.json).
 void narrowEightBitDots(pgpu::KernelOp kernel) {
   constexpr int64_t kSmallestEightBitK = 32;
-  llvm::StringSet<> reduced;
+  llvm::SetVector<StringRef> reduced;
   kernel.walk([&](pgpu::ContractOp c) {
     auto lhs = cast<pgpu::FragmentType>(c.getLhs().getType());
     if (triton::isFloat8(lhs.getElementType()) && lhs.getRank() == 2)
       if (auto name = dyn_cast<StringAttr>(lhs.getExtents()[1]))
         reduced.insert(name.getValue());
   });
-  std::optional<ArrayAttr> declared = kernel.getParams();
-  if (reduced.empty() || !declared)
-    return;
-  SmallVector<Attribute> params;
-  for (Attribute a : *declared) {
-    auto p = cast<pgpu::ParamAttr>(a);
-    SmallVector<int64_t> kept;
-    for (int64_t c : p.getCandidates())
-      if (c >= kSmallestEightBitK)
-        kept.push_back(c);
-    if (reduced.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
-      p = pgpu::ParamAttr::get(kernel.getContext(), p.getName(), kept, kept.back(), p.getProvider(),
-                               p.getCovers(), p.getPasses());
-    params.push_back(p);
-  }
-  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+  pgpu::narrowParams(
+      kernel, reduced.getArrayRef(), [](int64_t c) { return c >= kSmallestEightBitK; },
+      [](pgpu::ParamAttr, ArrayRef<int64_t> kept) { return kept.back(); }, /*keepPasses=*/true);
 }
 
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {

@@ -12,6 +12,7 @@
 #include "tessel/Dialect/Utils/SiblingRegions.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/InterleavedRange.h"
 
@@ -827,15 +828,10 @@ pgpu::ForOp pgpu::expandRangeScan(pgpu::RangeScanOp op) {
   return loop;
 }
 
-void pgpu::narrowHistogramBins(KernelOp kernel, llvm::function_ref<bool(int64_t)> fits, bool keepPasses) {
-  llvm::StringSet<> bins;
-  kernel.walk([&](HistogramOp h) {
-    for (Attribute e : cast<FragmentType>(h.getType()).getExtents())
-      if (auto name = dyn_cast<StringAttr>(e))
-        bins.insert(name.getValue());
-  });
+void pgpu::narrowParams(KernelOp kernel, ArrayRef<StringRef> names, llvm::function_ref<bool(int64_t)> fits,
+                        llvm::function_ref<int64_t(ParamAttr, ArrayRef<int64_t>)> defaultOf, bool keepPasses) {
   std::optional<ArrayAttr> declared = kernel.getParams();
-  if (bins.empty() || !declared)
+  if (names.empty() || !declared)
     return;
   SmallVector<Attribute> params;
   for (Attribute a : *declared) {
@@ -844,10 +840,22 @@ void pgpu::narrowHistogramBins(KernelOp kernel, llvm::function_ref<bool(int64_t)
     for (int64_t c : p.getCandidates())
       if (fits(c))
         kept.push_back(c);
-    if (bins.contains(p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
-      p = ParamAttr::get(kernel.getContext(), p.getName(), kept, std::min(p.getDefaultValue(), kept.back()),
-                         p.getProvider(), p.getCovers(), keepPasses ? p.getPasses() : StringAttr());
+    if (llvm::is_contained(names, p.getName().getValue()) && !kept.empty() && kept.size() < p.getCandidates().size())
+      p = ParamAttr::get(kernel.getContext(), p.getName(), kept, defaultOf(p, kept), p.getProvider(), p.getCovers(),
+                         keepPasses ? p.getPasses() : StringAttr());
     params.push_back(p);
   }
   kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+}
+
+void pgpu::narrowHistogramBins(KernelOp kernel, llvm::function_ref<bool(int64_t)> fits, bool keepPasses) {
+  llvm::SetVector<StringRef> bins;
+  kernel.walk([&](HistogramOp h) {
+    for (Attribute e : cast<FragmentType>(h.getType()).getExtents())
+      if (auto name = dyn_cast<StringAttr>(e))
+        bins.insert(name.getValue());
+  });
+  narrowParams(
+      kernel, bins.getArrayRef(), fits,
+      [](ParamAttr p, ArrayRef<int64_t> kept) { return std::min(p.getDefaultValue(), kept.back()); }, keepPasses);
 }

@@ -88,6 +88,12 @@ std::optional<bool> constantBool(mlir::Value v);
 /// max(ceil_div(hi - lo, step), 0)), or none.
 std::optional<int64_t> constantIndex(mlir::Value v);
 
+/// Narrows the declared parameters named in `names` to the candidates `fits` keeps, with the default
+/// `defaultOf(param, kept)`; the `passes` link stays where `keepPasses`. A parameter none of whose
+/// candidates fit, or all of them, is left as declared.
+void narrowParams(KernelOp kernel, llvm::ArrayRef<llvm::StringRef> names, llvm::function_ref<bool(int64_t)> fits,
+                  llvm::function_ref<int64_t(ParamAttr, llvm::ArrayRef<int64_t>)> defaultOf, bool keepPasses);
+
 /// Narrows the declared parameters that size a `pgpu.histogram` fragment's bins to the candidates
 /// `fits` keeps (a provider's limit on the bin count it counts privately); the default moves to the
 /// largest kept one where it is past them, and the `passes` link stays where `keepPasses`. A parameter
