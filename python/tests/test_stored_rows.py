@@ -4,6 +4,10 @@ sum into region folds (two under source numerics, one online fold under relaxed_
 recomputes the row for the store after them; construction runs that store as a traversal of the keys of
 its own, in BLOCK_T tiles (the scores a tile product per block of query rows), never the row whole.
 
+The kernel-level spelling (bench/corpus/58_bmm_softmax_scores: a batched T.matmul and a softmax over
+its last axis) and a softmax down the columns of an unbatched product become that form first
+(kir-row-parallels), and are checked the same way.
+
 Each kernel runs against a NumPy reference on the KIR interpreter (as traced and as rewritten, its folds
 cut into random slices), through the pgpu interpreter after the shared pipeline with 16-wide blocks
 (and a head dim over its block: the element-wise fallback), and through Triton under TRITON_INTERPRET=1,
@@ -55,6 +59,27 @@ def lagged_lse(q: T.In[F16, ("B", "S", "D")], k: T.In[F16, ("B", "T", "D")], p: 
         lse[b, i] = m + T.log(l)
 
 
+@tessel.kernel(name="sr_kernel_level")
+def kernel_level(q: T.In[F16, ("B", "S", "D")], k: T.In[F16, ("B", "T", "D")], p: T.Out[F16, ("B", "S", "T")],
+                 scale: T.f32):
+    """bench/corpus/58_bmm_softmax_scores' spelling: a kernel-level batched matmul and a softmax over its
+    last axis; kir-row-parallels makes it the member-per-row form above."""
+    B, S, D = q.shape
+    bs, rows, keys, dims = T.domain(0, B), T.domain(0, S), T.domain(0, k.shape[1]), T.domain(0, D)
+    s = T.matmul(q[bs, rows, dims], k[bs, keys, dims], transpose_rhs=True) * scale
+    e = T.exp(s - T.max(s, axis=2))
+    p[bs, rows, keys] = T.cast(e / T.sum(e, axis=2), F16)
+
+
+@tessel.kernel(name="sr_columns")
+def columns(k: T.In[F16, ("T", "D")], q: T.In[F16, ("D", "S")], p: T.Out[T.f32, ("T", "S")]):
+    """The softmax runs down the columns (axis 0) of an unbatched product K @ Q: the member is the column."""
+    keys, dims, cols = T.domain(0, k.shape[0]), T.domain(0, k.shape[1]), T.domain(0, q.shape[1])
+    s = T.matmul(k[keys, dims], q[dims, cols])
+    e = T.exp(s - T.max(s, axis=0))
+    p[keys, cols] = e / T.sum(e, axis=0)
+
+
 def reference(q, k, scale, lag=None):
     """NumPy in f64, the source's order of operations (NaN rows where nothing is visible)."""
     q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
@@ -90,13 +115,19 @@ def case(name, S, T_, D):
     shape = dict(B=2, S=S, T=T_, D=D)
     if name == "scores":
         return scores, shape, {}, lambda x, sc: reference(**x, scale=sc["scale"])
+    if name == "kernel_level":
+        return kernel_level, shape, {}, lambda x, sc: reference(**x, scale=sc["scale"])
+    if name == "columns":
+        def ref(x, sc):
+            return [reference(x["q"].T[None], x["k"][None], 1.0)[0][0].T]
+        return columns, dict(T=T_, D=D, S=S), {}, ref
     lag = min(S, 3)
     return lagged_lse, shape, {"lag": lag}, lambda x, sc: reference(**x, scale=sc["scale"], lag=lag)
 
 
 def rewritten(tessel_bin, tmp_path, kernel):
     src = kernel._write(tmp_path, None)
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(src), "-kir-online-folds"],
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(src), "-kir-row-parallels", "-kir-online-folds"],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return src.read_text(), res.stdout
@@ -124,17 +155,18 @@ def close(got, want, what):
 
 
 @pytest.mark.parametrize("S,T_,D", SHAPES, ids=[f"S{S}-T{t}-D{D}" for S, t, D in SHAPES])
-@pytest.mark.parametrize("name", ["scores", "lagged_lse"])
+@pytest.mark.parametrize("name", ["scores", "lagged_lse", "kernel_level", "columns"])
 def test_stored_rows(tessel_bin, tmp_path, name, S, T_, D):
     import torch
     kernel, shape, extra, ref = case(name, S, T_, D)
     inputs = draw(kernel, shape, seed=S * 7 + T_ * 3 + D)
-    scalars = {"scale": 1.0 / math.sqrt(D), **extra}
+    scalars = {"scale": 1.0 / math.sqrt(D), **extra} if kernel is not columns else {}
     want = ref(inputs, scalars)
 
     traced, folded = rewritten(tessel_bin, tmp_path, kernel)
     assert "kir.region_fold" not in traced
     assert folded.count("kir.region_fold sources") == 2, folded
+    assert ("kir.parallel" in traced) == (kernel in (scores, lagged_lse)) and "kir.parallel" in folded
     # The store reads the row recomputed after both folds, with their results.
     after = folded.split("kir.region_fold sources")[-1].split("} combine {")[-1]
     assert "kir.contract" in after and "kir.unary exp" in after and "kir.store" in after
@@ -146,7 +178,8 @@ def test_stored_rows(tessel_bin, tmp_path, name, S, T_, D):
     _, outs = views_of(kernel)
     args = [torch.from_numpy(inputs[n]) for n, _ in views_of(kernel)[0]]
     results = [torch.full([shape[e] for e in ext], float("nan"),
-                          dtype=torch.float16 if kernel is scores else torch.float32) for n, ext in outs]
+                          dtype=torch.float16 if kernel in (scores, kernel_level) else torch.float32)
+               for n, ext in outs]
     kernel(*args, *results, **scalars)
     for r, w in zip(results, want):
         close(r.double().numpy(), w, "Triton (TRITON_INTERPRET=1)")
@@ -203,6 +236,8 @@ def test_rows_from_memory_are_untouched(tessel_bin, tmp_path, root, path):
 
 
 PGPU_CASES = [("scores", 7, 129, 64, {"BLOCK_D": 64}),     # D = BLOCK_D: the unmasked variant
+              ("kernel_level", 37, 41, 24, {"BLOCK_D": 32}),
+              ("columns", 19, 23, 16, {"BLOCK_D": 16}),
               ("scores", 37, 41, 24, {"BLOCK_D": 32}),
               ("scores", 9, 20, 24, {"BLOCK_D": 16}),      # D > BLOCK_D: the element-wise fallback
               ("lagged_lse", 37, 29, 16, {"BLOCK_D": 16}),
@@ -216,7 +251,7 @@ def test_pgpu_after_shared_pipeline(tessel_bin, tmp_path, name, S, T_, D, params
     kernel, shape, extra, _ = case(name, S, T_, D)
     source = kernel._write(tmp_path, None)
     args = ["--shape", ",".join(f"{n}={x}" for n, x in shape.items()), "--seed", "4"]
-    for n, x in {"scale": 1.0 / math.sqrt(D), **extra}.items():
+    for n, x in ({"scale": 1.0 / math.sqrt(D), **extra} if kernel is not columns else {}).items():
         args += ["--scalar", f"{n}={x}"]
     kir = tmp_path / "kir"
     res = subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--out", str(kir), *args],

@@ -95,6 +95,37 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
 }
 
+def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
+  let summary = "a kernel-level store of a row read with its own reduction becomes a kir.parallel over the other axes";
+  let description = [{
+    Reads: every `kir.store` at kernel level; the kernel-level ops its value needs (loads,
+    broadcasts, indices, pointwise ops, single-input reductions, contractions) and the domain of
+    each of their tensor axes.
+    Legality: some reduction among them reduces an axis over a domain the store writes (a row read
+    with its own summary: `e / T.sum(e, axis=-1)` written out); the stored value's axes are the
+    store's domain coordinates in order; no masked load or store, no load at tensor coordinates,
+    no effect among the producers, no load of a view the kernel writes. The members are the
+    store's domains that no reduction or contraction reduces, that each value ranges over at most
+    once, and that a contraction reads on both operands only as a paired batch axis; at least one,
+    and not all, of the store's domains. Otherwise nothing changes (with `optimization_remarks` a
+    remark at the store says why, where the value reads a tensor computation at all).
+    Rewrites: a `kir.parallel` over the members, at the store, whose body clones the producers with
+    every axis over a member removed: loads read at the member's index, `kir.indices` of a member
+    is its index, broadcasts drop those domains (a broadcast of a scalar over members only is the
+    scalar), reductions and contractions renumber their axes (a member batch pair is dropped), and
+    the store writes at the member's index. The kernel-level producers no other op uses are erased.
+    Issue 41 (canonical forms, not spellings): `T.matmul(q, k, transpose_rhs=True)` and a softmax over
+    its last axis at kernel level is then the kernel written one `T.parallel` member per row (a
+    `T.matvec` of the row's keys), which kir-online-folds and construction tile.
+    Preserves: every element's value (the same ops on the same elements, each member's row), the
+    stores' effects, the ABI.
+    Must not fire: a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
+    sum stored per row), a value computed inside a parallel, control, gathers.
+    Verifier after: the KIR verifier.
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect"];
+}
+
 def KIRAnnotateOrigins : Pass<"kir-annotate-origins", "::mlir::ModuleOp"> {
   let summary = "give every kir op a stable origin id";
   let description = [{
