@@ -273,3 +273,43 @@ def test_pgpu_after_shared_pipeline(tessel_bin, tmp_path, name, S, T_, D, params
         want, got = np.load(kir / f"{n}.npy").astype(np.float64), np.load(out / f"{n}.npy").astype(np.float64)
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=n)
         np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3, err_msg=n)
+
+
+@tessel.kernel(name="sr_softmax_kernel_level")
+def softmax_kernel_level(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M", "N")]):
+    """A row softmax read from memory, written at kernel level: the parallel over rows (the row path)."""
+    rows, cols = T.domain(0, x.shape[0]), T.domain(0, x.shape[1])
+    v = x[rows, cols]
+    e = T.exp(v - T.max(v, axis=1))
+    y[rows, cols] = e / T.sum(e, axis=1)
+
+
+@tessel.kernel(name="sr_middle_axis")
+def middle_axis(x: T.In[T.f32, ("A", "N", "C")], y: T.Out[T.f32, ("A", "N", "C")]):
+    """Normalized over the middle axis: the members are the first and the last."""
+    a, n, c = T.domain(0, x.shape[0]), T.domain(0, x.shape[1]), T.domain(0, x.shape[2])
+    v = x[a, n, c]
+    y[a, n, c] = v / T.sum(v, axis=1)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (3, 7, 5), (2, 129, 3)], ids=lambda s: "x".join(map(str, s)))
+def test_kernel_level_rows(tessel_bin, tmp_path, shape):
+    """kir-row-parallels on rows that are no contraction's: a kernel-level softmax and a normalization
+    over a middle axis become parallels (members at the member's index) and match NumPy through Triton."""
+    import torch
+    for kernel, members in ((softmax_kernel_level, 1), (middle_axis, 2)):
+        traced, folded = rewritten(tessel_bin, tmp_path, kernel)
+        assert "kir.parallel" not in traced and "kir.region_fold" not in folded
+        par = re.search(r"kir\.parallel (.*) \{", folded)
+        assert par and par.group(1).count("%") == members, folded
+    rng = np.random.default_rng(sum(shape))
+    A, N, C = shape
+    x = rng.standard_normal((A * C, N)).astype(np.float32)
+    y = torch.full(x.shape, float("nan"))
+    softmax_kernel_level(torch.from_numpy(x), y)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y.numpy(), e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+    x3 = (rng.random((A, N, C)) + 0.5).astype(np.float32)
+    y3 = torch.full(x3.shape, float("nan"))
+    middle_axis(torch.from_numpy(x3), y3)
+    np.testing.assert_allclose(y3.numpy(), x3 / x3.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
