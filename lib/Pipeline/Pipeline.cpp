@@ -27,6 +27,8 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(kir::createKIRSinkStores());
   // KIR canonical forms: a sum of products with an outer-product axis is a contraction (issue 41).
   pm.addPass(kir::createKIRContractProducts());
+  // KIR canonical forms: a kernel-level row read with its own reduction is a parallel over rows.
+  pm.addPass(kir::createKIRRowParallels());
   // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region
   // fold (seed 002 §1, §3.4; relaxed_normalization with online_reduction only).
   pm.addPass(kir::createKIROnlineFolds());
