@@ -1,7 +1,9 @@
 //===- KernelConstructor.h - construction's state, shared by its files -*- C++ -*-===//
 //
-// Private to kir-to-pgpu: the element-wise constructor (KIRToPGPU.cpp) and the
-// fragment construction of region-fold worksets (FoldWorkset.cpp) share it.
+// Private to kir-to-pgpu: the element-wise constructor (KIRToPGPU.cpp with
+// Values.cpp, Statements.cpp, TensorElements.cpp, RegionFolds.cpp and the
+// files its sections name) and the fragment construction of region-fold
+// worksets (FoldWorkset.cpp) share it.
 //
 //===----------------------------------------------------------------------===//
 
