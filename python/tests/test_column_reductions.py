@@ -64,6 +64,21 @@ def bag_sums(table: T.In[T.f32, ("V", "D")], indices: T.In[T.i32, ("NI",), T.Ran
 
 
 @tessel.kernel
+def bag_sums_counted(table: T.In[T.f32, ("V", "D")], indices: T.In[T.i32, ("NI",), T.Range(0, "V")],
+                     offsets: T.In[T.i32, ("NB",)], out: T.Out[T.f32, ("NB", "D")],
+                     sizes: T.Out[T.i32, ("NB",)]):
+    """A bag whose program also writes its size: the column blocks stay a loop in the program."""
+    V, D = table.shape
+    NI, NB = T.extent("NI"), T.extent("NB")
+    dims, items = T.domain(0, D), T.domain(0, NI)
+    for b in T.parallel(T.domain(0, NB)):
+        lo = offsets[b]
+        hi = offsets[b + 1] if b + 1 < NB else T.cast(NI, T.i32)
+        sizes[b] = hi - lo
+        out[b, dims] = T.sum(table[indices[items[lo:hi]], dims], axis=0)
+
+
+@tessel.kernel
 def masked_means(h: T.In[T.bf16, ("B", "S", "D")], mask: T.In[T.i32, ("B", "S"), T.Range(0, 2)],
                  out: T.Out[T.f32, ("B", "D")]):
     B, S, D = h.shape
@@ -90,6 +105,9 @@ CASES = [
     (bag_sums, {"V": 97, "D": 13, "NI": 211, "NB": 31}),
     (bag_sums, {"V": 31, "D": 33, "NI": 0, "NB": 5}),   # every bag empty
     (bag_sums, {"V": 257, "D": 129, "NI": 1009, "NB": 7}),
+    (bag_sums_counted, {"V": 1, "D": 1, "NI": 1, "NB": 1}),
+    (bag_sums_counted, {"V": 97, "D": 33, "NI": 211, "NB": 31}),
+    (bag_sums_counted, {"V": 257, "D": 129, "NI": 0, "NB": 3}),
     (masked_means, {"B": 1, "S": 1, "D": 1}),
     (masked_means, {"B": 3, "S": 7, "D": 13}),
     (masked_means, {"B": 2, "S": 131, "D": 33}),
@@ -130,7 +148,7 @@ def tiles(kernel, r, c):
 
 
 def given(kernel, shapes):
-    return sorted_offsets(shapes) if kernel is bag_sums else {}
+    return sorted_offsets(shapes) if kernel in (bag_sums, bag_sums_counted) else {}
 
 
 @pytest.mark.parametrize("tile", [(2, 16), (16, 128), (4, 32)])
@@ -159,14 +177,14 @@ def test_triton_matches_kir(kernel, shapes, tmp_path, monkeypatch):
             t = torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16) if p.name == "h" else torch.from_numpy(a)
             args.append(t)
         else:
-            args.append(torch.empty(ref[p.name].shape, dtype=torch.float32))
+            args.append(torch.from_numpy(np.full_like(np.asarray(ref[p.name]), 7)))
     kernel._launcher({}, tiles(kernel, 4, 16))(*args)
     for p, t in zip(views, args):
         if p.name in ref:
-            np.testing.assert_allclose(t.float().numpy(), ref[p.name], rtol=1e-5, atol=1e-5, err_msg=p.name)
+            np.testing.assert_allclose(t.float().numpy() if t.is_floating_point() else t.numpy(), ref[p.name], rtol=1e-5, atol=1e-5, err_msg=p.name)
 
 
-@pytest.mark.parametrize("kernel", [column_sums_scaled, column_max_tail, bag_sums, masked_means], ids=lambda k: k.name)
+@pytest.mark.parametrize("kernel", [column_sums_scaled, column_max_tail, bag_sums, bag_sums_counted, masked_means], ids=lambda k: k.name)
 def test_tiles_not_serial_columns(kernel):
     """The generated Triton holds a [BLOCK_R, BLOCK_C] tile reduced along axis 0 and stores a vector of
     columns; no loop walks the kept axis one column at a time."""
@@ -176,4 +194,10 @@ def test_tiles_not_serial_columns(kernel):
     assert "[:, None]" in body or "expand_dims" in body or "broadcast_to" in body, body
     assert "tl.reduce(" in body and ", 0, _" in body
     assert "[16, 128]" in body  # the declared defaults BLOCK_R = 16, BLOCK_C = 128
-    assert f"{kernel.name}_PARAMS = {{'BLOCK_C': " in src and "'BLOCK_C': 'D'" in src[src.index(f"{kernel.name}_COVERS"):]
+    assert f"{kernel.name}_PARAMS = {{'BLOCK_C': " in src
+    programs = src[src.index(f"def {kernel.name}_PROGRAMS"):]
+    programs = programs[:programs.index("\n\n\n")]
+    if kernel is bag_sums_counted:  # its program writes more than the kept row: a loop over column blocks
+        assert "'BLOCK_C': 'D'" in src[src.index(f"{kernel.name}_COVERS"):] and "BLOCK_C" not in programs
+    else:  # the column blocks are programs: the launch sizes BLOCK_C
+        assert "p['BLOCK_C']" in programs

@@ -156,6 +156,7 @@ class ColumnTiler {
 public:
   explicit ColumnTiler(OpBuilder &b) : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)) {}
 
+  /// The workset as a loop over blocks of BLOCK_C members of d in this program.
   void tile(ForeachOp each) {
     Location loc = each.getLoc();
     b.setInsertionPoint(each);
@@ -164,11 +165,17 @@ public:
     OpBuilder::InsertionGuard guard(b);
     Block *body = b.createBlock(&loop.getBody());
     Value d0 = body->addArgument(b.getIndexType(), loc);
+    tileBlock(each, d0);
+    YieldOp::create(b, loc, ValueRange());
+  }
+
+  /// The workset's one block of BLOCK_C members of d starting at `d0` (at the builder's point).
+  void tileBlock(ForeachOp each, Value d0) {
+    Location loc = each.getLoc();
     dependents(each.getBody().getArgument(0), each.getBody(), onD);
     map.map(each.getBody().getArgument(0), bindLanes(loc, cols, d0, each.getUpper(), colsOk));
     for (Operation &op : each.getBody().front().without_terminator())
       cloneOp(op);
-    YieldOp::create(b, loc, ValueRange());
   }
 
 private:
@@ -357,6 +364,67 @@ private:
   Value rowsOk, colsOk; // lane validity of the current blocks
 };
 
+/// `v` (a LaunchExpr) available before `at`: itself when defined outside `at`, else its def chain
+/// cloned there.
+Value hoist(OpBuilder &b, Value v, Operation *at, IRMapping &map) {
+  if (map.contains(v))
+    return map.lookup(v);
+  Operation *def = v.getDefiningOp();
+  if (!def || !at->isAncestor(def))
+    return v;
+  for (Value operand : def->getOperands())
+    hoist(b, operand, at, map);
+  return b.clone(*def, map)->getResult(0);
+}
+
+/// The execution group whose program `each` may be split by (seed 002 §3.2: enlarge or divide what
+/// one program instance owns): the sole group of the program space, holding `each` directly, whose
+/// bounds are LaunchExprs, and whose other code writes nothing (it then runs once per block of d,
+/// which only repeats reads). Null otherwise: the blocks of d are a loop in the program.
+ExecutionGroupOp splittableGroup(ForeachOp each) {
+  auto group = dyn_cast<ExecutionGroupOp>(each->getParentOp());
+  auto space = group ? dyn_cast<ProgramSpaceOp>(group->getParentOp()) : ProgramSpaceOp();
+  if (!space || soleExecutionGroup(space, /*finalization=*/false) != group)
+    return {};
+  if (!isLaunchExpr(each.getLower()) || !isLaunchExpr(each.getUpper()))
+    return {};
+  for (Operation &op : group.getBody().front().without_terminator())
+    if (&op != each.getOperation() && writesMemory(&op))
+      return {};
+  return group;
+}
+
+/// Blocks of BLOCK_C members of d as a trailing program axis of `group` (the program space grows by
+/// their count, ceil((hi - lo) / BLOCK_C)); returns the block's first member in the program.
+Value splitByBlocks(OpBuilder &b, ExecutionGroupOp group, ForeachOp each) {
+  Location loc = each.getLoc();
+  auto space = cast<ProgramSpaceOp>(group->getParentOp());
+  b.setInsertionPoint(space);
+  IRMapping hoisted;
+  bool fromZero = matchPattern(each.getLower(), m_Zero());
+  Value hi = hoist(b, each.getUpper(), space, hoisted);
+  Value lo = fromZero ? Value() : hoist(b, each.getLower(), space, hoisted);
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value members = fromZero ? hi : bin(kir::BinaryKind::Sub, hi, lo);
+  Value step = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+  Value blocks = bin(kir::BinaryKind::Max, CeilDivOp::create(b, loc, members, step), zero);
+  space->setOperand(0, bin(kir::BinaryKind::Mul, space.getExtents()[0], blocks));
+  SmallVector<Value> extents(group.getExtents());
+  extents.push_back(blocks);
+  group.getExtentsMutable().assign(extents);
+  SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
+  roles.push_back(b.getStringAttr("axis" + std::to_string(roles.size())));
+  group.setRolesAttr(b.getArrayAttr(roles));
+  BlockArgument coord = group.getBody().front().addArgument(b.getIndexType(), loc);
+  b.setInsertionPoint(each);
+  Value inner = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+  Value first = bin(kir::BinaryKind::Mul, coord, inner);
+  return fromZero ? first : bin(kir::BinaryKind::Add, each.getLower(), first);
+}
+
 /// Declares `name` on `kernel` unless it is there.
 void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
   if (kernel.getParam(name))
@@ -387,13 +455,23 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
             emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: not tiled: " << why;
           continue;
         }
-        StringAttr spans = spannedExtent(each.getLower(), each.getUpper());
-        covered = !covered || *covered == spans ? spans : StringAttr();
         OpBuilder b(each);
-        ColumnTiler(b).tile(each);
+        ExecutionGroupOp group = splittableGroup(each);
+        // A loop over the blocks of d in one program covers d's extent (one block when a candidate
+        // holds the row); blocks that are programs are sized by the launch instead (a call's default
+        // narrows BLOCK_C while the programs would not fill the device).
+        StringAttr spans = group ? StringAttr() : spannedExtent(each.getLower(), each.getUpper());
+        covered = !covered || *covered == spans ? spans : StringAttr();
+        if (group) {
+          Value d0 = splitByBlocks(b, group, each);
+          ColumnTiler(b).tileBlock(each, d0);
+        } else {
+          ColumnTiler(b).tile(each);
+        }
         if (remarks)
-          emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes "
-                                       "and each reduction's axis blocks of BLOCK_R: [BLOCK_R, BLOCK_C] tiles "
+          emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes"
+                                    << (group ? " (a program axis)" : " (a loop in the program)")
+                                    << " and each reduction's axis blocks of BLOCK_R: [BLOCK_R, BLOCK_C] tiles "
                                        "reduced along BLOCK_R";
         each.erase();
       }

@@ -114,6 +114,66 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
+// COM: The workset is the kept row of the sole execution group, whose other code only reads (a scale):
+// COM: its blocks of BLOCK_C columns become a trailing program axis (the program space grows by
+// COM: ceil(D / BLOCK_C)), each program one [BLOCK_C] block and its loop over BLOCK_R rows; BLOCK_C
+// COM: then covers nothing (the launch sizes it: a call's default narrows it to fill the device).
+// CHECK-LABEL: pgpu.kernel @scaled_colsum
+// CHECK-SAME: #pgpu.param<"BLOCK_C", [16, 32, 64, 128, 256, 512, 1024], 128>,
+// CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
+// CHECK: %[[N:.*]] = pgpu.ceil_div %[[D:.*]], %[[BC]] : index
+// CHECK: %[[BLOCKS:.*]] = pgpu.binary max %[[N]], %{{.*}} : index
+// CHECK: %[[ALL:.*]] = pgpu.binary mul %[[B:.*]], %[[BLOCKS]] : index
+// CHECK: pgpu.program_space(%[[ALL]]) {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[B]], %[[BLOCKS]]) segment 0 roles ["axis0", "axis1"] {
+// CHECK-NEXT: ^bb0(%[[ROW:.*]]: index, %[[COL:.*]]: index):
+// CHECK: pgpu.load %w[%[[ROW]]]
+// CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
+// CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.reduce %{{.*}} axes [0]
+// CHECK: pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
+// CHECK-NOT: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scaled_colsum(%x: !pgpu.view<f32, [B, R, D], in>, %w: !pgpu.view<f32, [B], in>, %y: !pgpu.view<f32, [B, D], out>) {
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, R, D], in>
+    %R = pgpu.extent %x[1] : !pgpu.view<f32, [B, R, D], in>
+    %D = pgpu.extent %x[2] : !pgpu.view<f32, [B, R, D], in>
+    pgpu.program_space(%B) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%B) segment 0 roles ["axis0"] {
+      ^bb0(%b: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %scale = pgpu.load %w[%b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B], in>[index] -> f32
+        pgpu.foreach %c0 to %D {
+        ^bb0(%d: index):
+          %s = pgpu.range_reduce %c0 to %R identity(%z : f32) -> (f32) element {
+          ^bb0(%r: index):
+            %v = pgpu.load %x[%b, %r, %d] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, R, D], in>[index, index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a1: f32, %a2: f32):
+            %c = pgpu.binary add %a1, %a2 : f32
+            pgpu.yield %c : f32
+          }
+          %m = pgpu.binary mul %s, %scale : f32
+          pgpu.store %m, %y[%b, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, D], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not fire: the reduction reads along r contiguously (a row sum per d: x[b, d, r]); one
 // COM: axis of lanes over r is already coalesced (pgpu-form-blocking's), so the workset stays.
 // CHECK-LABEL: pgpu.kernel @rowsums

@@ -855,9 +855,15 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     [BLOCK_R, BLOCK_C] (d contiguous in lanes); reads and writes get the lane
     validity of their axes conjoined with their own; members on invalid r
     lanes are the identity; each block's tile is reduced along BLOCK_R by
-    `pgpu.reduce` into a carry over BLOCK_C. BLOCK_C (16..1024, default 128)
-    covers d's extent when d spans [0, S) of a named view axis; BLOCK_R
-    (2..128, default 16).
+    `pgpu.reduce` into a carry over BLOCK_C. When the foreach is in the sole
+    execution group, its bounds are LaunchExprs and the group's other code
+    writes nothing, the blocks of d are a trailing program axis instead
+    (seed 002 §3.2: the program space grows by ceil((hi - lo) / BLOCK_C),
+    the group's reads run once per block): the kept axis is split across
+    programs, and a call's default narrows BLOCK_C while the launch would
+    not fill the device. Otherwise they are a loop in the program and
+    BLOCK_C covers d's extent when d spans [0, S) of a named view axis.
+    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16.
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
