@@ -142,9 +142,7 @@ def run_cli(tessel_bin, kernel, shapes, stage, params, inputs):
 
 
 def tiles(kernel, r, c):
-    """The binding of the tile sizes: a plain column sum whose program is only the workset becomes
-    program axes (pgpu-flatten-worksets) and is blocked by BLOCK over its rows instead."""
-    return {"BLOCK": 64} if kernel is column_sums else {"BLOCK_R": r, "BLOCK_C": c}
+    return {"BLOCK_R": r, "BLOCK_C": c}
 
 
 def given(kernel, shapes):
@@ -184,7 +182,8 @@ def test_triton_matches_kir(kernel, shapes, tmp_path, monkeypatch):
             np.testing.assert_allclose(t.float().numpy() if t.is_floating_point() else t.numpy(), ref[p.name], rtol=1e-5, atol=1e-5, err_msg=p.name)
 
 
-@pytest.mark.parametrize("kernel", [column_sums_scaled, column_max_tail, bag_sums, bag_sums_counted, masked_means], ids=lambda k: k.name)
+@pytest.mark.parametrize("kernel", [column_sums, column_sums_scaled, column_max_tail, bag_sums, bag_sums_counted,
+                                    masked_means], ids=lambda k: k.name)
 def test_tiles_not_serial_columns(kernel):
     """The generated Triton holds a [BLOCK_R, BLOCK_C] tile reduced along axis 0 and stores a vector of
     columns; no loop walks the kept axis one column at a time."""
@@ -199,5 +198,5 @@ def test_tiles_not_serial_columns(kernel):
     programs = programs[:programs.index("\n\n\n")]
     if kernel is bag_sums_counted:  # its program writes more than the kept row: a loop over column blocks
         assert "'BLOCK_C': 'D'" in src[src.index(f"{kernel.name}_COVERS"):] and "BLOCK_C" not in programs
-    else:  # the column blocks are programs: the launch sizes BLOCK_C
+    else:  # the column blocks are programs (a new program axis, or the flattened one): the launch sizes BLOCK_C
         assert "p['BLOCK_C']" in programs

@@ -74,17 +74,26 @@ void dependents(Value seed, Region &region, DenseSet<Value> &out) {
   });
 }
 
+/// The ops of `body` before its terminator.
+SmallVector<Operation *> opsOf(Block &body) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  return ops;
+}
+
 /// Why `each` is not a column-reduction workset, or empty when it is (see the file comment).
-std::string whyNot(ForeachOp each) {
-  Block &body = each.getBody().front();
-  Value d = body.getArgument(0);
+/// `body` holds the members of the kept axis `d` (a foreach's body, or an execution group's with d
+/// one of its coordinates).
+std::string whyNot(Block &body, Value d) {
+  Region &region = *body.getParent();
   DenseSet<Value> onD;
-  dependents(d, each.getBody(), onD);
+  dependents(d, region, onD);
   // Everything the body uses from outside is a scalar (nothing was blocked around it yet).
   bool fragmentFromOutside = false;
-  each.getBody().walk([&](Operation *op) {
+  region.walk([&](Operation *op) {
     for (Value v : op->getOperands())
-      if (isa<FragmentType>(v.getType()) && !each.getBody().isAncestor(v.getParentRegion()))
+      if (isa<FragmentType>(v.getType()) && !region.isAncestor(v.getParentRegion()))
         fragmentFromOutside = true;
   });
   if (fragmentFromOutside)
@@ -154,7 +163,10 @@ StringAttr spannedExtent(Value lo, Value hi) {
 /// loops over blocks of the reduced axis, values carrying the fragment axes they depend on.
 class ColumnTiler {
 public:
-  explicit ColumnTiler(OpBuilder &b) : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)) {}
+  /// `rowsSpan` collects the symbol every tiled reduction's range spans (null once two differ or one
+  /// spans none): BLOCK_R covers it.
+  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan)
+      : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)), rowsSpan(rowsSpan) {}
 
   /// The workset as a loop over blocks of BLOCK_C members of d in this program.
   void tile(ForeachOp each) {
@@ -165,18 +177,20 @@ public:
     OpBuilder::InsertionGuard guard(b);
     Block *body = b.createBlock(&loop.getBody());
     Value d0 = body->addArgument(b.getIndexType(), loc);
-    tileBlock(each, d0);
+    tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(), d0);
     YieldOp::create(b, loc, ValueRange());
   }
 
-  /// The workset's one block of BLOCK_C members of d starting at `d0` (at the builder's point).
-  void tileBlock(ForeachOp each, Value d0) {
-    Location loc = each.getLoc();
-    dependents(each.getBody().getArgument(0), each.getBody(), onD);
-    map.map(each.getBody().getArgument(0), bindLanes(loc, cols, d0, each.getUpper(), colsOk));
-    for (Operation &op : each.getBody().front().without_terminator())
-      cloneOp(op);
+  /// The members of `d` < `hi` computed by `ops` (a body's, listed before any clone goes into it) as
+  /// one block of BLOCK_C lanes starting at `d0`, cloned at the builder's point.
+  void tileBlock(ArrayRef<Operation *> ops, Value d, Value hi, Value d0) {
+    for (Operation *op : ops)
+      dependentsOf(d, op);
+    map.map(d, bindLanes(d.getLoc(), cols, d0, hi, colsOk));
+    for (Operation *op : ops)
+      cloneOp(*op);
   }
+  void tileBlock(Block &body, Value d, Value hi, Value d0) { tileBlock(opsOf(body), d, hi, d0); }
 
 private:
   /// `iota(start)` over `param` lanes, with `ok` set to `lanes < hi`.
@@ -311,6 +325,8 @@ private:
     for (Value id : op.getIdentities())
       inits.push_back(mapped(loc, id, carry));
     Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
+    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
     auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, hi, step, inits);
     OpBuilder::InsertionGuard guard(b);
@@ -359,8 +375,17 @@ private:
 
   OpBuilder &b;
   StringAttr rows, cols;
+  std::optional<StringAttr> &rowsSpan;
   IRMapping map;
   DenseSet<Value> onD;  // original values that depend on the kept axis
+  /// Adds the values of `op` (and its regions) that depend on `d` to onD, in walk order.
+  void dependentsOf(Value d, Operation *op) {
+    onD.insert(d);
+    op->walk([&](Operation *inner) {
+      if (llvm::any_of(inner->getOperands(), [&](Value v) { return onD.contains(v); }))
+        onD.insert(inner->result_begin(), inner->result_end());
+    });
+  }
   Value rowsOk, colsOk; // lane validity of the current blocks
 };
 
@@ -425,6 +450,58 @@ Value splitByBlocks(OpBuilder &b, ExecutionGroupOp group, ForeachOp each) {
   return fromZero ? first : bin(kir::BinaryKind::Add, each.getLower(), first);
 }
 
+/// Whether `v` is the product e_0 * e_1 * ... of `extents` as flattening builds it (left-nested).
+bool isProductOf(Value v, ArrayRef<Value> extents) {
+  if (extents.size() == 1)
+    return v == extents[0];
+  auto mul = v.getDefiningOp<BinaryOp>();
+  return mul && mul.getKind() == kir::BinaryKind::Mul && mul.getRhs() == extents.back() &&
+         isProductOf(mul.getLhs(), extents.drop_back());
+}
+
+/// A program axis that is the kept axis (pgpu-flatten-worksets made the whole-body workset a group
+/// coordinate, one column per program): the coordinate of the sole execution group whose body is a
+/// column-reduction workset over it, with the program space the product of the group's extents.
+/// Returns the axis, or -1.
+int keptGroupAxis(ExecutionGroupOp group) {
+  auto space = dyn_cast<ProgramSpaceOp>(group->getParentOp());
+  if (!space || soleExecutionGroup(space, /*finalization=*/false) != group ||
+      !isProductOf(space.getExtents()[0], SmallVector<Value>(group.getExtents())))
+    return -1;
+  Block &body = group.getBody().front();
+  for (int axis = body.getNumArguments() - 1; axis >= 0; --axis)
+    if (whyNot(body, body.getArgument(axis)).empty())
+      return axis;
+  return -1;
+}
+
+/// Group coordinate `axis` (members [0, E)) becomes blocks of BLOCK_C members: its extent
+/// ceil(E / BLOCK_C), the program space the product again, the body one block of lanes.
+void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan) {
+  Location loc = group.getLoc();
+  auto space = cast<ProgramSpaceOp>(group->getParentOp());
+  b.setInsertionPoint(space);
+  SmallVector<Value> extents(group.getExtents());
+  Value members = extents[axis];
+  Value step = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+  extents[axis] = BinaryOp::create(b, loc, kir::BinaryKind::Max, CeilDivOp::create(b, loc, members, step),
+                                   arith::ConstantIndexOp::create(b, loc, 0), false, false);
+  Value total = extents[0];
+  for (Value e : ArrayRef<Value>(extents).drop_front())
+    total = BinaryOp::create(b, loc, kir::BinaryKind::Mul, total, e, false, false);
+  space->setOperand(0, total);
+  group.getExtentsMutable().assign(extents);
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> old = opsOf(body);
+  b.setInsertionPointToStart(&body);
+  Value coord = body.getArgument(axis);
+  Value d0 = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord, ParamOp::create(b, loc, b.getIndexType(), kColsParam),
+                              false, false);
+  ColumnTiler(b, rowsSpan).tileBlock(old, coord, members, d0);
+  for (Operation *op : llvm::reverse(old))
+    op->erase();
+}
+
 /// Declares `name` on `kernel` unless it is there.
 void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
   if (kernel.getParam(name))
@@ -447,9 +524,10 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       SmallVector<ForeachOp> candidates;
       kernel.walk([&](ForeachOp each) { candidates.push_back(each); });
       std::optional<StringAttr> covered; // the symbol every tiled kept axis spans, or null
+      std::optional<StringAttr> rowsSpan; // the symbol every tiled reduction spans, or null
       for (ForeachOp each : candidates) {
         // The innermost worksets only: one holding another foreach or a loop is not straight-line.
-        std::string why = whyNot(each);
+        std::string why = whyNot(each.getBody().front(), each.getBody().getArgument(0));
         if (!why.empty()) {
           if (remarks && llvm::any_of(each.getBody().front(), [](Operation &op) { return isa<RangeReduceOp>(op); }))
             emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: not tiled: " << why;
@@ -464,9 +542,10 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         covered = !covered || *covered == spans ? spans : StringAttr();
         if (group) {
           Value d0 = splitByBlocks(b, group, each);
-          ColumnTiler(b).tileBlock(each, d0);
+          ColumnTiler(b, rowsSpan).tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(),
+                                             d0);
         } else {
-          ColumnTiler(b).tile(each);
+          ColumnTiler(b, rowsSpan).tile(each);
         }
         if (remarks)
           emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes"
@@ -475,11 +554,28 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
                                        "reduced along BLOCK_R";
         each.erase();
       }
+      // A kept axis that is already a program axis (one column per program): its programs own blocks
+      // of BLOCK_C columns instead, sized by the launch.
+      SmallVector<ExecutionGroupOp> groups;
+      kernel.walk([&](ExecutionGroupOp group) { groups.push_back(group); });
+      for (ExecutionGroupOp group : groups) {
+        int axis = keptGroupAxis(group);
+        if (axis < 0)
+          continue;
+        OpBuilder b(group);
+        blockGroupAxis(b, group, unsigned(axis), rowsSpan);
+        covered = StringAttr();
+        if (remarks)
+          emitRemark(group.getLoc()) << "pgpu-tile-column-reductions: program axis " << axis
+                                     << " (the kept axis) became blocks of BLOCK_C lanes and each reduction's axis "
+                                        "blocks of BLOCK_R: [BLOCK_R, BLOCK_C] tiles reduced along BLOCK_R";
+      }
       if (!covered)
         continue;
       // [BLOCK_R, BLOCK_C] f32 at the defaults is 2048 elements: 16 registers a lane at 4 warps.
       declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
-      declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, StringAttr());
+      // A reduced axis that one candidate holds (C = 64 input channels) takes it: no masked rows.
+      declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
     }
   }
 };

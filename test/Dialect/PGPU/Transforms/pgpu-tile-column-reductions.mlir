@@ -4,10 +4,11 @@
 // COM: walks rows. d becomes a loop over blocks of BLOCK_C lanes, the reduction a loop over blocks of
 // COM: BLOCK_R whose members are a [BLOCK_R, BLOCK_C] tile (r lanes broadcast along dim 0, d lanes
 // COM: along dim 1), neutralized on invalid r lanes and reduced along BLOCK_R into a [BLOCK_C] carry;
-// COM: the store writes the kept row's block under d's lane validity. BLOCK_C covers D (d spans [0, D)).
+// COM: the store writes the kept row's block under d's lane validity. BLOCK_C covers D (d spans [0, D)),
+// COM: BLOCK_R covers R (r spans [0, R): a reduced axis one candidate holds takes it).
 // CHECK-LABEL: pgpu.kernel @colsum
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [16, 32, 64, 128, 256, 512, 1024], 128, covers = "D">
-// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128], 16>
+// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128], 16, covers = "R">
 // CHECK-NOT: pgpu.foreach
 // CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
 // CHECK: pgpu.for %{{.*}} to %[[D:.*]] step %[[BC]] {
@@ -164,6 +165,59 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
           pgpu.store %m, %y[%b, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, D], out>[index, index]
           pgpu.yield
         }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: The kept axis is already a program axis (pgpu-flatten-worksets made the whole-body workset a
+// COM: group coordinate: one column per program, each reading its column with the row stride): the
+// COM: coordinate now counts blocks of BLOCK_C columns, ceil(D / BLOCK_C), the program space is the
+// COM: product again, and the body is one [BLOCK_C] block with its loop over BLOCK_R rows.
+// CHECK-LABEL: pgpu.kernel @colsum_programs
+// CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
+// CHECK: %[[N:.*]] = pgpu.ceil_div %[[D:.*]], %[[BC]] : index
+// CHECK: %[[BLOCKS:.*]] = pgpu.binary max %[[N]], %{{.*}} : index
+// CHECK: %[[ALL:.*]] = pgpu.binary mul %[[B:.*]], %[[BLOCKS]] : index
+// CHECK: pgpu.program_space(%[[ALL]]) {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[B]], %[[BLOCKS]]) segment 0 roles ["axis0", "axis1"] {
+// CHECK-NEXT: ^bb0(%[[ROW:.*]]: index, %[[COL:.*]]: index):
+// CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
+// CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.load %x[%[[ROW]], %{{.*}}, %{{.*}}] {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.reduce %{{.*}} axes [0]
+// CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
+// CHECK-NOT: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @colsum_programs(%x: !pgpu.view<f32, [B, R, D], in>, %y: !pgpu.view<f32, [B, D], out>) {
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, R, D], in>
+    %R = pgpu.extent %x[1] : !pgpu.view<f32, [B, R, D], in>
+    %D = pgpu.extent %x[2] : !pgpu.view<f32, [B, R, D], in>
+    %n = pgpu.binary mul %B, %D : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%B, %D) segment 0 roles ["axis0", "axis1"] {
+      ^bb0(%b: index, %d: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %s = pgpu.range_reduce %c0 to %R identity(%z : f32) -> (f32) element {
+        ^bb0(%r: index):
+          %v = pgpu.load %x[%b, %r, %d] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, R, D], in>[index, index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a1: f32, %a2: f32):
+          %c = pgpu.binary add %a1, %a2 : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %s, %y[%b, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, D], out>[index, index]
         pgpu.yield
       }
       pgpu.yield

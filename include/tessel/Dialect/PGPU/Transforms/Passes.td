@@ -863,6 +863,12 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     programs, and a call's default narrows BLOCK_C while the launch would
     not fill the device. Otherwise they are a loop in the program and
     BLOCK_C covers d's extent when d spans [0, S) of a named view axis.
+    Also fires on a kept axis that is already a coordinate of the sole
+    execution group (pgpu-flatten-worksets' whole-body workset: one column
+    per program), the group body being such a body over it and the program
+    space the product of the group's extents: the coordinate counts blocks
+    of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
+    block of lanes.
     BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16.
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
