@@ -63,7 +63,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(pgpu::createPGPURefineMapping());
   if (stopAfter("refine-mapping"))
     return;
-  // §3.3 form blocking and fragments
+  // §3.3 form blocking and fragments: a reduction whose reads walk a kept axis contiguously blocks
+  //      both axes ([BLOCK_R, BLOCK_C] tiles), the rest one axis of BLOCK lanes.
+  pm.addPass(pgpu::createPGPUTileColumnReductions());
   pm.addPass(pgpu::createPGPUFormBlocking());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
