@@ -48,10 +48,6 @@ TEST_SHAPES = [dict(N=1, D=1, S=1), dict(N=211, D=13, S=7), dict(N=31, D=5, S=97
                dict(N=1031, D=64, S=131)]
 BENCH_SHAPE = dict(N=1000000, D=64, S=4096)
 TOLERANCE = dict(rtol=0.0, atol=0.0)
-XFAIL = {"triton": ("63_scatter_max_rows.py:16:5 (the T.scatter_reduce line): error: the Triton provider "
-                    "cannot express 'pgpu.scatter_reduce': only an add combine has a Triton spelling "
-                    "(tl.atomic_add). language.md lists combine=\"max\" for T.scatter_reduce and does not "
-                    "say a provider refuses it (tl.atomic_max exists for f32)")}
 PEER = "torch scatter_reduce amax"
 
 

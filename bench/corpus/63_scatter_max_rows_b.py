@@ -49,12 +49,6 @@ TEST_SHAPES = [dict(N=1, D=1, S=1), dict(N=211, D=13, S=7), dict(N=31, D=5, S=97
                dict(N=1031, D=64, S=131)]
 BENCH_SHAPE = dict(N=1000000, D=64, S=4096)
 TOLERANCE = dict(rtol=0.0, atol=0.0)
-XFAIL = {"triton": ("63_scatter_max_rows_b.py:17:9 (the T.atomic_rmw line): error: kir-to-pgpu does not "
-                    "construct 'kir.atomic_rmw' here yet. language.md shows T.atomic_rmw(\"max\", best, (i,), v) "
-                    "and says atomics take scalar coordinates inside a T.parallel; it does not say an atomic "
-                    "over a domain coordinate (a row of D elements) is not constructed. The scalar form, a T.parallel over "
-                    "(rows, dims) with T.atomic_rmw(\"max\", out, (idx[i], d), x[i, d]), is refused with the same "
-                    "error (tried, not kept)")}
 PEER = "torch scatter_reduce amax"
 
 

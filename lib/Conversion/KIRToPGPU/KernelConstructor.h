@@ -84,6 +84,8 @@ private:
   LogicalResult emitReduceScalars(kir::ReduceOp op);
   LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
   LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);
+  static std::optional<kir::BinaryKind> rmwBinaryKind(kir::RMWKind kind);
+  LogicalResult atomicAsScatterReduce(kir::AtomicRMWOp op);
 
   // Stored histograms merged through invocation workspace (HistogramMerge.cpp).
   /// The histogram `op` stores whole over its bins, or null.

@@ -95,6 +95,14 @@ LogicalResult KernelConstructor::emitWrite(Operation &op, Value value, Value vie
   } else if (auto sr = dyn_cast<kir::ScatterReduceOp>(op)) {
     auto phys = pgpu::ScatterReduceOp::create(b, loc, value, viewArg, coords, valid);
     return convertCombineRegion(sr.getCombine(), phys.getCombine(), TypeRange{value.getType()});
+  } else if (auto rmw = dyn_cast<kir::AtomicRMWOp>(op)) {
+    // A relaxed read-modify-write whose old value is unused is a scatter-reduce whose combine is the
+    // kind's binary op (checked by atomicAsScatterReduce).
+    auto phys = pgpu::ScatterReduceOp::create(b, loc, value, viewArg, coords, valid);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&phys.getCombine());
+    Value old = block->addArgument(value.getType(), loc), update = block->addArgument(value.getType(), loc);
+    pgpu::YieldOp::create(b, loc, ValueRange{binary(loc, *rmwBinaryKind(rmw.getKind()), old, update)});
   } else if (llvm::any_of(coords, [](Value c) { return pgpu::readFeeding(c) != nullptr; })) {
     pgpu::ScatterOp::create(b, loc, value, viewArg, coords, valid); // unique writes at data-dependent places
   } else {
@@ -113,6 +121,40 @@ LogicalResult KernelConstructor::emitElementStore(Operation &op, ArrayRef<Value>
 
 /// Writes `value` where the write op `op` puts the element at `positions`:
 /// coordinates and validity come from the op, evaluated at those positions.
+/// The binary op an atomic read-modify-write kind combines with (the KIR interpreter's applyRMW:
+/// max and min propagate NaN); nothing for an exchange, which combines nothing.
+std::optional<kir::BinaryKind> KernelConstructor::rmwBinaryKind(kir::RMWKind kind) {
+  switch (kind) {
+  case kir::RMWKind::Add: return kir::BinaryKind::Add;
+  case kir::RMWKind::Max: return kir::BinaryKind::Max;
+  case kir::RMWKind::Min: return kir::BinaryKind::Min;
+  case kir::RMWKind::And: return kir::BinaryKind::And;
+  case kir::RMWKind::Or: return kir::BinaryKind::Or;
+  case kir::RMWKind::Xor: return kir::BinaryKind::Xor;
+  case kir::RMWKind::Exchange: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// A kir.atomic_rmw is constructed as a pgpu.scatter_reduce when nothing observes it but the
+/// combined result: its old value is unused and its order is relaxed (seed 002 §3.4: a relaxed
+/// atomic orders nothing else, and an unordered combine of an associative, commutative op is what a
+/// scatter-reduce is), so each element combines into its destination exactly once, in any order.
+LogicalResult KernelConstructor::atomicAsScatterReduce(kir::AtomicRMWOp op) {
+  StringRef kind = kir::stringifyRMWKind(op.getKind());
+  if (!rmwBinaryKind(op.getKind()))
+    return op.emitError() << "kir-to-pgpu does not construct an atomic '" << kind
+                          << "' yet (it combines nothing; a store of distinct destinations is T.scatter)";
+  if (!op.getOld().use_empty())
+    return op.emitError() << "kir-to-pgpu does not construct an atomic '" << kind
+                          << "' whose old value is used yet (only its combined result: the returned value is "
+                             "unused, as in T.scatter_reduce)";
+  if (op.getOrder() && *op.getOrder() != kir::AtomicOrder::Relaxed)
+    return op.emitError() << "kir-to-pgpu does not construct an atomic '" << kind << "' with order "
+                          << kir::stringifyAtomicOrder(*op.getOrder()) << " yet (only order=\"relaxed\")";
+  return success();
+}
+
 LogicalResult KernelConstructor::emitElementWrite(Operation &op, Value value, ArrayRef<Value> positions) {
   Location loc = op.getLoc();
   ValueRange coords;
@@ -133,6 +175,8 @@ LogicalResult KernelConstructor::emitElementWrite(Operation &op, Value value, Ar
   } else if (auto s = dyn_cast<kir::ScatterOp>(op)) {
     coords = s.getCoords();
     valid = s.getValid();
+  } else if (auto rmw = dyn_cast<kir::AtomicRMWOp>(op)) {
+    coords = rmw.getCoords();
   } else {
     auto sr = cast<kir::ScatterReduceOp>(op);
     coords = sr.getCoords();
@@ -261,6 +305,11 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         return checkScanUses(scan);
       })
       .Case<kir::ScatterReduceOp>([&](Operation *) { return emitStore(op); })
+      .Case<kir::AtomicRMWOp>([&](kir::AtomicRMWOp rmw) -> LogicalResult {
+        if (failed(atomicAsScatterReduce(rmw)))
+          return failure();
+        return emitStore(op);
+      })
       .Case<kir::TupleOp, kir::RecordOp, kir::TupleGetOp, kir::RecordGetOp>([&](Operation *product) -> LogicalResult {
         // Products of scalars are flattened: a get forwards the component.
         if (auto get = dyn_cast<kir::TupleGetOp>(product)) {

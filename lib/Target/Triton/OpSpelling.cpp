@@ -282,12 +282,27 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp sr) -> LogicalResult {
-        // Unique spelling only for a single-add combine (checked): tl.atomic_add.
+        // The combine is one Triton atomic (checked: Capabilities' scatterAtomic).
+        std::optional<triton::ScatterAtomic> atomic = triton::scatterAtomic(sr);
+        if (!atomic)
+          return unsupported(&op, "the combine is not one Triton atomic");
         FailureOr<std::string> addr = atomicAddress(&op, sr.getView(), sr.getCoords());
         if (failed(addr))
           return failure();
-        line(indent, "tl.atomic_add(" + *addr + ", " + expr(sr.getValue()) + ", mask=" + expr(sr.getValid()) +
-                         ", sem='relaxed')");
+        std::string value = expr(sr.getValue()), mask = expr(sr.getValid());
+        Type element = pgpu::elementTypeOf(sr.getValue().getType());
+        if (atomic->update == triton::ScatterAtomic::DropNaN) {
+          mask = "(" + mask + ") & (" + value + " == " + value + ")";
+        } else if (atomic->update != triton::ScatterAtomic::AsIs) {
+          // The NaN the integer order puts past every number (max: sign clear, min: sign set), as bits.
+          bool positive = atomic->update == triton::ScatterAtomic::PositiveNaN;
+          std::string bits = element.isF64() ? (positive ? "9221120237041090560" : "-2251799813685248")
+                                             : (positive ? "2143289344" : "-4194304");
+          std::string bitsType = element.isF64() ? "tl.int64" : "tl.int32";
+          value = "tl.where(" + value + " != " + value + ", tl.cast(tl.full([], " + bits + ", " + bitsType + "), " +
+                  tritonType(element) + ", bitcast=True), " + value + ")";
+        }
+        line(indent, atomic->function.str() + "(" + *addr + ", " + value + ", mask=" + mask + ", sem='relaxed')");
         return success();
       })
       .Case<pgpu::ExecutionGroupOp>([&](pgpu::ExecutionGroupOp g) -> LogicalResult {
