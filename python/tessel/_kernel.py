@@ -458,6 +458,10 @@ class Kernel:
                                            space["BLOCK_P"][0], space["BLOCK_P"][1])
                 if block_p is not None:
                     chosen["BLOCK_P"] = block_p
+        rows = self._rows(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen},
+                          sizes.get(covers.get("BLOCK")))
+        if rows is not None and rows != space["ROWS"][1]:
+            chosen["ROWS"] = rows
         chosen.update({p: v for p, v in fill.items() if p not in chosen})
         if chosen and warps is not None and "WARPS" in space:
             candidates, default = space["WARPS"]
@@ -513,6 +517,28 @@ class Kernel:
         except Exception:  # a view without a shape: keep the declared default
             return None
         return _multiprocessors(views), counts
+
+    # ROWS's call default aims at staged tiles of ROWS x BLOCK of about this many elements (a hand-written
+    # Triton row-norm's [ROWS, BLOCK] tile: 32 rows of 128 bf16 elements move 8 KiB a view per program).
+    ROW_TILE = 4096
+
+    def _rows(self, constexprs: dict, tensors, target: str, binding: dict, n):
+        """ROWS's call default (pgpu-pack-rows: programs take ROWS rows of a staged row reduction): 1 when a
+        row does not fit BLOCK (`n`, the row's length here: the rows then run one after the other), else
+        the largest candidate whose ROWS x BLOCK tile stays within ROW_TILE elements and whose launch still
+        has a program for every multiprocessor, else the smallest candidate. None without the parameter or
+        the program count (`<kernel>_PROGRAMS`)."""
+        candidates = sorted(self._space(constexprs, target).get("ROWS", ((), None))[0])
+        if not candidates or "BLOCK" not in binding:
+            return None
+        if n is not None and n > binding["BLOCK"]:
+            return candidates[0]
+        at = self._counts_at("ROWS", candidates, constexprs, tensors, target, binding)
+        if at is None or None in at[1]:
+            return None
+        sms, counts = at
+        fits = [c for c, count in zip(candidates, counts) if c * binding["BLOCK"] <= self.ROW_TILE and count >= sms]
+        return max(fits) if fits else candidates[0]
 
     def _fill_programs(self, constexprs: dict, tensors, target: str) -> dict:
         """Call defaults of the declared sizes that tile program axes (`<kernel>_SIZES` whose candidates
