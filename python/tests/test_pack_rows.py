@@ -129,3 +129,23 @@ def test_call_defaults_fill_the_device_with_row_tiles():
     long = torch.empty((1, 1, 4, 20000), device="meta")
     got = qk_rms.call_defaults(long, torch.empty((1, 20000), device="meta"), long, eps=1e-6)
     assert got["ROWS"] == 1  # a row longer than any block runs alone
+
+
+@pytest.mark.parametrize("m,n", [(0, 5), (5, 0)])
+def test_no_rows_and_empty_rows_agree_with_the_interpreter(m, n, tmp_path, monkeypatch):
+    # no programs at all; rows of no elements take the blocked path (0 < N fails), a loop over the rows
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(m + n)
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    g = rng.standard_normal((n,)).astype(np.float32)
+    shift = rng.standard_normal((m,)).astype(np.float32)
+    want = layernorm_rows.run_interp(shapes={"M": m, "N": n}, inputs=dict(x=x, g=g, shift=shift))
+    for params in BINDINGS:
+        y, mean = torch.full((m, n), float("nan")), torch.full((m,), float("nan"))
+        args = (torch.from_numpy(x), torch.from_numpy(g), torch.from_numpy(shift), y, mean)
+        if params is None:
+            layernorm_rows(*args)
+        else:
+            layernorm_rows.launch(*args, params=params)
+        np.testing.assert_allclose(y.numpy(), want["y"], rtol=1e-4, atol=1e-5, err_msg=str(params))
+        np.testing.assert_allclose(mean.numpy(), want["mean_out"], rtol=1e-5, atol=1e-5, err_msg=str(params))
