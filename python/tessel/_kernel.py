@@ -429,7 +429,9 @@ class Kernel:
             WARPS by its rule) needs more registers than a thread has."""
             if prune is None:
                 return False
-            full = {**{n: d for n, (_, d) in space.items()}, **binding}
+            # ROWS is chosen after BLOCK (`_rows`, at most ROW_TILE elements a tile): one row here.
+            rows = {"ROWS": min(space["ROWS"][0])} if "ROWS" in space else {}
+            full = {**{n: d for n, (_, d) in space.items()}, **rows, **binding}
             if warps is not None and "WARPS" in space and "WARPS" not in binding:
                 w = warps(full)
                 if w in space["WARPS"][0]:
@@ -560,7 +562,9 @@ class Kernel:
         persistent walk's), which would equate every tile size past it. {} where nothing moves or a
         moved binding exceeds the resource model (`<kernel>_PRUNE`)."""
         space = self._space(constexprs, target)
-        sizes = self._cache.get(self._declared("sizes", constexprs, target)) or ()
+        # ROWS (rows a program reduces together) has its own default (`_rows`): it is no tile whose K
+        # steps and pipeline should deepen when it narrows.
+        sizes = tuple(p for p in self._cache.get(self._declared("sizes", constexprs, target)) or () if p != "ROWS")
         programs = self._cache.get(self._declared("programs", constexprs, target))
         if programs is None or not sizes or "FOLD_SPLIT" in space:
             return {}
