@@ -68,7 +68,11 @@ def atomic_int_rows(k: T.In[T.i32, ("N", "D")], idx: T.In[T.i32, ("N",), T.Range
 
 
 FLOAT_KERNELS = [scatter_max, scatter_min, scatter_max_num, atomic_max_rows, atomic_min_elems]
-SHAPES = [(n, d, s) for n in (1, 211, 1031) for d in (1, 13, 64) for s in (1, 7, 131)]
+# Every N, D and S of (1, 211, 1031) x (1, 13, 64) x (1, 7, 131) at least twice, chosen so that the
+# cases the combine must get right all occur: every source into one row (S = 1), many duplicates
+# (N >> S), rows never hit (S > N), one source, and lanes past a block (D = 13, 64).
+SHAPES = [(1, 1, 1), (1, 64, 131), (1, 13, 7), (211, 13, 7), (211, 1, 131), (211, 64, 1),
+          (1031, 64, 7), (1031, 13, 1), (1031, 1, 131)]
 
 
 def float_inputs(n, d, s, rng, nans):
