@@ -429,9 +429,7 @@ class Kernel:
             WARPS by its rule) needs more registers than a thread has."""
             if prune is None:
                 return False
-            # ROWS is chosen after BLOCK (`_rows`, at most ROW_TILE elements a tile): one row here.
-            rows = {"ROWS": min(space["ROWS"][0])} if "ROWS" in space else {}
-            full = {**{n: d for n, (_, d) in space.items()}, **rows, **binding}
+            full = {**{n: d for n, (_, d) in space.items()}, **binding}
             if warps is not None and "WARPS" in space and "WARPS" not in binding:
                 w = warps(full)
                 if w in space["WARPS"][0]:
@@ -460,10 +458,6 @@ class Kernel:
                                            space["BLOCK_P"][0], space["BLOCK_P"][1])
                 if block_p is not None:
                     chosen["BLOCK_P"] = block_p
-        rows = self._rows(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen},
-                          sizes.get(covers.get("BLOCK")))
-        if rows is not None and rows != space["ROWS"][1]:
-            chosen["ROWS"] = rows
         chosen.update({p: v for p, v in fill.items() if p not in chosen})
         if chosen and warps is not None and "WARPS" in space:
             candidates, default = space["WARPS"]
@@ -520,28 +514,6 @@ class Kernel:
             return None
         return _multiprocessors(views), counts
 
-    # ROWS's call default aims at staged tiles of ROWS x BLOCK of about this many elements (a hand-written
-    # Triton row-norm's [ROWS, BLOCK] tile: 32 rows of 128 bf16 elements move 8 KiB a view per program).
-    ROW_TILE = 4096
-
-    def _rows(self, constexprs: dict, tensors, target: str, binding: dict, n):
-        """ROWS's call default (pgpu-pack-rows: programs take ROWS rows of a staged row reduction): 1 when a
-        row does not fit BLOCK (`n`, the row's length here: the rows then run one after the other), else
-        the largest candidate whose ROWS x BLOCK tile stays within ROW_TILE elements and whose launch still
-        has a program for every multiprocessor, else the smallest candidate. None without the parameter or
-        the program count (`<kernel>_PROGRAMS`)."""
-        candidates = sorted(self._space(constexprs, target).get("ROWS", ((), None))[0])
-        if not candidates or "BLOCK" not in binding:
-            return None
-        if n is not None and n > binding["BLOCK"]:
-            return candidates[0]
-        at = self._counts_at("ROWS", candidates, constexprs, tensors, target, binding)
-        if at is None or None in at[1]:
-            return None
-        sms, counts = at
-        fits = [c for c, count in zip(candidates, counts) if c * binding["BLOCK"] <= self.ROW_TILE and count >= sms]
-        return max(fits) if fits else candidates[0]
-
     def _fill_programs(self, constexprs: dict, tensors, target: str) -> dict:
         """Call defaults of the declared sizes that tile program axes (`<kernel>_SIZES` whose candidates
         change the program count, `<kernel>_PROGRAMS`), from the call's extents (seed 003: facts, not
@@ -562,9 +534,7 @@ class Kernel:
         persistent walk's), which would equate every tile size past it. {} where nothing moves or a
         moved binding exceeds the resource model (`<kernel>_PRUNE`)."""
         space = self._space(constexprs, target)
-        # ROWS (rows a program reduces together) has its own default (`_rows`): it is no tile whose K
-        # steps and pipeline should deepen when it narrows.
-        sizes = tuple(p for p in self._cache.get(self._declared("sizes", constexprs, target)) or () if p != "ROWS")
+        sizes = self._cache.get(self._declared("sizes", constexprs, target)) or ()
         programs = self._cache.get(self._declared("programs", constexprs, target))
         if programs is None or not sizes or "FOLD_SPLIT" in space:
             return {}

@@ -52,7 +52,7 @@ class Budget:
 
 # CI: the fixed seed and one drawn seed, 4 shapes each: 8 shapes x >= 3 bindings per kernel, through the
 # interpreter after every group and through Triton (issue 19's floor).
-CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=3, triton_work=256, shrink_runs=100)
+CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=4, triton_work=256, shrink_runs=100)
 DEEP_BUDGET = Budget(seeds=(0, 1, 2, 3), shapes=8, work=16384, triton_shapes=6, triton_work=4096,
                      shrink_runs=200)
 
