@@ -389,18 +389,6 @@ private:
   Value rowsOk, colsOk; // lane validity of the current blocks
 };
 
-/// `v` (a LaunchExpr) available before `at`: itself when defined outside `at`, else its def chain
-/// cloned there.
-Value hoist(OpBuilder &b, Value v, Operation *at, IRMapping &map) {
-  if (map.contains(v))
-    return map.lookup(v);
-  Operation *def = v.getDefiningOp();
-  if (!def || !at->isAncestor(def))
-    return v;
-  for (Value operand : def->getOperands())
-    hoist(b, operand, at, map);
-  return b.clone(*def, map)->getResult(0);
-}
 
 /// The execution group whose program `each` may be split by (seed 002 §3.2: enlarge or divide what
 /// one program instance owns): the sole group of the program space, holding `each` directly, whose
@@ -427,8 +415,8 @@ Value splitByBlocks(OpBuilder &b, ExecutionGroupOp group, ForeachOp each) {
   b.setInsertionPoint(space);
   IRMapping hoisted;
   bool fromZero = matchPattern(each.getLower(), m_Zero());
-  Value hi = hoist(b, each.getUpper(), space, hoisted);
-  Value lo = fromZero ? Value() : hoist(b, each.getLower(), space, hoisted);
+  Value hi = hoistLaunchValue(b, space, each.getUpper(), hoisted);
+  Value lo = fromZero ? Value() : hoistLaunchValue(b, space, each.getLower(), hoisted);
   auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
     return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
   };
