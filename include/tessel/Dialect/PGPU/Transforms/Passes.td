@@ -847,6 +847,15 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     subregion or rows gathered through an index tensor. One-axis blocking
     would keep d a serial loop of scalar outputs, its lanes over r reading
     one element per row.
+    Also fires on ragged segments (issue 42): a reduction over [lo, n(d))
+    whose upper bound depends on d (read per member, as a CSR row's
+    nonzeros from indptr[m], indptr[m + 1], or a position such as r < d)
+    and whose lower bound does not, whatever its reads walk: one member of
+    d per program or per loop step leaves a short segment's lanes idle.
+    The members of a block of d then run together up to the block's
+    longest range (a `pgpu.reduce` max of n over d's valid lanes, at least
+    lo); every value of r is a [BLOCK_R, BLOCK_C] tile, valid where
+    r < n(d) of its own member.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
     Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
@@ -869,12 +878,16 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     space the product of the group's extents: the coordinate counts blocks
     of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
     block of lanes.
-    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16.
+    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128 (2..1024 where a
+    ragged reduction is tiled: a call that narrows BLOCK_C to fill the
+    device widens BLOCK_R to its largest candidate, for few long
+    segments), default 16.
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
     nested loops or control, atomics, tuples or workspace in the body,
-    reduction bounds that depend on d, a write that does not depend on d,
+    a reduction lower bound that depends on d, a write that does not
+    depend on d,
     fragments from outside, kernels that already declare BLOCK_R or BLOCK_C.
     Verifier after: the shared pgpu verifier.
   }];
