@@ -7,8 +7,9 @@
 // of scalar outputs and spreads r over the lanes, each lane reading with the stride of d's row: one
 // element per row and no coalescing. Here d becomes a loop over blocks of BLOCK_C lanes (a fragment
 // axis, contiguous in memory), each range_reduce of the body a loop over blocks of BLOCK_R members,
-// the members a [BLOCK_R, BLOCK_C] tile reduced along r once per block into a [BLOCK_C] accumulator,
-// and the code after the reductions (the store of the kept row) works on [BLOCK_C] fragments.
+// the members a [BLOCK_R, BLOCK_C] tile combined lane-wise into a [BLOCK_R, BLOCK_C] accumulator
+// that is reduced along r once after the loop (into [BLOCK_C]), and the code after the reductions
+// (the store of the kept row) works on [BLOCK_C] fragments.
 //
 // Legality: the foreach's members are independent (seed 000 §5) and a range_reduce may be
 // regrouped and reordered (seed 000 §8), so lanes of d run together and r is taken in blocks; a
@@ -354,65 +355,75 @@ private:
     bool ragged = onD.contains(op.getUpper());
     raggedSeen |= ragged;
     unsigned carry = overCols || ragged ? Cols : None;
+    // The loop carries a whole tile (seed 000 §8: the members may be regrouped): each block's members
+    // are combined lane-wise into a [BLOCK_R(, BLOCK_C)] accumulator, and the tile is reduced along
+    // BLOCK_R once, after the loop, instead of once per block (a cross-lane reduction, through shared
+    // memory where BLOCK_R spans warps, on every trip).
+    unsigned members = carry | Rows;
     SmallVector<Value> inits;
     for (Value id : op.getIdentities())
-      inits.push_back(mapped(loc, id, carry));
+      inits.push_back(mapped(loc, id, members));
     Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
     StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
     Value top = ragged ? longest(loc, lo, hi) : hi;
     auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, top, step, inits);
-    OpBuilder::InsertionGuard guard(b);
-    Block *body = b.createBlock(&loop.getBody());
-    Value r0 = body->addArgument(b.getIndexType(), loc);
-    SmallVector<Value> acc;
-    for (Value i : inits)
-      acc.push_back(body->addArgument(i.getType(), loc));
-    if (ragged) {
-      // The lanes of r over the whole tile, valid below their own member's bound: every value that
-      // depends on r is [BLOCK_R, BLOCK_C], so one validity serves its reads and its members.
-      auto type = FragmentType::get(b.getContext(), b.getIndexType(), {rows});
-      Value lanes = expand(loc, IotaOp::create(b, loc, type, r0), Rows | Cols);
-      rowsOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, expand(loc, hi, Rows | Cols));
-      map.map(element.getArgument(0), lanes);
-    } else {
-      map.map(element.getArgument(0), bindLanes(loc, rows, r0, hi, rowsOk));
-    }
-    for (Operation &inner : element.without_terminator())
-      cloneOp(inner);
-    unsigned members = carry | Rows;
-    Value ok = expand(loc, rowsOk, members);
-    SmallVector<Value> lanes;
     SmallVector<Value> ids;
-    for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities())) {
-      lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
+    for (Value id : op.getIdentities())
       ids.push_back(map.lookupOrDefault(id));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = b.createBlock(&loop.getBody());
+      Value r0 = body->addArgument(b.getIndexType(), loc);
+      SmallVector<Value> acc;
+      for (Value i : inits)
+        acc.push_back(body->addArgument(i.getType(), loc));
+      if (ragged) {
+        // The lanes of r over the whole tile, valid below their own member's bound: every value that
+        // depends on r is [BLOCK_R, BLOCK_C], so one validity serves its reads and its members.
+        auto type = FragmentType::get(b.getContext(), b.getIndexType(), {rows});
+        Value lanes = expand(loc, IotaOp::create(b, loc, type, r0), Rows | Cols);
+        rowsOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, expand(loc, hi, Rows | Cols));
+        map.map(element.getArgument(0), lanes);
+      } else {
+        map.map(element.getArgument(0), bindLanes(loc, rows, r0, hi, rowsOk));
+      }
+      for (Operation &inner : element.without_terminator())
+        cloneOp(inner);
+      Value ok = expand(loc, rowsOk, members);
+      SmallVector<Value> lanes;
+      for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
+        lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
+      // acc = combine(acc, members), lane-wise over the tile (invalid lanes add the identity).
+      IRMapping inlineMap;
+      Block &combine = op.getCombine().front();
+      SmallVector<Value> args(acc);
+      llvm::append_range(args, lanes);
+      inlineMap.map(combine.getArguments(), args);
+      for (Operation &inner : combine.without_terminator()) {
+        SmallVector<Value> operands;
+        for (Value v : inner.getOperands())
+          operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), members));
+        SmallVector<Type> types;
+        for (Type t : inner.getResultTypes())
+          types.push_back(typeFor(t, members));
+        OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+        inlineMap.map(inner.getResults(), b.create(state)->getResults());
+      }
+      SmallVector<Value> next;
+      for (Value y : combine.getTerminator()->getOperands())
+        next.push_back(inlineMap.lookupOrDefault(y));
+      YieldOp::create(b, loc, next);
     }
-    auto partial = ReduceOp::create(b, loc, TypeRange(ValueRange(acc)), lanes, b.getDenseI64ArrayAttr({0}), ids);
+    // The accumulated tile reduced along BLOCK_R: the carry's axes remain.
+    SmallVector<Type> results;
+    for (Value i : inits)
+      results.push_back(typeFor(elementTypeOf(i.getType()), carry));
+    auto total = ReduceOp::create(b, loc, results, loop.getResults(), b.getDenseI64ArrayAttr({0}), ids);
     IRMapping regionMap;
-    op.getCombine().cloneInto(&partial.getCombine(), regionMap);
-    // acc = combine(acc, partial), lane-wise over the carry's axes.
-    IRMapping inlineMap;
-    Block &combine = op.getCombine().front();
-    SmallVector<Value> args(acc);
-    llvm::append_range(args, partial.getResults());
-    inlineMap.map(combine.getArguments(), args);
-    for (Operation &inner : combine.without_terminator()) {
-      SmallVector<Value> operands;
-      for (Value v : inner.getOperands())
-        operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), carry));
-      SmallVector<Type> types;
-      for (Type t : inner.getResultTypes())
-        types.push_back(typeFor(t, carry));
-      OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
-      inlineMap.map(inner.getResults(), b.create(state)->getResults());
-    }
-    SmallVector<Value> next;
-    for (Value y : combine.getTerminator()->getOperands())
-      next.push_back(inlineMap.lookupOrDefault(y));
-    YieldOp::create(b, loc, next);
-    for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
+    op.getCombine().cloneInto(&total.getCombine(), regionMap);
+    for (auto [r, n] : llvm::zip(op.getResults(), total.getResults()))
       map.map(r, n);
   }
 

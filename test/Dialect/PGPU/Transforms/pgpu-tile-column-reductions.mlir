@@ -3,8 +3,8 @@
 // COM: A column sum: the kept axis d is the read's contiguous (last) coordinate, the reduced axis r
 // COM: walks rows. d becomes a loop over blocks of BLOCK_C lanes, the reduction a loop over blocks of
 // COM: BLOCK_R whose members are a [BLOCK_R, BLOCK_C] tile (r lanes broadcast along dim 0, d lanes
-// COM: along dim 1), neutralized on invalid r lanes and reduced along BLOCK_R into a [BLOCK_C] carry;
-// COM: the store writes the kept row's block under d's lane validity. BLOCK_C covers D (d spans [0, D)),
+// COM: along dim 1), neutralized on invalid r lanes and combined lane-wise into a [BLOCK_R, BLOCK_C]
+// COM: accumulator the loop carries, reduced along BLOCK_R once after the loop; the store writes the kept row's block under d's lane validity. BLOCK_C covers D (d spans [0, D)),
 // COM: BLOCK_R covers R (r spans [0, R): a reduced axis one candidate holds takes it).
 // CHECK-LABEL: pgpu.kernel @colsum
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [16, 32, 64, 128, 256, 512, 1024], 128, covers = "D">
@@ -15,18 +15,19 @@
 // CHECK-NEXT: ^bb0(%[[D0:.*]]: index):
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[COLSOK:.*]] = pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[ID:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: %[[ID:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[BR:.*]] = pgpu.param "BLOCK_R" : index
-// CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[BR]] iter_args(%[[ID]] : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
-// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_C]>):
+// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[BR]] iter_args(%[[ID]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
 // CHECK: %[[ROWS:.*]] = pgpu.iota %[[R0]] : !pgpu.fragment<index, [BLOCK_R]>
 // CHECK: pgpu.broadcast %[[ROWS]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.broadcast %[[COLS]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[V:.*]] = pgpu.load %x[{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> fill %{{.*}} : f32 : !pgpu.view<f32, [B, R, D], in>[index, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>] -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[M:.*]] = pgpu.select %{{.*}}, %[[V]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[PART:.*]] = pgpu.reduce %[[M]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
-// CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[PART]] : !pgpu.fragment<f32, [BLOCK_C]>
-// CHECK: pgpu.yield %[[NEXT]] : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK-NOT: pgpu.reduce
+// CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.yield %[[NEXT]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
 // CHECK: pgpu.store %[[SUM]], %y[%{{.*}}, %[[COLS]]] valid %[[COLSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @colsum(%x: !pgpu.view<f32, [B, R, D], in>, %y: !pgpu.view<f32, [B, D], out>) {
@@ -66,7 +67,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: computed before the workset, so the tile loop over r reads them as scalars.
 // CHECK-LABEL: pgpu.kernel @bag
 // CHECK: pgpu.for %{{.*}} step %{{.*}} {
-// CHECK: pgpu.for %{{.*}} to %[[HI:.*]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK: pgpu.for %{{.*}} to %[[HI:.*]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
 // CHECK: %[[IDX:.*]] = pgpu.gather %indices[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R]> fill %{{.*}} : i32 : !pgpu.view<i32, [NI], in>[!pgpu.fragment<index, [BLOCK_R]>] -> !pgpu.fragment<i32, [BLOCK_R]>
 // CHECK: %[[ROW:.*]] = pgpu.cast %[[IDX]] : !pgpu.fragment<i32, [BLOCK_R]> to !pgpu.fragment<index, [BLOCK_R]>
 // CHECK: pgpu.broadcast %[[ROW]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
@@ -132,7 +133,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK-NOT: pgpu.foreach
-// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
 // CHECK: pgpu.reduce %{{.*}} axes [0]
 // CHECK: pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
@@ -190,7 +191,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
 // CHECK: pgpu.load %x[%[[ROW]], %{{.*}}, %{{.*}}] {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.reduce %{{.*}} axes [0]
 // CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
@@ -279,15 +280,16 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[HIS:.*]] = pgpu.select %[[COLSOK]], %[[COLS]], %[[LO]] : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[TOP:.*]] = pgpu.reduce %[[HIS]] axes [0] identity(%[[C0]] : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
 // CHECK: pgpu.binary max
-// CHECK: pgpu.for %[[C0]] to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
-// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_C]>):
+// CHECK: %[[TILE:.*]] = pgpu.for %[[C0]] to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
 // CHECK: %[[ROWS:.*]] = pgpu.iota %[[R0]] : !pgpu.fragment<index, [BLOCK_R]>
 // CHECK: %[[R:.*]] = pgpu.broadcast %[[ROWS]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[HI:.*]] = pgpu.broadcast %[[COLS]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[ROK:.*]] = pgpu.cmp lt %[[R]], %[[HI]] : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[V:.*]] = pgpu.load %x[%[[R]], %{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[M:.*]] = pgpu.select %[[ROK]], %[[V]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
-// CHECK: pgpu.reduce %[[M]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.binary add %[[ACC]], %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
 // CHECK: pgpu.store %{{.*}}, %y[%[[COLS]]] valid %[[COLSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
@@ -341,11 +343,11 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[LEN:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[HIS:.*]] = pgpu.select %[[ROWSOK]], %[[LEN]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[TOP:.*]] = pgpu.reduce %[[HIS]] axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index)
-// CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
 // CHECK: pgpu.cmp lt %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.gather %values[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.gather %x[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
-// CHECK: pgpu.reduce %{{.*}} axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
 // CHECK: pgpu.store %[[SUM]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {

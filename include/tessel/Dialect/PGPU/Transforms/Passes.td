@@ -863,8 +863,9 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     value's fragment axes are the blocked axes it depends on, in the order
     [BLOCK_R, BLOCK_C] (d contiguous in lanes); reads and writes get the lane
     validity of their axes conjoined with their own; members on invalid r
-    lanes are the identity; each block's tile is reduced along BLOCK_R by
-    `pgpu.reduce` into a carry over BLOCK_C. When the foreach is in the sole
+    lanes are the identity; each block's tile is combined lane-wise into
+    a [BLOCK_R, BLOCK_C] accumulator the loop carries, reduced along BLOCK_R
+    by one `pgpu.reduce` after the loop (not one per block). When the foreach is in the sole
     execution group, its bounds are LaunchExprs and the group's other code
     writes nothing, the blocks of d are a trailing program axis instead
     (seed 002 §3.2: the program space grows by ceil((hi - lo) / BLOCK_C),
