@@ -281,3 +281,39 @@ def test_ragged_rows_packed(kernel):
     programs = src[src.index(f"def {kernel.name}_PROGRAMS"):]
     assert "p['BLOCK_C']" in programs[:programs.index("\n\n\n")]
     assert "'BLOCK_R': ([2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16)" in src
+    assert "'BLOCK_C': ([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128)" in src
+
+
+RAGGED = [(k, s) for k, s in CASES if k in (csr_rows, csr_row_max, prefix_column_sums)]
+
+
+@pytest.mark.parametrize("tile", [(1024, 1), (8, 2), (32, 8)])
+@pytest.mark.parametrize("kernel,shapes", RAGGED, ids=[f"{k.name}-{'-'.join(f'{a}{v}' for a, v in s.items())}"
+                                                        for k, s in RAGGED])
+def test_ragged_narrow_tiles(tessel_bin, kernel, shapes, tile):
+    """The bindings a call's default takes for few long segments (one or two members a program, 1024
+    members of a segment a tile) compute what the KIR interpreter computes."""
+    inputs = given(kernel, shapes)
+    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("kernel,shapes", [(csr_rows, {"M": 131, "M1": 132, "N": 61, "NNZ": 1031}),
+                                           (csr_row_max, {"M": 1, "M1": 2, "NNZ": 3})], ids=["csr_rows", "csr_row_max"])
+def test_ragged_call_defaults_triton(kernel, shapes, tmp_path, monkeypatch):
+    """A plain call (its defaults from the call's extents: few rows narrow BLOCK_C, down to one row a
+    program) under TRITON_INTERPRET=1 computes what the KIR interpreter computes."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    inputs = given(kernel, shapes)
+    ref = kernel.run_interp(shapes, seed=5, inputs=inputs)
+    views = [p for p in kernel.params() if p.kind == "view"]
+    args = [torch.from_numpy(np.array(ref[f"{p.name}.in"])) if f"{p.name}.in" in ref
+            else torch.from_numpy(np.full_like(np.asarray(ref[p.name]), 7)) for p in views]
+    kernel(*args)
+    for p, t in zip(views, args):
+        if p.name in ref:
+            np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-5, err_msg=p.name)

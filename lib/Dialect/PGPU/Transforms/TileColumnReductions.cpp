@@ -618,7 +618,13 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       if (!covered)
         continue;
       // [BLOCK_R, BLOCK_C] f32 at the defaults is 2048 elements: 16 registers a lane at 4 warps.
-      declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
+      // Ragged segments may be few and long (a thousand CSR rows of 16k nonzeros): a call's default
+      // narrows BLOCK_C while the programs would not fill the device, down to one member a program
+      // (one segment per program again, as before packing), so the candidates reach 1.
+      if (ragged)
+        declare(kernel, kColsParam, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
+      else
+        declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
       // A reduced axis that one candidate holds (C = 64 input channels) takes it: no masked rows.
       // Ragged segments may be long (few CSR rows of many nonzeros): where a call's default narrows
       // BLOCK_C to fill the device it widens BLOCK_R to its largest candidate (_fill_programs, rule 3),

@@ -272,6 +272,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: d's valid lanes, at least the lower bound), each r lane valid below its own member's bound, so
 // COM: every value of r is a [BLOCK_R, BLOCK_C] tile and one validity masks reads and members.
 // CHECK-LABEL: pgpu.kernel @triangle
+// CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
 // CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
 // CHECK-NOT: pgpu.foreach
 // CHECK: %[[COLS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
@@ -330,6 +331,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: tiles up to the longest row of the program, each masked below its own row's length; the store
 // COM: writes BLOCK_C rows at once.
 // CHECK-LABEL: pgpu.kernel @csr
+// CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
 // CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
 // CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
 // CHECK: %[[N:.*]] = pgpu.ceil_div %[[M:.*]], %[[BC]] : index

@@ -879,10 +879,10 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     space the product of the group's extents: the coordinate counts blocks
     of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
     block of lanes.
-    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128 (2..1024 where a
-    ragged reduction is tiled: a call that narrows BLOCK_C to fill the
-    device widens BLOCK_R to its largest candidate, for few long
-    segments), default 16.
+    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16. Where a
+    ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024: a
+    call that narrows BLOCK_C to fill the device (few long segments, down
+    to one a program) widens BLOCK_R to its largest candidate.
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
