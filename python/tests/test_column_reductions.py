@@ -4,7 +4,12 @@ tiles reduced along BLOCK_R, the kept axis in lanes, for plain slices, runtime s
 gathered through an index tensor alike (before: a serial loop over the kept axis, each output element
 a 512-lane reduction reading with the row stride).
 
-Differential: at kept extents 1, 13, 33, 129 and reduced extents 0 (an empty bag), 1 and primes, the
+Ragged segments (issue 42 item 2): a reduction whose range is read per member of a parallel axis
+(`y[m] = T.sum(values[nz[indptr[m]:indptr[m + 1]]] * ...)`, CSR rows) packs BLOCK_C members per
+program, their ranges in [BLOCK_R, BLOCK_C] tiles up to the longest of them.
+
+Differential: at kept extents 1, 13, 33, 129 and reduced extents 0 (an empty bag), 1 and primes (CSR
+rows: empty rows, rows of length 1, a row longer than every block, M = 1 and primes), the
 pgpu interpreter (at several BLOCK_R x BLOCK_C bindings) and the generated Triton under
 TRITON_INTERPRET=1 compute what the KIR interpreter computes.
 """
@@ -89,6 +94,35 @@ def masked_means(h: T.In[T.bf16, ("B", "S", "D")], mask: T.In[T.i32, ("B", "S"),
         out[b, dims] = total / T.maximum(T.sum(m), 1.0)
 
 
+@tessel.kernel
+def csr_rows(indptr: T.In[T.i32, ("M1",)], indices: T.In[T.i32, ("NNZ",), T.Range(0, "N")],
+             values: T.In[T.f32, ("NNZ",)], x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("M",)]):
+    """CSR SpMV: one ragged range of nonzeros per row, read through indptr."""
+    M = y.shape[0]
+    nz = T.domain(0, values.shape[0])
+    for m in T.parallel(T.domain(0, M)):
+        row = nz[indptr[m]:indptr[m + 1]]
+        y[m] = T.sum(values[row] * x[indices[row]])
+
+
+@tessel.kernel
+def csr_row_max(indptr: T.In[T.i32, ("M1",)], values: T.In[T.f32, ("NNZ",)], y: T.Out[T.f32, ("M",)]):
+    """A max (identity -inf: an empty row stores it) over each row's ragged range."""
+    M = y.shape[0]
+    nz = T.domain(0, values.shape[0])
+    for m in T.parallel(T.domain(0, M)):
+        y[m] = T.max(values[nz[indptr[m]:indptr[m + 1]]])
+
+
+@tessel.kernel
+def prefix_column_sums(x: T.In[T.f32, ("R", "D")], out: T.Out[T.f32, ("D",)]):
+    """Ragged by position, not data: column d sums rows [0, min(d, R))."""
+    R, D = x.shape
+    rows = T.domain(0, R)
+    for d in T.parallel(T.domain(0, D)):
+        out[d] = T.sum(x[rows[0:d], d])
+
+
 CASES = [
     (column_sums, {"B": 1, "R": 1, "D": 1}),
     (column_sums, {"B": 2, "R": 0, "D": 13}),      # nothing to reduce: the identity
@@ -112,6 +146,16 @@ CASES = [
     (masked_means, {"B": 3, "S": 7, "D": 13}),
     (masked_means, {"B": 2, "S": 131, "D": 33}),
     (masked_means, {"B": 2, "S": 0, "D": 129}),
+    (csr_rows, {"M": 1, "M1": 2, "N": 1, "NNZ": 1}),
+    (csr_rows, {"M": 7, "M1": 8, "N": 13, "NNZ": 29}),
+    (csr_rows, {"M": 131, "M1": 132, "N": 61, "NNZ": 1031}),   # one row of 600: longer than every block
+    (csr_rows, {"M": 257, "M1": 258, "N": 1009, "NNZ": 17}),   # mostly empty rows
+    (csr_rows, {"M": 5, "M1": 6, "N": 3, "NNZ": 0}),           # every row empty
+    (csr_row_max, {"M": 1, "M1": 2, "NNZ": 3}),
+    (csr_row_max, {"M": 37, "M1": 38, "NNZ": 211}),
+    (prefix_column_sums, {"R": 1, "D": 1}),
+    (prefix_column_sums, {"R": 37, "D": 131}),
+    (prefix_column_sums, {"R": 131, "D": 33}),
 ]
 IDS = [f"{k.name}-{'-'.join(f'{a}{v}' for a, v in s.items())}" for k, s in CASES]
 
@@ -141,11 +185,34 @@ def run_cli(tessel_bin, kernel, shapes, stage, params, inputs):
         return {p[:-4]: np.load(os.path.join(out, p)) for p in os.listdir(out)}
 
 
+def csr_inputs(shapes):
+    """Inputs of the CSR kernels: row lengths summing to NNZ, rows 0 (when M > 2) empty and 1 of length 1,
+    the longest row (when NNZ > 600) 600 nonzeros, the rest spread unevenly (Dirichlet(0.5))."""
+    rng = np.random.default_rng(11)
+    M, NNZ = shapes["M"], shapes["NNZ"]
+    counts = np.zeros(M, dtype=np.int64)
+    rest = NNZ
+    if M > 2 and rest > 1:
+        counts[1], rest = 1, rest - 1
+    if M > 3 and rest > 600:
+        counts[M // 2], rest = 600, rest - 600
+    free = [i for i in range(M) if counts[i] == 0 and (M <= 2 or i != 0)] or [0]
+    counts[free] += rng.multinomial(rest, rng.dirichlet(np.full(len(free), 0.5)))
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    out = {"indptr": indptr, "values": rng.standard_normal(NNZ).astype(np.float32)}
+    if "N" in shapes:
+        out["indices"] = rng.integers(0, shapes["N"], size=NNZ).astype(np.int32)
+        out["x"] = rng.standard_normal(shapes["N"]).astype(np.float32)
+    return out
+
+
 def tiles(kernel, r, c):
     return {"BLOCK_R": r, "BLOCK_C": c}
 
 
 def given(kernel, shapes):
+    if kernel in (csr_rows, csr_row_max):
+        return csr_inputs(shapes)
     return sorted_offsets(shapes) if kernel in (bag_sums, bag_sums_counted) else {}
 
 
@@ -200,3 +267,53 @@ def test_tiles_not_serial_columns(kernel):
         assert "'BLOCK_C': 'D'" in src[src.index(f"{kernel.name}_COVERS"):] and "BLOCK_C" not in programs
     else:  # the column blocks are programs (a new program axis, or the flattened one): the launch sizes BLOCK_C
         assert "p['BLOCK_C']" in programs
+
+
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_ragged_rows_packed(kernel):
+    """CSR rows pack BLOCK_C to a program: the program count is ceil(M / BLOCK_C), the longest row of
+    the program bounds the tile loop (a max over the rows' lengths), BLOCK_R reaches 1024 candidates."""
+    src = kernel.source("triton")
+    body = src[src.index(f"def _{kernel.name}_kernel"):]
+    body = body[:body.index("\n\n\n")]
+    assert "[16, 128]" in body and "tl.reduce(" in body
+    assert "tl.maximum(" in src[src.index(f"def _{kernel.name}_combine"):]
+    programs = src[src.index(f"def {kernel.name}_PROGRAMS"):]
+    assert "p['BLOCK_C']" in programs[:programs.index("\n\n\n")]
+    assert "'BLOCK_R': ([2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16)" in src
+    assert "'BLOCK_C': ([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128)" in src
+
+
+RAGGED = [(k, s) for k, s in CASES if k in (csr_rows, csr_row_max, prefix_column_sums)]
+
+
+@pytest.mark.parametrize("tile", [(1024, 1), (8, 2), (32, 8)])
+@pytest.mark.parametrize("kernel,shapes", RAGGED, ids=[f"{k.name}-{'-'.join(f'{a}{v}' for a, v in s.items())}"
+                                                        for k, s in RAGGED])
+def test_ragged_narrow_tiles(tessel_bin, kernel, shapes, tile):
+    """The bindings a call's default takes for few long segments (one or two members a program, 1024
+    members of a segment a tile) compute what the KIR interpreter computes."""
+    inputs = given(kernel, shapes)
+    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("kernel,shapes", [(csr_rows, {"M": 131, "M1": 132, "N": 61, "NNZ": 1031}),
+                                           (csr_row_max, {"M": 1, "M1": 2, "NNZ": 3})], ids=["csr_rows", "csr_row_max"])
+def test_ragged_call_defaults_triton(kernel, shapes, tmp_path, monkeypatch):
+    """A plain call (its defaults from the call's extents: few rows narrow BLOCK_C, down to one row a
+    program) under TRITON_INTERPRET=1 computes what the KIR interpreter computes."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    inputs = given(kernel, shapes)
+    ref = kernel.run_interp(shapes, seed=5, inputs=inputs)
+    views = [p for p in kernel.params() if p.kind == "view"]
+    args = [torch.from_numpy(np.array(ref[f"{p.name}.in"])) if f"{p.name}.in" in ref
+            else torch.from_numpy(np.full_like(np.asarray(ref[p.name]), 7)) for p in views]
+    kernel(*args)
+    for p, t in zip(views, args):
+        if p.name in ref:
+            np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-5, err_msg=p.name)

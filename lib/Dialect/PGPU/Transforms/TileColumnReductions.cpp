@@ -7,8 +7,9 @@
 // of scalar outputs and spreads r over the lanes, each lane reading with the stride of d's row: one
 // element per row and no coalescing. Here d becomes a loop over blocks of BLOCK_C lanes (a fragment
 // axis, contiguous in memory), each range_reduce of the body a loop over blocks of BLOCK_R members,
-// the members a [BLOCK_R, BLOCK_C] tile reduced along r once per block into a [BLOCK_C] accumulator,
-// and the code after the reductions (the store of the kept row) works on [BLOCK_C] fragments.
+// the members a [BLOCK_R, BLOCK_C] tile combined lane-wise into a [BLOCK_R, BLOCK_C] accumulator
+// that is reduced along r once after the loop (into [BLOCK_C]), and the code after the reductions
+// (the store of the kept row) works on [BLOCK_C] fragments.
 //
 // Legality: the foreach's members are independent (seed 000 §5) and a range_reduce may be
 // regrouped and reordered (seed 000 §8), so lanes of d run together and r is taken in blocks; a
@@ -16,10 +17,17 @@
 // the lane validity of every blocked axis they depend on, reduction members on invalid r lanes
 // contribute the identity, writes on invalid d lanes are masked.
 //
+// Ragged segments (issue 42 item 2): a reduction over [lo, n(d)) whose upper bound depends on d
+// (CSR SpMV, `y[m] = sum values[indptr[m] + r] * x[indices[...]]` for r < indptr[m+1] - indptr[m], one
+// short row per program) fires whatever its reads walk: the members of a block of d run together,
+// the loop over r going to the longest range of the block (a max over d's valid lanes, at least lo)
+// and each r lane valid below its own member's bound, so every value of r is a [BLOCK_R, BLOCK_C]
+// tile and one validity masks its reads and neutralizes its members.
+//
 // Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
-// axis of lanes over r is already contiguous), a body with nested loops or control, atomics, tuples
-// or workspace, reduction bounds that depend on d, values from outside that are fragments already,
-// a write that does not depend on d.
+// axis of lanes over r is already contiguous) and whose bounds do not depend on d, a body with
+// nested loops or control, atomics, tuples or workspace, a lower bound that depends on d, values
+// from outside that are fragments already, a write that does not depend on d.
 //
 // BLOCK_C covers the kept axis's symbol when d spans [0, S) of a named view extent, so a call's
 // default binds one block per row where a candidate holds it (seed 003: defaults from facts).
@@ -98,7 +106,7 @@ std::string whyNot(Block &body, Value d) {
   });
   if (fragmentFromOutside)
     return "it uses fragments from outside";
-  bool column = false;
+  bool column = false, ragged = false;
   for (Operation &op : body.without_terminator()) {
     if (isPointwiseOrRead(op))
       continue;
@@ -111,8 +119,13 @@ std::string whyNot(Block &body, Value d) {
     auto reduce = dyn_cast<RangeReduceOp>(op);
     if (!reduce)
       return "its body has nested loops, control, atomics, tuples or workspace accesses";
-    if (onD.contains(reduce.getLower()) || onD.contains(reduce.getUpper()))
-      return "a reduction's bounds depend on the kept axis";
+    if (onD.contains(reduce.getLower()))
+      return "a reduction's lower bound depends on the kept axis";
+    // Ragged segments (issue 42 item 2): [0, n(d)) with n read per member of d (CSR rows, bags). The
+    // members of a block of d run together up to the longest range among them, each lane of r
+    // valid below its own member's bound.
+    if (onD.contains(reduce.getUpper()))
+      ragged = true;
     Block &element = reduce.getElement().front();
     if (!llvm::all_of(element.without_terminator(), isPointwiseOrRead) ||
         llvm::any_of(reduce.getCombine().front().without_terminator(),
@@ -131,8 +144,9 @@ std::string whyNot(Block &body, Value d) {
         column = true;
     }
   }
-  if (!column)
-    return "no reduction reads along the kept axis contiguously (one axis of lanes serves it)";
+  if (!column && !ragged)
+    return "no reduction reads along the kept axis contiguously (one axis of lanes serves it) and none "
+           "has bounds that depend on it (ragged segments)";
   return "";
 }
 
@@ -165,8 +179,10 @@ class ColumnTiler {
 public:
   /// `rowsSpan` collects the symbol every tiled reduction's range spans (null once two differ or one
   /// spans none): BLOCK_R covers it.
-  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan)
-      : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)), rowsSpan(rowsSpan) {}
+  /// `raggedSeen` is set once a reduction with bounds per member of d (ragged segments) is tiled.
+  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan, bool &raggedSeen)
+      : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)), rowsSpan(rowsSpan),
+        raggedSeen(raggedSeen) {}
 
   /// The workset as a loop over blocks of BLOCK_C members of d in this program.
   void tile(ForeachOp each) {
@@ -199,6 +215,20 @@ private:
     Value lanes = IotaOp::create(b, loc, type, start);
     ok = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, SplatOp::create(b, loc, type, hi));
     return lanes;
+  }
+  /// The largest of the block's bounds `hi` ([BLOCK_C]) on valid lanes of d, at least `lo`: the
+  /// members of the block's longest range.
+  Value longest(Location loc, Value lo, Value hi) {
+    Value his = SelectOp::create(b, loc, colsOk, hi, expand(loc, lo, Cols));
+    auto top = ReduceOp::create(b, loc, TypeRange{lo.getType()}, ValueRange{his}, b.getDenseI64ArrayAttr({0}),
+                                ValueRange{lo});
+    OpBuilder::InsertionGuard guard(b);
+    Type index = lo.getType();
+    Block *combine = b.createBlock(&top.getCombine(), {}, {index, index}, {loc, loc});
+    Value larger = BinaryOp::create(b, loc, kir::BinaryKind::Max, combine->getArgument(0), combine->getArgument(1),
+                                    false, false);
+    YieldOp::create(b, loc, ValueRange{larger});
+    return top.getResult(0);
   }
   unsigned axesOf(Value v) const {
     auto type = dyn_cast<FragmentType>(v.getType());
@@ -320,62 +350,87 @@ private:
     // The carry is over the kept axis when a member or an identity depends on it.
     bool overCols = llvm::any_of(element.getTerminator()->getOperands(), [&](Value y) { return onD.contains(y); }) ||
                     llvm::any_of(op.getIdentities(), [&](Value id) { return onD.contains(id); });
-    unsigned carry = overCols ? Cols : None;
+    // Ragged: the upper bound is a [BLOCK_C] fragment, one bound per member of d (whyNot keeps the
+    // lower bound uniform); each member's result differs, so the carry is over the kept axis.
+    bool ragged = onD.contains(op.getUpper());
+    raggedSeen |= ragged;
+    unsigned carry = overCols || ragged ? Cols : None;
+    // The loop carries a whole tile (seed 000 §8: the members may be regrouped): each block's members
+    // are combined lane-wise into a [BLOCK_R(, BLOCK_C)] accumulator, and the tile is reduced along
+    // BLOCK_R once, after the loop, instead of once per block (a cross-lane reduction, through shared
+    // memory where BLOCK_R spans warps, on every trip).
+    unsigned members = carry | Rows;
     SmallVector<Value> inits;
     for (Value id : op.getIdentities())
-      inits.push_back(mapped(loc, id, carry));
+      inits.push_back(mapped(loc, id, members));
     Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
     StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
-    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, hi, step, inits);
-    OpBuilder::InsertionGuard guard(b);
-    Block *body = b.createBlock(&loop.getBody());
-    Value r0 = body->addArgument(b.getIndexType(), loc);
-    SmallVector<Value> acc;
-    for (Value i : inits)
-      acc.push_back(body->addArgument(i.getType(), loc));
-    map.map(element.getArgument(0), bindLanes(loc, rows, r0, hi, rowsOk));
-    for (Operation &inner : element.without_terminator())
-      cloneOp(inner);
-    unsigned members = carry | Rows;
-    Value ok = expand(loc, rowsOk, members);
-    SmallVector<Value> lanes;
+    Value top = ragged ? longest(loc, lo, hi) : hi;
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, top, step, inits);
     SmallVector<Value> ids;
-    for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities())) {
-      lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
+    for (Value id : op.getIdentities())
       ids.push_back(map.lookupOrDefault(id));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = b.createBlock(&loop.getBody());
+      Value r0 = body->addArgument(b.getIndexType(), loc);
+      SmallVector<Value> acc;
+      for (Value i : inits)
+        acc.push_back(body->addArgument(i.getType(), loc));
+      if (ragged) {
+        // The lanes of r over the whole tile, valid below their own member's bound: every value that
+        // depends on r is [BLOCK_R, BLOCK_C], so one validity serves its reads and its members.
+        auto type = FragmentType::get(b.getContext(), b.getIndexType(), {rows});
+        Value lanes = expand(loc, IotaOp::create(b, loc, type, r0), Rows | Cols);
+        rowsOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, expand(loc, hi, Rows | Cols));
+        map.map(element.getArgument(0), lanes);
+      } else {
+        map.map(element.getArgument(0), bindLanes(loc, rows, r0, hi, rowsOk));
+      }
+      for (Operation &inner : element.without_terminator())
+        cloneOp(inner);
+      Value ok = expand(loc, rowsOk, members);
+      SmallVector<Value> lanes;
+      for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
+        lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
+      // acc = combine(acc, members), lane-wise over the tile (invalid lanes add the identity).
+      IRMapping inlineMap;
+      Block &combine = op.getCombine().front();
+      SmallVector<Value> args(acc);
+      llvm::append_range(args, lanes);
+      inlineMap.map(combine.getArguments(), args);
+      for (Operation &inner : combine.without_terminator()) {
+        SmallVector<Value> operands;
+        for (Value v : inner.getOperands())
+          operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), members));
+        SmallVector<Type> types;
+        for (Type t : inner.getResultTypes())
+          types.push_back(typeFor(t, members));
+        OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+        inlineMap.map(inner.getResults(), b.create(state)->getResults());
+      }
+      SmallVector<Value> next;
+      for (Value y : combine.getTerminator()->getOperands())
+        next.push_back(inlineMap.lookupOrDefault(y));
+      YieldOp::create(b, loc, next);
     }
-    auto partial = ReduceOp::create(b, loc, TypeRange(ValueRange(acc)), lanes, b.getDenseI64ArrayAttr({0}), ids);
+    // The accumulated tile reduced along BLOCK_R: the carry's axes remain.
+    SmallVector<Type> results;
+    for (Value i : inits)
+      results.push_back(typeFor(elementTypeOf(i.getType()), carry));
+    auto total = ReduceOp::create(b, loc, results, loop.getResults(), b.getDenseI64ArrayAttr({0}), ids);
     IRMapping regionMap;
-    op.getCombine().cloneInto(&partial.getCombine(), regionMap);
-    // acc = combine(acc, partial), lane-wise over the carry's axes.
-    IRMapping inlineMap;
-    Block &combine = op.getCombine().front();
-    SmallVector<Value> args(acc);
-    llvm::append_range(args, partial.getResults());
-    inlineMap.map(combine.getArguments(), args);
-    for (Operation &inner : combine.without_terminator()) {
-      SmallVector<Value> operands;
-      for (Value v : inner.getOperands())
-        operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), carry));
-      SmallVector<Type> types;
-      for (Type t : inner.getResultTypes())
-        types.push_back(typeFor(t, carry));
-      OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
-      inlineMap.map(inner.getResults(), b.create(state)->getResults());
-    }
-    SmallVector<Value> next;
-    for (Value y : combine.getTerminator()->getOperands())
-      next.push_back(inlineMap.lookupOrDefault(y));
-    YieldOp::create(b, loc, next);
-    for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
+    op.getCombine().cloneInto(&total.getCombine(), regionMap);
+    for (auto [r, n] : llvm::zip(op.getResults(), total.getResults()))
       map.map(r, n);
   }
 
   OpBuilder &b;
   StringAttr rows, cols;
   std::optional<StringAttr> &rowsSpan;
+  bool &raggedSeen;
   IRMapping map;
   DenseSet<Value> onD;  // original values that depend on the kept axis
   /// Adds the values of `op` (and its regions) that depend on `d` to onD, in walk order.
@@ -465,7 +520,8 @@ int keptGroupAxis(ExecutionGroupOp group) {
 
 /// Group coordinate `axis` (members [0, E)) becomes blocks of BLOCK_C members: its extent
 /// ceil(E / BLOCK_C), the program space the product again, the body one block of lanes.
-void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan) {
+void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan,
+                    bool &ragged) {
   Location loc = group.getLoc();
   auto space = cast<ProgramSpaceOp>(group->getParentOp());
   b.setInsertionPoint(space);
@@ -485,7 +541,7 @@ void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::op
   Value coord = body.getArgument(axis);
   Value d0 = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord, ParamOp::create(b, loc, b.getIndexType(), kColsParam),
                               false, false);
-  ColumnTiler(b, rowsSpan).tileBlock(old, coord, members, d0);
+  ColumnTiler(b, rowsSpan, ragged).tileBlock(old, coord, members, d0);
   for (Operation *op : llvm::reverse(old))
     op->erase();
 }
@@ -513,6 +569,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       kernel.walk([&](ForeachOp each) { candidates.push_back(each); });
       std::optional<StringAttr> covered; // the symbol every tiled kept axis spans, or null
       std::optional<StringAttr> rowsSpan; // the symbol every tiled reduction spans, or null
+      bool ragged = false;                 // some tiled reduction has bounds per member of d
       for (ForeachOp each : candidates) {
         // The innermost worksets only: one holding another foreach or a loop is not straight-line.
         std::string why = whyNot(each.getBody().front(), each.getBody().getArgument(0));
@@ -530,10 +587,10 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         covered = !covered || *covered == spans ? spans : StringAttr();
         if (group) {
           Value d0 = splitByBlocks(b, group, each);
-          ColumnTiler(b, rowsSpan).tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(),
-                                             d0);
+          ColumnTiler(b, rowsSpan, ragged)
+              .tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(), d0);
         } else {
-          ColumnTiler(b, rowsSpan).tile(each);
+          ColumnTiler(b, rowsSpan, ragged).tile(each);
         }
         if (remarks)
           emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes"
@@ -551,7 +608,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         if (axis < 0)
           continue;
         OpBuilder b(group);
-        blockGroupAxis(b, group, unsigned(axis), rowsSpan);
+        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged);
         covered = StringAttr();
         if (remarks)
           emitRemark(group.getLoc()) << "pgpu-tile-column-reductions: program axis " << axis
@@ -561,9 +618,21 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       if (!covered)
         continue;
       // [BLOCK_R, BLOCK_C] f32 at the defaults is 2048 elements: 16 registers a lane at 4 warps.
-      declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
+      // Ragged segments may be few and long (a thousand CSR rows of 16k nonzeros): a call's default
+      // narrows BLOCK_C while the programs would not fill the device, down to one member a program
+      // (one segment per program again, as before packing), so the candidates reach 1.
+      if (ragged)
+        declare(kernel, kColsParam, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
+      else
+        declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
       // A reduced axis that one candidate holds (C = 64 input channels) takes it: no masked rows.
-      declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
+      // Ragged segments may be long (few CSR rows of many nonzeros): where a call's default narrows
+      // BLOCK_C to fill the device it widens BLOCK_R to its largest candidate (_fill_programs, rule 3),
+      // so the candidates reach 1024 members of a segment per block, two blocks of one-axis lanes.
+      if (ragged)
+        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 16, rowsSpan.value_or(StringAttr()));
+      else
+        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
     }
   }
 };

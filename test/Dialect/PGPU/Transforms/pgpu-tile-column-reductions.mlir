@@ -3,8 +3,8 @@
 // COM: A column sum: the kept axis d is the read's contiguous (last) coordinate, the reduced axis r
 // COM: walks rows. d becomes a loop over blocks of BLOCK_C lanes, the reduction a loop over blocks of
 // COM: BLOCK_R whose members are a [BLOCK_R, BLOCK_C] tile (r lanes broadcast along dim 0, d lanes
-// COM: along dim 1), neutralized on invalid r lanes and reduced along BLOCK_R into a [BLOCK_C] carry;
-// COM: the store writes the kept row's block under d's lane validity. BLOCK_C covers D (d spans [0, D)),
+// COM: along dim 1), neutralized on invalid r lanes and combined lane-wise into a [BLOCK_R, BLOCK_C]
+// COM: accumulator the loop carries, reduced along BLOCK_R once after the loop; the store writes the kept row's block under d's lane validity. BLOCK_C covers D (d spans [0, D)),
 // COM: BLOCK_R covers R (r spans [0, R): a reduced axis one candidate holds takes it).
 // CHECK-LABEL: pgpu.kernel @colsum
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [16, 32, 64, 128, 256, 512, 1024], 128, covers = "D">
@@ -15,18 +15,19 @@
 // CHECK-NEXT: ^bb0(%[[D0:.*]]: index):
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[COLSOK:.*]] = pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[ID:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: %[[ID:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[BR:.*]] = pgpu.param "BLOCK_R" : index
-// CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[BR]] iter_args(%[[ID]] : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
-// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_C]>):
+// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[BR]] iter_args(%[[ID]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
 // CHECK: %[[ROWS:.*]] = pgpu.iota %[[R0]] : !pgpu.fragment<index, [BLOCK_R]>
 // CHECK: pgpu.broadcast %[[ROWS]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.broadcast %[[COLS]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[V:.*]] = pgpu.load %x[{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> fill %{{.*}} : f32 : !pgpu.view<f32, [B, R, D], in>[index, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>] -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[M:.*]] = pgpu.select %{{.*}}, %[[V]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[PART:.*]] = pgpu.reduce %[[M]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
-// CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[PART]] : !pgpu.fragment<f32, [BLOCK_C]>
-// CHECK: pgpu.yield %[[NEXT]] : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK-NOT: pgpu.reduce
+// CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.yield %[[NEXT]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
 // CHECK: pgpu.store %[[SUM]], %y[%{{.*}}, %[[COLS]]] valid %[[COLSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @colsum(%x: !pgpu.view<f32, [B, R, D], in>, %y: !pgpu.view<f32, [B, D], out>) {
@@ -66,7 +67,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: computed before the workset, so the tile loop over r reads them as scalars.
 // CHECK-LABEL: pgpu.kernel @bag
 // CHECK: pgpu.for %{{.*}} step %{{.*}} {
-// CHECK: pgpu.for %{{.*}} to %[[HI:.*]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK: pgpu.for %{{.*}} to %[[HI:.*]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
 // CHECK: %[[IDX:.*]] = pgpu.gather %indices[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R]> fill %{{.*}} : i32 : !pgpu.view<i32, [NI], in>[!pgpu.fragment<index, [BLOCK_R]>] -> !pgpu.fragment<i32, [BLOCK_R]>
 // CHECK: %[[ROW:.*]] = pgpu.cast %[[IDX]] : !pgpu.fragment<i32, [BLOCK_R]> to !pgpu.fragment<index, [BLOCK_R]>
 // CHECK: pgpu.broadcast %[[ROW]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
@@ -132,7 +133,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK-NOT: pgpu.foreach
-// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
 // CHECK: pgpu.reduce %{{.*}} axes [0]
 // CHECK: pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
@@ -190,7 +191,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
 // CHECK: pgpu.load %x[%[[ROW]], %{{.*}}, %{{.*}}] {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.reduce %{{.*}} axes [0]
 // CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
@@ -266,12 +267,32 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: the reduction's bounds depend on the kept axis (a triangular sum over r < d):
-// COM: lanes of d would need different trip counts.
+// COM: Ragged bounds over a loop of the kept axis (a triangular column sum over r < d): the members of
+// COM: a block of d run together up to the block's longest range (a max-reduction of the bounds on
+// COM: d's valid lanes, at least the lower bound), each r lane valid below its own member's bound, so
+// COM: every value of r is a [BLOCK_R, BLOCK_C] tile and one validity masks reads and members.
 // CHECK-LABEL: pgpu.kernel @triangle
-// CHECK-NOT: BLOCK_C
-// CHECK: pgpu.foreach
-// CHECK: pgpu.range_reduce
+// CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
+// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
+// CHECK-NOT: pgpu.foreach
+// CHECK: %[[COLS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[COLSOK:.*]] = pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[LO:.*]] = pgpu.splat %[[C0:.*]] : index -> !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[HIS:.*]] = pgpu.select %[[COLSOK]], %[[COLS]], %[[LO]] : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[TOP:.*]] = pgpu.reduce %[[HIS]] axes [0] identity(%[[C0]] : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
+// CHECK: pgpu.binary max
+// CHECK: %[[TILE:.*]] = pgpu.for %[[C0]] to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
+// CHECK: %[[ROWS:.*]] = pgpu.iota %[[R0]] : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[R:.*]] = pgpu.broadcast %[[ROWS]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[HI:.*]] = pgpu.broadcast %[[COLS]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[ROK:.*]] = pgpu.cmp lt %[[R]], %[[HI]] : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[V:.*]] = pgpu.load %x[%[[R]], %{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[M:.*]] = pgpu.select %[[ROK]], %[[V]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.binary add %[[ACC]], %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.store %{{.*}}, %y[%[[COLS]]] valid %[[COLSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @triangle(%x: !pgpu.view<f32, [R, D], in>, %y: !pgpu.view<f32, [D], out>) {
     %D = pgpu.extent %x[1] : !pgpu.view<f32, [R, D], in>
@@ -284,6 +305,119 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       pgpu.foreach %c0 to %D {
       ^bb0(%d: index):
         %s = pgpu.range_reduce %c0 to %d identity(%z : f32) -> (f32) element {
+        ^bb0(%r: index):
+          %v = pgpu.load %x[%r, %d] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [R, D], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a1: f32, %a2: f32):
+          %c = pgpu.binary add %a1, %a2 : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %s, %y[%d] valid %t : i1 : f32, !pgpu.view<f32, [D], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Ragged segments on a program axis (CSR SpMV, one row per program, its nonzeros [0, n(m)) read
+// COM: from indptr; the reads walk r contiguously, so only the ragged bounds make it fire): each
+// COM: program owns BLOCK_C rows, ceil(M / BLOCK_C) programs; the row's scalars (indptr reads, bounds)
+// COM: become [BLOCK_C] fragments read under the rows' validity; the nonzeros run in [BLOCK_R, BLOCK_C]
+// COM: tiles up to the longest row of the program, each masked below its own row's length; the store
+// COM: writes BLOCK_C rows at once.
+// CHECK-LABEL: pgpu.kernel @csr
+// CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
+// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
+// CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
+// CHECK: %[[N:.*]] = pgpu.ceil_div %[[M:.*]], %[[BC]] : index
+// CHECK: %[[BLOCKS:.*]] = pgpu.binary max %[[N]], %{{.*}} : index
+// CHECK: pgpu.program_space(%[[BLOCKS]]) {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[BLOCKS]]) segment 0 roles ["axis0"] {
+// CHECK: %[[ROWS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[ROWSOK:.*]] = pgpu.cmp lt %[[ROWS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[LO:.*]] = pgpu.load %indptr[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> fill %{{.*}} : i32 : !pgpu.view<i32, [M1], in>[!pgpu.fragment<index, [BLOCK_C]>] -> !pgpu.fragment<i32, [BLOCK_C]>
+// CHECK: pgpu.binary sub %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[LEN:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[HIS:.*]] = pgpu.select %[[ROWSOK]], %[[LEN]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[TOP:.*]] = pgpu.reduce %[[HIS]] axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index)
+// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK: pgpu.cmp lt %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.gather %values[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.gather %x[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: pgpu.store %[[SUM]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK-NOT: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @csr(%indptr: !pgpu.view<i32, [M1], in>, %indices: !pgpu.view<i32, [NNZ], in>, %values: !pgpu.view<f32, [NNZ], in>, %x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [M], out>) {
+    %c0_i32 = arith.constant 0 : i32
+    %true = arith.constant true
+    %cst = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %y[0] : !pgpu.view<f32, [M], out>
+    %NNZ = pgpu.extent %indices[0] : !pgpu.view<i32, [NNZ], in>
+    pgpu.program_space(%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%m: index):
+        %4 = pgpu.load %indptr[%m] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [M1], in>[index] -> i32
+        %5 = pgpu.binary add %m, %c1 : index
+        %6 = pgpu.load %indptr[%5] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [M1], in>[index] -> i32
+        %7 = pgpu.cast %4 : i32 to index
+        %8 = pgpu.cast %6 : i32 to index
+        %9 = pgpu.binary max %7, %c0 : index
+        %10 = pgpu.binary min %8, %NNZ : index
+        %11 = pgpu.binary sub %10, %9 : index
+        %12 = pgpu.binary max %11, %c0 : index
+        %13 = pgpu.range_reduce %c0 to %12 identity(%cst : f32) -> (f32) element {
+        ^bb0(%r: index):
+          %14 = pgpu.binary add %9, %r : index
+          %15 = pgpu.gather %values[%14] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [NNZ], in>[index] -> f32
+          %16 = pgpu.gather %indices[%14] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [NNZ], in>[index] -> i32
+          %17 = pgpu.cast %16 : i32 to index
+          %18 = pgpu.gather %x[%17] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %19 = pgpu.binary mul %15, %18 : f32
+          pgpu.yield %19 : f32
+        } combine {
+        ^bb0(%a1: f32, %a2: f32):
+          %c = pgpu.binary add %a1, %a2 : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %13, %y[%m] valid %true : i1 : f32, !pgpu.view<f32, [M], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the reduction's lower bound depends on the kept axis (a sum over d <= r < R):
+// COM: the lanes of d would start their ranges at different members.
+// CHECK-LABEL: pgpu.kernel @suffix
+// CHECK-NOT: BLOCK_C
+// CHECK: pgpu.foreach
+// CHECK: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @suffix(%x: !pgpu.view<f32, [R, D], in>, %y: !pgpu.view<f32, [D], out>) {
+    %R = pgpu.extent %x[0] : !pgpu.view<f32, [R, D], in>
+    %D = pgpu.extent %x[1] : !pgpu.view<f32, [R, D], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      pgpu.foreach %c0 to %D {
+      ^bb0(%d: index):
+        %s = pgpu.range_reduce %d to %R identity(%z : f32) -> (f32) element {
         ^bb0(%r: index):
           %v = pgpu.load %x[%r, %d] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [R, D], in>[index, index] -> f32
           pgpu.yield %v : f32

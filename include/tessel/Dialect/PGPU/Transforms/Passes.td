@@ -847,6 +847,15 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     subregion or rows gathered through an index tensor. One-axis blocking
     would keep d a serial loop of scalar outputs, its lanes over r reading
     one element per row.
+    Also fires on ragged segments (issue 42): a reduction over [lo, n(d))
+    whose upper bound depends on d (read per member, as a CSR row's
+    nonzeros from indptr[m], indptr[m + 1], or a position such as r < d)
+    and whose lower bound does not, whatever its reads walk: one member of
+    d per program or per loop step leaves a short segment's lanes idle.
+    The members of a block of d then run together up to the block's
+    longest range (a `pgpu.reduce` max of n over d's valid lanes, at least
+    lo); every value of r is a [BLOCK_R, BLOCK_C] tile, valid where
+    r < n(d) of its own member.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
     Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
@@ -854,8 +863,9 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     value's fragment axes are the blocked axes it depends on, in the order
     [BLOCK_R, BLOCK_C] (d contiguous in lanes); reads and writes get the lane
     validity of their axes conjoined with their own; members on invalid r
-    lanes are the identity; each block's tile is reduced along BLOCK_R by
-    `pgpu.reduce` into a carry over BLOCK_C. When the foreach is in the sole
+    lanes are the identity; each block's tile is combined lane-wise into
+    a [BLOCK_R, BLOCK_C] accumulator the loop carries, reduced along BLOCK_R
+    by one `pgpu.reduce` after the loop (not one per block). When the foreach is in the sole
     execution group, its bounds are LaunchExprs and the group's other code
     writes nothing, the blocks of d are a trailing program axis instead
     (seed 002 §3.2: the program space grows by ceil((hi - lo) / BLOCK_C),
@@ -869,12 +879,16 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     space the product of the group's extents: the coordinate counts blocks
     of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
     block of lanes.
-    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16.
+    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16. Where a
+    ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024: a
+    call that narrows BLOCK_C to fill the device (few long segments, down
+    to one a program) widens BLOCK_R to its largest candidate.
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
     nested loops or control, atomics, tuples or workspace in the body,
-    reduction bounds that depend on d, a write that does not depend on d,
+    a reduction lower bound that depends on d, a write that does not
+    depend on d,
     fragments from outside, kernels that already declare BLOCK_R or BLOCK_C.
     Verifier after: the shared pgpu verifier.
   }];
