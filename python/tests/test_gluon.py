@@ -74,3 +74,29 @@ def test_gluon_binding_runs_its_triton_kernel_under_the_interpreter(root, tmp_pa
     params = {"GLUON": 1, "BLOCK_S": 128, "WARPS": 8} if split else {"GLUON": 1}
     kernel._launcher({}, params)(q, k, v, o, scale=0.35)
     np.testing.assert_allclose(o.double().numpy(), np.array(ref["O"]).astype(np.float64), rtol=2e-3, atol=2e-3)
+
+
+def test_gluon_libdevice_compiles_for_sm90(root, tmp_path, monkeypatch):
+    """A kernel whose fold calls libdevice (bench/corpus/17: cap * tanh(s / cap) in the scores, accurate
+    tanh) has the Gluon spelling too: Gluon 3.6's gl.extra.libdevice is triton.language.extra.libdevice,
+    the module-level `libdevice` the spellings call. Its GLUON=1 binding compiles for sm_90 down to
+    ptxas with the loader warp's TMA copies and wgmma, at odd shapes (S = 67)."""
+    pytest.importorskip("torch")
+    import importlib.util
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    spec = importlib.util.spec_from_file_location("_gluon_softcap", root / "bench" / "corpus" / "17_softcap_attention.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    src = module.KERNEL.source("triton")
+    assert "'GLUON': ([0, 1], 1)" in src
+    consumer = src[src.index("def _softcap_attention_consumer("):src.index("def _softcap_attention_loader(")]
+    assert "libdevice.tanh(" in consumer
+    path = tmp_path / "gluon_softcap.py"
+    path.write_text(src)
+    shapes = {"views": {n: [1, 2, 67, 128] for n in ("q", "k", "v", "o")}, "scalars": {"scale": 0.088, "softcap": 10.0}}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    out = subprocess.run([sys.executable, os.path.join(HERE, "gluon_compile.py"), str(path), "softcap_attention",
+                          json.dumps(shapes)], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-4000:]
+    facts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert facts["launched"] and facts["wgmma"] > 0 and facts["tma_loads"] > 0, facts

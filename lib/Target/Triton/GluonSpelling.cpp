@@ -63,7 +63,9 @@ std::optional<std::string> Serializer::glSpelling(const std::string &text) {
       "where",   "zeros",   "umulhi",           "float16",   "bfloat16", "float32", "float64", "int1",
       "int8",    "int16",   "int32",            "int64",     "uint8",   "uint16",  "uint32",  "uint64"};
   StringRef t(text);
-  if (t.contains("libdevice") || t.contains("_tanh_approx") || t.contains("_f8"))
+  // libdevice's functions are Gluon's too (gl.extra.libdevice is triton.language.extra.libdevice, the
+  // module-level `libdevice` the spellings call); the jit helpers _tanh_approx and _f8_* are Triton's.
+  if (t.contains("_tanh_approx") || t.contains("_f8"))
     return std::nullopt;
   auto identChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::string result;

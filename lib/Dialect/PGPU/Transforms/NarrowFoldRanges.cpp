@@ -45,7 +45,22 @@
 //   [F1, hi)   skipped, as above;
 //
 // with every boundary aligned to the tiles and clamped, so the intervals
-// partition [lo, hi). Each interval is its own pgpu.region_fold, the first
+// partition [lo, hi).
+//
+// A union of predicates of one direction, p1 | p2 | ... (ors of cmps,
+// through broadcasts: a prefix-LM's k < prefix | k <= q, keys before a runtime
+// prefix visible to all, then causal), is itself monotone in b: for prefix-true
+// parts (<, <=) a tile is all true where any part is (b below the largest of
+// their true bounds) and all false where every part is (b at or past the
+// largest of their false bounds); for suffix-true parts (>, >=) the smallest
+// bounds. The union is then one predicate: its or is replaced by true in the
+// all-true interval, and its all-false interval is skipped when substituting
+// false for the or proves the identity. Parts of opposite directions (k < a |
+// k > b is not monotone), a part that is the tail mask, or one whose
+// comparison is used outside the union leave the parts as separate predicates,
+// narrowed as above on their own (the all-true interval of each is a subset of
+// the union's: correct, less narrow).
+// Each interval is its own pgpu.region_fold, the first
 // from the identity and each later one from the summary of those before it
 // (identity operand = initial summary: combine(combine(r, s1), s2) =
 // combine(r, combine(s1, s2)) by the combine's associativity, the region
@@ -79,9 +94,11 @@ struct TileCoord {
   Value offset; // index scalar valid outside the fold; null for 0
 };
 
-/// One lane predicate of a summarizer.
+/// One lane predicate of a summarizer: a comparison, or a union (or) of comparisons of one direction.
 struct Predicate {
-  CmpOp cmp;
+  CmpOp cmp;                 // the comparison; null for a union
+  Operation *unite = nullptr; // the union's outermost or; null for a comparison
+  std::vector<struct Predicate> parts; // a union's comparisons (one direction)
   bool tail = false;         // pos < e: true on full tiles
   kir::CmpPredicate pred{};  // K pred Q
   TileCoord k;
@@ -119,8 +136,10 @@ private:
   std::optional<TileCoord> tileCoord(Value v);
   bool laneRange(Value v, Value &lo, Value &hi);
   bool solve(CmpOp cmp, Predicate &p);
+  std::optional<Predicate> predicateOf(CmpOp cmp);
+  std::optional<Predicate> unionOf(BinaryOp orOp, DenseSet<Operation *> &consumed);
   bool readsPositions(Value v);
-  bool provesIdentity(CmpOp cmp);
+  bool provesIdentity(Value truth);
 
   RegionFoldOp fold;
   OpBuilder b;
@@ -344,9 +363,99 @@ bool FoldNarrower::solve(CmpOp cmp, Predicate &p) {
   return true;
 }
 
+/// `cmp` as a lane predicate of the summarizer: the tail mask, K pred Q (or Q pred K, mirrored), or
+/// solved for the positions; none when it is not over the tile positions.
+std::optional<Predicate> FoldNarrower::predicateOf(CmpOp cmp) {
+  if (!isa<FragmentType>(cmp.getType()))
+    return std::nullopt;
+  Value end = fold.getSummarize().front().getArgument(1);
+  // The tail mask: pos < splat(e).
+  if (cmp.getPredicate() == kir::CmpPredicate::LT) {
+    auto splat = stripBroadcast(cmp.getRhs()).getDefiningOp<SplatOp>();
+    std::optional<TileCoord> k = tileCoord(cmp.getLhs());
+    if (k && !k->offset && splat && splat.getOperand() == end) {
+      Predicate p{cmp};
+      p.tail = true;
+      return p;
+    }
+  }
+  // K pred Q, or Q pred K (mirrored).
+  for (bool flipped : {false, true}) {
+    Value kv = flipped ? cmp.getRhs() : cmp.getLhs(), qv = flipped ? cmp.getLhs() : cmp.getRhs();
+    std::optional<kir::CmpPredicate> pred = orderFrom(cmp.getPredicate(), flipped);
+    if (!pred)
+      return std::nullopt;
+    std::optional<TileCoord> k = tileCoord(kv);
+    Predicate p{cmp};
+    p.pred = *pred;
+    p.k = k ? *k : TileCoord{};
+    if (k && laneRange(stripBroadcast(qv), p.qmin, p.qmax))
+      return p;
+  }
+  // Else the predicate solved for the positions (q - k < w: k > q - w).
+  Predicate p{cmp};
+  if (solve(cmp, p))
+    return p;
+  return std::nullopt;
+}
+
+/// Whether a predicate's tiles are all true on a prefix of the tile starts (<, <=), else on a suffix.
+bool prefixTrue(kir::CmpPredicate pred) {
+  return pred == kir::CmpPredicate::LT || pred == kir::CmpPredicate::LE;
+}
+
+/// The union `orOp` (ors of comparisons, through broadcasts) as one predicate: every leaf a ranged
+/// predicate (not the tail mask) of one direction, each comparison read only by the union. On success the
+/// comparisons are added to `consumed`.
+std::optional<Predicate> FoldNarrower::unionOf(BinaryOp orOp, DenseSet<Operation *> &consumed) {
+  SmallVector<Operation *> ors, leaves;
+  SmallVector<Value> work{orOp.getResult()};
+  DenseSet<Operation *> inUnion; // the ors and broadcasts of the union
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || !fold.getSummarize().isAncestor(def->getParentRegion()))
+      return std::nullopt;
+    inUnion.insert(def);
+    if (auto br = dyn_cast<BroadcastOp>(def)) {
+      work.push_back(br.getOperand());
+    } else if (auto o = dyn_cast<BinaryOp>(def); o && o.getKind() == kir::BinaryKind::Or) {
+      ors.push_back(o);
+      work.push_back(o.getLhs());
+      work.push_back(o.getRhs());
+    } else if (isa<CmpOp>(def)) {
+      leaves.push_back(def);
+    } else {
+      return std::nullopt;
+    }
+  }
+  // Every value of the union but its result is read only inside it.
+  for (Operation *op : inUnion)
+    if (op != orOp.getOperation())
+      for (Operation *user : op->getUsers())
+        if (!inUnion.contains(user))
+          return std::nullopt;
+  Predicate u;
+  u.unite = orOp;
+  std::string refusedBefore = refused;
+  for (Operation *leaf : leaves) {
+    std::optional<Predicate> p = predicateOf(cast<CmpOp>(leaf));
+    if (!p || p->tail || (!u.parts.empty() && prefixTrue(p->pred) != prefixTrue(u.parts.front().pred))) {
+      refused = refusedBefore; // the leaves are analyzed again on their own
+      return std::nullopt;
+    }
+    u.parts.push_back(std::move(*p));
+  }
+  u.pred = u.parts.front().pred;
+  u.solved = llvm::any_of(u.parts, [](const Predicate &p) { return p.solved; });
+  for (Operation *leaf : leaves)
+    consumed.insert(leaf);
+  return u;
+}
+
 bool FoldNarrower::analyze() {
   Block &body = fold.getSummarize().front();
-  Value begin = body.getArgument(0), end = body.getArgument(1);
+  Value begin = body.getArgument(0);
   auto step = fold.getStep().getDefiningOp<ParamOp>();
   APInt stepConst;
   bool constStep = matchPattern(fold.getStep(), m_ConstantInt(&stepConst));
@@ -362,35 +471,27 @@ bool FoldNarrower::analyze() {
   });
   if (positions.empty())
     return false;
-  body.walk([&](CmpOp cmp) {
-    if (!isa<FragmentType>(cmp.getType()))
+  // Unions first: the comparisons they consume are not predicates of their own.
+  DenseSet<Operation *> consumed;
+  body.walk([&](BinaryOp orOp) {
+    if (orOp.getKind() != kir::BinaryKind::Or || !isa<FragmentType>(orOp.getType()) ||
+        !elementTypeOf(orOp.getType()).isInteger(1))
       return;
-    // The tail mask: pos < splat(e).
-    if (cmp.getPredicate() == kir::CmpPredicate::LT) {
-      auto splat = stripBroadcast(cmp.getRhs()).getDefiningOp<SplatOp>();
-      std::optional<TileCoord> k = tileCoord(cmp.getLhs());
-      if (k && !k->offset && splat && splat.getOperand() == end) {
-        preds.push_back(Predicate{cmp, true});
+    // Only the outermost or of a union (one whose result no other or reads, through broadcasts).
+    for (Operation *user : orOp->getUsers()) {
+      while (isa<BroadcastOp>(user) && user->hasOneUse())
+        user = *user->getUsers().begin();
+      if (auto o = dyn_cast<BinaryOp>(user); o && o.getKind() == kir::BinaryKind::Or)
         return;
-      }
     }
-    // K pred Q, or Q pred K (mirrored).
-    for (bool flipped : {false, true}) {
-      Value kv = flipped ? cmp.getRhs() : cmp.getLhs(), qv = flipped ? cmp.getLhs() : cmp.getRhs();
-      std::optional<kir::CmpPredicate> pred = orderFrom(cmp.getPredicate(), flipped);
-      if (!pred)
-        return;
-      std::optional<TileCoord> k = tileCoord(kv);
-      Predicate p{cmp, false, *pred, k ? *k : TileCoord{}, {}, {}};
-      if (k && laneRange(stripBroadcast(qv), p.qmin, p.qmax)) {
-        preds.push_back(p);
-        return;
-      }
-    }
-    // Else the predicate solved for the positions (q - k < w: k > q - w).
-    Predicate p{cmp};
-    if (solve(cmp, p))
-      preds.push_back(p);
+    if (std::optional<Predicate> u = unionOf(orOp, consumed))
+      preds.push_back(std::move(*u));
+  });
+  body.walk([&](CmpOp cmp) {
+    if (consumed.contains(cmp.getOperation()))
+      return;
+    if (std::optional<Predicate> p = predicateOf(cmp))
+      preds.push_back(std::move(*p));
   });
   return !preds.empty();
 }
@@ -496,10 +597,10 @@ Attribute constantOf(Value v, DenseMap<Value, Attribute> &env) {
   return out;
 }
 
-/// Substituting `cmp` := false, every summary component is its identity.
-bool FoldNarrower::provesIdentity(CmpOp cmp) {
+/// Substituting `truth` := false (a comparison's or a union's result), every summary component is its identity.
+bool FoldNarrower::provesIdentity(Value truth) {
   DenseMap<Value, Attribute> env;
-  env[cmp.getResult()] = IntegerAttr::get(IntegerType::get(cmp.getContext(), 1), 0);
+  env[truth] = IntegerAttr::get(IntegerType::get(truth.getContext(), 1), 0);
   Operation *yield = fold.getSummarize().front().getTerminator();
   for (auto [y, id] : llvm::zip(yield->getOperands(), fold.getIdentities())) {
     DenseMap<Value, Attribute> outer;
@@ -535,45 +636,80 @@ void FoldNarrower::rewrite() {
   Value one = cst(1);
   // True interval [T0, T1) on full tiles; skipped [lo, F0) and [F1, hi).
   Value t0 = lo, t1 = alignDown(hi), f0 = lo, f1 = hi;
-  SmallVector<CmpOp> trueInMiddle;
+  SmallVector<Operation *> trueInMiddle; // comparisons and unions replaced by true in [T0, T1)
   unsigned skipped = 0;
   bool leadingMixed = false; // some predicate is true on a suffix: [F0, T0) may be nonempty
-  for (Predicate &p : preds) {
-    trueInMiddle.push_back(p.cmp);
-    if (p.tail)
-      continue;
-    Value off = p.k.offset ? p.k.offset : cst(0);
+  // A comparison's tile-start bounds: prefix-true, all true for s < trueBound and all false for
+  // s >= falseBound; suffix-true, all true for s >= trueBound and all false for s < falseBound.
+  DenseMap<const Predicate *, Value> offsets; // each comparison's offset, made once
+  auto offsetOf = [&](const Predicate &p) {
+    Value &off = offsets[&p];
+    if (!off)
+      off = p.k.offset ? p.k.offset : cst(0);
+    return off;
+  };
+  auto trueBound = [&](const Predicate &p) {
+    Value off = offsetOf(p);
     // K = pos + off over a tile starting at s: [s + off, s + step - 1 + off].
-    bool prefixTrue = p.pred == kir::CmpPredicate::LT || p.pred == kir::CmpPredicate::LE;
     bool strict = p.pred == kir::CmpPredicate::LT || p.pred == kir::CmpPredicate::GT;
-    bool identity = provesIdentity(p.cmp);
-    if (prefixTrue) {
+    if (prefixTrue(p.pred)) {
       // All true while s + step - 1 + off (<|<=) qmin: s + step <= qmin - off (+1 unless strict).
       Value x = bin(kir::BinaryKind::Sub, p.qmin, off);
       if (!strict)
         x = bin(kir::BinaryKind::Add, x, one);
-      t1 = mn(t1, alignDown(x));
+      return alignDown(x);
+    }
+    // All true once s + off (>|>=) qmax: s >= qmax - off (+1 if strict).
+    Value x = bin(kir::BinaryKind::Sub, p.qmax, off);
+    if (strict)
+      x = bin(kir::BinaryKind::Add, x, one);
+    return alignUp(x);
+  };
+  auto falseBound = [&](const Predicate &p) {
+    Value off = offsetOf(p);
+    bool strict = p.pred == kir::CmpPredicate::LT || p.pred == kir::CmpPredicate::GT;
+    if (prefixTrue(p.pred)) {
       // All false once s + off (>|>=) qmax: s >= qmax - off (+1 unless strict).
-      if (identity) {
-        Value y = bin(kir::BinaryKind::Sub, p.qmax, off);
-        if (!strict)
-          y = bin(kir::BinaryKind::Add, y, one);
-        f1 = mn(f1, alignUp(y));
+      Value y = bin(kir::BinaryKind::Sub, p.qmax, off);
+      if (!strict)
+        y = bin(kir::BinaryKind::Add, y, one);
+      return alignUp(y);
+    }
+    // All false while s + step - 1 + off (<|<=) qmin: s + step <= qmin - off (+1 if strict).
+    Value y = bin(kir::BinaryKind::Sub, p.qmin, off);
+    if (strict)
+      y = bin(kir::BinaryKind::Add, y, one);
+    return alignDown(y);
+  };
+  // A union of one direction is all true where any part is and all false where every part is (see the
+  // header): prefix-true parts take the largest bounds, suffix-true ones the smallest.
+  auto unionBound = [&](const Predicate &p, bool forTrue) {
+    bool prefix = prefixTrue(p.pred);
+    Value bound;
+    for (const Predicate &part : p.parts) {
+      Value v = forTrue ? trueBound(part) : falseBound(part);
+      bound = !bound ? v : prefix ? mx(bound, v) : mn(bound, v);
+    }
+    return bound;
+  };
+  auto boundOf = [&](const Predicate &p, bool forTrue) {
+    return p.unite ? unionBound(p, forTrue) : forTrue ? trueBound(p) : falseBound(p);
+  };
+  for (Predicate &p : preds) {
+    trueInMiddle.push_back(p.unite ? p.unite : p.cmp.getOperation());
+    if (p.tail)
+      continue;
+    if (prefixTrue(p.pred)) {
+      t1 = mn(t1, boundOf(p, true));
+      if (provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult())) {
+        f1 = mn(f1, boundOf(p, false));
         ++skipped;
       }
     } else {
-      // All true once s + off (>|>=) qmax: s >= qmax - off (+1 if strict).
-      Value x = bin(kir::BinaryKind::Sub, p.qmax, off);
-      if (strict)
-        x = bin(kir::BinaryKind::Add, x, one);
-      t0 = mx(t0, alignUp(x));
+      t0 = mx(t0, boundOf(p, true));
       leadingMixed = true;
-      // All false while s + step - 1 + off (<|<=) qmin: s + step <= qmin - off (+1 if strict is <=... ).
-      if (identity) {
-        Value y = bin(kir::BinaryKind::Sub, p.qmin, off);
-        if (strict)
-          y = bin(kir::BinaryKind::Add, y, one);
-        f0 = mx(f0, alignDown(y));
+      if (provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult())) {
+        f0 = mx(f0, boundOf(p, false));
         ++skipped;
       }
     }
@@ -590,12 +726,12 @@ void FoldNarrower::rewrite() {
     part->setOperand(0, a);
     part->setOperand(1, z);
     if (allTrue) {
-      for (CmpOp cmp : trueInMiddle) {
-        auto cloned = cast<CmpOp>(map.lookup(cmp.getOperation()));
+      for (Operation *op : trueInMiddle) {
+        Operation *cloned = map.lookup(op);
         OpBuilder at(cloned);
         Value truth = arith::ConstantIntOp::create(at, loc, at.getI1Type(), 1);
-        cloned.getResult().replaceAllUsesWith(SplatOp::create(at, loc, cloned.getType(), truth));
-        cloned.erase();
+        cloned->getResult(0).replaceAllUsesWith(SplatOp::create(at, loc, cloned->getResult(0).getType(), truth));
+        cloned->erase();
       }
       foldTrueMasks(part.getSummarize());
     } else {
@@ -644,11 +780,14 @@ void FoldNarrower::rewrite() {
   fold.erase();
   unsigned ranged = llvm::count_if(preds, [](const Predicate &p) { return !p.tail; });
   unsigned solved = llvm::count_if(preds, [](const Predicate &p) { return p.solved; });
+  unsigned unions = llvm::count_if(preds, [](const Predicate &p) { return p.unite != nullptr; });
   adopted = std::to_string(ranged) + " coordinate predicate(s) and " + std::to_string(preds.size() - ranged) +
             " tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; " +
             std::to_string(skipped) + " all-false interval(s) skipped (identity proven)";
   if (solved)
     adopted += "; " + std::to_string(solved) + " predicate(s) solved for the tile coordinate";
+  if (unions)
+    adopted += "; " + std::to_string(unions) + " union(s) of one direction narrowed as one predicate";
   if (!refused.empty())
     adopted += "; one predicate kept in every interval: " + refused;
 }

@@ -591,3 +591,290 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A union of two prefix-true predicates (prefix-LM: key t visible to lane s when t < P, a runtime
+// COM: prefix, or t <= s), the prefix's 1-d comparison broadcast into the 2-d or. A tile is all true
+// COM: where either part is: start + BT <= max(P, min(s) + 1), aligned down; all false where both are:
+// COM: start >= max(P, max(s) + 1), aligned up, skipped (false for the or gives a sum of zeros). Before,
+// COM: the parts were narrowed as an intersection: all true only below min(P, min(s) + 1), and the
+// COM: mixed fold ran to T (no part alone proves the identity).
+// CHECK-LABEL: pgpu.kernel @prefix_union
+// CHECK: pgpu.cast %pre : i32 to index
+// COM: T1 = min(alignDown(T), max(diagonal bound, prefix bound)): the union's largest true bound.
+// CHECK: %[[TU:.*]] = pgpu.binary max %{{[0-9]+}}, %{{[0-9]+}} : index
+// CHECK-NEXT: %[[T1:.*]] = pgpu.binary min %{{.*}}, %[[TU]] : index
+// CHECK: %[[FU:.*]] = pgpu.binary max %{{[0-9]+}}, %{{[0-9]+}} : index
+// CHECK-NEXT: %[[F1:.*]] = pgpu.binary min %{{.*}}, %[[FU]] : index
+// CHECK: pgpu.region_fold %{{[^ ]*}} to %{{[^ ]*}} step
+// CHECK-NOT: pgpu.binary or
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold %{{[^ ]*}} to %{{[^ ]*}} step
+// CHECK: pgpu.cmp lt
+// CHECK: pgpu.cmp le
+// CHECK: pgpu.binary or
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @prefix_union(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); 1 union(s) of one direction narrowed as one predicate}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BT]>
+        %c1 = pgpu.cmp lt %t, %pb : !pgpu.fragment<index, [BT]>
+        %c1b = pgpu.broadcast %c1 dims [1] : !pgpu.fragment<i1, [BT]> -> !pgpu.fragment<i1, [BS, BT]>
+        %c2 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary or %c1b, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A union of two suffix-true predicates (t > s or t >= P): all true from the smaller of their
+// COM: true bounds, all false below the smaller of their false bounds (skipped): min, not max.
+// CHECK-LABEL: pgpu.kernel @suffix_union
+// CHECK: pgpu.binary min
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.binary or
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.binary or
+// CHECK: } combine {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @suffix_union(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); 1 union(s) of one direction narrowed as one predicate}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp ge %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire as a union: t < P or t > s is not monotone in the tile start (true at both ends).
+// COM: Each part stays its own predicate, as before: the all-true interval is where both hold, and no
+// COM: part alone proves the identity, so nothing is skipped.
+// CHECK-LABEL: pgpu.kernel @union_two_directions
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @union_two_directions(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire as a union: the part t < P is also read outside the or (a second select), so it
+// COM: is a predicate of its own; the parts are narrowed separately as before (t < P false makes the
+// COM: and false: its suffix is skipped, on its own).
+// CHECK-LABEL: pgpu.kernel @union_part_used_outside
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.binary or
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @union_part_used_outside(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %vis0 = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary and %vis0, %c1 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

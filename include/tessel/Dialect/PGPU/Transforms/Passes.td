@@ -229,12 +229,18 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     (broadcasts, splats, index + and -, value-preserving casts: narrow
     integers to index, index to i32), the positions exactly once, the other
     terms lane values as above or kernel scalars (a runtime width w makes
-    `q - k < w` the predicate `k > q - w`).
+    `q - k < w` the predicate `k > q - w`). A union (ors, through
+    broadcasts) of such comparisons of one direction, each read only by the
+    union, is one predicate: `k < prefix | k <= q` (prefix-LM).
     Legality: K is increasing in the tile start, so over each tile the
     predicate is all true or all false exactly when the tile's coordinate
     range and the lanes' range [Qmin, Qmax] do not overlap; these are prefix
     and suffix intervals of the tiles (seed 000 §8: predicates may be removed
-    in all-true intervals, mixed intervals keep their validity). An
+    in all-true intervals, mixed intervals keep their validity). A union of
+    prefix-true parts (<, <=) is all true below the largest of their true
+    bounds and all false from the largest of their false bounds (suffix-true
+    parts: the smallest), so it too splits the tiles into a prefix and a
+    suffix. An
     all-false interval is skipped only when substituting false into the
     summarizer proves every summary component equal to its identity (local
     typed value propagation: selects, builtin reduction identities, zero
@@ -255,7 +261,9 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     times a factor, integer + and - that may wrap (index arithmetic is
     exact: index is 32-bit in the generated kernels and launches bound it),
     a false interval whose summary is not provably the identity (it stays,
-    as mixed).
+    as mixed); as one union: parts of both directions (`k < a | k > q` is
+    not monotone), the tail mask, or a part read outside the union (the
+    parts are then narrowed as separate predicates, as before).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
