@@ -345,6 +345,8 @@ class Kernel:
                 self._cache[self._declared("warps", constexprs, target)] = getattr(module, f"{self.name}_WARPS", None)
                 self._cache[self._declared("sizes", constexprs, target)] = getattr(module, f"{self.name}_SIZES", ())
                 self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
+                self._cache[self._declared("loop loads", constexprs, target)] = getattr(
+                    module, f"{self.name}_LOOP_LOADS", None)
                 self._cache[self._declared("elementwise", constexprs, target)] = getattr(
                     module, f"{self.name}_ELEMENTWISE", None)
                 self._cache[self._declared("elementwise only", constexprs, target)] = getattr(
@@ -412,7 +414,9 @@ class Kernel:
         space = self._space(constexprs, target)
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
         fill = self._fill_programs(constexprs, tensors, target)
-        if not covers and not fill and not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN"} & space.keys():
+        loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
+        if not covers and not fill and loop_loads is None and \
+                not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN"} & space.keys():
             return None
         sizes = {}
         for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
@@ -459,6 +463,9 @@ class Kernel:
                 if block_p is not None:
                     chosen["BLOCK_P"] = block_p
         chosen.update({p: v for p, v in fill.items() if p not in chosen})
+        covered = {p for p, symbol in covers.items() if sizes.get(symbol) and
+                   any(c >= sizes[symbol] for c in space[p][0])}
+        chosen.update(self._reduction_steps(constexprs, tensors, target, chosen, covered))
         if chosen and warps is not None and "WARPS" in space:
             candidates, default = space["WARPS"]
             w = warps({**{n: d for n, (_, d) in space.items()}, **chosen})
@@ -593,6 +600,66 @@ class Kernel:
             if prune is None or prune({**declared, **moved}) is None:
                 return moved
         return {}
+
+    # Bytes a reduction loop's iterations should have in flight on each multiprocessor: Little's law on
+    # the H200 (4.8 TB/s of HBM3e, about 1 us of loaded latency: 4.8 MB on 132 multiprocessors).
+    LOOP_BYTES_PER_SM = 32 * 1024
+
+    def _reduction_steps(self, constexprs: dict, tensors, target: str, chosen: dict, covered=frozenset()) -> dict:
+        """Call defaults of the declared steps of reduction loops (`<kernel>_LOOP_LOADS`: a loop whose
+        iterations each load a block and reduce it into its carried value, Resources.h) that no rule
+        above moved and that cover no shape symbol here (`covered`: the row fits a candidate, which the
+        covering rule picks): each iteration waits for its own loads, so a program walks its range at one block
+        per memory latency, and the device moves the blocks of its resident programs' iterations at
+        once. While the launch's programs (`<kernel>_PROGRAMS`) a multiprocessor (at least one) times
+        the bytes an iteration loads stay under LOOP_BYTES_PER_SM, the step takes its next larger
+        candidate, as long as the program count stays, WARPS by its rule (`<kernel>_WARPS`) stays at
+        most 8 and the resource model (`<kernel>_PRUNE`) admits the binding. A launch of many programs
+        keeps its default; one of few programs and short ranges is small either way (GroupNorm: 512
+        programs, each reducing 65536 f16 of its group three times, walked 512 lanes at a time at 1
+        warp, 384 dependent iterations; issue 41). {} where nothing moves."""
+        loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if loop_loads is None or programs is None:
+            return {}
+        space = self._space(constexprs, target)
+        warps = self._cache.get(self._declared("warps", constexprs, target))
+        prune = self._cache.get(self._declared("prune", constexprs, target))
+        views = dict(zip([n for n, _ in self._views()], tensors))
+        at = {**{n: d for n, (_, d) in space.items()}, **chosen}
+
+        def count(binding):
+            try:
+                n = programs(binding, views)
+            except Exception:  # a view without a shape
+                return None
+            return n if isinstance(n, int) else None
+
+        now = count(at)
+        if not now:
+            return {}
+        per_sm = max(1.0, now / _multiprocessors(views))
+        out = {}
+        # A block only an element-wise branch beside a contracting one uses (attention's head size past
+        # BLOCK_D) stays: the launches that matter do not take that branch.
+        fallback = self._cache.get(self._declared("elementwise only", constexprs, target)) or ()
+        for param in sorted(loop_loads(at)):
+            if param in chosen or param in covered or param not in space or param in fallback:
+                continue
+            for c in sorted(space[param][0]):
+                if c <= at[param]:
+                    continue
+                if per_sm * loop_loads(at)[param] >= self.LOOP_BYTES_PER_SM:
+                    break
+                grown = {**at, param: c}
+                if warps is not None and "WARPS" in space:
+                    grown["WARPS"] = warps(grown)
+                    if grown["WARPS"] > 8 or grown["WARPS"] not in space["WARPS"][0]:
+                        break
+                if count(grown) != now or (prune is not None and prune(grown) is not None):
+                    break
+                at, out[param] = {**at, param: c}, c
+        return out
 
     def _pair_blocks(self, constexprs: dict, tensors, target: str, binding: dict):
         """PAIR_BLOCKS's call default (pgpu-pair-blocks: programs run coordinates j and N-1-j of an axis

@@ -384,6 +384,41 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     if (!parts.empty() && llvm::none_of(model.scanBytes, [&](const std::vector<Monomial> &o) { return same(o, parts); }))
       model.scanBytes.push_back(std::move(parts));
   });
+  // The loads of each reduction loop's iteration, by the declared parameter that steps it.
+  kernel.walk([&](pgpu::ForOp loop) {
+    auto step = loop.getStep().getDefiningOp<pgpu::ParamOp>();
+    if (!step || !kernel.getParam(step.getName()) || loop.getInits().empty())
+      return;
+    // A row walked one block at a time: every fragment the iteration loads is one block of the step (a
+    // tile of several axes already spans lanes beside the walked one).
+    std::string name = step.getName().str();
+    bool reduces = false, contracts = false, rows = true;
+    std::vector<Monomial> loaded;
+    loop.getBody().walk([&](Operation *op) {
+      contracts |= isa<pgpu::ContractOp, pgpu::ScaledContractOp, pgpu::SparseContractOp>(op);
+      if (op->getParentOfType<pgpu::ForOp>() != loop)
+        return;
+      reduces |= isa<pgpu::ReduceOp>(op);
+      if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
+        if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType())) {
+          Monomial m = fragmentBytes(f);
+          rows &= m.params == std::vector<std::string>{name} && f.getExtents().size() == 1;
+          loaded.push_back(m);
+        }
+    });
+    if (!reduces || contracts || !rows || loaded.empty())
+      return;
+    auto it = llvm::find_if(model.reductionSteps, [&](const auto &s) { return s.first == name; });
+    if (it == model.reductionSteps.end())
+      it = model.reductionSteps.insert(model.reductionSteps.end(), {name, {}});
+    auto same = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
+      return llvm::equal(a, b, [](const Monomial &x, const Monomial &y) {
+        return x.coefficient == y.coefficient && x.params == y.params;
+      });
+    };
+    if (llvm::none_of(it->second, [&](const std::vector<Monomial> &o) { return same(o, loaded); }))
+      it->second.push_back(std::move(loaded));
+  });
   // Each loop's own carries and staged operands; a loop's Loop entry then adds its enclosing loops'
   // (their carries and stages stay live across its body).
   llvm::DenseMap<Operation *, ResourceModel::Loop> own;

@@ -307,6 +307,16 @@ LogicalResult Serializer::run() {
         os << "'" << name << "', ";
     }
   os << ")\n";
+  // Bytes one iteration of each reduction loop loads, by the parameter that steps it (Resources.h):
+  // a call's default grows such a step where few programs run. Spelled only where there is one.
+  if (!resources.reductionSteps.empty()) {
+    os << "\n\ndef " << kname << "_LOOP_LOADS(p):\n"
+       << "    \"\"\"Bytes one iteration of the reduction loops stepped by each parameter loads (Resources.h).\"\"\"\n"
+       << "    return {";
+    for (auto [i, step] : llvm::enumerate(resources.reductionSteps))
+      os << (i ? ", " : "") << "'" << step.first << "': " << triton::ResourceModel::pythonMax(step.second);
+    os << "}\n";
+  }
   // The program count of a binding on a call's views (a resource fact: a call's FOLD_SPLIT default
   // compares it with the multiprocessors), or None where it reads an ABI scalar.
   {

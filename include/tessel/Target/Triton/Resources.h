@@ -80,6 +80,13 @@ struct ResourceModel {
     std::vector<Monomial> loaded, carried, staged;
   };
   std::vector<Loop> loops;
+  /// Per declared parameter that steps a reduction loop (a pgpu.for stepping by the parameter, carrying
+  /// values, whose body reduces a fragment and loads only one-axis blocks of the step, with no
+  /// contraction in it: a row walked a block at a time): the bytes one iteration of each
+  /// such loop loads (the largest counts). Such a loop's iterations run one after another, each waiting
+  /// for its loads, so a call's default grows the step where few programs run
+  /// (python/tessel/_kernel.py, Kernel._reduction_steps).
+  std::vector<std::pair<std::string, std::vector<std::vector<Monomial>>>> reductionSteps;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
 

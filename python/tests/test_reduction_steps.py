@@ -1,0 +1,164 @@
+"""Call defaults of reduction walks in launches of few programs (Kernel._reduction_steps; issue 41,
+corpus 10 GroupNorm and 53 BatchNorm statistics): a program that walks a long range one block at a time
+waits for each block's loads before the next, so where few programs run the walk's block grows until the
+multiprocessors have LOOP_BYTES_PER_SM in flight (WARPS following, at most 8); many programs, a block that
+covers its row, a tile of several axes keep their defaults. Shapes only (meta tensors), then the grown and
+the declared bindings against the KIR interpreter through Triton under TRITON_INTERPRET=1 at odd shapes."""
+import os
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
+torch = pytest.importorskip("torch")
+
+import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
+
+
+@tessel.kernel
+def groupnorm(x: T.In[T.f16, ("N", "C", "H", "W")], weight: T.In[T.f16, ("C",)], bias: T.In[T.f16, ("C",)],
+              y: T.Out[T.f16, ("N", "C", "H", "W")], eps: T.f32, G: T.Constexpr[int] = 32):
+    N, C, H, W = x.shape
+    cpg = C // G
+    chans, hs, ws = T.domain(0, C), T.domain(0, H), T.domain(0, W)
+    for n, g in T.parallel(T.domain(0, N), T.domain(0, G)):
+        cs = chans[g * cpg:(g + 1) * cpg]
+        t = T.cast(x[n, cs, hs, ws], T.f32)
+        count = T.cast(cpg * H * W, T.f32)
+        mean = T.sum(t) / count
+        d = t - mean
+        rstd = T.rsqrt(T.sum(d * d) / count + eps)
+        w = T.broadcast(T.cast(weight[cs], T.f32), over=(cs, hs, ws), dims=[0])
+        b = T.broadcast(T.cast(bias[cs], T.f32), over=(cs, hs, ws), dims=[0])
+        y[n, cs, hs, ws] = T.cast(d * rstd * w + b, T.f16)
+
+
+@tessel.kernel
+def channel_stats(x: T.In[T.f32, ("N", "C", "H", "W")], mean: T.Out[T.f32, ("C",)], var: T.Out[T.f32, ("C",)]):
+    N, C, H, W = x.shape
+    ns, hs, ws = T.domain(0, N), T.domain(0, H), T.domain(0, W)
+    count = T.cast(N * H * W, T.f32)
+    for c in T.parallel(T.domain(0, C)):
+        t = x[ns, c, hs, ws]
+        mu = T.sum(t) / count
+        d = t - mu
+        mean[c] = mu
+        var[c] = T.sum(d * d) / count
+
+
+@tessel.kernel
+def row_sums(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
+    for i in T.parallel(T.domain(0, x.shape[0])):
+        y[i] = T.sum(x[i, :])
+
+
+@tessel.kernel
+def masked_mean_pool(h: T.In[T.bf16, ("B", "T", "D")], mask: T.In[T.i32, ("B", "T"), T.Range(0, 2)],
+                     out: T.Out[T.f32, ("B", "D")]):
+    B, S, D = h.shape
+    toks, dims = T.domain(0, S), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        m = T.cast(mask[b, toks], T.f32)
+        total = T.sum(m * T.cast(h[b, toks, dims], T.f32), axis=0)
+        out[b, dims] = total / T.maximum(T.sum(m), 1.0)
+
+
+def _meta(shape, dtype=torch.float16):
+    return torch.empty(shape, dtype=dtype, device="meta")
+
+
+def _gn_defaults(n, c, h, w):
+    return groupnorm.call_defaults(_meta((n, c, h, w)), _meta((c,)), _meta((c,)), _meta((n, c, h, w)), eps=1e-5)
+
+
+def test_few_programs_grow_the_walk():
+    # 512 programs (3.9 a multiprocessor), each walking 65536 f16: 512 lanes at 1 warp -> 8192 at 8
+    got = _gn_defaults(16, 512, 64, 64)
+    assert (got["BLOCK"], got["WARPS"]) == (8192, 8), got
+    # 256 channels of strided (N, H, W) f32 rows: 512 lanes at 2 warps -> 8192 at 8
+    f32 = torch.float32
+    got = channel_stats.call_defaults(_meta((32, 256, 56, 56), f32), _meta((256,), f32), _meta((256,), f32))
+    assert (got["BLOCK"], got["WARPS"]) == (8192, 8), got
+
+
+def test_the_block_grows_until_the_bytes_in_flight_suffice():
+    # 2048 programs (15.5 a multiprocessor): 1 KiB an iteration each at 512 lanes, 2 KiB at 1024, 4 at 2048
+    assert _gn_defaults(64, 512, 64, 64)["BLOCK"] == 2048
+
+
+def test_many_programs_keep_the_declared_block():
+    # 32768 programs (248 a multiprocessor) at 1 KiB each: the declared 512 lanes and 1 warp
+    got = _gn_defaults(1024, 512, 8, 8)
+    assert (got["BLOCK"], got["WARPS"]) == (512, 1), got
+
+
+def test_a_covered_row_keeps_the_covering_block():
+    # one program, but its row fits a candidate: the covering rule's 1024 lanes (mask-free at N = 1024)
+    f32 = torch.float32
+    assert row_sums.call_defaults(_meta((1, 1000), f32), _meta((1,), f32))["BLOCK"] == 1024
+    # a row past every candidate is walked: few programs grow the walk from the declared 512
+    assert row_sums.call_defaults(_meta((2, 100000), f32), _meta((2,), f32))["BLOCK"] == 8192
+
+
+def test_a_tile_of_several_axes_is_not_a_walk():
+    # [BLOCK_R, BLOCK_C] token tiles: BLOCK_R walks T beside a column block; it keeps its covering default
+    src = masked_mean_pool.source()
+    loads = next(l for l in src.split("\n") if l.startswith("    return {'BLOCK"))
+    assert "BLOCK_R" not in loads, loads
+    got = masked_mean_pool.call_defaults(_meta((2, 37, 64), torch.bfloat16), _meta((2, 37), torch.int32),
+                                         _meta((2, 64), torch.float32))
+    declared = masked_mean_pool.call_defaults(_meta((4096, 37, 64), torch.bfloat16), _meta((4096, 37), torch.int32),
+                                              _meta((4096, 64), torch.float32))
+    assert got["BLOCK_R"] == declared["BLOCK_R"], (got, declared)
+
+
+# N, C, H, W (G = 4): groups of one channel, H*W prime, N = 1, ranges past and short of every block
+SHAPES = [(1, 4, 1, 1), (1, 4, 1, 131), (2, 8, 13, 1), (3, 12, 5, 7), (1, 4, 17, 31), (2, 20, 11, 13)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_groupnorm_agrees_with_the_interpreter(shape, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    n, c, h, w = shape
+    rng = np.random.default_rng(n * 1000 + c * 10 + h * w)
+    x = (rng.standard_normal(shape) * 2.0 + 0.5).astype(np.float16)
+    wt = (1.0 + 0.5 * rng.standard_normal(c)).astype(np.float16)
+    bs = (0.5 * rng.standard_normal(c)).astype(np.float16)
+    want = groupnorm.run_interp(shapes={}, scalars={"eps": 1e-5}, constexprs={"G": 4},
+                                inputs=dict(x=x, weight=wt, bias=bs))["y"].astype(np.float64)
+    xg = x.astype(np.float64).reshape(n, 4, -1)
+    ref = ((xg - xg.mean(axis=2, keepdims=True)) / np.sqrt(xg.var(axis=2, keepdims=True) + 1e-5)).reshape(shape)
+    ref = ref * wt.astype(np.float64)[None, :, None, None] + bs.astype(np.float64)[None, :, None, None]
+    np.testing.assert_allclose(want, ref, rtol=1e-2, atol=1e-2)
+    args = [torch.from_numpy(a) for a in (x, wt, bs)]
+    d = groupnorm.call_defaults(*args, torch.empty(shape, dtype=torch.float16), eps=1e-5, G=4)
+    assert (d["BLOCK"], d["WARPS"]) == (8192, 8), d  # at most 20 programs: the grown walk
+    for params in (None, {"BLOCK": 64}):  # the call's binding (one block), the walk of 64-lane blocks
+        y = torch.full(shape, float("nan"), dtype=torch.float16)
+        if params is None:
+            groupnorm(*args, y, eps=1e-5, G=4)
+        else:
+            groupnorm.launch(*args, y, eps=1e-5, G=4, params=params)
+        np.testing.assert_allclose(y.numpy().astype(np.float64), want, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1), (3, 5, 7, 11), (2, 3, 13, 17), (5, 2, 1, 31), (1, 2, 1, 4099)])
+def test_channel_stats_agree_with_the_interpreter(shape, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    n, c, h, w = shape
+    rng = np.random.default_rng(n * 100 + c + h * w)
+    x = (rng.uniform(-3, 3, (1, c, 1, 1)) + rng.uniform(0.5, 2, (1, c, 1, 1)) *
+         rng.standard_normal(shape)).astype(np.float32)
+    want = channel_stats.run_interp(shapes={}, inputs=dict(x=x))
+    xd = x.astype(np.float64)
+    np.testing.assert_allclose(want["mean"], xd.mean(axis=(0, 2, 3)), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(want["var"], xd.var(axis=(0, 2, 3)), rtol=1e-4, atol=1e-4)
+    for params in (None, {"BLOCK": 64}):
+        mean, var = torch.full((c,), float("nan")), torch.full((c,), float("nan"))
+        if params is None:
+            channel_stats(torch.from_numpy(x), mean, var)
+        else:
+            channel_stats.launch(torch.from_numpy(x), mean, var, params=params)
+        np.testing.assert_allclose(mean.numpy(), want["mean"], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(var.numpy(), want["var"], rtol=1e-5, atol=1e-5)
