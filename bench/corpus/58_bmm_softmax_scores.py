@@ -46,13 +46,6 @@ TEST_SHAPES = [dict(B=1, S=1, T=1, D=1), dict(B=2, S=3, T=5, D=7), dict(B=3, S=1
                dict(B=2, S=31, T=131, D=64)]
 BENCH_SHAPE = dict(B=32, S=512, T=512, D=64)
 TOLERANCE = dict(rtol=1e-2, atol=2e-3)
-SKIP = {"triton": ("Triton provider under TRITON_INTERPRET=1 runs for minutes at a small shape: B3 S17 T37 "
-                   "D16 did not finish in 470 s wall (175 s CPU on a shared 2-core machine; B2 S3 T5 D7 takes "
-                   "5 s; the KIR interpreter takes 0.1 s and passes at every shape; Triton passes at the two "
-                   "shapes it finished). The generated kernel is one program per output element P[b, i, j] that "
-                   "recomputes every score of row i (each a loop over D, no tl.dot) twice, for the row maximum "
-                   "and for the sum: the kernel-level batched T.matmul followed by a softmax over its last axis "
-                   "is neither tiled nor computed once per row")}
 PEER = "torch.compile"
 
 

@@ -49,10 +49,6 @@ TEST_SHAPES = [dict(B=1, S=1, T=1, D=1), dict(B=2, S=3, T=5, D=7), dict(B=3, S=1
                dict(B=2, S=31, T=131, D=64)]
 BENCH_SHAPE = dict(B=32, S=512, T=512, D=64)
 TOLERANCE = dict(rtol=1e-2, atol=2e-3)
-SKIP = {"triton": ("Triton provider under TRITON_INTERPRET=1 is slow (it passes at every test shape): "
-                   "B2 S31 T131 D64 takes 163 s, B3 S17 T37 D16 49 s; the KIR interpreter takes 0.2 s. The "
-                   "generated kernel is one program per (b, query row) that loops over the keys one at a "
-                   "time, each score a reduction over D (no tl.dot), in three passes (max, sum, store)")}
 PEER = "torch.compile"
 
 

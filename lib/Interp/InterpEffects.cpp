@@ -322,6 +322,9 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
           buffer->domains.push_back(domain(d));
           shape.push_back(buffer->domains.back().size());
         }
+        // Sized from run-time domains: a located error before the allocation's backstop (a fuzz finding).
+        if (failed(checkCount(op, checkedElements(shape), "the buffer")))
+          return failure();
         buffer->value = *makeTensor(getElementTypeOrSelf(cast<kir::BufferType>(b.getType()).getValueType()), shape);
         buffer->initialized.assign(buffer->value.data.size(), b.getInit() ? 1 : 0);
         if (Value initValue = b.getInit()) {

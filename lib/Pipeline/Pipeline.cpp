@@ -29,6 +29,8 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   pm.addPass(kir::createKIRSinkStores());
   // KIR canonical forms: a sum of products with an outer-product axis is a contraction (issue 41).
   pm.addPass(kir::createKIRContractProducts());
+  // KIR canonical forms: a kernel-level row read with its own reduction is a parallel over rows.
+  pm.addPass(kir::createKIRRowParallels());
   // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region
   // fold (seed 002 §1, §3.4; relaxed_normalization with online_reduction only).
   pm.addPass(kir::createKIROnlineFolds());
@@ -63,7 +65,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   pm.addPass(pgpu::createPGPURefineMapping());
   if (stopAfter("refine-mapping"))
     return;
-  // §3.3 form blocking and fragments
+  // §3.3 form blocking and fragments: a reduction whose reads walk a kept axis contiguously blocks
+  //      both axes ([BLOCK_R, BLOCK_C] tiles), the rest one axis of BLOCK lanes.
+  pm.addPass(pgpu::createPGPUTileColumnReductions());
   pm.addPass(pgpu::createPGPUFormBlocking());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -363,13 +363,20 @@ def compare(pred: str, a, b) -> Value:
     return Value(name, rtype, bld.scope, a.axes)
 
 
-def where(cond, a, b) -> Value:
+def where(cond, a, b, dtype: DType | None = None) -> Value:
+    """`dtype` types branches given as Python numbers (needed when neither branch is traced:
+    `T.where(c, 1.0, 0.0, dtype=T.f32)`); a traced branch keeps its own type."""
+    if dtype is not None and not isinstance(dtype, DType):
+        raise error(f"T.where(..., dtype=) needs an element type such as T.f32, got {dtype!r}")
     if isinstance(cond, bool):  # a constexpr condition: resolved now
         return a if cond else b
     cond = as_value(cond, None, "T.where condition")
     if not cond.dtype.is_bool:
         raise error(f"T.where needs an i1 (bool) condition, got {cond.dtype.name}; compare first, e.g. x > 0")
-    a, b = _coerce_operands([a, b], "T.where")
+    if dtype is None and not any(isinstance(v, Value) for v in (a, b)):
+        raise error("T.where: both branches are Python numbers, whose element type is not known; "
+                    "give it with dtype=, e.g. T.where(c, 1.0, 0.0, dtype=T.f32)")
+    a, b = _coerce_operands([a, b], "T.where", dtype)
     _same_dtype([a, b], "T.where")
     vals = unify([a, b, cond] if cond.is_tensor else [a, b], "T.where")
     a, b = vals[0], vals[1]

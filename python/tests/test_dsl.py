@@ -377,6 +377,25 @@ def test_misuse_mismatched_extents():
     assert err.col == 17, err
 
 
+def test_misuse_where_of_two_numbers_names_dtype():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.where(x[n] > 0.0, 1.0, 0.0)  # <- error
+    expect_error(k, "T.where: both branches are Python numbers, whose element type is not known; give it with "
+                    "dtype=, e.g. T.where(c, 1.0, 0.0, dtype=T.f32)")
+
+
+def test_where_of_two_numbers_with_dtype():
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("N",)]):
+        n = T.domain(0, x.shape[0])
+        y[n] = T.where(x[n] > 0.0, 1.0, -2.0, dtype=T.f32) * x[n]
+    x = np.random.default_rng(3).standard_normal(13).astype(np.float32)
+    out = k.run_interp(shapes=dict(N=13), inputs=dict(x=x))
+    np.testing.assert_allclose(out["y"], np.where(x > 0, 1.0, -2.0) * x, rtol=1e-6)
+
+
 def test_misuse_store_to_in_view():
     @tessel.kernel
     def k(x: T.In[T.f32, ("N",)]):

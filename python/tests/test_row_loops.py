@@ -84,7 +84,7 @@ ROWS = [(1, 1, 1), (1, 1, 7), (2, 5, 100)]  # B, H, S: 1, 7 and 1000 rows
 
 
 @pytest.mark.parametrize("d2", [1, 3, 127, 129])
-@pytest.mark.parametrize("bhs", ROWS)
+@pytest.mark.parametrize("bhs", [(1, 1, 1), (1, 1, 7), (1, 3, 37)])  # 1, 7 and 111 rows (programs end mid-row)
 def test_rotate_half_agrees_with_the_interpreter(d2, bhs, tmp_path, monkeypatch):
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     B, H, S = bhs

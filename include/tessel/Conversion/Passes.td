@@ -36,7 +36,12 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     fragment axis of BLOCK_<D> members under one uniform guard `size <= BLOCK_<D>` (else the program
     walks its lanes element by element), and the fold a `pgpu.region_fold` over BLOCK_<T>-wide source
     tiles whose summarizer keeps `pgpu.contract` and `pgpu.reduce` (padded members neutralized by
-    selects against the axis validity). Widening casts of 16-bit floats into both contraction operands
+    selects against the axis validity). A store over a fold's tile domain of a row computed there by
+    a contraction (a softmax of scores written out, read with the folds' results) is a traversal of
+    that domain of its own after the folds: a `pgpu.for` stepping by BLOCK_<T>, the stored value
+    recomputed per tile (the contraction a tile product) and stored under the tile's validity; what it
+    reads that does not range over the tile is realized once before the loop. A row read from memory
+    keeps the element-wise construction (the row path after it). Widening casts of 16-bit floats into both contraction operands
     are absorbed (exact); under `numerics = relaxed_normalization` an f32 weight is rounded to its
     16-bit value operand's dtype. Other worksets, and these when something has no fragment form, keep
     the element-wise construction (a remark says why).

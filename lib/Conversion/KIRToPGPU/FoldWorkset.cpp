@@ -23,7 +23,11 @@
 //     against the axis validity), and the combine folds tile summaries in
 //     source order;
 //   * pure values are emitted once per scope where first used (replayed
-//     inside the fold only when they depend on the tile).
+//     inside the fold only when they depend on the tile);
+//   * a store over a fold's tile domain of a row computed there by a
+//     contraction (a softmax of scores written out) is a traversal of the
+//     domain of its own after the folds: a pgpu.for stepping by BLOCK_<T>,
+//     the row recomputed per tile (its contraction a tile product).
 //
 // A workset holding a kir.region_scan has no lane axis and its scan becomes a
 // pgpu.region_scan (ScanWorkset.cpp).
@@ -433,6 +437,23 @@ bool FoldWorksetImpl::plan() {
   return planBody();
 }
 
+/// Whether `v` is computed in the workset body from a kir.contract whose result ranges over `d`.
+bool FoldWorksetImpl::contractedOver(Value v, Value d) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = resolve(work.pop_back_val());
+    Operation *def = x.getDefiningOp();
+    if (!def || !seen.insert(x).second || !par->isAncestor(def) || def->getNumRegions())
+      continue;
+    if (isa<kir::ContractOp>(def))
+      if (auto s = shapes.find(x); s != shapes.end() && llvm::is_contained(s->second.axes, d))
+        return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 bool FoldWorksetImpl::planBody() {
   Block &body = par.getBody().front();
   unsigned n = par.getDomains().size();
@@ -491,6 +512,14 @@ bool FoldWorksetImpl::planBody() {
               if (auto sc = dyn_cast<kir::RegionScanOp>(user); sc && llvm::is_contained(sc.getSources(), r))
                 continue;
               if (scanOfOutput(r) && isa<kir::StoreOp>(user)) // emitted in the scan's emit region
+                continue;
+              // A store of a row over the tile computed by a contraction (softmax of scores written
+              // out, read with a fold's summary): a traversal of the tile's domain of its own, after
+              // the folds, its scores tile products (emitStore). A row read from memory keeps the
+              // element-wise construction and the row path after it (pgpu-stage-rows).
+              if (auto st = dyn_cast<kir::StoreOp>(user); st && st.getValue() == r && !st.getValid() &&
+                                                          llvm::count(st.getCoords(), d) == 1 &&
+                                                          !memberDomains.contains(d) && contractedOver(r, d))
                 continue;
               // A pure producer or a read of a value over the same tile (checked in turn): replayed
               // per tile.
@@ -1182,6 +1211,57 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
 
 LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
   Location l = s.getLoc();
+  // A store over a fold's tile domain writes a row that the folds summarize (softmax written out):
+  // it is one more traversal of the domain, after the folds, in the folds' BLOCK_<T>-wide tiles, its
+  // value recomputed per tile from the sources (a contraction stays a tile product); the row is never
+  // kept whole (seed 002 §3.4: structured realization creates the loops).
+  for (Value c : s.getCoords()) {
+    if (!isa<kir::DomainType>(c.getType()) || !tileAxes.count(c) || blocks.count(c))
+      continue;
+    FailureOr<DomainVals> tileDomain = domainOf(l, c);
+    if (failed(tileDomain))
+      return failure();
+    DomainVals dom = *tileDomain;
+    StringRef tileParam = tileAxes.find(c)->second;
+    // What the value reads that does not range over the tile (the folds' results, the member's
+    // own reads) is realized once, before the traversal.
+    SmallVector<Value> work{s.getValue()};
+    llvm::append_range(work, s.getCoords());
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = resolve(work.pop_back_val());
+      if (isa<kir::DomainType, kir::ViewType>(v.getType()) || !seen.insert(v).second)
+        continue;
+      std::optional<Shape> vs = shapeOf(v);
+      if (!vs)
+        return failure();
+      if (!llvm::is_contained(vs->axes, c)) {
+        if (failed(get(v)))
+          return failure();
+        continue;
+      }
+      if (Operation *def = v.getDefiningOp())
+        llvm::append_range(work, def->getOperands());
+    }
+    auto loop = pgpu::ForOp::create(b, l, TypeRange(), kc.constIndex(l, 0), dom.size, param(l, tileParam),
+                                    ValueRange{});
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    Value begin = body->addArgument(b.getIndexType(), l);
+    blocks[c] = makeBlock(l, tileParam, begin, dom.size, dom);
+    scopes.emplace_back();
+    LogicalResult done = emitStore(s);
+    scopes.pop_back();
+    blocks.erase(c);
+    if (failed(done))
+      return failure();
+    pgpu::YieldOp::create(b, l);
+    if (remarks)
+      emitRemark(l) << "kir-to-pgpu: this store over a region fold's domain is a traversal of its own after the "
+                       "folds, in "
+                    << tileParam << "-wide tiles, its value recomputed per tile (the row is not kept whole)";
+    return success();
+  }
   Shape access;
   for (Value c : s.getCoords()) {
     if (isa<kir::DomainType>(c.getType())) {

@@ -63,6 +63,8 @@ private:
   bool analyzeScan(kir::RegionScanOp s); // ScanWorkset.cpp
   std::optional<bool> constCondition(Value kirCond);
   std::string paramName(Value domain);
+  /// Whether `v` is computed in the workset body from a contraction whose result ranges over `d`.
+  bool contractedOver(Value v, Value d);
   /// A kir.domain or kir.subregion of the workset body whose bounds are scalars of the member (a
   /// length loaded per member): recorded in `memberDomains`.
   bool analyzeMemberDomain(Operation *op);

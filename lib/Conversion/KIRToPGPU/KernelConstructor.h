@@ -1,7 +1,9 @@
 //===- KernelConstructor.h - construction's state, shared by its files -*- C++ -*-===//
 //
-// Private to kir-to-pgpu: the element-wise constructor (KIRToPGPU.cpp) and the
-// fragment construction of region-fold worksets (FoldWorkset.cpp) share it.
+// Private to kir-to-pgpu: the element-wise constructor (KIRToPGPU.cpp with
+// Values.cpp, Statements.cpp, TensorElements.cpp, RegionFolds.cpp and the
+// files its sections name) and the fragment construction of region-fold
+// worksets (FoldWorkset.cpp) share it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,6 +84,8 @@ private:
   LogicalResult emitReduceScalars(kir::ReduceOp op);
   LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
   LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);
+  static std::optional<kir::BinaryKind> rmwBinaryKind(kir::RMWKind kind);
+  LogicalResult atomicAsScatterReduce(kir::AtomicRMWOp op);
 
   // Stored histograms merged through invocation workspace (HistogramMerge.cpp).
   /// The histogram `op` stores whole over its bins, or null.

@@ -244,6 +244,40 @@ bool triton::contractsWithFMA(pgpu::ContractOp contract) {
          kir::precisionOr(contract.getPrecision()) == kir::ContractPrecision::IEEE;
 }
 
+std::optional<triton::ScatterAtomic> triton::scatterAtomic(pgpu::ScatterReduceOp op) {
+  pgpu::BinaryOp binary = pgpu::singleBinaryCombine(op.getCombine().front());
+  if (!binary)
+    return std::nullopt;
+  Type type = binary.getType();
+  bool isFloat = isa<FloatType>(type);
+  // tl.atomic_max/min take floats as f32/f64 only (an integer max of the bits, by sign).
+  bool wideFloat = type.isF32() || type.isF64();
+  using K = kir::BinaryKind;
+  if (binary.getKind() == K::Add)
+    return ScatterAtomic{"tl.atomic_add", ScatterAtomic::AsIs};
+  // Triton's other atomics take 32- and 64-bit elements only (atom_red_typechecking_impl).
+  if (!isFloat && type.getIntOrFloatBitWidth() < 32)
+    return std::nullopt;
+  switch (binary.getKind()) {
+  case K::Max: case K::MaxNum: case K::Min: case K::MinNum: {
+    bool max = binary.getKind() == K::Max || binary.getKind() == K::MaxNum;
+    StringRef fn = max ? "tl.atomic_max" : "tl.atomic_min";
+    if (!isFloat)
+      return ScatterAtomic{fn, ScatterAtomic::AsIs};
+    if (!wideFloat)
+      return std::nullopt;
+    bool propagate = binary.getKind() == K::Max || binary.getKind() == K::Min;
+    if (!propagate)
+      return ScatterAtomic{fn, ScatterAtomic::DropNaN};
+    return ScatterAtomic{fn, max ? ScatterAtomic::PositiveNaN : ScatterAtomic::NegativeNaN};
+  }
+  case K::And: return ScatterAtomic{"tl.atomic_and", ScatterAtomic::AsIs};
+  case K::Or: return ScatterAtomic{"tl.atomic_or", ScatterAtomic::AsIs};
+  case K::Xor: return ScatterAtomic{"tl.atomic_xor", ScatterAtomic::AsIs};
+  default: return std::nullopt;
+  }
+}
+
 std::optional<std::string> triton::spellingIssue(Operation *op) {
   for (Type t : op->getResultTypes()) {
     if (isa<TupleType>(t))
@@ -307,9 +341,9 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
         (!isa<BlockArgument>(sr.getView()) ||
          !isa<pgpu::KernelOp>(cast<BlockArgument>(sr.getView()).getOwner()->getParentOp())))
       return std::string("only workspace buffers (kernel arguments) are spelled");
-    pgpu::BinaryOp add = pgpu::singleBinaryCombine(sr.getCombine().front());
-    if (!add || add.getKind() != kir::BinaryKind::Add)
-      return std::string("only an add combine has a Triton spelling (tl.atomic_add)");
+    if (!triton::scatterAtomic(sr))
+      return std::string("the combine is not one Triton atomic: an add, a max or min (integers, f32, f64), or an "
+                         "integer and/or/xor of its two arguments (tl.atomic_add/max/min/and/or/xor)");
   }
   if (auto br = dyn_cast<pgpu::BroadcastOp>(op); br && !llvm::is_sorted(br.getDims()))
     return std::string("a broadcast that also permutes axes (transpose first)");

@@ -515,6 +515,10 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     bool spellable = true;
     std::set<std::pair<const void *, std::string>> reported;
     getOperation().walk([&](Operation *op) {
+      // A scatter-reduce spelled as one atomic never spells its combine (a max_num has no
+      // elementwise spelling but is tl.atomic_max of the non-NaN updates).
+      if (auto sr = op->getParentOfType<pgpu::ScatterReduceOp>(); sr && triton::scatterAtomic(sr))
+        return;
       if (std::optional<std::string> issue = triton::spellingIssue(op)) {
         spellable = false;
         std::string message = "the Triton provider cannot express '" + op->getName().getStringRef().str() +

@@ -257,10 +257,25 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
 
 // -----
 
-// COM: P itself is stored: it is needed element by element, not only through reductions.
+// COM: P itself is stored beside the attention output: before, the store refused the fold (P is
+// COM: needed element by element). Now the store is the epilogue: the one online fold summarizes
+// COM: (ok, m, l, acc) and, after it, the scores and exp(s - m) are recomputed from the same loads with
+// COM: the row's maximum where(ok, m, -inf), for the store of P (a second traversal of the keys).
 // CHECK-LABEL: kir.kernel @p_stored
-// CHECK-NOT: kir.region_fold
-// CHECK: kir.reduce
+// CHECK: %[[K:.*]] = kir.load %k
+// CHECK: %[[Q:.*]] = kir.load %q
+// CHECK: %[[F:.*]]:4 = kir.region_fold
+// CHECK: } combine {
+// CHECK: %[[M:.*]] = kir.select %[[F]]#0, %[[F]]#1, %{{.*}} : i1, f32
+// CHECK: %[[S:.*]] = kir.contract %[[K]], %[[Q]] reduce([1], [0])
+// CHECK: %[[SM:.*]] = kir.select %{{.*}}, %[[S]], %{{.*}}
+// CHECK: %[[MB:.*]] = kir.broadcast %[[M]] over
+// CHECK: %[[D:.*]] = kir.binary sub %[[SM]], %[[MB]]
+// CHECK: %[[E:.*]] = kir.unary exp %[[D]]
+// CHECK: %[[EH:.*]] = kir.cast %[[E]] : tensor<?xf32> to tensor<?xf16>
+// CHECK-NOT: kir.reduce
+// CHECK: kir.store %{{.*}}, %o
+// CHECK: kir.store %[[EH]], %w
 module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
   kir.kernel @p_stored(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>, %w: !kir.view<f16, [S, S], out>) {
     %0 = kir.extent "S"
@@ -272,6 +287,7 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
     %12 = arith.constant 0xFF800000 : f32
     %13 = kir.broadcast %12 over(%3) dims [] : f32 -> tensor<?xf32>
     %25 = arith.constant 0.0 : f32
+    // expected-remark @below {{became one region fold (online summary, seed 002 §1); 1 store(s) over the axis read the row with the summary, so the row is recomputed after the folds}}
     kir.parallel %3 {
     ^bb0(%6: index):
       %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
@@ -280,7 +296,6 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
       %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
       %11 = kir.cmp le %5, %10 : tensor<?xindex>
       %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
-      // expected-remark @below {{a use of a tensor over the axis by 'kir.store' that is not a reduction over the axis}}
       %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
       ^bb0(%15: f32, %16: f32):
         %17 = kir.binary max %15, %16 : f32
@@ -310,7 +325,8 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
 
 // -----
 
-// COM: The scores s are also used other than by a reduction over the keys.
+// COM: The scores s are also stored, cast after the reductions: a value of the axis computation
+// COM: computed after them (not an epilogue of a reduction's result), so nothing is folded.
 // CHECK-LABEL: kir.kernel @s_used
 // CHECK-NOT: kir.region_fold
 // CHECK: kir.reduce
@@ -333,7 +349,7 @@ module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed
       %10 = kir.broadcast %6 over(%3) dims [] : index -> tensor<?xindex>
       %11 = kir.cmp le %5, %10 : tensor<?xindex>
       %14 = kir.select %11, %9, %13 : tensor<?xi1>, tensor<?xf32>
-      // expected-remark @below {{a use of a tensor over the axis by 'kir.store' that is not a reduction over the axis}}
+      // expected-remark @below {{the maximum stays a two-pass reduction: a value over the axis computed after its reductions}}
       %18 = kir.reduce %14 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
       ^bb0(%15: f32, %16: f32):
         %17 = kir.binary max %15, %16 : f32
@@ -594,8 +610,8 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 // -----
 
 // COM: numerics = source: the plain row softmax (examples/softmax.py's spelling: a row read, its
-// COM: maximum, exp-sum and an elementwise store of e / sum) stays as written: P is needed element by
-// COM: element, and nothing in the row is a contraction.
+// COM: maximum, exp-sum and an elementwise store of e / sum) stays as written: nothing in the row is a
+// COM: contraction, so recomputing it for the store would buy nothing; the row path keeps it whole.
 // CHECK-LABEL: kir.kernel @row_softmax_source
 // CHECK-NOT: kir.region_fold
 // CHECK: kir.store
@@ -611,7 +627,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.parallel %3 {
     ^bb0(%i: index):
       %t = kir.load %x[%i, %4] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
-      // expected-remark @below {{a use of exp(x - max) by 'kir.binary' that is not a reduction over the axis}}
+      // expected-remark @below {{the row is stored over the axis and is neither computed by nor reduced into a contraction}}
       %m = kir.reduce %t axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
       ^bb0(%a: f32, %b: f32):
         %c = kir.binary max %a, %b : f32
@@ -628,6 +644,125 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
       %lb = kir.broadcast %l over(%4) dims [] : f32 -> tensor<?xf32>
       %r = kir.binary div %e, %lb : tensor<?xf32>
       kir.store %r, %y[%i, %4] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: numerics = source: the scores of a key row (a matvec) softmaxed and written out, no V
+// COM: (bench/corpus/58_bmm_softmax_scores_b). Before: refused (e / sum(e) is not a reduction), the
+// COM: row computed element by element three times. After: pass 1 folds the maximum, pass 2 the sum
+// COM: of exp(s - m) with the final m; then the store's row is recomputed from the same loads (the
+// COM: matvec, the scale, exp(s - m)) and divided by pass 2's sum: a third traversal of the keys.
+// CHECK-LABEL: kir.kernel @stored_scores_source
+// CHECK: kir.parallel
+// CHECK: %[[K:.*]] = kir.load %k
+// CHECK: %[[Q:.*]] = kir.load %q
+// CHECK: %[[M:.*]] = kir.region_fold sources(%[[K]], %{{.*}} : tensor<?x?xf16>, tensor<?xindex>) axis 0 identity(%{{.*}} : f32) operands(%[[Q]], %{{.*}} : tensor<?xf16>, f32) -> (f32)
+// CHECK: %[[L:.*]] = kir.region_fold sources(%[[K]], %{{.*}}) axis 0 identity(%{{.*}} : f32) operands(%[[Q]], %{{.*}}, %[[M]] : tensor<?xf16>, f32, f32) -> (f32)
+// CHECK: } combine {
+// CHECK: %[[S:.*]] = kir.contract %[[K]], %[[Q]] reduce([1], [0])
+// CHECK: %[[SS:.*]] = kir.binary mul %[[S]], %{{.*}}
+// CHECK: %[[MB:.*]] = kir.broadcast %[[M]] over
+// CHECK: %[[D:.*]] = kir.binary sub %[[SS]], %[[MB]]
+// CHECK: %[[E:.*]] = kir.unary exp %[[D]]
+// CHECK: %[[LB:.*]] = kir.broadcast %[[L]] over
+// CHECK: %[[P:.*]] = kir.binary div %[[E]], %[[LB]]
+// CHECK: %[[PH:.*]] = kir.cast %[[P]]
+// CHECK-NOT: kir.reduce
+// CHECK: kir.store %[[PH]], %p
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @stored_scores_source(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [T, D], in>, %p: !kir.view<f16, [S, T], out>, %scale: f32) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = kir.extent "T"
+    %c0 = arith.constant 0 : index
+    %3 = kir.domain %c0 to %2
+    %4 = kir.domain %c0 to %1
+    %5 = kir.domain %c0 to %0
+    %6 = kir.broadcast %scale over(%3) dims [] : f32 -> tensor<?xf32>
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{became two region folds (exact two-pass, source numerics: the maximum, then the reductions of exp(x - max), seed 002 §1); 1 store(s) over the axis read the row with the summary}}
+    kir.parallel %5 {
+    ^bb0(%i: index):
+      %kt = kir.load %k[%3, %4] : !kir.view<f16, [T, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %qi = kir.load %q[%i, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %s0 = kir.contract %kt, %qi reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      %s = kir.binary mul %s0, %6 : tensor<?xf32>
+      %m = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%3) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %s, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %lb = kir.broadcast %l over(%3) dims [] : f32 -> tensor<?xf32>
+      %r = kir.binary div %e, %lb : tensor<?xf32>
+      %rh = kir.cast %r : tensor<?xf32> to tensor<?xf16>
+      kir.store %rh, %p[%i, %3] : tensor<?xf16>, !kir.view<f16, [S, T], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the normalized row e / sum(e) is summed again (not only stored): a reduction of
+// COM: a value computed from a reduction over the same axis needs the row twice over, nothing is folded.
+// CHECK-LABEL: kir.kernel @epilogue_summed
+// CHECK-NOT: kir.region_fold
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @epilogue_summed(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [T, D], in>, %p: !kir.view<f16, [S, T], out>, %t: !kir.view<f32, [S], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = kir.extent "T"
+    %c0 = arith.constant 0 : index
+    %3 = kir.domain %c0 to %2
+    %4 = kir.domain %c0 to %1
+    %5 = kir.domain %c0 to %0
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %5 {
+    ^bb0(%i: index):
+      %kt = kir.load %k[%3, %4] : !kir.view<f16, [T, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %qi = kir.load %q[%i, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %s = kir.contract %kt, %qi reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      // expected-remark @below {{a value over the axis computed from a reduction is used by 'kir.reduce', not stored over the axis}}
+      %m = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      %mb = kir.broadcast %m over(%3) dims [] : f32 -> tensor<?xf32>
+      %d = kir.binary sub %s, %mb : tensor<?xf32>
+      %e = kir.unary exp %d : tensor<?xf32>
+      %l = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %lb = kir.broadcast %l over(%3) dims [] : f32 -> tensor<?xf32>
+      %r = kir.binary div %e, %lb : tensor<?xf32>
+      %rs = kir.reduce %r axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %rh = kir.cast %r : tensor<?xf32> to tensor<?xf16>
+      kir.store %rh, %p[%i, %3] : tensor<?xf16>, !kir.view<f16, [S, T], out>[index, !kir.domain]
+      kir.store %rs, %t[%i] : f32, !kir.view<f32, [S], out>[index]
       kir.yield
     }
     kir.return

@@ -1,4 +1,4 @@
-// Tensor descriptors are keyed by their view and box spelling (TritonSerializer.cpp descriptorAccess): two
+// Tensor descriptors are keyed by their view and box spelling (ValueSpelling.cpp descriptorAccess): two
 // boxes of one rank-3 view X[A, B, C] with the same block sizes that walk different axes, a [1, 16, 16]
 // box (a fixed first coordinate: a splat of the program index) and a [16, 1, 16] box (a fixed middle
 // coordinate), get two descriptors of their own block shapes, each load reading through its own.

@@ -105,3 +105,41 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: No Triton atomic computes a max of f16 values (tl.atomic_max takes f32 and f64 floats), nor a
+// COM: combine of more than one op: refused at the op.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scatter_combines(%x: !pgpu.view<f16, [N], in>, %y: !pgpu.view<f16, [S], inout>,
+                                %k: !pgpu.view<i32, [N], in>, %h: !pgpu.view<i32, [S], inout>)
+      attributes {params = [#pgpu.param<"B", [16], 16>]} {
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f16
+      %zi = arith.constant 0 : i32
+      %lanes = pgpu.iota %c0 : !pgpu.fragment<index, [B]>
+      %v = pgpu.load %x[%lanes] valid %t : i1 fill %z : f16 : !pgpu.view<f16, [N], in>[!pgpu.fragment<index, [B]>] -> !pgpu.fragment<f16, [B]>
+      %i = pgpu.load %k[%lanes] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [N], in>[!pgpu.fragment<index, [B]>] -> !pgpu.fragment<i32, [B]>
+      %at = pgpu.cast %i : !pgpu.fragment<i32, [B]> to !pgpu.fragment<index, [B]>
+      // expected-error @+1 {{the Triton provider cannot express 'pgpu.scatter_reduce': the combine is not one Triton atomic}}
+      pgpu.scatter_reduce %v, %y[%at] valid %t : i1 : !pgpu.fragment<f16, [B]>, !pgpu.view<f16, [S], inout>[!pgpu.fragment<index, [B]>] {
+      ^bb0(%a: f16, %b: f16):
+        %r = pgpu.binary max %a, %b : f16
+        pgpu.yield %r : f16
+      }
+      // expected-error @+1 {{the Triton provider cannot express 'pgpu.scatter_reduce': the combine is not one Triton atomic}}
+      pgpu.scatter_reduce %i, %h[%at] valid %t : i1 : !pgpu.fragment<i32, [B]>, !pgpu.view<i32, [S], inout>[!pgpu.fragment<index, [B]>] {
+      ^bb0(%a: i32, %b: i32):
+        %s = pgpu.binary add %a, %b : i32
+        %r = pgpu.binary mul %s, %s : i32
+        pgpu.yield %r : i32
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -51,6 +51,17 @@ bool isInstanceWalk(tessel::pgpu::ForOp loop);
 /// every op as its postcondition; the serializer spells only ops that pass.
 std::optional<std::string> spellingIssue(mlir::Operation *op);
 
+/// The Triton atomic that spells a `pgpu.scatter_reduce` whose combine is one binary op of its two
+/// arguments, and how its update is prepared: tl.atomic_max/min on f32/f64 order the values as
+/// integers by sign (+NaN above every number for max, -NaN below every number for min), so a combine
+/// that propagates NaN makes every NaN update that NaN, and one that ignores NaN (max_num, min_num)
+/// masks NaN updates off. Nothing when no Triton atomic computes the combine.
+struct ScatterAtomic {
+  llvm::StringRef function;
+  enum Update { AsIs, PositiveNaN, NegativeNaN, DropNaN } update;
+};
+std::optional<ScatterAtomic> scatterAtomic(tessel::pgpu::ScatterReduceOp op);
+
 /// Whether the contraction's tl.dot runs on FMA units instead of tensor cores: f32 operands at IEEE
 /// precision (KIR_ContractPrecision, spelled `input_precision="ieee"`). Triton's FMA lowering takes
 /// both operand tiles from shared memory into registers (each thread holds the operand rows and

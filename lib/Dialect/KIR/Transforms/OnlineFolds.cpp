@@ -9,7 +9,9 @@
 // relaxed_normalization; under source numerics a row computed by or reduced into
 // a contraction becomes the exact two-pass form as two region folds instead (the
 // maximum alone, then the reductions with the final maximum), which the same path
-// realizes. Everything is decided from facts (the coordinate domains of each
+// realizes. A row stored over A with the summary (e / sum(e) written out) is
+// recomputed after the folds for the store, a second traversal of A, where
+// the row is a contraction's. Everything is decided from facts (the coordinate domains of each
 // axis, def-use, op kinds, the module's numerical permissions), never from names
 // (seed 002 §7). Refused cases leave the body unchanged and, with
 // optimization_remarks, say why at the maximum.
@@ -169,6 +171,10 @@ struct Candidate {
   SmallVector<Component> components;
   llvm::SetVector<Value> captures;     // values from outside the axis computation
   DenseMap<Value, Dep> dep;
+  /// The store epilogue: pointwise ops over A computed from a reduction's result (e / sum(e)), and
+  /// the stores over A of them or of the axis computation. The row is recomputed for them after
+  /// the folds: a second traversal of A (seed 002 §3.4), never kept whole.
+  SmallVector<Operation *> epilogue, stores;
   Operation *last = nullptr;           // the last reduction: the fold goes before it
   std::string why;
 };
@@ -195,10 +201,12 @@ private:
   bool outsideValue(Value v);
   bool classify(Operation *op);
   bool reduction(Operation *user);
+  bool storedValue(Operation *user, Value v);
+  void findEpilogue();
 
   Block &body;
   DenseMap<Value, SmallVector<Value>> memo;
-  DenseSet<Operation *> opSet, reductions;
+  DenseSet<Operation *> opSet, reductions, epilogueSet;
 };
 
 /// A value the axis computation reads from outside it: scalars, tensors not over A, and
@@ -367,6 +375,51 @@ bool Matcher::reduction(Operation *user) {
   return true;
 }
 
+/// The ops over A that read (through ops of the body) a reduction over A other than the maximum:
+/// candidates for the store epilogue, decided before the axis computation is classified.
+void Matcher::findEpilogue() {
+  DenseSet<Value> after;
+  for (Operation &op : body) {
+    if (&op == c.max.getOperation() || op.getNumRegions() > (isa<ReduceOp>(op) ? 1u : 0u))
+      continue;
+    bool reads = llvm::any_of(op.getOperands(), [&](Value x) { return after.contains(x); });
+    bool reduces = false;
+    if (auto r = dyn_cast<ReduceOp>(op))
+      reduces = llvm::any_of(r.getInputs(), [&](Value x) { return overA(x); });
+    else if (auto ct = dyn_cast<ContractOp>(op))
+      reduces = (overA(ct.getLhs()) || overA(ct.getRhs())) && !overA(ct.getResult());
+    if (!reads && !reduces)
+      continue;
+    for (Value r : op.getResults()) {
+      after.insert(r);
+      if (reads && overA(r))
+        epilogueSet.insert(&op);
+    }
+  }
+}
+
+/// Whether `user` is a top-level store of `v` (its value, not a coordinate) over A: one domain
+/// coordinate, A, and scalars for the others; recorded in the candidate's stores.
+bool Matcher::storedValue(Operation *user, Value v) {
+  auto st = dyn_cast<StoreOp>(user);
+  if (!st || st.getValue() != v || user->getBlock() != &body || st.getValid())
+    return false;
+  unsigned domains = 0;
+  for (Value x : st.getCoords()) {
+    if (x == v)
+      return false;
+    if (isa<DomainType>(x.getType()))
+      domains += x == c.domain ? 1 : 2;
+    else if (isa<RankedTensorType>(x.getType()))
+      return false;
+  }
+  if (domains != 1)
+    return false;
+  if (!llvm::is_contained(c.stores, user))
+    c.stores.push_back(user);
+  return true;
+}
+
 bool Matcher::match() {
   ReduceOp max = c.max;
   if (max.getInputs().size() != 1 || max.getAxes().size() != 1)
@@ -398,6 +451,7 @@ bool Matcher::match() {
     if (only)
       coordinatesOnly.insert(&op);
   }
+  findEpilogue();
   // The axis computation: every top-level op of the body with a result over A.
   for (Operation &op : body) {
     if (isa<ReduceOp>(op) && &op == max.getOperation())
@@ -419,6 +473,16 @@ bool Matcher::match() {
     }
     if (!isMemoryEffectFree(&op) && !isa<LoadOp, GatherOp>(op))
       return refuse(Twine("an effect over the axis ('") + op.getName().getStringRef() + "')");
+    if (epilogueSet.contains(&op)) {
+      // Pointwise math of a reduction's result with the row (e / sum(e)), for a store over A.
+      auto t = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+      if (!isa<BinaryOp, UnaryOp, SelectOp, CastOp, CmpOp, BroadcastOp, BroadcastAsOp>(op) ||
+          op.getNumResults() != 1 || !t || t.getRank() != 1)
+        return refuse(Twine("'") + op.getName().getStringRef() +
+                      "' over the axis reads a reduction over the axis and is not pointwise");
+      c.epilogue.push_back(&op);
+      continue;
+    }
     if (!classify(&op))
       return false;
     c.ops.push_back(&op);
@@ -426,10 +490,15 @@ bool Matcher::match() {
   }
   if (c.dep.lookup(max.getInputs()[0]) != Dep::Free || !opSet.contains(max.getInputs()[0].getDefiningOp()))
     return refuse("the maximum's input is not computed in the loop body from sources over the axis");
-  // Every use of a value over A is the axis computation or a reduction over A.
+  // Every use of a value over A is the axis computation, a reduction over A, or the store epilogue.
+  for (Operation *op : c.epilogue)
+    for (Operation *user : op->getResult(0).getUsers())
+      if (!epilogueSet.contains(user) && !storedValue(user, op->getResult(0)))
+        return refuse(Twine("a value over the axis computed from a reduction is used by '") +
+                      user->getName().getStringRef() + "', not stored over the axis");
   for (Operation *op : c.ops)
     for (Operation *user : op->getResult(0).getUsers()) {
-      if (opSet.contains(user))
+      if (opSet.contains(user) || epilogueSet.contains(user) || storedValue(user, op->getResult(0)))
         continue;
       if (user->getBlock() != &body)
         return refuse(Twine("a value over the axis used inside '") + inBody(user)->getName().getStringRef() +
@@ -477,6 +546,10 @@ bool Matcher::match() {
   for (Operation *op : c.ops)
     if (c.last->isBeforeInBlock(op))
       return refuse("a value over the axis computed after its reductions");
+  // The epilogue recomputes the row after the folds, where the last reduction was.
+  for (Operation *op : llvm::concat<Operation *>(c.epilogue, c.stores))
+    if (!c.last->isBeforeInBlock(op))
+      return refuse("a store over the axis before the last reduction over it");
   return true;
 }
 
@@ -604,6 +677,42 @@ void eraseAxisComputation(Candidate &c, ArrayRef<Operation *> order, const Dense
     }
 }
 
+/// The store epilogue's second traversal of A (seed 002 §3.4): the part of the axis computation
+/// the epilogue and its stores read is cloned at `b` (after the folds), the maximum read as `m`, the
+/// sources where they were; the epilogue then reads the clones. The reductions' results it reads
+/// have been replaced by the folds' already.
+void recomputeEpilogue(Candidate &c, OpBuilder &b, Value m) {
+  if (c.epilogue.empty() && c.stores.empty())
+    return;
+  DenseSet<Operation *> core(c.ops.begin(), c.ops.end());
+  for (Operation *s : c.sources)
+    core.erase(s);
+  DenseSet<Operation *> need;
+  SmallVector<Operation *> work;
+  for (Operation *op : llvm::concat<Operation *>(c.epilogue, c.stores))
+    for (Value x : op->getOperands())
+      if (Operation *def = x.getDefiningOp(); def && core.contains(def))
+        work.push_back(def);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!need.insert(op).second)
+      continue;
+    for (Value x : op->getOperands())
+      if (Operation *def = x.getDefiningOp(); def && core.contains(def))
+        work.push_back(def);
+  }
+  SmallVector<Operation *> order(need.begin(), need.end());
+  llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+  IRMapping map;
+  map.map(c.max.getResult(0), m);
+  for (Operation *op : order)
+    b.clone(*op, map);
+  for (Operation *op : llvm::concat<Operation *>(c.epilogue, c.stores))
+    for (OpOperand &use : op->getOpOperands())
+      if (Value v = map.lookupOrNull(use.get()))
+        use.set(v);
+}
+
 /// Builds the region fold of a matched candidate and replaces the reductions by its results.
 void rewrite(Candidate &c, Value indices) {
   ReduceOp max = c.max;
@@ -715,12 +824,14 @@ void rewrite(Candidate &c, Value indices) {
   auto outside = [&](OpOperand &use) { return !dead.contains(use.getOwner()); };
   // The row's maximum is -inf where no value was (the reduction's identity), as before.
   b.setInsertionPointAfter(fold);
-  if (llvm::any_of(max.getResult(0).getUses(), outside)) {
-    Value m = SelectOp::create(b, loc, fold.getResult(0), fold.getResult(1), max.getIdentities()[0]);
-    max.getResult(0).replaceUsesWithIf(m, outside);
+  Value rowMax;
+  if (llvm::any_of(max.getResult(0).getUses(), outside) || !c.stores.empty()) {
+    rowMax = SelectOp::create(b, loc, fold.getResult(0), fold.getResult(1), max.getIdentities()[0]);
+    max.getResult(0).replaceUsesWithIf(rowMax, outside);
   }
   for (auto [i, k] : llvm::enumerate(c.components))
     k.op->getResult(0).replaceUsesWithIf(fold.getResult(2 + i), outside);
+  recomputeEpilogue(c, b, rowMax);
   eraseAxisComputation(c, order, dead);
 }
 
@@ -882,6 +993,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
     }
     k.op->getResult(0).replaceUsesWithIf(r, outside);
   }
+  recomputeEpilogue(c, b, m);
   eraseAxisComputation(c, order, dead);
 }
 
@@ -917,13 +1029,29 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
           max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: " << m.c.why;
         continue;
       }
+      // A row stored over its axis (softmax written out) is recomputed after the folds, a second
+      // traversal; that pays where the row is a contraction (its tiles become tile products). A row
+      // read from memory keeps its row path (pgpu-stage-rows, pgpu-online-normalize).
+      if (!m.c.stores.empty() && !feedsContraction(m.c)) {
+        if (remarks)
+          max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: the row is stored over "
+                              "the axis and is neither computed by nor reduced into a contraction (the row path "
+                              "keeps it whole)";
+        continue;
+      }
+      std::string epilogue;
+      if (!m.c.stores.empty())
+        epilogue = "; " + std::to_string(m.c.stores.size()) +
+                   " store(s) over the axis read the row with the summary, so the row is recomputed after "
+                   "the folds (a second traversal of the axis, seed 002 §3.4)";
       if (!permitted) {
         if (feedsContraction(m.c)) {
           rewriteTwoPass(m.c, indicesOf(m.c.domain));
           if (remarks)
             par.emitRemark() << "kir-online-folds: a maximum and " << m.c.components.size()
                              << " reduction(s) over one axis became two region folds (exact two-pass, source "
-                                "numerics: the maximum, then the reductions of exp(x - max), seed 002 §1)";
+                                "numerics: the maximum, then the reductions of exp(x - max), seed 002 §1)"
+                             << epilogue;
           continue;
         }
         if (remarks)
@@ -935,7 +1063,8 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
       rewrite(m.c, indicesOf(m.c.domain));
       if (remarks)
         par.emitRemark() << "kir-online-folds: a maximum and " << m.c.components.size()
-                         << " reduction(s) over one axis became one region fold (online summary, seed 002 §1)";
+                         << " reduction(s) over one axis became one region fold (online summary, seed 002 §1)"
+                         << epilogue;
     }
   }
 };

@@ -33,6 +33,7 @@
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUFLATTENWORKSETS
 #include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+
 } // namespace tessel::pgpu
 
 using namespace mlir;
@@ -73,18 +74,6 @@ ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
   return each;
 }
 
-/// `v` (a LaunchExpr) available before `at`: itself when it is already defined outside `at`, else
-/// its def chain cloned there.
-Value hoist(OpBuilder &b, Value v, Operation *at, IRMapping &map) {
-  if (map.contains(v))
-    return map.lookup(v);
-  Operation *def = v.getDefiningOp();
-  if (!def || !at->isAncestor(def))
-    return v;
-  for (Value operand : def->getOperands())
-    hoist(b, operand, at, map);
-  return b.clone(*def, map)->getResult(0);
-}
 
 /// Whether `v` is a view extent, a constant >= 0 or max(x, 0).
 bool knownNonNegative(Value v) {
@@ -112,7 +101,7 @@ void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each) {
   auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
     return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
   };
-  Value lo = hoist(b, each.getLower(), space, map), hi = hoist(b, each.getUpper(), space, map);
+  Value lo = hoistLaunchValue(b, space, each.getLower(), map), hi = hoistLaunchValue(b, space, each.getUpper(), map);
   // The trip count, spelled as the batched form spells its extents (no re-clamping of a
   // max(x, 0) already clamped), so later passes see the same values.
   Value trips = isZeroConstant(lo) ? hi : bin(kir::BinaryKind::Sub, hi, lo);

@@ -20,9 +20,15 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     broadcasts and contractions that keep A; m is used in it only as
     `X - broadcast(m)` under `exp` (P); every other use of a tensor over A is a
     float `sum` (reduce add) or a contraction reducing A, of P-scaled terms (P,
-    its float casts, P times values free of m) or of plain values; the
-    reductions' results are used after the last of them and feed nothing of
-    the axis computation. The online form rounds differently from the two-pass
+    its float casts, P times values free of m) or of plain values, or a
+    store over A (the store epilogue below); the reductions' results are
+    used after the last of them and feed nothing of the axis computation.
+    The store epilogue: pointwise ops over A that read a reduction's result
+    (e / sum(e)), used only by each other and by top-level stores whose one
+    domain coordinate is D, and stores over D of them or of the axis
+    computation, all after the last reduction; it is taken only where X is
+    computed by or reduced into a contraction (a row read from memory keeps
+    its row path). The online form rounds differently from the two-pass
     form, so the one-fold rewrite needs module numerics `relaxed_normalization`
     with `online_reduction` (the rule of pgpu-online-normalize, seed 002 §1);
     otherwise (numerics `source`, the default, or online_reduction off) the
@@ -54,6 +60,11 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     m = -inf on a nonempty D every source term is NaN, so the P-scaled results
     are selected to NaN after the fold), else kept as written. Outside uses of
     the maximum read pass 1's m.
+    Either way, with a store epilogue the part of the axis computation the
+    epilogue reads is cloned after the fold(s) from the same sources, the
+    maximum read as the row's (pass 1's m, or where(ok, m, -inf)), and the
+    epilogue reads the clones and the folds' results: a second traversal of A
+    for the stores (seed 002 §3.4), which construction tiles (kir-to-pgpu).
     Preserves: values (up to the permitted rounding; exactly under source,
     reductions reassociated), effects, ABI, loads (they stay where they were,
     as the fold's sources).
@@ -61,10 +72,11 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     is neither computed by nor reduced into a contraction (a row softmax,
     log-softmax or logsumexp read from memory keeps its row path); a maximum over
     several axes, sources over A at different axis positions or domains, a use
-    of P or X that is not a reduction over A (a store, a second maximum, a
-    nested region), an exp of anything but X - m, integer reductions, effects
-    in the axis computation; with optimization_remarks each says why at the
-    maximum.
+    of P or X that is not a reduction over A or a store epilogue (a second
+    maximum, a nested region, a reduction of e / sum(e)), a store epilogue of a
+    row that is no contraction's (row softmax), an exp of anything but X - m,
+    integer reductions, effects in the axis computation; with
+    optimization_remarks each says why at the maximum.
     Verifier after: the KIR verifier.
 
     ```mlir
@@ -81,6 +93,37 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
+}
+
+def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
+  let summary = "a kernel-level store of a row read with its own reduction becomes a kir.parallel over the other axes";
+  let description = [{
+    Reads: every `kir.store` at kernel level; the kernel-level ops its value needs (loads,
+    broadcasts, indices, pointwise ops, single-input reductions, contractions) and the domain of
+    each of their tensor axes.
+    Legality: some reduction among them reduces an axis over a domain the store writes (a row read
+    with its own summary: `e / T.sum(e, axis=-1)` written out); the stored value's axes are the
+    store's domain coordinates in order; no masked load or store, no load at tensor coordinates,
+    no effect among the producers, no load of a view the kernel writes. The members are the
+    store's domains that no reduction or contraction reduces, that each value ranges over at most
+    once, and that a contraction reads on both operands only as a paired batch axis; at least one,
+    and not all, of the store's domains. Otherwise nothing changes (with `optimization_remarks` a
+    remark at the store says why, where the value reads a tensor computation at all).
+    Rewrites: a `kir.parallel` over the members, at the store, whose body clones the producers with
+    every axis over a member removed: loads read at the member's index, `kir.indices` of a member
+    is its index, broadcasts drop those domains (a broadcast of a scalar over members only is the
+    scalar), reductions and contractions renumber their axes (a member batch pair is dropped), and
+    the store writes at the member's index. The kernel-level producers no other op uses are erased.
+    Issue 41 (canonical forms, not spellings): `T.matmul(q, k, transpose_rhs=True)` and a softmax over
+    its last axis at kernel level is then the kernel written one `T.parallel` member per row (a
+    `T.matvec` of the row's keys), which kir-online-folds and construction tile.
+    Preserves: every element's value (the same ops on the same elements, each member's row), the
+    stores' effects, the ABI.
+    Must not fire: a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
+    sum stored per row), a value computed inside a parallel, control, gathers.
+    Verifier after: the KIR verifier.
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
 def KIRAnnotateOrigins : Pass<"kir-annotate-origins", "::mlir::ModuleOp"> {

@@ -834,4 +834,51 @@ def PGPUPrivatizeHistograms : Pass<"pgpu-privatize-histograms", "::mlir::ModuleO
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::ModuleOp"> {
+  let summary = "2-d tiles for reductions that keep the contiguous axis: [BLOCK_R, BLOCK_C] blocks reduced along BLOCK_R (seed 002 §3.3)";
+  let description = [{
+    Reads: a `pgpu.foreach` over a kept axis d whose body is straight-line
+    pointwise code, reads, writes and `pgpu.range_reduce` ops with
+    straight-line element bodies; the def-use dependence of each value on d
+    and on each reduction's member r.
+    Fires when some reduction's element reads a view at coordinates that
+    depend on r and whose last (contiguous) coordinate depends on d and not
+    on r: `out[b, d] = sum_r x[rows(r), d]` over a plain slice, a runtime
+    subregion or rows gathered through an index tensor. One-axis blocking
+    would keep d a serial loop of scalar outputs, its lanes over r reading
+    one element per row.
+    Legality: foreach members are independent (seed 000 §5) and a
+    reduction may be regrouped and reordered (seed 000 §8).
+    Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
+    of d; each reduction a `pgpu.for` over blocks of BLOCK_R lanes of r; a
+    value's fragment axes are the blocked axes it depends on, in the order
+    [BLOCK_R, BLOCK_C] (d contiguous in lanes); reads and writes get the lane
+    validity of their axes conjoined with their own; members on invalid r
+    lanes are the identity; each block's tile is reduced along BLOCK_R by
+    `pgpu.reduce` into a carry over BLOCK_C. When the foreach is in the sole
+    execution group, its bounds are LaunchExprs and the group's other code
+    writes nothing, the blocks of d are a trailing program axis instead
+    (seed 002 §3.2: the program space grows by ceil((hi - lo) / BLOCK_C),
+    the group's reads run once per block): the kept axis is split across
+    programs, and a call's default narrows BLOCK_C while the launch would
+    not fill the device. Otherwise they are a loop in the program and
+    BLOCK_C covers d's extent when d spans [0, S) of a named view axis.
+    Also fires on a kept axis that is already a coordinate of the sole
+    execution group (pgpu-flatten-worksets' whole-body workset: one column
+    per program), the group body being such a body over it and the program
+    space the product of the group's extents: the coordinate counts blocks
+    of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
+    block of lanes.
+    BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16.
+    Preserves: values up to the reassociation the reductions allow, effects,
+    ABI, origins.
+    Must not fire: reductions that read along r contiguously (a row sum),
+    nested loops or control, atomics, tuples or workspace in the body,
+    reduction bounds that depend on d, a write that does not depend on d,
+    fragments from outside, kernels that already declare BLOCK_R or BLOCK_C.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_PGPU_PASSES

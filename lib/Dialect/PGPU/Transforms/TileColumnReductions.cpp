@@ -1,0 +1,570 @@
+//===- TileColumnReductions.cpp - 2-d tiles for reductions that keep the contiguous axis ---===//
+//
+// seed 002 §3.3 (blocking and fragments): a `pgpu.foreach` over a kept axis d whose body reduces
+// over another axis r with a read whose innermost (contiguous) coordinate walks d, not r --
+// `out[b, d] = sum_r x[rows(r), d]`: a column sum, a bag of gathered rows, a masked mean over tokens
+// -- is blocked along both axes at once. One-axis blocking (pgpu-form-blocking) keeps d a serial loop
+// of scalar outputs and spreads r over the lanes, each lane reading with the stride of d's row: one
+// element per row and no coalescing. Here d becomes a loop over blocks of BLOCK_C lanes (a fragment
+// axis, contiguous in memory), each range_reduce of the body a loop over blocks of BLOCK_R members,
+// the members a [BLOCK_R, BLOCK_C] tile reduced along r once per block into a [BLOCK_C] accumulator,
+// and the code after the reductions (the store of the kept row) works on [BLOCK_C] fragments.
+//
+// Legality: the foreach's members are independent (seed 000 §5) and a range_reduce may be
+// regrouped and reordered (seed 000 §8), so lanes of d run together and r is taken in blocks; a
+// write must depend on d (each lane writes its own element). Invalid lanes: reads are masked by
+// the lane validity of every blocked axis they depend on, reduction members on invalid r lanes
+// contribute the identity, writes on invalid d lanes are masked.
+//
+// Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
+// axis of lanes over r is already contiguous), a body with nested loops or control, atomics, tuples
+// or workspace, reduction bounds that depend on d, values from outside that are fragments already,
+// a write that does not depend on d.
+//
+// BLOCK_C covers the kept axis's symbol when d spans [0, S) of a named view extent, so a call's
+// default binds one block per row where a candidate holds it (seed 003: defaults from facts).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUTILECOLUMNREDUCTIONS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+/// The lanes over the reduced axis (rows of the tile) and over the kept axis (its columns).
+constexpr llvm::StringLiteral kRowsParam = "BLOCK_R";
+constexpr llvm::StringLiteral kColsParam = "BLOCK_C";
+
+/// Fragment axes of a value: the reduced axis's lanes, the kept axis's lanes, or both ([R, C]).
+enum Axes : unsigned { None = 0, Rows = 1, Cols = 2 };
+
+/// Straight-line code a tiled body may hold besides reductions and writes.
+bool isPointwiseOrRead(Operation &op) {
+  return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, arith::ConstantOp, ParamOp,
+             ExtentOp, StrideOp, CeilDivOp>(op);
+}
+
+/// The coordinates of a view read (load or gather), or none.
+std::optional<ValueRange> readCoords(Operation &op) {
+  if (auto load = dyn_cast<LoadOp>(op))
+    return load.getCoords();
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return gather.getCoords();
+  return std::nullopt;
+}
+
+/// The values of `region` (and `seed`) that depend on `seed` through def-use, in walk order.
+void dependents(Value seed, Region &region, DenseSet<Value> &out) {
+  out.insert(seed);
+  region.walk([&](Operation *op) {
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return out.contains(v); }))
+      out.insert(op->result_begin(), op->result_end());
+  });
+}
+
+/// The ops of `body` before its terminator.
+SmallVector<Operation *> opsOf(Block &body) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  return ops;
+}
+
+/// Why `each` is not a column-reduction workset, or empty when it is (see the file comment).
+/// `body` holds the members of the kept axis `d` (a foreach's body, or an execution group's with d
+/// one of its coordinates).
+std::string whyNot(Block &body, Value d) {
+  Region &region = *body.getParent();
+  DenseSet<Value> onD;
+  dependents(d, region, onD);
+  // Everything the body uses from outside is a scalar (nothing was blocked around it yet).
+  bool fragmentFromOutside = false;
+  region.walk([&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (isa<FragmentType>(v.getType()) && !region.isAncestor(v.getParentRegion()))
+        fragmentFromOutside = true;
+  });
+  if (fragmentFromOutside)
+    return "it uses fragments from outside";
+  bool column = false;
+  for (Operation &op : body.without_terminator()) {
+    if (isPointwiseOrRead(op))
+      continue;
+    if (isa<StoreOp, ScatterOp>(op)) {
+      ValueRange coords = isa<StoreOp>(op) ? cast<StoreOp>(op).getCoords() : cast<ScatterOp>(op).getCoords();
+      if (llvm::none_of(coords, [&](Value c) { return onD.contains(c); }))
+        return "a write does not depend on the kept axis (lanes would repeat it)";
+      continue;
+    }
+    auto reduce = dyn_cast<RangeReduceOp>(op);
+    if (!reduce)
+      return "its body has nested loops, control, atomics, tuples or workspace accesses";
+    if (onD.contains(reduce.getLower()) || onD.contains(reduce.getUpper()))
+      return "a reduction's bounds depend on the kept axis";
+    Block &element = reduce.getElement().front();
+    if (!llvm::all_of(element.without_terminator(), isPointwiseOrRead) ||
+        llvm::any_of(reduce.getCombine().front().without_terminator(),
+                     [](Operation &c) { return c.getNumRegions() > 0 || !isPointwiseOrRead(c); }))
+      return "a reduction's element or combine is not straight-line pointwise code and reads";
+    DenseSet<Value> onR;
+    dependents(element.getArgument(0), reduce.getElement(), onR);
+    // The fact this pass acts on: a read over both axes whose contiguous (last) coordinate walks the
+    // kept axis and not the reduced one.
+    for (Operation &inner : element.without_terminator()) {
+      std::optional<ValueRange> coords = readCoords(inner);
+      if (!coords || coords->empty())
+        continue;
+      Value last = coords->back();
+      if (onD.contains(last) && !onR.contains(last) && llvm::any_of(*coords, [&](Value c) { return onR.contains(c); }))
+        column = true;
+    }
+  }
+  if (!column)
+    return "no reduction reads along the kept axis contiguously (one axis of lanes serves it)";
+  return "";
+}
+
+/// The named view extent S when [lo, hi) is [0, S) (through the identities ceil_div(x, 1) and
+/// max(x, 0) construction wraps extents in), else null: BLOCK_C then covers S.
+StringAttr spannedExtent(Value lo, Value hi) {
+  if (!matchPattern(lo, m_Zero()))
+    return {};
+  while (true) {
+    if (auto cd = hi.getDefiningOp<CeilDivOp>(); cd && matchPattern(cd.getRhs(), m_One())) {
+      hi = cd.getLhs();
+      continue;
+    }
+    if (auto max = hi.getDefiningOp<BinaryOp>();
+        max && max.getKind() == kir::BinaryKind::Max && matchPattern(max.getRhs(), m_Zero())) {
+      hi = max.getLhs();
+      continue;
+    }
+    break;
+  }
+  auto extent = hi.getDefiningOp<ExtentOp>();
+  if (!extent)
+    return {};
+  return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
+}
+
+/// Clones a column-reduction workset as a loop over blocks of the kept axis whose reductions are
+/// loops over blocks of the reduced axis, values carrying the fragment axes they depend on.
+class ColumnTiler {
+public:
+  /// `rowsSpan` collects the symbol every tiled reduction's range spans (null once two differ or one
+  /// spans none): BLOCK_R covers it.
+  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan)
+      : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)), rowsSpan(rowsSpan) {}
+
+  /// The workset as a loop over blocks of BLOCK_C members of d in this program.
+  void tile(ForeachOp each) {
+    Location loc = each.getLoc();
+    b.setInsertionPoint(each);
+    Value step = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+    auto loop = ForOp::create(b, loc, TypeRange(), each.getLower(), each.getUpper(), step, ValueRange());
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    Value d0 = body->addArgument(b.getIndexType(), loc);
+    tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(), d0);
+    YieldOp::create(b, loc, ValueRange());
+  }
+
+  /// The members of `d` < `hi` computed by `ops` (a body's, listed before any clone goes into it) as
+  /// one block of BLOCK_C lanes starting at `d0`, cloned at the builder's point.
+  void tileBlock(ArrayRef<Operation *> ops, Value d, Value hi, Value d0) {
+    for (Operation *op : ops)
+      dependentsOf(d, op);
+    map.map(d, bindLanes(d.getLoc(), cols, d0, hi, colsOk));
+    for (Operation *op : ops)
+      cloneOp(*op);
+  }
+  void tileBlock(Block &body, Value d, Value hi, Value d0) { tileBlock(opsOf(body), d, hi, d0); }
+
+private:
+  /// `iota(start)` over `param` lanes, with `ok` set to `lanes < hi`.
+  Value bindLanes(Location loc, StringAttr param, Value start, Value hi, Value &ok) {
+    auto type = FragmentType::get(b.getContext(), b.getIndexType(), {param});
+    Value lanes = IotaOp::create(b, loc, type, start);
+    ok = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, SplatOp::create(b, loc, type, hi));
+    return lanes;
+  }
+  unsigned axesOf(Value v) const {
+    auto type = dyn_cast<FragmentType>(v.getType());
+    if (!type)
+      return None;
+    unsigned m = None;
+    for (Attribute e : type.getExtents())
+      m |= e == rows ? Rows : e == cols ? Cols : None;
+    return m;
+  }
+  Type typeFor(Type element, unsigned m) {
+    SmallVector<Attribute> extents;
+    if (m & Rows)
+      extents.push_back(rows);
+    if (m & Cols)
+      extents.push_back(cols);
+    return extents.empty() ? element : Type(FragmentType::get(b.getContext(), element, extents));
+  }
+  /// `v` (new IR) over the axes `to`, a superset of its own.
+  Value expand(Location loc, Value v, unsigned to) {
+    unsigned from = axesOf(v);
+    if (from == to)
+      return v;
+    Type type = typeFor(elementTypeOf(v.getType()), to);
+    if (from == None)
+      return SplatOp::create(b, loc, type, v);
+    // [R] or [C] into [R, C]: the kept position.
+    return BroadcastOp::create(b, loc, type, v, b.getDenseI64ArrayAttr({from == Rows ? 0 : 1}));
+  }
+  Value mapped(Location loc, Value original, unsigned to) { return expand(loc, map.lookupOrDefault(original), to); }
+  unsigned axesOfOperands(ValueRange originals) {
+    unsigned m = None;
+    for (Value v : originals)
+      m |= axesOf(map.lookupOrDefault(v));
+    return m;
+  }
+  /// `own` (original IR) conjoined with the lane validity of every axis in `m`.
+  Value conjoin(Location loc, Value own, unsigned m) {
+    Value ok;
+    for (auto [axis, lanes] : {std::pair{unsigned(Rows), rowsOk}, std::pair{unsigned(Cols), colsOk}}) {
+      if (!(m & axis))
+        continue;
+      Value mine = expand(loc, lanes, m);
+      ok = ok ? Value(BinaryOp::create(b, loc, kir::BinaryKind::And, ok, mine, false, false)) : mine;
+    }
+    if (matchPattern(own, m_One()))
+      return ok;
+    return BinaryOp::create(b, loc, kir::BinaryKind::And, mapped(loc, own, m), ok, false, false);
+  }
+
+  /// An access's coordinates over its axes `m`: uniform ones stay scalars (one address term each).
+  SmallVector<Value> coordsOver(Location loc, ValueRange coords, unsigned m) {
+    SmallVector<Value> out;
+    for (Value c : coords) {
+      Value now = map.lookupOrDefault(c);
+      out.push_back(axesOf(now) == None ? now : expand(loc, now, m));
+    }
+    return out;
+  }
+
+  void cloneOp(Operation &op) {
+    Location loc = op.getLoc();
+    if (auto reduce = dyn_cast<RangeReduceOp>(op))
+      return tileReduce(reduce);
+    if (auto load = dyn_cast<LoadOp>(op))
+      return cloneRead(op, load.getView(), load.getCoords(), load.getValid(), load.getFill());
+    if (auto gather = dyn_cast<GatherOp>(op))
+      return cloneRead(op, gather.getView(), gather.getCoords(), gather.getValid(), gather.getFill());
+    if (isa<StoreOp, ScatterOp>(op)) {
+      bool store = isa<StoreOp>(op);
+      ValueRange coords = store ? cast<StoreOp>(op).getCoords() : cast<ScatterOp>(op).getCoords();
+      Value valid = store ? cast<StoreOp>(op).getValid() : cast<ScatterOp>(op).getValid();
+      unsigned m = axesOfOperands(coords) | axesOfOperands(op.getOperand(0)) | axesOfOperands(valid);
+      SmallVector<Value> newCoords = coordsOver(loc, coords, m);
+      Value v = mapped(loc, op.getOperand(0), m), ok = conjoin(loc, valid, m);
+      if (store)
+        StoreOp::create(b, loc, v, op.getOperand(1), newCoords, ok);
+      else
+        ScatterOp::create(b, loc, v, op.getOperand(1), newCoords, ok);
+      return;
+    }
+    unsigned m = axesOfOperands(op.getOperands());
+    if (m == None) {
+      b.clone(op, map);
+      return;
+    }
+    // Pointwise over the union of its operands' axes (a scalar select condition stays scalar).
+    SmallVector<Value> operands;
+    for (auto [i, v] : llvm::enumerate(op.getOperands()))
+      operands.push_back(isa<SelectOp>(op) && i == 0 && axesOf(map.lookupOrDefault(v)) == None
+                             ? map.lookupOrDefault(v)
+                             : mapped(loc, v, m));
+    OperationState state(loc, op.getName(), operands, {typeFor(op.getResult(0).getType(), m)}, op.getAttrs());
+    map.map(op.getResult(0), b.create(state)->getResult(0));
+  }
+
+  void cloneRead(Operation &op, Value view, ValueRange coords, Value valid, Value fill) {
+    Location loc = op.getLoc();
+    unsigned m = axesOfOperands(coords) | axesOfOperands(valid);
+    if (m == None) {
+      b.clone(op, map); // a uniform read: once per block
+      return;
+    }
+    SmallVector<Value> newCoords = coordsOver(loc, coords, m);
+    Value ok = conjoin(loc, valid, m);
+    Type type = typeFor(op.getResult(0).getType(), m);
+    Value result = isa<LoadOp>(op)
+                       ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
+                       : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));
+    map.map(op.getResult(0), result);
+  }
+
+  /// `for r0 = lo to hi step BLOCK_R iter_args(acc)`: one block of members, neutralized on invalid
+  /// r lanes, reduced along r and combined lane-wise into the carry (over the kept axis when the
+  /// members depend on it).
+  void tileReduce(RangeReduceOp op) {
+    Location loc = op.getLoc();
+    Block &element = op.getElement().front();
+    // The carry is over the kept axis when a member or an identity depends on it.
+    bool overCols = llvm::any_of(element.getTerminator()->getOperands(), [&](Value y) { return onD.contains(y); }) ||
+                    llvm::any_of(op.getIdentities(), [&](Value id) { return onD.contains(id); });
+    unsigned carry = overCols ? Cols : None;
+    SmallVector<Value> inits;
+    for (Value id : op.getIdentities())
+      inits.push_back(mapped(loc, id, carry));
+    Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
+    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
+    Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, hi, step, inits);
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    Value r0 = body->addArgument(b.getIndexType(), loc);
+    SmallVector<Value> acc;
+    for (Value i : inits)
+      acc.push_back(body->addArgument(i.getType(), loc));
+    map.map(element.getArgument(0), bindLanes(loc, rows, r0, hi, rowsOk));
+    for (Operation &inner : element.without_terminator())
+      cloneOp(inner);
+    unsigned members = carry | Rows;
+    Value ok = expand(loc, rowsOk, members);
+    SmallVector<Value> lanes;
+    SmallVector<Value> ids;
+    for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities())) {
+      lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
+      ids.push_back(map.lookupOrDefault(id));
+    }
+    auto partial = ReduceOp::create(b, loc, TypeRange(ValueRange(acc)), lanes, b.getDenseI64ArrayAttr({0}), ids);
+    IRMapping regionMap;
+    op.getCombine().cloneInto(&partial.getCombine(), regionMap);
+    // acc = combine(acc, partial), lane-wise over the carry's axes.
+    IRMapping inlineMap;
+    Block &combine = op.getCombine().front();
+    SmallVector<Value> args(acc);
+    llvm::append_range(args, partial.getResults());
+    inlineMap.map(combine.getArguments(), args);
+    for (Operation &inner : combine.without_terminator()) {
+      SmallVector<Value> operands;
+      for (Value v : inner.getOperands())
+        operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), carry));
+      SmallVector<Type> types;
+      for (Type t : inner.getResultTypes())
+        types.push_back(typeFor(t, carry));
+      OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+      inlineMap.map(inner.getResults(), b.create(state)->getResults());
+    }
+    SmallVector<Value> next;
+    for (Value y : combine.getTerminator()->getOperands())
+      next.push_back(inlineMap.lookupOrDefault(y));
+    YieldOp::create(b, loc, next);
+    for (auto [r, n] : llvm::zip(op.getResults(), loop.getResults()))
+      map.map(r, n);
+  }
+
+  OpBuilder &b;
+  StringAttr rows, cols;
+  std::optional<StringAttr> &rowsSpan;
+  IRMapping map;
+  DenseSet<Value> onD;  // original values that depend on the kept axis
+  /// Adds the values of `op` (and its regions) that depend on `d` to onD, in walk order.
+  void dependentsOf(Value d, Operation *op) {
+    onD.insert(d);
+    op->walk([&](Operation *inner) {
+      if (llvm::any_of(inner->getOperands(), [&](Value v) { return onD.contains(v); }))
+        onD.insert(inner->result_begin(), inner->result_end());
+    });
+  }
+  Value rowsOk, colsOk; // lane validity of the current blocks
+};
+
+
+/// The execution group whose program `each` may be split by (seed 002 §3.2: enlarge or divide what
+/// one program instance owns): the sole group of the program space, holding `each` directly, whose
+/// bounds are LaunchExprs, and whose other code writes nothing (it then runs once per block of d,
+/// which only repeats reads). Null otherwise: the blocks of d are a loop in the program.
+ExecutionGroupOp splittableGroup(ForeachOp each) {
+  auto group = dyn_cast<ExecutionGroupOp>(each->getParentOp());
+  auto space = group ? dyn_cast<ProgramSpaceOp>(group->getParentOp()) : ProgramSpaceOp();
+  if (!space || soleExecutionGroup(space, /*finalization=*/false) != group)
+    return {};
+  if (!isLaunchExpr(each.getLower()) || !isLaunchExpr(each.getUpper()))
+    return {};
+  for (Operation &op : group.getBody().front().without_terminator())
+    if (&op != each.getOperation() && writesMemory(&op))
+      return {};
+  return group;
+}
+
+/// Blocks of BLOCK_C members of d as a trailing program axis of `group` (the program space grows by
+/// their count, ceil((hi - lo) / BLOCK_C)); returns the block's first member in the program.
+Value splitByBlocks(OpBuilder &b, ExecutionGroupOp group, ForeachOp each) {
+  Location loc = each.getLoc();
+  auto space = cast<ProgramSpaceOp>(group->getParentOp());
+  b.setInsertionPoint(space);
+  IRMapping hoisted;
+  bool fromZero = matchPattern(each.getLower(), m_Zero());
+  Value hi = hoistLaunchValue(b, space, each.getUpper(), hoisted);
+  Value lo = fromZero ? Value() : hoistLaunchValue(b, space, each.getLower(), hoisted);
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value members = fromZero ? hi : bin(kir::BinaryKind::Sub, hi, lo);
+  Value step = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+  Value blocks = bin(kir::BinaryKind::Max, CeilDivOp::create(b, loc, members, step), zero);
+  space->setOperand(0, bin(kir::BinaryKind::Mul, space.getExtents()[0], blocks));
+  SmallVector<Value> extents(group.getExtents());
+  extents.push_back(blocks);
+  group.getExtentsMutable().assign(extents);
+  SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
+  roles.push_back(b.getStringAttr("axis" + std::to_string(roles.size())));
+  group.setRolesAttr(b.getArrayAttr(roles));
+  BlockArgument coord = group.getBody().front().addArgument(b.getIndexType(), loc);
+  b.setInsertionPoint(each);
+  Value inner = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+  Value first = bin(kir::BinaryKind::Mul, coord, inner);
+  return fromZero ? first : bin(kir::BinaryKind::Add, each.getLower(), first);
+}
+
+/// Whether `v` is the product e_0 * e_1 * ... of `extents` as flattening builds it (left-nested).
+bool isProductOf(Value v, ArrayRef<Value> extents) {
+  if (extents.size() == 1)
+    return v == extents[0];
+  auto mul = v.getDefiningOp<BinaryOp>();
+  return mul && mul.getKind() == kir::BinaryKind::Mul && mul.getRhs() == extents.back() &&
+         isProductOf(mul.getLhs(), extents.drop_back());
+}
+
+/// A program axis that is the kept axis (pgpu-flatten-worksets made the whole-body workset a group
+/// coordinate, one column per program): the coordinate of the sole execution group whose body is a
+/// column-reduction workset over it, with the program space the product of the group's extents.
+/// Returns the axis, or -1.
+int keptGroupAxis(ExecutionGroupOp group) {
+  auto space = dyn_cast<ProgramSpaceOp>(group->getParentOp());
+  if (!space || soleExecutionGroup(space, /*finalization=*/false) != group ||
+      !isProductOf(space.getExtents()[0], SmallVector<Value>(group.getExtents())))
+    return -1;
+  Block &body = group.getBody().front();
+  for (int axis = body.getNumArguments() - 1; axis >= 0; --axis)
+    if (whyNot(body, body.getArgument(axis)).empty())
+      return axis;
+  return -1;
+}
+
+/// Group coordinate `axis` (members [0, E)) becomes blocks of BLOCK_C members: its extent
+/// ceil(E / BLOCK_C), the program space the product again, the body one block of lanes.
+void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan) {
+  Location loc = group.getLoc();
+  auto space = cast<ProgramSpaceOp>(group->getParentOp());
+  b.setInsertionPoint(space);
+  SmallVector<Value> extents(group.getExtents());
+  Value members = extents[axis];
+  Value step = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+  extents[axis] = BinaryOp::create(b, loc, kir::BinaryKind::Max, CeilDivOp::create(b, loc, members, step),
+                                   arith::ConstantIndexOp::create(b, loc, 0), false, false);
+  Value total = extents[0];
+  for (Value e : ArrayRef<Value>(extents).drop_front())
+    total = BinaryOp::create(b, loc, kir::BinaryKind::Mul, total, e, false, false);
+  space->setOperand(0, total);
+  group.getExtentsMutable().assign(extents);
+  Block &body = group.getBody().front();
+  SmallVector<Operation *> old = opsOf(body);
+  b.setInsertionPointToStart(&body);
+  Value coord = body.getArgument(axis);
+  Value d0 = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord, ParamOp::create(b, loc, b.getIndexType(), kColsParam),
+                              false, false);
+  ColumnTiler(b, rowsSpan).tileBlock(old, coord, members, d0);
+  for (Operation *op : llvm::reverse(old))
+    op->erase();
+}
+
+/// Declares `name` on `kernel` unless it is there.
+void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
+  if (kernel.getParam(name))
+    return;
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params;
+  if (auto existing = kernel.getParams())
+    params.assign(existing->begin(), existing->end());
+  params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, name), candidates, fallback, StringAttr(), covers));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+}
+
+struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReductionsBase<TileColumnReductions> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      bool remarks = remarksEnabled(kernel);
+      // A kernel whose own parameters already use these names (a fold's BLOCK_<extent>) is left alone.
+      if (kernel.getParam(kRowsParam) || kernel.getParam(kColsParam))
+        continue;
+      SmallVector<ForeachOp> candidates;
+      kernel.walk([&](ForeachOp each) { candidates.push_back(each); });
+      std::optional<StringAttr> covered; // the symbol every tiled kept axis spans, or null
+      std::optional<StringAttr> rowsSpan; // the symbol every tiled reduction spans, or null
+      for (ForeachOp each : candidates) {
+        // The innermost worksets only: one holding another foreach or a loop is not straight-line.
+        std::string why = whyNot(each.getBody().front(), each.getBody().getArgument(0));
+        if (!why.empty()) {
+          if (remarks && llvm::any_of(each.getBody().front(), [](Operation &op) { return isa<RangeReduceOp>(op); }))
+            emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: not tiled: " << why;
+          continue;
+        }
+        OpBuilder b(each);
+        ExecutionGroupOp group = splittableGroup(each);
+        // A loop over the blocks of d in one program covers d's extent (one block when a candidate
+        // holds the row); blocks that are programs are sized by the launch instead (a call's default
+        // narrows BLOCK_C while the programs would not fill the device).
+        StringAttr spans = group ? StringAttr() : spannedExtent(each.getLower(), each.getUpper());
+        covered = !covered || *covered == spans ? spans : StringAttr();
+        if (group) {
+          Value d0 = splitByBlocks(b, group, each);
+          ColumnTiler(b, rowsSpan).tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(),
+                                             d0);
+        } else {
+          ColumnTiler(b, rowsSpan).tile(each);
+        }
+        if (remarks)
+          emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes"
+                                    << (group ? " (a program axis)" : " (a loop in the program)")
+                                    << " and each reduction's axis blocks of BLOCK_R: [BLOCK_R, BLOCK_C] tiles "
+                                       "reduced along BLOCK_R";
+        each.erase();
+      }
+      // A kept axis that is already a program axis (one column per program): its programs own blocks
+      // of BLOCK_C columns instead, sized by the launch.
+      SmallVector<ExecutionGroupOp> groups;
+      kernel.walk([&](ExecutionGroupOp group) { groups.push_back(group); });
+      for (ExecutionGroupOp group : groups) {
+        int axis = keptGroupAxis(group);
+        if (axis < 0)
+          continue;
+        OpBuilder b(group);
+        blockGroupAxis(b, group, unsigned(axis), rowsSpan);
+        covered = StringAttr();
+        if (remarks)
+          emitRemark(group.getLoc()) << "pgpu-tile-column-reductions: program axis " << axis
+                                     << " (the kept axis) became blocks of BLOCK_C lanes and each reduction's axis "
+                                        "blocks of BLOCK_R: [BLOCK_R, BLOCK_C] tiles reduced along BLOCK_R";
+      }
+      if (!covered)
+        continue;
+      // [BLOCK_R, BLOCK_C] f32 at the defaults is 2048 elements: 16 registers a lane at 4 warps.
+      declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
+      // A reduced axis that one candidate holds (C = 64 input channels) takes it: no masked rows.
+      declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
+    }
+  }
+};
+} // namespace

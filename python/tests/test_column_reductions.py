@@ -1,0 +1,202 @@
+"""pgpu-tile-column-reductions: a reduction over a leading axis whose result keeps the operand's
+contiguous axis (`out[b, dims] = T.sum(x[rows, dims], axis=0)`) is one loop over [BLOCK_R, BLOCK_C]
+tiles reduced along BLOCK_R, the kept axis in lanes, for plain slices, runtime subregions and rows
+gathered through an index tensor alike (before: a serial loop over the kept axis, each output element
+a 512-lane reduction reading with the row stride).
+
+Differential: at kept extents 1, 13, 33, 129 and reduced extents 0 (an empty bag), 1 and primes, the
+pgpu interpreter (at several BLOCK_R x BLOCK_C bindings) and the generated Triton under
+TRITON_INTERPRET=1 compute what the KIR interpreter computes.
+"""
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
+import tessel
+import tessel.language as T
+
+
+@tessel.kernel
+def column_sums(x: T.In[T.f32, ("B", "R", "D")], out: T.Out[T.f32, ("B", "D")]):
+    B, R, D = x.shape
+    rows, dims = T.domain(0, R), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        out[b, dims] = T.sum(x[b, rows, dims], axis=0)
+
+
+@tessel.kernel
+def column_sums_scaled(x: T.In[T.f32, ("B", "R", "D")], scale: T.In[T.f32, ("B",)],
+                       out: T.Out[T.f32, ("B", "D")]):
+    """A plain slice whose program does more than the workset (a scalar read first)."""
+    B, R, D = x.shape
+    rows, dims = T.domain(0, R), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        s = scale[b]
+        out[b, dims] = T.sum(x[b, rows, dims], axis=0) * s
+
+
+@tessel.kernel
+def column_max_tail(x: T.In[T.f32, ("R", "D")], starts: T.In[T.i32, ("G",), T.Range(0, "R")],
+                    out: T.Out[T.f32, ("G", "D")]):
+    """A max (identity -inf) over a runtime subregion rows[starts[g]:R] of a plain 2-d view."""
+    R, D = x.shape
+    G = T.extent("G")
+    rows, dims = T.domain(0, R), T.domain(0, D)
+    for g in T.parallel(T.domain(0, G)):
+        out[g, dims] = T.max(x[rows[starts[g]:R], dims], axis=0)
+
+
+@tessel.kernel
+def bag_sums(table: T.In[T.f32, ("V", "D")], indices: T.In[T.i32, ("NI",), T.Range(0, "V")],
+             offsets: T.In[T.i32, ("NB",)], out: T.Out[T.f32, ("NB", "D")]):
+    V, D = table.shape
+    NI, NB = T.extent("NI"), T.extent("NB")
+    dims, items = T.domain(0, D), T.domain(0, NI)
+    for b in T.parallel(T.domain(0, NB)):
+        lo = T.cast(offsets[b], T.index)
+        hi = T.cast(offsets[b + 1], T.index) if b + 1 < NB else NI
+        out[b, dims] = T.sum(table[indices[items[lo:hi]], dims], axis=0) * 0.5
+
+
+@tessel.kernel
+def bag_sums_counted(table: T.In[T.f32, ("V", "D")], indices: T.In[T.i32, ("NI",), T.Range(0, "V")],
+                     offsets: T.In[T.i32, ("NB",)], out: T.Out[T.f32, ("NB", "D")],
+                     sizes: T.Out[T.i32, ("NB",)]):
+    """A bag whose program also writes its size: the column blocks stay a loop in the program."""
+    V, D = table.shape
+    NI, NB = T.extent("NI"), T.extent("NB")
+    dims, items = T.domain(0, D), T.domain(0, NI)
+    for b in T.parallel(T.domain(0, NB)):
+        lo = offsets[b]
+        hi = offsets[b + 1] if b + 1 < NB else T.cast(NI, T.i32)
+        sizes[b] = hi - lo
+        out[b, dims] = T.sum(table[indices[items[lo:hi]], dims], axis=0)
+
+
+@tessel.kernel
+def masked_means(h: T.In[T.bf16, ("B", "S", "D")], mask: T.In[T.i32, ("B", "S"), T.Range(0, 2)],
+                 out: T.Out[T.f32, ("B", "D")]):
+    B, S, D = h.shape
+    toks, dims = T.domain(0, S), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        m = T.cast(mask[b, toks], T.f32)
+        total = T.sum(m * T.cast(h[b, toks, dims], T.f32), axis=0)
+        out[b, dims] = total / T.maximum(T.sum(m), 1.0)
+
+
+CASES = [
+    (column_sums, {"B": 1, "R": 1, "D": 1}),
+    (column_sums, {"B": 2, "R": 0, "D": 13}),      # nothing to reduce: the identity
+    (column_sums, {"B": 3, "R": 37, "D": 33}),
+    (column_sums, {"B": 1, "R": 131, "D": 129}),
+    (column_sums_scaled, {"B": 1, "R": 1, "D": 1}),
+    (column_sums_scaled, {"B": 2, "R": 0, "D": 13}),
+    (column_sums_scaled, {"B": 3, "R": 37, "D": 33}),
+    (column_sums_scaled, {"B": 2, "R": 131, "D": 129}),
+    (column_max_tail, {"R": 1, "D": 1, "G": 1}),
+    (column_max_tail, {"R": 17, "D": 13, "G": 17}),
+    (column_max_tail, {"R": 41, "D": 129, "G": 3}),
+    (bag_sums, {"V": 1, "D": 1, "NI": 1, "NB": 1}),
+    (bag_sums, {"V": 97, "D": 13, "NI": 211, "NB": 31}),
+    (bag_sums, {"V": 31, "D": 33, "NI": 0, "NB": 5}),   # every bag empty
+    (bag_sums, {"V": 257, "D": 129, "NI": 1009, "NB": 7}),
+    (bag_sums_counted, {"V": 1, "D": 1, "NI": 1, "NB": 1}),
+    (bag_sums_counted, {"V": 97, "D": 33, "NI": 211, "NB": 31}),
+    (bag_sums_counted, {"V": 257, "D": 129, "NI": 0, "NB": 3}),
+    (masked_means, {"B": 1, "S": 1, "D": 1}),
+    (masked_means, {"B": 3, "S": 7, "D": 13}),
+    (masked_means, {"B": 2, "S": 131, "D": 33}),
+    (masked_means, {"B": 2, "S": 0, "D": 129}),
+]
+IDS = [f"{k.name}-{'-'.join(f'{a}{v}' for a, v in s.items())}" for k, s in CASES]
+
+
+def sorted_offsets(shapes):
+    """Inputs of bag_sums: offsets sorted in [0, NI] starting at 0 (bags may be empty)."""
+    rng = np.random.default_rng(7)
+    NI, NB, V = shapes["NI"], shapes["NB"], shapes["V"]
+    offsets = np.sort(rng.integers(0, NI + 1, size=NB)).astype(np.int32)
+    offsets[0] = 0
+    return {"offsets": offsets, "indices": rng.integers(0, V, size=NI).astype(np.int32),
+            "table": rng.standard_normal((V, shapes["D"])).astype(np.float32)}
+
+
+def run_cli(tessel_bin, kernel, shapes, stage, params, inputs):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = kernel._write(__import__("pathlib").Path(tmp), {})
+        out = os.path.join(tmp, "out")
+        cmd = [str(tessel_bin), "run", f"{path}:{kernel.name}", "--stage", stage, "--seed", "5", "--out", out,
+               "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
+        for name, value in inputs.items():
+            np.save(os.path.join(tmp, f"{name}.npy"), value)
+            cmd += [f"--in={name}={os.path.join(tmp, name + '.npy')}"]
+        cmd += [f"--param={k}={v}" for k, v in params.items()]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
+        return {p[:-4]: np.load(os.path.join(out, p)) for p in os.listdir(out)}
+
+
+def tiles(kernel, r, c):
+    return {"BLOCK_R": r, "BLOCK_C": c}
+
+
+def given(kernel, shapes):
+    return sorted_offsets(shapes) if kernel in (bag_sums, bag_sums_counted) else {}
+
+
+@pytest.mark.parametrize("tile", [(2, 16), (16, 128), (4, 32)])
+@pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
+def test_pgpu_matches_kir(tessel_bin, kernel, shapes, tile):
+    inputs = given(kernel, shapes)
+    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    assert ref.keys() == got.keys()
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
+def test_triton_matches_kir(kernel, shapes, tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    inputs = given(kernel, shapes)
+    ref = kernel.run_interp(shapes, seed=5, inputs=inputs) if inputs else kernel.run_interp(shapes, seed=5)
+    views = [p for p in kernel.params() if p.kind == "view"]
+    args = []
+    for p in views:
+        if f"{p.name}.in" in ref:
+            a = np.array(ref[f"{p.name}.in"])
+            t = torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16) if p.name == "h" else torch.from_numpy(a)
+            args.append(t)
+        else:
+            args.append(torch.from_numpy(np.full_like(np.asarray(ref[p.name]), 7)))
+    kernel._launcher({}, tiles(kernel, 4, 16))(*args)
+    for p, t in zip(views, args):
+        if p.name in ref:
+            np.testing.assert_allclose(t.float().numpy() if t.is_floating_point() else t.numpy(), ref[p.name], rtol=1e-5, atol=1e-5, err_msg=p.name)
+
+
+@pytest.mark.parametrize("kernel", [column_sums, column_sums_scaled, column_max_tail, bag_sums, bag_sums_counted,
+                                    masked_means], ids=lambda k: k.name)
+def test_tiles_not_serial_columns(kernel):
+    """The generated Triton holds a [BLOCK_R, BLOCK_C] tile reduced along axis 0 and stores a vector of
+    columns; no loop walks the kept axis one column at a time."""
+    src = kernel.source("triton")
+    body = src[src.index(f"def _{kernel.name}_kernel"):]
+    body = body[:body.index("\n\n\n")]
+    assert "[:, None]" in body or "expand_dims" in body or "broadcast_to" in body, body
+    assert "tl.reduce(" in body and ", 0, _" in body
+    assert "[16, 128]" in body  # the declared defaults BLOCK_R = 16, BLOCK_C = 128
+    assert f"{kernel.name}_PARAMS = {{'BLOCK_C': " in src
+    programs = src[src.index(f"def {kernel.name}_PROGRAMS"):]
+    programs = programs[:programs.index("\n\n\n")]
+    if kernel is bag_sums_counted:  # its program writes more than the kept row: a loop over column blocks
+        assert "'BLOCK_C': 'D'" in src[src.index(f"{kernel.name}_COVERS"):] and "BLOCK_C" not in programs
+    else:  # the column blocks are programs (a new program axis, or the flattened one): the launch sizes BLOCK_C
+        assert "p['BLOCK_C']" in programs

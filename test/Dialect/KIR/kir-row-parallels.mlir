@@ -1,0 +1,135 @@
+// RUN: tessel-opt %s -split-input-file -kir-row-parallels -verify-diagnostics | FileCheck %s --enable-var-scope
+
+// COM: bench/corpus/58_bmm_softmax_scores: a kernel-level batched T.matmul scaled, softmaxed over its
+// COM: last axis and written out. Before: one kernel-level store (constructed one program per output
+// COM: element, the row's scores recomputed per element). After: a kir.parallel over (B, S), the axes
+// COM: nothing reduces, each member computing its row over T: q read at (b, i) as a [D] row, k at b as
+// COM: [T, D], the contraction's batch pair dropped (reduce([0], [1])), the reductions over axis 0, the
+// COM: broadcasts of the row's maximum and sum scalars over T, the store at (b, i, keys).
+// CHECK-LABEL: kir.kernel @bmm_softmax
+// CHECK: %[[B:.*]] = kir.domain
+// CHECK: %[[S:.*]] = kir.domain
+// CHECK: %[[T:.*]] = kir.domain
+// CHECK: %[[D:.*]] = kir.domain
+// CHECK-NOT: kir.load
+// CHECK: kir.parallel %[[B]], %[[S]] {
+// CHECK: ^bb0(%[[b:.*]]: index, %[[i:.*]]: index):
+// CHECK: %[[SC:.*]] = kir.broadcast %scale over(%[[T]]) dims [] : f32 -> tensor<?xf32>
+// CHECK: %[[Q:.*]] = kir.load %q[%[[b]], %[[i]], %[[D]]] {{.*}} -> tensor<?xf16>
+// CHECK: %[[K:.*]] = kir.load %k[%[[b]], %[[T]], %[[D]]] {{.*}} -> tensor<?x?xf16>
+// CHECK: %[[X:.*]] = kir.contract %[[Q]], %[[K]] reduce([0], [1]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+// CHECK: %[[SS:.*]] = kir.binary mul %[[X]], %[[SC]] : tensor<?xf32>
+// CHECK: %[[M:.*]] = kir.reduce %[[SS]] axes [0] {{.*}} -> (f32)
+// CHECK: %[[MB:.*]] = kir.broadcast %[[M]] over(%[[T]]) dims [] : f32 -> tensor<?xf32>
+// CHECK: %[[E:.*]] = kir.unary exp
+// CHECK: %[[L:.*]] = kir.reduce %[[E]] axes [0] {{.*}} -> (f32)
+// CHECK: %[[LB:.*]] = kir.broadcast %[[L]] over(%[[T]]) dims [] : f32 -> tensor<?xf32>
+// CHECK: %[[P:.*]] = kir.binary div %[[E]], %[[LB]] : tensor<?xf32>
+// CHECK: %[[PH:.*]] = kir.cast %[[P]] : tensor<?xf32> to tensor<?xf16>
+// CHECK: kir.store %[[PH]], %p[%[[b]], %[[i]], %[[T]]]
+// CHECK: kir.yield
+// CHECK-NOT: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @bmm_softmax(%q: !kir.view<f16, [B, S, D], in>, %k: !kir.view<f16, [B, T, D], in>, %p: !kir.view<f16, [B, S, T], out>, %scale: f32) {
+    %0 = kir.extent "B"
+    %1 = kir.extent "S"
+    %2 = kir.extent "D"
+    %3 = kir.extent "T"
+    %4 = arith.constant 0 : index
+    %5 = kir.domain %4 to %0
+    %6 = kir.domain %4 to %1
+    %7 = kir.domain %4 to %3
+    %8 = kir.domain %4 to %2
+    %12 = kir.broadcast %scale over(%5, %6, %7) dims [] : f32 -> tensor<?x?x?xf32>
+    %14 = arith.constant 0xFF800000 : f32
+    %22 = arith.constant 0.0 : f32
+    %9 = kir.load %q[%5, %6, %8] : !kir.view<f16, [B, S, D], in>[!kir.domain, !kir.domain, !kir.domain] -> tensor<?x?x?xf16>
+    %10 = kir.load %k[%5, %7, %8] : !kir.view<f16, [B, T, D], in>[!kir.domain, !kir.domain, !kir.domain] -> tensor<?x?x?xf16>
+    %11 = kir.contract %9, %10 reduce([2], [2]) batch([0], [0]) : tensor<?x?x?xf16>, tensor<?x?x?xf16> -> tensor<?x?x?xf32>
+    %13 = kir.binary mul %11, %12 : tensor<?x?x?xf32>
+    %18 = kir.reduce %13 axes [2] identity(%14 : f32) : (tensor<?x?x?xf32>) -> (tensor<?x?xf32>) {
+    ^bb0(%15: f32, %16: f32):
+      %17 = kir.binary max %15, %16 : f32
+      kir.yield %17 : f32
+    }
+    %19 = kir.broadcast %18 over(%5, %6, %7) dims [0, 1] : tensor<?x?xf32> -> tensor<?x?x?xf32>
+    %20 = kir.binary sub %13, %19 : tensor<?x?x?xf32>
+    %21 = kir.unary exp %20 : tensor<?x?x?xf32>
+    %26 = kir.reduce %21 axes [2] identity(%22 : f32) : (tensor<?x?x?xf32>) -> (tensor<?x?xf32>) {
+    ^bb0(%23: f32, %24: f32):
+      %25 = kir.binary add %23, %24 : f32
+      kir.yield %25 : f32
+    }
+    %27 = kir.broadcast %26 over(%5, %6, %7) dims [0, 1] : tensor<?x?xf32> -> tensor<?x?x?xf32>
+    %28 = kir.binary div %21, %27 : tensor<?x?x?xf32>
+    %29 = kir.cast %28 : tensor<?x?x?xf32> to tensor<?x?x?xf16>
+    // expected-remark @below {{kir-row-parallels: the store reads a reduction over an axis it writes: it became a parallel over its other 2 axis(es)}}
+    kir.store %29, %p[%5, %6, %7] : tensor<?x?x?xf16>, !kir.view<f16, [B, S, T], out>[!kir.domain, !kir.domain, !kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a kernel-level GEMM (the contraction reduces D, which the store does not write)
+// COM: and a row sum stored per row (the reduction's axis N is not written): no row is read with its
+// COM: own summary, the stores stay at kernel level, silently.
+// CHECK-LABEL: kir.kernel @gemm_and_rowsum
+// CHECK-NOT: kir.parallel
+// CHECK: kir.contract
+// CHECK: kir.store
+// CHECK: kir.reduce
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @gemm_and_rowsum(%a: !kir.view<f16, [M, K], in>, %b: !kir.view<f16, [K, N], in>, %c: !kir.view<f32, [M, N], out>, %x: !kir.view<f32, [M, N], in>, %r: !kir.view<f32, [M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "K"
+    %2 = kir.extent "N"
+    %z = arith.constant 0 : index
+    %m = kir.domain %z to %0
+    %kk = kir.domain %z to %1
+    %n = kir.domain %z to %2
+    %zero = arith.constant 0.0 : f32
+    %av = kir.load %a[%m, %kk] : !kir.view<f16, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+    %bv = kir.load %b[%kk, %n] : !kir.view<f16, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+    %cv = kir.contract %av, %bv reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?x?xf16> -> tensor<?x?xf32>
+    kir.store %cv, %c[%m, %n] : tensor<?x?xf32>, !kir.view<f32, [M, N], out>[!kir.domain, !kir.domain]
+    %xv = kir.load %x[%m, %n] : !kir.view<f32, [M, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %s = kir.reduce %xv axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%p: f32, %q: f32):
+      %t = kir.binary add %p, %q : f32
+      kir.yield %t : f32
+    }
+    kir.store %s, %r[%m] : tensor<?xf32>, !kir.view<f32, [M], out>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: an in-place row normalization x[m, :] /= sum(x[m, :]) at kernel level reads the
+// COM: view it writes; moving the read into a member beside the write is not proven safe, so it stays.
+// CHECK-LABEL: kir.kernel @in_place
+// CHECK-NOT: kir.parallel
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @in_place(%x: !kir.view<f32, [M, N], inout>) {
+    %0 = kir.extent "M"
+    %2 = kir.extent "N"
+    %z = arith.constant 0 : index
+    %m = kir.domain %z to %0
+    %n = kir.domain %z to %2
+    %zero = arith.constant 0.0 : f32
+    %xv = kir.load %x[%m, %n] : !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %s = kir.reduce %xv axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%p: f32, %q: f32):
+      %t = kir.binary add %p, %q : f32
+      kir.yield %t : f32
+    }
+    %sb = kir.broadcast %s over(%m, %n) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %y = kir.binary div %xv, %sb : tensor<?x?xf32>
+    // expected-remark @below {{kir-row-parallels: the store stays at kernel level: the row reads a view the kernel writes}}
+    kir.store %y, %x[%m, %n] : tensor<?x?xf32>, !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}
