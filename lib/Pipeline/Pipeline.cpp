@@ -13,13 +13,15 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
-#include "tessel/Target/Triton/Triton.h"
+#include "tessel/Target/Provider.h"
 
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
-void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stopAfter) {
+void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const StopAfter &stopAfter) {
+  // What the provider spells beyond the shared verifier's programs (Provider.h); none without one.
+  const ProviderCapabilities none, &can = provider ? provider->capabilities() : none;
   // KIR canonical forms first: KIR is immutable once origins are assigned (seed 002 §2.1).
   pm.addPass(kir::createKIRFlattenParallels());
   pm.addPass(kir::createKIRFlattenRecords());
@@ -34,7 +36,7 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   pm.addPass(kir::createKIROnlineFolds());
   // KIR: stable origins for everything lowered from each op (seed 002 §2.1).
   pm.addPass(kir::createKIRAnnotateOrigins());
-  if (stopAfter("annotate-origins") || stage == Stage::KIR)
+  if (stopAfter("annotate-origins"))
     return;
   // §3.1 construct the complete initial program.
   pm.addPass(createConvertKIRToPGPU());
@@ -54,8 +56,8 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   // in the last of those (tickets), so it tiles with the group instead of running in one program.
   pm.addPass(pgpu::createPGPUMemberTickets());
   //      (§4, seed 000 §6) split partials summed by the last arrival are merged by atomics instead
-  //      (Triton only: the fragment scatter-add into workspace is spelled there).
-  if (stage == Stage::Triton)
+  //      (a fragment scatter-add into workspace).
+  if (can.fragmentAtomicAdd)
     pm.addPass(pgpu::createPGPUAtomicPartials());
   pm.addPass(pgpu::createPGPUFormTiles());
   if (stopAfter("form-tiles"))
@@ -91,22 +93,23 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   if (stopAfter("narrow-predicates"))
     return;
   //      A blocked region fold's segments may run as program instances (FOLD_SPLIT: each stores its
-  //      summary to workspace, the point's last arrival combines them; Triton only for now), before
-  //      its tiles are narrowed: all-true / mixed / all-false intervals.
-  if (stage == Stage::Triton)
+  //      summary to workspace sized at launch, the point's last arrival combines them), before its
+  //      tiles are narrowed: all-true / mixed / all-false intervals.
+  if (can.launchSizedWorkspace)
     pm.addPass(pgpu::createPGPUSplitFolds());
   pm.addPass(pgpu::createPGPUNarrowFoldRanges());
   //      A group axis along which fold ranges narrow (causal query blocks) may run its coordinates
-  //      j and N-1-j in one program (PAIR_BLOCKS): equal work per program on small launches.
-  if (stage == Stage::Triton)
+  //      j and N-1-j in one program (PAIR_BLOCKS): equal work per program on small launches, which a
+  //      call tells from the launch's program count.
+  if (can.programCounts)
     pm.addPass(pgpu::createPGPUPairBlocks());
   if (stopAfter("narrow-fold-ranges"))
     return;
   // §3.4 realization, after narrowing: a region scan's segments may run as program instances,
-  //      the state handed on through workspace (SCAN_CHAIN; the Triton provider alone spells the
-  //      hand-off's acquire/release flag and wait loop yet: the others keep the ordered loop),
-  //      folds become their loops, and a contraction's sole addition joins its accumulator.
-  if (stage == Stage::Triton)
+  //      the state handed on through workspace (SCAN_CHAIN: an acquire/release flag and a wait loop;
+  //      a provider without them keeps the ordered loop), folds become their loops, and a
+  //      contraction's sole addition joins its accumulator.
+  if (can.acquireReleaseHandOff)
     pm.addPass(pgpu::createPGPUChainScans());
   pm.addPass(pgpu::createPGPURealizeFolds());
   //      online segmented rescaling (§4): a summary's rescaling moves into its exponentials.
@@ -114,9 +117,9 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   //      and its exponentials in base 2, the reference domain scaled by log2(e) at its scalar factors (§4).
   pm.addPass(pgpu::createPGPUExpBase2());
   //      (§4) a max of scores times their scalar factor is the max of the scores times it (exact for a
-  //      positive finite factor, decided at launch: Triton for now, whose wrapper keys its plans on the
-  //      float launch fact), so each score's scaling fuses into its exponential's subtraction.
-  if (stage == Stage::Triton)
+  //      positive finite factor, decided at launch by a wrapper that keys its plans on the float launch
+  //      fact), so each score's scaling fuses into its exponential's subtraction.
+  if (can.floatLaunchFacts)
     pm.addPass(pgpu::createPGPUFactorReductions());
   pm.addPass(pgpu::createPGPUMergeContractAdd());
   //      (§4, relaxed_normalization) a division by a broadcast divisor (a tile by its rows' mass) is a
@@ -129,21 +132,22 @@ void tessel::buildPipeline(OpPassManager &pm, Stage stage, const StopAfter &stop
   //      becomes the view's bound (a ragged group's rows: a box access for the providers).
   pm.addPass(pgpu::createPGPUNeutralizeBoundaries());
   //      (§3.5, summary emptiness) a narrowed traversal whose first tile leaves every lane's summary
-  //      nonempty runs that tile first and the rest without the valid flag (Triton for now: the peeled
-  //      tile doubles the body, and tileiras' compile time grows with it).
-  if (stage == Stage::Triton)
+  //      nonempty runs that tile first and the rest without the valid flag (the peeled tile doubles
+  //      the body: a provider whose compile time grows with it, tileiras, leaves it).
+  if (can.peeledTiles)
     pm.addPass(pgpu::createPGPUSummaryEmptiness());
   //      (§3.2) a segment walk's programs take their tiles from a workspace counter in the walk's order
-  //      (Triton only: the scalar atomic read-modify-write on workspace is spelled there alone).
-  if (stage == Stage::Triton)
+  //      (a scalar atomic read-modify-write on workspace).
+  if (can.scalarWorkspaceAtomics)
     pm.addPass(pgpu::createPGPUDynamicWalk());
   //      (§4, seed 000 §6) tiled split partials are added into an output tile the split-0 instance
-  //      zeroed as it started, not merged by the last arrival alone (Triton only, as atomic-partials).
-  if (stage == Stage::Triton)
+  //      zeroed as it started, not merged by the last arrival alone (a fragment scatter-add into the
+  //      output; the other instances wait on the split-0 instance's release).
+  if (can.fragmentAtomicAdd && can.acquireReleaseHandOff)
     pm.addPass(pgpu::createPGPUZeroFirst());
-  if (stopAfter("realize-folds") || stage == Stage::PGPU)
+  if (stopAfter("realize-folds") || !provider)
     return;
-  // §3.6 target-capability legalization, then §3.7 serialization (by the caller).
-  pm.addPass(triton::createTritonLegalize());
-  stopAfter("triton-legalize");
+  // §3.6 target-capability legalization, then §3.7 serialization (by the caller: Provider::emit).
+  if (provider->addLegalization(pm))
+    stopAfter((provider->name() + "-legalize").str());
 }

@@ -8,6 +8,8 @@
 
 #include "tessel/Pipeline/Pipeline.h"
 
+#include "tessel/Target/Provider.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -22,12 +24,12 @@ bool tessel::StopAfter::operator()(llvm::StringRef name) const {
   return !group.empty() && name == group;
 }
 
-std::vector<std::string> tessel::pipelineGroups() {
+std::vector<std::string> tessel::pipelineGroups(const Provider *provider) {
   std::vector<std::string> names;
   StopAfter recorder;
   recorder.seen = &names;
   OpPassManager pm(ModuleOp::getOperationName());
-  buildPipeline(pm, Stage::Triton, recorder);
+  buildPipeline(pm, provider ? provider : &defaultProvider(), recorder);
   return names;
 }
 
@@ -36,21 +38,32 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> stopAfter{*this, "stop-after",
                                 llvm::cl::desc("stop after this pass group (see `tessel groups`); "
                                                "default: the whole pipeline")};
+  Option<std::string> provider{*this, "provider",
+                               llvm::cl::desc("the provider whose capabilities and legalization the pipeline "
+                                              "takes (Target/Provider.h); default: the default provider")};
 };
 } // namespace
 
 void tessel::registerPipeline() {
   registerPassPipeline(
-      "tessel-pipeline", "tessel's pipeline (seed 002 §3), to the Triton-legal program or a group's end",
+      "tessel-pipeline", "tessel's pipeline (seed 002 §3), to a provider's legal program or a group's end",
       [](OpPassManager &pm, llvm::StringRef text, llvm::function_ref<LogicalResult(const llvm::Twine &)> error) {
         PipelineOptions options;
         if (failed(options.parseFromString(text)))
           return failure();
-        std::vector<std::string> groups = pipelineGroups();
+        const Provider *provider = &defaultProvider();
+        if (!options.provider.empty() && !(provider = lookupProvider(options.provider))) {
+          std::vector<std::string> names;
+          for (const Provider *p : providers())
+            names.push_back(p->name().str());
+          return error("tessel-pipeline: no provider '" + options.provider + "'; the providers are " +
+                       llvm::join(names, ", "));
+        }
+        std::vector<std::string> groups = pipelineGroups(provider);
         if (!options.stopAfter.empty() && !llvm::is_contained(groups, options.stopAfter.getValue()))
           return error("tessel-pipeline: no pass group '" + options.stopAfter + "'; the groups are " +
                        llvm::join(groups, ", "));
-        buildPipeline(pm, Stage::Triton, StopAfter(options.stopAfter));
+        buildPipeline(pm, provider, StopAfter(options.stopAfter));
         return success();
       },
       [](llvm::function_ref<void(const detail::PassOptions &)> handler) { handler(PipelineOptions()); });

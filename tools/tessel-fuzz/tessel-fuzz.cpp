@@ -208,7 +208,7 @@ void runStages(ModuleOp module, MLIRContext &context, uint64_t seed, StageClock 
 
   clock.stage(TesselFuzzReach::Pipeline);
   PassManager toPGPU(&context);
-  tessel::buildPipeline(toPGPU, tessel::Stage::PGPU);
+  tessel::buildPipeline(toPGPU, nullptr); // the provider-neutral program
   if (failed(toPGPU.run(module)))
     return;
   ++tesselFuzzReach.pgpu;
@@ -219,7 +219,7 @@ void runStages(ModuleOp module, MLIRContext &context, uint64_t seed, StageClock 
     OwningOpRef<ModuleOp> copy = module.clone();
     (void)tessel::cutile::compile(*copy, {});
   }
-  // What buildPipeline(Stage::Triton) adds after Stage::PGPU (Pipeline.cpp: §3.6 legalization).
+  // What the Triton provider's legalization adds after the neutral program (Pipeline.cpp: §3.6).
   clock.stage(TesselFuzzReach::Triton);
   PassManager legalize(&context);
   legalize.addPass(tessel::triton::createTritonLegalize());

@@ -28,11 +28,7 @@
 #include "tessel/Interp/HostData.h"
 #include "tessel/Interp/Interpreter.h"
 #include "tessel/Pipeline/Pipeline.h"
-#include "tessel/Runtime/CudaDriver.h"
-#include "tessel/Target/AMDGPU/AMDGPU.h"
-#include "tessel/Target/PTX/PTX.h"
-#include "tessel/Target/CuTile/CuTile.h"
-#include "tessel/Target/Triton/Triton.h"
+#include "tessel/Target/Provider.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
 #include "tessel/Dialect/Utils/ModulePlacement.h"
@@ -53,7 +49,14 @@ namespace pgpu = tessel::pgpu;
 
 namespace {
 enum class Emit { KIR, PGPU, Device, LLVM, Source, Wrapper, Binary };
-enum class Target { Triton, CuTile, PTX, AMDGPU };
+
+/// `--target`'s description: the registered providers (Target/Provider.h), each with its summary.
+std::string targetDescription() {
+  std::string text = "provider:";
+  for (const tessel::Provider *provider : tessel::providers())
+    text += " " + provider->name().str() + " (" + provider->summary().str() + ")";
+  return text;
+}
 
 // Each command's help lists its own options and those both share; LLVM's and MLIR's options are
 // still accepted but not listed.
@@ -74,11 +77,10 @@ cl::opt<Emit> emit("emit", cl::desc("stage to print"), cl::init(Emit::Source), c
                                           "PTX target: the Python module that launches it (tessel._ptx)"),
                               clEnumValN(Emit::Binary, "binary",
                                          "AMDGPU target: the ELF code object (amdhsa, relocatable)")));
-cl::opt<Target> target("target", cl::desc("provider"), cl::init(Target::Triton), cl::cat(commonOptions),
-                       cl::values(clEnumValN(Target::Triton, "triton", "Triton Python source"),
-                                  clEnumValN(Target::CuTile, "cutile", "cuda.tile Python source"),
-                                  clEnumValN(Target::PTX, "ptx", "PTX emitted in-process"),
-                                  clEnumValN(Target::AMDGPU, "amdgpu", "AMDGCN for gfx942 emitted in-process")));
+// Looked up by name in the registry of providers (`lookupProvider`, checked before any work).
+const std::string targetHelp = targetDescription();
+cl::opt<std::string> target("target", cl::desc(targetHelp), cl::init(tessel::defaultProvider().name().str()),
+                            cl::value_desc("provider"), cl::cat(commonOptions));
 cl::opt<std::string> numerics("numerics", cl::desc("source | relaxed_normalization (overrides the module)"),
                               cl::cat(commonOptions));
 cl::opt<std::string> onlineReduction("online-reduction", cl::desc("true | false (overrides the module)"),
@@ -120,10 +122,19 @@ std::pair<std::string, std::string> splitSpec(llvm::StringRef spec) {
   return {file.str(), kernel.str()};
 }
 
+/// The registered providers' names joined by `separator` ("triton|cutile|ptx|amdgpu").
+std::string providerNames(llvm::StringRef separator) {
+  std::string text;
+  for (const tessel::Provider *provider : tessel::providers())
+    text += (text.empty() ? "" : separator.str()) + provider->name().str();
+  return text;
+}
+
 int usage(llvm::StringRef argv0) {
   llvm::errs() << "usage: " << argv0 << " <command> [options]\n"
                << "commands:\n"
-               << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source|wrapper|binary --target=triton|cutile|ptx|amdgpu\n"
+               << "  compile FILE[:KERNEL] --emit=kir|pgpu|device|llvm|source|wrapper|binary --target="
+               << providerNames("|") << "\n"
                << "  run FILE[:KERNEL] --shape M=37,N=129 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--device interp|cuda --target ptx] [--out DIR] [--order forward|reverse|shuffle] [--segments one|random|K]\n"
                << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
@@ -271,6 +282,20 @@ int tune(int argc, char **argv) {
   return rc;
 }
 
+/// The name of `--emit`'s value, as Provider::stages lists it.
+llvm::StringRef emitName(Emit stage) {
+  switch (stage) {
+  case Emit::KIR: return "kir";
+  case Emit::PGPU: return "pgpu";
+  case Emit::Device: return "device";
+  case Emit::LLVM: return "llvm";
+  case Emit::Source: return "source";
+  case Emit::Wrapper: return "wrapper";
+  case Emit::Binary: return "binary";
+  }
+  llvm_unreachable("every --emit value has a name");
+}
+
 /// Parses the module in `sourceMgr` after the nesting and module-placement checks.
 OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
@@ -321,16 +346,16 @@ int compile(MLIRContext &context) {
   if (failed(applyCompileOptions(*module)))
     return kUsageError;
 
-  if ((emit == Emit::Device || emit == Emit::LLVM) && target != Target::PTX && target != Target::AMDGPU) {
-    emitError(module->getLoc()) << "--emit=device and --emit=llvm are stages of --target=ptx and --target=amdgpu";
-    return kUsageError;
-  }
-  if (emit == Emit::Wrapper && target != Target::PTX) {
-    emitError(module->getLoc()) << "--emit=wrapper is a stage of --target=ptx";
-    return kUsageError;
-  }
-  if (emit == Emit::Binary && target != Target::AMDGPU) {
-    emitError(module->getLoc()) << "--emit=binary is a stage of --target=amdgpu";
+  // kir and pgpu are the shared pipeline's; every other stage is a provider's (Provider::stages).
+  const tessel::Provider &provider = *tessel::lookupProvider(target);
+  llvm::StringRef stage = emitName(emit);
+  bool providerStage = emit != Emit::KIR && emit != Emit::PGPU;
+  if (providerStage && !llvm::is_contained(provider.stages(), stage)) {
+    std::string owners;
+    for (const tessel::Provider *other : tessel::providers())
+      if (llvm::is_contained(other->stages(), stage))
+        owners += (owners.empty() ? "--target=" : " and --target=") + other->name().str();
+    emitError(module->getLoc()) << "--emit=" << stage << " is a stage of " << owners;
     return kUsageError;
   }
   llvm::StringMap<int64_t> paramValues;
@@ -347,12 +372,13 @@ int compile(MLIRContext &context) {
   if (failed(applyPassManagerCLOptions(pm)))
     return kUsageError;
   applyDefaultTimingPassManagerCLOptions(pm);
-  // The PTX and cuTile providers start from the shared pipeline's pgpu and legalize on their own.
-  tessel::buildPipeline(pm, emit == Emit::KIR ? tessel::Stage::KIR
-                            : emit == Emit::PGPU || target == Target::PTX || target == Target::CuTile ||
-                                      target == Target::AMDGPU
-                                ? tessel::Stage::PGPU
-                                : tessel::Stage::Triton);
+  // --emit=kir stops at canonical KIR and --emit=pgpu prints the provider-neutral program; a provider's
+  // stage follows the pipeline built for that provider (its capabilities, its legalization if it has
+  // one in the pipeline; the others legalize inside Provider::emit).
+  if (emit == Emit::KIR)
+    tessel::buildPipeline(pm, nullptr, tessel::StopAfter("annotate-origins"));
+  else
+    tessel::buildPipeline(pm, providerStage ? &provider : nullptr);
   if (failed(pm.run(*module)))
     return kUsageError;
   auto output = openOutputFile(outputFile, &error);
@@ -360,39 +386,13 @@ int compile(MLIRContext &context) {
     llvm::errs() << "error: " << error << "\n";
     return kUsageError;
   }
-  if (target == Target::PTX && emit != Emit::KIR && emit != Emit::PGPU) {
-    // Compile completely before writing: a rejected program leaves no artifact (seed 004).
-    FailureOr<std::string> text = tessel::ptx::compile(*module, paramValues,
-                                                       emit == Emit::Device ? tessel::ptx::Stage::DeviceIR
-                                                       : emit == Emit::LLVM ? tessel::ptx::Stage::LLVMIR
-                                                       : emit == Emit::Wrapper ? tessel::ptx::Stage::Wrapper
-                                                                               : tessel::ptx::Stage::PTX);
+  if (providerStage) {
+    // The provider emits completely before anything is written: a rejected program leaves no artifact
+    // (seed 004).
+    FailureOr<std::string> text = provider.emit(*module, paramValues, stage);
     if (failed(text))
       return kUsageError;
     output->os() << *text;
-  } else if (target == Target::AMDGPU && emit != Emit::KIR && emit != Emit::PGPU) {
-    // Compile completely before writing: a rejected program leaves no artifact (seed 004).
-    FailureOr<std::string> bytes = tessel::amdgpu::compile(*module, paramValues,
-                                                           emit == Emit::Device ? tessel::amdgpu::Stage::DeviceIR
-                                                           : emit == Emit::LLVM ? tessel::amdgpu::Stage::LLVMIR
-                                                           : emit == Emit::Binary ? tessel::amdgpu::Stage::CodeObject
-                                                                                  : tessel::amdgpu::Stage::ISA);
-    if (failed(bytes))
-      return kUsageError;
-    output->os() << *bytes;
-  } else if (emit == Emit::Source && target == Target::CuTile) {
-    // Legalize and serialize completely before writing: a rejected program leaves no artifact.
-    FailureOr<std::string> text = tessel::cutile::compile(*module, paramValues);
-    if (failed(text))
-      return kUsageError;
-    output->os() << *text;
-  } else if (emit == Emit::Source) {
-    // Serialize completely before writing: a rejected program leaves no partial artifact.
-    std::string source;
-    llvm::raw_string_ostream sourceStream(source);
-    if (failed(tessel::triton::serializeModule(*module, paramValues, sourceStream)))
-      return kUsageError;
-    output->os() << source;
   } else {
     module->print(output->os());
     output->os() << "\n";
@@ -455,13 +455,25 @@ std::optional<int64_t> parseBound(llvm::StringRef text, const llvm::StringMap<in
 
 int runCommand(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
-  if (device != "interp" && device != "cuda") {
-    llvm::errs() << "error: --device must be interp or cuda, got '" << device << "'\n";
+  // --device=interp is the reference interpreters; another device is the one a provider launches on
+  // in process (Provider::launchDevice), with --target naming that provider.
+  const tessel::Provider &provider = *tessel::lookupProvider(target);
+  std::string devices = "interp";
+  const tessel::Provider *launcher = nullptr;
+  for (const tessel::Provider *p : tessel::providers())
+    if (!p->launchDevice().empty()) {
+      devices += " or " + p->launchDevice().str();
+      if (p->launchDevice() == device && !launcher)
+        launcher = p;
+    }
+  bool onDevice = device != "interp";
+  if (onDevice && !launcher) {
+    llvm::errs() << "error: --device must be " << devices << ", got '" << device << "'\n";
     return kUsageError;
   }
-  bool onCuda = device == "cuda";
-  if (onCuda && target != Target::PTX) {
-    llvm::errs() << "error: --device=cuda runs the PTX provider's code; add --target=ptx\n";
+  if (onDevice && provider.launchDevice() != device) {
+    llvm::errs() << "error: --device=" << device << " runs the " << launcher->name().upper()
+                 << " provider's code; add --target=" << launcher->name() << "\n";
     return kUsageError;
   }
   interp::InterpreterOptions options;
@@ -526,9 +538,10 @@ int runCommand(MLIRContext &context) {
     llvm::errs() << "error: --stage must be kir or pgpu, got '" << stageOpt << "'\n";
     return kUsageError;
   }
-  if ((stageOpt == "pgpu" || onCuda) && isa<kir::KernelOp>(kernel.getOperation())) {
-    // The same launch after the shared pipeline: differential mode runs it on the pgpu interpreter,
-    // --device=cuda compiles it with the PTX provider.
+  if ((stageOpt == "pgpu" || onDevice) && isa<kir::KernelOp>(kernel.getOperation())) {
+    // The same launch after the shared pipeline: differential mode runs it on the pgpu interpreter
+    // (the provider-neutral program), --device=cuda compiles it with the provider that launches there
+    // (the pipeline built for it).
     std::string name = kernel.getName().str();
     for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
       if (&op != kernel.getOperation())
@@ -538,7 +551,7 @@ int runCommand(MLIRContext &context) {
       return kUsageError;
     }
     PassManager pm(&context);
-    tessel::buildPipeline(pm, tessel::Stage::PGPU);
+    tessel::buildPipeline(pm, onDevice ? &provider : nullptr);
     if (failed(pm.run(*module)))
       return kUsageError;
     kernel = cast<FunctionOpInterface>(module->lookupSymbol(name));
@@ -792,8 +805,8 @@ int runCommand(MLIRContext &context) {
         return kUsageError;
     }
   }
-  if (onCuda) {
-    // The PTX provider compiles the pgpu kernel in process; tessel's CUDA runtime launches it.
+  if (onDevice) {
+    // The provider compiles the pgpu kernel in process and launches it (Provider::launch).
     llvm::StringMap<int64_t> overrides;
     for (const std::string &text : paramsOpt) {
       auto kv = splitAssignment(text, "param");
@@ -852,18 +865,15 @@ int runCommand(MLIRContext &context) {
             block = c;
         overrides["BLOCK_P"] = block ? *block : *llvm::max_element(own.getCandidates());
       }
-    std::string name = pgpuKernel.getSymName().str();
     for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
       if (&op != pgpuKernel.getOperation())
         op.erase();
-    FailureOr<llvm::StringMap<llvm::StringMap<int64_t>>> bound = tessel::ptx::legalize(*module, overrides);
-    if (failed(bound))
+    switch (provider.launch(*module, pgpuKernel, overrides, args, error)) {
+    case tessel::Provider::Launch::Done:
+      break;
+    case tessel::Provider::Launch::Rejected:
       return kUsageError;
-    FailureOr<std::string> ptx = tessel::ptx::compile(*module, overrides);
-    if (failed(ptx))
-      return kUsageError;
-    if (!tessel::runtime::launchPTXKernel(pgpuKernel, (*bound)[name], *ptx, args,
-                                              tessel::ptx::target().launchGuards(), error)) {
+    case tessel::Provider::Launch::Failed:
       llvm::errs() << "error: " << error << "\n";
       return 1;
     }
@@ -929,6 +939,11 @@ int main(int argc, char **argv) {
   argv[1] = toolName.data();
   if (!cl::ParseCommandLineOptions(argc - 1, argv + 1, "tessel GPU kernel compiler\n"))
     return kUsageError;
+  if (!tessel::lookupProvider(target)) {
+    llvm::errs() << "error: --target=" << target << ": no such provider; the providers are "
+                 << providerNames(", ") << "\n";
+    return kUsageError;
+  }
 
   DialectRegistry registry;
   registry.insert<kir::KIRDialect, pgpu::PGPUDialect, arith::ArithDialect>();

@@ -16,6 +16,7 @@
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
 #include "tessel/Pipeline/Pipeline.h"
+#include "tessel/Target/Triton/Triton.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -148,7 +149,7 @@ OwningOpRef<ModuleOp> attentionForTriton(MLIRContext &context) {
   if (!m)
     return m;
   PassManager pm(&context);
-  buildPipeline(pm, Stage::Triton);
+  buildPipeline(pm, &triton::provider());
   if (failed(pm.run(*m)))
     return {};
   return m;
@@ -242,8 +243,8 @@ TEST_F(GluonLayouts, InferenceIsDeterministic) {
   }
 }
 
-// The suite's attention kernel through the whole pipeline (Stage::Triton, as `tessel compile
-// --emit=pgpu --target=triton` prints it): every contraction anchors its accumulator and reads its
+// The suite's attention kernel through the whole pipeline for the Triton provider (as `tessel
+// compile --emit=source --target=triton` serializes it): every contraction anchors its accumulator and reads its
 // right operand from shared memory; every fragment carry of a loop that holds a contraction is
 // concrete and none is the blocked default (the flags, maxima, sums and output all meet the
 // contractions); no conversion moves a whole [BLOCK_S, BLOCK_D] or [BLOCK_S, BLOCK_T] tile but the

@@ -10,8 +10,7 @@
 
 namespace tessel {
 
-/// How far `buildPipeline` goes.
-enum class Stage { KIR, PGPU, Triton };
+class Provider;
 
 /// A stop point inside `buildPipeline`: each pass group ends with
 /// `if (stopAfter("group")) return;`, which is true for the group this names.
@@ -24,20 +23,27 @@ public:
   bool operator()(llvm::StringRef name) const;
 
 private:
-  friend std::vector<std::string> pipelineGroups();
+  friend std::vector<std::string> pipelineGroups(const Provider *provider);
   std::string group;
   std::vector<std::string> *seen = nullptr;
 };
 
-/// The canonical pipeline of seed 002 §3 as one straight list. The pass
-/// manager verifies the module after every pass, so the shared pgpu verifier
-/// runs after each group.
-void buildPipeline(mlir::OpPassManager &pm, Stage stage, const StopAfter &stopAfter = StopAfter());
+/// The canonical pipeline of seed 002 §3 as one straight list, for `provider`:
+/// a pass that forms a program only some providers spell runs when the
+/// provider states the capability it needs (Target/Provider.h), and the
+/// provider's legalization, if it has one in the pipeline, ends it (the group
+/// `<name>-legalize`). Without a provider it ends at the provider-neutral
+/// program (`realize-folds`: what the interpreters run and `--emit=pgpu`
+/// prints). The pass manager verifies the module after every pass, so the
+/// shared pgpu verifier runs after each group.
+void buildPipeline(mlir::OpPassManager &pm, const Provider *provider, const StopAfter &stopAfter = StopAfter());
 
-/// The pass groups of `buildPipeline` in order: the names `StopAfter` takes.
-std::vector<std::string> pipelineGroups();
+/// The pass groups of `buildPipeline` for `provider` (the default provider when null) in order: the
+/// names `StopAfter` takes.
+std::vector<std::string> pipelineGroups(const Provider *provider = nullptr);
 
-/// Registers the pipeline as `tessel-pipeline{stop-after=GROUP}` (tessel-opt).
+/// Registers the pipeline as `tessel-pipeline{stop-after=GROUP provider=NAME}` (tessel-opt; the
+/// default provider when no name is given).
 void registerPipeline();
 
 } // namespace tessel

@@ -25,7 +25,7 @@
 // RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=amdgpu --emit=wrapper 2>&1 | FileCheck %s --check-prefix=WRAPPER
 // WRAPPER: error: --emit=wrapper is a stage of --target=ptx
 // RUN: not tessel compile %tessel_src/examples/kir/softmax.mlir --target=triton --emit=device 2>&1 | FileCheck %s --check-prefix=DEVICE
-// DEVICE: error: --emit=device and --emit=llvm are stages of --target=ptx and --target=amdgpu
+// DEVICE: error: --emit=device is a stage of --target=ptx and --target=amdgpu
 
 // COM: Transcendentals are f32 instructions; f64 needs ocml.
 // RUN: not tessel compile %s --target=amdgpu --emit=device 2>&1 | FileCheck %s --check-prefix=F64

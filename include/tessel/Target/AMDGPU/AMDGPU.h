@@ -24,6 +24,10 @@
 
 #include <string>
 
+namespace tessel {
+class Provider;
+}
+
 namespace tessel::amdgpu {
 
 /// The processor the code object is generated for (MI300X).
@@ -49,6 +53,9 @@ enum class Stage { DeviceIR, LLVMIR, ISA, CodeObject };
 /// rejected program.
 mlir::FailureOr<std::string> compile(mlir::ModuleOp module, const llvm::StringMap<int64_t> &overrides,
                                      Stage stage = Stage::ISA);
+
+/// This provider behind Provider.h (registered in Target/Registry.cpp).
+const Provider &provider();
 
 } // namespace tessel::amdgpu
 

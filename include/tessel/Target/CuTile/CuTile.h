@@ -35,6 +35,10 @@
 #include <optional>
 #include <string>
 
+namespace tessel {
+class Provider;
+}
+
 namespace tessel::cutile {
 
 /// cuTile's launch hints, declared by `legalize` as provider parameters (seed 003: a backend-specific
@@ -77,6 +81,9 @@ mlir::FailureOr<std::string> compile(mlir::ModuleOp module, const llvm::StringMa
 
 /// Registers `-pgpu-cutile-legalize` (legalize with the declared defaults) for tessel-opt.
 void registerCuTilePasses();
+
+/// This provider behind Provider.h (registered in Target/Registry.cpp).
+const Provider &provider();
 
 } // namespace tessel::cutile
 

@@ -18,6 +18,10 @@
 
 #include <string>
 
+namespace tessel {
+class Provider;
+}
+
 namespace tessel::ptx {
 
 using selector::kIndexBits;
@@ -53,6 +57,9 @@ enum class Stage { DeviceIR, LLVMIR, PTX, Wrapper };
 /// a rejected program.
 mlir::FailureOr<std::string> compile(mlir::ModuleOp module, const llvm::StringMap<int64_t> &overrides,
                                      Stage stage = Stage::PTX);
+
+/// This provider behind Provider.h (registered in Target/Registry.cpp).
+const Provider &provider();
 
 } // namespace tessel::ptx
 

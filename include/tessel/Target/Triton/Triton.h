@@ -11,6 +11,10 @@
 #include <optional>
 #include <string>
 
+namespace tessel {
+class Provider;
+}
+
 namespace tessel::triton {
 #define GEN_PASS_DECL
 #include "tessel/Target/Triton/Passes.h.inc"
@@ -102,6 +106,9 @@ std::optional<std::pair<mlir::Operation *, std::string>> gluonRefusal(tessel::pg
 /// `params` binds physical parameters (declared defaults otherwise).
 mlir::LogicalResult serializeModule(mlir::ModuleOp module, const llvm::StringMap<int64_t> &params,
                                     llvm::raw_ostream &os);
+
+/// This provider behind Provider.h (registered in Target/Registry.cpp).
+const Provider &provider();
 } // namespace tessel::triton
 
 #endif // TESSEL_TARGET_TRITON_TRITON_H
