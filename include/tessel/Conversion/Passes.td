@@ -29,7 +29,12 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     coordinates, gathers whose index tensors have it, pointwise ops, broadcasts, single-axis
     reductions, two-dimensional contractions, constexpr branches, stores) is constructed with each KIR
     value as one pgpu value: the innermost
-    parallel axis becomes BLOCK_<X> lanes per program (X the extent's name); where the body defines a
+    parallel axis becomes BLOCK_<X> lanes per program (X the extent's name) where some fold holds a
+    contraction (a block of members shares each source tile in one tile product); a workset whose
+    folds hold none has no lanes (each program owns one member, as the row path of the same math
+    written as reductions) and, where its values have no free axis, its fold tiles are row blocks
+    with form-blocking's BLOCK candidates, default and covering (64 to 16384, 512, the call's
+    default covering the row's extent: one tile, the row read once); where the body defines a
     domain of its own (bounds loaded per member, the fold's axis) the fold runs to the member's bound,
     with the lanes kept only if that bound and the fold's values are the same for them (else each
     program owns one member); every other tensor axis a

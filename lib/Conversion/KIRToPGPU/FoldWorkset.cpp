@@ -8,10 +8,14 @@
 //   * coordinate provenance (which domain each tensor axis ranges over, and
 //     whether a value depends on the innermost parallel index) is computed
 //     once over the KIR body (`analyze`), before anything is emitted;
-//   * the innermost parallel axis becomes a lane axis: each program owns
-//     BLOCK_<X> consecutive members of it (X the extent's name), with
-//     validity `member < size`; the outer parallel axes stay program
-//     coordinates;
+//   * where some fold holds a contraction, the innermost parallel axis
+//     becomes a lane axis: each program owns BLOCK_<X> consecutive members
+//     of it (X the extent's name), with validity `member < size`; the outer
+//     parallel axes stay program coordinates. Folds with no contraction
+//     have nothing to share across members: each program owns one member
+//     and, where no value has a free axis, the fold's tiles are row blocks
+//     (form-blocking's BLOCK candidates), the row path of the same math
+//     written as reductions (issue 41: a record-summary logsumexp);
 //   * every other tensor axis over a domain D becomes a fragment axis of
 //     BLOCK_<D> members, under one uniform guard `size(D) <= BLOCK_<D>` per
 //     launch; when the guard fails the program walks its lanes one at a time
@@ -418,7 +422,19 @@ bool FoldWorksetImpl::plan() {
   bool scans = llvm::any_of(body, [](Operation &op) { return isa<kir::RegionScanOp>(op); });
   if (scans)
     subject = "region scan";
-  hasLanes = !scans;
+  // Lanes make a block of members one tile product (a key tile shared by BLOCK_<X> queries in one
+  // tl.dot). A workset whose folds hold no contraction has nothing to share across members: each
+  // program owns one member and walks its source axis in row tiles (the row path of the same math
+  // written as reductions; seed 002 §3.4 structured realization, issue 41 canonical forms).
+  rowTiles = !scans && llvm::none_of(body, [](Operation &op) {
+    return op.walk([](Operation *inner) {
+               return isa<kir::ContractOp, kir::ScaledContractOp, kir::SparseContractOp>(inner)
+                          ? WalkResult::interrupt()
+                          : WalkResult::advance();
+             })
+        .wasInterrupted();
+  });
+  hasLanes = !scans && !rowTiles;
   if (planBody())
     return true;
   // A domain defined per member (its bound loaded or computed in the member) is one fold range for
@@ -561,18 +577,33 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
   };
   if (hasLanes)
     declare(laneParam, 64, StringAttr());
-  for (auto &[d, name] : tileAxes)
-    declare(name, 64, StringAttr());
-  // A free axis runs its fast (mask-free) variant when its extent is exactly the block: the default
-  // covers the extent's size where the call knows it.
-  for (auto &[d, name] : freeAxes) {
+  // The extent a domain [0, X) spans: a block of it runs mask-free (and a fold over it in one tile)
+  // when the call's default covers X's size.
+  auto spanned = [&](Value d) {
     StringAttr symbol;
     if (auto domain = d.getDefiningOp<kir::DomainOp>())
       if (auto e = domain.getUpper().getDefiningOp<kir::ExtentOp>())
         if (matchPattern(domain.getLower(), m_Zero()))
           symbol = StringAttr::get(ctx, e.getName());
-    declare(name, 128, symbol);
+    return symbol;
+  };
+  // A row tile (no contraction, one member per program, no free axis: its values are 1-d, over a
+  // launch-time domain) is a row block: the candidates, default and covering of form-blocking's BLOCK
+  // for the same row written as reductions (a row that fits one block is read once, in one tile). A
+  // member's own domain (a ragged row's length) keeps the fold tiles' candidates.
+  for (auto &[d, name] : tileAxes) {
+    if (!rowTiles || !freeAxes.empty() || memberDomains.contains(d)) {
+      declare(name, 64, StringAttr());
+    } else if (!kernel.getParam(name)) {
+      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name),
+                                            {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, 512, StringAttr(),
+                                            spanned(d)));
+    }
   }
+  // A free axis runs its fast (mask-free) variant when its extent is exactly the block: the default
+  // covers the extent's size where the call knows it.
+  for (auto &[d, name] : freeAxes)
+    declare(name, 128, spanned(d));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 
@@ -1202,7 +1233,10 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
   fold = closeSummarize(b, fold);
   if (remarks)
     emitRemark(l) << "kir-to-pgpu: region fold constructed on fragments: "
-                  << (hasLanes ? laneParam + " lanes" : std::string("one member per program (its domain is the member's)"))
+                  << (hasLanes   ? laneParam + " lanes"
+                      : rowTiles ? std::string("one member per program (its folds hold no contraction: no tile "
+                                               "product to share across members)")
+                                 : std::string("one member per program (its domain is the member's)"))
                   << ", " << tileParam << "-wide source tiles; its contractions and reductions stay structured ops";
   for (unsigned c = 0; c < n; ++c)
     bind(f.getResult(c), fold.getResult(c));

@@ -136,6 +136,8 @@ private:
   /// space and the scan's contractions are its fragment work (a lane-varying
   /// state would make them batched contractions).
   bool hasLanes = true;
+  /// Whether the workset's folds hold no contraction: no lanes, and its fold tiles are row blocks.
+  bool rowTiles = false;
   /// Region scans emitted in the current variant (their outputs' stores are
   /// emitted inside the scan's emit region).
   llvm::DenseSet<Operation *> emittedScans;

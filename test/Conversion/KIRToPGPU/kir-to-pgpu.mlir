@@ -113,14 +113,16 @@ module {
 
 // -----
 
-// COM: A workset holding a region fold is constructed on fragments (FoldWorkset.cpp): the
-// COM: parallel axis becomes BLOCK_A0 lanes (its domain has no extent name), the fold a
-// COM: pgpu.region_fold over BLOCK_N-wide tiles of its source. Summarize receives the tile bounds and,
-// COM: as explicit captures, what it reads (the view); it loads the tile with validity pos < end,
-// COM: neutralizes the invalid members with the identity and keeps the reduce a pgpu.reduce. The
-// COM: fold does not depend on the lanes: its result is a scalar, splatted where it is stored.
+// COM: A workset holding a region fold is constructed on fragments (FoldWorkset.cpp), the fold a
+// COM: pgpu.region_fold over BLOCK_N-wide tiles of its source. Its folds hold no contraction, so
+// COM: the parallel axis gets no lanes (each program owns one member, as the row path) and BLOCK_N
+// COM: is a row block (form-blocking's BLOCK candidates, default 512, covering N). Summarize receives the tile
+// COM: bounds and, as explicit captures, what it reads (the view); it loads the tile with validity
+// COM: pos < end, neutralizes the invalid members with the identity and keeps the reduce a
+// COM: pgpu.reduce. Its scalar result is stored at the member.
 // CHECK-LABEL: pgpu.kernel @fold
-// CHECK-SAME: #pgpu.param<"BLOCK_A0", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_N", [16, 32, 64, 128, 256], 64>
+// CHECK-SAME: params = [#pgpu.param<"BLOCK_N", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "N">]
+// CHECK-NOT: BLOCK_A0
 // CHECK: %[[STEP:.*]] = pgpu.param "BLOCK_N" : index
 // CHECK: %[[S:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %[[STEP]] identity(%{{.*}} : f32) operands(%{{.*}} : !pgpu.view<f32, [N], in>) -> (f32) summarize {
 // CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[E:.*]]: index, %[[X:.*]]: !pgpu.view<f32, [N], in>):
@@ -131,8 +133,7 @@ module {
 // CHECK: %[[M:.*]] = pgpu.select %[[OK]], %[[T]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_N]>, !pgpu.fragment<f32, [BLOCK_N]>
 // CHECK: pgpu.reduce %[[M]] axes [0]
 // CHECK: } combine {
-// CHECK: %[[L:.*]] = pgpu.splat %[[S]] : f32 -> !pgpu.fragment<f32, [BLOCK_A0]>
-// CHECK: pgpu.store %[[L]], %{{.*}}[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_A0]>
+// CHECK: pgpu.store %[[S]], %{{.*}}[%{{.*}}] valid %{{.*}} : i1 : f32
 module {
   kir.kernel @fold(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [1], out>) {
     %c0 = arith.constant 0 : index
@@ -170,12 +171,13 @@ module {
 
 // COM: In a row kernel constructed on fragments, a load whose coordinate is computed from loaded data
 // COM: (the target column read per row) is an index relation, a pgpu.gather (seed 000 §6), as outside a
-// COM: fold; the target itself and the fold's tiles stay plain loads.
+// COM: fold; the target itself and the fold's tiles stay plain loads (one member per program: the
+// COM: fold holds no contraction, so the row is its program's).
 // CHECK-LABEL: pgpu.kernel @fold_pick
 // CHECK: pgpu.region_fold
 // CHECK: pgpu.load %{{.*}}[%{{.*}}, %{{.*}}] valid
 // CHECK: } combine {
-// CHECK: %[[T:.*]] = pgpu.load %{{.*}}[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_M]>
+// CHECK: %[[T:.*]] = pgpu.load %{{.*}}[%{{.*}}] valid %{{.*}} : i1 fill %{{.*}} : i32
 // CHECK: %[[C:.*]] = pgpu.cast %[[T]]
 // CHECK: pgpu.gather %{{.*}}[%{{.*}}, %[[C]]]
 // CHECK-NOT: pgpu.load
