@@ -151,6 +151,25 @@ def test_call_defaults_for_few_and_many_rows():
     assert qk_rms.call_defaults(huge, _meta(1, 20000), huge, eps=1e-6)["ROWS"] == 2
 
 
+@pytest.mark.parametrize("m,n,rows", [(291, 3, 2), (1031, 5, 4), (2053, 129, 8)])
+def test_packed_call_defaults_agree_with_the_interpreter(m, n, rows, tmp_path, monkeypatch):
+    # Enough rows that the untuned call packs them: 291 rows: ROWS 2 (146 programs, the last one half
+    # empty); 1031: ROWS 4 (its last program 3 rows of 4); 2053 rows of 129 in BLOCK 256: ROWS 8 (257
+    # programs; 16 would leave multiprocessors without one).
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(m + n)
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    g = rng.standard_normal((n,)).astype(np.float32)
+    shift = rng.standard_normal((m,)).astype(np.float32)
+    want = layernorm_rows.run_interp(shapes={}, inputs=dict(x=x, g=g, shift=shift))
+    y, mean = torch.full((m, n), float("nan")), torch.full((m,), float("nan"))
+    args = (torch.from_numpy(x), torch.from_numpy(g), torch.from_numpy(shift), y, mean)
+    assert layernorm_rows.call_defaults(*args)["ROWS"] == rows
+    layernorm_rows(*args)
+    np.testing.assert_allclose(y.numpy(), want["y"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mean.numpy(), want["mean_out"], rtol=1e-5, atol=1e-5)
+
+
 def test_the_search_measures_rows_around_the_call_default():
     from tessel import _tune
 
