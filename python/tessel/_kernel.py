@@ -421,7 +421,7 @@ class Kernel:
         space = self._space(constexprs, target)
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
         fill = self._fill_programs(constexprs, tensors, target)
-        if not covers and not fill and not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN"} & space.keys():
+        if not covers and not fill and not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN", "ROWS"} & space.keys():
             return None
         sizes = self._symbol_sizes(tensors)
         chosen = {}
@@ -536,23 +536,26 @@ class Kernel:
 
     def _rows(self, constexprs: dict, tensors, target: str, binding: dict, n):
         """ROWS's call default (pgpu-pack-rows: programs take ROWS rows of a staged row reduction): 1 when a
-        row does not fit BLOCK (`n`, the row's length here: the rows then run one after the other) or when
-        the rows are too few to give every multiprocessor a program of several; else the largest candidate
-        whose tile stays within ROW_TILE elements of rows (ROWS x n) and ROW_LANES lanes (ROWS x BLOCK) and
-        whose launch still has a program for every multiprocessor. Where that launch exceeds the grid's
-        limit (2**31 rows), the smallest candidate within it. None without the parameter or the program
-        count (`<kernel>_PROGRAMS`)."""
+        row does not fit BLOCK (`n`, the row's length here: the rows then run one after the other; None, a
+        length that is no one shape symbol, counts as not fitting), when the rows are too few to give every
+        multiprocessor a program of several, or without the program count (`<kernel>_PROGRAMS`); else the
+        largest candidate whose tile stays within ROW_TILE elements of rows (ROWS x n) and ROW_LANES lanes
+        (ROWS x BLOCK) and whose launch still has a program for every multiprocessor. Where that launch
+        exceeds the grid's limit (2**31 rows), the smallest candidate within it. None without the
+        parameter."""
         candidates = sorted(self._space(constexprs, target).get("ROWS", ((), None))[0])
         if not candidates or "BLOCK" not in binding:
             return None
-        long = n is not None and n > binding["BLOCK"]
+        # A row whose length is no one shape symbol (a reduction over several axes: BLOCK covers none) is
+        # taken as long: one row a program, as without the packing.
+        long = n is None or n > binding["BLOCK"]
         at = self._counts_at("ROWS", candidates, constexprs, tensors, target, binding)
-        if at is None or None in at[1]:
-            return candidates[0] if long else None
+        if at is None or None in at[1]:  # no program count here: one row a program, as without the packing
+            return candidates[0]
         sms, counts = at
         pick = candidates[0]
         if not long:
-            length = min(n, binding["BLOCK"]) if n else binding["BLOCK"]
+            length = max(n, 1)
             fits = [c for c, count in zip(candidates, counts)
                     if c * length <= self.ROW_TILE and c * binding["BLOCK"] <= self.ROW_LANES and count >= sms]
             pick = max(fits, default=pick)
@@ -564,17 +567,17 @@ class Kernel:
         """ROWS's candidates a search on this call measures (None: every declared one): the call default
         (`binding`'s, from `_rows`) and its power-of-two neighbours, half and twice it, a neighbour only
         where its launch still has a program for every multiprocessor and its tile stays within ROW_LANES;
-        the default alone where a row does not fit BLOCK (ROWS then only groups rows run one after the
-        other). ROWS changes the program count and each program's tile together, so the candidates far
-        from the default either leave multiprocessors idle or split the rows into programs of a few lanes:
-        the search spends its budget on the neighbourhood instead."""
+        the default alone where a row does not fit BLOCK or its length is no one shape symbol (ROWS then
+        only groups rows run one after the other). ROWS changes the program count and each program's tile
+        together, so the candidates far from the default either leave multiprocessors idle or split the
+        rows into programs of a few lanes: the search spends its budget on the neighbourhood instead."""
         space = self._space(constexprs, target)
         if "ROWS" not in space or "ROWS" not in binding or "BLOCK" not in binding:
             return None
         candidates, rows = sorted(space["ROWS"][0]), binding["ROWS"]
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
         n = self._symbol_sizes(tensors).get(covers.get("BLOCK"))
-        if n is not None and n > binding["BLOCK"]:
+        if n is None or n > binding["BLOCK"]:
             return [rows]
         near = [c for c in candidates if c in (rows // 2, rows * 2) and c != rows]
         at = self._counts_at("ROWS", near, constexprs, tensors, target, binding)

@@ -59,6 +59,19 @@ def scale_rows(x: T.In[T.f32, ("M", "N")], w: T.In[T.f32, ("N",)], y: T.Out[T.f3
         y[m, cols] = x[m, cols] * w[cols]
 
 
+@tessel.kernel
+def channel_stats(x: T.In[T.f32, ("N", "C", "W")], mean: T.Out[T.f32, ("C",)], var: T.Out[T.f32, ("C",)]):
+    N, C, W = x.shape
+    ns, ws = T.domain(0, N), T.domain(0, W)
+    count = T.cast(N * W, T.f32)
+    for c in T.parallel(T.domain(0, C)):
+        t = x[ns, c, ws]  # a row of N x W elements: its length is no one shape symbol
+        mu = T.sum(t) / count
+        d = t - mu
+        mean[c] = mu
+        var[c] = T.sum(d * d) / count
+
+
 def _params(kernel):
     line = next(l for l in kernel.source().split("\n") if "_PARAMS = {" in l)
     return line
@@ -168,6 +181,27 @@ def test_packed_call_defaults_agree_with_the_interpreter(m, n, rows, tmp_path, m
     layernorm_rows(*args)
     np.testing.assert_allclose(y.numpy(), want["y"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(mean.numpy(), want["mean_out"], rtol=1e-5, atol=1e-5)
+
+
+def test_a_row_over_several_axes_keeps_one_row_per_program(tmp_path, monkeypatch):
+    # BLOCK covers no one shape symbol here, so the call cannot tell a short row from a long one: one row
+    # a program, as without the packing (corpus 53's 256 channels of 32 x 56 x 56 ran 32 programs of 8
+    # channels at the declared ROWS 8 before).
+    assert "'ROWS'" in _params(channel_stats)
+    x = _meta(32, 4096, 56)
+    assert channel_stats.call_defaults(x, _meta(4096), _meta(4096))["ROWS"] == 1
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(53)
+    x = (1.0 + rng.standard_normal((3, 131, 5))).astype(np.float32)
+    want = channel_stats.run_interp(shapes={}, inputs=dict(x=x))
+    for params in BINDINGS:
+        mean, var = torch.full((131,), float("nan")), torch.full((131,), float("nan"))
+        if params is None:
+            channel_stats(torch.from_numpy(x), mean, var)
+        else:
+            channel_stats.launch(torch.from_numpy(x), mean, var, params=params)
+        np.testing.assert_allclose(mean.numpy(), want["mean"], rtol=1e-5, atol=1e-5, err_msg=str(params))
+        np.testing.assert_allclose(var.numpy(), want["var"], rtol=1e-4, atol=1e-5, err_msg=str(params))
 
 
 def test_the_search_measures_rows_around_the_call_default():
