@@ -400,6 +400,15 @@ class Kernel:
                 f"{p}: {self._provider_space(constexprs, p)}" for p in _tune.PROVIDERS))
         return available
 
+    def _symbol_sizes(self, tensors) -> dict:
+        """{shape symbol: its size in this call's views} (the first view naming it)."""
+        sizes = {}
+        for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
+            for symbol, n in zip(p.spec.extents, getattr(t, "shape", ())):
+                if isinstance(symbol, str):
+                    sizes.setdefault(symbol, int(n))
+        return sizes
+
     def _fact_params(self, constexprs: dict, tensors, target: str = "triton") -> dict | None:
         """Heuristic defaults from facts of this call (seed 003): a parameter declared to cover a shape
         symbol (a blocked range [0, S) of a row, a fragment axis under a uniform `size <= BLOCK` guard)
@@ -416,13 +425,9 @@ class Kernel:
         fill = self._fill_programs(constexprs, tensors, target)
         loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
         if not covers and not fill and loop_loads is None and \
-                not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN"} & space.keys():
+                not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN", "ROWS"} & space.keys():
             return None
-        sizes = {}
-        for p, t in zip([p for p in self.params() if p.kind == "view"], tensors):
-            for symbol, n in zip(p.spec.extents, getattr(t, "shape", ())):
-                if isinstance(symbol, str):
-                    sizes.setdefault(symbol, int(n))
+        sizes = self._symbol_sizes(tensors)
         chosen = {}
         passes = self._cache.get(self._declared("passes", constexprs, target)) or {}
         warps = self._cache.get(self._declared("warps", constexprs, target))
@@ -433,7 +438,9 @@ class Kernel:
             WARPS by its rule) needs more registers than a thread has."""
             if prune is None:
                 return False
-            full = {**{n: d for n, (_, d) in space.items()}, **binding}
+            # ROWS is chosen after BLOCK (`_rows`, at most ROW_TILE elements a tile): one row here.
+            rows = {"ROWS": min(space["ROWS"][0])} if "ROWS" in space else {}
+            full = {**{n: d for n, (_, d) in space.items()}, **rows, **binding}
             if warps is not None and "WARPS" in space and "WARPS" not in binding:
                 w = warps(full)
                 if w in space["WARPS"][0]:
@@ -462,6 +469,10 @@ class Kernel:
                                            space["BLOCK_P"][0], space["BLOCK_P"][1])
                 if block_p is not None:
                     chosen["BLOCK_P"] = block_p
+        rows = self._rows(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen},
+                          sizes.get(covers.get("BLOCK")))
+        if rows is not None and rows != space["ROWS"][1]:
+            chosen["ROWS"] = rows
         chosen.update({p: v for p, v in fill.items() if p not in chosen})
         covered = {p for p, symbol in covers.items() if sizes.get(symbol) and
                    any(c >= sizes[symbol] for c in space[p][0])}
@@ -521,6 +532,68 @@ class Kernel:
             return None
         return _multiprocessors(views), counts
 
+    # ROWS's call default aims at staged tiles of ROWS x BLOCK of about this many elements (a hand-written
+    # Triton row-norm's [ROWS, BLOCK] tile: 32 rows of 128 bf16 elements move 8 KiB a view per program).
+    # Rows shorter than the smallest BLOCK count their own length: at most ROW_TILE elements a tile, and
+    # at most ROW_LANES lanes (the padded ROWS x BLOCK fragment each value of the tile holds in registers).
+    ROW_TILE = 4096
+    ROW_LANES = 8192
+    # Triton's grid axis 0 takes at most this many programs (the wrapper refuses a launch past it).
+    LAUNCH_LIMIT = 2 ** 31 - 1
+
+    def _rows(self, constexprs: dict, tensors, target: str, binding: dict, n):
+        """ROWS's call default (pgpu-pack-rows: programs take ROWS rows of a staged row reduction): 1 when a
+        row does not fit BLOCK (`n`, the row's length here: the rows then run one after the other; None, a
+        length that is no one shape symbol, counts as not fitting), when the rows are too few to give every
+        multiprocessor a program of several, or without the program count (`<kernel>_PROGRAMS`); else the
+        largest candidate whose tile stays within ROW_TILE elements of rows (ROWS x n) and ROW_LANES lanes
+        (ROWS x BLOCK) and whose launch still has a program for every multiprocessor. Where that launch
+        exceeds the grid's limit (2**31 rows), the smallest candidate within it. None without the
+        parameter."""
+        candidates = sorted(self._space(constexprs, target).get("ROWS", ((), None))[0])
+        if not candidates or "BLOCK" not in binding:
+            return None
+        # A row whose length is no one shape symbol (a reduction over several axes: BLOCK covers none) is
+        # taken as long: one row a program, as without the packing.
+        long = n is None or n > binding["BLOCK"]
+        at = self._counts_at("ROWS", candidates, constexprs, tensors, target, binding)
+        if at is None or None in at[1]:  # no program count here: one row a program, as without the packing
+            return candidates[0]
+        sms, counts = at
+        pick = candidates[0]
+        if not long:
+            length = max(n, 1)
+            fits = [c for c, count in zip(candidates, counts)
+                    if c * length <= self.ROW_TILE and c * binding["BLOCK"] <= self.ROW_LANES and count >= sms]
+            pick = max(fits, default=pick)
+        if counts[candidates.index(pick)] > self.LAUNCH_LIMIT:
+            pick = next((c for c, count in zip(candidates, counts) if count <= self.LAUNCH_LIMIT), pick)
+        return pick
+
+    def _rows_searched(self, constexprs: dict, tensors, target: str, binding: dict):
+        """ROWS's candidates a search on this call measures (None: every declared one): the call default
+        (`binding`'s, from `_rows`) and its power-of-two neighbours, half and twice it, a neighbour only
+        where its launch still has a program for every multiprocessor and its tile stays within ROW_LANES;
+        the default alone where a row does not fit BLOCK or its length is no one shape symbol (ROWS then
+        only groups rows run one after the other). ROWS changes the program count and each program's tile
+        together, so the candidates far from the default either leave multiprocessors idle or split the
+        rows into programs of a few lanes: the search spends its budget on the neighbourhood instead."""
+        space = self._space(constexprs, target)
+        if "ROWS" not in space or "ROWS" not in binding or "BLOCK" not in binding:
+            return None
+        candidates, rows = sorted(space["ROWS"][0]), binding["ROWS"]
+        covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
+        n = self._symbol_sizes(tensors).get(covers.get("BLOCK"))
+        if n is None or n > binding["BLOCK"]:
+            return [rows]
+        near = [c for c in candidates if c in (rows // 2, rows * 2) and c != rows]
+        at = self._counts_at("ROWS", near, constexprs, tensors, target, binding)
+        if at is None or None in at[1]:
+            return [rows]
+        sms, counts = at
+        return sorted([rows] + [c for c, count in zip(near, counts)
+                                if count >= sms and c * binding["BLOCK"] <= self.ROW_LANES])
+
     def _fill_programs(self, constexprs: dict, tensors, target: str) -> dict:
         """Call defaults of the declared sizes that tile program axes (`<kernel>_SIZES` whose candidates
         change the program count, `<kernel>_PROGRAMS`), from the call's extents (seed 003: facts, not
@@ -541,7 +614,9 @@ class Kernel:
         persistent walk's), which would equate every tile size past it. {} where nothing moves or a
         moved binding exceeds the resource model (`<kernel>_PRUNE`)."""
         space = self._space(constexprs, target)
-        sizes = self._cache.get(self._declared("sizes", constexprs, target)) or ()
+        # ROWS (rows a program reduces together) has its own default (`_rows`): it is no tile whose K
+        # steps and pipeline should deepen when it narrows.
+        sizes = tuple(p for p in self._cache.get(self._declared("sizes", constexprs, target)) or () if p != "ROWS")
         programs = self._cache.get(self._declared("programs", constexprs, target))
         if programs is None or not sizes or "FOLD_SPLIT" in space:
             return {}

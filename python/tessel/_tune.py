@@ -518,6 +518,11 @@ def candidates(kernel, constexprs: dict, domain: dict | None = None, target: str
         call = (kernel._call_defaults(constexprs, tensors) if target == "triton"
                 else kernel._call_defaults(constexprs, tensors, target))
         space = {n: (c, call.get(n, d)) for n, (c, d) in space.items()}
+        # ROWS (pgpu-pack-rows) is searched around the call's default, unless the domain names it.
+        rows = (kernel._rows_searched(constexprs, tensors, target, call)
+                if hasattr(kernel, "_rows_searched") and "ROWS" not in (domain or {}) else None)
+        if rows:
+            space["ROWS"] = (rows, call["ROWS"])
     space = restrict(space, domain)
     names = sorted(space)
     default = {n: space[n][1] for n in names}

@@ -206,7 +206,10 @@ def test_a_generated_kernel_is_checked_on_fresh_inputs_under_the_interpreter(tmp
     best, report = _tune.tune(kernel, [x, y], {}, {}, timer=_unit_timer, verbose=False,
                               domain={"BLOCK": [64, 128], "WARPS": [4], "STAGES": [3]},
                               reference=lambda x: torch.softmax(x, 1))
-    assert report["candidates"] == 2 and report["timed"] == 2 and not report["rejected"], report
+    # BLOCK 64/128 x TMA 0/1 (the staged rows' [ROWS, BLOCK] tiles are boxes, pgpu-pack-rows); ROWS only
+    # its call default 1: 3 rows leave no multiprocessor a second row (`Kernel._rows_searched`).
+    assert report["candidates"] == 4 and report["timed"] == 4 and not report["rejected"], report
+    assert report["domain"]["ROWS"] == [1] and report["domain"]["TMA"] == [0, 1]
     assert "compile_ahead" not in report
 
 

@@ -63,6 +63,10 @@ struct ProviderCapabilities {
   /// A traversal's first tile peeled off its loop (the body twice): a provider whose compile time
   /// grows with the body (tileiras) leaves it (pgpu-summary-emptiness, seed 002 §3.5).
   bool peeledTiles = false;
+  /// A reduction over one axis of a 2-D fragment with the other axis kept ([ROWS, BLOCK] -> [ROWS]),
+  /// broadcast back over the reduced axis: several short rows per program instance
+  /// (pgpu-pack-rows, seed 002 §3.2, §3.3).
+  bool tileAxisReductions = false;
 };
 
 /// One provider: a name, the capabilities it states, its legalization and its emission.

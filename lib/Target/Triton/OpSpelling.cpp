@@ -449,9 +449,16 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         // A scalar float comparison splats through tl.where: Triton 3.6's interpreter keeps a scalar
         // float comparison's result as the operands' float data, which `|` then rejects ("ufunc
         // 'bitwise_or' not supported for the input types"; found by the DSL fuzzer). The same bits on
-        // a GPU; integer comparisons keep the `|` spelling.
-        auto cmp = sp.getOperand().getDefiningOp<pgpu::CmpOp>();
-        if (element.isInteger(1) && cmp && isa<FloatType>(cmp.getLhs().getType()))
+        // a GPU; integer comparisons keep the `|` spelling. Logic on such a result (a NaN test
+        // negated by `^ true`, pgpu-pack-rows' splat of an arg-reduce's tie test) keeps that data too.
+        std::function<bool(Value)> floatCompared = [&](Value v) {
+          if (auto cmp = v.getDefiningOp<pgpu::CmpOp>())
+            return isa<FloatType>(cmp.getLhs().getType());
+          auto logic = v.getDefiningOp<pgpu::BinaryOp>();
+          return logic && !isa<pgpu::FragmentType>(v.getType()) &&
+                 (floatCompared(logic.getLhs()) || floatCompared(logic.getRhs()));
+        };
+        if (element.isInteger(1) && floatCompared(sp.getOperand()))
           assign(sp.getResult(), "tl.where(" + expr(sp.getOperand()) + ", tl.full(" + shape + ", 1, tl.int1" + layout +
                                      "), tl.full(" + shape + ", 0, tl.int1" + layout + "))");
         else if (element.isInteger(1))

@@ -28,6 +28,7 @@ public:
       c.programCounts = true;          // the wrapper's <kernel>_PROGRAMS
       c.floatLaunchFacts = true;       // the wrapper keys its plans on the float launch fact
       c.peeledTiles = true;            // Triton's compile time bears the doubled body
+      c.tileAxisReductions = true;     // tl.sum/tl.max(x, axis=1) of a [ROWS, BLOCK] tile
       return c;
     }();
     return caps;

@@ -9,6 +9,8 @@
 // CHECK: if _G1:
 // CHECK-NEXT: tl.where
 // CHECK-NEXT: tl.reduce
+// COM: (the staged path's rows run ROWS at a time, pgpu-pack-rows: the factor is splat over them)
+// CHECK-NEXT: tl.zeros([8], tl.float32) + v
 // CHECK-NEXT: * v
 // CHECK: else:
 // CHECK: if _G1:

@@ -161,6 +161,40 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
+  let summary = "several short rows per program for row reductions: [ROWS, BLOCK] tiles on the staged path (seed 002 §3.2, §3.3)";
+  let description = [{
+    Reads: the sole execution group of a program space whose body is
+    row-independent pure code, then a staged row path of pgpu-stage-rows
+    (`pgpu.if` without results on a launch-uniform test) whose then-branch
+    is straight-line code on scalars and 1-d fragments (pointwise ops,
+    splats, iotas, loads, stores, reductions) that reduces a row-dependent
+    fragment.
+    Legality: the group's members (rows) are independent instances (seed 000
+    §5: unordered parallel), so a program may run several; the staged path's
+    ops are pointwise in the rows, so adding a leading axis over rows runs
+    each row's computation unchanged, a row reduction over axis 0 becoming
+    one over axis 1.
+    Rewrites: the group takes ROWS consecutive rows per program (a declared
+    parameter, candidates 1..128): the program count becomes ceil(rows /
+    ROWS). On the staged path every row-dependent value gains a leading ROWS
+    axis (scalar to [ROWS], [X] to [ROWS, X]), row-independent values stay
+    and broadcast where a row value uses them, reductions reduce axis 1,
+    and reads and writes are masked to rows below the row count. The blocked
+    path (else-branch: rows longer than BLOCK) runs the program's rows in a
+    loop, one after the other, as before.
+    Preserves: values, effects (each row's in its order), ABI, origins.
+    Must not fire: a group without the staged path (a kernel whose rows are
+    never short enough to stage), a staged path that reduces no row (a
+    per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
+    gathers, scatters, atomics or 2-d fragments on row values, a group whose
+    body has row-dependent code before the staged path, or a kernel that
+    declares ROWS already.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUNarrowGuardedWorksets : Pass<"pgpu-narrow-guarded-worksets", "::mlir::ModuleOp"> {
   let summary = "a workset whose members store only inside a guarded row interval walks that interval (seed 002 §3.5)";
   let description = [{

@@ -1,0 +1,362 @@
+//===- PackRows.cpp - several short rows per program for row reductions ----===//
+//
+// seed 002 §3.2 (refine the ownership extent of a program) and §3.3 (fragments):
+// a parallel space of rows whose body reduces each row (an RMSNorm, a
+// layernorm) runs one row per program. When the row fits one block (the staged
+// path of pgpu-stage-rows, `pgpu.if (0 < n && n <= BLOCK)`), a row of 128
+// elements leaves a program with 128 lanes of work, and a launch of 500k such
+// programs is bound by their scheduling, not by memory. Here each program takes
+// ROWS consecutive rows (row-major over the group's axes):
+//
+//   * the staged path runs them at once as [ROWS, BLOCK] tiles: every value that
+//     depends on the row gets a leading ROWS axis (a per-row scalar becomes a
+//     [ROWS] fragment, a [BLOCK] fragment a [ROWS, BLOCK] one), a row reduction
+//     reduces axis 1, values that do not depend on the row (the column iota, a
+//     weight row shared by all rows) stay as they are and broadcast where used;
+//     reads and writes of rows past the last one are masked off;
+//   * the blocked path (rows longer than BLOCK) runs the ROWS rows one after
+//     the other in a loop, each as before.
+//
+// The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
+// (seed 003), so the wrapper and the kernel agree and the tuner searches it.
+//
+// Fires on the sole execution group of a program space whose body is pure code
+// that does not depend on the row, then such a staged `pgpu.if` (no results,
+// its condition independent of the row) whose then-branch is straight-line code
+// (pointwise ops, splats, iotas, loads, stores, reductions of 1-d fragments) with
+// at least one reduction of a row-dependent fragment. Must not fire on a body
+// without that guard (a long row's blocked loops alone), on a then-branch
+// without a row reduction (per-element rows are pgpu-refine-mapping's row loops)
+// or with other ops on row values (loops, gathers, atomics, 2-d fragments).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUPACKROWS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+
+namespace {
+constexpr llvm::StringLiteral kRows = "ROWS";
+
+bool isFragment(Value v) { return isa<FragmentType>(v.getType()); }
+
+/// Whether `t` is a scalar or a 1-d fragment: the shapes a row's straight-line code holds.
+bool isRowShaped(Type t) {
+  auto f = dyn_cast<FragmentType>(t);
+  return !f || f.getRank() == 1;
+}
+
+/// The staged row path of `group` when the group qualifies (see the file comment): its `pgpu.if`.
+IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string &why) {
+  Block &body = group.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    rowValues.insert(arg);
+  auto dependsOnRow = [&](Operation &op) {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
+  };
+  IfOp staged;
+  for (Operation &op : body.without_terminator()) {
+    if (auto guard = dyn_cast<IfOp>(op); guard && !staged && &op == body.getTerminator()->getPrevNode()) {
+      staged = guard;
+      break;
+    }
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) || dependsOnRow(op)) {
+      why = "the group body holds row-dependent code or effects outside a staged row path";
+      return {};
+    }
+  }
+  if (!staged || staged.getNumResults() != 0 || staged.getElseRegion().empty() ||
+      rowValues.contains(staged.getCondition()) || body.getTerminator()->getNumOperands() != 0) {
+    why = "the group body does not end in a staged row path (pgpu.if without results on a launch-uniform test)";
+    return {};
+  }
+  bool reducesRows = false;
+  for (Operation &op : staged.getThenRegion().front().without_terminator()) {
+    bool row = dependsOnRow(op) || isa<StoreOp>(op);
+    if (!llvm::all_of(op.getOperandTypes(), isRowShaped) || !llvm::all_of(op.getResultTypes(), isRowShaped)) {
+      if (row) {
+        why = "a row value has more than one axis";
+        return {};
+      }
+      continue;
+    }
+    if (!row) {
+      if (op.getNumRegions() != 0 && !isa<ReduceOp>(op)) {
+        why = "the staged path holds control flow";
+        return {};
+      }
+      if (!isMemoryEffectFree(&op) && !isa<LoadOp, ReduceOp>(op)) {
+        why = "the staged path holds an effect other than loads and stores";
+        return {};
+      }
+      continue;
+    }
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      if (r.getAxes().size() != 1 || r.getAxes()[0] != 0 || !isMemoryEffectFree(&op) ||
+          llvm::any_of(r.getCombine().front(), [](Operation &inner) { return inner.getNumRegions() != 0; })) {
+        why = "a row reduction with effects or regions in its combine";
+        return {};
+      }
+      reducesRows = true;
+    } else if (auto iota = dyn_cast<IotaOp>(op)) {
+      why = "a fragment starts at a row-dependent base";
+      return {};
+    } else if (!isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, SplatOp, LoadOp, StoreOp>(op)) {
+      why = "the staged path holds an op the row packing does not widen: " + op.getName().getStringRef().str();
+      return {};
+    }
+    for (Value r : op.getResults())
+      rowValues.insert(r);
+  }
+  if (!reducesRows) {
+    why = "the staged path reduces no row";
+    return {};
+  }
+  return staged;
+}
+
+/// Rewrites the then-branch of `staged` for ROWS rows at once (see the file comment).
+class Widener {
+public:
+  Widener(OpBuilder &b, const DenseSet<Value> &rowValues, Value rowsValid)
+      : b(b), rowValues(rowValues), rowsValid(rowsValid) {}
+
+  /// Maps a coordinate argument of the group to its [ROWS] fragment of coordinates.
+  void mapRow(Value arg, Value rows) { map.map(arg, rows); }
+
+  /// The widened type of a row value of type `t`: a leading ROWS axis.
+  Type widen(Type t) {
+    auto rows = b.getStringAttr(kRows);
+    if (auto f = dyn_cast<FragmentType>(t)) {
+      SmallVector<Attribute> extents{rows};
+      extents.append(f.getExtents().begin(), f.getExtents().end());
+      return FragmentType::get(b.getContext(), f.getElementType(), extents);
+    }
+    return FragmentType::get(b.getContext(), t, {rows});
+  }
+
+  /// `v` (an original value) as a value of the widened type `target` (its element type swapped to v's).
+  Value as(Value v, Type target) {
+    Location loc = v.getLoc();
+    Value w = map.lookupOrDefault(v);
+    auto goal = cast<FragmentType>(target);
+    Type element = isFragment(w) ? cast<FragmentType>(w.getType()).getElementType() : w.getType();
+    auto want = FragmentType::get(b.getContext(), element, goal.getExtents());
+    if (w.getType() == want)
+      return w;
+    // One conversion of a value to a shape serves every use after it (same block, straight-line).
+    Value &made = converted[{w, want}];
+    if (made)
+      return made;
+    if (!isFragment(w))
+      return made = SplatOp::create(b, loc, want, w);
+    // A splat stays a splat (of the wider shape): later passes read scalar factors and identities
+    // through splats (pgpu-factor-reductions, pgpu-reciprocal-divisors).
+    if (auto splat = w.getDefiningOp<SplatOp>())
+      return made = SplatOp::create(b, loc, want, splat.getOperand());
+    auto have = cast<FragmentType>(w.getType());
+    // A row value of a scalar ([ROWS]) spreads along the columns; a row-independent [X] along the rows.
+    int64_t dim = rowValues.contains(v) ? 0 : 1;
+    assert(have.getRank() == 1 && goal.getRank() == 2 && "row values are [ROWS] or [ROWS, X]");
+    (void)have;
+    return made = BroadcastOp::create(b, loc, want, w, ArrayRef<int64_t>{dim});
+  }
+
+  void clone(Operation &op) {
+    bool row = llvm::any_of(op.getResults(), [&](Value r) { return rowValues.contains(r); }) || isa<StoreOp>(op);
+    if (!row) {
+      b.clone(op, map);
+      return;
+    }
+    if (auto splat = dyn_cast<SplatOp>(op)) {
+      Type t = widen(splat.getType());
+      map.map(splat.getResult(), as(splat.getOperand(), t));
+      return;
+    }
+    Operation *copy = b.clone(op, map);
+    // The operands' conversions go before the copy.
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(copy);
+    Type shape; // the widened shape of the op's lanes
+    if (auto store = dyn_cast<StoreOp>(op))
+      shape = widen(store.getValue().getType());
+    else if (auto r = dyn_cast<ReduceOp>(op))
+      shape = widen(r.getInputs().front().getType());
+    else
+      shape = widen(op.getResult(0).getType());
+    for (OpOperand &use : copy->getOpOperands()) {
+      Value original = op.getOperand(use.getOperandNumber());
+      // A read's fill and a reduction's identities stay scalars; everything else takes the lanes' shape.
+      if (isa<ViewType>(original.getType()) ||
+          (isa<LoadOp>(op) && use.getOperandNumber() + 1 == op.getNumOperands()) ||
+          (isa<ReduceOp>(op) && use.getOperandNumber() >= cast<ReduceOp>(op).getInputs().size()))
+        continue;
+      use.set(as(original, shape));
+    }
+    // Rows past the last one neither read nor write.
+    if (auto load = dyn_cast<LoadOp>(copy))
+      load.getValidMutable().assign(and_(load.getValid(), shape));
+    if (auto store = dyn_cast<StoreOp>(copy))
+      store.getValidMutable().assign(and_(store.getValid(), shape));
+    if (auto r = dyn_cast<ReduceOp>(copy))
+      r.setAxes(ArrayRef<int64_t>{1});
+    for (auto [orig, now] : llvm::zip(op.getResults(), copy->getResults())) {
+      now.setType(widen(orig.getType()));
+      map.map(orig, now);
+    }
+  }
+
+private:
+  Value and_(Value valid, Type shape) {
+    auto i1 = FragmentType::get(b.getContext(), b.getI1Type(), cast<FragmentType>(shape).getExtents());
+    Value rows = rowsValid;
+    if (rows.getType() != i1) {
+      Value &made = converted[{rows, i1}];
+      if (!made)
+        made = BroadcastOp::create(b, valid.getLoc(), i1, rows, ArrayRef<int64_t>{0});
+      rows = made;
+    }
+    Value &both = masked[valid];
+    if (!both)
+      both = BinaryOp::create(b, valid.getLoc(), kir::BinaryKind::And, valid, rows, false, false);
+    return both;
+  }
+
+  OpBuilder &b;
+  const DenseSet<Value> &rowValues;
+  Value rowsValid;
+  IRMapping map;
+  DenseMap<std::pair<Value, Type>, Value> converted;
+  DenseMap<Value, Value> masked; // a validity and the rows' liveness
+};
+
+/// Packs ROWS rows into each program of `group` (the sole group of `space`; `staged` its row path).
+void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const DenseSet<Value> &rowValues) {
+  OpBuilder b(space);
+  Location loc = group.getLoc();
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Value rowsParam = ParamOp::create(b, loc, b.getIndexType(), kRows);
+  SmallVector<Value> extents(group.getExtents());
+  Value rows = extents.front();
+  for (Value e : ArrayRef<Value>(extents).drop_front())
+    rows = bin(kir::BinaryKind::Mul, rows, e);
+  Value programs = CeilDivOp::create(b, loc, rows, rowsParam);
+  space->setOperand(0, programs);
+  group.getExtentsMutable().assign(ValueRange{programs});
+  SmallVector<StringRef> roles;
+  for (Attribute r : group.getRoles())
+    roles.push_back(cast<StringAttr>(r).getValue());
+  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
+
+  Block &body = group.getBody().front();
+  SmallVector<BlockArgument> coords(body.getArguments());
+  BlockArgument owner = body.addArgument(b.getIndexType(), loc);
+  b.setInsertionPoint(staged);
+  Value first = bin(kir::BinaryKind::Mul, owner, rowsParam);
+
+  // The staged path: the program's rows as [ROWS] fragments of coordinates.
+  {
+    auto rowsType = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kRows)});
+    Block &then = staged.getThenRegion().front();
+    Block *wide = new Block();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(wide);
+    Value member = IotaOp::create(b, loc, rowsType, first);
+    Value valid = CmpOp::create(b, loc, kir::CmpPredicate::LT, member, SplatOp::create(b, loc, rowsType, rows));
+    Widener widener(b, rowValues, valid);
+    Value rest = member;
+    for (size_t i = coords.size(); i-- > 0;) {
+      Value at = rest;
+      if (i > 0) {
+        Value e = SplatOp::create(b, loc, rowsType, extents[i]);
+        at = bin(kir::BinaryKind::Rem, rest, e);
+        rest = bin(kir::BinaryKind::Div, rest, e);
+      }
+      widener.mapRow(coords[i], at);
+    }
+    for (Operation &op : then.without_terminator())
+      widener.clone(op);
+    YieldOp::create(b, loc);
+    then.dropAllDefinedValueUses();
+    then.erase();
+    staged.getThenRegion().push_back(wide);
+  }
+
+  // The blocked path: the program's rows one after the other.
+  {
+    Block &otherwise = staged.getElseRegion().front();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&otherwise);
+    Value last = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Add, first, rowsParam), rows);
+    auto loop = ForOp::create(b, loc, TypeRange(), first, last, arith::ConstantIndexOp::create(b, loc, 1), ValueRange());
+    Block *each = b.createBlock(&loop.getBody());
+    Value member = each->addArgument(b.getIndexType(), loc);
+    each->getOperations().splice(each->end(), otherwise.getOperations(), std::next(Block::iterator(loop)),
+                                 Block::iterator(otherwise.getTerminator()));
+    b.setInsertionPointToStart(each);
+    Value rest = member;
+    for (size_t i = coords.size(); i-- > 0;) {
+      Value at = rest;
+      if (i > 0) {
+        at = bin(kir::BinaryKind::Rem, rest, extents[i]);
+        rest = bin(kir::BinaryKind::Div, rest, extents[i]);
+      }
+      coords[i].replaceUsesWithIf(at, [&](OpOperand &use) { return loop->isAncestor(use.getOwner()); });
+    }
+    b.setInsertionPointToEnd(each);
+    YieldOp::create(b, loc);
+  }
+  body.eraseArguments(0, coords.size());
+}
+
+struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      ProgramSpaceOp space;
+      kernel.walk([&](ProgramSpaceOp s) { space = s; });
+      if (!space)
+        continue;
+      bool remarks = remarksEnabled(kernel);
+      ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/false);
+      if (!group || group.getExtents().empty() || kernel.getParam(kRows)) {
+        if (remarks && group)
+          group.emitRemark() << "pgpu-pack-rows: one row per program kept: the group has no axes";
+        continue;
+      }
+      DenseSet<Value> rowValues;
+      std::string why;
+      IfOp staged = stagedRows(group, rowValues, why);
+      if (!staged) {
+        if (remarks)
+          group.emitRemark() << "pgpu-pack-rows: one row per program kept: " << why;
+        continue;
+      }
+      packRows(space, group, staged, rowValues);
+      if (remarks)
+        group.emitRemark() << "pgpu-pack-rows: each program owns ROWS consecutive rows ([ROWS, BLOCK] tiles "
+                              "on the staged path)";
+      SmallVector<Attribute> params;
+      if (auto existing = kernel.getParams())
+        params.assign(existing->begin(), existing->end());
+      // ROWS x BLOCK is the staged tile: 8 x 512 = 4096 lanes at BLOCK's declared default; a call's
+      // default follows its row length (python/tessel/_kernel.py, `_rows`).
+      params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kRows),
+                                      {1, 2, 4, 8, 16, 32, 64, 128}, 8, StringAttr()));
+      kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+    }
+  }
+};
+} // namespace
