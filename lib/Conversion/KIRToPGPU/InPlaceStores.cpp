@@ -27,6 +27,8 @@
 
 #include "KernelConstructor.h"
 
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
@@ -291,6 +293,10 @@ LogicalResult KernelConstructor::emitInPlaceGroup(ArrayRef<kir::StoreOp> group) 
                               "(each reading what another overwrites) is not constructed yet";
   }
   kir::StoreOp first = group.front();
+  if (pgpu::remarksEnabled(kernel))
+    emitRemark(first.getLoc()) << "kir-to-pgpu: " << group.size()
+                               << " stores update their view in place from values read before them: one "
+                                  "element loop computes every stored value, then writes them all";
   FailureOr<SmallVector<Value>> extents = sizes(first.getValue());
   if (failed(extents))
     return failure();
