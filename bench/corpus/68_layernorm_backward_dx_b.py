@@ -66,12 +66,6 @@ def peer(x, w, dy, mean, rstd):
 TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=127), dict(M=17, N=131), dict(M=2, N=1031), dict(M=7, N=128)]
 BENCH_SHAPE = dict(M=16384, N=4096)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
-XFAIL = {"triton": ("the compiler's own rewrite of a row sum of a broadcast product produces invalid KIR (every test "
-                   "shape; `tessel compile --emit=pgpu` fails the same way): '68_layernorm_backward_dx_b.py:21:10: error: "
-                   "'kir.contract' op result #0 must be ranked tensor of any type values, but got 'f32'' at "
-                   "c1 = T.sum(g, axis=1) / nf, where g = w[cols] * dy[rows, cols] (the [M] result of the sum became a "
-                   "scalar contraction, docs/language.md's kir-contract-products: T.sum of a product with an "
-                   "outer-product axis is compiled as the contraction). The KIR interpreter passes")}
 PEER = "torch.compile"
 
 

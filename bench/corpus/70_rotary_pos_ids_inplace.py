@@ -88,12 +88,6 @@ TEST_SHAPES = [_shape(1, 1, 1, 2, 1), _shape(7, 3, 1, 10, 13), _shape(13, 4, 2, 
                _shape(5, 32, 8, 128, 131), _shape(31, 2, 1, 6, 3)]
 BENCH_SHAPE = _shape(16384, 32, 8, 128, 32768)
 TOLERANCE = dict(rtol=2e-3, atol=2e-3)
-XFAIL = {"triton": ("kir-to-pgpu refuses the in-place rotate-half (every test shape): '70_rotary_pos_ids_inplace.py:23:21: "
-                   "error: kir-to-pgpu: this read of the view is used after a store to the same view in the member; "
-                   "construction realizes a tensor's elements where they are used, so that use would read the stored "
-                   "values. Use the value before the store, or store it to another view first' (note: the store "
-                   "q[t, h, lo] = ...; note: a use after it, x1 in q[t, h, hi] = ...). docs/language.md promises that "
-                   "a value read before the member's store may be used after it (kir-sink-stores)")}
 PEER = "torch.compile (rotate_half, index by position ids, copy_ in place)"
 
 

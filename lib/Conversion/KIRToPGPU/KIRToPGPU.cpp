@@ -354,10 +354,14 @@ void KernelConstructor::joinStores(SmallVectorImpl<Workset> &worksets,
 /// would read what the store wrote: refused at the read rather than constructed wrong. Scalar reads
 /// are realized where they stand and are not affected.
 static LogicalResult checkReadsBeforeStores(kir::ParallelOp p) {
+  // Reads whose old values an in-place group of stores keeps (InPlaceStores.cpp) are realized before
+  // any of its writes.
+  InPlaceGroups inPlace = inPlaceGroups(p.getBody().front());
   // Reads in the member's own block; a loop nested in it checks its own reads and writes
   // (CarriedTensors.cpp: a loop may not read a view it writes).
   WalkResult result = p.getBody().walk([&](kir::LoadOp load) {
-    if (!isa<RankedTensorType>(load.getType()) || load->getBlock() != &p.getBody().front())
+    if (!isa<RankedTensorType>(load.getType()) || load->getBlock() != &p.getBody().front() ||
+        inPlace.keptReads.contains(load.getResult()))
       return WalkResult::advance();
     Block *block = load->getBlock();
     Value view = load.getView();

@@ -43,6 +43,15 @@ struct StoredScan {
   SmallVector<ScanAxis> axes;
 };
 
+/// The stores of a kir.parallel member that construction runs as one element loop, because later
+/// ones use what a read of their view held before earlier ones wrote it (InPlaceStores.cpp), and the
+/// reads whose old values they keep.
+struct InPlaceGroups {
+  SmallVector<SmallVector<kir::StoreOp>> groups;
+  DenseSet<Value> keptReads;
+};
+InPlaceGroups inPlaceGroups(Block &member);
+
 class KernelConstructor {
   friend class FoldWorksetImpl;
 
@@ -81,6 +90,8 @@ private:
   LogicalResult emitBlock(Block &block);
   LogicalResult emitStatement(Operation &op);
   LogicalResult emitStore(Operation &op);
+  /// Stores of one in-place group: every value at a position, then every write (InPlaceStores.cpp).
+  LogicalResult emitInPlaceGroup(ArrayRef<kir::StoreOp> group);
   LogicalResult emitReduceScalars(kir::ReduceOp op);
   LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
   LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);

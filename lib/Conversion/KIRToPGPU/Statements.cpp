@@ -206,9 +206,29 @@ LogicalResult KernelConstructor::emitReduceScalars(kir::ReduceOp op) {
 }
 
 LogicalResult KernelConstructor::emitBlock(Block &block) {
-  for (Operation &op : block.without_terminator())
+  // A member's stores that update their view in place run as one element loop, at the first of them.
+  DenseMap<Operation *, unsigned> groupAt;
+  DenseSet<Operation *> grouped;
+  InPlaceGroups inPlace;
+  if (isa_and_nonnull<kir::ParallelOp>(block.getParentOp())) {
+    inPlace = inPlaceGroups(block);
+    for (auto [i, g] : llvm::enumerate(inPlace.groups)) {
+      groupAt[g.front()] = i;
+      for (kir::StoreOp s : g)
+        grouped.insert(s);
+    }
+  }
+  for (Operation &op : block.without_terminator()) {
+    if (auto it = groupAt.find(&op); it != groupAt.end()) {
+      if (failed(emitInPlaceGroup(inPlace.groups[it->second])))
+        return failure();
+      continue;
+    }
+    if (grouped.contains(&op))
+      continue;
     if (failed(emitStatement(op)))
       return failure();
+  }
   return success();
 }
 

@@ -354,10 +354,13 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
         c.getRhsReduce() != ArrayRef<int64_t>{0} || !c.getLhsBatch().empty())
       return std::string("tl.dot spells only [M, K] x [K, N] with no batch axes");
     Type in = lhs.getElementType(), acc = pgpu::elementTypeOf(c.getAcc().getType());
-    // FP8 operands of one format (e4m3 x e4m3, e5m2 x e5m2): the sm_89+ tensor cores' FP8 products.
-    if (!acc.isF32() || !(in.isF16() || in.isBF16() || in.isF32() || isFloat8(in)) ||
-        (isFloat8(in) && in != rhs.getElementType()))
-      return std::string("tl.dot spells f16, bf16, f32 and FP8 operands (of one format) with an f32 accumulator");
+    // FP8 operands of one format (e4m3 x e4m3, e5m2 x e5m2): the sm_89+ tensor cores' FP8 products;
+    // i8 x i8 into i32: the integer MMA (Triton's dot takes int8 operands only, an int32 accumulator).
+    bool integer = in.isSignlessInteger(8) && acc.isSignlessInteger(32);
+    if (!integer && (!acc.isF32() || !(in.isF16() || in.isBF16() || in.isF32() || isFloat8(in)) ||
+                     (isFloat8(in) && in != rhs.getElementType())))
+      return std::string("tl.dot spells f16, bf16, f32 and FP8 operands (of one format) with an f32 accumulator, "
+                         "and i8 operands with an i32 accumulator");
   }
   if (auto r = dyn_cast<pgpu::ReduceOp>(op); r && r.getAxes().size() != 1)
     return std::string("only a reduction over one axis is spelled yet");

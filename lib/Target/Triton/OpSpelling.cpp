@@ -505,6 +505,16 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
             if (e < 16)
               return unsupported(&op, "tl.dot needs every operand extent >= 16, got " + std::to_string(e));
         kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
+        if (pgpu::elementTypeOf(c.getLhs().getType()).isSignlessInteger(8)) {
+          // i8 products summed exactly in the i32 accumulator (integer MMA, k 32 like any 8-bit dot);
+          // tl.dot checks the accumulator against out_dtype (f32 unless named).
+          int64_t k = shapeOf(c.getLhs().getType())[1];
+          if (k < 32)
+            return unsupported(&op, "tl.dot needs a reduced extent >= 32 for i8 operands, got " + std::to_string(k));
+          assign(c.getResult(), "tl.dot(" + expr(c.getLhs()) + ", " + expr(c.getRhs()) + ", " + expr(c.getAcc()) +
+                                    ", out_dtype=tl.int32)");
+          return success();
+        }
         if (triton::isFloat8(pgpu::elementTypeOf(c.getLhs().getType()))) {
           // FP8 products (exact in f32) on the tensor cores, whose own sums of them are narrower than
           // f32 on sm_90: max_num_imprecise_acc = K promotes each tile's sum into the f32 accumulator,

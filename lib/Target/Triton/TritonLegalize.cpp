@@ -189,7 +189,8 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // two warpgroups of 128 rows, past warpsAt's one per 64).
   bool eightBit = false;
   kernel.walk([&](pgpu::ContractOp c) {
-    eightBit |= triton::isFloat8(pgpu::elementTypeOf(c.getLhs().getType()));
+    Type in = pgpu::elementTypeOf(c.getLhs().getType());
+    eightBit |= triton::isFloat8(in) || in.isSignlessInteger(8); // i8 by analogy (same bytes, same MMA k)
   });
   for (pgpu::ParamAttr axis : {tile->second, tile->first}) {
     if (eightBit)
@@ -428,8 +429,8 @@ void declareGluon(pgpu::KernelOp kernel) {
         << plan.streams.size() << " tile load(s) through TMA rings from a loader warp";
 }
 
-/// tl.dot reduces at least 32 members of 8-bit operands (an FP8 MMA's k, Triton's min_dot_size): a
-/// declared parameter that sizes the reduced extent of an FP8 contraction keeps its candidates from 32,
+/// tl.dot reduces at least 32 members of 8-bit operands (an FP8 or i8 MMA's k, Triton's min_dot_size): a
+/// declared parameter that sizes the reduced extent of an 8-bit contraction keeps its candidates from 32,
 /// and defaults to its largest (128 bytes of a row: at 64 the H200's e4m3 GEMM ran 350-373 TFLOP/s
 /// against 786-791 at 128 with 128x128 tiles, bench/results/2026-12-05-h200-fp8-gemm-session27-a.json).
 void narrowEightBitDots(pgpu::KernelOp kernel) {
@@ -437,7 +438,7 @@ void narrowEightBitDots(pgpu::KernelOp kernel) {
   llvm::SetVector<StringRef> reduced;
   kernel.walk([&](pgpu::ContractOp c) {
     auto lhs = cast<pgpu::FragmentType>(c.getLhs().getType());
-    if (triton::isFloat8(lhs.getElementType()) && lhs.getRank() == 2)
+    if ((triton::isFloat8(lhs.getElementType()) || lhs.getElementType().isSignlessInteger(8)) && lhs.getRank() == 2)
       if (auto name = dyn_cast<StringAttr>(lhs.getExtents()[1]))
         reduced.insert(name.getValue());
   });

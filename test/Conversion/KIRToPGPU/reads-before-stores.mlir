@@ -1,8 +1,18 @@
 // RUN: tessel-opt %s -split-input-file -kir-to-pgpu -verify-diagnostics | FileCheck %s
 
 // COM: A tensor read of a view in a kir.parallel member whose value is used after a store to the
-// COM: same view: construction realizes the elements where they are used, after the store, so it
-// COM: would read the stored values (the KIR interpreter reads the old ones). Refused at the read.
+// COM: same view (zeros), by a store to another view: construction realizes the elements where they
+// COM: are used, so separate element loops would read the zeros (the KIR interpreter reads the old
+// COM: values). Before (issue 47) refused; after: the two consecutive stores are one in-place group
+// COM: (the read is at the first store's coordinates, used only elementwise), one element loop that
+// COM: reads y, then writes y and z.
+// CHECK-LABEL: pgpu.kernel @reuse
+// CHECK: pgpu.foreach
+// CHECK: %[[OLD:.*]] = pgpu.load %y
+// CHECK: %[[TWICE:.*]] = pgpu.binary mul %[[OLD]]
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK: pgpu.store %[[TWICE]], %z
+// CHECK-NEXT: pgpu.yield
 module {
   kir.kernel @reuse(%y: !kir.view<f32, [B, D], inout>, %z: !kir.view<f32, [B, D], out>) {
     %c0 = arith.constant 0 : index
@@ -14,14 +24,11 @@ module {
     %dims = kir.domain %c0 to %nd
     kir.parallel %rows {
     ^bb0(%b: index):
-      // expected-error @+1 {{this read of the view is used after a store to the same view}}
       %r = kir.load %y[%b, %dims] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
       %t = kir.broadcast %two over(%dims) dims [] : f32 -> tensor<?xf32>
       %r2 = kir.binary mul %r, %t : tensor<?xf32>
       %zs = kir.broadcast %zero over(%dims) dims [] : f32 -> tensor<?xf32>
-      // expected-note @+1 {{the store}}
       kir.store %zs, %y[%b, %dims] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
-      // expected-note @+1 {{a use after it}}
       kir.store %r2, %z[%b, %dims] : tensor<?xf32>, !kir.view<f32, [B, D], out>[index, !kir.domain]
       kir.yield
     }
@@ -49,6 +56,82 @@ module {
       %r2 = kir.binary mul %r, %t : tensor<?xf32>
       kir.store %r, %z[%b, %dims] : tensor<?xf32>, !kir.view<f32, [B, D], out>[index, !kir.domain]
       kir.store %r2, %y[%b, %dims] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Rotate-half in place (bench/corpus/70_rotary_pos_ids_inplace): x1 = y[b, lo], x2 = y[b, hi] read
+// COM: before y[b, lo] = x1 * c - x2 * s and y[b, hi] = x2 * c + x1 * s; each store uses the half the
+// COM: other overwrites. The slices [0, H) and [H, 2H) of one domain are disjoint and each read is at
+// COM: one store's coordinates: one element loop reads both halves, then writes both.
+// CHECK-LABEL: pgpu.kernel @rotate_half
+// CHECK: pgpu.foreach
+// CHECK-COUNT-2: pgpu.load %y
+// CHECK-NOT: pgpu.load %y
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK-NOT: pgpu.load %y
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK-NEXT: pgpu.yield
+module {
+  kir.kernel @rotate_half(%y: !kir.view<f32, [B, D], inout>, %c: !kir.view<f32, [B, H], in>) {
+    %c0 = arith.constant 0 : index
+    %nb = kir.extent "B"
+    %nd = kir.extent "D"
+    %nh = kir.extent "H"
+    %c2 = arith.constant 2 : index
+    %rows = kir.domain %c0 to %nb
+    %dims = kir.domain %c0 to %nd
+    %half = kir.domain %c0 to %nh
+    %lo = kir.subregion %dims[%c0 : %nh]
+    %h2 = kir.binary mul %c2, %nh : index
+    %hi = kir.subregion %dims[%nh : %h2]
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      %cc = kir.load %c[%b, %half] : !kir.view<f32, [B, H], in>[index, !kir.domain] -> tensor<?xf32>
+      %x1 = kir.load %y[%b, %lo] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %x2 = kir.load %y[%b, %hi] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %a = kir.binary mul %x1, %cc : tensor<?xf32>
+      %n = kir.binary sub %a, %x2 : tensor<?xf32>
+      kir.store %n, %y[%b, %lo] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      %m = kir.binary mul %x2, %cc : tensor<?xf32>
+      %p = kir.binary add %m, %x1 : tensor<?xf32>
+      kir.store %p, %y[%b, %hi] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the stores' slices [0, D-1) and [1, D) overlap, so one position would write an
+// COM: element another position reads (a shifted read after write): still refused at the read.
+module {
+  kir.kernel @shifted(%y: !kir.view<f32, [B, D], inout>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1.0 : f32
+    %nb = kir.extent "B"
+    %nd = kir.extent "D"
+    %rows = kir.domain %c0 to %nb
+    %dims = kir.domain %c0 to %nd
+    %end = kir.binary sub %nd, %c1 : index
+    %lo = kir.subregion %dims[%c0 : %end]
+    %hi = kir.subregion %dims[%c1 : %nd]
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      // expected-error @+1 {{this read of the view is used after a store to the same view}}
+      %a = kir.load %y[%b, %lo] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      // expected-note @+1 {{the store}}
+      kir.store %a, %y[%b, %hi] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      %ones = kir.broadcast %one over(%lo) dims [] : f32 -> tensor<?xf32>
+      // expected-note @+1 {{a use after it}}
+      %a1 = kir.binary add %a, %ones : tensor<?xf32>
+      kir.store %a1, %y[%b, %lo] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
       kir.yield
     }
     kir.return

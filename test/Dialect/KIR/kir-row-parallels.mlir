@@ -133,3 +133,61 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: bench/corpus/68_layernorm_backward_dx_b: two row sums of one broadcast product g = w[cols] *
+// COM: x[rows, cols]. kir-contract-products made the first a contraction of the 16-bit w [N] and x
+// COM: [M, N] (a GEMV, result over M); the second stays a reduction over N, a row read with its own
+// COM: summary. Before: the contraction's only result axis is the member M, so a sliced kir.contract
+// COM: would yield a scalar (invalid: a contraction yields a tensor). After: in the member it is the
+// COM: row's dot product, the operands widened to the f32 accumulator, multiplied and summed over
+// COM: axis 0; the product kept by the second sum is sliced as before. (The bmm case above, whose
+// COM: contraction keeps the T axis, must keep its kir.contract.)
+// CHECK-LABEL: kir.kernel @two_row_sums
+// CHECK: kir.parallel
+// CHECK: ^bb0(%[[i:.*]]: index):
+// CHECK: %[[W:.*]] = kir.load %w[%{{.*}}] {{.*}} -> tensor<?xf16>
+// CHECK: %[[X:.*]] = kir.load %x[%[[i]], %{{.*}}] {{.*}} -> tensor<?xf16>
+// CHECK-NOT: kir.contract
+// CHECK: kir.cast %[[W]] : tensor<?xf16> to tensor<?xf32>
+// CHECK: %[[WF:.*]] = kir.cast %[[W]] : tensor<?xf16> to tensor<?xf32>
+// CHECK-NEXT: %[[XF:.*]] = kir.cast %[[X]] : tensor<?xf16> to tensor<?xf32>
+// CHECK-NEXT: %[[P:.*]] = kir.binary mul %[[WF]], %[[XF]] : tensor<?xf32>
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[D:.*]] = kir.reduce %[[P]] axes [0] identity(%[[Z]] : f32) : (tensor<?xf32>) -> (f32)
+// CHECK: kir.binary add
+// CHECK: kir.yield
+// CHECK-NOT: kir.contract
+// CHECK: %[[S:.*]] = kir.reduce {{.*}} -> (f32)
+// CHECK: kir.binary add %[[D]], %[[S]] : f32
+// CHECK: kir.store
+// CHECK: kir.yield
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @two_row_sums(%x: !kir.view<f16, [M, N], in>, %w: !kir.view<f16, [N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %2 = kir.domain %c0 to %0
+    %3 = kir.domain %c0 to %1
+    %cst = arith.constant 0.000000e+00 : f32
+    %4 = kir.load %w[%3] : !kir.view<f16, [N], in>[!kir.domain] -> tensor<?xf16>
+    %5 = kir.load %x[%2, %3] : !kir.view<f16, [M, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+    %wf = kir.cast %4 : tensor<?xf16> to tensor<?xf32>
+    %xf = kir.cast %5 : tensor<?x?xf16> to tensor<?x?xf32>
+    %6 = kir.broadcast %wf over(%2, %3) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+    %7 = kir.binary mul %6, %xf : tensor<?x?xf32>
+    %8 = kir.contract %4, %5 reduce([0], [1]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+    %10 = kir.binary mul %7, %xf : tensor<?x?xf32>
+    %11 = kir.reduce %10 axes [1] identity(%cst : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%arg0: f32, %arg1: f32):
+      %14 = kir.binary add %arg0, %arg1 : f32
+      kir.yield %14 : f32
+    }
+    %12 = kir.binary add %8, %11 : tensor<?xf32>
+    %13 = kir.broadcast %12 over(%2, %3) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    // expected-remark @below {{kir-row-parallels: the store reads a reduction over an axis it writes: it became a parallel over its other 1 axis(es)}}
+    kir.store %13, %y[%2, %3] : tensor<?x?xf32>, !kir.view<f32, [M, N], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}

@@ -18,6 +18,7 @@
 
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -260,6 +261,40 @@ SmallVector<int64_t> renumberAll(ArrayRef<int64_t> keep, ArrayRef<int64_t> axes)
   return out;
 }
 
+/// A contraction every result axis of which became a member is, in the member, the dot product of
+/// its operands' rows (each operand keeps only its reduce axes, `lr` and `rr` pairing them). A
+/// kir.contract yields a tensor, so it is spelled as the sum of the products in the accumulator
+/// type: the member's own row reduction, which construction realizes as a fold (the same value up
+/// to summation order, seed 000 §5 reductions; a `precision` permission is not used).
+Value memberDot(OpBuilder &b, ContractOp ct, Value lhs, Value rhs, ArrayRef<int64_t> lr, ArrayRef<int64_t> rr,
+                RankedTensorType result) {
+  Location loc = ct.getLoc();
+  Type acc = result.getElementType();
+  auto widen = [&](Value v) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() == acc)
+      return v;
+    return CastOp::create(b, loc, t.clone(acc), v);
+  };
+  Value x = widen(lhs), y = widen(rhs);
+  auto xt = cast<RankedTensorType>(x.getType());
+  if (ArrayRef<int64_t>(lr) != ArrayRef<int64_t>(rr)) {
+    // y's axis rr[p] lands where x holds its pair, lr[p].
+    SmallVector<int64_t> perm(lr.size());
+    for (auto [p, a] : llvm::enumerate(lr))
+      perm[a] = rr[p];
+    y = TransposeOp::create(b, loc, xt, y, b.getDenseI64ArrayAttr(perm));
+  }
+  Value prod = BinaryOp::create(b, loc, BinaryKind::Mul, x, y);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(acc));
+  auto sum = ReduceOp::create(b, loc, TypeRange{acc}, ValueRange{prod},
+                              llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank())), ValueRange{zero});
+  OpBuilder::InsertionGuard g(b);
+  Block *blk = b.createBlock(&sum.getCombine(), {}, {acc, acc}, {loc, loc});
+  YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Add, blk->getArgument(0), blk->getArgument(1))});
+  return sum.getResult(0);
+}
+
 /// Builds the parallel of a matched row at its store, erasing the store and what only it used.
 void rewrite(Row &r) {
   StoreOp store = r.store;
@@ -280,6 +315,10 @@ void rewrite(Row &r) {
     Value out;
     if (auto ind = dyn_cast<IndicesOp>(op); ind && r.members.contains(ind.getDomain())) {
       out = index[ind.getDomain()];
+    } else if (auto ct = dyn_cast<ContractOp>(op); ct && keep.empty()) {
+      out = memberDot(b, ct, map.lookupOrDefault(ct.getLhs()), map.lookupOrDefault(ct.getRhs()),
+                      renumberAll(keepOf(ct.getLhs()), ct.getLhsReduce()),
+                      renumberAll(keepOf(ct.getRhs()), ct.getRhsReduce()), cast<RankedTensorType>(res.getType()));
     } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
       Value operand = map.lookupOrDefault(bc.getOperand());
       SmallVector<Value> doms;

@@ -26,7 +26,8 @@
 // products are never materialized. Exact widening casts (f16/bf16 -> f32)
 // around the operands are absorbed into the contraction because the products
 // of the narrow values are exact in f32 (seed 002 §3.4; seed 000 §8 allows
-// the regrouping of the sum). Other reductions reduce their fragment along
+// the regrouping of the sum); likewise i8 -> i32 around an i32 sum (exact
+// products, wrapping sums: any order gives the same bits). Other reductions reduce their fragment along
 // the loop axis with `pgpu.reduce` and combine into the carry.
 //
 // Every access gets the validity of the blocked axes it depends on, conjoined
@@ -147,6 +148,16 @@ Value narrowSource(Value v) {
   Type from = cast.getOperand().getType();
   return (from.isF16() || from.isBF16() || isa<Float8E4M3FNType, Float8E5M2Type>(from)) ? cast.getOperand()
                                                                                         : Value();
+}
+
+/// An exact widening to i32 of a signless i8 (sign-extended): every product of two is exact in i32 and
+/// i32 sums wrap alike in any order, so an i32 sum of such products is the contraction of the i8
+/// operands with an i32 accumulator (tl.dot's integer form); or null.
+Value narrowIntSource(Value v) {
+  auto cast = v.getDefiningOp<CastOp>();
+  if (!cast || !cast.getType().isSignlessInteger(32))
+    return {};
+  return cast.getOperand().getType().isSignlessInteger(8) ? cast.getOperand() : Value();
 }
 
 class Tiler {
@@ -619,8 +630,12 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   result |= maskOf(reduce.getLower()) | maskOf(reduce.getUpper());
   for (Value r : reduce.getResults())
     axes[r] = result;
-  // Contraction shape: one float add-reduced component that is a product.
-  if (reduce.getNumResults() != 1 || !isa<FloatType>(reduce.getResult(0).getType()))
+  // Contraction shape: one float add-reduced component that is a product, or an i32 one of two i8
+  // operands widened (an integer contraction; any other integer product has no tensor-core form).
+  if (reduce.getNumResults() != 1)
+    return success();
+  bool integer = reduce.getResult(0).getType().isSignlessInteger(32);
+  if (!integer && !isa<FloatType>(reduce.getResult(0).getType()))
     return success();
   auto add = dyn_cast_or_null<BinaryOp>(combine.getTerminator()->getOperand(0).getDefiningOp());
   if (!add || add.getKind() != kir::BinaryKind::Add || combine.getOperations().size() != 2)
@@ -644,6 +659,15 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   if (c.lhsFree > c.rhsFree) { // result axes are lhs free then rhs free; the product commutes
     std::swap(c.lhs, c.rhs);
     std::swap(c.lhsFree, c.rhsFree);
+  }
+  if (integer) {
+    Value il = narrowIntSource(c.lhs), ir = narrowIntSource(c.rhs);
+    if (!il || !ir)
+      return success();
+    c.lhs = il;
+    c.rhs = ir;
+    contracts.push_back(c);
+    return success();
   }
   Value nl = narrowSource(c.lhs), nr = narrowSource(c.rhs);
   Value tl = tf32Source(c.lhs), tr = tf32Source(c.rhs);
@@ -954,10 +978,12 @@ Value Tiler::contractStep(const ContractShape &c, unsigned k, Value acc, Locatio
     auto load = original.getDefiningOp<LoadOp>();
     auto fill = load ? load.getFill().getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
     auto fillValue = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
-    if (fillValue && fillValue.getValue().isZero())
+    auto intFill = fill ? dyn_cast<IntegerAttr>(fill.getValue()) : IntegerAttr();
+    if ((fillValue && fillValue.getValue().isZero()) || (intFill && intFill.getValue().isZero()))
       return v; // its validity includes the k lanes
     Type element = elementTypeOf(v.getType());
-    Value zero = arith::ConstantOp::create(b, loc, element, b.getFloatAttr(element, 0.0));
+    Value zero = arith::ConstantOp::create(
+        b, loc, element, isa<FloatType>(element) ? TypedAttr(b.getFloatAttr(element, 0.0)) : b.getIntegerAttr(element, 0));
     return SelectOp::create(b, loc, expand(loc, laneOk[k], bit(k), m), v, SplatOp::create(b, loc, v.getType(), zero));
   };
   Value lhs = zeroed(c.lhs), rhs = zeroed(c.rhs);

@@ -112,8 +112,10 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     Rewrites: a `kir.parallel` over the members, at the store, whose body clones the producers with
     every axis over a member removed: loads read at the member's index, `kir.indices` of a member
     is its index, broadcasts drop those domains (a broadcast of a scalar over members only is the
-    scalar), reductions and contractions renumber their axes (a member batch pair is dropped), and
-    the store writes at the member's index. The kernel-level producers no other op uses are erased.
+    scalar), reductions and contractions renumber their axes (a member batch pair is dropped; a
+    contraction all of whose result axes are members is the member's dot product, spelled as the
+    sum over its reduce pairs of the products in the accumulator type, since a `kir.contract`
+    yields a tensor), and the store writes at the member's index. The kernel-level producers no other op uses are erased.
     Issue 41 (canonical forms, not spellings): `T.matmul(q, k, transpose_rhs=True)` and a softmax over
     its last axis at kernel level is then the kernel written one `T.parallel` member per row (a
     `T.matvec` of the row's keys), which kir-online-folds and construction tile.

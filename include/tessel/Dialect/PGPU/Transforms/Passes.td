@@ -72,7 +72,10 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     Legality: foreach iterations and group instances are independent, so any
     grouping of them onto programs is legal; an add-reduction may be regrouped
     (seed 000 §8); the products of f16/bf16 values are exact in f32, so the
-    widening casts of a contraction's operands may move into the contraction.
+    widening casts of a contraction's operands may move into the contraction;
+    so are those of i8 values in i32, whose sums wrap alike in any order (an
+    i32 sum of two sign-extended i8 operands is the i8 contraction with an i32
+    accumulator; no other integer product is contraction-shaped).
     Fires when some reduction is contraction-shaped (`sum_k x * y`, x
     depending on one free axis and k, y on another free axis and k): blocking
     both free axes reuses each loaded operand element across the other axis.

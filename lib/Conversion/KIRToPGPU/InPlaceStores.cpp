@@ -1,0 +1,317 @@
+//===- InPlaceStores.cpp - a member's stores that update its view in place ===//
+//
+// Construction realizes a tensor's elements where they are used (seed 002
+// §3.4), so a member that reads a view, stores one slice of it and then uses
+// the old values in a later store of another slice (rotate-half in place:
+// `q[t, lo] = x1 * c - x2 * s; q[t, hi] = x2 * c + x1 * s`) would read the
+// stored values at that later use. KIR reads the view where the load stands
+// (seed 000 §4): the later store means the old values. Such stores run as one
+// element loop instead: each element position realizes every store's value
+// (and so every read) first, then writes them all. That is the member's
+// meaning when each element of the view is touched by one position only:
+//   - every read of the view whose value reaches a later store stands before
+//     the first of the stores, reaches them only through element-wise ops of
+//     its rank (position p of the value reads position p of the read), and
+//     reads at the coordinates of one of the stores (then its position p is
+//     the element that store writes at p, and no other position writes it);
+//   - the stores' coordinate lists to one view are pairwise identical or
+//     provably disjoint (an axis whose two intervals of one source do not
+//     overlap), so no position writes what another reads or writes;
+//   - the stores are linked through such reads (so their values have the
+//     extents of the reads they share, which the KIR verifier checked) and
+//     consecutive in the member (only lazily realized tensor ops between).
+// Anything else keeps separate stores, and checkReadsBeforeStores refuses a
+// use after a store as before.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelConstructor.h"
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::construct;
+
+namespace {
+
+/// An index value as integer multiples of atoms plus a constant (atom null).
+using Linear = std::map<const void *, int64_t>;
+
+void addLinear(Linear &into, const Linear &f, int64_t k) {
+  for (auto &[atom, c] : f)
+    if ((into[atom] += k * c) == 0)
+      into.erase(atom);
+}
+
+Linear linearOf(Value v, unsigned depth = 0) {
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return constant.isZero() ? Linear{} : Linear{{nullptr, constant.getSExtValue()}};
+  Linear atom{{v.getAsOpaquePointer(), 1}};
+  if (auto extent = v.getDefiningOp<kir::ExtentOp>()) // one extent, whichever op names it
+    return {{extent.getNameAttr().getAsOpaquePointer(), 1}};
+  auto bin = v.getDefiningOp<kir::BinaryOp>();
+  if (!bin || !v.getType().isIndex() || depth > 16)
+    return atom;
+  Linear a = linearOf(bin.getLhs(), depth + 1), b = linearOf(bin.getRhs(), depth + 1);
+  auto constantOf = [](const Linear &f) -> std::optional<int64_t> {
+    if (f.empty())
+      return 0;
+    if (f.size() == 1 && f.count(nullptr))
+      return f.at(nullptr);
+    return std::nullopt;
+  };
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Add:
+    addLinear(a, b, 1);
+    return a;
+  case kir::BinaryKind::Sub:
+    addLinear(a, b, -1);
+    return a;
+  case kir::BinaryKind::Mul:
+    if (std::optional<int64_t> cb = constantOf(b)) {
+      Linear out;
+      addLinear(out, a, *cb);
+      return out;
+    }
+    if (std::optional<int64_t> ca = constantOf(a)) {
+      Linear out;
+      addLinear(out, b, *ca);
+      return out;
+    }
+    return atom;
+  default:
+    return atom;
+  }
+}
+
+/// Whether `hi - lo` is a constant <= 0.
+bool provablyAtMost(Value hi, Value lo) {
+  Linear d = linearOf(hi);
+  addLinear(d, linearOf(lo), -1);
+  return d.empty() || (d.size() == 1 && d.count(nullptr) && d.at(nullptr) <= 0);
+}
+
+/// The [begin, end) member interval of a step-1 domain or of a subregion of one, with its root.
+struct Interval {
+  Value root, begin, end;
+};
+
+std::optional<Interval> intervalOf(Value domain) {
+  if (auto sub = domain.getDefiningOp<kir::SubregionOp>()) {
+    std::optional<Interval> parent = intervalOf(sub.getSource());
+    if (!parent)
+      return std::nullopt;
+    return Interval{parent->root, sub.getBegin(), sub.getEnd()}; // members of the source in [b, e)
+  }
+  auto d = domain.getDefiningOp<kir::DomainOp>();
+  if (!d || d.getStep() != 1)
+    return std::nullopt;
+  return Interval{domain, d.getLower(), d.getUpper()};
+}
+
+/// Whether two coordinate lists of one view name disjoint element sets: some axis holds intervals
+/// of one root that do not overlap.
+bool disjoint(ValueRange a, ValueRange b) {
+  for (auto [x, y] : llvm::zip(a, b)) {
+    if (!isa<kir::DomainType>(x.getType()) || !isa<kir::DomainType>(y.getType()))
+      continue;
+    std::optional<Interval> ix = intervalOf(x), iy = intervalOf(y);
+    if (ix && iy && ix->root == iy->root &&
+        (provablyAtMost(ix->end, iy->begin) || provablyAtMost(iy->end, ix->begin)))
+      return true;
+  }
+  return false;
+}
+
+/// A store this rule may join: a tensor value, no mask, coordinates that are domains or scalars.
+bool plainMemberStore(Operation *op) {
+  auto store = dyn_cast<kir::StoreOp>(op);
+  return store && !store.getValid() && isa<RankedTensorType>(store.getValue().getType()) &&
+         llvm::none_of(store.getCoords(), [](Value c) { return isa<RankedTensorType>(c.getType()); });
+}
+
+/// Whether `op` is realized lazily, one element per position (emitStatement emits nothing for it).
+bool lazyTensorOp(Operation &op) {
+  return op.getNumResults() == 1 && isa<RankedTensorType>(op.getResult(0).getType()) &&
+         isa<kir::LoadOp, kir::BroadcastOp, kir::BroadcastAsOp, kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp,
+             kir::CastOp, kir::BitcastOp, kir::IndicesOp>(op);
+}
+
+bool elementwiseOfRank(Operation *op, int64_t rank) {
+  if (!isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(op) ||
+      op->getNumResults() != 1)
+    return false;
+  auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return t && t.getRank() == rank && llvm::all_of(op->getOperandTypes(), [&](Type o) {
+           return !isa<RankedTensorType>(o) || cast<RankedTensorType>(o).getRank() == rank;
+         });
+}
+
+/// One run of consecutive stores (lazily realized tensor ops between them), checked; appends its
+/// groups and the reads they keep.
+void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
+  kir::StoreOp first = run.front();
+  DenseMap<Operation *, unsigned> at; // a store's place in the run
+  for (unsigned i = 0; i < run.size(); ++i)
+    at[static_cast<Operation *>(run[i])] = i;
+  llvm::EquivalenceClasses<unsigned> linked;
+  for (unsigned i = 0; i < run.size(); ++i)
+    linked.insert(i);
+  SmallVector<Value> kept;
+  bool hazard = false;
+  for (Operation &op : block) {
+    auto load = dyn_cast<kir::LoadOp>(op);
+    if (!load || !isa<RankedTensorType>(load.getType()))
+      continue;
+    Value view = load.getView();
+    SmallVector<kir::StoreOp> writers;
+    for (kir::StoreOp s : run)
+      if (s.getView() == view)
+        writers.push_back(s);
+    if (writers.empty())
+      continue;
+    if (!load->isBeforeInBlock(first))
+      return; // a read of the view among the stores reads what they wrote: not this rule
+    // Its value's uses: element-wise ops of its rank (anywhere), the run's stores, scalar results
+    // realized where they stand before the stores.
+    int64_t rank = cast<RankedTensorType>(load.getType()).getRank();
+    SmallVector<Value> work{load.getResult()};
+    DenseSet<Operation *> seen;
+    SmallVector<unsigned> users; // the stores it reaches
+    bool usedAfter = false;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (!seen.insert(user).second)
+          continue;
+        Operation *in = block.findAncestorOpInBlock(*user);
+        if (!in)
+          return;
+        if (auto it = at.find(user); it != at.end() && use.getOperandNumber() == 0) {
+          users.push_back(it->second);
+          usedAfter |= writers.front()->isBeforeInBlock(user);
+          continue;
+        }
+        if (elementwiseOfRank(user, rank)) {
+          work.push_back(user->getResult(0));
+          continue;
+        }
+        if (in->isBeforeInBlock(first) && llvm::none_of(user->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+          continue;
+        return; // any other use of the old values: not this rule
+      }
+    }
+    if (users.empty())
+      continue; // it reaches no store of the run
+    // It reads at the coordinates of one of the stores (its home): its position p is the element that
+    // store writes at p.
+    auto home = llvm::find_if(writers, [&](kir::StoreOp s) { return ValueRange(s.getCoords()) == ValueRange(load.getCoords()); });
+    if (home == writers.end())
+      return;
+    for (unsigned u : users)
+      linked.unionSets(u, at[*home]);
+    kept.push_back(load.getResult());
+    hazard |= usedAfter; // a use after a store of its view: what checkReadsBeforeStores refuses
+  }
+  if (!hazard)
+    return;
+  // Stores of one view: identical or disjoint coordinates.
+  for (unsigned i = 0; i < run.size(); ++i)
+    for (unsigned j = i + 1; j < run.size(); ++j) {
+      kir::StoreOp s = run[i], t = run[j];
+      if (s.getView() == t.getView() && ValueRange(s.getCoords()) != ValueRange(t.getCoords()) &&
+          !disjoint(s.getCoords(), t.getCoords()))
+        return;
+    }
+  // Each class consecutive in the run; classes of two or more stores are the groups.
+  SmallVector<SmallVector<kir::StoreOp>> groups;
+  unsigned previous = ~0u;
+  DenseSet<unsigned> closed;
+  for (unsigned i = 0; i < run.size(); ++i) {
+    kir::StoreOp s = run[i];
+    unsigned leader = linked.getLeaderValue(i);
+    if (leader != previous) {
+      if (closed.contains(leader))
+        return;
+      if (previous != ~0u)
+        closed.insert(previous);
+      groups.emplace_back();
+      previous = leader;
+    }
+    groups.back().push_back(s);
+  }
+  for (SmallVector<kir::StoreOp> &g : groups)
+    if (g.size() > 1)
+      out.groups.push_back(std::move(g));
+  for (Value v : kept)
+    out.keptReads.insert(v);
+}
+
+} // namespace
+
+InPlaceGroups construct::inPlaceGroups(Block &member) {
+  InPlaceGroups out;
+  SmallVector<kir::StoreOp> run;
+  auto flush = [&] {
+    if (run.size() > 1)
+      checkRun(run, member, out);
+    run.clear();
+  };
+  for (Operation &op : member.without_terminator()) {
+    if (plainMemberStore(&op)) {
+      run.push_back(cast<kir::StoreOp>(&op));
+      continue;
+    }
+    if (lazyTensorOp(op)) {
+      // A read of a view the run writes, between its stores, reads what they wrote: it ends the run.
+      auto load = dyn_cast<kir::LoadOp>(op);
+      if (load && llvm::any_of(run, [&](kir::StoreOp s) { return s.getView() == load.getView(); }))
+        flush();
+      continue;
+    }
+    flush();
+  }
+  flush();
+  return out;
+}
+
+LogicalResult KernelConstructor::emitInPlaceGroup(ArrayRef<kir::StoreOp> group) {
+  for (kir::StoreOp s : group) {
+    FailureOr<SmallVector<StoredScan>> scans = scansOfStored(*s);
+    if (failed(scans))
+      return failure();
+    if (!scans->empty())
+      return s.emitError() << "kir-to-pgpu: a store of a scan's values among stores that update their view in place "
+                              "(each reading what another overwrites) is not constructed yet";
+  }
+  kir::StoreOp first = group.front();
+  if (pgpu::remarksEnabled(kernel))
+    emitRemark(first.getLoc()) << "kir-to-pgpu: " << group.size()
+                               << " stores update their view in place from values read before them: one "
+                                  "element loop computes every stored value, then writes them all";
+  FailureOr<SmallVector<Value>> extents = sizes(first.getValue());
+  if (failed(extents))
+    return failure();
+  // Every value (and so every read of the view) at the position first, then the writes.
+  return foreachNest(first.getLoc(), *extents, [&](ArrayRef<Value> positions) -> LogicalResult {
+    SmallVector<Value> values;
+    for (kir::StoreOp s : group) {
+      FailureOr<Value> v = element(s.getValue(), positions);
+      if (failed(v))
+        return failure();
+      values.push_back(*v);
+    }
+    for (auto [i, v] : llvm::enumerate(values))
+      if (failed(emitElementWrite(*static_cast<Operation *>(group[i]), v, positions)))
+        return failure();
+    return success();
+  });
+}
