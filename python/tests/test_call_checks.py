@@ -88,13 +88,14 @@ def test_a_grid_past_the_launch_limit_is_refused_before_launch():
     rows = 2 ** 31
     x = torch.empty_strided((rows, 1), (1, 1), device="meta")
     y = torch.empty_strided((rows, 1), (1, 1), device="meta")
-    # One row per program (ROWS bound to 1): 2**31 programs, past the grid's limit.
-    with pytest.raises(ValueError, match=r"2147483648 programs exceed the launch limit of 2\*\*31 - 1"):
-        softmax._launcher({}, {"ROWS": 1})(x, y)
-    # Packed rows (pgpu-pack-rows, ROWS' declared 8) launch 2**28 programs: within the limit, so the
+    # One row per program (ROWS's declared default 1, and bound to 1): 2**31 programs, past the grid's limit.
+    for bound in ({}, {"ROWS": 1}):
+        with pytest.raises(ValueError, match=r"2147483648 programs exceed the launch limit of 2\*\*31 - 1"):
+            softmax._launcher({}, bound)(x, y)
+    # Packed rows (pgpu-pack-rows, ROWS bound to 8) launch 2**28 programs: within the limit, so the
     # call gets past the grid check to the next one (a meta tensor has no data to launch on).
     with pytest.raises(ValueError, match="argument 'x' is a meta tensor"):
-        softmax._launcher({})(x, y)
+        softmax._launcher({}, {"ROWS": 8})(x, y)
 
 
 @pytest.mark.parametrize("eps", [1e300, -1e39, 3.5e38])

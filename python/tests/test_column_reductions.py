@@ -317,3 +317,66 @@ def test_ragged_call_defaults_triton(kernel, shapes, tmp_path, monkeypatch):
     for p, t in zip(views, args):
         if p.name in ref:
             np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-5, err_msg=p.name)
+
+
+def power_law_inputs(m, long, n=61):
+    """CSR rows with one long row (`long` nonzeros, row m // 2) among rows of 16 and empty rows (every
+    third row, and the last): power-law row lengths, a program holding the long row walks far past
+    the others (issue 42 follow-up: the ragged path's trips run to the program's longest row)."""
+    rng = np.random.default_rng(m * 7 + long)
+    counts = np.full(m, 16, dtype=np.int64)
+    counts[::3] = 0
+    counts[-1] = 0
+    counts[m // 2] = long
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    nnz = int(indptr[-1])
+    shapes = {"M": m, "M1": m + 1, "N": n, "NNZ": nnz}
+    inputs = {"indptr": indptr, "values": rng.standard_normal(nnz).astype(np.float32),
+              "indices": rng.integers(0, n, size=nnz).astype(np.int32),
+              "x": rng.standard_normal(n).astype(np.float32)}
+    return shapes, inputs
+
+
+POWER_LAW = [(5, 600), (37, 2053), (131, 5000)]
+
+
+@pytest.mark.parametrize("tile", [(4, 16), (16, 128), (1024, 1)])
+@pytest.mark.parametrize("m,long", POWER_LAW, ids=[f"M{m}-long{n}" for m, n in POWER_LAW])
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_one_long_row_among_short_pgpu(tessel_bin, kernel, m, long, tile):
+    """One long row among short and empty ones: the pgpu interpreter computes what the KIR interpreter
+    computes at narrow and wide tiles."""
+    shapes, inputs = power_law_inputs(m, long)
+    if kernel is csr_row_max:
+        shapes = {k: v for k, v in shapes.items() if k != "N"}
+        inputs = {k: v for k, v in inputs.items() if k in ("indptr", "values")}
+    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    assert ref.keys() == got.keys()
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
+
+
+@pytest.mark.parametrize("params", [{"BLOCK_R": 4, "BLOCK_C": 16}, None], ids=["tile4x16", "call-defaults"])
+@pytest.mark.parametrize("m,long", POWER_LAW, ids=[f"M{m}-long{n}" for m, n in POWER_LAW])
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_one_long_row_among_short_triton(kernel, m, long, params, tmp_path, monkeypatch):
+    """The same rows under TRITON_INTERPRET=1, at a narrow tile and at a plain call's defaults."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    shapes, inputs = power_law_inputs(m, long)
+    if kernel is csr_row_max:
+        shapes = {k: v for k, v in shapes.items() if k != "N"}
+        inputs = {k: v for k, v in inputs.items() if k in ("indptr", "values")}
+    ref = kernel.run_interp(shapes, seed=5, inputs=inputs)
+    views = [p for p in kernel.params() if p.kind == "view"]
+    args = [torch.from_numpy(np.array(ref[f"{p.name}.in"])) if f"{p.name}.in" in ref
+            else torch.from_numpy(np.full_like(np.asarray(ref[p.name]), 7)) for p in views]
+    if params is None:
+        kernel(*args)
+    else:
+        kernel._launcher({}, params)(*args)
+    for p, t in zip(views, args):
+        if p.name in ref:
+            np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-4, err_msg=p.name)

@@ -79,6 +79,10 @@ def _params(kernel):
 
 def test_row_reductions_take_rows_per_program():
     assert "'ROWS'" in _params(qk_rms) and "'ROWS'" in _params(layernorm_rows)
+    # ROWS declares 1, one row a program as without the packing: a launch that binds the declared defaults
+    # (kernel.launch without params, `tessel compile`'s wrapper, a direct launch) knows no row length and
+    # must not run 8 long rows (the blocked path) one after another; a call's default packs short rows.
+    assert "'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1)" in _params(qk_rms)
     src = qk_rms.source()
     assert "tl.reduce(" in src and ", 1, _qk_rms_combine" in src  # the row reduction over axis 1
 
@@ -186,7 +190,7 @@ def test_packed_call_defaults_agree_with_the_interpreter(m, n, rows, tmp_path, m
 def test_a_row_over_several_axes_keeps_one_row_per_program(tmp_path, monkeypatch):
     # BLOCK covers no one shape symbol here, so the call cannot tell a short row from a long one: one row
     # a program, as without the packing (corpus 53's 256 channels of 32 x 56 x 56 ran 32 programs of 8
-    # channels at the declared ROWS 8 before).
+    # channels at what was then ROWS's declared 8).
     assert "'ROWS'" in _params(channel_stats)
     x = _meta(32, 4096, 56)
     assert channel_stats.call_defaults(x, _meta(4096), _meta(4096))["ROWS"] == 1

@@ -193,10 +193,11 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
     softmax(x, y)
     assert len(generic) == 1 and len(direct) == 1  # the same facts: reused
     # The direct launch passes addresses for views; shapes, strides and launch facts come bound.
-    # One program: this launcher binds the declared defaults, ROWS 8 among them, so the 4 rows of 32 run
-    # as one [8, BLOCK] tile (pgpu-pack-rows; the rows past the 4th masked). An untuned call binds ROWS 1
-    # at 4 rows (`Kernel._rows`: a program for each of them), as test_pack_rows checks.
-    assert direct[0][:13] == (1, 1, 1, 999, "fn", False, False, None, None, "meta", None, None, None)
+    # Four programs: this launcher binds the declared defaults, ROWS 1 among them (pgpu-pack-rows declares
+    # one row a program: a binding that knows no row length must not run long rows one after another), so
+    # each of the 4 rows of 32 has its program; an untuned call binds ROWS 1 at 4 rows too (`Kernel._rows`:
+    # too few rows to pack), as test_pack_rows checks.
+    assert direct[0][:13] == (4, 1, 1, 999, "fn", False, False, None, None, "meta", None, None, None)
     assert direct[0][13:] == (x.data_ptr(), 4, 32, 32, 1, y.data_ptr(), 32, 1) + generic[0][8:]
     x2 = torch.randn(4, 33)[:, :32]  # row stride 33: not divisible by 16
     softmax(x2.contiguous(), torch.empty_like(x2))  # contiguous again: the same facts

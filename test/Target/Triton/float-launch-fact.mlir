@@ -9,8 +9,9 @@
 // CHECK: if _G1:
 // CHECK-NEXT: tl.where
 // CHECK-NEXT: tl.reduce
-// COM: (the staged path's rows run ROWS at a time, pgpu-pack-rows: the factor is splat over them)
-// CHECK-NEXT: tl.zeros([8], tl.float32) + v
+// COM: (the staged path's rows run ROWS at a time, pgpu-pack-rows: the factor is splat over them;
+// COM: ROWS's declared default is 1, bound here)
+// CHECK-NEXT: tl.zeros([1], tl.float32) + v
 // CHECK-NEXT: * v
 // CHECK: else:
 // CHECK: if _G1:

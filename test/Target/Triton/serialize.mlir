@@ -38,10 +38,11 @@
 // CHECK: if t.layout != torch.strided:
 // CHECK: if t.is_neg() or t.is_conj():
 // CHECK: def _check_data(*views):
-// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 8), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1)}
+// COM: (ROWS declares 1, one row a program: 2 warps for the 512-lane f32 tile.)
+// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1)}
 // COM: (TMA off: at BLOCK 128 pgpu-pack-rows' [ROWS, BLOCK] tiles are TMA boxes, spelled as descriptors.)
-// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 128), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 8), 'WARPS': ([1, 2, 4, 8, 16], 4), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 0)}
-// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 8), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1)}
+// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 128), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 0)}
+// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1)}
 // Combine functions for the two row reductions (in the staged path, and in the loops over full
 // blocks and over the partial last block) come first, then the kernel.
 // CHECK-COUNT-6: def _layernorm_combine{{[0-9]+}}(
@@ -73,8 +74,8 @@
 // CHECK: _check_data(('x', x), ('w', w), ('bb', bb), ('y', y), )
 // CHECK: _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13 = x, x.shape[0], x.shape[1], x.stride(0), x.stride(1), w, w.stride(0), bb, bb.stride(0), y, y.stride(0), y.stride(1), eps, bool(((0 < max((-((-(x.shape[1])) // (1))), 0)) and ((max((-((-(x.shape[1])) // (1))), 0) - 0) <=
 // CHECK: _compiled = _layernorm_kernel[_grid](_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, num_warps=
-// DEFAULT-SAME: {{^}}4, num_stages=3){{$}}
-// TUNED-SAME: {{^}}4, num_stages=3){{$}}
+// DEFAULT-SAME: {{^}}2, num_stages=3){{$}}
+// TUNED-SAME: {{^}}2, num_stages=3){{$}}
 // WARPS8-SAME: {{^}}8, num_stages=3){{$}}
 // COM: The plan key: everything the checks and Triton's specialization read but addresses and the
 // COM: float scalar. The plan binds what the key fixes (extents, strides, the launch fact) and keeps

@@ -351,10 +351,13 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
       SmallVector<Attribute> params;
       if (auto existing = kernel.getParams())
         params.assign(existing->begin(), existing->end());
-      // ROWS x BLOCK is the staged tile: 8 x 512 = 4096 lanes at BLOCK's declared default; a call's
-      // default follows its row length (python/tessel/_kernel.py, `_rows`).
+      // ROWS x BLOCK is the staged tile. The declared default is 1, one row per program as before the
+      // packing: a binding that knows no row length (`kernel.launch` without params, `tessel compile`'s
+      // wrapper defaults, a direct launch) must not run 8 long rows (a softmax over 8192 columns, the
+      // blocked path) one after the other in a program. A call's default follows its row length
+      // (python/tessel/_kernel.py, `_rows`) and packs short rows; the search measures the candidates.
       params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kRows),
-                                      {1, 2, 4, 8, 16, 32, 64, 128}, 8, StringAttr()));
+                                      {1, 2, 4, 8, 16, 32, 64, 128}, 1, StringAttr()));
       kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
     }
   }

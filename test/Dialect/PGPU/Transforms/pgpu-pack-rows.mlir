@@ -5,8 +5,11 @@
 // COM: axis (the row's [BLOCK] load becomes [ROWS, BLOCK], the per-row sum a [ROWS] fragment that
 // COM: broadcasts along the columns), the reduction reduces axis 1, the column iota stays [BLOCK], and
 // COM: reads and writes are masked to rows below M; the blocked path runs the rows in a loop.
+// COM: ROWS declares 1 (one row a program, as without the packing): a binding that knows no row
+// COM: length (a launch without params, the wrapper's defaults) must not run 8 long rows of the
+// COM: blocked path one after the other; a call's default packs short rows (_kernel.py `_rows`).
 // CHECK-LABEL: pgpu.kernel @normalize_rows
-// CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 8>
+// CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
 // CHECK: %[[ROWS:.*]] = pgpu.param "ROWS" : index
 // CHECK: %[[PROGRAMS:.*]] = pgpu.ceil_div %[[M:.*]], %[[ROWS]] : index
 // CHECK: pgpu.program_space(%[[PROGRAMS]])
