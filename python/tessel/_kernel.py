@@ -149,6 +149,16 @@ def merged_ownership(n, tile, passes, candidates, default):
     return min(fits) if fits else max(candidates)
 
 
+def _program_count(programs, binding: dict, views: dict):
+    """The launch's program count (`<kernel>_PROGRAMS`) at `binding` over `views`; None where a view has
+    no shape or the count is not a number."""
+    try:
+        n = programs(binding, views)
+    except Exception:  # a view without a shape
+        return None
+    return n if isinstance(n, int) else None
+
+
 def _multiprocessors(views: dict) -> int:
     """The multiprocessors of the device of a call's first view (132, the H100's and H200's, for views
     not on a CUDA device: what `call_defaults` answers on CPU tensors)."""
@@ -629,11 +639,7 @@ class Kernel:
                 self.shape = tuple(max(int(n), 1) << 13 for n in t.shape)
 
         def count(binding, at):
-            try:
-                n = programs(binding, at)
-            except Exception:  # a view without a shape
-                return None
-            return n if isinstance(n, int) else None
+            return _program_count(programs, binding, at)
 
         try:
             large = {n: _Extents(t) for n, t in views.items()}
@@ -704,11 +710,7 @@ class Kernel:
         at = {**{n: d for n, (_, d) in space.items()}, **chosen}
 
         def count(binding):
-            try:
-                n = programs(binding, views)
-            except Exception:  # a view without a shape
-                return None
-            return n if isinstance(n, int) else None
+            return _program_count(programs, binding, views)
 
         now = count(at)
         if not now:
