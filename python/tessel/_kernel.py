@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import importlib.util
+import math
 import os
 import pathlib
 import sys
@@ -698,7 +699,10 @@ class Kernel:
         most 8 and the resource model (`<kernel>_PRUNE`) admits the binding. A launch of many programs
         keeps its default; one of few programs and short ranges is small either way (GroupNorm: 512
         programs, each reducing 65536 f16 of its group three times, walked 512 lanes at a time at 1
-        warp, 384 dependent iterations; issue 41). {} where nothing moves."""
+        warp, 384 dependent iterations; issue 41). A step stops once it spans the elements of the
+        call's largest view: a loop reading those views walks no longer range, so a larger step only
+        widens masked lanes (a row of 127 elements stays at the declared 512 rather than 8192 lanes
+        and 8 warps). {} where nothing moves."""
         loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
         programs = self._cache.get(self._declared("programs", constexprs, target))
         if loop_loads is None or programs is None:
@@ -715,6 +719,8 @@ class Kernel:
         now = count(at)
         if not now:
             return {}
+        # The elements of the largest view: no loop over these views walks a longer range.
+        span = max((math.prod(t.shape) for t in views.values() if hasattr(t, "shape")), default=None)
         per_sm = max(1.0, now / _multiprocessors(views))
         out = {}
         # A block only an element-wise branch beside a contracting one uses (attention's head size past
@@ -726,6 +732,8 @@ class Kernel:
             for c in sorted(space[param][0]):
                 if c <= at[param]:
                     continue
+                if span is not None and at[param] >= span:
+                    break
                 if per_sm * loop_loads(at)[param] >= self.LOOP_BYTES_PER_SM:
                     break
                 grown = {**at, param: c}

@@ -101,6 +101,15 @@ def test_a_covered_row_keeps_the_covering_block():
     assert row_sums.call_defaults(_meta((2, 100000), f32), _meta((2,), f32))["BLOCK"] == 8192
 
 
+def test_the_walk_stops_once_it_spans_the_largest_view():
+    # one program over 4 x 31 f16 (124 elements): no loop walks more, so the declared 512 lanes stay
+    # (growing to 8192 lanes at 8 warps would only widen masked lanes); 4 x 32 x 32 (4096 elements):
+    # 4096 lanes at 4 warps; 2 x 40 x 13 x 11 (11440): the walk stops at 8192 by the warps rule
+    assert (_gn_defaults(1, 4, 1, 31)["BLOCK"], _gn_defaults(1, 4, 1, 31)["WARPS"]) == (512, 1)
+    assert (_gn_defaults(1, 4, 32, 32)["BLOCK"], _gn_defaults(1, 4, 32, 32)["WARPS"]) == (4096, 4)
+    assert _gn_defaults(2, 40, 13, 11)["BLOCK"] == 8192
+
+
 def test_a_tile_of_several_axes_is_not_a_walk():
     # [BLOCK_R, BLOCK_C] token tiles: BLOCK_R walks T beside a column block; it keeps its covering default
     src = masked_mean_pool.source()
@@ -133,7 +142,10 @@ def test_groupnorm_agrees_with_the_interpreter(shape, tmp_path, monkeypatch):
     np.testing.assert_allclose(want, ref, rtol=1e-2, atol=1e-2)
     args = [torch.from_numpy(a) for a in (x, wt, bs)]
     d = groupnorm.call_defaults(*args, torch.empty(shape, dtype=torch.float16), eps=1e-5, G=4)
-    assert (d["BLOCK"], d["WARPS"]) == (8192, 8), d  # at most 20 programs: the grown walk
+    # At most 20 programs: the walk grows from the declared 512, up to 8192 lanes at 8 warps, and stops
+    # once it spans the call's largest view (a longer step only widens masked lanes).
+    grown = min(8192, max(512, 1 << (x.size - 1).bit_length()))
+    assert d["BLOCK"] == grown and (grown < 8192 or d["WARPS"] == 8), d
     for params in (None, {"BLOCK": 64}):  # the call's binding (one block), the walk of 64-lane blocks
         y = torch.full(shape, float("nan"), dtype=torch.float16)
         if params is None:
