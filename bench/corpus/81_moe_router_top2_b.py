@@ -54,7 +54,9 @@ KERNEL = moe_router_top2
 
 def inputs(shape, rng):
     logits = 2.0 * rng.standard_normal((shape["T"], shape["E"])).astype(np.float32)
-    if shape["T"] > 2 and shape["E"] > 3:     # exact ties: lower index first
+    # exact ties (lower index first) at the test shapes only: torch.topk, the peer, does not promise an
+    # order among equal values, and the bench compares the peer with the kernel
+    if 2 < shape["T"] < 1000 and shape["E"] > 3:
         logits[1, 3] = logits[1, 1] = logits[1].max() + 1.0
         logits[2, 2] = logits[2, 0] = logits[2].max() + 1.0
         logits[2, 1] = logits[2, 0] + 0.5
