@@ -768,3 +768,151 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: normalized_weights
+// CHECK-LABEL: kir.kernel @normalized_weights
+// CHECK: %[[F:.*]]:4 = kir.region_fold
+// CHECK: %[[LB:.*]] = kir.broadcast %[[F]]#3 over
+// CHECK: %[[OUT:.*]] = kir.binary div %[[F]]#2, %[[LB]]
+// CHECK: kir.cast %[[OUT]]
+// CHECK-NOT: kir.binary div
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @normalized_weights(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %12 = arith.constant 0xFF800000 : f32
+    %25 = arith.constant 0.0 : f32
+    // expected-remark @below {{kir-online-folds: a maximum and 2 reduction(s) over one axis became one region fold}}
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      %18 = kir.reduce %9 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %9, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%3) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %21, %30 : tensor<?xf32>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %24 = kir.cast %23 : tensor<?x?xf16> to tensor<?x?xf32>
+      // expected-remark @below {{kir-online-folds: the contraction's operand 0 was a row divided by its own sum}}
+      %32 = kir.contract %31, %24 reduce([0], [0]) batch([], []) : tensor<?xf32>, tensor<?x?xf32> -> tensor<?xf32>
+      %33 = kir.cast %32 : tensor<?xf32> to tensor<?xf16>
+      kir.store %33, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: normalized_weights_source
+// CHECK-LABEL: kir.kernel @normalized_weights_source
+// CHECK-NOT: kir.region_fold
+// CHECK: %[[P:.*]] = kir.binary div
+// CHECK: kir.contract %[[P]]
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @normalized_weights_source(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %12 = arith.constant 0xFF800000 : f32
+    %25 = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      // expected-remark @below {{kir-online-folds: the maximum stays a two-pass reduction}}
+      %18 = kir.reduce %9 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %9, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%3) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %21, %30 : tensor<?xf32>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %24 = kir.cast %23 : tensor<?x?xf16> to tensor<?x?xf32>
+      %32 = kir.contract %31, %24 reduce([0], [0]) batch([], []) : tensor<?xf32>, tensor<?x?xf32> -> tensor<?xf32>
+      %33 = kir.cast %32 : tensor<?xf32> to tensor<?xf16>
+      kir.store %33, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: normalized_weights_cast
+// CHECK-LABEL: kir.kernel @normalized_weights_cast
+// CHECK-NOT: kir.region_fold
+// CHECK: %[[P:.*]] = kir.binary div
+// CHECK: %[[H:.*]] = kir.cast %[[P]]
+// CHECK: kir.contract %[[H]]
+module attributes {kir.compile_options = #kir.compile_options<numerics = relaxed_normalization, optimization_remarks = true>} {
+  kir.kernel @normalized_weights_cast(%q: !kir.view<f16, [S, D], in>, %k: !kir.view<f16, [S, D], in>, %v: !kir.view<f16, [S, D], in>, %o: !kir.view<f16, [S, D], out>) {
+    %0 = kir.extent "S"
+    %1 = kir.extent "D"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %12 = arith.constant 0xFF800000 : f32
+    %25 = arith.constant 0.0 : f32
+    kir.parallel %3 {
+    ^bb0(%6: index):
+      %7 = kir.load %k[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %8 = kir.load %q[%6, %4] : !kir.view<f16, [S, D], in>[index, !kir.domain] -> tensor<?xf16>
+      %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?xf16> -> tensor<?xf32>
+      // expected-remark @below {{kir-online-folds: the maximum stays a two-pass reduction}}
+      %18 = kir.reduce %9 axes [0] identity(%12 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%15: f32, %16: f32):
+        %17 = kir.binary max %15, %16 : f32
+        kir.yield %17 : f32
+      }
+      %19 = kir.broadcast %18 over(%3) dims [] : f32 -> tensor<?xf32>
+      %20 = kir.binary sub %9, %19 : tensor<?xf32>
+      %21 = kir.unary exp %20 : tensor<?xf32>
+      %29 = kir.reduce %21 axes [0] identity(%25 : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%26: f32, %27: f32):
+        %28 = kir.binary add %26, %27 : f32
+        kir.yield %28 : f32
+      }
+      %30 = kir.broadcast %29 over(%3) dims [] : f32 -> tensor<?xf32>
+      %31 = kir.binary div %21, %30 : tensor<?xf32>
+      %22 = kir.cast %31 : tensor<?xf32> to tensor<?xf16>
+      %23 = kir.load %v[%3, %4] : !kir.view<f16, [S, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+      %32 = kir.contract %22, %23 reduce([0], [0]) batch([], []) : tensor<?xf16>, tensor<?x?xf16> -> tensor<?xf32>
+      %33 = kir.cast %32 : tensor<?xf32> to tensor<?xf16>
+      kir.store %33, %o[%6, %4] : tensor<?xf16>, !kir.view<f16, [S, D], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}

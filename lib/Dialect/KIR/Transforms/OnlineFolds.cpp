@@ -1009,10 +1009,73 @@ Value indicesOf(Value domain) {
       .getResult();
 }
 
+/// A contraction of a row divided by its own sum (softmax's weights p = e / sum(e) fed to a tile product,
+/// `T.vecmat(p, v)`) becomes the contraction of the row, divided by the sum after it:
+/// sum_k (e_k / s) v_k = (sum_k e_k v_k) / s. The two round differently (one division an output instead of
+/// one a key), so this is part of forming a normalized summary and needs its permission (numerics =
+/// relaxed_normalization with online_reduction, seed 002 §1; seed 001 §3: online rescaling under explicit
+/// normalized-summary permissions). The division by the broadcast sum stays for the row's other users; the
+/// matcher below then sees the flash form `vecmat(e, v) / sum(e)`. Only a rank-1 float row that the
+/// contraction reduces whole, the divisor a plain sum of that same row broadcast with no kept axis, and no
+/// cast between: a cast to a narrower type before the product is the author's rounding and stays.
+void divideAfterContractions(ModuleOp module, bool remarks) {
+  SmallVector<ContractOp> work;
+  module.walk([&](ContractOp c) {
+    if (isa<ParallelOp>(c->getParentOp()))
+      work.push_back(c);
+  });
+  DenseMap<Value, SmallVector<Value>> memo;
+  for (ContractOp c : work) {
+    for (unsigned i = 0; i < 2; ++i) {
+      Value operand = c->getOperand(i);
+      auto div = operand.getDefiningOp<BinaryOp>();
+      if (!div || div.getKind() != BinaryKind::Div || div->getBlock() != c->getBlock())
+        continue;
+      auto row = dyn_cast<RankedTensorType>(div.getLhs().getType());
+      ArrayRef<int64_t> reduced = i == 0 ? c.getLhsReduce() : c.getRhsReduce();
+      if (!row || row.getRank() != 1 || reduced.size() != 1 || reduced[0] != 0)
+        continue;
+      auto bc = div.getRhs().getDefiningOp<BroadcastOp>();
+      if (!bc || !bc.getDims().empty() || isa<RankedTensorType>(bc.getOperand().getType()))
+        continue;
+      auto sum = bc.getOperand().getDefiningOp<ReduceOp>();
+      if (!sum || !isPlainReduce(sum, BinaryKind::Add) || sum.getInputs()[0] != div.getLhs())
+        continue;
+      Type result = c.getResult().getType();
+      Type element = isa<RankedTensorType>(result) ? cast<RankedTensorType>(result).getElementType() : result;
+      if (element != row.getElementType() || sum.getResult(0).getType() != element)
+        continue;
+      std::optional<SmallVector<Value>> doms = domainsOf(c.getResult(), memo);
+      if (!doms)
+        continue;
+      OpBuilder b(c);
+      b.setInsertionPointAfter(c);
+      Location loc = c.getLoc();
+      Value denom = sum.getResult(0);
+      if (!doms->empty())
+        denom = BroadcastOp::create(b, loc, result, denom, *doms, ArrayRef<int64_t>{}).getResult();
+      Value quotient = BinaryOp::create(b, loc, BinaryKind::Div, c.getResult(), denom);
+      c.getResult().replaceAllUsesExcept(quotient, quotient.getDefiningOp());
+      c->setOperand(i, div.getLhs());
+      if (div.getResult().use_empty())
+        div.erase();
+      if (bc.getResult().use_empty())
+        bc.erase();
+      if (remarks)
+        c.emitRemark() << "kir-online-folds: the contraction's operand " << i
+                       << " was a row divided by its own sum; the sum now divides the contraction's result "
+                          "(one division an output, numerics = relaxed_normalization, seed 002 §1)";
+      break;
+    }
+  }
+}
+
 struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool remarks = remarksOn(module), permitted = onlinePermitted(module);
+    if (permitted)
+      divideAfterContractions(module, remarks);
     SmallVector<std::pair<ParallelOp, ReduceOp>> maxima;
     module.walk([&](ReduceOp r) {
       if (auto par = dyn_cast<ParallelOp>(r->getParentOp()); par && r.getInputs().size() == 1 &&

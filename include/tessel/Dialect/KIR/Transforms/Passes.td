@@ -12,6 +12,15 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     of every tensor axis (loads' and broadcasts' domain operands, `kir.indices`,
     through pointwise ops and contractions); def-use in the body; the module's
     `kir.compile_options`.
+    First, where the one-fold rewrite is permitted (below): a contraction in a
+    `kir.parallel` body whose operand is a rank-1 float row E divided by a
+    broadcast (no kept axis) of E's own plain sum, and which reduces that row
+    whole (softmax's weights fed to the product, `T.vecmat(e / T.sum(e), v)`),
+    takes E instead and its result is divided by the sum (broadcast over the
+    result's axes): sum_k (e_k / s) v_k = (sum_k e_k v_k) / s, one division an
+    output instead of one a key; it rounds differently, hence the permission.
+    Not where a cast sits between the division and the product (the author's
+    rounding), nor under source numerics.
     Legality: the maximum m reduces a float rank-1 X over its only axis A (one
     domain D); every tensor over A in the body is computed from loads whose
     first domain coordinate is D (the sources), `kir.indices` of D and values
