@@ -53,8 +53,8 @@ TOLERANCE = dict(rtol=1e-5, atol=1e-5)
 PEER = "torch.compile"
 # Both components of one scan feed pointwise math before the store (docs/language.md, "Scans as values":
 # a scan's result may feed pointwise math); no reduction is written, yet the Triton path refuses it:
-XFAIL = {"triton": "kir-to-pgpu constructs a stored value computed from a scan's results through reductions "
-                   "over different axes (at `out[m, cols] = mx + T.log(s)`, note at the T.scan)"}
+# Lead, 2026-12-05: fixed in the compiler (two results of one scan met with the same axes are one stored
+# scan, kir-to-pgpu's ScanValues.cpp); XFAIL removed.
 
 
 def OPS(shape):

@@ -140,6 +140,15 @@ FailureOr<SmallVector<StoredScan>> KernelConstructor::scansOfStored(Operation &w
       continue;
     Operation *def = item.v.getDefiningOp();
     if (auto scan = dyn_cast_or_null<kir::ScanOp>(def)) {
+      // Another result of a scan already met with the same axes (`mx + T.log(s)` of one tuple scan): the
+      // scan's results are built together, nothing more to record.
+      auto sameAxes = [&](const StoredScan &s) {
+        return llvm::equal(s.axes, item.axes, [](const ScanAxis &a, const ScanAxis &b) {
+          return a.stored == b.stored && a.lines == b.lines && a.reduction == b.reduction;
+        });
+      };
+      if (llvm::any_of(scans, [&](const StoredScan &s) { return s.op == scan && sameAxes(s); }))
+        continue;
       if (llvm::any_of(scans, [&](const StoredScan &s) { return s.op == scan; })) {
         InFlightDiagnostic diag = write.emitError() << "kir-to-pgpu constructs a stored value computed from a "
                                                        "scan's results through reductions over different axes";

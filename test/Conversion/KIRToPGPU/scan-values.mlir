@@ -289,3 +289,50 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: Both results of one tuple scan feed the stored value (a running log-sum-exp as a scan of
+// COM: (max, sum) pairs, stored as mx + log(s)): the scan is met twice on the walk from the store, with
+// COM: the same axes, and is one stored scan: one pgpu.range_scan whose emit region computes
+// COM: mx + log(s) from its two prefixes and stores it.
+// CHECK-LABEL: pgpu.kernel @two_results
+// CHECK: pgpu.range_scan
+// CHECK: %[[L:.*]] = pgpu.unary log %[[S:.*]] : f32
+// CHECK: %[[V:.*]] = pgpu.binary add %{{.*}}, %[[L]] : f32
+// CHECK: pgpu.store %[[V]], %out
+// CHECK-NOT: pgpu.range_scan
+module {
+  kir.kernel @two_results(%x: !kir.view<f32, [M, N], in>, %out: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %dn = kir.domain %c0 to %1
+    %dm = kir.domain %c0 to %0
+    %one = arith.constant 1.0 : f32
+    %ones = kir.broadcast %one over(%dn) dims [] : f32 -> tensor<?xf32>
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %dm {
+    ^bb0(%m: index):
+      %row = kir.load %x[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %mx, %s = kir.scan %row, %ones axis 0 identity(%ninf, %zero : f32, f32) : (tensor<?xf32>, tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+      ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+        %mm = kir.binary max %m1, %m2 : f32
+        %d1 = kir.binary sub %m1, %mm : f32
+        %e1 = kir.unary exp %d1 : f32
+        %d2 = kir.binary sub %m2, %mm : f32
+        %e2 = kir.unary exp %d2 : f32
+        %a = kir.binary mul %s1, %e1 : f32
+        %b = kir.binary mul %s2, %e2 : f32
+        %ss = kir.binary add %a, %b : f32
+        kir.yield %mm, %ss : f32, f32
+      }
+      %l = kir.unary log %s : tensor<?xf32>
+      %v = kir.binary add %mx, %l : tensor<?xf32>
+      kir.store %v, %out[%m, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
