@@ -1128,3 +1128,69 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
   }
 }
 
+// -----
+
+// COM: Must not fire as a union of intervals: where t < P or t > s is false the select gives ones, so
+// COM: a tile in neither interval is not the identity and must be folded. The comparisons are narrowed
+// COM: on their own, as before the union of intervals: no tile skipped, three folds.
+// CHECK-LABEL: pgpu.kernel @intervals_not_identity
+// CHECK-COUNT-3: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @intervals_not_identity(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %one = arith.constant 1.0 : f32
+        %zz = pgpu.splat %one : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
