@@ -207,3 +207,26 @@ def test_remarks(tessel_bin, tmp_path, name, branches, sorted_):
     added = len(re.findall(r"pgpu\.select .* : i1, index", opt.stdout)) - \
         len(re.findall(r"pgpu\.select .* : i1, index", before.read_text()))
     assert (added > 0) == sorted_, added
+
+
+def test_gluon_compiles_for_sm90(tmp_path, monkeypatch):
+    """On the GPU the default binding (GLUON=1) runs the warp-specialized Gluon spelling: with four
+    branches (twelve key-tile folds per softmax pass, bounds sorted by selects) its loader and consumer
+    still compile for sm_90 down to ptxas, with TMA copies and wgmma (gluon_compile.py, launch intercepted)."""
+    pytest.importorskip("torch")
+    import json
+    import sys
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    src = KERNELS[("four_branches", "source")].source("triton")
+    assert "'GLUON': ([0, 1], 1)" in src
+    path = tmp_path / "four_branches.py"
+    path.write_text(src)
+    shapes = {"dtype": "float16", "views": {n: [1, 2, 67, 128] for n in ("q", "k", "v", "o")},
+              "scalars": {"scale": 0.088, "a": 5, "c": 40}}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    out = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gluon_compile.py"),
+                          str(path), "iu_four_branches_sou", json.dumps(shapes)], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-4000:]
+    facts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert facts["launched"] and facts["wgmma"] > 0 and facts["tma_loads"] > 0, facts
