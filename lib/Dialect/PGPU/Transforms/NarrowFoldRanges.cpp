@@ -74,7 +74,10 @@
 // branch, so substituting false for the root must prove the identity (seed 002
 // §3.5: a union's all-false tiles are not traversed; seed 000 §8: mixed tiles
 // keep their validity). Tiles where one branch is mixed and another all true
-// stay mixed: correct, less narrow.
+// stay mixed: correct, less narrow. Where the whole tree is not such a union (a
+// leaf over loaded data, too many branches), an operand of its outermost ands may
+// be: false for it makes the and false, and the other operands stay in every
+// interval's summarizer.
 // Each interval is its own pgpu.region_fold, the first
 // from the identity and each later one from the summary of those before it
 // (identity operand = initial summary: combine(combine(r, s1), s2) =
@@ -94,6 +97,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUNARROWFOLDRANGES
@@ -607,7 +611,22 @@ bool FoldNarrower::analyze() {
     if (std::optional<Predicate> u = unionOf(orOp, consumed))
       preds.push_back(std::move(*u));
   });
-  // Then one union of intervals: the outermost and/or tree with an or that the above did not take.
+  // Then one union of intervals: the outermost and/or tree with an or that the above did not take, or, where
+  // that tree has a leaf that is not a ranged comparison (loaded data: a padding mask), an operand of its
+  // outermost ands (the other operands stay in every interval's summarizer; false for the operand makes the
+  // and false, so the identity proof carries over).
+  std::function<bool(BinaryOp)> tryRoot = [&](BinaryOp root) {
+    if (std::optional<Predicate> u = intervalsOf(root, consumed)) {
+      preds.push_back(std::move(*u));
+      return true;
+    }
+    if (root.getKind() != kir::BinaryKind::And)
+      return false;
+    for (Value operand : {root.getLhs(), root.getRhs()})
+      if (Operation *def = stripBroadcast(operand).getDefiningOp(); isLogicNode(def) && tryRoot(cast<BinaryOp>(def)))
+        return true;
+    return false;
+  };
   body.walk([&](BinaryOp root) {
     if (!isLogicNode(root) || llvm::any_of(preds, [](const Predicate &p) { return !p.branches.empty(); }))
       return;
@@ -617,8 +636,7 @@ bool FoldNarrower::analyze() {
       if (isLogicNode(user))
         return;
     }
-    if (std::optional<Predicate> u = intervalsOf(root, consumed))
-      preds.push_back(std::move(*u));
+    tryRoot(root);
   });
   body.walk([&](CmpOp cmp) {
     if (consumed.contains(cmp.getOperation()))

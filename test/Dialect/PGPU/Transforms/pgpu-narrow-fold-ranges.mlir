@@ -1057,9 +1057,85 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
-// COM: Must not fire as a union of intervals: (t < P or t > s or t < 8) and (t >= P or t <= s) has six
-// COM: branches in normal form, more than four (each costs up to three folds). The comparisons are
-// COM: narrowed on their own, as before: no all-false interval is proven, and no tile is skipped.
+// COM: (t < P or t > s or t < 8) and (t >= P or t <= s) has six branches in normal form, more than four
+// COM: (each costs up to three folds): the whole tree is not a union of intervals, but the and's first
+// COM: operand is (three branches); false for it makes the and false, so tiles in none of its branches are
+// COM: skipped. The second operand's comparisons are narrowed on their own, as global predicates (t >= P
+// COM: is true on a suffix: each branch has a leading mixed fold too, three folds a branch).
+// CHECK-LABEL: pgpu.kernel @many_branches_operand
+// CHECK-COUNT-9: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @many_branches_operand(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{3 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); a union of 3 intervals narrowed branch by branch (only its tiles visited)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c8 = arith.constant 8 : index
+        %c8b = pgpu.splat %c8 : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %c3 = pgpu.cmp lt %t2, %c8b : !pgpu.fragment<index, [BS, BT]>
+        %c4 = pgpu.cmp ge %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c5 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %o1 = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %o2 = pgpu.binary or %o1, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %o3 = pgpu.binary or %c4, %c5 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary and %o2, %o3 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire as a union of intervals: (t < P and (t < 8 or t > s)) or (t >= P and (t <= s or
+// COM: t > s or t < 8)) has five branches in normal form, more than four (each costs up to three folds),
+// COM: and its root is an or (no operand of an and to fall back to). The comparisons are narrowed on their
+// COM: own, as before: no all-false interval is proven, and no tile is skipped.
 // CHECK-LABEL: pgpu.kernel @too_many_branches
 // CHECK-COUNT-3: pgpu.region_fold
 // CHECK-NOT: pgpu.region_fold
@@ -1103,10 +1179,12 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
         %c3 = pgpu.cmp lt %t2, %c8b : !pgpu.fragment<index, [BS, BT]>
         %c4 = pgpu.cmp ge %t2, %pb : !pgpu.fragment<index, [BS, BT]>
         %c5 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
-        %o1 = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
-        %o2 = pgpu.binary or %o1, %c3 : !pgpu.fragment<i1, [BS, BT]>
-        %o3 = pgpu.binary or %c4, %c5 : !pgpu.fragment<i1, [BS, BT]>
-        %vis = pgpu.binary and %o2, %o3 : !pgpu.fragment<i1, [BS, BT]>
+        %o1 = pgpu.binary or %c3, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %a1 = pgpu.binary and %c1, %o1 : !pgpu.fragment<i1, [BS, BT]>
+        %o2 = pgpu.binary or %c5, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %o3 = pgpu.binary or %o2, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %a2 = pgpu.binary and %c4, %o3 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary or %a1, %a2 : !pgpu.fragment<i1, [BS, BT]>
         %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
         %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
         %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
@@ -1174,6 +1252,78 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
         %vis = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
         %one = arith.constant 1.0 : f32
         %zz = pgpu.splat %one : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A union of intervals under an and with loaded data (x > 0, a padding mask): the whole tree is
+// COM: not ranged, its or operand is. The intervals are narrowed as in @union_two_directions; the data
+// COM: comparison stays in every fold, the all-true ones included (only the union is replaced by true).
+// CHECK-LABEL: pgpu.kernel @intervals_and_data
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp {{.*}} : !pgpu.fragment<index
+// CHECK: pgpu.cmp gt {{.*}} : !pgpu.fragment<f32, [BS, BT]>
+// CHECK-NOT: pgpu.cmp {{.*}} : !pgpu.fragment<index
+// CHECK: } combine {
+// CHECK-COUNT-4: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @intervals_and_data(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); a union of 2 intervals narrowed branch by branch (only its tiles visited)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %band = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %kept = pgpu.cmp gt %v2, %zz : !pgpu.fragment<f32, [BS, BT]>
+        %vis = pgpu.binary and %kept, %band : !pgpu.fragment<i1, [BS, BT]>
         %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
         %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
         ^bb0(%l: f32, %q: f32):
