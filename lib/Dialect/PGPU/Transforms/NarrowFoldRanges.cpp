@@ -60,6 +60,24 @@
 // comparison is used outside the union leave the parts as separate predicates,
 // narrowed as above on their own (the all-true interval of each is a subset of
 // the union's: correct, less narrow).
+//
+// Any other and/or tree of ranged comparisons with an or in it (streaming
+// attention's k <= q & (k < sink | k + w > q), or k < a | k > q) is a union of
+// intervals: in disjunctive normal form (ands spread over ors, at most
+// kMaxBranches branches) each branch is an intersection of comparisons, true
+// only on tiles [F0j, F1j) and all true on [T0j, T1j) (the bounds above,
+// intersected). The branches are sorted by F0j (a branch with no suffix-true
+// comparison starts at lo and goes first; the others by compare-exchanges of
+// selects, since which comes first may be a run-time fact) and visited in that
+// order, each on [F0j, F1j) past the ranges before it as mixed, all true
+// (the root replaced by true), mixed; a tile in no range is false in every
+// branch, so substituting false for the root must prove the identity (seed 002
+// §3.5: a union's all-false tiles are not traversed; seed 000 §8: mixed tiles
+// keep their validity). Tiles where one branch is mixed and another all true
+// stay mixed: correct, less narrow. Where the whole tree is not such a union (a
+// leaf over loaded data, too many branches), an operand of its outermost ands may
+// be: false for it makes the and false, and the other operands stay in every
+// interval's summarizer.
 // Each interval is its own pgpu.region_fold, the first
 // from the identity and each later one from the summary of those before it
 // (identity operand = initial summary: combine(combine(r, s1), s2) =
@@ -77,6 +95,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <algorithm>
+#include <functional>
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUNARROWFOLDRANGES
@@ -99,6 +120,9 @@ struct Predicate {
   CmpOp cmp;                 // the comparison; null for a union
   Operation *unite = nullptr; // the union's outermost or; null for a comparison
   std::vector<struct Predicate> parts; // a union's comparisons (one direction)
+  // A union of intervals (unite its and/or root): each branch an intersection of comparisons, their or the
+  // predicate (the and/or tree in disjunctive normal form).
+  std::vector<std::vector<struct Predicate>> branches;
   bool tail = false;         // pos < e: true on full tiles
   kir::CmpPredicate pred{};  // K pred Q
   TileCoord k;
@@ -138,6 +162,7 @@ private:
   bool solve(CmpOp cmp, Predicate &p);
   std::optional<Predicate> predicateOf(CmpOp cmp);
   std::optional<Predicate> unionOf(BinaryOp orOp, DenseSet<Operation *> &consumed);
+  std::optional<Predicate> intervalsOf(BinaryOp root, DenseSet<Operation *> &consumed);
   bool readsPositions(Value v);
   bool provesIdentity(Value truth);
 
@@ -453,6 +478,105 @@ std::optional<Predicate> FoldNarrower::unionOf(BinaryOp orOp, DenseSet<Operation
   return u;
 }
 
+/// Whether `op` is an i1 fragment `and` or `or` (a node of a predicate tree).
+bool isLogicNode(Operation *op) {
+  auto bo = dyn_cast_or_null<BinaryOp>(op);
+  return bo && (bo.getKind() == kir::BinaryKind::And || bo.getKind() == kir::BinaryKind::Or) &&
+         isa<FragmentType>(bo.getType()) && elementTypeOf(bo.getType()).isInteger(1);
+}
+
+/// Branches of more than this many comparisons' intervals are not enumerated (each costs up to three folds).
+constexpr size_t kMaxBranches = 4;
+
+/// The and/or tree at `v` (through broadcasts) in disjunctive normal form: a list of branches, each the
+/// comparisons whose and it is. False when a node is neither, or the form has too many branches.
+bool disjunctiveForm(Value v, SmallVectorImpl<SmallVector<CmpOp>> &out) {
+  v = stripBroadcast(v);
+  Operation *def = v.getDefiningOp();
+  if (auto cmp = dyn_cast_or_null<CmpOp>(def)) {
+    out.push_back({cmp});
+    return true;
+  }
+  if (!isLogicNode(def))
+    return false;
+  auto bo = cast<BinaryOp>(def);
+  SmallVector<SmallVector<CmpOp>> l, r;
+  if (!disjunctiveForm(bo.getLhs(), l) || !disjunctiveForm(bo.getRhs(), r))
+    return false;
+  if (bo.getKind() == kir::BinaryKind::Or) {
+    llvm::append_range(out, l);
+    llvm::append_range(out, r);
+  } else {
+    // (a | b) & (c | d) = a&c | a&d | b&c | b&d.
+    for (auto &x : l)
+      for (auto &y : r) {
+        out.emplace_back(x);
+        llvm::append_range(out.back(), y);
+      }
+  }
+  return out.size() <= kMaxBranches;
+}
+
+/// The and/or tree at `root` as a union of intervals (see the header): a tree of ands and ors (through
+/// broadcasts) over ranged comparisons, with an or that is not a union of one direction, each inner value
+/// read only by the tree, and substituting false for the root proving the summary the identity. On success
+/// the comparisons are added to `consumed`.
+std::optional<Predicate> FoldNarrower::intervalsOf(BinaryOp root, DenseSet<Operation *> &consumed) {
+  SmallVector<Value> work{root.getResult()};
+  DenseSet<Operation *> inTree;
+  SmallVector<Operation *> leaves;
+  bool anyOr = false;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !fold.getSummarize().isAncestor(def->getParentRegion()) || consumed.contains(def))
+      return std::nullopt;
+    if (!inTree.insert(def).second)
+      continue;
+    if (isa<BroadcastOp>(def)) {
+      work.push_back(def->getOperand(0));
+    } else if (isLogicNode(def)) {
+      anyOr |= cast<BinaryOp>(def).getKind() == kir::BinaryKind::Or;
+      work.push_back(def->getOperand(0));
+      work.push_back(def->getOperand(1));
+    } else if (isa<CmpOp>(def)) {
+      leaves.push_back(def);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!anyOr)
+    return std::nullopt;
+  for (Operation *op : inTree)
+    if (op != root.getOperation())
+      for (Operation *user : op->getUsers())
+        if (!inTree.contains(user))
+          return std::nullopt;
+  SmallVector<SmallVector<CmpOp>> form;
+  if (!disjunctiveForm(root.getResult(), form) || form.size() < 2 || !provesIdentity(root.getResult()))
+    return std::nullopt;
+  std::string refusedBefore = refused;
+  DenseMap<Operation *, Predicate> ranged; // each comparison analyzed once
+  for (Operation *leaf : leaves) {
+    std::optional<Predicate> p = predicateOf(cast<CmpOp>(leaf));
+    if (!p || p->tail) {
+      refused = refusedBefore; // the leaves are analyzed again on their own
+      return std::nullopt;
+    }
+    ranged.try_emplace(leaf, std::move(*p));
+  }
+  Predicate u;
+  u.unite = root;
+  for (auto &branch : form) {
+    u.branches.emplace_back();
+    for (CmpOp cmp : branch)
+      u.branches.back().push_back(ranged.find(cmp.getOperation())->second);
+  }
+  u.solved = llvm::any_of(ranged, [](auto &kv) { return kv.second.solved; });
+  for (Operation *leaf : leaves)
+    consumed.insert(leaf);
+  return u;
+}
+
 bool FoldNarrower::analyze() {
   Block &body = fold.getSummarize().front();
   Value begin = body.getArgument(0);
@@ -486,6 +610,33 @@ bool FoldNarrower::analyze() {
     }
     if (std::optional<Predicate> u = unionOf(orOp, consumed))
       preds.push_back(std::move(*u));
+  });
+  // Then one union of intervals: the outermost and/or tree with an or that the above did not take, or, where
+  // that tree has a leaf that is not a ranged comparison (loaded data: a padding mask), an operand of its
+  // outermost ands (the other operands stay in every interval's summarizer; false for the operand makes the
+  // and false, so the identity proof carries over).
+  std::function<bool(BinaryOp)> tryRoot = [&](BinaryOp root) {
+    if (std::optional<Predicate> u = intervalsOf(root, consumed)) {
+      preds.push_back(std::move(*u));
+      return true;
+    }
+    if (root.getKind() != kir::BinaryKind::And)
+      return false;
+    for (Value operand : {root.getLhs(), root.getRhs()})
+      if (Operation *def = stripBroadcast(operand).getDefiningOp(); isLogicNode(def) && tryRoot(cast<BinaryOp>(def)))
+        return true;
+    return false;
+  };
+  body.walk([&](BinaryOp root) {
+    if (!isLogicNode(root) || llvm::any_of(preds, [](const Predicate &p) { return !p.branches.empty(); }))
+      return;
+    for (Operation *user : root->getUsers()) {
+      while (isa<BroadcastOp>(user) && user->hasOneUse())
+        user = *user->getUsers().begin();
+      if (isLogicNode(user))
+        return;
+    }
+    tryRoot(root);
   });
   body.walk([&](CmpOp cmp) {
     if (consumed.contains(cmp.getOperation()))
@@ -648,7 +799,7 @@ void FoldNarrower::rewrite() {
       off = p.k.offset ? p.k.offset : cst(0);
     return off;
   };
-  auto trueBound = [&](const Predicate &p) {
+  auto trueBoundOf = [&](const Predicate &p) {
     Value off = offsetOf(p);
     // K = pos + off over a tile starting at s: [s + off, s + step - 1 + off].
     bool strict = p.pred == kir::CmpPredicate::LT || p.pred == kir::CmpPredicate::GT;
@@ -665,7 +816,7 @@ void FoldNarrower::rewrite() {
       x = bin(kir::BinaryKind::Add, x, one);
     return alignUp(x);
   };
-  auto falseBound = [&](const Predicate &p) {
+  auto falseBoundOf = [&](const Predicate &p) {
     Value off = offsetOf(p);
     bool strict = p.pred == kir::CmpPredicate::LT || p.pred == kir::CmpPredicate::GT;
     if (prefixTrue(p.pred)) {
@@ -681,6 +832,16 @@ void FoldNarrower::rewrite() {
       y = bin(kir::BinaryKind::Add, y, one);
     return alignDown(y);
   };
+  // A comparison in several branches of a union of intervals has its bounds made once.
+  DenseMap<std::pair<Operation *, int>, Value> bounds;
+  auto trueBound = [&](const Predicate &p) {
+    Value &memo = bounds[{CmpOp(p.cmp).getOperation(), 1}];
+    return memo ? memo : memo = trueBoundOf(p);
+  };
+  auto falseBound = [&](const Predicate &p) {
+    Value &memo = bounds[{CmpOp(p.cmp).getOperation(), 0}];
+    return memo ? memo : memo = falseBoundOf(p);
+  };
   // A union of one direction is all true where any part is and all false where every part is (see the
   // header): prefix-true parts take the largest bounds, suffix-true ones the smallest.
   auto unionBound = [&](const Predicate &p, bool forTrue) {
@@ -695,9 +856,12 @@ void FoldNarrower::rewrite() {
   auto boundOf = [&](const Predicate &p, bool forTrue) {
     return p.unite ? unionBound(p, forTrue) : forTrue ? trueBound(p) : falseBound(p);
   };
+  const Predicate *intervals = nullptr; // a union of intervals: its branches are placed after the others
   for (Predicate &p : preds) {
     trueInMiddle.push_back(p.unite ? p.unite : p.cmp.getOperation());
-    if (p.tail)
+    if (!p.branches.empty())
+      intervals = &p, ++skipped; // its identity is proven (intervalsOf)
+    if (p.tail || !p.branches.empty())
       continue;
     if (prefixTrue(p.pred)) {
       t1 = mn(t1, boundOf(p, true));
@@ -772,10 +936,67 @@ void FoldNarrower::rewrite() {
       part.getIdentitiesMutable().assign(acc);
     acc.assign(part.getResults().begin(), part.getResults().end());
   };
-  if (leadingMixed)
-    piece(f0, t0, false);
-  piece(t0, t1, true);
-  piece(t1, f1, false);
+  if (!intervals) {
+    if (leadingMixed)
+      piece(f0, t0, false);
+    piece(t0, t1, true);
+    piece(t1, f1, false);
+  } else {
+    // A union of intervals (see the header). Branch j, the intersection of its comparisons, may be true only
+    // on [F0j, F1j) and is all true on [T0j, T1j): the same bounds as the predicates of a fold, intersected.
+    struct Branch {
+      Value f0, t0, t1, f1;
+      bool fromLo; // no suffix-true comparison: F0 = T0 = lo, the smallest start
+    };
+    SmallVector<Branch> branches;
+    for (const std::vector<Predicate> &parts : intervals->branches) {
+      Branch br{Value(), Value(), Value(), Value(), true}; // null: unbounded (lo for F0, T0; hi for T1, F1)
+      auto meet = [&](Value &x, Value y, bool lower) { x = !x ? y : lower ? mx(x, y) : mn(x, y); };
+      for (const Predicate &part : parts) {
+        bool prefix = prefixTrue(part.pred);
+        meet(prefix ? br.t1 : br.t0, trueBound(part), !prefix);
+        meet(prefix ? br.f1 : br.f0, falseBound(part), !prefix);
+        br.fromLo &= prefix;
+      }
+      br.f0 = br.f0 ? br.f0 : lo, br.t0 = br.t0 ? br.t0 : lo;
+      br.t1 = br.t1 ? br.t1 : hi, br.f1 = br.f1 ? br.f1 : hi;
+      branches.push_back(br);
+    }
+    // Source order: the branches sorted by F0 (the argument below needs it). Those from lo come first as they
+    // are; the others by a compare-exchange network of selects on their bounds (at most kMaxBranches).
+    std::stable_partition(branches.begin(), branches.end(), [](const Branch &br) { return br.fromLo; });
+    auto firstLate = llvm::find_if(branches, [](const Branch &br) { return !br.fromLo; });
+    size_t first = firstLate - branches.begin(), n = branches.size();
+    for (size_t pass = first; pass + 1 < n; ++pass)
+      for (size_t j = first; j + 1 < n - (pass - first); ++j) {
+        Branch &x = branches[j], &y = branches[j + 1];
+        Value swap = CmpOp::create(b, loc, kir::CmpPredicate::LT, y.f0, x.f0);
+        for (auto [u, w] : {std::pair(&x.f0, &y.f0), std::pair(&x.t0, &y.t0), std::pair(&x.t1, &y.t1),
+                            std::pair(&x.f1, &y.f1)}) {
+          Value nu = SelectOp::create(b, loc, swap, *w, *u), nw = SelectOp::create(b, loc, swap, *u, *w);
+          *u = nu, *w = nw;
+        }
+      }
+    // Branch j is visited on [Sj, Zj) = [F0j, F1j) past the ranges before it, within the others' [F0, F1):
+    // mixed, all true where its comparisons and the other predicates all are, mixed. A tile outside every
+    // range is all false: below F0j it is below every later branch's F0 (sorted), and past Z(j-1) it is past
+    // every earlier branch's F1 (or past F1, the other predicates' false bound), so the identity proven for
+    // the root (or for those predicates) lets it go. The ranges increase: source order is kept.
+    Value end = f0;
+    for (const Branch &br : branches) {
+      Value start = mn(br.fromLo ? end : mx(br.f0, end), f1);
+      Value stop = mx(br.f1 == hi ? f1 : mn(br.f1, f1), start);
+      // From lo (T0j = lo) with no suffix-true predicate (T0 = lo): the leading mixed piece is empty.
+      bool leading = leadingMixed || !br.fromLo;
+      Value a = mn(mx(br.fromLo ? t0 : mx(br.t0, t0), start), stop);
+      Value z = mn(mx(br.t1 == hi ? t1 : mn(br.t1, t1), a), stop);
+      if (leading)
+        piece(start, a, false);
+      piece(a, z, true);
+      piece(z, stop, false);
+      end = stop;
+    }
+  }
   fold.replaceAllUsesWith(acc);
   fold.erase();
   unsigned ranged = llvm::count_if(preds, [](const Predicate &p) { return !p.tail; });
@@ -786,6 +1007,9 @@ void FoldNarrower::rewrite() {
             std::to_string(skipped) + " all-false interval(s) skipped (identity proven)";
   if (solved)
     adopted += "; " + std::to_string(solved) + " predicate(s) solved for the tile coordinate";
+  if (intervals)
+    --unions, adopted += "; a union of " + std::to_string(intervals->branches.size()) +
+                         " intervals narrowed branch by branch (only its tiles visited)";
   if (unions)
     adopted += "; " + std::to_string(unions) + " union(s) of one direction narrowed as one predicate";
   if (!refused.empty())

@@ -746,13 +746,29 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
-// COM: Must not fire as a union: t < P or t > s is not monotone in the tile start (true at both ends).
-// COM: Each part stays its own predicate, as before: the all-true interval is where both hold, and no
-// COM: part alone proves the identity, so nothing is skipped.
+// COM: A union of intervals: t < P (from the start) or t > s (to the end) is not monotone in the tile
+// COM: start, so it is not one predicate of one direction; it is two branches, each an interval of tiles.
+// COM: Before: one fold over every tile. After: the branch from the start (no leading mixed piece: all
+// COM: true, then mixed), then the branch to the end (mixed, all true, mixed), its range starting past
+// COM: the first's; tiles in neither are all false (the sum of zeros: skipped). The all-true folds keep no
+// COM: comparison.
 // CHECK-LABEL: pgpu.kernel @union_two_directions
 // CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
 // CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp gt
+// CHECK: } combine {
 // CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp gt
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp gt
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   pgpu.kernel @union_two_directions(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
       attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
@@ -771,7 +787,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
       %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
       %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
-      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); a union of 2 intervals narrowed branch by branch (only its tiles visited)}}
       %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
           operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
       summarize {
@@ -812,9 +828,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
-// COM: Must not fire as a union: the part t < P is also read outside the or (a second select), so it
-// COM: is a predicate of its own; the parts are narrowed separately as before (t < P false makes the
-// COM: and false: its suffix is skipped, on its own).
+// COM: Must not fire as a union (of one direction or of intervals): the part t < P is also read outside
+// COM: the or (a second select), so it is a predicate of its own; the parts are narrowed separately as
+// COM: before (t < P false makes the second select the identity: its suffix is skipped, on its own).
 // CHECK-LABEL: pgpu.kernel @union_part_used_outside
 // CHECK: pgpu.region_fold
 // CHECK-NOT: pgpu.cmp
@@ -856,8 +872,96 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
         %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
         %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
         %c2 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
-        %vis0 = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
-        %vis = pgpu.binary and %vis0, %c1 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m0 = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %c1, %m0, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Streaming attention with sinks: t <= s and (t < 4 or t + P > s). The and of an or is two
+// COM: branches in normal form, [0, min(4, s + 1)) and (s - P, s], each an intersection of bounds (the
+// COM: window's t + P > s read as the tile coordinate t + P). The sink branch starts at 0 (no sort
+// COM: needed: no select) and is all true (no comparison left), then mixed; the window branch is
+// COM: visited past it as mixed, all true, mixed. The diagonal t <= s
+// COM: is in both branches: its bounds are computed once.
+// CHECK-LABEL: pgpu.kernel @sink_window
+// CHECK-NOT: pgpu.select
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp le
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp le
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp le
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @sink_window(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); a union of 2 intervals narrowed branch by branch (only its tiles visited)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c4 = arith.constant 4 : index
+        %c4b = pgpu.splat %c4 : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp lt %t2, %c4b : !pgpu.fragment<index, [BS, BT]>
+        %tw = pgpu.binary add %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c3 = pgpu.cmp gt %tw, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %sw = pgpu.binary or %c2, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary and %c1, %sw : !pgpu.fragment<i1, [BS, BT]>
         %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
         %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
         %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
@@ -878,3 +982,365 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Two branches that may come in either order: [P, P + 8) and (s, end). Neither starts at 0, so
+// COM: their bounds are sorted by their first possible tile (a compare and selects on index scalars)
+// COM: before the folds are placed: source order is kept for any P.
+// CHECK-LABEL: pgpu.kernel @sorted_branches
+// CHECK: %[[SWAP:.*]] = pgpu.cmp lt %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.select %[[SWAP]], %{{.*}}, %{{.*}} : i1, index
+// CHECK-COUNT-6: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @sorted_branches(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); 1 predicate(s) solved for the tile coordinate; a union of 2 intervals narrowed branch by branch (only its tiles visited)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c8 = arith.constant 8 : index
+        %pe = pgpu.binary add %pp, %c8 : index
+        %peb = pgpu.splat %pe : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp ge %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp lt %t2, %peb : !pgpu.fragment<index, [BS, BT]>
+        %c3 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %win = pgpu.binary and %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary or %win, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: (t < P or t > s or t < 8) and (t >= P or t <= s) has six branches in normal form, more than four
+// COM: (each costs up to three folds): the whole tree is not a union of intervals, but the and's first
+// COM: operand is (three branches); false for it makes the and false, so tiles in none of its branches are
+// COM: skipped. The second operand's comparisons are narrowed on their own, as global predicates (t >= P
+// COM: is true on a suffix: each branch has a leading mixed fold too, three folds a branch).
+// CHECK-LABEL: pgpu.kernel @many_branches_operand
+// CHECK-COUNT-9: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @many_branches_operand(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{3 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); a union of 3 intervals narrowed branch by branch (only its tiles visited)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c8 = arith.constant 8 : index
+        %c8b = pgpu.splat %c8 : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %c3 = pgpu.cmp lt %t2, %c8b : !pgpu.fragment<index, [BS, BT]>
+        %c4 = pgpu.cmp ge %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c5 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %o1 = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %o2 = pgpu.binary or %o1, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %o3 = pgpu.binary or %c4, %c5 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary and %o2, %o3 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire as a union of intervals: (t < P and (t < 8 or t > s)) or (t >= P and (t <= s or
+// COM: t > s or t < 8)) has five branches in normal form, more than four (each costs up to three folds),
+// COM: and its root is an or (no operand of an and to fall back to). The comparisons are narrowed on their
+// COM: own, as before: no all-false interval is proven, and no tile is skipped.
+// CHECK-LABEL: pgpu.kernel @too_many_branches
+// CHECK-COUNT-3: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @too_many_branches(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{5 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c8 = arith.constant 8 : index
+        %c8b = pgpu.splat %c8 : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %c3 = pgpu.cmp lt %t2, %c8b : !pgpu.fragment<index, [BS, BT]>
+        %c4 = pgpu.cmp ge %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c5 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %o1 = pgpu.binary or %c3, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %a1 = pgpu.binary and %c1, %o1 : !pgpu.fragment<i1, [BS, BT]>
+        %o2 = pgpu.binary or %c5, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %o3 = pgpu.binary or %o2, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %a2 = pgpu.binary and %c4, %o3 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary or %a1, %a2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire as a union of intervals: where t < P or t > s is false the select gives ones, so
+// COM: a tile in neither interval is not the identity and must be folded. The comparisons are narrowed
+// COM: on their own, as before the union of intervals: no tile skipped, three folds.
+// CHECK-LABEL: pgpu.kernel @intervals_not_identity
+// CHECK-COUNT-3: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @intervals_not_identity(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %one = arith.constant 1.0 : f32
+        %zz = pgpu.splat %one : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A union of intervals under an and with loaded data (x > 0, a padding mask): the whole tree is
+// COM: not ranged, its or operand is. The intervals are narrowed as in @union_two_directions; the data
+// COM: comparison stays in every fold, the all-true ones included (only the union is replaced by true).
+// CHECK-LABEL: pgpu.kernel @intervals_and_data
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp {{.*}} : !pgpu.fragment<index
+// CHECK: pgpu.cmp gt {{.*}} : !pgpu.fragment<f32, [BS, BT]>
+// CHECK-NOT: pgpu.cmp {{.*}} : !pgpu.fragment<index
+// CHECK: } combine {
+// CHECK-COUNT-4: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @intervals_and_data(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %pre: i32)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %P = pgpu.cast %pre : i32 to index
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); a union of 2 intervals narrowed branch by branch (only its tiles visited)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %P : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %pp: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %pb = pgpu.splat %pp : index -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp lt %t2, %pb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp gt %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %band = pgpu.binary or %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %kept = pgpu.cmp gt %v2, %zz : !pgpu.fragment<f32, [BS, BT]>
+        %vis = pgpu.binary and %kept, %band : !pgpu.fragment<i1, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+

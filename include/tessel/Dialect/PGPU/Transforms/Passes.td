@@ -268,7 +268,14 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     terms lane values as above or kernel scalars (a runtime width w makes
     `q - k < w` the predicate `k > q - w`). A union (ors, through
     broadcasts) of such comparisons of one direction, each read only by the
-    union, is one predicate: `k < prefix | k <= q` (prefix-LM).
+    union, is one predicate: `k < prefix | k <= q` (prefix-LM). Any other
+    and/or tree of such comparisons (ors with parts of both directions,
+    ands of ors; each inner value read only by the tree) is a union of
+    intervals: in disjunctive normal form (at most four branches) each
+    branch, an intersection of bounds, has its own all-true and mixed tiles
+    (`k <= q & (k < sink | k + w > q)`: the sink and the window). Where the
+    whole tree is not one (a leaf over loaded data: a padding mask; too many
+    branches), an operand of its outermost ands may be.
     Legality: K is increasing in the tile start, so over each tile the
     predicate is all true or all false exactly when the tile's coordinate
     range and the lanes' range [Qmin, Qmax] do not overlap; these are prefix
@@ -277,7 +284,10 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     prefix-true parts (<, <=) is all true below the largest of their true
     bounds and all false from the largest of their false bounds (suffix-true
     parts: the smallest), so it too splits the tiles into a prefix and a
-    suffix. An
+    suffix. The branches of a union of intervals, sorted by their first
+    possible tile (selects where that order is a run-time fact), are
+    visited in source order, each past the ranges before it; a tile in no
+    branch's range is all false in every branch. An
     all-false interval is skipped only when substituting false into the
     summarizer proves every summary component equal to its identity (local
     typed value propagation: selects, builtin reduction identities, zero
@@ -285,7 +295,8 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     Rewrites: the fold becomes up to three folds over [F0, T0) (mixed),
     [T0, T1) (all true: predicates and the tail mask replaced by true and
     folded out of ands, selects and idempotent reductions) and [T1, F1)
-    (mixed), their results combined in source order with the fold's combine
+    (mixed) (for a union of intervals, such three per branch, within
+    [F0, F1)), their results combined in source order with the fold's combine
     (its associativity is the fold's contract); [lo, F0) and [F1, hi) are not
     traversed. Boundaries are computed from the program's coordinates in IR;
     each is a tile start or hi, so a mixed interval's tail mask compares the
@@ -300,7 +311,11 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     a false interval whose summary is not provably the identity (it stays,
     as mixed); as one union: parts of both directions (`k < a | k > q` is
     not monotone), the tail mask, or a part read outside the union (the
-    parts are then narrowed as separate predicates, as before).
+    parts are then narrowed as separate predicates, as before); as a union
+    of intervals: more than four branches, a leaf that is the tail mask or
+    not a ranged comparison, a value of the tree read outside it, or a root
+    whose false is not proven the identity (the comparisons are then
+    narrowed on their own).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
