@@ -2,7 +2,8 @@
 (GLUON_PTX / GLUON_TTGIR: also write its PTX / TTGIR there):
 python3 gluon_compile.py MODULE.py BINDING SHAPES_JSON -> one JSON line of facts about the PTX.
 
-The binding is called on CPU tensors of the given shapes (random, bf16) with its launch intercepted:
+The binding is called on CPU tensors of the given shapes (random, bf16 unless SHAPES_JSON names a torch
+"dtype") with its launch intercepted:
 the wrapper's checks and host descriptors run as on the GPU (the TMA switch forced on), and the
 arguments it would launch `_<binding>_gluon` with are bound and compiled by Triton's own binder and
 compiler for an sm_90 target, down to PTX and ptxas. Run without TRITON_INTERPRET in the environment
@@ -38,7 +39,8 @@ def main(path, binding, shapes):
     mod._arch = lambda t: 9
     os.environ["TRITON_INTERPRET"] = "1"  # the wrapper's view checks accept CPU tensors
     torch.manual_seed(0)
-    views = {name: torch.randn(*shape, dtype=torch.bfloat16) for name, shape in shapes["views"].items()}
+    dtype = getattr(torch, shapes.get("dtype", "bfloat16"))  # the views' element type (SHAPES_JSON "dtype")
+    views = {name: torch.randn(*shape, dtype=dtype) for name, shape in shapes["views"].items()}
     try:
         getattr(mod, binding)(*views.values(), **shapes.get("scalars", {}))
     except _Launch:
