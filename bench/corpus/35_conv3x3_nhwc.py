@@ -63,9 +63,6 @@ TEST_SHAPES = [dict(N=1, H=1, W=1, C=1, OC=1), dict(N=2, H=5, W=7, C=3, OC=5),
 BENCH_SHAPE = dict(N=32, H=56, W=56, C=64, OC=64)
 TOLERANCE = dict(rtol=1e-2, atol=1e-2)
 PEER = "torch.nn.functional.conv2d (channels_last)"
-SKIP = {"triton": ("Triton provider under TRITON_INTERPRET=1 is slow (it passes at every test shape): "
-                   "N2 H5 W7 C3 OC5 took 33 s, N1 H13 W11 C16 OC17 225 s, N3 H2 W3 C64 OC64 112 s (run "
-                   "alone on 2 shared cores); the KIR interpreter takes < 1 s per shape and matches")}
 
 
 def OPS(shape):

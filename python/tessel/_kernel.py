@@ -632,7 +632,9 @@ class Kernel:
         if programs is None or not sizes or "FOLD_SPLIT" in space:
             return {}
         views = dict(zip([n for n, _ in self._views()], tensors))
-        uncapped = {"PERSIST": 1 << 40} if "PERSIST" in space else {}
+        # Past any count: the probe below puts every extent at 2**13 times its size, so a space of several
+        # axes (a convolution's batch x rows x pixel tiles x channel tiles) counts far past 2**40 there.
+        uncapped = {"PERSIST": 1 << 512} if "PERSIST" in space else {}
         base = {**{n: d for n, (_, d) in space.items()}, **uncapped}
 
         class _Extents:  # a view of the same rank whose every extent is large: which sizes tile programs

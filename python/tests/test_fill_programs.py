@@ -49,6 +49,24 @@ def test_a_large_gemm_keeps_its_declared_defaults():
 
 
 @tessel.kernel
+def shared_weight(x: T.In[T.bf16, ("B", "M", "K")], w: T.In[T.bf16, ("K", "N")], y: T.Out[T.bf16, ("B", "M", "N")]):
+    for b in T.parallel(T.domain(0, x.shape[0])):
+        y[b, :, :] = T.cast(T.matmul(x[b, :, :], w[:, :], acc_dtype=T.f32), T.bf16)
+
+
+def test_tiles_narrow_to_their_axes_in_a_space_of_several_axes():
+    # A batch of 256 [56, 576] activations against one [576, 64] weight (a convolution's implicit GEMM
+    # shape): program axes b x M tiles x N tiles. The 128 x 256 declared tiles cover 56 and 64 with one
+    # tile each; 64 x 64 gives the same 256 programs. The count of the probe that finds which parameters
+    # tile programs (every extent 2**13 times larger) is compared past the resident-program cap. A batch
+    # of 32 (32 programs) then halves both tiles to fill the multiprocessors (128 programs).
+    got = shared_weight.call_defaults(_meta(256, 56, 576), _meta(576, 64), _meta(256, 56, 64))
+    assert (got["TILE_1"], got["TILE_2"], got["TILE_K"], got["STAGES"]) == (64, 64, 128, 4), got
+    got = shared_weight.call_defaults(_meta(32, 56, 576), _meta(576, 64), _meta(32, 56, 64))
+    assert (got["TILE_1"], got["TILE_2"]) == (32, 32), got
+
+
+@tessel.kernel
 def linear16(x: T.In[T.f16, ("B", "K")], w: T.In[T.f16, ("N", "K")], y: T.Out[T.f16, ("B", "N")]):
     rows, cols = T.domain(x.shape[0]), T.domain(w.shape[0])
     y[rows, cols] = T.cast(T.matmul(x[rows, :], w[cols, :], transpose_rhs=True), T.f16)

@@ -818,10 +818,20 @@ LogicalResult Serializer::emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operati
       return false;
     return !llvm::is_contained(tile.starts, use.get()) && !llvm::is_contained(tile.offsets, use.get());
   };
+  // A TMA copy's box origin (boxOrigin) spells its tile's starts and offsets themselves: they stay
+  // even where every use of theirs is unspelled (a column tile's origin whose lanes only a streamed
+  // load and a TMA store's element coordinates read: a convolution's [pixels, OC] output tile).
+  DenseSet<Value> origins;
+  for (auto &entry : boxOf) {
+    triton::TileAccess tile = *triton::matchTileAccess(entry.first);
+    for (Value v : llvm::concat<Value>(tile.starts, tile.offsets))
+      if (v)
+        origins.insert(v);
+  }
   for (bool changed = true; changed;) {
     changed = false;
     kernel.walk<WalkOrder::PostOrder>([&](Operation *op) {
-      if (consumerDead.contains(op) ||
+      if (consumerDead.contains(op) || llvm::any_of(op->getResults(), [&](Value r) { return origins.contains(r); }) ||
           !isa<pgpu::IotaOp, pgpu::SplatOp, pgpu::BroadcastOp, pgpu::BinaryOp, pgpu::UnaryOp, pgpu::CmpOp,
                pgpu::SelectOp, pgpu::CastOp, pgpu::BitcastOp, pgpu::TransposeOp, arith::ConstantOp, pgpu::CeilDivOp,
                pgpu::ParamOp>(op))

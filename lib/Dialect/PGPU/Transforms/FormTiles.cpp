@@ -14,7 +14,9 @@
 // `x * y` where x depends on free axis m (not n), y on free axis n (not m),
 // and both on k. Blocking m and n together makes each loaded element of x
 // serve BN products and each element of y serve BM (operand reuse), which no
-// one-axis blocking gives.
+// one-axis blocking gives. An operand free on several program axes (a
+// convolution tap's window x[n, oh + kh - 1, ow + kw - 1, c]) is tiled along
+// one of them (tiledFree); the others stay one member per program.
 //
 // Rewrite: every foreach of the chain becomes a program axis; each free axis
 // a contraction needs is blocked by a declared parameter TILE_<i> (the other
@@ -27,8 +29,10 @@
 // around the operands are absorbed into the contraction because the products
 // of the narrow values are exact in f32 (seed 002 §3.4; seed 000 §8 allows
 // the regrouping of the sum); likewise i8 -> i32 around an i32 sum (exact
-// products, wrapping sums: any order gives the same bits). Other reductions reduce their fragment along
-// the loop axis with `pgpu.reduce` and combine into the carry.
+// products, wrapping sums: any order gives the same bits). A contraction whose sum is added to an earlier
+// contraction's accumulator (used only there) continues that accumulator: a sum of contractions (the
+// taps of a convolution) is one accumulator over the joined k ranges, an implicit GEMM. Other
+// reductions reduce their fragment along the loop axis with `pgpu.reduce` and combine into the carry.
 //
 // Every access gets the validity of the blocked axes it depends on, conjoined
 // with its own; reduction members on invalid loop lanes are neutralized with
@@ -186,6 +190,7 @@ private:
     return it == axes.end() ? 0 : it->second;
   }
   unsigned newAxis() { return numAxes++; }
+  Mask tiledFree(Value operand, Mask free) const;
   /// An op's results depend on every axis its operands depend on.
   void propagate(Operation &op) {
     Mask m = 0;
@@ -299,6 +304,8 @@ private:
   bool segmented = false;           // the first foreach is a segment whose bounds are read in the program
   DenseSet<Operation *> segmentPrologue; // read-only reductions computing the segment's bounds
   DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
+  Mask scalarFree = 0;              // free axes of an operand free on several, kept one member per program
+  unsigned chained = 0;             // contractions whose accumulator starts from another's
 
   IRMapping map;
   SmallVector<Value> laneOk;      // per blocked axis: i1 fragment over that axis
@@ -650,6 +657,10 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   Mask shared = fx & fy;
   fx &= ~shared;
   fy &= ~shared;
+  Mask several = fx | fy;
+  fx = tiledFree(x, fx);
+  fy = tiledFree(y, fy);
+  scalarFree |= several & ~(fx | fy);
   // A nested contraction's free axis may be the enclosing reduction's axis (its tile's columns).
   Mask freeOk = programAxes | (enclosing >= 0 ? bit(unsigned(enclosing)) : 0);
   if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
@@ -681,6 +692,31 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   }
   contracts.push_back(c);
   return success();
+}
+
+/// The free axis a contraction operand is tiled along, of `free` (its program axes the other operand
+/// does not read). An operand free on several program axes (a window x[n, oh + kh - 1, ow + kw - 1, c]
+/// against weights w[kh, kw, c, oc] free on oc alone: an implicit GEMM) is tiled along one, the others
+/// stay scalar (one member per program, like batch axes): seed 002 §3.3 lets a program own any subset
+/// of its axes. The one chosen is the axis of the operand read's innermost coordinate that holds a
+/// free axis (iw: consecutive lanes read nearby rows), the innermost program axis when nothing says.
+Mask Tiler::tiledFree(Value operand, Mask free) const {
+  if (popcount(free) < 2 || (free & ~programAxes))
+    return free;
+  Value read = operand;
+  while (auto cast = read.getDefiningOp<CastOp>())
+    read = cast.getOperand();
+  ValueRange coords;
+  if (auto load = read.getDefiningOp<LoadOp>())
+    coords = load.getCoords();
+  else if (auto gather = read.getDefiningOp<GatherOp>())
+    coords = gather.getCoords();
+  else if (auto buffer = read.getDefiningOp<BufferLoadOp>())
+    coords = buffer.getCoords();
+  for (Value c : llvm::reverse(coords))
+    if (Mask m = maskOf(c) & free)
+      return bit(kMaxAxes - 1 - llvm::countl_zero(m));
+  return bit(kMaxAxes - 1 - llvm::countl_zero(free));
 }
 
 /// Maps original axis `axis` (a coordinate in [0, bound)) to its lanes.
@@ -827,7 +863,19 @@ void Tiler::tileReduce(RangeReduceOp op) {
       // tile) started the accumulator before the K loop, live across it, and ran the H200's persistent
       // GEMM + bias + GELU at 4096x11008x4096 in 1.33 ms against 0.65 ms with the add after the loop
       // (bench/experiments/issue41/call_vs_launch.py); the sum's order is the implementation's.
-      if (other != op.getResult(0) && ready && blockedMask(other) == 0) {
+      // An addend that is itself a contraction's accumulator, used only here, continues into this one's
+      // loop (the sum of contractions is one contraction over the joined k ranges: a convolution's
+      // taps, K = taps * C, accumulate in one f32 tile); it is dead after the add, so nothing more is
+      // live across the loop.
+      auto accumulator = [&] {
+        Operation *from = other.getDefiningOp();
+        bool isContraction = from && llvm::any_of(contracts, [&](const ContractShape &c) {
+          return RangeReduceOp(c.reduce).getOperation() == from;
+        });
+        return other.hasOneUse() && blockedMask(other) == carryMask && (isContraction || fused.contains(from));
+      };
+      if (other != op.getResult(0) && ready && (blockedMask(other) == 0 || accumulator())) {
+        chained += blockedMask(other) != 0;
         fusedAdd = add;
         inits[0] = expand(loc, map.lookupOrDefault(other), blockedMask(other), carryMask);
       }
@@ -975,8 +1023,12 @@ Value Tiler::contractStep(const ContractShape &c, unsigned k, Value acc, Locatio
   auto zeroed = [&](Value original) -> Value {
     Mask m = blockedMask(original);
     Value v = map.lookupOrDefault(original);
-    auto load = original.getDefiningOp<LoadOp>();
-    auto fill = load ? load.getFill().getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
+    Value fillOf;
+    if (auto load = original.getDefiningOp<LoadOp>())
+      fillOf = load.getFill();
+    else if (auto gather = original.getDefiningOp<GatherOp>())
+      fillOf = gather.getFill(); // a gathered window (cloneRead conjoined the k lanes' validity)
+    auto fill = fillOf ? fillOf.getDefiningOp<arith::ConstantOp>() : arith::ConstantOp();
     auto fillValue = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
     auto intFill = fill ? dyn_cast<IntegerAttr>(fill.getValue()) : IntegerAttr();
     if ((fillValue && fillValue.getValue().isZero()) || (intFill && intFill.getValue().isZero()))
@@ -1055,6 +1107,16 @@ std::string Tiler::adopted() const {
   text += llvm::join(names, ", ");
   if (!contracts.empty())
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
+  if (scalarFree & ~blocked) {
+    SmallVector<std::string> scalar;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (scalarFree & ~blocked & bit(a))
+        scalar.push_back(std::to_string(a));
+    text += "; an operand free on several program axes is tiled along one (program axes " + llvm::join(scalar, ", ") +
+            " one member per program)";
+  }
+  if (chained)
+    text += "; " + std::to_string(chained) + " contraction(s) continue another's accumulator (one K over their sum)";
   if (!groupParam.empty())
     text += "; grouped traversal " + groupParam;
   if (segmented)

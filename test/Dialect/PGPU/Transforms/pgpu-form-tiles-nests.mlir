@@ -206,7 +206,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
 // COM: LoRA forward, y = x·w + f16(x·a)·b: the base contraction's K loop and the nested x·a (r one
 // COM: block, the same k range, reading only what is computed before the base) share one loop
 // COM: (seed 002 §3.4 co-realization): two accumulators, one load of the x tile feeding both
-// COM: contractions; after it the delta contracts the rounded [TILE_0, TILE_2] tile with b.
+// COM: contractions; after it the delta contracts the rounded [TILE_0, TILE_2] tile with b into the
+// COM: base's accumulator (an addend that is a contraction's accumulator, used only by the sum).
 // CHECK-LABEL: pgpu.kernel @lora_forward
 // CHECK: %[[BASE0:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
 // CHECK: %[[XA0:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_3]>
@@ -221,8 +222,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
 // CHECK: pgpu.yield %[[BASEN]], %[[XAN]]
 // CHECK: pgpu.cast %[[LOOP]]#1 : !pgpu.fragment<f32, [TILE_0, TILE_3]> to !pgpu.fragment<f16, [TILE_0, TILE_3]>
 // CHECK-NOT: pgpu.for
-// CHECK: %[[DELTA:.*]] = pgpu.contract {{.*}} -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
-// CHECK: pgpu.binary add %[[LOOP]]#0, %[[DELTA]]
+// CHECK: %[[DELTA:.*]] = pgpu.contract %{{.*}}, %{{.*}}, %[[LOOP]]#0 {{.*}} -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK-NOT: pgpu.binary add
+// CHECK: pgpu.store %[[DELTA]]
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   pgpu.kernel @lora_forward(%x: !pgpu.view<f16, [M, K], in>, %w: !pgpu.view<f16, [K, N], in>, %a: !pgpu.view<f16, [K, 16], in>, %b: !pgpu.view<f16, [16, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
     %h0 = arith.constant 0.0 : f16
@@ -236,7 +238,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     %MN = pgpu.binary mul %M, %N : index
     pgpu.program_space(%MN) {
     ^bb0(%pid: index):
-      // expected-remark @+1 {{pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_1 (program axis 1), TILE_K (reduction loop), TILE_3 (reduction loop over a nested contraction's tile), TILE_K (reduction loop); 3 reduction(s) become pgpu.contract; grouped traversal GROUP_0}}
+      // expected-remark @+1 {{pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_1 (program axis 1), TILE_K (reduction loop), TILE_3 (reduction loop over a nested contraction's tile), TILE_K (reduction loop); 3 reduction(s) become pgpu.contract; 1 contraction(s) continue another's accumulator (one K over their sum); grouped traversal GROUP_0}}
       pgpu.execution_group %pid extents(%M, %N) segment 0 roles ["axis0", "axis1"] {
       ^bb0(%m: index, %n: index):
         %base = pgpu.range_reduce %c0 to %K identity(%z : f32) -> (f32) element {
@@ -318,7 +320,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     %MN = pgpu.binary mul %M, %N : index
     pgpu.program_space(%MN) {
     ^bb0(%pid: index):
-      // expected-remark @+1 {{pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_1 (program axis 1), TILE_K (reduction loop), TILE_3 (reduction loop over a nested contraction's tile), TILE_K (reduction loop); 3 reduction(s) become pgpu.contract; grouped traversal GROUP_0}}
+      // expected-remark @+1 {{pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_1 (program axis 1), TILE_K (reduction loop), TILE_3 (reduction loop over a nested contraction's tile), TILE_K (reduction loop); 3 reduction(s) become pgpu.contract; 1 contraction(s) continue another's accumulator (one K over their sum); grouped traversal GROUP_0}}
       pgpu.execution_group %pid extents(%M, %N) segment 0 roles ["axis0", "axis1"] {
       ^bb0(%m: index, %n: index):
         %base = pgpu.range_reduce %c0 to %K identity(%z : f32) -> (f32) element {

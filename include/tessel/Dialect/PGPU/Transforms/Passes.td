@@ -79,6 +79,11 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     Fires when some reduction is contraction-shaped (`sum_k x * y`, x
     depending on one free axis and k, y on another free axis and k): blocking
     both free axes reuses each loaded operand element across the other axis.
+    An operand free on several program axes (a convolution tap's window
+    x[n, oh + kh - 1, ow + kw - 1, c], free on n, oh and ow, against weights
+    free on oc) is tiled along one of them, the axis of its read's innermost
+    coordinate that holds one (else the innermost program axis); the others
+    stay one member per program, like batch axes (seed 002 §3.3).
     Also fires on a straight-line nest whose accesses' innermost coordinates
     walk two different program axes (a transpose): blocking both gives every
     access contiguous runs (tiles of 16..128, default 64).
@@ -91,7 +96,11 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     into a carried accumulator (operands zero on invalid k lanes; a sole
     same-dtype addition consumer whose other addend is already computed and
     uniform, a splat of a scalar, merges into the accumulator's initial
-    value; a fragment addend stays an addition after the loop), other
+    value; so does an addend that is an earlier contraction's accumulator of
+    the same tile used only by this addition, so a sum of contractions (a
+    convolution's taps) is one accumulator over their joined k ranges, an
+    implicit GEMM; any other fragment addend stays an addition after the
+    loop), other
     reductions `pgpu.reduce` along k and combine into the carry. The grid is
     the product of the new extents (LaunchExprs). When the target states its
     multiprocessor count, contraction tiles are walked persistently:
