@@ -180,7 +180,15 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // H200, 1.73 (4 stages) against 2.23 on an H100 (2026-12-02-*-grouped-gemm-session16.json); before
   // the dynamic walk, with programs drifting apart, the wider tile was slower (3.14 against 2.68).
   bool segmentWalk = contractsInSegmentWalk(kernel);
-  if (segmentWalk && kernel.getParam(triton::kTmaParam))
+  // A free accumulator tile takes its boxes as tensor descriptors even where they have fixed axes (a
+  // batch coordinate: rank-3 descriptors), declared off for attention's programs, which have none.
+  // With pointer loads, Triton's flattened walk carries each tile's coordinate vectors as loop values
+  // whose contiguity its axis analysis loses: a batched GEMM's operand whose contiguous axis is a tile
+  // axis (B's columns, or A's rows where A is stored [B, K, M]) loads 2-byte scalars with no cp.async
+  // pipeline (sm_90 PTX of 61_bmm_at, Triton 3.6: 96 ld.global.b16 a thread per K step, 48 KiB of
+  // shared memory, against TMA loads at 4 stages); its H100 time was 0.221 ms against torch.bmm's
+  // 0.055 (bench/results/2026-12-05-h100-corpus-session29.json).
+  if (kernel.getParam(triton::kTmaParam))
     at[triton::kTmaParam] = 1;
   int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
   // FP8 operands keep the declared 128x128 tile: on the H200 the e4m3 GEMM (row/column-scaled, bf16 out)

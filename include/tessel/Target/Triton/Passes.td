@@ -33,7 +33,10 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     coordinate a scalar or a splat of one, validity exactly the view's bounds,
     zero fill), also
     `#pgpu.param<"TMA", [0, 1], 1, provider = "triton">` (default 0 when a box
-    has scalar axes, measured slower for attention's tiles): with 1 the
+    has scalar axes, measured slower for attention's tiles; a kernel whose
+    contraction accumulates a free output tile (a batched GEMM) takes 1
+    nonetheless, since its pointer loads along a tile axis lose their
+    vector width in Triton's flattened walk): with 1 the
     serializer spells box accesses as tensor descriptors beside the pointer
     spelling, and the wrapper picks one per call by TMA's alignment rules.
     A box outside every loop over a launch-time range, in a kernel that
