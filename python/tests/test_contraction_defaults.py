@@ -128,3 +128,39 @@ def test_a_batched_gemm_matches_numpy_through_triton_at_odd_shapes(tmp_path, mon
         launch(torch.from_numpy(a), torch.from_numpy(b), c)
         want = np.einsum("bkm,bkn->bmn", a.astype("float64"), b.astype("float64"))
         np.testing.assert_allclose(c.double().numpy(), want, rtol=1e-2, atol=2e-2)
+
+
+@tessel.kernel
+def sqdist(x: T.In[T.f32, ("M", "D")], y: T.In[T.f32, ("N", "D")], out: T.Out[T.f32, ("M", "N")]):
+    rows, cols, ds = T.domain(x.shape[0]), T.domain(y.shape[0]), T.domain(x.shape[1])
+    xs, ys = x[rows, ds], y[cols, ds]
+    xy = T.matmul(xs, ys, transpose_rhs=True)
+    xx, yy = T.sum(xs * xs, axis=1), T.sum(ys * ys, axis=1)
+    d = T.broadcast(xx, over=(rows, cols), dims=[0]) + T.broadcast(yy, over=(rows, cols), dims=[1]) - 2.0 * xy
+    out[rows, cols] = T.maximum(d, 0.0)
+
+
+def test_an_fma_contraction_tile_fits_the_registers():
+    """Corpus 65 (f32 at the default IEEE precision: tl.dot's FMA path, no TF32): at 128x128 with 8 warps
+    each thread's operand rows and columns for the 16-wide K tile and its 64 accumulator elements took
+    255 registers and spilled 1052 bytes (offline sm_90 ptxas); the columns shrink to 64 (no spill)."""
+    d = _defaults(sqdist)
+    assert (d["TILE_0"], d["TILE_1"], d["TILE_K"], d["WARPS"]) == (128, 64, 16, 8), d
+    assert 'input_precision="ieee"' in sqdist.source()
+
+
+def test_an_fma_contraction_matches_numpy_through_triton_at_odd_shapes(tmp_path, monkeypatch):
+    """The default binding (128x64x16) under TRITON_INTERPRET: a tile wider than every extent, and
+    extents that are no multiple of it, with random non-zero inputs."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+    launch = sqdist._launcher({})
+    rng = np.random.default_rng(65)
+    for m, n, dd in [(1, 1, 1), (3, 5, 7), (131, 67, 37)]:
+        x = rng.standard_normal((m, dd)).astype("float32")
+        y = (0.5 + rng.standard_normal((n, dd))).astype("float32")
+        out = torch.full((m, n), float("nan"), dtype=torch.float32)
+        launch(torch.from_numpy(x), torch.from_numpy(y), out)
+        diff = x.astype("float64")[:, None, :] - y.astype("float64")[None, :, :]
+        np.testing.assert_allclose(out.double().numpy(), (diff * diff).sum(-1), rtol=1e-4, atol=1e-3)

@@ -51,7 +51,11 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     spelled with FMAs (f32 operands at IEEE precision: Triton's FMA lowering
     holds each thread's operand rows and columns in registers) defaults to its
     smallest candidate tl.dot takes (16); WARPS follows. Tensor-core
-    contractions keep their declared tiles.
+    contractions keep their declared tiles. A free accumulator tile (a GEMM's)
+    contracted with FMAs shrinks, columns first, until each thread's share e of
+    it and the operand rows and columns of that share for the K tile k,
+    e + 2 k sqrt(e) registers, fit 255 (fewer past 8 warps), and grows only
+    while they do.
     Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.
