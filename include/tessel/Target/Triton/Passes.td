@@ -26,7 +26,10 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     stages, deeper ones are the tuner's), appended after the kernel's own declarations
     in that order; a name the kernel already declares is kept as it is. The
     tuner searches them like any declared parameter (seed 003), and the
-    serializer passes their bound values as `num_warps=` and `num_stages=`.
+    serializer passes their bound values as `num_warps=` and `num_stages=`
+    (STAGES also as the `num_stages` of a tile program's reduction loops
+    that load boxes, which Triton would not pipeline: TileAccess.h,
+    pipelinesLoads).
     When the legalized kernel has a box access (a 2-d load or store whose
     coordinates are start + arange (or offset + start + arange) along
     distinct fragment axes, the view's last axis among them, any other
