@@ -350,9 +350,15 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         }
         bool flatten = mode == Mode::Triton && triton::isInstanceWalk(f) && kernel.getParam(triton::kFlattenParam) &&
                        param(triton::kFlattenParam) == 1;
-        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten ? "tl.range(" : "range(") +
+        // A reduction loop of a tile program that loads boxes (triton::pipelinesLoads) asks Triton to
+        // pipeline its loads, which it does by default only for a dot's operands.
+        bool pipelined = mode == Mode::Triton && !flatten && kernel.getParam(triton::kStagesParam) &&
+                         param(triton::kStagesParam) > 1 && triton::pipelinesLoads(f);
+        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten || pipelined ? "tl.range(" : "range(") +
                          expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) +
-                         (flatten ? ", flatten=True):" : "):"));
+                         (flatten     ? ", flatten=True):"
+                          : pipelined ? ", num_stages=" + std::to_string(param(triton::kStagesParam)) + "):"
+                                      : "):"));
         if (failed(emitBlock(b, indent + 1)))
           return failure();
         if (mode == Mode::Consumer)

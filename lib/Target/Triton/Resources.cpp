@@ -430,12 +430,20 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     for (Value carried : loop.getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
         cost.carried.push_back(fragmentBytes(f));
+    bool pipelined = pipelinesLoads(loop);
     loop.getBody().walk([&](Operation *op) {
       if (op->getParentOfType<pgpu::ForOp>() != loop)
         return;
       if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
-        if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType()))
+        if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType())) {
           cost.loaded.push_back(fragmentBytes(f));
+          // A pipelined reduction loop (pipelinesLoads) keeps STAGES buffers of each tile it loads.
+          if (pipelined) {
+            Monomial staged = fragmentBytes(f);
+            staged.params.push_back(kStagesParam.str());
+            cost.staged.push_back(staged);
+          }
+        }
       if (auto c = dyn_cast<pgpu::ContractOp>(op))
         for (Value operand : {c.getLhs(), c.getRhs()}) {
           // Through a transpose or permutation, and a select that zeroes lanes of a loaded tile (a

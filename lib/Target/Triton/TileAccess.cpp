@@ -158,3 +158,25 @@ bool triton::keepsPointerSpelling(Operation *op) {
   });
   return walked;
 }
+
+bool triton::pipelinesLoads(ForOp loop) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (!kernel || loop.getInits().empty() || !inLoop(&loop.getBody().front().front()))
+    return false;
+  bool ownBox = false, ownContract = false;
+  loop.getBody().walk([&](Operation *op) {
+    if (op->getParentOfType<ForOp>() != loop)
+      return;
+    ownContract |= isa<ContractOp>(op);
+    ownBox |= isa<LoadOp>(op) && matchTileAccess(op) && !keepsPointerSpelling(op);
+  });
+  if (!ownBox || ownContract)
+    return false;
+  return kernel
+      .walk([](ContractOp c) {
+        auto carried = dyn_cast<BlockArgument>(c.getAcc());
+        return carried && isa<ForOp>(carried.getOwner()->getParentOp()) ? WalkResult::interrupt()
+                                                                          : WalkResult::advance();
+      })
+      .wasInterrupted();
+}

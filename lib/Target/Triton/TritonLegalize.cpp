@@ -12,7 +12,9 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 namespace tessel::triton {
@@ -142,11 +144,50 @@ bool contractsIntoSplitPartials(pgpu::KernelOp kernel) {
       .wasInterrupted();
 }
 
+/// tl.dot's smallest operand extent (the serializer rejects a contraction with a smaller one).
+constexpr int64_t kSmallestDotExtent = 16;
+
+/// Elements of fragment type `t` at binding `p` (a parameter extent at its bound value).
+double fragmentElementsAt(Type t, const llvm::StringMap<int64_t> &p) {
+  double n = 1;
+  for (Attribute e : cast<pgpu::FragmentType>(t).getExtents()) {
+    if (auto size = dyn_cast<IntegerAttr>(e))
+      n *= size.getInt();
+    else if (auto name = dyn_cast<StringAttr>(e))
+      n *= p.lookup(name.getValue());
+  }
+  return n;
+}
+
+/// Whether every FMA-spelled contraction (triton::contractsWithFMA: f32 operands at IEEE precision)
+/// of the kernel fits a thread's registers at binding `p` with `warps` warps. Triton's FMA lowering
+/// gives each thread an r x c block of the accumulator (e = r c of its elements) and holds the operand
+/// rows and columns of that block for the whole reduced extent k of the dot before its FMAs: k (r + c)
+/// >= 2 k sqrt(e) registers beside the e of the accumulator, where k = (|lhs| |rhs| / |acc|)^(1/2).
+/// A thread has at most 255 registers, and 65536 / (32 warps) where that is fewer. Offline sm_90 ptxas
+/// (Triton 3.6) of corpus 65_pairwise_sqdist, k = 16: 128x128 at 8 warps (bound 320) used 255 and
+/// spilled 1052 bytes; 128x64 at 8 (213) 255, no spill; 64x64 at 8 (144) 178; 64x64 at 4 (213) 255.
+bool fmaContractionsFit(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &p, int64_t warps) {
+  double limit = std::min<double>(255, 65536.0 / (32 * warps));
+  return !kernel
+              .walk([&](pgpu::ContractOp c) {
+                if (!triton::contractsWithFMA(c))
+                  return WalkResult::advance();
+                double acc = fragmentElementsAt(c.getResult().getType(), p);
+                double k = std::sqrt(fragmentElementsAt(c.getLhs().getType(), p) *
+                                     fragmentElementsAt(c.getRhs().getType(), p) / std::max(acc, 1.0));
+                double e = acc / (32 * warps);
+                return e + 2 * k * std::sqrt(e) > limit ? WalkResult::interrupt() : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 /// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
 /// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
 /// (and TMA store tile) fit in shared memory; STAGES then becomes the deepest pipeline that fits,
-/// WARPS follows the tile and the persistent walk is flattened.
+/// WARPS follows the tile and the persistent walk is flattened. A tile contracted with FMAs first
+/// shrinks until each thread's operand rows and columns fit its registers (fmaContractionsFit).
 /// A default keeps its box stores staged (ResourceModel::sharedAt), though a binding past that stores
 /// them with pointers (storesStagedAt): split-K's 128x256 tile so (SPLITS 16, 4 stages) ran 74 us on
 /// the H200 against 63 at the 128x128 default (2026-12-02-h200-splitk-session11.json, run 2). Split
@@ -165,10 +206,33 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
     llvm::StringMap<int64_t> bound = p;
     bound[triton::kWarpsParam] = model.warpsAt(p);
     return bound[triton::kWarpsParam] <= 8 && model.carriedRegistersAt(bound) <= model.carriedRegisterLimit &&
-           model.sharedAt(bound) <= model.sharedLimit;
+           model.sharedAt(bound) <= model.sharedLimit &&
+           fmaContractionsFit(kernel, bound, bound[triton::kWarpsParam]);
   };
+  // An FMA-spelled contraction whose operand rows and columns would not fit a thread's registers at the
+  // declared tile shrinks it, columns first (rows set WARPS: ResourceModel::warpsAt), to the first
+  // smaller candidate tl.dot takes at which they fit; rows next. At 8 warps corpus 65's 128x128 f32
+  // tile spilled (fmaContractionsFit); its 128x64 does not.
+  bool shrunk = false;
+  for (pgpu::ParamAttr axis : {tile->second, tile->first}) {
+    StringRef name = axis.getName().getValue();
+    auto smaller = [&] {
+      std::optional<int64_t> next;
+      for (int64_t c : axis.getCandidates())
+        if (c >= kSmallestDotExtent && c < at[name] && (!next || c > *next))
+          next = c;
+      return next;
+    };
+    while (!fmaContractionsFit(kernel, at, model.warpsAt(at)))
+      if (std::optional<int64_t> next = smaller()) {
+        at[name] = *next;
+        shrunk = true;
+      } else {
+        break;
+      }
+  }
   // A program the model already finds too large at its declared defaults is left as declared.
-  if (!fits(at))
+  if (!fits(at) && !shrunk)
     return;
   // A segment walk takes its boxes as tensor descriptors and one more stage: on the H200 the ragged
   // grouped GEMM (bf16, 64 groups summing to 32768 rows, N = K = 4096, its per-group operand streamed
@@ -180,7 +244,15 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // H200, 1.73 (4 stages) against 2.23 on an H100 (2026-12-02-*-grouped-gemm-session16.json); before
   // the dynamic walk, with programs drifting apart, the wider tile was slower (3.14 against 2.68).
   bool segmentWalk = contractsInSegmentWalk(kernel);
-  if (segmentWalk && kernel.getParam(triton::kTmaParam))
+  // A free accumulator tile takes its boxes as tensor descriptors even where they have fixed axes (a
+  // batch coordinate: rank-3 descriptors), declared off for attention's programs, which have none.
+  // With pointer loads, Triton's flattened walk carries each tile's coordinate vectors as loop values
+  // whose contiguity its axis analysis loses: a batched GEMM's operand whose contiguous axis is a tile
+  // axis (B's columns, or A's rows where A is stored [B, K, M]) loads 2-byte scalars with no cp.async
+  // pipeline (sm_90 PTX of 61_bmm_at, Triton 3.6: 96 ld.global.b16 a thread per K step, 48 KiB of
+  // shared memory, against TMA loads at 4 stages); its H100 time was 0.221 ms against torch.bmm's
+  // 0.055 (bench/results/2026-12-05-h100-corpus-session29.json).
+  if (kernel.getParam(triton::kTmaParam))
     at[triton::kTmaParam] = 1;
   int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
   // FP8 operands keep the declared 128x128 tile: on the H200 the e4m3 GEMM (row/column-scaled, bf16 out)
@@ -309,9 +381,6 @@ void chooseLaneDefaults(pgpu::KernelOp kernel) {
         declared && at[p] != declared.getDefaultValue() && llvm::is_contained(declared.getCandidates(), at[p]))
       setDefault(kernel, p, at[p]);
 }
-
-/// tl.dot's smallest operand extent (the serializer rejects a contraction with a smaller one).
-constexpr int64_t kSmallestDotExtent = 16;
 
 /// The tile default of a fold or scan whose contractions are spelled with FMAs (f32 operands at IEEE
 /// precision, triton::contractsWithFMA): Triton's FMA lowering holds in each thread the operand rows

@@ -5,17 +5,20 @@
 // RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=triton --emit=source | FileCheck %s --check-prefix=MAP
 // RUN: tessel compile %tessel_src/examples/kir/histogram.mlir --target=triton --emit=source | FileCheck %s --check-prefix=HIST
 
-// COM: Triton legalization's sm_90 contraction defaults: the loop-carried f32 accumulator tile
-// COM: grows along its columns to 256 (128 x 256 f32 over two warpgroups is 128 registers a thread;
-// COM: its 16-bit 128x64 and 64x256 operands fit in shared memory, four stages deep without a TMA
-// COM: store tile: the batched views' boxes have a fixed batch axis, TMA declared off); rows stay at 128, since
-// COM: 256 rows would need four warpgroups. WARPS is one warpgroup (4 warps) per 64 accumulator
-// COM: rows, spelled in Python for the bound parameters of a call. The flattened persistent walk
-// COM: (FLATTEN) is the default there.
-// GROW: batched_gemm_PARAMS = {'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_2': ([16, 32, 64, 128, 256], 256), 'TILE_K': ([16, 32, 64, 128], 64),
-// GROW-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 4), 'TMA': ([0, 1], 0), 'FLATTEN': ([0, 1], 1)}
+// COM: Triton legalization's sm_90 contraction defaults: the batched views' boxes have a fixed batch
+// COM: axis (TMA declared off, as for attention), but a free accumulator tile takes them as rank-3
+// COM: tensor descriptors (Triton's flattened walk loses the vector width of pointer loads along a
+// COM: tile axis). With the f32 C tile staged for its TMA store (128 x 128 x 4 bytes), the tile keeps
+// COM: its declared 128 x 128 (128 x 256 would not fit three operand stages beside a 128 KiB store
+// COM: tile) and the pipeline deepens to four stages. WARPS is one warpgroup (4 warps) per 64
+// COM: accumulator rows, spelled in Python for the bound parameters of a call. The flattened
+// COM: persistent walk (FLATTEN) is the default there.
+// GROW: batched_gemm_PARAMS = {'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_2': ([16, 32, 64, 128, 256], 128), 'TILE_K': ([16, 32, 64, 128], 64),
+// GROW-SAME: 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 4), 'TMA': ([0, 1], 1), 'FLATTEN': ([0, 1], 1)}
 // GROW: def batched_gemm_WARPS(p):
 // GROW: return next((w for w in (1, 2, 4, 8, 16) if w >= 4 * -(-(1 * p['TILE_1']) // 64)), 16)
+// GROW: # _desc0: a's [1, 128, 64] boxes of shape [_extent_B, _extent_M, _extent_K]
+// GROW: # _desc2: c's [1, 128, 128] boxes of shape [_extent_B, _extent_M, _extent_N]
 
 // COM: Must not grow: the f32 GEMM's TMA store tile (128 x 256 x 4 bytes) with three operand stages
 // COM: would exceed the 227 KiB of shared memory, so the declared 128 x 128 tile stays; its pipeline

@@ -26,14 +26,20 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     stages, deeper ones are the tuner's), appended after the kernel's own declarations
     in that order; a name the kernel already declares is kept as it is. The
     tuner searches them like any declared parameter (seed 003), and the
-    serializer passes their bound values as `num_warps=` and `num_stages=`.
+    serializer passes their bound values as `num_warps=` and `num_stages=`
+    (STAGES also as the `num_stages` of a tile program's reduction loops
+    that load boxes, which Triton would not pipeline: TileAccess.h,
+    pipelinesLoads).
     When the legalized kernel has a box access (a 2-d load or store whose
     coordinates are start + arange (or offset + start + arange) along
     distinct fragment axes, the view's last axis among them, any other
     coordinate a scalar or a splat of one, validity exactly the view's bounds,
     zero fill), also
     `#pgpu.param<"TMA", [0, 1], 1, provider = "triton">` (default 0 when a box
-    has scalar axes, measured slower for attention's tiles): with 1 the
+    has scalar axes, measured slower for attention's tiles; a kernel whose
+    contraction accumulates a free output tile (a batched GEMM) takes 1
+    nonetheless, since its pointer loads along a tile axis lose their
+    vector width in Triton's flattened walk): with 1 the
     serializer spells box accesses as tensor descriptors beside the pointer
     spelling, and the wrapper picks one per call by TMA's alignment rules.
     A box outside every loop over a launch-time range, in a kernel that
@@ -48,7 +54,11 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     spelled with FMAs (f32 operands at IEEE precision: Triton's FMA lowering
     holds each thread's operand rows and columns in registers) defaults to its
     smallest candidate tl.dot takes (16); WARPS follows. Tensor-core
-    contractions keep their declared tiles.
+    contractions keep their declared tiles. A free accumulator tile (a GEMM's)
+    contracted with FMAs shrinks, columns first, until each thread's share e of
+    it and the operand rows and columns of that share for the K tile k,
+    e + 2 k sqrt(e) registers, fit 255 (fewer past 8 warps), and grows only
+    while they do.
     Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.

@@ -66,6 +66,16 @@ std::optional<TileAccess> matchTileAccess(mlir::Operation *op);
 /// Legalization, the resource model and the serializer all decide by this one predicate.
 bool keepsPointerSpelling(mlir::Operation *op);
 
+/// Whether the loads of `loop` are pipelined at the launch's STAGES (spelled
+/// `tl.range(..., num_stages=STAGES)`): a loop carrying values whose own body loads box tiles and
+/// contracts nothing, in a kernel whose contraction accumulates in a loop (a GEMM's tile program,
+/// one or two resident per multiprocessor for their registers). Triton pipelines by default only
+/// the loads that feed a dot, so such a loop (pairwise distances' row norms beside the dot) waited
+/// for each tile in turn: sm_90 TTGIR of corpus 65 (Triton 3.6) issued each norm tile's TMA copy and
+/// waited on its barrier at once, 16 round trips a 128x64 tile at D = 128.
+/// The serializer and the resource model (the loads' STAGES buffers) decide by this one predicate.
+bool pipelinesLoads(tessel::pgpu::ForOp loop);
+
 } // namespace tessel::triton
 
 #endif // TESSEL_TARGET_TRITON_TILEACCESS_H
