@@ -56,6 +56,26 @@ Operation *pgpu::readFeeding(Value v) {
   return nullptr;
 }
 
+Operation *pgpu::laneReadFeeding(Value v) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    Operation *def = x.getDefiningOp();
+    if (!def || def->getNumRegions() != 0)
+      continue;
+    if (isa<LoadOp, GatherOp, BufferLoadOp, AtomicRMWOp, AtomicCASOp, AtomicLoadOp>(def)) {
+      if (isa<FragmentType>(x.getType()))
+        return def;
+      continue; // one value for every lane
+    }
+    llvm::append_range(work, def->getOperands());
+  }
+  return nullptr;
+}
+
 /// seed 000 §6: `load` and `store` take affine-style coordinates; coordinates
 /// computed from data read in the program are an index relation, spelled
 /// `gather` / `scatter` so analyses never assume otherwise.
@@ -86,6 +106,16 @@ static LogicalResult verifyWrite(WriteOp op) {
 LogicalResult LoadOp::verify() {
   if (failed(verifyRead(*this)))
     return failure();
+  // A fragment's coordinates may be placed by scalars read from data (one runtime position for all
+  // its lanes: laneReadFeeding); a scalar access (one member of a workset that blocking may turn into
+  // lanes) may not.
+  if (isa<FragmentType>(getType())) {
+    for (auto [i, c] : llvm::enumerate(getCoords()))
+      if (Operation *read = laneReadFeeding(c))
+        return emitOpError() << "coordinate #" << i << " is computed lane by lane from data read by '"
+                             << read->getName() << "'; use pgpu.gather for data-dependent coordinates";
+    return success();
+  }
   return verifyNotDataDependent(*this, getCoords(), "pgpu.gather");
 }
 LogicalResult GatherOp::verify() { return verifyRead(*this); }

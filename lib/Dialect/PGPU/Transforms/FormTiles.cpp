@@ -755,10 +755,20 @@ void Tiler::cloneRead(Operation &op) {
     newCoords.push_back(mapped(loc, c, m));
   Value ok = conjoin(loc, valid, m);
   Type type = typeFor(op.getResult(0).getType(), m);
-  // A tile coordinate computed from loaded data (a tile index decomposed by a data-dependent tile
-  // count, e.g. rows [offsets[e], offsets[e + 1])) makes the read an index relation (seed 000 §6).
-  if (isLoad && llvm::any_of(newCoords, [](Value c) { return readFeeding(c) != nullptr; }))
-    isLoad = false;
+  // A tile read whose coordinates take data lane by lane (a row index read per row) is an index
+  // relation (seed 000 §6): a gather. One placed by scalars read from data (a ragged group's rows
+  // `offsets[e] + i`, a tile index decomposed by a data-dependent tile count) is a box at a runtime
+  // position: a load, whichever the member read was (construction made the member gather from the
+  // scalar offsets, the same read for every member of the group). Issue 41: the ragged grouped GEMM
+  // whose bounds are read as scalars then tiles like the one whose bounds come from a reduction.
+  if (!isBuffer) {
+    bool lanewise = llvm::any_of(newCoords, [](Value c) { return laneReadFeeding(c) != nullptr; });
+    bool placed = llvm::any_of(newCoords, [](Value c) { return readFeeding(c) != nullptr; });
+    if (lanewise)
+      isLoad = false;
+    else if (placed && isa<FragmentType>(type))
+      isLoad = true;
+  }
   Value result = isLoad     ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
                  : isBuffer ? Value(BufferLoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
                             : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));

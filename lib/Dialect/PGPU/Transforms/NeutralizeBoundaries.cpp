@@ -24,8 +24,9 @@
 // argument, yield, result; the predicate defined outside that loop). Anything
 // else that reads a tainted value (a
 // reduction over d, a contraction over d, a coordinate, a condition, another
-// effect) keeps the mask. Must not fire: a term already the view's bound, a
-// value observed outside the masked lanes.
+// effect) keeps the mask. The store may be a unique scatter (rows placed by
+// offsets read in the program). Must not fire: a term already the view's
+// bound, a value observed outside the masked lanes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,11 +149,13 @@ bool observedOnlyUnder(Value result, int64_t dim, Value pred, Operation *&blocke
         work.push_back({loop.getResult(i), d});
         continue;
       }
-      if (auto store = dyn_cast<StoreOp>(user)) {
+      // A store or a unique scatter (a ragged group's rows placed by offsets read as scalars): its
+      // masked lanes write nothing.
+      if (isa<StoreOp, ScatterOp>(user)) {
         if (use.getOperandNumber() != 0)
           return false; // a coordinate or the validity
         SmallVector<Value> leaves;
-        andLeaves(store.getValid(), leaves);
+        andLeaves(user->getOperands().back(), leaves);
         bool masked = llvm::any_of(leaves, [&](Value leaf) {
           auto [line, at] = lineOf(leaf);
           return line == pred && at == d;

@@ -35,6 +35,12 @@ mlir::Type elementTypeOf(mlir::Type type);
 /// null (block arguments and structured-op results end the search). Accesses
 /// whose coordinates have one are index relations: gather / scatter.
 mlir::Operation *readFeeding(mlir::Value v);
+/// The memory read that `v` is computed from lane by lane: like `readFeeding`, but a read of one
+/// scalar (one value for every lane of a fragment computed from it) neither counts nor is looked
+/// through. A fragment coordinate with none is an affine box at a runtime position (a ragged
+/// group's rows `offsets[e] + i`, a tile index decomposed by a data-dependent tile count: seed 000
+/// §6, coordinates depend on runtime indices and source subregions): a load, not a gather.
+mlir::Operation *laneReadFeeding(mlir::Value v);
 /// True when `value` is a LaunchExpr: computed only from constants, declared
 /// parameters, ABI scalars and view shape/stride metadata through effect-free
 /// integer/bool arithmetic (seed 000 §3.1). On failure `offender` is the first

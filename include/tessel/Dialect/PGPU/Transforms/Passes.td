@@ -132,6 +132,13 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     member's bounds, and takes every programs-th of that segment's
     ceil(extent / TILE) x (later tiles) tiles (grouped traversal), its lanes
     valid below the read upper bound.
+    Tile reads (seed 000 §6): a tile whose coordinates take data lane by lane
+    (a row index read per row) is a `pgpu.gather`; one placed only by scalars
+    read from data (a segment's rows `offsets[e] + i`, a tile index decomposed
+    by a data-dependent tile count: one runtime position for every lane) is a
+    `pgpu.load`, a box, whether the member read was a load or a gather. A
+    contraction operand read with a zero fill (load or gather) is zero on its
+    invalid k lanes already: no select.
     Preserves: values (up to the reassociation of the sums), effects, ABI,
     origins.
     Must not fire: neither a contraction-shaped reduction nor accesses that
@@ -515,9 +522,10 @@ def PGPUNeutralizeBoundaries : Pass<"pgpu-neutralize-boundaries", "::mlir::Modul
     actual validity/fill". Every value computed from the read that depends on
     its lanes along d (through pointwise ops, broadcasts, transposes, a
     contraction where d is a free axis or the accumulator's, loop carries)
-    reaches memory only through stores whose validity has the same predicate
-    on the dimension those lanes occupy: what the masked lanes read is never
-    observed.
+    reaches memory only through stores or unique scatters (a ragged group's
+    rows placed by offsets read in the program) whose validity has the same
+    predicate on the dimension those lanes occupy: what the masked lanes read
+    is never observed.
     Rewrites: the conjunct becomes `splat(start) + iota(i0) < splat(extent)`,
     the view's own bound on that axis, with `0 <= splat(start) + iota(i0)`
     unless the start and the iota's base are provably non-negative (the shared
