@@ -22,7 +22,10 @@
 // short row per program) fires whatever its reads walk: the members of a block of d run together,
 // the loop over r going to the longest range of the block (a max over d's valid lanes, at least lo)
 // and each r lane valid below its own member's bound, so every value of r is a [BLOCK_R, BLOCK_C]
-// tile and one validity masks its reads and neutralizes its members.
+// tile and one validity masks its reads and neutralizes its members. The tiles stop at the tile's
+// cover (BLOCK_R x BLOCK_C members of a range); a program whose longest range passes it (a branch at
+// run time) walks each member's rest with all lanes of the tile, one member after the other
+// (walkLongRanges): one long CSR row among short ones no longer holds its program BLOCK_R at a time.
 //
 // Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
 // axis of lanes over r is already contiguous) and whose bounds do not depend on d, a body with
@@ -216,10 +219,12 @@ private:
     ok = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, SplatOp::create(b, loc, type, hi));
     return lanes;
   }
-  /// The largest of the block's bounds `hi` ([BLOCK_C]) on valid lanes of d, at least `lo`: the
-  /// members of the block's longest range.
-  Value longest(Location loc, Value lo, Value hi) {
-    Value his = SelectOp::create(b, loc, colsOk, hi, expand(loc, lo, Cols));
+  /// The block's bounds `hi` ([BLOCK_C]) on valid lanes of d, `lo` on invalid ones (no members).
+  Value validBounds(Location loc, Value lo, Value hi) {
+    return SelectOp::create(b, loc, colsOk, hi, expand(loc, lo, Cols));
+  }
+  /// The largest of `his` (validBounds), at least `lo`: the members of the block's longest range.
+  Value longest(Location loc, Value lo, Value his) {
     auto top = ReduceOp::create(b, loc, TypeRange{lo.getType()}, ValueRange{his}, b.getDenseI64ArrayAttr({0}),
                                 ValueRange{lo});
     OpBuilder::InsertionGuard guard(b);
@@ -269,7 +274,7 @@ private:
   Value conjoin(Location loc, Value own, unsigned m) {
     Value ok;
     for (auto [axis, lanes] : {std::pair{unsigned(Rows), rowsOk}, std::pair{unsigned(Cols), colsOk}}) {
-      if (!(m & axis))
+      if (!(m & axis) || !lanes)
         continue;
       Value mine = expand(loc, lanes, m);
       ok = ok ? Value(BinaryOp::create(b, loc, kir::BinaryKind::And, ok, mine, false, false)) : mine;
@@ -367,8 +372,13 @@ private:
     StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
-    Value top = ragged ? longest(loc, lo, hi) : hi;
-    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, top, step, inits);
+    Value his = ragged ? validBounds(loc, lo, hi) : Value();
+    Value top = ragged ? longest(loc, lo, his) : hi;
+    // Ragged: the tile walks every member's range up to `cover`, BLOCK_R x BLOCK_C members past lo
+    // (what one trip of the whole tile holds); ranges past it finish in walkLongRanges.
+    Value cover = ragged ? tileCover(loc, lo) : Value();
+    Value walked = ragged ? Value(BinaryOp::create(b, loc, kir::BinaryKind::Min, top, cover, false, false)) : top;
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, walked, step, inits);
     SmallVector<Value> ids;
     for (Value id : op.getIdentities())
       ids.push_back(map.lookupOrDefault(id));
@@ -396,25 +406,9 @@ private:
       for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
         lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
       // acc = combine(acc, members), lane-wise over the tile (invalid lanes add the identity).
-      IRMapping inlineMap;
-      Block &combine = op.getCombine().front();
       SmallVector<Value> args(acc);
       llvm::append_range(args, lanes);
-      inlineMap.map(combine.getArguments(), args);
-      for (Operation &inner : combine.without_terminator()) {
-        SmallVector<Value> operands;
-        for (Value v : inner.getOperands())
-          operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), members));
-        SmallVector<Type> types;
-        for (Type t : inner.getResultTypes())
-          types.push_back(typeFor(t, members));
-        OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
-        inlineMap.map(inner.getResults(), b.create(state)->getResults());
-      }
-      SmallVector<Value> next;
-      for (Value y : combine.getTerminator()->getOperands())
-        next.push_back(inlineMap.lookupOrDefault(y));
-      YieldOp::create(b, loc, next);
+      YieldOp::create(b, loc, inlineCombine(op, args, members));
     }
     // The accumulated tile reduced along BLOCK_R: the carry's axes remain.
     SmallVector<Type> results;
@@ -423,8 +417,143 @@ private:
     auto total = ReduceOp::create(b, loc, results, loop.getResults(), b.getDenseI64ArrayAttr({0}), ids);
     IRMapping regionMap;
     op.getCombine().cloneInto(&total.getCombine(), regionMap);
-    for (auto [r, n] : llvm::zip(op.getResults(), total.getResults()))
+    SmallVector<Value> done(total.getResults());
+    if (ragged)
+      done = walkLongRanges(op, his, top, cover, done);
+    for (auto [r, n] : llvm::zip(op.getResults(), done))
       map.map(r, n);
+  }
+
+  /// lo + BLOCK_R * BLOCK_C: how far the tile walks each member's ragged range.
+  Value tileCover(Location loc, Value lo) {
+    Value tile = BinaryOp::create(b, loc, kir::BinaryKind::Mul, ParamOp::create(b, loc, b.getIndexType(), kRowsParam),
+                                  ParamOp::create(b, loc, b.getIndexType(), kColsParam), false, false);
+    return BinaryOp::create(b, loc, kir::BinaryKind::Add, lo, tile, false, false);
+  }
+
+  /// `combine` of `op` inlined at the builder over fragments of `axes` (operands expanded to them).
+  SmallVector<Value> inlineCombine(RangeReduceOp op, ArrayRef<Value> args, unsigned axes) {
+    IRMapping inlineMap;
+    Block &combine = op.getCombine().front();
+    inlineMap.map(combine.getArguments(), args);
+    for (Operation &inner : combine.without_terminator()) {
+      SmallVector<Value> operands;
+      for (Value v : inner.getOperands())
+        operands.push_back(expand(op.getLoc(), inlineMap.lookupOrDefault(v), axes));
+      SmallVector<Type> types;
+      for (Type t : inner.getResultTypes())
+        types.push_back(typeFor(t, axes));
+      OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+      inlineMap.map(inner.getResults(), b.create(state)->getResults());
+    }
+    SmallVector<Value> out;
+    for (Value y : combine.getTerminator()->getOperands())
+      out.push_back(inlineMap.lookupOrDefault(y));
+    return out;
+  }
+
+  /// The long-range fallback of a ragged reduction (issue 42): where the block's longest range `top`
+  /// passes `cover` (a branch per program at run time), each member's members in [cover, n(d)) are
+  /// walked with all BLOCK_R x BLOCK_C lanes of the tile, one member after the other, and combined into
+  /// that member's lane of `partial` (its members below `cover`, [BLOCK_C] each). Exact: seed 000 §8
+  /// lets a reduction's members be regrouped, and a member no longer than `cover` walks nothing. The
+  /// bound: past `cover` the tile would run more than BLOCK_C trips of BLOCK_R members for one long
+  /// range, which the fallback's loop over the block's BLOCK_C members costs at most.
+  SmallVector<Value> walkLongRanges(RangeReduceOp op, Value his, Value top, Value cover, ArrayRef<Value> partial) {
+    Location loc = op.getLoc();
+    Block &element = op.getElement().front();
+    const unsigned tile = Rows | Cols;
+    SmallVector<Type> types;
+    for (Value v : partial)
+      types.push_back(v.getType());
+    auto beyond = IfOp::create(b, loc, types, CmpOp::create(b, loc, kir::CmpPredicate::GT, top, cover));
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&beyond.getElseRegion());
+    YieldOp::create(b, loc, partial);
+    b.createBlock(&beyond.getThenRegion());
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value width = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+    auto members = ForOp::create(b, loc, types, zero, width, one, partial);
+    YieldOp::create(b, loc, members.getResults());
+    b.createBlock(&members.getBody());
+    Value c = members.getBody().addArgument(b.getIndexType(), loc);
+    SmallVector<Value> acc;
+    for (Type t : types)
+      acc.push_back(members.getBody().addArgument(t, loc));
+    // Member c's scalars: its range's end and every value of d the element or the identities use.
+    Value n = ExtractOp::create(b, loc, b.getIndexType(), his, ValueRange{c});
+    IRMapping saved = map;
+    Value savedRows = rowsOk, savedCols = colsOk;
+    auto scalarOf = [&](Value original) {
+      Value now = map.lookupOrDefault(original);
+      if (axesOf(now) == None)
+        return;
+      map.map(original, ExtractOp::create(b, loc, elementTypeOf(now.getType()), now, ValueRange{c}).getResult());
+    };
+    element.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (!op.getElement().isAncestor(v.getParentRegion()))
+          scalarOf(v);
+    });
+    for (Value id : op.getIdentities())
+      scalarOf(id);
+    SmallVector<Value> inits, ids;
+    for (Value id : op.getIdentities()) {
+      ids.push_back(map.lookupOrDefault(id));
+      inits.push_back(mapped(loc, id, tile));
+    }
+    Value step = BinaryOp::create(b, loc, kir::BinaryKind::Mul, ParamOp::create(b, loc, b.getIndexType(), kRowsParam),
+                                  width, false, false);
+    auto walk = ForOp::create(b, loc, TypeRange(ValueRange(inits)), cover, n, step, inits);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      Block *body = b.createBlock(&walk.getBody());
+      Value r0 = body->addArgument(b.getIndexType(), loc);
+      SmallVector<Value> args;
+      for (Value i : inits)
+        args.push_back(body->addArgument(i.getType(), loc));
+      // r = r0 + i * BLOCK_C + j over the tile: consecutive members on consecutive lanes of BLOCK_C.
+      Value across = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {cols}), r0);
+      Value down = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {rows}), zero);
+      Value lanes = BinaryOp::create(b, loc, kir::BinaryKind::Add, expand(loc, across, tile),
+                                     BinaryOp::create(b, loc, kir::BinaryKind::Mul, expand(loc, down, tile),
+                                                      expand(loc, width, tile), false, false),
+                                     false, false);
+      rowsOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, expand(loc, n, tile));
+      colsOk = Value(); // one member of d: its lanes are all of the tile's
+      map.map(element.getArgument(0), lanes);
+      for (Operation &inner : element.without_terminator())
+        cloneOp(inner);
+      SmallVector<Value> members;
+      for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
+        members.push_back(SelectOp::create(b, loc, rowsOk, mapped(loc, y, tile), mapped(loc, id, tile)));
+      llvm::append_range(args, members);
+      YieldOp::create(b, loc, inlineCombine(op, args, tile));
+    }
+    map = saved;
+    rowsOk = savedRows;
+    colsOk = savedCols;
+    // The tile reduced to member c's scalar, combined into its lane.
+    SmallVector<Value> rest(walk.getResults());
+    for (unsigned axes : {tile, unsigned(Cols)}) {
+      SmallVector<Type> reduced;
+      for (Value v : rest)
+        reduced.push_back(typeFor(elementTypeOf(v.getType()), axes & ~unsigned(axes == tile ? Rows : Cols)));
+      auto fold = ReduceOp::create(b, loc, reduced, rest, b.getDenseI64ArrayAttr({0}), ids);
+      IRMapping regionMap;
+      op.getCombine().cloneInto(&fold.getCombine(), regionMap);
+      rest.assign(fold.getResults().begin(), fold.getResults().end());
+    }
+    SmallVector<Value> args(acc);
+    llvm::append_range(args, rest);
+    SmallVector<Value> merged = inlineCombine(op, args, Cols);
+    Value own = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {cols}), zero);
+    Value mine = CmpOp::create(b, loc, kir::CmpPredicate::EQ, own, expand(loc, c, Cols));
+    SmallVector<Value> next;
+    for (auto [m, a] : llvm::zip(merged, acc))
+      next.push_back(SelectOp::create(b, loc, mine, m, a));
+    YieldOp::create(b, loc, next);
+    return SmallVector<Value>(beyond.getResults());
   }
 
   OpBuilder &b;

@@ -899,8 +899,18 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     d per program or per loop step leaves a short segment's lanes idle.
     The members of a block of d then run together up to the block's
     longest range (a `pgpu.reduce` max of n over d's valid lanes, at least
-    lo); every value of r is a [BLOCK_R, BLOCK_C] tile, valid where
-    r < n(d) of its own member.
+    lo) but no further than lo + BLOCK_R * BLOCK_C (the tile's cover); every
+    value of r is a [BLOCK_R, BLOCK_C] tile, valid where r < n(d) of its own
+    member. Where the block's longest range passes the cover (a `pgpu.if`
+    per program at run time), each member's members in [cover, n(d)) are
+    walked one member of d after the other with all lanes of the tile
+    (r = r0 + i * BLOCK_C + j; the member's n and every value of d the
+    element uses taken by `pgpu.extract`), reduced to a scalar and
+    combined into that member's lane: one long segment among short ones
+    costs its program (n - cover) / (BLOCK_R * BLOCK_C) trips instead of
+    (n - cover) / BLOCK_R. Exact (seed 000 §8 regroups members). The
+    bound: past it the tile would spend more than BLOCK_C trips on one
+    segment, the most the fallback's loop over the block's members costs.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
     Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
