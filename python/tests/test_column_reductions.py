@@ -453,3 +453,41 @@ def test_long_row_walk_in_source():
     assert "tl.minimum(" in body and "\n    if " in body and "else:" in body
     assert "_csr_rows_pick)" in body
     assert "for " in body[body.index("\n    if "):]
+
+
+def meta_views(kernel, sizes):
+    """Shape-only (meta) tensors of `kernel`'s views at `sizes`: what a call's defaults read."""
+    torch = pytest.importorskip("torch")
+    dtypes = {"i32": torch.int32, "f32": torch.float32, "bf16": torch.bfloat16}
+    return [torch.empty([sizes[e] if isinstance(e, str) else e for e in p.spec.extents],
+                        dtype=dtypes[str(p.spec.dtype)], device="meta")
+            for p in kernel.params() if p.kind == "view"]
+
+
+@pytest.mark.parametrize("m,nnz,tile", [
+    (1 << 20, 16 << 20, (16, 128)),   # rows of 16 on average: the declared tile
+    (1 << 20, 2 << 20, (2, 1024)),    # rows of 2: two lanes a row, 1024 rows a program
+    (1 << 20, 100 << 20, (128, 16)),  # rows of 100
+    (65536, 16 << 20, (256, 8)),      # rows of 256
+    (1000, 16000000, (1024, 2)),      # rows of 16000 (past the cover: the long-row walk): 500 programs
+    (100, 1600, (16, 1)),             # fewer rows than multiprocessors: one a program
+    (7, 29, (8, 1)),
+    (5, 0, (2, 1)),                   # every row empty
+], ids=lambda v: str(v))
+def test_ragged_defaults_follow_the_average_row(m, nnz, tile):
+    """A CSR call's defaults take BLOCK_R from the average row NNZ / M (the smallest candidate at least
+    it) and BLOCK_C from the declared tile's 2048 lanes, narrowed to fill the device; the kernel states
+    the fact (`<kernel>_SEGMENTS`)."""
+    src = csr_rows.source("triton")
+    assert "csr_rows_SEGMENTS = {'across': 'BLOCK_C', 'along': 'BLOCK_R', 'count': 'M', 'pool': 'NNZ'}" in src
+    got = csr_rows.call_defaults(*meta_views(csr_rows, {"M": m, "M1": m + 1, "N": 1 << 20, "NNZ": nnz}))
+    assert (got["BLOCK_R"], got["BLOCK_C"]) == tile, got
+
+
+def test_ragged_by_position_states_no_segments():
+    """Ranges ragged by position (rows[0:d]) read no lengths: no segments fact, so a call's defaults come
+    from the other rules (the declared BLOCK_R where the programs fill the device)."""
+    src = prefix_column_sums.source("triton")
+    assert "_SEGMENTS" not in src
+    got = prefix_column_sums.call_defaults(*meta_views(prefix_column_sums, {"R": 4096, "D": 1 << 20}))
+    assert got["BLOCK_R"] == 16, got

@@ -33,7 +33,10 @@
 // from outside that are fragments already, a write that does not depend on d.
 //
 // BLOCK_C covers the kept axis's symbol when d spans [0, S) of a named view extent, so a call's
-// default binds one block per row where a candidate holds it (seed 003: defaults from facts).
+// default binds one block per row where a candidate holds it (seed 003: defaults from facts). Ragged
+// segments whose ends are read from memory and clamped to a view extent S, one per member of a kept
+// axis spanning [0, E), are stated on the kernel (`pgpu.segments`): a call's default sizes BLOCK_R by
+// their average length S / E and BLOCK_C by the rest of the tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,11 +156,9 @@ std::string whyNot(Block &body, Value d) {
   return "";
 }
 
-/// The named view extent S when [lo, hi) is [0, S) (through the identities ceil_div(x, 1) and
-/// max(x, 0) construction wraps extents in), else null: BLOCK_C then covers S.
-StringAttr spannedExtent(Value lo, Value hi) {
-  if (!matchPattern(lo, m_Zero()))
-    return {};
+/// The named view extent S when `hi` is S (through the identities ceil_div(x, 1) and max(x, 0)
+/// construction wraps extents in), else null.
+StringAttr extentSymbol(Value hi) {
   while (true) {
     if (auto cd = hi.getDefiningOp<CeilDivOp>(); cd && matchPattern(cd.getRhs(), m_One())) {
       hi = cd.getLhs();
@@ -176,16 +177,51 @@ StringAttr spannedExtent(Value lo, Value hi) {
   return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
 }
 
+/// The named view extent S when [lo, hi) is [0, S), else null: BLOCK_C then covers S.
+StringAttr spannedExtent(Value lo, Value hi) { return matchPattern(lo, m_Zero()) ? extentSymbol(hi) : StringAttr(); }
+
+/// The view extent S that a ragged range's end `hi`, read from memory per member (offsets such as
+/// indptr[m], indptr[m + 1]), is clamped to: the one extent symbol its computation uses (construction
+/// clamps a slice of the domain [0, S) to it). Null when the end reads nothing (a position, r < d) or
+/// uses no or several extents. The segments then lie in [0, S), partitioning it where they are CSR
+/// rows: S / (members) is their average length, which a call's default sizes BLOCK_R by.
+StringAttr segmentPool(Value hi) {
+  SmallVector<Value> work{hi};
+  DenseSet<Operation *> seen;
+  StringAttr pool;
+  bool read = false;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (auto extent = dyn_cast<ExtentOp>(op)) {
+      auto symbol = dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
+      if (!symbol || (pool && pool != symbol))
+        return {};
+      pool = symbol;
+      continue;
+    }
+    if (isa<LoadOp, GatherOp>(op)) { // an offset read per member: its coordinates are the member's
+      read = true;
+      continue;
+    }
+    llvm::append_range(work, op->getOperands());
+  }
+  return read ? pool : StringAttr();
+}
+
 /// Clones a column-reduction workset as a loop over blocks of the kept axis whose reductions are
 /// loops over blocks of the reduced axis, values carrying the fragment axes they depend on.
 class ColumnTiler {
 public:
   /// `rowsSpan` collects the symbol every tiled reduction's range spans (null once two differ or one
   /// spans none): BLOCK_R covers it.
-  /// `raggedSeen` is set once a reduction with bounds per member of d (ragged segments) is tiled.
-  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan, bool &raggedSeen)
+  /// `raggedSeen` is set once a reduction with bounds per member of d (ragged segments) is tiled;
+  /// `pool` collects the extent every such reduction's segments lie in (segmentPool; null once two
+  /// differ or one has none).
+  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan, bool &raggedSeen, std::optional<StringAttr> &pool)
       : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)), rowsSpan(rowsSpan),
-        raggedSeen(raggedSeen) {}
+        raggedSeen(raggedSeen), pool(pool) {}
 
   /// The workset as a loop over blocks of BLOCK_C members of d in this program.
   void tile(ForeachOp each) {
@@ -359,6 +395,10 @@ private:
     // lower bound uniform); each member's result differs, so the carry is over the kept axis.
     bool ragged = onD.contains(op.getUpper());
     raggedSeen |= ragged;
+    if (ragged) {
+      StringAttr mine = segmentPool(op.getUpper());
+      pool = !pool || *pool == mine ? mine : StringAttr();
+    }
     unsigned carry = overCols || ragged ? Cols : None;
     // The loop carries a whole tile (seed 000 §8: the members may be regrouped): each block's members
     // are combined lane-wise into a [BLOCK_R(, BLOCK_C)] accumulator, and the tile is reduced along
@@ -560,6 +600,7 @@ private:
   StringAttr rows, cols;
   std::optional<StringAttr> &rowsSpan;
   bool &raggedSeen;
+  std::optional<StringAttr> &pool;
   IRMapping map;
   DenseSet<Value> onD;  // original values that depend on the kept axis
   /// Adds the values of `op` (and its regions) that depend on `d` to onD, in walk order.
@@ -650,7 +691,7 @@ int keptGroupAxis(ExecutionGroupOp group) {
 /// Group coordinate `axis` (members [0, E)) becomes blocks of BLOCK_C members: its extent
 /// ceil(E / BLOCK_C), the program space the product again, the body one block of lanes.
 void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan,
-                    bool &ragged) {
+                    bool &ragged, std::optional<StringAttr> &pool) {
   Location loc = group.getLoc();
   auto space = cast<ProgramSpaceOp>(group->getParentOp());
   b.setInsertionPoint(space);
@@ -670,7 +711,7 @@ void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::op
   Value coord = body.getArgument(axis);
   Value d0 = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord, ParamOp::create(b, loc, b.getIndexType(), kColsParam),
                               false, false);
-  ColumnTiler(b, rowsSpan, ragged).tileBlock(old, coord, members, d0);
+  ColumnTiler(b, rowsSpan, ragged, pool).tileBlock(old, coord, members, d0);
   for (Operation *op : llvm::reverse(old))
     op->erase();
 }
@@ -699,6 +740,9 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       std::optional<StringAttr> covered; // the symbol every tiled kept axis spans, or null
       std::optional<StringAttr> rowsSpan; // the symbol every tiled reduction spans, or null
       bool ragged = false;                 // some tiled reduction has bounds per member of d
+      std::optional<StringAttr> pool;      // the extent every ragged reduction's segments lie in, or null
+      std::optional<StringAttr> kept;      // the extent every tiled kept axis spans from 0, or null
+      auto keep = [&](StringAttr symbol) { kept = !kept || *kept == symbol ? symbol : StringAttr(); };
       for (ForeachOp each : candidates) {
         // The innermost worksets only: one holding another foreach or a loop is not straight-line.
         std::string why = whyNot(each.getBody().front(), each.getBody().getArgument(0));
@@ -714,12 +758,13 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         // narrows BLOCK_C while the programs would not fill the device).
         StringAttr spans = group ? StringAttr() : spannedExtent(each.getLower(), each.getUpper());
         covered = !covered || *covered == spans ? spans : StringAttr();
+        keep(spannedExtent(each.getLower(), each.getUpper()));
         if (group) {
           Value d0 = splitByBlocks(b, group, each);
-          ColumnTiler(b, rowsSpan, ragged)
+          ColumnTiler(b, rowsSpan, ragged, pool)
               .tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(), d0);
         } else {
-          ColumnTiler(b, rowsSpan, ragged).tile(each);
+          ColumnTiler(b, rowsSpan, ragged, pool).tile(each);
         }
         if (remarks)
           emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes"
@@ -737,7 +782,8 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         if (axis < 0)
           continue;
         OpBuilder b(group);
-        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged);
+        keep(extentSymbol(group.getExtents()[axis]));
+        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged, pool);
         covered = StringAttr();
         if (remarks)
           emitRemark(group.getLoc()) << "pgpu-tile-column-reductions: program axis " << axis
@@ -762,6 +808,16 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 16, rowsSpan.value_or(StringAttr()));
       else
         declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
+      // Ragged segments partitioning a view extent (CSR rows in [0, NNZ), one per member of [0, M)):
+      // a call's default sizes the tile by their average length NNZ / M (seed 003: defaults from facts).
+      if (ragged && pool && *pool && kept && *kept) {
+        MLIRContext *ctx = kernel.getContext();
+        kernel->setAttr("pgpu.segments", // the wrappers state it (tessel/Target/Wrapper.h, kSegmentsAttr)
+                        DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, "across"), StringAttr::get(ctx, kColsParam)),
+                                                  NamedAttribute(StringAttr::get(ctx, "along"), StringAttr::get(ctx, kRowsParam)),
+                                                  NamedAttribute(StringAttr::get(ctx, "count"), *kept),
+                                                  NamedAttribute(StringAttr::get(ctx, "pool"), *pool)}));
+      }
     }
   }
 };

@@ -274,9 +274,10 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: a block of d run together up to the block's longest range (a max-reduction of the bounds on
 // COM: d's valid lanes, at least the lower bound), each r lane valid below its own member's bound, so
 // COM: every value of r is a [BLOCK_R, BLOCK_C] tile and one validity masks reads and members.
+// COM: Ragged by position (r < d reads nothing): no segments of a view extent, no pgpu.segments.
 // CHECK-LABEL: pgpu.kernel @triangle
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
-// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
+// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>]} {
 // CHECK-NOT: pgpu.foreach
 // CHECK: %[[COLS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[COLSOK:.*]] = pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
@@ -342,9 +343,13 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: branch at run time), each row's nonzeros past the cover are walked with all lanes of the tile
 // COM: (r = r0 + i * BLOCK_C + j, its row start and length extracted from the [BLOCK_C] fragments),
 // COM: reduced to a scalar and combined into that row's lane; the store writes BLOCK_C rows at once.
+// COM: The row lengths are read (indptr) and clamped to [0, NNZ), one row per member of [0, M): the
+// COM: kernel states the tile's parameters and those extents (pgpu.segments), whose ratio NNZ / M, the
+// COM: average row, a call's default sizes BLOCK_R by.
 // CHECK-LABEL: pgpu.kernel @csr
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
 // CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
+// CHECK-SAME: pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}
 // CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
 // CHECK: %[[N:.*]] = pgpu.ceil_div %[[M:.*]], %[[BC]] : index
 // CHECK: %[[BLOCKS:.*]] = pgpu.binary max %[[N]], %{{.*}} : index

@@ -935,9 +935,17 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
     block of lanes.
     BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16. Where a
-    ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024: a
-    call that narrows BLOCK_C to fill the device (few long segments, down
-    to one a program) widens BLOCK_R to its largest candidate.
+    ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024. Where
+    every ragged reduction's end is read from memory and clamped to one
+    view extent S (offsets into [0, S): CSR rows' nonzeros) and the kept
+    axis spans [0, E) of a view extent, the kernel states `pgpu.segments =
+    {along = "BLOCK_R", across = "BLOCK_C", pool = S, count = E}`: a call's
+    default takes BLOCK_R from the average segment S / E and BLOCK_C from
+    the rest of the declared tile's lanes, narrowed to fill the device.
+    A fact for call defaults only: nothing in the program reads it.
+    Without it, a call that narrows BLOCK_C to fill the device (few long
+    segments, down to one a program) widens BLOCK_R to its largest
+    candidate.
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
