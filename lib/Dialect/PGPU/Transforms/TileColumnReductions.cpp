@@ -47,6 +47,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUTILECOLUMNREDUCTIONS
 #include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
@@ -260,16 +262,17 @@ private:
     return SelectOp::create(b, loc, colsOk, hi, expand(loc, lo, Cols));
   }
   /// The largest of `his` (validBounds), at least `lo`: the members of the block's longest range.
-  Value longest(Location loc, Value lo, Value his) {
-    auto top = ReduceOp::create(b, loc, TypeRange{lo.getType()}, ValueRange{his}, b.getDenseI64ArrayAttr({0}),
-                                ValueRange{lo});
+  Value longest(Location loc, Value lo, Value his) { return acrossLanes(loc, his, lo, kir::BinaryKind::Max); }
+  /// `lanes` ([BLOCK_C] index) reduced to a scalar by `kind` (max, min, add) from `identity`.
+  Value acrossLanes(Location loc, Value lanes, Value identity, kir::BinaryKind kind) {
+    auto all = ReduceOp::create(b, loc, TypeRange{identity.getType()}, ValueRange{lanes}, b.getDenseI64ArrayAttr({0}),
+                                ValueRange{identity});
     OpBuilder::InsertionGuard guard(b);
-    Type index = lo.getType();
-    Block *combine = b.createBlock(&top.getCombine(), {}, {index, index}, {loc, loc});
-    Value larger = BinaryOp::create(b, loc, kir::BinaryKind::Max, combine->getArgument(0), combine->getArgument(1),
-                                    false, false);
-    YieldOp::create(b, loc, ValueRange{larger});
-    return top.getResult(0);
+    Type index = identity.getType();
+    Block *combine = b.createBlock(&all.getCombine(), {}, {index, index}, {loc, loc});
+    Value both = BinaryOp::create(b, loc, kind, combine->getArgument(0), combine->getArgument(1), false, false);
+    YieldOp::create(b, loc, ValueRange{both});
+    return all.getResult(0);
   }
   unsigned axesOf(Value v) const {
     auto type = dyn_cast<FragmentType>(v.getType());
@@ -493,12 +496,11 @@ private:
   }
 
   /// The long-range fallback of a ragged reduction (issue 42): where the block's longest range `top`
-  /// passes `cover` (a branch per program at run time), each member's members in [cover, n(d)) are
-  /// walked with all BLOCK_R x BLOCK_C lanes of the tile, one member after the other, and combined into
+  /// passes `cover` (a branch per program at run time), the members in [cover, n(d)) of each member of
+  /// d past the cover are walked with all BLOCK_R x BLOCK_C lanes of the tile, one after the other, and combined into
   /// that member's lane of `partial` (its members below `cover`, [BLOCK_C] each). Exact: seed 000 §8
-  /// lets a reduction's members be regrouped, and a member no longer than `cover` walks nothing. The
-  /// bound: past `cover` the tile would run more than BLOCK_C trips of BLOCK_R members for one long
-  /// range, which the fallback's loop over the block's BLOCK_C members costs at most.
+  /// lets a reduction's members be regrouped. The bound: past `cover` the tile would run more than
+  /// BLOCK_C trips of BLOCK_R members for one long range, while the walk takes BLOCK_R x BLOCK_C at once.
   SmallVector<Value> walkLongRanges(RangeReduceOp op, Value his, Value top, Value cover, ArrayRef<Value> partial) {
     Location loc = op.getLoc();
     Block &element = op.getElement().front();
@@ -513,13 +515,28 @@ private:
     b.createBlock(&beyond.getThenRegion());
     Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
     Value width = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
-    auto members = ForOp::create(b, loc, types, zero, width, one, partial);
-    YieldOp::create(b, loc, members.getResults());
+    // Only the members past the cover are visited: as many trips as there are, each finding the first
+    // such member from the one after the last (one cross-lane reduction), not one trip per member.
+    Value own = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {cols}), zero);
+    Value past = CmpOp::create(b, loc, kir::CmpPredicate::GT, his, expand(loc, cover, Cols));
+    Value count = acrossLanes(loc, SelectOp::create(b, loc, past, expand(loc, one, Cols), expand(loc, zero, Cols)),
+                              zero, kir::BinaryKind::Add);
+    SmallVector<Value> carried{zero};
+    llvm::append_range(carried, partial);
+    auto members = ForOp::create(b, loc, TypeRange(ValueRange(carried)), zero, count, one, carried);
+    YieldOp::create(b, loc, members.getResults().drop_front());
     b.createBlock(&members.getBody());
-    Value c = members.getBody().addArgument(b.getIndexType(), loc);
+    members.getBody().addArgument(b.getIndexType(), loc); // the trip: which long member
+    Value from = members.getBody().addArgument(b.getIndexType(), loc);
     SmallVector<Value> acc;
     for (Type t : types)
       acc.push_back(members.getBody().addArgument(t, loc));
+    Value ahead = CmpOp::create(b, loc, kir::CmpPredicate::GE, own, expand(loc, from, Cols));
+    Value found = SelectOp::create(b, loc, BinaryOp::create(b, loc, kir::BinaryKind::And, past, ahead, false, false),
+                                   own, expand(loc, width, Cols));
+    // The min's identity a constant past every lane (a provider's reduction may take constants only).
+    Value c = acrossLanes(loc, found, arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max()),
+                          kir::BinaryKind::Min);
     // Member c's scalars: its range's end and every value of d the element or the identities use.
     Value n = ExtractOp::create(b, loc, b.getIndexType(), his, ValueRange{c});
     IRMapping saved = map;
@@ -587,9 +604,8 @@ private:
     SmallVector<Value> args(acc);
     llvm::append_range(args, rest);
     SmallVector<Value> merged = inlineCombine(op, args, Cols);
-    Value own = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {cols}), zero);
     Value mine = CmpOp::create(b, loc, kir::CmpPredicate::EQ, own, expand(loc, c, Cols));
-    SmallVector<Value> next;
+    SmallVector<Value> next{BinaryOp::create(b, loc, kir::BinaryKind::Add, c, one, false, false)};
     for (auto [m, a] : llvm::zip(merged, acc))
       next.push_back(SelectOp::create(b, loc, mine, m, a));
     YieldOp::create(b, loc, next);

@@ -374,8 +374,16 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
 // CHECK: %[[BEYOND:.*]] = pgpu.cmp gt %[[TOP]], %[[COVER]] : index
 // CHECK: %[[DONE:.*]] = pgpu.if %[[BEYOND]] -> !pgpu.fragment<f32, [BLOCK_C]> {
-// CHECK: %[[EACH:.*]] = pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SUM]] : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
-// CHECK-NEXT: ^bb0(%[[C:.*]]: index, %[[PART:.*]]: !pgpu.fragment<f32, [BLOCK_C]>):
+// COM: Only the rows past the cover: their count, and each the first past the cover from the one after the last.
+// CHECK: %[[PAST:.*]] = pgpu.cmp gt %[[HIS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[COUNT:.*]] = pgpu.reduce %{{.*}} axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index)
+// CHECK: pgpu.binary add
+// CHECK: %[[EACH:.*]]:2 = pgpu.for %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%{{.*}}, %[[SUM]] : index, !pgpu.fragment<f32, [BLOCK_C]>) -> index, !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[FROM:.*]]: index, %[[PART:.*]]: !pgpu.fragment<f32, [BLOCK_C]>):
+// CHECK: %[[AHEAD:.*]] = pgpu.cmp ge %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[BOTH:.*]] = pgpu.binary and %[[PAST]], %[[AHEAD]] : !pgpu.fragment<i1, [BLOCK_C]>
+// CHECK: %[[C:.*]] = pgpu.reduce %{{.*}} axes [0] {{.*}} -> (index)
+// CHECK: pgpu.binary min
 // CHECK: %[[LEN1:.*]] = pgpu.extract %[[HIS]][%[[C]]] : !pgpu.fragment<index, [BLOCK_C]> -> index
 // CHECK: %[[START1:.*]] = pgpu.extract %{{.*}}[%[[C]]] : !pgpu.fragment<index, [BLOCK_C]> -> index
 // CHECK: %[[LONG:.*]] = pgpu.for %[[COVER]] to %[[LEN1]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
@@ -388,9 +396,10 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[SPLAT:.*]] = pgpu.splat %[[REST]] : f32 -> !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK: %[[MERGED:.*]] = pgpu.binary add %[[PART]], %[[SPLAT]] : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK: %[[MINE:.*]] = pgpu.cmp eq %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[AFTER:.*]] = pgpu.binary add %[[C]], %{{.*}} : index
 // CHECK: %[[NEXT:.*]] = pgpu.select %[[MINE]], %[[MERGED]], %[[PART]]
-// CHECK: pgpu.yield %[[NEXT]] : !pgpu.fragment<f32, [BLOCK_C]>
-// CHECK: pgpu.yield %[[EACH]] : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: pgpu.yield %[[AFTER]], %[[NEXT]] : index, !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: pgpu.yield %[[EACH]]#1 : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK: } else {
 // CHECK: pgpu.yield %[[SUM]] : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK: pgpu.store %[[DONE]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>

@@ -904,13 +904,15 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     member. Where the block's longest range passes the cover (a `pgpu.if`
     per program at run time), each member's members in [cover, n(d)) are
     walked one member of d after the other with all lanes of the tile
-    (r = r0 + i * BLOCK_C + j; the member's n and every value of d the
+    (only the members past the cover: a loop over their count, each the
+    first past the cover after the last, a min over d's lanes;
+    r = r0 + i * BLOCK_C + j; the member's n and every value of d the
     element uses taken by `pgpu.extract`), reduced to a scalar and
     combined into that member's lane: one long segment among short ones
     costs its program (n - cover) / (BLOCK_R * BLOCK_C) trips instead of
     (n - cover) / BLOCK_R. Exact (seed 000 §8 regroups members). The
-    bound: past it the tile would spend more than BLOCK_C trips on one
-    segment, the most the fallback's loop over the block's members costs.
+    bound: past it the tiles would spend more than BLOCK_C trips on one
+    segment, as many lanes as one trip of the walk takes at once.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
     Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
