@@ -353,6 +353,8 @@ class Kernel:
                 self._cache[self._declared("prune", constexprs, target)] = getattr(module, f"{self.name}_PRUNE", None)
                 self._cache[self._declared("covers", constexprs, target)] = getattr(module, f"{self.name}_COVERS", {})
                 self._cache[self._declared("passes", constexprs, target)] = getattr(module, f"{self.name}_PASSES", {})
+                self._cache[self._declared("segments", constexprs, target)] = getattr(
+                    module, f"{self.name}_SEGMENTS", {})
                 self._cache[self._declared("warps", constexprs, target)] = getattr(module, f"{self.name}_WARPS", None)
                 self._cache[self._declared("sizes", constexprs, target)] = getattr(module, f"{self.name}_SIZES", ())
                 self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
@@ -435,11 +437,13 @@ class Kernel:
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
         fill = self._fill_programs(constexprs, tensors, target)
         loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
-        if not covers and not fill and loop_loads is None and \
+        segments = self._cache.get(self._declared("segments", constexprs, target)) or {}
+        if not covers and not fill and loop_loads is None and not segments and \
                 not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN", "ROWS"} & space.keys():
             return None
         sizes = self._symbol_sizes(tensors)
-        chosen = {}
+        # Ragged segments' tiles follow their average length (both bound, so the rules below keep them).
+        chosen = self._segment_tiles(constexprs, tensors, target, segments, sizes)
         passes = self._cache.get(self._declared("passes", constexprs, target)) or {}
         warps = self._cache.get(self._declared("warps", constexprs, target))
         prune = self._cache.get(self._declared("prune", constexprs, target))
@@ -684,6 +688,43 @@ class Kernel:
             if prune is None or prune({**declared, **moved}) is None:
                 return moved
         return {}
+
+    def _segment_tiles(self, constexprs: dict, tensors, target: str, segments: dict, sizes: dict) -> dict:
+        """Call defaults of the tile of ragged segments (`<kernel>_SEGMENTS`, pgpu-tile-column-reductions:
+        a program takes `across` segments, `along` members of each at a time, the segments lying in a view
+        extent `pool`, one per member of `count`: CSR rows, NNZ nonzeros over M rows), from their average
+        length pool / count here (seed 003: facts of the call): `along` the smallest candidate at least the
+        average (the largest where none is), so short segments do not leave most lanes of the tile idle;
+        `across` the largest candidate keeping the tile within the declared tile's lanes (the declared
+        defaults' product), then the smallest candidate with as many programs (`<kernel>_PROGRAMS`: no
+        wider than the segments), then narrowed while the programs fill less than three quarters of the
+        multiprocessors and a narrower candidate adds programs (few segments: down to one a program). A segment longer than the tile's lanes finishes with all of them (the
+        pass's long-segment walk), so the average, not the longest, sizes the tile. Both are returned,
+        defaults included; {} without the fact, the program count or the extents' sizes."""
+        space = self._space(constexprs, target)
+        along, across = segments.get("along"), segments.get("across")
+        n, m = sizes.get(segments.get("pool")), sizes.get(segments.get("count"))
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if along not in space or across not in space or n is None or not m or programs is None:
+            return {}
+        mean = max(1, -(-n // m))
+        rows, cols = sorted(space[along][0]), sorted(space[across][0])
+        r = next((c for c in rows if c >= mean), rows[-1])
+        lanes = space[along][1] * space[across][1]
+        c = max((c for c in cols if r * c <= lanes), default=cols[0])
+        views = dict(zip([name for name, _ in self._views()], tensors))
+        base = {name: d for name, (_, d) in self._space(constexprs, target).items()}
+        now = _program_count(programs, {**base, along: r, across: c}, views)
+        if now is None:
+            return {}
+        counts = {x: _program_count(programs, {**base, along: r, across: x}, views) for x in cols if x <= c}
+        c = min(x for x in counts if counts[x] == now)  # no wider than the segments: as many programs
+        sms = _multiprocessors(views)
+        for narrower in reversed([x for x in cols if x < c]):
+            if 4 * now >= 3 * sms or not counts[narrower] or counts[narrower] <= now:
+                break
+            c, now = narrower, counts[narrower]
+        return {along: r, across: c}
 
     # Bytes a reduction loop's iterations should have in flight on each multiprocessor: Little's law on
     # the H200 (4.8 TB/s of HBM3e, about 1 us of loaded latency: 4.8 MB on 132 multiprocessors).

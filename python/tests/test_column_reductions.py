@@ -340,7 +340,10 @@ def power_law_inputs(m, long, n=61):
 POWER_LAW = [(5, 600), (37, 2053), (131, 5000)]
 
 
-@pytest.mark.parametrize("tile", [(4, 16), (16, 128), (1024, 1)])
+# The tiles' cover is BLOCK_R x BLOCK_C members of a row: 4x16 covers 64 (every long row passes it),
+# 16x128 2048 (rows of 2053 and 5000 pass it), 1024x1 1024, 2x4 8 (the rows of 16 pass it too: many
+# rows a program take the long-row walk, interleaved with empty and short ones).
+@pytest.mark.parametrize("tile", [(4, 16), (16, 128), (1024, 1), (2, 4)])
 @pytest.mark.parametrize("m,long", POWER_LAW, ids=[f"M{m}-long{n}" for m, n in POWER_LAW])
 @pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
 def test_one_long_row_among_short_pgpu(tessel_bin, kernel, m, long, tile):
@@ -357,7 +360,8 @@ def test_one_long_row_among_short_pgpu(tessel_bin, kernel, m, long, tile):
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
 
 
-@pytest.mark.parametrize("params", [{"BLOCK_R": 4, "BLOCK_C": 16}, None], ids=["tile4x16", "call-defaults"])
+@pytest.mark.parametrize("params", [{"BLOCK_R": 4, "BLOCK_C": 16}, {"BLOCK_R": 2, "BLOCK_C": 4}, None],
+                         ids=["tile4x16", "tile2x4", "call-defaults"])
 @pytest.mark.parametrize("m,long", POWER_LAW, ids=[f"M{m}-long{n}" for m, n in POWER_LAW])
 @pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
 def test_one_long_row_among_short_triton(kernel, m, long, params, tmp_path, monkeypatch):
@@ -380,3 +384,110 @@ def test_one_long_row_among_short_triton(kernel, m, long, params, tmp_path, monk
     for p, t in zip(views, args):
         if p.name in ref:
             np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-4, err_msg=p.name)
+
+
+def cover_edge_inputs(r, c, n=29):
+    """CSR rows around the tiles' cover (r x c members): lengths cover - 1, cover, cover + 1, 0, 2 x cover
+    + 3, 1 and 3 x cover, repeated over 3 blocks of c rows with the last block partial (M = 2c + 3), so
+    every program holds rows at, below and past the cover, and one holds none past it."""
+    cover = r * c
+    pattern = [cover - 1, cover, cover + 1, 0, 2 * cover + 3, 1, 3 * cover]
+    m = 2 * c + 3
+    counts = np.array([pattern[i % len(pattern)] for i in range(m)], dtype=np.int64)
+    counts[c:2 * c] = np.minimum(counts[c:2 * c], cover)  # the second block: nothing past the cover
+    rng = np.random.default_rng(r * 1000 + c)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    nnz = int(indptr[-1])
+    shapes = {"M": m, "M1": m + 1, "N": n, "NNZ": nnz}
+    inputs = {"indptr": indptr, "values": rng.standard_normal(nnz).astype(np.float32),
+              "indices": rng.integers(0, n, size=nnz).astype(np.int32),
+              "x": rng.standard_normal(n).astype(np.float32)}
+    return shapes, inputs
+
+
+@pytest.mark.parametrize("tile", [(2, 4), (4, 8), (8, 1), (2, 1)])
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_rows_at_the_cover_pgpu(tessel_bin, kernel, tile):
+    """Rows one short of, at and one past the tiles' cover (BLOCK_R x BLOCK_C), and far past it: the
+    tiles take a row up to the cover, the long-row walk the rest; a block with no row past the cover
+    skips the walk. The pgpu interpreter computes what the KIR interpreter computes."""
+    shapes, inputs = cover_edge_inputs(*tile)
+    if kernel is csr_row_max:
+        shapes = {k: v for k, v in shapes.items() if k != "N"}
+        inputs = {k: v for k, v in inputs.items() if k in ("indptr", "values")}
+    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    assert ref.keys() == got.keys()
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
+
+
+@pytest.mark.parametrize("tile", [(2, 4), (4, 8)])
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_rows_at_the_cover_triton(kernel, tile, tmp_path, monkeypatch):
+    """The same rows under TRITON_INTERPRET=1."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    shapes, inputs = cover_edge_inputs(*tile)
+    if kernel is csr_row_max:
+        shapes = {k: v for k, v in shapes.items() if k != "N"}
+        inputs = {k: v for k, v in inputs.items() if k in ("indptr", "values")}
+    ref = kernel.run_interp(shapes, seed=5, inputs=inputs)
+    views = [p for p in kernel.params() if p.kind == "view"]
+    args = [torch.from_numpy(np.array(ref[f"{p.name}.in"])) if f"{p.name}.in" in ref
+            else torch.from_numpy(np.full_like(np.asarray(ref[p.name]), 7)) for p in views]
+    kernel._launcher({}, tiles(kernel, *tile))(*args)
+    for p, t in zip(views, args):
+        if p.name in ref:
+            np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-4, err_msg=p.name)
+
+
+def test_long_row_walk_in_source():
+    """The generated Triton bounds the tiles by the cover and walks rows past it in a branch: the
+    program's longest row compared with BLOCK_R x BLOCK_C, a loop over the block's rows extracting each
+    one's length, the row's rest in [BLOCK_R, BLOCK_C] tiles of consecutive members."""
+    src = csr_rows.source("triton")
+    body = src[src.index("def _csr_rows_kernel"):]
+    body = body[:body.index("\n\n\n")]
+    assert "tl.minimum(" in body and "\n    if " in body and "else:" in body
+    assert "_csr_rows_pick)" in body
+    assert "for " in body[body.index("\n    if "):]
+
+
+def meta_views(kernel, sizes):
+    """Shape-only (meta) tensors of `kernel`'s views at `sizes`: what a call's defaults read."""
+    torch = pytest.importorskip("torch")
+    dtypes = {"i32": torch.int32, "f32": torch.float32, "bf16": torch.bfloat16}
+    return [torch.empty([sizes[e] if isinstance(e, str) else e for e in p.spec.extents],
+                        dtype=dtypes[str(p.spec.dtype)], device="meta")
+            for p in kernel.params() if p.kind == "view"]
+
+
+@pytest.mark.parametrize("m,nnz,tile", [
+    (1 << 20, 16 << 20, (16, 128)),   # rows of 16 on average: the declared tile
+    (1 << 20, 2 << 20, (2, 1024)),    # rows of 2: two lanes a row, 1024 rows a program
+    (1 << 20, 100 << 20, (128, 16)),  # rows of 100
+    (65536, 16 << 20, (256, 8)),      # rows of 256
+    (1000, 16000000, (1024, 2)),      # rows of 16000 (past the cover: the long-row walk): 500 programs
+    (100, 1600, (16, 1)),             # fewer rows than multiprocessors: one a program
+    (7, 29, (8, 1)),
+    (5, 0, (2, 1)),                   # every row empty
+], ids=lambda v: str(v))
+def test_ragged_defaults_follow_the_average_row(m, nnz, tile):
+    """A CSR call's defaults take BLOCK_R from the average row NNZ / M (the smallest candidate at least
+    it) and BLOCK_C from the declared tile's 2048 lanes, narrowed to fill the device; the kernel states
+    the fact (`<kernel>_SEGMENTS`)."""
+    src = csr_rows.source("triton")
+    assert "csr_rows_SEGMENTS = {'across': 'BLOCK_C', 'along': 'BLOCK_R', 'count': 'M', 'pool': 'NNZ'}" in src
+    got = csr_rows.call_defaults(*meta_views(csr_rows, {"M": m, "M1": m + 1, "N": 1 << 20, "NNZ": nnz}))
+    assert (got["BLOCK_R"], got["BLOCK_C"]) == tile, got
+
+
+def test_ragged_by_position_states_no_segments():
+    """Ranges ragged by position (rows[0:d]) read no lengths: no segments fact, so a call's defaults come
+    from the other rules (the declared BLOCK_R where the programs fill the device)."""
+    src = prefix_column_sums.source("triton")
+    assert "_SEGMENTS" not in src
+    got = prefix_column_sums.call_defaults(*meta_views(prefix_column_sums, {"R": 4096, "D": 1 << 20}))
+    assert got["BLOCK_R"] == 16, got

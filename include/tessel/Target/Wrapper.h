@@ -125,14 +125,22 @@ std::optional<std::string> launchFact(mlir::Value v, mlir::Block &entry,
                                       const std::function<int64_t(llvm::StringRef)> &paramOf,
                                       bool *readsFloat = nullptr);
 
+/// The kernel attribute pgpu-tile-column-reductions states ragged segments' tiles in: {along: the
+/// parameter of lanes along a segment, across: of segments a program takes, pool: the view extent the
+/// segments partition, count: the extent counting them}.
+inline constexpr llvm::StringLiteral kSegmentsAttr = "pgpu.segments";
+
 /// `<kernel>_PARAMS = {name: ([candidates], bound value)}`, `<kernel>_COVERS = {name: symbol}` and
 /// `<kernel>_PASSES = {name: passes parameter}`: the declared search space with this binding's values,
 /// the shape symbol each parameter's call default covers, and the parameters whose product with a
 /// passes parameter covers it (seed 003: only declared parameters are searched; winners live outside
 /// the IR).
 /// Every provider's module states them, so the tuner and call defaults treat providers alike.
+/// `segments` (the kernel's `pgpu.segments`, pgpu-tile-column-reductions: tiles of ragged segments
+/// partitioning a view extent) adds `<kernel>_SEGMENTS = {key: name}`, where present.
 void emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef kernel, mlir::ArrayAttr declared,
-                        const std::function<int64_t(llvm::StringRef)> &boundValue);
+                        const std::function<int64_t(llvm::StringRef)> &boundValue,
+                        mlir::DictionaryAttr segments = {});
 
 /// The author's file:line behind a location (fused origins keep it inside): generated source
 /// points back at the KIR origin of what follows.

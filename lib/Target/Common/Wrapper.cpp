@@ -366,7 +366,8 @@ void wrapper::emitCallChecks(llvm::raw_ostream &os, llvm::ArrayRef<std::string> 
 }
 
 void tessel::wrapper::emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef kernel, mlir::ArrayAttr declared,
-                                         const std::function<int64_t(llvm::StringRef)> &boundValue) {
+                                         const std::function<int64_t(llvm::StringRef)> &boundValue,
+                                         mlir::DictionaryAttr segments) {
   os << "\n\n" << kernel << "_PARAMS = {";
   if (declared)
     for (auto [i, a] : llvm::enumerate(declared)) {
@@ -396,6 +397,17 @@ void tessel::wrapper::emitDeclaredParams(llvm::raw_ostream &os, llvm::StringRef 
            << passes.getValue() << "'";
         first = false;
       }
+  os << "}\n";
+  // Ragged segments' tiles and the extents whose ratio is their average length (call defaults).
+  if (!segments)
+    return;
+  os << kernel << "_SEGMENTS = {";
+  first = true;
+  for (mlir::NamedAttribute entry : segments)
+    if (auto value = mlir::dyn_cast<mlir::StringAttr>(entry.getValue())) {
+      os << (first ? "" : ", ") << "'" << entry.getName().getValue() << "': '" << value.getValue() << "'";
+      first = false;
+    }
   os << "}\n";
 }
 

@@ -848,7 +848,8 @@ LogicalResult Serializer::run() {
   }
 
   // The declared search space and the bound values, for the tuner (seed 003).
-  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), [&](StringRef n) { return int64_t(param(n)); });
+  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), [&](StringRef n) { return int64_t(param(n)); },
+                              kernel->getAttrOfType<DictionaryAttr>(wrapper::kSegmentsAttr));
   // The kernel's arguments as ahead-of-time compilation describes them (tessel._cutile.export_cubin).
   os << "\n" << kname << "_ABI = [" << llvm::join(abi, ", ") << "]\n";
   // The launch hints are declared parameters (CuTile.h); their bound values are spelled, never chosen here.

@@ -141,7 +141,8 @@ LogicalResult wrapKernel(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &
     }
   }
 
-  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), paramOf);
+  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), paramOf,
+                              kernel->getAttrOfType<DictionaryAttr>(wrapper::kSegmentsAttr));
   // The checked launch mode's switch is the last keyword (Wrapper.h: kIndicesKeyword).
   SmallVector<std::string> withIndices(keywords.begin(), keywords.end());
   withIndices.push_back(wrapper::kIndicesKeyword.str());

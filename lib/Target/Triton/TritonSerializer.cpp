@@ -275,8 +275,8 @@ LogicalResult Serializer::run() {
   wrapper.stages = param(triton::kStagesParam);
   // The declared search space and the bound values, for the tuner (seed 003:
   // only declared parameters can be searched; winners live outside the IR).
-  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(),
-                              [&](StringRef n) { return int64_t(param(n)); });
+  wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), [&](StringRef n) { return int64_t(param(n)); },
+                              kernel->getAttrOfType<DictionaryAttr>(wrapper::kSegmentsAttr));
   // Resource estimates of a binding, for pruning before compiling (issue 8; Resources.h).
   triton::ResourceModel resources = triton::estimateResources(kernel);
   os << "\n\ndef " << kname << "_PRUNE(p):\n"

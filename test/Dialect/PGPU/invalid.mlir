@@ -4673,3 +4673,35 @@ pgpu.kernel @k(%t: !pgpu.view<f32, [V, D], in>, %ids: !pgpu.view<f32, [T], in> {
   pgpu.return
 }
 }
+
+// -----
+// COM: pgpu.segments (pgpu-tile-column-reductions' fact for call defaults) names declared parameters.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+// expected-error @+1 {{'pgpu.segments' names 'BLOCK_C' as 'across', which the kernel does not declare}}
+pgpu.kernel @k(%n: index) attributes {params = [#pgpu.param<"BLOCK_R", [2, 4], 2>], pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}} {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: pgpu.segments holds the four names, each a string.
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+// expected-error @+1 {{'pgpu.segments' must be a dictionary of along, across, pool and count}}
+pgpu.kernel @k(%n: index) attributes {params = [#pgpu.param<"BLOCK_R", [2, 4], 2>], pgpu.segments = {along = "BLOCK_R", pool = "NNZ"}} {
+  pgpu.program_space (%n) {
+  ^bb0(%p: index):
+    pgpu.yield
+  }
+  pgpu.return
+}
+}
+
+// -----
+// COM: pgpu.segments belongs on a kernel (a launch fact), nowhere else.
+// expected-error @+1 {{'pgpu.segments' belongs on a pgpu.kernel}}
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}} {
+}

@@ -52,6 +52,26 @@ LogicalResult PGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       return op->emitError() << "'" << getTargetAttrName() << "' must be a #pgpu.target attribute";
     return success();
   }
+  // A launch fact for call defaults, never for execution (nothing in the program reads it): the tile
+  // of ragged segments that pgpu-tile-column-reductions declared, and the view extents whose ratio is
+  // the segments' average length (tessel/Target/Wrapper.h, kSegmentsAttr).
+  if (attr.getName() == "pgpu.segments") {
+    auto kernel = dyn_cast<KernelOp>(op);
+    if (!kernel)
+      return op->emitError() << "'pgpu.segments' belongs on a pgpu.kernel";
+    auto facts = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!facts || facts.size() != 4)
+      return op->emitError() << "'pgpu.segments' must be a dictionary of along, across, pool and count";
+    for (StringRef key : {"along", "across", "pool", "count"}) {
+      auto name = facts.getAs<StringAttr>(key);
+      if (!name)
+        return op->emitError() << "'pgpu.segments' needs a string '" << key << "'";
+      if ((key == "along" || key == "across") && !kernel.getParam(name.getValue()))
+        return op->emitError() << "'pgpu.segments' names '" << name.getValue() << "' as '" << key
+                               << "', which the kernel does not declare";
+    }
+    return success();
+  }
   return op->emitError() << "unknown pgpu attribute '" << attr.getName().getValue()
                          << "'; physical facts live in ops and types, not side records";
 }

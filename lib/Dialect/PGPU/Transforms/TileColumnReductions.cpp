@@ -22,7 +22,10 @@
 // short row per program) fires whatever its reads walk: the members of a block of d run together,
 // the loop over r going to the longest range of the block (a max over d's valid lanes, at least lo)
 // and each r lane valid below its own member's bound, so every value of r is a [BLOCK_R, BLOCK_C]
-// tile and one validity masks its reads and neutralizes its members.
+// tile and one validity masks its reads and neutralizes its members. The tiles stop at the tile's
+// cover (BLOCK_R x BLOCK_C members of a range); a program whose longest range passes it (a branch at
+// run time) walks each member's rest with all lanes of the tile, one member after the other
+// (walkLongRanges): one long CSR row among short ones no longer holds its program BLOCK_R at a time.
 //
 // Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
 // axis of lanes over r is already contiguous) and whose bounds do not depend on d, a body with
@@ -30,7 +33,10 @@
 // from outside that are fragments already, a write that does not depend on d.
 //
 // BLOCK_C covers the kept axis's symbol when d spans [0, S) of a named view extent, so a call's
-// default binds one block per row where a candidate holds it (seed 003: defaults from facts).
+// default binds one block per row where a candidate holds it (seed 003: defaults from facts). Ragged
+// segments whose ends are read from memory and clamped to a view extent S, one per member of a kept
+// axis spanning [0, E), are stated on the kernel (`pgpu.segments`): a call's default sizes BLOCK_R by
+// their average length S / E and BLOCK_C by the rest of the tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +46,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+
+#include <limits>
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUTILECOLUMNREDUCTIONS
@@ -150,11 +158,9 @@ std::string whyNot(Block &body, Value d) {
   return "";
 }
 
-/// The named view extent S when [lo, hi) is [0, S) (through the identities ceil_div(x, 1) and
-/// max(x, 0) construction wraps extents in), else null: BLOCK_C then covers S.
-StringAttr spannedExtent(Value lo, Value hi) {
-  if (!matchPattern(lo, m_Zero()))
-    return {};
+/// The named view extent S when `hi` is S (through the identities ceil_div(x, 1) and max(x, 0)
+/// construction wraps extents in), else null.
+StringAttr extentSymbol(Value hi) {
   while (true) {
     if (auto cd = hi.getDefiningOp<CeilDivOp>(); cd && matchPattern(cd.getRhs(), m_One())) {
       hi = cd.getLhs();
@@ -173,16 +179,51 @@ StringAttr spannedExtent(Value lo, Value hi) {
   return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
 }
 
+/// The named view extent S when [lo, hi) is [0, S), else null: BLOCK_C then covers S.
+StringAttr spannedExtent(Value lo, Value hi) { return matchPattern(lo, m_Zero()) ? extentSymbol(hi) : StringAttr(); }
+
+/// The view extent S that a ragged range's end `hi`, read from memory per member (offsets such as
+/// indptr[m], indptr[m + 1]), is clamped to: the one extent symbol its computation uses (construction
+/// clamps a slice of the domain [0, S) to it). Null when the end reads nothing (a position, r < d) or
+/// uses no or several extents. The segments then lie in [0, S), partitioning it where they are CSR
+/// rows: S / (members) is their average length, which a call's default sizes BLOCK_R by.
+StringAttr segmentPool(Value hi) {
+  SmallVector<Value> work{hi};
+  DenseSet<Operation *> seen;
+  StringAttr pool;
+  bool read = false;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val().getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    if (auto extent = dyn_cast<ExtentOp>(op)) {
+      auto symbol = dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
+      if (!symbol || (pool && pool != symbol))
+        return {};
+      pool = symbol;
+      continue;
+    }
+    if (isa<LoadOp, GatherOp>(op)) { // an offset read per member: its coordinates are the member's
+      read = true;
+      continue;
+    }
+    llvm::append_range(work, op->getOperands());
+  }
+  return read ? pool : StringAttr();
+}
+
 /// Clones a column-reduction workset as a loop over blocks of the kept axis whose reductions are
 /// loops over blocks of the reduced axis, values carrying the fragment axes they depend on.
 class ColumnTiler {
 public:
   /// `rowsSpan` collects the symbol every tiled reduction's range spans (null once two differ or one
   /// spans none): BLOCK_R covers it.
-  /// `raggedSeen` is set once a reduction with bounds per member of d (ragged segments) is tiled.
-  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan, bool &raggedSeen)
+  /// `raggedSeen` is set once a reduction with bounds per member of d (ragged segments) is tiled;
+  /// `pool` collects the extent every such reduction's segments lie in (segmentPool; null once two
+  /// differ or one has none).
+  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan, bool &raggedSeen, std::optional<StringAttr> &pool)
       : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)), rowsSpan(rowsSpan),
-        raggedSeen(raggedSeen) {}
+        raggedSeen(raggedSeen), pool(pool) {}
 
   /// The workset as a loop over blocks of BLOCK_C members of d in this program.
   void tile(ForeachOp each) {
@@ -216,19 +257,22 @@ private:
     ok = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, SplatOp::create(b, loc, type, hi));
     return lanes;
   }
-  /// The largest of the block's bounds `hi` ([BLOCK_C]) on valid lanes of d, at least `lo`: the
-  /// members of the block's longest range.
-  Value longest(Location loc, Value lo, Value hi) {
-    Value his = SelectOp::create(b, loc, colsOk, hi, expand(loc, lo, Cols));
-    auto top = ReduceOp::create(b, loc, TypeRange{lo.getType()}, ValueRange{his}, b.getDenseI64ArrayAttr({0}),
-                                ValueRange{lo});
+  /// The block's bounds `hi` ([BLOCK_C]) on valid lanes of d, `lo` on invalid ones (no members).
+  Value validBounds(Location loc, Value lo, Value hi) {
+    return SelectOp::create(b, loc, colsOk, hi, expand(loc, lo, Cols));
+  }
+  /// The largest of `his` (validBounds), at least `lo`: the members of the block's longest range.
+  Value longest(Location loc, Value lo, Value his) { return acrossLanes(loc, his, lo, kir::BinaryKind::Max); }
+  /// `lanes` ([BLOCK_C] index) reduced to a scalar by `kind` (max, min, add) from `identity`.
+  Value acrossLanes(Location loc, Value lanes, Value identity, kir::BinaryKind kind) {
+    auto all = ReduceOp::create(b, loc, TypeRange{identity.getType()}, ValueRange{lanes}, b.getDenseI64ArrayAttr({0}),
+                                ValueRange{identity});
     OpBuilder::InsertionGuard guard(b);
-    Type index = lo.getType();
-    Block *combine = b.createBlock(&top.getCombine(), {}, {index, index}, {loc, loc});
-    Value larger = BinaryOp::create(b, loc, kir::BinaryKind::Max, combine->getArgument(0), combine->getArgument(1),
-                                    false, false);
-    YieldOp::create(b, loc, ValueRange{larger});
-    return top.getResult(0);
+    Type index = identity.getType();
+    Block *combine = b.createBlock(&all.getCombine(), {}, {index, index}, {loc, loc});
+    Value both = BinaryOp::create(b, loc, kind, combine->getArgument(0), combine->getArgument(1), false, false);
+    YieldOp::create(b, loc, ValueRange{both});
+    return all.getResult(0);
   }
   unsigned axesOf(Value v) const {
     auto type = dyn_cast<FragmentType>(v.getType());
@@ -269,7 +313,7 @@ private:
   Value conjoin(Location loc, Value own, unsigned m) {
     Value ok;
     for (auto [axis, lanes] : {std::pair{unsigned(Rows), rowsOk}, std::pair{unsigned(Cols), colsOk}}) {
-      if (!(m & axis))
+      if (!(m & axis) || !lanes)
         continue;
       Value mine = expand(loc, lanes, m);
       ok = ok ? Value(BinaryOp::create(b, loc, kir::BinaryKind::And, ok, mine, false, false)) : mine;
@@ -354,6 +398,10 @@ private:
     // lower bound uniform); each member's result differs, so the carry is over the kept axis.
     bool ragged = onD.contains(op.getUpper());
     raggedSeen |= ragged;
+    if (ragged) {
+      StringAttr mine = segmentPool(op.getUpper());
+      pool = !pool || *pool == mine ? mine : StringAttr();
+    }
     unsigned carry = overCols || ragged ? Cols : None;
     // The loop carries a whole tile (seed 000 §8: the members may be regrouped): each block's members
     // are combined lane-wise into a [BLOCK_R(, BLOCK_C)] accumulator, and the tile is reduced along
@@ -367,8 +415,13 @@ private:
     StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
-    Value top = ragged ? longest(loc, lo, hi) : hi;
-    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, top, step, inits);
+    Value his = ragged ? validBounds(loc, lo, hi) : Value();
+    Value top = ragged ? longest(loc, lo, his) : hi;
+    // Ragged: the tile walks every member's range up to `cover`, BLOCK_R x BLOCK_C members past lo
+    // (what one trip of the whole tile holds); ranges past it finish in walkLongRanges.
+    Value cover = ragged ? tileCover(loc, lo) : Value();
+    Value walked = ragged ? Value(BinaryOp::create(b, loc, kir::BinaryKind::Min, top, cover, false, false)) : top;
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, walked, step, inits);
     SmallVector<Value> ids;
     for (Value id : op.getIdentities())
       ids.push_back(map.lookupOrDefault(id));
@@ -396,25 +449,9 @@ private:
       for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
         lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
       // acc = combine(acc, members), lane-wise over the tile (invalid lanes add the identity).
-      IRMapping inlineMap;
-      Block &combine = op.getCombine().front();
       SmallVector<Value> args(acc);
       llvm::append_range(args, lanes);
-      inlineMap.map(combine.getArguments(), args);
-      for (Operation &inner : combine.without_terminator()) {
-        SmallVector<Value> operands;
-        for (Value v : inner.getOperands())
-          operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), members));
-        SmallVector<Type> types;
-        for (Type t : inner.getResultTypes())
-          types.push_back(typeFor(t, members));
-        OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
-        inlineMap.map(inner.getResults(), b.create(state)->getResults());
-      }
-      SmallVector<Value> next;
-      for (Value y : combine.getTerminator()->getOperands())
-        next.push_back(inlineMap.lookupOrDefault(y));
-      YieldOp::create(b, loc, next);
+      YieldOp::create(b, loc, inlineCombine(op, args, members));
     }
     // The accumulated tile reduced along BLOCK_R: the carry's axes remain.
     SmallVector<Type> results;
@@ -423,14 +460,163 @@ private:
     auto total = ReduceOp::create(b, loc, results, loop.getResults(), b.getDenseI64ArrayAttr({0}), ids);
     IRMapping regionMap;
     op.getCombine().cloneInto(&total.getCombine(), regionMap);
-    for (auto [r, n] : llvm::zip(op.getResults(), total.getResults()))
+    SmallVector<Value> done(total.getResults());
+    if (ragged)
+      done = walkLongRanges(op, his, top, cover, done);
+    for (auto [r, n] : llvm::zip(op.getResults(), done))
       map.map(r, n);
+  }
+
+  /// lo + BLOCK_R * BLOCK_C: how far the tile walks each member's ragged range.
+  Value tileCover(Location loc, Value lo) {
+    Value tile = BinaryOp::create(b, loc, kir::BinaryKind::Mul, ParamOp::create(b, loc, b.getIndexType(), kRowsParam),
+                                  ParamOp::create(b, loc, b.getIndexType(), kColsParam), false, false);
+    return BinaryOp::create(b, loc, kir::BinaryKind::Add, lo, tile, false, false);
+  }
+
+  /// `combine` of `op` inlined at the builder over fragments of `axes` (operands expanded to them).
+  SmallVector<Value> inlineCombine(RangeReduceOp op, ArrayRef<Value> args, unsigned axes) {
+    IRMapping inlineMap;
+    Block &combine = op.getCombine().front();
+    inlineMap.map(combine.getArguments(), args);
+    for (Operation &inner : combine.without_terminator()) {
+      SmallVector<Value> operands;
+      for (Value v : inner.getOperands())
+        operands.push_back(expand(op.getLoc(), inlineMap.lookupOrDefault(v), axes));
+      SmallVector<Type> types;
+      for (Type t : inner.getResultTypes())
+        types.push_back(typeFor(t, axes));
+      OperationState state(inner.getLoc(), inner.getName(), operands, types, inner.getAttrs());
+      inlineMap.map(inner.getResults(), b.create(state)->getResults());
+    }
+    SmallVector<Value> out;
+    for (Value y : combine.getTerminator()->getOperands())
+      out.push_back(inlineMap.lookupOrDefault(y));
+    return out;
+  }
+
+  /// The long-range fallback of a ragged reduction (issue 42): where the block's longest range `top`
+  /// passes `cover` (a branch per program at run time), the members in [cover, n(d)) of each member of
+  /// d past the cover are walked with all BLOCK_R x BLOCK_C lanes of the tile, one after the other, and combined into
+  /// that member's lane of `partial` (its members below `cover`, [BLOCK_C] each). Exact: seed 000 §8
+  /// lets a reduction's members be regrouped. The bound: past `cover` the tile would run more than
+  /// BLOCK_C trips of BLOCK_R members for one long range, while the walk takes BLOCK_R x BLOCK_C at once.
+  SmallVector<Value> walkLongRanges(RangeReduceOp op, Value his, Value top, Value cover, ArrayRef<Value> partial) {
+    Location loc = op.getLoc();
+    Block &element = op.getElement().front();
+    const unsigned tile = Rows | Cols;
+    SmallVector<Type> types;
+    for (Value v : partial)
+      types.push_back(v.getType());
+    auto beyond = IfOp::create(b, loc, types, CmpOp::create(b, loc, kir::CmpPredicate::GT, top, cover));
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&beyond.getElseRegion());
+    YieldOp::create(b, loc, partial);
+    b.createBlock(&beyond.getThenRegion());
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value width = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
+    // Only the members past the cover are visited: as many trips as there are, each finding the first
+    // such member from the one after the last (one cross-lane reduction), not one trip per member.
+    Value own = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {cols}), zero);
+    Value past = CmpOp::create(b, loc, kir::CmpPredicate::GT, his, expand(loc, cover, Cols));
+    Value count = acrossLanes(loc, SelectOp::create(b, loc, past, expand(loc, one, Cols), expand(loc, zero, Cols)),
+                              zero, kir::BinaryKind::Add);
+    SmallVector<Value> carried{zero};
+    llvm::append_range(carried, partial);
+    auto members = ForOp::create(b, loc, TypeRange(ValueRange(carried)), zero, count, one, carried);
+    YieldOp::create(b, loc, members.getResults().drop_front());
+    b.createBlock(&members.getBody());
+    members.getBody().addArgument(b.getIndexType(), loc); // the trip: which long member
+    Value from = members.getBody().addArgument(b.getIndexType(), loc);
+    SmallVector<Value> acc;
+    for (Type t : types)
+      acc.push_back(members.getBody().addArgument(t, loc));
+    Value ahead = CmpOp::create(b, loc, kir::CmpPredicate::GE, own, expand(loc, from, Cols));
+    Value found = SelectOp::create(b, loc, BinaryOp::create(b, loc, kir::BinaryKind::And, past, ahead, false, false),
+                                   own, expand(loc, width, Cols));
+    // The min's identity a constant past every lane (a provider's reduction may take constants only).
+    Value c = acrossLanes(loc, found, arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max()),
+                          kir::BinaryKind::Min);
+    // Member c's scalars: its range's end and every value of d the element or the identities use.
+    Value n = ExtractOp::create(b, loc, b.getIndexType(), his, ValueRange{c});
+    IRMapping saved = map;
+    Value savedRows = rowsOk, savedCols = colsOk;
+    auto scalarOf = [&](Value original) {
+      Value now = map.lookupOrDefault(original);
+      if (axesOf(now) == None)
+        return;
+      map.map(original, ExtractOp::create(b, loc, elementTypeOf(now.getType()), now, ValueRange{c}).getResult());
+    };
+    element.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (!op.getElement().isAncestor(v.getParentRegion()))
+          scalarOf(v);
+    });
+    for (Value id : op.getIdentities())
+      scalarOf(id);
+    SmallVector<Value> inits, ids;
+    for (Value id : op.getIdentities()) {
+      ids.push_back(map.lookupOrDefault(id));
+      inits.push_back(mapped(loc, id, tile));
+    }
+    Value step = BinaryOp::create(b, loc, kir::BinaryKind::Mul, ParamOp::create(b, loc, b.getIndexType(), kRowsParam),
+                                  width, false, false);
+    auto walk = ForOp::create(b, loc, TypeRange(ValueRange(inits)), cover, n, step, inits);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      Block *body = b.createBlock(&walk.getBody());
+      Value r0 = body->addArgument(b.getIndexType(), loc);
+      SmallVector<Value> args;
+      for (Value i : inits)
+        args.push_back(body->addArgument(i.getType(), loc));
+      // r = r0 + i * BLOCK_C + j over the tile: consecutive members on consecutive lanes of BLOCK_C.
+      Value across = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {cols}), r0);
+      Value down = IotaOp::create(b, loc, FragmentType::get(b.getContext(), b.getIndexType(), {rows}), zero);
+      Value lanes = BinaryOp::create(b, loc, kir::BinaryKind::Add, expand(loc, across, tile),
+                                     BinaryOp::create(b, loc, kir::BinaryKind::Mul, expand(loc, down, tile),
+                                                      expand(loc, width, tile), false, false),
+                                     false, false);
+      rowsOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, expand(loc, n, tile));
+      colsOk = Value(); // one member of d: its lanes are all of the tile's
+      map.map(element.getArgument(0), lanes);
+      for (Operation &inner : element.without_terminator())
+        cloneOp(inner);
+      SmallVector<Value> members;
+      for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
+        members.push_back(SelectOp::create(b, loc, rowsOk, mapped(loc, y, tile), mapped(loc, id, tile)));
+      llvm::append_range(args, members);
+      YieldOp::create(b, loc, inlineCombine(op, args, tile));
+    }
+    map = saved;
+    rowsOk = savedRows;
+    colsOk = savedCols;
+    // The tile reduced to member c's scalar, combined into its lane.
+    SmallVector<Value> rest(walk.getResults());
+    for (unsigned axes : {tile, unsigned(Cols)}) {
+      SmallVector<Type> reduced;
+      for (Value v : rest)
+        reduced.push_back(typeFor(elementTypeOf(v.getType()), axes & ~unsigned(axes == tile ? Rows : Cols)));
+      auto fold = ReduceOp::create(b, loc, reduced, rest, b.getDenseI64ArrayAttr({0}), ids);
+      IRMapping regionMap;
+      op.getCombine().cloneInto(&fold.getCombine(), regionMap);
+      rest.assign(fold.getResults().begin(), fold.getResults().end());
+    }
+    SmallVector<Value> args(acc);
+    llvm::append_range(args, rest);
+    SmallVector<Value> merged = inlineCombine(op, args, Cols);
+    Value mine = CmpOp::create(b, loc, kir::CmpPredicate::EQ, own, expand(loc, c, Cols));
+    SmallVector<Value> next{BinaryOp::create(b, loc, kir::BinaryKind::Add, c, one, false, false)};
+    for (auto [m, a] : llvm::zip(merged, acc))
+      next.push_back(SelectOp::create(b, loc, mine, m, a));
+    YieldOp::create(b, loc, next);
+    return SmallVector<Value>(beyond.getResults());
   }
 
   OpBuilder &b;
   StringAttr rows, cols;
   std::optional<StringAttr> &rowsSpan;
   bool &raggedSeen;
+  std::optional<StringAttr> &pool;
   IRMapping map;
   DenseSet<Value> onD;  // original values that depend on the kept axis
   /// Adds the values of `op` (and its regions) that depend on `d` to onD, in walk order.
@@ -521,7 +707,7 @@ int keptGroupAxis(ExecutionGroupOp group) {
 /// Group coordinate `axis` (members [0, E)) becomes blocks of BLOCK_C members: its extent
 /// ceil(E / BLOCK_C), the program space the product again, the body one block of lanes.
 void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan,
-                    bool &ragged) {
+                    bool &ragged, std::optional<StringAttr> &pool) {
   Location loc = group.getLoc();
   auto space = cast<ProgramSpaceOp>(group->getParentOp());
   b.setInsertionPoint(space);
@@ -541,7 +727,7 @@ void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::op
   Value coord = body.getArgument(axis);
   Value d0 = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord, ParamOp::create(b, loc, b.getIndexType(), kColsParam),
                               false, false);
-  ColumnTiler(b, rowsSpan, ragged).tileBlock(old, coord, members, d0);
+  ColumnTiler(b, rowsSpan, ragged, pool).tileBlock(old, coord, members, d0);
   for (Operation *op : llvm::reverse(old))
     op->erase();
 }
@@ -570,6 +756,9 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       std::optional<StringAttr> covered; // the symbol every tiled kept axis spans, or null
       std::optional<StringAttr> rowsSpan; // the symbol every tiled reduction spans, or null
       bool ragged = false;                 // some tiled reduction has bounds per member of d
+      std::optional<StringAttr> pool;      // the extent every ragged reduction's segments lie in, or null
+      std::optional<StringAttr> kept;      // the extent every tiled kept axis spans from 0, or null
+      auto keep = [&](StringAttr symbol) { kept = !kept || *kept == symbol ? symbol : StringAttr(); };
       for (ForeachOp each : candidates) {
         // The innermost worksets only: one holding another foreach or a loop is not straight-line.
         std::string why = whyNot(each.getBody().front(), each.getBody().getArgument(0));
@@ -585,12 +774,13 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         // narrows BLOCK_C while the programs would not fill the device).
         StringAttr spans = group ? StringAttr() : spannedExtent(each.getLower(), each.getUpper());
         covered = !covered || *covered == spans ? spans : StringAttr();
+        keep(spannedExtent(each.getLower(), each.getUpper()));
         if (group) {
           Value d0 = splitByBlocks(b, group, each);
-          ColumnTiler(b, rowsSpan, ragged)
+          ColumnTiler(b, rowsSpan, ragged, pool)
               .tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(), d0);
         } else {
-          ColumnTiler(b, rowsSpan, ragged).tile(each);
+          ColumnTiler(b, rowsSpan, ragged, pool).tile(each);
         }
         if (remarks)
           emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes"
@@ -608,7 +798,8 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         if (axis < 0)
           continue;
         OpBuilder b(group);
-        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged);
+        keep(extentSymbol(group.getExtents()[axis]));
+        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged, pool);
         covered = StringAttr();
         if (remarks)
           emitRemark(group.getLoc()) << "pgpu-tile-column-reductions: program axis " << axis
@@ -633,6 +824,16 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 16, rowsSpan.value_or(StringAttr()));
       else
         declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
+      // Ragged segments partitioning a view extent (CSR rows in [0, NNZ), one per member of [0, M)):
+      // a call's default sizes the tile by their average length NNZ / M (seed 003: defaults from facts).
+      if (ragged && pool && *pool && kept && *kept) {
+        MLIRContext *ctx = kernel.getContext();
+        kernel->setAttr("pgpu.segments", // the wrappers state it (tessel/Target/Wrapper.h, kSegmentsAttr)
+                        DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, "across"), StringAttr::get(ctx, kColsParam)),
+                                                  NamedAttribute(StringAttr::get(ctx, "along"), StringAttr::get(ctx, kRowsParam)),
+                                                  NamedAttribute(StringAttr::get(ctx, "count"), *kept),
+                                                  NamedAttribute(StringAttr::get(ctx, "pool"), *pool)}));
+      }
     }
   }
 };

@@ -28,6 +28,9 @@
 // CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.yield %[[NEXT]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
+// COM: Bounds the same for every column: no long-range fallback (no branch, no member walk).
+// CHECK-NOT: pgpu.if
+// CHECK-NOT: pgpu.extract
 // CHECK: pgpu.store %[[SUM]], %y[%{{.*}}, %[[COLS]]] valid %[[COLSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @colsum(%x: !pgpu.view<f32, [B, R, D], in>, %y: !pgpu.view<f32, [B, D], out>) {
@@ -271,9 +274,10 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: a block of d run together up to the block's longest range (a max-reduction of the bounds on
 // COM: d's valid lanes, at least the lower bound), each r lane valid below its own member's bound, so
 // COM: every value of r is a [BLOCK_R, BLOCK_C] tile and one validity masks reads and members.
+// COM: Ragged by position (r < d reads nothing): no segments of a view extent, no pgpu.segments.
 // CHECK-LABEL: pgpu.kernel @triangle
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
-// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
+// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>]} {
 // CHECK-NOT: pgpu.foreach
 // CHECK: %[[COLS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[COLSOK:.*]] = pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
@@ -281,7 +285,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[HIS:.*]] = pgpu.select %[[COLSOK]], %[[COLS]], %[[LO]] : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[TOP:.*]] = pgpu.reduce %[[HIS]] axes [0] identity(%[[C0]] : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
 // CHECK: pgpu.binary max
-// CHECK: %[[TILE:.*]] = pgpu.for %[[C0]] to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK: %[[WALKED:.*]] = pgpu.binary min %[[TOP]], %{{.*}} : index
+// CHECK: %[[TILE:.*]] = pgpu.for %[[C0]] to %[[WALKED]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
 // CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
 // CHECK: %[[ROWS:.*]] = pgpu.iota %[[R0]] : !pgpu.fragment<index, [BLOCK_R]>
 // CHECK: %[[R:.*]] = pgpu.broadcast %[[ROWS]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
@@ -291,7 +296,12 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[M:.*]] = pgpu.select %[[ROK]], %[[V]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.binary add %[[ACC]], %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
-// CHECK: pgpu.store %{{.*}}, %y[%[[COLS]]] valid %[[COLSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
+// COM: Columns past the tile's cover (d > BLOCK_R x BLOCK_C) finish one at a time with all lanes, the
+// COM: column's own d extracted as a scalar: the read x[r, d] walks r over the whole tile.
+// CHECK: %[[DONE:.*]] = pgpu.if %{{.*}} -> !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK: %[[D1:.*]] = pgpu.extract %[[COLS]][%{{.*}}] : !pgpu.fragment<index, [BLOCK_C]> -> index
+// CHECK: pgpu.load %x[%{{.*}}, %[[D1]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> fill %{{.*}} : f32 : !pgpu.view<f32, [R, D], in>[!pgpu.fragment<index, [BLOCK_R, BLOCK_C]>, index]
+// CHECK: pgpu.store %[[DONE]], %y[%[[COLS]]] valid %[[COLSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @triangle(%x: !pgpu.view<f32, [R, D], in>, %y: !pgpu.view<f32, [D], out>) {
@@ -328,11 +338,18 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: from indptr; the reads walk r contiguously, so only the ragged bounds make it fire): each
 // COM: program owns BLOCK_C rows, ceil(M / BLOCK_C) programs; the row's scalars (indptr reads, bounds)
 // COM: become [BLOCK_C] fragments read under the rows' validity; the nonzeros run in [BLOCK_R, BLOCK_C]
-// COM: tiles up to the longest row of the program, each masked below its own row's length; the store
-// COM: writes BLOCK_C rows at once.
+// COM: tiles up to the longest row of the program, each masked below its own row's length, but no
+// COM: further than BLOCK_R x BLOCK_C nonzeros (the tile's cover); when the longest row passes that (a
+// COM: branch at run time), each row's nonzeros past the cover are walked with all lanes of the tile
+// COM: (r = r0 + i * BLOCK_C + j, its row start and length extracted from the [BLOCK_C] fragments),
+// COM: reduced to a scalar and combined into that row's lane; the store writes BLOCK_C rows at once.
+// COM: The row lengths are read (indptr) and clamped to [0, NNZ), one row per member of [0, M): the
+// COM: kernel states the tile's parameters and those extents (pgpu.segments), whose ratio NNZ / M, the
+// COM: average row, a call's default sizes BLOCK_R by.
 // CHECK-LABEL: pgpu.kernel @csr
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
 // CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
+// CHECK-SAME: pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}
 // CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
 // CHECK: %[[N:.*]] = pgpu.ceil_div %[[M:.*]], %[[BC]] : index
 // CHECK: %[[BLOCKS:.*]] = pgpu.binary max %[[N]], %{{.*}} : index
@@ -345,12 +362,47 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[LEN:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[HIS:.*]] = pgpu.select %[[ROWSOK]], %[[LEN]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[TOP:.*]] = pgpu.reduce %[[HIS]] axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index)
-// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %[[TOP]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK: %[[BC2:.*]] = pgpu.param "BLOCK_C" : index
+// CHECK: %[[BR2:.*]] = pgpu.param "BLOCK_R" : index
+// CHECK: %[[CELLS:.*]] = pgpu.binary mul %[[BR2]], %[[BC2]] : index
+// CHECK: %[[COVER:.*]] = pgpu.binary add %{{.*}}, %[[CELLS]] : index
+// CHECK: %[[WALKED:.*]] = pgpu.binary min %[[TOP]], %[[COVER]] : index
+// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %[[WALKED]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
 // CHECK: pgpu.cmp lt %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.gather %values[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.gather %x[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
-// CHECK: pgpu.store %[[SUM]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: %[[BEYOND:.*]] = pgpu.cmp gt %[[TOP]], %[[COVER]] : index
+// CHECK: %[[DONE:.*]] = pgpu.if %[[BEYOND]] -> !pgpu.fragment<f32, [BLOCK_C]> {
+// COM: Only the rows past the cover: their count, and each the first past the cover from the one after the last.
+// CHECK: %[[PAST:.*]] = pgpu.cmp gt %[[HIS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[COUNT:.*]] = pgpu.reduce %{{.*}} axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index)
+// CHECK: pgpu.binary add
+// CHECK: %[[EACH:.*]]:2 = pgpu.for %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%{{.*}}, %[[SUM]] : index, !pgpu.fragment<f32, [BLOCK_C]>) -> index, !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[FROM:.*]]: index, %[[PART:.*]]: !pgpu.fragment<f32, [BLOCK_C]>):
+// CHECK: %[[AHEAD:.*]] = pgpu.cmp ge %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[BOTH:.*]] = pgpu.binary and %[[PAST]], %[[AHEAD]] : !pgpu.fragment<i1, [BLOCK_C]>
+// CHECK: %[[C:.*]] = pgpu.reduce %{{.*}} axes [0] {{.*}} -> (index)
+// CHECK: pgpu.binary min
+// CHECK: %[[LEN1:.*]] = pgpu.extract %[[HIS]][%[[C]]] : !pgpu.fragment<index, [BLOCK_C]> -> index
+// CHECK: %[[START1:.*]] = pgpu.extract %{{.*}}[%[[C]]] : !pgpu.fragment<index, [BLOCK_C]> -> index
+// CHECK: %[[LONG:.*]] = pgpu.for %[[COVER]] to %[[LEN1]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK: %[[LANES:.*]] = pgpu.binary add %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[IN:.*]] = pgpu.cmp lt %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.gather %values[%{{.*}}] valid %[[IN]] : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.gather %x[%{{.*}}] valid %[[IN]] : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.reduce %[[LONG]] axes [0] {{.*}} -> (!pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK: %[[REST:.*]] = pgpu.reduce %{{.*}} axes [0] {{.*}} -> (f32)
+// CHECK: %[[SPLAT:.*]] = pgpu.splat %[[REST]] : f32 -> !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: %[[MERGED:.*]] = pgpu.binary add %[[PART]], %[[SPLAT]] : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: %[[MINE:.*]] = pgpu.cmp eq %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[AFTER:.*]] = pgpu.binary add %[[C]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = pgpu.select %[[MINE]], %[[MERGED]], %[[PART]]
+// CHECK: pgpu.yield %[[AFTER]], %[[NEXT]] : index, !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: pgpu.yield %[[EACH]]#1 : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: } else {
+// CHECK: pgpu.yield %[[SUM]] : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: pgpu.store %[[DONE]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @csr(%indptr: !pgpu.view<i32, [M1], in>, %indices: !pgpu.view<i32, [NNZ], in>, %values: !pgpu.view<f32, [NNZ], in>, %x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [M], out>) {

@@ -931,8 +931,20 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     d per program or per loop step leaves a short segment's lanes idle.
     The members of a block of d then run together up to the block's
     longest range (a `pgpu.reduce` max of n over d's valid lanes, at least
-    lo); every value of r is a [BLOCK_R, BLOCK_C] tile, valid where
-    r < n(d) of its own member.
+    lo) but no further than lo + BLOCK_R * BLOCK_C (the tile's cover); every
+    value of r is a [BLOCK_R, BLOCK_C] tile, valid where r < n(d) of its own
+    member. Where the block's longest range passes the cover (a `pgpu.if`
+    per program at run time), each member's members in [cover, n(d)) are
+    walked one member of d after the other with all lanes of the tile
+    (only the members past the cover: a loop over their count, each the
+    first past the cover after the last, a min over d's lanes;
+    r = r0 + i * BLOCK_C + j; the member's n and every value of d the
+    element uses taken by `pgpu.extract`), reduced to a scalar and
+    combined into that member's lane: one long segment among short ones
+    costs its program (n - cover) / (BLOCK_R * BLOCK_C) trips instead of
+    (n - cover) / BLOCK_R. Exact (seed 000 §8 regroups members). The
+    bound: past it the tiles would spend more than BLOCK_C trips on one
+    segment, as many lanes as one trip of the walk takes at once.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
     Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
@@ -957,9 +969,17 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
     block of lanes.
     BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16. Where a
-    ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024: a
-    call that narrows BLOCK_C to fill the device (few long segments, down
-    to one a program) widens BLOCK_R to its largest candidate.
+    ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024. Where
+    every ragged reduction's end is read from memory and clamped to one
+    view extent S (offsets into [0, S): CSR rows' nonzeros) and the kept
+    axis spans [0, E) of a view extent, the kernel states `pgpu.segments =
+    {along = "BLOCK_R", across = "BLOCK_C", pool = S, count = E}`: a call's
+    default takes BLOCK_R from the average segment S / E and BLOCK_C from
+    the rest of the declared tile's lanes, narrowed to fill the device.
+    A fact for call defaults only: nothing in the program reads it.
+    Without it, a call that narrows BLOCK_C to fill the device (few long
+    segments, down to one a program) widens BLOCK_R to its largest
+    candidate.
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
