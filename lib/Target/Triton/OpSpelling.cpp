@@ -350,9 +350,14 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         }
         bool flatten = mode == Mode::Triton && triton::isInstanceWalk(f) && kernel.getParam(triton::kFlattenParam) &&
                        param(triton::kFlattenParam) == 1;
-        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten ? "tl.range(" : "range(") +
-                         expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) +
-                         (flatten ? ", flatten=True):" : "):"));
+        // A recurrence's loads independent of its carries are issued STAGES - 1 iterations ahead
+        // (Triton.h, prefetchesRecurrence): Triton pipelines them only under tl.range's num_stages.
+        bool prefetch = mode == Mode::Triton && !flatten && triton::prefetchesRecurrence(f);
+        std::string tail = flatten    ? ", flatten=True):"
+                           : prefetch ? ", num_stages=" + std::to_string(param(triton::kStagesParam)) + "):"
+                                      : "):";
+        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten || prefetch ? "tl.range(" : "range(") +
+                         expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) + tail);
         if (failed(emitBlock(b, indent + 1)))
           return failure();
         if (mode == Mode::Consumer)
