@@ -57,8 +57,12 @@ bool triton::prefetchesRecurrence(pgpu::ForOp loop) {
     }
     return WalkResult::advance();
   });
-  // Views are the kernel's arguments: one the body writes and reads would be read ahead of its store.
-  auto argument = [](Value v) { return isa<BlockArgument>(v); };
+  // Views are the kernel's own arguments (the wrapper keeps a written one apart from the others): one
+  // the body writes and reads would be read ahead of its store. A view of any other origin may alias.
+  auto argument = [](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && isa<pgpu::KernelOp>(arg.getOwner()->getParentOp());
+  };
   return legal && independentLoad && llvm::all_of(read, argument) && llvm::all_of(written, argument) &&
          llvm::none_of(read, [&](Value v) { return written.contains(v); });
 }
