@@ -742,10 +742,13 @@ class Kernel:
         most 8 and the resource model (`<kernel>_PRUNE`) admits the binding. A launch of many programs
         keeps its default; one of few programs and short ranges is small either way (GroupNorm: 512
         programs, each reducing 65536 f16 of its group three times, walked 512 lanes at a time at 1
-        warp, 384 dependent iterations; issue 41). A step stops once it spans the elements of the
-        call's largest view: a loop reading those views walks no longer range, so a larger step only
-        widens masked lanes (a row of 127 elements stays at the declared 512 rather than 8192 lanes
-        and 8 warps). {} where nothing moves."""
+        warp, 384 dependent iterations; issue 41). A recurrence's loop (a state carried over time, Triton.h
+        prefetchesRecurrence) has no step to widen: its entry is STAGES, the bytes its pipeline holds
+        (one iteration's loads per stage), and the same rule deepens the pipeline (corpus 25 EMA: 128
+        programs, each 4096 steps of 64 lanes, STAGES 3 -> 6). A step stops once it spans the elements
+        of the call's largest view: a loop reading those views walks no longer range, so a larger step
+        only widens masked lanes (a row of 127 elements stays at the declared 512 rather than 8192
+        lanes and 8 warps). {} where nothing moves."""
         loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
         programs = self._cache.get(self._declared("programs", constexprs, target))
         if loop_loads is None or programs is None:

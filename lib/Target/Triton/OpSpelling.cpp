@@ -351,14 +351,17 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         bool flatten = mode == Mode::Triton && triton::isInstanceWalk(f) && kernel.getParam(triton::kFlattenParam) &&
                        param(triton::kFlattenParam) == 1;
         // A reduction loop of a tile program that loads boxes (triton::pipelinesLoads) asks Triton to
-        // pipeline its loads, which it does by default only for a dot's operands.
+        // pipeline its loads, which it does by default only for a dot's operands; a recurrence's loads
+        // independent of its carries are issued STAGES - 1 iterations ahead the same way (Triton.h,
+        // prefetchesRecurrence).
         bool pipelined = mode == Mode::Triton && !flatten && kernel.getParam(triton::kStagesParam) &&
                          param(triton::kStagesParam) > 1 && triton::pipelinesLoads(f);
-        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten || pipelined ? "tl.range(" : "range(") +
-                         expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) +
-                         (flatten     ? ", flatten=True):"
-                          : pipelined ? ", num_stages=" + std::to_string(param(triton::kStagesParam)) + "):"
-                                      : "):"));
+        bool prefetch = mode == Mode::Triton && !flatten && triton::prefetchesRecurrence(f);
+        std::string tail = flatten                ? ", flatten=True):"
+                           : pipelined || prefetch ? ", num_stages=" + std::to_string(param(triton::kStagesParam)) + "):"
+                                                   : "):";
+        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten || pipelined || prefetch ? "tl.range(" : "range(") +
+                         expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) + tail);
         if (failed(emitBlock(b, indent + 1)))
           return failure();
         if (mode == Mode::Consumer)

@@ -385,7 +385,32 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       model.scanBytes.push_back(std::move(parts));
   });
   // The loads of each reduction loop's iteration, by the declared parameter that steps it.
+  auto addStep = [&](std::string name, std::vector<Monomial> loaded) {
+    auto it = llvm::find_if(model.reductionSteps, [&](const auto &s) { return s.first == name; });
+    if (it == model.reductionSteps.end())
+      it = model.reductionSteps.insert(model.reductionSteps.end(), {name, {}});
+    auto same = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
+      return llvm::equal(a, b, [](const Monomial &x, const Monomial &y) {
+        return x.coefficient == y.coefficient && x.params == y.params;
+      });
+    };
+    if (llvm::none_of(it->second, [&](const std::vector<Monomial> &o) { return same(o, loaded); }))
+      it->second.push_back(std::move(loaded));
+  };
   kernel.walk([&](pgpu::ForOp loop) {
+    // A recurrence's step cannot widen: its pipeline deepens instead (prefetchesRecurrence), holding
+    // STAGES iterations' loads, under the same rule.
+    if (kernel.getParam(kStagesParam) && prefetchesRecurrence(loop)) {
+      std::vector<Monomial> held;
+      loop.getBody().walk([&](pgpu::LoadOp load) {
+        if (auto f = dyn_cast<pgpu::FragmentType>(load.getResult().getType())) {
+          held.push_back(fragmentBytes(f));
+          held.back().params.push_back(kStagesParam.str());
+        }
+      });
+      addStep(kStagesParam.str(), std::move(held));
+      return;
+    }
     auto step = loop.getStep().getDefiningOp<pgpu::ParamOp>();
     if (!step || !kernel.getParam(step.getName()) || loop.getInits().empty())
       return;
@@ -408,16 +433,7 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     });
     if (!reduces || contracts || !rows || loaded.empty())
       return;
-    auto it = llvm::find_if(model.reductionSteps, [&](const auto &s) { return s.first == name; });
-    if (it == model.reductionSteps.end())
-      it = model.reductionSteps.insert(model.reductionSteps.end(), {name, {}});
-    auto same = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
-      return llvm::equal(a, b, [](const Monomial &x, const Monomial &y) {
-        return x.coefficient == y.coefficient && x.params == y.params;
-      });
-    };
-    if (llvm::none_of(it->second, [&](const std::vector<Monomial> &o) { return same(o, loaded); }))
-      it->second.push_back(std::move(loaded));
+    addStep(std::move(name), std::move(loaded));
   });
   // Each loop's own carries and staged operands; a loop's Loop entry then adds its enclosing loops'
   // (their carries and stages stay live across its body).
@@ -430,14 +446,16 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     for (Value carried : loop.getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(carried.getType()))
         cost.carried.push_back(fragmentBytes(f));
-    bool pipelined = pipelinesLoads(loop);
+    // A pipelined reduction loop (pipelinesLoads) keeps STAGES buffers of each tile it loads; a
+    // recurrence spelled tl.range(..., num_stages=STAGES) (prefetchesRecurrence) pipelines its fragment
+    // loads through shared memory the same way (counted for every load: Triton decides which it reaches).
+    bool pipelined = pipelinesLoads(loop) || prefetchesRecurrence(loop);
     loop.getBody().walk([&](Operation *op) {
       if (op->getParentOfType<pgpu::ForOp>() != loop)
         return;
       if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
         if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType())) {
           cost.loaded.push_back(fragmentBytes(f));
-          // A pipelined reduction loop (pipelinesLoads) keeps STAGES buffers of each tile it loads.
           if (pipelined) {
             Monomial staged = fragmentBytes(f);
             staged.params.push_back(kStagesParam.str());

@@ -7,8 +7,10 @@
 #include "tessel/Target/Triton/TileAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -27,6 +29,44 @@ using namespace tessel;
 
 bool triton::isInstanceWalk(pgpu::ForOp loop) {
   return llvm::any_of(loop.getBody().front(), [](Operation &op) { return isa<pgpu::ExecutionGroupOp>(op); });
+}
+
+bool triton::prefetchesRecurrence(pgpu::ForOp loop) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (loop.getInits().empty() || !step || *step != 1)
+    return false;
+  Block &body = loop.getBody().front();
+  // Values that read the carries (the recurrence's chain): a load among them waits for the previous
+  // iteration whatever the pipeline does.
+  DenseSet<Value> chained(body.getArguments().begin() + 1, body.getArguments().end());
+  llvm::SmallPtrSet<Value, 4> read, written;
+  bool independentLoad = false, legal = true;
+  body.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == body.getTerminator())
+      return WalkResult::advance();
+    bool fromChain = llvm::any_of(op->getOperands(), [&](Value v) { return chained.contains(v); });
+    if (fromChain)
+      chained.insert(op->result_begin(), op->result_end());
+    if (auto load = dyn_cast<pgpu::LoadOp>(op)) {
+      read.insert(load.getView());
+      independentLoad |= !fromChain && isa<pgpu::FragmentType>(load.getResult().getType());
+    } else if (auto store = dyn_cast<pgpu::StoreOp>(op)) {
+      written.insert(store.getView());
+    } else if (isa<pgpu::ForOp, pgpu::ContractOp, pgpu::ScaledContractOp, pgpu::SparseContractOp>(op) ||
+               !isMemoryEffectFree(op)) {
+      legal = false;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  // Views are the kernel's own arguments (the wrapper keeps a written one apart from the others): one
+  // the body writes and reads would be read ahead of its store. A view of any other origin may alias.
+  auto argument = [](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && isa<pgpu::KernelOp>(arg.getOwner()->getParentOp());
+  };
+  return legal && independentLoad && llvm::all_of(read, argument) && llvm::all_of(written, argument) &&
+         llvm::none_of(read, [&](Value v) { return written.contains(v); });
 }
 
 namespace {

@@ -49,6 +49,15 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     When a `pgpu.for` walks execution-group instances (a persistent
     traversal), also `#pgpu.param<"FLATTEN", [0, 1], 0, provider = "triton">`:
     with 1 that loop is spelled `tl.range(..., flatten=True)`.
+    A `pgpu.for` of unit step that carries values (an author's recurrence:
+    its step cannot widen, so each iteration waits for its own loads), with
+    no loop, contraction or access but pointer loads and stores in its body,
+    that loads a fragment from a view it does not write without reading its
+    carries (Triton.h, prefetchesRecurrence), is spelled
+    `tl.range(..., num_stages=STAGES)`: Triton pipelines loads that feed no
+    tl.dot only so, issuing those of the next STAGES - 1 iterations ahead of
+    the recurrence; the resource model counts STAGES buffers of each of its
+    loads in shared memory.
     Defaults: a fold or scan tile (a `pgpu.for` step that is a declared
     parameter covering no shape symbol) that sizes an operand of a contraction
     spelled with FMAs (f32 operands at IEEE precision: Triton's FMA lowering

@@ -85,7 +85,10 @@ struct ResourceModel {
   /// contraction in it: a row walked a block at a time): the bytes one iteration of each
   /// such loop loads (the largest counts). Such a loop's iterations run one after another, each waiting
   /// for its loads, so a call's default grows the step where few programs run
-  /// (python/tessel/_kernel.py, Kernel._reduction_steps).
+  /// (python/tessel/_kernel.py, Kernel._reduction_steps). Likewise STAGES for a recurrence spelled
+  /// with num_stages (prefetchesRecurrence, Triton.h): its step cannot widen, its pipeline holds STAGES
+  /// iterations' loads (the bytes counted: each fragment it loads, STAGES times), and the same rule
+  /// deepens it.
   std::vector<std::pair<std::string, std::vector<std::vector<Monomial>>>> reductionSteps;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values

@@ -46,6 +46,16 @@ inline constexpr llvm::StringLiteral kGluonParam = "GLUON";
 /// persistent traversal of pgpu-form-tiles.
 bool isInstanceWalk(tessel::pgpu::ForOp loop);
 
+/// A `pgpu.for` of unit step that carries values (an author's recurrence, `for t in T.domain(...)`
+/// updating a state: no step can widen, so each iteration waits for its own loads), whose body holds
+/// no loop, contraction or access other than pointer loads and stores, and that loads a fragment
+/// from a view it does not write without reading its carries. Triton's pipeliner reaches such loads
+/// only under `tl.range(..., num_stages=)` (the launch's `num_stages=` pipelines loads that feed
+/// tl.dot), so the serializer spells this loop with `num_stages=STAGES`: the loads of the next
+/// STAGES - 1 iterations are issued ahead of the recurrence. The wrapper keeps written views apart
+/// from every other view (`_check_apart`), so a load of another view never reads what the body stores.
+bool prefetchesRecurrence(tessel::pgpu::ForOp loop);
+
 /// The provider verifier (seed 002 §3.6, §5.4): why `op` has no Triton
 /// spelling in the legalized program, or nothing. Legalization runs it on
 /// every op as its postcondition; the serializer spells only ops that pass.
