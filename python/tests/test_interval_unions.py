@@ -21,6 +21,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from test_union_ranges import close, draw, reference, run  # noqa: E402  (the same NumPy reference and runner)
 
 F16 = T.f16
 
@@ -116,40 +117,6 @@ def scalars_at(S):
     """(a, c) pairs: 0, 1, a small and a middle value, past S."""
     small, mid = max(2, S // 5), S // 2 + 1
     return sorted({(0, 0), (1, 1), (small, 4), (1, mid), (S + 3, S + 2)})
-
-
-def reference(q, k, v, scale, visible):
-    """NumPy in f64 (NaN rows where nothing is visible)."""
-    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
-    s = np.where(visible, np.einsum("bhqd,bhkd->bhqk", q, k) * scale, -np.inf)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.exp(s - s.max(-1, keepdims=True))
-        return np.einsum("bhqk,bhkd->bhqd", p, v) / p.sum(-1)[..., None]
-
-
-def draw(shape, seed):
-    rng = np.random.default_rng(seed)
-    B, H, S, D = (shape[n] for n in "BHSD")
-    return {n: rng.standard_normal((B, H, S, D)).astype(np.float16) for n in "qkv"}
-
-
-def close(got, want, what):
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaN positions")
-    np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2, err_msg=what)
-
-
-def run(tessel_bin, source, stage_args, shape, inputs, scalars, out, params=()):
-    args = [str(tessel_bin), "run", str(source), *stage_args, "--out", str(out),
-            "--shape", ",".join(f"{n}={x}" for n, x in shape.items())]
-    for n, x in inputs.items():
-        np.save(out.parent / f"{n}.npy", x)
-        args += ["--in", f"{n}={out.parent / f'{n}.npy'}"]
-    for n, x in scalars.items():
-        args += ["--scalar", f"{n}={x}"]
-    args += [f"--param={k}={v}" for k, v in params]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return np.load(out / "o.npy").astype(np.float64)
 
 
 INTERP_CASES = [(name, numerics, S, D) for name in FNS for numerics in ("source", "relaxed_normalization")

@@ -5,7 +5,9 @@ chain (Triton.h, prefetchesRecurrence); the launch's num_stages alone pipelines 
 The spelling, then each kernel against the KIR interpreter through Triton under TRITON_INTERPRET=1 at odd
 shapes (one step, one lane, primes past every block), at STAGES 1, the default and 6."""
 import os
+import pathlib
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -15,6 +17,10 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+
+# scalar_state, row_sums and no_carry are the kernels recurrence-prefetch.mlir is made from (one source).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "test" / "Target" / "Triton" / "Inputs"))
+from recurrences import no_carry, row_sums, scalar_state  # noqa: E402
 
 
 @tessel.kernel
@@ -27,16 +33,6 @@ def ema(x: T.In[T.f32, ("B", "T", "C")], decay: T.In[T.f32, ("C",)], y: T.Out[T.
         for t in T.domain(0, TT):
             h = a * h + (1.0 - a) * x[b, t, chans]
             y[b, t, chans] = h
-
-
-@tessel.kernel
-def scalar_state(x: T.In[T.f32, ("B", "T")], y: T.Out[T.f32, ("B", "T")]):
-    B, TT = x.shape
-    for b in T.parallel(T.domain(0, B)):
-        h = 0.0
-        for t in T.domain(0, TT):
-            h = 0.5 * h + x[b, t]
-            y[b, t] = h
 
 
 @tessel.kernel
@@ -53,26 +49,6 @@ def two_states(x: T.In[T.f32, ("B", "T", "C")], y: T.Out[T.f32, ("B", "T", "C")]
             top = T.maximum(top, h)
             y[b, t, chans] = h
             m[b, chans] = top
-
-
-@tessel.kernel
-def row_sums(x: T.In[T.f32, ("B", "T", "C")], y: T.Out[T.f32, ("B", "T")]):
-    B, TT, C = x.shape
-    cols = T.domain(0, C)
-    for b in T.parallel(T.domain(0, B)):
-        h = 0.0
-        for t in T.domain(0, TT):
-            h = 0.5 * h + T.sum(x[b, t, cols])
-            y[b, t] = h
-
-
-@tessel.kernel
-def no_carry(x: T.In[T.f32, ("B", "T", "C")], y: T.Out[T.f32, ("B", "T", "C")]):
-    B, TT, C = x.shape
-    chans = T.domain(0, C)
-    for b in T.parallel(T.domain(0, B)):
-        for t in T.domain(0, TT):
-            y[b, t, chans] = 2.0 * x[b, t, chans]
 
 
 def _unit_loops(src: str) -> list:

@@ -39,24 +39,9 @@ LogicalResult checks::verifyAccess(Operation *op, unsigned rank, ValueRange coor
   return success();
 }
 
-Operation *pgpu::readFeeding(Value v) {
-  SmallVector<Value> work{v};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second)
-      continue;
-    Operation *def = x.getDefiningOp();
-    if (!def || def->getNumRegions() != 0)
-      continue;
-    if (isa<LoadOp, GatherOp, BufferLoadOp, AtomicRMWOp, AtomicCASOp, AtomicLoadOp>(def))
-      return def;
-    llvm::append_range(work, def->getOperands());
-  }
-  return nullptr;
-}
-
-Operation *pgpu::laneReadFeeding(Value v) {
+/// The first read `v` is computed from (through region-free ops), or null; with `lanesOnly`, only a
+/// read that differs from lane to lane (a fragment): a scalar read is one value for every lane.
+static Operation *firstRead(Value v, bool lanesOnly) {
   SmallVector<Value> work{v};
   DenseSet<Value> seen;
   while (!work.empty()) {
@@ -67,14 +52,18 @@ Operation *pgpu::laneReadFeeding(Value v) {
     if (!def || def->getNumRegions() != 0)
       continue;
     if (isa<LoadOp, GatherOp, BufferLoadOp, AtomicRMWOp, AtomicCASOp, AtomicLoadOp>(def)) {
-      if (isa<FragmentType>(x.getType()))
+      if (!lanesOnly || isa<FragmentType>(x.getType()))
         return def;
-      continue; // one value for every lane
+      continue;
     }
     llvm::append_range(work, def->getOperands());
   }
   return nullptr;
 }
+
+Operation *pgpu::readFeeding(Value v) { return firstRead(v, /*lanesOnly=*/false); }
+
+Operation *pgpu::laneReadFeeding(Value v) { return firstRead(v, /*lanesOnly=*/true); }
 
 /// seed 000 §6: `load` and `store` take affine-style coordinates; coordinates
 /// computed from data read in the program are an index relation, spelled
