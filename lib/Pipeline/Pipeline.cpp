@@ -55,6 +55,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // A finalization whose members each read what a subset of the instances wrote runs per member
   // in the last of those (tickets), so it tiles with the group instead of running in one program.
   pm.addPass(pgpu::createPGPUMemberTickets());
+  // A whole-space finalization summing over the group's members (a column sum reading what each row
+  // kept) is added by the members as they finish, not walked by the last program alone.
+  if (can.fragmentAtomicAdd)
+    pm.addPass(pgpu::createPGPUMemberPartials());
   //      (§4, seed 000 §6) split partials summed by the last arrival are merged by atomics instead
   //      (a fragment scatter-add into workspace).
   if (can.fragmentAtomicAdd)
