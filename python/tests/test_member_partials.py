@@ -1,9 +1,11 @@
-"""A column sum over rows that reads a per-row value the rows kept (issue 41, seed 002 §3):
-pgpu-member-partials adds the column sum's terms per row as each row's program finishes (a scatter-add
-into kept workspace) instead of walking every column in the last program.
+"""A column sum over rows that reads a per-row reduction (issue 41, seed 002 §3): kir-row-parallels keeps
+the kernel-level row summary in a buffer written by the parallel over the rows, and pgpu-member-partials
+adds the column sum's terms per row as each row's program finishes (a scatter-add into kept workspace)
+instead of walking every column in the last program.
 
-bench/corpus/60_rmsnorm_backward_b (the rows' r kept in a T.buffer by the author) ran dw whole in the
-last program. At odd shapes (1, primes, non-multiples
+bench/corpus/60_rmsnorm_backward (dx and dw = T.sum(dy * x * r, axis=0) at kernel level, r each row's
+rsqrt) replayed r for every (row, column) of dw: quadratic work; 60_rmsnorm_backward_b (the rows' r kept
+in a T.buffer by the author) ran dw whole in the last program. At odd shapes (1, primes, non-multiples
 of every block), the pgpu interpreter after the pipeline (programs in shuffled order: a merge counted
 wrong would show) must compute what the KIR interpreter computes.
 """
@@ -12,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 
-KERNELS = ["60_rmsnorm_backward_b.py:rmsnorm_backward_b"]
+KERNELS = ["60_rmsnorm_backward.py:rmsnorm_backward", "60_rmsnorm_backward_b.py:rmsnorm_backward_b"]
 SHAPES = [(1, 1), (1, 1031), (3, 131), (17, 17), (131, 3), (1031, 1), (17, 1031), (131, 131)]
 
 
@@ -84,7 +86,7 @@ def test_rows_sum_matches_kir(tessel_bin, root, tmp_path, kernel, shape):
 
 @pytest.mark.parametrize("block", ["BLOCK=64", "BLOCK=1024"])
 def test_rows_sum_matches_kir_at_other_blocks(tessel_bin, root, tmp_path, block):
-    (dx_ref, dw_ref), (dx, dw) = differential(tessel_bin, root / "bench" / "corpus" / KERNELS[-1], tmp_path, 37, 131,
+    (dx_ref, dw_ref), (dx, dw) = differential(tessel_bin, root / "bench" / "corpus" / KERNELS[0], tmp_path, 37, 131,
                                               params=[block])
     np.testing.assert_allclose(dw, dw_ref, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(dx, dx_ref, rtol=1e-2, atol=1e-2)
