@@ -34,25 +34,25 @@ def pgpu_module(tessel, path, tmp_path):
     return out
 
 
-def run(tessel, path, M, N, out, inputs=None, params=()):
+def run(tessel, path, M, N, out, inputs=None, params=(), views=("x", "w", "dy"), outs=("dx", "dw"), scalars=True):
     cmd = [str(tessel), "run", str(path), "--seed", "11", "--order", "shuffle",
-           "--shape", f"M={M},N={N}", "--scalar", "eps=1e-6", "--out", str(out)]
+           "--shape", f"M={M},N={N}", "--out", str(out)] + (["--scalar", "eps=1e-6"] if scalars else [])
     if inputs is not None:  # the views the KIR run drew, read from its .in.npy files
-        for name in ("x", "w", "dy"):
+        for name in views:
             cmd += ["--in", f"{name}={inputs / (name + '.in.npy')}"]
     for p in params:
         cmd += ["--param", p]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
-    return np.load(out / "dx.npy").astype(np.float32), np.load(out / "dw.npy")
+    return tuple(np.load(out / f"{name}.npy").astype(np.float32) for name in outs)
 
 
-def differential(tessel, path, tmp_path, M, N, params=()):
-    """(KIR interpreter's dx, dw), (pgpu interpreter's after the Triton provider's pipeline), same inputs."""
+def differential(tessel, path, tmp_path, M, N, params=(), **kw):
+    """(KIR interpreter's outputs), (pgpu interpreter's after the Triton provider's pipeline), same inputs."""
     name = path.name.split(":")[1]
-    ref = run(tessel, path, M, N, tmp_path / "kir")
+    ref = run(tessel, path, M, N, tmp_path / "kir", **kw)
     module = pgpu_module(tessel, path, tmp_path)
-    got = run(tessel, f"{module}:{name}", M, N, tmp_path / "pgpu", inputs=tmp_path / "kir", params=params)
+    got = run(tessel, f"{module}:{name}", M, N, tmp_path / "pgpu", inputs=tmp_path / "kir", params=params, **kw)
     return ref, got
 
 
@@ -90,3 +90,42 @@ def test_rows_sum_matches_kir_at_other_blocks(tessel_bin, root, tmp_path, block)
                                               params=[block])
     np.testing.assert_allclose(dw, dw_ref, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(dx, dx_ref, rtol=1e-2, atol=1e-2)
+
+
+# A LayerNorm's column sum written at kernel level: the sum needs the rows' mean and rstd (rstd itself
+# reads mean) through broadcasts; both are kept by the parallel over the rows that writes y.
+LAYER_STATS = """
+import tessel
+import tessel.language as T
+
+
+@tessel.kernel
+def layer_stats(x: T.In[T.f32, ("M", "N")], dy: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M", "N")],
+                dg: T.Out[T.f32, ("N",)]):
+    M, N = x.shape
+    rows, cols = T.domain(0, M), T.domain(0, N)
+    nf = T.cast(N, T.f32)
+    xs = x[rows, cols]
+    mean = T.sum(xs, axis=1) / nf
+    xc = xs - mean
+    rstd = T.rsqrt(T.sum(xc * xc, axis=1) / nf + 1e-5)
+    y[rows, cols] = xc * rstd
+    dg[cols] = T.sum(dy[rows, cols] * (xc * rstd), axis=0)
+"""
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"M{s[0]}-N{s[1]}")
+def test_layer_stats_sum_matches_kir(tessel_bin, tmp_path, shape):
+    src = tmp_path / "layer_stats.py"
+    src.write_text(LAYER_STATS)
+    path = tmp_path / "layer_stats.py:layer_stats"
+    res = subprocess.run([str(tessel_bin), "compile", str(path), "--emit=source", "--target=triton", "--remarks"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "(2 value(s)): replayed, each of its elements would recompute" in res.stderr
+    assert "pgpu-member-partials: this sum over the execution group's members" in res.stderr
+    M, N = shape
+    (y_ref, dg_ref), (y, dg) = differential(tessel_bin, path, tmp_path, M, N, views=("x", "dy"), outs=("y", "dg"),
+                                            scalars=False)
+    np.testing.assert_allclose(dg, dg_ref, rtol=1e-4, atol=1e-4 * max(1.0, np.sqrt(M)), err_msg=str(shape))
+    np.testing.assert_allclose(y, y_ref, rtol=1e-4, atol=1e-4, err_msg=str(shape))

@@ -67,6 +67,91 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 
 // -----
 
+// COM: A LayerNorm's column sum dg = sum over rows of dy * ((x - mean) * rstd), written at kernel level:
+// COM: the sum needs two summaries over the rows (mean, and rstd which itself reads mean) through
+// COM: broadcasts. After: kir-row-parallels made y a parallel over the rows; that parallel also stores
+// COM: its member's mean and rstd (merged with its own by CSE: one read, two reductions) into two
+// COM: buffers; before the sum, (x - mean) * rstd is recomputed from the buffers' reads.
+// CHECK-LABEL: kir.kernel @layer_stats
+// CHECK: %[[ROWS:.*]] = kir.domain
+// CHECK: %[[COLS:.*]] = kir.domain
+// CHECK: %[[X:.*]] = kir.load %x[%[[ROWS]], %[[COLS]]]
+// CHECK: %[[MB:.*]] = kir.buffer over(%[[ROWS]]) first_write
+// CHECK: %[[RB:.*]] = kir.buffer over(%[[ROWS]]) first_write
+// CHECK: kir.parallel %[[ROWS]] {
+// CHECK-NEXT: ^bb0(%[[M:.*]]: index):
+// CHECK-NEXT: kir.load %x[%[[M]], %[[COLS]]]
+// CHECK-NEXT: %[[S:.*]] = kir.reduce
+// CHECK: %[[MEAN:.*]] = kir.binary div %[[S]]
+// CHECK: kir.reduce
+// CHECK: %[[RSTD:.*]] = kir.unary rsqrt
+// CHECK-NOT: kir.reduce
+// CHECK: kir.store %{{.*}}, %y[%[[M]], %[[COLS]]]
+// CHECK-NEXT: kir.buffer_store %[[MEAN]], %[[MB]][%[[M]]] : f32
+// CHECK-NEXT: kir.buffer_store %[[RSTD]], %[[RB]][%[[M]]] : f32
+// CHECK-NEXT: kir.yield
+// CHECK-NOT: kir.reduce %{{.*}} axes [1]
+// CHECK: %[[MR:.*]] = kir.buffer_load %[[MB]][%[[ROWS]]]
+// CHECK: %[[RR:.*]] = kir.buffer_load %[[RB]][%[[ROWS]]]
+// CHECK: %[[MBC:.*]] = kir.broadcast %[[MR]] over(%[[ROWS]], %[[COLS]]) dims [0]
+// CHECK: %[[XC:.*]] = kir.binary sub %[[X]], %[[MBC]]
+// CHECK: %[[RBC:.*]] = kir.broadcast %[[RR]] over(%[[ROWS]], %[[COLS]]) dims [0]
+// CHECK: kir.binary mul %[[XC]], %[[RBC]]
+// CHECK: kir.reduce %{{.*}} axes [0]
+// CHECK: kir.store %{{.*}}, %dg[%[[COLS]]]
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @layer_stats(%x: !kir.view<f32, [M, N], in>, %dy: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>, %dg: !kir.view<f32, [N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %7 = arith.constant 0.0 : f32
+    %23 = arith.constant 9.999999747378752e-06 : f32
+    %24 = kir.broadcast %23 over(%3) dims [] : f32 -> tensor<?xf32>
+    %5 = kir.cast %1 : index to f32
+    %6 = kir.load %x[%3, %4] : !kir.view<f32, [M, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %11 = kir.reduce %6 axes [1] identity(%7 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%8: f32, %9: f32):
+      %10 = kir.binary add %8, %9 : f32
+      kir.yield %10 : f32
+    }
+    %12 = kir.broadcast %5 over(%3) dims [] : f32 -> tensor<?xf32>
+    %13 = kir.binary div %11, %12 : tensor<?xf32>
+    %14 = kir.broadcast %13 over(%3, %4) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %15 = kir.binary sub %6, %14 : tensor<?x?xf32>
+    %16 = kir.binary mul %15, %15 : tensor<?x?xf32>
+    %20 = kir.reduce %16 axes [1] identity(%7 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%17: f32, %18: f32):
+      %19 = kir.binary add %17, %18 : f32
+      kir.yield %19 : f32
+    }
+    %21 = kir.broadcast %5 over(%3) dims [] : f32 -> tensor<?xf32>
+    %22 = kir.binary div %20, %21 : tensor<?xf32>
+    %25 = kir.binary add %22, %24 : tensor<?xf32>
+    %26 = kir.unary rsqrt %25 : tensor<?xf32>
+    %27 = kir.broadcast %26 over(%3, %4) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %28 = kir.binary mul %15, %27 : tensor<?x?xf32>
+    // expected-remark @below {{kir-row-parallels: the store reads a reduction over an axis it writes}}
+    kir.store %28, %y[%3, %4] : tensor<?x?xf32>, !kir.view<f32, [M, N], out>[!kir.domain, !kir.domain]
+    %29 = kir.load %dy[%3, %4] : !kir.view<f32, [M, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %30 = kir.broadcast %26 over(%3, %4) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %31 = kir.binary mul %15, %30 : tensor<?x?xf32>
+    %32 = kir.binary mul %29, %31 : tensor<?x?xf32>
+    // expected-remark @below {{kir-row-parallels: this sum reads a summary over the 1 domain(s) of a parallel whole (2 value(s))}}
+    %36 = kir.reduce %32 axes [0] identity(%7 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%33: f32, %34: f32):
+      %35 = kir.binary add %33, %34 : f32
+      kir.yield %35 : f32
+    }
+    // expected-remark @below {{kir-row-parallels: the store stays at kernel level: every axis the store writes is reduced}}
+    kir.store %36, %dg[%4] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
 // COM: Must not fire: the summary reads y, which the parallel writes (a member would read rows other
 // COM: members write); it stays replayed, and a remark says why.
 // CHECK-LABEL: kir.kernel @summary_of_written_view

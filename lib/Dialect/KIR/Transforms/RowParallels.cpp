@@ -152,11 +152,11 @@ bool written(KernelOp kernel, Value view) {
   return found;
 }
 
-/// The producers of `root` into `r.ops`, in block order: the ops of `top` it needs that compute
+/// The producers of `roots` into `r.ops`, in block order: the ops of `top` it needs that compute
 /// tensors (scalars and domains are launch facts, read as they are).
-void collect(Value root, Block *top, Row &r) {
+void collect(ValueRange roots, Block *top, Row &r) {
   llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work{root};
+  SmallVector<Value> work(roots.begin(), roots.end());
   while (!work.empty()) {
     Value v = work.pop_back_val();
     Operation *def = v.getDefiningOp();
@@ -390,26 +390,22 @@ void rewrite(Row &r) {
 }
 
 
-/// Whether `use`, a tensor operand of its user, is summed over every one of its axes there: the
-/// input of an add reduction over all of them, or a contraction's operand whose axes are all reduce
-/// axes; the sum in f32, i32 or i64 (pgpu-member-partials adds such sums per member).
-bool summedWhole(OpOperand &use) {
-  Operation *u = use.getOwner();
-  int64_t rank = cast<RankedTensorType>(use.get().getType()).getRank();
-  Type acc = u->getNumResults() == 1 ? getElementTypeOrSelf(u->getResult(0).getType()) : Type();
+/// Whether kernel-level `op` is a sum: an add reduction of one input, or a contraction without an
+/// initial value; in f32, i32 or i64 (pgpu-member-partials adds such sums per member).
+bool isSum(Operation *op) {
+  Type acc = op->getNumResults() == 1 ? getElementTypeOrSelf(op->getResult(0).getType()) : Type();
   if (!acc || !(acc.isF32() || acc.isInteger(32) || acc.isInteger(64)))
     return false;
-  if (auto red = dyn_cast<ReduceOp>(u)) {
-    if (red.getInputs().size() != 1 || (int64_t)red.getAxes().size() != rank)
+  if (auto red = dyn_cast<ReduceOp>(op)) {
+    if (red.getInputs().size() != 1)
       return false;
     Block &c = red.getCombine().front();
     auto add = dyn_cast<BinaryOp>(c.front());
     return add && add.getKind() == BinaryKind::Add && c.getOperations().size() == 2 &&
            c.getTerminator()->getOperand(0) == add.getResult();
   }
-  if (auto ct = dyn_cast<ContractOp>(u))
-    return !ct.getInit() && ct.getLhs() != ct.getRhs() &&
-           (int64_t)(use.get() == ct.getLhs() ? ct.getLhsReduce() : ct.getRhsReduce()).size() == rank;
+  if (auto ct = dyn_cast<ContractOp>(op))
+    return !ct.getInit();
   return false;
 }
 
@@ -426,71 +422,112 @@ bool perMember(Row &r) {
   return true;
 }
 
-/// Seed 002 §3 (replay versus materialization, a costed decision): a kernel-level summary `v` (a
-/// value whose computation reduces, over exactly the domains of the kernel-level parallel `par`
-/// before it) summed whole by kernel-level ops after `par` (the column sum of an RMSNorm backward,
-/// `T.sum(dy * x * r, axis=0)` with `r` each row's rsqrt). Replayed, every element of such a sum
-/// recomputes the summary of every row: its extent times the summary's whole work. Kept, each member
-/// of `par` computes its row's value once and stores it to a buffer over the domains, which the sums
-/// read (a workset reading what another wrote: constructed as a finalization whose sum
-/// pgpu-member-partials spreads over the members). Returns the number of sums rewritten.
-unsigned keepSummary(KernelOp kernel, ParallelOp par, Value v, bool remarks) {
+/// Seed 002 §3 (replay versus materialization, a costed decision): a kernel-level sum after the
+/// kernel-level parallel `par` that reduces every domain of `par` and whose operands need summaries
+/// over exactly those domains computed before `par` (values whose computation reduces: each row's
+/// rsqrt of an RMSNorm, the mean and rstd of a LayerNorm, in `dw = T.sum(dy * x * r, axis=0)`).
+/// Replayed, every element of the sum recomputes the summary of every row: its extent times the
+/// summaries' whole work. Kept, each member of `par` computes its row's values once and stores them
+/// to buffers over the domains; the sum's operands are recomputed from the buffers (a workset reading
+/// what another wrote: a finalization whose sum pgpu-member-partials spreads over the members).
+/// Returns whether `sum` was rewritten.
+bool keepSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool remarks) {
   Block &top = kernel.getBody().front();
-  SmallVector<OpOperand *> sums;
-  for (OpOperand &use : v.getUses())
-    if (use.getOwner()->getBlock() == &top && par->isBeforeInBlock(use.getOwner()) && summedWhole(use))
-      sums.push_back(&use);
-  if (sums.empty())
-    return 0;
-  Row r;
-  collect(v, &top, r);
-  if (llvm::none_of(r.ops, [](Operation *op) { return isa<ReduceOp>(op); }))
-    return 0; // not a summary: a replayed read costs what the kept one would
+  if (!isSum(sum))
+    return false;
   SmallVector<Value> domains(par.getDomains());
-  r.members.insert(domains.begin(), domains.end());
-  if (!checkProducers(kernel, r) || r.axes.lookup(v) != Axes(domains) || !perMember(r)) {
-    if (remarks && !r.why.empty())
-      for (OpOperand *use : sums)
-        use->getOwner()->emitRemark() << "kir-row-parallels: the summary this sum reads stays replayed: " << r.why;
-    return 0;
+  Row s;
+  collect(sum->getOperands(), &top, s);
+  if (!checkProducers(kernel, s) || !axesOf(sum, s)) {
+    // Say why only where the sum reads a reduction computed before the parallel (a summary).
+    if (remarks && !s.why.empty() && llvm::any_of(s.ops, [&](Operation *op) {
+          return isa<ReduceOp>(op) && op->isBeforeInBlock(par);
+        }))
+      sum->emitRemark() << "kir-row-parallels: the summary this sum reads stays replayed: " << s.why;
+    return false;
+  }
+  SmallVector<Value> reduced = reducedDomains(sum, s);
+  if (llvm::any_of(domains, [&](Value d) { return !llvm::is_contained(reduced, d); }))
+    return false;
+  // The summaries: values before `par` over exactly its domains that reduce, used by something over
+  // other axes (the outermost of a chain: r, not the sum inside it).
+  llvm::SmallPtrSet<Operation *, 16> inSlice(s.ops.begin(), s.ops.end());
+  llvm::SetVector<Value> kept;
+  for (Operation *op : s.ops) {
+    Value v = op->getResult(0);
+    if (!op->isBeforeInBlock(par) || s.axes[v] != Axes(domains) || isa<LoadOp>(op))
+      continue;
+    bool outer = llvm::any_of(v.getUsers(), [&](Operation *u) {
+      return u == sum || (inSlice.contains(u) && s.axes[u->getResult(0)] != Axes(domains));
+    });
+    Row r;
+    collect(v, &top, r);
+    if (outer && llvm::any_of(r.ops, [](Operation *p) { return isa<ReduceOp>(p); }))
+      kept.insert(v);
+  }
+  if (kept.empty())
+    return false;
+  SmallVector<Row> rows(kept.size());
+  for (auto [v, r] : llvm::zip(kept, rows)) {
+    collect(v, &top, r);
+    r.members.insert(domains.begin(), domains.end());
+    if (!checkProducers(kernel, r) || !perMember(r)) {
+      if (remarks && !r.why.empty())
+        sum->emitRemark() << "kir-row-parallels: the summary this sum reads stays replayed: " << r.why;
+      return false;
+    }
   }
   MLIRContext *ctx = kernel.getContext();
-  Location loc = v.getLoc();
-  OpBuilder b(par);
-  Value buffer = BufferOp::create(b, loc, BufferType::get(ctx, v.getType()), domains, Value(), true);
   Block &body = par.getBody().front();
   DenseMap<Value, Value> index;
   for (auto [d, a] : llvm::zip(domains, body.getArguments()))
     index[d] = a;
-  b.setInsertionPointToStart(&body);
-  IRMapping map;
-  cloneRow(b, r, index, map);
-  // Stored last: a write between the clone's reads and the member's own would keep CSE from merging them.
-  b.setInsertionPoint(body.getTerminator());
-  BufferStoreOp::create(b, loc, map.lookup(v), buffer, SmallVector<Value>(body.getArguments()));
-  Operation *first = sums.front()->getOwner();
-  for (OpOperand *use : sums)
-    if (use->getOwner()->isBeforeInBlock(first))
-      first = use->getOwner();
-  b.setInsertionPoint(first);
-  Value read = BufferLoadOp::create(b, loc, v.getType(), buffer, domains);
-  for (OpOperand *use : sums) {
-    if (remarks)
-      use->getOwner()->emitRemark()
-          << "kir-row-parallels: this sum reads a summary over the " << domains.size()
-          << " domain(s) of a parallel whole: replayed, each of its elements would recompute the summary of "
-             "every row (a reduction per row per element); kept instead, each member of the parallel computes "
-             "its row's value once into a buffer over those domains, which the sum reads";
-    use->set(read);
+  IRMapping reads; // each summary -> its buffer's read before the sum
+  for (auto [v, r] : llvm::zip(kept, rows)) {
+    Location loc = v.getLoc();
+    OpBuilder b(par);
+    Value buffer = BufferOp::create(b, loc, BufferType::get(ctx, v.getType()), domains, Value(), true);
+    b.setInsertionPointToStart(&body);
+    IRMapping map;
+    cloneRow(b, r, index, map);
+    // Stored last: a write between the clone's reads and the member's own would keep CSE from merging them.
+    b.setInsertionPoint(body.getTerminator());
+    BufferStoreOp::create(b, loc, map.lookup(v), buffer, SmallVector<Value>(body.getArguments()));
+    b.setInsertionPoint(sum);
+    reads.map(v, BufferLoadOp::create(b, loc, v.getType(), buffer, domains).getResult());
   }
-  for (Operation *op : llvm::reverse(r.ops))
+  // The sum's operands, recomputed before it from the reads: the ops it needs (not through a kept
+  // summary, which is read) that use a summary.
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  SmallVector<Value> work(sum->getOperands());
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (kept.contains(x) || !def || !inSlice.contains(def) || !needed.insert(def).second)
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  OpBuilder b(sum);
+  for (Operation *op : s.ops)
+    if (needed.contains(op) && llvm::any_of(op->getOperands(), [&](Value x) { return reads.contains(x); }))
+      b.clone(*op, reads);
+  if (remarks)
+    sum->emitRemark() << "kir-row-parallels: this sum reads a summary over the " << domains.size()
+                      << " domain(s) of a parallel whole (" << kept.size()
+                      << " value(s)): replayed, each of its elements would recompute the summary of every row (a "
+                         "reduction per row per element); kept instead, each member of the parallel computes its "
+                         "row's values once into buffers over those domains, which the sum reads";
+  for (OpOperand &x : sum->getOpOperands())
+    if (reads.contains(x.get()))
+      x.set(reads.lookup(x.get()));
+  for (Operation *op : llvm::reverse(s.ops))
     if (op->use_empty())
       op->erase();
-  // The member's copy and the member's own computation of the same row merge.
+  // The members' copies and their own computations of the same rows merge.
   IRRewriter rewriter(ctx);
   DominanceInfo dom(par);
   eliminateCommonSubExpressions(rewriter, dom, par);
-  return sums.size();
+  return true;
 }
 
 struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
@@ -518,17 +555,9 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
     for (KernelOp kernel : getOperation().getOps<KernelOp>())
       for (ParallelOp par : llvm::to_vector(kernel.getBody().front().getOps<ParallelOp>()))
         for (bool changed = true; changed;) {
-          changed = false; // a rewrite erases producers: look again from the start
-          SmallVector<Value> candidates;
-          for (Operation &op : kernel.getBody().front()) {
-            if (&op == par.getOperation())
-              break;
-            if (op.getNumResults() == 1 && isa<RankedTensorType>(op.getResult(0).getType()))
-              candidates.push_back(op.getResult(0));
-          }
-          for (Value v : llvm::reverse(candidates))
-            if ((changed = keepSummary(kernel, par, v, remarks) != 0))
-              break;
+          changed = false; // a rewrite erases and adds ops: look again from the start
+          for (Operation *op = par->getNextNode(); op && !changed; op = op->getNextNode())
+            changed = keepSummaries(kernel, par, op, remarks);
         }
   }
 };
