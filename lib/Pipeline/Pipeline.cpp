@@ -30,7 +30,11 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // KIR canonical forms: a sum of products with an outer-product axis is a contraction (issue 41).
   pm.addPass(kir::createKIRContractProducts());
   // KIR canonical forms: a kernel-level row read with its own reduction is a parallel over rows.
-  pm.addPass(kir::createKIRRowParallels());
+  // Row summaries a later sum reads whole are kept by the parallel over the rows where the provider
+  // spreads that sum over the members (pgpu-member-partials' fragment atomic add).
+  kir::KIRRowParallelsOptions rowParallels;
+  rowParallels.keepSummaries = can.fragmentAtomicAdd;
+  pm.addPass(kir::createKIRRowParallels(rowParallels));
   // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region
   // fold (seed 002 §1, §3.4; relaxed_normalization with online_reduction only).
   pm.addPass(kir::createKIROnlineFolds());

@@ -1,10 +1,15 @@
 // RUN: tessel-opt %s -split-input-file -kir-row-parallels -verify-diagnostics | FileCheck %s --enable-var-scope
+// RUN: tessel-opt %s -split-input-file -kir-row-parallels=keep-summaries=false 2>/dev/null | FileCheck %s --check-prefix=OFF
 
 // COM: bench/corpus/60_rmsnorm_backward after kir-row-parallels made dx a parallel over the rows: the
 // COM: column sum dw = sum over rows of (dy * x) * r still reads the kernel-level r = rsqrt(sum(x^2)), so
 // COM: every column's sum would replay the whole row reduction for every row. After: the parallel over
 // COM: the rows stores its member's r (the same ops, merged with its own by CSE: one read, one reduction)
 // COM: into a buffer over the rows; the contraction reads the buffer; the kernel-level reduction goes.
+// COM: Must not fire without keep-summaries (a provider without the fragment atomic add): the replay stays.
+// OFF-LABEL: kir.kernel @column_sum_of_row_summary
+// OFF-NOT: kir.buffer
+// OFF: kir.contract
 // CHECK-LABEL: kir.kernel @column_sum_of_row_summary
 // CHECK: %[[ROWS:.*]] = kir.domain
 // CHECK: %[[COLS:.*]] = kir.domain

@@ -431,7 +431,7 @@ bool perMember(Row &r) {
 /// to buffers over the domains; the sum's operands are recomputed from the buffers (a workset reading
 /// what another wrote: a finalization whose sum pgpu-member-partials spreads over the members).
 /// Returns whether `sum` was rewritten.
-bool keepSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool remarks) {
+bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool remarks) {
   Block &top = kernel.getBody().front();
   if (!isSum(sum))
     return false;
@@ -531,6 +531,8 @@ bool keepSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool remarks
 }
 
 struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
+  using KIRRowParallelsBase::KIRRowParallelsBase;
+
   void runOnOperation() override {
     bool remarks = remarksEnabled(getOperation());
     SmallVector<StoreOp> stores;
@@ -552,12 +554,14 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
       rewrite(r);
     }
     // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
+    if (!keepSummaries)
+      return;
     for (KernelOp kernel : getOperation().getOps<KernelOp>())
       for (ParallelOp par : llvm::to_vector(kernel.getBody().front().getOps<ParallelOp>()))
         for (bool changed = true; changed;) {
           changed = false; // a rewrite erases and adds ops: look again from the start
           for (Operation *op = par->getNextNode(); op && !changed; op = op->getNextNode())
-            changed = keepSummaries(kernel, par, op, remarks);
+            changed = keepRowSummaries(kernel, par, op, remarks);
         }
   }
 };

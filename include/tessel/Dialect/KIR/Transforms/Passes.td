@@ -134,7 +134,9 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     domains and clones of the ops the sum needs that use a summary; CSE merges the members' clones
     with their own computations of the same values; a remark at the sum says what was kept and
     why. The sum then reads what another workset wrote (a finalization, which
-    pgpu-member-partials spreads over the members).
+    pgpu-member-partials spreads over the members). Only with `keep-summaries`,
+    which the pipeline sets where the provider has the fragment atomic add that
+    spreading needs (elsewhere the replay stays: cuTile spells no finalization).
     Preserves: every element's value (the same ops on the same elements, each member's row), the
     stores' effects, the ABI.
     Must not fire: a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
@@ -144,6 +146,12 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     such a sum.
     Verifier after: the KIR verifier.
   }];
+  let options = [
+    Option<"keepSummaries", "keep-summaries", "bool", /*default=*/"true",
+           "keep the summaries a later sum reads whole (the pipeline turns it on where the provider "
+           "spreads such a sum over the members with a fragment atomic add; elsewhere the sum would "
+           "run in one last program, or not at all where the provider spells no finalization)">
+  ];
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
