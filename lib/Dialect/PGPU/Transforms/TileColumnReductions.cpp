@@ -9,7 +9,11 @@
 // axis, contiguous in memory), each range_reduce of the body a loop over blocks of BLOCK_R members,
 // the members a [BLOCK_R, BLOCK_C] tile combined lane-wise into a [BLOCK_R, BLOCK_C] accumulator
 // that is reduced along r once after the loop (into [BLOCK_C]), and the code after the reductions
-// (the store of the kept row) works on [BLOCK_C] fragments.
+// (the store of the kept row) works on [BLOCK_C] fragments. A reduction whose bounds are launch values
+// (the same in every program) walks its tiles as the segments of a pgpu.region_fold (seed 002 §3.4; the
+// tile accumulator is its summary, the reduction's combine lane-wise its combine), so a few column
+// blocks over many rows may have their rows split across programs by pgpu-split-folds (FOLD_SPLIT)
+// instead of one program per column block walking every row (issue 41: a bias gradient's 8 blocks).
 //
 // Legality: the foreach's members are independent (seed 000 §5) and a range_reduce may be
 // regrouped and reordered (seed 000 §8), so lanes of d run together and r is taken in blocks; a
@@ -46,6 +50,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <limits>
 
@@ -421,10 +426,18 @@ private:
     // (what one trip of the whole tile holds); ranges past it finish in walkLongRanges.
     Value cover = ragged ? tileCover(loc, lo) : Value();
     Value walked = ragged ? Value(BinaryOp::create(b, loc, kir::BinaryKind::Min, top, cover, false, false)) : top;
-    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, walked, step, inits);
     SmallVector<Value> ids;
     for (Value id : op.getIdentities())
       ids.push_back(map.lookupOrDefault(id));
+    // Bounds the same for every program (launch values): the tiles are the segments of a region fold
+    // (seed 002 §3.4), so a few kept columns over many rows may have their rows cut into segments
+    // across programs (pgpu-split-folds). Bounds read from memory (a bag's offsets) keep the loop.
+    if (!ragged && isLaunchExpr(lo) && isLaunchExpr(hi)) {
+      RegionFoldOp fold = foldTiles(op, lo, hi, step, inits, members);
+      finishReduce(op, fold.getResults(), ids, carry);
+      return;
+    }
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, walked, step, inits);
     {
       OpBuilder::InsertionGuard guard(b);
       Block *body = b.createBlock(&loop.getBody());
@@ -453,18 +466,79 @@ private:
       llvm::append_range(args, lanes);
       YieldOp::create(b, loc, inlineCombine(op, args, members));
     }
-    // The accumulated tile reduced along BLOCK_R: the carry's axes remain.
-    SmallVector<Type> results;
-    for (Value i : inits)
-      results.push_back(typeFor(elementTypeOf(i.getType()), carry));
-    auto total = ReduceOp::create(b, loc, results, loop.getResults(), b.getDenseI64ArrayAttr({0}), ids);
-    IRMapping regionMap;
-    op.getCombine().cloneInto(&total.getCombine(), regionMap);
-    SmallVector<Value> done(total.getResults());
+    SmallVector<Value> done = reduceTile(op, loop.getResults(), ids, carry);
     if (ragged)
       done = walkLongRanges(op, his, top, cover, done);
     for (auto [r, n] : llvm::zip(op.getResults(), done))
       map.map(r, n);
+  }
+
+  /// The accumulated tiles `acc` reduced along BLOCK_R: the carry's axes remain.
+  SmallVector<Value> reduceTile(RangeReduceOp op, ValueRange acc, ArrayRef<Value> ids, unsigned carry) {
+    SmallVector<Type> results;
+    for (Value a : acc)
+      results.push_back(typeFor(elementTypeOf(a.getType()), carry));
+    auto total = ReduceOp::create(b, op.getLoc(), results, acc, b.getDenseI64ArrayAttr({0}), ids);
+    IRMapping regionMap;
+    op.getCombine().cloneInto(&total.getCombine(), regionMap);
+    return SmallVector<Value>(total.getResults());
+  }
+  void finishReduce(RangeReduceOp op, ValueRange acc, ArrayRef<Value> ids, unsigned carry) {
+    for (auto [r, n] : llvm::zip(op.getResults(), reduceTile(op, acc, ids, carry)))
+      map.map(r, n);
+  }
+
+  /// `pgpu.region_fold lo to hi step BLOCK_R`: summarize is one tile of members [b, e) (invalid r
+  /// lanes neutralized to the identity), combine the reduction's combine lane-wise over the tile;
+  /// the fold's summary is the [BLOCK_R(, BLOCK_C)] accumulator, reduced along BLOCK_R after it.
+  /// Values from outside the tile become the fold's operands (constants are cloned in).
+  RegionFoldOp foldTiles(RangeReduceOp op, Value lo, Value hi, Value step, ArrayRef<Value> inits, unsigned members) {
+    Location loc = op.getLoc();
+    Block &element = op.getElement().front();
+    SmallVector<Type> types;
+    for (Value i : inits)
+      types.push_back(i.getType());
+    auto fold = RegionFoldOp::create(b, loc, types, lo, hi, step, inits, ValueRange{});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Type index = b.getIndexType();
+      Block *body = b.createBlock(&fold.getSummarize(), {}, {index, index}, {loc, loc});
+      map.map(element.getArgument(0), bindLanes(loc, rows, body->getArgument(0), body->getArgument(1), rowsOk));
+      for (Operation &inner : element.without_terminator())
+        cloneOp(inner);
+      Value ok = expand(loc, rowsOk, members);
+      SmallVector<Value> lanes;
+      for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
+        lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
+      YieldOp::create(b, loc, lanes);
+      SmallVector<Type> both(types);
+      llvm::append_range(both, types);
+      Block *combine = b.createBlock(&fold.getCombine(), {}, both, SmallVector<Location>(both.size(), loc));
+      YieldOp::create(b, loc, inlineCombine(op, SmallVector<Value>(combine->getArguments()), members));
+    }
+    closeOver(fold);
+    return fold;
+  }
+
+  /// Makes `fold`'s summarize closed: each value it uses from above becomes an operand (a constant
+  /// is cloned in).
+  void closeOver(RegionFoldOp fold) {
+    Region &region = fold.getSummarize();
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
+    Block &entry = region.front();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&entry);
+    for (Value v : above) {
+      Value inner;
+      if (Operation *def = v.getDefiningOp(); def && isa<arith::ConstantOp>(def)) {
+        inner = b.clone(*def)->getResult(0);
+      } else {
+        fold.getCapturesMutable().append(v);
+        inner = entry.addArgument(v.getType(), v.getLoc());
+      }
+      replaceAllUsesInRegionWith(v, inner, region);
+    }
   }
 
   /// lo + BLOCK_R * BLOCK_C: how far the tile walks each member's ragged range.
