@@ -40,6 +40,15 @@ def colmax_scaled(dy: T.In[T.f32, ("M", "N")], db: T.Out[T.f32, ("N",)]):
     db[cols] = T.max(dy[rows, cols], axis=0) * 2.0
 
 
+@tessel.kernel
+def pool_nhwc(x: T.In[T.f32, ("N", "H", "W", "C")], out: T.Out[T.f32, ("N", "C")]):
+    """A mean over (h, w) per (n, c) of an NHWC view: the nested sums are one over the flattened rows."""
+    nn, nh, nw, nc = x.shape
+    hs, ws, cs = T.domain(0, nh), T.domain(0, nw), T.domain(0, nc)
+    for n in T.parallel(T.domain(0, nn)):
+        out[n, cs] = T.sum(x[n, hs, ws, cs], axis=(0, 1)) / T.cast(nh * nw, T.f32)
+
+
 def shape_arg(shapes):
     return ",".join(f"{k}={v}" for k, v in shapes.items())
 
@@ -102,3 +111,46 @@ def test_split_default_for_few_columns():
     many = (torch.empty((64, 65536), device="meta"), torch.empty((65536,), device="meta"))
     assert colsum.call_defaults(*few).get("FOLD_SPLIT", 1) > 1
     assert colsum.call_defaults(*many).get("FOLD_SPLIT", 1) == 1
+
+
+POOL_SHAPES = [dict(N=1, H=1, W=1, C=1), dict(N=2, H=3, W=5, C=131), dict(N=3, H=13, W=11, C=7),
+               dict(N=1, H=1, W=37, C=17), dict(N=2, H=17, W=1, C=3)]
+
+
+@pytest.mark.parametrize("split", [1, 4, 64])
+@pytest.mark.parametrize("shapes", POOL_SHAPES, ids=shape_arg)
+def test_flattened_pool_matches_kir(tessel_bin, tmp_path, shapes, split):
+    """The (h, w) nest is one column reduction over H * W rows (h = r / W, w = r % W), split by FOLD_SPLIT."""
+    source = pool_nhwc._write(tmp_path, {})
+    shape = shape_arg(shapes)
+    kir = tmp_path / "kir"
+    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", "7",
+                    "--out", str(kir)], check=True, capture_output=True)
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE, "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    text = program.read_text()
+    assert "pgpu.last_program" in text and "rem" in text
+    out = tmp_path / "pgpu"
+    binding = {"BLOCK_R": 4, "BLOCK_C": 16, "FOLD_SPLIT": split}
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", "7", "--order",
+                          "shuffle", "--out", str(out), *[f"--param={k}={v}" for k, v in binding.items()]],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    np.testing.assert_allclose(np.load(out / "out.npy").astype(np.float64),
+                               np.load(kir / "out.npy").astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shapes", [dict(N=2, H=3, W=5, C=131), dict(N=3, H=13, W=11, C=7)], ids=shape_arg)
+def test_triton_flattened_pool_matches_kir(tmp_path, monkeypatch, shapes):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    params = {"BLOCK_R": 4, "BLOCK_C": 16, "FOLD_SPLIT": 4}
+    ref = pool_nhwc.run_interp(shapes, {}, {}, seed=8)
+    x = torch.from_numpy(np.array(ref["x.in"]))
+    launch = pool_nhwc._launcher({}, params)
+    for _ in range(2):
+        out = torch.full((shapes["N"], shapes["C"]), float("nan"), dtype=torch.float32)
+        launch(x, out)
+        np.testing.assert_allclose(out.double().numpy(), np.array(ref["out"]).astype(np.float64), rtol=1e-5, atol=1e-5)

@@ -31,6 +31,9 @@
 // run time) walks each member's rest with all lanes of the tile, one member after the other
 // (walkLongRanges): one long CSR row among short ones no longer holds its program BLOCK_R at a time.
 //
+// Nested reductions (issue 41): a sum over (h, w) spelled as a sum over h of sums over w, reading
+// NHWC channels contiguously, is first flattened into one reduction over H * W rows (flattenNested).
+//
 // Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
 // axis of lanes over r is already contiguous) and whose bounds do not depend on d, a body with
 // nested loops or control, atomics, tuples or workspace, a lower bound that depends on d, values
@@ -806,6 +809,78 @@ void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::op
     op->erase();
 }
 
+/// A reduction over two axes spelled as one nested in the other's element (`T.sum(x[n, hs, ws, cs],
+/// axis=(0, 1))`: the outer over h, its element the inner over w, yielded whole) is one reduction
+/// over the flattened rows r in [0, H * W) (h = lo_h + r / W, w = lo_w + r % W) when both have the
+/// same combine and identity and the inner bounds do not depend on h: seed 000 §8 lets a reduction's
+/// members be regrouped, so the nested association is one of the flattened one's. Done only where the
+/// flattened reduction is a column reduction: a read over both axes whose contiguous (last) coordinate
+/// depends on neither (the kept channels of an NHWC pool), which this pass then tiles; a row-wise
+/// nest (w contiguous) is left to one-axis blocking. Returns whether `outer` was replaced.
+bool flattenNested(OpBuilder &b, RangeReduceOp outer) {
+  Block &element = outer.getElement().front();
+  if (!llvm::hasSingleElement(element.without_terminator()))
+    return false;
+  auto inner = dyn_cast<RangeReduceOp>(&element.front());
+  if (!inner || ValueRange(element.getTerminator()->getOperands()) != ValueRange(inner.getResults()))
+    return false;
+  Region &outerRegion = outer.getElement();
+  auto outside = [&](Value v) { return !outerRegion.isAncestor(v.getParentRegion()); };
+  if (!outside(inner.getLower()) || !outside(inner.getUpper()) ||
+      inner.getIdentities().size() != outer.getIdentities().size())
+    return false;
+  for (auto [a, c] : llvm::zip(inner.getIdentities(), outer.getIdentities())) {
+    Attribute x, y;
+    if (!outside(a) || (a != c && !(matchPattern(a, m_Constant(&x)) && matchPattern(c, m_Constant(&y)) && x == y)))
+      return false;
+  }
+  if (!OperationEquivalence::isRegionEquivalentTo(&inner.getCombine(), &outer.getCombine(),
+                                                  OperationEquivalence::IgnoreLocations))
+    return false;
+  Block &body = inner.getElement().front();
+  if (!llvm::all_of(body.without_terminator(), isPointwiseOrRead))
+    return false;
+  DenseSet<Value> onH, onW;
+  dependents(element.getArgument(0), outerRegion, onH);
+  dependents(body.getArgument(0), inner.getElement(), onW);
+  bool column = llvm::any_of(body.without_terminator(), [&](Operation &op) {
+    std::optional<ValueRange> coords = readCoords(op);
+    if (!coords || coords->empty())
+      return false;
+    Value last = coords->back();
+    auto on = [&](const DenseSet<Value> &set) { return llvm::any_of(*coords, [&](Value c) { return set.contains(c); }); };
+    return !onH.contains(last) && !onW.contains(last) && on(onH) && on(onW);
+  });
+  if (!column)
+    return false;
+  Location loc = outer.getLoc();
+  b.setInsertionPoint(outer);
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rowsH = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, outer.getUpper(), outer.getLower()), zero);
+  Value rowsW = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, inner.getUpper(), inner.getLower()), zero);
+  Value total = bin(kir::BinaryKind::Mul, rowsH, rowsW);
+  Value width = bin(kir::BinaryKind::Max, rowsW, one); // no member divides by it when W is empty
+  auto flat = RangeReduceOp::create(b, loc, outer.getResultTypes(), zero, total, outer.getIdentities());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *e = b.createBlock(&flat.getElement(), {}, {b.getIndexType()}, {loc});
+    Value r = e->getArgument(0);
+    IRMapping map;
+    map.map(element.getArgument(0), bin(kir::BinaryKind::Add, outer.getLower(), bin(kir::BinaryKind::Div, r, width)));
+    map.map(body.getArgument(0), bin(kir::BinaryKind::Add, inner.getLower(), bin(kir::BinaryKind::Rem, r, width)));
+    for (Operation &op : body)
+      b.clone(op, map);
+  }
+  IRMapping regionMap;
+  outer.getCombine().cloneInto(&flat.getCombine(), regionMap);
+  outer.replaceAllUsesWith(flat.getResults());
+  outer.erase();
+  return true;
+}
+
 /// Declares `name` on `kernel` unless it is there.
 void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
   if (kernel.getParam(name))
@@ -825,6 +900,19 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       // A kernel whose own parameters already use these names (a fold's BLOCK_<extent>) is left alone.
       if (kernel.getParam(kRowsParam) || kernel.getParam(kColsParam))
         continue;
+      SmallVector<RangeReduceOp> nests;
+      kernel.walk([&](RangeReduceOp r) {
+        if (!r->getParentOfType<RangeReduceOp>())
+          nests.push_back(r);
+      });
+      for (RangeReduceOp r : nests) {
+        OpBuilder b(r);
+        Location at = r.getLoc();
+        if (flattenNested(b, r) && remarks)
+          emitRemark(at) << "pgpu-tile-column-reductions: a reduction nested in another's element (the "
+                                    "same combine and identity, a read whose contiguous coordinate depends on "
+                                    "neither) is one reduction over the flattened rows";
+      }
       SmallVector<ForeachOp> candidates;
       kernel.walk([&](ForeachOp each) { candidates.push_back(each); });
       std::optional<StringAttr> covered; // the symbol every tiled kept axis spans, or null

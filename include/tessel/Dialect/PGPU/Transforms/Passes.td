@@ -947,6 +947,15 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     segment, as many lanes as one trip of the walk takes at once.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
+    First, a reduction whose element is exactly another reduction yielded
+    whole (`T.sum(x[n, hs, ws, cs], axis=(0, 1))`: the sum over h of sums
+    over w), with the same combine and identity, inner bounds that do not
+    depend on the outer member, and a read over both axes whose last
+    (contiguous) coordinate depends on neither (NHWC channels), becomes
+    one reduction over the flattened rows r in [0, H * W) (h = lo + r / W,
+    w = lo + r % W, the divisor max(W, 1)): seed 000 §8 regroups its
+    members. A nest whose contiguous coordinate walks w (NCHW) or whose
+    combines differ is left alone.
     Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
     of d; each reduction whose bounds are launch values (the same in every
     program) a `pgpu.region_fold` over segments of BLOCK_R lanes of r (summarize: one
