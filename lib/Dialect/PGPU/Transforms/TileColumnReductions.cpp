@@ -9,7 +9,11 @@
 // axis, contiguous in memory), each range_reduce of the body a loop over blocks of BLOCK_R members,
 // the members a [BLOCK_R, BLOCK_C] tile combined lane-wise into a [BLOCK_R, BLOCK_C] accumulator
 // that is reduced along r once after the loop (into [BLOCK_C]), and the code after the reductions
-// (the store of the kept row) works on [BLOCK_C] fragments.
+// (the store of the kept row) works on [BLOCK_C] fragments. A reduction whose bounds are launch values
+// (the same in every program) walks its tiles as the segments of a pgpu.region_fold (seed 002 §3.4; the
+// tile accumulator is its summary, the reduction's combine lane-wise its combine), so a few column
+// blocks over many rows may have their rows split across programs by pgpu-split-folds (FOLD_SPLIT)
+// instead of one program per column block walking every row (issue 41: a bias gradient's 8 blocks).
 //
 // Legality: the foreach's members are independent (seed 000 §5) and a range_reduce may be
 // regrouped and reordered (seed 000 §8), so lanes of d run together and r is taken in blocks; a
@@ -26,6 +30,9 @@
 // cover (BLOCK_R x BLOCK_C members of a range); a program whose longest range passes it (a branch at
 // run time) walks each member's rest with all lanes of the tile, one member after the other
 // (walkLongRanges): one long CSR row among short ones no longer holds its program BLOCK_R at a time.
+//
+// Nested reductions (issue 41): a sum over (h, w) spelled as a sum over h of sums over w, reading
+// NHWC channels contiguously, is first flattened into one reduction over H * W rows (flattenNested).
 //
 // Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
 // axis of lanes over r is already contiguous) and whose bounds do not depend on d, a body with
@@ -46,6 +53,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <limits>
 
@@ -421,10 +429,18 @@ private:
     // (what one trip of the whole tile holds); ranges past it finish in walkLongRanges.
     Value cover = ragged ? tileCover(loc, lo) : Value();
     Value walked = ragged ? Value(BinaryOp::create(b, loc, kir::BinaryKind::Min, top, cover, false, false)) : top;
-    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, walked, step, inits);
     SmallVector<Value> ids;
     for (Value id : op.getIdentities())
       ids.push_back(map.lookupOrDefault(id));
+    // Bounds the same for every program (launch values): the tiles are the segments of a region fold
+    // (seed 002 §3.4), so a few kept columns over many rows may have their rows cut into segments
+    // across programs (pgpu-split-folds). Bounds read from memory (a bag's offsets) keep the loop.
+    if (!ragged && isLaunchExpr(lo) && isLaunchExpr(hi)) {
+      RegionFoldOp fold = foldTiles(op, lo, hi, step, inits, members);
+      finishReduce(op, fold.getResults(), ids, carry);
+      return;
+    }
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, walked, step, inits);
     {
       OpBuilder::InsertionGuard guard(b);
       Block *body = b.createBlock(&loop.getBody());
@@ -453,18 +469,79 @@ private:
       llvm::append_range(args, lanes);
       YieldOp::create(b, loc, inlineCombine(op, args, members));
     }
-    // The accumulated tile reduced along BLOCK_R: the carry's axes remain.
-    SmallVector<Type> results;
-    for (Value i : inits)
-      results.push_back(typeFor(elementTypeOf(i.getType()), carry));
-    auto total = ReduceOp::create(b, loc, results, loop.getResults(), b.getDenseI64ArrayAttr({0}), ids);
-    IRMapping regionMap;
-    op.getCombine().cloneInto(&total.getCombine(), regionMap);
-    SmallVector<Value> done(total.getResults());
+    SmallVector<Value> done = reduceTile(op, loop.getResults(), ids, carry);
     if (ragged)
       done = walkLongRanges(op, his, top, cover, done);
     for (auto [r, n] : llvm::zip(op.getResults(), done))
       map.map(r, n);
+  }
+
+  /// The accumulated tiles `acc` reduced along BLOCK_R: the carry's axes remain.
+  SmallVector<Value> reduceTile(RangeReduceOp op, ValueRange acc, ArrayRef<Value> ids, unsigned carry) {
+    SmallVector<Type> results;
+    for (Value a : acc)
+      results.push_back(typeFor(elementTypeOf(a.getType()), carry));
+    auto total = ReduceOp::create(b, op.getLoc(), results, acc, b.getDenseI64ArrayAttr({0}), ids);
+    IRMapping regionMap;
+    op.getCombine().cloneInto(&total.getCombine(), regionMap);
+    return SmallVector<Value>(total.getResults());
+  }
+  void finishReduce(RangeReduceOp op, ValueRange acc, ArrayRef<Value> ids, unsigned carry) {
+    for (auto [r, n] : llvm::zip(op.getResults(), reduceTile(op, acc, ids, carry)))
+      map.map(r, n);
+  }
+
+  /// `pgpu.region_fold lo to hi step BLOCK_R`: summarize is one tile of members [b, e) (invalid r
+  /// lanes neutralized to the identity), combine the reduction's combine lane-wise over the tile;
+  /// the fold's summary is the [BLOCK_R(, BLOCK_C)] accumulator, reduced along BLOCK_R after it.
+  /// Values from outside the tile become the fold's operands (constants are cloned in).
+  RegionFoldOp foldTiles(RangeReduceOp op, Value lo, Value hi, Value step, ArrayRef<Value> inits, unsigned members) {
+    Location loc = op.getLoc();
+    Block &element = op.getElement().front();
+    SmallVector<Type> types;
+    for (Value i : inits)
+      types.push_back(i.getType());
+    auto fold = RegionFoldOp::create(b, loc, types, lo, hi, step, inits, ValueRange{});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Type index = b.getIndexType();
+      Block *body = b.createBlock(&fold.getSummarize(), {}, {index, index}, {loc, loc});
+      map.map(element.getArgument(0), bindLanes(loc, rows, body->getArgument(0), body->getArgument(1), rowsOk));
+      for (Operation &inner : element.without_terminator())
+        cloneOp(inner);
+      Value ok = expand(loc, rowsOk, members);
+      SmallVector<Value> lanes;
+      for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
+        lanes.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, members), mapped(loc, id, members)));
+      YieldOp::create(b, loc, lanes);
+      SmallVector<Type> both(types);
+      llvm::append_range(both, types);
+      Block *combine = b.createBlock(&fold.getCombine(), {}, both, SmallVector<Location>(both.size(), loc));
+      YieldOp::create(b, loc, inlineCombine(op, SmallVector<Value>(combine->getArguments()), members));
+    }
+    closeOver(fold);
+    return fold;
+  }
+
+  /// Makes `fold`'s summarize closed: each value it uses from above becomes an operand (a constant
+  /// is cloned in).
+  void closeOver(RegionFoldOp fold) {
+    Region &region = fold.getSummarize();
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
+    Block &entry = region.front();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&entry);
+    for (Value v : above) {
+      Value inner;
+      if (Operation *def = v.getDefiningOp(); def && isa<arith::ConstantOp>(def)) {
+        inner = b.clone(*def)->getResult(0);
+      } else {
+        fold.getCapturesMutable().append(v);
+        inner = entry.addArgument(v.getType(), v.getLoc());
+      }
+      replaceAllUsesInRegionWith(v, inner, region);
+    }
   }
 
   /// lo + BLOCK_R * BLOCK_C: how far the tile walks each member's ragged range.
@@ -732,6 +809,78 @@ void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::op
     op->erase();
 }
 
+/// A reduction over two axes spelled as one nested in the other's element (`T.sum(x[n, hs, ws, cs],
+/// axis=(0, 1))`: the outer over h, its element the inner over w, yielded whole) is one reduction
+/// over the flattened rows r in [0, H * W) (h = lo_h + r / W, w = lo_w + r % W) when both have the
+/// same combine and identity and the inner bounds do not depend on h: seed 000 §8 lets a reduction's
+/// members be regrouped, so the nested association is one of the flattened one's. Done only where the
+/// flattened reduction is a column reduction: a read over both axes whose contiguous (last) coordinate
+/// depends on neither (the kept channels of an NHWC pool), which this pass then tiles; a row-wise
+/// nest (w contiguous) is left to one-axis blocking. Returns whether `outer` was replaced.
+bool flattenNested(OpBuilder &b, RangeReduceOp outer) {
+  Block &element = outer.getElement().front();
+  if (!llvm::hasSingleElement(element.without_terminator()))
+    return false;
+  auto inner = dyn_cast<RangeReduceOp>(&element.front());
+  if (!inner || ValueRange(element.getTerminator()->getOperands()) != ValueRange(inner.getResults()))
+    return false;
+  Region &outerRegion = outer.getElement();
+  auto outside = [&](Value v) { return !outerRegion.isAncestor(v.getParentRegion()); };
+  if (!outside(inner.getLower()) || !outside(inner.getUpper()) ||
+      inner.getIdentities().size() != outer.getIdentities().size())
+    return false;
+  for (auto [a, c] : llvm::zip(inner.getIdentities(), outer.getIdentities())) {
+    Attribute x, y;
+    if (!outside(a) || (a != c && !(matchPattern(a, m_Constant(&x)) && matchPattern(c, m_Constant(&y)) && x == y)))
+      return false;
+  }
+  if (!OperationEquivalence::isRegionEquivalentTo(&inner.getCombine(), &outer.getCombine(),
+                                                  OperationEquivalence::IgnoreLocations))
+    return false;
+  Block &body = inner.getElement().front();
+  if (!llvm::all_of(body.without_terminator(), isPointwiseOrRead))
+    return false;
+  DenseSet<Value> onH, onW;
+  dependents(element.getArgument(0), outerRegion, onH);
+  dependents(body.getArgument(0), inner.getElement(), onW);
+  bool column = llvm::any_of(body.without_terminator(), [&](Operation &op) {
+    std::optional<ValueRange> coords = readCoords(op);
+    if (!coords || coords->empty())
+      return false;
+    Value last = coords->back();
+    auto on = [&](const DenseSet<Value> &set) { return llvm::any_of(*coords, [&](Value c) { return set.contains(c); }); };
+    return !onH.contains(last) && !onW.contains(last) && on(onH) && on(onW);
+  });
+  if (!column)
+    return false;
+  Location loc = outer.getLoc();
+  b.setInsertionPoint(outer);
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rowsH = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, outer.getUpper(), outer.getLower()), zero);
+  Value rowsW = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, inner.getUpper(), inner.getLower()), zero);
+  Value total = bin(kir::BinaryKind::Mul, rowsH, rowsW);
+  Value width = bin(kir::BinaryKind::Max, rowsW, one); // no member divides by it when W is empty
+  auto flat = RangeReduceOp::create(b, loc, outer.getResultTypes(), zero, total, outer.getIdentities());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *e = b.createBlock(&flat.getElement(), {}, {b.getIndexType()}, {loc});
+    Value r = e->getArgument(0);
+    IRMapping map;
+    map.map(element.getArgument(0), bin(kir::BinaryKind::Add, outer.getLower(), bin(kir::BinaryKind::Div, r, width)));
+    map.map(body.getArgument(0), bin(kir::BinaryKind::Add, inner.getLower(), bin(kir::BinaryKind::Rem, r, width)));
+    for (Operation &op : body)
+      b.clone(op, map);
+  }
+  IRMapping regionMap;
+  outer.getCombine().cloneInto(&flat.getCombine(), regionMap);
+  outer.replaceAllUsesWith(flat.getResults());
+  outer.erase();
+  return true;
+}
+
 /// Declares `name` on `kernel` unless it is there.
 void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
   if (kernel.getParam(name))
@@ -751,6 +900,19 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       // A kernel whose own parameters already use these names (a fold's BLOCK_<extent>) is left alone.
       if (kernel.getParam(kRowsParam) || kernel.getParam(kColsParam))
         continue;
+      SmallVector<RangeReduceOp> nests;
+      kernel.walk([&](RangeReduceOp r) {
+        if (!r->getParentOfType<RangeReduceOp>())
+          nests.push_back(r);
+      });
+      for (RangeReduceOp r : nests) {
+        OpBuilder b(r);
+        Location at = r.getLoc();
+        if (flattenNested(b, r) && remarks)
+          emitRemark(at) << "pgpu-tile-column-reductions: a reduction nested in another's element (the "
+                                    "same combine and identity, a read whose contiguous coordinate depends on "
+                                    "neither) is one reduction over the flattened rows";
+      }
       SmallVector<ForeachOp> candidates;
       kernel.walk([&](ForeachOp each) { candidates.push_back(each); });
       std::optional<StringAttr> covered; // the symbol every tiled kept axis spans, or null

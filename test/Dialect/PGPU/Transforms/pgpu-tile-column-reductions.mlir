@@ -17,15 +17,23 @@
 // CHECK: %[[COLSOK:.*]] = pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[ID:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[BR:.*]] = pgpu.param "BLOCK_R" : index
-// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[BR]] iter_args(%[[ID]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
-// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
+// COM: Uniform bounds: the tiles are the segments of a region fold (its operands the values from
+// COM: outside the tile, the columns' lanes among them), so pgpu-split-folds may cut the rows into
+// COM: segments across programs; each tile's rows are valid below the segment's end.
+// CHECK: %[[TILE:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %[[BR]] identity(%[[ID]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) operands(%[[COLS]], %[[COLSOK]], %x, %{{.*}} : {{.*}}) -> (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) summarize {
+// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[END:.*]]: index, %[[ICOLS:.*]]: !pgpu.fragment<index, [BLOCK_C]>, %{{.*}}: !pgpu.fragment<i1, [BLOCK_C]>, %[[X:.*]]: !pgpu.view<f32, [B, R, D], in>, %{{.*}}: index):
 // CHECK: %[[ROWS:.*]] = pgpu.iota %[[R0]] : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[ENDS:.*]] = pgpu.splat %[[END]] : index -> !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: pgpu.cmp lt %[[ROWS]], %[[ENDS]] : !pgpu.fragment<index, [BLOCK_R]>
 // CHECK: pgpu.broadcast %[[ROWS]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
-// CHECK: pgpu.broadcast %[[COLS]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[V:.*]] = pgpu.load %x[{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> fill %{{.*}} : f32 : !pgpu.view<f32, [B, R, D], in>[index, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>] -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.broadcast %[[ICOLS]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[V:.*]] = pgpu.load %[[X]][{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> fill %{{.*}} : f32 : !pgpu.view<f32, [B, R, D], in>[index, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>] -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[M:.*]] = pgpu.select %{{.*}}, %[[V]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK-NOT: pgpu.reduce
-// CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.yield %[[M]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: } combine {
+// CHECK-NEXT: ^bb0(%[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>, %[[MORE:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
+// CHECK: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[MORE]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.yield %[[NEXT]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
 // COM: Bounds the same for every column: no long-range fallback (no branch, no member walk).
@@ -70,6 +78,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: computed before the workset, so the tile loop over r reads them as scalars.
 // CHECK-LABEL: pgpu.kernel @bag
 // CHECK: pgpu.for %{{.*}} step %{{.*}} {
+// COM: Bounds read from memory (not launch values): the tiles stay a loop (no region fold to split).
+// CHECK-NOT: pgpu.region_fold
 // CHECK: pgpu.for %{{.*}} to %[[HI:.*]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
 // CHECK: %[[IDX:.*]] = pgpu.gather %indices[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R]> fill %{{.*}} : i32 : !pgpu.view<i32, [NI], in>[!pgpu.fragment<index, [BLOCK_R]>] -> !pgpu.fragment<i32, [BLOCK_R]>
 // CHECK: %[[ROW:.*]] = pgpu.cast %[[IDX]] : !pgpu.fragment<i32, [BLOCK_R]> to !pgpu.fragment<index, [BLOCK_R]>
@@ -136,7 +146,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK-NOT: pgpu.foreach
-// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
+// CHECK: pgpu.region_fold %{{.*}} identity(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
 // CHECK: pgpu.reduce %{{.*}} axes [0]
 // CHECK: pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
@@ -194,8 +204,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[D0:.*]] = pgpu.binary mul %[[COL]], %{{.*}} : index
 // CHECK: %[[COLS:.*]] = pgpu.iota %[[D0]] : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: pgpu.cmp lt %[[COLS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
-// CHECK: pgpu.load %x[%[[ROW]], %{{.*}}, %{{.*}}] {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.region_fold %{{.*}} identity(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
+// CHECK: pgpu.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
 // CHECK: pgpu.reduce %{{.*}} axes [0]
 // CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COLS]]]
 // CHECK-NOT: pgpu.range_reduce

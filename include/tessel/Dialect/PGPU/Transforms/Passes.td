@@ -987,14 +987,31 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     segment, as many lanes as one trip of the walk takes at once.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
+    First, a reduction whose element is exactly another reduction yielded
+    whole (`T.sum(x[n, hs, ws, cs], axis=(0, 1))`: the sum over h of sums
+    over w), with the same combine and identity, inner bounds that do not
+    depend on the outer member, and a read over both axes whose last
+    (contiguous) coordinate depends on neither (NHWC channels), becomes
+    one reduction over the flattened rows r in [0, H * W) (h = lo + r / W,
+    w = lo + r % W, the divisor max(W, 1)): seed 000 §8 regroups its
+    members. A nest whose contiguous coordinate walks w (NCHW) or whose
+    combines differ is left alone.
     Rewrites: the foreach becomes a `pgpu.for` over blocks of BLOCK_C lanes
-    of d; each reduction a `pgpu.for` over blocks of BLOCK_R lanes of r; a
+    of d; each reduction whose bounds are launch values (the same in every
+    program) a `pgpu.region_fold` over segments of BLOCK_R lanes of r (summarize: one
+    tile's members, valid below the segment's end, the identity elsewhere;
+    combine: the reduction's combine lane-wise; the values it uses from
+    outside are its operands, constants cloned in), so pgpu-split-folds may
+    cut the rows into FOLD_SPLIT segments across programs where few column
+    blocks would leave the device idle (a bias gradient's 8 blocks of 128
+    columns over 65,536 rows), each other reduction (ragged, or bounds read
+    from memory) a `pgpu.for` over blocks of BLOCK_R lanes of r; a
     value's fragment axes are the blocked axes it depends on, in the order
     [BLOCK_R, BLOCK_C] (d contiguous in lanes); reads and writes get the lane
     validity of their axes conjoined with their own; members on invalid r
     lanes are the identity; each block's tile is combined lane-wise into
-    a [BLOCK_R, BLOCK_C] accumulator the loop carries, reduced along BLOCK_R
-    by one `pgpu.reduce` after the loop (not one per block). When the foreach is in the sole
+    a [BLOCK_R, BLOCK_C] accumulator the fold or loop carries, reduced along
+    BLOCK_R by one `pgpu.reduce` after it (not one per block). When the foreach is in the sole
     execution group, its bounds are LaunchExprs and the group's other code
     writes nothing, the blocks of d are a trailing program axis instead
     (seed 002 §3.2: the program space grows by ceil((hi - lo) / BLOCK_C),
