@@ -497,6 +497,9 @@ class Kernel:
             w = warps({**{n: d for n, (_, d) in space.items()}, **chosen})
             if w in candidates and w != default:
                 chosen["WARPS"] = w
+        lone = self._lone_program_warps(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
+        if lone is not None:
+            chosen["WARPS"] = lone
         split = self._fold_split(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if split is not None and split != space["FOLD_SPLIT"][1]:
             chosen["FOLD_SPLIT"] = split
@@ -791,6 +794,40 @@ class Kernel:
                     break
                 at, out[param] = {**at, param: c}, c
         return out
+
+    # A program alone on its multiprocessor walks its reduction with at least this many warps (two for each
+    # of sm_90's four warp schedulers), as long as each thread still loads LONE_BYTES_PER_THREAD of a step.
+    LONE_WARPS = 8
+    LONE_BYTES_PER_THREAD = 64
+
+    def _lone_program_warps(self, constexprs: dict, tensors, target: str, binding: dict):
+        """WARPS's call default for a reduction walk (`<kernel>_LOOP_LOADS`) in a launch of fewer programs
+        than the device has multiprocessors: each such program is alone on its multiprocessor, so the
+        multiprocessor issues the walk's loads and combines from that program's warps only. WARPS by the
+        provider's rule (`<kernel>_WARPS`) counts the threads of one program among many resident ones (an
+        arg-reduction's pairs: 2 warps of 128 elements a thread, measured at 16384 rows); here it rises to
+        LONE_WARPS, or to the most warps whose threads each still load LONE_BYTES_PER_THREAD of an
+        iteration's block, when the resource model (`<kernel>_PRUNE`) admits it (issue 41: argmax over 64
+        rows of 128256 f32 ran 64 programs of 2 warps on 132 multiprocessors). None where nothing moves:
+        as many programs as multiprocessors or more, a short step, WARPS already there."""
+        loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
+        space = self._space(constexprs, target)
+        if loop_loads is None or "WARPS" not in space or "WARPS" not in binding:
+            return None
+        at = self._counts_at("WARPS", (binding["WARPS"],), constexprs, tensors, target, binding)
+        if at is None or not at[1][0]:
+            return None
+        sms, (count,) = at
+        if count >= sms:
+            return None
+        step = max(loop_loads(binding).values(), default=0)
+        fit = [w for w in space["WARPS"][0] if w <= self.LONE_WARPS and
+               w * 32 * self.LONE_BYTES_PER_THREAD <= step and w > binding["WARPS"]]
+        prune = self._cache.get(self._declared("prune", constexprs, target))
+        for w in sorted(fit, reverse=True):
+            if prune is None or prune({**binding, "WARPS": w}) is None:
+                return w
+        return None
 
     def _pair_blocks(self, constexprs: dict, tensors, target: str, binding: dict):
         """PAIR_BLOCKS's call default (pgpu-pair-blocks: programs run coordinates j and N-1-j of an axis

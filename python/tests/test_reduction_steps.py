@@ -174,3 +174,50 @@ def test_channel_stats_agree_with_the_interpreter(shape, tmp_path, monkeypatch):
             channel_stats.launch(torch.from_numpy(x), mean, var, params=params)
         np.testing.assert_allclose(mean.numpy(), want["mean"], rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(var.numpy(), want["var"], rtol=1e-5, atol=1e-5)
+
+
+@tessel.kernel
+def argmax_rows(logits: T.In[T.f32, ("B", "V")], idx: T.Out[T.i64, ("B",)], val: T.Out[T.f32, ("B",)]):
+    vocab = T.domain(0, logits.shape[1])
+    for b in T.parallel(T.domain(0, logits.shape[0])):
+        best, at = T.argmax(logits[b, vocab], tie="lowest")
+        idx[b] = T.cast(at, T.i64)
+        val[b] = best
+
+
+def _argmax_defaults(b, v):
+    f32 = torch.float32
+    return argmax_rows.call_defaults(_meta((b, v), f32), _meta((b,), torch.int64), _meta((b,), f32))
+
+
+def test_lone_programs_walk_with_more_warps():
+    # 64 programs on 132 multiprocessors, each walking 128256 f32 pairs: the walk grows to 8192 lanes and
+    # the pairs' rule (2 warps, 128 elements a thread among many programs) rises to 8 warps
+    assert _argmax_defaults(64, 128256) == {"BLOCK": 8192, "WARPS": 8, "STAGES": 3}
+    # a short row's step: 1 x 37 keeps its covering 64 lanes (256 bytes, under 8 warps x 32 x 64 bytes)
+    assert _argmax_defaults(1, 37)["WARPS"] == 2
+
+
+def test_programs_that_fill_the_device_keep_the_rule_warps():
+    # 132 and 16384 rows: a program for every multiprocessor, the pairs' rule's 2 warps stay
+    assert _argmax_defaults(132, 128256)["WARPS"] == 2
+    assert _argmax_defaults(16384, 8192)["WARPS"] == 2
+    # a sum walk at 8192 lanes already has 8 warps by its rule: nothing moves
+    f32 = torch.float32
+    assert row_sums.call_defaults(_meta((2, 100000), f32), _meta((2,), f32))["WARPS"] == 8
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 127), (2, 8209), (5, 4099)])
+def test_argmax_at_lone_warps_agrees_with_the_interpreter(shape, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    b, v = shape
+    rng = np.random.default_rng(b * 7919 + v)
+    x = (3.0 * rng.standard_normal(shape)).astype(np.float32)
+    if v > 5:  # a tie for the maximum: the lowest index wins
+        x[:, v - 1] = x[:, v // 3] = x.max(axis=1) + 1.0
+    want = argmax_rows.run_interp(shapes={}, inputs=dict(logits=x))
+    np.testing.assert_array_equal(want["idx"], np.argmax(x, axis=1))
+    idx, val = torch.full((b,), -1, dtype=torch.int64), torch.full((b,), float("nan"))
+    argmax_rows(torch.from_numpy(x), idx, val)
+    np.testing.assert_array_equal(idx.numpy(), want["idx"])
+    np.testing.assert_array_equal(val.numpy(), want["val"])

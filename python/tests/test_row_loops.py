@@ -118,3 +118,51 @@ def test_scale_rows_agrees_with_the_interpreter(m, n, tmp_path, monkeypatch):
     y2 = torch.full((m, n), float("nan"))
     scale_rows.launch(torch.from_numpy(x), torch.from_numpy(w), y2, params={"BLOCK_P": 256, "BLOCK": 64})
     np.testing.assert_allclose(y2.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+@tessel.kernel
+def packed_heads(x: T.In[T.f32, ("T", "C")], hs: T.In[T.f32, ("H",)], y: T.Out[T.f32, ("T", "C")],
+                 z: T.Out[T.f32, ("G", "T", "W")]):
+    nt, nc = x.shape
+    nh = hs.shape[0]
+    ng, _, nw = z.shape
+    cols, ws = T.domain(0, nc), T.domain(0, nw)
+    for t, h in T.parallel(T.domain(0, nt), T.domain(0, nh)):
+        base = h * nw
+        seg = cols[base:base + nw]  # the last head's slice is clipped where C < H * W
+        y[t, seg] = x[t, seg] * hs[h]
+    for t, g in T.parallel(T.domain(0, nt), T.domain(0, ng)):
+        gbase = g * nw
+        z[g, t, ws] = x[t, cols[gbase:gbase + nw]] + 1.0
+
+
+def test_member_dependent_slices_in_several_segments_take_several_rows_per_program():
+    # two T.parallel loops (two segments), each over a head's slice of a packed row whose start depends
+    # on the head (issue 41, corpus 87): both become row loops over all (token, head) rows
+    src = packed_heads.source()
+    assert _owns_rows(packed_heads)
+    assert src.count("tl.program_id(0)") == 1
+
+
+# T, H, W, C, G: one element; the last head clipped (C = 12 < H * W = 15); exact; W prime past a block
+PACKED = [(1, 1, 1, 1, 1), (7, 3, 5, 12, 2), (13, 4, 6, 24, 3), (3, 2, 67, 131, 1)]
+
+
+@pytest.mark.parametrize("shape", PACKED)
+def test_packed_heads_agree_with_the_interpreter(shape, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    nt, nh, nw, nc, ng = shape
+    rng = np.random.default_rng(nt * 100 + nc)
+    x = rng.standard_normal((nt, nc)).astype(np.float32)
+    hs = rng.standard_normal((nh,)).astype(np.float32)
+    want = packed_heads.run_interp(shapes={"G": ng, "W": nw}, inputs=dict(x=x, hs=hs))
+    ref = x * np.repeat(hs, nw)[:nc][None, :]
+    np.testing.assert_allclose(want["y"], ref, rtol=1e-6)
+    for params in (None, {"BLOCK_P": 256, "BLOCK": 64}):  # the call's binding; programs ending mid-row
+        y, z = torch.full((nt, nc), float("nan")), torch.full((ng, nt, nw), float("nan"))
+        if params is None:
+            packed_heads(torch.from_numpy(x), torch.from_numpy(hs), y, z)
+        else:
+            packed_heads.launch(torch.from_numpy(x), torch.from_numpy(hs), y, z, params=params)
+        np.testing.assert_allclose(y.numpy(), want["y"], rtol=1e-6)
+        np.testing.assert_allclose(z.numpy(), want["z"], rtol=1e-6)

@@ -175,26 +175,153 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   return success();
 }
 
-/// Whether a group's body is independent loops over rows: only `pgpu.foreach` ops whose bounds are
-/// defined outside the group (every member walks the same range: a row's columns or a slice of them)
-/// and whose bodies are per-element straight-line code, with no view both read and written in the
-/// group (the loops' members are then independent across loops too, so each loop may run on its own
-/// schedule of members).
-bool isRowLoops(ExecutionGroupOp group) {
+/// A linear form sum(coeff * atom) + constant of an index value, through additions, subtractions and
+/// products with a constant; any other value is an atom.
+struct Linear {
+  llvm::MapVector<Value, int64_t> terms;
+  int64_t constant = 0;
+  void add(const Linear &o, int64_t scale) {
+    for (auto [v, c] : o.terms)
+      terms[v] += scale * c;
+    constant += scale * o.constant;
+  }
+};
+
+Linear linearOf(Value v, int depth = 0) {
+  Linear out;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c))) {
+    out.constant = c.getSExtValue();
+    return out;
+  }
+  auto bin = v.getDefiningOp<BinaryOp>();
+  if (bin && depth < 16) {
+    kir::BinaryKind k = bin.getKind();
+    if (k == kir::BinaryKind::Add || k == kir::BinaryKind::Sub) {
+      out.add(linearOf(bin.getLhs(), depth + 1), 1);
+      out.add(linearOf(bin.getRhs(), depth + 1), k == kir::BinaryKind::Add ? 1 : -1);
+      return out;
+    }
+    if (k == kir::BinaryKind::Mul) {
+      for (auto [x, y] : {std::pair{bin.getLhs(), bin.getRhs()}, std::pair{bin.getRhs(), bin.getLhs()}})
+        if (matchPattern(x, m_ConstantInt(&c))) {
+          out.add(linearOf(y, depth + 1), c.getSExtValue());
+          return out;
+        }
+    }
+  }
+  out.terms[v] = 1;
+  return out;
+}
+
+/// Whether `v` is defined outside the program space (launch-time values: the kernel's extents,
+/// parameters and constants), so it may be used where the programs are counted.
+bool launchValue(Value v, ProgramSpaceOp space) { return !space.getBody().isAncestor(v.getParentRegion()); }
+
+/// The operands of `v` when it is a `kind` (min, max) of two values, else `v` alone.
+SmallVector<Value, 2> operandsOf(Value v, kir::BinaryKind kind) {
+  if (auto bin = v.getDefiningOp<BinaryOp>(); bin && bin.getKind() == kind)
+    return {bin.getLhs(), bin.getRhs()};
+  return {v};
+}
+
+/// A bound, in launch values, on the member count `upper` of a row loop [0, upper) whose upper bound
+/// depends on the member: the length of a slice [s, s + w) of a row clipped to the view's axis,
+/// construction's spelling max(min(e, C) - max(s, 0), 0) with e - s a linear form w in launch values
+/// (seed 000 §5, source-derived subregions: cols[h * D : h * D + D2]). min(e, C) <= e and
+/// max(s, 0) >= s, so the count is at most max(w, 0) for every member. None where `upper` has no
+/// such form.
+std::optional<Linear> clippedLength(Value upper, ProgramSpaceOp space) {
+  Value length = upper;
+  if (auto clamp = upper.getDefiningOp<BinaryOp>(); clamp && clamp.getKind() == kir::BinaryKind::Max) {
+    if (matchPattern(clamp.getRhs(), m_Zero()))
+      length = clamp.getLhs();
+    else if (matchPattern(clamp.getLhs(), m_Zero()))
+      length = clamp.getRhs();
+  }
+  auto diff = length.getDefiningOp<BinaryOp>();
+  if (!diff || diff.getKind() != kir::BinaryKind::Sub)
+    return std::nullopt;
+  for (Value end : operandsOf(diff.getLhs(), kir::BinaryKind::Min))
+    for (Value start : operandsOf(diff.getRhs(), kir::BinaryKind::Max)) {
+      Linear w = linearOf(end);
+      w.add(linearOf(start), -1);
+      if (llvm::none_of(w.terms, [&](auto &t) { return t.second != 0 && !launchValue(t.first, space); }))
+        return w;
+    }
+  return std::nullopt;
+}
+
+/// max(w, 0) of a linear form in launch values, built by `b`.
+Value materialize(OpBuilder &b, Location loc, const Linear &w) {
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Value sum;
+  for (auto [atom, c] : w.terms) {
+    if (c == 0)
+      continue;
+    Value term = c == 1 ? atom : bin(kir::BinaryKind::Mul, arith::ConstantIndexOp::create(b, loc, c), atom);
+    sum = sum ? bin(kir::BinaryKind::Add, sum, term) : term;
+  }
+  if (!sum || w.constant != 0) {
+    Value c = arith::ConstantIndexOp::create(b, loc, w.constant);
+    sum = sum ? bin(kir::BinaryKind::Add, sum, c) : c;
+  }
+  return bin(kir::BinaryKind::Max, sum, arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+/// Whether a row loop's body has only accesses the masked form can guard (loads and stores: their
+/// validity takes the lane's column < count) beside pure per-element code.
+bool maskableBody(ForeachOp each) {
+  return llvm::all_of(each.getBody().front().without_terminator(), [](Operation &op) {
+    return isa<LoadOp, StoreOp>(op) || (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
+  });
+}
+
+/// Whether a group's body is independent loops over rows: `pgpu.foreach` ops over [lo, hi) with lo a
+/// launch value and hi a launch value (every member walks the same range: a row's columns or a slice
+/// of them) or the clipped length of a slice starting at a member-dependent column (clippedLength:
+/// a head's half in a packed row), beside pure index code and loads, with per-element bodies, and no view both
+/// read and written in the group (the loops' members are then independent across loops too, so each
+/// loop may run on its own schedule of members).
+bool isRowLoops(ExecutionGroupOp group, ProgramSpaceOp space) {
   Block &body = group.getBody().front();
   // Not under construction's dispatch guard pid < E (a last-program finalization): the programs that
   // cover a loop's members over all rows may outnumber the rows E.
-  if (body.without_terminator().empty() || !isa<ProgramSpaceOp>(group->getParentOp()))
+  if (body.without_terminator().empty() || llvm::any_of(space.getBody().front(), [](Operation &op) {
+        return isa<LastProgramOp>(op);
+      }))
     return false;
+  bool loops = false, rowCode = false, dependent = false;
   for (Operation &op : body.without_terminator()) {
     auto each = dyn_cast<ForeachOp>(op);
-    if (!each || llvm::any_of(ValueRange{each.getLower(), each.getUpper()},
-                              [&](Value v) { return group.getBody().isAncestor(v.getParentRegion()); }))
+    if (!each) {
+      rowCode = true;
+      // Pure index code, or a read of the row's own values (a head's scale): recomputed per member (the
+      // decoded coordinates of a member in range are a row's), no view being both read and written.
+      if ((!isMemoryEffectFree(&op) && !isa<LoadOp>(op)) || op.getNumRegions() != 0)
+        return false;
+      continue;
+    }
+    loops = true;
+    if (!launchValue(each.getLower(), space))
       return false;
+    if (!launchValue(each.getUpper(), space)) {
+      if (!matchPattern(each.getLower(), m_Zero()) || !maskableBody(each) || !clippedLength(each.getUpper(), space))
+        return false;
+      dependent = true;
+    }
     bool ordered = false;
     if (!isPerElement(each.getBody().front(), group.getBody(), ordered) || ordered)
       return false;
   }
+  // Row code beside loops that all share one range (a row's bias or weights read once, a conv's or
+  // pool's row) keeps one row a program: its values stay scalars there, where spreading rows over lanes
+  // would read them per lane and decode every lane's row (not measured: issue 41 left those as they
+  // were). Code that computes a member-dependent slice's range comes with that slice.
+  if (!loops || (rowCode && !dependent))
+    return false;
   DenseSet<Value> read, written;
   group.walk([&](Operation *op) {
     if (isa<LoadOp, GatherOp>(op))
@@ -211,9 +338,11 @@ bool isRowLoops(ExecutionGroupOp group) {
 /// members over all rows (the row-major order of the group's axes then the loop's own range), so
 /// short rows (a 64-member half row) fill a program's blocks instead of one row per program. Each
 /// loop becomes a `pgpu.foreach` over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E * n)) (E the
-/// group's members, n the loop's range), the column and the row's coordinates decoded from its
-/// member; the programs cover the longest loop.
-LogicalResult refineRows(ProgramSpaceOp space, ExecutionGroupOp group) {
+/// group's members, n the loop's range, or its bound where the range depends on the member: then
+/// the member's column is checked against its row's range in every access's validity), the column
+/// and the row's coordinates decoded from its member, the group's index code recomputed from them;
+/// the programs cover the longest loop. Returns the group's program count (built before the space).
+Value refineRows(ProgramSpaceOp space, ExecutionGroupOp group, Value blockP) {
   OpBuilder b(space);
   Location loc = group.getLoc();
   auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
@@ -221,33 +350,47 @@ LogicalResult refineRows(ProgramSpaceOp space, ExecutionGroupOp group) {
   };
   Block &body = group.getBody().front();
   SmallVector<ForeachOp> loops;
-  for (Operation &op : body.without_terminator())
-    loops.push_back(cast<ForeachOp>(op));
-  Value blockP = ParamOp::create(b, loc, b.getIndexType(), kBlockP);
+  SmallVector<Operation *> prefix;  // the group's index code and row loads, recomputed per member
+  for (Operation &op : body.without_terminator()) {
+    if (auto each = dyn_cast<ForeachOp>(op))
+      loops.push_back(each);
+    else
+      prefix.push_back(&op);
+  }
   SmallVector<Value> extents(group.getExtents());
   Value rows = extents.front();
   for (Value e : ArrayRef<Value>(extents).drop_front())
     rows = bin(kir::BinaryKind::Mul, rows, e);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> columns, members;
+  SmallVector<bool> masked;
   Value longest;
   for (ForeachOp each : loops) {
-    Value n = matchPattern(each.getLower(), m_Zero())
-                  ? each.getUpper()
-                  : bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, each.getUpper(), each.getLower()), zero);
+    Value n;
+    masked.push_back(!launchValue(each.getUpper(), space));
+    if (masked.back())
+      n = materialize(b, loc, *clippedLength(each.getUpper(), space));
+    else
+      n = matchPattern(each.getLower(), m_Zero())
+              ? each.getUpper()
+              : bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, each.getUpper(), each.getLower()), zero);
     columns.push_back(n);
     members.push_back(bin(kir::BinaryKind::Mul, rows, n));
     longest = longest ? bin(kir::BinaryKind::Max, longest, members.back()) : members.back();
   }
   Value programs = CeilDivOp::create(b, loc, longest, blockP);
-  launchPrograms(b, space, group, programs);
+  group.getExtentsMutable().assign(ValueRange{programs});
+  SmallVector<StringRef> roles;
+  for (Attribute r : group.getRoles())
+    roles.push_back(cast<StringAttr>(r).getValue());
+  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
 
   SmallVector<BlockArgument> coords(body.getArguments());
   BlockArgument owner = body.addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(&body);
   Value lo = bin(kir::BinaryKind::Mul, owner, blockP);
   Value end = bin(kir::BinaryKind::Add, lo, blockP);
-  for (auto [each, n, count] : llvm::zip(loops, columns, members)) {
+  for (auto [each, n, count, mask] : llvm::zip(loops, columns, members, masked)) {
     b.setInsertionPoint(each);
     auto flat = ForeachOp::create(b, loc, lo, bin(kir::BinaryKind::Min, end, count));
     Block *flatBody = b.createBlock(&flat.getBody());
@@ -265,12 +408,82 @@ LogicalResult refineRows(ProgramSpaceOp space, ExecutionGroupOp group) {
       }
       map.map(coords[i], at);
     }
-    for (Operation &op : each.getBody().front())
-      b.clone(op, map);
-    each.erase();
+    SmallVector<Operation *> copies;
+    for (Operation *op : prefix)
+      copies.push_back(b.clone(*op, map));
+    Value inRow;
+    if (mask)
+      inRow = CmpOp::create(b, loc, kir::CmpPredicate::LT, column, map.lookup(each.getUpper()));
+    for (Operation &op : each.getBody().front()) {
+      Operation *copy = b.clone(op, map);
+      if (!inRow)
+        continue;
+      if (auto load = dyn_cast<LoadOp>(copy)) {
+        b.setInsertionPoint(load);
+        load.getValidMutable().assign(bin(kir::BinaryKind::And, load.getValid(), inRow));
+        b.setInsertionPointAfter(load);
+      } else if (auto store = dyn_cast<StoreOp>(copy)) {
+        b.setInsertionPoint(store);
+        store.getValidMutable().assign(bin(kir::BinaryKind::And, store.getValid(), inRow));
+        b.setInsertionPointAfter(store);
+      }
+    }
+    for (Operation *copy : llvm::reverse(copies))  // the index code this loop does not use
+      if (copy->use_empty())
+        copy->erase();
   }
+  for (ForeachOp each : loops)
+    each.erase();
+  for (Operation *op : llvm::reverse(prefix))
+    op->erase();
   body.eraseArguments(0, coords.size());
-  return success();
+  return programs;
+}
+
+/// The groups of a program space's dispatch, in segment order, with the comparisons and subtractions
+/// that route a program to them (construction's chain: pid < S0 ? g0(pid) : (r = pid - S0; r < S1 ?
+/// g1(r) : ...)), where every group is its region's only other operation and each S is the product of
+/// its group's extents; empty otherwise. A sole group has neither.
+struct Dispatch {
+  SmallVector<ExecutionGroupOp> groups;
+  SmallVector<CmpOp> bounds;     // bounds[i]: linear < S_i, selecting group i
+  SmallVector<BinaryOp> shifts;  // shifts[i]: linear - S_i, the next segment's linear
+};
+
+bool dispatchChain(Block &block, Value linear, Dispatch &out) {
+  Operation *routing = nullptr;
+  for (Operation &op : block.without_terminator()) {
+    if (isa<ExecutionGroupOp, IfOp>(op)) {
+      if (routing)
+        return false;
+      routing = &op;
+      continue;
+    }
+    if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
+      return false;
+  }
+  if (auto group = dyn_cast_or_null<ExecutionGroupOp>(routing)) {
+    out.groups.push_back(group);
+    return group.getLinear() == linear && !group.getExtents().empty();
+  }
+  auto guard = dyn_cast_or_null<IfOp>(routing);
+  if (!guard || guard.getElseRegion().empty() || guard.getNumResults())
+    return false;
+  auto bound = guard.getCondition().getDefiningOp<CmpOp>();
+  Block &then = guard.getThenRegion().front();
+  auto first = dyn_cast<ExecutionGroupOp>(then.front());
+  if (!bound || bound.getPredicate() != kir::CmpPredicate::LT || bound.getLhs() != linear || !first ||
+      then.getOperations().size() != 2 || first.getLinear() != linear || first.getExtents().empty() ||
+      !isProduct(bound.getRhs(), first.getExtents()))
+    return false;
+  Block &other = guard.getElseRegion().front();
+  auto shift = other.empty() ? BinaryOp() : dyn_cast<BinaryOp>(other.front());
+  if (!shift || shift.getKind() != kir::BinaryKind::Sub || shift.getLhs() != linear || shift.getRhs() != bound.getRhs())
+    return false;
+  out.groups.push_back(first);
+  out.bounds.push_back(bound);
+  out.shifts.push_back(shift);
+  return dispatchChain(other, shift.getResult(), out);
 }
 
 struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMapping> {
@@ -290,12 +503,30 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
         continue;
       }
       bool ordered = false;
-      if (group && !kernel.getParam(kBlockP) && isRowLoops(group)) {
-        if (failed(refineRows(space, group)))
-          return signalPassFailure();
-        if (remarks)
-          group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the rows' "
-                                "loops (several rows per program)";
+      // Row loops in every segment of the dispatch (one group, or construction's chain of several: each
+      // segment's program count becomes its own, the chain's bounds and the space's total follow).
+      Dispatch dispatch;
+      if (!kernel.getParam(kBlockP) && space.getExtents().size() == 1 &&
+          dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch) &&
+          llvm::all_of(dispatch.groups, [&](ExecutionGroupOp g) { return isRowLoops(g, space); })) {
+        OpBuilder b(space);
+        Value blockP = ParamOp::create(b, space.getLoc(), b.getIndexType(), kBlockP);
+        Value total;
+        for (auto [i, g] : llvm::enumerate(dispatch.groups)) {
+          Value programs = refineRows(space, g, blockP);
+          if (i < dispatch.bounds.size()) {
+            dispatch.bounds[i]->setOperand(1, programs);
+            dispatch.shifts[i]->setOperand(1, programs);
+          }
+          b.setInsertionPoint(space);
+          total = total ? BinaryOp::create(b, g.getLoc(), kir::BinaryKind::Add, total, programs, false, false)
+                              .getResult()
+                        : programs;
+          if (remarks)
+            g.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the rows' "
+                              "loops (several rows per program)";
+        }
+        space->setOperand(0, total);
         declareBlockP(kernel, /*ordered=*/false);
         continue;
       }

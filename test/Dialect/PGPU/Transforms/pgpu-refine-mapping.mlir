@@ -389,3 +389,193 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Row loops over member-dependent slices in two segments (a packed row's heads: head h reads
+// COM: columns [h * D, h * D + W) clipped to the row, construction's max(min(e, C) - max(s, 0), 0)):
+// COM: the slice holds at most W = e - s members, so each loop's members over all rows are T * H * W
+// COM: (T * G * W in segment 1), a column's lane is valid where it lies in its row's clipped slice,
+// COM: and each segment's program count replaces its product of extents in the dispatch chain and
+// COM: the space's total.
+// CHECK-LABEL: pgpu.kernel @heads
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK: %[[R0:.*]] = pgpu.binary mul %[[T:.*]], %[[H:.*]] : index
+// CHECK: %[[W0:.*]] = pgpu.binary max %[[W:.*]], %c0{{.*}} : index
+// CHECK: %[[N0:.*]] = pgpu.binary mul %[[R0]], %[[W0]] : index
+// CHECK: %[[P0:.*]] = pgpu.ceil_div %[[N0]], %[[BP]] : index
+// CHECK: %[[R1:.*]] = pgpu.binary mul %[[T]], %[[G:.*]] : index
+// CHECK: %[[N1:.*]] = pgpu.binary mul %[[R1]], %{{.*}} : index
+// CHECK: %[[P1:.*]] = pgpu.ceil_div %[[N1]], %[[BP]] : index
+// CHECK: %[[ALL:.*]] = pgpu.binary add %[[P0]], %[[P1]] : index
+// CHECK: pgpu.program_space(%[[ALL]]) {
+// CHECK: pgpu.cmp lt %{{.*}}, %[[P0]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[P0]]) segment 0 roles ["t*h"]
+// CHECK: pgpu.foreach
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT: %[[COL:.*]] = pgpu.binary rem %[[I]], %[[W0]] : index
+// CHECK-NEXT: %[[REST:.*]] = pgpu.binary div %[[I]], %[[W0]] : index
+// CHECK-NEXT: %[[HEAD:.*]] = pgpu.binary rem %[[REST]], %[[H]] : index
+// CHECK-NEXT: %[[ROW:.*]] = pgpu.binary div %[[REST]], %[[H]] : index
+// CHECK: %[[IN:.*]] = pgpu.cmp lt %[[COL]], %{{.*}} : index
+// CHECK: %[[OK:.*]] = pgpu.binary and %{{.*}}, %[[IN]] : i1
+// CHECK: pgpu.load %x[%[[ROW]], %{{.*}}] valid %[[OK]]
+// CHECK: %[[OK2:.*]] = pgpu.binary and %{{.*}}, %[[IN]] : i1
+// CHECK: pgpu.store %{{.*}}, %q[%[[HEAD]], %[[ROW]], %[[COL]]] valid %[[OK2]]
+// CHECK: pgpu.binary sub %{{.*}}, %[[P0]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[P1]]) segment 1 roles ["t*g"]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @heads(%x: !pgpu.view<f32, [T, C], in>, %q: !pgpu.view<f32, [H, T, W], out>, %k: !pgpu.view<f32, [G, T, W], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T, C], in>
+    %C = pgpu.extent %x[1] : !pgpu.view<f32, [T, C], in>
+    %H = pgpu.extent %q[0] : !pgpu.view<f32, [H, T, W], out>
+    %W = pgpu.extent %q[2] : !pgpu.view<f32, [H, T, W], out>
+    %G = pgpu.extent %k[0] : !pgpu.view<f32, [G, T, W], out>
+    %s0 = pgpu.binary mul %T, %H : index
+    %s1 = pgpu.binary mul %T, %G : index
+    %all = pgpu.binary add %s0, %s1 : index
+    pgpu.program_space (%all) {
+    ^bb0(%p: index):
+      %first = pgpu.cmp lt %p, %s0 : index
+      pgpu.if %first {
+        pgpu.execution_group %p extents(%T, %H) segment 0 roles ["t", "h"] {
+        ^bb0(%r: index, %h: index):
+          %b = pgpu.binary mul %h, %W : index
+          %e = pgpu.binary add %b, %W : index
+          %lo = pgpu.binary max %b, %c0 : index
+          %hi = pgpu.binary min %e, %C : index
+          %d = pgpu.binary sub %hi, %lo : index
+          %n = pgpu.binary max %d, %c0 : index
+          pgpu.foreach %c0 to %n {
+          ^bb0(%i: index):
+            %at = pgpu.binary add %lo, %i : index
+            %v = pgpu.load %x[%r, %at] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, C], in>[index, index] -> f32
+            pgpu.store %v, %q[%h, %r, %i] valid %t : i1 : f32, !pgpu.view<f32, [H, T, W], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %p1 = pgpu.binary sub %p, %s0 : index
+        pgpu.execution_group %p1 extents(%T, %G) segment 1 roles ["t", "g"] {
+        ^bb0(%r: index, %g: index):
+          %hg = pgpu.binary add %H, %g : index
+          %b = pgpu.binary mul %hg, %W : index
+          %e = pgpu.binary add %b, %W : index
+          %lo = pgpu.binary max %b, %c0 : index
+          %hi = pgpu.binary min %e, %C : index
+          %d = pgpu.binary sub %hi, %lo : index
+          %n = pgpu.binary max %d, %c0 : index
+          pgpu.foreach %c0 to %n {
+          ^bb0(%i: index):
+            %at = pgpu.binary add %lo, %i : index
+            %v = pgpu.load %x[%r, %at] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, C], in>[index, index] -> f32
+            pgpu.store %v, %k[%g, %r, %i] valid %t : i1 : f32, !pgpu.view<f32, [G, T, W], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a loop whose range depends on the member but is no clipped slice (its length
+// COM: is the member times a stride: no launch-time bound), beside a second segment of row loops.
+// CHECK-LABEL: pgpu.kernel @grown
+// CHECK-NOT: BLOCK_P
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}) segment 0
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @grown(%x: !pgpu.view<f32, [T, C], in>, %q: !pgpu.view<f32, [H, T, C], out>, %k: !pgpu.view<f32, [G, T, C], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T, C], in>
+    %C = pgpu.extent %x[1] : !pgpu.view<f32, [T, C], in>
+    %H = pgpu.extent %q[0] : !pgpu.view<f32, [H, T, C], out>
+    %G = pgpu.extent %k[0] : !pgpu.view<f32, [G, T, C], out>
+    %s0 = pgpu.binary mul %T, %H : index
+    %s1 = pgpu.binary mul %T, %G : index
+    %all = pgpu.binary add %s0, %s1 : index
+    pgpu.program_space (%all) {
+    ^bb0(%p: index):
+      %first = pgpu.cmp lt %p, %s0 : index
+      pgpu.if %first {
+        pgpu.execution_group %p extents(%T, %H) segment 0 roles ["t", "h"] {
+        ^bb0(%r: index, %h: index):
+          %n = pgpu.binary mul %h, %r : index
+          pgpu.foreach %c0 to %n {
+          ^bb0(%i: index):
+            %v = pgpu.load %x[%r, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, C], in>[index, index] -> f32
+            pgpu.store %v, %q[%h, %r, %i] valid %t : i1 : f32, !pgpu.view<f32, [H, T, C], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %p1 = pgpu.binary sub %p, %s0 : index
+        pgpu.execution_group %p1 extents(%T, %G) segment 1 roles ["t", "g"] {
+        ^bb0(%r: index, %g: index):
+          pgpu.foreach %c0 to %C {
+          ^bb0(%i: index):
+            %v = pgpu.load %x[%r, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, C], in>[index, index] -> f32
+            pgpu.store %v, %k[%g, %r, %i] valid %t : i1 : f32, !pgpu.view<f32, [G, T, C], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a row's own value (its bias) read beside a loop over a range every row shares:
+// COM: one row a program keeps the bias a scalar (row code comes along only with a member-dependent
+// COM: slice whose range it computes).
+// CHECK-LABEL: pgpu.kernel @biased
+// CHECK-NOT: BLOCK_P
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["m"]
+// CHECK: pgpu.load %b[%{{.*}}]
+// CHECK: pgpu.foreach %c0 to %{{.*}} {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @biased(%x: !pgpu.view<f32, [M, N], in>, %b: !pgpu.view<f32, [M], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %bias = pgpu.load %b[%m] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M], in>[index] -> f32
+        pgpu.foreach %c0 to %N {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          %s = pgpu.binary add %v, %bias : f32
+          pgpu.store %s, %y[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -896,18 +896,31 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     members through it together); such a group declares BLOCK_P over
     16..1024 (default 64): each program's members become one block of lanes,
     and fewer per program keep more programs walking their loops at once.
-    Row loops: a body of `pgpu.foreach` loops only (a row's columns or slices
-    of them, rotate-half's two halves), each over a range defined outside the
-    group with a per-element body, and no view both read and written in the
-    group (the loops' members are independent of each other's): each loop
-    becomes a foreach over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E * n))
-    of its members over all rows (E the group's members, n the loop's range;
-    the column is the member's remainder by n, the row its quotient), and the
+    Row loops: a body of `pgpu.foreach` loops (a row's columns or slices
+    of them, rotate-half's two halves) beside pure index code and loads (only
+    where some loop's range depends on the member: that code computes it), each
+    loop over a range defined outside the program space, or over [0, n(m))
+    with n(m) the length of a slice whose start depends on the member clipped
+    to the view's axis (construction's max(min(e, C) - max(s, 0), 0) with
+    e - s = w a launch value: a head's columns in a packed row, seed 000 §5),
+    with a per-element body, and no view both read and written in the group
+    (the loops' members are independent of each other's): each loop becomes
+    a foreach over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E * n)) of its
+    members over all rows (E the group's members, n the loop's range or the
+    bound max(w, 0); the column is the member's remainder by n, the row its
+    quotient, the group's index code and loads recomputed from them, and
+    under a bound every load and store also requires column < n(m)), and the
     programs cover the longest loop, so short rows fill a program's blocks
-    instead of one row per program (issue 41). Declares BLOCK_P 256..4096.
-    Must not fire: several segments, or a body with other loops or control,
-    or with an ordered loop whose bounds depend on the member, or row loops
-    one of which reads a view another writes.
+    instead of one row per program (issue 41). Several segments (separate
+    `T.parallel` loops: construction's chain pid < S0 ? g0 : g1(pid - S0))
+    are refined together when every group is row loops: each segment's
+    program count replaces its S in the chain and the space's total.
+    Declares BLOCK_P 256..4096.
+    Must not fire: a body with other loops or control, or with an ordered
+    loop whose bounds depend on the member, a member-dependent range that is
+    no clipped slice (or a masked loop with accesses other than loads and
+    stores), row loops one of which reads a view another writes, or several
+    segments one of which is not row loops.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
