@@ -132,3 +132,27 @@ def test_flagged_rows_through_triton(n, tmp_path, monkeypatch):
     np.testing.assert_allclose(top.numpy(), ref["top"], rtol=1e-5, atol=1e-6)
     keep = ref["flag.in"] % 2 != 0
     np.testing.assert_allclose(y.numpy()[keep], ref["y"][keep], rtol=1e-5, atol=1e-6)
+
+
+# Rows longer than 16384 (the largest candidate of form-blocking) but within the Triton provider's
+# staged limit (32768 f32 values: half the register file, TritonLegalize widenStagedRows): an untuned
+# call covers them in one block of 32768 and reads each row once; 32769 and longer keep the loops.
+@pytest.mark.parametrize("n,block", [(16385, 32768), (24593, 32768), (32749, 32768), (32768, 32768),
+                                     (32771, None)])
+@pytest.mark.parametrize("name", ["softmax", "layernorm"])
+def test_long_rows_staged_through_triton(name, n, block, tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example(name)
+    scalars = {"eps": 1e-5} if name == "layernorm" else {}
+    ref = kernel.run_interp({"M": 3, "N": n}, scalars=scalars, seed=5)
+    ins = {k[:-3]: torch.from_numpy(np.array(v)) for k, v in ref.items() if k.endswith(".in")}
+    outs = {k: torch.empty(np.shape(v), dtype=torch.float32) for k, v in ref.items() if not k.endswith(".in")}
+    names = kernel.fn.__code__.co_varnames[:kernel.fn.__code__.co_argcount]
+    args = [ins[p] if p in ins else outs[p] for p in names if p not in scalars]
+    chosen = kernel.call_defaults(*args, **scalars)["BLOCK"]
+    assert chosen == block if block else chosen < n
+    kernel(*args, **scalars)
+    for k, v in outs.items():
+        np.testing.assert_allclose(v.numpy(), ref[k], rtol=1e-4, atol=1e-5, err_msg=k)

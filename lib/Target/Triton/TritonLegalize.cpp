@@ -556,11 +556,78 @@ void narrowEightBitDots(pgpu::KernelOp kernel) {
       [](pgpu::ParamAttr, ArrayRef<int64_t> kept) { return kept.back(); }, /*keepPasses=*/true);
 }
 
+/// Whether `guard` is the staged row path of pgpu-stage-rows: a `pgpu.if` without results on
+/// `lo < hi && hi - lo <= BLOCK` whose else-branch walks the row in loops stepping by BLOCK.
+bool isStagedRowGuard(pgpu::IfOp guard) {
+  auto both = guard.getCondition().getDefiningOp<pgpu::BinaryOp>();
+  if (guard.getNumResults() != 0 || guard.getElseRegion().empty() || !both ||
+      both.getKind() != kir::BinaryKind::And)
+    return false;
+  auto fits = both.getRhs().getDefiningOp<pgpu::CmpOp>();
+  auto step = fits ? fits.getRhs().getDefiningOp<pgpu::ParamOp>() : pgpu::ParamOp();
+  if (!fits || fits.getPredicate() != kir::CmpPredicate::LE || !step || step.getName() != pgpu::kBlockParam)
+    return false;
+  return guard.getElseRegion()
+      .walk([&](pgpu::ForOp loop) {
+        auto s = loop.getStep().getDefiningOp<pgpu::ParamOp>();
+        return s && s.getName() == pgpu::kBlockParam ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// A row reduction staged by pgpu-stage-rows holds its row in registers on the guarded path and walks
+/// it several times from memory otherwise (seed 002 §3.4). A row longer than BLOCK's largest declared
+/// candidate (16384) always takes the multi-pass path: corpus 13_log_softmax's 32000-float rows made
+/// three passes over HBM (2.86 ms on the H100 against torch.compile's 1.81). Such a kernel's BLOCK
+/// gains the doublings of its largest candidate whose row block, at the widest element of a fragment
+/// of BLOCK members on the staged path, takes at most half the register file of the widest program
+/// (65536 registers of 4 bytes: 128 KiB, 64 registers a thread at 16 warps; seed 004: resources are
+/// the provider's facts): f32 rows up to 32768, f64 rows none. The call default then covers such a row
+/// in one block (Kernel._fact_params); the tuner may still pick the blocked passes.
+void widenStagedRows(pgpu::KernelOp kernel) {
+  constexpr int64_t kRegisterFileBytes = 65536 * 4;
+  pgpu::ParamAttr block = kernel.getParam(pgpu::kBlockParam);
+  if (!block || !block.getCovers() || block.getCandidates().empty())
+    return;
+  int64_t widest = 0;
+  kernel.walk([&](pgpu::IfOp guard) {
+    if (!isStagedRowGuard(guard))
+      return;
+    guard.getThenRegion().walk([&](Operation *op) {
+      for (Value v : op->getResults()) {
+        auto fragment = dyn_cast<pgpu::FragmentType>(v.getType());
+        if (!fragment || !llvm::is_contained(fragment.getExtents(), block.getName()))
+          continue;
+        Type element = fragment.getElementType();
+        // Indices are 32-bit in the generated Triton; i1 masks take a byte at least.
+        int64_t bytes = element.isIndex() ? 4 : element.isIntOrFloat()
+                                                    ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
+                                                    : 8;
+        widest = std::max(widest, bytes);
+      }
+    });
+  });
+  if (!widest)
+    return;
+  SmallVector<int64_t> candidates(block.getCandidates());
+  while (2 * candidates.back() * widest <= kRegisterFileBytes / 2)
+    candidates.push_back(2 * candidates.back());
+  if (candidates.size() == block.getCandidates().size())
+    return;
+  SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
+  for (Attribute &a : params)
+    if (cast<pgpu::ParamAttr>(a).getName() == block.getName())
+      a = pgpu::ParamAttr::get(kernel.getContext(), block.getName(), candidates, block.getDefaultValue(),
+                               block.getProvider(), block.getCovers(), block.getPasses());
+  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
       narrowHistogramBins(kernel);
       narrowEightBitDots(kernel);
+      widenStagedRows(kernel);
       declareLaunchParams(kernel);
     }
     // Innermost first: nested reductions expand from the inside out.

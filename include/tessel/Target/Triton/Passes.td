@@ -68,6 +68,12 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     it and the operand rows and columns of that share for the K tile k,
     e + 2 k sqrt(e) registers, fit 255 (fewer past 8 warps), and grows only
     while they do.
+    A kernel with a staged row path of pgpu-stage-rows (`pgpu.if` without
+    results on `lo < hi && hi - lo <= BLOCK` whose else-branch loops step by
+    BLOCK) gains BLOCK candidates, doublings of its largest, while the row
+    block at the widest element of a BLOCK fragment on that path takes at
+    most half the register file (128 KiB: 32768 f32 values at 16 warps), so
+    that a row longer than 16384 is still read once from memory.
     Preserves: values, effects, ABI; origins (the loop takes the reduce's or scan's location).
     Verifier after: the shared pgpu verifier; the serializer then proves every
     remaining op has a unique Triton spelling or rejects it.
