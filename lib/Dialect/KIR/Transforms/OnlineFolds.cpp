@@ -1013,7 +1013,7 @@ Value indicesOf(Value domain) {
 /// `T.vecmat(p, v)`) becomes the contraction of the row, divided by the sum after it:
 /// sum_k (e_k / s) v_k = (sum_k e_k v_k) / s. The two round differently (one division an output instead of
 /// one a key), so this is part of forming a normalized summary and needs its permission (numerics =
-/// relaxed_normalization with online_reduction, seed 002 §1; seed 001 §3: online rescaling under explicit
+/// relaxed_normalization with online_reduction, seed 002 §1; seed 002 §4: online rescaling under explicit
 /// normalized-summary permissions). The division by the broadcast sum stays for the row's other users; the
 /// matcher below then sees the flash form `vecmat(e, v) / sum(e)`. Only a rank-1 float row that the
 /// contraction reduces whole, the divisor a plain sum of that same row broadcast with no kept axis, and no
