@@ -105,8 +105,9 @@ def test_the_walk_stops_once_it_spans_the_largest_view():
     # one program over 4 x 31 f16 (124 elements): no loop walks more, so the declared 512 lanes stay
     # (growing to 8192 lanes at 8 warps would only widen masked lanes); 4 x 32 x 32 (4096 elements):
     # 4096 lanes at 4 warps; 2 x 40 x 13 x 11 (11440): the walk stops at 8192 by the warps rule
-    assert (_gn_defaults(1, 4, 1, 31)["BLOCK"], _gn_defaults(1, 4, 1, 31)["WARPS"]) == (512, 1)
-    assert (_gn_defaults(1, 4, 32, 32)["BLOCK"], _gn_defaults(1, 4, 32, 32)["WARPS"]) == (4096, 4)
+    tiny, small = _gn_defaults(1, 4, 1, 31), _gn_defaults(1, 4, 32, 32)
+    assert (tiny["BLOCK"], tiny["WARPS"]) == (512, 1)
+    assert (small["BLOCK"], small["WARPS"]) == (4096, 4)
     assert _gn_defaults(2, 40, 13, 11)["BLOCK"] == 8192
 
 

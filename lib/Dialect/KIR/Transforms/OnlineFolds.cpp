@@ -1024,8 +1024,9 @@ void divideAfterContractions(ModuleOp module, bool remarks) {
     if (isa<ParallelOp>(c->getParentOp()))
       work.push_back(c);
   });
-  DenseMap<Value, SmallVector<Value>> memo;
   for (ContractOp c : work) {
+    // Per contraction: a rewrite erases ops, whose values must not linger as memo keys.
+    DenseMap<Value, SmallVector<Value>> memo;
     for (unsigned i = 0; i < 2; ++i) {
       Value operand = c->getOperand(i);
       auto div = operand.getDefiningOp<BinaryOp>();

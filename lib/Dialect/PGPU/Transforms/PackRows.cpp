@@ -253,13 +253,7 @@ void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const D
   Value rows = extents.front();
   for (Value e : ArrayRef<Value>(extents).drop_front())
     rows = bin(kir::BinaryKind::Mul, rows, e);
-  Value programs = CeilDivOp::create(b, loc, rows, rowsParam);
-  space->setOperand(0, programs);
-  group.getExtentsMutable().assign(ValueRange{programs});
-  SmallVector<StringRef> roles;
-  for (Attribute r : group.getRoles())
-    roles.push_back(cast<StringAttr>(r).getValue());
-  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
+  launchPrograms(b, space, group, CeilDivOp::create(b, loc, rows, rowsParam));
 
   Block &body = group.getBody().front();
   SmallVector<BlockArgument> coords(body.getArguments());

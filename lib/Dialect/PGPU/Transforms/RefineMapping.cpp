@@ -108,11 +108,11 @@ bool isPerElement(Block &block, Region &groupBody, bool &ordered) {
   return true;
 }
 
-/// Launches `programs` instances for the refined `group`: the program space's count and the group's one
-/// axis, its roles joined. A last-program finalization still needs an instance when there are no
-/// members; that instance owns none (its foreach is empty) and a dispatch guard pid < members keeps it
-/// out.
-void launchPrograms(OpBuilder &b, ProgramSpaceOp space, ExecutionGroupOp group, Value programs) {
+} // namespace
+
+/// A last-program finalization still needs an instance when there are no members; that instance owns
+/// none (its foreach is empty) and a dispatch guard pid < members keeps it out.
+void pgpu::launchPrograms(OpBuilder &b, ProgramSpaceOp space, ExecutionGroupOp group, Value programs) {
   Location loc = group.getLoc();
   bool finalizes = llvm::any_of(space.getBody().front(), [](Operation &op) { return isa<LastProgramOp>(op); });
   space->setOperand(0, finalizes ? BinaryOp::create(b, loc, kir::BinaryKind::Max, programs,
@@ -126,6 +126,7 @@ void launchPrograms(OpBuilder &b, ProgramSpaceOp space, ExecutionGroupOp group, 
   group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
 }
 
+namespace {
 /// Each program takes BLOCK_P consecutive members of the group's row-major member order. One axis:
 /// the members of that axis. Several axes: the flattened order, so a block spans rows when the
 /// innermost extent is small (a scatter-add into D = 1 columns would otherwise run one member per

@@ -58,6 +58,10 @@ inline bool relaxedNormalization(mlir::ModuleOp module) {
 /// around it), or null; with `finalization` also one under construction's dispatch guard beside a
 /// pgpu.last_program (pgpu-refine-mapping).
 ExecutionGroupOp soleExecutionGroup(ProgramSpaceOp space, bool finalization);
+/// Launches `programs` instances for a refined sole `group` of `space` (its members collapsed into one
+/// axis): the program space's count (at least one where a pgpu.last_program needs an instance) and the
+/// group's one extent, its roles joined with '*' (pgpu-refine-mapping, pgpu-pack-rows).
+void launchPrograms(mlir::OpBuilder &b, ProgramSpaceOp space, ExecutionGroupOp group, mlir::Value programs);
 
 /// Helpers of the passes that spread one point's work over several program instances and hand
 /// values between them through invocation workspace (pgpu-chain-scans, pgpu-split-folds;
