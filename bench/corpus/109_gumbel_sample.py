@@ -25,7 +25,12 @@ def inputs(shape, rng):
     B, V = shape["B"], shape["V"]
     u = rng.random((B, V), dtype=np.float32)
     u = np.clip(u, np.float32(1e-7), np.float32(1 - 6e-8))     # strictly inside (0, 1)
-    return dict(logits=(3 * rng.standard_normal((B, V))).astype(np.float32), u=u, temperature=0.7)
+    logits = (3 * rng.standard_normal((B, V))).astype(np.float32)
+    if V >= 3:      # an exact tie in row 0: the first index (1) wins
+        logits[0, :] = -10.0
+        logits[0, 1:3] = 5.0
+        u[0, 1:3] = 0.5
+    return dict(logits=logits, u=u, temperature=0.7)
 
 
 def reference(logits, u, temperature):
