@@ -13,7 +13,7 @@ ROOT = HERE.parents[1]
 if str(ROOT / "python") not in sys.path:
     sys.path.insert(0, str(ROOT / "python"))
 
-_NAME = re.compile(r"^\d\d_[a-z0-9_]+$")
+_NAME = re.compile(r"^\d{2,}_[a-z0-9_]+$")
 
 # numpy dtypes of the views' element types (bf16 travels as f32 holding bf16-representable values)
 _NP = {"f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
@@ -21,8 +21,9 @@ _NP = {"f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float
 
 
 def names() -> list:
-    """Every corpus kernel, by file stem, in order."""
-    return sorted(p.stem for p in HERE.glob("*.py") if _NAME.match(p.stem))
+    """Every corpus kernel, by file stem, in order of its number (100_x after 99_y), then name."""
+    stems = (p.stem for p in HERE.glob("*.py") if _NAME.match(p.stem))
+    return sorted(stems, key=lambda s: (int(s.split("_", 1)[0]), s))
 
 
 def load(name: str):
