@@ -252,7 +252,8 @@ def _mismatch(opname: str, a, b, head: str):
     return error(msg + ". Equal extents need the same domain (shared shape symbols) or step-1 domains whose "
                  "lengths have one expression, a slice counting as a domain re-based at 0 (`dims[H:2 * H]` pairs "
                  "with `dims[0:H]` and `T.domain(0, H)`); a lower-rank operand must match some of the other's axes "
-                 "in order")
+                 "in order; values over different domains pair as an outer product only once each is broadcast to "
+                 "the joint domain (`T.broadcast(a, over=(rows, cols), dims=[0])`)")
 
 
 def _same_dtype(vals, opname: str):
