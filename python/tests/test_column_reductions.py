@@ -6,7 +6,9 @@ a 512-lane reduction reading with the row stride).
 
 Ragged segments (issue 42 item 2): a reduction whose range is read per member of a parallel axis
 (`y[m] = T.sum(values[nz[indptr[m]:indptr[m + 1]]] * ...)`, CSR rows) packs BLOCK_C members per
-program, their ranges in [BLOCK_R, BLOCK_C] tiles up to the longest of them.
+program; where the members are positions (indptr[m] + r) the program walks its rows' positions BLOCK_R
+at a time, each added into the rows holding it (walkPool: power-law rows, empty rows, offsets that
+overlap or leave gaps), else their ranges run in [BLOCK_R, BLOCK_C] tiles up to the longest of them.
 
 Differential: at kept extents 1, 13, 33, 129 and reduced extents 0 (an empty bag), 1 and primes (CSR
 rows: empty rows, rows of length 1, a row longer than every block, M = 1 and primes), the
@@ -271,17 +273,18 @@ def test_tiles_not_serial_columns(kernel):
 
 @pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
 def test_ragged_rows_packed(kernel):
-    """CSR rows pack BLOCK_C to a program: the program count is ceil(M / BLOCK_C), the longest row of
-    the program bounds the tile loop (a max over the rows' lengths), BLOCK_R reaches 1024 candidates."""
+    """CSR rows pack BLOCK_C to a program: the program count is ceil(M / BLOCK_C), the last row end of
+    the program bounds the walk of its nonzeros (a max over the rows' ends), BLOCK_R reaches 1024
+    candidates; the defaults are 8 rows a program and 128 nonzeros a trip (walkPool)."""
     src = kernel.source("triton")
     body = src[src.index(f"def _{kernel.name}_kernel"):]
     body = body[:body.index("\n\n\n")]
-    assert "[16, 128]" in body and "tl.reduce(" in body
+    assert "[128, 8]" in body and "tl.reduce(" in body
     assert "tl.maximum(" in src[src.index(f"def _{kernel.name}_combine"):]
     programs = src[src.index(f"def {kernel.name}_PROGRAMS"):]
     assert "p['BLOCK_C']" in programs[:programs.index("\n\n\n")]
-    assert "'BLOCK_R': ([2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16)" in src
-    assert "'BLOCK_C': ([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128)" in src
+    assert "'BLOCK_R': ([2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128)" in src
+    assert "'BLOCK_C': ([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 8)" in src
 
 
 RAGGED = [(k, s) for k, s in CASES if k in (csr_rows, csr_row_max, prefix_column_sums)]
@@ -444,15 +447,15 @@ def test_rows_at_the_cover_triton(kernel, tile, tmp_path, monkeypatch):
 
 
 def test_long_row_walk_in_source():
-    """The generated Triton bounds the tiles by the cover and walks rows past it in a branch: the
-    program's longest row compared with BLOCK_R x BLOCK_C, a loop over the block's rows extracting each
-    one's length, the row's rest in [BLOCK_R, BLOCK_C] tiles of consecutive members."""
-    src = csr_rows.source("triton")
-    body = src[src.index("def _csr_rows_kernel"):]
+    """Ranges ragged by position (rows[0:d], members read bare: no positions to walk) keep the member
+    tiles: the generated Triton bounds them by the cover and walks ranges past it in a branch (the
+    block's longest range compared with BLOCK_R x BLOCK_C, a loop over the block's members extracting
+    each one's length, the range's rest in [BLOCK_R, BLOCK_C] tiles of consecutive members)."""
+    src = prefix_column_sums.source("triton")
+    body = src[src.index("def _prefix_column_sums_kernel"):]
     body = body[:body.index("\n\n\n")]
-    assert "tl.minimum(" in body and "\n    if " in body and "else:" in body
-    assert "_csr_rows_pick)" in body
-    assert "for " in body[body.index("\n    if "):]
+    assert "tl.minimum(" in body and " if " in body and "else:" in body
+    assert "_prefix_column_sums_pick)" in body
 
 
 def meta_views(kernel, sizes):
@@ -465,21 +468,23 @@ def meta_views(kernel, sizes):
 
 
 @pytest.mark.parametrize("m,nnz,tile", [
-    (1 << 20, 16 << 20, (16, 128)),   # rows of 16 on average: the declared tile
-    (1 << 20, 2 << 20, (2, 1024)),    # rows of 2: two lanes a row, 1024 rows a program
-    (1 << 20, 100 << 20, (128, 16)),  # rows of 100
-    (65536, 16 << 20, (256, 8)),      # rows of 256
-    (1000, 16000000, (1024, 2)),      # rows of 16000 (past the cover: the long-row walk): 500 programs
+    (1 << 20, 16 << 20, (128, 8)),    # rows of 16 on average: the declared tile, one trip a program
+    (1 << 20, 2 << 20, (16, 8)),      # rows of 2
+    (1 << 20, 100 << 20, (1024, 8)),  # rows of 100: 800 nonzeros a program
+    (65536, 16 << 20, (1024, 4)),     # rows of 256: 4 rows hold 1024
+    (1000, 16000000, (1024, 1)),      # rows of 16000: one a program, 1000 programs
     (100, 1600, (16, 1)),             # fewer rows than multiprocessors: one a program
     (7, 29, (8, 1)),
     (5, 0, (2, 1)),                   # every row empty
 ], ids=lambda v: str(v))
 def test_ragged_defaults_follow_the_average_row(m, nnz, tile):
-    """A CSR call's defaults take BLOCK_R from the average row NNZ / M (the smallest candidate at least
-    it) and BLOCK_C from the declared tile's 2048 lanes, narrowed to fill the device; the kernel states
+    """A CSR call's defaults, where the tile walks the rows' nonzeros (walk = pool): BLOCK_C at most 8
+    rows (fewer where their nonzeros pass 1024 on average), narrowed to fill the device, and BLOCK_R the
+    smallest candidate holding the program's nonzeros on average (BLOCK_C x NNZ / M); the kernel states
     the fact (`<kernel>_SEGMENTS`)."""
     src = csr_rows.source("triton")
-    assert "csr_rows_SEGMENTS = {'across': 'BLOCK_C', 'along': 'BLOCK_R', 'count': 'M', 'pool': 'NNZ'}" in src
+    assert ("csr_rows_SEGMENTS = {'across': 'BLOCK_C', 'along': 'BLOCK_R', 'count': 'M', 'pool': 'NNZ', "
+            "'walk': 'pool'}") in src
     got = csr_rows.call_defaults(*meta_views(csr_rows, {"M": m, "M1": m + 1, "N": 1 << 20, "NNZ": nnz}))
     assert (got["BLOCK_R"], got["BLOCK_C"]) == tile, got
 
@@ -491,3 +496,137 @@ def test_ragged_by_position_states_no_segments():
     assert "_SEGMENTS" not in src
     got = prefix_column_sums.call_defaults(*meta_views(prefix_column_sums, {"R": 4096, "D": 1 << 20}))
     assert got["BLOCK_R"] == 16, got
+
+
+# The tile walks the positions of its program's rows (walkPool): CSR rows read at indptr[m] + r.
+@tessel.kernel
+def weight_prefixes(lens: T.In[T.i32, ("M",)], w: T.In[T.f32, ("K",)], y: T.Out[T.f32, ("M",)]):
+    """Each row sums the first lens[m] weights: segments [0, lens[m]) that all start at 0 (they overlap)."""
+    M = y.shape[0]
+    ks = T.domain(0, w.shape[0])
+    for m in T.parallel(T.domain(0, M)):
+        y[m] = T.sum(w[ks[0:lens[m]]])
+
+
+def skewed_inputs(m, nnz, n=61, seed=0):
+    """CSR rows of power-law length (Dirichlet(0.5) shares of NNZ, as the corpus kernel's inputs): most
+    rows short, a few many times the average, some empty."""
+    rng = np.random.default_rng(seed * 131 + m * 7 + nnz)
+    counts = rng.multinomial(nnz, rng.dirichlet(np.full(m, 0.5))) if m > 1 else np.array([nnz])
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    shapes = {"M": m, "M1": m + 1, "N": n, "NNZ": nnz}
+    inputs = {"indptr": indptr, "values": rng.standard_normal(nnz).astype(np.float32),
+              "indices": rng.integers(0, n, size=nnz).astype(np.int32),
+              "x": rng.standard_normal(n).astype(np.float32)}
+    return shapes, inputs
+
+
+def scrambled_inputs(m, nnz, n=13, seed=0):
+    """Offsets that are no CSR at all: random in [-3, NNZ + 3], so segments overlap, leave gaps, run
+    backwards (empty) and pass the ends (clamped). The positions between segments hold indices past N:
+    a read there would be out of bounds, so only the positions some segment holds may be read."""
+    rng = np.random.default_rng(seed * 17 + m + nnz)
+    indptr = rng.integers(-3, nnz + 4, size=m + 1).astype(np.int32)
+    covered = np.zeros(nnz, dtype=bool)
+    for i in range(m):
+        lo, hi = max(int(indptr[i]), 0), min(int(indptr[i + 1]), nnz)
+        covered[lo:max(hi, lo)] = True
+    indices = np.where(covered, rng.integers(0, n, size=nnz), 1 << 30).astype(np.int32)
+    shapes = {"M": m, "M1": m + 1, "N": n, "NNZ": nnz}
+    inputs = {"indptr": indptr, "values": rng.standard_normal(nnz).astype(np.float32), "indices": indices,
+              "x": rng.standard_normal(n).astype(np.float32)}
+    return shapes, inputs
+
+
+def max_inputs(shapes, inputs):
+    return ({k: v for k, v in shapes.items() if k != "N"},
+            {k: v for k, v in inputs.items() if k in ("indptr", "values")})
+
+
+SKEWED = [(1, 0), (1, 37), (2, 0), (3, 1), (13, 97), (131, 1031), (257, 4099)]
+
+
+@pytest.mark.parametrize("tile", [(2, 1), (8, 8), (128, 8), (16, 128), (1024, 1), (4, 32)])
+@pytest.mark.parametrize("m,nnz", SKEWED, ids=[f"M{m}-NNZ{n}" for m, n in SKEWED])
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_pool_walk_skewed_pgpu(tessel_bin, kernel, m, nnz, tile):
+    """Rows of power-law length, empty rows, M = 1, NNZ = 0 and primes, at tiles narrower and wider than
+    the rows and the programs' nonzeros: the pgpu interpreter computes what the KIR interpreter computes."""
+    shapes, inputs = skewed_inputs(m, nnz)
+    if kernel is csr_row_max:
+        shapes, inputs = max_inputs(shapes, inputs)
+    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    assert ref.keys() == got.keys()
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
+
+
+@pytest.mark.parametrize("tile", [(2, 1), (4, 8), (16, 4)])
+@pytest.mark.parametrize("m,nnz", [(1, 5), (7, 29), (31, 97)], ids=lambda v: str(v))
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_pool_walk_scrambled_offsets_pgpu(tessel_bin, kernel, m, nnz, tile):
+    """Offsets that overlap, leave gaps, run backwards or pass the ends: each row still sums exactly its
+    own clamped range, and no position outside every range is read (the indices there are out of
+    bounds)."""
+    shapes, inputs = scrambled_inputs(m, nnz)
+    if kernel is csr_row_max:
+        shapes, inputs = max_inputs(shapes, inputs)
+    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
+
+
+@pytest.mark.parametrize("tile", [(2, 1), (8, 8), (16, 128)])
+@pytest.mark.parametrize("m,k", [(1, 1), (7, 13), (37, 131)], ids=lambda v: str(v))
+def test_pool_walk_overlapping_segments_pgpu(tessel_bin, m, k, tile):
+    """Segments that all start at position 0 (the first lens[m] weights): every position belongs to
+    several rows and is added into each."""
+    rng = np.random.default_rng(m + k)
+    inputs = {"lens": rng.integers(-2, k + 3, size=m).astype(np.int32), "w": rng.standard_normal(k).astype(np.float32)}
+    shapes = {"M": m, "K": k}
+    ref = run_cli(tessel_bin, weight_prefixes, shapes, "kir", {}, inputs)
+    got = run_cli(tessel_bin, weight_prefixes, shapes, "pgpu", tiles(weight_prefixes, *tile), inputs)
+    for name in ref:
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
+
+
+@pytest.mark.parametrize("params", [{"BLOCK_R": 4, "BLOCK_C": 8}, {"BLOCK_R": 32, "BLOCK_C": 1}, None],
+                         ids=["tile4x8", "tile32x1", "call-defaults"])
+@pytest.mark.parametrize("m,nnz,scrambled", [(1, 0, False), (131, 1031, False), (257, 4099, False), (31, 97, True)],
+                         ids=lambda v: str(v))
+@pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
+def test_pool_walk_triton(kernel, m, nnz, scrambled, params, tmp_path, monkeypatch):
+    """The same walk in the generated Triton under TRITON_INTERPRET=1, at fixed tiles and a plain call's
+    defaults."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    shapes, inputs = (scrambled_inputs if scrambled else skewed_inputs)(m, nnz)
+    if kernel is csr_row_max:
+        shapes, inputs = max_inputs(shapes, inputs)
+    ref = kernel.run_interp(shapes, seed=5, inputs=inputs)
+    views = [p for p in kernel.params() if p.kind == "view"]
+    args = [torch.from_numpy(np.array(ref[f"{p.name}.in"])) if f"{p.name}.in" in ref
+            else torch.from_numpy(np.full_like(np.asarray(ref[p.name]), 7)) for p in views]
+    if params is None:
+        kernel(*args)
+    else:
+        kernel._launcher({}, params)(*args)
+    for p, t in zip(views, args):
+        if p.name in ref:
+            np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-4, err_msg=p.name)
+
+
+def test_pool_walk_in_source():
+    """CSR rows walk their nonzeros: the loop runs from the program's first row start to its last row end
+    in steps of BLOCK_R, the nonzeros read as [BLOCK_R] vectors (not [BLOCK_R, BLOCK_C] tiles), the
+    membership a [BLOCK_R, BLOCK_C] tile; no long-row walk. The kernel states walk = pool."""
+    src = csr_rows.source("triton")
+    body = src[src.index("def _csr_rows_kernel"):]
+    body = body[:body.index("\n\n\n")]
+    assert "[128, 8]" in body and "_csr_rows_pick" not in body
+    loads = [line for line in body.splitlines() if "tl.load(values" in line or "tl.load(x" in line]
+    assert loads and all("[128, 8]" not in line for line in loads), loads
+    assert "'walk': 'pool'" in src[src.index("csr_rows_SEGMENTS"):]

@@ -345,6 +345,108 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // -----
 
 // COM: Ragged segments on a program axis (CSR SpMV, one row per program, its nonzeros [0, n(m)) read
+// COM: from indptr, each read at the position indptr[m] + r and nowhere else): each program owns
+// COM: BLOCK_C rows, ceil(M / BLOCK_C) programs, and walks the positions of its rows instead of each
+// COM: row's members: from the first start to the last end of its nonempty valid rows (a min and a max
+// COM: over the rows, constants past every position as identities), BLOCK_R positions a trip. The
+// COM: reads are [BLOCK_R] fragments at the positions themselves (indptr[m] + r is k), valid where some
+// COM: row holds k (a max over BLOCK_C of the membership); member (k, m) of the [BLOCK_R, BLOCK_C]
+// COM: accumulator is valid where start(m) <= k < end(m), its product broadcast over the rows. No
+// COM: long-row walk. The kernel states walk = "pool"; the defaults are 8 rows and 128 positions.
+// CHECK-LABEL: pgpu.kernel @csr
+// CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 8
+// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128>
+// CHECK-SAME: pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ", walk = "pool"}
+// CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
+// CHECK: %[[N:.*]] = pgpu.ceil_div %[[M:.*]], %[[BC]] : index
+// CHECK: %[[BLOCKS:.*]] = pgpu.binary max %[[N]], %{{.*}} : index
+// CHECK: pgpu.program_space(%[[BLOCKS]]) {
+// CHECK: %[[ROWS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[ROWSOK:.*]] = pgpu.cmp lt %[[ROWS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[X:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[LEN:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[STARTS:.*]] = pgpu.binary add %[[X]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[ENDS:.*]] = pgpu.binary add %[[X]], %[[LEN]] : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[NONEMPTY:.*]] = pgpu.cmp gt %[[LEN]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[LIVE:.*]] = pgpu.binary and %[[NONEMPTY]], %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]>
+// CHECK: %[[S:.*]] = pgpu.select %[[LIVE]], %[[STARTS]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[FIRST:.*]] = pgpu.reduce %[[S]] axes [0] identity(%c2147483647 : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
+// CHECK: pgpu.binary min
+// CHECK: %[[E:.*]] = pgpu.select %[[LIVE]], %[[ENDS]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[LAST:.*]] = pgpu.reduce %[[E]] axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
+// CHECK: pgpu.binary max
+// CHECK: %[[BR:.*]] = pgpu.param "BLOCK_R" : index
+// CHECK: %[[TILE:.*]] = pgpu.for %[[FIRST]] to %[[LAST]] step %[[BR]] iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%[[K0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
+// CHECK-NEXT: %[[K:.*]] = pgpu.iota %[[K0]] : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[BEFORE:.*]] = pgpu.cmp lt %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[AFTER:.*]] = pgpu.cmp ge %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[IN:.*]] = pgpu.binary and %[[AFTER]], %[[BEFORE]] : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[MEMBER:.*]] = pgpu.binary and %[[IN]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[HITS:.*]] = pgpu.select %[[MEMBER]], %{{.*}}, %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[ANY:.*]] = pgpu.reduce %[[HITS]] axes [1] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<index, [BLOCK_R]>) {
+// CHECK: %[[HELD:.*]] = pgpu.cmp gt %[[ANY]], %{{.*}} : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[V:.*]] = pgpu.gather %values[%[[K]]] valid %[[HELD]] : !pgpu.fragment<i1, [BLOCK_R]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R]>
+// CHECK: %[[I:.*]] = pgpu.gather %indices[%[[K]]] valid %[[HELD]] : !pgpu.fragment<i1, [BLOCK_R]> {{.*}} -> !pgpu.fragment<i32, [BLOCK_R]>
+// CHECK: %[[XV:.*]] = pgpu.gather %x[%{{.*}}] valid %[[HELD]] : !pgpu.fragment<i1, [BLOCK_R]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R]>
+// CHECK: %[[P:.*]] = pgpu.binary mul %[[V]], %[[XV]] : !pgpu.fragment<f32, [BLOCK_R]>
+// CHECK: %[[PP:.*]] = pgpu.broadcast %[[P]] dims [0] : !pgpu.fragment<f32, [BLOCK_R]> -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[MINE:.*]] = pgpu.select %[[MEMBER]], %[[PP]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.binary add %[[ACC]], %[[MINE]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.store %[[SUM]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK-NOT: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @csr(%indptr: !pgpu.view<i32, [M1], in>, %indices: !pgpu.view<i32, [NNZ], in>, %values: !pgpu.view<f32, [NNZ], in>, %x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [M], out>) {
+    %c0_i32 = arith.constant 0 : i32
+    %true = arith.constant true
+    %cst = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %y[0] : !pgpu.view<f32, [M], out>
+    %NNZ = pgpu.extent %indices[0] : !pgpu.view<i32, [NNZ], in>
+    pgpu.program_space(%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%m: index):
+        %4 = pgpu.load %indptr[%m] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [M1], in>[index] -> i32
+        %5 = pgpu.binary add %m, %c1 : index
+        %6 = pgpu.load %indptr[%5] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [M1], in>[index] -> i32
+        %7 = pgpu.cast %4 : i32 to index
+        %8 = pgpu.cast %6 : i32 to index
+        %9 = pgpu.binary max %7, %c0 : index
+        %10 = pgpu.binary min %8, %NNZ : index
+        %11 = pgpu.binary sub %10, %9 : index
+        %12 = pgpu.binary max %11, %c0 : index
+        %13 = pgpu.range_reduce %c0 to %12 identity(%cst : f32) -> (f32) element {
+        ^bb0(%r: index):
+          %14 = pgpu.binary add %9, %r : index
+          %15 = pgpu.gather %values[%14] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [NNZ], in>[index] -> f32
+          %16 = pgpu.gather %indices[%14] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [NNZ], in>[index] -> i32
+          %17 = pgpu.cast %16 : i32 to index
+          %18 = pgpu.gather %x[%17] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %19 = pgpu.binary mul %15, %18 : f32
+          pgpu.yield %19 : f32
+        } combine {
+        ^bb0(%a1: f32, %a2: f32):
+          %c = pgpu.binary add %a1, %a2 : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %13, %y[%m] valid %true : i1 : f32, !pgpu.view<f32, [M], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Ragged segments walked by member (a CSR row weighted by each nonzero's place in its row,
+// COM: w[r]: r is read bare, not only as the position indptr[m] + r, so the positions are not walked):
+// COM: one row per program, its nonzeros [0, n(m)) read
 // COM: from indptr; the reads walk r contiguously, so only the ragged bounds make it fire): each
 // COM: program owns BLOCK_C rows, ceil(M / BLOCK_C) programs; the row's scalars (indptr reads, bounds)
 // COM: become [BLOCK_C] fragments read under the rows' validity; the nonzeros run in [BLOCK_R, BLOCK_C]
@@ -356,7 +458,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: The row lengths are read (indptr) and clamped to [0, NNZ), one row per member of [0, M): the
 // COM: kernel states the tile's parameters and those extents (pgpu.segments), whose ratio NNZ / M, the
 // COM: average row, a call's default sizes BLOCK_R by.
-// CHECK-LABEL: pgpu.kernel @csr
+// CHECK-LABEL: pgpu.kernel @csr_weighted
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
 // CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
 // CHECK-SAME: pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}
@@ -415,7 +517,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: pgpu.store %[[DONE]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-  pgpu.kernel @csr(%indptr: !pgpu.view<i32, [M1], in>, %indices: !pgpu.view<i32, [NNZ], in>, %values: !pgpu.view<f32, [NNZ], in>, %x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [M], out>) {
+  pgpu.kernel @csr_weighted(%indptr: !pgpu.view<i32, [M1], in>, %indices: !pgpu.view<i32, [NNZ], in>, %values: !pgpu.view<f32, [NNZ], in>, %x: !pgpu.view<f32, [N], in>, %w: !pgpu.view<f32, [K], in>, %y: !pgpu.view<f32, [M], out>) {
     %c0_i32 = arith.constant 0 : i32
     %true = arith.constant true
     %cst = arith.constant 0.000000e+00 : f32
@@ -444,7 +546,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
           %17 = pgpu.cast %16 : i32 to index
           %18 = pgpu.gather %x[%17] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [N], in>[index] -> f32
           %19 = pgpu.binary mul %15, %18 : f32
-          pgpu.yield %19 : f32
+          %20 = pgpu.gather %w[%r] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [K], in>[index] -> f32
+          %21 = pgpu.binary mul %19, %20 : f32
+          pgpu.yield %21 : f32
         } combine {
         ^bb0(%a1: f32, %a2: f32):
           %c = pgpu.binary add %a1, %a2 : f32

@@ -958,6 +958,23 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     (n - cover) / BLOCK_R. Exact (seed 000 §8 regroups members). The
     bound: past it the tiles would spend more than BLOCK_C trips on one
     segment, as many lanes as one trip of the walk takes at once.
+    Where the element uses its member r only as X + r with X from outside
+    the element (a CSR row's nonzeros, `values[indptr[m] + r]`), member r
+    of d is position X(d) + r and d's segment the positions
+    [X(d) + lo, X(d) + n(d)): the tile walks positions instead of members
+    (merge-path style), from the first start to the last end of the
+    block's nonempty segments in trips of BLOCK_R positions k ([BLOCK_R]
+    lanes: the reads are [BLOCK_R] fragments, each position read once,
+    valid where some segment of the block holds k, a max over BLOCK_C of
+    the membership), member (k, d) valid where k lies in d's segment (a
+    [BLOCK_R, BLOCK_C] membership that masks the accumulator's lanes and
+    any read over both axes). CSR rows being consecutive positions, the
+    block's nonzeros take ceil(nnz / BLOCK_R) trips, every lane on one
+    however the rows' lengths vary, where walking each row's members to
+    the block's longest row leaves the short rows' lanes idle (rows of
+    power-law length: about 89% of the [16, 128] tile at 1M rows of 16
+    nonzeros on average). No long-segment walk: a long segment is more
+    trips of the same lanes. The cost is BLOCK_C compares a position.
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
     First, a reduction whose element is exactly another reduction yielded
@@ -1006,6 +1023,10 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     {along = "BLOCK_R", across = "BLOCK_C", pool = S, count = E}`: a call's
     default takes BLOCK_R from the average segment S / E and BLOCK_C from
     the rest of the declared tile's lanes, narrowed to fill the device.
+    Where every ragged reduction walks positions, it also states
+    `walk = "pool"`, BLOCK_C defaults to 8 and BLOCK_R to 128: a call's
+    default takes at most 8 segments a program and BLOCK_R the smallest
+    candidate holding their nonzeros on average (BLOCK_C x S / E).
     A fact for call defaults only: nothing in the program reads it.
     Without it, a call that narrows BLOCK_C to fill the device (few long
     segments, down to one a program) widens BLOCK_R to its largest
