@@ -45,9 +45,13 @@
 //     same for all of them and the fold's values allow (query heads sharing
 //     a key/value head), else the workset has no lane axis and each program
 //     owns one member.
+//   * a contraction whose operands both vary across the lanes (each member
+//     its own keys and its own query: single-query decode, k[b, h // G]
+//     against q[b, h]) has no tile product to share: the workset is planned
+//     again with one member per program, its folds still in BLOCK_<T> tiles.
 //
 // Everything else a KIR body may hold (effects other than stores, masked
-// gathers, records, batched contracts, fragments of rank > 2, a member's
+// gathers, records, contractions with batch axes, fragments of rank > 2, a member's
 // domain as a free axis) keeps the element-wise construction; with
 // optimization remarks on, the workset says why.
 //
@@ -274,8 +278,10 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         Shape l, r;
         if (!shapeOfOperand(c.getLhs(), l) || !shapeOfOperand(c.getRhs(), r))
           return fail(c, "an operand has no coordinate provenance");
-        if (l.lanes && r.lanes)
+        if (l.lanes && r.lanes) {
+          lanesBatched = true;
           return fail(c, "both operands vary across the lanes (a batched contraction)");
+        }
         if (c.getLhsReduce().size() != 1)
           return fail(c, "a contraction over several axes");
         if (l.axes[c.getLhsReduce()[0]] != r.axes[c.getRhsReduce()[0]])
@@ -439,8 +445,14 @@ bool FoldWorksetImpl::plan() {
     return true;
   // A domain defined per member (its bound loaded or computed in the member) is one fold range for
   // a block of lanes only where its bounds and the fold's operands allow (the lanes' members share
-  // it, e.g. query heads of one key/value head); else each program owns one member.
-  if (!hasLanes || llvm::none_of(body, [](Operation &op) { return isa<kir::DomainOp, kir::SubregionOp>(op); }))
+  // it, e.g. query heads of one key/value head); else each program owns one member. Likewise a
+  // contraction whose operands both vary across the lanes (each member's own key rows and query: a
+  // single-query decode, its keys indexed by the member's head) has no tile product to share across
+  // members: each program owns one member and its fold still walks BLOCK_<T>-wide source tiles, the
+  // contraction a matrix-vector product per tile (seed 002 §3.4 region-fold realization).
+  if (!hasLanes || (!lanesBatched && llvm::none_of(body, [](Operation &op) {
+                      return isa<kir::DomainOp, kir::SubregionOp>(op);
+                    })))
     return false;
   shapes.clear();
   alias.clear();
@@ -1236,7 +1248,9 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
                   << (hasLanes   ? laneParam + " lanes"
                       : rowTiles ? std::string("one member per program (its folds hold no contraction: no tile "
                                                "product to share across members)")
-                                 : std::string("one member per program (its domain is the member's)"))
+                      : lanesBatched ? std::string("one member per program (a contraction's operands both vary "
+                                                   "across the members: no tile product to share)")
+                                     : std::string("one member per program (its domain is the member's)"))
                   << ", " << tileParam << "-wide source tiles; its contractions and reductions stay structured ops";
   for (unsigned c = 0; c < n; ++c)
     bind(f.getResult(c), fold.getResult(c));

@@ -138,6 +138,10 @@ private:
   bool hasLanes = true;
   /// Whether the workset's folds hold no contraction: no lanes, and its fold tiles are row blocks.
   bool rowTiles = false;
+  /// Whether a lane plan failed because a contraction's operands both vary across the lanes (each
+  /// member reads its own matrix: single-query decode attention, whose key/value rows depend on the
+  /// member's head). Such a workset is retried with one member per program and its fold still tiled.
+  bool lanesBatched = false;
   /// Region scans emitted in the current variant (their outputs' stores are
   /// emitted inside the scan's emit region).
   llvm::DenseSet<Operation *> emittedScans;
