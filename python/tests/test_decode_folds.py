@@ -1,14 +1,17 @@
-"""Single-query (decode) attention whose key/value rows are the member's own (issue: decode attention
-untiled): each member (b, h) reads k[b, h // G] and q[b, h], so the score contraction's operands both vary
-across the innermost parallel axis and no key tile is shared by a block of lanes. Construction gives each
-program one member and still folds the key axis in BLOCK_T-wide tiles ([BLOCK_T, D] key and value tiles,
-scores by a broadcast multiply and a sum over D), instead of building the workset element by element
-(every score recomputed per output channel).
+"""Single-query (decode) attention whose key/value rows are the member's own: each member (b, h) reads
+k[b, h // G] (or k[b, h]) and q[b, h], so the score contraction's operands both vary across the innermost
+parallel axis. Before, the workset was built element by element (every score recomputed per output
+channel). Now, where the lane reaches the keys only through h // G (query heads sharing a key/value head),
+the lanes are gathered by group: each program owns up to BLOCK_HQ query heads of one group, whose keys
+are one [BLOCK_T, D] tile per step shared in a [BLOCK_HQ, D] x [D, BLOCK_T] tile product; otherwise each
+program owns one member and still folds the key axis in BLOCK_T-wide tiles (scores by a broadcast multiply
+and a sum over D).
 
 Each kernel runs against a NumPy reference on the KIR interpreter, on the pgpu interpreter after the shared
 pipeline with 16-wide key tiles (several tiles and a masked tail per member), and through the Triton
 provider under TRITON_INTERPRET=1 at odd shapes: T = 1, primes, no multiple of any block, D = 1 and odd,
-groups of 1, 2, 3 and 4 query heads per key/value head.
+groups of 1, 2, 3, 4 and 17 query heads per key/value head (17: two lane blocks of 16 per group), a last
+group with fewer heads than the others.
 """
 import math
 import os
@@ -72,12 +75,16 @@ def remarks(kernel, tessel_bin, tmp_path):
     return res.stdout, res.stderr
 
 
-def run_three_ways(kernel, tessel_bin, tmp_path, shapes, inputs, scalars, want, tol):
+ONE = "one member per program (a contraction's operands both vary"
+GROUPED = "BLOCK_HQ lanes of one group"
+
+
+def run_three_ways(kernel, tessel_bin, tmp_path, shapes, inputs, scalars, want, tol, how):
     """The KIR interpreter, the pgpu interpreter after the shared pipeline with 16-wide key tiles (free
     axes 64 wide: the tiled variant; then 16 wide: D > 16 takes the element-wise fallback), and the
     generated Triton under TRITON_INTERPRET=1, each against `want`."""
     _, err = remarks(kernel, tessel_bin, tmp_path)
-    assert "region fold constructed on fragments: one member per program (a contraction's operands both vary" in err, err
+    assert f"region fold constructed on fragments: {how}" in err, err
     assert "constructed element by element" not in err, err
     got = kernel.run_interp(shapes=shapes, scalars=scalars, inputs=inputs)
     np.testing.assert_allclose(got["out"], want, **tol, err_msg="KIR interpreter")
@@ -95,7 +102,7 @@ def run_three_ways(kernel, tessel_bin, tmp_path, shapes, inputs, scalars, want, 
     declared = sorted(set(w.split('"')[1] for w in program.read_text().split("#pgpu.param<")[1:]))
     assert "BLOCK_T" in declared, declared
     shape = ",".join(f"{n}={val}" for n, val in shapes.items())
-    for free in (64, 16):
+    for free in (64, 16):   # lanes 64 then 16 wide (a group of 17 is two lane blocks of 16)
         params = [f"--param={p}={16 if p == 'BLOCK_T' else free}" for p in declared if p.startswith("BLOCK_")]
         out = tmp_path / f"pgpu{free}"
         res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--order", "shuffle",
@@ -129,7 +136,7 @@ def test_gqa_decode(B, HQ, HKV, TK, D, numerics, tessel_bin, tmp_path, monkeypat
     scale = 1.0 / math.sqrt(D)
     want = reference(**inputs, scale=scale)
     run_three_ways(make_gqa_decode(numerics), tessel_bin, tmp_path, dict(B=B, HQ=HQ, HKV=HKV, T=TK, D=D), inputs,
-                   dict(scale=scale), want, dict(rtol=1e-4, atol=1e-5))
+                   dict(scale=scale), want, dict(rtol=1e-4, atol=1e-5), GROUPED)
 
 
 @pytest.mark.parametrize("B,H,TK,D", [(1, 1, 1, 3), (2, 3, 29, 7)])
@@ -141,7 +148,41 @@ def test_mha_decode_products(B, H, TK, D, tessel_bin, tmp_path, monkeypatch):
                   v=rng.standard_normal((B, H, TK, D)).astype(np.float32))
     want = reference(**inputs, scale=1.0)
     run_three_ways(mha_decode_products, tessel_bin, tmp_path, dict(B=B, H=H, T=TK, D=D), inputs, {}, want,
-                   dict(rtol=1e-4, atol=1e-5))
+                   dict(rtol=1e-4, atol=1e-5), ONE)
+
+
+@tessel.kernel
+def grouped_ceil(q: T.In[T.f32, ("B", "HQ", "D")], k: T.In[T.f32, ("B", "HKV", "T", "D")],
+                 v: T.In[T.f32, ("B", "HKV", "T", "D")], out: T.Out[T.f32, ("B", "HQ", "D")]):
+    """Groups of ceil(HQ / HKV) query heads: the last key/value head's group is short when HKV does not
+    divide HQ."""
+    B, HQ, D = q.shape
+    HKV = k.shape[1]
+    group = (HQ + HKV - 1) // HKV
+    keys, dims = T.domain(0, k.shape[2]), T.domain(0, D)
+    for b, h in T.parallel(T.domain(0, B), T.domain(0, HQ)):
+        s = T.matvec(k[b, h // group, keys, dims], q[b, h, dims])
+        e = T.exp(s - T.max(s))
+        out[b, h, dims] = T.vecmat(e, v[b, h // group, keys, dims]) / T.sum(e)
+
+
+@pytest.mark.parametrize("B,HQ,HKV,TK,D", [(1, 1, 1, 1, 1), (2, 7, 3, 23, 9), (1, 35, 2, 41, 8), (2, 5, 5, 19, 3)])
+def test_grouped_ceil(B, HQ, HKV, TK, D, tessel_bin, tmp_path, monkeypatch):
+    """Short last groups (7 heads in groups of 3: 3, 3, 1; 35 in groups of 18: two lane blocks of 16 per
+    group at BLOCK_HQ = 16, the second group 17 heads), groups of one (each program one head)."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(HQ * 3 + HKV)
+    G = -(-HQ // HKV)
+    inputs = dict(q=rng.standard_normal((B, HQ, D)).astype(np.float32),
+                  k=rng.standard_normal((B, HKV, TK, D)).astype(np.float32),
+                  v=rng.standard_normal((B, HKV, TK, D)).astype(np.float32))
+    kk = np.repeat(inputs["k"], G, axis=1)[:, :HQ].astype(np.float64)
+    vv = np.repeat(inputs["v"], G, axis=1)[:, :HQ].astype(np.float64)
+    s = np.einsum("bhd,bhtd->bht", inputs["q"].astype(np.float64), kk)
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    want = np.einsum("bht,bhtd->bhd", p, vv) / p.sum(axis=2)[..., None]
+    run_three_ways(grouped_ceil, tessel_bin, tmp_path, dict(B=B, HQ=HQ, HKV=HKV, T=TK, D=D), inputs, {}, want,
+                   dict(rtol=1e-4, atol=1e-5), GROUPED)
 
 
 def test_shared_keys_keep_lanes(tessel_bin, tmp_path):
