@@ -200,3 +200,56 @@ def test_shared_keys_keep_lanes(tessel_bin, tmp_path):
     _, err = remarks(mqa, tessel_bin, tmp_path)
     assert "region fold constructed on fragments: BLOCK_H lanes" in err, err
     assert "one member per program" not in err, err
+
+
+SPLITS = [  # B, HQ, HKV, T, D: T = 70 is 5 tiles of 16 (FOLD_SPLIT 4: 2 + 2 + 1 + an empty segment)
+    (1, 4, 1, 70, 16),
+    (2, 6, 2, 97, 5),        # groups of 3, D padded
+    (1, 35, 2, 41, 8),       # groups of 18: two lane blocks of 16 per group, a short last group
+    (1, 2, 2, 1, 3),         # one key: never split
+]
+
+
+@pytest.mark.parametrize("split", [2, 4, 8])
+@pytest.mark.parametrize("B,HQ,HKV,TK,D", SPLITS, ids=[f"B{c[0]}HQ{c[1]}HKV{c[2]}T{c[3]}D{c[4]}" for c in SPLITS])
+def test_grouped_split_kv(B, HQ, HKV, TK, D, split, tessel_bin, tmp_path, monkeypatch):
+    """Split-KV: under relaxed_normalization the grouped decode's key fold is one online fold, which
+    pgpu-split-folds cuts into FOLD_SPLIT contiguous segments of key tiles, one program each; the
+    group's last arriving segment combines the summaries in segment order (the fold's own combine).
+    The pgpu interpreter (programs in shuffled order) against the reference."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel = make_gqa_decode("relaxed_normalization") if HQ % HKV == 0 else grouped_ceil
+    rng = np.random.default_rng(split * 11 + HQ)
+    G = -(-HQ // HKV)
+    inputs = dict(q=rng.standard_normal((B, HQ, D)).astype(np.float32),
+                  k=rng.standard_normal((B, HKV, TK, D)).astype(np.float32),
+                  v=rng.standard_normal((B, HKV, TK, D)).astype(np.float32))
+    scalars = dict(scale=0.7) if kernel is not grouped_ceil else {}
+    kk = np.repeat(inputs["k"], G, axis=1)[:, :HQ].astype(np.float64)
+    vv = np.repeat(inputs["v"], G, axis=1)[:, :HQ].astype(np.float64)
+    s = np.einsum("bhd,bhtd->bht", inputs["q"].astype(np.float64), kk) * scalars.get("scale", 1.0)
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    want = np.einsum("bht,bhtd->bhd", p, vv) / p.sum(axis=2)[..., None]
+    source = kernel._write(tmp_path, None)
+    source.write_text(source.read_text().replace("#kir.compile_options<>",
+                                                 "#kir.compile_options<numerics = relaxed_normalization>"))
+    assert "relaxed_normalization" in source.read_text()
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE, "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    text = program.read_text()
+    assert "pgpu.last_program" in text and "BLOCK_HQ" in text, text[:2000]
+    args = []
+    for n, val in inputs.items():
+        np.save(tmp_path / f"{n}.npy", val)
+        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
+    args += [a for n, val in scalars.items() for a in ("--scalar", f"{n}={val}")]
+    shape = ",".join(f"{n}={val}" for n, val in dict(B=B, HQ=HQ, HKV=HKV, T=TK, D=D).items())
+    binding = {"BLOCK_HQ": 16, "BLOCK_T": 16, "BLOCK_D": 16, "FOLD_SPLIT": split}
+    out = tmp_path / "pgpu"
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--order", "shuffle", "--out",
+                          str(out), *args, *[f"--param={k}={v}" for k, v in binding.items()]],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    np.testing.assert_allclose(np.load(out / "out.npy"), want, rtol=1e-4, atol=1e-5)
