@@ -37,7 +37,11 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     default covering the row's extent: one tile, the row read once); where the body defines a
     domain of its own (bounds loaded per member, the fold's axis) the fold runs to the member's bound,
     with the lanes kept only if that bound and the fold's values are the same for them (else each
-    program owns one member); every other tensor axis a
+    program owns one member); where a contraction's operands both vary across the lanes (each member
+    its own keys: single-query decode), the lanes are gathered by group when the lane h reaches them
+    only through `h // G` (G a launch fact: each program owns lanes of one group, BLOCK_<X> default
+    16, `h // G` its scalar, the group's key tile shared), else each program owns one member; every
+    other tensor axis a
     fragment axis of BLOCK_<D> members under one uniform guard `size <= BLOCK_<D>` (else the program
     walks its lanes element by element), and the fold a `pgpu.region_fold` over BLOCK_<T>-wide source
     tiles whose summarizer keeps `pgpu.contract` and `pgpu.reduce` (padded members neutralized by

@@ -45,9 +45,15 @@
 //     same for all of them and the fold's values allow (query heads sharing
 //     a key/value head), else the workset has no lane axis and each program
 //     owns one member.
+//   * a contraction whose operands both vary across the lanes (each member
+//     its own keys and its own query: single-query decode, k[b, h // G]
+//     against q[b, h]) is planned again with grouped lanes where the lane
+//     reaches it only through `h // G` (G a launch fact): each program owns
+//     lanes of one group, `h // G` its scalar, the group's key tile shared;
+//     else with one member per program, its folds still in BLOCK_<T> tiles.
 //
 // Everything else a KIR body may hold (effects other than stores, masked
-// gathers, records, batched contracts, fragments of rank > 2, a member's
+// gathers, records, contractions with batch axes, fragments of rank > 2, a member's
 // domain as a free axis) keeps the element-wise construction; with
 // optimization remarks on, the workset says why.
 //
@@ -144,6 +150,10 @@ std::string FoldWorksetImpl::paramName(Value domain) {
 bool FoldWorksetImpl::analyzeOp(Operation *op) {
   if (llvm::all_of(op->getResults(), [&](Value r) { return shapes.contains(r); }) && op->getNumResults())
     return true;
+  if (llvm::is_contained(quotients, op)) { // grouped lanes: the program's group, the same for its lanes
+    shapes[op->getResult(0)] = Shape{};
+    return true;
+  }
   auto shapeOfOperand = [&](Value v, Shape &out) -> bool {
     std::optional<Shape> s = shapeOf(v);
     if (!s)
@@ -274,8 +284,10 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         Shape l, r;
         if (!shapeOfOperand(c.getLhs(), l) || !shapeOfOperand(c.getRhs(), r))
           return fail(c, "an operand has no coordinate provenance");
-        if (l.lanes && r.lanes)
+        if (l.lanes && r.lanes) {
+          lanesBatched = true;
           return fail(c, "both operands vary across the lanes (a batched contraction)");
+        }
         if (c.getLhsReduce().size() != 1)
           return fail(c, "a contraction over several axes");
         if (l.axes[c.getLhsReduce()[0]] != r.axes[c.getRhsReduce()[0]])
@@ -437,20 +449,65 @@ bool FoldWorksetImpl::plan() {
   hasLanes = !scans && !rowTiles;
   if (planBody())
     return true;
+  auto reset = [&] {
+    shapes.clear();
+    alias.clear();
+    freeAxes.clear();
+    tileAxes.clear();
+    memberDomains.clear();
+    laneArg = laneDomain = Value();
+    laneParam.clear();
+  };
+  // Each lane reads its own keys, but only through its group `h // G` (query heads of one key/value
+  // head): lanes are gathered by group, one key tile per step shared by the group's lanes in a tile
+  // product (FlashDecoding's [G, D] query tile), before giving each program one member.
+  if (hasLanes && lanesBatched && findGroup()) {
+    reset();
+    if (planBody())
+      return true;
+    groupSize = Value();
+    quotients.clear();
+  }
   // A domain defined per member (its bound loaded or computed in the member) is one fold range for
   // a block of lanes only where its bounds and the fold's operands allow (the lanes' members share
-  // it, e.g. query heads of one key/value head); else each program owns one member.
-  if (!hasLanes || llvm::none_of(body, [](Operation &op) { return isa<kir::DomainOp, kir::SubregionOp>(op); }))
+  // it, e.g. query heads of one key/value head); else each program owns one member. Likewise a
+  // contraction whose operands both vary across the lanes (each member's own key rows and query: a
+  // single-query decode, its keys indexed by the member's head) has no tile product to share across
+  // members: each program owns one member and its fold still walks BLOCK_<T>-wide source tiles, the
+  // contraction a matrix-vector product per tile (seed 002 §3.4 region-fold realization).
+  if (!hasLanes || (!lanesBatched && llvm::none_of(body, [](Operation &op) {
+                      return isa<kir::DomainOp, kir::SubregionOp>(op);
+                    })))
     return false;
-  shapes.clear();
-  alias.clear();
-  freeAxes.clear();
-  tileAxes.clear();
-  memberDomains.clear();
-  laneArg = laneDomain = Value();
-  laneParam.clear();
+  reset();
   hasLanes = false;
   return planBody();
+}
+
+bool FoldWorksetImpl::findGroup() {
+  Block &body = par.getBody().front();
+  Value lane = body.getArgument(par.getDomains().size() - 1);
+  auto domain = par.getDomains().back().getDefiningOp<kir::DomainOp>();
+  if (!domain || !matchPattern(domain.getLower(), m_Zero()) || domain.getStep() != 1)
+    return false; // the member is the lane's position: h // G is the program's group
+  for (Operation *user : lane.getUsers()) {
+    auto div = dyn_cast<kir::BinaryOp>(user);
+    if (!div || div.getKind() != kir::BinaryKind::Div || div.getLhs() != lane || div->getBlock() != &body)
+      continue;
+    Value g = div.getRhs();
+    Operation *def = g.getDefiningOp();
+    // A launch-time scalar the construction already realized (a LaunchExpr: extents, ABI scalars).
+    if (!g.getType().isIndex() || (def && par->isAncestor(def)) || !kc.map.contains(g))
+      continue;
+    if (groupSize && groupSize != g) { // two groupings: no one group per program
+      groupSize = Value();
+      quotients.clear();
+      return false;
+    }
+    groupSize = g;
+    quotients.push_back(div);
+  }
+  return bool(groupSize);
 }
 
 /// Whether `v` is computed in the workset body from a kir.contract whose result ranges over `d`.
@@ -555,7 +612,15 @@ SmallVector<Value> FoldWorksetImpl::groupExtents(Location l) {
   if (!hasLanes)
     return extents;
   Value size = kc.domains.lookup(laneDomain).size;
-  laneBlocks = pgpu::CeilDivOp::create(b, l, size, param(l, laneParam));
+  if (groupSize) { // ceil(size / G) groups of ceil(G / BLOCK) lane blocks each (G >= 1 in the count)
+    Value g = pgpu::BinaryOp::create(b, l, kir::BinaryKind::Max, kc.map.lookup(groupSize), kc.constIndex(l, 1),
+                                     false, false);
+    Value groups = pgpu::CeilDivOp::create(b, l, size, g);
+    Value chunks = pgpu::CeilDivOp::create(b, l, g, param(l, laneParam));
+    laneBlocks = pgpu::BinaryOp::create(b, l, kir::BinaryKind::Mul, groups, chunks, false, false);
+  } else {
+    laneBlocks = pgpu::CeilDivOp::create(b, l, size, param(l, laneParam));
+  }
   extents.push_back(laneBlocks);
   return extents;
 }
@@ -575,8 +640,9 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
     params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {16, 32, 64, 128, 256}, dflt,
                                           StringAttr(), covers));
   };
+  // A group of query heads is small (4 to 8 per key/value head): the smallest tile-product block.
   if (hasLanes)
-    declare(laneParam, 64, StringAttr());
+    declare(laneParam, groupSize ? 16 : 64, StringAttr());
   // The extent a domain [0, X) spans: a block of it runs mask-free (and a fold over it in one tile)
   // when the call's default covers X's size.
   auto spanned = [&](Value d) {
@@ -1233,10 +1299,14 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
   fold = closeSummarize(b, fold);
   if (remarks)
     emitRemark(l) << "kir-to-pgpu: region fold constructed on fragments: "
-                  << (hasLanes   ? laneParam + " lanes"
+                  << (hasLanes && groupSize ? laneParam + " lanes of one group (the lanes' `// G` quotient, a "
+                                                          "scalar of the program: their keys are one tile)"
+                      : hasLanes ? laneParam + " lanes"
                       : rowTiles ? std::string("one member per program (its folds hold no contraction: no tile "
                                                "product to share across members)")
-                                 : std::string("one member per program (its domain is the member's)"))
+                      : lanesBatched ? std::string("one member per program (a contraction's operands both vary "
+                                                   "across the members: no tile product to share)")
+                                     : std::string("one member per program (its domain is the member's)"))
                   << ", " << tileParam << "-wide source tiles; its contractions and reductions stay structured ops";
   for (unsigned c = 0; c < n; ++c)
     bind(f.getResult(c), fold.getResult(c));
@@ -1362,7 +1432,7 @@ LogicalResult FoldWorksetImpl::emitFallback(ArrayRef<Value> coords, Value laneBa
   Value i = lb->addArgument(b.getIndexType(), l);
   Value pos = kc.binary(l, kir::BinaryKind::Add, laneBase, i);
   const DomainVals &d = kc.domains.find(laneDomain)->second;
-  Value inside = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LT, pos, d.size);
+  Value inside = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LT, pos, laneLimit);
   auto guardIf = pgpu::IfOp::create(b, l, TypeRange(), inside);
   b.createBlock(&guardIf.getThenRegion());
   for (auto [k, dom] : llvm::enumerate(par.getDomains().drop_back()))
@@ -1397,12 +1467,31 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
     // the short ones fill the last wave.
     Value lastBlock = kc.binary(l, kir::BinaryKind::Sub, laneBlocks, kc.constIndex(l, 1));
     Value block = kc.binary(l, kir::BinaryKind::Sub, lastBlock, coords.back());
-    laneBase = kc.binary(l, kir::BinaryKind::Mul, block, param(l, laneParam));
-    lane = makeBlock(l, laneParam, laneBase, ld.size, ld);
+    laneLimit = ld.size;
+    if (groupSize) {
+      // Block `block` is chunk c of group q: lanes [q*G + c*BLOCK, min(q*G + G, size)), so every
+      // valid lane's h // G is q (G >= 1 on this path; the guard below sends G < 1 to the fallback).
+      Value g = kc.binary(l, kir::BinaryKind::Max, get(groupSize).value(), kc.constIndex(l, 1));
+      Value chunks = pgpu::CeilDivOp::create(b, l, g, param(l, laneParam));
+      Value group = kc.binary(l, kir::BinaryKind::Div, block, chunks);
+      Value chunk = kc.binary(l, kir::BinaryKind::Rem, block, chunks);
+      Value groupBase = kc.binary(l, kir::BinaryKind::Mul, group, g);
+      laneBase = kc.binary(l, kir::BinaryKind::Add, groupBase,
+                           kc.binary(l, kir::BinaryKind::Mul, chunk, param(l, laneParam)));
+      laneLimit = kc.binary(l, kir::BinaryKind::Min, ld.size, kc.binary(l, kir::BinaryKind::Add, groupBase, g));
+      for (Operation *q : quotients)
+        bind(q->getResult(0), group);
+    } else {
+      laneBase = kc.binary(l, kir::BinaryKind::Mul, block, param(l, laneParam));
+    }
+    lane = makeBlock(l, laneParam, laneBase, laneLimit, ld);
     bind(laneArg, lane.member);
   }
-  // One uniform guard: every free axis fits its block.
+  // One uniform guard: every free axis fits its block (and, for grouped lanes, G >= 1: h // 0 is
+  // left to the element-wise construction, as written).
   Value fits;
+  if (groupSize)
+    fits = pgpu::CmpOp::create(b, l, kir::CmpPredicate::GE, get(groupSize).value(), kc.constIndex(l, 1));
   for (auto &[d, name] : freeAxes) {
     const DomainVals &dv = kc.domains.find(d)->second;
     Value ok = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LE, dv.size, param(l, name));
@@ -1438,8 +1527,11 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
     Value eq = pgpu::CmpOp::create(b, l, kir::CmpPredicate::EQ, dv.size, param(l, name));
     exact = exact ? kc.binary(l, kir::BinaryKind::And, exact, eq) : eq;
   }
-  auto split = pgpu::IfOp::create(b, l, TypeRange(), exact);
-  {
+  if (!exact) { // only the group's guard: no free axis to neutralize
+    if (failed(emitFast(false)))
+      return failure();
+  } else {
+    auto split = pgpu::IfOp::create(b, l, TypeRange(), exact);
     OpBuilder::InsertionGuard inner(b);
     b.createBlock(&split.getThenRegion());
     if (failed(emitFast(true)))

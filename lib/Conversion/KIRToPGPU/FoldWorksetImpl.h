@@ -138,6 +138,21 @@ private:
   bool hasLanes = true;
   /// Whether the workset's folds hold no contraction: no lanes, and its fold tiles are row blocks.
   bool rowTiles = false;
+  /// Whether a lane plan failed because a contraction's operands both vary across the lanes (each
+  /// member reads its own matrix: single-query decode attention, whose key/value rows depend on the
+  /// member's head). Such a workset is retried with one member per program and its fold still tiled.
+  bool lanesBatched = false;
+  /// Grouped lanes (tried after `lanesBatched`): the lane argument h reaches the batched operands
+  /// only through `h // G`, G a launch-time scalar (a query head's key/value head). Each program owns
+  /// lanes of one group, [g*G + c*BLOCK, min(g*G + G, (c+1)*BLOCK)), so `h // G` is the program's
+  /// group g, a scalar, and the group's keys are one tile shared by its lanes (seed 000 §6 index
+  /// relations: the quotient is a coordinate fact of the member).
+  Value groupSize;                             // G (KIR), defined outside the workset
+  llvm::SmallVector<Operation *, 2> quotients; // the body's `kir.binary div %h, G`
+  /// Emission: the limit of the current lane block (the domain's size, or the end of the group).
+  Value laneLimit;
+  /// Finds G and the quotients for grouped lanes; false when the lane axis has none.
+  bool findGroup();
   /// Region scans emitted in the current variant (their outputs' stores are
   /// emitted inside the scan's emit region).
   llvm::DenseSet<Operation *> emittedScans;
