@@ -833,13 +833,15 @@ def PGPUDynamicWalk : Pass<"pgpu-dynamic-walk", "::mlir::ModuleOp"> {
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the workset's members (seed 002 §3.2)";
   let description = [{
-    Reads: the program space, its single execution group, and the group body.
+    Reads: the program space, its execution groups (one, or construction's
+    chain of segments), and the group bodies.
     Legality: the group's instances are independent (a KIR workset), and its
     body is per-element straight-line code (no loops, ifs or reductions; a
     scatter-reduce's region is its pure combine, whose collisions combine
     whichever program performs them, seed 000 §6), so any grouping of
     instances onto programs is legal. The dispatch must be the whole program
-    space (one segment, linear coordinate = program coordinate).
+    space (one segment, linear coordinate = program coordinate), or a
+    segment of construction's chain (below).
     Rewrites: the group's extents E_0..E_n become one extent
     ceil(E_0 * ... * E_n / BLOCK_P) (a declared parameter, candidates
     256..4096), which is also the program-space extent (LaunchExpr), and the
@@ -875,12 +877,19 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     `T.parallel` loops: construction's chain pid < S0 ? g0 : g1(pid - S0))
     are refined together when every group is row loops: each segment's
     program count replaces its S in the chain and the space's total.
+    Otherwise, in a chain of several segments (a group without axes counts
+    one instance, S = 1: a kernel-level statement such as a scalar loss),
+    each per-element group is refined as a sole one would be (its members
+    in foreachs of BLOCK_P), its program count replacing its S in the
+    chain's bound and shift, and the space's total becomes the sum of every
+    segment's count; the other segments keep their programs (an elementwise
+    gradient beside its loss's reduction: 97_mse_loss_grad).
     Declares BLOCK_P 256..4096.
     Must not fire: a body with other loops or control, or with an ordered
     loop whose bounds depend on the member, a member-dependent range that is
     no clipped slice (or a masked loop with accesses other than loads and
     stores), row loops one of which reads a view another writes, or several
-    segments one of which is not row loops.
+    segments none of which is per-element (nor all row loops).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
