@@ -1,11 +1,14 @@
 """A kernel-level scalar loss beside its elementwise gradient (bench/corpus/97_mse_loss_grad: loss =
 mean((p - t)^2) as [1], grad = 2 (p - t) / N): construction launches two segments, the loss's one
 instance and the gradient's members. pgpu-refine-mapping blocks the gradient's segment like a sole
-elementwise group (BLOCK_P members a program), whatever segment shares the launch.
+elementwise group (BLOCK_P members a program), whatever segment shares the launch; pgpu-form-blocking
+makes the loss's blocks a region fold, which pgpu-split-folds cuts into FOLD_SPLIT segments, one program
+each, the last arrival combining their [BLOCK] summaries in segment order (deterministic).
 
 Differential: at N over 0, 1, 2, 127, 2053 (prime) and 4099 (non-multiples of every block size), the
 pgpu interpreter in shuffled program order computes what the KIR interpreter computes, at several
-bindings; the generated Triton under TRITON_INTERPRET=1 too, bit-identically on a second call.
+bindings (FOLD_SPLIT 1 to 1024: capped at the tile count, empty segments); the generated Triton under
+TRITON_INTERPRET=1 too, bit-identically on a second call.
 """
 import os
 import subprocess
@@ -67,23 +70,37 @@ def close(got, want):
     np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("split", [1, 2, 8, 64, 1024])
 @pytest.mark.parametrize("block_p", [256, 2048])
 @pytest.mark.parametrize("n", SIZES)
-def test_blocked_gradient_beside_loss_matches_kir(tessel_bin, tmp_path, n, block_p):
-    kir, text, out = run_both(tessel_bin, tmp_path, mse_grad, n, 3, {"BLOCK_P": block_p, "BLOCK": 64})
-    # The gradient's segment is blocked: BLOCK_P members a program, not one.
+def test_blocked_gradient_beside_loss_matches_kir(tessel_bin, tmp_path, n, block_p, split):
+    kir, text, out = run_both(tessel_bin, tmp_path, mse_grad, n, 3,
+                              {"BLOCK_P": block_p, "BLOCK": 64, "FOLD_SPLIT": split})
+    # The gradient's segment is blocked (BLOCK_P members a program, not one) and the loss's blocks are
+    # a region fold cut into FOLD_SPLIT segments, the last arrival combining them.
     assert 'pgpu.param "BLOCK_P"' in text
+    assert 'pgpu.workspace_extent "FOLD_SPLITS"' in text and "pgpu.last_program" in text
     grad = np.load(kir / "grad.npy")
     assert n == 0 or np.all(grad != 0)
     close(np.load(out / "grad.npy"), grad)
     close(np.load(out / "loss.npy"), np.load(kir / "loss.npy"))
 
 
+@pytest.mark.parametrize("split", [1, 4, 256])
+@pytest.mark.parametrize("n", SIZES)
+def test_split_scalar_sum_matches_kir(tessel_bin, tmp_path, n, split):
+    """A kernel-level sum alone: its one point's blocks cut into FOLD_SPLIT segments (up to 1024)."""
+    kir, text, out = run_both(tessel_bin, tmp_path, sum_squares, n, 6, {"BLOCK": 64, "FOLD_SPLIT": split})
+    assert "pgpu.last_program" in text and '"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]' in text
+    close(np.load(out / "total.npy"), np.load(kir / "total.npy"))
+
+
 @pytest.mark.parametrize("n", [1, 127, 4099])
-def test_triton_loss_and_gradient_match_kir(tmp_path, monkeypatch, n):
+@pytest.mark.parametrize("split", [1, 16])
+def test_triton_loss_and_gradient_match_kir(tmp_path, monkeypatch, n, split):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    params = {"BLOCK_P": 256, "BLOCK": 64}
+    params = {"BLOCK_P": 256, "BLOCK": 64, "FOLD_SPLIT": split}
     src = mse_grad.source("triton", {}, params)
     ref = mse_grad.run_interp({"N": n}, {}, {}, seed=4)
     pred, target = (torch.from_numpy(np.array(ref[k])) for k in ("pred.in", "target.in"))
@@ -99,3 +116,17 @@ def test_triton_loss_and_gradient_match_kir(tmp_path, monkeypatch, n):
             first = loss.clone()
         assert torch.equal(first, loss)  # the same association on every call: deterministic
     assert "tl.program_id(0)" in src
+
+
+def test_split_default_for_one_point():
+    """The corpus bench shape (N = 64M): the loss's one point takes a FOLD_SPLIT that fills 132
+    multiprocessors (256), though the gradient's programs fill the launch; a short N that one block
+    holds has one tile, nothing to split (1)."""
+    torch = pytest.importorskip("torch")
+    big = 64 * 1024 * 1024
+    views = lambda n: (torch.empty((n,), device="meta"), torch.empty((n,), device="meta"),
+                       torch.empty((1,), device="meta"), torch.empty((n,), device="meta"))
+    assert mse_grad.call_defaults(*views(big))["FOLD_SPLIT"] == 256
+    assert mse_grad.call_defaults(*views(100)).get("FOLD_SPLIT", 1) == 1
+    assert sum_squares.call_defaults(torch.empty((big,), device="meta"),
+                                     torch.empty((1,), device="meta"))["FOLD_SPLIT"] == 256

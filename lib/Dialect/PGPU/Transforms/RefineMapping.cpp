@@ -454,16 +454,6 @@ Value refineRows(ProgramSpaceOp space, ExecutionGroupOp group, Value blockP) {
   return programs;
 }
 
-/// The groups of a program space's dispatch, in segment order, with the comparisons and subtractions
-/// that route a program to them (construction's chain: pid < S0 ? g0(pid) : (r = pid - S0; r < S1 ?
-/// g1(r) : ...)), where every group is its region's only other operation and each S is the product of
-/// its group's extents; empty otherwise. A sole group has neither.
-struct Dispatch {
-  SmallVector<ExecutionGroupOp> groups;
-  SmallVector<CmpOp> bounds;     // bounds[i]: linear < S_i, selecting group i
-  SmallVector<BinaryOp> shifts;  // shifts[i]: linear - S_i, the next segment's linear
-};
-
 /// Whether `bound` is the program count of `group`: the product of its extents, or 1 for a group
 /// without axes (one instance: construction's segment of a kernel-level statement).
 bool countsGroup(Value bound, ExecutionGroupOp group) {
@@ -472,7 +462,9 @@ bool countsGroup(Value bound, ExecutionGroupOp group) {
   return isProduct(bound, group.getExtents());
 }
 
-bool dispatchChain(Block &block, Value linear, Dispatch &out) {
+} // namespace
+
+bool pgpu::dispatchChain(Block &block, Value linear, Dispatch &out) {
   Operation *routing = nullptr;
   for (Operation &op : block.without_terminator()) {
     if (isa<ExecutionGroupOp, IfOp>(op)) {
@@ -507,6 +499,7 @@ bool dispatchChain(Block &block, Value linear, Dispatch &out) {
   return dispatchChain(other, shift.getResult(), out);
 }
 
+namespace {
 struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMapping> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
