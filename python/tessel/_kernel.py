@@ -864,18 +864,22 @@ class Kernel:
         return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * sms else 1
 
     def _fold_split(self, constexprs: dict, tensors, target: str, binding: dict):
-        """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the launch's programs already fill the
-        device's multiprocessors, else the smallest candidate that fills them (a fold's segments become
-        programs; the kernel caps the split at the fold's tile count). None without the parameter or
-        the program count (`<kernel>_PROGRAMS`)."""
-        at = self._counts_at("FOLD_SPLIT", (1,), constexprs, tensors, target, binding)
-        if at is None or at[1][0] is None:
+        """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the fold's points (its programs at
+        FOLD_SPLIT = 1) already fill the device's multiprocessors, else the smallest candidate that fills
+        them (a fold's segments become programs; the kernel caps the split at the fold's tile count).
+        The points are the programs a second segment per point adds: the whole launch where the fold's
+        group is the sole one, its own segment where the launch has others beside it (a kernel-level
+        loss's one point beside its gradient's many programs, which would not shorten the loss's walk).
+        None without the parameter or the program count (`<kernel>_PROGRAMS`)."""
+        at = self._counts_at("FOLD_SPLIT", (1, 2), constexprs, tensors, target, binding)
+        if at is None or None in at[1]:
             return None
-        sms, (count,) = at
+        sms, (count, doubled) = at
+        points = doubled - count  # 0 where the fold has one tile (no split)
         candidates = sorted(self._space(constexprs, target)["FOLD_SPLIT"][0])
-        if count <= 0 or count >= sms:
+        if points <= 0 or points >= sms:
             return 1
-        return next((c for c in candidates if count * c >= sms), candidates[-1])
+        return next((c for c in candidates if points * c >= sms), candidates[-1])
 
     def _scan_chain(self, constexprs: dict, tensors, target: str, binding: dict):
         """SCAN_CHAIN's call default (pgpu-chain-scans: each segment of a region scan its own program, the

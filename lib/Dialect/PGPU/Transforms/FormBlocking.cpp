@@ -14,6 +14,10 @@
 // the product, its members' coordinates recovered with div/rem, so one block
 // fills BLOCK lanes however short each axis is.
 //
+// A kernel-level reduction (the only one of a group without axes) becomes a region fold over blocks
+// instead of a loop, its [BLOCK] accumulator reduced once after it, so pgpu-split-folds may cut its
+// blocks across programs (seed 002 §3.4).
+//
 // When every loop blocked in a kernel spans [0, S) of one named shape symbol S
 // (a row of a view), BLOCK declares `covers = "S"`: a call's default then binds
 // the smallest BLOCK at least the row, so the loop runs once with the whole
@@ -28,6 +32,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <map>
 
@@ -323,6 +328,102 @@ LogicalResult blockRangeReduce(OpBuilder &b, RangeReduceOp op) {
   if (failed(loop))
     return failure();
   op.replaceAllUsesWith(loop->getResults());
+  op.erase();
+  return success();
+}
+
+static FailureOr<SmallVector<Value>> cloneBody(Fragmenter &f, Region &region, ValueRange args);
+
+/// Whether `op` is a kernel-level reduction over a launch-uniform range: the only range_reduce of an
+/// execution group without axes (construction's one instance for a statement such as `loss[0] =
+/// T.sum(...)`), its bounds LaunchExprs. Its blocks are then the segments of a region fold that
+/// pgpu-split-folds may cut across programs; otherwise one program walks the whole range. Asked of
+/// the program before any rewrite (a group's other reductions are loops once blocked).
+static bool kernelLevelReduction(RangeReduceOp op) {
+  auto group = dyn_cast<ExecutionGroupOp>(op->getParentOp());
+  if (!group || !group.getExtents().empty() || !isLaunchExpr(op.getLower()) || !isLaunchExpr(op.getUpper()))
+    return false;
+  unsigned reductions = 0;
+  group.walk([&](RangeReduceOp) { ++reductions; });
+  return reductions == 1;
+}
+
+/// A kernel-level reduction (kernelLevelReduction) as `pgpu.region_fold lo to hi step BLOCK` (seed 002
+/// §3.4; seed 000 §8 lets the members be regrouped): summarize is one block of members, invalid lanes
+/// neutralized to the identity, a [BLOCK] fragment; combine the reduction's combine lane-wise; the
+/// fold's summary, the [BLOCK] accumulator, is reduced to the scalar once after it. Values from
+/// outside the block become the fold's operands (constants are cloned in).
+LogicalResult foldRangeReduce(OpBuilder &b, RangeReduceOp op) {
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  StringAttr blockName = b.getStringAttr(kBlockParam);
+  auto fragmentOf = [&](Type t) { return FragmentType::get(b.getContext(), t, {blockName}); };
+  SmallVector<Type> types;
+  SmallVector<Value> inits;
+  for (Value id : op.getIdentities()) {
+    types.push_back(fragmentOf(id.getType()));
+    inits.push_back(SplatOp::create(b, loc, types.back(), id));
+  }
+  Value step = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
+  auto fold = RegionFoldOp::create(b, loc, types, op.getLower(), op.getUpper(), step, inits, ValueRange{});
+  auto undo = [&]() {
+    fold.erase();
+    step.getDefiningOp()->erase();
+    for (Value i : llvm::reverse(inits))
+      i.getDefiningOp()->erase();
+    return failure();
+  };
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Type index = b.getIndexType();
+    Block *body = b.createBlock(&fold.getSummarize(), {}, {index, index}, {loc, loc});
+    Value lanes = IotaOp::create(b, loc, fragmentOf(index), body->getArgument(0));
+    Value ok = CmpOp::create(b, loc, kir::CmpPredicate::LT, lanes, SplatOp::create(b, loc, fragmentOf(index),
+                                                                                     body->getArgument(1)));
+    Fragmenter f(b, ok, blockName);
+    FailureOr<SmallVector<Value>> members = cloneBody(f, op.getElement(), {lanes});
+    if (failed(members))
+      return undo();
+    SmallVector<Value> neutral;
+    for (auto [x, id] : llvm::zip(*members, op.getIdentities()))
+      neutral.push_back(SelectOp::create(b, loc, ok, f.asFragment(loc, x), f.splat(loc, id)));
+    YieldOp::create(b, loc, neutral);
+    SmallVector<Type> both(types);
+    llvm::append_range(both, types);
+    Block *combine = b.createBlock(&fold.getCombine(), {}, both, SmallVector<Location>(both.size(), loc));
+    Fragmenter lanewise(b, Value(), blockName);
+    FailureOr<SmallVector<Value>> merged = cloneBody(lanewise, op.getCombine(), combine->getArguments());
+    if (failed(merged))
+      return undo();
+    SmallVector<Value> yields;
+    for (Value m : *merged)
+      yields.push_back(lanewise.asFragment(loc, m));
+    YieldOp::create(b, loc, yields);
+  }
+  // The summarize region is closed: each value it uses from above is an operand (a constant cloned in).
+  Region &region = fold.getSummarize();
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(region, above);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block &entry = region.front();
+    b.setInsertionPointToStart(&entry);
+    for (Value v : above) {
+      Value inner;
+      if (Operation *def = v.getDefiningOp(); def && isa<arith::ConstantOp>(def)) {
+        inner = b.clone(*def)->getResult(0);
+      } else {
+        fold.getCapturesMutable().append(v);
+        inner = entry.addArgument(v.getType(), v.getLoc());
+      }
+      replaceAllUsesInRegionWith(v, inner, region);
+    }
+  }
+  auto total = ReduceOp::create(b, loc, op.getResultTypes(), fold.getResults(), b.getDenseI64ArrayAttr({0}),
+                                op.getIdentities());
+  IRMapping regionMap;
+  op.getCombine().cloneInto(&total.getCombine(), regionMap);
+  op.replaceAllUsesWith(total.getResults());
   op.erase();
   return success();
 }
@@ -662,9 +763,12 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       SmallVector<Operation *> candidates;
+      DenseSet<Operation *> kernelLevel;
       kernel.walk([&](Operation *op) {
         if (isa<ForeachOp, RangeReduceOp, RangeScanOp>(op))
           candidates.push_back(op);
+        if (auto r = dyn_cast<RangeReduceOp>(op); r && kernelLevelReduction(r))
+          kernelLevel.insert(op);
       });
       OpBuilder b(kernel.getContext());
       bool changed = false;
@@ -724,7 +828,13 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
           done = blockForeach(b, f);
         else if (auto s = dyn_cast<RangeScanOp>(op))
           done = blockRangeScan(b, s);
-        else
+        else if (kernelLevel.contains(op) &&
+                 succeeded(foldRangeReduce(b, cast<RangeReduceOp>(op)))) {
+          done = success();
+          if (remarks)
+            emitRemark(loc) << "pgpu-form-blocking: a kernel-level reduction became a region fold over blocks "
+                               "of BLOCK lanes (its [BLOCK] accumulator reduced once after it)";
+        } else
           done = blockRangeReduce(b, cast<RangeReduceOp>(op));
         changed |= succeeded(done) && declares;
         if (succeeded(done) && declares)

@@ -132,7 +132,8 @@ namespace {
 /// innermost extent is small (a scatter-add into D = 1 columns would otherwise run one member per
 /// program) and stays contiguous along the innermost axis; each member's coordinates are decoded
 /// from its linear position (remainders and quotients by the extents, innermost first).
-LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
+/// Returns the group's program count (built before the space); the caller sizes the space by it.
+Value refineGroup(ProgramSpaceOp space, ExecutionGroupOp group) {
   OpBuilder b(space);
   Location loc = group.getLoc();
   auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
@@ -145,7 +146,11 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   for (Value e : ArrayRef<Value>(extents).drop_front())
     members = bin(kir::BinaryKind::Mul, members, e);
   Value programs = CeilDivOp::create(b, loc, members, blockP);
-  launchPrograms(b, space, group, programs);
+  group.getExtentsMutable().assign(ValueRange{programs});
+  SmallVector<StringRef> roles;
+  for (Attribute r : group.getRoles())
+    roles.push_back(cast<StringAttr>(r).getValue());
+  group.setRolesAttr(b.getStrArrayAttr({llvm::join(roles, "*")}));
 
   // The body moves into a foreach over the owned members.
   Block &body = group.getBody().front();
@@ -173,7 +178,15 @@ LogicalResult refine(ProgramSpaceOp space, ExecutionGroupOp group) {
   b.setInsertionPointToEnd(eachBody);
   YieldOp::create(b, loc);
   body.eraseArguments(0, coords.size());
-  return success();
+  return programs;
+}
+
+/// The sole group of the space: its programs size the space (launchPrograms keeps one instance for a
+/// last-program finalization).
+void refine(ProgramSpaceOp space, ExecutionGroupOp group) {
+  Value programs = refineGroup(space, group);
+  OpBuilder b(space);
+  launchPrograms(b, space, group, programs);
 }
 
 /// A linear form sum(coeff * atom) + constant of an index value, through additions, subtractions and
@@ -441,17 +454,17 @@ Value refineRows(ProgramSpaceOp space, ExecutionGroupOp group, Value blockP) {
   return programs;
 }
 
-/// The groups of a program space's dispatch, in segment order, with the comparisons and subtractions
-/// that route a program to them (construction's chain: pid < S0 ? g0(pid) : (r = pid - S0; r < S1 ?
-/// g1(r) : ...)), where every group is its region's only other operation and each S is the product of
-/// its group's extents; empty otherwise. A sole group has neither.
-struct Dispatch {
-  SmallVector<ExecutionGroupOp> groups;
-  SmallVector<CmpOp> bounds;     // bounds[i]: linear < S_i, selecting group i
-  SmallVector<BinaryOp> shifts;  // shifts[i]: linear - S_i, the next segment's linear
-};
+/// Whether `bound` is the program count of `group`: the product of its extents, or 1 for a group
+/// without axes (one instance: construction's segment of a kernel-level statement).
+bool countsGroup(Value bound, ExecutionGroupOp group) {
+  if (group.getExtents().empty())
+    return matchPattern(bound, m_One());
+  return isProduct(bound, group.getExtents());
+}
 
-bool dispatchChain(Block &block, Value linear, Dispatch &out) {
+} // namespace
+
+bool pgpu::dispatchChain(Block &block, Value linear, Dispatch &out) {
   Operation *routing = nullptr;
   for (Operation &op : block.without_terminator()) {
     if (isa<ExecutionGroupOp, IfOp>(op)) {
@@ -465,7 +478,7 @@ bool dispatchChain(Block &block, Value linear, Dispatch &out) {
   }
   if (auto group = dyn_cast_or_null<ExecutionGroupOp>(routing)) {
     out.groups.push_back(group);
-    return group.getLinear() == linear && !group.getExtents().empty();
+    return group.getLinear() == linear && (!group.getExtents().empty() || !out.bounds.empty());
   }
   auto guard = dyn_cast_or_null<IfOp>(routing);
   if (!guard || guard.getElseRegion().empty() || guard.getNumResults())
@@ -474,8 +487,7 @@ bool dispatchChain(Block &block, Value linear, Dispatch &out) {
   Block &then = guard.getThenRegion().front();
   auto first = dyn_cast<ExecutionGroupOp>(then.front());
   if (!bound || bound.getPredicate() != kir::CmpPredicate::LT || bound.getLhs() != linear || !first ||
-      then.getOperations().size() != 2 || first.getLinear() != linear || first.getExtents().empty() ||
-      !isProduct(bound.getRhs(), first.getExtents()))
+      then.getOperations().size() != 2 || first.getLinear() != linear || !countsGroup(bound.getRhs(), first))
     return false;
   Block &other = guard.getElseRegion().front();
   auto shift = other.empty() ? BinaryOp() : dyn_cast<BinaryOp>(other.front());
@@ -487,6 +499,7 @@ bool dispatchChain(Block &block, Value linear, Dispatch &out) {
   return dispatchChain(other, shift.getResult(), out);
 }
 
+namespace {
 struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMapping> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -507,9 +520,11 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       // Row loops in every segment of the dispatch (one group, or construction's chain of several: each
       // segment's program count becomes its own, the chain's bounds and the space's total follow).
       Dispatch dispatch;
-      if (!kernel.getParam(kBlockP) && space.getExtents().size() == 1 &&
-          dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch) &&
-          llvm::all_of(dispatch.groups, [&](ExecutionGroupOp g) { return isRowLoops(g, space); })) {
+      bool chained = !kernel.getParam(kBlockP) && space.getExtents().size() == 1 &&
+                     dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch);
+      if (chained && llvm::all_of(dispatch.groups, [&](ExecutionGroupOp g) {
+            return !g.getExtents().empty() && isRowLoops(g, space);
+          })) {
         OpBuilder b(space);
         Value blockP = ParamOp::create(b, space.getLoc(), b.getIndexType(), kBlockP);
         Value total;
@@ -531,6 +546,13 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
         declareBlockP(kernel, /*ordered=*/false);
         continue;
       }
+      // Several segments (construction's chain), some of them per-element worksets beside others (a
+      // kernel-level reduction's one instance beside an elementwise store): each per-element segment
+      // takes BLOCK_P members a program as a sole one would; the others keep their programs.
+      if (chained && dispatch.groups.size() > 1 && refineSegments(space, dispatch, remarks, ordered)) {
+        declareBlockP(kernel, ordered);
+        continue;
+      }
       if (!group || !isPerElement(group.getBody().front(), group.getBody(), ordered) || kernel.getParam(kBlockP)) {
         if (remarks)
           space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: "
@@ -539,12 +561,56 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
                                           "element already)");
         continue;
       }
-      if (failed(refine(space, group)))
-        return signalPassFailure();
+      refine(space, group);
       if (remarks)
         group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the workset";
       declareBlockP(kernel, ordered);
     }
+  }
+
+  /// Refines every per-element group of `dispatch` (refineGroup), replacing its count in the chain's
+  /// bound and shift and in the space's total (the sum of every segment's programs). False, with
+  /// nothing changed, when no group is per-element.
+  /// `ordered` is set when a refined group's members walk an ordered loop.
+  static bool refineSegments(ProgramSpaceOp space, Dispatch &dispatch, bool remarks, bool &ordered) {
+    SmallVector<bool> per;
+    for (ExecutionGroupOp g : dispatch.groups) {
+      bool walks = false;
+      per.push_back(!g.getExtents().empty() && isPerElement(g.getBody().front(), g.getBody(), walks));
+      ordered |= per.back() && walks;
+    }
+    if (llvm::none_of(per, [](bool p) { return p; }))
+      return false;
+    OpBuilder b(space);
+    Value total;
+    for (auto [i, g] : llvm::enumerate(dispatch.groups)) {
+      Value programs;
+      if (per[i]) {
+        programs = refineGroup(space, g);
+        if (i < dispatch.bounds.size()) {
+          dispatch.bounds[i]->setOperand(1, programs);
+          dispatch.shifts[i]->setOperand(1, programs);
+        }
+        if (remarks)
+          g.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the "
+                            "workset (one segment of several)";
+      } else {
+        // The segment's own count, its extents' product (the chain's bound), built before the space.
+        b.setInsertionPoint(space);
+        if (g.getExtents().empty()) {
+          programs = arith::ConstantIndexOp::create(b, g.getLoc(), 1);
+        } else {
+          programs = g.getExtents().front();
+          for (Value e : g.getExtents().drop_front())
+            programs = BinaryOp::create(b, g.getLoc(), kir::BinaryKind::Mul, programs, e, false, false);
+        }
+      }
+      b.setInsertionPoint(space);
+      total = total ? BinaryOp::create(b, g.getLoc(), kir::BinaryKind::Add, total, programs, false, false).getResult()
+                    : programs;
+    }
+    space->setOperand(0, total);
+    return true;
   }
 
   static void declareBlockP(KernelOp kernel, bool ordered) {

@@ -40,7 +40,12 @@
 // program count against the multiprocessors (the wrapper's resource facts).
 // Effects outside the split folds run once per point (the first segment).
 //
-// Fires on a program space with one execution group whose blocked region
+// A kernel-level fold (pgpu-form-blocking's fold of `loss[0] = T.sum(...)`) is one point in a group
+// without axes, often one segment of construction's dispatch chain beside an elementwise segment
+// (the loss's gradient): that segment's count grows by the split in the chain's bound, shift and
+// total, the others keep theirs, and one point's FOLD_SPLIT reaches 1024 (132 multiprocessors).
+//
+// Fires on a program space with one execution group (or one segment of a chain) whose blocked region
 // folds (pgpu.if branches only, launch-uniform equal bounds, constant
 // identities: a fold's declared identity, not the summary of an earlier
 // fold it continues) lie in mutually exclusive branches, have numeric
@@ -110,6 +115,8 @@ bool exclusive(Operation *a, Operation *b) {
 struct Plan {
   ProgramSpaceOp space;
   ExecutionGroupOp group;
+  Dispatch dispatch; // construction's chain when the group is one segment of several
+  int segment = -1;  // the group's place in it; -1 for the space's sole group
   SmallVector<RegionFoldOp> folds;
   DenseSet<Operation *> tails;      // the ops after each fold (they move with it)
   SmallVector<Operation *> effects; // effects outside the folds: they run once per point
@@ -178,6 +185,20 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
   if (space.getExtents().size() != 1)
     return std::string("the program space is not one-dimensional");
   ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/false);
+  // One segment of construction's chain (a kernel-level loss beside an elementwise gradient): the
+  // only group holding region folds; its programs grow by the split, the other segments' stay.
+  if (!group && dispatchChain(space.getBody().front(), space.getBody().getArgument(0), plan.dispatch)) {
+    for (auto [i, g] : llvm::enumerate(plan.dispatch.groups)) {
+      bool folds = false;
+      g.walk([&](RegionFoldOp) { folds = true; });
+      if (!folds)
+        continue;
+      if (group)
+        return std::string("several segments of the program space hold region folds");
+      group = g;
+      plan.segment = int(i);
+    }
+  }
   if (!group)
     return std::string("the program space has several execution groups");
   plan.space = space;
@@ -365,14 +386,27 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     Value param = ParamOp::create(b, loc, b.getIndexType(), kSplitParam);
     Value splits = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Min, param, tiles), one);
     Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, one);
-    Value points = group.getExtents().front();
-    for (Value e : group.getExtents().drop_front())
-      points = bin(b, loc, kir::BinaryKind::Mul, points, e);
+    // A group without axes (a kernel-level statement) is one point.
+    Value points = group.getExtents().empty() ? one : group.getExtents().front();
+    if (!group.getExtents().empty())
+      for (Value e : group.getExtents().drop_front())
+        points = bin(b, loc, kir::BinaryKind::Mul, points, e);
     // The summaries' workspace is empty when the fold is not split.
     Value wsPoints = SelectOp::create(b, loc, on, points, zero).getResult();
     WorkspaceExtentOp::create(b, loc, kPointsSymbol, wsPoints);
     WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
-    space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], splits));
+    if (plan.segment < 0) {
+      space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], splits));
+    } else {
+      // The segment's count S becomes S * FOLD_SPLITS in the chain's bound and shift and the total.
+      Value grown = bin(b, loc, kir::BinaryKind::Mul, points, splits);
+      Value others = bin(b, loc, kir::BinaryKind::Sub, space.getExtents()[0], points);
+      space->setOperand(0, bin(b, loc, kir::BinaryKind::Add, others, grown));
+      if (size_t(plan.segment) < plan.dispatch.bounds.size()) {
+        plan.dispatch.bounds[plan.segment]->setOperand(1, grown);
+        plan.dispatch.shifts[plan.segment]->setOperand(1, grown);
+      }
+    }
     // The segment axis trails the group (fastest: a point's segments run side by side).
     SmallVector<Value> extents(group.getExtents());
     extents.push_back(splits);
@@ -385,12 +419,17 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     Value seg = body.addArgument(b.getIndexType(), loc);
     // The point's row-major linear index over the original group axes.
     OpBuilder at(&body, body.begin());
-    Value point = coords.front();
-    for (auto [c, e] : llvm::zip(ArrayRef<Value>(coords).drop_front(), group.getExtents().drop_front()))
-      point = bin(at, loc, kir::BinaryKind::Add, bin(at, loc, kir::BinaryKind::Mul, point, e), c);
+    Value point = coords.empty() ? index(at, loc, 0) : coords.front();
+    if (!coords.empty())
+      for (auto [c, e] : llvm::zip(ArrayRef<Value>(coords).drop_front(), group.getExtents().drop_front()))
+        point = bin(at, loc, kir::BinaryKind::Add, bin(at, loc, kir::BinaryKind::Mul, point, e), c);
     Value firstSeg = cmp(at, loc, kir::CmpPredicate::EQ, seg, index(at, loc, 0));
-    declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64}, 1,
-                                        StringAttr()));
+    // One point (a kernel-level reduction) fills the device only with as many segments as it has
+    // multiprocessors or more (132 on an H100): its split reaches 1024.
+    SmallVector<int64_t> candidates{1, 2, 4, 8, 16, 32, 64};
+    if (coords.empty())
+      candidates.append({128, 256, 512, 1024});
+    declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), candidates, 1, StringAttr()));
     Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
     Value tickets = addWorkspace(kernel, loc, b.getI32Type(), {pointsAttr}, b.getI32IntegerAttr(0));
     // Effects outside the folds run once per point.

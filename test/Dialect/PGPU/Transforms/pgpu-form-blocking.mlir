@@ -800,3 +800,134 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A kernel-level reduction (the only range_reduce of a group without axes, launch-uniform
+// COM: bounds: `loss[0] = T.sum(x * x)`) becomes a region fold over blocks of BLOCK lanes: summarize
+// COM: one block (invalid lanes the identity), combine the reduction's combine lane-wise, the [BLOCK]
+// COM: summary reduced to the scalar once after the fold; pgpu-split-folds may then cut its blocks
+// COM: across programs. The summarize region is closed (the view's extent N is an operand).
+// CHECK-LABEL: pgpu.kernel @total
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "N">
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 0
+// CHECK: %[[ID:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [BLOCK]>
+// CHECK: %[[STEP:.*]] = pgpu.param "BLOCK" : index
+// CHECK: %[[ACC:.*]] = pgpu.region_fold %{{.*}} to %[[N:.*]] step %[[STEP]] identity(%[[ID]] : !pgpu.fragment<f32, [BLOCK]>) operands(
+// CHECK: ^bb0(%[[B:.*]]: index, %[[E:.*]]: index
+// CHECK: %[[LANES:.*]] = pgpu.iota %[[B]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[OK:.*]] = pgpu.cmp lt %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: pgpu.load %{{.*}}[%[[LANES]]]
+// CHECK: %[[M:.*]] = pgpu.select %[[OK]], %{{.*}}, %{{.*}} : !pgpu.fragment<i1, [BLOCK]>, !pgpu.fragment<f32, [BLOCK]>
+// CHECK: pgpu.yield %[[M]] : !pgpu.fragment<f32, [BLOCK]>
+// CHECK: } combine {
+// CHECK: pgpu.binary add %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [BLOCK]>
+// CHECK: %[[S:.*]] = pgpu.reduce %[[ACC]] axes [0]
+// CHECK: pgpu.store %[[S]], %out[
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @total(%x: !pgpu.view<f32, [N], in>, %out: !pgpu.view<f32, [1], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %w = pgpu.binary mul %v, %v : f32
+          pgpu.yield %w : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %c = pgpu.binary add %a, %b : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %s, %out[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (the fold): two kernel-level reductions in one group (a program would run both
+// COM: folds, which pgpu-split-folds cannot cut apart) and a reduction per row of a group with axes:
+// COM: each stays a loop over blocks of BLOCK lanes.
+// CHECK-LABEL: pgpu.kernel @two_totals
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.for
+// CHECK: pgpu.for
+// CHECK-NOT: pgpu.region_fold
+// CHECK-LABEL: pgpu.kernel @row_totals
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.for
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @two_totals(%x: !pgpu.view<f32, [N], in>, %out: !pgpu.view<f32, [2], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %c = pgpu.binary add %a, %b : f32
+          pgpu.yield %c : f32
+        }
+        %q = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %w = pgpu.binary mul %v, %v : f32
+          pgpu.yield %w : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %c = pgpu.binary add %a, %b : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %s, %out[%c0] valid %t : i1 : f32, !pgpu.view<f32, [2], out>[index]
+        pgpu.store %q, %out[%c1] valid %t : i1 : f32, !pgpu.view<f32, [2], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+  pgpu.kernel @row_totals(%x: !pgpu.view<f32, [M, N], in>, %out: !pgpu.view<f32, [M], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %c = pgpu.binary add %a, %b : f32
+          pgpu.yield %c : f32
+        }
+        pgpu.store %s, %out[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

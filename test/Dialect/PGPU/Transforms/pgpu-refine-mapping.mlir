@@ -579,3 +579,133 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A per-element segment beside a kernel-level reduction's one instance (construction's chain:
+// COM: pid < 1 runs the axis-less group, the rest the elementwise store): the elementwise segment
+// COM: takes BLOCK_P members a program as a sole group would, its count replacing N in the space's
+// COM: total (1 + ceil(N / BLOCK_P)); the reduction's segment and its bound stay as they were.
+// CHECK-LABEL: pgpu.kernel @loss_and_grad
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>
+// CHECK: %[[N:.*]] = pgpu.extent %p[0]
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK: %[[G:.*]] = pgpu.ceil_div %[[N]], %[[BP]] : index
+// CHECK: %[[T:.*]] = pgpu.binary add %[[C1]], %[[G]] : index
+// CHECK: pgpu.program_space(%[[T]]) {
+// CHECK: %[[FIRST:.*]] = pgpu.cmp lt %{{.*}}, %[[ONE:.*]] : index
+// CHECK: pgpu.if %[[FIRST]] {
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 0
+// CHECK: pgpu.range_reduce
+// CHECK: } else {
+// CHECK: %[[R:.*]] = pgpu.binary sub %{{.*}}, %[[ONE]] : index
+// CHECK: pgpu.execution_group %[[R]] extents(%[[G]]) segment 1 roles ["n"]
+// CHECK-NEXT: ^bb0(%[[C:.*]]: index):
+// CHECK: %[[LO:.*]] = pgpu.binary mul %[[C]], %[[BP]] : index
+// CHECK: %[[END:.*]] = pgpu.binary add %[[LO]], %[[BP]] : index
+// CHECK: %[[HI:.*]] = pgpu.binary min %[[END]], %[[N]] : index
+// CHECK: pgpu.foreach %[[LO]] to %[[HI]] {
+// CHECK: pgpu.store %{{.*}}, %g[%{{.*}}]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @loss_and_grad(%p: !pgpu.view<f32, [N], in>, %l: !pgpu.view<f32, [1], out>, %g: !pgpu.view<f32, [N], out>) {
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %N = pgpu.extent %p[0] : !pgpu.view<f32, [N], in>
+    %all = pgpu.binary add %c1, %N : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      %first = pgpu.cmp lt %pid, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %pid extents() segment 0 roles [] {
+          %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %v = pgpu.load %p[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %c = pgpu.binary add %a, %b : f32
+            pgpu.yield %c : f32
+          }
+          pgpu.store %s, %l[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %rest = pgpu.binary sub %pid, %c1 : index
+        pgpu.execution_group %rest extents(%N) segment 1 roles ["n"] {
+        ^bb0(%n: index):
+          %v = pgpu.load %p[%n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %w = pgpu.binary add %v, %v : f32
+          pgpu.store %w, %g[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: two segments, neither per-element (a kernel-level reduction's one instance
+// COM: beside a row reduction per program): every segment keeps its programs.
+// CHECK-LABEL: pgpu.kernel @loss_and_rows
+// CHECK-NOT: BLOCK_P
+// CHECK: pgpu.program_space(%{{.*}}) {
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @loss_and_rows(%p: !pgpu.view<f32, [M, N], in>, %l: !pgpu.view<f32, [1], out>, %r: !pgpu.view<f32, [M], out>) {
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %M = pgpu.extent %p[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %p[1] : !pgpu.view<f32, [M, N], in>
+    %all = pgpu.binary add %c1, %M : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      %first = pgpu.cmp lt %pid, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %pid extents() segment 0 roles [] {
+          %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %v = pgpu.load %p[%c0, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %c = pgpu.binary add %a, %b : f32
+            pgpu.yield %c : f32
+          }
+          pgpu.store %s, %l[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %rest = pgpu.binary sub %pid, %c1 : index
+        pgpu.execution_group %rest extents(%M) segment 1 roles ["m"] {
+        ^bb0(%m: index):
+          %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %v = pgpu.load %p[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %c = pgpu.binary add %a, %b : f32
+            pgpu.yield %c : f32
+          }
+          pgpu.store %s, %r[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

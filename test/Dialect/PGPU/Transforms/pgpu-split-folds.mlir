@@ -190,3 +190,88 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A kernel-level fold (a group without axes: one point) that is one segment of construction's
+// COM: chain beside an elementwise segment: the fold's group gains the fold_split axis, its count
+// COM: 1 becomes 1 * FOLD_SPLITS in the chain's bound and shift, the space's total grows by the
+// COM: same (total - 1 + 1 * FOLD_SPLITS), the point is 0, and one point's split reaches 1024.
+// CHECK-LABEL: pgpu.kernel @loss_and_grad
+// CHECK-SAME: !pgpu.buffer<i32, [FOLD_POINTS], workspace>
+// CHECK-SAME: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS, BLOCK], workspace>
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>
+// CHECK: %[[G:.*]] = pgpu.ceil_div
+// CHECK: %[[ALL:.*]] = pgpu.binary add %{{.*}}, %[[G]] : index
+// CHECK: pgpu.param "FOLD_SPLIT"
+// CHECK: %[[SPLITS:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[SPLITS]]
+// CHECK: %[[GROWN:.*]] = pgpu.binary mul %{{.*}}, %[[SPLITS]] : index
+// CHECK: %[[OTHERS:.*]] = pgpu.binary sub %[[ALL]], %{{.*}} : index
+// CHECK: %[[TOTAL:.*]] = pgpu.binary add %[[OTHERS]], %[[GROWN]] : index
+// CHECK: pgpu.program_space(%[[TOTAL]]) {
+// CHECK: %[[FIRST:.*]] = pgpu.cmp lt %{{.*}}, %[[GROWN]] : index
+// CHECK: pgpu.if %[[FIRST]] {
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[SPLITS]]) segment 0 roles ["fold_split"] {
+// CHECK-NEXT: ^bb0(%[[SEG:.*]]: index):
+// CHECK: %[[P0:.*]] = arith.constant 0 : index
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.buffer_store %{{.*}}, %{{.*}}[%[[P0]], %[[SEG]], %{{.*}}]
+// CHECK: pgpu.last_program %{{.*}}[%[[P0]]] arrivals %[[SPLITS]]
+// CHECK: pgpu.store %{{.*}}, %l[
+// CHECK: } else {
+// CHECK: %[[R:.*]] = pgpu.binary sub %{{.*}}, %[[GROWN]] : index
+// CHECK: pgpu.execution_group %[[R]] extents(%[[G]]) segment 1
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @loss_and_grad(%p: !pgpu.view<f32, [N], in>, %l: !pgpu.view<f32, [1], out>, %g: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %N = pgpu.extent %p[0] : !pgpu.view<f32, [N], in>
+    %G = pgpu.ceil_div %N, %c1 : index
+    %all = pgpu.binary add %c1, %G : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      %first = pgpu.cmp lt %pid, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %pid extents() segment 0 roles [] {
+          %bt = pgpu.param "BLOCK" : index
+          %id = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %acc = pgpu.region_fold %c0 to %N step %bt identity(%id : !pgpu.fragment<f32, [BLOCK]>) operands(%p : !pgpu.view<f32, [N], in>) -> (!pgpu.fragment<f32, [BLOCK]>) summarize {
+          ^bb0(%b: index, %e: index, %v: !pgpu.view<f32, [N], in>):
+            %zz = arith.constant 0.0 : f32
+            %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %ends = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %ends : !pgpu.fragment<index, [BLOCK]>
+            %x = pgpu.load %v[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %zz : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %x : !pgpu.fragment<f32, [BLOCK]>
+          } combine {
+          ^bb0(%a: !pgpu.fragment<f32, [BLOCK]>, %c: !pgpu.fragment<f32, [BLOCK]>):
+            %s = pgpu.binary add %a, %c : !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %s : !pgpu.fragment<f32, [BLOCK]>
+          }
+          %sum = pgpu.reduce %acc axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%a: f32, %c: f32):
+            %s = pgpu.binary add %a, %c : f32
+            pgpu.yield %s : f32
+          }
+          pgpu.store %sum, %l[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %rest = pgpu.binary sub %pid, %c1 : index
+        pgpu.execution_group %rest extents(%G) segment 1 roles ["n"] {
+        ^bb0(%n: index):
+          %v = pgpu.load %p[%n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.store %v, %g[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

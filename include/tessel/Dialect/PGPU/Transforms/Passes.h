@@ -62,6 +62,18 @@ ExecutionGroupOp soleExecutionGroup(ProgramSpaceOp space, bool finalization);
 /// axis): the program space's count (at least one where a pgpu.last_program needs an instance) and the
 /// group's one extent, its roles joined with '*' (pgpu-refine-mapping, pgpu-pack-rows).
 void launchPrograms(mlir::OpBuilder &b, ProgramSpaceOp space, ExecutionGroupOp group, mlir::Value programs);
+/// The groups of a program space's dispatch, in segment order, with the comparisons and subtractions
+/// that route a program to them (construction's chain: pid < S0 ? g0(pid) : (r = pid - S0; r < S1 ?
+/// g1(r) : ...)), where every group is its region's only other operation and each S is the product of
+/// its group's extents (1 for a group without axes); a sole group has neither.
+struct Dispatch {
+  llvm::SmallVector<ExecutionGroupOp> groups;
+  llvm::SmallVector<CmpOp> bounds;    // bounds[i]: linear < S_i, selecting group i
+  llvm::SmallVector<BinaryOp> shifts; // shifts[i]: linear - S_i, the next segment's linear
+};
+/// Fills `out` with the chain that `block` (a program space's body, `linear` its coordinate)
+/// dispatches through; false when the block is no such chain (pgpu-refine-mapping, pgpu-split-folds).
+bool dispatchChain(mlir::Block &block, mlir::Value linear, Dispatch &out);
 
 /// Helpers of the passes that spread one point's work over several program instances and hand
 /// values between them through invocation workspace (pgpu-chain-scans, pgpu-split-folds;

@@ -50,6 +50,16 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     A foreach over the members one program owns ([lo, min(lo + P, n)) with
     P a declared parameter, pgpu-refine-mapping's) that holds such a loop
     is one block of P lanes, so the ordered loop runs once per program.
+    A kernel-level reduction (the only range_reduce of an execution group
+    without axes, construction's one instance for `loss[0] = T.sum(...)`,
+    with launch-uniform bounds) becomes a `pgpu.region_fold lo to hi step
+    BLOCK` instead of a loop (seed 002 §3.4): summarize is one block of
+    members (invalid lanes the identity) as a [BLOCK] fragment, combine the
+    reduction's combine lane-wise, the summarize region closed over what it
+    uses (operands; constants cloned in), and the [BLOCK] summary is reduced
+    to the scalar once after the fold, so pgpu-split-folds may cut the
+    blocks across programs (one program would otherwise walk the whole
+    range: 97_mse_loss_grad's 64M elements).
     Preserves: values (a reduction or scan up to the reassociation its
     contract allows; a scan's member order is kept), effects, ABI, origins.
     Must not fire: bodies with other nested control or reductions, with
@@ -657,7 +667,8 @@ def PGPUMemberTickets : Pass<"pgpu-member-tickets", "::mlir::ModuleOp"> {
 def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let summary = "a region fold's segments across program instances, combined by the last arrival (seed 002 §3.2, §3.4, §4)";
   let description = [{
-    Reads: the program space's sole execution group; its blocked
+    Reads: the program space's sole execution group, or the one segment of
+    construction's dispatch chain whose group holds region folds; its blocked
     pgpu.region_fold ops (in pgpu.if branches only, mutually exclusive) with
     launch-uniform, equal bounds and constant identities; their summary
     components (numeric scalars, fragments of static or parameter extents)
@@ -676,14 +687,21 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     fold and uses. Adds the workspace extents FOLD_POINTS (0 when not split)
     and FOLD_SPLITS (pgpu.workspace_extent), a zero-filled i32 ticket per
     point, one first-write summary buffer per component, and the parameter
-    FOLD_SPLIT ([1, 2, 4, 8, 16, 32, 64], default 1).
+    FOLD_SPLIT ([1, 2, 4, 8, 16, 32, 64], default 1; up to 1024 for a group
+    without axes, one point, which fills the device only with as many
+    segments as multiprocessors). A group without axes (a kernel-level fold)
+    is one point (index 0). In a chain, the segment's count S (the product
+    of its extents, 1 without axes) becomes S * FOLD_SPLITS in its bound and
+    shift, and the space's total grows by the same; the other segments keep
+    their programs.
     Preserves: values up to the association of the fold's combines, effects
     (each output element written once), ABI views, origins.
     Must not fire: a fold inside a loop or another structured op, unit
     segments (not blocked), a fold continuing another (non-constant
     identity), bounds that are not launch-uniform or differ between folds,
     two folds in one program, summaries used past their block, a constant
-    point count that fills the target's multiprocessors, several groups.
+    point count that fills the target's multiprocessors, several groups
+    outside a dispatch chain, or several segments of one holding folds.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
@@ -833,13 +851,15 @@ def PGPUDynamicWalk : Pass<"pgpu-dynamic-walk", "::mlir::ModuleOp"> {
 def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
   let summary = "enlarge per-element worksets: a program owns a range of the workset's members (seed 002 §3.2)";
   let description = [{
-    Reads: the program space, its single execution group, and the group body.
+    Reads: the program space, its execution groups (one, or construction's
+    chain of segments), and the group bodies.
     Legality: the group's instances are independent (a KIR workset), and its
     body is per-element straight-line code (no loops, ifs or reductions; a
     scatter-reduce's region is its pure combine, whose collisions combine
     whichever program performs them, seed 000 §6), so any grouping of
     instances onto programs is legal. The dispatch must be the whole program
-    space (one segment, linear coordinate = program coordinate).
+    space (one segment, linear coordinate = program coordinate), or a
+    segment of construction's chain (below).
     Rewrites: the group's extents E_0..E_n become one extent
     ceil(E_0 * ... * E_n / BLOCK_P) (a declared parameter, candidates
     256..4096), which is also the program-space extent (LaunchExpr), and the
@@ -875,12 +895,19 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     `T.parallel` loops: construction's chain pid < S0 ? g0 : g1(pid - S0))
     are refined together when every group is row loops: each segment's
     program count replaces its S in the chain and the space's total.
+    Otherwise, in a chain of several segments (a group without axes counts
+    one instance, S = 1: a kernel-level statement such as a scalar loss),
+    each per-element group is refined as a sole one would be (its members
+    in foreachs of BLOCK_P), its program count replacing its S in the
+    chain's bound and shift, and the space's total becomes the sum of every
+    segment's count; the other segments keep their programs (an elementwise
+    gradient beside its loss's reduction: 97_mse_loss_grad).
     Declares BLOCK_P 256..4096.
     Must not fire: a body with other loops or control, or with an ordered
     loop whose bounds depend on the member, a member-dependent range that is
     no clipped slice (or a masked loop with accesses other than loads and
     stores), row loops one of which reads a view another writes, or several
-    segments one of which is not row loops.
+    segments none of which is per-element (nor all row loops).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];

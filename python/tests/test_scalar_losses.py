@@ -1,0 +1,132 @@
+"""A kernel-level scalar loss beside its elementwise gradient (bench/corpus/97_mse_loss_grad: loss =
+mean((p - t)^2) as [1], grad = 2 (p - t) / N): construction launches two segments, the loss's one
+instance and the gradient's members. pgpu-refine-mapping blocks the gradient's segment like a sole
+elementwise group (BLOCK_P members a program), whatever segment shares the launch; pgpu-form-blocking
+makes the loss's blocks a region fold, which pgpu-split-folds cuts into FOLD_SPLIT segments, one program
+each, the last arrival combining their [BLOCK] summaries in segment order (deterministic).
+
+Differential: at N over 0, 1, 2, 127, 2053 (prime) and 4099 (non-multiples of every block size), the
+pgpu interpreter in shuffled program order computes what the KIR interpreter computes, at several
+bindings (FOLD_SPLIT 1 to 1024: capped at the tile count, empty segments); the generated Triton under
+TRITON_INTERPRET=1 too, bit-identically on a second call.
+"""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
+import tessel
+import tessel.language as T
+
+PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
+
+
+@tessel.kernel
+def mse_grad(pred: T.In[T.f32, ("N",)], target: T.In[T.f32, ("N",)],
+             loss: T.Out[T.f32, (1,)], grad: T.Out[T.f32, ("N",)]):
+    N = pred.shape[0]
+    elems = T.domain(0, N)
+    nf = T.cast(N, T.f32)
+    diff = pred[elems] - target[elems]
+    loss[0] = T.sum(diff * diff) / nf
+    grad[elems] = 2.0 * diff / nf
+
+
+@tessel.kernel
+def sum_squares(x: T.In[T.f32, ("N",)], total: T.Out[T.f32, (1,)]):
+    """A kernel-level scalar reduction alone."""
+    N = x.shape[0]
+    elems = T.domain(0, N)
+    total[0] = T.sum(x[elems] * x[elems])
+
+
+SIZES = [0, 1, 2, 127, 2053, 4099]
+
+
+def run_both(tessel_bin, tmp_path, kernel, n, seed, binding):
+    """(KIR outputs' folder, pgpu program text, pgpu outputs' folder) of `kernel` at N = n: the KIR
+    interpreter, and the pgpu interpreter after the shared pipeline with `binding`, shuffled programs."""
+    source = kernel._write(tmp_path, {})
+    shape = f"N={n}"
+    kir = tmp_path / "kir"
+    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", str(seed),
+                    "--out", str(kir)], check=True, capture_output=True)
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE, "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    out = tmp_path / "pgpu"
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", str(seed), "--order",
+                          "shuffle", "--out", str(out), *[f"--param={k}={v}" for k, v in binding.items()]],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return kir, program.read_text(), out
+
+
+def close(got, want):
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("split", [1, 2, 8, 64, 1024])
+@pytest.mark.parametrize("block_p", [256, 2048])
+@pytest.mark.parametrize("n", SIZES)
+def test_blocked_gradient_beside_loss_matches_kir(tessel_bin, tmp_path, n, block_p, split):
+    kir, text, out = run_both(tessel_bin, tmp_path, mse_grad, n, 3,
+                              {"BLOCK_P": block_p, "BLOCK": 64, "FOLD_SPLIT": split})
+    # The gradient's segment is blocked (BLOCK_P members a program, not one) and the loss's blocks are
+    # a region fold cut into FOLD_SPLIT segments, the last arrival combining them.
+    assert 'pgpu.param "BLOCK_P"' in text
+    assert 'pgpu.workspace_extent "FOLD_SPLITS"' in text and "pgpu.last_program" in text
+    grad = np.load(kir / "grad.npy")
+    assert n == 0 or np.all(grad != 0)
+    close(np.load(out / "grad.npy"), grad)
+    close(np.load(out / "loss.npy"), np.load(kir / "loss.npy"))
+
+
+@pytest.mark.parametrize("split", [1, 4, 256])
+@pytest.mark.parametrize("n", SIZES)
+def test_split_scalar_sum_matches_kir(tessel_bin, tmp_path, n, split):
+    """A kernel-level sum alone: its one point's blocks cut into FOLD_SPLIT segments (up to 1024)."""
+    kir, text, out = run_both(tessel_bin, tmp_path, sum_squares, n, 6, {"BLOCK": 64, "FOLD_SPLIT": split})
+    assert "pgpu.last_program" in text and '"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]' in text
+    close(np.load(out / "total.npy"), np.load(kir / "total.npy"))
+
+
+@pytest.mark.parametrize("n", [1, 127, 4099])
+@pytest.mark.parametrize("split", [1, 16])
+def test_triton_loss_and_gradient_match_kir(tmp_path, monkeypatch, n, split):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    params = {"BLOCK_P": 256, "BLOCK": 64, "FOLD_SPLIT": split}
+    src = mse_grad.source("triton", {}, params)
+    ref = mse_grad.run_interp({"N": n}, {}, {}, seed=4)
+    pred, target = (torch.from_numpy(np.array(ref[k])) for k in ("pred.in", "target.in"))
+    launch = mse_grad._launcher({}, params)
+    first = None
+    for _ in range(2):
+        loss = torch.full((1,), float("nan"), dtype=torch.float32)
+        grad = torch.full((n,), float("nan"), dtype=torch.float32)
+        launch(pred, target, loss, grad)
+        close(grad.numpy(), ref["grad"])
+        close(loss.numpy(), ref["loss"])
+        if first is None:
+            first = loss.clone()
+        assert torch.equal(first, loss)  # the same association on every call: deterministic
+    assert "tl.program_id(0)" in src
+
+
+def test_split_default_for_one_point():
+    """The corpus bench shape (N = 64M): the loss's one point takes a FOLD_SPLIT that fills 132
+    multiprocessors (256), though the gradient's programs fill the launch; a short N that one block
+    holds has one tile, nothing to split (1)."""
+    torch = pytest.importorskip("torch")
+    big = 64 * 1024 * 1024
+    views = lambda n: (torch.empty((n,), device="meta"), torch.empty((n,), device="meta"),
+                       torch.empty((1,), device="meta"), torch.empty((n,), device="meta"))
+    assert mse_grad.call_defaults(*views(big))["FOLD_SPLIT"] == 256
+    assert mse_grad.call_defaults(*views(100)).get("FOLD_SPLIT", 1) == 1
+    assert sum_squares.call_defaults(torch.empty((big,), device="meta"),
+                                     torch.empty((1,), device="meta"))["FOLD_SPLIT"] == 256
