@@ -9,10 +9,14 @@ in a T.buffer by the author) ran dw whole in the last program. At odd shapes (1,
 of every block), the pgpu interpreter after the pipeline (programs in shuffled order: a merge counted
 wrong would show) must compute what the KIR interpreter computes.
 """
+import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
 
 KERNELS = ["60_rmsnorm_backward.py:rmsnorm_backward", "60_rmsnorm_backward_b.py:rmsnorm_backward_b"]
 SHAPES = [(1, 1), (1, 1031), (3, 131), (17, 17), (131, 3), (1031, 1), (17, 1031), (131, 131)]
@@ -66,6 +70,19 @@ def test_column_sum_is_added_by_the_rows(tessel_bin, root, tmp_path, kernel):
     if kernel.startswith("60_rmsnorm_backward.py"):
         assert "kir-row-parallels: this sum reads a summary over the 1 domain(s) of a parallel whole" in res.stderr
     assert "tl.atomic_add(" in res.stdout
+    # The finalization protocol (OpSpelling.cpp, pgpu.last_program): a barrier on both sides of the
+    # ticket, and the merged sums read and reset at L2 by one exchange per element, not a plain load
+    # that a line in the SM's L1 could serve (the H100 run of session 30 read zeros for dw).
+    lines = res.stdout[res.stdout.index("_kernel("):].split("\n\n\n")[0].splitlines()
+    ticket = next(i for i, line in enumerate(lines) if "sem='acq_rel'" in line)
+    assert lines[ticket - 1].strip() == "tl.debug_barrier()"
+    assert lines[ticket + 1].strip().startswith("if ") and lines[ticket + 2].strip() == "tl.debug_barrier()"
+    last = lines[ticket:]
+    assert any("tl.atomic_xchg(" in line and "sem='relaxed', scope='gpu')" in line and "tl.where(" in line
+               for line in last)
+    # Workspace (argN) is read in the last program only at L2; the row buffer is not read back at all.
+    assert all("cache_modifier='.cg'" in line for line in last if "tl.load(arg" in line)
+    assert not any("tl.load(arg" in line for line in lines[:ticket])
     ir = pgpu_module(tessel_bin, path, tmp_path).read_text()
     assert "pgpu.kept" in ir
     # The last program reads the merged sums: no reduction over the rows is left in it.
@@ -129,3 +146,20 @@ def test_layer_stats_sum_matches_kir(tessel_bin, tmp_path, shape):
                                             scalars=False)
     np.testing.assert_allclose(dg, dg_ref, rtol=1e-4, atol=1e-4 * max(1.0, np.sqrt(M)), err_msg=str(shape))
     np.testing.assert_allclose(y, y_ref, rtol=1e-4, atol=1e-4, err_msg=str(shape))
+
+
+@pytest.mark.parametrize("kernel", ["60_rmsnorm_backward", "60_rmsnorm_backward_b"])
+def test_repeated_calls_through_triton(root, tessel_bin, kernel):
+    """The generated Triton under TRITON_INTERPRET=1, called again and again at changing odd shapes and
+    random inputs: the last program's exchange must leave the kept sums zero for the next call (a call
+    that read a previous call's sums, or left its own, would be off by a whole column sum)."""
+    sys.path.insert(0, str(root / "bench" / "corpus"))
+    try:
+        import _harness as H
+    finally:
+        sys.path.pop(0)
+    mod = H.load(kernel)
+    for i, shape in enumerate([dict(M=3, N=131), dict(M=17, N=17), dict(M=3, N=131), dict(M=1, N=1),
+                               dict(M=5, N=1031), dict(M=5, N=1031)]):
+        msg = H.check(mod, shape, 100 + i, "triton")
+        assert msg is None, f"call {i} at {shape}: {msg}"

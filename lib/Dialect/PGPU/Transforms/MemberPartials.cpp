@@ -35,7 +35,11 @@
 // The same E * (hi - lo) elements, spread over the E instances, each reading the
 // row it has just read (cached) instead of the last program walking every
 // column; the cost is one atomic add per element. The sum is the reduce
-// reassociated and permuted, as its contract permits.
+// reassociated and permuted, as its contract permits. A buffer element the
+// member itself stored at [m] is not read back: the spread uses the value of
+// its last store there (one program's store and later load of an address are
+// ordered only within a thread, and a scalar is stored by one thread and read
+// by all), and a buffer left without readers is no longer written or passed.
 //
 // Fires on a whole-space pgpu.last_program beside the program space's sole
 // execution group of one axis, whose body (pure code and foreaches) holds a
@@ -55,6 +59,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUMEMBERPARTIALS
@@ -218,8 +223,22 @@ void rewrite(KernelOp kernel, Candidate c) {
     map.map(c.each.getBody().front().getArgument(0), n);
     Block &elem = reduce.getElement().front();
     map.map(elem.getArgument(0), groupBody.getArgument(0));
-    for (Operation &op : elem.without_terminator())
+    for (Operation &op : elem.without_terminator()) {
+      // A read of what this member stored at [m] (match: the buffer's only writes are unconditional
+      // top-level group stores at [m]) is the value of its last such store, not a reload: a store and
+      // a later load of one address by one program are ordered only within a thread, and a scalar is
+      // stored by one thread but read by all (Triton: no barrier between them; the H100 run of corpus
+      // 60/60_b read stale rows). The stored value dominates the group's end, where the spread sits.
+      if (auto read = dyn_cast<BufferLoadOp>(op)) {
+        BufferStoreOp last;
+        for (Operation *user : read.getBuffer().getUsers())
+          if (auto w = dyn_cast<BufferStoreOp>(user); w && (!last || last->isBeforeInBlock(w)))
+            last = w;
+        map.map(read.getResult(), last.getValue());
+        continue;
+      }
       b.clone(op, map);
+    }
     Value v = map.lookup(cast<YieldOp>(elem.getTerminator()).getOperand(0));
     Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     auto merge = ScatterReduceOp::create(b, reduce.getLoc(), v, sum, ValueRange{n}, yes);
@@ -240,7 +259,18 @@ void rewrite(KernelOp kernel, Candidate c) {
   Value merged = BufferLoadOp::create(b, loc, element, sum, ValueRange{n}, ok, fill);
   BufferStoreOp::create(b, loc, fill, sum, ValueRange{n}, ok);
   reduce.getResult(0).replaceAllUsesWith(merged);
+  llvm::SetVector<Value> read;
+  reduce.getElement().walk([&](BufferLoadOp l) { read.insert(l.getBuffer()); });
   reduce.erase();
+  // A buffer no one reads any more (its rows were forwarded above) is not written or passed.
+  for (Value buf : read) {
+    if (llvm::any_of(buf.getUsers(), [](Operation *u) { return !isa<BufferStoreOp>(u); }))
+      continue;
+    for (Operation *u : llvm::make_early_inc_range(buf.getUsers()))
+      u->erase();
+    if (auto arg = dyn_cast<BlockArgument>(buf); arg && arg.use_empty())
+      (void)kernel.eraseArgument(arg.getArgNumber());
+  }
 }
 
 struct MemberPartials : public tessel::pgpu::impl::PGPUMemberPartialsBase<MemberPartials> {

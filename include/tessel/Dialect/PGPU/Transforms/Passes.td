@@ -772,8 +772,13 @@ def PGPUMemberPartials : Pass<"pgpu-member-partials", "::mlir::ModuleOp"> {
     reduce reassociated and permuted in arrival order (its contract permits).
     Rewrites: a new workspace Sum over the stored view's axis at n, filled
     with 0 and kept so (`pgpu.kept`); at the end of the group body a foreach
-    over n scatter-adds f(m, n) into Sum[n]; the reduce becomes a
-    buffer_load of Sum[n] followed by a store of 0 back. The E x (hi - lo)
+    over n scatter-adds f(m, n) into Sum[n], where a read of a buffer at [m]
+    is the value of the group's last store there (not a reload: a program's
+    store and later load of one address are ordered only within a thread,
+    and a scalar is stored by one thread and read by all; a buffer left
+    unread is no longer stored or passed); the reduce becomes a buffer_load
+    of Sum[n] followed by a store of 0 back (the Triton provider spells the
+    pair as one tl.atomic_xchg at L2). The E x (hi - lo)
     elements run spread over the E instances (each re-reading the row it
     just read) instead of in one program walking every column, at one
     atomic add per element: the costed choice of seed 002 §3, said by a
