@@ -66,11 +66,6 @@ def peer(x, w, dy, eps):
 TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=127), dict(M=17, N=131), dict(M=5, N=1031)]
 BENCH_SHAPE = dict(M=8192, N=4096)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
-SKIP = {"triton": ("Triton provider under TRITON_INTERPRET=1 passes at every shape but M5 N1031 takes 74.5 s wall "
-                   "(M17 N131 9 s, M3 N127 7.5 s; shared 2-core machine; the KIR interpreter passes at every "
-                   "shape in 0.1 s). The dw workset reads the rinv buffer the dx workset writes, so it runs whole "
-                   "in the last program instance (as language.md says): one loop over all N columns, each a "
-                   "512-wide masked block over the M rows")}
 PEER = "torch.compile (autograd)"
 
 

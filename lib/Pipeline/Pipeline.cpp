@@ -30,7 +30,11 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // KIR canonical forms: a sum of products with an outer-product axis is a contraction (issue 41).
   pm.addPass(kir::createKIRContractProducts());
   // KIR canonical forms: a kernel-level row read with its own reduction is a parallel over rows.
-  pm.addPass(kir::createKIRRowParallels());
+  // Row summaries a later sum reads whole are kept by the parallel over the rows where the provider
+  // spreads that sum over the members (pgpu-member-partials' fragment atomic add).
+  kir::KIRRowParallelsOptions rowParallels;
+  rowParallels.keepSummaries = can.fragmentAtomicAdd;
+  pm.addPass(kir::createKIRRowParallels(rowParallels));
   // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region
   // fold (seed 002 §1, §3.4; relaxed_normalization with online_reduction only).
   pm.addPass(kir::createKIROnlineFolds());
@@ -55,6 +59,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // A finalization whose members each read what a subset of the instances wrote runs per member
   // in the last of those (tickets), so it tiles with the group instead of running in one program.
   pm.addPass(pgpu::createPGPUMemberTickets());
+  // A whole-space finalization summing over the group's members (a column sum reading what each row
+  // kept) is added by the members as they finish, not walked by the last program alone.
+  if (can.fragmentAtomicAdd)
+    pm.addPass(pgpu::createPGPUMemberPartials());
   //      (§4, seed 000 §6) split partials summed by the last arrival are merged by atomics instead
   //      (a fragment scatter-add into workspace).
   if (can.fragmentAtomicAdd)

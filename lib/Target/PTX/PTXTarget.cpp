@@ -35,6 +35,15 @@ public:
   // registers for the one a launch runs (the multi-pass loop's hoisted addresses cost 30 and more
   // per thread). Each further guard would double the compile time of the largest kernels again.
   unsigned launchGuards() const override { return 1; }
+  /// LLVM 22's NVPTX backend spells an atomicrmw as a relaxed `atom` whatever its order (cmpxchg and
+  /// atomic loads and stores keep theirs: llc -mcpu=sm_90 gives `atom.global.add.u32` for
+  /// `atomicrmw add ... acq_rel`), so the ticket's acq_rel is spelled as fences: fence.acq_rel.gpu
+  /// before the increment (a release pattern covering what the barrier ordered before it) and after
+  /// it (the acquire the last CTA's reads follow, through the barrier that publishes the flag). The
+  /// Triton provider's tl.atomic_add(sem='acq_rel') is the same sequence (MEMBAR.GPU, ATOMG, CCTL.IVALL).
+  void fenceTicket(OpBuilder &b, Location loc, bool acquire) const override {
+    LLVM::FenceOp::create(b, loc, acquire ? LLVM::AtomicOrdering::acquire : LLVM::AtomicOrdering::release, "device");
+  }
 
   Value approximate(OpBuilder &b, Location loc, kir::UnaryKind kind, Value x) const override {
     Type f32 = b.getF32Type();

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SelectorImpl.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include "tessel/Dialect/PGPU/IR/LaunchGuards.h"
 
@@ -442,7 +443,7 @@ Value Selector::loadSlot(Type elementType, Value view, ValueRange coords, Value 
       b, loc, ok,
       [&](OpBuilder &, Location) {
         Value p = address(elementType, view, coords, k);
-        scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, element, p).getResult());
+        scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, element, p, 0, strongReads).getResult());
       },
       [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, values[fill][0]); });
   return ifOp.getResult(0);
@@ -458,6 +459,14 @@ void Selector::storeSlot(Value element, Type elementType, Value resource, ValueR
 /// A read with validity and fill: invalid slots (and slots past the fragment) perform no access.
 /// A fragment in the vector layout whose groups are contiguous is read a group at a time.
 LogicalResult Selector::emitLoad(Operation *op, Value view, ValueRange coords, Value valid, Value fill) {
+  // In a finalization, what other instances wrote is read strongly (emitLastProgram).
+  auto last = op->getParentOfType<pgpu::LastProgramOp>();
+  llvm::SaveAndRestore strong(strongReads, last && llvm::any_of(view.getUsers(), [&](Operation *user) {
+                                             return !last->isAncestor(user) &&
+                                                    isa<pgpu::StoreOp, pgpu::ScatterOp, pgpu::ScatterReduceOp,
+                                                        pgpu::BufferStoreOp, pgpu::AtomicRMWOp, pgpu::AtomicCASOp,
+                                                        pgpu::AtomicStoreOp>(user);
+                                           }));
   Value result = op->getResult(0);
   Type elementType = pgpu::elementTypeOf(result.getType());
   auto fragment = dyn_cast<pgpu::FragmentType>(result.getType());
@@ -599,7 +608,10 @@ LogicalResult Selector::emitScatterReduce(pgpu::ScatterReduceOp op) {
 /// pgpu.last_program: after a workgroup barrier (every thread's earlier effects precede thread 0's
 /// release; a target whose barrier orders only within the workgroup releases to the device
 /// first), thread 0 increments the ticket with acq_rel order and publishes whether it was the
-/// last of the grid's CTAs through shared memory; that CTA runs the body.
+/// last of the grid's CTAs through shared memory; that CTA runs the body. Its reads of what other
+/// instances wrote are volatile (emitLoad): strong loads at the point of coherence, so no line this
+/// SM's L1 kept from before the acquire can serve one (the Triton provider reads them with
+/// ld.global.cg or an atomic exchange, OpSpelling.cpp).
 LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
   Type i32 = b.getI32Type();
   Value flag = sharedArray(i32, 1);
@@ -613,8 +625,10 @@ LogicalResult Selector::emitLastProgram(pgpu::LastProgramOp op) {
     if (!ticket)
       ticket = LLVM::GEPOp::create(b, loc, globalPtr, i32, views[op.getTicket()].pointer,
                                    ValueRange{constInt(b.getI64Type(), 0)});
+    target.fenceTicket(b, loc, /*acquire=*/false);
     Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ticket, constI32(1),
                                               LLVM::AtomicOrdering::acq_rel);
+    target.fenceTicket(b, loc, /*acquire=*/true);
     Value grid = arith::IndexCastOp::create(b, loc, i32, count ? count : target.programCount(b, loc));
     Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, arrived,
                                        arith::SubIOp::create(b, loc, grid, constI32(1)));

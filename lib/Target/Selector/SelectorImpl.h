@@ -78,6 +78,10 @@ private:
   /// and after, since another thread than the writer may read (or have read) the element; the pgpu
   /// program is sequential within an instance (the barrier orders global memory within the group).
   DenseSet<Value> readAndWritten;
+  /// Set while a read in a pgpu.last_program of what an op outside it writes (another instance's
+  /// stores or merges) is selected: its loads are volatile (strong: PTX ld.volatile, served at the
+  /// point of coherence, never by a line the SM's L1 kept), ordered after the ticket's acquire.
+  bool strongReads = false;
   void fenceWrite(Value view) {
     if (readAndWritten.contains(view))
       gpu::BarrierOp::create(b, loc);

@@ -197,7 +197,7 @@ SmallVector<Value> Selector::loadGroups(Type elementType, Value view, ValueRange
         auto vectorType = VectorType::get({group}, access.element);
         SmallVector<Value> parts;
         for (Value p : access.bases) {
-          Value vec = LLVM::LoadOp::create(b, loc, vectorType, p, access.align);
+          Value vec = LLVM::LoadOp::create(b, loc, vectorType, p, access.align, strongReads);
           for (int64_t j = 0; j < group; ++j)
             parts.push_back(LLVM::ExtractElementOp::create(b, loc, vec, constI32(j)));
         }
@@ -210,7 +210,7 @@ SmallVector<Value> Selector::loadGroups(Type elementType, Value view, ValueRange
               b, loc, access.oks[k],
               [&](OpBuilder &, Location) {
                 Value p = slotAddress(access, k, group);
-                scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, access.element, p).getResult());
+                scf::YieldOp::create(b, loc, LLVM::LoadOp::create(b, loc, access.element, p, 0, strongReads).getResult());
               },
               [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, values[fill][0]); });
           parts.push_back(slot.getResult(0));

@@ -42,6 +42,52 @@ std::string saturatingFloatToInt(const std::string &x, Type from, Type to, const
   return "tl.cast(tl.where(" + in + ", tl.cast(tl.where(" + in + ", " + xf + ", 0.0), " + target + "), tl.where(" +
          xf + " >= " + above + ", " + max + ", tl.where(" + xf + " < " + lo + ", " + min + ", 0))), " + target + ")";
 }
+
+/// Whether `op`, in a pgpu.last_program, reads `resource` which an op outside that finalization
+/// writes: what other program instances stored or merged before their ticket (seed 000 §4.4, §9).
+/// Such a read is made at L2 (the ticket protocol at pgpu.last_program below): `ld.global.cg`, or
+/// an atomic where the finalization returns the element to its initial value.
+bool readsOtherPrograms(Operation *op, Value resource) {
+  auto last = op->getParentOfType<pgpu::LastProgramOp>();
+  return last && llvm::any_of(resource.getUsers(), [&](Operation *user) {
+           return !last->isAncestor(user) &&
+                  isa<pgpu::StoreOp, pgpu::ScatterOp, pgpu::ScatterReduceOp, pgpu::BufferStoreOp, pgpu::AtomicRMWOp,
+                      pgpu::AtomicCASOp, pgpu::AtomicStoreOp>(user);
+         });
+}
+
+/// Whether the program that runs `read` may itself have stored into its buffer: a buffer_store of it in
+/// the same finalization (both in none, or in the same pgpu.last_program). Triton orders a program's
+/// global memory only within a thread, and a scalar is stored by one thread and read by all (the
+/// selector's fenceWrite is the same rule); another finalization's store is ordered by its ticket.
+bool readsOwnStore(pgpu::BufferLoadOp read) {
+  auto last = read->getParentOfType<pgpu::LastProgramOp>();
+  return llvm::any_of(read.getBuffer().getUsers(), [&](Operation *user) {
+    return isa<pgpu::BufferStoreOp>(user) && user->getParentOfType<pgpu::LastProgramOp>() == last;
+  });
+}
+
+/// The store that returns the element `read` reads to a value that does not depend on it, when only
+/// pure ops that do not use the read lie between them in the block (pgpu-member-partials' and
+/// pgpu-atomic-partials' kept sums: read, then reset for the next launch); null otherwise. The pair is
+/// one exchange: 32- and 64-bit elements (Triton's atomic_xchg).
+pgpu::BufferStoreOp resetAfter(pgpu::BufferLoadOp read) {
+  unsigned width = pgpu::elementTypeOf(read.getType()).getIntOrFloatBitWidth();
+  if (width != 32 && width != 64)
+    return {};
+  for (Operation *op = read->getNextNode(); op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode()) {
+    if (auto reset = dyn_cast<pgpu::BufferStoreOp>(op)) {
+      if (reset.getBuffer() == read.getBuffer() && llvm::equal(reset.getCoords(), read.getCoords()) &&
+          reset.getValid() == read.getValid() && reset.getValue() != read.getResult() &&
+          reset.getValue().getType() == read.getType())
+        return reset;
+      return {};
+    }
+    if (op->getNumRegions() || !isMemoryEffectFree(op) || llvm::is_contained(op->getOperands(), read.getResult()))
+      return {};
+  }
+  return {};
+}
 } // namespace
 
 /// A combine region as a module-level `@triton.jit` function for tl.reduce
@@ -238,8 +284,10 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         FailureOr<std::string> addr = address(&op, load.getView(), load.getCoords());
         if (failed(addr))
           return failure();
+        // A finalization's read of what other programs wrote is made at L2 (pgpu.last_program below).
         std::string pointer = "tl.load(" + *addr + ", mask=" + expr(load.getValid()) + ", other=" +
-                              expr(load.getFill()) + ")";
+                              expr(load.getFill()) +
+                              (readsOtherPrograms(&op, load.getView()) ? ", cache_modifier='.cg')" : ")");
         // (A Gluon partition reads what is not a stream through pointers.)
         if (std::optional<std::string> box = mode == Mode::Triton ? descriptorAccess(&op) : std::nullopt) {
           // Both spellings; the wrapper picks (USE_TMA) by TMA's alignment rules at launch.
@@ -273,12 +321,45 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         if (failed(at))
           return failure();
         std::string address = *at;
-        if constexpr (std::is_same_v<decltype(access), pgpu::BufferLoadOp>)
+        if constexpr (std::is_same_v<decltype(access), pgpu::BufferLoadOp>) {
+          // A finalization's read of what other programs stored or merged: at L2 (pgpu.last_program
+          // below). Followed by the reset of the element, the pair is one exchange, spelled there.
+          bool others = readsOtherPrograms(&op, access.getBuffer());
+          if (others)
+            if (pgpu::BufferStoreOp reset = resetAfter(access)) {
+              resetRead[reset] = &op;
+              return success();
+            }
+          if (readsOwnStore(access))
+            line(indent, "tl.debug_barrier()");
           assign(access.getResult(), "tl.load(" + address + ", mask=" + expr(access.getValid()) + ", other=" +
-                                         expr(access.getFill()) + ")");
-        else
+                                         expr(access.getFill()) + (others ? ", cache_modifier='.cg')" : ")"));
+        } else if (auto it = resetRead.find(&op); it != resetRead.end()) {
+          // Read and reset at once, at L2: every thread's exchange returns the merged element (ordered
+          // after the ticket's acquire by the barrier there) and leaves the initial value for the next
+          // launch. Lanes the mask leaves out read the fill.
+          // A float element is exchanged as its bits (the same ATOMG.EXCH on the GPU; Triton 3.6's
+          // interpreter exchanges integers only).
+          auto read = cast<pgpu::BufferLoadOp>(it->second);
+          Type element = pgpu::elementTypeOf(read.getType());
+          std::string pointer = address, value = expr(access.getValue()), back;
+          if (isa<FloatType>(element)) {
+            std::string bits = element.getIntOrFloatBitWidth() == 64 ? "tl.int64" : "tl.int32";
+            pointer = "(" + address + ").to(tl.pointer_type(" + bits + "))";
+            value = "(" + value + ").to(" + bits + ", bitcast=True)";
+            back = ".to(" + tritonType(element) + ", bitcast=True)";
+          }
+          std::string exchange = "tl.atomic_xchg(" + pointer + ", " + value + ", mask=" + expr(access.getValid()) +
+                                 ", sem='relaxed', scope='gpu')" + back;
+          if (matchPattern(access.getValid(), m_One()))
+            assign(read.getResult(), exchange);
+          else
+            assign(read.getResult(), "tl.where(" + expr(access.getValid()) + ", " + exchange + ", " +
+                                         expr(read.getFill()) + ")");
+        } else {
           line(indent, "tl.store(" + address + ", " + expr(access.getValue()) + ", mask=" + expr(access.getValid()) +
                            ")");
+        }
         return success();
       })
       .Case<pgpu::ScatterReduceOp>([&](pgpu::ScatterReduceOp sr) -> LogicalResult {
@@ -659,9 +740,21 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
           ticket = *at;
           count = "(" + expr(l.getArrivals()) + ")";
         }
+        // The protocol, by the PTX memory model (bar.sync synchronizes the CTA's threads; causality
+        // order is transitive): every thread's writes (plain, or relaxed gpu-scope atomics: at L2)
+        // precede the barrier, the barrier precedes thread 0's acq_rel ticket (Triton performs a
+        // scalar atomic in one thread); the last arrival's ticket acquires every program's release,
+        // and a second barrier orders it before every thread of that program reads (explicit here:
+        // Triton's broadcast of the ticket's value also passes one, not a rule of its language). The
+        // reads of what other programs wrote are made at L2 (ld.global.cg, which sm_90's ptxas makes a
+        // strong gpu-scope load, LDG.E.STRONG.GPU; or tl.atomic_xchg, ATOMG.E.EXCH.STRONG.GPU, where the
+        // element is reset: the BufferLoadOp spelling above), so no line another launch or program left
+        // in this SM's L1 can serve them. (The CUDA grid sync is the same pattern: barrier, one thread's
+        // fenced atomic, barrier.) H100 run of corpus 60/60_b, session 30: wrong dw with plain reads.
         line(indent, "tl.debug_barrier()");
         line(indent, arrived + " = tl.atomic_add(" + ticket + ", 1, sem='acq_rel', scope='gpu')");
         line(indent, "if " + arrived + " == " + count + " - 1:");
+        line(indent + 1, "tl.debug_barrier()");
         // The last arrival returns its ticket to 0: every instance that counts on it has arrived (the
         // op's arrivals), so a finished launch leaves its tickets as the runtime filled them and the
         // wrapper can keep one zeroed ticket buffer across launches (LaunchWrapper.h).

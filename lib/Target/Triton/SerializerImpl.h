@@ -250,6 +250,7 @@ private:
   std::optional<std::pair<Operation *, std::string>> gluonWhy;
   DenseMap<Operation *, std::pair<std::string, std::string>> boxOf; // a TMA access -> (descriptor, box shape)
   llvm::DenseSet<Operation *> consumerDead;  // what only TMA accesses' element coordinates needed
+  DenseMap<Operation *, Operation *> resetRead; // a finalization's reset store -> the read it exchanges with
   bool dryRun = false;
   DenseMap<Operation *, std::string> guardOf; // a launch-fact `if` -> its constexpr (spelled once per kernel)
   std::string gluonText, gluonLoader;        // the consumer's and the loader's bodies, when this binding has them

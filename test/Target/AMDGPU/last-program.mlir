@@ -21,8 +21,9 @@
 // ISA: buffer_inv sc1
 // ISA: .amdhsa_user_sgpr_dispatch_ptr 1
 
-// COM: Must not fire on PTX: bar.sync orders global memory for the CTA and gridDim is a register.
+// COM: Must not fire on PTX: bar.sync orders global memory for the CTA (no per-thread agent fences)
+// COM: and gridDim is a register. (PTX fences only thread 0's ticket, at device scope: PTX/last-program.)
 // RUN: tessel compile %tessel_src/examples/kir/histogram.mlir --target=ptx --emit=device | FileCheck %s --check-prefix=PTX
-// PTX-NOT: llvm.fence
+// PTX-NOT: llvm.fence syncscope("agent")
 // PTX-NOT: dispatch.ptr
 // PTX: gpu.grid_dim x

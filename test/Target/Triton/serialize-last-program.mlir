@@ -2,8 +2,11 @@
 // ticket (pgpu.init = 0); the direct branch adds one per element with tl.atomic_add into the partial,
 // the privatized branch (a constexpr guard B <= HBINS) counts blocks with tl.histogram and adds each
 // program's counts once; pgpu.last_program is a CTA barrier, an acq_rel ticket increment and a test
-// against the grid's size, whose taken branch first returns the ticket to 0 (every instance has
-// arrived) and then copies the partial into h. The ticket's only use is the last_program, so a planned
+// against the grid's size, whose taken branch passes a second CTA barrier (every thread after the
+// ticket's acquire), returns the ticket to 0 (every instance has arrived) and then copies the partial
+// into h, read at L2 (ld.global.cg: what other programs merged is never served by the SM's L1). The
+// partial is read but not reset there (it is filled per call): a load, not an exchange. Must not fire
+// outside the finalization: the programs' own loads keep the default cache modifier. The ticket's only use is the last_program, so a planned
 // call takes it from the kept zeroed buffer of its stream (`_zeroed`, one per module) instead of
 // allocating and filling it; the partial (atomically added into, not restored) is filled per call.
 // RUN: tessel compile %tessel_src/examples/kir/histogram.mlir --emit=source --target=triton --param HBINS=1024 | FileCheck %s
@@ -15,11 +18,14 @@
 // CHECK: tl.atomic_add(arg2 + ({{v[0-9]+}}), {{v[0-9]+}}, mask={{v[0-9]+}}, sem='relaxed')
 // CHECK: else:
 // CHECK: tl.atomic_add(arg2 + ({{v[0-9]+}}), {{v[0-9]+}}, mask={{v[0-9]+}}, sem='relaxed')
+// CHECK-NOT: cache_modifier
 // CHECK: tl.debug_barrier()
 // CHECK-NEXT: [[ARRIVED:_arrived[0-9]+]] = tl.atomic_add(arg3, 1, sem='acq_rel', scope='gpu')
 // CHECK-NEXT: if [[ARRIVED]] == tl.num_programs(0) - 1:
+// CHECK-NEXT: tl.debug_barrier()
 // CHECK-NEXT: tl.atomic_xchg(arg3, 0, sem='relaxed', scope='gpu')
-// CHECK: tl.load(arg2 + ({{v[0-9]+}}), mask=
+// CHECK-NOT: tl.atomic_xchg(arg2
+// CHECK: tl.load(arg2 + ({{v[0-9]+}}), mask={{v[0-9]+}}, other={{.*}}, cache_modifier='.cg')
 // CHECK: tl.store(h + ({{v[0-9]+}}) * h_stride0,
 // CHECK-LABEL: def _histogram_checked(
 // CHECK: _n_arg2 = (h.shape[0])

@@ -29,13 +29,14 @@
 // WIDE-NOT: .store(
 
 // COM: Must not fire: the 128x128 binding at 3 stages fits with both of C's stores staged (98304 +
-// COM: 2 x 65536 = 229376 B): C keeps its descriptor under USE_TMA, and nothing is remarked.
+// COM: 2 x 65536 = 229376 B): C keeps its descriptor under USE_TMA, and nothing is remarked. (The
+// COM: last arrival reads the merged tile and returns it to zero in one exchange, at L2.)
 // QUIET-NOT: remark: triton: the tile store
 // FOUR: # [[DC:_desc[0-9]+]]: c's [128, 128] boxes
 // FOUR: if USE_TMA:
 // FOUR-NEXT: [[DC]].store(
 // FOUR: _arrived{{[0-9]+}} = tl.atomic_add(
-// FOUR: tl.store(arg{{[0-9]+}} +
+// FOUR: = tl.where({{v[0-9]+}}, tl.atomic_xchg((arg{{[0-9]+}} + {{.*}}).to(tl.pointer_type(tl.int32)), {{.*}}, sem='relaxed', scope='gpu').to(tl.float32, bitcast=True)
 // FOUR: if USE_TMA:
 // FOUR-NEXT: [[DC]].store(
 

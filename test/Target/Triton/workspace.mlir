@@ -1,10 +1,20 @@
 // The Triton wrapper allocates invocation workspace per call (seed 000 §2): sized from the view
 // extents its buffer type names, initialized from pgpu.init, passed as a private pointer; buffer
-// accesses are row-major offsets into it.
+// accesses are row-major offsets into it. The program reads back what it stored there: Triton orders a
+// program's global memory only within a thread (a scalar is stored by one thread and read by all), so
+// each read of a buffer the same program stores passes a CTA barrier first (OpSpelling.cpp,
+// readsOwnStore; the selector's fenceWrite). The input view x, which nothing stores, is read plainly.
 // RUN: tessel compile %tessel_src/examples/pgpu/workspace_rowsum.mlir --emit=source --target=triton | FileCheck %s
 // CHECK: def _workspace_rowsum_kernel(x, _extent_M, _extent_N, x_stride0, x_stride1, y, y_stride0, ws):
-// CHECK: tl.load(ws + ({{.*}}) * (_extent_N) + ({{.*}}), mask=
+// CHECK-NOT: tl.debug_barrier()
+// CHECK: tl.load(x +
+// CHECK-NEXT: # workspace_rowsum.mlir
+// CHECK-NEXT: tl.debug_barrier()
+// CHECK-NEXT: tl.load(ws + ({{.*}}) * (_extent_N) + ({{.*}}), mask=
 // CHECK: tl.store(ws + ({{.*}}) * (_extent_N) + ({{.*}}), {{.*}}, mask=
+// CHECK: for
+// CHECK: tl.debug_barrier()
+// CHECK-NEXT: tl.load(ws + ({{.*}}) * (_extent_N) + ({{.*}}), mask={{.*}}, other=tl.full([], 0.000000e+00, tl.float32)){{$}}
 // CHECK: def _workspace_rowsum_checked(x, y, *, _indices=_CHECKED):
 // CHECK: _grid =
 // CHECK: _n_ws = (x.shape[0]) * (x.shape[1])

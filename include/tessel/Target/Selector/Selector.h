@@ -98,6 +98,10 @@ public:
   /// the workgroup (after a workgroup barrier), and the matching acquire; nothing by default.
   virtual void releaseToDevice(mlir::OpBuilder &, mlir::Location) const {}
   virtual void acquireFromDevice(mlir::OpBuilder &, mlir::Location) const {}
+  /// Beside the ticket's increment (thread 0, after the workgroup barrier): a release fence before
+  /// it (`acquire` false) and an acquire fence after it, where the backend does not honor the
+  /// atomicrmw's own acq_rel order; nothing by default.
+  virtual void fenceTicket(mlir::OpBuilder &, mlir::Location, bool acquire) const {}
 };
 
 /// Legalization: declares THREADS and VECTOR on each kernel that lacks them, binds every parameter

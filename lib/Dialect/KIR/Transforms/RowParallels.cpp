@@ -20,8 +20,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace tessel::kir {
@@ -149,20 +152,11 @@ bool written(KernelOp kernel, Value view) {
   return found;
 }
 
-/// Fills `r` for a kernel-level store; false (with `why` where it says something) when it is not a
-/// row normalized by its own reduction.
-bool match(StoreOp store, Row &r) {
-  r.store = store;
-  Block *top = store->getBlock();
-  if (store.getValid())
-    return refuse(r, "a masked store");
-  auto vt = dyn_cast<RankedTensorType>(store.getValue().getType());
-  if (!vt)
-    return false;
-  // The producers: kernel-level ops the value needs that read some tensor (scalars and domains are
-  // launch facts, read as they are).
+/// The producers of `roots` into `r.ops`, in block order: the ops of `top` it needs that compute
+/// tensors (scalars and domains are launch facts, read as they are).
+void collect(ValueRange roots, Block *top, Row &r) {
   llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work{store.getValue()};
+  SmallVector<Value> work(roots.begin(), roots.end());
   while (!work.empty()) {
     Value v = work.pop_back_val();
     Operation *def = v.getDefiningOp();
@@ -175,6 +169,36 @@ bool match(StoreOp store, Row &r) {
   }
   r.ops.assign(slice.begin(), slice.end());
   llvm::sort(r.ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+}
+
+/// Whether every producer in `r.ops` is one a member can compute (one result, no region but a
+/// reduction's combine, no effect but a load of a view `kernel` never writes), recording its axes;
+/// false (with `why`) at the first that is not.
+bool checkProducers(KernelOp kernel, Row &r) {
+  for (Operation *op : r.ops) {
+    if (op->getNumResults() != 1 || (op->getNumRegions() && !isa<ReduceOp>(op)))
+      return refuse(r, Twine("'") + op->getName().getStringRef() + "' in the row's computation");
+    if (!isMemoryEffectFree(op) && !isa<LoadOp>(op))
+      return refuse(r, Twine("an effect ('") + op->getName().getStringRef() + "') in the row's computation");
+    if (auto load = dyn_cast<LoadOp>(op); load && written(kernel, load.getView()))
+      return refuse(r, "the row reads a view the kernel writes");
+    if (!axesOf(op, r))
+      return false;
+  }
+  return true;
+}
+
+/// Fills `r` for a kernel-level store; false (with `why` where it says something) when it is not a
+/// row normalized by its own reduction.
+bool match(StoreOp store, Row &r) {
+  r.store = store;
+  Block *top = store->getBlock();
+  if (store.getValid())
+    return refuse(r, "a masked store");
+  auto vt = dyn_cast<RankedTensorType>(store.getValue().getType());
+  if (!vt)
+    return false;
+  collect(store.getValue(), top, r);
   // Only a row read with its own summary: a reduction over an axis the store writes.
   SmallVector<Value> stored;
   for (Value c : store.getCoords())
@@ -186,20 +210,13 @@ bool match(StoreOp store, Row &r) {
   // reduces something.
   if (llvm::none_of(r.ops, [](Operation *op) { return isa<ReduceOp>(op); }))
     return false;
+  if (!checkProducers(store->getParentOfType<KernelOp>(), r))
+    return false;
   bool normalized = false;
-  for (Operation *op : r.ops) {
-    if (op->getNumResults() != 1 || (op->getNumRegions() && !isa<ReduceOp>(op)))
-      return refuse(r, Twine("'") + op->getName().getStringRef() + "' in the row's computation");
-    if (!isMemoryEffectFree(op) && !isa<LoadOp>(op))
-      return refuse(r, Twine("an effect ('") + op->getName().getStringRef() + "') in the row's computation");
-    if (auto load = dyn_cast<LoadOp>(op); load && written(store->getParentOfType<KernelOp>(), load.getView()))
-      return refuse(r, "the row reads a view the kernel writes");
-    if (!axesOf(op, r))
-      return false;
-    if (auto red = dyn_cast<ReduceOp>(op))
+  for (Operation *op : r.ops)
+    if (isa<ReduceOp>(op))
       for (Value d : reducedDomains(op, r))
         normalized |= llvm::is_contained(stored, d);
-  }
   if (!normalized)
     return false;
   if (r.axes.lookup(store.getValue()) != Axes(stored))
@@ -295,18 +312,9 @@ Value memberDot(OpBuilder &b, ContractOp ct, Value lhs, Value rhs, ArrayRef<int6
   return sum.getResult(0);
 }
 
-/// Builds the parallel of a matched row at its store, erasing the store and what only it used.
-void rewrite(Row &r) {
-  StoreOp store = r.store;
-  OpBuilder b(store);
-  SmallVector<Value> domains(r.members.begin(), r.members.end());
-  auto par = ParallelOp::create(b, store.getLoc(), domains);
-  Block *body = b.createBlock(&par.getBody());
-  DenseMap<Value, Value> index;
-  for (Value d : domains)
-    index[d] = body->addArgument(b.getIndexType(), d.getLoc());
-  b.setInsertionPointToEnd(body);
-  IRMapping map;
+/// Clones the producers of `r` at `b`, inside a member whose index of each member domain is
+/// `index`'s: every axis over a member is removed (`map` maps each producer's result to its clone).
+void cloneRow(OpBuilder &b, Row &r, const DenseMap<Value, Value> &index, IRMapping &map) {
   auto keepOf = [&](Value v) { return kept(r.axes[v], r.members); };
   for (Operation *op : r.ops) {
     Value res = op->getResult(0);
@@ -314,7 +322,7 @@ void rewrite(Row &r) {
     Type type = without(res.getType(), keep);
     Value out;
     if (auto ind = dyn_cast<IndicesOp>(op); ind && r.members.contains(ind.getDomain())) {
-      out = index[ind.getDomain()];
+      out = index.lookup(ind.getDomain());
     } else if (auto ct = dyn_cast<ContractOp>(op); ct && keep.empty()) {
       out = memberDot(b, ct, map.lookupOrDefault(ct.getLhs()), map.lookupOrDefault(ct.getRhs()),
                       renumberAll(keepOf(ct.getLhs()), ct.getLhsReduce()),
@@ -355,6 +363,21 @@ void rewrite(Row &r) {
     }
     map.map(res, out);
   }
+}
+
+/// Builds the parallel of a matched row at its store, erasing the store and what only it used.
+void rewrite(Row &r) {
+  StoreOp store = r.store;
+  OpBuilder b(store);
+  SmallVector<Value> domains(r.members.begin(), r.members.end());
+  auto par = ParallelOp::create(b, store.getLoc(), domains);
+  Block *body = b.createBlock(&par.getBody());
+  DenseMap<Value, Value> index;
+  for (Value d : domains)
+    index[d] = body->addArgument(b.getIndexType(), d.getLoc());
+  b.setInsertionPointToEnd(body);
+  IRMapping map;
+  cloneRow(b, r, index, map);
   Operation *moved = b.clone(*store, map);
   for (OpOperand &c : cast<StoreOp>(moved).getCoordsMutable())
     if (auto it = index.find(c.get()); it != index.end())
@@ -366,7 +389,150 @@ void rewrite(Row &r) {
       op->erase();
 }
 
+
+/// Whether kernel-level `op` is a sum: an add reduction of one input, or a contraction without an
+/// initial value; in f32, i32 or i64 (pgpu-member-partials adds such sums per member).
+bool isSum(Operation *op) {
+  Type acc = op->getNumResults() == 1 ? getElementTypeOrSelf(op->getResult(0).getType()) : Type();
+  if (!acc || !(acc.isF32() || acc.isInteger(32) || acc.isInteger(64)))
+    return false;
+  if (auto red = dyn_cast<ReduceOp>(op)) {
+    if (red.getInputs().size() != 1)
+      return false;
+    Block &c = red.getCombine().front();
+    auto add = dyn_cast<BinaryOp>(c.front());
+    return add && add.getKind() == BinaryKind::Add && c.getOperations().size() == 2 &&
+           c.getTerminator()->getOperand(0) == add.getResult();
+  }
+  if (auto ct = dyn_cast<ContractOp>(op))
+    return !ct.getInit();
+  return false;
+}
+
+/// Whether the producers of a summary over the members `r.members` can be computed per member: no
+/// contraction, no reduction over a member, no value ranging over a member twice.
+bool perMember(Row &r) {
+  for (Operation *op : r.ops) {
+    if (isa<ContractOp>(op))
+      return refuse(r, "a contraction in the summary's computation");
+    for (Value d : r.members)
+      if (llvm::is_contained(reducedDomains(op, r), d) || llvm::count(r.axes[op->getResult(0)], d) > 1)
+        return refuse(r, "the summary reduces or repeats an axis of the parallel");
+  }
+  return true;
+}
+
+/// Seed 002 §3 (replay versus materialization, a costed decision): a kernel-level sum after the
+/// kernel-level parallel `par` that reduces every domain of `par` and whose operands need summaries
+/// over exactly those domains computed before `par` (values whose computation reduces: each row's
+/// rsqrt of an RMSNorm, the mean and rstd of a LayerNorm, in `dw = T.sum(dy * x * r, axis=0)`).
+/// Replayed, every element of the sum recomputes the summary of every row: its extent times the
+/// summaries' whole work. Kept, each member of `par` computes its row's values once and stores them
+/// to buffers over the domains; the sum's operands are recomputed from the buffers (a workset reading
+/// what another wrote: a finalization whose sum pgpu-member-partials spreads over the members).
+/// Returns whether `sum` was rewritten.
+bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool remarks) {
+  Block &top = kernel.getBody().front();
+  if (!isSum(sum))
+    return false;
+  SmallVector<Value> domains(par.getDomains());
+  Row s;
+  collect(sum->getOperands(), &top, s);
+  if (!checkProducers(kernel, s) || !axesOf(sum, s)) {
+    // Say why only where the sum reads a reduction computed before the parallel (a summary).
+    if (remarks && !s.why.empty() && llvm::any_of(s.ops, [&](Operation *op) {
+          return isa<ReduceOp>(op) && op->isBeforeInBlock(par);
+        }))
+      sum->emitRemark() << "kir-row-parallels: the summary this sum reads stays replayed: " << s.why;
+    return false;
+  }
+  SmallVector<Value> reduced = reducedDomains(sum, s);
+  if (llvm::any_of(domains, [&](Value d) { return !llvm::is_contained(reduced, d); }))
+    return false;
+  // The summaries: values before `par` over exactly its domains that reduce, used by something over
+  // other axes (the outermost of a chain: r, not the sum inside it).
+  llvm::SmallPtrSet<Operation *, 16> inSlice(s.ops.begin(), s.ops.end());
+  llvm::SetVector<Value> kept;
+  for (Operation *op : s.ops) {
+    Value v = op->getResult(0);
+    if (!op->isBeforeInBlock(par) || s.axes[v] != Axes(domains) || isa<LoadOp>(op))
+      continue;
+    bool outer = llvm::any_of(v.getUsers(), [&](Operation *u) {
+      return u == sum || (inSlice.contains(u) && s.axes[u->getResult(0)] != Axes(domains));
+    });
+    Row r;
+    collect(v, &top, r);
+    if (outer && llvm::any_of(r.ops, [](Operation *p) { return isa<ReduceOp>(p); }))
+      kept.insert(v);
+  }
+  if (kept.empty())
+    return false;
+  SmallVector<Row> rows(kept.size());
+  for (auto [v, r] : llvm::zip(kept, rows)) {
+    collect(v, &top, r);
+    r.members.insert(domains.begin(), domains.end());
+    if (!checkProducers(kernel, r) || !perMember(r)) {
+      if (remarks && !r.why.empty())
+        sum->emitRemark() << "kir-row-parallels: the summary this sum reads stays replayed: " << r.why;
+      return false;
+    }
+  }
+  MLIRContext *ctx = kernel.getContext();
+  Block &body = par.getBody().front();
+  DenseMap<Value, Value> index;
+  for (auto [d, a] : llvm::zip(domains, body.getArguments()))
+    index[d] = a;
+  IRMapping reads; // each summary -> its buffer's read before the sum
+  for (auto [v, r] : llvm::zip(kept, rows)) {
+    Location loc = v.getLoc();
+    OpBuilder b(par);
+    Value buffer = BufferOp::create(b, loc, BufferType::get(ctx, v.getType()), domains, Value(), true);
+    b.setInsertionPointToStart(&body);
+    IRMapping map;
+    cloneRow(b, r, index, map);
+    // Stored last: a write between the clone's reads and the member's own would keep CSE from merging them.
+    b.setInsertionPoint(body.getTerminator());
+    BufferStoreOp::create(b, loc, map.lookup(v), buffer, SmallVector<Value>(body.getArguments()));
+    b.setInsertionPoint(sum);
+    reads.map(v, BufferLoadOp::create(b, loc, v.getType(), buffer, domains).getResult());
+  }
+  // The sum's operands, recomputed before it from the reads: the ops it needs (not through a kept
+  // summary, which is read) that use a summary.
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  SmallVector<Value> work(sum->getOperands());
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (kept.contains(x) || !def || !inSlice.contains(def) || !needed.insert(def).second)
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  OpBuilder b(sum);
+  for (Operation *op : s.ops)
+    if (needed.contains(op) && llvm::any_of(op->getOperands(), [&](Value x) { return reads.contains(x); }))
+      b.clone(*op, reads);
+  if (remarks)
+    sum->emitRemark() << "kir-row-parallels: this sum reads a summary over the " << domains.size()
+                      << " domain(s) of a parallel whole (" << kept.size()
+                      << " value(s)): replayed, each of its elements would recompute the summary of every row (a "
+                         "reduction per row per element); kept instead, each member of the parallel computes its "
+                         "row's values once into buffers over those domains, which the sum reads";
+  for (OpOperand &x : sum->getOpOperands())
+    if (reads.contains(x.get()))
+      x.set(reads.lookup(x.get()));
+  for (Operation *op : llvm::reverse(s.ops))
+    if (op->use_empty())
+      op->erase();
+  // The members' copies and their own computations of the same rows merge.
+  IRRewriter rewriter(ctx);
+  DominanceInfo dom(par);
+  eliminateCommonSubExpressions(rewriter, dom, par);
+  return true;
+}
+
 struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
+  using KIRRowParallelsBase::KIRRowParallelsBase;
+
   void runOnOperation() override {
     bool remarks = remarksEnabled(getOperation());
     SmallVector<StoreOp> stores;
@@ -387,6 +553,16 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
                        << r.members.size() << " axis(es), each member computing its row";
       rewrite(r);
     }
+    // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
+    if (!keepSummaries)
+      return;
+    for (KernelOp kernel : getOperation().getOps<KernelOp>())
+      for (ParallelOp par : llvm::to_vector(kernel.getBody().front().getOps<ParallelOp>()))
+        for (bool changed = true; changed;) {
+          changed = false; // a rewrite erases and adds ops: look again from the start
+          for (Operation *op = par->getNextNode(); op && !changed; op = op->getNextNode())
+            changed = keepRowSummaries(kernel, par, op, remarks);
+        }
   }
 };
 

@@ -122,6 +122,23 @@ public:
         ScatterOp::create(b, loc, v, view, newCoords, ok);
       return success();
     }
+    if (auto write = dyn_cast<BufferStoreOp>(op)) {
+      // Workspace is written at explicit coordinates like a view (a kept sum returned to zero by
+      // the last program, pgpu-member-partials); other scopes hold one value per program.
+      if (cast<BufferType>(write.getBuffer().getType()).getScope() != BufferScope::Workspace)
+        return failure();
+      SmallVector<Value> newCoords;
+      bool laneWide = false;
+      for (Value c : write.getCoords()) {
+        newCoords.push_back(mapped(c));
+        laneWide |= isFragment(newCoords.back());
+      }
+      if (!laneWide)
+        return failure(); // every lane would write the same element
+      BufferStoreOp::create(b, loc, asFragment(loc, mapped(write.getValue())), write.getBuffer(), newCoords,
+                            validity(loc, write.getValid()));
+      return success();
+    }
     if (auto sr = dyn_cast<ScatterReduceOp>(op)) {
       // Collisions combine (seed 000 §6): lanes may update one element, so uniform coordinates
       // are spread over the lanes too; the combine region and its semantics are kept as they are.

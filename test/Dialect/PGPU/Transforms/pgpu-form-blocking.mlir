@@ -394,6 +394,69 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
+// COM: A kept workspace sum copied out and returned to zero (pgpu-member-partials' finalization): the
+// COM: buffer_store of 0 at the lane's coordinate is a lane-wide store under the lanes' validity.
+// CHECK-LABEL: pgpu.kernel @copy_and_zero
+// CHECK: pgpu.for
+// CHECK: %[[LANES:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[C:.*]] = pgpu.buffer_load %sum[%[[LANES]]]
+// CHECK: pgpu.buffer_store %{{.*}}, %sum[%[[LANES]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.buffer<f32, [B], workspace>[!pgpu.fragment<index, [BLOCK]>]
+// CHECK: pgpu.store %[[C]], %h[%[[LANES]]]
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @copy_and_zero(%h: !pgpu.view<f32, [B], out>,
+                             %sum: !pgpu.buffer<f32, [B], workspace> {pgpu.private = "workspace", pgpu.init = 0.0 : f32, pgpu.kept}) {
+    %B = pgpu.extent %h[0] : !pgpu.view<f32, [B], out>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f32
+      pgpu.foreach %c0 to %B {
+      ^bb0(%k: index):
+        %c = pgpu.buffer_load %sum[%k] valid %t : i1 fill %z : f32 : !pgpu.buffer<f32, [B], workspace>[index] -> f32
+        pgpu.buffer_store %z, %sum[%k] valid %t : i1 : f32, !pgpu.buffer<f32, [B], workspace>[index]
+        pgpu.store %c, %h[%k] valid %t : i1 : f32, !pgpu.view<f32, [B], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a workspace store at a coordinate no lane changes (every lane would write the
+// COM: same element) keeps the foreach as it is.
+// CHECK-LABEL: pgpu.kernel @same_element
+// CHECK: pgpu.foreach
+// CHECK: pgpu.buffer_store %{{.*}}, %sum[%{{.*}}] valid %{{.*}} : i1 : f32
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @same_element(%h: !pgpu.view<f32, [B], in>,
+                            %sum: !pgpu.buffer<f32, [1], workspace> {pgpu.private = "workspace", pgpu.init = 0.0 : f32}) {
+    %B = pgpu.extent %h[0] : !pgpu.view<f32, [B], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %t = arith.constant true
+      %z = arith.constant 0.0 : f32
+      pgpu.foreach %c0 to %B {
+      ^bb0(%k: index):
+        %c = pgpu.load %h[%k] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B], in>[index] -> f32
+        pgpu.buffer_store %c, %sum[%c0] valid %t : i1 : f32, !pgpu.buffer<f32, [1], workspace>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: A perfect nest of alike range reductions over a rectangular product (a group's channels
 // COM: [lo, hi), its rows and columns) is one reduction over [0, n_c * H * W): member f stands for
 // COM: column f % W, row (f / W) % H and channel lo + f / W / H, and that one range is blocked, so a

@@ -128,12 +128,39 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     Issue 41 (canonical forms, not spellings): `T.matmul(q, k, transpose_rhs=True)` and a softmax over
     its last axis at kernel level is then the kernel written one `T.parallel` member per row (a
     `T.matvec` of the row's keys), which kir-online-folds and construction tile.
+    Then, kept summaries (seed 002 §3: replay versus materialization, costed): a kernel-level sum
+    after a kernel-level `kir.parallel` (an add reduction of one input or a contraction, in f32,
+    i32 or i64) that reduces every domain of the parallel, whose operands need (directly or through
+    pointwise ops and broadcasts) summaries computed before the parallel: values over exactly its
+    domains whose producers reduce, each the outermost of its chain (each row's rsqrt of an RMSNorm,
+    the mean and rstd of a LayerNorm, in the column sum `T.sum(dy * x * r, axis=0)` of a backward).
+    Replayed, each element of the sum would recompute every row's summaries (its extent times a
+    row reduction per row: quadratic work); kept, they cost one buffer element per row. Legality:
+    the sum's producers pass the checks above; each summary's contain no contraction and neither
+    reduce nor repeat a parallel domain. Rewrites: a `kir.buffer` over the parallel's domains
+    (first write) per summary; the member clones its producers (as above) at the start of its body
+    and stores its value at its index at the end; before the sum, `kir.buffer_load`s over the
+    domains and clones of the ops the sum needs that use a summary; CSE merges the members' clones
+    with their own computations of the same values; a remark at the sum says what was kept and
+    why. The sum then reads what another workset wrote (a finalization, which
+    pgpu-member-partials spreads over the members). Only with `keep-summaries`,
+    which the pipeline sets where the provider has the fragment atomic add that
+    spreading needs (elsewhere the replay stays: cuTile spells no finalization).
     Preserves: every element's value (the same ops on the same elements, each member's row), the
     stores' effects, the ABI.
     Must not fire: a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
-    sum stored per row), a value computed inside a parallel, control, gathers.
+    sum stored per row), a value computed inside a parallel, control, gathers; for kept summaries,
+    a value without a reduction, a summary over other domains than the parallel's, a sum reading
+    a view the kernel writes (a remark says why where it reads a summary), a consumer that is not
+    such a sum.
     Verifier after: the KIR verifier.
   }];
+  let options = [
+    Option<"keepSummaries", "keep-summaries", "bool", /*default=*/"true",
+           "keep the summaries a later sum reads whole (the pipeline turns it on where the provider "
+           "spreads such a sum over the members with a fragment atomic add; elsewhere the sum would "
+           "run in one last program, or not at all where the provider spells no finalization)">
+  ];
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 

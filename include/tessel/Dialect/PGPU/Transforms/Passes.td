@@ -32,6 +32,10 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     becomes the next carry. A scatter-reduce in a foreach becomes a fragment
     scatter-reduce with lane validity and the same combine (lanes that hit
     one element combine, seed 000 §6; uniform coordinates are splatted).
+    Workspace is read and written at explicit coordinates like a view: a
+    buffer_store to workspace at coordinates that depend on the index is a
+    fragment store with lane validity (a kept sum the last program returns
+    to zero, pgpu-member-partials); other buffer scopes are not blocked.
     A perfect nest (each outer loop's body is only the next loop and the
     yield of its results) of foreach loops, or of range_reduce loops with the
     same identities and combine, whose inner bounds do not depend on the outer
@@ -762,6 +766,47 @@ def PGPUChainScans : Pass<"pgpu-chain-scans", "::mlir::ModuleOp"> {
     are not launch-uniform or differ between scans, group extents that cannot
     size workspace, state components of other types, effects outside the scans
     that have results, several groups.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def PGPUMemberPartials : Pass<"pgpu-member-partials", "::mlir::ModuleOp"> {
+  let summary = "a last-program sum over the execution group's members is added by each member as it finishes (seed 000 §6, §9; seed 002 §3, §4)";
+  let description = [{
+    Reads: a whole-space pgpu.last_program beside the program space's sole
+    execution group of one axis m with extent E, and in its body (pure code
+    and foreaches) a foreach over n holding one range_reduce over [0, E)
+    summing (add combine, zero identity; f32, i32 or i64) an element f(r, n)
+    whose sum is stored unconditionally at n (a column sum over the rows
+    that uses each row's value the group kept in a buffer: the dw of an
+    RMSNorm backward written with a row buffer).
+    Legality: the element writes nothing; it reads views no op of the kernel
+    writes and buffers that the group writes only by unconditional stores at
+    its top level at [m], read at [r]; its other operands and the foreach's
+    bounds are defined outside the finalization. So instance m computes
+    f(m, n) exactly as the last program would, after its own stores (the
+    last program's acq_rel arrival publishes every merge), and the sum is the
+    reduce reassociated and permuted in arrival order (its contract permits).
+    Rewrites: a new workspace Sum over the stored view's axis at n, filled
+    with 0 and kept so (`pgpu.kept`); at the end of the group body a foreach
+    over n scatter-adds f(m, n) into Sum[n], where a read of a buffer at [m]
+    is the value of the group's last store there (not a reload: a program's
+    store and later load of one address are ordered only within a thread,
+    and a scalar is stored by one thread and read by all; a buffer left
+    unread is no longer stored or passed); the reduce becomes a buffer_load
+    of Sum[n] followed by a store of 0 back (the Triton provider spells the
+    pair as one tl.atomic_xchg at L2). The E x (hi - lo)
+    elements run spread over the E instances (each re-reading the row it
+    just read) instead of in one program walking every column, at one
+    atomic add per element: the costed choice of seed 002 §3, said by a
+    remark at the reduce.
+    Preserves: values up to the sum's association, effects, ABI views.
+    Must not fire: a ticketed finalization, several execution groups or a
+    group of several axes, another combine, identity or element type, a
+    reduce not over [0, E), an element that reads a view the kernel writes,
+    a buffer at other coordinates or written elsewhere, or a value the
+    finalization computes (a remark says which).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
