@@ -77,6 +77,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      both axes ([BLOCK_R, BLOCK_C] tiles), the rest one axis of BLOCK lanes.
   pm.addPass(pgpu::createPGPUTileColumnReductions());
   pm.addPass(pgpu::createPGPUFormBlocking());
+  //      two K loops continuing one accumulator over the same range, reading something both read
+  //      (a sum of contractions over one k), run as one loop; the CSE below reads it once (§3.4).
+  pm.addPass(pgpu::createPGPUFuseContractLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   //      a blocked constant scatter-add into a small target counts into a privatized fragment
@@ -87,6 +90,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // §3.4 co-realize values, accesses and structured ops: a row that fits one block is read once
   //      (the staged path; CSE merges the repeated reads and pointwise work).
   pm.addPass(pgpu::createPGPUStageRows());
+  pm.addPass(createCSEPass());
+  //      a read of an input view repeated in its block after writes to other views (a staged row
+  //      reduced, stored and reduced again) takes the first read; CSE merges what follows from it.
+  pm.addPass(pgpu::createPGPUReuseInputReads());
   pm.addPass(createCSEPass());
   if (stopAfter("stage-rows"))
     return;

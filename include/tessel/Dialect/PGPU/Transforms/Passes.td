@@ -168,6 +168,34 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUFuseContractLoops : Pass<"pgpu-fuse-contract-loops", "::mlir::ModuleOp"> {
+  let summary = "two K loops of one accumulator over the same range become one loop (seed 002 §3.4)";
+  let description = [{
+    Reads: pairs of `pgpu.for` loops in one block where the second's only
+    carry starts from the first's only result (its sole use), as
+    pgpu-form-tiles builds a sum of two contractions (the second continues
+    the first's accumulator).
+    Legality: the same lower bound, upper bound and step; in each body the
+    carry is only the accumulator of a chain of `pgpu.contract` ops whose last
+    result is yielded, so the loop adds terms to it and the fused loop
+    regroups the sum (seed 000 §8); neither loop writes memory and what lies
+    between them is free of effects (it moves above the first loop); the
+    second loop reads something the first reads (the same kind of access on
+    the same view at equivalent coordinates, validity and fill), so fusing
+    saves a read (seed 002 §3.4: co-realization of a shared value).
+    Rewrites: one loop over the range whose body is the first's, then the
+    second's continuing the first's step of the accumulator; the CSE after
+    blocking merges the repeated reads.
+    Preserves: values (the contraction's sum regrouped), effects, ABI, origins.
+    Must not fire: different bounds or steps, a carry with another use (a
+    running maximum, a rescaling), a first result with other uses, a write in
+    either loop or between them, loops that share no read (a convolution's
+    taps over different windows).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let summary = "read a row once when it fits one block: single-iteration form of sibling blocked loops under a guard (seed 002 §3.4)";
   let description = [{
@@ -192,6 +220,29 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
+  let summary = "a read of an `in` view takes an identical earlier read in its block (seed 002 §3.4)";
+  let description = [{
+    Reads: `pgpu.load` and `pgpu.gather` ops of views declared `in`.
+    Legality: an `in` view is never written during the launch (the
+    verifiers reject a write to it and every wrapper rejects a written view
+    whose memory overlaps another view), so two reads of it with the same
+    operands (coordinates, validity, fill) and attributes return the same
+    values even with writes to other views between them, where CSE keeps
+    both (a staged row reduced, stored and reduced again: the rounds of a
+    top-k).
+    Rewrites: the later read's uses take the earlier read's result (same
+    block only); the read is erased. The CSE after it merges what was
+    computed from the two.
+    Preserves: values, the effects on written views, ABI, origins.
+    Must not fire: a writable view (`out`, `inout`), reads that differ in
+    an operand or attribute, reads in different blocks (a read before a loop
+    is not carried into its body).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
 def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
