@@ -50,12 +50,27 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     A foreach over the members one program owns ([lo, min(lo + P, n)) with
     P a declared parameter, pgpu-refine-mapping's) that holds such a loop
     is one block of P lanes, so the ordered loop runs once per program.
+    Last, the lanes of a block loop (iota(b), b the loop's index) divided by
+    index scalars defined outside the loop and provably non-negative (a
+    flattened nest's coordinates, div/rem chains of them), not all
+    constants, are carried instead of divided per lane: with floor division
+    and P > 0, (b + j) / P = b / P + j / P + c and (b + j) % P = b % P +
+    j % P - c P, c = (b % P + j % P >= P), so j / P, j / P + 1 and j % P are
+    computed once before the loop and each block does one scalar b / P and
+    b % P and a compare and selects per lane; (x / a) / d is x / (a d) and
+    (x / a) % d is x / a - (x / (a d)) d. A divisor that may be 0 (an empty
+    extent; KIR's x / 0 = x % 0 = 0) clears the carry and selects 0 for a
+    nested remainder: the values are exactly the divisions'. Per-lane
+    integer divisions by a runtime value cost tens of instructions each on
+    the GPU and bound the walk of a reduction over (n, h, w) of NCHW.
     Preserves: values (a reduction or scan up to the reassociation its
     contract allows; a scan's member order is kept), effects, ABI, origins.
     Must not fire: bodies with other nested control or reductions, with
     tuples, or with an ordered loop whose bounds depend on the lane;
     flattening: triangular or imperfect nests, nests of unlike reductions,
-    stores that repeat an element across an outer loop.
+    stores that repeat an element across an outer loop; carrying: a
+    constant divisor (a shift or a multiply already), a divisor computed in
+    the loop or not provably non-negative, lanes that are no loop's block.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
