@@ -726,6 +726,162 @@ static bool carryLaneDivisions(KernelOp kernel) {
   return true;
 }
 
+/// Whether every value `op` uses from outside itself (operands and captures of its regions) is
+/// defined before `at` (an earlier op of the same block) or outside that block.
+static bool usesOnlyBefore(Operation *op, Operation *at) {
+  Block *block = at->getBlock();
+  auto before = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    Block *owner = def ? def->getBlock() : cast<BlockArgument>(v).getOwner();
+    if (owner != block)
+      return !def || !op->isAncestor(def); // from an enclosing block (or op's own regions: skipped)
+    return !def || def->isBeforeInBlock(at);
+  };
+  bool ok = llvm::all_of(op->getOperands(), before);
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      bool inside = def ? op->isAncestor(def) : op->isAncestor(cast<BlockArgument>(v).getOwner()->getParentOp());
+      if (!inside && !before(v))
+        ok = false;
+    }
+  });
+  return ok;
+}
+
+/// The views and buffers `op`'s regions access.
+static DenseSet<Value> accessedMemory(Operation *op) {
+  DenseSet<Value> memory;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<ViewType, BufferType>(v.getType()))
+        memory.insert(v);
+  });
+  return memory;
+}
+
+/// Whether `op` and everything in its regions at most read memory.
+static bool onlyReads(Operation *op) {
+  bool ok = true;
+  op->walk([&](Operation *inner) {
+    if (auto iface = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      ok &= llvm::all_of(effects, [](auto &e) { return isa<MemoryEffects::Read>(e.getEffect()); });
+    } else if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      ok = false;
+    }
+  });
+  return ok;
+}
+
+/// Whether `later` (a range_reduce after `earlier` in its block, over the same range) may be
+/// computed by `earlier`'s walk: it uses nothing defined from `earlier` on (so it does not depend
+/// on `earlier`'s results), both elements are straight-line, and what runs between them reads or
+/// writes nothing `later` reads (a store to another view; the wrapper keeps written views apart
+/// from every other view, seed 000 §4.3) and has no other effect.
+static bool mergeable(RangeReduceOp earlier, RangeReduceOp later) {
+  if (earlier.getLower() != later.getLower() || earlier.getUpper() != later.getUpper())
+    return false;
+  auto straight = [](RangeReduceOp r) {
+    return llvm::all_of(r.getElement().front(), [](Operation &op) { return op.getNumRegions() == 0; });
+  };
+  if (!straight(earlier) || !straight(later) || !usesOnlyBefore(later, earlier))
+    return false;
+  DenseSet<Value> read = accessedMemory(later);
+  for (Operation *op = earlier->getNextNode(); op != later.getOperation(); op = op->getNextNode()) {
+    if (onlyReads(op))
+      continue;
+    auto store = dyn_cast<StoreOp>(op);
+    if (!store || read.contains(store.getView()) || !isa<ViewType>(store.getView().getType()))
+      return false;
+  }
+  return true;
+}
+
+/// One range_reduce computing both `earlier`'s and `later`'s components, built at `earlier`:
+/// its element is both elements on the same member, its combine both combines side by side
+/// (seed 000 §8: each component's members and combine are unchanged).
+static RangeReduceOp mergeReductions(OpBuilder &b, RangeReduceOp earlier, RangeReduceOp later) {
+  Location loc = earlier.getLoc();
+  b.setInsertionPoint(earlier);
+  SmallVector<Type> types(earlier.getResultTypes());
+  llvm::append_range(types, later.getResultTypes());
+  SmallVector<Value> identities(earlier.getIdentities());
+  llvm::append_range(identities, later.getIdentities());
+  auto merged = RangeReduceOp::create(b, loc, types, earlier.getLower(), earlier.getUpper(), identities);
+  merged->setDiscardableAttrs(earlier->getDiscardableAttrDictionary());
+  OpBuilder::InsertionGuard guard(b);
+  Block *element = b.createBlock(&merged.getElement(), {}, {b.getIndexType()}, {loc});
+  SmallVector<Value> yields;
+  for (RangeReduceOp r : {earlier, later}) {
+    IRMapping map;
+    Block &body = r.getElement().front();
+    map.map(body.getArgument(0), element->getArgument(0));
+    for (Operation &op : body.without_terminator())
+      b.clone(op, map);
+    for (Value v : body.getTerminator()->getOperands())
+      yields.push_back(map.lookupOrDefault(v));
+  }
+  YieldOp::create(b, loc, yields);
+  size_t n1 = earlier.getNumResults(), n2 = later.getNumResults();
+  SmallVector<Type> args(types);
+  llvm::append_range(args, types);
+  Block *combine = b.createBlock(&merged.getCombine(), {}, args, SmallVector<Location>(args.size(), loc));
+  SmallVector<Value> combined;
+  for (auto [r, offset, n] : {std::tuple{earlier, size_t(0), n1}, std::tuple{later, n1, n2}}) {
+    IRMapping map;
+    Block &body = r.getCombine().front();
+    for (size_t i = 0; i < n; ++i) {
+      map.map(body.getArgument(i), combine->getArgument(offset + i));
+      map.map(body.getArgument(n + i), combine->getArgument(n1 + n2 + offset + i));
+    }
+    for (Operation &op : body.without_terminator())
+      b.clone(op, map);
+    for (Value v : body.getTerminator()->getOperands())
+      combined.push_back(map.lookupOrDefault(v));
+  }
+  YieldOp::create(b, loc, combined);
+  earlier.replaceAllUsesWith(merged.getResults().take_front(n1));
+  later.replaceAllUsesWith(merged.getResults().drop_front(n1));
+  later.erase();
+  earlier.erase();
+  return merged;
+}
+
+/// Sibling range reductions over the same range, independent of each other, become one walk
+/// (a layer norm backward's sum(g) and sum(g * xhat) per row, its bias and weight gradients per
+/// column): the members they share are read once per block instead of once per reduction.
+/// Returns whether anything changed.
+static bool mergeSiblingReductions(KernelOp kernel, bool remarks) {
+  // Blocks holding two reductions or more; a merged reduction's own element block holds none (its
+  // element is straight-line), so no block listed here is erased by a merge.
+  SmallVector<Block *> blocks;
+  kernel.walk([&](Block *block) {
+    if (llvm::range_size(block->getOps<RangeReduceOp>()) > 1)
+      blocks.push_back(block);
+  });
+  OpBuilder b(kernel.getContext());
+  bool changed = false;
+  for (Block *block : blocks) {
+    SmallVector<RangeReduceOp> reductions(block->getOps<RangeReduceOp>());
+    for (size_t i = 0; i < reductions.size(); ++i) {
+      for (size_t j = i + 1; j < reductions.size(); ++j) {
+        if (!reductions[i] || !reductions[j] || !mergeable(reductions[i], reductions[j]))
+          continue;
+        Location at = reductions[j].getLoc();
+        reductions[i] = mergeReductions(b, reductions[i], reductions[j]);
+        reductions[j] = RangeReduceOp();
+        changed = true;
+        if (remarks)
+          emitRemark(at) << "pgpu-form-blocking: a reduction over the same range as an earlier one, "
+                            "independent of it, is computed by the same walk";
+      }
+    }
+  }
+  return changed;
+}
+
 namespace {
 /// A linear form over named shape symbols: sum of coefficient x symbol, plus a constant.
 struct Linear {
@@ -847,6 +1003,9 @@ StringAttr spannedSymbol(Value lo, Value hi) {
 struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocking> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      bool remarks = remarksEnabled(kernel);
+      // Independent sibling reductions over one range: one walk (before the candidates are listed).
+      mergeSiblingReductions(kernel, remarks);
       SmallVector<Operation *> candidates;
       kernel.walk([&](Operation *op) {
         if (isa<ForeachOp, RangeReduceOp, RangeScanOp>(op))
@@ -854,7 +1013,6 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       });
       OpBuilder b(kernel.getContext());
       bool changed = false;
-      bool remarks = remarksEnabled(kernel);
       // The symbol every blocked range spans, or empty once two disagree or one spans none.
       std::optional<StringAttr> covered;
       // A perfect nest of foreach or alike range_reduce loops whose innermost body is straight-line

@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -pgpu-form-blocking | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -pgpu-form-blocking -cse | FileCheck %s --check-prefix=CSE
 
 // COM: A range reduction over a runtime extent becomes a loop over blocks of BLOCK lanes: the index
 // COM: becomes iota(b), the load becomes a fragment load masked by lane < N (conjoined with its own
@@ -879,6 +880,139 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
         pgpu.yield %e : f32
       }
       pgpu.store %s, %o[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Sibling reductions over the same range, independent of each other (a layer norm
+// COM: backward's sum(g * xhat) and sum(g) per row), become one reduction before blocking: one
+// COM: loop whose block reads x once for both (one pgpu.reduce of two components), the pure op
+// COM: between them and the store of another view between them (the first sum's output) staying
+// COM: where they were. The later reduction's uses read the merged loop's second result.
+// COM: The pipeline's CSE after the pass merges the block's two identical reads of x into one.
+// CSE-LABEL: pgpu.kernel @sibling_sums
+// CSE: pgpu.for
+// CSE: pgpu.load %x[
+// CSE-NOT: pgpu.load %x[
+// CSE: pgpu.reduce
+// CSE-LABEL: pgpu.kernel @siblings_kept
+// CHECK-LABEL: pgpu.kernel @sibling_sums
+// CHECK: %[[BOTH:.*]]:2 = pgpu.for %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%{{.*}}, %{{.*}} : f32, f32) -> f32, f32 {
+// CHECK: pgpu.load %x[
+// CHECK: pgpu.load %x[
+// CHECK: pgpu.reduce %{{.*}}, %{{.*}} axes [0]
+// CHECK: }
+// CHECK-NOT: pgpu.for
+// CHECK: %[[MEAN:.*]] = pgpu.binary div %[[BOTH]]#0, %{{.*}} : f32
+// CHECK: pgpu.store %[[MEAN]], %s[
+// CHECK: pgpu.store %[[BOTH]]#1, %q[
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @sibling_sums(%x: !pgpu.view<f32, [M, N], in>, %s: !pgpu.view<f32, [M], out>, %q: !pgpu.view<f32, [M], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%m: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %nf = pgpu.cast %N : index to f32
+      %sum = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      %mean = pgpu.binary div %sum, %nf : f32
+      pgpu.store %mean, %s[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+      %sq = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        %v2 = pgpu.binary mul %v, %v : f32
+        pgpu.yield %v2 : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.store %sq, %q[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not merge (three loops stay): a reduction that uses an earlier one's result (a
+// COM: variance about the mean: its walk needs the mean first), one over another range, and one
+// COM: reading a view written between them (y, read after the store of the mean into it).
+// CHECK-LABEL: pgpu.kernel @siblings_kept
+// CHECK: pgpu.for %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.for %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.for %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK-NOT: -> f32, f32
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @siblings_kept(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], inout>, %o: !pgpu.view<f32, [M, 3], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%m: index):
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %half = pgpu.binary div %N, %c2 : index
+      %sum = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      %var = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        %d = pgpu.binary sub %v, %sum : f32
+        %d2 = pgpu.binary mul %d, %d : f32
+        pgpu.yield %d2 : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      %part = pgpu.range_reduce %c0 to %half identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.store %sum, %y[%m, %c0] valid %t : i1 : f32, !pgpu.view<f32, [M, N], inout>[index, index]
+      %back = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %y[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], inout>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.store %var, %o[%m, %c0] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
+      pgpu.store %part, %o[%m, %c1] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
+      pgpu.store %back, %o[%m, %c2] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
       pgpu.yield
     }
     pgpu.return

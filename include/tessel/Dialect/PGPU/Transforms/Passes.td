@@ -32,6 +32,15 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     becomes the next carry. A scatter-reduce in a foreach becomes a fragment
     scatter-reduce with lane validity and the same combine (lanes that hit
     one element combine, seed 000 §6; uniform coordinates are splatted).
+    First, range_reduce siblings in one block over the same [lo, hi), with
+    straight-line elements, the later using nothing defined from the earlier
+    on (so not its results) and nothing between them reading or writing a
+    view or buffer the later one reads (a store to another view, pure ops
+    and reads are fine), are one range_reduce at the earlier: its element
+    both elements on the same member, its combine both combines side by
+    side (seed 000 §8: each component's members and combine are unchanged),
+    so one walk reads a block once for all of them (a layer norm backward's
+    sum(g * xhat) and sum(g) per row; its dw and db over the rows per column).
     A perfect nest (each outer loop's body is only the next loop and the
     yield of its results) of foreach loops, or of range_reduce loops with the
     same identities and combine, whose inner bounds do not depend on the outer
@@ -68,7 +77,10 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     Must not fire: bodies with other nested control or reductions, with
     tuples, or with an ordered loop whose bounds depend on the lane;
     flattening: triangular or imperfect nests, nests of unlike reductions,
-    stores that repeat an element across an outer loop; carrying: a
+    stores that repeat an element across an outer loop; merging: a
+    reduction that uses another's result (a variance about the mean: its
+    walk needs the mean first), other ranges, a view written between them
+    that the later one reads, elements holding loops; carrying: a
     constant divisor (a shift or a multiply already), a divisor computed in
     the loop or not provably non-negative, lanes that are no loop's block.
     Verifier after: the shared pgpu verifier.
