@@ -12,7 +12,8 @@
 // A perfect nest of such loops over a rectangular product space (a reduction
 // over several axes, the stores of a several-axis tile) is first one loop over
 // the product, its members' coordinates recovered with div/rem, so one block
-// fills BLOCK lanes however short each axis is.
+// fills BLOCK lanes however short each axis is. In a block loop those div/rem
+// of the lanes are carried from one scalar division a block (carryLaneDivisions).
 //
 // A kernel-level reduction (the only one of a group without axes) becomes a region fold over blocks
 // instead of a loop, its [BLOCK] accumulator reduced once after it, so pgpu-split-folds may cut its
@@ -27,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "tessel/Dialect/PGPU/IR/IndexSign.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -658,6 +660,346 @@ static Operation *flattenNest(OpBuilder &b, ArrayRef<Operation *> nest, SmallVec
   return flat;
 }
 
+//===----------------------------------------------------------------------===//
+// Lane coordinates by carries instead of divisions
+//===----------------------------------------------------------------------===//
+//
+// A flattened nest's blocked member is iota(b) in a loop over blocks (b its index), and its
+// coordinates are div/rem of it by the member counts: two integer divisions per lane and axis
+// per block, which on the GPU cost tens of instructions each and dominate a memory-bound walk
+// (corpus 53's per-channel statistics of NCHW: a (n, h, w) reduction). With tessel's floor
+// division (KIRDialect.md) and P > 0, b + j = P (b / P + j / P) + (b % P + j % P), both
+// remainders in [0, P), so (b + j) / P = b / P + j / P + c and (b + j) % P = b % P + j % P - c P,
+// c = (b % P + j % P >= P): one scalar division a block, the lanes' own quotients once before
+// the loop, and a compare and selects per lane. Nested quotients compose, (x / a) / b =
+// x / (a b) for a, b >= 0 (either 0: both sides 0), and (x / a) % b = x / a - (x / (a b)) b
+// for b > 0. A divisor that may be 0 (an empty extent: KIR's x / 0 = x % 0 = 0) clears the
+// carry and selects 0 for a nested remainder, so the values are those of the divisions exactly.
+
+namespace {
+/// div(...div(iota(b), splat(d1))..., splat(dk)) with b the index of the pgpu.for `loop` and
+/// every d_i an index scalar defined outside the loop, provably non-negative (floor division by
+/// a negative divisor has remainders of its sign).
+struct LaneChain {
+  ForOp loop;
+  IotaOp iota;
+  SmallVector<Value> divisors;
+};
+
+/// The scalar `d` of `v = splat(d)` when `d` is a non-negative index defined outside `loop`.
+Value loopInvariantDivisor(Value v, ForOp loop) {
+  auto splat = v.getDefiningOp<SplatOp>();
+  if (!splat || !splat.getOperand().getType().isIndex())
+    return {};
+  Value d = splat.getOperand();
+  if (loop->isAncestor(d.getParentRegion()->getParentOp()) || !provablyNonNegative(d))
+    return {};
+  return d;
+}
+
+std::optional<LaneChain> laneChain(Value v) {
+  if (auto iota = v.getDefiningOp<IotaOp>()) {
+    auto base = dyn_cast<BlockArgument>(iota.getBase());
+    auto loop = base ? dyn_cast<ForOp>(base.getOwner()->getParentOp()) : ForOp();
+    if (!loop || base.getArgNumber() != 0 || cast<FragmentType>(iota.getType()).getRank() != 1)
+      return std::nullopt;
+    return LaneChain{loop, iota, {}};
+  }
+  auto div = v.getDefiningOp<BinaryOp>();
+  if (!div || div.getKind() != kir::BinaryKind::Div)
+    return std::nullopt;
+  std::optional<LaneChain> chain = laneChain(div.getLhs());
+  if (!chain)
+    return std::nullopt;
+  Value d = loopInvariantDivisor(div.getRhs(), chain->loop);
+  if (!d)
+    return std::nullopt;
+  chain->divisors.push_back(d);
+  return chain;
+}
+
+bool positiveConstant(Value v) {
+  APInt c;
+  return matchPattern(v, m_ConstantInt(&c)) && c.isStrictlyPositive();
+}
+
+/// Builds the carried quotients and remainders of one loop's lanes, each divisor product once.
+class LaneDivider {
+public:
+  LaneDivider(OpBuilder &b, LaneChain chain) : b(b), chain(chain), loc(chain.iota.getLoc()) {}
+
+  /// (b + j) / P and (b + j) % P of the lanes, P the product of `divisors`.
+  std::pair<Value, Value> divide(ArrayRef<Value> divisors) {
+    for (auto &[key, done] : memo)
+      if (llvm::equal(key, divisors))
+        return done;
+    OpBuilder::InsertionGuard guard(b);
+    // Before the loop: P, whether it is positive, and the lanes' own quotients j / P, j / P + 1
+    // and remainders j % P (the loop's operands are defined there).
+    b.setInsertionPoint(chain.loop);
+    Value p = divisors.front();
+    for (Value d : divisors.drop_front())
+      p = bin(kir::BinaryKind::Mul, p, d);
+    auto type = cast<FragmentType>(chain.iota.getType());
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value lanes = IotaOp::create(b, loc, type, zero);
+    Value wide = SplatOp::create(b, loc, type, p);
+    Value laneQ = bin(kir::BinaryKind::Div, lanes, wide);
+    Value laneQ1 = bin(kir::BinaryKind::Add, laneQ, SplatOp::create(b, loc, type, one));
+    Value laneR = bin(kir::BinaryKind::Rem, lanes, wide);
+    Value positive = llvm::all_of(divisors, positiveConstant)
+                         ? Value()
+                         : SplatOp::create(b, loc, FragmentType::get(b.getContext(), b.getI1Type(), type.getExtents()),
+                                           CmpOp::create(b, loc, kir::CmpPredicate::GT, p, zero));
+    // In the loop, after the lanes: the block's quotient and remainder, the carry, the lanes'.
+    b.setInsertionPointAfter(chain.iota);
+    Value base = chain.iota.getBase();
+    Value blockQ = SplatOp::create(b, loc, type, bin(kir::BinaryKind::Div, base, p));
+    Value blockR = SplatOp::create(b, loc, type, bin(kir::BinaryKind::Rem, base, p));
+    Value sum = bin(kir::BinaryKind::Add, blockR, laneR);
+    Value carry = CmpOp::create(b, loc, kir::CmpPredicate::GE, sum, wide);
+    if (positive)
+      carry = bin(kir::BinaryKind::And, carry, positive);
+    Value q = bin(kir::BinaryKind::Add, blockQ, SelectOp::create(b, loc, carry, laneQ1, laneQ));
+    Value r = SelectOp::create(b, loc, carry, bin(kir::BinaryKind::Sub, sum, wide), sum);
+    memo.push_back({SmallVector<Value>(divisors), {q, r}});
+    return {q, r};
+  }
+
+  /// The value of `op` (div or rem of a lane chain of `divisors` by `d`) from carried quotients.
+  Value rewrite(BinaryOp op, ArrayRef<Value> divisors, Value d) {
+    SmallVector<Value> all(divisors);
+    all.push_back(d);
+    if (op.getKind() == kir::BinaryKind::Div)
+      return divide(all).first;
+    if (divisors.empty())
+      return divide(all).second;
+    // (x / a) % d = x / a - (x / (a d)) d for d > 0; 0 where d = 0.
+    Value x = divide(divisors).first, q = divide(all).first;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    auto type = cast<FragmentType>(op.getType());
+    Value wide = SplatOp::create(b, loc, type, d);
+    Value r = bin(kir::BinaryKind::Sub, x, bin(kir::BinaryKind::Mul, q, wide));
+    if (positiveConstant(d))
+      return r;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value positive = SplatOp::create(b, loc, FragmentType::get(b.getContext(), b.getI1Type(), type.getExtents()),
+                                     CmpOp::create(b, loc, kir::CmpPredicate::GT, d, zero));
+    return SelectOp::create(b, loc, positive, r, SplatOp::create(b, loc, type, zero));
+  }
+
+private:
+  Value bin(kir::BinaryKind kind, Value x, Value y) {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  }
+  OpBuilder &b;
+  LaneChain chain;
+  Location loc;
+  SmallVector<std::pair<SmallVector<Value>, std::pair<Value, Value>>> memo; // divisors -> (q, r)
+};
+} // namespace
+
+/// Every div/rem of a blocked loop's lanes (a lane chain) by a loop-invariant divisor that is not
+/// a constant (a constant divisor is a shift or a multiply already) takes the carried form.
+/// Returns whether anything changed.
+static bool carryLaneDivisions(KernelOp kernel) {
+  struct Site {
+    BinaryOp op;
+    LaneChain chain;
+    Value divisor;
+  };
+  SmallVector<Site> sites;
+  kernel.walk([&](BinaryOp op) {
+    if (op.getKind() != kir::BinaryKind::Div && op.getKind() != kir::BinaryKind::Rem)
+      return;
+    if (!isa<FragmentType>(op.getType()) || !cast<FragmentType>(op.getType()).getElementType().isIndex())
+      return;
+    std::optional<LaneChain> chain = laneChain(op.getLhs());
+    if (!chain)
+      return;
+    Value d = loopInvariantDivisor(op.getRhs(), chain->loop);
+    if (!d)
+      return;
+    if (positiveConstant(d) && llvm::all_of(chain->divisors, positiveConstant))
+      return;
+    sites.push_back({op, *chain, d});
+  });
+  if (sites.empty())
+    return false;
+  OpBuilder b(kernel.getContext());
+  std::map<Operation *, std::unique_ptr<LaneDivider>> dividers; // by the lanes' iota
+  SmallVector<std::pair<BinaryOp, Value>> replaced;
+  for (Site &site : sites) {
+    std::unique_ptr<LaneDivider> &divider = dividers[site.chain.iota.getOperation()];
+    if (!divider)
+      divider = std::make_unique<LaneDivider>(b, site.chain);
+    replaced.push_back({site.op, divider->rewrite(site.op, site.chain.divisors, site.divisor)});
+  }
+  for (auto [op, value] : replaced)
+    op.getResult().replaceAllUsesWith(value);
+  for (auto [op, value] : llvm::reverse(replaced))
+    if (op->use_empty())
+      op->erase();
+  return true;
+}
+
+/// Whether every value `op` uses from outside itself (operands and captures of its regions) is
+/// defined before `at` (an earlier op of the same block) or outside that block.
+static bool usesOnlyBefore(Operation *op, Operation *at) {
+  Block *block = at->getBlock();
+  auto before = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    Block *owner = def ? def->getBlock() : cast<BlockArgument>(v).getOwner();
+    if (owner != block)
+      return !def || !op->isAncestor(def); // from an enclosing block (or op's own regions: skipped)
+    return !def || def->isBeforeInBlock(at);
+  };
+  bool ok = llvm::all_of(op->getOperands(), before);
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      bool inside = def ? op->isAncestor(def) : op->isAncestor(cast<BlockArgument>(v).getOwner()->getParentOp());
+      if (!inside && !before(v))
+        ok = false;
+    }
+  });
+  return ok;
+}
+
+/// The views and buffers `op`'s regions access.
+static DenseSet<Value> accessedMemory(Operation *op) {
+  DenseSet<Value> memory;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<ViewType, BufferType>(v.getType()))
+        memory.insert(v);
+  });
+  return memory;
+}
+
+/// Whether `op` and everything in its regions at most read memory.
+static bool onlyReads(Operation *op) {
+  bool ok = true;
+  op->walk([&](Operation *inner) {
+    if (auto iface = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      ok &= llvm::all_of(effects, [](auto &e) { return isa<MemoryEffects::Read>(e.getEffect()); });
+    } else if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      ok = false;
+    }
+  });
+  return ok;
+}
+
+/// Whether `later` (a range_reduce after `earlier` in its block, over the same range) may be
+/// computed by `earlier`'s walk: it uses nothing defined from `earlier` on (so it does not depend
+/// on `earlier`'s results), both elements are straight-line, and what runs between them reads or
+/// writes nothing `later` reads (a store to another view; the wrapper keeps written views apart
+/// from every other view, seed 000 §4.3) and has no other effect.
+static bool mergeable(RangeReduceOp earlier, RangeReduceOp later) {
+  if (earlier.getLower() != later.getLower() || earlier.getUpper() != later.getUpper())
+    return false;
+  auto straight = [](RangeReduceOp r) {
+    return llvm::all_of(r.getElement().front(), [](Operation &op) { return op.getNumRegions() == 0; });
+  };
+  if (!straight(earlier) || !straight(later) || !usesOnlyBefore(later, earlier))
+    return false;
+  DenseSet<Value> read = accessedMemory(later);
+  for (Operation *op = earlier->getNextNode(); op != later.getOperation(); op = op->getNextNode()) {
+    if (onlyReads(op))
+      continue;
+    auto store = dyn_cast<StoreOp>(op);
+    if (!store || read.contains(store.getView()) || !isa<ViewType>(store.getView().getType()))
+      return false;
+  }
+  return true;
+}
+
+/// One range_reduce computing both `earlier`'s and `later`'s components, built at `earlier`:
+/// its element is both elements on the same member, its combine both combines side by side
+/// (seed 000 §8: each component's members and combine are unchanged).
+static RangeReduceOp mergeReductions(OpBuilder &b, RangeReduceOp earlier, RangeReduceOp later) {
+  Location loc = earlier.getLoc();
+  b.setInsertionPoint(earlier);
+  SmallVector<Type> types(earlier.getResultTypes());
+  llvm::append_range(types, later.getResultTypes());
+  SmallVector<Value> identities(earlier.getIdentities());
+  llvm::append_range(identities, later.getIdentities());
+  auto merged = RangeReduceOp::create(b, loc, types, earlier.getLower(), earlier.getUpper(), identities);
+  merged->setDiscardableAttrs(earlier->getDiscardableAttrDictionary());
+  OpBuilder::InsertionGuard guard(b);
+  Block *element = b.createBlock(&merged.getElement(), {}, {b.getIndexType()}, {loc});
+  SmallVector<Value> yields;
+  for (RangeReduceOp r : {earlier, later}) {
+    IRMapping map;
+    Block &body = r.getElement().front();
+    map.map(body.getArgument(0), element->getArgument(0));
+    for (Operation &op : body.without_terminator())
+      b.clone(op, map);
+    for (Value v : body.getTerminator()->getOperands())
+      yields.push_back(map.lookupOrDefault(v));
+  }
+  YieldOp::create(b, loc, yields);
+  size_t n1 = earlier.getNumResults(), n2 = later.getNumResults();
+  SmallVector<Type> args(types);
+  llvm::append_range(args, types);
+  Block *combine = b.createBlock(&merged.getCombine(), {}, args, SmallVector<Location>(args.size(), loc));
+  SmallVector<Value> combined;
+  for (auto [r, offset, n] : {std::tuple{earlier, size_t(0), n1}, std::tuple{later, n1, n2}}) {
+    IRMapping map;
+    Block &body = r.getCombine().front();
+    for (size_t i = 0; i < n; ++i) {
+      map.map(body.getArgument(i), combine->getArgument(offset + i));
+      map.map(body.getArgument(n + i), combine->getArgument(n1 + n2 + offset + i));
+    }
+    for (Operation &op : body.without_terminator())
+      b.clone(op, map);
+    for (Value v : body.getTerminator()->getOperands())
+      combined.push_back(map.lookupOrDefault(v));
+  }
+  YieldOp::create(b, loc, combined);
+  earlier.replaceAllUsesWith(merged.getResults().take_front(n1));
+  later.replaceAllUsesWith(merged.getResults().drop_front(n1));
+  later.erase();
+  earlier.erase();
+  return merged;
+}
+
+/// Sibling range reductions over the same range, independent of each other, become one walk
+/// (a layer norm backward's sum(g) and sum(g * xhat) per row, its bias and weight gradients per
+/// column): the members they share are read once per block instead of once per reduction.
+/// Returns whether anything changed.
+static bool mergeSiblingReductions(KernelOp kernel, bool remarks) {
+  // Blocks holding two reductions or more; a merged reduction's own element block holds none (its
+  // element is straight-line), so no block listed here is erased by a merge.
+  SmallVector<Block *> blocks;
+  kernel.walk([&](Block *block) {
+    if (llvm::range_size(block->getOps<RangeReduceOp>()) > 1)
+      blocks.push_back(block);
+  });
+  OpBuilder b(kernel.getContext());
+  bool changed = false;
+  for (Block *block : blocks) {
+    SmallVector<RangeReduceOp> reductions(block->getOps<RangeReduceOp>());
+    for (size_t i = 0; i < reductions.size(); ++i) {
+      for (size_t j = i + 1; j < reductions.size(); ++j) {
+        if (!reductions[i] || !reductions[j] || !mergeable(reductions[i], reductions[j]))
+          continue;
+        Location at = reductions[j].getLoc();
+        reductions[i] = mergeReductions(b, reductions[i], reductions[j]);
+        reductions[j] = RangeReduceOp();
+        changed = true;
+        if (remarks)
+          emitRemark(at) << "pgpu-form-blocking: a reduction over the same range as an earlier one, "
+                            "independent of it, is computed by the same walk";
+      }
+    }
+  }
+  return changed;
+}
+
 namespace {
 /// A linear form over named shape symbols: sum of coefficient x symbol, plus a constant.
 struct Linear {
@@ -779,6 +1121,9 @@ StringAttr spannedSymbol(Value lo, Value hi) {
 struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocking> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      bool remarks = remarksEnabled(kernel);
+      // Independent sibling reductions over one range: one walk (before the candidates are listed).
+      mergeSiblingReductions(kernel, remarks);
       SmallVector<Operation *> candidates;
       DenseSet<Operation *> kernelLevel;
       kernel.walk([&](Operation *op) {
@@ -789,7 +1134,6 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       });
       OpBuilder b(kernel.getContext());
       bool changed = false;
-      bool remarks = remarksEnabled(kernel);
       // The symbol every blocked range spans, or empty once two disagree or one spans none.
       std::optional<StringAttr> covered;
       // A perfect nest of foreach or alike range_reduce loops whose innermost body is straight-line
@@ -864,6 +1208,8 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
                           << "' not blocked: its body has nested loops, control, reductions, tuples or atomics, or "
                              "a write that every lane would repeat";
       }
+      // The blocked members' coordinates: carried quotients instead of per-lane divisions.
+      carryLaneDivisions(kernel);
       if (changed && !kernel.getParam(kBlockParam)) {
         SmallVector<Attribute> params;
         if (auto existing = kernel.getParams())

@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -pgpu-form-blocking | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -pgpu-form-blocking -cse | FileCheck %s --check-prefix=CSE
 
 // COM: A range reduction over a runtime extent becomes a loop over blocks of BLOCK lanes: the index
 // COM: becomes iota(b), the load becomes a fragment load masked by lane < N (conjoined with its own
@@ -462,18 +463,53 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: column f % W, row (f / W) % H and channel lo + f / W / H, and that one range is blocked, so a
 // COM: block fills BLOCK lanes however short each axis is. The stores' perfect foreach nest likewise.
 // COM: The product spans no one symbol: BLOCK covers nothing.
+// COM: The lanes' coordinates are carried, not divided per lane (f = b + j in the block at b): the
+// COM: lanes' own j / P, j / P + 1 and j % P once before the loop for P = W and P = W * H; in the
+// COM: loop one scalar b / P and b % P, s = b % P + j % P, the carry s >= P (and P > 0), the
+// COM: quotient b / P + (carry ? j / P + 1 : j / P), the remainder carry ? s - P : s; the row
+// COM: (f / W) % H = f / W - (f / (W * H)) * H (0 where H = 0).
 // CHECK-LABEL: pgpu.kernel @group_sum
 // CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]
+// CHECK: %[[H:.*]] = pgpu.extent %x[2]
+// CHECK: %[[W:.*]] = pgpu.extent %x[3]
 // CHECK: %[[NC:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : index
-// CHECK: %[[NCH:.*]] = pgpu.binary mul %[[NC]], %[[H:.*]] : index
-// CHECK: %[[ALL:.*]] = pgpu.binary mul %[[NCH]], %[[W:.*]] : index
+// CHECK: %[[NCH:.*]] = pgpu.binary mul %[[NC]], %[[H]] : index
+// CHECK: %[[ALL:.*]] = pgpu.binary mul %[[NCH]], %[[W]] : index
+// CHECK: %[[J:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[WS:.*]] = pgpu.splat %[[W]] : index -> !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[JQ:.*]] = pgpu.binary div %[[J]], %[[WS]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[JQ1:.*]] = pgpu.binary add %[[JQ]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[JR:.*]] = pgpu.binary rem %[[J]], %[[WS]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[WPOS:.*]] = pgpu.cmp gt %[[W]], %{{.*}} : index
+// CHECK: %[[WOK:.*]] = pgpu.splat %[[WPOS]] : i1 -> !pgpu.fragment<i1, [BLOCK]>
+// CHECK: %[[WH:.*]] = pgpu.binary mul %[[W]], %[[H]] : index
 // CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %[[ALL]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
-// CHECK: %[[LANES:.*]] = pgpu.iota
-// CHECK: %[[COL:.*]] = pgpu.binary rem %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
-// CHECK: %[[REST:.*]] = pgpu.binary div %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
-// CHECK: %[[ROW:.*]] = pgpu.binary rem %[[REST]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
-// CHECK: %[[CH:.*]] = pgpu.binary div %[[REST]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
-// CHECK: %[[C:.*]] = pgpu.binary add %{{.*}}, %[[CH]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK-NEXT: ^bb0(%[[B:.*]]: index, %{{.*}}: f32):
+// CHECK-NEXT: %[[LANES:.*]] = pgpu.iota %[[B]]
+// CHECK-NOT: pgpu.binary {{div|rem}} %{{.*}} : !pgpu.fragment
+// CHECK: pgpu.binary div %[[B]], %[[WH]] : index
+// CHECK-NOT: pgpu.binary {{div|rem}} %{{.*}} : !pgpu.fragment
+// CHECK: %[[BQ:.*]] = pgpu.binary div %[[B]], %[[W]] : index
+// CHECK-NEXT: %[[BQS:.*]] = pgpu.splat %[[BQ]]
+// CHECK-NEXT: %[[BR:.*]] = pgpu.binary rem %[[B]], %[[W]] : index
+// CHECK-NEXT: %[[BRS:.*]] = pgpu.splat %[[BR]]
+// CHECK-NEXT: %[[S:.*]] = pgpu.binary add %[[BRS]], %[[JR]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK-NEXT: %[[GE:.*]] = pgpu.cmp ge %[[S]], %[[WS]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK-NEXT: %[[CARRY:.*]] = pgpu.binary and %[[GE]], %[[WOK]] : !pgpu.fragment<i1, [BLOCK]>
+// CHECK-NEXT: %[[LQ:.*]] = pgpu.select %[[CARRY]], %[[JQ1]], %[[JQ]]
+// CHECK-NEXT: %[[ROWS:.*]] = pgpu.binary add %[[BQS]], %[[LQ]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK-NEXT: %[[WRAP:.*]] = pgpu.binary sub %[[S]], %[[WS]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK-NEXT: %[[COL:.*]] = pgpu.select %[[CARRY]], %[[WRAP]], %[[S]]
+// CHECK-NOT: pgpu.binary {{div|rem}} %{{.*}} : !pgpu.fragment
+// CHECK: pgpu.splat %[[H]]
+// CHECK: %[[TIMES:.*]] = pgpu.binary mul %[[CH0:.*]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK-NEXT: %[[ROWD:.*]] = pgpu.binary sub %[[ROWS]], %[[TIMES]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[HPOS:.*]] = pgpu.cmp gt %[[H]], %{{.*}} : index
+// CHECK-NEXT: %[[HOK:.*]] = pgpu.splat %[[HPOS]]
+// CHECK-NEXT: %[[ZS:.*]] = pgpu.splat
+// CHECK-NEXT: %[[ROW:.*]] = pgpu.select %[[HOK]], %[[ROWD]], %[[ZS]]
+// CHECK-NOT: pgpu.binary {{div|rem}} %{{.*}} : !pgpu.fragment
+// CHECK: %[[C:.*]] = pgpu.binary add %{{.*}}, %[[CH0]] : !pgpu.fragment<index, [BLOCK]>
 // CHECK: pgpu.load %x[%{{.*}}, %[[C]], %[[ROW]], %[[COL]]]
 // CHECK: pgpu.reduce
 // CHECK-NOT: pgpu.range_reduce
@@ -989,6 +1025,188 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
         pgpu.store %s, %out[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
         pgpu.yield
       }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not carry (the lanes stay divided): a constant divisor (8: a shift or a multiply
+// COM: already), a divisor computed in the loop (W + 1, uniform but not invariant: its lanes'
+// COM: quotients could not be computed once before the loop), a divisor not provably non-negative
+// COM: (a difference of extents: floor division by a negative has remainders of its sign).
+// CHECK-LABEL: pgpu.kernel @lanes_kept
+// CHECK: pgpu.for
+// CHECK: %[[LANES:.*]] = pgpu.iota
+// CHECK: pgpu.binary rem %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK: %[[W1:.*]] = pgpu.binary add %{{.*}}, %{{.*}} : index
+// CHECK: %[[W1S:.*]] = pgpu.splat %[[W1]]
+// CHECK: pgpu.binary div %[[LANES]], %[[W1S]] : !pgpu.fragment<index, [BLOCK]>
+// CHECK: pgpu.binary div %[[LANES]], %{{.*}} : !pgpu.fragment<index, [BLOCK]>
+// CHECK-NOT: pgpu.cmp ge
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @lanes_kept(%x: !pgpu.view<f32, [N], in>, %o: !pgpu.view<f32, [1], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %c8 = arith.constant 8 : index
+      %c1000 = arith.constant 1000 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %neg = pgpu.binary sub %N, %c1000 : index
+      %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %a = pgpu.binary rem %i, %c8 : index
+        %w1 = pgpu.binary add %N, %c1 : index
+        %b = pgpu.binary div %i, %w1 : index
+        %c = pgpu.binary div %i, %neg : index
+        %ab = pgpu.binary add %a, %b : index
+        %abc = pgpu.binary add %ab, %c : index
+        %v = pgpu.load %x[%abc] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%l: f32, %r: f32):
+        %e = pgpu.binary add %l, %r : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.store %s, %o[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Sibling reductions over the same range, independent of each other (a layer norm
+// COM: backward's sum(g * xhat) and sum(g) per row), become one reduction before blocking: one
+// COM: loop whose block reads x once for both (one pgpu.reduce of two components), the pure op
+// COM: between them and the store of another view between them (the first sum's output) staying
+// COM: where they were. The later reduction's uses read the merged loop's second result.
+// COM: The pipeline's CSE after the pass merges the block's two identical reads of x into one.
+// CSE-LABEL: pgpu.kernel @sibling_sums
+// CSE: pgpu.for
+// CSE: pgpu.load %x[
+// CSE-NOT: pgpu.load %x[
+// CSE: pgpu.reduce
+// CSE-LABEL: pgpu.kernel @siblings_kept
+// CHECK-LABEL: pgpu.kernel @sibling_sums
+// CHECK: %[[BOTH:.*]]:2 = pgpu.for %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%{{.*}}, %{{.*}} : f32, f32) -> f32, f32 {
+// CHECK: pgpu.load %x[
+// CHECK: pgpu.load %x[
+// CHECK: pgpu.reduce %{{.*}}, %{{.*}} axes [0]
+// CHECK: }
+// CHECK-NOT: pgpu.for
+// CHECK: %[[MEAN:.*]] = pgpu.binary div %[[BOTH]]#0, %{{.*}} : f32
+// CHECK: pgpu.store %[[MEAN]], %s[
+// CHECK: pgpu.store %[[BOTH]]#1, %q[
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @sibling_sums(%x: !pgpu.view<f32, [M, N], in>, %s: !pgpu.view<f32, [M], out>, %q: !pgpu.view<f32, [M], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%m: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %nf = pgpu.cast %N : index to f32
+      %sum = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      %mean = pgpu.binary div %sum, %nf : f32
+      pgpu.store %mean, %s[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+      %sq = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        %v2 = pgpu.binary mul %v, %v : f32
+        pgpu.yield %v2 : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.store %sq, %q[%m] valid %t : i1 : f32, !pgpu.view<f32, [M], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not merge (three loops stay): a reduction that uses an earlier one's result (a
+// COM: variance about the mean: its walk needs the mean first), one over another range, and one
+// COM: reading a view written between them (y, read after the store of the mean into it).
+// CHECK-LABEL: pgpu.kernel @siblings_kept
+// CHECK: pgpu.for %{{.*}} to %[[N:.*]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.for %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.for %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK-NOT: -> f32, f32
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @siblings_kept(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], inout>, %o: !pgpu.view<f32, [M, 3], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%m: index):
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %half = pgpu.binary div %N, %c2 : index
+      %sum = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      %var = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        %d = pgpu.binary sub %v, %sum : f32
+        %d2 = pgpu.binary mul %d, %d : f32
+        pgpu.yield %d2 : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      %part = pgpu.range_reduce %c0 to %half identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.store %sum, %y[%m, %c0] valid %t : i1 : f32, !pgpu.view<f32, [M, N], inout>[index, index]
+      %back = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+      ^bb0(%i: index):
+        %v = pgpu.load %y[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], inout>[index, index] -> f32
+        pgpu.yield %v : f32
+      } combine {
+      ^bb0(%a: f32, %b: f32):
+        %e = pgpu.binary add %a, %b : f32
+        pgpu.yield %e : f32
+      }
+      pgpu.store %var, %o[%m, %c0] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
+      pgpu.store %part, %o[%m, %c1] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
+      pgpu.store %back, %o[%m, %c2] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
       pgpu.yield
     }
     pgpu.return

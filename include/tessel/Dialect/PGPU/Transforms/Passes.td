@@ -36,6 +36,15 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     buffer_store to workspace at coordinates that depend on the index is a
     fragment store with lane validity (a kept sum the last program returns
     to zero, pgpu-member-partials); other buffer scopes are not blocked.
+    First, range_reduce siblings in one block over the same [lo, hi), with
+    straight-line elements, the later using nothing defined from the earlier
+    on (so not its results) and nothing between them reading or writing a
+    view or buffer the later one reads (a store to another view, pure ops
+    and reads are fine), are one range_reduce at the earlier: its element
+    both elements on the same member, its combine both combines side by
+    side (seed 000 §8: each component's members and combine are unchanged),
+    so one walk reads a block once for all of them (a layer norm backward's
+    sum(g * xhat) and sum(g) per row; its dw and db over the rows per column).
     A perfect nest (each outer loop's body is only the next loop and the
     yield of its results) of foreach loops, or of range_reduce loops with the
     same identities and combine, whose inner bounds do not depend on the outer
@@ -64,12 +73,30 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     to the scalar once after the fold, so pgpu-split-folds may cut the
     blocks across programs (one program would otherwise walk the whole
     range: 97_mse_loss_grad's 64M elements).
+    Last, the lanes of a block loop (iota(b), b the loop's index) divided by
+    index scalars defined outside the loop and provably non-negative (a
+    flattened nest's coordinates, div/rem chains of them), not all
+    constants, are carried instead of divided per lane: with floor division
+    and P > 0, (b + j) / P = b / P + j / P + c and (b + j) % P = b % P +
+    j % P - c P, c = (b % P + j % P >= P), so j / P, j / P + 1 and j % P are
+    computed once before the loop and each block does one scalar b / P and
+    b % P and a compare and selects per lane; (x / a) / d is x / (a d) and
+    (x / a) % d is x / a - (x / (a d)) d. A divisor that may be 0 (an empty
+    extent; KIR's x / 0 = x % 0 = 0) clears the carry and selects 0 for a
+    nested remainder: the values are exactly the divisions'. Per-lane
+    integer divisions by a runtime value cost tens of instructions each on
+    the GPU and bound the walk of a reduction over (n, h, w) of NCHW.
     Preserves: values (a reduction or scan up to the reassociation its
     contract allows; a scan's member order is kept), effects, ABI, origins.
     Must not fire: bodies with other nested control or reductions, with
     tuples, or with an ordered loop whose bounds depend on the lane;
     flattening: triangular or imperfect nests, nests of unlike reductions,
-    stores that repeat an element across an outer loop.
+    stores that repeat an element across an outer loop; merging: a
+    reduction that uses another's result (a variance about the mean: its
+    walk needs the mean first), other ranges, a view written between them
+    that the later one reads, elements holding loops; carrying: a
+    constant divisor (a shift or a multiply already), a divisor computed in
+    the loop or not provably non-negative, lanes that are no loop's block.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
