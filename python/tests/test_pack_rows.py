@@ -168,7 +168,18 @@ def test_call_defaults_for_few_and_many_rows():
     assert qk_rms.call_defaults(huge, _meta(1, 20000), huge, eps=1e-6)["ROWS"] == 2
 
 
-@pytest.mark.parametrize("m,n,rows", [(291, 3, 2), (1031, 5, 4), (2053, 129, 8)])
+PACKED = [(291, 3, 2), (1031, 5, 4), (2053, 129, 8)]
+
+
+@pytest.mark.parametrize("m,n,rows", PACKED)
+def test_packed_call_defaults_pick_rows(m, n, rows):
+    x, g, shift = _meta(m, n), _meta(n), _meta(m)
+    assert layernorm_rows.call_defaults(x, g, shift, _meta(m, n), _meta(m))["ROWS"] == rows
+
+
+@pytest.mark.parametrize("m,n,rows", [*PACKED[:2], pytest.param(*PACKED[2], marks=pytest.mark.deep(
+    reason="257 programs of 8 rows of 129 under TRITON_INTERPRET=1; test_packed_call_defaults_pick_rows "
+           "checks its ROWS 8, the two smaller shapes launch packed rows (ROWS 2 and 4, a partial last program)"))])
 def test_packed_call_defaults_agree_with_the_interpreter(m, n, rows, tmp_path, monkeypatch):
     # Enough rows that the untuned call packs them: 291 rows: ROWS 2 (146 programs, the last one half
     # empty); 1031: ROWS 4 (its last program 3 rows of 4); 2053 rows of 129 in BLOCK 256: ROWS 8 (257
