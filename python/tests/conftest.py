@@ -14,6 +14,26 @@ except ImportError:
     sys.path.insert(0, str(ROOT / "python"))
 BUILD = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", ROOT / "build"))
 
+# The deep tier: cases marked `@pytest.mark.deep(reason=...)` (a larger shape, a second provider run of a
+# path the default tier covers) and the fuzzers' full budgets run only under TESSEL_DEEP=1; the reason
+# says what covers the same path in the default tier (CI's budget: scripts/test.sh on 2 cores).
+DEEP = os.environ.get("TESSEL_DEEP") == "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "deep(reason): a deep-tier case, run only under TESSEL_DEEP=1; the reason "
+                                       "names what covers its path in the default tier")
+
+
+def pytest_collection_modifyitems(config, items):
+    if DEEP:
+        return
+    for item in items:
+        marker = item.get_closest_marker("deep")
+        if marker is not None:
+            why = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+            item.add_marker(pytest.mark.skip(reason=f"deep tier (TESSEL_DEEP=1): {why}"))
+
 
 def load_bench(name: str):
     """bench/NAME.py, loaded by path once per process (as `_bench_NAME`): sys.path keeps no bench/ entry,

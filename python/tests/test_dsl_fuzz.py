@@ -2,7 +2,7 @@
 through the tracer, the KIR and pgpu interpreters and the Triton provider (TRITON_INTERPRET=1; skipped
 when Triton is not installed) agree with an independent NumPy evaluation within the dtype-derived bound,
 and generated invalid programs get a CompileError at the defect's line. TESSEL_DSL_FUZZ_SECONDS (default
-35) and TESSEL_DSL_FUZZ_SEED (default a fixed one, so a CI failure reproduces with `--only INDEX`)."""
+10; 35 under TESSEL_DEEP=1) and TESSEL_DSL_FUZZ_SEED (default a fixed one, so a CI failure reproduces with `--only INDEX`)."""
 import importlib.util
 import os
 import pathlib
@@ -98,7 +98,7 @@ def test_invalid_programs_get_an_error_at_the_defect(tmp_path):
 
 def test_dsl_fuzz_budget_finds_nothing(tessel_bin, tmp_path, capsys):
     fz = _fuzz()
-    seconds = os.environ.get("TESSEL_DSL_FUZZ_SECONDS", "35")
+    seconds = os.environ.get("TESSEL_DSL_FUZZ_SECONDS", "35" if os.environ.get("TESSEL_DEEP") == "1" else "10")
     seed = os.environ.get("TESSEL_DSL_FUZZ_SEED", "47")
     os.environ.setdefault("TESSEL_BIN", str(tessel_bin))
     rc = fz.main(["--seconds", seconds, "--jobs", "2", "--seed", seed, "--timeout", "240",

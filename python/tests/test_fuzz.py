@@ -1,6 +1,7 @@
 """CI budget of the mutation fuzzer (test/fuzz/fuzz.py, issue 14): mutated lit and suite inputs never
-crash, abort or hang the driver (TESSEL_FUZZ_SECONDS of tessel processes, default 40) nor the
-libraries in process (TESSEL_FUZZ_INPUTS mutants through build/bin/tessel-fuzz, default 20,000).
+crash, abort or hang the driver (TESSEL_FUZZ_SECONDS of tessel processes, default 10; 40 under
+TESSEL_DEEP=1) nor the libraries in process (TESSEL_FUZZ_INPUTS mutants through build/bin/tessel-fuzz,
+default 5,000; 20,000 under TESSEL_DEEP=1).
 TESSEL_FUZZ_SEED (default a fixed one, so a CI failure reproduces) picks the mutants; the deep
 libFuzzer run is docs/fuzzing.md."""
 import importlib.util
@@ -59,7 +60,7 @@ def test_in_process_mode_saves_the_input_that_killed_the_harness_and_resumes(tmp
 
 def test_fuzz_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
     fuzz = _fuzz()
-    seconds = os.environ.get("TESSEL_FUZZ_SECONDS", "40")
+    seconds = os.environ.get("TESSEL_FUZZ_SECONDS", "40" if os.environ.get("TESSEL_DEEP") == "1" else "10")
     seed = os.environ.get("TESSEL_FUZZ_SEED", "14")
     rc = fuzz.main(["--tessel", str(tessel_bin), "--seconds", seconds, "--jobs", "2", "--seed", seed,
                     "--save", str(tmp_path / "findings"), "--work", str(tmp_path / "work")])
@@ -76,7 +77,7 @@ def test_in_process_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, ca
     if not harness.exists():
         pytest.fail(f"{harness} is missing; run scripts/setup.sh first")
     fuzz = _fuzz()
-    count = os.environ.get("TESSEL_FUZZ_INPUTS", "20000")
+    count = os.environ.get("TESSEL_FUZZ_INPUTS", "20000" if os.environ.get("TESSEL_DEEP") == "1" else "5000")
     seed = os.environ.get("TESSEL_FUZZ_SEED", "14")
     rc = fuzz.main(["--harness", str(harness), "--count", count, "--seed", seed, "--timeout", "30",
                     "--save", str(tmp_path / "findings"), "--work", str(tmp_path / "work")])

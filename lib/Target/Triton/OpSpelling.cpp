@@ -90,6 +90,26 @@ pgpu::BufferStoreOp resetAfter(pgpu::BufferLoadOp read) {
 }
 } // namespace
 
+/// Whether `r` reduces one fragment of floats or of 32/64-bit integers with a combine that yields the
+/// addition of its two arguments (what tl.sum spells without a conversion).
+static bool isPlainSum(pgpu::ReduceOp r) {
+  if (r.getInputs().size() != 1 || r.getResults().size() != 1 || r.getAxes().size() != 1)
+    return false;
+  Type element = pgpu::elementTypeOf(r.getInputs()[0].getType());
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!isa<FloatType>(element) && !(integer && integer.getWidth() >= 32 && integer.getWidth() <= 64))
+    return false;
+  Block &block = r.getCombine().front();
+  if (block.getNumArguments() != 2 || !llvm::hasSingleElement(block.without_terminator()))
+    return false;
+  auto add = dyn_cast<pgpu::BinaryOp>(block.front());
+  if (!add || add.getKind() != kir::BinaryKind::Add || block.getTerminator()->getNumOperands() != 1 ||
+      block.getTerminator()->getOperand(0) != add.getResult())
+    return false;
+  Value a = block.getArgument(0), b = block.getArgument(1);
+  return (add.getLhs() == a && add.getRhs() == b) || (add.getLhs() == b && add.getRhs() == a);
+}
+
 /// A combine region as a module-level `@triton.jit` function for tl.reduce
 /// and tl.associative_scan; the kernel's name keeps helpers of different
 /// kernels in one module apart.
@@ -651,6 +671,15 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::ReduceOp>([&](pgpu::ReduceOp r) -> LogicalResult {
+        // A sum of one float or 32/64-bit integer fragment (the combine yields the addition of its two
+        // arguments) is tl.sum, which neither converts nor promotes those types: the same tt.reduce with
+        // an add region on the device, and Triton's interpreter sums it with NumPy where it calls a
+        // combine function once per lane pair (10_groupnorm: 3 s a 512-lane reduction).
+        if (mode == Mode::Triton && isPlainSum(r)) {
+          line(indent, name(r.getResult(0)) + " = tl.sum(" + expr(r.getInputs()[0]) + ", " +
+                           std::to_string(r.getAxes()[0]) + ")");
+          return success();
+        }
         FailureOr<std::string> fn = combineFunction(r.getCombine());
         if (failed(fn))
           return failure();

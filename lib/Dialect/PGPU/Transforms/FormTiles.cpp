@@ -53,6 +53,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "tessel/Dialect/PGPU/IR/IndexSign.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -210,6 +211,10 @@ private:
       return !space->isAncestor(arg.getOwner()->getParentOp());
     return !space->isAncestor(v.getDefiningOp());
   }
+  /// A launch-time index value `>= v` (`above`) or `<= v`, built at `b`'s insertion point (before the
+  /// space), from the min/max clamps, sums and differences that compute `v` (a segment bound clamped to
+  /// a view's extent: the DSL's `rows[lo:hi]` of `T.domain(0, M)`); null where `v` is not bounded so.
+  Value launchBound(Value v, bool above, unsigned depth = 0);
 
   // ---- rewriting ----
   Mask blockedMask(Value original) const { return maskOf(original) & blocked; }
@@ -302,6 +307,7 @@ private:
   bool persistent = false;          // programs walk the tiles with a stride (PERSIST)
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
   bool segmented = false;           // the first foreach is a segment whose bounds are read in the program
+  bool boundedWalk = false;         // the segment walk's programs are capped by its launch-time tile bound
   DenseSet<Operation *> segmentPrologue; // read-only reductions computing the segment's bounds
   DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
   Mask scalarFree = 0;              // free axes of an operand free on several, kept one member per program
@@ -1131,7 +1137,8 @@ std::string Tiler::adopted() const {
     text += "; grouped traversal " + groupParam;
   if (segmented)
     text += "; segment walk: the group's members in order, each segment's tiles (bounds read in the program) "
-            "dealt round-robin to " + kPersist.str() + " programs per multiprocessor";
+            "dealt round-robin to " + kPersist.str() + " programs per multiprocessor" +
+            (boundedWalk ? ", at most the tiles the segments' launch-time bounds allow" : "");
   else if (persistent)
     text += "; persistent traversal (" + kPersist.str() + " programs per multiprocessor)";
   return text;
@@ -1305,6 +1312,30 @@ void Tiler::rewriteSegmented() {
     later.push_back((blocked & bit(a)) ? Value(CeilDivOp::create(b, loc, extent, ParamOp::create(b, loc, index, paramOf[a])))
                                        : extent);
   }
+  // No more programs than the walk can have tiles (seed 002 §3.2: the grid is the instances that own
+  // work): where the segment's bounds are clamped to launch-time values lo >= L and hi <= U, each
+  // member has at most ceil(max(U - L, 0) / TILE) x (later tiles) tiles, so the grid is
+  // max(1, min(programs, members x that)). At small shapes (5 groups of 37 rows) a handful of programs
+  // start instead of PERSIST x multiprocessors; at large ones the product passes the resident count and
+  // nothing changes. Any count of at least one program is correct: tiles are dealt modulo the count or
+  // taken from a counter (pgpu-dynamic-walk), and one program remains for a last-program finalization.
+  {
+    ForeachOp segment = chain.front();
+    Value upper = launchBound(segment.getUpper(), /*above=*/true);
+    Value lower = upper ? launchBound(segment.getLower(), /*above=*/false) : Value();
+    if (upper && lower) {
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0), c1 = arith::ConstantIndexOp::create(b, loc, 1);
+      Value rows = isZeroConstant(lower) ? upper : bin(kir::BinaryKind::Sub, upper, lower);
+      if (!provablyNonNegative(rows))
+        rows = bin(kir::BinaryKind::Max, rows, c0);
+      Value most = bin(kir::BinaryKind::Mul, members,
+                       CeilDivOp::create(b, loc, rows, ParamOp::create(b, loc, index, paramOf[outer])));
+      for (Value t : later)
+        most = bin(kir::BinaryKind::Mul, most, t);
+      programs = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Min, most, programs), c1);
+      boundedWalk = true;
+    }
+  }
   // Every program walks (a last-program finalization counts the space's instances, so it follows).
   space->setOperand(0, programs);
   if (guard)
@@ -1382,6 +1413,41 @@ void Tiler::rewriteSegmented() {
   YieldOp::create(b, loc);
   group.erase();
   declareParams();
+}
+
+Value Tiler::launchBound(Value v, bool above, unsigned depth) {
+  if (!v.getType().isIndex() || depth > 8)
+    return {};
+  if (launchTime(v))
+    return v;
+  auto op = v.getDefiningOp<BinaryOp>();
+  if (!op)
+    return {};
+  Location loc = op.getLoc();
+  auto bin = [&](kir::BinaryKind kind, Value x, Value y) -> Value {
+    return BinaryOp::create(b, loc, kind, x, y, false, false);
+  };
+  Value x = op.getLhs(), y = op.getRhs();
+  switch (op.getKind()) {
+  case kir::BinaryKind::Min:
+  case kir::BinaryKind::Max: {
+    // An upper bound of min (a lower bound of max) needs one operand's; the other direction both.
+    bool either = (op.getKind() == kir::BinaryKind::Min) == above;
+    Value bx = launchBound(x, above, depth + 1), by = launchBound(y, above, depth + 1);
+    if (bx && by)
+      return bin(op.getKind(), bx, by);
+    return either ? (bx ? bx : by) : Value();
+  }
+  case kir::BinaryKind::Add:
+  case kir::BinaryKind::Sub: {
+    bool add = op.getKind() == kir::BinaryKind::Add;
+    Value bx = launchBound(x, above, depth + 1);
+    Value by = bx ? launchBound(y, add ? above : !above, depth + 1) : Value();
+    return by ? bin(op.getKind(), bx, by) : Value();
+  }
+  default:
+    return {};
+  }
 }
 
 /// Declares the parameters (seed 002 §3.3: fragment extents are declared physical parameters).

@@ -168,7 +168,10 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     over the group's coordinates before it; the ragged grouped GEMM's rows
     from OFFS), also under construction's dispatch guard beside a
     last-program finalization, and it is a contraction's free axis, the grid
-    is PERSIST * multiprocessors programs; each walks the group's members in
+    is PERSIST * multiprocessors programs, capped where the segment's bounds
+    are clamped to launch-time values (lo >= L, hi <= U: the DSL's rows[lo:hi]
+    of T.domain(0, M)) by the walk's most tiles, max(1, members x
+    ceil(max(U - L, 0) / TILE) x later tiles); each walks the group's members in
     order (`pgpu.for`, carrying the count of tiles before), reads the
     member's bounds, and takes every programs-th of that segment's
     ceil(extent / TILE) x (later tiles) tiles (grouped traversal), its lanes
