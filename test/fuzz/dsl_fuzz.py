@@ -2072,7 +2072,11 @@ def run_program(prog, work: pathlib.Path, triton: bool, log=None, long=True):
             bad = check_outputs(got, ref)
             if bad:
                 findings.append((f"mismatch [{stage}]", f"{shown}\nshape {shape}\n{bad}"))
-        if triton and not prog.skip_triton:
+        # A bf16 program's Triton numbers are not compared (run_triton), and Triton's interpreter runs the
+        # bf16 sums the provider emits as tl.reduce with a combine one element at a time in Python: at the
+        # long shape that is minutes (seed 404 kernel 357 timed out): its small shapes ran it through Triton.
+        slow_bf16 = j >= 2 and "bf16" in source
+        if triton and not prog.skip_triton and not slow_bf16:
             try:
                 bad = run_triton(prog, mod.kern, shape, arrays, cx)
             except tessel.CompileError as e:
