@@ -2,9 +2,14 @@
 // integers, is spelled tl.sum (the same tt.reduce with an add region on the device; Triton's
 // interpreter sums it with NumPy instead of calling a combine function per lane pair). Must not fire:
 // a maximum (tl.reduce with its combine function), a sum of 16-bit integers (tl.sum would promote them
-// to int32).
+// to int32). The three reductions walk different ranges, so pgpu-form-blocking keeps them apart (siblings
+// over one range would be one reduction with a three-component combine).
 // RUN: tessel compile %s --emit=source --target=triton | FileCheck %s
-// COM: the maximum's and the i16 sum's combine functions stay; the f32 sum is tl.sum between them
+// COM: the maximum's and the i16 sum's combine functions stay (two each: the rows' two loops); the f32
+// COM: sum is tl.sum between them
+// CHECK: def _rows_combine{{[0-9]+}}(
+// CHECK-NEXT: #
+// CHECK-NEXT: tl.maximum(
 // CHECK: def _rows_combine{{[0-9]+}}(
 // CHECK-NEXT: #
 // CHECK-NEXT: tl.maximum(
@@ -12,11 +17,14 @@
 // CHECK-NEXT: #
 // CHECK-NEXT: = v{{[0-9]+}} + v{{[0-9]+}}
 // CHECK: def _rows_kernel(
-// CHECK: = tl.reduce(v{{[0-9]+}}, 1, _rows_combine{{[0-9]+}})
+// CHECK: = tl.reduce(v{{[0-9]+}}, 0, _rows_combine{{[0-9]+}})
+// CHECK: = tl.reduce(v{{[0-9]+}}, 0, _rows_combine{{[0-9]+}})
 // CHECK-NOT: tl.reduce
-// CHECK: = tl.sum(v{{[0-9]+}}, 1)
+// CHECK: = tl.sum(v{{[0-9]+}}, 0)
+// CHECK-NOT: tl.reduce
+// CHECK: = tl.sum(v{{[0-9]+}}, 0)
 // CHECK: tl.int16
-// CHECK: = tl.reduce(v{{[0-9]+}}, 1, _rows_combine{{[0-9]+}})
+// CHECK: = tl.reduce(v{{[0-9]+}}, 0, _rows_combine{{[0-9]+}})
 module {
   kir.kernel @rows(%x: !kir.view<f32, [M, N], in>, %k: !kir.view<i16, [M, N], in>, %mx: !kir.view<f32, [M], out>,
                    %sm: !kir.view<f32, [M], out>, %ks: !kir.view<i16, [M], out>) {
@@ -25,6 +33,10 @@ module {
     %c0 = arith.constant 0 : index
     %rows = kir.domain %c0 to %0
     %cols = kir.domain %c0 to %1
+    %c1 = arith.constant 1 : index
+    %tail = kir.domain %c1 to %1
+    %c2 = arith.constant 2 : index
+    %late = kir.domain %c2 to %1
     %ninf = arith.constant 0xFF800000 : f32
     %zero = arith.constant 0.0 : f32
     %izero = arith.constant 0 : i16
@@ -37,13 +49,14 @@ module {
         kir.yield %t : f32
       }
       kir.store %m, %mx[%r] : f32, !kir.view<f32, [M], out>[index]
-      %s = kir.reduce %v axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      %vt = kir.load %x[%r, %tail] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.reduce %vt axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
       ^bb0(%a: f32, %b: f32):
         %t = kir.binary add %b, %a : f32
         kir.yield %t : f32
       }
       kir.store %s, %sm[%r] : f32, !kir.view<f32, [M], out>[index]
-      %w = kir.load %k[%r, %cols] : !kir.view<i16, [M, N], in>[index, !kir.domain] -> tensor<?xi16>
+      %w = kir.load %k[%r, %late] : !kir.view<i16, [M, N], in>[index, !kir.domain] -> tensor<?xi16>
       %q = kir.reduce %w axes [0] identity(%izero : i16) : (tensor<?xi16>) -> (i16) {
       ^bb0(%a: i16, %b: i16):
         %t = kir.binary add %a, %b : i16

@@ -954,14 +954,15 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire (the fold): two kernel-level reductions in one group (a program would run both
-// COM: folds, which pgpu-split-folds cannot cut apart) and a reduction per row of a group with axes:
-// COM: each stays a loop over blocks of BLOCK lanes.
+// COM: Two kernel-level reductions over one range in one group are siblings: the pass first makes them
+// COM: one reduction of two components (one walk), which is then the group's only reduction and becomes
+// COM: one region fold with a two-component summary. Must not fire (the fold): a reduction per row of a
+// COM: group with axes stays a loop over blocks of BLOCK lanes.
 // CHECK-LABEL: pgpu.kernel @two_totals
-// CHECK-NOT: pgpu.region_fold
-// CHECK: pgpu.for
-// CHECK: pgpu.for
-// CHECK-NOT: pgpu.region_fold
+// CHECK-NOT: pgpu.for
+// CHECK: %{{.*}}:2 = pgpu.region_fold
+// CHECK: combine {
+// CHECK: %{{.*}}:2 = pgpu.reduce
 // CHECK-LABEL: pgpu.kernel @row_totals
 // CHECK-NOT: pgpu.region_fold
 // CHECK: pgpu.for
