@@ -72,6 +72,9 @@ PEER = "SDPA (repeat_interleave'd k/v)"
 # (language.md lists "Multi-query decode's [heads, keys] rows are not tiled" under Not yet supported). It is
 # correct: H.check on triton passes at dict(B=1, HQ=2, HKV=1, T=3, D=2) (4.9 s) and
 # dict(B=1, HQ=4, HKV=2, T=5, D=4) (14.3 s).
+# Since per-row summaries (s31-mqa) the remark is "the free axis's domain is defined inside the loop body (a
+# per-member slice)": the [G, T] rows over qheads[kh * group:...] would be folded, but kir-to-pgpu has no
+# launch-uniform lanes for a member-dependent slice of heads (it would build the fold element by element).
 SKIP = {"triton": "runs for minutes under TRITON_INTERPRET=1 (> 150 s at T=37, D=16): the [G, T] score tile "
                   "per kv head is not tiled ('not tiled: the program body has nested loops, control, atomics, "
                   "or loop bounds that depend on the program')"}

@@ -27,6 +27,10 @@ struct DomainVals {
   Value lo, hi, step, size;
 };
 
+/// The components (other than `wanted`) a region fold's combine (or a scan's apply) `region`, of `n`
+/// components a side, reads to compute component `wanted`, transitively, in index order.
+SmallVector<unsigned> reachedComponents(Block &region, unsigned n, unsigned wanted);
+
 class FoldWorkset;
 
 /// An axis of a scan's result as a stored value computed from it sees it (ScanValues.cpp): the stored

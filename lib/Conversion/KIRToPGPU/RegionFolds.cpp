@@ -28,11 +28,57 @@ static unsigned slotWidth(Type type) {
   return 1;
 }
 
+/// Whether `bc` spreads a tensor along trailing axes only: operand axis i is result axis i.
+static bool leadingBroadcast(kir::BroadcastAsOp bc) {
+  auto t = dyn_cast<RankedTensorType>(bc.getOperand().getType());
+  ArrayRef<int64_t> dims = bc.getDims();
+  if (!t || (int64_t)dims.size() != t.getRank() || t.getRank() >= bc.getType().getRank())
+    return false;
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != (int64_t)i)
+      return false;
+  return true;
+}
+
+SmallVector<unsigned> tessel::construct::reachedComponents(Block &region, unsigned n, unsigned wanted) {
+  // What each value of the region reads of the components (both sides), closed over the components
+  // a reached component's own result reads.
+  DenseMap<Value, uint64_t> reaches;
+  for (unsigned i = 0; i < n && i < 64; ++i) {
+    reaches[region.getArgument(i)] = uint64_t(1) << i;
+    reaches[region.getArgument(n + i)] = uint64_t(1) << i;
+  }
+  for (Operation &inner : region.without_terminator()) {
+    uint64_t m = 0;
+    for (Value v : inner.getOperands())
+      m |= reaches.lookup(v);
+    for (Value r : inner.getResults())
+      reaches[r] = m;
+  }
+  uint64_t seen = uint64_t(1) << wanted, grown = seen;
+  do {
+    seen = grown;
+    for (unsigned i = 0; i < n && i < 64; ++i)
+      if (seen & (uint64_t(1) << i))
+        grown |= reaches.lookup(region.getTerminator()->getOperand(i));
+  } while (grown != seen);
+  SmallVector<unsigned> out;
+  for (unsigned i = 0; i < n && i < 64; ++i)
+    if (i != wanted && (seen & (uint64_t(1) << i)))
+      out.push_back(i);
+  return out;
+}
+
 /// Components of a region fold fold apart from the others when `region`
 /// (a combine, or a region scan's apply: two groups of `n` arguments, the i-th
 /// of each being component i) computes each of them from those components
 /// only; a tensor component is projected to one element, which needs the
-/// region to be elementwise (pointwise ops and scalar broadcasts).
+/// region to be elementwise (pointwise ops and scalar broadcasts). A per-row
+/// summary (kir-online-folds: [H] maxima and sums beside an [H, D]
+/// accumulator) spreads a lower-rank component along the trailing axes of a
+/// higher-rank one (broadcast_as with dims [0 .. r-1]): the lower-rank
+/// component is projected on the leading positions (slotsOf), so the
+/// broadcast reads the element at the same leading positions.
 LogicalResult KernelConstructor::checkProjection(Operation *op, Block &region, unsigned n,
                                                  ArrayRef<unsigned> components, StringRef what,
                                                  StringRef regionName) {
@@ -54,7 +100,8 @@ LogicalResult KernelConstructor::checkProjection(Operation *op, Block &region, u
       return inner.emitError() << "kir-to-pgpu constructs a " << what
                                << " one element at a time; its " << regionName << " must be elementwise, not '"
                                << inner.getName() << "'";
-    if (auto bc = dyn_cast<kir::BroadcastAsOp>(inner); bc && isa<RankedTensorType>(bc.getOperand().getType()))
+    if (auto bc = dyn_cast<kir::BroadcastAsOp>(inner); bc && isa<RankedTensorType>(bc.getOperand().getType()) &&
+                                                        !leadingBroadcast(bc))
       return inner.emitError() << "kir-to-pgpu: a " << what << " " << regionName
                                << " that broadcasts a tensor is not elementwise";
     uint64_t m = 0;
@@ -75,7 +122,10 @@ LogicalResult KernelConstructor::checkProjection(Operation *op, Block &region, u
 /// its slices from the sources at [begin, end) and reads whatever it needs;
 /// everything it uses from outside becomes an explicit capture.
 FailureOr<SmallVector<Value>> KernelConstructor::slotsOf(Value v, ArrayRef<Value> positions) {
-  if (isa<RankedTensorType>(v.getType())) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+    // A lower-rank component of a per-row summary: its element at the leading positions.
+    if (t.getRank() < (int64_t)positions.size())
+      positions = positions.take_front(t.getRank());
     FailureOr<Value> e = element(v, positions);
     if (failed(e))
       return failure();

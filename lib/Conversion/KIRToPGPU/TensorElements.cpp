@@ -437,11 +437,17 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         return (*count)[0];
       })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) -> FailureOr<Value> {
-        // A tensor component at `positions`, folded with every scalar component.
+        // A tensor component at `positions`, folded with every scalar component and the tensor
+        // components of at most its rank that its combine reads (a per-row summary's [H] maxima and
+        // sums beside an [H, D] accumulator: projected on the leading positions, checkProjection).
         unsigned wanted = cast<OpResult>(tensor).getResultNumber();
+        int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
         SmallVector<unsigned> components;
         for (auto [i, r] : llvm::enumerate(f.getResults()))
           if (!isa<RankedTensorType>(r.getType()))
+            components.push_back(i);
+        for (unsigned i : reachedComponents(f.getCombine().front(), f.getNumResults(), wanted))
+          if (auto t = dyn_cast<RankedTensorType>(f.getResult(i).getType()); t && t.getRank() <= rank)
             components.push_back(i);
         components.push_back(wanted);
         FailureOr<SmallVector<Value>> folded = foldAt(f, components, positions);

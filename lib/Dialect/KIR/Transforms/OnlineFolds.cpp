@@ -105,13 +105,13 @@ std::optional<SmallVector<Value>> domainsOf(Value v, DenseMap<Value, SmallVector
   return out;
 }
 
-/// Whether `r` reduces one rank-1 float input over axis 0 with a combine that is one
-/// `kir.binary kind` of its two arguments.
-bool isPlainReduce(ReduceOp r, BinaryKind kind) {
-  if (r.getInputs().size() != 1 || r.getAxes().size() != 1 || r.getAxes()[0] != 0)
+/// Whether `r` reduces one float input of rank `rank` (1, or 2 for per-row summaries) over its
+/// last axis with a combine that is one `kir.binary kind` of its two arguments.
+bool isPlainReduce(ReduceOp r, BinaryKind kind, int64_t rank = 1) {
+  if (r.getInputs().size() != 1 || r.getAxes().size() != 1 || r.getAxes()[0] != rank - 1)
     return false;
   auto t = dyn_cast<RankedTensorType>(r.getInputs()[0].getType());
-  if (!t || t.getRank() != 1 || !isa<FloatType>(t.getElementType()))
+  if (!t || t.getRank() != rank || !isa<FloatType>(t.getElementType()))
     return false;
   Block &body = r.getCombine().front();
   auto bin = dyn_cast<BinaryOp>(&body.front());
@@ -166,6 +166,11 @@ struct Component {
 struct Candidate {
   ReduceOp max;
   Value domain;
+  /// Per-row summaries: a row [H, A] whose maximum is over its last axis A is H independent folds
+  /// over A, i.e. one fold whose summary (ok, m, components) keeps the free leading axis H (this
+  /// domain); null for a rank-1 row [A].
+  Value free;
+  int64_t rowRank() const { return free ? 2 : 1; }
   SmallVector<Operation *> ops;        // the axis computation inside the body, block order
   SmallVector<Operation *> sources;    // loads over A (fold sources), block order
   SmallVector<Component> components;
@@ -196,6 +201,25 @@ private:
     auto d = domainsOf(v, memo);
     return d && llvm::is_contained(*d, c.domain);
   }
+  /// Whether `v`'s axes are the row's: [A], or [H, A] for per-row summaries.
+  bool isRow(Value v) {
+    auto d = domainsOf(v, memo);
+    if (!d)
+      return false;
+    if (!c.free)
+      return d->size() == 1 && (*d)[0] == c.domain;
+    return d->size() == 2 && (*d)[0] == c.free && (*d)[1] == c.domain;
+  }
+  /// Whether broadcast `bc` spreads a scalar over the row, or (per-row summaries) an [H] value
+  /// along A (the maximum, or a per-row value from outside).
+  bool broadcastOverRow(BroadcastOp bc) {
+    auto t = dyn_cast<RankedTensorType>(bc.getOperand().getType());
+    if (!c.free)
+      return bc.getDomains().size() == 1 && !t;
+    if (bc.getDomains().size() != 2 || bc.getDomains()[0] != c.free || bc.getDomains()[1] != c.domain)
+      return false;
+    return !t || (t.getRank() == 1 && bc.getDims().size() == 1 && bc.getDims()[0] == 0);
+  }
   /// An op of the body (or the body itself) that contains `op`.
   Operation *inBody(Operation *op) { return body.findAncestorOpInBlock(*op); }
   bool outsideValue(Value v);
@@ -221,7 +245,7 @@ bool Matcher::outsideValue(Value v) {
   if (auto ind = dyn_cast_or_null<IndicesOp>(def))
     return ind.getDomain() == c.domain || refuse("indices of another domain over the axis");
   if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
-    if (bc.getDomains().size() != 1 || isa<RankedTensorType>(bc.getOperand().getType()))
+    if (!broadcastOverRow(bc))
       return refuse("a broadcast over several axes");
     return outsideValue(bc.getOperand());
   }
@@ -249,7 +273,7 @@ bool Matcher::classify(Operation *op) {
     c.dep[res] = Dep::Free;
     return c.why.empty();
   }
-  if (type.getRank() != 1) {
+  if (type.getRank() != c.rowRank() || (c.free && !isRow(res))) {
     // Pointwise math on sources over A and other axes (a cast of a value tile before its
     // contraction) is computed on each slice: its tensor operands are free of m, of its shape, with A first.
     auto d = domainsOf(res, memo);
@@ -271,8 +295,7 @@ bool Matcher::classify(Operation *op) {
     return refuse(Twine("'") + op->getName().getStringRef() + "' over the axis");
   if (auto ind = dyn_cast<IndicesOp>(op); ind && ind.getDomain() != c.domain)
     return refuse("indices of another domain over the axis");
-  if (auto bc = dyn_cast<BroadcastOp>(op);
-      bc && (bc.getDomains().size() != 1 || isa<RankedTensorType>(bc.getOperand().getType())))
+  if (auto bc = dyn_cast<BroadcastOp>(op); bc && !broadcastOverRow(bc))
     return refuse("a broadcast of a tensor over the axis");
   if (auto bc = dyn_cast<BroadcastAsOp>(op); bc && isa<RankedTensorType>(bc.getOperand().getType()))
     return refuse("a broadcast of a tensor over the axis");
@@ -344,9 +367,9 @@ bool Matcher::reduction(Operation *user) {
   if (user == c.max.getOperation())
     return true;
   if (auto r = dyn_cast<ReduceOp>(user)) {
-    if (isPlainReduce(r, BinaryKind::Max))
+    if (isPlainReduce(r, BinaryKind::Max, c.rowRank()) && isRow(r.getInputs()[0]))
       return refuse("a second maximum over the axis");
-    if (!isPlainReduce(r, BinaryKind::Add))
+    if (!isPlainReduce(r, BinaryKind::Add, c.rowRank()) || !isRow(r.getInputs()[0]))
       return refuse("a reduction over the axis other than a float sum or the maximum");
     Dep d = c.dep.lookup(r.getInputs()[0]);
     if (d != Dep::Free && d != Dep::Scaled)
@@ -424,14 +447,30 @@ bool Matcher::match() {
   ReduceOp max = c.max;
   if (max.getInputs().size() != 1 || max.getAxes().size() != 1)
     return refuse("a maximum over several axes or of several inputs");
-  if (!isPlainReduce(max, BinaryKind::Max))
-    return refuse("not a float maximum of a rank-1 tensor over its only axis");
+  // A rank-2 row [H, A] reduced over its last axis: H independent online folds over A, one fold
+  // whose summary keeps the free leading axis H (seed 002 §1 per row; seed 002 §3.4).
+  int64_t rank = cast<RankedTensorType>(max.getInputs()[0].getType()).getRank();
+  if (!isPlainReduce(max, BinaryKind::Max, 1) && !isPlainReduce(max, BinaryKind::Max, 2))
+    return refuse("not a float maximum of a rank-1 tensor over its only axis or of a rank-2 tensor over its "
+                  "last axis");
   if (!isNegInf(max.getIdentities()[0]))
     return refuse("a maximum whose identity is not -inf");
   auto d = domainsOf(max.getInputs()[0], memo);
-  if (!d || d->size() != 1)
+  if (!d || d->size() != (size_t)rank)
     return refuse("the axis of the maximum has no known domain");
-  c.domain = (*d)[0];
+  c.domain = d->back();
+  if (rank == 2) {
+    c.free = (*d)[0];
+    if (c.free == c.domain)
+      return refuse("a row over the same domain twice");
+    if (maskOf(max.getInputs()[0]))
+      return refuse("a masked row with a free axis (per-row masks are not folded)");
+    // A free axis over a per-member slice of heads (qheads[kh * G : kh * G + G], defined in the loop
+    // body) has no launch-uniform lanes: kir-to-pgpu would build its fold element by element, no
+    // better than the two-pass reductions, so it stays as written.
+    if (Operation *def = c.free.getDefiningOp(); !def || max->getParentOp()->isAncestor(def))
+      return refuse("the free axis's domain is defined inside the loop body (a per-member slice)");
+  }
   if (max->getBlock() != &body)
     return refuse("the maximum is nested inside control");
   // Ops that only compute read coordinates (a paged cache's block ids and slots, read through
@@ -578,6 +617,10 @@ struct SliceBuilder {
       for (Value x : user->getOperands())
         if (x != bcast && x.getType() == bcast.getType() && c.dep.count(x) && map.contains(x))
           return map.lookup(x);
+    // A per-row summary's row [H, A]: the slice of the maximum's input has its shape.
+    if (c.free)
+      if (Value row = map.lookupOrNull(c.max.getInputs()[0]))
+        return row;
     return slicePos;
   }
 
@@ -589,6 +632,8 @@ struct SliceBuilder {
     Value out;
     if (isa<IndicesOp>(def))
       out = slicePos;
+    else if (auto bc = dyn_cast<BroadcastOp>(def); bc && c.free)
+      out = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), get(bc.getOperand()), shapeOf(v), bc.getDims());
     else if (auto bc = dyn_cast<BroadcastOp>(def))
       out = BroadcastAsOp::create(b, bc.getLoc(), RankedTensorType::get({ShapedType::kDynamic},
                                                                         getElementTypeOrSelf(bc.getType())),
@@ -602,7 +647,7 @@ struct SliceBuilder {
   Value clone(Operation *op) {
     if (auto bc = dyn_cast<BroadcastOp>(op)) {
       Value x = get(bc.getOperand());
-      Value r = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), x, shapeOf(bc.getResult()), ArrayRef<int64_t>{});
+      Value r = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), x, shapeOf(bc.getResult()), bc.getDims());
       map.map(bc.getResult(), r);
       return r;
     }
@@ -647,9 +692,14 @@ struct SliceBuilder {
 /// contraction result's domains.
 Value componentIdentity(OpBuilder &b, Location loc, Operation *op) {
   Value r = op->getResult(0);
-  if (auto red = dyn_cast<ReduceOp>(op))
-    return red.getIdentities()[0];
   DenseMap<Value, SmallVector<Value>> memo;
+  if (auto red = dyn_cast<ReduceOp>(op)) {
+    // A per-row sum [H]: its identity over the free axis.
+    if (!isa<RankedTensorType>(r.getType()))
+      return red.getIdentities()[0];
+    return BroadcastOp::create(b, loc, r.getType(), red.getIdentities()[0], *domainsOf(r, memo), ArrayRef<int64_t>{})
+        .getResult();
+  }
   auto doms = *domainsOf(r, memo);
   Type et = getElementTypeOrSelf(r.getType());
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(et, 0.0));
@@ -719,7 +769,6 @@ void rewrite(Candidate &c, Value indices) {
   Location loc = max.getLoc();
   OpBuilder b(c.last);
   Type mType = max.getResult(0).getType();
-  auto fty = cast<FloatType>(mType);
 
   SmallVector<Value> sources;
   for (Operation *s : c.sources)
@@ -727,11 +776,19 @@ void rewrite(Candidate &c, Value indices) {
   sources.push_back(indices);
   // Summary (ok, m, components...): ok says the slice has a value other than -inf, and m is its
   // maximum then (0 else), so a masked slice sums to 0, not NaN, and weighs nothing in combine.
+  // Per-row summaries keep the free axis H: ok and m are [H] (one per row).
   Type i1 = b.getI1Type();
+  auto fty = cast<FloatType>(getElementTypeOrSelf(mType));
   Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
   Value zeroM = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+  Type okType = i1;
+  if (c.free) {
+    okType = RankedTensorType::get({ShapedType::kDynamic}, i1);
+    no = BroadcastOp::create(b, loc, okType, no, ValueRange{c.free}, ArrayRef<int64_t>{}).getResult();
+    zeroM = BroadcastOp::create(b, loc, mType, zeroM, ValueRange{c.free}, ArrayRef<int64_t>{}).getResult();
+  }
   SmallVector<Value> identities{no, zeroM};
-  SmallVector<Type> types{i1, mType};
+  SmallVector<Type> types{okType, mType};
   for (Component &k : c.components) {
     types.push_back(k.op->getResult(0).getType());
     identities.push_back(componentIdentity(b, loc, k.op));
@@ -767,6 +824,10 @@ void rewrite(Candidate &c, Value indices) {
         YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Or, blk->getArgument(0),
                                                             blk->getArgument(1))});
         ok = any.getResult(0);
+      } else if (c.free) {
+        Value inf = BroadcastAsOp::create(b, loc, mType, sb.get(max.getIdentities()[0]), top, ArrayRef<int64_t>{});
+        ok = CmpOp::create(b, loc, CmpPredicate::NE, top, inf);
+        zero = BroadcastAsOp::create(b, loc, mType, zero, top, ArrayRef<int64_t>{});
       } else {
         ok = CmpOp::create(b, loc, CmpPredicate::NE, top, sb.get(max.getIdentities()[0]));
       }
@@ -798,6 +859,8 @@ void rewrite(Candidate &c, Value indices) {
   Value both = BinaryOp::create(b, loc, BinaryKind::Max, m1, m2);
   Value mx = SelectOp::create(b, loc, ok2, SelectOp::create(b, loc, ok1, both, m2).getResult(), m1);
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+  if (c.free)
+    zero = BroadcastAsOp::create(b, loc, mType, zero, mx, ArrayRef<int64_t>{});
   auto weight = [&](Value okSide, Value m) -> Value {
     Value e = UnaryOp::create(b, loc, UnaryKind::Exp, BinaryOp::create(b, loc, BinaryKind::Sub, m, mx));
     return SelectOp::create(b, loc, okSide, e, zero);
@@ -811,7 +874,10 @@ void rewrite(Candidate &c, Value indices) {
       continue;
     }
     auto scale = [&](Value r, Value w) -> Value {
-      if (isa<RankedTensorType>(r.getType()))
+      // Per-row weights [H] spread along a component's trailing axes ([H, D]: dims [0]).
+      if (c.free && r.getType() != w.getType())
+        w = BroadcastAsOp::create(b, loc, r.getType(), w, r, ArrayRef<int64_t>{0});
+      else if (!c.free && isa<RankedTensorType>(r.getType()))
         w = BroadcastAsOp::create(b, loc, r.getType(), w, r, ArrayRef<int64_t>{});
       return BinaryOp::create(b, loc, BinaryKind::Mul, r, w);
     };
@@ -826,7 +892,10 @@ void rewrite(Candidate &c, Value indices) {
   b.setInsertionPointAfter(fold);
   Value rowMax;
   if (llvm::any_of(max.getResult(0).getUses(), outside) || !c.stores.empty()) {
-    rowMax = SelectOp::create(b, loc, fold.getResult(0), fold.getResult(1), max.getIdentities()[0]);
+    Value inf = max.getIdentities()[0];
+    if (c.free)
+      inf = BroadcastOp::create(b, loc, mType, inf, ValueRange{c.free}, ArrayRef<int64_t>{}).getResult();
+    rowMax = SelectOp::create(b, loc, fold.getResult(0), fold.getResult(1), inf);
     max.getResult(0).replaceUsesWithIf(rowMax, outside);
   }
   for (auto [i, k] : llvm::enumerate(c.components))
@@ -856,7 +925,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
   Location loc = max.getLoc();
   OpBuilder b(c.last);
   Type mType = max.getResult(0).getType();
-  auto fty = cast<FloatType>(mType);
+  auto fty = cast<FloatType>(getElementTypeOrSelf(mType));
   DenseSet<Operation *> opSet(c.ops.begin(), c.ops.end());
 
   // Pass 1 reads what the maximum's input depends on: its ops, sources and captures.
@@ -891,6 +960,8 @@ void rewriteTwoPass(Candidate &c, Value indices) {
     if (reached.contains(cap))
       captures1.push_back(cap);
   Value minusInf = max.getIdentities()[0];
+  if (c.free) // per-row maxima [H]
+    minusInf = BroadcastOp::create(b, loc, mType, minusInf, ValueRange{c.free}, ArrayRef<int64_t>{}).getResult();
   auto fold1 = RegionFoldOp::create(b, loc, TypeRange{mType}, sources1, /*axis=*/0, ValueRange{minusInf}, captures1);
   {
     OpBuilder::InsertionGuard g(b);

@@ -22,7 +22,11 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     Not where a cast sits between the division and the product (the author's
     rounding), nor under source numerics.
     Legality: the maximum m reduces a float rank-1 X over its only axis A (one
-    domain D); every tensor over A in the body is computed from loads whose
+    domain D), or a float rank-2 X [H, A] over its last axis (per-row
+    summaries: H independent folds over A as one fold whose summary keeps the
+    free leading axis H, m and the sums [H], a contraction's result [H, ...];
+    multi-query decode's [heads, keys] score tile; not where X is masked or
+    H's domain is defined inside the body); every tensor over A in the body is computed from loads whose
     first domain coordinate is D (the sources), `kir.indices` of D and values
     from outside the axis computation (scalars, tensors not over A, constants,
     scalars broadcast over D) through pointwise ops, selects, casts,
