@@ -4,7 +4,7 @@ over rows whose body reduces each row runs ROWS rows per program, as [ROWS, BLOC
 TRITON_INTERPRET=1 against the KIR interpreter on random inputs at odd row lengths (1, 3, 127, 129) and row
 counts (1, primes, counts that leave the last program part empty), at several ROWS and BLOCK bindings so
 that both paths run with several rows per program. Must not fire: a per-element row (no reduction: the row
-loops of pgpu-refine-mapping), and a row read by a single loop (no staged path)."""
+loops of pgpu-refine-mapping). A row read by a single loop is staged by pgpu-pack-rows itself and packed."""
 import os
 import re
 
@@ -88,9 +88,28 @@ def test_row_reductions_take_rows_per_program():
     assert re.search(r"tl\.sum\(v\d+, 1\)|tl\.reduce\(.*, 1, _qk_rms_combine", src)  # the row reduction over axis 1
 
 
-def test_must_not_fire_without_a_staged_row_reduction():
-    assert "'ROWS'" not in _params(row_sum)     # one loop over the row: nothing staged
+def test_must_not_fire_without_a_row_reduction():
     assert "'ROWS'" not in _params(scale_rows)  # a per-element row: refine-mapping's row loops
+
+
+def test_a_single_row_loop_is_staged_and_packed():
+    # One loop over the row (nothing for pgpu-stage-rows to share): pgpu-pack-rows stages it itself.
+    assert "'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1)" in _params(row_sum)
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (7, 3), (131, 127), (37, 129)])
+def test_row_sum_agrees_with_the_interpreter(m, n, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(m * 1000 + n)
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    want = row_sum.run_interp(shapes={}, inputs=dict(x=x))["y"]
+    for params in BINDINGS:
+        y = torch.full((m,), float("nan"))
+        if params is None:
+            row_sum(torch.from_numpy(x), y)
+        else:
+            row_sum.launch(torch.from_numpy(x), y, params=params)
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=str(params))
 
 
 # The call's defaults, then rows that fit (BLOCK 128: the staged [ROWS, BLOCK] path) or not (BLOCK 64 for

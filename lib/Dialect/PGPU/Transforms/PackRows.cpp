@@ -17,17 +17,27 @@
 //   * the blocked path (rows longer than BLOCK) runs the ROWS rows one after
 //     the other in a loop, each as before.
 //
+// Gathered rows (vals[e] = dot(A[rows[e], ks], B[cols[e], ks]), 100_sddmm_coo) take the same rule:
+// the member's index read (rows[e], a scalar read before the row loop) moves into the staged path and
+// becomes a [ROWS] read of the program's members' indices, and the row's gather through it a
+// [ROWS, BLOCK] gather A[idx[:, None], ks[None, :]] (duplicate or unordered indices are only reads).
+// A row whose reduction is one blocking loop (nothing for pgpu-stage-rows to share: a row sum, such a
+// dot) is staged here first (pgpu-stage-rows' rewrite, `stageRowLoops`), on a copy of the kernel that
+// is kept only where the packing then fires.
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
 // Fires on the sole execution group of a program space whose body is pure code
-// that does not depend on the row, then such a staged `pgpu.if` (no results,
+// that does not depend on the row (or row-dependent scalar reads and pure ops
+// used only by the row path, moved into it), then such a staged `pgpu.if` (no results,
 // its condition independent of the row) whose then-branch is straight-line code
-// (pointwise ops, splats, iotas, loads, stores, reductions of 1-d fragments) with
-// at least one reduction of a row-dependent fragment. Must not fire on a body
-// without that guard (a long row's blocked loops alone), on a then-branch
-// without a row reduction (per-element rows are pgpu-refine-mapping's row loops)
-// or with other ops on row values (loops, gathers, atomics, 2-d fragments).
+// (pointwise ops, splats, iotas, loads, gathers, stores, reductions of 1-d
+// fragments) with at least one reduction of a row-dependent fragment. Must not
+// fire on a then-branch without a row reduction (per-element rows are
+// pgpu-refine-mapping's row loops), with other ops on row values (loops,
+// atomics, 2-d fragments), or after row-dependent effects or regions before the
+// row path (a member that writes before its row loop).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +50,14 @@
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUPACKROWS
 #include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+namespace tessel::pgpu {
+/// pgpu-stage-rows' rewrite (StageRows.cpp): everything of `block` from the blocking loop `anchor` to
+/// its terminator (which has no operands) runs under `pgpu.if (lo < hi && hi - lo <= BLOCK)` as one
+/// straight-line iteration of every blocking loop over the anchor's bounds, and as before otherwise.
+/// Returns the guard, or null (nothing changed) where the terminator has operands.
+IfOp stageRowLoops(mlir::Block &block, ForOp anchor);
 } // namespace tessel::pgpu
 
 using namespace mlir;
@@ -96,7 +114,7 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string 
         why = "the staged path holds control flow";
         return {};
       }
-      if (!isMemoryEffectFree(&op) && !isa<LoadOp, ReduceOp>(op)) {
+      if (!isMemoryEffectFree(&op) && !isa<LoadOp, GatherOp, ReduceOp>(op)) {
         why = "the staged path holds an effect other than loads and stores";
         return {};
       }
@@ -112,7 +130,7 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string 
     } else if (auto iota = dyn_cast<IotaOp>(op)) {
       why = "a fragment starts at a row-dependent base";
       return {};
-    } else if (!isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, SplatOp, LoadOp, StoreOp>(op)) {
+    } else if (!isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, SplatOp, LoadOp, GatherOp, StoreOp>(op)) {
       why = "the staged path holds an op the row packing does not widen: " + op.getName().getStringRef().str();
       return {};
     }
@@ -123,6 +141,70 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string 
     why = "the staged path reduces no row";
     return {};
   }
+  return staged;
+}
+
+/// The row path of `group`'s body made stageable, or null (see the file comment): a body whose row is
+/// one blocking loop (a row sum, a dot of two gathered rows: nothing for pgpu-stage-rows to share) is
+/// staged here, and the row-dependent scalar code before the staged path (the row's index read per
+/// member, rows[e], and its casts) moves into both of its branches, where the packing widens it to
+/// [ROWS] fragments (the staged path) or runs it per row (the blocked path). Runs on a copy of the
+/// kernel: the caller keeps it only when the packing then fires.
+IfOp stageableRows(ExecutionGroupOp group) {
+  Block &body = group.getBody().front();
+  Operation *last = body.getTerminator()->getPrevNode();
+  IfOp staged = dyn_cast_or_null<IfOp>(last);
+  if (!staged) {
+    ForOp anchor;
+    for (Operation &op : body.without_terminator())
+      if (auto loop = dyn_cast<ForOp>(op)) {
+        auto step = loop.getStep().getDefiningOp<ParamOp>();
+        if (step && step.getName() == kBlockParam) {
+          anchor = loop;
+          break;
+        }
+      }
+    staged = stageRowLoops(body, anchor);
+    if (!staged)
+      return {};
+  }
+  // The row-dependent prefix: scalar code without regions, pure or reading, used only by itself and
+  // the staged path.
+  DenseSet<Value> row(body.getArguments().begin(), body.getArguments().end());
+  SmallVector<Operation *> prefix;
+  DenseSet<Operation *> inPrefix;
+  for (Operation &op : body) {
+    if (&op == staged.getOperation())
+      break;
+    if (llvm::none_of(op.getOperands(), [&](Value v) { return row.contains(v); }))
+      continue;
+    if (op.getNumRegions() != 0 || !(isMemoryEffectFree(&op) || isa<LoadOp, GatherOp>(op)) ||
+        llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); }))
+      return {};
+    prefix.push_back(&op);
+    inPrefix.insert(&op);
+    for (Value r : op.getResults())
+      row.insert(r);
+  }
+  for (Operation *op : prefix)
+    for (Operation *user : op->getUsers())
+      if (!inPrefix.contains(user) && !staged->isProperAncestor(user)) // not the guard's test
+        return {};
+  for (Region *branch : {&staged.getThenRegion(), &staged.getElseRegion()}) {
+    if (branch->empty())
+      return {};
+    OpBuilder b = OpBuilder::atBlockBegin(&branch->front());
+    IRMapping map;
+    for (Operation *op : prefix)
+      b.clone(*op, map);
+    for (Operation *op : prefix)
+      for (Value r : op->getResults())
+        r.replaceUsesWithIf(map.lookup(r), [&](OpOperand &use) {
+          return branch->isAncestor(use.getOwner()->getParentRegion());
+        });
+  }
+  for (Operation *op : llvm::reverse(prefix))
+    op->erase();
   return staged;
 }
 
@@ -199,7 +281,7 @@ public:
       Value original = op.getOperand(use.getOperandNumber());
       // A read's fill and a reduction's identities stay scalars; everything else takes the lanes' shape.
       if (isa<ViewType>(original.getType()) ||
-          (isa<LoadOp>(op) && use.getOperandNumber() + 1 == op.getNumOperands()) ||
+          (isa<LoadOp, GatherOp>(op) && use.getOperandNumber() + 1 == op.getNumOperands()) ||
           (isa<ReduceOp>(op) && use.getOperandNumber() >= cast<ReduceOp>(op).getInputs().size()))
         continue;
       use.set(as(original, shape));
@@ -207,6 +289,10 @@ public:
     // Rows past the last one neither read nor write.
     if (auto load = dyn_cast<LoadOp>(copy))
       load.getValidMutable().assign(and_(load.getValid(), shape));
+    // A gathered row (A[idx[e], ks]: the row's index read per member) reads [ROWS, BLOCK] through the
+    // program's [ROWS] indices, masked alike.
+    if (auto gather = dyn_cast<GatherOp>(copy))
+      gather.getValidMutable().assign(and_(gather.getValid(), shape));
     if (auto store = dyn_cast<StoreOp>(copy))
       store.getValidMutable().assign(and_(store.getValid(), shape));
     if (auto r = dyn_cast<ReduceOp>(copy))
@@ -318,7 +404,7 @@ void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const D
 
 struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
   void runOnOperation() override {
-    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+    for (KernelOp kernel : llvm::to_vector(getOperation().getOps<KernelOp>())) {
       ProgramSpaceOp space;
       kernel.walk([&](ProgramSpaceOp s) { space = s; });
       if (!space)
@@ -333,6 +419,26 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
       DenseSet<Value> rowValues;
       std::string why;
       IfOp staged = stagedRows(group, rowValues, why);
+      if (!staged) {
+        // A single row loop or a row-dependent prefix (a gathered row's index): made stageable on a
+        // copy, kept where the packing then fires.
+        OpBuilder b(kernel);
+        auto copy = cast<KernelOp>(b.clone(*kernel));
+        ProgramSpaceOp copySpace;
+        copy.walk([&](ProgramSpaceOp s) { copySpace = s; });
+        ExecutionGroupOp copyGroup = soleExecutionGroup(copySpace, /*finalization=*/false);
+        DenseSet<Value> copyRows;
+        std::string unused;
+        if (copyGroup && stageableRows(copyGroup) && (staged = stagedRows(copyGroup, copyRows, unused))) {
+          kernel.erase();
+          kernel = copy;
+          space = copySpace;
+          group = copyGroup;
+          rowValues = std::move(copyRows);
+        } else {
+          copy.erase();
+        }
+      }
       if (!staged) {
         if (remarks)
           group.emitRemark() << "pgpu-pack-rows: one row per program kept: " << why;

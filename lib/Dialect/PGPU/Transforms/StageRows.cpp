@@ -42,6 +42,12 @@ using namespace mlir;
 using namespace tessel;
 using namespace tessel::pgpu;
 
+namespace tessel::pgpu {
+/// Also pgpu-pack-rows' (PackRows.cpp): it stages a single row loop (nothing here to share) when it
+/// packs that row.
+IfOp stageRowLoops(Block &block, ForOp anchor);
+} // namespace tessel::pgpu
+
 namespace {
 bool isBlockingLoop(ForOp loop) {
   auto step = loop.getStep().getDefiningOp<ParamOp>();
@@ -94,10 +100,12 @@ void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
     map.map(result, y);
 }
 
+} // namespace
+
 /// Stages `block` from `anchor` (its first shared blocking loop, or null).
-LogicalResult stage(Block &block, ForOp anchor) {
+IfOp tessel::pgpu::stageRowLoops(Block &block, ForOp anchor) {
   if (!anchor || block.getTerminator()->getNumOperands() != 0)
-    return failure();
+    return {};
   Location loc = anchor.getLoc();
   OpBuilder b(anchor);
   // The guard: exactly one iteration.
@@ -124,9 +132,10 @@ LogicalResult stage(Block &block, ForOp anchor) {
     b.setInsertionPointToEnd(otherwise);
     YieldOp::create(b, loc);
   }
-  return success();
+  return guard;
 }
 
+namespace {
 struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
   void runOnOperation() override {
     SmallVector<Block *> blocks;
@@ -144,7 +153,7 @@ struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
       ForOp anchor = firstShared(*block);
       Location loc = anchor ? anchor.getLoc() : block->getParentOp()->getLoc();
       bool remarks = remarksEnabled(block->getParentOp());
-      if (succeeded(stage(*block, anchor))) {
+      if (stageRowLoops(*block, anchor)) {
         if (remarks)
           emitRemark(loc) << "pgpu-stage-rows: loops over one row read it once when it fits one block "
                              "(guarded single-iteration path)";

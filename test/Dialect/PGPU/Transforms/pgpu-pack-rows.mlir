@@ -145,10 +145,21 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: a long row's blocked loop alone (no staged path: nothing runs a row at once).
+// COM: A row whose reduction is one blocked loop (nothing for pgpu-stage-rows to share) is staged here
+// COM: when it packs: the staged path sums [ROWS, BLOCK] tiles along axis 1 and stores [ROWS] sums;
+// COM: rows longer than BLOCK keep the blocked loop, one row after the other.
 // CHECK-LABEL: pgpu.kernel @row_sums
-// CHECK-NOT: ROWS
+// CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: %[[MEMBER:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [ROWS]>
+// CHECK: %[[V:.*]] = pgpu.load %x[%{{.*}}, %{{.*}}] valid %{{.*}} -> !pgpu.fragment<f32, [ROWS, BLOCK]>
+// CHECK: %[[S:.*]] = pgpu.reduce %[[V]] axes [1] {{.*}} -> (!pgpu.fragment<f32, [ROWS]>)
+// CHECK: pgpu.store %{{.*}}, %y[%[[MEMBER]]] valid %{{.*}} : !pgpu.fragment<i1, [ROWS]> : !pgpu.fragment<f32, [ROWS]>
+// CHECK: } else {
 // CHECK: pgpu.for
+// CHECK: ^bb0(%[[ROW:.*]]: index):
+// CHECK: pgpu.for
+// CHECK: pgpu.load %x[%[[ROW]], %{{.*}}]
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @row_sums(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M], out>)
       attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "N">]} {
@@ -187,10 +198,17 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: row-dependent code before the staged path (a per-row scalar read first).
+// COM: Row-dependent scalar code before the staged path (a per-row scalar read first) moves into it:
+// COM: on the staged path the read becomes a [ROWS] read of the program's rows, masked to rows below M.
 // CHECK-LABEL: pgpu.kernel @scaled_rows
-// CHECK-NOT: ROWS
-// CHECK: pgpu.return
+// CHECK-SAME: "ROWS"
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: %[[MEMBER:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [ROWS]>
+// CHECK: pgpu.load %w[%[[MEMBER]]] valid %{{.*}} : !pgpu.fragment<i1, [ROWS]> {{.*}} -> !pgpu.fragment<f32, [ROWS]>
+// CHECK: pgpu.reduce %{{.*}} axes [1]
+// CHECK: } else {
+// CHECK: pgpu.for
+// CHECK: pgpu.load %w[
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @scaled_rows(%x: !pgpu.view<f32, [M, N], in>, %w: !pgpu.view<f32, [M], in>, %y: !pgpu.view<f32, [M, N], out>)
       attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "N">]} {
@@ -222,6 +240,180 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
           pgpu.store %q, %y[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [M, N], out>[index, !pgpu.fragment<index, [BLOCK]>]
           pgpu.yield
         } else {
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Gathered rows (vals[e] = dot(A[rows[e], :], B[cols[e], :]), 100_sddmm_coo's body: one blocked
+// COM: loop, the rows' indices read per member before it): the program's ROWS indices are read as a
+// COM: [ROWS] vector, A and B are gathered as [ROWS, BLOCK] tiles through them (index column-broadcast,
+// COM: lanes row-broadcast, masked to members below NNZ), the products reduce along axis 1 and [ROWS]
+// COM: dots are stored; the blocked path reads each member's indices inside its row loop.
+// CHECK-LABEL: pgpu.kernel @gathered_dots
+// CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
+// CHECK: pgpu.execution_group
+// CHECK-NEXT: ^bb0(%[[P:.*]]: index):
+// CHECK-NOT: pgpu.load
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: %[[MEMBER:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [ROWS]>
+// CHECK: %[[LIVE:.*]] = pgpu.cmp lt %[[MEMBER]], %{{.*}} : !pgpu.fragment<index, [ROWS]>
+// CHECK: %[[RI:.*]] = pgpu.load %rows[%[[MEMBER]]] valid %{{.*}} : !pgpu.fragment<i1, [ROWS]> {{.*}} -> !pgpu.fragment<i32, [ROWS]>
+// CHECK: %[[R:.*]] = pgpu.cast %[[RI]] : !pgpu.fragment<i32, [ROWS]> to !pgpu.fragment<index, [ROWS]>
+// CHECK: %[[CI:.*]] = pgpu.load %cols[%[[MEMBER]]] {{.*}} -> !pgpu.fragment<i32, [ROWS]>
+// CHECK: %[[C:.*]] = pgpu.cast %[[CI]]
+// CHECK: %[[R2:.*]] = pgpu.broadcast %[[R]] dims [0] : !pgpu.fragment<index, [ROWS]> -> !pgpu.fragment<index, [ROWS, BLOCK]>
+// CHECK: %[[L2:.*]] = pgpu.broadcast %{{.*}} dims [1] : !pgpu.fragment<index, [BLOCK]> -> !pgpu.fragment<index, [ROWS, BLOCK]>
+// CHECK: %[[GA:.*]] = pgpu.gather %A[%[[R2]], %[[L2]]] valid %{{.*}} : !pgpu.fragment<i1, [ROWS, BLOCK]> {{.*}} -> !pgpu.fragment<f16, [ROWS, BLOCK]>
+// CHECK: %[[C2:.*]] = pgpu.broadcast %[[C]] dims [0]
+// CHECK: %[[GB:.*]] = pgpu.gather %B[%[[C2]], %[[L2]]] {{.*}} -> !pgpu.fragment<f16, [ROWS, BLOCK]>
+// CHECK: pgpu.reduce %{{.*}} axes [1] {{.*}} : (!pgpu.fragment<f32, [ROWS, BLOCK]>) -> (!pgpu.fragment<f32, [ROWS]>)
+// CHECK: pgpu.store %{{.*}}, %vals[%[[MEMBER]]] valid %{{.*}} : !pgpu.fragment<i1, [ROWS]> : !pgpu.fragment<f32, [ROWS]>
+// CHECK: } else {
+// CHECK: pgpu.for
+// CHECK: ^bb0(%[[ROW:.*]]: index):
+// CHECK: pgpu.load %rows[%[[ROW]]] {{.*}} -> i32
+// CHECK: pgpu.for
+// CHECK: pgpu.gather %A[
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @gathered_dots(%A: !pgpu.view<f16, [M, K], in>, %B: !pgpu.view<f16, [N, K], in>, %rows: !pgpu.view<i32, [NNZ], in>, %cols: !pgpu.view<i32, [NNZ], in>, %vals: !pgpu.view<f32, [NNZ], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128, 256, 512], 512, covers = "K">]} {
+    %z16 = arith.constant 0.0 : f16
+    %z = arith.constant 0.0 : f32
+    %z32 = arith.constant 0 : i32
+    %true = arith.constant true
+    %c0 = arith.constant 0 : index
+    %K = pgpu.extent %A[1] : !pgpu.view<f16, [M, K], in>
+    %NNZ = pgpu.extent %rows[0] : !pgpu.view<i32, [NNZ], in>
+    pgpu.program_space(%NNZ) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%NNZ) segment 0 roles ["axis0"] {
+      ^bb0(%e: index):
+        %ri = pgpu.load %rows[%e] valid %true : i1 fill %z32 : i32 : !pgpu.view<i32, [NNZ], in>[index] -> i32
+        %r = pgpu.cast %ri : i32 to index
+        %ci = pgpu.load %cols[%e] valid %true : i1 fill %z32 : i32 : !pgpu.view<i32, [NNZ], in>[index] -> i32
+        %c = pgpu.cast %ci : i32 to index
+        %block = pgpu.param "BLOCK" : index
+        %dot = pgpu.for %c0 to %K step %block iter_args(%z : f32) -> f32 {
+        ^bb0(%b: index, %acc: f32):
+          %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %bound = pgpu.splat %K : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+          %a = pgpu.gather %A[%r, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z16 : f16 : !pgpu.view<f16, [M, K], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f16, [BLOCK]>
+          %bb = pgpu.gather %B[%c, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z16 : f16 : !pgpu.view<f16, [N, K], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f16, [BLOCK]>
+          %af = pgpu.cast %a : !pgpu.fragment<f16, [BLOCK]> to !pgpu.fragment<f32, [BLOCK]>
+          %bf = pgpu.cast %bb : !pgpu.fragment<f16, [BLOCK]> to !pgpu.fragment<f32, [BLOCK]>
+          %p = pgpu.binary mul %af, %bf : !pgpu.fragment<f32, [BLOCK]>
+          %part = pgpu.reduce %p axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %rr: f32):
+            %s = pgpu.binary add %l, %rr : f32
+            pgpu.yield %s : f32
+          }
+          %next = pgpu.binary add %acc, %part : f32
+          pgpu.yield %next : f32
+        }
+        pgpu.store %dot, %vals[%e] valid %true : i1 : f32, !pgpu.view<f32, [NNZ], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the row's index is read before the blocked loop, but the member also writes
+// COM: before it (an effect outside the row path: the prefix cannot move into the staged path). The
+// COM: kernel is left exactly as it was (no staged path, no ROWS).
+// CHECK-LABEL: pgpu.kernel @gathered_sums_marked
+// CHECK-NOT: ROWS
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.store %{{.*}}, %seen[%{{.*}}] valid
+// CHECK: pgpu.for
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @gathered_sums_marked(%A: !pgpu.view<f32, [M, K], in>, %rows: !pgpu.view<i32, [E], in>, %seen: !pgpu.view<i32, [E], out>, %y: !pgpu.view<f32, [E], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "K">]} {
+    %z = arith.constant 0.0 : f32
+    %z32 = arith.constant 0 : i32
+    %true = arith.constant true
+    %c0 = arith.constant 0 : index
+    %K = pgpu.extent %A[1] : !pgpu.view<f32, [M, K], in>
+    %E = pgpu.extent %rows[0] : !pgpu.view<i32, [E], in>
+    pgpu.program_space(%E) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%E) segment 0 roles ["axis0"] {
+      ^bb0(%e: index):
+        %ri = pgpu.load %rows[%e] valid %true : i1 fill %z32 : i32 : !pgpu.view<i32, [E], in>[index] -> i32
+        pgpu.store %ri, %seen[%e] valid %true : i1 : i32, !pgpu.view<i32, [E], out>[index]
+        %r = pgpu.cast %ri : i32 to index
+        %block = pgpu.param "BLOCK" : index
+        %sum = pgpu.for %c0 to %K step %block iter_args(%z : f32) -> f32 {
+        ^bb0(%b: index, %acc: f32):
+          %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %bound = pgpu.splat %K : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+          %a = pgpu.gather %A[%r, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, K], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %part = pgpu.reduce %a axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %rr: f32):
+            %s = pgpu.binary add %l, %rr : f32
+            pgpu.yield %s : f32
+          }
+          %next = pgpu.binary add %acc, %part : f32
+          pgpu.yield %next : f32
+        }
+        pgpu.store %sum, %y[%e] valid %true : i1 : f32, !pgpu.view<f32, [E], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a single blocked loop that reduces nothing (a per-element copy of a gathered row:
+// COM: pgpu-refine-mapping's business); the trial staging is dropped and the kernel left as it was.
+// CHECK-LABEL: pgpu.kernel @gathered_copy
+// CHECK-NOT: ROWS
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.load %rows
+// CHECK: pgpu.for
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @gathered_copy(%A: !pgpu.view<f32, [M, K], in>, %rows: !pgpu.view<i32, [E], in>, %y: !pgpu.view<f32, [E, K], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "K">]} {
+    %z = arith.constant 0.0 : f32
+    %z32 = arith.constant 0 : i32
+    %true = arith.constant true
+    %c0 = arith.constant 0 : index
+    %K = pgpu.extent %A[1] : !pgpu.view<f32, [M, K], in>
+    %E = pgpu.extent %rows[0] : !pgpu.view<i32, [E], in>
+    pgpu.program_space(%E) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%E) segment 0 roles ["axis0"] {
+      ^bb0(%e: index):
+        %ri = pgpu.load %rows[%e] valid %true : i1 fill %z32 : i32 : !pgpu.view<i32, [E], in>[index] -> i32
+        %r = pgpu.cast %ri : i32 to index
+        %block = pgpu.param "BLOCK" : index
+        pgpu.for %c0 to %K step %block {
+        ^bb0(%b: index):
+          %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %bound = pgpu.splat %K : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+          %a = pgpu.gather %A[%r, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, K], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          pgpu.store %a, %y[%e, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [E, K], out>[index, !pgpu.fragment<index, [BLOCK]>]
           pgpu.yield
         }
         pgpu.yield

@@ -282,8 +282,13 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     row-independent pure code, then a staged row path of pgpu-stage-rows
     (`pgpu.if` without results on a launch-uniform test) whose then-branch
     is straight-line code on scalars and 1-d fragments (pointwise ops,
-    splats, iotas, loads, stores, reductions) that reduces a row-dependent
-    fragment.
+    splats, iotas, loads, gathers, stores, reductions) that reduces a
+    row-dependent fragment. A body whose row is one blocking loop (a row
+    sum, a dot of two gathered rows: nothing for pgpu-stage-rows to share)
+    is staged here the same way, and row-dependent scalar code before the
+    staged path (pure ops and reads without regions: a gathered row's index
+    read per member, rows[e]) moves into both branches; both only on a copy
+    of the kernel, kept where the rest qualifies.
     Legality: the group's members (rows) are independent instances (seed 000
     §5: unordered parallel), so a program may run several; the staged path's
     ops are pointwise in the rows, so adding a leading axis over rows runs
@@ -292,7 +297,9 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     Rewrites: the group takes ROWS consecutive rows per program (a declared
     parameter, candidates 1..128): the program count becomes ceil(rows /
     ROWS). On the staged path every row-dependent value gains a leading ROWS
-    axis (scalar to [ROWS], [X] to [ROWS, X]), row-independent values stay
+    axis (scalar to [ROWS], [X] to [ROWS, X]; a per-member index read
+    becomes a [ROWS] read, a gathered row a [ROWS, BLOCK] gather through
+    those indices), row-independent values stay
     and broadcast where a row value uses them, reductions reduce axis 1,
     and reads and writes are masked to rows below the row count. The blocked
     path (else-branch: rows longer than BLOCK) runs the program's rows in a
@@ -301,9 +308,9 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
     per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
-    gathers, scatters, atomics or 2-d fragments on row values, a group whose
-    body has row-dependent code before the staged path, or a kernel that
-    declares ROWS already.
+    scatters, atomics or 2-d fragments on row values, a group whose body has
+    row-dependent effects, regions or fragments before the staged path, or
+    a kernel that declares ROWS already.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
