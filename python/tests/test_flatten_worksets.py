@@ -34,8 +34,8 @@ def test_loop_and_contract_spellings_compile_alike(tessel_bin, root, tmp_path):
     loop = kernel_lines(tessel_bin, root, "batched_gemv", tmp_path)
     contract = kernel_lines(tessel_bin, root, "batched_gemv_contract", tmp_path)
     assert shape_of(loop) == shape_of(contract)
-    # One program per (b, row): two delinearization steps, no loop over the rows.
-    assert sum("_rest % " in ln for ln in shape_of(loop)) == 2
+    # ROWS rows of one b a program (pgpu-pack-rows): one delinearization step, the rows a [ROWS] block.
+    assert sum("_rest % " in ln for ln in shape_of(loop)) == 1
 
 
 def test_remark_names_the_new_axis(tessel_bin, root, tmp_path):

@@ -194,7 +194,10 @@ def _argmax_defaults(b, v):
 def test_lone_programs_walk_with_more_warps():
     # 64 programs on 132 multiprocessors, each walking 128256 f32 pairs: the walk grows to 8192 lanes and
     # the pairs' rule (2 warps, 128 elements a thread among many programs) rises to 8 warps
-    assert _argmax_defaults(64, 128256) == {"BLOCK": 8192, "WARPS": 8, "STAGES": 3}
+    # (pgpu-pack-rows' ROWS stays 1 for rows this long; TMA is the staged row's own default)
+    got = _argmax_defaults(64, 128256)
+    assert {k: got[k] for k in ("BLOCK", "WARPS", "STAGES")} == {"BLOCK": 8192, "WARPS": 8, "STAGES": 3}
+    assert got.get("ROWS", 1) == 1
     # a short row's step: 1 x 37 keeps its covering 64 lanes (256 bytes, under 8 warps x 32 x 64 bytes)
     assert _argmax_defaults(1, 37)["WARPS"] == 2
 
