@@ -32,7 +32,9 @@ def _torch_inputs(inputs: dict, mod, device: str) -> dict:
     specs = {p.name: p for p in H.params(mod)}
     for k, v in inputs.items():
         if isinstance(v, np.ndarray):
-            t = torch.from_numpy(np.ascontiguousarray(v)).to(device)
+            # a copy, always (as _harness.torch_args): on the CPU from_numpy would share the array, and a peer
+            # that updates its inputs in place would change the arrays later calls start from
+            t = torch.tensor(np.ascontiguousarray(v)).to(device)
             if specs[k].kind == "view" and specs[k].spec.dtype.name == "bf16":
                 t = t.to(torch.bfloat16)
             out[k] = t
@@ -101,9 +103,20 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     rec = {"name": name, "peer": getattr(mod, "PEER", "")}
     if getattr(mod, "XFAIL", None):
         rec["xfail"] = mod.XFAIL
-    # Outside the lock: drawing the inputs and tessel's compile to source (CPU work). Everything that
-    # touches the GPU (copies, Triton's JIT, Inductor's first call, checks, timings) holds the lock, so
-    # no other kernel's work overlaps a timing.
+    # (1) against the NumPy reference at the largest test shape, first: the check draws the test shape's
+    # inputs, and a file whose inputs() keeps the shape for its peer (101_sorted_segment_sum_b's out extent
+    # S) must see the bench shape's last -- else its peer indexes past its output (a device-side assert
+    # that poisons every later kernel of the run).
+    small = max(mod.TEST_SHAPES, key=lambda s: math.prod(s.values()))
+    with _LOCK:
+        msg = H.check(mod, small, 1, "triton", DEVICE)
+    rec["reference_check"] = msg or "ok"
+    if msg:
+        rec["error"] = f"reference check at {small}: {msg}"
+        return rec
+    # Outside the lock: drawing the bench inputs (NumPy: seconds at the bench shapes) and tessel's compile
+    # to source (CPU work), once. Everything that touches the GPU (copies, Triton's JIT, Inductor's first
+    # call, checks, timings) holds the lock, so no other kernel's work overlaps a timing.
     shape = dict(min(mod.TEST_SHAPES, key=lambda s: math.prod(s.values())) if _SMOKE else mod.BENCH_SHAPE)
     rec["shape"] = shape
     inputs = H.draw(mod, shape, seed=2)
@@ -128,20 +141,9 @@ def bench_one(name: str, compile_peer: bool) -> dict:
             except Exception as e:  # a peer that does not compile is recorded, not fatal
                 compiled = None
                 rec["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
-        # (1) against the NumPy reference at the largest test shape
-        small = max(mod.TEST_SHAPES, key=lambda s: math.prod(s.values()))
-        msg = H.check(mod, small, 1, "triton", DEVICE)
-        rec["reference_check"] = msg or "ok"
-        if msg:
-            rec["error"] = f"reference check at {small}: {msg}"
-            return rec
-        # (2) at the bench shape against the eager peer, on fresh views: the first call above updated
-        # InOut views in place (38_adamw's param and moments), and the peer starts from the inputs. The
-        # inputs are drawn again (same seed, same values): the check above drew the test shape's, and a file
-        # whose inputs() keeps the shape for its peer (101_sorted_segment_sum_b's out extent S) must see
-        # the bench shape's again -- else its peer indexes past its output (a device-side assert that
-        # poisons every later kernel of the run).
-        inputs = H.draw(mod, shape, seed=2)
+        # (2) at the bench shape against the eager peer, on fresh views made again from the same arrays
+        # (draw's arrays stay on the host, untouched): the first call above updated InOut views in place
+        # (38_adamw's param and moments), and the peer starts from the inputs.
         tin = _torch_inputs(inputs, mod, DEVICE)
         views, kw = H.torch_args(mod, shape, inputs, DEVICE)
         mod.KERNEL(*views, **kw)
