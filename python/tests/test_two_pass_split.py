@@ -191,3 +191,50 @@ def test_call_default_split():
     many = mqa.call_defaults(meta(256, 32, 128), meta(256, 8192, 128), meta(256, 8192, 128),
                              meta(256, 32, 128), scale=0.1)
     assert many.get("FOLD_SPLIT", 1) == 1, many
+
+
+@tessel.kernel(name="mla_two_pass")
+def mla(qn: T.In[T.f32, ("B", "H", "DC")], qr: T.In[T.f32, ("B", "H", "DR")], c: T.In[T.f32, ("B", "T", "DC")],
+        kr: T.In[T.f32, ("B", "T", "DR")], o: T.Out[T.f32, ("B", "H", "DC")]):
+    B, H, DC = qn.shape
+    heads, keys = T.domain(0, H), c.domain(1)
+    lat, rot = T.domain(0, DC), T.domain(0, qr.shape[2])
+    for b in T.parallel(T.domain(0, B)):
+        cb = c[b, keys, lat]
+        s = (T.matmul(qn[b, heads, lat], cb, transpose_rhs=True)
+             + T.matmul(qr[b, heads, rot], kr[b, keys, rot], transpose_rhs=True))
+        p = T.exp(s - T.max(s, axis=1))
+        o[b, heads, lat] = T.matmul(p, cb) / T.sum(p, axis=1)
+
+
+def test_call_default_no_split_on_elementwise_branch():
+    """A call whose [H, DC] accumulator is wider than every tile (23_mla_decode's bench shape, DC = 512)
+    takes the element-wise branch, whose folds are not split: FOLD_SPLIT stays 1 there (each segment's
+    program would run the whole branch again); the tiled shape of the same kernel is split."""
+    def meta(*shape):
+        return torch.empty(shape, device="meta")
+
+    def defaults(B, H, TK, DC, DR):
+        return mla.call_defaults(meta(B, H, DC), meta(B, H, DR), meta(B, TK, DC), meta(B, TK, DR), meta(B, H, DC))
+    assert defaults(32, 128, 4096, 512, 64).get("FOLD_SPLIT", 1) == 1
+    assert defaults(8, 16, 4096, 64, 16).get("FOLD_SPLIT", 1) > 1
+
+
+def test_mla_split(tmp_path):
+    """Two products in the scores (MLA's latent and rotary parts), the latent cache also the value: the
+    sums' fold split 4 ways beside the repeated maximum, on the pgpu interpreter."""
+    B, H, TK, DC, DR = 2, 3, 41, 19, 7
+    rng = np.random.default_rng(3)
+    inputs = dict(qn=rng.standard_normal((B, H, DC)).astype(np.float32),
+                  qr=rng.standard_normal((B, H, DR)).astype(np.float32),
+                  c=rng.standard_normal((B, TK, DC)).astype(np.float32),
+                  kr=rng.standard_normal((B, TK, DR)).astype(np.float32))
+    qn, qr, c, kr = (a.astype(np.float64) for a in inputs.values())
+    s = np.einsum("bhc,btc->bht", qn, c) + np.einsum("bhr,btr->bht", qr, kr)
+    want = softmax_product(s, np.broadcast_to(c[:, None], (B, H, TK, DC)))
+    program = pipeline(mla, tmp_path)
+    binding = {"BLOCK_T": 16, "BLOCK_H": 16, "BLOCK_DC": 32, "BLOCK_DR": 16, "FOLD_SPLIT": 4}
+    got = run_pgpu(program, tmp_path, inputs, {}, dict(B=B, H=H, T=TK, DC=DC, DR=DR), binding, "shuffle", "mla")
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    again = run_pgpu(program, tmp_path, inputs, {}, dict(B=B, H=H, T=TK, DC=DC, DR=DR), binding, "reverse", "mla")
+    assert np.array_equal(got, again)
