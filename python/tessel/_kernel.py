@@ -870,10 +870,16 @@ class Kernel:
         The points are the programs a second segment per point adds: the whole launch where the fold's
         group is the sole one, its own segment where the launch has others beside it (a kernel-level
         loss's one point beside its gradient's many programs, which would not shorten the loss's walk).
-        None without the parameter or the program count (`<kernel>_PROGRAMS`)."""
+        None without the parameter or the program count (`<kernel>_PROGRAMS`).
+        1 where the call takes an element-wise branch beside the split one (`<kernel>_ELEMENTWISE`:
+        23_mla_decode's [H, DC] = [128, 512] accumulator, wider than any tile): that branch's folds are
+        not split, so every segment's program would run all of it again (the effects in segment 0 only)."""
         at = self._counts_at("FOLD_SPLIT", (1, 2), constexprs, tensors, target, binding)
         if at is None or None in at[1]:
             return None
+        takes = self._elementwise(constexprs, tensors, target)
+        if takes is not None and takes(binding) is True:
+            return 1
         sms, (count, doubled) = at
         points = doubled - count  # 0 where the fold has one tile (no split)
         candidates = sorted(self._space(constexprs, target)["FOLD_SPLIT"][0])

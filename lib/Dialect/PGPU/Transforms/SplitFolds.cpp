@@ -29,6 +29,14 @@
 //     summary) and runs the fold's uses (the ops after it: the epilogue and
 //     its stores).
 //
+// Folds in sequence in one block (source numerics' exact two-pass softmax: the row maximum's fold,
+// then the fold of exp(s - max) sums and products that reads it; single-query decode at B * HKV
+// points): the last fold is split, the earlier ones run whole in every segment's program. Each
+// segment then folds its slice with the same complete maximum (same ops on the same data in the
+// same order), and only the split fold's own combine regroups the slices: no partial summary is
+// rescaled (that would be online segmented rescaling, which needs relaxed_normalization, seed 002
+// §4). The earlier folds' work repeats per segment; the walk of the split fold is shortened.
+//
 // Combining summaries of contiguous segments in source order is the fold's
 // algebra, not a recognized pattern. The result equals the ordered fold up
 // to the association of its combines (floating point rounds differently).
@@ -50,9 +58,9 @@
 // identities: a fold's declared identity, not the summary of an earlier
 // fold it continues) lie in mutually exclusive branches, have numeric
 // scalar or fragment summaries of static or parameter extents, and whose
-// results are used only after them in their block; other effects have no
-// results. Must not fire otherwise, nor when the group's point count is a
-// constant that already fills the target's multiprocessors.
+// results are used only after them in their block (earlier folds of the split fold's block, which
+// write no memory, run whole); other effects have no results. Must not fire otherwise, nor when the
+// group's point count is a constant that already fills the target's multiprocessors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,6 +126,7 @@ struct Plan {
   Dispatch dispatch; // construction's chain when the group is one segment of several
   int segment = -1;  // the group's place in it; -1 for the space's sole group
   SmallVector<RegionFoldOp> folds;
+  SmallVector<RegionFoldOp> repeated; // earlier folds of a split fold's block: whole in every segment
   DenseSet<Operation *> tails;      // the ops after each fold (they move with it)
   SmallVector<Operation *> effects; // effects outside the folds: they run once per point
 };
@@ -213,6 +222,26 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
   });
   if (plan.folds.empty())
     return std::string("no region fold can be split");
+  // Folds in sequence in one block (source numerics' two-pass softmax: the maximum's fold, then the
+  // fold of exp(s - max) sums and products that reads it): the last is split, the earlier ones run
+  // whole in every segment's program, so each segment folds its slice with the same, complete
+  // earlier summaries (the same ops on the same data in the same order: the same bits everywhere).
+  // No rescaling of partial summaries is involved (seed 002 §4: only the split fold's own combine
+  // regroups its slices), so this needs no numerical permission beyond the fold's contract.
+  SmallVector<RegionFoldOp> splittable;
+  for (RegionFoldOp f : plan.folds) {
+    bool later = llvm::any_of(plan.folds, [&](RegionFoldOp g) {
+      return g != f && g->getBlock() == f->getBlock() && f->isBeforeInBlock(g);
+    });
+    if (!later) {
+      splittable.push_back(f);
+      continue;
+    }
+    if (writesMemory(f))
+      return std::string("an earlier fold in the program writes memory: it cannot run in every segment");
+    plan.repeated.push_back(f);
+  }
+  plan.folds = splittable;
   RegionFoldOp first = plan.folds.front();
   for (RegionFoldOp f : plan.folds) {
     if (!sameLaunchValue(f.getLower(), first.getLower()) || !sameLaunchValue(f.getUpper(), first.getUpper()) ||
@@ -220,7 +249,7 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
       return std::string("the folds have different segments");
     for (RegionFoldOp g : plan.folds)
       if (f != g && !exclusive(f, g))
-        return std::string("two folds run in one program (a program splits one fold)");
+        return std::string("two folds run in one program outside one block (a program splits one fold)");
     for (Operation *op : tailOf(f))
       plan.tails.insert(op);
   }
@@ -364,6 +393,10 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
                          << kPointsSymbol << ", " << kSplitsSymbol
                          << ", ...] and the point's last arrival combines them in segment order with the fold's "
                             "combine, then runs the fold's uses";
+      if (remarks)
+        for (RegionFoldOp f : plan.repeated)
+          f.emitRemark() << "pgpu-split-folds: this fold runs whole in every segment's program (a later fold in "
+                            "its block is split and reads it)";
       split(kernel, plan);
     }
   }

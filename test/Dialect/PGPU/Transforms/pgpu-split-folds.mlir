@@ -275,3 +275,141 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Two folds in sequence in one block (source numerics' two-pass softmax: a row maximum, then the
+// COM: sum of exp(x - max) that reads it): the later fold is split, the earlier one runs whole in every
+// COM: segment's program (its full range, before the split choice), so each segment folds its slice of
+// COM: the sums with the same complete maximum; no partial summary is rescaled.
+// CHECK-LABEL: pgpu.kernel @two_pass
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64], 1>
+// CHECK: %[[ON:.*]] = pgpu.cmp ne %[[SPLITS:.*]], %{{.*}} : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %[[SPLITS]]) segment 0 roles ["axis0", "fold_split"] {
+// CHECK-NEXT: ^bb0(%[[N:.*]]: index, %[[SEG:.*]]: index):
+// CHECK: %[[MAX:.*]] = pgpu.region_fold %[[C0:[^ ]*]] to %[[T:[^ ]*]] step
+// CHECK: pgpu.if %[[ON]] {
+// CHECK: %[[PART:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %{{.*}} identity(%{{.*}} : f32)
+// CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
+// CHECK: pgpu.buffer_store %[[PART]], %{{.*}}[%[[N]], %[[SEG]]]
+// CHECK: pgpu.last_program
+// CHECK: %[[WHOLE:.*]] = pgpu.region_fold %{{.*}} to %[[SPLITS]] step
+// CHECK: pgpu.store %[[WHOLE]], %sum
+// CHECK: } else {
+// CHECK: %[[ORIG:.*]] = pgpu.region_fold %[[C0]] to %[[T]] step %{{.*}} identity(%{{.*}} : f32)
+// CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
+// CHECK: pgpu.store %[[ORIG]], %sum
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_pass(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
+    %c0 = arith.constant 0 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, T], in>
+    %T = pgpu.extent %x[1] : !pgpu.view<f32, [N, T], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        // expected-remark @below {{pgpu-split-folds: this fold runs whole in every segment's program (a later fold in its block is split and reads it)}}
+        %m = pgpu.region_fold %c0 to %T step %bt identity(%ninf : f32)
+            operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+          %ni = arith.constant 0xFF800000 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %ni : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary max %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        // expected-remark @below {{pgpu-split-folds: the fold's tiles are cut into FOLD_SPLIT contiguous segments}}
+        %s = pgpu.region_fold %c0 to %T step %bt identity(%zero : f32)
+            operands(%x, %n, %m : !pgpu.view<f32, [N, T], in>, index, f32) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index, %mx: f32):
+          %z = arith.constant 0.0 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+          %d = pgpu.binary sub %v, %mx : f32
+          %ex = pgpu.unary exp %d : f32
+          pgpu.yield %ex : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary add %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: two folds run in one program but not in sequence in one block (the second inside
+// COM: a branch the first's program also takes): neither is split.
+// CHECK-LABEL: pgpu.kernel @nested_pair
+// CHECK-NOT: FOLD_SPLIT
+// CHECK-NOT: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @nested_pair(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>, %big: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
+    %c0 = arith.constant 0 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, T], in>
+    %T = pgpu.extent %x[1] : !pgpu.view<f32, [N, T], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        // expected-remark @below {{pgpu-split-folds: not split: two folds run in one program outside one block}}
+        %m = pgpu.region_fold %c0 to %T step %bt identity(%ninf : f32)
+            operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+          %ni = arith.constant 0xFF800000 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %ni : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary max %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.store %m, %big[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.if %true {
+          // expected-remark @below {{pgpu-split-folds: not split: two folds run in one program outside one block}}
+          %s = pgpu.region_fold %c0 to %T step %bt identity(%zero : f32)
+              operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
+          summarize {
+          ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+            %z = arith.constant 0.0 : f32
+            %t = arith.constant true
+            %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

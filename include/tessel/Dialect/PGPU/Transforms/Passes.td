@@ -769,6 +769,13 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     slices, the combine merging an earlier and a later summary, the identity
     neutral): segments are folded from the identity and their summaries
     combined in segment order; effects outside the folds run once per point.
+    Folds in sequence in one block (source numerics' two-pass softmax: the
+    row maximum's fold, then the fold of exp(s - max) sums and products that
+    reads it): the last is split and the earlier ones run whole in every
+    segment's program, so every segment folds its slice with the same
+    complete earlier summaries (same ops, same data, same order: the same
+    bits); no partial summary is rescaled, so this needs no numerical
+    permission beyond the split fold's own contract (seed 002 §4).
     Rewrites: the group gains a trailing axis `fold_split` of FOLD_SPLITS =
     max(min(FOLD_SPLIT, tiles), 1) members (the program space grows by that
     factor); each fold becomes `pgpu.if FOLD_SPLITS != 1` over (the fold on
@@ -791,7 +798,8 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     Must not fire: a fold inside a loop or another structured op, unit
     segments (not blocked), a fold continuing another (non-constant
     identity), bounds that are not launch-uniform or differ between folds,
-    two folds in one program, summaries used past their block, a constant
+    two folds in one program that are not in sequence in one block, an
+    earlier fold that writes memory, summaries used past their block, a constant
     point count that fills the target's multiprocessors, several groups
     outside a dispatch chain, or several segments of one holding folds.
     Verifier after: the shared pgpu verifier.
