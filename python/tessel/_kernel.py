@@ -863,6 +863,12 @@ class Kernel:
         sms, (count,) = at
         return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * sms else 1
 
+    # A kernel-level fold's segments a multiprocessor (`_fold_split`): at BLOCK 512 and 2 warps, two f32
+    # views keep 4 KiB a program in flight; 8 programs give ~32 KiB a multiprocessor, about what
+    # Little's law asks at ~3 TB/s and ~1.3 us of DRAM latency on 132 multiprocessors (3e12 * 1.3e-6
+    # / 132 = 30 KB).
+    ONE_POINT_PROGRAMS = 8
+
     def _fold_split(self, constexprs: dict, tensors, target: str, binding: dict):
         """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the fold's points (its programs at
         FOLD_SPLIT = 1) already fill the device's multiprocessors, else the smallest candidate that fills
@@ -879,7 +885,12 @@ class Kernel:
         candidates = sorted(self._space(constexprs, target)["FOLD_SPLIT"][0])
         if points <= 0 or points >= sms:
             return 1
-        return next((c for c in candidates if points * c >= sms), candidates[-1])
+        # One point (a kernel-level reduction) walks the whole input in its segments: each segment's
+        # program keeps one tile's loads in flight (its loop is not software-pipelined), so the split
+        # aims at ONE_POINT_PROGRAMS programs a multiprocessor, bounded by the largest candidate
+        # (1024 where the last arrival combines the segments' scalars in one block, else 256).
+        want = self.ONE_POINT_PROGRAMS * sms if points == 1 else sms
+        return next((c for c in candidates if points * c >= want), candidates[-1])
 
     def _scan_chain(self, constexprs: dict, tensors, target: str, binding: dict):
         """SCAN_CHAIN's call default (pgpu-chain-scans: each segment of a region scan its own program, the
