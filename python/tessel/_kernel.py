@@ -820,17 +820,22 @@ class Kernel:
     # of sm_90's four warp schedulers), as long as each thread still loads LONE_BYTES_PER_THREAD of a step.
     LONE_WARPS = 8
     LONE_BYTES_PER_THREAD = 64
+    # ... and so does each of at most this many programs resident on one multiprocessor (one wave of
+    # ceil(programs / multiprocessors) a multiprocessor: 256 rows of Gumbel-max sampling on 132 put two
+    # programs of the pairs' 2 warps, one warp a scheduler, on each; 132 rows one of 2 warps).
+    FEW_PROGRAMS = 2
 
     def _lone_program_warps(self, constexprs: dict, tensors, target: str, binding: dict):
         """WARPS's call default for a reduction walk (`<kernel>_LOOP_LOADS`) in a launch of fewer programs
         than the device has multiprocessors: each such program is alone on its multiprocessor, so the
-        multiprocessor issues the walk's loads and combines from that program's warps only. WARPS by the
+        multiprocessor issues the walk's loads and combines from that program's warps only (and from at
+        most FEW_PROGRAMS programs' where the launch is one wave of that many a multiprocessor). WARPS by the
         provider's rule (`<kernel>_WARPS`) counts the threads of one program among many resident ones (an
         arg-reduction's pairs: 2 warps of 128 elements a thread, measured at 16384 rows); here it rises to
         LONE_WARPS, or to the most warps whose threads each still load LONE_BYTES_PER_THREAD of an
         iteration's block, when the resource model (`<kernel>_PRUNE`) admits it (issue 41: argmax over 64
         rows of 128256 f32 ran 64 programs of 2 warps on 132 multiprocessors). None where nothing moves:
-        as many programs as multiprocessors or more, a short step, WARPS already there."""
+        more than FEW_PROGRAMS programs a multiprocessor, a short step, WARPS already there."""
         loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
         space = self._space(constexprs, target)
         if loop_loads is None or "WARPS" not in space or "WARPS" not in binding:
@@ -839,7 +844,7 @@ class Kernel:
         if at is None or not at[1][0]:
             return None
         sms, (count,) = at
-        if count >= sms:
+        if -(-count // sms) > self.FEW_PROGRAMS:
             return None
         step = max(loop_loads(binding).values(), default=0)
         fit = [w for w in space["WARPS"][0] if w <= self.LONE_WARPS and
