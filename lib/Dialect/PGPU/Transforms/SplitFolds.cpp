@@ -363,6 +363,11 @@ struct Splitter {
   void combineScalars(OpBuilder &b, Location loc, RegionFoldOp fold, RegionFoldOp part, SmallVectorImpl<Lane> &lanes,
                       ArrayRef<Operation *> tail, Block *original) {
     Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    // Each neutral scalar is a constant: cloned here, it dominates the segment's finishing
+    // reduction and the last arrival wherever the original was defined (possibly after the fold).
+    for (Lane &lane : lanes)
+      if (!lane.unused)
+        lane.fill = b.clone(*lane.fill.getDefiningOp())->getResult(0);
     SmallVector<Value> buffers(lanes.size());
     for (auto [k, lane] : llvm::enumerate(lanes)) {
       if (lane.unused)
@@ -371,6 +376,7 @@ struct Splitter {
       if (lane.reduce) {
         IRMapping m;
         m.map(lane.reduce.getInputs()[0], v);
+        m.map(lane.reduce.getIdentities()[0], lane.fill);
         v = b.clone(*lane.reduce.getOperation(), m)->getResult(0);
       }
       buffers[k] = summaryBuffer(loc, k, v.getType());

@@ -368,3 +368,71 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: The finishing reduction's identity is defined after the fold (in the ops that move to the
+// COM: unsplit branch): the split branch clones the constant, so the segment's reduction and the
+// COM: last arrival's combine use a value that dominates them.
+// CHECK-LABEL: pgpu.kernel @identity_after
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: %[[PART:.*]] = pgpu.region_fold
+// CHECK: } combine {
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: pgpu.reduce %[[PART]] axes [0] identity(%[[ZERO]] : f32)
+// CHECK: pgpu.last_program
+// CHECK: pgpu.for %{{.*}} iter_args(%[[ZERO]] : f32) -> f32
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @identity_after(%p: !pgpu.view<f32, [N], in>, %l: !pgpu.view<f32, [1], out>, %g: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %N = pgpu.extent %p[0] : !pgpu.view<f32, [N], in>
+    %G = pgpu.ceil_div %N, %c1 : index
+    %all = pgpu.binary add %c1, %G : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      %first = pgpu.cmp lt %pid, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %pid extents() segment 0 roles [] {
+          %bt = pgpu.param "BLOCK" : index
+          %id = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %acc = pgpu.region_fold %c0 to %N step %bt identity(%id : !pgpu.fragment<f32, [BLOCK]>) operands(%p : !pgpu.view<f32, [N], in>) -> (!pgpu.fragment<f32, [BLOCK]>) summarize {
+          ^bb0(%b: index, %e: index, %v: !pgpu.view<f32, [N], in>):
+            %zz = arith.constant 0.0 : f32
+            %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %ends = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %ends : !pgpu.fragment<index, [BLOCK]>
+            %x = pgpu.load %v[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %zz : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %x : !pgpu.fragment<f32, [BLOCK]>
+          } combine {
+          ^bb0(%a: !pgpu.fragment<f32, [BLOCK]>, %c: !pgpu.fragment<f32, [BLOCK]>):
+            %s = pgpu.binary add %a, %c : !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %s : !pgpu.fragment<f32, [BLOCK]>
+          }
+          %z2 = arith.constant 0.0 : f32
+          %sum = pgpu.reduce %acc axes [0] identity(%z2 : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%a: f32, %c: f32):
+            %s = pgpu.binary add %a, %c : f32
+            pgpu.yield %s : f32
+          }
+          pgpu.store %sum, %l[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %rest = pgpu.binary sub %pid, %c1 : index
+        pgpu.execution_group %rest extents(%G) segment 1 roles ["n"] {
+        ^bb0(%n: index):
+          %v = pgpu.load %p[%n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.store %v, %g[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
