@@ -820,17 +820,22 @@ class Kernel:
     # of sm_90's four warp schedulers), as long as each thread still loads LONE_BYTES_PER_THREAD of a step.
     LONE_WARPS = 8
     LONE_BYTES_PER_THREAD = 64
+    # ... and so does each of at most this many programs resident on one multiprocessor (one wave of
+    # ceil(programs / multiprocessors) a multiprocessor: 256 rows of Gumbel-max sampling on 132 put two
+    # programs of the pairs' 2 warps, one warp a scheduler, on each; 132 rows one of 2 warps).
+    FEW_PROGRAMS = 2
 
     def _lone_program_warps(self, constexprs: dict, tensors, target: str, binding: dict):
         """WARPS's call default for a reduction walk (`<kernel>_LOOP_LOADS`) in a launch of fewer programs
         than the device has multiprocessors: each such program is alone on its multiprocessor, so the
-        multiprocessor issues the walk's loads and combines from that program's warps only. WARPS by the
+        multiprocessor issues the walk's loads and combines from that program's warps only (and from at
+        most FEW_PROGRAMS programs' where the launch is one wave of that many a multiprocessor). WARPS by the
         provider's rule (`<kernel>_WARPS`) counts the threads of one program among many resident ones (an
         arg-reduction's pairs: 2 warps of 128 elements a thread, measured at 16384 rows); here it rises to
         LONE_WARPS, or to the most warps whose threads each still load LONE_BYTES_PER_THREAD of an
         iteration's block, when the resource model (`<kernel>_PRUNE`) admits it (issue 41: argmax over 64
         rows of 128256 f32 ran 64 programs of 2 warps on 132 multiprocessors). None where nothing moves:
-        as many programs as multiprocessors or more, a short step, WARPS already there."""
+        more than FEW_PROGRAMS programs a multiprocessor, a short step, WARPS already there."""
         loop_loads = self._cache.get(self._declared("loop loads", constexprs, target))
         space = self._space(constexprs, target)
         if loop_loads is None or "WARPS" not in space or "WARPS" not in binding:
@@ -839,7 +844,7 @@ class Kernel:
         if at is None or not at[1][0]:
             return None
         sms, (count,) = at
-        if count >= sms:
+        if -(-count // sms) > self.FEW_PROGRAMS:
             return None
         step = max(loop_loads(binding).values(), default=0)
         fit = [w for w in space["WARPS"][0] if w <= self.LONE_WARPS and
@@ -863,6 +868,12 @@ class Kernel:
         sms, (count,) = at
         return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * sms else 1
 
+    # A kernel-level fold's segments a multiprocessor (`_fold_split`): at BLOCK 512 and 2 warps, two f32
+    # views keep 4 KiB a program in flight; 8 programs give ~32 KiB a multiprocessor, about what
+    # Little's law asks at ~3 TB/s and ~1.3 us of DRAM latency on 132 multiprocessors (3e12 * 1.3e-6
+    # / 132 = 30 KB).
+    ONE_POINT_PROGRAMS = 8
+
     def _fold_split(self, constexprs: dict, tensors, target: str, binding: dict):
         """FOLD_SPLIT's call default (pgpu-split-folds): 1 when the fold's points (its programs at
         FOLD_SPLIT = 1) already fill the device's multiprocessors, else the smallest candidate that fills
@@ -885,7 +896,12 @@ class Kernel:
         candidates = sorted(self._space(constexprs, target)["FOLD_SPLIT"][0])
         if points <= 0 or points >= sms:
             return 1
-        return next((c for c in candidates if points * c >= sms), candidates[-1])
+        # One point (a kernel-level reduction) walks the whole input in its segments: each segment's
+        # program keeps one tile's loads in flight (its loop is not software-pipelined), so the split
+        # aims at ONE_POINT_PROGRAMS programs a multiprocessor, bounded by the largest candidate
+        # (1024 where the last arrival combines the segments' scalars in one block, else 256).
+        want = self.ONE_POINT_PROGRAMS * sms if points == 1 else sms
+        return next((c for c in candidates if points * c >= want), candidates[-1])
 
     def _scan_chain(self, constexprs: dict, tensors, target: str, binding: dict):
         """SCAN_CHAIN's call default (pgpu-chain-scans: each segment of a region scan its own program, the

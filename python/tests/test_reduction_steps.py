@@ -202,9 +202,17 @@ def test_lone_programs_walk_with_more_warps():
     assert _argmax_defaults(1, 37)["WARPS"] == 2
 
 
+def test_few_programs_a_multiprocessor_walk_with_more_warps():
+    # 132 rows (one program a multiprocessor) and 256 (two: Gumbel-max sampling's B = 256 over
+    # V = 128256) walk with 8 warps a program, not the pairs' 2 (one warp a scheduler); 265 rows
+    # (three on some multiprocessors) keep the rule's
+    assert _argmax_defaults(132, 128256)["WARPS"] == 8
+    assert _argmax_defaults(256, 128256)["WARPS"] == 8
+    assert _argmax_defaults(265, 128256)["WARPS"] == 2
+
+
 def test_programs_that_fill_the_device_keep_the_rule_warps():
-    # 132 and 16384 rows: a program for every multiprocessor, the pairs' rule's 2 warps stay
-    assert _argmax_defaults(132, 128256)["WARPS"] == 2
+    # 16384 rows: many programs a multiprocessor, the pairs' rule's 2 warps stay
     assert _argmax_defaults(16384, 8192)["WARPS"] == 2
     # a sum walk at 8192 lanes already has 8 warps by its rule: nothing moves
     f32 = torch.float32

@@ -3,7 +3,8 @@ mean((p - t)^2) as [1], grad = 2 (p - t) / N): construction launches two segment
 instance and the gradient's members. pgpu-refine-mapping blocks the gradient's segment like a sole
 elementwise group (BLOCK_P members a program), whatever segment shares the launch; pgpu-form-blocking
 makes the loss's blocks a region fold, which pgpu-split-folds cuts into FOLD_SPLIT segments, one program
-each, the last arrival combining their [BLOCK] summaries in segment order (deterministic).
+each; each segment reduces its [BLOCK] summary to a scalar (the sum's own finishing reduction) and
+the last arrival loads the FOLD_SPLITS scalars as one fragment and reduces it (deterministic).
 
 Differential: at N over 0, 1, 2, 127, 2053 (prime) and 4099 (non-multiples of every block size), the
 pgpu interpreter in shuffled program order computes what the KIR interpreter computes, at several
@@ -41,6 +42,14 @@ def sum_squares(x: T.In[T.f32, ("N",)], total: T.Out[T.f32, (1,)]):
     N = x.shape[0]
     elems = T.domain(0, N)
     total[0] = T.sum(x[elems] * x[elems])
+
+
+@tessel.kernel
+def peak_and_total(x: T.In[T.f32, ("N",)], peak: T.Out[T.f32, (1,)]):
+    """A kernel-level maximum: the segments' scalars combine by max, -inf past FOLD_SPLITS."""
+    N = x.shape[0]
+    elems = T.domain(0, N)
+    peak[0] = T.max(x[elems] * 3.0 - 1.0)
 
 
 SIZES = [0, 1, 2, 127, 2053, 4099]
@@ -95,6 +104,37 @@ def test_split_scalar_sum_matches_kir(tessel_bin, tmp_path, n, split):
     close(np.load(out / "total.npy"), np.load(kir / "total.npy"))
 
 
+@pytest.mark.parametrize("split", [2, 16, 1024])
+@pytest.mark.parametrize("n", SIZES)
+def test_split_max_combines_segment_scalars(tessel_bin, tmp_path, n, split):
+    """A kernel-level max cut into FOLD_SPLIT segments: each stores its lanes' max as one scalar at
+    [point, segment] and the last arrival reduces the FOLD_SPLITS scalars as one [1024] fragment (the
+    identity, -inf, past FOLD_SPLITS and in empty segments)."""
+    kir, text, out = run_both(tessel_bin, tmp_path, peak_and_total, n, 8, {"BLOCK": 64, "FOLD_SPLIT": split})
+    assert "!pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS], workspace>" in text
+    assert "!pgpu.fragment<f32, [1024]>" in text
+    np.testing.assert_array_equal(np.load(out / "peak.npy"), np.load(kir / "peak.npy"))  # max: exact
+
+
+@pytest.mark.parametrize("n", [1, 127, 4099])
+@pytest.mark.parametrize("split", [4, 1024])
+def test_triton_split_max_matches_kir(tmp_path, monkeypatch, n, split):
+    """The generated Triton of the split max under TRITON_INTERPRET=1: one masked [1024] load of the
+    segments' scalars in the last arrival, no walk of [BLOCK] summaries."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    params = {"BLOCK": 64, "FOLD_SPLIT": split}
+    src = peak_and_total.source("triton", {}, params)
+    assert "tl.arange(0, 1024)" in src and "cache_modifier='.cg'" in src
+    ref = peak_and_total.run_interp({"N": n}, {}, {}, seed=9)
+    x = torch.from_numpy(np.array(ref["x.in"]))
+    launch = peak_and_total._launcher({}, params)
+    for _ in range(2):
+        peak = torch.full((1,), float("nan"), dtype=torch.float32)
+        launch(x, peak)
+        np.testing.assert_array_equal(peak.numpy(), np.asarray(ref["peak"], np.float32))
+
+
 @pytest.mark.parametrize("n", [1, 127, 4099])
 @pytest.mark.parametrize("split", [1, 16])
 def test_triton_loss_and_gradient_match_kir(tmp_path, monkeypatch, n, split):
@@ -119,14 +159,14 @@ def test_triton_loss_and_gradient_match_kir(tmp_path, monkeypatch, n, split):
 
 
 def test_split_default_for_one_point():
-    """The corpus bench shape (N = 64M): the loss's one point takes a FOLD_SPLIT that fills 132
-    multiprocessors (256), though the gradient's programs fill the launch; a short N that one block
-    holds has one tile, nothing to split (1)."""
+    """The corpus bench shape (N = 64M): the loss's one point takes a FOLD_SPLIT of about 8 programs
+    a multiprocessor (1024 on 132: its segments' scalars combine in one block), though the gradient's
+    programs fill the launch; a short N that one block holds has one tile, nothing to split (1)."""
     torch = pytest.importorskip("torch")
     big = 64 * 1024 * 1024
     views = lambda n: (torch.empty((n,), device="meta"), torch.empty((n,), device="meta"),
                        torch.empty((1,), device="meta"), torch.empty((n,), device="meta"))
-    assert mse_grad.call_defaults(*views(big))["FOLD_SPLIT"] == 256
+    assert mse_grad.call_defaults(*views(big))["FOLD_SPLIT"] == 1024
     assert mse_grad.call_defaults(*views(100)).get("FOLD_SPLIT", 1) == 1
     assert sum_squares.call_defaults(torch.empty((big,), device="meta"),
-                                     torch.empty((1,), device="meta"))["FOLD_SPLIT"] == 256
+                                     torch.empty((1,), device="meta"))["FOLD_SPLIT"] == 1024

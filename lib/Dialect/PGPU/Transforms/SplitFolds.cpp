@@ -120,6 +120,94 @@ bool exclusive(Operation *a, Operation *b) {
   return false;
 }
 
+/// The lane-wise combine `kind` of one summary component: the yielded value `k` of `combine` is
+/// `pgpu.binary kind(a_k, b_k)` (either order) of an associative, commutative kind, or null.
+BinaryOp laneCombine(Region &combine, unsigned k, unsigned components) {
+  Block &block = combine.front();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  auto op = yield.getOperand(k).getDefiningOp<BinaryOp>();
+  if (!op)
+    return BinaryOp();
+  switch (op.getKind()) {
+  case kir::BinaryKind::Add:
+  case kir::BinaryKind::Mul:
+  case kir::BinaryKind::Max:
+  case kir::BinaryKind::Min:
+  case kir::BinaryKind::MaxNum:
+  case kir::BinaryKind::MinNum:
+  case kir::BinaryKind::And:
+  case kir::BinaryKind::Or:
+  case kir::BinaryKind::Xor:
+    break;
+  default:
+    return BinaryOp();
+  }
+  Value a = block.getArgument(k), b = block.getArgument(components + k);
+  bool operands = (op.getLhs() == a && op.getRhs() == b) || (op.getLhs() == b && op.getRhs() == a);
+  return operands ? op : BinaryOp();
+}
+
+/// Whether two binary ops combine alike: the same kind and numerical attributes.
+bool sameCombine(BinaryOp x, BinaryOp y) {
+  return x.getKind() == y.getKind() && x.getApproximate() == y.getApproximate() &&
+         x.getFlushToZero() == y.getFlushToZero();
+}
+
+/// One summary component the last arrival combines as a fragment of the segments' scalars.
+struct Lane {
+  BinaryOp combine;   // the component's lane-wise combine
+  ReduceOp reduce;    // a fragment component's sole use (all its lanes to one scalar), else null
+  Value fill;         // the neutral scalar (the reduce's identity, or the scalar's constant identity)
+  bool unused = false;
+};
+
+/// The components of `fold` when every one can be combined as scalars: a scalar with a constant
+/// identity and a lane-wise associative, commutative combine, or a fragment with that combine whose
+/// only use is a pgpu.reduce of all its lanes with the same combine (the fold's own finishing
+/// reduction: reducing each segment's lanes first regroups the same associative, commutative
+/// combine), or a fragment without uses. Then each segment stores one scalar per component and the
+/// last arrival loads the FOLD_SPLITS scalars as fragments and reduces them (seed 002 §3.4), instead
+/// of walking the segments one summary at a time. None otherwise.
+std::optional<SmallVector<Lane>> scalarLanes(RegionFoldOp fold) {
+  unsigned n = fold.getNumResults();
+  SmallVector<Lane> lanes;
+  for (unsigned k = 0; k < n; ++k) {
+    Lane lane;
+    lane.combine = laneCombine(fold.getCombine(), k, n);
+    if (!lane.combine)
+      return std::nullopt;
+    Value r = fold.getResult(k);
+    if (!isa<FragmentType>(r.getType())) {
+      if (!matchPattern(fold.getIdentities()[k], m_Constant()))
+        return std::nullopt;
+      lane.fill = fold.getIdentities()[k];
+      lanes.push_back(lane);
+      continue;
+    }
+    if (r.use_empty()) {
+      lane.unused = true;
+      lanes.push_back(lane);
+      continue;
+    }
+    if (!r.hasOneUse())
+      return std::nullopt;
+    auto reduce = dyn_cast<ReduceOp>(*r.getUsers().begin());
+    auto type = cast<FragmentType>(r.getType());
+    if (!reduce || reduce->getBlock() != fold->getBlock() || reduce.getInputs().size() != 1 ||
+        reduce.getAxes().size() != type.getRank() || reduce.getNumResults() != 1 ||
+        reduce.getResult(0).getType() != type.getElementType() ||
+        !matchPattern(reduce.getIdentities()[0], m_Constant()))
+      return std::nullopt;
+    BinaryOp inner = laneCombine(reduce.getCombine(), 0, 1);
+    if (!inner || !sameCombine(inner, lane.combine))
+      return std::nullopt;
+    lane.reduce = reduce;
+    lane.fill = reduce.getIdentities()[0];
+    lanes.push_back(lane);
+  }
+  return lanes;
+}
+
 struct Plan {
   ProgramSpaceOp space;
   ExecutionGroupOp group;
@@ -283,6 +371,7 @@ struct Splitter {
   Value tickets;
   DenseMap<std::pair<unsigned, Type>, Value> summaries; // (component, type) -> workspace
   Attribute pointsAttr, splitsAttr;
+  int64_t capacity; // FOLD_SPLIT's largest candidate: the most segments a point has
 
   Value summaryBuffer(Location loc, unsigned k, Type t) {
     Value &buffer = summaries[{k, t}];
@@ -293,6 +382,105 @@ struct Splitter {
       buffer = addWorkspace(kernel, loc, elementTypeOf(t), extents, TypedAttr());
     }
     return buffer;
+  }
+
+  /// The split branch when every component combines as scalars (`scalarLanes`): each segment
+  /// reduces its fragment components to scalars and stores one scalar per component at [point,
+  /// segment]; the last arrival loads the point's FOLD_SPLITS scalars CAP at a time as a fragment
+  /// (the identity past FOLD_SPLITS), reduces each with the component's combine and runs the fold's
+  /// uses on them, the finishing reductions replaced by the combined scalars.
+  void combineScalars(OpBuilder &b, Location loc, RegionFoldOp fold, RegionFoldOp part, SmallVectorImpl<Lane> &lanes,
+                      ArrayRef<Operation *> tail, Block *original) {
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    // Each neutral scalar is a constant: cloned here, it dominates the segment's finishing
+    // reduction and the last arrival wherever the original was defined (possibly after the fold).
+    for (Lane &lane : lanes)
+      if (!lane.unused)
+        lane.fill = b.clone(*lane.fill.getDefiningOp())->getResult(0);
+    SmallVector<Value> buffers(lanes.size());
+    for (auto [k, lane] : llvm::enumerate(lanes)) {
+      if (lane.unused)
+        continue;
+      Value v = part.getResult(k);
+      if (lane.reduce) {
+        IRMapping m;
+        m.map(lane.reduce.getInputs()[0], v);
+        m.map(lane.reduce.getIdentities()[0], lane.fill);
+        v = b.clone(*lane.reduce.getOperation(), m)->getResult(0);
+      }
+      buffers[k] = summaryBuffer(loc, k, v.getType());
+      BufferStoreOp::create(b, loc, v, buffers[k], componentCoords(b, loc, {point, seg}, v.getType()), yes);
+    }
+    auto last = LastProgramOp::create(b, loc, tickets, ValueRange{point}, splits);
+    YieldOp::create(b, loc);
+    b.createBlock(&last.getBody());
+    // The segments' scalars, CAP a block (FOLD_SPLITS is at most FOLD_SPLIT's largest candidate:
+    // one block), each block's lanes reduced and folded into the running value.
+    MLIRContext *ctx = b.getContext();
+    Value cap = index(b, loc, capacity);
+    SmallVector<Value> inits;
+    for (const Lane &lane : lanes)
+      if (!lane.unused)
+        inits.push_back(lane.fill);
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), index(b, loc, 0), splits, cap, inits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = b.createBlock(&loop.getBody());
+      Value start = body->addArgument(b.getIndexType(), loc);
+      for (Value i : inits)
+        body->addArgument(i.getType(), loc);
+      Attribute extent = b.getI64IntegerAttr(capacity);
+      auto indexFragment = FragmentType::get(ctx, b.getIndexType(), {extent});
+      Value at = IotaOp::create(b, loc, indexFragment, start);
+      Value ok = CmpOp::create(b, loc, kir::CmpPredicate::LT, at, SplatOp::create(b, loc, indexFragment, splits));
+      SmallVector<Value> next;
+      unsigned j = 0;
+      for (auto [k, lane] : llvm::enumerate(lanes)) {
+        if (lane.unused)
+          continue;
+        Type element = inits[j].getType();
+        auto fragment = FragmentType::get(ctx, element, {extent});
+        Value loaded = BufferLoadOp::create(b, loc, fragment, buffers[k], ValueRange{point, at}, ok, lane.fill);
+        auto block = ReduceOp::create(b, loc, TypeRange{element}, ValueRange{loaded}, b.getDenseI64ArrayAttr({0}),
+                                      ValueRange{lane.fill});
+        {
+          OpBuilder::InsertionGuard inner(b);
+          Block *c = b.createBlock(&block.getCombine(), {}, {element, element}, {loc, loc});
+          auto op = BinaryOp::create(b, loc, lane.combine.getKind(), c->getArgument(0), c->getArgument(1));
+          op.setApproximate(lane.combine.getApproximate());
+          op.setFlushToZero(lane.combine.getFlushToZero());
+          YieldOp::create(b, loc, op.getResult());
+        }
+        auto merged = BinaryOp::create(b, loc, lane.combine.getKind(), body->getArgument(1 + j), block.getResult(0));
+        merged.setApproximate(lane.combine.getApproximate());
+        merged.setFlushToZero(lane.combine.getFlushToZero());
+        next.push_back(merged.getResult());
+        ++j;
+      }
+      YieldOp::create(b, loc, next);
+    }
+    // The fold's uses on the combined scalars: a finishing reduction is its component's value.
+    IRMapping uses;
+    DenseSet<Operation *> replaced;
+    unsigned j = 0;
+    for (auto [k, lane] : llvm::enumerate(lanes)) {
+      if (lane.unused)
+        continue;
+      if (lane.reduce) {
+        uses.map(lane.reduce.getResult(0), loop.getResult(j));
+        replaced.insert(lane.reduce.getOperation());
+      } else {
+        uses.map(fold.getResult(k), loop.getResult(j));
+      }
+      ++j;
+    }
+    for (Operation *op : tail)
+      if (!replaced.contains(op))
+        b.clone(*op, uses);
+    YieldOp::create(b, loc);
+    fold->moveBefore(original->getTerminator());
+    for (Operation *op : tail)
+      op->moveBefore(original->getTerminator());
   }
 
   void rewrite(RegionFoldOp fold) {
@@ -315,6 +503,10 @@ struct Splitter {
     auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation()));
     part->setOperand(0, begin);
     part->setOperand(1, end);
+    if (std::optional<SmallVector<Lane>> lanes = scalarLanes(fold)) {
+      combineScalars(b, loc, fold, part, *lanes, tail, original);
+      return;
+    }
     Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     SmallVector<Value> buffers;
     for (auto [k, v] : llvm::enumerate(part.getResults())) {
@@ -458,10 +650,15 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
         point = bin(at, loc, kir::BinaryKind::Add, bin(at, loc, kir::BinaryKind::Mul, point, e), c);
     Value firstSeg = cmp(at, loc, kir::CmpPredicate::EQ, seg, index(at, loc, 0));
     // One point (a kernel-level reduction) fills the device only with as many segments as it has
-    // multiprocessors or more (132 on an H100): its split reaches 1024.
+    // multiprocessors or more (132 on an H100): its split reaches 256, and 1024 where every fold's
+    // segments leave scalars the last arrival combines in one block (`scalarLanes`): several
+    // programs a multiprocessor then keep more loads in flight at no serial cost in the combine.
     SmallVector<int64_t> candidates{1, 2, 4, 8, 16, 32, 64};
+    bool blocked = llvm::all_of(plan.folds, [](RegionFoldOp f) { return scalarLanes(f).has_value(); });
     if (coords.empty())
-      candidates.append({128, 256, 512, 1024});
+      candidates.append({128, 256});
+    if (coords.empty() && blocked)
+      candidates.append({512, 1024});
     declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), candidates, 1, StringAttr()));
     Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
     Value tickets = addWorkspace(kernel, loc, b.getI32Type(), {pointsAttr}, b.getI32IntegerAttr(0));
@@ -470,7 +667,7 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
       guardEffect(op, firstSeg);
     // The map spelled out: DenseMap's default constructor is explicit (clang rejects `{}` here).
     Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets,
-               DenseMap<std::pair<unsigned, Type>, Value>(), pointsAttr, splitsAttr};
+               DenseMap<std::pair<unsigned, Type>, Value>(), pointsAttr, splitsAttr, candidates.back()};
     for (RegionFoldOp f : plan.folds)
       s.rewrite(f);
   }

@@ -6,6 +6,8 @@
 // COM: workspace sized by named LaunchExprs, and the row's last arrival combines the summaries in
 // COM: segment order with the fold's combine, then stores; otherwise segment 0 runs the original.
 // COM: The store before the fold (an effect outside it) runs in segment 0 only.
+// COM: The segments' summaries stay whole here (a walk of the segments): the max lanes' finishing
+// COM: reduction adds them, which is not their combine (max), so they cannot be reduced per segment.
 // CHECK-LABEL: pgpu.kernel @rows
 // CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [FOLD_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
 // CHECK-SAME: %[[SUM:[^:]*]]: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
@@ -37,13 +39,14 @@
 // CHECK: } combine {
 // CHECK: pgpu.binary add
 // CHECK: pgpu.binary max
+// CHECK: pgpu.reduce %[[WHOLE]]#1
 // CHECK: pgpu.store %[[WHOLE]]#0, %sum
 // CHECK: } else {
 // CHECK: pgpu.if %{{.*}} {
 // CHECK: %[[ORIG:.*]]:2 = pgpu.region_fold
 // CHECK: pgpu.store %[[ORIG]]#0, %sum
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
-  pgpu.kernel @rows(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>, %first: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
+  pgpu.kernel @rows(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>, %first: !pgpu.view<f32, [N], out>, %maxsum: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
     %c0 = arith.constant 0 : index
     %true = arith.constant true
     %zero = arith.constant 0.0 : f32
@@ -83,7 +86,13 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
           %m = pgpu.binary max %lm, %rm : !pgpu.fragment<f32, [BLOCK]>
           pgpu.yield %a, %m : f32, !pgpu.fragment<f32, [BLOCK]>
         }
+        %ms = pgpu.reduce %s#1 axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+        ^bb0(%a: f32, %c: f32):
+          %d = pgpu.binary add %a, %c : f32
+          pgpu.yield %d : f32
+        }
         pgpu.store %s#0, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.store %ms, %maxsum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
         pgpu.yield
       }
       pgpu.yield
@@ -197,9 +206,14 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // COM: chain beside an elementwise segment: the fold's group gains the fold_split axis, its count
 // COM: 1 becomes 1 * FOLD_SPLITS in the chain's bound and shift, the space's total grows by the
 // COM: same (total - 1 + 1 * FOLD_SPLITS), the point is 0, and one point's split reaches 1024.
+// COM: The fold's [BLOCK] summary is used only by its finishing reduction, whose combine (add) is
+// COM: the summary's lane-wise combine: each segment reduces its lanes and stores one scalar at
+// COM: [point, segment], and the last arrival loads the FOLD_SPLITS scalars as one [1024] fragment
+// COM: (1024: FOLD_SPLIT's largest candidate, so one block; the identity past FOLD_SPLITS), reduces
+// COM: it and stores: no walk of the segments one [BLOCK] summary at a time.
 // CHECK-LABEL: pgpu.kernel @loss_and_grad
 // CHECK-SAME: !pgpu.buffer<i32, [FOLD_POINTS], workspace>
-// CHECK-SAME: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS, BLOCK], workspace>
+// CHECK-SAME: %[[PARTS:[^:]*]]: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS], workspace>
 // CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>
 // CHECK: %[[G:.*]] = pgpu.ceil_div
 // CHECK: %[[ALL:.*]] = pgpu.binary add %{{.*}}, %[[G]] : index
@@ -215,10 +229,22 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // CHECK: pgpu.execution_group %{{.*}} extents(%[[SPLITS]]) segment 0 roles ["fold_split"] {
 // CHECK-NEXT: ^bb0(%[[SEG:.*]]: index):
 // CHECK: %[[P0:.*]] = arith.constant 0 : index
-// CHECK: pgpu.region_fold
-// CHECK: pgpu.buffer_store %{{.*}}, %{{.*}}[%[[P0]], %[[SEG]], %{{.*}}]
+// CHECK: %[[PART:.*]] = pgpu.region_fold
+// CHECK: %[[LANES:.*]] = pgpu.reduce %[[PART]] axes [0]
+// CHECK: pgpu.buffer_store %[[LANES]], %[[PARTS]][%[[P0]], %[[SEG]]] valid
 // CHECK: pgpu.last_program %{{.*}}[%[[P0]]] arrivals %[[SPLITS]]
-// CHECK: pgpu.store %{{.*}}, %l[
+// CHECK: %[[CAP:.*]] = arith.constant 1024 : index
+// CHECK: %[[ALLPARTS:.*]] = pgpu.for %{{.*}} to %[[SPLITS]] step %[[CAP]] iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: %[[AT:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [1024]>
+// CHECK: %[[OK:.*]] = pgpu.cmp lt %[[AT]], %{{.*}} : !pgpu.fragment<index, [1024]>
+// CHECK: %[[BLOCK:.*]] = pgpu.buffer_load %[[PARTS]][%[[P0]], %[[AT]]] valid %[[OK]]
+// CHECK-SAME: -> !pgpu.fragment<f32, [1024]>
+// CHECK: %[[R:.*]] = pgpu.reduce %[[BLOCK]] axes [0]
+// CHECK: pgpu.binary add
+// CHECK: %[[NEXT:.*]] = pgpu.binary add %{{.*}}, %[[R]] : f32
+// CHECK: pgpu.yield %[[NEXT]] : f32
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.store %[[ALLPARTS]], %l[
 // CHECK: } else {
 // CHECK: %[[R:.*]] = pgpu.binary sub %{{.*}}, %[[GROWN]] : index
 // CHECK: pgpu.execution_group %[[R]] extents(%[[G]]) segment 1
@@ -281,7 +307,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // COM: Two folds in sequence in one block (source numerics' two-pass softmax: a row maximum, then the
 // COM: sum of exp(x - max) that reads it): the later fold is split, the earlier one runs whole in every
 // COM: segment's program (its full range, before the split choice), so each segment folds its slice of
-// COM: the sums with the same complete maximum; no partial summary is rescaled.
+// COM: the sums with the same complete maximum; no partial summary is rescaled. The last arrival adds
+// COM: the segments' scalar sums as [64]-lane loads (a scalar summary's combine, pgpu-split-folds).
 // CHECK-LABEL: pgpu.kernel @two_pass
 // CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64], 1>
 // CHECK: %[[ON:.*]] = pgpu.cmp ne %[[SPLITS:.*]], %{{.*}} : index
@@ -293,7 +320,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
 // CHECK: pgpu.buffer_store %[[PART]], %{{.*}}[%[[N]], %[[SEG]]]
 // CHECK: pgpu.last_program
-// CHECK: %[[WHOLE:.*]] = pgpu.region_fold %{{.*}} to %[[SPLITS]] step
+// CHECK: %[[WHOLE:.*]] = pgpu.for %{{.*}} to %[[SPLITS]] step
+// CHECK: pgpu.buffer_load %{{.*}}[%[[N]], %{{.*}}] valid
 // CHECK: pgpu.store %[[WHOLE]], %sum
 // CHECK: } else {
 // CHECK: %[[ORIG:.*]] = pgpu.region_fold %[[C0]] to %[[T]] step %{{.*}} identity(%{{.*}} : f32)
@@ -404,6 +432,141 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
             pgpu.yield %a : f32
           }
           pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A kernel-level fold whose lanes' finishing reduction (max) is not their combine (add): the
+// COM: segments keep whole [BLOCK] summaries, the last arrival walks them one at a time, and the
+// COM: one point's split stops at 256.
+// CHECK-LABEL: pgpu.kernel @loss_serial
+// CHECK-SAME: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS, BLOCK], workspace>
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256], 1>
+// CHECK: pgpu.last_program
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.buffer_load
+// CHECK: pgpu.reduce
+// CHECK: pgpu.binary max
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @loss_serial(%p: !pgpu.view<f32, [N], in>, %l: !pgpu.view<f32, [1], out>, %g: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %N = pgpu.extent %p[0] : !pgpu.view<f32, [N], in>
+    %G = pgpu.ceil_div %N, %c1 : index
+    %all = pgpu.binary add %c1, %G : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      %first = pgpu.cmp lt %pid, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %pid extents() segment 0 roles [] {
+          %bt = pgpu.param "BLOCK" : index
+          %id = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %acc = pgpu.region_fold %c0 to %N step %bt identity(%id : !pgpu.fragment<f32, [BLOCK]>) operands(%p : !pgpu.view<f32, [N], in>) -> (!pgpu.fragment<f32, [BLOCK]>) summarize {
+          ^bb0(%b: index, %e: index, %v: !pgpu.view<f32, [N], in>):
+            %zz = arith.constant 0.0 : f32
+            %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %ends = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %ends : !pgpu.fragment<index, [BLOCK]>
+            %x = pgpu.load %v[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %zz : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %x : !pgpu.fragment<f32, [BLOCK]>
+          } combine {
+          ^bb0(%a: !pgpu.fragment<f32, [BLOCK]>, %c: !pgpu.fragment<f32, [BLOCK]>):
+            %s = pgpu.binary add %a, %c : !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %s : !pgpu.fragment<f32, [BLOCK]>
+          }
+          %sum = pgpu.reduce %acc axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%a: f32, %c: f32):
+            %s = pgpu.binary max %a, %c : f32
+            pgpu.yield %s : f32
+          }
+          pgpu.store %sum, %l[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %rest = pgpu.binary sub %pid, %c1 : index
+        pgpu.execution_group %rest extents(%G) segment 1 roles ["n"] {
+        ^bb0(%n: index):
+          %v = pgpu.load %p[%n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.store %v, %g[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: The finishing reduction's identity is defined after the fold (in the ops that move to the
+// COM: unsplit branch): the split branch clones the constant, so the segment's reduction and the
+// COM: last arrival's combine use a value that dominates them.
+// CHECK-LABEL: pgpu.kernel @identity_after
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: %[[PART:.*]] = pgpu.region_fold
+// CHECK: } combine {
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: pgpu.reduce %[[PART]] axes [0] identity(%[[ZERO]] : f32)
+// CHECK: pgpu.last_program
+// CHECK: pgpu.for %{{.*}} iter_args(%[[ZERO]] : f32) -> f32
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @identity_after(%p: !pgpu.view<f32, [N], in>, %l: !pgpu.view<f32, [1], out>, %g: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %N = pgpu.extent %p[0] : !pgpu.view<f32, [N], in>
+    %G = pgpu.ceil_div %N, %c1 : index
+    %all = pgpu.binary add %c1, %G : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      %first = pgpu.cmp lt %pid, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %pid extents() segment 0 roles [] {
+          %bt = pgpu.param "BLOCK" : index
+          %id = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %acc = pgpu.region_fold %c0 to %N step %bt identity(%id : !pgpu.fragment<f32, [BLOCK]>) operands(%p : !pgpu.view<f32, [N], in>) -> (!pgpu.fragment<f32, [BLOCK]>) summarize {
+          ^bb0(%b: index, %e: index, %v: !pgpu.view<f32, [N], in>):
+            %zz = arith.constant 0.0 : f32
+            %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %ends = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %ends : !pgpu.fragment<index, [BLOCK]>
+            %x = pgpu.load %v[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %zz : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %x : !pgpu.fragment<f32, [BLOCK]>
+          } combine {
+          ^bb0(%a: !pgpu.fragment<f32, [BLOCK]>, %c: !pgpu.fragment<f32, [BLOCK]>):
+            %s = pgpu.binary add %a, %c : !pgpu.fragment<f32, [BLOCK]>
+            pgpu.yield %s : !pgpu.fragment<f32, [BLOCK]>
+          }
+          %z2 = arith.constant 0.0 : f32
+          %sum = pgpu.reduce %acc axes [0] identity(%z2 : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%a: f32, %c: f32):
+            %s = pgpu.binary add %a, %c : f32
+            pgpu.yield %s : f32
+          }
+          pgpu.store %sum, %l[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %rest = pgpu.binary sub %pid, %c1 : index
+        pgpu.execution_group %rest extents(%G) segment 1 roles ["n"] {
+        ^bb0(%n: index):
+          %v = pgpu.load %p[%n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.store %v, %g[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
           pgpu.yield
         }
         pgpu.yield

@@ -783,12 +783,22 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     FOLD_SPLITS, ...], `pgpu.last_program %tickets[point] arrivals
     FOLD_SPLITS` holding a region fold over the segments' summaries with the
     fold's combine and the fold's uses) and, in segment 0 only, the original
-    fold and uses. Adds the workspace extents FOLD_POINTS (0 when not split)
+    fold and uses. Where every summary component combines lane-wise by one
+    associative, commutative binary (add, mul, max, min, and, or, xor) and
+    each fragment component's only use is its finishing pgpu.reduce of all
+    lanes with that combine (a scalar component: a constant identity), each
+    segment reduces its fragments and stores one scalar per component at
+    [point, segment]; the last arrival then loads the point's FOLD_SPLITS
+    scalars CAP at a time (CAP = FOLD_SPLIT's largest candidate: one block)
+    as a fragment, the identity past FOLD_SPLITS, reduces it with the
+    combine and runs the uses with the finishing reductions replaced (no
+    walk of the segments one summary at a time). Adds the workspace extents FOLD_POINTS (0 when not split)
     and FOLD_SPLITS (pgpu.workspace_extent), a zero-filled i32 ticket per
     point, one first-write summary buffer per component, and the parameter
-    FOLD_SPLIT ([1, 2, 4, 8, 16, 32, 64], default 1; up to 1024 for a group
+    FOLD_SPLIT ([1, 2, 4, 8, 16, 32, 64], default 1; up to 256 for a group
     without axes, one point, which fills the device only with as many
-    segments as multiprocessors). A group without axes (a kernel-level fold)
+    segments as multiprocessors, and up to 1024 where its folds combine
+    segment scalars in one block). A group without axes (a kernel-level fold)
     is one point (index 0). In a chain, the segment's count S (the product
     of its extents, 1 without axes) becomes S * FOLD_SPLITS in its bound and
     shift, and the space's total grows by the same; the other segments keep
