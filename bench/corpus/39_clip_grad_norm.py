@@ -44,7 +44,6 @@ def peer(grad, max_norm):
 TEST_SHAPES = [dict(N=1), dict(N=127), dict(N=1031), dict(N=40009)]
 BENCH_SHAPE = dict(N=100_000_000)
 TOLERANCE = dict(rtol=1e-5, atol=1e-6)
-XFAIL = {"triton": ("triton: in-place whole-view update (load view[:] at kernel level, store view[:]) is rejected: 'kir-to-pgpu: this workset writes a view that values before the worksets read; they are replayed in every workset, so no order would hold' at `grad[:] = g * coef` (interp ok)")}
 PEER = "torch"
 
 

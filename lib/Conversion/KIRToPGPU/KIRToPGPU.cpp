@@ -197,9 +197,16 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
 /// One element of an element-wise workset at `positions`: the replayed pure values, then the
 /// parallel body (its domains' members at the positions), the histogram merge, or the element store.
 LogicalResult KernelConstructor::emitWorksetElement(Workset &w, ArrayRef<Value> positions) {
-  for (Operation *pure : replayed)
+  for (Operation *pure : replayed) {
+    // Scalars already computed where this element can see them (a hoisting finalization's) are kept.
+    if (pure->getNumResults() && llvm::all_of(pure->getResults(), [&](Value r) {
+          Value mapped = map.lookupOrNull(r);
+          return !isa<RankedTensorType>(r.getType()) && mapped && visibleHere(mapped);
+        }))
+      continue;
     if (failed(emitStatement(*pure)))
       return failure();
+  }
   if (auto p = dyn_cast<kir::ParallelOp>(w.op)) {
     Block &kirBody = p.getBody().front();
     for (auto [i, d] : llvm::enumerate(p.getDomains()))
@@ -258,7 +265,7 @@ bool KernelConstructor::plainStores(const Workset &w) {
   return plainTensorStore(w.op) && !mergedHistogram(*w.op) && w.roots.empty() && !w.partial;
 }
 
-bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
+bool KernelConstructor::alignedInPlace(Workset &w, Value view, bool scalarSinks) {
   if (!plainStores(w))
     return false;
   ValueRange coords = cast<kir::StoreOp>(w.op).getCoords();
@@ -284,6 +291,10 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
     while (!work.empty()) {
       Operation *user = work.pop_back_val();
       if (!seen.insert(user).second || stores.contains(user))
+        continue;
+      // A whole-view reduction to scalars: with `scalarSinks` the caller computes it before any store.
+      if (scalarSinks && isa<kir::ReduceOp>(user) && user->getBlock() == load->getBlock() &&
+          llvm::none_of(user->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
         continue;
       bool elementwise = isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(user) &&
                          user->getNumResults() == 1 && isa<RankedTensorType>(user->getResult(0).getType()) &&
@@ -317,6 +328,29 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view) {
   // kernel compiles to the same text.
   llvm::stable_sort(w.readFirst, [](Value a, Value b) { return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp()); });
   return true;
+}
+
+SmallVector<Operation *> KernelConstructor::replayedUses(Operation *root) {
+  DenseSet<Operation *> replayedOps(replayed.begin(), replayed.end()), used;
+  SmallVector<Operation *> work{root};
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Operation *top = work.pop_back_val();
+    if (!seen.insert(top).second)
+      continue;
+    top->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && replayedOps.contains(def)) {
+          used.insert(def);
+          work.push_back(def);
+        }
+    });
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation *pure : replayed)
+    if (used.contains(pure))
+      ordered.push_back(pure);
+  return ordered;
 }
 
 void KernelConstructor::joinStores(SmallVectorImpl<Workset> &worksets,
@@ -472,20 +506,80 @@ LogicalResult KernelConstructor::run() {
     };
     joinStores(worksets, accesses);
     DenseSet<Value> earlierWrites, earlierReads;
+    // Views updated in place by a hoisting finalization, with its store: replayed values defined
+    // before that store read the view's earlier elements, so a later workset using them must run
+    // before the last program (as a segment).
+    SmallVector<std::pair<Value, Operation *>> pinned;
     for (Workset &w : worksets) {
       DenseSet<Value> reads, writes;
       accesses(w.op, reads, writes);
       for (Operation *store : w.joined)
         accesses(store, reads, writes);
-      for (Value v : writes)
-        if (replayedReads.contains(v) && !alignedInPlace(w, v))
-          return w.op->emitError() << "kir-to-pgpu: this workset writes a view that values before the worksets "
-                                      "read; they are replayed in every workset, so no order would hold (an "
-                                      "in-place update is constructed where each element is read at the "
-                                      "coordinates it is stored to and used only by elementwise ops of "
-                                      "stores over those coordinates)";
-      w.finalize = llvm::any_of(writes, [&](Value v) { return earlierWrites.contains(v) || earlierReads.contains(v); }) ||
+      // A later workset using replayed values that read a pinned view before its update.
+      bool early = false;
+      for (auto [view, at] : pinned) {
+        if (!reads.contains(view))
+          continue;
+        bool before = false, after = false;
+        DenseSet<Value> direct, ignored;
+        collectViews(w.op, direct, ignored);
+        for (Operation *store : w.joined)
+          collectViews(store, direct, ignored);
+        after = direct.contains(view);
+        SmallVector<Operation *> uses = replayedUses(w.op);
+        for (Operation *store : w.joined)
+          llvm::append_range(uses, replayedUses(store));
+        for (Operation *pure : uses) {
+          DenseSet<Value> read;
+          viewsReadIn(pure, read);
+          if (!read.contains(view))
+            continue;
+          Operation *top = at->getBlock()->findAncestorOpInBlock(*pure);
+          if (!top)
+            after = true; // no order to prove against the update: treated as a later read (refused below)
+          else if (top->isBeforeInBlock(at))
+            before = true;
+          else
+            after = true;
+        }
+        if (before && after)
+          return w.op->emitError() << "kir-to-pgpu: this workset uses values read from a view both before and "
+                                      "after its in-place update; they cannot run in one order in one launch";
+        if (before) {
+          reads.erase(view); // read before the update: runs before the last program
+          early = true;
+        }
+      }
+      for (Value v : writes) {
+        if (!replayedReads.contains(v) || alignedInPlace(w, v))
+          continue;
+        // seed 000 §8: no barrier across program instances, so the update cannot follow every
+        // instance's read of the whole view unless it runs whole in the last program instance, after
+        // every other instance, its whole-view scalars computed before its first store (seed 002
+        // §3.4: replaying pure producers is legal; here they are computed once).
+        if (!earlierWrites.contains(v) && !early && alignedInPlace(w, v, /*scalarSinks=*/true)) {
+          w.hoist = true;
+          pinned.push_back({v, w.op});
+          continue;
+        }
+        return w.op->emitError() << "kir-to-pgpu: this workset writes a view that values before the worksets "
+                                    "read; they are replayed in every workset, so no order would hold (an "
+                                    "in-place update is constructed where each element is read at the "
+                                    "coordinates it is stored to and used only by elementwise ops of "
+                                    "stores over those coordinates, or by reductions of the whole view to "
+                                    "scalars; otherwise store the values to another view)";
+      }
+      w.finalize = w.hoist ||
+                   llvm::any_of(writes, [&](Value v) { return earlierWrites.contains(v) || earlierReads.contains(v); }) ||
                    llvm::any_of(reads, [&](Value v) { return earlierWrites.contains(v); });
+      if (early && w.finalize)
+        return w.op->emitError() << "kir-to-pgpu: this workset uses values read from a view before an earlier "
+                                    "workset's in-place update of it, but must run after that update (it uses "
+                                    "what an earlier workset writes): store those values to another view first";
+      if (w.hoist && pgpu::remarksEnabled(kernel))
+        emitRemark(w.op->getLoc()) << "kir-to-pgpu: this in-place update needs whole-view values read before it: "
+                                      "it runs whole in the last program instance, after every other instance "
+                                      "(one program does its elements)";
       if (w.finalize) {
         if (mergedHistogram(*w.op))
           return w.op->emitError() << "kir-to-pgpu: this stored histogram depends on an earlier workset: its own "
@@ -608,7 +702,9 @@ LogicalResult KernelConstructor::run() {
     }
     return success();
   };
-  if (failed(dispatch(0)))
+  // Every workset a finalization (an in-place update after a whole-view reduction of its view, alone in
+  // its kernel): the one program instance only finalizes.
+  if (!segments.empty() && failed(dispatch(0)))
     return failure();
   if (ticket) {
     auto last = pgpu::LastProgramOp::create(b, loc, ticket);

@@ -65,6 +65,18 @@ LogicalResult KernelConstructor::emitKernelBuffer(kir::BufferOp op) {
 
 LogicalResult KernelConstructor::emitFinalization(Workset &w) {
   Location loc = w.op->getLoc();
+  // An in-place update whose replayed values include whole-view scalars of the view it writes: those
+  // scalars are computed here, once, before the element loop stores anything (tensor values stay
+  // lazy: each element reads its own coordinates before storing them).
+  if (w.hoist) {
+    SmallVector<Operation *> uses = replayedUses(w.op);
+    for (Operation *store : w.joined)
+      llvm::append_range(uses, replayedUses(store));
+    DenseSet<Operation *> chosen(uses.begin(), uses.end());
+    for (Operation *pure : replayed)
+      if (chosen.contains(pure) && failed(emitStatement(*pure)))
+        return failure();
+  }
   Value total = w.extents.empty() ? constIndex(loc, 1) : w.extents.front();
   for (Value e : ArrayRef<Value>(w.extents).drop_front(w.extents.empty() ? 0 : 1))
     total = binary(loc, kir::BinaryKind::Mul, total, e);

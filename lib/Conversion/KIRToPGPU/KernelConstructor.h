@@ -289,14 +289,21 @@ private:
     /// Replayed reads of views this workset writes in place (each instance reads and writes its own
     /// elements): realized before its first store, so every use sees the value read.
     SmallVector<Value> readFirst;
+    /// Set on a finalization that updates in place a view whose replayed reads also feed whole-view
+    /// scalars (a global norm, then `g[:] = g * coef`): the replayed values it uses are computed
+    /// once, before its element loop writes anything (emitFinalization).
+    bool hoist = false;
   };
   /// Whether `w` is plain tensor stores over launch-time domains (no histogram merge, data-dependent
   /// subregion or partial): what joinStores joins and alignedInPlace writes in place.
   bool plainStores(const Workset &w);
   /// Whether workset `w` may write `view`, which replayed values read: `w` is plain stores over
   /// coordinates C, and every replayed read of `view` is a load at C feeding only elementwise ops
-  /// into `w`'s stores. Records those loads in `w.readFirst`.
-  bool alignedInPlace(Workset &w, Value view);
+  /// into `w`'s stores. Records those loads in `w.readFirst`. With `scalarSinks`, such a chain may
+  /// also end in a reduction to scalars (computed whole before any store: Workset::hoist).
+  bool alignedInPlace(Workset &w, Value view, bool scalarSinks = false);
+  /// The replayed ops `root` uses, directly or through other replayed ops, in replay order.
+  SmallVector<Operation *> replayedUses(Operation *root);
   /// Merges consecutive top-level stores over the same coordinates into one workset where no store
   /// reads what another writes (seed 002 §3.4: one tile computes every output it feeds).
   void joinStores(SmallVectorImpl<Workset> &worksets,

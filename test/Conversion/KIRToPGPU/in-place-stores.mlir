@@ -3,8 +3,11 @@
 // COM: by replayed values may be written by one workset of plain stores over coordinates C when every read
 // COM: of it is a load at C feeding only elementwise ops into that workset's stores: each instance reads and
 // COM: writes its own elements. A read before the first store of the view is realized before any store; a
-// COM: read after one sees the stored value (forwarded). A reduction over the view (it reads every element)
-// COM: must not be written in place: the error stays.
+// COM: read after one sees the stored value (forwarded). A reduction of the whole view to a scalar (it
+// COM: reads every element) before an in-place update: the update runs whole in the last program instance
+// COM: (seed 000 §8: no barrier across instances), the scalar computed there once, before the element loop.
+// COM: A read of another element than the one stored, or a later workset that needs the view both before
+// COM: and after the update, keeps the error.
 
 // CHECK-LABEL: pgpu.kernel @scale_in_place
 // CHECK: %[[OLD:.*]] = pgpu.load %p
@@ -40,6 +43,15 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
 
 // -----
 
+// CHECK-LABEL: pgpu.kernel @normalize_in_place
+// CHECK: pgpu.program_space
+// CHECK-NOT: pgpu.execution_group
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.foreach
+// CHECK: pgpu.load %p
+// CHECK: pgpu.binary div
+// CHECK: pgpu.store {{.*}}, %p
 module attributes {kir.compile_options = #kir.compile_options<>} {
   kir.kernel @normalize_in_place(%p: !kir.view<f32, [N], inout>) {
     %0 = kir.extent "N"
@@ -54,8 +66,64 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
     }
     %4 = kir.broadcast %3 over(%1) dims [] : f32 -> tensor<?xf32>
     %5 = kir.binary div %2, %4 : tensor<?xf32>
-    // expected-error @+1 {{this workset writes a view that values before the worksets read}}
     kir.store %5, %p[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// The norm's store (a later statement using the scalar) runs in the parallel segment, before the update.
+// CHECK-LABEL: pgpu.kernel @clip_in_place
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.store {{.*}}, %t
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.foreach
+// CHECK: pgpu.store {{.*}}, %p
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @clip_in_place(%p: !kir.view<f32, [N], inout>, %t: !kir.view<f32, [1], out>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %cst = arith.constant 0.000000e+00 : f32
+    %2 = kir.load %p[%1] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %3 = kir.binary mul %2, %2 : tensor<?xf32>
+    %4 = kir.reduce %3 axes [0] identity(%cst : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%arg0: f32, %arg1: f32):
+      %9 = kir.binary add %arg0, %arg1 : f32
+      kir.yield %9 : f32
+    }
+    %5 = kir.unary sqrt %4 : f32
+    %6 = kir.broadcast %5 over(%1) dims [] : f32 -> tensor<?xf32>
+    %7 = kir.binary div %2, %6 : tensor<?xf32>
+    kir.store %7, %p[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    kir.store %5, %t[%c0] : f32, !kir.view<f32, [1], out>[index]
+    kir.return
+  }
+}
+
+// -----
+
+// Must not fire: every element also reads element 0, which one instance writes.
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @other_element(%p: !kir.view<f32, [N], inout>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %cst = arith.constant 0.000000e+00 : f32
+    %2 = kir.load %p[%1] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %3 = kir.reduce %2 axes [0] identity(%cst : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%arg0: f32, %arg1: f32):
+      %9 = kir.binary add %arg0, %arg1 : f32
+      kir.yield %9 : f32
+    }
+    %4 = kir.load %p[%c0] : !kir.view<f32, [N], inout>[index] -> f32
+    %5 = kir.binary add %3, %4 : f32
+    %6 = kir.broadcast %5 over(%1) dims [] : f32 -> tensor<?xf32>
+    %7 = kir.binary mul %2, %6 : tensor<?xf32>
+    // expected-error @+1 {{this workset writes a view that values before the worksets read}}
+    kir.store %7, %p[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
     kir.return
   }
 }

@@ -307,11 +307,11 @@ bool isRowLoops(ExecutionGroupOp group, ProgramSpaceOp space) {
         return isa<LastProgramOp>(op);
       }))
     return false;
-  bool loops = false, rowCode = false, dependent = false;
+  bool loops = false, rowLoads = false, dependent = false;
   for (Operation &op : body.without_terminator()) {
     auto each = dyn_cast<ForeachOp>(op);
     if (!each) {
-      rowCode = true;
+      rowLoads |= isa<LoadOp>(op);
       // Pure index code, or a read of the row's own values (a head's scale): recomputed per member (the
       // decoded coordinates of a member in range are a row's), no view being both read and written.
       if ((!isMemoryEffectFree(&op) && !isa<LoadOp>(op)) || op.getNumRegions() != 0)
@@ -330,11 +330,14 @@ bool isRowLoops(ExecutionGroupOp group, ProgramSpaceOp space) {
     if (!isPerElement(each.getBody().front(), group.getBody(), ordered) || ordered)
       return false;
   }
-  // Row code beside loops that all share one range (a row's bias or weights read once, a conv's or
-  // pool's row) keeps one row a program: its values stay scalars there, where spreading rows over lanes
-  // would read them per lane and decode every lane's row (not measured: issue 41 left those as they
-  // were). Code that computes a member-dependent slice's range comes with that slice.
-  if (!loops || (rowCode && !dependent))
+  // Row reads beside loops that all share one range (a row's bias or weights read once) keep one row a
+  // program: their values stay scalars there, where spreading rows over lanes would read them per lane
+  // (not measured: issue 41 left those as they were). Pure index code (a pool's or stencil's rows
+  // 2 * i + dy, their offsets) is recomputed per lane from the decoded row: a few integer ops a lane,
+  // where one short row a program (a 2x2 pool's 56 outputs) leaves most lanes of its block idle and
+  // launches a program per row. Code that computes a member-dependent slice's range comes with that
+  // slice.
+  if (!loops || (rowLoads && !dependent))
     return false;
   DenseSet<Value> read, written;
   group.walk([&](Operation *op) {

@@ -545,6 +545,58 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
+// COM: Pure index code beside row loops of one range (a 2x2 pool's input rows 2 * i and 2 * i + 1):
+// COM: each program owns BLOCK_P consecutive members over all rows, the index code recomputed per member
+// COM: from its decoded row, so short rows (56 outputs) fill a program's blocks.
+// CHECK-LABEL: pgpu.kernel @pooled
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK: %[[T:.*]] = pgpu.binary mul %[[OH:.*]], %[[OW:.*]] : index
+// CHECK: %[[G:.*]] = pgpu.ceil_div %{{.*}}, %[[BP]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[G]]) segment 0 roles ["i"]
+// CHECK: pgpu.foreach
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT: %[[COL:.*]] = pgpu.binary rem %[[I]], %[[OW]] : index
+// CHECK-NEXT: %[[ROW:.*]] = pgpu.binary div %[[I]], %[[OW]] : index
+// CHECK-NEXT: %[[TOP:.*]] = pgpu.binary mul %c2, %[[ROW]] : index
+// CHECK-NEXT: %[[BOT:.*]] = pgpu.binary add %[[TOP]], %c1 : index
+// CHECK: pgpu.load %x[%[[TOP]], %{{.*}}]
+// CHECK: pgpu.load %x[%[[BOT]], %{{.*}}]
+// CHECK: pgpu.store %{{.*}}, %y[%[[ROW]], %[[COL]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @pooled(%x: !pgpu.view<f32, [H, W], in>, %y: !pgpu.view<f32, [OH, OW], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %OH = pgpu.extent %y[0] : !pgpu.view<f32, [OH, OW], out>
+    %OW = pgpu.extent %y[1] : !pgpu.view<f32, [OH, OW], out>
+    pgpu.program_space (%OH) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%OH) segment 0 roles ["i"] {
+      ^bb0(%i: index):
+        %top = pgpu.binary mul %c2, %i : index
+        %bot = pgpu.binary add %top, %c1 : index
+        pgpu.foreach %c0 to %OW {
+        ^bb0(%j: index):
+          %w = pgpu.binary mul %c2, %j : index
+          %a = pgpu.load %x[%top, %w] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [H, W], in>[index, index] -> f32
+          %b = pgpu.load %x[%bot, %w] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [H, W], in>[index, index] -> f32
+          %m = pgpu.binary max %a, %b : f32
+          pgpu.store %m, %y[%i, %j] valid %t : i1 : f32, !pgpu.view<f32, [OH, OW], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not fire: a row's own value (its bias) read beside a loop over a range every row shares:
 // COM: one row a program keeps the bias a scalar (row code comes along only with a member-dependent
 // COM: slice whose range it computes).

@@ -1028,8 +1028,11 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     16..1024 (default 64): each program's members become one block of lanes,
     and fewer per program keep more programs walking their loops at once.
     Row loops: a body of `pgpu.foreach` loops (a row's columns or slices
-    of them, rotate-half's two halves) beside pure index code and loads (only
-    where some loop's range depends on the member: that code computes it), each
+    of them, rotate-half's two halves) beside pure index code (a pool's or
+    stencil's input rows 2 * i + dy, recomputed per lane from the decoded row)
+    and loads (only where some loop's range depends on the member: that code
+    computes it; a row's bias read beside loops of one range keeps one row a
+    program), each
     loop over a range defined outside the program space, or over [0, n(m))
     with n(m) the length of a slice whose start depends on the member clipped
     to the view's axis (construction's max(min(e, C) - max(s, 0), 0) with
