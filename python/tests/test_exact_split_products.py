@@ -79,6 +79,10 @@ def test_split_reaches_bf16_tensor_core_products():
     assert len(dots) == 4, dots
     assert not any('input_precision="ieee"' in d for d in dots), dots
     assert src.count("tl.bfloat16)") >= 3  # the three parts' casts
+    # the shared-memory model counts the value tile the three parts' products read once: the staged
+    # tiles are q's, k's and v's (STAGES deep each), not v's three times (which pruned TMA off)
+    staged = re.search(r"_staged := (.*?)\) <= ", src).group(1)
+    assert staged.count("p['STAGES']") == 3, staged
     fold = softmax_weights.source("triton")
     assert not any('input_precision="ieee"' in d for d in _dots(fold)), _dots(fold)
     gemm = mixed_matmul.source("triton")
