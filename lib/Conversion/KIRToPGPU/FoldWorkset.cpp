@@ -59,6 +59,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/PGPU/IR/ExactSplit.h"
 #include "FoldWorksetImpl.h"
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
@@ -1051,7 +1052,12 @@ static bool zeroOutsideValid(Value v) {
 /// Widening casts of 16-bit floats feeding both operands are absorbed (their
 /// products are exact in f32); with `numerics = relaxed_normalization`, an f32
 /// weight against a widened 16-bit value operand is rounded to that dtype
-/// (seed 002 §1: matching f16/bf16 weight/value operand dtypes).
+/// (seed 002 §1: matching f16/bf16 weight/value operand dtypes). Under the
+/// default numerics an f32 operand against a widened bf16 one is split exactly
+/// into three bf16 parts (`hi + mid + lo`, see `splitBF16` below): three tile
+/// products of exact bf16 x bf16 terms summed in f32, the f32 operand's values
+/// unchanged (seed 000 §8: IEEE products of the operands, the order of the sum
+/// the implementation's).
 LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   Location l = c.getLoc();
   std::optional<Shape> sl = shapeOf(c.getLhs()), sr = shapeOf(c.getRhs()), so = shapeOf(c.getResult());
@@ -1068,7 +1074,7 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   Value lhsKir = c.getLhs(), rhsKir = c.getRhs();
   Value nl = narrowSource(lhsKir), nr = narrowSource(rhsKir);
   Type narrow;
-  bool roundOther = false;
+  bool roundOther = false, splitOther = false;
   kir::ContractPrecision precision = kir::precisionOr(c.getPrecision());
   if (nl && nr && getElementTypeOrSelf(nl.getType()) == getElementTypeOrSelf(nr.getType())) {
     lhsKir = nl, rhsKir = nr;
@@ -1082,6 +1088,14 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
       narrow = getElementTypeOrSelf((nl ? nl : nr).getType());
       (nl ? lhsKir : rhsKir) = nl ? nl : nr;
       roundOther = true;
+    }
+  } else if ((nl || nr) && !relaxed && precision == kir::ContractPrecision::IEEE && sl->rank() == 2 &&
+             sr->rank() == 2) {
+    // Without relaxed numerics the f32 operand keeps its value: split exactly, below.
+    Value other = nl ? rhsKir : lhsKir;
+    if (getElementTypeOrSelf(other.getType()).isF32() && getElementTypeOrSelf((nl ? nl : nr).getType()).isBF16()) {
+      (nl ? lhsKir : rhsKir) = nl ? nl : nr;
+      splitOther = true;
     }
   }
   FailureOr<Value> pl = get(lhsKir), pr = get(rhsKir);
@@ -1141,6 +1155,23 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   kir::ContractPrecisionAttr precisionAttr;
   if (precision != kir::ContractPrecision::IEEE)
     precisionAttr = kir::ContractPrecisionAttr::get(b.getContext(), precision);
+  if (splitOther) {
+    // The f32 operand x (the widened bf16 one is `narrow` again) as three bf16 parts, each product
+    // exact in f32; chained lo, mid, hi into one accumulator (pgpu-merge-contract-add moves the
+    // fold's running sum to the bottom of the chain).
+    bool f32IsA = (nr != Value()) != swap; // kir lhs is the f32 one when rhs is the widened one
+    SmallVector<Value, 3> parts = pgpu::splitBF16(b, l, f32IsA ? a : bb);
+    Value sum = acc;
+    for (Value part : llvm::reverse(parts))
+      sum = pgpu::ContractOp::create(b, l, *rt, f32IsA ? part : a, f32IsA ? bb : part, sum,
+                                     b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({0}),
+                                     b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}), precisionAttr);
+    if (remarks)
+      emitRemark(l) << "kir-to-pgpu: the f32 operand of this contraction against a widened bf16 one is split "
+                       "exactly into three bf16 parts (three tensor-core products)";
+    bind(c.getResult(), sum);
+    return success();
+  }
   bind(c.getResult(), pgpu::ContractOp::create(b, l, *rt, a, bb, acc, b.getDenseI64ArrayAttr({1}),
                                                b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}),
                                                b.getDenseI64ArrayAttr({}), precisionAttr));

@@ -464,6 +464,13 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
         }
       if (auto c = dyn_cast<pgpu::ContractOp>(op))
         for (Value operand : {c.getLhs(), c.getRhs()}) {
+          // A tile the contraction below it in an accumulator chain reads too (the value tile of an
+          // f32 operand's exact bf16 parts, pgpu::splitBF16: three tl.dot of one loaded tile into one
+          // accumulator) is that buffer, counted there. (Independent contractions sharing a tile, a
+          // LoRA's x, are left counted per use: one buffer too, but unmeasured on the GPU.)
+          if (auto below = c.getAcc().getDefiningOp<pgpu::ContractOp>())
+            if (operand == below.getLhs() || operand == below.getRhs())
+              continue;
           // Through a transpose or permutation, and a select that zeroes lanes of a loaded tile (a
           // segment walk's rows past its group), to what produced it: a tile this iteration loads is
           // pipelined STAGES deep (Triton pipelines the load beneath the select: the MoE grouped GEMM's

@@ -1,6 +1,7 @@
 //===- PGPUOps.cpp - pgpu kernel, program space, control and value ops -----===//
 
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
+#include "tessel/Dialect/PGPU/IR/ExactSplit.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -74,6 +75,25 @@ BinaryOp pgpu::singleBinaryCombine(Block &combine) {
       !((op.getLhs() == a && op.getRhs() == b) || (op.getLhs() == b && op.getRhs() == a)))
     return {};
   return op;
+}
+
+SmallVector<Value, 3> pgpu::splitBF16(OpBuilder &b, Location l, Value x) {
+  auto type = cast<FragmentType>(x.getType());
+  auto narrow = FragmentType::get(b.getContext(), b.getBF16Type(), type.getExtents());
+  Value zero = SplatOp::create(b, l, type, arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f)));
+  auto sub = [&](Value p, Value q) -> Value { return BinaryOp::create(b, l, kir::BinaryKind::Sub, p, q, false, false); };
+  SmallVector<Value, 3> parts;
+  Value rest = x;
+  for (int i = 0; i < 3; ++i) {
+    Value part = CastOp::create(b, l, narrow, rest);
+    parts.push_back(part);
+    if (i == 2)
+      break;
+    Value back = CastOp::create(b, l, type, part);
+    Value finite = CmpOp::create(b, l, kir::CmpPredicate::EQ, sub(back, back), zero);
+    rest = SelectOp::create(b, l, finite, sub(rest, back), zero);
+  }
+  return parts;
 }
 
 bool pgpu::isZeroConstant(Value v) {

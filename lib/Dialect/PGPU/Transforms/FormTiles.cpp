@@ -52,6 +52,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/PGPU/IR/ExactSplit.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/IndexSign.h"
 
@@ -104,6 +105,9 @@ struct ContractShape {
   unsigned lhsFree = 0; // the free axis of each operand
   unsigned rhsFree = 0;
   kir::ContractPrecision precision = kir::ContractPrecision::IEEE;
+  // An f32 operand (0 lhs, 1 rhs) against a widened bf16 one (stripped): its tile is split exactly
+  // into bf16 parts, one tensor-core product each (pgpu::splitBF16); -1 when none.
+  int split = -1;
 };
 
 /// Whether `op` of a contraction's element body is consumed by the contraction and never materialized:
@@ -695,6 +699,19 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
     c.lhs = tl;
     c.rhs = tr;
     c.precision = kir::ContractPrecision::TF32;
+  } else if ((nl && !nr && c.rhs.getType().isF32() && nl.getType().isBF16()) ||
+             (nr && !nl && c.lhs.getType().isF32() && nr.getType().isBF16())) {
+    // seed 000 §8 (IEEE products of the operands, the sum's order the implementation's): the f32
+    // operand is the exact sum of three bf16 parts, so its products with the widened bf16 operand are
+    // three exact bf16 x bf16 products summed in f32, on the tensor cores instead of FMAs. Not where
+    // one operand feeds both sides (x * x), whose cast the product would still need.
+    if (nl && nl != c.rhs) {
+      c.lhs = nl;
+      c.split = 1;
+    } else if (nr && nr != c.lhs) {
+      c.rhs = nr;
+      c.split = 0;
+    }
   }
   contracts.push_back(c);
   return success();
@@ -1063,11 +1080,21 @@ Value Tiler::contractStep(const ContractShape &c, unsigned k, Value acc, Locatio
                                         {rhsType.getExtents()[1], rhsType.getExtents()[0]});
     rhs = TransposeOp::create(b, loc, transposed, rhs, b.getDenseI64ArrayAttr({1, 0}));
   }
-  return ContractOp::create(b, loc, acc.getType(), lhs, rhs, acc, b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({0}),
-                            b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
-                            c.precision == kir::ContractPrecision::IEEE
-                                ? kir::ContractPrecisionAttr()
-                                : kir::ContractPrecisionAttr::get(b.getContext(), c.precision));
+  auto precision = c.precision == kir::ContractPrecision::IEEE
+                       ? kir::ContractPrecisionAttr()
+                       : kir::ContractPrecisionAttr::get(b.getContext(), c.precision);
+  auto contract = [&](Value l, Value r, Value into) -> Value {
+    return ContractOp::create(b, loc, acc.getType(), l, r, into, b.getDenseI64ArrayAttr({1}),
+                              b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
+                              precision);
+  };
+  if (c.split < 0)
+    return contract(lhs, rhs, acc);
+  // The f32 tile as hi + mid + lo (bf16, exact; zero lanes stay zero), the small parts first.
+  SmallVector<Value, 3> parts = splitBF16(b, loc, c.split == 0 ? lhs : rhs);
+  for (Value part : llvm::reverse(parts))
+    acc = c.split == 0 ? contract(part, rhs, acc) : contract(lhs, part, acc);
+  return acc;
 }
 
 /// combine(acc, x) of `op`'s combine region over `args` (the carries, then the values): inlined as

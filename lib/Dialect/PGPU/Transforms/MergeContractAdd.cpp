@@ -13,8 +13,12 @@
 // scaling into the lhs (legal under relaxed_normalization) was measured slower
 // on the H200 for attention (312 against 368 TFLOP/s, bench/results/
 // 2026-12-01-h200-attn-third.json), so it is not done.
-// Must not fire: an accumulator that is not a zero splat, a result with other
-// uses (a scaling included), an addition of another type.
+// A chain of contractions accumulating into one another down to a zero splat
+// (kir-to-pgpu's exact bf16 parts of an f32 operand) takes the addend at its
+// bottom: add(contract(l1, r1, contract(l2, r2, 0)), z) becomes
+// contract(l1, r1, contract(l2, r2, z)).
+// Must not fire: an accumulator that is not a zero splat or such a chain, a
+// result with other uses (a scaling included), an addition of another type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUMERGECONTRACTADD
@@ -49,8 +54,26 @@ struct MergeContractAdd : public tessel::pgpu::impl::PGPUMergeContractAddBase<Me
   void runOnOperation() override {
     SmallVector<ContractOp> contracts;
     getOperation().walk([&](ContractOp c) { contracts.push_back(c); });
+    auto plain = [](ContractOp c) {
+      return c.getLhsBatch().empty() && c.getLhsReduce() == ArrayRef<int64_t>{1};
+    };
+    DenseSet<Operation *> erased;
     for (ContractOp c : contracts) {
-      if (!isZeroConstant(c.getAcc()) || !c.getLhsBatch().empty() || c.getLhsReduce() != ArrayRef<int64_t>{1})
+      if (erased.contains(c) || !plain(c))
+        continue;
+      // c, or a chain of contractions each accumulating into the next (c's accumulator the sole
+      // result of the one below, down to a zero-initialized one: kir-to-pgpu's exact bf16 parts of
+      // an f32 operand); the addend then joins the bottom's accumulator.
+      SmallVector<ContractOp> chain{c};
+      while (!isZeroConstant(chain.back().getAcc())) {
+        auto below = chain.back().getAcc().getDefiningOp<ContractOp>();
+        if (!below || !below->hasOneUse() || below.getType() != c.getType() || !plain(below)) {
+          chain.clear();
+          break;
+        }
+        chain.push_back(below);
+      }
+      if (chain.empty())
         continue;
       bool remarks = remarksEnabled(c);
       auto [add, z] = soleBinaryUse(c.getResult(), kir::BinaryKind::Add);
@@ -58,14 +81,19 @@ struct MergeContractAdd : public tessel::pgpu::impl::PGPUMergeContractAddBase<Me
         continue;
       // Built at the addition: the addend and the operands all dominate it there.
       OpBuilder b(add);
-      auto merged = ContractOp::create(b, c.getLoc(), c.getType(), c.getLhs(), c.getRhs(), z, c.getLhsReduceAttr(),
-                                       c.getRhsReduceAttr(), c.getLhsBatchAttr(), c.getRhsBatchAttr(),
-                                       c.getPrecisionAttr()); // z joins the terms' sum (any order)
-      add.getResult().replaceAllUsesWith(merged.getResult());
+      Value acc = z; // z joins the terms' sum (any order)
+      for (ContractOp link : llvm::reverse(chain))
+        acc = ContractOp::create(b, link.getLoc(), link.getType(), link.getLhs(), link.getRhs(), acc,
+                                 link.getLhsReduceAttr(), link.getRhsReduceAttr(), link.getLhsBatchAttr(),
+                                 link.getRhsBatchAttr(), link.getPrecisionAttr());
+      add.getResult().replaceAllUsesWith(acc);
       add.erase();
-      c.erase();
+      for (ContractOp link : chain) { // top first: each is the sole user of the one below
+        erased.insert(link);
+        link.erase();
+      }
       if (remarks)
-        emitRemark(merged.getLoc()) << "pgpu-merge-contract-add: the addition joined the accumulator";
+        emitRemark(acc.getLoc()) << "pgpu-merge-contract-add: the addition joined the accumulator";
     }
   }
 };

@@ -116,7 +116,10 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     widening casts of a contraction's operands may move into the contraction;
     so are those of i8 values in i32, whose sums wrap alike in any order (an
     i32 sum of two sign-extended i8 operands is the i8 contraction with an i32
-    accumulator; no other integer product is contraction-shaped).
+    accumulator; no other integer product is contraction-shaped). An f32
+    operand against a widened bf16 one is split exactly into three bf16 parts
+    (`pgpu::splitBF16`: hi + mid + lo = x), one bf16 contraction each into the
+    same accumulator: the products stay exact, only the sum is regrouped.
     Fires when some reduction is contraction-shaped (`sum_k x * y`, x
     depending on one free axis and k, y on another free axis and k): blocking
     both free axes reuses each loaded operand element across the other axis.
@@ -602,10 +605,15 @@ def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
     same-dtype addition consumer to merge (def-use and zero initialization
     are checked here; the merged op is built at the addition, where the
     addend dominates).
-    Rewrites: `add(contract(l, r, 0), z)` becomes `contract(l, r, z)`.
+    Rewrites: `add(contract(l, r, 0), z)` becomes `contract(l, r, z)`; a
+    chain of contractions each accumulating into the next down to a zero
+    splat (the exact bf16 parts of an f32 operand, kir-to-pgpu) takes `z` at
+    its bottom: `add(contract(a, r, contract(b, r, 0)), z)` becomes
+    `contract(a, r, contract(b, r, z))`.
     Preserves: values (the sum is reassociated under the contraction's
     contract), effects, ABI, origins.
-    Must not fire: a non-zero accumulator, other uses of the result (a
+    Must not fire: a non-zero accumulator (other than such a chain), other
+    uses of the result or of a chain link's (a
     scaling between the two included: moving a row scaling into the lhs was
     measured slower on the H200), an addend of another type.
     Verifier after: the shared pgpu verifier.
