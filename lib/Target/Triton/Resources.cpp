@@ -453,6 +453,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     // recurrence spelled tl.range(..., num_stages=STAGES) (prefetchesRecurrence) pipelines its fragment
     // loads through shared memory the same way (counted for every load: Triton decides which it reaches).
     bool pipelined = pipelinesLoads(loop) || prefetchesRecurrence(loop);
+    bool innermost = !loop.getBody().walk([](pgpu::ForOp) { return WalkResult::interrupt(); }).wasInterrupted();
+    llvm::SmallPtrSet<Value, 8> countedOperands;
     loop.getBody().walk([&](Operation *op) {
       if (op->getParentOfType<pgpu::ForOp>() != loop)
         return;
@@ -468,6 +470,11 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
         }
       if (auto c = dyn_cast<pgpu::ContractOp>(op))
         for (Value operand : {c.getLhs(), c.getRhs()}) {
+          // One buffer set per operand, however many contractions read it: LoRA's X tile feeds X W and
+          // X A (offline sm_90 compile of corpus 04, Triton 3.6: one 3 x 128x64 buffer, where the model
+          // had counted two).
+          if (!countedOperands.insert(operand).second)
+            continue;
           // Through a transpose or permutation, and a select that zeroes lanes of a loaded tile (a
           // segment walk's rows past its group), to what produced it: a tile this iteration loads is
           // pipelined STAGES deep (Triton pipelines the load beneath the select: the MoE grouped GEMM's
@@ -493,7 +500,11 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
           Operation *def = from.getDefiningOp();
           Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
           if (def && loop->isProperAncestor(def) && isa<pgpu::LoadOp, pgpu::GatherOp>(def)) {
-            m.params.push_back(kStagesParam.str());
+            // Triton pipelines innermost loops only: an operand loaded in a loop around another one (a
+            // persistent walk's epilogue contraction, LoRA's (X A) B after the K loop) takes one buffer
+            // (corpus 04: one 16x128 tile of B, where the model had counted STAGES).
+            if (innermost)
+              m.params.push_back(kStagesParam.str());
             pipelinedLoads.insert(def);
           }
           else if (def && loop->isProperAncestor(def) && !isa<pgpu::ContractOp>(def))
