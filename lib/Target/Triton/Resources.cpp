@@ -439,6 +439,9 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   // (their carries and stages stay live across its body).
   llvm::DenseMap<Operation *, ResourceModel::Loop> own;
   SmallVector<pgpu::ForOp> order;
+  // Loads whose buffers a loop's stages already count (pipelined tiles, contraction operands and the
+  // loads beneath computed operands): never counted again as epilogue tiles below.
+  llvm::DenseSet<Operation *> pipelinedLoads;
   kernel.walk<WalkOrder::PreOrder>([&](pgpu::ForOp loop) {
     order.push_back(loop);
     ResourceModel::Loop &cost = own[loop];
@@ -450,6 +453,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     // recurrence spelled tl.range(..., num_stages=STAGES) (prefetchesRecurrence) pipelines its fragment
     // loads through shared memory the same way (counted for every load: Triton decides which it reaches).
     bool pipelined = pipelinesLoads(loop) || prefetchesRecurrence(loop);
+    bool innermost = !loop.getBody().walk([](pgpu::ForOp) { return WalkResult::interrupt(); }).wasInterrupted();
+    llvm::SmallPtrSet<Value, 8> countedOperands;
     loop.getBody().walk([&](Operation *op) {
       if (op->getParentOfType<pgpu::ForOp>() != loop)
         return;
@@ -460,17 +465,17 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
             Monomial staged = fragmentBytes(f);
             staged.params.push_back(kStagesParam.str());
             cost.staged.push_back(staged);
+            pipelinedLoads.insert(op);
           }
         }
       if (auto c = dyn_cast<pgpu::ContractOp>(op))
         for (Value operand : {c.getLhs(), c.getRhs()}) {
-          // A tile the contraction below it in an accumulator chain reads too (the value tile of an
-          // f32 operand's exact bf16 parts, pgpu::splitBF16: three tl.dot of one loaded tile into one
-          // accumulator) is that buffer, counted there. (Independent contractions sharing a tile, a
-          // LoRA's x, are left counted per use: one buffer too, but unmeasured on the GPU.)
-          if (auto below = c.getAcc().getDefiningOp<pgpu::ContractOp>())
-            if (operand == below.getLhs() || operand == below.getRhs())
-              continue;
+          // One buffer set per operand, however many contractions read it: LoRA's X tile feeds X W and
+          // X A (offline sm_90 compile of corpus 04, Triton 3.6: one 3 x 128x64 buffer, where the model
+          // had counted two); an f32 operand's exact bf16 parts (pgpu::splitBF16) are three tl.dot of
+          // one loaded value tile.
+          if (!countedOperands.insert(operand).second)
+            continue;
           // Through a transpose or permutation, and a select that zeroes lanes of a loaded tile (a
           // segment walk's rows past its group), to what produced it: a tile this iteration loads is
           // pipelined STAGES deep (Triton pipelines the load beneath the select: the MoE grouped GEMM's
@@ -495,18 +500,33 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
           }
           Operation *def = from.getDefiningOp();
           Monomial m = fragmentBytes(cast<pgpu::FragmentType>(operand.getType()));
-          if (def && loop->isProperAncestor(def) && isa<pgpu::LoadOp, pgpu::GatherOp>(def))
-            m.params.push_back(kStagesParam.str());
+          if (def && loop->isProperAncestor(def) && isa<pgpu::LoadOp, pgpu::GatherOp>(def)) {
+            // Triton pipelines innermost loops only: an operand loaded in a loop around another one (a
+            // persistent walk's epilogue contraction, LoRA's (X A) B after the K loop) takes one buffer
+            // (corpus 04: one 16x128 tile of B, where the model had counted STAGES).
+            if (innermost)
+              m.params.push_back(kStagesParam.str());
+            pipelinedLoads.insert(def);
+          }
           else if (def && loop->isProperAncestor(def) && !isa<pgpu::ContractOp>(def))
             // An operand computed element-wise in the body from tiles this iteration loads (SwiGLU's
-            // silu(g) * u): Triton pipelines each of those loads STAGES deep beneath the math. On the
-            // H200 the down projection's 128x256x64 tiles at 3 stages asked for 245824 bytes of
-            // 232448, where the model had counted the computed tile once.
+            // silu(g) * u): Triton pipelines each of those loads STAGES - 1 deep beneath the math (the
+            // math takes a stage of its own), and the computed tile takes one buffer more. On the H200
+            // the down projection's 128x256x64 tiles at 3 stages asked for 245824 bytes of 232448,
+            // where the model had counted the computed tile once. Offline sm_90 compiles of corpus 45
+            // (Triton 3.6) allocate exactly this plus the pipeline's barriers (under 128 bytes): g and
+            // u 2 x 128x64 each, A 128x64, W 3 x 64x128, C 128x128 = 163904 at the 128x128x64 default
+            // with 3 stages; 114728 at 2 stages, 180312 at 4 (C with pointers), 172144 at 64x128x64
+            // with 5 (python/tests/test_contraction_defaults.py compiles the default).
             for (Operation *load : loadsFeeding(from, loop))
               if (stagedLoads.insert(load).second) {
                 Monomial staged = fragmentBytes(cast<pgpu::FragmentType>(load->getResult(0).getType()));
+                Monomial fewer = staged; // STAGES - 1: a negative term beside its STAGES term
+                fewer.coefficient = -fewer.coefficient;
                 staged.params.push_back(kStagesParam.str());
                 cost.staged.push_back(staged);
+                cost.staged.push_back(fewer);
+                pipelinedLoads.insert(load);
               }
           cost.staged.push_back(m);
         }
@@ -547,7 +567,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   // for 278568 B of 232448 when this buffer was not counted; corpus 03).
   kernel.walk([&](pgpu::LoadOp load) {
     auto fragment = dyn_cast<pgpu::FragmentType>(load.getResult().getType());
-    if (!fragment || !kernel.getParam(kTmaParam) || !matchTileAccess(load) || keepsPointerSpelling(load))
+    if (!fragment || !kernel.getParam(kTmaParam) || !matchTileAccess(load) || keepsPointerSpelling(load) ||
+        pipelinedLoads.contains(load))
       return;
     SmallVector<Value> work{load.getResult()};
     DenseSet<Value> seen;
@@ -567,16 +588,18 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     stored.push_back(m);
   });
   model.stagesStores = !stored.empty();
-  // Whether every monomial of `a` is one of `b`'s (each used once): `b` is then at least `a` at every
-  // binding (coefficients and parameters are positive), and `a` need not be spelled.
+  // Whether every monomial of `a` is one of `b`'s (each used once) and `b`'s other monomials are
+  // positive (a negative term, a computed operand's loads STAGES - 1 deep, must be one of `a`'s too):
+  // `b` is then at least `a` at every binding (parameters are positive), and `a` need not be spelled.
   auto within = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
     llvm::SmallVector<bool> used(b.size(), false);
-    return llvm::all_of(a, [&](const Monomial &m) {
+    bool all = llvm::all_of(a, [&](const Monomial &m) {
       for (auto [i, o] : llvm::enumerate(b))
         if (!used[i] && o.coefficient == m.coefficient && o.params == m.params)
           return used[i] = true;
       return false;
     });
+    return all && llvm::all_of(llvm::enumerate(b), [&](auto o) { return used[o.index()] || o.value().coefficient > 0; });
   };
   // The polynomials of the loops, each kept unless another one dominates it (an outer loop's stages
   // are part of each inner loop's; loops that run in turn often stage the same tiles).
