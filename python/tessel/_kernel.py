@@ -756,7 +756,9 @@ class Kernel:
 
     def _reduction_steps(self, constexprs: dict, tensors, target: str, chosen: dict, covered=frozenset()) -> dict:
         """Call defaults of the declared steps of reduction loops (`<kernel>_LOOP_LOADS`: a loop whose
-        iterations each load a block and reduce it into its carried value, Resources.h) that no rule
+        iterations each load a block and reduce it into its carried value, or fold a [BLOCK_R, BLOCK_C]
+        tile into a carried tile (a column reduction's rows; programs counted with the fold split the
+        call takes at each binding, `_fold_split`), Resources.h) that no rule
         above moved and that cover no shape symbol here (`covered`: the row fits a candidate, which the
         covering rule picks): each iteration waits for its own loads, so a program walks its range at one block
         per memory latency, and the device moves the blocks of its resident programs' iterations at
