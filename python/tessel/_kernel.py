@@ -756,7 +756,9 @@ class Kernel:
 
     def _reduction_steps(self, constexprs: dict, tensors, target: str, chosen: dict, covered=frozenset()) -> dict:
         """Call defaults of the declared steps of reduction loops (`<kernel>_LOOP_LOADS`: a loop whose
-        iterations each load a block and reduce it into its carried value, Resources.h) that no rule
+        iterations each load a block and reduce it into its carried value, or fold a [BLOCK_R, BLOCK_C]
+        tile into a carried tile (a column reduction's rows; programs counted with the fold split the
+        call takes at each binding, `_fold_split`), Resources.h) that no rule
         above moved and that cover no shape symbol here (`covered`: the row fits a candidate, which the
         covering rule picks): each iteration waits for its own loads, so a program walks its range at one block
         per memory latency, and the device moves the blocks of its resident programs' iterations at
@@ -784,6 +786,13 @@ class Kernel:
         at = {**{n: d for n, (_, d) in space.items()}, **chosen}
 
         def count(binding):
+            # With the fold split the call would take at this binding (`_fold_split`, chosen after the
+            # steps): a longer step leaves fewer tiles to split (a column sum of 1031 rows in 16-row
+            # tiles splits 64 ways, in 64-row tiles 17), which counts as fewer programs.
+            if "FOLD_SPLIT" in space and "FOLD_SPLIT" not in chosen:
+                split = self._fold_split(constexprs, tensors, target, binding)
+                if split is not None:
+                    binding = {**binding, "FOLD_SPLIT": split}
             return _program_count(programs, binding, views)
 
         now = count(at)

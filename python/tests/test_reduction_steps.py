@@ -2,7 +2,10 @@
 corpus 10 GroupNorm and 53 BatchNorm statistics): a program that walks a long range one block at a time
 waits for each block's loads before the next, so where few programs run the walk's block grows until the
 multiprocessors have LOOP_BYTES_PER_SM in flight (WARPS following, at most 8); many programs, a block that
-covers its row, a tile of several axes keep their defaults. Shapes only (meta tensors), then the grown and
+covers its row, a tile of several axes beside a one-axis block (masked mean pooling) keep their defaults.
+A tile fold (a column sum's [BLOCK_R, BLOCK_C] row tiles summed into a carried tile, corpus 83 and 88) is
+such a walk too, its rows growing with the fold split it takes counted (a longer step may leave fewer tiles
+to split). Shapes only (meta tensors), then the grown and
 the declared bindings against the KIR interpreter through Triton under TRITON_INTERPRET=1 at odd shapes."""
 import os
 
@@ -64,6 +67,21 @@ def masked_mean_pool(h: T.In[T.bf16, ("B", "T", "D")], mask: T.In[T.i32, ("B", "
         out[b, dims] = total / T.maximum(T.sum(m), 1.0)
 
 
+@tessel.kernel
+def column_sums(dy: T.In[T.bf16, ("M", "N")], db: T.Out[T.f32, ("N",)]):
+    M, N = dy.shape
+    db[T.domain(0, N)] = T.sum(dy[T.domain(0, M), T.domain(0, N)], axis=0, acc_dtype=T.f32)
+
+
+@tessel.kernel
+def image_means(x: T.In[T.f16, ("N", "H", "W", "C")], out: T.Out[T.f16, ("N", "C")]):
+    nn, nh, nw, nc = x.shape
+    hs, ws, cs = T.domain(0, nh), T.domain(0, nw), T.domain(0, nc)
+    count = T.cast(nh * nw, T.f32)
+    for n in T.parallel(T.domain(0, nn)):
+        out[n, cs] = T.cast(T.sum(x[n, hs, ws, cs], axis=(0, 1), acc_dtype=T.f32) / count, T.f16)
+
+
 def _meta(shape, dtype=torch.float16):
     return torch.empty(shape, dtype=dtype, device="meta")
 
@@ -121,6 +139,81 @@ def test_a_tile_of_several_axes_is_not_a_walk():
     declared = masked_mean_pool.call_defaults(_meta((4096, 37, 64), torch.bfloat16), _meta((4096, 37), torch.int32),
                                               _meta((4096, 64), torch.float32))
     assert got["BLOCK_R"] == declared["BLOCK_R"], (got, declared)
+
+
+def _column_defaults(m, n):
+    return column_sums.call_defaults(_meta((m, n), torch.bfloat16), _meta((n,), torch.float32))
+
+
+def test_a_column_fold_grows_its_row_tiles():
+    # the tile fold's loop counts: its iteration loads one [BLOCK_R, BLOCK_C] tile
+    for src in (column_sums.source(), image_means.source()):
+        loads = next(l for l in src.split("\n") if l.startswith("    return {'BLOCK"))
+        assert loads == "    return {'BLOCK_R': 2 * p['BLOCK_R'] * p['BLOCK_C']}", loads
+    # corpus 83's shape: 8 column tiles x FOLD_SPLIT 32 = 256 programs (1.9 a multiprocessor), 4 KiB an
+    # iteration at the declared 16 rows: 64 rows (16 KiB) at 8 warps, the split unchanged
+    got = _column_defaults(65536, 1024)
+    assert (got["BLOCK_R"], got["WARPS"], got["FOLD_SPLIT"], got["BLOCK_C"]) == (64, 8, 32, 128), got
+    # corpus 88's: 64 images x 2 column tiles x FOLD_SPLIT 2 over 3136 (h, w) rows
+    got = image_means.call_defaults(_meta((64, 56, 56, 256)), _meta((64, 256)))
+    assert (got["BLOCK_R"], got["WARPS"], got["FOLD_SPLIT"]) == (64, 8, 2), got
+
+
+def test_a_column_fold_keeps_its_rows_where_the_split_would_shrink():
+    # one column tile of 1031 rows splits 64 ways in 16-row tiles (64 programs), but only 33 in 32-row
+    # tiles: the longer step would run fewer programs, so the declared 16 rows stay
+    got = _column_defaults(1031, 3)
+    assert (got["BLOCK_R"], got["WARPS"], got["FOLD_SPLIT"]) == (16, 4, 64), got
+
+
+def test_many_column_tiles_keep_the_declared_rows():
+    # 2048 column tiles fill the device unsplit (15.5 programs a multiprocessor, 62 KiB in flight)
+    got = _column_defaults(65536, 262144)
+    assert (got["BLOCK_R"], got["FOLD_SPLIT"]) == (16, 1), got
+
+
+# M, N: one row, one column, primes, rows short of and past 64-row tiles, a shape whose defaults grow
+@pytest.mark.parametrize("shape", [(1, 1), (63, 5), (65, 131), (257, 3), (1031, 257), (4099, 131)])
+def test_column_sums_agree_with_the_interpreter(shape, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    m, n = shape
+    rng = np.random.default_rng(m * 7 + n)
+    dy = rng.standard_normal(shape).astype(np.float32)
+    dy = torch.from_numpy(dy).to(torch.bfloat16).float().numpy()  # bf16-representable
+    want = column_sums.run_interp(shapes={}, inputs=dict(dy=dy))["db"]
+    np.testing.assert_allclose(want, dy.astype(np.float64).sum(axis=0), rtol=1e-4, atol=1e-3)
+    t = torch.from_numpy(dy).to(torch.bfloat16)
+    d = column_sums.call_defaults(t, torch.empty(n))
+    if shape == (4099, 131):
+        assert (d["BLOCK_R"], d["WARPS"], d["FOLD_SPLIT"]) == (64, 8, 64), d
+    for params in (None, {"BLOCK_R": 64, "WARPS": 8, "FOLD_SPLIT": 32}, {"BLOCK_R": 64, "FOLD_SPLIT": 1, "TMA": 0}):
+        for _ in range(2):  # a second call reuses the split's kept tickets
+            db = torch.full((n,), float("nan"))
+            if params is None:
+                column_sums(t, db)
+            else:
+                column_sums.launch(t, db, params=params)
+            np.testing.assert_allclose(db.numpy(), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1), (2, 7, 11, 131), (3, 13, 5, 5), (2, 67, 61, 131)])
+def test_image_means_agree_with_the_interpreter(shape, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(sum(shape))
+    x = (0.5 + rng.standard_normal(shape)).astype(np.float16)
+    want = image_means.run_interp(shapes={}, inputs=dict(x=x))["out"].astype(np.float64)
+    np.testing.assert_allclose(want, x.astype(np.float64).mean(axis=(1, 2)), rtol=2e-3, atol=2e-3)
+    t = torch.from_numpy(x)
+    d = image_means.call_defaults(t, torch.empty((shape[0], shape[3]), dtype=torch.float16))
+    if shape == (2, 67, 61, 131):
+        assert (d["BLOCK_R"], d["WARPS"]) == (64, 8), d
+    for params in (None, {"BLOCK_R": 64, "WARPS": 8, "FOLD_SPLIT": 4}):
+        out = torch.full((shape[0], shape[3]), float("nan"), dtype=torch.float16)
+        if params is None:
+            image_means(t, out)
+        else:
+            image_means.launch(t, out, params=params)
+        np.testing.assert_allclose(out.numpy().astype(np.float64), want, rtol=2e-3, atol=2e-3)
 
 
 # N, C, H, W (G = 4): groups of one channel, H*W prime, N = 1, ranges past and short of every block

@@ -82,7 +82,9 @@ struct ResourceModel {
   std::vector<Loop> loops;
   /// Per declared parameter that steps a reduction loop (a pgpu.for stepping by the parameter, carrying
   /// values, whose body reduces a fragment and loads only one-axis blocks of the step, with no
-  /// contraction in it: a row walked a block at a time): the bytes one iteration of each
+  /// contraction in it: a row walked a block at a time; or whose loaded and carried fragments all span
+  /// the step's axis beside others: a tile fold, a column reduction's rows summed lane-wise into a
+  /// carried tile): the bytes one iteration of each
   /// such loop loads (the largest counts). Such a loop's iterations run one after another, each waiting
   /// for its loads, so a call's default grows the step where few programs run
   /// (python/tessel/_kernel.py, Kernel._reduction_steps). Likewise STAGES for a recurrence spelled
