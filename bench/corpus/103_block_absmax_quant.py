@@ -62,6 +62,20 @@ def peer(x):
     return {"q": q, "scale": scale}
 
 
+def unrounded_q(x):
+    """q as reference() computes it before rounding and clamping (bench/corpus.py's tie rule)."""
+    M, N = x.shape
+    x = x.astype(np.float32)
+    u = np.zeros((M, N), np.float64)
+    for j in range(-(-N // BLOCK)):
+        xb = x[:, j * BLOCK:(j + 1) * BLOCK]
+        s = np.maximum(np.abs(xb).max(axis=1) / np.float32(127), np.float32(1e-12)).astype(np.float32)
+        u[:, j * BLOCK:(j + 1) * BLOCK] = xb / s[:, None]
+    return u
+
+
+UNROUNDED = {"q": unrounded_q}
+
 TEST_SHAPES = [dict(M=1, N=1, NB=1), dict(M=3, N=129, NB=2), dict(M=5, N=256, NB=2), dict(M=2, N=401, NB=4)]
 BENCH_SHAPE = dict(M=8192, N=7168, NB=56)
 TOLERANCE = dict(rtol=1e-6, atol=0.0)

@@ -57,6 +57,17 @@ def peer(k, slot_mapping, cache, scales):
     return {"cache": cache, "scales": scales}
 
 
+def unrounded_cache(k, slot_mapping, cache, scales):
+    """The cache as reference() computes it before rounding (bench/corpus.py's tie rule)."""
+    kf = k.astype(np.float32)
+    s = (np.abs(kf).max(axis=-1) / np.float32(127.0)).astype(np.float32)
+    out = cache.astype(np.float64)
+    out[slot_mapping] = kf / s[..., None]
+    return out
+
+
+UNROUNDED = {"cache": unrounded_cache}
+
 TEST_SHAPES = [dict(T=1, H=1, D=1, NSLOTS=1), dict(T=3, H=2, D=7, NSLOTS=11),
                dict(T=17, H=3, D=31, NSLOTS=53), dict(T=37, H=8, D=128, NSLOTS=131)]
 BENCH_SHAPE = dict(T=4096, H=8, D=128, NSLOTS=65536)

@@ -53,6 +53,15 @@ def peer(x, w, eps):
     return {"q": q, "s": s}
 
 
+def unrounded_q(x, w, eps):
+    """q as reference() computes it before rounding and clamping (bench/corpus.py's tie rule)."""
+    x64 = x.astype(np.float64)
+    y = x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + eps) * w.astype(np.float64)
+    return y / (np.abs(y).max(axis=1) / 127.0)[:, None]
+
+
+UNROUNDED = {"q": unrounded_q}
+
 TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=127), dict(M=7, N=1031)]
 BENCH_SHAPE = dict(M=16384, N=4096)
 TOLERANCE = dict(rtol=1e-4, atol=1e-6)

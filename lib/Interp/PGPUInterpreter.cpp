@@ -114,6 +114,8 @@ private:
   // instance that last released each atomic element.
   DenseMap<int64_t, DenseSet<int64_t>> synced;
   DenseMap<std::pair<const void *, int64_t>, int64_t> releasers;
+  // The instances that arrived at each ticket element (pgpu.last_program) since its last arrival.
+  DenseMap<std::pair<const void *, int64_t>, SmallVector<int64_t>> arrivals;
 };
 } // namespace
 
@@ -427,8 +429,20 @@ LogicalResult PGPUInterpreter::execOp(Operation &op) {
           count = index(l.getArrivals());
         }
         int64_t arrived = ticket.value.data[at].i++;
+        // The acq_rel arrival releases what this instance did; the last arrival acquires every
+        // arrival's, so its writes follow theirs (a finalization may rewrite what they wrote).
+        SmallVector<int64_t> &before = arrivals[{&ticket, at}];
+        before.push_back(instance);
         if (arrived != count - 1)
           return success();
+        DenseSet<int64_t> followed;
+        for (int64_t i : before) {
+          followed.insert(i);
+          if (auto t = synced.find(i); t != synced.end())
+            followed.insert(t->second.begin(), t->second.end());
+        }
+        before.clear();
+        synced[instance].insert(followed.begin(), followed.end());
         return execBlock(l.getBody().front(), {}, nullptr);
       })
       .Default([&](Operation *other) -> LogicalResult {

@@ -87,6 +87,31 @@ static void viewsReadIn(Operation *op, DenseSet<Value> &views) {
   });
 }
 
+/// Whether `op` stores +0 (the identity of an add) into every element of `view`: a store of a
+/// broadcast constant over [0, extent) of each of the view's axes, in order, unmasked.
+static bool zeroFillOf(Operation *op, Value view) {
+  auto store = dyn_cast<kir::StoreOp>(op);
+  auto type = dyn_cast<kir::ViewType>(view.getType());
+  if (!store || !type || store.getView() != view || store.getValid() || store.getCoords().size() != type.getRank())
+    return false;
+  auto broadcast = store.getValue().getDefiningOp<kir::BroadcastOp>();
+  Attribute c;
+  if (!broadcast || !matchPattern(broadcast.getOperand(), m_Constant(&c)))
+    return false;
+  auto f = dyn_cast<FloatAttr>(c);
+  auto i = dyn_cast<IntegerAttr>(c);
+  if (!(f && f.getValue().isPosZero()) && !(i && i.getValue().isZero()))
+    return false;
+  for (auto [axis, coord] : llvm::enumerate(store.getCoords())) {
+    auto d = coord.getDefiningOp<kir::DomainOp>();
+    auto upper = d ? d.getUpper().getDefiningOp<kir::ExtentOp>() : kir::ExtentOp();
+    if (!d || d.getStep() != 1 || !matchPattern(d.getLower(), m_Zero()) || !upper ||
+        upper.getName() != type.getExtentName(axis))
+      return false;
+  }
+  return true;
+}
+
 LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<Workset> &worksets) {
   for (Operation &op : block.without_terminator()) {
     if (auto p = dyn_cast<kir::ParallelOp>(op)) {
@@ -463,6 +488,9 @@ LogicalResult KernelConstructor::run() {
   for (auto [kirArg, physArg] : llvm::zip(kernel.getBody().getArguments(), entry->getArguments()))
     map.map(kirArg, physArg);
 
+  // Merged scatter-adds whose view's zero fill was dropped: the last program copies their sums.
+  DenseSet<Operation *> copiedMerges;
+
   // Launch-time facts, then the worksets in order.
   // Pure top-level values that are not launch-time facts (float scalars,
   // logical tensors, reads of views) are realized inside every workset that
@@ -580,6 +608,16 @@ LogicalResult KernelConstructor::run() {
         emitRemark(w.op->getLoc()) << "kir-to-pgpu: this in-place update needs whole-view values read before it: "
                                       "it runs whole in the last program instance, after every other instance "
                                       "(one program does its elements)";
+      if (w.finalize && !w.hoist && mergeableScatter(w, reads, writes, earlierWrites)) {
+        // Its contributions add into a zeroed workspace in parallel; the last program adds that into
+        // the view after everyone's writes (ScatterMerge.cpp).
+        w.finalize = false;
+        w.merged = cast<kir::ScatterReduceOp>(w.op).getView(); // the view, until its workspace is made
+        if (pgpu::remarksEnabled(kernel))
+          emitRemark(w.op->getLoc()) << "kir-to-pgpu: this scatter-add touches a view earlier worksets use: its "
+                                        "instances add into a zeroed workspace, and the last program instance adds "
+                                        "that into the view";
+      }
       if (w.finalize) {
         if (mergedHistogram(*w.op))
           return w.op->emitError() << "kir-to-pgpu: this stored histogram depends on an earlier workset: its own "
@@ -593,6 +631,37 @@ LogicalResult KernelConstructor::run() {
       }
       earlierWrites.insert(writes.begin(), writes.end());
       earlierReads.insert(reads.begin(), reads.end());
+    }
+    // A merged scatter-add whose view only an earlier zero fill of all of it touches: the fill
+    // commutes with the adds (0 is their identity), so the view ends as the workspace's sums. The fill
+    // is dropped and the last program copies the workspace into the view instead of adding it there:
+    // torch's index_add_ into zeros (101_sorted_segment_sum), one segment left for refine-mapping.
+    for (unsigned k = 0; k < worksets.size(); ++k) {
+      Value view = worksets[k].merged;
+      if (!view)
+        continue;
+      int fill = -1;
+      bool others = false;
+      for (unsigned j = 0; j < k; ++j) {
+        DenseSet<Value> reads, writes;
+        accesses(worksets[j].op, reads, writes);
+        for (Operation *store : worksets[j].joined)
+          accesses(store, reads, writes);
+        if (!reads.contains(view) && !writes.contains(view))
+          continue;
+        if (fill < 0 && worksets[j].joined.empty() && !worksets[j].finalize && zeroFillOf(worksets[j].op, view))
+          fill = j;
+        else
+          others = true;
+      }
+      if (fill < 0 || others)
+        continue;
+      copiedMerges.insert(worksets[k].op);
+      if (pgpu::remarksEnabled(kernel))
+        emitRemark(worksets[fill].op->getLoc()) << "kir-to-pgpu: this zero fill commutes with the scatter-add "
+                                                   "after it: the last program copies the sums into the view";
+      worksets.erase(worksets.begin() + fill);
+      --k;
     }
   }
 
@@ -631,10 +700,25 @@ LogicalResult KernelConstructor::run() {
       ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)}, b.getI32IntegerAttr(0));
   }
 
+  // Merged scatter-adds add into a workspace shaped like their view, zero at the launch's start and
+  // returned to zero by the last program (kept by the wrapper, like tickets).
+  bool merges = false;
+  for (Workset &w : worksets) {
+    if (!w.merged)
+      continue;
+    auto view = cast<kir::ViewType>(w.merged.getType());
+    Type element = view.getElementType();
+    TypedAttr zero = isa<FloatType>(element) ? TypedAttr(b.getFloatAttr(element, 0.0)) : b.getIntegerAttr(element, 0);
+    w.merged = addWorkspace(w.op->getLoc(), element, view.getExtents(), zero);
+    physical.setArgAttr(cast<BlockArgument>(w.merged).getArgNumber(), "pgpu.kept", b.getUnitAttr());
+    writeTargets[w.op] = w.merged;
+    merges = true;
+  }
+
   SmallVector<Workset *> segments, finalizations;
   for (Workset &w : worksets)
     (w.finalize ? finalizations : segments).push_back(&w);
-  if (!finalizations.empty() && !ticket)
+  if ((!finalizations.empty() || merges) && !ticket)
     ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)}, b.getI32IntegerAttr(0));
 
   // Segment lengths (LaunchExpr) and prefix offsets.
@@ -713,9 +797,30 @@ LogicalResult KernelConstructor::run() {
     for (Workset &w : worksets)
       if (w.partial && failed(emitHistogramFinalize(*w.op, w.partial)))
         return failure();
-    for (Workset *w : finalizations)
-      if (failed(emitFinalization(*w)))
+    // Finalizations and merged scatters' adds in source order: a later finalization reads the sums.
+    for (Workset &w : worksets) {
+      if (w.merged && copiedMerges.contains(w.op)) {
+        // out = W (its fill dropped above), W = 0.
+        auto sr = cast<kir::ScatterReduceOp>(w.op);
+        Location sloc = sr.getLoc();
+        Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(sr.getView()).getArgNumber());
+        auto view = cast<kir::ViewType>(sr.getView().getType());
+        SmallVector<Value> extents;
+        for (unsigned axis = 0; axis < view.getRank(); ++axis)
+          extents.push_back(pgpu::ExtentOp::create(b, sloc, viewArg, axis));
+        if (failed(foreachNest(sloc, extents, [&](ArrayRef<Value> positions) -> LogicalResult {
+              Value zero = zeroOf(sloc, view.getElementType()), ok = trueValue(sloc);
+              Value sum = pgpu::BufferLoadOp::create(b, sloc, view.getElementType(), w.merged, positions, ok, zero);
+              pgpu::BufferStoreOp::create(b, sloc, zero, w.merged, positions, ok);
+              pgpu::StoreOp::create(b, sloc, sum, viewArg, positions, ok);
+              return success();
+            })))
+          return failure();
+        continue;
+      }
+      if ((w.merged && failed(emitScatterMergeFinalize(w))) || (w.finalize && failed(emitFinalization(w))))
         return failure();
+    }
     pgpu::YieldOp::create(b, loc);
   }
   pgpu::YieldOp::create(b, loc);

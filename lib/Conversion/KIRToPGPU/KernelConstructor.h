@@ -280,6 +280,9 @@ private:
     /// Set when the workset reads a kernel-level buffer an earlier workset writes: it runs whole in
     /// the last program instance (no barrier separates worksets of one launch otherwise).
     bool finalize = false;
+    /// Set when the workset is an add scatter-reduce into a view earlier worksets touch: its instances
+    /// add into this zeroed workspace, and the last program adds it into the view (ScatterMerge.cpp).
+    Value merged;
     /// For a store over data-dependent subregions: per axis, the launch-time domain its coordinate
     /// cuts (the workset's instances range over these; elements outside the subregion store nothing).
     SmallVector<Value> roots;
@@ -297,6 +300,16 @@ private:
   /// Whether `w` is plain tensor stores over launch-time domains (no histogram merge, data-dependent
   /// subregion or partial): what joinStores joins and alignedInPlace writes in place.
   bool plainStores(const Workset &w);
+
+  // Scatter-adds merged through a zeroed workspace (ScatterMerge.cpp).
+  /// The target view of workset `w` when it is a top-level add scatter-reduce that may add into a
+  /// workspace in parallel (it reads nothing in `earlierWrites`, writes only its target), else null.
+  Value mergeableScatter(Workset &w, const DenseSet<Value> &reads, const DenseSet<Value> &writes,
+                         const DenseSet<Value> &earlierWrites);
+  /// In the last program: adds workset `w`'s workspace into its target view and zeroes it.
+  LogicalResult emitScatterMergeFinalize(Workset &w);
+  /// Writes redirected from their view to a workspace (a merged scatter's instances).
+  DenseMap<Operation *, Value> writeTargets;
   /// Whether workset `w` may write `view`, which replayed values read: `w` is plain stores over
   /// coordinates C, and every replayed read of `view` is a load at C feeding only elementwise ops
   /// into `w`'s stores. Records those loads in `w.readFirst`. With `scalarSinks`, such a chain may

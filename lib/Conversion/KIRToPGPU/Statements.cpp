@@ -183,6 +183,8 @@ LogicalResult KernelConstructor::emitElementWrite(Operation &op, Value value, Ar
     valid = sr.getValid();
   }
   Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(op.getOperand(1)).getArgNumber());
+  if (Value workspace = writeTargets.lookup(&op)) // a merged scatter adds into its workspace (ScatterMerge.cpp)
+    viewArg = workspace;
   FailureOr<SmallVector<Value>> c = accessCoords(loc, coords, positions, &op);
   if (failed(c))
     return failure();

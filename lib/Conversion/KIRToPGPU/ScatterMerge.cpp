@@ -1,0 +1,87 @@
+//===- ScatterMerge.cpp - scatter-adds merged through a zeroed workspace ---===//
+//
+// seed 000 §2 (one launch: no hidden second launch, no grid-wide barrier),
+// §4.4 (invocation workspace; tickets: acq_rel arrivals), §6 (scatter-reduce:
+// collisions combine, in no specified order); seed 002 §4 (a reduce
+// reassociated and permuted under its contract).
+//
+// `out[...] = 0.0; scatter_reduce(out, (seg, dims), x, combine="add")` (torch's
+// index_add_ after a zero fill, 101_sorted_segment_sum): the scatter-add writes
+// what the fill wrote, so with no barrier between worksets it ran whole in the
+// last program instance, one element at a time (N*D atomics from one program:
+// 10 s at N=1M, D=64 on the H200). An add scatter-reduce only needs the target's
+// value when its contributions land, and addition reassociates under its
+// contract: out_final = out_before + sum(contributions). So the worksets'
+// instances add their contributions into a workspace W shaped like the target,
+// zero when the launch starts, in parallel with the earlier worksets; the last
+// program, after every instance has arrived, adds W into the target element by
+// element (out = out + W, in source order with the other finalizations) and
+// returns W to zero, so the wrapper keeps one zeroed W per stream (`pgpu.kept`,
+// as pgpu-atomic-partials' sums). The serial tail is the target's S*D
+// elements, not the N*D contributions.
+//
+// Fires on a top-level kir.scatter_reduce workset whose combine is exactly an
+// add of its two arguments, that would otherwise finalize in the last program
+// only because earlier worksets read or write its target view, and that reads
+// nothing an earlier workset writes (nor its target). Must not fire otherwise
+// (another combine, a read of something written earlier, a scatter in a
+// kir.parallel body, a workset with other writes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelConstructor.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::construct;
+
+/// Whether `combine` is `^bb(%a, %b): %r = kir.binary add %a, %b (either order); kir.yield %r`.
+static bool isAddCombine(Region &combine) {
+  if (!combine.hasOneBlock())
+    return false;
+  Block &block = combine.front();
+  if (block.getNumArguments() != 2 || !llvm::hasNItems(block.getOperations(), 2))
+    return false;
+  auto add = dyn_cast<kir::BinaryOp>(block.front());
+  auto yield = dyn_cast<kir::YieldOp>(block.back());
+  if (!add || !yield || add.getKind() != kir::BinaryKind::Add || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != add.getResult())
+    return false;
+  Value a = block.getArgument(0), c = block.getArgument(1);
+  return (add.getLhs() == a && add.getRhs() == c) || (add.getLhs() == c && add.getRhs() == a);
+}
+
+Value KernelConstructor::mergeableScatter(Workset &w, const DenseSet<Value> &reads, const DenseSet<Value> &writes,
+                                          const DenseSet<Value> &earlierWrites) {
+  auto sr = dyn_cast<kir::ScatterReduceOp>(w.op);
+  if (!sr || sr.getJoint() || !w.joined.empty() || !w.roots.empty() || !isAddCombine(sr.getCombine()))
+    return {};
+  Value target = sr.getView();
+  if (writes.size() != 1 || !writes.contains(target) || reads.contains(target) || kernelBuffers.contains(target))
+    return {};
+  auto view = dyn_cast<kir::ViewType>(target.getType());
+  if (!view || !view.getElementType().isIntOrFloat())
+    return {};
+  if (llvm::any_of(reads, [&](Value v) { return earlierWrites.contains(v); }))
+    return {};
+  return target;
+}
+
+LogicalResult KernelConstructor::emitScatterMergeFinalize(Workset &w) {
+  auto sr = cast<kir::ScatterReduceOp>(w.op);
+  Location loc = sr.getLoc();
+  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(sr.getView()).getArgNumber());
+  auto view = cast<kir::ViewType>(sr.getView().getType());
+  Type element = view.getElementType();
+  SmallVector<Value> extents;
+  for (unsigned axis = 0; axis < view.getRank(); ++axis)
+    extents.push_back(pgpu::ExtentOp::create(b, loc, viewArg, axis));
+  return foreachNest(loc, extents, [&](ArrayRef<Value> positions) -> LogicalResult {
+    Value zero = zeroOf(loc, element), ok = trueValue(loc);
+    Value sum = pgpu::BufferLoadOp::create(b, loc, element, w.merged, positions, ok, zero);
+    pgpu::BufferStoreOp::create(b, loc, zero, w.merged, positions, ok);
+    Value before = pgpu::LoadOp::create(b, loc, element, viewArg, positions, ok, zero);
+    pgpu::StoreOp::create(b, loc, binary(loc, kir::BinaryKind::Add, before, sum), viewArg, positions, ok);
+    return success();
+  });
+}
