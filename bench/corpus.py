@@ -52,6 +52,8 @@ def _close(got, want, tol, unrounded=None) -> tuple[str | None, int]:
     g, w = got.detach().double(), want.detach().double()
     if g.shape != w.shape:
         return f"shape {tuple(g.shape)} vs peer {tuple(w.shape)}", 0
+    if math.isinf(tol["atol"]):  # no value check (119's peer draws its own random numbers): isclose would
+        return None, 0            # compute inf * 0 = NaN for a zero element and call every such pair apart
     bad = ~torch.isclose(g, w, rtol=tol["rtol"], atol=tol["atol"], equal_nan=True)
     flips = 0
     if callable(unrounded) and bool(bad.any()):   # the value before rounding, drawn only when needed
@@ -192,7 +194,9 @@ def bench_one(name: str, compile_peer: bool) -> dict:
         ours = H.outputs_of(mod, views)
         # The peer on fresh inputs too: torch.compile's first call above ran it on `tin`, and a peer that
         # updates its inputs in place (50_fused_add_rmsnorm_inplace's residual.add_) would add twice.
-        theirs = mod.peer(**_torch_inputs(inputs, mod, DEVICE))
+        # The compiled peer where there is one: an eager FlexAttention peer materializes the whole score
+        # matrix (115_chunked_local_attention at S 8192: 32 GiB), and compiled is what the author names.
+        theirs = (compiled or mod.peer)(**_torch_inputs(inputs, mod, DEVICE))
         tol = getattr(mod, "BENCH_TOLERANCE", None) or {k: 4 * v for k, v in mod.TOLERANCE.items()}
         for k, want in theirs.items():
             if k not in ours:
@@ -206,13 +210,18 @@ def bench_one(name: str, compile_peer: bool) -> dict:
         rec["peer_check"] = "ok"
         # (3) timings
         rec["tessel_ms"] = _median_ms(lambda: mod.KERNEL(*views, **kw))
-        rec["eager_ms"] = _median_ms(lambda: mod.peer(**tin))
+        try:
+            rec["eager_ms"] = _median_ms(lambda: mod.peer(**tin))
+        except torch.OutOfMemoryError as e:  # recorded; the compiled peer still compares
+            rec["eager_error"] = f"OutOfMemoryError: {str(e)[:120]}"
+            torch.cuda.empty_cache()
         if compiled is not None:
             rec["compile_ms"] = _median_ms(lambda: compiled(**tin))
-    rec["vs_eager"] = rec["eager_ms"] / rec["tessel_ms"]
+    if "eager_ms" in rec:
+        rec["vs_eager"] = rec["eager_ms"] / rec["tessel_ms"]
     if "compile_ms" in rec:
         rec["vs_compile"] = rec["compile_ms"] / rec["tessel_ms"]
-    rec["vs_best_peer"] = min(rec["eager_ms"], rec.get("compile_ms", math.inf)) / rec["tessel_ms"]
+    rec["vs_best_peer"] = min(rec.get("eager_ms", math.inf), rec.get("compile_ms", math.inf)) / rec["tessel_ms"]
     if hasattr(mod, "OPS"):
         flops, nbytes = mod.OPS(shape)
         s = rec["tessel_ms"] * 1e-3

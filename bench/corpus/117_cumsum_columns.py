@@ -31,4 +31,7 @@ def peer(x):
 TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=127), dict(M=131, N=5), dict(M=1031, N=17)]
 BENCH_SHAPE = dict(M=16384, N=4096)
 TOLERANCE = dict(rtol=1e-4, atol=1e-4)
+# At the bench shape a column sums up to 16384 values in another order than torch.cumsum: f32 rounding
+# of ~eps * sum|x| (~5e-4 at row 8476) (added by the maintainers; the kernel is as written).
+BENCH_TOLERANCE = dict(rtol=1e-3, atol=3e-3)
 PEER = "torch.cumsum"
