@@ -180,6 +180,10 @@ public:
   /// The segmented walk (a segment workset whose bounds are read in the program), instead of rewrite().
   void rewriteSegmented();
   bool isSegmented() const { return segmented; }
+  /// The group is one segment of construction's dispatch chain (pgpu::dispatchChain): rewrite()
+  /// leaves the program space's count to the caller (the product of `tiledGroup`'s extents).
+  void setChainSegment() { chainSegment = true; }
+  ExecutionGroupOp tiledGroup; // rewrite()'s group
 
 private:
   // ---- analysis over the original IR ----
@@ -305,6 +309,7 @@ private:
   SmallVector<std::string> paramOf; // per axis: its extent parameter (blocked axes)
   std::string groupParam;           // the grouped traversal's group size, when there is one
   bool persistent = false;          // programs walk the tiles with a stride (PERSIST)
+  bool chainSegment = false;        // one segment of several (setChainSegment)
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
   bool segmented = false;           // the first foreach is a segment whose bounds are read in the program
   bool boundedWalk = false;         // the segment walk's programs are capped by its launch-time tile bound
@@ -1171,7 +1176,9 @@ void Tiler::rewrite() {
   // each program owns one tile, as without the walk.
   Value programs = total;
   auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
-  persistent = !contracts.empty() && target && target.getMultiprocessors() > 0;
+  // One segment of several owns the programs its tiles need, not the space's (a grid-stride walk
+  // over the tiles of several segments is not formed).
+  persistent = !contracts.empty() && target && target.getMultiprocessors() > 0 && !chainSegment;
   if (persistent) {
     Value perSM = ParamOp::create(b, loc, b.getIndexType(), kPersist);
     Value sms = arith::ConstantIndexOp::create(b, loc, target.getMultiprocessors());
@@ -1179,7 +1186,8 @@ void Tiler::rewrite() {
                                 BinaryOp::create(b, loc, kir::BinaryKind::Mul, perSM, sms, false, false), false,
                                 false);
   }
-  space->setOperand(0, programs);
+  if (!chainSegment)
+    space->setOperand(0, programs);
   // Grouped traversal (seed 002 §3.2): when the two blocked axes are the innermost program axes,
   // they become one linear axis that visits GROUP row tiles down a column of tiles before moving
   // right, so concurrently running programs share operand tiles in L2.
@@ -1208,6 +1216,7 @@ void Tiler::rewrite() {
   if (grouped)
     roles.back() = b.getStringAttr("grouped tiles");
   auto tiled = ExecutionGroupOp::create(b, loc, linear, extents, group.getSegmentAttr(), b.getArrayAttr(roles));
+  tiledGroup = tiled;
   Block *body = b.createBlock(&tiled.getBody());
   laneOk.assign(numAxes, Value());
   Block &old = group.getBody().front();
@@ -1483,6 +1492,68 @@ void Tiler::declareParams() {
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 
+/// Several segments (construction's dispatch chain, pgpu::dispatchChain: pid < S0 ? g0(pid) :
+/// (r = pid - S0; r < S1 ? g1(r) : ...)): each segment's group is tiled as a sole one would be, on
+/// its own (a kernel computing several products, e.g. three projections stored to three outputs),
+/// and its count S_i becomes its tiles in the chain's bound and shift and in the space's total. A
+/// segment that does not tile keeps its count; a segment walk (segment bounds read in the program)
+/// or a grid-stride walk spanning several segments is not formed.
+void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
+  bool remarks = remarksEnabled(kernel);
+  Dispatch dispatch;
+  Block &body = space.getBody().front();
+  if (!dispatchChain(body, body.getArgument(0), dispatch) || dispatch.groups.size() < 2) {
+    if (remarks)
+      space.emitRemark() << "pgpu-form-tiles: not tiled: the program space has dispatch code other than one "
+                            "group or construction's chain of segments (a last-program finalization or a guard)";
+    return;
+  }
+  unsigned n = dispatch.groups.size();
+  SmallVector<Value> counts;
+  // A group's program count, the left-folded product of its extents (1 without axes) built before the
+  // space: the form of construction's bounds, which pgpu::dispatchChain matches (refine-mapping then
+  // still refines the chain's per-element segments).
+  auto countOf = [&](ExecutionGroupOp group) {
+    OpBuilder b(space);
+    Location loc = group.getLoc();
+    if (group.getExtents().empty())
+      return Value(arith::ConstantIndexOp::create(b, loc, 1));
+    Value count = group.getExtents().front();
+    for (Value e : group.getExtents().drop_front())
+      count = BinaryOp::create(b, loc, kir::BinaryKind::Mul, count, e, false, false);
+    return count;
+  };
+  for (auto [i, group] : llvm::enumerate(SmallVector<ExecutionGroupOp>(dispatch.groups))) {
+    Value count = i < dispatch.bounds.size() ? dispatch.bounds[i].getRhs() : Value();
+    std::string where = "segment " + std::to_string(i) + " of " + std::to_string(n);
+    Location loc = group.getLoc();
+    Tiler tiler(kernel, space, group, IfOp());
+    tiler.setChainSegment();
+    if (failed(tiler.analyze()) || tiler.isSegmented()) {
+      if (remarks && (!tiler.whyNot.empty() || tiler.isSegmented()))
+        group.emitRemark() << "pgpu-form-tiles: not tiled (" << where << "): "
+                           << (tiler.isSegmented() ? std::string("a segment walk is formed only for a sole group")
+                                                   : tiler.whyNot);
+      counts.push_back(count ? count : countOf(group)); // the last segment's: construction's product
+
+      continue;
+    }
+    tiler.rewrite();
+    counts.push_back(countOf(tiler.tiledGroup));
+    if (i < dispatch.bounds.size()) {
+      dispatch.bounds[i]->setOperand(1, counts.back());
+      dispatch.shifts[i]->setOperand(1, counts.back());
+    }
+    if (remarks)
+      emitRemark(loc) << "pgpu-form-tiles (" << where << "): " << tiler.adopted();
+  }
+  OpBuilder b(space);
+  Value total = counts.front();
+  for (Value c : ArrayRef<Value>(counts).drop_front())
+    total = BinaryOp::create(b, space.getLoc(), kir::BinaryKind::Add, total, c, false, false);
+  space->setOperand(0, total);
+}
+
 struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -1508,8 +1579,10 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
       if (!group || !sole) {
         group = soleExecutionGroup(space, /*finalization=*/true);
         guard = group ? dyn_cast<IfOp>(group->getParentOp()) : IfOp();
-        if (!guard)
+        if (!guard) {
+          tileSegments(kernel, space);
           continue;
+        }
       }
       if (group.getLinear() != body.getArgument(0))
         continue;
