@@ -46,7 +46,11 @@
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
 // r) is tiled when its free axes are a program axis and r (checkNests).
 //
-// Must not fire: neither of those; several segments; other nested
+// Several segments (construction's dispatch chain: one kernel computing several products, stored
+// to different outputs): each segment's group is tiled on its own (tileSegments), the chain's
+// bound and shift for it become its tile count.
+//
+// Must not fire: neither of those; dispatch code other than one group or the chain; other nested
 // loops or control in the program body; ragged (program-dependent) loop
 // bounds; a value that would need a fragment of rank > 2.
 //
@@ -1503,13 +1507,16 @@ void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
   Dispatch dispatch;
   Block &body = space.getBody().front();
   if (!dispatchChain(body, body.getArgument(0), dispatch) || dispatch.groups.size() < 2) {
-    if (remarks)
+    bool reduces = false; // only a space with a reduction may hold a product to say this about
+    space.walk([&](RangeReduceOp) { reduces = true; });
+    if (remarks && reduces)
       space.emitRemark() << "pgpu-form-tiles: not tiled: the program space has dispatch code other than one "
                             "group or construction's chain of segments (a last-program finalization or a guard)";
     return;
   }
   unsigned n = dispatch.groups.size();
   SmallVector<Value> counts;
+  bool tiled = false;
   // A group's program count, the left-folded product of its extents (1 without axes) built before the
   // space: the form of construction's bounds, which pgpu::dispatchChain matches (refine-mapping then
   // still refines the chain's per-element segments).
@@ -1534,19 +1541,23 @@ void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
         group.emitRemark() << "pgpu-form-tiles: not tiled (" << where << "): "
                            << (tiler.isSegmented() ? std::string("a segment walk is formed only for a sole group")
                                                    : tiler.whyNot);
-      counts.push_back(count ? count : countOf(group)); // the last segment's: construction's product
-
+      counts.push_back(count); // null for the last segment: its extents' product, built below if needed
       continue;
     }
     tiler.rewrite();
+    tiled = true;
     counts.push_back(countOf(tiler.tiledGroup));
     if (i < dispatch.bounds.size()) {
       dispatch.bounds[i]->setOperand(1, counts.back());
       dispatch.shifts[i]->setOperand(1, counts.back());
     }
     if (remarks)
-      emitRemark(loc) << "pgpu-form-tiles (" << where << "): " << tiler.adopted();
+      emitRemark(loc) << "pgpu-form-tiles: " << where << ": " << tiler.adopted();
   }
+  if (!tiled)
+    return; // every segment keeps construction's count
+  if (!counts.back())
+    counts.back() = countOf(dispatch.groups.back()); // untiled: the group is still there
   OpBuilder b(space);
   Value total = counts.front();
   for (Value c : ArrayRef<Value>(counts).drop_front())
