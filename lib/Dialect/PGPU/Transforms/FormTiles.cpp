@@ -67,6 +67,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
+#include <memory>
 #include <set>
 
 namespace tessel::pgpu {
@@ -82,6 +83,8 @@ namespace {
 using Mask = uint32_t;
 constexpr unsigned kMaxAxes = 32;
 constexpr llvm::StringLiteral kTileK = "TILE_K";
+/// The start of checkNests' reason for a nest that is not two contractions.
+constexpr llvm::StringLiteral kNestedReduction = "a reduction nested in another's element body";
 /// Resident programs per multiprocessor of a persistent tile traversal.
 constexpr llvm::StringLiteral kPersist = "PERSIST";
 
@@ -494,7 +497,8 @@ LogicalResult Tiler::checkNests() {
     unsigned r = loopAxis.lookup(outer);
     const ContractShape *c1 = contractOf(inner), *c2 = contractOf(outer);
     if (!c1 || !c2)
-      return reject("a reduction nested in another's element body is tiled only when both are contractions");
+      return reject(Twine(kNestedReduction) + " is tiled only when both are contractions or it does not depend "
+                    "on the member (computed once before the enclosing one)");
     bool pr = (c1->lhsFree == r && (programAxes & bit(c1->rhsFree))) ||
               (c1->rhsFree == r && (programAxes & bit(c1->lhsFree)));
     if (!pr)
@@ -1597,20 +1601,42 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
       }
       if (group.getLinear() != body.getArgument(0))
         continue;
-      Tiler tiler(kernel, space, group, guard);
+      auto tiler = std::make_unique<Tiler>(kernel, space, group, guard);
       bool remarks = remarksEnabled(kernel);
-      if (failed(tiler.analyze())) {
-        if (remarks && !tiler.whyNot.empty())
-          group.emitRemark() << "pgpu-form-tiles: not tiled: " << tiler.whyNot;
+      LogicalResult analyzed = tiler->analyze();
+      std::string hoisted;
+      if (failed(analyzed) && StringRef(tiler->whyNot).starts_with(kNestedReduction)) {
+        // A nested reduction that does not depend on the member (an RMSNorm's row sum of squares in
+        // the product's element body) is computed once before the enclosing one and the nest analyzed
+        // again; it goes back where it was when that does not tile either.
+        SmallVector<std::pair<Operation *, Operation *>> moves;
+        SmallVector<RangeReduceOp> reduces;
+        group.walk([&](RangeReduceOp r) { reduces.push_back(r); });
+        for (RangeReduceOp r : reduces)
+          llvm::append_range(moves, hoistNestedReductions(r));
+        if (!moves.empty()) {
+          auto again = std::make_unique<Tiler>(kernel, space, group, guard);
+          if (succeeded(again->analyze())) {
+            tiler = std::move(again);
+            analyzed = success();
+            hoisted = "; a nested reduction independent of the member is computed once before the enclosing one";
+          } else {
+            undoHoist(moves);
+          }
+        }
+      }
+      if (failed(analyzed)) {
+        if (remarks && !tiler->whyNot.empty())
+          group.emitRemark() << "pgpu-form-tiles: not tiled: " << tiler->whyNot;
         continue;
       }
       Location loc = group.getLoc();
-      if (tiler.isSegmented())
-        tiler.rewriteSegmented();
+      if (tiler->isSegmented())
+        tiler->rewriteSegmented();
       else
-        tiler.rewrite();
+        tiler->rewrite();
       if (remarks)
-        emitRemark(loc) << "pgpu-form-tiles: " << tiler.adopted();
+        emitRemark(loc) << "pgpu-form-tiles: " << tiler->adopted() << hoisted;
     }
   }
 };
