@@ -46,6 +46,10 @@
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
 // r) is tiled when its free axes are a program axis and r (checkNests).
 //
+// A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
+// row sum of squares) is computed once before the product when the nest is otherwise rejected
+// (hoistNestedReductions), then the nest is analyzed again.
+//
 // Several segments (construction's dispatch chain: one kernel computing several products, stored
 // to different outputs): each segment's group is tiled on its own (tileSegments), the chain's
 // bound and shift for it become its tile count.

@@ -176,6 +176,14 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     member's bounds, and takes every programs-th of that segment's
     ceil(extent / TILE) x (later tiles) tiles (grouped traversal), its lanes
     valid below the read upper bound.
+    A non-contraction reduction nested in a product's element body that does
+    not depend on the member (an RMSNorm's row sum of squares, replayed per k
+    by construction: its bounds and reads are defined outside the element
+    body) is moved before the enclosing reduction with the pure code over it
+    (not integer division) when the nest is otherwise rejected, and the nest
+    analyzed again (put back if it still does not tile): a loop over the row
+    tile's TILE_K blocks reduces it to a [TILE_<row>] fragment before the
+    contraction's K loop (HoistNestedReductions.cpp).
     Several segments (construction's dispatch chain, pgpu::dispatchChain:
     one kernel computing several products stored to different outputs, as
     a QKV projection's three): each segment's group is analyzed and tiled on
