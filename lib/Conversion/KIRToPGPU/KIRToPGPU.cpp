@@ -722,13 +722,14 @@ LogicalResult KernelConstructor::run() {
     ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)}, b.getI32IntegerAttr(0));
 
   // Segment lengths (LaunchExpr) and prefix offsets.
-  SmallVector<Value> offsets{constIndex(loc, 0)};
+  SmallVector<Value> offsets{constIndex(loc, 0)}, lengths;
   for (Workset *segment : segments) {
     Workset &w = *segment;
     Location wloc = w.op->getLoc();
     Value length = constIndex(wloc, 1);
     for (Value e : w.extents)
       length = binary(wloc, kir::BinaryKind::Mul, length, e);
+    lengths.push_back(length);
     offsets.push_back(binary(wloc, kir::BinaryKind::Add, offsets.back(), length));
   }
   // A last-program finalization needs one instance to run it even when every workset is empty.
@@ -737,12 +738,14 @@ LogicalResult KernelConstructor::run() {
   Block *body = b.createBlock(&space.getBody());
   Value pid = body->addArgument(b.getIndexType(), loc);
 
-  // Dispatch: if pid < offset[k+1] { group k at pid - offset[k] } else { ... }.
-  std::function<LogicalResult(unsigned)> dispatch = [&](unsigned k) -> LogicalResult {
+  // Dispatch, each segment relative to the previous one's end: with r0 = pid,
+  // if r_k < length[k] { group k at r_k } else { r_{k+1} = r_k - length[k]; ... }. Every segment's
+  // bound and shift is its own program count, so a pass that changes one segment's count (tiles or
+  // several members a program) rewrites that segment's two values only (pgpu::dispatchChain).
+  std::function<LogicalResult(unsigned, Value)> dispatch = [&](unsigned k, Value linear) -> LogicalResult {
     Workset &w = *segments[k];
     Location ploc = w.op->getLoc();
     auto emitGroup = [&]() -> LogicalResult {
-      Value linear = binary(ploc, kir::BinaryKind::Sub, pid, offsets[k]);
       SmallVector<Attribute> roles;
       for (unsigned i = 0; i < w.extents.size(); ++i)
         roles.push_back(b.getStringAttr("axis" + std::to_string(i)));
@@ -769,7 +772,7 @@ LogicalResult KernelConstructor::run() {
       // than the program space's total; the total is exact, so no tail remains.
       return emitGroup();
     }
-    Value inside = pgpu::CmpOp::create(b, ploc, kir::CmpPredicate::LT, pid, offsets[k + 1]);
+    Value inside = pgpu::CmpOp::create(b, ploc, kir::CmpPredicate::LT, linear, lengths[k]);
     auto guard = pgpu::IfOp::create(b, ploc, TypeRange(), inside);
     {
       OpBuilder::InsertionGuard g(b);
@@ -780,7 +783,7 @@ LogicalResult KernelConstructor::run() {
       if (k + 1 == segments.size())
         return success(); // the instance that only finalizes (an empty program space)
       b.createBlock(&guard.getElseRegion());
-      if (failed(dispatch(k + 1)))
+      if (failed(dispatch(k + 1, binary(ploc, kir::BinaryKind::Sub, linear, lengths[k]))))
         return failure();
       pgpu::YieldOp::create(b, ploc);
     }
@@ -788,7 +791,7 @@ LogicalResult KernelConstructor::run() {
   };
   // Every workset a finalization (an in-place update after a whole-view reduction of its view, alone in
   // its kernel): the one program instance only finalizes.
-  if (!segments.empty() && failed(dispatch(0)))
+  if (!segments.empty() && failed(dispatch(0, pid)))
     return failure();
   if (ticket) {
     auto last = pgpu::LastProgramOp::create(b, loc, ticket);

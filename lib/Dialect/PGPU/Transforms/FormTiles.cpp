@@ -46,7 +46,15 @@
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
 // r) is tiled when its free axes are a program axis and r (checkNests).
 //
-// Must not fire: neither of those; several segments; other nested
+// A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
+// row sum of squares) is computed once before the product when the nest is otherwise rejected
+// (hoistNestedReductions), then the nest is analyzed again.
+//
+// Several segments (construction's dispatch chain: one kernel computing several products, stored
+// to different outputs): each segment's group is tiled on its own (tileSegments), the chain's
+// bound and shift for it become its tile count.
+//
+// Must not fire: neither of those; dispatch code other than one group or the chain; other nested
 // loops or control in the program body; ragged (program-dependent) loop
 // bounds; a value that would need a fragment of rank > 2.
 //
@@ -64,6 +72,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
+#include <memory>
 #include <set>
 
 namespace tessel::pgpu {
@@ -79,6 +88,8 @@ namespace {
 using Mask = uint32_t;
 constexpr unsigned kMaxAxes = 32;
 constexpr llvm::StringLiteral kTileK = "TILE_K";
+/// The start of checkNests' reason for a nest that is not two contractions.
+constexpr llvm::StringLiteral kNestedReduction = "a reduction nested in another's element body";
 /// Resident programs per multiprocessor of a persistent tile traversal.
 constexpr llvm::StringLiteral kPersist = "PERSIST";
 
@@ -184,6 +195,10 @@ public:
   /// The segmented walk (a segment workset whose bounds are read in the program), instead of rewrite().
   void rewriteSegmented();
   bool isSegmented() const { return segmented; }
+  /// The group is one segment of construction's dispatch chain (pgpu::dispatchChain): rewrite()
+  /// leaves the program space's count to the caller (the product of `tiledGroup`'s extents).
+  void setChainSegment() { chainSegment = true; }
+  ExecutionGroupOp tiledGroup; // rewrite()'s group
 
 private:
   // ---- analysis over the original IR ----
@@ -309,6 +324,7 @@ private:
   SmallVector<std::string> paramOf; // per axis: its extent parameter (blocked axes)
   std::string groupParam;           // the grouped traversal's group size, when there is one
   bool persistent = false;          // programs walk the tiles with a stride (PERSIST)
+  bool chainSegment = false;        // one segment of several (setChainSegment)
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
   bool segmented = false;           // the first foreach is a segment whose bounds are read in the program
   bool boundedWalk = false;         // the segment walk's programs are capped by its launch-time tile bound
@@ -489,7 +505,8 @@ LogicalResult Tiler::checkNests() {
     unsigned r = loopAxis.lookup(outer);
     const ContractShape *c1 = contractOf(inner), *c2 = contractOf(outer);
     if (!c1 || !c2)
-      return reject("a reduction nested in another's element body is tiled only when both are contractions");
+      return reject(Twine(kNestedReduction) + " is tiled only when both are contractions or it does not depend "
+                    "on the member (computed once before the enclosing one)");
     bool pr = (c1->lhsFree == r && (programAxes & bit(c1->rhsFree))) ||
               (c1->rhsFree == r && (programAxes & bit(c1->lhsFree)));
     if (!pr)
@@ -1198,7 +1215,9 @@ void Tiler::rewrite() {
   // each program owns one tile, as without the walk.
   Value programs = total;
   auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
-  persistent = !contracts.empty() && target && target.getMultiprocessors() > 0;
+  // One segment of several owns the programs its tiles need, not the space's (a grid-stride walk
+  // over the tiles of several segments is not formed).
+  persistent = !contracts.empty() && target && target.getMultiprocessors() > 0 && !chainSegment;
   if (persistent) {
     Value perSM = ParamOp::create(b, loc, b.getIndexType(), kPersist);
     Value sms = arith::ConstantIndexOp::create(b, loc, target.getMultiprocessors());
@@ -1206,7 +1225,8 @@ void Tiler::rewrite() {
                                 BinaryOp::create(b, loc, kir::BinaryKind::Mul, perSM, sms, false, false), false,
                                 false);
   }
-  space->setOperand(0, programs);
+  if (!chainSegment)
+    space->setOperand(0, programs);
   // Grouped traversal (seed 002 §3.2): when the two blocked axes are the innermost program axes,
   // they become one linear axis that visits GROUP row tiles down a column of tiles before moving
   // right, so concurrently running programs share operand tiles in L2.
@@ -1235,6 +1255,7 @@ void Tiler::rewrite() {
   if (grouped)
     roles.back() = b.getStringAttr("grouped tiles");
   auto tiled = ExecutionGroupOp::create(b, loc, linear, extents, group.getSegmentAttr(), b.getArrayAttr(roles));
+  tiledGroup = tiled;
   Block *body = b.createBlock(&tiled.getBody());
   laneOk.assign(numAxes, Value());
   Block &old = group.getBody().front();
@@ -1510,6 +1531,75 @@ void Tiler::declareParams() {
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 
+/// Several segments (construction's dispatch chain, pgpu::dispatchChain: pid < S0 ? g0(pid) :
+/// (r = pid - S0; r < S1 ? g1(r) : ...)): each segment's group is tiled as a sole one would be, on
+/// its own (a kernel computing several products, e.g. three projections stored to three outputs),
+/// and its count S_i becomes its tiles in the chain's bound and shift and in the space's total. A
+/// segment that does not tile keeps its count; a segment walk (segment bounds read in the program)
+/// or a grid-stride walk spanning several segments is not formed.
+void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
+  bool remarks = remarksEnabled(kernel);
+  Dispatch dispatch;
+  Block &body = space.getBody().front();
+  if (!dispatchChain(body, body.getArgument(0), dispatch) || dispatch.groups.size() < 2) {
+    bool reduces = false; // only a space with a reduction may hold a product to say this about
+    space.walk([&](RangeReduceOp) { reduces = true; });
+    if (remarks && reduces)
+      space.emitRemark() << "pgpu-form-tiles: not tiled: the program space has dispatch code other than one "
+                            "group or construction's chain of segments (a last-program finalization or a guard)";
+    return;
+  }
+  unsigned n = dispatch.groups.size();
+  SmallVector<Value> counts;
+  bool tiled = false;
+  // A group's program count, the left-folded product of its extents (1 without axes) built before the
+  // space: the form of construction's bounds, which pgpu::dispatchChain matches (refine-mapping then
+  // still refines the chain's per-element segments).
+  auto countOf = [&](ExecutionGroupOp group) {
+    OpBuilder b(space);
+    Location loc = group.getLoc();
+    if (group.getExtents().empty())
+      return Value(arith::ConstantIndexOp::create(b, loc, 1));
+    Value count = group.getExtents().front();
+    for (Value e : group.getExtents().drop_front())
+      count = BinaryOp::create(b, loc, kir::BinaryKind::Mul, count, e, false, false);
+    return count;
+  };
+  for (auto [i, group] : llvm::enumerate(SmallVector<ExecutionGroupOp>(dispatch.groups))) {
+    Value count = i < dispatch.bounds.size() ? dispatch.bounds[i].getRhs() : Value();
+    std::string where = "segment " + std::to_string(i) + " of " + std::to_string(n);
+    Location loc = group.getLoc();
+    Tiler tiler(kernel, space, group, IfOp());
+    tiler.setChainSegment();
+    if (failed(tiler.analyze()) || tiler.isSegmented()) {
+      if (remarks && (!tiler.whyNot.empty() || tiler.isSegmented()))
+        group.emitRemark() << "pgpu-form-tiles: not tiled (" << where << "): "
+                           << (tiler.isSegmented() ? std::string("a segment walk is formed only for a sole group")
+                                                   : tiler.whyNot);
+      counts.push_back(count); // null for the last segment: its extents' product, built below if needed
+      continue;
+    }
+    tiler.rewrite();
+    tiled = true;
+    counts.push_back(countOf(tiler.tiledGroup));
+    if (i < dispatch.bounds.size()) {
+      dispatch.bounds[i]->setOperand(1, counts.back());
+      dispatch.shifts[i]->setOperand(1, counts.back());
+    }
+    if (remarks)
+      emitRemark(loc) << "pgpu-form-tiles: " << where << ": " << tiler.adopted();
+  }
+  if (!tiled)
+    return; // every segment keeps construction's count
+  if (!counts.back())
+    counts.back() = countOf(dispatch.groups.back()); // untiled: the group is still there
+  OpBuilder b(space);
+  Value total = counts.front();
+  for (Value c : ArrayRef<Value>(counts).drop_front())
+    total = BinaryOp::create(b, space.getLoc(), kir::BinaryKind::Add, total, c, false, false);
+  space->setOperand(0, total);
+}
+
 struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -1535,25 +1625,49 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
       if (!group || !sole) {
         group = soleExecutionGroup(space, /*finalization=*/true);
         guard = group ? dyn_cast<IfOp>(group->getParentOp()) : IfOp();
-        if (!guard)
+        if (!guard) {
+          tileSegments(kernel, space);
           continue;
+        }
       }
       if (group.getLinear() != body.getArgument(0))
         continue;
-      Tiler tiler(kernel, space, group, guard);
+      auto tiler = std::make_unique<Tiler>(kernel, space, group, guard);
       bool remarks = remarksEnabled(kernel);
-      if (failed(tiler.analyze())) {
-        if (remarks && !tiler.whyNot.empty())
-          group.emitRemark() << "pgpu-form-tiles: not tiled: " << tiler.whyNot;
+      LogicalResult analyzed = tiler->analyze();
+      std::string hoisted;
+      if (failed(analyzed) && StringRef(tiler->whyNot).starts_with(kNestedReduction)) {
+        // A nested reduction that does not depend on the member (an RMSNorm's row sum of squares in
+        // the product's element body) is computed once before the enclosing one and the nest analyzed
+        // again; it goes back where it was when that does not tile either.
+        SmallVector<std::pair<Operation *, Operation *>> moves;
+        SmallVector<RangeReduceOp> reduces;
+        group.walk([&](RangeReduceOp r) { reduces.push_back(r); });
+        for (RangeReduceOp r : reduces)
+          llvm::append_range(moves, hoistNestedReductions(r));
+        if (!moves.empty()) {
+          auto again = std::make_unique<Tiler>(kernel, space, group, guard);
+          if (succeeded(again->analyze())) {
+            tiler = std::move(again);
+            analyzed = success();
+            hoisted = "; a nested reduction independent of the member is computed once before the enclosing one";
+          } else {
+            undoHoist(moves);
+          }
+        }
+      }
+      if (failed(analyzed)) {
+        if (remarks && !tiler->whyNot.empty())
+          group.emitRemark() << "pgpu-form-tiles: not tiled: " << tiler->whyNot;
         continue;
       }
       Location loc = group.getLoc();
-      if (tiler.isSegmented())
-        tiler.rewriteSegmented();
+      if (tiler->isSegmented())
+        tiler->rewriteSegmented();
       else
-        tiler.rewrite();
+        tiler->rewrite();
       if (remarks)
-        emitRemark(loc) << "pgpu-form-tiles: " << tiler.adopted();
+        emitRemark(loc) << "pgpu-form-tiles: " << tiler->adopted() << hoisted;
     }
   }
 };

@@ -559,7 +559,9 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       if (!group || !isPerElement(group.getBody().front(), group.getBody(), ordered) || kernel.getParam(kBlockP)) {
         if (remarks)
           space.emitRemark() << "pgpu-refine-mapping: one instance per program kept: "
-                             << (!group ? "the program space has several segments or dispatch code"
+                             << (!group && chained ? "the program space has several segments, none of them per-element "
+                                                     "work (each holds loops or fragments: a tiled product owns its tile)"
+                                 : !group ? "the program space has several segments or dispatch code"
                                         : "the group body has loops, control or fragments (it owns more than an "
                                           "element already)");
         continue;

@@ -75,6 +75,13 @@ struct Dispatch {
 /// dispatches through; false when the block is no such chain (pgpu-refine-mapping, pgpu-split-folds).
 bool dispatchChain(mlir::Block &block, mlir::Value linear, Dispatch &out);
 
+/// Moves the work of `outer`'s element body that does not depend on the member (a nested read-only
+/// range_reduce, the pure code over it) before `outer` (pgpu-form-tiles; HoistNestedReductions.cpp).
+/// Moves nothing unless a nested reduction moves. Returns each moved op with the op it preceded.
+llvm::SmallVector<std::pair<mlir::Operation *, mlir::Operation *>> hoistNestedReductions(RangeReduceOp outer);
+/// Puts the ops hoistNestedReductions moved back where they were.
+void undoHoist(llvm::ArrayRef<std::pair<mlir::Operation *, mlir::Operation *>> moves);
+
 /// Helpers of the passes that spread one point's work over several program instances and hand
 /// values between them through invocation workspace (pgpu-chain-scans, pgpu-split-folds;
 /// InstanceWork.cpp).

@@ -179,6 +179,22 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     member's bounds, and takes every programs-th of that segment's
     ceil(extent / TILE) x (later tiles) tiles (grouped traversal), its lanes
     valid below the read upper bound.
+    A non-contraction reduction nested in a product's element body that does
+    not depend on the member (an RMSNorm's row sum of squares, replayed per k
+    by construction: its bounds and reads are defined outside the element
+    body) is moved before the enclosing reduction with the pure code over it
+    (not integer division) when the nest is otherwise rejected, and the nest
+    analyzed again (put back if it still does not tile): a loop over the row
+    tile's TILE_K blocks reduces it to a [TILE_<row>] fragment before the
+    contraction's K loop (HoistNestedReductions.cpp).
+    Several segments (construction's dispatch chain, pgpu::dispatchChain:
+    one kernel computing several products stored to different outputs, as
+    a QKV projection's three): each segment's group is analyzed and tiled on
+    its own, as a sole group would be but without a grid-stride walk across
+    segments; its count in the chain's bound and shift becomes the product of
+    its tiled extents and the grid is the sum of the segments' counts. A
+    segment that does not tile keeps its count and says why (remark "not
+    tiled (segment i of n)"); a segment walk is formed only for a sole group.
     Tile reads (seed 000 §6): a tile whose coordinates take data lane by lane
     (a row index read per row) is a `pgpu.gather`; one placed only by scalars
     read from data (a segment's rows `offsets[e] + i`, a tile index decomposed
@@ -190,7 +206,9 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     origins.
     Must not fire: neither a contraction-shaped reduction nor accesses that
     walk different axes (a segment without a contraction, or a target
-    without a multiprocessor count, keeps its foreach), several segments, nested
+    without a multiprocessor count, keeps its foreach), dispatch code other
+    than one group or construction's chain of segments (a last-program
+    finalization beside several segments), nested
     loops or control in the program body (a reduction nested in another's
     element body unless both are contractions as in Nests, C1's free axes
     the program axis and r, its bounds free of r), program-dependent loop bounds,
