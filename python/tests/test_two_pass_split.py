@@ -24,19 +24,14 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from test_decode_rows import make_mla, make_mqa  # noqa: E402
 
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
 
-@tessel.kernel(name="mqa_two_pass")
-def mqa(q: T.In[T.f32, ("B", "H", "D")], k: T.In[T.f32, ("B", "T", "D")], v: T.In[T.f32, ("B", "T", "D")],
-        o: T.Out[T.f32, ("B", "H", "D")], scale: T.f32):
-    B, H, D = q.shape
-    heads, keys, dims = T.domain(0, H), k.domain(1), T.domain(0, D)
-    for b in T.parallel(T.domain(0, B)):
-        s = T.matmul(q[b, heads, dims], k[b, keys, dims], transpose_rhs=True) * scale   # [H, T]
-        p = T.exp(s - T.max(s, axis=1))
-        o[b, heads, dims] = T.matmul(p, v[b, keys, dims]) / T.sum(p, axis=1)
+# The same kernels test_decode_rows builds, at source numerics (the default).
+mqa = make_mqa("source")
+mla = make_mla("source")
 
 
 @tessel.kernel(name="gqa_two_pass")
@@ -206,20 +201,6 @@ def test_call_default_split():
     many = mqa.call_defaults(meta(256, 32, 128), meta(256, 8192, 128), meta(256, 8192, 128),
                              meta(256, 32, 128), scale=0.1)
     assert many.get("FOLD_SPLIT", 1) == 1, many
-
-
-@tessel.kernel(name="mla_two_pass")
-def mla(qn: T.In[T.f32, ("B", "H", "DC")], qr: T.In[T.f32, ("B", "H", "DR")], c: T.In[T.f32, ("B", "T", "DC")],
-        kr: T.In[T.f32, ("B", "T", "DR")], o: T.Out[T.f32, ("B", "H", "DC")]):
-    B, H, DC = qn.shape
-    heads, keys = T.domain(0, H), c.domain(1)
-    lat, rot = T.domain(0, DC), T.domain(0, qr.shape[2])
-    for b in T.parallel(T.domain(0, B)):
-        cb = c[b, keys, lat]
-        s = (T.matmul(qn[b, heads, lat], cb, transpose_rhs=True)
-             + T.matmul(qr[b, heads, rot], kr[b, keys, rot], transpose_rhs=True))
-        p = T.exp(s - T.max(s, axis=1))
-        o[b, heads, lat] = T.matmul(p, cb) / T.sum(p, axis=1)
 
 
 def test_call_default_no_split_on_elementwise_branch():
