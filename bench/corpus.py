@@ -56,9 +56,9 @@ def _close(got, want, tol, unrounded=None) -> tuple[str | None, int]:
         return None, 0            # compute inf * 0 = NaN for a zero element and call every such pair apart
     bad = ~torch.isclose(g, w, rtol=tol["rtol"], atol=tol["atol"], equal_nan=True)
     flips = 0
-    if callable(unrounded) and bool(bad.any()):   # the value before rounding, drawn only when needed
-        unrounded = unrounded()
     if unrounded is not None and not got.is_floating_point() and not want.is_floating_point() and bool(bad.any()):
+        if callable(unrounded):  # the value before rounding, drawn only when an integer element is off
+            unrounded = unrounded()
         tie = _tie_flips(g, w, torch.as_tensor(unrounded, dtype=torch.float64).to(g.device))
         flips = int((bad & tie).sum())
         bad &= ~tie
@@ -185,7 +185,7 @@ def bench_one(name: str, compile_peer: bool) -> dict:
             except Exception as e:  # a peer that does not compile is recorded, not fatal
                 compiled = None
                 rec["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
-        # (2) at the bench shape against the eager peer, on fresh views made again from the same arrays
+        # (2) at the bench shape against the peer, on fresh views made again from the same arrays
         # (draw's arrays stay on the host, untouched): the first call above updated InOut views in place
         # (38_adamw's param and moments), and the peer starts from the inputs.
         tin = _torch_inputs(inputs, mod, DEVICE)
