@@ -545,18 +545,22 @@ LogicalResult KernelConstructor::run() {
         accesses(store, reads, writes);
       // A later workset using replayed values that read a pinned view before its update.
       bool early = false;
+      // The views this workset reads itself, and the replayed producers it uses (the same for every pinned
+      // view: gathered once).
+      DenseSet<Value> direct, ignored;
+      SmallVector<Operation *> uses;
+      if (!pinned.empty()) {
+        collectViews(w.op, direct, ignored);
+        uses = replayedUses(w.op);
+        for (Operation *store : w.joined) {
+          collectViews(store, direct, ignored);
+          llvm::append_range(uses, replayedUses(store));
+        }
+      }
       for (auto [view, at] : pinned) {
         if (!reads.contains(view))
           continue;
-        bool before = false, after = false;
-        DenseSet<Value> direct, ignored;
-        collectViews(w.op, direct, ignored);
-        for (Operation *store : w.joined)
-          collectViews(store, direct, ignored);
-        after = direct.contains(view);
-        SmallVector<Operation *> uses = replayedUses(w.op);
-        for (Operation *store : w.joined)
-          llvm::append_range(uses, replayedUses(store));
+        bool before = false, after = direct.contains(view);
         for (Operation *pure : uses) {
           DenseSet<Value> read;
           viewsReadIn(pure, read);
