@@ -253,3 +253,33 @@ TEST_F(Resources, FmaContractionsHoldTheirOperandTiles) {
   EXPECT_FALSE(f16.pruneReason(p));
 }
 } // namespace
+
+TEST(ResourcePolynomials, DominanceReadsTheTermsAndRespectsNegativeOnes) {
+  using triton::Monomial;
+  using triton::ResourceModel;
+  Monomial staged{2, {"BLOCK", "STAGES"}}, once{2, {"BLOCK"}}, fewer{-2, {"BLOCK"}}, other{4, {"TILE"}};
+  // A polynomial dominates itself and any of its sub-sums of positive terms.
+  EXPECT_TRUE(ResourceModel::dominates({staged, other}, {staged, other}));
+  EXPECT_TRUE(ResourceModel::dominates({staged, other}, {staged}));
+  EXPECT_FALSE(ResourceModel::dominates({staged}, {staged, other}));
+  // A term used twice in `a` needs two in `b`.
+  EXPECT_FALSE(ResourceModel::dominates({staged, other}, {staged, staged}));
+  // A computed operand STAGES - 1 deep: 2*BLOCK*STAGES - 2*BLOCK. It does not dominate the operand
+  // held once (2*BLOCK) -- at STAGES 1 it is 0 -- and a polynomial holding the negative term without
+  // its positive partner in `a` is not known to be larger: `b`'s unmatched negative term refuses.
+  EXPECT_FALSE(ResourceModel::dominates({staged, fewer}, {once}));
+  EXPECT_FALSE(ResourceModel::dominates({staged, fewer, other}, {staged}));
+  // With the negative term matched in `a`, the rest of `b` is positive: dominated.
+  EXPECT_TRUE(ResourceModel::dominates({staged, fewer, other}, {staged, fewer}));
+  // Checked against evaluation at a few bindings: wherever dominance is claimed, b >= a.
+  std::vector<std::vector<Monomial>> polys = {{staged}, {once}, {staged, fewer}, {staged, fewer, other},
+                                              {other}, {staged, other}, {once, other}};
+  for (const auto &b : polys)
+    for (const auto &a : polys)
+      if (ResourceModel::dominates(b, a))
+        for (int64_t stages : {1, 2, 4})
+          for (int64_t block : {16, 128}) {
+            llvm::StringMap<int64_t> p{{"BLOCK", block}, {"STAGES", stages}, {"TILE", 64}};
+            EXPECT_GE(ResourceModel::evaluate(b, p), ResourceModel::evaluate(a, p));
+          }
+}

@@ -219,6 +219,17 @@ std::string triton::ResourceModel::pythonSharedNeeded() const {
          ") <= " + std::to_string(sharedLimit) + " else " + pythonMax(pointerSharedBytes) + ")";
 }
 
+bool triton::ResourceModel::dominates(const std::vector<Monomial> &b, const std::vector<Monomial> &a) {
+  llvm::SmallVector<bool> used(b.size(), false);
+  bool all = llvm::all_of(a, [&](const Monomial &m) {
+    for (auto [i, o] : llvm::enumerate(b))
+      if (!used[i] && o.coefficient == m.coefficient && o.params == m.params)
+        return used[i] = true;
+    return false;
+  });
+  return all && llvm::all_of(llvm::enumerate(b), [&](auto o) { return used[o.index()] || o.value().coefficient > 0; });
+}
+
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
   if (sharedNeededAt(params) > sharedLimit)
     return std::string("shared memory");
@@ -604,25 +615,15 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     stored.push_back(m);
   });
   model.stagesStores = !stored.empty();
-  // Whether every monomial of `a` is one of `b`'s (each used once) and `b`'s other monomials are
-  // positive (a negative term, a computed operand's loads STAGES - 1 deep, must be one of `a`'s too):
-  // `b` is then at least `a` at every binding (parameters are positive), and `a` need not be spelled.
-  auto within = [](const std::vector<Monomial> &a, const std::vector<Monomial> &b) {
-    llvm::SmallVector<bool> used(b.size(), false);
-    bool all = llvm::all_of(a, [&](const Monomial &m) {
-      for (auto [i, o] : llvm::enumerate(b))
-        if (!used[i] && o.coefficient == m.coefficient && o.params == m.params)
-          return used[i] = true;
-      return false;
-    });
-    return all && llvm::all_of(llvm::enumerate(b), [&](auto o) { return used[o.index()] || o.value().coefficient > 0; });
-  };
   // The polynomials of the loops, each kept unless another one dominates it (an outer loop's stages
   // are part of each inner loop's; loops that run in turn often stage the same tiles).
   auto addDistinct = [&](std::vector<std::vector<Monomial>> &polys, std::vector<Monomial> poly) {
-    if (poly.empty() || llvm::any_of(polys, [&](const std::vector<Monomial> &o) { return within(poly, o); }))
+    auto dominates = [](const std::vector<Monomial> &b, const std::vector<Monomial> &a) {
+      return ResourceModel::dominates(b, a);
+    };
+    if (poly.empty() || llvm::any_of(polys, [&](const std::vector<Monomial> &o) { return dominates(o, poly); }))
       return;
-    llvm::erase_if(polys, [&](const std::vector<Monomial> &o) { return within(o, poly); });
+    llvm::erase_if(polys, [&](const std::vector<Monomial> &o) { return dominates(poly, o); });
     polys.push_back(std::move(poly));
   };
   for (pgpu::ForOp loop : order) {

@@ -96,6 +96,11 @@ struct ResourceModel {
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
 
   static int64_t evaluate(const std::vector<Monomial> &poly, const llvm::StringMap<int64_t> &params);
+  /// Whether `b` is at least `a` at every binding of positive parameters, seen from the terms alone:
+  /// each monomial of `a` is one of `b`'s (each used once) and `b`'s other monomials are positive. A
+  /// negative term of `b` (a computed operand's loads STAGES - 1 deep: -1 * tile beside STAGES * tile)
+  /// must then be one of `a`'s too. Used to drop a loop's polynomial that another one dominates.
+  static bool dominates(const std::vector<Monomial> &b, const std::vector<Monomial> &a);
   /// The largest of several polynomials (0 for none).
   static int64_t evaluateMax(const std::vector<std::vector<Monomial>> &polys,
                              const llvm::StringMap<int64_t> &params);
