@@ -870,11 +870,29 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
                                (side ? "False" : "True") + ": " + why + "\")");
           return success();
         };
+        // Two loops on either side of an `if` without results (the segments of a dispatch chain: 111's
+        // Q, K and V GEMMs) are two `if`s in turn, the second on the negated condition: Triton 3.6's
+        // shared-memory allocator does not reuse the pipelined buffers of a then-region's loop for the
+        // else-region's (the Q/K/V chain at 128x256x64, 4 stages: 393,280 bytes for the nested
+        // spelling, over sm_90's 232,448; 196,640 for the sequential one -- the resource model's count,
+        // which takes loops that run in turn to share their buffers). A condition spelled as an
+        // expression is bound once (a branch may reassign a name it reads); an SSA name is not
+        // reassigned by a branch of an `if` without results.
+        auto holdsLoop = [](Region &r) {
+          return r.walk([](pgpu::ForOp) { return WalkResult::interrupt(); }).wasInterrupted();
+        };
+        bool inTurn = mode == Mode::Triton && !host && i.getNumResults() == 0 && !i.getElseRegion().empty() &&
+                      holdsLoop(i.getThenRegion()) && holdsLoop(i.getElseRegion());
+        if (inTurn && !llvm::all_of(condition, [](char c) { return llvm::isAlnum(c) || c == '_'; })) {
+          std::string bound = "_c" + name(i.getCondition());
+          line(indent, bound + " = " + condition);
+          condition = bound;
+        }
         line(indent, "if " + condition + ":");
         if (failed(guarded(i.getThenRegion().front(), true)))
           return failure();
         if (!i.getElseRegion().empty()) {
-          line(indent, "else:");
+          line(indent, inTurn ? "if not " + condition + ":" : std::string("else:"));
           if (failed(guarded(i.getElseRegion().front(), false)))
             return failure();
         }
