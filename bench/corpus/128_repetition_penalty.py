@@ -45,7 +45,7 @@ def peer(logits, prev, p):
     return {"logits": logits}
 
 
-TEST_SHAPES = [dict(B=1, V=1, L=1), dict(B=3, V=127, L=31), dict(B=5, V=1031, L=257), dict(B=2, V=7, L=13)]
+TEST_SHAPES = [dict(B=1, V=1, L=3), dict(B=3, V=127, L=31), dict(B=5, V=1031, L=257), dict(B=2, V=7, L=13)]
 BENCH_SHAPE = dict(B=64, V=128256, L=1024)
 TOLERANCE = dict(rtol=1e-6, atol=1e-6)
 PEER = "torch gather/where/scatter_"
