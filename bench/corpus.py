@@ -269,8 +269,8 @@ def main():
         os.environ.update(TESSEL_CORPUS_SMOKE="1", TRITON_INTERPRET="1")
         os.execv(sys.executable, [sys.executable] + sys.argv)
     import torch
-    names = [n for n in (args.only.split(",") if args.only else H.names()) if n]
-    skip = set(filter(None, args.skip.split(",")))
+    names = H.resolve(filter(None, args.only.split(","))) if args.only else H.names()
+    skip = set(H.resolve(filter(None, args.skip.split(","))))
     names = [n for n in names if n not in skip]
     records = []
 

@@ -26,6 +26,18 @@ def names() -> list:
     return sorted(stems, key=lambda s: (int(s.split("_", 1)[0]), s))
 
 
+def resolve(args) -> list:
+    """Kernels named on a command line: a file stem, or a number standing for every file it starts
+    (`127` is 127_gelu_backward; `29` is 29_embedding_bag and 29_embedding_bag_b). Unknown names raise."""
+    stems, out = names(), []
+    for a in args:
+        found = [a] if a in stems else [s for s in stems if s.split("_", 1)[0] == a]
+        if not found:
+            raise SystemExit(f"no corpus kernel named {a!r} (a file stem of bench/corpus/, or its number)")
+        out += [s for s in found if s not in out]
+    return out
+
+
 def load(name: str):
     """bench/corpus/NAME.py, loaded once per process as `_corpus_NAME`."""
     key = f"_corpus_{name}"

@@ -40,6 +40,6 @@ def check(name: str) -> bool:
 
 
 if __name__ == "__main__":
-    names = sys.argv[1:] or H.names()
+    names = H.resolve(sys.argv[1:]) if sys.argv[1:] else H.names()
     results = [check(n) for n in names]
     sys.exit(0 if all(results) else 1)
