@@ -49,4 +49,3 @@ TEST_SHAPES = [dict(B=1, V=1, L=3), dict(B=3, V=127, L=31), dict(B=5, V=1031, L=
 BENCH_SHAPE = dict(B=64, V=128256, L=1024)
 TOLERANCE = dict(rtol=1e-6, atol=1e-6)
 PEER = "torch gather/where/scatter_"
-XFAIL = {"interp": "a repeated token id in prev makes the in-place gather/where/store a scatter with repeated destinations (every copy stores the same value); the KIR interpreter rejects it: 'unique scatter writes one destination twice (coordinate #40)' (docs/language.md: unique scatter destinations must be distinct)"}

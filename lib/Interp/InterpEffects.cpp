@@ -134,12 +134,20 @@ static FailureOr<TensorPtr> readView(const Engine &engine, Operation &op, HostAr
   return TensorPtr(out);
 }
 
+/// A coordinate as the user writes it: (3, 17).
+static std::string formatCoord(ArrayRef<int64_t> coord) {
+  std::string text = "(";
+  for (auto [k, c] : llvm::enumerate(coord))
+    text += (k ? ", " : "") + std::to_string(c);
+  return text + ")";
+}
+
 /// Combines for scatter_reduce: one component of the view's element type.
 static LogicalResult writeView(Interpreter &in, Operation &op, HostArray &view, const AccessPlan &plan,
                                const TensorPtr &value, const TensorPtr &valid, bool unique, Region *combine) {
   if (failed(checkValueShape(op, value, plan.shape)))
     return failure();
-  llvm::DenseSet<int64_t> seen;
+  llvm::DenseMap<int64_t, int64_t> first; // a unique scatter's destination -> the member that wrote it
   SmallVector<int64_t> pos, coord;
   for (int64_t i = 0; i < value->size(); ++i) {
     if (!isActive(valid, i))
@@ -149,8 +157,20 @@ static LogicalResult writeView(Interpreter &in, Operation &op, HostArray &view, 
     if (failed(checkBounds(op, coord, view.shape, "write")))
       return failure();
     int64_t addr = view.address(coord);
-    if (unique && !seen.insert(addr).second)
-      return op.emitError() << "unique scatter writes one destination twice (coordinate #" << i << ")";
+    if (unique) {
+      // A destination written twice with the same bits leaves one value whichever write lands last
+      // (torch's scatter_ of repeated ids with equal values; corpus 128's in-place penalty of repeated
+      // token ids): accepted. Different values would make the result depend on the order.
+      auto [at, inserted] = first.try_emplace(addr, i);
+      if (!inserted) {
+        if (sameBits(view.storage[addr], value->data[i]))
+          continue;
+        return op.emitError() << "unique scatter writes destination " << formatCoord(coord)
+                              << " twice with different values (members #" << at->second << " and #" << i
+                              << " of the stored value, in row-major order); a destination may repeat only "
+                                 "with equal values: combine repeats with a scatter-reduce (T.scatter_reduce)";
+      }
+    }
     if (combine) {
       SmallVector<Elem, 1> out;
       if (failed(in.combineElems(*combine, {view.elementType}, {view.storage[addr]}, {value->data[i]}, out)))

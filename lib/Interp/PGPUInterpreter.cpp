@@ -517,8 +517,12 @@ LogicalResult PGPUInterpreter::execAccess(Operation &op, bool &handled) {
       if (failed(checkBounds(op, coord, view.shape, "write")))
         return failure();
       int64_t addr = view.address(coord);
-      if (unique && !seen.insert(addr).second)
-        return op.emitError() << "unique scatter writes one destination twice";
+      // A repeat with the same bits leaves one value in any order (the KIR interpreter's rule).
+      if (unique && !seen.insert(addr).second) {
+        if (sameBits(view.storage[addr], value->data[i]))
+          continue;
+        return op.emitError() << "unique scatter writes one destination twice with different values";
+      }
       if (combine) {
         SmallVector<Elem, 1> merged;
         if (failed(combineElems(*combine, {view.elementType}, {view.storage[addr]}, {value->data[i]}, merged)))

@@ -15,6 +15,7 @@
 #include "mlir/IR/Types.h"
 #include "tessel/Dialect/KIR/IR/KIR.h"
 
+#include <bit>
 #include <cstdint>
 
 namespace tessel::interp {
@@ -24,6 +25,12 @@ struct Elem {
   double f = 0;
   int64_t i = 0;
 };
+
+/// Whether two elements hold the same bits (NaN payloads and signed zeros told apart): a unique
+/// scatter may write one destination twice only with the same bits.
+inline bool sameBits(const Elem &a, const Elem &b) {
+  return std::bit_cast<uint64_t>(a.f) == std::bit_cast<uint64_t>(b.f) && a.i == b.i;
+}
 
 bool isFloatType(mlir::Type type);
 
