@@ -58,7 +58,8 @@ def _pool_want(x):
     return win.max(axis=-1), (hh * W + ww).astype(np.int32)
 
 
-@pytest.mark.parametrize("n,h,w", [(1, 2, 2), (2, 7, 13), (1, 33, 31), (3, 2, 65), (2, 5, 1), (1, 0, 4)])
+@pytest.mark.parametrize("n,h,w", [(1, 2, 2), (2, 7, 13), (1, 33, 31), (3, 2, 65), (2, 5, 1), (1, 0, 4),
+                                   (3, 37, 61)])
 def test_maxpool(n, h, w):
     import torch
     x = np.random.default_rng(h * w + n).standard_normal((n, h, w)).astype(np.float32)
@@ -70,6 +71,12 @@ def test_maxpool(n, h, w):
     ty = torch.zeros((n, h // 2, w // 2))
     ta = torch.zeros((n, h // 2, w // 2), dtype=torch.int32)
     maxpool(torch.from_numpy(x), ty, ta)
+    np.testing.assert_array_equal(ty.numpy(), want_y)
+    np.testing.assert_array_equal(ta.numpy(), want_at)
+    # programs of several blocks, ending mid-row: the value and argmax loops run as one walk
+    ty.fill_(float("nan"))
+    ta.fill_(-1)
+    maxpool.launch(torch.from_numpy(x), ty, ta, params={"BLOCK_P": 256, "BLOCK": 64})
     np.testing.assert_array_equal(ty.numpy(), want_y)
     np.testing.assert_array_equal(ta.numpy(), want_at)
 
@@ -91,3 +98,15 @@ def test_pool_rows_share_programs():
     # The refinement fired: the rows' loops are spread over BLOCK_P members a program.
     for k in (maxpool, vertical_blur):
         assert "pgpu.param \"BLOCK_P\"" in k.compile("pgpu"), k.name
+
+
+def test_pool_value_and_argmax_share_a_walk():
+    # pgpu-form-blocking fuses the value loop and the argmax loop (same members, both reading x, writing
+    # different views): one blocked loop per program reads each window once for both stores.
+    # (Unfused, each output's loop read the four windows again: 2 loops x 4 reads, the full blocks' and the
+    # last block's, plus the staged single-block path.)
+    pgpu = maxpool.compile("pgpu")
+    loops = pgpu.count("pgpu.for ")
+    assert loops >= 1
+    assert pgpu.count("pgpu.gather %x[") == 4 * loops, pgpu
+    assert pgpu.count("pgpu.store") == 2 * loops, pgpu

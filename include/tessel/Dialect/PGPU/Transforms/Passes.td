@@ -45,6 +45,15 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     side (seed 000 §8: each component's members and combine are unchanged),
     so one walk reads a block once for all of them (a layer norm backward's
     sum(g * xhat) and sum(g) per row; its dw and db over the rows per column).
+    Likewise sibling foreach loops over the same range (the bounds the same
+    value, or the same pure computation: refine-mapping's row loops each
+    compute their own), with straight-line bodies, the later's body using
+    nothing defined from the earlier on, only pure ops between them, neither
+    writing a view or buffer the other accesses, and both reading a common
+    one, are one foreach at the earlier whose body is both bodies on the same
+    member (seed 000 §5: their members run in any order, and neither loop's
+    effects touch the other's), so a block reads what they share once (a
+    2x2 max-pool's windows, read by its value loop and its argmax loop).
     A perfect nest (each outer loop's body is only the next loop and the
     yield of its results) of foreach loops, or of range_reduce loops with the
     same identities and combine, whose inner bounds do not depend on the outer
@@ -90,6 +99,8 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     contract allows; a scan's member order is kept), effects, ABI, origins.
     Must not fire: bodies with other nested control or reductions, with
     tuples, or with an ordered loop whose bounds depend on the lane;
+    fusing foreachs: other ranges, a loop reading or writing what the other
+    writes, an effect between them, or no view both read;
     flattening: triangular or imperfect nests, nests of unlike reductions,
     stores that repeat an element across an outer loop; merging: a
     reduction that uses another's result (a variance about the mean: its
