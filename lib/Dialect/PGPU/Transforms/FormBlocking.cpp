@@ -1000,6 +1000,113 @@ static bool mergeSiblingReductions(KernelOp kernel, bool remarks) {
   return changed;
 }
 
+/// Whether `a` and `b` compute the same index value: the same SSA value, or pure ops of one kind
+/// and attributes over operands that do (refine-mapping builds each row loop's bound [c * P,
+/// min(c * P + P, E * n)) from its own copy of E * n; no CSE has run since). `depth` bounds the walk.
+static bool sameValue(Value a, Value b, unsigned depth = 8) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!depth || !x || !y || x->getName() != y->getName() || x->getNumRegions() || y->getNumRegions() ||
+      x->getAttrDictionary() != y->getAttrDictionary() || x->getNumOperands() != y->getNumOperands() ||
+      x->getNumResults() != 1 || y->getNumResults() != 1 || !isMemoryEffectFree(x) || !isMemoryEffectFree(y))
+    return false;
+  for (auto [u, v] : llvm::zip(x->getOperands(), y->getOperands()))
+    if (!sameValue(u, v, depth - 1))
+      return false;
+  return true;
+}
+
+/// The views and buffers `op`'s regions write (any effect but a read counts), or nullopt when an
+/// op with another effect names none (nothing then says what it touches).
+static std::optional<DenseSet<Value>> writtenMemory(Operation *op) {
+  DenseSet<Value> memory;
+  bool known = true;
+  op->walk([&](Operation *inner) {
+    if (inner->getNumRegions() == 0 && !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+        !isMemoryEffectFree(inner) && !onlyReads(inner)) {
+      bool named = false;
+      for (Value v : inner->getOperands())
+        if (isa<ViewType, BufferType>(v.getType())) {
+          memory.insert(v);
+          named = true;
+        }
+      known &= named;
+    }
+  });
+  if (!known)
+    return std::nullopt;
+  return memory;
+}
+
+/// Whether `later` (a foreach after `earlier` in its block, over the same range) may run in
+/// `earlier`'s walk, member m of both in one iteration (seed 000 §5: a foreach's iterations run in
+/// any order; fusing changes only the order of the two loops' members, so neither may write what
+/// the other accesses): both bodies straight-line, `later` using nothing defined from `earlier` on,
+/// what runs between them pure, and a view or buffer both read (the walk then reads it once a
+/// block: a 2x2 max-pool's four window reads, shared by its value and its argmax loops). Two loops
+/// over one range that share no read gain nothing from one walk but its register pressure.
+static bool fusable(ForeachOp earlier, ForeachOp later) {
+  if (!sameValue(earlier.getLower(), later.getLower()) || !sameValue(earlier.getUpper(), later.getUpper()) ||
+      earlier->getDiscardableAttrDictionary() != later->getDiscardableAttrDictionary())
+    return false;
+  auto straight = [](ForeachOp f) {
+    return llvm::all_of(f.getBody().front(), [](Operation &op) { return op.getNumRegions() == 0; });
+  };
+  if (!straight(earlier) || !straight(later))
+    return false;
+  // later's bounds are not used (earlier's are the same); its body must use only what precedes earlier.
+  for (Operation &op : later.getBody().front())
+    if (!usesOnlyBefore(&op, earlier))
+      return false;
+  for (Operation *op = earlier->getNextNode(); op != later.getOperation(); op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return false;
+  std::optional<DenseSet<Value>> w1 = writtenMemory(earlier), w2 = writtenMemory(later);
+  if (!w1 || !w2)
+    return false;
+  DenseSet<Value> a1 = accessedMemory(earlier), a2 = accessedMemory(later);
+  if (llvm::any_of(*w1, [&](Value v) { return a2.contains(v); }) ||
+      llvm::any_of(*w2, [&](Value v) { return a1.contains(v); }))
+    return false;
+  return llvm::any_of(a1, [&](Value v) { return a2.contains(v) && !w1->contains(v); });
+}
+
+/// Sibling foreach loops over one range, independent of each other and reading a common view, become
+/// one loop at the earlier whose body is both bodies on the same member: the reads they share
+/// (CSE'd after blocking) are made once per block instead of once per loop. Returns whether
+/// anything changed.
+static bool fuseSiblingForeachs(KernelOp kernel, bool remarks) {
+  SmallVector<Block *> blocks;
+  kernel.walk([&](Block *block) {
+    if (llvm::range_size(block->getOps<ForeachOp>()) > 1)
+      blocks.push_back(block);
+  });
+  bool changed = false;
+  for (Block *block : blocks) {
+    SmallVector<ForeachOp> loops(block->getOps<ForeachOp>());
+    for (size_t i = 0; i < loops.size(); ++i) {
+      for (size_t j = i + 1; j < loops.size(); ++j) {
+        if (!loops[i] || !loops[j] || !fusable(loops[i], loops[j]))
+          continue;
+        // later's body moves to the end of earlier's, its member the earlier's member.
+        Block &into = loops[i].getBody().front(), &from = loops[j].getBody().front();
+        from.getTerminator()->erase();
+        from.getArgument(0).replaceAllUsesWith(into.getArgument(0));
+        into.getOperations().splice(into.getTerminator()->getIterator(), from.getOperations());
+        Location at = loops[j].getLoc();
+        loops[j].erase();
+        loops[j] = ForeachOp();
+        changed = true;
+        if (remarks)
+          emitRemark(at) << "pgpu-form-blocking: a foreach over the same range as an earlier one, reading what "
+                            "it reads and independent of it, runs in the same walk";
+      }
+    }
+  }
+  return changed;
+}
+
 namespace {
 /// A linear form over named shape symbols: sum of coefficient x symbol, plus a constant.
 struct Linear {
@@ -1124,6 +1231,8 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       bool remarks = remarksEnabled(kernel);
       // Independent sibling reductions over one range: one walk (before the candidates are listed).
       mergeSiblingReductions(kernel, remarks);
+      // Independent sibling foreach loops over one range reading a common view: one walk.
+      fuseSiblingForeachs(kernel, remarks);
       SmallVector<Operation *> candidates;
       DenseSet<Operation *> kernelLevel;
       kernel.walk([&](Operation *op) {

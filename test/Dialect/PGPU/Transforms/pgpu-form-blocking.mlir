@@ -1,5 +1,6 @@
 // RUN: tessel-opt %s -split-input-file -pgpu-form-blocking | FileCheck %s
 // RUN: tessel-opt %s -split-input-file -pgpu-form-blocking -cse | FileCheck %s --check-prefix=CSE
+// RUN: tessel-opt %s -split-input-file -pgpu-form-blocking -pgpu-reuse-input-reads -cse | FileCheck %s --check-prefix=REUSE
 
 // COM: A range reduction over a runtime extent becomes a loop over blocks of BLOCK lanes: the index
 // COM: becomes iota(b), the load becomes a fragment load masked by lane < N (conjoined with its own
@@ -1208,6 +1209,129 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       pgpu.store %var, %o[%m, %c0] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
       pgpu.store %part, %o[%m, %c1] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
       pgpu.store %back, %o[%m, %c2] valid %t : i1 : f32, !pgpu.view<f32, [M, 3], out>[index, index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Sibling foreach loops over the same range (refine-mapping's row loops: each bound computed
+// COM: from its own copy of the member count), independent of each other and both reading x (a 2x2
+// COM: max-pool's value and argmax loops), run in one walk: one blocked loop storing both y and z,
+// COM: whose block reads x once after pgpu-reuse-input-reads (it was read once per loop).
+// REUSE-LABEL: pgpu.kernel @sibling_foreachs(
+// REUSE: pgpu.for
+// REUSE: pgpu.load %x[
+// REUSE-NOT: pgpu.load %x[
+// REUSE: pgpu.store
+// REUSE: pgpu.store
+// REUSE-NOT: pgpu.for
+// CHECK-LABEL: pgpu.kernel @sibling_foreachs(
+// CHECK: pgpu.for
+// CHECK: pgpu.load %x[
+// CHECK: pgpu.store %{{.*}}, %y[
+// CHECK: pgpu.load %x[
+// CHECK: pgpu.store %{{.*}}, %z[
+// CHECK: }
+// CHECK-NOT: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @sibling_foreachs(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>, %z: !pgpu.view<i32, [N], out>) attributes {params = [#pgpu.param<"BLOCK_P", [256, 512], 256>]} {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %P = pgpu.param "BLOCK_P" : index
+    %G = pgpu.ceil_div %N, %P : index
+    pgpu.program_space (%G) {
+    ^bb0(%p: index):
+      %z0 = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %lo = pgpu.binary mul %p, %P : index
+      %end = pgpu.binary add %lo, %P : index
+      %n1 = pgpu.binary mul %N, %P : index
+      %n2 = pgpu.binary mul %N, %P : index
+      %hi1 = pgpu.binary min %end, %N : index
+      pgpu.foreach %lo to %hi1 {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i] valid %t : i1 fill %z0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %a = pgpu.binary mul %v, %v : f32
+        pgpu.store %a, %y[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      %hi2 = pgpu.binary min %end, %N : index
+      pgpu.foreach %lo to %hi2 {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i] valid %t : i1 fill %z0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %s = pgpu.cmp gt %v, %z0 : f32
+        %c = pgpu.cast %s : i1 to i32
+        pgpu.store %c, %z[%i] valid %t : i1 : i32, !pgpu.view<i32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fuse (four loops stay): a loop reading the view the earlier one writes (w: its
+// COM: member m reads what the earlier loop's member m + 1 writes, which fusion would run later), a
+// COM: loop sharing no read with the one before it (u against w and x: one walk would only add
+// COM: register pressure), and a loop over another range (reading u like the one before it).
+// REUSE-LABEL: pgpu.kernel @sibling_foreachs_kept
+// CHECK-LABEL: pgpu.kernel @sibling_foreachs_kept
+// CHECK: pgpu.for
+// CHECK: pgpu.store %{{.*}}, %w[
+// CHECK: }
+// CHECK: pgpu.for
+// CHECK: pgpu.load %w[
+// CHECK: }
+// CHECK: pgpu.for
+// CHECK: pgpu.load %u[
+// CHECK: }
+// CHECK: pgpu.for
+// CHECK: pgpu.load %u[
+// CHECK: }
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @sibling_foreachs_kept(%x: !pgpu.view<f32, [N], in>, %u: !pgpu.view<f32, [N], in>, %w: !pgpu.view<f32, [N], inout>, %y: !pgpu.view<f32, [N], out>, %o: !pgpu.view<f32, [N], out>, %q: !pgpu.view<f32, [N], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %one = arith.constant 1 : index
+    pgpu.program_space (%one) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %z0 = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %half = pgpu.binary div %N, %c2 : index
+      pgpu.foreach %c0 to %N {
+      ^bb0(%i: index):
+        %v = pgpu.load %x[%i] valid %t : i1 fill %z0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        pgpu.store %v, %w[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], inout>[index]
+        pgpu.yield
+      }
+      pgpu.foreach %c0 to %N {
+      ^bb0(%i: index):
+        %j = pgpu.binary add %i, %c1 : index
+        %k = pgpu.binary rem %j, %N : index
+        %v = pgpu.load %w[%k] valid %t : i1 fill %z0 : f32 : !pgpu.view<f32, [N], inout>[index] -> f32
+        %e = pgpu.load %x[%i] valid %t : i1 fill %z0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %s = pgpu.binary add %v, %e : f32
+        pgpu.store %s, %y[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.foreach %c0 to %N {
+      ^bb0(%i: index):
+        %v = pgpu.load %u[%i] valid %t : i1 fill %z0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        pgpu.store %v, %o[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.foreach %c0 to %half {
+      ^bb0(%i: index):
+        %v = pgpu.load %u[%i] valid %t : i1 fill %z0 : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        pgpu.store %v, %q[%i] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
       pgpu.yield
     }
     pgpu.return

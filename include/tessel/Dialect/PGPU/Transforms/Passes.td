@@ -45,6 +45,15 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     side (seed 000 §8: each component's members and combine are unchanged),
     so one walk reads a block once for all of them (a layer norm backward's
     sum(g * xhat) and sum(g) per row; its dw and db over the rows per column).
+    Likewise sibling foreach loops over the same range (the bounds the same
+    value, or the same pure computation: refine-mapping's row loops each
+    compute their own), with straight-line bodies, the later's body using
+    nothing defined from the earlier on, only pure ops between them, neither
+    writing a view or buffer the other accesses, and both reading a common
+    one, are one foreach at the earlier whose body is both bodies on the same
+    member (seed 000 §5: their members run in any order, and neither loop's
+    effects touch the other's), so a block reads what they share once (a
+    2x2 max-pool's windows, read by its value loop and its argmax loop).
     A perfect nest (each outer loop's body is only the next loop and the
     yield of its results) of foreach loops, or of range_reduce loops with the
     same identities and combine, whose inner bounds do not depend on the outer
@@ -90,6 +99,8 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     contract allows; a scan's member order is kept), effects, ABI, origins.
     Must not fire: bodies with other nested control or reductions, with
     tuples, or with an ordered loop whose bounds depend on the lane;
+    fusing foreachs: other ranges, a loop reading or writing what the other
+    writes, an effect between them, or no view both read;
     flattening: triangular or imperfect nests, nests of unlike reductions,
     stores that repeat an element across an outer loop; merging: a
     reduction that uses another's result (a variance about the mean: its
@@ -297,14 +308,18 @@ def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
 }
 
 def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
-  let summary = "several short rows per program for row reductions: [ROWS, BLOCK] tiles on the staged path (seed 002 §3.2, §3.3)";
+  let summary = "several short rows per program: [ROWS, BLOCK] tiles on the staged path (seed 002 §3.2, §3.3)";
   let description = [{
     Reads: the sole execution group of a program space whose body is
     row-independent pure code, then a staged row path of pgpu-stage-rows
     (`pgpu.if` without results on a launch-uniform test) whose then-branch
     is straight-line code on scalars and 1-d fragments (pointwise ops,
-    splats, iotas, loads, gathers, stores, reductions) that reduces a
-    row-dependent fragment. A body whose row is one blocking loop (a row
+    splats, iotas, loads, gathers, stores, reductions): a row reduction, or
+    a per-element row that pgpu-refine-mapping kept one row a program (its
+    row reads values of its own beside the loop: a depthwise convolution's
+    bias and taps of its channel, read once per row as [ROWS] reads once
+    packed; rows it spreads have no staged path on a launch-uniform test).
+    A body whose row is one blocking loop (a row
     sum, a dot of two gathered rows: nothing for pgpu-stage-rows to share)
     is staged here the same way, and row-dependent scalar code before the
     staged path (pure ops and reads without regions: a gathered row's index
@@ -327,8 +342,7 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     loop, one after the other, as before.
     Preserves: values, effects (each row's in its order), ABI, origins.
     Must not fire: a group without the staged path (a kernel whose rows are
-    never short enough to stage), a staged path that reduces no row (a
-    per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
+    never short enough to stage), one with loops, ifs,
     scatters, atomics or 2-d fragments on row values, a group whose body has
     row-dependent effects, regions or fragments before the staged path, or
     a kernel that declares ROWS already.
