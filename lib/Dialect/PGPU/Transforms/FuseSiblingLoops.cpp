@@ -6,7 +6,7 @@
 // pgpu-form-tiles as one loop per reduction over the same k range: the GEMM's
 // K loop and a loop per norm, each reading the operand tiles the K loop reads.
 // When two sibling loops walk the same range with the same step, neither writes
-// memory, neither uses what the other computes, one of them holds a
+// memory, neither uses what the other computes, exactly one of them holds a
 // contraction and they read something at the same coordinates, they become one
 // loop whose body is the first's then the second's, carrying both loops'
 // values; the CSE after blocking reads the shared tiles once. Each carry sees
@@ -27,7 +27,9 @@
 //
 // Must not fire: other bounds or steps; neither loop holding a contraction
 // (a row's sum and sum of squares stay the loops pgpu-stage-rows and
-// pgpu-pack-rows read); a write in either loop or between them; the second
+// pgpu-pack-rows read); both holding one (SwiGLU's gate and up products of one
+// x: one loop would keep two accumulator tiles live, a register budget the
+// tile choice does not plan for); a write in either loop or between them; the second
 // loop using the first's results (the layer norm's variance after its mean);
 // loops that share no read.
 //
@@ -144,7 +146,7 @@ struct FuseSiblingLoops : public tessel::pgpu::impl::PGPUFuseSiblingLoopsBase<Fu
           if (!earlier || !sameLoopIndex(earlier.getLower(), loop.getLower()) ||
               !sameLoopIndex(earlier.getUpper(), loop.getUpper()) ||
               !sameLoopIndex(earlier.getStep(), loop.getStep()) ||
-              !(holdsContract(earlier) || holdsContract(loop)) || !readsOnly(earlier) || !readsOnly(loop) ||
+              holdsContract(earlier) == holdsContract(loop) || !readsOnly(earlier) || !readsOnly(loop) ||
               !loopsShareRead(earlier, loop))
             continue;
           if (std::optional<SmallVector<Operation *>> between = dependentsBetween(earlier, loop)) {

@@ -478,3 +478,65 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire where both loops hold a contraction (two products of one x, SwiGLU's gate and
+// COM: up): one loop would keep both accumulator tiles live.
+// CHECK-LABEL: pgpu.kernel @two_products
+// CHECK: pgpu.for %c0 to %c32 {{.*}} -> !pgpu.fragment<f32, [16, 16]> {
+// CHECK: pgpu.for %c0 to %c32 {{.*}} -> !pgpu.fragment<f32, [16, 16]> {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @two_products(%x: !pgpu.view<f32, [16, 32], in>, %y: !pgpu.view<f32, [16, 32], in>,
+                    %out: !pgpu.view<f32, [16, 16], out>, %nx: !pgpu.view<f32, [16], out>)
+      attributes {params = [#pgpu.param<"TILE_K", [8], 8>]} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c16 = arith.constant 16 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %two = arith.constant 2.0 : f32
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %s = pgpu.param "TILE_K" : index
+      %z0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16]>
+      %a0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %acc = pgpu.for %c0 to %c32 step %s iter_args(%a0 : !pgpu.fragment<f32, [16, 16]>) -> !pgpu.fragment<f32, [16, 16]> {
+      ^bb0(%k: index, %c: !pgpu.fragment<f32, [16, 16]>):
+        %kk = pgpu.iota %k : !pgpu.fragment<index, [8]>
+        %mk = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 8]>
+        %kb = pgpu.broadcast %kk dims [1] : !pgpu.fragment<index, [8]> -> !pgpu.fragment<index, [16, 8]>
+        %l = pgpu.load %x[%mk, %kb] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 32], in>[!pgpu.fragment<index, [16, 8]>, !pgpu.fragment<index, [16, 8]>] -> !pgpu.fragment<f32, [16, 8]>
+        %w = pgpu.load %y[%mk, %kb] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 32], in>[!pgpu.fragment<index, [16, 8]>, !pgpu.fragment<index, [16, 8]>] -> !pgpu.fragment<f32, [16, 8]>
+        %wt = pgpu.transpose %w [1, 0] : !pgpu.fragment<f32, [16, 8]> -> !pgpu.fragment<f32, [8, 16]>
+        %n = pgpu.contract %l, %wt, %c reduce([1], [0]) batch([], []) : !pgpu.fragment<f32, [16, 8]>, !pgpu.fragment<f32, [8, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        pgpu.yield %n : !pgpu.fragment<f32, [16, 16]>
+      }
+      %b0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %acc2 = pgpu.for %c0 to %c32 step %s iter_args(%b0 : !pgpu.fragment<f32, [16, 16]>) -> !pgpu.fragment<f32, [16, 16]> {
+      ^bb0(%k: index, %c: !pgpu.fragment<f32, [16, 16]>):
+        %kk = pgpu.iota %k : !pgpu.fragment<index, [8]>
+        %mk = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 8]>
+        %kb = pgpu.broadcast %kk dims [1] : !pgpu.fragment<index, [8]> -> !pgpu.fragment<index, [16, 8]>
+        %l = pgpu.load %x[%mk, %kb] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 32], in>[!pgpu.fragment<index, [16, 8]>, !pgpu.fragment<index, [16, 8]>] -> !pgpu.fragment<f32, [16, 8]>
+        %w = pgpu.load %x[%mk, %kb] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 32], in>[!pgpu.fragment<index, [16, 8]>, !pgpu.fragment<index, [16, 8]>] -> !pgpu.fragment<f32, [16, 8]>
+        %wt = pgpu.transpose %w [1, 0] : !pgpu.fragment<f32, [16, 8]> -> !pgpu.fragment<f32, [8, 16]>
+        %n = pgpu.contract %l, %wt, %c reduce([1], [0]) batch([], []) : !pgpu.fragment<f32, [16, 8]>, !pgpu.fragment<f32, [8, 16]>, !pgpu.fragment<f32, [16, 16]> -> !pgpu.fragment<f32, [16, 16]>
+        pgpu.yield %n : !pgpu.fragment<f32, [16, 16]>
+      }
+      %bx = pgpu.broadcast %z0 dims [0] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %by = pgpu.broadcast %z0 dims [1] : !pgpu.fragment<f32, [16]> -> !pgpu.fragment<f32, [16, 16]>
+      %sum = pgpu.binary add %bx, %by : !pgpu.fragment<f32, [16, 16]>
+      %t = pgpu.splat %two : f32 -> !pgpu.fragment<f32, [16, 16]>
+      %dd = pgpu.binary mul %acc2, %acc : !pgpu.fragment<f32, [16, 16]>
+      %d = pgpu.binary sub %sum, %dd : !pgpu.fragment<f32, [16, 16]>
+      %yi = pgpu.broadcast %i dims [0] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      %yj = pgpu.broadcast %i dims [1] : !pgpu.fragment<index, [16]> -> !pgpu.fragment<index, [16, 16]>
+      pgpu.store %d, %out[%yi, %yj] valid %true : i1 : !pgpu.fragment<f32, [16, 16]>, !pgpu.view<f32, [16, 16], out>[!pgpu.fragment<index, [16, 16]>, !pgpu.fragment<index, [16, 16]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -250,8 +250,8 @@ def PGPUFuseContractLoops : Pass<"pgpu-fuse-contract-loops", "::mlir::ModuleOp">
 def PGPUFuseSiblingLoops : Pass<"pgpu-fuse-sibling-loops", "::mlir::ModuleOp"> {
   let summary = "a contraction's K loop takes the sibling loops over the same range that read its tiles (seed 002 §3.4)";
   let description = [{
-    Reads: pairs of `pgpu.for` loops in one block, one of which holds a
-    `pgpu.contract` in its body, as pgpu-form-tiles builds a contraction beside
+    Reads: pairs of `pgpu.for` loops in one block, exactly one of which holds
+    a `pgpu.contract` in its body, as pgpu-form-tiles builds a contraction beside
     reductions over the same k range (per-row norms of the operands used in the
     epilogue: pairwise squared distances, cosine similarities).
     Legality: the same lower bound, upper bound and step; neither loop writes
@@ -269,6 +269,9 @@ def PGPUFuseSiblingLoops : Pass<"pgpu-fuse-sibling-loops", "::mlir::ModuleOp"> {
     order), effects, ABI, origins.
     Must not fire: different bounds or steps; no contraction in either loop (a
     row's sum and sum of squares stay separate loops for pgpu-stage-rows); a
+    contraction in both (SwiGLU's gate and up products of one x: one loop
+    would keep two accumulator tiles live, which the tile choice does not
+    plan for); a
     write in either loop or between them; a second loop that uses the first's
     result (a variance after its mean); loops that share no read.
     Verifier after: the shared pgpu verifier.
