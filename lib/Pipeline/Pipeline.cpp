@@ -80,6 +80,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      two K loops continuing one accumulator over the same range, reading something both read
   //      (a sum of contractions over one k), run as one loop; the CSE below reads it once (§3.4).
   pm.addPass(pgpu::createPGPUFuseContractLoops());
+  //      a contraction's K loop and sibling loops over the same range reading its tiles (the
+  //      operands' row norms of a distance or cosine epilogue) run as one loop (§3.4).
+  pm.addPass(pgpu::createPGPUFuseSiblingLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   //      a blocked constant scatter-add into a small target counts into a privatized fragment

@@ -5,7 +5,9 @@
 // COM: A reduction loop of a tile program (triton::pipelinesLoads: it carries values, loads box
 // COM: tiles and contracts nothing, in a kernel whose contraction accumulates in a loop) is spelled
 // COM: tl.range(..., num_stages=STAGES): Triton pipelines by default only the loads feeding a dot, so
-// COM: the row norm |x_i|^2 beside x y^T waited for each [TILE_0, TILE_K] tile in turn. Both halves of
+// COM: the row norm |w_i|^2 beside x y^T waited for each [TILE_0, TILE_K] tile in turn (w, which the
+// COM: product does not read, keeps its own loop: pgpu-fuse-sibling-loops joins only loops that share
+// COM: a read, as |x_i|^2 would join the K loop). Both halves of
 // COM: the narrowed norm loop (full blocks, then the tail) are pipelined; the K loop of the dot keeps
 // COM: range (Triton pipelines it) and the persistent walk its flatten.
 // CHECK: mm_rownorm_PARAMS = {{.*}}'STAGES': ([1, 2, 3, 4, 5, 6], 4)
@@ -26,7 +28,7 @@
 // ROWS: for {{v[0-9]+}} in range(
 
 module attributes {kir.compile_options = #kir.compile_options<>} {
-  kir.kernel @mm_rownorm(%x: !kir.view<f32, [M, D], in>, %y: !kir.view<f32, [N, D], in>, %out: !kir.view<f32, [M, N], out>) {
+  kir.kernel @mm_rownorm(%x: !kir.view<f32, [M, D], in>, %y: !kir.view<f32, [N, D], in>, %w: !kir.view<f32, [M, D], in>, %out: !kir.view<f32, [M, N], out>) {
     %0 = kir.extent "M"
     %1 = kir.extent "D"
     %2 = arith.constant 0 : index
@@ -40,7 +42,8 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
     %7 = kir.load %x[%3, %6] : !kir.view<f32, [M, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
     %8 = kir.load %y[%5, %6] : !kir.view<f32, [N, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
     %9 = kir.contract %7, %8 reduce([1], [1]) batch([], []) : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
-    %10 = kir.binary mul %7, %7 : tensor<?x?xf32>
+    %21 = kir.load %w[%3, %6] : !kir.view<f32, [M, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %10 = kir.binary mul %21, %21 : tensor<?x?xf32>
     %15 = kir.reduce %10 axes [1] identity(%11 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
     ^bb0(%12: f32, %13: f32):
       %14 = kir.binary add %12, %13 : f32

@@ -44,33 +44,6 @@ using namespace tessel::pgpu;
 
 namespace {
 
-/// Whether `loop` carries one value that is, inside its body, only a contraction accumulator:
-/// the carry feeds a chain of pgpu.contract ops (as their accumulator) whose last result is yielded.
-bool accumulatesOnly(ForOp loop) {
-  if (loop.getInits().size() != 1)
-    return false;
-  Block &body = loop.getBody().front();
-  Value v = body.getArgument(1);
-  while (v.hasOneUse()) {
-    Operation *user = *v.getUsers().begin();
-    if (isa<YieldOp>(user))
-      return user->getParentOp() == loop;
-    auto c = dyn_cast<ContractOp>(user);
-    if (!c || c.getAcc() != v || c.getType() != v.getType())
-      return false;
-    v = c.getResult();
-  }
-  return false;
-}
-
-/// Whether nothing in `op` (its regions included) writes, allocates or frees memory.
-bool readsOnly(Operation *op) {
-  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
-  return effects && llvm::all_of(*effects, [](const MemoryEffects::EffectInstance &e) {
-           return isa<MemoryEffects::Read>(e.getEffect());
-         });
-}
-
 /// Value equivalence across the two loop bodies: the same value, the two induction variables, or
 /// results of equivalent region-free ops computed from equivalent operands.
 class Equivalence {
@@ -101,9 +74,19 @@ private:
   llvm::DenseMap<std::pair<Value, Value>, bool> memo;
 };
 
+} // namespace
+
+/// Whether nothing in `op` (its regions included) writes, allocates or frees memory.
+bool pgpu::readsOnly(Operation *op) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects = getEffectsRecursively(op);
+  return effects && llvm::all_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Read>(e.getEffect());
+         });
+}
+
 /// Whether `second` reads something `first` reads: an access op of the same kind on the same view
 /// at equivalent coordinates, validity and fill.
-bool sharesRead(ForOp first, ForOp second) {
+bool pgpu::loopsShareRead(ForOp first, ForOp second) {
   SmallVector<Operation *> reads;
   first.getBody().walk([&](Operation *op) {
     if (isa<LoadOp, GatherOp>(op))
@@ -123,7 +106,7 @@ bool sharesRead(ForOp first, ForOp second) {
 
 /// Whether index values `a` and `b` are equal: one value, or two reads of one parameter (each loop
 /// pgpu-form-tiles builds reads TILE_K itself), or equal constants.
-bool sameIndex(Value a, Value b) {
+bool pgpu::sameLoopIndex(Value a, Value b) {
   if (a == b)
     return true;
   if (auto pa = a.getDefiningOp<ParamOp>())
@@ -133,23 +116,44 @@ bool sameIndex(Value a, Value b) {
   return matchPattern(a, m_ConstantInt(&ca)) && matchPattern(b, m_ConstantInt(&cb)) && ca == cb;
 }
 
+namespace {
+
+/// Whether `loop` carries one value that is, inside its body, only a contraction accumulator:
+/// the carry feeds a chain of pgpu.contract ops (as their accumulator) whose last result is yielded.
+bool accumulatesOnly(ForOp loop) {
+  if (loop.getInits().size() != 1)
+    return false;
+  Block &body = loop.getBody().front();
+  Value v = body.getArgument(1);
+  while (v.hasOneUse()) {
+    Operation *user = *v.getUsers().begin();
+    if (isa<YieldOp>(user))
+      return user->getParentOp() == loop;
+    auto c = dyn_cast<ContractOp>(user);
+    if (!c || c.getAcc() != v || c.getType() != v.getType())
+      return false;
+    v = c.getResult();
+  }
+  return false;
+}
+
 /// The loop whose init is `first`'s only result and that can take `first`'s body, or null.
 ForOp fusableSuccessor(ForOp first) {
   if (first.getNumResults() != 1 || !first.getResult(0).hasOneUse() || !accumulatesOnly(first) ||
-      !readsOnly(first))
+      !pgpu::readsOnly(first))
     return ForOp();
   auto second = dyn_cast<ForOp>(*first.getResult(0).getUsers().begin());
   if (!second || second->getBlock() != first->getBlock() || second.getInits().size() != 1 ||
-      second.getInits()[0] != first.getResult(0) || !sameIndex(second.getLower(), first.getLower()) ||
-      !sameIndex(second.getUpper(), first.getUpper()) || !sameIndex(second.getStep(), first.getStep()) ||
+      second.getInits()[0] != first.getResult(0) || !sameLoopIndex(second.getLower(), first.getLower()) ||
+      !sameLoopIndex(second.getUpper(), first.getUpper()) || !sameLoopIndex(second.getStep(), first.getStep()) ||
       second.getResult(0).getType() != first.getResult(0).getType() || !accumulatesOnly(second) ||
-      !readsOnly(second))
+      !pgpu::readsOnly(second))
     return ForOp();
   // What lies between is moved above the first loop: it must be free of effects.
   for (Operation *op = first->getNextNode(); op != second.getOperation(); op = op->getNextNode())
     if (!isMemoryEffectFree(op))
       return ForOp();
-  if (!sharesRead(first, second))
+  if (!loopsShareRead(first, second))
     return ForOp();
   return second;
 }

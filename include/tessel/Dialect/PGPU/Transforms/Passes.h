@@ -82,6 +82,16 @@ llvm::SmallVector<std::pair<mlir::Operation *, mlir::Operation *>> hoistNestedRe
 /// Puts the ops hoistNestedReductions moved back where they were.
 void undoHoist(llvm::ArrayRef<std::pair<mlir::Operation *, mlir::Operation *>> moves);
 
+/// Helpers of the loop fusions (pgpu-fuse-contract-loops, pgpu-fuse-sibling-loops; FuseContractLoops.cpp).
+/// Whether nothing in `op` (its regions included) writes, allocates or frees memory.
+bool readsOnly(mlir::Operation *op);
+/// Whether `second` reads something `first` reads: an access of the same kind on the same view at
+/// equivalent coordinates (the two induction variables equal), validity and fill.
+bool loopsShareRead(ForOp first, ForOp second);
+/// Whether loop bounds or steps `a` and `b` are equal: one value, two reads of one parameter, or
+/// equal constants.
+bool sameLoopIndex(mlir::Value a, mlir::Value b);
+
 /// Helpers of the passes that spread one point's work over several program instances and hand
 /// values between them through invocation workspace (pgpu-chain-scans, pgpu-split-folds;
 /// InstanceWork.cpp).

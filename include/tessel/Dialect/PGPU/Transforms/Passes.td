@@ -258,6 +258,38 @@ def PGPUFuseContractLoops : Pass<"pgpu-fuse-contract-loops", "::mlir::ModuleOp">
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUFuseSiblingLoops : Pass<"pgpu-fuse-sibling-loops", "::mlir::ModuleOp"> {
+  let summary = "a contraction's K loop takes the sibling loops over the same range that read its tiles (seed 002 §3.4)";
+  let description = [{
+    Reads: pairs of `pgpu.for` loops in one block, exactly one of which holds
+    a `pgpu.contract` in its body, as pgpu-form-tiles builds a contraction beside
+    reductions over the same k range (per-row norms of the operands used in the
+    epilogue: pairwise squared distances, cosine similarities).
+    Legality: the same lower bound, upper bound and step; neither loop writes
+    memory; the second loop uses neither the first's results nor code computed
+    from them; what lies between the two does not write memory, and the part of
+    it that depends on the first loop is free of effects (it moves after the
+    fused loop); the second loop reads something the first reads (the same kind
+    of access on the same view at equivalent coordinates, validity and fill),
+    so fusing saves a read (seed 002 §3.4: co-realization of a shared value).
+    Rewrites: one loop in the second's place carrying both loops' values, whose
+    body is the first's then the second's; the CSE after blocking merges the
+    repeated reads. Repeats while a pair fuses (both operands' norms join one
+    GEMM's K loop).
+    Preserves: values bit for bit (every carry takes the same terms in the same
+    order), effects, ABI, origins.
+    Must not fire: different bounds or steps; no contraction in either loop (a
+    row's sum and sum of squares stay separate loops for pgpu-stage-rows); a
+    contraction in both (SwiGLU's gate and up products of one x: one loop
+    would keep two accumulator tiles live, which the tile choice does not
+    plan for); a
+    write in either loop or between them; a second loop that uses the first's
+    result (a variance after its mean); loops that share no read.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let summary = "read a row once when it fits one block: single-iteration form of sibling blocked loops under a guard (seed 002 §3.4)";
   let description = [{
