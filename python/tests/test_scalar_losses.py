@@ -116,6 +116,20 @@ def test_walk_max_beside_output_matches_kir(tessel_bin, tmp_path, n, block_p):
     np.testing.assert_array_equal(np.load(out / "y.npy"), np.load(kir / "y.npy"))
 
 
+def test_walk_partials_past_one_block(tessel_bin, tmp_path):
+    """1031 programs (BLOCK_P 256): the last arrival loads the partials in two [1024] blocks, the second
+    masked past 1031. The loss is checked against the float64 mean: the KIR interpreter's sequential
+    f32 sum drifts by ~1e-4 relative at this length, the programs' partial sums much less."""
+    n = 256 * 1030 + 5
+    kir, text, out = run_both(tessel_bin, tmp_path, mse_grad, n, 11, {"BLOCK_P": 256, "BLOCK": 256})
+    close(np.load(out / "grad.npy"), np.load(kir / "grad.npy"))
+    d = np.load(kir / "pred.in.npy").astype(np.float64) - np.load(kir / "target.in.npy").astype(np.float64)
+    np.testing.assert_allclose(np.load(out / "loss.npy"), [np.mean(d * d)], rtol=2e-6)
+    (tmp_path / "peak").mkdir()
+    kir, text, out = run_both(tessel_bin, tmp_path / "peak", peak_and_scaled, n, 12, {"BLOCK_P": 256, "BLOCK": 256})
+    np.testing.assert_array_equal(np.load(out / "peak.npy"), np.load(kir / "peak.npy"))
+
+
 @tessel.kernel
 def shifted_loss(x: T.In[T.f32, ("N",)], loss: T.Out[T.f32, (1,)], y: T.Out[T.f32, ("N",)]):
     """A loss over x[1:] beside an output over all of x: the fold's range is not the walk's (not
