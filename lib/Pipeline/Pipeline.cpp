@@ -113,6 +113,13 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   }
   if (stopAfter("online-normalize"))
     return;
+  //      A kernel-level fold beside an elementwise walk of its range is folded by the walk's
+  //      programs (one scalar a program to workspace, combined by the last arrival): the inputs both
+  //      read cross memory once (CSE shares the loads).
+  if (can.launchSizedWorkspace) {
+    pm.addPass(pgpu::createPGPUFoldInWalks());
+    pm.addPass(createCSEPass());
+  }
   // §3.5 predicate range narrowing: a blocked loop's full blocks run without their lane masks.
   pm.addPass(pgpu::createPGPUNarrowPredicates());
   if (stopAfter("narrow-predicates"))

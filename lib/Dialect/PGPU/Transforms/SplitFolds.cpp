@@ -65,6 +65,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "tessel/Dialect/PGPU/Transforms/FoldLanes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -120,9 +121,11 @@ bool exclusive(Operation *a, Operation *b) {
   return false;
 }
 
+} // namespace
+
 /// The lane-wise combine `kind` of one summary component: the yielded value `k` of `combine` is
 /// `pgpu.binary kind(a_k, b_k)` (either order) of an associative, commutative kind, or null.
-BinaryOp laneCombine(Region &combine, unsigned k, unsigned components) {
+static BinaryOp laneCombine(Region &combine, unsigned k, unsigned components) {
   Block &block = combine.front();
   auto yield = cast<YieldOp>(block.getTerminator());
   auto op = yield.getOperand(k).getDefiningOp<BinaryOp>();
@@ -148,18 +151,10 @@ BinaryOp laneCombine(Region &combine, unsigned k, unsigned components) {
 }
 
 /// Whether two binary ops combine alike: the same kind and numerical attributes.
-bool sameCombine(BinaryOp x, BinaryOp y) {
+static bool sameCombine(BinaryOp x, BinaryOp y) {
   return x.getKind() == y.getKind() && x.getApproximate() == y.getApproximate() &&
          x.getFlushToZero() == y.getFlushToZero();
 }
-
-/// One summary component the last arrival combines as a fragment of the segments' scalars.
-struct Lane {
-  BinaryOp combine;   // the component's lane-wise combine
-  ReduceOp reduce;    // a fragment component's sole use (all its lanes to one scalar), else null
-  Value fill;         // the neutral scalar (the reduce's identity, or the scalar's constant identity)
-  bool unused = false;
-};
 
 /// The components of `fold` when every one can be combined as scalars: a scalar with a constant
 /// identity and a lane-wise associative, commutative combine, or a fragment with that combine whose
@@ -168,11 +163,11 @@ struct Lane {
 /// combine), or a fragment without uses. Then each segment stores one scalar per component and the
 /// last arrival loads the FOLD_SPLITS scalars as fragments and reduces them (seed 002 §3.4), instead
 /// of walking the segments one summary at a time. None otherwise.
-std::optional<SmallVector<Lane>> scalarLanes(RegionFoldOp fold) {
+std::optional<SmallVector<FoldLane>> pgpu::scalarLanes(RegionFoldOp fold) {
   unsigned n = fold.getNumResults();
-  SmallVector<Lane> lanes;
+  SmallVector<FoldLane> lanes;
   for (unsigned k = 0; k < n; ++k) {
-    Lane lane;
+    FoldLane lane;
     lane.combine = laneCombine(fold.getCombine(), k, n);
     if (!lane.combine)
       return std::nullopt;
@@ -207,6 +202,9 @@ std::optional<SmallVector<Lane>> scalarLanes(RegionFoldOp fold) {
   }
   return lanes;
 }
+
+namespace {
+using Lane = FoldLane;
 
 struct Plan {
   ProgramSpaceOp space;

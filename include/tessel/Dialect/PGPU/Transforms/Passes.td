@@ -828,6 +828,52 @@ def PGPUMemberTickets : Pass<"pgpu-member-tickets", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUFoldInWalks : Pass<"pgpu-fold-in-walks", "::mlir::ModuleOp"> {
+  let summary = "a kernel-level fold beside an elementwise walk of its range is folded by the walk's programs (seed 002 §3.2, §3.4)";
+  let description = [{
+    Reads: a program space dispatching to exactly two groups (construction's
+    chain): one without axes holding effect-free code, one blocked
+    pgpu.region_fold over [0, hi) with constant identities (pgpu-form-blocking's
+    kernel-level fold, `loss[0] = T.sum(...)`) and the fold's uses; and one with
+    one axis (pgpu-refine-mapping's BLOCK_P members a program) holding
+    effect-free code and one blocking pgpu.for without carries over
+    [p * BP, min(p * BP + BP, hi)) that steps by the fold's step, its extent
+    ceil(hi / BP) (the gradient beside the loss).
+    Legality: the region fold's contract (any cut into ordered contiguous
+    slices, summaries combined in order); the programs' chunks cut [0, hi)
+    so; every summary component combines lane-wise by one associative,
+    commutative binary, a fragment's only use its finishing reduction with
+    it (pgpu-split-folds' scalar lanes), so each program's summary may be one
+    scalar a component and the programs' scalars reduced in program order.
+    The summarize's segment end bounds only its lanes (`iota(b) <
+    splat(end)`, the iota one step wide), so the walk's own bound selects the
+    same lanes. Neither group writes a view the other accesses.
+    Rewrites: the walk's loop carries the fold's summary: each block b also
+    inlines summarize(b, hi_p) and the combine (so CSE shares the loads both
+    read: the inputs cross memory once); after the loop each program stores
+    one scalar a component (fragments reduced by the finishing reduction) at
+    [p] of a first-write workspace [WALK_PARTIALS]; `pgpu.last_program
+    %tickets[0] arrivals P` (P = max(ceil(hi / BP), 1), a zero-filled i32
+    ticket) loads the P scalars 1024 at a time as a fragment (the identity
+    past P), reduces them with the combine and runs the fold's uses (a
+    finishing reduction is the combined scalar). The fold's group leaves
+    the chain: the space is the walk's group over P programs (one on an
+    empty range, which still runs the uses). Adds the workspace extent
+    WALK_PARTIALS (pgpu.workspace_extent).
+    Preserves: values up to the association of the fold's combine, effects
+    (each output element written once), ABI views, origins.
+    Must not fire: other chains (one group, three or more, two with axes), a
+    fold not starting at 0, several folds or loops, a combine that is not
+    lane-wise or a fragment used past its finishing reduction, a summarize
+    that uses its segment end otherwise, a walk with carries, an offset, a
+    step or bound that is not the fold's, effects or control outside the
+    walk's loop or before the fold, a view one group writes and the other
+    accesses, a kernel that binds WALK_PARTIALS already.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let summary = "a region fold's segments across program instances, combined by the last arrival (seed 002 §3.2, §3.4, §4)";
   let description = [{

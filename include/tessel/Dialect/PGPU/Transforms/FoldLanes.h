@@ -1,0 +1,31 @@
+//===- FoldLanes.h - fold summaries combined as scalars ---------*- C++ -*-===//
+//
+// The test pgpu-split-folds and pgpu-fold-in-walks share: whether a region fold's summary can be
+// handed between programs as one scalar per component (SplitFolds.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DIALECT_PGPU_TRANSFORMS_FOLDLANES_H
+#define TESSEL_DIALECT_PGPU_TRANSFORMS_FOLDLANES_H
+
+#include "tessel/Dialect/PGPU/IR/PGPU.h"
+
+#include <optional>
+
+namespace tessel::pgpu {
+/// One summary component a last arrival combines as a fragment of the programs' scalars.
+struct FoldLane {
+  BinaryOp combine;  // the component's lane-wise combine
+  ReduceOp reduce;   // a fragment component's sole use (all its lanes to one scalar), else null
+  mlir::Value fill;  // the neutral scalar (the reduce's identity, or the scalar's constant identity)
+  bool unused = false;
+};
+
+/// The components of `fold` when every one can be combined as scalars: a scalar with a constant
+/// identity and a lane-wise associative, commutative combine, or a fragment with that combine whose
+/// only use is a pgpu.reduce of all its lanes with the same combine in the fold's block, or a
+/// fragment without uses. None otherwise.
+std::optional<llvm::SmallVector<FoldLane>> scalarLanes(RegionFoldOp fold);
+} // namespace tessel::pgpu
+
+#endif // TESSEL_DIALECT_PGPU_TRANSFORMS_FOLDLANES_H
