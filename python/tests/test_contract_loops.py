@@ -60,6 +60,7 @@ KERNELS = {
     "flce": tessel.kernel(name="cl_flce")(_flce),
     "row_lse": tessel.kernel(name="cl_row_lse")(_row_lse),
     "row_lse_relaxed": tessel.kernel(name="cl_row_lse_relaxed", numerics="relaxed_normalization")(_row_lse),
+    "row_max": tessel.kernel(name="cl_row_max")(_row_max),  # a maximum alone: one fold (kir-online-folds)
 }
 
 
@@ -201,3 +202,4 @@ def test_mixed_free_axis_keeps_fallback(tessel_bin, tmp_path):
                           "--tessel-pipeline=stop-after=construct"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert '"TILE_' not in res.stdout and "pgpu.range_reduce" in res.stdout  # the fallback stays
+
