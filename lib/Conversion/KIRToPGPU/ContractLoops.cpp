@@ -179,3 +179,36 @@ LogicalResult FoldWorksetImpl::emitLooped() {
                      "no fragment holds all of it)";
   return done;
 }
+
+LogicalResult FoldWorksetImpl::emitPastBlocks(ArrayRef<Value> coords, Value laneBase) {
+  Location l = par.getLoc();
+  if (loopAxes.empty()) {
+    scopes.clear();
+    return emitFallback(coords, laneBase);
+  }
+  // Loop axes need no block of all of their extent (a GEMM's K): the looped variant, where every
+  // other free axis fits (and, for grouped lanes, G >= 1).
+  Value rest = groupSize ? Value(pgpu::CmpOp::create(b, l, kir::CmpPredicate::GE, get(groupSize).value(),
+                                                     kc.constIndex(l, 1)))
+                         : Value();
+  for (auto &[d, name] : freeAxes) {
+    if (loopAxes.count(d))
+      continue;
+    Value ok = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LE, kc.domains.find(d)->second.size, param(l, name));
+    rest = rest ? kc.binary(l, kir::BinaryKind::And, rest, ok) : ok;
+  }
+  if (!rest)
+    return emitLooped();
+  auto split = pgpu::IfOp::create(b, l, TypeRange(), rest);
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&split.getThenRegion());
+  if (failed(emitLooped()))
+    return failure();
+  pgpu::YieldOp::create(b, l);
+  b.createBlock(&split.getElseRegion());
+  scopes.clear();
+  if (failed(emitFallback(coords, laneBase)))
+    return failure();
+  pgpu::YieldOp::create(b, l);
+  return success();
+}

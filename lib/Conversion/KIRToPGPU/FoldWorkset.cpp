@@ -1606,40 +1606,7 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
   }
   pgpu::YieldOp::create(b, l);
   b.createBlock(&guard.getElseRegion());
-  if (!loopAxes.empty()) {
-    // Loop axes need no block of all of their extent (a GEMM's K): the looped variant, where every
-    // other free axis fits (and G >= 1).
-    Value rest = groupSize ? pgpu::CmpOp::create(b, l, kir::CmpPredicate::GE, get(groupSize).value(),
-                                                 kc.constIndex(l, 1))
-                           : Value();
-    for (auto &[d, name] : freeAxes) {
-      if (loopAxes.count(d))
-        continue;
-      Value ok = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LE, kc.domains.find(d)->second.size, param(l, name));
-      rest = rest ? kc.binary(l, kir::BinaryKind::And, rest, ok) : ok;
-    }
-    if (!rest) {
-      if (failed(emitLooped()))
-        return failure();
-      pgpu::YieldOp::create(b, l);
-      return success();
-    }
-    auto split = pgpu::IfOp::create(b, l, TypeRange(), rest);
-    b.createBlock(&split.getThenRegion());
-    if (failed(emitLooped()))
-      return failure();
-    pgpu::YieldOp::create(b, l);
-    b.createBlock(&split.getElseRegion());
-    scopes.clear();
-    if (failed(emitFallback(coords, laneBase)))
-      return failure();
-    pgpu::YieldOp::create(b, l);
-    b.setInsertionPointAfter(split);
-    pgpu::YieldOp::create(b, l);
-    return success();
-  }
-  scopes.clear();
-  if (failed(emitFallback(coords, laneBase)))
+  if (failed(emitPastBlocks(coords, laneBase)))
     return failure();
   pgpu::YieldOp::create(b, l);
   return success();

@@ -78,6 +78,9 @@ private:
   /// The variant for free axes longer than their blocks where the too-long ones are loop axes:
   /// their contractions loop over blocks (ContractLoops.cpp).
   LogicalResult emitLooped();
+  /// The guard's other side (some free axis longer than its block): the looped variant where the
+  /// axes past their blocks can be loop axes, else the element-wise fallback (ContractLoops.cpp).
+  LogicalResult emitPastBlocks(ArrayRef<Value> coords, Value laneBase);
 
   // --- Emission ---
   struct AxisBlock {
