@@ -233,3 +233,23 @@ def test_store_traversal_in_looped_variant(tessel_bin, tmp_path, D):
                   ["--order", "shuffle", *scalar, *[f"--param={k}=16" for k in ("BLOCK_S", "BLOCK_T", "BLOCK_D",
                                                                               "TILE_D")]], "pgpu")
     np.testing.assert_allclose(got["p"], kir["p"], rtol=2e-3, atol=2e-3)
+
+
+def test_fold_programs_keep_fold_tile_defaults():
+    """TritonLegalize's GEMM tile defaults (chooseContractionDefaults) read a contraction accumulating
+    into a loop carry; the looped variant's K loops are such, but a program whose loops also reduce a
+    fresh tile product (a fold's scores) keeps its folds' declared defaults (64-row, 64-key tiles):
+    the fragment variant, taken where K fits its block, is the fold's. Must not fire on a GEMM."""
+    flce = KERNELS["flce"].source("triton")
+    params = re.search(r"cl_flce_PARAMS = (\{.*\})", flce).group(1)
+    assert "'BLOCK_N': ([16, 32, 64, 128, 256], 64)" in params and \
+        "'BLOCK_V': ([16, 32, 64, 128, 256], 64)" in params, params
+
+    @tessel.kernel(name="cl_gemm")
+    def gemm(a: T.In[F16, ("M", "K")], b: T.In[F16, ("K", "N")], c: T.Out[T.f32, ("M", "N")]):
+        c[T.domain(0, a.shape[0]), T.domain(0, b.shape[1])] = T.matmul(
+            a[T.domain(0, a.shape[0]), T.domain(0, a.shape[1])], b[T.domain(0, a.shape[1]), T.domain(0, b.shape[1])])
+
+    params = re.search(r"cl_gemm_PARAMS = (\{.*\})", gemm.source("triton")).group(1)
+    tiles = dict(re.findall(r"'(TILE_[01])': \(\[[0-9, ]+\], (\d+)\)", params))
+    assert tiles and max(int(v) for v in tiles.values()) >= 128, params  # the GEMM sweep's tile
