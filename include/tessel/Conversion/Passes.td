@@ -43,7 +43,12 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     16, `h // G` its scalar, the group's key tile shared), else each program owns one member; every
     other tensor axis a
     fragment axis of BLOCK_<D> members under one uniform guard `size <= BLOCK_<D>` (else the program
-    walks its lanes element by element), and the fold a `pgpu.region_fold` over BLOCK_<T>-wide source
+    walks its lanes element by element; but where the axes past their blocks are only reduced by
+    contractions, a GEMM's K, the looped variant instead: each contraction over such an axis is a
+    `pgpu.for` over TILE_<D>-wide blocks of it (16..128, default 64) whose body reads the operands'
+    blocks and adds their product into the carried accumulator, ContractLoops.cpp); a lane's own dot
+    product (both operands per lane, only the paired axis: a gathered row against the lane's row) is a
+    product and a reduction per lane, and `kir.extract` of its rank-0 result the same value; and the fold a `pgpu.region_fold` over BLOCK_<T>-wide source
     tiles whose summarizer keeps `pgpu.contract` and `pgpu.reduce` (padded members neutralized by
     selects against the axis validity). A store over a fold's tile domain of a row computed there by
     a contraction (a softmax of scores written out, read with the folds' results) is a traversal of

@@ -141,6 +141,9 @@ std::string FoldWorksetImpl::paramName(Value domain) {
     for (auto &[d, p] : tileAxes)
       if (p == n && d != domain)
         return true;
+    for (auto &[d, p] : loopAxes)
+      if (p == n && d != domain)
+        return true;
     return false;
   };
   while (taken(name))
@@ -239,6 +242,14 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         shapes[g.getResult()] = s;
         return true;
       })
+      .Case<kir::ExtractOp>([&](kir::ExtractOp e) {
+        // A rank-0 tensor's one element (a dot product's result): the same value.
+        Shape s;
+        if (!e.getIndices().empty() || !shapeOfOperand(e.getTensor(), s) || !s.axes.empty())
+          return fail(e, "an element picked from a tensor with axes");
+        shapes[e.getResult()] = s;
+        return true;
+      })
       .Case<kir::DomainOp, kir::SubregionOp>([&](Operation *d) { return analyzeMemberDomain(d); })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) {
         shapes[i.getResult()] = Shape{false, {i.getDomain()}};
@@ -285,7 +296,10 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         Shape l, r;
         if (!shapeOfOperand(c.getLhs(), l) || !shapeOfOperand(c.getRhs(), r))
           return fail(c, "an operand has no coordinate provenance");
-        if (l.lanes && r.lanes) {
+        // Both operands per lane and only the paired axis (each lane's own dot product: a gathered
+        // row against the lane's row) is a product and a row reduction per lane (emitVectorContract).
+        bool laneDot = l.axes.size() == 1 && r.axes.size() == 1 && c.getLhsReduce().size() == 1;
+        if (l.lanes && r.lanes && !laneDot) {
           lanesBatched = true;
           return fail(c, "both operands vary across the lanes (a batched contraction)");
         }
@@ -455,6 +469,7 @@ bool FoldWorksetImpl::plan() {
     alias.clear();
     freeAxes.clear();
     tileAxes.clear();
+    loopAxes.clear();
     memberDomains.clear();
     laneArg = laneDomain = Value();
     laneParam.clear();
@@ -573,6 +588,7 @@ bool FoldWorksetImpl::planBody() {
     freeAxes[d] = "";
   for (auto &[d, name] : freeAxes)
     name = paramName(d);
+  planLoopAxes();
   // A tile domain must not be needed whole outside its fold: values over it are fold or scan
   // sources, or pure operands of such values (replayed per tile).
   for (Operation &op : body.without_terminator())
@@ -671,6 +687,11 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
   // covers the extent's size where the call knows it.
   for (auto &[d, name] : freeAxes)
     declare(name, 128, spanned(d));
+  // A contraction's K loop steps by 64 (a GEMM's K tile) unless tuned: 16..128 (form-tiles' TILE_K).
+  for (auto &[d, name] : loopAxes)
+    if (!kernel.getParam(name))
+      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {16, 32, 64, 128}, 64, StringAttr(),
+                                            StringAttr()));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 
@@ -986,6 +1007,13 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
             bind(p->getResult(0), result);
             return success();
           })
+      .Case<kir::ExtractOp>([&](kir::ExtractOp e) -> LogicalResult {
+        FailureOr<Value> x = get(e.getTensor());
+        if (failed(x))
+          return failure();
+        bind(e.getResult(), *x);
+        return success();
+      })
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) { return emitReduce(r); })
       .Case<kir::ContractOp>([&](kir::ContractOp c) { return emitContract(c); })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) { return emitFold(f); })
@@ -1063,6 +1091,9 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   std::optional<Shape> sl = shapeOf(c.getLhs()), sr = shapeOf(c.getRhs()), so = shapeOf(c.getResult());
   if (!sl || !sr || !so)
     return failure();
+  if (Value k = sl->axes[c.getLhsReduce()[0]]; looping && loopAxes.count(k) && !blocks.count(k))
+    return emitLoopedContract(c, k);
+  bool laneDot = sl->lanes && sr->lanes; // each lane's own dot product (analyzeOp)
   auto narrowSource = [&](Value kirOperand) -> Value {
     auto cast = resolve(kirOperand).getDefiningOp<kir::CastOp>();
     if (!cast)
@@ -1090,7 +1121,7 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
       roundOther = true;
     }
   } else if ((nl || nr) && !relaxed && precision == kir::ContractPrecision::IEEE && sl->rank() == 2 &&
-             sr->rank() == 2) {
+             sr->rank() == 2 && !laneDot) {
     // Without relaxed numerics the f32 operand keeps its value: split exactly, below.
     Value other = nl ? rhsKir : lhsKir;
     if (getElementTypeOrSelf(other.getType()).isF32() && getElementTypeOrSelf((nl ? nl : nr).getType()).isBF16()) {
@@ -1129,7 +1160,7 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   FailureOr<Value> ml = neutralize(*pl, *sl, c.getLhsReduce()[0]), mr = neutralize(*pr, *sr, c.getRhsReduce()[0]);
   if (failed(ml) || failed(mr))
     return failure();
-  if (sl->rank() != 2 || sr->rank() != 2)
+  if (sl->rank() != 2 || sr->rank() != 2 || laneDot)
     return emitVectorContract(c, *ml, *mr, *sl, *sr, precision);
   // Physical reduce axes (lanes lead).
   int64_t lk = c.getLhsReduce()[0] + (sl->lanes ? 1 : 0), rk = c.getRhsReduce()[0] + (sr->lanes ? 1 : 0);
@@ -1268,7 +1299,7 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
   Value tile = shapeOf(f.getSources()[0])->axes[f.getAxis()];
   // Captures do not depend on the tile: realize them once, before the fold.
   for (Value c : f.getCaptures())
-    if (failed(get(c)))
+    if (!overLoopAxis(c) && failed(get(c))) // one over a loop axis is read block by block in its loop
       return failure();
   SmallVector<Type> types;
   SmallVector<Shape> summary;
@@ -1371,7 +1402,7 @@ LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
       if (!vs)
         return failure();
       if (!llvm::is_contained(vs->axes, c)) {
-        if (failed(get(v)))
+        if (!overLoopAxis(v) && failed(get(v))) // one over a loop axis is read in its contraction's loop
           return failure();
         continue;
       }
@@ -1575,8 +1606,7 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
   }
   pgpu::YieldOp::create(b, l);
   b.createBlock(&guard.getElseRegion());
-  scopes.clear();
-  if (failed(emitFallback(coords, laneBase)))
+  if (failed(emitPastBlocks(coords, laneBase)))
     return failure();
   pgpu::YieldOp::create(b, l);
   return success();

@@ -70,6 +70,17 @@ private:
   bool analyzeMemberDomain(Operation *op);
   /// Whether `d` is a domain construction can realize: a launch-time one or a member's own.
   bool knownDomain(Value d) const { return kc.domains.count(d) || memberDomains.contains(d); }
+  /// Records in `loopAxes` each free axis that only contractions reduce (ContractLoops.cpp).
+  void planLoopAxes();
+  /// In the looped variant: whether some tensor axis of `v` is a loop axis (its value exists only
+  /// inside a contraction's loop).
+  bool overLoopAxis(Value v);
+  /// The variant for free axes longer than their blocks where the too-long ones are loop axes:
+  /// their contractions loop over blocks (ContractLoops.cpp).
+  LogicalResult emitLooped();
+  /// The guard's other side (some free axis longer than its block): the looped variant where the
+  /// axes past their blocks can be loop axes, else the element-wise fallback (ContractLoops.cpp).
+  LogicalResult emitPastBlocks(ArrayRef<Value> coords, Value laneBase);
 
   // --- Emission ---
   struct AxisBlock {
@@ -98,6 +109,9 @@ private:
   LogicalResult emitFold(kir::RegionFoldOp f);
   LogicalResult emitReduce(kir::ReduceOp r);
   LogicalResult emitContract(kir::ContractOp c);
+  /// A contraction over a loop axis `d`: a pgpu.for over BLOCK_<d> blocks of it carrying the
+  /// accumulator, the operands read per block (ContractLoops.cpp).
+  LogicalResult emitLoopedContract(kir::ContractOp c, Value d);
   /// A contraction with a one-dimensional operand (no tl.dot shape): the
   /// product broadcast over the other operand, summed over the paired axis.
   LogicalResult emitVectorContract(kir::ContractOp c, Value lhs, Value rhs, const Shape &sl, const Shape &sr,
@@ -130,6 +144,11 @@ private:
   DenseMap<Value, DomainVals> localDomains;
   /// Domains of free fragment axes and of fold tiles, with their parameters.
   llvm::MapVector<Value, std::string> freeAxes, tileAxes;
+  /// Free axes that only contractions reduce (a GEMM's K: h[n, ks] . w[v, ks]), with the
+  /// parameter of their loop's step: where such an axis is longer than its block, the looped
+  /// variant (`looping`) has no fragment over it; each contraction over it loops over its blocks.
+  llvm::MapVector<Value, std::string> loopAxes;
+  bool looping = false;
   std::string laneParam;
   /// Whether the innermost parallel axis is a lane axis. A workset holding a
   /// region scan has none: every program owns one point of the parallel

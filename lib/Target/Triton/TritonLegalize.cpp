@@ -128,10 +128,37 @@ void declareLaunchParams(pgpu::KernelOp kernel) {
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 
+/// Whether a contraction in a loop starts from zero and its tile is reduced along an axis (through
+/// pointwise ops): the scores tile of a region fold over key or vocabulary tiles (kir-to-pgpu), whose
+/// row maximum or sum the fold carries.
+static bool reducedFreshProduct(pgpu::ContractOp c) {
+  if (!c.getAcc().getDefiningOp<pgpu::SplatOp>() || !c->getParentOfType<pgpu::ForOp>())
+    return false;
+  SmallVector<Value> work{c.getResult()};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<pgpu::ReduceOp>(user))
+        return true;
+      if (isa<pgpu::BinaryOp, pgpu::UnaryOp, pgpu::SelectOp, pgpu::CastOp>(user) && seen.insert(user).second)
+        work.push_back(user->getResult(0));
+    }
+  }
+  return false;
+}
+
 /// The accumulator tile of a contraction that accumulates into a loop-carried value, whose extents are both declared parameters
-/// that cover no shape symbol (free tile sizes), as (rows, columns); nothing otherwise.
+/// that cover no shape symbol (free tile sizes), as (rows, columns); nothing otherwise. Nothing either in a
+/// fold's program (a reduced fresh product, above): a K loop there (kir-to-pgpu's looped variant, a paired
+/// axis past its block) shares the fold tiles' parameters, whose defaults stay the fold's.
 std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(pgpu::KernelOp kernel) {
   std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> tile;
+  if (kernel.walk([](pgpu::ContractOp c) {
+              return reducedFreshProduct(c) ? WalkResult::interrupt() : WalkResult::advance();
+            })
+          .wasInterrupted())
+    return tile;
   kernel.walk([&](pgpu::ContractOp c) {
     auto acc = cast<pgpu::FragmentType>(c.getResult().getType());
     auto carried = dyn_cast<BlockArgument>(c.getAcc());

@@ -46,6 +46,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %db = kir.domain %c0 to %nb
     %dh = kir.domain %c0 to %nh
     %grp = kir.binary div %nh, %nkv : index
+    // expected-remark @+1 {{kir-to-pgpu: where a contraction's paired axis is longer than its block, each contraction over it is a loop over blocks of it}}
     kir.parallel %db, %dh {
     ^bb0(%b: index, %h: index):
       %kh = kir.binary div %h, %grp : index
@@ -82,7 +83,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 // COM: [BLOCK_T, BLOCK_D] key tile and scores it against the query vector by a broadcast multiply and
 // COM: a sum over D.
 // CHECK-LABEL: pgpu.kernel @interleaved_decode_max
-// CHECK-SAME: params = [#pgpu.param<"BLOCK_T", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256], 128, covers = "D">]
+// CHECK-SAME: params = [#pgpu.param<"BLOCK_T", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256], 128, covers = "D">, #pgpu.param<"TILE_D", [16, 32, 64, 128], 64>]
 // CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}) segment 0 roles ["axis0", "axis1"] {
 // CHECK: %[[QV:.*]] = pgpu.load %q[%{{.*}}, %{{.*}}, %{{.*}}] {{.*}} -> !pgpu.fragment<f32, [BLOCK_D]>
 // CHECK: %[[STEP:.*]] = pgpu.param "BLOCK_T" : index
@@ -111,6 +112,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %db = kir.domain %c0 to %nb
     %dh = kir.domain %c0 to %nh
     %grp = kir.binary div %nh, %nkv : index
+    // expected-remark @+1 {{kir-to-pgpu: where a contraction's paired axis is longer than its block, each contraction over it is a loop over blocks of it}}
     kir.parallel %db, %dh {
     ^bb0(%b: index, %h: index):
       %kh = kir.binary rem %h, %nkv : index
@@ -162,6 +164,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %dd = kir.domain %c0 to %nd
     %db = kir.domain %c0 to %nb
     %dh = kir.domain %c0 to %nh
+    // expected-remark @+1 {{kir-to-pgpu: where a contraction's paired axis is longer than its block, each contraction over it is a loop over blocks of it}}
     kir.parallel %db, %dh {
     ^bb0(%b: index, %h: index):
       %kt = kir.load %k[%b, %dt, %dd] : !kir.view<f32, [B, T, D], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>

@@ -545,9 +545,12 @@ bool Matcher::match() {
       if (!reduction(user))
         return false;
     }
-  if (c.components.empty())
+  // A maximum alone is a fold of its own where a contraction computes the row (the row maximum of a
+  // matrix product: each tile of the row a tile product, rewriteTwoPass's first pass only).
+  bool alone = c.components.empty() && llvm::any_of(c.ops, [](Operation *op) { return isa<ContractOp>(op); });
+  if (c.components.empty() && !alone)
     return refuse("no reduction of exp(x - max) over the axis");
-  if (!llvm::any_of(c.components, [](const Component &k) { return k.rescaled; }))
+  if (!alone && !llvm::any_of(c.components, [](const Component &k) { return k.rescaled; }))
     return refuse("no reduction of exp(x - max) over the axis");
   // The fold replaces every reduction at the last of them; the reductions' other users must follow it.
   c.last = max;
@@ -980,6 +983,17 @@ void rewriteTwoPass(Candidate &c, Value indices) {
                                                         comb->getArgument(1))});
   }
   Value m = fold1.getResult(0);
+  if (c.components.empty()) { // a maximum alone: pass 1 is the whole rewrite
+    std::vector<Operation *> order(c.ops.begin(), c.ops.end());
+    order.push_back(max);
+    llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+    DenseSet<Operation *> dead = replacedOps(c);
+    b.setInsertionPointAfter(fold1);
+    max.getResult(0).replaceUsesWithIf(m, [&](OpOperand &use) { return !dead.contains(use.getOwner()); });
+    recomputeEpilogue(c, b, m);
+    eraseAxisComputation(c, order, dead);
+    return;
+  }
 
   // Pass 2: the reductions of exp(x - m) with the final m. The masked exponential where(c, exp(s - m),
   // 0) is exact for a finite m; for m = -inf every term of the source is exp(-inf - -inf) = NaN, so a
@@ -1179,6 +1193,14 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
         epilogue = "; " + std::to_string(m.c.stores.size()) +
                    " store(s) over the axis read the row with the summary, so the row is recomputed after "
                    "the folds (a second traversal of the axis, seed 002 §3.4)";
+      if (m.c.components.empty()) { // a maximum alone over a contraction's row: exact in any order
+        rewriteTwoPass(m.c, indicesOf(m.c.domain));
+        if (remarks)
+          par.emitRemark() << "kir-online-folds: a maximum over one axis of a row computed by a contraction "
+                              "became a region fold (the maximum alone, exact in any order, seed 002 §1)"
+                           << epilogue;
+        continue;
+      }
       if (!permitted) {
         if (feedsContraction(m.c)) {
           rewriteTwoPass(m.c, indicesOf(m.c.domain));

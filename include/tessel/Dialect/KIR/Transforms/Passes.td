@@ -73,6 +73,10 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     m = -inf on a nonempty D every source term is NaN, so the P-scaled results
     are selected to NaN after the fold), else kept as written. Outside uses of
     the maximum read pass 1's m.
+    A maximum alone (no reduction of P) of an X computed by a contraction (the
+    row maximum of a matrix product, x[n, :] . W[v, :] over v) is pass 1 alone,
+    under either numerics (the maximum is exact in any order); the element-wise
+    construction would again run one matrix-vector product per member.
     Either way, with a store epilogue the part of the axis computation the
     epilogue reads is cloned after the fold(s) from the same sources, the
     maximum read as the row's (pass 1's m, or where(ok, m, -inf)), and the
@@ -83,7 +87,9 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     as the fold's sources).
     Must not fire: under numerics `source` or online_reduction off, a row that
     is neither computed by nor reduced into a contraction (a row softmax,
-    log-softmax or logsumexp read from memory keeps its row path); a maximum over
+    log-softmax or logsumexp read from memory keeps its row path); a maximum
+    alone over a row that no contraction computes (a row maximum read from
+    memory keeps its row path); a maximum over
     several axes, sources over A at different axis positions or domains, a use
     of P or X that is not a reduction over A or a store epilogue (a second
     maximum, a nested region, a reduction of e / sum(e)), a store epilogue of a
