@@ -36,12 +36,19 @@
 // rows of unequal length leave no lane idle (rows of power-law length: about 89% of a [16, 128] tile
 // idle when each row's members run to the block's longest row).
 //
+// Column normalizations: a body that walks r again after its reductions (a nested workset writing the
+// column, `y[rows, n] = e / T.sum(e)`: a softmax over the first axis, a standardization) walks it in
+// [BLOCK_R, BLOCK_C] tiles too (tileForeach), so its reads and writes are rows of BLOCK_C contiguous
+// elements; its reductions then stay loops (no fold split: every segment would run the earlier passes
+// and the last arrival the write pass alone, where narrower column blocks add independent programs).
+//
 // Nested reductions (issue 41): a sum over (h, w) spelled as a sum over h of sums over w, reading
 // NHWC channels contiguously, is first flattened into one reduction over H * W rows (flattenNested).
 //
 // Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
 // axis of lanes over r is already contiguous) and whose bounds do not depend on d, a body with
-// nested loops or control, atomics, tuples or workspace, a lower bound that depends on d, values
+// nested loops or control other than such a walk (one whose bounds depend on d or whose writes do not
+// depend on both axes), atomics, tuples or workspace, a lower bound that depends on d, values
 // from outside that are fragments already, a write that does not depend on d.
 //
 // BLOCK_C covers the kept axis's symbol when d spans [0, S) of a named view extent, so a call's
@@ -112,6 +119,52 @@ SmallVector<Operation *> opsOf(Block &body) {
   return ops;
 }
 
+/// Whether an access at `coords` is a column access: its contiguous (last) coordinate walks the kept
+/// axis (`onD`) and not the walked one (`onR`), another coordinate walks the latter.
+bool columnAccess(ValueRange coords, const DenseSet<Value> &onD, const DenseSet<Value> &onR) {
+  if (coords.empty())
+    return false;
+  Value last = coords.back();
+  return onD.contains(last) && !onR.contains(last) && llvm::any_of(coords, [&](Value c) { return onR.contains(c); });
+}
+
+/// The coordinates of a view write (store or scatter), or none.
+std::optional<ValueRange> writeCoords(Operation &op) {
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.getCoords();
+  if (auto scatter = dyn_cast<ScatterOp>(op))
+    return scatter.getCoords();
+  return std::nullopt;
+}
+
+/// Why the workset `inner` over r, nested in the body of the kept axis (`onD`: the body's values that
+/// depend on d), cannot be walked in [BLOCK_R, BLOCK_C] tiles, or empty when it can; `column` is set
+/// when one of its accesses is a column access (the write of a normalized column, `y[rows, n] = e / s`).
+/// Its members are independent (seed 000 §5), so lanes of r and d run together; each write must depend
+/// on both (one element per lane).
+std::string whyNotNested(ForeachOp inner, const DenseSet<Value> &onD, bool &column) {
+  if (onD.contains(inner.getLower()) || onD.contains(inner.getUpper()))
+    return "a nested workset's bounds depend on the kept axis";
+  Block &body = inner.getBody().front();
+  DenseSet<Value> onR;
+  dependents(body.getArgument(0), inner.getBody(), onR);
+  for (Operation &op : body.without_terminator()) {
+    if (isPointwiseOrRead(op)) {
+      if (std::optional<ValueRange> coords = readCoords(op))
+        column |= columnAccess(*coords, onD, onR);
+      continue;
+    }
+    std::optional<ValueRange> coords = writeCoords(op);
+    if (!coords)
+      return "a nested workset's body is not straight-line pointwise code, reads and writes";
+    auto on = [&](const DenseSet<Value> &set) { return llvm::any_of(*coords, [&](Value c) { return set.contains(c); }); };
+    if (!on(onD) || !on(onR))
+      return "a nested workset's write does not depend on both axes (lanes would repeat it)";
+    column |= columnAccess(*coords, onD, onR);
+  }
+  return "";
+}
+
 /// Why `each` is not a column-reduction workset, or empty when it is (see the file comment).
 /// `body` holds the members of the kept axis `d` (a foreach's body, or an execution group's with d
 /// one of its coordinates).
@@ -138,6 +191,11 @@ std::string whyNot(Block &body, Value d) {
         return "a write does not depend on the kept axis (lanes would repeat it)";
       continue;
     }
+    if (auto inner = dyn_cast<ForeachOp>(op)) {
+      if (std::string why = whyNotNested(inner, onD, column); !why.empty())
+        return why;
+      continue;
+    }
     auto reduce = dyn_cast<RangeReduceOp>(op);
     if (!reduce)
       return "its body has nested loops, control, atomics, tuples or workspace accesses";
@@ -157,14 +215,9 @@ std::string whyNot(Block &body, Value d) {
     dependents(element.getArgument(0), reduce.getElement(), onR);
     // The fact this pass acts on: a read over both axes whose contiguous (last) coordinate walks the
     // kept axis and not the reduced one.
-    for (Operation &inner : element.without_terminator()) {
-      std::optional<ValueRange> coords = readCoords(inner);
-      if (!coords || coords->empty())
-        continue;
-      Value last = coords->back();
-      if (onD.contains(last) && !onR.contains(last) && llvm::any_of(*coords, [&](Value c) { return onR.contains(c); }))
-        column = true;
-    }
+    for (Operation &inner : element.without_terminator())
+      if (std::optional<ValueRange> coords = readCoords(inner))
+        column |= columnAccess(*coords, onD, onR);
   }
   if (!column && !ragged)
     return "no reduction reads along the kept axis contiguously (one axis of lanes serves it) and none "
@@ -278,6 +331,7 @@ public:
   void tileBlock(ArrayRef<Operation *> ops, Value d, Value hi, Value d0) {
     for (Operation *op : ops)
       dependentsOf(d, op);
+    walksAgain = llvm::any_of(ops, [](Operation *op) { return isa<ForeachOp>(op); });
     map.map(d, bindLanes(d.getLoc(), cols, d0, hi, colsOk));
     for (Operation *op : ops)
       cloneOp(*op);
@@ -377,6 +431,8 @@ private:
     Location loc = op.getLoc();
     if (auto reduce = dyn_cast<RangeReduceOp>(op))
       return tileReduce(reduce);
+    if (auto inner = dyn_cast<ForeachOp>(op))
+      return tileForeach(inner);
     if (auto load = dyn_cast<LoadOp>(op))
       return cloneRead(op, load.getView(), load.getCoords(), load.getValid(), load.getFill());
     if (auto gather = dyn_cast<GatherOp>(op))
@@ -423,6 +479,29 @@ private:
                        ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
                        : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));
     map.map(op.getResult(0), result);
+  }
+
+  /// A workset over r nested in the kept axis's body (whyNotNested: straight-line reads, pointwise code
+  /// and writes over both axes) as `for r0 = lo to hi step BLOCK_R`: each trip one [BLOCK_R, BLOCK_C]
+  /// tile of members, its reads and writes valid on the lanes of both axes (the write of a normalized
+  /// column: rows of BLOCK_C contiguous elements, coalesced, instead of one element per row).
+  void tileForeach(ForeachOp op) {
+    Location loc = op.getLoc();
+    Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
+    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
+    Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
+    auto loop = ForOp::create(b, loc, TypeRange(), lo, hi, step, ValueRange());
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    Value r0 = body->addArgument(b.getIndexType(), loc);
+    Value saved = rowsOk;
+    Block &members = op.getBody().front();
+    map.map(members.getArgument(0), bindLanes(loc, rows, r0, hi, rowsOk));
+    for (Operation &inner : members.without_terminator())
+      cloneOp(inner);
+    YieldOp::create(b, loc, ValueRange());
+    rowsOk = saved;
   }
 
   /// `for r0 = lo to hi step BLOCK_R iter_args(acc)`: one block of members, neutralized on invalid
@@ -479,7 +558,10 @@ private:
     // Bounds the same for every program (launch values): the tiles are the segments of a region fold
     // (seed 002 §3.4), so a few kept columns over many rows may have their rows cut into segments
     // across programs (pgpu-split-folds). Bounds read from memory (a bag's offsets) keep the loop.
-    if (!ragged && isLaunchExpr(lo) && isLaunchExpr(hi)) {
+    // A body that walks the rows again after its reductions (a column normalization's write pass) keeps
+    // loops: split across programs, every segment would run the earlier reductions whole and the last
+    // arrival the write pass alone, where narrower column blocks add programs that share nothing.
+    if (!ragged && !walksAgain && isLaunchExpr(lo) && isLaunchExpr(hi)) {
       RegionFoldOp fold = foldTiles(op, lo, hi, step, inits, members);
       finishReduce(op, fold.getResults(), ids, carry);
       return;
@@ -832,6 +914,7 @@ private:
     });
   }
   Value rowsOk, colsOk; // lane validity of the current blocks
+  bool walksAgain = false; // the body holds a workset over the rows (tileForeach): reductions stay loops
   Value tileOk;         // walkPool: which [BLOCK_R, BLOCK_C] lanes are a member of their segment, or null
 };
 

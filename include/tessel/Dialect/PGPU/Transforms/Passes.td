@@ -1216,6 +1216,18 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     programs, and a call's default narrows BLOCK_C while the launch would
     not fill the device. Otherwise they are a loop in the program and
     BLOCK_C covers d's extent when d spans [0, S) of a named view axis.
+    The body may also walk r again in a nested `pgpu.foreach` (a column
+    normalization's write pass: `y[rows, n] = e / T.sum(e)`) whose bounds
+    do not depend on d and whose body is straight-line reads, pointwise
+    code and writes, each write depending on both r and d; a read or write
+    of it over both axes whose last coordinate walks d and not r is the
+    fact the pass acts on too. It becomes a `pgpu.for` over blocks of
+    BLOCK_R lanes of r, each trip one [BLOCK_R, BLOCK_C] tile whose reads
+    and writes are valid on the lanes of both axes. Where the body holds
+    such a walk, its reductions stay `pgpu.for` loops even with launch
+    bounds (no region fold: split across programs, every segment would
+    run the earlier reductions whole and the last arrival the write pass
+    alone, while narrower column blocks add programs that share nothing).
     Also fires on a kept axis that is already a coordinate of the sole
     execution group (pgpu-flatten-worksets' whole-body workset: one column
     per program), the group body being such a body over it and the program
@@ -1241,7 +1253,8 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
-    nested loops or control, atomics, tuples or workspace in the body,
+    nested loops or control other than such a walk (a nested workset whose
+    bounds depend on d, or whose write does not depend on both axes), atomics, tuples or workspace in the body,
     a reduction lower bound that depends on d, a write that does not
     depend on d,
     fragments from outside, kernels that already declare BLOCK_R or BLOCK_C.
