@@ -249,3 +249,42 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Without the scans option (a provider that spells no scan along an axis of a 2-d fragment) a
+// COM: cumulative sum down the columns is left alone.
+// CHECK-LABEL: pgpu.kernel @cumsum_columns
+// CHECK-NOT: BLOCK_C
+// CHECK: pgpu.range_scan
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @cumsum_columns(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        pgpu.range_scan %c0 to %M identity(%z : f32) element {
+        ^bb0(%r: index):
+          %v = pgpu.load %x[%r, %n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a1: f32, %a2: f32):
+          %c = pgpu.binary add %a1, %a2 : f32
+          pgpu.yield %c : f32
+        } emit {
+        ^bb0(%r: index, %s: f32):
+          pgpu.store %s, %y[%r, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -1228,6 +1228,20 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     bounds (no region fold: split across programs, every segment would
     run the earlier reductions whole and the last arrival the write pass
     alone, while narrower column blocks add programs that share nothing).
+    With the option `scans` (the provider spells a scan along axis 0 of
+    a 2-d fragment: Triton), the body may also hold an inclusive forward
+    `pgpu.range_scan` over r (a cumulative sum down the columns,
+    `y[rows, n] = T.cumsum(x[rows, n])`) whose bounds and identity do not
+    depend on d, whose element and combine are straight-line and whose
+    emit is straight-line reads, pointwise code and writes over both axes.
+    It becomes a `pgpu.for` over blocks of BLOCK_R lanes of r carrying one
+    prefix per lane of d ([BLOCK_C], the identity first): each trip scans
+    its [BLOCK_R, BLOCK_C] tile of members along BLOCK_R (`pgpu.scan` axis
+    0, invalid r lanes the identity), combines the carry on the left of
+    every prefix (seed 000 §8: regrouped, never reordered), emits the tile
+    and carries its last row on (a `pgpu.reduce` along BLOCK_R keeping
+    lane BLOCK_R - 1: exactly the prefix emitted there, whatever the
+    combine). Reverse and exclusive scans are left alone.
     Also fires on a kept axis that is already a coordinate of the sole
     execution group (pgpu-flatten-worksets' whole-body workset: one column
     per program), the group body being such a body over it and the program
@@ -1260,6 +1274,10 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     fragments from outside, kernels that already declare BLOCK_R or BLOCK_C.
     Verifier after: the shared pgpu verifier.
   }];
+  let options = [
+    Option<"scans", "scans", "bool", /*default=*/"false",
+           "also tile inclusive forward range scans (the provider spells a scan along an axis of a 2-d fragment)">
+  ];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
