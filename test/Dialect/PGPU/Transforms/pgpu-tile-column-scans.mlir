@@ -136,3 +136,47 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: a scan of two components (affine maps h -> a h + b down the columns, an EMA):
+// COM: each component would keep two [BLOCK_R, BLOCK_C] tiles live.
+// CHECK-LABEL: pgpu.kernel @ema_columns
+// CHECK-NOT: BLOCK_C
+// CHECK: pgpu.range_scan
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @ema_columns(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %one = arith.constant 1.0 : f32
+        %half = arith.constant 0.5 : f32
+        %t = arith.constant true
+        pgpu.range_scan %c0 to %M identity(%one, %z : f32, f32) element {
+        ^bb0(%r: index):
+          %v = pgpu.load %x[%r, %n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          %w = pgpu.binary mul %v, %half : f32
+          pgpu.yield %half, %w : f32, f32
+        } combine {
+        ^bb0(%a1: f32, %b1: f32, %a2: f32, %b2: f32):
+          %a = pgpu.binary mul %a1, %a2 : f32
+          %m = pgpu.binary mul %a2, %b1 : f32
+          %b = pgpu.binary add %m, %b2 : f32
+          pgpu.yield %a, %b : f32, f32
+        } emit {
+        ^bb0(%r: index, %a: f32, %h: f32):
+          pgpu.store %h, %y[%r, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
