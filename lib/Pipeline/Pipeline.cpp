@@ -75,7 +75,8 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
     return;
   // §3.3 form blocking and fragments: a reduction whose reads walk a kept axis contiguously blocks
   //      both axes ([BLOCK_R, BLOCK_C] tiles), the rest one axis of BLOCK lanes.
-  pm.addPass(pgpu::createPGPUTileColumnReductions());
+  //      A cumulative sum down the columns too, where the provider spells a scan along an axis of a 2-d tile.
+  pm.addPass(pgpu::createPGPUTileColumnReductions(pgpu::PGPUTileColumnReductionsOptions{can.tileAxisScans}));
   pm.addPass(pgpu::createPGPUFormBlocking());
   //      two K loops continuing one accumulator over the same range, reading something both read
   //      (a sum of contractions over one k), run as one loop; the CSE below reads it once (§3.4).

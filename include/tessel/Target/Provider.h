@@ -67,6 +67,9 @@ struct ProviderCapabilities {
   /// broadcast back over the reduced axis: several short rows per program instance
   /// (pgpu-pack-rows, seed 002 §3.2, §3.3).
   bool tileAxisReductions = false;
+  /// A scan along axis 0 of a 2-d fragment ([BLOCK_R, BLOCK_C] -> [BLOCK_R, BLOCK_C]): a cumulative sum
+  /// down the columns walked in 2-d tiles, each column its own scan (pgpu-tile-column-reductions).
+  bool tileAxisScans = false;
 };
 
 /// One provider: a name, the capabilities it states, its legalization and its emission.

@@ -365,8 +365,10 @@ std::optional<std::string> triton::spellingIssue(Operation *op) {
   if (auto r = dyn_cast<pgpu::ReduceOp>(op); r && r.getAxes().size() != 1)
     return std::string("only a reduction over one axis is spelled yet");
   if (auto sc = dyn_cast<pgpu::ScanOp>(op)) {
-    if (sc.getAxis() != 0 || cast<pgpu::FragmentType>(sc->getResult(0).getType()).getRank() != 1)
-      return std::string("only a scan along axis 0 of a one-dimensional fragment is spelled yet");
+    // tl.associative_scan along axis 0: a one-dimensional fragment, or the rows of a 2-d tile (each
+    // column its own scan: a cumulative sum down the columns, pgpu-tile-column-reductions).
+    if (sc.getAxis() != 0 || cast<pgpu::FragmentType>(sc->getResult(0).getType()).getRank() > 2)
+      return std::string("only a scan along axis 0 of a one- or two-dimensional fragment is spelled yet");
     if (sc.getExclusive())
       return std::string("tl.associative_scan is inclusive; an exclusive fragment scan has no spelling");
   }

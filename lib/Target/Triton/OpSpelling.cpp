@@ -718,7 +718,7 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
           results.push_back(name(v));
         std::string in = inputs.size() == 1 ? inputs[0] : "(" + llvm::join(inputs, ", ") + ")";
         std::string lhs = llvm::join(results, ", ");
-        line(indent, lhs + " = tl.associative_scan(" + in + ", 0, " + *fn +
+        line(indent, lhs + " = tl.associative_scan(" + in + ", " + std::to_string(sc.getAxis()) + ", " + *fn +
                          (sc.getReverse() ? ", reverse=True)" : ")"));
         if (mode == Mode::Consumer)
           for (Value v : sc.getResults())

@@ -29,6 +29,7 @@ public:
       c.floatLaunchFacts = true;       // the wrapper keys its plans on the float launch fact
       c.peeledTiles = true;            // Triton's compile time bears the doubled body
       c.tileAxisReductions = true;     // tl.sum/tl.max(x, axis=1) of a [ROWS, BLOCK] tile
+      c.tileAxisScans = true;          // tl.associative_scan(x, 0, fn) of a [BLOCK_R, BLOCK_C] tile
       return c;
     }();
     return caps;

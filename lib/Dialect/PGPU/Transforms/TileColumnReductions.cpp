@@ -36,12 +36,24 @@
 // rows of unequal length leave no lane idle (rows of power-law length: about 89% of a [16, 128] tile
 // idle when each row's members run to the block's longest row).
 //
+// Column normalizations: a body that walks r again after its reductions (a nested workset writing the
+// column, `y[rows, n] = e / T.sum(e)`: a softmax over the first axis, a standardization) walks it in
+// [BLOCK_R, BLOCK_C] tiles too (tileForeach), so its reads and writes are rows of BLOCK_C contiguous
+// elements; its reductions then stay loops (no fold split: every segment would run the earlier passes
+// and the last arrival the write pass alone, where narrower column blocks add independent programs).
+//
+// Column scans (where the provider spells a scan along an axis of a 2-d tile, the `scans` option): an
+// inclusive forward scan down the columns (`y[rows, n] = T.cumsum(x[rows, n])`) walks the rows in order,
+// BLOCK_R at a time, each tile scanned along BLOCK_R with one running prefix per column carried on
+// (tileScan): rows of BLOCK_C contiguous elements instead of one element per row.
+//
 // Nested reductions (issue 41): a sum over (h, w) spelled as a sum over h of sums over w, reading
 // NHWC channels contiguously, is first flattened into one reduction over H * W rows (flattenNested).
 //
 // Must not fire: a reduction whose reads walk r along their innermost coordinate (a row sum: one
 // axis of lanes over r is already contiguous) and whose bounds do not depend on d, a body with
-// nested loops or control, atomics, tuples or workspace, a lower bound that depends on d, values
+// nested loops or control other than such a walk (one whose bounds depend on d or whose writes do not
+// depend on both axes), atomics, tuples or workspace, a lower bound that depends on d, values
 // from outside that are fragments already, a write that does not depend on d.
 //
 // BLOCK_C covers the kept axis's symbol when d spans [0, S) of a named view extent, so a call's
@@ -112,10 +124,106 @@ SmallVector<Operation *> opsOf(Block &body) {
   return ops;
 }
 
+/// Whether an access at `coords` is a column access: its contiguous (last) coordinate walks the kept
+/// axis (`onD`) and not the walked one (`onR`), another coordinate walks the latter.
+bool columnAccess(ValueRange coords, const DenseSet<Value> &onD, const DenseSet<Value> &onR) {
+  if (coords.empty())
+    return false;
+  Value last = coords.back();
+  return onD.contains(last) && !onR.contains(last) && llvm::any_of(coords, [&](Value c) { return onR.contains(c); });
+}
+
+/// The coordinates of a view write (store or scatter), or none.
+std::optional<ValueRange> writeCoords(Operation &op) {
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.getCoords();
+  if (auto scatter = dyn_cast<ScatterOp>(op))
+    return scatter.getCoords();
+  return std::nullopt;
+}
+
+/// Why the workset `inner` over r, nested in the body of the kept axis (`onD`: the body's values that
+/// depend on d), cannot be walked in [BLOCK_R, BLOCK_C] tiles, or empty when it can; `column` is set
+/// when one of its accesses is a column access (the write of a normalized column, `y[rows, n] = e / s`).
+/// Its members are independent (seed 000 §5), so lanes of r and d run together; each write must depend
+/// on both (one element per lane).
+std::string whyNotNested(ForeachOp inner, const DenseSet<Value> &onD, bool &column) {
+  if (onD.contains(inner.getLower()) || onD.contains(inner.getUpper()))
+    return "a nested workset's bounds depend on the kept axis";
+  Block &body = inner.getBody().front();
+  DenseSet<Value> onR;
+  dependents(body.getArgument(0), inner.getBody(), onR);
+  for (Operation &op : body.without_terminator()) {
+    if (isPointwiseOrRead(op)) {
+      if (std::optional<ValueRange> coords = readCoords(op))
+        column |= columnAccess(*coords, onD, onR);
+      continue;
+    }
+    std::optional<ValueRange> coords = writeCoords(op);
+    if (!coords)
+      return "a nested workset's body is not straight-line pointwise code, reads and writes";
+    auto on = [&](const DenseSet<Value> &set) { return llvm::any_of(*coords, [&](Value c) { return set.contains(c); }); };
+    if (!on(onD) || !on(onR))
+      return "a nested workset's write does not depend on both axes (lanes would repeat it)";
+    column |= columnAccess(*coords, onD, onR);
+  }
+  return "";
+}
+
 /// Why `each` is not a column-reduction workset, or empty when it is (see the file comment).
 /// `body` holds the members of the kept axis `d` (a foreach's body, or an execution group's with d
 /// one of its coordinates).
-std::string whyNot(Block &body, Value d) {
+/// Why the scan `scan` over r in the kept axis's body (`onD`) cannot be walked in [BLOCK_R, BLOCK_C]
+/// tiles, or empty when it can; `column` is set when one of its accesses is a column access (a cumulative
+/// sum down the columns, `y[rows, n] = T.cumsum(x[rows, n])`). Seed 000 §8: a scan may be regrouped,
+/// never reordered, so the rows are taken in order, BLOCK_R at a time, each lane of d its own scan.
+std::string whyNotScan(RangeScanOp scan, const DenseSet<Value> &onD, bool &column) {
+  if (scan.getReverse() || scan.getExclusive())
+    return "a scan is reverse or exclusive (only inclusive forward scans are tiled yet)";
+  // Each component keeps two [BLOCK_R, BLOCK_C] tiles live (its members and their prefixes) and one more
+  // pick a trip: a scan of affine maps (two components), or of one per state of a selective scan (32),
+  // is left to its one-axis blocking until the tile's size accounts for them (not measured yet).
+  if (scan.getIdentities().size() != 1)
+    return "a scan of several components (only one running value per column is tiled yet)";
+  if (onD.contains(scan.getLower()) || onD.contains(scan.getUpper()) ||
+      llvm::any_of(scan.getIdentities(), [&](Value id) { return onD.contains(id); }))
+    return "a scan's bounds or identity depend on the kept axis";
+  auto straight = [](Region &region) {
+    return llvm::all_of(region.front().without_terminator(), [](Operation &op) {
+      return op.getNumRegions() == 0 && isPointwiseOrRead(op);
+    });
+  };
+  if (!straight(scan.getElement()) || !straight(scan.getCombine()))
+    return "a scan's element or combine is not straight-line pointwise code and reads";
+  DenseSet<Value> onR;
+  dependents(scan.getElement().front().getArgument(0), scan.getElement(), onR);
+  for (Operation &op : scan.getElement().front().without_terminator())
+    if (std::optional<ValueRange> coords = readCoords(op))
+      column |= columnAccess(*coords, onD, onR);
+  Block &emit = scan.getEmit().front();
+  DenseSet<Value> onEmit; // the emit's values that depend on its position or its prefix
+  for (BlockArgument arg : emit.getArguments())
+    dependents(arg, scan.getEmit(), onEmit);
+  DenseSet<Value> atR;
+  dependents(emit.getArgument(0), scan.getEmit(), atR);
+  for (Operation &op : emit.without_terminator()) {
+    if (isPointwiseOrRead(op)) {
+      if (std::optional<ValueRange> coords = readCoords(op))
+        column |= columnAccess(*coords, onD, atR);
+      continue;
+    }
+    std::optional<ValueRange> coords = writeCoords(op);
+    if (!coords)
+      return "a scan's emit is not straight-line pointwise code, reads and writes";
+    auto on = [&](const DenseSet<Value> &set) { return llvm::any_of(*coords, [&](Value c) { return set.contains(c); }); };
+    if (!on(onD) || !on(atR))
+      return "a scan's write does not depend on both axes (lanes would repeat it)";
+    column |= columnAccess(*coords, onD, atR);
+  }
+  return "";
+}
+
+std::string whyNot(Block &body, Value d, bool scans) {
   Region &region = *body.getParent();
   DenseSet<Value> onD;
   dependents(d, region, onD);
@@ -138,6 +246,18 @@ std::string whyNot(Block &body, Value d) {
         return "a write does not depend on the kept axis (lanes would repeat it)";
       continue;
     }
+    if (auto inner = dyn_cast<ForeachOp>(op)) {
+      if (std::string why = whyNotNested(inner, onD, column); !why.empty())
+        return why;
+      continue;
+    }
+    if (auto scan = dyn_cast<RangeScanOp>(op)) {
+      if (!scans)
+        return "a scan, and the provider spells no scan along an axis of a 2-d fragment";
+      if (std::string why = whyNotScan(scan, onD, column); !why.empty())
+        return why;
+      continue;
+    }
     auto reduce = dyn_cast<RangeReduceOp>(op);
     if (!reduce)
       return "its body has nested loops, control, atomics, tuples or workspace accesses";
@@ -157,14 +277,9 @@ std::string whyNot(Block &body, Value d) {
     dependents(element.getArgument(0), reduce.getElement(), onR);
     // The fact this pass acts on: a read over both axes whose contiguous (last) coordinate walks the
     // kept axis and not the reduced one.
-    for (Operation &inner : element.without_terminator()) {
-      std::optional<ValueRange> coords = readCoords(inner);
-      if (!coords || coords->empty())
-        continue;
-      Value last = coords->back();
-      if (onD.contains(last) && !onR.contains(last) && llvm::any_of(*coords, [&](Value c) { return onR.contains(c); }))
-        column = true;
-    }
+    for (Operation &inner : element.without_terminator())
+      if (std::optional<ValueRange> coords = readCoords(inner))
+        column |= columnAccess(*coords, onD, onR);
   }
   if (!column && !ragged)
     return "no reduction reads along the kept axis contiguously (one axis of lanes serves it) and none "
@@ -278,6 +393,7 @@ public:
   void tileBlock(ArrayRef<Operation *> ops, Value d, Value hi, Value d0) {
     for (Operation *op : ops)
       dependentsOf(d, op);
+    walksAgain = llvm::any_of(ops, [](Operation *op) { return isa<ForeachOp, RangeScanOp>(op); });
     map.map(d, bindLanes(d.getLoc(), cols, d0, hi, colsOk));
     for (Operation *op : ops)
       cloneOp(*op);
@@ -377,6 +493,10 @@ private:
     Location loc = op.getLoc();
     if (auto reduce = dyn_cast<RangeReduceOp>(op))
       return tileReduce(reduce);
+    if (auto inner = dyn_cast<ForeachOp>(op))
+      return tileForeach(inner);
+    if (auto scan = dyn_cast<RangeScanOp>(op))
+      return tileScan(scan);
     if (auto load = dyn_cast<LoadOp>(op))
       return cloneRead(op, load.getView(), load.getCoords(), load.getValid(), load.getFill());
     if (auto gather = dyn_cast<GatherOp>(op))
@@ -423,6 +543,121 @@ private:
                        ? Value(LoadOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)))
                        : Value(GatherOp::create(b, loc, type, view, newCoords, ok, map.lookupOrDefault(fill)));
     map.map(op.getResult(0), result);
+  }
+
+  /// A workset over r nested in the kept axis's body (whyNotNested: straight-line reads, pointwise code
+  /// and writes over both axes) as `for r0 = lo to hi step BLOCK_R`: each trip one [BLOCK_R, BLOCK_C]
+  /// tile of members, its reads and writes valid on the lanes of both axes (the write of a normalized
+  /// column: rows of BLOCK_C contiguous elements, coalesced, instead of one element per row).
+  void tileForeach(ForeachOp op) {
+    Location loc = op.getLoc();
+    Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
+    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
+    Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
+    auto loop = ForOp::create(b, loc, TypeRange(), lo, hi, step, ValueRange());
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    Value r0 = body->addArgument(b.getIndexType(), loc);
+    Value saved = rowsOk;
+    Block &members = op.getBody().front();
+    map.map(members.getArgument(0), bindLanes(loc, rows, r0, hi, rowsOk));
+    for (Operation &inner : members.without_terminator())
+      cloneOp(inner);
+    YieldOp::create(b, loc, ValueRange());
+    rowsOk = saved;
+  }
+
+  /// An inclusive forward scan over r nested in the kept axis's body (whyNotScan) as `for r0 = lo to hi
+  /// step BLOCK_R iter_args(carry)`, the carry one prefix per member of d ([BLOCK_C], the identity
+  /// first): each trip scans its [BLOCK_R, BLOCK_C] tile of members along BLOCK_R (invalid r lanes the
+  /// identity), combines the carry on the left of every prefix (seed 000 §8: regrouped, never
+  /// reordered), emits the tile and carries its last row on (exactly the prefix emitted there: a pick
+  /// of that row, whatever the combine). A cumulative sum down the columns reads and writes rows of
+  /// BLOCK_C contiguous elements instead of one element per row.
+  void tileScan(RangeScanOp op) {
+    Location loc = op.getLoc();
+    const unsigned tile = Rows | Cols;
+    Block &element = op.getElement().front(), &emit = op.getEmit().front();
+    SmallVector<Value> ids, inits;
+    for (Value id : op.getIdentities()) {
+      ids.push_back(map.lookupOrDefault(id));
+      inits.push_back(expand(loc, ids.back(), Cols));
+    }
+    Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
+    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
+    Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
+    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, hi, step, inits);
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    Value r0 = body->addArgument(b.getIndexType(), loc);
+    SmallVector<Value> carry;
+    for (Value i : inits)
+      carry.push_back(body->addArgument(i.getType(), loc));
+    Value saved = rowsOk;
+    Value lanes = bindLanes(loc, rows, r0, hi, rowsOk);
+    map.map(element.getArgument(0), lanes);
+    for (Operation &inner : element.without_terminator())
+      cloneOp(inner);
+    Value ok = expand(loc, rowsOk, tile);
+    SmallVector<Value> members;
+    SmallVector<Type> types;
+    for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities())) {
+      members.push_back(SelectOp::create(b, loc, ok, mapped(loc, y, tile), mapped(loc, id, tile)));
+      types.push_back(members.back().getType());
+    }
+    auto prefix = ScanOp::create(b, loc, TypeRange(types), ValueRange(members), b.getI64IntegerAttr(0), ids,
+                                 ValueRange(), /*exclusive=*/UnitAttr(), /*reverse=*/UnitAttr());
+    IRMapping regionMap;
+    op.getCombine().cloneInto(&prefix.getCombine(), regionMap);
+    SmallVector<Value> args(carry);
+    llvm::append_range(args, prefix.getResults());
+    SmallVector<Value> full = inlineCombine(op.getCombine(), loc, args, tile);
+    map.map(emit.getArgument(0), lanes);
+    for (auto [arg, v] : llvm::zip(emit.getArguments().drop_front(), full))
+      map.map(arg, v);
+    for (Operation &inner : emit.without_terminator())
+      cloneOp(inner);
+    YieldOp::create(b, loc, lastRow(loc, full, ids));
+    rowsOk = saved;
+  }
+
+  /// The last row (lane BLOCK_R - 1) of each [BLOCK_R, BLOCK_C] tile of `tiles`, as [BLOCK_C] fragments: a
+  /// reduction along BLOCK_R that keeps the flagged lane (exact for every value, NaN and -0.0 included).
+  SmallVector<Value> lastRow(Location loc, ArrayRef<Value> tiles, ArrayRef<Value> ids) {
+    Type index = b.getIndexType();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value last = BinaryOp::create(b, loc, kir::BinaryKind::Sub, ParamOp::create(b, loc, index, kRowsParam), one,
+                                  false, false);
+    Value at = IotaOp::create(b, loc, FragmentType::get(b.getContext(), index, {rows}), zero);
+    Value isLast = CmpOp::create(b, loc, kir::CmpPredicate::EQ, at, expand(loc, last, Rows));
+    Value flag = expand(loc, SelectOp::create(b, loc, isLast, expand(loc, one, Rows), expand(loc, zero, Rows)),
+                        Rows | Cols);
+    SmallVector<Value> inputs(tiles), identities(ids);
+    inputs.push_back(flag);
+    identities.push_back(zero);
+    SmallVector<Type> results, scalars;
+    for (Value v : inputs) {
+      results.push_back(typeFor(elementTypeOf(v.getType()), Cols));
+      scalars.push_back(elementTypeOf(v.getType()));
+    }
+    auto pick = ReduceOp::create(b, loc, results, inputs, b.getDenseI64ArrayAttr({0}), identities);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      SmallVector<Type> both(scalars);
+      llvm::append_range(both, scalars);
+      Block *combine = b.createBlock(&pick.getCombine(), {}, both, SmallVector<Location>(both.size(), loc));
+      unsigned n = inputs.size();
+      Value fa = combine->getArgument(n - 1), fb = combine->getArgument(2 * n - 1);
+      Value takeA = CmpOp::create(b, loc, kir::CmpPredicate::NE, fa, arith::ConstantIndexOp::create(b, loc, 0));
+      SmallVector<Value> yields;
+      for (unsigned i = 0; i + 1 < n; ++i)
+        yields.push_back(SelectOp::create(b, loc, takeA, combine->getArgument(i), combine->getArgument(n + i)));
+      yields.push_back(BinaryOp::create(b, loc, kir::BinaryKind::Max, fa, fb, false, false));
+      YieldOp::create(b, loc, yields);
+    }
+    return SmallVector<Value>(pick.getResults().drop_back());
   }
 
   /// `for r0 = lo to hi step BLOCK_R iter_args(acc)`: one block of members, neutralized on invalid
@@ -479,7 +714,10 @@ private:
     // Bounds the same for every program (launch values): the tiles are the segments of a region fold
     // (seed 002 §3.4), so a few kept columns over many rows may have their rows cut into segments
     // across programs (pgpu-split-folds). Bounds read from memory (a bag's offsets) keep the loop.
-    if (!ragged && isLaunchExpr(lo) && isLaunchExpr(hi)) {
+    // A body that walks the rows again after its reductions (a column normalization's write pass) keeps
+    // loops: split across programs, every segment would run the earlier reductions whole and the last
+    // arrival the write pass alone, where narrower column blocks add programs that share nothing.
+    if (!ragged && !walksAgain && isLaunchExpr(lo) && isLaunchExpr(hi)) {
       RegionFoldOp fold = foldTiles(op, lo, hi, step, inits, members);
       finishReduce(op, fold.getResults(), ids, carry);
       return;
@@ -679,13 +917,16 @@ private:
 
   /// `combine` of `op` inlined at the builder over fragments of `axes` (operands expanded to them).
   SmallVector<Value> inlineCombine(RangeReduceOp op, ArrayRef<Value> args, unsigned axes) {
+    return inlineCombine(op.getCombine(), op.getLoc(), args, axes);
+  }
+  SmallVector<Value> inlineCombine(Region &region, Location loc, ArrayRef<Value> args, unsigned axes) {
     IRMapping inlineMap;
-    Block &combine = op.getCombine().front();
+    Block &combine = region.front();
     inlineMap.map(combine.getArguments(), args);
     for (Operation &inner : combine.without_terminator()) {
       SmallVector<Value> operands;
       for (Value v : inner.getOperands())
-        operands.push_back(expand(op.getLoc(), inlineMap.lookupOrDefault(v), axes));
+        operands.push_back(expand(loc, inlineMap.lookupOrDefault(v), axes));
       SmallVector<Type> types;
       for (Type t : inner.getResultTypes())
         types.push_back(typeFor(t, axes));
@@ -832,6 +1073,7 @@ private:
     });
   }
   Value rowsOk, colsOk; // lane validity of the current blocks
+  bool walksAgain = false; // the body holds a workset over the rows (tileForeach): reductions stay loops
   Value tileOk;         // walkPool: which [BLOCK_R, BLOCK_C] lanes are a member of their segment, or null
 };
 
@@ -897,14 +1139,14 @@ bool isProductOf(Value v, ArrayRef<Value> extents) {
 /// coordinate, one column per program): the coordinate of the sole execution group whose body is a
 /// column-reduction workset over it, with the program space the product of the group's extents.
 /// Returns the axis, or -1.
-int keptGroupAxis(ExecutionGroupOp group) {
+int keptGroupAxis(ExecutionGroupOp group, bool scans) {
   auto space = dyn_cast<ProgramSpaceOp>(group->getParentOp());
   if (!space || soleExecutionGroup(space, /*finalization=*/false) != group ||
       !isProductOf(space.getExtents()[0], SmallVector<Value>(group.getExtents())))
     return -1;
   Block &body = group.getBody().front();
   for (int axis = body.getNumArguments() - 1; axis >= 0; --axis)
-    if (whyNot(body, body.getArgument(axis)).empty())
+    if (whyNot(body, body.getArgument(axis), scans).empty())
       return axis;
   return -1;
 }
@@ -1022,6 +1264,7 @@ void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int6
 }
 
 struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReductionsBase<TileColumnReductions> {
+  using Base::Base;
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       bool remarks = remarksEnabled(kernel);
@@ -1052,7 +1295,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       auto keep = [&](StringAttr symbol) { kept = !kept || *kept == symbol ? symbol : StringAttr(); };
       for (ForeachOp each : candidates) {
         // The innermost worksets only: one holding another foreach or a loop is not straight-line.
-        std::string why = whyNot(each.getBody().front(), each.getBody().getArgument(0));
+        std::string why = whyNot(each.getBody().front(), each.getBody().getArgument(0), scans);
         if (!why.empty()) {
           if (remarks && llvm::any_of(each.getBody().front(), [](Operation &op) { return isa<RangeReduceOp>(op); }))
             emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: not tiled: " << why;
@@ -1085,7 +1328,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       SmallVector<ExecutionGroupOp> groups;
       kernel.walk([&](ExecutionGroupOp group) { groups.push_back(group); });
       for (ExecutionGroupOp group : groups) {
-        int axis = keptGroupAxis(group);
+        int axis = keptGroupAxis(group, scans);
         if (axis < 0)
           continue;
         OpBuilder b(group);

@@ -1308,6 +1308,33 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     programs, and a call's default narrows BLOCK_C while the launch would
     not fill the device. Otherwise they are a loop in the program and
     BLOCK_C covers d's extent when d spans [0, S) of a named view axis.
+    The body may also walk r again in a nested `pgpu.foreach` (a column
+    normalization's write pass: `y[rows, n] = e / T.sum(e)`) whose bounds
+    do not depend on d and whose body is straight-line reads, pointwise
+    code and writes, each write depending on both r and d; a read or write
+    of it over both axes whose last coordinate walks d and not r is the
+    fact the pass acts on too. It becomes a `pgpu.for` over blocks of
+    BLOCK_R lanes of r, each trip one [BLOCK_R, BLOCK_C] tile whose reads
+    and writes are valid on the lanes of both axes. Where the body holds
+    such a walk, its reductions stay `pgpu.for` loops even with launch
+    bounds (no region fold: split across programs, every segment would
+    run the earlier reductions whole and the last arrival the write pass
+    alone, while narrower column blocks add programs that share nothing).
+    With the option `scans` (the provider spells a scan along axis 0 of
+    a 2-d fragment: Triton), the body may also hold an inclusive forward
+    `pgpu.range_scan` of one component over r (a cumulative sum down the columns,
+    `y[rows, n] = T.cumsum(x[rows, n])`) whose bounds and identity do not
+    depend on d, whose element and combine are straight-line and whose
+    emit is straight-line reads, pointwise code and writes over both axes.
+    It becomes a `pgpu.for` over blocks of BLOCK_R lanes of r carrying one
+    prefix per lane of d ([BLOCK_C], the identity first): each trip scans
+    its [BLOCK_R, BLOCK_C] tile of members along BLOCK_R (`pgpu.scan` axis
+    0, invalid r lanes the identity), combines the carry on the left of
+    every prefix (seed 000 §8: regrouped, never reordered), emits the tile
+    and carries its last row on (a `pgpu.reduce` along BLOCK_R keeping
+    lane BLOCK_R - 1: exactly the prefix emitted there, whatever the
+    combine). Reverse and exclusive scans, and scans of several components
+    (an EMA's affine maps: two tiles live per component), are left alone.
     Also fires on a kept axis that is already a coordinate of the sole
     execution group (pgpu-flatten-worksets' whole-body workset: one column
     per program), the group body being such a body over it and the program
@@ -1333,12 +1360,17 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     Preserves: values up to the reassociation the reductions allow, effects,
     ABI, origins.
     Must not fire: reductions that read along r contiguously (a row sum),
-    nested loops or control, atomics, tuples or workspace in the body,
+    nested loops or control other than such a walk (a nested workset whose
+    bounds depend on d, or whose write does not depend on both axes), atomics, tuples or workspace in the body,
     a reduction lower bound that depends on d, a write that does not
     depend on d,
     fragments from outside, kernels that already declare BLOCK_R or BLOCK_C.
     Verifier after: the shared pgpu verifier.
   }];
+  let options = [
+    Option<"scans", "scans", "bool", /*default=*/"false",
+           "also tile inclusive forward range scans (the provider spells a scan along an axis of a 2-d fragment)">
+  ];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
