@@ -1,6 +1,8 @@
-"""A scatter-add into a view an earlier workset writes (a zero fill, then index_add_:
-101_sorted_segment_sum) adds into a zeroed workspace in parallel, and the last program instance adds
-that workspace into the view and zeroes it again (ScatterMerge.cpp; seed 000 §2, §6). Checked at odd
+"""A scatter-add into a view an earlier workset writes adds into a zeroed workspace in parallel, and
+the last program instance adds that workspace into the view and zeroes it again (ScatterMerge.cpp;
+seed 000 §2, §6). After a zero fill of the whole view (index_add_ into zeros: 101_sorted_segment_sum)
+the fill keeps its segment and the scatter's instances wait until every earlier instance has arrived
+at the launch's ticket, then add into the view itself (no workspace, no serial copy). Checked at odd
 shapes (empty inputs, one segment, primes, many collisions) against NumPy, the KIR interpreter, the
 pgpu interpreter in forward and shuffled program order and Triton under TRITON_INTERPRET=1, called
 twice so the second call sees the workspace the first one returned to zero. Integer-valued floats
@@ -49,7 +51,7 @@ def scale_then_add(x: T.In[T.i32, ("N",)], ids: T.In[T.i32, ("N",), T.Range(0, "
 
 
 SHAPES = [dict(N=0, D=3, S=2), dict(N=1, D=1, S=1), dict(N=37, D=7, S=11), dict(N=211, D=5, S=3),
-          dict(N=1031, D=1, S=97)]
+          dict(N=1031, D=1, S=97), dict(N=2053, D=3, S=1031)]  # the last: several programs a segment
 
 
 def _run(tessel_bin, tmp_path, kernel, shape, stage, order):
@@ -96,13 +98,18 @@ def test_the_merge_is_constructed(tessel_bin, tmp_path):
     res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     pgpu = res.stdout
-    assert "pgpu.kept" in pgpu and "!pgpu.buffer<f32, [S, D], workspace>" in pgpu
+    # no workspace: the fill stays a segment, the scatter's instances wait for it and add into out
+    assert "pgpu.kept" not in pgpu and "!pgpu.buffer<f32, [S, D], workspace>" not in pgpu
     head, last = pgpu.split("pgpu.last_program", 1)
-    assert "pgpu.scatter_reduce" in head and "pgpu.scatter_reduce" not in last
-    assert "pgpu.store" not in head and "pgpu.load %out" not in last  # the zero fill dropped: a copy
+    assert "pgpu.store" in head and "pgpu.scatter_reduce %" in head and ", %out[" in head
+    assert "order acquire" in head.split("pgpu.scatter_reduce", 1)[0]  # the wait before the adds
+    assert "pgpu.load" not in last and "pgpu.store" not in last  # no serial copy
+    # both segments take BLOCK_P members a program (the ticketed chain is refined)
+    assert pgpu.count("pgpu.for ") >= 2 and 'pgpu.param "BLOCK_P"' in pgpu
 
 
-@pytest.mark.parametrize("shape", [dict(N=37, D=7, S=11), dict(N=1031, D=3, S=5), dict(N=0, D=2, S=3)],
+@pytest.mark.parametrize("shape", [dict(N=37, D=7, S=11), dict(N=1031, D=3, S=5), dict(N=0, D=2, S=3),
+                                   dict(N=2053, D=3, S=1031)],
                          ids=lambda s: "-".join(f"{k}{v}" for k, v in s.items()))
 def test_triton_twice_matches_numpy(shape, tmp_path, monkeypatch):
     """Two calls: the second sees the workspace the first left zero (kept by the wrapper)."""

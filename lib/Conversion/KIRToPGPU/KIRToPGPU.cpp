@@ -660,6 +660,19 @@ LogicalResult KernelConstructor::run() {
       }
       if (fill < 0 || others)
         continue;
+      // The last segment (only finalizations after it): its instances wait for every instance before
+      // it, the fill's included, and then add into the view in parallel; the fill stays.
+      bool last = llvm::all_of(ArrayRef<Workset>(worksets).drop_front(k + 1),
+                               [](const Workset &later) { return later.finalize; });
+      if (last && worksets[k].roots.empty()) {
+        worksets[k].merged = {};
+        worksets[k].waitsForFill = true;
+        if (pgpu::remarksEnabled(kernel))
+          emitRemark(worksets[fill].op->getLoc())
+              << "kir-to-pgpu: this zero fill runs first: the scatter-add after it waits until every earlier "
+                 "program instance has arrived, then adds into the view in parallel";
+        continue;
+      }
       copiedMerges.insert(worksets[k].op);
       if (pgpu::remarksEnabled(kernel))
         emitRemark(worksets[fill].op->getLoc()) << "kir-to-pgpu: this zero fill commutes with the scatter-add "
@@ -722,7 +735,8 @@ LogicalResult KernelConstructor::run() {
   SmallVector<Workset *> segments, finalizations;
   for (Workset &w : worksets)
     (w.finalize ? finalizations : segments).push_back(&w);
-  if ((!finalizations.empty() || merges) && !ticket)
+  bool waits = llvm::any_of(worksets, [](const Workset &w) { return w.waitsForFill; });
+  if ((!finalizations.empty() || merges || waits) && !ticket)
     ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)}, b.getI32IntegerAttr(0));
 
   // Segment lengths (LaunchExpr) and prefix offsets.
@@ -750,6 +764,8 @@ LogicalResult KernelConstructor::run() {
     Workset &w = *segments[k];
     Location ploc = w.op->getLoc();
     auto emitGroup = [&]() -> LogicalResult {
+      if (w.waitsForFill)
+        emitFillWait(ploc, ticket, binary(ploc, kir::BinaryKind::Sub, pid, linear));
       SmallVector<Attribute> roles;
       for (unsigned i = 0; i < w.extents.size(); ++i)
         roles.push_back(b.getStringAttr("axis" + std::to_string(i)));

@@ -283,6 +283,10 @@ private:
     /// Set when the workset is an add scatter-reduce into a view earlier worksets touch: its instances
     /// add into this zeroed workspace, and the last program adds it into the view (ScatterMerge.cpp).
     Value merged;
+    /// Set on a scatter-add whose view only an earlier zero fill touches, when it is the last segment:
+    /// its instances wait until every instance before its segment has arrived at the launch's ticket
+    /// (the fill done), then add into the view itself (ScatterMerge.cpp).
+    bool waitsForFill = false;
     /// For a store over data-dependent subregions: per axis, the launch-time domain its coordinate
     /// cuts (the workset's instances range over these; elements outside the subregion store nothing).
     SmallVector<Value> roots;
@@ -308,6 +312,9 @@ private:
                          const DenseSet<Value> &earlierWrites);
   /// In the last program: adds workset `w`'s workspace into its target view and zeroes it.
   LogicalResult emitScatterMergeFinalize(Workset &w);
+  /// Spins until the launch's `ticket` counts `before` arrivals (acquire): every program instance
+  /// before the waiting segment has done its work (Workset::waitsForFill).
+  void emitFillWait(Location loc, Value ticket, Value before);
   /// Writes redirected from their view to a workspace (a merged scatter's instances).
   DenseMap<Operation *, Value> writeTargets;
   /// Whether workset `w` may write `view`, which replayed values read: `w` is plain stores over

@@ -20,6 +20,15 @@
 // as pgpu-atomic-partials' sums). The serial tail is the target's S*D
 // elements, not the N*D contributions.
 //
+// When the target's only earlier toucher is a zero fill of all of it and the
+// scatter is the last segment (KIRToPGPU.cpp), not even that tail remains: the
+// fill keeps its own segment (S*D elements over its programs), and each
+// scatter instance first waits until the launch's ticket counts every instance
+// before its segment (the fill's instances arrive when they end; no scatter
+// instance arrives before it has waited), then adds into the view itself, as
+// torch's zeros + index_add_ do in two launches. The last arrival's reset
+// returns the ticket to 0. No workspace, no serial pass.
+//
 // Fires on a top-level kir.scatter_reduce workset whose combine is exactly an
 // add of its two arguments, that would otherwise finalize in the last program
 // only because earlier worksets read or write its target view, and that reads
@@ -84,4 +93,22 @@ LogicalResult KernelConstructor::emitScatterMergeFinalize(Workset &w) {
     pgpu::StoreOp::create(b, loc, binary(loc, kir::BinaryKind::Add, before, sum), viewArg, positions, ok);
     return success();
   });
+}
+
+void KernelConstructor::emitFillWait(Location loc, Value ticket, Value before) {
+  // seed 000 §4.4: the arrivals are acq_rel, so the acquire read that sees `before` of them orders
+  // this instance's adds after the fill's stores. Only instances before the waiting segment are
+  // waited for: CUDA starts thread blocks in linear order and the interpreter runs a space that
+  // waits so (as pgpu-chain-scans and pgpu-zero-first rely on); the waiting segment is the last, so
+  // the first instance to pass saw only earlier instances' arrivals.
+  Value want = pgpu::CastOp::create(b, loc, b.getI32Type(), before);
+  Value zero = constIndex(loc, 0), ok = trueValue(loc);
+  auto wait = pgpu::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&wait.getBefore());
+  Value seen = pgpu::AtomicLoadOp::create(b, loc, b.getI32Type(), ticket, ValueRange{zero}, ok,
+                                          kir::AtomicOrder::Acquire, kir::SharingDomain::Invocation);
+  pgpu::ConditionOp::create(b, loc, pgpu::CmpOp::create(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
+  b.createBlock(&wait.getAfter());
+  pgpu::YieldOp::create(b, loc);
 }

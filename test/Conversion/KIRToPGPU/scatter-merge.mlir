@@ -2,28 +2,34 @@
 
 // COM: A zero fill, then a scatter-add into the filled view (torch's index_add_ after zeros:
 // COM: 101_sorted_segment_sum). The scatter touches what the fill wrote, so it used to run whole in
-// COM: the last program. Its instances now add into a zeroed workspace shaped like the view (kept:
-// COM: returned to zero); the fill of 0, the add's identity, commutes with the adds, so it is dropped
-// COM: and the last program copies the workspace into the view and zeroes it (seed 000 §2, §6;
-// COM: ScatterMerge.cpp): one segment, the scatter's.
+// COM: the last program, then (merged through a zeroed workspace) left an S*D copy to the last
+// COM: program. The fill keeps its segment; the scatter is the last segment, so each of its instances
+// COM: waits (acquire) until the ticket counts every instance before its segment, then adds into the
+// COM: view itself (seed 000 §2, §4.4, §6; ScatterMerge.cpp): no workspace, an empty finalization
+// COM: whose arrivals the waits count.
 // CHECK-LABEL: pgpu.kernel @segment_sum(%x: !pgpu.view<f32, [N, D], in>, %ids: !pgpu.view<i32, [N], in>
 // CHECK-SAME: %out: !pgpu.view<f32, [S, D], inout>,
-// CHECK-SAME: %[[W:.*]]: !pgpu.buffer<f32, [S, D], workspace> {pgpu.init = 0.000000e+00 : f32, pgpu.kept, pgpu.private = "workspace"},
 // CHECK-SAME: %[[TICKET:.*]]: !pgpu.buffer<i32, [1], workspace>
+// CHECK-NOT: !pgpu.buffer<f32
 // CHECK: pgpu.program_space
-// CHECK-NOT: pgpu.store
+// CHECK-NEXT: ^bb0(%[[PID:.*]]: index):
 // CHECK: pgpu.execution_group
+// CHECK: pgpu.store %{{.*}}, %out[
+// CHECK: } else {
+// CHECK-NEXT: %[[R:.*]] = pgpu.binary sub %[[PID]], %{{.*}} : index
+// CHECK: pgpu.if
+// CHECK-NEXT: %[[BEFORE:.*]] = pgpu.binary sub %[[PID]], %[[R]] : index
+// CHECK-NEXT: %[[WANT:.*]] = pgpu.cast %[[BEFORE]] : index to i32
+// CHECK: pgpu.while
+// CHECK: %[[SEEN:.*]] = pgpu.atomic_load %[[TICKET]][%{{.*}}] {{.*}} order acquire sharing invocation
+// CHECK: %[[LESS:.*]] = pgpu.cmp lt %[[SEEN]], %[[WANT]] : i32
+// CHECK: pgpu.condition %[[LESS]]
+// CHECK: pgpu.execution_group %[[R]]
 // CHECK: %[[X:.*]] = pgpu.load %x[
-// CHECK: pgpu.scatter_reduce %[[X]], %[[W]][
-// CHECK: pgpu.binary add
-// CHECK: pgpu.last_program %[[TICKET]]
-// CHECK: pgpu.foreach
-// CHECK: pgpu.foreach
-// CHECK: %[[SUM:.*]] = pgpu.buffer_load %[[W]][
-// CHECK: pgpu.buffer_store %{{.*}}, %[[W]][
-// CHECK-NOT: pgpu.load %out
-// CHECK: pgpu.store %[[SUM]], %out[
-// CHECK-NOT: pgpu.scatter_reduce
+// CHECK: pgpu.scatter_reduce %[[X]], %out[
+// CHECK: pgpu.last_program %[[TICKET]] : !pgpu.buffer<i32, [1], workspace> {
+// CHECK-NEXT: pgpu.yield
+// CHECK-NEXT: }
 module {
   kir.kernel @segment_sum(%x: !kir.view<f32, [N, D], in>, %ids: !kir.view<i32, [N], in> {kir.range = [0, "S"]}, %out: !kir.view<f32, [S, D], inout>) {
     %0 = kir.extent "N"

@@ -467,7 +467,39 @@ bool countsGroup(Value bound, ExecutionGroupOp group) {
 
 } // namespace
 
-bool pgpu::dispatchChain(Block &block, Value linear, Dispatch &out) {
+void pgpu::Dispatch::setCount(unsigned i, Value programs) {
+  if (i < shifts.size()) {
+    bounds[i]->setOperand(1, programs);
+    shifts[i]->setOperand(1, programs);
+  } else if (end && i + 1 == groups.size()) {
+    end->setOperand(1, programs);
+  }
+}
+
+namespace {
+/// The execution group a segment's guard holds: alone, or (with `waits`) after result-less
+/// pgpu.while loops that wait (Workset::waitsForFill in construction) and pure ops; null otherwise.
+ExecutionGroupOp guardBody(Block &then, bool waits) {
+  if (then.getOperations().size() < 2)
+    return {};
+  auto group = dyn_cast<ExecutionGroupOp>(*std::prev(then.end(), 2));
+  if (!group)
+    return {};
+  for (Operation &op : then) {
+    if (&op == group.getOperation() || op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    if (!waits)
+      return {};
+    if (auto loop = dyn_cast<WhileOp>(op); loop && !loop.getNumResults())
+      continue;
+    if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
+      return {};
+  }
+  return group;
+}
+} // namespace
+
+bool pgpu::dispatchChain(Block &block, Value linear, Dispatch &out, bool guardedEnd) {
   Operation *routing = nullptr;
   for (Operation &op : block.without_terminator()) {
     if (isa<ExecutionGroupOp, IfOp>(op)) {
@@ -476,6 +508,9 @@ bool pgpu::dispatchChain(Block &block, Value linear, Dispatch &out) {
       routing = &op;
       continue;
     }
+    // The space's own finalization (no coordinates) follows every segment (with guardedEnd).
+    if (auto last = dyn_cast<LastProgramOp>(op); last && guardedEnd && last.getCoords().empty())
+      continue;
     if (!op.hasTrait<OpTrait::ConstantLike>() && !isMemoryEffectFree(&op))
       return false;
   }
@@ -484,14 +519,23 @@ bool pgpu::dispatchChain(Block &block, Value linear, Dispatch &out) {
     return group.getLinear() == linear && (!group.getExtents().empty() || !out.bounds.empty());
   }
   auto guard = dyn_cast_or_null<IfOp>(routing);
-  if (!guard || guard.getElseRegion().empty() || guard.getNumResults())
+  if (!guard || guard.getNumResults())
+    return false;
+  // A guard without else ends a ticketed chain of several segments (with guardedEnd only).
+  bool ends = guard.getElseRegion().empty();
+  if (ends && (!guardedEnd || out.bounds.empty()))
     return false;
   auto bound = guard.getCondition().getDefiningOp<CmpOp>();
   Block &then = guard.getThenRegion().front();
-  auto first = dyn_cast<ExecutionGroupOp>(then.front());
+  ExecutionGroupOp first = guardBody(then, guardedEnd);
   if (!bound || bound.getPredicate() != kir::CmpPredicate::LT || bound.getLhs() != linear || !first ||
-      then.getOperations().size() != 2 || first.getLinear() != linear || !countsGroup(bound.getRhs(), first))
+      first.getLinear() != linear || !countsGroup(bound.getRhs(), first))
     return false;
+  if (ends) {
+    out.groups.push_back(first);
+    out.end = bound;
+    return true;
+  }
   Block &other = guard.getElseRegion().front();
   auto shift = other.empty() ? BinaryOp() : dyn_cast<BinaryOp>(other.front());
   if (!shift || shift.getKind() != kir::BinaryKind::Sub || shift.getLhs() != linear || shift.getRhs() != bound.getRhs())
@@ -499,7 +543,7 @@ bool pgpu::dispatchChain(Block &block, Value linear, Dispatch &out) {
   out.groups.push_back(first);
   out.bounds.push_back(bound);
   out.shifts.push_back(shift);
-  return dispatchChain(other, shift.getResult(), out);
+  return dispatchChain(other, shift.getResult(), out, guardedEnd);
 }
 
 namespace {
@@ -524,7 +568,8 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       // segment's program count becomes its own, the chain's bounds and the space's total follow).
       Dispatch dispatch;
       bool chained = !kernel.getParam(kBlockP) && space.getExtents().size() == 1 &&
-                     dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch);
+                     dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch,
+                                   /*guardedEnd=*/true);
       if (chained && llvm::all_of(dispatch.groups, [&](ExecutionGroupOp g) {
             return !g.getExtents().empty() && isRowLoops(g, space);
           })) {
@@ -533,10 +578,7 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
         Value total;
         for (auto [i, g] : llvm::enumerate(dispatch.groups)) {
           Value programs = refineRows(space, g, blockP);
-          if (i < dispatch.bounds.size()) {
-            dispatch.bounds[i]->setOperand(1, programs);
-            dispatch.shifts[i]->setOperand(1, programs);
-          }
+          dispatch.setCount(i, programs);
           b.setInsertionPoint(space);
           total = total ? BinaryOp::create(b, g.getLoc(), kir::BinaryKind::Add, total, programs, false, false)
                               .getResult()
@@ -545,7 +587,7 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
             g.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the rows' "
                               "loops (several rows per program)";
         }
-        space->setOperand(0, total);
+        space->setOperand(0, atLeastOne(space, dispatch, total));
         declareBlockP(kernel, /*ordered=*/false);
         continue;
       }
@@ -592,10 +634,7 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       Value programs;
       if (per[i]) {
         programs = refineGroup(space, g);
-        if (i < dispatch.bounds.size()) {
-          dispatch.bounds[i]->setOperand(1, programs);
-          dispatch.shifts[i]->setOperand(1, programs);
-        }
+        dispatch.setCount(i, programs);
         if (remarks)
           g.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the "
                             "workset (one segment of several)";
@@ -614,8 +653,18 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
       total = total ? BinaryOp::create(b, g.getLoc(), kir::BinaryKind::Add, total, programs, false, false).getResult()
                     : programs;
     }
-    space->setOperand(0, total);
+    space->setOperand(0, atLeastOne(space, dispatch, total));
     return true;
+  }
+
+  /// The space's total: `total`, or at least one instance where the chain ends in a guard (a
+  /// ticketed space: its last arrival runs the finalization even when every segment is empty).
+  static Value atLeastOne(ProgramSpaceOp space, Dispatch &dispatch, Value total) {
+    if (!dispatch.end)
+      return total;
+    OpBuilder b(space);
+    return BinaryOp::create(b, space.getLoc(), kir::BinaryKind::Max, total,
+                            arith::ConstantIndexOp::create(b, space.getLoc(), 1), false, false);
   }
 
   static void declareBlockP(KernelOp kernel, bool ordered) {

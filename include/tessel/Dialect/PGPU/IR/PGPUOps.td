@@ -229,7 +229,8 @@ def PGPU_ExecutionGroupOp : PGPU_Op<"execution_group", [RecursiveMemoryEffects]>
   }];
 }
 
-def PGPU_LastProgramOp : PGPU_Op<"last_program", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+def PGPU_LastProgramOp : PGPU_Op<"last_program", [RecursiveMemoryEffects, MemoryEffects<[MemRead, MemWrite]>,
+                                                   AttrSizedOperandSegments]> {
   let summary = "a region run once, by the program instance that arrives last";
   let description = [{
     Every program instance that reaches the op increments its ticket (an i32
@@ -238,6 +239,9 @@ def PGPU_LastProgramOp : PGPU_Op<"last_program", [RecursiveMemoryEffects, AttrSi
     the count of arrivals minus one runs the body. The release half publishes
     each instance's earlier effects, the acquire half makes all of them
     visible to the body (seed 000 §4.4, §9): no barrier, no second launch.
+    The arrival itself reads and writes the ticket, so an op with an empty
+    body is not dead: instances may wait for its count (a scatter-add after a
+    zero fill waits for every earlier instance's arrival, kir-to-pgpu).
 
     Without coordinates (a child of the program space) the ticket is
     `ticket[0]` of a `[1]` buffer and the count is the product of the program

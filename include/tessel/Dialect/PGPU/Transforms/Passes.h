@@ -70,10 +70,18 @@ struct Dispatch {
   llvm::SmallVector<ExecutionGroupOp> groups;
   llvm::SmallVector<CmpOp> bounds;    // bounds[i]: linear < S_i, selecting group i
   llvm::SmallVector<BinaryOp> shifts; // shifts[i]: linear - S_i, the next segment's linear
+  /// With `guardedEnd`: the last group's own guard `linear < S_last` (no else: a ticketed space's
+  /// last segment, the instance past every segment only arriving), or null.
+  CmpOp end;
+  /// Makes `programs` segment i's count: its bound and shift, or the ending guard's bound.
+  void setCount(unsigned i, mlir::Value programs);
 };
 /// Fills `out` with the chain that `block` (a program space's body, `linear` its coordinate)
 /// dispatches through; false when the block is no such chain (pgpu-refine-mapping, pgpu-split-folds).
-bool dispatchChain(mlir::Block &block, mlir::Value linear, Dispatch &out);
+/// With `guardedEnd`, a chain of several segments may end in a guard without else (a ticketed
+/// space: construction's instance past every segment still arrives), and a segment's guard may wait
+/// (result-less pgpu.while loops) before its group (pgpu-refine-mapping).
+bool dispatchChain(mlir::Block &block, mlir::Value linear, Dispatch &out, bool guardedEnd = false);
 
 /// Moves the work of `outer`'s element body that does not depend on the member (a nested read-only
 /// range_reduce, the pure code over it) before `outer` (pgpu-form-tiles; HoistNestedReductions.cpp).
