@@ -170,6 +170,31 @@ def _multiprocessors(views: dict) -> int:
     return 132
 
 
+def pinned_params(space: dict) -> dict:
+    """The values the environment variable TESSEL_PARAMS ("NAME=VALUE,NAME=VALUE") pins for a call whose
+    kernel declares `space` ({name: (candidates, default)}): each named parameter the kernel declares takes
+    its value over the call's defaults and a tuned winner (a switch for timing one choice against
+    another, e.g. TESSEL_PARAMS=LOOP_STAGES=1); names the kernel does not declare are left out, so one
+    setting spans kernels. A malformed entry, or a value that is not one of a declared parameter's
+    candidates, is an error naming the variable."""
+    text = os.environ.get("TESSEL_PARAMS", "").strip()
+    pins = {}
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, eq, value = entry.partition("=")
+        name = name.strip()
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+        if not eq or not name or number is None:
+            raise ValueError(f"TESSEL_PARAMS: '{entry}' is not NAME=INTEGER (entries are separated by commas)")
+        if name in space:
+            if number not in space[name][0]:
+                raise ValueError(f"TESSEL_PARAMS: {name}={number} is not one of its candidates {list(space[name][0])}")
+            pins[name] = number
+    return pins
+
+
 class Kernel:
     """A traced kernel. `kir()` gives its KIR text for one constexpr specialization (cached);
     `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter.
@@ -511,6 +536,15 @@ class Kernel:
             chosen["SCAN_CHAIN"] = chain
         if self._padded_boxes(space, covers, sizes, chosen):
             chosen["TMA"] = 1
+        # A walk's pipeline (LOOP_STAGES: LOOP_STAGES - 1 buffers of each tile it loads) with the steps
+        # chosen above: the deepest candidate up to its default whose buffers fit the shared memory.
+        if "LOOP_STAGES" in space and prune is not None:
+            full = {**{n: d for n, (_, d) in space.items()}, **chosen}
+            for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= full["LOOP_STAGES"]), reverse=True):
+                if prune({**full, "LOOP_STAGES": depth}) != "shared memory":
+                    break
+            if depth != space["LOOP_STAGES"][1]:
+                chosen["LOOP_STAGES"] = depth
         return chosen or None
 
     @staticmethod
@@ -931,9 +965,11 @@ class Kernel:
 
     def call_defaults(self, *args, **kwargs) -> dict:
         """Every declared parameter's heuristic default for these arguments: what an untuned call
-        binds (the declared defaults, then covering defaults from the call's shapes)."""
+        binds (the declared defaults, then covering defaults from the call's shapes, then the values
+        TESSEL_PARAMS pins)."""
         tensors, _, constexprs = self._bind(args, kwargs)
-        return self._call_defaults(constexprs, tensors)
+        space = self._space(constexprs)
+        return {**self._call_defaults(constexprs, tensors), **pinned_params(space)}
 
     def _call_defaults(self, constexprs: dict, tensors, target: str = "triton") -> dict:
         space = self._space(constexprs, target)
@@ -1191,8 +1227,10 @@ class Kernel:
                     return choice["provider"], choice["params"]
             tuned = _tune.lookup(path, self._tuning_key(constexprs, tensors, provider), self._space(constexprs, provider))
             if tuned is not None:
-                return provider, tuned
-        return provider, self._fact_params(constexprs, tensors, provider)
+                return provider, {**tuned, **pinned_params(self._space(constexprs, provider))}
+        params = self._fact_params(constexprs, tensors, provider)
+        pins = pinned_params(self._space(constexprs, provider))
+        return provider, ({**(params or {}), **pins} if pins else params)
 
     def launch(self, *args, target: str = "triton", params: dict | None = None, **kwargs):
         """Launches one provider's generated wrapper directly (`target` "triton", "cutile" or "ptx"), at

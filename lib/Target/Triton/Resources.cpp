@@ -480,6 +480,12 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     // recurrence spelled tl.range(..., num_stages=STAGES) (prefetchesRecurrence) pipelines its fragment
     // loads through shared memory the same way (counted for every load: Triton decides which it reaches).
     bool pipelined = pipelinesLoads(loop) || prefetchesRecurrence(loop);
+    // A walk spelled tl.range(..., num_stages=LOOP_STAGES) (pipelinesWalk) copies each fragment it loads
+    // LOOP_STAGES - 1 iterations ahead into as many buffers (sm_90 TTGIR, Triton 3.6: corpus 97's two
+    // 512-float loads take 8192 bytes at 3 stages, 12288 at 4; corpus 83's 64x128 bf16 tile 32768 at 3,
+    // through pointers or TMA). A box load the TMA switch spells keeps the buffer counted for it below
+    // as well: one tile more than Triton allocates there, never less.
+    bool walked = kernel.getParam(kLoopStagesParam) && pipelinesWalk(loop);
     bool innermost = !loop.getBody().walk([](pgpu::ForOp) { return WalkResult::interrupt(); }).wasInterrupted();
     llvm::SmallPtrSet<Value, 8> countedOperands;
     loop.getBody().walk([&](Operation *op) {
@@ -488,6 +494,13 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
         if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType())) {
           cost.loaded.push_back(fragmentBytes(f));
+          if (walked) {
+            Monomial staged = fragmentBytes(f), fewer = staged;
+            staged.params.push_back(kLoopStagesParam.str());
+            fewer.coefficient = -fewer.coefficient;
+            cost.staged.push_back(staged);
+            cost.staged.push_back(fewer);
+          }
           if (pipelined) {
             Monomial staged = fragmentBytes(f);
             staged.params.push_back(kStagesParam.str());
