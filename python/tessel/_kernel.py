@@ -170,6 +170,13 @@ def _multiprocessors(views: dict) -> int:
     return 132
 
 
+def _shallowest_pipeline(prune, stages: int):
+    """`prune` of a binding with its walks unpipelined (LOOP_STAGES = `stages`)."""
+    def unpipelined(p):
+        return prune({**p, "LOOP_STAGES": stages})
+    return unpipelined
+
+
 def pinned_params(space: dict) -> dict:
     """The values the environment variable TESSEL_PARAMS ("NAME=VALUE,NAME=VALUE") pins for a call whose
     kernel declares `space` ({name: (candidates, default)}): each named parameter the kernel declares takes
@@ -375,7 +382,14 @@ class Kernel:
             self._cache[key] = getattr(module, self.name)
             if not params:  # the declared defaults: a candidate's module records its own bound values
                 self._cache[self._declared("space", constexprs, target)] = getattr(module, f"{self.name}_PARAMS")
-                self._cache[self._declared("prune", constexprs, target)] = getattr(module, f"{self.name}_PRUNE", None)
+                prune = getattr(module, f"{self.name}_PRUNE", None)
+                space = self._cache[self._declared("space", constexprs, target)]
+                self._cache[self._declared("pipelined prune", constexprs, target)] = prune
+                # The call-default rules size steps and tiles as if no walk were pipelined (LOOP_STAGES = 1):
+                # the pipeline is fitted to what they choose last (_fact_params).
+                self._cache[self._declared("prune", constexprs, target)] = (
+                    _shallowest_pipeline(prune, min(space["LOOP_STAGES"][0]))
+                    if prune is not None and "LOOP_STAGES" in space else prune)
                 self._cache[self._declared("covers", constexprs, target)] = getattr(module, f"{self.name}_COVERS", {})
                 self._cache[self._declared("passes", constexprs, target)] = getattr(module, f"{self.name}_PASSES", {})
                 self._cache[self._declared("segments", constexprs, target)] = getattr(
@@ -538,10 +552,11 @@ class Kernel:
             chosen["TMA"] = 1
         # A walk's pipeline (LOOP_STAGES: LOOP_STAGES - 1 buffers of each tile it loads) with the steps
         # chosen above: the deepest candidate up to its default whose buffers fit the shared memory.
-        if "LOOP_STAGES" in space and prune is not None:
+        pipelined = self._prune(constexprs, target)
+        if "LOOP_STAGES" in space and pipelined is not None:
             full = {**{n: d for n, (_, d) in space.items()}, **chosen}
             for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= full["LOOP_STAGES"]), reverse=True):
-                if prune({**full, "LOOP_STAGES": depth}) != "shared memory":
+                if pipelined({**full, "LOOP_STAGES": depth}) != "shared memory":
                     break
             if depth != space["LOOP_STAGES"][1]:
                 chosen["LOOP_STAGES"] = depth
@@ -1014,7 +1029,7 @@ class Kernel:
     def _prune(self, constexprs: dict, target: str = "triton"):
         """The generated resource check of a binding: why it exceeds a target limit, or None."""
         self._space(constexprs, target)
-        return self._cache[self._declared("prune", constexprs, target)]
+        return self._cache[self._declared("pipelined prune", constexprs, target)]
 
     def _tuning_key(self, constexprs: dict, tensors, target: str = "triton") -> str:
         import torch
