@@ -399,6 +399,8 @@ class Kernel:
                 self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
                 self._cache[self._declared("loop loads", constexprs, target)] = getattr(
                     module, f"{self.name}_LOOP_LOADS", None)
+                self._cache[self._declared("loop buffers", constexprs, target)] = getattr(
+                    module, f"{self.name}_LOOP_BUFFERS", None)
                 self._cache[self._declared("elementwise", constexprs, target)] = getattr(
                     module, f"{self.name}_ELEMENTWISE", None)
                 self._cache[self._declared("elementwise only", constexprs, target)] = getattr(
@@ -551,12 +553,17 @@ class Kernel:
         if self._padded_boxes(space, covers, sizes, chosen):
             chosen["TMA"] = 1
         # A walk's pipeline (LOOP_STAGES: LOOP_STAGES - 1 buffers of each tile it loads) with the steps
-        # chosen above: the deepest candidate up to its default whose buffers fit the shared memory.
+        # chosen above: the deepest candidate up to its default whose buffers fit the shared memory and hold
+        # at most LOOP_BYTES_PER_SM (`<kernel>_LOOP_BUFFERS`): a walk whose one iteration loads that much
+        # already has what a multiprocessor needs in flight, and deeper buffers would only cut the programs
+        # the multiprocessor holds (a blocked scan over 8192-lane rows: 131584 bytes a program at 3 stages).
         pipelined = self._prune(constexprs, target)
+        buffers = self._cache.get(self._declared("loop buffers", constexprs, target))
         if "LOOP_STAGES" in space and pipelined is not None:
             full = {**{n: d for n, (_, d) in space.items()}, **chosen}
             for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= full["LOOP_STAGES"]), reverse=True):
-                if pipelined({**full, "LOOP_STAGES": depth}) != "shared memory":
+                at = {**full, "LOOP_STAGES": depth}
+                if pipelined(at) != "shared memory" and (buffers is None or buffers(at) <= self.LOOP_BYTES_PER_SM):
                     break
             if depth != space["LOOP_STAGES"][1]:
                 chosen["LOOP_STAGES"] = depth

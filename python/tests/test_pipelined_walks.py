@@ -146,16 +146,19 @@ def test_tuner_searches_and_prunes_loop_stages():
 
 
 def test_call_defaults_fit_the_widened_step(monkeypatch):
-    """A row of 30000 f32 takes the covering block of 32768 lanes: LOOP_STAGES drops to the 2 stages whose
-    one 128 KiB buffer of the walk fits; a row of 3000 keeps the default 3. TESSEL_PARAMS pins it."""
+    """The call's blocks (covering the row: 4096, 8192 and 32768 f32 lanes) are chosen as if unpipelined;
+    LOOP_STAGES then takes the deepest candidate whose buffers hold at most LOOP_BYTES_PER_SM (32 KiB):
+    3 for 16 KiB blocks, 2 for 32 KiB, 1 for 128 KiB (one block already that much in flight, and two
+    128 KiB buffers would not even fit the shared memory). TESSEL_PARAMS pins it."""
     torch = pytest.importorskip("torch")
     monkeypatch.delenv("TESSEL_PARAMS", raising=False)
-    wide = row_lse.call_defaults(torch.empty(64, 30000, device="meta"), torch.empty(64, device="meta"))
-    narrow = row_lse.call_defaults(torch.empty(64, 3000, device="meta"), torch.empty(64, device="meta"))
-    assert wide["BLOCK"] == 32768 and wide["LOOP_STAGES"] == 2
-    assert narrow["LOOP_STAGES"] == 3
-    monkeypatch.setenv("TESSEL_PARAMS", "LOOP_STAGES=1, UNDECLARED_ELSEWHERE=8")
-    assert row_lse.call_defaults(torch.empty(64, 3000, device="meta"), torch.empty(64, device="meta"))["LOOP_STAGES"] == 1
+
+    def defaults(n):
+        return row_lse.call_defaults(torch.empty(64, n, device="meta"), torch.empty(64, device="meta"))
+    assert [(d["BLOCK"], d["LOOP_STAGES"]) for d in map(defaults, (3000, 6000, 30000))] == \
+        [(4096, 3), (8192, 2), (32768, 1)]
+    monkeypatch.setenv("TESSEL_PARAMS", "LOOP_STAGES=4, UNDECLARED_ELSEWHERE=8")
+    assert defaults(3000)["LOOP_STAGES"] == 4
 
 
 def test_pins_are_checked(monkeypatch):

@@ -4,6 +4,8 @@
 #include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Triton/Triton.h"
 
+#include "llvm/ADT/MapVector.h"
+
 using namespace mlir;
 using namespace tessel;
 
@@ -469,6 +471,7 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   // Loads whose buffers a loop's stages already count (pipelined tiles, contraction operands and the
   // loads beneath computed operands): never counted again as epilogue tiles below.
   llvm::DenseSet<Operation *> pipelinedLoads;
+  llvm::MapVector<Operation *, std::vector<Monomial>> walkBuffers; // per pipelinesWalk loop
   kernel.walk<WalkOrder::PreOrder>([&](pgpu::ForOp loop) {
     order.push_back(loop);
     ResourceModel::Loop &cost = own[loop];
@@ -500,6 +503,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
             fewer.coefficient = -fewer.coefficient;
             cost.staged.push_back(staged);
             cost.staged.push_back(fewer);
+            walkBuffers[loop].push_back(staged);
+            walkBuffers[loop].push_back(fewer);
           }
           if (pipelined) {
             Monomial staged = fragmentBytes(f);
@@ -666,6 +671,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     addDistinct(model.sharedBytes, std::move(shared));
     model.loops.push_back(std::move(cost));
   }
+  for (auto &entry : walkBuffers)
+    addDistinct(model.loopBuffers, entry.second);
   for (const std::vector<Monomial> &c : converted)
     addDistinct(model.pointerSharedBytes, c);
   for (std::vector<Monomial> c : convertedStaged) {

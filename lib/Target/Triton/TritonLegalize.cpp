@@ -658,10 +658,14 @@ void widenStagedRows(pgpu::KernelOp kernel) {
 /// LOOP_STAGES (Triton.h kLoopStagesParam): declared where a loop is spelled by pipelinesWalk. Its default is
 /// Triton's own pipeline depth (3, the launch default every dot's operand loads get), lowered to the
 /// deepest candidate whose buffers (LOOP_STAGES - 1 of each load the walks pipeline, ResourceModel) fit
-/// the shared memory at the kernel's other declared defaults; 1 (no pipeline) where none does. A call's
-/// defaults lower it the same way where they widen a step (python/tessel/_kernel.py).
+/// the shared memory at the kernel's other declared defaults and hold at most kLoopBytesInFlight: a walk
+/// whose one iteration already loads that much has what a multiprocessor needs in flight, and deeper
+/// buffers would only cut the programs it holds (corpus 24's 8192-lane blocks: 131584 bytes of shared
+/// memory a program at 3 stages, 512 at 1; sm_90, Triton 3.6); 1 (no pipeline) where none does. A call's
+/// defaults lower it the same way where they widen a step (python/tessel/_kernel.py, LOOP_BYTES_PER_SM).
 constexpr int64_t kLoopStages[] = {1, 2, 3, 4};
 constexpr int64_t kDefaultLoopStages = 3;
+constexpr int64_t kLoopBytesInFlight = 32 * 1024;
 
 void declareLoopStages(pgpu::KernelOp kernel) {
   if (kernel.getParam(triton::kLoopStagesParam) ||
@@ -678,7 +682,8 @@ void declareLoopStages(pgpu::KernelOp kernel) {
   int64_t depth = kDefaultLoopStages;
   for (; depth > kLoopStages[0]; --depth) {
     at[triton::kLoopStagesParam] = depth;
-    if (model.sharedNeededAt(at) <= model.sharedLimit)
+    if (model.sharedNeededAt(at) <= model.sharedLimit &&
+        triton::ResourceModel::evaluateMax(model.loopBuffers, at) <= kLoopBytesInFlight)
       break;
   }
   if (depth != kDefaultLoopStages)

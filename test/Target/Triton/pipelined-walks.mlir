@@ -17,6 +17,10 @@
 // FOLD: def bias_grad_colsum_PRUNE(p):
 // FOLD-NEXT: """
 // FOLD-NEXT: if {{.*}}2 * p['BLOCK_R'] * p['BLOCK_C'] * p['LOOP_STAGES'] + -2 * p['BLOCK_R'] * p['BLOCK_C']
+// COM: The walks' buffers alone, which a call's default keeps within 32 KiB (python/tessel/_kernel.py).
+// FOLD: def bias_grad_colsum_LOOP_BUFFERS(p):
+// FOLD-NEXT: """
+// FOLD-NEXT: return 2 * p['BLOCK_R'] * p['BLOCK_C'] * p['LOOP_STAGES'] + -2 * p['BLOCK_R'] * p['BLOCK_C']
 // FOLD: def _bias_grad_colsum_kernel(
 // FOLD: for [[FULL:v[0-9]+]] in tl.range({{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, num_stages=3):
 // FOLD: v{{[0-9]+}} = _desc0.load([[[FULL]], v{{[0-9]+}}])
@@ -67,7 +71,7 @@
 
 // COM: Must not fire: a GEMM's K loop (its loads feed tl.dot: the launch's num_stages pipelines them)
 // COM: declares no LOOP_STAGES; nor does a kernel without loops.
-// GEMM-NOT: LOOP_STAGES
+// GEMM-NOT: LOOP_
 // GEMM: tl.dot(
 // GEMM-NOT: LOOP_STAGES
 // NONE-NOT: LOOP_STAGES

@@ -66,8 +66,8 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     outside a finalization, and spelled by neither rule above (Triton.h,
     pipelinesWalk), makes the kernel declare
     `#pgpu.param<"LOOP_STAGES", [1, 2, 3, 4], 3, provider = "triton">` (the
-    default lowered to the deepest candidate that fits the shared memory at the
-    declared defaults): such a loop is spelled
+    default lowered to the deepest candidate whose buffers fit the shared
+    memory and hold at most 32 KiB at the declared defaults): such a loop is spelled
     `tl.range(..., num_stages=LOOP_STAGES)` where LOOP_STAGES > 1, `range`
     at 1. Triton copies each fragment it loads LOOP_STAGES - 1 iterations
     ahead into as many shared-memory buffers (sm_90 TTGIR, Triton 3.6), which
