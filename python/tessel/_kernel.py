@@ -170,6 +170,38 @@ def _multiprocessors(views: dict) -> int:
     return 132
 
 
+def _shallowest_pipeline(prune, stages: int):
+    """`prune` of a binding with its walks unpipelined (LOOP_STAGES = `stages`)."""
+    def unpipelined(p):
+        return prune({**p, "LOOP_STAGES": stages})
+    return unpipelined
+
+
+def pinned_params(space: dict) -> dict:
+    """The values the environment variable TESSEL_PARAMS ("NAME=VALUE,NAME=VALUE") pins for a call whose
+    kernel declares `space` ({name: (candidates, default)}): each named parameter the kernel declares takes
+    its value over the call's defaults and a tuned winner (a switch for timing one choice against
+    another, e.g. TESSEL_PARAMS=LOOP_STAGES=1); names the kernel does not declare are left out, so one
+    setting spans kernels. A malformed entry, or a value that is not one of a declared parameter's
+    candidates, is an error naming the variable."""
+    text = os.environ.get("TESSEL_PARAMS", "").strip()
+    pins = {}
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, eq, value = entry.partition("=")
+        name = name.strip()
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+        if not eq or not name or number is None:
+            raise ValueError(f"TESSEL_PARAMS: '{entry}' is not NAME=INTEGER (entries are separated by commas)")
+        if name in space:
+            if number not in space[name][0]:
+                raise ValueError(f"TESSEL_PARAMS: {name}={number} is not one of its candidates {list(space[name][0])}")
+            pins[name] = number
+    return pins
+
+
 class Kernel:
     """A traced kernel. `kir()` gives its KIR text for one constexpr specialization (cached);
     `compile()` verifies it with the compiler; `run_interp()` runs it on the reference interpreter.
@@ -350,7 +382,14 @@ class Kernel:
             self._cache[key] = getattr(module, self.name)
             if not params:  # the declared defaults: a candidate's module records its own bound values
                 self._cache[self._declared("space", constexprs, target)] = getattr(module, f"{self.name}_PARAMS")
-                self._cache[self._declared("prune", constexprs, target)] = getattr(module, f"{self.name}_PRUNE", None)
+                prune = getattr(module, f"{self.name}_PRUNE", None)
+                space = self._cache[self._declared("space", constexprs, target)]
+                self._cache[self._declared("pipelined prune", constexprs, target)] = prune
+                # The call-default rules size steps and tiles as if no walk were pipelined (LOOP_STAGES = 1):
+                # the pipeline is fitted to what they choose last (_fact_params).
+                self._cache[self._declared("prune", constexprs, target)] = (
+                    _shallowest_pipeline(prune, min(space["LOOP_STAGES"][0]))
+                    if prune is not None and "LOOP_STAGES" in space else prune)
                 self._cache[self._declared("covers", constexprs, target)] = getattr(module, f"{self.name}_COVERS", {})
                 self._cache[self._declared("passes", constexprs, target)] = getattr(module, f"{self.name}_PASSES", {})
                 self._cache[self._declared("segments", constexprs, target)] = getattr(
@@ -360,6 +399,8 @@ class Kernel:
                 self._cache[self._declared("programs", constexprs, target)] = getattr(module, f"{self.name}_PROGRAMS", None)
                 self._cache[self._declared("loop loads", constexprs, target)] = getattr(
                     module, f"{self.name}_LOOP_LOADS", None)
+                self._cache[self._declared("loop buffers", constexprs, target)] = getattr(
+                    module, f"{self.name}_LOOP_BUFFERS", None)
                 self._cache[self._declared("elementwise", constexprs, target)] = getattr(
                     module, f"{self.name}_ELEMENTWISE", None)
                 self._cache[self._declared("elementwise only", constexprs, target)] = getattr(
@@ -511,6 +552,21 @@ class Kernel:
             chosen["SCAN_CHAIN"] = chain
         if self._padded_boxes(space, covers, sizes, chosen):
             chosen["TMA"] = 1
+        # A walk's pipeline (LOOP_STAGES: LOOP_STAGES - 1 buffers of each tile it loads) with the steps
+        # chosen above: the deepest candidate up to its default whose buffers fit the shared memory and hold
+        # at most LOOP_BYTES_PER_SM (`<kernel>_LOOP_BUFFERS`): a walk whose one iteration loads that much
+        # already has what a multiprocessor needs in flight, and deeper buffers would only cut the programs
+        # the multiprocessor holds (a blocked scan over 8192-lane rows: 131584 bytes a program at 3 stages).
+        pipelined = self._prune(constexprs, target)
+        buffers = self._cache.get(self._declared("loop buffers", constexprs, target))
+        if "LOOP_STAGES" in space and pipelined is not None:
+            full = {**{n: d for n, (_, d) in space.items()}, **chosen}
+            for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= full["LOOP_STAGES"]), reverse=True):
+                at = {**full, "LOOP_STAGES": depth}
+                if pipelined(at) != "shared memory" and (buffers is None or buffers(at) <= self.LOOP_BYTES_PER_SM):
+                    break
+            if depth != space["LOOP_STAGES"][1]:
+                chosen["LOOP_STAGES"] = depth
         return chosen or None
 
     @staticmethod
@@ -931,9 +987,11 @@ class Kernel:
 
     def call_defaults(self, *args, **kwargs) -> dict:
         """Every declared parameter's heuristic default for these arguments: what an untuned call
-        binds (the declared defaults, then covering defaults from the call's shapes)."""
+        binds (the declared defaults, then covering defaults from the call's shapes, then the values
+        TESSEL_PARAMS pins)."""
         tensors, _, constexprs = self._bind(args, kwargs)
-        return self._call_defaults(constexprs, tensors)
+        space = self._space(constexprs)
+        return {**self._call_defaults(constexprs, tensors), **pinned_params(space)}
 
     def _call_defaults(self, constexprs: dict, tensors, target: str = "triton") -> dict:
         space = self._space(constexprs, target)
@@ -978,7 +1036,7 @@ class Kernel:
     def _prune(self, constexprs: dict, target: str = "triton"):
         """The generated resource check of a binding: why it exceeds a target limit, or None."""
         self._space(constexprs, target)
-        return self._cache[self._declared("prune", constexprs, target)]
+        return self._cache[self._declared("pipelined prune", constexprs, target)]
 
     def _tuning_key(self, constexprs: dict, tensors, target: str = "triton") -> str:
         import torch
@@ -1191,8 +1249,10 @@ class Kernel:
                     return choice["provider"], choice["params"]
             tuned = _tune.lookup(path, self._tuning_key(constexprs, tensors, provider), self._space(constexprs, provider))
             if tuned is not None:
-                return provider, tuned
-        return provider, self._fact_params(constexprs, tensors, provider)
+                return provider, {**tuned, **pinned_params(self._space(constexprs, provider))}
+        params = self._fact_params(constexprs, tensors, provider)
+        pins = pinned_params(self._space(constexprs, provider))
+        return provider, ({**(params or {}), **pins} if pins else params)
 
     def launch(self, *args, target: str = "triton", params: dict | None = None, **kwargs):
         """Launches one provider's generated wrapper directly (`target` "triton", "cutile" or "ptx"), at

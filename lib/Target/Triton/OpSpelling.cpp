@@ -458,11 +458,17 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         bool pipelined = mode == Mode::Triton && !flatten && kernel.getParam(triton::kStagesParam) &&
                          param(triton::kStagesParam) > 1 && triton::pipelinesLoads(f);
         bool prefetch = mode == Mode::Triton && !flatten && triton::prefetchesRecurrence(f);
+        // Any other walk whose loads Triton pipelines only when asked (triton::pipelinesWalk: a long row's
+        // blocks, a column fold's row tiles, a split fold's segment) takes LOOP_STAGES; 1 keeps `range`.
+        bool walked = mode == Mode::Triton && !flatten && kernel.getParam(triton::kLoopStagesParam) &&
+                      param(triton::kLoopStagesParam) > 1 && triton::pipelinesWalk(f);
         std::string tail = flatten                ? ", flatten=True):"
                            : pipelined || prefetch ? ", num_stages=" + std::to_string(param(triton::kStagesParam)) + "):"
+                           : walked                ? ", num_stages=" + std::to_string(param(triton::kLoopStagesParam)) + "):"
                                                    : "):";
-        line(indent, "for " + name(b.getArgument(0)) + " in " + (flatten || pipelined || prefetch ? "tl.range(" : "range(") +
-                         expr(f.getLower()) + ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) + tail);
+        line(indent, "for " + name(b.getArgument(0)) + " in " +
+                         (flatten || pipelined || prefetch || walked ? "tl.range(" : "range(") + expr(f.getLower()) +
+                         ", " + expr(f.getUpper()) + ", " + expr(f.getStep()) + tail);
         if (failed(emitBlock(b, indent + 1)))
           return failure();
         if (mode == Mode::Consumer)

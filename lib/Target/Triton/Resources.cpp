@@ -4,6 +4,8 @@
 #include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Triton/Triton.h"
 
+#include "llvm/ADT/MapVector.h"
+
 using namespace mlir;
 using namespace tessel;
 
@@ -469,6 +471,7 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   // Loads whose buffers a loop's stages already count (pipelined tiles, contraction operands and the
   // loads beneath computed operands): never counted again as epilogue tiles below.
   llvm::DenseSet<Operation *> pipelinedLoads;
+  llvm::MapVector<Operation *, std::vector<Monomial>> walkBuffers; // per pipelinesWalk loop
   kernel.walk<WalkOrder::PreOrder>([&](pgpu::ForOp loop) {
     order.push_back(loop);
     ResourceModel::Loop &cost = own[loop];
@@ -480,6 +483,12 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     // recurrence spelled tl.range(..., num_stages=STAGES) (prefetchesRecurrence) pipelines its fragment
     // loads through shared memory the same way (counted for every load: Triton decides which it reaches).
     bool pipelined = pipelinesLoads(loop) || prefetchesRecurrence(loop);
+    // A walk spelled tl.range(..., num_stages=LOOP_STAGES) (pipelinesWalk) copies each fragment it loads
+    // LOOP_STAGES - 1 iterations ahead into as many buffers (sm_90 TTGIR, Triton 3.6: corpus 97's two
+    // 512-float loads take 8192 bytes at 3 stages, 12288 at 4; corpus 83's 64x128 bf16 tile 32768 at 3,
+    // through pointers or TMA). A box load the TMA switch spells keeps the buffer counted for it below
+    // as well: one tile more than Triton allocates there, never less.
+    bool walked = kernel.getParam(kLoopStagesParam) && pipelinesWalk(loop);
     bool innermost = !loop.getBody().walk([](pgpu::ForOp) { return WalkResult::interrupt(); }).wasInterrupted();
     llvm::SmallPtrSet<Value, 8> countedOperands;
     loop.getBody().walk([&](Operation *op) {
@@ -488,6 +497,15 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
         if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType())) {
           cost.loaded.push_back(fragmentBytes(f));
+          if (walked) {
+            Monomial staged = fragmentBytes(f), fewer = staged;
+            staged.params.push_back(kLoopStagesParam.str());
+            fewer.coefficient = -fewer.coefficient;
+            cost.staged.push_back(staged);
+            cost.staged.push_back(fewer);
+            walkBuffers[loop].push_back(staged);
+            walkBuffers[loop].push_back(fewer);
+          }
           if (pipelined) {
             Monomial staged = fragmentBytes(f);
             staged.params.push_back(kStagesParam.str());
@@ -653,6 +671,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     addDistinct(model.sharedBytes, std::move(shared));
     model.loops.push_back(std::move(cost));
   }
+  for (auto &entry : walkBuffers)
+    addDistinct(model.loopBuffers, entry.second);
   for (const std::vector<Monomial> &c : converted)
     addDistinct(model.pointerSharedBytes, c);
   for (std::vector<Monomial> c : convertedStaged) {

@@ -31,16 +31,23 @@ bool triton::isInstanceWalk(pgpu::ForOp loop) {
   return llvm::any_of(loop.getBody().front(), [](Operation &op) { return isa<pgpu::ExecutionGroupOp>(op); });
 }
 
-bool triton::prefetchesRecurrence(pgpu::ForOp loop) {
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (loop.getInits().empty() || !step || *step != 1)
-    return false;
+namespace {
+/// What a loop's body lets a software pipeline issue ahead: its ops are pure, or pointer loads and
+/// stores (no loop, contraction, atomic or buffer access: `legal`); some fragment load reads no value
+/// computed from the carries (`independentLoad`: a load on the carries' chain waits for the previous
+/// iteration whatever the pipeline does); and every view it reads or writes is an argument of the
+/// kernel, none both read and written (`apart`: the wrapper keeps a written view apart from every other
+/// view, `_check_apart`, so a load issued ahead never reads what the body stores; a view of any other
+/// origin may alias).
+struct PipelinedBody {
+  bool legal = true, independentLoad = false, apart = false;
+};
+
+PipelinedBody pipelinedBody(pgpu::ForOp loop) {
+  PipelinedBody facts;
   Block &body = loop.getBody().front();
-  // Values that read the carries (the recurrence's chain): a load among them waits for the previous
-  // iteration whatever the pipeline does.
   DenseSet<Value> chained(body.getArguments().begin() + 1, body.getArguments().end());
   llvm::SmallPtrSet<Value, 4> read, written;
-  bool independentLoad = false, legal = true;
   body.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == body.getTerminator())
       return WalkResult::advance();
@@ -49,24 +56,45 @@ bool triton::prefetchesRecurrence(pgpu::ForOp loop) {
       chained.insert(op->result_begin(), op->result_end());
     if (auto load = dyn_cast<pgpu::LoadOp>(op)) {
       read.insert(load.getView());
-      independentLoad |= !fromChain && isa<pgpu::FragmentType>(load.getResult().getType());
+      facts.independentLoad |= !fromChain && isa<pgpu::FragmentType>(load.getResult().getType());
     } else if (auto store = dyn_cast<pgpu::StoreOp>(op)) {
       written.insert(store.getView());
     } else if (isa<pgpu::ForOp, pgpu::ContractOp, pgpu::ScaledContractOp, pgpu::SparseContractOp>(op) ||
                !isMemoryEffectFree(op)) {
-      legal = false;
+      facts.legal = false;
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
-  // Views are the kernel's own arguments (the wrapper keeps a written one apart from the others): one
-  // the body writes and reads would be read ahead of its store. A view of any other origin may alias.
   auto argument = [](Value v) {
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && isa<pgpu::KernelOp>(arg.getOwner()->getParentOp());
   };
-  return legal && independentLoad && llvm::all_of(read, argument) && llvm::all_of(written, argument) &&
-         llvm::none_of(read, [&](Value v) { return written.contains(v); });
+  facts.apart = llvm::all_of(read, argument) && llvm::all_of(written, argument) &&
+                llvm::none_of(read, [&](Value v) { return written.contains(v); });
+  return facts;
+}
+} // namespace
+
+bool triton::prefetchesRecurrence(pgpu::ForOp loop) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (loop.getInits().empty() || !step || *step != 1)
+    return false;
+  PipelinedBody body = pipelinedBody(loop);
+  return body.legal && body.independentLoad && body.apart;
+}
+
+bool triton::pipelinesWalk(pgpu::ForOp loop) {
+  if (loop.getInits().empty() || loop->getParentOfType<pgpu::LastProgramOp>() || prefetchesRecurrence(loop) ||
+      pipelinesLoads(loop) || isInstanceWalk(loop))
+    return false;
+  // A loop of constant bounds and step that runs at most once has nothing to issue ahead.
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLower()), upper = getConstantIntValue(loop.getUpper()),
+                         step = getConstantIntValue(loop.getStep());
+  if (lower && upper && step && *step > 0 && *upper - *lower <= *step)
+    return false;
+  PipelinedBody body = pipelinedBody(loop);
+  return body.legal && body.independentLoad && body.apart;
 }
 
 namespace {
@@ -654,6 +682,41 @@ void widenStagedRows(pgpu::KernelOp kernel) {
   kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
 }
 
+/// LOOP_STAGES (Triton.h kLoopStagesParam): declared where a loop is spelled by pipelinesWalk. Its default is
+/// Triton's own pipeline depth (3, the launch default every dot's operand loads get), lowered to the
+/// deepest candidate whose buffers (LOOP_STAGES - 1 of each load the walks pipeline, ResourceModel) fit
+/// the shared memory at the kernel's other declared defaults and hold at most kLoopBytesInFlight: a walk
+/// whose one iteration already loads that much has what a multiprocessor needs in flight, and deeper
+/// buffers would only cut the programs it holds (corpus 24's 8192-lane blocks: 131584 bytes of shared
+/// memory a program at 3 stages, 512 at 1; sm_90, Triton 3.6); 1 (no pipeline) where none does. A call's
+/// defaults lower it the same way where they widen a step (python/tessel/_kernel.py, LOOP_BYTES_PER_SM).
+constexpr int64_t kLoopStages[] = {1, 2, 3, 4};
+constexpr int64_t kDefaultLoopStages = 3;
+constexpr int64_t kLoopBytesInFlight = 32 * 1024;
+
+void declareLoopStages(pgpu::KernelOp kernel) {
+  if (kernel.getParam(triton::kLoopStagesParam) ||
+      !kernel.walk([](pgpu::ForOp loop) { return triton::pipelinesWalk(loop) ? WalkResult::interrupt() : WalkResult::advance(); })
+           .wasInterrupted())
+    return;
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kLoopStagesParam), kLoopStages,
+                                        kDefaultLoopStages, StringAttr::get(ctx, "triton")));
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  llvm::StringMap<int64_t> at = declaredDefaults(kernel);
+  int64_t depth = kDefaultLoopStages;
+  for (; depth > kLoopStages[0]; --depth) {
+    at[triton::kLoopStagesParam] = depth;
+    if (model.sharedNeededAt(at) <= model.sharedLimit &&
+        triton::ResourceModel::evaluateMax(model.loopBuffers, at) <= kLoopBytesInFlight)
+      break;
+  }
+  if (depth != kDefaultLoopStages)
+    setDefault(kernel, triton::kLoopStagesParam, depth);
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
@@ -716,6 +779,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       chooseFmaTileDefaults(kernel);
       chooseContractionDefaults(kernel);
       chooseLaneDefaults(kernel);
+      declareLoopStages(kernel);
       declareGluon(kernel);
     }
     // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.

@@ -317,6 +317,12 @@ LogicalResult Serializer::run() {
       os << (i ? ", " : "") << "'" << step.first << "': " << triton::ResourceModel::pythonMax(step.second);
     os << "}\n";
   }
+  // Bytes of the buffers the pipelined walks hold (LOOP_STAGES - 1 copies of each tile they load): a call's
+  // default keeps them within what a multiprocessor should have in flight. Spelled only where declared.
+  if (kernel.getParam(triton::kLoopStagesParam) && !resources.loopBuffers.empty())
+    os << "\n\ndef " << kname << "_LOOP_BUFFERS(p):\n"
+       << "    \"\"\"Bytes of the shared-memory buffers of the walks pipelined LOOP_STAGES deep (Resources.h).\"\"\"\n"
+       << "    return " << triton::ResourceModel::pythonMax(resources.loopBuffers) << "\n";
   // The program count of a binding on a call's views (a resource fact: a call's FOLD_SPLIT default
   // compares it with the multiprocessors), or None where it reads an ABI scalar.
   {

@@ -22,8 +22,8 @@
 // ONE-NOT: num_stages=
 // ONE: tl.dot(
 
-// COM: Must not fire: layernorm's row loops load boxes but the program contracts nothing (many programs
-// COM: share a multiprocessor and hide the loads' latency).
+// COM: Must not fire: layernorm's row loops load boxes but the program contracts nothing (STAGES is the
+// COM: launch's pipeline for dot operands; those walks take LOOP_STAGES: pipelined-walks.mlir).
 // ROWS-NOT: num_stages=
 // ROWS: for {{v[0-9]+}} in range(
 

@@ -3,7 +3,7 @@
 // RUN: tessel compile %tessel_src/test/Target/Triton/Inputs/recurrences.py:scalar_state --target=triton --emit=source | FileCheck %s --check-prefix=SCALAR
 // RUN: tessel compile %tessel_src/test/Target/Triton/Inputs/recurrences.py:row_sums --target=triton --emit=source | FileCheck %s --check-prefix=NESTED
 // RUN: tessel compile %tessel_src/test/Target/Triton/Inputs/recurrences.py:no_carry --target=triton --emit=source | FileCheck %s --check-prefix=NOCARRY
-// RUN: tessel compile %tessel_src/bench/corpus/25_ema_b.py:ema_scan --target=triton --emit=source | FileCheck %s --check-prefix=SCAN
+// RUN: tessel compile %tessel_src/bench/corpus/25_ema_b.py:ema_scan --target=triton --emit=source --param=STAGES=5 | FileCheck %s --check-prefix=SCAN
 
 // COM: A unit-step pgpu.for carrying a state, whose body loads fragments independent of the state from
 // COM: views it does not write (Triton.h, prefetchesRecurrence), is spelled tl.range(..., num_stages=STAGES):
@@ -26,12 +26,19 @@
 
 // COM: Must not fire: a step whose body walks C in blocks (a nested loop: Triton pipelines the innermost),
 // COM: a time loop carrying nothing (its iterations wait for no state), the blocked loops of a scan.
+// COM: (Its walk over C, an innermost loop carrying the row's sum, is pipelined LOOP_STAGES deep instead:
+// COM: Triton.h pipelinesWalk, pipelined-walks.mlir.)
 // NESTED: def _row_sums_kernel(
 // NESTED-NOT: num_stages=
+// NESTED: for {{v[0-9]+}} in range(0, {{v[0-9]+}}, 1):
+// NESTED: for {{v[0-9]+}} in tl.range({{.*}}, num_stages=3):
 // NESTED: _row_sums_plans
 // NOCARRY: def _no_carry_kernel(
 // NOCARRY-NOT: num_stages=
 // NOCARRY: _no_carry_plans
+// COM: (The scan's block walks are pipelined by LOOP_STAGES, not STAGES: Triton.h pipelinesWalk.)
 // SCAN: def _ema_scan_kernel(
-// SCAN-NOT: tl.range(
+// SCAN-NOT: num_stages=5):
+// SCAN: in tl.range({{.*}}, num_stages=3):
+// SCAN-NOT: num_stages=5):
 // SCAN: _ema_scan_plans

@@ -12,7 +12,9 @@
 // CHECK-NEXT: return tl.where(fa != 0, a, b), fa | fb
 // CHECK: def _cumsum_kernel(
 // CHECK: [[CARRY:v[0-9]+]] = tl.full([], 0.000000e+00, tl.float32)
-// CHECK: for [[B:v[0-9]+]] in range(0, [[N:v[0-9]+]], [[BLOCK:v[0-9]+]]):
+// COM: The block walk carries the prefix and loads each block independently of it: it is pipelined
+// COM: LOOP_STAGES deep (Triton.h, pipelinesWalk).
+// CHECK: for [[B:v[0-9]+]] in tl.range(0, [[N:v[0-9]+]], [[BLOCK:v[0-9]+]], num_stages=3):
 // CHECK: [[P:v[0-9]+]] = tl.associative_scan([[M:v[0-9]+]], 0, _cumsum_combine[[C]])
 // CHECK-NEXT: [[P]] = _cumsum_combine[[C]]([[CARRY]], [[P]])
 // CHECK: tl.store(y + {{.*}}, [[P]], mask={{.*}})

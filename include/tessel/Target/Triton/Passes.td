@@ -58,6 +58,20 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     tl.dot only so, issuing those of the next STAGES - 1 iterations ahead of
     the recurrence; the resource model counts STAGES buffers of each of its
     loads in shared memory.
+    A `pgpu.for` that walks a range in steps carrying values (a reduction's
+    accumulator: a long row's blocks, a column fold's row tiles, a split fold's
+    segment, a blocked scan's prefix), innermost, with no contraction or
+    access but pointer loads and stores of the kernel's views (none both read
+    and written) in its body, loading a fragment without reading its carries,
+    outside a finalization, and spelled by neither rule above (Triton.h,
+    pipelinesWalk), makes the kernel declare
+    `#pgpu.param<"LOOP_STAGES", [1, 2, 3, 4], 3, provider = "triton">` (the
+    default lowered to the deepest candidate whose buffers fit the shared
+    memory and hold at most 32 KiB at the declared defaults): such a loop is spelled
+    `tl.range(..., num_stages=LOOP_STAGES)` where LOOP_STAGES > 1, `range`
+    at 1. Triton copies each fragment it loads LOOP_STAGES - 1 iterations
+    ahead into as many shared-memory buffers (sm_90 TTGIR, Triton 3.6), which
+    the resource model counts.
     Defaults: a fold or scan tile (a `pgpu.for` step that is a declared
     parameter covering no shape symbol) that sizes an operand of a contraction
     spelled with FMAs (f32 operands at IEEE precision: Triton's FMA lowering

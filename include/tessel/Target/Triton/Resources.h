@@ -57,6 +57,10 @@ struct ResourceModel {
   /// tiles spread evenly over the threads are a lower bound of it (rows and columns shared by
   /// threads are held by each): a binding over the register budget even so spills for certain.
   std::vector<std::vector<Monomial>> fmaContractBytes;
+  /// Bytes of the buffers each walk spelled with LOOP_STAGES (pipelinesWalk) holds, one polynomial per
+  /// such loop (the largest counts): LOOP_STAGES - 1 copies of each tile it loads. A call's default keeps
+  /// them within what a multiprocessor should have in flight (python/tessel/_kernel.py).
+  std::vector<std::vector<Monomial>> loopBuffers;
   /// Bytes each fragment scan (pgpu.scan, Triton's tl.associative_scan) holds in registers at once,
   /// one polynomial per distinct scan: its components and their prefixes (a pair-state recurrence
   /// over 16 state lines scans 32 components of BLOCK lanes).

@@ -41,6 +41,11 @@ inline constexpr llvm::StringLiteral kFlattenParam = "FLATTEN";
 /// fold-source streams' TMA copies into shared-memory rings (GluonStreams.h); the program's own
 /// warps consume them with wgmma in the layouts GluonLayouts.h infers.
 inline constexpr llvm::StringLiteral kGluonParam = "GLUON";
+/// Declared ([1, 2, 3, 4]) when the legalized kernel has a walk whose loads Triton pipelines only when
+/// asked (pipelinesWalk): the `num_stages` of those loops' `tl.range`, 1 spelling them `range` (no
+/// pipeline). Default 3 (Triton's own launch default, the depth it gives a dot's operand loads), or the
+/// deepest that fits the shared memory at the kernel's declared defaults.
+inline constexpr llvm::StringLiteral kLoopStagesParam = "LOOP_STAGES";
 
 /// A `pgpu.for` that walks the instances of an execution group (its body holds the group): the
 /// persistent traversal of pgpu-form-tiles.
@@ -55,6 +60,18 @@ bool isInstanceWalk(tessel::pgpu::ForOp loop);
 /// STAGES - 1 iterations are issued ahead of the recurrence. The wrapper keeps written views apart
 /// from every other view (`_check_apart`), so a load of another view never reads what the body stores.
 bool prefetchesRecurrence(tessel::pgpu::ForOp loop);
+
+/// A `pgpu.for` that walks a range in steps, carrying values (a reduction's accumulator: a long row
+/// walked a block at a time, a column fold's row tiles, a split fold's segment), whose body holds no
+/// loop, contraction or access other than pointer loads and stores of the kernel's views (none both
+/// read and written), that loads a fragment without reading its carries, outside a finalization
+/// (`pgpu.last_program`), and that neither pipelinesLoads nor prefetchesRecurrence spells with STAGES.
+/// Triton's pipeliner reaches loads that feed no tl.dot only under `tl.range(..., num_stages=)`: a plain
+/// `range` loads a tile, waits for it, reduces it, then loads the next. The serializer spells such a loop
+/// `tl.range(..., num_stages=LOOP_STAGES)` (LOOP_STAGES > 1): each of its fragment loads is copied
+/// LOOP_STAGES - 1 iterations ahead into as many shared-memory buffers (sm_90 TTGIR, Triton 3.6), which
+/// the resource model counts.
+bool pipelinesWalk(tessel::pgpu::ForOp loop);
 
 /// The provider verifier (seed 002 §3.6, §5.4): why `op` has no Triton
 /// spelling in the legalized program, or nothing. Legalization runs it on
