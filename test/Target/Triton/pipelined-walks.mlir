@@ -43,17 +43,16 @@
 // ONE: _bias_grad_colsum_plans
 // DEEP: for {{v[0-9]+}} in tl.range({{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, num_stages=4):
 
-// COM: A fold split over programs: each program walks its segment of N pipelined; the element-wise loops
-// COM: beside it (the gradient, carrying nothing) and the finalization's combine keep `range`.
+// COM: A kernel-level sum beside the element-wise gradient over the same range (pgpu-fold-in-walks): each
+// COM: program's walk loads pred and target once, stores the gradient and accumulates its partial sum,
+// COM: pipelined; the finalization's combine over the programs' partials keeps `range`.
 // SPLIT: mse_loss_grad_PARAMS = {{.*}}'LOOP_STAGES': ([1, 2, 3, 4], 3)}
 // SPLIT: if 4 * p['BLOCK'] * p['LOOP_STAGES'] + -4 * p['BLOCK'] + 4 * p['BLOCK'] * p['LOOP_STAGES'] + -4 * p['BLOCK'] > 232448:
 // SPLIT: def _mse_loss_grad_kernel(
 // SPLIT: for [[W:v[0-9]+]] in tl.range({{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, num_stages=3):
-// SPLIT-NEXT: v{{[0-9]+}} = [[W]] + v{{[0-9]+}}
 // SPLIT: tl.load(pred + {{.*}}
-// SPLIT: for {{v[0-9]+}} in range(0, {{v[0-9]+}}, 1024):
-// SPLIT: for [[G:v[0-9]+]] in range({{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}):
 // SPLIT: tl.store(grad + {{.*}}
+// SPLIT: for {{v[0-9]+}} in range(0, {{v[0-9]+}}, 1024):
 // SPLIT: _mse_loss_grad_plans
 
 // COM: A long row walked a block at a time (the staged row path's else-branch): its reduction walks take
