@@ -191,3 +191,146 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: bench/corpus/138_classifier_head: probs = softmax(X @ W + b) with the bias as the matmul's
+// COM: init= (docs/language.md's GEMM epilogue). Before: refused ("a contraction with unknown axes or
+// COM: an initial value"), the store constructed one program per element, each recomputing its row's
+// COM: logits (O(C^2 K) a row). After: the initial value ranges over the result's axes (rows, classes),
+// COM: so in a member it loses the row as the result does: a kir.parallel over the rows, the member's
+// COM: contraction x[i, :] . W + b[classes] keeping b as its [C] initial value.
+// CHECK-LABEL: kir.kernel @classifier_head
+// CHECK: %[[M:.*]] = kir.domain
+// CHECK: %[[K:.*]] = kir.domain
+// CHECK: %[[C:.*]] = kir.domain
+// CHECK-NOT: kir.load
+// CHECK: kir.parallel %[[M]] {
+// CHECK: ^bb0(%[[i:.*]]: index):
+// CHECK: %[[X:.*]] = kir.load %x[%[[i]], %[[K]]] {{.*}} -> tensor<?xbf16>
+// CHECK: %[[W:.*]] = kir.load %w[%[[K]], %[[C]]] {{.*}} -> tensor<?x?xbf16>
+// CHECK: %[[B:.*]] = kir.load %b[%[[C]]] {{.*}} -> tensor<?xf32>
+// CHECK: %[[BB:.*]] = kir.broadcast %[[B]] over(%[[C]]) dims [0] : tensor<?xf32> -> tensor<?xf32>
+// CHECK: %[[L:.*]] = kir.contract %[[X]], %[[W]] init %[[BB]] reduce([0], [0]) batch([], []) : tensor<?xbf16>, tensor<?x?xbf16>, tensor<?xf32> -> tensor<?xf32>
+// CHECK: kir.reduce %[[L]] axes [0] {{.*}} -> (f32)
+// CHECK: kir.store {{.*}}, %probs[%[[i]], %[[C]]]
+// CHECK: kir.yield
+// CHECK-NOT: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @classifier_head(%x: !kir.view<bf16, [M, K], in>, %w: !kir.view<bf16, [K, C], in>, %b: !kir.view<f32, [C], in>, %probs: !kir.view<f32, [M, C], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "K"
+    %2 = kir.extent "C"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %0
+    %5 = kir.domain %3 to %1
+    %6 = kir.domain %3 to %2
+    %12 = arith.constant 0xFF800000 : f32
+    %20 = arith.constant 0.0 : f32
+    %7 = kir.load %x[%4, %5] : !kir.view<bf16, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xbf16>
+    %8 = kir.load %w[%5, %6] : !kir.view<bf16, [K, C], in>[!kir.domain, !kir.domain] -> tensor<?x?xbf16>
+    %9 = kir.load %b[%6] : !kir.view<f32, [C], in>[!kir.domain] -> tensor<?xf32>
+    %10 = kir.broadcast %9 over(%4, %6) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+    %11 = kir.contract %7, %8 init %10 reduce([1], [0]) batch([], []) : tensor<?x?xbf16>, tensor<?x?xbf16>, tensor<?x?xf32> -> tensor<?x?xf32>
+    %16 = kir.reduce %11 axes [1] identity(%12 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%13: f32, %14: f32):
+      %15 = kir.binary max %13, %14 : f32
+      kir.yield %15 : f32
+    }
+    %17 = kir.broadcast %16 over(%4, %6) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %18 = kir.binary sub %11, %17 : tensor<?x?xf32>
+    %19 = kir.unary exp %18 : tensor<?x?xf32>
+    %24 = kir.reduce %19 axes [1] identity(%20 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%21: f32, %22: f32):
+      %23 = kir.binary add %21, %22 : f32
+      kir.yield %23 : f32
+    }
+    %25 = kir.broadcast %24 over(%4, %6) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %26 = kir.binary div %19, %25 : tensor<?x?xf32>
+    // expected-remark @below {{kir-row-parallels: the store reads a reduction over an axis it writes: it became a parallel over its other 1 axis(es)}}
+    kir.store %26, %probs[%4, %6] : tensor<?x?xf32>, !kir.view<f32, [M, C], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A contraction with an initial value whose every result axis becomes a member: d[m] = x[m, :] . v + c[m]
+// COM: scales the row e[m, :] / sum(e[m, :]). In the member it is the dot product of the rows as a sum of
+// COM: products, the member's scalar c[i] added after it (the same value up to summation order, seed 000 §5).
+// CHECK-LABEL: kir.kernel @scaled_rows
+// CHECK: kir.parallel
+// CHECK: ^bb0(%[[i:.*]]: index):
+// CHECK: %[[X:.*]] = kir.load %x[%[[i]], %{{.*}}] {{.*}} -> tensor<?xf32>
+// CHECK: %[[V:.*]] = kir.load %v[%{{.*}}] {{.*}} -> tensor<?xf32>
+// CHECK: %[[CI:.*]] = kir.load %c[%[[i]]] {{.*}} -> f32
+// CHECK: %[[P:.*]] = kir.binary mul %[[X]], %[[V]] : tensor<?xf32>
+// CHECK: %[[S:.*]] = kir.reduce %[[P]] axes [0] {{.*}} -> (f32)
+// CHECK: %[[D:.*]] = kir.binary add %[[CI]], %[[S]] : f32
+// CHECK-NOT: kir.contract
+// CHECK: kir.store
+// CHECK: kir.yield
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @scaled_rows(%x: !kir.view<f32, [M, K], in>, %v: !kir.view<f32, [K], in>, %c: !kir.view<f32, [M], in>, %e: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "K"
+    %2 = kir.extent "N"
+    %z = arith.constant 0 : index
+    %m = kir.domain %z to %0
+    %kk = kir.domain %z to %1
+    %n = kir.domain %z to %2
+    %zero = arith.constant 0.0 : f32
+    %xv = kir.load %x[%m, %kk] : !kir.view<f32, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %vv = kir.load %v[%kk] : !kir.view<f32, [K], in>[!kir.domain] -> tensor<?xf32>
+    %cv = kir.load %c[%m] : !kir.view<f32, [M], in>[!kir.domain] -> tensor<?xf32>
+    %d = kir.contract %xv, %vv init %cv reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
+    %ev = kir.load %e[%m, %n] : !kir.view<f32, [M, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %s = kir.reduce %ev axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%p: f32, %q: f32):
+      %t = kir.binary add %p, %q : f32
+      kir.yield %t : f32
+    }
+    %sb = kir.broadcast %s over(%m, %n) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %db = kir.broadcast %d over(%m, %n) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %q = kir.binary div %ev, %sb : tensor<?x?xf32>
+    %r = kir.binary mul %q, %db : tensor<?x?xf32>
+    // expected-remark @below {{kir-row-parallels: the store reads a reduction over an axis it writes: it became a parallel over its other 1 axis(es)}}
+    kir.store %r, %y[%m, %n] : tensor<?x?xf32>, !kir.view<f32, [M, N], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the initial value is read over the result's domains in the other order (bt[classes,
+// COM: rows] where the result is over (rows, classes)); a member could not drop the row from it as from the
+// COM: result: the store stays at kernel level, the remark says why.
+// CHECK-LABEL: kir.kernel @init_other_axes
+// CHECK-NOT: kir.parallel
+// CHECK: kir.contract
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @init_other_axes(%x: !kir.view<f32, [M, K], in>, %w: !kir.view<f32, [K, M], in>, %bt: !kir.view<f32, [M, M], in>, %probs: !kir.view<f32, [M, M], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "K"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %0
+    %5 = kir.domain %3 to %1
+    %6 = kir.domain %3 to %0
+    %20 = arith.constant 0.0 : f32
+    %7 = kir.load %x[%4, %5] : !kir.view<f32, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %8 = kir.load %w[%5, %6] : !kir.view<f32, [K, M], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %9 = kir.load %bt[%6, %4] : !kir.view<f32, [M, M], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %11 = kir.contract %7, %8 init %9 reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+    %24 = kir.reduce %11 axes [1] identity(%20 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%21: f32, %22: f32):
+      %23 = kir.binary add %21, %22 : f32
+      kir.yield %23 : f32
+    }
+    %25 = kir.broadcast %24 over(%4, %6) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %26 = kir.binary div %11, %25 : tensor<?x?xf32>
+    // expected-remark @below {{kir-row-parallels: the store stays at kernel level: a contraction whose initial value is not over the result's domains}}
+    kir.store %26, %probs[%4, %6] : tensor<?x?xf32>, !kir.view<f32, [M, M], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}

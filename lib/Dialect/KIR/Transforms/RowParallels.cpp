@@ -105,8 +105,8 @@ bool axesOf(Operation *op, Row &r) {
         out.push_back(d);
   } else if (auto ct = dyn_cast<ContractOp>(op)) {
     Axes *l = of(ct.getLhs()), *rr = of(ct.getRhs());
-    if (!l || !rr || ct.getInit())
-      return refuse(r, "a contraction with unknown axes or an initial value");
+    if (!l || !rr)
+      return refuse(r, "a contraction with unknown axes");
     for (int64_t i : ct.getLhsBatch())
       out.push_back((*l)[i]);
     for (auto [i, d] : llvm::enumerate(*l))
@@ -115,6 +115,13 @@ bool axesOf(Operation *op, Row &r) {
     for (auto [i, d] : llvm::enumerate(*rr))
       if (!llvm::is_contained(ct.getRhsReduce(), (int64_t)i) && !llvm::is_contained(ct.getRhsBatch(), (int64_t)i))
         out.push_back(d);
+    // An initial value (`init=bias`, a GEMM epilogue) ranges over the result's axes: in a member it
+    // loses the same axes the result does.
+    if (Value init = ct.getInit()) {
+      Axes *ia = of(init);
+      if (!ia || *ia != out)
+        return refuse(r, "a contraction whose initial value is not over the result's domains");
+    }
   } else {
     return refuse(r, Twine("'") + op->getName().getStringRef() + "' in the row's computation");
   }
@@ -283,8 +290,8 @@ SmallVector<int64_t> renumberAll(ArrayRef<int64_t> keep, ArrayRef<int64_t> axes)
 /// kir.contract yields a tensor, so it is spelled as the sum of the products in the accumulator
 /// type: the member's own row reduction, which construction realizes as a fold (the same value up
 /// to summation order, seed 000 §5 reductions; a `precision` permission is not used).
-Value memberDot(OpBuilder &b, ContractOp ct, Value lhs, Value rhs, ArrayRef<int64_t> lr, ArrayRef<int64_t> rr,
-                RankedTensorType result) {
+Value memberDot(OpBuilder &b, ContractOp ct, Value lhs, Value rhs, Value init, ArrayRef<int64_t> lr,
+                ArrayRef<int64_t> rr, RankedTensorType result) {
   Location loc = ct.getLoc();
   Type acc = result.getElementType();
   auto widen = [&](Value v) -> Value {
@@ -309,6 +316,11 @@ Value memberDot(OpBuilder &b, ContractOp ct, Value lhs, Value rhs, ArrayRef<int6
   OpBuilder::InsertionGuard g(b);
   Block *blk = b.createBlock(&sum.getCombine(), {}, {acc, acc}, {loc, loc});
   YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Add, blk->getArgument(0), blk->getArgument(1))});
+  b.setInsertionPointAfter(sum);
+  // An initial value (the member's scalar of it) is added to the sum: the same value up to summation
+  // order (seed 000 §5 reductions).
+  if (init)
+    return BinaryOp::create(b, loc, BinaryKind::Add, init, sum.getResult(0));
   return sum.getResult(0);
 }
 
@@ -325,6 +337,7 @@ void cloneRow(OpBuilder &b, Row &r, const DenseMap<Value, Value> &index, IRMappi
       out = index.lookup(ind.getDomain());
     } else if (auto ct = dyn_cast<ContractOp>(op); ct && keep.empty()) {
       out = memberDot(b, ct, map.lookupOrDefault(ct.getLhs()), map.lookupOrDefault(ct.getRhs()),
+                      ct.getInit() ? map.lookupOrDefault(ct.getInit()) : Value(),
                       renumberAll(keepOf(ct.getLhs()), ct.getLhsReduce()),
                       renumberAll(keepOf(ct.getRhs()), ct.getRhsReduce()), cast<RankedTensorType>(res.getType()));
     } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
