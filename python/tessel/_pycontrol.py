@@ -458,12 +458,25 @@ class _Plan:
         return tuple(out)
 
 
-def for_(it, body, names, targets, exposed):
-    """`for <targets> in it:` with `body(item, *params) -> params`."""
+def _label_index(item, labels):
+    """Remember a loop index by the name the author gave it (`for kb in ...`), so that descriptions of
+    slices and lengths over it read `64*kb`, never an SSA id."""
+    items = item if isinstance(item, tuple) else (item,)
+    if len(items) != len(labels):
+        return
+    for v, n in zip(items, labels):
+        if type(v) is Value and not v.is_tensor and v.dtype is not None and (v.dtype.is_int or v.dtype.is_index):
+            _semantic._atoms().setdefault(f"v{v.name}", n)
+
+
+def for_(it, body, names, targets, exposed, labels=()):
+    """`for <targets> in it:` with `body(item, *params) -> params`; `labels`: the target names when the
+    target is a name or a tuple of names (for descriptions)."""
     vals = _caller_values(names)
     if not isinstance(it, Domain):  # T.parallel, range(4), a list, ...: plain Python iteration
         vals = tuple(_or_undefined(vals, names, "'{n}' is used before it is assigned"))
         for item in it:
+            _label_index(item, labels)
             vals = body(item, *vals)
         return vals
     loc = user_loc()
@@ -473,6 +486,7 @@ def for_(it, body, names, targets, exposed):
     plan = _Plan(names, vals, set(targets), set(exposed), what, loc)
     scope = _open(b, "`for` body", loc)
     idx = Value(b.fresh(), ty.index, scope, (), loc)
+    _label_index(idx, labels)
     args = plan.block_args(b, scope)
     res = body(idx, *plan.call_values(args))
     if b.scope is not scope:
@@ -1248,8 +1262,11 @@ class _Rewriter:
         _locate(bind, s.target)
         body = [bind] + self.block(s.body, frozenset(params), None, fctx) + [_ret(params)]
         gen = [_def(body_name, [item] + params, body)]
+        flat = isinstance(s.target, ast.Name) or (isinstance(s.target, ast.Tuple) and
+                                                  all(isinstance(e, ast.Name) for e in s.target.elts))
         call = _call("for_", it, ast.Name(body_name, ast.Load()), _strs(params),
-                     _strs([n for n in targets if n in params]), _strs([n for n in params if n in exposed]))
+                     _strs([n for n in targets if n in params]), _strs([n for n in params if n in exposed]),
+                     _strs(targets if flat else []))
         gen.append(_assign(params, call))
         return [_locate(g, s) for g in gen] + self.block(s.orelse, live, lctx, fctx)
 

@@ -327,6 +327,8 @@ def binary(kind: str, a, b, approximate: bool = False, flush_to_zero: bool = Fal
         r.lin = _index_form(kind, a, b)
         if r.lin is None:
             _name_atom(r)
+    elif dt.is_int and not a.is_tensor:
+        _name_atom(r)  # an i32 slice bound (`col[e] * 64`) reads as written once cast to index
     return r
 
 
@@ -496,7 +498,7 @@ def _form_desc(f: dict) -> str:
     def atom(a):
         if a.startswith("x:"):
             return a[2:]
-        return _atoms().get(a, a[1:])
+        return _atoms().get(a, "a runtime value" if a.startswith("v") else a[1:])  # never an SSA id
     order = {"x": 0, "v": 1, "(": 2, "": 3}  # extents, runtime values, quotients, the constant
     terms = [(a, c) for a, c in sorted(f.items(), key=lambda t: (order[t[0][:1]], t[0])) if c]
     out = ""
@@ -553,7 +555,7 @@ def _idesc(v: Value) -> str:
         return v.symbol
     if getattr(v, "lin", None) is not None:
         return _form_desc(v.lin)
-    return _atoms().get(f"v{v.name}", f"{v.name}@{v.loc.line}")
+    return _atoms().get(f"v{v.name}", f"a runtime value (line {v.loc.line})")  # never an SSA id
 
 
 def _hoistable(*vals) -> bool:

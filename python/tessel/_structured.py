@@ -9,12 +9,13 @@ import linecache
 import math
 
 from . import _types as ty
-from ._errors import Loc, _is_internal, error, user_loc
+from ._errors import Loc, _is_internal, error, user_loc, user_text
 from ._types import DOMAIN_TYPE, DType, RecordType, TensorType
 from ._ir import Axis, Block, Scope, _axes_desc, _b, _uid, _unclosed
 from ._core import Buffer, Domain, Record, Value, View, _dtype_of, _make
-from ._semantic import (_as_domain, _check_effect, _coords, _joint_text, _match_dims, _same_axes, _same_dtype,
-                        _store_value, _valid_operand, _view_extent, as_value, broadcast_value, cast, maximum, minimum, use)
+from ._semantic import (_as_domain, _axis_match, _check_effect, _coords, _joint_text, _len_desc, _match_dims,
+                        _same_axes, _same_dtype, _store_value, _valid_operand, _view_extent, as_value, broadcast_value,
+                        cast, maximum, minimum, use)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -491,6 +492,21 @@ def _precision_text(precision, a, acc, what) -> str:
     return f" precision {precision}"
 
 
+def _contract_mismatch(what, kind, x, y, ax, bx):
+    """The error for paired contraction axes that do not combine, led by the author's expression and
+    naming both axes' domains as written and their lengths, with the spellings that do pair."""
+    text = user_text(120)
+    lead = f"`{text}`: {what}" if text else what
+    return error(f"{lead}: {kind} pair ({x}, {y}) has mismatched extents: lhs axis {x} is over {ax.desc}, rhs axis "
+                 f"{y} over {bx.desc}; {ax.desc} has {_len_desc(ax)}, {bx.desc} has {_len_desc(bx)}. Paired axes "
+                 "combine as binary operands do: the same domain (shared shape symbols), or step-1 domains and "
+                 "slices whose lengths have one expression, a slice counting as a domain re-based at 0 "
+                 "(`ks[k0:k0 + 64]` pairs with `T.domain(0, 64)` when k0 is an index value; slice bounds computed "
+                 "in i32 are opaque, so cast first: `k0 = T.cast(col[e], T.index) * 64`); or read the rows through "
+                 "an index tensor over the other operand's domain (`b[T.cast(col[e], T.index) * 64 + "
+                 "T.indices(blk), cols]`)")
+
+
 def contract(a, b, reduce=((1, 0),), batch=(), acc_dtype: DType | None = None, init=None,  # noqa: A002
              precision: str = "ieee") -> Value:
     """Multiply, then add over paired axes: reduce=((lhs_axis, rhs_axis), ...), batch=(...).
@@ -531,9 +547,10 @@ def contract(a, b, reduce=((1, 0),), batch=(), acc_dtype: DType | None = None, i
         raise error(f"{what}: an axis is paired twice")
     for kind, ls, rs in (("reduce", lr, rr), ("batch", lb, rb)):
         for x, y in zip(ls, rs):
-            if a.axes[x].key != b.axes[y].key:
-                raise error(f"{what}: {kind} pair ({x}, {y}) has mismatched extents: lhs axis {x} is over "
-                            f"{a.axes[x].desc}, rhs axis {y} over {b.axes[y].desc}")
+            # Paired axes combine as binary operands do (docs/language.md "Slices combine by position"):
+            # the same domain, or step-1 domains and slices whose lengths have one expression.
+            if not _axis_match(a.axes[x], b.axes[y]):
+                raise _contract_mismatch(what, kind, x, y, a.axes[x], b.axes[y])
     acc = acc_dtype or _default_acc(a.dtype)
     if not isinstance(acc, DType):
         raise error(f"{what}: acc_dtype= must be an element type, got {acc!r}")
