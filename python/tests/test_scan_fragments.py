@@ -161,8 +161,11 @@ def test_call_defaults_at_the_bench_shape(root, tmp_path, monkeypatch):
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     bench = bench_module(root)
     rest = {"BLOCK_D": 64, "BLOCK_E": 64, "BLOCK": 512, "SCAN_CHAIN": 2, "WARPS": 4, "STAGES": 3, "TMA": 0}
-    for dt, tile in (("f32", 16), ("f32_tf32", 64), ("bf16", 64)):
-        assert bench.kernel_for(dt).call_defaults(*meta_call(torch, dt, 4, 16, 4096)) == {"BLOCK_T": tile, **rest}, dt
+    # (LOOP_STAGES, the walks' pipeline depth, from their buffers' bytes against the in-flight target:
+    # f32 scan tiles of 64 rows leave room for one stage, the others for 3; pipelined-walks.mlir)
+    for dt, tile, loop in (("f32", 16, 3), ("f32_tf32", 64, 1), ("bf16", 64, 3)):
+        got = bench.kernel_for(dt).call_defaults(*meta_call(torch, dt, 4, 16, 4096))
+        assert got == {"BLOCK_T": tile, **rest, "LOOP_STAGES": loop}, dt
 
 
 @pytest.mark.parametrize("b,h,t,want", [(4, 16, 4096, 2), (1, 1, 17, 2), (8, 16, 4096, 2), (4, 33, 4096, 1), (8, 17, 4096, 1),
@@ -184,7 +187,7 @@ def test_fma_operand_tiles_prune_registers(root, tmp_path, monkeypatch):
     pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     bench = bench_module(root)
-    base = {"BLOCK_D": 64, "BLOCK_E": 64, "BLOCK": 512, "SCAN_CHAIN": 2, "STAGES": 2, "TMA": 0}
+    base = {"BLOCK_D": 64, "BLOCK_E": 64, "BLOCK": 512, "SCAN_CHAIN": 2, "STAGES": 2, "TMA": 0, "LOOP_STAGES": 1}
 
     def why(dt, tile, warps):
         return bench.kernel_for(dt)._prune({})({**base, "BLOCK_T": tile, "WARPS": warps})

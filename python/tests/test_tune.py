@@ -280,18 +280,25 @@ def test_an_untuned_call_binds_the_covering_block_and_warps_that_follow_it(tmp_p
         x = torch.empty(1, n).expand(m, n)
         return x, x
 
-    # Its staged rows run ROWS at a time (pgpu-pack-rows): 4 rows of 1024 (4 warps for the 4096-element
+    # (LOOP_STAGES: the walks' pipeline depth, pipelined-walks.mlir; 1 where the block covers the row and
+    # shared memory is scarce.) Its staged rows run ROWS at a time (pgpu-pack-rows): 4 rows of 1024 (4 warps for the 4096-element
     # tile, 1024 programs), one row where a row fills a block or none covers it. TMA: the staged tiles
     # are boxes (spelled as descriptors only where a side is at most 256).
-    assert k.call_defaults(*rows(4096, 1024)) == {"BLOCK": 1024, "ROWS": 4, "WARPS": 4, "STAGES": 3, "TMA": 1}
-    assert k.call_defaults(*rows(16384, 8192)) == {"BLOCK": 8192, "ROWS": 1, "WARPS": 8, "STAGES": 3, "TMA": 1}
-    assert k.call_defaults(*rows(8, 16384)) == {"BLOCK": 16384, "ROWS": 1, "WARPS": 16, "STAGES": 3, "TMA": 1}
+    assert k.call_defaults(*rows(4096, 1024)) == {"BLOCK": 1024, "ROWS": 4, "WARPS": 4, "STAGES": 3, "TMA": 1,
+                                                   "LOOP_STAGES": 3}
+    assert k.call_defaults(*rows(16384, 8192)) == {"BLOCK": 8192, "ROWS": 1, "WARPS": 8, "STAGES": 3, "TMA": 1,
+                                                   "LOOP_STAGES": 2}
+    assert k.call_defaults(*rows(8, 16384)) == {"BLOCK": 16384, "ROWS": 1, "WARPS": 16, "STAGES": 3, "TMA": 1,
+                                                   "LOOP_STAGES": 1}
     # a staged f32 row up to 32768 has a covering candidate (TritonLegalize: half the register file)
-    assert k.call_defaults(*rows(16384, 20000)) == {"BLOCK": 32768, "ROWS": 1, "WARPS": 16, "STAGES": 3, "TMA": 1}
+    assert k.call_defaults(*rows(16384, 20000)) == {"BLOCK": 32768, "ROWS": 1, "WARPS": 16, "STAGES": 3, "TMA": 1,
+                                                   "LOOP_STAGES": 1}
     # no candidate covers: many rows are walked in the declared 512-lane blocks; 8 rows (8 programs) in
     # wider ones, 8192 at 8 warps (Kernel._reduction_steps: too few bytes in flight at 512)
-    assert k.call_defaults(*rows(16384, 40000)) == {"BLOCK": 512, "ROWS": 1, "WARPS": 2, "STAGES": 3, "TMA": 1}
-    assert k.call_defaults(*rows(8, 40000)) == {"BLOCK": 8192, "ROWS": 1, "WARPS": 8, "STAGES": 3, "TMA": 1}
+    assert k.call_defaults(*rows(16384, 40000)) == {"BLOCK": 512, "ROWS": 1, "WARPS": 2, "STAGES": 3, "TMA": 1,
+                                                   "LOOP_STAGES": 3}
+    assert k.call_defaults(*rows(8, 40000)) == {"BLOCK": 8192, "ROWS": 1, "WARPS": 8, "STAGES": 3, "TMA": 1,
+                                                   "LOOP_STAGES": 2}
     # argmax reduces (value, index) pairs: at most 128 elements a thread, at least 2 warps.
     import argmax
     a = argmax.argmax

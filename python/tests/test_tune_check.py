@@ -204,7 +204,7 @@ def test_a_generated_kernel_is_checked_on_fresh_inputs_under_the_interpreter(tmp
     x = torch.randn(3, 40)
     y = torch.empty_like(x)
     best, report = _tune.tune(kernel, [x, y], {}, {}, timer=_unit_timer, verbose=False,
-                              domain={"BLOCK": [64, 128], "WARPS": [4], "STAGES": [3]},
+                              domain={"BLOCK": [64, 128], "WARPS": [4], "STAGES": [3], "LOOP_STAGES": [3]},
                               reference=lambda x: torch.softmax(x, 1))
     # BLOCK 64/128 x TMA 0/1 (the staged rows' [ROWS, BLOCK] tiles are boxes, pgpu-pack-rows); ROWS only
     # its call default 1: 3 rows leave no multiprocessor a second row (`Kernel._rows_searched`).

@@ -230,7 +230,7 @@ def _softmax(tmp_path, monkeypatch, cutile_missing="cuda.tile does not import (s
 def test_auto_without_the_cutile_toolchain_is_triton_with_one_warning(tmp_path, monkeypatch):
     kernel = _softmax(tmp_path / "auto", monkeypatch)
     x = torch.randn(3, 40)
-    domain = {"BLOCK": [64, 128], "WARPS": [4], "STAGES": [3], "cutile": {"OCCUPANCY": [2]}}
+    domain = {"BLOCK": [64, 128], "WARPS": [4], "STAGES": [3], "LOOP_STAGES": [3], "cutile": {"OCCUPANCY": [2]}}
     with pytest.warns(UserWarning, match="kernel 'softmax': target='auto' leaves out the cutile provider: "
                                          r"cuda.tile does not import \(stubbed\)") as seen:
         auto = kernel.tune(x, torch.empty_like(x), domain=domain, verbose=False)
@@ -242,7 +242,7 @@ def test_auto_without_the_cutile_toolchain_is_triton_with_one_warning(tmp_path, 
     auto_cache = json.loads((tmp_path / "auto" / "tuning.json").read_text())
     # Exactly what target="triton" does: the same winner, stored under the same (Triton) key.
     triton = _softmax(tmp_path / "triton", monkeypatch)
-    plain = triton.tune(x, torch.empty_like(x), domain={"BLOCK": [64, 128], "WARPS": [4], "STAGES": [3]},
+    plain = triton.tune(x, torch.empty_like(x), domain={"BLOCK": [64, 128], "WARPS": [4], "STAGES": [3], "LOOP_STAGES": [3]},
                         verbose=False, target="triton")
     assert auto == {"provider": "triton", "params": plain}
     assert auto_cache == json.loads((tmp_path / "triton" / "tuning.json").read_text())

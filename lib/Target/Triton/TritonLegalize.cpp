@@ -277,6 +277,20 @@ bool fmaContractionsFit(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &p
               .wasInterrupted();
 }
 
+/// Whether a loop of the kernel reduces tiles it loads as boxes, without a product, beside a product's
+/// K loop (triton::pipelinesLoads: a norm hoisted out of a GEMM's operand, corpus 113's RMSNorm then
+/// linear). Such kernels take their boxes through pointers by default: on the H100 (Triton 3.6), 113
+/// with tensor descriptors differed from the peer in 1288 of 8192 rows (blocks of 8 rows: 16-23, 32-35,
+/// ...), at FLATTEN 0 and 1 alike, and matched at TMA 0 and at STAGES 1 (0.81 against 0.78 ms; .carry
+/// probe, session 33). TMA stays a candidate for the tuner, which checks each binding's results.
+static bool reducesBoxesBesideProducts(pgpu::KernelOp kernel) {
+  return kernel
+      .walk([](pgpu::ForOp loop) {
+        return triton::pipelinesLoads(loop) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
 /// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
@@ -352,7 +366,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // pipeline (sm_90 PTX of 61_bmm_at, Triton 3.6: 96 ld.global.b16 a thread per K step, 48 KiB of
   // shared memory, against TMA loads at 4 stages); its H100 time was 0.221 ms against torch.bmm's
   // 0.055 (bench/results/2026-12-05-h100-corpus-session29.json).
-  if (kernel.getParam(triton::kTmaParam))
+  if (kernel.getParam(triton::kTmaParam) && !reducesBoxesBesideProducts(kernel))
     at[triton::kTmaParam] = 1;
   int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
   // FP8 operands keep the declared 128x128 tile: on the H200 the e4m3 GEMM (row/column-scaled, bf16 out)
@@ -772,7 +786,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       // 4x32x4096x128 1.390 against 1.239 ms, bias 3.30 against 2.85; D=96 device time 0.062 against
       // 0.070 ms but 17 us more on the host; bench/results/2026-12-02-h200-attention-tma-session13.json).
       if (boxes)
-        declareSwitch(triton::kTmaParam, fixedAxes ? 0 : 1);
+        declareSwitch(triton::kTmaParam, fixedAxes || reducesBoxesBesideProducts(kernel) ? 0 : 1);
       if (walks)
         declareSwitch(triton::kFlattenParam, 0);
       kernel.setParamsAttr(ArrayAttr::get(ctx, params));
