@@ -105,9 +105,8 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      range become one pass with a running maximum (relaxed_normalization only).
   pm.addPass(pgpu::createPGPUOnlineNormalize());
   pm.addPass(createCSEPass());
-  //      (§3.2, §3.3) a staged row path that reduces its row, or a per-element row left one row a program
-  //      (its own reads beside the loop), runs ROWS rows per program as [ROWS, BLOCK] tiles, where the
-  //      provider spells a reduction over one axis of a 2-d tile.
+  //      (§3.2, §3.3) a staged row path that reduces its row runs ROWS rows per program as [ROWS, BLOCK]
+  //      tiles, where the provider spells a reduction over one axis of a 2-d tile.
   if (can.tileAxisReductions) {
     pm.addPass(pgpu::createPGPUPackRows());
     pm.addPass(createCSEPass());

@@ -616,7 +616,7 @@ class Kernel:
     LAUNCH_LIMIT = 2 ** 31 - 1
 
     def _rows(self, constexprs: dict, tensors, target: str, binding: dict, n):
-        """ROWS's call default (pgpu-pack-rows: programs take ROWS rows of a staged row path): 1 when a
+        """ROWS's call default (pgpu-pack-rows: programs take ROWS rows of a staged row reduction): 1 when a
         row does not fit BLOCK (`n`, the row's length here: the rows then run one after the other; None, a
         length that is no one shape symbol, counts as not fitting), when the rows are too few to give every
         multiprocessor a program of several, or without the program count (`<kernel>_PROGRAMS`); else the

@@ -48,23 +48,6 @@ def vertical_blur(x: T.In[T.f32, ("N", "H", "W")], y: T.Out[T.f32, ("N", "H", "W
         y[n, i, cols] = acc * (1.0 / 3.0)
 
 
-@tessel.kernel
-def depthwise3x3(x: T.In[T.f32, ("B", "C", "H", "W")], w: T.In[T.f32, ("C", 3, 3)], bias: T.In[T.f32, ("C",)],
-                 out: T.Out[T.f32, ("B", "C", "H", "W")]):
-    B, C, H, W = x.shape
-    cols = T.domain(0, W)
-    j = T.indices(cols)
-    for b, c, i in T.parallel(T.domain(0, B), T.domain(0, C), T.domain(0, H)):
-        acc = T.full((cols,), 0.0, T.f32) + bias[c]
-        for dh in range(3):
-            ih = i + (dh - 1)
-            for dw in range(3):
-                iw = j + (dw - 1)
-                ok = (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
-                acc = acc + T.load(x, (b, c, ih, iw), valid=ok, fill=0.0) * w[c, dh, dw]
-        out[b, c, i, cols] = acc
-
-
 def _pool_want(x):
     N, H, W = x.shape
     OH, OW = H // 2, W // 2
@@ -127,41 +110,3 @@ def test_pool_value_and_argmax_share_a_walk():
     assert loops >= 1
     assert pgpu.count("pgpu.gather %x[") == 4 * loops, pgpu
     assert pgpu.count("pgpu.store") == 2 * loops, pgpu
-
-
-def _depthwise_want(x, w, bias):
-    B, C, H, W = x.shape
-    p = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    acc = np.broadcast_to(bias.astype(np.float64)[None, :, None, None], x.shape).copy()
-    for dh in range(3):
-        for dw in range(3):
-            acc += p[:, :, dh:dh + H, dw:dw + W] * w[None, :, dh, dw, None, None]
-    return acc
-
-
-@pytest.mark.parametrize("b,c,h,w", [(1, 1, 1, 1), (2, 3, 5, 7), (1, 2, 17, 13), (3, 5, 11, 67), (1, 1, 0, 3)])
-def test_depthwise_rows_pack(b, c, h, w):
-    # Rows that read values of their own (the channel's bias and taps) stay one row a program in
-    # pgpu-refine-mapping; pgpu-pack-rows runs ROWS of them a program as [ROWS, BLOCK] tiles (their own
-    # reads [ROWS] reads). The call's default, explicit ROWS whose programs end past the last row, and a
-    # BLOCK shorter than the row (the blocked path, rows one after the other) all agree with the reference.
-    import torch
-    rng = np.random.default_rng(b * 1000 + c * 100 + h * 10 + w)
-    x = rng.standard_normal((b, c, h, w)).astype(np.float32)
-    wt = rng.standard_normal((c, 3, 3)).astype(np.float32)
-    bias = rng.standard_normal(c).astype(np.float32)
-    want = _depthwise_want(x, wt, bias)
-    out = depthwise3x3.run_interp(shapes={"B": b, "C": c, "H": h, "W": w}, inputs=dict(x=x, w=wt, bias=bias))
-    np.testing.assert_allclose(out["out"], want, rtol=1e-5, atol=1e-5)
-    args = (torch.from_numpy(x), torch.from_numpy(wt), torch.from_numpy(bias))
-    for params in (None, {"ROWS": 8, "BLOCK": 64}, {"ROWS": 4, "BLOCK": 64}, {"ROWS": 2, "BLOCK": 64}):
-        y = torch.full((b, c, h, w), float("nan"))
-        if params is None:
-            depthwise3x3(*args, y)
-        else:
-            depthwise3x3.launch(*args, y, params=params)
-        np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=str(params))
-
-
-def test_depthwise_rows_declare_rows():
-    assert "'ROWS'" in depthwise3x3.source(), "pgpu-pack-rows did not pack the per-element rows"

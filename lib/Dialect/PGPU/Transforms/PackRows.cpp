@@ -1,4 +1,4 @@
-//===- PackRows.cpp - several short rows per program -----------------------===//
+//===- PackRows.cpp - several short rows per program for row reductions ----===//
 //
 // seed 002 §3.2 (refine the ownership extent of a program) and §3.3 (fragments):
 // a parallel space of rows whose body reduces each row (an RMSNorm, a
@@ -33,14 +33,11 @@
 // used only by the row path, moved into it), then such a staged `pgpu.if` (no results,
 // its condition independent of the row) whose then-branch is straight-line code
 // (pointwise ops, splats, iotas, loads, gathers, stores, reductions of 1-d
-// fragments). A per-element row comes here only where pgpu-refine-mapping kept
-// one row a program (the row reads values of its own beside its loop: a
-// depthwise convolution's bias and taps of its channel, 102_depthwise_conv2d's
-// 56-wide rows; rows it spreads over BLOCK_P members have no staged path on a
-// launch-uniform test): packed, those reads are [ROWS] reads, once per row, and
-// short rows fill a program's lanes. Must not fire with other ops on row values
-// (loops, atomics, 2-d fragments), or after row-dependent effects or regions
-// before the row path (a member that writes before its row loop).
+// fragments) with at least one reduction of a row-dependent fragment. Must not
+// fire on a then-branch without a row reduction (per-element rows are
+// pgpu-refine-mapping's row loops), with other ops on row values (loops,
+// atomics, 2-d fragments), or after row-dependent effects or regions before the
+// row path (a member that writes before its row loop).
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,6 +99,7 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string 
     why = "the group body does not end in a staged row path (pgpu.if without results on a launch-uniform test)";
     return {};
   }
+  bool reducesRows = false;
   for (Operation &op : staged.getThenRegion().front().without_terminator()) {
     bool row = dependsOnRow(op) || isa<StoreOp>(op);
     if (!llvm::all_of(op.getOperandTypes(), isRowShaped) || !llvm::all_of(op.getResultTypes(), isRowShaped)) {
@@ -128,6 +126,7 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string 
         why = "a row reduction with effects or regions in its combine";
         return {};
       }
+      reducesRows = true;
     } else if (auto iota = dyn_cast<IotaOp>(op)) {
       why = "a fragment starts at a row-dependent base";
       return {};
@@ -137,6 +136,10 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string 
     }
     for (Value r : op.getResults())
       rowValues.insert(r);
+  }
+  if (!reducesRows) {
+    why = "the staged path reduces no row";
+    return {};
   }
   return staged;
 }

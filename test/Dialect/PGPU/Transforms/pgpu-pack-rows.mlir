@@ -105,18 +105,13 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: A staged path that reduces no row (a per-element row that pgpu-refine-mapping left one row a
-// COM: program) packs too: ROWS rows a program, the row copied as one [ROWS, BLOCK] tile masked to
-// COM: the rows below M; the blocked path walks the program's rows one after the other.
+// COM: Must not fire: a staged path that reduces no row (a per-element row is pgpu-refine-mapping's).
 // CHECK-LABEL: pgpu.kernel @copy_rows
-// CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
-// CHECK: pgpu.program_space(%[[P:.*]]) {
-// CHECK: pgpu.if %{{.*}} {
-// CHECK: %[[ROW:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [ROWS]>
-// CHECK: %[[V:.*]] = pgpu.load %x[%{{.*}}, %{{.*}}] valid %{{.*}} -> !pgpu.fragment<f32, [ROWS, BLOCK]>
-// CHECK: pgpu.store %[[V]], %y[%{{.*}}, %{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [ROWS, BLOCK]>
-// CHECK: } else {
-// CHECK: pgpu.for
+// CHECK-NOT: ROWS
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["axis0"] {
+// CHECK: ^bb0(%{{.*}}: index):
+// CHECK: pgpu.if
+// CHECK-NOT: ROWS
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @copy_rows(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>)
       attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "N">]} {
@@ -387,20 +382,15 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: A single blocked loop that reduces nothing, beside the row's own read (a per-element copy of a
-// COM: gathered row, which pgpu-refine-mapping keeps one row a program): staged and packed, the index
-// COM: read becomes a [ROWS] read of the program's rows' indices and the row a [ROWS, BLOCK] gather
-// COM: through them; the blocked path reads each row's index in its loop over the program's rows.
+// COM: Must not fire: a single blocked loop that reduces nothing (a per-element copy of a gathered row:
+// COM: pgpu-refine-mapping's business); the trial staging is dropped and the kernel left as it was.
 // CHECK-LABEL: pgpu.kernel @gathered_copy
-// CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
-// CHECK: pgpu.if %{{.*}} {
-// CHECK: pgpu.load %rows[%{{.*}}] valid %{{.*}} -> !pgpu.fragment<i32, [ROWS]>
-// CHECK: pgpu.gather %A[%{{.*}}, %{{.*}}] valid %{{.*}} -> !pgpu.fragment<f32, [ROWS, BLOCK]>
-// CHECK: pgpu.store %{{.*}}, %y[%{{.*}}, %{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [ROWS, BLOCK]>
-// CHECK: } else {
+// CHECK-NOT: ROWS
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.load %rows
 // CHECK: pgpu.for
-// CHECK: pgpu.load %rows[%{{.*}}] valid %{{.*}} : i1
-// CHECK: pgpu.for
+// CHECK-NOT: pgpu.if
+// CHECK: pgpu.return
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @gathered_copy(%A: !pgpu.view<f32, [M, K], in>, %rows: !pgpu.view<i32, [E], in>, %y: !pgpu.view<f32, [E, K], out>)
       attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "K">]} {

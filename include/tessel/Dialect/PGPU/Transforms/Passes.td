@@ -340,18 +340,14 @@ def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
 }
 
 def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
-  let summary = "several short rows per program: [ROWS, BLOCK] tiles on the staged path (seed 002 §3.2, §3.3)";
+  let summary = "several short rows per program for row reductions: [ROWS, BLOCK] tiles on the staged path (seed 002 §3.2, §3.3)";
   let description = [{
     Reads: the sole execution group of a program space whose body is
     row-independent pure code, then a staged row path of pgpu-stage-rows
     (`pgpu.if` without results on a launch-uniform test) whose then-branch
     is straight-line code on scalars and 1-d fragments (pointwise ops,
-    splats, iotas, loads, gathers, stores, reductions): a row reduction, or
-    a per-element row that pgpu-refine-mapping kept one row a program (its
-    row reads values of its own beside the loop: a depthwise convolution's
-    bias and taps of its channel, read once per row as [ROWS] reads once
-    packed; rows it spreads have no staged path on a launch-uniform test).
-    A body whose row is one blocking loop (a row
+    splats, iotas, loads, gathers, stores, reductions) that reduces a
+    row-dependent fragment. A body whose row is one blocking loop (a row
     sum, a dot of two gathered rows: nothing for pgpu-stage-rows to share)
     is staged here the same way, and row-dependent scalar code before the
     staged path (pure ops and reads without regions: a gathered row's index
@@ -374,7 +370,8 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     loop, one after the other, as before.
     Preserves: values, effects (each row's in its order), ABI, origins.
     Must not fire: a group without the staged path (a kernel whose rows are
-    never short enough to stage), one with loops, ifs,
+    never short enough to stage), a staged path that reduces no row (a
+    per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
     scatters, atomics or 2-d fragments on row values, a group whose body has
     row-dependent effects, regions or fragments before the staged path, or
     a kernel that declares ROWS already.
