@@ -345,20 +345,7 @@ void rewrite(KernelOp kernel, Plan &plan) {
       Type element = inits[j].getType();
       auto fragment = FragmentType::get(ctx, element, {width});
       Value loaded = BufferLoadOp::create(b, loc, fragment, partials[k], ValueRange{at}, ok, fills[k]);
-      auto reduced = ReduceOp::create(b, loc, TypeRange{element}, ValueRange{loaded}, b.getDenseI64ArrayAttr({0}),
-                                      ValueRange{fills[k]});
-      {
-        OpBuilder::InsertionGuard inner(b);
-        Block *c = b.createBlock(&reduced.getCombine(), {}, {element, element}, {loc, loc});
-        auto op = BinaryOp::create(b, loc, lane.combine.getKind(), c->getArgument(0), c->getArgument(1));
-        op.setApproximate(lane.combine.getApproximate());
-        op.setFlushToZero(lane.combine.getFlushToZero());
-        YieldOp::create(b, loc, op.getResult());
-      }
-      auto merged = BinaryOp::create(b, loc, lane.combine.getKind(), step->getArgument(1 + j), reduced.getResult(0));
-      merged.setApproximate(lane.combine.getApproximate());
-      merged.setFlushToZero(lane.combine.getFlushToZero());
-      next.push_back(merged.getResult());
+      next.push_back(mergeLaneBlock(b, loc, lane, fills[k], step->getArgument(1 + j), loaded));
       ++j;
     }
     YieldOp::create(b, loc, next);

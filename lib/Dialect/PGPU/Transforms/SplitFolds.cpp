@@ -163,6 +163,26 @@ static bool sameCombine(BinaryOp x, BinaryOp y) {
 /// combine), or a fragment without uses. Then each segment stores one scalar per component and the
 /// last arrival loads the FOLD_SPLITS scalars as fragments and reduces them (seed 002 §3.4), instead
 /// of walking the segments one summary at a time. None otherwise.
+Value pgpu::mergeLaneBlock(OpBuilder &b, Location loc, const FoldLane &lane, Value fill, Value carried,
+                           Value loaded) {
+  Type element = carried.getType();
+  BinaryOp kind = lane.combine; // an op handle (its accessors are not const)
+  auto combine = [&](Value l, Value r) {
+    auto op = BinaryOp::create(b, loc, kind.getKind(), l, r);
+    op.setApproximate(kind.getApproximate());
+    op.setFlushToZero(kind.getFlushToZero());
+    return op.getResult();
+  };
+  auto block = ReduceOp::create(b, loc, TypeRange{element}, ValueRange{loaded}, b.getDenseI64ArrayAttr({0}),
+                                ValueRange{fill});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    Block *c = b.createBlock(&block.getCombine(), {}, {element, element}, {loc, loc});
+    YieldOp::create(b, loc, combine(c->getArgument(0), c->getArgument(1)));
+  }
+  return combine(carried, block.getResult(0));
+}
+
 std::optional<SmallVector<FoldLane>> pgpu::scalarLanes(RegionFoldOp fold) {
   unsigned n = fold.getNumResults();
   SmallVector<FoldLane> lanes;
@@ -439,20 +459,7 @@ struct Splitter {
         Type element = inits[j].getType();
         auto fragment = FragmentType::get(ctx, element, {extent});
         Value loaded = BufferLoadOp::create(b, loc, fragment, buffers[k], ValueRange{point, at}, ok, lane.fill);
-        auto block = ReduceOp::create(b, loc, TypeRange{element}, ValueRange{loaded}, b.getDenseI64ArrayAttr({0}),
-                                      ValueRange{lane.fill});
-        {
-          OpBuilder::InsertionGuard inner(b);
-          Block *c = b.createBlock(&block.getCombine(), {}, {element, element}, {loc, loc});
-          auto op = BinaryOp::create(b, loc, lane.combine.getKind(), c->getArgument(0), c->getArgument(1));
-          op.setApproximate(lane.combine.getApproximate());
-          op.setFlushToZero(lane.combine.getFlushToZero());
-          YieldOp::create(b, loc, op.getResult());
-        }
-        auto merged = BinaryOp::create(b, loc, lane.combine.getKind(), body->getArgument(1 + j), block.getResult(0));
-        merged.setApproximate(lane.combine.getApproximate());
-        merged.setFlushToZero(lane.combine.getFlushToZero());
-        next.push_back(merged.getResult());
+        next.push_back(mergeLaneBlock(b, loc, lane, lane.fill, body->getArgument(1 + j), loaded));
         ++j;
       }
       YieldOp::create(b, loc, next);

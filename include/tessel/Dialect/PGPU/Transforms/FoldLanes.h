@@ -26,6 +26,12 @@ struct FoldLane {
 /// only use is a pgpu.reduce of all its lanes with the same combine in the fold's block, or a
 /// fragment without uses. None otherwise.
 std::optional<llvm::SmallVector<FoldLane>> scalarLanes(RegionFoldOp fold);
+
+/// `carried` combined with all lanes of `loaded` (a 1-D fragment of the programs' scalars, its padding
+/// lanes holding `fill`, the lane's neutral value where it dominates the builder) under the lane's
+/// combine, its numerical flags kept: what a last arrival adds per block of partials.
+mlir::Value mergeLaneBlock(mlir::OpBuilder &b, mlir::Location loc, const FoldLane &lane, mlir::Value fill,
+                           mlir::Value carried, mlir::Value loaded);
 } // namespace tessel::pgpu
 
 #endif // TESSEL_DIALECT_PGPU_TRANSFORMS_FOLDLANES_H
