@@ -21,14 +21,28 @@ DEEP = os.environ.get("TESSEL_DEEP") == "1"
 
 
 def pytest_configure(config):
+    # Triton's interpreter folds a user-combine reduce/scan one element per Python call; the same fold a
+    # slice at a time gives its results bit for bit (interpret_folds.py, test_interpret_folds.py).
+    import interpret_folds
+    interpret_folds.install_on_import()
     config.addinivalue_line("markers", "deep(reason): a deep-tier case, run only under TESSEL_DEEP=1; the reason "
                                        "names what covers its path in the default tier")
+
+
+# Slow parametrized cases whose test runs a cheaper case in the default tier (scripts/deep_tier.py
+# writes the list from a --durations=0 log).
+DEEP_CASES = {line.split("#", 1)[0].strip()
+              for line in (pathlib.Path(__file__).parent / "deep_cases.txt").read_text().splitlines()} - {""}
 
 
 def pytest_collection_modifyitems(config, items):
     if DEEP:
         return
     for item in items:
+        if f"{item.path.name}::{item.nodeid.split('::', 1)[-1]}" in DEEP_CASES:
+            item.add_marker(pytest.mark.skip(reason="deep tier (TESSEL_DEEP=1): a slow case; a cheaper case "
+                                                    "of the same test runs here (deep_cases.txt)"))
+            continue
         marker = item.get_closest_marker("deep")
         if marker is not None:
             why = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
