@@ -62,6 +62,26 @@ def stored_summary(K: T.In[T.f32, ("B", "S", "D")], V: T.In[T.f32, ("B", "S", "D
         KV[b, dims, dims] = T.contract(K[b, seq, dims], V[b, seq, dims], reduce=((0, 0),))
 
 
+@tessel.kernel
+def gathered_gram(K: T.In[T.f32, ("S", "D")], IDX: T.In[T.i32, ("B", "S")], Q: T.In[T.f32, ("B", "S", "D")],
+                  O: T.Out[T.f32, ("B", "S", "D")]):
+    S, D = K.shape
+    seq, dims = T.domain(0, S), T.domain(0, D)
+    for b in T.parallel(T.domain(0, IDX.shape[0])):
+        k = K[IDX[b, seq], dims]                          # rows gathered per member
+        O[b, seq, dims] = T.matmul(Q[b, seq, dims], T.contract(k, k, reduce=((0, 0),)))
+
+
+@tessel.kernel
+def transposed_keys(KT: T.In[T.f32, ("B", "D", "S")], V: T.In[T.f32, ("B", "S", "D")],
+                    Q: T.In[T.f32, ("B", "S", "D")], O: T.Out[T.f32, ("B", "S", "D")]):
+    B, D, S = KT.shape
+    seq, dims = T.domain(0, S), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        kv = T.contract(KT[b, dims, seq], V[b, seq, dims], reduce=((1, 0),))   # the sequence at axes 1 and 0
+        O[b, seq, dims] = T.matmul(Q[b, seq, dims], kv)
+
+
 def _after_kir_passes(kernel) -> str:
     opt = os.path.join(os.path.dirname(_cli.find_tessel()), "tessel-opt")
     res = subprocess.run([opt, "-", "--tessel-pipeline=stop-after=annotate-origins"], input=kernel.kir(),
@@ -121,3 +141,32 @@ def test_chained_sums_become_one_fold():
 def test_stored_summary_is_not_folded():
     # A contraction stored as it is has no later traversal of its axis: the tile path keeps it.
     assert "kir.region_fold" not in _after_kir_passes(stored_summary)
+
+
+@pytest.mark.parametrize("B,S,D", [(1, 1, 1), (2, 11, 3), (3, 37, 17)])
+def test_gathered_rows_sum_once(B, S, D, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    assert "kir.region_fold" in _after_kir_passes(gathered_gram)
+    rng = np.random.default_rng(B * S * D)
+    k = rng.standard_normal((S, D)).astype(np.float32)
+    idx = rng.integers(0, S, (B, S)).astype(np.int32)     # repeated rows
+    q = rng.standard_normal((B, S, D)).astype(np.float32)
+    kg = k.astype(np.float64)[idx]
+    want = np.einsum("bsd,bde->bse", q.astype(np.float64), np.einsum("bsd,bse->bde", kg, kg))
+    got = gathered_gram.run_interp(shapes=dict(B=B, S=S, D=D), inputs=dict(K=k, IDX=idx, Q=q))["O"]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+    o = torch.full((B, S, D), float("nan"))
+    gathered_gram(torch.tensor(k), torch.tensor(idx), torch.tensor(q), o)
+    np.testing.assert_allclose(o.numpy(), want, rtol=1e-4, atol=1e-3)
+
+
+def test_axis_at_different_positions_is_not_folded(tmp_path, monkeypatch):
+    # The sequence is axis 1 of KT and axis 0 of V: one fold cannot slice both along one axis.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    assert "kir.region_fold" not in _after_kir_passes(transposed_keys)
+    rng = np.random.default_rng(5)
+    kt, v, q = (rng.standard_normal(sh).astype(np.float32) for sh in ((2, 5, 13), (2, 13, 5), (2, 13, 5)))
+    want = np.einsum("bsd,bde->bse", q, np.einsum("bds,bse->bde", kt, v))
+    o = torch.full((2, 13, 5), float("nan"))
+    transposed_keys(torch.tensor(kt), torch.tensor(v), torch.tensor(q), o)
+    np.testing.assert_allclose(o.numpy(), want, rtol=1e-4, atol=1e-4)
