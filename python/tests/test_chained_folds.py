@@ -82,6 +82,16 @@ def transposed_keys(KT: T.In[T.f32, ("B", "D", "S")], V: T.In[T.f32, ("B", "S", 
         O[b, seq, dims] = T.matmul(Q[b, seq, dims], kv)
 
 
+@tessel.kernel
+def head_sums(X: T.In[T.f32, ("B", "S", "H", "D")], O: T.Out[T.f32, ("B", "S", "H")]):
+    B, S, H, D = X.shape
+    seq, heads, dims = T.domain(0, S), T.domain(0, H), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        x = X[b, seq, heads, dims]
+        z = T.sum(x, axis=0)                                              # [H, D], read by a batched product
+        O[b, seq, heads] = T.contract(x, z, reduce=((2, 1),), batch=((1, 0),))
+
+
 def _after_kir_passes(kernel) -> str:
     opt = os.path.join(os.path.dirname(_cli.find_tessel()), "tessel-opt")
     res = subprocess.run([opt, "-", "--tessel-pipeline=stop-after=annotate-origins"], input=kernel.kir(),
@@ -169,4 +179,19 @@ def test_axis_at_different_positions_is_not_folded(tmp_path, monkeypatch):
     want = np.einsum("bsd,bde->bse", q, np.einsum("bds,bse->bde", kt, v))
     o = torch.full((2, 13, 5), float("nan"))
     transposed_keys(torch.tensor(kt), torch.tensor(v), torch.tensor(q), o)
+    np.testing.assert_allclose(o.numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("B,S,H,D", [(1, 1, 1, 1), (2, 7, 3, 5), (1, 19, 2, 17)])
+def test_sum_read_by_a_batched_product(B, S, H, D, tmp_path, monkeypatch):
+    # The later product has a batch pair (the heads): construction builds this fold element by element
+    # (a remark says so), not as tiles; the values must still be the reference's.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    assert "kir.region_fold" in _after_kir_passes(head_sums)
+    x = np.random.default_rng(S * D).standard_normal((B, S, H, D)).astype(np.float32)
+    want = np.einsum("bshd,bhd->bsh", x.astype(np.float64), x.astype(np.float64).sum(1))
+    got = head_sums.run_interp(shapes=dict(B=B, S=S, H=H, D=D), inputs=dict(X=x))["O"]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    o = torch.full((B, S, H), float("nan"))
+    head_sums(torch.tensor(x), o)
     np.testing.assert_allclose(o.numpy(), want, rtol=1e-4, atol=1e-4)
