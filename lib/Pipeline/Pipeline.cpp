@@ -38,6 +38,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region
   // fold (seed 002 §1, §3.4; relaxed_normalization with online_reduction only).
   pm.addPass(kir::createKIROnlineFolds());
+  // KIR canonical forms: sums over an axis that a later contraction over that axis reads become a
+  // region fold, realized once per member (seed 002 §3.4).
+  pm.addPass(kir::createKIRChainedFolds());
   // KIR: stable origins for everything lowered from each op (seed 002 §2.1).
   pm.addPass(kir::createKIRAnnotateOrigins());
   if (stopAfter("annotate-origins"))

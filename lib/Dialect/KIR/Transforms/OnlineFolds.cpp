@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
+#include "AxisDomains.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -36,74 +37,6 @@ using namespace mlir;
 using namespace tessel::kir;
 
 namespace {
-
-/// The domain of each axis of `v` (empty for a scalar); nullopt when unknown.
-std::optional<SmallVector<Value>> domainsOf(Value v, DenseMap<Value, SmallVector<Value>> &memo) {
-  if (!isa<RankedTensorType>(v.getType()))
-    return SmallVector<Value>{};
-  if (auto it = memo.find(v); it != memo.end())
-    return it->second;
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return std::nullopt;
-  std::optional<SmallVector<Value>> out;
-  auto without = [&](Value x, ArrayRef<int64_t> drop) -> std::optional<SmallVector<Value>> {
-    auto d = domainsOf(x, memo);
-    if (!d)
-      return std::nullopt;
-    SmallVector<Value> kept;
-    for (auto [i, dom] : llvm::enumerate(*d))
-      if (!llvm::is_contained(drop, (int64_t)i))
-        kept.push_back(dom);
-    return kept;
-  };
-  if (auto load = dyn_cast<LoadOp>(def)) {
-    SmallVector<Value> d;
-    for (Value c : load.getCoords())
-      if (isa<DomainType>(c.getType()))
-        d.push_back(c);
-    out = d;
-  } else if (auto gather = dyn_cast<GatherOp>(def)) {
-    // Domain coordinates give their axis; an index tensor its axes (once for a joint pair).
-    SmallVector<Value> d;
-    ArrayRef<int64_t> joint = jointOf(gather);
-    for (auto [i, c] : llvm::enumerate(gather.getCoords())) {
-      if (isa<DomainType>(c.getType())) {
-        d.push_back(c);
-      } else if (isa<RankedTensorType>(c.getType()) && (joint.empty() || joint[i] < 0)) {
-        auto inner = domainsOf(c, memo);
-        if (!inner)
-          return std::nullopt;
-        llvm::append_range(d, *inner);
-      }
-    }
-    out = d;
-  } else if (auto ind = dyn_cast<IndicesOp>(def)) {
-    out = SmallVector<Value>{ind.getDomain()};
-  } else if (auto bc = dyn_cast<BroadcastOp>(def)) {
-    out = SmallVector<Value>(bc.getDomains().begin(), bc.getDomains().end());
-  } else if (auto bc = dyn_cast<BroadcastAsOp>(def)) {
-    out = domainsOf(bc.getReference(), memo);
-  } else if (isa<BinaryOp, UnaryOp, SelectOp, CastOp, CmpOp>(def)) {
-    for (Value x : def->getOperands())
-      if (isa<RankedTensorType>(x.getType()))
-        return domainsOf(x, memo);
-  } else if (auto c = dyn_cast<ContractOp>(def)) {
-    auto l = without(c.getLhs(), c.getLhsReduce());
-    SmallVector<int64_t> rdrop(c.getRhsReduce());
-    llvm::append_range(rdrop, c.getRhsBatch());
-    auto r = without(c.getRhs(), rdrop);
-    if (l && r) {
-      llvm::append_range(*l, *r);
-      out = l;
-    }
-  } else if (auto r = dyn_cast<ReduceOp>(def)) {
-    out = without(r.getInputs()[cast<OpResult>(v).getResultNumber()], r.getAxes());
-  }
-  if (out)
-    memo[v] = *out;
-  return out;
-}
 
 /// Whether `r` reduces one float input of rank `rank` (1, or 2 for per-row summaries) over its
 /// last axis with a combine that is one `kir.binary kind` of its two arguments.

@@ -174,6 +174,53 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
+def KIRChainedFolds : Pass<"kir-chained-folds", "::mlir::ModuleOp"> {
+  let summary = "sums over an axis that a later contraction over that axis reads become one region fold (seed 002 §3.4)";
+  let description = [{
+    Reads: the ops at the top of every `kir.parallel` body; the coordinate
+    domain of each axis of their values (loads, broadcasts, what pointwise
+    ops, contractions and reductions keep).
+    Legality: a sum over an axis A is a `kir.contract` with one reduce pair,
+    no batch pair and no init, or a `kir.reduce` of one tensor over one axis
+    with a zero identity and a combine that is one `add`; its result keeps
+    at least one axis, and each input holds A once, at the same position in
+    every input. It is chained when some user of its result is a
+    `kir.contract` whose result spans A again (non-causal linear attention:
+    `kv = contract(phi(k), v)` over the sequence, then `phi(q) @ kv` over the
+    sequence). A sum is a list homomorphism whose combine is an addition
+    (seed 000 §8: an add-reduction may be regrouped), so the fold is exact up
+    to summation order, which a sum leaves free.
+    Rewrites: the chained sums of one A and axis, in block order, become one
+    `kir.region_fold` over their distinct inputs (sliced along that axis)
+    whose summary has one component per sum (summarize: the sum of the
+    slices; combine: additions; identity: zeros over the result's domains),
+    placed before the group's last sum; a sum joins the group only when no
+    op before it reads the group's results. Construction then realizes the
+    fold once per member, its summary carried across A's tiles, and the later
+    contraction traverses A reading it (seed 002 §3.4), instead of replaying
+    the sums inside every element of that contraction.
+    Preserves: every other op; values up to summation order.
+    Must not fire: a sum whose users do not traverse its axis again (a
+    contraction stored as it is, a row sum feeding elementwise code: the row
+    paths realize those), a scalar sum, a reduction other than a sum, a
+    contraction with a batch pair or an init, inputs holding A at different
+    positions, ops nested below the body's top level.
+    Verifier after: the KIR verifier.
+
+    ```mlir
+    // before: kv = T.contract(pk, v, reduce=((0, 0),)); z = T.sum(pk, axis=0); phi(q) @ kv ...
+    %kv = kir.contract %pk, %v reduce([0], [0]) batch([], []) : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+    %z = kir.reduce %pk axes [0] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) { add }
+    %num = kir.contract %pq, %kv reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+    // after
+    %kv, %z = kir.region_fold sources(%pk, %v : tensor<?x?xf32>, tensor<?x?xf32>) axis 0
+        identity(%kv0, %z0 : tensor<?x?xf32>, tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>)
+    summarize { (contract, reduce of the slices) } combine { (two adds) }
+    ```
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
+}
+
 def KIRAnnotateOrigins : Pass<"kir-annotate-origins", "::mlir::ModuleOp"> {
   let summary = "give every kir op a stable origin id";
   let description = [{
