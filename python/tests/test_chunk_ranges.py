@@ -39,7 +39,7 @@ def chunked_attention(name, mirrored=False):
             c = (i // C) * C
             visible = (kpos <= i) & (kpos >= c)
             if mirrored:
-                visible = visible | ((kpos >= i) & (kpos <= c))
+                visible = visible | ((kpos >= i) & (kpos <= C * (i // C)))  # the chunk times on the left
             s = T.where(visible, s, -math.inf)
             p = T.exp(s - T.max(s))
             p = p / T.sum(p)
