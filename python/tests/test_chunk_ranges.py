@@ -80,12 +80,20 @@ def reference(q, k, v, chunk, mirrored):
     return (p / p.sum(-1, keepdims=True)) @ v
 
 
-@pytest.fixture(scope="module", params=[False, True], ids=["chunk", "mirrored"])
+SMALL = {"BLOCK_S": 16, "BLOCK_S_": 16, "BLOCK_D": 16}
+
+
+# The narrowed key folds also under a split fold (each program's segment of the keys, then the merge) and
+# paired query blocks.
+@pytest.fixture(scope="module", params=[(False, SMALL), (True, SMALL),
+                                        (False, SMALL | {"BLOCK_S": 32, "FOLD_SPLIT": 2, "PAIR_BLOCKS": 2})],
+                ids=["chunk", "mirrored", "split_paired"])
 def attention(request, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("TESSEL_CACHE", str(tmp_path_factory.mktemp("cache")))
-    kernel = chunked_attention("chunk_triton", request.param)
-    yield kernel, kernel._launcher({}, {"BLOCK_S": 16, "BLOCK_S_": 16, "BLOCK_D": 16}), request.param
+    mirrored, params = request.param
+    kernel = chunked_attention("chunk_triton", mirrored)
+    yield kernel, kernel._launcher({}, params), mirrored
     mp.undo()
 
 
