@@ -10,7 +10,10 @@
 // is, over a tile, all true or all false exactly when the tile's coordinate
 // range [b + c, b + S - 1 + c] lies on one side of the lanes' range
 // [Qmin, Qmax], which is computed from the capture's def-use outside the fold
-// (iota bases and extents, splats of scalars, +/-). A predicate not in that
+// (iota bases and extents, splats of scalars, +/-, and * or floor / by one
+// value of every lane: monotone in the lane for that fixed value, so the range
+// is the images of the ends, the smaller first; chunked attention's chunk
+// start (q // C) * C). A predicate not in that
 // form is solved for the tile coordinate: both sides are read as sums of
 // terms with coefficients +1/-1 (through broadcasts, splats, index + and -,
 // and value-preserving casts), exactly one term the positions pos with
@@ -306,6 +309,24 @@ bool FoldNarrower::laneRange(Value v, Value &lo, Value &hi) {
     case kir::BinaryKind::Sub:
       lo = bin(kir::BinaryKind::Sub, l0, r1), hi = bin(kir::BinaryKind::Sub, l1, r0);
       return true;
+    case kir::BinaryKind::Mul:
+    case kir::BinaryKind::Div: {
+      // A lane range times or (floor-)divided by one value c for every lane: x * c and floor(x / c) are
+      // monotone in x for a fixed c (increasing for c > 0, decreasing for c < 0, constant for c = 0), so
+      // they range between the images of the ends, whichever is smaller (a chunk's first key
+      // (q // C) * C over the lanes [q0, q1]: [(q0 // C) * C, (q1 // C) * C]). Both ends are values
+      // the program's own lanes compute (exact index arithmetic, as for + and -; c = 0 divides by zero
+      // in the lanes too). A product of two lane ranges is not narrowed.
+      Value c = r0 == r1 ? r0 : Value();
+      bool left = !c && l0 == l1 && op.getKind() == kir::BinaryKind::Mul;
+      if (left)
+        c = l0, l0 = r0, l1 = r1;
+      if (!c)
+        return false;
+      Value x = bin(op.getKind(), l0, c), y = bin(op.getKind(), l1, c);
+      lo = bin(kir::BinaryKind::Min, x, y), hi = bin(kir::BinaryKind::Max, x, y);
+      return true;
+    }
     default:
       return false;
     }
@@ -369,7 +390,8 @@ bool FoldNarrower::solve(CmpOp cmp, Predicate &p) {
       return refuse(readsPositions(t.v) ? "the tile positions appear under arithmetic other than index + and - (a "
                                           "factor, integer arithmetic that may wrap, or a cast that may change values)"
                                         : "a term beside the tile positions has no lane range (computed in the "
-                                          "summarizer, e.g. from loaded data, or integer arithmetic that may wrap)");
+                                          "summarizer, e.g. from loaded data, integer arithmetic that may wrap, or a "
+                                          "product of two lane values)");
     b.setInsertionPoint(fold);
     // Q' gains -sign * t.sign * t.v: [l, h] added, or [-h, -l].
     bool plus = -sign * t.sign > 0;

@@ -262,6 +262,171 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
+// COM: Chunked local attention's visibility (Llama 4): lane s sees t when (s // c) * c <= t <= s, c a kernel
+// COM: scalar (the chunk). The chunk's first key is a lane value under floor division and a product by
+// COM: one value c of every lane: both are monotone in s for a fixed c, so the lanes' range is the images
+// COM: of the ends, the smaller first, for each of the two steps: s // c in [min(s0 // c, s1 // c), max(..)],
+// COM: then that range times c.
+// COM: The tiles before the chunk's first key and past the lanes are skipped; the tiles between are all
+// COM: true. Before, t >= (s // c) * c had no lane range and kept every tile from 0.
+// CHECK-LABEL: pgpu.kernel @chunk
+// CHECK-SAME: %[[C:[^:]*]]: index
+// CHECK: %[[BASE:.*]] = pgpu.binary mul
+// CHECK: %[[D0:.*]] = pgpu.binary div %[[BASE]], %[[C]] : index
+// CHECK: %[[D1:.*]] = pgpu.binary div %[[LAST:.*]], %[[C]] : index
+// CHECK: %[[DLO:.*]] = pgpu.binary min %[[D0]], %[[D1]] : index
+// CHECK: %[[DHI:.*]] = pgpu.binary max %[[D0]], %[[D1]] : index
+// CHECK: %[[M0:.*]] = pgpu.binary mul %[[DLO]], %[[C]] : index
+// CHECK: %[[M1:.*]] = pgpu.binary mul %[[DHI]], %[[C]] : index
+// CHECK: pgpu.binary min %[[M0]], %[[M1]] : index
+// CHECK: pgpu.binary max %[[M0]], %[[M1]] : index
+// CHECK: %[[A:.*]] = pgpu.region_fold
+// CHECK: pgpu.cmp ge
+// CHECK: } combine {
+// CHECK: %[[B:.*]] = pgpu.region_fold {{.*}} identity(%[[A]] :
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: %[[E:.*]] = pgpu.region_fold {{.*}} identity(%[[B]] :
+// CHECK: pgpu.cmp le
+// CHECK: pgpu.cmp ge
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.store %[[E]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @chunk(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 2 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %wb = pgpu.splat %ww : index -> !pgpu.fragment<index, [BS, BT]>
+        %qq = pgpu.binary div %s2, %wb : !pgpu.fragment<index, [BS, BT]>
+        %first = pgpu.binary mul %qq, %wb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp ge %t2, %first : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary and %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire on the products: t >= s * s multiplies two lane ranges (only a product or quotient by one
+// COM: value of every lane is ranged), and t * w <= s names the positions times a factor. Only t <= s is
+// COM: narrowed; the other two stay in every interval's summarizer.
+// CHECK-LABEL: pgpu.kernel @lane_products
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp ge
+// CHECK: pgpu.cmp le
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp ge
+// CHECK: pgpu.cmp le
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @lane_products(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven); one predicate kept in every interval: a term beside the tile positions has no lane range (computed in the summarizer, e.g. from loaded data, integer arithmetic that may wrap, or a product of two lane values)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %sq = pgpu.binary mul %s2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %wb = pgpu.splat %ww : index -> !pgpu.fragment<index, [BS, BT]>
+        %t3 = pgpu.binary mul %t2, %wb : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp ge %t2, %sq : !pgpu.fragment<index, [BS, BT]>
+        %c3 = pgpu.cmp le %t3, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %c23 = pgpu.binary and %c2, %c3 : !pgpu.fragment<i1, [BS, BT]>
+        %vis = pgpu.binary and %c1, %c23 : !pgpu.fragment<i1, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: The same band with w: T.i32, in the two spellings the DSL emits (it has no implicit promotion): the
 // COM: difference of positions cast to i32 (the identity where index is 32-bit, every generated kernel)
 // COM: against the scalar, and the scalar sign-extended to index in the summarizer. Both are solved; the

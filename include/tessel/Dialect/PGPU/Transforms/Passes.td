@@ -442,7 +442,8 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     `iota(begin)` as wide as its step, and inside it lane predicates
     `cmp(K, Q)` where K is a tile coordinate (positions plus a value from
     outside the fold) and Q a value of the program's lanes captured from
-    outside (iota bases and extents, splats, + and -), or the tail mask
+    outside (iota bases and extents, splats, + and -, and * or floor / by
+    one value of every lane: a chunk's first key (q // C) * C), or the tail mask
     `positions < end`. Any other order comparison is solved for the
     positions: both sides are sums of terms with coefficients +1/-1
     (broadcasts, splats, index + and -, value-preserving casts: narrow
@@ -487,7 +488,8 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     own bound (a box access).
     Preserves: values, source order, effects, ABI, origins.
     Must not fire: folds with no tile-position iota, predicates over values
-    computed inside the summarizer (loaded data), the positions twice or
+    computed inside the summarizer (loaded data), a product or quotient of
+    two lane ranges (q * q), the positions twice or
     times a factor, integer + and - that may wrap (index arithmetic is
     exact: index is 32-bit in the generated kernels and launches bound it),
     a false interval whose summary is not provably the identity (it stays,
