@@ -6,7 +6,7 @@ has no spelling of) on random non-zero inputs. Then each is timed by the median 
 timings. tessel runs its declared defaults and a small sweep of its declared parameters (the
 best correct one is reported, with the list tried). TFLOP/s count 4*B*H*D per visible (query, key)
 pair. Usage on the GPU machine:
-    TESSEL_BIN=.../tessel PYTHONPATH=python:bench python3 bench/attention.py --out bench/results
+    TESSEL_BIN=.../tessel PYTHONPATH=python:bench python3 bench/attention.py --out lab/results
 """
 import argparse
 import datetime
@@ -238,7 +238,7 @@ def cases(only):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--tag", default="attention")
     parser.add_argument("--only", default="", help="case indices or kinds, comma-separated")
     parser.add_argument("--configs", type=int, default=len(CONFIGS), help="how many sweep configs to try")

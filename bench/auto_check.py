@@ -35,7 +35,7 @@ STAGE = pathlib.Path("/tmp/tessel-auto")
 
 # (id, example, shapes, scalars, domain of the auto search). The domains narrow each provider to the
 # bindings that can win on this H200, so the run fits the device time: Triton's tuned binding
-# (bench/results/2026-12-01-h200-cutile-check.json), and cuTile's launch hints around the covering tile:
+# (lab/results/2026-12-01-h200-cutile-check.json), and cuTile's launch hints around the covering tile:
 # WORKER_WARPS 8 (two consumer warp groups: 168 registers a thread at 128x256 where 4 spill 1,792 bytes)
 # against cuTile's own 4, and for the rows the OCCUPANCY hints that fit their shared memory (checked
 # with tileiras and cuobjdump -res-usage on the CPU before the run).

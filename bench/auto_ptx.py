@@ -5,7 +5,7 @@ toolchain is set up, else it is left out with a warning), then the auto call, ea
 the peer are checked against a reference on random inputs, then timed (median of CUDA events,
 run_bench.timed) in one process. Usage on the GPU machine (static tessel binary and libtessel_cuda.so):
     TESSEL_BIN=.../tessel TESSEL_CUDA_LIB=.../libtessel_cuda.so PYTHONPATH=python:bench \\
-        python3 bench/auto_ptx.py --out bench/results
+        python3 bench/auto_ptx.py --out lab/results
 """
 import argparse
 import datetime
@@ -55,7 +55,7 @@ def close(got, want, exact):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--budget", type=float, default=20.0, help="tuning seconds per provider")
     args = parser.parse_args()
     torch.manual_seed(0)

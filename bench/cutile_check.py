@@ -5,7 +5,7 @@ Two phases, so the GPU machine needs neither MLIR nor a tessel build:
     # here (CPU, with build/bin/tessel): cuTile and Triton sources, interpreter inputs and outputs
     python3 bench/cutile_check.py gen --out bench/cutile_carry
     # on the H200 (torch, triton, cuda.tile + toolchain from cutile-toolchain.sh unpack)
-    python3 bench/cutile_check.py check --carry bench/cutile_carry [--json bench/results/DATE-h200-cutile-check.json]
+    python3 bench/cutile_check.py check --carry bench/cutile_carry [--json lab/results/DATE-h200-cutile-check.json]
 
 On the GPU machine (whose CUDA 13.0 is too old for tileiras 13.4) first rebuild the toolchain from its
 carry set, sent in a run of its own: `bash cutile-toolchain.sh unpack CARRY ROOT` (the maintainers'
@@ -64,7 +64,7 @@ CHECKS = [
 ]
 
 # (id, kernel spec, shapes, scalars, torch peer, [cuTile bindings], Triton binding): timed cases. The
-# Triton bindings are the tuned ones of the README's table (bench/results/2026-11-30-*).
+# Triton bindings are the tuned ones of the README's table (lab/results/2026-11-30-*).
 GEMM_CUTILE = [[f"TILE_0={a}", f"TILE_1={b}", f"TILE_K={k}", f"PERSIST={p}", "GROUP_0=8"]
                for a, b, k in [(128, 128, 64), (128, 256, 64), (256, 128, 64)] for p in (1, 2)] + [
     ["TILE_0=128", "TILE_1=128", "TILE_K=64", "PERSIST=2", "GROUP_0=8", "OCCUPANCY=2"],

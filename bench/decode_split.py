@@ -62,7 +62,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--generate")
     ap.add_argument("--modules")
-    ap.add_argument("--out", default=os.environ.get("OUT", str(pathlib.Path(__file__).parent / "results")))
+    ap.add_argument("--out", default=os.environ.get("OUT", str(pathlib.Path(__file__).resolve().parents[1] / "lab" / "results")))
     args = ap.parse_args()
     if args.generate:
         return generate(args.generate)

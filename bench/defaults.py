@@ -147,7 +147,7 @@ def head_to_head(timers: dict) -> dict:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--tune-budget", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=max(2, (os.cpu_count() or 4) - 2))
     parser.add_argument("--deadline", type=float, default=230.0, help="seconds after which sweeps are skipped")

@@ -7,7 +7,7 @@ group's bounds read from OFFS in the program). The Triton sources are generated 
 per binding of the declared parameters:
     python3 bench/grouped_gemm.py gen OUTDIR
 and timed on the GPU machine, without the compiler:
-    python3 bench/grouped_gemm.py time OUTDIR [--out bench/results]
+    python3 bench/grouped_gemm.py time OUTDIR [--out lab/results]
 Correctness first: every binding's C is compared with an f64 product of the same random (never zero)
 inputs, and on a second OFFS whose groups end before M (a zero-filled tail, empty groups, a group of
 one row) over a C filled with garbage, before anything is timed. Times are CUDA-event medians.
@@ -23,7 +23,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 G, M, N, K = 64, 32768, 4096, 4096
 # (TILE_1, TILE_2, TILE_K, GROUP_1, PERSIST, WARPS, STAGES, TMA); None: the declared defaults. Session 14's
-# probe (bench/experiments/grouped_session14): 128x128 tiles with tensor descriptors and 5 stages fastest.
+# probe (lab/experiments/grouped_session14): 128x128 tiles with tensor descriptors and 5 stages fastest.
 BINDINGS = [
     None,
     (128, 128, 64, 8, 1, 8, 4, 0),
@@ -135,7 +135,7 @@ def time_all(outdir, results, every=False):
     doc["matmul_loop_ms"] = timed(loop, reps=30, warmup=5)
     peer = doc.get("grouped_mm_ms", doc["matmul_loop_ms"])
     best = None
-    # Every module in the directory (hand-edited probes, bench/experiments) or the generated bindings.
+    # Every module in the directory (hand-edited probes, lab/experiments) or the generated bindings.
     modules = ([(path.stem, path) for path in sorted(pathlib.Path(outdir).glob("*.py"))] if every else
                [("defaults" if b is None else dict(zip(NAMES, b)), pathlib.Path(outdir) / (name_of(b) + ".py"))
                 for b in BINDINGS])
@@ -176,7 +176,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("what", choices=["gen", "time"])
     p.add_argument("dir")
-    p.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    p.add_argument("--out", default=str(ROOT / "lab" / "results"))
     p.add_argument("--every", action="store_true", help="time every module in DIR (hand-edited probes)")
     args = p.parse_args()
     if args.what == "gen":

@@ -10,7 +10,7 @@ Cases (the issue's targets):
 Correctness first: every tessel result is compared with the peer's on the same random inputs (exact
 for the integer histograms; scatter-add sums in another order, so within a float tolerance) before
 anything is timed. Times are medians of CUDA-event timings after warm-up; each call includes what the
-caller must do (the peers' zero fill, tessel's whole launch). Writes a dated JSON to bench/results/.
+caller must do (the peers' zero fill, tessel's whole launch). Writes a dated JSON to lab/results/.
 Usage on the GPU machine:
     TESSEL_BIN=build-static/bin/tessel PYTHONPATH=python:examples python3 bench/histogram.py [--tune S]
 """
@@ -90,7 +90,7 @@ def scatter_add_case(tokens, dim, rows, tune_s):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tune", type=float, default=0.0, help="seconds to tune each tessel kernel first")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--tag", default="histogram")
     parser.add_argument("--note", default="")
     args = parser.parse_args()

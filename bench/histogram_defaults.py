@@ -18,7 +18,7 @@ Cases:
 Correctness first: every result is checked (histograms exactly; scatter-add within 1e-4 relative, it
 sums in another order) before anything is timed. Times: medians of 20 CUDA-event timings after 3
 warm-up calls (bench/run_bench.timed); a tessel call includes its workspace allocation. Prints one JSON
-line per case and writes bench/results/<date>-h200-histogram-defaults.json (--out, --tag).
+line per case and writes lab/results/<date>-h200-histogram-defaults.json (--out, --tag).
 Usage on the GPU machine (the PTX provider launches through libtessel_cuda.so: TESSEL_CUDA_LIB, else
 lib/ beside the binary's bin/):
     TESSEL_BIN=<static tessel> PYTHONPATH=python:bench:examples python3 bench/histogram_defaults.py
@@ -136,7 +136,7 @@ def scatter_add_case(tokens, dim, rows):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--tag", default="histogram-defaults")
     parser.add_argument("--note", default="")
     args = parser.parse_args()

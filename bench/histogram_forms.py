@@ -5,7 +5,7 @@ Each `SOURCES/histogram__<NAME>=<V>__....py` is `tessel compile examples/histogr
 tessel binary then). For each case (2^26 int32 values into B bins, drawn in range, so every form does
 the same work as the peers) every binding is checked exactly against torch.bincount first, then timed:
 median of CUDA-event timings of one call after warm-up; a tessel call includes the wrapper's workspace
-allocation. Writes a dated JSON to bench/results/.
+allocation. Writes a dated JSON to lab/results/.
 Usage on the GPU machine: python3 bench/histogram_forms.py SOURCES [--tag histogram-forms]
 """
 import argparse
@@ -37,7 +37,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sources")
     parser.add_argument("--n", type=int, default=1 << 26)
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--tag", default="histogram-forms")
     args = parser.parse_args()
     import torch

@@ -29,7 +29,7 @@ SHAPE = dict(B=4, H=16, T=4096, D=64, E=64)
 # Bindings timed besides the defaults: the realization (SCAN_CHAIN: 0 = one program walks the
 # segments, 1 = one program per segment, pgpu-chain-scans), the tile length, warps and stages.
 # (H200, 2026-12-01, ordered: BLOCK_T=16 with 4 warps fastest in f32. Hand-written chained forms,
-# bench/experiments/linear_attention_session9: bf16 fastest at 64-row segments and 4 warps, f32
+# lab/experiments/linear_attention_session9: bf16 fastest at 64-row segments and 4 warps, f32
 # with IEEE products at 32 rows and 8 warps.)
 CONFIGS = [dict(SCAN_CHAIN=c, BLOCK_T=bt, WARPS=w, STAGES=st)
            for c, bt, w, st in ((1, 16, 4, 2), (2, 16, 4, 2), (2, 32, 4, 2), (2, 32, 8, 2), (2, 64, 4, 2), (2, 64, 8, 2))]
@@ -195,7 +195,7 @@ def reference(q, k, v):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--emit", help="write the generated Triton modules to this folder and stop")
     parser.add_argument("--sources", help="load the generated modules from this folder (written by --emit)")
     parser.add_argument("--dtypes", default="f32,bf16",

@@ -13,7 +13,7 @@ tolerances as the matrix).
     # with what it prints exported, and CUDA_TILE_COMPILER_TIMEOUT_SEC to bound one tileiras run)
     python3 bench/matrix_gpu.py check --carry DIR --jsonl $OUT/ptx.jsonl --deadline 240 [--json OUT.json]
     # anywhere, from what a check wrote (also after it was killed): the summary and the results JSON
-    python3 bench/matrix_gpu.py report --carry DIR --jsonl ptx.jsonl --json bench/results/DATE-h200-X.json
+    python3 bench/matrix_gpu.py report --carry DIR --jsonl ptx.jsonl --json lab/results/DATE-h200-X.json
 
 bench/matrix_gpu.sh packs both providers with the cuTile toolchain for one device call and runs them there.
 

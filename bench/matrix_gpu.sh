@@ -6,7 +6,7 @@
 #                                      # (TESSEL_CUTILE_TOOLCHAIN, default ~/.cache/tessel/cutile-toolchain,
 #                                      # as one xz stream: about 58 MB, 2 MB less than three)
 #   bash PAYLOAD/matrix_gpu.sh run PAYLOAD   # on the H200, from the carried tree: results in $OUT as they happen
-# PAYLOAD must be a folder of the checkout the device copies (e.g. /work/main/scratch/matrix: carry it).
+# PAYLOAD must be a folder of the checkout the device copies (e.g. scratch/matrix: carry it).
 # Then, here: python3 bench/matrix_gpu.py report --carry DIR/ptx --jsonl ptx.jsonl --json RESULTS.json.
 # TESSEL_MATRIX_PROVIDERS (default "ptx cutile") picks the providers at pack time; at run time
 # TESSEL_MATRIX_DEADLINE (default 205) is when cases stop starting, TESSEL_MATRIX_KILL (default 95 s

@@ -1,6 +1,6 @@
 """Figures of the benchmark results: tessel against each peer, per kernel and shape.
 
-Reads the run files in bench/results/ (the dated JSON that run_bench.py writes; files without a
+Reads the run files in lab/results/ (the dated JSON that run_bench.py writes; files without a
 `results` list, such as sweeps and experiments, are skipped), keeps the latest measurement of every
 (kernel, shape) (a later run file wins: by its `date`, then by when git last committed it, then by
 name), and draws, as PNGs under docs/figures/:
@@ -12,7 +12,7 @@ A ratio above 1 means tessel is faster. Peers: torch eager (torch.matmul, i.e. c
 SDPA for attention), torch.compile (end to end only) and the hand-written Triton kernels. Rows whose
 check failed are left out and named on stderr.
 
-    python3 bench/plot.py [--results bench/results] [--out docs/figures]
+    python3 bench/plot.py [--results lab/results] [--out docs/figures]
 
 Needs matplotlib (`pip install matplotlib`); nothing else in tessel does.
 """
@@ -35,10 +35,11 @@ FIGURES = {"device": ("speedup-device.png", "_kernel_ms", "Device time: peer / t
 
 
 def _committed_at(path: pathlib.Path) -> int:
-    """When git last committed `path` (0 outside a work tree or for an uncommitted file)."""
+    """When git last committed `path`'s content, through renames (the move to lab/results/ is not a new
+    run); 0 outside a work tree or for an uncommitted file."""
     try:
-        r = subprocess.run(["git", "log", "-1", "--format=%ct", "--", path.name], cwd=path.parent,
-                           capture_output=True, text=True, timeout=30)
+        r = subprocess.run(["git", "log", "-1", "--follow", "--diff-filter=AM", "--format=%ct", "--", path.name],
+                           cwd=path.parent, capture_output=True, text=True, timeout=30)
         return int(r.stdout.strip() or 0)
     except (OSError, ValueError, subprocess.SubprocessError):
         return 0
@@ -138,7 +139,7 @@ def draw(labels, series: dict, title: str, path: pathlib.Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--results", type=pathlib.Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--results", type=pathlib.Path, default=ROOT / "lab" / "results")
     ap.add_argument("--out", type=pathlib.Path, default=ROOT / "docs" / "figures")
     args = ap.parse_args(argv)
     rows = latest_rows(load_runs(args.results))

@@ -48,7 +48,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sources")
     parser.add_argument("--n", type=int, default=1 << 26)
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--tag", default="histogram-ptx")
     args = parser.parse_args()
     import torch

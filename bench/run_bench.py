@@ -2,7 +2,7 @@
 
 Every case is first checked for correctness against torch on random (never zero) inputs; only then
 timed: the median of CUDA-event timings over repeated launches after warm-up. Writes a dated JSON to
-bench/results/ (or --out). Usage on the GPU machine:
+lab/results/ (or --out). Usage on the GPU machine:
     TESSEL_BIN=build-static/bin/tessel PYTHONPATH=python:examples python3 bench/run_bench.py
 """
 import argparse
@@ -31,7 +31,7 @@ def nonzero(*shape, dtype=torch.float32):
 
 
 def write_results(doc: dict, out, tag: str, quiet: bool = False) -> pathlib.Path:
-    """Writes `doc` as OUT/<doc's date>-h200-TAG.json, the dated results file of bench/, and says
+    """Writes `doc` as OUT/<doc's date>-h200-TAG.json, a dated results file (lab/results/ by default), and says
     where (unless `quiet`: a script rewriting it after every case)."""
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -276,7 +276,7 @@ def row_cases():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     parser.add_argument("--tag", default="pipeline", help="file name tag of the results JSON")
     parser.add_argument("--note", default="", help="what this run measures")
     parser.add_argument("--tune", type=float, default=0.0, metavar="SECONDS",

@@ -235,7 +235,7 @@ def main():
     ap.add_argument("--only", default="", help="prepare: comma-separated kernel names")
     ap.add_argument("--set", default="odd", choices=["odd", TINY], help="prepare: the case set")
     ap.add_argument("--report", type=pathlib.Path, help="run: write the per-case results here")
-    ap.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "results" / "2026-12-01-h200-sanitizer.json")
+    ap.add_argument("--out", type=pathlib.Path, default=ROOT / "lab" / "results" / "2026-12-01-h200-sanitizer.json")
     ap.add_argument("--logs", type=pathlib.Path, default=pathlib.Path(os.environ.get("OUT", "/tmp")) / "sanitize-logs")
     ap.add_argument("--timeout", type=float, default=150)
     a = ap.parse_args()

@@ -6,7 +6,7 @@ with the compiler, one module per binding (SPLITS is the kernel's constexpr, the
 parameters):
     python3 bench/splitk_gemm.py gen OUTDIR
 and timed on the GPU machine, without the compiler:
-    python3 bench/splitk_gemm.py time OUTDIR [--out bench/results] [--rounds 7]
+    python3 bench/splitk_gemm.py time OUTDIR [--out lab/results] [--rounds 7]
 Correctness first: every binding's C is compared with an f64 product of the same random (never zero)
 inputs before anything is timed. Peers: torch.matmul in bf16 (bf16 C, cuBLAS) and with an f32 result
 (torch.matmul(a, b, out_dtype=...) is absent: a.float() @ b.float() is the TF32/FP32 cuBLAS path,
@@ -42,7 +42,7 @@ BINDINGS = [
     ("splitk_gemm_bf16", 16, {"FLATTEN": 0}),
     # Wide tiles (the dense GEMM's best, 128x256x64 at 8 warps): their f32 C tile would take 131072 B
     # staged for a TMA store, so the compiler spells it with pointers (Resources.h, storesStagedAt)
-    # and they keep 4 stages (196640 B on sm_90; bench/experiments/splitk_session15).
+    # and they keep 4 stages (196640 B on sm_90; lab/experiments/splitk_session15).
     ("splitk_gemm_bf16", 16, {"TILE_2": 256, "STAGES": 4}),
     ("splitk_gemm_bf16", 16, {"TILE_2": 256, "STAGES": 3}),
     ("splitk_gemm_bf16", 16, {"TILE_2": 256, "STAGES": 4, "FLATTEN": 0}),
@@ -209,7 +209,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("what", choices=["gen", "time"])
     p.add_argument("dir")
-    p.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    p.add_argument("--out", default=str(ROOT / "lab" / "results"))
     p.add_argument("--tag", default="splitk")
     p.add_argument("--before", default=None, help="a folder of modules an earlier compiler generated")
     p.add_argument("--rounds", type=int, default=0, help="then time the defaults and cuBLAS in alternation")

@@ -6,7 +6,7 @@ Each run: the guided search under --budget, then every candidate of the domain t
 model does not prune, both checked against torch on fresh inputs and compiling ahead on --workers
 processes, then the two winners re-measured head to head, alternating. Triton and tessel start from
 empty cache directories (unless --warm-caches), so the guided search's wall time includes compiling.
-The JSON (bench/results/DATE-h200-sweep-KERNEL.json, or under --out) is rewritten after each phase,
+The JSON (lab/results/DATE-h200-sweep-KERNEL.json, or under --out) is rewritten after each phase,
 progress goes to stderr, and `--plan` prints the candidate counts without a GPU. On the GPU machine:
     TESSEL_BIN=build-static/bin/tessel PYTHONPATH=python:examples python3 bench/sweep.py --kernel gemm
 """
@@ -69,7 +69,7 @@ def parse_args(argv=None):
     parser.add_argument("--warm-caches", action="store_true",
                         help="keep the environment's Triton and tessel caches instead of empty ones")
     parser.add_argument("--plan", action="store_true", help="print the domain and its candidate counts, then exit")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     args = parser.parse_args(argv)
     if args.budget is None:
         args.budget = CASES[args.kernel]["budget_s"]

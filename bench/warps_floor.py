@@ -33,7 +33,7 @@ def main():
     import torch
     import defaults as D
     parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "lab" / "results"))
     args = parser.parse_args()
     torch.manual_seed(0)
     results = []

@@ -130,9 +130,8 @@ def covering_passes(n, candidates, pass_candidates):
 # A program of a privatized histogram merges up to its bins once (one atomic per nonzero count), so it
 # counts at least this many elements per merged bin. On the H200, 2^26 values into 65536 bins at HBINS
 # 32768 x 2 passes (1024 threads) ran 0.307 ms with BLOCK_P 524288 (8 elements per merged bin) against
-# 0.366 ms at 262144 (4) (bench/results/2026-12-02-h200-pointwise-histogram.json); 1024 bins keep
-# BLOCK_P 65536 (64 per bin; 4.5x torch.bincount with 256 threads, 3.7x at BLOCK_P 16384 with 128,
-# 2026-12-01-h200-histogram-ptx.json).
+# 0.366 ms at 262144 (4) (2026-12-02); 1024 bins keep BLOCK_P 65536 (64 per bin; 4.5x torch.bincount
+# with 256 threads, 3.7x at BLOCK_P 16384 with 128).
 HISTOGRAM_ELEMENTS_PER_MERGED_BIN = 8
 
 
@@ -575,9 +574,9 @@ class Kernel:
         BLOCK_D] tiles): on when a fragment axis that covers a shape symbol is wider than it here (D = 96
         in BLOCK_D = 128). Every pointer load then masks that axis, which the descriptor's zero fill does
         for nothing; at an exact fit the descriptors made in each program only cost. On the H200 (bf16,
-        bench/results/2026-12-02-h200-attention-tma-session14.json) causal B1 H4 S4099 D96 took 0.0577 ms
-        of device time with TMA against 0.0695 without; at exact fits TMA was slower (B16 H16 S1024 D64
-        causal 0.205 against 0.167, full 0.283 against 0.235; B4 H32 S4096 D128 +6%, session 13)."""
+        session 14) causal B1 H4 S4099 D96 took 0.0577 ms of device time with TMA against 0.0695 without;
+        at exact fits TMA was slower (B16 H16 S1024 D64 causal 0.205 against 0.167, full 0.283 against 0.235;
+        B4 H32 S4096 D128 +6%, session 13)."""
         if "TMA" not in space or space["TMA"][1] != 0 or 1 not in space["TMA"][0]:
             return False
         for param, symbol in covers.items():
@@ -588,7 +587,7 @@ class Kernel:
 
     # PAIR_BLOCKS's call default pairs the blocks of launches up to this many programs a multiprocessor:
     # on the H200 causal B1 H4 S4099 D96 (260 programs, 2 a multiprocessor) ran 0.0902 ms paired against
-    # 0.1122 unpaired (bench/experiments/attention_session11, run 2); at B4 H32 S4096 (8192 programs, 62 a
+    # 0.1122 unpaired (session 11, run 2); at B4 H32 S4096 (8192 programs, 62 a
     # multiprocessor) pairing measured 453 TFLOP/s both ways (session 9): the hardware balances many waves.
     PAIR_PROGRAMS_PER_SM = 4
 
@@ -679,7 +678,7 @@ class Kernel:
            tiles is 16 programs on 132 multiprocessors; 32-wide, 128);
         3. where 1 or 2 moved a tile, the sizes that tile no program axis (a K loop's) take their largest
            candidate and STAGES at least 4: a narrow program's pipeline holds as many bytes in flight.
-        On the H200 (bench/results/2026-12-05-h200-skinny-sweep-session27.json) the decode GEMV
+        On the H200 (session 27) the decode GEMV
         (bf16, B=1, N=4096, K=14336) ran 52.6 us at 16x32x128 tiles and 4 stages, 47.0 at 6 (48.9 at
         16x64x128), 80.3 at 16x16 (256 programs), 138.6 at the 128x256x64 defaults (cuBLAS 42.1); the
         int8 weight-only GEMM (M=16, N=K=4096) 44.6 us at 16x32x128 and 4 stages, 60.8 at 6, 131.8 at the

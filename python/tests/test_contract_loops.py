@@ -23,6 +23,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from interp_cli import close, run_cli  # noqa: E402
 
 F16 = T.f16
 
@@ -84,24 +85,6 @@ def draw(name, shape, seed):
     if name == "flce":
         inputs["labels"] = rng.integers(0, V, N).astype(np.int64)
     return inputs
-
-
-def run_cli(tessel_bin, tmp_path, source, shape, inputs, extra, tag):
-    out = tmp_path / f"out-{tag}"
-    args = [str(tessel_bin), "run", str(source), "--shape", ",".join(f"{k}={v}" for k, v in shape.items()),
-            "--out", str(out), *extra]
-    for n, x in inputs.items():
-        np.save(tmp_path / f"{n}.npy", x)
-        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return {p.stem: np.load(p).astype(np.float64) for p in out.glob("*.npy")}
-
-
-def close(got, want, what):
-    for n, w in want.items():
-        np.testing.assert_array_equal(np.isinf(got[n]), np.isinf(w), err_msg=f"{what}: {n} infinities")
-        np.testing.assert_allclose(got[n], w, rtol=2e-3, atol=2e-3, err_msg=f"{what}: {n}")
 
 
 SHAPES = [dict(N=1, K=1, V=1), dict(N=5, K=17, V=37), dict(N=19, K=40, V=131), dict(N=3, K=0, V=5),

@@ -34,7 +34,7 @@ REJECTED = {
 # Accepted kernels whose valid cuTile source tileiras 13.4 does not compile (a crash, signal 11). None
 # now: cross_entropy and linear attention crashed it with a 0-d gather after a value carried through two
 # reading loops, which the serializer now spells as a one-lane gather
-# (bench/experiments/cutile_scalar_gather.py). A tileiras that compiles a listed kernel fails the test.
+# (tileiras 13.4 then compiles it). A tileiras that compiles a listed kernel fails the test.
 TILEIRAS_CRASHES = set()
 # Bindings for kernels whose default tiles make tileiras slow on this CPU: linear attention at its
 # defaults (128-wide tiles) takes 280-360 CPU-seconds a guard variant, at these tiles about 7 s.
@@ -161,7 +161,7 @@ def test_cutile_rejects_at_the_op(name, tessel_bin, tmp_path):
 def test_a_loop_bounded_inside_its_enclosing_loop_exports(tessel_bin, cutile_toolchain, tmp_path):
     """cuda-tile 1.7.0's code motion moves a carrying, effect-free loop out of an enclosing loop ahead of
     a bound the enclosing body computes, and its front end fails (InternalError; the shape of the
-    element-wise branch of attention[CAUSAL=False], bench/experiments/cutile_nested_loop.py). The
+    element-wise branch of attention[CAUSAL=False]). The
     serializer spells such loops under a guard (test/Target/CuTile/serialize-loops.mlir): the lit
     program and full attention export to Tile IR bytecode (the front end, no tileiras). Attention's
     element-wise branch is no longer spelled (a launch fact's contract-free branch: the wrapper declines

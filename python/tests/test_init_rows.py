@@ -22,6 +22,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from interp_cli import close, run_cli  # noqa: E402
 
 F16 = T.f16
 
@@ -77,23 +78,6 @@ def draw(name, shape, seed):
     return {"x": rng.standard_normal((M, K)).astype(np.float16),
             "w": (rng.standard_normal((K, C)) * (2.0 / np.sqrt(max(K, 1)))).astype(np.float16),
             "b": rng.standard_normal(C).astype(np.float32)}
-
-
-def run_cli(tessel_bin, tmp_path, source, shape, inputs, extra, tag):
-    out = tmp_path / f"out-{tag}"
-    args = [str(tessel_bin), "run", str(source), "--shape", ",".join(f"{k}={v}" for k, v in shape.items()),
-            "--out", str(out), *extra]
-    for n, x in inputs.items():
-        np.save(tmp_path / f"{n}.npy", x)
-        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return {p.stem: np.load(p).astype(np.float64) for p in out.glob("*.npy")}
-
-
-def close(got, want, what):
-    for n, w in want.items():
-        np.testing.assert_allclose(got[n], w, rtol=2e-3, atol=2e-3, err_msg=f"{what}: {n}")
 
 
 SHAPES = [dict(M=1, K=1, C=1), dict(M=3, K=37, C=13), dict(M=2, K=67, C=17), dict(M=5, K=0, C=7),

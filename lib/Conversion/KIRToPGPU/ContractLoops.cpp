@@ -97,11 +97,9 @@ bool FoldWorksetImpl::overLoopAxis(Value v) {
   return s && llvm::any_of(s->axes, [&](Value d) { return loopAxes.count(d) != 0; });
 }
 
-LogicalResult FoldWorksetImpl::emitLoopedContract(kir::ContractOp c, Value d) {
-  Location l = c.getLoc();
-  // What the operands read that does not range over `d` (a gathered row's index, the lanes'
-  // positions, a fold tile's members) is realized once, before the loop.
-  SmallVector<Value> work{c.getLhs(), c.getRhs()};
+LogicalResult FoldWorksetImpl::realizeBeforeLoop(ArrayRef<Value> roots, Value axis,
+                                                 function_ref<bool(Value)> realizeHere) {
+  SmallVector<Value> work(roots);
   DenseSet<Value> seen;
   while (!work.empty()) {
     Value v = resolve(work.pop_back_val());
@@ -110,14 +108,23 @@ LogicalResult FoldWorksetImpl::emitLoopedContract(kir::ContractOp c, Value d) {
     std::optional<Shape> vs = shapeOf(v);
     if (!vs)
       return failure();
-    if (!llvm::is_contained(vs->axes, d)) {
-      if (failed(get(v)))
+    if (!llvm::is_contained(vs->axes, axis)) {
+      if (realizeHere(v) && failed(get(v)))
         return failure();
       continue;
     }
     if (Operation *def = v.getDefiningOp())
       llvm::append_range(work, def->getOperands());
   }
+  return success();
+}
+
+LogicalResult FoldWorksetImpl::emitLoopedContract(kir::ContractOp c, Value d) {
+  Location l = c.getLoc();
+  // What the operands read that does not range over `d` (a gathered row's index, the lanes'
+  // positions, a fold tile's members) is realized once, before the loop.
+  if (failed(realizeBeforeLoop({c.getLhs(), c.getRhs()}, d, [](Value) { return true; })))
+    return failure();
   FailureOr<DomainVals> dom = domainOf(l, d);
   std::optional<Shape> so = shapeOf(c.getResult());
   if (failed(dom) || !so)

@@ -649,7 +649,7 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
     params.assign(existing->begin(), existing->end());
   // tl.dot and friends need extents of at least 16. Defaults: 64 lanes and 64-wide source tiles (on
   // the H200 the FlashAttention-2-form fold measured fastest at 64x64 with 4 warps on 9 of the 12
-  // attention cases of bench/attention.py, 2026-12-01-h200-attention-fa2.json), a 128-wide free axis
+  // attention cases of bench/attention.py, 2026-12-01), a 128-wide free axis
   // unless the call covers its extent (covers, below).
   auto declare = [&](StringRef name, int64_t dflt, StringAttr covers) {
     if (kernel.getParam(name))
@@ -1391,24 +1391,11 @@ LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
     StringRef tileParam = tileAxes.find(c)->second;
     // What the value reads that does not range over the tile (the folds' results, the member's
     // own reads) is realized once, before the traversal.
-    SmallVector<Value> work{s.getValue()};
-    llvm::append_range(work, s.getCoords());
-    DenseSet<Value> seen;
-    while (!work.empty()) {
-      Value v = resolve(work.pop_back_val());
-      if (isa<kir::DomainType, kir::ViewType>(v.getType()) || !seen.insert(v).second)
-        continue;
-      std::optional<Shape> vs = shapeOf(v);
-      if (!vs)
-        return failure();
-      if (!llvm::is_contained(vs->axes, c)) {
-        if (!overLoopAxis(v) && failed(get(v))) // one over a loop axis is read in its contraction's loop
-          return failure();
-        continue;
-      }
-      if (Operation *def = v.getDefiningOp())
-        llvm::append_range(work, def->getOperands());
-    }
+    SmallVector<Value> roots{s.getValue()};
+    llvm::append_range(roots, s.getCoords());
+    // One over a loop axis is read in its contraction's loop.
+    if (failed(realizeBeforeLoop(roots, c, [&](Value v) { return !overLoopAxis(v); })))
+      return failure();
     auto loop = pgpu::ForOp::create(b, l, TypeRange(), kc.constIndex(l, 0), dom.size, param(l, tileParam),
                                     ValueRange{});
     OpBuilder::InsertionGuard guard(b);

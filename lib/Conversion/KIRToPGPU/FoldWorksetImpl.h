@@ -93,6 +93,9 @@ private:
   }
   FailureOr<Type> physType(const Shape &s, Type element);
   FailureOr<Value> get(Value kirValue);
+  /// Before a loop over `axis`: walks what `roots` read through the values that range over `axis` and
+  /// realizes, once, each value that does not and that `realizeHere` accepts (ContractLoops.cpp).
+  LogicalResult realizeBeforeLoop(ArrayRef<Value> roots, Value axis, function_ref<bool(Value)> realizeHere);
   /// The members of `domain`: a launch-time domain's, or a member domain's computed (once per
   /// variant, where first asked for) from its realized bounds.
   FailureOr<DomainVals> domainOf(Location l, Value domain);

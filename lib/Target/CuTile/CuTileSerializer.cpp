@@ -191,7 +191,7 @@ static bool invariantIn(Value v, Operation *loop) {
 /// an enclosing loop's body from its carries' initial values and its body alone, not from its
 /// start/stop/step: such a loop with an effect-free body and inits from outside is moved ahead of its
 /// own bound, and the front end fails (InternalError, KeyError on the bound's name;
-/// bench/experiments/cutile_nested_loop.py). Code motion never moves an op out of an `if` branch, so
+/// tileiras 13.4). Code motion never moves an op out of an `if` branch, so
 /// the serializer spells these loops under `if lower < upper:`. A loop without carries is dead or has
 /// effects (never moved); an invariant bound is moved out ahead of the loop.
 static bool boundsVaryInEnclosingLoop(pgpu::ForOp f) {
@@ -231,7 +231,7 @@ std::string Serializer::extentText(Value view, unsigned axis) {
 // through two loops that read memory, the second continuing the first's result (cross_entropy's label
 // logit after its blocked row max and sum; linear attention's element-wise branch). The same gather of
 // a one-lane tile, reshaped to 0-d, compiles and reads the same element under the same mask and fill,
-// so every 0-d gather is spelled so (bench/experiments/cutile_scalar_gather.py shows both).
+// so every 0-d gather is spelled so (tileiras 13.4).
 std::string Serializer::gather(StringRef array, ArrayRef<std::string> coords, Value valid, Value fill, bool scalar) {
   auto lane = [&](const std::string &x, StringRef dtype) {
     return scalar ? "ct.full((1,), " + x + ", " + dtype.str() + ")" : x;

@@ -32,7 +32,7 @@ namespace tessel::triton::spelling {
 /// for the rest (a left operand's tile kept in shared memory, a box's staging, the layout conversions'
 /// scratch: 32 KB of the generated attention's 96 at STAGES = 2, Triton's count): measured on the H200, the
 /// generated grouped-query attention at 64 x 64 tiles reached 431 TFLOP/s capped at 128, 292 at the
-/// compiler's 255 and 297 at 160 (one program per SM either way; attention_session19). Larger
+/// compiler's 255 and 297 at 160 (one program per SM either way; session 19). Larger
 /// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357).
 int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes) {
   constexpr int64_t kRegisters = 65536, kSharedBytes = 228 * 1024, kOtherBytes = 32 * 1024;

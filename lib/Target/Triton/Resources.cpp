@@ -44,12 +44,12 @@ triton::Monomial fragmentElements(pgpu::FragmentType type) {
 /// Rows of one warpgroup's wgmma (sm_90: m64 per 4 warps), and the elements a thread of a program
 /// without contractions should hold of its largest fragment (loads in flight, masks and the math
 /// of a streamed row take the rest of the 255 registers; the H200 softmax sweep of 2026-11-30 was
-/// fastest at BLOCK 8192 with 8 warps, 2026-11-30-h200-sweep-softmax.json).
+/// fastest at BLOCK 8192 with 8 warps).
 constexpr int64_t kWarpgroupRows = 64;
 constexpr int64_t kStreamedElementsPerThread = 32;
 /// ... and each thread should move two 16-byte vectors of its largest loaded fragment, with 1 to 4
 /// warps for that floor: on the H200 bf16 rows of 1024 ran fastest at 2 warps (softmax 7.3 us
-/// against 8.2 us at 4), f32 rows of 1024 at 4 (bench/results/2026-12-01-h200-defaults.json).
+/// against 8.2 us at 4), f32 rows of 1024 at 4 (2026-12-01).
 constexpr int64_t kStreamedBytesPerThread = 32;
 constexpr int64_t kStreamedFloorWarps = 4;
 /// A lanewise program (no cross-lane combination, nothing carried) has no reduction tree that
@@ -58,12 +58,12 @@ constexpr int64_t kStreamedFloorWarps = 4;
 /// examples/fused_pointwise.py (f32 math: accurate tanh, exp, division, sqrt) at BLOCK 512 took 126
 /// registers a thread at 1 warp (16 elements a thread; sm_90 ptxas): 16 warps a multiprocessor
 /// (1-warp CTAs never more than 32, its CTA limit), 0.252 ms on the H200; 2 warps (8 elements, 64
-/// registers) 0.188 ms, 4 warps 0.194, torch.compile 0.204 (2026-12-02-h200-pointwise-histogram.json).
+/// registers) 0.188 ms, 4 warps 0.194, torch.compile 0.204 (2026-12-02).
 constexpr int64_t kLanewiseBytesPerThread = 16;
 /// A reduction of pairs (an arg-reduction: value and index) is fastest with few threads each folding
 /// many elements, since every cross-thread step moves and compares both: on the H200 argmax
 /// 16384x8192 ran 124 us at 2 warps (128 elements a thread) against 198 us at 8 and 320 us at 4
-/// (bench/results/2026-12-01-h200-defaults-run1.json).
+/// (2026-12-01).
 constexpr int64_t kPairedElementsPerThread = 128;
 constexpr int64_t kWarpChoices[] = {1, 2, 4, 8, 16};
 
@@ -584,7 +584,7 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   // register layout: a scratch of its tile that overlaps no loop's buffers but does overlap the
   // staging. sm_90, Triton 3.6: split-K's f32 128x256 accumulator (pointer store of its partial) and
   // ticketed sum (TMA store of C) at 2 stages take 262144 B, 131072 with C stored with pointers
-  // (bench/experiments/splitk_session15).
+  // (session 15).
   std::vector<Monomial> stored;
   std::vector<std::vector<Monomial>> converted, convertedStaged;
   kernel.walk([&](Operation *op) {

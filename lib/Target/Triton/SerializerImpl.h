@@ -41,7 +41,7 @@ std::string tritonType(Type t);
 /// for the rest (a left operand's tile kept in shared memory, a box's staging, the layout conversions'
 /// scratch: 32 KB of the generated attention's 96 at STAGES = 2, Triton's count): measured on the H200, the
 /// generated grouped-query attention at 64 x 64 tiles reached 431 TFLOP/s capped at 128, 292 at the
-/// compiler's 255 and 297 at 160 (one program per SM either way; attention_session19). Larger
+/// compiler's 255 and 297 at 160 (one program per SM either way; session 19). Larger
 /// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357).
 int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes);
 
@@ -282,7 +282,7 @@ private:
   // wrapper checks TMA's alignment rules on them). The wrapper makes them on the host and passes them
   // as kernel parameters (`_desc<i>`, None when USE_TMA is off): made on the device, each program
   // spent ~1.5 us on each before its first load (H200, split-K 512x512x65536: 54.6 against 51.5 us;
-  // bench/experiments/splitk_session17). `hostDescriptors`: (view, box shape) of each, in order.
+  // session 17). `hostDescriptors`: (view, box shape) of each, in order.
   llvm::StringMap<std::string> descriptors;
   // The program's resource model (box stores' staging; computed at the first box store) and the
   // stores already remarked on.

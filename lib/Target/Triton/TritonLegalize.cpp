@@ -114,7 +114,7 @@ struct LaunchParam {
 constexpr int64_t kWarps[] = {1, 2, 4, 8, 16};
 // Pipelines deeper than 4 are candidates the tuner searches (where the resource model fits them): the
 // ragged grouped GEMM, whose per-group operand streams from HBM, ran fastest at 5 stages of 128x128x64
-// TMA tiles (2.57 against 2.75 ms at 4, bench/results/2026-12-02-h200-grouped-gemm-session14.json).
+// TMA tiles (2.57 against 2.75 ms at 4, session 14).
 constexpr int64_t kStages[] = {1, 2, 3, 4, 5, 6};
 // The deepest pipeline a default takes: the GEMM defaults were measured up to 4 stages.
 constexpr int64_t kDeepestDefaultStages = 4;
@@ -299,10 +299,10 @@ static bool reducesBoxesBesideProducts(pgpu::KernelOp kernel) {
 /// shrinks until each thread's operand rows and columns fit its registers (fmaContractionsFit).
 /// A default keeps its box stores staged (ResourceModel::sharedAt), though a binding past that stores
 /// them with pointers (storesStagedAt): split-K's 128x256 tile so (SPLITS 16, 4 stages) ran 74 us on
-/// the H200 against 63 at the 128x128 default (2026-12-02-h200-splitk-session11.json, run 2). Split
+/// the H200 against 63 at the 128x128 default (session 11, run 2). Split
 /// partials are the exception: their pipeline deepens with the stores through pointers (below).
 /// On the H200 the bf16 GEMM sweep was fastest at 128x256x64 with 8 warps and 3 stages, against
-/// 0.80x at the former 128x128 default (2026-11-30-h200-sweep-gemm.json).
+/// 0.80x at the former 128x128 default (the sweep of 2026-11-30).
 void chooseContractionDefaults(pgpu::KernelOp kernel) {
   auto tile = freeAccumulatorTile(kernel);
   if (!tile)
@@ -315,7 +315,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // corpus 02's two K loops. A default keeps 2 KiB free for them.
   const int64_t sharedBudget = model.sharedLimit - 2048;
   // At most two warpgroups: 256x256 tiles with 16 warps failed ptxas on the H200 for want of
-  // registers (2026-11-30-h200-matmul-flatten.json, rejected candidates).
+  // registers (rejected candidates of the 2026-11-30 GEMM runs).
   auto fits = [&](const llvm::StringMap<int64_t> &p) {
     llvm::StringMap<int64_t> bound = p;
     bound[triton::kWarpsParam] = model.warpsAt(p);
@@ -350,9 +350,8 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
     return;
   // A segment walk takes its boxes as tensor descriptors and one more stage: on the H200 the ragged
   // grouped GEMM (bf16, 64 groups summing to 32768 rows, N = K = 4096, its per-group operand streamed
-  // from HBM) ran 2.48 ms at 5 stages against 2.68 at 4, 2.53 at 6 (bench/results/2026-12-02-h200-
-  // grouped-gemm-session14.json). Its programs are resident (PERSIST x multiprocessors), so each makes
-  // its descriptors once for all its tiles (fixed-axis boxes are declared off because attention's
+  // from HBM) ran 2.48 ms at 5 stages against 2.68 at 4, 2.53 at 6 (session 14). Its programs are
+  // resident (PERSIST x multiprocessors), so each makes its descriptors once for all its tiles (fixed-axis boxes are declared off because attention's
   // one-tile-row programs paid that per program). Its tile grows like any other since its programs take
   // tiles in the walk's order (pgpu-dynamic-walk): 128x256 ran 1.76 ms against 1.87 at 128x128 on the
   // H200, 1.73 (4 stages) against 2.23 on an H100 (2026-12-02-*-grouped-gemm-session16.json); before
@@ -365,13 +364,13 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // axis (B's columns, or A's rows where A is stored [B, K, M]) loads 2-byte scalars with no cp.async
   // pipeline (sm_90 PTX of 61_bmm_at, Triton 3.6: 96 ld.global.b16 a thread per K step, 48 KiB of
   // shared memory, against TMA loads at 4 stages); its H100 time was 0.221 ms against torch.bmm's
-  // 0.055 (bench/results/2026-12-05-h100-corpus-session29.json).
+  // 0.055 (session 29).
   if (kernel.getParam(triton::kTmaParam) && !reducesBoxesBesideProducts(kernel))
     at[triton::kTmaParam] = 1;
   int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
   // FP8 operands keep the declared 128x128 tile: on the H200 the e4m3 GEMM (row/column-scaled, bf16 out)
   // ran 786-791 TFLOP/s at 128x128x128 (4 stages) and 442-470 at 128x256x128 from 4096^3 to
-  // 8192x8192x16384 (bench/results/2026-12-05-h200-fp8-gemm-session27-a.json; 256x128, 816-838, needs
+  // 8192x8192x16384 (session 27; 256x128, 816-838, needs
   // two warpgroups of 128 rows, past warpsAt's one per 64).
   bool eightBit = false;
   kernel.walk([&](pgpu::ContractOp c) {
@@ -397,7 +396,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   // tile once and runs its whole K chunk through the pipeline. On the H200 split-K bf16 512x512x65536
   // (SPLITS 8, 128x128x64 tiles, 8 warps, TMA loads) ran 55.7 us of kernel time at 6 stages with a
   // pointer store, 58.8 at 5 and 63.3 at 4 with the store staged; its call 0.0721 ms against cuBLAS's
-  // 0.0732 (bench/results/2026-12-02-h200-splitk-session15.json).
+  // 0.0732 (session 15).
   bool splitPartials = contractsIntoSplitPartials(kernel);
   if (splitPartials)
     deepest = std::numeric_limits<int64_t>::max();
@@ -409,8 +408,8 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
     while (sharedFor(at) > sharedBudget && at[triton::kStagesParam] > depths.front())
       at[triton::kStagesParam] = *std::prev(llvm::find(depths, at[triton::kStagesParam]));
     // ... and deepens to the deepest declared pipeline that fits: on the H200 128x128x64 bf16 tiles
-    // ran 12% faster at 4 stages than at 3 in the 8192^3 GEMM sweep (2026-11-30-h200-sweep-gemm.json),
-    // split-K's 128x128 chunk loops 18% (2026-12-02-h200-splitk-session11.json); a 128x256 tile
+    // ran 12% faster at 4 stages than at 3 in the 8192^3 GEMM sweep (2026-11-30),
+    // split-K's 128x128 chunk loops 18% (session 11); a 128x256 tile
     // with its store staged does not fit a fourth stage and keeps 3.
     for (auto next = std::next(llvm::find(depths, at[triton::kStagesParam]));
          next != depths.end() && *next <= deepest; ++next) {
@@ -424,7 +423,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   at[triton::kWarpsParam] = model.warpsAt(at);
   // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
   // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and
-  // loads are pointer loads), bench/results/2026-12-01-h200-defaults-run1.json.
+  // loads are pointer loads; 2026-12-01).
   if (kernel.getParam(triton::kFlattenParam))
     at[triton::kFlattenParam] = 1;
   ArrayAttr declared = *kernel.getParams();
@@ -437,8 +436,8 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
 
 /// A thread's share of the tiles one loop iteration loads, in bytes, beyond which a free lane block
 /// grows (with one warpgroup per 64 rows, so its rows' registers stay where they were) to spread the
-/// tiles every row shares over more threads. On the H200 (bf16, 4x32x4096x128; bench/experiments/
-/// attention_session11, attention_session8) attention with 64 query lanes and 4 warps loads 256 bytes a
+/// tiles every row shares over more threads. On the H200 (bf16, 4x32x4096x128;
+/// sessions 8 and 11) attention with 64 query lanes and 4 warps loads 256 bytes a
 /// thread an iteration (a 64x128 key tile and a value tile) and runs fastest there (453 TFLOP/s causal
 /// against 396 at 128 lanes); with an additive bias tile it loads 320, takes 255 registers and spills:
 /// 246 TFLOP/s against 375 at 128 lanes and 8 warps (192 bytes a thread).
@@ -550,7 +549,7 @@ void chooseFmaTileDefaults(pgpu::KernelOp kernel) {
 
 /// tl.histogram costs about bins/32 ALU operations per element (ballots and popcounts per owned bin):
 /// on the H200 2^26 values into 1024 bins took 0.89 ms against 0.79 ms of direct atomics into 65536
-/// (2026-12-01-h200-histogram-forms.json), so a declared bin count a histogram's fragment takes
+/// (2026-12-01), so a declared bin count a histogram's fragment takes
 /// keeps the candidates up to 2048 (beyond, the direct atomics are the faster form); a call's
 /// covering default then stays there too.
 constexpr int64_t kHistogramBins = 2048;
@@ -560,7 +559,7 @@ void narrowHistogramBins(pgpu::KernelOp kernel) {
   // `passes` link; the tuner still searches HPASSES): tl.histogram costs about bins/32 ALU operations
   // per element (ballots and popcounts per owned bin), so P passes of B/P bins cost what one pass of
   // B bins would plus P reads of the elements. 2^26 values into 1024 bins took 0.89 ms on the H200
-  // (0.61x torch.bincount, bench/results/2026-12-01-h200-histogram-forms.json): 65536 bins as 32
+  // (0.61x torch.bincount): 65536 bins as 32
   // passes of 2048 would cost ~64x that ALU work, against 0.79 ms for the direct atomics.
   pgpu::narrowHistogramBins(kernel, [](int64_t c) { return c <= kHistogramBins; }, /*keepPasses=*/false);
 }
@@ -569,7 +568,7 @@ void narrowHistogramBins(pgpu::KernelOp kernel) {
 /// (GluonStreams.h) and the serializer's Gluon emission succeeds at the declared defaults. A remark
 /// says which, and why not where streams stand but no Gluon spelling does. On by default: on the H200
 /// the Gluon spelling ran every attention form and shape at least as fast as the Triton spelling at
-/// the same tiles, 64 x 64 (bench/results/2026-12-04-h200-attention-reciprocal-divisors-session23.json:
+/// the same tiles, 64 x 64 (session 23:
 /// causal 518 against 471 TFLOP/s, full 581 / 520, the sliding window 232 / 161, D = 96 158 / 137,
 /// D = 64 216 / 214 and 302 / 300).
 void declareGluon(pgpu::KernelOp kernel) {
@@ -588,7 +587,7 @@ void declareGluon(pgpu::KernelOp kernel) {
   // depth, and at 64 x 64 tiles depth 2 keeps a program within half the multiprocessor's shared memory
   // (96 KB: two programs, one's prologue and epilogue under the other's loop) where depth 3 needs 128 KB
   // (one program). On the H200, causal B4 H32 S4096 D128 bf16: 518 TFLOP/s at depth 2 against 363 at 3
-  // (bench/results/2026-12-04-h200-attention-session23-a.json). The Triton kernel, where it runs instead
+  // (session 23). The Triton kernel, where it runs instead
   // (another architecture, the interpreter), takes the same depth.
   pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam);
   int64_t tritonDepth = stages ? stages.getDefaultValue() : 0;
@@ -615,7 +614,7 @@ void declareGluon(pgpu::KernelOp kernel) {
 /// tl.dot reduces at least 32 members of 8-bit operands (an FP8 or i8 MMA's k, Triton's min_dot_size): a
 /// declared parameter that sizes the reduced extent of an 8-bit contraction keeps its candidates from 32,
 /// and defaults to its largest (128 bytes of a row: at 64 the H200's e4m3 GEMM ran 350-373 TFLOP/s
-/// against 786-791 at 128 with 128x128 tiles, bench/results/2026-12-05-h200-fp8-gemm-session27-a.json).
+/// against 786-791 at 128 with 128x128 tiles, session 27).
 void narrowEightBitDots(pgpu::KernelOp kernel) {
   constexpr int64_t kSmallestEightBitK = 32;
   llvm::SetVector<StringRef> reduced;
@@ -760,7 +759,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       pgpu::expandRegionScan(op);
     // Box accesses may be spelled as tensor descriptors (TMA): a provider switch the tuner searches,
     // on by default (measured on the H200 with persistent GEMM tiles: 0.93-1.01x cuBLAS, against
-    // 0.88-1.0x with pointer loads; bench/results/2026-11-30-h200-gemm-persistent-tma-experiment.json).
+    // 0.88-1.0x with pointer loads, 2026-11-30).
     // A persistent walk of instances may be flattened (FLATTEN, declared off; the sm_90 contraction
     // defaults below turn it on where they apply, as measured with bf16 GEMM tiles).
     for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
@@ -784,7 +783,7 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
       // Boxes with fixed axes (a scalar batch or head coordinate: descriptors of rank 3-5) are
       // declared off: measured slower on the H200 for attention's key and value tiles (causal bf16
       // 4x32x4096x128 1.390 against 1.239 ms, bias 3.30 against 2.85; D=96 device time 0.062 against
-      // 0.070 ms but 17 us more on the host; bench/results/2026-12-02-h200-attention-tma-session13.json).
+      // 0.070 ms but 17 us more on the host; session 13).
       if (boxes)
         declareSwitch(triton::kTmaParam, fixedAxes || reducesBoxesBesideProducts(kernel) ? 0 : 1);
       if (walks)

@@ -109,7 +109,7 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
   // A box store stages its tile in shared memory for the copy engine; a binding whose program would
   // not fit the target's shared memory with its stores staged spells them with pointers (Resources.h:
   // storesStagedAt), so a wide tile keeps its pipeline depth: split-K's f32 128x256 tile at 4 stages
-  // needs 196640 B so, 327712 B staged (sm_90, Triton 3.6; bench/experiments/splitk_session15).
+  // needs 196640 B so, 327712 B staged (sm_90, Triton 3.6; session 15).
   if (isa<pgpu::StoreOp>(op)) {
     if (!staging)
       staging = triton::estimateResources(kernel);

@@ -2,7 +2,7 @@
 
 // COM: cuda-tile 1.7.0's loop-invariant code motion moves a carrying loop with an effect-free body
 // COM: out of an enclosing loop by its inits and body alone, ahead of a bound the enclosing body
-// COM: computes (its front end then fails: bench/experiments/cutile_nested_loop.py). Such a loop is
+// COM: computes (its front end then fails with an InternalError). Such a loop is
 // COM: spelled under `if lower < upper:` (code motion leaves branch bodies alone; exact for a positive
 // COM: step: no iteration yields the inits, which the results already hold).
 // CHECK-LABEL: def _prefix_kernel(x, y):

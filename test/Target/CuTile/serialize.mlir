@@ -99,7 +99,7 @@
 
 // COM: A 0-d gather (every coordinate a scalar) is a gather of one lane reshaped to 0-d: tileiras 13.4
 // COM: crashes on a 0-d gather whose dtype a value carried through two reading loops shares, as the
-// COM: label logit after cross_entropy's blocked max and sum (bench/experiments/cutile_scalar_gather.py).
+// COM: label logit after cross_entropy's blocked max and sum.
 // COM: Both branches, the single-pass one and the blocked one, spell it so.
 // RUN: tessel compile %tessel_src/examples/kir/cross_entropy.mlir --target=cutile --emit=source --param BLOCK=256 | FileCheck %s --check-prefix=SCALAR
 // SCALAR: if _G0:

@@ -4,7 +4,7 @@
 // Triton 3.6's Gluon dialect places every tensor in an explicit layout; its
 // AutoLayout resolves a creation op's layout only from a concrete anchor, and
 // its frontend compares loop-carried and `if` types before that resolution
-// (bench/experiments/attention_session18: tessel's own grouped-query key loop,
+// (session 18: tessel's own grouped-query key loop,
 // respelled op for op, compiles with concrete layouts only where this
 // inference puts them). What a Gluon spelling must therefore decide itself:
 //

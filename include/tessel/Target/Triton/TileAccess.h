@@ -60,7 +60,7 @@ std::optional<TileAccess> matchTileAccess(mlir::Operation *op);
 /// measured when each program made its descriptors on the device (a global write with a release
 /// fence, then a proxy acquire, one descriptor after the other): a box walked in a loop paid that
 /// back, a single tile did not (attention with TMA = 1: the query load and the output store beside
-/// the key/value tiles; bench/experiments/attention_session14). Descriptors are made on the host
+/// the key/value tiles; session 14). Descriptors are made on the host
 /// since (session 17); the rule is kept until measured again. A kernel whose boxes are all
 /// single tiles (transpose, embedding) keeps them: the TMA switch decides there as tuned.
 /// Legalization, the resource model and the serializer all decide by this one predicate.

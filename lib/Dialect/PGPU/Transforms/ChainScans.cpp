@@ -35,7 +35,7 @@
 // The decision is the declared parameter SCAN_CHAIN ([1, 2]; a shared parameter is positive; default 1:
 // on the H200 the chained kernel is correct and the faster realization at tuned tiles, bf16 linear
 // attention 2.9x fla, but at BLOCK_T = 64 an f32 state with IEEE products spills, 10 ms against the ordered
-// loop's 4 ms, bench/results/2026-12-02-h200-linear-attention-session10.json; a call's default is 2 where
+// loop's 4 ms (session 10); a call's default is 2 where
 // the ordered programs are fewer than the multiprocessors, python/tessel/_kernel.py `_scan_chain`, and
 // the Triton provider defaults such an FMA-spelled scan's tile to 16): the number of program instances that share
 // a point's segments is 1 + (SCAN_CHAIN - 1) * (segments - 1), so under 1 the
@@ -385,7 +385,7 @@ struct ChainScans : public tessel::pgpu::impl::PGPUChainScansBase<ChainScans> {
     SmallVector<Value> point(body.getArguments());
     Value chunk = body.insertArgument(0u, b.getIndexType(), loc);
     // Per point: how many segments have published their state (the runtime fills 0).
-    Value flags = addWorkspace(kernel, loc, b.getI32Type(), plan.groupExtents, b.getI32IntegerAttr(0));
+    Value flags = addZeroedCounters(kernel, loc, plan.groupExtents);
     // Declare the decision.
     declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kChainParam), {1, 2}, 1, StringAttr()));
 

@@ -16,7 +16,7 @@
 // the generated walk read 5.5 GB from HBM against 2.4 GB for 64 equal groups
 // of the same rows (2.89 against 1.84 ms under ncu); rounding the ragged
 // sizes to whole tiles did not help, so the sizes' spread, not the partial
-// tiles, is the cause (bench/experiments/grouped_session15).
+// tiles, is the cause (measured in session 15).
 //
 // Here each program instead takes the next tile of the global order when it
 // finishes one, from a counter in invocation workspace:
@@ -108,8 +108,7 @@ struct DynamicWalk : public tessel::pgpu::impl::PGPUDynamicWalkBase<DynamicWalk>
     MLIRContext *ctx = kernel.getContext();
     OpBuilder b(members);
     Type idx = b.getIndexType(), i32 = b.getI32Type();
-    Value counter = addWorkspace(kernel, loc, i32, {IntegerAttr::get(IntegerType::get(ctx, 64), 1)},
-                                 b.getI32IntegerAttr(0));
+    Value counter = addZeroedCounters(kernel, loc, {IntegerAttr::get(IntegerType::get(ctx, 64), 1)});
     Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     auto take = [&](OpBuilder &at) -> Value {
       Value one = arith::ConstantIntOp::create(at, loc, i32, 1);

@@ -18,8 +18,8 @@
 // For c = 0, +-inf, NaN or c < 0 the equality fails (inf * 0, a reversed
 // order). The factor must therefore be decided before the kernel runs, not by
 // a branch in it: with a runtime branch LLVM hoists the other side's product
-// above it (shared with the other uses) and nothing is gained (measured,
-// bench/experiments/attention_session19). So the pass fires only where c is a
+// above it (shared with the other uses) and nothing is gained (measured on
+// the H200, session 19). So the pass fires only where c is a
 // launch fact (seed 000 §3.1): a constant, decided here, or a float kernel
 // scalar `a` times positive constants, decided by a `pgpu.if` on `a` alone,
 // which the providers' wrappers evaluate at launch (wrapper::launchFact):

@@ -259,8 +259,7 @@ void rewrite(KernelOp kernel, Plan &plan) {
   Value counted = hoistLaunchValue(b, plan.space, group.getExtents()[0], hoisted);
   Value programs = bin(b, loc, kir::BinaryKind::Max, counted, index(b, loc, 1));
   WorkspaceExtentOp::create(b, loc, kPartialsSymbol, programs);
-  Value tickets = addWorkspace(kernel, loc, b.getI32Type(), {IntegerAttr::get(IntegerType::get(ctx, 64), 1)},
-                               b.getI32IntegerAttr(0));
+  Value tickets = addZeroedCounters(kernel, loc, {IntegerAttr::get(IntegerType::get(ctx, 64), 1)});
   SmallVector<Value> partials(plan.lanes.size());
   for (auto [k, lane] : llvm::enumerate(plan.lanes))
     if (!lane.unused)

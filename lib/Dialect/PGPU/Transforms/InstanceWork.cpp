@@ -55,6 +55,11 @@ Value pgpu::addWorkspace(KernelOp kernel, Location loc, Type element, ArrayRef<A
   return kernel.getBody().getArgument(at);
 }
 
+Value pgpu::addZeroedCounters(KernelOp kernel, Location loc, ArrayRef<Attribute> extents) {
+  MLIRContext *ctx = kernel.getContext();
+  return addWorkspace(kernel, loc, IntegerType::get(ctx, 32), extents, IntegerAttr::get(IntegerType::get(ctx, 32), 0));
+}
+
 SmallVector<Value> pgpu::componentCoords(OpBuilder &b, Location loc, ArrayRef<Value> lead, Type component) {
   SmallVector<Value> coords(lead);
   auto f = dyn_cast<FragmentType>(component);

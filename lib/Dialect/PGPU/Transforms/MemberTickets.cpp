@@ -264,16 +264,9 @@ LogicalResult Distributor::analyze() {
 }
 
 void Distributor::rewrite() {
-  MLIRContext *ctx = kernel.getContext();
   Location loc = last.getLoc();
   // The tickets: runtime-zeroed i32 invocation workspace, one per member.
-  auto type = BufferType::get(ctx, IntegerType::get(ctx, 32), ticketExtents, BufferScope::Workspace);
-  NamedAttrList attrs;
-  attrs.append("pgpu.private", StringAttr::get(ctx, "workspace"));
-  attrs.append("pgpu.init", IntegerAttr::get(IntegerType::get(ctx, 32), 0));
-  unsigned index = kernel.getNumArguments();
-  (void)kernel.insertArgument(index, type, attrs.getDictionary(ctx), loc);
-  Value tickets = kernel.getBody().getArgument(index);
+  Value tickets = addZeroedCounters(kernel, loc, ticketExtents);
   // The arrivals: the instances along the other axes.
   OpBuilder b(space);
   Value arrivals;

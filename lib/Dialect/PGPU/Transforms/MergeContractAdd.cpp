@@ -11,8 +11,8 @@
 //
 // A scaling of the result before the addition is left alone: moving a row
 // scaling into the lhs (legal under relaxed_normalization) was measured slower
-// on the H200 for attention (312 against 368 TFLOP/s, bench/results/
-// 2026-12-01-h200-attn-third.json), so it is not done.
+// on the H200 for attention (312 against 368 TFLOP/s, 2026-12-01), so it is
+// not done.
 // A chain of contractions accumulating into one another down to a zero splat
 // (kir-to-pgpu's exact bf16 parts of an f32 operand) takes the addend at its
 // bottom: add(contract(l1, r1, contract(l2, r2, 0)), z) becomes

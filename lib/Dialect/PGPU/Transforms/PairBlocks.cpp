@@ -14,7 +14,7 @@
 // then N - 1 - j (once when they coincide), so every program carries about
 // the same work and the axis has ceil(N / 2) programs. On the H200 a hand
 // edit of exactly this form ran that launch in 0.0902 ms against 0.1122 ms
-// (bench/experiments/attention_session11, run 2; session 9 measured +12%).
+// (session 11, run 2; session 9 measured +12%).
 //
 // Legality is the parallel space's: a kir.parallel's members may run in any
 // order and any program, and each coordinate still runs exactly once. The

@@ -22,8 +22,7 @@
 // |d| > 2^126 the reciprocal is subnormal (fewer bits), for |d| < 2^-126 it
 // may overflow to inf where x / d is finite. Zeros, infinities and NaNs give
 // the quotient's special values (x * inf for x / 0, 0 * inf = NaN for 0 / 0,
-// x * 0 for x / inf). Measured on the H200 (bench/experiments/
-// attention_session19, session 23): the epilogue of the generated Gluon
+// x * 0 for x / inf). Measured on the H200 (session 23): the epilogue of the generated Gluon
 // attention divided 64 values a thread; one division a row instead ran the
 // grouped-query causal case 9% faster.
 //

@@ -666,7 +666,7 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
       candidates.append({512, 1024});
     declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), candidates, 1, StringAttr()));
     Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
-    Value tickets = addWorkspace(kernel, loc, b.getI32Type(), {pointsAttr}, b.getI32IntegerAttr(0));
+    Value tickets = addZeroedCounters(kernel, loc, {pointsAttr});
     // Effects outside the folds run once per point.
     for (Operation *op : plan.effects)
       guardEffect(op, firstSeg);

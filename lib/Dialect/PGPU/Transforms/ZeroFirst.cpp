@@ -24,8 +24,7 @@
 // C with atomics and arrives; split 0 adds its own partial at its end. The last
 // arrival has nothing left to do; its reset returns the ticket to 0. No
 // serial pass remains: the tail is the adds and a ticket (hand-edited on the
-// H200: 48.9 against 50.8 us, cuBLAS 49.4;
-// bench/experiments/splitk_session17).
+// H200: 48.9 against 50.8 us, cuBLAS 49.4; session 17).
 //
 // Waiting on split 0 needs it to have started. An instance waits only on the
 // split-0 instance of its own tile, whose linear index is smaller (the arrival

@@ -111,6 +111,9 @@ bool writesMemory(mlir::Operation *op);
 /// given, else under its first-write obligation) and returns it.
 mlir::Value addWorkspace(KernelOp kernel, mlir::Location loc, mlir::Type element,
                          llvm::ArrayRef<mlir::Attribute> extents, mlir::TypedAttr init);
+/// Appends i32 invocation workspace of `extents` that the runtime fills with 0 (seed 000 §4.4) and
+/// returns it: the tickets a last arrival counts, a chain's published-segment flags, a work counter.
+mlir::Value addZeroedCounters(KernelOp kernel, mlir::Location loc, llvm::ArrayRef<mlir::Attribute> extents);
 /// Coordinates of every element of a value of type `component` in workspace: the `lead` scalars,
 /// then (for a fragment) one broadcast iota per axis.
 llvm::SmallVector<mlir::Value> componentCoords(mlir::OpBuilder &b, mlir::Location loc,
