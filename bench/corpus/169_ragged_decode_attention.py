@@ -24,7 +24,9 @@ KERNEL = ragged_decode_attention
 
 
 def _lengths(B, TT, rng):
-    """B positive lengths summing to TT (cut points drawn without replacement)."""
+    """B positive lengths summing to TT (cut points drawn without replacement). TT is a shape symbol, so the
+    total is fixed by the shape: at the bench shape (TT 131072 = 64 * 2048) the lengths are random with mean
+    2048, which the brief's "random in [1, 4096]" has too, though a length may pass 4096 here."""
     cuts = np.sort(rng.choice(np.arange(1, TT), B - 1, replace=False)) if B > 1 else np.array([], dtype=np.int64)
     return np.diff(np.concatenate([[0], cuts, [TT]]))
 
