@@ -26,7 +26,8 @@
 // is kept only where the packing then fires.
 //
 // A staged test that depends on the row (the length n of a block of a wider row, a slice of constant
-// width clipped to the row: 0 < n(m) <= BLOCK, 103_block_absmax_quant's 128-column blocks) is computed
+// width clipped to the row: 0 < n(m) <= BLOCK, 103_block_absmax_quant's 128-column blocks), where BLOCK
+// covers that constant width (pgpu-form-blocking's `covers = "128"`: short rows at any call), is computed
 // for the program's ROWS rows at once from the row code before the path (pure scalar code, widened to
 // [ROWS]); the program takes the packed path when every row it owns passes (an OR reduction of the
 // failing rows below the row count), and otherwise runs each row's own test and either path in a loop:
@@ -530,10 +531,23 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
           group.emitRemark() << "pgpu-pack-rows: one row per program kept: the group has no axes";
         continue;
       }
+      // A test that depends on the row packs only where the rows are short at any call: BLOCK covers a
+      // constant width (pgpu-form-blocking's `covers = "128"`, blocks of a wider row). A row of a runtime
+      // length (a GroupNorm's group, cpg * H * W) would take the per-row loop at every call that runs it
+      // long, for nothing.
+      ParamAttr block = kernel.getParam(kBlockParam);
+      bool boundedRows = block && block.getCovers() && !block.getCovers().getValue().empty() &&
+                         llvm::all_of(block.getCovers().getValue(), llvm::isDigit);
+      const char *unbounded = "the staged test depends on the row, whose length has no constant bound (BLOCK "
+                              "covers no width)";
       DenseSet<Value> rowValues;
       SmallVector<Operation *> guardSlice;
       std::string why;
       IfOp staged = stagedRows(group, rowValues, guardSlice, why);
+      if (staged && !guardSlice.empty() && !boundedRows) {
+        why = unbounded;
+        staged = {};
+      }
       if (!staged) {
         // A single row loop or a row-dependent prefix (a gathered row's index): made stageable on a
         // copy, kept where the packing then fires.
@@ -545,7 +559,12 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
         DenseSet<Value> copyRows;
         SmallVector<Operation *> copySlice;
         std::string unused;
-        if (copyGroup && stageableRows(copyGroup) && (staged = stagedRows(copyGroup, copyRows, copySlice, unused))) {
+        if (copyGroup && stageableRows(copyGroup) && (staged = stagedRows(copyGroup, copyRows, copySlice, unused)) &&
+            !copySlice.empty() && !boundedRows) {
+          why = unbounded;
+          staged = {};
+        }
+        if (staged) {
           kernel.erase();
           kernel = copy;
           space = copySpace;
@@ -556,6 +575,10 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
           copy.erase();
         }
       }
+      // A test that depends on the row packs only where the rows are short at any call: BLOCK covers a
+      // constant width (pgpu-form-blocking's `covers = "128"`, blocks of a wider row). A row of a runtime
+      // length (a GroupNorm's group, cpg * H * W) would take the per-row loop at every call that runs it
+      // long, for nothing.
       if (!staged) {
         if (remarks)
           group.emitRemark() << "pgpu-pack-rows: one row per program kept: " << why;

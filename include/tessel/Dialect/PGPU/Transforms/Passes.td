@@ -376,7 +376,9 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     loop, one after the other, as before.
     A staged test that depends on the row through pure scalar code (the
     length n of a row's block, a slice of constant width clipped to the
-    row: 0 < n(m) <= BLOCK) is computed for the program's ROWS rows at once
+    row: 0 < n(m) <= BLOCK), where BLOCK covers a constant width
+    (pgpu-form-blocking's `covers = "128"`: the rows are short at any
+    call), is computed for the program's ROWS rows at once
     ([ROWS] fragments, an OR reduction of the rows below the row count that
     fail it): the program takes the packed path when none fails, and
     otherwise runs each row's own test and either path in its loop (an
@@ -387,8 +389,9 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
     scatters, atomics or 2-d fragments on row values, a group whose body has
     row-dependent effects, regions or fragments before the staged path (a
-    test on a row length read from memory), or a kernel that declares ROWS
-    already.
+    test on a row length read from memory), a test that depends on the row
+    where BLOCK covers no constant width (a GroupNorm's group of runtime
+    length), or a kernel that declares ROWS already.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
