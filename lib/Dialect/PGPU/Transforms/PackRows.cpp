@@ -83,9 +83,10 @@ bool isRowShaped(Type t) {
   return !f || f.getRank() == 1;
 }
 
-/// Whether `op` is pure scalar code without regions (a row's index arithmetic).
+/// Whether `op` is pure scalar pointwise code (a row's index arithmetic), which the packing widens to
+/// [ROWS] fragments as it widens the staged path's.
 bool isScalarArithmetic(Operation &op) {
-  return op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
+  return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp>(op) && isMemoryEffectFree(&op) &&
          llvm::none_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); });
 }
 
