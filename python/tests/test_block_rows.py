@@ -120,3 +120,28 @@ def test_block_mean_agrees_with_the_interpreter(m, n, extra, tmp_path, monkeypat
             block_mean.launch(*args, params=params)
         np.testing.assert_allclose(mean.numpy(), want["mean"], rtol=1e-5, atol=1e-6, err_msg=str(params))
         np.testing.assert_allclose(y.numpy(), want["y"], rtol=1e-5, atol=1e-6, err_msg=str(params))
+
+
+def test_corpus_block_absmax_quant_packed_bindings(tmp_path, monkeypatch):
+    """corpus 103 itself (bf16 in, int8 and f32 out) at its bench binding's ROWS and BLOCK (and a blocked
+    one), exact against its NumPy reference: round half to even, the ragged last block."""
+    import sys
+    import pathlib
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    corpus = pathlib.Path(__file__).resolve().parents[2] / "bench" / "corpus"
+    sys.path.insert(0, str(corpus))
+    try:
+        import _harness as H
+    finally:
+        sys.path.remove(str(corpus))
+    mod = H.load("103_block_absmax_quant")
+    for shape in [dict(M=5, N=401, NB=4), dict(M=37, N=256, NB=2)]:
+        inp = H.draw(mod, shape, 7)
+        want = H.expected(mod, inp)
+        for params in [{"ROWS": 32, "BLOCK": 128, "WARPS": 4}, {"ROWS": 8, "BLOCK": 64}]:
+            x = torch.from_numpy(inp["x"]).to(torch.bfloat16)
+            q = torch.full((shape["M"], shape["N"]), 99, dtype=torch.int8)
+            s = torch.full((shape["M"], shape["NB"]), float("nan"))
+            mod.KERNEL.launch(x, q, s, params=params)
+            np.testing.assert_array_equal(s.numpy(), want["scale"].astype(np.float32), err_msg=str(params))
+            np.testing.assert_array_equal(q.numpy(), want["q"], err_msg=str(params))
