@@ -110,6 +110,12 @@ def _compiler_version() -> str:
     return _VERSION
 
 
+def _bound_sizes(covers: dict) -> dict:
+    """{bound: its size} of the numbers among the covered symbols (`covers = "128"`: pgpu-form-blocking's
+    constant bound on a row, a slice of constant width clipped to its row), which hold at every call."""
+    return {s: int(s) for s in covers.values() if s.isdigit()}
+
+
 def covering_passes(n, candidates, pass_candidates):
     """(tile, passes) of a parameter counted in passes over ranges of its extent (bin-range tiling,
     `<kernel>_PASSES`) that together cover a symbol of size `n` no single candidate holds: the fewest
@@ -481,7 +487,7 @@ class Kernel:
         if not covers and not fill and loop_loads is None and not segments and \
                 not {"FOLD_SPLIT", "PAIR_BLOCKS", "SCAN_CHAIN", "ROWS"} & space.keys():
             return None
-        sizes = self._symbol_sizes(tensors)
+        sizes = {**self._symbol_sizes(tensors), **_bound_sizes(covers)}
         # Ragged segments' tiles follow their average length (both bound, so the rules below keep them).
         chosen = self._segment_tiles(constexprs, tensors, target, segments, sizes)
         passes = self._cache.get(self._declared("passes", constexprs, target)) or {}
@@ -656,7 +662,7 @@ class Kernel:
             return None
         candidates, rows = sorted(space["ROWS"][0]), binding["ROWS"]
         covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
-        n = self._symbol_sizes(tensors).get(covers.get("BLOCK"))
+        n = {**self._symbol_sizes(tensors), **_bound_sizes(covers)}.get(covers.get("BLOCK"))
         if n is None or n > binding["BLOCK"]:
             return [rows]
         near = [c for c in candidates if c in (rows // 2, rows * 2) and c != rows]

@@ -660,7 +660,9 @@ bool isStagedRowGuard(pgpu::IfOp guard) {
 void widenStagedRows(pgpu::KernelOp kernel) {
   constexpr int64_t kRegisterFileBytes = 65536 * 4;
   pgpu::ParamAttr block = kernel.getParam(pgpu::kBlockParam);
-  if (!block || !block.getCovers() || block.getCandidates().empty())
+  // A constant bound (`covers = "128"`, a row's clipped blocks) never needs a wider block.
+  if (!block || !block.getCovers() || block.getCandidates().empty() ||
+      llvm::all_of(block.getCovers().getValue(), llvm::isDigit))
     return;
   int64_t widest = 0;
   kernel.walk([&](pgpu::IfOp guard) {

@@ -25,13 +25,21 @@
 // dot) is staged here first (pgpu-stage-rows' rewrite, `stageRowLoops`), on a copy of the kernel that
 // is kept only where the packing then fires.
 //
+// A staged test that depends on the row (the length n of a block of a wider row, a slice of constant
+// width clipped to the row: 0 < n(m) <= BLOCK, 103_block_absmax_quant's 128-column blocks), where BLOCK
+// covers that constant width (pgpu-form-blocking's `covers = "128"`: short rows at any call), is computed
+// for the program's ROWS rows at once from the row code before the path (pure scalar code, widened to
+// [ROWS]); the program takes the packed path when every row it owns passes (an OR reduction of the
+// failing rows below the row count), and otherwise runs each row's own test and either path in a loop:
+// a row that fails keeps exactly its unpacked behaviour (an empty block, n = 0, its blocked path).
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
 // Fires on the sole execution group of a program space whose body is pure code
 // that does not depend on the row (or row-dependent scalar reads and pure ops
-// used only by the row path, moved into it), then such a staged `pgpu.if` (no results,
-// its condition independent of the row) whose then-branch is straight-line code
+// used only by the row path, moved into it, or pure scalar code computing its test),
+// then such a staged `pgpu.if` (no results) whose then-branch is straight-line code
 // (pointwise ops, splats, iotas, loads, gathers, stores, reductions of 1-d
 // fragments) with at least one reduction of a row-dependent fragment. Must not
 // fire on a then-branch without a row reduction (per-element rows are
@@ -75,8 +83,18 @@ bool isRowShaped(Type t) {
   return !f || f.getRank() == 1;
 }
 
+/// Whether `op` is pure scalar pointwise code (a row's index arithmetic), which the packing widens to
+/// [ROWS] fragments as it widens the staged path's.
+bool isScalarArithmetic(Operation &op) {
+  return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp>(op) && isMemoryEffectFree(&op) &&
+         llvm::none_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); });
+}
+
 /// The staged row path of `group` when the group qualifies (see the file comment): its `pgpu.if`.
-IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string &why) {
+/// `guardSlice` receives the row-dependent scalar code before it that computes its test, in order
+/// (a row's clipped length: the test `0 < n(m) <= BLOCK` then depends on the row).
+IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorImpl<Operation *> &guardSlice,
+                std::string &why) {
   Block &body = group.getBody().front();
   for (BlockArgument arg : body.getArguments())
     rowValues.insert(arg);
@@ -89,16 +107,32 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, std::string 
       staged = guard;
       break;
     }
+    if (dependsOnRow(op) && isScalarArithmetic(op)) {
+      guardSlice.push_back(&op);
+      for (Value r : op.getResults())
+        rowValues.insert(r);
+      continue;
+    }
     if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) || dependsOnRow(op)) {
       why = "the group body holds row-dependent code or effects outside a staged row path";
       return {};
     }
   }
   if (!staged || staged.getNumResults() != 0 || staged.getElseRegion().empty() ||
-      rowValues.contains(staged.getCondition()) || body.getTerminator()->getNumOperands() != 0) {
+      llvm::is_contained(body.getArguments(), staged.getCondition()) ||
+      body.getTerminator()->getNumOperands() != 0) {
     why = "the group body does not end in a staged row path (pgpu.if without results on a launch-uniform test)";
     return {};
   }
+  // Row-dependent code before the path computes its test and nothing else: the packed program tests
+  // all its rows at once, and each branch holds the row code it needs.
+  DenseSet<Operation *> inSlice(guardSlice.begin(), guardSlice.end());
+  for (Operation *op : guardSlice)
+    for (Operation *user : op->getUsers())
+      if (!inSlice.contains(user) && user != staged.getOperation()) {
+        why = "the group body holds row-dependent code outside a staged row path";
+        return {};
+      }
   bool reducesRows = false;
   for (Operation &op : staged.getThenRegion().front().without_terminator()) {
     bool row = dependsOnRow(op) || isa<StoreOp>(op);
@@ -186,9 +220,11 @@ IfOp stageableRows(ExecutionGroupOp group) {
     for (Value r : op.getResults())
       row.insert(r);
   }
+  // Used by itself, inside the path, or by the path's test (a row's clipped length, kept before the
+  // path for the test and cloned into it for the rest).
   for (Operation *op : prefix)
     for (Operation *user : op->getUsers())
-      if (!inPrefix.contains(user) && !staged->isProperAncestor(user)) // not the guard's test
+      if (!inPrefix.contains(user) && !staged->isProperAncestor(user) && user != staged.getOperation())
         return {};
   for (Region *branch : {&staged.getThenRegion(), &staged.getElseRegion()}) {
     if (branch->empty())
@@ -204,7 +240,8 @@ IfOp stageableRows(ExecutionGroupOp group) {
         });
   }
   for (Operation *op : llvm::reverse(prefix))
-    op->erase();
+    if (op->use_empty())
+      op->erase();
   return staged;
 }
 
@@ -216,6 +253,9 @@ public:
 
   /// Maps a coordinate argument of the group to its [ROWS] fragment of coordinates.
   void mapRow(Value arg, Value rows) { map.map(arg, rows); }
+
+  /// The widened form of an original value cloned so far.
+  Value lookup(Value v) { return map.lookupOrDefault(v); }
 
   /// The widened type of a row value of type `t`: a leading ROWS axis.
   Type widen(Type t) {
@@ -327,8 +367,27 @@ private:
   DenseMap<Value, Value> masked; // a validity and the rows' liveness
 };
 
-/// Packs ROWS rows into each program of `group` (the sole group of `space`; `staged` its row path).
-void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const DenseSet<Value> &rowValues) {
+/// The coordinates of the group's members `member` (row-major over `extents`), by `bin`: each coordinate
+/// of `coords` mapped to its own (scalars, or [ROWS] fragments with `splat` the extents' splat).
+template <typename Bin, typename Splat>
+void decodeRows(ArrayRef<BlockArgument> coords, ArrayRef<Value> extents, Value member, Bin bin, Splat splat,
+                llvm::function_ref<void(Value, Value)> map) {
+  Value rest = member;
+  for (size_t i = coords.size(); i-- > 0;) {
+    Value at = rest;
+    if (i > 0) {
+      Value e = splat(extents[i]);
+      at = bin(kir::BinaryKind::Rem, rest, e);
+      rest = bin(kir::BinaryKind::Div, rest, e);
+    }
+    map(coords[i], at);
+  }
+}
+
+/// Packs ROWS rows into each program of `group` (the sole group of `space`; `staged` its row path,
+/// `guardSlice` the row code computing its test where that test depends on the row).
+void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const DenseSet<Value> &rowValues,
+              ArrayRef<Operation *> guardSlice) {
   OpBuilder b(space);
   Location loc = group.getLoc();
   auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
@@ -346,10 +405,39 @@ void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const D
   BlockArgument owner = body.addArgument(b.getIndexType(), loc);
   b.setInsertionPoint(staged);
   Value first = bin(kir::BinaryKind::Mul, owner, rowsParam);
+  auto rowsType = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kRows)});
+
+  // A test that depends on the row (its length, a clipped slice's: 0 < n(m) <= BLOCK): the program
+  // takes the packed path when every row it owns passes, and runs each row's own test otherwise.
+  Operation *perRow = nullptr;
+  if (!guardSlice.empty()) {
+    perRow = staged->clone();
+    Value member = IotaOp::create(b, loc, rowsType, first);
+    Value valid = CmpOp::create(b, loc, kir::CmpPredicate::LT, member, SplatOp::create(b, loc, rowsType, rows));
+    Widener widener(b, rowValues, valid);
+    decodeRows(coords, extents, member, bin, [&](Value e) { return SplatOp::create(b, loc, rowsType, e).getResult(); },
+               [&](Value c, Value at) { widener.mapRow(c, at); });
+    for (Operation *op : guardSlice)
+      widener.clone(*op);
+    Value passes = widener.lookup(staged.getCondition());
+    auto flags = FragmentType::get(b.getContext(), b.getI1Type(), {b.getStringAttr(kRows)});
+    Value no = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    // A row of the program (below the row count) that fails its test.
+    Value fails = SelectOp::create(b, loc, passes, SplatOp::create(b, loc, flags, no), valid);
+    auto any = ReduceOp::create(b, loc, TypeRange{b.getI1Type()}, ValueRange{fails}, b.getDenseI64ArrayAttr({0}),
+                                ValueRange{no});
+    {
+      OpBuilder::InsertionGuard g(b);
+      Block *combine = b.createBlock(&any.getCombine(), {}, {b.getI1Type(), b.getI1Type()}, {loc, loc});
+      YieldOp::create(b, loc, ValueRange{bin(kir::BinaryKind::Or, combine->getArgument(0), combine->getArgument(1))});
+    }
+    Value all = SelectOp::create(b, loc, any.getResult(0), no, yes);
+    staged.getConditionMutable().assign(all);
+  }
 
   // The staged path: the program's rows as [ROWS] fragments of coordinates.
   {
-    auto rowsType = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kRows)});
     Block &then = staged.getThenRegion().front();
     Block *wide = new Block();
     OpBuilder::InsertionGuard g(b);
@@ -373,6 +461,34 @@ void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const D
     then.dropAllDefinedValueUses();
     then.erase();
     staged.getThenRegion().push_back(wide);
+  }
+
+  // Under a row-dependent test, the program's rows one after the other, each through its own test and
+  // either path as before.
+  if (perRow) {
+    Block &otherwise = staged.getElseRegion().front();
+    SmallVector<Operation *> old;
+    for (Operation &op : otherwise.without_terminator())
+      old.push_back(&op);
+    for (Operation *op : llvm::reverse(old))
+      op->erase();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&otherwise);
+    Value last = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Add, first, rowsParam), rows);
+    auto loop = ForOp::create(b, loc, TypeRange(), first, last, arith::ConstantIndexOp::create(b, loc, 1), ValueRange());
+    Block *each = b.createBlock(&loop.getBody());
+    Value member = each->addArgument(b.getIndexType(), loc);
+    IRMapping map;
+    decodeRows(coords, extents, member, bin, [](Value e) { return e; }, [&](Value c, Value at) { map.map(c, at); });
+    for (Operation *op : guardSlice)
+      b.clone(*op, map);
+    b.clone(*perRow, map);
+    YieldOp::create(b, loc);
+    perRow->erase();
+    for (Operation *op : llvm::reverse(guardSlice))
+      op->erase();
+    body.eraseArguments(0, coords.size());
+    return;
   }
 
   // The blocked path: the program's rows one after the other.
@@ -416,9 +532,23 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
           group.emitRemark() << "pgpu-pack-rows: one row per program kept: the group has no axes";
         continue;
       }
+      // A test that depends on the row packs only where the rows are short at any call: BLOCK covers a
+      // constant width (pgpu-form-blocking's `covers = "128"`, blocks of a wider row). A row of a runtime
+      // length (a GroupNorm's group, cpg * H * W) would take the per-row loop at every call that runs it
+      // long, for nothing.
+      ParamAttr block = kernel.getParam(kBlockParam);
+      bool boundedRows = block && block.getCovers() && !block.getCovers().getValue().empty() &&
+                         llvm::all_of(block.getCovers().getValue(), llvm::isDigit);
+      const char *unbounded = "the staged test depends on the row, whose length has no constant bound (BLOCK "
+                              "covers no width)";
       DenseSet<Value> rowValues;
+      SmallVector<Operation *> guardSlice;
       std::string why;
-      IfOp staged = stagedRows(group, rowValues, why);
+      IfOp staged = stagedRows(group, rowValues, guardSlice, why);
+      if (staged && !guardSlice.empty() && !boundedRows) {
+        why = unbounded;
+        staged = {};
+      }
       if (!staged) {
         // A single row loop or a row-dependent prefix (a gathered row's index): made stageable on a
         // copy, kept where the packing then fires.
@@ -428,23 +558,34 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
         copy.walk([&](ProgramSpaceOp s) { copySpace = s; });
         ExecutionGroupOp copyGroup = soleExecutionGroup(copySpace, /*finalization=*/false);
         DenseSet<Value> copyRows;
+        SmallVector<Operation *> copySlice;
         std::string unused;
-        if (copyGroup && stageableRows(copyGroup) && (staged = stagedRows(copyGroup, copyRows, unused))) {
+        if (copyGroup && stageableRows(copyGroup) && (staged = stagedRows(copyGroup, copyRows, copySlice, unused)) &&
+            !copySlice.empty() && !boundedRows) {
+          why = unbounded;
+          staged = {};
+        }
+        if (staged) {
           kernel.erase();
           kernel = copy;
           space = copySpace;
           group = copyGroup;
           rowValues = std::move(copyRows);
+          guardSlice = std::move(copySlice);
         } else {
           copy.erase();
         }
       }
+      // A test that depends on the row packs only where the rows are short at any call: BLOCK covers a
+      // constant width (pgpu-form-blocking's `covers = "128"`, blocks of a wider row). A row of a runtime
+      // length (a GroupNorm's group, cpg * H * W) would take the per-row loop at every call that runs it
+      // long, for nothing.
       if (!staged) {
         if (remarks)
           group.emitRemark() << "pgpu-pack-rows: one row per program kept: " << why;
         continue;
       }
-      packRows(space, group, staged, rowValues);
+      packRows(space, group, staged, rowValues, guardSlice);
       if (remarks)
         group.emitRemark() << "pgpu-pack-rows: each program owns ROWS consecutive rows ([ROWS, BLOCK] tiles "
                               "on the staged path)";

@@ -872,6 +872,100 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
+// COM: A row's blocks of 128 columns (cols[128j : min(128j + 128, N)], member (m, j)): the length
+// COM: max(min(128j + 128, N) - max(128j, 0), 0) depends on j, but never exceeds the slice's constant
+// COM: width, so BLOCK covers "128" (a call's default binds 128, not 512, at any N).
+// CHECK-LABEL: pgpu.kernel @row_blocks
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "128">
+// CHECK: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @row_blocks(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, NB], out>) {
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %NB = pgpu.extent %y[1] : !pgpu.view<f32, [M, NB], out>
+    %all = pgpu.binary mul %M, %NB : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M, %NB) segment 0 roles ["axis0", "axis1"] {
+      ^bb0(%m: index, %j: index):
+        %lo = pgpu.binary mul %j, %c128 : index
+        %e = pgpu.binary add %lo, %c128 : index
+        %end = pgpu.binary min %e, %N : index
+        %start = pgpu.binary max %lo, %c0 : index
+        %end2 = pgpu.binary min %end, %N : index
+        %d = pgpu.binary sub %end2, %start : index
+        %n = pgpu.binary max %d, %c0 : index
+        %s = pgpu.range_reduce %c0 to %n identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %col = pgpu.binary add %start, %i : index
+          %v = pgpu.load %x[%m, %col] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %r = pgpu.binary add %a, %b : f32
+          pgpu.yield %r : f32
+        }
+        pgpu.store %s, %y[%m, %j] valid %t : i1 : f32, !pgpu.view<f32, [M, NB], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (covers): blocks of a runtime width W (cols[Wj : min(Wj + W, N)]) have no
+// COM: constant bound and no symbol bounds them alone: BLOCK covers nothing.
+// CHECK-LABEL: pgpu.kernel @runtime_blocks
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]
+// CHECK: pgpu.for
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @runtime_blocks(%x: !pgpu.view<f32, [M, N], in>, %w: !pgpu.view<f32, [W], in>, %y: !pgpu.view<f32, [M, NB], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %W = pgpu.extent %w[0] : !pgpu.view<f32, [W], in>
+    %NB = pgpu.extent %y[1] : !pgpu.view<f32, [M, NB], out>
+    %all = pgpu.binary mul %M, %NB : index
+    pgpu.program_space (%all) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M, %NB) segment 0 roles ["axis0", "axis1"] {
+      ^bb0(%m: index, %j: index):
+        %lo = pgpu.binary mul %j, %W : index
+        %e = pgpu.binary add %lo, %W : index
+        %end = pgpu.binary min %e, %N : index
+        %start = pgpu.binary max %lo, %c0 : index
+        %d = pgpu.binary sub %end, %start : index
+        %n = pgpu.binary max %d, %c0 : index
+        %s = pgpu.range_reduce %c0 to %n identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %col = pgpu.binary add %start, %i : index
+          %v = pgpu.load %x[%m, %col] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %r = pgpu.binary add %a, %b : f32
+          pgpu.yield %r : f32
+        }
+        pgpu.store %s, %y[%m, %j] valid %t : i1 : f32, !pgpu.view<f32, [M, NB], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not fire: a prefix bounded by a program's coordinate (grouped GEMM's `groups[0:g]` spans
 // COM: min(g, G)) is no row's length.
 // CHECK-LABEL: pgpu.kernel @moving_prefix

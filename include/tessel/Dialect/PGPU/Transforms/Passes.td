@@ -63,6 +63,12 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     each axis is (a group's channels x rows x columns); kept only when that
     loop blocks and, for a foreach nest, when every store's coordinates
     depend on every loop's member. BLOCK then covers no symbol.
+    Where every blocked loop spans [0, S) of a named view axis S (or a
+    slice of a row bounded by S), BLOCK declares `covers = "S"`; where every
+    one walks a slice of one constant width w clipped to its row
+    (construction's max(min(s + w, C) - max(s, 0), 0): a row's blocks of 128
+    columns), `covers = "w"`, the number: a call's default is then the
+    smallest candidate holding the row (seed 003: a fact of the program).
     An ordered `pgpu.for` inside a foreach body whose bounds are the same
     for every lane (an author's loop per member: a recurrence over time per
     channel, an accumulator over a bag's items per column) is kept ordered
@@ -368,13 +374,24 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     and reads and writes are masked to rows below the row count. The blocked
     path (else-branch: rows longer than BLOCK) runs the program's rows in a
     loop, one after the other, as before.
+    A staged test that depends on the row through pure scalar code (the
+    length n of a row's block, a slice of constant width clipped to the
+    row: 0 < n(m) <= BLOCK), where BLOCK covers a constant width
+    (pgpu-form-blocking's `covers = "128"`: the rows are short at any
+    call), is computed for the program's ROWS rows at once
+    ([ROWS] fragments, an OR reduction of the rows below the row count that
+    fail it): the program takes the packed path when none fails, and
+    otherwise runs each row's own test and either path in its loop (an
+    empty block keeps its blocked path's values).
     Preserves: values, effects (each row's in its order), ABI, origins.
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
     per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
     scatters, atomics or 2-d fragments on row values, a group whose body has
-    row-dependent effects, regions or fragments before the staged path, or
-    a kernel that declares ROWS already.
+    row-dependent effects, regions or fragments before the staged path (a
+    test on a row length read from memory), a test that depends on the row
+    where BLOCK covers no constant width (a GroupNorm's group of runtime
+    length), or a kernel that declares ROWS already.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
