@@ -198,6 +198,19 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     analyzed again (put back if it still does not tile): a loop over the row
     tile's TILE_K blocks reduces it to a [TILE_<row>] fragment before the
     contraction's K loop (HoistNestedReductions.cpp).
+    A loop that adds a reduction to its one carry on every trip (a
+    block-sparse product's loop over a CSR row's blocks e, each block's
+    contraction over k added to the accumulator: `for e: acc += sum_k
+    x(e, k) y(e, k)`, as construction realizes it per output element), whose
+    inner range does not depend on the trip, whose trip code is pure or
+    reads, and whose combine is an add with identity zero, is one
+    add-reduction over the flattened members t in [0, n W) (e = lo + t / W,
+    k = klo + t % W; seed 000 §8 lets the sum be regrouped; the loop's init,
+    unless zero, is added to it) when the nest is otherwise rejected; kept
+    only where the nest then tiles (FlattenCarriedSums.cpp). The BSR product
+    becomes a segment walk of [TILE, TILE] output tiles whose K loop runs over
+    the row's blocks, a contraction of the value block with the gathered rows
+    of the dense operand.
     Several segments (construction's dispatch chain, pgpu::dispatchChain:
     one kernel computing several products stored to different outputs, as
     a QKV projection's three): each segment's group is analyzed and tiled on
