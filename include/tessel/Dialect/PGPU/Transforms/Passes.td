@@ -347,6 +347,21 @@ def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
     Must not fire: a writable view (`out`, `inout`), reads that differ in
     an operand or attribute, reads in different blocks (a read before a loop
     is not carried into its body).
+    First, a read uniform over a K loop's lanes is made once a trip
+    (UniformLaneReads.cpp): in a `pgpu.for` from 0 stepped by a parameter P
+    (iv a multiple of P, a declared parameter taking only its candidates), a
+    rank-2 load or gather whose lane-axis coordinate is the broadcast of
+    (s * iota(iv)) / G, s and G positive constants with s * P dividing G for
+    every candidate P (a group-quantized weight's scales[n, k // 128]), has
+    one value a row per trip: its other coordinates are broadcasts along the
+    other axis or scalars, so it becomes a read of the other axis at
+    (s * iv) / G broadcast along the lanes; validity the other axis's, or
+    that and the lanes' bound iota(iv) < b: the row read is valid where
+    iv < b (lane iv is a trip's first) and the broadcast is selected against
+    the fill on the lanes past b, so every lane holds what it held. Must not
+    fire: a quotient some candidate's trip crosses (k / 2 of packed
+    nibbles), another coordinate varying along the lanes, a loop that does
+    not start at 0.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
