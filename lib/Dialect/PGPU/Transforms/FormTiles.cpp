@@ -1657,6 +1657,22 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
         }
       }
       if (failed(analyzed)) {
+        // A loop adding a reduction to its carry (a BSR row's blocks, a contraction each) is one
+        // reduction over the flattened members (FlattenCarriedSums.cpp); kept only where it then tiles.
+        SmallVector<FlattenedSum> flat = flattenCarriedSums(group);
+        if (!flat.empty()) {
+          auto again = std::make_unique<Tiler>(kernel, space, group, guard);
+          if (succeeded(again->analyze())) {
+            eraseFlattened(flat);
+            tiler = std::move(again);
+            analyzed = success();
+            hoisted = "; a loop adding a reduction to its carry is one reduction over the flattened members";
+          } else {
+            undoFlatten(flat);
+          }
+        }
+      }
+      if (failed(analyzed)) {
         if (remarks && !tiler->whyNot.empty())
           group.emitRemark() << "pgpu-form-tiles: not tiled: " << tiler->whyNot;
         continue;

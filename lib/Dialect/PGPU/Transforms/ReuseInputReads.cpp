@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "UniformLaneReads.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "mlir/IR/OperationSupport.h"
@@ -48,6 +49,8 @@ bool readsInput(Operation *op) {
 
 struct ReuseInputReads : public tessel::pgpu::impl::PGPUReuseInputReadsBase<ReuseInputReads> {
   void runOnOperation() override {
+    // A K loop's read whose lane coordinate is k / G (one value a trip) reads its rows once a trip.
+    readUniformLanesOnce(getOperation());
     SmallVector<Block *> blocks;
     getOperation().walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks) {

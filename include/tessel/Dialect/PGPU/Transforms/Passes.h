@@ -90,6 +90,23 @@ llvm::SmallVector<std::pair<mlir::Operation *, mlir::Operation *>> hoistNestedRe
 /// Puts the ops hoistNestedReductions moved back where they were.
 void undoHoist(llvm::ArrayRef<std::pair<mlir::Operation *, mlir::Operation *>> moves);
 
+/// A loop adding a reduction to its carry on every trip, replaced by one reduction over the flattened
+/// members (pgpu-form-tiles; FlattenCarriedSums.cpp): the loop, detached and kept for undoing, the ops
+/// built in its place (in order) and the value that replaced its result.
+struct FlattenedSum {
+  ForOp loop;
+  llvm::SmallVector<mlir::Operation *> created;
+  mlir::Value result;
+};
+/// Flattens every such loop under `root` whose inner range does not depend on the trip (a BSR row's
+/// blocks, each a contraction over the block's k): `for e: acc += sum_k f(e, k)` becomes
+/// `acc + sum_{t < n W} f(lo + t / W, klo + t % W)` (seed 000 §8: the sum regrouped).
+llvm::SmallVector<FlattenedSum> flattenCarriedSums(mlir::Operation *root);
+/// Puts the loops back, erasing what was built in their place.
+void undoFlatten(llvm::ArrayRef<FlattenedSum> flattened);
+/// Destroys the detached loops once the flattening is kept.
+void eraseFlattened(llvm::ArrayRef<FlattenedSum> flattened);
+
 /// Helpers of the loop fusions (pgpu-fuse-contract-loops, pgpu-fuse-sibling-loops; FuseContractLoops.cpp).
 /// Whether nothing in `op` (its regions included) writes, allocates or frees memory.
 bool readsOnly(mlir::Operation *op);

@@ -204,6 +204,19 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     analyzed again (put back if it still does not tile): a loop over the row
     tile's TILE_K blocks reduces it to a [TILE_<row>] fragment before the
     contraction's K loop (HoistNestedReductions.cpp).
+    A loop that adds a reduction to its one carry on every trip (a
+    block-sparse product's loop over a CSR row's blocks e, each block's
+    contraction over k added to the accumulator: `for e: acc += sum_k
+    x(e, k) y(e, k)`, as construction realizes it per output element), whose
+    inner range does not depend on the trip, whose trip code is pure or
+    reads, and whose combine is an add with identity zero, is one
+    add-reduction over the flattened members t in [0, n W) (e = lo + t / W,
+    k = klo + t % W; seed 000 §8 lets the sum be regrouped; the loop's init,
+    unless zero, is added to it) when the nest is otherwise rejected; kept
+    only where the nest then tiles (FlattenCarriedSums.cpp). The BSR product
+    becomes a segment walk of [TILE, TILE] output tiles whose K loop runs over
+    the row's blocks, a contraction of the value block with the gathered rows
+    of the dense operand.
     Several segments (construction's dispatch chain, pgpu::dispatchChain:
     one kernel computing several products stored to different outputs, as
     a QKV projection's three): each segment's group is analyzed and tiled on
@@ -340,6 +353,21 @@ def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
     Must not fire: a writable view (`out`, `inout`), reads that differ in
     an operand or attribute, reads in different blocks (a read before a loop
     is not carried into its body).
+    First, a read uniform over a K loop's lanes is made once a trip
+    (UniformLaneReads.cpp): in a `pgpu.for` from 0 stepped by a parameter P
+    (iv a multiple of P, a declared parameter taking only its candidates), a
+    rank-2 load or gather whose lane-axis coordinate is the broadcast of
+    (s * iota(iv)) / G, s and G positive constants with s * P dividing G for
+    every candidate P (a group-quantized weight's scales[n, k // 128]), has
+    one value a row per trip: its other coordinates are broadcasts along the
+    other axis or scalars, so it becomes a read of the other axis at
+    (s * iv) / G broadcast along the lanes; validity the other axis's, or
+    that and the lanes' bound iota(iv) < b: the row read is valid where
+    iv < b (lane iv is a trip's first) and the broadcast is selected against
+    the fill on the lanes past b, so every lane holds what it held. Must not
+    fire: a quotient some candidate's trip crosses (k / 2 of packed
+    nibbles), another coordinate varying along the lanes, a loop that does
+    not start at 0.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
