@@ -33,6 +33,7 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 
 #include <map>
+#include <numeric>
 
 using namespace mlir;
 using namespace tessel;
@@ -56,8 +57,13 @@ Linear linearOf(Value v, unsigned depth = 0) {
   Linear atom{{v.getAsOpaquePointer(), 1}};
   if (auto extent = v.getDefiningOp<kir::ExtentOp>()) // one extent, whichever op names it
     return {{extent.getNameAttr().getAsOpaquePointer(), 1}};
+  // A tensor of indices holds, element by element, the values of its linear form; a broadcast holds
+  // its operand's values.
+  auto tensor = dyn_cast<RankedTensorType>(v.getType());
+  if (auto broadcast = v.getDefiningOp<kir::BroadcastOp>(); broadcast && depth <= 16)
+    return linearOf(broadcast.getOperand(), depth + 1);
   auto bin = v.getDefiningOp<kir::BinaryOp>();
-  if (!bin || !v.getType().isIndex() || depth > 16)
+  if (!bin || !(v.getType().isIndex() || (tensor && tensor.getElementType().isIndex())) || depth > 16)
     return atom;
   Linear a = linearOf(bin.getLhs(), depth + 1), b = linearOf(bin.getRhs(), depth + 1);
   auto constantOf = [](const Linear &f) -> std::optional<int64_t> {
@@ -116,10 +122,36 @@ std::optional<Interval> intervalOf(Value domain) {
   return Interval{domain, d.getLower(), d.getUpper()};
 }
 
+/// Whether two integer coordinates never take one value: as linear forms over integer atoms, x = y
+/// needs sum(a_i u_i) - sum(b_j v_j) = c_y - c_x, so the gcd of every atom's coefficient must divide
+/// the constants' difference (`2 * h` and `2 * h + 1`: never equal, whatever h is; two different
+/// constants: never equal).
+bool neverEqual(Value x, Value y) {
+  auto integral = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return (tensor ? tensor.getElementType() : t).isIndex();
+  };
+  if (!integral(x.getType()) || !integral(y.getType()))
+    return false;
+  Linear lx = linearOf(x), ly = linearOf(y);
+  int64_t cx = lx.count(nullptr) ? lx.at(nullptr) : 0, cy = ly.count(nullptr) ? ly.at(nullptr) : 0;
+  int64_t g = 0;
+  for (const Linear *f : {&lx, &ly})
+    for (auto &[atom, c] : *f)
+      if (atom)
+        g = std::gcd(g, c < 0 ? -c : c);
+  int64_t d = cy - cx;
+  return g == 0 ? d != 0 : d % g != 0;
+}
+
+} // namespace
+
 /// Whether two coordinate lists of one view name disjoint element sets: some axis holds intervals
-/// of one root that do not overlap.
-bool disjoint(ValueRange a, ValueRange b) {
+/// of one root that do not overlap, or integer coordinates that never take one value.
+bool tessel::construct::disjointCoords(ValueRange a, ValueRange b) {
   for (auto [x, y] : llvm::zip(a, b)) {
+    if (neverEqual(x, y))
+      return true;
     if (!isa<kir::DomainType>(x.getType()) || !isa<kir::DomainType>(y.getType()))
       continue;
     std::optional<Interval> ix = intervalOf(x), iy = intervalOf(y);
@@ -129,6 +161,8 @@ bool disjoint(ValueRange a, ValueRange b) {
   }
   return false;
 }
+
+namespace {
 
 /// A store this rule may join: a tensor value, no mask, coordinates that are domains or scalars.
 bool plainMemberStore(Operation *op) {
@@ -228,7 +262,7 @@ void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
     for (unsigned j = i + 1; j < run.size(); ++j) {
       kir::StoreOp s = run[i], t = run[j];
       if (s.getView() == t.getView() && ValueRange(s.getCoords()) != ValueRange(t.getCoords()) &&
-          !disjoint(s.getCoords(), t.getCoords()))
+          !disjointCoords(s.getCoords(), t.getCoords()))
         return;
     }
   // Each class consecutive in the run; classes of two or more stores are the groups.

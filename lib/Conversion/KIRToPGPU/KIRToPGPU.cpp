@@ -534,6 +534,7 @@ LogicalResult KernelConstructor::run() {
     };
     joinStores(worksets, accesses);
     DenseSet<Value> earlierWrites, earlierReads;
+    DenseMap<Value, SmallVector<Operation *>> earlierStores; // by view; null: a write without coordinates
     // Views updated in place by a hoisting finalization, with its store: replayed values defined
     // before that store read the view's earlier elements, so a later workset using them must run
     // before the last program (as a segment).
@@ -601,8 +602,44 @@ LogicalResult KernelConstructor::run() {
                                     "stores over those coordinates, or by reductions of the whole view to "
                                     "scalars; otherwise store the values to another view)";
       }
+      // This workset's stores and scatters by view (null coordinates: another kind of write).
+      llvm::MapVector<Value, SmallVector<Operation *>> stores;
+      auto gatherStores = [&](Operation *root) {
+        root->walk([&](Operation *inner) {
+          if (auto st = dyn_cast<kir::StoreOp>(inner))
+            stores[st.getView()].push_back(inner);
+          else if (auto sc = dyn_cast<kir::ScatterOp>(inner))
+            stores[sc.getView()].push_back(inner);
+          else if (isa<kir::ScatterReduceOp, kir::AtomicStoreOp, kir::AtomicRMWOp, kir::AtomicCASOp>(inner))
+            for (Value operand : inner->getOperands())
+              if (isa<kir::ViewType>(operand.getType()))
+                stores[operand].push_back(nullptr);
+        });
+      };
+      gatherStores(w.op);
+      for (Operation *store : w.joined)
+        gatherStores(store);
+      auto coordsOf = [](Operation *op) {
+        return isa<kir::StoreOp>(op) ? cast<kir::StoreOp>(op).getCoords() : cast<kir::ScatterOp>(op).getCoords();
+      };
+      // Writes of one view by two worksets commute when every pair of their stores names disjoint
+      // elements (`out[.., 2 * h + i, ..]` for i = 0, 1; `dx[rows, 0:F]` and `dx[rows, F:2 * F]`): no
+      // instance writes what another workset's instance writes, so neither needs the other first.
+      auto conflictingWrite = [&](Value v) {
+        if (!earlierWrites.contains(v))
+          return false;
+        auto mine = stores.find(v);
+        auto theirs = earlierStores.find(v);
+        if (mine == stores.end() || theirs == earlierStores.end())
+          return true;
+        for (Operation *a : mine->second)
+          for (Operation *b : theirs->second)
+            if (!a || !b || !disjointCoords(coordsOf(a), coordsOf(b)))
+              return true;
+        return false;
+      };
       w.finalize = w.hoist ||
-                   llvm::any_of(writes, [&](Value v) { return earlierWrites.contains(v) || earlierReads.contains(v); }) ||
+                   llvm::any_of(writes, [&](Value v) { return conflictingWrite(v) || earlierReads.contains(v); }) ||
                    llvm::any_of(reads, [&](Value v) { return earlierWrites.contains(v); });
       if (early && w.finalize)
         return w.op->emitError() << "kir-to-pgpu: this workset uses values read from a view before an earlier "
@@ -635,6 +672,8 @@ LogicalResult KernelConstructor::run() {
       }
       earlierWrites.insert(writes.begin(), writes.end());
       earlierReads.insert(reads.begin(), reads.end());
+      for (auto &[view, ops] : stores)
+        llvm::append_range(earlierStores[view], ops);
     }
     // A merged scatter-add whose view only an earlier zero fill of all of it touches: the fill
     // commutes with the adds (0 is their identity), so the view ends as the workspace's sums. The fill

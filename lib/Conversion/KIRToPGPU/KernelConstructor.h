@@ -340,6 +340,10 @@ private:
 };
 /// The views `op` (and what it holds) reads and writes.
 void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes);
+/// Whether two coordinate lists of one view name disjoint element sets (InPlaceStores.cpp): on some
+/// axis, intervals of one domain that do not overlap, or integer coordinates whose linear forms never
+/// take one value (`2 * h` and `2 * h + 1`).
+bool disjointCoords(ValueRange a, ValueRange b);
 /// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads
 /// becomes explicit captures. Returns the op to use from now on (`fold` itself when closed).
 pgpu::RegionFoldOp closeSummarize(OpBuilder &b, pgpu::RegionFoldOp fold);
