@@ -1,11 +1,17 @@
-// The folds pgpu-split-folds leaves of one reduction (the unsplit path, each segment's fold, and the
-// last arrival's fold of the segments' summaries) get one pgpu-narrow-fold-ranges remark at the op:
-// before, three remarks there read "narrowed" and "not narrowed: no tile-coordinate predicate and no
-// tail mask" at once (bench/corpus/149, 157). A sum over the middle axis (149's spelling).
+// The folds pgpu-split-folds leaves of one reduction (the unsplit path's fold, each segment's fold, and
+// the last arrival's fold of the segments' summaries) each get a pgpu-narrow-fold-ranges remark at the
+// op. Before, the last arrival's read "not narrowed: no tile-coordinate predicate and no tail mask"
+// beside the two "tail mask(s): tiles split" ones, a contradiction (bench/corpus/149, 157); it now says
+// which fold it is and that it has nothing to narrow. A sum over the middle axis (149's spelling).
 // RUN: tessel compile %s --emit=source --target=triton -o /dev/null 2>&1 | FileCheck %s
 
 // CHECK: remark: pgpu-split-folds: the fold's tiles are cut into FOLD_SPLIT contiguous segments
-// CHECK: remark: pgpu-narrow-fold-ranges: 3 region folds at this op; [2 narrowed] 0 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven); [1 not narrowed] the last arrival's fold of the segments' summaries (pgpu-split-folds) has no lanes over tiles: nothing to narrow
+// CHECK: remark: pgpu-narrow-fold-ranges: 0 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)
+// CHECK-NEXT: kir.reduce
+// CHECK-NEXT: ^
+// CHECK-NEXT: remark: pgpu-narrow-fold-ranges: not narrowed: the last arrival's fold of the segments' summaries (pgpu-split-folds) has no lanes over tiles: nothing to narrow
+// CHECK-NOT: no tile-coordinate predicate and no tail mask
+// CHECK: remark: pgpu-narrow-fold-ranges: 0 coordinate predicate(s) and 1 tail mask(s)
 // CHECK-NOT: remark: pgpu-narrow-fold-ranges
 // CHECK: remark: pgpu-realize-folds
 module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {

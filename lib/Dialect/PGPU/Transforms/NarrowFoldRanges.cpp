@@ -98,7 +98,6 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
 #include <functional>
@@ -1041,7 +1040,10 @@ void FoldNarrower::rewrite() {
     adopted += "; one predicate kept in every interval: " + refused;
 }
 
-/// Why a fold was not narrowed, from what its summarizer holds.
+/// Why a fold was not narrowed, from what its summarizer holds. Several folds may share one source op
+/// (pgpu-split-folds leaves the unsplit path's fold, each segment's fold and the last arrival's fold of
+/// the segments' summaries; an element-wise fallback beside a blocked fold), each with its own remark
+/// there: one with no lanes over tiles says so, so that it does not read as the narrowed fold refused.
 std::string whyNotNarrowed(RegionFoldOp f, const FoldNarrower &narrower) {
   if (!narrower.hasPositions()) {
     if (f->getParentOfType<LastProgramOp>())
@@ -1053,54 +1055,23 @@ std::string whyNotNarrowed(RegionFoldOp f, const FoldNarrower &narrower) {
          (narrower.refused.empty() ? std::string() : " (" + narrower.refused + ")");
 }
 
-/// The remarks of the folds at one source op as one: pgpu-split-folds leaves up to three folds of one
-/// reduction (the unsplit path, each segment's fold, the last arrival's fold of the segments'
-/// summaries), and two-pass folds share their maximum's location; one remark per fold there read as
-/// contradictions ("narrowed" and "not narrowed" at the same op). A lone fold's remark is as before.
-void emitOutcomes(ArrayRef<std::tuple<Location, bool, std::string>> outcomes) {
-  llvm::MapVector<Location, SmallVector<std::pair<bool, std::string>>> byOp;
-  for (auto &[loc, narrowed, text] : outcomes)
-    byOp[loc].push_back({narrowed, text});
-  for (auto &[loc, folds] : byOp) {
-    if (folds.size() == 1) {
-      emitRemark(loc) << "pgpu-narrow-fold-ranges: " << (folds[0].first ? "" : "not narrowed: ") << folds[0].second;
-      continue;
-    }
-    // Distinct outcomes in order, each with its count.
-    SmallVector<std::pair<std::pair<bool, std::string>, unsigned>> distinct;
-    for (auto &fold : folds) {
-      auto it = llvm::find_if(distinct, [&](auto &d) { return d.first == fold; });
-      if (it == distinct.end())
-        distinct.push_back({fold, 1});
-      else
-        ++it->second;
-    }
-    std::string text = std::to_string(folds.size()) + " region folds at this op";
-    for (auto &[fold, count] : distinct)
-      text += "; [" + std::to_string(count) + (fold.first ? " narrowed] " : " not narrowed] ") + fold.second;
-    emitRemark(loc) << "pgpu-narrow-fold-ranges: " << text;
-  }
-}
-
 struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<NarrowFoldRanges> {
   void runOnOperation() override {
     SmallVector<RegionFoldOp> folds;
     getOperation().walk([&](RegionFoldOp f) { folds.push_back(f); });
-    SmallVector<std::tuple<Location, bool, std::string>> outcomes; // per fold with remarks on, in order
     for (RegionFoldOp f : folds) {
       bool remarks = remarksEnabled(f);
       FoldNarrower narrower(f);
       if (!narrower.analyze()) {
         if (remarks)
-          outcomes.push_back({f.getLoc(), false, whyNotNarrowed(f, narrower)});
+          emitRemark(f.getLoc()) << "pgpu-narrow-fold-ranges: not narrowed: " << whyNotNarrowed(f, narrower);
         continue;
       }
       Location loc = f.getLoc();
       narrower.rewrite();
       if (remarks)
-        outcomes.push_back({loc, true, narrower.adopted});
+        emitRemark(loc) << "pgpu-narrow-fold-ranges: " << narrower.adopted;
     }
-    emitOutcomes(outcomes);
     // Drop what the analysis and the substitutions left unused (only where folds were).
     if (folds.empty())
       return;
