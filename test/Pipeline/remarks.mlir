@@ -10,7 +10,7 @@
 // GEMM: remark: pgpu-refine-mapping: one instance per program kept
 // GEMM: remark: pgpu-narrow-predicates: not split: a contraction's k loop over a view's extent stays whole for the provider's pipeliner
 
-// SOFTMAX: remark: pgpu-form-tiles: not tiled:
+// SOFTMAX: remark: pgpu-form-tiles: not tiled: no contraction: a loop after per-row reads or reductions (a row statistic, then the row) is blocked along the row by pgpu-form-blocking
 // SOFTMAX-DAG: remark: pgpu-form-blocking: 'pgpu.foreach' became a loop over blocks of BLOCK lanes
 // SOFTMAX-DAG: remark: pgpu-form-blocking: 'pgpu.range_reduce' became a loop over blocks of BLOCK lanes
 // SOFTMAX: remark: pgpu-stage-rows: loops over one row read it once when it fits one block

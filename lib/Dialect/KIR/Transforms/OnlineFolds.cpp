@@ -108,6 +108,10 @@ struct Candidate {
   SmallVector<Operation *> sources;    // loads over A (fold sources), block order
   SmallVector<Component> components;
   llvm::SetVector<Value> captures;     // values from outside the axis computation
+  /// Tensors over A computed before the loop whose producers are pure functions of A (loads of In
+  /// views and pointwise math on them): the ops, which replayHoisted recomputes in the loop body
+  /// before the rewrite (seed 002 §3.4). Empty once they are in the body.
+  llvm::SetVector<Operation *> hoisted;
   DenseMap<Value, Dep> dep;
   /// The store epilogue: pointwise ops over A computed from a reduction's result (e / sum(e)), and
   /// the stores over A of them or of the axis computation. The row is recomputed for them after
@@ -119,7 +123,7 @@ struct Candidate {
 
 class Matcher {
 public:
-  Matcher(ParallelOp par, ReduceOp max) : body(par.getBody().front()) { c.max = max; }
+  Matcher(ParallelOp par, ReduceOp max) : loop(par), body(par.getBody().front()) { c.max = max; }
 
   /// Fills the candidate; false (with `c.why`) when the body is not the two-pass form.
   bool match();
@@ -156,11 +160,13 @@ private:
   /// An op of the body (or the body itself) that contains `op`.
   Operation *inBody(Operation *op) { return body.findAncestorOpInBlock(*op); }
   bool outsideValue(Value v);
+  bool replayable(Value v, unsigned depth = 0);
   bool classify(Operation *op);
   bool reduction(Operation *user);
   bool storedValue(Operation *user, Value v);
   void findEpilogue();
 
+  ParallelOp loop;
   Block &body;
   DenseMap<Value, SmallVector<Value>> memo;
   DenseSet<Operation *> opSet, reductions, epilogueSet;
@@ -182,7 +188,51 @@ bool Matcher::outsideValue(Value v) {
       return refuse("a broadcast over several axes");
     return outsideValue(bc.getOperand());
   }
-  return refuse("a tensor over the axis computed outside the loop body");
+  // A tensor over A hoisted out of the loop (`bias = mask[cols]` before `for m in T.parallel`, as
+  // examples/rmsnorm.py writes its weights) is recomputed per slice like the body's own reads.
+  if (replayable(v)) {
+    c.dep[v] = Dep::Free;
+    return true;
+  }
+  return refuse("a tensor over the axis computed outside the loop body that is not a pure function of the axis "
+                "(only loads of In views over the axis and pointwise math on them are recomputed in the loop)");
+}
+
+/// Whether `v`, a rank-1 tensor over A computed before the loop, can be recomputed in the loop body
+/// (seed 002 §3.4: replaying pure producers is legal): an unmasked load of an In view (never written
+/// by the kernel, so every read sees the same values), or pointwise math on such loads, scalars
+/// broadcast over A and A's indices. Records the ops to replay in `c.hoisted`.
+bool Matcher::replayable(Value v, unsigned depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 32 || def->getBlock() != loop->getBlock() || def->getNumResults() != 1)
+    return false;
+  auto d = domainsOf(v, memo);
+  if (!d || d->size() != 1 || (*d)[0] != c.domain)
+    return false;
+  if (c.hoisted.contains(def))
+    return true;
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    if (load.getValid() || cast<ViewType>(load.getView().getType()).isWritable())
+      return false;
+  } else if (isa<BinaryOp, UnaryOp, CastOp, SelectOp, CmpOp>(def) && isMemoryEffectFree(def)) {
+    for (Value x : def->getOperands()) {
+      if (!isa<RankedTensorType>(x.getType()))
+        continue;
+      Operation *xdef = x.getDefiningOp();
+      if (auto ind = dyn_cast_or_null<IndicesOp>(xdef); ind && ind.getDomain() == c.domain)
+        continue;
+      if (auto bc = dyn_cast_or_null<BroadcastOp>(xdef);
+          bc && bc.getDomains().size() == 1 && bc.getDomains()[0] == c.domain &&
+          !isa<RankedTensorType>(bc.getOperand().getType()))
+        continue;
+      if (!replayable(x, depth + 1))
+        return false;
+    }
+  } else {
+    return false;
+  }
+  c.hoisted.insert(def);
+  return true;
 }
 
 /// Records `op` (inside the body, with a result over A) as part of the axis computation.
@@ -1089,6 +1139,25 @@ void divideAfterContractions(ModuleOp module, bool remarks) {
   }
 }
 
+/// Recomputes a candidate's hoisted producers (Candidate::hoisted) at the start of the loop body, in
+/// their order, and points the body's uses at the copies (seed 002 §3.4: replaying pure producers is
+/// legal); an original stays for its users outside the loop and goes when none is left.
+void replayHoisted(ParallelOp par, const llvm::SetVector<Operation *> &hoisted) {
+  SmallVector<Operation *> order(hoisted.begin(), hoisted.end());
+  llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+  Block &body = par.getBody().front();
+  OpBuilder b(&body, body.begin());
+  IRMapping map;
+  for (Operation *op : order)
+    b.clone(*op, map);
+  for (Operation *op : order)
+    op->getResult(0).replaceUsesWithIf(map.lookup(op->getResult(0)),
+                                       [&](OpOperand &use) { return par->isAncestor(use.getOwner()); });
+  for (Operation *op : llvm::reverse(order))
+    if (op->use_empty())
+      op->erase();
+}
+
 struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -1105,12 +1174,13 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
       }
     });
     for (auto [par, max] : maxima) {
-      Matcher m(par, max);
-      if (!m.match()) {
+      auto matcher = std::make_unique<Matcher>(par, max);
+      if (!matcher->match()) {
         if (remarks)
-          max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: " << m.c.why;
+          max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: " << matcher->c.why;
         continue;
       }
+      Matcher &m = *matcher;
       // A row stored over its axis (softmax written out) is recomputed after the folds, a second
       // traversal; that pays where the row is a contraction (its tiles become tile products). A row
       // read from memory keeps its row path (pgpu-stage-rows, pgpu-online-normalize).
@@ -1121,38 +1191,59 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
                               "keeps it whole)";
         continue;
       }
-      std::string epilogue;
-      if (!m.c.stores.empty())
-        epilogue = "; " + std::to_string(m.c.stores.size()) +
-                   " store(s) over the axis read the row with the summary, so the row is recomputed after "
-                   "the folds (a second traversal of the axis, seed 002 §3.4)";
-      if (m.c.components.empty()) { // a maximum alone over a contraction's row: exact in any order
-        rewriteTwoPass(m.c, indicesOf(m.c.domain));
-        if (remarks)
-          par.emitRemark() << "kir-online-folds: a maximum over one axis of a row computed by a contraction "
-                              "became a region fold (the maximum alone, exact in any order, seed 002 §1)"
-                           << epilogue;
-        continue;
-      }
-      if (!permitted) {
-        if (feedsContraction(m.c)) {
-          rewriteTwoPass(m.c, indicesOf(m.c.domain));
-          if (remarks)
-            par.emitRemark() << "kir-online-folds: a maximum and " << m.c.components.size()
-                             << " reduction(s) over one axis became two region folds (exact two-pass, source "
-                                "numerics: the maximum, then the reductions of exp(x - max), seed 002 §1)"
-                             << epilogue;
-          continue;
-        }
+      if (!permitted && !m.c.components.empty() && !feedsContraction(m.c)) {
         if (remarks)
           max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: the online form "
                               "needs numerics = relaxed_normalization with online_reduction (seed 002 §1), and "
                               "the exact two-pass folds need a row computed by or reduced into a contraction";
         continue;
       }
-      rewrite(m.c, indicesOf(m.c.domain));
+      std::string epilogue;
+      if (!m.c.stores.empty())
+        epilogue = "; " + std::to_string(m.c.stores.size()) +
+                   " store(s) over the axis read the row with the summary, so the row is recomputed after "
+                   "the folds (a second traversal of the axis, seed 002 §3.4)";
+      // Past every refusal: tensors hoisted before the loop are recomputed in it, and the body matched
+      // again with them as its own reads (sources of the folds).
+      size_t replayed = m.c.hoisted.size();
+      if (replayed) {
+        replayHoisted(par, m.c.hoisted);
+        matcher = std::make_unique<Matcher>(par, max);
+        if (!matcher->match() || !matcher->c.hoisted.empty()) {
+          // Not expected (the replayed reads are what the first match took them for); the body is
+          // still correct (a replay of pure reads), only not folded.
+          if (remarks)
+            max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction after recomputing "
+                                "hoisted tensors in the loop: "
+                             << matcher->c.why;
+          continue;
+        }
+      }
+      Matcher &r = *matcher;
+      if (replayed)
+        epilogue += "; " + std::to_string(replayed) +
+                    " op(s) computing tensors over the axis before the loop are recomputed in its body (pure "
+                    "reads of In views, seed 002 §3.4)";
+      if (r.c.components.empty()) { // a maximum alone over a contraction's row: exact in any order
+        rewriteTwoPass(r.c, indicesOf(r.c.domain));
+        if (remarks)
+          par.emitRemark() << "kir-online-folds: a maximum over one axis of a row computed by a contraction "
+                              "became a region fold (the maximum alone, exact in any order, seed 002 §1)"
+                           << epilogue;
+        continue;
+      }
+      if (!permitted) { // the row feeds a contraction (refused above otherwise): the exact two-pass folds
+        rewriteTwoPass(r.c, indicesOf(r.c.domain));
+        if (remarks)
+          par.emitRemark() << "kir-online-folds: a maximum and " << r.c.components.size()
+                           << " reduction(s) over one axis became two region folds (exact two-pass, source "
+                              "numerics: the maximum, then the reductions of exp(x - max), seed 002 §1)"
+                           << epilogue;
+        continue;
+      }
+      rewrite(r.c, indicesOf(r.c.domain));
       if (remarks)
-        par.emitRemark() << "kir-online-folds: a maximum and " << m.c.components.size()
+        par.emitRemark() << "kir-online-folds: a maximum and " << r.c.components.size()
                          << " reduction(s) over one axis became one region fold (online summary, seed 002 §1)"
                          << epilogue;
     }

@@ -327,6 +327,8 @@ private:
   bool chainSegment = false;        // one segment of several (setChainSegment)
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
   bool segmented = false;           // the first foreach is a segment whose bounds are read in the program
+                                    // or one behind read-only reductions (its prologue)
+  bool boundsRead = false;          // segmented, with a bound that is not launch-time (read from data)
   bool boundedWalk = false;         // the segment walk's programs are capped by its launch-time tile bound
   DenseSet<Operation *> segmentPrologue; // read-only reductions computing the segment's bounds
   DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
@@ -374,6 +376,7 @@ LogicalResult Tiler::analyze() {
         break;
       }
       segmented = true;
+      boundsRead = !launchTime(each.getLower()) || !launchTime(each.getUpper());
     }
     if (numAxes >= kMaxAxes)
       return failure();
@@ -398,8 +401,15 @@ LogicalResult Tiler::analyze() {
   }
   if (failed(analyzeBlock(*programBody, /*programBody=*/true)))
     return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the program");
-  if (segmented && contracts.empty())
-    return reject("a segment whose bounds are read in the program is walked only for a contraction");
+  if (segmented && contracts.empty()) {
+    if (boundsRead)
+      return reject("a segment whose bounds are read in the program is walked only for a contraction");
+    // Launch-time bounds behind reads or reductions: a row statistic (a sum, a maximum) or per-row
+    // scalars, then a loop over the row, as in a softmax, a row normalization or a per-channel
+    // filter. Nothing here is a segment; pgpu-form-blocking walks the row in blocks.
+    return reject("no contraction: a loop after per-row reads or reductions (a row statistic, then the row) "
+                  "is blocked along the row by pgpu-form-blocking");
+  }
   if (!enclosingOf.empty() && failed(checkNests()))
     return failure();
   if (contracts.empty()) {

@@ -147,6 +147,8 @@ public:
   void rewrite();
   std::string adopted;
   std::string refused; // why the first predicate over the positions was not solved
+  /// Whether the summarizer has lanes over the fold's tiles (an iota from the tile start).
+  bool hasPositions() const { return !positions.empty(); }
 
 private:
   Value bin(kir::BinaryKind kind, Value x, Value y) {
@@ -1038,6 +1040,21 @@ void FoldNarrower::rewrite() {
     adopted += "; one predicate kept in every interval: " + refused;
 }
 
+/// Why a fold was not narrowed, from what its summarizer holds. Several folds may share one source op
+/// (pgpu-split-folds leaves the unsplit path's fold, each segment's fold and the last arrival's fold of
+/// the segments' summaries; an element-wise fallback beside a blocked fold), each with its own remark
+/// there: one with no lanes over tiles says so, so that it does not read as the narrowed fold refused.
+std::string whyNotNarrowed(RegionFoldOp f, const FoldNarrower &narrower) {
+  if (!narrower.hasPositions()) {
+    if (f->getParentOfType<LastProgramOp>())
+      return "the last arrival's fold of the segments' summaries (pgpu-split-folds) has no lanes over tiles: "
+             "nothing to narrow";
+    return "the summarizer has no lanes over the fold's tiles (no iota from the tile start): nothing to narrow";
+  }
+  return "no tile-coordinate predicate and no tail mask in the summarizer" +
+         (narrower.refused.empty() ? std::string() : " (" + narrower.refused + ")");
+}
+
 struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<NarrowFoldRanges> {
   void runOnOperation() override {
     SmallVector<RegionFoldOp> folds;
@@ -1047,9 +1064,7 @@ struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<Na
       FoldNarrower narrower(f);
       if (!narrower.analyze()) {
         if (remarks)
-          emitRemark(f.getLoc()) << "pgpu-narrow-fold-ranges: not narrowed: no tile-coordinate predicate and no "
-                                    "tail mask in the summarizer"
-                                 << (narrower.refused.empty() ? "" : " (" + narrower.refused + ")");
+          emitRemark(f.getLoc()) << "pgpu-narrow-fold-ranges: not narrowed: " << whyNotNarrowed(f, narrower);
         continue;
       }
       Location loc = f.getLoc();

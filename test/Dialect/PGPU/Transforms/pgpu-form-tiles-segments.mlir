@@ -329,6 +329,53 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", multiprocessors = 
 
 // -----
 
+// COM: Must not fire, and says why truly: a row normalization (155's spelling: the row's sum of |x|,
+// COM: then a loop over the row dividing by it). The loop follows a reduction, but its bounds are
+// COM: launch-time: nothing is read in the program to bound it, so the remark names no segment
+// COM: (before: "a segment whose bounds are read in the program is walked only for a contraction").
+// CHECK-LABEL: pgpu.kernel @row_normalize
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["axis0"]
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @row_normalize(%x: !pgpu.view<f32, [M, N], in>, %out: !pgpu.view<f32, [M, N], out>) {
+    %true = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      // expected-remark @+1 {{pgpu-form-tiles: not tiled: no contraction: a loop after per-row reads or reductions (a row statistic, then the row) is blocked along the row by pgpu-form-blocking}}
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%r: index):
+        %s = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+        ^bb0(%n: index):
+          %v = pgpu.load %x[%r, %n] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          %a = pgpu.unary abs %v : f32
+          pgpu.yield %a : f32
+        } combine {
+        ^bb0(%u: f32, %w: f32):
+          %t = pgpu.binary add %u, %w : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %v = pgpu.load %x[%r, %n] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          %q = pgpu.binary div %v, %s : f32
+          pgpu.store %q, %out[%r, %n] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } {roles = ["axis0"], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not fire: a segment read in the program with no contraction in it (a row copy): one
 // COM: program per group still walks its rows.
 // CHECK-LABEL: pgpu.kernel @copy

@@ -156,7 +156,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
     pgpu.program_space(%c1) {
     ^bb0(%p: index):
-      // expected-remark @+1 {{not narrowed: no tile-coordinate predicate and no tail mask}}
+      // expected-remark @+1 {{not narrowed: the summarizer has no lanes over the fold's tiles (no iota from the tile start): nothing to narrow}}
       %sum = pgpu.region_fold %c0 to %T step %c1 identity(%zero : f32)
           operands(%x : !pgpu.view<f32, [T], in>) -> (f32)
       summarize {

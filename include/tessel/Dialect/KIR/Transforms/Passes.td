@@ -36,6 +36,13 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     its float casts, P times values free of m) or of plain values, or a
     store over A (the store epilogue below); the reductions' results are
     used after the last of them and feed nothing of the axis computation.
+    A rank-1 tensor over D computed before the loop (`bias = b[cols]` at kernel
+    level) counts as computed in the body where it is an unmasked load of an
+    In view (never written by the kernel) or pointwise math on such loads,
+    scalars broadcast over D and `kir.indices` of D: where the rewrite
+    happens, those ops are first recomputed at the top of the body (replaying
+    pure producers, seed 002 §3.4), the load a source like the body's own;
+    the kernel-level copies go when nothing else reads them.
     The store epilogue: pointwise ops over A that read a reduction's result
     (e / sum(e)), used only by each other and by top-level stores whose one
     domain coordinate is D, and stores over D of them or of the axis
