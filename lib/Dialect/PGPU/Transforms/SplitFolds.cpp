@@ -477,15 +477,20 @@ struct Splitter {
   /// waits for precedes it in linear order (the segment axis is the fastest), and a program space that
   /// waits starts its instances in linear order (as pgpu-chain-scans relies on), so the wait ends. No
   /// partial summary is rescaled: the numerics are the repeated fold's own (seed 002 §4).
-  void phase(RegionFoldOp fold, Value first, Value rest) {
+  void phase(RegionFoldOp fold, Value early, Value late) {
     Location loc = fold.getLoc();
     SmallVector<Operation *> tail = tailOf(fold);
     OpBuilder b(fold);
     Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    auto choice = IfOp::create(b, loc, fold.getResultTypes(), first);
+    // `on` (a launch fact) outermost: unsplit, the program is the original one (a provider may
+    // specialize the choice away).
+    auto choice = IfOp::create(b, loc, fold.getResultTypes(), on);
     {
       OpBuilder::InsertionGuard guard(b);
       b.createBlock(&choice.getThenRegion());
+      auto phases = IfOp::create(b, loc, fold.getResultTypes(), early);
+      YieldOp::create(b, loc, phases.getResults());
+      b.createBlock(&phases.getThenRegion());
       auto [begin, end] = segmentBounds(b, loc);
       auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation()));
       part->setOperand(0, begin);
@@ -502,10 +507,7 @@ struct Splitter {
       AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, phaseTickets, ValueRange{point}, yes,
                           kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
       YieldOp::create(b, loc, fold.getIdentities()); // unread: the program stops here
-      b.createBlock(&choice.getElseRegion());
-      auto split = IfOp::create(b, loc, fold.getResultTypes(), on);
-      YieldOp::create(b, loc, split.getResults());
-      b.createBlock(&split.getThenRegion());
+      b.createBlock(&phases.getElseRegion());
       Value want = CastOp::create(b, loc, b.getI32Type(), splits);
       auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
       {
@@ -518,20 +520,32 @@ struct Splitter {
         YieldOp::create(b, loc);
       }
       YieldOp::create(b, loc, foldSegments(b, loc, fold, buffers).getResults());
-      Block *whole = b.createBlock(&split.getElseRegion());
+      Block *whole = b.createBlock(&choice.getElseRegion());
       auto y = YieldOp::create(b, loc, fold.getResults());
       for (auto [r, c] : llvm::zip(fold.getResults(), choice.getResults()))
         r.replaceUsesWithIf(c, [&](OpOperand &use) { return use.getOwner() != y; });
       fold->moveBefore(whole, whole->begin());
     }
-    // The rest of the block runs in the second phase (and unsplit) only.
+    // The rest of the block: split, in the second phase only (its split folds rewritten later);
+    // unsplit, a copy of it as it was.
     b.setInsertionPointAfter(choice);
-    auto after = IfOp::create(b, loc, TypeRange{}, rest);
-    Block *body = b.createBlock(&after.getThenRegion());
+    auto after = IfOp::create(b, loc, TypeRange{}, on);
+    b.createBlock(&after.getThenRegion());
+    auto second = IfOp::create(b, loc, TypeRange{}, late);
+    YieldOp::create(b, loc);
+    b.createBlock(&second.getThenRegion());
     auto y = YieldOp::create(b, loc);
+    b.createBlock(&after.getElseRegion());
+    // (in the segment axis's one member: its writes are the point's, as for an unsplit fold)
+    auto only = IfOp::create(b, loc, TypeRange{}, cmp(b, loc, kir::CmpPredicate::EQ, seg, index(b, loc, 0)));
+    YieldOp::create(b, loc);
+    b.createBlock(&only.getThenRegion());
+    IRMapping copy;
+    for (Operation *op : tail)
+      b.clone(*op, copy);
+    YieldOp::create(b, loc);
     for (Operation *op : tail)
       op->moveBefore(y);
-    (void)body;
   }
 
   /// The split branch when every component combines as scalars (`scalarLanes`): each segment
@@ -767,21 +781,21 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     OpBuilder at(&body, body.begin());
     // Phased: member m < FOLD_SPLITS folds segment m of the repeated folds (the first phase), member
     // FOLD_SPLITS + c segment c of the split ones.
-    Value seg = member, firstPhase, restPhase;
+    Value seg = member, early, late;
     if (plan.phased) {
-      Value late = cmp(at, loc, kir::CmpPredicate::GE, member, splits);
+      late = cmp(at, loc, kir::CmpPredicate::GE, member, splits);
+      early = cmp(at, loc, kir::CmpPredicate::LT, member, splits);
       seg = SelectOp::create(at, loc, late, bin(at, loc, kir::BinaryKind::Sub, member, splits), member);
-      Value off = cmp(at, loc, kir::CmpPredicate::EQ, splits, index(at, loc, 1));
-      firstPhase = bin(at, loc, kir::BinaryKind::And, on, cmp(at, loc, kir::CmpPredicate::LT, member, splits));
-      restPhase = bin(at, loc, kir::BinaryKind::Or, off, late);
     }
     Value point = coords.empty() ? index(at, loc, 0) : coords.front();
     if (!coords.empty())
       for (auto [c, e] : llvm::zip(ArrayRef<Value>(coords).drop_front(), group.getExtents().drop_front()))
         point = bin(at, loc, kir::BinaryKind::Add, bin(at, loc, kir::BinaryKind::Mul, point, e), c);
     Value firstSeg = cmp(at, loc, kir::CmpPredicate::EQ, seg, index(at, loc, 0));
-    if (plan.phased)
-      firstSeg = bin(at, loc, kir::BinaryKind::And, firstSeg, restPhase);
+    if (plan.phased) // not a first-phase program (unsplit, FOLD_SPLITS is 1 and the member 0)
+      firstSeg = bin(at, loc, kir::BinaryKind::And, firstSeg,
+                     bin(at, loc, kir::BinaryKind::Or, late, cmp(at, loc, kir::CmpPredicate::EQ, splits,
+                                                                 index(at, loc, 1))));
     // One point (a kernel-level reduction) fills the device only with as many segments as it has
     // multiprocessors or more (132 on an H100): its split reaches 256, and 1024 where every fold's
     // segments leave scalars the last arrival combines in one block (`scalarLanes`): several
@@ -801,7 +815,7 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets, phaseTickets,
                DenseMap<std::pair<unsigned, Type>, Value>(), pointsAttr, splitsAttr, candidates.back()};
     for (RegionFoldOp r : plan.phased ? ArrayRef<RegionFoldOp>(plan.repeated) : ArrayRef<RegionFoldOp>())
-      s.phase(r, firstPhase, restPhase);
+      s.phase(r, early, late);
     // Effects outside the folds run once per point.
     for (Operation *op : plan.effects)
       guardEffect(op, firstSeg);

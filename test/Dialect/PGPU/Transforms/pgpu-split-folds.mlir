@@ -312,7 +312,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // COM: (acquire) until the count is FOLD_SPLITS, folds the stored maxima in segment order (max: the
 // COM: same bits as the whole fold) and then its segment c of the sums with that complete maximum; the
 // COM: sums' last arrival returns the count to 0 and adds the segments' scalar sums as [64]-lane loads.
-// COM: Unsplit (FOLD_SPLITS = 1): one program a row, the original maximum, then segment 0's sums.
+// COM: Unsplit (FOLD_SPLITS = 1, `on` false: a launch fact the provider specializes): one program a
+// COM: row, the original maximum, then a copy of the block's rest as it was (no wait, no atomics).
 // CHECK-LABEL: pgpu.kernel @two_pass
 // CHECK-SAME: %[[COUNT:[^:]*]]: !pgpu.buffer<i32, [FOLD_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}, %[[MAXES:[^:]*]]: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS], workspace>
 // CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64], 1>
@@ -322,17 +323,15 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %[[MEMBERS]]) segment 0 roles ["axis0", "fold_split"] {
 // CHECK-NEXT: ^bb0(%[[N:.*]]: index, %[[M:.*]]: index):
 // CHECK-NEXT: %[[LATE:.*]] = pgpu.cmp ge %[[M]], %[[SPLITS]]
+// CHECK-NEXT: %[[EARLY:.*]] = pgpu.cmp lt %[[M]], %[[SPLITS]]
 // CHECK-NEXT: %[[BACK:.*]] = pgpu.binary sub %[[M]], %[[SPLITS]]
 // CHECK-NEXT: %[[SEG:.*]] = pgpu.select %[[LATE]], %[[BACK]], %[[M]]
-// CHECK: %[[EARLY:.*]] = pgpu.cmp lt %[[M]], %[[SPLITS]]
-// CHECK-NEXT: %[[FIRST:.*]] = pgpu.binary and %[[ON]], %[[EARLY]] : i1
-// CHECK-NEXT: %[[REST:.*]] = pgpu.binary or %{{.*}}, %[[LATE]] : i1
-// CHECK: %[[MAX:.*]] = pgpu.if %[[FIRST]] -> f32 {
+// CHECK: %[[MAX:.*]] = pgpu.if %[[ON]] -> f32 {
+// CHECK-NEXT: pgpu.if %[[EARLY]] -> f32 {
 // CHECK: %[[MPART:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step
 // CHECK: pgpu.buffer_store %[[MPART]], %[[MAXES]][%[[N]], %[[SEG]]]
 // CHECK: pgpu.atomic_rmw add %{{.*}}, %[[COUNT]][%[[N]]] {{.*}} order release sharing invocation
 // CHECK: } else {
-// CHECK-NEXT: pgpu.if %[[ON]] -> f32 {
 // CHECK: pgpu.while {
 // CHECK-NEXT: pgpu.atomic_load %[[COUNT]][%[[N]]] {{.*}} order acquire
 // CHECK: pgpu.region_fold %{{.*}} to %[[SPLITS]] step %{{.*}} identity(%{{.*}} : f32) operands(%[[MAXES]], %[[N]] :
@@ -340,8 +339,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // CHECK: pgpu.binary max
 // CHECK: } else {
 // CHECK-NEXT: pgpu.region_fold %[[C0:[^ ]*]] to %[[T:[^ ]*]] step
-// CHECK: pgpu.if %[[REST]] {
-// CHECK-NEXT: pgpu.if %[[ON]] {
+// CHECK: pgpu.if %[[ON]] {
+// CHECK-NEXT: pgpu.if %[[LATE]] {
 // CHECK: %[[PART:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %{{.*}} identity(%{{.*}} : f32)
 // CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
 // CHECK: pgpu.buffer_store %[[PART]], %{{.*}}[%[[N]], %[[SEG]]]
@@ -354,6 +353,12 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // CHECK: %[[ORIG:.*]] = pgpu.region_fold %[[C0]] to %[[T]] step %{{.*}} identity(%{{.*}} : f32)
 // CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
 // CHECK: pgpu.store %[[ORIG]], %sum
+// CHECK: } else {
+// CHECK: %[[ONLY:.*]] = pgpu.cmp eq %[[SEG]]
+// CHECK-NEXT: pgpu.if %[[ONLY]] {
+// CHECK: %[[COPY:.*]] = pgpu.region_fold %[[C0]] to %[[T]] step %{{.*}} identity(%{{.*}} : f32)
+// CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
+// CHECK: pgpu.store %[[COPY]], %sum
 // CHECK-NOT: pgpu.region_fold
 // CHECK: pgpu.return
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
