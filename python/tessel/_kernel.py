@@ -955,14 +955,21 @@ class Kernel:
         1 where the call takes an element-wise branch beside the split one (`<kernel>_ELEMENTWISE`:
         23_mla_decode's [H, DC] = [128, 512] accumulator, wider than any tile): that branch's folds are
         not split, so every segment's program would run all of it again (the effects in segment 0 only)."""
-        at = self._counts_at("FOLD_SPLIT", (1, 2), constexprs, tensors, target, binding)
+        at = self._counts_at("FOLD_SPLIT", (1, 2, 4), constexprs, tensors, target, binding)
         if at is None or None in at[1]:
             return None
         takes = self._elementwise(constexprs, tensors, target)
         if takes is not None and takes(binding) is True:
             return 1
-        sms, (count, doubled) = at
+        sms, (count, doubled, quadrupled) = at
         points = doubled - count  # 0 where the fold has one tile (no split)
+        # A phased split (an earlier fold split in a first phase, pgpu-split-folds) has 2 * FOLD_SPLITS
+        # programs a point where split and one where not: P, 4P, 8P at 1, 2, 4 (6P at 4 for a fold of 3
+        # tiles), where a plain split adds P a segment (P + O, 2P + O, 4P + O; 3P + O for 3 tiles).
+        # The step from 2 to 4 against the one from 1 to 2 (4/3 or 2/3 phased, 2 or 1 plain) tells them apart.
+        step = quadrupled - doubled
+        if step and 3 * step in (4 * points, 2 * points):
+            points //= 3
         candidates = sorted(self._space(constexprs, target)["FOLD_SPLIT"][0])
         if points <= 0 or points >= sms:
             return 1

@@ -236,3 +236,20 @@ def test_fold_programs_keep_fold_tile_defaults():
     params = re.search(r"cl_gemm_PARAMS = (\{.*\})", gemm.source("triton")).group(1)
     tiles = dict(re.findall(r"'(TILE_[01])': \(\[[0-9, ]+\], (\d+)\)", params))
     assert tiles and max(int(v) for v in tiles.values()) >= 128, params  # the GEMM sweep's tile
+
+
+def test_phased_split_default_counts_points():
+    """FOLD_SPLIT's call default for a phased split (pgpu-split-folds: the maximum's fold split in a
+    first phase, 2 * FOLD_SPLITS programs a row block where split): the points are the row blocks
+    (N / BLOCK_N), not the programs a split adds. N = 4096: 64 row blocks, 4 segments fill the 132
+    multiprocessors (read as plain, 3 * 64 programs a step would have kept 1); N = 16384: 256 row
+    blocks fill them unsplit; N = 256: 4 row blocks take the largest split."""
+    torch = pytest.importorskip("torch")
+    kernel = KERNELS["flce"]
+    K, V = 4096, 32000
+    for N, want in ((4096, 4), (16384, 1), (256, 64)):
+        h = torch.empty((N, K), dtype=torch.float16, device="meta")
+        w = torch.empty((V, K), dtype=torch.float16, device="meta")
+        labels = torch.empty((N,), dtype=torch.int64, device="meta")
+        loss = torch.empty((N,), dtype=torch.float32, device="meta")
+        assert kernel.call_defaults(h, w, labels, loss).get("FOLD_SPLIT") == want, N

@@ -242,6 +242,19 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         shapes[g.getResult()] = s;
         return true;
       })
+      .Case<kir::TransposeOp>([&](kir::TransposeOp t) {
+        // A permuted view (a fold source with its axis first, kir-online-folds): its axes permuted.
+        Shape in;
+        if (!shapeOfOperand(t.getOperand(), in))
+          return fail(t, "an operand has no coordinate provenance");
+        if (in.axes.size() != t.getPermutation().size())
+          return fail(t, "a transpose of a value whose axes have no coordinate provenance");
+        Shape out{in.lanes, {}};
+        for (int64_t i : t.getPermutation())
+          out.axes.push_back(in.axes[i]);
+        shapes[t.getResult()] = out;
+        return true;
+      })
       .Case<kir::ExtractOp>([&](kir::ExtractOp e) {
         // A rank-0 tensor's one element (a dot product's result): the same value.
         Shape s;
@@ -291,8 +304,8 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         return true;
       })
       .Case<kir::ContractOp>([&](kir::ContractOp c) {
-        if (c.getInit() || !c.getLhsBatch().empty())
-          return fail(c, "a contraction with an init or batch axes");
+        if (!c.getLhsBatch().empty())
+          return fail(c, "a contraction with batch axes");
         Shape l, r;
         if (!shapeOfOperand(c.getLhs(), l) || !shapeOfOperand(c.getRhs(), r))
           return fail(c, "an operand has no coordinate provenance");
@@ -318,6 +331,16 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         // one-dimensional operand (a matrix-vector or dot product, emitVectorContract).
         if (l.rank() == 0 || r.rank() == 0 || l.rank() > 2 || r.rank() > 2)
           return fail(c, "a contraction whose operands are not one- or two-dimensional fragments");
+        // An init (a classifier's bias, `init=b[classes]`) over the result's axes or fewer: added to
+        // the product (emitOp), the sum's order being the implementation's (seed 000 §8).
+        if (Value init = c.getInit()) {
+          Shape is;
+          if (!shapeOfOperand(init, is))
+            return fail(c, "an init has no coordinate provenance");
+          if (llvm::any_of(is.axes, [&](Value d) { return !llvm::is_contained(out.axes, d); }) ||
+              (is.lanes && !out.lanes))
+            return fail(c, "an init over axes the result does not have");
+        }
         shapes[c.getResult()] = out;
         return true;
       })
@@ -1007,6 +1030,38 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
             bind(p->getResult(0), result);
             return success();
           })
+      .Case<kir::TransposeOp>([&](kir::TransposeOp t) -> LogicalResult {
+        // A transpose of a transpose that undoes it (a source's view, transposed back in the
+        // summarizer) is the inner operand itself: no data moves.
+        Value operand = t.getOperand();
+        if (auto inner = resolve(operand).getDefiningOp<kir::TransposeOp>()) {
+          ArrayRef<int64_t> p = t.getPermutation(), q = inner.getPermutation();
+          bool identity = true;
+          for (auto [i, pi] : llvm::enumerate(p))
+            identity &= q[pi] == int64_t(i);
+          if (identity) {
+            FailureOr<Value> x = get(inner.getOperand());
+            if (failed(x))
+              return failure();
+            bind(t.getResult(), *x);
+            return success();
+          }
+        }
+        FailureOr<Value> x = get(operand);
+        FailureOr<Shape> s = shapeOfRes(t.getResult());
+        if (failed(x) || failed(s))
+          return failure();
+        FailureOr<Type> type = physType(*s, getElementTypeOrSelf(t.getType()));
+        if (failed(type))
+          return failure();
+        SmallVector<int64_t> perm;
+        if (s->lanes)
+          perm.push_back(0);
+        for (int64_t i : t.getPermutation())
+          perm.push_back(i + (s->lanes ? 1 : 0));
+        bind(t.getResult(), pgpu::TransposeOp::create(b, l, *type, *x, b.getDenseI64ArrayAttr(perm)));
+        return success();
+      })
       .Case<kir::ExtractOp>([&](kir::ExtractOp e) -> LogicalResult {
         FailureOr<Value> x = get(e.getTensor());
         if (failed(x))
@@ -1015,7 +1070,23 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
         return success();
       })
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) { return emitReduce(r); })
-      .Case<kir::ContractOp>([&](kir::ContractOp c) { return emitContract(c); })
+      .Case<kir::ContractOp>([&](kir::ContractOp c) -> LogicalResult {
+        if (failed(emitContract(c)))
+          return failure();
+        if (!c.getInit())
+          return success();
+        // The product (tile products, or the K loop's carried sum) plus the init.
+        FailureOr<Value> product = get(c.getResult()), init = get(c.getInit());
+        std::optional<Shape> is = shapeOf(c.getInit());
+        FailureOr<Shape> s = shapeOfRes(c.getResult());
+        if (failed(product) || failed(init) || !is || failed(s))
+          return failure();
+        FailureOr<Value> spread = broadcastTo(l, *init, *is, *s);
+        if (failed(spread))
+          return failure();
+        bind(c.getResult(), kc.binary(l, kir::BinaryKind::Add, *product, *spread));
+        return success();
+      })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) { return emitFold(f); })
       .Case<kir::RegionScanOp>([&](kir::RegionScanOp sc) { return emitScan(sc); })
       .Default([&](Operation *other) -> LogicalResult {

@@ -106,6 +106,9 @@ struct Candidate {
   int64_t rowRank() const { return free ? 2 : 1; }
   SmallVector<Operation *> ops;        // the axis computation inside the body, block order
   SmallVector<Operation *> sources;    // loads over A (fold sources), block order
+  /// Per source whose axis A is not its first: the kir.transpose (after the read) that puts A first,
+  /// the value the folds slice; their summarizers transpose the slice back (sourceValue).
+  DenseMap<Operation *, Value> views;
   SmallVector<Component> components;
   llvm::SetVector<Value> captures;     // values from outside the axis computation
   /// Tensors over A computed before the loop whose producers are pure functions of A (loads of In
@@ -250,8 +253,10 @@ bool Matcher::classify(Operation *op) {
     if (op->getNumOperands() && (isa<LoadOp>(op) ? bool(cast<LoadOp>(op).getValid())
                                                  : bool(cast<GatherOp>(op).getValid())))
       return refuse("a masked load over the axis");
-    if ((*d)[0] != c.domain || llvm::count(*d, c.domain) != 1)
-      return refuse("sources over the axis at different axis positions");
+    if (llvm::count(*d, c.domain) != 1 || d->size() != size_t(type.getRank()))
+      return refuse("a read over the axis more than once, or with axes of no known domain");
+    // A read with the axis elsewhere (a classifier's W [K, C] folded over C) is sliced through a
+    // transposed view with the axis first (sourceValue): the fold has one source axis.
     c.sources.push_back(op);
     c.dep[res] = Dep::Free;
     return c.why.empty();
@@ -578,6 +583,34 @@ bool Matcher::match() {
   return true;
 }
 
+/// The value the folds slice for source `s`: its result where A is its first axis, else a
+/// kir.transpose of it with A first (created once, after the read; seed 000 §8: a region fold has
+/// one source axis, so a source keeps its axis first through a transposed view).
+Value sourceValue(Candidate &c, Operation *s) {
+  Value r = s->getResult(0);
+  DenseMap<Value, SmallVector<Value>> memo;
+  SmallVector<Value> doms = *domainsOf(r, memo);
+  int64_t p = llvm::find(doms, c.domain) - doms.begin();
+  if (p == 0)
+    return r;
+  if (Value v = c.views.lookup(s))
+    return v;
+  auto t = cast<RankedTensorType>(r.getType());
+  SmallVector<int64_t> perm{p}, shape{t.getDimSize(p)};
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (i != p) {
+      perm.push_back(i);
+      shape.push_back(t.getDimSize(i));
+    }
+  OpBuilder b(s->getContext());
+  b.setInsertionPointAfter(s);
+  Value v = TransposeOp::create(b, s->getLoc(), RankedTensorType::get(shape, t.getElementType()), r,
+                                b.getDenseI64ArrayAttr(perm))
+                .getResult();
+  c.views[s] = v;
+  return v;
+}
+
 /// Clones a candidate's axis computation onto the slices of a region fold's summarizer: sources and
 /// captures are the block's arguments, broadcasts over the axis take their shape from the slice.
 struct SliceBuilder {
@@ -616,7 +649,18 @@ struct SliceBuilder {
       return m;
     Operation *def = v.getDefiningOp();
     Value out;
-    if (isa<IndicesOp>(def))
+    if (Value view = c.views.lookup(def); view && map.contains(view)) {
+      // A source sliced through its transposed view (sourceValue): the slice in the read's axis order.
+      auto t = cast<RankedTensorType>(v.getType());
+      auto vt = cast<RankedTensorType>(view.getType());
+      int64_t p = cast<TransposeOp>(view.getDefiningOp()).getPermutation()[0];
+      SmallVector<int64_t> perm, shape(t.getShape());
+      shape[p] = ShapedType::kDynamic;
+      for (int64_t j = 0; j < vt.getRank(); ++j)
+        perm.push_back(j == p ? 0 : j < p ? j + 1 : j);
+      out = TransposeOp::create(b, def->getLoc(), RankedTensorType::get(shape, t.getElementType()), map.lookup(view),
+                                b.getDenseI64ArrayAttr(perm));
+    } else if (isa<IndicesOp>(def))
       out = slicePos;
     else if (auto bc = dyn_cast<BroadcastOp>(def); bc && c.free)
       out = BroadcastAsOp::create(b, bc.getLoc(), bc.getType(), get(bc.getOperand()), shapeOf(v), bc.getDims());
@@ -758,7 +802,7 @@ void rewrite(Candidate &c, Value indices) {
 
   SmallVector<Value> sources;
   for (Operation *s : c.sources)
-    sources.push_back(s->getResult(0));
+    sources.push_back(sourceValue(c, s));
   sources.push_back(indices);
   // Summary (ok, m, components...): ok says the slice has a value other than -inf, and m is its
   // maximum then (0 else), so a masked slice sums to 0, not NaN, and weighs nothing in combine.
@@ -940,7 +984,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
   SmallVector<Value> sources1, captures1;
   for (Operation *s : c.sources)
     if (need.contains(s))
-      sources1.push_back(s->getResult(0));
+      sources1.push_back(sourceValue(c, s));
   sources1.push_back(indices);
   for (Value cap : c.captures)
     if (reached.contains(cap))
@@ -985,7 +1029,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
   auto dom = c.domain.getDefiningOp<DomainOp>();
   SmallVector<Value> sources2;
   for (Operation *s : c.sources)
-    sources2.push_back(s->getResult(0));
+    sources2.push_back(sourceValue(c, s));
   sources2.push_back(indices);
   SmallVector<Value> captures2(c.captures.begin(), c.captures.end());
   captures2.push_back(m);
@@ -1158,10 +1202,39 @@ void replayHoisted(ParallelOp par, const llvm::SetVector<Operation *> &hoisted) 
       op->erase();
 }
 
+/// A broadcast of a tensor over its own domains in its own axis order (`b[classes]` spread over
+/// `classes`, as kir-row-parallels leaves a bias) is that tensor: its uses read the operand, so the
+/// matcher sees the bias as a source over the axis rather than a broadcast of one.
+void dropIdentityBroadcasts(ModuleOp module) {
+  SmallVector<BroadcastOp> work;
+  module.walk([&](BroadcastOp bc) {
+    if (isa<ParallelOp>(bc->getParentOp()))
+      work.push_back(bc);
+  });
+  DenseMap<Value, SmallVector<Value>> memo;
+  for (BroadcastOp bc : work) {
+    if (bc.getOperand().getType() != bc.getType())
+      continue;
+    std::optional<SmallVector<Value>> doms = domainsOf(bc.getOperand(), memo);
+    ArrayRef<int64_t> dims = bc.getDims();
+    if (!doms || doms->size() != bc.getDomains().size() || dims.size() != doms->size() ||
+        !llvm::equal(*doms, bc.getDomains()))
+      continue;
+    bool iota = true;
+    for (auto [i, d] : llvm::enumerate(dims))
+      iota &= d == int64_t(i);
+    if (!iota)
+      continue;
+    bc.getResult().replaceAllUsesWith(bc.getOperand());
+    bc.erase();
+  }
+}
+
 struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool remarks = remarksOn(module), permitted = onlinePermitted(module);
+    dropIdentityBroadcasts(module);
     if (permitted)
       divideAfterContractions(module, remarks);
     SmallVector<std::pair<ParallelOp, ReduceOp>> maxima;

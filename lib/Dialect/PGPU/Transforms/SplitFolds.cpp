@@ -31,11 +31,15 @@
 //
 // Folds in sequence in one block (source numerics' exact two-pass softmax: the row maximum's fold,
 // then the fold of exp(s - max) sums and products that reads it; single-query decode at B * HKV
-// points): the last fold is split, the earlier ones run whole in every segment's program. Each
-// segment then folds its slice with the same complete maximum (same ops on the same data in the
-// same order), and only the split fold's own combine regroups the slices: no partial summary is
-// rescaled (that would be online segmented rescaling, which needs relaxed_normalization, seed 002
-// §4). The earlier folds' work repeats per segment; the walk of the split fold is shortened.
+// points; fused linear cross-entropy's row blocks): the last fold is split. An earlier fold alone
+// before it in its block, over the same segments, is split in a first phase (`phase`): 2 *
+// FOLD_SPLITS programs a point, the first FOLD_SPLITS folding its segments and counting themselves,
+// the next FOLD_SPLITS waiting for the count (they follow them in linear order, as a chained
+// scan's segments follow theirs), combining the stored summaries in segment order and folding
+// their segment of the split fold with the complete maximum. Otherwise the earlier folds run whole
+// in every segment's program (their work repeats per segment). Either way only the folds' own
+// combines regroup slices: no partial summary is rescaled (that would be online segmented
+// rescaling, which needs relaxed_normalization, seed 002 §4).
 //
 // Combining summaries of contiguous segments in source order is the fold's
 // algebra, not a recognized pattern. The result equals the ordered fold up
@@ -233,6 +237,9 @@ struct Plan {
   int segment = -1;  // the group's place in it; -1 for the space's sole group
   SmallVector<RegionFoldOp> folds;
   SmallVector<RegionFoldOp> repeated; // earlier folds of a split fold's block: whole in every segment
+  /// The repeated folds are split too, in a first phase of programs (see `phase`): each is alone
+  /// before a split fold in its block, over the same segments, in the space's sole group.
+  bool phased = false;
   DenseSet<Operation *> tails;      // the ops after each fold (they move with it)
   SmallVector<Operation *> effects; // effects outside the folds: they run once per point
 };
@@ -359,6 +366,14 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
     for (Operation *op : tailOf(f))
       plan.tails.insert(op);
   }
+  plan.phased = !plan.repeated.empty() && plan.segment < 0;
+  for (RegionFoldOp r : plan.repeated) {
+    bool alone = llvm::count_if(plan.repeated, [&](RegionFoldOp o) { return o->getBlock() == r->getBlock(); }) == 1;
+    bool before = llvm::any_of(plan.folds, [&](RegionFoldOp f) { return f->getBlock() == r->getBlock(); });
+    bool same = sameLaunchValue(r.getLower(), first.getLower()) && sameLaunchValue(r.getUpper(), first.getUpper()) &&
+                sameLaunchValue(r.getStep(), first.getStep());
+    plan.phased &= alone && before && same;
+  }
   for (StringRef symbol : {kPointsSymbol, kSplitsSymbol})
     if (workspaceExtent(kernel, symbol))
       return std::string("the kernel already binds workspace extent '") + symbol.str() + "'";
@@ -387,6 +402,7 @@ struct Splitter {
   Value on, splits, tiles, step, lower, upper; // launch values (before the space)
   Value seg, point;                            // the segment coordinate, the point's linear index
   Value tickets;
+  Value phaseTickets; // the phased folds' per-point counts of first-phase arrivals (null unless phased)
   DenseMap<std::pair<unsigned, Type>, Value> summaries; // (component, type) -> workspace
   Attribute pointsAttr, splitsAttr;
   int64_t capacity; // FOLD_SPLIT's largest candidate: the most segments a point has
@@ -400,6 +416,136 @@ struct Splitter {
       buffer = addWorkspace(kernel, loc, elementTypeOf(t), extents, TypedAttr());
     }
     return buffer;
+  }
+
+  /// In a split fold's last arrival: every program of the point has passed its wait on the first
+  /// phase's count (it arrived after), so the count returns to 0 for the next launch.
+  void resetPhaseTickets(OpBuilder &b, Location loc) {
+    if (!phaseTickets)
+      return;
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+    AtomicStoreOp::create(b, loc, zero, phaseTickets, ValueRange{point}, yes, kir::AtomicOrder::Release,
+                          kir::SharingDomain::Invocation);
+  }
+
+  /// `fold`'s segment's bounds [begin, end) at this program's segment.
+  std::pair<Value, Value> segmentBounds(OpBuilder &b, Location loc) {
+    Value chunk = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, tiles, splits).getResult(), step);
+    Value begin = bin(b, loc, kir::BinaryKind::Min,
+                      bin(b, loc, kir::BinaryKind::Add, lower, bin(b, loc, kir::BinaryKind::Mul, seg, chunk)), upper);
+    Value end = bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, begin, chunk), upper);
+    return {begin, end};
+  }
+
+  /// A pgpu.region_fold over the point's FOLD_SPLITS summaries in `buffers`, in segment order, with
+  /// `fold`'s identities and combine: the whole fold's summary from its segments'.
+  RegionFoldOp foldSegments(OpBuilder &b, Location loc, RegionFoldOp fold, ArrayRef<Value> buffers) {
+    SmallVector<Value> captures(buffers);
+    captures.push_back(point);
+    auto whole = RegionFoldOp::create(b, loc, fold.getResultTypes(), index(b, loc, 0), splits, index(b, loc, 1),
+                                      fold.getIdentities(), captures);
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Type> argTypes{b.getIndexType(), b.getIndexType()};
+    SmallVector<Location> argLocs(2 + captures.size(), loc);
+    for (Value c : captures)
+      argTypes.push_back(c.getType());
+    Block *read = b.createBlock(&whole.getSummarize(), {}, argTypes, argLocs);
+    SmallVector<Value> loaded;
+    Value at = read->getArgument(0), readPoint = read->getArguments().back();
+    for (auto [k, t] : llvm::enumerate(fold.getResultTypes())) {
+      Type element = elementTypeOf(t);
+      Value fill = isa<FloatType>(element) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
+                                           : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
+      Value valid = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      loaded.push_back(BufferLoadOp::create(b, loc, t, read->getArgument(2 + k),
+                                            componentCoords(b, loc, {readPoint, at}, t), valid, fill));
+    }
+    YieldOp::create(b, loc, loaded);
+    IRMapping combineMap;
+    fold.getCombine().cloneInto(&whole.getCombine(), combineMap);
+    return whole;
+  }
+
+  /// A repeated fold (the maximum's, before the sums of exp(s - max) that read it) split in a first
+  /// phase: the point's programs are 2 * FOLD_SPLITS, the first FOLD_SPLITS (`first`) each fold the
+  /// segment of `fold` and store its summary at [point, segment] of workspace of their own, count
+  /// themselves (release) and stop; the second FOLD_SPLITS wait until the count is FOLD_SPLITS
+  /// (acquire), fold the stored summaries in segment order with the fold's combine (the whole fold's
+  /// summary, up to the association of its combines: for a maximum exact, seed 000 §8) and run the
+  /// rest of the block, their segment of the split fold among it. Every program a second-phase one
+  /// waits for precedes it in linear order (the segment axis is the fastest), and a program space that
+  /// waits starts its instances in linear order (as pgpu-chain-scans relies on), so the wait ends. No
+  /// partial summary is rescaled: the numerics are the repeated fold's own (seed 002 §4).
+  void phase(RegionFoldOp fold, Value early, Value late) {
+    Location loc = fold.getLoc();
+    SmallVector<Operation *> tail = tailOf(fold);
+    OpBuilder b(fold);
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    // `on` (a launch fact) outermost: unsplit, the program is the original one (a provider may
+    // specialize the choice away).
+    auto choice = IfOp::create(b, loc, fold.getResultTypes(), on);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.createBlock(&choice.getThenRegion());
+      auto phases = IfOp::create(b, loc, fold.getResultTypes(), early);
+      YieldOp::create(b, loc, phases.getResults());
+      b.createBlock(&phases.getThenRegion());
+      auto [begin, end] = segmentBounds(b, loc);
+      auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation()));
+      part->setOperand(0, begin);
+      part->setOperand(1, end);
+      SmallVector<Value> buffers;
+      for (Value v : part.getResults()) {
+        SmallVector<Attribute> extents{pointsAttr, splitsAttr};
+        if (auto f = dyn_cast<FragmentType>(v.getType()))
+          llvm::append_range(extents, f.getExtents());
+        buffers.push_back(addWorkspace(kernel, loc, elementTypeOf(v.getType()), extents, TypedAttr()));
+        BufferStoreOp::create(b, loc, v, buffers.back(), componentCoords(b, loc, {point, seg}, v.getType()), yes);
+      }
+      Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+      AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, phaseTickets, ValueRange{point}, yes,
+                          kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
+      YieldOp::create(b, loc, fold.getIdentities()); // unread: the program stops here
+      b.createBlock(&phases.getElseRegion());
+      Value want = CastOp::create(b, loc, b.getI32Type(), splits);
+      auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.createBlock(&wait.getBefore());
+        Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), phaseTickets, point, yes, kir::AtomicOrder::Acquire,
+                                          kir::SharingDomain::Invocation);
+        ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
+        b.createBlock(&wait.getAfter());
+        YieldOp::create(b, loc);
+      }
+      YieldOp::create(b, loc, foldSegments(b, loc, fold, buffers).getResults());
+      Block *whole = b.createBlock(&choice.getElseRegion());
+      auto y = YieldOp::create(b, loc, fold.getResults());
+      for (auto [r, c] : llvm::zip(fold.getResults(), choice.getResults()))
+        r.replaceUsesWithIf(c, [&](OpOperand &use) { return use.getOwner() != y; });
+      fold->moveBefore(whole, whole->begin());
+    }
+    // The rest of the block: split, in the second phase only (its split folds rewritten later);
+    // unsplit, a copy of it as it was.
+    b.setInsertionPointAfter(choice);
+    auto after = IfOp::create(b, loc, TypeRange{}, on);
+    b.createBlock(&after.getThenRegion());
+    auto second = IfOp::create(b, loc, TypeRange{}, late);
+    YieldOp::create(b, loc);
+    b.createBlock(&second.getThenRegion());
+    auto y = YieldOp::create(b, loc);
+    b.createBlock(&after.getElseRegion());
+    // (in the segment axis's one member: its writes are the point's, as for an unsplit fold)
+    auto only = IfOp::create(b, loc, TypeRange{}, cmp(b, loc, kir::CmpPredicate::EQ, seg, index(b, loc, 0)));
+    YieldOp::create(b, loc);
+    b.createBlock(&only.getThenRegion());
+    IRMapping copy;
+    for (Operation *op : tail)
+      b.clone(*op, copy);
+    YieldOp::create(b, loc);
+    for (Operation *op : tail)
+      op->moveBefore(y);
   }
 
   /// The split branch when every component combines as scalars (`scalarLanes`): each segment
@@ -432,6 +578,7 @@ struct Splitter {
     auto last = LastProgramOp::create(b, loc, tickets, ValueRange{point}, splits);
     YieldOp::create(b, loc);
     b.createBlock(&last.getBody());
+    resetPhaseTickets(b, loc);
     // The segments' scalars, CAP a block (FOLD_SPLITS is at most FOLD_SPLIT's largest candidate:
     // one block), each block's lanes reduced and folded into the running value.
     MLIRContext *ctx = b.getContext();
@@ -501,10 +648,7 @@ struct Splitter {
     YieldOp::create(b, loc);
     // Split: this segment's fold, its summary to workspace, the last arrival's combine and uses.
     b.createBlock(&choice.getThenRegion());
-    Value chunk = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, tiles, splits).getResult(), step);
-    Value begin = bin(b, loc, kir::BinaryKind::Min,
-                      bin(b, loc, kir::BinaryKind::Add, lower, bin(b, loc, kir::BinaryKind::Mul, seg, chunk)), upper);
-    Value end = bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, begin, chunk), upper);
+    auto [begin, end] = segmentBounds(b, loc);
     auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation()));
     part->setOperand(0, begin);
     part->setOperand(1, end);
@@ -521,32 +665,9 @@ struct Splitter {
     auto last = LastProgramOp::create(b, loc, tickets, ValueRange{point}, splits);
     YieldOp::create(b, loc);
     b.createBlock(&last.getBody());
+    resetPhaseTickets(b, loc);
     // The segments' summaries folded in segment order with the fold's combine, from its identity.
-    SmallVector<Value> captures(buffers);
-    captures.push_back(point);
-    auto whole = RegionFoldOp::create(b, loc, fold.getResultTypes(), index(b, loc, 0), splits, index(b, loc, 1),
-                                      fold.getIdentities(), captures);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      SmallVector<Type> argTypes{b.getIndexType(), b.getIndexType()};
-      SmallVector<Location> argLocs(2 + captures.size(), loc);
-      for (Value c : captures)
-        argTypes.push_back(c.getType());
-      Block *read = b.createBlock(&whole.getSummarize(), {}, argTypes, argLocs);
-      SmallVector<Value> loaded;
-      Value at = read->getArgument(0), readPoint = read->getArguments().back();
-      for (auto [k, t] : llvm::enumerate(fold.getResultTypes())) {
-        Type element = elementTypeOf(t);
-        Value fill = isa<FloatType>(element) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
-                                             : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
-        Value valid = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-        loaded.push_back(BufferLoadOp::create(b, loc, t, read->getArgument(2 + k),
-                                              componentCoords(b, loc, {readPoint, at}, t), valid, fill));
-      }
-      YieldOp::create(b, loc, loaded);
-    }
-    IRMapping combineMap;
-    fold.getCombine().cloneInto(&whole.getCombine(), combineMap);
+    RegionFoldOp whole = foldSegments(b, loc, fold, buffers);
     // The fold's uses, on the combined summary, in the last arrival.
     IRMapping uses;
     for (auto [r, w] : llvm::zip(fold.getResults(), whole.getResults()))
@@ -592,8 +713,13 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
                             "combine, then runs the fold's uses";
       if (remarks)
         for (RegionFoldOp f : plan.repeated)
-          f.emitRemark() << "pgpu-split-folds: this fold runs whole in every segment's program (a later fold in "
-                            "its block is split and reads it)";
+          f.emitRemark() << (plan.phased
+                                 ? "pgpu-split-folds: this fold is split in a first phase: FOLD_SPLITS more programs "
+                                   "a point each fold one segment of it and count themselves; the split fold's "
+                                   "programs after them wait for the count and combine its segments' summaries in "
+                                   "segment order before their own segment (a later fold in its block reads it)"
+                                 : "pgpu-split-folds: this fold runs whole in every segment's program (a later fold "
+                                   "in its block is split and reads it)");
       split(kernel, plan);
     }
   }
@@ -625,8 +751,12 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     Value wsPoints = SelectOp::create(b, loc, on, points, zero).getResult();
     WorkspaceExtentOp::create(b, loc, kPointsSymbol, wsPoints);
     WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
+    // Phased: 2 * FOLD_SPLITS programs a point where split (the repeated folds' segments first).
+    Value members = plan.phased ? Value(SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Add, splits, splits),
+                                                         splits))
+                                : splits;
     if (plan.segment < 0) {
-      space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], splits));
+      space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], members));
     } else {
       // The segment's count S becomes S * FOLD_SPLITS in the chain's bound and shift and the total.
       Value grown = bin(b, loc, kir::BinaryKind::Mul, points, splits);
@@ -639,21 +769,33 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     }
     // The segment axis trails the group (fastest: a point's segments run side by side).
     SmallVector<Value> extents(group.getExtents());
-    extents.push_back(splits);
+    extents.push_back(members);
     group.getExtentsMutable().assign(extents);
     SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
     roles.push_back(StringAttr::get(ctx, "fold_split"));
     group.setRolesAttr(ArrayAttr::get(ctx, roles));
     Block &body = group.getBody().front();
     SmallVector<Value> coords(body.getArguments());
-    Value seg = body.addArgument(b.getIndexType(), loc);
+    Value member = body.addArgument(b.getIndexType(), loc);
     // The point's row-major linear index over the original group axes.
     OpBuilder at(&body, body.begin());
+    // Phased: member m < FOLD_SPLITS folds segment m of the repeated folds (the first phase), member
+    // FOLD_SPLITS + c segment c of the split ones.
+    Value seg = member, early, late;
+    if (plan.phased) {
+      late = cmp(at, loc, kir::CmpPredicate::GE, member, splits);
+      early = cmp(at, loc, kir::CmpPredicate::LT, member, splits);
+      seg = SelectOp::create(at, loc, late, bin(at, loc, kir::BinaryKind::Sub, member, splits), member);
+    }
     Value point = coords.empty() ? index(at, loc, 0) : coords.front();
     if (!coords.empty())
       for (auto [c, e] : llvm::zip(ArrayRef<Value>(coords).drop_front(), group.getExtents().drop_front()))
         point = bin(at, loc, kir::BinaryKind::Add, bin(at, loc, kir::BinaryKind::Mul, point, e), c);
     Value firstSeg = cmp(at, loc, kir::CmpPredicate::EQ, seg, index(at, loc, 0));
+    if (plan.phased) // not a first-phase program (unsplit, FOLD_SPLITS is 1 and the member 0)
+      firstSeg = bin(at, loc, kir::BinaryKind::And, firstSeg,
+                     bin(at, loc, kir::BinaryKind::Or, late, cmp(at, loc, kir::CmpPredicate::EQ, splits,
+                                                                 index(at, loc, 1))));
     // One point (a kernel-level reduction) fills the device only with as many segments as it has
     // multiprocessors or more (132 on an H100): its split reaches 256, and 1024 where every fold's
     // segments leave scalars the last arrival combines in one block (`scalarLanes`): several
@@ -667,12 +809,16 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), candidates, 1, StringAttr()));
     Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
     Value tickets = addZeroedCounters(kernel, loc, {pointsAttr});
+    Value phaseTickets =
+        plan.phased ? addZeroedCounters(kernel, loc, {pointsAttr}) : Value();
+    // The map spelled out: DenseMap's default constructor is explicit (clang rejects `{}` here).
+    Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets, phaseTickets,
+               DenseMap<std::pair<unsigned, Type>, Value>(), pointsAttr, splitsAttr, candidates.back()};
+    for (RegionFoldOp r : plan.phased ? ArrayRef<RegionFoldOp>(plan.repeated) : ArrayRef<RegionFoldOp>())
+      s.phase(r, early, late);
     // Effects outside the folds run once per point.
     for (Operation *op : plan.effects)
       guardEffect(op, firstSeg);
-    // The map spelled out: DenseMap's default constructor is explicit (clang rejects `{}` here).
-    Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets,
-               DenseMap<std::pair<unsigned, Type>, Value>(), pointsAttr, splitsAttr, candidates.back()};
     for (RegionFoldOp f : plan.folds)
       s.rewrite(f);
   }

@@ -305,21 +305,47 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // -----
 
 // COM: Two folds in sequence in one block (source numerics' two-pass softmax: a row maximum, then the
-// COM: sum of exp(x - max) that reads it): the later fold is split, the earlier one runs whole in every
-// COM: segment's program (its full range, before the split choice), so each segment folds its slice of
-// COM: the sums with the same complete maximum; no partial summary is rescaled. The last arrival adds
-// COM: the segments' scalar sums as [64]-lane loads (a scalar summary's combine, pgpu-split-folds).
+// COM: sum of exp(x - max) that reads it): the later fold is split; the earlier one, alone before it
+// COM: over the same segments, is split in a first phase. Before (s33) it ran whole in every segment's
+// COM: program. After: 2 * FOLD_SPLITS programs a row where split: member m < FOLD_SPLITS folds segment m
+// COM: of the maximum, stores it at [row, m] and counts itself (release); member FOLD_SPLITS + c waits
+// COM: (acquire) until the count is FOLD_SPLITS, folds the stored maxima in segment order (max: the
+// COM: same bits as the whole fold) and then its segment c of the sums with that complete maximum; the
+// COM: sums' last arrival returns the count to 0 and adds the segments' scalar sums as [64]-lane loads.
+// COM: Unsplit (FOLD_SPLITS = 1, `on` false: a launch fact the provider specializes): one program a
+// COM: row, the original maximum, then a copy of the block's rest as it was (no wait, no atomics).
 // CHECK-LABEL: pgpu.kernel @two_pass
+// CHECK-SAME: %[[COUNT:[^:]*]]: !pgpu.buffer<i32, [FOLD_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}, %[[MAXES:[^:]*]]: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_SPLITS], workspace>
 // CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64], 1>
 // CHECK: %[[ON:.*]] = pgpu.cmp ne %[[SPLITS:.*]], %{{.*}} : index
-// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %[[SPLITS]]) segment 0 roles ["axis0", "fold_split"] {
-// CHECK-NEXT: ^bb0(%[[N:.*]]: index, %[[SEG:.*]]: index):
-// CHECK: %[[MAX:.*]] = pgpu.region_fold %[[C0:[^ ]*]] to %[[T:[^ ]*]] step
+// CHECK: %[[TWICE:.*]] = pgpu.binary add %[[SPLITS]], %[[SPLITS]] : index
+// CHECK: %[[MEMBERS:.*]] = pgpu.select %[[ON]], %[[TWICE]], %[[SPLITS]] : i1, index
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %[[MEMBERS]]) segment 0 roles ["axis0", "fold_split"] {
+// CHECK-NEXT: ^bb0(%[[N:.*]]: index, %[[M:.*]]: index):
+// CHECK-NEXT: %[[LATE:.*]] = pgpu.cmp ge %[[M]], %[[SPLITS]]
+// CHECK-NEXT: %[[EARLY:.*]] = pgpu.cmp lt %[[M]], %[[SPLITS]]
+// CHECK-NEXT: %[[BACK:.*]] = pgpu.binary sub %[[M]], %[[SPLITS]]
+// CHECK-NEXT: %[[SEG:.*]] = pgpu.select %[[LATE]], %[[BACK]], %[[M]]
+// CHECK: %[[MAX:.*]] = pgpu.if %[[ON]] -> f32 {
+// CHECK-NEXT: pgpu.if %[[EARLY]] -> f32 {
+// CHECK: %[[MPART:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step
+// CHECK: pgpu.buffer_store %[[MPART]], %[[MAXES]][%[[N]], %[[SEG]]]
+// CHECK: pgpu.atomic_rmw add %{{.*}}, %[[COUNT]][%[[N]]] {{.*}} order release sharing invocation
+// CHECK: } else {
+// CHECK: pgpu.while {
+// CHECK-NEXT: pgpu.atomic_load %[[COUNT]][%[[N]]] {{.*}} order acquire
+// CHECK: pgpu.region_fold %{{.*}} to %[[SPLITS]] step %{{.*}} identity(%{{.*}} : f32) operands(%[[MAXES]], %[[N]] :
+// CHECK: pgpu.buffer_load
+// CHECK: pgpu.binary max
+// CHECK: } else {
+// CHECK-NEXT: pgpu.region_fold %[[C0:[^ ]*]] to %[[T:[^ ]*]] step
 // CHECK: pgpu.if %[[ON]] {
+// CHECK-NEXT: pgpu.if %[[LATE]] {
 // CHECK: %[[PART:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %{{.*}} identity(%{{.*}} : f32)
 // CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
 // CHECK: pgpu.buffer_store %[[PART]], %{{.*}}[%[[N]], %[[SEG]]]
 // CHECK: pgpu.last_program
+// CHECK: pgpu.atomic_store %{{.*}}, %[[COUNT]][%[[N]]]
 // CHECK: %[[WHOLE:.*]] = pgpu.for %{{.*}} to %[[SPLITS]] step
 // CHECK: pgpu.buffer_load %{{.*}}[%[[N]], %{{.*}}] valid
 // CHECK: pgpu.store %[[WHOLE]], %sum
@@ -327,6 +353,12 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // CHECK: %[[ORIG:.*]] = pgpu.region_fold %[[C0]] to %[[T]] step %{{.*}} identity(%{{.*}} : f32)
 // CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
 // CHECK: pgpu.store %[[ORIG]], %sum
+// CHECK: } else {
+// CHECK: %[[ONLY:.*]] = pgpu.cmp eq %[[SEG]]
+// CHECK-NEXT: pgpu.if %[[ONLY]] {
+// CHECK: %[[COPY:.*]] = pgpu.region_fold %[[C0]] to %[[T]] step %{{.*}} identity(%{{.*}} : f32)
+// CHECK-SAME: operands(%{{.*}}, %[[N]], %[[MAX]] :
+// CHECK: pgpu.store %[[COPY]], %sum
 // CHECK-NOT: pgpu.region_fold
 // CHECK: pgpu.return
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
@@ -342,8 +374,74 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
       ^bb0(%n: index):
         %bt = pgpu.param "BLOCK" : index
-        // expected-remark @below {{pgpu-split-folds: this fold runs whole in every segment's program (a later fold in its block is split and reads it)}}
+        // expected-remark @below {{pgpu-split-folds: this fold is split in a first phase}}
         %m = pgpu.region_fold %c0 to %T step %bt identity(%ninf : f32)
+            operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+          %ni = arith.constant 0xFF800000 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %ni : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary max %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        // expected-remark @below {{pgpu-split-folds: the fold's tiles are cut into FOLD_SPLIT contiguous segments}}
+        %s = pgpu.region_fold %c0 to %T step %bt identity(%zero : f32)
+            operands(%x, %n, %m : !pgpu.view<f32, [N, T], in>, index, f32) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index, %mx: f32):
+          %z = arith.constant 0.0 : f32
+          %t = arith.constant true
+          %v = pgpu.load %xv[%row, %b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, T], in>[index, index] -> f32
+          %d = pgpu.binary sub %v, %mx : f32
+          %ex = pgpu.unary exp %d : f32
+          pgpu.yield %ex : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a = pgpu.binary add %l, %r : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (the first phase): the maximum's fold walks other segments (its step BLOCK2, the
+// COM: sums' BLOCK): its segments are not the split fold's, so it runs whole in every segment's program
+// COM: as before; one program a segment, no count, no wait.
+// CHECK-LABEL: pgpu.kernel @two_pass_steps
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %[[SPLITS:[^)]*]]) segment 0 roles ["axis0", "fold_split"] {
+// CHECK: %[[MAX:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step
+// CHECK-NOT: pgpu.atomic_rmw
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+// CHECK-NOT: pgpu.atomic_store
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_pass_steps(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>, #pgpu.param<"BLOCK2", [1, 2, 4], 4>]} {
+    %c0 = arith.constant 0 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, T], in>
+    %T = pgpu.extent %x[1] : !pgpu.view<f32, [N, T], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        %b2 = pgpu.param "BLOCK2" : index
+        // expected-remark @below {{pgpu-split-folds: this fold runs whole in every segment's program (a later fold in its block is split and reads it)}}
+        %m = pgpu.region_fold %c0 to %T step %b2 identity(%ninf : f32)
             operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
         summarize {
         ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):

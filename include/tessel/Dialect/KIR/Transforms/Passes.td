@@ -21,13 +21,18 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     output instead of one a key; it rounds differently, hence the permission.
     Not where a cast sits between the division and the product (the author's
     rounding), nor under source numerics.
+    First of all, a `kir.broadcast` in a `kir.parallel` body of a tensor over its
+    own domains in its own axis order (a bias `b[classes]` spread over `classes`)
+    is replaced by that tensor (the same values).
     Legality: the maximum m reduces a float rank-1 X over its only axis A (one
     domain D), or a float rank-2 X [H, A] over its last axis (per-row
     summaries: H independent folds over A as one fold whose summary keeps the
     free leading axis H, m and the sums [H], a contraction's result [H, ...];
     multi-query decode's [heads, keys] score tile; not where X is masked or
-    H's domain is defined inside the body); every tensor over A in the body is computed from loads whose
-    first domain coordinate is D (the sources), `kir.indices` of D and values
+    H's domain is defined inside the body); every tensor over A in the body is computed from loads with
+    one domain coordinate D (the sources; a read whose D is not its first axis, a classifier's W [K, C]
+    folded over C, is sliced through a `kir.transpose` with D first, created after the read and
+    transposed back in each summarizer), `kir.indices` of D and values
     from outside the axis computation (scalars, tensors not over A, constants,
     scalars broadcast over D) through pointwise ops, selects, casts,
     broadcasts and contractions that keep A; m is used in it only as

@@ -933,11 +933,22 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     combined in segment order; effects outside the folds run once per point.
     Folds in sequence in one block (source numerics' two-pass softmax: the
     row maximum's fold, then the fold of exp(s - max) sums and products that
-    reads it): the last is split and the earlier ones run whole in every
-    segment's program, so every segment folds its slice with the same
-    complete earlier summaries (same ops, same data, same order: the same
-    bits); no partial summary is rescaled, so this needs no numerical
-    permission beyond the split fold's own contract (seed 002 §4).
+    reads it): the last is split. Where each earlier fold is alone before a
+    split fold in its block, over the same segments, in the space's sole
+    group, it is split in a first phase: the point's programs are 2 *
+    FOLD_SPLITS, the first FOLD_SPLITS fold one segment of it each, store its
+    summary to workspace of their own and count themselves (an atomic add,
+    release) and stop; the next FOLD_SPLITS wait until the count is
+    FOLD_SPLITS (an acquire read in a pgpu.while; every program waited for
+    precedes the waiter in linear order, and a space that waits starts its
+    instances so, as for pgpu-chain-scans), fold the stored summaries in
+    segment order with the fold's combine and run the rest of the block, the
+    split fold's segment among it; the split fold's last arrival returns the
+    count to 0. Otherwise the earlier folds run whole in every segment's
+    program. Either way every segment folds its slice with the same complete
+    earlier summaries (for a maximum the same bits; other combines regrouped
+    as any fold's); no partial summary is rescaled, so this needs no
+    numerical permission beyond the folds' own contracts (seed 002 §4).
     Rewrites: the group gains a trailing axis `fold_split` of FOLD_SPLITS =
     max(min(FOLD_SPLIT, tiles), 1) members (the program space grows by that
     factor); each fold becomes `pgpu.if FOLD_SPLITS != 1` over (the fold on
