@@ -202,6 +202,8 @@ Value stripBroadcast(Value v) {
   }
 }
 
+static Value uniformScalar(Value v, function_ref<Value(Value)> outside);
+
 /// The extent of a 1-d fragment's only axis as an index value at `b`.
 Value extentValue(OpBuilder &b, Location loc, FragmentType type) {
   Attribute e = type.getExtents()[0];
@@ -438,8 +440,9 @@ std::optional<Predicate> FoldNarrower::predicateOf(CmpOp cmp) {
   if (cmp.getPredicate() == kir::CmpPredicate::LT) {
     auto splat = stripBroadcast(cmp.getRhs()).getDefiningOp<SplatOp>();
     std::optional<TileCoord> k = tileCoord(cmp.getLhs());
-    bool upper = upperIsTail && splat && outside(splat.getOperand()) == fold.getUpper();
-    if (k && !k->offset && splat && (splat.getOperand() == end || upper)) {
+    // A loop read as a fold compares with its upper bound, splat inside or captured (upperIsTail).
+    bool upper = upperIsTail && uniformScalar(cmp.getRhs(), [&](Value v) { return outside(v); }) == fold.getUpper();
+    if (k && !k->offset && ((splat && splat.getOperand() == end) || upper)) {
       Predicate p{cmp};
       p.tail = true;
       return p;
