@@ -13,7 +13,14 @@
 // (iota bases and extents, splats of scalars, +/-, and * or floor / by one
 // value of every lane: monotone in the lane for that fixed value, so the range
 // is the images of the ends, the smaller first; chunked attention's chunk
-// start (q // C) * C). A predicate not in that
+// start (q // C) * C). An equality of floor quotients by one value C of every
+// lane, K // C == Q // C, is the band [m*C + min(C+1, 0), m*C + max(C-1, 0)]
+// of K with m = Q // C: two predicates, >= and <=, naming one comparison (the
+// reference's chunk test kpos // C == i // C). A blocked reduction loop
+// (pgpu-form-blocking's acc = acc op reduce(block), see foldOfReduction) is
+// read as the region fold it is, its reduces' identities the combine's for the
+// all-false proof and pos < upper its tail mask; it becomes folds only where a
+// coordinate predicate narrows it (a masked row sum). A predicate not in that
 // form is solved for the tile coordinate: both sides are read as sums of
 // terms with coefficients +1/-1 (through broadcasts, splats, index + and -,
 // and value-preserving casts), exactly one term the positions pos with
@@ -131,6 +138,7 @@ struct Predicate {
   TileCoord k;
   Value qmin, qmax;          // scalars before the fold
   bool solved = false;       // read as K pred Q' by solving a linear predicate for K
+  int band = 0;              // an equality of floor quotients: 1 its lower bound (>=), 2 its upper (<=)
 };
 
 /// One term of a linear form: sign * v.
@@ -144,7 +152,15 @@ public:
   FoldNarrower(RegionFoldOp fold) : fold(fold), b(fold) {}
   /// Finds the predicates; false when there is nothing to narrow.
   bool analyze();
+  /// Whether a predicate other than the tail mask was found.
+  bool hasRangedPredicate() const {
+    return llvm::any_of(preds, [](const Predicate &p) { return !p.tail; });
+  }
   void rewrite();
+  /// For a fold made from a blocked reduction loop (foldOfReduction): the combine's identities (the fold's
+  /// identity operands are the loop's initial carries), and pos < upper is its tail mask.
+  SmallVector<Value> neutrals;
+  bool upperIsTail = false;
   std::string adopted;
   std::string refused; // why the first predicate over the positions was not solved
   /// Whether the summarizer has lanes over the fold's tiles (an iota from the tile start).
@@ -166,6 +182,8 @@ private:
   bool laneRange(Value v, Value &lo, Value &hi);
   bool solve(CmpOp cmp, Predicate &p);
   std::optional<Predicate> predicateOf(CmpOp cmp);
+  bool bandOf(CmpOp cmp, SmallVectorImpl<Predicate> &out);
+  bool rangedOf(CmpOp cmp, SmallVectorImpl<Predicate> &out);
   std::optional<Predicate> unionOf(BinaryOp orOp, DenseSet<Operation *> &consumed);
   std::optional<Predicate> intervalsOf(BinaryOp root, DenseSet<Operation *> &consumed);
   bool readsPositions(Value v);
@@ -185,6 +203,8 @@ Value stripBroadcast(Value v) {
       return v;
   }
 }
+
+static Value uniformScalar(Value v, function_ref<Value(Value)> outside);
 
 /// The extent of a 1-d fragment's only axis as an index value at `b`.
 Value extentValue(OpBuilder &b, Location loc, FragmentType type) {
@@ -422,7 +442,9 @@ std::optional<Predicate> FoldNarrower::predicateOf(CmpOp cmp) {
   if (cmp.getPredicate() == kir::CmpPredicate::LT) {
     auto splat = stripBroadcast(cmp.getRhs()).getDefiningOp<SplatOp>();
     std::optional<TileCoord> k = tileCoord(cmp.getLhs());
-    if (k && !k->offset && splat && splat.getOperand() == end) {
+    // A loop read as a fold compares with its upper bound, splat inside or captured (upperIsTail).
+    bool upper = upperIsTail && uniformScalar(cmp.getRhs(), [&](Value v) { return outside(v); }) == fold.getUpper();
+    if (k && !k->offset && ((splat && splat.getOperand() == end) || upper)) {
       Predicate p{cmp};
       p.tail = true;
       return p;
@@ -446,6 +468,89 @@ std::optional<Predicate> FoldNarrower::predicateOf(CmpOp cmp) {
   if (solve(cmp, p))
     return p;
   return std::nullopt;
+}
+
+/// The scalar every lane of `v` holds (through broadcasts, splats and captures); null when unknown.
+static Value uniformScalar(Value v, function_ref<Value(Value)> outside) {
+  while (true) {
+    if (isa_and_nonnull<BroadcastOp, SplatOp>(v.getDefiningOp()))
+      v = v.getDefiningOp()->getOperand(0);
+    else if (Value o = outside(v))
+      v = o;
+    else
+      return isa<FragmentType>(v.getType()) ? Value() : v;
+  }
+}
+
+/// `cmp`, an equality of floor quotients by one value C of every lane, `K // C == Q // C` (either side
+/// first; through broadcasts), as the band of K it is: with m = Q // C, floor(K / C) = m exactly when
+/// K is in [m*C + min(C+1, 0), m*C + max(C-1, 0)] (C > 0: [m*C, m*C + C - 1]; C < 0: [m*C + C + 1, m*C];
+/// floor division, the kir rule). So two predicates, K >= lower and K <= upper, whose lane ranges are
+/// those of m*C (the images of m's ends, the smaller first) plus the constants; the chunk test of chunked
+/// attention, kpos // C == i // C. The comparison itself stays (mixed tiles keep it); both parts name it.
+bool FoldNarrower::bandOf(CmpOp cmp, SmallVectorImpl<Predicate> &out) {
+  if (cmp.getPredicate() != kir::CmpPredicate::EQ || !isa<FragmentType>(cmp.getType()) ||
+      !elementTypeOf(cmp.getLhs().getType()).isIndex())
+    return false;
+  auto quotient = [&](Value v) {
+    while (true) { // through broadcasts, splats (a quotient of a scalar) and captures
+      if (isa_and_nonnull<BroadcastOp, SplatOp>(v.getDefiningOp()))
+        v = v.getDefiningOp()->getOperand(0);
+      else if (Value o = outside(v))
+        v = o;
+      else
+        break;
+    }
+    auto d = v.getDefiningOp<BinaryOp>();
+    return d && d.getKind() == kir::BinaryKind::Div ? d : BinaryOp();
+  };
+  BinaryOp l = quotient(cmp.getLhs()), r = quotient(cmp.getRhs());
+  if (!l || !r)
+    return false;
+  auto out_ = [&](Value v) { return outside(v); };
+  Value cl = uniformScalar(l.getRhs(), out_), cr = uniformScalar(r.getRhs(), out_);
+  APInt a, bc;
+  bool shared = cl && cr &&
+                (cl == cr || (matchPattern(cl, m_ConstantInt(&a)) && matchPattern(cr, m_ConstantInt(&bc)) &&
+                              a.getSExtValue() == bc.getSExtValue()));
+  if (!shared)
+    return false;
+  for (auto [kq, qq] : {std::pair(l, r), std::pair(r, l)}) {
+    std::optional<TileCoord> k = tileCoord(kq.getLhs());
+    if (!k)
+      continue;
+    Value m0, m1, c0, c1;
+    if (!laneRange(qq.getResult(), m0, m1) || !laneRange(qq.getRhs(), c0, c1))
+      return false;
+    b.setInsertionPoint(fold);
+    Value c = c0; // one value: the divisors are the same scalar
+    Value x = bin(kir::BinaryKind::Mul, m0, c), y = bin(kir::BinaryKind::Mul, m1, c);
+    Value lo = bin(kir::BinaryKind::Min, x, y), hi = bin(kir::BinaryKind::Max, x, y);
+    Value below = bin(kir::BinaryKind::Min, bin(kir::BinaryKind::Add, c, cst(1)), cst(0));
+    Value above = bin(kir::BinaryKind::Max, bin(kir::BinaryKind::Sub, c, cst(1)), cst(0));
+    for (int part : {1, 2}) {
+      Predicate p{cmp};
+      p.pred = part == 1 ? kir::CmpPredicate::GE : kir::CmpPredicate::LE;
+      p.k = *k;
+      p.band = part;
+      Value off = part == 1 ? below : above;
+      p.qmin = bin(kir::BinaryKind::Add, lo, off);
+      p.qmax = bin(kir::BinaryKind::Add, hi, off);
+      out.push_back(std::move(p));
+    }
+    return true;
+  }
+  return false;
+}
+
+/// The ranged predicates of `cmp`: its band (two) or the one predicateOf finds; false when none.
+bool FoldNarrower::rangedOf(CmpOp cmp, SmallVectorImpl<Predicate> &out) {
+  if (bandOf(cmp, out))
+    return true;
+  std::optional<Predicate> p = predicateOf(cmp);
+  if (p)
+    out.push_back(std::move(*p));
+  return p.has_value();
 }
 
 /// Whether a predicate's tiles are all true on a prefix of the tile starts (<, <=), else on a suffix.
@@ -579,23 +684,23 @@ std::optional<Predicate> FoldNarrower::intervalsOf(BinaryOp root, DenseSet<Opera
   if (!disjunctiveForm(root.getResult(), form) || form.size() < 2 || !provesIdentity(root.getResult()))
     return std::nullopt;
   std::string refusedBefore = refused;
-  DenseMap<Operation *, Predicate> ranged; // each comparison analyzed once
+  DenseMap<Operation *, SmallVector<Predicate, 2>> ranged; // each comparison analyzed once (a band is two)
   for (Operation *leaf : leaves) {
-    std::optional<Predicate> p = predicateOf(cast<CmpOp>(leaf));
-    if (!p || p->tail) {
+    SmallVector<Predicate, 2> ps;
+    if (!rangedOf(cast<CmpOp>(leaf), ps) || ps.front().tail) {
       refused = refusedBefore; // the leaves are analyzed again on their own
       return std::nullopt;
     }
-    ranged.try_emplace(leaf, std::move(*p));
+    ranged.try_emplace(leaf, std::move(ps));
   }
   Predicate u;
   u.unite = root;
   for (auto &branch : form) {
     u.branches.emplace_back();
     for (CmpOp cmp : branch)
-      u.branches.back().push_back(ranged.find(cmp.getOperation())->second);
+      llvm::append_range(u.branches.back(), ranged.find(cmp.getOperation())->second);
   }
-  u.solved = llvm::any_of(ranged, [](auto &kv) { return kv.second.solved; });
+  u.solved = llvm::any_of(ranged, [](auto &kv) { return kv.second.front().solved; });
   for (Operation *leaf : leaves)
     consumed.insert(leaf);
   return u;
@@ -665,8 +770,9 @@ bool FoldNarrower::analyze() {
   body.walk([&](CmpOp cmp) {
     if (consumed.contains(cmp.getOperation()))
       return;
-    if (std::optional<Predicate> p = predicateOf(cmp))
-      preds.push_back(std::move(*p));
+    SmallVector<Predicate, 2> ps;
+    if (rangedOf(cmp, ps))
+      llvm::append_range(preds, std::move(ps));
   });
   return !preds.empty();
 }
@@ -777,7 +883,8 @@ bool FoldNarrower::provesIdentity(Value truth) {
   DenseMap<Value, Attribute> env;
   env[truth] = IntegerAttr::get(IntegerType::get(truth.getContext(), 1), 0);
   Operation *yield = fold.getSummarize().front().getTerminator();
-  for (auto [y, id] : llvm::zip(yield->getOperands(), fold.getIdentities())) {
+  ValueRange ids = neutrals.empty() ? ValueRange(fold.getIdentities()) : ValueRange(neutrals);
+  for (auto [y, id] : llvm::zip(yield->getOperands(), ids)) {
     DenseMap<Value, Attribute> outer;
     Attribute want = constantOf(id, outer), got = constantOf(y, env);
     if (!want || want != got)
@@ -859,11 +966,11 @@ void FoldNarrower::rewrite() {
   // A comparison in several branches of a union of intervals has its bounds made once.
   DenseMap<std::pair<Operation *, int>, Value> bounds;
   auto trueBound = [&](const Predicate &p) {
-    Value &memo = bounds[{CmpOp(p.cmp).getOperation(), 1}];
+    Value &memo = bounds[{CmpOp(p.cmp).getOperation(), 1 + 2 * p.band}];
     return memo ? memo : memo = trueBoundOf(p);
   };
   auto falseBound = [&](const Predicate &p) {
-    Value &memo = bounds[{CmpOp(p.cmp).getOperation(), 0}];
+    Value &memo = bounds[{CmpOp(p.cmp).getOperation(), 2 * p.band}];
     return memo ? memo : memo = falseBoundOf(p);
   };
   // A union of one direction is all true where any part is and all false where every part is (see the
@@ -882,7 +989,9 @@ void FoldNarrower::rewrite() {
   };
   const Predicate *intervals = nullptr; // a union of intervals: its branches are placed after the others
   for (Predicate &p : preds) {
-    trueInMiddle.push_back(p.unite ? p.unite : p.cmp.getOperation());
+    Operation *truth = p.unite ? p.unite : p.cmp.getOperation();
+    if (!llvm::is_contained(trueInMiddle, truth)) // a band's two parts name one comparison
+      trueInMiddle.push_back(truth);
     if (!p.branches.empty())
       intervals = &p, ++skipped; // its identity is proven (intervalsOf)
     if (p.tail || !p.branches.empty())
@@ -1026,11 +1135,17 @@ void FoldNarrower::rewrite() {
   unsigned ranged = llvm::count_if(preds, [](const Predicate &p) { return !p.tail; });
   unsigned solved = llvm::count_if(preds, [](const Predicate &p) { return p.solved; });
   unsigned unions = llvm::count_if(preds, [](const Predicate &p) { return p.unite != nullptr; });
+  unsigned bands = llvm::count_if(preds, [](const Predicate &p) { return p.band == 1; });
+  for (const Predicate &p : preds)
+    for (const auto &branch : p.branches)
+      bands += llvm::count_if(branch, [](const Predicate &q) { return q.band == 1; });
   adopted = std::to_string(ranged) + " coordinate predicate(s) and " + std::to_string(preds.size() - ranged) +
             " tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; " +
             std::to_string(skipped) + " all-false interval(s) skipped (identity proven)";
   if (solved)
     adopted += "; " + std::to_string(solved) + " predicate(s) solved for the tile coordinate";
+  if (bands)
+    adopted += "; " + std::to_string(bands) + " equality(ies) of floor quotients read as their band (two bounds)";
   if (intervals)
     --unions, adopted += "; a union of " + std::to_string(intervals->branches.size()) +
                          " intervals narrowed branch by branch (only its tiles visited)";
@@ -1055,6 +1170,105 @@ std::string whyNotNarrowed(RegionFoldOp f, const FoldNarrower &narrower) {
          (narrower.refused.empty() ? std::string() : " (" + narrower.refused + ")");
 }
 
+/// Whether `op` and everything nested in it writes nothing (a summarizer's contract).
+bool writesNothing(Operation *op) {
+  WalkResult r = op->walk([](Operation *inner) {
+    if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isa<YieldOp>(inner))
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects || effects.hasEffect<MemoryEffects::Write>() || effects.hasEffect<MemoryEffects::Free>())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !r.wasInterrupted();
+}
+
+/// A blocked reduction loop (pgpu-form-blocking's range_reduce: each carry acc_k is folded with one
+/// block's reduction p_k = reduce(x_k) by the reduce's own combine, acc_k op p_k, op one of + * max min
+/// and or; nothing else reads the carries, the body writes nothing) as the region fold it is: summarize
+/// is the body without those combines, yielding the p_k; combine the same ops lane by lane; the identity
+/// operands the loop's initial carries (a fold continuing the blocks before it, see RegionFoldOp). The
+/// reduces' identities are the combine's (`neutrals`, for the all-false proof). The fold is built before
+/// the loop, which is left in place; null when the loop is not of that form.
+RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals) {
+  Block &body = loop.getBody().front();
+  unsigned n = loop.getInits().size();
+  if (n == 0 || body.getNumArguments() != n + 1 || !writesNothing(loop))
+    return {};
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<BinaryOp> combines;
+  SmallVector<Value> partials;
+  for (unsigned k = 0; k < n; ++k) {
+    Value acc = body.getArgument(k + 1);
+    auto bo = yield->getOperand(k).getDefiningOp<BinaryOp>();
+    if (!bo || bo->getBlock() != &body || !bo->hasOneUse() || !acc.hasOneUse() || *acc.getUsers().begin() != bo)
+      return {};
+    kir::BinaryKind kind = bo.getKind();
+    if (kind != kir::BinaryKind::Add && kind != kir::BinaryKind::Mul && kind != kir::BinaryKind::Max &&
+        kind != kir::BinaryKind::Min && kind != kir::BinaryKind::And && kind != kir::BinaryKind::Or)
+      return {};
+    Value p = bo.getLhs() == acc ? bo.getRhs() : bo.getLhs();
+    auto r = p.getDefiningOp<ReduceOp>();
+    if (!r || r->getBlock() != &body || r.getInputs().size() != 1 || p.getType() != acc.getType())
+      return {};
+    // The reduce's combine is the same op on its two arguments: its identity is the fold's neutral.
+    Block &rc = r.getCombine().front();
+    auto inner = rc.empty() ? BinaryOp() : dyn_cast<BinaryOp>(rc.front());
+    if (!inner || inner.getKind() != kind || rc.getNumArguments() != 2 ||
+        rc.getTerminator()->getOperand(0) != inner.getResult() ||
+        !llvm::is_contained(ArrayRef<Value>{inner.getLhs(), inner.getRhs()}, rc.getArgument(0)) ||
+        !llvm::is_contained(ArrayRef<Value>{inner.getLhs(), inner.getRhs()}, rc.getArgument(1)) ||
+        !matchPattern(r.getIdentities()[0], m_Constant()))
+      return {};
+    combines.push_back(bo);
+    partials.push_back(p);
+    neutrals.push_back(r.getIdentities()[0]);
+  }
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto fold = RegionFoldOp::create(b, loc, loop.getResultTypes(), loop.getLower(), loop.getUpper(), loop.getStep(),
+                                   loop.getInits(), ValueRange{});
+  Type index = b.getIndexType();
+  Block *sum = b.createBlock(&fold.getSummarize(), {}, {index, index}, {loc, loc});
+  IRMapping map;
+  map.map(body.getArgument(0), sum->getArgument(0));
+  for (Operation &op : body.without_terminator())
+    if (!llvm::is_contained(combines, &op))
+      b.clone(op, map);
+  SmallVector<Value> yields;
+  for (Value p : partials)
+    yields.push_back(map.lookup(p));
+  YieldOp::create(b, loc, yields);
+  SmallVector<Type> both(loop.getResultTypes());
+  llvm::append_range(both, loop.getResultTypes());
+  Block *comb = b.createBlock(&fold.getCombine(), {}, both, SmallVector<Location>(both.size(), loc));
+  SmallVector<Value> merged;
+  for (auto [k, bo] : llvm::enumerate(combines)) {
+    IRMapping m;
+    m.map(body.getArgument(k + 1), comb->getArgument(k)); // the summary so far, then the new one
+    m.map(partials[k], comb->getArgument(n + k));
+    merged.push_back(b.clone(*bo, m)->getResult(0));
+  }
+  YieldOp::create(b, loc, merged);
+  // The summarizer is closed: each value from above an operand (a constant cloned in), as pgpu-form-blocking
+  // builds folds.
+  Region &region = fold.getSummarize();
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(region, above);
+  b.setInsertionPointToStart(sum);
+  for (Value v : above) {
+    Value inner;
+    if (Operation *def = v.getDefiningOp(); def && isa<arith::ConstantOp>(def)) {
+      inner = b.clone(*def)->getResult(0);
+    } else {
+      fold.getCapturesMutable().append(v);
+      inner = sum->addArgument(v.getType(), v.getLoc());
+    }
+    replaceAllUsesInRegionWith(v, inner, region);
+  }
+  return fold;
+}
+
 struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<NarrowFoldRanges> {
   void runOnOperation() override {
     SmallVector<RegionFoldOp> folds;
@@ -1072,8 +1286,45 @@ struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<Na
       if (remarks)
         emitRemark(loc) << "pgpu-narrow-fold-ranges: " << narrower.adopted;
     }
+    // A blocked reduction loop whose blocks have coordinate predicates (a masked row sum,
+    // T.sum(T.where(kpos <= i, x[keys], 0))) is narrowed as the region fold it is; others stay loops.
+    SmallVector<ForOp> loops;
+    getOperation().walk([&](ForOp loop) {
+      if (!loop->getParentOfType<RegionFoldOp>() && !loop->getParentOfType<RegionScanOp>())
+        loops.push_back(loop);
+    });
+    bool converted = false;
+    for (ForOp loop : loops) {
+      SmallVector<Value> neutrals;
+      Operation *before = loop->getPrevNode();
+      RegionFoldOp f = foldOfReduction(loop, neutrals);
+      if (!f)
+        continue;
+      FoldNarrower narrower(f);
+      narrower.neutrals = neutrals;
+      narrower.upperIsTail = true;
+      if (!narrower.analyze() || !narrower.hasRangedPredicate()) {
+        // Not narrowed: the fold and what its analysis made before it go; the loop stays as it was.
+        SmallVector<Operation *> made;
+        for (Operation *op = before ? before->getNextNode() : &loop->getBlock()->front(); op != loop;
+             op = op->getNextNode())
+          made.push_back(op);
+        for (Operation *op : llvm::reverse(made))
+          op->erase();
+        continue;
+      }
+      bool remarks = remarksEnabled(f);
+      Location loc = loop.getLoc();
+      loop.replaceAllUsesWith(f.getResults());
+      narrower.rewrite();
+      loop.erase();
+      converted = true;
+      if (remarks)
+        emitRemark(loc) << "pgpu-narrow-fold-ranges: a blocked reduction loop, read as its region fold: "
+                        << narrower.adopted;
+    }
     // Drop what the analysis and the substitutions left unused (only where folds were).
-    if (folds.empty())
+    if (folds.empty() && !converted)
       return;
     bool erased = true;
     while (erased) {

@@ -1509,3 +1509,387 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
   }
 }
 
+// -----
+
+// COM: Chunked attention as its reference spells it: lane s sees t when t // w == s // w (block-diagonal),
+// COM: w a kernel scalar, the lanes' quotient computed before the fold and captured. An equality of floor
+// COM: quotients by one value is a band: t in [m*w + min(w+1, 0), m*w + max(w-1, 0)] with m = s // w (w > 0:
+// COM: [m*w, m*w + w - 1]; w < 0: [m*w + w + 1, m*w]), two bounds whose lane ranges are those of m*w. The
+// COM: tiles before and past the block's chunks are skipped, those inside run without the equality.
+// COM: Before, the equality was no predicate and every tile from 0 to T kept it.
+// CHECK-LABEL: pgpu.kernel @chunk_equality
+// CHECK-SAME: %[[W:[^:]*]]: index
+// CHECK: %[[Q0:.*]] = pgpu.binary div %{{.*}}, %[[W]] : index
+// CHECK: %[[Q1:.*]] = pgpu.binary div %{{.*}}, %[[W]] : index
+// CHECK: %[[QLO:.*]] = pgpu.binary min %[[Q0]], %[[Q1]] : index
+// CHECK: %[[QHI:.*]] = pgpu.binary max %[[Q0]], %[[Q1]] : index
+// CHECK: %[[M0:.*]] = pgpu.binary mul %[[QLO]], %[[W]] : index
+// CHECK: %[[M1:.*]] = pgpu.binary mul %[[QHI]], %[[W]] : index
+// CHECK: %[[MLO:.*]] = pgpu.binary min %[[M0]], %[[M1]] : index
+// CHECK: %[[MHI:.*]] = pgpu.binary max %[[M0]], %[[M1]] : index
+// CHECK: %[[WP:.*]] = pgpu.binary add %[[W]], %{{.*}} : index
+// CHECK: %[[BELOW:.*]] = pgpu.binary min %[[WP]], %{{.*}} : index
+// CHECK: %[[WM:.*]] = pgpu.binary sub %[[W]], %{{.*}} : index
+// CHECK: %[[ABOVE:.*]] = pgpu.binary max %[[WM]], %{{.*}} : index
+// CHECK: pgpu.binary add %[[MLO]], %[[BELOW]] : index
+// CHECK: pgpu.binary add %[[MHI]], %[[BELOW]] : index
+// CHECK: pgpu.binary add %[[MLO]], %[[ABOVE]] : index
+// CHECK: pgpu.binary add %[[MHI]], %[[ABOVE]] : index
+// CHECK: %[[A:.*]] = pgpu.region_fold
+// CHECK: pgpu.cmp eq
+// CHECK: } combine {
+// CHECK: %[[B:.*]] = pgpu.region_fold {{.*}} identity(%[[A]] :
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: %[[E:.*]] = pgpu.region_fold {{.*}} identity(%[[B]] :
+// CHECK: pgpu.cmp eq
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.store %[[E]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @chunk_equality(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index, %w2: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      %wl = pgpu.splat %w : index -> !pgpu.fragment<index, [BS]>
+      %sq = pgpu.binary div %s, %wl : !pgpu.fragment<index, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 2 all-false interval(s) skipped (identity proven); 1 equality(ies) of floor quotients read as their band (two bounds)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w, %sq, %w2 : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index, !pgpu.fragment<index, [BS]>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index, %sqq: !pgpu.fragment<index, [BS]>, %ww2: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %wb = pgpu.splat %ww : index -> !pgpu.fragment<index, [BT]>
+        %tq = pgpu.binary div %t, %wb : !pgpu.fragment<index, [BT]>
+        %tq2 = pgpu.broadcast %tq dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %sq2 = pgpu.broadcast %sqq dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp eq %sq2, %tq2 : !pgpu.fragment<index, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the quotients divide by different values (t // w2 == s // w), so no band; only the
+// COM: tail mask is narrowed and the equality stays in every interval.
+// CHECK-LABEL: pgpu.kernel @chunk_equality_other_divisor
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp eq
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp eq
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @chunk_equality_other_divisor(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index, %w2: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      %wl = pgpu.splat %w : index -> !pgpu.fragment<index, [BS]>
+      %sq = pgpu.binary div %s, %wl : !pgpu.fragment<index, [BS]>
+      // expected-remark @+1 {{0 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w, %sq, %w2 : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index, !pgpu.fragment<index, [BS]>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index, %sqq: !pgpu.fragment<index, [BS]>, %ww2: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %wb = pgpu.splat %ww2 : index -> !pgpu.fragment<index, [BT]>
+        %tq = pgpu.binary div %t, %wb : !pgpu.fragment<index, [BT]>
+        %tq2 = pgpu.broadcast %tq dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %sq2 = pgpu.broadcast %sqq dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp eq %sq2, %tq2 : !pgpu.fragment<index, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: an inequality of the quotients (t // w != s // w) is true outside a band, not inside
+// COM: one; it stays in every interval.
+// CHECK-LABEL: pgpu.kernel @chunk_inequality
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp ne
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.cmp ne
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @chunk_inequality(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>, %w: index, %w2: index)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      %wl = pgpu.splat %w : index -> !pgpu.fragment<index, [BS]>
+      %sq = pgpu.binary div %s, %wl : !pgpu.fragment<index, [BS]>
+      // expected-remark @+1 {{0 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %x, %w, %sq, %w2 : !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>, index, !pgpu.fragment<index, [BS]>, index) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>, %ww: index, %sqq: !pgpu.fragment<index, [BS]>, %ww2: index):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %wb = pgpu.splat %ww : index -> !pgpu.fragment<index, [BT]>
+        %tq = pgpu.binary div %t, %wb : !pgpu.fragment<index, [BT]>
+        %tq2 = pgpu.broadcast %tq dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %sq2 = pgpu.broadcast %sqq dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.cmp ne %sq2, %tq2 : !pgpu.fragment<index, [BS, BT]>
+        %zz = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zz : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A masked row sum, T.sum(T.where(kpos <= i, x[keys], 0)), blocked by pgpu-form-blocking into a
+// COM: reduction loop (acc + reduce(block)), is read as the region fold it is: the blocks past the row are
+// COM: skipped (the mask false proves the block's reduce the identity of the +), the blocks wholly at or
+// COM: below it run without the mask or the tail mask. Before, the loop walked every block with both.
+// CHECK-LABEL: pgpu.kernel @loop_causal
+// CHECK-NOT: pgpu.for
+// CHECK: %[[A:.*]] = pgpu.region_fold {{.*}} identity(%{{.*}} : f32)
+// CHECK-NOT: pgpu.cmp
+// CHECK: pgpu.reduce
+// CHECK: } combine {
+// CHECK: pgpu.binary add
+// CHECK: %[[B:.*]] = pgpu.region_fold {{.*}} identity(%[[A]] : f32)
+// CHECK: pgpu.cmp lt
+// CHECK: pgpu.cmp le
+// CHECK: } combine {
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.store %[[B]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @loop_causal(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>)
+      attributes {params = [#pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bt = pgpu.param "BT" : index
+    pgpu.program_space(%S) {
+    ^bb0(%i: index):
+      // expected-remark @+1 {{pgpu-narrow-fold-ranges: a blocked reduction loop, read as its region fold: 1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 1 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.for %c0 to %T step %bt iter_args(%zero : f32) -> f32 {
+      ^bb0(%b: index, %acc: f32):
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %Tb = pgpu.splat %T : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %Tb : !pgpu.fragment<index, [BT]>
+        %z = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BT]>
+        %v = pgpu.load %x[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %zero : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %ib = pgpu.splat %i : index -> !pgpu.fragment<index, [BT]>
+        %vis = pgpu.cmp le %t, %ib : !pgpu.fragment<index, [BT]>
+        %m = pgpu.select %vis, %v, %z : !pgpu.fragment<i1, [BT]>, !pgpu.fragment<f32, [BT]>
+        %m2 = pgpu.select %ok, %m, %z : !pgpu.fragment<i1, [BT]>, !pgpu.fragment<f32, [BT]>
+        %r = pgpu.reduce %m2 axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BT]>) -> (f32) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        %next = pgpu.binary add %acc, %r : f32
+        pgpu.yield %next : f32
+      }
+      %tr = arith.constant true
+      pgpu.store %sum, %y[%i] valid %tr : i1 : f32, !pgpu.view<f32, [S], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the mask is loaded data (v > 0), no coordinate predicate; the loop stays as it was.
+// CHECK-LABEL: pgpu.kernel @loop_data
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.for
+// CHECK: pgpu.cmp gt
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @loop_data(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>)
+      attributes {params = [#pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bt = pgpu.param "BT" : index
+    pgpu.program_space(%S) {
+    ^bb0(%i: index):
+      %sum = pgpu.for %c0 to %T step %bt iter_args(%zero : f32) -> f32 {
+      ^bb0(%b: index, %acc: f32):
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %Tb = pgpu.splat %T : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %Tb : !pgpu.fragment<index, [BT]>
+        %z = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BT]>
+        %v = pgpu.load %x[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %zero : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %ib = pgpu.splat %i : index -> !pgpu.fragment<index, [BT]>
+        %vis = pgpu.cmp gt %v, %z : !pgpu.fragment<f32, [BT]>
+        %m = pgpu.select %vis, %v, %z : !pgpu.fragment<i1, [BT]>, !pgpu.fragment<f32, [BT]>
+        %m2 = pgpu.select %ok, %m, %z : !pgpu.fragment<i1, [BT]>, !pgpu.fragment<f32, [BT]>
+        %r = pgpu.reduce %m2 axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BT]>) -> (f32) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        %next = pgpu.binary add %acc, %r : f32
+        pgpu.yield %next : f32
+      }
+      %tr = arith.constant true
+      pgpu.store %sum, %y[%i] valid %tr : i1 : f32, !pgpu.view<f32, [S], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the block's contribution reads the carry (r * acc), so the loop is no fold of
+// COM: independent blocks; it stays as it was.
+// CHECK-LABEL: pgpu.kernel @loop_carry_read
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.for
+// CHECK: pgpu.cmp le
+// CHECK: pgpu.binary mul
+// CHECK-NOT: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @loop_carry_read(%x: !pgpu.view<f32, [T], in>, %y: !pgpu.view<f32, [S], out>)
+      attributes {params = [#pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bt = pgpu.param "BT" : index
+    pgpu.program_space(%S) {
+    ^bb0(%i: index):
+      %sum = pgpu.for %c0 to %T step %bt iter_args(%zero : f32) -> f32 {
+      ^bb0(%b: index, %acc: f32):
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %Tb = pgpu.splat %T : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %Tb : !pgpu.fragment<index, [BT]>
+        %z = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BT]>
+        %v = pgpu.load %x[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %zero : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %ib = pgpu.splat %i : index -> !pgpu.fragment<index, [BT]>
+        %vis = pgpu.cmp le %t, %ib : !pgpu.fragment<index, [BT]>
+        %m = pgpu.select %vis, %v, %z : !pgpu.fragment<i1, [BT]>, !pgpu.fragment<f32, [BT]>
+        %m2 = pgpu.select %ok, %m, %z : !pgpu.fragment<i1, [BT]>, !pgpu.fragment<f32, [BT]>
+        %r = pgpu.reduce %m2 axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BT]>) -> (f32) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        %r2 = pgpu.binary mul %r, %acc : f32
+        %next = pgpu.binary add %acc, %r2 : f32
+        pgpu.yield %next : f32
+      }
+      %tr = arith.constant true
+      pgpu.store %sum, %y[%i] valid %tr : i1 : f32, !pgpu.view<f32, [S], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -489,7 +489,15 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     outside the fold) and Q a value of the program's lanes captured from
     outside (iota bases and extents, splats, + and -, and * or floor / by
     one value of every lane: a chunk's first key (q // C) * C), or the tail mask
-    `positions < end`. Any other order comparison is solved for the
+    `positions < end`. An equality of floor quotients by one value C of every
+    lane, `K // C == Q // C`, is the band K in [m*C + min(C+1, 0),
+    m*C + max(C-1, 0)], m = Q // C: two predicates (chunked attention's
+    `kpos // C == i // C`). A blocked reduction loop (each carry folded
+    with one block's reduce by that reduce's own +, *, max, min, and or or;
+    nothing else reads the carries; the body writes nothing: a masked row sum
+    `T.sum(T.where(kpos <= i, x[keys], 0))`) is read as the region fold it is
+    and narrowed the same way when its blocks have such a predicate (the
+    reduces' identities prove the skipped blocks); otherwise it stays. Any other order comparison is solved for the
     positions: both sides are sums of terms with coefficients +1/-1
     (broadcasts, splats, index + and -, value-preserving casts: narrow
     integers to index, index to i32), the positions exactly once, the other
