@@ -1,12 +1,12 @@
 """pgpu-split-contractions: a tiled contraction whose output has few tiles and whose reduced axis is long
-(corpus 135's Gram matrix X^T X of a tall X, a weight gradient, a small GEMM with a huge K) runs its K loop
+(corpus 135's Gram matrix X^T X of a tall X; for now only a product of one view with itself) runs its K loop
 as SPLIT_K chunks, one program each; each chunk stores its partial tiles to workspace and the tile's last
 arrival adds them in chunk order, then runs the epilogue (the same bits on every run at one binding).
 
 Checked against the KIR interpreter through the generated Triton under TRITON_INTERPRET=1 at odd shapes
 (reduced extents 0, 1 and primes; output extents that are no multiple of the tile; more chunks than K
 steps), and the call default: split where the tiles are few and the K steps many, not for a GEMM with many
-tiles nor a short K.
+tiles nor a short K; a GEMM of two views is not split (yet).
 """
 import os
 
@@ -29,19 +29,31 @@ def gram(name):
     return kernel
 
 
-def linear(name):
-    """A small-M GEMM with an epilogue: y = relu(a @ w + bias), f16 out (the epilogue runs in the last arrival)."""
+def gram_epilogue(name):
+    """A Gram matrix with an epilogue: y = f16(relu(X^T X * 0.5 + bias)) (the epilogue runs in the last arrival)."""
     import tessel
     import tessel.language as T
 
     @tessel.kernel(name=name)
-    def kernel(a: T.In[T.f16, ("M", "K")], w: T.In[T.f16, ("K", "N")], bias: T.In[T.f32, ("N",)],
-               y: T.Out[T.f16, ("M", "N")]):
+    def kernel(x: T.In[T.f16, ("N", "D")], bias: T.In[T.f32, ("D",)], y: T.Out[T.f16, ("D", "D")]):
+        N, D = x.shape
+        rows, dims = T.domain(0, N), T.domain(0, D)
+        acc = T.contract(x[rows, dims], x[rows, dims], reduce=((0, 0),), acc_dtype=T.f32)
+        y[dims, dims] = T.cast(T.maximum(acc * 0.5 + bias[dims], 0.0), T.f16)
+    return kernel
+
+
+def linear(name):
+    """A GEMM of two views: not split for now (the pass splits a product of one view with itself)."""
+    import tessel
+    import tessel.language as T
+
+    @tessel.kernel(name=name)
+    def kernel(a: T.In[T.f16, ("M", "K")], w: T.In[T.f16, ("K", "N")], y: T.Out[T.f32, ("M", "N")]):
         M, K = a.shape
         N = w.shape[1]
         rows, cols = T.domain(0, M), T.domain(0, N)
-        acc = T.matmul(a[rows, :], w[:, cols], acc_dtype=T.f32)
-        y[rows, cols] = T.cast(T.maximum(acc + bias[cols], 0.0), T.f16)
+        y[rows, cols] = T.matmul(a[rows, :], w[:, cols], acc_dtype=T.f32)
     return kernel
 
 
@@ -84,20 +96,27 @@ def test_gram_matches_kir_through_triton(gram_launch, N, D):
 
 
 @pytest.mark.parametrize("split", [1, 4])
-@pytest.mark.parametrize("M,N,K", [(1, 7, 0), (3, 17, 1), (5, 33, 97)])
-def test_linear_epilogue_matches_kir_through_triton(tmp_path, monkeypatch, split, M, N, K):
+@pytest.mark.parametrize("N,D", [(0, 7), (1, 3), (97, 17)])
+def test_gram_epilogue_matches_kir_through_triton(tmp_path, monkeypatch, split, N, D):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    kernel = linear(f"linear_split{split}")
+    kernel = gram_epilogue(f"gram_epilogue{split}")
     launch = kernel._launcher({}, SMALL | {"SPLIT_K": split})
-    ref = kernel.run_interp({"M": M, "N": N, "K": K}, None, None, seed=7)
-    a, w, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "w", "bias"))
+    ref = kernel.run_interp({"N": N, "D": D}, None, None, seed=7)
+    x, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("x", "bias"))
     want = np.array(ref["y"]).astype(np.float64)
-    got = np.maximum(a.double().numpy() @ w.double().numpy() + bias.double().numpy(), 0.0)
+    x64 = x.double().numpy()
+    got = np.maximum(x64.T @ x64 * 0.5 + bias.double().numpy()[None, :], 0.0)
     np.testing.assert_allclose(want, got, rtol=2e-3, atol=2e-3, err_msg="KIR vs NumPy")
-    out = torch.full((M, N), float("nan"), dtype=torch.float16)
-    launch(a, w, bias, out)
+    out = torch.full((D, D), float("nan"), dtype=torch.float16)
+    launch(x, bias, out)
     np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-3, atol=2e-3)
+
+
+def test_gemm_of_two_views_is_not_split(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    text = linear("linear_ir").source()
+    assert "SPLIT_K" not in text and text.count("tl.dot(") == 1
 
 
 def test_call_default_splits_few_tiles_with_long_k(tmp_path, monkeypatch):
@@ -111,12 +130,9 @@ def test_call_default_splits_few_tiles_with_long_k(tmp_path, monkeypatch):
     # A short reduced axis keeps one chunk (the tiles narrow to fill the device instead).
     x = torch.empty((256, 128), dtype=torch.float16, device="meta")
     assert kernel.call_defaults(x, g)["SPLIT_K"] == 1
-    # A GEMM with many output tiles keeps one chunk (must not split).
-    lin = linear("linear_default")
-    a, w = torch.empty((4096, 4096), dtype=torch.float16, device="meta"), torch.empty((4096, 4096), dtype=torch.float16, device="meta")
-    bias, y = torch.empty((4096,), device="meta"), torch.empty((4096, 4096), dtype=torch.float16, device="meta")
-    assert lin.call_defaults(a, w, bias, y)["SPLIT_K"] == 1
-    # A small-M GEMM with a huge K splits.
-    a, w = torch.empty((16, 65536), dtype=torch.float16, device="meta"), torch.empty((65536, 256), dtype=torch.float16, device="meta")
-    bias, y = torch.empty((256,), device="meta"), torch.empty((16, 256), dtype=torch.float16, device="meta")
-    assert lin.call_defaults(a, w, bias, y)["SPLIT_K"] > 1
+    # Many output tiles (D = 4096: 1024 tiles of 128 x 128) keep one chunk.
+    x, g = torch.empty((8192, 4096), dtype=torch.float16, device="meta"), torch.empty((4096, 4096), device="meta")
+    assert kernel.call_defaults(x, g)["SPLIT_K"] == 1
+    # A narrower tall X (D = 64: one tile) splits too.
+    x, g = torch.empty((65536, 64), dtype=torch.float16, device="meta"), torch.empty((64, 64), device="meta")
+    assert kernel.call_defaults(x, g)["SPLIT_K"] > 1

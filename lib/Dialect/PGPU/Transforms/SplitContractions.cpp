@@ -45,7 +45,8 @@
 // PROGRAMS`) has in its body block one pgpu.for with launch-uniform bounds
 // whose every carried value is a numeric fragment starting at a zero splat,
 // used once, as the accumulator of a pgpu.contract whose result the loop
-// yields in its place, with a body that writes no memory; the ops before the
+// yields in its place, reading one view as both operands (for now: a Gram
+// matrix X^T X), with a body that writes no memory; the ops before the
 // loop in the group hold no regions, and the loop's results are used only by
 // the ops after it in the group's block. Must not fire otherwise, nor when
 // the group's point count is a constant that fills the target's
@@ -94,6 +95,14 @@ bool zeroSplat(Value v) {
          (matchPattern(splat.getOperand(), m_Constant(&i)) && i.getValue().isZero());
 }
 
+/// The view a contraction operand reads (a pgpu.load, through transposes), or null.
+Value readView(Value v) {
+  while (auto t = v.getDefiningOp<TransposeOp>())
+    v = t.getOperand();
+  auto load = v.getDefiningOp<LoadOp>();
+  return load ? load->getOperand(0) : Value();
+}
+
 /// Why `loop` is not a K loop whose steps sum into its carried values, or nullopt.
 std::optional<std::string> loopIssue(ForOp loop) {
   for (Value v : {loop.getLower(), loop.getUpper(), loop.getStep()})
@@ -116,6 +125,14 @@ std::optional<std::string> loopIssue(ForOp loop) {
     if (!contract || contract.getAcc() != arg || yield.getOperand(k) != contract.getResult() ||
         !contract.getResult().hasOneUse())
       return std::string("a carried value is not the accumulator of a contraction the loop yields");
+    // For now a product of one view with itself only (a Gram matrix X^T X: its output is the view's
+    // kept axis squared, few tiles beside a long reduced axis): the split branch hides the
+    // epilogue's store from the Triton provider's staged (TMA) store and pipeline-depth defaults and
+    // the f32 operands' precision legalization, which ordinary GEMMs must keep at SPLIT_K = 1.
+    Value view = readView(contract.getLhs());
+    if (!view || view != readView(contract.getRhs()))
+      return std::string("its contraction's operands read different views (only a product of one view with "
+                         "itself, X^T X, is split for now)");
   }
   if (writesMemory(loop))
     return std::string("its body writes memory");
