@@ -71,6 +71,11 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   if (can.fragmentAtomicAdd)
     pm.addPass(pgpu::createPGPUAtomicPartials());
   pm.addPass(pgpu::createPGPUFormTiles());
+  //      A tiled contraction's K loop may run as SPLIT_K chunks across programs (few output tiles,
+  //      a long reduced axis): each stores its partial tiles to workspace sized at launch, the
+  //      tile's last arrival adds them in chunk order and runs the epilogue.
+  if (can.launchSizedWorkspace)
+    pm.addPass(pgpu::createPGPUSplitContractions());
   if (stopAfter("form-tiles"))
     return;
   pm.addPass(pgpu::createPGPURefineMapping());

@@ -727,7 +727,10 @@ class Kernel:
             if narrower:
                 out[p] = narrower[0]
         sms = _multiprocessors(views)
-        while True:  # 2. fill the multiprocessors
+        split = self._split_k(space, programs, {**base, **out}, views, sms)
+        if split is not None:  # the K loop's chunks fill the device: the tiles keep their width
+            out["SPLIT_K"] = split
+        while split is None:  # 2. fill the multiprocessors
             at = {**base, **out}
             now = count(at, views)
             if not now or 4 * now >= 3 * sms:
@@ -752,6 +755,37 @@ class Kernel:
             if prune is None or prune({**declared, **moved}) is None:
                 return moved
         return {}
+
+    # A K chunk of a split contraction (`_split_k`) walks at least this many K steps: each chunk's
+    # partial tile is stored once and read once by the tile's last arrival, which adds the chunks one
+    # after the other, so short chunks would trade the K walk for the merge's serial reads.
+    SPLIT_K_MIN_STEPS = 16
+
+    def _split_k(self, space: dict, programs, binding: dict, views: dict, sms: int):
+        """SPLIT_K's call default (pgpu-split-contractions: a tiled contraction's K loop cut into chunks,
+        one program each, their partial tiles added by the tile's last arrival), or None to keep 1: where
+        the output tiles at `binding` (the persistent walk uncapped) fill less than three quarters of the
+        multiprocessors and the K loop has at least 2 * SPLIT_K_MIN_STEPS steps, the smallest candidate
+        whose chunks fill the multiprocessors (tiles x SPLIT_K >= sms), at most the largest one whose
+        chunks keep SPLIT_K_MIN_STEPS steps (135 Gram matrix X^T X, X [1048576, 128]: one 128 x 128 tile,
+        16384 steps of 64 rows: 64 chunks of 256 steps)."""
+        if "SPLIT_K" not in space:
+            return None
+        tiles = _program_count(programs, {**binding, "SPLIT_K": 1}, views)
+        if not tiles or 4 * tiles >= 3 * sms:
+            return None
+        # The kernel caps the chunks at the loop's steps: a split past any candidate counts the steps.
+        probe = 1 << 30
+        reach = _program_count(programs, {**binding, "SPLIT_K": probe}, views)
+        if not reach or reach % tiles:
+            return None
+        steps = reach // tiles
+        if steps < 2 * self.SPLIT_K_MIN_STEPS:
+            return None
+        candidates = sorted(c for c in space["SPLIT_K"][0] if c > 1 and c * self.SPLIT_K_MIN_STEPS <= steps)
+        if not candidates:
+            return None
+        return next((c for c in candidates if tiles * c >= sms), candidates[-1])
 
     # Segments a program takes where its tile walks their positions together (`walk: pool`): each
     # position is compared with every segment's bounds, about five integer operations a segment, so 8

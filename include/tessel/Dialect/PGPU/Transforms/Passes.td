@@ -926,6 +926,53 @@ def PGPUFoldInWalks : Pass<"pgpu-fold-in-walks", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSplitContractions : Pass<"pgpu-split-contractions", "::mlir::ModuleOp"> {
+  let summary = "a tiled contraction's K loop split across program instances, partial tiles added by the last arrival (seed 002 §3.2, §3.4, §4)";
+  let description = [{
+    Reads: the program space's one execution group (its body, or the body of
+    pgpu-form-tiles' persistent tile walk `pgpu.for %pid to TOTAL step
+    PROGRAMS`) with one extent; the first pgpu.for in the group's block (the
+    K loop) and the ops after it (its epilogue).
+    Legality: every value the loop carries is a numeric fragment that starts
+    at a zero splat and is used once, as the accumulator of a pgpu.contract
+    whose result the loop yields in its place: the loop is a sum of its
+    steps' products, so its steps may be cut into contiguous chunks summed
+    from zero and the chunks' sums added (the association of the sum
+    changes, as any K order of a tiled contraction; the order is fixed, so
+    the result is the same bits on every run at one binding). The loop body
+    writes no memory; effects before the loop run in chunk 0 only. For now
+    each contraction's operands read one view (a Gram matrix X^T X): the
+    split branch hides the epilogue's store from the Triton provider's
+    staged-store and pipeline-depth defaults and f32 operands' precision
+    legalization, which GEMMs of two views must keep at SPLIT_K = 1.
+    Rewrites: the group gains a trailing axis `split_k` of SPLIT_KS =
+    max(min(SPLIT_K, steps), 1) members (steps = ceil(max(U - L, 0) / step));
+    the program space (and the persistent walk's bound and program count)
+    grows by that factor. The loop and its epilogue become `pgpu.if SPLIT_K
+    != 1` (the parameter: SPLIT_K = 1 leaves a constant branch) over (the loop on this chunk's steps [L + c * chunk, L + (c + 1) *
+    chunk) clamped to U, chunk = ceil(steps / SPLIT_KS) * step, its results
+    stored to workspace [SPLIT_K_POINTS, SPLIT_K_SPLITS, ...],
+    `pgpu.last_program %tickets[point] arrivals SPLIT_KS` holding a loop
+    that adds the chunks' partials in chunk order from the zero tile, then
+    the epilogue on the sums) and, otherwise, the original loop and
+    epilogue. Adds the workspace extents SPLIT_K_POINTS (0 when not split)
+    and SPLIT_K_SPLITS, a zero-filled i32 ticket per point, one first-write
+    partial buffer per carried value, and the parameter SPLIT_K ([1, 2, 4,
+    8, 16, 32, 64], default 1: a call's default splits where the output tiles
+    are fewer than the multiprocessors and the reduced axis has many steps).
+    Preserves: values up to the association of the K sum, effects (each
+    output element written once), ABI views, origins.
+    Must not fire: a contraction of two views, a K loop with a carried value
+    that is not a zero-started contraction accumulator (a running maximum, a product read in the loop),
+    a loop body that writes memory, a region op before the loop, bounds that
+    are not launch-uniform, accumulators used past the group's block, several
+    execution groups, a constant point count that fills the target's
+    multiprocessors, a kernel that declares SPLIT_K already.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let summary = "a region fold's segments across program instances, combined by the last arrival (seed 002 §3.2, §3.4, §4)";
   let description = [{
