@@ -25,6 +25,7 @@ import argparse
 import importlib.util
 import json
 import math
+import re
 import os
 import signal
 import sys
@@ -148,6 +149,22 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
+_LAUNCH_OPTIONS = [
+    (re.compile(r"^\w+_PARAMS = .*$", re.M), ""),                       # the bound values, recorded
+    (re.compile(r",?\s*num_(warps|stages)=\d+"), ""),                    # launch options
+    (re.compile(r"\btl\.range\(([^()]*?)(?:,\s*num_stages=\d+)?\)"), r"range(\1)"),  # a loop's pipeline depth
+]
+
+
+def interpreted(text: str) -> str:
+    """A generated module with what Triton's interpreter ignores taken out (num_warps, num_stages, a loop's
+    num_stages, the module's record of its binding): two bindings with equal texts run the same program on
+    the CPU, and only the GPU sweep (bench/corpus.py --variants) tells them apart."""
+    for pattern, repl in _LAUNCH_OPTIONS:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def _timed_out(e) -> bool:
     """Whether `e` is the per-binding alarm, raised directly or wrapped (Triton's InterpreterError)."""
     seen = set()
@@ -179,6 +196,7 @@ def sweep(mod, args) -> dict:
     rec["space"] = {n: c for n, (c, _) in space.items()}
     verdicts = {}  # label -> (verdict, detail, shape)
     for shape, inputs, want in cases(mod, args.shapes):
+        programs = {}  # interpreted(source) -> the label that ran it at this shape
         views, kw = H.torch_args(mod, shape, inputs, "cpu")
         base = {n: int(v) for n, v in kernel.call_defaults(*views, **kw).items()}
         for label, binding in moves(space, base):
@@ -196,6 +214,16 @@ def sweep(mod, args) -> dict:
                 verdicts.setdefault(label, ("skipped", f"fragment sizes multiply to {lanes} > --lanes {args.lanes}",
                                             shape))
                 continue
+            try:
+                program = interpreted(kernel.source(constexprs=cx or None, params=binding))
+            except Exception as e:  # noqa: BLE001: a binding the compiler rejects is a finding
+                verdicts[label] = ("CRASH", f"{type(e).__name__}: {e}"[:600], shape, binding)
+                continue
+            if program in programs:
+                verdicts.setdefault(label, ("same", f"the interpreter's program of {programs[program]} (only "
+                                            "launch options differ: the GPU sweep checks it)", shape))
+                continue
+            programs[program] = label
             views, kw = H.torch_args(mod, shape, inputs, "cpu")
             signal.signal(signal.SIGALRM, _alarm)
             signal.alarm(int(args.binding_s))
@@ -241,7 +269,7 @@ def report(rec) -> bool:
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f" ({rec.get('wall_s', 0)} s)", flush=True)
     bad = False
     for r in rec["results"]:
-        if r["verdict"] in ("ok",):
+        if r["verdict"] in ("ok", "same"):
             continue
         bad |= r["verdict"] in ("DIFFERS", "CRASH")
         extra = f" binding {r['binding']}" if "binding" in r else ""
