@@ -11,7 +11,8 @@ it. On the CPU (TRITON_INTERPRET=1) a binding whose fragment sizes multiply past
 note (the interpreter's cost grows with them, not its meaning).
 
     python3 bench/corpus/variants.py [NAME ...] [--examples] [--budget-s S] [--binding-s S] [--lanes N]
-                                     [--shapes all|small] [--jsonl FILE]
+                                     [--shapes all|small] [--moves all|extremes] [--compile-only]
+                                     [--jsonl FILE]
     python3 bench/corpus/check.py --variants [NAME ...]        (the same)
 
 NAME is a corpus file stem or number (bench/corpus/), or `ex:NAME` for a suite kernel of examples/
@@ -126,9 +127,9 @@ def load(name: str):
 def cases(mod, which: str):
     """[(shape, inputs, expected)] of a corpus file or suite kernel."""
     shapes = list(mod.TEST_SHAPES)
-    if which == "small":  # the smallest and the largest shape: the edge and the many-program case
+    if which == "small":  # the smallest and the middle shape: the edge and an odd several-block case
         shapes = sorted(shapes, key=lambda s: math.prod(s.values()) if s else 1)
-        shapes = shapes[:1] + shapes[-1:] if len(shapes) > 1 else shapes
+        shapes = shapes[:1] + [shapes[len(shapes) // 2]] if len(shapes) > 1 else shapes
     out = []
     for i, shape in enumerate(shapes):
         if isinstance(mod, Suite):
@@ -200,6 +201,8 @@ def sweep(mod, args) -> dict:
         views, kw = H.torch_args(mod, shape, inputs, "cpu")
         base = {n: int(v) for n, v in kernel.call_defaults(*views, **kw).items()}
         for label, binding in moves(space, base):
+            if args.moves == "extremes" and label not in ("default", "all-min", "all-max"):
+                continue
             if verdicts.get(label, ("",))[0] in ("DIFFERS", "CRASH"):
                 continue  # one failing shape per binding is enough
             if time.time() - start > args.budget_s:
@@ -224,6 +227,9 @@ def sweep(mod, args) -> dict:
                                             "launch options differ: the GPU sweep checks it)", shape))
                 continue
             programs[program] = label
+            if args.compile_only:
+                verdicts.setdefault(label, ("ok", "compiled (--compile-only: not run)", shape))
+                continue
             views, kw = H.torch_args(mod, shape, inputs, "cpu")
             signal.signal(signal.SIGALRM, _alarm)
             signal.alarm(int(args.binding_s))
@@ -285,7 +291,11 @@ def main(argv=None):
     ap.add_argument("--binding-s", type=float, default=60.0, help="seconds per binding and shape")
     ap.add_argument("--lanes", type=int, default=LANES, help="bound on the product of fragment sizes")
     ap.add_argument("--shapes", choices=("all", "small"), default="all",
-                    help="all TEST_SHAPES, or the smallest and largest")
+                    help="all TEST_SHAPES, or the smallest and the middle one")
+    ap.add_argument("--moves", choices=("all", "extremes"), default="all",
+                    help="every one-at-a-time move, or only the default, all-min and all-max")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="compile each binding's source without running it (a wide, cheap net)")
     ap.add_argument("--jsonl", default=None, help="append one JSON line per kernel")
     args = ap.parse_args(argv)
     names = [n for n in args.names if n.startswith("ex:")]

@@ -37,7 +37,8 @@ def test_interpreted_drops_only_launch_options():
 
 
 def _args(**kw):
-    return argparse.Namespace(**{"budget_s": 20.0, "binding_s": 30.0, "lanes": V.LANES, "shapes": "small", **kw})
+    return argparse.Namespace(**{"budget_s": 20.0, "binding_s": 30.0, "lanes": V.LANES, "shapes": "small", "moves": "all",
+                                 "compile_only": False, **kw})
 
 
 # Fast kernels (a corpus file whose space has BLOCK_P, BLOCK, WARPS, STAGES, LOOP_STAGES; a suite kernel
