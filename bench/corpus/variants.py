@@ -52,21 +52,25 @@ def space_of(kernel, constexprs) -> dict:
 
 
 def moves(space: dict, base: dict) -> list:
-    """[(label, binding)]: the default `base`, each parameter moved alone to each other candidate, then
-    all at their smallest and all at their largest candidates (when those differ from what came before)."""
-    out = [("default", dict(base))]
-    seen = {tuple(sorted(base.items()))}
+    """[(label, binding)]: the default `base`; all parameters at their smallest and at their largest
+    candidates together; each parameter moved alone to its smallest and largest candidates; then to each
+    other candidate (breadth first, so a kernel's --budget-s reaches every parameter's extremes)."""
+    out, seen = [], set()
+
+    def add(label, b):
+        key = tuple(sorted(b.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append((label, b))
+    add("default", dict(base))
+    for label, pick in (("all-min", min), ("all-max", max)):
+        add(label, {**base, **{n: pick(c) for n, (c, _) in space.items()}})
+    for name in sorted(space):
+        for c in sorted({min(space[name][0]), max(space[name][0])}):
+            add(f"{name}={c}", {**base, name: c})
     for name in sorted(space):
         for c in space[name][0]:
-            b = {**base, name: c}
-            if tuple(sorted(b.items())) not in seen:
-                seen.add(tuple(sorted(b.items())))
-                out.append((f"{name}={c}", b))
-    for label, pick in (("all-min", min), ("all-max", max)):
-        b = {**base, **{n: pick(c) for n, (c, _) in space.items()}}
-        if tuple(sorted(b.items())) not in seen:
-            seen.add(tuple(sorted(b.items())))
-            out.append((label, b))
+            add(f"{name}={c}", {**base, name: c})
     return out
 
 

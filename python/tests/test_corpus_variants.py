@@ -19,10 +19,12 @@ sys.path.pop(0)
 
 
 def test_moves_one_at_a_time_then_extremes():
-    space = {"A": ([1, 2, 4], 2), "B": ([0, 1], 0)}
+    space = {"A": ([1, 2, 4, 8], 2), "B": ([0, 1], 0)}
     got = V.moves(space, {"A": 2, "B": 0})
-    assert got == [("default", {"A": 2, "B": 0}), ("A=1", {"A": 1, "B": 0}), ("A=4", {"A": 4, "B": 0}),
-                   ("B=1", {"A": 2, "B": 1}), ("all-max", {"A": 4, "B": 1})]  # all-min is A=1 already
+    assert got == [("default", {"A": 2, "B": 0}), ("all-min", {"A": 1, "B": 0}), ("all-max", {"A": 8, "B": 1}),
+                   ("A=8", {"A": 8, "B": 0}), ("B=1", {"A": 2, "B": 1}), ("A=4", {"A": 4, "B": 0})]
+    # every candidate of every parameter is reached, each binding once
+    assert {(n, b[n]) for _, b in got for n in b} >= {("A", a) for a in (1, 2, 4, 8)} | {("B", 0), ("B", 1)}
 
 
 def test_interpreted_drops_only_launch_options():
