@@ -52,3 +52,21 @@ def test_every_candidate_agrees(name, tessel_bin):
     assert not bad, bad
     ran = [r for r in rec["results"] if r["verdict"] == "ok"]
     assert len(ran) > 1 and any(r["label"] == "default" for r in ran), rec
+
+
+def test_a_wrong_binding_is_reported(monkeypatch, tessel_bin):
+    """A launch that writes wrong values at one binding (here: zeros wherever BLOCK is 64, all-min's) is
+    reported as DIFFERS for that binding, with the binding; the default still agrees."""
+    launch = V.launch
+
+    def corrupted(mod, binding, views, kw):
+        launch(mod, binding, views, kw)
+        if binding.get("BLOCK") == 64:
+            for t in H_outputs(mod, views):
+                t.zero_()
+    H_outputs = lambda mod, views: V.H.outputs_of(mod, views).values()  # noqa: E731
+    monkeypatch.setattr(V, "launch", corrupted)
+    rec = V.sweep(V.load("97_mse_loss_grad"), _args(moves="extremes"))
+    verdicts = {r["label"]: r for r in rec["results"]}
+    assert verdicts["default"]["verdict"] == "ok"
+    assert verdicts["all-min"]["verdict"] == "DIFFERS" and verdicts["all-min"]["binding"]["BLOCK"] == 64
