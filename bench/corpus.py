@@ -4,12 +4,19 @@ so a run cut short keeps what ran).
 
     python3 bench/corpus.py [--only NAME,NAME] [--skip NAME,...] [--out FILE] [--lines FILE]
                             [--no-compile] [--budget-s S] [--jobs N] [--cpu-smoke]
+    python3 bench/corpus.py --variants [--only NAME,NAME] [--budget-s S] [--kernel-s S] [--out FILE]
 
 Per kernel: (1) the tessel kernel at the largest test shape against the NumPy reference; (2) at the bench
 shape against the eager peer (BENCH_TOLERANCE, else TOLERANCE); (3) medians of CUDA-event timings
 (triton.testing.do_bench) of the tessel call, the eager peer and torch.compile(peer). Ratios are peer
 time / tessel time (above 1: tessel is faster); the summary's geomean is over kernels that ran correctly
 against torch.compile. A kernel's failure is recorded and the run goes on.
+
+--variants (issue 47): no timings; per kernel, the call's default binding and every declared parameter
+moved alone to each other candidate (then all at their smallest, all at their largest: the bindings of
+bench/corpus/variants.py), each launched at the largest test shape against the NumPy reference and at
+the bench shape against the eager peer. Bindings the resource model refuses are listed, not run. Writes
+one JSON line per kernel (--lines) and the whole to --out (default lab/results/corpus-variants.json).
 """
 import argparse
 import json
@@ -253,6 +260,104 @@ def summary(records: list) -> dict:
             "below_0.8_vs_compile": sorted(r["name"] for r in records if r.get("vs_compile", 1) < 0.8)}
 
 
+def variants_one(name: str, kernel_s: float) -> dict:
+    """--variants for one kernel on the GPU: {"name", "results": [{label, verdict, detail, binding}]}."""
+    import torch
+    import variants as V
+    mod = H.load(name)
+    rec = {"name": name, "results": []}
+    why = H.marked(mod, "SKIP", "triton") or H.marked(mod, "XFAIL", "triton")
+    if why:
+        rec["skipped"] = f"marked for the triton path: {why}"
+        return rec
+    cx = getattr(mod, "CONSTEXPRS", {}) or {}
+    space = V.space_of(mod.KERNEL, cx)
+    rec["space"] = {n: c for n, (c, _) in space.items()}
+    small = max(mod.TEST_SHAPES, key=lambda s: math.prod(s.values()))
+    shape = dict(min(mod.TEST_SHAPES, key=lambda s: math.prod(s.values())) if _SMOKE else mod.BENCH_SHAPE)
+    s_inputs = H.draw(mod, small, 1)
+    s_want = H.expected(mod, s_inputs)
+    inputs = H.draw(mod, shape, seed=2)
+    theirs = mod.peer(**_torch_inputs(inputs, mod, DEVICE))
+    tol = getattr(mod, "BENCH_TOLERANCE", None) or {k: 4 * v for k, v in mod.TOLERANCE.items()}
+    views, kw = H.torch_args(mod, shape, inputs, DEVICE)
+    base = {n: int(v) for n, v in mod.KERNEL.call_defaults(*views, **kw).items()}
+    start = time.time()
+    for label, binding in V.moves(space, base):
+        r = {"label": label, "binding": binding}
+        rec["results"].append(r)
+        if time.time() - start > kernel_s:
+            r.update(verdict="budget", detail="not run: --kernel-s spent")
+            continue
+        why = V.refused(mod.KERNEL, cx, binding)
+        if why:
+            r.update(verdict="refused", detail=f"resource model: {why}")
+            continue
+        try:
+            sv, skw = H.torch_args(mod, small, s_inputs, DEVICE)
+            V.launch(mod, binding, sv, skw)
+            got = {k: v.detach().float().cpu().numpy() if v.is_floating_point() else v.cpu().numpy()
+                   for k, v in H.outputs_of(mod, sv).items()}
+            msg = H.mismatch(mod, got, s_want)
+            if msg:
+                r.update(verdict="DIFFERS", detail=f"reference at {small}: {msg}")
+                continue
+            views, kw = H.torch_args(mod, shape, inputs, DEVICE)
+            V.launch(mod, binding, views, kw)
+            _sync()
+            ours = H.outputs_of(mod, views)
+            for k, want in theirs.items():
+                if k in ours:
+                    msg, _ = _close(ours[k], want, tol, _unrounded(mod, k, inputs))
+                    if msg:
+                        r.update(verdict="DIFFERS", detail=f"peer at the bench shape, output {k}: {msg}")
+                        break
+            else:
+                r.update(verdict="ok")
+        except Exception as e:  # noqa: BLE001: a crash is a finding; a device-side fault poisons the rest
+            r.update(verdict="CRASH", detail=f"{type(e).__name__}: {str(e)[:400]}")
+            if "device-side" in str(e) or "illegal memory" in str(e):
+                rec["error"] = "a device-side fault: the process's CUDA context is gone; later kernels not run"
+                break
+    rec["wall_s"] = round(time.time() - start, 1)
+    return rec
+
+
+def variants_main(args):
+    import torch
+    names = H.resolve(filter(None, args.only.split(","))) if args.only else H.names()
+    skip = set(H.resolve(filter(None, args.skip.split(","))))
+    start, records = time.time(), []
+    out = args.out if args.out != str(HERE / "results" / "corpus.json") else \
+        str(HERE.parent / "lab" / "results" / "corpus-variants.json")
+    for name in (n for n in names if n not in skip):
+        if time.time() - start > args.budget_s:
+            rec = {"name": name, "error": "not started: the run's budget was spent"}
+        else:
+            try:
+                rec = variants_one(name, args.kernel_s)
+            except Exception as e:  # noqa: BLE001
+                rec = {"name": name, "error": f"{type(e).__name__}: {str(e)[:500]}"}
+        records.append(rec)
+        bad = [f"{r['label']}: {r['verdict']} {r.get('detail', '')}" for r in rec.get("results", [])
+               if r["verdict"] in ("DIFFERS", "CRASH")]
+        print(json.dumps({"name": name, "bindings": len(rec.get("results", [])), "bad": bad,
+                          **{k: rec[k] for k in ("error", "skipped") if k in rec}}), flush=True)
+        with open(args.lines, "a") as f:
+            f.write(json.dumps(rec, default=str) + "\n")
+        if DEVICE == "cuda":
+            torch.cuda.empty_cache()
+        if "device-side" in rec.get("error", ""):
+            break
+    pathlib.Path(out).parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w") as f:
+        json.dump({"device": "cpu (smoke)" if _SMOKE else torch.cuda.get_device_name(), "kernels": records},
+                  f, indent=1, default=str)
+    failing = [r["name"] for r in records if "error" in r or any(
+        x["verdict"] in ("DIFFERS", "CRASH") for x in r.get("results", []))]
+    print(json.dumps({"kernels": len(records), "failing": failing}, indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
@@ -264,10 +369,15 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="kernels prepared at once (timed one at a time)")
     ap.add_argument("--cpu-smoke", action="store_true",
                     help="run on the CPU under TRITON_INTERPRET=1 at the smallest test shapes (checks the script)")
+    ap.add_argument("--variants", action="store_true",
+                    help="every declared parameter candidate, one at a time, checked (no timings)")
+    ap.add_argument("--kernel-s", type=float, default=120.0, help="--variants: seconds per kernel")
     args = ap.parse_args()
     if args.cpu_smoke and not _SMOKE:  # re-run with the switch in the environment, before torch/triton load
         os.environ.update(TESSEL_CORPUS_SMOKE="1", TRITON_INTERPRET="1")
         os.execv(sys.executable, [sys.executable] + sys.argv)
+    if args.variants:
+        return variants_main(args)
     import torch
     names = H.resolve(filter(None, args.only.split(","))) if args.only else H.names()
     skip = set(H.resolve(filter(None, args.skip.split(","))))

@@ -2,6 +2,8 @@
 TRITON_INTERPRET=1, at every test shape, against the file's NumPy reference.
 
     python3 bench/corpus/check.py [NAME ...]      (default: every file)
+    python3 bench/corpus/check.py --variants [NAME ...] [variants.py's flags]
+        every declared parameter candidate, one at a time, through Triton (bench/corpus/variants.py)
 """
 import os
 import sys
@@ -40,6 +42,9 @@ def check(name: str) -> bool:
 
 
 if __name__ == "__main__":
+    if "--variants" in sys.argv[1:]:
+        import variants
+        sys.exit(variants.main([a for a in sys.argv[1:] if a != "--variants"]))
     names = H.resolve(sys.argv[1:]) if sys.argv[1:] else H.names()
     results = [check(n) for n in names]
     sys.exit(0 if all(results) else 1)
