@@ -1,4 +1,4 @@
-"""What the interpreter-comparison tests share (test_contract_loops.py, test_init_rows.py): one
+"""What the interpreter-comparison tests share (test_contract_loops.py, test_init_rows.py, test_fold_views.py): one
 `tessel run` of a KIR or pgpu program on given inputs, and the comparison of its outputs."""
 import subprocess
 
@@ -19,8 +19,8 @@ def run_cli(tessel_bin, tmp_path, source, shape, inputs, extra, tag):
     return {p.stem: np.load(p).astype(np.float64) for p in out.glob("*.npy")}
 
 
-def close(got, want, what):
-    """Every output of `want` in `got`: the same infinities, the rest within 2e-3."""
+def close(got, want, what, atol=2e-3):
+    """Every output of `want` in `got`: the same infinities, the rest within rtol 2e-3 and `atol`."""
     for n, w in want.items():
         np.testing.assert_array_equal(np.isinf(got[n]), np.isinf(w), err_msg=f"{what}: {n} infinities")
-        np.testing.assert_allclose(got[n], w, rtol=2e-3, atol=2e-3, err_msg=f"{what}: {n}")
+        np.testing.assert_allclose(got[n], w, rtol=2e-3, atol=atol, err_msg=f"{what}: {n}")

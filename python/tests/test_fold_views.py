@@ -21,6 +21,8 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+import interp_cli  # noqa: E402
+from interp_cli import run_cli  # noqa: E402
 
 F16 = T.f16
 
@@ -80,22 +82,8 @@ def draw(name, shape, seed):
     return inputs
 
 
-def run_cli(tessel_bin, tmp_path, source, shape, inputs, extra, tag):
-    out = tmp_path / f"out-{tag}"
-    args = [str(tessel_bin), "run", str(source), "--shape", ",".join(f"{k}={v}" for k, v in shape.items()),
-            "--out", str(out), *extra]
-    for n, x in inputs.items():
-        np.save(tmp_path / f"{n}.npy", x)
-        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return {p.stem: np.load(p).astype(np.float64) for p in out.glob("*.npy")}
-
-
 def close(got, want, what):
-    for n, w in want.items():
-        np.testing.assert_array_equal(np.isinf(got[n]), np.isinf(w), err_msg=f"{what}: {n} infinities")
-        np.testing.assert_allclose(got[n], w, rtol=2e-3, atol=2e-4, err_msg=f"{what}: {n}")
+    interp_cli.close(got, want, what, atol=2e-4)
 
 
 SHAPES = [dict(M=1, K=1, C=1), dict(M=5, K=17, C=37), dict(M=19, K=40, C=131), dict(M=3, K=0, C=5),
