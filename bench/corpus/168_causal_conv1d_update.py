@@ -45,4 +45,3 @@ TEST_SHAPES = [dict(B=1, C=1), dict(B=3, C=127), dict(B=17, C=1031)]
 BENCH_SHAPE = dict(B=256, C=8192)
 TOLERANCE = dict(rtol=1e-5, atol=1e-5)
 PEER = "torch.compile"
-XFAIL = {"triton": "kir-to-pgpu: this read of the view is used after a store to the same view in the member (state[b, chans, 1..3] read, then stored to state[b, chans, 0..3]: reads at the coordinates of the stores, constant taps, disjoint)"}

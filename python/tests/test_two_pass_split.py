@@ -113,8 +113,9 @@ def run_pgpu(program, tmp_path, inputs, scalars, shapes, binding, order, tag):
 
 
 def test_remarks_and_structure(tmp_path):
-    """The maximum's fold runs whole in every segment, the sums' fold is split (remarks at the folds), and
-    the program holds the last arrival's combine."""
+    """The maximum's fold is split in a first phase (its programs count themselves; the sums' programs wait
+    for the count), the sums' fold is split (remarks at the folds), and the program holds the last arrival's
+    combine."""
     for kernel in (mqa, gqa):
         source = kernel._write(tmp_path, None)
         res = subprocess.run([str(pathlib_bin()), "compile", str(source), "--emit=source", "--target=triton",
@@ -122,7 +123,7 @@ def test_remarks_and_structure(tmp_path):
                              capture_output=True, text=True)
         assert res.returncode == 0, res.stderr
         assert "became two region folds" in res.stderr, res.stderr
-        assert "this fold runs whole in every segment's program" in res.stderr, res.stderr
+        assert "this fold is split in a first phase" in res.stderr, res.stderr
         assert "the fold's tiles are cut into FOLD_SPLIT contiguous segments" in res.stderr, res.stderr
         assert "two folds run in one program" not in res.stderr, res.stderr
         text = pipeline(kernel, tmp_path).read_text()
