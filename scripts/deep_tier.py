@@ -11,7 +11,10 @@ on 2 cores) while every test function still runs:
     every path) never move.
 
   python3 -m pytest -q python/tests --durations=0 -p no:cacheprovider | tee /tmp/durations.log
-  python3 scripts/deep_tier.py /tmp/durations.log > python/tests/deep_cases.txt
+  python3 scripts/deep_tier.py /tmp/durations.log --keep python/tests/deep_cases.txt > /tmp/deep_cases.txt
+  mv /tmp/deep_cases.txt python/tests/deep_cases.txt
+
+A default-tier log does not time the cases already listed (they are skipped there): --keep carries them over.
 
 `TESSEL_DEEP=1` runs the listed cases too (conftest.py reads the file).
 """
@@ -29,6 +32,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("log", help="a pytest log with --durations=0")
     ap.add_argument("--min-s", type=float, default=3.0, help="a case at least this slow may move (seconds)")
+    ap.add_argument("--keep", help="an earlier deep_cases.txt whose cases stay listed")
     args = ap.parse_args()
     took = collections.Counter()
     for line in open(args.log):
@@ -46,6 +50,15 @@ def main():
     for cases in groups.values():
         cases.sort()
         deep += [(s, n) for s, n in cases[1:] if s >= args.min_s]
+    listed = {n for _, n in deep}
+    if args.keep:
+        for line in open(args.keep):
+            node, _, note = line.partition("#")
+            node = node.strip()
+            if node and node not in listed:
+                m = re.match(r"\s*([0-9.]+)s", note)
+                deep.append((float(m.group(1)) if m else 0.0, node))
+                listed.add(node)
     out = sys.stdout
     out.write(f"# Deep-tier cases (run under TESSEL_DEEP=1): written by scripts/deep_tier.py --min-s {args.min_s:g}\n"
               "# from a --durations=0 log; each took at least that long, and a cheaper case of the same test\n"
