@@ -651,7 +651,7 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
        << "    \"\"\"The Gluon tensor descriptor of all of view `t` with boxes of shape `box` (NVMMA-swizzled in shared\n"
        << "    memory, as the kernel's rings are), made on the host.\"\"\"\n"
        << "    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor\n"
-       << "    dtype = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}[t.dtype]\n"
+       << "    dtype = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16, torch.float32: gl.float32}[t.dtype]\n"
        << "    return TensorDescriptor(t, list(t.shape), list(t.stride()), box,\n"
        << "                            gl.NVMMASharedLayout.get_default_for(box, dtype))\n\n\n";
   triton::emitLaunchPrelude(os);
