@@ -32,4 +32,7 @@ def peer(dy, x):
 TEST_SHAPES = [dict(T=1, O=1, I=1), dict(T=37, O=5, I=19), dict(T=131, O=23, I=67)]
 BENCH_SHAPE = dict(T=65536, O=1024, I=1024)
 TOLERANCE = dict(rtol=1e-3, atol=1e-3)
+# The peer's product comes back in bf16 (8 bits: 2^-9 relative rounding, and cuBLAS's bf16 path was 1-2 units
+# in the last place off at T = 65536 on the H100); tessel's f32 sum is checked against NumPy at TEST_SHAPES.
+BENCH_TOLERANCE = dict(rtol=1e-2, atol=1e-2)
 PEER = "torch.matmul(dY.t(), X).float()"
