@@ -116,3 +116,20 @@ Value pgpu::build::cmp(OpBuilder &b, Location loc, kir::CmpPredicate p, Value l,
 }
 
 Value pgpu::build::index(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+LaunchSplits pgpu::launchSplits(OpBuilder &b, ProgramSpaceOp space, Location loc, Value lower, Value upper,
+                                Value step, StringRef param, IRMapping &map) {
+  LaunchSplits s;
+  s.lower = hoistLaunchValue(b, space, lower, map);
+  s.upper = hoistLaunchValue(b, space, upper, map);
+  s.step = hoistLaunchValue(b, space, step, map);
+  s.zero = build::index(b, loc, 0);
+  s.one = build::index(b, loc, 1);
+  Value span = build::bin(b, loc, kir::BinaryKind::Max, build::bin(b, loc, kir::BinaryKind::Sub, s.upper, s.lower),
+                          s.zero);
+  s.steps = CeilDivOp::create(b, loc, span, s.step).getResult();
+  s.param = ParamOp::create(b, loc, b.getIndexType(), param);
+  s.splits = build::bin(b, loc, kir::BinaryKind::Max, build::bin(b, loc, kir::BinaryKind::Min, s.param, s.steps),
+                        s.one);
+  return s;
+}

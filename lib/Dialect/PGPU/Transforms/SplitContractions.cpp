@@ -234,15 +234,10 @@ void split(KernelOp kernel, Plan &plan) {
   ExecutionGroupOp group = plan.group;
   OpBuilder b(space);
   IRMapping map;
-  Value lower = hoistLaunchValue(b, space, loop.getLower(), map);
-  Value upper = hoistLaunchValue(b, space, loop.getUpper(), map);
-  Value step = hoistLaunchValue(b, space, loop.getStep(), map);
-  Value zero = index(b, loc, 0), one = index(b, loc, 1);
   // steps = ceil(max(U - L, 0) / step); SPLIT_KS = max(min(SPLIT_K, steps), 1).
-  Value span = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Sub, upper, lower), zero);
-  Value steps = CeilDivOp::create(b, loc, span, step).getResult();
-  Value param = ParamOp::create(b, loc, b.getIndexType(), kParam);
-  Value splits = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Min, param, steps), one);
+  LaunchSplits cut = launchSplits(b, space, loc, loop.getLower(), loop.getUpper(), loop.getStep(), kParam, map);
+  Value lower = cut.lower, upper = cut.upper, step = cut.step, zero = cut.zero, one = cut.one;
+  Value steps = cut.steps, param = cut.param, splits = cut.splits;
   // The branch follows the parameter alone (a constant where the call binds it): SPLIT_K = 1 leaves
   // the original loop, and the split branch is dead code a provider drops (Triton: a constexpr if).
   // SPLIT_K > 1 over one step splits into one chunk (correct, through the workspace).

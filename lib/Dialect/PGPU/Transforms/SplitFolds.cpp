@@ -732,15 +732,11 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     ExecutionGroupOp group = plan.group;
     OpBuilder b(space);
     IRMapping map;
-    Value lower = hoistLaunchValue(b, space, first.getLower(), map);
-    Value upper = hoistLaunchValue(b, space, first.getUpper(), map);
-    Value step = hoistLaunchValue(b, space, first.getStep(), map);
-    Value zero = index(b, loc, 0), one = index(b, loc, 1);
     // tiles = ceil(max(U - L, 0) / S); FOLD_SPLITS = max(min(FOLD_SPLIT, tiles), 1).
-    Value span = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Sub, upper, lower), zero);
-    Value tiles = CeilDivOp::create(b, loc, span, step).getResult();
-    Value param = ParamOp::create(b, loc, b.getIndexType(), kSplitParam);
-    Value splits = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Min, param, tiles), one);
+    LaunchSplits cut =
+        launchSplits(b, space, loc, first.getLower(), first.getUpper(), first.getStep(), kSplitParam, map);
+    Value lower = cut.lower, upper = cut.upper, step = cut.step, zero = cut.zero, one = cut.one;
+    Value tiles = cut.steps, param = cut.param, splits = cut.splits;
     Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, one);
     // A group without axes (a kernel-level statement) is one point.
     Value points = group.getExtents().empty() ? one : group.getExtents().front();

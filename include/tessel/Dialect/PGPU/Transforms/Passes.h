@@ -140,6 +140,15 @@ void guardEffect(mlir::Operation *op, mlir::Value when);
 /// `v`, a launch-uniform value computed inside `space`, recomputed at `b` (before the space) from
 /// clones of its defining ops (kept in `map`); `v` itself when it is defined outside.
 mlir::Value hoistLaunchValue(mlir::OpBuilder &b, ProgramSpaceOp space, mlir::Value v, mlir::IRMapping &map);
+/// A walk [lower, upper) by `step` (launch-uniform values inside `space`) cut into parameter `param`'s
+/// chunks: the bounds hoisted before the space (in this order), the constants 0 and 1, the steps
+/// ceil(max(upper - lower, 0) / step), the parameter and the chunk count max(min(param, steps), 1)
+/// (pgpu-split-folds' FOLD_SPLITS, pgpu-split-contractions' SPLIT_KS).
+struct LaunchSplits {
+  mlir::Value lower, upper, step, zero, one, steps, param, splits;
+};
+LaunchSplits launchSplits(mlir::OpBuilder &b, ProgramSpaceOp space, mlir::Location loc, mlir::Value lower,
+                          mlir::Value upper, mlir::Value step, llvm::StringRef param, mlir::IRMapping &map);
 /// Declares parameter `param` on `kernel` unless it is declared already.
 void declareParam(KernelOp kernel, ParamAttr param);
 /// One-line builders of the index arithmetic these passes (and pgpu-pair-blocks) write.
