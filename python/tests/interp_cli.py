@@ -1,8 +1,20 @@
-"""What the interpreter-comparison tests share (test_contract_loops.py, test_init_rows.py, test_fold_views.py): one
-`tessel run` of a KIR or pgpu program on given inputs, and the comparison of its outputs."""
+"""What the interpreter-comparison tests share (test_contract_loops.py, test_init_rows.py, test_fold_views.py): a
+kernel's pgpu program after realize-folds, one `tessel run` of a KIR or pgpu program on given inputs, and the
+comparison of its outputs."""
 import subprocess
 
 import numpy as np
+
+
+def realize_folds(tessel_bin, tmp_path, kernel):
+    """(KIR source, pgpu program after realize-folds) of `kernel`, written under tmp_path."""
+    source = kernel._write(tmp_path, None)
+    program = tmp_path / f"{kernel.name}-pgpu.mlir"
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source),
+                          "--tessel-pipeline=stop-after=realize-folds", "-o", str(program)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return source, program
 
 
 def run_cli(tessel_bin, tmp_path, source, shape, inputs, extra, tag):

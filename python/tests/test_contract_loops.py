@@ -23,7 +23,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import close, run_cli  # noqa: E402
+from interp_cli import close, realize_folds, run_cli  # noqa: E402
 
 F16 = T.f16
 
@@ -96,20 +96,10 @@ BINDINGS = [({"BLOCK_N": 16, "BLOCK_V": 16, "BLOCK_K": 16, "TILE_K": 16}, "loope
             ({"BLOCK_N": 32, "BLOCK_V": 16, "BLOCK_K": 128, "TILE_K": 16}, "fragment")]
 
 
-def pipeline(tessel_bin, tmp_path, kernel):
-    source = kernel._write(tmp_path, None)
-    program = tmp_path / f"{kernel.name}-pgpu.mlir"
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source),
-                          "--tessel-pipeline=stop-after=realize-folds", "-o", str(program)],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return source, program
-
-
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_interpreters_agree(tessel_bin, tmp_path, name):
     kernel = KERNELS[name]
-    source, program = pipeline(tessel_bin, tmp_path, kernel)
+    source, program = realize_folds(tessel_bin, tmp_path, kernel)
     text = program.read_text()
     assert "pgpu.contract" in text and '"TILE_K"' in text, text[:2000]
     for i, shape in enumerate(SHAPES):
@@ -204,7 +194,7 @@ def test_store_traversal_in_looped_variant(tessel_bin, tmp_path, D):
     D > BLOCK_D the two folds and the store's own traversal of the keys each loop over TILE_D blocks
     of it (the query block read per block inside the loops, not once before them); the pgpu
     interpreter agrees with the KIR interpreter in both variants."""
-    source, program = pipeline(tessel_bin, tmp_path, _scores)
+    source, program = realize_folds(tessel_bin, tmp_path, _scores)
     assert '"TILE_D"' in program.read_text()
     shape = dict(B=2, S=19, T=37, D=D)
     rng = np.random.default_rng(D)

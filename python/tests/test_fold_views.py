@@ -22,7 +22,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
 import interp_cli  # noqa: E402
-from interp_cli import run_cli  # noqa: E402
+from interp_cli import realize_folds, run_cli  # noqa: E402
 
 F16 = T.f16
 
@@ -95,20 +95,10 @@ BINDINGS = [({"BLOCK_M": 16, "BLOCK_C": 16, "BLOCK_K": 16, "TILE_K": 16}, "loope
             ({"BLOCK_M": 32, "BLOCK_C": 16, "BLOCK_K": 128, "TILE_K": 16}, "fragment")]
 
 
-def pipeline(tessel_bin, tmp_path, kernel):
-    source = kernel._write(tmp_path, None)
-    program = tmp_path / f"{kernel.name}-pgpu.mlir"
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source),
-                          "--tessel-pipeline=stop-after=realize-folds", "-o", str(program)],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return source, program
-
-
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_interpreters_agree(tessel_bin, tmp_path, name):
     kernel = KERNELS[name]
-    source, program = pipeline(tessel_bin, tmp_path, kernel)
+    source, program = realize_folds(tessel_bin, tmp_path, kernel)
     text = program.read_text()
     assert "pgpu.contract" in text and '"TILE_K"' in text, text[:2000]
     for i, shape in enumerate(SHAPES):
