@@ -62,6 +62,17 @@ def load_bench(name: str):
     return module
 
 
+def pass_remarks(tessel_bin, source, name):
+    """The remarks pass `name` gives when `tessel compile --emit=pgpu --remarks` compiles KIR file `source`: the
+    text after "NAME: " of each line that has it."""
+    import subprocess
+    res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"], capture_output=True,
+                         text=True)
+    assert res.returncode == 0, res.stderr
+    tag = f"{name}: "
+    return [ln.split(tag, 1)[1] for ln in res.stderr.splitlines() if tag in ln]
+
+
 @pytest.fixture(scope="session")
 def tessel_bin():
     path = BUILD / "bin" / "tessel"

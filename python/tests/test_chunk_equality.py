@@ -13,7 +13,7 @@ chunks cross tile boundaries.
 """
 import math
 import os
-import subprocess
+from conftest import pass_remarks
 
 import numpy as np
 import pytest
@@ -52,11 +52,7 @@ def chunk_attention(name, spelling):
 
 
 def remarks(tessel_bin, source):
-    res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"], capture_output=True,
-                         text=True)
-    assert res.returncode == 0, res.stderr
-    tag = "pgpu-narrow-fold-ranges: "
-    return [ln.split(tag, 1)[1] for ln in res.stderr.splitlines() if tag in ln]
+    return pass_remarks(tessel_bin, source, "pgpu-narrow-fold-ranges")
 
 
 @pytest.mark.parametrize("spelling", ["causal", "flipped", "diagonal", "constant"])

@@ -12,7 +12,7 @@ in x, so the range's ends swap).
 """
 import math
 import os
-import subprocess
+from conftest import pass_remarks
 
 import numpy as np
 import pytest
@@ -48,11 +48,7 @@ def chunked_attention(name, mirrored=False):
 
 
 def remarks(tessel_bin, source):
-    res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"], capture_output=True,
-                         text=True)
-    assert res.returncode == 0, res.stderr
-    tag = "pgpu-narrow-fold-ranges: "
-    return [ln.split(tag, 1)[1] for ln in res.stderr.splitlines() if tag in ln]
+    return pass_remarks(tessel_bin, source, "pgpu-narrow-fold-ranges")
 
 
 def test_chunk_start_narrows_the_key_fold(tessel_bin, tmp_path, monkeypatch):

@@ -11,14 +11,14 @@ negative chunks), BLOCK 64 (its smallest) so rows span several blocks and masks 
 """
 import math
 import os
-import subprocess
+from conftest import pass_remarks
 
 import numpy as np
 import pytest
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
-LOOP = "pgpu-narrow-fold-ranges: a blocked reduction loop, read as its region fold: "
+LOOP = "a blocked reduction loop, read as its region fold: "  # after "pgpu-narrow-fold-ranges: "
 
 
 def masked(name, spelling):
@@ -60,10 +60,7 @@ SPELLINGS = ["chunk_sum", "band_max", "window_sum", "data"]
 
 
 def remarks(tessel_bin, source):
-    res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"], capture_output=True,
-                         text=True)
-    assert res.returncode == 0, res.stderr
-    return [ln for ln in res.stderr.splitlines() if "pgpu-narrow-fold-ranges" in ln]
+    return pass_remarks(tessel_bin, source, "pgpu-narrow-fold-ranges")
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
