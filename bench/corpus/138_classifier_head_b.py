@@ -40,4 +40,7 @@ def peer(x, w, b):
 TEST_SHAPES = [dict(M=1, K=1, C=1), dict(M=3, K=37, C=127), dict(M=2, K=67, C=211)]
 BENCH_SHAPE = dict(M=16384, K=1024, C=1000)
 TOLERANCE = dict(rtol=1e-3, atol=1e-5)
+# The peer rounds x @ w to bf16 before the bias and softmax (2^-9 of each logit: up to ~2% of a
+# probability); tessel keeps the f32 accumulator. The bench check compares the two at that distance.
+BENCH_TOLERANCE = dict(rtol=5e-2, atol=1e-4)
 PEER = "torch.compile"
