@@ -80,6 +80,17 @@ static std::string floorAdjusted(Type type, const std::string &l, const std::str
   return "tl.where(" + fix + ", " + adjusted + ", " + truncated + ")";
 }
 
+/// `x` as an operand of a binary operator: itself when a name or a literal, else parenthesized.
+static std::string operand(const std::string &x) {
+  bool atom = !x.empty() && llvm::all_of(x, [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; });
+  return atom ? x : "(" + x + ")";
+}
+
+std::string triton::scalarRemainderSpelling(const std::string &lhs, const std::string &rhs) {
+  std::string l = operand(lhs), r = operand(rhs);
+  return l + " - (" + l + " // " + r + ") * " + r;
+}
+
 std::optional<std::string> triton::binarySpelling(kir::BinaryKind kind, Type element, bool approximate,
                                                   const std::string &l, const std::string &r, bool truncationExact) {
   if (isFloat8(element)) { // in f32 (exact widening), rounded once

@@ -237,6 +237,12 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         std::optional<std::string> text =
             triton::binarySpelling(b.getKind(), pgpu::elementTypeOf(b.getType()), b.getApproximate(),
                                    expr(b.getLhs()), expr(b.getRhs()), truncationExact);
+        // A scalar index remainder (a blocked walk's start within a row: form-blocking's carried lane
+        // coordinates) is spelled a - (a // b) * b, the same value: Triton's alignment analysis gives a
+        // scalar `%` divisibility 1, and every lane coordinate built on it then reads as unaligned, so no
+        // access of the walk is vectorized; through the subtraction it keeps gcd(a's, b's) divisibility.
+        if (truncationExact && b.getKind() == kir::BinaryKind::Rem && !isa<pgpu::FragmentType>(b.getType()))
+          text = triton::scalarRemainderSpelling(expr(b.getLhs()), expr(b.getRhs()));
         if (!text)
           return unsupported(&op, "no Triton operation with this kind's NaN semantics");
         assign(b.getResult(), *text);

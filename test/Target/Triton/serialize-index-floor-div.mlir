@@ -21,7 +21,8 @@
 // CHECK: = tl.where((([[LD]] % 4) != 0) & (([[LD]] < 0) != (4 < 0)), ([[LD]] // 4) - 1, [[LD]] // 4)
 // COM: must not fire: lanes from a loop index counting up from 0, a program index by an extent, a
 // COM: parameter less one plus an extent (the parameter's candidates are >= 16), a spelled floor
-// COM: remainder x - (x // 5) * 5, a clamped span min(lo + 4, hi) - lo with lo = min(p, hi).
+// COM: remainder x - (x // 5) * 5 (a scalar one, spelled so: serialize-scalar-remainder.mlir), a clamped
+// COM: span min(lo + 4, hi) - lo with lo = min(p, hi).
 // CHECK: = [[L]] // [[TWO]]
 // CHECK: = [[L]] % [[TWO]]
 // CHECK: = [[P]] // {{v[0-9]+}}
@@ -29,7 +30,7 @@
 // CHECK: [[PE:v[0-9]+]] = [[PM]] + {{v[0-9]+}}
 // CHECK: = [[PE]] // 16
 // CHECK: [[RM:v[0-9]+]] = [[PE]] - {{v[0-9]+}}
-// CHECK: = [[RM]] % 5
+// CHECK: = [[RM]] - ([[RM]] // 5) * 5
 // CHECK: [[SPAN:v[0-9]+]] = {{v[0-9]+}} - {{v[0-9]+}}
 // CHECK: = [[SPAN]] // 7
 // CHECK-NOT: tl.where(

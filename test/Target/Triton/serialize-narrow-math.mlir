@@ -33,7 +33,8 @@
 // CHECK: tl.store(iy + {{.*}}, mask=[[N]])
 // CHECK: = [[P:v[0-9]+]] // 3
 // CHECK-NOT: tl.where
-// CHECK: = [[P]] % 3
+// COM: a scalar index remainder is spelled a - (a // b) * b (serialize-scalar-remainder.mlir)
+// CHECK: = [[P]] - ([[P]] // 3) * 3
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @narrow(%h: !pgpu.view<f16, [N], in>, %b: !pgpu.view<bf16, [N], in>, %x: !pgpu.view<f32, [N], in>,
                       %i: !pgpu.view<i8, [N], in>, %hy: !pgpu.view<f16, [N], out>, %by: !pgpu.view<bf16, [N], out>,

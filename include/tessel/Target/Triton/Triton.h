@@ -118,6 +118,11 @@ std::optional<std::string> binarySpelling(kir::BinaryKind kind, mlir::Type eleme
                                           bool truncationExact = false);
 std::optional<std::string> unarySpelling(kir::UnaryKind kind, mlir::Type element, bool approximate,
                                          const std::string &x);
+/// The remainder of two scalar (launch- or loop-uniform) index values, non-negative and positive, as
+/// a - (a // b) * b: equal to Triton's a % b there, and Triton's alignment analysis keeps the
+/// divisibility the two share (it gives a scalar `%` none), which lane coordinates built on it need
+/// for their accesses to vectorize.
+std::string scalarRemainderSpelling(const std::string &lhs, const std::string &rhs);
 /// Whether `op`'s spelling calls Triton's libdevice (math that tl.* lacks at the required accuracy):
 /// the generated module then imports it (and, under TRITON_INTERPRET=1, an evaluator of it).
 bool usesLibdevice(mlir::Operation *op);
