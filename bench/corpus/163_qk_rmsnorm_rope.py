@@ -58,4 +58,5 @@ TEST_SHAPES = [dict(B=1, S=1, H=1, D=2, D2=1), dict(B=1, S=5, H=3, D=14, D2=7), 
 BENCH_SHAPE = dict(B=4, S=4096, H=32, D=128, D2=64)
 TOLERANCE = dict(rtol=1e-2, atol=1e-2)
 PEER = "torch.compile"
-XFAIL = {"triton": "kir-to-pgpu: this read of the view is used after a store to the same view in the member (the even-lane store, then q[..., 2p + 1]'s value realized from gathers of q after it; until session 34 this compiled and gave wrong odd lanes on Triton: the in-place group does not join stores through index tensors yet)"}
+# Was XFAIL on triton (refused: the odd store's value realized from gathers of q after the even store); the
+# in-place group joins gathers and scatters at coordinates 2p, 2p + 1 now (kir-to-pgpu InPlaceStores.cpp).

@@ -8,7 +8,8 @@ a member that reads a view through index tensors after storing to it is refused,
   last program (on the H100 133 took 9.4 s and 164 12.9 s that way). Must not fire: `2 * h` and `4 * h`
   may name one element, so the later store still waits for the earlier.
 - Even/odd lanes updated in place through gathers (corpus 163): the odd store's value read q after the even
-  store had written it on Triton (wrong values, no error); now a located error.
+  store had written it on Triton (wrong values, no error); then a located error; now one in-place element
+  loop (test_in_place_scatters.py).
 Differential: Triton under TRITON_INTERPRET=1 against the KIR interpreter on random inputs at odd shapes."""
 import os
 
@@ -104,16 +105,3 @@ def test_overlapping_stores_keep_their_order(h, tmp_path, monkeypatch):
     np.testing.assert_array_equal(out.numpy()[written], want["out"][written])
     np.testing.assert_array_equal(out.numpy()[0:4 * h:4], 2 * x)  # the later store wins where both write
 
-
-def test_a_gather_used_after_a_scatter_to_its_view_is_refused():
-    @tessel.kernel
-    def rotate_pairs(q: T.InOut[T.f32, ("M", "D")]):
-        M, D = q.shape
-        pairs = T.domain(0, D // 2)
-        ev = 2 * T.indices(pairs)
-        for m in T.parallel(T.domain(0, M)):
-            a, b = q[m, ev], q[m, ev + 1]
-            q[m, ev] = a - b
-            q[m, ev + 1] = a + b  # a and b realized here would read the even lanes just stored
-    with pytest.raises(tessel.CompileError, match="used after a store to the same view"):
-        rotate_pairs.source()

@@ -20,8 +20,13 @@
 //   - the stores are linked through such reads (so their values have the
 //     extents of the reads they share, which the KIR verifier checked) and
 //     consecutive in the member (only lazily realized tensor ops between).
+// Reads and stores through index tensors (kir.gather, kir.scatter) join too
+// where the coordinates are computed from the position alone and one of them
+// is a nonzero multiple of its domain's indices (each position its own
+// element: corpus 163's q[..., 2p], q[..., 2p + 1]).
 // Anything else keeps separate stores, and checkReadsBeforeStores refuses a
-// use after a store as before.
+// use after a store as before. checkInPlaceScatters refuses a scatter through
+// index tensors read from memory whose value reads its own view (corpus 128).
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,6 +149,24 @@ bool neverEqual(Value x, Value y) {
   return g == 0 ? d != 0 : d % g != 0;
 }
 
+/// Whether two coordinate lists name one element at every position: identical values, or integer
+/// coordinates of one linear form (`ev + 1` traced twice is two ops of one value).
+bool sameCoords(ValueRange a, ValueRange b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b)) {
+    if (x == y)
+      continue;
+    auto integral = [](Type t) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      return (tensor ? tensor.getElementType() : t).isIndex();
+    };
+    if (x.getType() != y.getType() || !integral(x.getType()) || linearOf(x) != linearOf(y))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 /// Whether two coordinate lists of one view name disjoint element sets: some axis holds intervals
@@ -164,17 +187,151 @@ bool tessel::construct::disjointCoords(ValueRange a, ValueRange b) {
 
 namespace {
 
-/// A store this rule may join: a tensor value, no mask, coordinates that are domains or scalars.
+/// Whether a coordinate's values come from memory (a read, an index relation, a carried tensor): two
+/// positions of it may name one element, and nothing here can prove otherwise.
+bool dataDependent(Value coord) {
+  SmallVector<Value> work{coord};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def) {
+      if (isa<RankedTensorType>(v.getType()))
+        return true;
+      continue; // a member's scalar index
+    }
+    if (isa<kir::LoadOp, kir::GatherOp, kir::IndexRelationOp>(def) || !isMemoryEffectFree(def) ||
+        def->getNumRegions())
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+/// Whether a rank-1 coordinate names a different element at each position: its domain's indices,
+/// times a nonzero constant, plus or minus what does not vary with the position.
+bool injectiveCoord(Value coord, unsigned depth = 0) {
+  if (coord.getDefiningOp<kir::IndicesOp>())
+    return true;
+  auto bin = coord.getDefiningOp<kir::BinaryOp>();
+  if (!bin || depth > 16)
+    return false;
+  Value l = bin.getLhs(), r = bin.getRhs();
+  auto uniform = [](Value v) {
+    auto b = v.getDefiningOp<kir::BroadcastOp>();
+    return !isa<RankedTensorType>(v.getType()) || (b && !isa<RankedTensorType>(b.getOperand().getType()));
+  };
+  auto nonzeroConstant = [&](Value v) {
+    if (auto b = v.getDefiningOp<kir::BroadcastOp>())
+      v = b.getOperand();
+    APInt c;
+    return matchPattern(v, m_ConstantInt(&c)) && !c.isZero();
+  };
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Add:
+    return (injectiveCoord(l, depth + 1) && uniform(r)) || (injectiveCoord(r, depth + 1) && uniform(l));
+  case kir::BinaryKind::Sub:
+    return injectiveCoord(l, depth + 1) && uniform(r);
+  case kir::BinaryKind::Mul:
+    return (injectiveCoord(l, depth + 1) && nonzeroConstant(r)) || (injectiveCoord(r, depth + 1) && nonzeroConstant(l));
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+/// A scatter whose destinations come from memory and whose value reads the view it writes (corpus
+/// 128: `v = logits[b, toks]; logits[b, toks] = f(v)` with a token twice in `toks`). KIR reads every
+/// element before any write (seed 000 §4), so a repeated destination writes f(old) twice; constructed,
+/// each position reads and writes on its own, spread over program instances with no order between
+/// them (seed 000 §9: no barrier across instances), so a repeat may read the other's write (the H100
+/// penalized such a logit twice). Refused at the scatter unless every such read is provably disjoint
+/// from its destinations, or the destinations are provably pairwise distinct.
+LogicalResult tessel::construct::checkInPlaceScatters(Operation *root) {
+  WalkResult result = root->walk([&](kir::ScatterOp scatter) {
+    auto value = dyn_cast<RankedTensorType>(scatter.getValue().getType());
+    if (!value || llvm::none_of(scatter.getCoords(), [](Value c) {
+          return isa<RankedTensorType>(c.getType()) && dataDependent(c);
+        }))
+      return WalkResult::advance();
+    if (value.getRank() == 1 && llvm::any_of(scatter.getCoords(), [](Value c) { return injectiveCoord(c); }))
+      return WalkResult::advance(); // one coordinate alone tells the positions apart
+    // Tensor reads of the view that the value is computed from, position by position (a read reaching
+    // it only through a scalar, such as a reduction, is realized before the scatter's element loop).
+    SmallVector<Value> work{scatter.getValue()};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!seen.insert(v).second || !def || !isa<RankedTensorType>(v.getType()))
+        continue;
+      Value view;
+      ValueRange coords;
+      if (auto g = dyn_cast<kir::GatherOp>(def))
+        view = g.getView(), coords = g.getCoords();
+      else if (auto l = dyn_cast<kir::LoadOp>(def))
+        view = l.getView(), coords = l.getCoords();
+      if (view == scatter.getView() && !disjointCoords(coords, scatter.getCoords())) {
+        InFlightDiagnostic d =
+            scatter.emitError()
+            << "kir-to-pgpu: this scatter's destinations come from memory and may repeat, and its value is "
+               "computed from a read of the view it writes: on a GPU the positions run in any order across "
+               "program instances, so a repeated destination could read another position's write. "
+               "Deduplicate the indices first, or write the result to another view";
+        d.attachNote(def->getLoc()) << "the read of the view";
+        return WalkResult::interrupt();
+      }
+      if (!view)
+        llvm::append_range(work, def->getOperands());
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+namespace {
+
+/// The view and coordinates of a member's tensor read (kir.load, or kir.gather through index tensors).
+std::optional<std::pair<Value, ValueRange>> tensorRead(Operation &op) {
+  if (op.getNumResults() != 1 || !isa<RankedTensorType>(op.getResult(0).getType()))
+    return std::nullopt;
+  if (auto load = dyn_cast<kir::LoadOp>(op))
+    return std::make_pair(load.getView(), ValueRange(load.getCoords()));
+  if (auto gather = dyn_cast<kir::GatherOp>(op))
+    return std::make_pair(gather.getView(), ValueRange(gather.getCoords()));
+  return std::nullopt;
+}
+
+Value writtenView(Operation *write) { return write->getOperand(1); } // kir.store and kir.scatter alike
+ValueRange writtenCoords(Operation *write) {
+  if (auto store = dyn_cast<kir::StoreOp>(write))
+    return store.getCoords();
+  return cast<kir::ScatterOp>(write).getCoords();
+}
+
+/// A write this rule may join: a tensor value, no mask, and each position its own element (coordinates
+/// that are domains or scalars; or a rank-1 scatter through index tensors computed from the position
+/// alone, one of them a nonzero multiple of its indices: corpus 163's `q[b, s, h, 2 * p + 1]`).
 bool plainMemberStore(Operation *op) {
-  auto store = dyn_cast<kir::StoreOp>(op);
-  return store && !store.getValid() && isa<RankedTensorType>(store.getValue().getType()) &&
-         llvm::none_of(store.getCoords(), [](Value c) { return isa<RankedTensorType>(c.getType()); });
+  if (auto store = dyn_cast<kir::StoreOp>(op))
+    return !store.getValid() && isa<RankedTensorType>(store.getValue().getType()) &&
+           llvm::none_of(store.getCoords(), [](Value c) { return isa<RankedTensorType>(c.getType()); });
+  auto scatter = dyn_cast<kir::ScatterOp>(op);
+  if (!scatter || scatter.getValid() || scatter.getJoint())
+    return false;
+  auto value = dyn_cast<RankedTensorType>(scatter.getValue().getType());
+  return value && value.getRank() == 1 &&
+         llvm::none_of(scatter.getCoords(), [](Value c) { return isa<RankedTensorType>(c.getType()) && dataDependent(c); }) &&
+         llvm::any_of(scatter.getCoords(), [](Value c) { return injectiveCoord(c); });
 }
 
 /// Whether `op` is realized lazily, one element per position (emitStatement emits nothing for it).
 bool lazyTensorOp(Operation &op) {
   return op.getNumResults() == 1 && isa<RankedTensorType>(op.getResult(0).getType()) &&
-         isa<kir::LoadOp, kir::BroadcastOp, kir::BroadcastAsOp, kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp,
+         isa<kir::LoadOp, kir::GatherOp, kir::BroadcastOp, kir::BroadcastAsOp, kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp,
              kir::CastOp, kir::BitcastOp, kir::IndicesOp>(op);
 }
 
@@ -190,24 +347,25 @@ bool elementwiseOfRank(Operation *op, int64_t rank) {
 
 /// One run of consecutive stores (lazily realized tensor ops between them), checked; appends its
 /// groups and the reads they keep.
-void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
-  kir::StoreOp first = run.front();
+void checkRun(ArrayRef<Operation *> run, Block &block, InPlaceGroups &out) {
+  Operation *first = run.front();
   DenseMap<Operation *, unsigned> at; // a store's place in the run
   for (unsigned i = 0; i < run.size(); ++i)
-    at[static_cast<Operation *>(run[i])] = i;
+    at[run[i]] = i;
   llvm::EquivalenceClasses<unsigned> linked;
   for (unsigned i = 0; i < run.size(); ++i)
     linked.insert(i);
   SmallVector<Value> kept;
   bool hazard = false;
   for (Operation &op : block) {
-    auto load = dyn_cast<kir::LoadOp>(op);
-    if (!load || !isa<RankedTensorType>(load.getType()))
+    std::optional<std::pair<Value, ValueRange>> read = tensorRead(op);
+    if (!read)
       continue;
-    Value view = load.getView();
-    SmallVector<kir::StoreOp> writers;
-    for (kir::StoreOp s : run)
-      if (s.getView() == view)
+    Operation *load = &op;
+    auto [view, readCoords] = *read;
+    SmallVector<Operation *> writers;
+    for (Operation *s : run)
+      if (writtenView(s) == view)
         writers.push_back(s);
     if (writers.empty())
       continue;
@@ -215,8 +373,8 @@ void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
       return; // a read of the view among the stores reads what they wrote: not this rule
     // Its value's uses: element-wise ops of its rank (anywhere), the run's stores, scalar results
     // realized where they stand before the stores.
-    int64_t rank = cast<RankedTensorType>(load.getType()).getRank();
-    SmallVector<Value> work{load.getResult()};
+    int64_t rank = cast<RankedTensorType>(load->getResult(0).getType()).getRank();
+    SmallVector<Value> work{load->getResult(0)};
     DenseSet<Operation *> seen;
     SmallVector<unsigned> users; // the stores it reaches
     bool usedAfter = false;
@@ -247,12 +405,12 @@ void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
       continue; // it reaches no store of the run
     // It reads at the coordinates of one of the stores (its home): its position p is the element that
     // store writes at p.
-    auto home = llvm::find_if(writers, [&](kir::StoreOp s) { return ValueRange(s.getCoords()) == ValueRange(load.getCoords()); });
+    auto home = llvm::find_if(writers, [&](Operation *s) { return sameCoords(writtenCoords(s), readCoords); });
     if (home == writers.end())
       return;
     for (unsigned u : users)
       linked.unionSets(u, at[*home]);
-    kept.push_back(load.getResult());
+    kept.push_back(load->getResult(0));
     hazard |= usedAfter; // a use after a store of its view: what checkReadsBeforeStores refuses
   }
   if (!hazard)
@@ -260,17 +418,17 @@ void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
   // Stores of one view: identical or disjoint coordinates.
   for (unsigned i = 0; i < run.size(); ++i)
     for (unsigned j = i + 1; j < run.size(); ++j) {
-      kir::StoreOp s = run[i], t = run[j];
-      if (s.getView() == t.getView() && ValueRange(s.getCoords()) != ValueRange(t.getCoords()) &&
-          !disjointCoords(s.getCoords(), t.getCoords()))
+      Operation *s = run[i], *t = run[j];
+      if (writtenView(s) == writtenView(t) && !sameCoords(writtenCoords(s), writtenCoords(t)) &&
+          !disjointCoords(writtenCoords(s), writtenCoords(t)))
         return;
     }
   // Each class consecutive in the run; classes of two or more stores are the groups.
-  SmallVector<SmallVector<kir::StoreOp>> groups;
+  SmallVector<SmallVector<Operation *>> groups;
   unsigned previous = ~0u;
   DenseSet<unsigned> closed;
   for (unsigned i = 0; i < run.size(); ++i) {
-    kir::StoreOp s = run[i];
+    Operation *s = run[i];
     unsigned leader = linked.getLeaderValue(i);
     if (leader != previous) {
       if (closed.contains(leader))
@@ -282,7 +440,7 @@ void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
     }
     groups.back().push_back(s);
   }
-  for (SmallVector<kir::StoreOp> &g : groups)
+  for (SmallVector<Operation *> &g : groups)
     if (g.size() > 1)
       out.groups.push_back(std::move(g));
   for (Value v : kept)
@@ -293,7 +451,7 @@ void checkRun(ArrayRef<kir::StoreOp> run, Block &block, InPlaceGroups &out) {
 
 InPlaceGroups construct::inPlaceGroups(Block &member) {
   InPlaceGroups out;
-  SmallVector<kir::StoreOp> run;
+  SmallVector<Operation *> run;
   auto flush = [&] {
     if (run.size() > 1)
       checkRun(run, member, out);
@@ -301,13 +459,13 @@ InPlaceGroups construct::inPlaceGroups(Block &member) {
   };
   for (Operation &op : member.without_terminator()) {
     if (plainMemberStore(&op)) {
-      run.push_back(cast<kir::StoreOp>(&op));
+      run.push_back(&op);
       continue;
     }
     if (lazyTensorOp(op)) {
       // A read of a view the run writes, between its stores, reads what they wrote: it ends the run.
-      auto load = dyn_cast<kir::LoadOp>(op);
-      if (load && llvm::any_of(run, [&](kir::StoreOp s) { return s.getView() == load.getView(); }))
+      std::optional<std::pair<Value, ValueRange>> read = tensorRead(op);
+      if (read && llvm::any_of(run, [&](Operation *s) { return writtenView(s) == read->first; }))
         flush();
       continue;
     }
@@ -317,34 +475,34 @@ InPlaceGroups construct::inPlaceGroups(Block &member) {
   return out;
 }
 
-LogicalResult KernelConstructor::emitInPlaceGroup(ArrayRef<kir::StoreOp> group) {
-  for (kir::StoreOp s : group) {
+LogicalResult KernelConstructor::emitInPlaceGroup(ArrayRef<Operation *> group) {
+  for (Operation *s : group) {
     FailureOr<SmallVector<StoredScan>> scans = scansOfStored(*s);
     if (failed(scans))
       return failure();
     if (!scans->empty())
-      return s.emitError() << "kir-to-pgpu: a store of a scan's values among stores that update their view in place "
+      return s->emitError() << "kir-to-pgpu: a store of a scan's values among stores that update their view in place "
                               "(each reading what another overwrites) is not constructed yet";
   }
-  kir::StoreOp first = group.front();
+  Operation *first = group.front();
   if (pgpu::remarksEnabled(kernel))
-    emitRemark(first.getLoc()) << "kir-to-pgpu: " << group.size()
+    emitRemark(first->getLoc()) << "kir-to-pgpu: " << group.size()
                                << " stores update their view in place from values read before them: one "
                                   "element loop computes every stored value, then writes them all";
-  FailureOr<SmallVector<Value>> extents = sizes(first.getValue());
+  FailureOr<SmallVector<Value>> extents = sizes(first->getOperand(0));
   if (failed(extents))
     return failure();
   // Every value (and so every read of the view) at the position first, then the writes.
-  return foreachNest(first.getLoc(), *extents, [&](ArrayRef<Value> positions) -> LogicalResult {
+  return foreachNest(first->getLoc(), *extents, [&](ArrayRef<Value> positions) -> LogicalResult {
     SmallVector<Value> values;
-    for (kir::StoreOp s : group) {
-      FailureOr<Value> v = element(s.getValue(), positions);
+    for (Operation *s : group) {
+      FailureOr<Value> v = element(s->getOperand(0), positions);
       if (failed(v))
         return failure();
       values.push_back(*v);
     }
     for (auto [i, v] : llvm::enumerate(values))
-      if (failed(emitElementWrite(*static_cast<Operation *>(group[i]), v, positions)))
+      if (failed(emitElementWrite(*group[i], v, positions)))
         return failure();
     return success();
   });

@@ -733,6 +733,8 @@ LogicalResult KernelConstructor::run() {
   for (Workset &w : worksets)
     if (auto p = dyn_cast<kir::ParallelOp>(w.op); p && failed(checkReadsBeforeStores(p)))
       return failure();
+  if (failed(checkInPlaceScatters(kernel.getOperation())))
+    return failure();
 
   // Worksets holding a region fold or scan are constructed on fragments where
   // their values allow it (seed 002 §3.4); a fold's last extent counts lane blocks.

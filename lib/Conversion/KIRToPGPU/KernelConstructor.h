@@ -51,7 +51,7 @@ struct StoredScan {
 /// ones use what a read of their view held before earlier ones wrote it (InPlaceStores.cpp), and the
 /// reads whose old values they keep.
 struct InPlaceGroups {
-  SmallVector<SmallVector<kir::StoreOp>> groups;
+  SmallVector<SmallVector<Operation *>> groups; // kir.store and kir.scatter
   DenseSet<Value> keptReads;
 };
 InPlaceGroups inPlaceGroups(Block &member);
@@ -95,7 +95,7 @@ private:
   LogicalResult emitStatement(Operation &op);
   LogicalResult emitStore(Operation &op);
   /// Stores of one in-place group: every value at a position, then every write (InPlaceStores.cpp).
-  LogicalResult emitInPlaceGroup(ArrayRef<kir::StoreOp> group);
+  LogicalResult emitInPlaceGroup(ArrayRef<Operation *> group);
   LogicalResult emitReduceScalars(kir::ReduceOp op);
   LogicalResult emitElementStore(Operation &op, ArrayRef<Value> positions);
   LogicalResult emitWrite(Operation &op, Value value, Value viewArg, ValueRange coords, Value valid);
@@ -344,6 +344,9 @@ void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes
 /// axis, intervals of one domain that do not overlap, or integer coordinates whose linear forms never
 /// take one value (`2 * h` and `2 * h + 1`).
 bool disjointCoords(ValueRange a, ValueRange b);
+/// Refuses a kir.scatter whose destinations come from memory and whose value reads its own view at
+/// coordinates not provably disjoint from them (InPlaceStores.cpp): repeats would race on a GPU.
+LogicalResult checkInPlaceScatters(Operation *root);
 /// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads
 /// becomes explicit captures. Returns the op to use from now on (`fold` itself when closed).
 pgpu::RegionFoldOp closeSummarize(OpBuilder &b, pgpu::RegionFoldOp fold);

@@ -216,7 +216,7 @@ LogicalResult KernelConstructor::emitBlock(Block &block) {
     inPlace = inPlaceGroups(block);
     for (auto [i, g] : llvm::enumerate(inPlace.groups)) {
       groupAt[g.front()] = i;
-      for (kir::StoreOp s : g)
+      for (Operation *s : g)
         grouped.insert(s);
     }
   }

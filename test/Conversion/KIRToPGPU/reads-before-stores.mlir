@@ -137,3 +137,82 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: Even/odd lanes rotated in place through index tensors (bench/corpus/163_qk_rmsnorm_rope): a = y[b, 2p],
+// COM: c = y[b, 2p + 1] gathered, then scattered back to the same coordinates, each store using what the other
+// COM: overwrites. Before: refused at the read (the odd store's value realized from gathers after the even
+// COM: store). After: 2p and 2p + 1 name one element per position and never meet (gcd 2 does not divide 1),
+// COM: so one element loop gathers both, then scatters both.
+// CHECK-LABEL: pgpu.kernel @rotate_pairs
+// CHECK: pgpu.foreach
+// CHECK-COUNT-2: pgpu.gather %y
+// CHECK-NOT: pgpu.gather %y
+// CHECK: pgpu.scatter %{{.*}}, %y
+// CHECK-NOT: pgpu.gather %y
+// CHECK: pgpu.scatter %{{.*}}, %y
+// CHECK-NEXT: pgpu.yield
+module {
+  kir.kernel @rotate_pairs(%y: !kir.view<f32, [B, D], inout>, %w: !kir.view<f32, [H], in>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %nb = kir.extent "B"
+    %nh = kir.extent "H"
+    %rows = kir.domain %c0 to %nb
+    %pairs = kir.domain %c0 to %nh
+    %p = kir.indices %pairs : tensor<?xindex>
+    %two = kir.broadcast %c2 over(%pairs) dims [] : index -> tensor<?xindex>
+    %one = kir.broadcast %c1 over(%pairs) dims [] : index -> tensor<?xindex>
+    %ev = kir.binary mul %two, %p : tensor<?xindex>
+    %od = kir.binary add %ev, %one : tensor<?xindex>
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      %a = kir.gather %y[%b, %ev] : !kir.view<f32, [B, D], inout>[index, tensor<?xindex>] -> tensor<?xf32>
+      %c = kir.gather %y[%b, %od] : !kir.view<f32, [B, D], inout>[index, tensor<?xindex>] -> tensor<?xf32>
+      %d = kir.binary sub %a, %c : tensor<?xf32>
+      kir.scatter %d, %y[%b, %ev] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, tensor<?xindex>]
+      %s = kir.binary add %a, %c : tensor<?xf32>
+      kir.scatter %s, %y[%b, %od] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, tensor<?xindex>]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the read at 2p + 2 is the element the even store writes at position p + 1, not at
+// COM: one of the stores' own coordinates, so a position would read another's write: still refused.
+module {
+  kir.kernel @next_pair(%y: !kir.view<f32, [B, D], inout>, %w: !kir.view<f32, [H], in>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %nb = kir.extent "B"
+    %nh = kir.extent "H"
+    %rows = kir.domain %c0 to %nb
+    %pairs = kir.domain %c0 to %nh
+    %p = kir.indices %pairs : tensor<?xindex>
+    %two = kir.broadcast %c2 over(%pairs) dims [] : index -> tensor<?xindex>
+    %one = kir.broadcast %c1 over(%pairs) dims [] : index -> tensor<?xindex>
+    %ev = kir.binary mul %two, %p : tensor<?xindex>
+    %od = kir.binary add %ev, %one : tensor<?xindex>
+    %nx = kir.binary add %ev, %two : tensor<?xindex>
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      // expected-error @+1 {{this read of the view is used after a store to the same view}}
+      %a = kir.gather %y[%b, %ev] : !kir.view<f32, [B, D], inout>[index, tensor<?xindex>] -> tensor<?xf32>
+      %c = kir.gather %y[%b, %nx] : !kir.view<f32, [B, D], inout>[index, tensor<?xindex>] -> tensor<?xf32>
+      %d = kir.binary sub %a, %c : tensor<?xf32>
+      // expected-note @+1 {{the store}}
+      kir.scatter %d, %y[%b, %ev] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, tensor<?xindex>]
+      // expected-note @+1 {{a use after it}}
+      %s = kir.binary add %a, %c : tensor<?xf32>
+      kir.scatter %s, %y[%b, %od] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, tensor<?xindex>]
+      kir.yield
+    }
+    kir.return
+  }
+}
