@@ -44,6 +44,8 @@ def _torch_inputs(inputs: dict, mod, device: str) -> dict:
             t = torch.tensor(np.ascontiguousarray(v)).to(device)
             if specs[k].kind == "view" and specs[k].spec.dtype.name == "bf16":
                 t = t.to(torch.bfloat16)
+            elif specs[k].kind == "view" and specs[k].spec.dtype.name in H._TORCH_F8:
+                t = t.to(getattr(torch, H._TORCH_F8[specs[k].spec.dtype.name]))
             out[k] = t
         else:
             out[k] = v

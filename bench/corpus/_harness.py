@@ -16,7 +16,8 @@ if str(ROOT / "python") not in sys.path:
 _NAME = re.compile(r"^\d{2,}_[a-z0-9_]+$")
 
 # numpy dtypes of the views' element types (bf16 travels as f32 holding bf16-representable values)
-_NP = {"f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
+_NP = {"f16": np.float16, "bf16": np.float32, "f8e4m3": np.float32, "f8e5m2": np.float32,
+       "f32": np.float32, "f64": np.float64, "i1": np.bool_,
        "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8}
 
 
@@ -78,12 +79,25 @@ def draw(mod, shape: dict, seed: int) -> dict:
             arr = arr.astype(_NP[p.spec.dtype.name])
             if p.spec.dtype.name == "bf16":
                 arr = _round_bf16(arr)
+            elif p.spec.dtype.name in _TORCH_F8:
+                arr = _round_f8(arr, p.spec.dtype.name)
             out[p.name] = arr
         elif p.kind == "scalar":
             if p.name not in given:
                 raise KeyError(f"{mod.__name__}: inputs() gave no value for scalar '{p.name}'")
             out[p.name] = given[p.name]
     return out
+
+
+# FP8 views travel as f32 holding FP8-representable values too (NumPy has no FP8 dtype; the interpreters
+# read FP8 views as f32 arrays, docs/language.md), rounded by torch's conversion (the language's rule)
+_TORCH_F8 = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
+
+
+def _round_f8(a: np.ndarray, name: str) -> np.ndarray:
+    import torch
+    t = torch.tensor(np.ascontiguousarray(a, dtype=np.float32))
+    return t.to(getattr(torch, _TORCH_F8[name])).to(torch.float32).numpy()
 
 
 def _round_bf16(a: np.ndarray) -> np.ndarray:
@@ -118,7 +132,7 @@ def torch_args(mod, shape: dict, inputs: dict, device: str):
     views, kw = [], {}
     for p in params(mod):
         if p.kind == "view":
-            tdt = getattr(torch, {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+            tdt = getattr(torch, {"f16": "float16", "bf16": "bfloat16", **_TORCH_F8, "f32": "float32", "f64": "float64",
                                   "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
                                   "i64": "int64", "u8": "uint8"}[p.spec.dtype.name])
             if p.spec.mode == "out":
