@@ -10,7 +10,7 @@ import pathlib
 import sys
 import tempfile
 
-from . import _cli, _jit, _torch
+from . import _cli, _fold_tiles, _jit, _torch
 from ._errors import CompileError
 
 
@@ -410,6 +410,9 @@ class Kernel:
                     module, f"{self.name}_ELEMENTWISE", None)
                 self._cache[self._declared("elementwise only", constexprs, target)] = getattr(
                     module, f"{self.name}_ELEMENTWISE_ONLY", ())
+                self._cache[self._declared("fold tiles", constexprs, target)] = (
+                    getattr(module, f"{self.name}_FOLD_TILES", _fold_tiles.UNIFORM),
+                    getattr(module, f"{self.name}_FOLD_AXES", ()), getattr(module, f"{self.name}_GROUP_EXTENTS", None))
         return self._cache[key]
 
     def _declared(self, what: str, constexprs: dict, target: str) -> tuple:
@@ -534,6 +537,9 @@ class Kernel:
                           sizes.get(covers.get("BLOCK")))
         if rows is not None and rows != space["ROWS"][1]:
             chosen["ROWS"] = rows
+        # The fold's tile and schedule (`_fold_tile`); its PAIR_BLOCKS, default or not, stands.
+        fold = self._fold_tile(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen}, sizes)
+        chosen.update({p: v for p, v in fold.items() if v != space[p][1]})
         chosen.update({p: v for p, v in fill.items() if p not in chosen})
         covered = {p for p, symbol in covers.items() if sizes.get(symbol) and
                    any(c >= sizes[symbol] for c in space[p][0])}
@@ -549,7 +555,8 @@ class Kernel:
         split = self._fold_split(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if split is not None and split != space["FOLD_SPLIT"][1]:
             chosen["FOLD_SPLIT"] = split
-        pair = self._pair_blocks(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
+        pair = None if "PAIR_BLOCKS" in fold else self._pair_blocks(
+            constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if pair is not None and pair != space["PAIR_BLOCKS"][1]:
             chosen["PAIR_BLOCKS"] = pair
         chain = self._scan_chain(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
@@ -971,6 +978,29 @@ class Kernel:
             return None
         sms, (count,) = at
         return 2 if count and 0 < count <= self.PAIR_PROGRAMS_PER_SM * sms else 1
+
+    def _fold_tile(self, constexprs: dict, tensors, target: str, binding: dict, sizes: dict) -> dict:
+        """Call defaults of a blocked fold's tile and schedule (the program axis's and the walk's tiles,
+        WARPS, STAGES, PAIR_BLOCKS, GLUON) from the fold's walk at this call (`<kernel>_FOLD_TILES`, or its
+        tile count), the launch's program count, the head size (the symbol a block covers) and the
+        resource model: `_fold_tiles.choose`, whose docstring states the rule and the measurements. {}
+        where nothing moves."""
+        space = self._space(constexprs, target)
+        programs = self._cache.get(self._declared("programs", constexprs, target))
+        if programs is None or "GLUON" not in space:
+            return {}
+        fold_tiles, fold_axes, group_extents = self._cache.get(
+            self._declared("fold tiles", constexprs, target)) or (None, (), None)
+        covers = self._cache.get(self._declared("covers", constexprs, target)) or {}
+        only = self._cache.get(self._declared("elementwise only", constexprs, target)) or ()
+        heads = {sizes.get(symbol) for p, symbol in covers.items() if p not in only}
+        views = dict(zip([n for n, _ in self._views()], tensors))
+        facts = _fold_tiles.Facts(
+            space, programs, views, _multiprocessors(views), prune=self._cache.get(self._declared("prune", constexprs, target)),
+            warps=self._cache.get(self._declared("warps", constexprs, target)), fold_tiles=fold_tiles,
+            fold_axes=fold_axes or (), group_extents=group_extents, head=heads.pop() if len(heads) == 1 else None,
+            elementwise_only=only, covers=covers, sizes=self._cache.get(self._declared("sizes", constexprs, target)) or ())
+        return _fold_tiles.choose(facts, binding)
 
     # A kernel-level fold's segments a multiprocessor (`_fold_split`): at BLOCK 512 and 2 warps, two f32
     # views keep 4 KiB a program in flight; 8 programs give ~32 KiB a multiprocessor, about what

@@ -143,12 +143,16 @@ def test_triton_paired_blocks_match_kir(root, tmp_path, monkeypatch, shapes, spl
 
 def test_pair_default_on_small_causal_launches(root, monkeypatch, tmp_path):
     """PAIR_BLOCKS's call default: 2 on a causal launch of at most 4 programs a multiprocessor (132
-    assumed off the GPU) whose folds are not split; 1 on large launches; not declared without narrowing."""
+    assumed off the GPU) whose folds are not split; 1 on large launches; not declared without narrowing.
+    Where the fold's tile grows (python/tessel/_fold_tiles.py) that rule decides instead: B1 H4 S4099 D96
+    at 128-row tiles is 132 programs, one a multiprocessor, unpaired (199 TFLOP/s against 188 paired,
+    session 23); B4 H32 S4096 D128 walks 16.5 tiles a program on 31 waves, paired (591 against 586)."""
     torch = pytest.importorskip("torch")
     import tessel.language as T
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     kernel = kernels(root).attention(T.bf16, name="pair_default")
-    for (b, h, s, d), causal, want in (((1, 4, 4099, 96), True, 2), ((4, 32, 4096, 128), True, None),
+    for (b, h, s, d), causal, want in (((1, 4, 4099, 96), True, None), ((4, 32, 4096, 128), True, 2),
+                                       ((1, 4, 4096, 128), True, 2),  # 64-row tiles (128 programs at 128): 256
                                        ((1, 32, 16384, 128), True, None), ((1, 4, 4099, 96), False, None)):
         q = torch.empty(b, h, s, d, dtype=torch.bfloat16, device="meta")
         got = (kernel._fact_params({"CAUSAL": causal}, [q, q, q, q]) or {}).get("PAIR_BLOCKS")

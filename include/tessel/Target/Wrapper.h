@@ -105,12 +105,14 @@ hostLaunchExpr(mlir::Value v, const std::function<std::string(mlir::Value)> &nam
                const std::function<int64_t(llvm::StringRef)> &paramOf,
                const std::function<mlir::LogicalResult(mlir::Operation *, llvm::StringRef)> &reject);
 /// The same spelling with each `pgpu.param` spelled by `paramText` (e.g. a lookup in a Python dict of
-/// a binding), and view metadata by `shapeText(view, axis)`.
+/// a binding), and view metadata by `shapeText(view, axis)`. A value `known` names (a local the caller
+/// assigned it to) is spelled by that name, not again from its operands.
 mlir::FailureOr<std::string>
 hostLaunchExprText(mlir::Value v, const std::function<std::string(mlir::Value)> &nameOf,
                    const std::function<std::string(llvm::StringRef)> &paramText,
                    const std::function<std::string(mlir::Value, int64_t)> &shapeText,
-                   const std::function<mlir::LogicalResult(mlir::Operation *, llvm::StringRef)> &reject);
+                   const std::function<mlir::LogicalResult(mlir::Operation *, llvm::StringRef)> &reject,
+                   const std::function<std::optional<std::string>(mlir::Value)> &known = {});
 
 /// The host spelling of `v` when it is a launch fact (seed 000 §3.1): an integer value computed only from
 /// `entry`'s arguments (extents, strides, integer scalars), parameters and constants, with no region

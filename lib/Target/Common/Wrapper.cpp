@@ -172,7 +172,11 @@ FailureOr<std::string>
 wrapper::hostLaunchExprText(Value v, const std::function<std::string(Value)> &nameOf,
                             const std::function<std::string(StringRef)> &paramText,
                             const std::function<std::string(Value, int64_t)> &shapeText,
-                            const std::function<LogicalResult(Operation *, StringRef)> &reject) {
+                            const std::function<LogicalResult(Operation *, StringRef)> &reject,
+                            const std::function<std::optional<std::string>(Value)> &known) {
+  if (known)
+    if (std::optional<std::string> name = known(v))
+      return *name;
   if (isa<BlockArgument>(v))
     return nameOf(v);
   APInt constant;
@@ -190,8 +194,8 @@ wrapper::hostLaunchExprText(Value v, const std::function<std::string(Value)> &na
   }
   Operation *op = v.getDefiningOp();
   auto bin = [&](Value a, Value b, StringRef fmt) -> FailureOr<std::string> {
-    FailureOr<std::string> x = hostLaunchExprText(a, nameOf, paramText, shapeText, reject),
-                           y = hostLaunchExprText(b, nameOf, paramText, shapeText, reject);
+    FailureOr<std::string> x = hostLaunchExprText(a, nameOf, paramText, shapeText, reject, known),
+                           y = hostLaunchExprText(b, nameOf, paramText, shapeText, reject, known);
     if (failed(x) || failed(y))
       return failure();
     return llvm::formatv(fmt.data(), *x, *y).str();
@@ -233,9 +237,9 @@ wrapper::hostLaunchExprText(Value v, const std::function<std::string(Value)> &na
         return bin(c.getLhs(), c.getRhs(), fmt);
       })
       .Case<pgpu::SelectOp>([&](pgpu::SelectOp s) -> FailureOr<std::string> {
-        FailureOr<std::string> c = hostLaunchExprText(s.getCondition(), nameOf, paramText, shapeText, reject);
-        FailureOr<std::string> x = hostLaunchExprText(s.getTrueValue(), nameOf, paramText, shapeText, reject);
-        FailureOr<std::string> y = hostLaunchExprText(s.getFalseValue(), nameOf, paramText, shapeText, reject);
+        FailureOr<std::string> c = hostLaunchExprText(s.getCondition(), nameOf, paramText, shapeText, reject, known);
+        FailureOr<std::string> x = hostLaunchExprText(s.getTrueValue(), nameOf, paramText, shapeText, reject, known);
+        FailureOr<std::string> y = hostLaunchExprText(s.getFalseValue(), nameOf, paramText, shapeText, reject, known);
         if (failed(c) || failed(x) || failed(y))
           return failure();
         return "(" + *x + " if " + *c + " else " + *y + ")";

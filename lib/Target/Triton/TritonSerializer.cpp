@@ -23,13 +23,145 @@
 #include "tessel/Target/Triton/LaunchWrapper.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <functional>
+#include <set>
 
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::triton::spelling;
 namespace gluon = tessel::triton::gluon;
+
+/// `<kernel>_FOLD_TILES(p, _v, _c)`: the tiles the tile walks of the program at group coordinates `_c`
+/// step through (outermost `pgpu.for`s of the execution group that carry a fragment, a blocked fold's
+/// summary, by a step other than 1), each walk counted under the launch-fact guards around it;
+/// `<kernel>_FOLD_AXES`, the coordinates it reads; `<kernel>_GROUP_EXTENTS(p, _v)`, the group's
+/// extents. Spelled only where a walk's bounds read a coordinate other than a fold split's segment (a
+/// range narrowed per block, seed 002 §3.5) and the program space holds one group.
+/// `<kernel>_FOLD_TILES = None` where a walk's bounds or guards read anything else than coordinates,
+/// launch facts and parameters (an ABI scalar: a runtime window width) or the space holds several
+/// groups with walks: the walk's length is then unknown to a call's default. Each value is spelled
+/// once, as a local (`_tN`): the narrowed bounds share most of their operands.
+static void emitFoldTiles(raw_ostream &os, StringRef kname, pgpu::ProgramSpaceOp space,
+                          const std::function<std::string(Value, int64_t)> &shapeText) {
+  SmallVector<pgpu::ExecutionGroupOp> groups;
+  space.walk([&](pgpu::ExecutionGroupOp g) { groups.push_back(g); });
+  auto tileWalk = [](pgpu::ForOp loop) {
+    APInt unit; // unit steps: a merge of a split fold's segments, not a blocked walk
+    return llvm::any_of(loop.getInits(), [](Value v) { return isa<pgpu::FragmentType>(v.getType()); }) &&
+           !(matchPattern(loop.getStep(), m_ConstantInt(&unit)) && unit.isOne());
+  };
+  auto walks = [&](Operation *op) {
+    bool any = false;
+    op->walk([&](pgpu::ForOp loop) { any |= tileWalk(loop); });
+    return any;
+  };
+  auto unknown = [&] { os << "\n\n" << kname << "_FOLD_TILES = None  # the walks' length is no fact of the launch here\n"; };
+  if (groups.size() != 1) {
+    if (walks(space))
+      unknown();
+    return;
+  }
+  pgpu::ExecutionGroupOp group = groups.front();
+  Block &body = group.getBody().front();
+  std::set<unsigned> axes;
+  bool foreign = false;
+  DenseMap<Value, std::string> locals;
+  SmallVector<std::string> lines;
+  auto nameOf = [&](Value arg) {
+    auto b = dyn_cast<BlockArgument>(arg);
+    if (b && b.getOwner() == &body) {
+      axes.insert(b.getArgNumber());
+      return "_c[" + std::to_string(b.getArgNumber()) + "]";
+    }
+    foreign = true; // a loop index or an ABI scalar: not a fact of the coordinates
+    return std::string("0");
+  };
+  auto known = [&](Value v) -> std::optional<std::string> {
+    auto it = locals.find(v);
+    return it == locals.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  auto paramText = [](StringRef n) { return "p['" + n.str() + "']"; };
+  auto reject = [](Operation *, StringRef) { return failure(); };
+  // `v` as a local assigned after its operands' (post-order), or failure.
+  std::function<FailureOr<std::string>(Value)> spell = [&](Value v) -> FailureOr<std::string> {
+    if (std::optional<std::string> name = known(v))
+      return *name;
+    Operation *op = v.getDefiningOp();
+    if (op && !isa<pgpu::ExtentOp, pgpu::StrideOp>(op) && !matchPattern(v, m_Constant()))
+      for (Value operand : op->getOperands())
+        if (failed(spell(operand)))
+          return failure();
+    foreign = false;
+    FailureOr<std::string> text = wrapper::hostLaunchExprText(v, nameOf, paramText, shapeText, reject, known);
+    if (failed(text) || foreign)
+      return failure();
+    if (!op || matchPattern(v, m_Constant()))
+      return text;
+    std::string local = "_t" + std::to_string(locals.size());
+    lines.push_back("    " + local + " = " + *text);
+    locals[v] = local;
+    return local;
+  };
+  SmallVector<std::string> terms;
+  bool unspelled = false;
+  group.walk([&](pgpu::ForOp loop) {
+    if (unspelled || !tileWalk(loop))
+      return;
+    for (Operation *up = loop->getParentOp(); up != group; up = up->getParentOp())
+      if (isa<pgpu::ForOp, pgpu::ForeachOp>(up))
+        return; // nested in another loop: counted with it, or under a pair loop's coordinate
+    SmallVector<std::string> guards;
+    for (Operation *up = loop->getParentOp(); up != group; up = up->getParentOp()) {
+      if (auto branch = dyn_cast<pgpu::IfOp>(up)) {
+        FailureOr<std::string> c = spell(branch.getCondition());
+        if (failed(c)) {
+          unspelled = true;
+          return;
+        }
+        bool inThen = branch.getThenRegion().isAncestor(loop->getParentRegion());
+        guards.push_back(inThen ? *c : "not " + *c);
+      }
+    }
+    FailureOr<std::string> lo = spell(loop.getLower()), hi = spell(loop.getUpper()), step = spell(loop.getStep());
+    if (failed(lo) || failed(hi) || failed(step)) {
+      unspelled = true;
+      return;
+    }
+    std::string trips = "max(-(-(" + *hi + " - " + *lo + ") // " + *step + "), 0)";
+    std::reverse(guards.begin(), guards.end()); // outermost first: Python's `and` stops at the first false
+    terms.push_back(guards.empty() ? trips : "(" + trips + " if " + llvm::join(guards, " and ") + " else 0)");
+  });
+  if (unspelled)
+    return unknown();
+  // A fold split's segment coordinate (pgpu-split-folds) cuts every walk alike: no narrowed range.
+  ArrayAttr roles = group.getRoles();
+  if (terms.empty() || llvm::all_of(axes, [&](unsigned a) {
+        return a < roles.size() && cast<StringAttr>(roles[a]).getValue() == "fold_split";
+      }))
+    return;
+  os << "\n\ndef " << kname << "_FOLD_TILES(p, _v, _c):\n"
+     << "    \"\"\"Tiles the tile walks of the program at group coordinates `_c` step through (binding `p`, views `_v`).\"\"\"\n";
+  for (const std::string &l : lines)
+    os << l << "\n";
+  os << "    return " << llvm::join(terms, " + ") << "\n";
+  os << "\n\n" << kname << "_FOLD_AXES = (";
+  for (unsigned a : axes)
+    os << a << ", ";
+  os << ")\n";
+  SmallVector<std::string> extents;
+  for (Value e : group.getExtents()) {
+    foreign = false;
+    FailureOr<std::string> t = wrapper::hostLaunchExprText(e, nameOf, paramText, shapeText, reject);
+    extents.push_back(failed(t) || foreign ? std::string("None") : *t);
+  }
+  os << "\n\ndef " << kname << "_GROUP_EXTENTS(p, _v):\n"
+     << "    \"\"\"The execution group's extents (its coordinates' ranges) at binding `p` on views `_v`.\"\"\"\n"
+     << "    return (" << llvm::join(extents, ", ") << ",)\n";
+}
 
 LogicalResult Serializer::run() {
   Block &entry = kernel.getBody().front();
@@ -336,6 +468,13 @@ LogicalResult Serializer::run() {
        << "    \"\"\"The program count of binding `p` on views `_v` ({name: tensor}), or None.\"\"\"\n"
        << "    return " << (succeeded(programs) && !scalar ? *programs : std::string("None")) << "\n";
   }
+  // The tiles a program's tile walks step through where that number varies with the program's
+  // coordinates (a fold range narrowed per block, pgpu-narrow-fold-ranges, seed 002 §3.5: causal
+  // attention's triangle, a sliding window's band): a call's default sizes the fold's tile by the
+  // walk's length (python/tessel/_fold_tiles.py). Spelled only where such a walk exists.
+  emitFoldTiles(os, kname, space, [&](Value view, int64_t axis) {
+    return llvm::formatv("_v['{0}'].shape[{1}]", names[view], axis).str();
+  });
   // Whether a binding's launch on a call's views takes an element-wise branch that a launch-fact guard
   // keeps beside a contracting one (attention's head size past BLOCK_D): the tuner leaves such bindings
   // out where others do not take it (python/tessel/_tune.py, candidates). None where a guard reads an
