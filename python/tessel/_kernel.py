@@ -582,10 +582,14 @@ class Kernel:
         for nothing; at an exact fit the descriptors made in each program only cost. On the H200 (bf16,
         session 14) causal B1 H4 S4099 D96 took 0.0577 ms of device time with TMA against 0.0695 without;
         at exact fits TMA was slower (B16 H16 S1024 D64 causal 0.205 against 0.167, full 0.283 against 0.235;
-        B4 H32 S4096 D128 +6%, session 13)."""
+        B4 H32 S4096 D128 +6%, session 13). A numeric cover (the constant width w of clipped slices, "5":
+        a window of neighbouring channels) bounds each member's slice, not a view's extent: the rows past
+        w are other members' data, masked by the slice's length, which no descriptor's fill replaces."""
         if "TMA" not in space or space["TMA"][1] != 0 or 1 not in space["TMA"][0]:
             return False
         for param, symbol in covers.items():
+            if symbol.isdigit():
+                continue
             n = sizes.get(symbol)
             if n and 0 < n < chosen.get(param, space[param][1]):
                 return True
