@@ -1418,6 +1418,11 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     programs, and a call's default narrows BLOCK_C while the launch would
     not fill the device. Otherwise they are a loop in the program and
     BLOCK_C covers d's extent when d spans [0, S) of a named view axis.
+    BLOCK_R covers what every reduced range spans: a named extent S of
+    [0, S), or the constant width w (`covers = "5"`) of a slice clipped to
+    its axis (a window of neighbouring channels, chans[max(c - 2, 0) :
+    min(c + 3, C)]; SliceWidth.h), so a call's default takes the smallest
+    candidate holding w instead of a tile of masked rows.
     The body may also walk r again in a nested `pgpu.foreach` (a column
     normalization's write pass: `y[rows, n] = e / T.sum(e)`) whose bounds
     do not depend on d and whose body is straight-line reads, pointwise
