@@ -25,8 +25,9 @@
 // row in one fragment (and stage-rows' single-pass path is taken) whenever a
 // candidate fits (seed 003: defaults from facts of the call). Where every such
 // loop walks a slice of one constant width w clipped to its row (a row's blocks
-// of 128 columns), BLOCK declares `covers = "w"` (the number): no block needs
-// more than w lanes, at any call.
+// of 128 columns; SliceWidth.h) or a constant range [0, w) (a 64x64 matrix's
+// row), BLOCK declares `covers = "w"` (the number): no block needs more than w
+// lanes, at any call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1230,6 +1231,10 @@ StringAttr spannedSymbol(Value lo, Value hi) {
       return StringAttr::get(hi.getContext(), form.terms.begin()->first);
   if (std::optional<int64_t> w = clippedWidth(hi); w && *w > 0)
     return StringAttr::get(hi.getContext(), std::to_string(*w));
+  // A constant range [0, k) (a matrix's 64 columns, A: [B, 64, 64]) is covered by k: one block of k
+  // members holds it at any call.
+  if (std::optional<int64_t> k = constantIndex(hi); k && *k > 0)
+    return StringAttr::get(hi.getContext(), std::to_string(*k));
   return {};
 }
 

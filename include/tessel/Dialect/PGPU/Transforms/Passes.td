@@ -66,9 +66,11 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     Where every blocked loop spans [0, S) of a named view axis S (or a
     slice of a row bounded by S), BLOCK declares `covers = "S"`; where every
     one walks a slice of one constant width w clipped to its row
-    (construction's max(min(s + w, C) - max(s, 0), 0): a row's blocks of 128
-    columns), `covers = "w"`, the number: a call's default is then the
-    smallest candidate holding the row (seed 003: a fact of the program).
+    (construction's max(min(s + w, C) - max(s, 0), 0), its end and start one
+    value plus constants: a row's blocks of 128 columns, a window of 5
+    neighbours) or a constant range [0, w) (a 64x64 matrix's row),
+    `covers = "w"`, the number: a call's default is then the smallest
+    candidate holding the row (seed 003: a fact of the program).
     An ordered `pgpu.for` inside a foreach body whose bounds are the same
     for every lane (an author's loop per member: a recurrence over time per
     channel, an accumulator over a bag's items per column) is kept ordered
