@@ -562,17 +562,35 @@ class Kernel:
         # at most LOOP_BYTES_PER_SM (`<kernel>_LOOP_BUFFERS`): a walk whose one iteration loads that much
         # already has what a multiprocessor needs in flight, and deeper buffers would only cut the programs
         # the multiprocessor holds (a blocked scan over 8192-lane rows: 131584 bytes a program at 3 stages).
+        # A launch of fewer programs than multiprocessors (64 rows of 4M elements on 132) leaves the bytes
+        # the device needs in flight to those programs alone: each holds LOOP_BYTES_PER_SM times
+        # multiprocessors / programs, up to the deepest candidate, since no other program shares its
+        # multiprocessor's shared memory (`_lone_loop_bytes`).
         pipelined = self._prune(constexprs, target)
         buffers = self._cache.get(self._declared("loop buffers", constexprs, target))
         if "LOOP_STAGES" in space and pipelined is not None:
             full = {**{n: d for n, (_, d) in space.items()}, **chosen}
-            for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= full["LOOP_STAGES"]), reverse=True):
+            lone = self._lone_loop_bytes(constexprs, tensors, target, full)
+            budget, deepest = (lone, max(space["LOOP_STAGES"][0])) if lone else \
+                (self.LOOP_BYTES_PER_SM, full["LOOP_STAGES"])
+            for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= deepest), reverse=True):
                 at = {**full, "LOOP_STAGES": depth}
-                if pipelined(at) != "shared memory" and (buffers is None or buffers(at) <= self.LOOP_BYTES_PER_SM):
+                if pipelined(at) != "shared memory" and (buffers is None or buffers(at) <= budget):
                     break
             if depth != space["LOOP_STAGES"][1]:
                 chosen["LOOP_STAGES"] = depth
         return chosen or None
+
+    def _lone_loop_bytes(self, constexprs: dict, tensors, target: str, binding: dict):
+        """The bytes a walk's pipeline buffers may hold in a launch of fewer programs than the device has
+        multiprocessors (each program alone on its own): LOOP_BYTES_PER_SM x multiprocessors / programs,
+        the device's bytes in flight shared by the programs there are (Little's law as for
+        LOOP_BYTES_PER_SM). None in a launch of at least as many programs, or without a program count."""
+        at = self._counts_at("LOOP_STAGES", (binding["LOOP_STAGES"],), constexprs, tensors, target, binding)
+        if at is None or not at[1][0]:
+            return None
+        sms, (count,) = at
+        return self.LOOP_BYTES_PER_SM * sms // count if count < sms else None
 
     @staticmethod
     def _padded_boxes(space: dict, covers: dict, sizes: dict, chosen: dict) -> bool:
