@@ -569,17 +569,35 @@ class Kernel:
         # at most LOOP_BYTES_PER_SM (`<kernel>_LOOP_BUFFERS`): a walk whose one iteration loads that much
         # already has what a multiprocessor needs in flight, and deeper buffers would only cut the programs
         # the multiprocessor holds (a blocked scan over 8192-lane rows: 131584 bytes a program at 3 stages).
+        # A launch of fewer programs than multiprocessors (64 rows of 4M elements on 132) leaves the bytes
+        # the device needs in flight to those programs alone: each holds LOOP_BYTES_PER_SM times
+        # multiprocessors / programs, up to the deepest candidate, since no other program shares its
+        # multiprocessor's shared memory (`_lone_loop_bytes`).
         pipelined = self._prune(constexprs, target)
         buffers = self._cache.get(self._declared("loop buffers", constexprs, target))
         if "LOOP_STAGES" in space and pipelined is not None:
             full = {**{n: d for n, (_, d) in space.items()}, **chosen}
-            for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= full["LOOP_STAGES"]), reverse=True):
+            lone = self._lone_loop_bytes(constexprs, tensors, target, full)
+            budget, deepest = (lone, max(space["LOOP_STAGES"][0])) if lone else \
+                (self.LOOP_BYTES_PER_SM, full["LOOP_STAGES"])
+            for depth in sorted((c for c in space["LOOP_STAGES"][0] if c <= deepest), reverse=True):
                 at = {**full, "LOOP_STAGES": depth}
-                if pipelined(at) != "shared memory" and (buffers is None or buffers(at) <= self.LOOP_BYTES_PER_SM):
+                if pipelined(at) != "shared memory" and (buffers is None or buffers(at) <= budget):
                     break
             if depth != space["LOOP_STAGES"][1]:
                 chosen["LOOP_STAGES"] = depth
         return chosen or None
+
+    def _lone_loop_bytes(self, constexprs: dict, tensors, target: str, binding: dict):
+        """The bytes a walk's pipeline buffers may hold in a launch of fewer programs than the device has
+        multiprocessors (each program alone on its own): LOOP_BYTES_PER_SM x multiprocessors / programs,
+        the device's bytes in flight shared by the programs there are (Little's law as for
+        LOOP_BYTES_PER_SM). None in a launch of at least as many programs, or without a program count."""
+        at = self._counts_at("LOOP_STAGES", (binding["LOOP_STAGES"],), constexprs, tensors, target, binding)
+        if at is None or not at[1][0]:
+            return None
+        sms, (count,) = at
+        return self.LOOP_BYTES_PER_SM * sms // count if count < sms else None
 
     @staticmethod
     def _padded_boxes(space: dict, covers: dict, sizes: dict, chosen: dict) -> bool:
@@ -589,10 +607,14 @@ class Kernel:
         for nothing; at an exact fit the descriptors made in each program only cost. On the H200 (bf16,
         session 14) causal B1 H4 S4099 D96 took 0.0577 ms of device time with TMA against 0.0695 without;
         at exact fits TMA was slower (B16 H16 S1024 D64 causal 0.205 against 0.167, full 0.283 against 0.235;
-        B4 H32 S4096 D128 +6%, session 13)."""
+        B4 H32 S4096 D128 +6%, session 13). A numeric cover (the constant width w of clipped slices, "5":
+        a window of neighbouring channels) bounds each member's slice, not a view's extent: the rows past
+        w are other members' data, masked by the slice's length, which no descriptor's fill replaces."""
         if "TMA" not in space or space["TMA"][1] != 0 or 1 not in space["TMA"][0]:
             return False
         for param, symbol in covers.items():
+            if symbol.isdigit():
+                continue
             n = sizes.get(symbol)
             if n and 0 < n < chosen.get(param, space[param][1]):
                 return True

@@ -147,16 +147,21 @@ def test_tuner_searches_and_prunes_loop_stages():
 
 def test_call_defaults_fit_the_widened_step(monkeypatch):
     """The call's blocks (covering the row: 4096, 8192 and 32768 f32 lanes) are chosen as if unpipelined;
-    LOOP_STAGES then takes the deepest candidate whose buffers hold at most LOOP_BYTES_PER_SM (32 KiB):
-    3 for 16 KiB blocks, 2 for 32 KiB, 1 for 128 KiB (one block already that much in flight, and two
-    128 KiB buffers would not even fit the shared memory). TESSEL_PARAMS pins it."""
+    LOOP_STAGES then takes the deepest candidate whose buffers hold at most LOOP_BYTES_PER_SM (32 KiB)
+    at 1024 rows (more programs than multiprocessors): 3 for 16 KiB blocks, 2 for 32 KiB, 1 for 128 KiB
+    (one block already that much in flight, and two 128 KiB buffers would not even fit the shared
+    memory). At 64 rows (64 programs on 132 multiprocessors, each alone on its own) each program holds
+    the device's share, 32 KiB x 132 / 64 = 66 KiB, up to the deepest candidate: 4 for 16 KiB blocks
+    (48 KiB), 3 for 32 KiB (64 KiB), still 1 for 128 KiB. TESSEL_PARAMS pins it."""
     torch = pytest.importorskip("torch")
     monkeypatch.delenv("TESSEL_PARAMS", raising=False)
 
-    def defaults(n):
-        return row_lse.call_defaults(torch.empty(64, n, device="meta"), torch.empty(64, device="meta"))
+    def defaults(n, m=1024):
+        return row_lse.call_defaults(torch.empty(m, n, device="meta"), torch.empty(m, device="meta"))
     assert [(d["BLOCK"], d["LOOP_STAGES"]) for d in map(defaults, (3000, 6000, 30000))] == \
         [(4096, 3), (8192, 2), (32768, 1)]
+    assert [(d["BLOCK"], d["LOOP_STAGES"]) for d in (defaults(n, 64) for n in (3000, 6000, 30000))] == \
+        [(4096, 4), (8192, 3), (32768, 1)]
     monkeypatch.setenv("TESSEL_PARAMS", "LOOP_STAGES=4, UNDECLARED_ELSEWHERE=8")
     assert defaults(3000)["LOOP_STAGES"] == 4
 

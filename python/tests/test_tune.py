@@ -288,8 +288,10 @@ def test_an_untuned_call_binds_the_covering_block_and_warps_that_follow_it(tmp_p
                                                    "LOOP_STAGES": 3}
     assert k.call_defaults(*rows(16384, 8192)) == {"BLOCK": 8192, "ROWS": 1, "WARPS": 8, "STAGES": 3, "TMA": 1,
                                                    "LOOP_STAGES": 2}
+    # (8 rows: 8 programs on 132 multiprocessors, each alone on its own, so a walk's buffers may hold the
+    # device's share of the bytes in flight, up to the deepest LOOP_STAGES: Kernel._lone_loop_bytes)
     assert k.call_defaults(*rows(8, 16384)) == {"BLOCK": 16384, "ROWS": 1, "WARPS": 16, "STAGES": 3, "TMA": 1,
-                                                   "LOOP_STAGES": 1}
+                                                   "LOOP_STAGES": 4}
     # a staged f32 row up to 32768 has a covering candidate (TritonLegalize: half the register file)
     assert k.call_defaults(*rows(16384, 20000)) == {"BLOCK": 32768, "ROWS": 1, "WARPS": 16, "STAGES": 3, "TMA": 1,
                                                    "LOOP_STAGES": 1}
@@ -298,7 +300,7 @@ def test_an_untuned_call_binds_the_covering_block_and_warps_that_follow_it(tmp_p
     assert k.call_defaults(*rows(16384, 40000)) == {"BLOCK": 512, "ROWS": 1, "WARPS": 2, "STAGES": 3, "TMA": 1,
                                                    "LOOP_STAGES": 3}
     assert k.call_defaults(*rows(8, 40000)) == {"BLOCK": 8192, "ROWS": 1, "WARPS": 8, "STAGES": 3, "TMA": 1,
-                                                   "LOOP_STAGES": 2}
+                                                   "LOOP_STAGES": 4}
     # argmax reduces (value, index) pairs: at most 128 elements a thread, at least 2 warps.
     import argmax
     a = argmax.argmax

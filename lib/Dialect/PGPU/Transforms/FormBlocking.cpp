@@ -25,13 +25,15 @@
 // row in one fragment (and stage-rows' single-pass path is taken) whenever a
 // candidate fits (seed 003: defaults from facts of the call). Where every such
 // loop walks a slice of one constant width w clipped to its row (a row's blocks
-// of 128 columns), BLOCK declares `covers = "w"` (the number): no block needs
-// more than w lanes, at any call.
+// of 128 columns; SliceWidth.h) or a constant range [0, w) (a 64x64 matrix's
+// row), BLOCK declares `covers = "w"` (the number): no block needs more than w
+// lanes, at any call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/IndexSign.h"
+#include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -1213,62 +1215,6 @@ SmallVector<Linear> upperForms(Value v) {
     return {};
   }
 }
-/// k where `e` is `s` plus the constant k (adds and subtractions of constants peeled off `e`).
-std::optional<int64_t> offsetFrom(Value e, Value s) {
-  int64_t k = 0;
-  for (int depth = 0; depth < 8; ++depth) {
-    if (e == s)
-      return k;
-    auto bin = e.getDefiningOp<BinaryOp>();
-    if (!bin || (bin.getKind() != kir::BinaryKind::Add && bin.getKind() != kir::BinaryKind::Sub))
-      return std::nullopt;
-    if (std::optional<int64_t> c = constantIndex(bin.getRhs())) {
-      k += bin.getKind() == kir::BinaryKind::Add ? *c : -*c;
-      e = bin.getLhs();
-    } else if (std::optional<int64_t> c = constantIndex(bin.getLhs()); c && bin.getKind() == kir::BinaryKind::Add) {
-      k += *c;
-      e = bin.getRhs();
-    } else {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-/// The operands of `v` when it is a `kind` (min, max) of two values, else `v` alone.
-SmallVector<Value, 2> sidesOf(Value v, kir::BinaryKind kind) {
-  if (auto bin = v.getDefiningOp<BinaryOp>(); bin && bin.getKind() == kind)
-    return {bin.getLhs(), bin.getRhs()};
-  return {v};
-}
-
-/// The constant width w of a slice [s, s + w) clipped to a view's axis, whose length construction
-/// spells max(min(s + w, C) - max(s, 0), 0) (seed 000 §5: a block of a row, cols[j * 128 : j * 128 +
-/// 128]): min(e, C) <= e and max(s, 0) >= s, so the length is at most w for every member, whatever
-/// s. None for any other value.
-std::optional<int64_t> clippedWidth(Value hi) {
-  Value length = hi;
-  if (auto clamp = hi.getDefiningOp<BinaryOp>(); clamp && clamp.getKind() == kir::BinaryKind::Max) {
-    if (matchPattern(clamp.getRhs(), m_Zero()))
-      length = clamp.getLhs();
-    else if (matchPattern(clamp.getLhs(), m_Zero()))
-      length = clamp.getRhs();
-  }
-  auto diff = length.getDefiningOp<BinaryOp>();
-  if (!diff || diff.getKind() != kir::BinaryKind::Sub)
-    return std::nullopt;
-  // min(min(e, C), C) as construction nests it: every operand of the nested mins bounds the end.
-  SmallVector<Value> ends{diff.getLhs()};
-  for (size_t i = 0; i < ends.size() && i < 8; ++i)
-    if (auto m = ends[i].getDefiningOp<BinaryOp>(); m && m.getKind() == kir::BinaryKind::Min)
-      ends.append({m.getLhs(), m.getRhs()});
-  for (Value end : ends)
-    for (Value start : sidesOf(diff.getRhs(), kir::BinaryKind::Max))
-      if (!constantIndex(start))
-        if (std::optional<int64_t> w = offsetFrom(end, start))
-          return w;
-  return std::nullopt;
-}
 } // namespace
 
 /// The shape symbol S a range [lo, hi) is covered by: lo is 0 and hi at most the `pgpu.extent` S
@@ -1285,6 +1231,10 @@ StringAttr spannedSymbol(Value lo, Value hi) {
       return StringAttr::get(hi.getContext(), form.terms.begin()->first);
   if (std::optional<int64_t> w = clippedWidth(hi); w && *w > 0)
     return StringAttr::get(hi.getContext(), std::to_string(*w));
+  // A constant range [0, k) (a matrix's 64 columns, A: [B, 64, 64]) is covered by k: one block of k
+  // members holds it at any call.
+  if (std::optional<int64_t> k = constantIndex(hi); k && *k > 0)
+    return StringAttr::get(hi.getContext(), std::to_string(*k));
   return {};
 }
 

@@ -66,6 +66,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -311,6 +312,18 @@ StringAttr extentSymbol(Value hi) {
 /// The named view extent S when [lo, hi) is [0, S), else null: BLOCK_C then covers S.
 StringAttr spannedExtent(Value lo, Value hi) { return matchPattern(lo, m_Zero()) ? extentSymbol(hi) : StringAttr(); }
 
+/// What a reduced range [lo, hi) is covered by: the named view extent S of [0, S), or the number w
+/// ("5") where hi is the length of a slice of constant width w clipped to its axis (SliceWidth.h: a
+/// window of neighbours, chans[max(c - 2, 0) : min(c + 3, C)]), so BLOCK_R's call default is the
+/// smallest candidate holding w, not a tile of masked rows; else null.
+StringAttr reducedSpan(Value lo, Value hi) {
+  if (StringAttr symbol = spannedExtent(lo, hi))
+    return symbol;
+  if (std::optional<int64_t> w = matchPattern(lo, m_Zero()) ? clippedWidth(hi) : std::nullopt; w && *w > 0)
+    return StringAttr::get(hi.getContext(), std::to_string(*w));
+  return {};
+}
+
 /// The view extent S that a ragged range's end `hi`, read from memory per member (offsets such as
 /// indptr[m], indptr[m + 1]), is clamped to: the one extent symbol its computation uses (construction
 /// clamps a slice of the domain [0, S) to it). Null when the end reads nothing (a position, r < d) or
@@ -552,7 +565,7 @@ private:
   void tileForeach(ForeachOp op) {
     Location loc = op.getLoc();
     Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
-    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    StringAttr spans = reducedSpan(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
     auto loop = ForOp::create(b, loc, TypeRange(), lo, hi, step, ValueRange());
@@ -585,7 +598,7 @@ private:
       inits.push_back(expand(loc, ids.back(), Cols));
     }
     Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
-    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    StringAttr spans = reducedSpan(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
     auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), lo, hi, step, inits);
@@ -687,7 +700,7 @@ private:
     for (Value id : op.getIdentities())
       inits.push_back(mapped(loc, id, members));
     Value step = ParamOp::create(b, loc, b.getIndexType(), kRowsParam);
-    StringAttr spans = spannedExtent(op.getLower(), op.getUpper());
+    StringAttr spans = reducedSpan(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
     // Ragged segments that are positions of a view (X(d) + r): the tile walks the positions of the

@@ -66,9 +66,11 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     Where every blocked loop spans [0, S) of a named view axis S (or a
     slice of a row bounded by S), BLOCK declares `covers = "S"`; where every
     one walks a slice of one constant width w clipped to its row
-    (construction's max(min(s + w, C) - max(s, 0), 0): a row's blocks of 128
-    columns), `covers = "w"`, the number: a call's default is then the
-    smallest candidate holding the row (seed 003: a fact of the program).
+    (construction's max(min(s + w, C) - max(s, 0), 0), its end and start one
+    value plus constants: a row's blocks of 128 columns, a window of 5
+    neighbours) or a constant range [0, w) (a 64x64 matrix's row),
+    `covers = "w"`, the number: a call's default is then the smallest
+    candidate holding the row (seed 003: a fact of the program).
     An ordered `pgpu.for` inside a foreach body whose bounds are the same
     for every lane (an author's loop per member: a recurrence over time per
     channel, an accumulator over a bag's items per column) is kept ordered
@@ -1418,6 +1420,11 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     programs, and a call's default narrows BLOCK_C while the launch would
     not fill the device. Otherwise they are a loop in the program and
     BLOCK_C covers d's extent when d spans [0, S) of a named view axis.
+    BLOCK_R covers what every reduced range spans: a named extent S of
+    [0, S), or the constant width w (`covers = "5"`) of a slice clipped to
+    its axis (a window of neighbouring channels, chans[max(c - 2, 0) :
+    min(c + 3, C)]; SliceWidth.h), so a call's default takes the smallest
+    candidate holding w instead of a tile of masked rows.
     The body may also walk r again in a nested `pgpu.foreach` (a column
     normalization's write pass: `y[rows, n] = e / T.sum(e)`) whose bounds
     do not depend on d and whose body is straight-line reads, pointwise
