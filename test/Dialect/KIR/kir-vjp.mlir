@@ -1,0 +1,169 @@
+// RUN: tessel-opt %s -split-input-file -kir-vjp="wrt=x" | FileCheck %s --enable-var-scope
+// RUN: tessel-opt %s -split-input-file -kir-vjp="wrt=x" -kir-to-pgpu > /dev/null
+
+// COM: x is used twice (y = x * sum(x)): d_x is the sum of both uses' contributions, the reduction's
+// COM: cotangent spread back over the row with broadcast_as. The output y becomes the input d_y in its
+// COM: place; d_x is appended; the store to y becomes a read of d_y at the same coordinates.
+// CHECK-LABEL: kir.kernel @scaled_vjp
+// CHECK-SAME: (%x: !kir.view<f32, [M, N], in>, %d_y: !kir.view<f32, [M, N], in>, %d_x: !kir.view<f32, [M, N], out>)
+// CHECK: ^bb0(%[[I:.*]]: index):
+// CHECK: %[[ROW:.*]] = kir.load %x[%[[I]], %[[DN:[0-9a-z_]+]]]
+// CHECK: %[[S:.*]] = kir.reduce %[[ROW]] axes [0]
+// CHECK: %[[SB:.*]] = kir.broadcast %[[S]]
+// CHECK: %[[G:.*]] = kir.load %d_y[%[[I]], %[[DN]]]
+// CHECK: %[[GX:.*]] = kir.binary mul %[[G]], %[[SB]]
+// CHECK: %[[GS:.*]] = kir.binary mul %[[G]], %[[ROW]]
+// CHECK: %[[T:.*]] = kir.reduce %[[GS]] axes [0]
+// CHECK: %[[TB:.*]] = kir.broadcast_as %[[T]] to %[[ROW]] dims []
+// CHECK: %[[D:.*]] = kir.binary add %[[GX]], %[[TB]]
+// CHECK: kir.store %[[D]], %d_x[%[[I]], %[[DN]]]
+// CHECK-NOT: kir.store
+module {
+  kir.kernel @scaled(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.reduce %row axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %sb = kir.broadcast %s over(%dn) dims [] : f32 -> tensor<?xf32>
+      %out = kir.binary mul %row, %sb : tensor<?xf32>
+      kir.store %out, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A row maximum's cotangent is split equally among the members equal to it (torch.amax):
+// COM: a mask, its count, the share, selected back.
+// CHECK-LABEL: kir.kernel @rowmax_vjp
+// CHECK: %[[ROW:.*]] = kir.load %x
+// CHECK: %[[MX:.*]] = kir.reduce %[[ROW]]
+// CHECK: %[[G:.*]] = kir.load %d_y[%{{.*}}] : !kir.view<f32, [M], in>[index] -> f32
+// CHECK: %[[MB:.*]] = kir.broadcast_as %[[MX]] to %[[ROW]] dims []
+// CHECK: %[[HIT:.*]] = kir.cmp eq %[[ROW]], %[[MB]]
+// CHECK: %[[ONES:.*]] = kir.select %[[HIT]]
+// CHECK: %[[COUNT:.*]] = kir.reduce %[[ONES]] axes [0]
+// CHECK: binary add
+// CHECK: %[[SHARE:.*]] = kir.binary div %[[G]], %[[COUNT]] : f32
+// CHECK: %[[SB:.*]] = kir.broadcast_as %[[SHARE]] to %[[ROW]] dims []
+// CHECK: %[[D:.*]] = kir.select %[[HIT]], %[[SB]], %{{.*}}
+// CHECK: kir.store %[[D]], %d_x
+module {
+  kir.kernel @rowmax(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M], out>) {
+    %c0 = arith.constant 0 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %mx = kir.reduce %row axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary max %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %mx, %y[%i] : f32, !kir.view<f32, [M], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A contraction's two cotangents are contractions in KIR's own form: dA = dC B^T pairs dC's
+// COM: column axis with B's (reduce([1], [1])), dB = A^T dC pairs the row axes (reduce([0], [0])). The
+// COM: products run in the operands' f16 with the forward's f32 accumulator. Only x is differentiated
+// COM: here: w gets no cotangent output and no contraction of its own.
+// CHECK-LABEL: kir.kernel @gemm_vjp
+// CHECK-SAME: (%x: !kir.view<f16, [M, K], in>, %w: !kir.view<f16, [K, N], in>, %d_c: !kir.view<f32, [M, N], in>, %d_x: !kir.view<f16, [M, K], out>)
+// CHECK: %[[W:.*]] = kir.load %w
+// CHECK: %[[G:.*]] = kir.load %d_c
+// CHECK: %[[G16:.*]] = kir.cast %[[G]] : tensor<?x?xf32> to tensor<?x?xf16>
+// CHECK: %[[DX:.*]] = kir.contract %[[G16]], %[[W]] reduce([1], [1]) batch([], []) : tensor<?x?xf16>, tensor<?x?xf16> -> tensor<?x?xf32>
+// CHECK-NOT: kir.contract
+// CHECK: %[[DX16:.*]] = kir.cast %[[DX]] : tensor<?x?xf32> to tensor<?x?xf16>
+// CHECK: kir.store %[[DX16]], %d_x
+module {
+  kir.kernel @gemm(%x: !kir.view<f16, [M, K], in>, %w: !kir.view<f16, [K, N], in>, %c: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %k = kir.extent "K"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    %dk = kir.domain %c0 to %k
+    %at = kir.load %x[%dm, %dk] : !kir.view<f16, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+    %bt = kir.load %w[%dk, %dn] : !kir.view<f16, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+    %ct = kir.contract %at, %bt reduce([1], [0]) batch([], []) : tensor<?x?xf16>, tensor<?x?xf16> -> tensor<?x?xf32>
+    kir.store %ct, %c[%dm, %dn] : tensor<?x?xf32>, !kir.view<f32, [M, N], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not differentiate what does not depend on x: y reads only w, so y's computation and the
+// COM: read of d_y are gone, and d_x is zeros at the coordinates x was read at.
+// CHECK-LABEL: kir.kernel @unused_vjp
+// CHECK-NOT: kir.load %w
+// CHECK-NOT: kir.load %d_y
+// CHECK: %[[X:.*]] = kir.load %x
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ZS:.*]] = kir.broadcast_as %[[Z]] to %[[X]] dims []
+// CHECK: kir.store %[[ZS]], %d_x
+// CHECK-NOT: kir.store
+module {
+  kir.kernel @unused(%x: !kir.view<f32, [N], in>, %w: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    %xs = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    %ws = kir.load %w[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    %e = kir.unary exp %ws : tensor<?xf32>
+    kir.store %e, %y[%dn] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Two reads of x at the same coordinates: one store of the sum of their cotangents.
+// CHECK-LABEL: kir.kernel @reread_vjp
+// CHECK: %[[A:.*]] = kir.load %x[%[[D:.*]]] :
+// CHECK: %[[B:.*]] = kir.load %x[%[[D]]] :
+// CHECK: %[[E:.*]] = kir.unary exp %[[A]]
+// CHECK: %[[G:.*]] = kir.load %d_y
+// CHECK: %[[GE:.*]] = kir.binary mul %[[G]], %[[B]]
+// CHECK: %[[GB:.*]] = kir.binary mul %[[G]], %[[E]]
+// CHECK: %[[GA:.*]] = kir.binary mul %[[GE]], %[[E]]
+// CHECK: %[[S:.*]] = kir.binary add %[[GA]], %[[GB]]
+// CHECK: kir.store %[[S]], %d_x[%[[D]]]
+// CHECK-NOT: kir.store
+module {
+  kir.kernel @reread(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    %a = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    %b = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    %e = kir.unary exp %a : tensor<?xf32>
+    %p = kir.binary mul %e, %b : tensor<?xf32>
+    kir.store %p, %y[%dn] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}
