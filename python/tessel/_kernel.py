@@ -287,6 +287,14 @@ class Kernel:
             self._cache[key] = _jit.trace_kernel(self.fn, self.name, self.options, cx)
         return self._cache[key]
 
+    def vjp(self, wrt) -> "Kernel":
+        """The backward kernel derived from this one (reverse-mode, docs/language.md "Derived backward
+        kernels"): its inputs are this kernel's inputs and `d_<out>` (the cotangent of each output, in the
+        output's place), its outputs `d_<x>` for each input view named in `wrt`. A kernel whose backward
+        cannot be derived is refused at the op, when the derived kernel is first traced."""
+        from ._vjp import VjpKernel
+        return VjpKernel(self, wrt)
+
     def _write(self, directory: pathlib.Path, constexprs) -> pathlib.Path:
         path = directory / f"{self.name}.mlir"
         path.write_text(self.kir(constexprs))
