@@ -25,20 +25,26 @@ kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], ou
 
 // -----
 
-// COM: x read once at kernel level and used by every member of a parallel: its cotangent would be a
-// COM: sum over the members, not derived yet.
-kir.kernel @shared(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [M, N], out>) {
+// COM: x read in an outer parallel's body and used by every member of an inner one: summing its
+// COM: cotangent over the inner members is not derived yet (kernel-level values are: kir-vjp.mlir).
+kir.kernel @nested(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, K, N], out>) {
   %c0 = arith.constant 0 : index
   %m = kir.extent "M"
   %n = kir.extent "N"
+  %k = kir.extent "K"
   %dm = kir.domain %c0 to %m
   %dn = kir.domain %c0 to %n
-  %w = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  %dk = kir.domain %c0 to %k
   kir.parallel %dm {
   ^bb0(%i: index):
-    // expected-error @+1 {{kir-vjp: uses a differentiated value defined outside its kir.parallel}}
-    %e = kir.unary exp %w : tensor<?xf32>
-    kir.store %e, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+    %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+    kir.parallel %dk {
+    ^bb0(%j: index):
+      // expected-error @+1 {{kir-vjp: uses a differentiated value defined outside its kir.parallel but inside another one}}
+      %e = kir.unary exp %row : tensor<?xf32>
+      kir.store %e, %y[%i, %j, %dn] : tensor<?xf32>, !kir.view<f32, [M, K, N], out>[index, index, !kir.domain]
+      kir.yield
+    }
     kir.yield
   }
   kir.return

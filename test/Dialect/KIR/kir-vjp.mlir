@@ -167,3 +167,38 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: x read once at kernel level and used by every member of a parallel: each member writes its
+// COM: contribution to a kernel-level first-write buffer over (rows, x's axes), and after the parallel
+// COM: the buffer is read whole and summed over the rows (splitk_gemm's workspace pattern).
+// CHECK-LABEL: kir.kernel @shared_vjp
+// CHECK: %[[X:.*]] = kir.load %x[%[[DN:[0-9a-z_]+]]]
+// CHECK: %[[BUF:.*]] = kir.buffer over(%[[DM:[0-9a-z_]+]], %[[DN]]) first_write : !kir.buffer<tensor<?x?xf32>>
+// CHECK: kir.parallel %[[DM]]
+// CHECK: ^bb0(%[[I:.*]]: index):
+// CHECK: %[[G:.*]] = kir.load %d_y[%[[I]], %[[DN]]]
+// CHECK: %[[C:.*]] = kir.binary mul %[[G]], %{{.*}}
+// CHECK: kir.buffer_store %[[C]], %[[BUF]][%[[I]], %[[DN]]]
+// CHECK: kir.yield
+// CHECK: %[[ALL:.*]] = kir.buffer_load %[[BUF]][%[[DM]], %[[DN]]]
+// CHECK: %[[SUM:.*]] = kir.reduce %[[ALL]] axes [0]
+// CHECK: kir.store %[[SUM]], %d_x[%[[DN]]]
+module {
+  kir.kernel @shared(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    %w = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %e = kir.unary exp %w : tensor<?xf32>
+      kir.store %e, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}

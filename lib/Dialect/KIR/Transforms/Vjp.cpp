@@ -12,6 +12,7 @@
 #include "Vjp.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "AxisDomains.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Dialect/Utils/KernelSyntax.h"
 #include "llvm/ADT/MapVector.h"
@@ -137,12 +138,16 @@ private:
         return op->emitOpError() << "kir-vjp: the cotangent of a gather (a scatter-add) is not derived yet";
       bool activeUse = llvm::any_of(op->getOperands(), [&](Value v) { return active.contains(v); });
       // A value from outside a kir.parallel that feeds its body gets one contribution per iteration.
+      // Its cotangent is summed over the members through a kernel-level buffer (sumOverMembers):
+      // for a kernel-level value and a kir.parallel in the kernel body; deeper nests are not derived.
       if (auto parallel = op->getParentOfType<ParallelOp>()) {
         for (Value v : op->getOperands())
-          if (active.contains(v) && !parallel.getBody().isAncestor(v.getParentRegion()))
+          if (active.contains(v) && !parallel.getBody().isAncestor(v.getParentRegion()) &&
+              (parallel->getParentOp() != kernel.getOperation() ||
+               v.getParentBlock() != &kernel.getBody().front()))
             return op->emitOpError()
-                   << "kir-vjp: uses a differentiated value defined outside its kir.parallel; its cotangent "
-                      "would be a sum over the parallel's iterations, which is not derived yet";
+                   << "kir-vjp: uses a differentiated value defined outside its kir.parallel but inside another "
+                      "one; summing its cotangent over the inner parallel's members is not derived yet";
       }
       if (!activeUse)
         return WalkResult::advance();
@@ -165,14 +170,16 @@ private:
   /// Each store to an output reads that output's cotangent at the same coordinates instead;
   /// then every block is swept in reverse, and each differentiated read writes its cotangent.
   LogicalResult seedAndSweep() {
+    // Inner bodies first: a parallel's members sum the cotangents of kernel-level values before the
+    // kernel body's sweep reaches those values.
     SmallVector<Block *> blocks;
-    kernel.getBody().walk([&](Block *block) {
+    kernel.getBody().walk<WalkOrder::PostOrder>([&](Block *block) {
       Operation *parent = block->getParentOp();
       if (isa<KernelOp, ParallelOp>(parent))
         blocks.push_back(block);
     });
     llvm::DenseSet<Value> stored;
-    llvm::DenseMap<Value, SmallVector<LoadOp>> readsOf;
+    llvm::MapVector<Value, SmallVector<LoadOp>> readsOf;
     for (Block *block : blocks) {
       OpBuilder b(kernel.getContext());
       Adjoints adj{b, active, {}};
@@ -206,11 +213,21 @@ private:
           readsOf[load.getView()].push_back(load);
           continue;
         }
+        if (auto parallel = dyn_cast<ParallelOp>(op)) {
+          for (const MemberSum &sum : memberSums.lookup(op)) {
+            Value all = BufferLoadOp::create(b, parallel.getLoc(), sum.type, sum.buffer, sum.domains);
+            adj.add(sum.value, vjp::sumOver(b, parallel.getLoc(), all,
+                                            llvm::to_vector(llvm::seq<int64_t>(0, parallel.getDomains().size()))));
+          }
+          continue;
+        }
         if (llvm::none_of(op->getResults(), [&](Value r) { return adj.get(r); }))
           continue;
         if (failed(vjp::emitAdjoint(op, adj)))
           return failure();
       }
+      if (auto parallel = dyn_cast<ParallelOp>(block->getParentOp()); parallel && failed(sumOverMembers(b, parallel, adj)))
+        return failure();
       // Reads of one input at the same coordinates (the same SSA operands) write one sum.
       for (auto &[view, loads] : readsOf) {
         LoadOp first;
@@ -240,6 +257,52 @@ private:
         if (load->getBlock() != loads.front()->getBlock())
           return load.emitOpError() << "kir-vjp: this input is read in two blocks (inside and outside a "
                                        "kir.parallel); summing their cotangents is not derived yet";
+    }
+    return success();
+  }
+
+  /// The cotangent of a kernel-level value from one kir.parallel: each member writes its contribution
+  /// to a kernel-level buffer over (the parallel's domains, the value's axes); the kernel body's sweep
+  /// reads it whole and sums over the parallel's axes (the first-write buffer of examples/splitk_gemm.py).
+  struct MemberSum {
+    Value value, buffer;
+    Type type;
+    SmallVector<Value> domains;
+  };
+  llvm::DenseMap<Operation *, SmallVector<MemberSum>> memberSums;
+  llvm::DenseMap<Value, SmallVector<Value>> domainMemo;
+
+  LogicalResult sumOverMembers(OpBuilder &b, ParallelOp parallel, Adjoints &adj) {
+    SmallVector<std::pair<Value, Value>> outside;
+    for (auto &[v, g] : adj.grads)
+      if (!parallel.getBody().isAncestor(v.getParentRegion()))
+        outside.push_back({v, g});
+    // Program order of the values, for a deterministic text.
+    llvm::sort(outside, [](const auto &x, const auto &y) {
+      Operation *a = x.first.getDefiningOp(), *c = y.first.getDefiningOp();
+      if (a == c)
+        return cast<OpResult>(x.first).getResultNumber() < cast<OpResult>(y.first).getResultNumber();
+      return a->isBeforeInBlock(c);
+    });
+    for (auto &[v, g] : outside) {
+      std::optional<SmallVector<Value>> axes = domainsOf(v, domainMemo);
+      if (!axes)
+        return v.getDefiningOp()->emitOpError()
+               << "kir-vjp: the axes of this value have no known domains, so its cotangent cannot be summed over "
+                  "the members of the kir.parallel that uses it";
+      MemberSum sum{v, Value(), Type(), SmallVector<Value>(parallel.getDomains())};
+      llvm::append_range(sum.domains, *axes);
+      SmallVector<int64_t> shape(parallel.getDomains().size(), ShapedType::kDynamic);
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+        llvm::append_range(shape, t.getShape());
+      sum.type = RankedTensorType::get(shape, getElementTypeOrSelf(v.getType()));
+      OpBuilder before(parallel);
+      sum.buffer = BufferOp::create(before, parallel.getLoc(), BufferType::get(kernel.getContext(), sum.type),
+                                    sum.domains, Value(), /*first_write=*/true);
+      SmallVector<Value> coords(parallel.getBody().getArguments());
+      llvm::append_range(coords, *axes);
+      BufferStoreOp::create(b, parallel.getLoc(), g, sum.buffer, coords);
+      memberSums[parallel.getOperation()].push_back(sum);
     }
     return success();
   }

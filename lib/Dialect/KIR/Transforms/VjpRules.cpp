@@ -66,23 +66,6 @@ SmallVector<int64_t> keptAxes(int64_t rank, ArrayRef<int64_t> axes) {
   return kept;
 }
 
-/// `x` with `axes` summed out (a scalar when none remain).
-Value sumOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
-  auto type = cast<RankedTensorType>(x.getType());
-  Type element = type.getElementType();
-  SmallVector<int64_t> shape;
-  for (int64_t i : keptAxes(type.getRank(), axes))
-    shape.push_back(type.getDimSize(i));
-  Type result = shape.empty() ? element : Type(RankedTensorType::get(shape, element));
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  auto sum = ReduceOp::create(b, loc, TypeRange{result}, ValueRange{x}, axes, ValueRange{zero});
-  OpBuilder::InsertionGuard guard(b);
-  Block *body = b.createBlock(&sum.getCombine(), {}, {element, element}, {loc, loc});
-  YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Add, body->getArgument(0),
-                                                      body->getArgument(1))});
-  return sum.getResult(0);
-}
-
 /// The combine kind of a one-input reduce whose region is one binary op of
 /// its two arguments, or nothing.
 std::optional<BinaryKind> reduceKind(ReduceOp op) {
@@ -391,5 +374,22 @@ LogicalResult emitAdjoint(Operation *op, Adjoints &adj) {
     return contractAdjoint(con, g, adj);
   return op->emitOpError() << "kir-vjp: cannot differentiate '" << op->getName() << "' yet";
 }
+
+Value sumOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  SmallVector<int64_t> shape;
+  for (int64_t i : keptAxes(type.getRank(), axes))
+    shape.push_back(type.getDimSize(i));
+  Type result = shape.empty() ? element : Type(RankedTensorType::get(shape, element));
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  auto sum = ReduceOp::create(b, loc, TypeRange{result}, ValueRange{x}, axes, ValueRange{zero});
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = b.createBlock(&sum.getCombine(), {}, {element, element}, {loc, loc});
+  YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Add, body->getArgument(0),
+                                                      body->getArgument(1))});
+  return sum.getResult(0);
+}
+
 
 } // namespace tessel::kir::vjp

@@ -383,7 +383,12 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     body, each `kir.parallel` body) is swept in reverse, adding every op's
     vector-Jacobian product to its operands' cotangents (a value used several
     times sums its uses' contributions). The read of x then writes its
-    cotangent to `d_x` at the read's coordinates.
+    cotangent to `d_x` at the read's coordinates. A kernel-level value used by
+    the members of a `kir.parallel` in the kernel body (a weight read once
+    for all rows) gets the sum of the members' cotangents: each member writes
+    its contribution to a kernel-level `first_write` buffer over (the
+    parallel's domains, the value's axes), which the kernel body reads whole
+    after the parallel and sums over the parallel's axes.
     Derivatives: pointwise add, sub, mul, div, pow, neg, exp, exp2, expm1, log,
     log2, log1p, sqrt, rsqrt, sigmoid, tanh, sin, cos, erf, abs (sign, 0 at 0),
     floor/ceil/round (zero); max/min of two values (the larger/smaller side
@@ -396,13 +401,14 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     batch and paired axes, in the operands' dtype with the forward's
     accumulator and precision; the init takes dC).
     Legality (else a located error naming the op, and nothing is rewritten):
-    every op that consumes a differentiated value has a rule above; no
-    differentiated value crosses into a `kir.parallel` from outside it (its
-    cotangent would be a sum over iterations) or into another region
-    (kir.if/for/while, region_fold, scan); each differentiated input is read
-    exactly once, unmasked, and inside a `kir.parallel` with that parallel's
-    coordinates among its own (disjoint cotangent writes); no inout view; at
-    most one store per output.
+    every op that consumes a differentiated value has a rule above; a
+    differentiated value enters a `kir.parallel` only from the kernel body
+    (not from an enclosing parallel's body) and no other region
+    (kir.if/for/while, region_fold, scan), and the domains of its axes are
+    known; each differentiated input is read at one coordinate set (reads at
+    the same coordinates sum), in one block, unmasked, and inside a
+    `kir.parallel` with that parallel's coordinates among its own (disjoint
+    cotangent writes); no inout view; at most one store per output.
     Preserves: the forward's ABI order (inputs, then cotangent inputs where
     the outputs were, scalars), its constexprs and compile options.
     Verifier after: the KIR verifier.
