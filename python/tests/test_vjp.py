@@ -84,6 +84,17 @@ def make_kernels(dt):
         c[rows, bs, cols] = T.transpose(prod, [1, 0, 2])
 
     @tessel.kernel
+    def rows_matmul(a: T.In[dt, ("M", "K")], b: T.In[dt, ("K", "N")], c: T.Out[dt, ("M", "N")]):
+        # A row of A per member against all of B (read once at kernel level): dB is a sum over the
+        # members of outer products.
+        M, K = a.shape
+        N = b.shape[1]
+        cols, ks = T.domain(0, N), T.domain(0, K)
+        bmat = b[ks, cols]
+        for m in T.parallel(T.domain(0, M)):
+            c[m, cols] = T.contract(a[m, ks], bmat, reduce=((0, 0),), acc_dtype=dt)
+
+    @tessel.kernel
     def logsumexp(x: T.In[dt, ("M", "N")], out: T.Out[dt, ("M",)]):
         M, N = x.shape
         cols = T.domain(0, N)
@@ -109,8 +120,8 @@ def make_kernels(dt):
         t = T.where(a > b, T.log(b * b + 1.0), T.rsqrt(T.cast(T.cast(a * a + 0.5, T.f32), dt)))
         y[rows, cols] = s * t + T.maximum(a, b) - T.minimum(a * 2.0, b) + T.sin(a) * T.erf(b)
 
-    return {k.name: k for k in (softmax, layernorm_rows, layernorm, rmsnorm, gemm_gelu, bmm_nt, logsumexp, row_max,
-                                 pointwise)}
+    return {k.name: k for k in (softmax, layernorm_rows, layernorm, rmsnorm, gemm_gelu, bmm_nt, rows_matmul, logsumexp,
+                                 row_max, pointwise)}
 
 
 K64 = make_kernels(T.f64)
@@ -141,6 +152,10 @@ def t_bmm_nt(a, b):
     return {"c": torch.einsum("bmk,bnk->mbn", a, b)}
 
 
+def t_rows_matmul(a, b):
+    return {"c": a @ b}
+
+
 def t_logsumexp(x):
     return {"out": torch.logsumexp(x, dim=1)}
 
@@ -164,6 +179,7 @@ CASES = {
     "rmsnorm": (t_rmsnorm, ("x", "w"), {"x": "MN", "w": "N"}, ("y",), {"eps": EPS}),
     "gemm_gelu": (t_gemm_gelu, ("a", "b", "bias"), {"a": "MK", "b": "KN", "bias": "N"}, ("c",), {}),
     "bmm_nt": (t_bmm_nt, ("a", "b"), {"a": "BMK", "b": "BNK"}, ("c",), {}),
+    "rows_matmul": (t_rows_matmul, ("a", "b"), {"a": "MK", "b": "KN"}, ("c",), {}),
     "logsumexp": (t_logsumexp, ("x",), {"x": "MN"}, ("out",), {}),
     "row_max": (t_row_max, ("x",), {"x": "MN"}, ("out",), {}),
     "pointwise": (t_pointwise, ("x", "z"), {"x": "MN", "z": "MN"}, ("y",), {}),

@@ -202,3 +202,4 @@ module {
     kir.return
   }
 }
+

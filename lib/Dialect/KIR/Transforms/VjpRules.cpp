@@ -228,6 +228,23 @@ Value castElements(OpBuilder &b, Location loc, Value value, Type element) {
   return CastOp::create(b, loc, RankedTensorType::get(t.getShape(), element), value);
 }
 
+/// `value` spread over the axes of `reference` with element type `element`: value axis i becomes
+/// axis to[i] (transposed first when `to` is not increasing, as kir.broadcast_as keeps operand order).
+Value spreadTo(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> to, Value reference, Type element) {
+  auto vt = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, vt.getRank()));
+  llvm::sort(order, [&](int64_t x, int64_t y) { return to[x] < to[y]; });
+  SmallVector<int64_t> dims, shape;
+  for (int64_t i : order) {
+    dims.push_back(to[i]);
+    shape.push_back(vt.getDimSize(i));
+  }
+  if (!llvm::equal(order, llvm::seq<int64_t>(0, vt.getRank())))
+    value = TransposeOp::create(b, loc, RankedTensorType::get(shape, vt.getElementType()), value, order);
+  auto rt = cast<RankedTensorType>(reference.getType());
+  return BroadcastAsOp::create(b, loc, RankedTensorType::get(rt.getShape(), element), value, reference, dims);
+}
+
 LogicalResult contractAdjoint(ContractOp op, Value g, Adjoints &adj) {
   OpBuilder &b = adj.b;
   Location loc = op.getLoc();
@@ -251,10 +268,17 @@ LogicalResult contractAdjoint(ContractOp op, Value g, Adjoints &adj) {
     return ContractOp::create(b, loc, RankedTensorType::get(shape, acc), x, y, Value(), xr, yr, xb, yb,
                               op.getPrecisionAttr());
   };
-  if (adj.active.contains(lhs)) {
-    if (rhsFree.empty())
-      return op.emitOpError() << "kir-vjp: the lhs cotangent of a contraction whose rhs has no free axis is an "
-                                 "outer product, not derived yet";
+  if (adj.active.contains(lhs) && rhsFree.empty()) {
+    // Nothing of R is summed: dL = G * R, each spread over L's axes (an outer product, in the accumulator).
+    SmallVector<int64_t> rTo(rt.getRank());
+    for (auto [a, c] : llvm::zip(lr, rr))
+      rTo[c] = a;
+    for (auto [a, c] : llvm::zip(lb, rb))
+      rTo[c] = a;
+    Value d = BinaryOp::create(b, loc, BinaryKind::Mul, spreadTo(b, loc, g, lhsKept, lhs, acc),
+                               spreadTo(b, loc, castElements(b, loc, rhs, acc), rTo, lhs, acc));
+    adj.add(lhs, castElements(b, loc, d, element));
+  } else if (adj.active.contains(lhs)) {
     // dL = contract(G, R): G's rhs-free positions with R's free axes; G's batch positions with R's batch.
     SmallVector<int64_t> gr, yr, gb, yb;
     for (auto [j, a] : llvm::enumerate(rhsFree)) {
@@ -290,40 +314,52 @@ LogicalResult contractAdjoint(ContractOp op, Value g, Adjoints &adj) {
     for (int64_t a : lhsKept)
       if (!llvm::is_contained(lb, a))
         lhsFree.push_back(a);
-    if (lhsFree.empty())
-      return op.emitOpError() << "kir-vjp: the rhs cotangent of a contraction whose lhs has no free axis is an "
-                                 "outer product, not derived yet";
-    // dR = contract(L, G): L's free axes with G's positions of them; L's batch with G's batch positions.
-    SmallVector<int64_t> xr, gr, xb, gb;
-    for (int64_t a : lhsFree) {
-      xr.push_back(a);
-      gr.push_back(posIn(lhsKept, a));
+    if (lhsFree.empty()) {
+      // dR = L * G, each spread over R's axes (an outer product, in the accumulator).
+      SmallVector<int64_t> lTo(lt.getRank()), gTo;
+      for (auto [a, c] : llvm::zip(lr, rr))
+        lTo[a] = c;
+      for (auto [a, c] : llvm::zip(lb, rb))
+        lTo[a] = c;
+      for (int64_t a : lhsKept) // only batch axes: L has no free axis
+        gTo.push_back(lTo[a]);
+      llvm::append_range(gTo, rhsFree);
+      Value d = BinaryOp::create(b, loc, BinaryKind::Mul, spreadTo(b, loc, castElements(b, loc, lhs, acc), lTo, rhs, acc),
+                                 spreadTo(b, loc, g, gTo, rhs, acc));
+      adj.add(rhs, castElements(b, loc, d, element));
+    } else {
+      // dR = contract(L, G): L's free axes with G's positions of them; L's batch with G's batch positions.
+      SmallVector<int64_t> xr, gr, xb, gb;
+      for (int64_t a : lhsFree) {
+        xr.push_back(a);
+        gr.push_back(posIn(lhsKept, a));
+      }
+      for (int64_t a : lb) {
+        xb.push_back(a);
+        gb.push_back(posIn(lhsKept, a));
+      }
+      // Result: L's non-reduced axes (batch and forward-reduce axes, L order), then G's rhs-free positions.
+      SmallVector<int64_t> order; // rhs axis at each result position
+      SmallVector<int64_t> shape;
+      for (int64_t a = 0; a < lt.getRank(); ++a) {
+        if (llvm::is_contained(lhsFree, a))
+          continue;
+        int64_t c = llvm::is_contained(lb, a) ? rb[posIn(lb, a)] : rr[posIn(lr, a)];
+        order.push_back(c);
+        shape.push_back(rt.getDimSize(c));
+      }
+      for (int64_t c : rhsFree) {
+        order.push_back(c);
+        shape.push_back(rt.getDimSize(c));
+      }
+      Value d = contract(lhs, gc, xr, gr, xb, gb, shape);
+      SmallVector<int64_t> perm;
+      for (int64_t c = 0; c < rt.getRank(); ++c)
+        perm.push_back(posIn(order, c));
+      if (!llvm::equal(perm, llvm::seq<int64_t>(0, rt.getRank())))
+        d = TransposeOp::create(b, loc, RankedTensorType::get(rt.getShape(), acc), d, perm);
+      adj.add(rhs, castElements(b, loc, d, element));
     }
-    for (int64_t a : lb) {
-      xb.push_back(a);
-      gb.push_back(posIn(lhsKept, a));
-    }
-    // Result: L's non-reduced axes (batch and forward-reduce axes, L order), then G's rhs-free positions.
-    SmallVector<int64_t> order; // rhs axis at each result position
-    SmallVector<int64_t> shape;
-    for (int64_t a = 0; a < lt.getRank(); ++a) {
-      if (llvm::is_contained(lhsFree, a))
-        continue;
-      int64_t c = llvm::is_contained(lb, a) ? rb[posIn(lb, a)] : rr[posIn(lr, a)];
-      order.push_back(c);
-      shape.push_back(rt.getDimSize(c));
-    }
-    for (int64_t c : rhsFree) {
-      order.push_back(c);
-      shape.push_back(rt.getDimSize(c));
-    }
-    Value d = contract(lhs, gc, xr, gr, xb, gb, shape);
-    SmallVector<int64_t> perm;
-    for (int64_t c = 0; c < rt.getRank(); ++c)
-      perm.push_back(posIn(order, c));
-    if (!llvm::equal(perm, llvm::seq<int64_t>(0, rt.getRank())))
-      d = TransposeOp::create(b, loc, RankedTensorType::get(rt.getShape(), acc), d, perm);
-    adj.add(rhs, castElements(b, loc, d, element));
   }
   if (op.getInit())
     adj.add(op.getInit(), g);

@@ -399,7 +399,10 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     members equal to the result, as torch.amax); `kir.contract` (two
     contractions in KIR's own form, dA = dC B^T and dB = A^T dC generalised to
     batch and paired axes, in the operands' dtype with the forward's
-    accumulator and precision; the init takes dC).
+    accumulator and precision; the init takes dC; where the other operand
+    keeps no free axis, nothing is summed and the cotangent is an outer
+    product: both factors spread over the operand's axes with
+    kir.broadcast_as and multiplied in the accumulator type).
     Legality (else a located error naming the op, and nothing is rewritten):
     every op that consumes a differentiated value has a rule above; a
     differentiated value enters a `kir.parallel` only from the kernel body
