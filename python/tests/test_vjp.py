@@ -359,6 +359,20 @@ def test_suite_examples_derive_for_every_input(example):
         np.testing.assert_allclose(back[f"d_{k}"], tx[k].grad.numpy(), rtol=2e-4, atol=2e-5, err_msg=f"d_{k}")
 
 
+def test_derived_text_is_deterministic_and_the_kernel_is_kept(tmp_path):
+    """`tessel vjp` prints the same bytes twice (generated sources stay deterministic), and one wrt gives
+    one derived kernel object (one torch operator)."""
+    import subprocess
+    from tessel import _cli
+    kernel = K64["layernorm_rows"]
+    assert kernel.vjp(("x", "w")) is kernel.vjp(["x", "w"])
+    path = tmp_path / "f.mlir"
+    path.write_text(kernel.kir())
+    runs = [subprocess.run([_cli.find_tessel(), "vjp", f"{path}:{kernel.name}", "--wrt=x,w"], capture_output=True,
+                           text=True, check=True).stdout for _ in range(2)]
+    assert runs[0] == runs[1] and "kir.buffer_store" in runs[0]
+
+
 def test_wrt_must_name_an_input_view():
     with pytest.raises(ValueError, match="no view argument named 'q'"):
         K64["softmax"].vjp("q")
