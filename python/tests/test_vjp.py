@@ -331,12 +331,7 @@ def test_refused_op_is_named_at_the_authors_line():
 def test_suite_examples_derive_for_every_input(example):
     """The suite's own kernels (examples/, rows in a T.parallel, weights read at kernel level), f32 on the
     interpreter, against torch autograd in f64 of the same inputs."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(f"vjp_{example}", os.path.join(
-        os.path.dirname(__file__), "..", "..", "examples", f"{example}.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    kernel = getattr(mod, example)
+    kernel = _example(example)
     views = [p for p in kernel.params() if p.kind == "view"]
     wrt = tuple(p.name for p in views if p.spec.mode == "in")
     rng = np.random.default_rng(3)
@@ -357,6 +352,41 @@ def test_suite_examples_derive_for_every_input(example):
     y.backward(torch.tensor(dy, dtype=torch.float64))
     for k in wrt:
         np.testing.assert_allclose(back[f"d_{k}"], tx[k].grad.numpy(), rtol=2e-4, atol=2e-5, err_msg=f"d_{k}")
+
+
+def _example(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"vjp_{name}", os.path.join(
+        os.path.dirname(__file__), "..", "..", "examples", f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+@pytest.mark.parametrize("has_bias", [False, True])
+@pytest.mark.parametrize("activation", ["none", "relu", "sigmoid"])
+def test_suite_gemm_derives_with_and_without_bias(has_bias, activation):
+    """examples/gemm.py (f16 operands, f32 accumulator and C) wrt a, b, bias: the two contractions' products
+    in f16 as the forward's; bias unread under HAS_BIAS=False gets zeros."""
+    gemm = _example("gemm")
+    rng = np.random.default_rng(11)
+    M, K, N = 7, 13, 5
+    ins = {"a": rng.standard_normal((M, K)).astype(np.float16), "b": rng.standard_normal((K, N)).astype(np.float16),
+           "bias": rng.standard_normal(N).astype(np.float32)}
+    dc = rng.standard_normal((M, N)).astype(np.float32)
+    cx = {"HAS_BIAS": has_bias, "ACTIVATION": activation}
+    back = gemm.vjp(("a", "b", "bias")).run_interp(shapes={}, constexprs=cx, inputs={**ins, "d_c": dc})
+    t = {k: torch.tensor(v.astype(np.float64), requires_grad=True) for k, v in ins.items()}
+    acc = t["a"] @ t["b"] + (t["bias"] if has_bias else 0.0)
+    out = {"none": acc, "relu": torch.relu(acc), "sigmoid": torch.sigmoid(acc)}[activation]
+    out.backward(torch.tensor(dc, dtype=torch.float64))
+    for k in ("a", "b", "bias"):
+        want = t[k].grad.numpy() if t[k].grad is not None else np.zeros(ins[k].shape)
+        got = back[f"d_{k}"].astype(np.float64)
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() <= 1e-2 * (np.abs(want).max() + 1), f"d_{k}"
+    if not has_bias:
+        assert not np.any(back["d_bias"])
 
 
 def test_derived_text_is_deterministic_and_the_kernel_is_kept(tmp_path):

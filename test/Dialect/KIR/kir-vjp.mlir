@@ -203,3 +203,29 @@ module {
   }
 }
 
+
+// -----
+
+// COM: An input the kernel never reads (a bias under HAS_BIAS = false) has a zero cotangent, written over
+// COM: its whole view at kernel level; y, which x does not reach, is neither computed nor read.
+// CHECK-LABEL: kir.kernel @unread_vjp
+// CHECK-SAME: (%a: !kir.view<f32, [N], in>, %x: !kir.view<f32, [N, 4], in>, %d_y: !kir.view<f32, [N], in>, %d_x: !kir.view<f32, [N, 4], out>)
+// CHECK-NOT: kir.load
+// CHECK: %[[N:.*]] = kir.extent "N"
+// CHECK: %[[DN:.*]] = kir.domain %{{.*}} to %[[N]]
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[D4:.*]] = kir.domain %{{.*}} to %[[C4]]
+// CHECK: %[[Z:.*]] = kir.broadcast %{{.*}} over(%[[DN]], %[[D4]]) dims [] : f32 -> tensor<?x?xf32>
+// CHECK: kir.store %[[Z]], %d_x[%[[DN]], %[[D4]]]
+// CHECK-NEXT: kir.return
+module {
+  kir.kernel @unread(%a: !kir.view<f32, [N], in>, %x: !kir.view<f32, [N, 4], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    %as = kir.load %a[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    %e = kir.unary exp %as : tensor<?xf32>
+    kir.store %e, %y[%dn] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}

@@ -249,10 +249,10 @@ private:
     }
     for (auto &[input, cotangent] : cotangentOf) {
       auto loads = readsOf.lookup(input);
-      if (loads.empty())
-        return kernel.emitOpError() << "kir-vjp: '" << argName(kernel, cast<BlockArgument>(input).getArgNumber())
-                                    << "' is never read, so its cotangent (zero) has no coordinates to be "
-                                       "written at; not derived";
+      if (loads.empty()) {
+        writeZeros(cotangent);
+        continue;
+      }
       for (LoadOp load : loads)
         if (load->getBlock() != loads.front()->getBlock())
           return load.emitOpError() << "kir-vjp: this input is read in two blocks (inside and outside a "
@@ -305,6 +305,27 @@ private:
       memberSums[parallel.getOperation()].push_back(sum);
     }
     return success();
+  }
+
+  /// An input the kernel never reads (a bias under HAS_BIAS = false) has a zero cotangent: zeros
+  /// over the whole view, at kernel level.
+  void writeZeros(Value cotangent) {
+    auto view = cast<ViewType>(cotangent.getType());
+    Location loc = kernel.getLoc();
+    OpBuilder b(kernel.getBody().front().getTerminator());
+    Value c0 = arith::ConstantOp::create(b, loc, b.getIndexAttr(0));
+    SmallVector<Value> domains;
+    for (unsigned i = 0; i < view.getRank(); ++i) {
+      Value extent = view.getExtentName(i).empty()
+                         ? Value(arith::ConstantOp::create(b, loc, b.getIndexAttr(*view.getStaticExtent(i))))
+                         : Value(ExtentOp::create(b, loc, b.getIndexType(), view.getExtentName(i)));
+      domains.push_back(DomainOp::create(b, loc, c0, extent, b.getI64IntegerAttr(1)));
+    }
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(view.getElementType()));
+    SmallVector<int64_t> shape(view.getRank(), ShapedType::kDynamic);
+    Value zeros = BroadcastOp::create(b, loc, RankedTensorType::get(shape, view.getElementType()), zero, domains,
+                                      ArrayRef<int64_t>{});
+    StoreOp::create(b, loc, zeros, cotangent, domains, Value());
   }
 
   /// Stores the cotangent `g` of `load` (zero when nothing reached it) at the read's coordinates.

@@ -383,7 +383,8 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     body, each `kir.parallel` body) is swept in reverse, adding every op's
     vector-Jacobian product to its operands' cotangents (a value used several
     times sums its uses' contributions). The read of x then writes its
-    cotangent to `d_x` at the read's coordinates. A kernel-level value used by
+    cotangent to `d_x` at the read's coordinates (an input never read gets
+    zeros over its whole view). A kernel-level value used by
     the members of a `kir.parallel` in the kernel body (a weight read once
     for all rows) gets the sum of the members' cotangents: each member writes
     its contribution to a kernel-level `first_write` buffer over (the
