@@ -229,3 +229,32 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A bf16 product whose f32 accumulator is cast to the bf16 output: the output cotangent cast up
+// COM: (the cast's rule) and back down (the product runs in bf16) is one value, so the contraction reads
+// COM: d_c as loaded, with no cast between.
+// CHECK-LABEL: kir.kernel @mm16_vjp
+// CHECK: %[[W:.*]] = kir.load %w
+// CHECK: %[[G:.*]] = kir.load %d_c
+// CHECK-NOT: kir.cast
+// CHECK: %[[DX:.*]] = kir.contract %[[G]], %[[W]] reduce([1], [1]) batch([], []) : tensor<?x?xbf16>, tensor<?x?xbf16> -> tensor<?x?xf32>
+// CHECK: kir.cast %[[DX]] : tensor<?x?xf32> to tensor<?x?xbf16>
+module {
+  kir.kernel @mm16(%x: !kir.view<bf16, [M, K], in>, %w: !kir.view<bf16, [K, N], in>, %c: !kir.view<bf16, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %k = kir.extent "K"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    %dk = kir.domain %c0 to %k
+    %at = kir.load %x[%dm, %dk] : !kir.view<bf16, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xbf16>
+    %bt = kir.load %w[%dk, %dn] : !kir.view<bf16, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xbf16>
+    %ct = kir.contract %at, %bt reduce([1], [0]) batch([], []) : tensor<?x?xbf16>, tensor<?x?xbf16> -> tensor<?x?xf32>
+    %cb = kir.cast %ct : tensor<?x?xf32> to tensor<?x?xbf16>
+    kir.store %cb, %c[%dm, %dn] : tensor<?x?xbf16>, !kir.view<bf16, [M, N], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}

@@ -38,6 +38,9 @@ mlir::LogicalResult emitAdjoint(mlir::Operation *op, Adjoints &adj);
 /// `like` with kir.broadcast_as) of `like`'s element type.
 mlir::Value constantLike(mlir::OpBuilder &b, mlir::Location loc, double value, mlir::Value like);
 
+/// `value` converted to `type`; a float widened from `type` and not changed since is its operand.
+mlir::Value castTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mlir::Type type);
+
 /// `x` with `axes` summed out (a scalar when none remain), as a kir.reduce add.
 mlir::Value sumOver(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, llvm::ArrayRef<int64_t> axes);
 

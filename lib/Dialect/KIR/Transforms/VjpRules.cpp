@@ -22,11 +22,24 @@ using namespace tessel::kir;
 
 namespace tessel::kir::vjp {
 
+Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  // A float widened and narrowed back is the same value (a bf16 cotangent cast up to an f32
+  // accumulator's and back down for a bf16 product): skip both casts.
+  if (auto up = value.getDefiningOp<CastOp>(); up && up.getOperand().getType() == type) {
+    auto from = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    auto via = dyn_cast<FloatType>(getElementTypeOrSelf(value.getType()));
+    if (from && via && via.getWidth() > from.getWidth() && via.getFPMantissaWidth() >= from.getFPMantissaWidth())
+      return up.getOperand();
+  }
+  return CastOp::create(b, loc, type, value);
+}
+
 void Adjoints::add(Value v, Value g) {
   if (!g || !active.contains(v))
     return;
-  if (g.getType() != v.getType())
-    g = CastOp::create(b, v.getLoc(), v.getType(), g);
+  g = castTo(b, v.getLoc(), g, v.getType());
   auto [it, inserted] = grads.try_emplace(v, g);
   if (!inserted)
     it->second = BinaryOp::create(b, v.getLoc(), BinaryKind::Add, it->second, g);
@@ -223,9 +236,7 @@ LogicalResult reduceAdjoint(ReduceOp op, Value g, Adjoints &adj) {
 /// `value`, cast to `element` when its element type differs.
 Value castElements(OpBuilder &b, Location loc, Value value, Type element) {
   auto t = cast<RankedTensorType>(value.getType());
-  if (t.getElementType() == element)
-    return value;
-  return CastOp::create(b, loc, RankedTensorType::get(t.getShape(), element), value);
+  return castTo(b, loc, value, RankedTensorType::get(t.getShape(), element));
 }
 
 /// `value` spread over the axes of `reference` with element type `element`: value axis i becomes
