@@ -10,7 +10,7 @@ import pathlib
 import sys
 import tempfile
 
-from . import _cli, _fold_tiles, _jit, _torch
+from . import _cli, _fold_tiles, _jit, _torch, _vjp
 from ._errors import CompileError
 
 
@@ -286,6 +286,17 @@ class Kernel:
         if key not in self._cache:
             self._cache[key] = _jit.trace_kernel(self.fn, self.name, self.options, cx)
         return self._cache[key]
+
+    def vjp(self, wrt) -> "Kernel":
+        """The backward kernel derived from this one (reverse-mode, docs/language.md "Derived backward
+        kernels"): its inputs are this kernel's inputs and `d_<out>` (the cotangent of each output, in the
+        output's place), its outputs `d_<x>` for each input view named in `wrt`. A kernel whose backward
+        cannot be derived is refused at the op, when the derived kernel is first traced."""
+        key = _vjp.checked_wrt(self.name, self.params(), wrt)
+        vjps = self.__dict__.setdefault("_vjps", {})  # one derived kernel (and torch operator) per wrt
+        if key not in vjps:
+            vjps[key] = VjpKernel(self, key)
+        return vjps[key]
 
     def _write(self, directory: pathlib.Path, constexprs) -> pathlib.Path:
         path = directory / f"{self.name}.mlir"
@@ -1391,6 +1402,35 @@ class Kernel:
 
     def __repr__(self):
         return f"<tessel.kernel {self.name}>"
+
+
+class VjpKernel(Kernel):
+    """The vector-Jacobian product of `forward` with respect to the input views `wrt` (`Kernel.vjp`):
+    the forward's tracing and options, the ABI and KIR text that kir-vjp derives (`_vjp`)."""
+
+    def __init__(self, forward: Kernel, wrt: tuple):
+        self.forward, self.wrt = forward, wrt
+        super().__init__(forward.fn, name=f"{forward.name}_vjp", target=forward.target, checked=forward.checked,
+                         **forward.options)
+
+    def params(self):
+        if self._params is None:
+            self._params = _vjp.derived_params(self.forward.params(), self.wrt)
+        return self._params
+
+    def kir(self, constexprs: dict | None = None, **kw) -> str:
+        """The derived kernel's KIR text for one specialization of the forward (`tessel vjp`)."""
+        cx = dict(constexprs or {}, **kw)
+        key = self._key(cx)
+        if key not in self._cache:
+            self._cache[key] = _vjp.derived_kir(self.forward.name, self.forward.kir(cx), self.wrt)
+        return self._cache[key]
+
+    def vjp(self, wrt):
+        raise CompileError(f"{self.name}: a derived kernel is not differentiated again (no second order yet)")
+
+    def __repr__(self):
+        return f"<tessel.kernel {self.name} (vjp of {self.forward.name} wrt {', '.join(self.wrt)})>"
 
 
 def kernel(fn=None, *, name: str | None = None, numerics: str | None = None, online_reduction: bool | None = None,

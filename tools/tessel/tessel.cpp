@@ -63,10 +63,14 @@ std::string targetDescription() {
 cl::OptionCategory commonOptions("Options of compile and run");
 cl::OptionCategory compileOptions("Options of compile");
 cl::OptionCategory runOptions("Options of run");
+cl::OptionCategory vjpOptions("Options of vjp");
 
 cl::opt<std::string> inputSpec(cl::Positional, cl::desc("FILE[:KERNEL]"), cl::Required, cl::cat(commonOptions));
 cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::value_desc("path"), cl::init("-"),
-                                cl::cat(compileOptions));
+                                cl::cat(compileOptions), cl::cat(vjpOptions));
+// `tessel vjp` options.
+cl::list<std::string> wrtOpt("wrt", cl::desc("the input views to differentiate with respect to, e.g. x,w"),
+                             cl::CommaSeparated, cl::cat(vjpOptions));
 cl::opt<Emit> emit("emit", cl::desc("stage to print"), cl::init(Emit::Source), cl::cat(compileOptions),
                    cl::values(clEnumValN(Emit::KIR, "kir", "verified canonical kernel IR"),
                               clEnumValN(Emit::PGPU, "pgpu", "shared physical GPU program IR"),
@@ -140,6 +144,8 @@ int usage(llvm::StringRef argv0) {
                << "      [--in NAME=FILE.npy]   (a view's values from a NumPy file instead of random ones)\n"
                << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--budget-s 60] [--retune] [--target auto]  (measures on a CUDA device, through python3 -m tessel tune)\n"
+               << "  vjp FILE[:KERNEL] --wrt=x,w         the kernel's vector-Jacobian product as KIR (kir-vjp)\n"
+               << "  vjp FILE[:KERNEL] --wrt=x,w         the kernel's vector-Jacobian product as KIR (kir-vjp)\n"
                << "  groups                              the pipeline's pass groups, in order (tessel-opt\n"
                << "                                      --tessel-pipeline=stop-after=GROUP stops after one)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
@@ -905,6 +911,43 @@ int runCommand(MLIRContext &context) {
   }
   return 0;
 }
+
+/// `tessel vjp`: the kernel's reverse-mode derivative (kir-vjp) as KIR text, before any canonical pass,
+/// so that it compiles like any kernel written by hand.
+int vjpCommand(MLIRContext &context) {
+  auto [file, kernelName] = splitSpec(inputSpec);
+  std::string error;
+  auto input = loadKernelSource(file, kernelName, {}, error);
+  if (!input) {
+    llvm::errs() << "error: " << error << "\n";
+    return kUsageError;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
+  if (!module)
+    return kUsageError;
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return kUsageError;
+  kir::KIRVjpOptions options;
+  options.wrt.assign(wrtOpt.begin(), wrtOpt.end());
+  options.kernelName = kernelName;
+  pm.addPass(kir::createKIRVjp(options));
+  if (failed(pm.run(*module)))
+    return 1;
+  auto output = openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << "error: " << error << "\n";
+    return kUsageError;
+  }
+  // With locations: a later diagnostic about the derived kernel points at the author's line.
+  module->print(output->os(), OpPrintingFlags().enableDebugInfo());
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -925,7 +968,7 @@ int main(int argc, char **argv) {
       llvm::outs() << group << "\n";
     return 0;
   }
-  if (command != "compile" && command != "run") {
+  if (command != "compile" && command != "run" && command != "vjp") {
     llvm::errs() << "error: unknown command '" << command << "'\n";
     return usage(argv[0]);
   }
@@ -933,7 +976,9 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  cl::HideUnrelatedOptions({&commonOptions, command == "run" ? &runOptions : &compileOptions});
+  cl::HideUnrelatedOptions({&commonOptions, command == "run"   ? &runOptions
+                                            : command == "vjp" ? &vjpOptions
+                                                               : &compileOptions});
   // Parse the options after the command name, as if it were argv[0].
   std::string toolName = (llvm::Twine(argv[0]) + " " + command).str();
   argv[1] = toolName.data();
@@ -953,5 +998,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   if (command == "run")
     return runCommand(context);
+  if (command == "vjp")
+    return vjpCommand(context);
   return compile(context);
 }

@@ -369,4 +369,60 @@ def KIRFlattenParallels : Pass<"kir-flatten-parallels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
+def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
+  let summary = "a kernel becomes its vector-Jacobian product: reverse-mode differentiation of KIR (issue 45)";
+  let description = [{
+    Reads: one `kir.kernel` (the only one, or the one named by `kernel`); the
+    inputs named by `wrt` (float `in` views); def-use of the kernel body.
+    Rewrites: the kernel into `<name>_vjp`, its reverse-mode derivative. Each
+    output view `y` becomes the input `d_y` (the cotangent of y, same dtype and
+    extents) in y's place; an output view `d_x` is appended for each input x of
+    `wrt`, in argument order. The body recomputes the forward (the forward's
+    inputs are inputs of the derivative; nothing is saved), each store to y
+    becomes a read of `d_y` at the same coordinates, and each block (the kernel
+    body, each `kir.parallel` body) is swept in reverse, adding every op's
+    vector-Jacobian product to its operands' cotangents (a value used several
+    times sums its uses' contributions). The read of x then writes its
+    cotangent to `d_x` at the read's coordinates (an input never read gets
+    zeros over its whole view). A kernel-level value used by
+    the members of a `kir.parallel` in the kernel body (a weight read once
+    for all rows) gets the sum of the members' cotangents: each member writes
+    its contribution to a kernel-level `first_write` buffer over (the
+    parallel's domains, the value's axes), which the kernel body reads whole
+    after the parallel and sums over the parallel's axes.
+    Derivatives: pointwise add, sub, mul, div, pow, neg, exp, exp2, expm1, log,
+    log2, log1p, sqrt, rsqrt, sigmoid, tanh, sin, cos, erf, abs (sign, 0 at 0),
+    floor/ceil/round (zero); max/min of two values (the larger/smaller side
+    takes the cotangent, a tie splits it in halves, as torch.maximum); float
+    casts (the cotangent is cast back); select; broadcast and broadcast_as (a
+    sum over the spread axes); transpose; `kir.reduce` sum (the cotangent
+    spread back over the reduced axes) and max/min (split equally among all
+    members equal to the result, as torch.amax); `kir.contract` (two
+    contractions in KIR's own form, dA = dC B^T and dB = A^T dC generalised to
+    batch and paired axes, in the operands' dtype with the forward's
+    accumulator and precision; the init takes dC; where the other operand
+    keeps no free axis, nothing is summed and the cotangent is an outer
+    product: both factors spread over the operand's axes with
+    kir.broadcast_as and multiplied in the accumulator type).
+    Legality (else a located error naming the op, and nothing is rewritten):
+    every op that consumes a differentiated value has a rule above; a
+    differentiated value enters a `kir.parallel` only from the kernel body
+    (not from an enclosing parallel's body) and no other region
+    (kir.if/for/while, region_fold, scan), and the domains of its axes are
+    known; each differentiated input is read at one coordinate set (reads at
+    the same coordinates sum), in one block, unmasked, and inside a
+    `kir.parallel` with that parallel's coordinates among its own (disjoint
+    cotangent writes); no inout view; at most one store per output.
+    Preserves: the forward's ABI order (inputs, then cotangent inputs where
+    the outputs were, scalars), its constexprs and compile options.
+    Verifier after: the KIR verifier.
+  }];
+  let options = [
+    ListOption<"wrt", "wrt", "std::string", "the input views to differentiate with respect to">,
+    Option<"kernelName", "kernel", "std::string", /*default=*/"\"\"",
+           "the kernel to differentiate (default: the module's only kernel)">
+  ];
+  let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_KIR_PASSES

@@ -1,0 +1,88 @@
+// RUN: tessel-opt %s -split-input-file -kir-vjp="wrt=x" -verify-diagnostics
+
+// COM: An op without a derivative rule here (a scan) is refused at the op, by name.
+kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = kir.extent "M"
+  %n = kir.extent "N"
+  %dm = kir.domain %c0 to %m
+  %dn = kir.domain %c0 to %n
+  kir.parallel %dm {
+  ^bb0(%i: index):
+    %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+    // expected-error @+1 {{kir-vjp: cannot differentiate 'kir.scan' yet}}
+    %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %c = kir.binary add %a, %b : f32
+      kir.yield %c : f32
+    }
+    kir.store %s, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+    kir.yield
+  }
+  kir.return
+}
+
+// -----
+
+// COM: x read in an outer parallel's body and used by every member of an inner one: summing its
+// COM: cotangent over the inner members is not derived yet (kernel-level values are: kir-vjp.mlir).
+kir.kernel @nested(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, K, N], out>) {
+  %c0 = arith.constant 0 : index
+  %m = kir.extent "M"
+  %n = kir.extent "N"
+  %k = kir.extent "K"
+  %dm = kir.domain %c0 to %m
+  %dn = kir.domain %c0 to %n
+  %dk = kir.domain %c0 to %k
+  kir.parallel %dm {
+  ^bb0(%i: index):
+    %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+    kir.parallel %dk {
+    ^bb0(%j: index):
+      // expected-error @+1 {{kir-vjp: uses a differentiated value defined outside its kir.parallel but inside another one}}
+      %e = kir.unary exp %row : tensor<?xf32>
+      kir.store %e, %y[%i, %j, %dn] : tensor<?xf32>, !kir.view<f32, [M, K, N], out>[index, index, !kir.domain]
+      kir.yield
+    }
+    kir.yield
+  }
+  kir.return
+}
+
+// -----
+
+// COM: Two reads of x at different coordinates: summing their cotangents is a scatter-add.
+kir.kernel @twice(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [1], out>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = kir.extent "N"
+  %n1 = arith.subi %n, %c1 : index
+  %d1 = kir.domain %c0 to %n1
+  %d2 = kir.domain %c1 to %n
+  %a = kir.load %x[%d1] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  // expected-error @+1 {{kir-vjp: this input is read at two different coordinate sets}}
+  %b = kir.load %x[%d2] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  %sa = kir.reduce %a axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+  ^bb0(%p: f32, %q: f32):
+    %c = kir.binary add %p, %q : f32
+    kir.yield %c : f32
+  }
+  %sb = kir.reduce %b axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+  ^bb0(%p: f32, %q: f32):
+    %c = kir.binary add %p, %q : f32
+    kir.yield %c : f32
+  }
+  %s = kir.binary sub %sb, %sa : f32
+  kir.store %s, %y[%c0] : f32, !kir.view<f32, [1], out>[index]
+  kir.return
+}
+
+// -----
+
+// COM: wrt must name a float input view.
+// expected-error @+1 {{kir-vjp: no argument named 'x'}}
+kir.kernel @noname(%z: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+  kir.return
+}
