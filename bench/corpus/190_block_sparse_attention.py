@@ -80,11 +80,6 @@ TEST_SHAPES = [_shape(1, 1, 1, 1, 16), _shape(1, 2, 67, 131, 32), _shape(2, 1, 1
 BENCH_SHAPE = _shape(2, 16, 4096, 4096, 128)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.nn.functional.scaled_dot_product_attention(attn_mask=expanded block mask)"
-SKIP = {"triton": "runs for minutes under TRITON_INTERPRET=1 (B1 H2 S67 T131 D32 past 14 min): "
-                  "kir-online-folds keeps 'the maximum ... a two-pass reduction: a use of exp(x - max) by "
-                  "kir.select that is not a reduction over the axis' (the where that zeroes masked "
-                  "exponentials), then pgpu-form-tiles 'not tiled': no tl.dot, one (b, h, i) row a program, "
-                  "element by element"}
 
 
 def OPS(shape):

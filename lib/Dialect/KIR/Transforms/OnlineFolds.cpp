@@ -74,6 +74,36 @@ Value maskOf(Value x) {
   return sel.getCondition();
 }
 
+/// Whether `v` is a float constant zero (either sign), or one broadcast.
+bool isZeroFloat(Value v) {
+  if (auto bc = v.getDefiningOp<BroadcastOp>())
+    v = bc.getOperand();
+  else if (auto bc = v.getDefiningOp<BroadcastAsOp>())
+    v = bc.getOperand();
+  FloatAttr f;
+  return matchPattern(v, m_Constant(&f)) && f.getValue().isZero();
+}
+
+/// The side of select `sel` that is not a float zero when the other is one (where(c, x, 0) or
+/// where(c, 0, x): a masked term, zero where the mask rejects it), else null.
+Value maskedTerm(SelectOp sel) {
+  if (isZeroFloat(sel.getFalseValue()) && !isZeroFloat(sel.getTrueValue()))
+    return sel.getTrueValue();
+  if (isZeroFloat(sel.getTrueValue()) && !isZeroFloat(sel.getFalseValue()))
+    return sel.getFalseValue();
+  return {};
+}
+
+/// Whether every use of exponential `e` is where(c, e, 0) with c the mask of the scores it
+/// exponentiates (where(c, s, -inf)): the source zeroes the masked members' terms itself, so a
+/// maskedExp rewrite of `e` is exact for any maximum, -inf included (no NaN fix-up).
+bool guardedByItsMask(Value e, Value cond) {
+  return !e.use_empty() && llvm::all_of(e.getUsers(), [&](Operation *user) {
+    auto sel = dyn_cast<SelectOp>(user);
+    return sel && sel.getCondition() == cond && sel.getTrueValue() == e && isZeroFloat(sel.getFalseValue());
+  });
+}
+
 bool remarksOn(ModuleOp module) {
   auto options = module->getAttrOfType<CompileOptionsAttr>(KIRDialect::getCompileOptionsAttrName());
   return options && options.getOptimizationRemarks();
@@ -332,6 +362,17 @@ bool Matcher::classify(Operation *op) {
   } else if (auto un = dyn_cast<UnaryOp>(op); un && un.getKind() == UnaryKind::Exp && deps[0] == Dep::Shifted) {
     d = Dep::Scaled; // P = exp(X - m)
   } else if (isa<CastOp>(op) && deps[0] == Dep::Scaled && isa<FloatType>(type.getElementType())) {
+    d = Dep::Scaled;
+  } else if (auto sel = dyn_cast<SelectOp>(op); sel && c.free && count(Dep::Scaled)) {
+    // Per-row summaries with a mask varying along the free axis too: refused like a masked row there.
+    return refuse("a masked exponential with a free axis (per-row masks are not folded)");
+  } else if (auto sel = dyn_cast<SelectOp>(op); sel && isa<FloatType>(type.getElementType()) && maskedTerm(sel) &&
+                                                c.dep.lookup(maskedTerm(sel)) == Dep::Scaled &&
+                                                c.dep.lookup(sel.getCondition()) == Dep::Free &&
+                                                isRow(sel.getCondition())) {
+    // where(c, P, 0) (either side) with c a mask over the row: a masked term, P-scaled where c admits
+    // it and zero elsewhere, so rescaling it by exp(m - m') is rescaling P (the masked members
+    // contribute nothing to the sums and products, seed 002 §1).
     d = Dep::Scaled;
   } else if (auto bin = dyn_cast<BinaryOp>(op); bin && bin.getKind() == BinaryKind::Mul && deps.size() == 2 &&
                                                 count(Dep::Scaled) == 1 && count(Dep::Free) == 1) {
@@ -701,6 +742,12 @@ struct SliceBuilder {
     Value cond = sub ? maskOf(sub.getLhs()) : Value();
     if (!cond || !map.contains(cond) || !map.contains(sub.getRhs()))
       return false;
+    // The source's own guard where(c, exp(...), 0) by the scores' mask: the guard's result is the
+    // masked exponential too, exact for any maximum. A guard by another mask stays as written (its
+    // terms at a maximum of -inf are NaN or 0 depending on that mask, which the fix-up cannot know).
+    bool guarded = guardedByItsMask(un.getResult(), cond);
+    if (!guarded && llvm::any_of(un.getResult().getUsers(), [](Operation *u) { return isa<SelectOp>(u); }))
+      return false;
     Value s = get(sub.getLhs().getDefiningOp<SelectOp>().getTrueValue());
     Value e = UnaryOp::create(b, un.getLoc(), UnaryKind::Exp,
                               BinaryOp::create(b, sub.getLoc(), BinaryKind::Sub, s, map.lookup(sub.getRhs())));
@@ -709,6 +756,10 @@ struct SliceBuilder {
                                        ArrayRef<int64_t>{});
     Value p = SelectOp::create(b, un.getLoc(), map.lookup(cond), e, zero);
     map.map(un.getResult(), p);
+    for (Operation *guard : un.getResult().getUsers())
+      if (guarded)
+        map.map(guard->getResult(0), p);
+    unguardedExp |= !guarded;
     return true;
   }
 
@@ -716,6 +767,9 @@ struct SliceBuilder {
   OpBuilder &b;
   IRMapping map;
   Value slicePos;
+  /// Whether a maskedExp rewrite replaced an exponential the source does not zero itself at the
+  /// masked members (the two-pass fold's NaN fix-up for a maximum of -inf is needed then).
+  bool unguardedExp = false;
 };
 
 /// The fold's identity for a reduction or contraction over A: the reduce's own, else 0 over the
@@ -867,6 +921,10 @@ void rewrite(Candidate &c, Value indices) {
     }
     if (auto un = dyn_cast<UnaryOp>(op); un && sb.maskedExp(un, fty, loc))
       continue;
+    if (Value done = sb.map.lookupOrNull(op->getResult(0))) { // a guard maskedExp folded in
+      clonedComponent[op] = done;
+      continue;
+    }
     clonedComponent[op] = sb.clone(op);
   }
   SmallVector<Value> yields{ok, mSlice};
@@ -1057,12 +1115,15 @@ void rewriteTwoPass(Candidate &c, Value indices) {
     for (Operation *op : order) {
       if (llvm::is_contained(c.sources, op) || op == max.getOperation())
         continue;
-      if (auto un = dyn_cast<UnaryOp>(op); dom && un && sb.maskedExp(un, fty, loc)) {
-        masked = true;
+      if (auto un = dyn_cast<UnaryOp>(op); dom && un && sb.maskedExp(un, fty, loc))
+        continue;
+      if (Value done = sb.map.lookupOrNull(op->getResult(0))) { // a guard maskedExp folded in
+        cloned[op] = done;
         continue;
       }
       cloned[op] = sb.clone(op);
     }
+    masked = sb.unguardedExp;
     SmallVector<Value> yields;
     for (Component &k : c.components)
       yields.push_back(cloned[k.op]);

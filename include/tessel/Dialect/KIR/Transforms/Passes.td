@@ -38,7 +38,9 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     broadcasts and contractions that keep A; m is used in it only as
     `X - broadcast(m)` under `exp` (P); every other use of a tensor over A is a
     float `sum` (reduce add) or a contraction reducing A, of P-scaled terms (P,
-    its float casts, P times values free of m) or of plain values, or a
+    its float casts, P times values free of m, and `where(c, P, 0)` on either
+    side with c a boolean row over A free of m: a masked term, zero where c
+    rejects it, not on a per-row [H, A] row) or of plain values, or a
     store over A (the store epilogue below); the reductions' results are
     used after the last of them and feed nothing of the axis computation.
     A rank-1 tensor over D computed before the loop (`bias = b[cols]` at kernel
@@ -83,7 +85,12 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     reduction may be; no rescaling). Its exp(where(c, s, -inf) - m) is written
     where(c, exp(s - m), 0) when D is a `kir.domain` (exact for finite m; where
     m = -inf on a nonempty D every source term is NaN, so the P-scaled results
-    are selected to NaN after the fold), else kept as written. Outside uses of
+    are selected to NaN after the fold), else kept as written. Where the source
+    itself guards that exponential by the same c (every use is
+    where(c, exp(...), 0), the masked term), the guard is the rewritten
+    exponential and no NaN fix-up is made (the source's terms are 0 where c
+    rejects them, for any m); a guard by another mask keeps the exponential as
+    written (in the online fold too). Outside uses of
     the maximum read pass 1's m.
     A maximum alone (no reduction of P) of an X computed by a contraction (the
     row maximum of a matrix product, x[n, :] . W[v, :] over v) is pass 1 alone,
