@@ -68,9 +68,6 @@ TEST_SHAPES = [_shape(1, 1, 128), _shape(3, 17, 256), _shape(37, 131, 128), _sha
 BENCH_SHAPE = _shape(4096, 7168, 4096)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.compile"
-XFAIL = {"triton": "kir-to-pgpu: top-level 'kir.for' is neither a launch-time fact nor a pure value read "
-                   "before the worksets; effects must be inside a kir.parallel workset (a kernel-level runtime "
-                   "loop carrying the [M, N] accumulator over K blocks; block-scaled FP8 products are not tiled)"}
 
 
 def OPS(shape):

@@ -78,6 +78,26 @@ static bool replayableIf(Operation &op) {
   return !walk.wasInterrupted();
 }
 
+/// A top-level runtime kir.for carrying tensors whose body only computes and reads (no write, at
+/// any depth) -- the kernel-level `for kb in T.domain(0, KB): acc = acc + T.matmul(...) * ...` of a
+/// block-scaled GEMM -- is a value like the others replayed in the worksets: an element of its result
+/// is the same loop run at that element's positions, carrying the element (CarriedTensors.cpp, seed
+/// 000 §5 ordered loops and loop-carried values; seed 002 §3.4). Whether its body is elementwise
+/// along the carried axes is checked there, at the op. A loop with a write stays refused here: its
+/// effects must be inside a workset.
+static bool replayableFor(Operation &op) {
+  auto loop = dyn_cast<kir::ForOp>(op);
+  if (!loop || llvm::none_of(loop.getInits().getTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
+    return false;
+  WalkResult walk = loop->walk([&](Operation *nested) {
+    if (nested == loop.getOperation() ||
+        isa<kir::LoadOp, kir::GatherOp, kir::ForOp, kir::IfOp, kir::YieldOp>(nested) || isMemoryEffectFree(nested))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
 /// The views that `op` and the ops nested in it read.
 static void viewsReadIn(Operation *op, DenseSet<Value> &views) {
   op->walk([&](Operation *nested) {
@@ -207,7 +227,7 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
       continue;
     }
     bool replayable = isMemoryEffectFree(&op) || isa<kir::LoadOp, kir::GatherOp, kir::IndexRelationOp>(op) ||
-                      replayableIf(op) ||
+                      replayableIf(op) || replayableFor(op) ||
                       (isa<kir::BufferLoadOp>(op) && kernelBuffers.contains(cast<kir::BufferLoadOp>(op).getBuffer()));
     if (!replayable)
       return op.emitError() << "kir-to-pgpu: top-level '" << op.getName()
