@@ -40,7 +40,7 @@ namespace gluon = tessel::triton::gluon;
 /// summary, by a step other than 1), each walk counted under the launch-fact guards around it;
 /// `<kernel>_FOLD_AXES`, the coordinates it reads; `<kernel>_GROUP_EXTENTS(p, _v)`, the group's
 /// extents. Spelled only where a walk's bounds read a coordinate other than a fold split's segment (a
-/// range narrowed per block, seed 002 §3.5) and the program space holds one group.
+/// range narrowed per block, seed 002 §3.5; not a split K chunk) and the program space holds one group.
 /// `<kernel>_FOLD_TILES = None` where a walk's bounds or guards read anything else than coordinates,
 /// launch facts and parameters (an ABI scalar: a runtime window width) or the space holds several
 /// groups with walks: the walk's length is then unknown to a call's default. Each value is spelled
@@ -137,10 +137,12 @@ static void emitFoldTiles(raw_ostream &os, StringRef kname, pgpu::ProgramSpaceOp
   });
   if (unspelled)
     return unknown();
-  // A fold split's segment coordinate (pgpu-split-folds) cuts every walk alike: no narrowed range.
+  // A split's segment coordinate (pgpu-split-folds' fold segments, pgpu-split-contractions' K chunks)
+  // cuts every walk alike: no narrowed range.
   ArrayAttr roles = group.getRoles();
   if (terms.empty() || llvm::all_of(axes, [&](unsigned a) {
-        return a < roles.size() && cast<StringAttr>(roles[a]).getValue() == "fold_split";
+        StringRef role = a < roles.size() ? cast<StringAttr>(roles[a]).getValue() : StringRef();
+        return role == "fold_split" || role == "split_k";
       }))
     return;
   os << "\n\ndef " << kname << "_FOLD_TILES(p, _v, _c):\n"
