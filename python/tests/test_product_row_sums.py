@@ -38,6 +38,17 @@ def _layernorm(x: T.In[F16, ("M", "K")], w: T.In[F16, ("N", "K")], b: T.In[T.f32
     y[rows, cols] = d * rstd * g[cols]
 
 
+def _layernorm_kn(x: T.In[F16, ("M", "K")], w: T.In[F16, ("K", "N")], b: T.In[T.f32, ("N",)],
+                  r: T.In[T.f32, ("M", "N")], g: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("M", "N")], eps: T.f32):
+    # The weight [K, N] (the row's axis second: the folds slice it through a kir.transpose).
+    rows, cols, ks = T.domain(0, x.shape[0]), T.domain(0, w.shape[1]), T.domain(0, x.shape[1])
+    nf = T.cast(w.shape[1], T.f32)
+    h = T.matmul(x[rows, ks], w[ks, cols], acc_dtype=T.f32) + b[cols]
+    mean = T.sum(h, axis=1) / nf
+    d = h - mean
+    y[rows, cols] = d * T.rsqrt(T.sum(d * d, axis=1) / nf + eps) + r[rows, cols]
+
+
 def _rms(x: T.In[F16, ("M", "K")], w: T.In[F16, ("N", "K")], b: T.In[T.f32, ("N",)],
          r: T.In[T.f32, ("M", "N")], g: T.In[T.f32, ("N",)], y: T.Out[T.f32, ("M", "N")], eps: T.f32):
     rows, cols, ks = T.domain(0, x.shape[0]), T.domain(0, w.shape[0]), T.domain(0, x.shape[1])
@@ -57,10 +68,11 @@ def _three(x: T.In[F16, ("M", "K")], w: T.In[F16, ("N", "K")], b: T.In[T.f32, ("
 
 KERNELS = {
     "layernorm": tessel.kernel(name="prs_layernorm")(_layernorm),
+    "layernorm_kn": tessel.kernel(name="prs_layernorm_kn")(_layernorm_kn),
     "rms": tessel.kernel(name="prs_rms")(_rms),
     "three": tessel.kernel(name="prs_three")(_three),
 }
-SUMS = {"layernorm": 2, "rms": 1, "three": 3}
+SUMS = {"layernorm": 2, "layernorm_kn": 2, "rms": 1, "three": 3}
 EPS = 1e-3
 
 
@@ -71,6 +83,10 @@ def reference(name, inputs):
         h = x @ w.T + b + r
         d = h - h.sum(axis=1, keepdims=True) / N
         return {"y": d / np.sqrt((d * d).sum(axis=1, keepdims=True) / N + EPS) * g}
+    if name == "layernorm_kn":
+        h = x @ w.T + b
+        d = h - h.sum(axis=1, keepdims=True) / N
+        return {"y": d / np.sqrt((d * d).sum(axis=1, keepdims=True) / N + EPS) + r}
     if name == "rms":
         h = x @ w.T
         return {"y": h / np.sqrt((h * h).sum(axis=1, keepdims=True) / N + EPS) * g}
@@ -89,6 +105,13 @@ def draw(shape, seed):
             "b": (0.5 * rng.standard_normal(N)).astype(np.float32),
             "r": rng.standard_normal((M, N)).astype(np.float32),
             "g": (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)}
+
+
+def given(name, inputs):
+    """The kernel's inputs: layernorm_kn reads the weight as [K, N]."""
+    if name != "layernorm_kn":
+        return inputs
+    return {**inputs, "w": np.ascontiguousarray(inputs["w"].T)}
 
 
 SHAPES = [dict(M=1, K=1, N=1), dict(M=3, K=37, N=13), dict(M=2, K=67, N=17), dict(M=5, K=0, N=7),
@@ -112,10 +135,10 @@ def test_folds_and_interpreters_agree(tessel_bin, tmp_path, name):
     for i, shape in enumerate(SHAPES):
         inputs = draw(shape, seed=i)
         scalars = ["--scalar", f"eps={EPS}"]
-        kir = run_cli(tessel_bin, tmp_path, source, shape, inputs, ["--stage", "kir", *scalars], f"kir{i}")
+        kir = run_cli(tessel_bin, tmp_path, source, shape, given(name, inputs), ["--stage", "kir", *scalars], f"kir{i}")
         close(kir, reference(name, inputs), f"KIR interpreter at {shape}")
         for params, what in bindings(program.read_text()):
-            got = run_cli(tessel_bin, tmp_path, program, shape, inputs,
+            got = run_cli(tessel_bin, tmp_path, program, shape, given(name, inputs),
                           ["--order", "shuffle", *scalars, *[f"--param={k}={v}" for k, v in params.items()]],
                           f"pgpu{i}-{what}")
             close(got, kir, f"pgpu interpreter ({what}) at {shape}")
@@ -129,6 +152,6 @@ def test_triton(name):
         inputs = draw(shape, seed=10 + i)
         want = reference(name, inputs)
         out = torch.full((shape["M"], shape["N"]), float("nan"), dtype=torch.float32)
-        args = [torch.from_numpy(inputs[n]) for n in ("x", "w", "b", "r", "g")]
+        args = [torch.from_numpy(given(name, inputs)[n]) for n in ("x", "w", "b", "r", "g")]
         kernel.launch(*args, out, eps=EPS)
         close({"y": out.double().numpy()}, want, f"Triton at {shape}")

@@ -190,3 +190,50 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: The weight read [K, N] (`x @ W` with W [K, N]): the row's axis is the load's second, so the
+// COM: fold slices it through a kir.transpose with the axis first, transposed back in the summarizer
+// COM: (a region fold has one source axis); the stored row reads the load itself.
+// CHECK-LABEL: kir.kernel @rms_kn
+// CHECK: %[[W:.*]] = kir.load %w
+// CHECK: %[[WT:.*]] = kir.transpose %[[W]] [1, 0]
+// CHECK: %[[S:.*]] = kir.region_fold sources(%[[WT]], %{{.*}} : tensor<?x?xf32>, tensor<?xindex>) axis 0
+// CHECK: ^bb0(%[[WS:.*]]: tensor<?x?xf32>, %{{.*}}: tensor<?xindex>, %[[XA:.*]]: tensor<?xf32>):
+// CHECK: %[[WB:.*]] = kir.transpose %[[WS]] [1, 0]
+// CHECK: kir.contract %[[XA]], %[[WB]] reduce([0], [0])
+// CHECK: kir.unary rsqrt %[[S]]
+// CHECK: kir.contract %{{.*}}, %[[W]] reduce([0], [0])
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @rms_kn(%x: !kir.view<f32, [M, K], in>, %w: !kir.view<f32, [K, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "K"
+    %c0 = arith.constant 0 : index
+    %2 = kir.domain %c0 to %0
+    %3 = kir.extent "N"
+    %4 = kir.domain %c0 to %3
+    %6 = kir.domain %c0 to %1
+    %cst = arith.constant 0.000000e+00 : f32
+    // expected-remark @below {{kir-online-folds: 1 sum(s) over one axis of a row computed by a contraction became region folds in order}}
+    kir.parallel %2 {
+    ^bb0(%arg0: index):
+      %7 = kir.load %x[%arg0, %6] : !kir.view<f32, [M, K], in>[index, !kir.domain] -> tensor<?xf32>
+      %8 = kir.load %w[%6, %4] : !kir.view<f32, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %12 = kir.contract %7, %8 reduce([0], [0]) batch([], []) : tensor<?xf32>, tensor<?x?xf32> -> tensor<?xf32>
+      %13 = kir.binary mul %12, %12 : tensor<?xf32>
+      %14 = kir.reduce %13 axes [0] identity(%cst : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%arg1: f32, %arg2: f32):
+        %20 = kir.binary add %arg1, %arg2 : f32
+        kir.yield %20 : f32
+      }
+      %15 = kir.unary rsqrt %14 : f32
+      %16 = kir.broadcast %15 over(%4) dims [] : f32 -> tensor<?xf32>
+      %17 = kir.binary mul %12, %16 : tensor<?xf32>
+      kir.store %17, %y[%arg0, %4] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}

@@ -9,7 +9,8 @@
 // element of every reduction and of the store.
 //
 // Rewrite (seed 002 §3.4, replay versus materialization: the row is recomputed per pass, never held
-// whole): each sum becomes a kir.region_fold over the sources sliced along A (the row's tiles),
+// whole): each sum becomes a kir.region_fold over the sources sliced along A (the row's tiles; a
+// source whose A is not its first axis through a kir.transpose with A first),
 // capturing the earlier sums' results, in their order, so each pass is one tile product of the row's
 // tiles over K; the stored row is computed after the last fold (one more traversal of A). Under
 // source numerics this is exact: each pass computes the same row values, and a sum may be
@@ -55,7 +56,10 @@ bool isRowSum(ReduceOp r) {
 /// The match of one body: the row's axis, its ops, the sums and the stores over A.
 struct Chain {
   Value domain;
-  SmallVector<Operation *> sources;    // unmasked loads with A first (fold sources), block order
+  SmallVector<Operation *> sources;    // unmasked loads over A (fold sources), block order
+  /// Per source whose axis A is not its first (a weight W [K, N] of `x @ W`): the kir.transpose after
+  /// the read with A first, which the folds slice (a region fold has one source axis, seed 000 §8).
+  DenseMap<Operation *, Value> views;
   DenseSet<Operation *> rowOps;        // the non-source ops with a result over A
   SmallVector<ReduceOp> sums;          // block order
   SmallVector<Operation *> stores;     // stores of a value over A
@@ -124,8 +128,8 @@ bool Matcher::match() {
         continue;
       if (ld.getValid())
         return refuse("a masked load over the axis");
-      if ((*doms(ld.getResult()))[0] != c.domain)
-        return refuse("a load whose first axis is not the row's");
+      if (llvm::count(*doms(ld.getResult()), c.domain) != 1)
+        return refuse("a load over the axis twice");
       c.sources.push_back(&op);
       continue;
     }
@@ -161,6 +165,33 @@ bool Matcher::match() {
   return true;
 }
 
+/// The value the folds slice for source `s`: its result where A is its first axis, else a
+/// kir.transpose of it with A first (created once, after the read).
+Value sourceValue(Chain &c, Operation *s) {
+  Value r = s->getResult(0);
+  DenseMap<Value, SmallVector<Value>> memo;
+  SmallVector<Value> doms = *domainsOf(r, memo);
+  int64_t p = llvm::find(doms, c.domain) - doms.begin();
+  if (p == 0)
+    return r;
+  if (Value v = c.views.lookup(s))
+    return v;
+  auto t = cast<RankedTensorType>(r.getType());
+  SmallVector<int64_t> perm{p}, shape{t.getDimSize(p)};
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (i != p) {
+      perm.push_back(i);
+      shape.push_back(t.getDimSize(i));
+    }
+  OpBuilder b(s->getContext());
+  b.setInsertionPointAfter(s);
+  Value v = TransposeOp::create(b, s->getLoc(), RankedTensorType::get(shape, t.getElementType()), r,
+                                b.getDenseI64ArrayAttr(perm))
+                .getResult();
+  c.views[s] = v;
+  return v;
+}
+
 /// Builds the fold of sum `r`: the cone of its input (row ops) cloned on the slices.
 Operation *foldSum(Chain &c, ReduceOp r, Value indices) {
   DenseSet<Operation *> cone;
@@ -176,10 +207,11 @@ Operation *foldSum(Chain &c, ReduceOp r, Value indices) {
   llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
   // Sources the cone reads, then the positions; captures: every other value it reads from outside.
   llvm::SetVector<Value> sources, captures;
+  SmallVector<Operation *> read; // the sources, in the order of `sources`
   for (Operation *s : c.sources)
     for (Operation *op : order)
-      if (llvm::is_contained(op->getOperands(), s->getResult(0)))
-        sources.insert(s->getResult(0));
+      if (llvm::is_contained(op->getOperands(), s->getResult(0)) && sources.insert(sourceValue(c, s)))
+        read.push_back(s);
   for (Operation *op : order)
     for (Value x : op->getOperands()) {
       Operation *def = x.getDefiningOp();
@@ -210,6 +242,20 @@ Operation *foldSum(Chain &c, ReduceOp r, Value indices) {
     for (Value cap : captures)
       map.map(cap, sum->addArgument(cap.getType(), cap.getLoc()));
     b.setInsertionPointToStart(sum);
+    // A source sliced through its transposed view: the slice back in the read's axis order.
+    for (Operation *s : read)
+      if (Value view = c.views.lookup(s)) {
+        auto t = cast<RankedTensorType>(s->getResult(0).getType());
+        auto vt = cast<RankedTensorType>(view.getType());
+        int64_t p = cast<TransposeOp>(view.getDefiningOp()).getPermutation()[0];
+        SmallVector<int64_t> perm, shape(t.getShape());
+        shape[p] = ShapedType::kDynamic;
+        for (int64_t j = 0; j < vt.getRank(); ++j)
+          perm.push_back(j == p ? 0 : j < p ? j + 1 : j);
+        map.map(s->getResult(0), TransposeOp::create(b, s->getLoc(), RankedTensorType::get(shape, t.getElementType()),
+                                                     map.lookup(view), b.getDenseI64ArrayAttr(perm))
+                                     .getResult());
+      }
     for (Operation *op : order) {
       for (Value x : op->getOperands())
         if (Operation *def = x.getDefiningOp(); def && !map.contains(x) && matchPattern(def, m_Constant()))

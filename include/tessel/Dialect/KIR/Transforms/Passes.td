@@ -113,7 +113,9 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     body whose plain float sums (rank 1, over their only axis, combine an add)
     reduce one domain D, and where a contraction computes a rank-1 row over D.
     Legality: every other top-level op with a result over D is an unmasked load
-    of a view the kernel does not write with D first (a source), or pointwise
+    of a view the kernel does not write, over D once (a source; where D is not
+    its first axis, a weight W [K, N] of `x @ W`, the folds slice it through a
+    `kir.transpose` with D first, transposed back in the summarizer), or pointwise
     math, a scalar broadcast, `kir.indices` or a contraction with a rank-1
     result over D; each value over D is used only by those, by the sums or by
     top-level unmasked stores; no op with a region but reductions, no effect
