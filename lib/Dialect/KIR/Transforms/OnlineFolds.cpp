@@ -20,6 +20,7 @@
 
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "AxisDomains.h"
+#include "RowSumChains.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -1381,6 +1382,8 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
                          << " reduction(s) over one axis became one region fold (online summary, seed 002 §1)"
                          << epilogue;
     }
+    // Then the sums of a product's row without a maximum (a LayerNorm of a matrix product's row).
+    foldRowSumChains(module, remarks);
   }
 };
 } // namespace

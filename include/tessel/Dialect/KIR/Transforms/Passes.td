@@ -115,6 +115,32 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     row that is no contraction's (row softmax), an exp of anything but X - m,
     integer reductions, effects in the axis computation; with
     optimization_remarks each says why at the maximum.
+    Then, sums of a product's row without a maximum (issue 41; RowSumChains.cpp;
+    a LayerNorm of `x @ W^T + b + residual`, corpus 189): in a `kir.parallel`
+    body whose plain float sums (rank 1, over their only axis, combine an add)
+    reduce one domain D, and where a contraction computes a rank-1 row over D.
+    Legality: every other top-level op with a result over D is an unmasked load
+    of a view the kernel does not write, over D once (a source; where D is not
+    its first axis, a weight W [K, N] of `x @ W`, the folds slice it through a
+    `kir.transpose` with D first, transposed back in the summarizer), or pointwise
+    math, a scalar broadcast, `kir.indices` or a contraction with a rank-1
+    result over D; each value over D is used only by those, by the sums or by
+    top-level unmasked stores; no op with a region but reductions, no effect
+    but loads and stores. Rewrite: each sum, in block order, becomes a
+    `kir.region_fold` (identity the sum's, combine add) over the sources its
+    input reads and `kir.indices D`, capturing every other value it reads
+    (operands such as the x row, the earlier sums' results and scalars from them), its
+    summarizer the input's ops cloned on the slice (each pass recomputes the
+    product's tile: the row is never held whole, seed 002 §3.4); the row's
+    remaining ops over D and the stores move to the end of the body (a
+    traversal of D of their own, which construction tiles). Exact under source
+    numerics: the same values per pass, sums reassociated as any sum may be.
+    Must not fire: a row no contraction computes (a LayerNorm or RMSNorm read
+    from memory keeps its row path, silently), a row also read by another
+    reduction (a maximum: the matcher above decides, and says why), a row over
+    D and another axis, masked loads or stores over D, a load of a view the
+    kernel writes; with optimization_remarks each says why at the first sum
+    where a contraction computes the row and no maximum reads the body.
     Verifier after: the KIR verifier.
 
     ```mlir
