@@ -22,6 +22,10 @@
 //     own combine (a pgpu.range_reduce over [0, FOLD_SPLITS) of the stored partials) and runs the
 //     ops after the reductions (the scalar expression and its stores: `ce / n` after the merge).
 //
+// Reductions whose elements hold loops are first fused into one range_reduce with all their
+// components (each combine on its own components), so CSE shares what their elements compute
+// alike: corpus 183's two sums of one row's logsumexp walk the row twice, not four times.
+//
 // The partials are merged in a fixed order (member order, blocked as any reduction), never by
 // atomics: the output is the same bits on every run at one binding (it may differ in the last
 // bits from the one-program sum, as any regrouping of a reduction does, seed 002 §4).
@@ -144,7 +148,91 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
   return std::nullopt;
 }
 
+
+/// Whether `r`'s element holds a loop or a nested structured op (a row reduction per member: never
+/// blocked, it stays a walk of its members).
+bool hasNested(RangeReduceOp r) {
+  bool nested = false;
+  for (Operation &op : r.getElement().front())
+    nested |= op.getNumRegions() > 0;
+  return nested;
+}
+
+/// Fuses the reductions whose elements hold loops into one range_reduce with all their components
+/// (element: each element's ops in turn; combine: each combine on its own components), in place
+/// of the last of them, so CSE shares what their elements compute alike: two sums of one row's
+/// logsumexp walk the row once. The members' order and each component's combine are unchanged.
+void fuseNested(Plan &plan) {
+  SmallVector<RangeReduceOp> nested;
+  for (RangeReduceOp r : plan.reductions)
+    if (hasNested(r))
+      nested.push_back(r);
+  if (nested.size() < 2)
+    return;
+  RangeReduceOp at = nested.back();
+  Location loc = at.getLoc();
+  OpBuilder b(at);
+  SmallVector<Type> types;
+  SmallVector<Value> identities;
+  for (RangeReduceOp r : nested) {
+    llvm::append_range(types, r.getResultTypes());
+    llvm::append_range(identities, r.getIdentities());
+  }
+  auto fused = RangeReduceOp::create(b, loc, types, at.getLower(), at.getUpper(), identities);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *element = b.createBlock(&fused.getElement(), {}, {b.getIndexType()}, {loc});
+    SmallVector<Value> yields;
+    for (RangeReduceOp r : nested) {
+      IRMapping m;
+      Block &body = r.getElement().front();
+      m.map(body.getArgument(0), element->getArgument(0));
+      for (Operation &op : body.without_terminator())
+        b.clone(op, m);
+      for (Value v : body.getTerminator()->getOperands())
+        yields.push_back(m.lookupOrDefault(v));
+    }
+    YieldOp::create(b, loc, yields);
+    SmallVector<Type> args(types);
+    llvm::append_range(args, types);
+    Block *combine = b.createBlock(&fused.getCombine(), {}, args, SmallVector<Location>(args.size(), loc));
+    yields.clear();
+    unsigned offset = 0, total = types.size();
+    for (RangeReduceOp r : nested) {
+      IRMapping m;
+      Block &body = r.getCombine().front();
+      unsigned k = r.getNumResults();
+      for (unsigned j = 0; j < k; ++j) {
+        m.map(body.getArgument(j), combine->getArgument(offset + j));
+        m.map(body.getArgument(k + j), combine->getArgument(total + offset + j));
+      }
+      for (Operation &op : body.without_terminator())
+        b.clone(op, m);
+      for (Value v : body.getTerminator()->getOperands())
+        yields.push_back(m.lookupOrDefault(v));
+      offset += k;
+    }
+    YieldOp::create(b, loc, yields);
+  }
+  unsigned offset = 0;
+  for (RangeReduceOp r : nested) {
+    for (Value v : r.getResults())
+      v.replaceAllUsesWith(fused.getResult(offset++));
+  }
+  SmallVector<RangeReduceOp> kept;
+  for (RangeReduceOp r : plan.reductions) {
+    if (r == at)
+      kept.push_back(fused);
+    else if (!llvm::is_contained(nested, r))
+      kept.push_back(r);
+  }
+  for (RangeReduceOp r : nested)
+    r.erase();
+  plan.reductions = kept;
+}
+
 void split(KernelOp kernel, Plan &plan) {
+  fuseNested(plan);
   MLIRContext *ctx = kernel.getContext();
   RangeReduceOp first = plan.reductions.front();
   Location loc = first.getLoc();

@@ -184,3 +184,78 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Two reductions whose elements are row reductions (a row's sum and its square's) become one
+// COM: range_reduce with both components (each combine on its own), so CSE shares their row walks;
+// COM: each component's partials still merge with its own combine in the last arrival.
+// CHECK-LABEL: pgpu.kernel @two_rows
+// CHECK: pgpu.execution_group %{{.*}} roles ["fold_split"]
+// CHECK: %[[F:.*]]:2 = pgpu.range_reduce %{{.*}} to %{{.*}} identity(%{{.*}}, %{{.*}} : f32, f32) -> (f32, f32) element {
+// CHECK: pgpu.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK: } combine {
+// CHECK-NEXT: ^bb0(%[[A0:.*]]: f32, %[[A1:.*]]: f32, %[[B0:.*]]: f32, %[[B1:.*]]: f32):
+// CHECK-NEXT: %[[C0:.*]] = pgpu.binary add %[[A0]], %[[B0]] : f32
+// CHECK-NEXT: %[[C1:.*]] = pgpu.binary max %[[A1]], %[[B1]] : f32
+// CHECK-NEXT: pgpu.yield %[[C0]], %[[C1]] : f32, f32
+// CHECK: pgpu.buffer_store %[[F]]#0
+// CHECK: pgpu.buffer_store %[[F]]#1
+// CHECK: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_rows(%x: !pgpu.view<f32, [N, V], in>, %out: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, V], in>
+    %V = pgpu.extent %x[1] : !pgpu.view<f32, [N, V], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+          ^bb0(%j: index):
+            %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %t = pgpu.binary add %a, %b : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.yield %r : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary add %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut}}
+        %m = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+          ^bb0(%j: index):
+            %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %t = pgpu.binary add %a, %b : f32
+            pgpu.yield %t : f32
+          }
+          %q = pgpu.binary mul %r, %r : f32
+          pgpu.yield %q : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary max %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        %d = pgpu.binary div %m, %s : f32
+        pgpu.store %d, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -1074,7 +1074,10 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     ticket, acq_rel) holds, per reduction, a pgpu.range_reduce over [0,
     FOLD_SPLITS) of the stored partials with the reduction's identity and
     combine, and the ops after the reductions (moved there: `sum / count`
-    after the merge). Declares FOLD_SPLIT ([1, 2, ..., 1024], default 1; the
+    after the merge). Reductions whose elements hold loops first become one
+    range_reduce with all their components (each combine on its own), in
+    place of the last of them, so CSE shares their rows' walks (corpus 183's
+    two sums of one row's logsumexp read the row once). Declares FOLD_SPLIT ([1, 2, ..., 1024], default 1; the
     call default of pgpu-split-folds' parameter, which then leaves the kernel).
     Preserves: values up to the association of the reductions' combines; the
     merge is in member order (no atomics), so the output bits are the same on
