@@ -57,6 +57,11 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // around a structured op and the batched structured op reach tiling alike.
   // A workset whose members store only inside a guarded row interval (a store over a data-dependent
   // subregion) walks that interval only, its bounds computed once.
+  //      Kernel-level reductions over rows (several, or one whose element is itself a row reduction)
+  //      run their rows in FOLD_SPLIT programs, each storing its partials, the last arrival merging
+  //      them in program order and computing the scalar expression (one launch).
+  if (can.launchSizedWorkspace)
+    pm.addPass(pgpu::createPGPUSplitRowReductions());
   pm.addPass(pgpu::createPGPUNarrowGuardedWorksets());
   pm.addPass(pgpu::createPGPUFlattenWorksets());
   // A finalization whose members each read what a subset of the instances wrote runs per member

@@ -306,6 +306,8 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
                                    SmallVectorImpl<std::pair<RegionFoldOp, std::string>> &left) {
   if (space.getExtents().size() != 1)
     return std::string("the program space is not one-dimensional");
+  if (kernel.getParam(kSplitParam))
+    return std::string("the kernel's rows are split across programs already (pgpu-split-row-reductions)");
   ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/false);
   // One segment of construction's chain (a kernel-level loss beside an elementwise gradient): the
   // only group holding region folds; its programs grow by the split, the other segments' stay.

@@ -1048,6 +1048,51 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp"> {
+  let summary = "kernel-level reductions' rows across program instances, merged by the last arrival (seed 002 §3.2, §4)";
+  let description = [{
+    Reads: a kernel whose sole program space has one program and one
+    execution group without axes (kernel-level statements); the group's
+    top-level pgpu.range_reduce ops (their bounds, identities, element and
+    combine regions) and the ops after the last of them.
+    Legality: an ordinary reduce is associative and commutative (seed 002
+    §4): its rows may be cut into contiguous slices, each reduced from the
+    identity, and the slices' results combined. Requires equal bounds defined
+    outside the program space (launch-uniform), constant identities,
+    reductions that write no memory and whose results only the ops after the
+    last reduction read, no memory write before the last reduction, and after
+    it no loop or structured op that writes memory (a workset reading the
+    scalars: it stays whole in the one program). Fires only where
+    pgpu-split-folds would not split the work: two or more reductions, or one
+    whose element holds a loop or nested reduction (a row reduction per
+    member, corpus 183's logsumexp per row).
+    Rewrites: the space's one program becomes FOLD_SPLITS = max(min(
+    FOLD_SPLIT, rows), 1), the group gains the axis `fold_split`; member c
+    reduces rows [lo + c * chunk, lo + (c + 1) * chunk) ∩ [lo, hi) (chunk =
+    ceil(rows / FOLD_SPLITS)) of every reduction and stores each result at
+    [c] of first-write workspace [FOLD_SPLITS] (pgpu.workspace_extent);
+    `pgpu.last_program %tickets[0] arrivals FOLD_SPLITS` (a zero-filled i32
+    ticket, acq_rel) holds, per reduction, a pgpu.range_reduce over [0,
+    FOLD_SPLITS) of the stored partials with the reduction's identity and
+    combine, and the ops after the reductions (moved there: `sum / count`
+    after the merge). Reductions whose elements hold loops first become one
+    range_reduce with all their components (each combine on its own), in
+    place of the last of them, so CSE shares their rows' walks (corpus 183's
+    two sums of one row's logsumexp read the row once). Declares FOLD_SPLIT ([1, 2, ..., 1024], default 1; the
+    call default of pgpu-split-folds' parameter, which then leaves the kernel).
+    Preserves: values up to the association of the reductions' combines; the
+    merge is in member order (no atomics), so the output bits are the same on
+    every run at one binding; effects (each written once); ABI views; origins.
+    Must not fire: several program spaces or groups, a group with axes,
+    bounds computed in the program or differing between reductions, a
+    non-constant identity, a reduction read by a later reduction, a write
+    before the last reduction, a writing loop after the reductions, or a lone
+    reduction without nested loops (pgpu-split-folds' case).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUPairBlocks : Pass<"pgpu-pair-blocks", "::mlir::ModuleOp"> {
   let summary = "pairs a group axis's coordinates j and N-1-j in one program where fold ranges narrow along it (seed 002 §3.2)";
   let description = [{

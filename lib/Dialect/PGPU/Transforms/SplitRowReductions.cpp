@@ -1,0 +1,334 @@
+//===- SplitRowReductions.cpp - kernel-level reductions' rows across programs ===//
+//
+// seed 002 §3.2 (rewrite the program space: the ownership of each program
+// instance), §4 (an ordinary reduce is associative and commutative: its
+// members may be regrouped), seed 000 §4.4 (invocation workspace; acq_rel
+// tickets), ARCHITECTURE §4 (one launch: no grid barrier, no second launch).
+//
+// Kernel-level reductions (`n = T.sum(kept)`, `ce = T.sum(where(kept, lse - target, 0))` with
+// `lse` a row's logsumexp, `loss[0] = ce / n`) are constructed as pgpu.range_reduce ops over the
+// rows at the top of a group without axes: one program walks every row, once per reduction.
+// pgpu-split-folds splits one blocked fold's tiles; a reduction whose element is itself a row
+// reduction (a loop) is never blocked, and only one fold of a block is split, so such kernels ran
+// in one program (issue 41, corpus 183). This pass spreads the rows over programs instead:
+//
+//   * the group gains an axis `fold_split` of FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1)
+//     members (the space's one program becomes FOLD_SPLITS);
+//   * member c reduces rows [lo + c * chunk, lo + (c + 1) * chunk) ∩ [lo, hi) (chunk =
+//     ceil(rows / FOLD_SPLITS); an empty slice yields the identity) of every reduction, in row
+//     order, from the identity, and stores each result at [c] of workspace [FOLD_SPLITS];
+//   * the last arrival (`pgpu.last_program %tickets[0] arrivals FOLD_SPLITS`, acq_rel: every
+//     member's partials are visible there) reduces each reduction's FOLD_SPLITS partials with its
+//     own combine (a pgpu.range_reduce over [0, FOLD_SPLITS) of the stored partials) and runs the
+//     ops after the reductions (the scalar expression and its stores: `ce / n` after the merge).
+//
+// Reductions whose elements hold loops are first fused into one range_reduce with all their
+// components (each combine on its own components), so CSE shares what their elements compute
+// alike: corpus 183's two sums of one row's logsumexp walk the row twice, not four times.
+//
+// The partials are merged in a fixed order (member order, blocked as any reduction), never by
+// atomics: the output is the same bits on every run at one binding (it may differ in the last
+// bits from the one-program sum, as any regrouping of a reduction does, seed 002 §4).
+//
+// Fires on a kernel whose sole program space has one program and one execution group without
+// axes, whose top-level pgpu.range_reduce ops have equal launch-uniform bounds and constant
+// identities, write no memory and are read only by the ops after the last of them; the ops
+// before that write no memory; the ops after write memory only as single accesses (no loop or
+// structured op that writes: a workset reading the scalars would run whole in the last program).
+// It fires only where pgpu-split-folds would not split the work: two or more reductions, or one
+// whose element holds a loop or a nested reduction (a row reduction per member). FOLD_SPLIT is the
+// parameter pgpu-split-folds declares (its call default fills the device), so that pass leaves a
+// kernel this one split.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUSPLITROWREDUCTIONS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+using namespace tessel::pgpu::build;
+
+namespace {
+constexpr llvm::StringLiteral kSplitParam = "FOLD_SPLIT", kSplitsSymbol = "FOLD_SPLITS";
+
+bool isConstantValue(Value v) {
+  if (matchPattern(v, m_Constant()))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def && isa<SplatOp, BroadcastOp>(def) && isConstantValue(def->getOperand(0));
+}
+
+struct Plan {
+  ProgramSpaceOp space;
+  ExecutionGroupOp group;
+  SmallVector<RangeReduceOp> reductions;
+  SmallVector<Operation *> tail; // the ops after the last reduction, before the terminator
+};
+
+/// Whether `v` is defined outside `space` (a launch value: the same in every program).
+bool outside(Value v, ProgramSpaceOp space) {
+  return !space->isAncestor(v.getParentRegion()->getParentOp());
+}
+
+std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
+  SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
+  if (spaces.size() != 1)
+    return std::string("the kernel has several program spaces");
+  ProgramSpaceOp space = spaces[0];
+  APInt one;
+  if (space.getExtents().size() != 1 || !matchPattern(space.getExtents()[0], m_ConstantInt(&one)) ||
+      one.getSExtValue() != 1)
+    return std::string("the program space has more than one program");
+  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
+  if (groups.size() != 1 || !groups[0].getExtents().empty())
+    return std::string("the program space is not one execution group without axes");
+  if (kernel.getParam(kSplitParam))
+    return std::string("the kernel declares FOLD_SPLIT already");
+  plan.space = space;
+  plan.group = groups[0];
+  Block &body = plan.group.getBody().front();
+  for (auto r : body.getOps<RangeReduceOp>())
+    plan.reductions.push_back(r);
+  if (plan.reductions.empty())
+    return std::string("the group has no kernel-level reduction");
+  RangeReduceOp first = plan.reductions.front(), last = plan.reductions.back();
+  DenseSet<Operation *> tail;
+  for (Operation *op = last->getNextNode(); op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode()) {
+    plan.tail.push_back(op);
+    tail.insert(op);
+  }
+  bool nested = false;
+  for (RangeReduceOp r : plan.reductions) {
+    if (!outside(r.getLower(), space) || !outside(r.getUpper(), space))
+      return std::string("a reduction's bounds are computed in the program (not launch-uniform)");
+    if (!sameLaunchValue(r.getLower(), first.getLower()) || !sameLaunchValue(r.getUpper(), first.getUpper()))
+      return std::string("the reductions range over different rows");
+    if (!llvm::all_of(r.getIdentities(), isConstantValue))
+      return std::string("a reduction's identity is not a constant");
+    if (writesMemory(r))
+      return std::string("a reduction writes memory");
+    for (Value v : r.getResults())
+      for (Operation *user : v.getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (!top || !tail.contains(top))
+          return std::string("a reduction's result is read before the last reduction (by another reduction "
+                             "or an op between them)");
+      }
+    r.getElement().walk([&](Operation *op) {
+      if (op->getNumRegions() && op->getParentRegion() != &r.getElement())
+        return;
+      if (op->getNumRegions())
+        nested = true;
+    });
+  }
+  for (Operation &op : body) {
+    if (&op == last.getOperation())
+      break;
+    if (!isa<RangeReduceOp>(op) && writesMemory(&op))
+      return std::string("an op before the last reduction writes memory");
+  }
+  for (Operation *op : plan.tail)
+    if (op->getNumRegions() && writesMemory(op))
+      return std::string("a loop or structured op after the reductions writes memory (a workset reading their "
+                         "scalars in the same kernel: it stays in the one program)");
+  if (plan.reductions.size() < 2 && !nested)
+    return std::string("one reduction without a nested loop: pgpu-form-blocking blocks it and pgpu-split-folds "
+                       "splits its tiles");
+  return std::nullopt;
+}
+
+
+/// Whether `r`'s element holds a loop or a nested structured op (a row reduction per member: never
+/// blocked, it stays a walk of its members).
+bool hasNested(RangeReduceOp r) {
+  bool nested = false;
+  for (Operation &op : r.getElement().front())
+    nested |= op.getNumRegions() > 0;
+  return nested;
+}
+
+/// Fuses the reductions whose elements hold loops into one range_reduce with all their components
+/// (element: each element's ops in turn; combine: each combine on its own components), in place
+/// of the last of them, so CSE shares what their elements compute alike: two sums of one row's
+/// logsumexp walk the row once. The members' order and each component's combine are unchanged.
+void fuseNested(Plan &plan) {
+  SmallVector<RangeReduceOp> nested;
+  for (RangeReduceOp r : plan.reductions)
+    if (hasNested(r))
+      nested.push_back(r);
+  if (nested.size() < 2)
+    return;
+  RangeReduceOp at = nested.back();
+  Location loc = at.getLoc();
+  OpBuilder b(at);
+  SmallVector<Type> types;
+  SmallVector<Value> identities;
+  for (RangeReduceOp r : nested) {
+    llvm::append_range(types, r.getResultTypes());
+    llvm::append_range(identities, r.getIdentities());
+  }
+  auto fused = RangeReduceOp::create(b, loc, types, at.getLower(), at.getUpper(), identities);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *element = b.createBlock(&fused.getElement(), {}, {b.getIndexType()}, {loc});
+    SmallVector<Value> yields;
+    for (RangeReduceOp r : nested) {
+      IRMapping m;
+      Block &body = r.getElement().front();
+      m.map(body.getArgument(0), element->getArgument(0));
+      for (Operation &op : body.without_terminator())
+        b.clone(op, m);
+      for (Value v : body.getTerminator()->getOperands())
+        yields.push_back(m.lookupOrDefault(v));
+    }
+    YieldOp::create(b, loc, yields);
+    SmallVector<Type> args(types);
+    llvm::append_range(args, types);
+    Block *combine = b.createBlock(&fused.getCombine(), {}, args, SmallVector<Location>(args.size(), loc));
+    yields.clear();
+    unsigned offset = 0, total = types.size();
+    for (RangeReduceOp r : nested) {
+      IRMapping m;
+      Block &body = r.getCombine().front();
+      unsigned k = r.getNumResults();
+      for (unsigned j = 0; j < k; ++j) {
+        m.map(body.getArgument(j), combine->getArgument(offset + j));
+        m.map(body.getArgument(k + j), combine->getArgument(total + offset + j));
+      }
+      for (Operation &op : body.without_terminator())
+        b.clone(op, m);
+      for (Value v : body.getTerminator()->getOperands())
+        yields.push_back(m.lookupOrDefault(v));
+      offset += k;
+    }
+    YieldOp::create(b, loc, yields);
+  }
+  unsigned offset = 0;
+  for (RangeReduceOp r : nested) {
+    for (Value v : r.getResults())
+      v.replaceAllUsesWith(fused.getResult(offset++));
+  }
+  SmallVector<RangeReduceOp> kept;
+  for (RangeReduceOp r : plan.reductions) {
+    if (r == at)
+      kept.push_back(fused);
+    else if (!llvm::is_contained(nested, r))
+      kept.push_back(r);
+  }
+  for (RangeReduceOp r : nested)
+    r.erase();
+  plan.reductions = kept;
+}
+
+void split(KernelOp kernel, Plan &plan) {
+  fuseNested(plan);
+  MLIRContext *ctx = kernel.getContext();
+  RangeReduceOp first = plan.reductions.front();
+  Location loc = first.getLoc();
+  ProgramSpaceOp space = plan.space;
+  ExecutionGroupOp group = plan.group;
+  OpBuilder b(space);
+  IRMapping map;
+  // rows = max(hi - lo, 0); FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1).
+  LaunchSplits cut =
+      launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
+  Value splits = cut.splits;
+  WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
+  space->setOperand(0, splits);
+  group.getExtentsMutable().assign(ValueRange{splits});
+  group.setRolesAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, "fold_split")}));
+  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
+                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 1, StringAttr()));
+  Block &body = group.getBody().front();
+  Value seg = body.addArgument(b.getIndexType(), loc);
+  // This member's rows [begin, end).
+  OpBuilder at(&body, body.begin());
+  Value chunk = CeilDivOp::create(at, loc, cut.steps, splits).getResult();
+  Value begin = bin(at, loc, kir::BinaryKind::Min,
+                    bin(at, loc, kir::BinaryKind::Add, cut.lower, bin(at, loc, kir::BinaryKind::Mul, seg, chunk)),
+                    cut.upper);
+  Value end = bin(at, loc, kir::BinaryKind::Min, bin(at, loc, kir::BinaryKind::Add, begin, chunk), cut.upper);
+  for (RangeReduceOp r : plan.reductions) {
+    r->setOperand(0, begin);
+    r->setOperand(1, end);
+  }
+  // Each partial to workspace [FOLD_SPLITS] at the member's index.
+  b.setInsertionPointAfter(plan.reductions.back());
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  Attribute splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
+  SmallVector<SmallVector<Value>> buffers;
+  for (RangeReduceOp r : plan.reductions) {
+    buffers.emplace_back();
+    for (Value v : r.getResults()) {
+      Value buffer = addWorkspace(kernel, r.getLoc(), v.getType(), {splitsAttr}, TypedAttr());
+      BufferStoreOp::create(b, r.getLoc(), v, buffer, ValueRange{seg}, yes);
+      buffers.back().push_back(buffer);
+    }
+  }
+  Value tickets = addZeroedCounters(kernel, loc, {b.getI64IntegerAttr(1)});
+  auto last = LastProgramOp::create(b, loc, tickets, ValueRange{index(b, loc, 0)}, splits);
+  Block *merge = b.createBlock(&last.getBody());
+  auto done = YieldOp::create(b, loc);
+  b.setInsertionPoint(done);
+  // The ops after the reductions run once, in the last arrival, on the merged values.
+  for (Operation *op : plan.tail)
+    op->moveBefore(done);
+  b.setInsertionPoint(&merge->front());
+  // Each reduction's partials reduced in member order with its own combine.
+  for (auto [r, bufs] : llvm::zip(plan.reductions, buffers)) {
+    Location rl = r.getLoc();
+    auto whole = RangeReduceOp::create(b, rl, r.getResultTypes(), index(b, rl, 0), splits, r.getIdentities());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *element = b.createBlock(&whole.getElement(), {}, {b.getIndexType()}, {rl});
+      SmallVector<Value> loaded;
+      for (auto [v, buffer] : llvm::zip(r.getResults(), bufs)) {
+        Type t = v.getType();
+        Value fill = isa<FloatType>(t) ? Value(arith::ConstantOp::create(b, rl, FloatAttr::get(t, 0.0)))
+                                       : Value(arith::ConstantOp::create(b, rl, IntegerAttr::get(t, 0)));
+        Value ok = arith::ConstantIntOp::create(b, rl, b.getI1Type(), 1);
+        loaded.push_back(BufferLoadOp::create(b, rl, t, buffer, ValueRange{element->getArgument(0)}, ok, fill));
+      }
+      YieldOp::create(b, rl, loaded);
+      IRMapping combine;
+      r.getCombine().cloneInto(&whole.getCombine(), combine);
+    }
+    for (auto [v, w] : llvm::zip(r.getResults(), whole.getResults()))
+      v.replaceUsesWithIf(w, [&](OpOperand &use) { return last->isProperAncestor(use.getOwner()); });
+  }
+}
+
+struct SplitRowReductions : public tessel::pgpu::impl::PGPUSplitRowReductionsBase<SplitRowReductions> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      Plan plan;
+      std::optional<std::string> why = analyze(kernel, plan);
+      bool remarks = remarksEnabled(kernel);
+      if (why) {
+        if (remarks && !plan.reductions.empty())
+          plan.reductions.back().emitRemark() << "pgpu-split-row-reductions: not split: " << *why;
+        continue;
+      }
+      if (remarks)
+        for (RangeReduceOp r : plan.reductions)
+          r.emitRemark() << "pgpu-split-row-reductions: the rows are cut into " << kSplitParam
+                         << " contiguous slices, one program each; each stores its partial to workspace ["
+                         << kSplitsSymbol
+                         << "] and the last arrival merges them in program order with the reduction's combine, "
+                            "then runs the ops after the reductions";
+      split(kernel, plan);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,261 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-split-row-reductions -verify-diagnostics | FileCheck %s
+
+// COM: Two kernel-level sums over the rows (a count of kept rows; the kept rows' sums, each a row
+// COM: reduction), then their quotient stored (a mean over kept rows). Before: one program walks
+// COM: every row, once per sum. After: FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1) programs, each
+// COM: reducing its slice of rows [begin, end) for both sums and storing its partials at [member] of
+// COM: workspace [FOLD_SPLITS]; the last arrival merges each sum's partials with its combine (in
+// COM: member order: no atomics) and divides after the merge.
+// CHECK-LABEL: pgpu.kernel @mean_kept
+// CHECK-SAME: %[[PN:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[PS:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>
+// CHECK: %[[PARAM:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %{{.*}} : index
+// CHECK: %[[SPLITS:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[SPLITS]]
+// CHECK: pgpu.program_space(%[[SPLITS]])
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[SPLITS]]) segment 0 roles ["fold_split"] {
+// CHECK-NEXT: ^bb0(%[[SEG:.*]]: index):
+// CHECK: %[[CHUNK:.*]] = pgpu.ceil_div %{{.*}}, %[[SPLITS]] : index
+// CHECK: %[[AT:.*]] = pgpu.binary mul %[[SEG]], %[[CHUNK]] : index
+// CHECK: %[[BEGIN:.*]] = pgpu.binary min
+// CHECK: %[[END:.*]] = pgpu.binary min
+// CHECK: %[[N:.*]] = pgpu.range_reduce %[[BEGIN]] to %[[END]] identity
+// CHECK: %[[S:.*]] = pgpu.range_reduce %[[BEGIN]] to %[[END]] identity
+// CHECK: pgpu.range_reduce %{{.*}} to %{{.*}} identity
+// CHECK: pgpu.buffer_store %[[N]], %[[PN]][%[[SEG]]]
+// CHECK: pgpu.buffer_store %[[S]], %[[PS]][%[[SEG]]]
+// CHECK: pgpu.last_program %[[TICKETS]][%{{.*}}] arrivals %[[SPLITS]] : !pgpu.buffer<i32, [1], workspace> {
+// CHECK: %[[WN:.*]] = pgpu.range_reduce %{{.*}} to %[[SPLITS]] identity
+// CHECK: pgpu.buffer_load %[[PN]][
+// CHECK: pgpu.binary add
+// CHECK: %[[WS:.*]] = pgpu.range_reduce %{{.*}} to %[[SPLITS]] identity
+// CHECK: pgpu.buffer_load %[[PS]][
+// CHECK: pgpu.binary add
+// CHECK: %[[Q:.*]] = pgpu.binary div %[[WS]], %[[WN]] : f32
+// CHECK: pgpu.store %[[Q]], %loss
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @mean_kept(%x: !pgpu.view<f32, [N, V], in>, %labels: !pgpu.view<i32, [N], in>, %loss: !pgpu.view<f32, [1], out>) {
+    %c0_i32 = arith.constant 0 : i32
+    %true = arith.constant true
+    %one = arith.constant 1.000000e+00 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %ignore = arith.constant -100 : i32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, V], in>
+    %V = pgpu.extent %x[1] : !pgpu.view<f32, [N, V], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+        %n = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %l = pgpu.load %labels[%i] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [N], in>[index] -> i32
+          %k = pgpu.cmp ne %l, %ignore : i32
+          %w = pgpu.select %k, %one, %zero : i1, f32
+          pgpu.yield %w : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %s = pgpu.binary add %a, %b : f32
+          pgpu.yield %s : f32
+        }
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %l = pgpu.load %labels[%i] valid %true : i1 fill %c0_i32 : i32 : !pgpu.view<i32, [N], in>[index] -> i32
+          %k = pgpu.cmp ne %l, %ignore : i32
+          %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+          ^bb0(%j: index):
+            %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %t = pgpu.binary add %a, %b : f32
+            pgpu.yield %t : f32
+          }
+          %w = pgpu.select %k, %r, %zero : i1, f32
+          pgpu.yield %w : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary add %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        %q = pgpu.binary div %s, %n : f32
+        pgpu.store %q, %loss[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a workset after the reduction reads its scalar (y[i] = x[i] / total over the
+// COM: rows, a loop that writes): it would run whole in the last program; the kernel keeps its one
+// COM: program (and its workset) as constructed.
+// CHECK-LABEL: pgpu.kernel @scaled
+// CHECK-NOT: FOLD_SPLIT
+// CHECK: pgpu.program_space(%c1)
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 0 roles []
+// CHECK-NOT: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @scaled(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [N], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %sq = pgpu.binary mul %v, %v : f32
+          pgpu.yield %sq : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary add %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        // expected-remark @below {{pgpu-split-row-reductions: not split: a loop or structured op after the reductions writes memory}}
+        %m = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary add %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        %d = pgpu.binary add %s, %m : f32
+        pgpu.for %c0 to %N step %c1 {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          %o = pgpu.binary div %v, %d : f32
+          pgpu.store %o, %y[%i] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: one flat reduction (no loop in its element) is pgpu-split-folds' case (its
+// COM: blocked fold's tiles are split there).
+// CHECK-LABEL: pgpu.kernel @flat
+// CHECK-NOT: FOLD_SPLIT
+// CHECK: pgpu.program_space(%c1)
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @flat(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: not split: one reduction without a nested loop}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary add %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.store %s, %y[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Two reductions whose elements are row reductions (a row's sum and its square's) become one
+// COM: range_reduce with both components (each combine on its own), so CSE shares their row walks;
+// COM: each component's partials still merge with its own combine in the last arrival.
+// CHECK-LABEL: pgpu.kernel @two_rows
+// CHECK: pgpu.execution_group %{{.*}} roles ["fold_split"]
+// CHECK: %[[F:.*]]:2 = pgpu.range_reduce %{{.*}} to %{{.*}} identity(%{{.*}}, %{{.*}} : f32, f32) -> (f32, f32) element {
+// CHECK: pgpu.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK: } combine {
+// CHECK-NEXT: ^bb0(%[[A0:.*]]: f32, %[[A1:.*]]: f32, %[[B0:.*]]: f32, %[[B1:.*]]: f32):
+// CHECK-NEXT: %[[C0:.*]] = pgpu.binary add %[[A0]], %[[B0]] : f32
+// CHECK-NEXT: %[[C1:.*]] = pgpu.binary max %[[A1]], %[[B1]] : f32
+// CHECK-NEXT: pgpu.yield %[[C0]], %[[C1]] : f32, f32
+// CHECK: pgpu.buffer_store %[[F]]#0
+// CHECK: pgpu.buffer_store %[[F]]#1
+// CHECK: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_rows(%x: !pgpu.view<f32, [N, V], in>, %out: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, V], in>
+    %V = pgpu.extent %x[1] : !pgpu.view<f32, [N, V], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+          ^bb0(%j: index):
+            %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %t = pgpu.binary add %a, %b : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.yield %r : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary add %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut}}
+        %m = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+          ^bb0(%j: index):
+            %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%a: f32, %b: f32):
+            %t = pgpu.binary add %a, %b : f32
+            pgpu.yield %t : f32
+          }
+          %q = pgpu.binary mul %r, %r : f32
+          pgpu.yield %q : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %t = pgpu.binary max %a, %b : f32
+          pgpu.yield %t : f32
+        }
+        %d = pgpu.binary div %m, %s : f32
+        pgpu.store %d, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
