@@ -98,7 +98,10 @@ def test_ptx_call_compiles_the_ranged_form_with_the_measured_binding(ptx_kernel)
 
 def test_triton_call_defaults_keep_the_direct_atomics_past_its_bins():
     k = histogram_kernel("triton")
-    assert k._fact_params({}, views(1 << 10, 1024), "triton") == {"HBINS": 1024}
+    # LOOP_STAGES is a separate fact of the same call (a launch with fewer programs than SMs pipelines
+    # its walk deeper: test_pipelined_walks).
+    chosen = k._fact_params({}, views(1 << 10, 1024), "triton")
+    assert {n: v for n, v in chosen.items() if n != "LOOP_STAGES"} == {"HBINS": 1024}
     for bins in (4099, 65536):
         chosen = k._fact_params({}, views(1 << 10, bins), "triton") or {}
         assert "HBINS" not in chosen and "HPASSES" not in chosen and "BLOCK_P" not in chosen
