@@ -10,6 +10,8 @@
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
 
+#include "mlir/IR/Builders.h"
+
 using namespace mlir;
 using namespace tessel::kir;
 
@@ -80,3 +82,27 @@ std::optional<SmallVector<Value>> tessel::kir::domainsOf(Value v, DenseMap<Value
   return out;
 }
 
+Value tessel::kir::axisFirstSource(Operation *s, Value domain, DenseMap<Operation *, Value> &views) {
+  Value r = s->getResult(0);
+  DenseMap<Value, SmallVector<Value>> memo;
+  SmallVector<Value> doms = *domainsOf(r, memo);
+  int64_t p = llvm::find(doms, domain) - doms.begin();
+  if (p == 0)
+    return r;
+  if (Value v = views.lookup(s))
+    return v;
+  auto t = cast<RankedTensorType>(r.getType());
+  SmallVector<int64_t> perm{p}, shape{t.getDimSize(p)};
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (i != p) {
+      perm.push_back(i);
+      shape.push_back(t.getDimSize(i));
+    }
+  OpBuilder b(s->getContext());
+  b.setInsertionPointAfter(s);
+  Value v = TransposeOp::create(b, s->getLoc(), RankedTensorType::get(shape, t.getElementType()), r,
+                                b.getDenseI64ArrayAttr(perm))
+                .getResult();
+  views[s] = v;
+  return v;
+}

@@ -15,6 +15,13 @@ namespace tessel::kir {
 std::optional<llvm::SmallVector<mlir::Value>> domainsOf(mlir::Value v,
                                                         llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value>> &memo);
 
+/// The value a region fold over `domain` slices for the read `s`: its result where `domain` is its
+/// first axis, else a kir.transpose of it with that axis first, created once after the read and kept
+/// in `views` (seed 000 §8: a region fold has one source axis, so a source keeps its axis first
+/// through a transposed view). kir-online-folds and its row-sum chains both build their folds so.
+mlir::Value axisFirstSource(mlir::Operation *s, mlir::Value domain,
+                            llvm::DenseMap<mlir::Operation *, mlir::Value> &views);
+
 } // namespace tessel::kir
 
 #endif // TESSEL_KIR_TRANSFORMS_AXISDOMAINS_H

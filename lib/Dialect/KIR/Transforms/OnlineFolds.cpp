@@ -625,33 +625,8 @@ bool Matcher::match() {
   return true;
 }
 
-/// The value the folds slice for source `s`: its result where A is its first axis, else a
-/// kir.transpose of it with A first (created once, after the read; seed 000 §8: a region fold has
-/// one source axis, so a source keeps its axis first through a transposed view).
-Value sourceValue(Candidate &c, Operation *s) {
-  Value r = s->getResult(0);
-  DenseMap<Value, SmallVector<Value>> memo;
-  SmallVector<Value> doms = *domainsOf(r, memo);
-  int64_t p = llvm::find(doms, c.domain) - doms.begin();
-  if (p == 0)
-    return r;
-  if (Value v = c.views.lookup(s))
-    return v;
-  auto t = cast<RankedTensorType>(r.getType());
-  SmallVector<int64_t> perm{p}, shape{t.getDimSize(p)};
-  for (int64_t i = 0; i < t.getRank(); ++i)
-    if (i != p) {
-      perm.push_back(i);
-      shape.push_back(t.getDimSize(i));
-    }
-  OpBuilder b(s->getContext());
-  b.setInsertionPointAfter(s);
-  Value v = TransposeOp::create(b, s->getLoc(), RankedTensorType::get(shape, t.getElementType()), r,
-                                b.getDenseI64ArrayAttr(perm))
-                .getResult();
-  c.views[s] = v;
-  return v;
-}
+/// The value the folds slice for source `s` (AxisDomains.h: axisFirstSource).
+Value sourceValue(Candidate &c, Operation *s) { return axisFirstSource(s, c.domain, c.views); }
 
 /// Clones a candidate's axis computation onto the slices of a region fold's summarizer: sources and
 /// captures are the block's arguments, broadcasts over the axis take their shape from the slice.

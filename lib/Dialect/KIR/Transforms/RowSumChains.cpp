@@ -165,32 +165,8 @@ bool Matcher::match() {
   return true;
 }
 
-/// The value the folds slice for source `s`: its result where A is its first axis, else a
-/// kir.transpose of it with A first (created once, after the read).
-Value sourceValue(Chain &c, Operation *s) {
-  Value r = s->getResult(0);
-  DenseMap<Value, SmallVector<Value>> memo;
-  SmallVector<Value> doms = *domainsOf(r, memo);
-  int64_t p = llvm::find(doms, c.domain) - doms.begin();
-  if (p == 0)
-    return r;
-  if (Value v = c.views.lookup(s))
-    return v;
-  auto t = cast<RankedTensorType>(r.getType());
-  SmallVector<int64_t> perm{p}, shape{t.getDimSize(p)};
-  for (int64_t i = 0; i < t.getRank(); ++i)
-    if (i != p) {
-      perm.push_back(i);
-      shape.push_back(t.getDimSize(i));
-    }
-  OpBuilder b(s->getContext());
-  b.setInsertionPointAfter(s);
-  Value v = TransposeOp::create(b, s->getLoc(), RankedTensorType::get(shape, t.getElementType()), r,
-                                b.getDenseI64ArrayAttr(perm))
-                .getResult();
-  c.views[s] = v;
-  return v;
-}
+/// The value the folds slice for source `s` (AxisDomains.h: axisFirstSource).
+Value sourceValue(Chain &c, Operation *s) { return axisFirstSource(s, c.domain, c.views); }
 
 /// Builds the fold of sum `r`: the cone of its input (row ops) cloned on the slices.
 Operation *foldSum(Chain &c, ReduceOp r, Value indices) {
