@@ -7,60 +7,27 @@ the wrapper's checks and host descriptors run as on the GPU (the TMA switch forc
 arguments it would launch `_<binding>_gluon` with are bound and compiled by Triton's own binder and
 compiler for an sm_90 target, down to PTX and ptxas. Run without TRITON_INTERPRET in the environment
 (Gluon's JIT is then the compiling one)."""
-import importlib.util
 import json
 import os
 import sys
 
 import torch
 
-
-class _Launch(Exception):
-    pass
+from sm90_compile import compile_sm90, intercept
 
 
 def main(path, binding, shapes):
-    spec = importlib.util.spec_from_file_location("_gluon_compile_module", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    kernel = getattr(mod, f"_{binding}_gluon")
-    seen = {}
-
-    class Capture:
-        def __getitem__(self, grid):
-            def launch(*args, **kwargs):
-                seen.update(grid=grid, args=args, kwargs=kwargs)
-                raise _Launch()
-            return launch
-
-    setattr(mod, f"_{binding}_gluon", Capture())
-    mod._interpreting = lambda: False  # the TMA switch as on the GPU (an sm_90 one)
-    mod._arch = lambda t: 9
-    os.environ["TRITON_INTERPRET"] = "1"  # the wrapper's view checks accept CPU tensors
     torch.manual_seed(0)
     dtype = getattr(torch, shapes.get("dtype", "bfloat16"))  # the views' element type (bf16 unless given)
     views = {name: torch.randn(*shape, dtype=dtype) for name, shape in shapes["views"].items()}
-    try:
-        getattr(mod, binding)(*views.values(), **shapes.get("scalars", {}))
-    except _Launch:
-        pass
-    del os.environ["TRITON_INTERPRET"]
-    if not seen:
+    # the TMA switch as on the GPU (an sm_90 one)
+    kernel, launch = intercept(path, binding, "gluon", views, shapes.get("scalars", {}),
+                               {"_interpreting": lambda: False, "_arch": lambda t: 9})
+    if launch is None:
         print(json.dumps({"launched": False}))
         return
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import make_backend
     from triton.experimental.gluon._runtime import GluonASTSource
-    from triton.runtime.jit import create_function_from_signature
-    target = GPUTarget("cuda", 90, 32)
-    backend = make_backend(target)
-    kwargs = dict(seen["kwargs"])
-    binder = create_function_from_signature(kernel.signature, kernel.params, backend)
-    bound, specialization, options = binder(*seen["args"], **kwargs)
-    options, signature, constexprs, attrs = kernel._pack_args(backend, kwargs, bound, specialization, options)
-    compiled = triton.compile(GluonASTSource(kernel, signature, constexprs, attrs), target=target,
-                              options=options.__dict__)
+    compiled, kwargs = compile_sm90(kernel, launch, GluonASTSource)
     ptx = compiled.asm["ptx"]
     if os.environ.get("GLUON_TTGIR"):
         open(os.environ["GLUON_TTGIR"], "w").write(compiled.asm["ttgir"])

@@ -8,7 +8,6 @@ it would launch `_<binding>_kernel` with are bound, specialized (Triton's divisi
 integers and pointers) and compiled by Triton's own binder and compiler for an sm_90 target, down to PTX
 and ptxas. Run without TRITON_INTERPRET in the environment (the JIT is then the compiling one)."""
 import collections
-import importlib.util
 import json
 import os
 import re
@@ -16,49 +15,18 @@ import sys
 
 import torch
 
-
-class _Launch(Exception):
-    pass
+from sm90_compile import compile_sm90, intercept
 
 
 def main(path, binding, shapes):
-    spec = importlib.util.spec_from_file_location("_triton_compile_module", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    kernel = getattr(mod, f"_{binding}_kernel")
-    seen = {}
-
-    class Capture:
-        def __getitem__(self, grid):
-            def launch(*args, **kwargs):
-                seen.update(grid=grid, args=args, kwargs=kwargs)
-                raise _Launch()
-            return launch
-
-    setattr(mod, f"_{binding}_kernel", Capture())
-    mod._interpreting = lambda: False
-    os.environ["TRITON_INTERPRET"] = "1"  # the wrapper's view checks accept CPU tensors
     views = {name: torch.zeros(*shape, dtype=getattr(torch, dtype)) for name, (shape, dtype) in shapes["views"].items()}
-    try:
-        getattr(mod, binding)(*views.values(), **shapes.get("scalars", {}))
-    except _Launch:
-        pass
-    del os.environ["TRITON_INTERPRET"]
-    if not seen:
+    kernel, launch = intercept(path, binding, "kernel", views, shapes.get("scalars", {}),
+                               {"_interpreting": lambda: False})
+    if launch is None:
         print(json.dumps({"launched": False}))
         return
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource, make_backend
-    from triton.runtime.jit import create_function_from_signature
-    target = GPUTarget("cuda", 90, 32)
-    backend = make_backend(target)
-    kwargs = dict(seen["kwargs"])
-    binder = create_function_from_signature(kernel.signature, kernel.params, backend)
-    bound, specialization, options = binder(*seen["args"], **kwargs)
-    options, signature, constexprs, attrs = kernel._pack_args(backend, kwargs, bound, specialization, options)
-    compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=target,
-                              options=options.__dict__)
+    from triton.compiler import ASTSource
+    compiled, kwargs = compile_sm90(kernel, launch, ASTSource)
     ptx = compiled.asm["ptx"]
     if os.environ.get("TRITON_PTX"):
         open(os.environ["TRITON_PTX"], "w").write(ptx)
