@@ -324,20 +324,35 @@ OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext 
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
+/// FILE (traced when it is a DSL kernel) loaded and parsed, with a diagnostic handler that points at its
+/// lines for as long as the module is used: what compile, run and vjp each start with.
+struct KernelInput {
+  llvm::SourceMgr sourceMgr;
+  std::optional<SourceMgrDiagnosticHandler> diagnostics;
+  OwningOpRef<ModuleOp> module;
+
+  /// Loads and parses; false (the error already reported) when either fails.
+  bool load(MLIRContext &context, llvm::StringRef file, llvm::StringRef kernelName,
+            llvm::ArrayRef<std::string> constexprArgs) {
+    std::string error;
+    auto input = loadKernelSource(file, kernelName, constexprArgs, error);
+    if (!input) {
+      llvm::errs() << "error: " << error << "\n";
+      return false;
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    diagnostics.emplace(sourceMgr, &context);
+    module = parseKernelModule(sourceMgr, context);
+    return static_cast<bool>(module);
+  }
+};
+
 int compile(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
-  std::string error;
-  auto input = loadKernelSource(file, kernelName, {}, error);
-  if (!input) {
-    llvm::errs() << "error: " << error << "\n";
+  KernelInput input;
+  if (!input.load(context, file, kernelName, {}))
     return kUsageError;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
-  if (!module)
-    return kUsageError;
+  OwningOpRef<ModuleOp> &module = input.module;
   if (!kernelName.empty()) {
     // Keep only the requested kernel: one kernel = one launch.
     auto kernel = module->lookupSymbol<kir::KernelOp>(kernelName);
@@ -387,6 +402,7 @@ int compile(MLIRContext &context) {
     tessel::buildPipeline(pm, providerStage ? &provider : nullptr);
   if (failed(pm.run(*module)))
     return kUsageError;
+  std::string error;
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "error: " << error << "\n";
@@ -508,17 +524,10 @@ int runCommand(MLIRContext &context) {
   std::vector<std::string> traceConstexprs;
   if (traced)
     traceConstexprs.assign(constexprs.begin(), constexprs.end());
-  auto input = loadKernelSource(file, kernelName, traceConstexprs, error);
-  if (!input) {
-    llvm::errs() << "error: " << error << "\n";
+  KernelInput input;
+  if (!input.load(context, file, kernelName, traceConstexprs))
     return kUsageError;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
-  if (!module)
-    return kUsageError;
+  OwningOpRef<ModuleOp> &module = input.module;
   // --numerics and --online-reduction are options of run as of compile (checked the same way; they
   // decide the pipeline of --stage=pgpu and --device=cuda).
   if (failed(applyCompileOptions(*module)))
@@ -916,18 +925,10 @@ int runCommand(MLIRContext &context) {
 /// so that it compiles like any kernel written by hand.
 int vjpCommand(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
-  std::string error;
-  auto input = loadKernelSource(file, kernelName, {}, error);
-  if (!input) {
-    llvm::errs() << "error: " << error << "\n";
+  KernelInput input;
+  if (!input.load(context, file, kernelName, {}))
     return kUsageError;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseKernelModule(sourceMgr, context);
-  if (!module)
-    return kUsageError;
+  OwningOpRef<ModuleOp> &module = input.module;
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return kUsageError;
@@ -937,6 +938,7 @@ int vjpCommand(MLIRContext &context) {
   pm.addPass(kir::createKIRVjp(options));
   if (failed(pm.run(*module)))
     return 1;
+  std::string error;
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "error: " << error << "\n";
