@@ -39,9 +39,9 @@ TOLERANCE = dict(rtol=1e-4, atol=1e-3)
 PEER = "torch.compile"
 # docs/language.md (Scans) lists a scan feeding a loop carry among the refused uses; no documented spelling
 # computes both prefix sums in parallel (a scan of a scan is refused too)
-XFAIL = {"triton": "kir-to-pgpu constructs a scan's results where values computed from them by pointwise ops "
-                   "(and reductions over other axes) are stored; 'kir.yield' uses them (a row's cumsum added "
-                   "into the loop-carried column sums)"}
+XFAIL = {"triton": "kir-to-pgpu does not construct a loop carry computed from a scan's results (a row's cumsum "
+                   "added into the loop-carried column sums): the next trip needs the whole line, the blocked "
+                   "scan keeps one running prefix"}
 
 
 def OPS(shape):

@@ -2212,7 +2212,8 @@ def defect_lines(source):
 LIMITATION_MARKERS = ("yet", "for now", "only when its results are stored",
                       # scans as values (docs/language.md, Scans): the uses of a scan kir-to-pgpu builds
                       "constructs a scan's results where", "constructs a value computed from several scans",
-                      "constructs a reduction of a scan's results", "does not construct a reduction along a scan's axis")
+                      "constructs a reduction of a scan's results", "does not construct a reduction along a scan's axis",
+                      "does not construct a loop carry computed from a scan's results")
 
 
 def classify(findings):

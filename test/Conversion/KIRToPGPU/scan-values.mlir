@@ -336,3 +336,80 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A loop over rows carrying the running column sums of a row cumsum (a summed-area table, corpus
+// COM: 206): the carry is computed from the scan's results, refused at the carried value (the author's
+// COM: `acc = acc + T.cumsum(...)`) with why, and a note at the scan.
+module {
+  kir.kernel @carried_cumsum(%x: !kir.view<f32, [N, H, W], in>, %out: !kir.view<f32, [N, H, W], out>) {
+    %0 = kir.extent "N"
+    %1 = kir.extent "H"
+    %2 = kir.extent "W"
+    %c0 = arith.constant 0 : index
+    %3 = kir.domain %c0 to %2
+    %4 = kir.domain %c0 to %0
+    %cst = arith.constant 0.000000e+00 : f32
+    %5 = kir.broadcast %cst over(%3) dims [] : f32 -> tensor<?xf32>
+    %6 = kir.domain %c0 to %1
+    kir.parallel %4 {
+    ^bb0(%n: index):
+      %7 = kir.for %6 iter_args(%5 : tensor<?xf32>) -> tensor<?xf32> {
+      ^bb0(%i: index, %acc: tensor<?xf32>):
+        %8 = kir.load %x[%n, %i, %3] : !kir.view<f32, [N, H, W], in>[index, index, !kir.domain] -> tensor<?xf32>
+        // expected-note @+1 {{the scan}}
+        %9 = kir.scan %8 axis 0 identity(%cst : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+        ^bb0(%a: f32, %b: f32):
+          %11 = kir.binary add %a, %b : f32
+          kir.yield %11 : f32
+        }
+        // expected-error @+1 {{kir-to-pgpu does not construct a loop carry computed from a scan's results: the next trip would need this trip's whole line of values along the scan's axis}}
+        %10 = kir.binary add %acc, %9 : tensor<?xf32>
+        kir.store %10, %out[%n, %i, %3] : tensor<?xf32>, !kir.view<f32, [N, H, W], out>[index, index, !kir.domain]
+        kir.yield %10 : tensor<?xf32>
+      }
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not take the loop-carry refusal: the same row loop storing each row's cumsum plus the row
+// COM: (the scan feeds only the store; the loop carries nothing) is one range scan a trip.
+// CHECK-LABEL: pgpu.kernel @row_loop_cumsum
+// CHECK: pgpu.for
+// CHECK: pgpu.range_scan
+// CHECK: } emit {
+// CHECK: pgpu.store
+module {
+  kir.kernel @row_loop_cumsum(%x: !kir.view<f32, [N, H, W], in>, %out: !kir.view<f32, [N, H, W], out>) {
+    %0 = kir.extent "N"
+    %1 = kir.extent "H"
+    %2 = kir.extent "W"
+    %c0 = arith.constant 0 : index
+    %3 = kir.domain %c0 to %2
+    %4 = kir.domain %c0 to %0
+    %cst = arith.constant 0.000000e+00 : f32
+    %6 = kir.domain %c0 to %1
+    kir.parallel %4 {
+    ^bb0(%n: index):
+      kir.for %6 {
+      ^bb0(%i: index):
+        %8 = kir.load %x[%n, %i, %3] : !kir.view<f32, [N, H, W], in>[index, index, !kir.domain] -> tensor<?xf32>
+        %9 = kir.scan %8 axis 0 identity(%cst : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+        ^bb0(%a: f32, %b: f32):
+          %11 = kir.binary add %a, %b : f32
+          kir.yield %11 : f32
+        }
+        %10 = kir.binary add %9, %8 : tensor<?xf32>
+        kir.store %10, %out[%n, %i, %3] : tensor<?xf32>, !kir.view<f32, [N, H, W], out>[index, index, !kir.domain]
+        kir.yield
+      }
+      kir.yield
+    }
+    kir.return
+  }
+}
