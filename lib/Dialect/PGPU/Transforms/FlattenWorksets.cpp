@@ -11,13 +11,20 @@
 // execution group (and the program space grows by its trip count), so both
 // spellings reach form-tiles, refine-mapping and form-blocking as the same IR.
 //
+// Reads of `In` views may precede the foreach when its members are elementwise
+// (a paged cache's dequantization reads the sequence's length, then writes its
+// [L, H, D] positions: one program per sequence was 16 programs at B=16): no
+// instance writes an `In` view (seed 000 §4.3), so every new program re-reads
+// the value the one program read. A member that loops keeps its row form.
+//
 // Fires on the sole execution group of a program space whose body is pure
 // scalar code followed by one `pgpu.foreach` whose bounds are LaunchExprs (also
 // under construction's dispatch guard beside a last-program finalization, whose
 // count is the program space's own and so follows the new extent);
 // repeats while the new body is again such a foreach. Must not fire when the
 // body does anything else with effects or regions (a reduction or store
-// around the foreach would run once per new program), when the bounds depend
+// around the foreach would run once per new program), reads a view the kernel
+// writes, reads before a foreach whose members loop, when the bounds depend
 // on the program's coordinates or on data, or on several segments.
 //
 //===----------------------------------------------------------------------===//
@@ -41,6 +48,30 @@ using namespace tessel;
 using namespace tessel::pgpu;
 
 namespace {
+/// Whether `op` is a read of an `In` view: no instance of the launch writes it (seed 000 §4.3), so
+/// every new program reading it again reads the same values the one program read.
+bool readsInputView(Operation *op) {
+  Value view;
+  if (auto load = dyn_cast<LoadOp>(op))
+    view = load.getView();
+  else if (auto gather = dyn_cast<GatherOp>(op))
+    view = gather.getView();
+  auto type = view ? dyn_cast<ViewType>(view.getType()) : ViewType();
+  return type && !type.isWritable();
+}
+
+/// Whether the members of `each` are elementwise: its body, and that of every workset nested in it,
+/// holds no op with regions but those worksets.
+bool elementwiseMembers(ForeachOp each) {
+  return !each.getBody()
+              .walk([&](Operation *op) {
+                return op != each.getOperation() && op->getNumRegions() != 0 && !isa<ForeachOp>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 /// The group body's foreach when it is the body's only op with regions or effects and comes last,
 /// else null; `why` says what stopped it (empty when there is no foreach at all).
 ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
@@ -57,7 +88,7 @@ ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
       each = f;
       continue;
     }
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)) {
+    if (op.getNumRegions() != 0 || !(isMemoryEffectFree(&op) || (!each && readsInputView(&op)))) {
       why = each ? "the program does more after the workset" : "the program does more than the workset";
       return {};
     }
@@ -71,6 +102,14 @@ ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
       why = "its bounds are not launch-uniform (they depend on the program or on data)";
       return {};
     }
+  // Reads before the workset are repeated by every new program; that is kept to elementwise
+  // members (nested worksets around straight-line code). A member that loops (a reduction, a
+  // contraction) keeps its row form, which pgpu-tile-column-reductions and the tile walks block.
+  bool reads = llvm::any_of(body, [&](Operation &op) { return readsInputView(&op); });
+  if (reads && !elementwiseMembers(each)) {
+    why = "the program reads before a workset whose members loop";
+    return {};
+  }
   return each;
 }
 
