@@ -2,12 +2,13 @@
 sequence's length (an `In` view) and then writes every (position, head, dim) of the sequence. That
 read kept one program per sequence walking its whole [L, H, D] workset (16 programs at B=16, far
 too few for the machine); an `In` view is never written during a launch, so each flattened program
-reads the length again and gets the value the one program read, and the workset becomes program axes.
+reads the length again and gets the value the one program read, and the nest becomes program axes.
 
 Differential: the pgpu interpreter after the whole pipeline, in shuffled program order, computes what
 the KIR interpreter computes at odd shapes (B = 1, 2, 5; positions 1, 17, 48; dims 1, 3, 131; lengths
 0, full and in between), under several bindings; the generated Triton under TRITON_INTERPRET=1 too.
-A member that loops (a masked row sum per column) keeps its row form.
+A member that loops (a masked row sum per column) keeps its row form, and so does a member over one
+row (a per-row scale): the row form already gives it its programs.
 """
 import os
 import re
@@ -40,8 +41,17 @@ def paged_dequant(cache: T.In[T.i8, ("NB", 4, "H", "D")], scales: T.In[T.f32, ("
 
 
 @tessel.kernel
+def scaled_planes(x: T.In[T.f32, ("B", "M", "N")], scale: T.In[T.f32, ("B",)], out: T.Out[T.f32, ("B", "M", "N")]):
+    """A per-member scale read once, then the member's [M, N] plane: the nest flattens too."""
+    B, M, N = x.shape
+    ms, ns = T.domain(0, M), T.domain(0, N)
+    for b in T.parallel(T.domain(0, B)):
+        out[b, ms, ns] = x[b, ms, ns] * scale[b] + 1.0
+
+
+@tessel.kernel
 def scaled_rows(x: T.In[T.f32, ("B", "N")], scale: T.In[T.f32, ("B",)], out: T.Out[T.f32, ("B", "N")]):
-    """A per-row scale read once, then the row's elements: the row's workset flattens too."""
+    """Must not flatten: a per-row scale, then one row (its programs come from the row form)."""
     B, N = x.shape
     cols = T.domain(0, N)
     for b in T.parallel(T.domain(0, B)):
@@ -97,8 +107,10 @@ def kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, seed, binding):
 def test_remarks_say_which_flatten(tessel_bin, tmp_path):
     paged = remarks(tessel_bin, tmp_path, paged_dequant)
     assert paged.count("pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis") == 3
-    scaled = remarks(tessel_bin, tmp_path, scaled_rows)
-    assert "becomes program axis 1" in scaled
+    planes = remarks(tessel_bin, tmp_path, scaled_planes)
+    assert "becomes program axis 1" in planes and "becomes program axis 2" in planes
+    rows = remarks(tessel_bin, tmp_path, scaled_rows)
+    assert "not flattened: the program reads before a workset of one axis" in rows
     prefix = remarks(tessel_bin, tmp_path, prefix_colsum)
     assert "not flattened: the program reads before a workset whose members loop" in prefix
 
@@ -118,10 +130,16 @@ def test_paged_dequant_matches_kir(tessel_bin, tmp_path, shapes, small):
     np.testing.assert_array_equal(got, want)
 
 
-SCALED = [dict(B=1, N=1), dict(B=2, N=3), dict(B=17, N=131), dict(B=3, N=1031)]
+PLANES = [dict(B=1, M=1, N=1), dict(B=2, M=3, N=5), dict(B=5, M=17, N=131), dict(B=3, M=2, N=1031)]
 
 
-@pytest.mark.parametrize("shapes", SCALED, ids=shape_arg)
+@pytest.mark.parametrize("shapes", PLANES, ids=shape_arg)
+def test_scaled_planes_match_kir(tessel_bin, tmp_path, shapes):
+    kir, out = kir_and_pgpu(tessel_bin, tmp_path, scaled_planes, shapes, 9, "smallest")
+    np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shapes", [dict(B=1, N=1), dict(B=17, N=131)], ids=shape_arg)
 def test_scaled_rows_match_kir(tessel_bin, tmp_path, shapes):
     kir, out = kir_and_pgpu(tessel_bin, tmp_path, scaled_rows, shapes, 9, "smallest")
     np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-6, atol=1e-6)

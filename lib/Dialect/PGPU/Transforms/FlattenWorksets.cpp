@@ -11,11 +11,12 @@
 // execution group (and the program space grows by its trip count), so both
 // spellings reach form-tiles, refine-mapping and form-blocking as the same IR.
 //
-// Reads of `In` views may precede the foreach when its members are elementwise
+// Reads of `In` views may precede the foreach when it is an elementwise nest
 // (a paged cache's dequantization reads the sequence's length, then writes its
 // [L, H, D] positions: one program per sequence was 16 programs at B=16): no
 // instance writes an `In` view (seed 000 §4.3), so every new program re-reads
-// the value the one program read. A member that loops keeps its row form.
+// the value the one program read. A member that loops, or whose workset is one
+// row, keeps its row form (one program a member, form-blocking walks the row in blocks).
 //
 // Fires on the sole execution group of a program space whose body is pure
 // scalar code followed by one `pgpu.foreach` whose bounds are LaunchExprs (also
@@ -24,7 +25,7 @@
 // repeats while the new body is again such a foreach. Must not fire when the
 // body does anything else with effects or regions (a reduction or store
 // around the foreach would run once per new program), reads a view the kernel
-// writes, reads before a foreach whose members loop, when the bounds depend
+// writes, reads before a foreach whose members loop or that is one row, when the bounds depend
 // on the program's coordinates or on data, or on several segments.
 //
 //===----------------------------------------------------------------------===//
@@ -73,8 +74,9 @@ bool elementwiseMembers(ForeachOp each) {
 }
 
 /// The group body's foreach when it is the body's only op with regions or effects and comes last,
-/// else null; `why` says what stopped it (empty when there is no foreach at all).
-ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
+/// else null; `why` says what stopped it (empty when there is no foreach at all). `nested`: an outer
+/// level of the same nest has flattened already.
+ForeachOp wholeBodyForeach(ExecutionGroupOp group, bool nested, std::string &why) {
   Block &body = group.getBody().front();
   if (llvm::none_of(body, [](Operation &op) { return isa<ForeachOp>(op); }))
     return {};
@@ -104,10 +106,18 @@ ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
     }
   // Reads before the workset are repeated by every new program; that is kept to elementwise
   // members (nested worksets around straight-line code). A member that loops (a reduction, a
-  // contraction) keeps its row form, which pgpu-tile-column-reductions and the tile walks block.
+  // contraction) keeps its row form, which pgpu-tile-column-reductions and the tile walks block;
+  // so does a member's workset of one axis (a row, which form-blocking walks in blocks). A nest of
+  // worksets is the work one program would walk serially, the product of its extents: it flattens
+  // whole (`nested`: an outer level has flattened).
   bool reads = llvm::any_of(body, [&](Operation &op) { return readsInputView(&op); });
   if (reads && !elementwiseMembers(each)) {
     why = "the program reads before a workset whose members loop";
+    return {};
+  }
+  bool row = llvm::none_of(each.getBody().front(), [](Operation &op) { return isa<ForeachOp>(op); });
+  if (reads && !nested && row) {
+    why = "the program reads before a workset of one axis (a row, blocked along itself)";
     return {};
   }
   return each;
@@ -185,7 +195,7 @@ struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<Flat
         continue;
       bool remarks = remarksEnabled(kernel);
       std::string why;
-      while (ForeachOp each = wholeBodyForeach(group, why)) {
+      for (bool nested = false; ForeachOp each = wholeBodyForeach(group, nested, why); nested = true) {
         if (remarks)
           each.emitRemark() << "pgpu-flatten-worksets: the workset that is the program's whole body becomes "
                                "program axis "

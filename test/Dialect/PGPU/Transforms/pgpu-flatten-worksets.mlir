@@ -260,22 +260,23 @@ module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #
 
 // -----
 
-// COM: A per-row read of an `In` view before the workset (a sequence's length, then its positions):
-// COM: no program writes %len, so each new program reads it again and gets the same value; the
-// COM: workset flattens, the read stays at the top of the body, before the member's code.
+// COM: A per-row read of an `In` view before a nest of worksets (a sequence's length, then its
+// COM: (position, dim) points): no program writes %len, so each new program reads it again and gets
+// COM: the same value; the nest flattens whole, the read stays at the top of the body.
 // CHECK-LABEL: pgpu.kernel @row_read
-// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}) segment 0 roles ["b", "axis1"]
-// CHECK-NEXT: ^bb0(%[[PB:.*]]: index, %[[PM:.*]]: index):
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}, %{{.*}}) segment 0 roles ["b", "axis1", "axis2"]
+// CHECK-NEXT: ^bb0(%[[PB:.*]]: index, %[[PM:.*]]: index, %[[PD:.*]]: index):
 // CHECK-NOT: pgpu.foreach
 // CHECK: %[[L:.*]] = pgpu.load %len[%[[PB]]]
 // CHECK: %[[N:.*]] = pgpu.cast %[[L]] : i32 to index
 // CHECK: pgpu.cmp lt %[[PM]], %[[N]] : index
-// CHECK: pgpu.store %{{.*}}, %y[%[[PB]], %[[PM]]]
+// CHECK: pgpu.store %{{.*}}, %y[%[[PB]], %[[PM]], %[[PD]]]
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
-  pgpu.kernel @row_read(%len: !pgpu.view<i32, [B], in>, %x: !pgpu.view<f32, [B, M], in>, %y: !pgpu.view<f32, [B, M], out>) {
+  pgpu.kernel @row_read(%len: !pgpu.view<i32, [B], in>, %x: !pgpu.view<f32, [B, M, D], in>, %y: !pgpu.view<f32, [B, M, D], out>) {
     %c0 = arith.constant 0 : index
-    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, M], in>
-    %M = pgpu.extent %x[1] : !pgpu.view<f32, [B, M], in>
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, M, D], in>
+    %M = pgpu.extent %x[1] : !pgpu.view<f32, [B, M, D], in>
+    %D = pgpu.extent %x[2] : !pgpu.view<f32, [B, M, D], in>
     pgpu.program_space (%B) {
     ^bb0(%p: index):
       pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
@@ -288,9 +289,48 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
         // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 1}}
         pgpu.foreach %c0 to %M {
         ^bb0(%m: index):
-          %live = pgpu.cmp lt %m, %n : index
-          %v = pgpu.load %x[%b, %m] valid %live : i1 fill %z : f32 : !pgpu.view<f32, [B, M], in>[index, index] -> f32
-          pgpu.store %v, %y[%b, %m] valid %t : i1 : f32, !pgpu.view<f32, [B, M], out>[index, index]
+          // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 2}}
+          pgpu.foreach %c0 to %D {
+          ^bb0(%d: index):
+            %live = pgpu.cmp lt %m, %n : index
+            %v = pgpu.load %x[%b, %m, %d] valid %live : i1 fill %z : f32 : !pgpu.view<f32, [B, M, D], in>[index, index, index] -> f32
+            pgpu.store %v, %y[%b, %m, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, M, D], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a per-row read before a workset of one axis (a row scaled by its own value):
+// COM: the row form stays, one program a member, walked in blocks by pgpu-form-blocking.
+// CHECK-LABEL: pgpu.kernel @one_row
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @one_row(%s: !pgpu.view<f32, [B], in>, %x: !pgpu.view<f32, [B, M], in>, %y: !pgpu.view<f32, [B, M], out>) {
+    %c0 = arith.constant 0 : index
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, M], in>
+    %M = pgpu.extent %x[1] : !pgpu.view<f32, [B, M], in>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program reads before a workset of one axis}}
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %k = pgpu.load %s[%b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B], in>[index] -> f32
+        pgpu.foreach %c0 to %M {
+        ^bb0(%m: index):
+          %v = pgpu.load %x[%b, %m] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, M], in>[index, index] -> f32
+          %w = pgpu.binary mul %v, %k : f32
+          pgpu.store %w, %y[%b, %m] valid %t : i1 : f32, !pgpu.view<f32, [B, M], out>[index, index]
           pgpu.yield
         }
         pgpu.yield

@@ -839,8 +839,9 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     Reads: the program space's sole execution group whose body is pure scalar
     code and one `pgpu.foreach` (an explicit independent workset) with
     LaunchExpr bounds, last before the terminator. Reads of `In` views may
-    come before the foreach (a sequence's length) when its members are
-    elementwise (nested foreaches around straight-line code).
+    come before the foreach (a sequence's length) when it is a nest of
+    foreaches around straight-line code (elementwise members over several
+    axes); the nest then flattens whole.
     Legality: foreach members are independent (seed 000 §5), so running each
     as its own program computes the same; the grid stays a LaunchExpr. No
     instance writes an `In` view (seed 000 §4.3), so a read before the
@@ -854,7 +855,9 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     Must not fire: other effects or regions in the body (they would run once
     per new program), reads of a view the kernel writes, reads before a
     foreach whose members loop (their row form is blocked by
-    pgpu-tile-column-reductions and the tile walks), bounds that depend on the
+    pgpu-tile-column-reductions and the tile walks) or before a foreach of
+    one axis (a row, which form-blocking walks in blocks),
+    bounds that depend on the
     program or on data, several segments or dispatch code (remark when a
     foreach is present).
     Verifier after: the shared pgpu verifier.
