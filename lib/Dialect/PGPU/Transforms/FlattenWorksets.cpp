@@ -11,13 +11,21 @@
 // execution group (and the program space grows by its trip count), so both
 // spellings reach form-tiles, refine-mapping and form-blocking as the same IR.
 //
+// Reads of `In` views may precede the foreach when it is an elementwise nest
+// (a paged cache's dequantization reads the sequence's length, then writes its
+// [L, H, D] positions: one program per sequence was 16 programs at B=16): no
+// instance writes an `In` view (seed 000 §4.3), so every new program re-reads
+// the value the one program read. A member that loops, or whose workset is one
+// row, keeps its row form (one program a member, form-blocking walks the row in blocks).
+//
 // Fires on the sole execution group of a program space whose body is pure
 // scalar code followed by one `pgpu.foreach` whose bounds are LaunchExprs (also
 // under construction's dispatch guard beside a last-program finalization, whose
 // count is the program space's own and so follows the new extent);
 // repeats while the new body is again such a foreach. Must not fire when the
 // body does anything else with effects or regions (a reduction or store
-// around the foreach would run once per new program), when the bounds depend
+// around the foreach would run once per new program), reads a view the kernel
+// writes, reads before a foreach whose members loop or that is one row, when the bounds depend
 // on the program's coordinates or on data, or on several segments.
 //
 //===----------------------------------------------------------------------===//
@@ -41,9 +49,34 @@ using namespace tessel;
 using namespace tessel::pgpu;
 
 namespace {
+/// Whether `op` is a read of an `In` view: no instance of the launch writes it (seed 000 §4.3), so
+/// every new program reading it again reads the same values the one program read.
+bool readsInputView(Operation *op) {
+  Value view;
+  if (auto load = dyn_cast<LoadOp>(op))
+    view = load.getView();
+  else if (auto gather = dyn_cast<GatherOp>(op))
+    view = gather.getView();
+  auto type = view ? dyn_cast<ViewType>(view.getType()) : ViewType();
+  return type && !type.isWritable();
+}
+
+/// Whether the members of `each` are elementwise: its body, and that of every workset nested in it,
+/// holds no op with regions but those worksets.
+bool elementwiseMembers(ForeachOp each) {
+  return !each.getBody()
+              .walk([&](Operation *op) {
+                return op != each.getOperation() && op->getNumRegions() != 0 && !isa<ForeachOp>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
 /// The group body's foreach when it is the body's only op with regions or effects and comes last,
-/// else null; `why` says what stopped it (empty when there is no foreach at all).
-ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
+/// else null; `why` says what stopped it (empty when there is no foreach at all). `nested`: an outer
+/// level of the same nest has flattened already.
+ForeachOp wholeBodyForeach(ExecutionGroupOp group, bool nested, std::string &why) {
   Block &body = group.getBody().front();
   if (llvm::none_of(body, [](Operation &op) { return isa<ForeachOp>(op); }))
     return {};
@@ -57,7 +90,7 @@ ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
       each = f;
       continue;
     }
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)) {
+    if (op.getNumRegions() != 0 || !(isMemoryEffectFree(&op) || (!each && readsInputView(&op)))) {
       why = each ? "the program does more after the workset" : "the program does more than the workset";
       return {};
     }
@@ -71,6 +104,22 @@ ForeachOp wholeBodyForeach(ExecutionGroupOp group, std::string &why) {
       why = "its bounds are not launch-uniform (they depend on the program or on data)";
       return {};
     }
+  // Reads before the workset are repeated by every new program; that is kept to elementwise
+  // members (nested worksets around straight-line code). A member that loops (a reduction, a
+  // contraction) keeps its row form, which pgpu-tile-column-reductions and the tile walks block;
+  // so does a member's workset of one axis (a row, which form-blocking walks in blocks). A nest of
+  // worksets is the work one program would walk serially, the product of its extents: it flattens
+  // whole (`nested`: an outer level has flattened).
+  bool reads = llvm::any_of(body, [&](Operation &op) { return readsInputView(&op); });
+  if (reads && !elementwiseMembers(each)) {
+    why = "the program reads before a workset whose members loop";
+    return {};
+  }
+  bool row = llvm::none_of(each.getBody().front(), [](Operation &op) { return isa<ForeachOp>(op); });
+  if (reads && !nested && row) {
+    why = "the program reads before a workset of one axis (a row, blocked along itself)";
+    return {};
+  }
   return each;
 }
 
@@ -146,7 +195,7 @@ struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<Flat
         continue;
       bool remarks = remarksEnabled(kernel);
       std::string why;
-      while (ForeachOp each = wholeBodyForeach(group, why)) {
+      for (bool nested = false; ForeachOp each = wholeBodyForeach(group, nested, why); nested = true) {
         if (remarks)
           each.emitRemark() << "pgpu-flatten-worksets: the workset that is the program's whole body becomes "
                                "program axis "

@@ -257,3 +257,163 @@ module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #
   }
 }
 
+
+// -----
+
+// COM: A per-row read of an `In` view before a nest of worksets (a sequence's length, then its
+// COM: (position, dim) points): no program writes %len, so each new program reads it again and gets
+// COM: the same value; the nest flattens whole, the read stays at the top of the body.
+// CHECK-LABEL: pgpu.kernel @row_read
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}, %{{.*}}) segment 0 roles ["b", "axis1", "axis2"]
+// CHECK-NEXT: ^bb0(%[[PB:.*]]: index, %[[PM:.*]]: index, %[[PD:.*]]: index):
+// CHECK-NOT: pgpu.foreach
+// CHECK: %[[L:.*]] = pgpu.load %len[%[[PB]]]
+// CHECK: %[[N:.*]] = pgpu.cast %[[L]] : i32 to index
+// CHECK: pgpu.cmp lt %[[PM]], %[[N]] : index
+// CHECK: pgpu.store %{{.*}}, %y[%[[PB]], %[[PM]], %[[PD]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @row_read(%len: !pgpu.view<i32, [B], in>, %x: !pgpu.view<f32, [B, M, D], in>, %y: !pgpu.view<f32, [B, M, D], out>) {
+    %c0 = arith.constant 0 : index
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, M, D], in>
+    %M = pgpu.extent %x[1] : !pgpu.view<f32, [B, M, D], in>
+    %D = pgpu.extent %x[2] : !pgpu.view<f32, [B, M, D], in>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %zi = arith.constant 0 : i32
+        %t = arith.constant true
+        %l = pgpu.load %len[%b] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [B], in>[index] -> i32
+        %n = pgpu.cast %l : i32 to index
+        // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 1}}
+        pgpu.foreach %c0 to %M {
+        ^bb0(%m: index):
+          // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 2}}
+          pgpu.foreach %c0 to %D {
+          ^bb0(%d: index):
+            %live = pgpu.cmp lt %m, %n : index
+            %v = pgpu.load %x[%b, %m, %d] valid %live : i1 fill %z : f32 : !pgpu.view<f32, [B, M, D], in>[index, index, index] -> f32
+            pgpu.store %v, %y[%b, %m, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, M, D], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a per-row read before a workset of one axis (a row scaled by its own value):
+// COM: the row form stays, one program a member, walked in blocks by pgpu-form-blocking.
+// CHECK-LABEL: pgpu.kernel @one_row
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @one_row(%s: !pgpu.view<f32, [B], in>, %x: !pgpu.view<f32, [B, M], in>, %y: !pgpu.view<f32, [B, M], out>) {
+    %c0 = arith.constant 0 : index
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, M], in>
+    %M = pgpu.extent %x[1] : !pgpu.view<f32, [B, M], in>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program reads before a workset of one axis}}
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %k = pgpu.load %s[%b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B], in>[index] -> f32
+        pgpu.foreach %c0 to %M {
+        ^bb0(%m: index):
+          %v = pgpu.load %x[%b, %m] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, M], in>[index, index] -> f32
+          %w = pgpu.binary mul %v, %k : f32
+          pgpu.store %w, %y[%b, %m] valid %t : i1 : f32, !pgpu.view<f32, [B, M], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the read before the workset is of an InOut view, which the members write (a new
+// COM: program could read an element another has already written).
+// CHECK-LABEL: pgpu.kernel @inout_read
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @inout_read(%y: !pgpu.view<f32, [B, M], inout>) {
+    %c0 = arith.constant 0 : index
+    %B = pgpu.extent %y[0] : !pgpu.view<f32, [B, M], inout>
+    %M = pgpu.extent %y[1] : !pgpu.view<f32, [B, M], inout>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program does more than the workset}}
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %first = pgpu.load %y[%b, %c0] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, M], inout>[index, index] -> f32
+        pgpu.foreach %c0 to %M {
+        ^bb0(%m: index):
+          %v = pgpu.load %y[%b, %m] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, M], inout>[index, index] -> f32
+          %w = pgpu.binary sub %v, %first : f32
+          pgpu.store %w, %y[%b, %m] valid %t : i1 : f32, !pgpu.view<f32, [B, M], inout>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a read before a workset whose members loop (a sum over a row's live prefix per
+// COM: column): the row form stays for pgpu-tile-column-reductions.
+// CHECK-LABEL: pgpu.kernel @looping_members
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @looping_members(%len: !pgpu.view<i32, [B], in>, %x: !pgpu.view<f32, [B, K, M], in>, %y: !pgpu.view<f32, [B, M], out>) {
+    %c0 = arith.constant 0 : index
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, K, M], in>
+    %M = pgpu.extent %x[2] : !pgpu.view<f32, [B, K, M], in>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program reads before a workset whose members loop}}
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %zi = arith.constant 0 : i32
+        %t = arith.constant true
+        %l = pgpu.load %len[%b] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [B], in>[index] -> i32
+        %n = pgpu.cast %l : i32 to index
+        pgpu.foreach %c0 to %M {
+        ^bb0(%m: index):
+          %s = pgpu.range_reduce %c0 to %n identity(%z : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %v = pgpu.load %x[%b, %k, %m] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, K, M], in>[index, index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %a = pgpu.binary add %u, %w : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.store %s, %y[%b, %m] valid %t : i1 : f32, !pgpu.view<f32, [B, M], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

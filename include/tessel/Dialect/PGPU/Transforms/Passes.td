@@ -838,9 +838,14 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
   let description = [{
     Reads: the program space's sole execution group whose body is pure scalar
     code and one `pgpu.foreach` (an explicit independent workset) with
-    LaunchExpr bounds, last before the terminator.
+    LaunchExpr bounds, last before the terminator. Reads of `In` views may
+    come before the foreach (a sequence's length) when it is a nest of
+    foreaches around straight-line code (elementwise members over several
+    axes); the nest then flattens whole.
     Legality: foreach members are independent (seed 000 §5), so running each
-    as its own program computes the same; the grid stays a LaunchExpr.
+    as its own program computes the same; the grid stays a LaunchExpr. No
+    instance writes an `In` view (seed 000 §4.3), so a read before the
+    foreach, repeated by every new program, reads what the one program read.
     Rewrites: the trip count max(hi - lo, 0) joins the group's extents as a
     trailing axis and multiplies the program space's extent; the member is
     lo + the new coordinate; the body is inlined. Repeats while the new body
@@ -848,8 +853,13 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     around `T.matvec` reaches the later passes as the batched contraction does.
     Preserves: values, effects, ABI, origins.
     Must not fire: other effects or regions in the body (they would run once
-    per new program), bounds that depend on the program or on data, several
-    segments or dispatch code (remark when a foreach is present).
+    per new program), reads of a view the kernel writes, reads before a
+    foreach whose members loop (their row form is blocked by
+    pgpu-tile-column-reductions and the tile walks) or before a foreach of
+    one axis (a row, which form-blocking walks in blocks),
+    bounds that depend on the
+    program or on data, several segments or dispatch code (remark when a
+    foreach is present).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];

@@ -1,0 +1,162 @@
+"""pgpu-flatten-worksets with a per-row read before the workset: a paged cache's dequantization reads a
+sequence's length (an `In` view) and then writes every (position, head, dim) of the sequence. That
+read kept one program per sequence walking its whole [L, H, D] workset (16 programs at B=16, far
+too few for the machine); an `In` view is never written during a launch, so each flattened program
+reads the length again and gets the value the one program read, and the nest becomes program axes.
+
+Differential: the pgpu interpreter after the whole pipeline, in shuffled program order, computes what
+the KIR interpreter computes at odd shapes (B = 1, 2, 5; positions 1, 17, 48; dims 1, 3, 131; lengths
+0, full and in between), under several bindings; the generated Triton under TRITON_INTERPRET=1 too.
+A member that loops (a masked row sum per column) keeps its row form, and so does a member over one
+row (a per-row scale): the row form already gives it its programs.
+"""
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
+import tessel
+import tessel.language as T
+
+BS = 4
+
+
+@tessel.kernel
+def paged_dequant(cache: T.In[T.i8, ("NB", 4, "H", "D")], scales: T.In[T.f32, ("NB", 4, "H")],
+                  table: T.In[T.i32, ("B", "MB"), T.Range(0, "NB")], lens: T.In[T.i32, ("B",), T.Range(0, "L")],
+                  out: T.Out[T.f32, ("B", "L", "H", "D")]):
+    B, L, H, D = out.shape
+    toks, heads, dims = T.domain(0, L), T.domain(0, H), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        t = T.indices(toks)
+        live = t < T.cast(lens[b], T.index)
+        blk = T.load(table, (b, t // BS), valid=live, fill=0)
+        q = T.load(cache, (blk, t % BS, heads, dims), valid=live, fill=0)
+        s = T.load(scales, (blk, t % BS, heads), valid=live, fill=0.0)
+        out[b, toks, heads, dims] = T.cast(q, T.f32) * s
+
+
+@tessel.kernel
+def scaled_planes(x: T.In[T.f32, ("B", "M", "N")], scale: T.In[T.f32, ("B",)], out: T.Out[T.f32, ("B", "M", "N")]):
+    """A per-member scale read once, then the member's [M, N] plane: the nest flattens too."""
+    B, M, N = x.shape
+    ms, ns = T.domain(0, M), T.domain(0, N)
+    for b in T.parallel(T.domain(0, B)):
+        out[b, ms, ns] = x[b, ms, ns] * scale[b] + 1.0
+
+
+@tessel.kernel
+def scaled_rows(x: T.In[T.f32, ("B", "N")], scale: T.In[T.f32, ("B",)], out: T.Out[T.f32, ("B", "N")]):
+    """Must not flatten: a per-row scale, then one row (its programs come from the row form)."""
+    B, N = x.shape
+    cols = T.domain(0, N)
+    for b in T.parallel(T.domain(0, B)):
+        out[b, cols] = x[b, cols] * scale[b] + 1.0
+
+
+@tessel.kernel
+def prefix_colsum(x: T.In[T.f32, ("B", "K", "N")], lens: T.In[T.i32, ("B",), T.Range(0, "K")],
+                  out: T.Out[T.f32, ("B", "N")]):
+    """Must not flatten: each member (a column) sums the row's live prefix, a loop."""
+    B, K, N = x.shape
+    cols, ks = T.domain(0, N), T.domain(0, K)
+    for b in T.parallel(T.domain(0, B)):
+        k = T.indices(ks)
+        out[b, cols] = T.sum(T.load(x, (b, ks, cols), valid=k < T.cast(lens[b], T.index), fill=0.0), axis=0)
+
+
+def shape_arg(shapes):
+    return ",".join(f"{k}={v}" for k, v in shapes.items())
+
+
+def remarks(tessel_bin, tmp_path, kernel):
+    source = kernel._write(tmp_path, {})
+    text = source.read_text().replace("#kir.compile_options<>", "#kir.compile_options<optimization_remarks = true>")
+    source.write_text(text)
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline=stop-after=form-tiles"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return res.stderr
+
+
+def kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, seed, binding):
+    source = kernel._write(tmp_path, {})
+    shape = shape_arg(shapes)
+    kir = tmp_path / "kir"
+    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", str(seed),
+                    "--out", str(kir)], check=True, capture_output=True)
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline", "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    if binding == "smallest":  # every declared size at its smallest candidate: most programs, partial tiles
+        binding = {name: min(int(c) for c in cands.split(","))
+                   for name, cands in re.findall(r'#pgpu\.param<"(\w+)", \[([\d, ]+)\], \d+>', program.read_text())}
+    out = tmp_path / "pgpu"
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", str(seed), "--order",
+                          "shuffle", "--out", str(out), *[f"--param={k}={v}" for k, v in binding.items()]],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return kir, out
+
+
+def test_remarks_say_which_flatten(tessel_bin, tmp_path):
+    paged = remarks(tessel_bin, tmp_path, paged_dequant)
+    assert paged.count("pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis") == 3
+    planes = remarks(tessel_bin, tmp_path, scaled_planes)
+    assert "becomes program axis 1" in planes and "becomes program axis 2" in planes
+    rows = remarks(tessel_bin, tmp_path, scaled_rows)
+    assert "not flattened: the program reads before a workset of one axis" in rows
+    prefix = remarks(tessel_bin, tmp_path, prefix_colsum)
+    assert "not flattened: the program reads before a workset whose members loop" in prefix
+
+
+PAGED = [dict(NB=1, B=1, MB=1, L=4, H=1, D=1), dict(NB=5, B=2, MB=5, L=20, H=3, D=17),
+         dict(NB=7, B=5, MB=12, L=48, H=1, D=131), dict(NB=3, B=3, MB=1, L=4, H=2, D=3)]
+
+
+
+@pytest.mark.parametrize("small", [True, False], ids=["small-blocks", "defaults"])
+@pytest.mark.parametrize("shapes", PAGED, ids=shape_arg)
+def test_paged_dequant_matches_kir(tessel_bin, tmp_path, shapes, small):
+    binding = "smallest" if small else {}
+    kir, out = kir_and_pgpu(tessel_bin, tmp_path, paged_dequant, shapes, 3, binding)
+    want, got = np.load(kir / "out.npy"), np.load(out / "out.npy")
+    assert np.any(want != 0) or shapes["B"] == 1  # one sequence may draw length 0
+    np.testing.assert_array_equal(got, want)
+
+
+PLANES = [dict(B=1, M=1, N=1), dict(B=2, M=3, N=5), dict(B=5, M=17, N=131), dict(B=3, M=2, N=1031)]
+
+
+@pytest.mark.parametrize("shapes", PLANES, ids=shape_arg)
+def test_scaled_planes_match_kir(tessel_bin, tmp_path, shapes):
+    kir, out = kir_and_pgpu(tessel_bin, tmp_path, scaled_planes, shapes, 9, "smallest")
+    np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shapes", [dict(B=1, N=1), dict(B=17, N=131)], ids=shape_arg)
+def test_scaled_rows_match_kir(tessel_bin, tmp_path, shapes):
+    kir, out = kir_and_pgpu(tessel_bin, tmp_path, scaled_rows, shapes, 9, "smallest")
+    np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shapes", [dict(B=2, K=5, N=3), dict(B=3, K=17, N=131)], ids=shape_arg)
+def test_looping_members_match_kir(tessel_bin, tmp_path, shapes):
+    kir, out = kir_and_pgpu(tessel_bin, tmp_path, prefix_colsum, shapes, 2, {})
+    np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shapes", [PAGED[1], PAGED[2]], ids=shape_arg)
+def test_triton_paged_dequant_matches_kir(tmp_path, monkeypatch, shapes):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    ref = paged_dequant.run_interp(shapes, {}, {}, seed=4)
+    args = [torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("cache", "scales", "table", "lens")]
+    out = torch.full((shapes["B"], shapes["L"], shapes["H"], shapes["D"]), float("nan"), dtype=torch.float32)
+    paged_dequant(*args, out)
+    np.testing.assert_array_equal(out.numpy(), np.array(ref["out"]))
