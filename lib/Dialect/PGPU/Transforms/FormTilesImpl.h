@@ -140,12 +140,18 @@ public:
   /// The group is one segment of construction's dispatch chain (pgpu::dispatchChain): rewrite()
   /// leaves the program space's count to the caller (the product of `tiledGroup`'s extents).
   void setChainSegment() { chainSegment = true; }
+  /// Also accept author loops in the program body (analyzeLoop): tried after every other form, so a
+  /// loop that flattens (FlattenCarriedSums.cpp) keeps that form.
+  void setTileLoops() { tileLoops = true; }
+  /// The author loops the analysis accepted (tileLoops).
+  unsigned numLoops() const { return loops.size(); }
   ExecutionGroupOp tiledGroup; // rewrite()'s group
 
 private:
   // ---- analysis over the original IR ----
   LogicalResult analyzeBlock(Block &block, bool programBody);
   LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing);
+  LogicalResult analyzeLoop(ForOp loop);
   LogicalResult checkNests();
   Mask maskOf(Value v) const {
     auto it = axes.find(v);
@@ -233,6 +239,7 @@ private:
   void cloneRead(Operation &op);
   void cloneWrite(Operation &op);
   void tileReduce(RangeReduceOp op);
+  void tileLoop(ForOp op);
   Value contractStep(const ContractShape &c, unsigned k, Value acc, Location loc);
   RangeReduceOp fusablePartner(RangeReduceOp op);
   void cloneFinalization(LastProgramOp op);
@@ -275,7 +282,10 @@ private:
   DenseSet<Operation *> segmentPrologue; // read-only reductions computing the segment's bounds
   DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
   Mask scalarFree = 0;              // free axes of an operand free on several, kept one member per program
+  bool tileLoops = false;           // author loops in the program body are analyzed (setTileLoops)
+  SmallVector<ForOp> loops;         // the author loops of the program body, carrying tiles (analyzeLoop)
   unsigned chained = 0;             // contractions whose accumulator starts from another's
+  unsigned carriedInto = 0;         // contractions accumulating into an author loop's carried tile
 
   IRMapping map;
   SmallVector<Value> laneOk;      // per blocked axis: i1 fragment over that axis

@@ -325,6 +325,33 @@ Value Tiler::launchBound(Value v, bool above, unsigned depth) {
   }
 }
 
+/// An author loop of the program body (analyzeLoop) over tiles: the same trips, each carry a tile over
+/// the blocked axes it depends on (its initial value broadcast there), each trip's ops tiled in order
+/// (a contraction a K loop of tile products from its identity, its pointwise uses on the tiles).
+void Tiler::tileLoop(ForOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> inits;
+  for (auto [init, result] : llvm::zip(op.getInits(), op.getResults()))
+    inits.push_back(mapped(loc, init, blockedMask(result)));
+  auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
+                            map.lookupOrDefault(op.getUpper()), map.lookupOrDefault(op.getStep()), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block &old = op.getBody().front();
+    Block *body = b.createBlock(&loop.getBody());
+    map.map(old.getArgument(0), body->addArgument(b.getIndexType(), loc));
+    for (auto [arg, init] : llvm::zip(old.getArguments().drop_front(), inits))
+      map.map(arg, body->addArgument(init.getType(), loc));
+    for (Operation &inner : old.without_terminator())
+      (void)cloneOp(inner);
+    SmallVector<Value> next;
+    for (auto [y, result] : llvm::zip(old.getTerminator()->getOperands(), op.getResults()))
+      next.push_back(mapped(loc, y, blockedMask(result)));
+    YieldOp::create(b, loc, next);
+  }
+  map.map(op.getResults(), loop.getResults());
+}
+
 /// Declares the parameters (seed 002 §3.3: fragment extents are declared physical parameters).
 void Tiler::declareParams() {
   MLIRContext *ctx = kernel.getContext();
