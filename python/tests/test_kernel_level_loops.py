@@ -86,9 +86,10 @@ def bindings(kernel):
     """Two bindings of the kernel's blocking parameters: the tiles of a tiled loop (pgpu-form-tiles), or
     the one block parameter of a per-element program."""
     src = kernel.compile("pgpu")
-    if '#pgpu.param<"TILE_0"' in src:
-        return [{"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 2},
-                {"TILE_0": 32, "TILE_1": 64, "TILE_K": 32, "GROUP_0": 1, "PERSIST": 2}]
+    if '#pgpu.param<"TILE_0"' in src:  # TILE_K only where a block is a K loop (not one block covering it)
+        declared = lambda binding: {k: v for k, v in binding.items() if f'#pgpu.param<"{k}"' in src}  # noqa: E731
+        return [declared({"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 2}),
+                declared({"TILE_0": 32, "TILE_1": 64, "TILE_K": 32, "GROUP_0": 1, "PERSIST": 2})]
     names = [p for p in ("BLOCK", "BLOCK_P") if f'#pgpu.param<"{p}"' in src]
     assert len(names) == 1, names
     return [{names[0]: v} for v in (64, 512)]

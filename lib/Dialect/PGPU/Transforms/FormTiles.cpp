@@ -54,7 +54,8 @@
 // one member's scalars, whose bounds do not depend on the program axes and whose body is pointwise code,
 // reads and reductions (construction's per-element replay of a kernel-level `for` carrying tensors: a
 // block-scaled GEMM's loop over K blocks) runs the same trips for every member of a tile, so it runs
-// once per tile carrying tiles; each trip is tiled like the program body, in the source's order.
+// once per tile carrying tiles; each trip is tiled like the program body, in the source's order (a
+// contraction over a slice of constant width <= 128 one block of lanes, no K loop in the trip).
 //
 // Several segments (construction's dispatch chain: one kernel computing several products, stored
 // to different outputs): each segment's group is tiled on its own (tileSegments), the chain's
@@ -243,7 +244,8 @@ LogicalResult Tiler::analyze() {
   paramOf.resize(numAxes);
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
-      paramOf[a] = (programAxes & bit(a)) || nestAxes.count(a) ? "TILE_" + std::to_string(a) : kTileK.str();
+      paramOf[a] = (programAxes & bit(a)) || nestAxes.count(a) || sliceAxes.count(a) ? "TILE_" + std::to_string(a)
+                                                                                      : kTileK.str();
   return segmented ? checkSegmented() : success();
 }
 
@@ -456,6 +458,15 @@ LogicalResult Tiler::analyzeLoop(ForOp loop) {
     if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
       if (failed(analyzeReduce(reduce, /*enclosing=*/-1)))
         return failure();
+      // A trip's contraction over a slice of constant width w (kk = ks[kb * 128 : kb * 128 + 128],
+      // SliceWidth.h) is one block of lanes covering w, no K loop: the author loop is then the innermost
+      // loop, whose loads a provider pipelines across trips (seed 002 §3.3: a block covering the range).
+      std::optional<int64_t> w = isZeroConstant(reduce.getLower()) ? clippedWidth(reduce.getUpper()) : std::nullopt;
+      if (!contracts.empty() && contracts.back().reduce == reduce && w && *w > 0 && *w <= kWidestSliceBlock) {
+        unsigned k = loopAxis.lookup(reduce);
+        sliceAxes[k] = *w;
+        singleBlock.insert(k);
+      }
       continue;
     }
     propagate(op);
@@ -1025,6 +1036,8 @@ std::string Tiler::adopted() const {
     if (blocked & bit(a))
       names.push_back(paramOf[a] + ((programAxes & bit(a)) ? " (program axis " + std::to_string(a) + ")"
                                     : nestAxes.count(a)     ? " (reduction loop over a nested contraction's tile)"
+                                    : sliceAxes.count(a)    ? " (one block covering a loop trip's slice of " +
+                                                                  std::to_string(sliceAxes.at(a)) + ")"
                                                             : " (reduction loop)"));
   text += llvm::join(names, ", ");
   if (!contracts.empty())

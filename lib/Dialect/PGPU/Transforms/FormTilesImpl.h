@@ -13,6 +13,7 @@
 #include "tessel/Dialect/PGPU/IR/ExactSplit.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/IndexSign.h"
+#include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -30,6 +31,9 @@ using namespace mlir;
 using Mask = uint32_t;
 constexpr unsigned kMaxAxes = 32;
 constexpr llvm::StringLiteral kTileK = "TILE_K";
+/// The widest constant-width slice of an author loop's trip that one block of lanes covers (TILE_K's
+/// largest candidate): its contraction is then no K loop (analyzeLoop).
+constexpr int64_t kWidestSliceBlock = 128;
 /// The start of checkNests' reason for a nest that is not two contractions.
 constexpr llvm::StringLiteral kNestedReduction = "a reduction nested in another's element body";
 /// Resident programs per multiprocessor of a persistent tile traversal.
@@ -265,6 +269,7 @@ private:
   SmallVector<std::pair<Operation *, Operation *>> enclosingOf;
   std::set<unsigned> singleBlock; // nest axes whose every TILE candidate covers the constant extent
   std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
+  std::map<unsigned, int64_t> sliceAxes; // an author loop's trip contraction over a slice of constant width -> it
   SmallVector<LastProgramOp> finalizations; // ticketed finalizations in the program body
   SmallVector<Value> firstOf;               // per program axis (rewrite): its first member in this program
   SmallVector<ContractShape> contracts;

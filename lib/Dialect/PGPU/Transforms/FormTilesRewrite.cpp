@@ -367,6 +367,15 @@ void Tiler::declareParams() {
     SmallVector<int64_t> candidates = loop || coalescing ? SmallVector<int64_t>{16, 32, 64, 128}
                                                          : SmallVector<int64_t>{16, 32, 64, 128, 256};
     int64_t preferred = loop || coalescing ? 64 : 128;
+    if (auto slice = sliceAxes.find(a); slice != sliceAxes.end()) {
+      // One block covering an author loop trip's slice of constant width w (analyzeLoop): the one
+      // candidate is the power of two covering w (32 at least: tl.dot's K for 8-bit operands), which
+      // `covers` states so no provider narrows it below w.
+      int64_t block = std::max<int64_t>(32, int64_t(llvm::PowerOf2Ceil(uint64_t(slice->second))));
+      params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), {block}, block, StringAttr(),
+                                      StringAttr::get(ctx, std::to_string(slice->second))));
+      continue;
+    }
     if (auto nest = nestAxes.find(a); nest != nestAxes.end()) {
       // The reduced axis of a contraction over a nested one's tile (checkNests): blocks up to the
       // first power of two covering a constant extent, 64 by default otherwise.

@@ -232,6 +232,12 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     the program body (a contraction a TILE_K loop of `pgpu.contract` from its
     zero identity, then the trip's pointwise code on the tiles, per-row and
     per-column values as broadcast fragments), in the source's order. A
+    trip's contraction over a slice of constant width w <= 128 (`ks[kb * 128
+    : kb * 128 + 128]`, clamped: pgpu::clippedWidth) is one block of lanes
+    covering it, its own parameter TILE_<axis> with the one candidate
+    max(32, the power of two covering w) and `covers = "w"`: no K loop in the
+    trip, so the author loop is the innermost loop (a provider pipelines its
+    loads across trips). A
     contraction whose only use is `carry + sum`, yielded as that carry, the
     carry used nowhere else, accumulates into the carried tile (seed 000 §8:
     the add-reduction regrouped). Requires a contraction in the group; not
