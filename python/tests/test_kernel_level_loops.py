@@ -2,12 +2,13 @@
 with contractions (KIRToPGPU.cpp replayableFor; CarriedTensors.cpp): the block-scaled GEMM spelling of
 bench/corpus/185, `acc = acc + T.matmul(a[rows, kk], b[cols, kk], transpose_rhs=True) * sa[rows, kb] *
 sb[cols, kb]` over K blocks. It is replayed in the store's workset, each output element running the loop
-over the blocks with its accumulator element (seed 000 §5), in the source's order of operations.
+over the blocks with its accumulator element (seed 000 §5), in the source's order of operations; then
+pgpu-form-tiles runs that loop once per output tile, carrying a tile (test_kernel_level_loop_tiles.py).
 Against NumPy (float64, the same per-block grouping) and the KIR interpreter on random inputs at odd
 shapes (KB = 0 and 1, M and N of 1, primes, not multiples of any block):
 
   * the pgpu interpreter after the whole shared pipeline (`tessel run --stage pgpu`, shuffled order),
-    at two bindings of the block parameter;
+    at two bindings of the tile (or block) parameters;
   * the generated Triton under TRITON_INTERPRET=1 on torch tensors (the smaller shapes).
 
 A kernel-level loop that stores is still refused (its effects are outside any workset), and so is one
@@ -81,9 +82,17 @@ def run_tessel(tessel_bin, kernel, stage, shapes, inputs, tmp, params=None):
     return tmp / stage
 
 
-def block_params(kernel):
+def bindings(kernel):
+    """Two bindings of the kernel's blocking parameters: the tiles of a tiled loop (pgpu-form-tiles), or
+    the one block parameter of a per-element program."""
     src = kernel.compile("pgpu")
-    return sorted({p for p in ("BLOCK", "BLOCK_P") if f'#pgpu.param<"{p}"' in src})
+    if '#pgpu.param<"TILE_0"' in src:  # TILE_K only where a block is a K loop (not one block covering it)
+        declared = lambda binding: {k: v for k, v in binding.items() if f'#pgpu.param<"{k}"' in src}  # noqa: E731
+        return [declared({"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 2}),
+                declared({"TILE_0": 32, "TILE_1": 64, "TILE_K": 32, "GROUP_0": 1, "PERSIST": 2})]
+    names = [p for p in ("BLOCK", "BLOCK_P") if f'#pgpu.param<"{p}"' in src]
+    assert len(names) == 1, names
+    return [{names[0]: v} for v in (64, 512)]
 
 
 # (M, N, KB, whether Triton runs it too: one program per element on the CPU interpreter is slow)
@@ -105,10 +114,9 @@ def test_block_scaled_loop_matches_kir(tessel_bin, M, N, KB, triton):
     with tempfile.TemporaryDirectory() as tmp:
         got = np.load(run_tessel(tessel_bin, block_scaled, "kir", shape, inputs, tmp) / "out.npy")
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg="kir")
-        for p in block_params(block_scaled):
-            for v in (64, 512):
-                got = np.load(run_tessel(tessel_bin, block_scaled, "pgpu", shape, inputs, tmp, {p: v}) / "out.npy")
-                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"pgpu {p}={v}")
+        for params in bindings(block_scaled):
+            got = np.load(run_tessel(tessel_bin, block_scaled, "pgpu", shape, inputs, tmp, params) / "out.npy")
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"pgpu {params}")
     if triton:
         import torch
         out = torch.full((M, N), float("nan"))
@@ -131,11 +139,10 @@ def test_elementwise_kernel_level_loop_matches_kir(tessel_bin, shape):
     with tempfile.TemporaryDirectory() as tmp:
         got = np.load(run_tessel(tessel_bin, decayed_sum, "kir", shape, {"x": x, "d": d}, tmp) / "y.npy")
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg="kir")
-        for p in block_params(decayed_sum):
-            for v in (64, 512):
-                got = np.load(run_tessel(tessel_bin, decayed_sum, "pgpu", shape, {"x": x, "d": d}, tmp, {p: v})
-                              / "y.npy")
-                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"pgpu {p}={v}")
+        for params in bindings(decayed_sum):
+            got = np.load(run_tessel(tessel_bin, decayed_sum, "pgpu", shape, {"x": x, "d": d}, tmp, params)
+                          / "y.npy")
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"pgpu {params}")
     import torch
     y = torch.full((shape["M"], shape["N"]), float("nan"))
     decayed_sum(torch.from_numpy(x), torch.from_numpy(d), y)

@@ -50,12 +50,20 @@
 // row sum of squares) is computed once before the product when the nest is otherwise rejected
 // (hoistNestedReductions), then the nest is analyzed again.
 //
+// Author loops (analyzeLoop, tileLoop; tried last): a pgpu.for in the program body whose carries are
+// one member's scalars, whose bounds do not depend on the program axes and whose body is pointwise code,
+// reads and reductions (construction's per-element replay of a kernel-level `for` carrying tensors: a
+// block-scaled GEMM's loop over K blocks) runs the same trips for every member of a tile, so it runs
+// once per tile carrying tiles; each trip is tiled like the program body, in the source's order (a
+// contraction over a slice of constant width <= 128 one block of lanes, no K loop in the trip).
+//
 // Several segments (construction's dispatch chain: one kernel computing several products, stored
 // to different outputs): each segment's group is tiled on its own (tileSegments), the chain's
 // bound and shift for it become its tile count.
 //
 // Must not fire: neither of those; dispatch code other than one group or the chain; other nested
-// loops or control in the program body; ragged (program-dependent) loop
+// loops (an author loop that writes, nests control or loops, or whose bounds depend on the program
+// axes) or control in the program body; ragged (program-dependent) loop
 // bounds; a value that would need a fragment of rank > 2.
 //
 //===----------------------------------------------------------------------===//
@@ -160,6 +168,9 @@ LogicalResult Tiler::analyze() {
   }
   if (!enclosingOf.empty() && failed(checkNests()))
     return failure();
+  if (!loops.empty() && (contracts.empty() || segmented))
+    return reject(contracts.empty() ? "a loop in the program body is tiled only where the body holds a contraction"
+                                    : "a loop in the program body is not tiled in a segment walk");
   if (contracts.empty()) {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
@@ -233,7 +244,8 @@ LogicalResult Tiler::analyze() {
   paramOf.resize(numAxes);
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
-      paramOf[a] = (programAxes & bit(a)) || nestAxes.count(a) ? "TILE_" + std::to_string(a) : kTileK.str();
+      paramOf[a] = (programAxes & bit(a)) || nestAxes.count(a) || sliceAxes.count(a) ? "TILE_" + std::to_string(a)
+                                                                                      : kTileK.str();
   return segmented ? checkSegmented() : success();
 }
 
@@ -362,6 +374,11 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
         return failure();
       continue;
     }
+    if (auto loop = dyn_cast<ForOp>(op); loop && tileLoops && &block == programBody) {
+      if (failed(analyzeLoop(loop)))
+        return failure();
+      continue;
+    }
     if (auto last = dyn_cast<LastProgramOp>(op); last && last.isTicketed() && isProgramBody) {
       // A ticketed finalization (pgpu-member-tickets) tiles with the program: its members are the
       // tile's, its ticket the tile's first member's. Its coordinates are program axes.
@@ -382,6 +399,86 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
       return failure();
     propagate(op);
   }
+  return success();
+}
+
+/// seed 000 §5 (ordered loops with loop-carried values), seed 002 §3.3 (blocking): an author's runtime
+/// loop in the program body (construction's per-element replay of a kernel-level `for` carrying tensors,
+/// KIRToPGPU.cpp replayableFor: a block-scaled GEMM's loop over K blocks carrying its accumulator
+/// element) runs the same trips for every member of a tile when its bounds do not depend on the
+/// program's axes, so it runs once per tile: its carries become tiles over the axes they depend on and
+/// its trips are tiled like the program body (a trip's contraction a tile product from its zero
+/// identity, then the trip's pointwise code on tiles: the source's operations per trip, in loop order).
+/// The body may hold pointwise code, reads and reductions, none nested in another; no writes, no
+/// control, no loops. Carries are scalars (one member's); a carry's axes are its initial value's and
+/// what its trips compute from, to a fixed point.
+LogicalResult Tiler::analyzeLoop(ForOp loop) {
+  Block &body = loop.getBody().front();
+  if (llvm::any_of(loop.getInits().getTypes(), [](Type t) { return !t.isIntOrIndexOrFloat(); }) ||
+      ((maskOf(loop.getLower()) | maskOf(loop.getUpper()) | maskOf(loop.getStep())) & programAxes))
+    return failure();
+  for (Operation &op : body.without_terminator())
+    if (!isa<RangeReduceOp>(op) && !isPointwiseOrRead(op))
+      return failure();
+  // The program axes of each carry: an over-approximation (every value an op reads, at any depth),
+  // which bounds the exact masks the analysis below gives the trip's values.
+  unsigned n = loop.getInits().size();
+  Operation *yield = body.getTerminator();
+  SmallVector<Mask> carry;
+  for (Value init : loop.getInits())
+    carry.push_back(maskOf(init) & programAxes);
+  for (bool changed = true; changed;) {
+    DenseMap<Value, Mask> local;
+    for (unsigned i = 0; i < n; ++i)
+      local[body.getArgument(i + 1)] = carry[i];
+    auto get = [&](Value v) {
+      auto it = local.find(v);
+      return it != local.end() ? it->second : maskOf(v) & programAxes;
+    };
+    for (Operation &op : body.without_terminator()) {
+      Mask m = 0;
+      op.walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          m |= get(v);
+      });
+      for (Value r : op.getResults())
+        local[r] = m;
+    }
+    changed = false;
+    for (unsigned i = 0; i < n; ++i) {
+      Mask next = carry[i] | get(yield->getOperand(i));
+      changed |= next != carry[i];
+      carry[i] = next;
+    }
+  }
+  for (unsigned i = 0; i < n; ++i)
+    axes[body.getArgument(i + 1)] = carry[i];
+  size_t nests = enclosingOf.size();
+  for (Operation &op : body.without_terminator()) {
+    if (auto reduce = dyn_cast<RangeReduceOp>(op)) {
+      if (failed(analyzeReduce(reduce, /*enclosing=*/-1)))
+        return failure();
+      // A trip's contraction over a slice of constant width w (kk = ks[kb * 128 : kb * 128 + 128],
+      // SliceWidth.h) is one block of lanes covering w, no K loop: the author loop is then the innermost
+      // loop, whose loads a provider pipelines across trips (seed 002 §3.3: a block covering the range).
+      std::optional<int64_t> w = isZeroConstant(reduce.getLower()) ? clippedWidth(reduce.getUpper()) : std::nullopt;
+      if (!contracts.empty() && contracts.back().reduce == reduce && w && *w > 0 && *w <= kWidestSliceBlock) {
+        unsigned k = loopAxis.lookup(reduce);
+        sliceAxes[k] = *w;
+        singleBlock.insert(k);
+      }
+      continue;
+    }
+    propagate(op);
+  }
+  if (enclosingOf.size() != nests)
+    return failure(); // a reduction nested in another's element body inside a loop: not tiled here
+  for (unsigned i = 0; i < n; ++i) {
+    if (maskOf(yield->getOperand(i)) & ~carry[i])
+      return failure();
+    axes[loop.getResult(i)] = carry[i];
+  }
+  loops.push_back(loop);
   return success();
 }
 
@@ -609,6 +706,10 @@ LogicalResult Tiler::cloneOp(Operation &op) {
       tileReduce(reduce);
     return success();
   }
+  if (auto loop = dyn_cast<ForOp>(op)) {
+    tileLoop(loop); // an author loop analyzeLoop accepted (no other loop reaches here)
+    return success();
+  }
   if (isa<LoadOp, GatherOp, BufferLoadOp>(op)) {
     cloneRead(op);
     return success();
@@ -682,8 +783,22 @@ void Tiler::tileReduce(RangeReduceOp op) {
         });
         return other.hasOneUse() && blockedMask(other) == carryMask && (isContraction || fused.contains(from));
       };
-      if (other != op.getResult(0) && ready && (blockedMask(other) == 0 || accumulator())) {
-        chained += blockedMask(other) != 0;
+      // A carry of an author loop (analyzeLoop) that the trip only adds this sum to and yields
+      // (`acc = acc + T.matmul(...)`, the carry used nowhere else): each trip's tile products accumulate
+      // into the carried tile (seed 000 §8: an add-reduction regrouped), no zero tile and tile add per trip.
+      auto carried = [&] {
+        auto arg = dyn_cast<BlockArgument>(other);
+        auto loop = arg ? dyn_cast<ForOp>(arg.getOwner()->getParentOp()) : ForOp();
+        if (!loop || arg.getArgNumber() == 0 || !llvm::is_contained(loops, loop) || !other.hasOneUse() ||
+            !add->hasOneUse() || blockedMask(other) != carryMask)
+          return false;
+        Operation *yield = arg.getOwner()->getTerminator();
+        return *add->user_begin() == yield && yield->getOperand(arg.getArgNumber() - 1) == add.getResult();
+      };
+      bool intoCarry = carried();
+      if (other != op.getResult(0) && ready && (blockedMask(other) == 0 || intoCarry || accumulator())) {
+        chained += blockedMask(other) != 0 && !intoCarry;
+        carriedInto += intoCarry;
         fusedAdd = add;
         inits[0] = expand(loc, map.lookupOrDefault(other), blockedMask(other), carryMask);
       }
@@ -921,6 +1036,8 @@ std::string Tiler::adopted() const {
     if (blocked & bit(a))
       names.push_back(paramOf[a] + ((programAxes & bit(a)) ? " (program axis " + std::to_string(a) + ")"
                                     : nestAxes.count(a)     ? " (reduction loop over a nested contraction's tile)"
+                                    : sliceAxes.count(a)    ? " (one block covering a loop trip's slice of " +
+                                                                  std::to_string(sliceAxes.at(a)) + ")"
                                                             : " (reduction loop)"));
   text += llvm::join(names, ", ");
   if (!contracts.empty())
@@ -935,6 +1052,8 @@ std::string Tiler::adopted() const {
   }
   if (chained)
     text += "; " + std::to_string(chained) + " contraction(s) continue another's accumulator (one K over their sum)";
+  if (carriedInto)
+    text += "; " + std::to_string(carriedInto) + " contraction(s) accumulate into a loop's carried tile";
   if (!groupParam.empty())
     text += "; grouped traversal " + groupParam;
   if (segmented)
@@ -1086,6 +1205,20 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
           } else {
             undoFlatten(flat);
           }
+        }
+      }
+      if (failed(analyzed)) {
+        // Last, author loops in the program body carrying per-member values (analyzeLoop): tiled as
+        // loops over tiles where nothing above applies (a loop flattened into one reduction keeps that
+        // form). Its reason replaces the first one's when it accepted a loop and stopped later.
+        auto again = std::make_unique<Tiler>(kernel, space, group, guard);
+        again->setTileLoops();
+        if (succeeded(again->analyze())) {
+          tiler = std::move(again);
+          analyzed = success();
+          hoisted = "; a loop in the program body runs once per tile, carrying tiles";
+        } else if (again->numLoops() && !again->whyNot.empty()) {
+          tiler = std::move(again);
         }
       }
       if (failed(analyzed)) {

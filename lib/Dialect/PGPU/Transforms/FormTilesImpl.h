@@ -13,6 +13,7 @@
 #include "tessel/Dialect/PGPU/IR/ExactSplit.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/IndexSign.h"
+#include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -30,6 +31,9 @@ using namespace mlir;
 using Mask = uint32_t;
 constexpr unsigned kMaxAxes = 32;
 constexpr llvm::StringLiteral kTileK = "TILE_K";
+/// The widest constant-width slice of an author loop's trip that one block of lanes covers (TILE_K's
+/// largest candidate): its contraction is then no K loop (analyzeLoop).
+constexpr int64_t kWidestSliceBlock = 128;
 /// The start of checkNests' reason for a nest that is not two contractions.
 constexpr llvm::StringLiteral kNestedReduction = "a reduction nested in another's element body";
 /// Resident programs per multiprocessor of a persistent tile traversal.
@@ -140,12 +144,18 @@ public:
   /// The group is one segment of construction's dispatch chain (pgpu::dispatchChain): rewrite()
   /// leaves the program space's count to the caller (the product of `tiledGroup`'s extents).
   void setChainSegment() { chainSegment = true; }
+  /// Also accept author loops in the program body (analyzeLoop): tried after every other form, so a
+  /// loop that flattens (FlattenCarriedSums.cpp) keeps that form.
+  void setTileLoops() { tileLoops = true; }
+  /// The author loops the analysis accepted (tileLoops).
+  unsigned numLoops() const { return loops.size(); }
   ExecutionGroupOp tiledGroup; // rewrite()'s group
 
 private:
   // ---- analysis over the original IR ----
   LogicalResult analyzeBlock(Block &block, bool programBody);
   LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing);
+  LogicalResult analyzeLoop(ForOp loop);
   LogicalResult checkNests();
   Mask maskOf(Value v) const {
     auto it = axes.find(v);
@@ -233,6 +243,7 @@ private:
   void cloneRead(Operation &op);
   void cloneWrite(Operation &op);
   void tileReduce(RangeReduceOp op);
+  void tileLoop(ForOp op);
   Value contractStep(const ContractShape &c, unsigned k, Value acc, Location loc);
   RangeReduceOp fusablePartner(RangeReduceOp op);
   void cloneFinalization(LastProgramOp op);
@@ -258,6 +269,7 @@ private:
   SmallVector<std::pair<Operation *, Operation *>> enclosingOf;
   std::set<unsigned> singleBlock; // nest axes whose every TILE candidate covers the constant extent
   std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
+  std::map<unsigned, int64_t> sliceAxes; // an author loop's trip contraction over a slice of constant width -> it
   SmallVector<LastProgramOp> finalizations; // ticketed finalizations in the program body
   SmallVector<Value> firstOf;               // per program axis (rewrite): its first member in this program
   SmallVector<ContractShape> contracts;
@@ -275,7 +287,10 @@ private:
   DenseSet<Operation *> segmentPrologue; // read-only reductions computing the segment's bounds
   DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
   Mask scalarFree = 0;              // free axes of an operand free on several, kept one member per program
+  bool tileLoops = false;           // author loops in the program body are analyzed (setTileLoops)
+  SmallVector<ForOp> loops;         // the author loops of the program body, carrying tiles (analyzeLoop)
   unsigned chained = 0;             // contractions whose accumulator starts from another's
+  unsigned carriedInto = 0;         // contractions accumulating into an author loop's carried tile
 
   IRMapping map;
   SmallVector<Value> laneOk;      // per blocked axis: i1 fragment over that axis

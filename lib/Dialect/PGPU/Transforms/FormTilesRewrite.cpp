@@ -325,6 +325,33 @@ Value Tiler::launchBound(Value v, bool above, unsigned depth) {
   }
 }
 
+/// An author loop of the program body (analyzeLoop) over tiles: the same trips, each carry a tile over
+/// the blocked axes it depends on (its initial value broadcast there), each trip's ops tiled in order
+/// (a contraction a K loop of tile products from its identity, its pointwise uses on the tiles).
+void Tiler::tileLoop(ForOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> inits;
+  for (auto [init, result] : llvm::zip(op.getInits(), op.getResults()))
+    inits.push_back(mapped(loc, init, blockedMask(result)));
+  auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), map.lookupOrDefault(op.getLower()),
+                            map.lookupOrDefault(op.getUpper()), map.lookupOrDefault(op.getStep()), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block &old = op.getBody().front();
+    Block *body = b.createBlock(&loop.getBody());
+    map.map(old.getArgument(0), body->addArgument(b.getIndexType(), loc));
+    for (auto [arg, init] : llvm::zip(old.getArguments().drop_front(), inits))
+      map.map(arg, body->addArgument(init.getType(), loc));
+    for (Operation &inner : old.without_terminator())
+      (void)cloneOp(inner);
+    SmallVector<Value> next;
+    for (auto [y, result] : llvm::zip(old.getTerminator()->getOperands(), op.getResults()))
+      next.push_back(mapped(loc, y, blockedMask(result)));
+    YieldOp::create(b, loc, next);
+  }
+  map.map(op.getResults(), loop.getResults());
+}
+
 /// Declares the parameters (seed 002 §3.3: fragment extents are declared physical parameters).
 void Tiler::declareParams() {
   MLIRContext *ctx = kernel.getContext();
@@ -340,6 +367,15 @@ void Tiler::declareParams() {
     SmallVector<int64_t> candidates = loop || coalescing ? SmallVector<int64_t>{16, 32, 64, 128}
                                                          : SmallVector<int64_t>{16, 32, 64, 128, 256};
     int64_t preferred = loop || coalescing ? 64 : 128;
+    if (auto slice = sliceAxes.find(a); slice != sliceAxes.end()) {
+      // One block covering an author loop trip's slice of constant width w (analyzeLoop): the one
+      // candidate is the power of two covering w (32 at least: tl.dot's K for 8-bit operands), which
+      // `covers` states so no provider narrows it below w.
+      int64_t block = std::max<int64_t>(32, int64_t(llvm::PowerOf2Ceil(uint64_t(slice->second))));
+      params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), {block}, block, StringAttr(),
+                                      StringAttr::get(ctx, std::to_string(slice->second))));
+      continue;
+    }
     if (auto nest = nestAxes.find(a); nest != nestAxes.end()) {
       // The reduced axis of a contraction over a nested one's tile (checkNests): blocks up to the
       // first power of two covering a constant extent, 64 by default otherwise.

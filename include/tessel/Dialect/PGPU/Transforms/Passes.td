@@ -219,6 +219,30 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     becomes a segment walk of [TILE, TILE] output tiles whose K loop runs over
     the row's blocks, a contraction of the value block with the gathered rows
     of the dense operand.
+    Author loops (seed 000 §5 ordered loops with carries; tried last, when
+    nothing above tiles the group): a `pgpu.for` in the program body with
+    scalar carries, bounds and step that do not depend on the program axes,
+    and a body of pointwise code, reads and reductions (none nested in
+    another; no writes, control or loops) -- construction's per-element
+    replay of a kernel-level `for` carrying tensors, as a block-scaled FP8
+    GEMM's loop over K blocks: acc += (sum_k a b) * sa[m, kb] * sb[n / 128,
+    kb] -- runs the same trips for every member of a tile, so it runs once
+    per tile: each carry becomes a fragment over the blocked axes it depends
+    on (its init's and its trips', to a fixed point), each trip is tiled like
+    the program body (a contraction a TILE_K loop of `pgpu.contract` from its
+    zero identity, then the trip's pointwise code on the tiles, per-row and
+    per-column values as broadcast fragments), in the source's order. A
+    trip's contraction over a slice of constant width w <= 128 (`ks[kb * 128
+    : kb * 128 + 128]`, clamped: pgpu::clippedWidth) is one block of lanes
+    covering it, its own parameter TILE_<axis> with the one candidate
+    max(32, the power of two covering w) and `covers = "w"`: no K loop in the
+    trip, so the author loop is the innermost loop (a provider pipelines its
+    loads across trips). A
+    contraction whose only use is `carry + sum`, yielded as that carry, the
+    carry used nowhere else, accumulates into the carried tile (seed 000 §8:
+    the add-reduction regrouped). Requires a contraction in the group; not
+    in a segment walk. Remark: "a loop in the program body runs once per
+    tile, carrying tiles".
     Several segments (construction's dispatch chain, pgpu::dispatchChain:
     one kernel computing several products stored to different outputs, as
     a QKV projection's three): each segment's group is analyzed and tiled on
@@ -243,7 +267,8 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     finalization beside several segments), nested
     loops or control in the program body (a reduction nested in another's
     element body unless both are contractions as in Nests, C1's free axes
-    the program axis and r, its bounds free of r), program-dependent loop bounds,
+    the program axis and r, its bounds free of r; an author loop only as in
+    Author loops), program-dependent loop bounds,
     atomics or scatter-reduce, a write that does not depend on every blocked
     axis, or a value that would need a fragment of rank > 2.
     Verifier after: the shared pgpu verifier.
