@@ -49,7 +49,3 @@ TEST_SHAPES = [dict(B=1, V=1, L=3), dict(B=3, V=127, L=31), dict(B=5, V=1031, L=
 BENCH_SHAPE = dict(B=64, V=128256, L=1024)
 TOLERANCE = dict(rtol=1e-6, atol=1e-6)
 PEER = "torch gather/where/scatter_"
-XFAIL = {"triton": ("kir-to-pgpu refuses the scatter: its destinations come from memory and may repeat, and its value "
-                    "is read from the view it writes (a repeated token read another position's write on the H100 "
-                    "and under TRITON_INTERPRET=1); constructing it needs all of a member's gathers before any of "
-                    "its scatters within one program instance")}

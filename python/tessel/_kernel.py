@@ -827,28 +827,25 @@ class Kernel:
             return None
         return next((c for c in candidates if tiles * c >= sms), candidates[-1])
 
-    # Segments a program takes where its tile walks their positions together (`walk: pool`): each
-    # position is compared with every segment's bounds, about five integer operations a segment, so 8
-    # keep a nonzero's integer work (~40 operations) below what a multiprocessor's share of HBM
-    # bandwidth streams a nonzero in (12 bytes: about 64 integer operations on sm_90).
-    POOL_SEGMENTS = 8
+    # Ragged segments a program takes at most: each runs its lanes to the program's longest segment, which
+    # grows with their number (Dirichlet(0.5) lengths of average 2, as 47_csr_spmv's rows at 1/8 of its
+    # nonzeros: 7.9 trips of a [2, 64] tile, 6.6 lanes a nonzero, against 1.7 trips and 6.6 at [8, 16]).
+    SEGMENTS_A_PROGRAM = 16
 
     def _segment_tiles(self, constexprs: dict, tensors, target: str, segments: dict, sizes: dict) -> dict:
         """Call defaults of the tile of ragged segments (`<kernel>_SEGMENTS`, pgpu-tile-column-reductions:
         a program takes `across` segments, `along` members of each at a time, the segments lying in a view
         extent `pool`, one per member of `count`: CSR rows, NNZ nonzeros over M rows), from their average
         length pool / count here (seed 003: facts of the call): `along` the smallest candidate at least the
-        average (the largest where none is), so short segments do not leave most lanes of the tile idle;
+        average (the largest where none is), so short segments do not leave most lanes of the tile idle,
+        and at least the declared tile's lanes over SEGMENTS_A_PROGRAM;
         `across` the largest candidate keeping the tile within the declared tile's lanes (the declared
         defaults' product), then the smallest candidate with as many programs (`<kernel>_PROGRAMS`: no
         wider than the segments), then narrowed while the programs fill less than three quarters of the
         multiprocessors and a narrower candidate adds programs (few segments: down to one a program). A
-        segment longer than the tile's lanes finishes with all of them (the pass's long-segment walk), so the average, not the longest, sizes the tile. Where the tile walks
-        the positions of its segments together (`walk: pool`, CSR rows read at indptr[m] + r), `across`
-        is at most POOL_SEGMENTS (each position is compared with every segment of the program) and
-        `along` the smallest candidate at least across x average: one trip of the program's nonzeros.
-        Both are returned, defaults included; {} without the fact, the program count or the extents'
-        sizes."""
+        segment longer than the tile's lanes finishes with all of them (the pass's long-segment walk), so
+        the average, not the longest, sizes the tile. Both are returned, defaults included; {} without
+        the fact, the program count or the extents' sizes."""
         space = self._space(constexprs, target)
         along, across = segments.get("along"), segments.get("across")
         n, m = sizes.get(segments.get("pool")), sizes.get(segments.get("count"))
@@ -857,18 +854,9 @@ class Kernel:
             return {}
         mean = max(1, -(-n // m))
         rows, cols = sorted(space[along][0]), sorted(space[across][0])
-        if segments.get("walk") == "pool":
-            # The tile walks the positions of its program's segments together (walkPool): `across`
-            # segments cost that many compares a position, so at most POOL_SEGMENTS, fewer where their
-            # nonzeros would pass `along`'s largest candidate (long rows: one a program); `along` the
-            # smallest candidate holding the program's nonzeros on average (one trip, every lane on one
-            # however the lengths vary).
-            c = max((x for x in cols if x <= self.POOL_SEGMENTS and x * mean <= rows[-1]), default=cols[0])
-            r = next((x for x in rows if x >= c * mean), rows[-1])
-        else:
-            r = next((c for c in rows if c >= mean), rows[-1])
-            lanes = space[along][1] * space[across][1]
-            c = max((c for c in cols if r * c <= lanes), default=cols[0])
+        lanes = space[along][1] * space[across][1]
+        r = next((c for c in rows if c >= mean and c * self.SEGMENTS_A_PROGRAM >= lanes), rows[-1])
+        c = max((c for c in cols if r * c <= lanes), default=cols[0])
         views = dict(zip([name for name, _ in self._views()], tensors))
         base = {name: d for name, (_, d) in self._space(constexprs, target).items()}
         now = _program_count(programs, {**base, along: r, across: c}, views)
@@ -881,8 +869,6 @@ class Kernel:
             if 4 * now >= 3 * sms or not counts[narrower] or counts[narrower] <= now:
                 break
             c, now = narrower, counts[narrower]
-        if segments.get("walk") == "pool":  # the narrowed program's nonzeros
-            r = next((x for x in rows if x >= c * mean), rows[-1])
         return {along: r, across: c}
 
     # Bytes a reduction loop's iterations should have in flight on each multiprocessor: Little's law on

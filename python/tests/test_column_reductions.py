@@ -6,9 +6,9 @@ a 512-lane reduction reading with the row stride).
 
 Ragged segments (issue 42 item 2): a reduction whose range is read per member of a parallel axis
 (`y[m] = T.sum(values[nz[indptr[m]:indptr[m + 1]]] * ...)`, CSR rows) packs BLOCK_C members per
-program; where the members are positions (indptr[m] + r) the program walks its rows' positions BLOCK_R
-at a time, each added into the rows holding it (walkPool: power-law rows, empty rows, offsets that
-overlap or leave gaps), else their ranges run in [BLOCK_R, BLOCK_C] tiles up to the longest of them.
+program, their ranges run in [BLOCK_R, BLOCK_C] tiles up to the longest of them, each lane masked
+below its own row's length (power-law rows, empty rows, offsets that overlap or leave gaps), and rows
+past the tile's cover finish with all its lanes.
 
 Differential: at kept extents 1, 13, 33, 129 and reduced extents 0 (an empty bag), 1 and primes (CSR
 rows: empty rows, rows of length 1, a row longer than every block, M = 1 and primes), the
@@ -154,6 +154,7 @@ CASES = [
     (csr_rows, {"M": 131, "M1": 132, "N": 61, "NNZ": 1031}),   # one row of 600: longer than every block
     (csr_rows, {"M": 257, "M1": 258, "N": 1009, "NNZ": 17}),   # mostly empty rows
     (csr_rows, {"M": 5, "M1": 6, "N": 3, "NNZ": 0}),           # every row empty
+    (csr_rows, {"M": 0, "M1": 1, "N": 3, "NNZ": 0}),           # the empty matrix: no program
     (csr_row_max, {"M": 1, "M1": 2, "NNZ": 3}),
     (csr_row_max, {"M": 37, "M1": 38, "NNZ": 211}),
     (prefix_column_sums, {"R": 1, "D": 1}),
@@ -200,7 +201,8 @@ def csr_inputs(shapes):
     if M > 3 and rest > 600:
         counts[M // 2], rest = 600, rest - 600
     free = [i for i in range(M) if counts[i] == 0 and (M <= 2 or i != 0)] or [0]
-    counts[free] += rng.multinomial(rest, rng.dirichlet(np.full(len(free), 0.5)))
+    if M:  # the empty matrix has no rows (and NNZ = 0)
+        counts[free] += rng.multinomial(rest, rng.dirichlet(np.full(len(free), 0.5)))
     indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
     out = {"indptr": indptr, "values": rng.standard_normal(NNZ).astype(np.float32)}
     if "N" in shapes:
@@ -275,18 +277,18 @@ def test_tiles_not_serial_columns(kernel):
 
 @pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
 def test_ragged_rows_packed(kernel):
-    """CSR rows pack BLOCK_C to a program: the program count is ceil(M / BLOCK_C), the last row end of
-    the program bounds the walk of its nonzeros (a max over the rows' ends), BLOCK_R reaches 1024
-    candidates; the defaults are 8 rows a program and 128 nonzeros a trip (walkPool)."""
+    """CSR rows pack BLOCK_C to a program: the program count is ceil(M / BLOCK_C), the longest row of
+    the program bounds the walk of its rows (a max over the rows' lengths), BLOCK_R reaches 1024
+    candidates; the defaults are 8 rows a program and 16 nonzeros of each a trip."""
     src = kernel.source("triton")
     body = src[src.index(f"def _{kernel.name}_kernel"):]
     body = body[:body.index("\n\n\n")]
-    assert "[128, 8]" in body and ("tl.reduce(" in body or "tl.sum(" in body)
+    assert "[16, 8]" in body and ("tl.reduce(" in body or "tl.sum(" in body)
     if kernel is csr_row_max:
         assert "tl.maximum(" in src[src.index(f"def _{kernel.name}_combine"):]
     programs = src[src.index(f"def {kernel.name}_PROGRAMS"):]
     assert "p['BLOCK_C']" in programs[:programs.index("\n\n\n")]
-    assert "'BLOCK_R': ([2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128)" in src
+    assert "'BLOCK_R': ([2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16)" in src
     assert "'BLOCK_C': ([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 8)" in src
 
 
@@ -471,23 +473,21 @@ def meta_views(kernel, sizes):
 
 
 @pytest.mark.parametrize("m,nnz,tile", [
-    (1 << 20, 16 << 20, (128, 8)),    # rows of 16 on average: the declared tile, one trip a program
-    (1 << 20, 2 << 20, (16, 8)),      # rows of 2
-    (1 << 20, 100 << 20, (1024, 8)),  # rows of 100: 800 nonzeros a program
-    (65536, 16 << 20, (1024, 4)),     # rows of 256: 4 rows hold 1024
+    (1 << 20, 16 << 20, (16, 8)),     # rows of 16 on average: the declared tile, 16 lanes a row
+    (1 << 20, 2 << 20, (8, 16)),      # rows of 2: at most 16 rows a program, 8 lanes each
+    (1 << 20, 100 << 20, (128, 1)),   # rows of 100: one a program, 128 lanes
+    (65536, 16 << 20, (256, 1)),      # rows of 256
     (1000, 16000000, (1024, 1)),      # rows of 16000: one a program, 1000 programs
     (100, 1600, (16, 1)),             # fewer rows than multiprocessors: one a program
     (7, 29, (8, 1)),
-    (5, 0, (2, 1)),                   # every row empty
+    (5, 0, (8, 1)),                   # every row empty
 ], ids=lambda v: str(v))
 def test_ragged_defaults_follow_the_average_row(m, nnz, tile):
-    """A CSR call's defaults, where the tile walks the rows' nonzeros (walk = pool): BLOCK_C at most 8
-    rows (fewer where their nonzeros pass 1024 on average), narrowed to fill the device, and BLOCK_R the
-    smallest candidate holding the program's nonzeros on average (BLOCK_C x NNZ / M); the kernel states
-    the fact (`<kernel>_SEGMENTS`)."""
+    """A CSR call's defaults: BLOCK_R the smallest candidate at least the average row (NNZ / M) and at
+    least the declared tile's 128 lanes over SEGMENTS_A_PROGRAM (16) rows, BLOCK_C the rows that fill
+    the declared tile, narrowed to fill the device; the kernel states the fact (`<kernel>_SEGMENTS`)."""
     src = csr_rows.source("triton")
-    assert ("csr_rows_SEGMENTS = {'across': 'BLOCK_C', 'along': 'BLOCK_R', 'count': 'M', 'pool': 'NNZ', "
-            "'walk': 'pool'}") in src
+    assert "csr_rows_SEGMENTS = {'across': 'BLOCK_C', 'along': 'BLOCK_R', 'count': 'M', 'pool': 'NNZ'}" in src
     got = csr_rows.call_defaults(*meta_views(csr_rows, {"M": m, "M1": m + 1, "N": 1 << 20, "NNZ": nnz}))
     assert (got["BLOCK_R"], got["BLOCK_C"]) == tile, got
 
@@ -501,7 +501,7 @@ def test_ragged_by_position_states_no_segments():
     assert got["BLOCK_R"] == 16, got
 
 
-# The tile walks the positions of its program's rows (walkPool): CSR rows read at indptr[m] + r.
+# Segments that all start at 0 and overlap: each row's lanes walk its own range.
 @tessel.kernel
 def weight_prefixes(lens: T.In[T.i32, ("M",)], w: T.In[T.f32, ("K",)], y: T.Out[T.f32, ("M",)]):
     """Each row sums the first lens[m] weights: segments [0, lens[m]) that all start at 0 (they overlap)."""
@@ -552,7 +552,7 @@ SKEWED = [(1, 0), (1, 37), (2, 0), (3, 1), (13, 97), (131, 1031), (257, 4099)]
 @pytest.mark.parametrize("tile", [(2, 1), (8, 8), (128, 8), (16, 128), (1024, 1), (4, 32)])
 @pytest.mark.parametrize("m,nnz", SKEWED, ids=[f"M{m}-NNZ{n}" for m, n in SKEWED])
 @pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
-def test_pool_walk_skewed_pgpu(tessel_bin, kernel, m, nnz, tile):
+def test_ragged_walk_skewed_pgpu(tessel_bin, kernel, m, nnz, tile):
     """Rows of power-law length, empty rows, M = 1, NNZ = 0 and primes, at tiles narrower and wider than
     the rows and the programs' nonzeros: the pgpu interpreter computes what the KIR interpreter computes."""
     shapes, inputs = skewed_inputs(m, nnz)
@@ -568,7 +568,7 @@ def test_pool_walk_skewed_pgpu(tessel_bin, kernel, m, nnz, tile):
 @pytest.mark.parametrize("tile", [(2, 1), (4, 8), (16, 4)])
 @pytest.mark.parametrize("m,nnz", [(1, 5), (7, 29), (31, 97)], ids=lambda v: str(v))
 @pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
-def test_pool_walk_scrambled_offsets_pgpu(tessel_bin, kernel, m, nnz, tile):
+def test_ragged_walk_scrambled_offsets_pgpu(tessel_bin, kernel, m, nnz, tile):
     """Offsets that overlap, leave gaps, run backwards or pass the ends: each row still sums exactly its
     own clamped range, and no position outside every range is read (the indices there are out of
     bounds)."""
@@ -583,7 +583,7 @@ def test_pool_walk_scrambled_offsets_pgpu(tessel_bin, kernel, m, nnz, tile):
 
 @pytest.mark.parametrize("tile", [(2, 1), (8, 8), (16, 128)])
 @pytest.mark.parametrize("m,k", [(1, 1), (7, 13), (37, 131)], ids=lambda v: str(v))
-def test_pool_walk_overlapping_segments_pgpu(tessel_bin, m, k, tile):
+def test_ragged_walk_overlapping_segments_pgpu(tessel_bin, m, k, tile):
     """Segments that all start at position 0 (the first lens[m] weights): every position belongs to
     several rows and is added into each."""
     rng = np.random.default_rng(m + k)
@@ -600,7 +600,7 @@ def test_pool_walk_overlapping_segments_pgpu(tessel_bin, m, k, tile):
 @pytest.mark.parametrize("m,nnz,scrambled", [(1, 0, False), (131, 1031, False), (257, 4099, False), (31, 97, True)],
                          ids=lambda v: str(v))
 @pytest.mark.parametrize("kernel", [csr_rows, csr_row_max], ids=lambda k: k.name)
-def test_pool_walk_triton(kernel, m, nnz, scrambled, params, tmp_path, monkeypatch):
+def test_ragged_walk_triton(kernel, m, nnz, scrambled, params, tmp_path, monkeypatch):
     """The same walk in the generated Triton under TRITON_INTERPRET=1, at fixed tiles and a plain call's
     defaults."""
     torch = pytest.importorskip("torch")
@@ -622,14 +622,18 @@ def test_pool_walk_triton(kernel, m, nnz, scrambled, params, tmp_path, monkeypat
             np.testing.assert_allclose(t.numpy(), ref[p.name], rtol=1e-5, atol=1e-4, err_msg=p.name)
 
 
-def test_pool_walk_in_source():
-    """CSR rows walk their nonzeros: the loop runs from the program's first row start to its last row end
-    in steps of BLOCK_R, the nonzeros read as [BLOCK_R] vectors (not [BLOCK_R, BLOCK_C] tiles), the
-    membership a [BLOCK_R, BLOCK_C] tile; no long-row walk. The kernel states walk = pool."""
+def test_member_walk_in_source():
+    """CSR rows walk their own ranges (issue 42): the loop runs to the program's longest row (a max over
+    its [BLOCK_C] lengths, before the loop) in steps of BLOCK_R; in the loop the nonzeros are read as
+    [BLOCK_R, BLOCK_C] tiles masked by lane < length of their own row (no cross-lane reduction in the
+    loop builds the mask); rows past the tile's cover finish in the long-row walk."""
     src = csr_rows.source("triton")
     body = src[src.index("def _csr_rows_kernel"):]
     body = body[:body.index("\n\n\n")]
-    assert "[128, 8]" in body and "_csr_rows_pick" not in body
-    loads = [line for line in body.splitlines() if "tl.load(values" in line or "tl.load(x" in line]
-    assert loads and all("[128, 8]" not in line for line in loads), loads
-    assert "'walk': 'pool'" in src[src.index("csr_rows_SEGMENTS"):]
+    loop = body[body.index("    for "):]
+    loop = loop[:loop.index("\n    v", loop.index("\n") + 1)]  # the first loop's body, up to its end
+    assert "tl.reduce(" not in loop and "tl.sum(" not in loop and "tl.max(" not in loop, loop
+    loads = [line for line in loop.splitlines() if "tl.load(values" in line or "tl.load(x" in line]
+    assert len(loads) == 2, loop
+    assert "_csr_rows_pick" in body  # the long-row walk
+    assert "'walk'" not in src[src.index("csr_rows_SEGMENTS"):]

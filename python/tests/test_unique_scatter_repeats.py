@@ -2,9 +2,8 @@
 the same bits: every order then leaves the same value (torch's scatter_ of repeated ids with equal values;
 corpus 128's in-place repetition penalty of repeated token ids). The KIR interpreter accepts such repeats and
 names the destination and the two members when the values differ; the Triton path stores the same value from
-each lane. The in-place penalty itself (its value read from the view it writes) is refused by kir-to-pgpu: a
-repeat could read another position's write on a GPU (test_in_place_scatters.py); written into another view it
-compiles."""
+each lane. The in-place penalty itself (its value read from the view it writes) is staged by kir-to-pgpu, every
+gather of the row before any write (test_in_place_scatters.py); written into another view it compiles as is."""
 import os
 import subprocess
 
@@ -88,6 +87,14 @@ def test_the_generated_triton_stores_repeats_alike(b, l):
     np.testing.assert_allclose(out.numpy(), _want(logits, prev, np.float32(0.7)), rtol=1e-6)
 
 
-def test_the_in_place_penalty_is_refused():
-    with pytest.raises(CompileError, match="destinations come from memory and may repeat"):
-        penalize.source()
+@pytest.mark.parametrize("b,l", [(5, 97), (3, 700)])
+def test_the_in_place_penalty_stores_repeats_alike(b, l):
+    """The in-place penalty (its value read from the view it writes) is staged by kir-to-pgpu
+    (StagedScatters.cpp): every gather of the row before any write, so repeats store one value."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7 + l)
+    logits = rng.standard_normal((b, 131)).astype(np.float32)
+    prev = rng.integers(0, 131, (b, l)).astype(np.int32)
+    out = torch.from_numpy(logits.copy())
+    penalize(out, torch.from_numpy(prev), p=0.7)
+    np.testing.assert_allclose(out.numpy(), _want(logits, prev, np.float32(0.7)), rtol=1e-6)

@@ -25,8 +25,9 @@
 // is a nonzero multiple of its domain's indices (each position its own
 // element: corpus 163's q[..., 2p], q[..., 2p + 1]).
 // Anything else keeps separate stores, and checkReadsBeforeStores refuses a
-// use after a store as before. checkInPlaceScatters refuses a scatter through
-// index tensors read from memory whose value reads its own view (corpus 128).
+// use after a store as before. A scatter through index tensors read from memory
+// whose value reads its own view (corpus 128) is staged (StagedScatters.cpp) or
+// refused by checkInPlaceScatters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -245,49 +246,60 @@ bool injectiveCoord(Value coord, unsigned depth = 0) {
 
 /// A scatter whose destinations come from memory and whose value reads the view it writes (corpus
 /// 128: `v = logits[b, toks]; logits[b, toks] = f(v)` with a token twice in `toks`). KIR reads every
-/// element before any write (seed 000 §4), so a repeated destination writes f(old) twice; constructed,
-/// each position reads and writes on its own, spread over program instances with no order between
-/// them (seed 000 §9: no barrier across instances), so a repeat may read the other's write (the H100
-/// penalized such a logit twice). Refused at the scatter unless every such read is provably disjoint
-/// from its destinations, or the destinations are provably pairwise distinct.
+/// element before any write (seed 000 §4), so a repeated destination writes f(old) twice; constructed
+/// element by element, each position would read and write on its own, in any order (seed 000 §9),
+/// so a repeat may read the other's write (the H100 penalized such a logit twice). Returns that read
+/// unless every such read is provably disjoint from its destinations, or the destinations are
+/// provably pairwise distinct.
+Operation *tessel::construct::scatterSelfRead(kir::ScatterOp scatter) {
+  auto value = dyn_cast<RankedTensorType>(scatter.getValue().getType());
+  if (!value || llvm::none_of(scatter.getCoords(), [](Value c) {
+        return isa<RankedTensorType>(c.getType()) && dataDependent(c);
+      }))
+    return nullptr;
+  if (value.getRank() == 1 && llvm::any_of(scatter.getCoords(), [](Value c) { return injectiveCoord(c); }))
+    return nullptr; // one coordinate alone tells the positions apart
+  // Tensor reads of the view that the value is computed from, position by position (a read reaching
+  // it only through a scalar, such as a reduction, is realized before the scatter's element loop).
+  SmallVector<Value> work{scatter.getValue()};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!seen.insert(v).second || !def || !isa<RankedTensorType>(v.getType()))
+      continue;
+    Value view;
+    ValueRange coords;
+    if (auto g = dyn_cast<kir::GatherOp>(def))
+      view = g.getView(), coords = g.getCoords();
+    else if (auto l = dyn_cast<kir::LoadOp>(def))
+      view = l.getView(), coords = l.getCoords();
+    if (view == scatter.getView() && !disjointCoords(coords, scatter.getCoords()))
+      return def;
+    if (!view)
+      llvm::append_range(work, def->getOperands());
+  }
+  return nullptr;
+}
+
+/// Such a scatter is staged (StagedScatters.cpp) where it can be; refused at the scatter otherwise.
 LogicalResult tessel::construct::checkInPlaceScatters(Operation *root) {
   WalkResult result = root->walk([&](kir::ScatterOp scatter) {
-    auto value = dyn_cast<RankedTensorType>(scatter.getValue().getType());
-    if (!value || llvm::none_of(scatter.getCoords(), [](Value c) {
-          return isa<RankedTensorType>(c.getType()) && dataDependent(c);
-        }))
+    Operation *read = scatterSelfRead(scatter);
+    if (!read)
       return WalkResult::advance();
-    if (value.getRank() == 1 && llvm::any_of(scatter.getCoords(), [](Value c) { return injectiveCoord(c); }))
-      return WalkResult::advance(); // one coordinate alone tells the positions apart
-    // Tensor reads of the view that the value is computed from, position by position (a read reaching
-    // it only through a scalar, such as a reduction, is realized before the scatter's element loop).
-    SmallVector<Value> work{scatter.getValue()};
-    DenseSet<Value> seen;
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      Operation *def = v.getDefiningOp();
-      if (!seen.insert(v).second || !def || !isa<RankedTensorType>(v.getType()))
-        continue;
-      Value view;
-      ValueRange coords;
-      if (auto g = dyn_cast<kir::GatherOp>(def))
-        view = g.getView(), coords = g.getCoords();
-      else if (auto l = dyn_cast<kir::LoadOp>(def))
-        view = l.getView(), coords = l.getCoords();
-      if (view == scatter.getView() && !disjointCoords(coords, scatter.getCoords())) {
-        InFlightDiagnostic d =
-            scatter.emitError()
-            << "kir-to-pgpu: this scatter's destinations come from memory and may repeat, and its value is "
-               "computed from a read of the view it writes: on a GPU the positions run in any order across "
-               "program instances, so a repeated destination could read another position's write. "
-               "Deduplicate the indices first, or write the result to another view";
-        d.attachNote(def->getLoc()) << "the read of the view";
-        return WalkResult::interrupt();
-      }
-      if (!view)
-        llvm::append_range(work, def->getOperands());
-    }
-    return WalkResult::advance();
+    std::string why = whyNotStaged(scatter);
+    if (why.empty())
+      return WalkResult::advance();
+    InFlightDiagnostic d =
+        scatter.emitError()
+        << "kir-to-pgpu: this scatter's destinations come from memory and may repeat, and its value is "
+           "computed from a read of the view it writes: on a GPU the positions run in any order, so a "
+           "repeated destination could read another position's write, and the member's values cannot be "
+           "staged before its writes here ("
+        << why << "). Deduplicate the indices first, or write the result to another view";
+    d.attachNote(read->getLoc()) << "the read of the view";
+    return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
 }

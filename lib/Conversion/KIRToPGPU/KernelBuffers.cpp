@@ -25,7 +25,7 @@ using namespace tessel;
 using namespace tessel::construct;
 
 /// The workspace extent of a buffer axis over `domain`: a view extent's name or a constant size.
-static FailureOr<Attribute> workspaceExtent(OpBuilder &b, Value domain) {
+FailureOr<Attribute> tessel::construct::workspaceExtent(OpBuilder &b, Value domain) {
   auto d = domain.getDefiningOp<kir::DomainOp>();
   APInt lo, hi;
   if (!d || d.getStep() != 1 || !matchPattern(d.getLower(), m_ConstantInt(&lo)) || !lo.isZero())

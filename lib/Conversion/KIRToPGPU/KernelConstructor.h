@@ -94,6 +94,9 @@ private:
   LogicalResult emitBlock(Block &block);
   LogicalResult emitStatement(Operation &op);
   LogicalResult emitStore(Operation &op);
+  /// A scatter whose value reads its own view at destinations from memory, staged: every value of
+  /// the member to workspace, then every write (StagedScatters.cpp).
+  LogicalResult emitStagedScatter(kir::ScatterOp op);
   /// Stores of one in-place group: every value at a position, then every write (InPlaceStores.cpp).
   LogicalResult emitInPlaceGroup(ArrayRef<Operation *> group);
   LogicalResult emitReduceScalars(kir::ReduceOp op);
@@ -344,9 +347,17 @@ void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes
 /// axis, intervals of one domain that do not overlap, or integer coordinates whose linear forms never
 /// take one value (`2 * h` and `2 * h + 1`).
 bool disjointCoords(ValueRange a, ValueRange b);
-/// Refuses a kir.scatter whose destinations come from memory and whose value reads its own view at
-/// coordinates not provably disjoint from them (InPlaceStores.cpp): repeats would race on a GPU.
+/// The read of its own view that a kir.scatter's value is computed from, where its destinations come
+/// from memory and that read is not provably disjoint from them (InPlaceStores.cpp): repeats would
+/// race on a GPU. Null otherwise.
+Operation *scatterSelfRead(kir::ScatterOp scatter);
+/// Why such a scatter cannot be staged through workspace (StagedScatters.cpp), or empty.
+std::string whyNotStaged(kir::ScatterOp scatter);
+/// Refuses such a scatter where it cannot be staged (InPlaceStores.cpp).
 LogicalResult checkInPlaceScatters(Operation *root);
+/// The workspace extent of a buffer axis over kir domain `domain`: a view extent's name or a
+/// constant size (KernelBuffers.cpp); failure for other domains.
+FailureOr<Attribute> workspaceExtent(OpBuilder &b, Value domain);
 /// Rebuilds `fold` so that summarize reads nothing from outside but constants: what it reads
 /// becomes explicit captures. Returns the op to use from now on (`fold` itself when closed).
 pgpu::RegionFoldOp closeSummarize(OpBuilder &b, pgpu::RegionFoldOp fold);

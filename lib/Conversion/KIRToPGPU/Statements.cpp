@@ -69,6 +69,8 @@ LogicalResult KernelConstructor::emitScalarPointwise(Operation *op) {
 }
 
 LogicalResult KernelConstructor::emitStore(Operation &op) {
+  if (auto scatter = dyn_cast<kir::ScatterOp>(op); scatter && scatterSelfRead(scatter))
+    return emitStagedScatter(scatter);
   Value value = op.getOperand(0);
   FailureOr<SmallVector<StoredScan>> scans = scansOfStored(op);
   if (failed(scans))

@@ -4701,19 +4701,6 @@ pgpu.kernel @k(%n: index) attributes {params = [#pgpu.param<"BLOCK_R", [2, 4], 2
 }
 
 // -----
-// COM: pgpu.segments' walk says the tile walks the segments' positions ("pool"), nothing else.
-module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-// expected-error @+1 {{'pgpu.segments' walk must be "pool"}}
-pgpu.kernel @k(%n: index) attributes {params = [#pgpu.param<"BLOCK_C", [1, 2], 1>, #pgpu.param<"BLOCK_R", [2, 4], 2>], pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ", walk = "rows"}} {
-  pgpu.program_space (%n) {
-  ^bb0(%p: index):
-    pgpu.yield
-  }
-  pgpu.return
-}
-}
-
-// -----
 // COM: pgpu.segments belongs on a kernel (a launch fact), nowhere else.
 // expected-error @+1 {{'pgpu.segments' belongs on a pgpu.kernel}}
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}} {

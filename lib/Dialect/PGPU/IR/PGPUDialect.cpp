@@ -60,11 +60,8 @@ LogicalResult PGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     if (!kernel)
       return op->emitError() << "'pgpu.segments' belongs on a pgpu.kernel";
     auto facts = dyn_cast<DictionaryAttr>(attr.getValue());
-    auto walk = facts ? facts.get("walk") : Attribute();
-    if (!facts || facts.size() != (walk ? 5u : 4u))
-      return op->emitError() << "'pgpu.segments' must be a dictionary of along, across, pool and count (and walk)";
-    if (walk && walk != StringAttr::get(op->getContext(), "pool"))
-      return op->emitError() << "'pgpu.segments' walk must be \"pool\" (the tile walks the segments' positions)";
+    if (!facts || facts.size() != 4)
+      return op->emitError() << "'pgpu.segments' must be a dictionary of along, across, pool and count";
     for (StringRef key : {"along", "across", "pool", "count"}) {
       auto name = facts.getAs<StringAttr>(key);
       if (!name)

@@ -30,11 +30,13 @@
 // cover (BLOCK_R x BLOCK_C members of a range); a program whose longest range passes it (a branch at
 // run time) walks each member's rest with all lanes of the tile, one member after the other
 // (walkLongRanges): one long CSR row among short ones no longer holds its program BLOCK_R at a time.
-// Where the element uses its member r only as X(d) + r (a CSR row's nonzeros, `values[indptr[m] + r]`),
-// the members are positions of a view and the tile walks positions instead (walkPool): the block's
-// nonzeros BLOCK_R at a time, each read once and added into the members whose segment holds it, so
-// rows of unequal length leave no lane idle (rows of power-law length: about 89% of a [16, 128] tile
-// idle when each row's members run to the block's longest row).
+// Each member's lanes walk its own range: the mask of lane r is r < n(d) of its own column, with no
+// reduction per trip (issue 42). A walk of the block's positions instead (each nonzero read once, added
+// into the rows whose range holds it: a [BLOCK_R, BLOCK_C] membership and a max over BLOCK_C a trip to
+// mask the reads) measured 0.407 ms on the H100 for 47_csr_spmv against 0.360 ms for this walk at
+// [16, 128] (sessions 30 and 31); with the tile's rows few (a default of 8, below), the walk to the
+// block's longest row costs about 4 lanes a nonzero at that kernel's Dirichlet(0.5) rows against 12
+// lanes of membership a nonzero there, so the member walk is the one kept.
 //
 // Column normalizations: a body that walks r again after its reductions (a nested workset writing the
 // column, `y[rows, n] = e / T.sum(e)`: a softmax over the first axis, a standardization) walks it in
@@ -60,8 +62,7 @@
 // default binds one block per row where a candidate holds it (seed 003: defaults from facts). Ragged
 // segments whose ends are read from memory and clamped to a view extent S, one per member of a kept
 // axis spanning [0, E), are stated on the kernel (`pgpu.segments`): a call's default sizes BLOCK_R by
-// their average length S / E and BLOCK_C by the rest of the tile; where they are walked by position
-// (`walk = "pool"`), BLOCK_C by the cost of the membership (at most 8) and BLOCK_R by their nonzeros.
+// their average length S / E and BLOCK_C by the rest of the tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -354,25 +355,6 @@ StringAttr segmentPool(Value hi) {
   return read ? pool : StringAttr();
 }
 
-/// X when the element of `op` uses its member r only as X + r, X from outside the element (a CSR row's
-/// start: `values[indptr[m] + r]`), else null. Member r then stands for position X + r of the view the
-/// reads index, so the members of a ragged range [lo, n(d)) are the positions [X + lo, X + n(d)): one
-/// segment per member of d, which a tile may walk by position (walkPool) instead of by member.
-Value segmentBase(RangeReduceOp op) {
-  BlockArgument r = op.getElement().front().getArgument(0);
-  Value base;
-  for (OpOperand &use : r.getUses()) {
-    auto add = dyn_cast<BinaryOp>(use.getOwner());
-    if (!add || add.getKind() != kir::BinaryKind::Add || isa<FragmentType>(add.getType()))
-      return {};
-    Value other = add.getLhs() == r ? add.getRhs() : add.getLhs();
-    if (other == r || op.getElement().isAncestor(other.getParentRegion()) || (base && base != other))
-      return {};
-    base = other;
-  }
-  return base;
-}
-
 /// Clones a column-reduction workset as a loop over blocks of the kept axis whose reductions are
 /// loops over blocks of the reduced axis, values carrying the fragment axes they depend on.
 class ColumnTiler {
@@ -381,12 +363,10 @@ public:
   /// spans none): BLOCK_R covers it.
   /// `raggedSeen` is set once a reduction with bounds per member of d (ragged segments) is tiled;
   /// `pool` collects the extent every such reduction's segments lie in (segmentPool; null once two
-  /// differ or one has none); `pooled` whether every such reduction walks its segments by position
-  /// (walkPool; false once one does not).
-  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan, bool &raggedSeen, std::optional<StringAttr> &pool,
-              std::optional<bool> &pooled)
+  /// differ or one has none).
+  ColumnTiler(OpBuilder &b, std::optional<StringAttr> &rowsSpan, bool &raggedSeen, std::optional<StringAttr> &pool)
       : b(b), rows(b.getStringAttr(kRowsParam)), cols(b.getStringAttr(kColsParam)), rowsSpan(rowsSpan),
-        raggedSeen(raggedSeen), pool(pool), pooled(pooled) {}
+        raggedSeen(raggedSeen), pool(pool) {}
 
   /// The workset as a loop over blocks of BLOCK_C members of d in this program.
   void tile(ForeachOp each) {
@@ -476,12 +456,7 @@ private:
   /// `own` (original IR) conjoined with the lane validity of every axis in `m`.
   Value conjoin(Location loc, Value own, unsigned m) {
     Value ok;
-    // walkPool: a read over both axes reads what member (k, d) reads, no more (its segment's positions).
-    if (tileOk && m == (Rows | Cols))
-      ok = tileOk;
     for (auto [axis, lanes] : {std::pair{unsigned(Rows), rowsOk}, std::pair{unsigned(Cols), colsOk}}) {
-      if (ok && ok == tileOk)
-        break;
       if (!(m & axis) || !lanes)
         continue;
       Value mine = expand(loc, lanes, m);
@@ -703,18 +678,6 @@ private:
     StringAttr spans = reducedSpan(op.getLower(), op.getUpper());
     rowsSpan = !rowsSpan || *rowsSpan == spans ? spans : StringAttr();
     Value lo = map.lookupOrDefault(op.getLower()), hi = map.lookupOrDefault(op.getUpper());
-    // Ragged segments that are positions of a view (X(d) + r): the tile walks the positions of the
-    // block's segments, all lanes on nonzeros, instead of each segment's members up to the longest.
-    Value base = ragged ? segmentBase(op) : Value();
-    if (ragged)
-      pooled = pooled.value_or(true) && base;
-    if (base) {
-      SmallVector<Value> ids;
-      for (Value id : op.getIdentities())
-        ids.push_back(map.lookupOrDefault(id));
-      walkPool(op, base, inits, ids, members, carry);
-      return;
-    }
     Value his = ragged ? validBounds(loc, lo, hi) : Value();
     Value top = ragged ? longest(loc, lo, his) : hi;
     // Ragged: the tile walks every member's range up to `cover`, BLOCK_R x BLOCK_C members past lo
@@ -769,88 +732,6 @@ private:
       done = walkLongRanges(op, his, top, cover, done);
     for (auto [r, n] : llvm::zip(op.getResults(), done))
       map.map(r, n);
-  }
-
-  /// A ragged reduction whose members are positions X(d) + r of a view (segmentBase): member r of d
-  /// in [lo, n(d)) is position k = X(d) + r, so d's segment is [X(d) + lo, X(d) + n(d)). The tile
-  /// walks positions instead of members (merge-path style, seed 000 §8: a reduction's members may be
-  /// regrouped): from the first start to the last end of the block's nonempty segments, BLOCK_R
-  /// positions a trip ([BLOCK_R] lanes k), each read once ([BLOCK_R] reads, valid where some segment
-  /// of the block holds k: exactly the positions the members read), and member (k, d) of the
-  /// [BLOCK_R, BLOCK_C] accumulator valid where k lies in d's segment. CSR rows are consecutive
-  /// positions, so the block's nonzeros take ceil(nnz / BLOCK_R) trips with every lane on one,
-  /// however the lengths vary; walking each row's members to the block's longest row instead leaves
-  /// the lanes of short rows idle (a power-law row among short ones: most of the tile). The cost is
-  /// BLOCK_C compares per position (the membership), which a call's default bounds by a small BLOCK_C.
-  void walkPool(RangeReduceOp op, Value base, ArrayRef<Value> inits, ArrayRef<Value> ids, unsigned members,
-                unsigned carry) {
-    Location loc = op.getLoc();
-    Block &element = op.getElement().front();
-    const unsigned tile = Rows | Cols;
-    auto bin = [&](kir::BinaryKind kind, Value l, Value r) -> Value {
-      return BinaryOp::create(b, loc, kind, l, r, false, false);
-    };
-    Type index = b.getIndexType();
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value lo = expand(loc, map.lookupOrDefault(op.getLower()), Cols);
-    Value n = expand(loc, map.lookupOrDefault(op.getUpper()), Cols);
-    Value x = mapped(loc, base, Cols);
-    Value starts = bin(kir::BinaryKind::Add, x, lo), ends = bin(kir::BinaryKind::Add, x, n);
-    // Segments with members, on valid lanes of d: only these bound the walk.
-    Value live = CmpOp::create(b, loc, kir::CmpPredicate::GT, n, lo);
-    if (colsOk)
-      live = bin(kir::BinaryKind::And, live, colsOk);
-    // The identities constants past every position (a provider's reduction may take constants only).
-    Value none = arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max());
-    Value first = acrossLanes(loc, SelectOp::create(b, loc, live, starts, expand(loc, none, Cols)), none,
-                              kir::BinaryKind::Min);
-    Value last = acrossLanes(loc, SelectOp::create(b, loc, live, ends, expand(loc, zero, Cols)), zero,
-                             kir::BinaryKind::Max);
-    Value step = ParamOp::create(b, loc, index, kRowsParam);
-    auto loop = ForOp::create(b, loc, TypeRange(ValueRange(inits)), first, last, step, inits);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      Block *body = b.createBlock(&loop.getBody());
-      Value k0 = body->addArgument(index, loc);
-      SmallVector<Value> acc;
-      for (Value i : inits)
-        acc.push_back(body->addArgument(i.getType(), loc));
-      Value k = IotaOp::create(b, loc, FragmentType::get(b.getContext(), index, {rows}), k0);
-      Value kk = expand(loc, k, tile);
-      Value member = bin(kir::BinaryKind::And,
-                         bin(kir::BinaryKind::And, CmpOp::create(b, loc, kir::CmpPredicate::GE, kk, expand(loc, starts, tile)),
-                             CmpOp::create(b, loc, kir::CmpPredicate::LT, kk, expand(loc, ends, tile))),
-                         expand(loc, live, tile));
-      // Whether some segment of the block holds k: the reads' validity (a position between segments,
-      // or past the last, is read by no member).
-      Value hits = SelectOp::create(b, loc, member, expand(loc, one, tile), expand(loc, zero, tile));
-      auto any = ReduceOp::create(b, loc, TypeRange{typeFor(index, Rows)}, ValueRange{hits}, b.getDenseI64ArrayAttr({1}),
-                                  ValueRange{zero});
-      {
-        OpBuilder::InsertionGuard inner(b);
-        Block *combine = b.createBlock(&any.getCombine(), {}, {index, index}, {loc, loc});
-        YieldOp::create(b, loc, ValueRange{bin(kir::BinaryKind::Max, combine->getArgument(0), combine->getArgument(1))});
-      }
-      rowsOk = CmpOp::create(b, loc, kir::CmpPredicate::GT, any.getResult(0), expand(loc, zero, Rows));
-      tileOk = member;
-      BlockArgument r = element.getArgument(0);
-      for (Operation &inner : element.without_terminator()) {
-        if (auto add = dyn_cast<BinaryOp>(inner); add && (add.getLhs() == r || add.getRhs() == r)) {
-          map.map(add.getResult(), k); // X(d) + r is the position itself
-          continue;
-        }
-        cloneOp(inner);
-      }
-      SmallVector<Value> lanes;
-      for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities()))
-        lanes.push_back(SelectOp::create(b, loc, member, mapped(loc, y, members), mapped(loc, id, members)));
-      SmallVector<Value> args(acc);
-      llvm::append_range(args, lanes);
-      YieldOp::create(b, loc, inlineCombine(op, args, members));
-    }
-    rowsOk = tileOk = Value();
-    for (auto [res, v] : llvm::zip(op.getResults(), reduceTile(op, loop.getResults(), ids, carry)))
-      map.map(res, v);
   }
 
   /// The accumulated tiles `acc` reduced along BLOCK_R: the carry's axes remain.
@@ -1074,7 +955,6 @@ private:
   std::optional<StringAttr> &rowsSpan;
   bool &raggedSeen;
   std::optional<StringAttr> &pool;
-  std::optional<bool> &pooled;
   IRMapping map;
   DenseSet<Value> onD;  // original values that depend on the kept axis
   /// Adds the values of `op` (and its regions) that depend on `d` to onD, in walk order.
@@ -1087,7 +967,6 @@ private:
   }
   Value rowsOk, colsOk; // lane validity of the current blocks
   bool walksAgain = false; // the body holds a workset over the rows (tileForeach): reductions stay loops
-  Value tileOk;         // walkPool: which [BLOCK_R, BLOCK_C] lanes are a member of their segment, or null
 };
 
 
@@ -1167,7 +1046,7 @@ int keptGroupAxis(ExecutionGroupOp group, bool scans) {
 /// Group coordinate `axis` (members [0, E)) becomes blocks of BLOCK_C members: its extent
 /// ceil(E / BLOCK_C), the program space the product again, the body one block of lanes.
 void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan,
-                    bool &ragged, std::optional<StringAttr> &pool, std::optional<bool> &pooled) {
+                    bool &ragged, std::optional<StringAttr> &pool) {
   Location loc = group.getLoc();
   auto space = cast<ProgramSpaceOp>(group->getParentOp());
   b.setInsertionPoint(space);
@@ -1187,7 +1066,7 @@ void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::op
   Value coord = body.getArgument(axis);
   Value d0 = BinaryOp::create(b, loc, kir::BinaryKind::Mul, coord, ParamOp::create(b, loc, b.getIndexType(), kColsParam),
                               false, false);
-  ColumnTiler(b, rowsSpan, ragged, pool, pooled).tileBlock(old, coord, members, d0);
+  ColumnTiler(b, rowsSpan, ragged, pool).tileBlock(old, coord, members, d0);
   for (Operation *op : llvm::reverse(old))
     op->erase();
 }
@@ -1303,7 +1182,6 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       std::optional<StringAttr> rowsSpan; // the symbol every tiled reduction spans, or null
       bool ragged = false;                 // some tiled reduction has bounds per member of d
       std::optional<StringAttr> pool;      // the extent every ragged reduction's segments lie in, or null
-      std::optional<bool> pooled;          // every ragged reduction walks its segments by position
       std::optional<StringAttr> kept;      // the extent every tiled kept axis spans from 0, or null
       auto keep = [&](StringAttr symbol) { kept = !kept || *kept == symbol ? symbol : StringAttr(); };
       for (ForeachOp each : candidates) {
@@ -1324,10 +1202,10 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         keep(spannedExtent(each.getLower(), each.getUpper()));
         if (group) {
           Value d0 = splitByBlocks(b, group, each);
-          ColumnTiler(b, rowsSpan, ragged, pool, pooled)
+          ColumnTiler(b, rowsSpan, ragged, pool)
               .tileBlock(each.getBody().front(), each.getBody().getArgument(0), each.getUpper(), d0);
         } else {
-          ColumnTiler(b, rowsSpan, ragged, pool, pooled).tile(each);
+          ColumnTiler(b, rowsSpan, ragged, pool).tile(each);
         }
         if (remarks)
           emitRemark(each.getLoc()) << "pgpu-tile-column-reductions: the kept axis became blocks of BLOCK_C lanes"
@@ -1346,7 +1224,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
           continue;
         OpBuilder b(group);
         keep(extentSymbol(group.getExtents()[axis]));
-        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged, pool, pooled);
+        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged, pool);
         covered = StringAttr();
         if (remarks)
           emitRemark(group.getLoc()) << "pgpu-tile-column-reductions: program axis " << axis
@@ -1359,11 +1237,15 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       // Ragged segments may be few and long (a thousand CSR rows of 16k nonzeros): a call's default
       // narrows BLOCK_C while the programs would not fill the device, down to one member a program
       // (one segment per program again, as before packing), so the candidates reach 1.
-      // Segments walked by position (walkPool) cost BLOCK_C compares a position: 8 segments a program,
-      // one trip of 128 positions (rows of 16 on average) by default.
-      bool byPosition = ragged && pooled.value_or(false);
+      // Ragged segments read from memory (CSR rows) run each member's lanes to the program's longest
+      // range: few of them a program keep that longest near the average (Dirichlet(0.5) CSR rows of 16
+      // nonzeros on average: about 4 tile lanes a nonzero at [16, 8], 5 at [16, 16], 8.7 at [16, 128]),
+      // so the tile is 8 segments of 16 lanes, which a call's default keeps (BLOCK_R by the average
+      // length, BLOCK_C the rest). Ranges ragged by position (rows[0:d]) keep 128 contiguous columns.
+      bool segmentsRead = ragged && pool && *pool;
       if (ragged)
-        declare(kernel, kColsParam, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, byPosition ? 8 : 128, *covered);
+        declare(kernel, kColsParam, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, segmentsRead ? 8 : 128,
+                *covered);
       else
         declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
       // A reduced axis that one candidate holds (C = 64 input channels) takes it: no masked rows.
@@ -1371,7 +1253,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       // BLOCK_C to fill the device it widens BLOCK_R to its largest candidate (_fill_programs, rule 3),
       // so the candidates reach 1024 members of a segment per block, two blocks of one-axis lanes.
       if (ragged)
-        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, byPosition ? 128 : 16,
+        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 16,
                 rowsSpan.value_or(StringAttr()));
       else
         declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
@@ -1383,10 +1265,6 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
                                           NamedAttribute(StringAttr::get(ctx, "along"), StringAttr::get(ctx, kRowsParam)),
                                           NamedAttribute(StringAttr::get(ctx, "count"), *kept),
                                           NamedAttribute(StringAttr::get(ctx, "pool"), *pool)};
-        // `along` lanes walk the positions of the program's segments together (walkPool), not each
-        // segment's own: a call's default sizes them by the program's nonzeros.
-        if (byPosition)
-          facts.push_back(NamedAttribute(StringAttr::get(ctx, "walk"), StringAttr::get(ctx, "pool")));
         kernel->setAttr("pgpu.segments", // the wrappers state it (tessel/Target/Wrapper.h, kSegmentsAttr)
                         DictionaryAttr::get(ctx, facts));
       }

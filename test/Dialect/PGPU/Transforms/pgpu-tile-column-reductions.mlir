@@ -345,18 +345,17 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // -----
 
 // COM: Ragged segments on a program axis (CSR SpMV, one row per program, its nonzeros [0, n(m)) read
-// COM: from indptr, each read at the position indptr[m] + r and nowhere else): each program owns
-// COM: BLOCK_C rows, ceil(M / BLOCK_C) programs, and walks the positions of its rows instead of each
-// COM: row's members: from the first start to the last end of its nonempty valid rows (a min and a max
-// COM: over the rows, constants past every position as identities), BLOCK_R positions a trip. The
-// COM: reads are [BLOCK_R] fragments at the positions themselves (indptr[m] + r is k), valid where some
-// COM: row holds k (a max over BLOCK_C of the membership); member (k, m) of the [BLOCK_R, BLOCK_C]
-// COM: accumulator is valid where start(m) <= k < end(m), its product broadcast over the rows. No
-// COM: long-row walk. The kernel states walk = "pool"; the defaults are 8 rows and 128 positions.
+// COM: from indptr at the positions indptr[m] + r): each program owns BLOCK_C rows, ceil(M / BLOCK_C)
+// COM: programs, and each row's lanes walk its own range (issue 42): the loop runs to the program's
+// COM: longest row (a max over the [BLOCK_C] lengths before the loop, capped at the tile's cover), the
+// COM: lanes r of the [BLOCK_R, BLOCK_C] tile valid where r < n(m) of their own row -- no cross-lane
+// COM: reduction in the loop builds the mask -- and the reads [BLOCK_R, BLOCK_C] gathers at
+// COM: indptr[m] + r under it. Rows past the cover finish in the long-row walk. The defaults are 8 rows
+// COM: of 16 lanes.
 // CHECK-LABEL: pgpu.kernel @csr
 // CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 8
-// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128>
-// CHECK-SAME: pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ", walk = "pool"}
+// CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
+// CHECK-SAME: pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}
 // CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index
 // CHECK: %[[N:.*]] = pgpu.ceil_div %[[M:.*]], %[[BC]] : index
 // CHECK: %[[BLOCKS:.*]] = pgpu.binary max %[[N]], %{{.*}} : index
@@ -365,37 +364,31 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // CHECK: %[[ROWSOK:.*]] = pgpu.cmp lt %[[ROWS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[X:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
 // CHECK: %[[LEN:.*]] = pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[STARTS:.*]] = pgpu.binary add %[[X]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[ENDS:.*]] = pgpu.binary add %[[X]], %[[LEN]] : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[NONEMPTY:.*]] = pgpu.cmp gt %[[LEN]], %{{.*}} : !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[LIVE:.*]] = pgpu.binary and %[[NONEMPTY]], %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]>
-// CHECK: %[[S:.*]] = pgpu.select %[[LIVE]], %[[STARTS]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[FIRST:.*]] = pgpu.reduce %[[S]] axes [0] identity(%c2147483647 : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
-// CHECK: pgpu.binary min
-// CHECK: %[[E:.*]] = pgpu.select %[[LIVE]], %[[ENDS]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
-// CHECK: %[[LAST:.*]] = pgpu.reduce %[[E]] axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
+// CHECK: %[[HIS:.*]] = pgpu.select %[[ROWSOK]], %[[LEN]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_C]>, !pgpu.fragment<index, [BLOCK_C]>
+// CHECK: %[[TOP:.*]] = pgpu.reduce %[[HIS]] axes [0] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_C]>) -> (index) {
 // CHECK: pgpu.binary max
-// CHECK: %[[BR:.*]] = pgpu.param "BLOCK_R" : index
-// CHECK: %[[TILE:.*]] = pgpu.for %[[FIRST]] to %[[LAST]] step %[[BR]] iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
-// CHECK-NEXT: ^bb0(%[[K0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
-// CHECK-NEXT: %[[K:.*]] = pgpu.iota %[[K0]] : !pgpu.fragment<index, [BLOCK_R]>
-// CHECK: %[[BEFORE:.*]] = pgpu.cmp lt %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[AFTER:.*]] = pgpu.cmp ge %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[IN:.*]] = pgpu.binary and %[[AFTER]], %[[BEFORE]] : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[MEMBER:.*]] = pgpu.binary and %[[IN]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[HITS:.*]] = pgpu.select %[[MEMBER]], %{{.*}}, %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[ANY:.*]] = pgpu.reduce %[[HITS]] axes [1] identity(%{{.*}} : index) : (!pgpu.fragment<index, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<index, [BLOCK_R]>) {
-// CHECK: %[[HELD:.*]] = pgpu.cmp gt %[[ANY]], %{{.*}} : !pgpu.fragment<index, [BLOCK_R]>
-// CHECK: %[[V:.*]] = pgpu.gather %values[%[[K]]] valid %[[HELD]] : !pgpu.fragment<i1, [BLOCK_R]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R]>
-// CHECK: %[[I:.*]] = pgpu.gather %indices[%[[K]]] valid %[[HELD]] : !pgpu.fragment<i1, [BLOCK_R]> {{.*}} -> !pgpu.fragment<i32, [BLOCK_R]>
-// CHECK: %[[XV:.*]] = pgpu.gather %x[%{{.*}}] valid %[[HELD]] : !pgpu.fragment<i1, [BLOCK_R]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R]>
-// CHECK: %[[P:.*]] = pgpu.binary mul %[[V]], %[[XV]] : !pgpu.fragment<f32, [BLOCK_R]>
-// CHECK: %[[PP:.*]] = pgpu.broadcast %[[P]] dims [0] : !pgpu.fragment<f32, [BLOCK_R]> -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
-// CHECK: %[[MINE:.*]] = pgpu.select %[[MEMBER]], %[[PP]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
-// CHECK: pgpu.binary add %[[ACC]], %[[MINE]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[WALKED:.*]] = pgpu.binary min %[[TOP]], %{{.*}} : index
+// CHECK: %[[TILE:.*]] = pgpu.for %{{.*}} to %[[WALKED]] step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]> {
+// CHECK-NEXT: ^bb0(%[[R0:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>):
+// CHECK-NEXT: %[[R:.*]] = pgpu.iota %[[R0]] : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK-NEXT: %[[RR:.*]] = pgpu.broadcast %[[R]] dims [0] : !pgpu.fragment<index, [BLOCK_R]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK-NEXT: %[[LENS:.*]] = pgpu.broadcast %[[LEN]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK-NEXT: %[[MINE:.*]] = pgpu.cmp lt %[[RR]], %[[LENS]] : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK-NEXT: %[[STARTS:.*]] = pgpu.broadcast %[[X]] dims [1] : !pgpu.fragment<index, [BLOCK_C]> -> !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK-NEXT: %[[K:.*]] = pgpu.binary add %[[STARTS]], %[[RR]] : !pgpu.fragment<index, [BLOCK_R, BLOCK_C]>
+// CHECK-NOT: pgpu.reduce
+// CHECK: pgpu.gather %values[%[[K]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK-NOT: pgpu.reduce
+// CHECK: pgpu.gather %indices[%[[K]]] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<i32, [BLOCK_R, BLOCK_C]>
+// CHECK-NOT: pgpu.reduce
+// CHECK: pgpu.gather %x[%{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]> {{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[P:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: %[[SEL:.*]] = pgpu.select %[[MINE]], %[[P]], %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>, !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK-NEXT: %[[NEXT:.*]] = pgpu.binary add %[[ACC]], %[[SEL]] : !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK-NEXT: pgpu.yield %[[NEXT]]
 // CHECK: %[[SUM:.*]] = pgpu.reduce %[[TILE]] axes [0] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_C]>)
-// CHECK-NOT: pgpu.if
-// CHECK: pgpu.store %[[SUM]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
+// CHECK: %[[DONE:.*]] = pgpu.if %{{.*}} -> !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK: pgpu.store %[[DONE]], %y[%[[ROWS]]] valid %[[ROWSOK]] : !pgpu.fragment<i1, [BLOCK_C]> : !pgpu.fragment<f32, [BLOCK_C]>
 // CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @csr(%indptr: !pgpu.view<i32, [M1], in>, %indices: !pgpu.view<i32, [NNZ], in>, %values: !pgpu.view<f32, [NNZ], in>, %x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [M], out>) {
@@ -459,7 +452,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: kernel states the tile's parameters and those extents (pgpu.segments), whose ratio NNZ / M, the
 // COM: average row, a call's default sizes BLOCK_R by.
 // CHECK-LABEL: pgpu.kernel @csr_weighted
-// CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 128
+// CHECK-SAME: #pgpu.param<"BLOCK_C", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 8
 // CHECK-SAME: #pgpu.param<"BLOCK_R", [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 16>
 // CHECK-SAME: pgpu.segments = {across = "BLOCK_C", along = "BLOCK_R", count = "M", pool = "NNZ"}
 // CHECK: %[[BC:.*]] = pgpu.param "BLOCK_C" : index

@@ -1449,23 +1449,11 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     (n - cover) / BLOCK_R. Exact (seed 000 §8 regroups members). The
     bound: past it the tiles would spend more than BLOCK_C trips on one
     segment, as many lanes as one trip of the walk takes at once.
-    Where the element uses its member r only as X + r with X from outside
-    the element (a CSR row's nonzeros, `values[indptr[m] + r]`), member r
-    of d is position X(d) + r and d's segment the positions
-    [X(d) + lo, X(d) + n(d)): the tile walks positions instead of members
-    (merge-path style), from the first start to the last end of the
-    block's nonempty segments in trips of BLOCK_R positions k ([BLOCK_R]
-    lanes: the reads are [BLOCK_R] fragments, each position read once,
-    valid where some segment of the block holds k, a max over BLOCK_C of
-    the membership), member (k, d) valid where k lies in d's segment (a
-    [BLOCK_R, BLOCK_C] membership that masks the accumulator's lanes and
-    any read over both axes). CSR rows being consecutive positions, the
-    block's nonzeros take ceil(nnz / BLOCK_R) trips, every lane on one
-    however the rows' lengths vary, where walking each row's members to
-    the block's longest row leaves the short rows' lanes idle (rows of
-    power-law length: about 89% of the [16, 128] tile at 1M rows of 16
-    nonzeros on average). No long-segment walk: a long segment is more
-    trips of the same lanes. The cost is BLOCK_C compares a position.
+    Each member's lanes walk its own range, masked by r < n(d) of their
+    own column: no cross-lane reduction in the loop builds the mask (a
+    walk of the block's positions instead, each added into the segments
+    holding it, cost a [BLOCK_R, BLOCK_C] membership and a max over
+    BLOCK_C a trip, and measured slower on 47_csr_spmv).
     Legality: foreach members are independent (seed 000 §5) and a
     reduction may be regrouped and reordered (seed 000 §8).
     First, a reduction whose element is exactly another reduction yielded
@@ -1545,11 +1533,11 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     axis spans [0, E) of a view extent, the kernel states `pgpu.segments =
     {along = "BLOCK_R", across = "BLOCK_C", pool = S, count = E}`: a call's
     default takes BLOCK_R from the average segment S / E and BLOCK_C from
-    the rest of the declared tile's lanes, narrowed to fill the device.
-    Where every ragged reduction walks positions, it also states
-    `walk = "pool"`, BLOCK_C defaults to 8 and BLOCK_R to 128: a call's
-    default takes at most 8 segments a program and BLOCK_R the smallest
-    candidate holding their nonzeros on average (BLOCK_C x S / E).
+    the rest of the declared tile's lanes, narrowed to fill the device;
+    BLOCK_C then defaults to 8 (each segment's lanes run to the program's
+    longest segment: few a program keep it near the average). Each lane
+    of a ragged tile is masked by its own member's end (r < n(d)), with no
+    cross-lane reduction in the loop.
     A fact for call defaults only: nothing in the program reads it.
     Without it, a call that narrows BLOCK_C to fill the device (few long
     segments, down to one a program) widens BLOCK_R to its largest
