@@ -2,7 +2,8 @@
 
 // COM: Corpus 135 (G = X^T X) after pgpu-form-tiles: the persistent walk over the output tiles, each
 // COM: tile's K loop summing contractions into a zero tile. The group gains a trailing split_k axis of
-// COM: SPLIT_KS = max(min(SPLIT_K, steps), 1) chunks; the walk covers tiles * SPLIT_KS points in
+// COM: SPLIT_KS = (SPLIT_K != 1 ? max(min(SPLIT_K, steps), 1) : 1) chunks (a choice on the parameter
+// COM: alone, which a provider's compiler folds to 1 at SPLIT_K = 1); the walk covers tiles * SPLIT_KS points in
 // COM: min(tiles * SPLIT_KS, PERSIST * 132) programs; under SPLIT_K != 1 each chunk runs the K loop over its
 // COM: steps, stores its partial tile at [tile, chunk] of workspace, and the tile's last arrival adds the
 // COM: partials in chunk order, then stores; otherwise the original loop and store.
@@ -14,8 +15,9 @@
 // CHECK: %[[STEPS:.*]] = pgpu.ceil_div
 // CHECK: %[[PARAM:.*]] = pgpu.param "SPLIT_K" : index
 // CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %[[STEPS]] : index
-// CHECK: %[[SPLITS:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
+// CHECK: %[[CUT:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
 // CHECK: %[[ON:.*]] = pgpu.cmp ne %[[PARAM]], %{{.*}} : index
+// CHECK: %[[SPLITS:.*]] = pgpu.select %[[ON]], %[[CUT]], %{{.*}} : i1, index
 // CHECK: pgpu.workspace_extent "SPLIT_K_POINTS" = %{{.*}}
 // CHECK: pgpu.workspace_extent "SPLIT_K_SPLITS" = %[[SPLITS]]
 // CHECK: %[[GROWN:.*]] = pgpu.binary mul %[[TILES]], %[[SPLITS]] : index
@@ -313,10 +315,26 @@ module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #
 
 // -----
 
-// COM: Must not fire (for now): the contraction's operands read two views (X^T Y): a GEMM of two views
-// COM: keeps its epilogue's staged store and pipeline defaults.
+// COM: A GEMM of two views (X^T Y) splits as the Gram matrix does: each chunk's loop reads both views,
+// COM: and the last arrival's sum runs the store (the Triton provider's analyses read the branch
+// COM: SPLIT_K's binding takes: Target/Triton/split-gemm-defaults.mlir).
 // CHECK-LABEL: pgpu.kernel @gemm_two
-// CHECK-NOT: SPLIT_K
+// CHECK-SAME: #pgpu.param<"SPLIT_K", [1, 2, 4, 8, 16, 32, 64], 1>
+// CHECK: %[[ON2:.*]] = pgpu.cmp ne
+// CHECK: %[[SPLITS2:.*]] = pgpu.select %[[ON2]]
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %[[SPLITS2]]) segment 0 roles ["grouped tiles", "split_k"] {
+// CHECK: pgpu.if %[[ON2]] {
+// CHECK: pgpu.for
+// CHECK: pgpu.load %x
+// CHECK: pgpu.load %y
+// CHECK: pgpu.contract
+// CHECK: pgpu.buffer_store
+// CHECK: pgpu.last_program
+// CHECK: pgpu.store %{{.*}}, %g
+// CHECK: } else {
+// CHECK: pgpu.load %x
+// CHECK: pgpu.load %y
+// CHECK: pgpu.store %{{.*}}, %g
 // CHECK: pgpu.return
 module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
   pgpu.kernel @gemm_two(%x: !pgpu.view<f16, [N, D], in>, %y: !pgpu.view<f16, [N, D], in>, %g: !pgpu.view<f32, [D, D], out>) attributes {params = [#pgpu.param<"TILE_0", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_1", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>, #pgpu.param<"GROUP_0", [1, 2, 4, 8, 16], 8>, #pgpu.param<"PERSIST", [1, 2, 4], 1>]} {
