@@ -52,8 +52,9 @@
 // Triton provider's staged-store, pipeline-depth and precision analyses read
 // the branch SPLIT_K's binding takes, triton::untakenAt), with a body that
 // writes no memory; the ops before the
-// loop in the group hold no regions, and the loop's results are used only by
-// the ops after it in the group's block. Must not fire otherwise, nor when
+// loop in the group hold no regions, the ops after it no loop over its range
+// (the last arrival would walk the reduced axis alone), and the loop's results
+// are used only by the ops after it in the group's block. Must not fire otherwise, nor when
 // the group's point count is a constant that fills the target's
 // multiprocessors.
 //
@@ -192,6 +193,21 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
     return std::string("the group has no K loop");
   for (Operation *op = plan.loop->getNextNode(); op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode())
     plan.tail.push_back(op);
+  // A loop after the K loop over the same range (an operand's row norms beside the product, which
+  // pgpu-fuse-sibling-loops carries in the K loop) would run in the last arrival alone: a walk of the
+  // whole reduced axis left in one program, reading the operands again (seed 002 §7: decided from
+  // facts; the split's gain is the K walk spread over programs).
+  for (Operation *op : plan.tail) {
+    bool walksAgain = false;
+    op->walk([&](ForOp f) {
+      walksAgain |= sameLaunchValue(f.getLower(), plan.loop.getLower()) &&
+                    sameLaunchValue(f.getUpper(), plan.loop.getUpper()) &&
+                    sameLaunchValue(f.getStep(), plan.loop.getStep());
+    });
+    if (walksAgain)
+      return std::string("a loop after the K loop walks its range again: the tile's last arrival would walk "
+                         "the whole reduced axis alone");
+  }
   for (Value r : plan.loop.getResults())
     for (Operation *user : r.getUsers()) {
       Operation *at = block.findAncestorOpInBlock(*user);

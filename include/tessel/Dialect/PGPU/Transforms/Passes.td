@@ -967,7 +967,9 @@ def PGPUSplitContractions : Pass<"pgpu-split-contractions", "::mlir::ModuleOp"> 
     output element written once), ABI views, origins.
     Must not fire: a K loop with a carried value
     that is not a zero-started contraction accumulator (a running maximum, a product read in the loop),
-    a loop body that writes memory, a region op before the loop, bounds that
+    a loop body that writes memory, a region op before the loop, a loop
+    after it over the same range (an operand's row norms in the epilogue:
+    the tile's last arrival would walk the whole reduced axis alone), bounds that
     are not launch-uniform, accumulators used past the group's block, several
     execution groups, a constant point count that fills the target's
     multiprocessors, a kernel that declares SPLIT_K already.
