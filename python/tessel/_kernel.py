@@ -791,6 +791,17 @@ class Kernel:
             deeper["STAGES"] = 4
         prune = self._cache.get(self._declared("prune", constexprs, target))
         declared = {n: d for n, (_, d) in space.items()}
+        if split is not None and "STAGES" in space:
+            # A split chunk runs its whole K range as one pipelined loop and stores its partial once: the
+            # deepest pipeline that fits (its stores then through pointers where staged ones would not
+            # fit). The declared STAGES default is the unsplit program's (SPLIT_K = 1, the branch the
+            # provider's analyses read there). On the H200 split-K bf16 512x512x65536 (SPLITS 8,
+            # 128x128x64 tiles) ran 55.7 us at 6 stages with a pointer store, 63.3 at 4 with the store
+            # staged (session 15).
+            fits = [c for c in sorted(space["STAGES"][0], reverse=True)
+                    if c > base["STAGES"] and (prune is None or prune({**declared, **out, "STAGES": c}) is None)]
+            if fits:
+                out["STAGES"] = fits[0]
         for moved in ({**out, **deeper}, out):
             if prune is None or prune({**declared, **moved}) is None:
                 return moved
@@ -806,8 +817,8 @@ class Kernel:
         one program each, their partial tiles added by the tile's last arrival), or None to keep 1: where
         the output tiles at `binding` (the persistent walk uncapped) fill less than three quarters of the
         multiprocessors and the K loop has at least 2 * SPLIT_K_MIN_STEPS steps, the smallest candidate
-        whose chunks fill the multiprocessors (tiles x SPLIT_K >= sms), at most the largest one whose
-        chunks keep SPLIT_K_MIN_STEPS steps (135 Gram matrix X^T X, X [1048576, 128]: one 128 x 128 tile,
+        whose chunks fill the multiprocessors (tiles x SPLIT_K >= sms), else the largest candidate where
+        its chunks keep SPLIT_K_MIN_STEPS steps (none where fewer steps cap the chunks short of it) (135 Gram matrix X^T X, X [1048576, 128]: one 128 x 128 tile,
         16384 steps of 64 rows: 64 chunks of 256 steps)."""
         if "SPLIT_K" not in space:
             return None
@@ -825,7 +836,14 @@ class Kernel:
         candidates = sorted(c for c in space["SPLIT_K"][0] if c > 1 and c * self.SPLIT_K_MIN_STEPS <= steps)
         if not candidates:
             return None
-        return next((c for c in candidates if tiles * c >= sms), candidates[-1])
+        fill = next((c for c in candidates if tiles * c >= sms), None)
+        # A K loop too short for its chunks to fill the multiprocessors (short of the most chunks declared)
+        # leaves filling them to narrower tiles, which merge nothing: the decode GEMV (B=1, N=4096,
+        # K=14336: 16 tiles of 16 x 256, 224 steps, 8 chunks at most) narrows to 16 x 32 tiles, measured
+        # 52.6 us on the H200 (session 27; _fill_programs).
+        if fill is None and candidates[-1] < max(space["SPLIT_K"][0]):
+            return None
+        return fill if fill is not None else candidates[-1]
 
     # Ragged segments a program takes at most: each runs its lanes to the program's longest segment, which
     # grows with their number (Dirichlet(0.5) lengths of average 2, as 47_csr_spmv's rows at 1/8 of its

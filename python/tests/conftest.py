@@ -62,6 +62,41 @@ def load_bench(name: str):
     return module
 
 
+def split_k_branches(body: str):
+    """(unsplit, split): a generated Triton kernel body (its text) with pgpu-split-contractions' constexpr
+    choice resolved each way. The choice is an `if _Gk:` whose then-branch runs one chunk of the K loop,
+    stores its partials and takes an arrival ticket (`tl.atomic_add`, the last arrival adding the partials
+    and running the epilogue), and whose else-branch is the unsplit loop and epilogue; a launch compiles
+    one of them (the guard is a constexpr). Each text keeps the rest of the body; split is None when the
+    body has no such choice. A claim about the K loop's structure (reads, dots, loops) holds per branch."""
+    import re
+    lines = body.split("\n")
+
+    def depth(line):
+        return len(line) - len(line.lstrip())
+
+    def block_end(i, ind):  # the first line after line i's block (indented deeper than `ind`)
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip() or depth(lines[j]) > ind):
+            j += 1
+        return j
+
+    for i, line in enumerate(lines):
+        if not re.fullmatch(r"\s*if _G\d+:", line):
+            continue
+        ind = depth(line)
+        j = block_end(i, ind)
+        if j == len(lines) or lines[j].strip() != "else:" or depth(lines[j]) != ind:
+            continue
+        then = lines[i + 1:j]
+        if not any("tl.atomic_add(" in t for t in then) or not any(t.strip().startswith("for ") for t in then):
+            continue
+        k = block_end(j, ind)
+        before, other, after = lines[:i], lines[j + 1:k], lines[k:]
+        return "\n".join(before + other + after), "\n".join(before + then + after)
+    return body, None
+
+
 def pass_remarks(tessel_bin, source, name):
     """The remarks pass `name` gives when `tessel compile --emit=pgpu --remarks` compiles KIR file `source`: the
     text after "NAME: " of each line that has it."""

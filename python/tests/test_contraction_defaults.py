@@ -4,6 +4,7 @@ loop halves the tile (128x256 spilled: SwiGLU 11.3 ms against 3.1 at 128x128), a
 epilogue tile (a residual) takes shared memory beside the stages (128x256x64 at 3 stages asked for
 278568 B of 232448 and did not launch). A plain GEMM keeps its 128x256 tile."""
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -99,66 +100,50 @@ def _shared_estimate(kernel, binding):
     return eval(expr, {"p": {**space, **binding}}), src
 
 
-_COMPILE_SM90 = r"""
-import importlib.util, re, sys
-import triton
-from triton.backends.compiler import GPUTarget
-path = sys.argv[1]
-src = open(path).read()
-spec = importlib.util.spec_from_file_location("_module", path)
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-jit = getattr(mod, sys.argv[2])
-dtypes = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
-views = {v: dtypes[t] for v, t in re.findall(r"_check_view\('(\w+)', \w+, torch\.(\w+)", src)}
-descs = {d: f"tensordesc<{views[v]}[{box.replace(' ', '')}]>"
-         for d, v, box in re.findall(r"# (_desc\d+): (\w+)'s \[([0-9, ]+)\] boxes", src)}
-sig, consts = {}, {}
-for a in jit.arg_names:
-    if a == "USE_TMA":
-        sig[a], consts[a] = "constexpr", True
-    else:
-        sig[a] = "*" + views[a] if a in views else descs.get(a, "i32")
-attrs = {(i,): [["tt.divisibility", 16]] for i, a in enumerate(jit.arg_names) if sig[a][0] == "*" or sig[a] == "i32"}
-warps, stages = re.search(r"_kernel\[_grid\]\(.*?num_warps=(\d+), num_stages=(\d+)", src).groups()
-compiled = triton.compile(triton.compiler.ASTSource(fn=jit, signature=sig, constexprs=consts, attrs=attrs),
-                          target=GPUTarget("cuda", 90, 32), options={"num_warps": int(warps), "num_stages": int(stages)})
-print(compiled.metadata.shared)
-"""
-
-
-def _triton_shared(kernel, src, tmp_path):
+def _triton_shared(kernel, src, tmp_path, views):
     """Shared memory Triton allocates for the module's kernel compiled for sm_90 (no GPU needed: the target
-    is given), TMA on and the views' boxes as host descriptors, as on an H100; in a process of its own
-    (without TRITON_INTERPRET: Triton's JIT then compiles, and this process's Triton state is untouched)."""
+    is given), TMA on and the views' boxes as host descriptors, as on an H100: the wrapper is called on CPU
+    tensors of shapes `views` ({name: [shape, dtype]}) and its launch arguments bound by Triton's own binder
+    (triton_compile.py), so each argument takes the type the launch gives it: the split branch's workspace
+    pointers and its constexpr switch too (an earlier harness typed every non-view argument i32, compiled
+    the untaken split branch and failed on its workspace store: "Unsupported ptr type"). In a process of its
+    own (without TRITON_INTERPRET: Triton's JIT then compiles, and this process's Triton state is untouched)."""
     if importlib.util.find_spec("triton") is None:  # not imported here: this process may interpret later
         pytest.skip("Triton is not installed")
     path = tmp_path / f"{kernel.name}_module.py"
     path.write_text(src)
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["TRITON_CACHE_DIR"] = str(tmp_path / "triton_cache")
-    r = subprocess.run([sys.executable, "-c", _COMPILE_SM90, str(path), f"_{kernel.name}_kernel"],
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "triton_compile.py")
+    r = subprocess.run([sys.executable, script, str(path), kernel.name, json.dumps({"views": views, "tma": True})],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
-    return int(r.stdout.split()[-1])
+    facts = json.loads(r.stdout.splitlines()[-1])
+    assert facts["launched"], facts
+    return facts["shared"]
 
 
-@pytest.mark.parametrize("binding", [{}, dict(TILE_0=64, TILE_1=128, TILE_K=64, STAGES=5)])
+@pytest.mark.parametrize("binding", [{}, dict(TILE_0=64, TILE_1=128, TILE_K=64, STAGES=5), dict(SPLIT_K=4)])
 def test_the_shared_estimate_of_a_computed_operand_matches_triton(binding, tmp_path):
     """Corpus 45's K loop: g and u pipelined STAGES - 1 deep beneath the math, the computed A tile, W
     STAGES deep, the staged C tile. The model counts exactly Triton's buffers (its pipeline barriers and
     alignment come on top, within the 2 KiB a default keeps free), and the default fits the 227 KiB of
     sm_90 (before: the loads counted STAGES deep and again as epilogue tiles, 229376 bytes estimated for
-    163904 allocated, so a fourth stage never fit)."""
+    163904 allocated, so a fourth stage never fit). At SPLIT_K = 4 Triton compiles the split branch
+    (partials to workspace, the last arrival's sum and store) and not the unsplit loop: the model, which
+    counts only the branch the binding takes (Resources.cpp, untakenAt), matches it too."""
     d = _defaults(gated_operand)
     at = {**d, **binding}
     estimate, src = _shared_estimate(gated_operand, at)
-    shared = _triton_shared(gated_operand, src, tmp_path)
+    views = {"g": [[1024, 1024], "bfloat16"], "u": [[1024, 1024], "bfloat16"], "w": [[1024, 1024], "bfloat16"],
+             "y": [[1024, 1024], "bfloat16"]}
+    shared = _triton_shared(gated_operand, src, tmp_path, views)
     assert estimate <= shared <= estimate + 2048, (at, estimate, shared)
     assert shared <= 232448, (at, shared)
     if not binding:
         assert (d["TILE_0"], d["TILE_1"], d["TILE_K"], d["STAGES"]) == (128, 128, 64, 4), d
         assert "_desc3.store([" in src  # the C tile staged for its TMA store, within the budget
+    assert ("bool((4 != 1))" in src) == (binding.get("SPLIT_K") == 4), "the split switch the launch passes"
 
 
 @tessel.kernel

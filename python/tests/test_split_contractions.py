@@ -1,19 +1,28 @@
 """pgpu-split-contractions: a tiled contraction whose output has few tiles and whose reduced axis is long
-(corpus 135's Gram matrix X^T X of a tall X; for now only a product of one view with itself) runs its K loop
+(corpus 135's Gram matrix X^T X of a tall X, 159's weight gradient dY^T X, a GEMM of few rows with a huge K)
+runs its K loop
 as SPLIT_K chunks, one program each; each chunk stores its partial tiles to workspace and the tile's last
 arrival adds them in chunk order, then runs the epilogue (the same bits on every run at one binding).
 
 Checked against the KIR interpreter through the generated Triton under TRITON_INTERPRET=1 at odd shapes
 (reduced extents 0, 1 and primes; output extents that are no multiple of the tile; more chunks than K
-steps), and the call default: split where the tiles are few and the K steps many, not for a GEMM with many
-tiles nor a short K; a GEMM of two views is not split (yet).
+steps, empty chunks), GEMMs of two views with a bias and relu epilogue in f16, bf16 and f32 operands, and the
+call default: split where the tiles are few and the K steps many (then the deepest pipeline that fits), not for
+a GEMM with many tiles nor a short K.
 """
 import os
+import pathlib
+import sys
 
 import numpy as np
 import pytest
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench" / "corpus"))
+from _harness import interpreter_bf16_dot  # noqa: E402
+
+interpreter_bf16_dot()  # Triton 3.6's interpreter multiplies bf16 bit patterns in tl.dot (upstream)
 
 
 def gram(name):
@@ -43,17 +52,34 @@ def gram_epilogue(name):
     return kernel
 
 
-def linear(name):
-    """A GEMM of two views: not split for now (the pass splits a product of one view with itself)."""
+def linear(name, dtype="f16"):
+    """A GEMM of two views with a bias and relu epilogue: y = relu(A W + bias), f32 accumulate."""
+    import tessel
+    import tessel.language as T
+    t = getattr(T, dtype)
+
+    @tessel.kernel(name=name)
+    def kernel(a: T.In[t, ("M", "K")], w: T.In[t, ("K", "N")], bias: T.In[T.f32, ("N",)],
+               y: T.Out[T.f32, ("M", "N")]):
+        M, K = a.shape
+        N = w.shape[1]
+        rows, cols = T.domain(0, M), T.domain(0, N)
+        acc = T.matmul(a[rows, :], w[:, cols], acc_dtype=T.f32)
+        y[rows, cols] = T.maximum(acc + bias[cols], 0.0)
+    return kernel
+
+
+def weight_grad(name):
+    """Corpus 159's spelling: dW = dY^T X (two views, the reduced axis the rows of both)."""
     import tessel
     import tessel.language as T
 
     @tessel.kernel(name=name)
-    def kernel(a: T.In[T.f16, ("M", "K")], w: T.In[T.f16, ("K", "N")], y: T.Out[T.f32, ("M", "N")]):
-        M, K = a.shape
-        N = w.shape[1]
-        rows, cols = T.domain(0, M), T.domain(0, N)
-        y[rows, cols] = T.matmul(a[rows, :], w[:, cols], acc_dtype=T.f32)
+    def kernel(dy: T.In[T.bf16, ("T", "O")], x: T.In[T.bf16, ("T", "I")], dw: T.Out[T.f32, ("O", "I")]):
+        NT, O = dy.shape
+        I = x.shape[1]
+        toks, outs, ins = T.domain(0, NT), T.domain(0, O), T.domain(0, I)
+        dw[outs, ins] = T.contract(dy[toks, outs], x[toks, ins], reduce=((0, 0),), acc_dtype=T.f32)
     return kernel
 
 
@@ -113,10 +139,87 @@ def test_gram_epilogue_matches_kir_through_triton(tmp_path, monkeypatch, split, 
     np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-3, atol=2e-3)
 
 
-def test_gemm_of_two_views_is_not_split(tmp_path, monkeypatch):
+def test_gemm_of_two_views_is_split(tmp_path, monkeypatch):
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    text = linear("linear_ir").source()
-    assert "SPLIT_K" not in text and text.count("tl.dot(") == 1
+    kernel = linear("linear_ir")
+    text = kernel.source()
+    assert "'SPLIT_K': ([1, 2, 4, 8, 16, 32, 64], 1)" in text and text.count("tl.dot(") == 2
+    # SPLIT_KS is a choice on the parameter alone: 1 at SPLIT_K = 1, which Triton folds.
+    assert "tl.where(" in text
+
+
+def _dtype(torch, name):
+    return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[name]
+
+
+@pytest.fixture(scope="module", params=[(d, s) for d in ("f16", "bf16", "f32") for s in (1, 2, 4, 64)],
+                ids=lambda p: f"{p[0]}-split{p[1]}")
+def linear_launch(request, tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TESSEL_CACHE", str(tmp_path_factory.mktemp("cache")))
+    dtype, split = request.param
+    kernel = linear(f"linear_{dtype}_{split}", dtype)
+    yield dtype, kernel, kernel._launcher({}, SMALL | {"SPLIT_K": split})
+    mp.undo()
+
+
+# K 0 (every chunk empty: relu(bias)), 1, primes; 129 is 9 steps of 16 (at SPLIT_K 4, chunks of 3 steps:
+# the fourth is empty); M, N no multiple of the 16-wide tiles.
+@pytest.mark.parametrize("M,K,N", [(3, 0, 5), (1, 1, 1), (17, 131, 33), (5, 129, 19), (16, 257, 2)])
+def test_gemm_matches_kir_through_triton(linear_launch, M, K, N):
+    torch = pytest.importorskip("torch")
+    dtype, kernel, launch = linear_launch
+    ref = kernel.run_interp({"M": M, "K": K, "N": N}, None, None, seed=11)
+    a, w, bias = (torch.from_numpy(np.array(ref[f"{n}.in"]).astype(np.float32)).to(_dtype(torch, dtype))
+                  if n != "bias" else torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "w", "bias"))
+    want = np.array(ref["y"]).astype(np.float64)
+    got = np.maximum(a.double().numpy() @ w.double().numpy() + bias.double().numpy()[None, :], 0.0)
+    np.testing.assert_allclose(want, got, rtol=1e-3, atol=1e-3, err_msg="KIR vs NumPy")
+    out = torch.full((M, N), float("nan"), dtype=torch.float32)
+    launch(a, w, bias, out)
+    np.testing.assert_allclose(out.double().numpy(), want, rtol=1e-3, atol=1e-3)
+    again = torch.full((M, N), float("nan"), dtype=torch.float32)
+    launch(a, w, bias, again)  # the same bits on every run at one binding
+    assert torch.equal(out, again)
+
+
+@pytest.mark.parametrize("split", [1, 4])
+@pytest.mark.parametrize("NT,O,I", [(0, 3, 5), (1, 1, 1), (211, 17, 23)])
+def test_weight_grad_matches_kir_through_triton(tmp_path, monkeypatch, split, NT, O, I):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel = weight_grad(f"weight_grad{split}")
+    launch = kernel._launcher({}, SMALL | {"SPLIT_K": split})
+    ref = kernel.run_interp({"T": NT, "O": O, "I": I}, None, None, seed=5)
+    dy, x = (torch.from_numpy(np.array(ref[f"{n}.in"]).astype(np.float32)).to(torch.bfloat16) for n in ("dy", "x"))
+    want = np.array(ref["dw"]).astype(np.float64)
+    np.testing.assert_allclose(want, dy.double().numpy().T @ x.double().numpy(), rtol=1e-4, atol=1e-3,
+                               err_msg="KIR vs NumPy")
+    out = torch.full((O, I), float("nan"), dtype=torch.float32)
+    launch(dy, x, out)
+    np.testing.assert_allclose(out.double().numpy(), want, rtol=1e-4, atol=1e-3)
+
+
+def test_call_default_splits_gemms(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    meta = dict(device="meta")
+    # Corpus 159's bench shape: 64 tiles of 128 x 128 walking T = 65536 (1024 K steps).
+    kernel = weight_grad("weight_grad_default")
+    dy, x = (torch.empty((65536, 1024), dtype=torch.bfloat16, **meta) for _ in range(2))
+    chosen = kernel.call_defaults(dy, x, torch.empty((1024, 1024), **meta))
+    assert chosen["SPLIT_K"] == 4 and chosen["STAGES"] > kernel._space({})["STAGES"][1], chosen
+    # A GEMM of few rows with a huge K (16 x 65536 x 256), and 512 x 512 x 65536, split.
+    kernel = linear("linear_default")
+    for m, k, n in ((16, 65536, 256), (512, 65536, 512)):
+        a, w = torch.empty((m, k), dtype=torch.float16, **meta), torch.empty((k, n), dtype=torch.float16, **meta)
+        bias, y = torch.empty((n,), **meta), torch.empty((m, n), **meta)
+        assert kernel.call_defaults(a, w, bias, y)["SPLIT_K"] > 1, (m, k, n)
+    # A big GEMM keeps one chunk and the declared pipeline.
+    a, w = (torch.empty((4096, 4096), dtype=torch.float16, **meta) for _ in range(2))
+    bias, y = torch.empty((4096,), **meta), torch.empty((4096, 4096), **meta)
+    chosen = kernel.call_defaults(a, w, bias, y)
+    assert chosen["SPLIT_K"] == 1 and chosen["STAGES"] == kernel._space({})["STAGES"][1], chosen
 
 
 def test_call_default_splits_few_tiles_with_long_k(tmp_path, monkeypatch):

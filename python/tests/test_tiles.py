@@ -97,9 +97,32 @@ def test_persistent_tile_walk_runs_through_triton(tmp_path, monkeypatch, flatten
     from test_triton import example
     kernel = example("gemm")
     params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": 1, "FLATTEN": flatten}
-    walk = kernel.source("triton", {}, params).split("tl.program_id(0)")[1].splitlines()[1]
+    # the first statement after the program id (a source-location comment may come between)
+    walk = next(l for l in kernel.source("triton", {}, params).split("tl.program_id(0)")[1].splitlines()[1:]
+                if not l.lstrip().startswith("#"))
     assert walk.lstrip().startswith("for ") and ("flatten=True" in walk) == bool(flatten)
     ref = kernel.run_interp(PERSISTENT, seed=5)
+    a, b, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b", "bias"))
+    c = torch.empty(ref["c"].shape, dtype=torch.float32)
+    kernel._launcher({}, params)(a, b, bias, c)
+    np.testing.assert_allclose(c.numpy(), ref["c"], rtol=1e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("split", [4])
+def test_persistent_split_walk_runs_through_triton(tmp_path, monkeypatch, split):
+    """The persistent walk over a split GEMM's (tile, K chunk) programs, with its workspace arguments (the
+    partials and the arrival tickets): 182 tiles times the chunks walked by 132 programs, so a program
+    adds partials of several tiles; K = 71 is 5 steps of 16, so SPLIT_K = 4 leaves a last chunk empty."""
+    pytest.importorskip("torch")
+    import torch
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    from test_triton import example
+    kernel = example("gemm")
+    shapes = {"M": 197, "N": 211, "K": 71}
+    params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": 1, "SPLIT_K": split}
+    src = kernel.source("triton", {}, params)
+    assert f"bool(({split} != 1))" in src and "tl.atomic_add(arg4" in src  # the split branch is the one taken
+    ref = kernel.run_interp(shapes, seed=11)
     a, b, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b", "bias"))
     c = torch.empty(ref["c"].shape, dtype=torch.float32)
     kernel._launcher({}, params)(a, b, bias, c)

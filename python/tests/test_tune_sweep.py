@@ -48,7 +48,8 @@ def test_gemm_plan_is_the_narrowed_declared_domain(tmp_path, monkeypatch):
         assert set(values) <= set(planned["declared"][name]) and set(values) == set(sweep.GEMM_DOMAIN[name])
     # Legalization's sm_90 contraction default (TritonLegalize.cpp): a 128 x 256 accumulator (its FLATTEN = 1
     # moves to the domain's only value, 0).
-    assert planned["default"] == {"FLATTEN": 0, "GROUP_0": 8, "PERSIST": 1, "STAGES": 3, "TILE_0": 128,
+    # SPLIT_K 1: the declared default (pgpu-split-contractions), the only value of the domain at 8192^3
+    assert planned["default"] == {"FLATTEN": 0, "GROUP_0": 8, "PERSIST": 1, "SPLIT_K": 1, "STAGES": 3, "TILE_0": 128,
                                   "TILE_1": 256, "TILE_K": 64, "TMA": 1, "WARPS": 8}
     assert planned["candidates"] == 324 and planned["to_check"] == 220  # what the module docstring says
     assert sum(planned["pruned"].values()) == 104

@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from conftest import split_k_branches  # noqa: E402
 
 
 def _grouped(group):
@@ -53,14 +54,18 @@ def _group_coordinate(body, view):
 
 def test_group_scales_are_read_once_a_trip():
     body = _kernel_body(G128.source(), "grouped")
-    for view in ("scales", "zeros"):
-        assert re.fullmatch(r"v\d+ = v\d+ // 128", _group_coordinate(body, view)), view  # iv // 128, a scalar
+    unsplit, split = split_k_branches(body)
+    assert split is not None  # the chunk's loop too: each trip starts at a multiple of TILE_K
+    for branch in (unsplit, split):
+        for view in ("scales", "zeros"):
+            assert re.fullmatch(r"v\d+ = v\d+ // 128", _group_coordinate(branch, view)), view  # iv // 128, a scalar
 
 
 def test_must_not_fire_when_a_trip_may_cross_a_group():
     body = _kernel_body(G32.source(), "grouped")
-    for view in ("scales", "zeros"):
-        assert _group_coordinate(body, view).split(" = ")[1].startswith("tl.broadcast_to("), view  # per lane
+    for branch in filter(None, split_k_branches(body)):
+        for view in ("scales", "zeros"):
+            assert _group_coordinate(branch, view).split(" = ")[1].startswith("tl.broadcast_to("), view  # per lane
 
 
 def _inputs(m, n, k, group, rng):
@@ -72,7 +77,11 @@ def _inputs(m, n, k, group, rng):
 
 
 BINDINGS = [None, {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16}, {"TILE_0": 16, "TILE_1": 32, "TILE_K": 64},
-            {"TILE_0": 32, "TILE_1": 16, "TILE_K": 128}]
+            {"TILE_0": 32, "TILE_1": 16, "TILE_K": 128},
+            # the split branch (pgpu-split-contractions): k 384 is 24 trips of 16 in 4 chunks of 6, k 200 13
+            # trips (a last chunk of 1), k 1 one chunk; trips of 64: k 200 in 2 chunks of 2 (the last partial)
+            {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "SPLIT_K": 4},
+            {"TILE_0": 16, "TILE_1": 16, "TILE_K": 64, "SPLIT_K": 2}]
 
 
 @pytest.mark.parametrize("kernel,group", [(G128, 128), (G32, 32)])

@@ -4,6 +4,7 @@
 #include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Triton/Triton.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
@@ -304,6 +305,16 @@ static llvm::SmallVector<Operation *> loadsFeeding(Value v, pgpu::ForOp loop) {
 }
 
 triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
+  llvm::StringMap<int64_t> defaults;
+  if (auto declared = kernel.getParams())
+    for (Attribute a : *declared)
+      defaults[cast<pgpu::ParamAttr>(a).getName().getValue()] = cast<pgpu::ParamAttr>(a).getDefaultValue();
+  return estimateResources(kernel, defaults);
+}
+
+triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &binding) {
+  // An alternative the binding does not take is never compiled (untakenAt): it holds no resources.
+  auto untaken = [&](Operation *op) { return triton::untakenAt(op, binding); };
   ResourceModel model;
   model.sharedLimit = sharedLimitOf(kernel);
   // sm_90 has 255 registers per thread; carried fragments may take about half, the rest holds
@@ -312,6 +323,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   // Every distinct fragment type, once (index fragments count 4 bytes a lane).
   llvm::SmallPtrSet<Type, 8> seen;
   kernel.walk([&](Operation *op) {
+    if (untaken(op))
+      return;
     for (Value v : op->getResults())
       if (auto f = dyn_cast<pgpu::FragmentType>(v.getType()); f && seen.insert(f).second) {
         Monomial e = fragmentElements(f);
@@ -327,6 +340,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       }
   });
   kernel.walk([&](Operation *op) {
+    if (untaken(op))
+      return;
     if (!isa<pgpu::LoadOp, pgpu::GatherOp>(op))
       return;
     if (auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType())) {
@@ -337,8 +352,13 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
         model.loadedBytes.push_back(m);
     }
   });
-  kernel.walk([&](pgpu::ReduceOp r) { model.pairedReduction |= r.getNumResults() > 1; });
+  kernel.walk([&](pgpu::ReduceOp r) {
+    if (!untaken(r))
+      model.pairedReduction |= r.getNumResults() > 1;
+  });
   kernel.walk([&](Operation *op) {
+    if (untaken(op))
+      return;
     if (isa<pgpu::ReduceOp, pgpu::RangeReduceOp, pgpu::ScanOp, pgpu::RangeScanOp, pgpu::ArgReduceOp,
             pgpu::ContractOp, pgpu::ScaledContractOp, pgpu::SparseContractOp, pgpu::RegionFoldOp,
             pgpu::RegionScanOp, pgpu::HistogramOp, pgpu::ScatterReduceOp, pgpu::AtomicRMWOp, pgpu::AtomicCASOp>(op))
@@ -347,6 +367,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       model.lanewise = false;
   });
   kernel.walk([&](pgpu::ContractOp c) {
+    if (untaken(c))
+      return;
     auto acc = cast<pgpu::FragmentType>(c.getResult().getType());
     size_t rank = acc.getExtents().size();
     if (rank < 2)
@@ -363,6 +385,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   });
   // The tiles of each FMA-spelled contraction, once per distinct set of tile types.
   kernel.walk([&](pgpu::ContractOp c) {
+    if (untaken(c))
+      return;
     if (!triton::contractsWithFMA(c))
       return;
     std::vector<Monomial> tiles;
@@ -378,6 +402,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   });
   // The components of each fragment scan and their prefixes, live at once (the scan takes them all).
   kernel.walk([&](pgpu::ScanOp scan) {
+    if (untaken(scan))
+      return;
     std::vector<Monomial> parts; // like terms merged: 32 components of 4 * BLOCK bytes are 256 * BLOCK
     for (Value v : scan.getInputs())
       if (auto f = dyn_cast<pgpu::FragmentType>(v.getType())) {
@@ -411,11 +437,15 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       it->second.push_back(std::move(loaded));
   };
   kernel.walk([&](pgpu::ForOp loop) {
+    if (untaken(loop))
+      return;
     // A recurrence's step cannot widen: its pipeline deepens instead (prefetchesRecurrence), holding
     // STAGES iterations' loads, under the same rule.
     if (kernel.getParam(kStagesParam) && prefetchesRecurrence(loop)) {
       std::vector<Monomial> held;
       loop.getBody().walk([&](pgpu::LoadOp load) {
+        if (untaken(load))
+          return;
         if (auto f = dyn_cast<pgpu::FragmentType>(load.getResult().getType())) {
           held.push_back(fragmentBytes(f));
           held.back().params.push_back(kStagesParam.str());
@@ -444,6 +474,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
       });
     };
     loop.getBody().walk([&](Operation *op) {
+      if (untaken(op))
+        return;
       contracts |= isa<pgpu::ContractOp, pgpu::ScaledContractOp, pgpu::SparseContractOp>(op);
       if (op->getParentOfType<pgpu::ForOp>() != loop)
         return;
@@ -492,6 +524,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
     bool innermost = !loop.getBody().walk([](pgpu::ForOp) { return WalkResult::interrupt(); }).wasInterrupted();
     llvm::SmallPtrSet<Value, 8> countedOperands;
     loop.getBody().walk([&](Operation *op) {
+      if (untaken(op))
+        return;
       if (op->getParentOfType<pgpu::ForOp>() != loop)
         return;
       if (isa<pgpu::LoadOp, pgpu::GatherOp>(op))
@@ -588,6 +622,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   std::vector<Monomial> stored;
   std::vector<std::vector<Monomial>> converted, convertedStaged;
   kernel.walk([&](Operation *op) {
+    if (untaken(op))
+      return;
     if (!isa<pgpu::StoreOp, pgpu::BufferStoreOp>(op))
       return;
     Value value = op->getOperand(0);
@@ -611,6 +647,8 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel) {
   // beside the loops' stages (sm_90, Triton 3.6: bf16 GEMM + residual at 128x256x64, 3 stages, asked
   // for 278568 B of 232448 when this buffer was not counted; corpus 03).
   kernel.walk([&](pgpu::LoadOp load) {
+    if (untaken(load))
+      return;
     auto fragment = dyn_cast<pgpu::FragmentType>(load.getResult().getType());
     if (!fragment || !kernel.getParam(kTmaParam) || !matchTileAccess(load) || keepsPointerSpelling(load) ||
         pipelinedLoads.contains(load))
@@ -699,4 +737,111 @@ std::vector<llvm::StringMap<int64_t>> triton::enumerateSpace(pgpu::KernelOp kern
     }
   }
   return space;
+}
+
+std::optional<int64_t> triton::parameterValue(Value v, const llvm::StringMap<int64_t> &binding) {
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return v.getType().isInteger(1) ? int64_t(constant.getBoolValue()) : constant.getSExtValue();
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto param = dyn_cast<pgpu::ParamOp>(def)) {
+    auto it = binding.find(param.getName());
+    return it == binding.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  auto both = [&](Value a, Value b) -> std::optional<std::pair<int64_t, int64_t>> {
+    std::optional<int64_t> x = parameterValue(a, binding), y;
+    if (x)
+      y = parameterValue(b, binding);
+    return x && y ? std::optional(std::pair(*x, *y)) : std::nullopt;
+  };
+  if (auto bin = dyn_cast<pgpu::BinaryOp>(def)) {
+    auto xy = both(bin.getLhs(), bin.getRhs());
+    if (!xy)
+      return std::nullopt;
+    auto [x, y] = *xy;
+    switch (bin.getKind()) {
+    case kir::BinaryKind::Add: return x + y;
+    case kir::BinaryKind::Sub: return x - y;
+    case kir::BinaryKind::Mul: return x * y;
+    case kir::BinaryKind::Min: return std::min(x, y);
+    case kir::BinaryKind::Max: return std::max(x, y);
+    default: return std::nullopt;
+    }
+  }
+  if (auto div = dyn_cast<pgpu::CeilDivOp>(def)) {
+    auto xy = both(div.getLhs(), div.getRhs());
+    if (!xy || xy->second <= 0)
+      return std::nullopt;
+    return llvm::divideCeilSigned(xy->first, xy->second);
+  }
+  if (auto cmp = dyn_cast<pgpu::CmpOp>(def)) {
+    auto xy = both(cmp.getLhs(), cmp.getRhs());
+    if (!xy)
+      return std::nullopt;
+    auto [x, y] = *xy;
+    switch (cmp.getPredicate()) {
+    case kir::CmpPredicate::EQ: return int64_t(x == y);
+    case kir::CmpPredicate::NE: return int64_t(x != y);
+    case kir::CmpPredicate::LT: return int64_t(x < y);
+    case kir::CmpPredicate::LE: return int64_t(x <= y);
+    case kir::CmpPredicate::GT: return int64_t(x > y);
+    case kir::CmpPredicate::GE: return int64_t(x >= y);
+    }
+    return std::nullopt;
+  }
+  if (auto select = dyn_cast<pgpu::SelectOp>(def)) {
+    std::optional<int64_t> c = parameterValue(select.getCondition(), binding);
+    if (!c)
+      return std::nullopt;
+    return parameterValue(*c ? select.getTrueValue() : select.getFalseValue(), binding);
+  }
+  return std::nullopt;
+}
+
+bool triton::isSplitAlternative(pgpu::IfOp branch) {
+  if (branch.getNumResults())
+    return false;
+  // The condition reads parameters and constants alone (no view extent, no argument).
+  SmallVector<Value> work{branch.getCondition()};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<pgpu::ParamOp>(def) || matchPattern(v, m_Constant()))
+      continue;
+    if (!isa<pgpu::BinaryOp, pgpu::CeilDivOp, pgpu::CmpOp, pgpu::SelectOp>(def))
+      return false;
+    llvm::append_range(work, def->getOperands());
+  }
+  // A K loop whose every carried value is a contraction's accumulator, its results stored to workspace
+  // outside a last arrival (the chunk's partial tiles, which the last arrival adds).
+  return branch.getThenRegion()
+      .walk([](pgpu::BufferStoreOp store) {
+        auto loop = store.getValue().getDefiningOp<pgpu::ForOp>();
+        if (!loop || store->getParentOfType<pgpu::LastProgramOp>() || loop.getInits().empty())
+          return WalkResult::advance();
+        Block &body = loop.getBody().front();
+        for (auto [k, carried] : llvm::enumerate(body.getArguments().drop_front())) {
+          auto contract = dyn_cast<pgpu::ContractOp>(body.getTerminator()->getOperand(k).getDefiningOp());
+          if (!contract || contract.getAcc() != carried)
+            return WalkResult::advance();
+        }
+        return WalkResult::interrupt();
+      })
+      .wasInterrupted();
+}
+
+bool triton::untakenAt(Operation *op, const llvm::StringMap<int64_t> &binding) {
+  for (Operation *at = op; at && !isa<pgpu::KernelOp>(at); at = at->getParentOp()) {
+    auto branch = dyn_cast_or_null<pgpu::IfOp>(at->getParentOp());
+    if (!branch || !isSplitAlternative(branch))
+      continue;
+    std::optional<int64_t> taken = parameterValue(branch.getCondition(), binding);
+    if (taken && at->getParentRegion() != (*taken ? &branch.getThenRegion() : &branch.getElseRegion()))
+      return true;
+  }
+  return false;
 }

@@ -732,13 +732,84 @@ void declareLoopStages(pgpu::KernelOp kernel) {
     setDefault(kernel, triton::kLoopStagesParam, depth);
 }
 
+/// Declares the provider switches (TMA, FLATTEN) and chooses the tile, lane, loop-stage and Gluon
+/// defaults of `kernel` (TritonLegalize's decisions after the expansions).
+void declareDefaults(pgpu::KernelOp kernel) {
+  bool boxes = false, walks = false, fixedAxes = false;
+  kernel.walk([&](Operation *op) {
+    std::optional<triton::TileAccess> box;
+    if (isa<pgpu::LoadOp, pgpu::StoreOp>(op) && !triton::keepsPointerSpelling(op))
+      box = triton::matchTileAccess(op);
+    boxes |= box.has_value();
+    fixedAxes |= box && box->dimOf.size() > 2;
+    if (auto loop = dyn_cast<pgpu::ForOp>(op))
+      walks |= triton::isInstanceWalk(loop);
+  });
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
+  auto declareSwitch = [&](StringRef name, int64_t defaultValue) {
+    if (!kernel.getParam(name))
+      params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {0, 1}, defaultValue,
+                                            StringAttr::get(ctx, "triton")));
+  };
+  // Boxes with fixed axes (a scalar batch or head coordinate: descriptors of rank 3-5) are
+  // declared off: measured slower on the H200 for attention's key and value tiles (causal bf16
+  // 4x32x4096x128 1.390 against 1.239 ms, bias 3.30 against 2.85; D=96 device time 0.062 against
+  // 0.070 ms but 17 us more on the host; session 13).
+  if (boxes)
+    declareSwitch(triton::kTmaParam, fixedAxes || reducesBoxesBesideProducts(kernel) ? 0 : 1);
+  if (walks)
+    declareSwitch(triton::kFlattenParam, 0);
+  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
+  chooseFmaTileDefaults(kernel);
+  chooseContractionDefaults(kernel);
+  chooseLaneDefaults(kernel);
+  declareLoopStages(kernel);
+  declareGluon(kernel);
+}
+
+/// Runs `decide` (which declares parameters and sets their defaults, and changes nothing else) on the
+/// program the declared defaults compile, then gives `kernel` the parameters it chose: where `kernel`
+/// has split alternatives (triton::isSplitAlternative), on a copy without the branches the declared
+/// defaults do not take (pgpu-split-contractions' split branch at SPLIT_K = 1, so a GEMM's defaults, its
+/// staged store, pipeline depth and tiles, are those of its unsplit loop).
+void decideOnTaken(pgpu::KernelOp kernel, llvm::function_ref<void(pgpu::KernelOp)> decide) {
+  if (!kernel.walk([&](pgpu::IfOp i) {
+               return triton::isSplitAlternative(i) ? WalkResult::interrupt() : WalkResult::advance();
+             }).wasInterrupted()) {
+    decide(kernel);
+    return;
+  }
+  OpBuilder b(kernel);
+  auto copy = cast<pgpu::KernelOp>(b.clone(*kernel.getOperation()));
+  llvm::StringMap<int64_t> defaults = declaredDefaults(copy);
+  SmallVector<pgpu::IfOp> untaken;
+  copy.walk<WalkOrder::PostOrder>([&](pgpu::IfOp i) {
+    if (triton::isSplitAlternative(i) && triton::parameterValue(i.getCondition(), defaults))
+      untaken.push_back(i);
+  });
+  for (pgpu::IfOp i : untaken) {
+    Region &taken = *triton::parameterValue(i.getCondition(), defaults) ? i.getThenRegion() : i.getElseRegion();
+    if (!taken.empty()) {
+      Block &block = taken.front();
+      block.getTerminator()->erase();
+      i->getBlock()->getOperations().splice(Block::iterator(i), block.getOperations());
+    }
+    i.erase();
+  }
+  decide(copy);
+  kernel.setParamsAttr(copy.getParamsAttr());
+  copy.erase();
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
-    for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
+    SmallVector<pgpu::KernelOp> kernels(getOperation().getOps<pgpu::KernelOp>());
+    for (pgpu::KernelOp kernel : kernels) {
       narrowHistogramBins(kernel);
       narrowEightBitDots(kernel);
       widenStagedRows(kernel);
-      declareLaunchParams(kernel);
+      decideOnTaken(kernel, declareLaunchParams);
     }
     // Innermost first: nested reductions expand from the inside out.
     SmallVector<pgpu::RangeReduceOp> reduces;
@@ -764,39 +835,8 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     // 0.88-1.0x with pointer loads, 2026-11-30).
     // A persistent walk of instances may be flattened (FLATTEN, declared off; the sm_90 contraction
     // defaults below turn it on where they apply, as measured with bf16 GEMM tiles).
-    for (pgpu::KernelOp kernel : getOperation().getOps<pgpu::KernelOp>()) {
-      bool boxes = false, walks = false, fixedAxes = false;
-      kernel.walk([&](Operation *op) {
-        std::optional<triton::TileAccess> box;
-        if (isa<pgpu::LoadOp, pgpu::StoreOp>(op) && !triton::keepsPointerSpelling(op))
-          box = triton::matchTileAccess(op);
-        boxes |= box.has_value();
-        fixedAxes |= box && box->dimOf.size() > 2;
-        if (auto loop = dyn_cast<pgpu::ForOp>(op))
-          walks |= triton::isInstanceWalk(loop);
-      });
-      MLIRContext *ctx = kernel.getContext();
-      SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
-      auto declareSwitch = [&](StringRef name, int64_t defaultValue) {
-        if (!kernel.getParam(name))
-          params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {0, 1}, defaultValue,
-                                                StringAttr::get(ctx, "triton")));
-      };
-      // Boxes with fixed axes (a scalar batch or head coordinate: descriptors of rank 3-5) are
-      // declared off: measured slower on the H200 for attention's key and value tiles (causal bf16
-      // 4x32x4096x128 1.390 against 1.239 ms, bias 3.30 against 2.85; D=96 device time 0.062 against
-      // 0.070 ms but 17 us more on the host; session 13).
-      if (boxes)
-        declareSwitch(triton::kTmaParam, fixedAxes || reducesBoxesBesideProducts(kernel) ? 0 : 1);
-      if (walks)
-        declareSwitch(triton::kFlattenParam, 0);
-      kernel.setParamsAttr(ArrayAttr::get(ctx, params));
-      chooseFmaTileDefaults(kernel);
-      chooseContractionDefaults(kernel);
-      chooseLaneDefaults(kernel);
-      declareLoopStages(kernel);
-      declareGluon(kernel);
-    }
+    for (pgpu::KernelOp kernel : kernels)
+      decideOnTaken(kernel, declareDefaults);
     // Provider verifier (seed 002 §5.4): everything left must have a Triton spelling.
     // Construction may hold several copies of one KIR op (a guarded fast path and its fallback);
     // each issue is reported once per source location.

@@ -412,7 +412,11 @@ LogicalResult Serializer::run() {
   wrapper::emitDeclaredParams(os, kname, kernel.getParamsAttr(), [&](StringRef n) { return int64_t(param(n)); },
                               kernel->getAttrOfType<DictionaryAttr>(wrapper::kSegmentsAttr));
   // Resource estimates of a binding, for pruning before compiling (issue 8; Resources.h).
-  triton::ResourceModel resources = triton::estimateResources(kernel);
+  llvm::StringMap<int64_t> bound;
+  if (auto declared = kernel.getParams())
+    for (Attribute a : *declared)
+      bound[cast<pgpu::ParamAttr>(a).getName().getValue()] = param(cast<pgpu::ParamAttr>(a).getName().getValue());
+  triton::ResourceModel resources = triton::estimateResources(kernel, bound);
   os << "\n\ndef " << kname << "_PRUNE(p):\n"
      << "    \"\"\"Why binding `p` would exceed a target limit (estimated from the program), or None.\"\"\"\n"
      << "    if " << resources.pythonSharedNeeded() << " > " << resources.sharedLimit << ":\n"

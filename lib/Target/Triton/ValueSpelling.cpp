@@ -111,12 +111,12 @@ std::optional<std::string> Serializer::descriptorAccess(Operation *op) {
   // storesStagedAt), so a wide tile keeps its pipeline depth: split-K's f32 128x256 tile at 4 stages
   // needs 196640 B so, 327712 B staged (sm_90, Triton 3.6; session 15).
   if (isa<pgpu::StoreOp>(op)) {
-    if (!staging)
-      staging = triton::estimateResources(kernel);
     llvm::StringMap<int64_t> binding;
     ArrayAttr declared = *kernel.getParams();
     for (Attribute a : declared)
       binding[cast<pgpu::ParamAttr>(a).getName().getValue()] = param(cast<pgpu::ParamAttr>(a).getName().getValue());
+    if (!staging)
+      staging = triton::estimateResources(kernel, binding);
     if (!staging->storesStagedAt(binding)) {
       if (!dryRun && pgpu::remarksEnabled(op) && remarked.insert(op->getLoc().getAsOpaquePointer()).second)
         emitRemark(op->getLoc()) << "triton: the tile store keeps the pointer spelling: staged for TMA the program "

@@ -14,6 +14,9 @@
 // CHECK-NOT: pgpu.contract
 // CHECK: pgpu.return
 
+// COM: pgpu-split-contractions gives the K loop two copies (the split chunk's loop, then the unsplit
+// COM: loop under SPLIT_K = 1): each keeps the contraction's precision. tf32x3 has no tensor-core dot.
+// TRITON: tl.dot(_mm_tf32_tf32({{.*}}), _mm_tf32_tf32({{.*}}), {{.*}}, input_precision="tf32")
 // TRITON: tl.dot(_mm_tf32_tf32({{.*}}), _mm_tf32_tf32({{.*}}), {{.*}}, input_precision="tf32")
 // TRITON-NOT: tl.dot(
 

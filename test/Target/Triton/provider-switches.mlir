@@ -23,7 +23,8 @@
 // COM: provider switch FLATTEN flattens; the k loop inside it stays a plain range.
 // FLAT: for [[WALK:v[0-9]+]] in tl.range({{.*}}, flatten=True):
 // FLAT: for {{v[0-9]+}} in range(0,
-// CHECK: def _gemm_kernel({{.*}}, USE_TMA: tl.constexpr, _desc0, _desc1, _desc2):
+// COM: _G0 is the constexpr of pgpu-split-contractions' branch on SPLIT_K (1: the unsplit loop).
+// CHECK: def _gemm_kernel({{.*}}, USE_TMA: tl.constexpr, _desc0, _desc1, _desc2, _G0: tl.constexpr):
 // CHECK-NEXT: # _desc0: a's [64, 32] boxes of shape [_extent_M, _extent_K], strides [a_stride0, a_stride1] (made on the host)
 // CHECK-NEXT: # _desc1: b's [32, 128] boxes of shape [_extent_K, _extent_N], strides [b_stride0, b_stride1] (made on the host)
 // CHECK: if USE_TMA:

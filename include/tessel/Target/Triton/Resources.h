@@ -152,8 +152,28 @@ struct ResourceModel {
   static std::string pythonMax(const std::vector<std::vector<Monomial>> &polys);
 };
 
-/// Reads the estimates of one legalized kernel.
+/// Reads the estimates of one legalized kernel at `binding` (its declared defaults where absent): ops
+/// in an alternative the binding does not take (untakenAt) hold no resources.
 ResourceModel estimateResources(pgpu::KernelOp kernel);
+ResourceModel estimateResources(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &binding);
+
+/// The value of `v` at `binding` where it is a launch expression of constants and declared parameters
+/// alone (pgpu.param, binary add/sub/mul/min/max, ceil_div, cmp, select), else nothing.
+std::optional<int64_t> parameterValue(mlir::Value v, const llvm::StringMap<int64_t> &binding);
+
+/// Whether `branch` chooses between alternative programs of one result on parameters alone: its
+/// condition a launch expression of parameters and constants, its then-region a K loop summing
+/// contractions whose results it stores to workspace for a last arrival to add (pgpu-split-contractions'
+/// split chunks; the else-region is the unsplit loop). A binding compiles the branch it takes (Triton: a
+/// constexpr `if`); the call's rules re-derive what the split binding needs (SPLIT_K's STAGES,
+/// python/tessel/_kernel.py). The alternatives of pgpu-split-folds and pgpu-pair-blocks are not these:
+/// their defaults must fit whichever branch a call binds.
+bool isSplitAlternative(pgpu::IfOp branch);
+
+/// Whether `op` lies in the region of a split alternative (isSplitAlternative) that `binding` does not
+/// take: Analyses that choose a binding's defaults or resources read the branch it takes (seed 002 §7:
+/// decisions from facts of the program).
+bool untakenAt(mlir::Operation *op, const llvm::StringMap<int64_t> &binding);
 
 /// Every binding of the kernel's declared parameters (the closed search space).
 std::vector<llvm::StringMap<int64_t>> enumerateSpace(pgpu::KernelOp kernel);

@@ -33,7 +33,10 @@
 // but an order that changes between runs is not the kernel's contract; the
 // atomic form is the explicit one of examples/splitk_gemm.py). SPLIT_K = 1
 // keeps the original loop and epilogue (a pgpu.if on the parameter) and an
-// empty workspace. Effects before the loop run in chunk 0 only.
+// empty workspace, and SPLIT_KS is spelled `SPLIT_K != 1 ? max(min(SPLIT_K,
+// steps), 1) : 1`, a constant 1 there that the provider's compiler folds (the
+// axis coordinate, the chunk-0 guard, the program count). Effects before the
+// loop run in chunk 0 only.
 //
 // The decision is the declared parameter SPLIT_K ([1, 2, ..., 64], default
 // 1); a call's default splits where the output tiles are fewer than the
@@ -45,10 +48,13 @@
 // PROGRAMS`) has in its body block one pgpu.for with launch-uniform bounds
 // whose every carried value is a numeric fragment starting at a zero splat,
 // used once, as the accumulator of a pgpu.contract whose result the loop
-// yields in its place, reading one view as both operands (for now: a Gram
-// matrix X^T X), with a body that writes no memory; the ops before the
-// loop in the group hold no regions, and the loop's results are used only by
-// the ops after it in the group's block. Must not fire otherwise, nor when
+// yields in its place (a Gram matrix X^T X or a GEMM of two views: the
+// Triton provider's staged-store, pipeline-depth and precision analyses read
+// the branch SPLIT_K's binding takes, triton::untakenAt), with a body that
+// writes no memory; the ops before the
+// loop in the group hold no regions, the ops after it no loop over its range
+// (the last arrival would walk the reduced axis alone), and the loop's results
+// are used only by the ops after it in the group's block. Must not fire otherwise, nor when
 // the group's point count is a constant that fills the target's
 // multiprocessors.
 //
@@ -95,14 +101,6 @@ bool zeroSplat(Value v) {
          (matchPattern(splat.getOperand(), m_Constant(&i)) && i.getValue().isZero());
 }
 
-/// The view a contraction operand reads (a pgpu.load, through transposes), or null.
-Value readView(Value v) {
-  while (auto t = v.getDefiningOp<TransposeOp>())
-    v = t.getOperand();
-  auto load = v.getDefiningOp<LoadOp>();
-  return load ? load->getOperand(0) : Value();
-}
-
 /// Why `loop` is not a K loop whose steps sum into its carried values, or nullopt.
 std::optional<std::string> loopIssue(ForOp loop) {
   for (Value v : {loop.getLower(), loop.getUpper(), loop.getStep()})
@@ -125,14 +123,6 @@ std::optional<std::string> loopIssue(ForOp loop) {
     if (!contract || contract.getAcc() != arg || yield.getOperand(k) != contract.getResult() ||
         !contract.getResult().hasOneUse())
       return std::string("a carried value is not the accumulator of a contraction the loop yields");
-    // For now a product of one view with itself only (a Gram matrix X^T X: its output is the view's
-    // kept axis squared, few tiles beside a long reduced axis): the split branch hides the
-    // epilogue's store from the Triton provider's staged (TMA) store and pipeline-depth defaults and
-    // the f32 operands' precision legalization, which ordinary GEMMs must keep at SPLIT_K = 1.
-    Value view = readView(contract.getLhs());
-    if (!view || view != readView(contract.getRhs()))
-      return std::string("its contraction's operands read different views (only a product of one view with "
-                         "itself, X^T X, is split for now)");
   }
   if (writesMemory(loop))
     return std::string("its body writes memory");
@@ -203,6 +193,21 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
     return std::string("the group has no K loop");
   for (Operation *op = plan.loop->getNextNode(); op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode())
     plan.tail.push_back(op);
+  // A loop after the K loop over the same range (an operand's row norms beside the product, which
+  // pgpu-fuse-sibling-loops carries in the K loop) would run in the last arrival alone: a walk of the
+  // whole reduced axis left in one program, reading the operands again (seed 002 §7: decided from
+  // facts; the split's gain is the K walk spread over programs).
+  for (Operation *op : plan.tail) {
+    bool walksAgain = false;
+    op->walk([&](ForOp f) {
+      walksAgain |= sameLaunchValue(f.getLower(), plan.loop.getLower()) &&
+                    sameLaunchValue(f.getUpper(), plan.loop.getUpper()) &&
+                    sameLaunchValue(f.getStep(), plan.loop.getStep());
+    });
+    if (walksAgain)
+      return std::string("a loop after the K loop walks its range again: the tile's last arrival would walk "
+                         "the whole reduced axis alone");
+  }
   for (Value r : plan.loop.getResults())
     for (Operation *user : r.getUsers()) {
       Operation *at = block.findAncestorOpInBlock(*user);
@@ -237,11 +242,16 @@ void split(KernelOp kernel, Plan &plan) {
   // steps = ceil(max(U - L, 0) / step); SPLIT_KS = max(min(SPLIT_K, steps), 1).
   LaunchSplits cut = launchSplits(b, space, loc, loop.getLower(), loop.getUpper(), loop.getStep(), kParam, map);
   Value lower = cut.lower, upper = cut.upper, step = cut.step, zero = cut.zero, one = cut.one;
-  Value steps = cut.steps, param = cut.param, splits = cut.splits;
+  Value steps = cut.steps, param = cut.param;
   // The branch follows the parameter alone (a constant where the call binds it): SPLIT_K = 1 leaves
   // the original loop, and the split branch is dead code a provider drops (Triton: a constexpr if).
   // SPLIT_K > 1 over one step splits into one chunk (correct, through the workspace).
   Value on = cmp(b, loc, kir::CmpPredicate::NE, param, one);
+  // SPLIT_KS, spelled as a choice on the parameter alone: 1 where SPLIT_K = 1 (as max(min(1, steps), 1)
+  // is), a constant a provider's compiler folds there (Triton: `tl.where(False, ..., 1)`), so the
+  // trailing axis's coordinate, the chunk-0 guard and the grown program count fold to the unsplit
+  // program's.
+  Value splits = SelectOp::create(b, loc, on, cut.splits, one).getResult();
   Value points = hoistLaunchValue(b, space, group.getExtents()[0], map);
   // The partials' workspace is empty when the loop is not split.
   WorkspaceExtentOp::create(b, loc, kPointsSymbol, SelectOp::create(b, loc, on, points, zero).getResult());

@@ -9,14 +9,18 @@
 // k lanes' validity (k < bound: lane iv is the first, so a trip with any valid lane has lane iv valid)
 // is kept by a select of the broadcast against the fill, so every lane holds what it held.
 //
-// Fires on: a load or gather of rank 2 in a pgpu.for whose lower bound is 0 and whose step is a
-// parameter P (a declared parameter takes only its candidates), with one coordinate the broadcast
+// Fires on: a load or gather of rank 2 in a pgpu.for whose step is a parameter P (a declared parameter
+// takes only its candidates) and whose every trip starts at a multiple of P (its lower bound 0, a
+// product with a factor P, a sum of such; or min(m, u) of one and a bound u no less than the loop's
+// upper bound, which runs no trip when it is u: pgpu-split-contractions' chunk of the K loop
+// [min(c * chunk, U), min(.. + chunk, U)), chunk a multiple of P), with one coordinate the broadcast
 // along the lane axis of (s * iota(iv)) / G (s, G positive constants, s * P dividing G for every
 // candidate P), the others broadcasts along the other axis or scalars, and validity a scalar, the
 // other axis's broadcast, or its conjunction with the broadcast of iota(iv) < bound.
 // Must not fire: a quotient some candidate's trip crosses (k / 2 of packed nibbles; corpus 80_b's
 // (2 * j) // 128 at TILE_K 128, 256 k a trip), a coordinate that varies along the lanes otherwise, a
-// loop that does not start at 0.
+// loop whose trips may start off a multiple of P (a lower bound min(m, u) where u may be below the
+// upper bound).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,15 +98,53 @@ Value laneBound(Value v, Value iv) {
   return splat ? splat.getOperand() : Value();
 }
 
+/// Whether `v` is a multiple of parameter `name` at every binding: 0, the parameter, a product with a
+/// factor that is one, a sum of two that are.
+bool multipleOfParam(Value v, StringRef name, int depth = 0) {
+  if (depth > 8)
+    return false;
+  if (std::optional<int64_t> c = constantIndexOf(v))
+    return *c == 0;
+  if (auto p = v.getDefiningOp<ParamOp>())
+    return p.getName() == name;
+  auto bin = v.getDefiningOp<BinaryOp>();
+  if (!bin)
+    return false;
+  if (bin.getKind() == kir::BinaryKind::Mul)
+    return multipleOfParam(bin.getLhs(), name, depth + 1) || multipleOfParam(bin.getRhs(), name, depth + 1);
+  if (bin.getKind() == kir::BinaryKind::Add)
+    return multipleOfParam(bin.getLhs(), name, depth + 1) && multipleOfParam(bin.getRhs(), name, depth + 1);
+  return false;
+}
+
+/// Whether every trip of `loop` (step parameter `name`) starts at a multiple of it: its lower bound is
+/// one, or min(m, u) with m one and u no less than the upper bound (the upper bound u, or min(.., u)),
+/// where a lower bound of u runs no trip.
+bool tripsStartAtMultiples(ForOp loop, StringRef name) {
+  Value lower = loop.getLower();
+  if (multipleOfParam(lower, name))
+    return true;
+  auto min = lower.getDefiningOp<BinaryOp>();
+  if (!min || min.getKind() != kir::BinaryKind::Min)
+    return false;
+  Value upper = loop.getUpper();
+  auto upperMin = upper.getDefiningOp<BinaryOp>();
+  auto atLeastUpper = [&](Value u) {
+    return u == upper || (upperMin && upperMin.getKind() == kir::BinaryKind::Min &&
+                          (upperMin.getLhs() == u || upperMin.getRhs() == u));
+  };
+  return (multipleOfParam(min.getLhs(), name) && atLeastUpper(min.getRhs())) ||
+         (multipleOfParam(min.getRhs(), name) && atLeastUpper(min.getLhs()));
+}
+
 bool rewrite(Operation *read, ForOp loop) {
   auto type = dyn_cast<FragmentType>(read->getResult(0).getType());
   if (!type || type.getRank() != 2)
     return false;
   Value iv = loop.getBody().getArgument(0);
-  std::optional<int64_t> lower = constantIndexOf(loop.getLower());
   auto step = loop.getStep().getDefiningOp<ParamOp>();
   auto kernel = read->getParentOfType<KernelOp>();
-  if (!lower || *lower != 0 || !step || !kernel)
+  if (!step || !kernel || !tripsStartAtMultiples(loop, step.getName()))
     return false;
   ParamAttr param = kernel.getParam(step.getName());
   if (!param || param.getCandidates().empty())

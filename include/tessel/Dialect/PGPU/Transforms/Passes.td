@@ -977,13 +977,14 @@ def PGPUSplitContractions : Pass<"pgpu-split-contractions", "::mlir::ModuleOp"> 
     from zero and the chunks' sums added (the association of the sum
     changes, as any K order of a tiled contraction; the order is fixed, so
     the result is the same bits on every run at one binding). The loop body
-    writes no memory; effects before the loop run in chunk 0 only. For now
-    each contraction's operands read one view (a Gram matrix X^T X): the
-    split branch hides the epilogue's store from the Triton provider's
-    staged-store and pipeline-depth defaults and f32 operands' precision
-    legalization, which GEMMs of two views must keep at SPLIT_K = 1.
+    writes no memory; effects before the loop run in chunk 0 only. A Gram
+    matrix X^T X and a GEMM of two views split alike: the Triton provider's
+    staged-store, pipeline-depth and resource analyses read the branch
+    SPLIT_K's binding takes (the unsplit loop at SPLIT_K = 1), and each copy
+    of the loop keeps its contraction's precision.
     Rewrites: the group gains a trailing axis `split_k` of SPLIT_KS =
-    max(min(SPLIT_K, steps), 1) members (steps = ceil(max(U - L, 0) / step));
+    max(min(SPLIT_K, steps), 1) members (steps = ceil(max(U - L, 0) / step);
+    spelled `select(SPLIT_K != 1, that, 1)`, a constant 1 at SPLIT_K = 1);
     the program space (and the persistent walk's bound and program count)
     grows by that factor. The loop and its epilogue become `pgpu.if SPLIT_K
     != 1` (the parameter: SPLIT_K = 1 leaves a constant branch) over (the loop on this chunk's steps [L + c * chunk, L + (c + 1) *
@@ -999,9 +1000,11 @@ def PGPUSplitContractions : Pass<"pgpu-split-contractions", "::mlir::ModuleOp"> 
     are fewer than the multiprocessors and the reduced axis has many steps).
     Preserves: values up to the association of the K sum, effects (each
     output element written once), ABI views, origins.
-    Must not fire: a contraction of two views, a K loop with a carried value
+    Must not fire: a K loop with a carried value
     that is not a zero-started contraction accumulator (a running maximum, a product read in the loop),
-    a loop body that writes memory, a region op before the loop, bounds that
+    a loop body that writes memory, a region op before the loop, a loop
+    after it over the same range (an operand's row norms in the epilogue:
+    the tile's last arrival would walk the whole reduced axis alone), bounds that
     are not launch-uniform, accumulators used past the group's block, several
     execution groups, a constant point count that fills the target's
     multiprocessors, a kernel that declares SPLIT_K already.
