@@ -1395,8 +1395,12 @@ class Kernel:
                 raise TypeError(f"kernel '{self.name}': missing view argument '{p.name}'")
             tensors.append(kwargs.pop(p.name))
         if len(tensors) != len(views):
+            # Issue 47: a scalar passed positionally read as one view too many; say how scalars are passed.
+            named = [p.name for p in params if p.kind in ("scalar", "constexpr")]
+            hint = (f"; scalars and constexprs are passed by keyword ({', '.join(f'{n}=...' for n in named)})"
+                    if named and len(tensors) > len(views) else "")
             raise TypeError(f"kernel '{self.name}' takes {len(views)} views ({', '.join(p.name for p in views)}), "
-                            f"got {len(tensors)}")
+                            f"got {len(tensors)}{hint}")
         if kwargs:
             raise TypeError(f"kernel '{self.name}' got unexpected arguments {sorted(kwargs)}")
         for p in params:

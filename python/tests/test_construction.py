@@ -261,6 +261,52 @@ def test_arg_reduce_ties_and_nans_survive_blocking(tessel_bin, tmp_path, kind, t
     assert np.isnan(outs["kir"]["v.npy"]).any() == (nan == "propagate")
 
 
+SUMMED_CHAIN = '''import tessel
+import tessel.language as T
+
+
+@tessel.kernel
+def summed(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
+    M, N = x.shape
+    cols = T.domain(0, N)
+    for m in T.parallel(T.domain(0, M)):
+        v = x[m, cols]
+        for i in range({ops}):
+            v = v * 1.0001 + 0.5 if i % 2 else v - 0.25
+        y[m] = T.sum(v)
+'''
+
+
+def test_a_long_chain_summed_in_a_parallel_loop_passes_kir_in_linear_time(tessel_bin, root, tmp_path):
+    """Issue 47: kir-online-folds' row-sum matcher asks the domains of every op of a parallel body, and
+    domainsOf recursed over pointwise chains without memoizing them (each query walked to the load):
+    8,000 steps of a row chain ending in T.sum spent 5 s in the KIR passes (quadratic), and 20,000
+    overflowed the stack (SIGSEGV). The walk is an explicit stack memoizing every answer
+    (AxisDomains.cpp). CPU time, not wall time, so a loaded machine does not decide it."""
+    import os
+    import resource
+    import sys
+    path = tmp_path / "chain.py"
+    path.write_text(SUMMED_CHAIN.format(ops=20000))
+    subprocess.run([sys.executable, "-m", "tessel", "emit", f"{path}:summed", "--output", str(tmp_path / "k.mlir")],
+                   check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(root / "python")})
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res = subprocess.run([str(tessel_bin), "compile", str(tmp_path / "k.mlir"), "--emit=kir"], capture_output=True,
+                         text=True, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert res.returncode == 0, res.stderr[-2000:]
+    spent = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert spent < 8, f"{spent:.1f} s of CPU"  # ~1 s now
+    out = tmp_path / "out"
+    res = subprocess.run([str(tessel_bin), "run", str(tmp_path / "k.mlir"), "--stage=pgpu", "--seed", "5",
+                          "--shape", "M=3,N=37", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    x = np.load(out / "x.in.npy").astype(np.float64)
+    for i in range(20000):
+        x = x * np.float32(1.0001) + 0.5 if i % 2 else x - 0.25
+    np.testing.assert_allclose(np.load(out / "y.npy"), x.sum(axis=1), rtol=1e-3)
+
+
 def test_fragment_axes_follow_the_kernels_domain_order(tessel_bin, root):
     """Linear attention has two free fragment axes (D, E): their parameters are declared in the order
     the kernel defines the domains, the same bytes every time (they once followed pointer order)."""

@@ -175,3 +175,68 @@ def test_kernel_level_loop_reading_the_carry_elsewhere_is_refused():
 
     with pytest.raises(tessel.CompileError, match="reads the carried tensor across positions"):
         shifted.source("triton")
+
+
+@tessel.kernel
+def nested_steps(x: T.In[T.f32, ("A", "B", "M", "N")], d: T.In[T.f32, ("A",)], y: T.Out[T.f32, ("M", "N")]):
+    """A loop nest carrying one [M, N] tensor: steps and their sub-steps, the inner range growing with
+    the outer index (a triangle), the outer step decaying the carry after its inner loop."""
+    A, B, M, N = x.shape
+    rows, cols = T.domain(0, M), T.domain(0, N)
+    h = T.full((rows, cols), 0.5, T.f32)
+    for a in T.domain(0, A):
+        for b in T.domain(0, T.minimum(a + 1, B)):
+            h = h * 0.75 + x[a, b, rows, cols]
+        h = h * d[a]
+    y[rows, cols] = h - 1.0
+
+
+NESTED_SHAPES = [dict(A=0, B=2, M=1, N=3), dict(A=3, B=0, M=2, N=1), dict(A=1, B=1, M=1, N=1),
+                 dict(A=4, B=3, M=3, N=13), dict(A=2, B=5, M=5, N=67)]
+
+
+@pytest.mark.parametrize("shape", NESTED_SHAPES, ids=[f"A{s['A']}B{s['B']}M{s['M']}N{s['N']}" for s in NESTED_SHAPES])
+def test_nested_kernel_level_loops_carrying_a_tensor(tessel_bin, shape):
+    """Issue 47 (hostile inputs on kernel-level loops): an inner kir.for taking the outer loop's carried
+    tensor as its own carry was refused ('reads the carried tensor across positions (a reduction, scan
+    or fold of it)', which it does not); it is elementwise along the same axes and now runs as a pgpu.for
+    nest per position, against NumPy on the KIR and pgpu interpreters and Triton (TRITON_INTERPRET=1)."""
+    rng = np.random.default_rng(shape["A"] * 11 + shape["B"] * 3 + shape["N"])
+    x = rng.standard_normal((shape["A"], shape["B"], shape["M"], shape["N"])).astype(np.float32)
+    d = rng.uniform(0.5, 0.99, size=shape["A"]).astype(np.float32)
+    h = np.full((shape["M"], shape["N"]), 0.5)
+    for a in range(shape["A"]):
+        for b in range(min(a + 1, shape["B"])):
+            h = h * 0.75 + x[a, b]
+        h = h * np.float64(d[a])
+    want = h - 1.0
+    with tempfile.TemporaryDirectory() as tmp:
+        got = np.load(run_tessel(tessel_bin, nested_steps, "kir", shape, {"x": x, "d": d}, tmp) / "y.npy")
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg="kir")
+        for p in block_params(nested_steps):
+            for v in (64, 512):
+                got = np.load(run_tessel(tessel_bin, nested_steps, "pgpu", shape, {"x": x, "d": d}, tmp, {p: v})
+                              / "y.npy")
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"pgpu {p}={v}")
+    import torch
+    y = torch.full((shape["M"], shape["N"]), float("nan"))
+    nested_steps(torch.from_numpy(x), torch.from_numpy(d), y)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-6, err_msg="triton")
+
+
+def test_nested_loop_reducing_the_carry_is_refused():
+    """The inner loop may take the carry only as its own carry: a reduction of it inside is refused."""
+    @tessel.kernel
+    def inner_sum(x: T.In[T.f32, ("A", "B", "N")], y: T.Out[T.f32, ("N",)]):
+        A, B, N = x.shape
+        cols = T.domain(0, N)
+        h = T.zeros(cols)
+        for a in T.domain(0, A):
+            g = h * 2.0
+            for b in T.domain(0, B):
+                g = g + x[a, b, cols] * T.sum(h)
+            h = g
+        y[cols] = h
+
+    with pytest.raises(tessel.CompileError, match="uses the carried tensor inside its region other than through"):
+        inner_sum.source("triton")

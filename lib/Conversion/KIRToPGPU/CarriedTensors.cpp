@@ -15,9 +15,11 @@
 // scalar. Blocking (pgpu-form-blocking, seed 002 §3.3) later turns the free
 // positions into fragments, the carries with them.
 //
-// What is not elementwise along the carried axes (a reduction, scan,
-// broadcast, transpose or extract of a carry-dependent value; a carry in a
-// nested region; a write that is not a tensor over the carried axes; a read
+// A nested kir.for that takes the carry as its own initial carry (and
+// passes the same check, without writes) is part of the position's work:
+// its tensor results are carried on. What is not elementwise along the
+// carried axes (a reduction, scan, broadcast, transpose or extract of a
+// carry-dependent value; a carry used otherwise in a nested region; a write that is not a tensor over the carried axes; a read
 // of a view the loop writes, whose order across positions would change) is
 // rejected at the op with the rule.
 //
@@ -104,6 +106,36 @@ FailureOr<SmallVector<Value>> KernelConstructor::checkCarriedTensors(kir::ForOp 
   };
   for (Operation &op : body.without_terminator()) {
     bool usesCarried = llvm::any_of(op.getOperands(), [&](Value v) { return carried.contains(v); });
+    // A nested loop carrying the carried tensor (time steps and their sub-steps) is elementwise along
+    // the same axes when it is so itself, reads it only as its initial carry and writes nothing: at each
+    // position it is the same ordered loop nest, its results carried on (seed 000 §5).
+    if (auto inner = dyn_cast<kir::ForOp>(op); inner && usesCarried && carriesTensors(inner)) {
+      bool onlyInits = llvm::all_of(inner->getOpOperands(), [&](OpOperand &use) {
+        return !carried.contains(use.get()) || use.getOperandNumber() >= inner->getNumOperands() - inner.getInits().size();
+      });
+      bool inside = inner.getBody().walk([&](Operation *x) {
+                                      return llvm::any_of(x->getOperands(), [&](Value v) { return carried.contains(v); })
+                                                 ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+                                    })
+                        .wasInterrupted();
+      if (!onlyInits)
+        return notElementwise(&op, "reads the carried tensor other than as its initial carry");
+      if (inside)
+        return notElementwise(&op, "uses the carried tensor inside its region other than through its own carry");
+      if (hasWrites(inner))
+        return notElementwise(&op, "is a nested loop carrying the tensor that writes views (it would run once "
+                                   "per position)");
+      FailureOr<SmallVector<Value>> innerExtents = checkCarriedTensors(inner);
+      if (failed(innerExtents))
+        return failure();
+      if (*innerExtents != extents)
+        return notElementwise(&op, "carries tensors over other axes than the loop around it");
+      for (Value r : inner.getResults())
+        if (isa<RankedTensorType>(r.getType()))
+          carried.insert(r);
+      continue;
+    }
     if (op.getNumRegions()) {
       bool inside = false, writesInside = false;
       op.walk([&](Operation *inner) {

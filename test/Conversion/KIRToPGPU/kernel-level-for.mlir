@@ -103,3 +103,85 @@ kir.kernel @carry_at_iteration(%x: !kir.view<f32, [N, N], in>, %y: !kir.view<f32
   kir.store %h, %y[%ns] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
   kir.return
 }
+
+// -----
+
+// A loop nest carrying one tensor (issue 47: refused as 'reads the carried tensor across positions',
+// which it does not): the inner kir.for takes the outer carry as its own, so at each position of the
+// store's workset the nest is two pgpu.for loops carrying the element.
+// CHECK-LABEL: pgpu.kernel @nested
+// CHECK: [[OUT:%[0-9]+]] = pgpu.for %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: ^bb0(%[[A:.*]]: index, %[[H:.*]]: f32):
+// CHECK: [[AM:%[0-9]+]] = pgpu.binary mul %[[A]]
+// CHECK: [[AC:%[0-9]+]] = pgpu.binary add %{{.*}}, [[AM]] : index
+// CHECK: [[IN:%[0-9]+]] = pgpu.for %{{.*}} iter_args(%[[H]] : f32) -> f32 {
+// CHECK: ^bb0(%[[B:.*]]: index, %[[G:.*]]: f32):
+// CHECK: [[BM:%[0-9]+]] = pgpu.binary mul %[[B]]
+// CHECK: [[BC:%[0-9]+]] = pgpu.binary add %{{.*}}, [[BM]] : index
+// CHECK: [[M:%[0-9]+]] = pgpu.binary mul %[[G]]
+// CHECK: [[V:%[0-9]+]] = pgpu.load %x[[[AC]], [[BC]],
+// CHECK: [[S:%[0-9]+]] = pgpu.binary add [[M]], [[V]] : f32
+// CHECK: pgpu.yield [[S]] : f32
+// CHECK: pgpu.yield [[IN]] : f32
+// CHECK: pgpu.store [[OUT]], %y
+kir.kernel @nested(%x: !kir.view<f32, [A, B, N], in>, %y: !kir.view<f32, [N], out>) {
+  %0 = kir.extent "A"
+  %1 = kir.extent "B"
+  %2 = kir.extent "N"
+  %c0 = arith.constant 0 : index
+  %cols = kir.domain %c0 to %2
+  %zero = arith.constant 0.0 : f32
+  %init = kir.broadcast %zero over(%cols) dims [] : f32 -> tensor<?xf32>
+  %as = kir.domain %c0 to %0
+  %bs = kir.domain %c0 to %1
+  %half = arith.constant 0.5 : f32
+  %halves = kir.broadcast %half over(%cols) dims [] : f32 -> tensor<?xf32>
+  %h = kir.for %as iter_args(%init : tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: index, %c: tensor<?xf32>):
+    %g = kir.for %bs iter_args(%c : tensor<?xf32>) -> tensor<?xf32> {
+    ^bb0(%b: index, %d: tensor<?xf32>):
+      %m = kir.binary mul %d, %halves : tensor<?xf32>
+      %v = kir.load %x[%a, %b, %cols] : !kir.view<f32, [A, B, N], in>[index, index, !kir.domain] -> tensor<?xf32>
+      %s = kir.binary add %m, %v : tensor<?xf32>
+      kir.yield %s : tensor<?xf32>
+    }
+    kir.yield %g : tensor<?xf32>
+  }
+  kir.store %h, %y[%cols] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+  kir.return
+}
+
+// -----
+
+// Must not fire: the inner loop of the nest sums the carry it takes (across positions).
+kir.kernel @nested_sum(%x: !kir.view<f32, [A, B, N], in>, %y: !kir.view<f32, [N], out>) {
+  %0 = kir.extent "A"
+  %1 = kir.extent "B"
+  %2 = kir.extent "N"
+  %c0 = arith.constant 0 : index
+  %cols = kir.domain %c0 to %2
+  %zero = arith.constant 0.0 : f32
+  %init = kir.broadcast %zero over(%cols) dims [] : f32 -> tensor<?xf32>
+  %as = kir.domain %c0 to %0
+  %bs = kir.domain %c0 to %1
+  %h = kir.for %as iter_args(%init : tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: index, %c: tensor<?xf32>):
+    %g = kir.for %bs iter_args(%c : tensor<?xf32>) -> tensor<?xf32> {
+    ^bb0(%b: index, %d: tensor<?xf32>):
+      %v = kir.load %x[%a, %b, %cols] : !kir.view<f32, [A, B, N], in>[index, index, !kir.domain] -> tensor<?xf32>
+      // expected-error @below {{reads the carried tensor across positions}}
+      %t = kir.reduce %d axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%p: f32, %q: f32):
+        %r = kir.binary add %p, %q : f32
+        kir.yield %r : f32
+      }
+      %tb = kir.broadcast %t over(%cols) dims [] : f32 -> tensor<?xf32>
+      %w = kir.binary mul %v, %tb : tensor<?xf32>
+      %s = kir.binary add %d, %w : tensor<?xf32>
+      kir.yield %s : tensor<?xf32>
+    }
+    kir.yield %g : tensor<?xf32>
+  }
+  kir.store %h, %y[%cols] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+  kir.return
+}

@@ -11,7 +11,8 @@
 namespace tessel::kir {
 
 /// The domain of each axis of `v` (empty for a scalar); nullopt when unknown. `memo` caches the
-/// answers (its keys must not outlive the values: a rewrite that erases ops starts a new memo).
+/// answers, unknown ones too (its keys must not outlive the values: a rewrite that erases ops starts
+/// a new memo). Iterative: a def-use chain of any length is walked once per memo, without recursion.
 std::optional<llvm::SmallVector<mlir::Value>> domainsOf(mlir::Value v,
                                                         llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value>> &memo);
 

@@ -75,6 +75,11 @@ private:
       attrs[i] = list.getDictionary(kernel.getContext());
     };
     for (const std::string &x : wrt) {
+      // An empty name comes from a stray comma (--wrt=x,w, or --wrt=): said as such, not as a
+      // duplicate or a missing argument named ''.
+      if (x.empty())
+        return kernel.emitOpError() << "kir-vjp: wrt holds an empty name (a stray comma?); name the float "
+                                       "input views to differentiate, e.g. wrt=x,w";
       if (llvm::count(wrt, x) > 1)
         return kernel.emitOpError() << "kir-vjp: '" << x << "' is named twice in wrt";
       bool found = false;
