@@ -108,6 +108,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      (the staged path; CSE merges the repeated reads and pointwise work).
   pm.addPass(pgpu::createPGPUStageRows());
   pm.addPass(createCSEPass());
+  //      a matrix product's row whose folds (and the store after them) fit one segment computes its
+  //      tile once (the staged path; its K loops merge) instead of once per fold.
+  pm.addPass(pgpu::createPGPUStageFolds());
+  pm.addPass(createCSEPass());
   //      a read of an input view repeated in its block after writes to other views (a staged row
   //      reduced, stored and reduced again) takes the first read; CSE merges what follows from it.
   pm.addPass(pgpu::createPGPUReuseInputReads());

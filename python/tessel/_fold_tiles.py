@@ -196,3 +196,34 @@ def _paired(facts: Facts, count: int, walk) -> int:
         return 2
     average, longest = walk
     return 2 if longest >= PAIR_IMBALANCE * average and average <= PAIR_WALK_TILES else 1
+
+
+# A product's row held in one tile (pgpu-stage-folds): the narrowing a covering BLOCK_N's call default
+# takes where it exceeds the resource model (`Kernel._fact_params`).
+def narrow_beside(space: dict, covers: dict, symbols: dict, chosen: dict, param: str, pick: int, spills,
+                   sizes) -> dict | None:
+    """{size: narrower candidate} that lets `param`'s covering candidate `pick` fit the registers
+    where it spills at the other sizes' bindings (the resource model's fact, `<kernel>_PRUNE`: a
+    64x256 f32 accumulator is 129 registers a thread at 4 warps, a 32x256 one 64; `spills` tells
+    any limit, shared memory too). The sizes that may narrow are the others that hold no symbol at
+    this call: a program's row tile (BLOCK_M beside the [BLOCK_M, BLOCK_N] tile of a product whose
+    row BLOCK_N holds), or a tile whose cover no candidate reaches (BLOCK_K of a K longer than every
+    block: the branch it sizes does not run), then the pipeline's depth (STAGES). Each step takes
+    the first of them whose next smaller candidate fits, else narrows the widest size (STAGES
+    last). None where nothing fits: the covering tile then narrows instead."""
+    def holds(p):
+        n = symbols.get(covers.get(p))
+        return n is not None and any(c >= n for c in space[p][0])
+
+    movable = [p for p in sizes or () if p != param and p != "ROWS" and p in space and not holds(p)]
+    movable += ["STAGES"] if "STAGES" in space else []
+    at, out = {**chosen, param: pick}, {}
+    while spills(at):
+        steps = [(p, max(c for c in space[p][0] if c < at.get(p, space[p][1]))) for p in movable
+                 if any(c < at.get(p, space[p][1]) for c in space[p][0])]
+        if not steps:
+            return None
+        fit = [(p, c) for p, c in steps if not spills({**at, p: c})]
+        p, c = fit[0] if fit else max(steps, key=lambda s: (s[0] != "STAGES", at.get(s[0], space[s[0]][1])))
+        at[p] = out[p] = c
+    return out

@@ -508,11 +508,11 @@ class Kernel:
         warps = self._cache.get(self._declared("warps", constexprs, target))
         prune = self._cache.get(self._declared("prune", constexprs, target))
 
-        def spills(binding: dict) -> bool:
-            """Whether the resource model (`<kernel>_PRUNE`) says `binding` (declared defaults elsewhere,
-            WARPS by its rule) needs more registers than a thread has."""
+        def limit(binding: dict):
+            """Which limit the resource model (`<kernel>_PRUNE`) says `binding` (declared defaults elsewhere,
+            WARPS by its rule) exceeds ('registers', 'shared memory'), or None."""
             if prune is None:
-                return False
+                return None
             # ROWS is chosen after BLOCK (`_rows`, at most ROW_TILE elements a tile): one row here.
             rows = {"ROWS": min(space["ROWS"][0])} if "ROWS" in space else {}
             full = {**{n: d for n, (_, d) in space.items()}, **rows, **binding}
@@ -520,7 +520,13 @@ class Kernel:
                 w = warps(full)
                 if w in space["WARPS"][0]:
                     full["WARPS"] = w
-            return prune(full) == "registers"
+            return prune(full)
+
+        def spills(binding: dict) -> bool:
+            return limit(binding) == "registers"
+
+        def exceeds(binding: dict) -> bool:
+            return limit(binding) is not None
 
         for param, symbol in covers.items():
             n, (candidates, default) = sizes.get(symbol), space[param]
@@ -529,9 +535,18 @@ class Kernel:
                 # The covering candidate, unless its registers spill (a scan of many components over a
                 # long row): then the largest smaller candidate that fits the registers, in several blocks.
                 pick = min(fits)
-                if spills({**chosen, param: pick}):
-                    below = [c for c in candidates if c < pick and not spills({**chosen, param: c})]
-                    pick = max(below) if below else pick
+                over = spills({**chosen, param: pick})
+                if over or (exceeds({**chosen, param: pick}) and not exceeds(chosen)):
+                    # A tile that holds a whole row (a product's row whose folds then run once,
+                    # pgpu-stage-folds) keeps it where narrowing another tile of the program, or its
+                    # pipeline, fits it (registers and shared memory).
+                    narrowed = _fold_tiles.narrow_beside(space, covers, sizes, chosen, param, pick, exceeds,
+                                                         self._cache.get(self._declared("sizes", constexprs, target)))
+                    if narrowed is not None:
+                        chosen.update(narrowed)
+                    elif over:
+                        below = [c for c in candidates if c < pick and not spills({**chosen, param: c})]
+                        pick = max(below) if below else pick
                 if pick != default:
                     chosen[param] = pick
             elif passes.get(param) in space:

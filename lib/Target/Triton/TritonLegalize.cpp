@@ -176,6 +176,26 @@ static bool reducedFreshProduct(pgpu::ContractOp c) {
   return false;
 }
 
+/// Whether `param` steps a loop whose body stores a tile of its columns: the row pgpu-stage-folds
+/// staged (its folds realized as loops over the same bounds beside the store's), where `param` covers the
+/// row's extent.
+static bool coversFoldedRow(pgpu::KernelOp kernel, pgpu::ParamAttr param) {
+  return kernel
+      .walk([&](pgpu::IfOp guard) {
+        // The staged guard: lo < hi && hi - lo <= step, the step this parameter.
+        auto both = guard.getCondition().getDefiningOp<pgpu::BinaryOp>();
+        if (!both || both.getKind() != kir::BinaryKind::And)
+          return WalkResult::advance();
+        auto fits = both.getRhs().getDefiningOp<pgpu::CmpOp>();
+        auto step = fits ? fits.getRhs().getDefiningOp<pgpu::ParamOp>() : pgpu::ParamOp();
+        return step && step.getName() == param.getName().getValue() &&
+                       fits.getPredicate() == kir::CmpPredicate::LE
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// The accumulator tile of a contraction that accumulates into a loop-carried value, whose extents are both declared parameters
 /// that cover no shape symbol (free tile sizes), as (rows, columns); nothing otherwise. Nothing either in a
 /// fold's program (a reduced fresh product, above): a K loop there (kir-to-pgpu's looped variant, a paired
@@ -195,7 +215,9 @@ std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(p
     auto rows = dyn_cast<StringAttr>(acc.getExtents()[0]), cols = dyn_cast<StringAttr>(acc.getExtents()[1]);
     pgpu::ParamAttr r = rows ? kernel.getParam(rows.getValue()) : pgpu::ParamAttr();
     pgpu::ParamAttr k = cols ? kernel.getParam(cols.getValue()) : pgpu::ParamAttr();
-    if (r && k && r != k && !r.getCovers() && !k.getCovers())
+    // Columns that cover the row (pgpu-stage-folds: a product's row held in one tile) grow too: a call
+    // whose row a candidate holds binds them to it, the declared default serves the rows none holds.
+    if (r && k && r != k && !r.getCovers() && (!k.getCovers() || coversFoldedRow(kernel, k)))
       tile = {r, k};
   });
   return tile;

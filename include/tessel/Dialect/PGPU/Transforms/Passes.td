@@ -362,6 +362,40 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUStageFolds : Pass<"pgpu-stage-folds", "::mlir::ModuleOp"> {
+  let summary = "compute a row's tile once when it fits one fold segment: single-segment form of sibling region folds and loops under a guard (seed 002 §3.4)";
+  let description = [{
+    Reads: a block (outside region fold and scan regions) holding a
+    `pgpu.region_fold` and at least one more sibling fold or `pgpu.for` over
+    the same bounds whose step is a declared parameter, reading a common view,
+    one of them a `pgpu.for` that stores the row (the row is the output's free
+    axis: the passes kir-online-folds makes over a matrix product's row: a
+    softmax's maximum and sum, a LayerNorm's mean and variance, then the
+    blocked store of the normalized row).
+    Legality: when 0 < hi - lo <= step each such fold and loop runs exactly
+    one segment [lo, min(lo + step, hi)) = [lo, hi), so computing each fold's
+    summary of that segment combined into its identities, and each loop's
+    body at iv = lo, in order, is the same program, bit for bit.
+    Rewrites: the members and everything after them up to the terminator move
+    under `pgpu.if (lo < hi && hi - lo <= step)`: the then-branch holds the
+    single segments inlined, after which CSE merges the repeated pure work and
+    reads, and identical read-only loops with no write between them (one tile
+    product's K loop per pass) merge, so the row's tile is computed once; the
+    else-branch keeps the folds. The step's parameter declares `covers` = S
+    where the range is [0, S) of a view extent S (unless it covers something
+    already), so a call's default binds the smallest candidate holding the
+    row that the resource model keeps in registers.
+    Preserves: values, effects and their order, ABI, origins.
+    Must not fire: a lone fold, folds over an axis no loop stores
+    (attention's walk over keys, whose summaries feed an output over other
+    axes), folds or loops over other bounds or steps, blocked loops without a fold
+    (pgpu-stage-rows' rows), members that share no read, a block whose
+    terminator yields values.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
   let summary = "a read of an `in` view takes an identical earlier read in its block (seed 002 §3.4)";
   let description = [{
