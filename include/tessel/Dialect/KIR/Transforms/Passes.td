@@ -419,10 +419,20 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     cotangent to `d_x` at the read's coordinates (an input never read gets
     zeros over its whole view). A kernel-level value used by
     the members of a `kir.parallel` in the kernel body (a weight read once
-    for all rows) gets the sum of the members' cotangents: each member writes
-    its contribution to a kernel-level `first_write` buffer over (the
-    parallel's domains, the value's axes), which the kernel body reads whole
-    after the parallel and sums over the parallel's axes.
+    for all rows) gets the sum of the members' cotangents. Where the member's
+    contribution lifts, it is recomputed at kernel level after the parallel
+    with the parallel's axes first and summed over them (the column sum
+    `T.sum(dy * xhat, axis=0)` a user writes, which pgpu-member-partials
+    spreads over the members): each read that indexes every member directly
+    (no mask) is read over the members' domains, pointwise ops, broadcasts,
+    transposes and reductions are renumbered, values the same in every member
+    are cloned and spread, and each per-member float or integer scalar it
+    needs (a row's mean, rstd) is kept: a `first_write` buffer over the
+    parallel's domains that each member stores its own to at the end of its
+    body, read whole. Otherwise each member writes its contribution to a
+    kernel-level `first_write` buffer over (the parallel's domains, the
+    value's axes), which the kernel body reads whole after the parallel and
+    sums over the parallel's axes.
     Derivatives: pointwise add, sub, mul, div, pow, neg, exp, exp2, expm1, log,
     log2, log1p, sqrt, rsqrt, sigmoid, tanh, sin, cos, erf, abs (sign, 0 at 0),
     floor/ceil/round (zero); max/min of two values (the larger/smaller side
