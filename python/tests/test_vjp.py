@@ -420,6 +420,7 @@ def test_bench_vjp_check_cpu_smoke():
                          env={**os.environ, "PYTHONPATH": os.path.join(root, "python")})
     assert res.returncode == 0, res.stdout + res.stderr
     assert "softmax      correct at 2 shapes" in res.stdout and "gemm         correct at 2 shapes" in res.stdout
+    assert "gemm         tessel.autograd correct" in res.stdout
     assert "matmul       skipped" in res.stdout
 
 
