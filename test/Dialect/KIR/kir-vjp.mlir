@@ -339,3 +339,36 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A cumsum's cotangent is the reverse cumsum of the cotangent (same exclusivity): member j reaches
+// COM: the results at and after it. A scan with another combine (a cummax) is refused at the op.
+// CHECK-LABEL: kir.kernel @cumsum_vjp
+// CHECK: kir.parallel
+// CHECK: %[[G:.*]] = kir.load %d_y
+// CHECK: %[[R:.*]] = kir.scan %[[G]] axis 0 identity(%{{.*}} : f32) exclusive reverse
+// CHECK: kir.binary add
+// CHECK: kir.store %[[R]], %d_x
+module {
+  kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.scan %row axis 0 identity(%zero : f32) exclusive : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}

@@ -155,12 +155,12 @@ private:
       // (kir.if, kir.for, region_fold, scan) is refused at that region's op.
       if (Operation *parent = op->getParentOp(); !isa<KernelOp, ParallelOp>(parent))
         return parent->emitOpError() << "kir-vjp: cannot differentiate '" << parent->getName() << "' yet";
-      if (isa<ReduceOp>(op) || op->getNumRegions() == 0) {
+      if (isa<ReduceOp, ScanOp>(op) || op->getNumRegions() == 0) {
         for (Value r : op->getResults())
           if (isFloatValue(r))
             active.insert(r);
-        // A reduce's combine region is closed; its block arguments are not program values.
-        return isa<ReduceOp>(op) ? WalkResult::skip() : WalkResult::advance();
+        // A reduce's or scan's combine region is closed; its block arguments are not program values.
+        return isa<ReduceOp, ScanOp>(op) ? WalkResult::skip() : WalkResult::advance();
       }
       return op->emitOpError() << "kir-vjp: cannot differentiate '" << op->getName() << "' yet";
     });

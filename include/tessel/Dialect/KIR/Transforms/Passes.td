@@ -440,7 +440,9 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     casts (the cotangent is cast back); select; broadcast and broadcast_as (a
     sum over the spread axes); transpose; `kir.reduce` sum (the cotangent
     spread back over the reduced axes) and max/min (split equally among all
-    members equal to the result, as torch.amax); `kir.contract` (two
+    members equal to the result, as torch.amax); `kir.scan` sum from zero of
+    one input (a cumsum: the cotangent scanned in the other direction, same
+    exclusivity); `kir.contract` (two
     contractions in KIR's own form, dA = dC B^T and dB = A^T dC generalised to
     batch and paired axes, in the operands' dtype with the forward's
     accumulator and precision; the init takes dC; where the other operand
