@@ -10,6 +10,10 @@ derived kernel's cotangents against torch autograd in float64 of the same inputs
 forward, graph built outside the timing). Ratios are torch time / tessel time. A kernel's failure is
 printed and the run goes on; the exit status is 1 when any check failed.
 
+Then (3) the same kernel through `tessel.autograd` (forward and derived backward as torch operators):
+its gradients at one odd shape against torch autograd, and at the bench shape the time of forward plus
+backward (`f(*inputs).backward(dy)`) against torch eager's forward plus backward.
+
 --cpu-smoke runs the checks on the CPU under TRITON_INTERPRET=1 at small shapes, without timings (and
 without the bf16 kernel: the interpreter's bf16 products are wrong, the forward's too).
 """
@@ -127,6 +131,51 @@ def bench(torch, name, derived, gen):
     return ms_tessel, ms_torch
 
 
+def autograd_function(torch, name):
+    import tessel
+    _, views, constexprs, _ = forwards(torch)[name]
+    return tessel.autograd(load(name), wrt=tuple(views), constexprs=constexprs)
+
+
+def check_autograd(torch, name, f, device, shape, gen):
+    """tessel.autograd's gradients (forward kernel, then its vjp through torch autograd) against torch's."""
+    ref, views, constexprs, scalars = forwards(torch)[name]
+    ins = draw(torch, views, shape, device, gen)
+    mine = {k: v.detach().clone().requires_grad_(True) for k, v in ins.items()}
+    t = {k: v.detach().double().requires_grad_(True) for k, v in ins.items()}
+    y = f(*mine.values(), **scalars)
+    want = ref(**t)
+    dy = torch.randn(y.shape, generator=gen).to(device, y.dtype)
+    y.backward(dy)
+    want.backward(dy.double())
+    low = any(v.dtype in (torch.float16, torch.bfloat16) for v in ins.values())
+    tol = 1e-2 if low else 1e-3
+    for k in views:
+        g, w = mine[k].grad.double(), t[k].grad
+        err = (g - w).abs().max().item() if w.numel() else 0.0
+        if err > tol * (w.abs().max().item() + 1 if w.numel() else 1.0):
+            raise AssertionError(f"{name} autograd d_{k} at {shape}: max error {err:.3g}")
+
+
+def bench_autograd(torch, name, f, gen):
+    """Forward plus backward: the tessel.autograd function against torch eager."""
+    import triton.testing
+    ref, views, constexprs, scalars = forwards(torch)[name]
+    ins = draw(torch, views, BENCH_SHAPES[name], "cuda", gen)
+    mine = {k: v.detach().clone().requires_grad_(True) for k, v in ins.items()}
+    theirs = {k: v.detach().clone().requires_grad_(True) for k, v in ins.items()}
+    y = f(*mine.values(), **scalars)
+    dy = torch.randn(y.shape, generator=gen).to("cuda", y.dtype)
+
+    def step(fn, args, kwargs):
+        for a in args:
+            a.grad = None
+        fn(*args, **kwargs).backward(dy)
+    ms_tessel = triton.testing.do_bench(lambda: step(f, list(mine.values()), scalars))
+    ms_torch = triton.testing.do_bench(lambda: step(lambda *a: ref(**dict(zip(views, a))), list(theirs.values()), {}))
+    return ms_tessel, ms_torch
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default="")
@@ -150,6 +199,14 @@ def main(argv=None):
             if not args.cpu_smoke:
                 ms_tessel, ms_torch = bench(torch, name, derived, gen)
                 line += (f"; backward {ms_tessel * 1e3:9.1f} us, torch eager {ms_torch * 1e3:9.1f} us, "
+                         f"ratio {ms_torch / ms_tessel:5.2f}")
+            print(line, flush=True)
+            f = autograd_function(torch, name)
+            check_autograd(torch, name, f, device, shapes[-1], gen)
+            line = f"{name:12s} tessel.autograd correct"
+            if not args.cpu_smoke:
+                ms_tessel, ms_torch = bench_autograd(torch, name, f, gen)
+                line += (f"; forward+backward {ms_tessel * 1e3:9.1f} us, torch eager {ms_torch * 1e3:9.1f} us, "
                          f"ratio {ms_torch / ms_tessel:5.2f}")
             print(line, flush=True)
         except Exception as e:  # noqa: BLE001 - recorded, the run goes on

@@ -14,10 +14,11 @@
     print(softmax.kir())                       # KIR text
     out = softmax.run_interp(shapes={"M": 3, "N": 5})   # CPU reference interpreter
 """
+from ._autograd import autograd
 from ._errors import CompileError, Loc
 from ._kernel import Kernel, kernel
 from ._jit import Fn, fn
 from . import language
 
-__all__ = ["CompileError", "Fn", "Kernel", "Loc", "fn", "kernel", "language"]
+__all__ = ["CompileError", "autograd", "Fn", "Kernel", "Loc", "fn", "kernel", "language"]
 __version__ = "0.1.0"

@@ -120,8 +120,24 @@ def make_kernels(dt):
         t = T.where(a > b, T.log(b * b + 1.0), T.rsqrt(T.cast(T.cast(a * a + 0.5, T.f32), dt)))
         y[rows, cols] = s * t + T.maximum(a, b) - T.minimum(a * 2.0, b) + T.sin(a) * T.erf(b)
 
+    @tessel.kernel
+    def cumsum_rows(x: T.In[dt, ("M", "N")], y: T.Out[dt, ("M", "N")]):
+        # A sum scan: its cotangent is the reverse cumsum of the cotangent.
+        M, N = x.shape
+        cols = T.domain(0, N)
+        for m in T.parallel(T.domain(0, M)):
+            y[m, cols] = T.cumsum(T.exp(x[m, cols]) * 2.0)
+
+    @tessel.kernel
+    def rcumsum_ex(x: T.In[dt, ("M", "N")], y: T.Out[dt, ("M", "N")]):
+        # A reverse exclusive scan: its cotangent is a forward exclusive scan.
+        M, N = x.shape
+        cols = T.domain(0, N)
+        for m in T.parallel(T.domain(0, M)):
+            y[m, cols] = T.cumsum(x[m, cols] * x[m, cols], reverse=True, exclusive=True)
+
     return {k.name: k for k in (softmax, layernorm_rows, layernorm, rmsnorm, gemm_gelu, bmm_nt, rows_matmul, logsumexp,
-                                 row_max, pointwise)}
+                                 row_max, pointwise, cumsum_rows, rcumsum_ex)}
 
 
 K64 = make_kernels(T.f64)
@@ -171,6 +187,15 @@ def t_pointwise(x, z):
     return {"y": s * t + torch.maximum(x, z) - torch.minimum(x * 2.0, z) + torch.sin(x) * torch.erf(z)}
 
 
+def t_cumsum_rows(x):
+    return {"y": torch.cumsum(torch.exp(x) * 2.0, dim=1)}
+
+
+def t_rcumsum_ex(x):
+    s = x * x
+    return {"y": s.flip(1).cumsum(1).flip(1) - s}
+
+
 # kernel name -> (torch reference, wrt, {view: extents}, outputs, scalars)
 CASES = {
     "softmax": (t_softmax, ("x",), {"x": "MN"}, ("y",), {}),
@@ -183,6 +208,8 @@ CASES = {
     "logsumexp": (t_logsumexp, ("x",), {"x": "MN"}, ("out",), {}),
     "row_max": (t_row_max, ("x",), {"x": "MN"}, ("out",), {}),
     "pointwise": (t_pointwise, ("x", "z"), {"x": "MN", "z": "MN"}, ("y",), {}),
+    "cumsum_rows": (t_cumsum_rows, ("x",), {"x": "MN"}, ("y",), {}),
+    "rcumsum_ex": (t_rcumsum_ex, ("x",), {"x": "MN"}, ("y",), {}),
 }
 SHAPES = [dict(M=1, N=1, K=1, B=1), dict(M=3, N=5, K=7, B=2), dict(M=2, N=13, K=1, B=3), dict(M=11, N=2, K=3, B=1)]
 
@@ -253,7 +280,8 @@ class _Interp(torch.autograd.Function):
         return (None, *(torch.from_numpy(np.array(back[f"d_{k}"])) if k in wrt else None for k in views))
 
 
-@pytest.mark.parametrize("name", ["softmax", "layernorm", "rmsnorm", "gemm_gelu", "bmm_nt", "logsumexp"])
+@pytest.mark.parametrize("name", ["softmax", "layernorm", "rmsnorm", "gemm_gelu", "bmm_nt", "logsumexp", "cumsum_rows",
+                                  "rcumsum_ex"])
 def test_gradcheck_on_the_interpreter(name):
     """torch.autograd.gradcheck: central differences of the forward kernel (f64, interpreter) against the
     derived kernel's vector-Jacobian products (not `pointwise`: its f32 round trip defeats differences)."""
@@ -319,11 +347,11 @@ def test_refused_op_is_named_at_the_authors_line():
         M, N = x.shape
         cols = T.domain(0, N)
         for m in T.parallel(T.domain(0, M)):
-            y[m, cols] = T.cumsum(x[m, cols])
+            y[m, cols] = T.cummax(x[m, cols])
 
     with pytest.raises(tessel.CompileError) as err:
         cumulative.vjp("x").kir()
-    assert "kir-vjp: cannot differentiate 'kir.scan' yet" in str(err.value)
+    assert "kir-vjp: only a sum scan (cumsum) from zero of one input is differentiated" in str(err.value)
     assert err.value.line == cumulative.__wrapped__.__code__.co_firstlineno + 5
 
 
@@ -420,4 +448,57 @@ def test_bench_vjp_check_cpu_smoke():
                          env={**os.environ, "PYTHONPATH": os.path.join(root, "python")})
     assert res.returncode == 0, res.stdout + res.stderr
     assert "softmax      correct at 2 shapes" in res.stdout and "gemm         correct at 2 shapes" in res.stdout
+    assert "gemm         tessel.autograd correct" in res.stdout
     assert "matmul       skipped" in res.stdout
+
+
+# The weight cotangents of kernels written one T.parallel member per row (docs/language.md, "Derived
+# backward kernels"): each member's contribution is recomputed over the rows at kernel level (its row
+# statistics kept per member) and summed there, a column sum the passes spread over the members.
+LIFTED = {
+    "layernorm_rows": lambda: (K32["layernorm_rows"], ("x", "w"), {"eps": EPS}),
+    "examples/layernorm": lambda: (_example("layernorm"), ("x", "w", "bb"), {"eps": EPS}),
+    "examples/rmsnorm": lambda: (_example("rmsnorm"), ("x", "w"), {"eps": EPS}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIFTED))
+def test_weight_cotangents_are_column_sums_spread_over_the_rows(name):
+    """No buffer of every member's contribution (a [M, N] buffer the last program walked column by
+    column); the generated Triton adds each member's terms with atomics into a kept workspace."""
+    kernel, wrt, _ = LIFTED[name]()
+    derived = kernel.vjp(wrt)
+    kir = derived.kir()
+    assert "kir.buffer<tensor<?x?x" not in kir
+    assert "kir.buffer<tensor<?xf32>>" in kir  # the kept row statistics
+    src = derived.source()
+    kernel_src = src[src.index(f"def _{derived.name}_kernel("):]
+    weights = [x for x in wrt if x != "x"]
+    # One atomic add per weight at each blocking of the columns (a row in one block, or a loop over
+    # blocks: its full blocks and its tail), besides the arrival ticket.
+    assert kernel_src.count("tl.atomic_add(") >= 1 + 3 * len(weights), kernel_src
+
+
+@pytest.mark.parametrize("shape", [dict(M=0, N=5), dict(M=1, N=1), dict(M=13, N=600), dict(M=7, N=513),
+                                   dict(M=4, N=3)], ids=lambda s: f"{s['M']}x{s['N']}")
+@pytest.mark.parametrize("name", sorted(LIFTED))
+def test_lifted_weight_cotangents_through_triton_match_the_interpreter(name, shape, tmp_path, monkeypatch):
+    """Differential: the derived kernel through Triton (TRITON_INTERPRET=1) against the KIR interpreter,
+    f32 random inputs, at no rows, one element, and column counts past one block of 512 (the member's
+    column loop and its tail)."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    kernel, wrt, scalars = LIFTED[name]()
+    derived = kernel.vjp(wrt)
+    rng = np.random.default_rng(shape["M"] * 1000 + shape["N"])
+    M, N = shape["M"], shape["N"]
+    given = {"x": rng.standard_normal((M, N)).astype(np.float32), "w": rng.standard_normal(N).astype(np.float32),
+             "bb": rng.standard_normal(N).astype(np.float32), "d_y": rng.standard_normal((M, N)).astype(np.float32)}
+    views = [p for p in derived.params() if p.kind == "view"]
+    want = derived.run_interp(shapes={}, scalars=scalars, inputs={p.name: given[p.name] for p in views
+                                                                  if p.spec.mode == "in"})
+    tensors = [torch.full(given[p.name[2:]].shape, float("nan"), dtype=torch.float32) if p.spec.mode == "out"
+               else torch.from_numpy(given[p.name]) for p in views]
+    derived(*tensors, **scalars)
+    for p, t in zip(views, tensors):
+        if p.spec.mode == "out":
+            np.testing.assert_allclose(t.numpy(), want[p.name], rtol=2e-4, atol=2e-4, err_msg=f"{name}: {p.name}")

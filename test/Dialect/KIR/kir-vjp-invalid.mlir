@@ -1,9 +1,10 @@
 // RUN: tessel-opt %s -split-input-file -kir-vjp="wrt=x" -verify-diagnostics
 
-// COM: An op without a derivative rule here (a scan) is refused at the op, by name.
-kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+// COM: An op without a derivative rule here (a cummax: a scan whose combine is a maximum; a sum scan
+// COM: derives) is refused at the op, saying why.
+kir.kernel @cummax(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
   %c0 = arith.constant 0 : index
-  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
   %m = kir.extent "M"
   %n = kir.extent "N"
   %dm = kir.domain %c0 to %m
@@ -11,10 +12,10 @@ kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], ou
   kir.parallel %dm {
   ^bb0(%i: index):
     %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
-    // expected-error @+1 {{kir-vjp: cannot differentiate 'kir.scan' yet}}
-    %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+    // expected-error @+1 {{kir-vjp: only a sum scan (cumsum) from zero of one input is differentiated}}
+    %s = kir.scan %row axis 0 identity(%low : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
     ^bb0(%a: f32, %b: f32):
-      %c = kir.binary add %a, %b : f32
+      %c = kir.binary max %a, %b : f32
       kir.yield %c : f32
     }
     kir.store %s, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]

@@ -170,20 +170,21 @@ module {
 
 // -----
 
-// COM: x read once at kernel level and used by every member of a parallel: each member writes its
-// COM: contribution to a kernel-level first-write buffer over (rows, x's axes), and after the parallel
-// COM: the buffer is read whole and summed over the rows (splitk_gemm's workspace pattern).
+// COM: x read once at kernel level and used by every member of a parallel: its cotangent is a sum over
+// COM: the members. Each member's contribution d_y[i, :] * exp(w) is recomputed at kernel level with the
+// COM: rows first (the member's read of d_y read over the rows, exp(w), the same in every member, cloned
+// COM: and spread over them) and summed over the rows: the column sum a user writes (corpus 83), not a
+// COM: buffer of every member's contribution. The parallel, left without effects, goes.
 // CHECK-LABEL: kir.kernel @shared_vjp
+// CHECK: %[[DM:.*]] = kir.domain
 // CHECK: %[[X:.*]] = kir.load %x[%[[DN:[0-9a-z_]+]]]
-// CHECK: %[[BUF:.*]] = kir.buffer over(%[[DM:[0-9a-z_]+]], %[[DN]]) first_write : !kir.buffer<tensor<?x?xf32>>
-// CHECK: kir.parallel %[[DM]]
-// CHECK: ^bb0(%[[I:.*]]: index):
-// CHECK: %[[G:.*]] = kir.load %d_y[%[[I]], %[[DN]]]
-// CHECK: %[[C:.*]] = kir.binary mul %[[G]], %{{.*}}
-// CHECK: kir.buffer_store %[[C]], %[[BUF]][%[[I]], %[[DN]]]
-// CHECK: kir.yield
-// CHECK: %[[ALL:.*]] = kir.buffer_load %[[BUF]][%[[DM]], %[[DN]]]
-// CHECK: %[[SUM:.*]] = kir.reduce %[[ALL]] axes [0]
+// CHECK-NOT: kir.buffer
+// CHECK-NOT: kir.parallel
+// CHECK: %[[G:.*]] = kir.load %d_y[%[[DM]], %[[DN]]] : {{.*}} -> tensor<?x?xf32>
+// CHECK: %[[E:.*]] = kir.unary exp %[[X]] : tensor<?xf32>
+// CHECK: %[[EE:.*]] = kir.broadcast_as %[[E]] to %[[G]] dims [1]
+// CHECK: %[[C:.*]] = kir.binary mul %[[G]], %[[EE]] : tensor<?x?xf32>
+// CHECK: %[[SUM:.*]] = kir.reduce %[[C]] axes [0]
 // CHECK: kir.store %[[SUM]], %d_x[%[[DN]]]
 module {
   kir.kernel @shared(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [M, N], out>) {
@@ -203,6 +204,86 @@ module {
   }
 }
 
+
+// -----
+
+// COM: The weight x of an RMSNorm written one member per row: each member's contribution needs its row's
+// COM: rsqrt, a per-member scalar. It is kept: a buffer over the rows that each member stores its own
+// COM: to, read whole after the parallel; the rest (the reads of x and d_y) is recomputed over the rows.
+// CHECK-LABEL: kir.kernel @rms_vjp
+// CHECK: %[[R:.*]] = kir.buffer over(%[[DM:[0-9a-z_]+]]) first_write : !kir.buffer<tensor<?xf32>>
+// CHECK: kir.parallel %[[DM]]
+// CHECK: ^bb0(%[[I:.*]]: index):
+// CHECK: kir.load %rows[%[[I]], %[[DN:[0-9a-z_]+]]]
+// CHECK: %[[INV:.*]] = kir.unary rsqrt
+// CHECK: kir.buffer_store %[[INV]], %[[R]][%[[I]]] : f32
+// CHECK: kir.yield
+// CHECK-DAG: kir.load %rows[%[[DM]], %[[DN]]] : {{.*}} -> tensor<?x?xf32>
+// CHECK-DAG: kir.load %d_y[%[[DM]], %[[DN]]] : {{.*}} -> tensor<?x?xf32>
+// CHECK-DAG: %[[RS:.*]] = kir.buffer_load %[[R]][%[[DM]]] : {{.*}} -> tensor<?xf32>
+// CHECK: kir.broadcast %[[RS]] over(%[[DM]], %[[DN]]) dims [0]
+// CHECK: %[[SUM:.*]] = kir.reduce %{{.*}} axes [0] {{.*}} (tensor<?x?xf32>) -> (tensor<?xf32>)
+// CHECK: kir.store %[[SUM]], %d_x[%[[DN]]]
+module {
+  kir.kernel @rms(%rows: !kir.view<f32, [M, N], in>, %x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    %wt = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %rows[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %sq = kir.binary mul %row, %row : tensor<?xf32>
+      %s = kir.reduce %sq axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      %r = kir.unary rsqrt %s : f32
+      %rr = kir.broadcast %r over(%dn) dims [] : f32 -> tensor<?xf32>
+      %xr = kir.binary mul %row, %rr : tensor<?xf32>
+      %o = kir.binary mul %xr, %wt : tensor<?xf32>
+      kir.store %o, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not lift: the member's contribution reads z under a mask (a masked read is not recomputed
+// COM: over the rows): each member writes it to a buffer over (rows, x's axes), summed after the parallel.
+// CHECK-LABEL: kir.kernel @masked_vjp
+// CHECK: %[[BUF:.*]] = kir.buffer over(%[[DM:[0-9a-z_]+]], %[[DN:[0-9a-z_]+]]) first_write : !kir.buffer<tensor<?x?xf32>>
+// CHECK: kir.parallel %[[DM]]
+// CHECK: kir.buffer_store %{{.*}}, %[[BUF]][%{{.*}}, %[[DN]]]
+// CHECK: kir.yield
+// CHECK: %[[ALL:.*]] = kir.buffer_load %[[BUF]][%[[DM]], %[[DN]]]
+// CHECK: kir.reduce %[[ALL]] axes [0]
+module {
+  kir.kernel @masked(%x: !kir.view<f32, [N], in>, %z: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>,
+                     %ok: i1) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    %w = kir.load %x[%dn] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %zr = kir.load %z[%i, %dn] valid %ok : i1 fill %zero : f32 : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %p = kir.binary mul %w, %zr : tensor<?xf32>
+      kir.store %p, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
 
 // -----
 
@@ -255,6 +336,39 @@ module {
     %ct = kir.contract %at, %bt reduce([1], [0]) batch([], []) : tensor<?x?xbf16>, tensor<?x?xbf16> -> tensor<?x?xf32>
     %cb = kir.cast %ct : tensor<?x?xf32> to tensor<?x?xbf16>
     kir.store %cb, %c[%dm, %dn] : tensor<?x?xbf16>, !kir.view<bf16, [M, N], out>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: A cumsum's cotangent is the reverse cumsum of the cotangent (same exclusivity): member j reaches
+// COM: the results at and after it. A scan with another combine (a cummax) is refused at the op.
+// CHECK-LABEL: kir.kernel @cumsum_vjp
+// CHECK: kir.parallel
+// CHECK: %[[G:.*]] = kir.load %d_y
+// CHECK: %[[R:.*]] = kir.scan %[[G]] axis 0 identity(%{{.*}} : f32) exclusive reverse
+// CHECK: kir.binary add
+// CHECK: kir.store %[[R]], %d_x
+module {
+  kir.kernel @cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %m = kir.extent "M"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dn = kir.domain %c0 to %n
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %row = kir.load %x[%i, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.scan %row axis 0 identity(%zero : f32) exclusive : (tensor<?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %c = kir.binary add %a, %b : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
+      kir.yield
+    }
     kir.return
   }
 }

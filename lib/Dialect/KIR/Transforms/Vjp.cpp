@@ -160,12 +160,12 @@ private:
       // (kir.if, kir.for, region_fold, scan) is refused at that region's op.
       if (Operation *parent = op->getParentOp(); !isa<KernelOp, ParallelOp>(parent))
         return parent->emitOpError() << "kir-vjp: cannot differentiate '" << parent->getName() << "' yet";
-      if (isa<ReduceOp>(op) || op->getNumRegions() == 0) {
+      if (isa<ReduceOp, ScanOp>(op) || op->getNumRegions() == 0) {
         for (Value r : op->getResults())
           if (isFloatValue(r))
             active.insert(r);
-        // A reduce's combine region is closed; its block arguments are not program values.
-        return isa<ReduceOp>(op) ? WalkResult::skip() : WalkResult::advance();
+        // A reduce's or scan's combine region is closed; its block arguments are not program values.
+        return isa<ReduceOp, ScanOp>(op) ? WalkResult::skip() : WalkResult::advance();
       }
       return op->emitOpError() << "kir-vjp: cannot differentiate '" << op->getName() << "' yet";
     });
@@ -220,7 +220,8 @@ private:
         }
         if (auto parallel = dyn_cast<ParallelOp>(op)) {
           for (const MemberSum &sum : memberSums.lookup(op)) {
-            Value all = BufferLoadOp::create(b, parallel.getLoc(), sum.type, sum.buffer, sum.domains);
+            Value all = sum.buffer ? BufferLoadOp::create(b, parallel.getLoc(), sum.type, sum.buffer, sum.domains)
+                                   : lifts[op]->emit(b, sum.g);
             adj.add(sum.value, vjp::sumOver(b, parallel.getLoc(), all,
                                             llvm::to_vector(llvm::seq<int64_t>(0, parallel.getDomains().size()))));
           }
@@ -266,15 +267,18 @@ private:
     return success();
   }
 
-  /// The cotangent of a kernel-level value from one kir.parallel: each member writes its contribution
-  /// to a kernel-level buffer over (the parallel's domains, the value's axes); the kernel body's sweep
-  /// reads it whole and sums over the parallel's axes (the first-write buffer of examples/splitk_gemm.py).
+  /// The cotangent of a kernel-level value from one kir.parallel, summed over its members by the kernel
+  /// body's sweep. Lifted where it can be (vjp::MemberLift: `g` recomputed at kernel level with the
+  /// parallel's axes first, a column sum); else each member writes its contribution to a kernel-level
+  /// buffer over (the parallel's domains, the value's axes), which the sweep reads whole (the
+  /// first-write buffer of examples/splitk_gemm.py).
   struct MemberSum {
-    Value value, buffer;
+    Value value, g, buffer;
     Type type;
     SmallVector<Value> domains;
   };
   llvm::DenseMap<Operation *, SmallVector<MemberSum>> memberSums;
+  llvm::DenseMap<Operation *, std::unique_ptr<vjp::MemberLift>> lifts;
   llvm::DenseMap<Value, SmallVector<Value>> domainMemo;
 
   LogicalResult sumOverMembers(OpBuilder &b, ParallelOp parallel, Adjoints &adj) {
@@ -289,13 +293,20 @@ private:
         return cast<OpResult>(x.first).getResultNumber() < cast<OpResult>(y.first).getResultNumber();
       return a->isBeforeInBlock(c);
     });
+    auto &lift = lifts[parallel.getOperation()];
+    lift = std::make_unique<vjp::MemberLift>(parallel);
     for (auto &[v, g] : outside) {
+      if (lift->lifts(g)) {
+        lift->keep(g);
+        memberSums[parallel.getOperation()].push_back(MemberSum{v, g, Value(), Type(), {}});
+        continue;
+      }
       std::optional<SmallVector<Value>> axes = domainsOf(v, domainMemo);
       if (!axes)
         return v.getDefiningOp()->emitOpError()
                << "kir-vjp: the axes of this value have no known domains, so its cotangent cannot be summed over "
                   "the members of the kir.parallel that uses it";
-      MemberSum sum{v, Value(), Type(), SmallVector<Value>(parallel.getDomains())};
+      MemberSum sum{v, g, Value(), Type(), SmallVector<Value>(parallel.getDomains())};
       llvm::append_range(sum.domains, *axes);
       SmallVector<int64_t> shape(parallel.getDomains().size(), ShapedType::kDynamic);
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))

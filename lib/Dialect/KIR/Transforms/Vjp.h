@@ -44,6 +44,38 @@ mlir::Value castTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, ml
 /// `x` with `axes` summed out (a scalar when none remain), as a kir.reduce add.
 mlir::Value sumOver(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, llvm::ArrayRef<int64_t> axes);
 
+/// The cotangent `g` of a kernel-level value, computed by each member of `parallel` (the value's
+/// use there), recomputed at kernel level with the parallel's axes first (VjpLift.cpp): each read at
+/// a member's index read over the member's domain, each per-member scalar it needs kept (stored by
+/// the member to a buffer over the parallel's domains, read whole). Summed over those axes, the
+/// member sum is a column sum the passes spread, not a buffer of every member's contribution.
+class MemberLift {
+public:
+  explicit MemberLift(ParallelOp parallel);
+  /// Whether `v` lifts (no IR change): reads index every member directly, the ops between are
+  /// pointwise, broadcasts, transposes or reductions, per-member scalars are float or integer.
+  bool lifts(mlir::Value v);
+  /// Keeps the per-member scalars `g` needs (a buffer each, before the parallel; each member's store at
+  /// the end of its body). After `lifts(g)`.
+  void keep(mlir::Value g);
+  /// At `b` (kernel level, after the parallel and `keep(g)`): `g` with the parallel's axes first.
+  mlir::Value emit(mlir::OpBuilder &b, mlir::Value g);
+
+private:
+  ParallelOp parallel;
+  llvm::DenseMap<mlir::Value, mlir::Value> domainOf; // member index -> its domain
+  llvm::DenseMap<mlir::Value, bool> memberMemo, liftMemo;
+  llvm::DenseMap<mlir::Value, mlir::Value> kept, uniformMemo, liftedMemo;
+
+  bool inBody(mlir::Value v);
+  bool perMember(mlir::Value v);
+  bool clonable(mlir::Value v);
+  static bool keepable(mlir::Value v);
+  mlir::Type liftType(mlir::Type t);
+  mlir::Value uniform(mlir::OpBuilder &b, mlir::Value v);
+  mlir::Value operand(mlir::OpBuilder &b, mlir::Value v, mlir::Value ref);
+};
+
 } // namespace tessel::kir::vjp
 
 #endif // TESSEL_LIB_DIALECT_KIR_TRANSFORMS_VJP_H

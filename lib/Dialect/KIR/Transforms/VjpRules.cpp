@@ -13,6 +13,7 @@
 #include "Vjp.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -79,11 +80,11 @@ SmallVector<int64_t> keptAxes(int64_t rank, ArrayRef<int64_t> axes) {
   return kept;
 }
 
-/// The combine kind of a one-input reduce whose region is one binary op of
+/// The combine kind of a one-input reduce or scan whose region is one binary op of
 /// its two arguments, or nothing.
-std::optional<BinaryKind> reduceKind(ReduceOp op) {
-  Block &body = op.getCombine().front();
-  if (op.getInputs().size() != 1 || body.getOperations().size() != 2)
+std::optional<BinaryKind> combineKind(Region &combine, size_t inputs) {
+  Block &body = combine.front();
+  if (inputs != 1 || body.getOperations().size() != 2)
     return std::nullopt;
   auto bin = dyn_cast<BinaryOp>(body.front());
   auto yield = dyn_cast<YieldOp>(body.back());
@@ -212,7 +213,7 @@ Value unbroadcast(OpBuilder &b, Location loc, Value g, ArrayRef<int64_t> dims) {
 
 LogicalResult reduceAdjoint(ReduceOp op, Value g, Adjoints &adj) {
   Emit e{adj.b, op.getLoc()};
-  std::optional<BinaryKind> kind = reduceKind(op);
+  std::optional<BinaryKind> kind = combineKind(op.getCombine(), op.getInputs().size());
   Value x = op.getInputs()[0];
   auto xt = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> kept = keptAxes(xt.getRank(), op.getAxes());
@@ -231,6 +232,29 @@ LogicalResult reduceAdjoint(ReduceOp op, Value g, Adjoints &adj) {
     return success();
   }
   return op.emitOpError() << "kir-vjp: only sum, max and min reductions of one input are differentiated";
+}
+
+/// A sum scan (cumsum) along an axis: member j reaches the results at and after it (inclusive) or
+/// after it (exclusive), so its cotangent is the scan of the cotangent in the other direction, with
+/// the same exclusivity (the reverse cumsum of a cumsum; a reverse scan's is a forward one).
+LogicalResult scanAdjoint(ScanOp op, Value g, Adjoints &adj) {
+  std::optional<BinaryKind> kind = combineKind(op.getCombine(), op.getInputs().size());
+  Value x = op.getInputs()[0];
+  Attribute identity;
+  if (kind != BinaryKind::Add || !matchPattern(op.getIdentities()[0], m_Constant(&identity)) ||
+      !isa<FloatAttr>(identity) || !cast<FloatAttr>(identity).getValue().isZero())
+    return op.emitOpError() << "kir-vjp: only a sum scan (cumsum) from zero of one input is differentiated";
+  Location loc = op.getLoc();
+  Type element = getElementTypeOrSelf(x.getType());
+  Value zero = arith::ConstantOp::create(adj.b, loc, adj.b.getZeroAttr(element));
+  auto back = ScanOp::create(adj.b, loc, TypeRange{x.getType()}, ValueRange{castTo(adj.b, loc, g, x.getType())},
+                             op.getAxis(), ValueRange{zero}, op.getExclusive(), !op.getReverse());
+  OpBuilder::InsertionGuard guard(adj.b);
+  Block *body = adj.b.createBlock(&back.getCombine(), {}, {element, element}, {loc, loc});
+  YieldOp::create(adj.b, loc, ValueRange{BinaryOp::create(adj.b, loc, BinaryKind::Add, body->getArgument(0),
+                                                             body->getArgument(1))});
+  adj.add(x, back.getResult(0));
+  return success();
 }
 
 /// `value`, cast to `element` when its element type differs.
@@ -419,6 +443,8 @@ LogicalResult emitAdjoint(Operation *op, Adjoints &adj) {
     return reduceAdjoint(red, g, adj);
   if (auto con = dyn_cast<ContractOp>(op))
     return contractAdjoint(con, g, adj);
+  if (auto scan = dyn_cast<ScanOp>(op))
+    return scanAdjoint(scan, g, adj);
   return op->emitOpError() << "kir-vjp: cannot differentiate '" << op->getName() << "' yet";
 }
 

@@ -42,14 +42,17 @@
 // by all), and a buffer left without readers is no longer written or passed.
 //
 // Fires on a whole-space pgpu.last_program beside the program space's sole
-// execution group of one axis, whose body (pure code and foreaches) holds a
-// foreach with one range_reduce over [0, E) (the group's extent) summing (add
-// combine, zero identity; f32, i32 or i64) an element that writes nothing and
+// execution group of one axis, whose body (pure code and foreaches) holds
+// foreaches whose every range_reduce is over [0, E) (the group's extent) summing
+// (add combine, zero identity; f32, i32 or i64) an element that writes nothing and
 // reads views the kernel never writes and buffers the group writes only by
 // unconditional top-level stores at [m], read at [r]; the sum's only user is an
 // unconditional store at the foreach's index (Sum's extent is that view axis'),
 // and the element's other operands and the foreach bounds are defined outside
-// the finalization. Must not fire otherwise (the remark says why).
+// the finalization. Several sums (a LayerNorm backward's dw and db over one
+// foreach of the columns) each get a workspace; the sums of one foreach are
+// spread by one foreach in the group, sharing the member's reads of a column.
+// Must not fire otherwise (the remark says why).
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,13 +93,18 @@ bool isTrue(Value v) {
   return matchPattern(v, m_ConstantInt(&c)) && c.getBitWidth() == 1 && c.isAllOnes();
 }
 
-/// One finalization this pass rewrites.
+/// One sum of a finalization this pass rewrites.
+struct Sum {
+  RangeReduceOp reduce;
+  Attribute extent; // Sum's extent: the stored view's axis at the foreach's index
+};
+
+/// One finalization this pass rewrites: every sum of each of its foreaches (a LayerNorm backward's
+/// dw and db, one foreach over the columns).
 struct Candidate {
   LastProgramOp last;
   ExecutionGroupOp group;
-  ForeachOp each;
-  RangeReduceOp reduce;
-  Attribute extent; // Sum's extent: the stored view's axis at the foreach's index
+  SmallVector<std::pair<ForeachOp, SmallVector<Sum>>> eaches;
 };
 
 /// Whether `v` is available inside `group` (defined outside `last`, in a region enclosing the group).
@@ -104,39 +112,14 @@ bool availableIn(Value v, ExecutionGroupOp group) {
   return v.getParentRegion()->isAncestor(group->getParentRegion());
 }
 
-/// The candidate of `last`, or why not.
-FailureOr<Candidate> match(KernelOp kernel, LastProgramOp last, std::string &why) {
+/// The checks of one sum `reduce` in the foreach `each` of a finalization beside `group`: its extent, or why not.
+FailureOr<Attribute> matchSum(RangeReduceOp reduce, ForeachOp each, ExecutionGroupOp group, std::string &why) {
   auto fail = [&](const Twine &w) {
     why = w.str();
     return failure();
   };
-  auto space = dyn_cast<ProgramSpaceOp>(last->getParentOp());
-  if (last.isTicketed() || !space)
-    return fail("not a whole-space finalization");
-  ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/true);
-  if (!group || group.getExtents().size() != 1)
-    return fail("the program space does not dispatch to one execution group of one axis");
   Value E = group.getExtents()[0];
   BlockArgument m = group.getBody().front().getArgument(0);
-  // The finalization: pure code and foreaches; one foreach holds one sum over [0, E).
-  Candidate c{last, group, {}, {}, {}};
-  for (Operation &op : last.getBody().front().without_terminator()) {
-    if (auto f = dyn_cast<ForeachOp>(op)) {
-      for (Operation &inner : f.getBody().front().without_terminator())
-        if (auto r = dyn_cast<RangeReduceOp>(inner)) {
-          if (c.reduce)
-            return fail("more than one reduce in the finalization");
-          c.each = f;
-          c.reduce = r;
-        }
-      continue;
-    }
-    if (!isMemoryEffectFree(&op))
-      return fail("the finalization has effects outside its foreaches");
-  }
-  if (!c.reduce)
-    return fail("no reduce in a foreach of the finalization");
-  RangeReduceOp reduce = c.reduce;
   if (reduce.getNumResults() != 1 || !isZero(reduce.getLower()) ||
       !(reduce.getUpper() == E || sameLaunchValue(reduce.getUpper(), E)))
     return fail("the reduce is not one sum over the group's members [0, E)");
@@ -146,7 +129,6 @@ FailureOr<Candidate> match(KernelOp kernel, LastProgramOp last, std::string &why
   BinaryOp add = singleBinaryCombine(reduce.getCombine().front());
   if (!add || add.getKind() != kir::BinaryKind::Add || !isZero(reduce.getIdentities()[0]))
     return fail("the reduce is not a sum from zero");
-  ForeachOp each = c.each;
   if (!availableIn(each.getLower(), group) || !availableIn(each.getUpper(), group))
     return fail("the foreach's bounds are computed in the finalization");
   BlockArgument n = each.getBody().front().getArgument(0);
@@ -159,7 +141,7 @@ FailureOr<Candidate> match(KernelOp kernel, LastProgramOp last, std::string &why
   auto pos = llvm::find(store.getCoords(), Value(n));
   if (pos == store.getCoords().end())
     return fail("the sum is not stored at the foreach's index");
-  c.extent = cast<ViewType>(store.getView().getType()).getExtents()[pos - store.getCoords().begin()];
+  Attribute extent = cast<ViewType>(store.getView().getType()).getExtents()[pos - store.getCoords().begin()];
   // The element: no writes; reads of views nothing writes, and of buffers the group writes at [m] only.
   Block &body = reduce.getElement().front();
   BlockArgument r = body.getArgument(0);
@@ -199,69 +181,115 @@ FailureOr<Candidate> match(KernelOp kernel, LastProgramOp last, std::string &why
   });
   if (!bad.empty())
     return fail(bad);
+  return extent;
+}
+
+/// The candidate of `last`, or why not.
+FailureOr<Candidate> match(KernelOp kernel, LastProgramOp last, std::string &why) {
+  auto fail = [&](const Twine &w) {
+    why = w.str();
+    return failure();
+  };
+  auto space = dyn_cast<ProgramSpaceOp>(last->getParentOp());
+  if (last.isTicketed() || !space)
+    return fail("not a whole-space finalization");
+  ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/true);
+  if (!group || group.getExtents().size() != 1)
+    return fail("the program space does not dispatch to one execution group of one axis");
+  // The finalization: pure code and foreaches; every reduce in a foreach is a sum over [0, E).
+  Candidate c{last, group, {}};
+  for (Operation &op : last.getBody().front().without_terminator()) {
+    if (auto f = dyn_cast<ForeachOp>(op)) {
+      SmallVector<Sum> sums;
+      for (Operation &inner : f.getBody().front().without_terminator())
+        if (auto r = dyn_cast<RangeReduceOp>(inner)) {
+          FailureOr<Attribute> extent = matchSum(r, f, group, why);
+          if (failed(extent))
+            return failure();
+          sums.push_back({r, *extent});
+        }
+      if (!sums.empty())
+        c.eaches.push_back({f, std::move(sums)});
+      continue;
+    }
+    if (!isMemoryEffectFree(&op))
+      return fail("the finalization has effects outside its foreaches");
+  }
+  if (c.eaches.empty())
+    return fail("no reduce in a foreach of the finalization");
   return c;
+}
+
+/// The zero of a sum's element type.
+TypedAttr zeroOf(Type element) {
+  return isa<FloatType>(element) ? TypedAttr(FloatAttr::get(element, 0.0)) : TypedAttr(IntegerAttr::get(element, 0));
 }
 
 void rewrite(KernelOp kernel, Candidate c) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = c.last.getLoc();
-  RangeReduceOp reduce = c.reduce;
-  Type element = reduce.getResult(0).getType();
-  TypedAttr zero = isa<FloatType>(element) ? TypedAttr(FloatAttr::get(element, 0.0))
-                                            : TypedAttr(IntegerAttr::get(element, 0));
-  Value sum = addWorkspace(kernel, loc, element, {c.extent}, zero);
-  kernel.setArgAttr(cast<BlockArgument>(sum).getArgNumber(), "pgpu.kept", UnitAttr::get(ctx));
-  // Each instance m adds f(m, n) for every n as it finishes.
   Block &groupBody = c.group.getBody().front();
-  OpBuilder b = OpBuilder::atBlockTerminator(&groupBody);
-  auto spread = ForeachOp::create(b, c.each.getLoc(), c.each.getLower(), c.each.getUpper());
-  {
-    OpBuilder::InsertionGuard guard(b);
+  llvm::SetVector<Value> read;
+  for (auto &[each, sums] : c.eaches) {
+    // Each instance m adds f(m, n) of every sum for every n as it finishes: one foreach per
+    // finalization foreach, so the sums of one column share the member's reads of it.
+    OpBuilder b = OpBuilder::atBlockTerminator(&groupBody);
+    auto spread = ForeachOp::create(b, each.getLoc(), each.getLower(), each.getUpper());
     Block *body = b.createBlock(&spread.getBody());
-    Value n = body->addArgument(b.getIndexType(), c.each.getLoc());
-    IRMapping map;
-    map.map(c.each.getBody().front().getArgument(0), n);
-    Block &elem = reduce.getElement().front();
-    map.map(elem.getArgument(0), groupBody.getArgument(0));
-    for (Operation &op : elem.without_terminator()) {
-      // A read of what this member stored at [m] (match: the buffer's only writes are unconditional
-      // top-level group stores at [m]) is the value of its last such store, not a reload: a store and
-      // a later load of one address by one program are ordered only within a thread, and a scalar is
-      // stored by one thread but read by all (Triton: no barrier between them; the H100 run of corpus
-      // 60/60_b read stale rows). The stored value dominates the group's end, where the spread sits.
-      if (auto read = dyn_cast<BufferLoadOp>(op)) {
-        BufferStoreOp last;
-        for (Operation *user : read.getBuffer().getUsers())
-          if (auto w = dyn_cast<BufferStoreOp>(user); w && (!last || last->isBeforeInBlock(w)))
-            last = w;
-        map.map(read.getResult(), last.getValue());
-        continue;
+    Value n = body->addArgument(b.getIndexType(), each.getLoc());
+    SmallVector<Value> workspaces;
+    for (Sum &s : sums) {
+      RangeReduceOp reduce = s.reduce;
+      Type element = reduce.getResult(0).getType();
+      Value sum = addWorkspace(kernel, loc, element, {s.extent}, zeroOf(element));
+      kernel.setArgAttr(cast<BlockArgument>(sum).getArgNumber(), "pgpu.kept", UnitAttr::get(ctx));
+      workspaces.push_back(sum);
+      IRMapping map;
+      map.map(each.getBody().front().getArgument(0), n);
+      Block &elem = reduce.getElement().front();
+      map.map(elem.getArgument(0), groupBody.getArgument(0));
+      for (Operation &op : elem.without_terminator()) {
+        // A read of what this member stored at [m] (match: the buffer's only writes are unconditional
+        // top-level group stores at [m]) is the value of its last such store, not a reload: a store and
+        // a later load of one address by one program are ordered only within a thread, and a scalar is
+        // stored by one thread but read by all (Triton: no barrier between them; the H100 run of corpus
+        // 60/60_b read stale rows). The stored value dominates the group's end, where the spread sits.
+        if (auto load = dyn_cast<BufferLoadOp>(op)) {
+          BufferStoreOp last;
+          for (Operation *user : load.getBuffer().getUsers())
+            if (auto w = dyn_cast<BufferStoreOp>(user); w && (!last || last->isBeforeInBlock(w)))
+              last = w;
+          map.map(load.getResult(), last.getValue());
+          continue;
+        }
+        b.clone(op, map);
       }
-      b.clone(op, map);
-    }
-    Value v = map.lookup(cast<YieldOp>(elem.getTerminator()).getOperand(0));
-    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    auto merge = ScatterReduceOp::create(b, reduce.getLoc(), v, sum, ValueRange{n}, yes);
-    {
+      Value v = map.lookup(cast<YieldOp>(elem.getTerminator()).getOperand(0));
+      Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      auto merge = ScatterReduceOp::create(b, reduce.getLoc(), v, sum, ValueRange{n}, yes);
       OpBuilder::InsertionGuard inner(b);
       Block *combine = b.createBlock(&merge.getCombine());
       Value l = combine->addArgument(element, loc), r = combine->addArgument(element, loc);
-      Value s = BinaryOp::create(b, loc, kir::BinaryKind::Add, l, r, false, false);
-      YieldOp::create(b, loc, s);
+      Value a = BinaryOp::create(b, loc, kir::BinaryKind::Add, l, r, false, false);
+      YieldOp::create(b, loc, a);
     }
+    b.setInsertionPointToEnd(body);
     YieldOp::create(b, loc);
+    // The last instance reads each merged sum and returns its workspace to zero.
+    for (auto [s, sum] : llvm::zip(sums, workspaces)) {
+      RangeReduceOp reduce = s.reduce;
+      Type element = reduce.getResult(0).getType();
+      b.setInsertionPoint(reduce);
+      Value at = each.getBody().front().getArgument(0);
+      Value fill = arith::ConstantOp::create(b, loc, zeroOf(element));
+      Value ok = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      Value merged = BufferLoadOp::create(b, loc, element, sum, ValueRange{at}, ok, fill);
+      BufferStoreOp::create(b, loc, fill, sum, ValueRange{at}, ok);
+      reduce.getResult(0).replaceAllUsesWith(merged);
+      reduce.getElement().walk([&](BufferLoadOp l) { read.insert(l.getBuffer()); });
+      reduce.erase();
+    }
   }
-  // The last instance reads each merged sum and returns Sum to zero.
-  b.setInsertionPoint(reduce);
-  Value n = c.each.getBody().front().getArgument(0);
-  Value fill = arith::ConstantOp::create(b, loc, zero);
-  Value ok = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  Value merged = BufferLoadOp::create(b, loc, element, sum, ValueRange{n}, ok, fill);
-  BufferStoreOp::create(b, loc, fill, sum, ValueRange{n}, ok);
-  reduce.getResult(0).replaceAllUsesWith(merged);
-  llvm::SetVector<Value> read;
-  reduce.getElement().walk([&](BufferLoadOp l) { read.insert(l.getBuffer()); });
-  reduce.erase();
   // A buffer no one reads any more (its rows were forwarded above) is not written or passed.
   for (Value buf : read) {
     if (llvm::any_of(buf.getUsers(), [](Operation *u) { return !isa<BufferStoreOp>(u); }))
@@ -287,13 +315,15 @@ struct MemberPartials : public tessel::pgpu::impl::PGPUMemberPartialsBase<Member
             last.emitRemark() << "pgpu-member-partials: not rewritten: " << why;
           continue;
         }
-        Location at = c->reduce.getLoc();
-        rewrite(kernel, *c);
         if (remarks)
-          emitRemark(at) << "pgpu-member-partials: this sum over the execution group's members is added by "
-                            "each member as it finishes (one atomic add per element into a kept workspace "
-                            "over the stored axis), not walked by the last program alone; each member's "
-                            "terms read only what it wrote and inputs nothing writes";
+          for (auto &[each, sums] : c->eaches)
+            for (Sum &s : sums)
+              emitRemark(s.reduce.getLoc())
+                  << "pgpu-member-partials: this sum over the execution group's members is added by "
+                     "each member as it finishes (one atomic add per element into a kept workspace "
+                     "over the stored axis), not walked by the last program alone; each member's "
+                     "terms read only what it wrote and inputs nothing writes";
+        rewrite(kernel, *c);
       }
     }
   }

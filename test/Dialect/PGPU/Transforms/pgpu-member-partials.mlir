@@ -265,3 +265,163 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Two sums over the rows in one foreach of the columns (a LayerNorm backward's dw and db): each gets
+// COM: its own kept workspace, and one foreach at the end of the group adds both terms of a column, so
+// COM: the member's read of x[m, n] serves both; the last program reads and zeroes each.
+// CHECK-LABEL: pgpu.kernel @two_sums
+// CHECK-SAME: %[[S1:[a-z0-9_]+]]: !pgpu.buffer<f32, [N], workspace> {pgpu.init = 0.000000e+00 : f32, pgpu.kept, pgpu.private = "workspace"}
+// CHECK-SAME: %[[S2:[a-z0-9_]+]]: !pgpu.buffer<f32, [N], workspace> {pgpu.init = 0.000000e+00 : f32, pgpu.kept, pgpu.private = "workspace"}
+// CHECK: pgpu.execution_group
+// CHECK-NEXT: ^bb0(%[[M:.*]]: index):
+// CHECK: %[[INV:.*]] = pgpu.unary rsqrt
+// CHECK: pgpu.foreach %{{.*}} to %{{.*}} {
+// CHECK-NEXT: ^bb0(%[[N:.*]]: index):
+// CHECK-NEXT: %[[X:.*]] = pgpu.load %x[%[[M]], %[[N]]]
+// CHECK-NEXT: %[[T:.*]] = pgpu.binary mul %[[X]], %[[INV]]
+// CHECK: pgpu.scatter_reduce %[[T]], %[[S1]][%[[N]]]
+// CHECK: %[[X2:.*]] = pgpu.load %x[%[[M]], %[[N]]]
+// CHECK: pgpu.scatter_reduce %[[X2]], %[[S2]][%[[N]]]
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.last_program
+// CHECK-NOT: pgpu.range_reduce
+// CHECK: %[[V1:.*]] = pgpu.buffer_load %[[S1]][%[[C:.*]]] valid
+// CHECK-NEXT: pgpu.buffer_store %{{.*}}, %[[S1]][%[[C]]]
+// CHECK: %[[V2:.*]] = pgpu.buffer_load %[[S2]][%[[C]]] valid
+// CHECK-NEXT: pgpu.buffer_store %{{.*}}, %[[S2]][%[[C]]]
+// CHECK: pgpu.store %[[V1]], %dw[%[[C]]]
+// CHECK: pgpu.store %[[V2]], %db[%[[C]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_sums(%x: !pgpu.view<f32, [M, N], in>, %dw: !pgpu.view<f32, [N], out>, %db: !pgpu.view<f32, [N], out>,
+                        %rs: !pgpu.buffer<f32, [M], workspace> {pgpu.private = "workspace"},
+                        %ticket: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %true = arith.constant true
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %P = pgpu.binary max %M, %c1 : index
+    pgpu.program_space(%P) {
+    ^bb0(%pid: index):
+      %in = pgpu.cmp lt %pid, %M : index
+      pgpu.if %in {
+        pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+        ^bb0(%m: index):
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %v = pgpu.load %x[%m, %k] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            %q = pgpu.binary mul %v, %v : f32
+            pgpu.yield %q : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          %inv = pgpu.unary rsqrt %s : f32
+          pgpu.buffer_store %inv, %rs[%m] valid %true : i1 : f32, !pgpu.buffer<f32, [M], workspace>[index]
+          pgpu.yield
+        } {roles = ["axis0"], segment = 0 : i64}
+        pgpu.yield
+      }
+      pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          // expected-remark @below {{pgpu-member-partials: this sum over the execution group's members is added by each member}}
+          %t = pgpu.range_reduce %c0 to %M identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %v = pgpu.load %x[%i, %n] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            %w = pgpu.buffer_load %rs[%i] valid %true : i1 fill %zero : f32 : !pgpu.buffer<f32, [M], workspace>[index] -> f32
+            %p = pgpu.binary mul %v, %w : f32
+            pgpu.yield %p : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          // expected-remark @below {{pgpu-member-partials: this sum over the execution group's members is added by each member}}
+          %u = pgpu.range_reduce %c0 to %M identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %v = pgpu.load %x[%i, %n] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.store %t, %dw[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.store %u, %db[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: of two reduces over the rows, one is a maximum (no atomic add merges it); neither is
+// COM: spread (the last program walks the rows for the maximum anyway).
+// CHECK-LABEL: pgpu.kernel @sum_and_max
+// CHECK-NOT: pgpu.scatter_reduce
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @sum_and_max(%x: !pgpu.view<f32, [M, N], in>, %dw: !pgpu.view<f32, [N], out>, %db: !pgpu.view<f32, [N], out>,
+                           %ticket: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %true = arith.constant true
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %P = pgpu.binary max %M, %c1 : index
+    pgpu.program_space(%P) {
+    ^bb0(%pid: index):
+      %in = pgpu.cmp lt %pid, %M : index
+      pgpu.if %in {
+        pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+        ^bb0(%m: index):
+          pgpu.yield
+        } {roles = ["axis0"], segment = 0 : i64}
+        pgpu.yield
+      }
+      // expected-remark @below {{pgpu-member-partials: not rewritten: the reduce is not a sum from zero}}
+      pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %t = pgpu.range_reduce %c0 to %M identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %v = pgpu.load %x[%i, %n] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          %u = pgpu.range_reduce %c0 to %M identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %v = pgpu.load %x[%i, %n] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary max %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.store %t, %dw[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.store %u, %db[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

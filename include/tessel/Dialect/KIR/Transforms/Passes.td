@@ -419,10 +419,20 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     cotangent to `d_x` at the read's coordinates (an input never read gets
     zeros over its whole view). A kernel-level value used by
     the members of a `kir.parallel` in the kernel body (a weight read once
-    for all rows) gets the sum of the members' cotangents: each member writes
-    its contribution to a kernel-level `first_write` buffer over (the
-    parallel's domains, the value's axes), which the kernel body reads whole
-    after the parallel and sums over the parallel's axes.
+    for all rows) gets the sum of the members' cotangents. Where the member's
+    contribution lifts, it is recomputed at kernel level after the parallel
+    with the parallel's axes first and summed over them (the column sum
+    `T.sum(dy * xhat, axis=0)` a user writes, which pgpu-member-partials
+    spreads over the members): each read that indexes every member directly
+    (no mask) is read over the members' domains, pointwise ops, broadcasts,
+    transposes and reductions are renumbered, values the same in every member
+    are cloned and spread, and each per-member float or integer scalar it
+    needs (a row's mean, rstd) is kept: a `first_write` buffer over the
+    parallel's domains that each member stores its own to at the end of its
+    body, read whole. Otherwise each member writes its contribution to a
+    kernel-level `first_write` buffer over (the parallel's domains, the
+    value's axes), which the kernel body reads whole after the parallel and
+    sums over the parallel's axes.
     Derivatives: pointwise add, sub, mul, div, pow, neg, exp, exp2, expm1, log,
     log2, log1p, sqrt, rsqrt, sigmoid, tanh, sin, cos, erf, abs (sign, 0 at 0),
     floor/ceil/round (zero); max/min of two values (the larger/smaller side
@@ -430,7 +440,9 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     casts (the cotangent is cast back); select; broadcast and broadcast_as (a
     sum over the spread axes); transpose; `kir.reduce` sum (the cotangent
     spread back over the reduced axes) and max/min (split equally among all
-    members equal to the result, as torch.amax); `kir.contract` (two
+    members equal to the result, as torch.amax); `kir.scan` sum from zero of
+    one input (a cumsum: the cotangent scanned in the other direction, same
+    exclusivity); `kir.contract` (two
     contractions in KIR's own form, dA = dC B^T and dB = A^T dC generalised to
     batch and paired axes, in the operands' dtype with the forward's
     accumulator and precision; the init takes dC; where the other operand

@@ -1229,11 +1229,12 @@ def PGPUMemberPartials : Pass<"pgpu-member-partials", "::mlir::ModuleOp"> {
   let description = [{
     Reads: a whole-space pgpu.last_program beside the program space's sole
     execution group of one axis m with extent E, and in its body (pure code
-    and foreaches) a foreach over n holding one range_reduce over [0, E)
+    and foreaches) foreaches over n whose every range_reduce is over [0, E)
     summing (add combine, zero identity; f32, i32 or i64) an element f(r, n)
     whose sum is stored unconditionally at n (a column sum over the rows
     that uses each row's value the group kept in a buffer: the dw of an
-    RMSNorm backward written with a row buffer).
+    RMSNorm backward written with a row buffer; a LayerNorm backward's dw
+    and db, two sums in one foreach).
     Legality: the element writes nothing; it reads views no op of the kernel
     writes and buffers that the group writes only by unconditional stores at
     its top level at [m], read at [r]; its other operands and the foreach's
@@ -1241,9 +1242,10 @@ def PGPUMemberPartials : Pass<"pgpu-member-partials", "::mlir::ModuleOp"> {
     f(m, n) exactly as the last program would, after its own stores (the
     last program's acq_rel arrival publishes every merge), and the sum is the
     reduce reassociated and permuted in arrival order (its contract permits).
-    Rewrites: a new workspace Sum over the stored view's axis at n, filled
-    with 0 and kept so (`pgpu.kept`); at the end of the group body a foreach
-    over n scatter-adds f(m, n) into Sum[n], where a read of a buffer at [m]
+    Rewrites: per sum, a new workspace Sum over the stored view's axis at n,
+    filled with 0 and kept so (`pgpu.kept`); at the end of the group body one
+    foreach over n per finalization foreach scatter-adds each of its sums'
+    f(m, n) into its Sum[n] (the member reads a column once for all of them), where a read of a buffer at [m]
     is the value of the group's last store there (not a reload: a program's
     store and later load of one address are ordered only within a thread,
     and a scalar is stored by one thread and read by all; a buffer left
@@ -1255,7 +1257,8 @@ def PGPUMemberPartials : Pass<"pgpu-member-partials", "::mlir::ModuleOp"> {
     atomic add per element: the costed choice of seed 002 §3, said by a
     remark at the reduce.
     Preserves: values up to the sum's association, effects, ABI views.
-    Must not fire: a ticketed finalization, several execution groups or a
+    Must not fire (any sum of the finalization failing a check leaves all of
+    them): a ticketed finalization, several execution groups or a
     group of several axes, another combine, identity or element type, a
     reduce not over [0, E), an element that reads a view the kernel writes,
     a buffer at other coordinates or written elsewhere, or a value the
