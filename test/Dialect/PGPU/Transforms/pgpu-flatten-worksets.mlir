@@ -417,3 +417,44 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: a per-member read whose value enters the members' arithmetic (a per-channel
+// COM: scale, corpus 102_b's weights and bias) before a nest of worksets: the row form stays; only
+// COM: reads that bound or mask the members (a sequence's length) are repeated per program.
+// CHECK-LABEL: pgpu.kernel @scaled_nest
+// CHECK: pgpu.foreach
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @scaled_nest(%s: !pgpu.view<f32, [B], in>, %x: !pgpu.view<f32, [B, H, W], in>, %y: !pgpu.view<f32, [B, H, W], out>) {
+    %c0 = arith.constant 0 : index
+    %B = pgpu.extent %x[0] : !pgpu.view<f32, [B, H, W], in>
+    %H = pgpu.extent %x[1] : !pgpu.view<f32, [B, H, W], in>
+    %W = pgpu.extent %x[2] : !pgpu.view<f32, [B, H, W], in>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program reads a value its members compute with before the workset}}
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %k = pgpu.load %s[%b] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B], in>[index] -> f32
+        pgpu.foreach %c0 to %H {
+        ^bb0(%h: index):
+          pgpu.foreach %c0 to %W {
+          ^bb0(%w: index):
+            %v = pgpu.load %x[%b, %h, %w] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [B, H, W], in>[index, index, index] -> f32
+            %r = pgpu.binary mul %v, %k : f32
+            pgpu.store %r, %y[%b, %h, %w] valid %t : i1 : f32, !pgpu.view<f32, [B, H, W], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
