@@ -8,6 +8,7 @@ The variants are the DSL kernels of bench/attention_kernels.py: causal and full,
 (two coordinate predicates: all-false prefix and suffix), an additive bias source that varies with
 the lanes, grouped-query heads (a key/value head computed from the query head).
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -19,9 +20,19 @@ import pytest
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
 
+def attention_kernels(root):
+    """bench/attention_kernels.py, loaded by its path: bench/ put on sys.path would stay there for the
+    rest of the worker, where a later `import attention` (test_tiles) would find bench/attention.py."""
+    if "attention_kernels" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("attention_kernels", root / "bench" / "attention_kernels.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["attention_kernels"] = module
+    return sys.modules["attention_kernels"]
+
+
 def kernels(root):
-    sys.path[:0] = [str(root / "bench")]
-    import attention_kernels as AK
+    AK = attention_kernels(root)
     import tessel.language as T
     return {"attention": AK.attention(T.f16, name="fold_attention"),
             "window": AK.window_attention(T.f16, name="fold_window"),
@@ -126,8 +137,7 @@ def test_free_axis_default_covers_head_dim(root):
     candidate at least D (the mask-free variant when equal), keeping the declared default when D
     exceeds every candidate."""
     import tessel.language as T
-    sys.path[:0] = [str(root / "bench")]
-    import attention_kernels as AK
+    AK = attention_kernels(root)
     import torch
     k = AK.attention(T.f16, name="covers_attention")
     src = k.source("triton", {"CAUSAL": True}, {})

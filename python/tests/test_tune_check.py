@@ -238,7 +238,7 @@ def test_bindings_that_take_an_element_wise_branch_are_left_out(tmp_path, monkey
     # the tiled one (`<kernel>_ELEMENTWISE`): on a call whose default covers D, the search leaves out every
     # binding with a BLOCK_D below D; where no candidate covers D, nothing is left out.
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
-    sys.path.insert(0, str(ROOT / "bench"))
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))  # undone after the test (bench/attention.py shadows examples')
     import tessel.language as T
     import attention_kernels as AK
     kernel = AK.attention(T.f16, name="attention_elementwise")

@@ -145,7 +145,6 @@ int usage(llvm::StringRef argv0) {
                << "  tune FILE.py:KERNEL --shape M=1024,N=512 [--scalar s=0.5] [--constexpr C=true] [--seed 7]\n"
                << "      [--budget-s 60] [--retune] [--target auto]  (measures on a CUDA device, through python3 -m tessel tune)\n"
                << "  vjp FILE[:KERNEL] --wrt=x,w         the kernel's vector-Jacobian product as KIR (kir-vjp)\n"
-               << "  vjp FILE[:KERNEL] --wrt=x,w         the kernel's vector-Jacobian product as KIR (kir-vjp)\n"
                << "  groups                              the pipeline's pass groups, in order (tessel-opt\n"
                << "                                      --tessel-pipeline=stop-after=GROUP stops after one)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
