@@ -73,3 +73,22 @@ std::optional<int64_t> pgpu::clippedWidth(Value length) {
   }
   return std::nullopt;
 }
+
+StringAttr tessel::pgpu::extentSymbol(Value hi) {
+  while (true) {
+    if (auto cd = hi.getDefiningOp<CeilDivOp>(); cd && matchPattern(cd.getRhs(), m_One())) {
+      hi = cd.getLhs();
+      continue;
+    }
+    if (auto max = hi.getDefiningOp<BinaryOp>();
+        max && max.getKind() == kir::BinaryKind::Max && matchPattern(max.getRhs(), m_Zero())) {
+      hi = max.getLhs();
+      continue;
+    }
+    break;
+  }
+  auto extent = hi.getDefiningOp<ExtentOp>();
+  if (!extent)
+    return {};
+  return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
+}

@@ -41,6 +41,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "StagedBranch.h"
+#include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -191,27 +193,6 @@ unsigned mergeEqualLoops(Block &block) {
   return merged;
 }
 
-/// The named view extent S when `hi` is S (through the identities ceil_div(x, 1) and max(x, 0)
-/// construction wraps extents in), else null.
-StringAttr extentSymbol(Value hi) {
-  while (true) {
-    if (auto cd = hi.getDefiningOp<CeilDivOp>(); cd && matchPattern(cd.getRhs(), m_One())) {
-      hi = cd.getLhs();
-      continue;
-    }
-    if (auto max = hi.getDefiningOp<BinaryOp>();
-        max && max.getKind() == kir::BinaryKind::Max && matchPattern(max.getRhs(), m_Zero())) {
-      hi = max.getLhs();
-      continue;
-    }
-    break;
-  }
-  auto extent = hi.getDefiningOp<ExtentOp>();
-  if (!extent)
-    return {};
-  return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
-}
-
 /// The staged step's parameter covers the row's extent S (a range [0, S)) unless it covers something
 /// already: a call's default then binds the smallest candidate holding the row (seed 003: a fact of
 /// the call), the resource model deciding whether that tile fits.
@@ -234,31 +215,11 @@ IfOp stage(Block &block, ArrayRef<Operation *> members) {
     return {};
   Operation *anchor = members.front();
   auto [lo, hi, step] = *segmentBounds(members.front());
-  Location loc = anchor->getLoc();
-  OpBuilder b(anchor);
   // The staged members' bounds and step are defined before the anchor (they dominate the members).
-  Value extent = BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, lo, false, false);
-  Value nonEmpty = CmpOp::create(b, loc, kir::CmpPredicate::LT, lo, hi);
-  Value fits = CmpOp::create(b, loc, kir::CmpPredicate::LE, extent, step);
-  Value once = BinaryOp::create(b, loc, kir::BinaryKind::And, nonEmpty, fits, false, false);
-  auto guard = IfOp::create(b, loc, TypeRange(), once);
-  SmallVector<Operation *> moved;
-  for (Operation *op = anchor; op != block.getTerminator(); op = op->getNextNode())
-    moved.push_back(op);
   llvm::SmallPtrSet<Operation *, 8> staged(members.begin(), members.end());
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.createBlock(&guard.getThenRegion());
-    IRMapping map;
-    for (Operation *op : moved)
-      cloneStaged(b, *op, map, staged);
-    YieldOp::create(b, loc);
-    Block *otherwise = b.createBlock(&guard.getElseRegion());
-    for (Operation *op : moved)
-      op->moveBefore(otherwise, otherwise->end());
-    b.setInsertionPointToEnd(otherwise);
-    YieldOp::create(b, loc);
-  }
+  IfOp guard = stageOneSegment(block, anchor, lo, hi, step, [&](OpBuilder &b, Operation &op, IRMapping &map) {
+    cloneStaged(b, op, map, staged);
+  });
   // The staged passes' repeated work is one computation: CSE (over the kernel, so the staged
   // branch's constants and reads meet those it is nested in), then the identical K loops, until
   // nothing more merges.

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "StagedBranch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -106,32 +107,35 @@ void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
 IfOp tessel::pgpu::stageRowLoops(Block &block, ForOp anchor) {
   if (!anchor || block.getTerminator()->getNumOperands() != 0)
     return {};
-  Location loc = anchor.getLoc();
+  // The guard: exactly one iteration; everything from the anchor to the terminator moves: inlined in
+  // `then`, as it is in `else`.
+  return stageOneSegment(block, anchor, anchor.getLower(), anchor.getUpper(), anchor.getStep(),
+                         [&](OpBuilder &b, Operation &op, IRMapping &map) { cloneStaged(b, op, map, anchor); });
+}
+
+IfOp tessel::pgpu::stageOneSegment(Block &block, Operation *anchor, Value lo, Value hi, Value step,
+                                   function_ref<void(OpBuilder &, Operation &, IRMapping &)> cloneStaged) {
+  Location loc = anchor->getLoc();
   OpBuilder b(anchor);
-  // The guard: exactly one iteration.
-  Value lo = anchor.getLower(), hi = anchor.getUpper(), step = anchor.getStep();
   Value extent = BinaryOp::create(b, loc, kir::BinaryKind::Sub, hi, lo, false, false);
   Value nonEmpty = CmpOp::create(b, loc, kir::CmpPredicate::LT, lo, hi);
   Value fits = CmpOp::create(b, loc, kir::CmpPredicate::LE, extent, step);
   Value once = BinaryOp::create(b, loc, kir::BinaryKind::And, nonEmpty, fits, false, false);
   auto guard = IfOp::create(b, loc, TypeRange(), once);
-  // Everything from the anchor to the terminator moves: inlined in `then`, as it is in `else`.
   SmallVector<Operation *> moved;
-  for (Operation *op = anchor.getOperation(); op != block.getTerminator(); op = op->getNextNode())
+  for (Operation *op = anchor; op != block.getTerminator(); op = op->getNextNode())
     moved.push_back(op);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.createBlock(&guard.getThenRegion());
-    IRMapping map;
-    for (Operation *op : moved)
-      cloneStaged(b, *op, map, anchor);
-    YieldOp::create(b, loc);
-    Block *otherwise = b.createBlock(&guard.getElseRegion());
-    for (Operation *op : moved)
-      op->moveBefore(otherwise, otherwise->end());
-    b.setInsertionPointToEnd(otherwise);
-    YieldOp::create(b, loc);
-  }
+  OpBuilder::InsertionGuard g(b);
+  b.createBlock(&guard.getThenRegion());
+  IRMapping map;
+  for (Operation *op : moved)
+    cloneStaged(b, *op, map);
+  YieldOp::create(b, loc);
+  Block *otherwise = b.createBlock(&guard.getElseRegion());
+  for (Operation *op : moved)
+    op->moveBefore(otherwise, otherwise->end());
+  b.setInsertionPointToEnd(otherwise);
+  YieldOp::create(b, loc);
   return guard;
 }
 

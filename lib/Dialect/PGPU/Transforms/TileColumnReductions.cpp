@@ -289,27 +289,6 @@ std::string whyNot(Block &body, Value d, bool scans) {
   return "";
 }
 
-/// The named view extent S when `hi` is S (through the identities ceil_div(x, 1) and max(x, 0)
-/// construction wraps extents in), else null.
-StringAttr extentSymbol(Value hi) {
-  while (true) {
-    if (auto cd = hi.getDefiningOp<CeilDivOp>(); cd && matchPattern(cd.getRhs(), m_One())) {
-      hi = cd.getLhs();
-      continue;
-    }
-    if (auto max = hi.getDefiningOp<BinaryOp>();
-        max && max.getKind() == kir::BinaryKind::Max && matchPattern(max.getRhs(), m_Zero())) {
-      hi = max.getLhs();
-      continue;
-    }
-    break;
-  }
-  auto extent = hi.getDefiningOp<ExtentOp>();
-  if (!extent)
-    return {};
-  return dyn_cast<StringAttr>(cast<ViewType>(extent.getView().getType()).getExtents()[extent.getAxis()]);
-}
-
 /// The named view extent S when [lo, hi) is [0, S), else null: BLOCK_C then covers S.
 StringAttr spannedExtent(Value lo, Value hi) { return matchPattern(lo, m_Zero()) ? extentSymbol(hi) : StringAttr(); }
 

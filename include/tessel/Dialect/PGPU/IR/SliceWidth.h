@@ -6,13 +6,16 @@
 // a subregion of a domain). Where e and s differ by the constant w whatever
 // the member (a row's blocks of 128 columns, cols[j * 128 : j * 128 + 128]; a
 // window of neighbours, chans[max(c - 2, 0) : min(c + 3, C)]), one block of w
-// lanes holds every member's slice, at any call.
+// lanes holds every member's slice, at any call. Beside it, the named view
+// extent S a range's bound stands for (the symbol a block parameter declares it
+// covers).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_DIALECT_PGPU_IR_SLICEWIDTH_H
 #define TESSEL_DIALECT_PGPU_IR_SLICEWIDTH_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
 
 #include <optional>
@@ -24,6 +27,10 @@ namespace tessel::pgpu {
 /// plus constants (ei = x + a, sj = x + b, w = a - b; sj not a constant): min(...) <= ei and
 /// max(...) >= sj, so the length is at most w for every member. None for any other value.
 std::optional<int64_t> clippedWidth(mlir::Value length);
+
+/// The named view extent S when `hi` is `pgpu.extent` of an axis declared S (through the identities
+/// ceil_div(x, 1) and max(x, 0) construction wraps extents in), else null.
+mlir::StringAttr extentSymbol(mlir::Value hi);
 
 } // namespace tessel::pgpu
 
