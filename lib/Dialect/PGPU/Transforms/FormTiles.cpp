@@ -177,16 +177,7 @@ LogicalResult Tiler::analyze() {
     // both axes gives every access contiguous runs along its own innermost axis.
     if (!loopAxis.empty())
       return reject("no reduction is contraction-shaped (a sum over k of x * y with x and y on different free axes)");
-    //
-    // A per-member read (its coordinates span one program axis a: a per-row length seq_lens[b], a
-    // per-channel bias[c] or w[c, dh, dw]) has no runs to coalesce beyond a's members; it walks a
-    // only where a is the row axis (the next-to-innermost coordinate) of an access spanning several
-    // axes: an (a, innermost) tile is then that access's row-major tile, contiguous along its
-    // innermost axis, and reads the per-member vector once per row (a gather's index list). Where a
-    // is an outer axis (a channel behind the plane's rows), an (a, w) tile would put its rows planes
-    // apart and the nest's neighbouring rows in other programs (issue 41).
-    Mask walked = 0, rows = 0;
-    SmallVector<Mask> perMember;
+    Mask walked = 0;
     for (Operation &op : programBody->without_terminator()) {
       ValueRange coords;
       if (auto load = dyn_cast<LoadOp>(op))
@@ -195,24 +186,10 @@ LogicalResult Tiler::analyze() {
         coords = store.getCoords();
       if (coords.empty())
         continue;
-      Mask spans = 0;
-      for (Value c : coords)
-        spans |= maskOf(c) & programAxes;
       Mask m = maskOf(coords.back()) & programAxes;
-      if (popcount(m) != 1)
-        continue;
-      if (popcount(spans) < 2) {
-        perMember.push_back(m);
-        continue;
-      }
-      walked |= m;
-      Mask row = coords.size() >= 2 ? maskOf(coords[coords.size() - 2]) & programAxes : 0;
-      if (popcount(row) == 1)
-        rows |= row;
-    }
-    for (Mask m : perMember)
-      if (m & rows)
+      if (popcount(m) == 1)
         walked |= m;
+    }
     if (popcount(walked) != 2)
       return reject("no contraction, and every access walks the same axis (one-axis blocking serves it)");
     blocked = walked;

@@ -149,12 +149,7 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     stay one member per program, like batch axes (seed 002 §3.3).
     Also fires on a straight-line nest whose accesses' innermost coordinates
     walk two different program axes (a transpose): blocking both gives every
-    access contiguous runs (tiles of 16..128, default 64). A per-member read
-    (coordinates on one program axis: a per-channel bias[c], a per-sequence
-    length lens[b]) walks its axis only where that axis is the row axis (the
-    next-to-innermost coordinate) of an access spanning several axes (a
-    gather's per-row index: the tile is that access's row-major tile); on an
-    outer axis it does not pick the tile's orientation (issue 41).
+    access contiguous runs (tiles of 16..128, default 64).
     Rewrites: the foreach chain becomes program axes; each contraction free
     axis is blocked by a declared parameter TILE_<axis> (candidates 16..256),
     other program axes stay scalar; every range_reduce becomes a `pgpu.for`
