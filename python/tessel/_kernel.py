@@ -831,8 +831,9 @@ class Kernel:
         """SPLIT_K's call default (pgpu-split-contractions: a tiled contraction's K loop cut into chunks,
         one program each, their partial tiles added by the tile's last arrival), or None to keep 1: where
         the output tiles at `binding` (the persistent walk uncapped) fill less than three quarters of the
-        multiprocessors and the K loop has at least 2 * SPLIT_K_MIN_STEPS steps, the smallest candidate
-        whose chunks fill the multiprocessors (tiles x SPLIT_K >= sms), else the largest candidate where
+        multiprocessors and the K loop has at least 2 * SPLIT_K_MIN_STEPS steps, the largest candidate
+        whose chunks fit one wave (tiles x SPLIT_K <= sms), else the smallest candidate whose chunks fill
+        the multiprocessors (tiles x SPLIT_K >= sms), else the largest candidate where
         its chunks keep SPLIT_K_MIN_STEPS steps (none where fewer steps cap the chunks short of it) (135 Gram matrix X^T X, X [1048576, 128]: one 128 x 128 tile,
         16384 steps of 64 rows: 64 chunks of 256 steps)."""
         if "SPLIT_K" not in space:
@@ -858,6 +859,14 @@ class Kernel:
         # 52.6 us on the H200 (session 27; _fill_programs).
         if fill is None and candidates[-1] < max(space["SPLIT_K"][0]):
             return None
+        # Chunks past one wave run as a second wave of the persistent walk and add partial tiles to merge:
+        # the largest candidate whose chunks fit one wave (tiles x SPLIT_K <= sms) where there is one. H100
+        # sweep (lab/results/2026-12-06-h100-splitk-sweep.json, ms by SPLIT_K): 512 x 65536 x 512, 8 tiles:
+        # 16 -> 0.127 where filling took 32 -> 0.404 (8: 0.112); 159's dY^T X, 64 tiles: 2 -> 0.234 where 4
+        # -> 0.319; 16 x 65536 x 256, one tile: 64 either way (0.051; 32: 0.038).
+        one_wave = [c for c in candidates if tiles * c <= sms]
+        if one_wave:
+            return one_wave[-1]
         return fill if fill is not None else candidates[-1]
 
     # Ragged segments a program takes at most: each runs its lanes to the program's longest segment, which

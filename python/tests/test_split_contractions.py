@@ -204,17 +204,20 @@ def test_call_default_splits_gemms(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     meta = dict(device="meta")
-    # Corpus 159's bench shape: 64 tiles of 128 x 128 walking T = 65536 (1024 K steps).
+    # Corpus 159's bench shape: 64 tiles of 128 x 128 walking T = 65536 (1024 K steps): two chunks a tile,
+    # one wave of 128 chunks on 132 multiprocessors (four, two waves, measured 0.319 against 0.234 ms).
     kernel = weight_grad("weight_grad_default")
     dy, x = (torch.empty((65536, 1024), dtype=torch.bfloat16, **meta) for _ in range(2))
     chosen = kernel.call_defaults(dy, x, torch.empty((1024, 1024), **meta))
-    assert chosen["SPLIT_K"] == 4 and chosen["STAGES"] > kernel._space({})["STAGES"][1], chosen
+    assert chosen["SPLIT_K"] == 2 and chosen["STAGES"] > kernel._space({})["STAGES"][1], chosen
     # A GEMM of few rows with a huge K (16 x 65536 x 256), and 512 x 512 x 65536, split.
     kernel = linear("linear_default")
     for m, k, n in ((16, 65536, 256), (512, 65536, 512)):
         a, w = torch.empty((m, k), dtype=torch.float16, **meta), torch.empty((k, n), dtype=torch.float16, **meta)
         bias, y = torch.empty((n,), **meta), torch.empty((m, n), **meta)
-        assert kernel.call_defaults(a, w, bias, y)["SPLIT_K"] > 1, (m, k, n)
+        chosen = kernel.call_defaults(a, w, bias, y)
+        tiles = -(-m // chosen["TILE_0"]) * -(-n // chosen["TILE_1"])
+        assert chosen["SPLIT_K"] > 1 and tiles * chosen["SPLIT_K"] <= 132, (m, k, n, chosen)  # one wave
     # A big GEMM keeps one chunk and the declared pipeline.
     a, w = (torch.empty((4096, 4096), dtype=torch.float16, **meta) for _ in range(2))
     bias, y = torch.empty((4096,), **meta), torch.empty((4096, 4096), **meta)
