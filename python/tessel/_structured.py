@@ -292,10 +292,17 @@ def _types_list(vals) -> str:
     return ", ".join(str(v.type) for v in vals)
 
 
-def reduce(x, axis, identity, combine, _what: str = "T.reduce"):
+def reduce(x, axis=None, identity=None, combine=None, _what: str = "T.reduce"):
     """Generic reduction: `combine(*lhs, *rhs)` (associative, commutative, pure) with `identity` neutral.
 
     `x` and `identity` are one value or tuples of values (one accumulator component each)."""
+    if combine is None or identity is None:
+        # Said at the call, not as Python's "missing 1 required positional argument" (issue 47): the
+        # order is (x, axis, identity, combine); a helper given where the axis goes is the usual slip.
+        slip = " (a helper function was given as the axis: the order is x, axis, identity, combine)" \
+            if callable(axis) else ""
+        missing = " and ".join(n for n, v in (("identity", identity), ("combine", combine)) if v is None)
+        raise error(f"T.reduce(x, axis=..., identity=..., combine=...) is missing {missing}{slip}")
     inputs = _components(x, "T.reduce input")
     if not inputs:
         raise error("T.reduce needs at least one input")

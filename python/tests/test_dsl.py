@@ -543,6 +543,22 @@ def test_misuse_helper_arity(op, decorate):
     assert f"T.{op}" in err.message
 
 
+def test_misuse_reduce_arguments_out_of_order():
+    """Issue 47: `T.reduce(x, combine, 0.0)` (the helper where the axis goes, combine left out) was a bare
+    TypeError ("missing 1 required positional argument"): a CompileError at the call saying the order."""
+    def add(a, b):
+        return a + b
+
+    @tessel.kernel
+    def k(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
+        M, N = x.shape
+        cols = T.domain(0, N)
+        for m in T.parallel(T.domain(0, M)):
+            y[m] = T.reduce(x[m, cols], add, 0.0)  # <- error
+    expect_error(k, "T.reduce(x, axis=..., identity=..., combine=...) is missing combine (a helper function was "
+                    "given as the axis: the order is x, axis, identity, combine)")
+
+
 def test_misuse_break_in_parallel():
     @tessel.kernel
     def k(x: T.In[T.f32, ("M",)], y: T.Out[T.f32, ("M",)]):
