@@ -108,6 +108,28 @@ def pass_remarks(tessel_bin, source, name):
     return [ln.split(tag, 1)[1] for ln in res.stderr.splitlines() if tag in ln]
 
 
+def run_stage(tessel_bin, kernel, stage, shapes, inputs, tmp, params=None):
+    """`tessel run` of DSL `kernel`'s KIR on the `stage` interpreter ("kir", or "pgpu" in shuffled program
+    order at the block binding `params`) at `shapes`, seed 3, with `inputs` (name -> NumPy array) as .npy
+    files in `tmp`; returns the folder holding the outputs (NAME.npy)."""
+    import subprocess
+
+    import numpy as np
+    tmp = pathlib.Path(tmp)
+    src = tmp / "k.mlir"
+    src.write_text(kernel.kir({}))
+    args = [str(tessel_bin), "run", str(src), "--stage", stage, "--seed", "3", "--out", str(tmp / stage),
+            "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
+    if stage == "pgpu":
+        args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
+    for k, v in inputs.items():
+        np.save(tmp / f"{k}.npy", v)
+        args += ["--in", f"{k}={tmp / f'{k}.npy'}"]
+    res = subprocess.run(args, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return tmp / stage
+
+
 @pytest.fixture(scope="session")
 def tessel_bin():
     path = BUILD / "bin" / "tessel"

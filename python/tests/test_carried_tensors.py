@@ -21,6 +21,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from conftest import run_stage as run_tessel  # noqa: E402
 
 
 @tessel.kernel
@@ -86,22 +87,6 @@ def bag_reference(table, indices, weights, offsets):
         if hi > lo:
             out[b] = (weights[lo:hi, None] * rows).sum(0) + np.maximum(rows.max(0), 0.0)
     return out
-
-
-def run_tessel(tessel_bin, kernel, stage, shapes, inputs, tmp, params=None):
-    tmp = pathlib.Path(tmp)
-    src = tmp / "k.mlir"
-    src.write_text(kernel.kir({}))
-    args = [str(tessel_bin), "run", str(src), "--stage", stage, "--seed", "3", "--out", str(tmp / stage),
-            "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
-    if stage == "pgpu":
-        args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
-    for k, v in inputs.items():
-        np.save(tmp / f"{k}.npy", v)
-        args += ["--in", f"{k}={tmp / f'{k}.npy'}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return tmp / stage
 
 
 EMA_SHAPES = [dict(B=1, T=0, C=3), dict(B=1, T=1, C=1), dict(B=2, T=13, C=67), dict(B=3, T=37, C=5),

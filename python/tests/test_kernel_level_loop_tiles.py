@@ -17,9 +17,7 @@ the KIR interpreter, the pgpu interpreter after the whole shared pipeline (shuff
 bindings) and the generated Triton under TRITON_INTERPRET=1.
 """
 import os
-import pathlib
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -29,6 +27,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from conftest import run_stage  # noqa: E402
 
 BW = 40     # K members per block: one block of 64 lanes covers it, and no TILE_K candidate divides it
 WIDE = 136  # wider than one block (128): each block a K loop of TILE_K steps, its last one partial
@@ -137,19 +136,9 @@ def close(got, want, what):
 
 
 def run_tessel(tessel_bin, kernel, stage, shape, inputs, tmp, params=None):
-    tmp = pathlib.Path(tmp)
-    src = tmp / "k.mlir"
-    src.write_text(kernel.kir({}))
-    args = [str(tessel_bin), "run", str(src), "--stage", stage, "--seed", "3", "--out", str(tmp / stage),
-            "--shape", ",".join(f"{k}={v}" for k, v in shape.items())]
-    if stage == "pgpu":
-        args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
-    for k, v in inputs.items():
-        np.save(tmp / f"{k}.npy", v.float().numpy())
-        args += ["--in", f"{k}={tmp / f'{k}.npy'}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return np.load(tmp / stage / "out.npy")
+    """The kernel's `out` on a `tessel run` stage, its torch inputs saved as f32."""
+    inputs = {k: v.float().numpy() for k, v in inputs.items()}
+    return np.load(run_stage(tessel_bin, kernel, stage, shape, inputs, tmp, params) / "out.npy")
 
 
 # (M, N, KB): trips 0 and 1, extents of 1, primes, none a multiple of any tile candidate

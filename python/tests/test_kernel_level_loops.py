@@ -15,8 +15,6 @@ A kernel-level loop that stores is still refused (its effects are outside any wo
 whose next carry reads the carry at another position.
 """
 import os
-import pathlib
-import subprocess
 import tempfile
 
 import numpy as np
@@ -26,6 +24,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from conftest import run_stage as run_tessel  # noqa: E402
 
 BW = 5  # a prime block width: K = KB * BW is a multiple of no power-of-two block
 
@@ -64,22 +63,6 @@ def block_scaled_reference(a, b, sa, sb):
         part = a[:, blk].astype(np.float64) @ b[:, blk].astype(np.float64).T
         out += part * sa[:, kb][:, None] * sb[:, kb][None, :]
     return out
-
-
-def run_tessel(tessel_bin, kernel, stage, shapes, inputs, tmp, params=None):
-    tmp = pathlib.Path(tmp)
-    src = tmp / "k.mlir"
-    src.write_text(kernel.kir({}))
-    args = [str(tessel_bin), "run", str(src), "--stage", stage, "--seed", "3", "--out", str(tmp / stage),
-            "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
-    if stage == "pgpu":
-        args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
-    for k, v in inputs.items():
-        np.save(tmp / f"{k}.npy", v)
-        args += ["--in", f"{k}={tmp / f'{k}.npy'}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return tmp / stage
 
 
 def bindings(kernel):
