@@ -189,3 +189,14 @@ Value tessel::kir::axisFirstSource(Operation *s, Value domain, DenseMap<Operatio
   views[s] = v;
   return v;
 }
+
+Value tessel::kir::indicesOf(Value domain) {
+  for (Operation *user : domain.getUsers())
+    if (auto ind = dyn_cast<IndicesOp>(user); ind && !ind->getParentOfType<ParallelOp>())
+      return ind.getResult();
+  OpBuilder b(domain.getContext());
+  b.setInsertionPointAfterValue(domain);
+  return IndicesOp::create(b, domain.getLoc(), RankedTensorType::get({ShapedType::kDynamic}, b.getIndexType()),
+                           domain)
+      .getResult();
+}

@@ -23,6 +23,10 @@ std::optional<llvm::SmallVector<mlir::Value>> domainsOf(mlir::Value v,
 mlir::Value axisFirstSource(mlir::Operation *s, mlir::Value domain,
                             llvm::DenseMap<mlir::Operation *, mlir::Value> &views);
 
+/// The kernel-level `kir.indices` of `domain` (created after the domain when there is none): the
+/// positions a region fold's index source reads.
+mlir::Value indicesOf(mlir::Value domain);
+
 } // namespace tessel::kir
 
 #endif // TESSEL_KIR_TRANSFORMS_AXISDOMAINS_H

@@ -1146,18 +1146,6 @@ void rewriteTwoPass(Candidate &c, Value indices) {
   eraseAxisComputation(c, order, dead);
 }
 
-/// The kernel-level `kir.indices` of `domain` (created after the domain when there is none).
-Value indicesOf(Value domain) {
-  for (Operation *user : domain.getUsers())
-    if (auto ind = dyn_cast<IndicesOp>(user); ind && !ind->getParentOfType<ParallelOp>())
-      return ind.getResult();
-  OpBuilder b(domain.getContext());
-  b.setInsertionPointAfterValue(domain);
-  return IndicesOp::create(b, domain.getLoc(), RankedTensorType::get({ShapedType::kDynamic}, b.getIndexType()),
-                           domain)
-      .getResult();
-}
-
 /// A contraction of a row divided by its own sum (softmax's weights p = e / sum(e) fed to a tile product,
 /// `T.vecmat(p, v)`) becomes the contraction of the row, divided by the sum after it:
 /// sum_k (e_k / s) v_k = (sum_k e_k v_k) / s. The two round differently (one division an output instead of

@@ -261,18 +261,6 @@ Operation *foldSum(Chain &c, ReduceOp r, Value indices) {
   return fold;
 }
 
-/// The kernel-level `kir.indices` of `domain` (created after the domain when there is none).
-Value indicesOf(Value domain) {
-  for (Operation *user : domain.getUsers())
-    if (auto ind = dyn_cast<IndicesOp>(user); ind && !ind->getParentOfType<ParallelOp>())
-      return ind.getResult();
-  OpBuilder b(domain.getContext());
-  b.setInsertionPointAfterValue(domain);
-  return IndicesOp::create(b, domain.getLoc(), RankedTensorType::get({ShapedType::kDynamic}, b.getIndexType()),
-                           domain)
-      .getResult();
-}
-
 } // namespace
 
 void tessel::kir::foldRowSumChains(ModuleOp module, bool remarks) {
