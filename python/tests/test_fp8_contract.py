@@ -132,3 +132,25 @@ def test_fp8_tiles_feed_tl_dot_with_promotion_per_k_tile():
     assert "_f8_to_f32(" not in body[:body.index("\n\n\n")]  # the operands are never widened
     mixed = KERNELS["mixed"].source("triton")
     assert "max_num_imprecise_acc" not in mixed and "'TILE_K': ([16, 32, 64, 128], " in mixed
+
+
+def test_eight_bit_defaults_take_two_warpgroups_of_rows():
+    """chooseContractionDefaults (TritonLegalize): an 8-bit contraction's default tile is 256 rows by 128
+    columns, 8 warps (two warpgroups of 128 rows), 3 stages, where the rows reach 256 (the H100 and
+    H200 sweeps in its comment); a short M keeps the tile that covers it, and a bf16 product keeps the
+    128x256 columns-first tile (the rule does not fire)."""
+    big = [torch.empty(4096, 4096, dtype=torch.float8_e4m3fn), torch.empty(4096, 4096, dtype=torch.float8_e4m3fn),
+           torch.empty(4096), torch.empty(4096), torch.empty(4096, 4096, dtype=torch.bfloat16)]
+    got = KERNELS["e4m3"].call_defaults(*big)
+    assert (got["TILE_0"], got["TILE_1"], got["WARPS"], got["STAGES"]) == (256, 128, 8, 3), got
+    short = [torch.empty(16, 4096, dtype=torch.float8_e4m3fn)] + big[1:3] + [torch.empty(4096),
+                                                                               torch.empty(16, 4096, dtype=torch.bfloat16)]
+    short[2] = torch.empty(16)
+    assert KERNELS["e4m3"].call_defaults(*short)["TILE_0"] <= 16
+
+    @tessel.kernel
+    def bf16_mm(a: T.In[T.bf16, ("M", "K")], b: T.In[T.bf16, ("K", "N")], c: T.Out[T.bf16, ("M", "N")]):
+        rows, cols = T.domain(0, a.shape[0]), T.domain(0, b.shape[1])
+        c[rows, cols] = T.cast(T.matmul(a[rows, :], b[:, cols], acc_dtype=T.f32), T.bf16)
+    wide = bf16_mm.call_defaults(*(torch.empty(4096, 4096, dtype=torch.bfloat16) for _ in range(3)))
+    assert (wide["TILE_0"], wide["TILE_1"]) == (128, 256), wide

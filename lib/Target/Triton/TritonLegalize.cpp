@@ -325,6 +325,9 @@ static bool reducesBoxesBesideProducts(pgpu::KernelOp kernel) {
 /// partials are the exception: their pipeline deepens with the stores through pointers (below).
 /// On the H200 the bf16 GEMM sweep was fastest at 128x256x64 with 8 warps and 3 stages, against
 /// 0.80x at the former 128x128 default (the sweep of 2026-11-30).
+/// The accumulator rows an 8-bit contraction's default takes (chooseContractionDefaults).
+constexpr int64_t kEightBitRows = 256;
+
 void chooseContractionDefaults(pgpu::KernelOp kernel) {
   auto tile = freeAccumulatorTile(kernel);
   if (!tile)
@@ -390,15 +393,33 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   if (kernel.getParam(triton::kTmaParam) && !reducesBoxesBesideProducts(kernel))
     at[triton::kTmaParam] = 1;
   int64_t deepest = segmentWalk ? kDeepestDefaultStages + 1 : kDeepestDefaultStages;
-  // FP8 operands keep the declared 128x128 tile: on the H200 the e4m3 GEMM (row/column-scaled, bf16 out)
-  // ran 786-791 TFLOP/s at 128x128x128 (4 stages) and 442-470 at 128x256x128 from 4096^3 to
-  // 8192x8192x16384 (session 27; 256x128, 816-838, needs
-  // two warpgroups of 128 rows, past warpsAt's one per 64).
+  // 8-bit operands do not widen the columns: on the H200 the e4m3 GEMM (row/column-scaled, bf16 out) ran
+  // 786-791 TFLOP/s at 128x128x128 (4 stages) and 442-470 at 128x256x128 from 4096^3 to 8192x8192x16384
+  // (session 27). They take 256 rows instead, held by two warpgroups of 128 rows (8 warps, past
+  // warpsAt's one warpgroup per 64 rows) at 3 stages: 816-838 TFLOP/s on the H200 (session 27), and on
+  // the H100 824 / 864 TFLOP/s at 4096^3 / 8192^3 against 755 / 740 at 128x128x128 with 4 stages, the
+  // [K, N] weight layout 0.503 / 3.89 ms against 0.876 / 6.85 (session 37, bench/fp8_gemm.py --bindings;
+  // lab/results/2026-12-06-h100-fp8-gemm-bindings.json). cuBLASLt's _scaled_mm: 1184 / 1238.
   bool eightBit = false;
   kernel.walk([&](pgpu::ContractOp c) {
     Type in = pgpu::elementTypeOf(c.getLhs().getType());
     eightBit |= triton::isFloat8(in) || in.isSignlessInteger(8); // i8 by analogy (same bytes, same MMA k)
   });
+  bool twoWarpgroupRows = false;
+  if (eightBit) {
+    StringRef rows = tile->first.getName().getValue();
+    llvm::StringMap<int64_t> grown = at;
+    grown[rows] = kEightBitRows;
+    grown[triton::kWarpsParam] = 8;
+    if (kernel.getParam(triton::kStagesParam)) // the measured pipeline (STAGES deepens below where it fits)
+      grown[triton::kStagesParam] = std::min<int64_t>(grown[triton::kStagesParam], 3);
+    if (at[rows] < kEightBitRows && llvm::is_contained(tile->first.getCandidates(), kEightBitRows) &&
+        model.carriedRegistersAt(grown) <= model.carriedRegisterLimit && model.sharedAt(grown) <= sharedBudget &&
+        fmaContractionsFit(kernel, grown, 8)) {
+      at = grown;
+      twoWarpgroupRows = true;
+    }
+  }
   for (pgpu::ParamAttr axis : {tile->second, tile->first}) {
     if (eightBit)
       break;
@@ -442,7 +463,7 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
       at = deeper;
     }
   }
-  at[triton::kWarpsParam] = model.warpsAt(at);
+  at[triton::kWarpsParam] = twoWarpgroupRows ? 8 : model.warpsAt(at);
   // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
   // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and
   // loads are pointer loads; 2026-12-01).
