@@ -541,3 +541,49 @@ def test_suite_gemm_bias_backward_through_triton_matches_torch(activation, shape
         assert got.shape == want.shape
         if want.size:
             assert np.abs(got - want).max() <= 1e-2 * (np.abs(want).max() + 1), f"d_{k}"
+
+
+def test_suite_attention_is_refused_at_its_fold_naming_what_is_missing():
+    """examples/attention.py (a region fold with the online-softmax summary): kir-vjp refuses at the fold,
+    at the author's line, naming the saved summary, the slices' cotangents and the second fold it lacks."""
+    attention = _example("attention")
+    with pytest.raises(tessel.CompileError) as err:
+        attention.vjp(("Q", "K", "V")).kir()
+    text = str(err.value)
+    assert "kir-vjp: cannot differentiate 'kir.region_fold' yet" in text
+    assert "the fold's final summary saved by the forward" in text and "logsumexp" in text
+    assert "a second fold over the members for the sources' cotangents (attention's dK and dV)" in text
+    assert "whole-axis reductions over the fold's axis (T.max, T.sum, T.contract, no T.region_fold) derives" in text
+    src = open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "attention.py")).read().split("\n")
+    assert "T.region_fold(" in src[err.value.line - 1]
+
+
+@tessel.kernel
+def attention_whole_axis(Q: T.In[T.f64, ("B", "H", "S", "D")], K: T.In[T.f64, ("B", "H", "T", "D")],
+                         V: T.In[T.f64, ("B", "H", "T", "D")], O: T.Out[T.f64, ("B", "H", "S", "D")], scale: T.f32):
+    # The same attention as examples/attention.py (full, no mask) with whole-axis reductions over the keys.
+    nb, nh, ns, nd = Q.shape
+    bs, hs, ss, ds = T.domain(0, nb), T.domain(0, nh), T.domain(0, ns), T.domain(0, nd)
+    ts = T.domain(0, K.shape[2])
+    q, k, v = Q[bs, hs, ss, ds], K[bs, hs, ts, ds], V[bs, hs, ts, ds]
+    scores = T.contract(q, k, reduce=((3, 3),), batch=((0, 0), (1, 1)), acc_dtype=T.f64) * T.cast(scale, T.f64)
+    p = T.exp(scores - T.max(scores, axis=3))
+    o = T.contract(p, v, reduce=((3, 2),), batch=((0, 0), (1, 1)), acc_dtype=T.f64)
+    O[bs, hs, ss, ds] = o / T.sum(p, axis=3)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1, 1), (2, 3, 5, 7, 4), (1, 2, 13, 3, 5)], ids=str)
+def test_attention_with_whole_axis_reductions_derives(shape):
+    """What the region fold's refusal points to: dQ, dK, dV of the whole-axis form against torch autograd
+    in f64 on the interpreter (the scores recomputed: correct, compiled element by element)."""
+    B, H, S, Tn, D = shape
+    rng = np.random.default_rng(sum(shape))
+    ins = {"Q": rng.standard_normal((B, H, S, D)), "K": rng.standard_normal((B, H, Tn, D)),
+           "V": rng.standard_normal((B, H, Tn, D))}
+    dO = rng.standard_normal((B, H, S, D))
+    back = attention_whole_axis.vjp(("Q", "K", "V")).run_interp(shapes={}, scalars={"scale": 0.5},
+                                                                 inputs={**ins, "d_O": dO})
+    t = {k: torch.tensor(v, requires_grad=True) for k, v in ins.items()}
+    (torch.softmax(t["Q"] @ t["K"].transpose(-1, -2) * 0.5, dim=-1) @ t["V"]).backward(torch.tensor(dO))
+    for k in "QKV":
+        np.testing.assert_allclose(back[f"d_{k}"], t[k].grad.numpy(), rtol=1e-9, atol=1e-11, err_msg=f"d_{k}")
