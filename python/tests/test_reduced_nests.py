@@ -2,10 +2,10 @@
 the KIR interpreter.
 
 A bias gradient of c = sigmoid(a·b + bias) (kir-vjp's d_bias, issue 45): d[n] = sum_m dy[m, n] s (1 - s),
-the product recomputed per member m inside the column sum; and a row maximum of a product,
-out[m] = max_n (a·b)[m, n]. Construction realizes the product per member of the enclosing reduction;
+the product recomputed per member m inside the column sum; a product's row maximum, row argmax (value
+and index) and row logsumexp (two nests over the same product). Construction realizes the product per member of the enclosing reduction;
 pgpu-form-tiles computes its [TILE_0, TILE_1] tile in one K loop per block of that member and reduces
-the tile along it (sum, max) into the carry. At no rows, one element, primes and extents that are not
+the tile along it (sum, max, arg-max) into the carry. At no rows, one element, primes and extents that are not
 multiples of any tile, at several bindings, the pgpu interpreter (shuffled program order) and the
 generated Triton under TRITON_INTERPRET=1 compute what the KIR interpreter computes. f16 operands
 (Triton's CPU interpreter's bf16 tl.dot is wrong upstream).
@@ -40,8 +40,30 @@ def product_row_max(a: T.In[T.f16, ("M", "K")], b: T.In[T.f16, ("K", "N")], out:
     out[rows] = T.max(T.matmul(a[rows, ks], b[ks, cols], acc_dtype=T.f32), axis=1)
 
 
-KERNELS = {k.name: k for k in (activation_column_sum, product_row_max)}
-OUT = {"activation_column_sum": "d", "product_row_max": "out"}
+@tessel.kernel
+def product_row_argmax(a: T.In[T.f16, ("M", "K")], b: T.In[T.f16, ("K", "N")], out: T.Out[T.i32, ("M",)]):
+    # An arg-reduction (value and index, the lowest index on ties) of a product's row.
+    M, K = a.shape
+    N = b.shape[1]
+    rows, cols, ks = T.domain(0, M), T.domain(0, N), T.domain(0, K)
+    _, i = T.argmax(T.matmul(a[rows, ks], b[ks, cols], acc_dtype=T.f32), axis=1)
+    out[rows] = T.cast(i, T.i32)
+
+
+@tessel.kernel
+def product_row_logsumexp(a: T.In[T.f16, ("M", "K")], b: T.In[T.f16, ("K", "N")], out: T.Out[T.f32, ("M",)]):
+    # Two nests over the same product: its row max, then the row's sum of exp(z - max).
+    M, K = a.shape
+    N = b.shape[1]
+    rows, cols, ks = T.domain(0, M), T.domain(0, N), T.domain(0, K)
+    z = T.matmul(a[rows, ks], b[ks, cols], acc_dtype=T.f32)
+    m = T.max(z, axis=1)
+    out[rows] = m + T.log(T.sum(T.exp(z - m), axis=1))
+
+
+KERNELS = {k.name: k for k in (activation_column_sum, product_row_max, product_row_argmax, product_row_logsumexp)}
+OUT = {"activation_column_sum": "d", "product_row_max": "out", "product_row_argmax": "out",
+       "product_row_logsumexp": "out"}
 SHAPES = [dict(M=0, N=5, K=3), dict(M=1, N=1, K=1), dict(M=17, N=37, K=29), dict(M=41, N=23, K=53),
           dict(M=131, N=3, K=70)]
 BINDINGS = [{}, {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16}, {"TILE_0": 32, "TILE_1": 64, "TILE_K": 32}]
@@ -93,7 +115,8 @@ def test_triton_matches_kir(tessel_bin, tmp_path, monkeypatch, name, shape):
     kernel, out = KERNELS[name], OUT[name]
     ref = np.load(run_stage(tessel_bin, kernel, "kir", shape, ins, tmp_path) / f"{out}.npy")
     params = {"TILE_0": 16, "TILE_1": 32, "TILE_K": 16}
-    result = torch.full(ref.shape, float("nan"), dtype=torch.float32)
+    result = (torch.full(ref.shape, -1, dtype=torch.int32) if ref.dtype == np.int32
+              else torch.full(ref.shape, float("nan"), dtype=torch.float32))
     args = [torch.from_numpy(ins[p.name]) if p.spec.mode == "in" else result
             for p in kernel.params() if p.kind == "view"]
     kernel._launcher(None, params)(*args)
