@@ -3,7 +3,8 @@ then the time of the derived kernel against torch eager's backward of the same f
 
     python3 bench/vjp_check.py [--only NAME,NAME] [--cpu-smoke]
 
-Per example (examples/NAME.py, every float input differentiated): (1) at odd shapes (1, primes) the
+Per example (examples/NAME.py, every float input differentiated): (1) at odd shapes (1, primes, no rows,
+an empty contraction; python/tests/test_vjp_check.py runs the same checks on the CPU) the
 derived kernel's cotangents against torch autograd in float64 of the same inputs (f16 operands within
 1e-2 of the largest cotangent, f32 within 1e-3); (2) at the bench shape, medians of CUDA-event timings
 (triton.testing.do_bench) of the derived kernel and of torch's backward (autograd.grad of the eager
@@ -45,7 +46,8 @@ def forwards(torch):
     }
 
 
-CHECK_SHAPES = [dict(M=1, N=1, K=1), dict(M=7, N=13, K=5), dict(M=37, N=131, K=67)]
+CHECK_SHAPES = [dict(M=1, N=1, K=1), dict(M=7, N=13, K=5), dict(M=37, N=131, K=67), dict(M=0, N=5, K=3),
+                dict(M=5, N=3, K=0)]
 BENCH_SHAPES = {"softmax": dict(M=4096, N=4096), "layernorm": dict(M=4096, N=4096), "rmsnorm": dict(M=4096, N=4096),
                 "gemm": dict(M=2048, N=2048, K=2048), "matmul": dict(M=2048, N=2048, K=2048),
                 "vector_add": dict(N=1 << 24)}

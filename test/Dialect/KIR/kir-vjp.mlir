@@ -372,3 +372,40 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: Must not refuse: the region fold reads only z, which is not differentiated (wrt=x), so the
+// COM: fold is forward code the derivative recomputes as it is; y = x * fold(z) gives d_x = d_y * m.
+// CHECK-LABEL: kir.kernel @fold_of_constant_vjp
+// CHECK: %[[M:.*]] = kir.region_fold
+// CHECK: %[[MB:.*]] = kir.broadcast %[[M]]
+// CHECK: %[[DY:.*]] = kir.load %d_y
+// CHECK: %[[DX:.*]] = kir.binary mul %[[DY]], %[[MB]]
+// CHECK: kir.store %[[DX]], %d_x
+kir.kernel @fold_of_constant(%x: !kir.view<f32, [N], in>, %z: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %n = kir.extent "N"
+  %d = kir.domain %c0 to %n
+  %zs = kir.load %z[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  %m = kir.region_fold sources(%zs : tensor<?xf32>) axis 0 identity(%ninf : f32) -> (f32)
+  summarize {
+  ^bb0(%s: tensor<?xf32>):
+    %r = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%a: f32, %b: f32):
+      %c = kir.binary max %a, %b : f32
+      kir.yield %c : f32
+    }
+    kir.yield %r : f32
+  } combine {
+  ^bb0(%m1: f32, %m2: f32):
+    %mm = kir.binary max %m1, %m2 : f32
+    kir.yield %mm : f32
+  }
+  %xs = kir.load %x[%d] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+  %mb = kir.broadcast %m over(%d) dims [] : f32 -> tensor<?xf32>
+  %v = kir.binary mul %xs, %mb : tensor<?xf32>
+  kir.store %v, %y[%d] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+  kir.return
+}

@@ -30,6 +30,22 @@ using tessel::kir::vjp::Adjoints;
 namespace {
 bool isFloatValue(Value v) { return isa<FloatType>(getElementTypeOrSelf(v.getType())); }
 
+/// A region fold's backward needs three things kir-vjp does not build (issue 45): the fold's final
+/// summary saved by the forward (the derivation recomputes, it saves nothing), each slice's cotangent
+/// through summarize and combine against that summary (the FlashAttention-2 backward recomputes each
+/// slice's probabilities from the saved logsumexp), and a second fold for the sources' cotangents (a
+/// source slice is summed over every fold member that read it: attention's dK and dV, a fold over the
+/// queries). The refusal names them, and the form that derives today.
+LogicalResult refuseRegionFold(Operation *fold) {
+  return fold->emitOpError()
+         << "kir-vjp: cannot differentiate 'kir.region_fold' yet: its backward needs (1) the fold's final "
+            "summary saved by the forward (for an online softmax, each row's maximum and denominator, or its "
+            "logsumexp; kir-vjp recomputes and saves nothing), (2) each slice's cotangent through summarize "
+            "and combine against that summary, and (3) a second fold over the members for the sources' "
+            "cotangents (attention's dK and dV); the same computation written with whole-axis reductions over "
+            "the fold's axis (T.max, T.sum, T.contract, no T.region_fold) derives";
+}
+
 /// The ABI name of argument `i`.
 std::string argName(KernelOp kernel, unsigned i) {
   if (auto name = kernel.getArgAttrOfType<StringAttr>(i, tessel::kArgNameAttr))
@@ -159,7 +175,9 @@ private:
       // Only kernel and kir.parallel bodies are swept; a differentiated value inside any other region
       // (kir.if, kir.for, region_fold, scan) is refused at that region's op.
       if (Operation *parent = op->getParentOp(); !isa<KernelOp, ParallelOp>(parent))
-        return parent->emitOpError() << "kir-vjp: cannot differentiate '" << parent->getName() << "' yet";
+        return isa<RegionFoldOp>(parent)
+                   ? refuseRegionFold(parent)
+                   : parent->emitOpError() << "kir-vjp: cannot differentiate '" << parent->getName() << "' yet";
       if (isa<ReduceOp, ScanOp>(op) || op->getNumRegions() == 0) {
         for (Value r : op->getResults())
           if (isFloatValue(r))
@@ -167,6 +185,8 @@ private:
         // A reduce's or scan's combine region is closed; its block arguments are not program values.
         return isa<ReduceOp, ScanOp>(op) ? WalkResult::skip() : WalkResult::advance();
       }
+      if (isa<RegionFoldOp>(op))
+        return refuseRegionFold(op);
       return op->emitOpError() << "kir-vjp: cannot differentiate '" << op->getName() << "' yet";
     });
     return failure(walk.wasInterrupted());

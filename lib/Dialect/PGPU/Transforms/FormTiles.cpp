@@ -42,9 +42,11 @@
 // Also: a straight-line nest whose accesses walk two different program axes
 // (a transpose) tiles both axes so every access has contiguous runs.
 //
-// Nests: a contraction nested in the element body of another (its result the
+// Nests: a contraction nested in the element body of another reduction (its result the
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
-// r) is tiled when its free axes are a program axis and r (checkNests).
+// r) is tiled when its free axes are a program axis and r (checkNests). The outer
+// one contracts the nested tile, or (any other reduction: a bias gradient's column
+// sum of dy * act'(x w + b)) reduces it along r.
 //
 // A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
 // row sum of squares) is computed once before the product when the nest is otherwise rejected
@@ -250,11 +252,12 @@ LogicalResult Tiler::analyze() {
 }
 
 /// seed 002 §3.3-§3.4 (blocking, then contraction realization with actual fragments, loops and
-/// accumulators): a contraction C1 nested in the element body of a contraction C2 over axis r
+/// accumulators): a contraction C1 nested in the element body of a reduction C2 over axis r
 /// (construction realizes C2's operand, a pointwise function of C1, per member r) is realized as a
 /// tile: C1's free axes must be a program axis p and r, so inside C2's loop over blocks of r one
 /// K loop accumulates C1's [p, r] tile, its pointwise function is applied to the tile, and C2
-/// contracts that tile with its other operand [r, n] (C1's tile is C2's left operand). r is blocked
+/// contracts that tile with its other operand [r, n] (C1's tile is C2's left operand) or, when C2
+/// is not a contraction, reduces it along r into its [p] carry. r is blocked
 /// by its own parameter TILE_<r>, one block covering a short constant extent (a LoRA rank), so C1
 /// is computed once per output tile; a longer r is walked in blocks, C1 recomputed per block.
 LogicalResult Tiler::checkNests() {
@@ -273,10 +276,13 @@ LogicalResult Tiler::checkNests() {
   for (auto [innerOp, outerOp] : enclosingOf) {
     auto inner = cast<RangeReduceOp>(innerOp), outer = cast<RangeReduceOp>(outerOp);
     unsigned r = loopAxis.lookup(outer);
-    const ContractShape *c1 = contractOf(inner), *c2 = contractOf(outer);
-    if (!c1 || !c2)
-      return reject(Twine(kNestedReduction) + " is tiled only when both are contractions or it does not depend "
-                    "on the member (computed once before the enclosing one)");
+    const ContractShape *c1 = contractOf(inner);
+    // The enclosing reduction is a contraction (C2 contracts C1's tile), or any other reduction of a
+    // pointwise function of C1's [p, r] tile (a bias gradient's column sum of dy * act'(x W + b)):
+    // each block's tile is then reduced along r into the carry like any reduction of the program body.
+    if (!c1)
+      return reject(Twine(kNestedReduction) + " is tiled only when the inner one is a contraction or it does not "
+                    "depend on the member (computed once before the enclosing one)");
     bool pr = (c1->lhsFree == r && (programAxes & bit(c1->rhsFree))) ||
               (c1->rhsFree == r && (programAxes & bit(c1->lhsFree)));
     if (!pr)
@@ -291,7 +297,9 @@ LogicalResult Tiler::checkNests() {
     if (lo && hi)
       extent = std::max<int64_t>(*hi - *lo, 1);
     nestAxes[r] = extent;
-    if (extent > 0 && extent <= 16) // the smallest candidate (16) covers it: one block, never a loop
+    // The smallest candidate (16) covers it: one block, never a loop (a contraction's; another
+    // reduction keeps its one-trip loop, where its tile is reduced like any block's).
+    if (extent > 0 && extent <= 16 && contractOf(outer))
       singleBlock.insert(r);
   }
   return success();

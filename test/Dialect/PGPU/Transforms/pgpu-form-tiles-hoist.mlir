@@ -110,7 +110,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %9 = pgpu.binary mul %4, %6 : index
     pgpu.program_space(%9) {
     ^bb0(%arg0: index):
-      // expected-remark @+1 {{pgpu-form-tiles: not tiled: a reduction nested in another's element body is tiled only when both are contractions or it does not depend on the member (computed once before the enclosing one)}}
+      // expected-remark @+1 {{pgpu-form-tiles: not tiled: a reduction nested in another's element body is tiled only when the inner one is a contraction or it does not depend on the member (computed once before the enclosing one)}}
       pgpu.execution_group %arg0 extents(%4, %6) segment 0 roles ["axis0", "axis1"] {
       ^bb0(%arg1: index, %arg2: index):
         %10 = pgpu.cast %1 : index to f32

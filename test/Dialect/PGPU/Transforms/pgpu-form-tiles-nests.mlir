@@ -85,14 +85,25 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
 
 // -----
 
-// COM: Must not fire: the enclosing reduction is a max-plus (max over r of (x·a)[m, r] + b[r, n]),
-// COM: not a contraction, so the nested contraction's tile has no tile product to feed; the nest
-// COM: stays element by element.
+// COM: The enclosing reduction is a max-plus (max over r of (x·a)[m, r] + b[r, n]), not a
+// COM: contraction: inside its loop over blocks of r, the K loop accumulates x·a's [TILE_0, TILE_2]
+// COM: tile, b's column is added to it, and the tile is max-reduced along r into the [TILE_0] carry
+// COM: (invalid r lanes at -inf, the identity). n stays one member per program. The constant r
+// COM: extent 16 is one block but stays a one-trip loop: only a contraction's single block is
+// COM: realized without one.
 // CHECK-LABEL: pgpu.kernel @max_plus
-// CHECK: pgpu.execution_group
-// CHECK: pgpu.range_reduce
-// CHECK: pgpu.range_reduce
-// CHECK-NOT: pgpu.contract
+// CHECK: %[[NINF:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_0]>
+// CHECK: %[[RSTEP:.*]] = pgpu.param "TILE_2" : index
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %[[RSTEP]] iter_args(%[[NINF]] : !pgpu.fragment<f32, [TILE_0]>)
+// CHECK: %[[XA:.*]] = pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_2]>)
+// CHECK: pgpu.contract %{{.*}}, %{{.*}}, %{{.*}} reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [TILE_0, TILE_K]>, !pgpu.fragment<f16, [TILE_K, TILE_2]>, !pgpu.fragment<f32, [TILE_0, TILE_2]>
+// CHECK: %[[SUM:.*]] = pgpu.binary add %[[XA]], %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_2]>
+// CHECK: %[[LANES:.*]] = pgpu.select %{{.*}}, %[[SUM]], %{{.*}} : !pgpu.fragment<i1, [TILE_0, TILE_2]>
+// CHECK: pgpu.reduce %[[LANES]] axes [1] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [TILE_0, TILE_2]>) -> (!pgpu.fragment<f32, [TILE_0]>)
+// CHECK: pgpu.binary max
+// CHECK: pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [TILE_0]>
+// CHECK: pgpu.store %{{.*}}, %y[{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [TILE_0]> : !pgpu.fragment<f32, [TILE_0]>
+// CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   pgpu.kernel @max_plus(%x: !pgpu.view<f16, [M, K], in>, %a: !pgpu.view<f16, [K, 16], in>, %b: !pgpu.view<f32, [16, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
     %h0 = arith.constant 0.0 : f16
@@ -108,7 +119,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     %MN = pgpu.binary mul %M, %N : index
     pgpu.program_space(%MN) {
     ^bb0(%pid: index):
-      // expected-remark @+1 {{pgpu-form-tiles: not tiled: a reduction nested in another's element body is tiled only when both are contractions}}
+      // expected-remark @+1 {{pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_2 (reduction loop over a nested contraction's tile), TILE_K (reduction loop); 1 reduction(s) become pgpu.contract}}
       pgpu.execution_group %pid extents(%M, %N) segment 0 roles ["axis0", "axis1"] {
       ^bb0(%m: index, %n: index):
         %d = pgpu.range_reduce %c0 to %c16 identity(%ninf : f32) -> (f32) element {
@@ -135,6 +146,135 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
           pgpu.yield %t : f32
         }
         pgpu.store %d, %y[%m, %n] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+// COM: A bias gradient (kir-vjp's d_bias of c = sigmoid(a·b + bias), issue 45): per column n,
+// COM: d[n] = sum_m dy[m, n] * s(1 - s) with s = sigmoid((a·b)[m, n] + bias[n]), the forward's
+// COM: product recomputed per member m inside the column sum. The nested contraction's free axes
+// COM: are the program axis n and the enclosing sum's m: one program per TILE_0 columns walks m in
+// COM: blocks of TILE_1, a K loop accumulates the [TILE_0, TILE_1] tile of (a·b)^T, the pointwise
+// COM: derivative applies to the tile, and the tile is summed along m into the [TILE_0] carry:
+// COM: the forward's product once in tiles, not a K-long dot product per element.
+// CHECK-LABEL: pgpu.kernel @bias_gradient
+// CHECK-SAME: #pgpu.param<"TILE_1", [16, 32, 64, 128], 64>
+// CHECK: %[[ZERO:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_0]>
+// CHECK: %[[MSTEP:.*]] = pgpu.param "TILE_1" : index
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %[[MSTEP]] iter_args(%[[ZERO]] : !pgpu.fragment<f32, [TILE_0]>)
+// CHECK: pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>)
+// CHECK: pgpu.contract %{{.*}}, %{{.*}}, %{{.*}} reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [TILE_0, TILE_K]>, !pgpu.fragment<f16, [TILE_K, TILE_1]>, !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: %[[DY:.*]] = pgpu.load %dy[{{.*}}] {{.*}} -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: pgpu.unary sigmoid %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: %[[G:.*]] = pgpu.binary mul %[[DY]], %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: %[[LANES:.*]] = pgpu.select %{{.*}}, %[[G]], %{{.*}} : !pgpu.fragment<i1, [TILE_0, TILE_1]>
+// CHECK: pgpu.reduce %[[LANES]] axes [1] identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [TILE_0, TILE_1]>) -> (!pgpu.fragment<f32, [TILE_0]>)
+// CHECK: pgpu.store %{{.*}}, %d[{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [TILE_0]> : !pgpu.fragment<f32, [TILE_0]>
+// CHECK-NOT: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @bias_gradient(%a: !pgpu.view<f16, [M, K], in>, %b: !pgpu.view<f16, [K, N], in>, %bias: !pgpu.view<f32, [N], in>, %dy: !pgpu.view<f32, [M, N], in>, %d: !pgpu.view<f32, [N], out>) {
+    %h0 = arith.constant 0.0 : f16
+    %true = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %a[0] : !pgpu.view<f16, [M, K], in>
+    %K = pgpu.extent %a[1] : !pgpu.view<f16, [M, K], in>
+    %N = pgpu.extent %b[1] : !pgpu.view<f16, [K, N], in>
+    pgpu.program_space(%N) {
+    ^bb0(%pid: index):
+      // expected-remark @+1 {{pgpu-form-tiles: tiled a contraction nest: TILE_0 (program axis 0), TILE_1 (reduction loop over a nested contraction's tile), TILE_K (reduction loop); 1 reduction(s) become pgpu.contract}}
+      pgpu.execution_group %pid extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bn = pgpu.load %bias[%n] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %g = pgpu.range_reduce %c0 to %M identity(%z : f32) -> (f32) element {
+        ^bb0(%m: index):
+          %ab = pgpu.range_reduce %c0 to %K identity(%z : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %av = pgpu.load %a[%m, %k] valid %true : i1 fill %h0 : f16 : !pgpu.view<f16, [M, K], in>[index, index] -> f16
+            %bv = pgpu.load %b[%k, %n] valid %true : i1 fill %h0 : f16 : !pgpu.view<f16, [K, N], in>[index, index] -> f16
+            %af = pgpu.cast %av : f16 to f32
+            %bf = pgpu.cast %bv : f16 to f32
+            %p = pgpu.binary mul %af, %bf : f32
+            pgpu.yield %p : f32
+          } combine {
+          ^bb0(%l: f32, %rr: f32):
+            %t = pgpu.binary add %l, %rr : f32
+            pgpu.yield %t : f32
+          }
+          %dyv = pgpu.load %dy[%m, %n] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          %pre = pgpu.binary add %bn, %ab : f32
+          %s = pgpu.unary sigmoid %pre : f32
+          %ms = pgpu.binary sub %one, %s : f32
+          %ds = pgpu.binary mul %s, %ms : f32
+          %q = pgpu.binary mul %dyv, %ds : f32
+          pgpu.yield %q : f32
+        } combine {
+        ^bb0(%l: f32, %rr: f32):
+          %t = pgpu.binary add %l, %rr : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.store %g, %d[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the nested reduction is a max over k of x[m, k] * a[k, r] (not a sum of
+// COM: products: no contraction) and depends on the enclosing member r (it cannot be computed once
+// COM: before the enclosing sum): the nest stays element by element.
+// CHECK-LABEL: pgpu.kernel @sum_of_max_products
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.range_reduce
+// CHECK-NOT: pgpu.contract
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @sum_of_max_products(%x: !pgpu.view<f16, [M, K], in>, %a: !pgpu.view<f16, [K, R], in>, %y: !pgpu.view<f32, [M], out>) {
+    %h0 = arith.constant 0.0 : f16
+    %true = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %x[0] : !pgpu.view<f16, [M, K], in>
+    %K = pgpu.extent %x[1] : !pgpu.view<f16, [M, K], in>
+    %R = pgpu.extent %a[1] : !pgpu.view<f16, [K, R], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      // expected-remark @+1 {{pgpu-form-tiles: not tiled: a reduction nested in another's element body is tiled only when the inner one is a contraction}}
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%m: index):
+        %d = pgpu.range_reduce %c0 to %R identity(%z : f32) -> (f32) element {
+        ^bb0(%r: index):
+          %mx = pgpu.range_reduce %c0 to %K identity(%ninf : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %xv = pgpu.load %x[%m, %k] valid %true : i1 fill %h0 : f16 : !pgpu.view<f16, [M, K], in>[index, index] -> f16
+            %av = pgpu.load %a[%k, %r] valid %true : i1 fill %h0 : f16 : !pgpu.view<f16, [K, R], in>[index, index] -> f16
+            %xf = pgpu.cast %xv : f16 to f32
+            %af = pgpu.cast %av : f16 to f32
+            %p = pgpu.binary mul %xf, %af : f32
+            pgpu.yield %p : f32
+          } combine {
+          ^bb0(%l: f32, %rr: f32):
+            %t = pgpu.binary max %l, %rr : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.yield %mx : f32
+        } combine {
+        ^bb0(%l: f32, %rr: f32):
+          %t = pgpu.binary add %l, %rr : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.store %d, %y[%m] valid %true : i1 : f32, !pgpu.view<f32, [M], out>[index]
         pgpu.yield
       }
       pgpu.yield

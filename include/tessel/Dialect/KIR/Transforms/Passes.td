@@ -457,7 +457,12 @@ def KIRVjp : Pass<"kir-vjp", "::mlir::ModuleOp"> {
     known; each differentiated input is read at one coordinate set (reads at
     the same coordinates sum), in one block, unmasked, and inside a
     `kir.parallel` with that parallel's coordinates among its own (disjoint
-    cotangent writes); no inout view; at most one store per output.
+    cotangent writes); no inout view; at most one store per output. A
+    region_fold that reads a differentiated value is refused naming what its
+    backward needs and this pass does not build: the fold's final summary
+    saved by the forward (an online softmax's row max and denominator, or
+    logsumexp), the slices' cotangents through summarize and combine, and a
+    second fold for the sources' cotangents (attention's dK, dV).
     Preserves: the forward's ABI order (inputs, then cotangent inputs where
     the outputs were, scalars), its constexprs and compile options.
     Verifier after: the KIR verifier.

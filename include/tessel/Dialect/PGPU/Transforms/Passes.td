@@ -179,7 +179,11 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     16..128, default 64); inside the loop over r blocks C1 accumulates its
     [TILE_<program axis>, TILE_<r>] tile over TILE_K blocks, f applies to the
     tile, and C2 contracts it as its left operand (C1 recomputed per r block).
-    When r is one block (a constant extent of at most 16) there is no r loop,
+    C2 may be any other reduction over r of f(C1) (a bias gradient's column
+    sum of dy * act'(x w + b), a row maximum of a product): the tile is then
+    reduced along r (`pgpu.reduce`, invalid r lanes at the identity) into
+    C2's carry, as any reduction of the program body.
+    When r is one block of a contraction C2 (a constant extent of at most 16) there is no r loop,
     and C1 accumulates in the K loop of an earlier contraction of the program
     body with the same k range when its element body reads only values
     computed before that loop: one loop, two carries, and a load of the same
@@ -266,7 +270,7 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     than one group or construction's chain of segments (a last-program
     finalization beside several segments), nested
     loops or control in the program body (a reduction nested in another's
-    element body unless both are contractions as in Nests, C1's free axes
+    element body unless the inner one is a contraction as in Nests, C1's free axes
     the program axis and r, its bounds free of r; an author loop only as in
     Author loops), program-dependent loop bounds,
     atomics or scatter-reduce, a write that does not depend on every blocked
