@@ -13,9 +13,19 @@
 // form-blocking), and pgpu-privatize-histograms may count a block into a
 // privatized fragment first.
 //
+// A histogram stored inside a kir.parallel at [member coordinates..., bins]
+// (each member its own row of bins: a per-row histogram) is counted by its
+// member alone: the member adds one per source element into its row of an
+// invocation-workspace partial (zero, kept zero between launches), then
+// copies the row out and returns it to zero. No member re-reads its source
+// per bin, and no row is shared, so no ticket is needed; pgpu-privatize-
+// histograms counts each member's blocks into a fragment first.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelConstructor.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -32,6 +42,31 @@ kir::HistogramOp KernelConstructor::mergedHistogram(Operation &op) {
   return histogram;
 }
 
+kir::HistogramOp KernelConstructor::memberHistogram(Operation &op) {
+  auto store = dyn_cast<kir::StoreOp>(op);
+  if (!store || store.getValid() || store.getCoords().size() < 2)
+    return {};
+  auto histogram = store.getValue().getDefiningOp<kir::HistogramOp>();
+  if (!histogram || store.getCoords().back() != histogram.getBins())
+    return {};
+  // The other coordinates are the enclosing parallel's members, each once and all of them: every
+  // member owns one row of bins and no two members share one (the store's unique owner).
+  auto parallel = dyn_cast_or_null<kir::ParallelOp>(store->getParentOp());
+  if (!parallel)
+    return {};
+  Block &body = parallel.getBody().front();
+  ValueRange members = store.getCoords().drop_back();
+  if (members.size() != body.getNumArguments())
+    return {};
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (Value c : members) {
+    auto arg = dyn_cast<BlockArgument>(c);
+    if (!arg || arg.getOwner() != &body || !seen.insert(c).second)
+      return {};
+  }
+  return histogram;
+}
+
 Value KernelConstructor::addWorkspace(Location loc, Type element, ArrayRef<Attribute> extents, TypedAttr init) {
   MLIRContext *ctx = element.getContext();
   auto type = pgpu::BufferType::get(ctx, element, extents, pgpu::BufferScope::Workspace);
@@ -44,9 +79,7 @@ Value KernelConstructor::addWorkspace(Location loc, Type element, ArrayRef<Attri
   return physical.getBody().getArgument(index);
 }
 
-LogicalResult KernelConstructor::emitHistogramMerge(Operation &op, Value partial, ArrayRef<Value> positions) {
-  Location loc = op.getLoc();
-  kir::HistogramOp h = mergedHistogram(op);
+FailureOr<std::pair<Value, Value>> KernelConstructor::histogramBin(Location loc, kir::HistogramOp h, ArrayRef<Value> positions) {
   FailureOr<Value> x = element(h.getInput(), positions);
   if (failed(x))
     return failure();
@@ -65,9 +98,18 @@ LogicalResult KernelConstructor::emitHistogramMerge(Operation &op, Value partial
   Value high = pgpu::CmpOp::create(b, loc, kir::CmpPredicate::LT, *x, binsAsValue);
   ok = boolOp(loc, kir::BinaryKind::And, ok, boolOp(loc, kir::BinaryKind::And, low, high));
   Value bin = valueType.isIndex() ? *x : Value(pgpu::CastOp::create(b, loc, b.getIndexType(), *x));
+  return std::make_pair(bin, ok);
+}
+
+LogicalResult KernelConstructor::emitHistogramMerge(Operation &op, Value partial, ArrayRef<Value> positions) {
+  Location loc = op.getLoc();
+  kir::HistogramOp h = mergedHistogram(op);
+  FailureOr<std::pair<Value, Value>> counted = histogramBin(loc, h, positions);
+  if (failed(counted))
+    return failure();
   Type countType = getElementTypeOrSelf(h.getType());
   Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(countType, 1));
-  auto merge = pgpu::ScatterReduceOp::create(b, loc, one, partial, ValueRange{bin}, ok);
+  auto merge = pgpu::ScatterReduceOp::create(b, loc, one, partial, ValueRange{counted->first}, counted->second);
   return addCombine(merge.getCombine(), TypeRange{countType});
 }
 
@@ -89,4 +131,43 @@ LogicalResult KernelConstructor::emitHistogramFinalize(Operation &op, Value part
   pgpu::StoreOp::create(b, loc, count, viewArg, *coords, trueValue(loc));
   pgpu::YieldOp::create(b, loc);
   return success();
+}
+
+LogicalResult KernelConstructor::emitMemberHistogram(kir::StoreOp store, kir::HistogramOp h) {
+  Location loc = store.getLoc();
+  auto view = cast<kir::ViewType>(store.getView().getType());
+  Type countType = getElementTypeOrSelf(h.getType());
+  TypedAttr zeroAttr = b.getIntegerAttr(countType, 0);
+  // Zero at the first launch and returned to zero by each member's copy-out (pgpu.kept: the wrapper
+  // keeps one filled buffer, like tickets).
+  Value partial = addWorkspace(loc, countType, view.getExtents(), zeroAttr);
+  physical.setArgAttr(cast<BlockArgument>(partial).getArgNumber(), "pgpu.kept", b.getUnitAttr());
+  FailureOr<SmallVector<Value>> extents = sizes(h.getInput());
+  if (failed(extents))
+    return failure();
+  // Each source element of the member adds one to its bin of the member's row.
+  LogicalResult counted = foreachNest(loc, *extents, [&](ArrayRef<Value> positions) -> LogicalResult {
+    FailureOr<std::pair<Value, Value>> bin = histogramBin(loc, h, positions);
+    if (failed(bin))
+      return failure();
+    FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), {bin->first}, store);
+    if (failed(coords))
+      return failure();
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(countType, 1));
+    auto merge = pgpu::ScatterReduceOp::create(b, loc, one, partial, *coords, bin->second);
+    return addCombine(merge.getCombine(), TypeRange{countType});
+  });
+  if (failed(counted))
+    return failure();
+  // The row out, each element returned to zero as it is read (the store's first write).
+  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(store.getView()).getArgNumber());
+  return foreachNest(loc, {domains.lookup(h.getBins()).size}, [&](ArrayRef<Value> positions) -> LogicalResult {
+    FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), positions, store);
+    if (failed(coords))
+      return failure();
+    Value count = pgpu::BufferLoadOp::create(b, loc, countType, partial, *coords, trueValue(loc), zeroOf(loc, countType));
+    pgpu::BufferStoreOp::create(b, loc, zeroOf(loc, countType), partial, *coords, trueValue(loc));
+    pgpu::StoreOp::create(b, loc, count, viewArg, *coords, trueValue(loc));
+    return success();
+  });
 }

@@ -114,6 +114,13 @@ private:
   /// A top-level kir.buffer becomes invocation workspace (seed 000 §4.4).
   LogicalResult emitKernelBuffer(kir::BufferOp op);
 
+  /// The histogram `op` stores at [member coordinates..., bins] inside a kir.parallel, each member
+  /// its own row, or null.
+  static kir::HistogramOp memberHistogram(Operation &op);
+  /// Counts one member's source into its row of a kept workspace partial, then copies the row out.
+  LogicalResult emitMemberHistogram(kir::StoreOp store, kir::HistogramOp h);
+  /// The bin (index) of `h`'s source element at `positions` and whether it is counted (built at `loc`).
+  FailureOr<std::pair<Value, Value>> histogramBin(Location loc, kir::HistogramOp h, ArrayRef<Value> positions);
   /// Adds one to the partial's bin of the source element at `positions`.
   LogicalResult emitHistogramMerge(Operation &op, Value partial, ArrayRef<Value> positions);
   /// Copies the merged partial into the stored view (in the last program).

@@ -77,6 +77,8 @@ LogicalResult KernelConstructor::emitStore(Operation &op) {
     return failure();
   if (!scans->empty())
     return emitScanStore(*scans, op); // ScanValues.cpp
+  if (kir::HistogramOp h = memberHistogram(op))
+    return emitMemberHistogram(cast<kir::StoreOp>(op), h); // HistogramMerge.cpp
   SmallVector<Value> extents;
   if (isa<RankedTensorType>(value.getType())) {
     FailureOr<SmallVector<Value>> s = sizes(value);

@@ -67,6 +67,17 @@ bool readsOwnStore(pgpu::BufferLoadOp read) {
   });
 }
 
+/// Whether `read`, outside any finalization, reads a buffer its program's threads merged into (a
+/// scatter-reduce outside any pgpu.last_program: kir-to-pgpu's per-member histogram rows). Those
+/// merges are atomics at L2 by any thread of the program: the read follows a CTA barrier and is made at
+/// L2, like a finalization's read of other programs' merges.
+bool readsOwnMerge(pgpu::BufferLoadOp read) {
+  return !read->getParentOfType<pgpu::LastProgramOp>() &&
+         llvm::any_of(read.getBuffer().getUsers(), [&](Operation *user) {
+           return isa<pgpu::ScatterReduceOp>(user) && !user->getParentOfType<pgpu::LastProgramOp>();
+         });
+}
+
 /// The store that returns the element `read` reads to a value that does not depend on it, when only
 /// pure ops that do not use the read lie between them in the block (pgpu-member-partials' and
 /// pgpu-atomic-partials' kept sums: read, then reset for the next launch); null otherwise. The pair is
@@ -350,13 +361,16 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         if constexpr (std::is_same_v<decltype(access), pgpu::BufferLoadOp>) {
           // A finalization's read of what other programs stored or merged: at L2 (pgpu.last_program
           // below). Followed by the reset of the element, the pair is one exchange, spelled there.
-          bool others = readsOtherPrograms(&op, access.getBuffer());
+          bool ownMerge = readsOwnMerge(access);
+          bool others = readsOtherPrograms(&op, access.getBuffer()) || ownMerge;
+          if (ownMerge)
+            line(indent, "tl.debug_barrier()");
           if (others)
             if (pgpu::BufferStoreOp reset = resetAfter(access)) {
               resetRead[reset] = &op;
               return success();
             }
-          if (readsOwnStore(access))
+          if (readsOwnStore(access) && !ownMerge)
             line(indent, "tl.debug_barrier()");
           assign(access.getResult(), "tl.load(" + address + ", mask=" + expr(access.getValid()) + ", other=" +
                                          expr(access.getFill()) + (others ? ", cache_modifier='.cg')" : ")"));

@@ -800,8 +800,14 @@ LogicalResult triton::serializeModule(ModuleOp module, const llvm::StringMap<int
        << "    return TensorDescriptor(t, list(t.shape), list(t.stride()), box,\n"
        << "                            gl.NVMMASharedLayout.get_default_for(box, dtype))\n\n\n";
   triton::emitLaunchPrelude(os);
+  // Tickets, and workspace the kernel returns to its initial value (pgpu.kept: kir-to-pgpu's per-member
+  // histogram rows have no ticket), are kept filled by the wrapper (_zeroed).
   bool tickets = false;
   module.walk([&](pgpu::LastProgramOp) { tickets = true; });
+  module.walk([&](pgpu::KernelOp kernel) {
+    for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
+      tickets |= kernel.getArgAttr(i, "pgpu.kept") && kernel.getArgAttr(i, "pgpu.init");
+  });
   if (tickets)
     triton::emitTicketPrelude(os);
   wrapper::emitCheckScalar(os);

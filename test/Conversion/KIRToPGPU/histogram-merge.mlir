@@ -63,3 +63,78 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A histogram stored inside a kir.parallel at [member, bins] (a per-row histogram): each member
+// COM: counts its own row alone. Its source elements add one into its row of a kept zero workspace
+// COM: partial shaped like the view (values outside [0, 256) masked out), then a loop over the bins
+// COM: reads the row, returns it to zero and stores it: no per-bin range_reduce over the source, no
+// COM: ticket, no last program.
+// CHECK-LABEL: pgpu.kernel @row_histogram(%x: !pgpu.view<i32, [B, L], in>, %h: !pgpu.view<i32, [B, 256], out>,
+// CHECK-SAME: %[[PART:[^:]*]]: !pgpu.buffer<i32, [B, 256], workspace> {pgpu.init = 0 : i32, pgpu.kept, pgpu.private = "workspace"})
+// CHECK-NOT: pgpu.range_reduce
+// CHECK-NOT: pgpu.last_program
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}})
+// CHECK-NEXT: ^bb0(%[[M:.*]]: index):
+// CHECK: %[[ROW:.*]] = pgpu.binary add %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.foreach
+// CHECK: %[[V:.*]] = pgpu.load %x[%[[ROW]], %{{.*}}]
+// CHECK: %[[GE:.*]] = pgpu.cmp ge %[[V]]
+// CHECK: %[[LT:.*]] = pgpu.cmp lt %[[V]]
+// CHECK: %[[BIN:.*]] = pgpu.cast %[[V]] : i32 to index
+// CHECK: %[[AT:.*]] = pgpu.binary add %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.scatter_reduce %{{.*}}, %[[PART]][%[[ROW]], %[[AT]]] valid %{{.*}} : i1 : i32, !pgpu.buffer<i32, [B, 256], workspace>[index, index] {
+// CHECK: pgpu.foreach
+// CHECK: %[[COUNT:.*]] = pgpu.buffer_load %[[PART]][%[[ROW]], %[[K:.*]]] valid
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: pgpu.buffer_store %[[ZERO]], %[[PART]][%[[ROW]], %[[K]]]
+// CHECK: pgpu.store %[[COUNT]], %h[%[[ROW]], %[[K]]]
+// CHECK-NOT: pgpu.last_program
+module {
+  kir.kernel @row_histogram(%x: !kir.view<i32, [B, L], in>, %h: !kir.view<i32, [B, 256], out>) {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %nb = kir.extent "B"
+    %nl = kir.extent "L"
+    %dl = kir.domain %c0 to %nl
+    %bins = kir.domain %c0 to %c256
+    %rows = kir.domain %c0 to %nb
+    kir.parallel %rows {
+    ^bb0(%r: index):
+      %vals = kir.load %x[%r, %dl] : !kir.view<i32, [B, L], in>[index, !kir.domain] -> tensor<?xi32>
+      %counts = kir.histogram %vals bins(%bins) : tensor<?xi32> -> tensor<?xi32>
+      kir.store %counts, %h[%r, %bins] : tensor<?xi32>, !kir.view<i32, [B, 256], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the bins are the first coordinate (a row's counts stored down a column), so the
+// COM: store is no member's row of bins: each bin is realized per element, no workspace.
+// CHECK-LABEL: pgpu.kernel @column_histogram(%x: !pgpu.view<i32, [B, L], in>, %h: !pgpu.view<i32, [256, B], out>)
+// CHECK-NOT: workspace
+// CHECK: pgpu.range_reduce
+// CHECK-NOT: pgpu.scatter_reduce
+module {
+  kir.kernel @column_histogram(%x: !kir.view<i32, [B, L], in>, %h: !kir.view<i32, [256, B], out>) {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %nb = kir.extent "B"
+    %nl = kir.extent "L"
+    %dl = kir.domain %c0 to %nl
+    %bins = kir.domain %c0 to %c256
+    %rows = kir.domain %c0 to %nb
+    kir.parallel %rows {
+    ^bb0(%r: index):
+      %vals = kir.load %x[%r, %dl] : !kir.view<i32, [B, L], in>[index, !kir.domain] -> tensor<?xi32>
+      %counts = kir.histogram %vals bins(%bins) : tensor<?xi32> -> tensor<?xi32>
+      kir.store %counts, %h[%bins, %r] : tensor<?xi32>, !kir.view<i32, [256, B], out>[!kir.domain, index]
+      kir.yield
+    }
+    kir.return
+  }
+}

@@ -12,6 +12,9 @@
 // HBINS (bin-range tiling): each pass reads the program's elements again and
 // counts those in its range, so a partial that fits the provider's fast
 // memory (a Triton fragment, PTX shared memory) covers more bins than it holds.
+// A target of higher rank is counted along its last axis where the other
+// coordinates are scalars fixed for the whole loop (a member's row of bins,
+// kir-to-pgpu's per-row histograms): the merge adds into that row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +44,19 @@ struct Candidate {
   ScatterReduceOp write;
   ForOp loop;
   IntegerAttr constant;
-  Attribute extent; // the target's only extent: a static size or a shape symbol
+  Attribute extent;              // the target's last extent: a static size or a shape symbol
+  SmallVector<Value> uniform;    // the coordinates before the last: scalars defined before the loop
 };
+
+/// The scalar `coord` is across the loop's lanes and iterations (itself, or what it splats), defined
+/// before `loop`; null otherwise.
+Value loopUniform(Value coord, ForOp loop) {
+  if (auto splat = coord.getDefiningOp<SplatOp>())
+    coord = splat.getOperand();
+  if (isa<FragmentType>(coord.getType()) || loop->isAncestor(coord.getParentRegion()->getParentOp()))
+    return {};
+  return coord;
+}
 
 /// The integer constant `v` splats (or is), else null.
 IntegerAttr splatConstant(Value v) {
@@ -69,15 +83,25 @@ std::optional<Candidate> match(ScatterReduceOp write, std::string &why) {
   ArrayRef<Attribute> extents = isa<BufferType>(write.getView().getType())
                                     ? cast<BufferType>(write.getView().getType()).getExtents()
                                     : cast<ViewType>(write.getView().getType()).getExtents();
-  auto coords = dyn_cast<FragmentType>(write.getCoords().front().getType());
-  if (extents.size() != 1 || !coords || coords.getRank() != 1) {
-    why = "the target is not rank 1 or the coordinates are not lane-wide";
+  auto coords = dyn_cast<FragmentType>(write.getCoords().back().getType());
+  if (!coords || coords.getRank() != 1) {
+    why = "the last coordinate is not lane-wide";
     return std::nullopt;
   }
   auto loop = dyn_cast<ForOp>(write->getParentOp());
   if (!loop || !loop.getInits().empty()) {
     why = "the write is not directly in a loop without carries";
     return std::nullopt;
+  }
+  // A target of higher rank is counted along its last axis when every other coordinate is one
+  // scalar for the whole loop (a member's row of bins: pgpu.histogram counts one row).
+  SmallVector<Value> uniform;
+  for (Value c : write.getCoords().drop_back()) {
+    uniform.push_back(loopUniform(c, loop));
+    if (!uniform.back()) {
+      why = "a coordinate before the last varies in the loop";
+      return std::nullopt;
+    }
   }
   // The loop's only write is this one: every other effect stays in its order.
   bool alone = true;
@@ -90,7 +114,7 @@ std::optional<Candidate> match(ScatterReduceOp write, std::string &why) {
     why = "the loop has other writes";
     return std::nullopt;
   }
-  return Candidate{write, loop, constant, extents.front()};
+  return Candidate{write, loop, constant, extents.back(), uniform};
 }
 
 /// The target's extent as a launch-time value: a constant, or a view argument's extent of that symbol.
@@ -141,7 +165,7 @@ LogicalResult privatize(KernelOp kernel, Candidate c) {
     for (Operation &op : old.without_terminator())
       if (&op != c.write.getOperation())
         b.clone(op, map);
-    Value coords = map.lookupOrDefault(c.write.getCoords().front());
+    Value coords = map.lookupOrDefault(c.write.getCoords().back());
     Value ok = map.lookupOrDefault(c.write.getValid());
     if (!isa<FragmentType>(ok.getType()))
       ok = SplatOp::create(b, loc, FragmentType::get(ctx, b.getI1Type(), cast<FragmentType>(coords.getType()).getExtents()),
@@ -172,7 +196,9 @@ LogicalResult privatize(KernelOp kernel, Candidate c) {
   if (c.constant.getInt() != 1)
     merged = bin(kir::BinaryKind::Mul, merged,
                  SplatOp::create(b, loc, values, arith::ConstantOp::create(b, loc, element, c.constant)));
-  auto merge = ScatterReduceOp::create(b, loc, merged, c.write.getView(), ValueRange{at}, valid);
+  SmallVector<Value> mergeCoords(c.uniform);
+  mergeCoords.push_back(at);
+  auto merge = ScatterReduceOp::create(b, loc, merged, c.write.getView(), mergeCoords, valid);
   IRMapping regionMap;
   c.write.getCombine().cloneInto(&merge.getCombine(), regionMap);
   YieldOp::create(b, loc);
@@ -205,13 +231,25 @@ void declare(KernelOp kernel, Attribute extent) {
     }
   // HBINS x HPASSES covers the extent (`passes`): where no HBINS holds every bin, the call's default
   // counts in the fewest passes of the largest HBINS the provider keeps (its shared-memory fit).
+  // A static extent (a constant number of bins) has its covering default here: the fewest bins of
+  // one candidate that hold them all, else the largest in the fewest passes (the provider narrows
+  // the candidates to what it keeps, the default with them).
+  SmallVector<int64_t> binCandidates{32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
+  SmallVector<int64_t> passCandidates{1, 2, 4, 8};
+  int64_t binsDefault = 32, passesDefault = 1;
+  if (auto size = dyn_cast<IntegerAttr>(extent)) {
+    auto holds = llvm::find_if(binCandidates, [&](int64_t c) { return c >= size.getInt(); });
+    binsDefault = holds != binCandidates.end() ? *holds : binCandidates.back();
+    auto passes = llvm::find_if(passCandidates, [&](int64_t p) { return binsDefault * p >= size.getInt(); });
+    passesDefault = passes != passCandidates.end() ? *passes : 1;
+  }
   if (!kernel.getParam(kBinsParam))
-    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), {32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768}, 32,
-                                    StringAttr(), dyn_cast<StringAttr>(extent), StringAttr::get(ctx, kPassesParam)));
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kBinsParam), binCandidates, binsDefault, StringAttr(),
+                                    dyn_cast<StringAttr>(extent), StringAttr::get(ctx, kPassesParam)));
   // Passes over bin ranges: each reads the program's elements once more (1: one range of HBINS).
   if (!kernel.getParam(kPassesParam))
-    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kPassesParam), {1, 2, 4, 8}, 1, StringAttr(),
-                                    StringAttr()));
+    params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, kPassesParam), passCandidates, passesDefault,
+                                    StringAttr(), StringAttr()));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
 }
 

@@ -296,8 +296,8 @@ bool maskableBody(ForeachOp each) {
 /// Whether a group's body is independent loops over rows: `pgpu.foreach` ops over [lo, hi) with lo a
 /// launch value and hi a launch value (every member walks the same range: a row's columns or a slice
 /// of them) or the clipped length of a slice starting at a member-dependent column (clippedLength:
-/// a head's half in a packed row), beside pure index code and loads, with per-element bodies, and no view both
-/// read and written in the group (the loops' members are then independent across loops too, so each
+/// a head's half in a packed row), beside pure index code and loads, with per-element bodies, and no view
+/// or buffer both read and written in the group (a member's workspace row counted, then copied out) (the loops' members are then independent across loops too, so each
 /// loop may run on its own schedule of members).
 bool isRowLoops(ExecutionGroupOp group, ProgramSpaceOp space) {
   Block &body = group.getBody().front();
@@ -341,9 +341,9 @@ bool isRowLoops(ExecutionGroupOp group, ProgramSpaceOp space) {
     return false;
   DenseSet<Value> read, written;
   group.walk([&](Operation *op) {
-    if (isa<LoadOp, GatherOp>(op))
+    if (isa<LoadOp, GatherOp, BufferLoadOp>(op))
       read.insert(op->getOperand(0));
-    else if (isa<StoreOp, ScatterOp>(op))
+    else if (isa<StoreOp, ScatterOp, BufferStoreOp>(op))
       written.insert(op->getOperand(1));
     else if (auto sr = dyn_cast<ScatterReduceOp>(op))
       written.insert(sr.getView());

@@ -761,3 +761,57 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: row loops where a workspace buffer is both written (the member's counts added
+// COM: into its row) and read (the row copied out after): the second loop needs the first loop's work
+// COM: on the same row, which another program's schedule of members would not have done. One member
+// COM: a program stays.
+// CHECK-LABEL: pgpu.kernel @counted_rows
+// CHECK-NOT: BLOCK_P
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[B:.*]]) segment 0 roles ["r"]
+// CHECK-NEXT: ^bb0(%[[R:.*]]: index):
+// CHECK: pgpu.foreach %{{.*}} to %{{.*}} {
+// CHECK: pgpu.scatter_reduce %{{.*}}, %ws[%[[R]], %{{.*}}]
+// CHECK: pgpu.foreach %{{.*}} to %{{.*}} {
+// CHECK: pgpu.buffer_load %ws[%[[R]], %{{.*}}]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @counted_rows(%x: !pgpu.view<i32, [B, L], in>, %h: !pgpu.view<i32, [B, 256], out>,
+                            %ws: !pgpu.buffer<i32, [B, 256], workspace> {pgpu.private = "workspace", pgpu.init = 0 : i32, pgpu.kept}) {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %t = arith.constant true
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %B = pgpu.extent %x[0] : !pgpu.view<i32, [B, L], in>
+    %L = pgpu.extent %x[1] : !pgpu.view<i32, [B, L], in>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%B) segment 0 roles ["r"] {
+      ^bb0(%r: index):
+        pgpu.foreach %c0 to %L {
+        ^bb0(%s: index):
+          %v = pgpu.load %x[%r, %s] valid %t : i1 fill %zero : i32 : !pgpu.view<i32, [B, L], in>[index, index] -> i32
+          %bin = pgpu.cast %v : i32 to index
+          pgpu.scatter_reduce %one, %ws[%r, %bin] valid %t : i1 : i32, !pgpu.buffer<i32, [B, 256], workspace>[index, index] {
+          ^bb0(%a: i32, %b: i32):
+            %s2 = pgpu.binary add %a, %b : i32
+            pgpu.yield %s2 : i32
+          }
+          pgpu.yield
+        }
+        pgpu.foreach %c0 to %c256 {
+        ^bb0(%k: index):
+          %n = pgpu.buffer_load %ws[%r, %k] valid %t : i1 fill %zero : i32 : !pgpu.buffer<i32, [B, 256], workspace>[index, index] -> i32
+          pgpu.buffer_store %zero, %ws[%r, %k] valid %t : i1 : i32, !pgpu.buffer<i32, [B, 256], workspace>[index, index]
+          pgpu.store %n, %h[%r, %k] valid %t : i1 : i32, !pgpu.view<i32, [B, 256], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

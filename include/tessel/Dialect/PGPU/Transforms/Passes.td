@@ -1393,8 +1393,9 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     with n(m) the length of a slice whose start depends on the member clipped
     to the view's axis (construction's max(min(e, C) - max(s, 0), 0) with
     e - s = w a launch value: a head's columns in a packed row, seed 000 §5),
-    with a per-element body, and no view both read and written in the group
-    (the loops' members are independent of each other's): each loop becomes
+    with a per-element body, and no view or buffer both read and written in
+    the group (the loops' members are independent of each other's; a
+    member's workspace row counted, then copied out, is not): each loop becomes
     a foreach over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E * n)) of its
     members over all rows (E the group's members, n the loop's range or the
     bound max(w, 0); the column is the member's remainder by n, the row its
@@ -1428,9 +1429,11 @@ def PGPUPrivatizeHistograms : Pass<"pgpu-privatize-histograms", "::mlir::ModuleO
   let description = [{
     Reads: a blocked loop (`pgpu.for`, no carries) whose only write is a
     `pgpu.scatter_reduce` with an integer add combine of a constant `c` (a
-    splat) into a rank-1 target (workspace buffer or view) at lane-wide
-    coordinates; the target's extent E (a static size or a shape symbol a view
-    argument declares, so a LaunchExpr).
+    splat) into a target (workspace buffer or view) whose last coordinate is
+    lane-wide and whose other coordinates, if any, are scalars fixed for the
+    loop (defined before it, or splats of such: a member's row of bins, as
+    kir-to-pgpu constructs per-row histograms); the target's last extent E (a
+    static size or a shape symbol a view argument declares, so a LaunchExpr).
     Legality: an add combine is associative and commutative, so the loop's
     updates may be regrouped: the count of active lanes per coordinate, times
     c, added once per coordinate after the loop, is the same sum. Every
@@ -1442,20 +1445,23 @@ def PGPUPrivatizeHistograms : Pass<"pgpu-privatize-histograms", "::mlir::ModuleO
     `!pgpu.fragment<i32, [HBINS]>` of counts, each block adds the histogram
     of its coordinates minus r under the write's validity and the range's,
     and after the loop one scatter_reduce adds c * count to the target at
-    bins r + i < E with a nonzero count; else the original loop (direct
+    bins r + i < E with a nonzero count (at the fixed coordinates before the
+    last); else the original loop (direct
     atomics). HPASSES is declared (1, 2, 4, 8; default 1). HBINS is declared
     (candidates 32..32768; Triton keeps them to 2048, the selector targets
     those whose shared count array fits; `covers` E when E is a symbol, with
     `passes = "HPASSES"`: the call's default is the smallest candidate holding
     every bin, else the largest kept candidate in the fewest HPASSES that
-    cover E, else the direct atomics; Triton drops the link), and
+    cover E, else the direct atomics; Triton drops the link; a static E has
+    that default declared here, HPASSES's with it), and
     a BLOCK_P ownership of the enclosing mapping gets larger candidates
     (up to 524288, default 65536) so that each program merges its counts once for many
     elements instead of once per few.
     Preserves: the target's final contents (integer sums are exact in any
     grouping), other effects, ABI, origins.
-    Must not fire: float or non-add combines, a non-constant value, rank > 1
-    targets, loops with carries or other writes, uniform coordinates.
+    Must not fire: float or non-add combines, a non-constant value, a
+    coordinate before the last that varies in the loop, loops with carries
+    or other writes, a uniform last coordinate.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
