@@ -41,6 +41,10 @@ The rule (`choose`), from the H200 sweep of session 23 (lab/results/2026-12-04-h
    Gluon spelling's per-tile hand-offs between loader and consumers are the likely cost, not isolated);
    at larger head sizes the declared defaults stay (the window: 221 at 64/64/4/2 Gluon against 165 at
    64/64/4/3 Triton). Decode, where 1b fails, keeps its declared tiles.
+3. Where the walk's tile holds the whole row at this call (its parameter covers the walked extent,
+   pgpu-stage-folds: ViT's 197 keys in one 256 tile), the program is straight-line code with no walk to
+   pipeline: the Triton spelling (GLUON=0), the tiles as the covering rule bound them (not yet measured
+   against the Gluon spelling; its consumers' 128-register cap would spill a [64, 256] f32 score tile).
 """
 from __future__ import annotations
 
@@ -66,11 +70,13 @@ class Facts:
     """What the rule reads of one specialization and call (all from the generated module)."""
 
     def __init__(self, space, programs, views, sms, prune=None, warps=None, fold_tiles=UNIFORM, fold_axes=(),
-                 group_extents=None, head=None, elementwise_only=(), covers=None, sizes=()):
+                 group_extents=None, head=None, elementwise_only=(), covers=None, sizes=(), held=()):
         self.space, self.programs, self.views, self.sms = space, programs, views, sms
         self.prune, self.warps = prune, warps
         self.fold_tiles, self.fold_axes, self.group_extents = fold_tiles, tuple(fold_axes), group_extents
         self.head, self.elementwise_only, self.covers, self.sizes = head, tuple(elementwise_only), covers or {}, sizes
+        # The covering parameters some candidate of which holds their symbol at this call.
+        self.held = frozenset(held)
 
     def count(self, binding):
         try:
@@ -119,7 +125,7 @@ class Facts:
         program, walked = [], []
         base = self.walk(binding)
         for p in self.sizes:
-            if p not in self.space or p in self.covers or p in self.elementwise_only:
+            if p not in self.space or p in self.held or p in self.elementwise_only:
                 continue
             smaller = [c for c in self.space[p][0] if c < binding[p]]
             if not smaller:
@@ -127,11 +133,30 @@ class Facts:
             at = {**binding, p: max(smaller)}
             more_programs = (self.count(at) or 0) > (self.count(binding) or 0)
             longer = base is not None and (self.walk(at) or (0, 0))[0] > base[0]
-            if more_programs and not longer:
+            if more_programs and not longer and p not in self.covers:
                 program.append(p)
-            elif longer and not more_programs:
+            elif longer and not more_programs:  # a walk tile whose cover no candidate holds here: T > 256
                 walked.append(p)
         return (program[0], walked[0]) if len(program) == 1 and len(walked) == 1 else None
+
+    def row_tile(self, binding):
+        """The walk's tile where it holds the whole walked row at this call (a covering parameter that
+        holds its symbol, the walk one tile: pgpu-stage-folds' single-segment path), else None."""
+        if self.range_tiles(binding) != 1:
+            return None
+        for p in self.held:
+            if p in self.space and p not in self.elementwise_only and p in self.sizes:
+                smaller = [c for c in self.space[p][0] if c < binding[p]]
+                if smaller and (self.range_tiles({**binding, p: max(smaller)}) or 0) > 1:
+                    return p
+        return None
+
+    def range_tiles(self, binding):
+        """The tiles of the fold's whole range (before any narrowing; FOLD_SPLIT past any count, which the
+        kernel caps at them), or None: every walk takes at most that many, a runtime mask's too."""
+        at = {**binding, **({"PAIR_BLOCKS": 1} if "PAIR_BLOCKS" in self.space else {})}
+        one, every = self.count({**at, "FOLD_SPLIT": 1}), self.count({**at, "FOLD_SPLIT": 1 << 30})
+        return every // one if one and every and every % one == 0 else None
 
     def admitted(self, binding):
         return self.prune is None or self.prune(binding) is None
@@ -143,6 +168,9 @@ def choose(facts: Facts, binding: dict) -> dict:
     space = facts.space
     if "GLUON" not in space or binding.get("FOLD_SPLIT", 1) != 1:
         return {}
+    if facts.row_tile(binding) is not None:
+        # 3. A row in one tile runs straight-line (no walk for a loader warp to feed): the Triton spelling.
+        return {"GLUON": 0} if binding.get("GLUON") != 0 and 0 in space["GLUON"][0] else {}
     tiles = facts.tiles(binding)
     if tiles is None:
         return {}

@@ -528,7 +528,14 @@ class Kernel:
         def exceeds(binding: dict) -> bool:
             return limit(binding) is not None
 
-        for param, symbol in covers.items():
+        def narrows(item) -> bool:
+            """Whether a cover's pick is at most its declared default (BLOCK_D = 64 for D = 64)."""
+            n, (candidates, default) = sizes.get(item[1]), space[item[0]]
+            return any(n and n <= c <= default for c in candidates)
+
+        # Covers whose pick narrows a tile first: a wider pick (a key tile holding the row) is then
+        # checked against the tiles the call binds, not against their wider declarations.
+        for param, symbol in sorted(covers.items(), key=lambda item: not narrows(item)):
             n, (candidates, default) = sizes.get(symbol), space[param]
             fits = [c for c in candidates if n and c >= n]
             if fits:
@@ -1060,7 +1067,9 @@ class Kernel:
             space, programs, views, _multiprocessors(views), prune=self._cache.get(self._declared("prune", constexprs, target)),
             warps=self._cache.get(self._declared("warps", constexprs, target)), fold_tiles=fold_tiles,
             fold_axes=fold_axes or (), group_extents=group_extents, head=heads.pop() if len(heads) == 1 else None,
-            elementwise_only=only, covers=covers, sizes=self._cache.get(self._declared("sizes", constexprs, target)) or ())
+            elementwise_only=only, covers=covers, sizes=self._cache.get(self._declared("sizes", constexprs, target)) or (),
+            held={p for p, symbol in covers.items() if p in space and sizes.get(symbol) and
+                  any(c >= sizes[symbol] for c in space[p][0])})
         return _fold_tiles.choose(facts, binding)
 
     # A kernel-level fold's segments a multiprocessor (`_fold_split`): at BLOCK 512 and 2 warps, two f32

@@ -31,12 +31,17 @@
 // Fires on a block (not inside a region fold or scan's regions) holding a
 // pgpu.region_fold and at least one more sibling fold or pgpu.for over the same
 // bounds with the same step, a declared parameter, that read a common view,
-// one of them a loop that stores the row (the row is the output's free axis),
-// followed only by code up to a terminator without operands. Must not fire on
-// a lone fold, folds whose axis no loop stores (attention's walk over keys: its
-// maximum and weighted sums feed an output over other axes), folds or loops
-// with other bounds or steps, loops without a fold (pgpu-stage-rows' rows), or
-// a block whose terminator yields values.
+// one of them a loop that stores the row (the row is the output's free axis)
+// or a fold that reads an earlier member fold's result (a chain of passes:
+// attention's exact two-pass softmax over the keys, whose second pass scores
+// the keys again at the first's maximum; a short row, ViT's 197 keys, then
+// fits one key tile and is scored once; over a view's whole extent [0, S),
+// so that the guard is a launch fact), followed only by code up to a
+// terminator without operands. Must not fire on a lone fold (the online
+// one-fold attention: nothing is recomputed), sibling folds that neither chain
+// nor meet a storing loop, folds or loops with other bounds or steps, loops
+// without a fold (pgpu-stage-rows' rows), or a block whose terminator yields
+// values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,6 +105,25 @@ llvm::SmallPtrSet<Value, 4> outerViewsRead(Operation *op) {
   return out;
 }
 
+/// Whether a member reads the result of an earlier region fold among `members` (a pass of a chain:
+/// the second of a softmax's passes takes the first's maximum as an operand).
+bool chainsFolds(ArrayRef<Operation *> members) {
+  llvm::SmallPtrSet<Operation *, 4> folds;
+  for (Operation *m : members) {
+    bool reads = false;
+    m->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && folds.contains(def))
+          reads = true;
+    });
+    if (reads)
+      return true;
+    if (isa<RegionFoldOp>(m))
+      folds.insert(m);
+  }
+  return false;
+}
+
 /// The members of `block` staged together: the first region fold with a declared step that has a
 /// sibling (fold or loop) over the same bounds reading a common view, and every such sibling, in
 /// block order; empty when there is none.
@@ -111,10 +135,17 @@ SmallVector<Operation *> stagedMembers(Block &block) {
     for (Operation &op : block.without_terminator())
       if (&op == &first || (segmentBounds(&op) && sameBounds(&first, &op)))
         members.push_back(&op);
-    // The row is the output's free axis: a loop over the same segments stores it (a softmax's or
-    // LayerNorm's normalized row). Folds over an axis nothing stores per segment (attention's key
-    // walk, whose maximum and weighted sums feed an output over other axes) stay folds.
-    if (members.size() < 2 || llvm::none_of(members, [](Operation *m) { return isa<ForOp>(m) && writesMemory(m); }))
+    // Each pass recomputes the row's tile: a loop over the same segments stores the row (a softmax's
+    // or LayerNorm's normalized row), or a later fold reads an earlier one's summary (the exact
+    // two-pass softmax over keys of attention under source numerics: the maximum, then the sums and
+    // the product with V at that maximum, each pass scoring the keys again). A chain is staged over
+    // a view's whole extent [0, S) only: its guard is then a launch fact, so a launch whose keys
+    // outrun the tile compiles the folds alone (a member's own range, varlen keys, would keep both
+    // forms in one kernel).
+    bool stores = llvm::any_of(members, [](Operation *m) { return isa<ForOp>(m) && writesMemory(m); });
+    auto [lo, hi, step] = *segmentBounds(&first);
+    if (members.size() < 2 ||
+        (!stores && !(chainsFolds(members) && matchPattern(lo, m_Zero()) && extentSymbol(hi))))
       continue;
     llvm::SmallPtrSet<Value, 4> reads = outerViewsRead(&first);
     bool shared = llvm::any_of(members, [&](Operation *m) {

@@ -155,15 +155,26 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: two folds over one axis that no loop stores (attention's walk over keys: its
-// COM: maximum and weighted sums feed an output over other axes) stay folds; BLOCK_N keeps its
-// COM: declaration (no cover).
-// CHECK-LABEL: pgpu.kernel @no_stored_row
-// CHECK-SAME: #pgpu.param<"BLOCK_N", [16, 32], 16>]
-// CHECK-NOT: pgpu.if
+// COM: A chain of two folds over one axis that no loop stores, the second reading the first's
+// COM: summary (attention's exact two-pass softmax over the keys: the maximum, then the sums at it):
+// COM: under 0 < N <= BLOCK_N both run their one segment in order and the row is read once (one
+// COM: load in the staged branch, both sums taken from it); the else-branch keeps both folds, and
+// COM: BLOCK_N covers N.
+// CHECK-LABEL: pgpu.kernel @chained_folds
+// CHECK-SAME: #pgpu.param<"BLOCK_N", [16, 32], 16, covers = "N">]
+// CHECK: pgpu.if %{{.*}} {
+// CHECK-NOT: pgpu.region_fold
+// CHECK: %[[ROW:.*]] = pgpu.load %x[
+// CHECK: %[[FIRST:.*]] = pgpu.reduce %[[ROW]]
+// CHECK: %[[S0:.*]] = pgpu.binary add %{{.*}}, %[[FIRST]] : f32
+// CHECK-NOT: pgpu.load
+// CHECK: %[[SPLAT:.*]] = pgpu.splat %[[S0]]
+// CHECK: %[[D:.*]] = pgpu.binary sub %[[ROW]], %[[SPLAT]]
+// CHECK: pgpu.reduce %[[D]]
+// CHECK: } else {
 // CHECK-COUNT-2: pgpu.region_fold
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
-  pgpu.kernel @no_stored_row(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [1], out>)
+  pgpu.kernel @chained_folds(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [1], out>)
       attributes {params = [#pgpu.param<"BLOCK_N", [16, 32], 16>]} {
     %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
     %c1 = arith.constant 1 : index
@@ -193,6 +204,74 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
         pgpu.yield %a : f32
       }
       %sum2 = pgpu.region_fold %c0 to %N step %bn identity(%z : f32) operands(%x, %sum : !pgpu.view<f32, [N], in>, f32) -> (f32)
+      summarize {
+      ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N], in>, %s0: f32):
+        %zero = arith.constant 0.0 : f32
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK_N]>
+        %bound = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK_N]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK_N]>
+        %v = pgpu.load %xv[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK_N]> fill %zero : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK_N]>] -> !pgpu.fragment<f32, [BLOCK_N]>
+        %sb = pgpu.splat %s0 : f32 -> !pgpu.fragment<f32, [BLOCK_N]>
+        %d = pgpu.binary sub %v, %sb : !pgpu.fragment<f32, [BLOCK_N]>
+        %s = pgpu.reduce %d axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BLOCK_N]>) -> (f32) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %s : f32
+      } combine {
+      ^bb0(%l: f32, %q: f32):
+        %a = pgpu.binary add %l, %q : f32
+        pgpu.yield %a : f32
+      }
+      pgpu.store %sum2, %y[%c0] valid %t : i1 : f32, !pgpu.view<f32, [1], out>[index]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a chain over a range that is not a view's extent (a member's own keys:
+// COM: varlen or paged attention) would keep both forms in one compiled kernel behind a run-time
+// COM: guard; it stays folds and BLOCK_N keeps its declaration.
+// CHECK-LABEL: pgpu.kernel @chained_member_range
+// CHECK-SAME: #pgpu.param<"BLOCK_N", [16, 32], 16>]
+// CHECK-NOT: pgpu.if
+// CHECK-COUNT-2: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @chained_member_range(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [1], out>)
+      attributes {params = [#pgpu.param<"BLOCK_N", [16, 32], 16>]} {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %bn = pgpu.param "BLOCK_N" : index
+      %len = pgpu.binary sub %N, %c1 : index
+      %sum = pgpu.region_fold %c0 to %len step %bn identity(%z : f32) operands(%x : !pgpu.view<f32, [N], in>) -> (f32)
+      summarize {
+      ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N], in>):
+        %zero = arith.constant 0.0 : f32
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK_N]>
+        %bound = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK_N]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK_N]>
+        %v = pgpu.load %xv[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK_N]> fill %zero : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK_N]>] -> !pgpu.fragment<f32, [BLOCK_N]>
+        %s = pgpu.reduce %v axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BLOCK_N]>) -> (f32) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %s : f32
+      } combine {
+      ^bb0(%l: f32, %q: f32):
+        %a = pgpu.binary add %l, %q : f32
+        pgpu.yield %a : f32
+      }
+      %sum2 = pgpu.region_fold %c0 to %len step %bn identity(%z : f32) operands(%x, %sum : !pgpu.view<f32, [N], in>, f32) -> (f32)
       summarize {
       ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N], in>, %s0: f32):
         %zero = arith.constant 0.0 : f32
@@ -269,6 +348,73 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
         pgpu.store %d, %y[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [N], out>[!pgpu.fragment<index, [BLOCK]>]
         pgpu.yield
       }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: two sibling folds over one row that neither chain (no fold reads the other's
+// COM: summary) nor meet a loop storing the row: no pass recomputes what another computed at its
+// COM: result; BLOCK_N keeps its declaration (no cover).
+// CHECK-LABEL: pgpu.kernel @independent_folds
+// CHECK-SAME: #pgpu.param<"BLOCK_N", [16, 32], 16>]
+// CHECK-NOT: pgpu.if
+// CHECK-COUNT-2: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @independent_folds(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [2], out>)
+      attributes {params = [#pgpu.param<"BLOCK_N", [16, 32], 16>]} {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %ninf = arith.constant 0xFF800000 : f32
+      %t = arith.constant true
+      %bn = pgpu.param "BLOCK_N" : index
+      %sum = pgpu.region_fold %c0 to %N step %bn identity(%z : f32) operands(%x : !pgpu.view<f32, [N], in>) -> (f32)
+      summarize {
+      ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N], in>):
+        %zero = arith.constant 0.0 : f32
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK_N]>
+        %bound = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK_N]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK_N]>
+        %v = pgpu.load %xv[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK_N]> fill %zero : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK_N]>] -> !pgpu.fragment<f32, [BLOCK_N]>
+        %s = pgpu.reduce %v axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BLOCK_N]>) -> (f32) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %s : f32
+      } combine {
+      ^bb0(%l: f32, %q: f32):
+        %a = pgpu.binary add %l, %q : f32
+        pgpu.yield %a : f32
+      }
+      %top = pgpu.region_fold %c0 to %N step %bn identity(%ninf : f32) operands(%x : !pgpu.view<f32, [N], in>) -> (f32)
+      summarize {
+      ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N], in>):
+        %lowest = arith.constant 0xFF800000 : f32
+        %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK_N]>
+        %bound = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK_N]>
+        %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK_N]>
+        %v = pgpu.load %xv[%lanes] valid %ok : !pgpu.fragment<i1, [BLOCK_N]> fill %lowest : f32 : !pgpu.view<f32, [N], in>[!pgpu.fragment<index, [BLOCK_N]>] -> !pgpu.fragment<f32, [BLOCK_N]>
+        %m = pgpu.reduce %v axes [0] identity(%lowest : f32) : (!pgpu.fragment<f32, [BLOCK_N]>) -> (f32) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary max %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %m : f32
+      } combine {
+      ^bb0(%l: f32, %q: f32):
+        %a = pgpu.binary max %l, %q : f32
+        pgpu.yield %a : f32
+      }
+      pgpu.store %sum, %y[%c0] valid %t : i1 : f32, !pgpu.view<f32, [2], out>[index]
+      pgpu.store %top, %y[%c1] valid %t : i1 : f32, !pgpu.view<f32, [2], out>[index]
       pgpu.yield
     }
     pgpu.return

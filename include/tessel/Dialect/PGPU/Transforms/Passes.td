@@ -375,7 +375,13 @@ def PGPUStageFolds : Pass<"pgpu-stage-folds", "::mlir::ModuleOp"> {
     one of them a `pgpu.for` that stores the row (the row is the output's free
     axis: the passes kir-online-folds makes over a matrix product's row: a
     softmax's maximum and sum, a LayerNorm's mean and variance, then the
-    blocked store of the normalized row).
+    blocked store of the normalized row) or a fold that reads an earlier
+    member fold's result (a chain of passes: attention's exact two-pass
+    softmax over the keys under source numerics, whose second pass scores
+    the keys again at the first's maximum; a row of at most one key tile,
+    ViT's 197 keys, is then scored once), the chain only over a view's
+    whole extent [0, S), where the guard is a launch fact (a launch whose
+    rows outrun the tile compiles the folds alone).
     Legality: when 0 < hi - lo <= step each such fold and loop runs exactly
     one segment [lo, min(lo + step, hi)) = [lo, hi), so computing each fold's
     summary of that segment combined into its identities, and each loop's
@@ -390,11 +396,12 @@ def PGPUStageFolds : Pass<"pgpu-stage-folds", "::mlir::ModuleOp"> {
     already), so a call's default binds the smallest candidate holding the
     row that the resource model keeps in registers.
     Preserves: values, effects and their order, ABI, origins.
-    Must not fire: a lone fold, folds over an axis no loop stores
-    (attention's walk over keys, whose summaries feed an output over other
-    axes), folds or loops over other bounds or steps, blocked loops without a fold
-    (pgpu-stage-rows' rows), members that share no read, a block whose
-    terminator yields values.
+    Must not fire: a lone fold (attention's online one-fold walk over the
+    keys: no pass recomputes it), sibling folds that neither chain nor meet a
+    loop storing the row, a chain over a range other than a view's extent
+    (a member's own keys: varlen, paged), folds or loops over other bounds or steps, blocked
+    loops without a fold (pgpu-stage-rows' rows), members that share no read,
+    a block whose terminator yields values.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
