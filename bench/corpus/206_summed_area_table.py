@@ -37,11 +37,6 @@ TEST_SHAPES = [dict(N=1, H=1, W=1), dict(N=2, H=7, W=13), dict(N=3, H=37, W=130)
 BENCH_SHAPE = dict(N=64, H=1024, W=1024)
 TOLERANCE = dict(rtol=1e-4, atol=1e-3)
 PEER = "torch.compile"
-# docs/language.md (Scans) lists a scan feeding a loop carry among the refused uses; no documented spelling
-# computes both prefix sums in parallel (a scan of a scan is refused too)
-XFAIL = {"triton": "kir-to-pgpu does not construct a loop carry computed from a scan's results (a row's cumsum "
-                   "added into the loop-carried column sums): the next trip needs the whole line, the blocked "
-                   "scan keeps one running prefix"}
 
 
 def OPS(shape):

@@ -2213,7 +2213,7 @@ LIMITATION_MARKERS = ("yet", "for now", "only when its results are stored",
                       # scans as values (docs/language.md, Scans): the uses of a scan kir-to-pgpu builds
                       "constructs a scan's results where", "constructs a value computed from several scans",
                       "constructs a reduction of a scan's results", "does not construct a reduction along a scan's axis",
-                      "does not construct a loop carry computed from a scan's results")
+                      "a loop carrying a scan's results is constructed")
 
 
 def classify(findings):

@@ -261,6 +261,20 @@ private:
   /// At the statement: checks the loop; with writes, a pgpu.foreach over the carried axes runs it.
   LogicalResult emitCarriedTensors(kir::ForOp f);
 
+  // A kir.for carrying a tensor computed from a scan of its body, on blocks of lanes (ScanCarries.cpp).
+  struct LaneBlock;
+  bool carriesScan(kir::ForOp f);
+  LogicalResult emitScanCarries(kir::ForOp f);
+  LaneBlock laneBlock(Location loc, StringAttr param, Value base, const DomainVals &d);
+  Value onLanes(Location loc, LaneBlock &blk, Value v);
+  FailureOr<SmallVector<Value>> laneCoords(Operation *access, ValueRange coords, LaneBlock &blk);
+  FailureOr<Value> laneValidity(Location loc, Value mask, LaneBlock &blk);
+  FailureOr<Value> laneValue(Value v, LaneBlock &blk);
+  FailureOr<SmallVector<Value>> scanInputs(kir::ScanOp scan, LaneBlock &blk);
+  pgpu::ScanOp fragmentScan(kir::ScanOp scan, ValueRange xs, ValueRange identities, ValueRange carry, bool exclusive);
+  LogicalResult laneScan(kir::ScanOp scan, LaneBlock &blk);
+  LogicalResult scanCarriedLoop(kir::ForOp f, LaneBlock &blk);
+
   LogicalResult unsupported(Operation *op) {
     return op->emitError() << "kir-to-pgpu does not construct '" << op->getName() << "' here yet";
   }

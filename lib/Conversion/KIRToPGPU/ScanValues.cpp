@@ -26,9 +26,8 @@
 // Refused at the user, with a note at the scan: any other use of a scan's
 // results (a reduction along the scan axis needs the whole line before its
 // first element; control flow, index uses). A loop carry computed from a scan
-// is refused at the carried value (the next trip needs the whole line, the
-// blocked scan keeps one prefix). Refused at the reduction: one over an axis
-// whose extent is not static.
+// is a loop on blocks of lanes (ScanCarries.cpp). Refused at the reduction:
+// one over an axis whose extent is not static.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,18 +78,12 @@ LogicalResult KernelConstructor::checkScanUses(kir::ScanOp scan) {
             worklist.push_back({result, axis - below});
         continue;
       }
-      // A loop carry computed from the scan (`acc = acc + T.cumsum(x[n, i, cols])`, a summed-area
-      // table's row loop): each trip would need the whole carried line of the last trip's values at the
-      // scan's positions, while the blocked scan forms its prefixes one block after another and keeps
-      // only the running prefix between blocks. Said at the author's line (the value carried) with why.
-      bool carried = isa<kir::YieldOp>(user) && isa_and_nonnull<kir::ForOp>(user->getParentOp());
-      InFlightDiagnostic diag = carried ? emitError(v.getLoc()) : user->emitError();
-      if (carried)
-        diag << "kir-to-pgpu does not construct a loop carry computed from a scan's results: the next trip "
-                "would need this trip's whole line of values along the scan's axis, and the blocked scan keeps "
-                "only its running prefix between blocks; store each trip's scan and combine the lines in a "
-                "second kernel (docs/language.md, Scans)";
-      else if (alongScan)
+      // A kir.for's tensor carry computed from a scan (`acc = acc + T.cumsum(x[n, i, cols])`, a
+      // summed-area table's row loop) is built on blocks of lanes (ScanCarries.cpp), never here.
+      if (isa<kir::YieldOp>(user) && isa_and_nonnull<kir::ForOp>(user->getParentOp()))
+        continue;
+      InFlightDiagnostic diag = user->emitError();
+      if (alongScan)
         diag << "kir-to-pgpu does not construct a reduction along a scan's axis of its results: it needs the "
                 "whole line of prefixes before it can finish; reduce what the scan combines instead, or store "
                 "the scan";

@@ -363,6 +363,8 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
         return success();
       })
       .Case<kir::ForOp>([&](kir::ForOp f) -> LogicalResult {
+        if (carriesTensors(f) && carriesScan(f))
+          return emitScanCarries(f); // ScanCarries.cpp
         if (carriesTensors(f))
           return emitCarriedTensors(f); // CarriedTensors.cpp
         DomainVals d = domains.lookup(f.getDomain());

@@ -340,8 +340,29 @@ module {
 // -----
 
 // COM: A loop over rows carrying the running column sums of a row cumsum (a summed-area table, corpus
-// COM: 206): the carry is computed from the scan's results, refused at the carried value (the author's
-// COM: `acc = acc + T.cumsum(...)`) with why, and a note at the scan.
+// COM: 206; ScanCarries.cpp). Before: the carry computed from a scan of each trip's row. After: under the
+// COM: launch-time guard W <= BLOCK_W the row loop carries one [BLOCK_W] fragment, each row a fragment
+// COM: scan from the identity; otherwise the program walks W's blocks, the whole loop per block, each
+// COM: trip's scan of a block starting from the scan of the blocks before it (extract of its last lane).
+// CHECK-LABEL: pgpu.kernel @carried_cumsum
+// CHECK-SAME: #pgpu.param<"BLOCK_W", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512, covers = "W">
+// CHECK: %[[BW:.*]] = pgpu.param "BLOCK_W"
+// CHECK: %[[FITS:.*]] = pgpu.cmp le %{{.*}}, %[[BW]] : index
+// CHECK: pgpu.if %[[FITS]] {
+// CHECK: pgpu.for {{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_W]>) -> !pgpu.fragment<f32, [BLOCK_W]>
+// CHECK: pgpu.load %x[{{.*}}] valid {{.*}} -> !pgpu.fragment<f32, [BLOCK_W]>
+// CHECK: pgpu.scan {{.*}} carry(%cst : f32) : (!pgpu.fragment<f32, [BLOCK_W]>)
+// CHECK: pgpu.binary add
+// CHECK: pgpu.store
+// CHECK: } else {
+// CHECK: pgpu.for
+// CHECK: pgpu.for {{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_W]>)
+// CHECK: %[[BEFORE:.*]] = pgpu.for {{.*}} iter_args(%{{.*}} : f32) -> f32
+// CHECK: pgpu.scan
+// CHECK: pgpu.extract
+// CHECK: pgpu.scan {{.*}} carry(%[[BEFORE]] : f32)
+// CHECK: pgpu.store
+// CHECK-NOT: pgpu.range_scan
 module {
   kir.kernel @carried_cumsum(%x: !kir.view<f32, [N, H, W], in>, %out: !kir.view<f32, [N, H, W], out>) {
     %0 = kir.extent "N"
@@ -358,14 +379,48 @@ module {
       %7 = kir.for %6 iter_args(%5 : tensor<?xf32>) -> tensor<?xf32> {
       ^bb0(%i: index, %acc: tensor<?xf32>):
         %8 = kir.load %x[%n, %i, %3] : !kir.view<f32, [N, H, W], in>[index, index, !kir.domain] -> tensor<?xf32>
-        // expected-note @+1 {{the scan}}
         %9 = kir.scan %8 axis 0 identity(%cst : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
         ^bb0(%a: f32, %b: f32):
           %11 = kir.binary add %a, %b : f32
           kir.yield %11 : f32
         }
-        // expected-error @+1 {{kir-to-pgpu does not construct a loop carry computed from a scan's results: the next trip would need this trip's whole line of values along the scan's axis}}
         %10 = kir.binary add %acc, %9 : tensor<?xf32>
+        kir.store %10, %out[%n, %i, %3] : tensor<?xf32>, !kir.view<f32, [N, H, W], out>[index, index, !kir.domain]
+        kir.yield %10 : tensor<?xf32>
+      }
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Refused at the scan: a scan of the carried line itself (the blocks walked before a block would
+// COM: need their own carries).
+module {
+  kir.kernel @rescanned_carry(%x: !kir.view<f32, [N, H, W], in>, %out: !kir.view<f32, [N, H, W], out>) {
+    %0 = kir.extent "N"
+    %1 = kir.extent "H"
+    %2 = kir.extent "W"
+    %c0 = arith.constant 0 : index
+    %3 = kir.domain %c0 to %2
+    %4 = kir.domain %c0 to %0
+    %cst = arith.constant 0.000000e+00 : f32
+    %5 = kir.broadcast %cst over(%3) dims [] : f32 -> tensor<?xf32>
+    %6 = kir.domain %c0 to %1
+    kir.parallel %4 {
+    ^bb0(%n: index):
+      %7 = kir.for %6 iter_args(%5 : tensor<?xf32>) -> tensor<?xf32> {
+      ^bb0(%i: index, %acc: tensor<?xf32>):
+        %8 = kir.load %x[%n, %i, %3] : !kir.view<f32, [N, H, W], in>[index, index, !kir.domain] -> tensor<?xf32>
+        %9 = kir.binary add %acc, %8 : tensor<?xf32>
+        // expected-error @+1 {{the scan's inputs do not depend on the loop's carries}}
+        %10 = kir.scan %9 axis 0 identity(%cst : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
+        ^bb0(%a: f32, %b: f32):
+          %11 = kir.binary add %a, %b : f32
+          kir.yield %11 : f32
+        }
         kir.store %10, %out[%n, %i, %3] : tensor<?xf32>, !kir.view<f32, [N, H, W], out>[index, index, !kir.domain]
         kir.yield %10 : tensor<?xf32>
       }

@@ -108,6 +108,50 @@ bool isPerElement(Block &block, Region &groupBody, bool &ordered) {
   return true;
 }
 
+/// Whether `v` varies with the group's member: it is (or is computed inside the group from) one of
+/// the group body's arguments, or a value carried by a loop inside it (data that may differ per
+/// member). A loop's own induction variable and values defined outside the group do not vary.
+bool variesWithMember(Value v, Region &groupBody, DenseMap<Value, bool> &memo) {
+  if (!groupBody.isAncestor(v.getParentRegion()))
+    return false;
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  bool varies = false;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<ForOp>(arg.getOwner()->getParentOp());
+    varies = !loop || arg.getArgNumber() != 0;
+  } else {
+    memo[v] = false; // no cycles in SSA outside graph regions; guards the recursion all the same
+    varies = llvm::any_of(v.getDefiningOp()->getOperands(),
+                          [&](Value o) { return variesWithMember(o, groupBody, memo); });
+  }
+  return memo[v] = varies;
+}
+
+/// Whether an ordered loop of `group` reads a view at coordinates that vary with the member (a
+/// recurrence over time reading its channel's x[t, c] each step): such loops stream memory per
+/// member and iteration. A loop that reads only member-independent values in its body (Horner's
+/// rule over runtime coefficients c[j], the same scalars for every member) does not.
+bool streamsPerMember(ExecutionGroupOp group) {
+  Region &body = group.getBody();
+  DenseMap<Value, bool> memo;
+  return group
+      .walk([&](ForOp loop) {
+        bool streams = loop.getBody()
+                           .walk([&](Operation *op) {
+                             OperandRange coords = isa<LoadOp>(op) ? cast<LoadOp>(op).getCoords()
+                                                   : isa<GatherOp>(op) ? cast<GatherOp>(op).getCoords()
+                                                                       : op->getOperands().take_front(0);
+                             return llvm::any_of(coords, [&](Value c) { return variesWithMember(c, body, memo); })
+                                        ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+                           })
+                           .wasInterrupted();
+        return streams ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 } // namespace
 
 /// A last-program finalization still needs an instance when there are no members; that instance owns
@@ -608,23 +652,26 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
                                           "element already)");
         continue;
       }
+      bool streams = ordered && streamsPerMember(group);
       refine(space, group);
       if (remarks)
-        group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the workset";
-      declareBlockP(kernel, ordered);
+        group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the workset"
+                           << (ordered && !streams ? " (its loop reads no member's own values: elementwise-sized)"
+                                                   : "");
+      declareBlockP(kernel, streams);
     }
   }
 
   /// Refines every per-element group of `dispatch` (refineGroup), replacing its count in the chain's
   /// bound and shift and in the space's total (the sum of every segment's programs). False, with
   /// nothing changed, when no group is per-element.
-  /// `ordered` is set when a refined group's members walk an ordered loop.
+  /// `ordered` is set when a refined group's members walk an ordered loop that streams their own values.
   static bool refineSegments(ProgramSpaceOp space, Dispatch &dispatch, bool remarks, bool &ordered) {
     SmallVector<bool> per;
     for (ExecutionGroupOp g : dispatch.groups) {
       bool walks = false;
       per.push_back(!g.getExtents().empty() && isPerElement(g.getBody().front(), g.getBody(), walks));
-      ordered |= per.back() && walks;
+      ordered |= per.back() && walks && streamsPerMember(g);
     }
     if (llvm::none_of(per, [](bool p) { return p; }))
       return false;
@@ -667,12 +714,16 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
                             arith::ConstantIndexOp::create(b, space.getLoc(), 1), false, false);
   }
 
+  /// `ordered`: the refined members walk loops that stream their own values (streamsPerMember).
   static void declareBlockP(KernelOp kernel, bool ordered) {
     SmallVector<Attribute> params;
     if (auto existing = kernel.getParams())
       params.assign(existing->begin(), existing->end());
     // Members that each run an ordered loop are one block of lanes per program (form-blocking):
-    // fewer per program keep more programs walking their loops at once.
+    // where the loop streams each member's own values (a recurrence reading x[t, c] each step), fewer
+    // per program keep more programs walking their loops at once. A loop that reads only values every
+    // member shares (Horner's rule over runtime coefficients) is elementwise work per member: the
+    // elementwise sizes, so each shared read serves a wide block of lanes (seed 002 §3.2).
     if (ordered)
       params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kBlockP),
                                       {16, 32, 64, 128, 256, 512, 1024}, 64, StringAttr()));

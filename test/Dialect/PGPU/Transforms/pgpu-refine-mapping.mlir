@@ -216,7 +216,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // COM: An ordered loop per member whose bounds every member shares (a recurrence over time per
 // COM: channel, CarriedTensors.cpp) is per-element work: refined, with the smaller BLOCK_P domain of
-// COM: members that each walk a loop (form-blocking makes them one block of lanes).
+// COM: members that each walk a loop reading their own values each step (x[i, c]; form-blocking makes
+// COM: them one block of lanes).
 // CHECK-LABEL: pgpu.kernel @recurrence
 // CHECK-SAME: #pgpu.param<"BLOCK_P", [16, 32, 64, 128, 256, 512, 1024], 64>
 // CHECK: pgpu.foreach
@@ -240,6 +241,47 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
           pgpu.store %n, %y[%i, %c] valid %t : i1 : f32, !pgpu.view<f32, [T, C], out>[index, index]
           pgpu.yield %n : f32
         }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: An ordered loop per member that reads only values every member shares (Horner's rule over
+// COM: runtime coefficients c[P - 1 - j]): refined like elementwise work, with the elementwise BLOCK_P
+// COM: domain (each coefficient read then serves a wide block of lanes), not the recurrence's 16..1024.
+// CHECK-LABEL: pgpu.kernel @shared_reads
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>
+// CHECK: pgpu.foreach
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.load %c[
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @shared_reads(%x: !pgpu.view<f32, [N], in>, %c: !pgpu.view<f32, [P], in>, %y: !pgpu.view<f32, [N], out>) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %P = pgpu.extent %c[0] : !pgpu.view<f32, [P], in>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["n"] {
+      ^bb0(%n: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %v = pgpu.load %x[%n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+        %h = pgpu.for %c0 to %P step %c1 iter_args(%z : f32) -> f32 {
+        ^bb0(%j: index, %acc: f32):
+          %last = pgpu.binary sub %P, %c1 : index
+          %k = pgpu.binary sub %last, %j : index
+          %cj = pgpu.load %c[%k] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [P], in>[index] -> f32
+          %m = pgpu.binary mul %acc, %v : f32
+          %s = pgpu.binary add %m, %cj : f32
+          pgpu.yield %s : f32
+        }
+        pgpu.store %h, %y[%n] valid %t : i1 : f32, !pgpu.view<f32, [N], out>[index]
         pgpu.yield
       }
       pgpu.yield

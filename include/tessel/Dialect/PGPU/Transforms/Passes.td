@@ -1387,9 +1387,14 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     An ordered `pgpu.for` whose bounds are defined outside the group (the
     same for every member) with a per-element body counts as per-element
     work (each member walks the same loop; form-blocking runs a block of
-    members through it together); such a group declares BLOCK_P over
-    16..1024 (default 64): each program's members become one block of lanes,
-    and fewer per program keep more programs walking their loops at once.
+    members through it together); each program's members become one block
+    of lanes. Where such a loop reads a view at coordinates that vary with the
+    member (a recurrence reading its channel's x[t, c] each step) the group
+    declares BLOCK_P over 16..1024 (default 64): fewer per program keep more
+    programs walking their loops at once. A loop that reads only values every
+    member shares (Horner's rule over runtime coefficients c[j]) is sized as
+    elementwise work (256..4096, default 2048): each shared read then serves
+    a wide block of lanes.
     Row loops: a body of `pgpu.foreach` loops (a row's columns or slices
     of them, rotate-half's two halves) beside pure index code (a pool's or
     stencil's input rows 2 * i + dy, recomputed per lane from the decoded row)
