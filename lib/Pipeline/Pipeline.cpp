@@ -112,6 +112,12 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      tile once (the staged path; its K loops merge) instead of once per fold.
   pm.addPass(pgpu::createPGPUStageFolds());
   pm.addPass(createCSEPass());
+  //      past one segment, the row's product tiles are computed once by a loop before its folds and
+  //      kept in workspace, each fold and the store loading them (materialization, seed 002 §3.4).
+  if (can.launchSizedWorkspace) {
+    pm.addPass(pgpu::createPGPUKeepFoldTiles());
+    pm.addPass(createCSEPass());
+  }
   //      a read of an input view repeated in its block after writes to other views (a staged row
   //      reduced, stored and reduced again) takes the first read; CSE merges what follows from it.
   pm.addPass(pgpu::createPGPUReuseInputReads());

@@ -256,6 +256,10 @@ std::optional<std::string> foldIssue(KernelOp kernel, ExecutionGroupOp group, Re
   APInt step;
   if (matchPattern(fold.getStep(), m_ConstantInt(&step)) && step.isOne())
     return std::string("it is not blocked (unit segments: one member per summarize)");
+  for (Value c : fold.getCaptures())
+    if (auto buffer = dyn_cast<BufferType>(c.getType()); buffer && buffer.getScope() == BufferScope::Workspace)
+      return std::string("it reads workspace its program wrote (pgpu-keep-fold-tiles' kept tiles): a segment's "
+                         "program would read tiles another program keeps");
   for (Value id : fold.getIdentities())
     if (!isConstantValue(id))
       return std::string("its identity is not a constant: it continues the summary of an earlier fold, which "

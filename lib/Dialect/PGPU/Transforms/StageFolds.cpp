@@ -65,16 +65,15 @@ using namespace mlir;
 using namespace tessel;
 using namespace tessel::pgpu;
 
-namespace {
-
-/// (lower, upper, step) of a fold or loop whose step is a declared parameter, else nullopt.
-std::optional<std::tuple<Value, Value, Value>> segmentBounds(Operation *op) {
+std::optional<std::tuple<Value, Value, Value>> tessel::pgpu::segmentBounds(Operation *op) {
   if (auto fold = dyn_cast<RegionFoldOp>(op); fold && fold.getStep().getDefiningOp<ParamOp>())
     return std::make_tuple(fold.getLower(), fold.getUpper(), fold.getStep());
   if (auto loop = dyn_cast<ForOp>(op); loop && loop.getStep().getDefiningOp<ParamOp>())
     return std::make_tuple(loop.getLower(), loop.getUpper(), loop.getStep());
   return std::nullopt;
 }
+
+namespace {
 
 bool sameBounds(Operation *a, Operation *b) {
   auto x = segmentBounds(a), y = segmentBounds(b);
@@ -124,10 +123,12 @@ bool chainsFolds(ArrayRef<Operation *> members) {
   return false;
 }
 
+} // namespace
+
 /// The members of `block` staged together: the first region fold with a declared step that has a
 /// sibling (fold or loop) over the same bounds reading a common view, and every such sibling, in
 /// block order; empty when there is none.
-SmallVector<Operation *> stagedMembers(Block &block) {
+SmallVector<Operation *> tessel::pgpu::stagedFoldMembers(Block &block) {
   for (Operation &first : block.without_terminator()) {
     if (!isa<RegionFoldOp>(first) || !segmentBounds(&first))
       continue;
@@ -156,6 +157,8 @@ SmallVector<Operation *> stagedMembers(Block &block) {
   }
   return {};
 }
+
+namespace {
 
 /// Clones `op` at `b`: a staged member runs its single segment at lo.
 void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, const llvm::SmallPtrSetImpl<Operation *> &staged) {
@@ -275,7 +278,7 @@ struct StageFolds : public tessel::pgpu::impl::PGPUStageFoldsBase<StageFolds> {
         blocks.push_back(block);
       });
       for (Block *block : blocks) {
-        SmallVector<Operation *> members = stagedMembers(*block);
+        SmallVector<Operation *> members = stagedFoldMembers(*block);
         if (members.empty())
           continue;
         Location loc = members.front()->getLoc();

@@ -17,6 +17,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
+#include <tuple>
+
 namespace tessel::pgpu {
 
 /// Builds the guard before `anchor`, clones every op from `anchor` to `block`'s terminator into `then`
@@ -24,6 +27,15 @@ namespace tessel::pgpu {
 /// `else`; both branches end in a yield. Returns the guard.
 IfOp stageOneSegment(mlir::Block &block, mlir::Operation *anchor, mlir::Value lo, mlir::Value hi, mlir::Value step,
                      llvm::function_ref<void(mlir::OpBuilder &, mlir::Operation &, mlir::IRMapping &)> cloneStaged);
+
+/// (lower, upper, step) of a region fold or pgpu.for whose step is a declared parameter, else nullopt.
+std::optional<std::tuple<mlir::Value, mlir::Value, mlir::Value>> segmentBounds(mlir::Operation *op);
+
+/// The members of `block` that pgpu-stage-folds stages and pgpu-keep-fold-tiles keeps: the first
+/// region fold with a declared step that has siblings over the same bounds (folds or loops) reading a
+/// common view, one a loop storing the row, and every such sibling, in block order; empty when there
+/// is none (StageFolds.cpp).
+llvm::SmallVector<mlir::Operation *> stagedFoldMembers(mlir::Block &block);
 
 } // namespace tessel::pgpu
 

@@ -407,6 +407,53 @@ def PGPUStageFolds : Pass<"pgpu-stage-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUKeepFoldTiles : Pass<"pgpu-keep-fold-tiles", "::mlir::ModuleOp"> {
+  let summary = "a matrix product's row tiles that several folds and the row's store recompute are computed once and kept in workspace (seed 002 §3.4 materialization)";
+  let description = [{
+    Reads: the members pgpu-stage-folds stages (a block outside region fold
+    and scan regions holding a `pgpu.region_fold` and siblings over the same
+    bounds with a parameter step sharing a read, one a `pgpu.for` storing
+    the row: a softmax's maximum and sum folds, a LayerNorm's mean and
+    variance folds, then the store), left as folds where the row spans
+    several segments; in each member's body its product loop (one
+    read-only `pgpu.for` with one fragment result of static or parameter
+    extents holding a `pgpu.contract`: a K loop); the program space.
+    Legality: each fold's product loop is the storing loop's computation:
+    the same ops over the same values, the fold's segment start for the
+    loop's induction variable, its captures for the values they capture,
+    and its segment end for the range's end where that end only bounds the
+    lanes of an iota of the segment start of the step's extent (b + i <
+    min(b + step, hi) is b + i < hi for i < step). A tile computed once and
+    stored whole (every lane) then loaded is the recomputed tile, bit for
+    bit. The workspace slice of a program instance is written and read by
+    that instance only (seed 000 §4.4: a unique owner), in program order.
+    Rewrites: a loop over the same segments before the members runs the
+    storing loop's product loop (and what it reads there) once per segment
+    and stores the tile to workspace [KEEP_PROGRAMS, KEEP_TILES, tile...]
+    at (program instance, (b - lo) / step); each member's product loop
+    becomes a load of that tile (a fold captures the buffer, the program
+    instance and lo). Adds the workspace extents KEEP_PROGRAMS (the
+    program space's instances; 0 where the members are the else-branch of
+    pgpu-stage-folds' guard and the range spans at most one segment: the
+    staged path runs) and KEEP_TILES (ceil(max(hi - lo, 0) / step)) and a
+    first-write buffer. One product per row instead of one per
+    pass: three K loops become one for a source-numerics softmax or
+    LayerNorm over a row wider than its tile.
+    Preserves: values (bit for bit), effects and their order, ABI views,
+    origins.
+    Must not fire: members without a product loop (K in one tile: the
+    short product is recomputed), a fold whose product differs from the
+    storing loop's (other operands, masks or uses of its segment end),
+    folds without a storing loop (a fused linear cross-entropy's vocabulary
+    walk: its tiles are the logits it exists not to write), several loops
+    among the members, bounds that are not launch-uniform, a program space
+    of several extents. Where it fires pgpu-split-folds leaves the folds
+    whole (their segments read the program's own kept tiles).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
   let summary = "a read of an `in` view takes an identical earlier read in its block (seed 002 §3.4)";
   let description = [{
@@ -1126,7 +1173,9 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     two folds in one program that are not in sequence in one block, an
     earlier fold that writes memory, summaries used past their block, a constant
     point count that fills the target's multiprocessors, several groups
-    outside a dispatch chain, or several segments of one holding folds.
+    outside a dispatch chain, several segments of one holding folds, or a
+    fold capturing workspace (pgpu-keep-fold-tiles' kept tiles, which only
+    the program that kept them holds).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
