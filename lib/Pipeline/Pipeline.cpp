@@ -183,6 +183,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      (§3.4, boundary neutralization) a read's sub-range mask whose masked lanes no store observes
   //      becomes the view's bound (a ragged group's rows: a box access for the providers).
   pm.addPass(pgpu::createPGPUNeutralizeBoundaries());
+  //      (§3.5) a read whose lanes a select discards (keys past a row's length) reads only the lanes
+  //      the select keeps.
+  pm.addPass(pgpu::createPGPUNarrowSelectedReads());
   //      (§3.5, summary emptiness) a narrowed traversal whose first tile leaves every lane's summary
   //      nonempty runs that tile first and the rest without the valid flag (the peeled tile doubles
   //      the body: a provider whose compile time grows with it, tileiras, leaves it).
