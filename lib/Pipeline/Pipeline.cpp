@@ -29,6 +29,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   pm.addPass(kir::createKIRSinkStores());
   // KIR canonical forms: a sum of products with an outer-product axis is a contraction (issue 41).
   pm.addPass(kir::createKIRContractProducts());
+  // KIR canonical forms: a maximum of a non-decreasing map of a row (e / sum(e), exp, shifts) is the
+  // map of the row's maximum, one pass over the row fewer (seed 002 §1: exact).
+  pm.addPass(kir::createKIRMonotoneReductions());
   // KIR canonical forms: a kernel-level row read with its own reduction is a parallel over rows.
   // Row summaries a later sum reads whole are kept by the parallel over the rows where the provider
   // spreads that sum over the members (pgpu-member-partials' fragment atomic add).
@@ -186,6 +189,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      (§3.4, boundary neutralization) a read's sub-range mask whose masked lanes no store observes
   //      becomes the view's bound (a ragged group's rows: a box access for the providers).
   pm.addPass(pgpu::createPGPUNeutralizeBoundaries());
+  //      (§3.5) a read whose lanes a select discards (keys past a row's length) reads only the lanes
+  //      the select keeps.
+  pm.addPass(pgpu::createPGPUNarrowSelectedReads());
   //      (§3.5, summary emptiness) a narrowed traversal whose first tile leaves every lane's summary
   //      nonempty runs that tile first and the rest without the valid flag (the peeled tile doubles
   //      the body: a provider whose compile time grows with it, tileiras, leaves it).

@@ -159,6 +159,60 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
 }
 
+def KIRMonotoneReductions : Pass<"kir-monotone-reductions", "::mlir::ModuleOp"> {
+  let summary = "a maximum or minimum of a non-decreasing map of a row is the map of the row's maximum or minimum";
+  let description = [{
+    Reads: every `kir.reduce` whose combine is `max` or `min` (NaN-propagating)
+    of its two arguments, over all axes of one float input (a scalar result),
+    from the infinite identity (-inf for a maximum, +inf for a minimum); the
+    op defining its input; the reductions, broadcasts and constants around it.
+    Legality: max_i f(x_i) = f(max_i x_i) exactly when f is non-decreasing in
+    x (correctly rounded arithmetic is), maps NaN to NaN and the identity to
+    itself, or the row is known non-empty (seed 002 §1: value-preserving, no
+    numerics permission needed). The maps taken, each with a scalar s
+    broadcast over the whole row (`dims []`):
+    `x * s`, `s * x`, `x / s` with s a finite positive constant; `x / s` where
+    s is the row's own sum (a `kir.reduce` add from 0 over the same tensor and
+    axes) and the row is non-negative (exp, exp2, x * x, and sums, products
+    and selects of such; +0, positive or NaN terms), for a maximum only: then
+    s >= every x_i, so s = 0 means every x_i is 0 (NaN either way), s = +inf
+    an infinite x_i (NaN either way), and an empty row gives -inf / 0 = -inf;
+    `x + s`, `s + x`, `x - s` with s a finite constant; `x - s` with s the
+    row's own maximum (minimum) from the same identity (±inf - ±inf is NaN on
+    both sides); `exp` and `exp2` (not `approximate`). The last two do not keep
+    the identity (exp(-inf) = 0, -inf - -inf = NaN), so their result is
+    `select(row non-empty, f(r), identity)`, the row's emptiness read from its
+    step-1 `kir.domain` (lo < hi) or subregion of one (max(b, lo) < min(e, hi)).
+    Rewrites: the reduction becomes f(r) (guarded where needed), r a
+    reduction of the map's operand: an earlier reduction of the same kind,
+    axes and identity over that value in the same block (the row's maximum
+    already taken) or a copy of the reduction reading it, which is rewritten
+    in turn. The map's ops are erased when nothing else reads them. So the
+    maximum of softmax probabilities e / sum(e), e = exp(z - max z), becomes
+    exp(m - m) / sum(e) with m the row's maximum: no pass over the row of its
+    own (corpus 178's `p >= min_p * max(p)`).
+    Preserves: values bit for bit (each step is exact); effects; ABI.
+    Must not fire: a scale of unknown sign (a runtime scalar, `x / t`: a
+    negative t turns the maximum into a minimum) or a sum of terms of unknown
+    sign; a minimum of x / sum(x); `max_num`/`min_num` combines; a shift by a
+    non-finite constant or by another row's maximum; partial reductions
+    (kept axes); a guarded map over a strided domain; `approximate` or
+    `flush_to_zero` arithmetic. With optimization_remarks the reduction says
+    why where its input is a scaled or shifted row, and says when it is
+    rewritten.
+    Verifier after: the KIR verifier.
+
+    ```mlir
+    %s = kir.reduce %e axes [0] identity(%zero : f32) ...        // add
+    %p = kir.binary div %e, (kir.broadcast %s) : tensor<?xf32>
+    %mp = kir.reduce %p axes [0] identity(%ninf : f32) ...        // max
+    // becomes
+    %me = kir.reduce %e axes [0] identity(%ninf : f32) ...        // max
+    %mp = kir.binary div %me, %s : f32
+    ```
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect"];
+}
 def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
   let summary = "a kernel-level store of a row read with its own reduction becomes a kir.parallel over the other axes";
   let description = [{

@@ -886,6 +886,41 @@ def PGPUNeutralizeBoundaries : Pass<"pgpu-neutralize-boundaries", "::mlir::Modul
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUNarrowSelectedReads : Pass<"pgpu-narrow-selected-reads", "::mlir::ModuleOp"> {
+  let summary = "a read whose lanes a select discards reads only the lanes it keeps (seed 002 §3.5)";
+  let description = [{
+    Reads: every `pgpu.load` with a fragment result; its uses through
+    lane-wise ops (`pgpu.cast`, `pgpu.unary`, `pgpu.binary` whose fragment
+    operands have the result's shape), each read only along that chain; the
+    `pgpu.select` ops where the chains end.
+    Legality: every chain ends as the true side of a select by one i1
+    fragment C of the read's shape, defined before the read (dominating it),
+    and C is an interval of lane positions: an order comparison (or an `and`
+    of them) of positions (an iota, its broadcasts, plus or minus a splat or
+    broadcast offset) with a splat or broadcast bound (a row's length, a
+    query's position), so the lanes it drops are contiguous runs whose
+    memory is then not touched.
+    A lane where C is false computes a value that no select keeps, so what
+    the read returns there is never observed; a lane-wise op computes lane i
+    from lane i only (seed 000 §8: validity says which lanes touch memory,
+    fill what masked lanes hold). A masked softmax's keys past a row's length
+    (`T.where(t < lengths[b], x[.., keys], -inf)`, corpus 187) are no longer
+    read.
+    Rewrites: the read's validity V becomes `V & C` (a scalar V splat over
+    the lanes first).
+    Preserves: every observed value, effects, ABI, origins.
+    Must not fire: a read also observed elsewhere (a reduction, a store, a
+    coordinate, a broadcast or any op that is not lane-wise), a read that is
+    a select's condition or false side, selects with different conditions,
+    a condition on data (a dropout's hashed keep mask: scattered lanes save
+    no traffic and would cost the read its vector width), an equality,
+    a scalar condition, a condition computed after the read, a validity
+    that already implies C (each conjunct of C is one of the validity's, or
+    computed alike: the tail mask of a blocked walk). Remarks say which.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
 def PGPUAnyOfRanges : Pass<"pgpu-any-of-ranges", "::mlir::ModuleOp"> {
   let summary = "an OR over positions of coordinate comparisons is an interval's nonemptiness (seed 002 §3.5)";
   let description = [{

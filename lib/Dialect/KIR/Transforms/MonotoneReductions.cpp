@@ -1,0 +1,292 @@
+//===- MonotoneReductions.cpp - a maximum of a monotone map is the map of the maximum ===//
+//
+// max_i f(x_i) = f(max_i x_i) when f is non-decreasing (seed 002 §1: a rewrite is legal when it
+// preserves values; these are exact, not a numerics permission). A maximum of `e / sum(e)` (softmax
+// probabilities, then `p >= min_p * max(p)`, corpus 178) reads the row once more after the sum;
+// max(e) / sum(e) reads nothing new, and max(exp(z - max z)) needs no pass at all. Each step
+// rewrites one reduction into a reduction of the map's operand; the new reduction is rewritten in
+// turn, and one over a value an earlier reduction already reduces is that reduction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/KIR/Transforms/Passes.h"
+
+#include "AxisDomains.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+namespace tessel::kir {
+#define GEN_PASS_DEF_KIRMONOTONEREDUCTIONS
+#include "tessel/Dialect/KIR/Transforms/Passes.h.inc"
+} // namespace tessel::kir
+
+using namespace mlir;
+using namespace tessel::kir;
+
+namespace {
+
+/// The kind of the combine of a one-input reduction whose region is `kind(a, b)` of its two
+/// arguments (either order), else nullopt.
+std::optional<BinaryKind> combineKind(ReduceOp red) {
+  if (red.getInputs().size() != 1 || red.getNumResults() != 1)
+    return std::nullopt;
+  Block &body = red.getCombine().front();
+  if (body.getNumArguments() != 2 || !llvm::hasNItems(body.getOperations(), 2))
+    return std::nullopt;
+  auto bin = dyn_cast<BinaryOp>(body.front());
+  auto yield = dyn_cast<YieldOp>(body.back());
+  if (!bin || !yield || yield->getNumOperands() != 1 || yield->getOperand(0) != bin.getResult())
+    return std::nullopt;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  if (!((bin.getLhs() == a && bin.getRhs() == b) || (bin.getLhs() == b && bin.getRhs() == a)))
+    return std::nullopt;
+  return bin.getKind();
+}
+
+/// The float constant `v` is (through a scalar kir.broadcast), if it is one.
+std::optional<double> floatConstant(Value v) {
+  FloatAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// The scalar a `kir.broadcast` of a scalar over all of `v`'s axes spreads (`dims []`), else null.
+Value broadcastScalar(Value v) {
+  auto bc = v.getDefiningOp<BroadcastOp>();
+  if (!bc || isa<ShapedType>(bc.getOperand().getType()))
+    return nullptr;
+  return bc.getOperand();
+}
+
+/// Whether every element of `v` is +0, positive or NaN (never negative, never -0): exponentials,
+/// squares, and sums, products and selections of such values.
+bool nonNegative(Value v, unsigned depth = 0) {
+  if (depth > 8)
+    return false;
+  if (std::optional<double> c = floatConstant(v))
+    return *c > 0.0 || (*c == 0.0 && !std::signbit(*c));
+  if (Value s = broadcastScalar(v))
+    return nonNegative(s, depth + 1);
+  if (auto un = v.getDefiningOp<UnaryOp>())
+    return (un.getKind() == UnaryKind::Exp || un.getKind() == UnaryKind::Exp2) && !un.getApproximate();
+  if (auto sel = v.getDefiningOp<SelectOp>())
+    return nonNegative(sel.getTrueValue(), depth + 1) && nonNegative(sel.getFalseValue(), depth + 1);
+  if (auto bin = v.getDefiningOp<BinaryOp>()) {
+    if (bin.getKind() == BinaryKind::Mul && bin.getLhs() == bin.getRhs())
+      return true; // x * x: +0 for ±0, +inf for ±inf
+    if (bin.getKind() == BinaryKind::Mul || bin.getKind() == BinaryKind::Add)
+      return nonNegative(bin.getLhs(), depth + 1) && nonNegative(bin.getRhs(), depth + 1);
+  }
+  return false;
+}
+
+/// Whether `s` is a constant finite positive float (a scale that maps -inf, +inf and NaN to
+/// themselves and keeps order: correctly rounded x * s and x / s are non-decreasing in x).
+bool positiveFinite(Value s) {
+  std::optional<double> c = floatConstant(s);
+  return c && *c > 0.0 && std::isfinite(*c);
+}
+
+/// Whether `s` is the result of a reduction other than `red` over `input` and `red`'s axes whose
+/// combine is `kind` and whose identity is the constant `identity` (the row's own maximum from
+/// -inf, or its own sum from 0).
+bool reducesSame(Value s, ReduceOp red, Value input, BinaryKind kind, double identity) {
+  auto other = s.getDefiningOp<ReduceOp>();
+  return other && other != red && other.getInputs().size() == 1 && other.getInputs()[0] == input &&
+         other.getAxes() == red.getAxes() && combineKind(other) == kind &&
+         floatConstant(other.getIdentities()[0]) == identity;
+}
+
+/// One monotone step under a reduction: its input is f(inner) with f non-decreasing. `guard`: f
+/// does not keep the reduction's identity (exp(-inf) = 0), so an empty row must keep the identity.
+struct Step {
+  Value inner;
+  std::function<Value(OpBuilder &, Location, Value)> apply;
+  bool guard = false;
+};
+
+/// The step `red` (a maximum or minimum with an infinite identity, `max` says which) takes
+/// through its input's defining op, or nullopt with `why` set where the input is a scalar map it
+/// cannot take (a scale of unknown sign).
+std::optional<Step> stepThrough(ReduceOp red, bool max, std::string &why) {
+  Value x = red.getInputs()[0];
+  if (auto un = x.getDefiningOp<UnaryOp>()) {
+    // exp is non-decreasing, maps NaN to NaN and +inf to +inf; -inf to 0, hence the guard.
+    if ((un.getKind() != UnaryKind::Exp && un.getKind() != UnaryKind::Exp2) || un.getApproximate())
+      return std::nullopt;
+    UnaryKind kind = un.getKind();
+    return Step{un.getOperand(),
+                [kind](OpBuilder &b, Location loc, Value r) { return UnaryOp::create(b, loc, kind, r).getResult(); },
+                /*guard=*/true};
+  }
+  auto bin = x.getDefiningOp<BinaryOp>();
+  if (!bin || bin.getApproximate() || bin.getFlushToZero())
+    return std::nullopt;
+  BinaryKind kind = bin.getKind();
+  // The scalar side (broadcast over the whole row) and the row side.
+  Value s = broadcastScalar(bin.getRhs()), e = bin.getLhs();
+  if (!s && (kind == BinaryKind::Mul || kind == BinaryKind::Add)) {
+    s = broadcastScalar(bin.getLhs());
+    e = bin.getRhs();
+  }
+  if (!s || broadcastScalar(e))
+    return std::nullopt;
+  auto make = [kind, s](OpBuilder &b, Location loc, Value r) {
+    return BinaryOp::create(b, loc, kind, r, s).getResult();
+  };
+  switch (kind) {
+  case BinaryKind::Div:
+  case BinaryKind::Mul:
+    if (positiveFinite(s))
+      return Step{e, make};
+    // e / sum(e) with e >= 0: sum >= every e_i, so a zero sum means every e_i is 0 (0 / 0 is NaN
+    // on both sides), an infinite sum an infinite e_i (inf / inf is NaN on both sides), else the
+    // division is by a finite positive number. Only for a maximum: min(e / inf) would be NaN where
+    // min(e) / inf is 0. An empty row: -inf / 0 = -inf, the identity.
+    if (kind == BinaryKind::Div && max && reducesSame(s, red, e, BinaryKind::Add, 0.0) && nonNegative(e))
+      return Step{e, make};
+    why = "the scale's sign is not known (a positive finite constant, or the row's own sum of non-negative "
+          "terms, commutes with the maximum)";
+    return std::nullopt;
+  case BinaryKind::Add:
+  case BinaryKind::Sub:
+    // x - c for finite c is non-decreasing and keeps ±inf and NaN. x - max(x) (the row's own
+    // extremum): where max(x) is ±inf, both sides are NaN (inf - inf); an empty row needs the guard.
+    if (floatConstant(s) && std::isfinite(*floatConstant(s)))
+      return Step{e, make};
+    if (kind == BinaryKind::Sub && reducesSame(s, red, e, max ? BinaryKind::Max : BinaryKind::Min, max ? -INFINITY : INFINITY))
+      return Step{e, make, /*guard=*/true};
+    why = "the shift is not finite, or is not the row's own extremum";
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Whether the (step-1) domain `d` has a member, as an i1 built at `b`; null where `d` is neither a
+/// step-1 `kir.domain` nor a subregion of one.
+Value nonEmpty(OpBuilder &b, Location loc, Value d) {
+  if (auto dom = d.getDefiningOp<DomainOp>()) {
+    if (dom.getStep() != 1)
+      return nullptr;
+    return CmpOp::create(b, loc, CmpPredicate::LT, dom.getLower(), dom.getUpper());
+  }
+  auto sub = d.getDefiningOp<SubregionOp>();
+  auto dom = sub ? sub.getSource().getDefiningOp<DomainOp>() : DomainOp();
+  if (!dom || dom.getStep() != 1)
+    return nullptr;
+  // The members of the source in [begin, end) (nothing is clamped, kir.subregion).
+  Value lo = BinaryOp::create(b, loc, BinaryKind::Max, sub.getBegin(), dom.getLower());
+  Value hi = BinaryOp::create(b, loc, BinaryKind::Min, sub.getEnd(), dom.getUpper());
+  return CmpOp::create(b, loc, CmpPredicate::LT, lo, hi);
+}
+
+/// The reduction of `red`'s kind over `input` and axes: an earlier one in `red`'s block, or a copy
+/// of `red` reading `input`, made just before it (`made` says which).
+ReduceOp reductionOf(ReduceOp red, Value input, bool &made) {
+  made = false;
+  for (Operation *user : input.getUsers()) {
+    auto other = dyn_cast<ReduceOp>(user);
+    if (other && other != red && other->getBlock() == red->getBlock() && other->isBeforeInBlock(red) &&
+        reducesSame(other.getResult(0), red, input, *combineKind(red), *floatConstant(red.getIdentities()[0])))
+      return other;
+  }
+  OpBuilder b(red);
+  auto copy = cast<ReduceOp>(b.clone(*red));
+  copy.getInputsMutable()[0].assign(input);
+  made = true;
+  return copy;
+}
+
+/// Erases `v`'s defining op and then its operands' where nothing uses them (pure kir ops only).
+void eraseDeadChain(Value v) {
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value u = work.pop_back_val();
+    Operation *op = u.getDefiningOp();
+    if (!op || !op->use_empty() || !isPure(op) || op->getNumRegions() || !isa<KIRDialect>(op->getDialect()))
+      continue;
+    SmallVector<Value> operands(op->getOperands());
+    op->erase();
+    work.append(operands);
+  }
+}
+
+struct MonotoneReductions : tessel::kir::impl::KIRMonotoneReductionsBase<MonotoneReductions> {
+  void runOnOperation() override {
+    bool remarks = remarksEnabled(getOperation());
+    // In block order (popped from the back), so a reduction made for an earlier one is found by
+    // the later ones over the same value.
+    SmallVector<ReduceOp> work;
+    getOperation().walk([&](ReduceOp red) { work.push_back(red); });
+    std::reverse(work.begin(), work.end());
+    DenseMap<Value, SmallVector<Value>> memo;
+    while (!work.empty()) {
+      ReduceOp red = work.pop_back_val();
+      std::optional<BinaryKind> kind = combineKind(red);
+      if (!kind || (*kind != BinaryKind::Max && *kind != BinaryKind::Min))
+        continue; // max_num / min_num drop NaN: a map that makes NaN would change the answer
+      bool max = *kind == BinaryKind::Max;
+      auto input = cast<RankedTensorType>(red.getInputs()[0].getType());
+      std::optional<double> id = floatConstant(red.getIdentities()[0]);
+      // A whole-tensor reduction to a scalar (the scale is one scalar for all its terms), from the
+      // infinite identity that every step keeps.
+      if (!isa<FloatType>(input.getElementType()) || red.getAxes().size() != size_t(input.getRank()) ||
+          !id || !std::isinf(*id) || (*id < 0) != max)
+        continue;
+      std::string why;
+      std::optional<Step> step = stepThrough(red, max, why);
+      if (!step) {
+        if (remarks && !why.empty())
+          red.emitRemark() << "kir-monotone-reductions: the " << (max ? "maximum" : "minimum") << " stays: " << why;
+        continue;
+      }
+      Location loc = red.getLoc();
+      OpBuilder b(red);
+      Value empty; // the guard's condition, built before anything else changes
+      if (step->guard) {
+        std::optional<SmallVector<Value>> doms = domainsOf(red.getInputs()[0], memo);
+        if (!doms)
+          continue;
+        Value all;
+        for (Value d : *doms) {
+          Value ne = nonEmpty(b, loc, d);
+          if (!ne) {
+            all = nullptr;
+            break;
+          }
+          all = all ? BinaryOp::create(b, loc, BinaryKind::And, all, ne).getResult() : ne;
+        }
+        if (!all) {
+          if (remarks)
+            red.emitRemark() << "kir-monotone-reductions: the " << (max ? "maximum" : "minimum")
+                             << " stays: the row's emptiness is not known (a strided domain)";
+          continue;
+        }
+        empty = all;
+      }
+      bool made = false;
+      ReduceOp inner = reductionOf(red, step->inner, made);
+      b.setInsertionPoint(red);
+      Value r = step->apply(b, loc, inner.getResult(0));
+      if (empty)
+        r = SelectOp::create(b, loc, empty, r, red.getIdentities()[0]);
+      if (remarks)
+        red.emitRemark() << "kir-monotone-reductions: the " << (max ? "maximum" : "minimum")
+                         << " of a non-decreasing map of a row is the map of the row's "
+                         << (made ? "own new reduction" : "existing reduction");
+      Value old = red.getInputs()[0];
+      red.getResult(0).replaceAllUsesWith(r);
+      red.erase();
+      eraseDeadChain(old);
+      memo.clear(); // erased values must not stay keys
+      if (made)
+        work.push_back(inner);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,184 @@
+// RUN: tessel-opt %s -split-input-file -kir-monotone-reductions | FileCheck %s --enable-var-scope
+// RUN: tessel-opt %s -split-input-file -kir-monotone-reductions -kir-to-pgpu > /dev/null
+
+// COM: The maximum of softmax probabilities p = e / sum(e), e = exp(z - max z) (corpus 178's min-p
+// COM: threshold). Before: a maximum over p, a pass over the row after the sum. After: max(e) / sum(e)
+// COM: (e >= 0, divided by its own sum), max(e) = exp(max(z - m)) guarded for an empty row,
+// COM: max(z - m) = max(z) - m guarded, and max(z) is m itself: no reduction of its own.
+// CHECK-LABEL: kir.kernel @softmax_max
+// CHECK: %[[M:.*]] = kir.reduce %[[Z:.*]] axes [0] identity(%[[NINF:.*]] : f32)
+// CHECK: kir.binary max
+// CHECK: %[[S:.*]] = kir.reduce %[[E:.*]] axes [0] identity
+// CHECK: kir.binary add
+// CHECK-NOT: kir.reduce
+// CHECK: %[[NE1:.*]] = kir.cmp lt %{{.*}}, %[[N:.*]] : index
+// CHECK: %[[NE2:.*]] = kir.cmp lt %{{.*}}, %[[N]] : index
+// CHECK: %[[D:.*]] = kir.binary sub %[[M]], %[[M]] : f32
+// CHECK: %[[GD:.*]] = kir.select %[[NE2]], %[[D]], %[[NINF]] : i1, f32
+// CHECK: %[[X:.*]] = kir.unary exp %[[GD]] : f32
+// CHECK: %[[GX:.*]] = kir.select %[[NE1]], %[[X]], %[[NINF]] : i1, f32
+// CHECK: %[[MP:.*]] = kir.binary div %[[GX]], %[[S]] : f32
+// CHECK-NOT: kir.reduce
+// CHECK: kir.store %[[MP]], %y
+kir.kernel @softmax_max(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B], out>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %nb = kir.extent "B"
+  %nv = kir.extent "V"
+  %rows = kir.domain %c0 to %nb
+  %cols = kir.domain %c0 to %nv
+  kir.parallel %rows {
+  ^bb0(%b: index):
+    %z = kir.load %x[%b, %cols] : !kir.view<f32, [B, V], in>[index, !kir.domain] -> tensor<?xf32>
+    %m = kir.reduce %z axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %q: f32):
+      %r = kir.binary max %p, %q : f32
+      kir.yield %r : f32
+    }
+    %mb = kir.broadcast %m over(%cols) dims [] : f32 -> tensor<?xf32>
+    %d = kir.binary sub %z, %mb : tensor<?xf32>
+    %e = kir.unary exp %d : tensor<?xf32>
+    %s = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %q: f32):
+      %r = kir.binary add %p, %q : f32
+      kir.yield %r : f32
+    }
+    %sb = kir.broadcast %s over(%cols) dims [] : f32 -> tensor<?xf32>
+    %pr = kir.binary div %e, %sb : tensor<?xf32>
+    %mp = kir.reduce %pr axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %q: f32):
+      %r = kir.binary max %p, %q : f32
+      kir.yield %r : f32
+    }
+    kir.store %mp, %y[%b] : f32, !kir.view<f32, [B], out>[index]
+    kir.yield
+  }
+  kir.return
+}
+
+// -----
+
+// COM: A positive constant scale and a finite shift keep the identity: the minimum of 2.5 * x is
+// COM: min(x) * 2.5 and the maximum of x + 1.5 is max(x) + 1.5, no guard.
+// CHECK-LABEL: kir.kernel @constant_maps
+// CHECK: %[[X:.*]] = kir.load %x
+// CHECK: %[[MN:.*]] = kir.reduce %[[X]] axes [0]
+// CHECK: kir.binary min
+// CHECK: %[[A:.*]] = kir.binary mul %[[MN]], %{{.*}} : f32
+// CHECK: kir.store %[[A]], %y
+// CHECK: %[[MX:.*]] = kir.reduce %[[X]] axes [0]
+// CHECK: kir.binary max
+// CHECK: %[[B:.*]] = kir.binary add %[[MX]], %{{.*}} : f32
+// CHECK-NOT: kir.select
+// CHECK: kir.store %[[B]], %z
+kir.kernel @constant_maps(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B], out>, %z: !kir.view<f32, [B], out>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %k = arith.constant 2.5 : f32
+  %h = arith.constant 1.5 : f32
+  %nb = kir.extent "B"
+  %nv = kir.extent "V"
+  %rows = kir.domain %c0 to %nb
+  %cols = kir.domain %c0 to %nv
+  %kb = kir.broadcast %k over(%cols) dims [] : f32 -> tensor<?xf32>
+  %hb = kir.broadcast %h over(%cols) dims [] : f32 -> tensor<?xf32>
+  kir.parallel %rows {
+  ^bb0(%b: index):
+    %v = kir.load %x[%b, %cols] : !kir.view<f32, [B, V], in>[index, !kir.domain] -> tensor<?xf32>
+    %sc = kir.binary mul %kb, %v : tensor<?xf32>
+    %mn = kir.reduce %sc axes [0] identity(%inf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %q: f32):
+      %r = kir.binary min %p, %q : f32
+      kir.yield %r : f32
+    }
+    kir.store %mn, %y[%b] : f32, !kir.view<f32, [B], out>[index]
+    %sh = kir.binary add %v, %hb : tensor<?xf32>
+    %mx = kir.reduce %sh axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %q: f32):
+      %r = kir.binary max %p, %q : f32
+      kir.yield %r : f32
+    }
+    kir.store %mx, %z[%b] : f32, !kir.view<f32, [B], out>[index]
+    kir.yield
+  }
+  kir.return
+}
+
+// -----
+
+// COM: Must not fire: a scale of unknown sign (a runtime scalar t: a negative t turns the maximum into a
+// COM: minimum); a row divided by its own sum whose terms may be negative (the sum may be 0 while a term
+// COM: is not, or smaller than a term); the minimum of e / sum(e) (min(e / inf) is NaN where
+// COM: min(e) / inf is 0); a max_num combine (drops NaN).
+// CHECK-LABEL: kir.kernel @unknown_sign
+// CHECK: %[[Q:.*]] = kir.binary div %[[V:.*]], %{{.*}} : tensor<?xf32>
+// CHECK: kir.reduce %[[Q]] axes [0]
+// CHECK: %[[R:.*]] = kir.binary div %[[V]], %{{.*}} : tensor<?xf32>
+// CHECK: kir.reduce %[[R]] axes [0]
+// CHECK: %[[P:.*]] = kir.binary div %[[E:.*]], %{{.*}} : tensor<?xf32>
+// CHECK: kir.reduce %[[P]] axes [0]
+// CHECK: kir.binary min
+// CHECK: %[[W:.*]] = kir.unary exp %[[V]]
+// CHECK: kir.reduce %[[W]] axes [0]
+// CHECK: kir.binary max_num
+kir.kernel @unknown_sign(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B], out>, %z: !kir.view<f32, [B], out>,
+                         %w: !kir.view<f32, [B], out>, %u: !kir.view<f32, [B], out>, %t: f32) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %nb = kir.extent "B"
+  %nv = kir.extent "V"
+  %rows = kir.domain %c0 to %nb
+  %cols = kir.domain %c0 to %nv
+  %tb = kir.broadcast %t over(%cols) dims [] : f32 -> tensor<?xf32>
+  kir.parallel %rows {
+  ^bb0(%b: index):
+    %v = kir.load %x[%b, %cols] : !kir.view<f32, [B, V], in>[index, !kir.domain] -> tensor<?xf32>
+    %q = kir.binary div %v, %tb : tensor<?xf32>
+    %mq = kir.reduce %q axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %mq, %y[%b] : f32, !kir.view<f32, [B], out>[index]
+    %s = kir.reduce %v axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary add %p, %r : f32
+      kir.yield %o : f32
+    }
+    %sb = kir.broadcast %s over(%cols) dims [] : f32 -> tensor<?xf32>
+    %n = kir.binary div %v, %sb : tensor<?xf32>
+    %mn = kir.reduce %n axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %mn, %z[%b] : f32, !kir.view<f32, [B], out>[index]
+    %e = kir.unary exp %v : tensor<?xf32>
+    %se = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary add %p, %r : f32
+      kir.yield %o : f32
+    }
+    %seb = kir.broadcast %se over(%cols) dims [] : f32 -> tensor<?xf32>
+    %pe = kir.binary div %e, %seb : tensor<?xf32>
+    %lo = kir.reduce %pe axes [0] identity(%inf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary min %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %lo, %w[%b] : f32, !kir.view<f32, [B], out>[index]
+    %e2 = kir.unary exp %v : tensor<?xf32>
+    %mm = kir.reduce %e2 axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max_num %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %mm, %u[%b] : f32, !kir.view<f32, [B], out>[index]
+    kir.yield
+  }
+  kir.return
+}
