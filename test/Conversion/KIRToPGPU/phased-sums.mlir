@@ -121,3 +121,44 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// Must not fire: a later workset reads the update's output at other elements (q[i] = p[n - 1 - i]):
+// it is a finalization itself, so the update keeps the last program too (both run there, in order).
+// CHECK-LABEL: pgpu.kernel @read_after
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+// CHECK: pgpu.store {{.*}}, %p
+// CHECK: pgpu.store {{.*}}, %q
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @read_after(%p: !kir.view<f32, [N], inout>, %q: !kir.view<f32, [N], out>) {
+    %0 = kir.extent "N"
+    %1 = arith.constant 0 : index
+    %2 = kir.domain %1 to %0
+    %4 = arith.constant 0.0 : f32
+    %9 = arith.constant 1.0 : f32
+    %14 = arith.constant 1 : index
+    %3 = kir.load %p[%2] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %8 = kir.reduce %3 axes [0] identity(%4 : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%5: f32, %6: f32):
+      %7 = kir.binary add %5, %6 : f32
+      kir.yield %7 : f32
+    }
+    %10 = kir.binary add %8, %9 : f32
+    %11 = kir.broadcast %10 over(%2) dims [] : f32 -> tensor<?xf32>
+    %12 = kir.binary div %3, %11 : tensor<?xf32>
+    // expected-remark @+1 {{not phased: another workset also takes the last arrival or waits}}
+    kir.store %12, %p[%2] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    // expected-remark @+1 {{this workset uses what an earlier workset writes (or writes what it uses): it runs whole in the last program instance}}
+    kir.parallel %2 {
+    ^bb0(%13: index):
+      %15 = kir.binary sub %0, %14 : index
+      %16 = kir.binary sub %15, %13 : index
+      %17 = kir.load %p[%16] : !kir.view<f32, [N], inout>[index] -> f32
+      kir.store %17, %q[%13] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
