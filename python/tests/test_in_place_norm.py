@@ -1,8 +1,9 @@
 """An in-place update after a whole-view reduction of the same view (clip-grad-norm: a global norm, then
-`g[:] = g * coef`; corpus 39). Seed 000 §8: no barrier across program instances, so the update runs whole
-in the last program instance, after every other instance, its whole-view scalars computed once before its
-first store; a later statement using those scalars (the stored norm) runs before the update, in the
-parallel segments. Checked against NumPy on the KIR interpreter and through Triton under
+`g[:] = g * coef`; corpus 39). Seed 000 §8: no barrier across program instances. A plain sum is phased
+(PhasedSums.cpp: its chunks' segment, then the statements using it and the update, each instance after a
+wait for every earlier instance); otherwise the update runs whole in the last program instance, after
+every other instance, its whole-view scalars computed once before its first store, and a later statement
+using those scalars (the stored norm) runs before the update, in the parallel segments. Checked against NumPy on the KIR interpreter and through Triton under
 TRITON_INTERPRET=1 at odd shapes, plus what must stay refused."""
 import os
 
@@ -76,14 +77,23 @@ def test_clip_norm(n, max_norm):
     np.testing.assert_allclose(tt.numpy(), [norm], rtol=1e-5, atol=1e-6)
 
 
-def test_clip_norm_runs_in_the_last_program():
-    # One launch: the norm's reduction in the parallel segments, the update in the last program (a
-    # ticket), its norm computed before the element loop.
+def test_clip_norm_runs_in_phases():
+    # One launch: the norm's chunks in a segment of their own (atomic adds into a workspace), the norm's
+    # store and the update after a wait for every earlier instance (PhasedSums.cpp); the last program only
+    # returns the workspace to zero.
     text = clip_norm.compile("pgpu")
     assert text.count("pgpu.program_space") == 1
-    assert "pgpu.last_program" in text
+    head, last = text.split("pgpu.last_program", 1)
+    assert "order acquire" in head and "pgpu.store" in head
+    assert "pgpu.store" not in last and "pgpu.buffer_store" in last
+
+
+def test_a_rank_2_sum_runs_in_the_last_program():
+    # Not phased (a rank-2 sum): the update in the last program (a ticket), its sum before the element loop.
+    text = center_in_place.compile("pgpu")
+    assert text.count("pgpu.program_space") == 1
     last = text[text.index("pgpu.last_program"):]
-    assert last.index("sqrt") < last.index("pgpu.store")
+    assert "order acquire" not in text and "pgpu.store" in last
 
 
 @pytest.mark.parametrize("m,n", [(1, 1), (3, 7), (5, 131)])

@@ -29,6 +29,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace tessel {
 #define GEN_PASS_DEF_CONVERTKIRTOPGPU
@@ -674,10 +675,6 @@ LogicalResult KernelConstructor::run() {
         return w.op->emitError() << "kir-to-pgpu: this workset uses values read from a view before an earlier "
                                     "workset's in-place update of it, but must run after that update (it uses "
                                     "what an earlier workset writes): store those values to another view first";
-      if (w.hoist && pgpu::remarksEnabled(kernel))
-        emitRemark(w.op->getLoc()) << "kir-to-pgpu: this in-place update needs whole-view values read before it: "
-                                      "it runs whole in the last program instance, after every other instance "
-                                      "(one program does its elements)";
       if (w.finalize && !w.hoist && mergeableScatter(w, reads, writes, earlierWrites)) {
         // Its contributions add into a zeroed workspace in parallel; the last program adds that into
         // the view after everyone's writes (ScatterMerge.cpp).
@@ -695,7 +692,7 @@ LogicalResult KernelConstructor::run() {
         if (llvm::any_of(writes, [&](Value v) { return kernelBuffers.contains(v); }))
           return w.op->emitError() << "kir-to-pgpu: this workset reads or writes what an earlier workset wrote and "
                                       "writes a kernel-level buffer too: a second barrier is not constructed";
-        if (pgpu::remarksEnabled(kernel))
+        if (!w.hoist && pgpu::remarksEnabled(kernel)) // a hoisting update's remark says how it runs
           emitRemark(w.op->getLoc()) << "kir-to-pgpu: this workset uses what an earlier workset writes (or writes "
                                         "what it uses): it runs whole in the last program instance";
       }
@@ -749,6 +746,10 @@ LogicalResult KernelConstructor::run() {
       --k;
     }
   }
+
+  // An in-place update after whole-view sums: the sums, then the update, in parallel phases
+  // (PhasedSums.cpp); otherwise it stays whole in the last program.
+  (void)phaseHoistedUpdate(worksets);
 
   for (Workset &w : worksets)
     if (auto p = dyn_cast<kir::ParallelOp>(w.op); p && failed(checkReadsBeforeStores(p)))
@@ -836,6 +837,9 @@ LogicalResult KernelConstructor::run() {
     auto emitGroup = [&]() -> LogicalResult {
       if (w.waitsForFill)
         emitFillWait(ploc, ticket, binary(ploc, kir::BinaryKind::Sub, pid, linear));
+      // After the wait, phased sums are read from their workspaces (PhasedSums.cpp).
+      readPhasedSums = w.waitsForFill && !phasedSums.empty();
+      auto reading = llvm::make_scope_exit([&] { readPhasedSums = false; });
       SmallVector<Attribute> roles;
       for (unsigned i = 0; i < w.extents.size(); ++i)
         roles.push_back(b.getStringAttr("axis" + std::to_string(i)));
@@ -846,6 +850,12 @@ LogicalResult KernelConstructor::run() {
       SmallVector<Value> coords;
       for (unsigned i = 0; i < w.extents.size(); ++i)
         coords.push_back(gb->addArgument(b.getIndexType(), ploc));
+      if (w.sumWorkspace) {
+        if (failed(emitPhasedSum(w, coords.front())))
+          return failure();
+        pgpu::YieldOp::create(b, ploc);
+        return success();
+      }
       if (w.fold) {
         if (failed(w.fold->emit(coords)))
           return failure();
@@ -890,6 +900,7 @@ LogicalResult KernelConstructor::run() {
     for (Workset &w : worksets)
       if (w.partial && failed(emitHistogramFinalize(*w.op, w.partial)))
         return failure();
+    resetPhasedSums(loc);
     // Finalizations and merged scatters' adds in source order: a later finalization reads the sums.
     for (Workset &w : worksets) {
       if (w.merged && copiedMerges.contains(w.op)) {

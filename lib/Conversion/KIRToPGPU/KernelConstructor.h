@@ -324,6 +324,9 @@ private:
     /// scalars (a global norm, then `g[:] = g * coef`): the replayed values it uses are computed
     /// once, before its element loop writes anything (emitFinalization).
     bool hoist = false;
+    /// Set on a segment of a phased whole-view sum (PhasedSums.cpp): `op` is the kir.reduce, each
+    /// instance adds the sum of one chunk of its elements into this zeroed workspace scalar.
+    Value sumWorkspace;
   };
   /// Whether `w` is plain tensor stores over launch-time domains (no histogram merge, data-dependent
   /// subregion or partial): what joinStores joins and alignedInPlace writes in place.
@@ -336,6 +339,19 @@ private:
                          const DenseSet<Value> &earlierWrites);
   /// In the last program: adds workset `w`'s workspace into its target view and zeroes it.
   LogicalResult emitScatterMergeFinalize(Workset &w);
+  // In-place updates after whole-view sums, phased (PhasedSums.cpp).
+  /// Turns a hoisting finalization whose whole-view scalars are plain sums into segments: the sums'
+  /// chunks first, then the worksets that use the sums and the update, each instance waiting for every
+  /// earlier instance and reading the sums from workspace. False, with a remark, where it does not apply.
+  bool phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets);
+  /// One instance of a phased sum's segment: the sum of chunk `chunk` added into its workspace.
+  LogicalResult emitPhasedSum(Workset &w, Value chunk);
+  /// The last program's reset of the phased sums' workspaces to zero.
+  void resetPhasedSums(Location loc);
+  /// Phased sums by kir.reduce, with their workspace scalars.
+  llvm::MapVector<Operation *, Value> phasedSums;
+  /// While a waiting segment is emitted: a phased sum's value is read from its workspace.
+  bool readPhasedSums = false;
   /// Spins until the launch's `ticket` counts `before` arrivals (acquire): every program instance
   /// before the waiting segment has done its work (Workset::waitsForFill).
   void emitFillWait(Location loc, Value ticket, Value before);
@@ -364,6 +380,8 @@ private:
 };
 /// The views `op` (and what it holds) reads and writes.
 void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes);
+/// Whether `combine` is `^bb(%a, %b): %r = kir.binary add %a, %b (either order); kir.yield %r`.
+bool isAddCombine(Region &combine);
 /// Whether two coordinate lists of one view name disjoint element sets (InPlaceStores.cpp): on some
 /// axis, intervals of one domain that do not overlap, or integer coordinates whose linear forms never
 /// take one value (`2 * h` and `2 * h + 1`).

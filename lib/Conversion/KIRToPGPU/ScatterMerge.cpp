@@ -45,7 +45,7 @@ using namespace tessel;
 using namespace tessel::construct;
 
 /// Whether `combine` is `^bb(%a, %b): %r = kir.binary add %a, %b (either order); kir.yield %r`.
-static bool isAddCombine(Region &combine) {
+bool tessel::construct::isAddCombine(Region &combine) {
   if (!combine.hasOneBlock())
     return false;
   Block &block = combine.front();

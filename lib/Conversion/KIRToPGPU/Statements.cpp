@@ -279,6 +279,14 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
       .Case<kir::ReduceOp>([&](kir::ReduceOp r) -> LogicalResult {
         if (isa<RankedTensorType>(r.getResult(0).getType()))
           return success(); // partial reductions are realized per element
+        if (Value ws = phasedSums.lookup(r.getOperation()); ws && readPhasedSums) {
+          // A phased sum, complete in its workspace once this instance has waited (PhasedSums.cpp).
+          Location at = r.getLoc();
+          Type t = r.getResult(0).getType();
+          map.map(r.getResult(0), pgpu::BufferLoadOp::create(b, at, t, ws, ValueRange{constIndex(at, 0)},
+                                                             trueValue(at), zeroOf(at, t)));
+          return success();
+        }
         return emitReduceScalars(r);
       })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) -> LogicalResult {

@@ -4,8 +4,10 @@
 // COM: of it is a load at C feeding only elementwise ops into that workset's stores: each instance reads and
 // COM: writes its own elements. A read before the first store of the view is realized before any store; a
 // COM: read after one sees the stored value (forwarded). A reduction of the whole view to a scalar (it
-// COM: reads every element) before an in-place update: the update runs whole in the last program instance
-// COM: (seed 000 §8: no barrier across instances), the scalar computed there once, before the element loop.
+// COM: reads every element) before an in-place update: a plain sum is phased (phased-sums.mlir: its chunks'
+// COM: segment, then the update's instances after a wait for every earlier instance, reading the sum from
+// COM: workspace); otherwise the update runs whole in the last program instance (seed 000 §8: no barrier
+// COM: across instances), the scalar computed there once, before the element loop.
 // COM: A read of another element than the one stored, or a later workset that needs the view both before
 // COM: and after the update, keeps the error.
 
@@ -45,13 +47,17 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
 
 // CHECK-LABEL: pgpu.kernel @normalize_in_place
 // CHECK: pgpu.program_space
-// CHECK-NOT: pgpu.execution_group
-// CHECK: pgpu.last_program
+// CHECK: pgpu.execution_group {{.*}} segment 0
 // CHECK: pgpu.range_reduce
-// CHECK: pgpu.foreach
+// CHECK: pgpu.scatter_reduce
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group {{.*}} segment 1
+// CHECK: pgpu.buffer_load
 // CHECK: pgpu.load %p
 // CHECK: pgpu.binary div
 // CHECK: pgpu.store {{.*}}, %p
+// CHECK: pgpu.last_program
+// CHECK: pgpu.buffer_store
 module attributes {kir.compile_options = #kir.compile_options<>} {
   kir.kernel @normalize_in_place(%p: !kir.view<f32, [N], inout>) {
     %0 = kir.extent "N"
@@ -73,14 +79,15 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
 
 // -----
 
-// The norm's store (a later statement using the scalar) runs in the parallel segment, before the update.
+// The norm's store (a later statement using the scalar) waits for the sum, before the update.
 // CHECK-LABEL: pgpu.kernel @clip_in_place
-// CHECK: pgpu.execution_group
-// CHECK: pgpu.store {{.*}}, %t
-// CHECK: pgpu.last_program
+// CHECK: pgpu.execution_group {{.*}} segment 0
 // CHECK: pgpu.range_reduce
-// CHECK: pgpu.foreach
+// CHECK: pgpu.execution_group {{.*}} segment 1
+// CHECK: pgpu.store {{.*}}, %t
+// CHECK: pgpu.execution_group {{.*}} segment 2
 // CHECK: pgpu.store {{.*}}, %p
+// CHECK: pgpu.last_program
 module attributes {kir.compile_options = #kir.compile_options<>} {
   kir.kernel @clip_in_place(%p: !kir.view<f32, [N], inout>, %t: !kir.view<f32, [1], out>) {
     %0 = kir.extent "N"

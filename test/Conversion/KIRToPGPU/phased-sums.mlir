@@ -1,0 +1,164 @@
+// RUN: tessel-opt %s -split-input-file --kir-to-pgpu --verify-diagnostics | FileCheck %s
+// COM: An in-place update after whole-view sums (PhasedSums.cpp; seed 000 §2, §4.4; seed 002 §4): each
+// COM: sum becomes a segment whose instances add the sums of 32768-element chunks into a zeroed, kept
+// COM: workspace scalar with one atomic add; the worksets using the sum, then the update, wait until the
+// COM: launch's ticket counts every instance before their segment and read the sum from workspace; the
+// COM: last arrival returns the workspace to zero. A max, or a sum of a rank-2 view, keeps the update
+// COM: whole in the last program, with a remark saying why.
+
+// Before (in-place-stores.mlir's last-program form) and after: the norm's chunks, the norm's store
+// after a wait, the update after a wait, the reset.
+// CHECK-LABEL: pgpu.kernel @clip
+// CHECK-SAME: %[[W:[a-z0-9]+]]: !pgpu.buffer<f32, [1], workspace> {pgpu.init = 0.000000e+00 : f32, pgpu.kept
+// CHECK-SAME: %[[T:[a-z0-9]+]]: !pgpu.buffer<i32, [1], workspace>
+// CHECK: pgpu.execution_group {{.*}} segment 0
+// CHECK: %[[LO:.*]] = pgpu.binary mul %{{.*}}, %c32768
+// CHECK: pgpu.range_reduce %[[LO]] to
+// CHECK: pgpu.scatter_reduce %{{.*}}, %[[W]][
+// CHECK: pgpu.while
+// CHECK: pgpu.atomic_load %[[T]]{{.*}}order acquire
+// CHECK: pgpu.execution_group {{.*}} segment 1
+// CHECK: pgpu.buffer_load %[[W]]
+// CHECK: pgpu.store {{.*}}, %total
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group {{.*}} segment 2
+// CHECK: pgpu.buffer_load %[[W]]
+// CHECK: pgpu.load %grad
+// CHECK: pgpu.store {{.*}}, %grad
+// CHECK: pgpu.last_program %[[T]]
+// CHECK-NOT: pgpu.store
+// CHECK: pgpu.buffer_store %{{.*}}, %[[W]]
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @clip(%grad: !kir.view<f32, [N], inout>, %total: !kir.view<f32, [1], out>) {
+    %0 = kir.extent "N"
+    %1 = arith.constant 0 : index
+    %2 = kir.domain %1 to %0
+    %5 = arith.constant 0.0 : f32
+    %11 = arith.constant 9.999999974752427e-07 : f32
+    %13 = arith.constant 3.0 : f32
+    %15 = arith.constant 1.0 : f32
+    %3 = kir.load %grad[%2] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %4 = kir.binary mul %3, %3 : tensor<?xf32>
+    // expected-remark @+1 {{this whole-view sum is phased: its own segment}}
+    %9 = kir.reduce %4 axes [0] identity(%5 : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%6: f32, %7: f32):
+      %8 = kir.binary add %6, %7 : f32
+      kir.yield %8 : f32
+    }
+    %10 = kir.unary sqrt %9 : f32
+    %12 = kir.binary add %10, %11 : f32
+    %14 = kir.binary div %13, %12 : f32
+    %16 = kir.binary min %14, %15 : f32
+    %17 = kir.broadcast %16 over(%2) dims [] : f32 -> tensor<?xf32>
+    %18 = kir.binary mul %3, %17 : tensor<?xf32>
+    // expected-remark @+1 {{this in-place update after whole-view sums runs in parallel}}
+    kir.store %18, %grad[%2] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    // expected-remark @+1 {{this workset uses a phased sum: its instances wait}}
+    kir.store %10, %total[%1] : f32, !kir.view<f32, [1], out>[index]
+    kir.return
+  }
+}
+
+// -----
+
+// Must not fire: a max is not a sum (no reassociation into atomic adds here).
+// CHECK-LABEL: pgpu.kernel @max_scale
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.foreach
+// CHECK: pgpu.store {{.*}}, %p
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @max_scale(%p: !kir.view<f32, [N], inout>) {
+    %0 = kir.extent "N"
+    %1 = arith.constant 0 : index
+    %2 = kir.domain %1 to %0
+    %5 = arith.constant 0xFF800000 : f32
+    %10 = arith.constant 1.0 : f32
+    %3 = kir.load %p[%2] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %4 = kir.unary abs %3 : tensor<?xf32>
+    %9 = kir.reduce %4 axes [0] identity(%5 : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%6: f32, %7: f32):
+      %8 = kir.binary max %6, %7 : f32
+      kir.yield %8 : f32
+    }
+    %11 = kir.binary add %9, %10 : f32
+    %12 = kir.broadcast %11 over(%2) dims [] : f32 -> tensor<?xf32>
+    %13 = kir.binary div %3, %12 : tensor<?xf32>
+    // expected-remark @+1 {{not phased: it uses a reduction whose combine is not an add}}
+    kir.store %13, %p[%2] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// Must not fire: a whole-view sum of a rank-2 view (not constructed phased yet).
+// CHECK-LABEL: pgpu.kernel @normalize_2d
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @normalize_2d(%p: !kir.view<f32, [M, N], inout>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "N"
+    %2 = arith.constant 0 : index
+    %3 = kir.domain %2 to %0
+    %4 = kir.domain %2 to %1
+    %6 = arith.constant 0.0 : f32
+    %11 = arith.constant 1.0 : f32
+    %5 = kir.load %p[%3, %4] : !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %10 = kir.reduce %5 axes [0, 1] identity(%6 : f32) : (tensor<?x?xf32>) -> (f32) {
+    ^bb0(%7: f32, %8: f32):
+      %9 = kir.binary add %7, %8 : f32
+      kir.yield %9 : f32
+    }
+    %12 = kir.binary add %10, %11 : f32
+    %13 = kir.broadcast %12 over(%3, %4) dims [] : f32 -> tensor<?x?xf32>
+    %14 = kir.binary div %5, %13 : tensor<?x?xf32>
+    // expected-remark @+1 {{not phased: it uses a reduction of a tensor of rank other than 1}}
+    kir.store %14, %p[%3, %4] : tensor<?x?xf32>, !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// Must not fire: a later workset reads the update's output at other elements (q[i] = p[n - 1 - i]):
+// it is a finalization itself, so the update keeps the last program too (both run there, in order).
+// CHECK-LABEL: pgpu.kernel @read_after
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+// CHECK: pgpu.store {{.*}}, %p
+// CHECK: pgpu.store {{.*}}, %q
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @read_after(%p: !kir.view<f32, [N], inout>, %q: !kir.view<f32, [N], out>) {
+    %0 = kir.extent "N"
+    %1 = arith.constant 0 : index
+    %2 = kir.domain %1 to %0
+    %4 = arith.constant 0.0 : f32
+    %9 = arith.constant 1.0 : f32
+    %14 = arith.constant 1 : index
+    %3 = kir.load %p[%2] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %8 = kir.reduce %3 axes [0] identity(%4 : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%5: f32, %6: f32):
+      %7 = kir.binary add %5, %6 : f32
+      kir.yield %7 : f32
+    }
+    %10 = kir.binary add %8, %9 : f32
+    %11 = kir.broadcast %10 over(%2) dims [] : f32 -> tensor<?xf32>
+    %12 = kir.binary div %3, %11 : tensor<?xf32>
+    // expected-remark @+1 {{not phased: another workset also takes the last arrival or waits}}
+    kir.store %12, %p[%2] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    // expected-remark @+1 {{this workset uses what an earlier workset writes (or writes what it uses): it runs whole in the last program instance}}
+    kir.parallel %2 {
+    ^bb0(%13: index):
+      %15 = kir.binary sub %0, %14 : index
+      %16 = kir.binary sub %15, %13 : index
+      %17 = kir.load %p[%16] : !kir.view<f32, [N], inout>[index] -> f32
+      kir.store %17, %q[%13] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
