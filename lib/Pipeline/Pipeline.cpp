@@ -63,6 +63,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      Kernel-level reductions over rows (several, or one whose element is itself a row reduction)
   //      run their rows in FOLD_SPLIT programs, each storing its partials, the last arrival merging
   //      them in program order and computing the scalar expression (one launch).
+  // Construction's segments over the same members (kernel-level statements over one domain) run as
+  // one group: each member's coordinates decoded once, its statements' writes from one program.
+  pm.addPass(pgpu::createPGPUMergeSegments());
   if (can.launchSizedWorkspace)
     pm.addPass(pgpu::createPGPUSplitRowReductions());
   pm.addPass(pgpu::createPGPUNarrowGuardedWorksets());

@@ -985,6 +985,39 @@ def PGPUSummaryEmptiness : Pass<"pgpu-summary-emptiness", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUMergeSegments : Pass<"pgpu-merge-segments", "::mlir::ModuleOp"> {
+  let summary = "sibling segments over the same members run as one execution group (seed 000 §3, seed 002 §3.2)";
+  let description = [{
+    Reads: construction's dispatch chain of segments (pgpu::dispatchChain: pid
+    < S ? g0(pid) : (r = pid - S; r < S ? g1(r) : ...)), one per kernel-level
+    statement over a domain (a pixel shuffle's four `out[n, c, 2h + i, 2w + j]
+    = x[n, 4c + 2i + j, h, w]`), each group's extents and body.
+    Legality: the segments are disjoint program instances with no order
+    between them (seed 000 §3: a group adds neither a launch nor a barrier),
+    so any interleaving of their members is an execution the chain admits;
+    running member m of every segment in one program, in segment order, is
+    one of them. The bodies read only `In` views, which no instance writes
+    (seed 000 §4.3).
+    Fires when every segment of the chain has the same extents (the same
+    values) and a straight-line body of pointwise code, reads of `In` views
+    and plain writes (store, scatter).
+    Rewrites: the first group takes the later groups' bodies in segment
+    order over its own coordinates and becomes the space's sole group; the
+    space launches one segment's count. The later passes then block one
+    workset: each member's coordinates are decoded once for every statement
+    (CSE merges the repeated index arithmetic) and one program writes the
+    statements' neighbouring addresses (2w and 2w + 1) together, where the
+    chain wrote them from programs a segment apart.
+    Preserves: values, effects, ABI, origins.
+    Must not fire: a sole group, extents that differ, a body with regions
+    (loops, control, structured ops), atomics, scatter-reduce or buffers, a
+    read of a writable view, a value of the routing used in a body, a
+    ticketed chain (remark when a chain is kept).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
   let summary = "a workset that is a program's whole body becomes program axes (seed 000 §5, seed 002 §3.2)";
   let description = [{
