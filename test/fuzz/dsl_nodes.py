@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 
 FLOATS = ("f32", "f16", "bf16")
 INTS = ("i32", "i8")
@@ -527,7 +528,7 @@ def unary(kind, a):
     if kind == "neg":
         code, mag = f"(-{inner})", a.mag
     elif kind == "abs":
-        code, mag = (f"abs({inner})" if hash(inner) % 2 else f"T.abs({inner})"), a.mag
+        code, mag = (f"abs({inner})" if zlib.crc32(inner.encode()) % 2 else f"T.abs({inner})"), a.mag
     elif kind == "exp":
         if a.mag > 6:
             code, mag = f"T.exp(-T.abs({inner}))", 1.0
