@@ -10,6 +10,10 @@
 #   scripts/fuzz.sh FILE...                replay inputs (findings, a corpus folder) through the harness
 #   TESSEL_FUZZ_STATIC=1                   (at the first configure) link LLVM statically: the binary then
 #                                          runs on a machine without LLVM (docs/fuzzing.md, "Runs")
+#   TESSEL_FUZZ_RECORD=1                   a run with no findings becomes the last deep run
+#                                          (bench/results/fuzz_deep.json: commit, executions): CI's short fuzz
+#                                          budget covers the passes changed since it (test/fuzz/fuzz.py --since);
+#                                          TESSEL_FUZZ_COMMIT names the commit where the tree has no .git
 # The corpus grows in build-fuzz/corpus/ and is reused by the next run. Needs clang-22 with
 # libclang-rt-22-dev (apt-get install clang-22 libclang-rt-22-dev). The build takes 30-60 minutes
 # on 2 shared cores (nothing is shared with build/'s ccache entries); everything runs at
@@ -65,4 +69,24 @@ done
 echo "fuzz.sh: $total executions in $JOBS worker(s), corpus $(ls "$BUILD/corpus" | wc -l) inputs," \
   "findings: $(ls "$BUILD/findings" | grep -vc '^slow-unit' || true)," \
   "slow units (not failures): $(ls "$BUILD/findings" | grep -c '^slow-unit' || true) (logs: $BUILD/logs/$STAMP-w*.log)"
+if [ "$status" = 0 ] && [ "${TESSEL_FUZZ_RECORD:-0}" = 1 ]; then
+  python3 - "$ROOT" "$total" "$JOBS" "$STAMP" <<'PY'
+import json, os, pathlib, subprocess, sys
+root, total, jobs, stamp = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+commit = os.environ.get("TESSEL_FUZZ_COMMIT") or \
+    subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+if not commit:  # a copy without .git (the GPU machine): say which commit was built
+    sys.exit("fuzz.sh: not a git checkout: set TESSEL_FUZZ_COMMIT to the commit built to record the run")
+dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                       capture_output=True, text=True).stdout.strip()
+path = root / "bench" / "results" / "fuzz_deep.json"
+record = json.loads(path.read_text()) if path.exists() else {}
+record.update(commit=commit, date=f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}", executions=total, findings=0,
+              what=f"scripts/fuzz.sh's libFuzzer run of tools/tessel-fuzz (ASan+UBSan), {jobs} worker(s)"
+                   + (" (working tree with uncommitted changes)" if dirty else ""),
+              details=f"build-fuzz/logs/{stamp}-w*.log")
+path.write_text(json.dumps(record, indent=2) + "\n")
+print(f"fuzz.sh: recorded the deep run at {commit[:12]} in {path}")
+PY
+fi
 exit $status

@@ -36,6 +36,24 @@ def test_programs_are_deterministic_and_varied():
     assert any(fz.Program(47, i).invalid for i in range(60))
 
 
+def test_programs_do_not_depend_on_the_processes_hash_seed():
+    """Workers and `--only` reruns generate a kernel in another process: the source must not depend on
+    Python's per-process string hash (`abs(x)` or `T.abs(x)` was chosen by hash(x), so a finding's
+    reproduction could be another kernel)."""
+    import re
+    import subprocess
+    import sys
+    code = ("import importlib.util, hashlib; spec = importlib.util.spec_from_file_location('f', %r); "
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); "
+            "print(hashlib.sha256(''.join(m.Program(47, i).source() for i in range(60)).encode()).hexdigest())"
+            % str(ROOT / "test" / "fuzz" / "dsl_fuzz.py"))
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(digests) == 1, digests
+    text = "".join(_fuzz().Program(47, i).source() for i in range(60))
+    assert "T.abs(" in text and re.search(r"[^.\w]abs\(", text)  # both spellings are still drawn
+
+
 def test_the_bound_holds_for_rounded_arithmetic_and_catches_a_wrong_result():
     """The oracle: f16 arithmetic rounded at every step lies within the bound of the float64
     evaluation, and a result off by one f16 ulp of a large value does not."""

@@ -1,7 +1,8 @@
 """CI budget of the mutation fuzzer (test/fuzz/fuzz.py, issue 14): mutated lit and suite inputs never
 crash, abort or hang the driver (TESSEL_FUZZ_SECONDS of tessel processes, default 10; 40 under
 TESSEL_DEEP=1) nor the libraries in process (TESSEL_FUZZ_INPUTS mutants through build/bin/tessel-fuzz,
-default 5,000; 20,000 under TESSEL_DEEP=1).
+default 5,000; 20,000 under TESSEL_DEEP=1), and the seeds of the passes changed since the last deep run
+(TESSEL_FUZZ_CHANGED_INPUTS, default 2,000; 50,000 under TESSEL_DEEP=1).
 TESSEL_FUZZ_SEED (default a fixed one, so a CI failure reproduces) picks the mutants; the deep
 libFuzzer run is docs/fuzzing.md."""
 import importlib.util
@@ -87,6 +88,46 @@ def test_in_process_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, ca
     details = "\n\n".join(p.read_text()[:1500] for p in found[:3])
     assert rc == 0, f"the in-process fuzzer found {len(found)} crashing inputs:\n{details}"
     assert f"fuzz: {count} inputs from" in out.out
+
+
+def test_changed_sources_select_the_lit_files_of_their_passes():
+    """--since: a pass's own source selects its lit files (RUN lines that run it, and the pipeline's tests
+    named after it); a helper selects the passes that include its header; a source that every input
+    reaches (IR) selects every seed; documentation selects nothing."""
+    fuzz = _fuzz()
+    rel = lambda files: {str(p.relative_to(ROOT)) for p in files}  # noqa: E731
+    files, flags = fuzz.files_for_changes(["lib/Dialect/PGPU/Transforms/ZeroFirst.cpp", "docs/fuzzing.md"])
+    assert flags == {"pgpu-zero-first"}
+    assert rel(files) == {"test/Dialect/PGPU/Transforms/pgpu-zero-first.mlir", "test/Target/Triton/zero-first-no-loop.mlir"}
+    files, flags = fuzz.files_for_changes(["lib/Dialect/KIR/Transforms/AxisDomains.cpp"])
+    assert {"kir-online-folds", "kir-chained-folds"} <= flags and "pgpu-zero-first" not in flags
+    assert "test/Dialect/KIR/kir-online-folds.mlir" in rel(files)
+    assert all("PGPU" not in f for f in rel(files))
+    new_case = "test/Dialect/PGPU/ops.mlir"
+    assert rel(fuzz.files_for_changes([new_case])[0]) == {new_case}
+    assert fuzz.files_for_changes(["lib/Dialect/KIR/IR/KIROps.cpp"])[0] is None
+    assert fuzz.files_for_changes(["docs/fuzzing.md", "python/tessel/_kernel.py"]) == ([], set())
+
+
+def test_changed_passes_budget_finds_no_crash_abort_or_hang(tessel_bin, tmp_path, capsys):
+    """Issue 47 item 2: mutants of the seeds of the passes changed since the last deep run
+    (bench/results/fuzz_deep.json; TESSEL_FUZZ_SINCE names another revision) through the in-process
+    harness: TESSEL_FUZZ_CHANGED_INPUTS, 2,000 by default, 50,000 under TESSEL_DEEP=1."""
+    harness = Path(tessel_bin).parent / "tessel-fuzz"
+    if not harness.exists():
+        pytest.fail(f"{harness} is missing; run scripts/setup.sh first")
+    fuzz = _fuzz()
+    count = os.environ.get("TESSEL_FUZZ_CHANGED_INPUTS", "50000" if os.environ.get("TESSEL_DEEP") == "1" else "2000")
+    since = os.environ.get("TESSEL_FUZZ_SINCE", "last-deep")
+    seed = str(int(os.environ.get("TESSEL_FUZZ_SEED", "14")) + 1)  # other mutants than the budget above
+    rc = fuzz.main(["--harness", str(harness), "--since", since, "--count", count, "--seed", seed, "--timeout", "30",
+                    "--save", str(tmp_path / "findings"), "--work", str(tmp_path / "work")])
+    out = capsys.readouterr()
+    print(out.out, out.err)
+    found = sorted((tmp_path / "findings").glob("*.txt")) if (tmp_path / "findings").exists() else []
+    details = "\n\n".join(p.read_text()[:1500] for p in found[:3])
+    assert rc == 0, f"the changed-pass fuzzer found {len(found)} crashing inputs:\n{details}"
+    assert f"fuzz: {count} inputs from" in out.out or "nothing the fuzzer covers changed" in out.out
 
 
 def test_known_findings_replay_clean(tessel_bin):

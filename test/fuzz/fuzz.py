@@ -48,15 +48,102 @@ WORDS = ["in", "out", "inout", "add", "sub", "mul", "div", "max", "min", "exp", 
          "reverse", "exclusive", "inclusive"]
 
 
-def seeds() -> list[str]:
+def seed_files() -> list[pathlib.Path]:
+    return sorted(list((ROOT / "test").rglob("*.mlir")) + list((ROOT / "examples" / "kir").glob("*.mlir")))
+
+
+def seeds(files: list[pathlib.Path] | None = None) -> list[str]:
     found = []
-    for path in sorted(list((ROOT / "test").rglob("*.mlir")) + list((ROOT / "examples" / "kir").glob("*.mlir"))):
+    for path in (seed_files() if files is None else files):
         text = path.read_text(errors="replace")
         for case in re.split(r"^// -----\s*$", text, flags=re.M):
             body = "\n".join(line for line in case.splitlines() if not line.lstrip().startswith("// RUN"))
             if "kir.kernel" in body or "pgpu.kernel" in body:
                 found.append(body)
     return found
+
+
+# ---------------------------------------------------------------------------------------------------
+# The passes a commit range changed (issue 47 item 2: CI fuzzes what changed since the last deep run)
+# ---------------------------------------------------------------------------------------------------
+DEEP_RECORD = ROOT / "bench" / "results" / "fuzz_deep.json"
+PASS_DIRS = ("lib/Dialect/KIR/Transforms/", "lib/Dialect/PGPU/Transforms/", "lib/Conversion/", "lib/Target/")
+
+
+def pass_flags() -> dict[str, str]:
+    """GEN_PASS_DEF name (KIRONLINEFOLDS) -> command-line flag (kir-online-folds), from every Passes.td."""
+    flags = {}
+    for td in sorted(ROOT.glob("include/tessel/**/Passes.td")):
+        for name, flag in re.findall(r'^def (\w+) : Pass<"([\w-]+)"', td.read_text(), flags=re.M):
+            flags[name.upper()] = flag
+    return flags
+
+
+def passes_of(changed: list[str]) -> tuple[set[str], bool]:
+    """(the flags of the passes whose sources `changed` touches, whether a change reaches every input).
+    A pass's own file names its pass (GEN_PASS_DEF_X); a shared helper (AxisDomains.cpp/.h) the passes
+    whose files include its header, two includes deep. Any other compiler source (IR, construction
+    helpers outside a pass, the pipeline, serializers, interpreters, the tools) runs on every input."""
+    flags = pass_flags()
+    lib = {str(p.relative_to(ROOT)): p.read_text(errors="replace") for p in sorted((ROOT / "lib").rglob("*.cpp"))}
+    lib.update({str(p.relative_to(ROOT)): p.read_text(errors="replace") for p in sorted((ROOT / "lib").rglob("*.h"))})
+
+    def defined(text):
+        return {flags[d] for d in re.findall(r"GEN_PASS_DEF_(\w+)", text) if d in flags}
+
+    found, everything = set(), False
+    for path in changed:
+        if not path.startswith(("lib/", "include/", "tools/")) or not path.endswith((".cpp", ".h", ".td", ".inc")):
+            continue
+        text = lib.get(path, "")
+        own = defined(text)
+        if own:
+            found |= own
+            continue
+        headers, reached = {pathlib.Path(path).with_suffix(".h").name}, set()
+        for _ in range(2):  # the files that include the helper's header, and the files that include theirs
+            users = [p for p, t in lib.items() if any(f'/{h}"' in t or f'"{h}"' in t for h in headers)]
+            reached |= {f for u in users for f in defined(lib[u])}
+            headers = {pathlib.Path(u).with_suffix(".h").name for u in users} - headers
+        if reached and path.startswith(PASS_DIRS):
+            found |= reached
+        else:
+            everything = True
+    return found, everything
+
+
+def changed_since(rev: str) -> list[str] | None:
+    """Files changed between `rev` and the working tree (None: not a git checkout, or `rev` unknown,
+    as in a shallow clone). `rev` "last-deep" is the commit of the last deep run (DEEP_RECORD)."""
+    import json
+    if rev == "last-deep":
+        if not DEEP_RECORD.exists():
+            return None
+        rev = json.loads(DEEP_RECORD.read_text())["commit"]
+    r = subprocess.run(["git", "-C", str(ROOT), "diff", "--name-only", rev, "--"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    untracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--others", "--exclude-standard"],
+                               capture_output=True, text=True).stdout
+    return sorted(set(r.stdout.split()) | set(untracked.split()))
+
+
+def files_for_changes(changed: list[str]) -> tuple[list[pathlib.Path] | None, set[str]]:
+    """(the seed files to mutate for `changed` (None: all of them), the changed passes' flags): the lit
+    files whose RUN lines run a changed pass or whose name holds the pass's (zero-first-no-loop.mlir for
+    pgpu-zero-first: the pipeline's tests of it), and every changed or new lit or suite file."""
+    flags, everything = passes_of(changed)
+    if everything:
+        return None, flags
+    stems = {re.sub(r"^(kir|pgpu|triton)-", "", f) for f in flags}
+    files = []
+    for path in seed_files():
+        rel = str(path.relative_to(ROOT))
+        runs = " ".join(line for line in path.read_text(errors="replace").splitlines() if "RUN:" in line)
+        if rel in changed or any(re.search(rf"(?<![\w-])--?{re.escape(f)}(?![\w-])", runs) for f in flags) or \
+                any(stem in path.stem for stem in stems):
+            files.append(path)
+    return files, flags
 
 
 def _nest(rng: random.Random, text: str) -> str:
@@ -298,13 +385,31 @@ def main(argv=None) -> int:
                          "is then ASAN_OPTIONS=max_allocation_size_mb)")
     ap.add_argument("--save", default=str(ROOT / "build" / "fuzz-findings"))
     ap.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
+    ap.add_argument("--since", default=None, metavar="REV",
+                    help="mutate only the seeds of what changed since git revision REV ('last-deep': the commit of "
+                         "bench/results/fuzz_deep.json): the lit files that run a changed pass, and changed lit "
+                         "files; every seed when a change reaches every input or REV is unknown")
     ap.add_argument("--harness", default=None,
                     help="run --count inputs in process through this tessel-fuzz replay binary (build/bin/tessel-fuzz) "
                          "instead of tessel processes")
     a = ap.parse_args(argv)
     if not a.count and not a.seconds:
         a.count = 1000
-    corpus = seeds()
+    files = None
+    if a.since:
+        changed = changed_since(a.since)
+        if changed is None:
+            print(f"fuzz: cannot list the changes since {a.since} (not a git checkout, or an unknown revision): "
+                  "every seed", flush=True)
+        else:
+            files, flags = files_for_changes(changed)
+            what = "every seed (a change reaches every input)" if files is None else f"{len(files)} seed files"
+            print(f"fuzz: {len(changed)} files changed since {a.since}; passes: {' '.join(sorted(flags)) or 'none'}; "
+                  f"{what}", flush=True)
+            if files == []:
+                print("fuzz: nothing the fuzzer covers changed: 0 inputs, 0 findings")
+                return 0
+    corpus = seeds(files)
     if not corpus:
         print("fuzz: no seeds found", file=sys.stderr)
         return 2

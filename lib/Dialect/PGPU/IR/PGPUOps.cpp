@@ -726,6 +726,8 @@ static std::optional<llvm::SmallDenseSet<unsigned>> capturesAccessed(Region &reg
       out.insert(arg.getArgNumber() - firstCapture);
   };
   region.walk([&](Operation *op) {
+    if (tessel::summarizesBodyEffects(op))
+      return; // its effects are its body's, which the walk visits with their ops
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface) {
       known &= op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isMemoryEffectFree(op);

@@ -204,7 +204,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
         %kb = pgpu.broadcast %kk dims [1] : !pgpu.fragment<index, [8]> -> !pgpu.fragment<index, [16, 8]>
         %l = pgpu.load %x[%mk, %kb] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [16, 32], in>[!pgpu.fragment<index, [16, 8]>, !pgpu.fragment<index, [16, 8]>] -> !pgpu.fragment<f32, [16, 8]>
         %sq = pgpu.binary mul %l, %l : !pgpu.fragment<f32, [16, 8]>
-        %r = pgpu.reduce %sq axes [1] identity(%zero : f32) : (!pgpu.fragment<f32, [16, 8]>) -> (!pgpu.fragment<f32, [16]>) {
+        %r = pgpu.reduce %l axes [1] identity(%zero : f32) : (!pgpu.fragment<f32, [16, 8]>) -> (!pgpu.fragment<f32, [16]>) {
         ^bb0(%u: f32, %v: f32):
           %w = pgpu.binary add %u, %v : f32
           pgpu.yield %w : f32

@@ -21,6 +21,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tessel/Dialect/Utils/BodyEffects.h"
 
 #include "tessel/Dialect/KIR/IR/KIREnums.h.inc"
 #include "tessel/Dialect/KIR/IR/KIRDialect.h.inc"

@@ -14,6 +14,7 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "tessel/Dialect/Utils/BodyEffects.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
@@ -217,7 +218,7 @@ def KIR_IndexRelationOp : KIR_Op<"index_relation", [MemoryEffects<[MemRead]>]> {
 // Control
 //===----------------------------------------------------------------------===//
 
-def KIR_ParallelOp : KIR_Op<"parallel", [RecursiveMemoryEffects]> {
+def KIR_ParallelOp : KIR_Op<"parallel", BodyEffects> {
   let summary = "unordered iteration: the body runs once per point, in any order";
   let description = [{
     One block argument (an index) per domain. There are no carries; effects
@@ -238,7 +239,7 @@ def KIR_ParallelOp : KIR_Op<"parallel", [RecursiveMemoryEffects]> {
   let hasRegionVerifier = 1;
 }
 
-def KIR_ForOp : KIR_Op<"for", [RecursiveMemoryEffects]> {
+def KIR_ForOp : KIR_Op<"for", BodyEffects> {
   let summary = "ordered iteration over a domain with loop-carried values";
   let description = [{
     Visits the members of `domain` in increasing order. The body receives the
@@ -261,7 +262,7 @@ def KIR_ForOp : KIR_Op<"for", [RecursiveMemoryEffects]> {
   let hasRegionVerifier = 1;
 }
 
-def KIR_WhileOp : KIR_Op<"while", [RecursiveMemoryEffects]> {
+def KIR_WhileOp : KIR_Op<"while", BodyEffects> {
   let summary = "ordered while loop with carries";
   let description = [{
     The `before` region receives the carries and ends in `kir.condition`; when
@@ -301,7 +302,7 @@ def KIR_ConditionOp : KIR_Op<"condition", [Pure, Terminator, HasParent<"WhileOp"
   let assemblyFormat = "$condition (`,` $args^ `:` type($args))? attr-dict";
 }
 
-def KIR_IfOp : KIR_Op<"if", [RecursiveMemoryEffects]> {
+def KIR_IfOp : KIR_Op<"if", BodyEffects> {
   let summary = "ordered conditional with optional results";
   let description = [{
     A scalar `i1` condition selects one region. With `constexpr`, the

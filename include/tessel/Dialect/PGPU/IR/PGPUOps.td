@@ -9,6 +9,7 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "tessel/Dialect/Utils/BodyEffects.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 
@@ -172,7 +173,7 @@ def PGPU_CeilDivOp : PGPU_Op<"ceil_div", [Pure, SameOperandsAndResultType, PGPU_
 // Program space
 //===----------------------------------------------------------------------===//
 
-def PGPU_ProgramSpaceOp : PGPU_Op<"program_space", [RecursiveMemoryEffects, HasParent<"KernelOp">]> {
+def PGPU_ProgramSpaceOp : PGPU_Op<"program_space", !listconcat(BodyEffects, [HasParent<"KernelOp">])> {
   let summary = "the finite set of program instances and the per-instance body (seed 000 §3)";
   let description = [{
     The extents are LaunchExpr values; the wrapper evaluates them to form the
@@ -194,7 +195,7 @@ def PGPU_ProgramSpaceOp : PGPU_Op<"program_space", [RecursiveMemoryEffects, HasP
   let hasRegionVerifier = 1;
 }
 
-def PGPU_ExecutionGroupOp : PGPU_Op<"execution_group", [RecursiveMemoryEffects]> {
+def PGPU_ExecutionGroupOp : PGPU_Op<"execution_group", BodyEffects> {
   let summary = "the execution body of one workset segment (seed 000 §3)";
   let description = [{
     `linear` is the program coordinate relative to the segment's start;
@@ -301,7 +302,7 @@ def PGPU_DelinearizeOp : PGPU_Op<"delinearize", [Pure]> {
 // Control (seed 000 §5)
 //===----------------------------------------------------------------------===//
 
-def PGPU_ForOp : PGPU_Op<"for", [RecursiveMemoryEffects]> {
+def PGPU_ForOp : PGPU_Op<"for", BodyEffects> {
   let summary = "ordered loop with carries (author loops and physical blocking loops)";
   let description = [{
     ```mlir
@@ -321,7 +322,7 @@ def PGPU_ForOp : PGPU_Op<"for", [RecursiveMemoryEffects]> {
   let hasRegionVerifier = 1;
 }
 
-def PGPU_ForeachOp : PGPU_Op<"foreach", [RecursiveMemoryEffects]> {
+def PGPU_ForeachOp : PGPU_Op<"foreach", BodyEffects> {
   let summary = "an explicit independent workset inside a program (seed 000 §5)";
   let description = [{
     Runs the body once per index in [lower, upper), in any order: iterations
@@ -343,7 +344,7 @@ def PGPU_ForeachOp : PGPU_Op<"foreach", [RecursiveMemoryEffects]> {
   let hasRegionVerifier = 1;
 }
 
-def PGPU_WhileOp : PGPU_Op<"while", [RecursiveMemoryEffects]> {
+def PGPU_WhileOp : PGPU_Op<"while", BodyEffects> {
   let summary = "ordered while loop with carries";
   let description = [{
     ```mlir
@@ -376,7 +377,7 @@ def PGPU_ConditionOp : PGPU_Op<"condition", [Pure, Terminator, HasParent<"WhileO
   let assemblyFormat = "$condition (`,` $args^ `:` type($args))? attr-dict";
 }
 
-def PGPU_IfOp : PGPU_Op<"if", [RecursiveMemoryEffects]> {
+def PGPU_IfOp : PGPU_Op<"if", BodyEffects> {
   let summary = "scalar-condition structured if (dispatch guards, tails, author ifs)";
   let description = [{
     ```mlir
