@@ -280,6 +280,10 @@ struct KeepFoldTiles : public tessel::pgpu::impl::PGPUKeepFoldTilesBase<KeepFold
           return std::string("a loop besides the one storing the row is among the members");
         store = loop;
       }
+    // pgpu-stage-folds also stages chains of folds with no loop storing the row (attention's exact two
+    // passes, a fused cross-entropy's maximum then sum: corpus 116): nothing to keep tiles for.
+    if (!store)
+      return std::string("no loop among the members stores the row (a chain of folds alone)");
     for (Operation *m : members) {
       ForOp product = productLoop(kernel, m);
       if (!product)
@@ -381,14 +385,7 @@ struct KeepFoldTiles : public tessel::pgpu::impl::PGPUKeepFoldTilesBase<KeepFold
 
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
-      SmallVector<Block *> blocks;
-      kernel.walk([&](Block *block) {
-        for (Operation *p = block->getParentOp(); p && p != kernel; p = p->getParentOp())
-          if (isa<RegionFoldOp, RegionScanOp>(p))
-            return;
-        blocks.push_back(block);
-      });
-      for (Block *block : blocks) {
+      for (Block *block : blocksOutsideFolds(kernel)) {
         SmallVector<Operation *> members = stagedFoldMembers(*block);
         if (members.empty())
           continue;

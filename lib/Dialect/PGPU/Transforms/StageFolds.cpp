@@ -125,6 +125,17 @@ bool chainsFolds(ArrayRef<Operation *> members) {
 
 } // namespace
 
+SmallVector<Block *> tessel::pgpu::blocksOutsideFolds(KernelOp kernel) {
+  SmallVector<Block *> blocks;
+  kernel.walk([&](Block *block) {
+    for (Operation *p = block->getParentOp(); p && p != kernel; p = p->getParentOp())
+      if (isa<RegionFoldOp, RegionScanOp>(p))
+        return;
+    blocks.push_back(block);
+  });
+  return blocks;
+}
+
 /// The members of `block` staged together: the first region fold with a declared step that has a
 /// sibling (fold or loop) over the same bounds reading a common view, and every such sibling, in
 /// block order; empty when there is none.
@@ -270,14 +281,7 @@ IfOp stage(Block &block, ArrayRef<Operation *> members) {
 struct StageFolds : public tessel::pgpu::impl::PGPUStageFoldsBase<StageFolds> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
-      SmallVector<Block *> blocks;
-      kernel.walk([&](Block *block) {
-        for (Operation *p = block->getParentOp(); p && p != kernel; p = p->getParentOp())
-          if (isa<RegionFoldOp, RegionScanOp>(p))
-            return;
-        blocks.push_back(block);
-      });
-      for (Block *block : blocks) {
+      for (Block *block : blocksOutsideFolds(kernel)) {
         SmallVector<Operation *> members = stagedFoldMembers(*block);
         if (members.empty())
           continue;

@@ -37,6 +37,9 @@ std::optional<std::tuple<mlir::Value, mlir::Value, mlir::Value>> segmentBounds(m
 /// is none (StageFolds.cpp).
 llvm::SmallVector<mlir::Operation *> stagedFoldMembers(mlir::Block &block);
 
+/// The blocks of `kernel` outside any region fold or scan body: where stagedFoldMembers looks.
+llvm::SmallVector<mlir::Block *> blocksOutsideFolds(KernelOp kernel);
+
 } // namespace tessel::pgpu
 
 #endif // TESSEL_LIB_DIALECT_PGPU_TRANSFORMS_STAGEDBRANCH_H
