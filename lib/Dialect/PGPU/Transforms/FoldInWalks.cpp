@@ -98,39 +98,6 @@ bool straightLineBesides(Block &body, Operation *keep) {
   return true;
 }
 
-/// Whether summarize uses its segment end only as the bound of its lanes: `iota(b) < splat(end)`, the
-/// iota one fold step wide. Then any bound at least min(b + step, end) in its place selects the same
-/// lanes of [b, b + step).
-bool endBoundsLanesOnly(RegionFoldOp fold) {
-  Block &body = fold.getSummarize().front();
-  Value begin = body.getArgument(0), end = body.getArgument(1);
-  for (Operation *user : end.getUsers()) {
-    auto splat = dyn_cast<SplatOp>(user);
-    if (!splat)
-      return false;
-    for (Operation *use : splat->getUsers()) {
-      auto lt = dyn_cast<CmpOp>(use);
-      auto iota = lt ? lt.getLhs().getDefiningOp<IotaOp>() : IotaOp();
-      if (!lt || lt.getPredicate() != kir::CmpPredicate::LT || lt.getRhs() != splat.getResult() || !iota ||
-          iota->getOperand(0) != begin)
-        return false;
-      auto lanes = cast<FragmentType>(iota.getType());
-      if (lanes.getRank() != 1)
-        return false;
-      Attribute extent = lanes.getExtents()[0];
-      APInt c;
-      if (auto param = fold.getStep().getDefiningOp<ParamOp>()) {
-        if (!isa<StringAttr>(extent) || cast<StringAttr>(extent).getValue() != param.getName())
-          return false;
-      } else if (!matchPattern(fold.getStep(), m_ConstantInt(&c)) || !isa<IntegerAttr>(extent) ||
-                 cast<IntegerAttr>(extent).getInt() != c.getSExtValue()) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 /// The views `root` reads and writes (ops with memory effects and view operands).
 void viewsOf(Operation *root, DenseSet<Value> &reads, DenseSet<Value> &writes) {
   root->walk([&](Operation *op) {
@@ -412,3 +379,36 @@ struct FoldInWalks : public tessel::pgpu::impl::PGPUFoldInWalksBase<FoldInWalks>
   }
 };
 } // namespace
+
+bool tessel::pgpu::endBoundsLanesOnly(RegionFoldOp fold, Value step) {
+  if (!step)
+    step = fold.getStep();
+  Block &body = fold.getSummarize().front();
+  Value begin = body.getArgument(0), end = body.getArgument(1);
+  for (Operation *user : end.getUsers()) {
+    auto splat = dyn_cast<SplatOp>(user);
+    if (!splat)
+      return false;
+    for (Operation *use : splat->getUsers()) {
+      auto lt = dyn_cast<CmpOp>(use);
+      auto iota = lt ? lt.getLhs().getDefiningOp<IotaOp>() : IotaOp();
+      if (!lt || lt.getPredicate() != kir::CmpPredicate::LT || lt.getRhs() != splat.getResult() || !iota ||
+          iota->getOperand(0) != begin)
+        return false;
+      auto lanes = cast<FragmentType>(iota.getType());
+      if (lanes.getRank() != 1)
+        return false;
+      Attribute extent = lanes.getExtents()[0];
+      APInt c;
+      if (auto param = step.getDefiningOp<ParamOp>()) {
+        if (!isa<StringAttr>(extent) || cast<StringAttr>(extent).getValue() != param.getName())
+          return false;
+      } else if (!matchPattern(step, m_ConstantInt(&c)) || !isa<IntegerAttr>(extent) ||
+                 cast<IntegerAttr>(extent).getInt() != c.getSExtValue()) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+

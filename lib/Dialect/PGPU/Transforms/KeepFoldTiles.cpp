@@ -50,6 +50,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/PGPU/Transforms/FoldLanes.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "StagedBranch.h"
 
@@ -127,7 +128,7 @@ struct SameProduct {
   DenseMap<Operation *, Operation *> done;
 
   /// `v` of the fold's summarize as the loop sees it: its captures' values, the segment start as the
-  /// induction variable, the segment end as the range's end (checked by `segmentEndOnlyBoundsLanes`).
+  /// induction variable, the segment end as the range's end (checked by `endBoundsLanesOnly`, FoldLanes.h).
   Value outerOf(Value v) {
     auto arg = dyn_cast<BlockArgument>(v);
     Block &body = fold.getSummarize().front();
@@ -184,28 +185,6 @@ struct SameProduct {
     return true;
   }
 };
-
-/// Whether every use of the fold's segment end only bounds the lanes of its segment's iota of the
-/// step's extent: `cmp lt (iota b : [STEP]), (splat end)`, where end may stand for the range's end.
-bool segmentEndOnlyBoundsLanes(RegionFoldOp fold, ParamOp step) {
-  Block &body = fold.getSummarize().front();
-  Value lo = body.getArgument(0), hi = body.getArgument(1);
-  for (Operation *user : hi.getUsers()) {
-    auto splat = dyn_cast<SplatOp>(user);
-    if (!splat)
-      return false;
-    for (Operation *use : splat->getUsers()) {
-      auto cmp = dyn_cast<CmpOp>(use);
-      auto iota = cmp ? cmp.getLhs().getDefiningOp<IotaOp>() : IotaOp();
-      auto lanes = iota ? dyn_cast<FragmentType>(iota.getType()) : FragmentType();
-      if (!cmp || cmp.getPredicate() != kir::CmpPredicate::LT || cmp.getRhs() != splat.getResult() || !iota ||
-          iota.getOperand() != lo || lanes.getRank() != 1 ||
-          lanes.getExtents()[0] != StringAttr::get(fold.getContext(), step.getName()))
-        return false;
-    }
-  }
-  return true;
-}
 
 /// Whether `block` is the else-branch of pgpu-stage-folds' guard `lo < hi && hi - lo <= step` on these
 /// bounds: it runs only where the range spans no segment or several.
@@ -304,12 +283,11 @@ struct KeepFoldTiles : public tessel::pgpu::impl::PGPUKeepFoldTilesBase<KeepFold
       });
     if (!visible)
       return std::string("the storing loop's product reads a value defined after the first member");
-    auto stepParam = step.getDefiningOp<ParamOp>();
     for (Operation *m : members) {
       auto fold = dyn_cast<RegionFoldOp>(m);
       if (!fold)
         continue;
-      if (!segmentEndOnlyBoundsLanes(fold, stepParam))
+      if (!endBoundsLanesOnly(fold, step))
         return std::string("a fold's segment end is used other than to bound its segment's lanes");
       SameProduct same{fold, store, {}, {}};
       if (!same.ops(loops[fold], loops[store]))

@@ -1,7 +1,8 @@
 //===- FoldLanes.h - fold summaries combined as scalars ---------*- C++ -*-===//
 //
-// The test pgpu-split-folds and pgpu-fold-in-walks share: whether a region fold's summary can be
-// handed between programs as one scalar per component (SplitFolds.cpp).
+// The tests pgpu-split-folds, pgpu-fold-in-walks and pgpu-keep-fold-tiles share: whether a region fold's
+// summary can be handed between programs as one scalar per component (SplitFolds.cpp), and whether its
+// segment end only bounds its lanes (FoldInWalks.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,11 @@ std::optional<llvm::SmallVector<FoldLane>> scalarLanes(RegionFoldOp fold);
 /// combine, its numerical flags kept: what a last arrival adds per block of partials.
 mlir::Value mergeLaneBlock(mlir::OpBuilder &b, mlir::Location loc, const FoldLane &lane, mlir::Value fill,
                            mlir::Value carried, mlir::Value loaded);
+
+/// Whether summarize uses its segment end only as the bound of its lanes: `iota(b) < splat(end)`, the
+/// iota one `step` wide (a launch parameter or a constant; the fold's own step when null). Then any
+/// bound at least min(b + step, end) in its place selects the same lanes of [b, b + step).
+bool endBoundsLanesOnly(RegionFoldOp fold, mlir::Value step = {});
 } // namespace tessel::pgpu
 
 #endif // TESSEL_DIALECT_PGPU_TRANSFORMS_FOLDLANES_H
