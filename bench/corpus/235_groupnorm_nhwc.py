@@ -58,11 +58,6 @@ TEST_SHAPES = [dict(N=1, H=1, W=1, C=1), dict(N=2, H=3, W=5, C=12), dict(N=3, H=
 BENCH_SHAPE = dict(N=16, H=64, W=64, C=512)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.compile"
-# The compiler crashes (SIGSEGV in kir-to-pgpu, KernelConstructor::run -> pgpu::BinaryOp::create) on a
-# T.parallel over a domain bounded by a runtime scalar: `for g in T.parallel(T.domain(0, G))` with G a
-# T.i32 kernel scalar crashes alone (a 1-d copy y[g] = x[g] * 2.0 does); with T.domain(0, 4) it compiles.
-XFAIL = {"triton": "tessel compile crashes (SIGSEGV in kir-to-pgpu KernelConstructor::run -> pgpu::BinaryOp::create) "
-                   "on T.parallel(T.domain(0, G)) with G a runtime i32 scalar"}
 
 
 def OPS(shape):

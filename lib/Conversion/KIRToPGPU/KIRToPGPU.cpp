@@ -137,8 +137,18 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
   for (Operation &op : block.without_terminator()) {
     if (auto p = dyn_cast<kir::ParallelOp>(op)) {
       Workset w{p, {}};
-      for (Value d : p.getDomains())
-        w.extents.push_back(domains.lookup(d).size);
+      for (Value d : p.getDomains()) {
+        // The grid is a LaunchExpr (seed 000 §2): a member domain bounded by a value read from memory or
+        // computed from a float is replayed, not a launch-time fact, and sizes no grid.
+        Value size = domains.lookup(d).size;
+        if (!size)
+          return p.emitError() << "kir-to-pgpu: this T.parallel's domain is bounded by a value read from memory "
+                                  "or computed from a float; the members of a T.parallel are launched, so its "
+                                  "bounds must be launch-time facts (view extents, integer kernel scalars, "
+                                  "constants and integer arithmetic on them). Parallelize over a launch-time "
+                                  "bound instead and skip the members past the data-dependent one with `if`";
+        w.extents.push_back(size);
+      }
       worksets.push_back(w);
       continue;
     }
@@ -216,7 +226,8 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
     // result but is no LaunchExpr (seed 000 invariant 2; found by the DSL fuzzer: "'pgpu.cmp' op is
     // outside the program space"): it is replayed in the worksets like other float math.
     bool launchFact = isa<arith::ConstantOp, kir::ExtentOp, kir::ConstexprOp, kir::DomainOp, kir::SubregionOp>(op) ||
-                      (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp>(op) && op.getResult(0).getType().isIntOrIndex() &&
+                      (isa<kir::BinaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp>(op) &&
+                       op.getResult(0).getType().isIntOrIndex() &&
                        llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrIndex(); }));
     // Integer arithmetic and domains over values read from memory are not launch-time facts: they
     // are replayed in each workset like the reads they follow (seed 000 §6: data-dependent bounds).

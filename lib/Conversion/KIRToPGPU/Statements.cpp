@@ -44,7 +44,7 @@ LogicalResult KernelConstructor::emitLaunchFact(Operation &op) {
         return success();
       })
       .Case<kir::DomainOp, kir::SubregionOp>([&](Operation *d) { return defineDomain(d); })
-      .Case<kir::BinaryOp, kir::CmpOp, kir::SelectOp>([&](Operation *arith) -> LogicalResult {
+      .Case<kir::BinaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp>([&](Operation *arith) -> LogicalResult {
         if (!arith->getResult(0).getType().isIntOrIndex())
           return arith->emitError() << "kir-to-pgpu: top-level float arithmetic is not a launch-time fact; "
                                        "compute it inside a kir.parallel";

@@ -236,6 +236,32 @@ wrapper::hostLaunchExprText(Value v, const std::function<std::string(Value)> &na
         }
         return bin(c.getLhs(), c.getRhs(), fmt);
       })
+      .Case<pgpu::CastOp>([&](pgpu::CastOp c) -> FailureOr<std::string> {
+        // An integer re-typed: Python's ints are unbounded, so a cast that keeps every value (a bool to
+        // an integer, a signed widening, index as 64 bits) is the value; a narrowing wraps as two's
+        // complement (kir.cast's integer semantics), a cast to i1 is `!= 0`.
+        Type from = c.getOperand().getType(), to = c.getType();
+        if (!from.isIntOrIndex() || !to.isIntOrIndex())
+          return reject(op, "not a host LaunchExpr operation");
+        FailureOr<std::string> x = hostLaunchExprText(c.getOperand(), nameOf, paramText, shapeText, reject, known);
+        if (failed(x))
+          return failure();
+        unsigned fromBits = from.isIndex() ? 64 : from.getIntOrFloatBitWidth(),
+                 toBits = to.isIndex() ? 64 : to.getIntOrFloatBitWidth();
+        auto pow2 = [](unsigned n) { return llvm::toString(APInt::getOneBitSet(n + 1, n), 10, false); };
+        if (toBits == 1)
+          return "(" + *x + " != 0)";
+        if (fromBits == 1)
+          return "int(" + *x + ")";
+        if (to.isUnsignedInteger())
+          return toBits >= fromBits && !from.isSignedInteger() && !from.isSignlessInteger()
+                     ? *x
+                     : llvm::formatv("(({0}) % {1})", *x, pow2(toBits)).str();
+        if (toBits > fromBits || (toBits == fromBits && !from.isUnsignedInteger()))
+          return *x;
+        std::string half = pow2(toBits - 1);
+        return llvm::formatv("((({0}) + {1}) % (2 * {1}) - {1})", *x, half).str();
+      })
       .Case<pgpu::SelectOp>([&](pgpu::SelectOp s) -> FailureOr<std::string> {
         FailureOr<std::string> c = hostLaunchExprText(s.getCondition(), nameOf, paramText, shapeText, reject, known);
         FailureOr<std::string> x = hostLaunchExprText(s.getTrueValue(), nameOf, paramText, shapeText, reject, known);

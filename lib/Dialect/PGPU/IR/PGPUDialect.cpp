@@ -215,6 +215,8 @@ bool pgpu::isLaunchExpr(Value value, Operation **offender) {
       allowed = cmp.getLhs().getType().isIntOrIndex();
     else if (auto select = dyn_cast<SelectOp>(def))
       allowed = select.getType().isIntOrIndex();
+    else if (auto cast = dyn_cast<CastOp>(def)) // an integer scalar re-typed (`T.cast(G, T.index)`)
+      allowed = cast.getType().isIntOrIndex() && cast.getOperand().getType().isIntOrIndex();
     if (!allowed) {
       if (offender)
         *offender = def;
