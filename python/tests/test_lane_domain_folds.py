@@ -140,3 +140,34 @@ def test_heads_are_lanes_where_queries_list_keys(B, H, S, N, D, K, tessel_bin, t
     want = np.einsum("bhsk,bskd->bhsd", p / p.sum(-1, keepdims=True), vv)
     run_three_ways(listed_keys, tessel_bin, tmp_path, dict(B=B, H=H, S=S, N=N, D=D, K=K), inputs, {}, "o", want,
                    dict(rtol=1e-4, atol=1e-5), how="BLOCK_H lanes")
+
+
+@tessel.kernel
+def causal_max_from_starts(q: T.In[T.f32, ("TOTAL", "H", "D")], k: T.In[T.f32, ("TOTAL", "H", "D")],
+                           starts: T.In[T.i32, ("TOTAL",)], o: T.Out[T.f32, ("TOTAL", "H")]):
+    TOTAL, H, D = q.shape
+    toks, dims = T.domain(0, TOTAL), T.domain(0, D)
+    for t, h in T.parallel(toks, T.domain(0, H)):
+        keys = toks[starts[t]:t + 1]                   # a loaded start per token (may exceed t: no keys)
+        o[t, h] = T.max(T.matvec(k[keys, h, dims], q[t, h, dims]))
+
+
+@pytest.mark.parametrize("TOTAL,H,D", [(1, 1, 1), (23, 2, 5), (41, 3, 37)])
+def test_loaded_starts_looped_contraction(TOTAL, H, D, tessel_bin, tmp_path, monkeypatch):
+    """D only reduced by the contraction: past BLOCK_D the contraction loops over D blocks (the looped
+    variant) with the lanes' ranges; starts past the token (an empty range: -inf) and negative ones
+    (clamped to 0)."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(TOTAL * 3 + D)
+    t = np.arange(TOTAL)
+    starts = (t - rng.integers(-2, 9, TOTAL)).astype(np.int32)
+    inputs = dict(q=rng.standard_normal((TOTAL, H, D)).astype(np.float32),
+                  k=rng.standard_normal((TOTAL, H, D)).astype(np.float32), starts=starts)
+    want = np.full((TOTAL, H), -np.inf)
+    for i in range(TOTAL):
+        lo = max(int(starts[i]), 0)
+        if lo <= i:
+            want[i] = np.einsum("hd,khd->hk", inputs["q"][i].astype(np.float64),
+                                inputs["k"][lo:i + 1].astype(np.float64)).max(-1)
+    run_three_ways(causal_max_from_starts, tessel_bin, tmp_path, dict(TOTAL=TOTAL, H=H, D=D), inputs, {}, "o", want,
+                   dict(rtol=1e-4, atol=1e-5), how="BLOCK_TOTAL lanes")
