@@ -40,7 +40,15 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     program owns one member); where a contraction's operands both vary across the lanes (each member
     its own keys: single-query decode), the lanes are gathered by group when the lane h reaches them
     only through `h // G` (G a launch fact: each program owns lanes of one group, BLOCK_<X> default
-    16, `h // G` its scalar, the group's key tile shared), else each program owns one member; every
+    16, `h // G` its scalar, the group's key tile shared), else another parallel axis whose members
+    share the operand is the lane axis (innermost first: the tokens of `for t, h in
+    T.parallel(toks, heads)` reading `k[keys(t), h]`), else each program owns one member. A member
+    domain whose bounds vary across the lanes (a subregion of a launch-time domain of step 1, one bound
+    the lane's coordinate plus or minus a value of the program: a packed token's causal keys
+    `toks[start(t):t + 1]`) is a fold tile walked over the union of the block's valid lanes' ranges
+    (reduced before the fold), each lane masking the members outside its own in the [lanes, tile]
+    validity of its reductions and contractions (seed 002 §3.4); both bounds data (one sequence per
+    lane) may be disjoint ranges and leave no lanes; every
     other tensor axis a
     fragment axis of BLOCK_<D> members under one uniform guard `size <= BLOCK_<D>` (else the program
     walks its lanes element by element; but where the axes past their blocks are only reduced by

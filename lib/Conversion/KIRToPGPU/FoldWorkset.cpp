@@ -133,6 +133,8 @@ FailureOr<Value> FoldWorksetImpl::axisMask(Location l, Value domain, const Shape
   AxisBlock &blk = blocks[domain];
   if (blk.allValid) // no member is padding: nothing to mask
     return Value();
+  if (blk.laneValid && to.lanes) // each lane's own range of a lane domain
+    return broadcastTo(l, blk.laneValid, Shape{true, {domain}}, to, {axis >= 0 ? axis : int64_t(0)});
   if (axis >= 0)
     return broadcastTo(l, blk.valid, Shape{false, {domain}}, to, {axis});
   return broadcastTo(l, blk.valid, Shape{false, {domain}}, to);
@@ -210,6 +212,46 @@ FailureOr<DomainVals> FoldWorksetImpl::domainOf(Location l, Value domain) {
   DomainVals vals = kc.domainVals(op, *lo, *hi, source);
   localDomains[domain] = vals;
   return vals;
+}
+
+FailureOr<FoldWorksetImpl::LaneRange> FoldWorksetImpl::laneRangeOf(Location l, Value domain) {
+  auto sub = cast<kir::SubregionOp>(domain.getDefiningOp());
+  const DomainVals &src = kc.domains.find(sub.getSource())->second; // step 1 (analyzeMemberDomain)
+  FailureOr<Value> begin = get(sub.getBegin()), end = get(sub.getEnd());
+  std::optional<Shape> sb = shapeOf(sub.getBegin()), se = shapeOf(sub.getEnd());
+  if (failed(begin) || failed(end) || !sb || !se)
+    return failure();
+  Shape laneShape{true, {}};
+  FailureOr<Value> bl = broadcastTo(l, *begin, *sb, laneShape), el = broadcastTo(l, *end, *se, laneShape);
+  if (failed(bl) || failed(el))
+    return failure();
+  Type laneType = bl->getType();
+  auto splat = [&](Value x) { return Value(pgpu::SplatOp::create(b, l, laneType, x)); };
+  LaneRange r;
+  // Each lane's members: [max(begin, lo), min(end, hi)) of the source (a subregion's clamp, Values.cpp).
+  r.lo = kc.binary(l, kir::BinaryKind::Max, *bl, splat(src.lo));
+  r.hi = kc.binary(l, kir::BinaryKind::Min, *el, splat(src.hi));
+  // The block's range: the union over its valid lanes of non-empty ranges ([hi, hi) when none).
+  Value some = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LT, r.lo, r.hi);
+  Value counted = lane.allValid ? some : kc.binary(l, kir::BinaryKind::And, lane.valid, some);
+  auto extreme = [&](Value x, Value neutral, kir::BinaryKind kind) -> Value {
+    Value in = pgpu::SelectOp::create(b, l, counted, x, splat(neutral));
+    auto red = pgpu::ReduceOp::create(b, l, TypeRange{b.getIndexType()}, ValueRange{in}, b.getDenseI64ArrayAttr({0}),
+                                      ValueRange{neutral});
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&red.getCombine());
+    Value x0 = block->addArgument(b.getIndexType(), l), x1 = block->addArgument(b.getIndexType(), l);
+    pgpu::YieldOp::create(b, l, ValueRange{kc.binary(l, kind, x0, x1)});
+    return red.getResult(0);
+  };
+  r.upper = extreme(r.hi, src.lo, kir::BinaryKind::Max);
+  r.lower = kc.binary(l, kir::BinaryKind::Min, extreme(r.lo, src.hi, kir::BinaryKind::Min), r.upper);
+  // A padded lane (its result is never stored) spans the whole block: it bounds no narrowing.
+  if (!lane.allValid) {
+    r.lo = pgpu::SelectOp::create(b, l, lane.valid, r.lo, splat(r.lower));
+    r.hi = pgpu::SelectOp::create(b, l, lane.valid, r.hi, splat(r.upper));
+  }
+  return r;
 }
 
 FailureOr<std::pair<SmallVector<Value>, Value>> FoldWorksetImpl::accessCoords(Location l, ValueRange coords,
@@ -573,8 +615,9 @@ LogicalResult FoldWorksetImpl::emitContract(kir::ContractOp c) {
   }
   // Padded members of the paired axis contribute 0.
   Value domain = sl->axes[c.getLhsReduce()[0]];
+  bool perLane = blocks.count(domain) && blocks[domain].laneValid;
   auto neutralize = [&](Value x, const Shape &s, int64_t axis) -> FailureOr<Value> {
-    if (zeroOutsideValid(x))
+    if (zeroOutsideValid(x) && !(perLane && s.lanes)) // a load's fill covers the block's range only
       return x;
     FailureOr<Value> mask = axisMask(l, domain, s, axis);
     if (failed(mask))
@@ -744,19 +787,42 @@ LogicalResult FoldWorksetImpl::emitFold(kir::RegionFoldOp f) {
     types.push_back(*t);
     identities.push_back(*idb);
   }
-  FailureOr<DomainVals> tileDomain = domainOf(l, tile);
-  if (failed(tileDomain))
-    return failure();
-  const DomainVals &dom = *tileDomain;
+  // A lane domain (bounds per lane) is walked over its source's coordinates, from the first member
+  // of some lane's range to the last of some lane's; each lane masks the members outside its own.
+  std::optional<LaneRange> laneRange;
+  DomainVals dom;
+  Value lower = kc.constIndex(l, 0), upper;
+  if (laneDomains.contains(tile)) {
+    FailureOr<LaneRange> r = laneRangeOf(l, tile);
+    if (failed(r))
+      return failure();
+    laneRange = *r;
+    dom = {kc.constIndex(l, 0), r->upper, kc.constIndex(l, 1), r->upper};
+    lower = r->lower, upper = r->upper;
+  } else {
+    FailureOr<DomainVals> tileDomain = domainOf(l, tile);
+    if (failed(tileDomain))
+      return failure();
+    dom = *tileDomain;
+    upper = dom.size;
+  }
   StringRef tileParam = tileAxes.find(tile)->second;
   Value step = param(l, tileParam);
-  Value lower = kc.constIndex(l, 0);
-  auto fold = pgpu::RegionFoldOp::create(b, l, types, lower, dom.size, step, identities, ValueRange{});
+  auto fold = pgpu::RegionFoldOp::create(b, l, types, lower, upper, step, identities, ValueRange{});
   {
     OpBuilder::InsertionGuard guard(b);
     Block *body = b.createBlock(&fold.getSummarize());
     Value begin = body->addArgument(b.getIndexType(), l), end = body->addArgument(b.getIndexType(), l);
     blocks[tile] = makeBlock(l, tileParam, begin, end, dom);
+    if (laneRange) {
+      AxisBlock &blk = blocks[tile];
+      Shape laneShape{true, {}}, both{true, {tile}};
+      auto bcast = [&](Value x, const Shape &from) { return broadcastTo(l, x, from, both).value(); };
+      Value pos = bcast(blk.pos, Shape{false, {tile}});
+      Value ge = pgpu::CmpOp::create(b, l, kir::CmpPredicate::GE, pos, bcast(laneRange->lo, laneShape));
+      Value lt = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LT, pos, bcast(laneRange->hi, laneShape));
+      blk.laneValid = kc.binary(l, kir::BinaryKind::And, ge, lt);
+    }
     scopes.emplace_back();
     // Yields the KIR block's results, each in its summary component's shape.
     auto yieldSummary = [&](Block &kirBlock) -> LogicalResult {
@@ -911,8 +977,9 @@ LogicalResult FoldWorksetImpl::emitFallback(ArrayRef<Value> coords, Value laneBa
   Value inside = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LT, pos, laneLimit);
   auto guardIf = pgpu::IfOp::create(b, l, TypeRange(), inside);
   b.createBlock(&guardIf.getThenRegion());
-  for (auto [k, dom] : llvm::enumerate(par.getDomains().drop_back()))
-    kc.map.map(body.getArgument(k), kc.member(l, kc.domains.lookup(dom), coords[k]));
+  for (unsigned k = 0, c = 0; k < par.getDomains().size(); ++k)
+    if (k != laneIndex)
+      kc.map.map(body.getArgument(k), kc.member(l, kc.domains.lookup(par.getDomains()[k]), coords[c++]));
   kc.map.map(laneArg, kc.member(l, d, pos));
   for (Operation *pure : kc.replayed)
     if (failed(kc.emitStatement(*pure)))
@@ -933,8 +1000,9 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
   scopes.clear();
   blocks.clear();
   scopes.emplace_back();
-  for (auto [k, dom] : llvm::enumerate(par.getDomains().drop_back(hasLanes ? 1 : 0)))
-    bind(body.getArgument(k), kc.member(l, kc.domains.lookup(dom), coords[k]));
+  for (unsigned k = 0, c = 0; k < par.getDomains().size(); ++k)
+    if (!hasLanes || k != laneIndex)
+      bind(body.getArgument(k), kc.member(l, kc.domains.lookup(par.getDomains()[k]), coords[c++]));
   Value laneBase;
   if (hasLanes) {
     const DomainVals &ld = kc.domains.find(laneDomain)->second;
@@ -984,7 +1052,7 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
     // The member's own domains first, in the body's order, where every fold of the variant sees them.
     localDomains.clear();
     for (Value d : memberDomains)
-      if (failed(domainOf(d.getLoc(), d)))
+      if (!laneDomains.contains(d) && failed(domainOf(d.getLoc(), d))) // a lane domain's range: in its fold
         return failure();
     LogicalResult done = emitEffects(body);
     scopes.pop_back();

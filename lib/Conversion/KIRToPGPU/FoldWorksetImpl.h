@@ -68,6 +68,8 @@ private:
   /// A kir.domain or kir.subregion of the workset body whose bounds are scalars of the member (a
   /// length loaded per member): recorded in `memberDomains`.
   bool analyzeMemberDomain(Operation *op);
+  /// Whether `v` is the lane's coordinate plus or minus values uniform across the lanes.
+  bool laneAffine(Value v);
   /// Whether `d` is a domain construction can realize: a launch-time one or a member's own.
   bool knownDomain(Value d) const { return kc.domains.count(d) || memberDomains.contains(d); }
   /// Records in `loopAxes` each free axis that only contractions reduce (ContractLoops.cpp).
@@ -87,6 +89,9 @@ private:
     StringAttr param;
     Value pos, valid, member; // 1-d fragments over `param`
     bool allValid = false;    // the block is exactly the domain: `valid` is all true
+    /// A lane domain's tile (`laneDomains`): [lanes, param] validity, each lane's own range; `valid`
+    /// is then the block's range, the union of the lanes' (what a value without lanes may read).
+    Value laneValid;
   };
   Value param(Location l, StringRef name) {
     return pgpu::ParamOp::create(b, l, b.getIndexType(), b.getStringAttr(name));
@@ -145,6 +150,17 @@ private:
   llvm::SetVector<Value> memberDomains;
   /// Their realized members in the current variant.
   DenseMap<Value, DomainVals> localDomains;
+  /// Member domains whose bounds vary across the lanes (a token's keys [start(seq(t)), t] over the
+  /// packed tokens): subregions of a launch-time domain of step 1, each a fold's tile only. The fold
+  /// walks the union of the block's lanes' ranges and every lane masks the members outside its own
+  /// (emitFold, `AxisBlock::laneValid`).
+  llvm::SetVector<Value> laneDomains;
+  /// A lane domain's per-lane range [lo, hi) (lane fragments, clamped to its source) and the block's
+  /// union [lower, upper) (scalars), in the current variant.
+  struct LaneRange {
+    Value lo, hi, lower, upper;
+  };
+  FailureOr<LaneRange> laneRangeOf(Location l, Value domain);
   /// Domains of free fragment axes and of fold tiles, with their parameters.
   llvm::MapVector<Value, std::string> freeAxes, tileAxes;
   /// Free axes that only contractions reduce (a GEMM's K: h[n, ks] . w[v, ks]), with the
@@ -158,6 +174,9 @@ private:
   /// space and the scan's contractions are its fragment work (a lane-varying
   /// state would make them batched contractions).
   bool hasLanes = true;
+  /// The parallel axis whose members are the lanes: the innermost, or (where its lanes would make a
+  /// batched contraction) another axis whose members share the contraction's other operand.
+  unsigned laneIndex = 0;
   /// Whether the workset's folds hold no contraction: no lanes, and its fold tiles are row blocks.
   bool rowTiles = false;
   /// Whether a lane plan failed because a contraction's operands both vary across the lanes (each

@@ -335,15 +335,53 @@ bool FoldWorksetImpl::analyzeMemberDomain(Operation *op) {
       return fail(op, "a subregion of a domain construction does not realize");
     bounds = {sub.getBegin(), sub.getEnd()};
   }
+  bool varies = false;
   for (Value v : bounds) {
     std::optional<Shape> s = shapeOf(v);
     if (!s || !s->axes.empty())
       return fail(op, "a domain whose bounds are not scalars of the member");
-    if (s->lanes)
-      return fail(op, "a domain whose bounds vary across the lanes");
+    varies |= s->lanes;
+  }
+  if (varies) {
+    // Bounds per lane (a packed token's keys [start(seq(t)), t + 1)): a subregion of a launch-time
+    // domain of step 1 is walked over the union of the block's lanes' ranges, each lane masking the
+    // members outside its own (seed 002 §3.4 boundary neutralization; emitFold).
+    // One bound must be the lane's own coordinate plus a lane-uniform offset (a causal end t + 1): the
+    // lanes' ranges then overlap in all but a block's width. Bounds that are both data (a sequence per
+    // lane, cu[b]:cu[b + 1]) may be disjoint ranges whose union is BLOCK times each lane's work.
+    auto sub = dyn_cast<kir::SubregionOp>(op);
+    APInt one;
+    if (!sub || !kc.domains.count(sub.getSource()) ||
+        !matchPattern(kc.domains.lookup(sub.getSource()).step, m_ConstantInt(&one)) || !one.isOne())
+      return fail(op, "a domain whose bounds vary across the lanes (not a subregion of a launch-time domain "
+                      "of step 1)");
+    if (!laneAffine(sub.getBegin()) && !laneAffine(sub.getEnd()))
+      return fail(op, "a domain whose bounds vary across the lanes, neither of them the lane's coordinate plus "
+                      "an offset of the program (the lanes' ranges may be disjoint)");
+    laneDomains.insert(op->getResult(0));
   }
   memberDomains.insert(op->getResult(0));
   return true;
+}
+
+bool FoldWorksetImpl::laneAffine(Value v) {
+  v = resolve(v);
+  if (v == laneArg)
+    return true;
+  auto uniform = [&](Value x) {
+    std::optional<Shape> s = shapeOf(x);
+    return s && !s->lanes && s->axes.empty();
+  };
+  if (auto c = v.getDefiningOp<kir::CastOp>()) // index <-> i32 (exact for coordinates)
+    return c.getType().isIntOrIndex() && c.getOperand().getType().isIntOrIndex() && laneAffine(c.getOperand());
+  auto bin = v.getDefiningOp<kir::BinaryOp>();
+  if (!bin)
+    return false;
+  if (bin.getKind() == kir::BinaryKind::Add)
+    return (laneAffine(bin.getLhs()) && uniform(bin.getRhs())) || (laneAffine(bin.getRhs()) && uniform(bin.getLhs()));
+  if (bin.getKind() == kir::BinaryKind::Sub)
+    return laneAffine(bin.getLhs()) && uniform(bin.getRhs());
+  return false;
 }
 
 bool FoldWorksetImpl::analyzeFold(kir::RegionFoldOp f) {
@@ -360,6 +398,7 @@ bool FoldWorksetImpl::analyzeFold(kir::RegionFoldOp f) {
     tile = ss->axes[axis];
     varies |= ss->lanes;
   }
+  varies |= laneDomains.contains(tile); // each lane folds its own range of the tile
   if (!knownDomain(tile))
     return fail(f, "the fold's domain is defined inside the workset");
   if (freeAxes.count(tile))
@@ -434,6 +473,8 @@ bool FoldWorksetImpl::plan() {
         .wasInterrupted();
   });
   hasLanes = !scans && !rowTiles;
+  unsigned nAxes = par.getDomains().size();
+  laneIndex = nAxes - 1;
   if (planBody())
     return true;
   auto reset = [&] {
@@ -443,6 +484,7 @@ bool FoldWorksetImpl::plan() {
     tileAxes.clear();
     loopAxes.clear();
     memberDomains.clear();
+    laneDomains.clear();
     laneArg = laneDomain = Value();
     laneParam.clear();
   };
@@ -455,6 +497,21 @@ bool FoldWorksetImpl::plan() {
       return true;
     groupSize = Value();
     quotients.clear();
+  }
+  // The innermost axis's lanes would each read their own operand rows (a packed token's keys indexed
+  // by its head, `k[keys(t), h]`): another parallel axis, innermost first, whose members share them
+  // (the tokens: one key tile for BLOCK tokens of one head) is the lane axis instead. kir.parallel is
+  // unordered (seed 000 §4): which axis the lanes run along is the construction's choice.
+  if (hasLanes && lanesBatched) {
+    for (unsigned k = nAxes - 1; k-- > 0;) {
+      reset();
+      lanesBatched = false;
+      laneIndex = k;
+      if (planBody())
+        return true;
+    }
+    lanesBatched = true;
+    laneIndex = nAxes - 1;
   }
   // A domain defined per member (its bound loaded or computed in the member) is one fold range for
   // a block of lanes only where its bounds and the fold's operands allow (the lanes' members share
@@ -517,10 +574,9 @@ bool FoldWorksetImpl::contractedOver(Value v, Value d) {
 
 bool FoldWorksetImpl::planBody() {
   Block &body = par.getBody().front();
-  unsigned n = par.getDomains().size();
   if (hasLanes) {
-    laneArg = body.getArgument(n - 1);
-    laneDomain = par.getDomains()[n - 1];
+    laneArg = body.getArgument(laneIndex);
+    laneDomain = par.getDomains()[laneIndex];
     laneParam = paramName(laneDomain);
   }
   for (Value arg : body.getArguments())
@@ -596,8 +652,9 @@ bool FoldWorksetImpl::planBody() {
 
 SmallVector<Value> FoldWorksetImpl::groupExtents(Location l) {
   SmallVector<Value> extents;
-  for (Value d : par.getDomains().drop_back(hasLanes ? 1 : 0))
-    extents.push_back(kc.domains.lookup(d).size);
+  for (auto [k, d] : llvm::enumerate(par.getDomains()))
+    if (!hasLanes || k != laneIndex)
+      extents.push_back(kc.domains.lookup(d).size);
   if (!hasLanes)
     return extents;
   Value size = kc.domains.lookup(laneDomain).size;

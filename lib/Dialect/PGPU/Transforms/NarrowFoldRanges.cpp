@@ -180,6 +180,7 @@ private:
   }
   std::optional<TileCoord> tileCoord(Value v);
   bool laneRange(Value v, Value &lo, Value &hi);
+  bool reducedRange(Value v, Value &lo, Value &hi);
   bool solve(CmpOp cmp, Predicate &p);
   std::optional<Predicate> predicateOf(CmpOp cmp);
   bool bandOf(CmpOp cmp, SmallVectorImpl<Predicate> &out);
@@ -350,10 +351,46 @@ bool FoldNarrower::laneRange(Value v, Value &lo, Value &hi) {
       return true;
     }
     default:
-      return false;
+      break;
     }
   }
-  return false;
+  return reducedRange(v, lo, hi);
+}
+
+/// The range of a 1-d lane fragment of integers computed before the fold that the def-use above does not
+/// bound (a lane's bound loaded or searched from data: a packed token's sequence start), reduced over the
+/// lanes at run time: its minimum and maximum, before the fold (every lane's value lies between them).
+bool FoldNarrower::reducedRange(Value v, Value &lo, Value &hi) {
+  auto type = dyn_cast<FragmentType>(v.getType());
+  if (!type || type.getExtents().size() != 1 || fold.getSummarize().isAncestor(v.getParentRegion()))
+    return false;
+  Type element = type.getElementType();
+  if (!element.isIndex() && !isNarrowInteger(element))
+    return false;
+  if (auto def = v.getDefiningOp(); def && def->getBlock() == fold->getBlock() && fold->isBeforeInBlock(def))
+    return false;
+  b.setInsertionPoint(fold);
+  Location l = fold.getLoc();
+  auto extreme = [&](kir::BinaryKind kind) -> Value {
+    // The identity: the largest (min) or smallest (max) value of the element type; never reached with a
+    // lane, which every fragment has.
+    unsigned width = element.isIndex() ? 32 : element.getIntOrFloatBitWidth();
+    APInt edge = kind == kir::BinaryKind::Min ? APInt::getSignedMaxValue(width) : APInt::getSignedMinValue(width);
+    Value id = element.isIndex() ? Value(arith::ConstantIndexOp::create(b, l, edge.getSExtValue()))
+                                 : Value(arith::ConstantIntOp::create(b, l, element, edge.getSExtValue()));
+    auto red = ReduceOp::create(b, l, TypeRange{element}, ValueRange{v}, b.getDenseI64ArrayAttr({0}), ValueRange{id});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *block = b.createBlock(&red.getCombine());
+      Value x = block->addArgument(element, l), y = block->addArgument(element, l);
+      YieldOp::create(b, l, ValueRange{BinaryOp::create(b, l, kind, x, y, false, false)});
+    }
+    Value r = red.getResult(0);
+    return element.isIndex() ? r : Value(CastOp::create(b, l, b.getIndexType(), r));
+  };
+  lo = extreme(kir::BinaryKind::Min);
+  hi = extreme(kir::BinaryKind::Max);
+  return true;
 }
 
 /// Whether `v` is computed in the summarizer from the tile positions.

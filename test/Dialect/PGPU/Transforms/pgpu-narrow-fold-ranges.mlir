@@ -1893,3 +1893,83 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A lane bound loaded from data (lane s sums x[t] for starts[s] <= t <= s: a packed token's keys
+// COM: from its sequence's start). Before: t >= starts[s] had no lane range (one predicate kept in every
+// COM: interval, no tile skipped below the starts). After: a 1-d lane fragment of integers computed before
+// COM: the fold ranges between its minimum and maximum over the lanes, two pgpu.reduce before the fold
+// COM: (cast to index); the tiles below min(starts) are skipped (identity proven), those in
+// COM: [max(starts), min(s)] run without predicates.
+// CHECK-LABEL: pgpu.kernel @loaded_lane_start
+// CHECK: %[[LO:.*]] = pgpu.reduce %[[ST:.*]] axes [0] identity(%{{.*}} : i32) : (!pgpu.fragment<i32, [BS]>) -> (i32)
+// CHECK: pgpu.binary min
+// CHECK: pgpu.cast %[[LO]] : i32 to index
+// CHECK: %[[HI:.*]] = pgpu.reduce %[[ST]] axes [0] identity(%{{.*}} : i32) : (!pgpu.fragment<i32, [BS]>) -> (i32)
+// CHECK: pgpu.binary max
+// CHECK: pgpu.cast %[[HI]] : i32 to index
+// CHECK: pgpu.region_fold
+// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.cmp
+// CHECK: } combine {
+// CHECK: pgpu.region_fold
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @loaded_lane_start(%x: !pgpu.view<f32, [T], in>, %starts: !pgpu.view<i32, [S], in>, %y: !pgpu.view<f32, [S], out>)
+      attributes {params = [#pgpu.param<"BS", [16, 32], 16>, #pgpu.param<"BT", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %z32 = arith.constant 0 : i32
+    %S = pgpu.extent %y[0] : !pgpu.view<f32, [S], out>
+    %T = pgpu.extent %x[0] : !pgpu.view<f32, [T], in>
+    %bs = pgpu.param "BS" : index
+    %bt = pgpu.param "BT" : index
+    %n = pgpu.ceil_div %S, %bs : index
+    pgpu.program_space(%n) {
+    ^bb0(%p: index):
+      %base = pgpu.binary mul %p, %bs : index
+      %s = pgpu.iota %base : !pgpu.fragment<index, [BS]>
+      %Sb = pgpu.splat %S : index -> !pgpu.fragment<index, [BS]>
+      %sok = pgpu.cmp lt %s, %Sb : !pgpu.fragment<index, [BS]>
+      %st = pgpu.load %starts[%s] valid %sok : !pgpu.fragment<i1, [BS]> fill %z32 : i32
+          : !pgpu.view<i32, [S], in>[!pgpu.fragment<index, [BS]>] -> !pgpu.fragment<i32, [BS]>
+      %lo = pgpu.cast %st : !pgpu.fragment<i32, [BS]> to !pgpu.fragment<index, [BS]>
+      %id = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [BS]>
+      // expected-remark @+1 {{2 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 2 all-false interval(s) skipped (identity proven)}}
+      %sum = pgpu.region_fold %c0 to %T step %bt identity(%id : !pgpu.fragment<f32, [BS]>)
+          operands(%s, %lo, %x : !pgpu.fragment<index, [BS]>, !pgpu.fragment<index, [BS]>, !pgpu.view<f32, [T], in>) -> (!pgpu.fragment<f32, [BS]>)
+      summarize {
+      ^bb0(%b: index, %e: index, %ss: !pgpu.fragment<index, [BS]>, %ll: !pgpu.fragment<index, [BS]>, %xv: !pgpu.view<f32, [T], in>):
+        %z = arith.constant 0.0 : f32
+        %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
+        %eb = pgpu.splat %e : index -> !pgpu.fragment<index, [BT]>
+        %ok = pgpu.cmp lt %t, %eb : !pgpu.fragment<index, [BT]>
+        %v = pgpu.load %xv[%t] valid %ok : !pgpu.fragment<i1, [BT]> fill %z : f32
+            : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, [BT]>] -> !pgpu.fragment<f32, [BT]>
+        %v2 = pgpu.broadcast %v dims [1] : !pgpu.fragment<f32, [BT]> -> !pgpu.fragment<f32, [BS, BT]>
+        %t2 = pgpu.broadcast %t dims [1] : !pgpu.fragment<index, [BT]> -> !pgpu.fragment<index, [BS, BT]>
+        %s2 = pgpu.broadcast %ss dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %l2 = pgpu.broadcast %ll dims [0] : !pgpu.fragment<index, [BS]> -> !pgpu.fragment<index, [BS, BT]>
+        %c1 = pgpu.cmp le %t2, %s2 : !pgpu.fragment<index, [BS, BT]>
+        %c2 = pgpu.cmp ge %t2, %l2 : !pgpu.fragment<index, [BS, BT]>
+        %vis = pgpu.binary and %c1, %c2 : !pgpu.fragment<i1, [BS, BT]>
+        %zs = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [BS, BT]>
+        %m = pgpu.select %vis, %v2, %zs : !pgpu.fragment<i1, [BS, BT]>, !pgpu.fragment<f32, [BS, BT]>
+        %r = pgpu.reduce %m axes [1] identity(%z : f32) : (!pgpu.fragment<f32, [BS, BT]>) -> (!pgpu.fragment<f32, [BS]>) {
+        ^bb0(%l: f32, %q: f32):
+          %a = pgpu.binary add %l, %q : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.yield %r : !pgpu.fragment<f32, [BS]>
+      } combine {
+      ^bb0(%l: !pgpu.fragment<f32, [BS]>, %q: !pgpu.fragment<f32, [BS]>):
+        %a = pgpu.binary add %l, %q : !pgpu.fragment<f32, [BS]>
+        pgpu.yield %a : !pgpu.fragment<f32, [BS]>
+      }
+      pgpu.store %sum, %y[%s] valid %sok : !pgpu.fragment<i1, [BS]>
+          : !pgpu.fragment<f32, [BS]>, !pgpu.view<f32, [S], out>[!pgpu.fragment<index, [BS]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

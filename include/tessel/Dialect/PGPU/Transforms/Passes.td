@@ -607,7 +607,10 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     `cmp(K, Q)` where K is a tile coordinate (positions plus a value from
     outside the fold) and Q a value of the program's lanes captured from
     outside (iota bases and extents, splats, + and -, and * or floor / by
-    one value of every lane: a chunk's first key (q // C) * C), or the tail mask
+    one value of every lane: a chunk's first key (q // C) * C; else a 1-d
+    integer fragment computed before the fold, loaded or searched from data
+    (a packed token's sequence start), by its minimum and maximum over the
+    lanes, two `pgpu.reduce` before the fold), or the tail mask
     `positions < end`. An equality of floor quotients by one value C of every
     lane, `K // C == Q // C`, is the band K in [m*C + min(C+1, 0),
     m*C + max(C-1, 0)], m = Q // C: two predicates (chunked attention's
