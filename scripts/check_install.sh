@@ -61,6 +61,15 @@ m.rowsoftmax(x, y)
 torch.testing.assert_close(y, x.softmax(1))
 print('triton (interpreted) ok')"
 fi
+echo "== the compiler in process (tessel._in_process: the extension module installed beside the binary)"
+"$VENV/bin/python" -c "
+import os, rowsoftmax as m
+from tessel import _in_process
+assert _in_process.module() is not None, _in_process.why_not()
+inside = m.rowsoftmax.compile('source', None, ['--target=triton'])
+os.environ['TESSEL_IN_PROCESS'] = '0'
+assert inside == m.rowsoftmax.compile('source', None, ['--target=triton'])
+print('in process ok: the same source as the binary gives')"
 echo "== tessel --help"
 "$VENV/bin/tessel" --help
 "$VENV/bin/tessel" --version

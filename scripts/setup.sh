@@ -13,7 +13,9 @@ SUDO=""
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
 
 if [ "${TESSEL_SKIP_INSTALL:-0}" != 1 ]; then
-  DEB_PKGS="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22 cmake ninja-build ccache g++ libgtest-dev zlib1g-dev libzstd-dev python3 python3-pip"
+  # python3-dev and nanobind (below) build the compiler's Python extension module (TESSEL_PYTHON_BINDINGS,
+  # tools/tessel-python): the package compiles in process with it, through the binary without it.
+  DEB_PKGS="libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22 cmake ninja-build ccache g++ libgtest-dev zlib1g-dev libzstd-dev python3 python3-pip python3-dev"
   missing=""
   for p in $DEB_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
@@ -24,8 +26,8 @@ if [ "${TESSEL_SKIP_INSTALL:-0}" != 1 ]; then
   # pytest-xdist runs the test files on TESSEL_TEST_JOBS workers (scripts/test.sh).
   # torch (CPU is enough) runs the generated Triton under TRITON_INTERPRET=1; Triton 3.6's
   # interpreter needs numpy < 2.4 (it converts one-element arrays with int()).
-  PY_PKGS=(pytest pytest-xdist "numpy<2.4" "triton==3.6.0" "torch==2.11.0")
-  if ! python3 -c 'import pytest, xdist, numpy, triton, torch, sys
+  PY_PKGS=(pytest pytest-xdist "numpy<2.4" "triton==3.6.0" "torch==2.11.0" "nanobind>=2.0")
+  if ! python3 -c 'import pytest, xdist, numpy, triton, torch, nanobind, sys
 ok = triton.__version__ == "3.6.0" and torch.__version__.startswith("2.11.") and tuple(map(int, numpy.__version__.split(".")[:2])) < (2, 4)
 sys.exit(0 if ok else 1)' 2>/dev/null; then
     echo "== pip install ${PY_PKGS[*]}"

@@ -10,7 +10,7 @@ import pathlib
 import sys
 import tempfile
 
-from . import _cli, _fold_tiles, _jit, _torch, _vjp
+from . import _cli, _fold_tiles, _in_process, _jit, _torch, _vjp
 from ._errors import CompileError
 
 
@@ -106,7 +106,7 @@ def _compiler_version() -> str:
     global _VERSION
     if _VERSION is None:
         digest = hashlib.sha256(pathlib.Path(_cli.find_tessel()).read_bytes()).hexdigest()[:16]
-        _VERSION = f"{_cli.run_tessel(['--version']).stdout.strip()} build {digest}"
+        _VERSION = f"{_in_process.version()} build {digest}"
     return _VERSION
 
 
@@ -304,7 +304,9 @@ class Kernel:
         return path
 
     def compile(self, emit: str = "kir", constexprs: dict | None = None, extra=()) -> str:
-        """Runs `tessel compile --emit=EMIT` on the traced KIR and returns its output."""
+        """`tessel compile --emit=EMIT` of the traced KIR: in process where tessel._in_process can, else a subprocess."""
+        if (text := _in_process.compile_in_process(lambda: self.kir(constexprs), self.name, emit, extra)) is not None:
+            return text
         with tempfile.TemporaryDirectory(prefix="tessel-") as tmp:
             path = self._write(pathlib.Path(tmp), constexprs)
             res = _cli.run_tessel(["compile", path, f"--emit={emit}", *extra])

@@ -43,15 +43,21 @@ def test_pyproject_declares_package_dependencies_and_entry_point():
 def test_cmake_installs_what_the_package_looks_for():
     skb = pyproject()["tool"]["scikit-build"]
     assert skb["wheel"]["packages"] == ["python/tessel"]
-    assert sorted(skb["build"]["targets"]) == ["tessel", "tessel_cuda"]  # no tessel-opt, tests or fuzzers
+    # The compiler, its extension module (tessel._in_process) and the CUDA launch library: no tessel-opt,
+    # tests or fuzzers.
+    assert sorted(skb["build"]["targets"]) == ["_tessel_compiler", "tessel", "tessel_cuda"]
     assert skb["cmake"]["define"]["TESSEL_ENABLE_TESTS"] == "OFF"
     cmake = (ROOT / "CMakeLists.txt").read_text()
     [component] = skb["install"]["components"]
     installs = dict(re.findall(rf"install\(TARGETS (\S+) \w+ DESTINATION (\S+) COMPONENT {component}\)", cmake))
-    assert installs == {"tessel": "tessel/_compiler/bin", "tessel_cuda": "tessel/_compiler/lib"}
+    assert installs == {"tessel": "tessel/_compiler/bin", "tessel_cuda": "tessel/_compiler/lib",
+                        "_tessel_compiler": "tessel/_compiler/lib"}
     from tessel import _cli
     package = _cli.PACKAGE.parent
     assert _cli.PACKAGED == package / installs["tessel"] / "tessel"
+    # The module lies where tessel._in_process looks for it: lib/ beside the binary's bin/.
+    from tessel import _in_process
+    assert _in_process._lib_dir(str(_cli.PACKAGED)) == package / installs["_tessel_compiler"]
 
 
 def _copy_package(tmp_path, with_binary=True) -> pathlib.Path:

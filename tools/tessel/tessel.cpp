@@ -24,6 +24,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include "tessel/Dialect/KIR/IR/KIR.h"
+#include "tessel/Driver/Compile.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 #include "tessel/Interp/HostData.h"
 #include "tessel/Interp/Interpreter.h"
@@ -31,8 +32,6 @@
 #include "tessel/Target/Provider.h"
 #include "tessel/Interp/LaunchExpr.h"
 #include "tessel/Dialect/PGPU/IR/PGPU.h"
-#include "tessel/Dialect/Utils/ModulePlacement.h"
-#include "tessel/Dialect/Utils/NestingLimit.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -116,7 +115,7 @@ cl::opt<std::string> stageOpt("stage", cl::desc("run KIR kernels as kir (interpr
 cl::opt<std::string> segmentsOpt("segments", cl::desc("region_fold/region_scan segmentation: one | random | K"),
                                  cl::init("one"), cl::cat(runOptions));
 
-constexpr int kUsageError = 2;
+using tessel::kUsageError;
 
 /// Splits `FILE[:KERNEL]`; a ':' inside a path prefix is kept when no kernel follows.
 std::pair<std::string, std::string> splitSpec(llvm::StringRef spec) {
@@ -149,35 +148,6 @@ int usage(llvm::StringRef argv0) {
                << "                                      --tessel-pipeline=stop-after=GROUP stops after one)\n"
                << "run '" << argv0 << " <command> --help' for the options of a command\n";
   return kUsageError;
-}
-
-/// Applies command-line overrides to the module's #kir.compile_options (seed
-/// 002 §1: the attribute carries the effective permissions; defaults
-/// source/true/false when absent).
-LogicalResult applyCompileOptions(ModuleOp module) {
-  MLIRContext *ctx = module.getContext();
-  auto name = kir::KIRDialect::getCompileOptionsAttrName();
-  auto options = module->getAttrOfType<kir::CompileOptionsAttr>(name);
-  kir::Numerics num = options ? options.getNumerics() : kir::Numerics::Source;
-  bool online = options ? options.getOnlineReduction() : true;
-  bool remark = options ? options.getOptimizationRemarks() : false;
-  bool emptiness = options ? options.getSummaryEmptiness() : false;
-  if (!numerics.empty()) {
-    std::optional<kir::Numerics> parsed = kir::symbolizeNumerics(numerics);
-    if (!parsed)
-      return emitError(module.getLoc()) << "--numerics must be 'source' or 'relaxed_normalization', got '"
-                                        << numerics << "'";
-    num = *parsed;
-  }
-  if (!onlineReduction.empty()) {
-    if (onlineReduction != "true" && onlineReduction != "false")
-      return emitError(module.getLoc()) << "--online-reduction must be 'true' or 'false', got '"
-                                        << onlineReduction << "'";
-    online = onlineReduction == "true";
-  }
-  remark = remark || remarks;
-  module->setAttr(name, kir::CompileOptionsAttr::get(ctx, num, online, remark, emptiness));
-  return success();
 }
 
 /// The environment for `python3 -m tessel`: this one, with the Python package
@@ -301,28 +271,6 @@ llvm::StringRef emitName(Emit stage) {
   llvm_unreachable("every --emit value has a name");
 }
 
-/// Parses the module in `sourceMgr` after the nesting and module-placement checks.
-OwningOpRef<ModuleOp> parseKernelModule(llvm::SourceMgr &sourceMgr, MLIRContext &context) {
-  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  auto refused = [&](size_t at, const llvm::Twine &message) {
-    if (at == llvm::StringRef::npos)
-      return false;
-    auto [line, col] = sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + at));
-    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line, col)) << message.str();
-    return true;
-  };
-  if (refused(tessel::findExcessNesting(buffer->getBuffer()),
-              "the input nests deeper than " + llvm::Twine(tessel::kMaxNesting) +
-                  " levels (regions, types, attributes or brackets); tessel refuses it instead of exhausting the stack") ||
-      refused(tessel::findMisplacedModule(buffer->getBuffer()), tessel::kMisplacedModuleMessage) ||
-      refused(tessel::findExcessResultNumber(buffer->getBuffer()),
-              "this use names a result number above " + llvm::Twine(tessel::kMaxResultNumber) +
-                  "; tessel refuses it before parsing (MLIR's parser would reserve that many result slots)") ||
-      refused(tessel::findBadDenseArray(buffer->getBuffer()), tessel::kBadDenseArrayMessage))
-    return nullptr;
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
-}
-
 /// FILE (traced when it is a DSL kernel) loaded and parsed, with a diagnostic handler that points at its
 /// lines for as long as the module is used: what compile, run and vjp each start with.
 struct KernelInput {
@@ -330,8 +278,9 @@ struct KernelInput {
   std::optional<SourceMgrDiagnosticHandler> diagnostics;
   OwningOpRef<ModuleOp> module;
 
-  /// Loads and parses; false (the error already reported) when either fails.
-  bool load(MLIRContext &context, llvm::StringRef file, llvm::StringRef kernelName,
+  /// Loads FILE into the source manager, with the diagnostic handler over it; false (the error
+  /// already reported) when it cannot be read or traced.
+  bool read(MLIRContext &context, llvm::StringRef file, llvm::StringRef kernelName,
             llvm::ArrayRef<std::string> constexprArgs) {
     std::string error;
     auto input = loadKernelSource(file, kernelName, constexprArgs, error);
@@ -341,65 +290,43 @@ struct KernelInput {
     }
     sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
     diagnostics.emplace(sourceMgr, &context);
-    module = parseKernelModule(sourceMgr, context);
+    return true;
+  }
+
+  /// Loads and parses; false (the error already reported) when either fails.
+  bool load(MLIRContext &context, llvm::StringRef file, llvm::StringRef kernelName,
+            llvm::ArrayRef<std::string> constexprArgs) {
+    if (!read(context, file, kernelName, constexprArgs))
+      return false;
+    module = tessel::parseKernelModule(sourceMgr, context);
     return static_cast<bool>(module);
   }
 };
 
+/// `tessel compile`: the request from the command line, compiled by tessel::compileKernel (the
+/// Python extension module calls the same function, tools/tessel-python).
 int compile(MLIRContext &context) {
   auto [file, kernelName] = splitSpec(inputSpec);
   KernelInput input;
-  if (!input.load(context, file, kernelName, {}))
+  if (!input.read(context, file, kernelName, {}))
     return kUsageError;
-  OwningOpRef<ModuleOp> &module = input.module;
-  if (!kernelName.empty()) {
-    // Keep only the requested kernel: one kernel = one launch.
-    auto kernel = module->lookupSymbol<kir::KernelOp>(kernelName);
-    if (!kernel) {
-      emitError(module->getLoc()) << "no kir.kernel named '" << kernelName << "' in " << file;
-      return kUsageError;
-    }
-    for (Operation &op : llvm::make_early_inc_range(module->getBody()->getOperations()))
-      if (&op != kernel.getOperation())
-        op.erase();
-  }
-  if (failed(applyCompileOptions(*module)))
-    return kUsageError;
-
-  // kir and pgpu are the shared pipeline's; every other stage is a provider's (Provider::stages).
-  const tessel::Provider &provider = *tessel::lookupProvider(target);
-  llvm::StringRef stage = emitName(emit);
-  bool providerStage = emit != Emit::KIR && emit != Emit::PGPU;
-  if (providerStage && !llvm::is_contained(provider.stages(), stage)) {
-    std::string owners;
-    for (const tessel::Provider *other : tessel::providers())
-      if (llvm::is_contained(other->stages(), stage))
-        owners += (owners.empty() ? "--target=" : " and --target=") + other->name().str();
-    emitError(module->getLoc()) << "--emit=" << stage << " is a stage of " << owners;
-    return kUsageError;
-  }
-  llvm::StringMap<int64_t> paramValues;
-  for (const std::string &text : paramsOpt) {
-    auto [key, value] = llvm::StringRef(text).split('=');
-    int64_t v;
-    if (key.empty() || value.getAsInteger(10, v)) {
-      llvm::errs() << "error: --param expects NAME=INTEGER, got '" << text << "'\n";
-      return kUsageError;
-    }
-    paramValues[key] = v;
-  }
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return kUsageError;
-  applyDefaultTimingPassManagerCLOptions(pm);
-  // --emit=kir stops at canonical KIR and --emit=pgpu prints the provider-neutral program; a provider's
-  // stage follows the pipeline built for that provider (its capabilities, its legalization if it has
-  // one in the pipeline; the others legalize inside Provider::emit).
-  if (emit == Emit::KIR)
-    tessel::buildPipeline(pm, nullptr, tessel::StopAfter("annotate-origins"));
-  else
-    tessel::buildPipeline(pm, providerStage ? &provider : nullptr);
-  if (failed(pm.run(*module)))
+  tessel::CompileRequest request;
+  request.emit = emitName(emit).str();
+  request.target = target;
+  request.kernelName = kernelName;
+  request.fileName = file;
+  request.numerics = numerics;
+  request.onlineReduction = onlineReduction;
+  request.remarks = remarks;
+  request.params.assign(paramsOpt.begin(), paramsOpt.end());
+  FailureOr<std::string> text =
+      tessel::compileKernel(context, input.sourceMgr, request, llvm::errs(), [](PassManager &pm) -> LogicalResult {
+        if (failed(applyPassManagerCLOptions(pm)))
+          return failure();
+        applyDefaultTimingPassManagerCLOptions(pm);
+        return success();
+      });
+  if (failed(text))
     return kUsageError;
   std::string error;
   auto output = openOutputFile(outputFile, &error);
@@ -407,17 +334,7 @@ int compile(MLIRContext &context) {
     llvm::errs() << "error: " << error << "\n";
     return kUsageError;
   }
-  if (providerStage) {
-    // The provider emits completely before anything is written: a rejected program leaves no artifact
-    // (seed 004).
-    FailureOr<std::string> text = provider.emit(*module, paramValues, stage);
-    if (failed(text))
-      return kUsageError;
-    output->os() << *text;
-  } else {
-    module->print(output->os());
-    output->os() << "\n";
-  }
+  output->os() << *text;
   output->keep();
   return 0;
 }
@@ -529,7 +446,11 @@ int runCommand(MLIRContext &context) {
   OwningOpRef<ModuleOp> &module = input.module;
   // --numerics and --online-reduction are options of run as of compile (checked the same way; they
   // decide the pipeline of --stage=pgpu and --device=cuda).
-  if (failed(applyCompileOptions(*module)))
+  tessel::CompileRequest request;
+  request.numerics = numerics;
+  request.onlineReduction = onlineReduction;
+  request.remarks = remarks;
+  if (failed(tessel::applyCompileOptions(*module, request)))
     return kUsageError;
   if (traced)
     constexprs.clear();
@@ -957,7 +878,7 @@ int main(int argc, char **argv) {
     return usage(argv[0]);
   llvm::StringRef command = argv[1];
   if (command == "--version" || command == "version") {
-    llvm::outs() << "tessel 0.1.0 (MLIR " << LLVM_VERSION_STRING << ")\n";
+    llvm::outs() << tessel::versionString() << "\n";
     return 0;
   }
   if (command == "--help" || command == "-h" || command == "help")
@@ -992,7 +913,7 @@ int main(int argc, char **argv) {
   }
 
   DialectRegistry registry;
-  registry.insert<kir::KIRDialect, pgpu::PGPUDialect, arith::ArithDialect>();
+  tessel::registerKernelDialects(registry);
   MLIRContext context(registry);
   // Diagnostics point at the author's source location; a dump of the whole op would bury them.
   context.printOpOnDiagnostic(false);
