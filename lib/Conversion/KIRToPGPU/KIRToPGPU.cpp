@@ -703,9 +703,8 @@ LogicalResult KernelConstructor::run() {
         if (llvm::any_of(writes, [&](Value v) { return kernelBuffers.contains(v); }))
           return w.op->emitError() << "kir-to-pgpu: this workset reads or writes what an earlier workset wrote and "
                                       "writes a kernel-level buffer too: a second barrier is not constructed";
-        if (!w.hoist && pgpu::remarksEnabled(kernel)) // a hoisting update's remark says how it runs
-          emitRemark(w.op->getLoc()) << "kir-to-pgpu: this workset uses what an earlier workset writes (or writes "
-                                        "what it uses): it runs whole in the last program instance";
+        // How it runs (phased after a wait, or whole in the last program) is remarked by
+        // phaseFinalizations or, for a hoisting update, phaseHoistedUpdate.
       }
       earlierWrites.insert(writes.begin(), writes.end());
       earlierReads.insert(reads.begin(), reads.end());
@@ -761,6 +760,8 @@ LogicalResult KernelConstructor::run() {
   // An in-place update after whole-view sums: the sums, then the update, in parallel phases
   // (PhasedSums.cpp); otherwise it stays whole in the last program.
   (void)phaseHoistedUpdate(worksets);
+  // Every other finalization: a segment after a wait where it may be (PhasedSums.cpp).
+  (void)phaseFinalizations(worksets);
 
   for (Workset &w : worksets)
     if (auto p = dyn_cast<kir::ParallelOp>(w.op); p && failed(checkReadsBeforeStores(p)))

@@ -344,6 +344,9 @@ private:
   /// chunks first, then the worksets that use the sums and the update, each instance waiting for every
   /// earlier instance and reading the sums from workspace. False, with a remark, where it does not apply.
   bool phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets);
+  /// Turns every other finalization into a segment after the segments that do not wait, its instances
+  /// waiting for every earlier instance. False, with a remark, where it does not apply.
+  bool phaseFinalizations(SmallVectorImpl<Workset> &worksets);
   /// One instance of a phased sum's segment: the sum of chunk `chunk` added into its workspace.
   LogicalResult emitPhasedSum(Workset &w, Value chunk);
   /// The last program's reset of the phased sums' workspaces to zero.

@@ -46,6 +46,23 @@
 // arrival). Must not fire otherwise: the update stays whole in the last
 // program, with a remark saying why.
 //
+// The same waits phase every other finalization (phaseFinalizations): a
+// workset that reads what an earlier workset writes (or writes what one
+// reads) becomes its own segment after every segment that does not wait, in
+// source order among the waiting ones, its instances waiting for every
+// earlier instance and then running in parallel, instead of running whole in
+// the last program. It must not fire where the last program holds other work
+// a finalization may follow (a merged scatter's add, a stored histogram's
+// copy, a hoisting in-place update that was not phased), where the kernel
+// computes a product (pgpu-form-tiles tiles construction's chain of
+// segments, not one with waits: the ragged grouped GEMM's zero tail stays in
+// the last program, its groups tiled), where a
+// finalization reads a kernel-level buffer (a sum over a parallel's members:
+// pgpu-member-partials adds its terms as the members finish, which beats one
+// segment walking the members per element), or where its instances read a
+// view they write (one program runs them in order; in parallel they would
+// race).
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelConstructor.h"
@@ -238,4 +255,79 @@ void KernelConstructor::resetPhasedSums(Location loc) {
     Type element = cast<pgpu::BufferType>(ws.getType()).getElementType();
     pgpu::BufferStoreOp::create(b, loc, zeroOf(loc, element), ws, ValueRange{constIndex(loc, 0)}, trueValue(loc));
   }
+}
+
+bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
+  SmallVector<Workset *> finals;
+  for (Workset &w : worksets)
+    if (w.finalize && !w.hoist)
+      finals.push_back(&w);
+  if (finals.empty())
+    return false;
+  bool remarks = pgpu::remarksEnabled(kernel);
+  auto keep = [&](ArrayRef<Workset *> which, const Twine &why) {
+    if (remarks)
+      for (Workset *w : which)
+        emitRemark(w->op->getLoc()) << "kir-to-pgpu: this workset uses what an earlier workset writes (or writes "
+                                       "what it uses): it runs whole in the last program instance (not phased: "
+                                    << why << ")";
+    return false;
+  };
+  // pgpu-form-tiles tiles construction's chain of segments, not one with waits: a product stays tiled.
+  bool products = kernel->walk([](Operation *op) {
+                          return isa<kir::ContractOp, kir::ScaledContractOp, kir::SparseContractOp>(op)
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+                        }).wasInterrupted();
+  if (products)
+    return keep(finals, "the kernel computes a product, and pgpu-form-tiles tiles only a chain of segments "
+                        "without waits");
+  for (Workset &w : worksets) {
+    if (w.hoist)
+      return keep(finals, "an in-place update after whole-view values runs in the last program too");
+    if (w.merged || w.partial)
+      return keep(finals, "a merged scatter or stored histogram takes the last program too");
+  }
+  for (Workset *w : finals) {
+    DenseSet<Value> reads, writes;
+    collectViews(w->op, reads, writes);
+    for (Operation *store : w->joined)
+      collectViews(store, reads, writes);
+    SmallVector<Operation *> uses = replayedUses(w->op);
+    for (Operation *store : w->joined)
+      llvm::append_range(uses, replayedUses(store));
+    for (Operation *pure : uses)
+      viewsReadIn(pure, reads);
+    bool buffers = false;
+    auto noteBuffers = [&](Operation *root) {
+      root->walk([&](kir::BufferLoadOp l) { buffers |= kernelBuffers.contains(l.getBuffer()); });
+    };
+    noteBuffers(w->op);
+    for (Operation *store : w->joined)
+      noteBuffers(store);
+    for (Operation *pure : uses)
+      noteBuffers(pure);
+    if (buffers)
+      return keep(finals, "a finalization reads a kernel-level buffer; a sum over a parallel's members is left "
+                          "to pgpu-member-partials");
+    if (llvm::any_of(writes, [&](Value v) { return reads.contains(v); }))
+      return keep(finals, "a finalization's instances read a view they write: in parallel they would race");
+  }
+  // The segments that do not wait, then the waiting ones in source order (a scatter-add after a
+  // zero fill, the finalizations): each waits for every program instance before its segment.
+  SmallVector<Workset, 4> order, waiting;
+  for (Workset &w : worksets) {
+    if (w.finalize) {
+      w.finalize = false;
+      w.waitsForFill = true;
+      if (remarks)
+        emitRemark(w.op->getLoc()) << "kir-to-pgpu: this workset uses what an earlier workset writes (or writes "
+                                      "what it uses): it is a segment after them, its instances waiting until "
+                                      "every earlier program instance has arrived, then running in parallel";
+    }
+    (w.waitsForFill ? waiting : order).push_back(w);
+  }
+  order.append(waiting.begin(), waiting.end());
+  worksets.assign(order.begin(), order.end());
+  return true;
 }

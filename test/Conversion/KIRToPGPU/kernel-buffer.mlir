@@ -151,16 +151,21 @@ module {
 // COM: A store over a data-dependent subregion (rows[e:M] with e read from memory, the ragged grouped
 // COM: GEMM's zero-filled tail): e and the subregion are replayed values, not launch-time facts; the
 // COM: workset ranges over the launch-time domain it cuts (M rows) and each row inside [e, M) stores.
-// COM: It writes the view the first workset writes, so it runs in the last program instance.
+// COM: It writes the view the first workset writes, so it runs after it: a segment of its own
+// COM: (PhasedSums.cpp, phaseFinalizations) whose instances wait until every earlier program instance
+// COM: has arrived at the ticket, then store in parallel; the last program only returns the ticket.
 // CHECK-LABEL: pgpu.kernel @tail
-// CHECK: pgpu.execution_group
-// CHECK: pgpu.last_program
-// CHECK: pgpu.foreach
+// CHECK: pgpu.execution_group %{{.*}} segment 0
+// CHECK: pgpu.while {
+// CHECK: pgpu.atomic_load %{{.*}} order acquire
+// CHECK: pgpu.execution_group %{{.*}} segment 1
 // CHECK: pgpu.range_reduce
 // CHECK: %[[GE:.*]] = pgpu.cmp ge
 // CHECK: %[[LT:.*]] = pgpu.cmp lt
 // CHECK: pgpu.if
 // CHECK: pgpu.store
+// CHECK: pgpu.last_program
+// CHECK-NEXT: pgpu.yield
 module {
   kir.kernel @tail(%offs: !kir.view<i32, [G], in>, %c: !kir.view<f32, [M], out>) {
     %c0 = arith.constant 0 : index

@@ -74,9 +74,11 @@ module {
 
 // -----
 
-// COM: A workset that reads what an earlier one writes cannot share the program space of one launch:
-// COM: it runs whole in the last program instance (after every instance of the first workset, an
-// COM: acq_rel ticket), its elements one foreach; the first workset stays in the program space.
+// COM: A workset that reads what an earlier one writes cannot run beside it in one launch. Must not
+// COM: be phased (PhasedSums.cpp, phaseFinalizations): its instances read y[i] and write y[N - 1 - i],
+// COM: a view they also read, so in parallel they would race. It runs whole in the last program
+// COM: instance (after every instance of the first workset, an acq_rel ticket), its elements one
+// COM: foreach; the first workset stays in the program space.
 // CHECK-LABEL: pgpu.kernel @dependent
 // CHECK: pgpu.program_space
 // CHECK: pgpu.execution_group
@@ -105,6 +107,51 @@ module {
       %c1 = arith.constant 1 : index
       %k = kir.binary sub %j, %c1 : index
       kir.store %w, %y[%k] : f32, !kir.view<f32, [N], inout>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Phased (PhasedSums.cpp, phaseFinalizations): the second workset reads y, which the first writes,
+// COM: and writes z, which it does not read. It is a segment after the first: each of its instances
+// COM: waits (acquire) until the ticket counts every program instance before its segment, then runs in
+// COM: parallel. The last program holds no foreach, only the ticket's return.
+// CHECK-LABEL: pgpu.kernel @dependent_phased
+// CHECK: pgpu.program_space
+// CHECK: pgpu.execution_group %{{.*}} segment 0
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK: pgpu.while {
+// CHECK: pgpu.atomic_load %{{.*}} order acquire
+// CHECK: pgpu.condition
+// CHECK: pgpu.execution_group %{{.*}} segment 1
+// CHECK: pgpu.load %y
+// CHECK: pgpu.unary exp
+// CHECK: pgpu.store %{{.*}}, %z
+// CHECK: pgpu.last_program
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.return
+module {
+  kir.kernel @dependent_phased(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], inout>, %z: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %d = kir.domain %c0 to %n
+    kir.parallel %d {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      kir.store %v, %y[%i] : f32, !kir.view<f32, [N], inout>[index]
+      kir.yield
+    }
+    kir.parallel %d {
+    ^bb0(%i: index):
+      %j = kir.binary sub %n, %i : index
+      %c1 = arith.constant 1 : index
+      %k = kir.binary sub %j, %c1 : index
+      %v = kir.load %y[%k] : !kir.view<f32, [N], inout>[index] -> f32
+      %w = kir.unary exp %v : f32
+      kir.store %w, %z[%i] : f32, !kir.view<f32, [N], out>[index]
       kir.yield
     }
     kir.return

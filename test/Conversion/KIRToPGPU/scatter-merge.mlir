@@ -93,13 +93,19 @@ module {
 // -----
 
 // COM: Must not fire: a max scatter-reduce (its merge would need the combine's identity, -inf, and
-// COM: is not constructed): it still runs whole in the last program, into the view itself.
+// COM: is not constructed): no workspace; it reduces into the view itself, as a segment after the
+// COM: fill (PhasedSums.cpp, phaseFinalizations) whose instances wait until every earlier program
+// COM: instance has arrived at the ticket. The last program only returns the ticket.
 // CHECK-LABEL: pgpu.kernel @segment_max(%x: !pgpu.view<f32, [N], in>, %ids: !pgpu.view<i32, [N], in>
 // CHECK-SAME: %out: !pgpu.view<f32, [S], inout>, %[[TICKET:[^:]*]]: !pgpu.buffer<i32, [1], workspace>
 // CHECK-NOT: pgpu.kept
-// CHECK: pgpu.last_program %[[TICKET]]
+// CHECK: pgpu.execution_group %{{.*}} segment 0
+// CHECK: pgpu.atomic_load %[[TICKET]]
+// CHECK: pgpu.execution_group %{{.*}} segment 1
 // CHECK: pgpu.scatter_reduce %{{.*}}, %out[
 // CHECK: pgpu.binary max
+// CHECK: pgpu.last_program %[[TICKET]]
+// CHECK-NEXT: pgpu.yield
 module {
   kir.kernel @segment_max(%x: !kir.view<f32, [N], in>, %ids: !kir.view<i32, [N], in> {kir.range = [0, "S"]}, %out: !kir.view<f32, [S], inout>) {
     %0 = kir.extent "N"

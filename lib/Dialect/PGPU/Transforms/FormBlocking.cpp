@@ -467,6 +467,67 @@ static FailureOr<SmallVector<Value>> cloneBody(Fragmenter &f, Region &region, Va
   return yields;
 }
 
+/// Whether `op` is the partial of a split reduction: a range_reduce at the top of an execution group
+/// with axes (each instance reduces its own slice: a phased sum's chunk, KIRToPGPU/PhasedSums.cpp)
+/// whose every result is only added into memory by a scatter-reduce (the partials merged by atomics).
+/// Its blocks then keep a [BLOCK] lane accumulator and reduce it once after the loop
+/// (blockRangeReduceLanes), not once per block.
+static bool splitPartial(RangeReduceOp op) {
+  auto group = dyn_cast<ExecutionGroupOp>(op->getParentOp());
+  if (!group || group.getExtents().empty() || op->getNumResults() == 0)
+    return false;
+  return llvm::all_of(op->getUses(), [&](OpOperand &use) {
+    auto add = dyn_cast<ScatterReduceOp>(use.getOwner());
+    return add && add->getBlock() == op->getBlock() && &use == &add.getValueMutable();
+  });
+}
+
+/// A split reduction's partial (splitPartial) as a loop over blocks of BLOCK lanes carrying one
+/// [BLOCK] accumulator per result (splat identities; invalid lanes neutralized to the identity; the
+/// combine applied lane-wise), reduced to the scalar once after the loop. Seed 002 §4: the reduce is
+/// regrouped (lane j sums members j, j + BLOCK, ...), as its contract permits.
+static LogicalResult blockRangeReduceLanes(OpBuilder &b, RangeReduceOp op) {
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  StringAttr blockName = b.getStringAttr(kBlockParam);
+  SmallVector<Value> inits;
+  for (Value id : op.getIdentities())
+    inits.push_back(SplatOp::create(b, loc, FragmentType::get(b.getContext(), id.getType(), {blockName}), id));
+  FailureOr<ForOp> loop = buildBlockLoop(
+      b, loc, op.getLower(), op.getUpper(), inits,
+      [&](Fragmenter &f, Value lanes, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+        FailureOr<SmallVector<Value>> xs = cloneBody(f, op.getElement(), {lanes});
+        if (failed(xs))
+          return failure();
+        SmallVector<Value> args(acc);
+        for (auto [x, id] : llvm::zip(*xs, op.getIdentities())) {
+          Value ok = f.validity(loc, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+          args.push_back(SelectOp::create(b, loc, ok, f.asFragment(loc, x), f.splat(loc, id)));
+        }
+        Fragmenter lanewise(b, Value(), blockName);
+        FailureOr<SmallVector<Value>> merged = cloneBody(lanewise, op.getCombine(), args);
+        if (failed(merged))
+          return failure();
+        SmallVector<Value> yields;
+        for (Value m : *merged)
+          yields.push_back(lanewise.asFragment(loc, m));
+        return yields;
+      });
+  if (failed(loop)) {
+    for (Value i : llvm::reverse(inits))
+      i.getDefiningOp()->erase();
+    return failure();
+  }
+  b.setInsertionPointAfter(*loop);
+  auto total = ReduceOp::create(b, loc, op.getResultTypes(), loop->getResults(), b.getDenseI64ArrayAttr({0}),
+                                op.getIdentities());
+  IRMapping regionMap;
+  op.getCombine().cloneInto(&total.getCombine(), regionMap);
+  op.replaceAllUsesWith(total.getResults());
+  op.erase();
+  return success();
+}
+
 /// A stored scan over blocks in member order (seed 000 §8: the scan may be
 /// regrouped, never reordered). Lane j of the block starting at visit
 /// position b holds the (b + j)-th member in scan order: addresses run
@@ -1317,6 +1378,12 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
           if (remarks)
             emitRemark(loc) << "pgpu-form-blocking: a kernel-level reduction became a region fold over blocks "
                                "of BLOCK lanes (its [BLOCK] accumulator reduced once after it)";
+        } else if (splitPartial(cast<RangeReduceOp>(op)) &&
+                   succeeded(blockRangeReduceLanes(b, cast<RangeReduceOp>(op)))) {
+          done = success();
+          if (remarks)
+            emitRemark(loc) << "pgpu-form-blocking: a split reduction's partial keeps a [BLOCK] lane accumulator "
+                               "across its blocks, reduced once after the loop";
         } else
           done = blockRangeReduce(b, cast<RangeReduceOp>(op));
         changed |= succeeded(done) && declares;
