@@ -78,7 +78,9 @@ def test_an_operand_computed_from_loaded_tiles_stages_each_load():
     """SwiGLU's down projection (corpus 45): the A operand silu(g) * u is computed in the K loop from two
     loaded tiles, each of which Triton pipelines STAGES deep. On the H200 its 128x256x64 default at 3
     stages asked for 245824 bytes of 232448 and did not launch; the default is now 128x128, and four stages
-    of the wide tile exceed the limit whichever way the tile is stored."""
+    of the wide tile exceed the limit whichever way the tile is stored. Its prologue is MUFU-bound (a
+    sigmoid: an exponential and a reciprocal an element, recomputed for every column tile), so the
+    columns grow to 256 at 2 stages, which fit (test_a_prologue_bound_operand_widens_the_other_axis)."""
     src = gated_operand.source()
     ns = {}
     prune = src[src.index("def gated_operand_PRUNE"):src.index("\n\n\n", src.index("def gated_operand_PRUNE"))]
@@ -86,7 +88,8 @@ def test_an_operand_computed_from_loaded_tiles_stages_each_load():
     binding = dict(TILE_0=128, TILE_1=256, TILE_K=64, STAGES=4, TMA=1, WARPS=8)
     assert ns["gated_operand_PRUNE"](binding) == "shared memory"
     d = _defaults(gated_operand)
-    assert (d["TILE_0"], d["TILE_1"]) == (128, 128), d
+    assert (d["TILE_0"], d["TILE_1"], d["STAGES"]) == (128, 256, 2), d
+    assert ns["gated_operand_PRUNE"](d) is None, d
 
 
 def _shared_estimate(kernel, binding):
@@ -123,7 +126,8 @@ def _triton_shared(kernel, src, tmp_path, views):
     return facts["shared"]
 
 
-@pytest.mark.parametrize("binding", [{}, dict(TILE_0=64, TILE_1=128, TILE_K=64, STAGES=5), dict(SPLIT_K=4)])
+@pytest.mark.parametrize("binding", [{}, dict(TILE_1=128, STAGES=4), dict(TILE_0=64, TILE_1=128, TILE_K=64, STAGES=5),
+                                     dict(SPLIT_K=4)])
 def test_the_shared_estimate_of_a_computed_operand_matches_triton(binding, tmp_path):
     """Corpus 45's K loop: g and u pipelined STAGES - 1 deep beneath the math, the computed A tile, W
     STAGES deep, the staged C tile. The model counts exactly Triton's buffers (its pipeline barriers and
@@ -131,7 +135,9 @@ def test_the_shared_estimate_of_a_computed_operand_matches_triton(binding, tmp_p
     sm_90 (before: the loads counted STAGES deep and again as epilogue tiles, 229376 bytes estimated for
     163904 allocated, so a fourth stage never fit). At SPLIT_K = 4 Triton compiles the split branch
     (partials to workspace, the last arrival's sum and store) and not the unsplit loop: the model, which
-    counts only the branch the binding takes (Resources.cpp, untakenAt), matches it too."""
+    counts only the branch the binding takes (Resources.cpp, untakenAt), matches it too. The default is
+    the prologue-bound 128x256 tile at 2 stages (180264 bytes in an offline compile); 128x128 at 4 stages
+    is the former default."""
     d = _defaults(gated_operand)
     at = {**d, **binding}
     estimate, src = _shared_estimate(gated_operand, at)
@@ -141,7 +147,7 @@ def test_the_shared_estimate_of_a_computed_operand_matches_triton(binding, tmp_p
     assert estimate <= shared <= estimate + 2048, (at, estimate, shared)
     assert shared <= 232448, (at, shared)
     if not binding:
-        assert (d["TILE_0"], d["TILE_1"], d["TILE_K"], d["STAGES"]) == (128, 128, 64, 4), d
+        assert (d["TILE_0"], d["TILE_1"], d["TILE_K"], d["STAGES"]) == (128, 256, 64, 2), d
         assert "_desc3.store([" in src  # the C tile staged for its TMA store, within the budget
     assert ("bool((4 != 1))" in src) == (binding.get("SPLIT_K") == 4), "the split switch the launch passes"
 
@@ -230,3 +236,84 @@ def test_an_fma_contraction_matches_numpy_through_triton_at_odd_shapes(tmp_path,
         launch(torch.from_numpy(x), torch.from_numpy(y), out)
         diff = x.astype("float64")[:, None, :] - y.astype("float64")[None, :, :]
         np.testing.assert_allclose(out.double().numpy(), (diff * diff).sum(-1), rtol=1e-4, atol=1e-3)
+
+
+@tessel.kernel
+def exp_operand(a: T.In[T.bf16, ("M", "K")], b: T.In[T.bf16, ("K", "N")], c: T.Out[T.bf16, ("M", "N")]):
+    rows, cols, ks = T.domain(a.shape[0]), T.domain(b.shape[1]), T.domain(a.shape[1])
+    h = T.cast(T.exp(T.cast(a[rows, ks], T.f32)), T.bf16)
+    c[rows, cols] = T.cast(T.matmul(h, b[ks, cols]), T.bf16)
+
+
+@tessel.kernel
+def row_scaled_operand(a: T.In[T.bf16, ("M", "K")], s: T.In[T.f32, ("M",)], b: T.In[T.bf16, ("K", "N")],
+                       c: T.Out[T.bf16, ("M", "N")]):
+    rows, cols, ks = T.domain(a.shape[0]), T.domain(b.shape[1]), T.domain(a.shape[1])
+    h = T.cast(T.cast(a[rows, ks], T.f32) * T.rsqrt(s[rows]), T.bf16)
+    c[rows, cols] = T.cast(T.matmul(h, b[ks, cols]), T.bf16)
+
+
+@tessel.kernel
+def gated_rhs(a: T.In[T.bf16, ("M", "K")], g: T.In[T.bf16, ("K", "N")], u: T.In[T.bf16, ("K", "N")],
+              c: T.Out[T.bf16, ("M", "N")]):
+    rows, cols, ks = T.domain(a.shape[0]), T.domain(g.shape[1]), T.domain(a.shape[1])
+    gf = T.cast(g[ks, cols], T.f32)
+    h = T.cast(gf * T.sigmoid(gf) * T.cast(u[ks, cols], T.f32), T.bf16)
+    c[rows, cols] = T.cast(T.matmul(a[rows, ks], h), T.bf16)
+
+
+def test_a_prologue_bound_operand_widens_the_other_axis():
+    """An operand computed in the K loop with m MUFU operations an element (16 a cycle a multiprocessor
+    on sm_90, against 2048 16-bit MMA FMAs) bounds the loop while 128 * m >= the other operand's free
+    tile, which then grows with the pipeline shortened (TritonLegalize.cpp, prologueBoundAxis). Fires on
+    silu(g) * u (m = 2: 128 -> 256 columns); not on one exponential against 256 columns, nor on a
+    per-row scale (its rsqrt is one a row), nor on a plain GEMM; a computed B operand would grow the
+    rows, which at 256 rows need more than two warpgroups, so they stay."""
+    assert (_defaults(gated_operand)["TILE_1"], _defaults(gated_operand)["STAGES"]) == (256, 2)
+    for kernel in (exp_operand, row_scaled_operand, plain):
+        d = _defaults(kernel)
+        assert (d["TILE_0"], d["TILE_1"], d["STAGES"]) == (128, 256, 3), (kernel.name, d)
+    d = _defaults(gated_rhs)
+    assert (d["TILE_0"], d["TILE_1"]) == (128, 128), d  # its two B loads keep the columns at 128 too
+
+
+def _bf16(x):
+    """Round float32 to the nearest bf16 (ties to even), kept as float32."""
+    b = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+    return b.astype(np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("kernel", ["gated_operand", "gated_rhs"])
+def test_prologue_bound_defaults_match_the_interpreter_at_odd_shapes(kernel, tmp_path, monkeypatch):
+    """The widened default binding (128x256 at 2 stages for silu(g) * u) through Triton's interpreter
+    against the KIR interpreter and NumPy, on random inputs at shapes no tile divides (an empty M too)."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "corpus"))
+    from _harness import interpreter_bf16_dot
+    interpreter_bf16_dot()  # Triton 3.6's interpreter multiplies bf16 bit patterns in tl.dot (upstream)
+    k = globals()[kernel]
+    launch = k._launcher({})
+    rng = np.random.default_rng(45)
+    for m, f, n in [(0, 3, 5), (1, 1, 1), (3, 37, 5), (19, 131, 67), (131, 67, 257)]:
+        if kernel == "gated_operand":
+            g, u = (_bf16(rng.standard_normal((m, f))) for _ in range(2))
+            w = _bf16(rng.standard_normal((f, n)) / np.sqrt(f))
+            h = _bf16(g / (1.0 + np.exp(-g)) * u)
+            want = h.astype(np.float64) @ w.astype(np.float64)
+            views, names, result = [g, u, w], ("g", "u", "w"), "y"
+        else:
+            a = _bf16(rng.standard_normal((m, f)) / np.sqrt(f))
+            g, u = (_bf16(rng.standard_normal((f, n))) for _ in range(2))
+            h = _bf16(g / (1.0 + np.exp(-g)) * u)
+            want = a.astype(np.float64) @ h.astype(np.float64)
+            views, names, result = [a, g, u], ("a", "g", "u"), "c"
+        out = torch.full((m, n), float("nan"), dtype=torch.bfloat16)
+        launch(*(torch.from_numpy(v).to(torch.bfloat16) for v in views), out)
+        np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-2, atol=2e-2)
+        if 0 < m * n * f <= 1 << 16:
+            interp = k.run_interp({}, inputs=dict(zip(names, views)))[result]
+            np.testing.assert_allclose(out.double().numpy(), np.asarray(interp, dtype=np.float64),
+                                       rtol=2e-2, atol=2e-2)

@@ -313,6 +313,109 @@ static bool reducesBoxesBesideProducts(pgpu::KernelOp kernel) {
       .wasInterrupted();
 }
 
+/// Special-function-unit operations (MUFU: ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh) one element of
+/// `op`'s result costs on sm_90, as Triton spells it (a sigmoid is an exponential and a reciprocal, a
+/// float division a reciprocal, a power a logarithm and an exponential; erf is polynomial), 0 for
+/// everything else.
+static int64_t mufuPerElement(Operation *op) {
+  if (auto u = dyn_cast<pgpu::UnaryOp>(op)) {
+    switch (u.getKind()) {
+    case kir::UnaryKind::Sigmoid:
+      return 2;
+    case kir::UnaryKind::Exp:
+    case kir::UnaryKind::Exp2:
+    case kir::UnaryKind::Log:
+    case kir::UnaryKind::Log2:
+    case kir::UnaryKind::Sqrt:
+    case kir::UnaryKind::Rsqrt:
+    case kir::UnaryKind::Tanh:
+    case kir::UnaryKind::Sin:
+    case kir::UnaryKind::Cos:
+    case kir::UnaryKind::Log1p:
+    case kir::UnaryKind::Expm1:
+      return 1;
+    default:
+      return 0;
+    }
+  }
+  if (auto bin = dyn_cast<pgpu::BinaryOp>(op); bin && isa<FloatType>(pgpu::elementTypeOf(bin.getType())))
+    return bin.getKind() == kir::BinaryKind::Div ? 1 : bin.getKind() == kir::BinaryKind::Pow ? 2 : 0;
+  return 0;
+}
+
+/// The MUFU operations per element of `operand`'s tile that the loop around contraction `c` computes
+/// anew each iteration: the ops of its producer chain inside the loop whose result is a fragment of the
+/// operand's elements (its extents in any order; per-row or per-column values such as a norm's scale
+/// are computed once per row, not per element, and do not count). 0 where the chain holds a product
+/// (corpus 99's sigmoid attention: p = sigmoid(q k^T) feeding p v, whose other free axis is the head
+/// dimension, 64 at its bench shape, a single tile there: growing it only masks columns).
+static int64_t operandMufuPerElement(pgpu::ContractOp c, Value operand) {
+  auto loop = c->getParentOfType<pgpu::ForOp>();
+  auto type = dyn_cast<pgpu::FragmentType>(operand.getType());
+  if (!loop || !type)
+    return 0;
+  auto sorted = [](ArrayRef<Attribute> extents) {
+    SmallVector<std::string> names;
+    for (Attribute e : extents)
+      names.push_back(isa<StringAttr>(e) ? cast<StringAttr>(e).getValue().str() : "?");
+    llvm::sort(names);
+    return names;
+  };
+  SmallVector<std::string> tile = sorted(type.getExtents());
+  int64_t mufu = 0;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Value> work{operand};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !loop->isAncestor(def) || !seen.insert(def).second)
+      continue;
+    auto result = def->getNumResults() == 1 ? dyn_cast<pgpu::FragmentType>(def->getResult(0).getType())
+                                            : pgpu::FragmentType();
+    if (!result || sorted(result.getExtents()) != tile)
+      continue; // a per-row or per-column value, a scalar, or a load's coordinates
+    if (isa<pgpu::ContractOp, pgpu::ForOp>(def))
+      return 0; // a fold's weights from its scores (attention's p @ v), not a prologue of loaded tiles
+    mufu += mufuPerElement(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  return mufu;
+}
+
+/// An operand computed in the K loop with special-function work (corpus 45's silu(g) * u: an
+/// exponential and a reciprocal per element) is recomputed for every tile of the other operand's free
+/// axis, and on sm_90 its MUFU work per K step (16 operations a cycle a multiprocessor) is
+/// m * TILE_rows * TILE_K / 16 cycles against TILE_rows * TILE_cols * TILE_K / 2048 for the 16-bit
+/// MMAs: the prologue bounds the loop while 128 * m >= TILE_cols. Corpus 45 (m = 2, 128x128x64): 1024
+/// MUFU cycles a step against 512 of MMA, and Triton 3.6 spells the dot with the computed operand in
+/// registers, waiting on each wgmma (an offline sm_90 compile: WARPGROUP.DEPBAR 0 after every HGMMA), so
+/// the two add up. The other operand's free axis, the param returned, is the one whose growth cuts the
+/// recomputation; none (a null ParamAttr) where no operand is bound so at the tile `at`.
+static pgpu::ParamAttr prologueBoundAxis(pgpu::KernelOp kernel, std::pair<pgpu::ParamAttr, pgpu::ParamAttr> tile,
+                                          const llvm::StringMap<int64_t> &at, int64_t &mufu,
+                                          Operation *&contraction) {
+  constexpr int64_t kMmaPerMufu = 2048 / 16; // sm_90: 16-bit MMA FMAs a cycle over MUFU operations a cycle
+  pgpu::ParamAttr grow;
+  kernel.walk([&](pgpu::ContractOp c) {
+    if (grow || !c->getParentOfType<pgpu::ForOp>())
+      return;
+    Type in = pgpu::elementTypeOf(c.getLhs().getType());
+    auto acc = cast<pgpu::FragmentType>(c.getResult().getType()).getExtents();
+    if ((!in.isBF16() && !in.isF16()) || acc.size() != 2 || acc[0] != tile.first.getName() ||
+        acc[1] != tile.second.getName())
+      return; // only the products into the free accumulator tile, whose axes the params are
+    for (auto [operand, other] : {std::pair{c.getLhs(), tile.second}, std::pair{c.getRhs(), tile.first}}) {
+      int64_t m = operandMufuPerElement(c, operand);
+      if (m > 0 && kMmaPerMufu * m >= at.lookup(other.getName().getValue())) {
+        grow = other;
+        mufu = m;
+        contraction = c;
+        return;
+      }
+    }
+  });
+  return grow;
+}
+
 /// sm_90 contraction defaults: the accumulator tile grows, columns first (the output's contiguous
 /// axis), then rows, to the largest declared candidate whose accumulator takes at most half the
 /// register file (128 registers a thread at the warps the model gives it) and whose operand stages
@@ -433,6 +536,40 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
         break;
       at = grown;
     }
+  }
+  // A prologue-bound operand (prologueBoundAxis): the other operand's free axis grows to its largest
+  // candidate that fits with the pipeline shortened to kPrologueStages, its recomputation falling with
+  // it (corpus 45: 32 recomputations of silu(g) * u at 128x128 tiles, 16 at 128x256 with 2 stages;
+  // offline sm_90 compile 250 registers, no spills, 180264 bytes of shared memory). Deep pipelines buy
+  // little there: the loop waits on its math, not on its loads. The pipeline deepens again below where
+  // shared memory allows.
+  constexpr int64_t kPrologueStages = 2;
+  int64_t mufu = 0;
+  Operation *prologueContraction = nullptr;
+  pgpu::ParamAttr prologueAxis =
+      eightBit ? pgpu::ParamAttr() : prologueBoundAxis(kernel, *tile, at, mufu, prologueContraction);
+  if (prologueAxis) {
+    StringRef name = prologueAxis.getName().getValue();
+    int64_t before = at[name];
+    pgpu::ParamAttr stages = kernel.getParam(triton::kStagesParam);
+    for (int64_t c : prologueAxis.getCandidates()) {
+      if (c <= at[name])
+        continue;
+      llvm::StringMap<int64_t> grown = at;
+      grown[name] = c;
+      if (stages && llvm::is_contained(stages.getCandidates(), kPrologueStages))
+        while (model.sharedAt(grown) > sharedBudget && grown[triton::kStagesParam] > kPrologueStages)
+          grown[triton::kStagesParam] = *std::prev(llvm::find(stages.getCandidates(), grown[triton::kStagesParam]));
+      if (!fits(grown))
+        break;
+      at = grown;
+    }
+    if (pgpu::remarksEnabled(kernel))
+      emitRemark(prologueContraction->getLoc()) << "triton: a contraction operand computed in the K loop costs " << mufu
+                                  << " special-function operation(s) an element, recomputed for every " << name
+                                  << " tile: " << name << " " << before << " -> " << at[name]
+                                  << (at[name] == before ? " (no larger candidate fits)" : "")
+                                  << ", pipeline depth " << at[triton::kStagesParam] << " before deepening";
   }
   // Split partials take the deepest declared pipeline that fits with their stores through pointers
   // where the staged stores would not (ResourceModel::sharedNeededAt): a program stores its partial

@@ -8,8 +8,9 @@
 // COM: (a STAGES term and a negative one each), keeps the computed tile in one buffer and W STAGES deep.
 // COM: The loads are not counted again as epilogue tiles. Before: g and u at STAGES each plus one
 // COM: TMA-staged tile each (229376 bytes at 128x128x64, 3 stages, for 163904 allocated), so the default
-// COM: kept 3 stages; now 4 (212992 estimated, 213080 allocated in an offline sm_90 compile).
-// CHECK: swiglu_down_PARAMS = {{.*}}'TILE_0': ([16, 32, 64, 128, 256], 128), 'TILE_1': ([16, 32, 64, 128, 256], 128), 'TILE_K': ([16, 32, 64, 128], 64), {{.*}}'STAGES': ([1, 2, 3, 4, 5, 6], 4), 'TMA': ([0, 1], 1)
+// COM: kept 3 stages; then 4 at 128x128 (212992 estimated, 213080 allocated in an offline sm_90 compile).
+// COM: Its A operand is prologue-bound (prologue-bound-tiles.mlir): 128x256 at 2 stages (180264 allocated).
+// CHECK: swiglu_down_PARAMS = {{.*}}'TILE_0': ([16, 32, 64, 128, 256], 128), 'TILE_1': ([16, 32, 64, 128, 256], 256), 'TILE_K': ([16, 32, 64, 128], 64), {{.*}}'STAGES': ([1, 2, 3, 4, 5, 6], 2), 'TMA': ([0, 1], 1)
 // CHECK: def swiglu_down_PRUNE(p):
 // CHECK-NEXT: """
 // CHECK-NEXT: if (_staged if p['TMA'] == 1 and (_staged := max(2 * p['TILE_0'] * p['TILE_1'] * p['TMA'], 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'] + 2 * p['TILE_0'] * p['TILE_1'] * p['TMA'])) <= 232448 else
