@@ -334,6 +334,9 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
           line(indent + 1, name(load.getResult()) + " = " + pointer);
           return success();
         }
+        if (mode == Mode::Triton && emitPairedRead(&op, load.getView(), load.getCoords(), load.getValid(),
+                                                   load.getFill(), readsOtherPrograms(&op, load.getView()), indent))
+          return success();
         assign(load.getResult(), pointer);
         return success();
       })
@@ -925,4 +928,66 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         return success();
       })
       .Default([&](Operation *other) { return unsupported(other, "not supported by this serializer yet"); });
+}
+
+std::string Serializer::halfLanes(Value v, const triton::PairedLaneRead &m, ArrayRef<int64_t> half) {
+  if (!isa<pgpu::FragmentType>(v.getType()))
+    return expr(v);
+  std::string shape = "[" + llvm::join(llvm::map_range(half, [](int64_t e) { return std::to_string(e); }), ", ") + "]";
+  unsigned rank = half.size();
+  // The lane axis alone, as the rank's tile: the other axes new (None).
+  auto alongLanes = [&](const std::string &lanes) {
+    if (rank == 1)
+      return lanes;
+    SmallVector<std::string> index(rank, "None");
+    index[m.axis] = ":";
+    return "tl.broadcast_to((" + lanes + ")[" + llvm::join(index, ", ") + "], " + shape + ")";
+  };
+  std::string pairs = "tl.arange(0, " + std::to_string(half[m.axis]) + ")";
+  switch (*triton::pairedLaneForm(v, m)) {
+  case triton::PairedLane::Halved: // iv + 2j + {0, 1} over 2: iv / 2 + j, iv even
+    return alongLanes(pairs + " + " + expr(m.iv) + " // 2");
+  case triton::PairedLane::Bound: // lane 2j's bound
+    return alongLanes("(" + pairs + " * 2 + " + expr(m.iv) + ") < " + expr(triton::pairedLaneBound(v, m)));
+  case triton::PairedLane::And: {
+    auto conj = v.getDefiningOp<pgpu::BinaryOp>();
+    return "(" + halfLanes(conj.getLhs(), m, half) + ") & (" + halfLanes(conj.getRhs(), m, half) + ")";
+  }
+  case triton::PairedLane::Uniform:
+    break;
+  }
+  if (auto splat = v.getDefiningOp<pgpu::SplatOp>())
+    return expr(splat.getOperand());
+  // A broadcast that does not place the lane axis: its operand over the half tile.
+  auto br = v.getDefiningOp<pgpu::BroadcastOp>();
+  SmallVector<std::string> index;
+  for (unsigned a = 0; a < rank; ++a)
+    index.push_back(llvm::is_contained(br.getDims(), int64_t(a)) ? ":" : "None");
+  return "tl.broadcast_to(" + expr(br.getOperand()) + "[" + llvm::join(index, ", ") + "], " + shape + ")";
+}
+
+bool Serializer::emitPairedRead(Operation *op, Value view, ValueRange coords, Value valid, Value fill, bool atL2,
+                                int indent) {
+  std::optional<triton::PairedLaneRead> m = triton::matchPairedLaneRead(op);
+  if (!m || param(m->step) % 2 != 0 || param(m->step) < 2)
+    return false;
+  Value result = op->getResult(0);
+  SmallVector<int64_t> half = shapeOf(result.getType());
+  half[m->axis] /= 2;
+  std::string base = name(view), address = base;
+  for (auto [axis, c] : llvm::enumerate(coords)) {
+    if (!pgpu::elementTypeOf(c.getType()).isIndex())
+      return false;
+    address += llvm::formatv(" + ({0}) * {1}_stride{2}", halfLanes(c, *m, half), base, axis).str();
+  }
+  // The pairs once (contiguous lanes), then each repeated at lanes 2j and 2j + 1.
+  std::string pairs = name(result) + "_pairs";
+  line(indent, pairs + " = tl.load(" + address + ", mask=" + halfLanes(valid, *m, half) + ", other=" + expr(fill) +
+                   (atL2 ? ", cache_modifier='.cg')" : ")"));
+  std::string both = "tl.reshape(tl.join(" + pairs + ", " + pairs + "), " + shapeList(result.getType()) + ")";
+  // Lane 2j + 1 past a lane bound holds lane 2j's element: the fill there.
+  if (m->boundedLanes)
+    both = "tl.where(" + expr(valid) + ", " + both + ", " + expr(fill) + ")";
+  line(indent, name(result) + " = " + both);
+  return true;
 }

@@ -17,6 +17,7 @@
 #include "tessel/Target/Triton/Triton.h"
 #include "tessel/Target/Triton/GluonLayouts.h"
 #include "tessel/Target/Triton/GluonStreams.h"
+#include "tessel/Target/Triton/PairedLaneReads.h"
 #include "tessel/Target/Triton/Resources.h"
 #include "tessel/Target/Triton/TileAccess.h"
 #include "tessel/Target/Wrapper.h"
@@ -126,6 +127,11 @@ private:
   /// comparisons; float kernel scalars compared with constants, `*readsFloat` then set), else none.
   std::optional<std::string> launchFact(Value v, bool *readsFloat = nullptr);
   FailureOr<std::string> address(Operation *op, Value view, ValueRange coords);
+  /// A load or gather of packed pairs (PairedLaneReads.h) spelled at this binding: its elements read
+  /// once, repeated in registers. False (nothing spelled) where the read is no such read here.
+  bool emitPairedRead(Operation *op, Value view, ValueRange coords, Value valid, Value fill, bool atL2, int indent);
+  /// A paired read's coordinate or validity `v` at the half tile `half` (one lane a pair).
+  std::string halfLanes(Value v, const triton::PairedLaneRead &m, ArrayRef<int64_t> half);
   FailureOr<std::string> workspaceAddress(Operation *op, Value buffer, ValueRange coords);
   /// The address of an atomic's target: a view's element or invocation workspace's.
   FailureOr<std::string> atomicAddress(Operation *op, Value target, ValueRange coords) {

@@ -21,6 +21,9 @@
 // the member's index read (rows[e], a scalar read before the row loop) moves into the staged path and
 // becomes a [ROWS] read of the program's members' indices, and the row's gather through it a
 // [ROWS, BLOCK] gather A[idx[:, None], ks[None, :]] (duplicate or unordered indices are only reads).
+// A scattered row (cache[slot[t], h, dims] = q, 66_kv_cache_int8_append) likewise becomes a [ROWS, BLOCK]
+// unique scatter through the [ROWS] destinations: one repeated across rows was one repeated across
+// members before, which only equal values may do (docs/language.md, unique scatters).
 // A row whose reduction is one blocking loop (nothing for pgpu-stage-rows to share: a row sum, such a
 // dot) is staged here first (pgpu-stage-rows' rewrite, `stageRowLoops`), on a copy of the kernel that
 // is kept only where the packing then fires.
@@ -40,7 +43,7 @@
 // that does not depend on the row (or row-dependent scalar reads and pure ops
 // used only by the row path, moved into it, or pure scalar code computing its test),
 // then such a staged `pgpu.if` (no results) whose then-branch is straight-line code
-// (pointwise ops, splats, iotas, loads, gathers, stores, reductions of 1-d
+// (pointwise ops, splats, iotas, loads, gathers, stores, unique scatters, reductions of 1-d
 // fragments) with at least one reduction of a row-dependent fragment. Must not
 // fire on a then-branch without a row reduction (per-element rows are
 // pgpu-refine-mapping's row loops), with other ops on row values (loops,
@@ -135,7 +138,7 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
       }
   bool reducesRows = false;
   for (Operation &op : staged.getThenRegion().front().without_terminator()) {
-    bool row = dependsOnRow(op) || isa<StoreOp>(op);
+    bool row = dependsOnRow(op) || isa<StoreOp, ScatterOp>(op);
     if (!llvm::all_of(op.getOperandTypes(), isRowShaped) || !llvm::all_of(op.getResultTypes(), isRowShaped)) {
       if (row) {
         why = "a row value has more than one axis";
@@ -164,7 +167,8 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
     } else if (auto iota = dyn_cast<IotaOp>(op)) {
       why = "a fragment starts at a row-dependent base";
       return {};
-    } else if (!isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, SplatOp, LoadOp, GatherOp, StoreOp>(op)) {
+    } else if (!isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, SplatOp, LoadOp, GatherOp, StoreOp,
+                     ScatterOp>(op)) {
       why = "the staged path holds an op the row packing does not widen: " + op.getName().getStringRef().str();
       return {};
     }
@@ -296,7 +300,8 @@ public:
   }
 
   void clone(Operation &op) {
-    bool row = llvm::any_of(op.getResults(), [&](Value r) { return rowValues.contains(r); }) || isa<StoreOp>(op);
+    bool row =
+        llvm::any_of(op.getResults(), [&](Value r) { return rowValues.contains(r); }) || isa<StoreOp, ScatterOp>(op);
     if (!row) {
       b.clone(op, map);
       return;
@@ -313,6 +318,8 @@ public:
     Type shape; // the widened shape of the op's lanes
     if (auto store = dyn_cast<StoreOp>(op))
       shape = widen(store.getValue().getType());
+    else if (auto scatter = dyn_cast<ScatterOp>(op))
+      shape = widen(scatter.getValue().getType());
     else if (auto r = dyn_cast<ReduceOp>(op))
       shape = widen(r.getInputs().front().getType());
     else
@@ -335,6 +342,11 @@ public:
       gather.getValidMutable().assign(and_(gather.getValid(), shape));
     if (auto store = dyn_cast<StoreOp>(copy))
       store.getValidMutable().assign(and_(store.getValid(), shape));
+    // A scattered row (cache[slot[t], h, dims]: the row's destination read per member) writes [ROWS, BLOCK]
+    // through the program's [ROWS] destinations, masked alike. Its destinations stay pairwise distinct
+    // where equal values do not repeat them: a repeat across rows was one across members before.
+    if (auto scatter = dyn_cast<ScatterOp>(copy))
+      scatter.getValidMutable().assign(and_(scatter.getValid(), shape));
     if (auto r = dyn_cast<ReduceOp>(copy))
       r.setAxes(ArrayRef<int64_t>{1});
     for (auto [orig, now] : llvm::zip(op.getResults(), copy->getResults())) {

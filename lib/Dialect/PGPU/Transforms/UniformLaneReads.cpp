@@ -26,6 +26,8 @@
 
 #include "UniformLaneReads.h"
 
+#include "tessel/Dialect/PGPU/IR/LoopTrips.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -96,45 +98,6 @@ Value laneBound(Value v, Value iv) {
     return {};
   auto splat = cmp.getRhs().getDefiningOp<SplatOp>();
   return splat ? splat.getOperand() : Value();
-}
-
-/// Whether `v` is a multiple of parameter `name` at every binding: 0, the parameter, a product with a
-/// factor that is one, a sum of two that are.
-bool multipleOfParam(Value v, StringRef name, int depth = 0) {
-  if (depth > 8)
-    return false;
-  if (std::optional<int64_t> c = constantIndexOf(v))
-    return *c == 0;
-  if (auto p = v.getDefiningOp<ParamOp>())
-    return p.getName() == name;
-  auto bin = v.getDefiningOp<BinaryOp>();
-  if (!bin)
-    return false;
-  if (bin.getKind() == kir::BinaryKind::Mul)
-    return multipleOfParam(bin.getLhs(), name, depth + 1) || multipleOfParam(bin.getRhs(), name, depth + 1);
-  if (bin.getKind() == kir::BinaryKind::Add)
-    return multipleOfParam(bin.getLhs(), name, depth + 1) && multipleOfParam(bin.getRhs(), name, depth + 1);
-  return false;
-}
-
-/// Whether every trip of `loop` (step parameter `name`) starts at a multiple of it: its lower bound is
-/// one, or min(m, u) with m one and u no less than the upper bound (the upper bound u, or min(.., u)),
-/// where a lower bound of u runs no trip.
-bool tripsStartAtMultiples(ForOp loop, StringRef name) {
-  Value lower = loop.getLower();
-  if (multipleOfParam(lower, name))
-    return true;
-  auto min = lower.getDefiningOp<BinaryOp>();
-  if (!min || min.getKind() != kir::BinaryKind::Min)
-    return false;
-  Value upper = loop.getUpper();
-  auto upperMin = upper.getDefiningOp<BinaryOp>();
-  auto atLeastUpper = [&](Value u) {
-    return u == upper || (upperMin && upperMin.getKind() == kir::BinaryKind::Min &&
-                          (upperMin.getLhs() == u || upperMin.getRhs() == u));
-  };
-  return (multipleOfParam(min.getLhs(), name) && atLeastUpper(min.getRhs())) ||
-         (multipleOfParam(min.getRhs(), name) && atLeastUpper(min.getLhs()));
 }
 
 bool rewrite(Operation *read, ForOp loop) {

@@ -423,3 +423,125 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A scattered row (corpus 66's cache[slot[t], h, dims]: the row's destination read per member) packs
+// COM: like a stored one: the destination read becomes a [ROWS] load of the program's members' slots, the
+// COM: row's scatter a [ROWS, BLOCK] scatter through them and the per-row scalar's scatter a [ROWS] one,
+// COM: each masked to rows below M. (A unique scatter: a destination repeated across rows was repeated
+// COM: across members before, where only equal values may repeat it.)
+// CHECK-LABEL: pgpu.kernel @scattered_rows
+// CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
+// CHECK: pgpu.if %{{.*}} {
+// CHECK: %[[MEMBER:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [ROWS]>
+// CHECK: %[[LIVE:.*]] = pgpu.cmp lt %[[MEMBER]], %{{.*}} : !pgpu.fragment<index, [ROWS]>
+// CHECK: %[[LIVE2:.*]] = pgpu.broadcast %[[LIVE]] dims [0] : !pgpu.fragment<i1, [ROWS]> -> !pgpu.fragment<i1, [ROWS, BLOCK]>
+// CHECK: %[[OK:.*]] = pgpu.binary and %{{.*}}, %[[LIVE2]] : !pgpu.fragment<i1, [ROWS, BLOCK]>
+// CHECK: %[[V:.*]] = pgpu.load %x[{{.*}}] valid %[[OK]] {{.*}} -> !pgpu.fragment<f32, [ROWS, BLOCK]>
+// CHECK: %[[S:.*]] = pgpu.reduce %[[V]] axes [1] {{.*}} -> (!pgpu.fragment<f32, [ROWS]>)
+// CHECK: %[[SOK:.*]] = pgpu.binary and %{{.*}}, %[[LIVE]] : !pgpu.fragment<i1, [ROWS]>
+// CHECK: %[[SLOT:.*]] = pgpu.load %slots[%[[MEMBER]]] valid %[[SOK]] : !pgpu.fragment<i1, [ROWS]> {{.*}} -> !pgpu.fragment<i64, [ROWS]>
+// CHECK: %[[IDX:.*]] = pgpu.cast %[[SLOT]] : !pgpu.fragment<i64, [ROWS]> to !pgpu.fragment<index, [ROWS]>
+// CHECK: %[[I2:.*]] = pgpu.broadcast %[[IDX]] dims [0] : !pgpu.fragment<index, [ROWS]> -> !pgpu.fragment<index, [ROWS, BLOCK]>
+// CHECK: pgpu.scatter %{{.*}}, %y[%[[I2]], %{{.*}}] valid %[[OK]] : !pgpu.fragment<i1, [ROWS, BLOCK]> : !pgpu.fragment<f32, [ROWS, BLOCK]>
+// CHECK: pgpu.scatter %[[S]], %sums[%[[IDX]]] valid %[[SOK]] : !pgpu.fragment<i1, [ROWS]> : !pgpu.fragment<f32, [ROWS]>
+// CHECK: } else {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scattered_rows(%x: !pgpu.view<f32, [M, N], in>, %slots: !pgpu.view<i64, [M], in>,
+                              %y: !pgpu.view<f32, [S, N], inout>, %sums: !pgpu.view<f32, [S], inout>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "N">]} {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%row: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %z64 = arith.constant 0 : i64
+        %true = arith.constant true
+        %block = pgpu.param "BLOCK" : index
+        %nonempty = pgpu.cmp lt %c0, %N : index
+        %fits = pgpu.cmp le %N, %block : index
+        %once = pgpu.binary and %nonempty, %fits : i1
+        pgpu.if %once {
+          %lanes = pgpu.iota %c0 : !pgpu.fragment<index, [BLOCK]>
+          %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+          %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %s = pgpu.reduce %v axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          %slot = pgpu.load %slots[%row] valid %true : i1 fill %z64 : i64 : !pgpu.view<i64, [M], in>[index] -> i64
+          %at = pgpu.cast %slot : i64 to index
+          %sb = pgpu.splat %s : f32 -> !pgpu.fragment<f32, [BLOCK]>
+          %q = pgpu.binary div %v, %sb : !pgpu.fragment<f32, [BLOCK]>
+          pgpu.scatter %q, %y[%at, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [S, N], inout>[index, !pgpu.fragment<index, [BLOCK]>]
+          pgpu.scatter %s, %sums[%at] valid %true : i1 : f32, !pgpu.view<f32, [S], inout>[index]
+          pgpu.yield
+        } else {
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a scatter-reduce in the staged path (its combine is an atomic the packing does not
+// COM: widen).
+// CHECK-LABEL: pgpu.kernel @scatter_added_rows
+// CHECK-NOT: ROWS
+// CHECK: pgpu.scatter_reduce %{{.*}} : f32, !pgpu.view<f32, [S], inout>[index]
+// CHECK-NOT: ROWS
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @scatter_added_rows(%x: !pgpu.view<f32, [M, N], in>, %slots: !pgpu.view<i64, [M], in>,
+                                  %sums: !pgpu.view<f32, [S], inout>)
+      attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64, covers = "N">]} {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%row: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %z64 = arith.constant 0 : i64
+        %true = arith.constant true
+        %block = pgpu.param "BLOCK" : index
+        %fits = pgpu.cmp le %N, %block : index
+        pgpu.if %fits {
+          %lanes = pgpu.iota %c0 : !pgpu.fragment<index, [BLOCK]>
+          %bound = pgpu.splat %N : index -> !pgpu.fragment<index, [BLOCK]>
+          %ok = pgpu.cmp lt %lanes, %bound : !pgpu.fragment<index, [BLOCK]>
+          %v = pgpu.load %x[%row, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+          %s = pgpu.reduce %v axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          %slot = pgpu.load %slots[%row] valid %true : i1 fill %z64 : i64 : !pgpu.view<i64, [M], in>[index] -> i64
+          %at = pgpu.cast %slot : i64 to index
+          pgpu.scatter_reduce %s, %sums[%at] valid %true : i1 : f32, !pgpu.view<f32, [S], inout>[index] {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.yield
+        } else {
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

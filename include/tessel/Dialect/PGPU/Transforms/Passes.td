@@ -499,8 +499,8 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     row-independent pure code, then a staged row path of pgpu-stage-rows
     (`pgpu.if` without results on a launch-uniform test) whose then-branch
     is straight-line code on scalars and 1-d fragments (pointwise ops,
-    splats, iotas, loads, gathers, stores, reductions) that reduces a
-    row-dependent fragment. A body whose row is one blocking loop (a row
+    splats, iotas, loads, gathers, stores, unique scatters, reductions) that
+    reduces a row-dependent fragment. A body whose row is one blocking loop (a row
     sum, a dot of two gathered rows: nothing for pgpu-stage-rows to share)
     is staged here the same way, and row-dependent scalar code before the
     staged path (pure ops and reads without regions: a gathered row's index
@@ -516,7 +516,10 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     ROWS). On the staged path every row-dependent value gains a leading ROWS
     axis (scalar to [ROWS], [X] to [ROWS, X]; a per-member index read
     becomes a [ROWS] read, a gathered row a [ROWS, BLOCK] gather through
-    those indices), row-independent values stay
+    those indices, a scattered row a [ROWS, BLOCK] unique scatter through
+    them: corpus 66's cache[slot[t], h, dims], a destination repeated
+    across rows having been one repeated across members, which only equal
+    values may do), row-independent values stay
     and broadcast where a row value uses them, reductions reduce axis 1,
     and reads and writes are masked to rows below the row count. The blocked
     path (else-branch: rows longer than BLOCK) runs the program's rows in a
@@ -534,7 +537,7 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
     per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
-    scatters, atomics or 2-d fragments on row values, a group whose body has
+    scatter-reduces, atomics or 2-d fragments on row values, a group whose body has
     row-dependent effects, regions or fragments before the staged path (a
     test on a row length read from memory), a test that depends on the row
     where BLOCK covers no constant width (a GroupNorm's group of runtime

@@ -1,0 +1,144 @@
+"""A read whose last coordinate is k // 2 over a K loop's lanes reads each element twice (packed 4-bit
+pairs: corpus 80's wq[n, k // 2]; a RoPE table's cos[s, d // 2]). The Triton serializer loads the pairs
+once and repeats them in registers (PairedLaneReads.h: tl.join + tl.reshape), selecting the fill at the
+odd lane past a lane bound. Differential: Triton under TRITON_INTERPRET=1 against the KIR interpreter on
+random inputs at odd shapes (K odd, so the last byte's high nibble lies past the bound; 1; primes; 0
+rows) and several bindings (TILE_K 16, 64, 128; the split-K branch, whose chunks start at multiples of
+TILE_K). Must not fire: k // 4 (2-bit values, four lanes a byte), k // 2 on the view's outer axis."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
+torch = pytest.importorskip("torch")
+
+import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
+from conftest import split_k_branches  # noqa: E402
+
+
+@tessel.kernel
+def nibbles(x: T.In[T.f16, ("M", "K")], wq: T.In[T.i8, ("N", "KH")], scales: T.In[T.f16, ("N",)],
+            y: T.Out[T.f32, ("M", "N")]):
+    M, K = x.shape
+    N = wq.shape[0]
+    rows, cols, ks = T.domain(0, M), T.domain(0, N), T.domain(0, K)
+    k = T.indices(ks)
+    byte = T.cast(wq[cols, k // 2], T.i32)
+    nib = (byte >> T.cast(4 * (k % 2), T.i32)) & 15
+    w = T.cast(nib - 8, T.f16) * scales[cols]
+    y[rows, cols] = T.matmul(x[rows, ks], w, transpose_rhs=True)
+
+
+@tessel.kernel
+def crumbs(x: T.In[T.f16, ("M", "K")], wq: T.In[T.i8, ("N", "KQ")], y: T.Out[T.f32, ("M", "N")]):
+    M, K = x.shape
+    N = wq.shape[0]
+    rows, cols, ks = T.domain(0, M), T.domain(0, N), T.domain(0, K)
+    k = T.indices(ks)
+    bits = (T.cast(wq[cols, k // 4], T.i32) >> T.cast(2 * (k % 4), T.i32)) & 3
+    y[rows, cols] = T.matmul(x[rows, ks], T.cast(bits - 2, T.f16), transpose_rhs=True)
+
+
+@tessel.kernel
+def rows_packed(x: T.In[T.f16, ("M", "K")], wq: T.In[T.i8, ("KH", "N")], y: T.Out[T.f32, ("M", "N")]):
+    M, K = x.shape
+    N = wq.shape[1]
+    rows, cols, ks = T.domain(0, M), T.domain(0, N), T.domain(0, K)
+    k = T.indices(ks)
+    nib = (T.cast(wq[k // 2, cols], T.i32) >> T.cast(4 * (k % 2), T.i32)) & 15
+    y[rows, cols] = T.matmul(x[rows, ks], T.cast(nib - 8, T.f16))
+
+
+def _kernel_body(src, name):
+    start = src.index(f"def _{name}_kernel(")
+    return src[start:src.index("\n\n\n", start)]
+
+
+def test_packed_pairs_are_read_once():
+    body = _kernel_body(nibbles.source(), "nibbles")
+    unsplit, split = split_k_branches(body)
+    assert split is not None
+    for branch in (unsplit, split):
+        pairs = [l.strip() for l in branch.split("\n") if "_pairs = tl.load(wq +" in l]
+        assert len(pairs) == 1, branch
+        assert re.search(r"\(tl.arange\(0, 32\) \+ v\d+ // 2\)\[None, :\], \[\d+, 32\]\)", pairs[0])  # TILE_K 64
+        assert "tl.reshape(tl.join(" in branch
+
+
+@pytest.mark.parametrize("kernel", [crumbs, rows_packed])
+def test_must_not_fire(kernel):
+    assert "_pairs = " not in kernel.source()
+
+
+def _inputs(kernel, m, n, k, rng):
+    x = rng.standard_normal((m, k)).astype(np.float16)
+    if kernel is nibbles:
+        return dict(x=x, wq=rng.integers(-128, 128, (n, (k + 1) // 2), dtype=np.int8),
+                    scales=rng.uniform(0.05, 0.2, (n,)).astype(np.float16))
+    if kernel is crumbs:
+        return dict(x=x, wq=rng.integers(-128, 128, (n, (k + 3) // 4), dtype=np.int8))
+    return dict(x=x, wq=rng.integers(-128, 128, ((k + 1) // 2, n), dtype=np.int8))
+
+
+BINDINGS = [None, {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16}, {"TILE_0": 16, "TILE_1": 32, "TILE_K": 64},
+            {"TILE_0": 32, "TILE_1": 16, "TILE_K": 128},
+            # the split branch: k 257 is 17 trips of 16 in 4 chunks (the last partial, its last byte's
+            # high nibble past K); trips of 64 in 2 chunks
+            {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "SPLIT_K": 4},
+            {"TILE_0": 16, "TILE_1": 16, "TILE_K": 64, "SPLIT_K": 2}]
+
+
+@pytest.mark.parametrize("kernel", [nibbles, crumbs, rows_packed])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (1, 1, 2), (3, 7, 131), (5, 13, 257), (2, 3, 64), (0, 3, 5)])
+def test_packed_gemm_agrees_with_the_interpreter(kernel, m, n, k, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    inputs = _inputs(kernel, m, n, k, rng)
+    want = kernel.run_interp(shapes={}, inputs=inputs)["y"]
+    for params in BINDINGS:
+        y = torch.full((m, n), float("nan"))
+        args = [torch.from_numpy(v) for v in inputs.values()] + [y]
+        if params is None:
+            kernel(*args)
+        else:
+            kernel.launch(*args, params=params)
+        np.testing.assert_allclose(y.numpy(), want, rtol=2e-2, atol=2e-2, err_msg=str(params))
+
+
+@tessel.kernel
+def scaled_rows(x: T.In[T.f32, ("R", "D")], c: T.In[T.f32, ("R", "D2")], y: T.Out[T.f32, ("R", "D")]):
+    """A row's norm, then each lane scaled by its pair's table entry (163_qk_rmsnorm_rope_b's cos[s, d // 2]):
+    rank-1 lanes of the row's walk."""
+    R, D = x.shape
+    dims = T.domain(0, D)
+    d = T.indices(dims)
+    for r in T.parallel(T.domain(0, R)):
+        xv = x[r, dims]
+        inv = T.rsqrt(T.sum(xv * xv) / T.cast(D, T.f32) + 1.0)
+        y[r, dims] = xv * inv * c[r, d // 2] + T.cast(d % 2, T.f32)
+
+
+def test_table_pairs_are_read_once():
+    body = _kernel_body(scaled_rows.source(), "scaled_rows")
+    pairs = [l.strip() for l in body.split("\n") if "_pairs = tl.load(c +" in l]
+    assert pairs and all(re.search(r"tl.arange\(0, \d+\) \+ v\d+ // 2\)", p) for p in pairs), body
+
+
+@pytest.mark.parametrize("r,d", [(1, 1), (1, 2), (3, 131), (2, 1030), (0, 4), (5, 4099)])
+@pytest.mark.parametrize("params", [None, {"BLOCK": 64}, {"BLOCK": 256}])
+def test_table_rows_agree_with_the_interpreter(r, d, params, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(r * 10000 + d)
+    inputs = dict(x=rng.standard_normal((r, d)).astype(np.float32),
+                  c=rng.standard_normal((r, (d + 1) // 2)).astype(np.float32))
+    want = scaled_rows.run_interp(shapes={}, inputs=inputs)["y"]
+    y = torch.full((r, d), float("nan"))
+    args = [torch.from_numpy(v) for v in inputs.values()] + [y]
+    if params is None:
+        scaled_rows(*args)
+    else:
+        scaled_rows.launch(*args, params=params)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=str(params))
