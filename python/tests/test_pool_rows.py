@@ -1,8 +1,10 @@
-"""Row loops beside pure index code (pgpu-refine-mapping): a pool's or stencil's program computes its input
-rows from its output row (2 * i + dy, i + dh - 1); with that code recomputed per member from the decoded row,
-each program owns BLOCK_P consecutive outputs over all rows instead of one short row. Checked against NumPy
-on the KIR interpreter and through Triton under TRITON_INTERPRET=1 at odd shapes (rows shorter and longer
-than a block, primes, one element, none)."""
+"""Pools and stencils over (n, row) with a row of columns (issue 41): the value and argmax stores of a pool,
+one workset each, merge into one (pgpu-flatten-worksets), which flattens to program axes (n, i, ow); every
+access walks ow, so programs take [TILE_1, TILE_2] tiles of output rows and columns (pgpu-form-tiles), the
+input rows 2 * i + dy and i + dh - 1 computed once per tile row and n once per program (the flat walk of
+pgpu-refine-mapping's row loops, BLOCK_P outputs over all rows, decoded every lane's row and n). Checked
+against NumPy on the KIR interpreter and through Triton under TRITON_INTERPRET=1 at odd shapes (rows
+shorter and longer than a tile, primes, one element, none)."""
 import math
 import os
 
@@ -73,10 +75,10 @@ def test_maxpool(n, h, w):
     maxpool(torch.from_numpy(x), ty, ta)
     np.testing.assert_array_equal(ty.numpy(), want_y)
     np.testing.assert_array_equal(ta.numpy(), want_at)
-    # programs of several blocks, ending mid-row: the value and argmax loops run as one walk
+    # tiles of a few rows, ending mid-row (the column tile narrower than most rows)
     ty.fill_(float("nan"))
     ta.fill_(-1)
-    maxpool.launch(torch.from_numpy(x), ty, ta, params={"BLOCK_P": 256, "BLOCK": 64})
+    maxpool.launch(torch.from_numpy(x), ty, ta, params={"TILE_1": 4, "TILE_2": 16})
     np.testing.assert_array_equal(ty.numpy(), want_y)
     np.testing.assert_array_equal(ta.numpy(), want_at)
 
@@ -95,18 +97,17 @@ def test_vertical_blur(n, h, w):
 
 
 def test_pool_rows_share_programs():
-    # The refinement fired: the rows' loops are spread over BLOCK_P members a program.
+    # Row tiles: [TILE_1, TILE_2] tiles of (row, column), no flat walk of BLOCK_P members.
     for k in (maxpool, vertical_blur):
-        assert "pgpu.param \"BLOCK_P\"" in k.compile("pgpu"), k.name
+        params = next(ln for ln in k.source().split("\n") if "_PARAMS = {" in ln)
+        assert "'TILE_1': ([1, 2, 4, 8, 16, 32], 8)" in params and "'TILE_2'" in params, k.name
+        assert "BLOCK_P" not in params, k.name
 
 
 def test_pool_value_and_argmax_share_a_walk():
-    # pgpu-form-blocking fuses the value loop and the argmax loop (same members, both reading x, writing
-    # different views): one blocked loop per program reads each window once for both stores.
-    # (Unfused, each output's loop read the four windows again: 2 loops x 4 reads, the full blocks' and the
-    # last block's, plus the staged single-block path.)
+    # The value store and the argmax store run in one tile body: each window is read once for both stores
+    # (unmerged, each output's walk read the four windows again), and no loop walks the members.
     pgpu = maxpool.compile("pgpu")
-    loops = pgpu.count("pgpu.for ")
-    assert loops >= 1
-    assert pgpu.count("pgpu.gather %x[") == 4 * loops, pgpu
-    assert pgpu.count("pgpu.store") == 2 * loops, pgpu
+    assert pgpu.count("pgpu.gather %x[") == 4, pgpu
+    assert pgpu.count("pgpu.store") == 2, pgpu
+    assert pgpu.count("pgpu.for ") == 0, pgpu

@@ -8,7 +8,9 @@ Differential: at extents 0, 1, primes and non-multiples of every block (the walk
 tail, programs of BLOCK_P members), the generated Triton under TRITON_INTERPRET=1 computes what the KIR
 interpreter computes. On sm_90 (compiled on this machine, triton_compile.py): 16-byte vector loads and
 stores where Triton's specialization proves the extents divisible by 16, and scalar ones where it cannot
-(an odd row: nothing is asserted that Triton does not prove)."""
+(an odd row: nothing is asserted that Triton does not prove). The planes (upsample_add, planes_axpy: three
+or more program axes) take [rows, contiguous] tiles instead of the flat walk (pgpu-form-tiles, issue 41);
+their accesses vectorize alike."""
 import json
 import os
 import subprocess
@@ -72,9 +74,16 @@ CASES = [
 IDS = [f"{k.name}-{'-'.join(f'{a}{v}' for a, v in s.items())}" for k, s, _ in CASES]
 
 
-@pytest.mark.parametrize("params", [{}, {"BLOCK": 64, "BLOCK_P": 256}], ids=["defaults", "small"])
+# Small bindings: the [M, N] map's flat walk (programs of several blocks, ending mid-row); the planes' row
+# tiles (pgpu-form-tiles, three or more axes: [TILE_r, TILE_w] tiles of a few rows, narrower than most rows).
+SMALL = {"masked_scale_add": {"BLOCK": 64, "BLOCK_P": 256}, "upsample_add": {"TILE_2": 4, "TILE_3": 16},
+         "planes_axpy": {"TILE_1": 4, "TILE_2": 16}}
+
+
+@pytest.mark.parametrize("small", [False, True], ids=["defaults", "small"])
 @pytest.mark.parametrize("kernel,shapes,scalars", CASES, ids=IDS)
-def test_triton_matches_kir(kernel, shapes, scalars, params, tmp_path, monkeypatch):
+def test_triton_matches_kir(kernel, shapes, scalars, small, tmp_path, monkeypatch):
+    params = SMALL[kernel.name] if small else {}
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))

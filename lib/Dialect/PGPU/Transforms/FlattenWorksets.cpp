@@ -148,6 +148,70 @@ ForeachOp wholeBodyForeach(ExecutionGroupOp group, bool nested, std::string &why
 }
 
 
+/// The views `op`'s region writes (stores, scatters, scatter-reduces, atomics) and those it reads.
+void viewsOf(Operation *root, DenseSet<Value> &read, DenseSet<Value> &written) {
+  root->walk([&](Operation *op) {
+    if (isa<LoadOp, GatherOp>(op))
+      read.insert(op->getOperand(0));
+    else if (isa<StoreOp, ScatterOp>(op))
+      written.insert(op->getOperand(1));
+    else if (auto sr = dyn_cast<ScatterReduceOp>(op))
+      written.insert(sr.getView());
+    else if (!isMemoryEffectFree(op) && !isa<ForeachOp>(op))
+      written.insert(Value()); // another effect (an atomic, a buffer): counted as writing everything
+  });
+}
+
+/// Sibling worksets of one program body over the same bounds (construction's one workset per stored
+/// output: a pool's values and its argmax indices) become one workset running each member's bodies in
+/// order, when no view is both read and written in the group and no two of them write the same view:
+/// their members are then independent across the worksets too, so running member m of the second
+/// right after member m of the first computes what running them one workset after the other does
+/// (seed 000 §5: a foreach's members are unordered). Pure code between them moves before the first (it
+/// reads nothing the worksets compute: they have no results). True when they merged.
+bool mergeSiblingWorksets(ExecutionGroupOp group) {
+  Block &body = group.getBody().front();
+  SmallVector<ForeachOp> worksets;
+  for (Operation &op : body.without_terminator()) {
+    if (auto each = dyn_cast<ForeachOp>(op)) {
+      worksets.push_back(each);
+      continue;
+    }
+    if (!worksets.empty() && (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
+      return false;
+  }
+  if (worksets.size() < 2)
+    return false;
+  ForeachOp first = worksets.front();
+  if (llvm::any_of(worksets, [&](ForeachOp each) {
+        return each.getLower() != first.getLower() || each.getUpper() != first.getUpper();
+      }))
+    return false;
+  DenseSet<Value> read, written;
+  for (ForeachOp each : worksets) {
+    DenseSet<Value> mine;
+    viewsOf(each, read, mine);
+    for (Value v : mine)
+      if (!v || !written.insert(v).second)
+        return false;
+  }
+  if (llvm::any_of(written, [&](Value v) { return read.contains(v); }))
+    return false;
+  // Pure code after the first workset moves before it, then each later body joins the first's.
+  for (Operation &op : llvm::make_early_inc_range(llvm::make_range(std::next(Block::iterator(first)),
+                                                                     Block::iterator(body.getTerminator()))))
+    if (!isa<ForeachOp>(op))
+      op.moveBefore(first);
+  Block &into = first.getBody().front();
+  for (ForeachOp each : ArrayRef<ForeachOp>(worksets).drop_front()) {
+    Block &from = each.getBody().front();
+    from.getArgument(0).replaceAllUsesWith(into.getArgument(0));
+    into.getOperations().splice(std::prev(into.end()), from.getOperations(), from.begin(), std::prev(from.end()));
+    each.erase();
+  }
+  return true;
+}
+
 /// Whether `v` is a view extent, a constant >= 0 or max(x, 0).
 bool knownNonNegative(Value v) {
   if (v.getDefiningOp<ExtentOp>())
@@ -218,6 +282,9 @@ struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<Flat
       if (!group)
         continue;
       bool remarks = remarksEnabled(kernel);
+      if (mergeSiblingWorksets(group) && remarks)
+        group.emitRemark() << "pgpu-flatten-worksets: sibling worksets over the same range, writing different "
+                              "views and reading none they write, became one workset";
       std::string why;
       for (bool nested = false; ForeachOp each = wholeBodyForeach(group, nested, why); nested = true) {
         if (remarks)

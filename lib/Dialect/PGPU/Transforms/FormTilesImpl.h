@@ -36,6 +36,8 @@ constexpr llvm::StringLiteral kTileK = "TILE_K";
 constexpr int64_t kWidestSliceBlock = 128;
 /// The start of checkNests' reason for a nest that is not two contractions.
 constexpr llvm::StringLiteral kNestedReduction = "a reduction nested in another's element body";
+/// The smallest run of a [rows, contiguous] tile (TILE_w's first candidate).
+constexpr int64_t kRowTileMinWidth = 16;
 /// Resident programs per multiprocessor of a persistent tile traversal.
 constexpr llvm::StringLiteral kPersist = "PERSIST";
 
@@ -280,6 +282,8 @@ private:
   bool persistent = false;          // programs walk the tiles with a stride (PERSIST)
   bool chainSegment = false;        // one segment of several (setChainSegment)
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
+  bool rowTiles = false;            // coalescing: [rows, contiguous] tiles of the two innermost axes
+  StringAttr rowCovers;             // rowTiles: the named extent of the contiguous axis, or null
   bool segmented = false;           // the first foreach is a segment whose bounds are read in the program
                                     // or one behind read-only reductions (its prologue)
   bool boundsRead = false;          // segmented, with a bound that is not launch-time (read from data)

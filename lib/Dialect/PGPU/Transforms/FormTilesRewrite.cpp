@@ -58,8 +58,9 @@ void Tiler::rewrite() {
   // they become one linear axis that visits GROUP row tiles down a column of tiles before moving
   // right, so concurrently running programs share operand tiles in L2.
   unsigned n = tiles.size();
+  // Row tiles share no operand tile between programs: they walk in row-major order, ungrouped.
   bool grouped = n >= 2 && (blocked & bit(n - 1)) && (blocked & bit(n - 2)) &&
-                 popcount(blocked & programAxes) == 2;
+                 popcount(blocked & programAxes) == 2 && !rowTiles;
   SmallVector<Value> extents(tiles);
   if (grouped) {
     extents.pop_back();
@@ -367,6 +368,21 @@ void Tiler::declareParams() {
     SmallVector<int64_t> candidates = loop || coalescing ? SmallVector<int64_t>{16, 32, 64, 128}
                                                          : SmallVector<int64_t>{16, 32, 64, 128, 256};
     int64_t preferred = loop || coalescing ? 64 : 128;
+    if (rowTiles) {
+      // [TILE_r, TILE_w] row tiles: TILE_w covers the contiguous axis's extent where it is a named view
+      // extent [0, S) (a call's default then holds a short row, W = 56, in one 64-lane run); 8 rows by
+      // default, fewer where the row axis is shorter (the call's tile-fill rule, `<kernel>_SIZES`): 8
+      // divides the planes of 7 * 2^k rows (56, 112) a network's feature maps have, where 16 left an
+      // eighth of a 56-row plane's tile rows masked.
+      bool contiguous = a + 1 == numAxes;
+      StringAttr covers = contiguous ? rowCovers : StringAttr();
+      params.push_back(contiguous ? ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]),
+                                                   {kRowTileMinWidth, 32, 64, 128, 256}, 64,
+                                                   StringAttr(), covers)
+                                  : ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]), {1, 2, 4, 8, 16, 32}, 8,
+                                                   StringAttr()));
+      continue;
+    }
     if (auto slice = sliceAxes.find(a); slice != sliceAxes.end()) {
       // One block covering an author loop trip's slice of constant width w (analyzeLoop): the one
       // candidate is the power of two covering w (32 at least: tl.dot's K for 8-bit operands), which

@@ -458,3 +458,130 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Sibling worksets over the same range writing different views and reading none they write (a
+// COM: pool's values and its argmax indices, one workset per stored output) become one workset, which
+// COM: then flattens: each member runs the first body, then the second.
+// CHECK-LABEL: pgpu.kernel @siblings
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}) segment 0 roles ["m", "axis1"]
+// CHECK-NEXT: ^bb0(%[[M:.*]]: index, %[[N:.*]]: index):
+// CHECK-NOT: pgpu.foreach
+// CHECK: pgpu.store %{{.*}}, %y[%[[M]], %[[N]]]
+// CHECK: pgpu.store %{{.*}}, %z[%[[M]], %[[N]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @siblings(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>, %z: !pgpu.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: sibling worksets over the same range, writing different views and reading none they write, became one workset}}
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %f0 = arith.constant 0.0 : f32
+        %t = arith.constant true
+        // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 1}}
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %v = pgpu.load %x[%m, %n] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.store %v, %y[%m, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        %two = arith.constant 2.0 : f32
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %v = pgpu.load %x[%m, %n] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          %w = pgpu.binary mul %v, %two : f32
+          pgpu.store %w, %z[%m, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the second workset reads the view the first writes (y, in-out): member n of the
+// COM: second may read what member n' != n of the first writes, so they stay one after the other.
+// CHECK-LABEL: pgpu.kernel @siblings_dependent
+// CHECK: pgpu.foreach
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @siblings_dependent(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], inout>, %z: !pgpu.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program runs several worksets}}
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %f0 = arith.constant 0.0 : f32
+        %t = arith.constant true
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %v = pgpu.load %x[%m, %n] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.store %v, %y[%m, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], inout>[index, index]
+          pgpu.yield
+        }
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %r = pgpu.binary sub %N, %n : index
+          %l = pgpu.binary sub %r, %c1 : index
+          %v = pgpu.load %y[%m, %l] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], inout>[index, index] -> f32
+          pgpu.store %v, %z[%m, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the worksets' ranges differ ([0, N) and [1, N)).
+// CHECK-LABEL: pgpu.kernel @siblings_ranges
+// CHECK: pgpu.foreach
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @siblings_ranges(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>, %z: !pgpu.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program runs several worksets}}
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %f0 = arith.constant 0.0 : f32
+        %t = arith.constant true
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %v = pgpu.load %x[%m, %n] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.store %v, %y[%m, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.foreach %c1 to %N {
+        ^bb0(%n: index):
+          %v = pgpu.load %x[%m, %n] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.store %v, %z[%m, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

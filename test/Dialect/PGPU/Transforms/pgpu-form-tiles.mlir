@@ -302,7 +302,8 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // -----
 
 // COM: Must not fire: a 2-d copy whose accesses all walk the same (innermost) axis is served by
-// COM: one-axis blocking (pgpu-refine-mapping).
+// COM: one-axis blocking (pgpu-refine-mapping): its flat walk decodes one row coordinate per lane (row
+// COM: tiles start at three program axes, pgpu-form-tiles-rows.mlir).
 // CHECK-LABEL: pgpu.kernel @copy
 // CHECK-NOT: TILE_
 // CHECK: pgpu.load %x[%{{.*}}, %{{.*}}] valid %{{.*}} : i1

@@ -149,7 +149,18 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     stay one member per program, like batch axes (seed 002 §3.3).
     Also fires on a straight-line nest whose accesses' innermost coordinates
     walk two different program axes (a transpose): blocking both gives every
-    access contiguous runs (tiles of 16..128, default 64).
+    access contiguous runs (tiles of 16..128, default 64). And on a
+    straight-line nest whose accesses (reads, gathers, writes, scatters) all
+    walk the innermost of three or more program axes, w, with every write also
+    depending on the axis r just outside it (a pool's window, a channel
+    copy, an NCHW elementwise plane): r and w are blocked as [TILE_r, TILE_w]
+    row tiles (TILE_r 1..32, default 8; TILE_w 16..256, default 64,
+    covering w's extent where it is a named view extent), the other axes one
+    scalar a program, so coordinates are decoded once per program where the
+    flat walk of pgpu-refine-mapping decodes two or more row coordinates for
+    every lane (issue 41). Not with two program axes (an [M, N] map's flat
+    walk decodes one, its long rows vectorized), nor where w's extent is a
+    constant under 16 (the flat walk packs such narrow rows densely).
     Rewrites: the foreach chain becomes program axes; each contraction free
     axis is blocked by a declared parameter TILE_<axis> (candidates 16..256),
     other program axes stay scalar; every range_reduce becomes a `pgpu.for`
@@ -1039,6 +1050,11 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     as its own program computes the same; the grid stays a LaunchExpr. No
     instance writes an `In` view (seed 000 §4.3), so a read before the
     foreach, repeated by every new program, reads what the one program read.
+    Sibling foreaches of the body over the same bounds (one per stored
+    output: a pool's values and its argmax indices), with only pure code
+    between them, no view both read and written in the group and no view
+    written by two of them, first become one foreach whose member runs their
+    bodies in order (their members are independent across the worksets too).
     Rewrites: the trip count max(hi - lo, 0) joins the group's extents as a
     trailing axis and multiplies the program space's extent; the member is
     lo + the new coordinate; the body is inlined. Repeats while the new body
@@ -1046,7 +1062,8 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     around `T.matvec` reaches the later passes as the batched contraction does.
     Preserves: values, effects, ABI, origins.
     Must not fire: other effects or regions in the body (they would run once
-    per new program), reads of a view the kernel writes, reads before a
+    per new program), sibling foreaches over different bounds or one
+    reading a view another writes, reads of a view the kernel writes, reads before a
     foreach whose members loop (their row form is blocked by
     pgpu-tile-column-reductions and the tile walks) or before a foreach of
     one axis (a row, which form-blocking walks in blocks),
