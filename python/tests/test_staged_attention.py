@@ -219,24 +219,3 @@ def test_triton(name):
                 for p in views if p.spec.mode == "out"}
         kernel(*args, *outs.values(), **scalars)
         close({n: t.double().numpy() for n, t in outs.items()}, want, f"Triton at {shape}")
-
-
-CHAINED = [("lagged", 197, 32), ("bias", 197, 32), ("lagged", 131, 32), ("lagged", 64, 64), ("bias", 100, 64)]
-
-
-@pytest.mark.parametrize("name, t, rows", CHAINED, ids=[f"{c[0]}-T{c[1]}" for c in CHAINED])
-def test_chained_product_fits_the_registers(tessel_bin, tmp_path, name, t, rows):
-    """The one-tile program holds the score tile, its f16 operand and P.V's accumulator at once (the
-    resource model's chained product, Resources.cpp: 192 registers a thread). Where the key tile holds T
-    in 256 (T = 131, 197) the 64 x 256 binding at 4 warps (128 + 64 + 32 registers) is refused and the
-    call narrows the query tile to 32 (112); where 128 holds T (the bias form at T = 100: 64 + 32 + 32)
-    and at T = 64 (32 + 16 + 32) the chain fits and the query tile stays."""
-    kernel = CASES[name](1, 1, 16, 0)[0]
-    args = meta_args(kernel, dict(B=64, H=12, S=t, T=t, D=64))
-    got = kernel.call_defaults(*args, scale=0.125, **({"lag": 0} if name == "lagged" else {}))
-    key = key_tile(tessel_opt(tessel_bin, kernel._write(tmp_path, None), "--tessel-pipeline=stop-after=stage-rows"))
-    prune = kernel._cache.get(kernel._declared("prune", {}, "triton"))
-    assert got["BLOCK_S"] == rows and got["WARPS"] == 4, got
-    assert got[key] >= t and prune(got) is None, got
-    if got[key] == 256:  # the bias form's 64 x 256 is refused for its shared memory first
-        assert prune({**got, "BLOCK_S": 64}) == ("registers" if name == "lagged" else "shared memory"), got
