@@ -101,6 +101,21 @@ def test_two_axes_keep_the_flat_walk():
     assert "BLOCK_P" in params and "TILE_" not in params
 
 
+@tessel.kernel
+def strided_writes(x: T.In[T.f16, ("N", "C", "H", "W")], out: T.Out[T.f16, ("N", "C", "H", "W2")]):
+    # Must not fire: writes at 2w + j (a pixel shuffle's, corpus 133) run along w with stride 2; as row
+    # tiles they measured 1.8x slower on the H100 than the flat walk.
+    N, C, H, W = x.shape
+    ns, cs, hs, ws = T.domain(0, N), T.domain(0, C), T.domain(0, H), T.domain(0, W)
+    w = T.indices(ws)
+    for j in range(2):
+        out[ns, cs, hs, 2 * w + j] = x[ns, cs, hs, ws]
+
+
+def test_strided_writes_keep_the_flat_walk():
+    assert "TILE_" not in _params(strided_writes)
+
+
 BINDINGS = [None, (1, 16), (4, 32), (32, 256)]
 
 

@@ -245,6 +245,37 @@ LogicalResult Tiler::analyze() {
                                    "it): it is not the innermost of two or more program axes"
                                  : "no contraction, and every access walks the same axis (one-axis blocking serves "
                                    "it): a write does not depend on the row axis outside it");
+      // Writes run along w with unit stride (the axis itself plus a program-uniform offset): a strided
+      // write (133's pixel shuffle, out[.., 2w + j]) writes half of each sector per tile and measured
+      // 1.8x slower as row tiles on the H100 (0.131 -> 0.239 ms) than its flat walk.
+      Value axisW = w < groupAxes ? group.getBody().front().getArgument(w)
+                                  : chain[w - groupAxes].getBody().front().getArgument(0);
+      std::function<bool(Value)> unitAlongW = [&](Value v) -> bool {
+        if (v == axisW)
+          return true;
+        auto add = v.getDefiningOp<BinaryOp>();
+        if (!add || (add.getKind() != kir::BinaryKind::Add && add.getKind() != kir::BinaryKind::Sub))
+          return false;
+        if (maskOf(add.getRhs()) == 0)
+          return unitAlongW(add.getLhs());
+        return add.getKind() == kir::BinaryKind::Add && maskOf(add.getLhs()) == 0 && unitAlongW(add.getRhs());
+      };
+      bool unitWrites = !programBody
+                             ->walk([&](Operation *op) {
+                               if (!isTiledWrite(op))
+                                 return WalkResult::advance();
+                               ValueRange coords;
+                               if (auto store = dyn_cast<StoreOp>(op))
+                                 coords = store.getCoords();
+                               else if (auto scatter = dyn_cast<ScatterOp>(op))
+                                 coords = scatter.getCoords();
+                               return !coords.empty() && unitAlongW(coords.back()) ? WalkResult::advance()
+                                                                                   : WalkResult::interrupt();
+                             })
+                             .wasInterrupted();
+      if (!unitWrites)
+        return reject("no contraction, and every access walks the same axis (one-axis blocking serves it): a write "
+                      "does not run along it with unit stride");
       walked |= bit(r);
       rowTiles = true;
       if (fromZero)
