@@ -511,8 +511,7 @@ class Kernel:
         prune = self._cache.get(self._declared("prune", constexprs, target))
 
         def limit(binding: dict):
-            """Which limit the resource model (`<kernel>_PRUNE`) says `binding` (declared defaults elsewhere,
-            WARPS by its rule) exceeds ('registers', 'shared memory'), or None."""
+            """The limit `<kernel>_PRUNE` says `binding` (declared defaults elsewhere, WARPS by rule) exceeds."""
             if prune is None:
                 return None
             # ROWS is chosen after BLOCK (`_rows`, at most ROW_TILE elements a tile): one row here.
@@ -524,11 +523,8 @@ class Kernel:
                     full["WARPS"] = w
             return prune(full)
 
-        def spills(binding: dict) -> bool:
-            return limit(binding) == "registers"
-
-        def exceeds(binding: dict) -> bool:
-            return limit(binding) is not None
+        spills = lambda binding: limit(binding) in ("registers", "chained registers")  # noqa: E731
+        exceeds = lambda binding: limit(binding) is not None  # noqa: E731
 
         def narrows(item) -> bool:
             """Whether a cover's pick is at most its declared default (BLOCK_D = 64 for D = 64)."""
@@ -545,7 +541,12 @@ class Kernel:
                 # long row): then the largest smaller candidate that fits the registers, in several blocks.
                 pick = min(fits)
                 over = spills({**chosen, param: pick})
-                if over or (exceeds({**chosen, param: pick}) and not exceeds(chosen)):
+                if limit({**chosen, param: pick}) == "chained registers" and not exceeds(chosen):
+                    # Holding the row would run a chained product (scores, exponentials, P.V) over the
+                    # registers' budget (Resources.cpp): the tile keeps its default, the folds run as passes
+                    # (H100, ViT attention S = 197: one tile 0.125 ms, 0.144 at 32 rows; passes 0.093).
+                    pick, over = default, False
+                elif over or (exceeds({**chosen, param: pick}) and not exceeds(chosen)):
                     # A tile that holds a whole row (a product's row whose folds then run once,
                     # pgpu-stage-folds) keeps it where narrowing another tile of the program, or its
                     # pipeline, fits it (registers and shared memory).

@@ -179,14 +179,15 @@ def meta_args(kernel, sizes):
     return out
 
 
-CALL_DEFAULTS = [("lagged", 197, 256), ("lagged", 64, 64), ("lagged", 100, 128), ("lagged", 2048, None),
+CALL_DEFAULTS = [("lagged", 197, None), ("lagged", 64, 64), ("lagged", 100, 128), ("lagged", 2048, None),
                  ("bias", 100, 128), ("bias", 197, 256), ("bias", 2048, None)]
 
 
 @pytest.mark.parametrize("name, t, tile", CALL_DEFAULTS, ids=[f"{c[0]}-T{c[1]}" for c in CALL_DEFAULTS])
 def test_call_default_holds_the_keys(tessel_bin, tmp_path, name, t, tile):
-    """The key tile covers T where a candidate holds it within the resource model (ViT's 197 keys in
-    256), the walk is then one tile and the Triton spelling runs it (GLUON 0, where the kernel declares
+    """The key tile covers T where a candidate holds it within the resource model (not ViT's 197 keys
+    in 256: that one-tile chained product is over the registers' budget, see
+    test_chained_product_fits_the_registers), the walk is then one tile and the Triton spelling runs it (GLUON 0, where the kernel declares
     the Gluon spelling), the query tile narrowing where the resource model asks (the bias form's f32
     [BLOCK_S, 256] bias tile beside its scores); past every candidate the key tile keeps the fold's rule
     (smaller than T)."""
@@ -219,3 +220,31 @@ def test_triton(name):
                 for p in views if p.spec.mode == "out"}
         kernel(*args, *outs.values(), **scalars)
         close({n: t.double().numpy() for n, t in outs.items()}, want, f"Triton at {shape}")
+
+
+CHAINED = [("lagged", 197, False, 64), ("bias", 197, True, 32), ("lagged", 131, False, 64),
+           ("lagged", 64, True, 64), ("bias", 100, True, 64)]
+
+
+@pytest.mark.parametrize("name, t, staged, rows", CHAINED, ids=[f"{c[0]}-T{c[1]}" for c in CHAINED])
+def test_chained_product_fits_the_registers(tessel_bin, tmp_path, name, t, staged, rows):
+    """The one-tile program holds the score tile, its f16 operand and P.V's accumulator at once (the
+    resource model's chained product, Resources.cpp: 192 registers a thread, `<kernel>_PRUNE` says
+    'chained registers'). Where only a 256-key tile holds T (T = 131, 197) the 64 x 256 binding at 4
+    warps (128 + 64 + 32 registers) is over it: the key tile keeps its default and the folds run as
+    passes (narrowing the query tile to 32 instead measured slower on the H100: ViT attention S = 197
+    0.144 ms against 0.093 for the passes). Where 128 holds T (the bias form at T = 100: 64 + 32 + 32)
+    and at T = 64 (32 + 16 + 32) the chain fits and the key tile holds the row. The bias form's 64 x 256
+    binding is refused for its shared memory first: that narrows the query tile to 32 (as before), where
+    the chain fits (64 + 32 + 16)."""
+    kernel = CASES[name](1, 1, 16, 0)[0]
+    args = meta_args(kernel, dict(B=64, H=12, S=t, T=t, D=64))
+    got = kernel.call_defaults(*args, scale=0.125, **({"lag": 0} if name == "lagged" else {}))
+    key = key_tile(tessel_opt(tessel_bin, kernel._write(tmp_path, None), "--tessel-pipeline=stop-after=stage-rows"))
+    prune = kernel._cache.get(kernel._declared("prune", {}, "triton"))
+    space = kernel._space({}, "triton")
+    full = {**{n: d for n, (_, d) in space.items()}, **got}
+    assert full["BLOCK_S"] == rows and full.get("WARPS", 4) == 4, got
+    assert (full[key] >= t) == staged and prune(full) is None, got
+    if not staged:
+        assert prune({**full, key: 256}) in ("chained registers", "shared memory"), got

@@ -91,6 +91,29 @@ bool holdsAccumulator(Value v, int depth = 0) {
   return false;
 }
 
+/// The contraction in `block` whose tile `v` is an element-wise map of (casts, unary and binary
+/// operations, selects, within 8 producers in `block`), or null.
+pgpu::ContractOp chainedFrom(Value v, Block *block, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != block || depth > 8 || !isa<pgpu::FragmentType>(v.getType()))
+    return {};
+  if (auto c = dyn_cast<pgpu::ContractOp>(def))
+    return c;
+  if (!isa<pgpu::CastOp, pgpu::UnaryOp, pgpu::BinaryOp, pgpu::SelectOp>(def))
+    return {};
+  for (Value x : def->getOperands())
+    if (pgpu::ContractOp c = chainedFrom(x, block, depth + 1))
+      return c;
+  return {};
+}
+
+/// Whether two polynomials have the same terms in the same order.
+bool sameTerms(const std::vector<triton::Monomial> &a, const std::vector<triton::Monomial> &b) {
+  return llvm::equal(a, b, [](const triton::Monomial &x, const triton::Monomial &y) {
+    return x.coefficient == y.coefficient && x.params == y.params;
+  });
+}
+
 /// Shared memory limit of the module's target (sm_90's 227 KiB when absent).
 int64_t sharedLimitOf(pgpu::KernelOp kernel) {
   if (auto module = kernel->getParentOfType<ModuleOp>())
@@ -146,6 +169,10 @@ int64_t triton::ResourceModel::fmaRegistersAt(const llvm::StringMap<int64_t> &pa
 
 int64_t triton::ResourceModel::scanRegistersAt(const llvm::StringMap<int64_t> &params) const {
   return registersPerThread(evaluateMax(scanBytes, params), params);
+}
+
+int64_t triton::ResourceModel::chainedRegistersAt(const llvm::StringMap<int64_t> &params) const {
+  return registersPerThread(evaluateMax(chainedProductBytes, params), params);
 }
 
 int64_t triton::ResourceModel::warpsAt(const llvm::StringMap<int64_t> &params) const {
@@ -237,7 +264,8 @@ std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::String
   if (sharedNeededAt(params) > sharedLimit)
     return std::string("shared memory");
   if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit ||
-      fmaRegistersAt(params) > carriedRegisterLimit || scanRegistersAt(params) > carriedRegisterLimit)
+      fmaRegistersAt(params) > carriedRegisterLimit || scanRegistersAt(params) > carriedRegisterLimit ||
+      chainedRegistersAt(params) > chainedRegisterLimit)
     return std::string("registers");
   return std::nullopt;
 }
@@ -320,6 +348,11 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel, const llv
   // sm_90 has 255 registers per thread; carried fragments may take about half, the rest holds
   // addresses, masks, operands in flight and the epilogue.
   model.carriedRegisterLimit = 128;
+  // A chained product's tiles (chainedProductBytes) are live together only around the second product,
+  // when nothing is carried: three quarters of the 255, the rest for addresses, masks, the row's
+  // statistics and operands in flight. A flash-attention tile at D 128 (128x128 scores, 8 warps: 64 +
+  // 32 + 64) stays within it; a [64, 256] score tile at 4 warps (128 + 64 + 32) does not.
+  model.chainedRegisterLimit = 192;
   // Every distinct fragment type, once (index fragments count 4 bytes a lane).
   llvm::SmallPtrSet<Type, 8> seen;
   kernel.walk([&](Operation *op) {
@@ -399,6 +432,22 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel, const llv
     };
     if (llvm::none_of(model.fmaContractBytes, [&](const std::vector<Monomial> &o) { return same(o, tiles); }))
       model.fmaContractBytes.push_back(std::move(tiles));
+  });
+  // Each chained product's tiles: the first product's tile, the operand the second reads made of it
+  // element-wise in the same block, and the second's accumulator, once per distinct set.
+  kernel.walk([&](pgpu::ContractOp second) {
+    if (untaken(second))
+      return;
+    for (Value operand : {second.getLhs(), second.getRhs()}) {
+      pgpu::ContractOp first = chainedFrom(operand, second->getBlock());
+      if (!first)
+        continue;
+      std::vector<Monomial> tiles;
+      for (Value v : {first.getResult(), operand, second.getAcc()})
+        tiles.push_back(fragmentBytes(cast<pgpu::FragmentType>(v.getType())));
+      if (llvm::none_of(model.chainedProductBytes, [&](const std::vector<Monomial> &o) { return sameTerms(o, tiles); }))
+        model.chainedProductBytes.push_back(std::move(tiles));
+    }
   });
   // The components of each fragment scan and their prefixes, live at once (the scan takes them all).
   kernel.walk([&](pgpu::ScanOp scan) {

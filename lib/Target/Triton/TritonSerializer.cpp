@@ -422,8 +422,8 @@ LogicalResult Serializer::run() {
      << "    if " << resources.pythonSharedNeeded() << " > " << resources.sharedLimit << ":\n"
      << "        return 'shared memory'\n";
   // Registers per thread of the carried fragments, of the largest fragment and, where the program has
-  // them, of the tiles an FMA-spelled contraction holds at once and of a fragment scan's components
-  // and prefixes (Resources.h).
+  // them, of the tiles an FMA-spelled contraction holds at once, of a fragment scan's components and
+  // prefixes and of a chained product's tiles (Resources.h).
   std::vector<std::string> registerBytes{triton::ResourceModel::pythonMax(resources.carriedBytes),
                                          triton::ResourceModel::pythonMax(resources.fragmentBytes)};
   if (!resources.fmaContractBytes.empty())
@@ -434,6 +434,11 @@ LogicalResult Serializer::run() {
     os << "    if -(-(" << bytes << ") // 4 // (32 * p.get('" << triton::kWarpsParam << "', 4))) > "
        << resources.carriedRegisterLimit << ":\n"
        << "        return 'registers'\n";
+  // A chained product's tiles, live together around the second product, under their own budget.
+  if (!resources.chainedProductBytes.empty())
+    os << "    if -(-(" << triton::ResourceModel::pythonMax(resources.chainedProductBytes) << ") // 4 // (32 * p.get('"
+       << triton::kWarpsParam << "', 4))) > " << resources.chainedRegisterLimit << ":\n"
+       << "        return 'chained registers'\n";
   os << "    return None\n";
   // Parameters that size fragments: the tuner's first moves (they change bytes a program moves,
   // registers and shared memory; Resources.h).

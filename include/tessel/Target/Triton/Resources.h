@@ -65,6 +65,13 @@ struct ResourceModel {
   /// one polynomial per distinct scan: its components and their prefixes (a pair-state recurrence
   /// over 16 state lines scans 32 components of BLOCK lanes).
   std::vector<std::vector<Monomial>> scanBytes;
+  /// Bytes each chained product holds in registers at once, one polynomial per distinct chain: a
+  /// contraction whose operand is an element-wise map (casts, unary and binary operations, selects)
+  /// of another contraction's tile in the same block (attention's scores, their exponentials cast to
+  /// the operand of the product with V): the first product's tile, the operand made of it and the
+  /// second product's accumulator. A [64, 256] f32 score tile, its f16 operand and a [64, 64]
+  /// accumulator are 224 registers a thread at 4 warps (the one-tile attention of pgpu-stage-folds).
+  std::vector<std::vector<Monomial>> chainedProductBytes;
   /// Elements of each distinct fragment type (a streamed row's lanes).
   std::vector<Monomial> fragmentElements;
   /// Bytes of each distinct fragment a program loads from memory (what its threads move).
@@ -98,6 +105,7 @@ struct ResourceModel {
   std::vector<std::pair<std::string, std::vector<std::vector<Monomial>>>> reductionSteps;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
+  int64_t chainedRegisterLimit = 0; // 32-bit registers per thread for a chained product's tiles
 
   static int64_t evaluate(const std::vector<Monomial> &poly, const llvm::StringMap<int64_t> &params);
   /// Whether `b` is at least `a` at every binding of positive parameters, seen from the terms alone:
@@ -127,6 +135,8 @@ struct ResourceModel {
   int64_t fmaRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest fragment scan's components and prefixes (0 without one).
   int64_t scanRegistersAt(const llvm::StringMap<int64_t> &params) const;
+  /// 32-bit registers per thread of the largest chained product's tiles (0 without one).
+  int64_t chainedRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// The heuristic WARPS of a binding (sm_90): one warpgroup (4 warps) per 64 accumulator rows
   /// where the program contracts (wgmma issues m64 per warpgroup); else enough warps that the
   /// largest fragment holds at most 32 elements a thread, and at least enough that each thread
