@@ -130,6 +130,21 @@ def run_stage(tessel_bin, kernel, stage, shapes, inputs, tmp, params=None):
     return tmp / stage
 
 
+def call_twice_against(kernel, make_args, names, want, rtol, atol, calls=2):
+    """Calls `kernel` `calls` times, each on fresh `make_args()` (torch CPU tensors named by `names`, in
+    order; a ".in" suffix marks one read before the call, as `want` sees it), and compares the views
+    `want(inputs)` names with its arrays: a later call sees the tickets and workspaces the earlier one
+    left (the phased-segment tests)."""
+    import numpy as np
+    for call in range(calls):
+        args = make_args()
+        ins = {name: a.numpy().copy() for name, a in zip(names, args)}
+        kernel(*args)
+        outs = dict(zip([n.removesuffix(".in") for n in names], args))
+        for name, expected in want(ins).items():
+            np.testing.assert_allclose(outs[name].numpy(), expected, rtol=rtol, atol=atol, err_msg=f"{name} call {call}")
+
+
 @pytest.fixture(scope="session")
 def tessel_bin():
     path = BUILD / "bin" / "tessel"

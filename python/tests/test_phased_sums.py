@@ -17,6 +17,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
+from conftest import call_twice_against  # noqa: E402
 import tessel.language as T  # noqa: E402
 
 
@@ -155,10 +156,5 @@ def test_triton_twice_matches_numpy(kernel, shape, tmp_path, monkeypatch):
     """Two calls: the second sees the workspaces the first left zero (kept by the wrapper)."""
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     rng = np.random.default_rng(shape["N"])
-    for call in range(2):
-        args = _torch_inputs(kernel, _shape(kernel, shape), rng)
-        ins = {name: a.numpy().copy() for name, a in zip(NAMES[kernel], args)}
-        kernel(*args)
-        outs = dict(zip([n.removesuffix(".in") for n in NAMES[kernel]], args))
-        for name, want in _want(kernel, ins).items():
-            np.testing.assert_allclose(outs[name].numpy(), want, rtol=1e-5, atol=1e-4, err_msg=f"{name} call {call}")
+    call_twice_against(kernel, lambda: _torch_inputs(kernel, _shape(kernel, shape), rng), NAMES[kernel],
+                       lambda ins: _want(kernel, ins), rtol=1e-5, atol=1e-4)
