@@ -180,10 +180,25 @@ LogicalResult Tiler::analyze() {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
     // both axes gives every access contiguous runs along its own innermost axis.
-    if (!loopAxis.empty())
-      return reject("no reduction is contraction-shaped (a sum over k of x * y with x and y on different free axes)");
-    Mask walked = 0, walkedAll = 0; // by loads and stores; by every access (gathers and scatters too)
+    // Reductions without a contraction are tiled only in row tiles (below), walking their members one
+    // at a time: a channel window's sum of squares x[n, c', h, w] over c' per output plane (issue 41).
+    const char *noContraction =
+        "no reduction is contraction-shaped (a sum over k of x * y with x and y on different free axes)";
+    bool windowed = !loopAxis.empty();
+    if (windowed && !enclosingOf.empty())
+      return reject(noContraction);
+    // The program body's accesses and those of its reductions' element bodies.
+    SmallVector<Operation *> accesses;
     for (Operation &op : programBody->without_terminator()) {
+      accesses.push_back(&op);
+      if (auto reduce = dyn_cast<RangeReduceOp>(op))
+        for (Operation &inner : reduce.getElement().front().without_terminator())
+          accesses.push_back(&inner);
+    }
+    Mask walked = 0, walkedAll = 0; // by loads and stores; by every access (gathers and scatters too)
+    bool memberWalked = false;      // an access's innermost coordinate walks a reduction's members
+    for (Operation *access : accesses) {
+      Operation &op = *access;
       ValueRange coords;
       bool direct = isa<LoadOp, StoreOp>(op);
       if (auto load = dyn_cast<LoadOp>(op))
@@ -196,6 +211,7 @@ LogicalResult Tiler::analyze() {
         coords = scatter.getCoords();
       if (coords.empty())
         continue;
+      memberWalked |= (maskOf(coords.back()) & ~programAxes) != 0;
       Mask m = maskOf(coords.back()) & programAxes;
       if (popcount(m) == 1) {
         walkedAll |= m;
@@ -217,7 +233,7 @@ LogicalResult Tiler::analyze() {
       bool fromZero = w < groupAxes || matchPattern(chain[w - groupAxes].getLower(), m_Zero());
       Value extent = w < groupAxes ? group.getExtents()[w] : chain[w - groupAxes].getUpper();
       std::optional<int64_t> narrow = fromZero ? constantIndex(extent) : std::nullopt;
-      bool innermost = walked == bit(numAxes - 1) && w >= 1 && (programAxes & bit(r));
+      bool innermost = walked == bit(llvm::Log2_32(programAxes)) && w >= 1 && (programAxes & bit(r));
       // Two program axes ([M, N] elementwise maps) keep the flat walk: it decodes one row coordinate per
       // lane, and its long rows run vectorized at bandwidth already (corpus 127, 158, 208 at 0.99x of
       // torch.compile on the H100). From three axes on (NCHW planes) it decodes two or more per lane.
@@ -276,11 +292,25 @@ LogicalResult Tiler::analyze() {
       if (!unitWrites)
         return reject("no contraction, and every access walks the same axis (one-axis blocking serves it): a write "
                       "does not run along it with unit stride");
+      // A reduction walks its members one at a time, each trip a [TILE_r, TILE_w] tile, when its reads
+      // run along w (not along its members: those would be strided per trip) and its result depends on
+      // both r and w (a result over fewer tiled axes would be blocked along its members instead).
+      if (windowed && memberWalked)
+        return reject("no contraction, and a reduction's read runs along its members, not along the row");
+      for (auto &[op, k] : loopAxis) {
+        Mask result = 0;
+        for (Value v : op->getResults())
+          result |= maskOf(v);
+        if ((result & (bit(r) | bit(w))) != (bit(r) | bit(w)))
+          return reject("no contraction, and a reduction's result does not depend on both row-tile axes");
+      }
       walked |= bit(r);
       rowTiles = true;
       if (fromZero)
         rowCovers = extentSymbol(extent);
     }
+    if (windowed && !rowTiles)
+      return reject(noContraction);
     if (popcount(walked) != 2)
       return reject("no contraction, and every access walks the same axis (one-axis blocking serves it)");
     blocked = walked;
@@ -1139,6 +1169,8 @@ std::string Tiler::adopted() const {
   text += llvm::join(names, ", ");
   if (!contracts.empty())
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
+  else if (!loopAxis.empty())
+    text += "; " + std::to_string(loopAxis.size()) + " reduction(s) walk one member a trip, each a row tile";
   if (scalarFree & ~blocked) {
     SmallVector<std::string> scalar;
     for (unsigned a = 0; a < numAxes; ++a)

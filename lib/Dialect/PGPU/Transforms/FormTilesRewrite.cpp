@@ -374,7 +374,7 @@ void Tiler::declareParams() {
       // default, fewer where the row axis is shorter (the call's tile-fill rule, `<kernel>_SIZES`): 8
       // divides the planes of 7 * 2^k rows (56, 112) a network's feature maps have, where 16 left an
       // eighth of a 56-row plane's tile rows masked.
-      bool contiguous = a + 1 == numAxes;
+      bool contiguous = a == llvm::Log2_32(programAxes); // the innermost program axis (reductions add axes)
       StringAttr covers = contiguous ? rowCovers : StringAttr();
       params.push_back(contiguous ? ParamAttr::get(ctx, StringAttr::get(ctx, paramOf[a]),
                                                    {kRowTileMinWidth, 32, 64, 128, 256}, 64,
