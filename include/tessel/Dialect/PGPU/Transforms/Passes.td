@@ -161,6 +161,13 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     every lane (issue 41). Not with two program axes (an [M, N] map's flat
     walk decodes one, its long rows vectorized), nor where w's extent is a
     constant under 16 (the flat walk packs such narrow rows densely).
+    Such a nest may hold reductions (a local response norm's sum of squares
+    over a clipped window of channels, x[n, c', h, w] for c' in [c - 2,
+    c + 3), per output element) when their reads walk w too (never their
+    members) and each result depends on both r and w: each reduction walks
+    its members one a trip (`pgpu.for` step 1), each trip a [TILE_r, TILE_w]
+    tile combined into the carried tile, so every trip reads contiguous rows
+    of one channel's plane.
     Rewrites: the foreach chain becomes program axes; each contraction free
     axis is blocked by a declared parameter TILE_<axis> (candidates 16..256),
     other program axes stay scalar; every range_reduce becomes a `pgpu.for`
