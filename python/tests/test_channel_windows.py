@@ -27,6 +27,16 @@ def channel_window(x: T.In[T.f32, ("N", "C", "H", "W")], out: T.Out[T.f32, ("N",
         out[n, c, hs, ws] = x[n, c, hs, ws] / (2.0 + 0.25 * sq)
 
 
+@tessel.kernel
+def channel_max(x: T.In[T.f32, ("N", "C", "H", "W")], out: T.Out[T.f32, ("N", "C", "H", "W")]):
+    # A window of up to 3 channels after c under a maximum (another combine, a one-sided clipped window).
+    N, C, H, W = x.shape
+    chans, hs, ws = T.domain(0, C), T.domain(0, H), T.domain(0, W)
+    for n, c in T.parallel(T.domain(0, N), chans):
+        win = chans[c:T.minimum(c + 3, C)]
+        out[n, c, hs, ws] = T.max(x[n, win, hs, ws], axis=0) - x[n, c, hs, ws]
+
+
 def _want(x):
     xf = x.astype(np.float64)
     C = x.shape[1]
@@ -53,13 +63,26 @@ def test_channel_window(n, c, h, w):
     np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("n,c,h,w", [(1, 1, 1, 1), (2, 4, 3, 19), (1, 5, 10, 33)])
+def test_channel_max(n, c, h, w):
+    import torch
+    x = np.random.default_rng(n * c * h + w).standard_normal((n, c, h, w)).astype(np.float32)
+    want = np.stack([x[:, k:min(k + 3, c)].max(axis=1) for k in range(c)], axis=1) - x
+    got = channel_max.run_interp(shapes={"N": n, "C": c, "H": h, "W": w}, inputs=dict(x=x))
+    np.testing.assert_array_equal(got["out"], want)
+    t = torch.full((n, c, h, w), float("nan"))
+    channel_max.launch(torch.from_numpy(x), t, params={"TILE_2": 2, "TILE_3": 16})
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
 def test_window_walks_channels_over_row_tiles():
     # [TILE_2, TILE_3] tiles of (h, w); the window a loop of one channel a trip, no [BLOCK_R, BLOCK_C] tile.
-    src = channel_window.source()
-    params = next(ln for ln in src.split("\n") if "_PARAMS = {" in ln)
-    assert "'TILE_2': ([1, 2, 4, 8, 16, 32], 8)" in params and "'TILE_3'" in params, params
-    assert "BLOCK_R" not in params, params
-    assert ", 1, num_stages=" in src  # the window's loop steps one channel a trip
+    for k in (channel_window, channel_max):
+        src = k.source()
+        params = next(ln for ln in src.split("\n") if "_PARAMS = {" in ln)
+        assert "'TILE_2': ([1, 2, 4, 8, 16, 32], 8)" in params and "'TILE_3'" in params, params
+        assert "BLOCK_R" not in params, params
+        assert ", 1, num_stages=" in src  # the window's loop steps one channel a trip
 
 
 @pytest.mark.parametrize("shape,params", [("N=2,C=5,H=7,W=13", "TILE_2=2,TILE_3=16"), ("N=1,C=2,H=9,W=67", None)])
