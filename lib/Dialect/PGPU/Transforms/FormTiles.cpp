@@ -229,6 +229,8 @@ LogicalResult Tiler::analyze() {
       // straight-line bodies whose writes all depend on both axes (each lane writes its own element).
       unsigned w = llvm::Log2_32(walked);
       unsigned r = w - 1;
+      // With reductions, a nest that is no row tile says what it said before row tiles took reductions.
+      auto rowReject = [&](const Twine &why) { return windowed ? reject(noContraction) : reject(why); };
       unsigned groupAxes = group.getBody().getNumArguments();
       bool fromZero = w < groupAxes || matchPattern(chain[w - groupAxes].getLower(), m_Zero());
       Value extent = w < groupAxes ? group.getExtents()[w] : chain[w - groupAxes].getUpper();
@@ -238,12 +240,12 @@ LogicalResult Tiler::analyze() {
       // lane, and its long rows run vectorized at bandwidth already (corpus 127, 158, 208 at 0.99x of
       // torch.compile on the H100). From three axes on (NCHW planes) it decodes two or more per lane.
       if (innermost && popcount(programAxes) < 3)
-        return reject("no contraction, and every access walks the same axis (one-axis blocking serves it): two "
+        return rowReject("no contraction, and every access walks the same axis (one-axis blocking serves it): two "
                       "program axes, whose flat walk decodes one row coordinate per lane");
       // A constant contiguous extent under the smallest TILE_w (a [M, 3] view) would leave most of each
       // tile's lanes masked: the flat walk packs such rows densely.
       if (innermost && narrow && *narrow < kRowTileMinWidth)
-        return reject("no contraction, and every access walks the same axis (one-axis blocking serves it): its "
+        return rowReject("no contraction, and every access walks the same axis (one-axis blocking serves it): its "
                       "constant extent is narrower than a row tile's smallest run");
       bool placed = innermost && !programBody
                                       ->walk([&](Operation *op) {
@@ -257,7 +259,7 @@ LogicalResult Tiler::analyze() {
                                       })
                                       .wasInterrupted();
       if (!placed)
-        return reject(!innermost ? "no contraction, and every access walks the same axis (one-axis blocking serves "
+        return rowReject(!innermost ? "no contraction, and every access walks the same axis (one-axis blocking serves "
                                    "it): it is not the innermost of two or more program axes"
                                  : "no contraction, and every access walks the same axis (one-axis blocking serves "
                                    "it): a write does not depend on the row axis outside it");
@@ -290,7 +292,7 @@ LogicalResult Tiler::analyze() {
                              })
                              .wasInterrupted();
       if (!unitWrites)
-        return reject("no contraction, and every access walks the same axis (one-axis blocking serves it): a write "
+        return rowReject("no contraction, and every access walks the same axis (one-axis blocking serves it): a write "
                       "does not run along it with unit stride");
       // A reduction walks its members one at a time, each trip a [TILE_r, TILE_w] tile, when its reads
       // run along w (not along its members: those would be strided per trip) and its result depends on
