@@ -241,12 +241,12 @@ LogicalResult Tiler::analyze() {
       // torch.compile on the H100). From three axes on (NCHW planes) it decodes two or more per lane.
       if (innermost && popcount(programAxes) < 3)
         return rowReject("no contraction, and every access walks the same axis (one-axis blocking serves it): two "
-                      "program axes, whose flat walk decodes one row coordinate per lane");
+                         "program axes, whose flat walk decodes one row coordinate per lane");
       // A constant contiguous extent under the smallest TILE_w (a [M, 3] view) would leave most of each
       // tile's lanes masked: the flat walk packs such rows densely.
       if (innermost && narrow && *narrow < kRowTileMinWidth)
         return rowReject("no contraction, and every access walks the same axis (one-axis blocking serves it): its "
-                      "constant extent is narrower than a row tile's smallest run");
+                         "constant extent is narrower than a row tile's smallest run");
       bool placed = innermost && !programBody
                                       ->walk([&](Operation *op) {
                                         if (!isTiledWrite(op))
@@ -260,9 +260,9 @@ LogicalResult Tiler::analyze() {
                                       .wasInterrupted();
       if (!placed)
         return rowReject(!innermost ? "no contraction, and every access walks the same axis (one-axis blocking serves "
-                                   "it): it is not the innermost of two or more program axes"
-                                 : "no contraction, and every access walks the same axis (one-axis blocking serves "
-                                   "it): a write does not depend on the row axis outside it");
+                                      "it): it is not the innermost of two or more program axes"
+                                    : "no contraction, and every access walks the same axis (one-axis blocking serves "
+                                      "it): a write does not depend on the row axis outside it");
       // Writes run along w with unit stride (the axis itself plus a program-uniform offset): a strided
       // write (133's pixel shuffle, out[.., 2w + j]) writes half of each sector per tile and measured
       // 1.8x slower as row tiles on the H100 (0.131 -> 0.239 ms) than its flat walk.
@@ -293,7 +293,7 @@ LogicalResult Tiler::analyze() {
                              .wasInterrupted();
       if (!unitWrites)
         return rowReject("no contraction, and every access walks the same axis (one-axis blocking serves it): a write "
-                      "does not run along it with unit stride");
+                         "does not run along it with unit stride");
       // A reduction walks its members one at a time, each trip a [TILE_r, TILE_w] tile, when its reads
       // run along w (not along its members: those would be strided per trip) and its result depends on
       // both r and w (a result over fewer tiled axes would be blocked along its members instead).
