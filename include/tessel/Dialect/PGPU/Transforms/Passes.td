@@ -1761,6 +1761,12 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     space the product of the group's extents: the coordinate counts blocks
     of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
     block of lanes.
+    The same on one segment of construction's dispatch chain (a bias
+    gradient's column sums `db[n] = sum_m d[m, n]` beside the elementwise
+    store of `dx = d`, one column per program reading one strided element
+    a row): the segment's count in the chain's bound and shift and in the
+    space's total (total - E + ceil(E / BLOCK_C)) is replaced; the other
+    segments keep theirs.
     BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16. Where a
     ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024. Where
     every ragged reduction's end is read from memory and clamped to one
