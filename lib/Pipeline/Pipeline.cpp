@@ -96,6 +96,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      both axes ([BLOCK_R, BLOCK_C] tiles), the rest one axis of BLOCK lanes.
   //      A cumulative sum down the columns too, where the provider spells a scan along an axis of a 2-d tile.
   pm.addPass(pgpu::createPGPUTileColumnReductions(pgpu::PGPUTileColumnReductionsOptions{can.tileAxisScans}));
+  //      a row statistic nested in an enclosing reduction's element (a log-sum-exp inside a per-row
+  //      sum), independent of its member, is computed once before it: the body blocks (§3.3).
+  pm.addPass(pgpu::createPGPUHoistInvariantReductions());
   pm.addPass(pgpu::createPGPUFormBlocking());
   //      two K loops continuing one accumulator over the same range, reading something both read
   //      (a sum of contractions over one k), run as one loop; the CSE below reads it once (§3.4).

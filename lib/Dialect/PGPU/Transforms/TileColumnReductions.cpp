@@ -1022,21 +1022,63 @@ int keptGroupAxis(ExecutionGroupOp group, bool scans) {
   return -1;
 }
 
+/// The same for a segment of construction's dispatch chain (a bias gradient's column sums beside the
+/// elementwise store of the same kernel: `db[n] = sum_m d[m, n]` after `dx[m, n] = d[m, n]`): the
+/// coordinate of `group`, one of the chain's groups, whose body is such a workset over it. Fills
+/// `segment` with the group's index in `chain`; returns the axis, or -1.
+int keptSegmentAxis(ExecutionGroupOp group, bool scans, Dispatch &chain, unsigned &segment) {
+  auto space = dyn_cast_or_null<ProgramSpaceOp>(group->getParentOfType<ProgramSpaceOp>());
+  if (!space || space.getExtents().size() != 1 || group.getExtents().empty() ||
+      !dispatchChain(space.getBody().front(), space.getBody().getArgument(0), chain, /*guardedEnd=*/true) ||
+      chain.groups.size() < 2)
+    return -1;
+  auto at = llvm::find(chain.groups, group);
+  if (at == chain.groups.end())
+    return -1;
+  segment = unsigned(at - chain.groups.begin());
+  // The segment's program count must be its extents' product (the chain's bound, or the rest of the
+  // total for the last segment): the blocked count replaces it.
+  SmallVector<Value> extents(group.getExtents());
+  if (segment < chain.bounds.size() && !isProductOf(chain.bounds[segment].getRhs(), extents))
+    return -1;
+  if (segment == chain.bounds.size() && chain.end && !isProductOf(chain.end.getRhs(), extents))
+    return -1;
+  Block &body = group.getBody().front();
+  for (int axis = body.getNumArguments() - 1; axis >= 0; --axis)
+    if (whyNot(body, body.getArgument(axis), scans).empty())
+      return axis;
+  return -1;
+}
+
 /// Group coordinate `axis` (members [0, E)) becomes blocks of BLOCK_C members: its extent
-/// ceil(E / BLOCK_C), the program space the product again, the body one block of lanes.
+/// ceil(E / BLOCK_C), the program space the product again (with `chain`, segment `segment` of it:
+/// its count in the chain and in the space's total replaced), the body one block of lanes.
 void blockGroupAxis(OpBuilder &b, ExecutionGroupOp group, unsigned axis, std::optional<StringAttr> &rowsSpan,
-                    bool &ragged, std::optional<StringAttr> &pool) {
+                    bool &ragged, std::optional<StringAttr> &pool, Dispatch *chain = nullptr,
+                    unsigned segment = 0) {
   Location loc = group.getLoc();
-  auto space = cast<ProgramSpaceOp>(group->getParentOp());
+  auto space = group->getParentOfType<ProgramSpaceOp>();
   b.setInsertionPoint(space);
   SmallVector<Value> extents(group.getExtents());
   Value members = extents[axis];
+  auto product = [&](ArrayRef<Value> factors) {
+    Value p = factors[0];
+    for (Value e : factors.drop_front())
+      p = BinaryOp::create(b, loc, kir::BinaryKind::Mul, p, e, false, false);
+    return p;
+  };
+  Value before = chain ? product(extents) : Value();
   Value step = ParamOp::create(b, loc, b.getIndexType(), kColsParam);
   extents[axis] = BinaryOp::create(b, loc, kir::BinaryKind::Max, CeilDivOp::create(b, loc, members, step),
                                    arith::ConstantIndexOp::create(b, loc, 0), false, false);
-  Value total = extents[0];
-  for (Value e : ArrayRef<Value>(extents).drop_front())
-    total = BinaryOp::create(b, loc, kir::BinaryKind::Mul, total, e, false, false);
+  Value total = product(extents);
+  if (chain) {
+    // The segment's programs change from `before` to `total`: its bound and shift, and the space's
+    // total (every segment's programs added) by the difference.
+    chain->setCount(segment, total);
+    Value others = BinaryOp::create(b, loc, kir::BinaryKind::Sub, space.getExtents()[0], before, false, false);
+    total = BinaryOp::create(b, loc, kir::BinaryKind::Add, others, total, false, false);
+  }
   space->setOperand(0, total);
   group.getExtentsMutable().assign(extents);
   Block &body = group.getBody().front();
@@ -1199,11 +1241,14 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       kernel.walk([&](ExecutionGroupOp group) { groups.push_back(group); });
       for (ExecutionGroupOp group : groups) {
         int axis = keptGroupAxis(group, scans);
+        Dispatch chain;
+        unsigned segment = 0;
+        bool segmented = axis < 0 && (axis = keptSegmentAxis(group, scans, chain, segment)) >= 0;
         if (axis < 0)
           continue;
         OpBuilder b(group);
         keep(extentSymbol(group.getExtents()[axis]));
-        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged, pool);
+        blockGroupAxis(b, group, unsigned(axis), rowsSpan, ragged, pool, segmented ? &chain : nullptr, segment);
         covered = StringAttr();
         if (remarks)
           emitRemark(group.getLoc()) << "pgpu-tile-column-reductions: program axis " << axis

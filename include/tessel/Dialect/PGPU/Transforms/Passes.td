@@ -1626,6 +1626,37 @@ def PGPUPrivatizeHistograms : Pass<"pgpu-privatize-histograms", "::mlir::ModuleO
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUHoistInvariantReductions : Pass<"pgpu-hoist-invariant-reductions", "::mlir::ModuleOp"> {
+  let summary = "a reduction nested in another's element that does not depend on the member is computed once before it (seed 000 §8, seed 002 §3.3)";
+  let description = [{
+    Reads: `pgpu.range_reduce` ops whose element body holds another
+    `pgpu.range_reduce` (construction keeps a row statistic used inside an
+    elementwise expression of an enclosing reduction per element: a JSD's
+    per-row log-sum-exp inside the per-row sum over the vocabulary, O(V^2)
+    a row), and the def-use dependence of the nested ops on the member.
+    Legality: a nested reduction that writes nothing and whose bounds,
+    identities and every value it uses are defined outside the enclosing
+    element body (or by ops moved with it) has one value for every member;
+    computing it once before the enclosing reduction, with the pure code
+    over it (not integer division or remainder), computes the same values
+    (seed 000 §8: the same members in the same order). The enclosing
+    reduction's bounds must not depend on a memory read: with launch-value
+    bounds an empty enclosing range does not make the moved reads'
+    coordinates invalid (a CSR row's offsets could).
+    Rewrites: moves those ops before the enclosing reduction, innermost
+    nests first (a statistic invariant in two enclosing reductions leaves
+    both); the enclosing element body is then straight-line code that
+    pgpu-form-blocking blocks (BLOCK lanes a trip) instead of a scalar walk
+    whose every member walks the row again.
+    Preserves: values, effects, ABI, origins.
+    Must not fire: a nested reduction that depends on the member (a prefix
+    up to it), one that writes, an enclosing reduction whose bounds are
+    read from memory (remark), reads and other effects (never moved alone).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::ModuleOp"> {
   let summary = "2-d tiles for reductions that keep the contiguous axis: [BLOCK_R, BLOCK_C] blocks reduced along BLOCK_R (seed 002 §3.3)";
   let description = [{
@@ -1737,6 +1768,12 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     space the product of the group's extents: the coordinate counts blocks
     of BLOCK_C columns (its extent ceil(E / BLOCK_C)) and the body is one
     block of lanes.
+    The same on one segment of construction's dispatch chain (a bias
+    gradient's column sums `db[n] = sum_m d[m, n]` beside the elementwise
+    store of `dx = d`, one column per program reading one strided element
+    a row): the segment's count in the chain's bound and shift and in the
+    space's total (total - E + ceil(E / BLOCK_C)) is replaced; the other
+    segments keep theirs.
     BLOCK_C: 16..1024, default 128; BLOCK_R: 2..128, default 16. Where a
     ragged reduction is tiled, BLOCK_C: 1..1024 and BLOCK_R: 2..1024. Where
     every ragged reduction's end is read from memory and clamped to one
