@@ -23,8 +23,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import run_cli  # noqa: E402
-from test_product_row_sums import tessel_opt  # noqa: E402
+from interp_cli import run_cli, tessel_opt  # noqa: E402
 
 F16 = T.f16
 
