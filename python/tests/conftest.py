@@ -174,6 +174,22 @@ def kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, seed, binding, pipeline=(
     return kir, out, text
 
 
+def run_drawn(tessel_bin, tmp_path, kernel, shape, stage, order):
+    """{name: array} of the outputs of `tessel run` of DSL `kernel` on the `stage` interpreter in program
+    order `order` at `shape`, on the inputs the interpreter draws with seed 5."""
+    import subprocess
+
+    import numpy as np
+    source = tmp_path / f"{kernel.name}.mlir"
+    source.write_text(kernel.kir())
+    out = tmp_path / f"{kernel.name}-{stage}-{order}"
+    cmd = [str(tessel_bin), "run", f"{source}:{kernel.name}", "--stage", stage, "--order", order, "--seed", "5",
+           "--shape", shape_arg(shape), "--out", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
+    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
+
+
 def call_twice_against(kernel, make_args, names, want, rtol, atol, calls=2):
     """Calls `kernel` `calls` times, each on fresh `make_args()` (torch CPU tensors named by `names`, in
     order; a ".in" suffix marks one read before the call, as `want` sees it), and compares the views
