@@ -190,6 +190,22 @@ def run_drawn(tessel_bin, tmp_path, kernel, shape, stage, order):
     return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
 
 
+def launch_agrees(kernel, inputs, out_shape, want, bindings, rtol, atol, dtype=None):
+    """Under each binding of `bindings` ({name: value}; None: the call's defaults), `kernel` called on torch CPU
+    tensors of `inputs` (name -> NumPy array, in parameter order) and a NaN-filled output of `out_shape`
+    (`dtype`, default f32) computes `want` (the paired and uniform lane-read tests, the carried sums)."""
+    import numpy as np
+    import torch
+    for params in bindings:
+        out = torch.full(out_shape, float("nan"), dtype=dtype or torch.float32)
+        args = [torch.from_numpy(v) for v in inputs.values()] + [out]
+        if params is None:
+            kernel(*args)
+        else:
+            kernel.launch(*args, params=params)
+        np.testing.assert_allclose(out.double().numpy(), want, rtol=rtol, atol=atol, err_msg=str(params))
+
+
 def call_twice_against(kernel, make_args, names, want, rtol, atol, calls=2):
     """Calls `kernel` `calls` times, each on fresh `make_args()` (torch CPU tensors named by `names`, in
     order; a ".in" suffix marks one read before the call, as `want` sees it), and compares the views
