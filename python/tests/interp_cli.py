@@ -59,3 +59,25 @@ def interpreters_agree(tessel_bin, tmp_path, source, program, shapes, draw, refe
             got = run_cli(tessel_bin, tmp_path, program, shape, inputs,
                           ["--order", "shuffle", *extra, *[f"--param={k}={v}" for k, v in params.items()]], f"pgpu{i}")
             close(got, kir, f"pgpu interpreter ({what}) at {shape}")
+
+
+def attention(q, k, v, scale, bias=None, visible=None, softcap=None):
+    """(o, lse) of attention in NumPy f64, the DSL sources' order of operations: scores q.k * scale, plus
+    `bias` ([H, S, T], broadcast over the batch), capped `softcap * tanh(s / softcap)`, -inf where not
+    `visible`; k and v heads repeated for grouped queries. NaN rows where nothing is visible (and where no
+    key exists). test_staged_attention.py and test_two_pass_folds.py."""
+    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
+    group = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    s = np.einsum("bhqd,bhkd->bhqk", q, k) * scale
+    if bias is not None:
+        s = s + bias[None].astype(np.float64)
+    if softcap is not None:
+        s = softcap * np.tanh(s / softcap)
+    if visible is not None:
+        s = np.where(visible, s, -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = s.max(-1, keepdims=True) if s.shape[-1] else np.full(s.shape[:-1] + (1,), -np.inf)
+        p = np.exp(s - m)
+        l = p.sum(-1)
+        return np.einsum("bhqk,bhkd->bhqd", p, v) / l[..., None], m[..., 0] + np.log(l)
