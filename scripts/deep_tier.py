@@ -23,7 +23,7 @@ import collections
 import re
 import sys
 
-NEVER = ("test_matrix.py::", "test_corpus.py::")
+NEVER = ("test_matrix.py::", "test_matrix_b.py::", "test_corpus.py::", "test_corpus_b.py::")
 LINE = re.compile(r"^([0-9.]+)s (call|setup)\s+(\S+)")
 KERNEL_ID = re.compile(r"^(kir|py)/([^\[\]]+)")
 

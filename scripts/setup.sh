@@ -27,8 +27,12 @@ if [ "${TESSEL_SKIP_INSTALL:-0}" != 1 ]; then
   # torch (CPU is enough) runs the generated Triton under TRITON_INTERPRET=1; Triton 3.6's
   # interpreter needs numpy < 2.4 (it converts one-element arrays with int()).
   PY_PKGS=(pytest pytest-xdist "numpy<2.4" "triton==3.6.0" "torch==2.11.0" "nanobind>=2.0")
-  if ! python3 -c 'import pytest, xdist, numpy, triton, torch, nanobind, sys
-ok = triton.__version__ == "3.6.0" and torch.__version__.startswith("2.11.") and tuple(map(int, numpy.__version__.split(".")[:2])) < (2, 4)
+  # The installed versions from the packages' metadata: importing torch and triton to ask them took
+  # seconds of every CI run on a warm machine.
+  if ! python3 -c 'import sys
+from importlib.metadata import version
+v = {p: version(p) for p in ("pytest", "pytest-xdist", "numpy", "triton", "torch", "nanobind")}
+ok = v["triton"] == "3.6.0" and v["torch"].startswith("2.11.") and tuple(map(int, v["numpy"].split(".")[:2])) < (2, 4)
 sys.exit(0 if ok else 1)' 2>/dev/null; then
     echo "== pip install ${PY_PKGS[*]}"
     python3 -m pip install -q "${PY_PKGS[@]}" || python3 -m pip install -q --break-system-packages "${PY_PKGS[@]}"

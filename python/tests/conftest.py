@@ -130,6 +130,82 @@ def run_stage(tessel_bin, kernel, stage, shapes, inputs, tmp, params=None):
     return tmp / stage
 
 
+def shape_arg(shapes):
+    """`--shape` of `tessel run` (and a test id): "N=3,M=5"."""
+    return ",".join(f"{k}={v}" for k, v in shapes.items())
+
+
+def opt_remarks(tessel_bin, tmp_path, kernel, *args):
+    """(stderr, stdout) of `tessel-opt ARGS` on DSL `kernel`'s KIR with optimization remarks on."""
+    import subprocess
+    source = kernel._write(tmp_path, {})
+    text = source.read_text().replace("#kir.compile_options<>", "#kir.compile_options<optimization_remarks = true>")
+    source.write_text(text)
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *args], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return res.stderr, res.stdout
+
+
+def kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, seed, binding, pipeline=("--tessel-pipeline",)):
+    """Runs DSL `kernel` on the KIR interpreter and, after `tessel-opt PIPELINE`, on the pgpu interpreter in
+    shuffled program order with `binding` ({name: value}, or "smallest": every declared size at its
+    smallest candidate -- most programs, partial blocks), at `shapes` with `seed`; returns (the KIR
+    outputs' folder, the pgpu outputs' folder, the pgpu program's text)."""
+    import re
+    import subprocess
+    source = kernel._write(tmp_path, {})
+    shape = shape_arg(shapes)
+    kir = tmp_path / "kir"
+    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", str(seed),
+                    "--out", str(kir)], check=True, capture_output=True)
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *pipeline, "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    text = program.read_text()
+    if binding == "smallest":
+        binding = {name: min(int(c) for c in cands.split(","))
+                   for name, cands in re.findall(r'#pgpu\.param<"(\w+)", \[([\d, ]+)\], \d+>', text)}
+    out = tmp_path / "pgpu"
+    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", str(seed), "--order",
+                          "shuffle", "--out", str(out), *[f"--param={k}={v}" for k, v in binding.items()]],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return kir, out, text
+
+
+def run_drawn(tessel_bin, tmp_path, kernel, shape, stage, order):
+    """{name: array} of the outputs of `tessel run` of DSL `kernel` on the `stage` interpreter in program
+    order `order` at `shape`, on the inputs the interpreter draws with seed 5."""
+    import subprocess
+
+    import numpy as np
+    source = tmp_path / f"{kernel.name}.mlir"
+    source.write_text(kernel.kir())
+    out = tmp_path / f"{kernel.name}-{stage}-{order}"
+    cmd = [str(tessel_bin), "run", f"{source}:{kernel.name}", "--stage", stage, "--order", order, "--seed", "5",
+           "--shape", shape_arg(shape), "--out", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
+    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
+
+
+def launch_agrees(kernel, inputs, out_shape, want, bindings, rtol, atol, dtype=None):
+    """Under each binding of `bindings` ({name: value}; None: the call's defaults), `kernel` called on torch CPU
+    tensors of `inputs` (name -> NumPy array, in parameter order) and a NaN-filled output of `out_shape`
+    (`dtype`, default f32) computes `want` (the paired and uniform lane-read tests, the carried sums)."""
+    import numpy as np
+    import torch
+    for params in bindings:
+        out = torch.full(out_shape, float("nan"), dtype=dtype or torch.float32)
+        args = [torch.from_numpy(v) for v in inputs.values()] + [out]
+        if params is None:
+            kernel(*args)
+        else:
+            kernel.launch(*args, params=params)
+        np.testing.assert_allclose(out.double().numpy(), want, rtol=rtol, atol=atol, err_msg=str(params))
+
+
 def call_twice_against(kernel, make_args, names, want, rtol, atol, calls=2):
     """Calls `kernel` `calls` times, each on fresh `make_args()` (torch CPU tensors named by `names`, in
     order; a ".in" suffix marks one read before the call, as `want` sees it), and compares the views

@@ -1,6 +1,7 @@
-"""What the interpreter-comparison tests share (test_contract_loops.py, test_init_rows.py, test_fold_views.py): a
-kernel's pgpu program after realize-folds, one `tessel run` of a KIR or pgpu program on given inputs, and the
-comparison of its outputs."""
+"""What the interpreter-comparison tests share (test_contract_loops.py, test_init_rows.py, test_fold_views.py,
+test_kept_fold_tiles.py, test_staged_folds.py, ...): a kernel's pgpu program after realize-folds, one
+`tessel run` of a KIR or pgpu program on given inputs, the comparison of its outputs, and the loop that
+holds the KIR interpreter to a reference and the pgpu interpreter to the KIR one over shapes and bindings."""
 import subprocess
 
 import numpy as np
@@ -15,6 +16,13 @@ def realize_folds(tessel_bin, tmp_path, kernel):
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return source, program
+
+
+def tessel_opt(tessel_bin, source, *args):
+    """stdout of `tessel-opt SOURCE ARGS` (which must succeed)."""
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *args], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
 
 
 def run_cli(tessel_bin, tmp_path, source, shape, inputs, extra, tag):
@@ -36,3 +44,40 @@ def close(got, want, what, atol=2e-3):
     for n, w in want.items():
         np.testing.assert_array_equal(np.isinf(got[n]), np.isinf(w), err_msg=f"{what}: {n} infinities")
         np.testing.assert_allclose(got[n], w, rtol=2e-3, atol=atol, err_msg=f"{what}: {n}")
+
+
+def interpreters_agree(tessel_bin, tmp_path, source, program, shapes, draw, reference, bindings, extra=()):
+    """At each shape of `shapes` (the i-th on inputs `draw(shape, i)`), the KIR interpreter on `source` agrees
+    with `reference(inputs)` and the pgpu interpreter on `program` (shuffled program order, `extra` arguments
+    too) with the KIR interpreter under each binding of `bindings` ({name: value} each)."""
+    for i, shape in enumerate(shapes):
+        inputs = draw(shape, i)
+        kir = run_cli(tessel_bin, tmp_path, source, shape, inputs, ["--stage", "kir", *extra], f"kir{i}")
+        close(kir, reference(inputs), f"KIR interpreter at {shape}")
+        for params in bindings:
+            what = ",".join(f"{k}={v}" for k, v in params.items())
+            got = run_cli(tessel_bin, tmp_path, program, shape, inputs,
+                          ["--order", "shuffle", *extra, *[f"--param={k}={v}" for k, v in params.items()]], f"pgpu{i}")
+            close(got, kir, f"pgpu interpreter ({what}) at {shape}")
+
+
+def attention(q, k, v, scale, bias=None, visible=None, softcap=None):
+    """(o, lse) of attention in NumPy f64, the DSL sources' order of operations: scores q.k * scale, plus
+    `bias` ([H, S, T], broadcast over the batch), capped `softcap * tanh(s / softcap)`, -inf where not
+    `visible`; k and v heads repeated for grouped queries. NaN rows where nothing is visible (and where no
+    key exists). test_staged_attention.py and test_two_pass_folds.py."""
+    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
+    group = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    s = np.einsum("bhqd,bhkd->bhqk", q, k) * scale
+    if bias is not None:
+        s = s + bias[None].astype(np.float64)
+    if softcap is not None:
+        s = softcap * np.tanh(s / softcap)
+    if visible is not None:
+        s = np.where(visible, s, -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = s.max(-1, keepdims=True) if s.shape[-1] else np.full(s.shape[:-1] + (1,), -np.inf)
+        p = np.exp(s - m)
+        l = p.sum(-1)
+        return np.einsum("bhqk,bhkd->bhqd", p, v) / l[..., None], m[..., 0] + np.log(l)

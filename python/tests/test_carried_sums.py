@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from conftest import launch_agrees  # noqa: E402
 
 
 def _bsr(bs):
@@ -102,14 +103,7 @@ def test_bsr_agrees_with_the_interpreter(bs, mb, kb, n, density, tmp_path, monke
             c = inputs["col"][e]
             dense[r * bs:(r + 1) * bs, c * bs:(c + 1) * bs] += inputs["values"][e]
     np.testing.assert_allclose(want, dense @ inputs["b"].astype(np.float64), rtol=2e-2, atol=2e-2)
-    for params in BINDINGS:
-        out = torch.full((mb * bs, n), float("nan"), dtype=torch.float16)
-        args = [torch.from_numpy(v) for v in inputs.values()] + [out]
-        if params is None:
-            kernel(*args)
-        else:
-            kernel.launch(*args, params=params)
-        np.testing.assert_allclose(out.double().numpy(), want, rtol=1e-2, atol=1e-2, err_msg=str(params))
+    launch_agrees(kernel, inputs, (mb * bs, n), want, BINDINGS, rtol=1e-2, atol=1e-2, dtype=torch.float16)
 
 
 @pytest.mark.parametrize("mb,kb,n,density", [(1, 1, 1, 1.0), (4, 3, 13, 0.4)])
@@ -121,11 +115,4 @@ def test_bsr_from_an_accumulator_agrees_with_the_interpreter(mb, kb, n, density,
     kernel = BSR_FROM[4]
     assert "tl.dot(" in _kernel_body(kernel.source(), "bsr_from")
     want = kernel.run_interp(shapes={"M": mb * 4}, inputs=inputs)["out"]
-    for params in BINDINGS:
-        out = torch.full((mb * 4, n), float("nan"))
-        args = [torch.from_numpy(v) for v in inputs.values()] + [out]
-        if params is None:
-            kernel(*args)
-        else:
-            kernel.launch(*args, params=params)
-        np.testing.assert_allclose(out.numpy(), want, rtol=1e-3, atol=1e-3, err_msg=str(params))
+    launch_agrees(kernel, inputs, (mb * 4, n), want, BINDINGS, rtol=1e-3, atol=1e-3)

@@ -12,7 +12,6 @@ under TRITON_INTERPRET=1 too, twice per launch (the tickets return to zero), and
 second call (a deterministic combine).
 """
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel
 import tessel.language as T
+from conftest import kir_and_pgpu, shape_arg
 
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 
@@ -49,40 +49,15 @@ def pool_nhwc(x: T.In[T.f32, ("N", "H", "W", "C")], out: T.Out[T.f32, ("N", "C")
         out[n, cs] = T.sum(x[n, hs, ws, cs], axis=(0, 1)) / T.cast(nh * nw, T.f32)
 
 
-def shape_arg(shapes):
-    return ",".join(f"{k}={v}" for k, v in shapes.items())
-
-
 SHAPES = [dict(M=1, N=1), dict(M=2, N=3), dict(M=17, N=131), dict(M=131, N=3), dict(M=1031, N=1)]
-
-
-def kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, seed, binding):
-    """Runs `kernel` on the KIR interpreter and, after the shared pipeline (PIPELINE), on the pgpu
-    interpreter with `binding` in shuffled program order; returns (the KIR outputs' folder, the pgpu
-    program's text, the pgpu outputs' folder)."""
-    source = kernel._write(tmp_path, {})
-    shape = shape_arg(shapes)
-    kir = tmp_path / "kir"
-    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", str(seed),
-                    "--out", str(kir)], check=True, capture_output=True)
-    program = tmp_path / "program.mlir"
-    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE, "-o", str(program)],
-                         capture_output=True, text=True)
-    assert opt.returncode == 0, opt.stderr
-    out = tmp_path / "pgpu"
-    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", str(seed), "--order",
-                          "shuffle", "--out", str(out), *[f"--param={k}={v}" for k, v in binding.items()]],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return kir, program.read_text(), out
 
 
 @pytest.mark.parametrize("split", [1, 2, 4, 64])
 @pytest.mark.parametrize("shapes", SHAPES, ids=shape_arg)
 @pytest.mark.parametrize("kernel", [colsum, colmax_scaled], ids=["sum", "max"])
 def test_split_column_reduction_matches_kir(tessel_bin, tmp_path, kernel, shapes, split):
-    kir, text, out = kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, 5,
-                                  {"BLOCK_R": 16, "BLOCK_C": 16, "FOLD_SPLIT": split})
+    kir, out, text = kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, 5,
+                                  {"BLOCK_R": 16, "BLOCK_C": 16, "FOLD_SPLIT": split}, pipeline=PIPELINE)
     assert 'pgpu.workspace_extent "FOLD_SPLITS"' in text and "pgpu.last_program" in text
     want, got = np.load(kir / "db.npy"), np.load(out / "db.npy")
     assert np.all(want != 0) or shapes["M"] == 0
@@ -128,8 +103,8 @@ POOL_SHAPES = [dict(N=1, H=1, W=1, C=1), dict(N=2, H=3, W=5, C=131), dict(N=3, H
 @pytest.mark.parametrize("shapes", POOL_SHAPES, ids=shape_arg)
 def test_flattened_pool_matches_kir(tessel_bin, tmp_path, shapes, split):
     """The (h, w) nest is one column reduction over H * W rows (h = r / W, w = r % W), split by FOLD_SPLIT."""
-    kir, text, out = kir_and_pgpu(tessel_bin, tmp_path, pool_nhwc, shapes, 7,
-                                  {"BLOCK_R": 4, "BLOCK_C": 16, "FOLD_SPLIT": split})
+    kir, out, text = kir_and_pgpu(tessel_bin, tmp_path, pool_nhwc, shapes, 7,
+                                  {"BLOCK_R": 4, "BLOCK_C": 16, "FOLD_SPLIT": split}, pipeline=PIPELINE)
     assert "pgpu.last_program" in text and "rem" in text
     np.testing.assert_allclose(np.load(out / "out.npy").astype(np.float64),
                                np.load(kir / "out.npy").astype(np.float64), rtol=1e-5, atol=1e-5)

@@ -12,8 +12,6 @@ row (a per-row scale): the row form already gives it its programs; so does a nes
 enters the members' arithmetic (a per-member scale of a plane), not only their bounds or masks.
 """
 import os
-import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -22,6 +20,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel
 import tessel.language as T
+from conftest import kir_and_pgpu, opt_remarks, shape_arg
 
 BS = 4
 
@@ -72,39 +71,8 @@ def prefix_colsum(x: T.In[T.f32, ("B", "K", "N")], lens: T.In[T.i32, ("B",), T.R
         out[b, cols] = T.sum(T.load(x, (b, ks, cols), valid=k < T.cast(lens[b], T.index), fill=0.0), axis=0)
 
 
-def shape_arg(shapes):
-    return ",".join(f"{k}={v}" for k, v in shapes.items())
-
-
 def remarks(tessel_bin, tmp_path, kernel):
-    source = kernel._write(tmp_path, {})
-    text = source.read_text().replace("#kir.compile_options<>", "#kir.compile_options<optimization_remarks = true>")
-    source.write_text(text)
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline=stop-after=form-tiles"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return res.stderr
-
-
-def kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, seed, binding):
-    source = kernel._write(tmp_path, {})
-    shape = shape_arg(shapes)
-    kir = tmp_path / "kir"
-    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", str(seed),
-                    "--out", str(kir)], check=True, capture_output=True)
-    program = tmp_path / "program.mlir"
-    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline", "-o", str(program)],
-                         capture_output=True, text=True)
-    assert opt.returncode == 0, opt.stderr
-    if binding == "smallest":  # every declared size at its smallest candidate: most programs, partial tiles
-        binding = {name: min(int(c) for c in cands.split(","))
-                   for name, cands in re.findall(r'#pgpu\.param<"(\w+)", \[([\d, ]+)\], \d+>', program.read_text())}
-    out = tmp_path / "pgpu"
-    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", str(seed), "--order",
-                          "shuffle", "--out", str(out), *[f"--param={k}={v}" for k, v in binding.items()]],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return kir, out
+    return opt_remarks(tessel_bin, tmp_path, kernel, "--tessel-pipeline=stop-after=form-tiles")[0]
 
 
 def test_remarks_say_which_flatten(tessel_bin, tmp_path):
@@ -128,7 +96,7 @@ PAGED = [dict(NB=1, B=1, MB=1, L=4, H=1, D=1), dict(NB=5, B=2, MB=5, L=20, H=3, 
 @pytest.mark.parametrize("shapes", PAGED, ids=shape_arg)
 def test_paged_dequant_matches_kir(tessel_bin, tmp_path, shapes, small):
     binding = "smallest" if small else {}
-    kir, out = kir_and_pgpu(tessel_bin, tmp_path, paged_dequant, shapes, 3, binding)
+    kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, paged_dequant, shapes, 3, binding)
     want, got = np.load(kir / "out.npy"), np.load(out / "out.npy")
     assert np.any(want != 0) or shapes["B"] == 1  # one sequence may draw length 0
     np.testing.assert_array_equal(got, want)
@@ -139,19 +107,19 @@ PLANES = [dict(B=1, M=1, N=1), dict(B=2, M=3, N=5), dict(B=5, M=17, N=131), dict
 
 @pytest.mark.parametrize("shapes", PLANES, ids=shape_arg)
 def test_scaled_planes_match_kir(tessel_bin, tmp_path, shapes):
-    kir, out = kir_and_pgpu(tessel_bin, tmp_path, scaled_planes, shapes, 9, "smallest")
+    kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, scaled_planes, shapes, 9, "smallest")
     np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("shapes", [dict(B=1, N=1), dict(B=17, N=131)], ids=shape_arg)
 def test_scaled_rows_match_kir(tessel_bin, tmp_path, shapes):
-    kir, out = kir_and_pgpu(tessel_bin, tmp_path, scaled_rows, shapes, 9, "smallest")
+    kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, scaled_rows, shapes, 9, "smallest")
     np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("shapes", [dict(B=2, K=5, N=3), dict(B=3, K=17, N=131)], ids=shape_arg)
 def test_looping_members_match_kir(tessel_bin, tmp_path, shapes):
-    kir, out = kir_and_pgpu(tessel_bin, tmp_path, prefix_colsum, shapes, 2, {})
+    kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, prefix_colsum, shapes, 2, {})
     np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-5, atol=1e-5)
 
 

@@ -13,7 +13,6 @@ C = 1, primes). f16 operands: Triton's CPU interpreter contracts bf16 wrongly (t
 """
 import os
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import close, run_cli  # noqa: E402
+from interp_cli import close, run_cli, tessel_opt  # noqa: E402
 
 F16 = T.f16
 
@@ -92,12 +91,6 @@ def bindings(program_text):
         values = [int(c) for c in cands.split(",")]
         small[name] = max(values) if name == "FOLD_SPLIT" else min(values)
     return [({}, "defaults"), (small, "smallest")]
-
-
-def tessel_opt(tessel_bin, source, *args):
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *args], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return res.stdout
 
 
 @pytest.mark.parametrize("name", list(KERNELS))

@@ -36,10 +36,12 @@ KNOWN = {}
 IDS = M.suite_ids()
 
 
-def _params(provider):
+def _params(provider, part=0):
+    """The cases of kernels IDS[part::2]: this file runs the even positions, test_matrix_b.py the odd ones
+    (two files, so that --dist loadfile spreads the matrix over CI's two workers)."""
     out = []
     for mode in ("ci", "deep"):
-        for kid in IDS:
+        for kid in IDS[part::2]:
             marks = []
             if mode == "deep" and not M.DEEP:
                 marks.append(pytest.mark.skip(reason="deep mode: set TESSEL_MATRIX_DEEP=1"))
@@ -146,9 +148,9 @@ def test_every_group_agrees_with_kir(mode, kid, suite, tmp_path):
 
 # --- Triton under TRITON_INTERPRET=1 -------------------------------------------------------------
 
-def _triton_params():
+def _triton_params(part=0):
     out = []
-    for p in _params("triton"):
+    for p in _params("triton", part):
         mode, kid = p.values
         name = re.match(r"\w+/(\w+)", kid).group(1)
         example = M.KIR_EXAMPLE.get(name, name)
@@ -322,10 +324,10 @@ def test_a_run_past_its_time_limit_fails_as_timed_out(suite, tmp_path, monkeypat
 CUDA = os.environ.get("TESSEL_MATRIX_CUDA", "0") == "1"
 
 
-def _ptx_params():
+def _ptx_params(part=0):
     return [pytest.param(*p.values, marks=[*p.marks] + ([] if CUDA else [pytest.mark.skip(
         reason="needs a CUDA device: TESSEL_MATRIX_CUDA=1 (run on the GPU machine)")]), id=p.id)
-        for p in _params("ptx")]
+        for p in _params("ptx", part)]
 
 
 @pytest.mark.parametrize("mode,kid", _ptx_params())

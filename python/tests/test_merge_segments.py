@@ -9,8 +9,6 @@ block size) under the smallest and the default bindings; the generated Triton un
 too. Must not merge: statements over different domains, and a member that loops (a row sum) beside a copy.
 """
 import os
-import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -19,6 +17,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel
 import tessel.language as T
+from conftest import kir_and_pgpu, opt_remarks, shape_arg
 
 
 @tessel.kernel
@@ -51,39 +50,8 @@ def sum_beside_copy(x: T.In[T.f32, ("M", "N")], s: T.Out[T.f32, ("M",)], y: T.Ou
     y[2 * m] = x[ms, 0] * 2.0
 
 
-def shape_arg(shapes):
-    return ",".join(f"{k}={v}" for k, v in shapes.items())
-
-
 def remarks(tessel_bin, tmp_path, kernel):
-    source = kernel._write(tmp_path, {})
-    text = source.read_text().replace("#kir.compile_options<>", "#kir.compile_options<optimization_remarks = true>")
-    source.write_text(text)
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline=stop-after=construct",
-                          "-pgpu-merge-segments"], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return res.stderr, res.stdout
-
-
-def kir_and_pgpu(tessel_bin, tmp_path, kernel, shapes, seed, binding):
-    source = kernel._write(tmp_path, {})
-    shape = shape_arg(shapes)
-    kir = tmp_path / "kir"
-    subprocess.run([str(tessel_bin), "run", str(source), "--stage", "kir", "--shape", shape, "--seed", str(seed),
-                    "--out", str(kir)], check=True, capture_output=True)
-    program = tmp_path / "program.mlir"
-    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline", "-o", str(program)],
-                         capture_output=True, text=True)
-    assert opt.returncode == 0, opt.stderr
-    if binding == "smallest":  # every declared size at its smallest candidate: most programs, partial blocks
-        binding = {name: min(int(c) for c in cands.split(","))
-                   for name, cands in re.findall(r'#pgpu\.param<"(\w+)", \[([\d, ]+)\], \d+>', program.read_text())}
-    out = tmp_path / "pgpu"
-    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--seed", str(seed), "--order",
-                          "shuffle", "--out", str(out), *[f"--param={k}={v}" for k, v in binding.items()]],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return kir, out, program.read_text()
+    return opt_remarks(tessel_bin, tmp_path, kernel, "--tessel-pipeline=stop-after=construct", "-pgpu-merge-segments")
 
 
 def test_remarks_say_which_merge(tessel_bin, tmp_path):

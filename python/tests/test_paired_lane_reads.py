@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from conftest import split_k_branches  # noqa: E402
+from conftest import launch_agrees, split_k_branches  # noqa: E402
 
 
 @tessel.kernel
@@ -98,14 +98,7 @@ def test_packed_gemm_agrees_with_the_interpreter(kernel, m, n, k, tmp_path, monk
     rng = np.random.default_rng(m * 1000 + n * 10 + k)
     inputs = _inputs(kernel, m, n, k, rng)
     want = kernel.run_interp(shapes={}, inputs=inputs)["y"]
-    for params in BINDINGS:
-        y = torch.full((m, n), float("nan"))
-        args = [torch.from_numpy(v) for v in inputs.values()] + [y]
-        if params is None:
-            kernel(*args)
-        else:
-            kernel.launch(*args, params=params)
-        np.testing.assert_allclose(y.numpy(), want, rtol=2e-2, atol=2e-2, err_msg=str(params))
+    launch_agrees(kernel, inputs, (m, n), want, BINDINGS, rtol=2e-2, atol=2e-2)
 
 
 @tessel.kernel
@@ -135,10 +128,4 @@ def test_table_rows_agree_with_the_interpreter(r, d, params, tmp_path, monkeypat
     inputs = dict(x=rng.standard_normal((r, d)).astype(np.float32),
                   c=rng.standard_normal((r, (d + 1) // 2)).astype(np.float32))
     want = scaled_rows.run_interp(shapes={}, inputs=inputs)["y"]
-    y = torch.full((r, d), float("nan"))
-    args = [torch.from_numpy(v) for v in inputs.values()] + [y]
-    if params is None:
-        scaled_rows(*args)
-    else:
-        scaled_rows.launch(*args, params=params)
-    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=str(params))
+    launch_agrees(scaled_rows, inputs, (r, d), want, [params], rtol=1e-5, atol=1e-5)

@@ -17,7 +17,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
-from conftest import call_twice_against  # noqa: E402
+from conftest import call_twice_against, run_drawn  # noqa: E402
 import tessel.language as T  # noqa: E402
 
 
@@ -57,17 +57,6 @@ SHAPES = [dict(N=0, M=1), dict(N=1, M=1), dict(N=127, M=3), dict(N=1031, M=7), d
           dict(N=65537, M=5)]
 
 
-def _run(tessel_bin, tmp_path, kernel, shape, stage, order):
-    source = tmp_path / f"{kernel.name}.mlir"
-    source.write_text(kernel.kir())
-    out = tmp_path / f"{kernel.name}-{stage}-{order}"
-    cmd = [str(tessel_bin), "run", f"{source}:{kernel.name}", "--stage", stage, "--order", order, "--seed", "5",
-           "--shape", ",".join(f"{k}={v}" for k, v in shape.items()), "--out", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
-    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
-
-
 def _want(kernel, ins):
     if kernel is clip:
         g = ins["grad.in"].astype(np.float64)
@@ -94,7 +83,7 @@ def _shape(kernel, shape):
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "-".join(f"{k}{v}" for k, v in s.items()))
 def test_matches_numpy_and_interpreters(tessel_bin, tmp_path, kernel, shape):
     shape = _shape(kernel, shape)
-    outs = {(stage, order): _run(tessel_bin, tmp_path, kernel, shape, stage, order)
+    outs = {(stage, order): run_drawn(tessel_bin, tmp_path, kernel, shape, stage, order)
             for stage, order in (("kir", "forward"), ("pgpu", "forward"), ("pgpu", "shuffle"))}
     kir = outs[("kir", "forward")]
     for name, want in _want(kernel, kir).items():

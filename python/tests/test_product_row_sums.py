@@ -12,7 +12,6 @@ K = 0, 1, primes, non-multiples of every block; N = 1, primes). f16 operands: Tr
 contracts bf16 wrongly (triton-lang/triton#11584).
 """
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import close, run_cli  # noqa: E402
+from interp_cli import close, run_cli, tessel_opt  # noqa: E402
 from test_init_rows import bindings  # noqa: E402
 
 F16 = T.f16
@@ -116,12 +115,6 @@ def given(name, inputs):
 
 SHAPES = [dict(M=1, K=1, N=1), dict(M=3, K=37, N=13), dict(M=2, K=67, N=17), dict(M=5, K=0, N=7),
           dict(M=0, K=5, N=3), dict(M=7, K=31, N=1), dict(M=4, K=97, N=131)]
-
-
-def tessel_opt(tessel_bin, source, *args):
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *args], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return res.stdout
 
 
 @pytest.mark.parametrize("name", list(KERNELS))

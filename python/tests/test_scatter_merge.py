@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from conftest import run_drawn  # noqa: E402
 
 
 @tessel.kernel
@@ -54,22 +55,11 @@ SHAPES = [dict(N=0, D=3, S=2), dict(N=1, D=1, S=1), dict(N=37, D=7, S=11), dict(
           dict(N=1031, D=1, S=97), dict(N=2053, D=3, S=1031)]  # the last: several programs a segment
 
 
-def _run(tessel_bin, tmp_path, kernel, shape, stage, order):
-    source = tmp_path / f"{kernel.name}.mlir"
-    source.write_text(kernel.kir())
-    out = tmp_path / f"{kernel.name}-{stage}-{order}"
-    cmd = [str(tessel_bin), "run", f"{source}:{kernel.name}", "--stage", stage, "--order", order, "--seed", "5",
-           "--shape", ",".join(f"{k}={v}" for k, v in shape.items()), "--out", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
-    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
-
-
 @pytest.mark.parametrize("fill", [0.0, 1.0])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "-".join(f"{k}{v}" for k, v in s.items()))
 def test_fill_then_add_matches_numpy_and_interpreters(tessel_bin, tmp_path, shape, fill):
     kernel = fill_then_add if fill == 0.0 else ones_then_add
-    outs = {(stage, order): _run(tessel_bin, tmp_path, kernel, shape, stage, order)
+    outs = {(stage, order): run_drawn(tessel_bin, tmp_path, kernel, shape, stage, order)
             for stage, order in (("kir", "forward"), ("pgpu", "forward"), ("pgpu", "shuffle"))}
     kir = outs[("kir", "forward")]
     want = np.full(kir["out.in"].shape, fill, np.float64)
@@ -82,7 +72,7 @@ def test_fill_then_add_matches_numpy_and_interpreters(tessel_bin, tmp_path, shap
 @pytest.mark.parametrize("shape", [dict(N=0, S=3), dict(N=1, S=1), dict(N=4099, S=17)],
                          ids=lambda s: "-".join(f"{k}{v}" for k, v in s.items()))
 def test_target_read_first_matches_numpy_and_interpreters(tessel_bin, tmp_path, shape):
-    outs = {(stage, order): _run(tessel_bin, tmp_path, scale_then_add, shape, stage, order)
+    outs = {(stage, order): run_drawn(tessel_bin, tmp_path, scale_then_add, shape, stage, order)
             for stage, order in (("kir", "forward"), ("pgpu", "forward"), ("pgpu", "shuffle"))}
     kir = outs[("kir", "forward")]
     want = kir["out.in"].astype(np.int64) * 2

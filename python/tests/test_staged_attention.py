@@ -23,8 +23,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import run_cli  # noqa: E402
-from test_product_row_sums import tessel_opt  # noqa: E402
+from interp_cli import attention, run_cli, tessel_opt  # noqa: E402
 
 F16 = T.f16
 
@@ -60,21 +59,6 @@ def lagged(q: T.In[F16, ("B", "H", "S", "D")], k: T.In[F16, ("B", "H", "S", "D")
         acc = T.vecmat(T.cast(p, F16), v[b, h, keys, dims])
         o[b, h, i, dims] = T.cast(acc / l, F16)
         lse[b, h, i] = m + T.log(l)
-
-
-def attention(q, k, v, scale, bias=None, visible=None):
-    """NumPy in f64, the source's order of operations (NaN rows where nothing is visible)."""
-    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
-    s = np.einsum("bhqd,bhkd->bhqk", q, k) * scale
-    if bias is not None:
-        s = s + bias[None].astype(np.float64)
-    if visible is not None:
-        s = np.where(visible, s, -np.inf)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m = s.max(-1, keepdims=True) if s.shape[-1] else np.full(s.shape[:-1] + (1,), -np.inf)
-        p = np.exp(s - m)
-        l = p.sum(-1)
-        return np.einsum("bhqk,bhkd->bhqd", p, v) / l[..., None], m[..., 0] + np.log(l)
 
 
 def case_bias(S, T_, D, seed):

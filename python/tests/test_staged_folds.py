@@ -20,8 +20,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import close, run_cli  # noqa: E402
-from test_product_row_sums import tessel_opt  # noqa: E402
+from interp_cli import close, interpreters_agree, tessel_opt  # noqa: E402
 
 F16 = T.f16
 
@@ -86,15 +85,9 @@ def test_staged_and_interpreters_agree(tessel_bin, tmp_path, name):
     assert '#pgpu.param<"BLOCK_N", [16, 32, 64, 128, 256], 64, covers = "N">' in staged, staged
     program = tmp_path / f"{kernel.name}-pgpu.mlir"
     tessel_opt(tessel_bin, source, "--tessel-pipeline=stop-after=realize-folds", "-o", str(program))
-    for i, shape in enumerate(SHAPES):
-        inputs = draw(shape, seed=i, name=name)
-        kir = run_cli(tessel_bin, tmp_path, source, shape, inputs, ["--stage", "kir"], f"kir{i}")
-        close(kir, reference(name, inputs), f"KIR interpreter at {shape}")
-        for params in ({"BLOCK_N": 256, "BLOCK_M": 16}, {"BLOCK_N": 16, "BLOCK_K": 16, "TILE_K": 16}):
-            what = ",".join(f"{k}={v}" for k, v in params.items())
-            got = run_cli(tessel_bin, tmp_path, program, shape, inputs,
-                          ["--order", "shuffle", *[f"--param={k}={v}" for k, v in params.items()]], f"pgpu{i}")
-            close(got, kir, f"pgpu interpreter ({what}) at {shape}")
+    interpreters_agree(tessel_bin, tmp_path, source, program, SHAPES, lambda shape, i: draw(shape, i, name),
+                       lambda inputs: reference(name, inputs),
+                       [{"BLOCK_N": 256, "BLOCK_M": 16}, {"BLOCK_N": 16, "BLOCK_K": 16, "TILE_K": 16}])
 
 
 def test_one_product_in_the_staged_path(tessel_bin, tmp_path):

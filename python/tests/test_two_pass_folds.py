@@ -22,6 +22,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from interp_cli import attention  # noqa: E402
 
 F16 = T.f16
 
@@ -112,24 +113,6 @@ def lagged(q: T.In[F16, ("B", "H", "S", "D")], k: T.In[F16, ("B", "H", "S", "D")
         acc = T.vecmat(T.cast(p, F16), v[b, h, keys, dims])
         o[b, h, i, dims] = T.cast(acc / l, F16)
         lse[b, h, i] = m + T.log(l)
-
-
-def attention(q, k, v, scale, visible=None, softcap=None):
-    """NumPy in f64, the source's order of operations (NaN rows where nothing is visible)."""
-    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
-    group = q.shape[1] // k.shape[1]
-    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
-    s = np.einsum("bhqd,bhkd->bhqk", q, k) * scale
-    if softcap is not None:
-        s = softcap * np.tanh(s / softcap)
-    if visible is not None:
-        s = np.where(visible, s, -np.inf)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m = s.max(-1, keepdims=True)
-        p = np.exp(s - m)
-        l = p.sum(-1)
-        o = np.einsum("bhqk,bhkd->bhqd", p, v) / l[..., None]
-        return o, m[..., 0] + np.log(l)
 
 
 def case_causal_lse(S, D):

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from conftest import split_k_branches  # noqa: E402
+from conftest import launch_agrees, split_k_branches  # noqa: E402
 
 
 def _grouped(group):
@@ -91,11 +91,4 @@ def test_grouped_gemm_agrees_with_the_interpreter(kernel, group, m, n, k, tmp_pa
     rng = np.random.default_rng(m * 1000 + n * 10 + k + group)
     inputs = _inputs(m, n, k, group, rng)
     want = kernel.run_interp(shapes={}, inputs=inputs)["y"]
-    for params in BINDINGS:
-        y = torch.full((m, n), float("nan"))
-        args = [torch.from_numpy(v) for v in inputs.values()] + [y]
-        if params is None:
-            kernel(*args)
-        else:
-            kernel.launch(*args, params=params)
-        np.testing.assert_allclose(y.numpy(), want, rtol=2e-2, atol=2e-2, err_msg=str(params))
+    launch_agrees(kernel, inputs, (m, n), want, BINDINGS, rtol=2e-2, atol=2e-2)
