@@ -43,5 +43,9 @@ def OPS(shape):
 TEST_SHAPES = [dict(M=1, N=1, K=1), dict(M=3, N=17, K=127), dict(M=37, N=65, K=131)]
 BENCH_SHAPE = dict(M=256, N=8192, K=8192)
 TOLERANCE = dict(rtol=1e-2, atol=1e-2)
+# The peer rounds the dequantized weight to f16 before the product (the formula's Wq.float() * s is f32):
+# at K 8192 that is about 0.016 of error, past the bench tolerance where an output is near zero (about 690
+# of 2M outputs, as far from the reference as from tessel); the reference decides those (bench/corpus.py).
+REFEREE = {"out": "the peer rounds the dequantized weight to f16 before the product"}
 BENCH_TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.compile"

@@ -104,3 +104,74 @@ def test_declared_values_round_to_the_reference(name):
             assert u.shape == want[out].shape
             got = np.rint(u).astype(want[out].dtype)
             np.testing.assert_array_equal(got, want[out], err_msg=f"{name} at {shape}")
+
+
+def _quant_120_inputs(M, G, seed):
+    """120_int4_group_quant's inputs at [M, 128 G] (bf16 values: exact ties k + 1/2 are common)."""
+    mod = H.load("120_int4_group_quant")
+    shape = dict(M=M, N=128 * G, NH=64 * G, G=G)
+    return mod, H.draw(mod, shape, seed=seed)
+
+
+def test_packed_fields_let_a_tie_flip_pass_in_either_nibble():
+    """120's bytes hold two rounded values: a peer whose quotient lands an ulp off an exact tie (Inductor's
+    div.full.f32) rounds one nibble the other way; compared field by field the flip is a one-step tie flip,
+    compared as bytes it is not."""
+    mod, inputs = _quant_120_inputs(8, 4, seed=3)
+    ours = torch.tensor(mod.reference(**inputs)["packed"])
+    u = mod.unrounded_q(**inputs)
+    ties = np.abs(u - np.floor(u) - 0.5) == 0
+    assert ties[..., 0].any() and ties[..., 1].any(), "bf16 data with scale absmax / 7: ties in both nibbles"
+    # the peer: each tie's quotient one f32 ulp away from zero, then the same rounding and packing
+    q = np.where(ties, np.nextafter(u.astype(np.float32), np.float32(np.copysign(np.inf, 1.0)) * np.sign(u)), u)
+    qi = np.clip(np.rint(q), -8, 7).astype(np.int32)
+    peer = torch.tensor(((qi[..., 0] & 15) | ((qi[..., 1] & 15) << 4)).astype(np.uint8).view(np.int8))
+    assert int((peer != ours).sum()) > 0
+    msg, flips = C._close(ours, peer, EXACT, u, mod.FIELDS["packed"])
+    assert msg is None and flips == int(ties.sum() - (np.rint(u[ties]) == np.rint(q[ties])).sum())
+    msg, _ = C._close(ours, peer, EXACT, None, None)       # as bytes: the flips stay errors
+    assert msg is not None
+    peer2 = peer.clone()
+    peer2[0, 0] = peer2[0, 0] ^ 0x30                          # a high nibble off by more than a tie
+    msg, _ = C._close(ours, peer2, EXACT, u, mod.FIELDS["packed"])
+    assert msg is not None and "first at (0, 0, 1)" in msg
+
+
+def test_120_declared_value_rounds_to_the_reference():
+    mod, inputs = _quant_120_inputs(3, 5, seed=0)
+    want = mod.reference(**inputs)["packed"]
+    u = mod.unrounded_q(**inputs)
+    got = mod.nibbles(torch.tensor(want)).numpy()
+    np.testing.assert_array_equal(got, np.clip(np.rint(u), -8, 7).astype(np.int64))
+
+
+class _Refereed:
+    """A file whose peer is less exact than its reference (152_w8a16_gemm's shape, in miniature)."""
+    TOLERANCE = dict(rtol=1e-2, atol=1e-2)
+    REFEREE = {"out": "the peer rounds an operand"}
+
+    @staticmethod
+    def reference(a):
+        return {"out": a * 1.0}
+
+
+def test_the_reference_settles_a_less_exact_peer():
+    a = np.array([0.0, 1.0, -0.3, 5.0], np.float64)
+    peer = torch.tensor([0.05, 1.0, -0.3, 5.0])              # 0.05 off at zero: past the bench tolerance
+    ours = torch.tensor([0.001, 1.0, -0.3, 5.0])             # within TOLERANCE of the reference
+    tol = dict(rtol=2e-2, atol=2e-2)
+    assert C._close(ours, peer, tol)[0] is not None
+    msg, flips, settled = C._against_peer(_Refereed, "out", ours, peer, tol, {"a": a}, {})
+    assert msg is None and flips == 0 and settled == 1
+    bad = torch.tensor([-0.03, 1.0, -0.3, 5.0])              # off the peer and off the reference
+    msg, _, settled = C._against_peer(_Refereed, "out", bad, peer, tol, {"a": a}, {})
+    assert msg is not None and "1 of 4 differ from the peer and from the reference" in msg and settled == 0
+
+
+def test_without_referee_the_peer_check_stands():
+    class Plain(_Refereed):
+        REFEREE = {}
+    a = np.array([0.0], np.float64)
+    msg, _, settled = C._against_peer(Plain, "out", torch.tensor([0.001]), torch.tensor([0.05]),
+                                      dict(rtol=2e-2, atol=2e-2), {"a": a}, {})
+    assert msg is not None and settled == 0

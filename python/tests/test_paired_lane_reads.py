@@ -66,6 +66,10 @@ def test_packed_pairs_are_read_once():
         assert len(pairs) == 1, branch
         assert re.search(r"\(tl.arange\(0, 32\) \+ v\d+ // 2\)\[None, :\], \[\d+, 32\]\)", pairs[0])  # TILE_K 64
         assert "tl.reshape(tl.join(" in branch
+        # the lane bound k < K over the pairs: a unit-stride run against K - K // 2 (ceil(K / 2)), which
+        # Triton's axis analysis proves constant over aligned runs (the read vectorizes and pipelines)
+        assert re.search(r"\(tl.arange\(0, 32\) \+ v\d+ // 2\) < \(\((v\d+)\) - \(\1\) // 2\)", pairs[0]), pairs[0]
+        assert "* 2 +" not in pairs[0]
 
 
 @pytest.mark.parametrize("kernel", [crumbs, rows_packed])

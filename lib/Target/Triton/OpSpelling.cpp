@@ -947,8 +947,14 @@ std::string Serializer::halfLanes(Value v, const triton::PairedLaneRead &m, Arra
   switch (*triton::pairedLaneForm(v, m)) {
   case triton::PairedLane::Halved: // iv + 2j + {0, 1} over 2: iv / 2 + j, iv even
     return alongLanes(pairs + " + " + expr(m.iv) + " // 2");
-  case triton::PairedLane::Bound: // lane 2j's bound
-    return alongLanes("(" + pairs + " * 2 + " + expr(m.iv) + ") < " + expr(triton::pairedLaneBound(v, m)));
+  case triton::PairedLane::Bound: { // lane 2j's bound: iv + 2j < b, iv even, is iv / 2 + j < ceil(b / 2)
+    // spelled b - b // 2 (b >= 0 where any lane is valid: iv >= 0): a unit-stride run against a bound whose
+    // divisibility Triton's axis analysis keeps (half b's), so the read vectorizes and its loop pipelines
+    // it; against 2j + iv (stride 2) the analysis proves the mask constant over no run, the load is read
+    // a byte at a time and not pipelined (sm_90 TTGIR of corpus 80, Triton 3.6: no cp.async for wq).
+    std::string b = "(" + expr(triton::pairedLaneBound(v, m)) + ")";
+    return alongLanes("(" + pairs + " + " + expr(m.iv) + " // 2) < (" + b + " - " + b + " // 2)");
+  }
   case triton::PairedLane::And: {
     auto conj = v.getDefiningOp<pgpu::BinaryOp>();
     return "(" + halfLanes(conj.getLhs(), m, half) + ") & (" + halfLanes(conj.getRhs(), m, half) + ")";

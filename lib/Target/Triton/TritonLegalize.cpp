@@ -381,6 +381,59 @@ static int64_t operandMufuPerElement(pgpu::ContractOp c, Value operand) {
   return mufu;
 }
 
+/// Whether an operand computed in a product's K loop (its producers there hold arithmetic: a dequantized
+/// weight, corpus 57's (nibble - zero) * scale, 152's cast of int8) reads a tile through pointers (no
+/// tensor descriptor spans it: an integer view, a packed row k / 2) whose contiguous view axis is walked
+/// by a tile axis: its coordinate there a lane vector made outside the K loop. In the flattened
+/// persistent walk Triton carries those vectors as loop values, its axis analysis loses their
+/// contiguity, and the read is a byte a lane, not pipelined: sm_90 TTGIR of corpus 57 (Triton 3.6,
+/// SPLIT_K 1) has wq's [256, 64] i8 tile a plain tt.load under FLATTEN 1 and a 16-byte cp.async at
+/// STAGES depth under FLATTEN 0; 152 at SPLIT_K 1 likewise. A read along the K lanes (corpus 80's
+/// wq[n, k // 2], a GEMM's A) keeps its contiguity either way.
+static bool computedOperandReadsAlongTiles(pgpu::KernelOp kernel) {
+  bool found = false;
+  kernel.walk([&](pgpu::ContractOp c) {
+    auto loop = c->getParentOfType<pgpu::ForOp>();
+    if (found || !loop)
+      return;
+    for (Value operand : {c.getLhs(), c.getRhs()}) {
+      bool arithmetic = false;
+      SmallVector<Operation *> reads;
+      llvm::SmallPtrSet<Operation *, 32> seen;
+      SmallVector<Value> work{operand};
+      while (!work.empty()) {
+        Operation *def = work.pop_back_val().getDefiningOp();
+        if (!def || !loop->isAncestor(def) || !seen.insert(def).second)
+          continue;
+        if (isa<pgpu::LoadOp, pgpu::GatherOp>(def)) {
+          reads.push_back(def); // its coordinates are not the operand's values
+          continue;
+        }
+        arithmetic |= isa<pgpu::CastOp, pgpu::UnaryOp, pgpu::BinaryOp>(def);
+        llvm::append_range(work, def->getOperands());
+      }
+      if (!arithmetic)
+        continue;
+      for (Operation *read : reads) {
+        auto type = dyn_cast<pgpu::FragmentType>(read->getResult(0).getType());
+        ValueRange coords = isa<pgpu::LoadOp>(read) ? cast<pgpu::LoadOp>(read).getCoords()
+                                                    : cast<pgpu::GatherOp>(read).getCoords();
+        if (!type || type.getRank() != 2 || coords.empty())
+          continue;
+        if (isa<pgpu::LoadOp>(read) && !triton::keepsPointerSpelling(read) && triton::matchTileAccess(read))
+          continue; // a box: its descriptor walks the tile
+        Value last = coords.back();
+        while (auto b = last.getDefiningOp<pgpu::BroadcastOp>())
+          last = b.getOperand();
+        Operation *lanes = last.getDefiningOp();
+        if (isa<pgpu::FragmentType>(last.getType()) && (!lanes || !loop->isAncestor(lanes)))
+          found = true;
+      }
+    }
+  });
+  return found;
+}
+
 /// An operand computed in the K loop with special-function work (corpus 45's silu(g) * u: an
 /// exponential and a reciprocal per element) is recomputed for every tile of the other operand's free
 /// axis, and on sm_90 its MUFU work per K step (16 operations a cycle a multiprocessor) is
@@ -603,9 +656,10 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
   at[triton::kWarpsParam] = twoWarpgroupRows ? 8 : model.warpsAt(at);
   // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
   // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and
-  // loads are pointer loads; 2026-12-01).
+  // loads are pointer loads; 2026-12-01); not where a computed operand reads along a tile axis
+  // (computedOperandReadsAlongTiles: its read would go unpipelined; untimed, session 39).
   if (kernel.getParam(triton::kFlattenParam))
-    at[triton::kFlattenParam] = 1;
+    at[triton::kFlattenParam] = computedOperandReadsAlongTiles(kernel) ? 0 : 1;
   ArrayAttr declared = *kernel.getParams();
   for (Attribute a : declared) {
     auto p = cast<pgpu::ParamAttr>(a);

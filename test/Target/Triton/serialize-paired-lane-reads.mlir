@@ -24,9 +24,10 @@
 // CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
 // CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
 // COM: fires: the tail loop from a multiple of the step, whose lane bound k < K selects the fill at the odd
-// COM: lane past it; the pairs' mask is lane 2j's bound.
+// COM: lane past it; the pairs' mask is lane 2j's bound, iv + 2j < K spelled iv / 2 + j < K - K // 2 (a
+// COM: unit-stride run against a bound of known divisibility: Triton vectorizes and pipelines the read).
 // CHECK: for [[TV:v[0-9]+]] in range({{v[0-9]+}}, [[K:v[0-9]+]], {{v[0-9]+}}):
-// CHECK: [[C:v[0-9]+]]_pairs = tl.load(w + (tl.broadcast_to([[ROWS]][:, None], [8, 8])) * w_stride0 + (tl.broadcast_to((tl.arange(0, 8) + [[TV]] // 2)[None, :], [8, 8])) * w_stride1, mask=(tl.broadcast_to([[ROK]][:, None], [8, 8])) & (tl.broadcast_to(((tl.arange(0, 8) * 2 + [[TV]]) < [[K]])[None, :], [8, 8])), other=tl.full([], 0, tl.int8))
+// CHECK: [[C:v[0-9]+]]_pairs = tl.load(w + (tl.broadcast_to([[ROWS]][:, None], [8, 8])) * w_stride0 + (tl.broadcast_to((tl.arange(0, 8) + [[TV]] // 2)[None, :], [8, 8])) * w_stride1, mask=(tl.broadcast_to([[ROK]][:, None], [8, 8])) & (tl.broadcast_to(((tl.arange(0, 8) + [[TV]] // 2) < (([[K]]) - ([[K]]) // 2))[None, :], [8, 8])), other=tl.full([], 0, tl.int8))
 // CHECK-NEXT: [[C]] = tl.where(v{{[0-9]+}}, tl.reshape(tl.join([[C]]_pairs, [[C]]_pairs), [8, 16]), tl.full([], 0, tl.int8))
 // CHECK: [[D:v[0-9]+]]_pairs = tl.load(
 // CHECK-NEXT: [[D]] = tl.reshape(tl.join([[D]]_pairs, [[D]]_pairs), [8, 16])
