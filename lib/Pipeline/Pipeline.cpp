@@ -212,6 +212,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      output; the other instances wait on the split-0 instance's release).
   if (can.fragmentAtomicAdd && can.acquireReleaseHandOff)
     pm.addPass(pgpu::createPGPUZeroFirst());
+  //      (§3.2) the group axis that loop tiles are shared along runs innermost: the programs reading
+  //      one tile (a bias shared across the batch) are adjacent in launch order.
+  pm.addPass(pgpu::createPGPUOrderProgramAxes());
   if (stopAfter("realize-folds") || !provider)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller: Provider::emit).
