@@ -40,7 +40,8 @@
 // product of its extents) whose top-level pgpu.range_reduce ops have equal launch-uniform bounds
 // and constant identities and write no memory, at least one reading another's result (two phases:
 // a reduction reading a second-phase one is left alone), whose other top-level ops hold no region
-// and whose writes (stores: no results) go to views nothing in the group reads.
+// and whose writes (stores: no results) go to views nothing in the group reads; every result a float
+// or an integer of 8 bits or more (an argmax's index has no workspace element type).
 // Must not fire otherwise (one phase, a writing loop after the statistics such as a normalization's
 // workset, three phases, a read of a view the group writes), nor on a kernel declaring MEMBER_SPLIT.
 //
@@ -142,6 +143,10 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
         return std::string("a reduction's identity is not a constant");
       if (writesMemory(r))
         return std::string("a reduction writes memory");
+      for (Type t : r.getResultTypes())
+        if (!isa<FloatType>(t) && !(isa<IntegerType>(t) && t.getIntOrFloatBitWidth() >= 8))
+          return std::string("a reduction's result is not a float or an integer of 8 bits or more (its "
+                             "partials have no workspace element type)");
       if (phaseOf(plan, r) > 1)
         return std::string("a reduction reads a second-phase reduction (three phases)");
     } else if (op.getNumRegions()) {
