@@ -24,8 +24,9 @@
 //     every program waited for precedes them in linear order, and a program
 //     space that waits starts its instances in linear order, as pgpu-chain-
 //     scans and pgpu-split-folds rely on), then run the tiled contraction with
-//     the operand loaded from workspace (a plain GEMM); the last of them to
-//     pass returns the counts to 0.
+//     the operand loaded from workspace (a plain GEMM; the recomputing K loop
+//     stays beside it under the launch-uniform choice, its row statistics
+//     moved into that branch); the last of them to pass returns the counts to 0.
 //
 // Cost rule (launch-uniform): staged when OPERAND_PHASES = 2 (the declared
 // parameter, default 2) and the reuse factor T / MT = ceil(N / TILE_1) is at
