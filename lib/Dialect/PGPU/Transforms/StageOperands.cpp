@@ -255,7 +255,8 @@ Value extentValue(OpBuilder &b, Location loc, Attribute extent) {
   return index(b, loc, cast<IntegerAttr>(extent).getInt());
 }
 
-/// The workspace coordinates and validity of the operand's tile at row iota `rowIota` and K step `k`.
+/// The workspace coordinates and validity of the operand's tile at row iota `rowIota` and K step `k`:
+/// rows below `rows`, and (unless null) columns below `cols`.
 std::tuple<Value, Value, Value> tileCoords(OpBuilder &b, Location loc, FragmentType tile, Value rowIota, Value k,
                                            Value rows, Value cols) {
   MLIRContext *ctx = b.getContext();
@@ -266,11 +267,13 @@ std::tuple<Value, Value, Value> tileCoords(OpBuilder &b, Location loc, FragmentT
   auto idx2 = FragmentType::get(ctx, idx, ext), bool2 = FragmentType::get(ctx, i1, ext);
   Value ks = IotaOp::create(b, loc, kType, k);
   Value rowOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, rowIota, SplatOp::create(b, loc, rowType, rows));
-  Value kOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, ks, SplatOp::create(b, loc, kType, cols));
   Value r2 = BroadcastOp::create(b, loc, idx2, rowIota, b.getDenseI64ArrayAttr({0}));
   Value k2 = BroadcastOp::create(b, loc, idx2, ks, b.getDenseI64ArrayAttr({1}));
-  Value ok = bin(b, loc, kir::BinaryKind::And, BroadcastOp::create(b, loc, bool2, rowOk, b.getDenseI64ArrayAttr({0})),
-                 BroadcastOp::create(b, loc, bool2, kOk, b.getDenseI64ArrayAttr({1})));
+  Value ok = BroadcastOp::create(b, loc, bool2, rowOk, b.getDenseI64ArrayAttr({0}));
+  if (cols) {
+    Value kOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, ks, SplatOp::create(b, loc, kType, cols));
+    ok = bin(b, loc, kir::BinaryKind::And, ok, BroadcastOp::create(b, loc, bool2, kOk, b.getDenseI64ArrayAttr({1})));
+  }
   return {r2, k2, ok};
 }
 
@@ -330,7 +333,22 @@ void stage(KernelOp kernel, Match &m) {
   Value first = bin(b, loc, kir::BinaryKind::Mul, rowTiles, chunks);
   Value chunk = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, kSteps, chunks), step);
   WorkspaceExtentOp::create(b, loc, kRowsSymbol, SelectOp::create(b, loc, on, rows, zero).getResult());
-  WorkspaceExtentOp::create(b, loc, kColsSymbol, cols);
+  // Rows padded to a multiple of the largest K tile (and of 64 elements): the first phase stores every
+  // lane of its tiles (past K the operand's own values, which the other operand's zero fill cancels, as
+  // in the loop it replaces), so the contraction's loads need no K mask and their rows start aligned (a
+  // provider then copies them asynchronously: Triton's cp.async wants a mask constant along the row).
+  int64_t align = 64;
+  Attribute kExtent = tile.getExtents()[1];
+  if (auto name = dyn_cast<StringAttr>(kExtent)) {
+    if (ParamAttr p = kernel.getParam(name.getValue()))
+      for (int64_t c : p.getCandidates())
+        align = std::max(align, c);
+  } else {
+    align = std::max(align, cast<IntegerAttr>(kExtent).getInt());
+  }
+  Value pad = index(b, loc, align);
+  Value padded = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, cols, pad), pad);
+  WorkspaceExtentOp::create(b, loc, kColsSymbol, padded);
   Value staged = addWorkspace(kernel, loc, element, {StringAttr::get(ctx, kRowsSymbol), StringAttr::get(ctx, kColsSymbol)},
                               TypedAttr());
   Value tickets = addZeroedCounters(kernel, loc, {IntegerAttr::get(IntegerType::get(ctx, 64), 2)});
@@ -363,7 +381,7 @@ void stage(KernelOp kernel, Match &m) {
       map.map(m.kloop.getBody().front().getArgument(0), k);
       for (Operation *op : m.loopSlice)
         b.clone(*op, map);
-      auto [r2, k2, ok] = tileCoords(b, loc, tile, map.lookup(m.rowIota.getResult()), k, rows, cols);
+      auto [r2, k2, ok] = tileCoords(b, loc, tile, map.lookup(m.rowIota.getResult()), k, rows, padded);
       BufferStoreOp::create(b, loc, map.lookup(m.contract.getLhs()), staged, ValueRange{r2, k2}, ok);
       YieldOp::create(b, loc);
     }
@@ -424,7 +442,8 @@ void stage(KernelOp kernel, Match &m) {
   m.kloop->moveBefore(origYield);
   auto contract = cast<ContractOp>(map.lookup(m.contract.getResult()).getDefiningOp());
   b.setInsertionPoint(contract);
-  auto [r2, k2, ok] = tileCoords(b, loc, tile, m.rowIota.getResult(), copy.getBody().front().getArgument(0), rows, cols);
+  auto [r2, k2, ok] = tileCoords(b, loc, tile, m.rowIota.getResult(), copy.getBody().front().getArgument(0), rows,
+                                 Value());
   Value fill = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   Value loaded = BufferLoadOp::create(b, loc, tile, staged, ValueRange{r2, k2}, ok, fill);
   contract->setOperand(0, loaded);
