@@ -153,7 +153,7 @@ bool readsOrPure(Operation *op) {
 bool computes(ArrayRef<Operation *> slice) {
   for (Operation *op : slice) {
     if (isa<LoadOp, CastOp, SelectOp, SplatOp, BroadcastOp, TransposeOp, IotaOp, CmpOp>(op) ||
-        isa<arith::ConstantOp>(op))
+        isa<arith::ConstantOp>(op) || !isMemoryEffectFree(op)) // reads (a gather of rows) compute nothing
       continue;
     for (Type t : op->getResultTypes())
       if (isa<FloatType>(elementTypeOf(t)))
