@@ -370,7 +370,10 @@ def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
     operand, stores it to workspace [STAGED_ROWS, STAGED_COLS] and counts
     itself (release). The walk's programs wait for the count (acquire), the
     last to pass returns the counts to 0, and run the walk with the operand
-    loaded from workspace (its computation and row statistics erased).
+    loaded from workspace (the recomputing K loop stays beside it under the
+    launch-uniform choice, the row statistics moved into its branch). The
+    workspace rows are padded to the largest K tile, so that read needs no
+    K mask.
     Chosen at launch: the parameter OPERAND_PHASES ([1, 2], default 2: 2 stages the operand) and a
     reuse factor of at least 2; otherwise the original walk runs unchanged.
     Preserves: values bit for bit, effects, ABI views, origins.
