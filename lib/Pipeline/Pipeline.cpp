@@ -87,6 +87,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   if (can.fragmentAtomicAdd)
     pm.addPass(pgpu::createPGPUAtomicPartials());
   pm.addPass(pgpu::createPGPUFormTiles());
+  //      a contraction's row operand computed in its K loop (an activation, a normalized row) is
+  //      computed once by first-phase programs into workspace, not once per tile of the other axis.
+  if (can.launchSizedWorkspace && can.acquireReleaseHandOff)
+    pm.addPass(pgpu::createPGPUStageOperands());
   //      A tiled contraction's K loop may run as SPLIT_K chunks across programs (few output tiles,
   //      a long reduced axis): each stores its partial tiles to workspace sized at launch, the
   //      tile's last arrival adds them in chunk order and runs the epilogue.

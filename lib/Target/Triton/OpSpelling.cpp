@@ -56,6 +56,35 @@ bool readsOtherPrograms(Operation *op, Value resource) {
          });
 }
 
+/// Whether `a` and `b` lie in different branches of one pgpu.if: no program runs both.
+static bool exclusiveBranches(Operation *a, Operation *b) {
+  for (auto branch = a->getParentOfType<pgpu::IfOp>(); branch; branch = branch->getParentOfType<pgpu::IfOp>())
+    if (branch->isAncestor(b))
+      return branch.getThenRegion().isAncestor(a->getParentRegion()) !=
+             branch.getThenRegion().isAncestor(b->getParentRegion());
+  return false;
+}
+
+/// Whether `read`, outside any finalization, reads a buffer that only other programs store: each of its
+/// buffer_stores lies in a branch exclusive of the read's (pgpu-stage-operands' first phase, which the
+/// reading programs wait for with an acquire). Made at L2 like a finalization's read of other programs'
+/// stores, and without a barrier (no store of its own precedes it), so Triton may pipeline it.
+static bool readsOtherPhase(pgpu::BufferLoadOp read) {
+  // Only a tensor-core operand's tile (what Triton's pipeliner stages; a summary read once keeps the
+  // barrier and plain read of the phased folds).
+  if (read->getParentOfType<pgpu::LastProgramOp>() ||
+      llvm::none_of(read->getUsers(), [](Operation *u) { return isa<pgpu::ContractOp>(u); }))
+    return false;
+  bool stored = false;
+  for (Operation *user : read.getBuffer().getUsers())
+    if (isa<pgpu::BufferStoreOp>(user)) {
+      if (!exclusiveBranches(read, user))
+        return false;
+      stored = true;
+    }
+  return stored;
+}
+
 /// Whether the program that runs `read` may itself have stored into its buffer: a buffer_store of it in
 /// the same finalization (both in none, or in the same pgpu.last_program). Triton orders a program's
 /// global memory only within a thread, and a scalar is stored by one thread and read by all (the
@@ -365,7 +394,8 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
           // A finalization's read of what other programs stored or merged: at L2 (pgpu.last_program
           // below). Followed by the reset of the element, the pair is one exchange, spelled there.
           bool ownMerge = readsOwnMerge(access);
-          bool others = readsOtherPrograms(&op, access.getBuffer()) || ownMerge;
+          bool otherPhase = readsOtherPhase(access);
+          bool others = readsOtherPrograms(&op, access.getBuffer()) || ownMerge || otherPhase;
           if (ownMerge)
             line(indent, "tl.debug_barrier()");
           if (others)
@@ -373,7 +403,7 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
               resetRead[reset] = &op;
               return success();
             }
-          if (readsOwnStore(access) && !ownMerge)
+          if (readsOwnStore(access) && !ownMerge && !otherPhase)
             line(indent, "tl.debug_barrier()");
           assign(access.getResult(), "tl.load(" + address + ", mask=" + expr(access.getValid()) + ", other=" +
                                          expr(access.getFill()) + (others ? ", cache_modifier='.cg')" : ")"));

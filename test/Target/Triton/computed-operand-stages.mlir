@@ -13,7 +13,8 @@
 // CHECK: swiglu_down_PARAMS = {{.*}}'TILE_0': ([16, 32, 64, 128, 256], 128), 'TILE_1': ([16, 32, 64, 128, 256], 256), 'TILE_K': ([16, 32, 64, 128], 64), {{.*}}'STAGES': ([1, 2, 3, 4, 5, 6], 2), 'TMA': ([0, 1], 1)
 // CHECK: def swiglu_down_PRUNE(p):
 // CHECK-NEXT: """
-// CHECK-NEXT: if (_staged if p['TMA'] == 1 and (_staged := max(2 * p['TILE_0'] * p['TILE_1'] * p['TMA'], 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'] + 2 * p['TILE_0'] * p['TILE_1'] * p['TMA'])) <= 232448 else
+// COM: (s39) pgpu-stage-operands adds the first phase's tiles and the staged loop's beside the recomputing loop's.
+// CHECK-NEXT: if (_staged if p['TMA'] == 1 and (_staged := max(2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'] + 2 * p['TILE_0'] * p['TILE_1'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'], 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'] + 2 * p['TILE_0'] * p['TILE_1'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'])) <= 232448 else
 
 // COM: Must not fire: operands loaded directly are STAGES deep with no negative term, and the plain GEMM
 // COM: keeps its 128x256 tile at 3 stages.

@@ -358,6 +358,40 @@ def PGPUFuseSiblingLoops : Pass<"pgpu-fuse-sibling-loops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
+  let summary = "a tiled contraction's computed row operand staged once in a first phase (seed 002 §3.2, §3.4)";
+  let description = [{
+    Reads: a kernel whose one program space is a persistent walk over one
+    execution group holding one K loop with one `pgpu.contract`, whose lhs
+    ([rows, k], reduced on k) is computed in the loop from view loads by pure
+    ops (a gated activation silu(g) * u, a normalized row x * rstd * g) and
+    depends on the group's coordinate only through one row iota compared
+    against a launch-uniform row count.
+    Legality: the operand's values do not depend on the other free axis's
+    tile, so every tile of a row block recomputes the same values (the reuse
+    factor ceil(N / TILE_1)); computed once and stored they are the same bits.
+    Rewrites: the program space gains MT * KC first-phase programs (MT row
+    tiles, KC chunks of K: 1 where row statistics are computed before the K
+    loop, else enough for two programs a multiprocessor), placed first in
+    linear order: each computes its rows' statistics and its chunk of the
+    operand, stores it to workspace [STAGED_ROWS, STAGED_COLS] and counts
+    itself (release). The walk's programs wait for the count (acquire), the
+    last to pass returns the counts to 0, and run the walk with the operand
+    loaded from workspace (the recomputing K loop stays beside it under the
+    launch-uniform choice, the row statistics moved into its branch). The
+    workspace rows are padded to the largest K tile, so that read needs no
+    K mask.
+    Chosen at launch: the parameter OPERAND_PHASES ([1, 2], default 2: 2 stages the operand) and a
+    reuse factor of at least 2; otherwise the original walk runs unchanged.
+    Preserves: values bit for bit, effects, ABI views, origins.
+    Must not fire: a plain GEMM (the operand a masked load), an operand that
+    depends on the other axis's tile or on the accumulator, a K loop with
+    other carries, several contractions, no persistent walk.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
   let summary = "read a row once when it fits one block: single-iteration form of sibling blocked loops under a guard (seed 002 §3.4)";
   let description = [{

@@ -1,0 +1,477 @@
+//===- StageOperands.cpp - a GEMM's computed operand staged once in a first phase --===//
+//
+// seed 002 §3.2 (rewrite the program space: the ownership of each program
+// instance), §3.4 (co-realization: a value computed once and kept in
+// workspace instead of recomputed per use), seed 000 §4.4 (invocation
+// workspace; acq_rel tickets).
+//
+// A tiled contraction whose row operand is computed in its K loop from loaded
+// inputs (a gated activation silu(g) * u, a row-normalized x * rstd * g)
+// recomputes that operand for every tile of the other operand's free axis:
+// ceil(N / TILE_1) times, with its special functions and the row statistics
+// it reads. Here the operand is computed once, in a first phase, and the
+// contraction reads it back:
+//
+//   * the program space gains STAGE_PROGRAMS = MT * KC programs before the
+//     persistent walk's (MT = ceil(M / TILE_0) row tiles, KC chunks of the K
+//     loop per row tile: 1 where the operand reads row statistics computed by
+//     loops before the K loop, so they are computed once per row tile; else
+//     enough chunks for two programs a multiprocessor);
+//   * program q < STAGE_PROGRAMS computes the operand's tiles of row tile
+//     q / KC over its chunk of K (the row tile's statistics first), stores
+//     them to workspace [STAGED_ROWS, STAGED_COLS] and counts itself (release);
+//   * the walk's programs wait until the count is STAGE_PROGRAMS (acquire;
+//     every program waited for precedes them in linear order, and a program
+//     space that waits starts its instances in linear order, as pgpu-chain-
+//     scans and pgpu-split-folds rely on), then run the tiled contraction with
+//     the operand loaded from workspace (a plain GEMM; the recomputing K loop
+//     stays beside it under the launch-uniform choice, its row statistics
+//     moved into that branch); the last of them to pass returns the counts to 0.
+//
+// Cost rule (launch-uniform): staged when OPERAND_PHASES = 2 (the declared
+// parameter, default 2) and the reuse factor T / MT = ceil(N / TILE_1) is at
+// least 2: the extra bytes are one write and one read of the operand (4 bytes
+// an element in 16 bits) against N / TILE_1 - 1 recomputations, each reading
+// the operand's inputs and computing its arithmetic. Otherwise the original
+// walk runs (its program count unchanged, the workspace empty).
+//
+// The operand's values are the same bits (the same ops on the same inputs),
+// so this needs no numerical permission.
+//
+// Fires on a kernel whose one program space is a persistent walk over one
+// execution group holding one K loop with one contraction, whose lhs is a 2-d
+// [rows, k] fragment reduced on axis 1 and computed in the loop by pure ops
+// and view loads, with arithmetic beyond loads, casts, selects and
+// broadcasts; whose dependence on the group's coordinate passes through one
+// row iota compared against a launch-uniform row count; with launch-uniform
+// loop bounds. Must not fire on a plain GEMM (the lhs a masked load), on an
+// operand depending on the other axis's tile, nor without a persistent walk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tessel::pgpu {
+#define GEN_PASS_DEF_PGPUSTAGEOPERANDS
+#include "tessel/Dialect/PGPU/Transforms/Passes.h.inc"
+} // namespace tessel::pgpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::pgpu;
+using namespace tessel::pgpu::build;
+
+namespace {
+constexpr llvm::StringLiteral kStageParam = "OPERAND_PHASES";
+constexpr llvm::StringLiteral kRowsSymbol = "STAGED_ROWS", kColsSymbol = "STAGED_COLS";
+
+struct Match {
+  ProgramSpaceOp space;
+  ForOp walk;
+  ExecutionGroupOp group;
+  ForOp kloop;
+  ContractOp contract;
+  IotaOp rowIota;
+  Value rows; // the launch-uniform row count the row iota is compared against
+  SmallVector<Operation *> loopSlice, bodySlice; // in block order
+  bool rowLoops = false;                         // the body slice holds loops (row statistics)
+};
+
+/// Whether `v` is defined outside `space` (a launch value).
+bool outside(Value v, ProgramSpaceOp space) {
+  Region *r = v.getParentRegion();
+  return !space->isAncestor(r->getParentOp()) && r->getParentOp() != space.getOperation();
+}
+
+/// The ops of `block` (top level) that `roots` depend on, in block order, through operands and the
+/// values their regions use from above; stops at `stop`. False when a dependence leaves `block`
+/// inside `space` other than through `allowed`.
+bool sliceIn(Block &block, ArrayRef<Value> roots, Value stop, ArrayRef<Value> allowed, ProgramSpaceOp space,
+             SmallVectorImpl<Operation *> &out, SmallVectorImpl<Value> &external) {
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  bool closed = true;
+  SmallVector<Value> work(roots);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == stop || llvm::is_contained(allowed, v))
+      continue;
+    Operation *def = v.getDefiningOp();
+    Block *owner = def ? def->getBlock() : cast<BlockArgument>(v).getOwner();
+    if (owner != &block) {
+      if (!outside(v, space) && !llvm::is_contained(external, v))
+        external.push_back(v);
+      continue;
+    }
+    if (!def) {
+      closed = false; // a block argument of the block itself
+      continue;
+    }
+    if (!seen.insert(def).second)
+      continue;
+    for (Value o : def->getOperands())
+      work.push_back(o);
+    SetVector<Value> above;
+    for (Region &r : def->getRegions())
+      getUsedValuesDefinedAbove(r, above);
+    for (Value o : above)
+      work.push_back(o);
+  }
+  for (Operation &op : block)
+    if (seen.contains(&op))
+      out.push_back(&op);
+  return closed;
+}
+
+/// Whether `op` may be cloned into the first phase: no writes (loads and pure ops).
+bool readsOrPure(Operation *op) {
+  bool ok = true;
+  op->walk([&](Operation *inner) {
+    if (isa<LoadOp>(inner) || isMemoryEffectFree(inner) || inner->hasTrait<OpTrait::IsTerminator>())
+      return;
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      if (llvm::all_of(list, [](auto &e) { return isa<MemoryEffects::Read>(e.getEffect()); }))
+        return;
+    }
+    if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    ok = false;
+  });
+  return ok;
+}
+
+/// Whether the slice computes more than its loads: float arithmetic beyond casts, selects, splats,
+/// broadcasts and transposes (a plain GEMM's masked operand is not a prologue).
+bool computes(ArrayRef<Operation *> slice) {
+  for (Operation *op : slice) {
+    if (isa<LoadOp, CastOp, SelectOp, SplatOp, BroadcastOp, TransposeOp, IotaOp, CmpOp>(op) ||
+        isa<arith::ConstantOp>(op) || !isMemoryEffectFree(op)) // reads (a gather of rows) compute nothing
+      continue;
+    for (Type t : op->getResultTypes())
+      if (isa<FloatType>(elementTypeOf(t)))
+        return true;
+  }
+  return false;
+}
+
+std::optional<std::string> analyze(KernelOp kernel, Match &m) {
+  SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
+  if (spaces.size() != 1)
+    return "not one program space";
+  m.space = spaces[0];
+  Block &top = m.space.getBody().front();
+  if (m.space.getExtents().size() != 1 || top.getNumArguments() != 1 || top.getOperations().size() != 2)
+    return "the program space is not one persistent walk";
+  m.walk = dyn_cast<ForOp>(top.front());
+  if (!m.walk || m.walk.getLower() != top.getArgument(0) || !m.walk.getInits().empty() ||
+      !outside(m.walk.getUpper(), m.space) || m.walk.getStep() != m.space.getExtents()[0])
+    return "the program space is not one persistent walk";
+  Block &walkBody = m.walk.getBody().front();
+  if (walkBody.getOperations().size() != 2 || !(m.group = dyn_cast<ExecutionGroupOp>(walkBody.front())))
+    return "the walk is not over one execution group";
+  Block &body = m.group.getBody().front();
+  for (Operation &op : body)
+    if (auto f = dyn_cast<ForOp>(op))
+      for (Operation &inner : f.getBody().front())
+        if (auto c = dyn_cast<ContractOp>(inner)) {
+          if (m.contract)
+            return "more than one contraction";
+          m.kloop = f;
+          m.contract = c;
+        }
+  if (!m.contract)
+    return "no contraction in a K loop of the group";
+  Block &kbody = m.kloop.getBody().front();
+  if (m.kloop.getInits().size() != 1 || m.contract.getAcc() != kbody.getArgument(1))
+    return "the K loop carries more than the contraction's accumulator";
+  auto lhsType = dyn_cast<FragmentType>(m.contract.getLhs().getType());
+  if (!lhsType || lhsType.getRank() != 2 || m.contract.getLhsReduce() != ArrayRef<int64_t>{1} ||
+      !m.contract.getLhsBatch().empty())
+    return "the row operand is not a [rows, k] tile reduced on k";
+  for (Value v : {m.kloop.getLower(), m.kloop.getUpper()})
+    if (!outside(v, m.space))
+      return "the K loop's bounds are not launch values";
+  Value step = m.kloop.getStep();
+  if (!outside(step, m.space) &&
+      (!step.getDefiningOp() || step.getDefiningOp()->getNumOperands() || !isa<ParamOp, arith::ConstantOp>(step.getDefiningOp())))
+    return "the K loop's step is not a launch value";
+  // The operand's ops in the loop body.
+  SmallVector<Value> fromBody;
+  if (!sliceIn(kbody, {m.contract.getLhs()}, Value(), {kbody.getArgument(0)}, m.space, m.loopSlice, fromBody))
+    return "the row operand reads the loop's carry";
+  for (Operation *op : m.loopSlice)
+    if (op->getNumRegions() || !readsOrPure(op))
+      return "the row operand's computation in the loop has regions or effects";
+  if (!computes(m.loopSlice))
+    return "the row operand is loaded, not computed: nothing to stage";
+  for (Value v : fromBody)
+    if (v.getParentBlock() != &body)
+      return "the row operand reads values of the walk";
+  // Its dependences before the loop: through one row iota of the operand's row extent.
+  SmallVector<Operation *> all;
+  SmallVector<Value> leaks;
+  (void)sliceIn(body, fromBody, Value(), {}, m.space, all, leaks); // reaches the coordinate: finds the row iota
+  for (Operation *op : all)
+    if (auto iota = dyn_cast<IotaOp>(op))
+      if (cast<FragmentType>(iota.getType()).getExtents() == ArrayRef<Attribute>{lhsType.getExtents()[0]}) {
+        if (m.rowIota)
+          return "the row operand reads two row iotas";
+        m.rowIota = iota;
+      }
+  if (!m.rowIota)
+    return "no row iota in the row operand's dependences";
+  leaks.clear();
+  if (!sliceIn(body, fromBody, m.rowIota.getBase(), {}, m.space, m.bodySlice, leaks) || !leaks.empty())
+    return "the row operand depends on the group's coordinate other than through its row iota";
+  for (Operation *op : m.bodySlice) {
+    if (!readsOrPure(op))
+      return "the row operand's dependences write memory";
+    if (op->getNumRegions())
+      m.rowLoops = true;
+  }
+  for (Operation *user : m.rowIota->getUsers())
+    if (auto c = dyn_cast<CmpOp>(user))
+      if (c.getPredicate() == kir::CmpPredicate::LT && c.getLhs() == m.rowIota.getResult())
+        if (auto s = c.getRhs().getDefiningOp<SplatOp>())
+          if (outside(s.getOperand(), m.space))
+            m.rows = s.getOperand();
+  if (!m.rows)
+    return "the row iota is not compared against a launch-uniform row count";
+  return std::nullopt;
+}
+
+/// The index value of a fragment extent: a parameter's read or a constant.
+Value extentValue(OpBuilder &b, Location loc, Attribute extent) {
+  if (auto s = dyn_cast<StringAttr>(extent))
+    return ParamOp::create(b, loc, b.getIndexType(), s);
+  return index(b, loc, cast<IntegerAttr>(extent).getInt());
+}
+
+/// The workspace coordinates and validity of the operand's tile at row iota `rowIota` and K step `k`:
+/// rows below `rows`, and (unless null) columns below `cols`.
+std::tuple<Value, Value, Value> tileCoords(OpBuilder &b, Location loc, FragmentType tile, Value rowIota, Value k,
+                                           Value rows, Value cols) {
+  MLIRContext *ctx = b.getContext();
+  auto ext = tile.getExtents();
+  Type idx = b.getIndexType(), i1 = b.getI1Type();
+  auto kType = FragmentType::get(ctx, idx, {ext[1]});
+  auto rowType = cast<FragmentType>(rowIota.getType());
+  auto idx2 = FragmentType::get(ctx, idx, ext), bool2 = FragmentType::get(ctx, i1, ext);
+  Value ks = IotaOp::create(b, loc, kType, k);
+  Value rowOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, rowIota, SplatOp::create(b, loc, rowType, rows));
+  Value r2 = BroadcastOp::create(b, loc, idx2, rowIota, b.getDenseI64ArrayAttr({0}));
+  Value k2 = BroadcastOp::create(b, loc, idx2, ks, b.getDenseI64ArrayAttr({1}));
+  Value ok = BroadcastOp::create(b, loc, bool2, rowOk, b.getDenseI64ArrayAttr({0}));
+  if (cols) {
+    Value kOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, ks, SplatOp::create(b, loc, kType, cols));
+    ok = bin(b, loc, kir::BinaryKind::And, ok, BroadcastOp::create(b, loc, bool2, kOk, b.getDenseI64ArrayAttr({1})));
+  }
+  return {r2, k2, ok};
+}
+
+/// Erases the unused read-only ops of `block` and of the loops in it, last first.
+void eraseDead(Block &block) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+      for (Region &r : op.getRegions())
+        for (Block &inner : r)
+          eraseDead(inner);
+      if (!op.hasTrait<OpTrait::IsTerminator>() && op.use_empty() && readsOrPure(&op) &&
+          !isa<LastProgramOp>(op) && (op.getNumResults() || isMemoryEffectFree(&op))) {
+        op.erase();
+        changed = true;
+      }
+    }
+  }
+}
+
+void stage(KernelOp kernel, Match &m) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = m.contract.getLoc();
+  auto tile = cast<FragmentType>(m.contract.getLhs().getType());
+  Type element = elementTypeOf(tile);
+  OpBuilder b(m.space);
+  Value zero = index(b, loc, 0), one = index(b, loc, 1);
+  Value step = m.kloop.getStep();
+  if (!outside(step, m.space))
+    step = b.clone(*step.getDefiningOp())->getResult(0);
+  Value lower = m.kloop.getLower(), cols = m.kloop.getUpper(), rows = m.rows;
+  Value programs = m.space.getExtents()[0], tiles = m.walk.getUpper();
+  Value rowExtent = extentValue(b, loc, tile.getExtents()[0]);
+  Value rowTiles = CeilDivOp::create(b, loc, bin(b, loc, kir::BinaryKind::Max, rows, zero), rowExtent);
+  Value kSteps = CeilDivOp::create(b, loc, bin(b, loc, kir::BinaryKind::Max,
+                                               bin(b, loc, kir::BinaryKind::Sub, cols, lower), zero), step);
+  // The reuse factor: the tiles of the other free axis each row tile has.
+  Value reuse = bin(b, loc, kir::BinaryKind::Div, tiles, bin(b, loc, kir::BinaryKind::Max, rowTiles, one));
+  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kStageParam), {1, 2}, 2, StringAttr()));
+  Value on = bin(b, loc, kir::BinaryKind::And,
+                 cmp(b, loc, kir::CmpPredicate::EQ, ParamOp::create(b, loc, b.getIndexType(), kStageParam), index(b, loc, 2)),
+                 cmp(b, loc, kir::CmpPredicate::GE, reuse, index(b, loc, 2)));
+  // K chunks a row tile: one where row statistics are computed before the loop (once a row tile),
+  // else enough for two programs a multiprocessor.
+  int64_t sms = 132;
+  if (auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName()))
+    if (target.getMultiprocessors() > 0)
+      sms = target.getMultiprocessors();
+  Value chunks = one;
+  if (!m.rowLoops)
+    chunks = bin(b, loc, kir::BinaryKind::Max,
+                 bin(b, loc, kir::BinaryKind::Min,
+                     CeilDivOp::create(b, loc, index(b, loc, 2 * sms), bin(b, loc, kir::BinaryKind::Max, rowTiles, one)),
+                     kSteps),
+                 one);
+  Value first = bin(b, loc, kir::BinaryKind::Mul, rowTiles, chunks);
+  Value chunk = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, kSteps, chunks), step);
+  WorkspaceExtentOp::create(b, loc, kRowsSymbol, SelectOp::create(b, loc, on, rows, zero).getResult());
+  // Rows padded to a multiple of the largest K tile (and of 64 elements): the first phase stores every
+  // lane of its tiles (past K the operand's own values, which the other operand's zero fill cancels, as
+  // in the loop it replaces), so the contraction's loads need no K mask and their rows start aligned (a
+  // provider then copies them asynchronously: Triton's cp.async wants a mask constant along the row).
+  int64_t align = 64;
+  Attribute kExtent = tile.getExtents()[1];
+  if (auto name = dyn_cast<StringAttr>(kExtent)) {
+    if (ParamAttr p = kernel.getParam(name.getValue()))
+      for (int64_t c : p.getCandidates())
+        align = std::max(align, c);
+  } else {
+    align = std::max(align, cast<IntegerAttr>(kExtent).getInt());
+  }
+  Value pad = index(b, loc, align);
+  Value padded = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, cols, pad), pad);
+  WorkspaceExtentOp::create(b, loc, kColsSymbol, padded);
+  Value staged = addWorkspace(kernel, loc, element, {StringAttr::get(ctx, kRowsSymbol), StringAttr::get(ctx, kColsSymbol)},
+                              TypedAttr());
+  Value tickets = addZeroedCounters(kernel, loc, {IntegerAttr::get(IntegerType::get(ctx, 64), 2)});
+  m.space->setOperand(0, SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Add, first, programs), programs)
+                             .getResult());
+
+  Block &top = m.space.getBody().front();
+  Value pid = top.getArgument(0);
+  b.setInsertionPointToStart(&top);
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  auto phases = IfOp::create(b, loc, TypeRange{},
+                             bin(b, loc, kir::BinaryKind::And, on, cmp(b, loc, kir::CmpPredicate::LT, pid, first)));
+  {
+    // The first phase: program q computes the operand on row tile q / KC, chunk q % KC of K.
+    b.createBlock(&phases.getThenRegion());
+    IRMapping map;
+    Value rowTile = bin(b, loc, kir::BinaryKind::Div, pid, chunks);
+    Value part = bin(b, loc, kir::BinaryKind::Rem, pid, chunks);
+    map.map(m.rowIota.getBase(), bin(b, loc, kir::BinaryKind::Mul, rowTile, rowExtent));
+    for (Operation *op : m.bodySlice)
+      b.clone(*op, map);
+    Value begin = bin(b, loc, kir::BinaryKind::Min,
+                      bin(b, loc, kir::BinaryKind::Add, lower, bin(b, loc, kir::BinaryKind::Mul, part, chunk)), cols);
+    Value end = bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, begin, chunk), cols);
+    auto loop = ForOp::create(b, loc, TypeRange{}, begin, end, step, ValueRange{});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *lb = b.createBlock(&loop.getBody());
+      Value k = lb->addArgument(b.getIndexType(), loc);
+      map.map(m.kloop.getBody().front().getArgument(0), k);
+      for (Operation *op : m.loopSlice)
+        b.clone(*op, map);
+      auto [r2, k2, ok] = tileCoords(b, loc, tile, map.lookup(m.rowIota.getResult()), k, rows, padded);
+      BufferStoreOp::create(b, loc, map.lookup(m.contract.getLhs()), staged, ValueRange{r2, k2}, ok);
+      YieldOp::create(b, loc);
+    }
+    Value i32one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+    AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, i32one, tickets, ValueRange{zero}, yes,
+                        kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
+    YieldOp::create(b, loc);
+  }
+  // The walk's programs: staged, they wait for the first phase and the last to pass returns the counts
+  // to 0 (every first-phase program has counted); the walk starts past the first phase's programs.
+  Block *rest = b.createBlock(&phases.getElseRegion());
+  auto handOff = IfOp::create(b, loc, TypeRange{}, on);
+  {
+    OpBuilder::InsertionGuard outer(b);
+    b.createBlock(&handOff.getThenRegion());
+    Value want = CastOp::create(b, loc, b.getI32Type(), first);
+    auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.createBlock(&wait.getBefore());
+      Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), tickets, zero, yes, kir::AtomicOrder::Acquire,
+                                        kir::SharingDomain::Invocation);
+      ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
+      b.createBlock(&wait.getAfter());
+      YieldOp::create(b, loc);
+    }
+    Value i32one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+    Value passed = AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, i32one, tickets, ValueRange{one},
+                                       yes, kir::AtomicOrder::AcqRel, kir::SharingDomain::Invocation);
+    Value last = cmp(b, loc, kir::CmpPredicate::EQ, passed,
+                     CastOp::create(b, loc, b.getI32Type(), bin(b, loc, kir::BinaryKind::Sub, programs, one)));
+    auto reset = IfOp::create(b, loc, TypeRange{}, last);
+    YieldOp::create(b, loc);
+    b.createBlock(&reset.getThenRegion());
+    Value i32zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+    for (int64_t i : {0, 1})
+      AtomicStoreOp::create(b, loc, i32zero, tickets, ValueRange{index(b, loc, i)}, yes, kir::AtomicOrder::Release,
+                            kir::SharingDomain::Invocation);
+    YieldOp::create(b, loc);
+  }
+  Value shift = SelectOp::create(b, loc, on, first, zero);
+  Operation *y = YieldOp::create(b, loc);
+  m.walk->moveBefore(y);
+  b.setInsertionPoint(m.walk);
+  m.walk->setOperand(0, bin(b, loc, kir::BinaryKind::Sub, pid, shift));
+  (void)rest;
+  // In the group: staged, a copy of the K loop reading the operand from workspace; else the loop.
+  b.setInsertionPoint(m.kloop);
+  auto choice = IfOp::create(b, loc, m.kloop.getResultTypes(), on);
+  Block *orig = b.createBlock(&choice.getElseRegion());
+  auto origYield = YieldOp::create(b, loc, m.kloop.getResults());
+  b.createBlock(&choice.getThenRegion());
+  IRMapping map;
+  auto copy = cast<ForOp>(b.clone(*m.kloop.getOperation(), map));
+  YieldOp::create(b, loc, copy.getResults());
+  for (auto [r, c] : llvm::zip(m.kloop.getResults(), choice.getResults()))
+    r.replaceUsesWithIf(c, [&](OpOperand &use) { return use.getOwner() != origYield; });
+  m.kloop->moveBefore(origYield);
+  auto contract = cast<ContractOp>(map.lookup(m.contract.getResult()).getDefiningOp());
+  b.setInsertionPoint(contract);
+  auto [r2, k2, ok] = tileCoords(b, loc, tile, m.rowIota.getResult(), copy.getBody().front().getArgument(0), rows,
+                                 Value());
+  Value fill = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  Value loaded = BufferLoadOp::create(b, loc, tile, staged, ValueRange{r2, k2}, ok, fill);
+  contract->setOperand(0, loaded);
+  eraseDead(copy.getBody().front());
+  // What only the recomputing loop reads (row statistics) moves into its branch.
+  for (Operation *op : llvm::reverse(m.bodySlice))
+    if (op != m.rowIota.getOperation() && !op->use_empty() &&
+        llvm::all_of(op->getUsers(), [&](Operation *u) { return choice.getElseRegion().isAncestor(u->getParentRegion()); }))
+      op->moveBefore(orig, orig->begin());
+}
+
+struct StageOperands : public tessel::pgpu::impl::PGPUStageOperandsBase<StageOperands> {
+  void runOnOperation() override {
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      Match m;
+      std::optional<std::string> why = analyze(kernel, m);
+      bool remarks = remarksEnabled(kernel);
+      if (why) {
+        if (remarks && m.contract)
+          m.contract.emitRemark() << "pgpu-stage-operands: not staged: " << *why;
+        continue;
+      }
+      if (remarks)
+        m.contract.emitRemark() << "pgpu-stage-operands: the row operand is computed once in a first phase ("
+                                << "the first programs store it to workspace [" << kRowsSymbol << ", "
+                                << kColsSymbol << "]) and the contraction's programs load it after waiting for them";
+      stage(kernel, m);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,268 @@
+// RUN: tessel-opt %s -split-input-file -pgpu-stage-operands | FileCheck %s
+
+// COM: Corpus 45's gated activation silu(g) * u is the GEMM's row operand, computed in its K loop for every
+// COM: tile of N. Staged: the first programs (before the walk's, in linear order) compute it once per row
+// COM: tile and K chunk and store it to workspace, then count themselves (release); the walk's programs wait
+// COM: for the count (acquire), the last to pass resets it, and their K loop loads the operand (a plain
+// COM: GEMM). Unstaged (OPERAND_PHASES = 1 or one tile of N), the original loop runs (seed 002 §3.2, §3.4).
+// CHECK-LABEL: pgpu.kernel @swiglu_down
+// CHECK-SAME: %[[WS:[a-z0-9]+]]: !pgpu.buffer<bf16, [STAGED_ROWS, STAGED_COLS], workspace>
+// CHECK-SAME: %[[T:[a-z0-9]+]]: !pgpu.buffer<i32, [2], workspace> {pgpu.init = 0 : i32
+// CHECK-SAME: #pgpu.param<"OPERAND_PHASES", [1, 2], 2>
+// CHECK: pgpu.workspace_extent "STAGED_ROWS"
+// CHECK: pgpu.program_space
+// CHECK: pgpu.if
+// CHECK: pgpu.for
+// CHECK: pgpu.unary sigmoid
+// CHECK: pgpu.buffer_store %{{.*}}, %[[WS]]
+// CHECK: pgpu.atomic_rmw add %{{.*}}, %[[T]][%{{.*}}] {{.*}} order release
+// CHECK: } else {
+// CHECK: pgpu.while
+// CHECK: pgpu.atomic_load %[[T]]{{.*}} order acquire
+// CHECK: pgpu.atomic_store
+// CHECK: pgpu.atomic_store
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.if
+// CHECK: pgpu.for
+// CHECK-NOT: pgpu.unary sigmoid
+// CHECK-NOT: pgpu.load %g
+// CHECK: %[[A:.*]] = pgpu.buffer_load %[[WS]]
+// CHECK-NEXT: pgpu.contract %[[A]]
+// CHECK: } else {
+// CHECK: pgpu.unary sigmoid
+// CHECK: pgpu.contract
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @swiglu_down(%g: !pgpu.view<bf16, [M, F], in>, %u: !pgpu.view<bf16, [M, F], in>, %w: !pgpu.view<bf16, [F, N], in>, %y: !pgpu.view<bf16, [M, N], out>) attributes {params = [#pgpu.param<"TILE_0", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_1", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>, #pgpu.param<"GROUP_0", [1, 2, 4, 8, 16], 8>, #pgpu.param<"PERSIST", [1, 2, 4], 1>]} {
+    %cst = arith.constant 0.000000e+00 : bf16
+    %true = arith.constant true
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %g[0] : !pgpu.view<bf16, [M, F], in>
+    %1 = pgpu.extent %g[1] : !pgpu.view<bf16, [M, F], in>
+    %2 = pgpu.extent %w[1] : !pgpu.view<bf16, [F, N], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %2, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %1, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary mul %4, %6 : index
+    %10 = pgpu.param "TILE_0" : index
+    %11 = pgpu.ceil_div %4, %10 : index
+    %12 = pgpu.param "TILE_1" : index
+    %13 = pgpu.ceil_div %6, %12 : index
+    %14 = pgpu.binary mul %11, %13 : index
+    %15 = pgpu.param "PERSIST" : index
+    %c132 = arith.constant 132 : index
+    %16 = pgpu.binary mul %15, %c132 : index
+    %17 = pgpu.binary min %14, %16 : index
+    %18 = pgpu.binary mul %11, %13 : index
+    pgpu.program_space(%17) {
+    ^bb0(%arg0: index):
+      pgpu.for %arg0 to %14 step %17 {
+      ^bb0(%arg1: index):
+        pgpu.execution_group %arg1 extents(%18) segment 0 roles ["grouped tiles"] {
+        ^bb0(%arg2: index):
+          %19 = pgpu.param "GROUP_0" : index
+          %20 = pgpu.binary mul %19, %13 : index
+          %21 = pgpu.binary div %arg2, %20 : index
+          %22 = pgpu.binary mul %21, %19 : index
+          %c1_1 = arith.constant 1 : index
+          %23 = pgpu.binary sub %11, %22 : index
+          %24 = pgpu.binary min %23, %19 : index
+          %25 = pgpu.binary max %24, %c1_1 : index
+          %26 = pgpu.binary mul %21, %20 : index
+          %27 = pgpu.binary sub %arg2, %26 : index
+          %28 = pgpu.binary rem %27, %25 : index
+          %29 = pgpu.binary add %22, %28 : index
+          %30 = pgpu.binary div %27, %25 : index
+          %31 = pgpu.param "TILE_0" : index
+          %32 = pgpu.binary mul %29, %31 : index
+          %33 = pgpu.iota %32 : !pgpu.fragment<index, [TILE_0]>
+          %34 = pgpu.splat %4 : index -> !pgpu.fragment<index, [TILE_0]>
+          %35 = pgpu.cmp lt %33, %34 : !pgpu.fragment<index, [TILE_0]>
+          %36 = pgpu.param "TILE_1" : index
+          %37 = pgpu.binary mul %30, %36 : index
+          %38 = pgpu.iota %37 : !pgpu.fragment<index, [TILE_1]>
+          %39 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_1]>
+          %40 = pgpu.cmp lt %38, %39 : !pgpu.fragment<index, [TILE_1]>
+          %41 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+          %42 = pgpu.param "TILE_K" : index
+          %43 = pgpu.for %c0 to %8 step %42 iter_args(%41 : !pgpu.fragment<f32, [TILE_0, TILE_1]>) -> !pgpu.fragment<f32, [TILE_0, TILE_1]> {
+          ^bb0(%arg3: index, %arg4: !pgpu.fragment<f32, [TILE_0, TILE_1]>):
+            %50 = pgpu.iota %arg3 : !pgpu.fragment<index, [TILE_K]>
+            %51 = pgpu.splat %8 : index -> !pgpu.fragment<index, [TILE_K]>
+            %52 = pgpu.cmp lt %50, %51 : !pgpu.fragment<index, [TILE_K]>
+            %53 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %54 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %55 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %56 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %57 = pgpu.binary and %55, %56 : !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %58 = pgpu.load %g[%53, %54] valid %57 : !pgpu.fragment<i1, [TILE_0, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [M, F], in>[!pgpu.fragment<index, [TILE_0, TILE_K]>, !pgpu.fragment<index, [TILE_0, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %59 = pgpu.cast %58 : !pgpu.fragment<bf16, [TILE_0, TILE_K]> to !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %60 = pgpu.unary sigmoid %59 : !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %61 = pgpu.binary mul %59, %60 : !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %62 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %63 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %64 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %65 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %66 = pgpu.binary and %64, %65 : !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %67 = pgpu.load %u[%62, %63] valid %66 : !pgpu.fragment<i1, [TILE_0, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [M, F], in>[!pgpu.fragment<index, [TILE_0, TILE_K]>, !pgpu.fragment<index, [TILE_0, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %68 = pgpu.cast %67 : !pgpu.fragment<bf16, [TILE_0, TILE_K]> to !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %69 = pgpu.binary mul %61, %68 : !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %70 = pgpu.cast %69 : !pgpu.fragment<f32, [TILE_0, TILE_K]> to !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %71 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %72 = pgpu.broadcast %38 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %73 = pgpu.broadcast %40 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %74 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %75 = pgpu.binary and %73, %74 : !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %76 = pgpu.load %w[%71, %72] valid %75 : !pgpu.fragment<i1, [TILE_1, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [F, N], in>[!pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
+            %cst_2 = arith.constant 0.000000e+00 : bf16
+            %77 = pgpu.splat %cst_2 : bf16 -> !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %78 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %79 = pgpu.select %78, %70, %77 : !pgpu.fragment<i1, [TILE_0, TILE_K]>, !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %80 = pgpu.transpose %76 [1, 0] : !pgpu.fragment<bf16, [TILE_1, TILE_K]> -> !pgpu.fragment<bf16, [TILE_K, TILE_1]>
+            %81 = pgpu.contract %79, %80, %arg4 reduce([1], [0]) batch([], []) : !pgpu.fragment<bf16, [TILE_0, TILE_K]>, !pgpu.fragment<bf16, [TILE_K, TILE_1]>, !pgpu.fragment<f32, [TILE_0, TILE_1]> -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+            pgpu.yield %81 : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+          }
+          %44 = pgpu.cast %43 : !pgpu.fragment<f32, [TILE_0, TILE_1]> to !pgpu.fragment<bf16, [TILE_0, TILE_1]>
+          %45 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+          %46 = pgpu.broadcast %38 dims [1] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+          %47 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          %48 = pgpu.broadcast %40 dims [1] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          %49 = pgpu.binary and %47, %48 : !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          pgpu.store %44, %y[%45, %46] valid %49 : !pgpu.fragment<i1, [TILE_0, TILE_1]> : !pgpu.fragment<bf16, [TILE_0, TILE_1]>, !pgpu.view<bf16, [M, N], out>[!pgpu.fragment<index, [TILE_0, TILE_1]>, !pgpu.fragment<index, [TILE_0, TILE_1]>]
+          pgpu.yield
+        } {roles = ["grouped tiles"], segment = 0 : i64}
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+
+// -----
+
+// COM: Must not fire: the row operand is a masked load (a plain GEMM), nothing is recomputed per tile.
+// CHECK-LABEL: pgpu.kernel @plain_gemm
+// CHECK-NOT: STAGED_ROWS
+// CHECK-NOT: pgpu.buffer_load
+// CHECK: pgpu.program_space
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.contract
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @plain_gemm(%g: !pgpu.view<bf16, [M, F], in>, %u: !pgpu.view<bf16, [M, F], in>, %w: !pgpu.view<bf16, [F, N], in>, %y: !pgpu.view<bf16, [M, N], out>) attributes {params = [#pgpu.param<"TILE_0", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_1", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>, #pgpu.param<"GROUP_0", [1, 2, 4, 8, 16], 8>, #pgpu.param<"PERSIST", [1, 2, 4], 1>]} {
+    %cst = arith.constant 0.000000e+00 : bf16
+    %true = arith.constant true
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %g[0] : !pgpu.view<bf16, [M, F], in>
+    %1 = pgpu.extent %g[1] : !pgpu.view<bf16, [M, F], in>
+    %2 = pgpu.extent %w[1] : !pgpu.view<bf16, [F, N], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %2, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %1, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary mul %4, %6 : index
+    %10 = pgpu.param "TILE_0" : index
+    %11 = pgpu.ceil_div %4, %10 : index
+    %12 = pgpu.param "TILE_1" : index
+    %13 = pgpu.ceil_div %6, %12 : index
+    %14 = pgpu.binary mul %11, %13 : index
+    %15 = pgpu.param "PERSIST" : index
+    %c132 = arith.constant 132 : index
+    %16 = pgpu.binary mul %15, %c132 : index
+    %17 = pgpu.binary min %14, %16 : index
+    %18 = pgpu.binary mul %11, %13 : index
+    pgpu.program_space(%17) {
+    ^bb0(%arg0: index):
+      pgpu.for %arg0 to %14 step %17 {
+      ^bb0(%arg1: index):
+        pgpu.execution_group %arg1 extents(%18) segment 0 roles ["grouped tiles"] {
+        ^bb0(%arg2: index):
+          %19 = pgpu.param "GROUP_0" : index
+          %20 = pgpu.binary mul %19, %13 : index
+          %21 = pgpu.binary div %arg2, %20 : index
+          %22 = pgpu.binary mul %21, %19 : index
+          %c1_1 = arith.constant 1 : index
+          %23 = pgpu.binary sub %11, %22 : index
+          %24 = pgpu.binary min %23, %19 : index
+          %25 = pgpu.binary max %24, %c1_1 : index
+          %26 = pgpu.binary mul %21, %20 : index
+          %27 = pgpu.binary sub %arg2, %26 : index
+          %28 = pgpu.binary rem %27, %25 : index
+          %29 = pgpu.binary add %22, %28 : index
+          %30 = pgpu.binary div %27, %25 : index
+          %31 = pgpu.param "TILE_0" : index
+          %32 = pgpu.binary mul %29, %31 : index
+          %33 = pgpu.iota %32 : !pgpu.fragment<index, [TILE_0]>
+          %34 = pgpu.splat %4 : index -> !pgpu.fragment<index, [TILE_0]>
+          %35 = pgpu.cmp lt %33, %34 : !pgpu.fragment<index, [TILE_0]>
+          %36 = pgpu.param "TILE_1" : index
+          %37 = pgpu.binary mul %30, %36 : index
+          %38 = pgpu.iota %37 : !pgpu.fragment<index, [TILE_1]>
+          %39 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_1]>
+          %40 = pgpu.cmp lt %38, %39 : !pgpu.fragment<index, [TILE_1]>
+          %41 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+          %42 = pgpu.param "TILE_K" : index
+          %43 = pgpu.for %c0 to %8 step %42 iter_args(%41 : !pgpu.fragment<f32, [TILE_0, TILE_1]>) -> !pgpu.fragment<f32, [TILE_0, TILE_1]> {
+          ^bb0(%arg3: index, %arg4: !pgpu.fragment<f32, [TILE_0, TILE_1]>):
+            %50 = pgpu.iota %arg3 : !pgpu.fragment<index, [TILE_K]>
+            %51 = pgpu.splat %8 : index -> !pgpu.fragment<index, [TILE_K]>
+            %52 = pgpu.cmp lt %50, %51 : !pgpu.fragment<index, [TILE_K]>
+            %53 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %54 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %55 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %56 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %57 = pgpu.binary and %55, %56 : !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %58 = pgpu.load %g[%53, %54] valid %57 : !pgpu.fragment<i1, [TILE_0, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [M, F], in>[!pgpu.fragment<index, [TILE_0, TILE_K]>, !pgpu.fragment<index, [TILE_0, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %59 = pgpu.cast %58 : !pgpu.fragment<bf16, [TILE_0, TILE_K]> to !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %60 = pgpu.unary sigmoid %59 : !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %61 = pgpu.binary mul %59, %60 : !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %62 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %63 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_0, TILE_K]>
+            %64 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %65 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %66 = pgpu.binary and %64, %65 : !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %67 = pgpu.load %u[%62, %63] valid %66 : !pgpu.fragment<i1, [TILE_0, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [M, F], in>[!pgpu.fragment<index, [TILE_0, TILE_K]>, !pgpu.fragment<index, [TILE_0, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %68 = pgpu.cast %67 : !pgpu.fragment<bf16, [TILE_0, TILE_K]> to !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %69 = pgpu.binary mul %61, %68 : !pgpu.fragment<f32, [TILE_0, TILE_K]>
+            %70 = pgpu.cast %69 : !pgpu.fragment<f32, [TILE_0, TILE_K]> to !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %71 = pgpu.broadcast %50 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %72 = pgpu.broadcast %38 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+            %73 = pgpu.broadcast %40 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %74 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %75 = pgpu.binary and %73, %74 : !pgpu.fragment<i1, [TILE_1, TILE_K]>
+            %76 = pgpu.load %w[%71, %72] valid %75 : !pgpu.fragment<i1, [TILE_1, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [F, N], in>[!pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
+            %cst_2 = arith.constant 0.000000e+00 : bf16
+            %77 = pgpu.splat %cst_2 : bf16 -> !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %78 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_0, TILE_K]>
+            %79 = pgpu.select %78, %58, %77 : !pgpu.fragment<i1, [TILE_0, TILE_K]>, !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+            %80 = pgpu.transpose %76 [1, 0] : !pgpu.fragment<bf16, [TILE_1, TILE_K]> -> !pgpu.fragment<bf16, [TILE_K, TILE_1]>
+            %81 = pgpu.contract %79, %80, %arg4 reduce([1], [0]) batch([], []) : !pgpu.fragment<bf16, [TILE_0, TILE_K]>, !pgpu.fragment<bf16, [TILE_K, TILE_1]>, !pgpu.fragment<f32, [TILE_0, TILE_1]> -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+            pgpu.yield %81 : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+          }
+          %44 = pgpu.cast %43 : !pgpu.fragment<f32, [TILE_0, TILE_1]> to !pgpu.fragment<bf16, [TILE_0, TILE_1]>
+          %45 = pgpu.broadcast %33 dims [0] : !pgpu.fragment<index, [TILE_0]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+          %46 = pgpu.broadcast %38 dims [1] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_0, TILE_1]>
+          %47 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<i1, [TILE_0]> -> !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          %48 = pgpu.broadcast %40 dims [1] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          %49 = pgpu.binary and %47, %48 : !pgpu.fragment<i1, [TILE_0, TILE_1]>
+          pgpu.store %44, %y[%45, %46] valid %49 : !pgpu.fragment<i1, [TILE_0, TILE_1]> : !pgpu.fragment<bf16, [TILE_0, TILE_1]>, !pgpu.view<bf16, [M, N], out>[!pgpu.fragment<index, [TILE_0, TILE_1]>, !pgpu.fragment<index, [TILE_0, TILE_1]>]
+          pgpu.yield
+        } {roles = ["grouped tiles"], segment = 0 : i64}
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+
