@@ -91,7 +91,3 @@ TEST_SHAPES = [dict(B=1, K=1, V=1), dict(B=3, K=5, V=127), dict(B=7, K=4, V=1031
 BENCH_SHAPE = dict(B=64, K=4, V=128256)
 TOLERANCE = dict(rtol=1e-5, atol=1e-7)
 PEER = "torch"
-# the min over index positions (identity INT64_MAX) is spelled on int32 lanes in the generated Triton
-XFAIL = {"triton": "InterpreterError: ValueError('Scalar 9223372036854775807 is out of range for type int32'): "
-                   "T.min of an index tensor: the generated Triton fills int32 lanes with the index identity INT64_MAX "
-                   "(tl.zeros([512], tl.int32) + 9223372036854775807)"}

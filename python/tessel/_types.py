@@ -132,12 +132,19 @@ f8e5m2 = DType("f8e5m2", "float", 8, None, "f8E5M2")  # torch.float8_e5m2
 DTYPES = {d.name: d for d in (f16, bf16, f32, f64, i1, i8, i16, i32, i64, index, f8e4m3, f8e5m2)}
 
 
+# index lanes are 32-bit in every generated kernel (Triton's tl.int32, cuTile's ct.int32, PTX's .s32; the
+# launches bound spans and index scalars below 2^31, see pgpu-narrow-fold-ranges), so the limits of index --
+# the identities of T.min / T.max / cumulative min / max over index values -- are the int32 ones: INT64_MAX
+# would not fit the lanes (Triton and cuTile reject it, PTX truncates it to -1, a wrong identity).
+INDEX_LANE_BITS = 32
+
+
 def int_min(dt: DType) -> int:
-    return -(1 << (dt.bits - 1)) if dt.is_int else (-(1 << 63) if dt.is_index else 0)
+    return -(1 << (dt.bits - 1)) if dt.is_int else (-(1 << (INDEX_LANE_BITS - 1)) if dt.is_index else 0)
 
 
 def int_max(dt: DType) -> int:
-    return (1 << (dt.bits - 1)) - 1 if dt.is_int else ((1 << 63) - 1 if dt.is_index else 1)
+    return (1 << (dt.bits - 1)) - 1 if dt.is_int else ((1 << (INDEX_LANE_BITS - 1)) - 1 if dt.is_index else 1)
 
 
 # --- IR types -------------------------------------------------------------------

@@ -47,6 +47,12 @@ std::string torchType(mlir::Type t);
 /// A Python float literal (nan and infinities spelled through float()).
 std::string floatLiteral(double v);
 
+/// A Python literal of an index constant for 32-bit index lanes (Triton's tl.int32, cuTile's ct.int32):
+/// the i64 limits, which only stand for "no value" (a min / max reduction's identity over index values,
+/// kir written with the i64 limits), are spelled as the int32 limits -- the identity of the lanes' type
+/// (an INT64_MAX added to int32 lanes is rejected, or wraps to -1); every other value as it is.
+std::string indexLaneLiteral(int64_t v);
+
 /// The provider a wrapper launches, as its checks name it.
 struct Flavor {
   /// "Triton" or "cuTile": the kernels that index with 32-bit offsets.

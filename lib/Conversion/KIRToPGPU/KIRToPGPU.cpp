@@ -475,14 +475,33 @@ static LogicalResult checkReadsBeforeStores(kir::ParallelOp p) {
     }
     if (!store)
       return WalkResult::advance();
-    // Every op the read's value reaches, as the op of `block` holding it.
-    SmallVector<Value> work{read->getResult(0)};
-    DenseSet<Operation *> seen;
+    // Every op the read's value reaches, as the op of `block` holding it; `mixed`: through an op whose
+    // tensor result combines the read's elements across positions (a reduction or contraction to a
+    // tensor, a scan, a transpose, ...), realized lazily like every tensor, element by element where
+    // the store uses it.
+    SmallVector<std::pair<Value, bool>> work{{read->getResult(0), false}};
+    DenseSet<Operation *> seen[2]; // reached unmixed, mixed
     while (!work.empty()) {
-      Value v = work.pop_back_val();
+      auto [v, mixed] = work.pop_back_val();
       for (Operation *user : v.getUsers()) {
-        if (!seen.insert(user).second)
+        if (!seen[mixed].insert(user).second)
           continue;
+        // A store to the view of a value mixed from the read: the store writes its elements one by one
+        // (a row, a block at a time) and realizes each from read elements of other positions, some
+        // already overwritten: the stored value would read the stored values (issue 47, corpus 243's
+        // S^T k recomputed per stored row). Refused, never constructed wrong.
+        auto st = dyn_cast<kir::StoreOp>(user);
+        auto sc = dyn_cast<kir::ScatterOp>(user);
+        if (mixed && ((st && st.getView() == view && st.getValue() == v) || (sc && sc.getView() == view && sc.getValue() == v))) {
+          InFlightDiagnostic d = read->emitError()
+                                 << "kir-to-pgpu: this read of the view reaches a store to the same view in the "
+                                    "member through an op that combines its elements across positions; "
+                                    "construction realizes the stored tensor element by element at the store, so "
+                                    "later elements would read what earlier ones stored. Store the updated values "
+                                    "to another view, or compute the combined value from a copy";
+          d.attachNote(user->getLoc()) << "the store";
+          return WalkResult::interrupt();
+        }
         Operation *at = block->findAncestorOpInBlock(*user);
         if (at && at != store && store->isBeforeInBlock(at)) {
           InFlightDiagnostic d = read->emitError()
@@ -494,8 +513,11 @@ static LogicalResult checkReadsBeforeStores(kir::ParallelOp p) {
           d.attachNote(user->getLoc()) << "a use after it";
           return WalkResult::interrupt();
         }
+        bool mixes = isa<kir::ReduceOp, kir::ArgReduceOp, kir::ScanOp, kir::ContractOp, kir::ScaledContractOp,
+                         kir::SparseContractOp, kir::TransposeOp, kir::ReshapeOp, kir::JoinOp, kir::RegionFoldOp,
+                         kir::RegionScanOp>(user);
         for (Value r : user->getResults())
-          work.push_back(r);
+          work.push_back({r, mixed || (mixes && isa<RankedTensorType>(r.getType()))});
       }
     }
     return WalkResult::advance();

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 using namespace mlir;
 using namespace tessel;
@@ -30,6 +31,14 @@ std::string wrapper::torchType(Type t) {
   if (t.isInteger(32)) return "torch.int32";
   if (t.isInteger(64) || t.isIndex()) return "torch.int64";
   return "";
+}
+
+std::string wrapper::indexLaneLiteral(int64_t v) {
+  if (v == std::numeric_limits<int64_t>::max())
+    return std::to_string(std::numeric_limits<int32_t>::max());
+  if (v == std::numeric_limits<int64_t>::min())
+    return std::to_string(std::numeric_limits<int32_t>::min());
+  return std::to_string(v);
 }
 
 std::string wrapper::floatLiteral(double v) {

@@ -53,6 +53,8 @@ std::string literal(Attribute a) {
   if (auto i = dyn_cast<IntegerAttr>(a)) {
     if (i.getType().isInteger(1))
       return i.getValue().isZero() ? "False" : "True";
+    if (i.getType().isIndex())
+      return wrapper::indexLaneLiteral(i.getValue().getSExtValue());
     if (auto it = dyn_cast<IntegerType>(i.getType()); it && it.isUnsigned())
       return std::to_string(i.getValue().getZExtValue());
     return std::to_string(i.getValue().getSExtValue());

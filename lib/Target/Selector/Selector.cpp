@@ -714,8 +714,16 @@ LogicalResult Selector::emitOp(Operation *op) {
       .Case([&](arith::ConstantOp c) {
         Attribute value = c.getValue();
         Type type = deviceScalarType(c.getType());
-        if (auto integer = dyn_cast<IntegerAttr>(value))
-          value = b.getIntegerAttr(type, integer.getValue());
+        if (auto integer = dyn_cast<IntegerAttr>(value)) {
+          APInt v = integer.getValue();
+          // An index constant at the i64 limits stands for "no value" (a min / max reduction's identity
+          // over index values): in the kIndexBits-wide index lanes it is the lanes' limit, not its
+          // truncation (INT64_MAX would wrap to -1, a wrong identity); every other index value fits.
+          if (c.getType().isIndex() && kIndexBits < v.getBitWidth() && (v.isMaxSignedValue() || v.isMinSignedValue()))
+            v = (v.isMaxSignedValue() ? APInt::getSignedMaxValue(kIndexBits) : APInt::getSignedMinValue(kIndexBits))
+                    .sext(v.getBitWidth());
+          value = b.getIntegerAttr(type, v);
+        }
         values[c.getResult()] = {arith::ConstantOp::create(b, loc, cast<TypedAttr>(value)).getResult()};
         return success();
       })

@@ -41,7 +41,7 @@ std::string Serializer::expr(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
     if (auto i = dyn_cast<IntegerAttr>(c.getValue())) {
       if (c.getType().isIndex())
-        return std::to_string(i.getInt());
+        return wrapper::indexLaneLiteral(i.getInt());
       return llvm::formatv("tl.full([], {0}, {1})", i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
                                                                            : i.getInt(),
                            tritonType(c.getType()))

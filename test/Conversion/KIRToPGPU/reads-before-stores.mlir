@@ -216,3 +216,64 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A read of the view that reaches a store to it through a tensor-valued contraction (the gated
+// COM: delta rule's S <- S + k (v - S^T k)^T, corpus 243): the store realizes S^T k element by element
+// COM: (row by row) from rows it has already overwritten. Before (issue 47): silently wrong; after:
+// COM: refused at the read, with the store.
+module {
+  kir.kernel @delta(%s: !kir.view<f32, [B, K, V], inout>, %k: !kir.view<f32, [B, K], in>) {
+    %c0 = arith.constant 0 : index
+    %nb = kir.extent "B"
+    %nk = kir.extent "K"
+    %nv = kir.extent "V"
+    %rows = kir.domain %c0 to %nb
+    %dk = kir.domain %c0 to %nk
+    %dv = kir.domain %c0 to %nv
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      %kk = kir.load %k[%b, %dk] : !kir.view<f32, [B, K], in>[index, !kir.domain] -> tensor<?xf32>
+      // expected-error @below {{reaches a store to the same view in the member through an op that combines its elements across positions}}
+      %old = kir.load %s[%b, %dk, %dv] : !kir.view<f32, [B, K, V], inout>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %p = kir.contract %old, %kk reduce([0], [0]) batch([], []) : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xf32>
+      %pb = kir.broadcast %p over(%dk, %dv) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+      %new = kir.binary sub %old, %pb : tensor<?x?xf32>
+      // expected-note @below {{the store}}
+      kir.store %new, %s[%b, %dk, %dv] : tensor<?x?xf32>, !kir.view<f32, [B, K, V], inout>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not refuse: the combined value is a scalar (a row's sum), realized where it stands,
+// COM: before the store (an in-place normalization of each row).
+// CHECK-LABEL: pgpu.kernel @normalize
+module {
+  kir.kernel @normalize(%y: !kir.view<f32, [B, D], inout>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %nb = kir.extent "B"
+    %nd = kir.extent "D"
+    %rows = kir.domain %c0 to %nb
+    %dims = kir.domain %c0 to %nd
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      %r = kir.load %y[%b, %dims] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %sum = kir.reduce %r axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+      ^bb0(%x: f32, %w: f32):
+        %a = kir.binary add %x, %w : f32
+        kir.yield %a : f32
+      }
+      %sb = kir.broadcast %sum over(%dims) dims [] : f32 -> tensor<?xf32>
+      %n = kir.binary div %r, %sb : tensor<?xf32>
+      kir.store %n, %y[%b, %dims] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
