@@ -52,14 +52,14 @@ def _torch_inputs(inputs: dict, mod, device: str) -> dict:
     return out
 
 
-def _close(got, want, tol, unrounded=None, scores=None, fields=None) -> tuple[str | None, int]:
+def _close(got, want, tol, unrounded=None, fields=None, scores=None) -> tuple[str | None, int]:
     """(None or why `got` disagrees with the peer's `want`, how many tie flips were let pass).
     `unrounded`: an array, a function giving one (called only when some element is off), or None.
-    `scores`: likewise, for an index output (see ARG_SCORES). Every element within `tol`, except that an
+    `fields`: the file's FIELDS[name] (a packed output's integer fields, see TIE_ULPS) or None.
+    `scores`: like `unrounded`, for an index output (see ARG_SCORES). Every element within `tol`, except that an
     integer output may differ by one step where `unrounded` (the file's value before rounding, see
     TIE_ULPS) shows that the two sides round a near-tie apart, and an index output may name another
-    index where `scores` shows that both name a near-best score (_arg_ties).
-    `fields`: the file's FIELDS[name] (a packed output's integer fields, see TIE_ULPS) or None."""
+    index where `scores` shows that both name a near-best score (_arg_ties)."""
     import torch
     if fields is not None:  # compare the values packed into the integers, each with the tie rule
         got, want = fields(got.detach()), fields(want.detach())
@@ -184,8 +184,8 @@ def _referee(mod, name, got, want, tol, inputs, memo: dict) -> tuple[str | None,
 def _against_peer(mod, name, got, want, tol, inputs, memo: dict) -> tuple[str | None, int, int]:
     """(None or why, tie flips let pass, elements the reference settled) for output `name` at the bench
     shape: _close, then REFEREE's rule where the file declares it."""
-    msg, flips = _close(got, want, tol, _unrounded(mod, name, inputs), _arg_scores(mod, name, inputs),
-                        _fields(mod, name))
+    msg, flips = _close(got, want, tol, _unrounded(mod, name, inputs), _fields(mod, name),
+                        scores=_arg_scores(mod, name, inputs))
     settled = 0
     if msg and name in (getattr(mod, "REFEREE", None) or {}):
         msg, settled = _referee(mod, name, got, want, tol, inputs, memo)

@@ -61,8 +61,8 @@ def test_index_output_near_tie_passes_and_counts(bench, tessel_bin):
     assert scores is not None
     ours, peer_near, peer_far = torch.tensor([1], dtype=torch.int32), torch.tensor([15], dtype=torch.int32), \
         torch.tensor([3], dtype=torch.int32)
-    assert bench._close(ours, peer_near, tol, None, scores) == (None, 1)
-    msg, flips = bench._close(ours, peer_far, tol, None, scores)  # must not pass: 3 is far from the best
+    assert bench._close(ours, peer_near, tol, None, scores=scores) == (None, 1)
+    msg, flips = bench._close(ours, peer_far, tol, None, scores=scores)  # must not pass: 3 is far from the best
     assert flips == 0 and msg.startswith("1 of 1 differ from the peer")
     msg, _ = bench._close(ours, peer_near, tol)  # an output without ARG_SCORES stays exact
     assert msg is not None
