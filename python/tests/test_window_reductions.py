@@ -92,7 +92,10 @@ def run_cli(tessel_bin, kernel, shapes, stage, params):
 @pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
 def test_pgpu_matches_kir(tessel_bin, kernel, shapes, tile):
     ref = run_cli(tessel_bin, kernel, shapes, "kir", {})
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", {"BLOCK_R": tile[0], "BLOCK_C": tile[1]})
+    # The NCHW form takes [TILE_2, TILE_3] row tiles over (h, w), its window walked one channel a trip
+    # (pgpu-form-tiles; test_channel_windows); the others [BLOCK_R, BLOCK_C] column tiles.
+    names = ("TILE_2", "TILE_3") if kernel is response_norm else ("BLOCK_R", "BLOCK_C")
+    got = run_cli(tessel_bin, kernel, shapes, "pgpu", dict(zip(names, tile)))
     assert ref.keys() == got.keys()
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-6, err_msg=name)
@@ -106,7 +109,8 @@ def test_triton_call_defaults_match_kir(kernel, shapes, tmp_path, monkeypatch):
     ref = kernel.run_interp(shapes, seed=5)
     x = torch.from_numpy(np.array(ref["x.in"]))
     out = torch.full(tuple(x.shape), float("nan"))
-    assert kernel.call_defaults(x, out)["BLOCK_R"] == 8
+    if kernel is not response_norm:  # row tiles: no BLOCK_R (test_channel_windows)
+        assert kernel.call_defaults(x, out)["BLOCK_R"] == 8
     kernel(x, out)
     np.testing.assert_allclose(out.numpy(), ref["out"], rtol=1e-5, atol=1e-6)
 
@@ -117,14 +121,15 @@ def covers(kernel):
     return eval(line.split(" = ", 1)[1])
 
 
-@pytest.mark.parametrize("kernel", [window_sums, lopsided_window_max, response_norm], ids=lambda k: k.name)
+@pytest.mark.parametrize("kernel", [window_sums, lopsided_window_max], ids=lambda k: k.name)
 def test_window_width_covers_rows(kernel):
-    """BLOCK_R covers the window's constant width; at a large call (corpus 154's bench shape for the NCHW
-    form) the call's default is the smallest candidate holding 5, and no descriptor (TMA) path is
-    switched on for the rows past it (they are other channels, masked by the window's length)."""
+    """BLOCK_R covers the window's constant width; at a large call the call's default is the smallest
+    candidate holding 5, and no descriptor (TMA) path is switched on for the rows past it (they are other
+    channels, masked by the window's length). The NCHW form (corpus 154) takes row tiles instead, its
+    window walked one channel a trip (test_channel_windows)."""
     torch = pytest.importorskip("torch")
     assert covers(kernel) == {"BLOCK_R": "5"}
-    dims = (16, 96, 55, 55) if kernel is response_norm else (16, 96, 3025)
+    dims = (16, 96, 3025)
     x = torch.empty(dims, dtype=torch.float32, device="meta")
     chosen = kernel.call_defaults(x, torch.empty_like(x))
     assert chosen["BLOCK_R"] == 8
