@@ -48,13 +48,18 @@ class Budget:
     triton_shapes: int    # shapes per kernel through Triton (TRITON_INTERPRET=1)
     triton_work: int
     shrink_runs: int      # runs the shrinker may spend
+    drawn_shapes: int     # shapes of the session's drawn seed (free draws: the edges are the fixed seeds')
+    drawn_triton_shapes: int
 
 
-# CI: the fixed seed and one drawn seed, 4 shapes each: 8 shapes x >= 3 bindings per kernel, through the
-# interpreter after every group and through Triton (issue 19's floor).
-CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=4, triton_work=256, shrink_runs=100)
+# CI: the fixed seed's 4 shapes (all ones, a 0, one block past a block, a free draw) and 2 free draws of the
+# session's seed: 6 shapes x >= 3 bindings per kernel through the interpreter after every group; through
+# Triton 2 + 1 shapes (each Triton run costs about six interpreter runs: CI's time limit, not the floor of
+# issue 19, sets these; TESSEL_MATRIX_DEEP=1 runs 4 seeds x 8 shapes, 6 through Triton).
+CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=2, triton_work=256, shrink_runs=100,
+            drawn_shapes=2, drawn_triton_shapes=1)
 DEEP_BUDGET = Budget(seeds=(0, 1, 2, 3), shapes=8, work=16384, triton_shapes=6, triton_work=4096,
-                     shrink_runs=200)
+                     shrink_runs=200, drawn_shapes=8, drawn_triton_shapes=6)
 
 # Extents are drawn from these: 0, 1, 2, primes, block sizes +-1 (64, 128, 256, 512) and
 # non-multiples of every tile (16, 32, 64).
@@ -638,6 +643,14 @@ def seeds(budget: Budget):
     env = os.environ.get("TESSEL_MATRIX_SEED")
     drawn = int(env) if env else _SESSION_SEED
     return tuple(dict.fromkeys(budget.seeds + (drawn,)))
+
+
+def shape_count(budget: Budget, seed: int, triton: bool = False) -> tuple[int, bool]:
+    """(how many shapes seed `seed` draws, whether its first draws are the edges: all ones, a 0, one block
+    past a block): a fixed seed draws the edges and budget.shapes; the drawn seed only free draws."""
+    if seed in budget.seeds:
+        return (budget.triton_shapes if triton else budget.shapes), True
+    return (budget.drawn_triton_shapes if triton else budget.drawn_shapes), False
 
 
 _SESSION_SEED = random.SystemRandom().randrange(1000, 10**6)

@@ -16,7 +16,6 @@ TESSEL_MATRIX_DEEP=1 runs the deep budget (more seeds, shapes, bindings, larger 
 TESSEL_MATRIX_TIMES=FILE appends one line per pgpu-interpreter run (seconds, case, verdict), so a long
 deep run shows its progress and what agreed so far.
 """
-import dataclasses
 import importlib.util
 import os
 import random
@@ -63,13 +62,16 @@ def _safe(kid):
     return re.sub(r"[^\w=,.-]", "_", kid)
 
 
-def _shapes(kernel, refs, rng, budget):
-    """budget.shapes shapes the KIR interpreter accepts (all ones; a 0 where that is legal; the innermost
-    extent one block past a block, +-1; then free draws), each with the seed of its random inputs."""
+def _shapes(kernel, refs, rng, budget, seed, triton=False):
+    """The shapes seed `seed` draws (M.shape_count) that the KIR interpreter accepts: a fixed seed's begin
+    with the edges (all ones; a 0 where that is legal; the innermost extent one block past a block, +-1),
+    then free draws; each with the seed of its random inputs."""
+    count, edges = M.shape_count(budget, seed, triton)
+    work = budget.triton_work if triton else budget.work
     shapes, tries = [], 0
-    while len(shapes) < budget.shapes and tries < 4 * budget.shapes:
-        i, tries = len(shapes), tries + 1
-        cap = int(budget.work * M.WORK_SHARE.get(kernel.example, 1))
+    while len(shapes) < count and tries < 4 * count:
+        i, tries = len(shapes) if edges else 3, tries + 1
+        cap = int(work * M.WORK_SHARE.get(kernel.example, 1))
         shape = M.draw_shape(rng, kernel.extents, cap, zero=(i == 1 and tries <= 2), ones=(i == 0),
                              past_block=kernel.innermost if i == 2 else ())
         seed = rng.randrange(1 << 16)
@@ -109,7 +111,7 @@ def test_every_group_agrees_with_kir(mode, kid, suite, tmp_path):
     cases, cells, shapes_seen, bindings_seen = {}, 0, 0, 1 << 30
     for seed in M.seeds(budget):
         rng = random.Random(f"{seed}/{kid}")
-        shapes = _shapes(kernel, refs, rng, budget)
+        shapes = _shapes(kernel, refs, rng, budget, seed)
         shapes_seen += len(shapes)
         for shape, input_seed in shapes:
             bindings = M.draw_bindings(rng, params, shape, deep=mode == "deep")
@@ -206,8 +208,7 @@ def test_triton_agrees_with_kir(mode, kid, suite, tmp_path, monkeypatch):
     launches, launchers = 0, {}
     for seed in M.seeds(budget):
         rng = random.Random(f"triton/{seed}/{kid}")
-        shapes = _shapes(kernel, refs, rng, dataclasses.replace(budget, shapes=budget.triton_shapes,
-                                                                   work=budget.triton_work))
+        shapes = _shapes(kernel, refs, rng, budget, seed, triton=True)
         for shape, input_seed in shapes:
             want, inputs = refs.get(kernel, shape, input_seed)
             bindings = M.draw_bindings(rng, last.params, shape, deep=mode == "deep")
@@ -348,7 +349,7 @@ def test_ptx_agrees_with_kir(mode, kid, suite, tmp_path):
     cases = []  # (command, shape, binding, input seed, out)
     for seed in M.seeds(budget):
         rng = random.Random(f"ptx/{seed}/{kid}")
-        for shape, input_seed in _shapes(kernel, refs, rng, budget):
+        for shape, input_seed in _shapes(kernel, refs, rng, budget, seed):
             for b in M.draw_bindings(rng, params, shape, deep=mode == "deep"):
                 out = tmp_path / f"ptx-{len(cases)}"
                 cases.append(([M.TESSEL, "run", kernel.target, "--device=cuda", "--target=ptx", "--seed", input_seed,
