@@ -43,7 +43,9 @@
 // (a transpose) tiles both axes so every access has contiguous runs; one whose
 // accesses all walk the innermost of three or more program axes, w (an NCHW pool, a channel copy),
 // tiles w and the axis just outside it as [rows, contiguous] tiles, the others
-// one scalar a program: coordinates are decoded per program, not per lane.
+// one scalar a program: coordinates are decoded per program, not per lane. With two program axes the
+// row tiles are formed only for a pairwise map (pairwiseReuse: box IoU's a[i, c] read before the walk of
+// j and b[j, c] inside it, every read on one axis), where each read then serves a whole tile.
 //
 // Nests: a contraction nested in the element body of another reduction (its result the
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member

@@ -159,7 +159,11 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     scalar a program, so coordinates are decoded once per program where the
     flat walk of pgpu-refine-mapping decodes two or more row coordinates for
     every lane (issue 41). Not with two program axes (an [M, N] map's flat
-    walk decodes one, its long rows vectorized), nor where w's extent is a
+    walk decodes one, its long rows vectorized), unless the map is pairwise:
+    no reduction, every read on one of the two axes, at least one on each
+    (box IoU's a[i, c] and b[j, c], read before and inside the walk of j),
+    so each read serves a whole tile instead of b being read again per row;
+    nor where w's extent is a
     constant under 16 (the flat walk packs such narrow rows densely).
     Such a nest may hold reductions (a local response norm's sum of squares
     over a clipped window of channels, x[n, c', h, w] for c' in [c - 2,
