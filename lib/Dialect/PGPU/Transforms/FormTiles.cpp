@@ -501,7 +501,7 @@ LogicalResult Tiler::checkSegmented() {
 /// an outer product's x[i] and y[j]), and every write on both. A read of both (an [M, N] map's
 /// x[i, j], a bias-and-scale epilogue) keeps the flat walk, whose rows stream at bandwidth already.
 bool Tiler::pairwiseReuse() {
-  if (popcount(programAxes) != 2 || chain.size() != 1 || group.getBody().getNumArguments() != 1 ||
+  if (guard || popcount(programAxes) != 2 || chain.size() != 1 || group.getBody().getNumArguments() != 1 ||
       !segmentPrologue.empty() || !loopAxis.empty() || !loops.empty() || !finalizations.empty())
     return false;
   Mask r = bit(0), w = bit(1);
