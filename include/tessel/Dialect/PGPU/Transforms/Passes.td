@@ -1098,7 +1098,9 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     Sibling foreaches of the body over the same bounds (one per stored
     output: a pool's values and its argmax indices), with only pure code
     between them, no view both read and written in the group and no view
-    written by two of them, first become one foreach whose member runs their
+    written by two of them (unless their writes of it differ modulo a
+    constant on some axis for any two members: a rotary embedding's
+    out[.., 2i] and out[.., 2i + 1], each pair then read once), first become one foreach whose member runs their
     bodies in order (their members are independent across the worksets too).
     Rewrites: the trip count max(hi - lo, 0) joins the group's extents as a
     trailing axis and multiplies the program space's extent; the member is
