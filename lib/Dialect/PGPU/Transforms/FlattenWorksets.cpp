@@ -249,6 +249,8 @@ bool mergeSiblingWorksets(ExecutionGroupOp group) {
     each.walk([&](Operation *op) {
       if (isa<StoreOp, ScatterOp>(op))
         writesOf[op->getOperand(1)].push_back({op, each});
+      else if (auto sr = dyn_cast<ScatterReduceOp>(op))
+        writesOf[sr.getView()].push_back({op, each}); // no coordinates residuesApart reads: never apart
     });
     for (Value v : mine) {
       if (!v)
