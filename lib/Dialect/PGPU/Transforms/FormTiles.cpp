@@ -506,6 +506,15 @@ bool Tiler::pairwiseReuse() {
     return false;
   Mask r = bit(0), w = bit(1);
   bool rowRead = false, columnRead = false, ok = true;
+  // A view the nest writes is not read in it: a row's read before the walk (y[i, 0]) would then race
+  // with the program of another column tile writing it, where one program per row read it first.
+  DenseSet<Value> written;
+  group.walk([&](Operation *op) {
+    if (auto sr = dyn_cast<ScatterReduceOp>(op))
+      written.insert(sr.getView());
+    else if (isTiledWrite(op))
+      written.insert(op->getOperand(1));
+  });
   auto visit = [&](Operation &op) {
     if (isa<ForeachOp>(op))
       return;
@@ -522,6 +531,7 @@ bool Tiler::pairwiseReuse() {
     }
     if (!isa<LoadOp, GatherOp, BufferLoadOp>(op))
       return;
+    ok &= !written.contains(op.getOperand(0));
     Mask m = 0;
     for (Value v : op.getResults())
       m |= maskOf(v);

@@ -126,3 +126,38 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: the row's read before the walk is of the view the walk writes (y[i, 0], then
+// COM: y[i, j] for every j): another column tile's program could write y[i, 0] before this one reads
+// COM: it, where the one program of row i read it first.
+// CHECK-LABEL: pgpu.kernel @reads_written
+// CHECK-NOT: TILE_
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @reads_written(%b: !pgpu.view<f32, [M], in>, %y: !pgpu.view<f32, [N, M], inout>) {
+    %true = arith.constant true
+    %cst = arith.constant 0.000000e+00 : f32
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %y[0] : !pgpu.view<f32, [N, M], inout>
+    %1 = pgpu.extent %b[0] : !pgpu.view<f32, [M], in>
+    pgpu.program_space(%0) {
+    ^bb0(%arg0: index):
+      // expected-remark @+1 {{pgpu-form-tiles: not tiled: no contraction: a loop after per-row reads or reductions (a row statistic, then the row) is blocked along the row by pgpu-form-blocking}}
+      pgpu.execution_group %arg0 extents(%0) segment 0 roles ["axis0"] {
+      ^bb0(%i: index):
+        %y0 = pgpu.load %y[%i, %c0] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [N, M], inout>[index, index] -> f32
+        pgpu.foreach %c0 to %1 {
+        ^bb0(%j: index):
+          %bj = pgpu.load %b[%j] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [M], in>[index] -> f32
+          %p = pgpu.binary sub %bj, %y0 : f32
+          pgpu.store %p, %y[%i, %j] valid %true : i1 : f32, !pgpu.view<f32, [N, M], inout>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } {roles = ["axis0"], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
