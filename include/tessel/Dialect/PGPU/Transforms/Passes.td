@@ -160,7 +160,8 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     flat walk of pgpu-refine-mapping decodes two or more row coordinates for
     every lane (issue 41). Not with two program axes (an [M, N] map's flat
     walk decodes one, its long rows vectorized), unless the map is pairwise:
-    no reduction, every read on one of the two axes, at least one on each
+    no reduction, every read on one of the two axes (none of a view it
+    writes), at least one on each
     (box IoU's a[i, c] and b[j, c], read before and inside the walk of j),
     so each read serves a whole tile instead of b being read again per row;
     nor where w's extent is a
