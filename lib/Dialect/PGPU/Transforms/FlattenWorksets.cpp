@@ -162,9 +162,63 @@ void viewsOf(Operation *root, DenseSet<Value> &read, DenseSet<Value> &written) {
   });
 }
 
+/// `v` modulo `c` (> 1) where index code built from constants, sums, differences and products with a
+/// multiple of c fixes it (2 * p + 1 is 1 modulo 2 for every p), else none.
+std::optional<int64_t> residue(Value v, int64_t c, unsigned depth = 0) {
+  APInt k;
+  if (matchPattern(v, m_ConstantInt(&k)))
+    return ((k.getSExtValue() % c) + c) % c;
+  auto bin = v.getDefiningOp<BinaryOp>();
+  if (!bin || depth > 8)
+    return std::nullopt;
+  auto multipleOfC = [&](Value x) { return matchPattern(x, m_ConstantInt(&k)) && k.getSExtValue() % c == 0; };
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Mul:
+    if (multipleOfC(bin.getLhs()) || multipleOfC(bin.getRhs()))
+      return 0;
+    return std::nullopt;
+  case kir::BinaryKind::Add:
+  case kir::BinaryKind::Sub: {
+    std::optional<int64_t> l = residue(bin.getLhs(), c, depth + 1), r = residue(bin.getRhs(), c, depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    return ((bin.getKind() == kir::BinaryKind::Add ? *l + *r : *l - *r) % c + c) % c;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The coordinates of a store or scatter, or none for another op.
+ValueRange writeCoords(Operation *op) {
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.getCoords();
+  if (auto scatter = dyn_cast<ScatterOp>(op))
+    return scatter.getCoords();
+  return {};
+}
+
+/// Whether writes `a` and `b` (stores or scatters of one view) never reach the same element: on some axis
+/// their coordinates differ modulo a constant stride (an interleaved pair's 2p and 2p + 1, for any two
+/// members p), so no element is written by both whatever the other coordinates are.
+bool residuesApart(Operation *a, Operation *b) {
+  ValueRange ca = writeCoords(a), cb = writeCoords(b);
+  if (ca.empty() || ca.size() != cb.size())
+    return false;
+  for (auto [x, y] : llvm::zip(ca, cb))
+    for (int64_t c : {2, 3, 4, 8}) {
+      std::optional<int64_t> rx = residue(x, c), ry = residue(y, c);
+      if (rx && ry && *rx != *ry)
+        return true;
+    }
+  return false;
+}
+
 /// Sibling worksets of one program body over the same bounds (construction's one workset per stored
 /// output: a pool's values and its argmax indices) become one workset running each member's bodies in
-/// order, when no view is both read and written in the group and no two of them write the same view:
+/// order, when no view is both read and written in the group and no two of them write the same view
+/// (or every write of a view shared by two lies apart from the other's by residue, residuesApart: an
+/// interleaved pair out[.., 2p] and out[.., 2p + 1] of a GPT-J rotary embedding, seed 000 §4.3):
 /// their members are then independent across the worksets too, so running member m of the second
 /// right after member m of the first computes what running them one workset after the other does
 /// (seed 000 §5: a foreach's members are unordered). Pure code between them moves before the first (it
@@ -188,12 +242,28 @@ bool mergeSiblingWorksets(ExecutionGroupOp group) {
       }))
     return false;
   DenseSet<Value> read, written;
+  DenseMap<Value, SmallVector<std::pair<Operation *, ForeachOp>>> writesOf; // a view: its writes, by workset
   for (ForeachOp each : worksets) {
     DenseSet<Value> mine;
     viewsOf(each, read, mine);
-    for (Value v : mine)
-      if (!v || !written.insert(v).second)
+    each.walk([&](Operation *op) {
+      if (isa<StoreOp, ScatterOp>(op))
+        writesOf[op->getOperand(1)].push_back({op, each});
+      else if (auto sr = dyn_cast<ScatterReduceOp>(op))
+        writesOf[sr.getView()].push_back({op, each}); // no coordinates residuesApart reads: never apart
+    });
+    for (Value v : mine) {
+      if (!v)
         return false;
+      if (written.insert(v).second)
+        continue;
+      // A view another workset writes too: each of this workset's writes of it lies apart from each
+      // of the others' (no element written by two worksets, so their order does not matter).
+      for (auto [w, owner] : writesOf[v])
+        for (auto [u, other] : writesOf[v])
+          if (owner == each && other != each && !residuesApart(w, u))
+            return false;
+    }
   }
   if (llvm::any_of(written, [&](Value v) { return read.contains(v); }))
     return false;
@@ -284,7 +354,7 @@ struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<Flat
       bool remarks = remarksEnabled(kernel);
       if (mergeSiblingWorksets(group) && remarks)
         group.emitRemark() << "pgpu-flatten-worksets: sibling worksets over the same range, writing different "
-                              "views and reading none they write, became one workset";
+                              "views or elements and reading none they write, became one workset";
       std::string why;
       for (bool nested = false; ForeachOp each = wholeBodyForeach(group, nested, why); nested = true) {
         if (remarks)

@@ -43,7 +43,9 @@
 // (a transpose) tiles both axes so every access has contiguous runs; one whose
 // accesses all walk the innermost of three or more program axes, w (an NCHW pool, a channel copy),
 // tiles w and the axis just outside it as [rows, contiguous] tiles, the others
-// one scalar a program: coordinates are decoded per program, not per lane.
+// one scalar a program: coordinates are decoded per program, not per lane. With two program axes the
+// row tiles are formed only for a pairwise map (pairwiseReuse: box IoU's a[i, c] read before the walk of
+// j and b[j, c] inside it, every read on one axis), where each read then serves a whole tile.
 //
 // Nests: a contraction nested in the element body of another reduction (its result the
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
@@ -162,6 +164,12 @@ LogicalResult Tiler::analyze() {
   }
   if (failed(analyzeBlock(*programBody, /*programBody=*/true)))
     return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the program");
+  // A pairwise map (no reduction, two program axes) whose per-row reads precede the walk of the other
+  // axis is no segment: it tiles as [rows, contiguous] tiles below (pairwiseReuse).
+  if (segmented && contracts.empty() && !boundsRead && pairwiseReuse()) {
+    segmented = false;
+    pairwise = true;
+  }
   if (segmented && contracts.empty()) {
     if (boundsRead)
       return reject("a segment whose bounds are read in the program is walked only for a contraction");
@@ -239,7 +247,10 @@ LogicalResult Tiler::analyze() {
       // Two program axes ([M, N] elementwise maps) keep the flat walk: it decodes one row coordinate per
       // lane, and its long rows run vectorized at bandwidth already (corpus 127, 158, 208 at 0.99x of
       // torch.compile on the H100). From three axes on (NCHW planes) it decodes two or more per lane.
-      if (innermost && popcount(programAxes) < 3)
+      // A pairwise map (every read on one of the two axes: box IoU, an outer product) reuses each read
+      // across the other axis: tiles read TILE_r + TILE_w operands for TILE_r x TILE_w results, where
+      // the flat walk reads a row's operands again for every block of the other axis.
+      if (innermost && popcount(programAxes) < 3 && !pairwise)
         return rowReject("no contraction, and every access walks the same axis (one-axis blocking serves it): two "
                          "program axes, whose flat walk decodes one row coordinate per lane");
       // A constant contiguous extent under the smallest TILE_w (a [M, 3] view) would leave most of each
@@ -481,6 +492,59 @@ LogicalResult Tiler::checkSegmented() {
   if ((maskOf(segment.getLower()) | maskOf(segment.getUpper())) & ~outerMask)
     return reject("the segment's bounds depend on more than the group's coordinates");
   return success();
+}
+
+/// seed 002 §3.2-§3.3 (operand reuse decides the program's ownership): whether the nest is a pairwise
+/// map over its two program axes r (the group's) and w (the foreach's): pointwise code, reads and
+/// writes only (no reduction, loop or read-only reduction before the walk), every read depending on
+/// at most one of r and w, at least one on r alone and one on w alone (box IoU's a[i, c] and b[j, c],
+/// an outer product's x[i] and y[j]), and every write on both. A read of both (an [M, N] map's
+/// x[i, j], a bias-and-scale epilogue) keeps the flat walk, whose rows stream at bandwidth already.
+bool Tiler::pairwiseReuse() {
+  if (guard || popcount(programAxes) != 2 || chain.size() != 1 || group.getBody().getNumArguments() != 1 ||
+      !segmentPrologue.empty() || !loopAxis.empty() || !loops.empty() || !finalizations.empty())
+    return false;
+  Mask r = bit(0), w = bit(1);
+  bool rowRead = false, columnRead = false, ok = true;
+  // A view the nest writes is not read in it: a row's read before the walk (y[i, 0]) would then race
+  // with the program of another column tile writing it, where one program per row read it first.
+  DenseSet<Value> written;
+  group.walk([&](Operation *op) {
+    if (auto sr = dyn_cast<ScatterReduceOp>(op))
+      written.insert(sr.getView());
+    else if (isTiledWrite(op))
+      written.insert(op->getOperand(1));
+  });
+  auto visit = [&](Operation &op) {
+    if (isa<ForeachOp>(op))
+      return;
+    if (isTiledWrite(&op)) {
+      Mask m = 0;
+      for (Value v : op.getOperands().drop_front(2))
+        m |= maskOf(v);
+      ok &= (m & programAxes) == programAxes;
+      return;
+    }
+    if (!isPointwiseOrRead(op)) {
+      ok = false;
+      return;
+    }
+    if (!isa<LoadOp, GatherOp, BufferLoadOp>(op))
+      return;
+    ok &= !written.contains(op.getOperand(0));
+    Mask m = 0;
+    for (Value v : op.getResults())
+      m |= maskOf(v);
+    m &= programAxes;
+    ok &= m != programAxes;
+    rowRead |= m == r;
+    columnRead |= m == w;
+  };
+  for (Operation &op : group.getBody().front().without_terminator())
+    visit(op);
+  for (Operation &op : programBody->without_terminator())
+    visit(op);
+  return ok && rowRead && columnRead;
 }
 
 LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
@@ -1185,6 +1249,8 @@ std::string Tiler::adopted() const {
     text += "; " + std::to_string(chained) + " contraction(s) continue another's accumulator (one K over their sum)";
   if (carriedInto)
     text += "; " + std::to_string(carriedInto) + " contraction(s) accumulate into a loop's carried tile";
+  if (pairwise)
+    text += "; a pairwise map: each row's and each column's reads serve a whole tile";
   if (!groupParam.empty())
     text += "; grouped traversal " + groupParam;
   if (segmented)

@@ -159,6 +159,7 @@ private:
   LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing);
   LogicalResult analyzeLoop(ForOp loop);
   LogicalResult checkNests();
+  bool pairwiseReuse();
   Mask maskOf(Value v) const {
     auto it = axes.find(v);
     return it == axes.end() ? 0 : it->second;
@@ -282,6 +283,7 @@ private:
   bool persistent = false;          // programs walk the tiles with a stride (PERSIST)
   bool chainSegment = false;        // one segment of several (setChainSegment)
   bool coalescing = false;          // tiled for contiguous accesses (no contraction)
+  bool pairwise = false;            // rowTiles of a pairwise map over two program axes (pairwiseReuse)
   bool rowTiles = false;            // coalescing: [rows, contiguous] tiles of the two innermost axes
   StringAttr rowCovers;             // rowTiles: the named extent of the contiguous axis, or null
   bool segmented = false;           // the first foreach is a segment whose bounds are read in the program

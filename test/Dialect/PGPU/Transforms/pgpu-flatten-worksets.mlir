@@ -477,7 +477,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
     pgpu.program_space (%M) {
     ^bb0(%p: index):
-      // expected-remark @+1 {{pgpu-flatten-worksets: sibling worksets over the same range, writing different views and reading none they write, became one workset}}
+      // expected-remark @+1 {{pgpu-flatten-worksets: sibling worksets over the same range, writing different views or elements and reading none they write, became one workset}}
       pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
       ^bb0(%m: index):
         %f0 = arith.constant 0.0 : f32
@@ -576,6 +576,105 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
         ^bb0(%n: index):
           %v = pgpu.load %x[%m, %n] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
           pgpu.store %v, %z[%m, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Sibling worksets writing one view at interleaved elements (a GPT-J rotary embedding's
+// COM: out[m, 2n] and out[m, 2n + 1], corpus 207: one workset per statement) become one workset: the
+// COM: coordinates differ modulo 2 for any two members, so no element is written by both and their
+// COM: order does not matter. The member then reads its pair once (before: each workset read both
+// COM: elements again, x read twice).
+// CHECK-LABEL: pgpu.kernel @interleaved
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}) segment 0 roles ["m", "axis1"]
+// CHECK-NOT: pgpu.foreach
+// CHECK: %[[E:.*]] = pgpu.binary mul %{{.*}}, %[[N:.*]] : index
+// CHECK: pgpu.scatter %{{.*}}, %y[%{{.*}}, %[[E]]]
+// CHECK: %[[E2:.*]] = pgpu.binary mul %{{.*}}, %[[N]] : index
+// CHECK: %[[O2:.*]] = pgpu.binary add %[[E2]], %{{.*}} : index
+// CHECK: pgpu.scatter %{{.*}}, %y[%{{.*}}, %[[O2]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @interleaved(%x: !pgpu.view<f32, [M, D], in>, %y: !pgpu.view<f32, [M, D], out>, %n2: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, D], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: sibling worksets over the same range, writing different views or elements and reading none they write, became one workset}}
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %f0 = arith.constant 0.0 : f32
+        %t = arith.constant true
+        // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 1}}
+        pgpu.foreach %c0 to %n2 {
+        ^bb0(%n: index):
+          %e = pgpu.binary mul %c2, %n : index
+          %o = pgpu.binary add %e, %c1 : index
+          %a = pgpu.gather %x[%m, %e] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          %b = pgpu.gather %x[%m, %o] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          %d = pgpu.binary sub %a, %b : f32
+          pgpu.scatter %d, %y[%m, %e] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.foreach %c0 to %n2 {
+        ^bb0(%n: index):
+          %e = pgpu.binary mul %c2, %n : index
+          %o = pgpu.binary add %e, %c1 : index
+          %a = pgpu.gather %x[%m, %e] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          %b = pgpu.gather %x[%m, %o] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          %s = pgpu.binary add %a, %b : f32
+          pgpu.scatter %s, %y[%m, %o] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: both worksets write y at 2n and 2n + 2, which are equal modulo 2 (member n + 1
+// COM: of the first writes what member n of the second wrote: the second's value must stay last).
+// CHECK-LABEL: pgpu.kernel @interleaved_overlap
+// CHECK: pgpu.foreach
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @interleaved_overlap(%x: !pgpu.view<f32, [M, D], in>, %y: !pgpu.view<f32, [M, D], out>, %n2: index) {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, D], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program runs several worksets}}
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %f0 = arith.constant 0.0 : f32
+        %t = arith.constant true
+        pgpu.foreach %c0 to %n2 {
+        ^bb0(%n: index):
+          %e = pgpu.binary mul %c2, %n : index
+          %a = pgpu.gather %x[%m, %e] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          pgpu.scatter %a, %y[%m, %e] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.foreach %c0 to %n2 {
+        ^bb0(%n: index):
+          %e = pgpu.binary mul %c2, %n : index
+          %o = pgpu.binary add %e, %c2 : index
+          %a = pgpu.gather %x[%m, %e] valid %t : i1 fill %f0 : f32 : !pgpu.view<f32, [M, D], in>[index, index] -> f32
+          pgpu.scatter %a, %y[%m, %o] valid %t : i1 : f32, !pgpu.view<f32, [M, D], out>[index, index]
           pgpu.yield
         }
         pgpu.yield

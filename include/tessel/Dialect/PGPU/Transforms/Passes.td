@@ -159,7 +159,12 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     scalar a program, so coordinates are decoded once per program where the
     flat walk of pgpu-refine-mapping decodes two or more row coordinates for
     every lane (issue 41). Not with two program axes (an [M, N] map's flat
-    walk decodes one, its long rows vectorized), nor where w's extent is a
+    walk decodes one, its long rows vectorized), unless the map is pairwise:
+    no reduction, every read on one of the two axes (none of a view it
+    writes), at least one on each
+    (box IoU's a[i, c] and b[j, c], read before and inside the walk of j),
+    so each read serves a whole tile instead of b being read again per row;
+    nor where w's extent is a
     constant under 16 (the flat walk packs such narrow rows densely).
     Such a nest may hold reductions (a local response norm's sum of squares
     over a clipped window of channels, x[n, c', h, w] for c' in [c - 2,
@@ -1094,7 +1099,9 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     Sibling foreaches of the body over the same bounds (one per stored
     output: a pool's values and its argmax indices), with only pure code
     between them, no view both read and written in the group and no view
-    written by two of them, first become one foreach whose member runs their
+    written by two of them (unless their writes of it differ modulo a
+    constant on some axis for any two members: a rotary embedding's
+    out[.., 2i] and out[.., 2i + 1], each pair then read once), first become one foreach whose member runs their
     bodies in order (their members are independent across the worksets too).
     Rewrites: the trip count max(hi - lo, 0) joins the group's extents as a
     trailing axis and multiplies the program space's extent; the member is
