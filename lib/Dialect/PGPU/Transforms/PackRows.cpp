@@ -521,19 +521,35 @@ private:
   }
 
   /// Moves the code of `loop`'s body that does not change across its trips before it: pure ops and
-  /// reads (masked: safe on any trip count) of operands defined outside, when the body writes nothing
-  /// (a row tile read once for all the members that walk it).
+  /// reads of operands defined outside, when the body writes nothing (a row tile read once for all the
+  /// members that walk it). A moved read is valid only where the loop runs a trip (lo < hi).
   static void hoistInvariants(ForOp loop) {
     Block &body = loop.getBody().front();
     if (llvm::any_of(body, [](Operation &op) {
           return op.getNumRegions() == 0 && !isMemoryEffectFree(&op) && !isa<LoadOp, GatherOp>(op);
         }))
       return;
+    Value runs;
     for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
-      if (op.getNumRegions() != 0 || !(isMemoryEffectFree(&op) || isa<LoadOp, GatherOp>(op)))
+      if (op.getNumRegions() != 0 || !(isMemoryEffectFree(&op) || isa<LoadOp, GatherOp>(op)) ||
+          llvm::any_of(op.getOperands(), [&](Value v) { return v.getParentBlock() == &body; }))
         continue;
-      if (llvm::all_of(op.getOperands(), [&](Value v) { return v.getParentBlock() != &body; }))
-        op.moveBefore(loop);
+      op.moveBefore(loop);
+      OpOperand *valid = nullptr;
+      if (auto load = dyn_cast<LoadOp>(op))
+        valid = &load.getValidMutable();
+      else if (auto gather = dyn_cast<GatherOp>(op))
+        valid = &gather.getValidMutable();
+      if (!valid)
+        continue;
+      OpBuilder b(&op);
+      Location loc = op.getLoc();
+      if (!runs)
+        runs = CmpOp::create(b, loc, kir::CmpPredicate::LT, loop.getLower(), loop.getUpper());
+      Value trip = runs;
+      if (valid->get().getType() != runs.getType())
+        trip = SplatOp::create(b, loc, valid->get().getType(), runs);
+      valid->set(BinaryOp::create(b, loc, kir::BinaryKind::And, valid->get(), trip, false, false));
     }
   }
 
