@@ -5,7 +5,8 @@ carried as [ROWS] fragments, the row tile read once before the members' loop. Di
 TRITON_INTERPRET=1 against the KIR interpreter at odd row counts (1, 7, 131: a last program part empty) and
 row lengths (1, 3, 33 fit BLOCK 64: the staged path; 70 does not: the blocked path's loop over the rows), a
 constant member count (16) and a runtime one (K: 1, 5). Must not fire: members whose count depends on the
-row."""
+row. A staged row path holding an author loop (241's bisection on a threshold) packs alike, its carries
+[ROWS] fragments."""
 import os
 
 import numpy as np
@@ -50,6 +51,22 @@ def ragged_members(x: T.In[T.f32, ("N", "D")], y: T.Out[T.f32, ("N",)]):
         y[n] = T.max(T.sum(x[T.domain(0, n + 1), dims] * x[n, dims], axis=1))
 
 
+@tessel.kernel
+def bisect_rows(x: T.In[T.f32, ("B", "V")], out: T.Out[T.f32, ("B", "V")], mass: T.f32):
+    B, V = x.shape
+    vocab = T.domain(0, V)
+    for b in T.parallel(T.domain(0, B)):
+        e = T.exp(x[b, vocab] - T.max(x[b, vocab]))
+        p = e / T.sum(e)
+        lo, hi = T.f32(0.0), T.f32(1.0)
+        for it in T.domain(0, 6):  # an author loop over the row's tile, its carries per row (241's bisection)
+            mid = 0.5 * (lo + hi)
+            enough = T.sum(T.where(p >= mid, p, 0.0)) >= mass
+            lo = T.where(enough, mid, lo)
+            hi = T.where(enough, hi, mid)
+        out[b, vocab] = T.where(p >= lo, p, 0.0)
+
+
 # Packed rows (the last program part empty at 7 and 131 rows); TESSEL_DEEP adds the call's defaults, ROWS 8
 # and the other shapes (each binding compiles and interprets anew: minutes on one core).
 DEEP = bool(os.environ.get("TESSEL_DEEP"))
@@ -68,6 +85,17 @@ def test_packs_members_that_walk_the_row():
     loop = body.index("for ")
     assert "tl.load(x" in body[:loop] and "tl.load(x" not in body[loop:]
     assert "tl.load(c" in body[loop:]
+
+
+def test_bisect_rows_agrees_with_the_interpreter(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    assert "'ROWS'" in _params(bisect_rows)  # an ordered loop in the staged path carries [ROWS] scalars
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 37)).astype(np.float32)
+    want = bisect_rows.run_interp(shapes={}, inputs=dict(x=x), scalars=dict(mass=0.7))["out"]
+    out = torch.full(x.shape, float("nan"))
+    bisect_rows.launch(torch.from_numpy(x), out, mass=0.7, params={"ROWS": 4, "BLOCK": 64})
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-7)
 
 
 def test_members_of_a_row_dependent_count_stay_one_row_a_program():
