@@ -28,6 +28,13 @@
 // dot) is staged here first (pgpu-stage-rows' rewrite, `stageRowLoops`), on a copy of the kernel that
 // is kept only where the packing then fires.
 //
+// An ordered loop in the staged path over row-independent bounds (241's bisection on a threshold: 40
+// trips, each summing the row) runs once for the program's rows, its scalar carries [ROWS] fragments.
+// A row reduced over members that each walk it (171_kmeans_assign: argmin_j sum_d (c[j, d] - x[n, d])^2,
+// a range_reduce over 16 centroids whose element is a blocking loop over D) becomes such a loop here
+// (`memberWalks`: the reduction in member order, seed 000 §8), each walk its one block when the row fits:
+// the program reads its [ROWS, BLOCK] row tile once, before the loop, and each centroid row once.
+//
 // A staged test that depends on the row (the length n of a block of a wider row, a slice of constant
 // width clipped to the row: 0 < n(m) <= BLOCK, 103_block_absmax_quant's 128-column blocks), where BLOCK
 // covers that constant width (pgpu-form-blocking's `covers = "128"`: short rows at any call), is computed
