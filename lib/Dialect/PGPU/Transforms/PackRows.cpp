@@ -28,6 +28,13 @@
 // dot) is staged here first (pgpu-stage-rows' rewrite, `stageRowLoops`), on a copy of the kernel that
 // is kept only where the packing then fires.
 //
+// An ordered loop in the staged path over row-independent bounds (241's bisection on a threshold: 40
+// trips, each summing the row) runs once for the program's rows, its scalar carries [ROWS] fragments.
+// A row reduced over members that each walk it (171_kmeans_assign: argmin_j sum_d (c[j, d] - x[n, d])^2,
+// a range_reduce over 16 centroids whose element is a blocking loop over D) becomes such a loop here
+// (`memberWalks`: the reduction in member order, seed 000 §8), each walk its one block when the row fits:
+// the program reads its [ROWS, BLOCK] row tile once, before the loop, and each centroid row once.
+//
 // A staged test that depends on the row (the length n of a block of a wider row, a slice of constant
 // width clipped to the row: 0 < n(m) <= BLOCK, 103_block_absmax_quant's 128-column blocks), where BLOCK
 // covers that constant width (pgpu-form-blocking's `covers = "128"`: short rows at any call), is computed
@@ -53,6 +60,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "StagedBranch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -153,7 +161,28 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
     return false;
   };
   bool reducesRows = false;
-  for (Operation &op : staged.getThenRegion().front().without_terminator()) {
+  // Straight-line code, and ordered loops over row-independent bounds (a reduction over members that
+  // each walk the row, in member order: memberWalks) whose scalar carries become [ROWS] carries.
+  std::function<bool(Block &)> widens = [&](Block &block) -> bool {
+  for (Operation &op : block.without_terminator()) {
+    if (auto loop = dyn_cast<ForOp>(op)) {
+      if (llvm::any_of(ValueRange{loop.getLower(), loop.getUpper(), loop.getStep()},
+                       [&](Value v) { return rowValues.contains(v); })) {
+        why = "a loop over row-dependent bounds";
+        return false;
+      }
+      if (!llvm::all_of(loop.getResultTypes(), [](Type t) { return !isa<FragmentType>(t); })) {
+        why = "a loop carrying fragments";
+        return false;
+      }
+      for (Value r : loop.getResults())
+        rowValues.insert(r);
+      for (Value a : loop.getBody().front().getArguments().drop_front())
+        rowValues.insert(a);
+      if (!widens(loop.getBody().front()))
+        return false;
+      continue;
+    }
     // Only a row scattered through a destination read from memory packs (66's cache[slot[t], h, dims]); a
     // scatter at computed lane coordinates (163's in-place rotate-half pairs) packed as [ROWS, BLOCK]
     // measured 3.6x slower on the H100 (0.321 -> 1.157 ms): it stays one row per program.
@@ -199,11 +228,59 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
     for (Value r : op.getResults())
       rowValues.insert(r);
   }
+  return true;
+  };
+  if (!widens(staged.getThenRegion().front()))
+    return {};
   if (!reducesRows) {
     why = "the staged path reduces no row";
     return {};
   }
   return staged;
+}
+
+/// Whether `loop` steps by the BLOCK parameter (pgpu-form-blocking's walk of a row).
+bool isBlockingLoop(ForOp loop) {
+  auto step = loop.getStep().getDefiningOp<ParamOp>();
+  return step && step.getName() == kBlockParam;
+}
+
+/// A row reduction over a short row-independent range whose every member walks the row (171's argmin
+/// over 16 centroids of sum_d (c[j, d] - x[n, d])^2: a `pgpu.range_reduce` whose element holds blocking
+/// loops over one row-independent [lo, hi)): the range_reduce of `body` that qualifies, its walks'
+/// blocking loop (the first), or null. Element: blocking loops over those bounds with straight-line
+/// bodies, and pure code or reads without regions.
+std::pair<RangeReduceOp, ForOp> memberWalks(Block &body) {
+  Operation *group = body.getParentOp();
+  auto outside = [&](Value v) { return !group->isAncestor(v.getParentBlock()->getParentOp()); };
+  for (Operation &op : body.without_terminator()) {
+    auto reduce = dyn_cast<RangeReduceOp>(op);
+    if (!reduce || !outside(reduce.getLower()) || !outside(reduce.getUpper()) ||
+        llvm::any_of(reduce.getCombine().front(), [](Operation &inner) {
+          return inner.getNumRegions() != 0 || !isMemoryEffectFree(&inner);
+        }))
+      continue;
+    ForOp walk;
+    bool ok = true;
+    for (Operation &inner : reduce.getElement().front().without_terminator()) {
+      if (auto loop = dyn_cast<ForOp>(inner); loop && isBlockingLoop(loop) && outside(loop.getLower()) &&
+                                              outside(loop.getUpper())) {
+        if (walk && (loop.getLower() != walk.getLower() || loop.getUpper() != walk.getUpper()))
+          ok = false;
+        walk = walk ? walk : loop;
+        ok &= !loop->walk([&](Operation *nested) {
+                     if (nested == loop.getOperation() || isa<ReduceOp>(nested) || nested->getNumRegions() == 0)
+                       return WalkResult::advance();
+                     return WalkResult::interrupt();
+                   }).wasInterrupted();
+        continue;
+      }
+      ok &= inner.getNumRegions() == 0 && (isMemoryEffectFree(&inner) || isa<LoadOp, GatherOp>(inner));
+    }
+    if (ok && walk)
+      return {reduce, walk};
+  }
+  return {};
 }
 
 /// The row path of `group`'s body made stageable, or null (see the file comment): a body whose row is
@@ -226,7 +303,33 @@ IfOp stageableRows(ExecutionGroupOp group) {
           break;
         }
       }
-    staged = stageRowLoops(body, anchor);
+    if (anchor) {
+      staged = stageRowLoops(body, anchor);
+    } else if (auto [reduce, walk] = memberWalks(body); reduce && body.getTerminator()->getNumOperands() == 0) {
+      // Members that each walk the row: the reduction over them runs in member order (any order is
+      // legal, seed 000 §8), and where the row fits one block (a launch-uniform test: the walks' bounds
+      // are row-independent) each walk is its one iteration inside that ordered loop.
+      Value lo = walk.getLower(), hi = walk.getUpper();
+      OpBuilder before(reduce);
+      Value step = ParamOp::create(before, reduce.getLoc(), walk.getStep().getType(), kBlockParam);
+      ForOp members = expandRangeReduce(reduce);
+      staged = stageOneSegment(body, members, lo, hi, step, [&](OpBuilder &b, Operation &op, IRMapping &map) {
+        Operation *copy = b.clone(op, map);
+        SmallVector<ForOp> walks;
+        copy->walk([&](ForOp loop) {
+          if (loop != copy && isBlockingLoop(loop) && loop.getLower() == lo && loop.getUpper() == hi)
+            walks.push_back(loop);
+        });
+        for (ForOp loop : walks) {
+          OpBuilder at(loop);
+          IRMapping once;
+          SmallVector<Value> args{lo};
+          llvm::append_range(args, loop.getInits());
+          loop.replaceAllUsesWith(inlineBlock(at, loop.getBody().front(), args, once));
+          loop.erase();
+        }
+      });
+    }
     if (!staged)
       return {};
   }
@@ -335,6 +438,10 @@ public:
       map.map(splat.getResult(), as(splat.getOperand(), t));
       return;
     }
+    if (auto loop = dyn_cast<ForOp>(op)) {
+      cloneLoop(loop);
+      return;
+    }
     Operation *copy = b.clone(op, map);
     // The operands' conversions go before the copy.
     OpBuilder::InsertionGuard g(b);
@@ -380,6 +487,79 @@ public:
   }
 
 private:
+  /// An ordered loop over row-independent bounds: its carries (row values) take the [ROWS] shape, its
+  /// body is widened like the path (conversions made inside it stay inside it).
+  void cloneLoop(ForOp loop) {
+    Location loc = loop.getLoc();
+    SmallVector<Value> inits;
+    SmallVector<Type> types;
+    for (Value init : loop.getInits()) {
+      types.push_back(widen(init.getType()));
+      inits.push_back(as(init, types.back()));
+    }
+    auto copy = ForOp::create(b, loc, types, map.lookupOrDefault(loop.getLower()),
+                              map.lookupOrDefault(loop.getUpper()), map.lookupOrDefault(loop.getStep()), inits);
+    Block &from = loop.getBody().front();
+    Block *body;
+    {
+      OpBuilder::InsertionGuard g(b);
+      body = b.createBlock(&copy.getBody());
+    }
+    map.map(from.getArgument(0), body->addArgument(b.getIndexType(), loc));
+    for (auto [arg, t] : llvm::zip(from.getArguments().drop_front(), types))
+      map.map(arg, body->addArgument(t, loc));
+    auto savedConverted = converted;
+    auto savedMasked = masked;
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(body);
+      for (Operation &inner : from.without_terminator())
+        clone(inner);
+      SmallVector<Value> yields;
+      for (auto [v, t] : llvm::zip(from.getTerminator()->getOperands(), types))
+        yields.push_back(as(v, t));
+      YieldOp::create(b, loc, yields);
+    }
+    converted = std::move(savedConverted);
+    masked = std::move(savedMasked);
+    for (auto [orig, now] : llvm::zip(loop.getResults(), copy.getResults()))
+      map.map(orig, now);
+    hoistInvariants(copy);
+  }
+
+  /// Moves the code of `loop`'s body that does not change across its trips before it: pure ops and
+  /// reads of operands defined outside, when the body writes nothing (a row tile read once for all the
+  /// members that walk it). A moved read is valid only where the loop runs a trip (lo < hi).
+  static void hoistInvariants(ForOp loop) {
+    Block &body = loop.getBody().front();
+    if (llvm::any_of(body, [](Operation &op) {
+          return op.getNumRegions() == 0 && !isMemoryEffectFree(&op) && !isa<LoadOp, GatherOp>(op);
+        }))
+      return;
+    Value runs;
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+      if (op.getNumRegions() != 0 || !(isMemoryEffectFree(&op) || isa<LoadOp, GatherOp>(op)) ||
+          llvm::any_of(op.getOperands(), [&](Value v) { return v.getParentBlock() == &body; }))
+        continue;
+      op.moveBefore(loop);
+      OpOperand *valid = nullptr;
+      if (auto load = dyn_cast<LoadOp>(op))
+        valid = &load.getValidMutable();
+      else if (auto gather = dyn_cast<GatherOp>(op))
+        valid = &gather.getValidMutable();
+      if (!valid)
+        continue;
+      OpBuilder b(&op);
+      Location loc = op.getLoc();
+      if (!runs)
+        runs = CmpOp::create(b, loc, kir::CmpPredicate::LT, loop.getLower(), loop.getUpper());
+      Value trip = runs;
+      if (valid->get().getType() != runs.getType())
+        trip = SplatOp::create(b, loc, valid->get().getType(), runs);
+      valid->set(BinaryOp::create(b, loc, kir::BinaryKind::And, valid->get(), trip, false, false));
+    }
+  }
+
   Value and_(Value valid, Type shape) {
     auto i1 = FragmentType::get(b.getContext(), b.getI1Type(), cast<FragmentType>(shape).getExtents());
     Value rows = rowsValid;

@@ -590,10 +590,23 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     fail it): the program takes the packed path when none fails, and
     otherwise runs each row's own test and either path in its loop (an
     empty block keeps its blocked path's values).
+    An ordered loop in the staged path over row-independent bounds (an
+    author's loop, 241's bisection on a threshold) runs once for the
+    program's rows: its scalar carries become [ROWS] fragments, its body is
+    widened like the path, and reads in it of values defined before it (the
+    row tile) move before it, valid where it runs a trip. A row reduced over
+    members that each walk the row (a `pgpu.range_reduce` over a
+    row-independent range whose element holds blocking loops over one
+    row-independent [lo, hi): 171's argmin over 16 centroids of a distance
+    summed over the row) is staged here too: the reduction runs in member
+    order (seed 000 §8: any order is legal) as such a loop, each member's
+    walk its one block when 0 < hi - lo <= BLOCK, so a program reads its
+    [ROWS, BLOCK] row tile once and each member's [BLOCK] row once.
     Preserves: values, effects (each row's in its order), ABI, origins.
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
-    per-element row: pgpu-refine-mapping's row loops), one with loops, ifs,
+    per-element row: pgpu-refine-mapping's row loops), one with loops over
+    row-dependent bounds or carrying fragments, ifs,
     scatter-reduces, atomics or 2-d fragments on row values, a group whose body has
     row-dependent effects, regions or fragments before the staged path (a
     test on a row length read from memory), a test that depends on the row
