@@ -5,26 +5,26 @@
 // to int32). The three reductions walk different ranges, so pgpu-form-blocking keeps them apart (siblings
 // over one range would be one reduction with a three-component combine).
 // RUN: tessel compile %s --emit=source --target=triton | FileCheck %s
-// COM: the maximum's and the i16 sum's combine functions stay (two each: the rows' two loops); the f32
-// COM: sum is tl.sum between them
+// COM: every combine function is the maximum's (line 48) or the i16 sum's (line 62), one per path that reduces
+// COM: (the row loop and, where pgpu-pack-rows packs rows, the packed tile); the f32 sum (line 55) has none:
+// COM: it is tl.sum wherever it is spelled.
 // CHECK: def _rows_combine{{[0-9]+}}(
-// CHECK-NEXT: #
+// CHECK-NEXT: # serialize-sum.mlir:48
 // CHECK-NEXT: tl.maximum(
 // CHECK: def _rows_combine{{[0-9]+}}(
-// CHECK-NEXT: #
-// CHECK-NEXT: tl.maximum(
-// CHECK: def _rows_combine{{[0-9]+}}(
-// CHECK-NEXT: #
+// CHECK-NEXT: # serialize-sum.mlir:62
 // CHECK-NEXT: = v{{[0-9]+}} + v{{[0-9]+}}
+// CHECK-NOT: serialize-sum.mlir:55
 // CHECK: def _rows_kernel(
-// CHECK: = tl.reduce(v{{[0-9]+}}, 0, _rows_combine{{[0-9]+}})
-// CHECK: = tl.reduce(v{{[0-9]+}}, 0, _rows_combine{{[0-9]+}})
+// CHECK: = tl.reduce(v{{[0-9]+}}, {{[01]}}, _rows_combine{{[0-9]+}})
+// CHECK: # serialize-sum.mlir:55
 // CHECK-NOT: tl.reduce
-// CHECK: = tl.sum(v{{[0-9]+}}, 0)
-// CHECK-NOT: tl.reduce
-// CHECK: = tl.sum(v{{[0-9]+}}, 0)
+// CHECK: = tl.sum(v{{[0-9]+}}, {{[01]}})
 // CHECK: tl.int16
-// CHECK: = tl.reduce(v{{[0-9]+}}, 0, _rows_combine{{[0-9]+}})
+// CHECK: = tl.reduce(v{{[0-9]+}}, {{[01]}}, _rows_combine{{[0-9]+}})
+// CHECK: # serialize-sum.mlir:55
+// CHECK-NOT: tl.reduce
+// CHECK: = tl.sum(v{{[0-9]+}}, {{[01]}})
 module {
   kir.kernel @rows(%x: !kir.view<f32, [M, N], in>, %k: !kir.view<i16, [M, N], in>, %mx: !kir.view<f32, [M], out>,
                    %sm: !kir.view<f32, [M], out>, %ks: !kir.view<i16, [M], out>) {
