@@ -1,8 +1,13 @@
-"""Shared fixtures: where the built tools live."""
+"""Shared fixtures: where the built tools live; the helpers several test files use (never imported from a
+test module)."""
+import importlib
 import os
 import pathlib
+import re
+import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -49,6 +54,64 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"deep tier (TESSEL_DEEP=1): {why}"))
 
 
+EXAMPLES = ROOT / "examples"
+# The suite examples (test_dsl.py, test_triton.py, test_cutile.py, matrix_lib.py), per example: odd shapes (several per kernel), runtime scalars, constexpr variants, tolerance.
+REQUIRED_EXAMPLES = {
+    "vector_add": dict(shapes=[{"N": 0}, {"N": 7}, {"N": 129}], scalars={"scale": -1.75}),
+    "softmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 129}, {"M": 5, "N": 0}]),
+    "layernorm": dict(shapes=[{"M": 1, "N": 1}, {"M": 5, "N": 7}, {"M": 13, "N": 129}], scalars={"eps": 1e-5},
+                      rtol=1e-5, atol=1e-5),
+    "rmsnorm": dict(shapes=[{"M": 2, "N": 1}, {"M": 5, "N": 7}, {"M": 3, "N": 129}], scalars={"eps": 1e-5},
+                    rtol=1e-5, atol=1e-6),
+    "gemm": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 7, "N": 9, "K": 13}, {"M": 3, "N": 5, "K": 0}],
+                 constexprs=[{}, {"HAS_BIAS": True}, {"HAS_BIAS": True, "ACTIVATION": "relu"},
+                             {"ACTIVATION": "sigmoid"}], rtol=1e-5, atol=2e-5),
+    "cumsum": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 5}, {"M": 4, "N": 129}],
+                   constexprs=[{}, {"EXCLUSIVE": True}, {"REVERSE": True}, {"EXCLUSIVE": True, "REVERSE": True}],
+                   rtol=1e-5, atol=1e-4),
+    "histogram": dict(shapes=[{"N": 0, "B": 3}, {"N": 37, "B": 5}, {"N": 1000, "B": 17}], exact=True),
+    "argmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 5}, {"M": 11, "N": 129}], exact=True),
+    "attention": dict(shapes=[{"B": 1, "H": 1, "S": 1, "T": 1, "D": 8}, {"B": 2, "H": 1, "S": 7, "T": 11, "D": 5},
+                              {"B": 1, "H": 2, "S": 5, "T": 0, "D": 3}],
+                      scalars={"scale": 0.35}, constexprs=[{}, {"CAUSAL": False}], rtol=2e-3, atol=2e-3,
+                      extra=dict(segments="random")),
+}
+EXTRA_EXAMPLES = {
+    "cross_entropy": dict(shapes=[{"M": 1, "C": 1}, {"M": 7, "C": 13}, {"M": 5, "C": 129}], rtol=1e-5, atol=1e-5),
+    "cummax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 7}, {"M": 2, "N": 129}],
+                   constexprs=[{}, {"REVERSE": True}], exact=True),
+    "transpose": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 7}, {"M": 0, "N": 5}], exact=True),
+    "gemv": dict(shapes=[{"M": 1, "K": 1}, {"M": 7, "K": 13}, {"M": 5, "K": 0}], rtol=1e-5, atol=1e-5),
+    "matmul": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 37, "N": 45, "K": 29}, {"M": 3, "N": 5, "K": 0}],
+                   rtol=1e-2, atol=1e-2),
+    "batched_gemv": dict(shapes=[{"B": 1, "M": 1, "K": 1}, {"B": 3, "M": 7, "K": 13}, {"B": 2, "M": 5, "K": 0},
+                                 {"B": 0, "M": 3, "K": 4}], rtol=1e-5, atol=1e-5),
+    "batched_gemm": dict(shapes=[{"B": 1, "M": 1, "N": 1, "K": 1}, {"B": 3, "M": 5, "N": 7, "K": 9}],
+                         rtol=1e-5, atol=1e-5),
+    "fused_pointwise": dict(shapes=[{"N": 1}, {"N": 37}, {"N": 129}], scalars={"alpha": 0.75},
+                            rtol=2e-6, atol=1e-6),
+    "softmax_relaxed": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 129}, {"M": 2, "N": 1031}, {"M": 5, "N": 0}],
+                            rtol=1e-5, atol=1e-7),
+    "online_softmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 17}, {"M": 2, "N": 129}], rtol=2e-6, atol=1e-7,
+                           extra=dict(segments="random")),
+    "embedding": dict(shapes=[{"V": 1, "D": 1, "T": 1}, {"V": 7, "D": 5, "T": 13}, {"V": 3, "D": 4, "T": 0}],
+                      exact=True),
+    "scatter_add": dict(shapes=[{"V": 1, "D": 1, "T": 1}, {"V": 7, "D": 5, "T": 13}, {"V": 3, "D": 4, "T": 0}],
+                        rtol=1e-5, atol=1e-5),
+    "linear_attention": dict(shapes=[{"B": 1, "H": 1, "T": 1, "D": 2, "E": 3}, {"B": 1, "H": 2, "T": 9, "D": 4, "E": 3}],
+                             rtol=1e-4, atol=1e-4, extra=dict(segments="random")),
+    # offs is drawn from [-7, 7] \ {0}: negative and non-increasing ends give empty groups, ends past M are
+    # clamped; test_grouped_gemm_ragged_offsets draws offsets over [0, M] and beyond.
+    "grouped_gemm": dict(shapes=[{"G": 1, "M": 1, "K": 1, "N": 1}, {"G": 3, "M": 7, "K": 5, "N": 11},
+                                 {"G": 5, "M": 37, "K": 13, "N": 129}, {"G": 2, "M": 5, "K": 0, "N": 3}],
+                         rtol=1e-5, atol=1e-5),
+    "splitk_gemm": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 7, "N": 9, "K": 13}, {"M": 3, "N": 5, "K": 0},
+                                {"M": 5, "N": 3, "K": 129}],
+                        constexprs=[{}, {"SPLITS": 1}, {"SPLITS": 3}, {"SPLITS": 7}], rtol=1e-5, atol=1e-5),
+}
+ALL = {**REQUIRED_EXAMPLES, **{k: v for k, v in EXTRA_EXAMPLES.items() if (EXAMPLES / f"{k}.py").exists()}}
+
+
 def load_bench(name: str):
     """bench/NAME.py, loaded by path once per process (as `_bench_NAME`): sys.path keeps no bench/ entry,
     since bench's attention.py and linear_attention.py would shadow the examples of those names."""
@@ -60,6 +123,89 @@ def load_bench(name: str):
         sys.modules[spec.name] = module
         spec.loader.exec_module(module)
     return module
+
+
+def example(name):
+    """The kernel `name` of examples/NAME.py (imported as a module of that name)."""
+    import sys
+    if str(ROOT / "examples") not in sys.path:
+        sys.path.insert(0, str(ROOT / "examples"))
+    return getattr(importlib.import_module(name), name)
+
+
+def as_on_sm90(monkeypatch, names):
+    """A generated module's switches (`names`: its namespace) as on an sm_90 GPU, not the interpreter:
+    the TMA switch may then take descriptors and the Gluon kernel."""
+    monkeypatch.setitem(names, "_interpreting", lambda: False)
+    monkeypatch.setitem(names, "_arch", lambda t: 9)
+
+
+def force_descriptors(monkeypatch, launch, kernel_name):
+    """Under TRITON_INTERPRET the wrapper never takes the tensor-descriptor spelling; make it, and
+    record the USE_TMA the launch passed."""
+    names = launch.__globals__
+    as_on_sm90(monkeypatch, names)
+    jit, seen = names[f"_{kernel_name}_kernel"], {}
+
+    class Spy:
+        def __getitem__(self, grid):
+            def run(*args, **kw):
+                seen["USE_TMA"] = args[jit.arg_names.index("USE_TMA")]
+                return jit[grid](*args, **kw)
+            return run
+    monkeypatch.setitem(names, f"_{kernel_name}_kernel", Spy())
+    return seen
+
+
+def key_loops(src, name):
+    """Each innermost loop of the source that contracts and exponentiates (the key loops), with its body; the
+    names the serializer numbers (values, layouts, workspace arguments) made alike."""
+    src = re.sub(r"\b(v|_s|_c|_dl|_da|_ds|_dr|_sm|_bar|_rest|_arrived|_L|arg)\d+\b", r"\1", src.replace(name, "K"))
+    src = re.sub(r"combine\d+", "combine", src)
+    lines, out = src.splitlines(), []
+    for i, ln in enumerate(lines):
+        head = re.match(r"^(\s+)for \w+ in ", ln)
+        if not head:
+            continue
+        body = [ln]
+        for nxt in lines[i + 1:]:
+            if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= len(head.group(1)):
+                break
+            if not nxt.lstrip().startswith("#"):
+                body.append(nxt)
+        text, inner = "\n".join(body), "\n".join(body[1:])
+        if "exp2(" in text and ("tl.dot(" in text or "warpgroup_mma(" in text) and not re.search(r"^\s+for ", inner, re.M):
+            out.append(text)
+    return sorted(out)
+
+
+def program_bindings(program_text):
+    """The declared defaults, and every parameter at its smallest candidate (blocks shorter than the rows
+    and K: the looped and masked paths), FOLD_SPLIT at its largest where declared (folds cut across programs)."""
+    small = {}
+    for name, cands in re.findall(r'#pgpu.param<"(\w+)", \[([0-9, ]+)\]', program_text):
+        values = [int(c) for c in cands.split(",")]
+        small[name] = max(values) if name == "FOLD_SPLIT" else min(values)
+    return [({}, "defaults"), (small, "smallest")]
+
+
+SEEDS = (0, 7)
+
+
+def run_kernel(tessel, root, tmp_path, spec, shapes, seed, scalars=None, constexprs=None, extra=()):
+    """The arrays (inputs as NAME.in, outputs) of `tessel run examples/kir/SPEC` at `shapes` and `seed`
+    (test_interp_suite.py, test_interp_suite_more.py)."""
+    out = tmp_path / f"out-{abs(hash((spec, tuple(shapes.items()), seed, tuple(extra))))}"
+    cmd = [str(tessel), "run", str(root / "examples" / "kir" / spec),
+           "--shape", ",".join(f"{k}={v}" for k, v in shapes.items()),
+           "--seed", str(seed), "--out", str(out), *extra]
+    for k, v in (scalars or {}).items():
+        cmd += ["--scalar", f"{k}={v}"]
+    for k, v in (constexprs or {}).items():
+        cmd += ["--constexpr", f"{k}={v}"]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
+    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
 
 
 def split_k_branches(body: str):

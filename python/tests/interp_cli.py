@@ -6,6 +6,9 @@ import subprocess
 
 import numpy as np
 
+import tessel
+import tessel.language as T
+
 
 def realize_folds(tessel_bin, tmp_path, kernel):
     """(KIR source, pgpu program after realize-folds) of `kernel`, written under tmp_path."""
@@ -81,3 +84,59 @@ def attention(q, k, v, scale, bias=None, visible=None, softcap=None):
         p = np.exp(s - m)
         l = p.sum(-1)
         return np.einsum("bhqk,bhkd->bhqd", p, v) / l[..., None], m[..., 0] + np.log(l)
+
+
+def two_pass_bias_attention(name):
+    """Attention with an additive bias [H, S, T] (broadcast over the batch) in the corpus's two-pass spelling
+    (bench/corpus/199): f16 q, k, v, o, an f32 bias, scores q.k * scale + bias, a maximum, then the sums and
+    the product with V at it. A new kernel named `name`. test_staged_attention.py, test_program_axis_order.py."""
+    F16 = T.f16
+
+    @tessel.kernel(name=name)
+    def kernel(q: T.In[F16, ("B", "H", "S", "D")], k: T.In[F16, ("B", "H", "T", "D")],
+               v: T.In[F16, ("B", "H", "T", "D")], bias: T.In[T.f32, ("H", "S", "T")],
+               o: T.Out[F16, ("B", "H", "S", "D")], scale: T.f32):
+        B, H, S, D = q.shape
+        keys, dims = k.domain(2), T.domain(0, D)
+        for b, h, i in T.parallel(T.domain(0, B), T.domain(0, H), T.domain(0, S)):
+            s = T.matvec(k[b, h, keys, dims], q[b, h, i, dims]) * scale + bias[h, i, keys]
+            p = T.exp(s - T.max(s))
+            acc = T.vecmat(T.cast(p, F16), v[b, h, keys, dims])
+            o[b, h, i, dims] = T.cast(acc / T.sum(p), F16)
+    return kernel
+
+
+def views_of(kernel):
+    """(inputs, outputs): the kernel's view parameters as (name, extents) in order."""
+    ins, outs = [], []
+    for p in kernel.params():
+        if p.kind == "view":
+            (outs if p.spec.mode == "out" else ins).append((p.name, p.spec.extents))
+    return ins, outs
+
+
+def run_kir(tessel_bin, tmp_path, text, kernel, shape, inputs, scalars, segments):
+    """The outputs (in order, float64) of the KIR interpreter on `text` (the KIR of `kernel`) at `shape`, with
+    `--segments SEGMENTS`."""
+    src = tmp_path / f"{kernel.name}-{segments}.mlir"
+    src.write_text(text)
+    out = tmp_path / f"out-{segments}"
+    args = [str(tessel_bin), "run", f"{src}:{kernel.name}", "--stage", "kir", "--segments", segments,
+            "--out", str(out), "--shape", ",".join(f"{n}={x}" for n, x in shape.items())]
+    for n, x in inputs.items():
+        np.save(tmp_path / f"{n}.npy", x)
+        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
+    for n, x in scalars.items():
+        args += ["--scalar", f"{n}={x}"]
+    res = subprocess.run(args, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return [np.load(out / f"{n}.npy").astype(np.float64) for n, _ in views_of(kernel)[1]]
+
+
+def rewritten(tessel_bin, tmp_path, kernel):
+    """(KIR source, KIR after -kir-online-folds) of `kernel`."""
+    src = kernel._write(tmp_path, None)
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(src), "-kir-online-folds"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return src.read_text(), res.stdout

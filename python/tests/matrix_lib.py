@@ -185,7 +185,7 @@ def _scalar_text(name, ty):
 
 
 def _tolerance(example, views):
-    from test_dsl import ALL
+    from conftest import ALL
     spec = ALL.get(example, {})
     rtol, atol = max(spec.get("rtol", 2e-5), 2e-5), max(spec.get("atol", 2e-6), 2e-6)
     if any(v.dtype in ("f16", "bf16") and v.mode != "in" for v in views):
@@ -209,7 +209,7 @@ def _cx_id(cx):
 
 def suite_ids():
     """The ids of suite_kernels, in its order, without tracing (for pytest parameters)."""
-    from test_dsl import ALL
+    from conftest import ALL
     out = []
     for path in sorted((EXAMPLES / "kir").glob("*.mlir")):
         out += [f"kir/{m}" for m in re.findall(r"kir\.kernel\s+@(\w+)\(", path.read_text())]
@@ -222,7 +222,7 @@ def suite_kernels(kir_dir: pathlib.Path):
     """Every suite kernel as KIR: examples/kir/*.mlir (each kernel of a file), and each DSL example
     with each of its constexpr variants (test_dsl.ALL), traced into kir_dir."""
     import importlib.util
-    from test_dsl import ALL
+    from conftest import ALL
     kernels = []
     for path in sorted((EXAMPLES / "kir").glob("*.mlir")):
         text = path.read_text()

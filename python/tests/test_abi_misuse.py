@@ -10,7 +10,7 @@ import pytest
 os.environ["TRITON_INTERPRET"] = "1"
 torch = pytest.importorskip("torch")
 
-from test_triton import example  # noqa: E402
+from conftest import example  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

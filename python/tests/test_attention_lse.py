@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import load_bench
+from conftest import key_loops, load_bench
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
@@ -54,28 +54,6 @@ def base2_remarks(tessel_bin, source):
                          text=True)
     assert res.returncode == 0, res.stderr
     return [ln.split("remark: ", 1)[1] for ln in res.stderr.splitlines() if "pgpu-exp-base2:" in ln]
-
-
-def key_loops(src, name):
-    """Each innermost loop of the source that contracts and exponentiates (the key loops), with its body; the
-    names the serializer numbers (values, layouts, workspace arguments) made alike."""
-    src = re.sub(r"\b(v|_s|_c|_dl|_da|_ds|_dr|_sm|_bar|_rest|_arrived|_L|arg)\d+\b", r"\1", src.replace(name, "K"))
-    src = re.sub(r"combine\d+", "combine", src)
-    lines, out = src.splitlines(), []
-    for i, ln in enumerate(lines):
-        head = re.match(r"^(\s+)for \w+ in ", ln)
-        if not head:
-            continue
-        body = [ln]
-        for nxt in lines[i + 1:]:
-            if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= len(head.group(1)):
-                break
-            if not nxt.lstrip().startswith("#"):
-                body.append(nxt)
-        text, inner = "\n".join(body), "\n".join(body[1:])
-        if "exp2(" in text and ("tl.dot(" in text or "warpgroup_mma(" in text) and not re.search(r"^\s+for ", inner, re.M):
-            out.append(text)
-    return sorted(out)
 
 
 def test_lse_keeps_plain_attentions_scaled_domain(tessel_bin, tmp_path, monkeypatch):

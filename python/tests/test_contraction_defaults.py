@@ -126,26 +126,21 @@ def _triton_shared(kernel, src, tmp_path, views):
     return facts["shared"]
 
 
-# pgpu-stage-operands (s39) adds a first phase beside the recomputing loop: at OPERAND_PHASES = 1 its branch
-# still compiles (a run-time branch), and Triton then allocated 196696 bytes at 128x128x64, 4 stages
-# (180224 modelled) and 172144 at 64x128x64, 5 stages (188416): Resources.cpp does not model the phases
-# yet. SPLIT_K is no longer declared for this kernel (the staged walk is not split).
-_PHASES_UNMODELLED = pytest.mark.xfail(reason="Resources.cpp does not model pgpu-stage-operands' phases yet",
-                                       strict=False)
-
-
-@pytest.mark.parametrize("binding", [{}, pytest.param(dict(TILE_1=128, STAGES=4), marks=_PHASES_UNMODELLED),
-                                     pytest.param(dict(TILE_0=64, TILE_1=128, TILE_K=64, STAGES=5),
-                                                  marks=_PHASES_UNMODELLED),
-                                     pytest.param(dict(SPLIT_K=4), marks=_PHASES_UNMODELLED)])
+# pgpu-stage-operands (s39) adds a first phase beside the walk and a K loop reading the staged operand beside
+# the recomputing one, each where OPERAND_PHASES == 2 and a launch value holds: at OPERAND_PHASES = 1 Triton
+# folds both away, and the model counts neither (Resources.cpp, untakenAt; before, the first phase's g and u
+# box loads counted as epilogue tiles beside the K loop's stages: 188416 modelled at 64x128x64, 5 stages, for
+# 172144 allocated). SPLIT_K is not declared where stage-operands fires (the staged walk is not split):
+# test_a_staged_operand_walk_declares_no_split.
+@pytest.mark.parametrize("binding", [{}, dict(TILE_1=128, STAGES=4), dict(TILE_0=64, TILE_1=128, TILE_K=64, STAGES=5)])
 def test_the_shared_estimate_of_a_computed_operand_matches_triton(binding, tmp_path):
     """Corpus 45's K loop: g and u pipelined STAGES - 1 deep beneath the math, the computed A tile, W
     STAGES deep, the staged C tile. The model counts exactly Triton's buffers (its pipeline barriers and
     alignment come on top, within the 2 KiB a default keeps free), and the default fits the 227 KiB of
     sm_90 (before: the loads counted STAGES deep and again as epilogue tiles, 229376 bytes estimated for
-    163904 allocated, so a fourth stage never fit). At SPLIT_K = 4 Triton compiles the split branch
-    (partials to workspace, the last arrival's sum and store) and not the unsplit loop: the model, which
-    counts only the branch the binding takes (Resources.cpp, untakenAt), matches it too. The default is
+    163904 allocated, so a fourth stage never fit). At OPERAND_PHASES = 1 Triton compiles neither the first
+    phase nor the loop reading the staged operand: the model, which counts only the branches the binding
+    takes (Resources.cpp, untakenAt), matches it too. The default is
     the prologue-bound 128x256 tile at 2 stages (180264 bytes in an offline compile); 128x128 at 4 stages
     is the former default."""
     d = _defaults(gated_operand)
@@ -161,7 +156,13 @@ def test_the_shared_estimate_of_a_computed_operand_matches_triton(binding, tmp_p
     if not binding:
         assert (d["TILE_0"], d["TILE_1"], d["TILE_K"], d["STAGES"]) == (128, 256, 64, 2), d
         assert "_desc3.store([" in src  # the C tile staged for its TMA store, within the budget
-    assert ("bool((4 != 1))" in src) == (binding.get("SPLIT_K") == 4), "the split switch the launch passes"
+
+
+def test_a_staged_operand_walk_declares_no_split():
+    """pgpu-stage-operands fires on corpus 45's K loop (OPERAND_PHASES declared), and pgpu-split-contractions
+    then leaves the walk unsplit: no SPLIT_K (the former SPLIT_K = 4 case of the estimate above)."""
+    d = _defaults(gated_operand)
+    assert "OPERAND_PHASES" in d and "SPLIT_K" not in d, d
 
 
 @tessel.kernel

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from test_dsl import ALL
+from conftest import ALL
 
 EXAMPLES = ROOT / "examples"
 SCRIPT = ROOT.parent / "shared" / "tools" / "cutile-toolchain.sh"

@@ -7,7 +7,6 @@ import inspect
 import itertools
 import math
 import os
-import pathlib
 import re
 import subprocess
 import sys
@@ -19,8 +18,7 @@ import tessel
 import tessel.language as T
 from _misuse import expect_error, marked_line
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
+from conftest import ALL, EXAMPLES, REQUIRED_EXAMPLES, ROOT  # the suite examples' table
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -41,65 +39,8 @@ def load_example(name):
     return module
 
 
-# Per example: odd shapes (several per kernel), runtime scalars, constexpr variants, tolerance.
-CASES = {
-    "vector_add": dict(shapes=[{"N": 0}, {"N": 7}, {"N": 129}], scalars={"scale": -1.75}),
-    "softmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 129}, {"M": 5, "N": 0}]),
-    "layernorm": dict(shapes=[{"M": 1, "N": 1}, {"M": 5, "N": 7}, {"M": 13, "N": 129}], scalars={"eps": 1e-5},
-                      rtol=1e-5, atol=1e-5),
-    "rmsnorm": dict(shapes=[{"M": 2, "N": 1}, {"M": 5, "N": 7}, {"M": 3, "N": 129}], scalars={"eps": 1e-5},
-                    rtol=1e-5, atol=1e-6),
-    "gemm": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 7, "N": 9, "K": 13}, {"M": 3, "N": 5, "K": 0}],
-                 constexprs=[{}, {"HAS_BIAS": True}, {"HAS_BIAS": True, "ACTIVATION": "relu"},
-                             {"ACTIVATION": "sigmoid"}], rtol=1e-5, atol=2e-5),
-    "cumsum": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 5}, {"M": 4, "N": 129}],
-                   constexprs=[{}, {"EXCLUSIVE": True}, {"REVERSE": True}, {"EXCLUSIVE": True, "REVERSE": True}],
-                   rtol=1e-5, atol=1e-4),
-    "histogram": dict(shapes=[{"N": 0, "B": 3}, {"N": 37, "B": 5}, {"N": 1000, "B": 17}], exact=True),
-    "argmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 5}, {"M": 11, "N": 129}], exact=True),
-    "attention": dict(shapes=[{"B": 1, "H": 1, "S": 1, "T": 1, "D": 8}, {"B": 2, "H": 1, "S": 7, "T": 11, "D": 5},
-                              {"B": 1, "H": 2, "S": 5, "T": 0, "D": 3}],
-                      scalars={"scale": 0.35}, constexprs=[{}, {"CAUSAL": False}], rtol=2e-3, atol=2e-3,
-                      extra=dict(segments="random")),
-}
-EXTRA_EXAMPLES = {
-    "cross_entropy": dict(shapes=[{"M": 1, "C": 1}, {"M": 7, "C": 13}, {"M": 5, "C": 129}], rtol=1e-5, atol=1e-5),
-    "cummax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 7}, {"M": 2, "N": 129}],
-                   constexprs=[{}, {"REVERSE": True}], exact=True),
-    "transpose": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 7}, {"M": 0, "N": 5}], exact=True),
-    "gemv": dict(shapes=[{"M": 1, "K": 1}, {"M": 7, "K": 13}, {"M": 5, "K": 0}], rtol=1e-5, atol=1e-5),
-    "matmul": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 37, "N": 45, "K": 29}, {"M": 3, "N": 5, "K": 0}],
-                   rtol=1e-2, atol=1e-2),
-    "batched_gemv": dict(shapes=[{"B": 1, "M": 1, "K": 1}, {"B": 3, "M": 7, "K": 13}, {"B": 2, "M": 5, "K": 0},
-                                 {"B": 0, "M": 3, "K": 4}], rtol=1e-5, atol=1e-5),
-    "batched_gemm": dict(shapes=[{"B": 1, "M": 1, "N": 1, "K": 1}, {"B": 3, "M": 5, "N": 7, "K": 9}],
-                         rtol=1e-5, atol=1e-5),
-    "fused_pointwise": dict(shapes=[{"N": 1}, {"N": 37}, {"N": 129}], scalars={"alpha": 0.75},
-                            rtol=2e-6, atol=1e-6),
-    "softmax_relaxed": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 129}, {"M": 2, "N": 1031}, {"M": 5, "N": 0}],
-                            rtol=1e-5, atol=1e-7),
-    "online_softmax": dict(shapes=[{"M": 1, "N": 1}, {"M": 3, "N": 17}, {"M": 2, "N": 129}], rtol=2e-6, atol=1e-7,
-                           extra=dict(segments="random")),
-    "embedding": dict(shapes=[{"V": 1, "D": 1, "T": 1}, {"V": 7, "D": 5, "T": 13}, {"V": 3, "D": 4, "T": 0}],
-                      exact=True),
-    "scatter_add": dict(shapes=[{"V": 1, "D": 1, "T": 1}, {"V": 7, "D": 5, "T": 13}, {"V": 3, "D": 4, "T": 0}],
-                        rtol=1e-5, atol=1e-5),
-    "linear_attention": dict(shapes=[{"B": 1, "H": 1, "T": 1, "D": 2, "E": 3}, {"B": 1, "H": 2, "T": 9, "D": 4, "E": 3}],
-                             rtol=1e-4, atol=1e-4, extra=dict(segments="random")),
-    # offs is drawn from [-7, 7] \ {0}: negative and non-increasing ends give empty groups, ends past M are
-    # clamped; test_grouped_gemm_ragged_offsets draws offsets over [0, M] and beyond.
-    "grouped_gemm": dict(shapes=[{"G": 1, "M": 1, "K": 1, "N": 1}, {"G": 3, "M": 7, "K": 5, "N": 11},
-                                 {"G": 5, "M": 37, "K": 13, "N": 129}, {"G": 2, "M": 5, "K": 0, "N": 3}],
-                         rtol=1e-5, atol=1e-5),
-    "splitk_gemm": dict(shapes=[{"M": 1, "N": 1, "K": 1}, {"M": 7, "N": 9, "K": 13}, {"M": 3, "N": 5, "K": 0},
-                                {"M": 5, "N": 3, "K": 129}],
-                        constexprs=[{}, {"SPLITS": 1}, {"SPLITS": 3}, {"SPLITS": 7}], rtol=1e-5, atol=1e-5),
-}
-ALL = {**CASES, **{k: v for k, v in EXTRA_EXAMPLES.items() if (EXAMPLES / f"{k}.py").exists()}}
-
-
 def test_every_required_example_exists():
-    for name in CASES:
+    for name in REQUIRED_EXAMPLES:
         module = load_example(name)
         assert module.__doc__ and module.__doc__.strip(), f"{name}.py needs a docstring"
         assert isinstance(getattr(module, name), tessel.Kernel), f"{name}.py defines the kernel {name}"

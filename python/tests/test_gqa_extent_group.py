@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import load_bench
-from test_attention_lse import key_loops
+from conftest import key_loops
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 

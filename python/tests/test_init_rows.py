@@ -12,7 +12,6 @@ under TRITON_INTERPRET=1, at odd shapes (M = 0, 1; K = 0, 1, primes, non-multipl
 C = 1, primes). f16 operands: Triton's CPU interpreter contracts bf16 wrongly (triton-lang/triton#11584).
 """
 import os
-import re
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from conftest import program_bindings  # noqa: E402
 from interp_cli import close, run_cli, tessel_opt  # noqa: E402
 
 F16 = T.f16
@@ -83,16 +83,6 @@ SHAPES = [dict(M=1, K=1, C=1), dict(M=3, K=37, C=13), dict(M=2, K=67, C=17), dic
           dict(M=0, K=5, C=3), dict(M=7, K=31, C=1), dict(M=4, K=97, C=131)]
 
 
-def bindings(program_text):
-    """The declared defaults, and every parameter at its smallest candidate (blocks shorter than the rows
-    and K: the looped and masked paths), FOLD_SPLIT at its largest where declared (folds cut across programs)."""
-    small = {}
-    for name, cands in re.findall(r'#pgpu.param<"(\w+)", \[([0-9, ]+)\]', program_text):
-        values = [int(c) for c in cands.split(",")]
-        small[name] = max(values) if name == "FOLD_SPLIT" else min(values)
-    return [({}, "defaults"), (small, "smallest")]
-
-
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_row_parallel_and_interpreters_agree(tessel_bin, tmp_path, name):
     kernel = KERNELS[name]
@@ -106,7 +96,7 @@ def test_row_parallel_and_interpreters_agree(tessel_bin, tmp_path, name):
         inputs = draw(name, shape, seed=i)
         kir = run_cli(tessel_bin, tmp_path, source, shape, inputs, ["--stage", "kir"], f"kir{i}")
         close(kir, reference(name, inputs), f"KIR interpreter at {shape}")
-        for params, what in bindings(program.read_text()):
+        for params, what in program_bindings(program.read_text()):
             got = run_cli(tessel_bin, tmp_path, program, shape, inputs,
                           ["--order", "shuffle", *[f"--param={k}={v}" for k, v in params.items()]],
                           f"pgpu{i}-{what}")

@@ -5,27 +5,11 @@ primes, 129, 1000) and two seeds; the inputs the kernel saw come back as NAME.in
 outputs as NAME.npy. References are computed here, in float64 from those inputs.
 """
 import itertools
-import subprocess
 
 import numpy as np
 import pytest
 
-SEEDS = (0, 7)
-
-
-def run_kernel(tessel, root, tmp_path, spec, shapes, seed, scalars=None, constexprs=None, extra=()):
-    out = tmp_path / f"out-{abs(hash((spec, tuple(shapes.items()), seed, tuple(extra))))}"
-    cmd = [str(tessel), "run", str(root / "examples" / "kir" / spec),
-           "--shape", ",".join(f"{k}={v}" for k, v in shapes.items()),
-           "--seed", str(seed), "--out", str(out), *extra]
-    for k, v in (scalars or {}).items():
-        cmd += ["--scalar", f"{k}={v}"]
-    for k, v in (constexprs or {}).items():
-        cmd += ["--constexpr", f"{k}={v}"]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
-    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
-
+from conftest import SEEDS, run_kernel
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("m,n", [(0, 5), (1, 1), (3, 129), (37, 1000), (2, 0)])

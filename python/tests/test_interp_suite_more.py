@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from test_interp_suite import SEEDS, run_kernel
+from conftest import SEEDS, run_kernel
 
 
 def f32(x):

@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
 
-from test_triton import example  # noqa: E402  (the suite's examples, by name)
+from conftest import example  # noqa: E402  (the suite's examples, by name)
 
 
 @pytest.fixture(autouse=True)

@@ -24,7 +24,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
 
-from test_two_pass_folds import rewritten, run_kir, views_of  # noqa: E402
+from interp_cli import rewritten, run_kir, views_of  # noqa: E402
 
 F16 = T.f16
 BLK = 8

@@ -75,7 +75,7 @@ def test_tiled_splitk_matches_kir(tessel_bin, root, tmp_path, splits, params):
 def test_tiled_splitk_runs_through_triton(root, tmp_path, monkeypatch, splits):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("splitk_gemm")
     constexprs = {"SPLITS": splits}
     params = {"TILE_1": 16, "TILE_2": 16, "TILE_K": 16, "GROUP_1": 2}
@@ -101,7 +101,7 @@ def test_zero_first_and_its_fallback_match_kir(tessel_bin, root, tmp_path, monke
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     params = {"TILE_1": 16, "TILE_2": 16, "TILE_K": 16, "GROUP_1": 2}
     path = kir_of(root, tmp_path, 3)
-    from test_triton import example
+    from conftest import example
     kernel = example("splitk_gemm")
     source = kernel.source("triton", {"SPLITS": 3}, params)
     assert "sem='acquire'" in source and "_G0: tl.constexpr" in source  # the wait and the launch guard
@@ -125,7 +125,7 @@ def test_planned_splitk_keeps_its_tickets_zeroed(tmp_path, monkeypatch):
     last arrival reads and zeroes) are kept alike, in a buffer of their own."""
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("splitk_gemm")
     constexprs, params = {"SPLITS": 3}, {"TILE_1": 16, "TILE_2": 16, "TILE_K": 16, "GROUP_1": 2}
     launch = kernel._launcher(constexprs, params)
@@ -156,7 +156,7 @@ def test_kept_buffers_under_graph_capture(tmp_path, monkeypatch):
     any other stream it asks unless the launch passes its answer."""
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     module = example("splitk_gemm")._launcher({"SPLITS": 3}, {"TILE_1": 16, "TILE_2": 16}).__globals__
     zeroed, asked = module["_zeroed"], []
 
@@ -181,7 +181,7 @@ def test_wide_splitk_tile_stores_c_with_pointers(root, tmp_path, monkeypatch):
     interpreter computes at odd shapes (the interpreter runs the pointer spelling of every access)."""
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("splitk_gemm")
     constexprs, params = {"SPLITS": 3}, {"TILE_1": 128, "TILE_2": 256, "STAGES": 4}
     wide = kernel.source("triton", constexprs, params)

@@ -111,7 +111,7 @@ def test_special_values(tessel_bin, root, tmp_path):
 def test_joined_softmax_through_triton(n, tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("softmax_relaxed")
     ref = kernel.run_interp({"M": 3, "N": n}, seed=2)
     x = torch.from_numpy(np.array(ref["x.in"]))

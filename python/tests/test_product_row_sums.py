@@ -21,7 +21,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
 from interp_cli import close, run_cli, tessel_opt  # noqa: E402
-from test_init_rows import bindings  # noqa: E402
+from conftest import program_bindings  # noqa: E402
 
 F16 = T.f16
 
@@ -130,7 +130,7 @@ def test_folds_and_interpreters_agree(tessel_bin, tmp_path, name):
         scalars = ["--scalar", f"eps={EPS}"]
         kir = run_cli(tessel_bin, tmp_path, source, shape, given(name, inputs), ["--stage", "kir", *scalars], f"kir{i}")
         close(kir, reference(name, inputs), f"KIR interpreter at {shape}")
-        for params, what in bindings(program.read_text()):
+        for params, what in program_bindings(program.read_text()):
             got = run_cli(tessel_bin, tmp_path, program, shape, given(name, inputs),
                           ["--order", "shuffle", *scalars, *[f"--param={k}={v}" for k, v in params.items()]],
                           f"pgpu{i}-{what}")

@@ -123,8 +123,8 @@ def test_triton_interpreter_matches_the_reference(tessel_bin, tmp_path, monkeypa
     spec.loader.exec_module(module)
     seen = None
     if tma:
-        from test_tiles import _force_descriptors
-        seen = _force_descriptors(monkeypatch, module.moe_gemm, "moe_gemm")
+        from conftest import force_descriptors
+        seen = force_descriptors(monkeypatch, module.moe_gemm, "moe_gemm")
         cases = [(37, 8, 24, [0, 0, 1, 1, 18, 29]), (23, 8, 16, [2, 13, 13, 40])]
     else:
         cases = CASES

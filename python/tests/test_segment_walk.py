@@ -118,7 +118,7 @@ def test_tensor_descriptors_match_the_reference(tessel_bin, root, grouped, tmp_p
     # (forced: the wrapper never takes it under TRITON_INTERPRET); rows past M and past K read zero.
     # Extents keep the views 16-byte aligned (K, N multiples of 8 for f16), so USE_TMA holds.
     torch = pytest.importorskip("torch")
-    from test_tiles import _force_descriptors
+    from conftest import force_descriptors
     source = tmp_path / "grouped16tma.py"
     res = subprocess.run([str(tessel_bin), "compile", str(root / "examples" / "grouped_gemm.py") + ":grouped_gemm",
                           "--target=triton", "--emit=source", *SMALL, "--param=TMA=1", "-o", str(source)],
@@ -130,7 +130,7 @@ def test_tensor_descriptors_match_the_reference(tessel_bin, root, grouped, tmp_p
     spec = importlib.util.spec_from_file_location("grouped16tma", source)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    seen = _force_descriptors(monkeypatch, module.grouped_gemm, "grouped_gemm")
+    seen = force_descriptors(monkeypatch, module.grouped_gemm, "grouped_gemm")
     rng = np.random.default_rng(11)
     # empty first and between groups, a group of one row and a zero tail; an empty last group, offsets
     # out of order and past M (clamped)

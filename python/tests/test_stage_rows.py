@@ -62,7 +62,7 @@ def test_staged_path_reads_the_row_once(tessel_bin, root):
 def test_staged_softmax_through_triton(n, tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("softmax")
     ref = kernel.run_interp({"M": 3, "N": n}, seed=2)
     x = torch.from_numpy(np.array(ref["x.in"]))
@@ -143,7 +143,7 @@ def test_flagged_rows_through_triton(n, tmp_path, monkeypatch):
 def test_long_rows_staged_through_triton(name, n, block, tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example(name)
     scalars = {"eps": 1e-5} if name == "layernorm" else {}
     ref = kernel.run_interp({"M": 3, "N": n}, scalars=scalars, seed=5)

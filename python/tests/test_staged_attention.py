@@ -23,22 +23,12 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import attention, run_cli, tessel_opt  # noqa: E402
+from interp_cli import attention, run_cli, tessel_opt, two_pass_bias_attention  # noqa: E402
 
 F16 = T.f16
 
 
-@tessel.kernel(name="sa_bias")
-def bias_attention(q: T.In[F16, ("B", "H", "S", "D")], k: T.In[F16, ("B", "H", "T", "D")],
-                   v: T.In[F16, ("B", "H", "T", "D")], bias: T.In[T.f32, ("H", "S", "T")],
-                   o: T.Out[F16, ("B", "H", "S", "D")], scale: T.f32):
-    B, H, S, D = q.shape
-    keys, dims = k.domain(2), T.domain(0, D)
-    for b, h, i in T.parallel(T.domain(0, B), T.domain(0, H), T.domain(0, S)):
-        s = T.matvec(k[b, h, keys, dims], q[b, h, i, dims]) * scale + bias[h, i, keys]
-        p = T.exp(s - T.max(s))
-        acc = T.vecmat(T.cast(p, F16), v[b, h, keys, dims])
-        o[b, h, i, dims] = T.cast(acc / T.sum(p), F16)
+bias_attention = two_pass_bias_attention("sa_bias")
 
 
 @tessel.kernel(name="sa_lagged")

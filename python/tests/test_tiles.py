@@ -64,7 +64,7 @@ def test_tiled_batched_gemm_matches_kir(tessel_bin, root, params):
 def test_tiled_gemm_runs_through_triton(shapes, constexprs, tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("gemm")
     params = {"TILE_0": 16, "TILE_1": 32, "TILE_K": 16, "GROUP_0": 2}
     source = kernel.source("triton", constexprs, params)
@@ -94,7 +94,7 @@ def test_persistent_tile_walk_matches_kir(tessel_bin, root, persist):
 def test_persistent_tile_walk_runs_through_triton(tmp_path, monkeypatch, flatten):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("gemm")
     params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": 1, "FLATTEN": flatten}
     # the first statement after the program id (a source-location comment may come between)
@@ -116,7 +116,7 @@ def test_persistent_split_walk_runs_through_triton(tmp_path, monkeypatch, split)
     pytest.importorskip("torch")
     import torch
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("gemm")
     shapes = {"M": 197, "N": 211, "K": 71}
     params = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "GROUP_0": 4, "PERSIST": 1, "SPLIT_K": split}
@@ -134,22 +134,6 @@ def _described(src, view):
     return re.search(rf"# _desc\d+: {view}'s \[", src) is not None
 
 
-def _force_descriptors(monkeypatch, launch, kernel_name):
-    """Under TRITON_INTERPRET the wrapper never takes the tensor-descriptor spelling; make it, and
-    record the USE_TMA the launch passed."""
-    names = launch.__globals__
-    from test_triton import as_on_sm90
-    as_on_sm90(monkeypatch, names)
-    jit, seen = names[f"_{kernel_name}_kernel"], {}
-
-    class Spy:
-        def __getitem__(self, grid):
-            def run(*args, **kw):
-                seen["USE_TMA"] = args[jit.arg_names.index("USE_TMA")]
-                return jit[grid](*args, **kw)
-            return run
-    monkeypatch.setitem(names, f"_{kernel_name}_kernel", Spy())
-    return seen
 
 
 @pytest.mark.parametrize("shapes,params", [
@@ -162,10 +146,10 @@ def test_tensor_descriptor_spelling_matches_kir(shapes, params, tmp_path, monkey
     # Extents keep every view 16-byte aligned (N, K multiples of 8 for f16), so USE_TMA holds.
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("gemm")
     launch = kernel._launcher({}, dict(params, TMA=1))
-    seen = _force_descriptors(monkeypatch, launch, "gemm")
+    seen = force_descriptors(monkeypatch, launch, "gemm")
     ref = kernel.run_interp(shapes, seed=5)
     a, b, bias = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("a", "b", "bias"))
     c = torch.empty(ref["c"].shape, dtype=torch.float32)
@@ -178,11 +162,11 @@ def test_tensor_descriptor_transpose_store_matches_kir(tmp_path, monkeypatch):
     # The transpose's store walks the output view the other way round: a permuted descriptor store.
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("transpose")
     launch = kernel._launcher({}, {"TILE_0": 16, "TILE_1": 32, "GROUP_0": 2, "TMA": 1})
     assert _described(open(launch.__globals__["__file__"]).read(), "x")
-    seen = _force_descriptors(monkeypatch, launch, "transpose")
+    seen = force_descriptors(monkeypatch, launch, "transpose")
     ref = kernel.run_interp({"M": 36, "N": 44}, seed=5)
     x = torch.from_numpy(np.array(ref["x.in"]))
     y = torch.empty(ref["out"].shape, dtype=torch.float32)
@@ -199,14 +183,14 @@ def test_tensor_descriptor_attention_keys_match_kir(causal, tmp_path, monkeypatc
     # (pointer loads); the descriptors read the full ones. D = 16 keeps every view TMA-aligned.
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("attention")
     cx = {"CAUSAL": causal}
     launch = kernel._launcher(cx, {"BLOCK_S": 16, "BLOCK_T": 16, "BLOCK_D": 16, "TMA": 1})
     src = open(launch.__globals__["__file__"]).read()
     assert _described(src, "K") and _described(src, "V")
     assert not _described(src, "Q") and not _described(src, "O")
-    seen = _force_descriptors(monkeypatch, launch, "attention")
+    seen = force_descriptors(monkeypatch, launch, "attention")
     ref = kernel.run_interp({"B": 1, "H": 2, "S": 37, "T": 45, "D": 16}, scalars={"scale": 0.25}, constexprs=cx, seed=5)
     q, k, v = (torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("Q", "K", "V"))
     o = torch.empty(ref["O"].shape, dtype=torch.float16)
@@ -234,7 +218,7 @@ def test_tiled_transpose_matches_kir(tessel_bin, root, shapes, params):
 def test_tiled_transpose_runs_through_triton(shapes, tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    from test_triton import example
+    from conftest import example
     kernel = example("transpose")
     params = {"TILE_0": 16, "TILE_1": 32, "GROUP_0": 2}
     ref = kernel.run_interp(shapes, seed=5)

@@ -5,7 +5,6 @@ tensors (the generated wrapper checks the ABI, evaluates the LaunchExpr grid and
 Its inputs are exactly those the KIR interpreter saw (`run_interp`'s NAME.in arrays); the outputs
 must match the interpreter's.
 """
-import importlib
 import os
 
 import numpy as np
@@ -14,7 +13,7 @@ import pytest
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
 torch = pytest.importorskip("torch")
 
-from test_dsl import ALL, EXAMPLES  # noqa: E402
+from conftest import ALL, as_on_sm90, example  # noqa: E402
 
 # Examples whose programs the Triton provider cannot spell yet, and why.
 NOT_YET = {
@@ -29,11 +28,6 @@ NOT_YET = {
 SMALL_BLOCKS = {"attention": {"BLOCK": 64}, "linear_attention": {"BLOCK_T": 16, "BLOCK_D": 16, "BLOCK_E": 16}}
 
 
-def example(name):
-    import sys
-    if str(EXAMPLES) not in sys.path:
-        sys.path.insert(0, str(EXAMPLES))
-    return getattr(importlib.import_module(name), name)
 
 
 CASES = [(name, shapes, cx) for name, spec in sorted(ALL.items()) if name not in NOT_YET
@@ -213,11 +207,6 @@ def test_wrapper_reuses_the_compiled_kernel_only_for_the_same_specialization(tmp
     assert len(generic) == 4
 
 
-def as_on_sm90(monkeypatch, names):
-    """A generated module's switches (`names`: its namespace) as on an sm_90 GPU, not the interpreter:
-    the TMA switch may then take descriptors and the Gluon kernel."""
-    monkeypatch.setitem(names, "_interpreting", lambda: False)
-    monkeypatch.setitem(names, "_arch", lambda t: 9)
 
 
 def test_direct_launch_calls_the_compiled_launcher_itself(tmp_path, monkeypatch):

@@ -22,7 +22,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from interp_cli import attention  # noqa: E402
+from interp_cli import attention, rewritten, run_kir, views_of  # noqa: E402
 
 F16 = T.f16
 
@@ -151,43 +151,10 @@ CASES = {"causal_lse": case_causal_lse, "window": case_window, "softcap_prefix":
 SHAPES = [(1, 16), (37, 24), (67, 16)]
 
 
-def views_of(kernel):
-    """(inputs, outputs): the kernel's view parameters as (name, extents) in order."""
-    ins, outs = [], []
-    for p in kernel.params():
-        if p.kind == "view":
-            (outs if p.spec.mode == "out" else ins).append((p.name, p.spec.extents))
-    return ins, outs
-
-
 def draw(kernel, shape, seed):
     rng = np.random.default_rng(seed)
     ins, _ = views_of(kernel)
     return {n: rng.standard_normal([shape[e] for e in ext]).astype(np.float16) for n, ext in ins}
-
-
-def run_kir(tessel_bin, tmp_path, text, kernel, shape, inputs, scalars, segments):
-    src = tmp_path / f"{kernel.name}-{segments}.mlir"
-    src.write_text(text)
-    out = tmp_path / f"out-{segments}"
-    args = [str(tessel_bin), "run", f"{src}:{kernel.name}", "--stage", "kir", "--segments", segments,
-            "--out", str(out), "--shape", ",".join(f"{n}={x}" for n, x in shape.items())]
-    for n, x in inputs.items():
-        np.save(tmp_path / f"{n}.npy", x)
-        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
-    for n, x in scalars.items():
-        args += ["--scalar", f"{n}={x}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return [np.load(out / f"{n}.npy").astype(np.float64) for n, _ in views_of(kernel)[1]]
-
-
-def rewritten(tessel_bin, tmp_path, kernel):
-    src = kernel._write(tmp_path, None)
-    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(src), "-kir-online-folds"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return src.read_text(), res.stdout
 
 
 def close(got, want, what):

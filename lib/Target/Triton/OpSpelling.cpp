@@ -22,6 +22,32 @@ using namespace tessel;
 using namespace tessel::triton::spelling;
 namespace gluon = tessel::triton::gluon;
 
+/// Whether the integer divisor `d` is nonzero in every lane, from the IR alone: a nonzero constant (or a
+/// splat or broadcast of one), a declared parameter none of whose candidates is 0, or the maximum of a
+/// value with a positive constant. Elsewhere an integer `div`/`rem` is guarded: KIR gives 0 for a zero
+/// divisor (KIRDialect.md, the interpreter), Triton's `//` and `%` are undefined there (PTX: garbage).
+static bool provablyNonZero(Value d) {
+  APInt c;
+  if (matchPattern(d, m_ConstantInt(&c)))
+    return !c.isZero();
+  Operation *def = d.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<pgpu::SplatOp, pgpu::BroadcastOp>(def))
+    return provablyNonZero(def->getOperand(0));
+  if (auto param = dyn_cast<pgpu::ParamOp>(def)) {
+    auto kernel = param->getParentOfType<pgpu::KernelOp>();
+    pgpu::ParamAttr declared = kernel ? kernel.getParam(param.getName()) : pgpu::ParamAttr();
+    return declared && !declared.getCandidates().empty() &&
+           llvm::none_of(declared.getCandidates(), [](int64_t v) { return v == 0; });
+  }
+  if (auto max = dyn_cast<pgpu::BinaryOp>(def); max && max.getKind() == kir::BinaryKind::Max)
+    for (Value side : {max.getLhs(), max.getRhs()})
+      if (matchPattern(side, m_ConstantInt(&c)) && c.isStrictlyPositive())
+        return true;
+  return false;
+}
+
 namespace {
 /// kir.cast float -> integer (truncate toward zero, saturate, NaN gives 0; Numerics.cpp castElem) as
 /// Triton source: `tl.cast` alone is LLVM's fptosi, which PTX spells with a saturating cvt only at
@@ -270,21 +296,35 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         return success();
       })
       .Case<pgpu::BinaryOp>([&](pgpu::BinaryOp b) -> LogicalResult {
-        // Floor and truncation agree on a non-negative dividend and a positive divisor (a zero divisor
-        // is the user's error): construction's address arithmetic keeps Triton's // and %.
+        // Floor and truncation agree on a non-negative dividend and a positive divisor (an index divisor
+        // of 0 is an empty range's): construction's address arithmetic keeps Triton's // and %.
         bool truncationExact = (b.getKind() == kir::BinaryKind::Div || b.getKind() == kir::BinaryKind::Rem) &&
                                pgpu::provablyNonNegative(b.getLhs()) && pgpu::provablyNonNegative(b.getRhs());
-        std::optional<std::string> text =
-            triton::binarySpelling(b.getKind(), pgpu::elementTypeOf(b.getType()), b.getApproximate(),
-                                   expr(b.getLhs()), expr(b.getRhs()), truncationExact);
+        Type element = pgpu::elementTypeOf(b.getType());
+        auto integer = dyn_cast<IntegerType>(element);
+        bool division = b.getKind() == kir::BinaryKind::Div || b.getKind() == kir::BinaryKind::Rem;
+        // An integer divisor that may be 0 divides as 1 and the result is 0 there (KIR's rule;
+        // provablyNonZero). `index` quotients are construction's address arithmetic, by extents and
+        // block sizes, where a zero divisor means an empty range: they keep the plain spelling.
+        bool guarded = division && integer && integer.getWidth() > 1 && !provablyNonZero(b.getRhs());
+        std::string divisor = expr(b.getRhs()), zero, one;
+        if (integer) {
+          zero = "tl.full([], 0, tl.int" + std::to_string(integer.getWidth()) + ")";
+          one = "tl.full([], 1, tl.int" + std::to_string(integer.getWidth()) + ")";
+        }
+        std::string rhs = guarded ? "tl.where(" + divisor + " == 0, " + one + ", " + divisor + ")" : divisor;
+        std::optional<std::string> text = triton::binarySpelling(b.getKind(), element, b.getApproximate(),
+                                                                 expr(b.getLhs()), rhs, truncationExact);
         // A scalar index remainder (a blocked walk's start within a row: form-blocking's carried lane
         // coordinates) is spelled a - (a // b) * b, the same value: Triton's alignment analysis gives a
         // scalar `%` divisibility 1, and every lane coordinate built on it then reads as unaligned, so no
         // access of the walk is vectorized; through the subtraction it keeps gcd(a's, b's) divisibility.
         if (truncationExact && b.getKind() == kir::BinaryKind::Rem && !isa<pgpu::FragmentType>(b.getType()))
-          text = triton::scalarRemainderSpelling(expr(b.getLhs()), expr(b.getRhs()));
+          text = triton::scalarRemainderSpelling(expr(b.getLhs()), rhs);
         if (!text)
           return unsupported(&op, "no Triton operation with this kind's NaN semantics");
+        if (guarded)
+          text = "tl.where(" + divisor + " == 0, " + zero + ", " + *text + ")";
         assign(b.getResult(), *text);
         return success();
       })

@@ -11,6 +11,9 @@ using namespace mlir;
 using namespace tessel;
 
 namespace {
+/// pgpu-stage-operands' parameter (StageOperands.cpp): 2 stages a computed operand in a first phase.
+constexpr llvm::StringLiteral kOperandPhasesParam = "OPERAND_PHASES";
+
 /// Whether `v` is a loop's result or computed from one (within `depth` producers).
 bool madeFromLoop(Value v, int depth = 8) {
   Operation *def = v.getDefiningOp();
@@ -805,6 +808,20 @@ std::optional<int64_t> triton::parameterValue(Value v, const llvm::StringMap<int
       y = parameterValue(b, binding);
     return x && y ? std::optional(std::pair(*x, *y)) : std::nullopt;
   };
+  // A conjunction with a false operand (or a disjunction with a true one) is decided whatever the
+  // other operand is: pgpu-stage-operands' first phase runs where OPERAND_PHASES == 2 and a launch
+  // value holds, so at OPERAND_PHASES = 1 it is never taken (Triton folds the branch away).
+  if (auto bin = dyn_cast<pgpu::BinaryOp>(def); bin && bin.getType().isInteger(1) &&
+                                                (bin.getKind() == kir::BinaryKind::And ||
+                                                 bin.getKind() == kir::BinaryKind::Or)) {
+    int64_t decides = bin.getKind() == kir::BinaryKind::Or;
+    std::optional<int64_t> x = parameterValue(bin.getLhs(), binding), y = parameterValue(bin.getRhs(), binding);
+    if ((x && *x == decides) || (y && *y == decides))
+      return decides;
+    if (x && y)
+      return int64_t(decides ? (*x || *y) : (*x && *y));
+    return std::nullopt;
+  }
   if (auto bin = dyn_cast<pgpu::BinaryOp>(def)) {
     auto xy = both(bin.getLhs(), bin.getRhs());
     if (!xy)
@@ -883,10 +900,25 @@ bool triton::isSplitAlternative(pgpu::IfOp branch) {
       .wasInterrupted();
 }
 
+/// Whether `branch` is one of pgpu-stage-operands' alternatives (StageOperands.cpp): the first phase
+/// beside the walk, or the K loop reading the staged operand beside the one recomputing it. Each runs
+/// where OPERAND_PHASES == 2 (and a launch value holds): a binding of 1 compiles neither.
+static bool isPhaseAlternative(pgpu::IfOp branch) {
+  SmallVector<Value> work{branch.getCondition()};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (auto param = dyn_cast_or_null<pgpu::ParamOp>(def); param && param.getName() == kOperandPhasesParam)
+      return true;
+    if (isa_and_nonnull<pgpu::BinaryOp, pgpu::CmpOp>(def) && def->getResult(0).getType().isInteger(1))
+      llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 bool triton::untakenAt(Operation *op, const llvm::StringMap<int64_t> &binding) {
   for (Operation *at = op; at && !isa<pgpu::KernelOp>(at); at = at->getParentOp()) {
     auto branch = dyn_cast_or_null<pgpu::IfOp>(at->getParentOp());
-    if (!branch || !isSplitAlternative(branch))
+    if (!branch || !(isSplitAlternative(branch) || isPhaseAlternative(branch)))
       continue;
     std::optional<int64_t> taken = parameterValue(branch.getCondition(), binding);
     if (taken && at->getParentRegion() != (*taken ? &branch.getThenRegion() : &branch.getElseRegion()))

@@ -1,4 +1,5 @@
 // RUN: tessel compile %tessel_src/bench/corpus/45_swiglu_down.py:swiglu_down --target=triton --emit=source | FileCheck %s
+// RUN: tessel compile %tessel_src/bench/corpus/45_swiglu_down.py:swiglu_down --target=triton --emit=source --param=OPERAND_PHASES=1 | FileCheck %s --check-prefix=PHASES1
 // RUN: tessel compile %tessel_src/test/Target/Triton/Inputs/contraction_stages.py:plain --target=triton --emit=source | FileCheck %s --check-prefix=PLAIN
 // RUN: tessel compile %tessel_src/test/Target/Triton/Inputs/contraction_stages.py:residual --target=triton --emit=source | FileCheck %s --check-prefix=RESIDUAL
 // RUN: tessel compile %tessel_src/bench/corpus/04_lora_fwd.py:lora_forward --target=triton --emit=source | FileCheck %s --check-prefix=LORA
@@ -15,6 +16,14 @@
 // CHECK-NEXT: """
 // COM: (s39) pgpu-stage-operands adds the first phase's tiles and the staged loop's beside the recomputing loop's.
 // CHECK-NEXT: if (_staged if p['TMA'] == 1 and (_staged := max(2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'] + 2 * p['TILE_0'] * p['TILE_1'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'], 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'] + 2 * p['TILE_0'] * p['TILE_1'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'] + 2 * p['TILE_0'] * p['TILE_K'] * p['TMA'])) <= 232448 else
+
+// COM: At OPERAND_PHASES = 1 neither the first phase nor the K loop reading the staged operand is compiled
+// COM: (each runs where OPERAND_PHASES == 2 and a launch value holds; Triton folds them away): the estimate is
+// COM: the recomputing loop's alone, without the first phase's g and u tiles as epilogue buffers (188416
+// COM: estimated for 172144 allocated at 64x128x64, 5 stages, before; test_contraction_defaults.py compiles it).
+// PHASES1: def swiglu_down_PRUNE(p):
+// PHASES1-NEXT: """
+// PHASES1-NEXT: if (_staged if p['TMA'] == 1 and (_staged := max(2 * p['TILE_0'] * p['TILE_1'] * p['TMA'], 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + -2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_0'] * p['TILE_K'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES'] + 2 * p['TILE_0'] * p['TILE_1'] * p['TMA'])) <= 232448 else
 
 // COM: Must not fire: operands loaded directly are STAGES deep with no negative term, and the plain GEMM
 // COM: keeps its 128x256 tile at 3 stages.

@@ -168,7 +168,8 @@ ResourceModel estimateResources(pgpu::KernelOp kernel);
 ResourceModel estimateResources(pgpu::KernelOp kernel, const llvm::StringMap<int64_t> &binding);
 
 /// The value of `v` at `binding` where it is a launch expression of constants and declared parameters
-/// alone (pgpu.param, binary add/sub/mul/min/max, ceil_div, cmp, select), else nothing.
+/// alone (pgpu.param, binary add/sub/mul/min/max, ceil_div, cmp, select; an i1 and/or one known operand
+/// decides), else nothing.
 std::optional<int64_t> parameterValue(mlir::Value v, const llvm::StringMap<int64_t> &binding);
 
 /// Whether `branch` chooses between alternative programs of one result on parameters alone: its
@@ -180,8 +181,9 @@ std::optional<int64_t> parameterValue(mlir::Value v, const llvm::StringMap<int64
 /// their defaults must fit whichever branch a call binds.
 bool isSplitAlternative(pgpu::IfOp branch);
 
-/// Whether `op` lies in the region of a split alternative (isSplitAlternative) that `binding` does not
-/// take: Analyses that choose a binding's defaults or resources read the branch it takes (seed 002 §7:
+/// Whether `op` lies in the region of a split alternative (isSplitAlternative) or of one of
+/// pgpu-stage-operands' phases (a condition reading OPERAND_PHASES) that `binding` does not take:
+/// Analyses that choose a binding's defaults or resources read the branch it takes (seed 002 §7:
 /// decisions from facts of the program).
 bool untakenAt(mlir::Operation *op, const llvm::StringMap<int64_t> &binding);
 

@@ -55,6 +55,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "ArrivalCounters.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -259,17 +261,7 @@ struct Chain {
       b.createBlock(&before.getThenRegion());
       YieldOp::create(b, loc, s.getInits());
       b.createBlock(&before.getElseRegion());
-      Value want = CastOp::create(b, loc, b.getI32Type(), chunk);
-      auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.createBlock(&wait.getBefore());
-        Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), flags, point, yes, kir::AtomicOrder::Acquire,
-                                          kir::SharingDomain::Invocation);
-        ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
-        b.createBlock(&wait.getAfter());
-        YieldOp::create(b, loc);
-      }
+      buildArrivalWait(b, loc, flags, point, chunk, yes);
       SmallVector<Value> lead = slot(bin(b, loc, kir::BinaryKind::Add, chunk, one));
       SmallVector<Value> state;
       for (auto [t, ring] : llvm::zip(types, rings)) {

@@ -9,6 +9,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "ArrivalCounters.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -30,6 +32,25 @@ bool pgpu::sameLaunchValue(Value a, Value b) {
     if (!sameLaunchValue(p, q))
       return false;
   return true;
+}
+
+Value pgpu::buildArrivalTicket(OpBuilder &b, Location loc, Value tickets, ValueRange slot, Value valid,
+                               kir::AtomicOrder order) {
+  Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  return AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, tickets, slot, valid, order,
+                             kir::SharingDomain::Invocation);
+}
+
+void pgpu::buildArrivalWait(OpBuilder &b, Location loc, Value tickets, ValueRange slot, Value want, Value valid) {
+  Value count = CastOp::create(b, loc, b.getI32Type(), want);
+  auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&wait.getBefore());
+  Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), tickets, slot, valid,
+                                    kir::AtomicOrder::Acquire, kir::SharingDomain::Invocation);
+  ConditionOp::create(b, loc, build::cmp(b, loc, kir::CmpPredicate::LT, seen, count), ValueRange{});
+  b.createBlock(&wait.getAfter());
+  YieldOp::create(b, loc);
 }
 
 bool pgpu::writesMemory(Operation *op) {

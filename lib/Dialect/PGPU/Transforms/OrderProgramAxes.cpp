@@ -27,6 +27,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "GroupCoordinates.h"
+
 #include "llvm/ADT/SmallBitVector.h"
 
 namespace tessel::pgpu {
@@ -40,28 +42,6 @@ using namespace tessel::pgpu;
 
 namespace {
 constexpr llvm::StringLiteral kFoldSplitRole = "fold_split";
-
-/// The group coordinates (arguments of `body`) `v` is computed from. A loop's or a region's own
-/// arguments (a key tile's position) are no coordinate: the tile at one position is the same data
-/// whichever program reads it.
-llvm::SmallBitVector coordinatesOf(Value v, Block &body) {
-  llvm::SmallBitVector out(body.getNumArguments());
-  SmallVector<Value> work{v};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(x)) {
-      if (arg.getOwner() == &body)
-        out.set(arg.getArgNumber());
-      continue;
-    }
-    for (Value operand : x.getDefiningOp()->getOperands())
-      work.push_back(operand);
-  }
-  return out;
-}
 
 /// The axis to make innermost, or why there is none. `axes` is the number of ordered axes (the
 /// group's, less a trailing fold_split).

@@ -39,11 +39,12 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "GroupCoordinates.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUPAIRBLOCKS
@@ -59,24 +60,6 @@ namespace {
 constexpr llvm::StringLiteral kPairParam = "PAIR_BLOCKS";
 
 
-/// The coordinates of `body` (its argument numbers) that `v` is computed from.
-void coordinatesOf(Value v, Block &body, llvm::SmallSetVector<unsigned, 4> &out) {
-  SmallVector<Value> work{v};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(x)) {
-      if (arg.getOwner() == &body)
-        out.insert(arg.getArgNumber());
-      continue;
-    }
-    for (Value operand : x.getDefiningOp()->getOperands())
-      work.push_back(operand);
-  }
-}
-
 /// The coordinate to pair, or why there is none.
 FailureOr<unsigned> pairedAxis(ProgramSpaceOp space, ExecutionGroupOp group, std::string &why) {
   auto linear = dyn_cast<BlockArgument>(group.getLinear());
@@ -91,17 +74,17 @@ FailureOr<unsigned> pairedAxis(ProgramSpaceOp space, ExecutionGroupOp group, std
     return failure();
   }
   Block &body = group.getBody().front();
-  llvm::SmallSetVector<unsigned, 4> axes;
+  llvm::SmallBitVector axes(body.getNumArguments());
   group.walk([&](RegionFoldOp fold) {
     APInt step;
     if (matchPattern(fold.getStep(), m_ConstantInt(&step)) && step.isOne())
       return; // unit segments: not a blocked fold
-    coordinatesOf(fold.getLower(), body, axes);
-    coordinatesOf(fold.getUpper(), body, axes);
+    axes |= coordinatesOf(fold.getLower(), body);
+    axes |= coordinatesOf(fold.getUpper(), body);
   });
   ArrayAttr roles = group.getRoles();
   SmallVector<unsigned> candidates;
-  for (unsigned a : axes)
+  for (unsigned a : axes.set_bits())
     if (a < roles.size() && cast<StringAttr>(roles[a]).getValue() != "fold_split")
       candidates.push_back(a);
   if (candidates.size() != 1) {

@@ -69,6 +69,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
+#include "ArrivalCounters.h"
 #include "tessel/Dialect/PGPU/Transforms/FoldLanes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -509,22 +511,10 @@ struct Splitter {
         buffers.push_back(addWorkspace(kernel, loc, elementTypeOf(v.getType()), extents, TypedAttr()));
         BufferStoreOp::create(b, loc, v, buffers.back(), componentCoords(b, loc, {point, seg}, v.getType()), yes);
       }
-      Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-      AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, phaseTickets, ValueRange{point}, yes,
-                          kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
+      buildArrivalTicket(b, loc, phaseTickets, point, yes);
       YieldOp::create(b, loc, fold.getIdentities()); // unread: the program stops here
       b.createBlock(&phases.getElseRegion());
-      Value want = CastOp::create(b, loc, b.getI32Type(), splits);
-      auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.createBlock(&wait.getBefore());
-        Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), phaseTickets, point, yes, kir::AtomicOrder::Acquire,
-                                          kir::SharingDomain::Invocation);
-        ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
-        b.createBlock(&wait.getAfter());
-        YieldOp::create(b, loc);
-      }
+      buildArrivalWait(b, loc, phaseTickets, point, splits, yes);
       YieldOp::create(b, loc, foldSegments(b, loc, fold, buffers).getResults());
       Block *whole = b.createBlock(&choice.getElseRegion());
       auto y = YieldOp::create(b, loc, fold.getResults());

@@ -51,6 +51,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "ArrivalCounters.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -385,9 +387,7 @@ void stage(KernelOp kernel, Match &m) {
       BufferStoreOp::create(b, loc, map.lookup(m.contract.getLhs()), staged, ValueRange{r2, k2}, ok);
       YieldOp::create(b, loc);
     }
-    Value i32one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-    AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, i32one, tickets, ValueRange{zero}, yes,
-                        kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
+    buildArrivalTicket(b, loc, tickets, zero, yes);
     YieldOp::create(b, loc);
   }
   // The walk's programs: staged, they wait for the first phase and the last to pass returns the counts
@@ -397,20 +397,8 @@ void stage(KernelOp kernel, Match &m) {
   {
     OpBuilder::InsertionGuard outer(b);
     b.createBlock(&handOff.getThenRegion());
-    Value want = CastOp::create(b, loc, b.getI32Type(), first);
-    auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.createBlock(&wait.getBefore());
-      Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), tickets, zero, yes, kir::AtomicOrder::Acquire,
-                                        kir::SharingDomain::Invocation);
-      ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
-      b.createBlock(&wait.getAfter());
-      YieldOp::create(b, loc);
-    }
-    Value i32one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-    Value passed = AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, i32one, tickets, ValueRange{one},
-                                       yes, kir::AtomicOrder::AcqRel, kir::SharingDomain::Invocation);
+    buildArrivalWait(b, loc, tickets, zero, first, yes);
+    Value passed = buildArrivalTicket(b, loc, tickets, one, yes, kir::AtomicOrder::AcqRel);
     Value last = cmp(b, loc, kir::CmpPredicate::EQ, passed,
                      CastOp::create(b, loc, b.getI32Type(), bin(b, loc, kir::BinaryKind::Sub, programs, one)));
     auto reset = IfOp::create(b, loc, TypeRange{}, last);
