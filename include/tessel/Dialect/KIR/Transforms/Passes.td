@@ -255,9 +255,22 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     pgpu-member-partials spreads over the members). Only with `keep-summaries`,
     which the pipeline sets where the provider has the fragment atomic add that
     spreading needs (elsewhere the replay stays: cuTile spells no finalization).
+    Then, member axes (issue 47, corpus 243's gated delta rule): a kernel-level `kir.parallel` whose
+    member loads a view as a tensor, combines tensors through a reduction or contraction and stores
+    back to that view (construction would realize the stored tensor element by element, reading
+    elements already stored: kir-to-pgpu refuses it). Legality: the body holds only loads,
+    broadcasts, indices, pointwise ops, single-input reductions, contractions, scalar ops of no tensor
+    and unmasked stores of tensors whose axes are the store's domains in order; some domain d, not the
+    parallel's, is stored once by every store, reduced by nothing, ranged over at most once by every
+    value, a coordinate of every load of a view the kernel writes, and read by a contraction only as
+    a paired batch axis or as the only axis of its result. Rewrites: a `kir.parallel` over the old
+    domains and d (innermost) whose body clones the member with every axis over d removed (as above);
+    each member then reads its own column of the view whole (reductions to scalars) before storing it,
+    the source's meaning (seed 000 §4: a read is the value before the member's writes).
     Preserves: every element's value (the same ops on the same elements, each member's row), the
     stores' effects, the ABI.
-    Must not fire: a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
+    Must not fire: a member whose every stored axis is combined (row and column sums of the view it
+    stores); a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
     sum stored per row), a value computed inside a parallel, control, gathers; for kept summaries,
     a value without a reduction, a summary over other domains than the parallel's, a sum reading
     a view the kernel writes (a remark says why where it reads a summary), a consumer that is not
