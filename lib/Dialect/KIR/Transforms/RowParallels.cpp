@@ -677,6 +677,110 @@ void rewriteMemberAxis(ParallelOp par, Row &r) {
   par.erase();
 }
 
+/// Seed 002 §3 (replay versus materialization, costed): inside a kir.parallel member, a tensor a store
+/// reads through a broadcast that adds axes (squeeze-and-excitation's gate a[c] spread over the pixels,
+/// corpus 249) is realized per stored element; where it comes from a reduction or contraction of
+/// another reduction's or contraction's tensor (a = sigmoid(w2 @ silu(w1 @ mean(x)))), every element
+/// recomputes the inner one whole: O(elements x its work). Kept instead: each such reduction and
+/// contraction on the chain (rank-1, over a kernel-level domain) is written once per member to a buffer
+/// over the parallel's domains and its own (first write), and read back; construction then computes each
+/// once per member, in order, before the store. A single level (a row's mean spread over its row) stays.
+/// Returns the number of tensors kept.
+unsigned keepMemberTensors(ParallelOp par, bool remarks) {
+  Block &body = par.getBody().front();
+  Row r;
+  DenseSet<Operation *> mixing; // reductions and contractions of the body with rank-1 tensor results
+  for (Operation &op : body) {
+    if (op.getNumResults() != 1 || !isa<RankedTensorType>(op.getResult(0).getType()))
+      continue;
+    if ((op.getNumRegions() && !isa<ReduceOp>(op)) || (!isMemoryEffectFree(&op) && !isa<LoadOp>(op)))
+      continue;
+    if (!axesOf(&op, r)) {
+      r.why.clear();
+      continue;
+    }
+    if (isa<ReduceOp, ContractOp>(op) && r.axes[op.getResult(0)].size() == 1)
+      mixing.insert(&op);
+  }
+  // Broadcasts that spread a rank-1 tensor over more axes, feeding a store of the body.
+  SmallVector<Value> spread;
+  for (Operation &op : body)
+    if (auto bc = dyn_cast<BroadcastOp>(op)) {
+      auto in = dyn_cast<RankedTensorType>(bc.getOperand().getType());
+      if (in && in.getRank() == 1 && bc.getDomains().size() > 1)
+        spread.push_back(bc.getOperand());
+    }
+  // The mixing ops upstream of each spread tensor (through the body's ops); kept only where one of
+  // them reads another (nested).
+  llvm::SetVector<Operation *> keep;
+  for (Value v : spread) {
+    llvm::SetVector<Operation *> chain;
+    SmallVector<Value> work{v};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      Operation *def = x.getDefiningOp();
+      if (!def || def->getBlock() != &body || !seen.insert(x).second || isa<LoadOp>(def))
+        continue;
+      if (mixing.contains(def))
+        chain.insert(def);
+      llvm::append_range(work, def->getOperands());
+    }
+    bool nested = false;
+    for (Operation *op : chain) {
+      DenseSet<Value> up;
+      SmallVector<Value> w(op->getOperands().begin(), op->getOperands().end());
+      while (!w.empty() && !nested) {
+        Value x = w.pop_back_val();
+        Operation *def = x.getDefiningOp();
+        if (!def || def->getBlock() != &body || !up.insert(x).second || isa<LoadOp>(def))
+          continue;
+        nested |= mixing.contains(def);
+        llvm::append_range(w, def->getOperands());
+      }
+    }
+    if (nested)
+      keep.insert(chain.begin(), chain.end());
+  }
+  SmallVector<Operation *> order(keep.begin(), keep.end());
+  llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+  unsigned kept = 0;
+  for (Operation *op : order) {
+    Value v = op->getResult(0);
+    Value d = r.axes[v][0];
+    Operation *ddef = d.getDefiningOp();
+    if (!ddef || ddef->getBlock() != par->getBlock() || !ddef->isBeforeInBlock(par))
+      continue; // a domain of the member's own: no kernel-level buffer over it
+    if (llvm::any_of(par.getDomains(), [&](Value pd) {
+          Operation *pdef = pd.getDefiningOp();
+          return !pdef || pdef->getBlock() != par->getBlock();
+        }))
+      return kept;
+    OpBuilder b(par);
+    Location loc = op->getLoc();
+    SmallVector<Value> domains(par.getDomains());
+    domains.push_back(d);
+    auto vt = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(domains.size(), ShapedType::kDynamic);
+    auto bt = RankedTensorType::get(shape, vt.getElementType());
+    Value buffer = BufferOp::create(b, loc, BufferType::get(par.getContext(), bt), domains, Value(), true);
+    b.setInsertionPointAfter(op);
+    SmallVector<Value> coords(body.getArguments());
+    coords.push_back(d);
+    auto st = BufferStoreOp::create(b, loc, v, buffer, coords);
+    Value back = BufferLoadOp::create(b, loc, v.getType(), buffer, coords).getResult();
+    v.replaceAllUsesExcept(back, st);
+    ++kept;
+  }
+  if (kept && remarks)
+    par.emitRemark() << "kir-row-parallels: " << kept
+                     << " tensor(s) a store reads spread over more axes are computed from nested reductions or "
+                        "contractions: replayed, each stored element would recompute them whole; kept instead, "
+                        "each member writes them once to buffers over the parallel's domains and its own, and "
+                        "reads them back";
+  return kept;
+}
+
 struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
   using KIRRowParallelsBase::KIRRowParallelsBase;
 
@@ -722,6 +826,14 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
                             "writing it)";
       rewriteMemberAxis(par, r);
     }
+    // Tensors a member's store spreads over more axes, computed from nested reductions: kept per member.
+    SmallVector<ParallelOp> spreading;
+    getOperation().walk([&](ParallelOp par) {
+      if (isa<KernelOp>(par->getParentOp()))
+        spreading.push_back(par);
+    });
+    for (ParallelOp par : spreading)
+      keepMemberTensors(par, remarks);
     // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
     if (!keepSummaries)
       return;
