@@ -562,18 +562,32 @@ bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool rema
 bool matchMemberAxis(ParallelOp par, Row &r) {
   Block &body = par.getBody().front();
   KernelOp kernel = par->getParentOfType<KernelOp>();
-  // Only the in-place form construction refuses is this rule's business (silent elsewhere): a store to
-  // a view that a tensor load of the member reads, and a reduction or contraction among its ops.
-  bool inPlace = false, mixes = false;
-  for (Operation &op : body)
-    if (auto st = dyn_cast<StoreOp>(op))
-      inPlace |= llvm::any_of(body, [&](Operation &x) {
-        auto load = dyn_cast<LoadOp>(x);
-        return load && load.getView() == st.getView() && isa<RankedTensorType>(load.getType());
-      });
-    else
-      mixes |= isa<ReduceOp, ContractOp>(op);
-  if (!inPlace || !mixes)
+  // Only the in-place form construction refuses is this rule's business (silent elsewhere): a tensor
+  // load of a view whose value reaches a store of that view through a reduction or contraction with a
+  // tensor result (kir-to-pgpu's checkReadsBeforeStores: "combines its elements across positions").
+  bool refused = false;
+  for (Operation &op : body) {
+    auto load = dyn_cast<LoadOp>(op);
+    if (!load || !isa<RankedTensorType>(load.getType()))
+      continue;
+    SmallVector<std::pair<Value, bool>> work{{load.getResult(), false}};
+    DenseSet<Operation *> seen[2];
+    while (!work.empty() && !refused) {
+      auto [v, mixed] = work.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (!seen[mixed].insert(user).second)
+          continue;
+        if (auto st = dyn_cast<StoreOp>(user)) {
+          refused |= mixed && st.getView() == load.getView() && st.getValue() == v;
+          continue;
+        }
+        bool mixes = isa<ReduceOp, ContractOp>(user);
+        for (Value r : user->getResults())
+          work.push_back({r, mixed || (mixes && isa<RankedTensorType>(r.getType()))});
+      }
+    }
+  }
+  if (!refused)
     return false;
   SmallVector<StoreOp> stores;
   for (Operation &op : body) {
