@@ -71,7 +71,3 @@ TEST_SHAPES = [dict(B=1, H=1, DK=3, DV=1), dict(B=2, H=3, DK=5, DV=7), dict(B=3,
 BENCH_SHAPE = dict(B=256, H=32, DK=128, DV=128)
 TOLERANCE = dict(rtol=1e-4, atol=1e-5)
 PEER = "torch"
-XFAIL = {"triton": "kir-to-pgpu: this read of the view reaches a store to the same view in the member through an "
-                   "op that combines its elements across positions (refused since issue 47: the Triton stored "
-                   "state one DK row at a time and recomputed S^T k from rows it had overwritten; an in-place "
-                   "update that keeps the old state, e.g. staged, is not constructed yet)"}

@@ -68,7 +68,8 @@ private:
   /// A kir.domain or kir.subregion of the workset body whose bounds are scalars of the member (a
   /// length loaded per member): recorded in `memberDomains`.
   bool analyzeMemberDomain(Operation *op);
-  /// Whether `v` is the lane's coordinate plus or minus values uniform across the lanes.
+  /// Whether `v` is the lane's coordinate plus or minus values uniform across the lanes, or a min/max of
+  /// such a value with a uniform one (a clamped window start).
   bool laneAffine(Value v);
   /// Whether `d` is a domain construction can realize: a launch-time one or a member's own.
   bool knownDomain(Value d) const { return kc.domains.count(d) || memberDomains.contains(d); }

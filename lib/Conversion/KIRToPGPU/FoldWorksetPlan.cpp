@@ -381,6 +381,11 @@ bool FoldWorksetImpl::laneAffine(Value v) {
     return (laneAffine(bin.getLhs()) && uniform(bin.getRhs())) || (laneAffine(bin.getRhs()) && uniform(bin.getLhs()));
   if (bin.getKind() == kir::BinaryKind::Sub)
     return laneAffine(bin.getLhs()) && uniform(bin.getRhs());
+  // A clamp of such a bound to program-uniform limits (a neighbourhood window that slides inward at the
+  // ends, start = min(max(i - 3, 0), L - 7)) stays nondecreasing with slope at most one along the lanes:
+  // the block's ranges still overlap in all but a block's width (seed 002 §3.4).
+  if (bin.getKind() == kir::BinaryKind::Min || bin.getKind() == kir::BinaryKind::Max)
+    return (laneAffine(bin.getLhs()) && uniform(bin.getRhs())) || (laneAffine(bin.getRhs()) && uniform(bin.getLhs()));
   return false;
 }
 

@@ -42,29 +42,95 @@ kir::HistogramOp KernelConstructor::mergedHistogram(Operation &op) {
   return histogram;
 }
 
-kir::HistogramOp KernelConstructor::memberHistogram(Operation &op) {
-  auto store = dyn_cast<kir::StoreOp>(op);
-  if (!store || store.getValid() || store.getCoords().size() < 2)
-    return {};
-  auto histogram = store.getValue().getDefiningOp<kir::HistogramOp>();
-  if (!histogram || store.getCoords().back() != histogram.getBins())
-    return {};
+bool KernelConstructor::memberRowStore(kir::StoreOp store, Value bins) {
+  if (!store || store.getValid() || store.getCoords().size() < 2 || store.getCoords().back() != bins)
+    return false;
   // The other coordinates are the enclosing parallel's members, each once and all of them: every
   // member owns one row of bins and no two members share one (the store's unique owner).
   auto parallel = dyn_cast_or_null<kir::ParallelOp>(store->getParentOp());
   if (!parallel)
-    return {};
+    return false;
   Block &body = parallel.getBody().front();
   ValueRange members = store.getCoords().drop_back();
   if (members.size() != body.getNumArguments())
-    return {};
+    return false;
   llvm::SmallPtrSet<Value, 4> seen;
   for (Value c : members) {
     auto arg = dyn_cast<BlockArgument>(c);
     if (!arg || arg.getOwner() != &body || !seen.insert(c).second)
-      return {};
+      return false;
   }
+  return true;
+}
+
+kir::HistogramOp KernelConstructor::memberHistogram(Operation &op) {
+  auto store = dyn_cast<kir::StoreOp>(op);
+  if (!store)
+    return {};
+  auto histogram = store.getValue().getDefiningOp<kir::HistogramOp>();
+  if (!histogram || !memberRowStore(store, histogram.getBins()))
+    return {};
   return histogram;
+}
+
+SmallVector<kir::HistogramOp> KernelConstructor::pointwiseHistograms(kir::StoreOp store) {
+  SmallVector<kir::HistogramOp> out;
+  auto vt = dyn_cast<RankedTensorType>(store.getValue().getType());
+  if (!vt || vt.getRank() != 1 || store.getValue().getDefiningOp<kir::HistogramOp>())
+    return out;
+  // The value's producers through rank-1 pointwise ops of the member's body: each reads its operands
+  // at the stored bin's own position; a histogram reached so is read at its bin only.
+  SmallVector<Value> work{store.getValue()};
+  DenseSet<Value> seen;
+  bool pointwise = true;
+  while (!work.empty() && pointwise) {
+    Value v = work.pop_back_val();
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != store->getBlock())
+      continue;
+    if (auto h = dyn_cast<kir::HistogramOp>(def)) {
+      if (memberRowStore(store, h.getBins()))
+        out.push_back(h);
+      continue;
+    }
+    if (!isa<kir::BinaryOp, kir::UnaryOp, kir::CastOp, kir::SelectOp, kir::CmpOp>(def)) {
+      continue; // read as it is (a load, a broadcast of a scalar): no histogram behind it counts here
+    }
+    if (t.getRank() != 1)
+      pointwise = false;
+    llvm::append_range(work, def->getOperands());
+  }
+  if (!pointwise)
+    out.clear();
+  return out;
+}
+
+FailureOr<Value> KernelConstructor::countMemberHistogram(kir::StoreOp store, kir::HistogramOp h, Type countType) {
+  Location loc = h.getLoc();
+  auto view = cast<kir::ViewType>(store.getView().getType());
+  // Zero at the first launch and returned to zero after the member's store (pgpu.kept).
+  Value partial = addWorkspace(loc, countType, view.getExtents(), b.getIntegerAttr(countType, 0));
+  physical.setArgAttr(cast<BlockArgument>(partial).getArgNumber(), "pgpu.kept", b.getUnitAttr());
+  FailureOr<SmallVector<Value>> extents = sizes(h.getInput());
+  if (failed(extents))
+    return failure();
+  LogicalResult counted = foreachNest(loc, *extents, [&](ArrayRef<Value> positions) -> LogicalResult {
+    FailureOr<std::pair<Value, Value>> bin = histogramBin(loc, h, positions);
+    if (failed(bin))
+      return failure();
+    FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), {bin->first}, store);
+    if (failed(coords))
+      return failure();
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(countType, 1));
+    auto merge = pgpu::ScatterReduceOp::create(b, loc, one, partial, *coords, bin->second);
+    return addCombine(merge.getCombine(), TypeRange{countType});
+  });
+  if (failed(counted))
+    return failure();
+  return partial;
 }
 
 Value KernelConstructor::addWorkspace(Location loc, Type element, ArrayRef<Attribute> extents, TypedAttr init) {

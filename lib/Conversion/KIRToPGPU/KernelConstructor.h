@@ -119,6 +119,16 @@ private:
   static kir::HistogramOp memberHistogram(Operation &op);
   /// Counts one member's source into its row of a kept workspace partial, then copies the row out.
   LogicalResult emitMemberHistogram(kir::StoreOp store, kir::HistogramOp h);
+  /// Whether `store` writes at [the enclosing parallel's members, each once, all of them..., bins]:
+  /// each member its own row of bins.
+  static bool memberRowStore(kir::StoreOp store, Value bins);
+  /// The member histograms a store's value reads pointwise at its own bins (`x[b, vocab] - f *
+  /// count`): counted into rows of kept workspace first (stagedHistograms), read back per element.
+  SmallVector<kir::HistogramOp> pointwiseHistograms(kir::StoreOp store);
+  /// Counts `h` into the store's row of a kept workspace partial; returns the partial.
+  FailureOr<Value> countMemberHistogram(kir::StoreOp store, kir::HistogramOp h, Type countType);
+  /// Histograms counted into workspace for the store being emitted: (partial, the store).
+  DenseMap<Operation *, std::pair<Value, kir::StoreOp>> stagedHistograms;
   /// The bin (index) of `h`'s source element at `positions` and whether it is counted (built at `loc`).
   FailureOr<std::pair<Value, Value>> histogramBin(Location loc, kir::HistogramOp h, ArrayRef<Value> positions);
   /// Adds one to the partial's bin of the source element at `positions`.

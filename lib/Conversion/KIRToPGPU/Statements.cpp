@@ -11,6 +11,8 @@
 
 #include "KernelConstructor.h"
 
+#include "tessel/Dialect/PGPU/Transforms/Passes.h"
+
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -79,6 +81,22 @@ LogicalResult KernelConstructor::emitStore(Operation &op) {
     return emitScanStore(*scans, op); // ScanValues.cpp
   if (kir::HistogramOp h = memberHistogram(op))
     return emitMemberHistogram(cast<kir::StoreOp>(op), h); // HistogramMerge.cpp
+  // A member's histogram read pointwise by its store at the store's own bins (logits minus penalties of
+  // the generated tokens' counts): counted once into the member's row of kept workspace, O(source),
+  // instead of once per bin, O(source * bins) (seed 002 §3: replay versus materialization); the row
+  // returns to zero after the store.
+  SmallVector<kir::HistogramOp> staged;
+  if (auto st = dyn_cast<kir::StoreOp>(op))
+    staged = pointwiseHistograms(st);
+  for (kir::HistogramOp h : staged) {
+    FailureOr<Value> partial = countMemberHistogram(cast<kir::StoreOp>(op), h, getElementTypeOrSelf(h.getType()));
+    if (failed(partial))
+      return failure();
+    stagedHistograms[h] = {*partial, cast<kir::StoreOp>(op)};
+    if (pgpu::remarksEnabled(kernel))
+      emitRemark(h.getLoc()) << "kir-to-pgpu: this member histogram is counted once into a row of kept "
+                                "workspace and read per bin by the store (not recounted per bin)";
+  }
   SmallVector<Value> extents;
   if (isa<RankedTensorType>(value.getType())) {
     FailureOr<SmallVector<Value>> s = sizes(value);
@@ -87,8 +105,27 @@ LogicalResult KernelConstructor::emitStore(Operation &op) {
     extents = *s;
   }
   // The elements of a stored tensor are an independent workset: pgpu.foreach.
-  return foreachNest(op.getLoc(), extents,
-                     [&](ArrayRef<Value> positions) { return emitElementStore(op, positions); });
+  if (failed(foreachNest(op.getLoc(), extents,
+                         [&](ArrayRef<Value> positions) { return emitElementStore(op, positions); })))
+    return failure();
+  // The staged rows back to zero (pgpu.kept), after every element read them.
+  for (kir::HistogramOp h : staged) {
+    auto [partial, store] = stagedHistograms.lookup(h);
+    stagedHistograms.erase(h);
+    Type countType = getElementTypeOrSelf(h.getType());
+    LogicalResult zeroed = foreachNest(h.getLoc(), {domains.lookup(h.getBins()).size},
+                                       [&](ArrayRef<Value> positions) -> LogicalResult {
+      FailureOr<SmallVector<Value>> coords = accessCoords(h.getLoc(), store.getCoords(), positions, store);
+      if (failed(coords))
+        return failure();
+      pgpu::BufferStoreOp::create(b, h.getLoc(), zeroOf(h.getLoc(), countType), partial, *coords,
+                                  trueValue(h.getLoc()));
+      return success();
+    });
+    if (failed(zeroed))
+      return failure();
+  }
+  return success();
 }
 
 /// The physical write of one element: store, unique scatter or scatter-reduce.

@@ -312,7 +312,8 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
   // same workset writes the view).
   if (Value v = realizedHere(tensor, positions)) {
     if (isa<kir::ContractOp, kir::ReduceOp, kir::ArgReduceOp, kir::RegionFoldOp, kir::RegionScanOp,
-            kir::HistogramOp>(def))
+            kir::HistogramOp>(def) &&
+        !stagedHistograms.count(def)) // a staged histogram's element is a read of its counted row
       ++keptForUses[def];
     return v;
   }
@@ -407,6 +408,16 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         return (*results)[cast<OpResult>(tensor).getResultNumber()];
       })
       .Case<kir::HistogramOp>([&](kir::HistogramOp h) -> FailureOr<Value> {
+        // Counted into workspace before the store that reads it (Statements.cpp): the bin's count.
+        if (auto it = stagedHistograms.find(h); it != stagedHistograms.end()) {
+          auto [partial, store] = it->second;
+          FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), {positions[0]}, store);
+          if (failed(coords))
+            return failure();
+          Type countType = getElementTypeOrSelf(h.getType());
+          return Value(pgpu::BufferLoadOp::create(b, loc, countType, partial, *coords, trueValue(loc),
+                                                  zeroOf(loc, countType)));
+        }
         // count[bin] = number of active inputs equal to bin (pure; realized per bin).
         FailureOr<SmallVector<Value>> in = sizes(h.getInput());
         if (failed(in))

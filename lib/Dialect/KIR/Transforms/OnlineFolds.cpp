@@ -152,6 +152,17 @@ struct Candidate {
   /// the folds: a second traversal of A (seed 002 §3.4), never kept whole.
   SmallVector<Operation *> epilogue, stores;
   Operation *last = nullptr;           // the last reduction: the fold goes before it
+  /// A maximum joined with a value free of A (gpt-oss's attention sinks: m = maximum(max(s), sink)):
+  /// the kir.binary max whose result the axis computation subtracts instead of the reduction's; the
+  /// reduction's only user. The final maximum is the join of the fold's maximum (seed 002 §1: the
+  /// sink is one more member of the maximum, with no term in the sums).
+  BinaryOp join;
+  /// Pure scalar ops before `last` that read a reduction's result (or the join's) outside the axis
+  /// computation (`den = sum(e) + exp(sink - m)` written before the P.V contraction): moved after
+  /// `last`, where the fold's results are defined, before the rewrite.
+  SmallVector<Operation *> deferred;
+  /// The maximum the axis computation reads: the join's result, else the reduction's.
+  Value maxValue() { return join ? join.getResult() : max.getResult(0); }
   std::string why;
 };
 
@@ -323,7 +334,7 @@ bool Matcher::classify(Operation *op) {
       return refuse("a contraction with both operands over the axis that keeps it");
   }
   // Operands: m itself only through its broadcast; other values from outside are captures.
-  Value mval = c.max.getResult(0);
+  Value mval = c.maxValue();
   SmallVector<Dep> deps;
   for (Value x : op->getOperands()) {
     if (isa<DomainType>(x.getType()))
@@ -520,6 +531,16 @@ bool Matcher::match() {
     if (only)
       coordinatesOnly.insert(&op);
   }
+  // m = maximum(max(x), v) with v a scalar from outside the axis computation (a sink logit): the join
+  // is the maximum the exponentials subtract; the fold finds max(x) and joins v after it.
+  if (!c.free && max.getResult(0).hasOneUse()) {
+    auto join = dyn_cast<BinaryOp>(*max.getResult(0).getUsers().begin());
+    if (join && join.getKind() == BinaryKind::Max && join->getBlock() == &body) {
+      Value other = join.getLhs() == max.getResult(0) ? join.getRhs() : join.getLhs();
+      if (other != max.getResult(0) && isa<FloatType>(other.getType()))
+        c.join = join;
+    }
+  }
   findEpilogue();
   // The axis computation: every top-level op of the body with a result over A.
   for (Operation &op : body) {
@@ -590,14 +611,40 @@ bool Matcher::match() {
   SmallVector<Operation *> all{max};
   for (Component &k : c.components)
     all.push_back(k.op);
+  if (c.join)
+    all.push_back(c.join);
+  // Uses before the last reduction: pure scalar ops not over A, with every user of theirs before it
+  // the same, are deferred after it (moved, order kept); anything else is refused.
+  SmallVector<Operation *> pending;
+  DenseSet<Operation *> deferredSet;
   for (Operation *r : all)
     for (Operation *user : r->getResult(0).getUsers()) {
-      if (opSet.contains(user))
-        continue; // broadcast(m)
+      if (opSet.contains(user) || user == c.join.getOperation())
+        continue; // broadcast(m), the join of the maximum
       Operation *at = inBody(user);
-      if (!at || at == c.last || at->isBeforeInBlock(c.last))
+      if (!at || at == c.last)
         return refuse("a result of a reduction over the axis is used before the last of them");
+      if (at->isBeforeInBlock(c.last))
+        pending.push_back(at);
     }
+  while (!pending.empty()) {
+    Operation *op = pending.pop_back_val();
+    if (!deferredSet.insert(op).second)
+      continue;
+    if (op == c.join.getOperation() || opSet.contains(op) || op->getNumRegions() || !isMemoryEffectFree(op) ||
+        llvm::any_of(op->getResults(), [&](Value r) { return isa<RankedTensorType>(r.getType()) && overA(r); }))
+      return refuse("a result of a reduction over the axis is used before the last of them");
+    for (Value r : op->getResults())
+      for (Operation *user : r.getUsers()) {
+        Operation *at = inBody(user);
+        if (!at || at == c.last)
+          return refuse("a result of a reduction over the axis is used before the last of them");
+        if (at->isBeforeInBlock(c.last))
+          pending.push_back(at);
+      }
+  }
+  c.deferred.assign(deferredSet.begin(), deferredSet.end());
+  llvm::sort(c.deferred, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
   // A value computed from a reduction must not feed the axis computation (that is a second pass).
   DenseSet<Value> after;
   for (Operation *r : all)
@@ -609,9 +656,14 @@ bool Matcher::match() {
   SmallVector<Value> read(c.captures.begin(), c.captures.end());
   for (Operation *s : c.sources)
     llvm::append_range(read, s->getOperands());
+  if (c.join)
+    read.push_back(c.join.getLhs() == max.getResult(0) ? c.join.getRhs() : c.join.getLhs());
   for (Value x : read)
     if (after.contains(x))
       return refuse("a value computed from a reduction over the axis feeds the axis computation");
+  if (c.join) // the value joined with the maximum is read where the first fold ends
+    if (Operation *def = read.back().getDefiningOp(); def && def->getBlock() == &body && !def->isBeforeInBlock(c.last))
+      return refuse("the value joined with the maximum is computed after the reductions");
   for (Value cap : c.captures)
     if (Operation *def = cap.getDefiningOp(); def && def->getBlock() == &body && !def->isBeforeInBlock(c.last))
       return refuse("a value the axis computation reads is computed after its reductions");
@@ -814,7 +866,7 @@ void recomputeEpilogue(Candidate &c, OpBuilder &b, Value m) {
   SmallVector<Operation *> order(need.begin(), need.end());
   llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
   IRMapping map;
-  map.map(c.max.getResult(0), m);
+  map.map(c.maxValue(), m);
   for (Operation *op : order)
     b.clone(*op, map);
   for (Operation *op : llvm::concat<Operation *>(c.epilogue, c.stores))
@@ -1044,14 +1096,31 @@ void rewriteTwoPass(Candidate &c, Value indices) {
                                                         comb->getArgument(1))});
   }
   Value m = fold1.getResult(0);
+  // The final maximum: the fold's, joined with the sink (Candidate::join) where there is one.
+  Value mFinal = m;
+  if (c.join) {
+    Value other = c.join.getLhs() == max.getResult(0) ? c.join.getRhs() : c.join.getLhs();
+    mFinal = BinaryOp::create(b, c.join.getLoc(), BinaryKind::Max, m, other);
+  }
+  // The join's uses outside the axis computation read the final maximum; the join goes with it.
+  auto replaceJoin = [&](DenseSet<Operation *> &dead, std::vector<Operation *> &order) {
+    if (!c.join)
+      return;
+    c.join.getResult().replaceUsesWithIf(mFinal, [&](OpOperand &use) { return !dead.contains(use.getOwner()); });
+    dead.insert(c.join);
+    order.insert(llvm::upper_bound(order, c.join.getOperation(),
+                                   [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); }),
+                 c.join);
+  };
   if (c.components.empty()) { // a maximum alone: pass 1 is the whole rewrite
     std::vector<Operation *> order(c.ops.begin(), c.ops.end());
     order.push_back(max);
     llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
     DenseSet<Operation *> dead = replacedOps(c);
-    b.setInsertionPointAfter(fold1);
+    b.setInsertionPointAfter(mFinal.getDefiningOp());
+    replaceJoin(dead, order);
     max.getResult(0).replaceUsesWithIf(m, [&](OpOperand &use) { return !dead.contains(use.getOwner()); });
-    recomputeEpilogue(c, b, m);
+    recomputeEpilogue(c, b, mFinal);
     eraseAxisComputation(c, order, dead);
     return;
   }
@@ -1066,7 +1135,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
     sources2.push_back(sourceValue(c, s));
   sources2.push_back(indices);
   SmallVector<Value> captures2(c.captures.begin(), c.captures.end());
-  captures2.push_back(m);
+  captures2.push_back(mFinal);
   SmallVector<Type> types;
   SmallVector<Value> identities;
   for (Component &k : c.components) {
@@ -1085,7 +1154,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
     Block *sum = b.createBlock(&fold2.getSummarize());
     SliceBuilder sb(c, b);
     sb.addArguments(sum, sources2, ArrayRef<Value>(captures2).drop_back(), loc);
-    sb.map.map(max.getResult(0), sum->addArgument(mType, loc));
+    sb.map.map(c.maxValue(), sum->addArgument(mType, loc));
     b.setInsertionPointToStart(sum);
     DenseMap<Operation *, Value> cloned;
     for (Operation *op : order) {
@@ -1121,12 +1190,13 @@ void rewriteTwoPass(Candidate &c, Value indices) {
   DenseSet<Operation *> dead = replacedOps(c);
   auto outside = [&](OpOperand &use) { return !dead.contains(use.getOwner()); };
   b.setInsertionPointAfter(fold2);
+  replaceJoin(dead, order);
   max.getResult(0).replaceUsesWithIf(m, outside);
   Value nanRow;
   if (masked) {
     Value nonempty = CmpOp::create(b, loc, CmpPredicate::LT, dom.getLower(), dom.getUpper());
-    nanRow = BinaryOp::create(b, loc, BinaryKind::And, CmpOp::create(b, loc, CmpPredicate::EQ, m, minusInf).getResult(),
-                              nonempty);
+    nanRow = BinaryOp::create(b, loc, BinaryKind::And,
+                              CmpOp::create(b, loc, CmpPredicate::EQ, mFinal, minusInf).getResult(), nonempty);
   }
   for (auto [i, k] : llvm::enumerate(c.components)) {
     Value r = fold2.getResult(i);
@@ -1142,7 +1212,7 @@ void rewriteTwoPass(Candidate &c, Value indices) {
     }
     k.op->getResult(0).replaceUsesWithIf(r, outside);
   }
-  recomputeEpilogue(c, b, m);
+  recomputeEpilogue(c, b, mFinal);
   eraseAxisComputation(c, order, dead);
 }
 
@@ -1289,7 +1359,9 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
                               "keeps it whole)";
         continue;
       }
-      if (!permitted && !m.c.components.empty() && !feedsContraction(m.c)) {
+      // A joined maximum takes the exact two-pass folds under either numerics (the online summary
+      // would start from the joined value; not built).
+      if ((!permitted || m.c.join) && !m.c.components.empty() && !feedsContraction(m.c)) {
         if (remarks)
           max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: the online form "
                               "needs numerics = relaxed_normalization with online_reduction (seed 002 §1), and "
@@ -1318,6 +1390,9 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
         }
       }
       Matcher &r = *matcher;
+      // Scalar uses of the results written before the last reduction follow it (Candidate::deferred).
+      for (Operation *op : llvm::reverse(r.c.deferred))
+        op->moveAfter(r.c.last);
       if (replayed)
         epilogue += "; " + std::to_string(replayed) +
                     " op(s) computing tensors over the axis before the loop are recomputed in its body (pure "
@@ -1330,7 +1405,7 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
                            << epilogue;
         continue;
       }
-      if (!permitted) { // the row feeds a contraction (refused above otherwise): the exact two-pass folds
+      if (!permitted || r.c.join) { // the row feeds a contraction (refused above otherwise): exact two-pass folds
         rewriteTwoPass(r.c, indicesOf(r.c.domain));
         if (remarks)
           par.emitRemark() << "kir-online-folds: a maximum and " << r.c.components.size()

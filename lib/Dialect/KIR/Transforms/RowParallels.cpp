@@ -326,9 +326,9 @@ Value memberDot(OpBuilder &b, ContractOp ct, Value lhs, Value rhs, Value init, A
 
 /// Clones the producers of `r` at `b`, inside a member whose index of each member domain is
 /// `index`'s: every axis over a member is removed (`map` maps each producer's result to its clone).
-void cloneRow(OpBuilder &b, Row &r, const DenseMap<Value, Value> &index, IRMapping &map) {
+void cloneRowOp(OpBuilder &b, Row &r, Operation *op, const DenseMap<Value, Value> &index, IRMapping &map) {
   auto keepOf = [&](Value v) { return kept(r.axes[v], r.members); };
-  for (Operation *op : r.ops) {
+  {
     Value res = op->getResult(0);
     SmallVector<int64_t> keep = keepOf(res);
     Type type = without(res.getType(), keep);
@@ -376,6 +376,11 @@ void cloneRow(OpBuilder &b, Row &r, const DenseMap<Value, Value> &index, IRMappi
     }
     map.map(res, out);
   }
+}
+
+void cloneRow(OpBuilder &b, Row &r, const DenseMap<Value, Value> &index, IRMapping &map) {
+  for (Operation *op : r.ops)
+    cloneRowOp(b, r, op, index, map);
 }
 
 /// Builds the parallel of a matched row at its store, erasing the store and what only it used.
@@ -543,6 +548,253 @@ bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool rema
   return true;
 }
 
+
+/// A kir.parallel member that reads a view, combines it across one axis into a tensor (a reduction or
+/// contraction that keeps another axis) and stores the result back to that view in place (the gated
+/// delta rule's S <- S + k (v - S^T k)^T, corpus 243; issue 47): construction realizes the stored tensor
+/// element by element, so the combination would read elements already stored, and kir-to-pgpu refuses
+/// it. Where another axis of the member, over domain d, is reduced by nothing, ranged over at most once
+/// by every value, and indexes every read of a view the kernel writes and every store, the member's
+/// values at one position of d depend only on that position (seed 000 §4: the member means its reads
+/// before its writes): d becomes a member axis too (the same rule as a kernel-level row, above), and
+/// each member reads its own column whole before writing it (reductions to scalars, realized first).
+/// Fills `r` (ops: the body's tensor ops, members: {d}); false, with `why` where it says something.
+bool matchMemberAxis(ParallelOp par, Row &r) {
+  Block &body = par.getBody().front();
+  KernelOp kernel = par->getParentOfType<KernelOp>();
+  // Only the in-place form construction refuses is this rule's business (silent elsewhere): a tensor
+  // load of a view whose value reaches a store of that view through a reduction or contraction with a
+  // tensor result (kir-to-pgpu's checkReadsBeforeStores: "combines its elements across positions").
+  bool refused = false;
+  for (Operation &op : body) {
+    auto load = dyn_cast<LoadOp>(op);
+    if (!load || !isa<RankedTensorType>(load.getType()))
+      continue;
+    SmallVector<std::pair<Value, bool>> work{{load.getResult(), false}};
+    DenseSet<Operation *> seen[2];
+    while (!work.empty() && !refused) {
+      auto [v, mixed] = work.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (!seen[mixed].insert(user).second)
+          continue;
+        if (auto st = dyn_cast<StoreOp>(user)) {
+          refused |= mixed && st.getView() == load.getView() && st.getValue() == v;
+          continue;
+        }
+        bool mixes = isa<ReduceOp, ContractOp>(user);
+        for (Value r : user->getResults())
+          work.push_back({r, mixed || (mixes && isa<RankedTensorType>(r.getType()))});
+      }
+    }
+  }
+  if (!refused)
+    return false;
+  SmallVector<StoreOp> stores;
+  for (Operation &op : body) {
+    if (isa<YieldOp>(op))
+      continue;
+    if (auto st = dyn_cast<StoreOp>(op)) {
+      stores.push_back(st);
+      continue;
+    }
+    if (op.getNumResults() != 1 || (op.getNumRegions() && !isa<ReduceOp>(op)) ||
+        (!isMemoryEffectFree(&op) && !isa<LoadOp>(op)))
+      return refuse(r, Twine("'") + op.getName().getStringRef() + "' in the member");
+    if (!isa<RankedTensorType>(op.getResult(0).getType())) {
+      if (llvm::any_of(op.getOperands(), [](Value x) { return isa<RankedTensorType>(x.getType()); }))
+        return refuse(r, "a scalar computed from a tensor in the member");
+      continue; // index arithmetic and scalar reads: cloned as they are
+    }
+    r.ops.push_back(&op);
+    if (!axesOf(&op, r))
+      return false;
+  }
+  SmallVector<Axes> stored;
+  for (StoreOp st : stores) {
+    if (st.getValid() || !isa<RankedTensorType>(st.getValue().getType()))
+      return refuse(r, "a masked or scalar store in the member");
+    Axes doms;
+    for (Value c : st.getCoords())
+      if (isa<DomainType>(c.getType()))
+        doms.push_back(c);
+      else if (isa<RankedTensorType>(c.getType()))
+        return refuse(r, "a store at tensor coordinates in the member");
+    auto it = r.axes.find(st.getValue());
+    if (it == r.axes.end() || it->second != doms)
+      return refuse(r, "a stored value whose axes are not the store's domains in order");
+    stored.push_back(doms);
+  }
+  // Candidates, in the order the member's values name them: domains stored once by every store.
+  llvm::SetVector<Value> candidates;
+  for (Operation *op : r.ops)
+    for (Value d : r.axes[op->getResult(0)])
+      if (!llvm::is_contained(par.getDomains(), d) &&
+          llvm::all_of(stored, [&](const Axes &a) { return llvm::count(a, d) == 1; }))
+        candidates.insert(d);
+  for (Value d : candidates) {
+    bool ok = true;
+    for (Operation *op : r.ops) {
+      ok &= !llvm::is_contained(reducedDomains(op, r), d);
+      ok &= llvm::count(r.axes[op->getResult(0)], d) <= 1;
+      if (auto load = dyn_cast<LoadOp>(op); load && written(kernel, load.getView()))
+        ok &= llvm::is_contained(load.getCoords(), d); // each member reads only its own position of d
+      if (auto ct = dyn_cast<ContractOp>(op)) {
+        Axes &l = r.axes[ct.getLhs()], &rr = r.axes[ct.getRhs()];
+        auto li = llvm::find(l, d), ri = llvm::find(rr, d);
+        if (li != l.end() && ri != rr.end())
+          ok &= llvm::is_contained(ct.getLhsBatch(), li - l.begin()) &&
+                llvm::is_contained(ct.getRhsBatch(), ri - rr.begin()) &&
+                llvm::find(ct.getLhsBatch(), li - l.begin()) - ct.getLhsBatch().begin() ==
+                    llvm::find(ct.getRhsBatch(), ri - rr.begin()) - ct.getRhsBatch().begin();
+        else if (li != l.end() || ri != rr.end())
+          ok &= !ct.getInit() && r.axes[ct.getResult()] == Axes{d}; // the member's dot product (memberDot)
+      }
+    }
+    if (ok) {
+      r.members.insert(d);
+      return true;
+    }
+  }
+  return refuse(r, "no axis of the member's stores is free of its reductions and contractions and indexes "
+                   "every read of a view the kernel writes");
+}
+
+/// Rebuilds matched member `par` as a parallel over its domains and the member axis (innermost), every
+/// axis over it removed from the body's values (cloneRowOp); the stores write at the new index.
+void rewriteMemberAxis(ParallelOp par, Row &r) {
+  OpBuilder b(par);
+  Value d = r.members.front();
+  SmallVector<Value> domains(par.getDomains());
+  domains.push_back(d);
+  auto np = ParallelOp::create(b, par.getLoc(), domains);
+  np->setDiscardableAttrs(par->getDiscardableAttrDictionary());
+  Block &old = par.getBody().front();
+  Block *body = b.createBlock(&np.getBody());
+  IRMapping map;
+  for (BlockArgument a : old.getArguments())
+    map.map(a, body->addArgument(a.getType(), a.getLoc()));
+  DenseMap<Value, Value> index;
+  index[d] = body->addArgument(b.getIndexType(), d.getLoc());
+  b.setInsertionPointToEnd(body);
+  DenseSet<Operation *> tensorOps(r.ops.begin(), r.ops.end());
+  for (Operation &op : old) {
+    if (tensorOps.contains(&op)) {
+      cloneRowOp(b, r, &op, index, map);
+      continue;
+    }
+    Operation *clone = b.clone(op, map);
+    if (auto st = dyn_cast<StoreOp>(clone))
+      for (OpOperand &c : st.getCoordsMutable())
+        if (auto it = index.find(c.get()); it != index.end())
+          c.set(it->second);
+  }
+  par.erase();
+}
+
+/// Seed 002 §3 (replay versus materialization, costed): inside a kir.parallel member, a tensor a store
+/// reads through a broadcast that adds axes (squeeze-and-excitation's gate a[c] spread over the pixels,
+/// corpus 249) is realized per stored element; where it comes from a reduction or contraction of
+/// another reduction's or contraction's tensor (a = sigmoid(w2 @ silu(w1 @ mean(x)))), every element
+/// recomputes the inner one whole: O(elements x its work). Kept instead: each such reduction and
+/// contraction on the chain (rank-1, over a kernel-level domain) is written once per member to a buffer
+/// over the parallel's domains and its own (first write), and read back; construction then computes each
+/// once per member, in order, before the store. A single level (a row's mean spread over its row) stays.
+/// Returns the number of tensors kept.
+unsigned keepMemberTensors(ParallelOp par, bool remarks) {
+  Block &body = par.getBody().front();
+  Row r;
+  DenseSet<Operation *> mixing; // reductions and contractions of the body with rank-1 tensor results
+  for (Operation &op : body) {
+    if (op.getNumResults() != 1 || !isa<RankedTensorType>(op.getResult(0).getType()))
+      continue;
+    if ((op.getNumRegions() && !isa<ReduceOp>(op)) || (!isMemoryEffectFree(&op) && !isa<LoadOp>(op)))
+      continue;
+    if (!axesOf(&op, r)) {
+      r.why.clear();
+      continue;
+    }
+    if (isa<ReduceOp, ContractOp>(op) && r.axes[op.getResult(0)].size() == 1)
+      mixing.insert(&op);
+  }
+  // Broadcasts that spread a rank-1 tensor over more axes, feeding a store of the body.
+  SmallVector<Value> spread;
+  for (Operation &op : body)
+    if (auto bc = dyn_cast<BroadcastOp>(op)) {
+      auto in = dyn_cast<RankedTensorType>(bc.getOperand().getType());
+      if (in && in.getRank() == 1 && bc.getDomains().size() > 1)
+        spread.push_back(bc.getOperand());
+    }
+  // The mixing ops upstream of each spread tensor (through the body's ops); kept only where one of
+  // them reads another (nested).
+  llvm::SetVector<Operation *> keep;
+  for (Value v : spread) {
+    llvm::SetVector<Operation *> chain;
+    SmallVector<Value> work{v};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      Operation *def = x.getDefiningOp();
+      if (!def || def->getBlock() != &body || !seen.insert(x).second || isa<LoadOp>(def))
+        continue;
+      if (mixing.contains(def))
+        chain.insert(def);
+      llvm::append_range(work, def->getOperands());
+    }
+    bool nested = false;
+    for (Operation *op : chain) {
+      DenseSet<Value> up;
+      SmallVector<Value> w(op->getOperands().begin(), op->getOperands().end());
+      while (!w.empty() && !nested) {
+        Value x = w.pop_back_val();
+        Operation *def = x.getDefiningOp();
+        if (!def || def->getBlock() != &body || !up.insert(x).second || isa<LoadOp>(def))
+          continue;
+        nested |= mixing.contains(def);
+        llvm::append_range(w, def->getOperands());
+      }
+    }
+    if (nested)
+      keep.insert(chain.begin(), chain.end());
+  }
+  SmallVector<Operation *> order(keep.begin(), keep.end());
+  llvm::sort(order, [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); });
+  unsigned kept = 0;
+  for (Operation *op : order) {
+    Value v = op->getResult(0);
+    Value d = r.axes[v][0];
+    Operation *ddef = d.getDefiningOp();
+    if (!ddef || ddef->getBlock() != par->getBlock() || !ddef->isBeforeInBlock(par))
+      continue; // a domain of the member's own: no kernel-level buffer over it
+    if (llvm::any_of(par.getDomains(), [&](Value pd) {
+          Operation *pdef = pd.getDefiningOp();
+          return !pdef || pdef->getBlock() != par->getBlock();
+        }))
+      return kept;
+    OpBuilder b(par);
+    Location loc = op->getLoc();
+    SmallVector<Value> domains(par.getDomains());
+    domains.push_back(d);
+    auto vt = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(domains.size(), ShapedType::kDynamic);
+    auto bt = RankedTensorType::get(shape, vt.getElementType());
+    Value buffer = BufferOp::create(b, loc, BufferType::get(par.getContext(), bt), domains, Value(), true);
+    b.setInsertionPointAfter(op);
+    SmallVector<Value> coords(body.getArguments());
+    coords.push_back(d);
+    auto st = BufferStoreOp::create(b, loc, v, buffer, coords);
+    Value back = BufferLoadOp::create(b, loc, v.getType(), buffer, coords).getResult();
+    v.replaceAllUsesExcept(back, st);
+    ++kept;
+  }
+  if (kept && remarks)
+    par.emitRemark() << "kir-row-parallels: " << kept
+                     << " tensor(s) a store reads spread over more axes are computed from nested reductions or "
+                        "contractions: replayed, each stored element would recompute them whole; kept instead, "
+                        "each member writes them once to buffers over the parallel's domains and its own, and "
+                        "reads them back";
+  return kept;
+}
+
 struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
   using KIRRowParallelsBase::KIRRowParallelsBase;
 
@@ -566,6 +818,36 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
                        << r.members.size() << " axis(es), each member computing its row";
       rewrite(r);
     }
+    // Members that store a view in place with a value combined across another of its axes.
+    SmallVector<ParallelOp> members;
+    getOperation().walk([&](ParallelOp par) {
+      if (isa<KernelOp>(par->getParentOp()))
+        members.push_back(par);
+    });
+    for (ParallelOp par : members) {
+      Row r;
+      if (!matchMemberAxis(par, r)) {
+        if (remarks && !r.why.empty())
+          par.emitRemark() << "kir-row-parallels: the member stores a view it reads in place and keeps its "
+                              "axes: "
+                           << r.why;
+        continue;
+      }
+      if (remarks)
+        par.emitRemark() << "kir-row-parallels: the member stores a view it reads in place with values combined "
+                            "across another axis; the axis its stores, reads of written views and values share "
+                            "and nothing reduces became a member axis (each member reads its own column before "
+                            "writing it)";
+      rewriteMemberAxis(par, r);
+    }
+    // Tensors a member's store spreads over more axes, computed from nested reductions: kept per member.
+    SmallVector<ParallelOp> spreading;
+    getOperation().walk([&](ParallelOp par) {
+      if (isa<KernelOp>(par->getParentOp()))
+        spreading.push_back(par);
+    });
+    for (ParallelOp par : spreading)
+      keepMemberTensors(par, remarks);
     // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
     if (!keepSummaries)
       return;

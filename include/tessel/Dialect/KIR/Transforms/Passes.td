@@ -42,7 +42,15 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     side with c a boolean row over A free of m: a masked term, zero where c
     rejects it, not on a per-row [H, A] row) or of plain values, or a
     store over A (the store epilogue below); the reductions' results are
-    used after the last of them and feed nothing of the axis computation.
+    used after the last of them and feed nothing of the axis computation,
+    except scalar pure ops not over A written before the last reduction
+    (`den = T.sum(e) + x` before the P.V product), whose users are the same:
+    they are moved after it. A joined maximum: m's only user is
+    `maximum(m, v)` with v a float scalar from outside the axis computation,
+    computed before the last reduction and not from it (gpt-oss's attention
+    sinks); the axis computation then subtracts the join, and the exact
+    two-pass rewrite applies under either numerics (pass 2 captures
+    maximum(pass 1, v); the NaN fix-up tests that final maximum).
     A rank-1 tensor over D computed before the loop (`bias = b[cols]` at kernel
     level) counts as computed in the body where it is an unmasked load of an
     In view (never written by the kernel) or pointwise math on such loads,
@@ -255,9 +263,29 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     pgpu-member-partials spreads over the members). Only with `keep-summaries`,
     which the pipeline sets where the provider has the fragment atomic add that
     spreading needs (elsewhere the replay stays: cuTile spells no finalization).
+    Then, member axes (issue 47, corpus 243's gated delta rule): a kernel-level `kir.parallel` whose
+    member loads a view as a tensor, combines tensors through a reduction or contraction and stores
+    back to that view (construction would realize the stored tensor element by element, reading
+    elements already stored: kir-to-pgpu refuses it). Legality: the body holds only loads,
+    broadcasts, indices, pointwise ops, single-input reductions, contractions, scalar ops of no tensor
+    and unmasked stores of tensors whose axes are the store's domains in order; some domain d, not the
+    parallel's, is stored once by every store, reduced by nothing, ranged over at most once by every
+    value, a coordinate of every load of a view the kernel writes, and read by a contraction only as
+    a paired batch axis or as the only axis of its result. Rewrites: a `kir.parallel` over the old
+    domains and d (innermost) whose body clones the member with every axis over d removed (as above);
+    each member then reads its own column of the view whole (reductions to scalars) before storing it,
+    the source's meaning (seed 000 §4: a read is the value before the member's writes).
     Preserves: every element's value (the same ops on the same elements, each member's row), the
     stores' effects, the ABI.
-    Must not fire: a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
+    Then, kept member tensors (seed 002 §3, costed): inside a kernel-level `kir.parallel`, a rank-1
+    tensor a broadcast spreads over more axes (squeeze-and-excitation's gate over the pixels, corpus 249)
+    whose producers include a reduction or contraction reading another's tensor (nested: each replayed
+    element would recompute the inner one whole): each reduction and contraction of that chain over a
+    kernel-level domain gets a `kir.buffer` over the parallel's domains and its own (first write), a
+    `kir.buffer_store` after it and a `kir.buffer_load` its users read; construction computes each once
+    per member, in order, before the store. A single level (a row's sum spread over the row) stays.
+    Must not fire: a member whose every stored axis is combined (row and column sums of the view it
+    stores); a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
     sum stored per row), a value computed inside a parallel, control, gathers; for kept summaries,
     a value without a reduction, a summary over other domains than the parallel's, a sum reading
     a view the kernel writes (a remark says why where it reads a summary), a consumer that is not

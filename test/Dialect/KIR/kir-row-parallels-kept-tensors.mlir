@@ -1,0 +1,90 @@
+// RUN: tessel-opt %s -split-input-file -kir-row-parallels -verify-diagnostics | FileCheck %s --enable-var-scope
+
+// COM: Squeeze-and-excitation's gate (corpus 249): per image n, s = the channels' sums over the pixels,
+// COM: h = relu(w1 @ s), a = sigmoid(w2 @ h), spread over the pixels by the store. Before: each stored
+// COM: element (c, p) realized a[c], so h, so every s[c'] over every pixel: O((C x P)^2) per image. After:
+// COM: s and h (a reduction, and a contraction of it) are kept: each member writes them once to buffers
+// COM: over (images, their domain) and reads them back; construction computes each once per image.
+// CHECK-LABEL: kir.kernel @se_gate
+// CHECK: %[[BS:.*]] = kir.buffer over(%{{.*}}, %{{.*}}) first_write
+// CHECK: %[[BH:.*]] = kir.buffer over(%{{.*}}, %{{.*}}) first_write
+// CHECK: kir.parallel
+// CHECK: %[[S:.*]] = kir.reduce
+// CHECK: kir.buffer_store %[[S]], %[[BS]][
+// CHECK: %[[S2:.*]] = kir.buffer_load %[[BS]][
+// CHECK: kir.contract %{{.*}}, %[[S2]]
+// CHECK: kir.buffer_store %{{.*}}, %[[BH]][
+// CHECK: kir.buffer_load %[[BH]][
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @se_gate(%x: !kir.view<f32, [N, C, P], in>, %w1: !kir.view<f32, [R, C], in>, %w2: !kir.view<f32, [C, R], in>, %out: !kir.view<f32, [N, C, P], out>) {
+    %0 = kir.extent "N"
+    %1 = kir.extent "C"
+    %2 = kir.extent "P"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %1
+    %5 = kir.extent "R"
+    %6 = kir.domain %3 to %5
+    %7 = kir.domain %3 to %2
+    %8 = kir.domain %3 to %0
+    %11 = arith.constant 0.0 : f32
+    %18 = kir.broadcast %11 over(%6) dims [] : f32 -> tensor<?xf32>
+    // expected-remark @below {{kir-row-parallels: 2 tensor(s) a store reads spread over more axes are computed from nested reductions or contractions}}
+    kir.parallel %8 {
+    ^bb0(%9: index):
+      %10 = kir.load %x[%9, %4, %7] : !kir.view<f32, [N, C, P], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %15 = kir.reduce %10 axes [1] identity(%11 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%12: f32, %13: f32):
+        %14 = kir.binary add %12, %13 : f32
+        kir.yield %14 : f32
+      }
+      %16 = kir.load %w1[%6, %4] : !kir.view<f32, [R, C], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %17 = kir.contract %16, %15 reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xf32>
+      %19 = kir.binary max %17, %18 : tensor<?xf32>
+      %20 = kir.load %w2[%4, %6] : !kir.view<f32, [C, R], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %21 = kir.contract %20, %19 reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xf32>
+      %22 = kir.unary sigmoid %21 : tensor<?xf32>
+      %23 = kir.load %x[%9, %4, %7] : !kir.view<f32, [N, C, P], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %24 = kir.broadcast %22 over(%4, %7) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+      %25 = kir.binary mul %23, %24 : tensor<?x?xf32>
+      kir.store %25, %out[%9, %4, %7] : tensor<?x?xf32>, !kir.view<f32, [N, C, P], out>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: one level (each channel's sum spread over its pixels, subtracted): replaying it per
+// COM: element costs one row sum, which construction and the row passes already plan; nothing is kept.
+// CHECK-LABEL: kir.kernel @center_channels
+// CHECK-NOT: kir.buffer
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @center_channels(%x: !kir.view<f32, [N, C, P], in>, %out: !kir.view<f32, [N, C, P], out>) {
+    %0 = kir.extent "N"
+    %1 = kir.extent "C"
+    %2 = kir.extent "P"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %1
+    %5 = kir.domain %3 to %2
+    %6 = kir.domain %3 to %0
+    %9 = arith.constant 0.0 : f32
+    kir.parallel %6 {
+    ^bb0(%7: index):
+      %8 = kir.load %x[%7, %4, %5] : !kir.view<f32, [N, C, P], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %13 = kir.reduce %8 axes [1] identity(%9 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%10: f32, %11: f32):
+        %12 = kir.binary add %10, %11 : f32
+        kir.yield %12 : f32
+      }
+      %14 = kir.load %x[%7, %4, %5] : !kir.view<f32, [N, C, P], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %15 = kir.broadcast %13 over(%4, %5) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+      %16 = kir.binary sub %14, %15 : tensor<?x?xf32>
+      kir.store %16, %out[%7, %4, %5] : tensor<?x?xf32>, !kir.view<f32, [N, C, P], out>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
