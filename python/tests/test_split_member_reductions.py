@@ -145,3 +145,60 @@ def test_triton_twice_matches_numpy(kernel, shape, tmp_path, monkeypatch):
     rng = np.random.default_rng(7)
     call_twice_against(kernel, lambda: _torch_inputs(kernel, shape, rng), NAMES[kernel],
                        lambda ins: _want(kernel, ins), rtol=1e-5, atol=1e-5)
+
+
+@tessel.kernel
+def group_norm_nhwc(x: T.In[T.f32, ("N", "H", "W", "C")], out: T.Out[T.f32, ("N", "H", "W", "C")], G: T.i32,
+                    eps: T.f32):
+    # three phases: the group's mean, its squares about the mean, then the normalized writes (the
+    # workset) over the same nest, each phase's programs a slice of H; the group's channels clipped
+    N, H, W, C = x.shape
+    hs, ws, chans = T.domain(0, H), T.domain(0, W), T.domain(0, C)
+    CG = C // T.cast(G, T.index)
+    count = T.cast(H * W * CG, T.f32)
+    for n, g in T.parallel(T.domain(0, N), T.domain(0, G)):
+        mine = chans[g * CG:g * CG + CG]
+        v = x[n, hs, ws, mine]
+        mean = T.sum(v) / count
+        d = v - mean
+        out[n, hs, ws, mine] = d * T.rsqrt(T.sum(d * d) / count + eps)
+
+
+def _group_norm_want(x, G, eps=1e-5):
+    N, H, W, C = x.shape
+    v = x.astype(np.float64).reshape(N, H, W, G, C // G)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = v.mean(axis=(1, 2, 4), keepdims=True)
+        var = ((v - mean) ** 2).mean(axis=(1, 2, 4), keepdims=True)
+        return ((v - mean) / np.sqrt(var + eps)).reshape(N, H, W, C)
+
+
+GROUPS = [(dict(N=1, H=1, W=1, C=2), 2), (dict(N=2, H=7, W=5, C=12), 4), (dict(N=1, H=13, W=3, C=6), 3),
+          (dict(N=3, H=0, W=2, C=4), 2)]
+
+
+@pytest.mark.parametrize("shape,G", GROUPS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items())
+                         if isinstance(c, dict) else f"G{c}")
+def test_three_phases_match_numpy_and_interpreters(tessel_bin, tmp_path, shape, G):
+    source, program = _program(tessel_bin, tmp_path, group_norm_nhwc)
+    text = program.read_text()
+    assert '"MEMBER_SPLIT"' in text and text.count("pgpu.last_program") >= 1
+    scalars = ("--scalar", f"G={G}", "--scalar", "eps=1e-5")
+    kir = _run(tessel_bin, tmp_path, source, group_norm_nhwc, shape, "forward", None, ("--stage", "kir", *scalars))
+    np.testing.assert_allclose(kir["out"], _group_norm_want(kir["x.in"], G), rtol=1e-4, atol=1e-4)
+    for order, split in (("shuffle", None), ("forward", 2), ("reverse", 4), ("shuffle", 1)):
+        got = _run(tessel_bin, tmp_path, program, group_norm_nhwc, shape, order, split, scalars)
+        np.testing.assert_allclose(got["out"], kir["out"], rtol=1e-5, atol=1e-5, err_msg=f"{order} {split}")
+
+
+@pytest.mark.skipif(not os.environ.get("TESSEL_DEEP"), reason="TESSEL_DEEP: the three phases under TRITON_INTERPRET "
+                    "(about 20 s; corpus 235's CPU check covers them too)")
+def test_three_phases_triton_twice_match_numpy(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((1, 5, 3, 4)) * 2.0 + 0.5).astype(np.float32)  # 2 groups of 5 slices of H
+    want = _group_norm_want(x, 2)
+    for _ in range(2):  # the second call starts from the counts the first returned to 0
+        out = torch.full(x.shape, float("nan"))
+        group_norm_nhwc(torch.from_numpy(x), out, G=2, eps=1e-5)
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-4)

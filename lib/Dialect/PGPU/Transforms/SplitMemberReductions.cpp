@@ -89,6 +89,9 @@ struct Plan {
   SmallVector<RangeReduceOp> reductions;
   /// The first reduction's nest bounds (the member's reduced axes, outermost first).
   SmallVector<Value> nest;
+  /// A workset over the member's outer range reading second-phase results (a normalization's
+  /// writes): it runs as a third phase, each program its slice.
+  ForeachOp workset;
   /// Per top-level op of the group body: the latest phase of reduction results it reads (-1: none;
   /// 0: a first-phase result; 1: a second-phase one). A reduction's own phase is its entry + 1.
   DenseMap<Operation *, int> reads;
@@ -100,8 +103,11 @@ bool outside(Value v, ProgramSpaceOp space) { return !space->isAncestor(v.getPar
 /// nothing but a range_reduce whose results it yields, down to an element without regions), each
 /// launch-uniform; none where the element holds anything else with a region (a contraction's K
 /// reduction under a row statistic: pgpu-form-tiles' tiles) or a bound computed in the program.
-std::optional<SmallVector<Value>> nestBounds(RangeReduceOp r, ProgramSpaceOp space) {
-  if (!outside(r.getLower(), space) || !outside(r.getUpper(), space))
+std::optional<SmallVector<Value>> nestBounds(RangeReduceOp r, ProgramSpaceOp space, Block *body) {
+  auto bound = [&](Value v) {
+    return outside(v, space) || (r->getBlock() != body && v.getDefiningOp() && v.getDefiningOp()->getBlock() == body);
+  };
+  if (!bound(r.getLower()) || !bound(r.getUpper()))
     return std::nullopt;
   SmallVector<Value> bounds{r.getUpper()};
   Block &element = r.getElement().front();
@@ -109,11 +115,12 @@ std::optional<SmallVector<Value>> nestBounds(RangeReduceOp r, ProgramSpaceOp spa
   element.walk([&](Operation *op) { regions |= op->getNumRegions() > 0; });
   if (!regions)
     return bounds;
-  auto inner = dyn_cast<RangeReduceOp>(&element.front());
-  if (!inner || element.getOperations().size() != 2 ||
-      element.getTerminator()->getOperands() != ValueRange(inner.getResults()) || !matchPattern(inner.getLower(), m_Zero()))
+  auto innerReduce = dyn_cast<RangeReduceOp>(&element.front());
+  if (!innerReduce || element.getOperations().size() != 2 ||
+      element.getTerminator()->getOperands() != ValueRange(innerReduce.getResults()) ||
+      !matchPattern(innerReduce.getLower(), m_Zero()))
     return std::nullopt;
-  std::optional<SmallVector<Value>> rest = nestBounds(inner, space);
+  std::optional<SmallVector<Value>> rest = nestBounds(innerReduce, space, body);
   if (!rest)
     return std::nullopt;
   bounds.append(*rest);
@@ -171,7 +178,13 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
         return std::string("a reduction's bounds are computed in the program (not launch-uniform)");
       if (!sameLaunchValue(r.getLower(), first.getLower()) || !sameLaunchValue(r.getUpper(), first.getUpper()))
         return std::string("the reductions range over different members");
-      std::optional<SmallVector<Value>> nest = nestBounds(r, space);
+      // Inner bounds may be computed in the program from no reduction (a group's clipped channel
+      // count): each phase computes them again before its slice.
+      std::optional<SmallVector<Value>> nest = nestBounds(r, space, &body);
+      if (nest)
+        for (Value v : ArrayRef<Value>(*nest).drop_front())
+          if (!outside(v, space) && plan.reads.lookup(v.getDefiningOp()) != -1)
+            nest = std::nullopt;
       if (!nest)
         return std::string("a reduction's element holds a loop or reduction besides a perfect nest (a "
                            "contraction nest: pgpu-form-tiles' tiles)");
@@ -200,14 +213,19 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
                              "partials have no workspace element type)");
       if (phaseOf(plan, r) > 1)
         return std::string("a reduction reads a second-phase reduction (three phases)");
+    } else if (auto w = dyn_cast<ForeachOp>(op); w && !plan.workset && !plan.reductions.empty() &&
+                                                  latest == 1 && matchPattern(w.getLower(), m_Zero()) &&
+                                                  sameLaunchValue(w.getUpper(), first.getUpper()) &&
+                                                  op.getNextNode() == body.getTerminator()) {
+      plan.workset = w;
     } else if (op.getNumRegions()) {
       return std::string("a loop or structured op beside the reductions ('") + op.getName().getStringRef().str() +
              "': a workset over the member stays in its program)";
     } else if (writesMemory(&op) && op.getNumResults()) {
       return std::string("an effect with results ('") + op.getName().getStringRef().str() + "')";
     }
-    bool writes = writesMemory(&op);
     op.walk([&](Operation *inner) {
+      bool writes = !inner->getNumRegions() && writesMemory(inner);
       for (Value v : inner->getOperands())
         if (isa<ViewType>(v.getType()))
           (writes ? written : read).insert(v);
@@ -216,6 +234,10 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
   for (Value v : written)
     if (read.contains(v))
       return std::string("the member reads a view it writes");
+  if (plan.workset)
+    for (Operation &op : body.without_terminator())
+      if (&op != plan.workset && writesMemory(&op))
+        return std::string("a write beside the normalization's workset (three phases write only in the workset)");
   if (llvm::none_of(plan.reductions, [&](RangeReduceOp r) { return phaseOf(plan, r) == 1; }))
     return std::string("no reduction reads another (one phase: nothing waits)");
   return std::nullopt;
@@ -276,7 +298,11 @@ struct Splitter {
         continue;
       if (writesMemory(op) && !effects)
         continue;
-      b.clone(*op, m);
+      Operation *copy = b.clone(*op, m);
+      if (op == plan.workset.getOperation()) {
+        copy->setOperand(0, begin);
+        copy->setOperand(1, end);
+      }
     }
   }
 };
@@ -302,15 +328,22 @@ void split(KernelOp kernel, Plan &plan) {
   Value splits = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Min, cut.splits, fill), cut.one);
   // A member of at most MIN_MEMBER elements fits one block of the walk's largest candidate (its whole
   // range in one fragment, read once): it keeps its one program.
-  Value elements = cut.one;
-  for (Value e : plan.nest)
-    elements = bin(b, loc, kir::BinaryKind::Mul, elements, e);
-  Value large = cmp(b, loc, kir::CmpPredicate::GT, elements, index(b, loc, kMinMember));
-  splits = SelectOp::create(b, loc, large, splits, cut.one).getResult();
+  // (A member whose inner extent is computed in the program, a group's clipped channels, is counted
+  // large: it splits wherever the members underfill the device.)
+  if (llvm::all_of(plan.nest, [&](Value e) { return outside(e, space); })) {
+    Value elements = cut.one;
+    for (Value e : plan.nest)
+      elements = bin(b, loc, kir::BinaryKind::Mul, elements, e);
+    Value large = cmp(b, loc, kir::CmpPredicate::GT, elements, index(b, loc, kMinMember));
+    splits = SelectOp::create(b, loc, large, splits, cut.one).getResult();
+  }
   Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, cut.one);
   WorkspaceExtentOp::create(b, loc, kPointsSymbol, SelectOp::create(b, loc, on, points, cut.zero).getResult());
   WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
-  Value members = SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Add, splits, splits), cut.one);
+  // Two phases, or three with a normalization's workset (its slices after the second phase's).
+  int64_t phaseCount = plan.workset ? 3 : 2;
+  Value members = SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Mul, splits, index(b, loc, phaseCount)),
+                                   cut.one).getResult();
   space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], members));
   SmallVector<Value> extents(group.getExtents());
   extents.push_back(members);
@@ -328,15 +361,17 @@ void split(KernelOp kernel, Plan &plan) {
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   // Unsplit (MEMBER_SPLITS = 1, one program a member): the body as it was.
+  // (the split axis then has one member, 0, the only one equal to `unsplit`: its writes are the
+  // member's, as before). The body stays a branch of an if directly in the group, where
+  // pgpu-stage-rows still reads a member that fits one block once (an instance norm's plane).
   b.setInsertionPointToStart(&body);
   auto choice = IfOp::create(b, loc, TypeRange{}, on);
   b.createBlock(&choice.getThenRegion());
   auto splitEnd = YieldOp::create(b, loc);
-  // (in the split axis's one member: its writes are the member's, as before)
-  b.createBlock(&choice.getElseRegion());
-  auto only = IfOp::create(b, loc, TypeRange{}, cmp(b, loc, kir::CmpPredicate::EQ, member, cut.zero));
-  YieldOp::create(b, loc);
-  b.createBlock(&only.getThenRegion());
+  b.setInsertionPointAfter(choice);
+  Value unsplit = SelectOp::create(b, loc, on, members, cut.zero).getResult();
+  auto whole = IfOp::create(b, loc, TypeRange{}, cmp(b, loc, kir::CmpPredicate::EQ, member, unsplit));
+  b.createBlock(&whole.getThenRegion());
   auto wholeEnd = YieldOp::create(b, loc);
   for (Operation *op : ops)
     op->moveBefore(wholeEnd);
@@ -348,6 +383,12 @@ void split(KernelOp kernel, Plan &plan) {
     point = bin(b, loc, kir::BinaryKind::Add, bin(b, loc, kir::BinaryKind::Mul, point, e), c);
   Value early = cmp(b, loc, kir::CmpPredicate::LT, member, splits);
   Value seg = SelectOp::create(b, loc, early, member, bin(b, loc, kir::BinaryKind::Sub, member, splits)).getResult();
+  Value twice = bin(b, loc, kir::BinaryKind::Add, splits, splits), third;
+  if (plan.workset) {
+    // members [2 * MEMBER_SPLITS, 3 * MEMBER_SPLITS): the workset's slices
+    third = cmp(b, loc, kir::CmpPredicate::GE, member, twice);
+    seg = SelectOp::create(b, loc, third, bin(b, loc, kir::BinaryKind::Sub, member, twice), seg).getResult();
+  }
   Value chunk = CeilDivOp::create(b, loc, cut.steps, splits).getResult();
   Value begin = bin(b, loc, kir::BinaryKind::Min,
                     bin(b, loc, kir::BinaryKind::Add, cut.lower, bin(b, loc, kir::BinaryKind::Mul, seg, chunk)),
@@ -356,6 +397,7 @@ void split(KernelOp kernel, Plan &plan) {
   Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
   Value tickets = addZeroedCounters(kernel, loc, {pointsAttr});
   Value phaseTickets = addZeroedCounters(kernel, loc, {pointsAttr});
+  Value secondTickets = plan.workset ? addZeroedCounters(kernel, loc, {pointsAttr}) : Value();
   Splitter s{kernel, plan, splits, point, seg, begin, end, phaseTickets, {}};
   for (RangeReduceOp r : plan.reductions)
     for (Value v : r.getResults())
@@ -381,16 +423,49 @@ void split(KernelOp kernel, Plan &plan) {
     b.createBlock(&phases.getElseRegion());
     auto done = YieldOp::create(b, loc);
     b.setInsertionPoint(done);
-    Value want = CastOp::create(b, loc, b.getI32Type(), splits);
-    auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-    {
+    // Waits until `counts[point]` is MEMBER_SPLITS (acquire): the earlier phase's slices are stored.
+    auto waitFor = [&](Value counts) {
+      Value want = CastOp::create(b, loc, b.getI32Type(), splits);
+      auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
       OpBuilder::InsertionGuard inner(b);
       b.createBlock(&wait.getBefore());
-      Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), phaseTickets, point, yes, kir::AtomicOrder::Acquire,
+      Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), counts, point, yes, kir::AtomicOrder::Acquire,
                                         kir::SharingDomain::Invocation);
       ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
       b.createBlock(&wait.getAfter());
       YieldOp::create(b, loc);
+    };
+    waitFor(phaseTickets);
+    if (plan.workset) {
+      // Three phases: the second counts itself; the third waits for it, merges both and writes its
+      // slice of the workset; the point's last third-phase arrival returns both counts to 0.
+      auto phase = IfOp::create(b, loc, TypeRange{}, third);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.createBlock(&phase.getElseRegion());
+        auto second = YieldOp::create(b, loc);
+        b.setInsertionPoint(second);
+        IRMapping m;
+        s.cloneBody(b, ops, 1, /*effects=*/false, m);
+        Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+        AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, secondTickets, ValueRange{point}, yes,
+                            kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
+      }
+      b.createBlock(&phase.getThenRegion());
+      auto workset = YieldOp::create(b, loc);
+      b.setInsertionPoint(workset);
+      waitFor(secondTickets);
+      IRMapping m;
+      s.cloneBody(b, ops, 2, /*effects=*/true, m);
+      auto last = LastProgramOp::create(b, loc, tickets, ValueRange{point}, splits);
+      b.createBlock(&last.getBody());
+      auto reset = YieldOp::create(b, loc);
+      b.setInsertionPoint(reset);
+      Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+      for (Value counts : {phaseTickets, secondTickets})
+        AtomicStoreOp::create(b, loc, zero, counts, ValueRange{point}, yes, kir::AtomicOrder::Release,
+                              kir::SharingDomain::Invocation);
+      return;
     }
     IRMapping m;
     s.cloneBody(b, ops, 1, /*effects=*/false, m);

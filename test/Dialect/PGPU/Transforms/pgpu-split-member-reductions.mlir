@@ -7,7 +7,7 @@
 // COM: slice m and count themselves, members MEMBER_SPLITS + m wait for the count, merge the mean's
 // COM: partials and sum slice m of the squares; the channel's last arrival merges both and stores.
 // COM: MEMBER_SPLITS = 1 (a member of at most 16384 elements, or members that fill the device) keeps
-// COM: the body as it was.
+// COM: the body as it was, in an if directly in the group (member 0 of the split axis, then its only one).
 // CHECK-LABEL: pgpu.kernel @channel_variance
 // CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [MEMBER_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
 // CHECK-SAME: %[[COUNTS:[^:]*]]: !pgpu.buffer<i32, [MEMBER_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
@@ -48,10 +48,11 @@
 // CHECK: pgpu.buffer_load %[[P1]]
 // CHECK: pgpu.store %{{.*}}, %var[%[[CH]]]
 // CHECK: pgpu.atomic_store %{{.*}}, %[[COUNTS]][%[[CH]]] {{.*}} order release
-// CHECK: } else {
-// CHECK: %[[ONLY:.*]] = pgpu.cmp eq %[[MEMBER]], %{{.*}} : index
-// CHECK: pgpu.if %[[ONLY]] {
-// CHECK: pgpu.range_reduce %c0 to %{{.*}} identity
+// CHECK: %[[UNSPLIT:.*]] = pgpu.select %[[ON]], %{{.*}}, %{{.*}} : i1, index
+// CHECK: %[[WHOLE:.*]] = pgpu.cmp eq %[[MEMBER]], %[[UNSPLIT]] : index
+// CHECK-NEXT: pgpu.if %[[WHOLE]] {
+// CHECK-NEXT: pgpu.cast
+// CHECK-NEXT: pgpu.range_reduce %c0 to %{{.*}} identity
 // CHECK: pgpu.range_reduce %c0 to %{{.*}} identity
 // CHECK: pgpu.store
 module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
@@ -386,6 +387,162 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
         pgpu.store %13, %out[%arg1] valid %true : i1 : f32, !pgpu.view<f32, [C], out>[index]
         pgpu.yield
       } {roles = ["axis0"], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A group norm over channels-last data (corpus 235): a group's statistics over (H, W, its clipped
+// COM: channels, computed in the program), then the normalized writes over the same nest. Three phases:
+// COM: members [0, S) sum their slice of H, [S, 2S) wait, merge the mean and sum the squares of their
+// COM: slice, [2S, 3S) wait for those, merge both and write their slice of the workset; the group's last
+// COM: third-phase arrival returns both counts to 0.
+// CHECK-LABEL: pgpu.kernel @group_norm_nhwc
+// CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [MEMBER_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK-SAME: %[[COUNT0:[^:]*]]: !pgpu.buffer<i32, [MEMBER_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK-SAME: %[[COUNT1:[^:]*]]: !pgpu.buffer<i32, [MEMBER_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK-NOT: pgpu.cmp gt %{{.*}}, %c16384
+// CHECK: pgpu.workspace_extent "MEMBER_SPLITS" = %[[SPLITS:.*]]
+// CHECK: pgpu.binary mul %[[SPLITS]], %c3
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}, %{{.*}}) segment 0 roles ["axis0", "axis1", "member_split"] {
+// CHECK: pgpu.atomic_rmw add %{{.*}}, %[[COUNT0]]
+// CHECK: pgpu.atomic_load %[[COUNT0]]{{.*}} order acquire
+// CHECK: pgpu.if %[[THIRD:.*]] {
+// CHECK: pgpu.atomic_load %[[COUNT1]]{{.*}} order acquire
+// CHECK: pgpu.foreach %[[BEGIN:[^ ]*]] to %[[END:[^ ]*]] {
+// CHECK: pgpu.store
+// CHECK: pgpu.last_program %[[TICKETS]]
+// CHECK: pgpu.atomic_store %{{.*}}, %[[COUNT0]]
+// CHECK: pgpu.atomic_store %{{.*}}, %[[COUNT1]]
+// CHECK: } else {
+// CHECK: pgpu.range_reduce %[[BEGIN]] to %[[END]]
+// CHECK-NOT: pgpu.store
+// CHECK: pgpu.atomic_rmw add %{{.*}}, %[[COUNT1]]{{.*}} order release
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @group_norm_nhwc(%x: !pgpu.view<bf16, [N, H, W, C], in>, %gamma: !pgpu.view<f32, [C], in>, %beta: !pgpu.view<f32, [C], in>, %out: !pgpu.view<bf16, [N, H, W, C], out>, %G: i32, %eps: f32) {
+    %cst = arith.constant 0.000000e+00 : bf16
+    %true = arith.constant true
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %x[0] : !pgpu.view<bf16, [N, H, W, C], in>
+    %1 = pgpu.extent %x[1] : !pgpu.view<bf16, [N, H, W, C], in>
+    %2 = pgpu.extent %x[2] : !pgpu.view<bf16, [N, H, W, C], in>
+    %3 = pgpu.extent %x[3] : !pgpu.view<bf16, [N, H, W, C], in>
+    %4 = pgpu.ceil_div %1, %c1 : index
+    %5 = pgpu.binary max %4, %c0 : index
+    %6 = pgpu.ceil_div %2, %c1 : index
+    %7 = pgpu.binary max %6, %c0 : index
+    %8 = pgpu.ceil_div %0, %c1 : index
+    %9 = pgpu.binary max %8, %c0 : index
+    %10 = pgpu.cast %G : i32 to index
+    %11 = pgpu.binary div %3, %10 : index
+    %12 = pgpu.binary mul %1, %2 : index
+    %13 = pgpu.binary mul %12, %11 : index
+    %14 = pgpu.ceil_div %10, %c1 : index
+    %15 = pgpu.binary max %14, %c0 : index
+    %16 = pgpu.binary mul %9, %15 : index
+    pgpu.program_space(%16) {
+    ^bb0(%arg0: index):
+      pgpu.execution_group %arg0 extents(%9, %15) segment 0 roles ["axis0", "axis1"] {
+      ^bb0(%arg1: index, %arg2: index):
+        %17 = pgpu.cast %13 : index to f32
+        %18 = pgpu.binary mul %arg2, %11 : index
+        %19 = pgpu.binary add %18, %11 : index
+        %20 = pgpu.binary max %18, %c0 : index
+        %21 = pgpu.binary min %19, %3 : index
+        %22 = pgpu.binary sub %21, %20 : index
+        %23 = pgpu.binary max %22, %c0 : index
+        // expected-remark @+1 {{this reduction's slices run in the first phase}}
+        %24 = pgpu.range_reduce %c0 to %5 identity(%cst_0 : f32) -> (f32) element {
+        ^bb0(%arg3: index):
+          %30 = pgpu.range_reduce %c0 to %7 identity(%cst_0 : f32) -> (f32) element {
+          ^bb0(%arg4: index):
+            %31 = pgpu.range_reduce %c0 to %23 identity(%cst_0 : f32) -> (f32) element {
+            ^bb0(%arg5: index):
+              %32 = pgpu.binary add %20, %arg5 : index
+              %33 = pgpu.load %x[%arg1, %arg3, %arg4, %32] valid %true : i1 fill %cst : bf16 : !pgpu.view<bf16, [N, H, W, C], in>[index, index, index, index] -> bf16
+              %34 = pgpu.cast %33 : bf16 to f32
+              pgpu.yield %34 : f32
+            } combine {
+            ^bb0(%arg5: f32, %arg6: f32):
+              %32 = pgpu.binary add %arg5, %arg6 : f32
+              pgpu.yield %32 : f32
+            }
+            pgpu.yield %31 : f32
+          } combine {
+          ^bb0(%arg4: f32, %arg5: f32):
+            %31 = pgpu.binary add %arg4, %arg5 : f32
+            pgpu.yield %31 : f32
+          }
+          pgpu.yield %30 : f32
+        } combine {
+        ^bb0(%arg3: f32, %arg4: f32):
+          %30 = pgpu.binary add %arg3, %arg4 : f32
+          pgpu.yield %30 : f32
+        }
+        %25 = pgpu.binary div %24, %17 : f32
+        // expected-remark @+1 {{this reduction's slices run in the second phase (after a wait)}}
+        %26 = pgpu.range_reduce %c0 to %5 identity(%cst_0 : f32) -> (f32) element {
+        ^bb0(%arg3: index):
+          %30 = pgpu.range_reduce %c0 to %7 identity(%cst_0 : f32) -> (f32) element {
+          ^bb0(%arg4: index):
+            %31 = pgpu.range_reduce %c0 to %23 identity(%cst_0 : f32) -> (f32) element {
+            ^bb0(%arg5: index):
+              %32 = pgpu.binary add %20, %arg5 : index
+              %33 = pgpu.load %x[%arg1, %arg3, %arg4, %32] valid %true : i1 fill %cst : bf16 : !pgpu.view<bf16, [N, H, W, C], in>[index, index, index, index] -> bf16
+              %34 = pgpu.cast %33 : bf16 to f32
+              %35 = pgpu.binary sub %34, %25 : f32
+              %36 = pgpu.binary mul %35, %35 : f32
+              pgpu.yield %36 : f32
+            } combine {
+            ^bb0(%arg5: f32, %arg6: f32):
+              %32 = pgpu.binary add %arg5, %arg6 : f32
+              pgpu.yield %32 : f32
+            }
+            pgpu.yield %31 : f32
+          } combine {
+          ^bb0(%arg4: f32, %arg5: f32):
+            %31 = pgpu.binary add %arg4, %arg5 : f32
+            pgpu.yield %31 : f32
+          }
+          pgpu.yield %30 : f32
+        } combine {
+        ^bb0(%arg3: f32, %arg4: f32):
+          %30 = pgpu.binary add %arg3, %arg4 : f32
+          pgpu.yield %30 : f32
+        }
+        %27 = pgpu.binary div %26, %17 : f32
+        %28 = pgpu.binary add %27, %eps : f32
+        %29 = pgpu.unary rsqrt %28 : f32
+        pgpu.foreach %c0 to %5 {
+        ^bb0(%arg3: index):
+          pgpu.foreach %c0 to %7 {
+          ^bb0(%arg4: index):
+            pgpu.foreach %c0 to %23 {
+            ^bb0(%arg5: index):
+              %30 = pgpu.binary add %20, %arg5 : index
+              %31 = pgpu.load %x[%arg1, %arg3, %arg4, %30] valid %true : i1 fill %cst : bf16 : !pgpu.view<bf16, [N, H, W, C], in>[index, index, index, index] -> bf16
+              %32 = pgpu.cast %31 : bf16 to f32
+              %33 = pgpu.binary sub %32, %25 : f32
+              %34 = pgpu.binary mul %33, %29 : f32
+              %35 = pgpu.load %gamma[%30] valid %true : i1 fill %cst_0 : f32 : !pgpu.view<f32, [C], in>[index] -> f32
+              %36 = pgpu.binary mul %34, %35 : f32
+              %37 = pgpu.load %beta[%30] valid %true : i1 fill %cst_0 : f32 : !pgpu.view<f32, [C], in>[index] -> f32
+              %38 = pgpu.binary add %36, %37 : f32
+              %39 = pgpu.cast %38 : f32 to bf16
+              pgpu.store %39, %out[%arg1, %arg3, %arg4, %30] valid %true : i1 : bf16, !pgpu.view<bf16, [N, H, W, C], out>[index, index, index, index]
+              pgpu.yield
+            }
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      } {roles = ["axis0", "axis1"], segment = 0 : i64}
       pgpu.yield
     }
     pgpu.return
