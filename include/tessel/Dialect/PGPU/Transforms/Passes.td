@@ -1329,14 +1329,26 @@ def PGPUSplitMemberReductions : Pass<"pgpu-split-member-reductions", "::mlir::Mo
     linear order and the waited-for ones precede the waiter.
     Requires equal launch-uniform bounds, each reduction a perfect nest over
     the member's several axes (its element nothing but an inner range_reduce
-    it yields, down to an element without regions; a channel's N x H x W),
+    it yields, down to an element without regions; a channel's N x H x W;
+    inner bounds may be computed in the program from no reduction, a group's
+    clipped channels),
     constant identities, reductions that write no memory, at least one reading another (two phases), no
     reduction reading a second-phase one, no other op with regions at the
-    top level, writes without results to views the group does not read.
+    top level but that workset, writes without results to views the group
+    does not read.
     Rewrites: MEMBER_SPLITS = max(min(MEMBER_SPLIT, rows, ceil(8 * SMs /
     points)), 1) (rows: the outer reduced range; points: the group's
     members), 1 where a member has at most 16384 elements (one block of the
-    walk's largest candidate); where it is 1 the body runs as it was. Otherwise the group gains the
+    walk's largest candidate; where every nest bound is launch-uniform);
+    where it is 1 the body runs as it was (in an if directly in the group:
+    pgpu-stage-rows still stages a member that fits one block). A trailing
+    workset (pgpu.foreach over the outer range from 0, reading a
+    second-phase result: a normalization's writes, corpus 235 and 130) makes
+    three phases: 3 * MEMBER_SPLITS members, the second phase counting
+    itself (release) instead of arriving, members 2 * MEMBER_SPLITS + m
+    waiting for that count (acquire), merging both phases and writing slice
+    m of the workset, the point's last arrival returning both counts to 0;
+    the workset is then the member's only write. Otherwise the group gains the
     trailing axis `member_split` of 2 * MEMBER_SPLITS: member m <
     MEMBER_SPLITS reduces slice m of the first-phase reductions, stores each
     partial at [point, m] of first-write workspace [MEMBER_POINTS,
@@ -1359,8 +1371,10 @@ def PGPUSplitMemberReductions : Pass<"pgpu-split-member-reductions", "::mlir::Mo
     element computing beyond its inner reduction (a contraction nest:
     pgpu-form-tiles' tiles), several program spaces or groups, a group
     without axes (pgpu-split-row-reductions' case), one phase (no reduction reads
-    another), three phases, a loop or structured op beside the reductions
-    (a normalization's workset), differing or program-computed bounds, a
+    another), a reduction reading a second-phase one, a loop or structured op
+    beside the reductions other than one trailing workset over the outer range
+    reading a second-phase result, a write beside that workset
+    differing or program-computed bounds, a
     non-constant identity, a read of a view the group writes, a kernel that
     declares MEMBER_SPLIT.
     Verifier after: the shared pgpu verifier.
