@@ -1373,7 +1373,7 @@ def PGPUSplitMemberReductions : Pass<"pgpu-split-member-reductions", "::mlir::Mo
     without axes (pgpu-split-row-reductions' case), one phase (no reduction reads
     another), a reduction reading a second-phase one, a loop or structured op
     beside the reductions other than one trailing workset over the outer range
-    reading a second-phase result, a write beside that workset
+    reading a second-phase result, a write beside that workset,
     differing or program-computed bounds, a
     non-constant identity, a read of a view the group writes, a kernel that
     declares MEMBER_SPLIT.
