@@ -65,6 +65,18 @@ FailureOr<int64_t> interp::evaluateLaunchExpr(Value value, const LaunchEnv &env)
           return failure();
         return eval(*c ? s.getTrueValue() : s.getFalseValue());
       })
+      .Case<pgpu::CastOp>([&](pgpu::CastOp c) -> FailureOr<int64_t> {
+        // An integer scalar argument as an extent (a group count G: N x G members): integers and
+        // indices only, wrapped to the target's width.
+        Type from = c.getOperand().getType(), to = c.getType();
+        if (!from.isIntOrIndex() || !to.isIntOrIndex())
+          return c.emitError() << "LaunchExpr casts only between integers and indices";
+        FailureOr<int64_t> v = eval(c.getOperand());
+        if (failed(v))
+          return failure();
+        unsigned width = to.isIndex() ? 64 : to.getIntOrFloatBitWidth();
+        return width >= 64 ? *v : llvm::SignExtend64(uint64_t(*v), width);
+      })
       .Default([&](Operation *other) -> FailureOr<int64_t> {
         return other->emitError() << "'" << other->getName() << "' is not part of the LaunchExpr language";
       });

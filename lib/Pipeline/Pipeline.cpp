@@ -68,6 +68,12 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   pm.addPass(pgpu::createPGPUMergeSegments());
   if (can.launchSizedWorkspace)
     pm.addPass(pgpu::createPGPUSplitRowReductions());
+  //      A parallel member's statistics (a mean, then the squares about it) over several axes (a
+  //      channel's N x H x W; a row of one axis keeps the covering / staged / packed plans), with
+  //      few members: each member's range in MEMBER_SPLIT slices, one program each, in two phases
+  //      (the second waits for the first's partials), the member's last arrival merging them.
+  if (can.launchSizedWorkspace && can.acquireReleaseHandOff)
+    pm.addPass(pgpu::createPGPUSplitMemberReductions());
   pm.addPass(pgpu::createPGPUNarrowGuardedWorksets());
   pm.addPass(pgpu::createPGPUFlattenWorksets());
   // A finalization whose members each read what a subset of the instances wrote runs per member

@@ -959,6 +959,12 @@ class Kernel:
         at = {**{n: d for n, (_, d) in space.items()}, **chosen}
 
         def count(binding):
+            # A member's statistics split across programs (pgpu-split-member-reductions: MEMBER_SPLIT
+            # slices of each member's range, in two phases) walk each slice at the step the member's own
+            # walk takes: the programs counted are the members', one a member (MEMBER_SPLIT 1), so the
+            # split adds programs beside the grown step rather than shrinking it.
+            if "MEMBER_SPLIT" in space and "MEMBER_SPLIT" not in chosen:
+                binding = {**binding, "MEMBER_SPLIT": 1}
             # With the fold split the call would take at this binding (`_fold_split`, chosen after the
             # steps): a longer step leaves fewer tiles to split (a column sum of 1031 rows in 16-row
             # tiles splits 64 ways, in 64-row tiles 17), which counts as fewer programs.

@@ -221,15 +221,17 @@ def test_packed_call_defaults_agree_with_the_interpreter(m, n, rows, tmp_path, m
 def test_a_row_over_several_axes_keeps_one_row_per_program(tmp_path, monkeypatch):
     # BLOCK covers no one shape symbol here, so the call cannot tell a short row from a long one: one row
     # a program, as without the packing (corpus 53's 256 channels of 32 x 56 x 56 ran 32 programs of 8
-    # channels at what was then ROWS's declared 8).
-    assert "'ROWS'" in _params(channel_stats)
+    # channels at what was then ROWS's declared 8). Such a member's statistics are now
+    # pgpu-split-member-reductions' (its slices across programs where the members underfill the
+    # device), which runs before the packing: no ROWS is declared, one member a program or its slices.
+    assert "'ROWS'" not in _params(channel_stats) and "'MEMBER_SPLIT'" in _params(channel_stats)
     x = _meta(32, 4096, 56)
-    assert channel_stats.call_defaults(x, _meta(4096), _meta(4096))["ROWS"] == 1
+    assert channel_stats.call_defaults(x, _meta(4096), _meta(4096)).get("ROWS", 1) == 1
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     rng = np.random.default_rng(53)
     x = (1.0 + rng.standard_normal((3, 131, 5))).astype(np.float32)
     want = channel_stats.run_interp(shapes={}, inputs=dict(x=x))
-    for params in BINDINGS:
+    for params in (None, {"BLOCK": 128}, {"BLOCK": 64, "MEMBER_SPLIT": 2}):
         mean, var = torch.full((131,), float("nan")), torch.full((131,), float("nan"))
         if params is None:
             channel_stats(torch.from_numpy(x), mean, var)

@@ -1333,6 +1333,75 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSplitMemberReductions : Pass<"pgpu-split-member-reductions", "::mlir::ModuleOp"> {
+  let summary = "a parallel member's statistics across program instances, in two phases (seed 002 §3.2, §4)";
+  let description = [{
+    Reads: a kernel whose sole program space holds one execution group with
+    axes (one member a point: a channel, a row); the group's top-level
+    pgpu.range_reduce ops (bounds, identities, element and combine regions)
+    and the other top-level ops.
+    Legality: an ordinary reduce is associative and commutative (seed 002
+    §4): a member's reduced range may be cut into contiguous slices, each
+    reduced from the identity, the partials combined in slice order. A
+    reduction reading another's result (a variance's squares about the mean)
+    needs the first's merged value: its slices run after a wait on the
+    first's arrivals (acquire / release, seed 000 §4.4); programs start in
+    linear order and the waited-for ones precede the waiter.
+    Requires equal launch-uniform bounds, each reduction a perfect nest over
+    the member's several axes (its element nothing but an inner range_reduce
+    it yields, down to an element without regions; a channel's N x H x W;
+    inner bounds may be computed in the program from no reduction, a group's
+    clipped channels),
+    constant identities, reductions that write no memory, at least one reading another (two phases), no
+    reduction reading a second-phase one, no other op with regions at the
+    top level but that workset, writes without results to views the group
+    does not read.
+    Rewrites: MEMBER_SPLITS = max(min(MEMBER_SPLIT, rows, ceil(8 * SMs /
+    points)), 1) (rows: the outer reduced range; points: the group's
+    members), 1 where a member has at most 16384 elements (one block of the
+    walk's largest candidate; where every nest bound is launch-uniform);
+    where it is 1 the body runs as it was (in an if directly in the group:
+    pgpu-stage-rows still stages a member that fits one block). A trailing
+    workset (pgpu.foreach over the outer range from 0, reading a
+    second-phase result: a normalization's writes, corpus 235 and 130) makes
+    three phases: 3 * MEMBER_SPLITS members, the second phase counting
+    itself (release) instead of arriving, members 2 * MEMBER_SPLITS + m
+    waiting for that count (acquire), merging both phases and writing slice
+    m of the workset, the point's last arrival returning both counts to 0;
+    the workset is then the member's only write. Otherwise the group gains the
+    trailing axis `member_split` of 2 * MEMBER_SPLITS: member m <
+    MEMBER_SPLITS reduces slice m of the first-phase reductions, stores each
+    partial at [point, m] of first-write workspace [MEMBER_POINTS,
+    MEMBER_SPLITS] and counts itself (atomic add, release); member
+    MEMBER_SPLITS + m waits for that count (acquire), merges the first
+    phase's partials (a range_reduce over [0, MEMBER_SPLITS) with the
+    reduction's combine), runs the pure ops and slice m of the second-phase
+    reductions, stores their partials, and arrives at `pgpu.last_program
+    %tickets[point] arrivals MEMBER_SPLITS`, whose body merges every
+    reduction and runs the member's ops with their writes, then returns the
+    first phase's count to 0. Declares MEMBER_SPLIT ([1, 2, ..., 64],
+    default 16).
+    Preserves: values up to the association of the reductions' combines;
+    the merge is in slice order (no atomics): the same bits on every run at
+    one binding; effects (each written once, by the last arrival); ABI
+    views; origins.
+    Must not fire: a member reduced over one axis (a row [0, S) or [0, w):
+    the covering rule's whole-row block and pgpu-stage-rows / pgpu-pack-rows'
+    staged and packed paths, chosen by the row's length at each call), an
+    element computing beyond its inner reduction (a contraction nest:
+    pgpu-form-tiles' tiles), several program spaces or groups, a group
+    without axes (pgpu-split-row-reductions' case), one phase (no reduction reads
+    another), a reduction reading a second-phase one, a loop or structured op
+    beside the reductions other than one trailing workset over the outer range
+    reading a second-phase result, a write beside that workset,
+    differing or program-computed bounds, a
+    non-constant identity, a read of a view the group writes, a kernel that
+    declares MEMBER_SPLIT.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp"> {
   let summary = "kernel-level reductions' rows across program instances, merged by the last arrival (seed 002 §3.2, §4)";
   let description = [{
