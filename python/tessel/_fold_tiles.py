@@ -60,6 +60,9 @@ PAIR_PROGRAMS_PER_SM = 4
 # 2: head sizes up to this take the Triton spelling at this pipeline depth.
 SHORT_HEAD = 64
 PIPELINED_STAGES = 3
+# The rows of a Hopper warpgroup MMA (wgmma m64): a covering row's call default narrows another tile
+# under it only where no shallower pipeline fits (`narrow_beside`).
+MMA_TILE = 64
 # `Facts.fold_tiles` where the module spells no `<kernel>_FOLD_TILES`: every program walks the same tiles.
 UNIFORM = "uniform"
 # Walks enumerated at most (program coordinates the walk reads, sampled evenly past this).
@@ -237,8 +240,11 @@ def narrow_beside(space: dict, covers: dict, symbols: dict, chosen: dict, param:
     this call: a program's row tile (BLOCK_M beside the [BLOCK_M, BLOCK_N] tile of a product whose
     row BLOCK_N holds), or a tile whose cover no candidate reaches (BLOCK_K of a K longer than every
     block: the branch it sizes does not run), then the pipeline's depth (STAGES). Each step takes
-    the first of them whose next smaller candidate fits, else narrows the widest size (STAGES
-    last). None where nothing fits: the covering tile then narrows instead."""
+    the first of them whose next smaller candidate fits, preferring one that keeps the tiles at
+    MMA_TILE and the pipeline at PIPELINED_STAGES or more, else (shared memory) the pipeline down to
+    PIPELINED_STAGES, else narrows the widest size (STAGES last). `spills` returns the limit a binding
+    exceeds (`<kernel>_PRUNE`'s reason) or None. None where nothing fits: the covering tile then
+    narrows instead."""
     def holds(p):
         n = symbols.get(covers.get(p))
         return n is not None and any(c >= n for c in space[p][0])
@@ -252,6 +258,18 @@ def narrow_beside(space: dict, covers: dict, symbols: dict, chosen: dict, param:
         if not steps:
             return None
         fit = [(p, c) for p, c in steps if not spills({**at, p: c})]
+        # A step that keeps every tile at MMA_TILE or more and the pipeline at PIPELINED_STAGES or more
+        # goes first: under 64 rows a product leaves the warpgroup MMA (Triton spells mma.sync), while a
+        # pipeline of 5 or 3 stages instead of 6 keeps it (176's 32x256 tile at 6 stages: 0.49x of
+        # torch.compile on the H100; 64x256 at 5 stages is a wgmma m64n256 tile).
+        kept = [(p, c) for p, c in fit if c >= (PIPELINED_STAGES if p == "STAGES" else MMA_TILE)]
+        fit = kept or fit
+        # Where no single step fits shared memory, the pipeline gives up its depth down to PIPELINED_STAGES
+        # before a tile narrows (176: 128x256x64 at 4 stages and 8 warps, 255 registers a thread and no
+        # spill in sm_90a's ptxas; 64x256 at 4 warps spills 136 bytes a thread).
+        deeper = [(p, c) for p, c in steps if p == "STAGES" and c >= PIPELINED_STAGES]
+        if not fit and deeper and spills(at) == "shared memory":
+            fit = deeper
         p, c = fit[0] if fit else max(steps, key=lambda s: (s[0] != "STAGES", at.get(s[0], space[s[0]][1])))
         at[p] = out[p] = c
     return out

@@ -550,7 +550,7 @@ class Kernel:
                     # A tile that holds a whole row (a product's row whose folds then run once,
                     # pgpu-stage-folds) keeps it where narrowing another tile of the program, or its
                     # pipeline, fits it (registers and shared memory).
-                    narrowed = _fold_tiles.narrow_beside(space, covers, sizes, chosen, param, pick, exceeds,
+                    narrowed = _fold_tiles.narrow_beside(space, covers, sizes, chosen, param, pick, limit,
                                                          self._cache.get(self._declared("sizes", constexprs, target)))
                     if narrowed is not None:
                         chosen.update(narrowed)

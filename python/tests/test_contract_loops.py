@@ -208,15 +208,17 @@ def test_store_traversal_in_looped_variant(tessel_bin, tmp_path, D):
     np.testing.assert_allclose(got["p"], kir["p"], rtol=2e-3, atol=2e-3)
 
 
-def test_fold_programs_keep_fold_tile_defaults():
+def test_reduced_only_fold_takes_gemm_tiles():
     """TritonLegalize's GEMM tile defaults (chooseContractionDefaults) read a contraction accumulating
-    into a loop carry; the looped variant's K loops are such, but a program whose loops also reduce a
-    fresh tile product (a fold's scores) keeps its folds' declared defaults (64-row, 64-key tiles):
-    the fragment variant, taken where K fits its block, is the fold's. Must not fire on a GEMM."""
+    into a loop carry; the looped variant's K loops are such. A fold whose fresh tile product is only
+    reduced (a logsumexp over the rows of x @ W^T, no contraction reads it) is a GEMM with a row
+    epilogue and takes a GEMM's tile (128 rows, 128 keys, 8 warps; was the fold's 64x64 at 4 warps);
+    attention's scores, which feed P.V, keep the fold's (lit reduced-product-tiles.mlir). A GEMM's
+    own tile is unchanged."""
     flce = KERNELS["flce"].source("triton")
     params = re.search(r"cl_flce_PARAMS = (\{.*\})", flce).group(1)
-    assert "'BLOCK_N': ([16, 32, 64, 128, 256], 64)" in params and \
-        "'BLOCK_V': ([16, 32, 64, 128, 256], 64)" in params, params
+    assert "'BLOCK_N': ([16, 32, 64, 128, 256], 128)" in params and \
+        "'BLOCK_V': ([16, 32, 64, 128, 256], 128)" in params, params
 
     @tessel.kernel(name="cl_gemm")
     def gemm(a: T.In[F16, ("M", "K")], b: T.In[F16, ("K", "N")], c: T.Out[T.f32, ("M", "N")]):
@@ -231,13 +233,13 @@ def test_fold_programs_keep_fold_tile_defaults():
 def test_phased_split_default_counts_points():
     """FOLD_SPLIT's call default for a phased split (pgpu-split-folds: the maximum's fold split in a
     first phase, 2 * FOLD_SPLITS programs a row block where split): the points are the row blocks
-    (N / BLOCK_N), not the programs a split adds. N = 4096: 64 row blocks, 4 segments fill the 132
-    multiprocessors (read as plain, 3 * 64 programs a step would have kept 1); N = 16384: 256 row
-    blocks fill them unsplit; N = 256: 4 row blocks take the largest split."""
+    (N / BLOCK_N, 128 rows), not the programs a split adds. N = 4096: 32 row blocks, 8 segments fill
+    the 132 multiprocessors (read as plain, 3 * 32 programs a step would have kept 2); N = 16384:
+    128 row blocks take 2; N = 256: 2 row blocks take the largest split."""
     torch = pytest.importorskip("torch")
     kernel = KERNELS["flce"]
     K, V = 4096, 32000
-    for N, want in ((4096, 4), (16384, 1), (256, 64)):
+    for N, want in ((4096, 8), (16384, 2), (256, 64)):
         h = torch.empty((N, K), dtype=torch.float16, device="meta")
         w = torch.empty((V, K), dtype=torch.float16, device="meta")
         labels = torch.empty((N,), dtype=torch.int64, device="meta")

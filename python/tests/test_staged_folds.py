@@ -121,6 +121,51 @@ def test_call_default_holds_the_row(n, block_n):
         assert prune(got) is None, got
 
 
+def test_call_default_keeps_a_warpgroup_tile():
+    """At 176's bench shape (M=32768 K=1024 N=256, f16) the row held in BLOCK_N = 256 takes a program tile
+    a warpgroup MMA runs (BLOCK_M >= 64: under it Triton spells mma.sync) with a pipeline of at least 3
+    stages, the resource model admitting it (was 32x256 at 6 stages)."""
+    import torch
+    kernel = KERNELS["softmax"]
+    m, k, n = 32768, 1024, 256
+    args = [torch.empty(m, k, dtype=torch.float16, device="meta"), torch.empty(n, k, dtype=torch.float16, device="meta"),
+            torch.empty(n, dtype=torch.float32, device="meta"), torch.empty(m, n, dtype=torch.float32, device="meta")]
+    got = kernel.call_defaults(*args)
+    prune = kernel._cache.get(kernel._declared("prune", {}, "triton"))
+    assert got["BLOCK_N"] == 256 and got["BLOCK_M"] >= 64 and got["STAGES"] >= 3, got
+    assert prune(got) is None, got
+
+
+_SPACE = {"BLOCK_M": ([16, 32, 64, 128, 256], 128), "BLOCK_N": ([16, 32, 64, 128, 256], 64),
+          "BLOCK_K": ([16, 32, 64, 128, 256], 128), "STAGES": ([1, 2, 3, 4, 5, 6], 6)}
+
+
+def _narrow(limit):
+    from tessel import _fold_tiles
+    return _fold_tiles.narrow_beside(_SPACE, {"BLOCK_N": "N", "BLOCK_K": "K"}, {"N": 256, "K": 1024},
+                                     {}, "BLOCK_N", 256, limit, ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+
+
+def test_narrowing_gives_up_stages_before_rows_for_shared_memory():
+    """Shared memory over the limit: the pipeline narrows to 3 stages before a tile drops under 64 (a
+    K tile narrows to 64 where that alone fits); BLOCK_M keeps its 128 rows."""
+    def limit(b):
+        at = {**{p: d for p, (_, d) in _SPACE.items()}, **b}
+        smem = 2 * at["STAGES"] * (at["BLOCK_M"] * at["BLOCK_K"] + at["BLOCK_K"] * at["BLOCK_N"])
+        return "shared memory" if smem > 232448 else None
+    got = _narrow(limit)
+    assert got == {"BLOCK_K": 64, "STAGES": 4}, got
+
+
+def test_narrowing_for_registers_keeps_the_pipeline():
+    """Must not give up stages where registers are the limit (stages hold none): the row tile narrows."""
+    def limit(b):
+        at = {**{p: d for p, (_, d) in _SPACE.items()}, **b}
+        return "registers" if at["BLOCK_M"] * at["BLOCK_N"] > 64 * 256 else None
+    got = _narrow(limit)
+    assert got == {"BLOCK_M": 64}, got
+
+
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_triton(name):
     import torch

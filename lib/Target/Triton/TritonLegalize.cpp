@@ -196,14 +196,36 @@ static bool coversFoldedRow(pgpu::KernelOp kernel, pgpu::ParamAttr param) {
       .wasInterrupted();
 }
 
+/// Whether a contraction's tile reaches another contraction through pointwise ops (attention's scores
+/// exponentiated into P of P.V, whose tile and registers the fold's parameters also size).
+static bool feedsContraction(pgpu::ContractOp c) {
+  SmallVector<Value> work{c.getResult()};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<pgpu::ContractOp>(user))
+        return true;
+      if (isa<pgpu::BinaryOp, pgpu::UnaryOp, pgpu::SelectOp, pgpu::CastOp, pgpu::BroadcastOp>(user) &&
+          seen.insert(user).second)
+        work.push_back(user->getResult(0));
+    }
+  }
+  return false;
+}
+
 /// The accumulator tile of a contraction that accumulates into a loop-carried value, whose extents are both declared parameters
 /// that cover no shape symbol (free tile sizes), as (rows, columns); nothing otherwise. Nothing either in a
-/// fold's program (a reduced fresh product, above): a K loop there (kir-to-pgpu's looped variant, a paired
-/// axis past its block) shares the fold tiles' parameters, whose defaults stay the fold's.
+/// fold's program whose reduced fresh product (above) feeds another contraction (attention): a K loop
+/// there (kir-to-pgpu's looped variant, a paired axis past its block) shares the fold tiles' parameters,
+/// whose defaults stay the fold's. A fold whose product is only reduced (a logsumexp or softmax over the
+/// rows of x @ W^T: corpus 116, 138) is a GEMM with a row epilogue, and its tile grows like one: at
+/// 64x64 and 4 warps each K step of 116's vocabulary walk moves 16 KiB for 0.5 MFLOP (32 FLOP a byte
+/// from L2), at 128x256 48 KiB for 4.2 MFLOP (85).
 std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> freeAccumulatorTile(pgpu::KernelOp kernel) {
   std::optional<std::pair<pgpu::ParamAttr, pgpu::ParamAttr>> tile;
   if (kernel.walk([](pgpu::ContractOp c) {
-              return reducedFreshProduct(c) ? WalkResult::interrupt() : WalkResult::advance();
+              return reducedFreshProduct(c) && feedsContraction(c) ? WalkResult::interrupt() : WalkResult::advance();
             })
           .wasInterrupted())
     return tile;
@@ -654,6 +676,17 @@ void chooseContractionDefaults(pgpu::KernelOp kernel) {
     }
   }
   at[triton::kWarpsParam] = twoWarpgroupRows ? 8 : model.warpsAt(at);
+  if (pgpu::remarksEnabled(kernel))
+    kernel.walk([&](pgpu::ContractOp c) {
+      if (!reducedFreshProduct(c))
+        return WalkResult::advance();
+      StringRef rows = tile->first.getName().getValue(), cols = tile->second.getName().getValue();
+      emitRemark(c.getLoc()) << "triton: this product is only reduced (no contraction reads it): its fold takes a "
+                                "GEMM's accumulator tile, "
+                             << rows << " " << at[rows] << " x " << cols << " " << at[cols] << " at "
+                             << at[triton::kWarpsParam] << " warps";
+      return WalkResult::interrupt();
+    });
   // The flattened persistent walk: at or within 1.5% of the best of the H200 bf16 GEMM sweep at
   // 4096^3, 8192^3 and 4097x4095x1000 (15% ahead there, where the views miss TMA's alignment and
   // loads are pointer loads; 2026-12-01); not where a computed operand reads along a tile axis

@@ -82,9 +82,12 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     it and the operand rows and columns of that share for the K tile k,
     e + 2 k sqrt(e) registers, fit 255 (fewer past 8 warps), and grows only
     while they do. A fold's program (a contraction in a loop that starts from
-    zero and whose tile is reduced: the scores of a region fold) has no free
-    accumulator tile: the K loops of kir-to-pgpu's looped variant share the
-    fold tiles' parameters, which keep the fold's declared defaults.
+    zero and whose tile is reduced: the scores of a region fold) whose reduced
+    tile feeds another contraction (attention's P.V) has no free accumulator
+    tile: the K loops of kir-to-pgpu's looped variant share the fold tiles'
+    parameters, which keep the fold's declared defaults. A fold whose product
+    is only reduced (a logsumexp or softmax over the rows of x @ W^T) grows
+    its accumulator tile like a GEMM's.
     A kernel with a staged row path of pgpu-stage-rows (`pgpu.if` without
     results on `lo < hi && hi - lo <= BLOCK` whose else-branch loops step by
     BLOCK) gains BLOCK candidates, doublings of its largest, while the row
