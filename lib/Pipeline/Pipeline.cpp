@@ -131,6 +131,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      tile once (the staged path; its K loops merge) instead of once per fold.
   pm.addPass(pgpu::createPGPUStageFolds());
   pm.addPass(createCSEPass());
+  //      a product nested in another's element (sigmoid attention's scores, then their product with V)
+  //      whose K loop fits one block runs it once, the query tile read once before the key loop.
+  pm.addPass(pgpu::createPGPUStageInnerKLoops());
+  pm.addPass(createCSEPass());
   //      past one segment, the row's product tiles are computed once by a loop before its folds and
   //      kept in workspace, each fold and the store loading them (materialization, seed 002 §3.4).
   if (can.launchSizedWorkspace) {

@@ -76,16 +76,22 @@ def _dots(src):
 def test_split_reaches_bf16_tensor_core_products():
     src = sigmoid_weights.source("triton")
     dots = _dots(src)
-    # q.k, then the three parts of p against v: no f32 product left
-    assert len(dots) == 4, dots
+    # q.k, then the three parts of p against v: no f32 product left; twice (pgpu-stage-inner-k-loops: the
+    # branch where the head dimension fits one TILE_K block, and the nested K loop past it)
+    assert len(dots) == 8, dots
     assert not any('input_precision="ieee"' in d for d in dots), dots
     assert src.count("tl.bfloat16)") >= 3  # the three parts' casts
     # the shared-memory model counts the value tile the three parts' products read once, not three times
-    # (which pruned TMA off): q's and k's tiles STAGES deep (the inner K loop), v's one buffer (loaded in
-    # the key loop, which holds another loop: Triton pipelines innermost loops only)
-    staged = re.search(r"_staged := (.*?)\) <= ", src).group(1)
-    assert staged.count("p['STAGES']") == 2, staged
-    assert staged.count("2 * p['TILE_3'] * p['TILE_2']") == 1, staged
+    # (which pruned TMA off), per branch: where the head dimension fits one K block, q's tile once and k's
+    # and v's STAGES deep (the key loop is innermost); past it q's and k's tiles STAGES deep (the inner K
+    # loop), v's one buffer (loaded in the key loop, which holds another loop: Triton pipelines innermost
+    # loops only)
+    staged = re.search(r"_staged := max\((.*?)\) <= ", src).group(1)
+    one, nested = staged.split(", ")
+    assert one.count("p['STAGES']") == 2 and "2 * p['TILE_3'] * p['TILE_2'] * p['STAGES']" in one, one
+    assert "2 * p['TILE_1'] * p['TILE_K'] + " in one, one
+    assert nested.count("p['STAGES']") == 2, nested
+    assert nested.count("2 * p['TILE_3'] * p['TILE_2']") == 1, nested
     fold = softmax_weights.source("triton")
     assert not any('input_precision="ieee"' in d for d in _dots(fold)), _dots(fold)
     gemm = mixed_matmul.source("triton")

@@ -77,10 +77,30 @@ BinaryOp pgpu::singleBinaryCombine(Block &combine) {
   return op;
 }
 
+/// Whether every element of `x` is finite or NaN, never +-inf: a sigmoid or tanh (values in [-1, 1]), a finite
+/// constant, or a select of such values (masked weights). Their bf16 parts are then never inf, so the
+/// remainders need no guard (a NaN's parts are NaN and its products NaN either way).
+static bool neverInfinite(Value x, unsigned depth = 0) {
+  if (depth > 4)
+    return false;
+  if (auto s = x.getDefiningOp<SplatOp>())
+    x = s.getOperand();
+  FloatAttr constant;
+  if (matchPattern(x, m_Constant(&constant)))
+    return !constant.getValue().isInfinity();
+  if (auto u = x.getDefiningOp<UnaryOp>())
+    return u.getKind() == kir::UnaryKind::Sigmoid || u.getKind() == kir::UnaryKind::Tanh;
+  if (auto sel = x.getDefiningOp<SelectOp>())
+    return neverInfinite(sel.getTrueValue(), depth + 1) && neverInfinite(sel.getFalseValue(), depth + 1);
+  return false;
+}
+
 SmallVector<Value, 3> pgpu::splitBF16(OpBuilder &b, Location l, Value x) {
   auto type = cast<FragmentType>(x.getType());
+  bool guarded = !neverInfinite(x);
   auto narrow = FragmentType::get(b.getContext(), b.getBF16Type(), type.getExtents());
-  Value zero = SplatOp::create(b, l, type, arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f)));
+  Value zero = guarded ? SplatOp::create(b, l, type, arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f)))
+                       : Value();
   auto sub = [&](Value p, Value q) -> Value { return BinaryOp::create(b, l, kir::BinaryKind::Sub, p, q, false, false); };
   SmallVector<Value, 3> parts;
   Value rest = x;
@@ -90,6 +110,10 @@ SmallVector<Value, 3> pgpu::splitBF16(OpBuilder &b, Location l, Value x) {
     if (i == 2)
       break;
     Value back = CastOp::create(b, l, type, part);
+    if (!guarded) { // sigmoid attention's weights: no part is inf, the remainder is exact as it is
+      rest = sub(rest, back);
+      continue;
+    }
     Value finite = CmpOp::create(b, l, kir::CmpPredicate::EQ, sub(back, back), zero);
     rest = SelectOp::create(b, l, finite, sub(rest, back), zero);
   }

@@ -219,5 +219,55 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   }
 }
 
+// -----
 
-
+// COM: The f32 operand a sigmoid (sigmoid attention's weights, in [0, 1]): no part is ever inf, so the
+// COM: remainders are plain differences, without the finiteness guard (a NaN's products are NaN either way).
+// CHECK-LABEL: pgpu.kernel @split_sigmoid
+// CHECK: %[[X:.*]] = pgpu.select %{{.*}}, %{{.*}}, %{{.*}} : !pgpu.fragment<i1, [TILE_0, TILE_K]>, !pgpu.fragment<f32, [TILE_0, TILE_K]>
+// CHECK: %[[HI:.*]] = pgpu.cast %[[X]] : !pgpu.fragment<f32, [TILE_0, TILE_K]> to !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+// CHECK: %[[HB:.*]] = pgpu.cast %[[HI]] : !pgpu.fragment<bf16, [TILE_0, TILE_K]> to !pgpu.fragment<f32, [TILE_0, TILE_K]>
+// CHECK-NOT: pgpu.cmp eq
+// CHECK: %[[R:.*]] = pgpu.binary sub %[[X]], %[[HB]]
+// CHECK-NEXT: %[[MID:.*]] = pgpu.cast %[[R]] : !pgpu.fragment<f32, [TILE_0, TILE_K]> to !pgpu.fragment<bf16, [TILE_0, TILE_K]>
+// CHECK-NOT: pgpu.cmp eq
+// CHECK: pgpu.contract
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @split_sigmoid(%a: !pgpu.view<f32, [M, K], in>, %b: !pgpu.view<bf16, [K, N], in>, %c: !pgpu.view<f32, [M, N], out>) {
+    %ha = arith.constant 0.0 : f32
+    %hb = arith.constant 0.0 : bf16
+    %true = arith.constant true
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %a[0] : !pgpu.view<f32, [M, K], in>
+    %K = pgpu.extent %a[1] : !pgpu.view<f32, [M, K], in>
+    %N = pgpu.extent %b[1] : !pgpu.view<bf16, [K, N], in>
+    pgpu.program_space(%M) {
+    ^bb0(%pid: index):
+      pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+      ^bb0(%m: index):
+        pgpu.foreach %c0 to %N {
+        ^bb0(%n: index):
+          %s = pgpu.range_reduce %c0 to %K identity(%z : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %x = pgpu.load %a[%m, %k] valid %true : i1 fill %ha : f32 : !pgpu.view<f32, [M, K], in>[index, index] -> f32
+            %y = pgpu.load %b[%k, %n] valid %true : i1 fill %hb : bf16 : !pgpu.view<bf16, [K, N], in>[index, index] -> bf16
+            %xf = pgpu.unary sigmoid %x : f32
+            %yf = pgpu.cast %y : bf16 to f32
+            %p = pgpu.binary mul %xf, %yf : f32
+            pgpu.yield %p : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %c[%m, %n] valid %true : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -363,6 +363,39 @@ def PGPUFuseSiblingLoops : Pass<"pgpu-fuse-sibling-loops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUStageInnerKLoops : Pass<"pgpu-stage-inner-k-loops", "::mlir::ModuleOp"> {
+  let summary = "a chained product's K loop that fits one block runs once, its invariant reads before the enclosing loop (seed 002 §3.4)";
+  let description = [{
+    Reads: a `pgpu.for` (the r loop of a product nested in another's
+    element, as pgpu-form-tiles tiles sigmoid attention: scores over the
+    head dimension, f(scores), their product with V over the keys) in a
+    block whose terminator yields nothing, holding directly a K loop: a
+    `pgpu.for` from 0 to a named view extent D defined outside it, stepping
+    by a declared parameter, a `pgpu.contract` in its body, whose results
+    reach a `pgpu.contract` of the r loop's body.
+    Legality: when 0 < D <= step the K loop runs exactly one trip at 0, so
+    its body inlined once (carries bound to the inits, results to the
+    yielded values) is the same program; a read of the r loop's body whose
+    coordinates and validity depend on neither the r index nor the carries
+    reads the same values every trip when the loop writes nothing, so it
+    may run once before the loop (its masks keep it in bounds).
+    Rewrites: the r loop and everything after it up to the terminator move
+    under `pgpu.if (0 < D && D <= step)` (a launch fact): the then-branch
+    holds the r loop with its K loops inlined and its invariant reads (the
+    query tile) moved before it, so the r loop is innermost (a provider
+    pipelines its K and V reads); the else-branch the original loops. The
+    step's parameter declares `covers` = D unless it covers something
+    already.
+    Preserves: values bit for bit, effects and their order, ABI, origins.
+    Must not fire: a K loop alone (a GEMM), a K loop whose results are not
+    contracted again in the enclosing loop (a loop storing product tiles),
+    a K range that is no view extent, a block whose terminator yields
+    values.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
   let summary = "a tiled contraction's computed row operand staged once in a first phase (seed 002 §3.2, §3.4)";
   let description = [{
