@@ -27,7 +27,7 @@ KERNEL = pad_varlen
 def inputs(shape, rng):
     B, S, NT = shape["B"], shape["S"], shape["NT"]
     lens = rng.integers(0, S + 1, B)
-    lens = np.minimum(lens, np.maximum(NT - (lens.sum() - lens), 0)) if lens.sum() > NT else lens
+    lens = lens * NT // lens.sum() if lens.sum() > NT else lens   # scaled to fit the NT packed rows
     while lens.sum() > NT:
         lens[np.argmax(lens)] -= 1
     cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
