@@ -16,6 +16,8 @@ import re
 import numpy as np
 import pytest
 
+from conftest import force_descriptors
+
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
 SHAPES = [{"M": 37, "N": 45, "K": 29}, {"M": 1, "N": 1, "K": 1}, {"M": 17, "N": 3, "K": 0}, {"M": 0, "N": 5, "K": 7},

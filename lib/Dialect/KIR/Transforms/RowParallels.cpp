@@ -749,6 +749,12 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
         Operation *def = x.getDefiningOp();
         if (!def || def->getBlock() != &body || !up.insert(x).second || isa<LoadOp>(def))
           continue;
+        // A tensor spread back over more axes (attention's row maximum under exp(s - max), which the
+        // row's sum then reduces) is a fold's statistic, not a nested chain: the fold keeps it.
+        if (auto bc = dyn_cast<BroadcastOp>(def))
+          if (auto in = dyn_cast<RankedTensorType>(bc.getOperand().getType());
+              in && in.getRank() >= 1 && (int64_t)bc.getDomains().size() > in.getRank())
+            continue;
         nested |= mixing.contains(def);
         llvm::append_range(w, def->getOperands());
       }

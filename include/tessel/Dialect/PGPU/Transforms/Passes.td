@@ -419,8 +419,11 @@ def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
     launch-uniform choice, the row statistics moved into its branch). The
     workspace rows are padded to the largest K tile, so that read needs no
     K mask.
-    Chosen at launch: the parameter OPERAND_PHASES ([1, 2], default 2: 2 stages the operand) and a
-    reuse factor of at least 2; otherwise the original walk runs unchanged.
+    Chosen at launch: the parameter OPERAND_PHASES ([1, 2]; 2 stages the operand) and a
+    reuse factor of at least 2; otherwise the original walk runs unchanged. OPERAND_PHASES
+    defaults to 2 where the operand's arithmetic in the loop has a special function or a
+    float division (silu(g) * u), else to 1 (a few multiplies of a loaded tile, as an RMSNorm's
+    x * rstd * g, recompute for less than the staging phase and its wait cost, measured).
     Preserves: values bit for bit, effects, ABI views, origins.
     Must not fire: a plain GEMM (the operand a masked load), an operand that
     depends on the other axis's tile or on the accumulator, a K loop with
