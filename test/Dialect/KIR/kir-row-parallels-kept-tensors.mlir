@@ -88,3 +88,47 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: Must not fire: a row softmax inside the member (the shape of MLA / attention decode). The row sum
+// COM: reads the row maximum only through exp(x - max) spread back over the row: a fold's statistic, which
+// COM: the online/two-pass folds plan; keeping it in buffers would displace that plan. Nothing is kept.
+// CHECK-LABEL: kir.kernel @member_softmax
+// CHECK-NOT: kir.buffer
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @member_softmax(%x: !kir.view<f32, [N, R, P], in>, %out: !kir.view<f32, [N, R, P], out>) {
+    %0 = kir.extent "N"
+    %1 = kir.extent "R"
+    %2 = kir.extent "P"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %1
+    %5 = kir.domain %3 to %2
+    %6 = kir.domain %3 to %0
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %6 {
+    ^bb0(%7: index):
+      %8 = kir.load %x[%7, %4, %5] : !kir.view<f32, [N, R, P], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %m = kir.reduce %8 axes [1] identity(%ninf : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %t = kir.binary max %a, %b : f32
+        kir.yield %t : f32
+      }
+      %mb = kir.broadcast %m over(%4, %5) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+      %d = kir.binary sub %8, %mb : tensor<?x?xf32>
+      %e = kir.unary exp %d : tensor<?x?xf32>
+      %s = kir.reduce %e axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        %t = kir.binary add %a, %b : f32
+        kir.yield %t : f32
+      }
+      %sb = kir.broadcast %s over(%4, %5) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+      %q = kir.binary div %e, %sb : tensor<?x?xf32>
+      kir.store %q, %out[%7, %4, %5] : tensor<?x?xf32>, !kir.view<f32, [N, R, P], out>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
