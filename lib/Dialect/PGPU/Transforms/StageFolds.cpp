@@ -46,6 +46,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "ParamCovers.h"
 #include "StagedBranch.h"
 #include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 
@@ -242,16 +243,7 @@ unsigned mergeEqualLoops(Block &block) {
 /// already: a call's default then binds the smallest candidate holding the row (seed 003: a fact of
 /// the call), the resource model deciding whether that tile fits.
 void declareCover(KernelOp kernel, ParamOp step, Value lo, Value hi) {
-  StringAttr symbol = matchPattern(lo, m_Zero()) ? extentSymbol(hi) : StringAttr();
-  ParamAttr param = kernel.getParam(step.getName());
-  if (!symbol || !param || param.getCovers())
-    return;
-  SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
-  for (Attribute &a : params)
-    if (cast<ParamAttr>(a).getName() == param.getName())
-      a = ParamAttr::get(kernel.getContext(), param.getName(), param.getCandidates(), param.getDefaultValue(),
-                         param.getProvider(), symbol, param.getPasses());
-  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+  coverParam(kernel, step.getName(), matchPattern(lo, m_Zero()) ? extentSymbol(hi) : StringAttr());
 }
 
 /// Stages `block`'s members; returns the guard, or null.

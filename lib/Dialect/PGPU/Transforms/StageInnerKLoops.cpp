@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "ParamCovers.h"
 #include "StagedBranch.h"
 #include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 
@@ -177,20 +178,6 @@ void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp outer, Value
     hoisted = hoistInvariantReads(loop);
 }
 
-/// TILE_K covers the head dimension S unless it covers something already: a call's default then binds
-/// the smallest candidate holding it (seed 003: a fact of the call).
-void declareCover(KernelOp kernel, StringRef name, StringAttr symbol) {
-  ParamAttr param = kernel.getParam(name);
-  if (!symbol || !param || param.getCovers())
-    return;
-  SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
-  for (Attribute &a : params)
-    if (cast<ParamAttr>(a).getName() == param.getName())
-      a = ParamAttr::get(kernel.getContext(), param.getName(), param.getCandidates(), param.getDefaultValue(),
-                         param.getProvider(), symbol, param.getPasses());
-  kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
-}
-
 struct StageInnerKLoops : public tessel::pgpu::impl::PGPUStageInnerKLoopsBase<StageInnerKLoops> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -221,7 +208,7 @@ struct StageInnerKLoops : public tessel::pgpu::impl::PGPUStageInnerKLoopsBase<St
         stageOneSegment(*outer->getBlock(), outer, lo, hi, tile, [&](OpBuilder &cb, Operation &op, IRMapping &map) {
           cloneStaged(cb, op, map, outer, hi, name, hoisted);
         });
-        declareCover(kernel, name, symbol);
+        coverParam(kernel, name, symbol); // TILE_K covers the head dimension
         if (remarks)
           emitRemark(loc) << "pgpu-stage-inner-k-loops: the chained product's K loop over " << symbol.getValue()
                           << " runs once when it fits one " << name << " block (guarded path; " << hoisted
