@@ -26,6 +26,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from interp_cli import run_kir, views_of  # noqa: E402
 
 F16 = T.f16
 
@@ -97,14 +98,6 @@ def reference(q, k, scale, lag=None):
 SHAPES = [(1, 1, 16), (7, 129, 64), (129, 7, 16), (7, 7, 64), (129, 129, 16)]
 
 
-def views_of(kernel):
-    ins, outs = [], []
-    for p in kernel.params():
-        if p.kind == "view":
-            (outs if p.spec.mode == "out" else ins).append((p.name, p.spec.extents))
-    return ins, outs
-
-
 def draw(kernel, shape, seed):
     rng = np.random.default_rng(seed)
     ins, _ = views_of(kernel)
@@ -131,22 +124,6 @@ def rewritten(tessel_bin, tmp_path, kernel):
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return src.read_text(), res.stdout
-
-
-def run_kir(tessel_bin, tmp_path, text, kernel, shape, inputs, scalars, segments):
-    src = tmp_path / f"{kernel.name}-{segments}.mlir"
-    src.write_text(text)
-    out = tmp_path / f"out-{segments}"
-    args = [str(tessel_bin), "run", f"{src}:{kernel.name}", "--stage", "kir", "--segments", segments,
-            "--out", str(out), "--shape", ",".join(f"{n}={x}" for n, x in shape.items())]
-    for n, x in inputs.items():
-        np.save(tmp_path / f"{n}.npy", x)
-        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
-    for n, x in scalars.items():
-        args += ["--scalar", f"{n}={x}"]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return [np.load(out / f"{n}.npy").astype(np.float64) for n, _ in views_of(kernel)[1]]
 
 
 def close(got, want, what):
