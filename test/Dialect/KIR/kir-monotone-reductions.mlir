@@ -182,3 +182,49 @@ kir.kernel @unknown_sign(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B],
   }
   kir.return
 }
+
+// -----
+
+// COM: Must not fire: the maximum shifts its own row (s - max s, s = 0.125 * x), the two-pass softmax
+// COM: form kir-online-folds turns into a fold. max(x) * 0.125 would read the row as often and hide the
+// COM: shift from that pass (a constant-scale attention then stayed two reductions, no fold).
+// CHECK-LABEL: kir.kernel @softmax_shift
+// CHECK: %[[S:.*]] = kir.binary mul %{{.*}}, %{{.*}} : tensor<?xf32>
+// CHECK: %[[M:.*]] = kir.reduce %[[S]] axes [0]
+// CHECK: kir.binary max
+// CHECK: %[[MB:.*]] = kir.broadcast %[[M]]
+// CHECK: kir.binary sub %[[S]], %[[MB]]
+kir.kernel @softmax_shift(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B, V], out>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %k = arith.constant 0.125 : f32
+  %nb = kir.extent "B"
+  %nv = kir.extent "V"
+  %rows = kir.domain %c0 to %nb
+  %cols = kir.domain %c0 to %nv
+  %kb = kir.broadcast %k over(%cols) dims [] : f32 -> tensor<?xf32>
+  kir.parallel %rows {
+  ^bb0(%b: index):
+    %v = kir.load %x[%b, %cols] : !kir.view<f32, [B, V], in>[index, !kir.domain] -> tensor<?xf32>
+    %s = kir.binary mul %v, %kb : tensor<?xf32>
+    %m = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %q: f32):
+      %r = kir.binary max %p, %q : f32
+      kir.yield %r : f32
+    }
+    %mb = kir.broadcast %m over(%cols) dims [] : f32 -> tensor<?xf32>
+    %d = kir.binary sub %s, %mb : tensor<?xf32>
+    %e = kir.unary exp %d : tensor<?xf32>
+    %se = kir.reduce %e axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %q: f32):
+      %r = kir.binary add %p, %q : f32
+      kir.yield %r : f32
+    }
+    %seb = kir.broadcast %se over(%cols) dims [] : f32 -> tensor<?xf32>
+    %pe = kir.binary div %e, %seb : tensor<?xf32>
+    kir.store %pe, %y[%b, %cols] : tensor<?xf32>, !kir.view<f32, [B, V], out>[index, !kir.domain]
+    kir.yield
+  }
+  kir.return
+}

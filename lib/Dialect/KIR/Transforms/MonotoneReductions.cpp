@@ -215,6 +215,26 @@ void eraseDeadChain(Value v) {
   }
 }
 
+/// Whether `red`'s result shifts its own input row: `x - m` (m broadcast over the row) with m =
+/// max(x), the two-pass softmax form that kir-online-folds turns into a fold (seed 002 §1).
+/// Moving the maximum inside the map there (max(c * k) -> max(c) * k) saves no pass, since the
+/// shift needs the whole row before it either way, and hides the shift from that pass.
+bool shiftsOwnRow(ReduceOp red) {
+  Value x = red.getInputs()[0], m = red.getResult(0);
+  for (Operation *user : m.getUsers()) {
+    auto bc = dyn_cast<BroadcastOp>(user);
+    auto bca = dyn_cast<BroadcastAsOp>(user);
+    Value spread = bc ? bc.getResult() : bca ? bca.getResult() : Value();
+    if (!spread)
+      continue;
+    for (Operation *use : spread.getUsers())
+      if (auto sub = dyn_cast<BinaryOp>(use))
+        if (sub.getKind() == BinaryKind::Sub && sub.getLhs() == x && sub.getRhs() == spread)
+          return true;
+  }
+  return false;
+}
+
 struct MonotoneReductions : tessel::kir::impl::KIRMonotoneReductionsBase<MonotoneReductions> {
   void runOnOperation() override {
     bool remarks = remarksEnabled(getOperation());
@@ -237,6 +257,12 @@ struct MonotoneReductions : tessel::kir::impl::KIRMonotoneReductionsBase<Monoton
       if (!isa<FloatType>(input.getElementType()) || red.getAxes().size() != size_t(input.getRank()) ||
           !id || !std::isinf(*id) || (*id < 0) != max)
         continue;
+      if (max && shiftsOwnRow(red)) {
+        if (remarks)
+          red.emitRemark() << "kir-monotone-reductions: the maximum stays: it shifts its own row (x - max x), "
+                              "the two-pass softmax form kir-online-folds reads; the map's maximum saves no pass";
+        continue;
+      }
       std::string why;
       std::optional<Step> step = stepThrough(red, max, why);
       if (!step) {

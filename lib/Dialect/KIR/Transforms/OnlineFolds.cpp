@@ -210,11 +210,18 @@ private:
   bool reduction(Operation *user);
   bool storedValue(Operation *user, Value v);
   void findEpilogue();
+  void findOwnComputation();
 
   ParallelOp loop;
   Block &body;
   DenseMap<Value, SmallVector<Value>> memo;
   DenseSet<Operation *> opSet, reductions, epilogueSet;
+  /// Where the body holds another maximum over the axis or a region fold over it (two softmaxes
+  /// over one key axis, differential attention): the top-level ops of this maximum's own
+  /// computation (what its input reads, what reads it or its results, and what those read); the
+  /// axis computation is these alone, the other maximum's folded on its own. Empty: every op.
+  DenseSet<Operation *> own;
+  bool shared = false;
 };
 
 /// A value the axis computation reads from outside it: scalars, tensors not over A, and
@@ -484,6 +491,55 @@ bool Matcher::storedValue(Operation *user, Value v) {
   return true;
 }
 
+void Matcher::findOwnComputation() {
+  bool other = false;
+  for (Operation &op : body) {
+    if (auto r = dyn_cast<ReduceOp>(op); r && r != c.max && isPlainReduce(r, BinaryKind::Max, c.rowRank()))
+      other |= overA(r.getInputs()[0]);
+    else if (auto f = dyn_cast<RegionFoldOp>(op))
+      other |= llvm::any_of(f.getSources(), [&](Value x) { return overA(x); });
+  }
+  if (!other)
+    return;
+  shared = true;
+  // What `op` reads in the body, transitively (sources included: their reads are this fold's too).
+  SmallVector<Operation *> back;
+  auto addBack = [&](Operation *op) {
+    back.push_back(op);
+    while (!back.empty()) {
+      Operation *x = back.pop_back_val();
+      if (!own.insert(x).second)
+        continue;
+      for (Value v : x->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && def->getBlock() == &body)
+          back.push_back(def);
+    }
+  };
+  if (Operation *def = c.max.getInputs()[0].getDefiningOp(); def && def->getBlock() == &body)
+    addBack(def);
+  own.insert(c.max);
+  // Forward, in block order: an op reading a result of an own op that is computed (not a read: a
+  // source shared with the other maximum's computation does not make its readers ours).
+  for (Operation &op : body) {
+    if (own.contains(&op) || op.getNumRegions() > (isa<ReduceOp>(op) ? 1u : 0u))
+      continue;
+    bool reads = llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && own.contains(def) && !isa<LoadOp, GatherOp>(def);
+    });
+    if (!reads)
+      continue;
+    // What reads the axis (its computation and its reductions) brings what it reads; a scalar or a
+    // tensor free of the axis after the reductions (o1 - lam * o2) brings nothing.
+    bool axis = llvm::any_of(op.getOperands(), [&](Value v) { return isa<RankedTensorType>(v.getType()) && overA(v); }) ||
+                llvm::any_of(op.getResults(), [&](Value v) { return isa<RankedTensorType>(v.getType()) && overA(v); });
+    if (axis)
+      addBack(&op);
+    else
+      own.insert(&op);
+  }
+}
+
 bool Matcher::match() {
   ReduceOp max = c.max;
   if (max.getInputs().size() != 1 || max.getAxes().size() != 1)
@@ -542,13 +598,17 @@ bool Matcher::match() {
     }
   }
   findEpilogue();
-  // The axis computation: every top-level op of the body with a result over A.
+  findOwnComputation();
+  // The axis computation: every top-level op of the body with a result over A (this maximum's own
+  // where another softmax shares the axis).
   for (Operation &op : body) {
     if (isa<ReduceOp>(op) && &op == max.getOperation())
       continue;
     if (coordinatesOnly.contains(&op))
       continue;
     bool over = llvm::any_of(op.getResults(), [&](Value r) { return overA(r); });
+    if (over && shared && !own.contains(&op))
+      continue;
     if (!over) {
       // An op with a region that reads a value over A (a nested loop) is not a reduction we fold.
       bool reads = false;
@@ -589,6 +649,9 @@ bool Matcher::match() {
   for (Operation *op : c.ops)
     for (Operation *user : op->getResult(0).getUsers()) {
       if (opSet.contains(user) || epilogueSet.contains(user) || storedValue(user, op->getResult(0)))
+        continue;
+      // A read shared with another softmax's computation: that one reads it on its own.
+      if (shared && !own.contains(inBody(user)) && isa<LoadOp, GatherOp>(op))
         continue;
       if (user->getBlock() != &body)
         return refuse(Twine("a value over the axis used inside '") + inBody(user)->getName().getStringRef() +

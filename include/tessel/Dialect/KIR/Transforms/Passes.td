@@ -51,6 +51,13 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     sinks); the axis computation then subtracts the join, and the exact
     two-pass rewrite applies under either numerics (pass 2 captures
     maximum(pass 1, v); the NaN fix-up tests that final maximum).
+    Several softmaxes over A in one body (another maximum over A, or a region
+    fold over A built for one: differential attention's o1 - lam * o2): "the
+    body" above is this maximum's own computation, the ops its input reads,
+    those reading a computed value of it (not a read: a load shared with the
+    other softmax, V, is a source of both folds) and what those read; each
+    maximum folds in turn. A value of one shared with the other (s2 = 2 * s1)
+    still refuses.
     A rank-1 tensor over D computed before the loop (`bias = b[cols]` at kernel
     level) counts as computed in the body where it is an unmasked load of an
     In view (never written by the kernel) or pointwise math on such loads,
@@ -203,7 +210,10 @@ def KIRMonotoneReductions : Pass<"kir-monotone-reductions", "::mlir::ModuleOp"> 
     Must not fire: a scale of unknown sign (a runtime scalar, `x / t`: a
     negative t turns the maximum into a minimum) or a sum of terms of unknown
     sign; a minimum of x / sum(x); `max_num`/`min_num` combines; a shift by a
-    non-finite constant or by another row's maximum; partial reductions
+    non-finite constant or by another row's maximum; a maximum whose result
+    shifts its own input (`x - max x`, the two-pass softmax form that
+    kir-online-folds folds: max(c) * k for max(c * k) reads the row as often
+    and hides the shift); partial reductions
     (kept axes); a guarded map over a strided domain; `approximate` or
     `flush_to_zero` arithmetic. With optimization_remarks the reduction says
     why where its input is a scaled or shifted row, and says when it is
