@@ -1,6 +1,8 @@
 """A softmax maximum joined with a value free of the keys (gpt-oss's attention sinks: m = maximum(max(s), sink),
 the sink's exp(sink - m) in the denominator only; corpus 251_attention_sinks; issue 41): kir-online-folds builds
-the exact two-pass folds with the final maximum maximum(fold, sink), so the member is a blocked attention fold
+the exact two-pass folds with the final maximum maximum(fold, sink) under source numerics, and under
+relaxed_normalization one online fold whose components are rescaled to that maximum after it (the scores
+computed once), so the member is a blocked attention fold
 (tile products), not one element-by-element program per query. Checked through the generated Triton
 (TRITON_INTERPRET=1) against NumPy and the KIR interpreter at odd shapes (one key, primes, a block and one)."""
 import math

@@ -942,6 +942,10 @@ void recomputeEpilogue(Candidate &c, OpBuilder &b, Value m) {
 void rewrite(Candidate &c, Value indices) {
   ReduceOp max = c.max;
   Location loc = max.getLoc();
+  // The value a joined maximum joins (read before the maximum's uses are replaced).
+  Value joinOther;
+  if (c.join)
+    joinOther = c.join.getLhs() == max.getResult(0) ? c.join.getRhs() : c.join.getLhs();
   OpBuilder b(c.last);
   Type mType = max.getResult(0).getType();
 
@@ -1008,6 +1012,8 @@ void rewrite(Candidate &c, Value indices) {
       }
       mSlice = SelectOp::create(b, loc, ok, top, zero);
       sb.map.map(max.getResult(0), mSlice);
+      if (c.join) // a slice's terms are exp(x - its own maximum); the sink joins after the fold
+        sb.map.map(c.join.getResult(), mSlice);
       continue;
     }
     if (auto un = dyn_cast<UnaryOp>(op); un && sb.maskedExp(un, fty, loc))
@@ -1077,9 +1083,38 @@ void rewrite(Candidate &c, Value indices) {
     rowMax = SelectOp::create(b, loc, fold.getResult(0), fold.getResult(1), inf);
     max.getResult(0).replaceUsesWithIf(rowMax, outside);
   }
-  for (auto [i, k] : llvm::enumerate(c.components))
-    k.op->getResult(0).replaceUsesWithIf(fold.getResult(2 + i), outside);
-  recomputeEpilogue(c, b, rowMax);
+  if (!c.join) {
+    for (auto [i, k] : llvm::enumerate(c.components))
+      k.op->getResult(0).replaceUsesWithIf(fold.getResult(2 + i), outside);
+    recomputeEpilogue(c, b, rowMax);
+    eraseAxisComputation(c, order, dead);
+    return;
+  }
+  // A joined maximum (attention sinks): the summary is relative to the fold's maximum m_f; the
+  // final maximum is maximum(row max, v), and each P-scaled component is rescaled to it by
+  // where(ok, exp(m_f - m), 0), the combine's weight for one more side (seed 002 §1).
+  Value mFinal = BinaryOp::create(b, c.join.getLoc(), BinaryKind::Max, rowMax, joinOther);
+  c.join.getResult().replaceUsesWithIf(mFinal, [&](OpOperand &use) { return !dead.contains(use.getOwner()); });
+  dead.insert(c.join);
+  order.insert(llvm::upper_bound(order, c.join.getOperation(),
+                                 [](Operation *a, Operation *z) { return a->isBeforeInBlock(z); }),
+               c.join);
+  Value zeroW = arith::ConstantOp::create(b, loc, b.getFloatAttr(fty, 0.0));
+  Value wJoin = SelectOp::create(
+      b, loc, fold.getResult(0),
+      UnaryOp::create(b, loc, UnaryKind::Exp, BinaryOp::create(b, loc, BinaryKind::Sub, fold.getResult(1), mFinal)),
+      zeroW);
+  for (auto [i, k] : llvm::enumerate(c.components)) {
+    Value r = fold.getResult(2 + i);
+    if (k.rescaled) {
+      Value w = wJoin;
+      if (isa<RankedTensorType>(r.getType()))
+        w = BroadcastAsOp::create(b, loc, r.getType(), w, r, ArrayRef<int64_t>{});
+      r = BinaryOp::create(b, loc, BinaryKind::Mul, r, w);
+    }
+    k.op->getResult(0).replaceUsesWithIf(r, outside);
+  }
+  recomputeEpilogue(c, b, mFinal);
   eraseAxisComputation(c, order, dead);
 }
 
@@ -1422,9 +1457,9 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
                               "keeps it whole)";
         continue;
       }
-      // A joined maximum takes the exact two-pass folds under either numerics (the online summary
-      // would start from the joined value; not built).
-      if ((!permitted || m.c.join) && !m.c.components.empty() && !feedsContraction(m.c)) {
+      // A joined maximum folds like any other: online under the permission (its components rescaled
+      // to the joined maximum after the fold), else the exact two-pass folds where a contraction pays.
+      if (!permitted && !m.c.components.empty() && !feedsContraction(m.c)) {
         if (remarks)
           max.emitRemark() << "kir-online-folds: the maximum stays a two-pass reduction: the online form "
                               "needs numerics = relaxed_normalization with online_reduction (seed 002 §1), and "
@@ -1468,7 +1503,7 @@ struct OnlineFolds : public tessel::kir::impl::KIROnlineFoldsBase<OnlineFolds> {
                            << epilogue;
         continue;
       }
-      if (!permitted || r.c.join) { // the row feeds a contraction (refused above otherwise): exact two-pass folds
+      if (!permitted) { // the row feeds a contraction (refused above otherwise): exact two-pass folds
         rewriteTwoPass(r.c, indicesOf(r.c.domain));
         if (remarks)
           par.emitRemark() << "kir-online-folds: a maximum and " << r.c.components.size()

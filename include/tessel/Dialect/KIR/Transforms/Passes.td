@@ -48,9 +48,11 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
     they are moved after it. A joined maximum: m's only user is
     `maximum(m, v)` with v a float scalar from outside the axis computation,
     computed before the last reduction and not from it (gpt-oss's attention
-    sinks); the axis computation then subtracts the join, and the exact
-    two-pass rewrite applies under either numerics (pass 2 captures
-    maximum(pass 1, v); the NaN fix-up tests that final maximum).
+    sinks); the axis computation then subtracts the join. The exact two-pass
+    rewrite captures maximum(pass 1, v) in pass 2 (the NaN fix-up tests that
+    final maximum); the online fold sums relative to its own maximum m_f and,
+    after it, m = maximum(row max, v) and each P-scaled component is rescaled
+    by where(ok, exp(m_f - m), 0).
     Several softmaxes over A in one body (another maximum over A, or a region
     fold over A built for one: differential attention's o1 - lam * o2): "the
     body" above is this maximum's own computation, the ops its input reads,
