@@ -115,7 +115,8 @@ def OPS(shape):
     return 6 * n * ROT, 2 * 2 * n * shape["D"]
 
 
-TEST_SHAPES = [dict(S=1, HQ=1, HK=1, D=64), dict(S=3, HQ=3, HK=1, D=67), dict(S=13, HQ=4, HK=2, D=128)]
+TEST_SHAPES = [dict(S=1, HQ=1, HK=1, D=64), dict(S=3, HQ=3, HK=1, D=67), dict(S=13, HQ=4, HK=2, D=128),
+               dict(S=0, HQ=2, HK=1, D=64)]   # the last: no rows (check.py; CI runs the second)
 BENCH_SHAPE = dict(S=16384, HQ=32, HK=8, D=128)
 TOLERANCE = dict(rtol=1e-2, atol=1e-2)
 PEER = "torch.compile"

@@ -55,7 +55,8 @@ def OPS(shape):
     return 6 * n, 2 * n
 
 
-TEST_SHAPES = [dict(N=1, V=1), dict(N=3, V=131), dict(N=7, V=1031)]
+TEST_SHAPES = [dict(N=1, V=1), dict(N=3, V=131), dict(N=7, V=1031),
+               dict(N=0, V=7)]   # the last: no rows (check.py; CI runs the second)
 BENCH_SHAPE = dict(N=8192, V=151936)
 TOLERANCE = dict(rtol=1e-4, atol=1e-4)
 PEER = "torch.compile"

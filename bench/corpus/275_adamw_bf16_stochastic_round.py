@@ -98,7 +98,8 @@ def OPS(shape):
     return 30 * n, 20 * n
 
 
-TEST_SHAPES = [dict(N=1), dict(N=131), dict(N=4099)]
+TEST_SHAPES = [dict(N=1), dict(N=131), dict(N=4099),
+               dict(N=0)]   # the last: no rows (check.py; CI runs the second)
 BENCH_SHAPE = dict(N=100_000_000)
 TOLERANCE = dict(rtol=1e-5, atol=1e-7)
 BENCH_TOLERANCE = dict(rtol=8e-3, atol=1e-6)   # a GPU f32 division may round the update across a random threshold: one bf16 step

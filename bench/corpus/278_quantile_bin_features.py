@@ -51,7 +51,8 @@ def OPS(shape):
     return N * F * NB, 8 * N * F + 4 * F * NB
 
 
-TEST_SHAPES = [dict(N=1, F=1, NB=1), dict(N=5, F=3, NB=7), dict(N=67, F=13, NB=31)]
+TEST_SHAPES = [dict(N=1, F=1, NB=1), dict(N=5, F=3, NB=7), dict(N=67, F=13, NB=31),
+               dict(N=0, F=3, NB=7)]   # the last: no rows (check.py; CI runs the second)
 BENCH_SHAPE = dict(N=1_048_576, F=128, NB=255)
 TOLERANCE = dict(rtol=0, atol=0)
 PEER = "torch.searchsorted"

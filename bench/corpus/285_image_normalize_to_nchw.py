@@ -48,7 +48,8 @@ def OPS(shape):
     return 3 * n, 3 * n
 
 
-TEST_SHAPES = [dict(N=1, H=1, W=1), dict(N=2, H=5, W=7), dict(N=3, H=13, W=31)]
+TEST_SHAPES = [dict(N=1, H=1, W=1), dict(N=2, H=5, W=7), dict(N=3, H=13, W=31),
+               dict(N=0, H=3, W=5)]   # the last: no rows (check.py; CI runs the second)
 BENCH_SHAPE = dict(N=256, H=224, W=224)
 TOLERANCE = dict(rtol=1e-3, atol=2e-3)
 PEER = "torch.compile"
