@@ -85,9 +85,3 @@ BENCH_SHAPE = dict(B=4, H=32, S=4096, D=128)
 TOLERANCE = dict(rtol=3e-2, atol=3e-2)
 BENCH_TOLERANCE = dict(rtol=5e-2, atol=5e-2)
 PEER = "torch SDPA flash backward"
-# Checked through Triton by hand at S=1 (6 s) and S=7 (171 s, agrees with the reference). Not tiled: the
-# weights combine two key products (q.k and do.v), and the chain compiles one program per query row with
-# a loop over the output's head dimension that recomputes both products (pgpu-form-tiles: "not tiled: no
-# contraction"), so TRITON_INTERPRET=1 runs for minutes at any test shape past S=1.
-SKIP = {"triton": "runs for minutes under TRITON_INTERPRET=1 (171 s at S=7, D=16): the dQ chain is compiled "
-                  "element by element, each output element recomputing both key products"}

@@ -104,6 +104,13 @@ using namespace tessel::pgpu;
 namespace tessel::pgpu::formtiles {
 LogicalResult Tiler::analyze() {
   Block &body = group.getBody().front();
+  if (rowReads)
+    group.walk([&](Operation *op) {
+      if (auto sr = dyn_cast<ScatterReduceOp>(op))
+        written.insert(sr.getView());
+      else if (isTiledWrite(op))
+        written.insert(op->getOperand(1));
+    });
   for (BlockArgument coord : body.getArguments())
     axes[coord] = bit(newAxis());
   // The foreach chain: each level is effect-free code, then one foreach, then the terminator.
@@ -116,7 +123,16 @@ LogicalResult Tiler::analyze() {
     bool pure = llvm::all_of(llvm::make_range(level->begin(), Block::iterator(each)), [](Operation &op) {
       return op.getNumRegions() == 0 && isMemoryEffectFree(&op);
     });
-    if (!pure || !launchTime(each.getLower()) || !launchTime(each.getUpper())) {
+    // Per-row reads (setRowReads): a level's prologue of pointwise code and reads before a launch-time
+    // foreach is an ordinary chain level; its reads are values over the level's axes, read once per tile
+    // as vectors over the blocked ones (the query row's lse[b, h, i] before its chain's walk).
+    bool rowReadLevel = rowReads && launchTime(each.getLower()) && launchTime(each.getUpper()) &&
+                        llvm::all_of(llvm::make_range(level->begin(), Block::iterator(each)), [&](Operation &op) {
+                          return op.getNumRegions() == 0 && (isMemoryEffectFree(&op) || isRowRead(op));
+                        });
+    if (!pure && rowReadLevel)
+      readLevels = true;
+    else if (!pure || !launchTime(each.getLower()) || !launchTime(each.getUpper())) {
       // seed 000 §3: a segment whose length is read from device data stays inside the program body.
       // The group's first foreach may be such a segment when what precedes it only computes its
       // bounds (pure code and read-only reductions); checked further in checkSegmented.
@@ -179,6 +195,8 @@ LogicalResult Tiler::analyze() {
     return reject("no contraction: a loop after per-row reads or reductions (a row statistic, then the row) "
                   "is blocked along the row by pgpu-form-blocking");
   }
+  if (readLevels && contracts.empty())
+    return reject("no contraction: per-row reads before a walk are kept for pgpu-form-blocking");
   if (!enclosingOf.empty() && failed(checkNests()))
     return failure();
   if (!loops.empty() && (contracts.empty() || segmented))
@@ -588,7 +606,7 @@ LogicalResult Tiler::analyzeBlock(Block &block, bool isProgramBody) {
     if (!isPointwiseOrRead(op) && !isTiledWrite(&op))
       return failure(); // nested control, atomics, tuples: not tiled here
     bool segmentRead = segmented && &block == &group.getBody().front() && isPointwiseOrRead(op);
-    if (!isProgramBody && !isMemoryEffectFree(&op) && !segmentRead)
+    if (!isProgramBody && !isMemoryEffectFree(&op) && !segmentRead && !(rowReads && isRowRead(op)))
       return failure();
     propagate(op);
   }
@@ -1416,6 +1434,19 @@ struct FormTiles : public tessel::pgpu::impl::PGPUFormTilesBase<FormTiles> {
           hoisted = "; a loop in the program body runs once per tile, carrying tiles";
         } else if (again->numLoops() && !again->whyNot.empty()) {
           tiler = std::move(again);
+        }
+      }
+      if (failed(analyzed)) {
+        // Last, reads before a launch-time walk (a query row's lse[b, h, i] and delta[b, h, i] before
+        // its products over the keys): per-row values of the chain, vectors over a row tile (seed 002
+        // §3.3: a value's fragment axes are the blocked axes it depends on). Kept only where a
+        // contraction then tiles; a row statistic's walk stays with pgpu-form-blocking.
+        auto again = std::make_unique<Tiler>(kernel, space, group, guard);
+        again->setRowReads();
+        if (succeeded(again->analyze()) && !again->isSegmented()) {
+          tiler = std::move(again);
+          analyzed = success();
+          hoisted = "; per-row reads before the walk are read once per tile";
         }
       }
       if (failed(analyzed)) {

@@ -149,6 +149,9 @@ public:
   /// Also accept author loops in the program body (analyzeLoop): tried after every other form, so a
   /// loop that flattens (FlattenCarriedSums.cpp) keeps that form.
   void setTileLoops() { tileLoops = true; }
+  /// Also accept reads in a chain level's prologue (rowReads): tried last, where the group's reads before
+  /// a launch-time walk otherwise make it a segment (one member a program).
+  void setRowReads() { rowReads = true; }
   /// The author loops the analysis accepted (tileLoops).
   unsigned numLoops() const { return loops.size(); }
   ExecutionGroupOp tiledGroup; // rewrite()'s group
@@ -178,6 +181,10 @@ private:
   static bool isPointwiseOrRead(Operation &op) {
     return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, BufferLoadOp,
                arith::ConstantOp, ParamOp, ExtentOp, StrideOp, CeilDivOp>(op);
+  }
+  /// A read of a view the group does not write (rowReads: a chain level's per-row value).
+  bool isRowRead(Operation &op) const {
+    return isa<LoadOp, GatherOp, BufferLoadOp>(op) && !written.contains(op.getOperand(0));
   }
   /// Whether `v` is available before the program space (a launch-time value).
   bool launchTime(Value v) const {
@@ -294,6 +301,9 @@ private:
   DenseSet<Operation *> fused;      // additions merged into a contraction's accumulator
   Mask scalarFree = 0;              // free axes of an operand free on several, kept one member per program
   bool tileLoops = false;           // author loops in the program body are analyzed (setTileLoops)
+  bool rowReads = false;            // reads in a chain level's prologue are accepted (setRowReads)
+  bool readLevels = false;          // rowReads: some chain level's prologue reads
+  DenseSet<Value> written;          // rowReads: the views the group writes
   SmallVector<ForOp> loops;         // the author loops of the program body, carrying tiles (analyzeLoop)
   unsigned chained = 0;             // contractions whose accumulator starts from another's
   unsigned carriedInto = 0;         // contractions accumulating into an author loop's carried tile
