@@ -1,0 +1,69 @@
+"""A product chain whose pointwise math between the two products reads a per-row value from memory
+(FlashAttention-2 backward dQ, corpus 279: exp(scale * <q_i, k_j> - lse[i]) and dp_j - delta[i]):
+pgpu-form-tiles takes the row's reads before the walk of the output columns as values of the chain,
+read once per row tile as vectors, and tiles the chain (issue 45).
+
+The pgpu interpreter (whole pipeline, small tiles, program instances in shuffled order) against the
+KIR interpreter on the same random inputs at odd shapes (one key, primes, non-multiples of the tiles,
+an odd head dimension). Must not fire: test/Dialect/PGPU/Transforms/pgpu-form-tiles-row-reads.mlir.
+"""
+import subprocess
+
+import numpy as np
+import pytest
+
+import tessel
+import tessel.language as T
+
+SMALL = ["--param=TILE_1=16", "--param=TILE_2=16", "--param=TILE_3=16", "--param=TILE_K=16", "--param=GROUP_1=2",
+         "--param=PERSIST=1"]
+
+
+@tessel.kernel
+def dq_rows(q: T.In[T.bf16, ("H", "S", "D")], k: T.In[T.bf16, ("H", "S", "D")], v: T.In[T.bf16, ("H", "S", "D")],
+            do: T.In[T.bf16, ("H", "S", "D")], lse: T.In[T.f32, ("H", "S")], delta: T.In[T.f32, ("H", "S")],
+            dq: T.Out[T.f32, ("H", "S", "D")], scale: T.f32):
+    H, S, D = q.shape
+    keys, dims = T.domain(0, S), T.domain(0, D)
+    kpos = T.indices(keys)
+    for h, i in T.parallel(T.domain(0, H), T.domain(0, S)):
+        s = T.matvec(k[h, keys, dims], q[h, i, dims]) * scale
+        p = T.where(kpos <= i, T.exp(s - lse[h, i]), 0.0)
+        dp = T.matvec(v[h, keys, dims], do[h, i, dims])
+        ds = T.cast(p * (dp - delta[h, i]), T.bf16)
+        dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
+
+
+@pytest.fixture(scope="module")
+def compiled(tessel_bin, tmp_path_factory):
+    d = tmp_path_factory.mktemp("rowreads")
+    kir, pgpu = d / "dq.kir.mlir", d / "dq.pgpu.mlir"
+    kir.write_text(dq_rows.kir())
+    res = subprocess.run([str(tessel_bin), "compile", str(kir), "--emit=pgpu", "--remarks", "-o", str(pgpu)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return kir, pgpu, res.stderr
+
+
+def test_the_chain_is_tiled_with_the_row_reads_as_vectors(compiled):
+    _, pgpu, remarks = compiled
+    assert "per-row reads before the walk are read once per tile" in remarks
+    text = pgpu.read_text()
+    assert "pgpu.contract" in text and "pgpu.range_reduce" not in text
+    for view in ("lse", "delta"):  # a [rows] vector each, once per tile (the K-loop branches share it)
+        loads = [line for line in text.splitlines() if f"pgpu.load %{view}[" in line]
+        assert len(loads) == 1 and loads[0].endswith("-> !pgpu.fragment<f32, [TILE_1]>"), loads
+
+
+@pytest.mark.parametrize("shape", ["H=1,S=1,D=1", "H=2,S=7,D=5", "H=1,S=37,D=19", "H=3,S=17,D=16"])
+def test_pgpu_matches_kir_with_small_tiles(tessel_bin, compiled, tmp_path, shape):
+    kir, pgpu, _ = compiled
+    outs = {}
+    for stage, source, extra in (("kir", kir, ["--stage", "kir"]), ("pgpu", pgpu, SMALL + ["--order", "shuffle"])):
+        out = tmp_path / stage
+        run = subprocess.run([str(tessel_bin), "run", str(source), "--shape", shape, "--scalar", "scale=0.25",
+                              "--seed", "3", "--out", str(out), *extra], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outs[stage] = np.load(out / "dq.npy")
+    assert outs["pgpu"].shape == outs["kir"].shape
+    np.testing.assert_allclose(outs["pgpu"], outs["kir"], rtol=2e-2, atol=2e-2)
