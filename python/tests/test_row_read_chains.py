@@ -5,8 +5,10 @@ read once per row tile as vectors, and tiles the chain (issue 45).
 
 The pgpu interpreter (whole pipeline, small tiles, program instances in shuffled order) against the
 KIR interpreter on the same random inputs at odd shapes (one key, primes, non-multiples of the tiles,
-an odd head dimension). Must not fire: test/Dialect/PGPU/Transforms/pgpu-form-tiles-row-reads.mlir.
+an odd head dimension); the generated Triton (f16 views: the Triton interpreter computes with NumPy, which
+has no bfloat16) under TRITON_INTERPRET=1 against the KIR interpreter. Must not fire: test/Dialect/PGPU/Transforms/pgpu-form-tiles-row-reads.mlir.
 """
+import os
 import subprocess
 
 import numpy as np
@@ -14,6 +16,8 @@ import pytest
 
 import tessel
 import tessel.language as T
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
 SMALL = ["--param=TILE_1=16", "--param=TILE_2=16", "--param=TILE_3=16", "--param=TILE_K=16", "--param=GROUP_1=2",
          "--param=PERSIST=1"]
@@ -31,6 +35,21 @@ def dq_rows(q: T.In[T.bf16, ("H", "S", "D")], k: T.In[T.bf16, ("H", "S", "D")], 
         p = T.where(kpos <= i, T.exp(s - lse[h, i]), 0.0)
         dp = T.matvec(v[h, keys, dims], do[h, i, dims])
         ds = T.cast(p * (dp - delta[h, i]), T.bf16)
+        dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
+
+
+@tessel.kernel
+def dq_rows_f16(q: T.In[T.f16, ("H", "S", "D")], k: T.In[T.f16, ("H", "S", "D")], v: T.In[T.f16, ("H", "S", "D")],
+                do: T.In[T.f16, ("H", "S", "D")], lse: T.In[T.f32, ("H", "S")], delta: T.In[T.f32, ("H", "S")],
+                dq: T.Out[T.f32, ("H", "S", "D")], scale: T.f32):
+    H, S, D = q.shape
+    keys, dims = T.domain(0, S), T.domain(0, D)
+    kpos = T.indices(keys)
+    for h, i in T.parallel(T.domain(0, H), T.domain(0, S)):
+        s = T.matvec(k[h, keys, dims], q[h, i, dims]) * scale
+        p = T.where(kpos <= i, T.exp(s - lse[h, i]), 0.0)
+        dp = T.matvec(v[h, keys, dims], do[h, i, dims])
+        ds = T.cast(p * (dp - delta[h, i]), T.f16)
         dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
 
 
@@ -67,3 +86,15 @@ def test_pgpu_matches_kir_with_small_tiles(tessel_bin, compiled, tmp_path, shape
         outs[stage] = np.load(out / "dq.npy")
     assert outs["pgpu"].shape == outs["kir"].shape
     np.testing.assert_allclose(outs["pgpu"], outs["kir"], rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("shape", [dict(H=1, S=1, D=3), dict(H=2, S=19, D=5)])
+def test_triton_matches_kir(tmp_path_factory, monkeypatch, shape):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path_factory.mktemp("cache")))
+    launch = dq_rows_f16._launcher({}, {"TILE_1": 16, "TILE_2": 16, "TILE_3": 16, "TILE_K": 16})
+    ref = dq_rows_f16.run_interp(shape, {"scale": 0.25}, None, seed=7)
+    args = [torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("q", "k", "v", "do", "lse", "delta")]
+    out = torch.full((shape["H"], shape["S"], shape["D"]), float("nan"), dtype=torch.float32)
+    launch(*args, out, scale=0.25)
+    np.testing.assert_allclose(out.numpy(), np.array(ref["dq"]), rtol=2e-2, atol=2e-2)
