@@ -64,6 +64,12 @@
 // once per tile carrying tiles; each trip is tiled like the program body, in the source's order (a
 // contraction over a slice of constant width <= 128 one block of lanes, no K loop in the trip).
 //
+// Per-row reads (setRowReads; tried last): a chain level's prologue of pointwise code and reads before a
+// launch-time foreach (FlashAttention-2 backward's lse[b, h, i] and delta[b, h, i] before the walk of dQ's
+// columns, retention's gamma[h]) is an ordinary level, its reads values over the level's axes: a [rows]
+// vector read once per tile. Kept only where a contraction tiles and no read is of a view the group writes;
+// a row statistic's walk without a contraction stays with pgpu-form-blocking.
+//
 // Several segments (construction's dispatch chain: one kernel computing several products, stored
 // to different outputs): each segment's group is tiled on its own (tileSegments), the chain's
 // bound and shift for it become its tile count.
