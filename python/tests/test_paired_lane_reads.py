@@ -4,7 +4,10 @@ once and repeats them in registers (PairedLaneReads.h: tl.join + tl.reshape), se
 odd lane past a lane bound. Differential: Triton under TRITON_INTERPRET=1 against the KIR interpreter on
 random inputs at odd shapes (K odd, so the last byte's high nibble lies past the bound; 1; primes; 0
 rows) and several bindings (TILE_K 16, 64, 128; the split-K branch, whose chunks start at multiples of
-TILE_K). Must not fire: k // 4 (2-bit values, four lanes a byte), k // 2 on the view's outer axis."""
+TILE_K). Must not fire: k // 2 on the view's outer axis.
+Runs: a coordinate (s * k) // G, s dividing G, is one element for each run of G / s lanes (k // 4 of 2-bit
+values; corpus 80_b's zero points zeros[n, (2 * j) // G] over the byte axis j): read once a run and
+repeated (broadcast + reshape), where the run and the trip divide one another."""
 import os
 import re
 
@@ -72,9 +75,56 @@ def test_packed_pairs_are_read_once():
         assert "* 2 +" not in pairs[0]
 
 
+@tessel.kernel
+def byte_groups(x: T.In[T.f16, ("M", "K")], wq: T.In[T.i8, ("N", "KH")], zeros: T.In[T.i8, ("N", "G")],
+                y: T.Out[T.f32, ("M", "N")]):
+    """80_b's spelling at a small group (32 k, 16 bytes): even and odd k two products over the byte axis."""
+    M, K = x.shape
+    N, KH = wq.shape
+    rows, cols, pairs = T.domain(0, M), T.domain(0, N), T.domain(0, KH)
+    j = T.indices(pairs)
+    byte = T.cast(wq[cols, pairs], T.i32)
+    zero = T.cast(zeros[cols, (2 * j) // 32], T.i32)
+    w_even = T.cast((byte & 15) - zero, T.f16)
+    w_odd = T.cast(((byte >> 4) & 15) - zero, T.f16)
+    y[rows, cols] = (T.matmul(x[rows, 2 * j], w_even, transpose_rhs=True)
+                     + T.matmul(x[rows, 2 * j + 1], w_odd, transpose_rhs=True))
+
+
+@tessel.kernel
+def evens(x: T.In[T.f16, ("M", "K")], w: T.In[T.f16, ("N", "KH")], y: T.Out[T.f32, ("M", "N")]):
+    """x's even columns only, KH = ceil(K / 2): at K odd the last lane's odd column is past x's extent."""
+    M = x.shape[0]
+    N, KH = w.shape
+    rows, cols, pairs = T.domain(0, M), T.domain(0, N), T.domain(0, KH)
+    j = T.indices(pairs)
+    y[rows, cols] = T.matmul(x[rows, 2 * j], w[cols, pairs], transpose_rhs=True)
+
+
 @pytest.mark.parametrize("kernel", [crumbs, rows_packed])
 def test_must_not_fire(kernel):
     assert "_pairs = " not in kernel.source()
+
+
+def test_runs_are_read_once():
+    """At TILE_K 64 bytes a trip: (2 * j) // 32 is 4 values, each over 16 lanes; k // 4 of 2-bit values at
+    TILE_K 64: 16 values over 4 lanes."""
+    body = _kernel_body(byte_groups.source(params={"TILE_0": 16, "TILE_1": 16, "TILE_K": 64}), "byte_groups")
+    runs = [l.strip() for l in body.split("\n") if "_runs = tl.load(zeros +" in l]
+    assert runs and all("(tl.arange(0, 4) + v" in r and " // 16)" in r for r in runs), body
+    assert "tl.broadcast_to(" in body and "_runs[:, :, None], [16, 4, 16]), [16, 64])" in body
+    body = _kernel_body(crumbs.source(params={"TILE_0": 16, "TILE_1": 16, "TILE_K": 64}), "crumbs")
+    assert "_runs[:, :, None], [16, 16, 4]), [16, 64])" in body, body
+
+
+def test_even_and_odd_columns_are_one_run():
+    """x[rows, 2 * j] and x[rows, 2 * j + 1]: the contiguous run 2 * iv + [0, 2 TILE_K), masked by x's
+    extent too, split into even and odd columns (InterleavedLaneRead)."""
+    body = _kernel_body(byte_groups.source(params={"TILE_0": 16, "TILE_1": 16, "TILE_K": 64}), "byte_groups")
+    runs = [l.strip() for l in body.split("\n") if "_run = tl.load(x +" in l]
+    assert len(runs) >= 2 and all("(tl.arange(0, 128) + 2 * v" in r and "< _extent_K)" in r for r in runs), body
+    assert re.search(r"(v\d+) = \1_even\n", body) and re.search(r"(v\d+) = \1_odd\n", body), body
+    assert " * 2 + " not in body and "x + (v" not in body  # no stride-2 read of x is left
 
 
 def _inputs(kernel, m, n, k, rng):
@@ -84,6 +134,10 @@ def _inputs(kernel, m, n, k, rng):
                     scales=rng.uniform(0.05, 0.2, (n,)).astype(np.float16))
     if kernel is crumbs:
         return dict(x=x, wq=rng.integers(-128, 128, (n, (k + 3) // 4), dtype=np.int8))
+    if kernel is byte_groups:  # k counts bytes here (K = 2 k)
+        return dict(x=rng.standard_normal((m, 2 * k)).astype(np.float16),
+                    wq=rng.integers(-128, 128, (n, k), dtype=np.int8),
+                    zeros=rng.integers(0, 16, (n, (2 * k + 31) // 32), dtype=np.int8))
     return dict(x=x, wq=rng.integers(-128, 128, ((k + 1) // 2, n), dtype=np.int8))
 
 
@@ -116,6 +170,31 @@ def scaled_rows(x: T.In[T.f32, ("R", "D")], c: T.In[T.f32, ("R", "D2")], y: T.Ou
         xv = x[r, dims]
         inv = T.rsqrt(T.sum(xv * xv) / T.cast(D, T.f32) + 1.0)
         y[r, dims] = xv * inv * c[r, d // 2] + T.cast(d % 2, T.f32)
+
+
+RUN_BINDINGS = [None, {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16}, {"TILE_0": 16, "TILE_1": 32, "TILE_K": 64},
+                {"TILE_0": 32, "TILE_1": 16, "TILE_K": 128}]
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (3, 7, 131), (2, 5, 64), (0, 3, 5)])
+def test_byte_groups_agree_with_the_interpreter(m, n, k, tmp_path, monkeypatch):
+    """Runs of 16 byte lanes at TILE_K 16 (one a trip), 64 (4) and 128 (8), KH odd: the last run partial."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    inputs = _inputs(byte_groups, m, n, k, rng)
+    want = byte_groups.run_interp(shapes={}, inputs=inputs)["y"]
+    launch_agrees(byte_groups, inputs, (m, n), want, RUN_BINDINGS, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (3, 5, 131), (2, 3, 64), (0, 3, 5)])
+def test_evens_agree_with_the_interpreter(m, n, k, tmp_path, monkeypatch):
+    """K odd: the run's last odd column lies past x (masked by its extent)."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    inputs = dict(x=rng.standard_normal((m, k)).astype(np.float16),
+                  w=rng.standard_normal((n, (k + 1) // 2)).astype(np.float16))
+    want = evens.run_interp(shapes={}, inputs=inputs)["y"]
+    launch_agrees(evens, inputs, (m, n), want, RUN_BINDINGS[:3], rtol=2e-2, atol=2e-2)
 
 
 def test_table_pairs_are_read_once():

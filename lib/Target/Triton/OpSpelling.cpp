@@ -406,6 +406,10 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         if (mode == Mode::Triton && emitPairedRead(&op, load.getView(), load.getCoords(), load.getValid(),
                                                    load.getFill(), readsOtherPrograms(&op, load.getView()), indent))
           return success();
+        if (mode == Mode::Triton &&
+            emitInterleavedRead(&op, load.getView(), load.getCoords(), load.getValid(), load.getFill(),
+                                readsOtherPrograms(&op, load.getView()), indent))
+          return success();
         assign(load.getResult(), pointer);
         return success();
       })
@@ -1014,16 +1018,24 @@ std::string Serializer::halfLanes(Value v, const triton::PairedLaneRead &m, Arra
     return "tl.broadcast_to((" + lanes + ")[" + llvm::join(index, ", ") + "], " + shape + ")";
   };
   std::string pairs = "tl.arange(0, " + std::to_string(half[m.axis]) + ")";
+  // A run of c = G / s lanes shares (s * k) / G = k / c (s dividing G): the trip's elements start at iv / c.
+  std::string first = expr(m.iv) + " // " + std::to_string(m.group / m.scale);
   switch (*triton::pairedLaneForm(v, m)) {
   case triton::PairedLane::Halved: // iv + 2j + {0, 1} over 2: iv / 2 + j, iv even
-    return alongLanes(pairs + " + " + expr(m.iv) + " // 2");
+    return alongLanes(pairs + " + " + first);
   case triton::PairedLane::Bound: { // lane 2j's bound: iv + 2j < b, iv even, is iv / 2 + j < ceil(b / 2)
     // spelled b - b // 2 (b >= 0 where any lane is valid: iv >= 0): a unit-stride run against a bound whose
     // divisibility Triton's axis analysis keeps (half b's), so the read vectorizes and its loop pipelines
     // it; against 2j + iv (stride 2) the analysis proves the mask constant over no run, the load is read
     // a byte at a time and not pipelined (sm_90 TTGIR of corpus 80, Triton 3.6: no cp.async for wq).
     std::string b = "(" + expr(triton::pairedLaneBound(v, m)) + ")";
-    return alongLanes("(" + pairs + " + " + expr(m.iv) + " // 2) < (" + b + " - " + b + " // 2)");
+    if (m.pairs())
+      return alongLanes("(" + pairs + " + " + expr(m.iv) + " // 2) < (" + b + " - " + b + " // 2)");
+    // A run of r = min(c, P) lanes (iv a multiple of r): its first lane's bound iv + r j < b is
+    // iv / r + j < ceil(b / r).
+    std::string r = std::to_string(m.run);
+    return alongLanes("(" + pairs + " + " + expr(m.iv) + " // " + r + ") < ((" + b + " + " + std::to_string(m.run - 1) +
+                      ") // " + r + ")");
   }
   case triton::PairedLane::And: {
     auto conj = v.getDefiningOp<pgpu::BinaryOp>();
@@ -1045,25 +1057,104 @@ std::string Serializer::halfLanes(Value v, const triton::PairedLaneRead &m, Arra
 bool Serializer::emitPairedRead(Operation *op, Value view, ValueRange coords, Value valid, Value fill, bool atL2,
                                 int indent) {
   std::optional<triton::PairedLaneRead> m = triton::matchPairedLaneRead(op);
-  if (!m || param(m->step) % 2 != 0 || param(m->step) < 2)
+  if (!m)
     return false;
+  int64_t step = param(m->step), shared = m->group / m->scale;
+  if (m->pairs() ? step % 2 != 0 || step < 2 : step < 1 || (step % shared != 0 && shared % step != 0))
+    return false;
+  m->run = std::min(shared, step);
   Value result = op->getResult(0);
   SmallVector<int64_t> half = shapeOf(result.getType());
-  half[m->axis] /= 2;
+  half[m->axis] /= m->run;
   std::string base = name(view), address = base;
   for (auto [axis, c] : llvm::enumerate(coords)) {
     if (!pgpu::elementTypeOf(c.getType()).isIndex())
       return false;
     address += llvm::formatv(" + ({0}) * {1}_stride{2}", halfLanes(c, *m, half), base, axis).str();
   }
-  // The pairs once (contiguous lanes), then each repeated at lanes 2j and 2j + 1.
-  std::string pairs = name(result) + "_pairs";
+  // The pairs once (contiguous lanes), then each repeated at lanes 2j and 2j + 1; a run's element once,
+  // then repeated over its r lanes (a new axis after the lane axis, broadcast, folded back into it).
+  std::string pairs = name(result) + (m->pairs() ? "_pairs" : "_runs");
   line(indent, pairs + " = tl.load(" + address + ", mask=" + halfLanes(valid, *m, half) + ", other=" + expr(fill) +
                    (atL2 ? ", cache_modifier='.cg')" : ")"));
   std::string both = "tl.reshape(tl.join(" + pairs + ", " + pairs + "), " + shapeList(result.getType()) + ")";
+  if (!m->pairs()) {
+    SmallVector<int64_t> runs(half);
+    runs.insert(runs.begin() + m->axis + 1, m->run);
+    SmallVector<std::string> index(half.size() + 1, ":");
+    index[m->axis + 1] = "None";
+    std::string shape = "[" + llvm::join(llvm::map_range(runs, [](int64_t e) { return std::to_string(e); }), ", ") + "]";
+    both = "tl.reshape(tl.broadcast_to(" + pairs + "[" + llvm::join(index, ", ") + "], " + shape + "), " +
+           shapeList(result.getType()) + ")";
+  }
   // Lane 2j + 1 past a lane bound holds lane 2j's element: the fill there.
   if (m->boundedLanes)
     both = "tl.where(" + expr(valid) + ", " + both + ", " + expr(fill) + ")";
   line(indent, name(result) + " = " + both);
+  return true;
+}
+
+std::string Serializer::wideLanes(Value v, const triton::PairedLaneRead &m, ArrayRef<int64_t> wide) {
+  if (!isa<pgpu::FragmentType>(v.getType()))
+    return expr(v);
+  switch (*triton::pairedLaneForm(v, m)) {
+  case triton::PairedLane::Bound: { // lane t / 2 of the run: iv + t / 2 < b is 2 * iv + t < 2 * b
+    std::string b = "(" + expr(triton::pairedLaneBound(v, m)) + ")";
+    std::string lanes = "(tl.arange(0, " + std::to_string(wide[m.axis]) + ") + 2 * " + expr(m.iv) + ") < 2 * " + b;
+    if (wide.size() == 1)
+      return lanes;
+    SmallVector<std::string> index(wide.size(), "None");
+    index[m.axis] = ":";
+    return "tl.broadcast_to((" + lanes + ")[" + llvm::join(index, ", ") + "], " + shapeString(wide) + ")";
+  }
+  case triton::PairedLane::And: {
+    auto conj = v.getDefiningOp<pgpu::BinaryOp>();
+    return "(" + wideLanes(conj.getLhs(), m, wide) + ") & (" + wideLanes(conj.getRhs(), m, wide) + ")";
+  }
+  default: // uniform along the lanes: as a paired read spells it, over the run's tile
+    return halfLanes(v, m, wide);
+  }
+}
+
+bool Serializer::emitInterleavedRead(Operation *op, Value view, ValueRange coords, Value valid, Value fill,
+                                     bool atL2, int indent) {
+  std::optional<triton::InterleavedLaneRead> m = triton::matchInterleavedLaneRead(op);
+  if (!m)
+    return false;
+  auto arg = cast<BlockArgument>(view);
+  auto extent = extentSpelling.find({arg, unsigned(coords.size() - 1)});
+  if (extent == extentSpelling.end())
+    return false;
+  Value result = op->getResult(0);
+  unsigned axis = m->lanes.axis;
+  SmallVector<int64_t> wide = shapeOf(result.getType());
+  wide[axis] *= 2;
+  std::string base = name(view), address = base;
+  // The run 2 * iv + [0, 2P) along the lane axis (the other axes new).
+  std::string run = "(tl.arange(0, " + std::to_string(wide[axis]) + ") + 2 * " + expr(m->lanes.iv) + ")";
+  auto alongLanes = [&](const std::string &lanes) {
+    if (wide.size() == 1)
+      return lanes;
+    SmallVector<std::string> index(wide.size(), "None");
+    index[axis] = ":";
+    return "tl.broadcast_to((" + lanes + ")[" + llvm::join(index, ", ") + "], " + shapeString(wide) + ")";
+  };
+  for (auto [i, c] : llvm::enumerate(coords)) {
+    if (!pgpu::elementTypeOf(c.getType()).isIndex())
+      return false;
+    std::string at = i + 1 == coords.size() ? alongLanes(run) : wideLanes(c, m->lanes, wide);
+    address += llvm::formatv(" + ({0}) * {1}_stride{2}", at, base, i).str();
+  }
+  // The other parity's column of the last lane may lie past the view's extent: masked by it.
+  std::string mask = "(" + wideLanes(valid, m->lanes, wide) + ") & (" + alongLanes(run + " < " + extent->second) + ")";
+  std::string wideName = name(result) + "_run";
+  line(indent, wideName + " = tl.load(" + address + ", mask=" + mask + ", other=" + expr(fill) +
+                   (atL2 ? ", cache_modifier='.cg')" : ")"));
+  // Columns 2j and 2j + 1 of the run: a trailing axis of two, split.
+  SmallVector<int64_t> pairs(shapeOf(result.getType()));
+  pairs.push_back(2);
+  line(indent, name(result) + "_even, " + name(result) + "_odd = tl.split(tl.reshape(" + wideName + ", " +
+                   shapeString(pairs) + "))");
+  line(indent, name(result) + " = " + name(result) + (m->offset == 0 ? "_even" : "_odd"));
   return true;
 }

@@ -29,10 +29,45 @@ bool isLanes(Value v, Value iv) {
   return iota && iota.getBase() == iv;
 }
 
-bool isSplatOf(Value v, int64_t c) {
+std::optional<int64_t> splatConstant(Value v) {
   auto splat = v.getDefiningOp<SplatOp>();
   APInt value;
-  return splat && matchPattern(splat.getOperand(), m_ConstantInt(&value)) && value.getSExtValue() == c;
+  if (splat && matchPattern(splat.getOperand(), m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+/// The iota and s of `v` when it is iota(iv) (s 1) or splat(s) * iota(iv) in either order (s a positive
+/// constant), else none.
+std::optional<std::pair<IotaOp, int64_t>> scaledIota(Value v) {
+  if (auto iota = v.getDefiningOp<IotaOp>())
+    return std::pair(iota, int64_t(1));
+  auto mul = v.getDefiningOp<BinaryOp>();
+  if (!mul || mul.getKind() != kir::BinaryKind::Mul)
+    return std::nullopt;
+  for (auto [c, l] : {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())}) {
+    std::optional<int64_t> s = splatConstant(c);
+    if (auto iota = l.getDefiningOp<IotaOp>(); iota && s && *s > 0)
+      return std::pair(iota, *s);
+  }
+  return std::nullopt;
+}
+
+/// The iota, s and G of `lanes` when it is (s * iota(..)) / G with G a constant multiple of s, G / s at
+/// least 2 (c = G / s lanes share a quotient), else none.
+struct Quotient {
+  IotaOp iota;
+  int64_t scale, group;
+};
+std::optional<Quotient> lanesQuotient(Value lanes) {
+  auto div = lanes ? lanes.getDefiningOp<BinaryOp>() : BinaryOp();
+  if (!div || div.getKind() != kir::BinaryKind::Div)
+    return std::nullopt;
+  std::optional<std::pair<IotaOp, int64_t>> scaled = scaledIota(div.getLhs());
+  std::optional<int64_t> g = splatConstant(div.getRhs());
+  if (!scaled || !g || *g % scaled->second != 0 || *g / scaled->second < 2)
+    return std::nullopt;
+  return Quotient{scaled->first, scaled->second, *g};
 }
 } // namespace
 
@@ -52,8 +87,8 @@ std::optional<triton::PairedLane> triton::pairedLaneForm(Value v, const PairedLa
   if (v.getDefiningOp<SplatOp>())
     return PairedLane::Uniform;
   if (Value lanes = lanesOf(v, m)) {
-    if (auto div = lanes.getDefiningOp<BinaryOp>();
-        div && div.getKind() == kir::BinaryKind::Div && isLanes(div.getLhs(), m.iv) && isSplatOf(div.getRhs(), 2))
+    if (std::optional<Quotient> q = lanesQuotient(lanes);
+        q && q->iota.getBase() == m.iv && q->scale == m.scale && q->group == m.group)
       return PairedLane::Halved;
     if (auto cmp = lanes.getDefiningOp<CmpOp>();
         cmp && cmp.getPredicate() == kir::CmpPredicate::LT && isLanes(cmp.getLhs(), m.iv) &&
@@ -112,9 +147,8 @@ std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *rea
     PairedLaneRead m{Value(), step.getValue(), axis, false};
     auto b = c.getDefiningOp<BroadcastOp>();
     Value lanes = type.getRank() == 1 ? c : (b && b.getDims().size() == 1 ? b.getOperand() : Value());
-    auto div = lanes ? lanes.getDefiningOp<BinaryOp>() : BinaryOp();
-    auto iota = div ? div.getLhs().getDefiningOp<IotaOp>() : IotaOp();
-    auto iv = iota ? dyn_cast<BlockArgument>(iota.getBase()) : BlockArgument();
+    std::optional<Quotient> q = lanesQuotient(lanes);
+    auto iv = q ? dyn_cast<BlockArgument>(q->iota.getBase()) : BlockArgument();
     auto loop = iv ? dyn_cast<ForOp>(iv.getOwner()->getParentOp()) : ForOp();
     if (!loop || iv.getArgNumber() != 0 || !read->getParentRegion() || !loop->isProperAncestor(read))
       continue;
@@ -122,6 +156,7 @@ std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *rea
     if (!p || p.getName() != step.getValue() || !tripsStartAtMultiples(loop, p.getName()))
       continue;
     m.iv = iv;
+    m.scale = q->scale, m.group = q->group;
     if (pairedLaneForm(c, m) != PairedLane::Halved)
       continue;
     bool ok = true;
@@ -137,4 +172,59 @@ std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *rea
     return m;
   }
   return std::nullopt;
+}
+
+std::optional<triton::InterleavedLaneRead> triton::matchInterleavedLaneRead(Operation *read) {
+  ValueRange coords;
+  Value valid;
+  if (auto l = dyn_cast<LoadOp>(read))
+    coords = l.getCoords(), valid = l.getValid();
+  else if (auto g = dyn_cast<GatherOp>(read))
+    coords = g.getCoords(), valid = g.getValid();
+  else
+    return std::nullopt;
+  auto type = dyn_cast<FragmentType>(read->getResult(0).getType());
+  if (!type || coords.empty() || !isa<BlockArgument>(read->getOperand(0)))
+    return std::nullopt;
+  unsigned axis = type.getRank() - 1;
+  auto step = dyn_cast<StringAttr>(type.getExtents()[axis]);
+  if (!step)
+    return std::nullopt;
+  Value last = coords.back();
+  auto b = last.getDefiningOp<BroadcastOp>();
+  Value lanes = type.getRank() == 1 ? last
+                                    : (b && b.getDims().size() == 1 && b.getDims()[0] == int64_t(axis) ? b.getOperand()
+                                                                                                       : Value());
+  // 2 * iota(iv) + o (either order of each operation), or 2 * iota(iv) (o = 0).
+  int64_t offset = 0;
+  if (auto add = lanes ? lanes.getDefiningOp<BinaryOp>() : BinaryOp(); add && add.getKind() == kir::BinaryKind::Add) {
+    std::optional<int64_t> o = splatConstant(add.getRhs());
+    lanes = add.getLhs();
+    if (!o) {
+      o = splatConstant(add.getLhs());
+      lanes = add.getRhs();
+    }
+    if (!o || *o < 0 || *o > 1)
+      return std::nullopt;
+    offset = *o;
+  }
+  std::optional<std::pair<IotaOp, int64_t>> scaled = lanes ? scaledIota(lanes) : std::nullopt;
+  if (!scaled || scaled->second != 2)
+    return std::nullopt;
+  auto iv = dyn_cast<BlockArgument>(scaled->first.getBase());
+  auto loop = iv ? dyn_cast<ForOp>(iv.getOwner()->getParentOp()) : ForOp();
+  if (!loop || iv.getArgNumber() != 0 || !loop->isProperAncestor(read))
+    return std::nullopt;
+  auto p = loop.getStep().getDefiningOp<ParamOp>();
+  if (!p || p.getName() != step.getValue())
+    return std::nullopt;
+  PairedLaneRead m{iv, step.getValue(), axis, false};
+  for (Value other : coords.drop_back())
+    if (pairedLaneForm(other, m) != PairedLane::Uniform)
+      return std::nullopt;
+  std::optional<PairedLane> v = pairedLaneForm(valid, m);
+  if (!v || *v == PairedLane::Halved)
+    return std::nullopt;
+  m.boundedLanes = boundsLanes(valid, m);
+  return InterleavedLaneRead{m, offset};
 }

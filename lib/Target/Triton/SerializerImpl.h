@@ -113,6 +113,13 @@ private:
       text += (i ? ", " : "") + std::to_string(e);
     return text + "]";
   }
+  /// A Triton shape list of extents, e.g. `[64, 32]`.
+  static std::string shapeString(ArrayRef<int64_t> shape) {
+    std::string text = "[";
+    for (auto [i, e] : llvm::enumerate(shape))
+      text += (i ? ", " : "") + std::to_string(e);
+    return text + "]";
+  }
   FailureOr<std::string> combineFunction(Region &combine);
   LogicalResult emitBlock(Block &block, int indent);
   LogicalResult emitOp(Operation &op, int indent);
@@ -132,6 +139,12 @@ private:
   bool emitPairedRead(Operation *op, Value view, ValueRange coords, Value valid, Value fill, bool atL2, int indent);
   /// A paired read's coordinate or validity `v` at the half tile `half` (one lane a pair).
   std::string halfLanes(Value v, const triton::PairedLaneRead &m, ArrayRef<int64_t> half);
+  /// A read of the even or odd columns (PairedLaneReads.h, InterleavedLaneRead) spelled as one contiguous
+  /// run split in registers. False (nothing spelled) where the read is no such read.
+  bool emitInterleavedRead(Operation *op, Value view, ValueRange coords, Value valid, Value fill, bool atL2,
+                           int indent);
+  /// An interleaved read's other coordinate or validity `v` over the run's tile `wide` (two columns a lane).
+  std::string wideLanes(Value v, const triton::PairedLaneRead &m, ArrayRef<int64_t> wide);
   FailureOr<std::string> workspaceAddress(Operation *op, Value buffer, ValueRange coords);
   /// The address of an atomic's target: a view's element or invocation workspace's.
   FailureOr<std::string> atomicAddress(Operation *op, Value target, ValueRange coords) {

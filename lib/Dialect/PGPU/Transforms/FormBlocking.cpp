@@ -27,7 +27,7 @@
 // loop walks a slice of one constant width w clipped to its row (a row's blocks
 // of 128 columns; SliceWidth.h) or a constant range [0, w) (a 64x64 matrix's
 // row), BLOCK declares `covers = "w"` (the number): no block needs more than w
-// lanes, at any call.
+// lanes, at any call. Ranges of different constant widths declare the widest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1299,6 +1299,15 @@ StringAttr spannedSymbol(Value lo, Value hi) {
   return {};
 }
 
+/// Two constant widths (numbers, "128" and "64": a group's 128 columns, then its 64 packed pairs) are
+/// covered by the wider: no block needs more lanes at any call. Empty for anything else.
+StringAttr widerWidth(StringAttr a, StringAttr b) {
+  int64_t x, y;
+  if (!a || !b || a.getValue().getAsInteger(10, x) || b.getValue().getAsInteger(10, y))
+    return {};
+  return x >= y ? a : b;
+}
+
 struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocking> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -1388,7 +1397,7 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
           done = blockRangeReduce(b, cast<RangeReduceOp>(op));
         changed |= succeeded(done) && declares;
         if (succeeded(done) && declares)
-          covered = !covered || *covered == spans ? spans : StringAttr();
+          covered = !covered || *covered == spans ? spans : widerWidth(*covered, spans);
         if (remarks && succeeded(done))
           emitRemark(loc) << "pgpu-form-blocking: '" << name << "' became a loop over blocks of "
                           << (declares ? "BLOCK lanes" : "its program's owned members (one block; it holds an ordered loop)");

@@ -144,6 +144,15 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
         why = "the group body holds row-dependent code outside a staged row path";
         return {};
       }
+  // Whether coordinate `v` is a scalar, iota(b) or splat(s) + iota(b) (either order): lanes at unit stride.
+  auto unitStrideLanes = [](Value v) {
+    if (!isa<FragmentType>(v.getType()) || v.getDefiningOp<IotaOp>())
+      return true;
+    auto add = v.getDefiningOp<BinaryOp>();
+    return add && add.getKind() == kir::BinaryKind::Add &&
+           ((add.getLhs().getDefiningOp<SplatOp>() && add.getRhs().getDefiningOp<IotaOp>()) ||
+            (add.getRhs().getDefiningOp<SplatOp>() && add.getLhs().getDefiningOp<IotaOp>()));
+  };
   // Whether scalar `v` is computed from a value read from memory (a destination slot, slot[t]).
   auto readFromMemory = [](Value v) {
     SmallVector<Value> work{v};
@@ -183,12 +192,16 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
         return false;
       continue;
     }
-    // Only a row scattered through a destination read from memory packs (66's cache[slot[t], h, dims]); a
-    // scatter at computed lane coordinates (163's in-place rotate-half pairs) packed as [ROWS, BLOCK]
-    // measured 3.6x slower on the H100 (0.321 -> 1.157 ms): it stays one row per program.
+    // Only a row scattered through a destination read from memory packs (66's cache[slot[t], h, dims]), or
+    // one written at unit-stride lanes (base + iota: 120's packed[m, g * 64 + pairs], a store of a row
+    // slice at a computed offset) on the straight-line path (not in an ordered loop there); a scatter at other computed lane coordinates (163's in-place
+    // rotate-half pairs 2p, 2p + 1) packed as [ROWS, BLOCK] measured 3.6x slower on the H100
+    // (0.321 -> 1.157 ms): it stays one row per program.
     if (auto scatter = dyn_cast<ScatterOp>(op);
-        scatter && llvm::none_of(scatter.getCoords(), [&](Value c) { return readFromMemory(c); })) {
-      why = "a scatter at computed coordinates (not a row scattered through destinations read from memory)";
+        scatter && llvm::none_of(scatter.getCoords(), [&](Value c) { return readFromMemory(c); }) &&
+        !(&block == &staged.getThenRegion().front() && llvm::all_of(scatter.getCoords(), unitStrideLanes))) {
+      why = "a scatter at computed coordinates (not a row scattered through destinations read from memory or "
+            "at unit-stride lanes)";
       return {};
     }
     bool row = dependsOnRow(op) || isa<StoreOp, ScatterOp>(op);

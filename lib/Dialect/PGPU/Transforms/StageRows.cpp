@@ -17,13 +17,19 @@
 // path runs. Loop bodies are inlined with their carries bound to the inits and
 // their results to the yielded values, which is exactly one iteration.
 //
+// Sibling loops over constant ranges of different lengths [lo_i, hi_i) that read a common view (a
+// quantizer's absmax over a group's 128 columns, then its 64 packed pairs: corpus 120) each run one
+// iteration when the longest fits a block: the guard is `0 < L && L <= BLOCK`, L the longest extent,
+// and every blocking loop over a constant range of 1 to L lanes is inlined at iv = lo. The row is then
+// one straight-line path, which pgpu-pack-rows can widen to several rows a program.
+//
 // Fires on a program body (an execution group's or program space's block, or
 // a branch of an if directly in one) holding at least two sibling blocking
 // loops (step = the BLOCK parameter) over the same bounds that read the same
-// view, followed only
+// view, or (where there are none) over constant non-empty ranges that read a common view, followed only
 // by effects and pure code up to a terminator without operands. Must not fire
-// on author loops (other steps), on single loops (nothing to share), or when
-// values defined there are used after the block.
+// on author loops (other steps), on single loops (nothing to share), on loops of different runtime
+// bounds, or when values defined there are used after the block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,12 +91,45 @@ ForOp firstShared(Block &block) {
   return {};
 }
 
+/// The constant extent hi - lo of a blocking loop over a constant non-empty range, else none.
+std::optional<int64_t> constantExtent(ForOp loop) {
+  std::optional<int64_t> lo = constantIndex(loop.getLower()), hi = constantIndex(loop.getUpper());
+  if (!isBlockingLoop(loop) || !lo || !hi || *hi <= *lo)
+    return std::nullopt;
+  return *hi - *lo;
+}
+
+/// Where `block` has no sibling loops over the same bounds: its first blocking loop over a constant
+/// non-empty range that reads a view another such loop reads, and the longest such extent; else null.
+std::pair<ForOp, int64_t> firstConstantShared(Block &block) {
+  SmallVector<ForOp> loops;
+  for (Operation &op : block.without_terminator())
+    if (auto loop = dyn_cast<ForOp>(op); loop && constantExtent(loop))
+      loops.push_back(loop);
+  ForOp first;
+  int64_t longest = 0;
+  for (auto [i, a] : llvm::enumerate(loops)) {
+    llvm::SmallPtrSet<Value, 4> reads = viewsRead(a);
+    for (ForOp other : ArrayRef<ForOp>(loops).drop_front(i + 1))
+      if (other.getStep() == a.getStep() && llvm::any_of(viewsRead(other), [&](Value v) { return reads.contains(v); })) {
+        if (!first)
+          first = a;
+        longest = std::max({longest, *constantExtent(a), *constantExtent(other)});
+      }
+  }
+  // Loops after the first that no other shares a view with still run once when they fit the longest.
+  return {first, longest};
+}
+
 /// Clones `op` into `b`; a blocking loop over [lo, hi) with step `step` is
-/// inlined as its single iteration at iv = lo.
-void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
+/// inlined as its single iteration at iv = lo. With `longest` set (constant ranges), every blocking loop
+/// over a constant range of 1 to `longest` lanes with the anchor's step is.
+void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor, int64_t longest = 0) {
   auto loop = dyn_cast<ForOp>(op);
-  if (!loop || !isBlockingLoop(loop) || loop.getLower() != anchor.getLower() ||
-      loop.getUpper() != anchor.getUpper() || loop.getStep() != anchor.getStep()) {
+  bool once = loop && isBlockingLoop(loop) && loop.getStep() == anchor.getStep() &&
+              (longest ? constantExtent(loop) && *constantExtent(loop) <= longest
+                       : loop.getLower() == anchor.getLower() && loop.getUpper() == anchor.getUpper());
+  if (!once) {
     b.clone(op, map);
     return;
   }
@@ -102,6 +141,19 @@ void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
 }
 
 } // namespace
+
+/// Stages `block` from `anchor`, its first blocking loop over a constant range shared with others, when
+/// the longest, `longest` lanes, fits a block.
+static IfOp stageConstantLoops(Block &block, ForOp anchor, int64_t longest) {
+  if (!anchor || block.getTerminator()->getNumOperands() != 0)
+    return {};
+  OpBuilder b(anchor);
+  Value lo = arith::ConstantIndexOp::create(b, anchor.getLoc(), 0);
+  Value hi = arith::ConstantIndexOp::create(b, anchor.getLoc(), longest);
+  return stageOneSegment(block, anchor, lo, hi, anchor.getStep(), [&](OpBuilder &b, Operation &op, IRMapping &map) {
+    cloneStaged(b, op, map, anchor, longest);
+  });
+}
 
 /// Stages `block` from `anchor` (its first shared blocking loop, or null).
 IfOp tessel::pgpu::stageRowLoops(Block &block, ForOp anchor) {
@@ -155,8 +207,18 @@ struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
     });
     for (Block *block : blocks) {
       ForOp anchor = firstShared(*block);
-      Location loc = anchor ? anchor.getLoc() : block->getParentOp()->getLoc();
       bool remarks = remarksEnabled(block->getParentOp());
+      if (!anchor) {
+        auto [first, longest] = firstConstantShared(*block);
+        if (stageConstantLoops(*block, first, longest)) {
+          if (remarks)
+            emitRemark(first.getLoc()) << "pgpu-stage-rows: loops over constant ranges of a row run once when the "
+                                          "longest, "
+                                       << longest << " lanes, fits one block (guarded single-iteration path)";
+          continue;
+        }
+      }
+      Location loc = anchor ? anchor.getLoc() : block->getParentOp()->getLoc();
       if (stageRowLoops(*block, anchor)) {
         if (remarks)
           emitRemark(loc) << "pgpu-stage-rows: loops over one row read it once when it fits one block "

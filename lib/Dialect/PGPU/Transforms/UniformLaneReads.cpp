@@ -18,7 +18,8 @@
 // candidate P), the others broadcasts along the other axis or scalars, and validity a scalar, the
 // other axis's broadcast, or its conjunction with the broadcast of iota(iv) < bound.
 // Must not fire: a quotient some candidate's trip crosses (k / 2 of packed nibbles; corpus 80_b's
-// (2 * j) // 128 at TILE_K 128, 256 k a trip), a coordinate that varies along the lanes otherwise, a
+// (2 * j) // 128 at TILE_K 128, 256 k a trip: the Triton serializer reads such a quotient once a run of
+// lanes at the bound step, PairedLaneReads.h), a coordinate that varies along the lanes otherwise, a
 // loop whose trips may start off a multiple of P (a lower bound min(m, u) where u may be below the
 // upper bound).
 //

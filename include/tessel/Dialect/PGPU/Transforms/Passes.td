@@ -70,7 +70,9 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     value plus constants: a row's blocks of 128 columns, a window of 5
     neighbours) or a constant range [0, w) (a 64x64 matrix's row),
     `covers = "w"`, the number: a call's default is then the smallest
-    candidate holding the row (seed 003: a fact of the program).
+    candidate holding the row (seed 003: a fact of the program). Ranges of
+    different constant widths (a quantizer's group of 128 columns, then its
+    64 packed pairs: corpus 120) cover the widest.
     An ordered `pgpu.for` inside a foreach body whose bounds are the same
     for every lane (an author's loop per member: a recurrence over time per
     channel, an accumulator over a bag's items per column) is kept ordered
@@ -450,8 +452,13 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
     domain (declared by form-blocking) reaches 16384 so that rows of that
     length can take the staged path.
     Preserves: values, effects and their order, ABI, origins.
+    Where no two loops share their bounds, loops over constant non-empty
+    ranges of different lengths that read a common view (corpus 120's
+    absmax over a group's 128 columns, then its 64 packed pairs) are staged
+    alike under `pgpu.if (0 < L && L <= BLOCK)`, L the longest: every
+    blocking loop over a constant range of 1 to L lanes runs once.
     Must not fire: a single loop, loops with other steps (author loops),
-    loops over different bounds, loops that read no common view, a block
+    loops over different runtime bounds, loops that read no common view, a block
     whose terminator yields values, or the branches of an if nested deeper
     (inside a loop).
     Verifier after: the shared pgpu verifier.
@@ -612,7 +619,9 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     those indices, a scattered row a [ROWS, BLOCK] unique scatter through
     them: corpus 66's cache[slot[t], h, dims], a destination repeated
     across rows having been one repeated across members, which only equal
-    values may do), row-independent values stay
+    values may do; a row scattered at unit-stride lanes base + iota on the
+    straight-line path likewise: corpus 120's packed[m, g * 64 + p]),
+    row-independent values stay
     and broadcast where a row value uses them, reductions reduce axis 1,
     and reads and writes are masked to rows below the row count. The blocked
     path (else-branch: rows longer than BLOCK) runs the program's rows in a
@@ -643,7 +652,9 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     never short enough to stage), a staged path that reduces no row (a
     per-element row: pgpu-refine-mapping's row loops), one with loops over
     row-dependent bounds or carrying fragments, ifs,
-    scatter-reduces, atomics or 2-d fragments on row values, a group whose body has
+    scatter-reduces, atomics or 2-d fragments on row values, a scatter at
+    other computed lane coordinates (163's rotate-half pairs at 2p and
+    2p + 1, measured slower packed), a group whose body has
     row-dependent effects, regions or fragments before the staged path (a
     test on a row length read from memory), a test that depends on the row
     where BLOCK covers no constant width (a GroupNorm's group of runtime
