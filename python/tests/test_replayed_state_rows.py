@@ -75,6 +75,6 @@ def test_column_sum_of_update_still_right(B, P, N, tmp_path, monkeypatch):
     st = rng.standard_normal((B, P, N)).astype(np.float32)
     s = st.astype(np.float64) * 0.5
     stt, yt = torch.tensor(st.copy()), torch.empty(B, N)
-    column_sum_of_update(stt, yt, 0.5)
+    column_sum_of_update(stt, yt, a=0.5)
     np.testing.assert_allclose(stt.numpy(), s, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(yt.numpy(), s.sum(1), rtol=1e-5, atol=1e-5)
