@@ -89,3 +89,113 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: A state update stored whole and summed along its rows (Mamba-2's state update, corpus 244):
+// COM: h' = h * a + outer(xs, bm) stored to state, y = sum_n h' * c. Before: the member kept [P, N], and
+// COM: construction replayed h' in the reduction's walk and again in the store's (state read twice). After:
+// COM: P, reduced by nothing and indexing the state's read and both stores, is a member axis: each member
+// COM: (b, p) computes its row of h' once, stores it and reduces it.
+// CHECK-LABEL: kir.kernel @state_update
+// CHECK: kir.parallel %[[B:.*]], %[[P:.*]] {
+// CHECK-NEXT: ^bb0(%[[IB:.*]]: index, %[[IP:.*]]: index):
+// CHECK: kir.load %state[%[[IB]], %[[IP]], %{{.*}}] {{.*}} -> tensor<?xf32>
+// CHECK: kir.reduce %{{.*}} axes [0] {{.*}} -> (f32)
+// CHECK-DAG: kir.store %{{.*}}, %y[%[[IB]], %[[IP]]] : f32
+// CHECK-DAG: kir.store %{{.*}}, %state[%[[IB]], %[[IP]], %{{.*}}] : tensor<?xf32>
+// CHECK-NOT: kir.parallel
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @state_update(%state: !kir.view<f32, [B, P, N], inout>, %x: !kir.view<f32, [B, P], in>, %bm: !kir.view<f32, [B, N], in>, %c: !kir.view<f32, [B, N], in>, %y: !kir.view<f32, [B, P], out>, %a: f32) {
+    %0 = kir.extent "B"
+    %1 = kir.extent "P"
+    %2 = kir.extent "N"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %1
+    %5 = kir.domain %3 to %2
+    %6 = kir.domain %3 to %0
+    // expected-remark @below {{kir-row-parallels: the member stores a tensor that a reduction keeping another axis also reads (construction would replay it in both walks)}}
+    kir.parallel %6 {
+    ^bb0(%7: index):
+      %8 = kir.load %x[%7, %4] : !kir.view<f32, [B, P], in>[index, !kir.domain] -> tensor<?xf32>
+      %9 = kir.load %state[%7, %4, %5] : !kir.view<f32, [B, P, N], inout>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %10 = kir.broadcast %a over(%4, %5) dims [] : f32 -> tensor<?x?xf32>
+      %11 = kir.binary mul %9, %10 : tensor<?x?xf32>
+      %12 = kir.load %bm[%7, %5] : !kir.view<f32, [B, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %13 = kir.broadcast %8 over(%4, %5) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+      %14 = kir.broadcast %12 over(%4, %5) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+      %15 = kir.binary mul %13, %14 : tensor<?x?xf32>
+      %16 = kir.binary add %11, %15 : tensor<?x?xf32>
+      %17 = kir.load %c[%7, %5] : !kir.view<f32, [B, N], in>[index, !kir.domain] -> tensor<?xf32>
+      %18 = kir.contract %16, %17 reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xf32>
+      kir.store %18, %y[%7, %4] : tensor<?xf32>, !kir.view<f32, [B, P], out>[index, !kir.domain]
+      kir.store %16, %state[%7, %4, %5] : tensor<?x?xf32>, !kir.view<f32, [B, P, N], inout>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the stored tensor is summed over its rows (a column sum, y[b, n]), so the axis left
+// COM: for members, N, is the stored view's innermost coordinate: a member per column would walk the
+// COM: state with a stride. The member keeps its axes (construction's two walks, each contiguous).
+// CHECK-LABEL: kir.kernel @column_sum_of_update
+// CHECK: kir.parallel %{{[^,]*}} {
+// CHECK: kir.load %state[%{{.*}}, %{{.*}}, %{{.*}}] {{.*}} -> tensor<?x?xf32>
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @column_sum_of_update(%state: !kir.view<f32, [B, P, N], inout>, %y: !kir.view<f32, [B, N], out>, %a: f32) {
+    %0 = kir.extent "B"
+    %1 = kir.extent "P"
+    %2 = kir.extent "N"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %1
+    %5 = kir.domain %3 to %2
+    %6 = kir.domain %3 to %0
+    %z = arith.constant 0.0 : f32
+    // expected-remark @below {{kir-row-parallels: the member stores a tensor that a reduction keeping another axis also reads, and keeps its axes: no axis of the member's stores is free}}
+    kir.parallel %6 {
+    ^bb0(%7: index):
+      %9 = kir.load %state[%7, %4, %5] : !kir.view<f32, [B, P, N], inout>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %10 = kir.broadcast %a over(%4, %5) dims [] : f32 -> tensor<?x?xf32>
+      %11 = kir.binary mul %9, %10 : tensor<?x?xf32>
+      %16 = kir.reduce %11 axes [0] identity(%z : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%13: f32, %14: f32):
+        %15 = kir.binary add %13, %14 : f32
+        kir.yield %15 : f32
+      }
+      kir.store %16, %y[%7, %5] : tensor<?xf32>, !kir.view<f32, [B, N], out>[index, !kir.domain]
+      kir.store %11, %state[%7, %4, %5] : tensor<?x?xf32>, !kir.view<f32, [B, P, N], inout>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire, silently: the stored tensor feeds no reduction (nothing is walked twice).
+// CHECK-LABEL: kir.kernel @plain_update
+// CHECK: kir.parallel %{{[^,]*}} {
+// CHECK: kir.load %state[%{{.*}}, %{{.*}}, %{{.*}}] {{.*}} -> tensor<?x?xf32>
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @plain_update(%state: !kir.view<f32, [B, P, N], inout>, %a: f32) {
+    %0 = kir.extent "B"
+    %1 = kir.extent "P"
+    %2 = kir.extent "N"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %1
+    %5 = kir.domain %3 to %2
+    %6 = kir.domain %3 to %0
+    kir.parallel %6 {
+    ^bb0(%7: index):
+      %9 = kir.load %state[%7, %4, %5] : !kir.view<f32, [B, P, N], inout>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %10 = kir.broadcast %a over(%4, %5) dims [] : f32 -> tensor<?x?xf32>
+      %11 = kir.binary mul %9, %10 : tensor<?x?xf32>
+      kir.store %11, %state[%7, %4, %5] : tensor<?x?xf32>, !kir.view<f32, [B, P, N], inout>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}

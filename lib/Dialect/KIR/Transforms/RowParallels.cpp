@@ -45,6 +45,7 @@ struct Row {
   SmallVector<Operation *> ops;          // the store's producers at kernel level, block order
   DenseMap<Value, Axes> axes;            // of every tensor the producers define
   llvm::SetVector<Value> members;        // the store's domains that become parallel members
+  bool replayed = false;                 // matchMemberAxis: a stored tensor also reduced (not in place)
   std::string why;
 };
 
@@ -587,8 +588,39 @@ bool matchMemberAxis(ParallelOp par, Row &r) {
       }
     }
   }
+  // Also a member whose stored tensor of rank >= 2 feeds a reduction or contraction that keeps an axis
+  // (a state update h' = f(h) stored whole, then y = h' C summed over its rows: corpus 244): construction
+  // replays h' in the reduction's walk and again in the store's, reading h twice; as a member axis each
+  // member computes its row once for both (pgpu-stage-rows reads it once).
+  bool replayed = false;
   if (!refused)
+    for (Operation &op : body) {
+      auto st = dyn_cast<StoreOp>(op);
+      auto vt = st ? dyn_cast<RankedTensorType>(st.getValue().getType()) : RankedTensorType();
+      if (!vt || vt.getRank() < 2)
+        continue;
+      SmallVector<Value> work{st.getValue()};
+      DenseSet<Value> seen;
+      while (!work.empty() && !replayed) {
+        Value v = work.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
+        for (Operation *user : v.getUsers()) {
+          if (user->getBlock() != &body || user->getNumResults() != 1)
+            continue;
+          if (isa<ReduceOp, ContractOp>(user)) {
+            replayed |= isa<RankedTensorType>(user->getResult(0).getType());
+            continue;
+          }
+          work.push_back(user->getResult(0));
+        }
+      }
+      if (replayed)
+        break;
+    }
+  if (!refused && !replayed)
     return false;
+  r.replayed = !refused;
   SmallVector<StoreOp> stores;
   for (Operation &op : body) {
     if (isa<YieldOp>(op))
@@ -633,6 +665,16 @@ bool matchMemberAxis(ParallelOp par, Row &r) {
         candidates.insert(d);
   for (Value d : candidates) {
     bool ok = true;
+    // Replayed rows only: the member axis must not be a stored tensor's innermost coordinate (a row
+    // walks its contiguous end; a column per member would read with a stride).
+    if (!refused)
+      for (StoreOp st : stores) {
+        SmallVector<Value> doms;
+        for (Value c : st.getCoords())
+          if (isa<DomainType>(c.getType()))
+            doms.push_back(c);
+        ok &= doms.size() < 2 || doms.back() != d;
+      }
     for (Operation *op : r.ops) {
       ok &= !llvm::is_contained(reducedDomains(op, r), d);
       ok &= llvm::count(r.axes[op->getResult(0)], d) <= 1;
@@ -834,12 +876,19 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
       Row r;
       if (!matchMemberAxis(par, r)) {
         if (remarks && !r.why.empty())
-          par.emitRemark() << "kir-row-parallels: the member stores a view it reads in place and keeps its "
-                              "axes: "
+          par.emitRemark() << (r.replayed ? "kir-row-parallels: the member stores a tensor that a reduction "
+                                            "keeping another axis also reads, and keeps its axes: "
+                                          : "kir-row-parallels: the member stores a view it reads in place and "
+                                            "keeps its axes: ")
                            << r.why;
         continue;
       }
-      if (remarks)
+      if (remarks && r.replayed)
+        par.emitRemark() << "kir-row-parallels: the member stores a tensor that a reduction keeping another axis "
+                            "also reads (construction would replay it in both walks); the axis its stores, reads "
+                            "of written views and values share and nothing reduces became a member axis (each "
+                            "member computes its row once)";
+      else if (remarks)
         par.emitRemark() << "kir-row-parallels: the member stores a view it reads in place with values combined "
                             "across another axis; the axis its stores, reads of written views and values share "
                             "and nothing reduces became a member axis (each member reads its own column before "

@@ -71,3 +71,63 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A written (`inout`) view read, another view stored, the same read again (a state row reduced into
+// COM: y, y stored, the row updated and stored back: corpus 244): nothing between the reads writes %s and
+// COM: views never overlap, so the second read takes the first's result.
+// CHECK-LABEL: pgpu.kernel @reuse_written
+// CHECK: %[[R:.*]] = pgpu.load %s[%{{.*}}, %{{.*}}] valid
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK-NOT: pgpu.load %s
+// CHECK: pgpu.binary mul %[[R]]
+// CHECK: pgpu.store %{{.*}}, %s
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @reuse_written(%s: !pgpu.view<f32, [4, 16], inout>, %y: !pgpu.view<f32, [4, 16], out>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    pgpu.program_space(%c4) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %r1 = pgpu.load %s[%p, %i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [4, 16], inout>[index, !pgpu.fragment<index, [16]>] -> !pgpu.fragment<f32, [16]>
+      pgpu.store %r1, %y[%p, %i] valid %true : i1 : !pgpu.fragment<f32, [16]>, !pgpu.view<f32, [4, 16], out>[index, !pgpu.fragment<index, [16]>]
+      %r2 = pgpu.load %s[%p, %i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [4, 16], inout>[index, !pgpu.fragment<index, [16]>] -> !pgpu.fragment<f32, [16]>
+      %t = pgpu.binary mul %r2, %r2 : !pgpu.fragment<f32, [16]>
+      pgpu.store %t, %s[%p, %i] valid %true : i1 : !pgpu.fragment<f32, [16]>, !pgpu.view<f32, [4, 16], inout>[index, !pgpu.fragment<index, [16]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: an atomic between two reads of a written view (another program's writes may be
+// COM: ordered before the second read), even though it updates another view.
+// CHECK-LABEL: pgpu.kernel @keep_atomic
+// CHECK: pgpu.load %s
+// CHECK: pgpu.atomic_rmw
+// CHECK: pgpu.load %s
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @keep_atomic(%s: !pgpu.view<f32, [4, 16], inout>, %c: !pgpu.view<i32, [1], inout>, %y: !pgpu.view<f32, [4, 16], out>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %one = arith.constant 1 : i32
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    pgpu.program_space(%c4) {
+    ^bb0(%p: index):
+      %i = pgpu.iota %c0 : !pgpu.fragment<index, [16]>
+      %r1 = pgpu.load %s[%p, %i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [4, 16], inout>[index, !pgpu.fragment<index, [16]>] -> !pgpu.fragment<f32, [16]>
+      %old = pgpu.atomic_rmw add %one, %c[%c0] valid %true : i1 order acq_rel sharing invocation : i32, !pgpu.view<i32, [1], inout>[index] -> i32
+      %r2 = pgpu.load %s[%p, %i] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [4, 16], inout>[index, !pgpu.fragment<index, [16]>] -> !pgpu.fragment<f32, [16]>
+      %t = pgpu.binary add %r1, %r2 : !pgpu.fragment<f32, [16]>
+      pgpu.store %t, %y[%p, %i] valid %true : i1 : !pgpu.fragment<f32, [16]>, !pgpu.view<f32, [4, 16], out>[index, !pgpu.fragment<index, [16]>]
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -287,6 +287,12 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     domains and d (innermost) whose body clones the member with every axis over d removed (as above);
     each member then reads its own column of the view whole (reductions to scalars) before storing it,
     the source's meaning (seed 000 §4: a read is the value before the member's writes).
+    The same rewrite applies to a member that stores a tensor of rank >= 2 which a reduction or
+    contraction keeping another axis also reads (Mamba-2's state update, corpus 244: h' stored whole
+    and y = sum_n h' C): construction would replay h' in the reduction's walk and again in the
+    store's, reading the state twice; as a member axis each member computes its row once for both
+    (pgpu-stage-rows then reads it once). Here d must not be the innermost domain of a store of
+    several domains (a member per column would walk the view with a stride).
     Preserves: every element's value (the same ops on the same elements, each member's row), the
     stores' effects, the ABI.
     Then, kept member tensors (seed 002 §3, costed): inside a kernel-level `kir.parallel`, a rank-1
@@ -297,7 +303,8 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     `kir.buffer_store` after it and a `kir.buffer_load` its users read; construction computes each once
     per member, in order, before the store. A single level (a row's sum spread over the row) stays.
     Must not fire: a member whose every stored axis is combined (row and column sums of the view it
-    stores); a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
+    stores); a stored tensor summed over its rows only (the axis left is the innermost: a column
+    sum of the updated state keeps the member); a stored tensor no reduction reads; a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
     sum stored per row), a value computed inside a parallel, control, gathers; for kept summaries,
     a value without a reduction, a summary over other domains than the parallel's, a sum reading
     a view the kernel writes (a remark says why where it reads a summary), a consumer that is not

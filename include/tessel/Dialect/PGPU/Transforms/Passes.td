@@ -555,7 +555,7 @@ def PGPUKeepFoldTiles : Pass<"pgpu-keep-fold-tiles", "::mlir::ModuleOp"> {
 }
 
 def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
-  let summary = "a read of an `in` view takes an identical earlier read in its block (seed 002 §3.4)";
+  let summary = "a read of a view takes an identical earlier read in its block when nothing between writes the view (seed 002 §3.4)";
   let description = [{
     Reads: `pgpu.load` and `pgpu.gather` ops of views declared `in`.
     Legality: an `in` view is never written during the launch (the
@@ -568,10 +568,17 @@ def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
     Rewrites: the later read's uses take the earlier read's result (same
     block only); the read is erased. The CSE after it merges what was
     computed from the two.
+    A read of a writable view (`inout`, `out`) takes an identical earlier
+    read in its block the same way when nothing between them writes that
+    view: only pure code, reads, and stores or scatters of other views lie
+    between them, at any depth (views never overlap; a member's state row
+    reduced into y, y stored, the row updated and stored back: corpus 244).
     Preserves: values, the effects on written views, ABI, origins.
-    Must not fire: a writable view (`out`, `inout`), reads that differ in
-    an operand or attribute, reads in different blocks (a read before a loop
-    is not carried into its body).
+    Must not fire: a writable view stored or scattered between the reads,
+    or any other effect between them (an atomic, a scatter-reduce, a
+    last-program finalization: another program's writes may be ordered
+    there), reads that differ in an operand or attribute, reads in different
+    blocks (a read before a loop is not carried into its body).
     First, a read uniform over a K loop's lanes is made once a trip
     (UniformLaneReads.cpp): in a `pgpu.for` from 0 stepped by a parameter P
     (iv a multiple of P, a declared parameter taking only its candidates), a
