@@ -100,17 +100,11 @@ def test_pgpu_matches_kir(tessel_bin, kernel, shapes, binding):
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-5, err_msg=name)
 
 
-@pytest.fixture(scope="module")
-def kernel_cache(tmp_path_factory):
-    """One TESSEL_CACHE for the module: each kernel's call-default variant is compiled once, not per batch."""
-    return tmp_path_factory.mktemp("cache")
-
-
 @pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
-def test_triton_call_defaults_match_kir(kernel, shapes, kernel_cache, monkeypatch):
+def test_triton_call_defaults_match_kir(kernel, shapes, tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
-    monkeypatch.setenv("TESSEL_CACHE", str(kernel_cache))
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     inputs = inputs_for(kernel, shapes)
     ref = kernel.run_interp(shapes, seed=5, inputs=inputs)
     views = [p for p in kernel.params() if p.kind == "view"]
