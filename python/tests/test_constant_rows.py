@@ -82,17 +82,11 @@ def declared(tessel_bin, kernel):
         return set(re.findall(r'#pgpu.param<"(\w+)"', res.stdout))
 
 
-@functools.lru_cache(maxsize=None)
-def kir_reference(tessel_bin, kernel, B):
-    """The KIR interpreter's outputs at batch B, once per kernel and B (every binding compares with them)."""
-    return run_stage(tessel_bin, kernel, {"B": B}, "kir", {}, inputs_for(kernel, {"B": B}))
-
-
 @pytest.mark.parametrize("binding", [(64, 1), (64, 4), (128, 2), (64, 64)], ids=lambda b: f"BLOCK{b[0]}-ROWS{b[1]}")
 @pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
 def test_pgpu_matches_kir(tessel_bin, kernel, shapes, binding):
     inputs = inputs_for(kernel, shapes)
-    ref = kir_reference(tessel_bin, kernel, shapes["B"])
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)  # once per case (interp_cli)
     params = {n: v for n, v in (("BLOCK", binding[0]), ("ROWS", binding[1])) if n in declared(tessel_bin, kernel)}
     got = run_stage(tessel_bin, kernel, shapes, "pgpu", params, inputs)
     assert ref.keys() == got.keys()
