@@ -2,7 +2,11 @@
 test_kept_fold_tiles.py, test_staged_folds.py, ...): a kernel's pgpu program after realize-folds, one
 `tessel run` of a KIR or pgpu program on given inputs, the comparison of its outputs, and the loop that
 holds the KIR interpreter to a reference and the pgpu interpreter to the KIR one over shapes and bindings."""
+import hashlib
+import os
+import pathlib
 import subprocess
+import tempfile
 
 import numpy as np
 
@@ -140,3 +144,163 @@ def rewritten(tessel_bin, tmp_path, kernel):
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return src.read_text(), res.stdout
+
+
+_KIR_RUNS = {}
+
+
+def run_stage(tessel_bin, kernel, shapes, stage, params, inputs):
+    """The outputs (name -> array) of `tessel run` of `kernel` at `stage` (kir or pgpu), seed 5, with `params`
+    bound and `inputs` (name -> array) given; the rest drawn (test_column_reductions.py,
+    test_column_normalizations.py, test_constant_rows.py). A KIR run (the reference every tile binding of a
+    case compares with) runs once per kernel, shapes, parameters and inputs in a process."""
+    if stage != "kir":
+        return _run_stage(tessel_bin, kernel, shapes, stage, params, inputs)
+    digest = hashlib.sha256()
+    for name in sorted(inputs):
+        value = np.ascontiguousarray(inputs[name])
+        digest.update(f"{name}:{value.dtype}:{value.shape}:".encode())
+        digest.update(value.tobytes())
+    key = (str(tessel_bin), kernel, tuple(sorted(shapes.items())), tuple(sorted(params.items())), digest.hexdigest())
+    if key not in _KIR_RUNS:
+        _KIR_RUNS[key] = _run_stage(tessel_bin, kernel, shapes, stage, params, inputs)
+    return dict(_KIR_RUNS[key])
+
+
+def _run_stage(tessel_bin, kernel, shapes, stage, params, inputs):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = kernel._write(pathlib.Path(tmp), {})
+        out = os.path.join(tmp, "out")
+        cmd = [str(tessel_bin), "run", f"{path}:{kernel.name}", "--stage", stage, "--seed", "5", "--out", out,
+               "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
+        for name, value in inputs.items():
+            np.save(os.path.join(tmp, f"{name}.npy"), value)
+            cmd += [f"--in={name}={os.path.join(tmp, name + '.npy')}"]
+        cmd += [f"--param={k}={v}" for k, v in params.items()]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
+        return {p[:-4]: np.load(os.path.join(out, p)) for p in os.listdir(out)}
+
+
+def masked_attention(q, k, v, scale, visible):
+    """Attention in NumPy f64, -inf scores where not `visible` (NaN rows where nothing is visible).
+    test_union_ranges.py, test_interval_unions.py."""
+    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
+    s = np.where(visible, np.einsum("bhqd,bhkd->bhqk", q, k) * scale, -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.exp(s - s.max(-1, keepdims=True))
+        return np.einsum("bhqk,bhkd->bhqd", p, v) / p.sum(-1)[..., None]
+
+
+def draw_f16_qkv(shape, seed):
+    """q, k, v: f16 standard normal of [B, H, S, D] of `shape`."""
+    rng = np.random.default_rng(seed)
+    B, H, S, D = (shape[n] for n in "BHSD")
+    return {n: rng.standard_normal((B, H, S, D)).astype(np.float16) for n in "qkv"}
+
+
+def close_with_nans(got, want, what):
+    """The same NaN positions, the rest within 2e-2 (f16 attention)."""
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaN positions")
+    np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2, err_msg=what)
+
+
+def run_o(tessel_bin, source, stage_args, shape, inputs, scalars, out, params=()):
+    """The output `o` (float64) of `tessel run SOURCE` with `stage_args`, written to `out`."""
+    args = [str(tessel_bin), "run", str(source), *stage_args, "--out", str(out),
+            "--shape", ",".join(f"{n}={x}" for n, x in shape.items())]
+    for n, x in inputs.items():
+        np.save(out.parent / f"{n}.npy", x)
+        args += ["--in", f"{n}={out.parent / f'{n}.npy'}"]
+    for n, x in scalars.items():
+        args += ["--scalar", f"{n}={x}"]
+    args += [f"--param={k}={v}" for k, v in params]
+    res = subprocess.run(args, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return np.load(out / "o.npy").astype(np.float64)
+
+
+def assert_tiled(kernel, tessel_bin, tmp_path, how="one member per program"):
+    """Construction took the fragment path (`how`: one member per program, or lanes) and left no fold
+    element-wise; returns the constructed program."""
+    source = kernel._write(tmp_path, None)
+    res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert f"region fold constructed on fragments: {how}" in res.stderr, res.stderr
+    assert "constructed element by element" not in res.stderr, res.stderr
+    return res.stdout
+
+
+def run_three_ways(kernel, tessel_bin, tmp_path, shapes, inputs, scalars, name, want, tol,
+                   how="one member per program"):
+    """The KIR interpreter, the pgpu interpreter after the shared pipeline with 16-wide blocks, and
+    the generated Triton under TRITON_INTERPRET=1, each against `want` (test_member_domain_folds.py,
+    test_lane_domain_folds.py)."""
+    import torch
+    assert_tiled(kernel, tessel_bin, tmp_path, how)
+    args = []
+    for n, v in inputs.items():
+        np.save(tmp_path / f"{n}.npy", v)
+        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
+    args += [a for k, v in scalars.items() for a in ("--scalar", f"{k}={v}")]
+    shape = ",".join(f"{k}={v}" for k, v in shapes.items())
+    got = kernel.run_interp(shapes=shapes, scalars=scalars, inputs=inputs)
+    np.testing.assert_allclose(got[name], want, **tol, err_msg="KIR interpreter")
+
+    source = kernel._write(tmp_path, None)
+    program = tmp_path / "program.mlir"
+    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), "--tessel-pipeline=stop-after=realize-folds", "-o", str(program)],
+                         capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    # Fold tiles 16 wide (several per member, a masked tail), paired members where pgpu-pair-blocks
+    # declares it; free axes 64 wide (every test shape's D fits: the tiled variant), then 16 wide (a
+    # D > 16 takes the element-wise fallback); other parameters at their defaults.
+    declared = sorted(set(w.split('"')[1] for w in program.read_text().split("#pgpu.param<")[1:]))
+    tiles = {"BLOCK_A0"}
+    for free in (64, 16):
+        params = [f"--param={p}={16 if p in tiles else free}" for p in declared if p.startswith("BLOCK_")]
+        params += [f"--param={p}=2" for p in declared if p == "PAIR_BLOCKS"]
+        out = tmp_path / f"pgpu{free}"
+        res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--order", "shuffle",
+                              "--out", str(out), *args, *params], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        np.testing.assert_allclose(np.load(out / f"{name}.npy"), want, **tol, err_msg=f"pgpu, free axes {free}")
+
+    targs = {n: torch.tensor(v) for n, v in inputs.items()}
+    targs[name] = torch.full(want.shape, float("nan"), dtype=torch.float32)
+    kernel(**targs, **scalars)
+    np.testing.assert_allclose(targs[name].numpy(), want, **tol, err_msg="triton")
+
+
+def make_mqa(numerics):
+    """Multi-query attention decode rows: one query row per head against one shared key/value head
+    (test_decode_rows.py, test_two_pass_split.py)."""
+    @tessel.kernel(name=f"mqa_rows_{numerics}", numerics=numerics)
+    def mqa(q: T.In[T.f32, ("B", "H", "D")], k: T.In[T.f32, ("B", "T", "D")], v: T.In[T.f32, ("B", "T", "D")],
+            o: T.Out[T.f32, ("B", "H", "D")], scale: T.f32):
+        B, H, D = q.shape
+        heads, keys, dims = T.domain(0, H), k.domain(1), T.domain(0, D)
+        for b in T.parallel(T.domain(0, B)):
+            s = T.matmul(q[b, heads, dims], k[b, keys, dims], transpose_rhs=True) * scale   # [H, T]
+            p = T.exp(s - T.max(s, axis=1))
+            o[b, heads, dims] = T.matmul(p, v[b, keys, dims]) / T.sum(p, axis=1)
+    return mqa
+
+
+def make_mla(numerics):
+    """Scores as the sum of two products over different feature axes (MLA's latent and rotary parts); the
+    latent cache is both a key and the value."""
+    @tessel.kernel(name=f"mla_rows_{numerics}", numerics=numerics)
+    def mla(qn: T.In[T.f32, ("B", "H", "DC")], qr: T.In[T.f32, ("B", "H", "DR")], c: T.In[T.f32, ("B", "T", "DC")],
+            kr: T.In[T.f32, ("B", "T", "DR")], o: T.Out[T.f32, ("B", "H", "DC")]):
+        B, H, DC = qn.shape
+        heads, keys = T.domain(0, H), c.domain(1)
+        lat, rot = T.domain(0, DC), T.domain(0, qr.shape[2])
+        for b in T.parallel(T.domain(0, B)):
+            cb = c[b, keys, lat]
+            s = (T.matmul(qn[b, heads, lat], cb, transpose_rhs=True)
+                 + T.matmul(qr[b, heads, rot], kr[b, keys, rot], transpose_rhs=True))
+            p = T.exp(s - T.max(s, axis=1))
+            o[b, heads, lat] = T.matmul(p, cb) / T.sum(p, axis=1)
+    return mla

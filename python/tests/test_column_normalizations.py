@@ -24,7 +24,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 import tessel
 import tessel.language as T
 
-from test_column_reductions import run_cli
+from interp_cli import run_stage
 
 
 @tessel.kernel
@@ -120,11 +120,11 @@ def run_triton_pgpu(tessel_bin, kernel, shapes, params):
 @pytest.mark.parametrize("tile", [(2, 16), (16, 128), (4, 32)])
 @pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
 def test_pgpu_matches_kir(tessel_bin, kernel, shapes, tile):
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, {})
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, {})
     if kernel is cumsum_columns:  # tiled where the provider spells a 2-d scan: the Triton provider's program
         got = run_triton_pgpu(tessel_bin, kernel, shapes, tiles(*tile))
     else:
-        got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(*tile), {})
+        got = run_stage(tessel_bin, kernel, shapes, "pgpu", tiles(*tile), {})
     assert ref.keys() == got.keys()
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=atol(kernel), err_msg=name)

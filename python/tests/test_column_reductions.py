@@ -17,8 +17,6 @@ TRITON_INTERPRET=1 compute what the KIR interpreter computes.
 """
 import os
 import re
-import subprocess
-import tempfile
 
 import numpy as np
 import pytest
@@ -27,6 +25,8 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel
 import tessel.language as T
+
+from interp_cli import run_stage
 
 
 @tessel.kernel
@@ -174,21 +174,6 @@ def sorted_offsets(shapes):
             "table": rng.standard_normal((V, shapes["D"])).astype(np.float32)}
 
 
-def run_cli(tessel_bin, kernel, shapes, stage, params, inputs):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = kernel._write(__import__("pathlib").Path(tmp), {})
-        out = os.path.join(tmp, "out")
-        cmd = [str(tessel_bin), "run", f"{path}:{kernel.name}", "--stage", stage, "--seed", "5", "--out", out,
-               "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
-        for name, value in inputs.items():
-            np.save(os.path.join(tmp, f"{name}.npy"), value)
-            cmd += [f"--in={name}={os.path.join(tmp, name + '.npy')}"]
-        cmd += [f"--param={k}={v}" for k, v in params.items()]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
-        return {p[:-4]: np.load(os.path.join(out, p)) for p in os.listdir(out)}
-
-
 def csr_inputs(shapes):
     """Inputs of the CSR kernels: row lengths summing to NNZ, rows 0 (when M > 2) empty and 1 of length 1,
     the longest row (when NNZ > 600) 600 nonzeros, the rest spread unevenly (Dirichlet(0.5))."""
@@ -225,8 +210,8 @@ def given(kernel, shapes):
 @pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
 def test_pgpu_matches_kir(tessel_bin, kernel, shapes, tile):
     inputs = given(kernel, shapes)
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_stage(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
     assert ref.keys() == got.keys()
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-5, err_msg=name)
@@ -302,8 +287,8 @@ def test_ragged_narrow_tiles(tessel_bin, kernel, shapes, tile):
     """The bindings a call's default takes for few long segments (one or two members a program, 1024
     members of a segment a tile) compute what the KIR interpreter computes."""
     inputs = given(kernel, shapes)
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_stage(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-5, err_msg=name)
 
@@ -361,8 +346,8 @@ def test_one_long_row_among_short_pgpu(tessel_bin, kernel, m, long, tile):
     if kernel is csr_row_max:
         shapes = {k: v for k, v in shapes.items() if k != "N"}
         inputs = {k: v for k, v in inputs.items() if k in ("indptr", "values")}
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_stage(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
     assert ref.keys() == got.keys()
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
@@ -423,8 +408,8 @@ def test_rows_at_the_cover_pgpu(tessel_bin, kernel, tile):
     if kernel is csr_row_max:
         shapes = {k: v for k, v in shapes.items() if k != "N"}
         inputs = {k: v for k, v in inputs.items() if k in ("indptr", "values")}
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_stage(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
     assert ref.keys() == got.keys()
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
@@ -558,8 +543,8 @@ def test_ragged_walk_skewed_pgpu(tessel_bin, kernel, m, nnz, tile):
     shapes, inputs = skewed_inputs(m, nnz)
     if kernel is csr_row_max:
         shapes, inputs = max_inputs(shapes, inputs)
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_stage(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
     assert ref.keys() == got.keys()
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
@@ -575,8 +560,8 @@ def test_ragged_walk_scrambled_offsets_pgpu(tessel_bin, kernel, m, nnz, tile):
     shapes, inputs = scrambled_inputs(m, nnz)
     if kernel is csr_row_max:
         shapes, inputs = max_inputs(shapes, inputs)
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    got = run_stage(tessel_bin, kernel, shapes, "pgpu", tiles(kernel, *tile), inputs)
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
 
@@ -589,8 +574,8 @@ def test_ragged_walk_overlapping_segments_pgpu(tessel_bin, m, k, tile):
     rng = np.random.default_rng(m + k)
     inputs = {"lens": rng.integers(-2, k + 3, size=m).astype(np.int32), "w": rng.standard_normal(k).astype(np.float32)}
     shapes = {"M": m, "K": k}
-    ref = run_cli(tessel_bin, weight_prefixes, shapes, "kir", {}, inputs)
-    got = run_cli(tessel_bin, weight_prefixes, shapes, "pgpu", tiles(weight_prefixes, *tile), inputs)
+    ref = run_stage(tessel_bin, weight_prefixes, shapes, "kir", {}, inputs)
+    got = run_stage(tessel_bin, weight_prefixes, shapes, "pgpu", tiles(weight_prefixes, *tile), inputs)
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-4, err_msg=name)
 

@@ -8,7 +8,10 @@ Differential: for k = 13, 64 and 67 (below, at and above a block size) and B = 0
 pgpu interpreter at BLOCK x ROWS 64x1, 64x4, 128x2 and 64x64, and the generated Triton under
 TRITON_INTERPRET=1 at the call's defaults, compute what the KIR interpreter computes on random inputs.
 """
+import functools
 import os
+import pathlib
+import re
 import subprocess
 import tempfile
 
@@ -19,6 +22,8 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel
 import tessel.language as T
+
+from interp_cli import run_stage
 
 
 def jacobi(k):
@@ -65,26 +70,12 @@ def inputs_for(kernel, shapes):
     return out
 
 
-def run_cli(tessel_bin, kernel, shapes, stage, params, inputs):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = kernel._write(__import__("pathlib").Path(tmp), {})
-        out = os.path.join(tmp, "out")
-        cmd = [str(tessel_bin), "run", f"{path}:{kernel.name}", "--stage", stage, "--seed", "5", "--out", out,
-               "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
-        for name, value in inputs.items():
-            np.save(os.path.join(tmp, f"{name}.npy"), value)
-            cmd += [f"--in={name}={os.path.join(tmp, name + '.npy')}"]
-        cmd += [f"--param={k}={v}" for k, v in params.items()]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
-        return {p[:-4]: np.load(os.path.join(out, p)) for p in os.listdir(out)}
-
-
+@functools.lru_cache(maxsize=None)
 def declared(tessel_bin, kernel):
-    """The parameter names the pgpu program the interpreter runs declares (`tessel compile --emit=pgpu`)."""
-    import re
+    """The parameter names the pgpu program the interpreter runs declares (`tessel compile --emit=pgpu`), once
+    per kernel."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = kernel._write(__import__("pathlib").Path(tmp), {})
+        path = kernel._write(pathlib.Path(tmp), {})
         res = subprocess.run([str(tessel_bin), "compile", f"{path}:{kernel.name}", "--emit=pgpu"], capture_output=True,
                              text=True)
         assert res.returncode == 0, res.stderr
@@ -95,9 +86,9 @@ def declared(tessel_bin, kernel):
 @pytest.mark.parametrize("kernel,shapes", CASES, ids=IDS)
 def test_pgpu_matches_kir(tessel_bin, kernel, shapes, binding):
     inputs = inputs_for(kernel, shapes)
-    ref = run_cli(tessel_bin, kernel, shapes, "kir", {}, inputs)
+    ref = run_stage(tessel_bin, kernel, shapes, "kir", {}, inputs)  # once per case (interp_cli)
     params = {n: v for n, v in (("BLOCK", binding[0]), ("ROWS", binding[1])) if n in declared(tessel_bin, kernel)}
-    got = run_cli(tessel_bin, kernel, shapes, "pgpu", params, inputs)
+    got = run_stage(tessel_bin, kernel, shapes, "pgpu", params, inputs)
     assert ref.keys() == got.keys()
     for name in ref:
         np.testing.assert_allclose(got[name], ref[name], rtol=1e-5, atol=1e-5, err_msg=name)

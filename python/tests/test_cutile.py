@@ -242,3 +242,19 @@ def test_guards_are_launch_constants(tessel_bin, cutile_toolchain, tmp_path):
     nested = [("view", "float32", 1), ("guard", "bool", ()), ("guard", "bool", ((0, True),))]
     assert [[p.value for p in s.parameters[1:]] for s in cutile_toolchain.signatures(nested)] == [
         [False, False], [True, False], [True, True]]
+
+
+def test_zero_divisor_guard_exports(tessel_bin, cutile_toolchain, tmp_path):
+    """The guarded integer // and % (a divisor that may be 0: KIR gives 0, ZeroDivisor.h) is valid cuTile:
+    the lit program exports to Tile IR bytecode (the front end, no tileiras); test_cutile_zero_divisor.py
+    checks its values against the interpreter."""
+    from cuda.tile.compilation import export_kernel
+
+    out = tmp_path / "divs.py"
+    res = subprocess.run([str(tessel_bin), "compile", str(ROOT / "test" / "Target" / "CuTile" / "serialize-zero-divisor.mlir"),
+                          "--target=cutile", "--emit=source", "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "ct.where((" in out.read_text()
+    module = cutile_toolchain.load_source(out)
+    export_kernel(module._divs_kernel, [cutile_toolchain.signature(module.divs_ABI)], str(tmp_path / "divs.tileirbc"),
+                  gpu_code="sm_90", output_format="tileir_bytecode")

@@ -23,39 +23,9 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from interp_cli import make_mla, make_mqa  # noqa: E402
 
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
-
-
-def make_mqa(numerics):
-    @tessel.kernel(name=f"mqa_rows_{numerics}", numerics=numerics)
-    def mqa(q: T.In[T.f32, ("B", "H", "D")], k: T.In[T.f32, ("B", "T", "D")], v: T.In[T.f32, ("B", "T", "D")],
-            o: T.Out[T.f32, ("B", "H", "D")], scale: T.f32):
-        B, H, D = q.shape
-        heads, keys, dims = T.domain(0, H), k.domain(1), T.domain(0, D)
-        for b in T.parallel(T.domain(0, B)):
-            s = T.matmul(q[b, heads, dims], k[b, keys, dims], transpose_rhs=True) * scale   # [H, T]
-            p = T.exp(s - T.max(s, axis=1))
-            o[b, heads, dims] = T.matmul(p, v[b, keys, dims]) / T.sum(p, axis=1)
-    return mqa
-
-
-def make_mla(numerics):
-    """Scores as the sum of two products over different feature axes (MLA's latent and rotary parts); the
-    latent cache is both a key and the value."""
-    @tessel.kernel(name=f"mla_rows_{numerics}", numerics=numerics)
-    def mla(qn: T.In[T.f32, ("B", "H", "DC")], qr: T.In[T.f32, ("B", "H", "DR")], c: T.In[T.f32, ("B", "T", "DC")],
-            kr: T.In[T.f32, ("B", "T", "DR")], o: T.Out[T.f32, ("B", "H", "DC")]):
-        B, H, DC = qn.shape
-        heads, keys = T.domain(0, H), c.domain(1)
-        lat, rot = T.domain(0, DC), T.domain(0, qr.shape[2])
-        for b in T.parallel(T.domain(0, B)):
-            cb = c[b, keys, lat]
-            s = (T.matmul(qn[b, heads, lat], cb, transpose_rhs=True)
-                 + T.matmul(qr[b, heads, rot], kr[b, keys, rot], transpose_rhs=True))
-            p = T.exp(s - T.max(s, axis=1))
-            o[b, heads, lat] = T.matmul(p, cb) / T.sum(p, axis=1)
-    return mla
 
 
 def softmax_rows(s):

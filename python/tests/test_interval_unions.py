@@ -21,7 +21,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from test_union_ranges import close, draw, reference, run  # noqa: E402  (the same NumPy reference and runner)
+from interp_cli import close_with_nans as close, draw_f16_qkv as draw, masked_attention as reference, run_o as run  # noqa: E402
 
 F16 = T.f16
 

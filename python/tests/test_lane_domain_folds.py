@@ -22,7 +22,7 @@ pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from test_member_domain_folds import run_three_ways  # noqa: E402
+from interp_cli import run_three_ways  # noqa: E402
 
 
 def make_varlen_causal(numerics):

@@ -23,8 +23,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-
-PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
+from interp_cli import assert_tiled, run_three_ways  # noqa: E402
 
 
 def make_paged_decode(numerics="source"):
@@ -96,57 +95,6 @@ def paged_reference(q, k_cache, v_cache, block_table, seq_lens, scale):
             p = np.exp(s - m)
             out[b] = np.einsum("ht,thd->hd", p, v) / p.sum(-1)[:, None]   # no keys: 0 / 0 = NaN
     return out
-
-
-def assert_tiled(kernel, tessel_bin, tmp_path, how="one member per program"):
-    """Construction took the fragment path (`how`: one member per program, or lanes) and left no fold
-    element-wise; returns the constructed program."""
-    source = kernel._write(tmp_path, None)
-    res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu", "--remarks"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert f"region fold constructed on fragments: {how}" in res.stderr, res.stderr
-    assert "constructed element by element" not in res.stderr, res.stderr
-    return res.stdout
-
-
-def run_three_ways(kernel, tessel_bin, tmp_path, shapes, inputs, scalars, name, want, tol,
-                   how="one member per program"):
-    """The KIR interpreter, the pgpu interpreter after the shared pipeline with 16-wide blocks, and
-    the generated Triton under TRITON_INTERPRET=1, each against `want`."""
-    assert_tiled(kernel, tessel_bin, tmp_path, how)
-    args = []
-    for n, v in inputs.items():
-        np.save(tmp_path / f"{n}.npy", v)
-        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
-    args += [a for k, v in scalars.items() for a in ("--scalar", f"{k}={v}")]
-    shape = ",".join(f"{k}={v}" for k, v in shapes.items())
-    got = kernel.run_interp(shapes=shapes, scalars=scalars, inputs=inputs)
-    np.testing.assert_allclose(got[name], want, **tol, err_msg="KIR interpreter")
-
-    source = kernel._write(tmp_path, None)
-    program = tmp_path / "program.mlir"
-    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE, "-o", str(program)],
-                         capture_output=True, text=True)
-    assert opt.returncode == 0, opt.stderr
-    # Fold tiles 16 wide (several per member, a masked tail), paired members where pgpu-pair-blocks
-    # declares it; free axes 64 wide (every test shape's D fits: the tiled variant), then 16 wide (a
-    # D > 16 takes the element-wise fallback); other parameters at their defaults.
-    declared = sorted(set(w.split('"')[1] for w in program.read_text().split("#pgpu.param<")[1:]))
-    tiles = {"BLOCK_A0"}
-    for free in (64, 16):
-        params = [f"--param={p}={16 if p in tiles else free}" for p in declared if p.startswith("BLOCK_")]
-        params += [f"--param={p}=2" for p in declared if p == "PAIR_BLOCKS"]
-        out = tmp_path / f"pgpu{free}"
-        res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", shape, "--order", "shuffle",
-                              "--out", str(out), *args, *params], capture_output=True, text=True)
-        assert res.returncode == 0, res.stderr
-        np.testing.assert_allclose(np.load(out / f"{name}.npy"), want, **tol, err_msg=f"pgpu, free axes {free}")
-
-    targs = {n: torch.tensor(v) for n, v in inputs.items()}
-    targs[name] = torch.full(want.shape, float("nan"), dtype=torch.float32)
-    kernel(**targs, **scalars)
-    np.testing.assert_allclose(targs[name].numpy(), want, **tol, err_msg="triton")
 
 
 PAGED = [  # B, H, D, NB, BS, MB, seq_lens

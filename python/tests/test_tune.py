@@ -12,6 +12,7 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "examples"))
 
 from tessel import _tune  # noqa: E402
+from tune_fakes import FakeKernel as _FakeKernel, tracked as _tracked  # noqa: E402
 
 
 class _T:
@@ -90,29 +91,6 @@ def test_param_outside_its_domain_is_rejected(tmp_path):
     assert not (tmp_path / "out.py").exists()
 
 
-class _FakeKernel:
-    """A kernel whose launcher writes x * 2 into the output, except candidates the test marks wrong
-    (fault injection: a miscompiled candidate) or failing (a candidate that does not compile)."""
-    name = "fake"
-
-    def __init__(self, wrong=(), failing=(), cost=None):
-        self.wrong, self.failing, self.cost = set(wrong), set(failing), cost or {}
-
-    def _space(self, constexprs):
-        return {"BLOCK": ([64, 128, 256, 512], 128), "BLOCK_P": ([1, 2], 1)}
-
-    def _launcher(self, constexprs, params):
-        key = (params["BLOCK"], params["BLOCK_P"])
-        if key in self.failing:
-            raise RuntimeError("does not compile")
-
-        def launch(x, y):
-            y.copy_(x * (3 if key in self.wrong else 2))
-            launch.ms = self.cost.get(key, 1.0)
-        launch.key = key
-        return launch
-
-
 def test_tuner_rejects_wrong_and_failing_candidates_and_picks_the_fastest_correct():
     import torch
     x = torch.arange(1.0, 38.0)
@@ -174,24 +152,6 @@ def test_tune_cli_without_cuda_is_a_clear_error():
                        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
     assert r.returncode == 2
     assert "measures on a CUDA device" in r.stderr
-
-
-def _tracked(fake, cost):
-    """(timer, visit order) for a fake kernel: the timer returns the cost of the last launcher built."""
-    order = []
-    orig = fake._launcher
-
-    def timer(fn):
-        fn()
-        return timer.last
-
-    def tracking(constexprs, params):
-        launch = orig(constexprs, params)
-        order.append(launch.key)
-        timer.last = cost.get(launch.key, 1.0)
-        return launch
-    fake._launcher = tracking
-    return timer, order
 
 
 def test_tuner_prunes_over_limit_candidates_before_compiling_and_counts_why():

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "examples"))
 
 from tessel import _tune  # noqa: E402
-from test_tune import _FakeKernel, _tracked  # noqa: E402
+from tune_fakes import FakeKernel as _FakeKernel, tracked as _tracked  # noqa: E402
 
 
 class _Twice(_FakeKernel):

@@ -1,6 +1,6 @@
 """CPU checks of compiling tuning candidates ahead on worker processes (`python -m tessel._worker`).
 
-Workers run module-level functions of this file (a worker imports them by name from the parent's
+Workers run module-level functions of tune_fakes.py (a worker imports them by name from the parent's
 sys.path). A job that
 raises, hangs or kills its worker must only send its candidate back to the serial path, quickly, and
 no worker may outlive the search. The last test compiles a real candidate with Triton in a worker
@@ -20,22 +20,7 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "examples"))
 
 from tessel import _compile_ahead, _tune  # noqa: E402
-
-
-def _job(kind, arg=None):
-    """A stand-in compile: writes its pid to `arg`, raises, hangs (after writing its pid), or kills
-    its worker."""
-    started = time.time()
-    if kind in ("ok", "hang"):  # atomically: the test reads the pid as soon as the file exists
-        Path(arg + ".tmp").write_text(str(os.getpid()))
-        os.replace(arg + ".tmp", arg)
-    if kind == "raise":
-        raise RuntimeError("no compiler here")
-    if kind == "hang":
-        time.sleep(120)
-    if kind == "die":
-        os._exit(3)
-    return started, time.time()
+from tune_fakes import WarmedFake as _WarmedFake, fake_cuda_driver as _fake_cuda_driver, job as _job  # noqa: E402
 
 
 def test_compiled_and_failing_jobs(tmp_path):
@@ -111,44 +96,6 @@ def test_stand_ins_carry_what_a_warmup_reads():
     assert pickle.loads(pickle.dumps(s)).stride() == (40, 1)
 
 
-_CANDIDATE = '''
-import os, pathlib
-
-
-def fake_warmup(x, y):
-    """What a generated `<kernel>_warmup` sees in the worker."""
-    {body}
-    pathlib.Path(os.environ["MARKS"], "{name}").write_text(
-        f"{{os.getpid()}} {{type(x).__name__}} {{x.shape}} {{x.stride()}} {{y.data_ptr() == {y_ptr}}}")
-'''
-
-
-class _WarmedFake:
-    """A fake kernel whose candidates each have a generated module with a warmup entry."""
-    name = "fake"
-
-    def __init__(self, directory, y, body="pass"):
-        self.directory, self.y, self.body = directory, y, body
-
-    def _space(self, constexprs):
-        return {"BLOCK": ([64, 128, 256, 512], 128), "BLOCK_P": ([1, 2], 1)}
-
-    def _launcher(self, constexprs, params):
-        def launch(x, y):
-            y.copy_(x * 2)
-        return launch
-
-    def _warmup(self, constexprs, params):
-        import importlib.util
-        name = f"cand_{params['BLOCK']}_{params['BLOCK_P']}"
-        path = self.directory / f"{name}.py"
-        path.write_text(_CANDIDATE.format(name=name, body=self.body, y_ptr=self.y.data_ptr()))
-        spec = importlib.util.spec_from_file_location(f"_fake_{name}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module.fake_warmup
-
-
 def _tune_fake(tmp_path, monkeypatch, body="pass"):
     torch = pytest.importorskip("torch")
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # other tests set it for the whole session
@@ -186,12 +133,12 @@ def test_tune_falls_back_to_the_serial_path_when_every_worker_compile_fails(tmp_
 
 _UNGUARDED = """
 import os, pathlib, torch
-import test_tune_pool
+import tune_fakes
 from tessel import _tune
 with open(os.environ["RUNS"], "a") as f:   # no `if __name__ == "__main__":` guard around any of this
     f.write(f"{os.getpid()}\\n")
 x, y = torch.ones(37), torch.empty(37)
-fake = test_tune_pool._WarmedFake(pathlib.Path(os.environ["WORK"]), y)
+fake = tune_fakes.WarmedFake(pathlib.Path(os.environ["WORK"]), y)
 best, report = _tune.tune(fake, [x, y], {}, {}, timer=lambda fn: (fn(), 1.0)[1], verbose=False,
                           compile_workers=2)
 print(report["compile_ahead"]["compiled"], report["timed"])
@@ -227,34 +174,9 @@ def test_compile_ahead_is_off_under_the_interpreter_and_below_two_workers(tmp_pa
         assert "compile_ahead" not in report and report["timed"] == 8
 
 
-def _fake_cuda_driver():
-    """Worker initializer (and the parent script's first step): a CUDA driver for a GPU that is not
-    there, enough for Triton to compile for sm_90."""
-    from triton.backends.compiler import GPUTarget
-    from triton.backends.nvidia.driver import CudaDriver
-    from triton.runtime.driver import driver
-
-    class Absent(CudaDriver):
-        def __init__(self):
-            pass
-
-        def get_current_device(self):
-            return 0
-
-        def get_current_stream(self, device=None):
-            return 0
-
-        def get_device_capability(self, device=0):
-            return (9, 0)
-
-        def get_current_target(self):
-            return GPUTarget("cuda", 90, 32)
-    driver.set_active(Absent())
-
-
 _PARENT = """
-import sys, torch, test_tune_pool, matmul
-test_tune_pool._fake_cuda_driver()
+import sys, torch, tune_fakes, matmul
+tune_fakes.fake_cuda_driver()
 args = [torch.empty(256, 256, dtype=torch.bfloat16) for _ in range(3)]
 count = lambda: len(list(__import__("pathlib").Path(sys.argv[1]).iterdir()))
 before = count()

@@ -24,7 +24,7 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from test_decode_rows import make_mla, make_mqa  # noqa: E402
+from interp_cli import make_mla, make_mqa  # noqa: E402
 
 PIPELINE = ["--tessel-pipeline=stop-after=realize-folds"]
 

@@ -21,6 +21,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
+from interp_cli import close_with_nans as close, draw_f16_qkv as draw, masked_attention as reference, run_o as run  # noqa: E402
 
 F16 = T.f16
 
@@ -89,42 +90,8 @@ KERNELS = {(name, numerics): tessel.kernel(name=f"ur_{name}_{numerics[:3]}", num
            for name, (fn, _) in FNS.items() for numerics in ("source", "relaxed_normalization")}
 
 
-def reference(q, k, v, scale, visible):
-    """NumPy in f64 (NaN rows where nothing is visible)."""
-    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
-    s = np.where(visible, np.einsum("bhqd,bhkd->bhqk", q, k) * scale, -np.inf)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.exp(s - s.max(-1, keepdims=True))
-        return np.einsum("bhqk,bhkd->bhqd", p, v) / p.sum(-1)[..., None]
-
-
 def scalars_at(S):
     return sorted({0, 1, S // 3, S, S + 5})
-
-
-def draw(shape, seed):
-    rng = np.random.default_rng(seed)
-    B, H, S, D = (shape[n] for n in "BHSD")
-    return {n: rng.standard_normal((B, H, S, D)).astype(np.float16) for n in "qkv"}
-
-
-def close(got, want, what):
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaN positions")
-    np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2, err_msg=what)
-
-
-def run(tessel_bin, source, stage_args, shape, inputs, scalars, out, params=()):
-    args = [str(tessel_bin), "run", str(source), *stage_args, "--out", str(out),
-            "--shape", ",".join(f"{n}={x}" for n, x in shape.items())]
-    for n, x in inputs.items():
-        np.save(out.parent / f"{n}.npy", x)
-        args += ["--in", f"{n}={out.parent / f'{n}.npy'}"]
-    for n, x in scalars.items():
-        args += ["--scalar", f"{n}={x}"]
-    args += [f"--param={k}={v}" for k, v in params]
-    res = subprocess.run(args, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return np.load(out / "o.npy").astype(np.float64)
 
 
 INTERP_CASES = [(name, numerics, S, D) for name in FNS for numerics in ("source", "relaxed_normalization")

@@ -108,8 +108,8 @@ SmallVector<kir::HistogramOp> KernelConstructor::pointwiseHistograms(kir::StoreO
   return out;
 }
 
-FailureOr<Value> KernelConstructor::countMemberHistogram(kir::StoreOp store, kir::HistogramOp h, Type countType) {
-  Location loc = h.getLoc();
+FailureOr<Value> KernelConstructor::countMemberHistogram(Location loc, kir::StoreOp store, kir::HistogramOp h,
+                                                         Type countType) {
   auto view = cast<kir::ViewType>(store.getView().getType());
   // Zero at the first launch and returned to zero after the member's store (pgpu.kept).
   Value partial = addWorkspace(loc, countType, view.getExtents(), b.getIntegerAttr(countType, 0));
@@ -201,29 +201,11 @@ LogicalResult KernelConstructor::emitHistogramFinalize(Operation &op, Value part
 
 LogicalResult KernelConstructor::emitMemberHistogram(kir::StoreOp store, kir::HistogramOp h) {
   Location loc = store.getLoc();
-  auto view = cast<kir::ViewType>(store.getView().getType());
   Type countType = getElementTypeOrSelf(h.getType());
-  TypedAttr zeroAttr = b.getIntegerAttr(countType, 0);
-  // Zero at the first launch and returned to zero by each member's copy-out (pgpu.kept: the wrapper
-  // keeps one filled buffer, like tickets).
-  Value partial = addWorkspace(loc, countType, view.getExtents(), zeroAttr);
-  physical.setArgAttr(cast<BlockArgument>(partial).getArgNumber(), "pgpu.kept", b.getUnitAttr());
-  FailureOr<SmallVector<Value>> extents = sizes(h.getInput());
-  if (failed(extents))
-    return failure();
-  // Each source element of the member adds one to its bin of the member's row.
-  LogicalResult counted = foreachNest(loc, *extents, [&](ArrayRef<Value> positions) -> LogicalResult {
-    FailureOr<std::pair<Value, Value>> bin = histogramBin(loc, h, positions);
-    if (failed(bin))
-      return failure();
-    FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), {bin->first}, store);
-    if (failed(coords))
-      return failure();
-    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(countType, 1));
-    auto merge = pgpu::ScatterReduceOp::create(b, loc, one, partial, *coords, bin->second);
-    return addCombine(merge.getCombine(), TypeRange{countType});
-  });
-  if (failed(counted))
+  // Each source element of the member adds one to its bin of the member's row, in kept workspace
+  // (zero at the first launch and returned to zero by each member's copy-out, like tickets).
+  FailureOr<Value> partial = countMemberHistogram(loc, store, h, countType);
+  if (failed(partial))
     return failure();
   // The row out, each element returned to zero as it is read (the store's first write).
   Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(store.getView()).getArgNumber());
@@ -231,8 +213,8 @@ LogicalResult KernelConstructor::emitMemberHistogram(kir::StoreOp store, kir::Hi
     FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), positions, store);
     if (failed(coords))
       return failure();
-    Value count = pgpu::BufferLoadOp::create(b, loc, countType, partial, *coords, trueValue(loc), zeroOf(loc, countType));
-    pgpu::BufferStoreOp::create(b, loc, zeroOf(loc, countType), partial, *coords, trueValue(loc));
+    Value count = pgpu::BufferLoadOp::create(b, loc, countType, *partial, *coords, trueValue(loc), zeroOf(loc, countType));
+    pgpu::BufferStoreOp::create(b, loc, zeroOf(loc, countType), *partial, *coords, trueValue(loc));
     pgpu::StoreOp::create(b, loc, count, viewArg, *coords, trueValue(loc));
     return success();
   });

@@ -125,8 +125,8 @@ private:
   /// The member histograms a store's value reads pointwise at its own bins (`x[b, vocab] - f *
   /// count`): counted into rows of kept workspace first (stagedHistograms), read back per element.
   SmallVector<kir::HistogramOp> pointwiseHistograms(kir::StoreOp store);
-  /// Counts `h` into the store's row of a kept workspace partial; returns the partial.
-  FailureOr<Value> countMemberHistogram(kir::StoreOp store, kir::HistogramOp h, Type countType);
+  /// Counts `h` into the store's row of a kept workspace partial (built at `loc`); returns the partial.
+  FailureOr<Value> countMemberHistogram(Location loc, kir::StoreOp store, kir::HistogramOp h, Type countType);
   /// Histograms counted into workspace for the store being emitted: (partial, the store).
   DenseMap<Operation *, std::pair<Value, kir::StoreOp>> stagedHistograms;
   /// The bin (index) of `h`'s source element at `positions` and whether it is counted (built at `loc`).

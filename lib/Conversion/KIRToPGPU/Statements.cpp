@@ -89,7 +89,8 @@ LogicalResult KernelConstructor::emitStore(Operation &op) {
   if (auto st = dyn_cast<kir::StoreOp>(op))
     staged = pointwiseHistograms(st);
   for (kir::HistogramOp h : staged) {
-    FailureOr<Value> partial = countMemberHistogram(cast<kir::StoreOp>(op), h, getElementTypeOrSelf(h.getType()));
+    FailureOr<Value> partial = countMemberHistogram(h.getLoc(), cast<kir::StoreOp>(op), h,
+                                                      getElementTypeOrSelf(h.getType()));
     if (failed(partial))
       return failure();
     stagedHistograms[h] = {*partial, cast<kir::StoreOp>(op)};

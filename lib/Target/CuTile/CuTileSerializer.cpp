@@ -17,6 +17,7 @@
 #include "BoxAccess.h"
 #include "tessel/Target/CuTile/CuTile.h"
 #include "tessel/Target/Wrapper.h"
+#include "tessel/Target/ZeroDivisor.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -299,14 +300,22 @@ std::optional<std::string> Serializer::binary(pgpu::BinaryOp b) {
   case K::Sub: return "(" + l + " - " + r + ")";
   case K::Mul: return "(" + l + " * " + r + ")";
   case K::Div:
-    if (isFloat) // truediv rounds to nearest by default; APPROX only where KIR allows it (f32)
+  case K::Rem: {
+    if (isFloat && b.getKind() == K::Div) // truediv rounds to nearest by default; APPROX only where KIR allows it (f32)
       return b.getApproximate() && type.isF32() ? "ct.truediv(" + l + ", " + r + ", rounding_mode=ct.RoundingMode.APPROX)"
                                                 : "(" + l + " / " + r + ")";
     // Integer and index div/rem floor (KIRDialect.md), as cuTile's // and % do (ct.floordiv, ct.mod:
     // toward -inf, docs/cutile.md); unsigned operands are non-negative, where all rules agree.
-    return "(" + l + " // " + r + ")";
-  case K::Rem:
-    return "(" + l + " % " + r + ")";
+    const char *op = b.getKind() == K::Div ? " // " : " % ";
+    if (!target::guardsZeroDivisor(b))
+      return "(" + l + op + r + ")";
+    // A divisor that may be 0 divides as 1 and the result is 0 there (KIR's rule; ZeroDivisor.h): cuTile's
+    // // and % are undefined there.
+    auto constant = [&](int v) { return "ct.full((), " + std::to_string(v) + ", " + tileType(type) + ")"; };
+    std::string isZero = "(" + r + " == " + constant(0) + ")";
+    return "ct.where(" + isZero + ", " + constant(0) + ", (" + l + op + "ct.where(" + isZero + ", " + constant(1) +
+           ", " + r + ")))";
+  }
   // KIR's max/min propagate NaN; max_num/min_num return the other operand (cuTile's default).
   case K::Max: return "ct.maximum(" + l + ", " + r + (isFloat ? ", propagate_nan=True)" : ")");
   case K::Min: return "ct.minimum(" + l + ", " + r + (isFloat ? ", propagate_nan=True)" : ")");

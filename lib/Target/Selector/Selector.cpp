@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SelectorImpl.h"
+#include "tessel/Target/ZeroDivisor.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 #include "tessel/Dialect/PGPU/IR/LaunchGuards.h"
@@ -68,17 +69,21 @@ FailureOr<Value> Selector::binary(Operation *op, BinaryKind kind, Type type, Val
     return u ? arith::MinUIOp::create(b, loc, x, y).getResult() : arith::MinSIOp::create(b, loc, x, y).getResult();
   case BinaryKind::Div:
   case BinaryKind::Rem: {
-    // Floor division and modulo; a zero divisor gives 0, and -1 never divides (no overflow trap).
-    Value yZero = eq(y, zero);
+    // Floor division and modulo; a zero divisor gives 0 (KIR's rule, ZeroDivisor.h: guarded unless the
+    // divisor is provably nonzero), and -1 never divides (no overflow trap).
+    auto division = dyn_cast_or_null<pgpu::BinaryOp>(op);
+    Value yZero = division && target::provablyNonZero(division.getRhs()) ? Value() : eq(y, zero);
+    auto orZero = [&](Value c) { return yZero ? arith::OrIOp::create(b, loc, yZero, c).getResult() : c; };
+    auto unlessZero = [&](Value r) { return yZero ? arith::SelectOp::create(b, loc, yZero, zero, r).getResult() : r; };
     if (u) {
-      Value safe = arith::SelectOp::create(b, loc, yZero, one, y);
+      Value safe = yZero ? arith::SelectOp::create(b, loc, yZero, one, y).getResult() : y;
       Value r = kind == BinaryKind::Div ? arith::DivUIOp::create(b, loc, x, safe).getResult()
                                         : arith::RemUIOp::create(b, loc, x, safe).getResult();
-      return arith::SelectOp::create(b, loc, yZero, zero, r).getResult();
+      return unlessZero(r);
     }
     Value minusOne = type.isIndex() ? constIndex(-1) : constInt(type, -1);
     Value yMinusOne = eq(y, minusOne);
-    Value safe = arith::SelectOp::create(b, loc, arith::OrIOp::create(b, loc, yZero, yMinusOne), one, y);
+    Value safe = arith::SelectOp::create(b, loc, orZero(yMinusOne), one, y);
     Value r;
     if (kind == BinaryKind::Div) {
       r = arith::FloorDivSIOp::create(b, loc, x, safe);
@@ -92,7 +97,7 @@ FailureOr<Value> Selector::binary(Operation *op, BinaryKind kind, Type type, Val
       r = arith::SelectOp::create(b, loc, fix, arith::AddIOp::create(b, loc, rem, safe), rem);
       r = arith::SelectOp::create(b, loc, yMinusOne, zero, r);
     }
-    return arith::SelectOp::create(b, loc, yZero, zero, r).getResult();
+    return unlessZero(r);
   }
   case BinaryKind::Shl:
   case BinaryKind::Shr: {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SerializerImpl.h"
+#include "tessel/Target/ZeroDivisor.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -21,32 +22,6 @@ using namespace mlir;
 using namespace tessel;
 using namespace tessel::triton::spelling;
 namespace gluon = tessel::triton::gluon;
-
-/// Whether the integer divisor `d` is nonzero in every lane, from the IR alone: a nonzero constant (or a
-/// splat or broadcast of one), a declared parameter none of whose candidates is 0, or the maximum of a
-/// value with a positive constant. Elsewhere an integer `div`/`rem` is guarded: KIR gives 0 for a zero
-/// divisor (KIRDialect.md, the interpreter), Triton's `//` and `%` are undefined there (PTX: garbage).
-static bool provablyNonZero(Value d) {
-  APInt c;
-  if (matchPattern(d, m_ConstantInt(&c)))
-    return !c.isZero();
-  Operation *def = d.getDefiningOp();
-  if (!def)
-    return false;
-  if (isa<pgpu::SplatOp, pgpu::BroadcastOp>(def))
-    return provablyNonZero(def->getOperand(0));
-  if (auto param = dyn_cast<pgpu::ParamOp>(def)) {
-    auto kernel = param->getParentOfType<pgpu::KernelOp>();
-    pgpu::ParamAttr declared = kernel ? kernel.getParam(param.getName()) : pgpu::ParamAttr();
-    return declared && !declared.getCandidates().empty() &&
-           llvm::none_of(declared.getCandidates(), [](int64_t v) { return v == 0; });
-  }
-  if (auto max = dyn_cast<pgpu::BinaryOp>(def); max && max.getKind() == kir::BinaryKind::Max)
-    for (Value side : {max.getLhs(), max.getRhs()})
-      if (matchPattern(side, m_ConstantInt(&c)) && c.isStrictlyPositive())
-        return true;
-  return false;
-}
 
 namespace {
 /// kir.cast float -> integer (truncate toward zero, saturate, NaN gives 0; Numerics.cpp castElem) as
@@ -302,11 +277,9 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
                                pgpu::provablyNonNegative(b.getLhs()) && pgpu::provablyNonNegative(b.getRhs());
         Type element = pgpu::elementTypeOf(b.getType());
         auto integer = dyn_cast<IntegerType>(element);
-        bool division = b.getKind() == kir::BinaryKind::Div || b.getKind() == kir::BinaryKind::Rem;
-        // An integer divisor that may be 0 divides as 1 and the result is 0 there (KIR's rule;
-        // provablyNonZero). `index` quotients are construction's address arithmetic, by extents and
-        // block sizes, where a zero divisor means an empty range: they keep the plain spelling.
-        bool guarded = division && integer && integer.getWidth() > 1 && !provablyNonZero(b.getRhs());
+        // An integer divisor that may be 0 divides as 1 and the result is 0 there (KIR's rule; ZeroDivisor.h):
+        // Triton's // and % are undefined there.
+        bool guarded = target::guardsZeroDivisor(b);
         std::string divisor = expr(b.getRhs()), zero, one;
         if (integer) {
           zero = "tl.full([], 0, tl.int" + std::to_string(integer.getWidth()) + ")";

@@ -843,17 +843,23 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
   return kept;
 }
 
+/// The ops of type OpTy directly in a kernel's body, in walk order: collected before a rewrite changes the IR.
+template <typename OpTy>
+static SmallVector<OpTy> kernelLevel(Operation *root) {
+  SmallVector<OpTy> ops;
+  root->walk([&](OpTy op) {
+    if (isa<KernelOp>(op->getParentOp()))
+      ops.push_back(op);
+  });
+  return ops;
+}
+
 struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
   using KIRRowParallelsBase::KIRRowParallelsBase;
 
   void runOnOperation() override {
     bool remarks = remarksEnabled(getOperation());
-    SmallVector<StoreOp> stores;
-    getOperation().walk([&](StoreOp s) {
-      if (isa<KernelOp>(s->getParentOp()))
-        stores.push_back(s);
-    });
-    for (StoreOp s : stores) {
+    for (StoreOp s : kernelLevel<StoreOp>(getOperation())) {
       Row r;
       if (!match(s, r)) {
         if (remarks && !r.why.empty())
@@ -867,12 +873,7 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
       rewrite(r);
     }
     // Members that store a view in place with a value combined across another of its axes.
-    SmallVector<ParallelOp> members;
-    getOperation().walk([&](ParallelOp par) {
-      if (isa<KernelOp>(par->getParentOp()))
-        members.push_back(par);
-    });
-    for (ParallelOp par : members) {
+    for (ParallelOp par : kernelLevel<ParallelOp>(getOperation())) {
       Row r;
       if (!matchMemberAxis(par, r)) {
         if (remarks && !r.why.empty())
@@ -896,12 +897,7 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
       rewriteMemberAxis(par, r);
     }
     // Tensors a member's store spreads over more axes, computed from nested reductions: kept per member.
-    SmallVector<ParallelOp> spreading;
-    getOperation().walk([&](ParallelOp par) {
-      if (isa<KernelOp>(par->getParentOp()))
-        spreading.push_back(par);
-    });
-    for (ParallelOp par : spreading)
+    for (ParallelOp par : kernelLevel<ParallelOp>(getOperation()))
       keepMemberTensors(par, remarks);
     // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
     if (!keepSummaries)
