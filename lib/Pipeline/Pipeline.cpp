@@ -159,6 +159,12 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   }
   if (stopAfter("online-normalize"))
     return;
+  //      (§3.2, §4) a long row's blocked statistics (a mean, then the squares about it) with few rows:
+  //      each row's walk in MEMBER_SPLIT slices of blocks, one program each, in two phases (the
+  //      second waits for the first's partials), the row's last arrival merging them; the staged
+  //      path (a row that fits one block) runs as before.
+  if (can.launchSizedWorkspace && can.acquireReleaseHandOff)
+    pm.addPass(pgpu::createPGPUSplitRowWalks());
   //      A kernel-level fold beside an elementwise walk of its range is folded by the walk's
   //      programs (one scalar a program to workspace, combined by the last arrival): the inputs both
   //      read cross memory once (CSE shares the loads).

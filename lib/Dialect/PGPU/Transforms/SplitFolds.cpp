@@ -71,6 +71,7 @@
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "ArrivalCounters.h"
+#include "SplitPrograms.h"
 #include "tessel/Dialect/PGPU/Transforms/FoldLanes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -91,15 +92,6 @@ using namespace tessel::pgpu::build;
 namespace {
 constexpr llvm::StringLiteral kSplitParam = "FOLD_SPLIT";
 constexpr llvm::StringLiteral kPointsSymbol = "FOLD_POINTS", kSplitsSymbol = "FOLD_SPLITS";
-
-
-/// Whether `v` is a compile-time constant: a constant, or a splat, broadcast or tuple of constants.
-bool isConstantValue(Value v) {
-  if (matchPattern(v, m_Constant()))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def && isa<SplatOp, BroadcastOp>(def) && isConstantValue(def->getOperand(0));
-}
 
 /// The ops after `fold` in its block, before the terminator: the fold's uses and what follows them.
 SmallVector<Operation *> tailOf(RegionFoldOp fold) {
@@ -263,7 +255,7 @@ std::optional<std::string> foldIssue(KernelOp kernel, ExecutionGroupOp group, Re
       return std::string("it reads workspace its program wrote (pgpu-keep-fold-tiles' kept tiles): a segment's "
                          "program would read tiles another program keeps");
   for (Value id : fold.getIdentities())
-    if (!isConstantValue(id))
+    if (!split::isConstantValue(id))
       return std::string("its identity is not a constant: it continues the summary of an earlier fold, which "
                          "each segment would count again");
   for (Type t : fold.getResultTypes()) {
@@ -735,14 +727,9 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     Value tiles = cut.steps, param = cut.param, splits = cut.splits;
     Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, one);
     // A group without axes (a kernel-level statement) is one point.
-    Value points = group.getExtents().empty() ? one : group.getExtents().front();
-    if (!group.getExtents().empty())
-      for (Value e : group.getExtents().drop_front())
-        points = bin(b, loc, kir::BinaryKind::Mul, points, e);
+    Value points = split::pointCount(b, loc, group, one);
     // The summaries' workspace is empty when the fold is not split.
-    Value wsPoints = SelectOp::create(b, loc, on, points, zero).getResult();
-    WorkspaceExtentOp::create(b, loc, kPointsSymbol, wsPoints);
-    WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
+    split::sizePartials(b, loc, on, points, zero, splits, kPointsSymbol, kSplitsSymbol);
     // Phased: 2 * FOLD_SPLITS programs a point where split (the repeated folds' segments first).
     Value members = plan.phased ? Value(SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Add, splits, splits),
                                                          splits))
@@ -760,15 +747,9 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
       }
     }
     // The segment axis trails the group (fastest: a point's segments run side by side).
-    SmallVector<Value> extents(group.getExtents());
-    extents.push_back(members);
-    group.getExtentsMutable().assign(extents);
-    SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
-    roles.push_back(StringAttr::get(ctx, "fold_split"));
-    group.setRolesAttr(ArrayAttr::get(ctx, roles));
     Block &body = group.getBody().front();
     SmallVector<Value> coords(body.getArguments());
-    Value member = body.addArgument(b.getIndexType(), loc);
+    Value member = split::appendSplitAxis(group, members, "fold_split", loc);
     // The point's row-major linear index over the original group axes.
     OpBuilder at(&body, body.begin());
     // Phased: member m < FOLD_SPLITS folds segment m of the repeated folds (the first phase), member
@@ -779,10 +760,7 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
       early = cmp(at, loc, kir::CmpPredicate::LT, member, splits);
       seg = SelectOp::create(at, loc, late, bin(at, loc, kir::BinaryKind::Sub, member, splits), member);
     }
-    Value point = coords.empty() ? index(at, loc, 0) : coords.front();
-    if (!coords.empty())
-      for (auto [c, e] : llvm::zip(ArrayRef<Value>(coords).drop_front(), group.getExtents().drop_front()))
-        point = bin(at, loc, kir::BinaryKind::Add, bin(at, loc, kir::BinaryKind::Mul, point, e), c);
+    Value point = split::linearPoint(at, loc, coords, group.getExtents());
     Value firstSeg = cmp(at, loc, kir::CmpPredicate::EQ, seg, index(at, loc, 0));
     if (plan.phased) // not a first-phase program (unsplit, FOLD_SPLITS is 1 and the member 0)
       firstSeg = bin(at, loc, kir::BinaryKind::And, firstSeg,

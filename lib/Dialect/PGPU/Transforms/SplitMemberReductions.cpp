@@ -53,6 +53,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "SplitPrograms.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -75,13 +77,6 @@ constexpr llvm::StringLiteral kSplitParam = "MEMBER_SPLIT", kSplitsSymbol = "MEM
 constexpr int64_t kFill = 8;
 /// Elements of a member that one block holds (BLOCK's largest candidate past which a walk loops).
 constexpr int64_t kMinMember = 16384;
-
-bool isConstantValue(Value v) {
-  if (matchPattern(v, m_Constant()))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def && isa<SplatOp, BroadcastOp>(def) && isConstantValue(def->getOperand(0));
-}
 
 struct Plan {
   ProgramSpaceOp space;
@@ -203,7 +198,7 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
                !llvm::all_of(llvm::zip(*nest, plan.nest),
                              [](auto p) { return sameLaunchValue(std::get<0>(p), std::get<1>(p)); }))
         return std::string("the reductions range over different members");
-      if (!llvm::all_of(r.getIdentities(), isConstantValue))
+      if (!llvm::all_of(r.getIdentities(), split::isConstantValue))
         return std::string("a reduction's identity is not a constant");
       if (writesMemory(r))
         return std::string("a reduction writes memory");
@@ -251,24 +246,7 @@ struct Splitter {
   DenseMap<Operation *, SmallVector<Value>> buffers; // reduction -> its partials' workspace
 
   /// A range_reduce over the point's MEMBER_SPLITS partials of `r` in slice order with its combine.
-  RangeReduceOp merge(OpBuilder &b, RangeReduceOp r) {
-    Location loc = r.getLoc();
-    auto whole = RangeReduceOp::create(b, loc, r.getResultTypes(), index(b, loc, 0), splits, r.getIdentities());
-    OpBuilder::InsertionGuard guard(b);
-    Block *element = b.createBlock(&whole.getElement(), {}, {b.getIndexType()}, {loc});
-    SmallVector<Value> loaded;
-    for (auto [v, buffer] : llvm::zip(r.getResults(), buffers[r])) {
-      Type t = v.getType();
-      Value fill = isa<FloatType>(t) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(t, 0.0)))
-                                     : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(t, 0)));
-      Value ok = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-      loaded.push_back(BufferLoadOp::create(b, loc, t, buffer, ValueRange{point, element->getArgument(0)}, ok, fill));
-    }
-    YieldOp::create(b, loc, loaded);
-    IRMapping combine;
-    r.getCombine().cloneInto(&whole.getCombine(), combine);
-    return whole;
-  }
+  RangeReduceOp merge(OpBuilder &b, RangeReduceOp r) { return split::mergePartials(b, r, splits, point, buffers[r]); }
 
   /// `r` over this program's slice [begin, end), its partials stored at [point, seg].
   void slice(OpBuilder &b, RangeReduceOp r, IRMapping &m) {
@@ -317,9 +295,7 @@ void split(KernelOp kernel, Plan &plan) {
   IRMapping map;
   LaunchSplits cut =
       launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
-  Value points = group.getExtents().front();
-  for (Value e : group.getExtents().drop_front())
-    points = bin(b, loc, kir::BinaryKind::Mul, points, e);
+  Value points = split::pointCount(b, loc, group, cut.one);
   // Members that fill the device keep their one program: at most ceil(FILL * SMs / points) slices.
   auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
   int64_t sms = target && target.getMultiprocessors() > 0 ? target.getMultiprocessors() : 1;
@@ -338,25 +314,18 @@ void split(KernelOp kernel, Plan &plan) {
     splits = SelectOp::create(b, loc, large, splits, cut.one).getResult();
   }
   Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, cut.one);
-  WorkspaceExtentOp::create(b, loc, kPointsSymbol, SelectOp::create(b, loc, on, points, cut.zero).getResult());
-  WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
+  split::sizePartials(b, loc, on, points, cut.zero, splits, kPointsSymbol, kSplitsSymbol);
   // Two phases, or three with a normalization's workset (its slices after the second phase's).
   int64_t phaseCount = plan.workset ? 3 : 2;
   Value members = SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Mul, splits, index(b, loc, phaseCount)),
                                    cut.one).getResult();
   space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], members));
-  SmallVector<Value> extents(group.getExtents());
-  extents.push_back(members);
-  group.getExtentsMutable().assign(extents);
-  SmallVector<Attribute> roles(group.getRoles().begin(), group.getRoles().end());
-  roles.push_back(StringAttr::get(ctx, "member_split"));
-  group.setRolesAttr(ArrayAttr::get(ctx, roles));
+  Block &body = group.getBody().front();
+  SmallVector<Value> coords(body.getArguments());
+  Value member = split::appendSplitAxis(group, members, "member_split", loc);
   declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64}, 16,
                                       StringAttr()));
 
-  Block &body = group.getBody().front();
-  SmallVector<Value> coords(body.getArguments());
-  Value member = body.addArgument(b.getIndexType(), loc);
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
@@ -378,9 +347,7 @@ void split(KernelOp kernel, Plan &plan) {
 
   // Split: the point's linear index, this program's phase and slice [begin, end).
   b.setInsertionPoint(splitEnd);
-  Value point = coords.front();
-  for (auto [c, e] : llvm::zip(ArrayRef<Value>(coords).drop_front(), group.getExtents().drop_front()))
-    point = bin(b, loc, kir::BinaryKind::Add, bin(b, loc, kir::BinaryKind::Mul, point, e), c);
+  Value point = split::linearPoint(b, loc, coords, group.getExtents());
   Value early = cmp(b, loc, kir::CmpPredicate::LT, member, splits);
   Value seg = SelectOp::create(b, loc, early, member, bin(b, loc, kir::BinaryKind::Sub, member, splits)).getResult();
   Value twice = bin(b, loc, kir::BinaryKind::Add, splits, splits), third;
@@ -389,16 +356,12 @@ void split(KernelOp kernel, Plan &plan) {
     third = cmp(b, loc, kir::CmpPredicate::GE, member, twice);
     seg = SelectOp::create(b, loc, third, bin(b, loc, kir::BinaryKind::Sub, member, twice), seg).getResult();
   }
-  Value chunk = CeilDivOp::create(b, loc, cut.steps, splits).getResult();
-  Value begin = bin(b, loc, kir::BinaryKind::Min,
-                    bin(b, loc, kir::BinaryKind::Add, cut.lower, bin(b, loc, kir::BinaryKind::Mul, seg, chunk)),
-                    cut.upper);
-  Value end = bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, begin, chunk), cut.upper);
+  split::Slice mine = split::sliceOf(b, loc, cut, splits, seg);
   Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
   Value tickets = addZeroedCounters(kernel, loc, {pointsAttr});
   Value phaseTickets = addZeroedCounters(kernel, loc, {pointsAttr});
   Value secondTickets = plan.workset ? addZeroedCounters(kernel, loc, {pointsAttr}) : Value();
-  Splitter s{kernel, plan, splits, point, seg, begin, end, phaseTickets, {}};
+  Splitter s{kernel, plan, splits, point, seg, mine.begin, mine.end, phaseTickets, {}};
   for (RangeReduceOp r : plan.reductions)
     for (Value v : r.getResults())
       s.buffers[r].push_back(addWorkspace(kernel, r.getLoc(), v.getType(), {pointsAttr, splitsAttr}, TypedAttr()));

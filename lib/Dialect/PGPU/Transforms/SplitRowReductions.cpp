@@ -44,6 +44,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "SplitPrograms.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -61,13 +63,6 @@ using namespace tessel::pgpu::build;
 
 namespace {
 constexpr llvm::StringLiteral kSplitParam = "FOLD_SPLIT", kSplitsSymbol = "FOLD_SPLITS";
-
-bool isConstantValue(Value v) {
-  if (matchPattern(v, m_Constant()))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def && isa<SplatOp, BroadcastOp>(def) && isConstantValue(def->getOperand(0));
-}
 
 struct Plan {
   ProgramSpaceOp space;
@@ -114,7 +109,7 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
       return std::string("a reduction's bounds are computed in the program (not launch-uniform)");
     if (!sameLaunchValue(r.getLower(), first.getLower()) || !sameLaunchValue(r.getUpper(), first.getUpper()))
       return std::string("the reductions range over different rows");
-    if (!llvm::all_of(r.getIdentities(), isConstantValue))
+    if (!llvm::all_of(r.getIdentities(), split::isConstantValue))
       return std::string("a reduction's identity is not a constant");
     if (writesMemory(r))
       return std::string("a reduction writes memory");
@@ -254,14 +249,10 @@ void split(KernelOp kernel, Plan &plan) {
   Value seg = body.addArgument(b.getIndexType(), loc);
   // This member's rows [begin, end).
   OpBuilder at(&body, body.begin());
-  Value chunk = CeilDivOp::create(at, loc, cut.steps, splits).getResult();
-  Value begin = bin(at, loc, kir::BinaryKind::Min,
-                    bin(at, loc, kir::BinaryKind::Add, cut.lower, bin(at, loc, kir::BinaryKind::Mul, seg, chunk)),
-                    cut.upper);
-  Value end = bin(at, loc, kir::BinaryKind::Min, bin(at, loc, kir::BinaryKind::Add, begin, chunk), cut.upper);
+  split::Slice mine = split::sliceOf(at, loc, cut, splits, seg);
   for (RangeReduceOp r : plan.reductions) {
-    r->setOperand(0, begin);
-    r->setOperand(1, end);
+    r->setOperand(0, mine.begin);
+    r->setOperand(1, mine.end);
   }
   // Each partial to workspace [FOLD_SPLITS] at the member's index.
   b.setInsertionPointAfter(plan.reductions.back());
@@ -287,23 +278,7 @@ void split(KernelOp kernel, Plan &plan) {
   b.setInsertionPoint(&merge->front());
   // Each reduction's partials reduced in member order with its own combine.
   for (auto [r, bufs] : llvm::zip(plan.reductions, buffers)) {
-    Location rl = r.getLoc();
-    auto whole = RangeReduceOp::create(b, rl, r.getResultTypes(), index(b, rl, 0), splits, r.getIdentities());
-    {
-      OpBuilder::InsertionGuard guard(b);
-      Block *element = b.createBlock(&whole.getElement(), {}, {b.getIndexType()}, {rl});
-      SmallVector<Value> loaded;
-      for (auto [v, buffer] : llvm::zip(r.getResults(), bufs)) {
-        Type t = v.getType();
-        Value fill = isa<FloatType>(t) ? Value(arith::ConstantOp::create(b, rl, FloatAttr::get(t, 0.0)))
-                                       : Value(arith::ConstantOp::create(b, rl, IntegerAttr::get(t, 0)));
-        Value ok = arith::ConstantIntOp::create(b, rl, b.getI1Type(), 1);
-        loaded.push_back(BufferLoadOp::create(b, rl, t, buffer, ValueRange{element->getArgument(0)}, ok, fill));
-      }
-      YieldOp::create(b, rl, loaded);
-      IRMapping combine;
-      r.getCombine().cloneInto(&whole.getCombine(), combine);
-    }
+    RangeReduceOp whole = split::mergePartials(b, r, splits, ValueRange(), bufs);
     for (auto [v, w] : llvm::zip(r.getResults(), whole.getResults()))
       v.replaceUsesWithIf(w, [&](OpOperand &use) { return last->isProperAncestor(use.getOwner()); });
   }

@@ -1456,6 +1456,57 @@ def PGPUSplitMemberReductions : Pass<"pgpu-split-member-reductions", "::mlir::Mo
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSplitRowWalks : Pass<"pgpu-split-row-walks", "::mlir::ModuleOp"> {
+  let summary = "a long row's blocked statistics across program instances, in two phases (seed 002 §3.2, §4)";
+  let description = [{
+    Reads: a kernel whose sole program space holds one execution group ending
+    in a staged row path (pgpu-stage-rows' `pgpu.if`, after pgpu-pack-rows)
+    whose blocked branch is a loop over the program's rows; the row body's
+    blocking walks (pgpu.for stepping by a declared block parameter, carrying
+    one scalar that each iteration combines with a pgpu.reduce of its block)
+    and its other ops.
+    Legality: the walks come from ordinary reduces (associative and
+    commutative, seed 002 §4): a row's blocks may be cut into contiguous
+    slices, each walked from the identity, the partials combined in slice
+    order. A walk reading another's result (a variance's squares about the
+    mean) needs the first's merged value: its slices run after a wait on the
+    row's first-phase count (acquire / release, seed 000 §4.4); programs start
+    in linear order and the waited-for ones precede the waiter.
+    Requires a launch-uniform staged test, a row loop of step 1 bounded by
+    min(.., R) with R launch-uniform, walks over equal launch-uniform bounds
+    and step whose carry starts at the block reduce's constant identity and
+    combines with the reduce's kind, no writes in the walks, at least one walk
+    reading another and none reading a second-phase one, other row ops pure,
+    reads or writes without results to views the row does not read.
+    Rewrites: MEMBER_SPLITS = max(min(MEMBER_SPLIT, blocks, ceil(8 * SMs /
+    R)), 1) where the staged test fails, else 1; where it is 1 the program
+    space and the row run as before. Otherwise the group gains the trailing
+    axis `member_split` of 2 * MEMBER_SPLITS: member m < MEMBER_SPLITS walks
+    slice m (ceil(blocks / MEMBER_SPLITS) blocks) of each first-phase walk of
+    each of its rows, stores each partial at [row, m] of workspace
+    [MEMBER_POINTS, MEMBER_SPLITS] and counts itself at the row (release);
+    member MEMBER_SPLITS + m waits for the row's count (acquire), merges the
+    first phase's partials (a pgpu.for over [0, MEMBER_SPLITS) with the walk's
+    combine), walks slice m of the second-phase walks, stores their partials
+    and arrives at `pgpu.last_program %tickets[row] arrivals MEMBER_SPLITS`,
+    whose body merges every walk and runs the row's ops with their writes,
+    then returns the count to 0. Declares MEMBER_SPLIT ([1, 2, ..., 64],
+    default 16).
+    Preserves: values up to the association of the walks' combines; the
+    merge is in slice order (no atomics): the same bits on every run at one
+    binding; effects (each written once, by the last arrival); the staged
+    path; ABI views; origins.
+    Must not fire: an author's ordered loop in the row (its step is not a
+    block parameter), one phase, a walk reading a second-phase one, a
+    structured op in the row besides the walks, a staged test computed from
+    the row, several program spaces or groups, a read of a view the row
+    writes, a kernel that declares MEMBER_SPLIT (pgpu-split-member-reductions
+    split it already).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp"> {
   let summary = "kernel-level reductions' rows across program instances, merged by the last arrival (seed 002 §3.2, §4)";
   let description = [{
