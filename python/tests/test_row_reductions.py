@@ -132,7 +132,7 @@ def test_ce_zloss_rows_split_matches_kir(tessel_bin, tmp_path, n, v, split):
                               given)
     # The rows are the programs' (an axis `fold_split`), the partials merged by the last arrival.
     assert 'roles ["fold_split"]' in text and "pgpu.last_program" in text
-    assert '#pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>' in text
+    assert '#pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192], 1>' in text
     want = np.load(kir / "loss.npy")
     assert n == 0 or np.isfinite(want).all() or not (np.load(given[0][1]) != -100).any()
     close(np.load(out / "loss.npy"), want)

@@ -10,7 +10,7 @@
 // CHECK-SAME: %[[PN:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
 // CHECK-SAME: %[[PS:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
 // CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
-// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192], 1>
 // CHECK: %[[PARAM:.*]] = pgpu.param "FOLD_SPLIT" : index
 // CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %{{.*}} : index
 // CHECK: %[[SPLITS:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
