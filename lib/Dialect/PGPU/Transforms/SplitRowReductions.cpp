@@ -50,6 +50,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUSPLITROWREDUCTIONS
@@ -424,8 +425,10 @@ void splitInner(KernelOp kernel, Plan &plan, ArrayRef<SmallVector<Operation *>> 
   IRMapping mine;
   mine.map(element.getArgument(0), row);
   SmallVector<RangeReduceOp> sliced;
+  SmallVector<Operation *> copies;
   for (Operation &op : element.without_terminator()) {
     Operation *copy = b.clone(op, mine);
+    copies.push_back(copy);
     if (auto f = dyn_cast<RangeReduceOp>(op)) {
       const Walk &w = walks[walkOf[llvm::find(flats, f) - flats.begin()]];
       copy->setOperand(0, w.begin);
@@ -447,6 +450,11 @@ void splitInner(KernelOp kernel, Plan &plan, ArrayRef<SmallVector<Operation *>> 
       buffers.back().push_back(buffer);
     }
   }
+  // What the element computes from its walks (the row's expression) runs in the last arrival: the
+  // copies here are dead, and the partials' only use is their store (pgpu-form-blocking's split partial).
+  for (Operation *op : llvm::reverse(copies))
+    if (isOpTriviallyDead(op))
+      op->erase();
   Value tickets = addZeroedCounters(kernel, loc, {b.getI64IntegerAttr(1)});
   auto last = LastProgramOp::create(b, loc, tickets, ValueRange{index(b, loc, 0)}, programs);
   Block *merge = b.createBlock(&last.getBody());

@@ -134,3 +134,47 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A split partial merged by the last arrival (pgpu-split-row-reductions' slice of a row's
+// COM: walk): the result is only stored to workspace at the program's index. The block loop carries
+// COM: a [BLOCK] lane accumulator and reduces it once after the loop, as for a scatter-reduce.
+// CHECK-LABEL: pgpu.kernel @slice_stored
+// CHECK: %[[ACCS:.*]] = pgpu.for %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK]>) -> !pgpu.fragment<f32, [BLOCK]> {
+// CHECK-NOT: pgpu.reduce
+// CHECK: pgpu.yield %{{.*}} : !pgpu.fragment<f32, [BLOCK]>
+// CHECK: %[[S:.*]] = pgpu.reduce %[[ACCS]] axes [0] identity(%{{.*}} : f32)
+// CHECK: pgpu.buffer_store %[[S]], %ws[%{{.*}}]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @slice_stored(%x: !pgpu.view<f32, [N], in>, %ws: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}) {
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
+    %c4096 = arith.constant 4096 : index
+    %chunks = pgpu.ceil_div %N, %c4096 : index
+    pgpu.workspace_extent "FOLD_SPLITS" = %chunks
+    pgpu.program_space (%chunks) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%chunks) segment 0 roles ["fold_split"] {
+      ^bb0(%c: index):
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        %lo = pgpu.binary mul %c, %c4096 : index
+        %end = pgpu.binary add %lo, %c4096 : index
+        %hi = pgpu.binary min %end, %N : index
+        %s = pgpu.range_reduce %lo to %hi identity(%z : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %b: f32):
+          %r = pgpu.binary add %a, %b : f32
+          pgpu.yield %r : f32
+        }
+        pgpu.buffer_store %s, %ws[%c] valid %t : i1 : f32, !pgpu.buffer<f32, [FOLD_SPLITS], workspace>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
