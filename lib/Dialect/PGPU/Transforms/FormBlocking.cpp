@@ -470,20 +470,17 @@ static FailureOr<SmallVector<Value>> cloneBody(Fragmenter &f, Region &region, Va
 }
 
 /// Whether `op` is the partial of a split reduction: a range_reduce at the top of an execution group
-/// with axes (each instance reduces its own slice: a phased sum's chunk, KIRToPGPU/PhasedSums.cpp; a
-/// row's slice, pgpu-split-row-reductions) whose every result is only added into memory by a
-/// scatter-reduce (the partials merged by atomics) or only stored to workspace (merged by the last
-/// arrival). Its blocks then keep a [BLOCK] lane accumulator and reduce it once after the loop
+/// with axes (each instance reduces its own slice: a phased sum's chunk, KIRToPGPU/PhasedSums.cpp)
+/// whose every result is only added into memory by a scatter-reduce (the partials merged by atomics).
+/// Its blocks then keep a [BLOCK] lane accumulator and reduce it once after the loop
 /// (blockRangeReduceLanes), not once per block.
 static bool splitPartial(RangeReduceOp op) {
   auto group = dyn_cast<ExecutionGroupOp>(op->getParentOp());
   if (!group || group.getExtents().empty() || op->getNumResults() == 0)
     return false;
   return llvm::all_of(op->getUses(), [&](OpOperand &use) {
-    if (auto add = dyn_cast<ScatterReduceOp>(use.getOwner()))
-      return add->getBlock() == op->getBlock() && &use == &add.getValueMutable();
-    auto store = dyn_cast<BufferStoreOp>(use.getOwner());
-    return store && store->getBlock() == op->getBlock() && &use == &store.getValueMutable();
+    auto add = dyn_cast<ScatterReduceOp>(use.getOwner());
+    return add && add->getBlock() == op->getBlock() && &use == &add.getValueMutable();
   });
 }
 
