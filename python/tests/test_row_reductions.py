@@ -12,6 +12,11 @@ Differential: the pgpu interpreter in shuffled program order against the KIR int
 than rows, fewer), all rows ignored (0 / 0: NaN both ways); the generated Triton under
 TRITON_INTERPRET=1, bit-identical on a second call. Must not fire: a workset after the reductions
 that reads their scalar (an elementwise output scaled by the sum stays in the one program).
+
+A row whose statistics reduce several axes (a sample's sums over C x H x W, corpus 247's Dice loss)
+is sliced too: max(rows, 1) * FOLD_SPLITS programs, each a row's slice of the flattened walks, the
+last arrival merging each row's slices before the row's expression. Differential at N = 0, 1 and odd
+C, H, W (an empty walk, one member, primes), FOLD_SPLIT 1, 4 and 1024 (more slices than members).
 """
 import os
 import subprocess
@@ -72,6 +77,19 @@ def scaled_rows(x: T.In[T.f32, ("N", "V")], y: T.Out[T.f32, ("N",)]):
     y[rows] = r / (total + 1.0)
 
 
+@tessel.kernel
+def sample_overlap(x: T.In[T.f32, ("N", "C", "H", "W")], t: T.In[T.f32, ("N", "C", "H", "W")],
+                   out: T.Out[T.f32, (1,)]):
+    """Per sample: sum(x * t) over its channels and pixels against sum(x) + sum(t); their ratio summed."""
+    N, C, H, W = x.shape
+    ns, cs, hs, ws = T.domain(0, N), T.domain(0, C), T.domain(0, H), T.domain(0, W)
+    a = T.exp(-abs(x[ns, cs, hs, ws]))
+    b = t[ns, cs, hs, ws]
+    both = T.sum(a * b, axis=(1, 2, 3))
+    each = T.sum(a, axis=(1, 2, 3)) + T.sum(b * b, axis=(1, 2, 3))
+    out[0] = T.sum((both + 1.0) / (each + 1.0))
+
+
 def run_both(tessel_bin, tmp_path, kernel, shape, seed, binding, inputs=()):
     """(KIR outputs' folder, pgpu program text, pgpu outputs' folder) of `kernel` at `shape`: the KIR
     interpreter, and the pgpu interpreter after the shared pipeline with `binding`, shuffled programs."""
@@ -114,7 +132,7 @@ def test_ce_zloss_rows_split_matches_kir(tessel_bin, tmp_path, n, v, split):
                               given)
     # The rows are the programs' (an axis `fold_split`), the partials merged by the last arrival.
     assert 'roles ["fold_split"]' in text and "pgpu.last_program" in text
-    assert '#pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>' in text
+    assert '#pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192], 1>' in text
     want = np.load(kir / "loss.npy")
     assert n == 0 or np.isfinite(want).all() or not (np.load(given[0][1]) != -100).any()
     close(np.load(out / "loss.npy"), want)
@@ -178,3 +196,33 @@ def test_triton_ce_zloss_matches_kir(tmp_path, monkeypatch, n, v, split):
             first = loss.clone()
         else:
             assert torch.equal(first, loss) or (torch.isnan(first).all() and torch.isnan(loss).all())
+
+
+@pytest.mark.parametrize("split", [1, 4, 1024])
+@pytest.mark.parametrize("shape", ["N=0,C=2,H=3,W=3", "N=1,C=1,H=1,W=1", "N=2,C=3,H=5,W=7", "N=3,C=2,H=13,W=31",
+                                   "N=5,C=1,H=0,W=3"])
+def test_sample_statistics_sliced_match_kir(tessel_bin, tmp_path, shape, split):
+    kir, text, out = run_both(tessel_bin, tmp_path, sample_overlap, shape, 8, {"BLOCK": 64, "FOLD_SPLIT": split})
+    # One walk per program (a row's slice of the flattened C x H x W), the slices merged per row.
+    assert 'roles ["fold_split"]' in text and text.count("pgpu.last_program") == 1
+    close(np.load(out / "out.npy"), np.load(kir / "out.npy"))
+
+
+def test_triton_sample_statistics_sliced(tmp_path, monkeypatch):
+    """The generated Triton under TRITON_INTERPRET=1: rows * FOLD_SPLITS programs, one walk each."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    params = {"BLOCK": 64, "FOLD_SPLIT": 4}
+    src = sample_overlap.source("triton", {}, params)
+    assert "_grid = (1, 1, 1)" not in src
+    shape = {"N": 3, "C": 2, "H": 5, "W": 13}
+    ref = sample_overlap.run_interp(shape, {}, {}, seed=9)
+    x, t = (torch.from_numpy(np.array(ref[k])) for k in ("x.in", "t.in"))
+    launch = sample_overlap._launcher({}, params)
+    first = None
+    for _ in range(2):
+        out = torch.full((1,), float("nan"), dtype=torch.float32)
+        launch(x, t, out)
+        close(out.numpy(), np.asarray(ref["out"], np.float32), rtol=1e-4)
+        first = out.clone() if first is None else first
+        assert torch.equal(first, out)

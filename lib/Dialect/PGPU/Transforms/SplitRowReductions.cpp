@@ -44,12 +44,14 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "PerfectNests.h"
 #include "SplitPrograms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUSPLITROWREDUCTIONS
@@ -243,8 +245,12 @@ void split(KernelOp kernel, Plan &plan) {
   space->setOperand(0, splits);
   group.getExtentsMutable().assign(ValueRange{splits});
   group.setRolesAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, "fold_split")}));
+  // Past 1024: a program's rows run one after the other, each a chain of dependent reads (an index,
+  // then the row it gathers: corpus 222's 1M triples walked 977 a program at 1024), so more programs
+  // keep more rows in flight; the last arrival's merge walks the partials BLOCK at a time.
   declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
-                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 1, StringAttr()));
+                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, 1,
+                                      StringAttr()));
   Block &body = group.getBody().front();
   Value seg = body.addArgument(b.getIndexType(), loc);
   // This member's rows [begin, end).
@@ -284,6 +290,195 @@ void split(KernelOp kernel, Plan &plan) {
   }
 }
 
+/// The perfect nests at the top of `r`'s element (a member's statistics over several axes: a
+/// sample's C x H x W sums), outermost level first, each a range_reduce over two or more axes with
+/// launch-uniform bounds down to a straight-line element, constant identities and results a
+/// workspace holds; none where the element holds another op with regions (a row of one axis: the
+/// member's walk is one row, left whole) or no nest.
+std::optional<SmallVector<SmallVector<Operation *>>> innerNests(RangeReduceOp r, ProgramSpaceOp space) {
+  SmallVector<SmallVector<Operation *>> out;
+  for (Operation &op : r.getElement().front()) {
+    if (!op.getNumRegions())
+      continue;
+    auto top = dyn_cast<RangeReduceOp>(op);
+    if (!top)
+      return std::nullopt;
+    Operation *inner = top;
+    while (llvm::any_of(nests::memberRegion(inner).front(), [](Operation &o) { return o.getNumRegions() > 0; })) {
+      inner = dyn_cast<RangeReduceOp>(&nests::memberRegion(inner).front().front());
+      if (!inner)
+        return std::nullopt;
+    }
+    SmallVector<Operation *> nest = nests::perfectNest(inner);
+    if (nest.front() != top.getOperation() || nest.size() < 2)
+      return std::nullopt;
+    for (Operation *level : nest) {
+      auto [lo, hi] = nests::boundsOf(level);
+      if (!outside(lo, space) || !outside(hi, space))
+        return std::nullopt;
+    }
+    if (!llvm::all_of(top.getIdentities(), split::isConstantValue))
+      return std::nullopt;
+    for (Type t : top.getResultTypes())
+      if (!isa<FloatType>(t) && !(isa<IntegerType>(t) && t.getIntOrFloatBitWidth() >= 8))
+        return std::nullopt;
+    out.push_back(nest);
+  }
+  if (out.empty())
+    return std::nullopt;
+  return out;
+}
+
+/// The kernel-level reduction `plan.reductions[0]` over few rows whose element reduces `nestList`
+/// (perfect nests over several axes, innerNests) runs as max(rows, 1) * S programs, S =
+/// max(min(FOLD_SPLIT, walk), 1) slices of each row's walks (walk: the first nest's members):
+/// program c takes row lo + c / S and slice c % S of each nest flattened to one range (its
+/// members [s * chunk, s * chunk + chunk) of [0, walk), chunk = ceil(walk / S)), stores each
+/// nest's partial at [c] of workspace [FOLD_SPLITS], and the last arrival reduces the rows: each
+/// row's nests the merge of its S partials in slice order with the nest's combine, the rest of
+/// the element as written, then the ops after the reduction.
+void splitInner(KernelOp kernel, Plan &plan, ArrayRef<SmallVector<Operation *>> nestList) {
+  MLIRContext *ctx = kernel.getContext();
+  RangeReduceOp r = plan.reductions.front();
+  Location loc = r.getLoc();
+  ProgramSpaceOp space = plan.space;
+  ExecutionGroupOp group = plan.group;
+  // Each nest one flat walk of its members in r's element (pgpu-form-blocking's flattening).
+  SmallVector<RangeReduceOp> flats;
+  OpBuilder fb(ctx);
+  for (ArrayRef<Operation *> nest : nestList) {
+    SmallVector<Operation *> made;
+    Operation *flat = nests::flattenNest(fb, nest, made);
+    nest.front()->replaceAllUsesWith(flat->getResults());
+    nest.front()->erase();
+    flats.push_back(cast<RangeReduceOp>(flat));
+  }
+  OpBuilder b(space);
+  IRMapping hoisted;
+  LaunchSplits cut = launchSplits(b, space, loc, index(b, loc, 0), flats.front().getUpper(), index(b, loc, 1),
+                                  kSplitParam, hoisted);
+  Value slicesPerRow = cut.splits;
+  Value rows = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Sub, r.getUpper(), r.getLower()),
+                   cut.zero);
+  Value anyRow = bin(b, loc, kir::BinaryKind::Min, rows, cut.one); // 0 without rows: every slice empty
+  Value programs = bin(b, loc, kir::BinaryKind::Mul, bin(b, loc, kir::BinaryKind::Max, rows, cut.one), slicesPerRow);
+  // Per distinct walk length: its members where a row exists, and the slice length.
+  struct Walk {
+    Value length, limit, chunk, begin, end;
+  };
+  SmallVector<Walk> walks;
+  SmallVector<unsigned> walkOf;
+  for (RangeReduceOp f : flats) {
+    Value length = hoistLaunchValue(b, space, f.getUpper(), hoisted);
+    auto same = llvm::find_if(walks, [&](const Walk &w) { return sameLaunchValue(w.length, length); });
+    walkOf.push_back(same - walks.begin());
+    if (same == walks.end())
+      walks.push_back({length, bin(b, loc, kir::BinaryKind::Mul, length, anyRow),
+                       CeilDivOp::create(b, loc, length, slicesPerRow).getResult(), Value(), Value()});
+  }
+  WorkspaceExtentOp::create(b, loc, kSplitsSymbol, programs);
+  space->setOperand(0, programs);
+  group.getExtentsMutable().assign(ValueRange{programs});
+  group.setRolesAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, "fold_split")}));
+  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
+                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 1, StringAttr()));
+  Block &body = group.getBody().front();
+  Value member = body.addArgument(b.getIndexType(), loc);
+  // This program's row and slice, and each walk's members [begin, end).
+  OpBuilder at(&body, body.begin());
+  Value row = bin(at, loc, kir::BinaryKind::Add, r.getLower(),
+                  bin(at, loc, kir::BinaryKind::Div, member, slicesPerRow));
+  Value slice = bin(at, loc, kir::BinaryKind::Rem, member, slicesPerRow);
+  for (Walk &w : walks) {
+    w.begin = bin(at, loc, kir::BinaryKind::Min, bin(at, loc, kir::BinaryKind::Mul, slice, w.chunk), w.limit);
+    w.end = bin(at, loc, kir::BinaryKind::Min, bin(at, loc, kir::BinaryKind::Add, w.begin, w.chunk), w.limit);
+  }
+  // The element up to its last walk, on this program's row, each walk on its slice.
+  Block &element = r.getElement().front();
+  b.setInsertionPoint(r);
+  IRMapping mine;
+  mine.map(element.getArgument(0), row);
+  SmallVector<RangeReduceOp> sliced;
+  SmallVector<Operation *> copies;
+  for (Operation &op : element.without_terminator()) {
+    Operation *copy = b.clone(op, mine);
+    copies.push_back(copy);
+    if (auto f = dyn_cast<RangeReduceOp>(op)) {
+      const Walk &w = walks[walkOf[llvm::find(flats, f) - flats.begin()]];
+      copy->setOperand(0, w.begin);
+      copy->setOperand(1, w.end);
+      sliced.push_back(cast<RangeReduceOp>(copy));
+      if (sliced.size() == flats.size())
+        break;
+    }
+  }
+  // Each partial to workspace [FOLD_SPLITS] at the program's index.
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  Attribute splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
+  SmallVector<SmallVector<Value>> buffers;
+  for (RangeReduceOp f : sliced) {
+    buffers.emplace_back();
+    for (Value v : f.getResults()) {
+      Value buffer = addWorkspace(kernel, f.getLoc(), v.getType(), {splitsAttr}, TypedAttr());
+      BufferStoreOp::create(b, f.getLoc(), v, buffer, ValueRange{member}, yes);
+      buffers.back().push_back(buffer);
+    }
+  }
+  // What the element computes from its walks (the row's expression) runs in the last arrival: the
+  // copies here are dead, and the partials' only use is their store (pgpu-form-blocking's split partial).
+  for (Operation *op : llvm::reverse(copies))
+    if (isOpTriviallyDead(op))
+      op->erase();
+  Value tickets = addZeroedCounters(kernel, loc, {b.getI64IntegerAttr(1)});
+  auto last = LastProgramOp::create(b, loc, tickets, ValueRange{index(b, loc, 0)}, programs);
+  Block *merge = b.createBlock(&last.getBody());
+  auto done = YieldOp::create(b, loc);
+  for (Operation *op : plan.tail)
+    op->moveBefore(done);
+  b.setInsertionPoint(&merge->front());
+  // The rows reduced again, each row's walks the merge of its slices' partials.
+  auto whole = RangeReduceOp::create(b, loc, r.getResultTypes(), r.getLower(), r.getUpper(), r.getIdentities());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *rowElement = b.createBlock(&whole.getElement(), {}, {b.getIndexType()}, {loc});
+    Value rowArg = rowElement->getArgument(0);
+    IRMapping theirs;
+    theirs.map(element.getArgument(0), rowArg);
+    Value first = bin(b, loc, kir::BinaryKind::Mul, bin(b, loc, kir::BinaryKind::Sub, rowArg, r.getLower()),
+                      slicesPerRow);
+    for (Operation &op : element) {
+      auto f = dyn_cast<RangeReduceOp>(op);
+      if (!f || !llvm::is_contained(flats, f)) {
+        b.clone(op, theirs);
+        continue;
+      }
+      const SmallVector<Value> &bufs = buffers[llvm::find(flats, f) - flats.begin()];
+      SmallVector<Value> ids;
+      for (Value id : f.getIdentities())
+        ids.push_back(theirs.lookupOrDefault(id));
+      auto parts = RangeReduceOp::create(b, f.getLoc(), f.getResultTypes(), cut.zero, slicesPerRow, ids);
+      OpBuilder::InsertionGuard inner(b);
+      Block *partElement = b.createBlock(&parts.getElement(), {}, {b.getIndexType()}, {loc});
+      Value at = bin(b, loc, kir::BinaryKind::Add, first, partElement->getArgument(0));
+      SmallVector<Value> loaded;
+      for (auto [v, buffer] : llvm::zip(f.getResults(), bufs)) {
+        Type t = v.getType();
+        Value fill = isa<FloatType>(t) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(t, 0.0)))
+                                       : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(t, 0)));
+        loaded.push_back(BufferLoadOp::create(b, loc, t, buffer, ValueRange{at}, yes, fill));
+      }
+      YieldOp::create(b, loc, loaded);
+      IRMapping combine;
+      f.getCombine().cloneInto(&parts.getCombine(), combine);
+      theirs.map(f.getResults(), parts.getResults());
+    }
+    IRMapping combine;
+    r.getCombine().cloneInto(&whole.getCombine(), combine);
+  }
+  r.replaceAllUsesWith(whole.getResults());
+  r.erase();
+}
+
 struct SplitRowReductions : public tessel::pgpu::impl::PGPUSplitRowReductionsBase<SplitRowReductions> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
@@ -293,6 +488,29 @@ struct SplitRowReductions : public tessel::pgpu::impl::PGPUSplitRowReductionsBas
       if (why) {
         if (remarks && !plan.reductions.empty())
           plan.reductions.back().emitRemark() << "pgpu-split-row-reductions: not split: " << *why;
+        continue;
+      }
+      // Every reduction's element a row's statistics over several axes (fused into one reduction
+      // first): its rows' walks are sliced too.
+      bool sliced = llvm::all_of(plan.reductions, [&](RangeReduceOp r) {
+        return (plan.reductions.size() == 1 || hasNested(r)) && innerNests(r, plan.space).has_value();
+      });
+      if (sliced) {
+        if (remarks)
+          for (RangeReduceOp r : plan.reductions)
+            r.emitRemark() << "pgpu-split-row-reductions: each row's reductions over several axes are cut into "
+                           << kSplitParam
+                           << " slices of their flattened members, one program a row and slice; each stores its "
+                              "partials to workspace ["
+                           << kSplitsSymbol
+                           << "] and the last arrival merges each row's slices in order, then reduces the rows and "
+                              "runs the ops after the reduction";
+        fuseNested(plan);
+        if (auto inner = innerNests(plan.reductions.front(), plan.space); inner && plan.reductions.size() == 1) {
+          splitInner(kernel, plan, *inner);
+          continue;
+        }
+        split(kernel, plan);
         continue;
       }
       if (remarks)

@@ -10,7 +10,7 @@
 // CHECK-SAME: %[[PN:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
 // CHECK-SAME: %[[PS:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
 // CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
-// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192], 1>
 // CHECK: %[[PARAM:.*]] = pgpu.param "FOLD_SPLIT" : index
 // CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %{{.*}} : index
 // CHECK: %[[SPLITS:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
@@ -252,6 +252,169 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
         }
         %d = pgpu.binary div %m, %s : f32
         pgpu.store %d, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: A sample's statistics over several axes (corpus 247's Dice loss: per sample n the sums of
+// COM: x and x * x over H x W, a ratio of them, summed over the samples): few rows, each a long
+// COM: walk. Before: one program walks every row (FOLD_SPLIT programs at most `rows`). After: each
+// COM: row's nests are one flat walk over H * W, cut into S = max(min(FOLD_SPLIT, H * W), 1)
+// COM: slices; max(rows, 1) * S programs, program c takes row c / S and slice c % S, stores its
+// COM: partials at [c]; the last arrival merges each row's S partials in slice order, runs the
+// COM: ratio and sums the rows.
+// CHECK-LABEL: pgpu.kernel @sample_ratio
+// CHECK-SAME: #pgpu.param<"FOLD_SPLIT", [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], 1>
+// CHECK: %[[HW:.*]] = pgpu.binary mul %[[H:.*]], %[[W:.*]] : index
+// CHECK: %[[PARAM:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %{{.*}} : index
+// CHECK: %[[S:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
+// CHECK: %[[P:.*]] = pgpu.binary mul %{{.*}}, %[[S]] : index
+// CHECK: %[[CHUNK:.*]] = pgpu.ceil_div %{{.*}}, %[[S]] : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[P]]
+// CHECK: pgpu.program_space(%[[P]])
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[P]]) segment 0 roles ["fold_split"] {
+// CHECK-NEXT: ^bb0(%[[C:.*]]: index):
+// CHECK: %[[ROW:.*]] = pgpu.binary div %[[C]], %[[S]] : index
+// CHECK: %[[SLICE:.*]] = pgpu.binary rem %[[C]], %[[S]] : index
+// CHECK: %[[B0:.*]] = pgpu.binary mul %[[SLICE]], %[[CHUNK]] : index
+// CHECK: %[[BEGIN:.*]] = pgpu.binary min %[[B0]], %{{.*}} : index
+// CHECK: %[[E0:.*]] = pgpu.binary add %[[BEGIN]], %[[CHUNK]] : index
+// CHECK: %[[END:.*]] = pgpu.binary min %[[E0]], %{{.*}} : index
+// CHECK: %[[SUM:.*]] = pgpu.range_reduce %[[BEGIN]] to %[[END]]
+// CHECK: pgpu.load %x[%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: %[[SQ:.*]] = pgpu.range_reduce %[[BEGIN]] to %[[END]]
+// CHECK: pgpu.buffer_store %[[SUM]], %{{.*}}[%[[C]]]
+// CHECK: pgpu.buffer_store %[[SQ]], %{{.*}}[%[[C]]]
+// CHECK: pgpu.last_program %{{.*}}[%{{.*}}] arrivals %[[P]] :
+// CHECK: pgpu.range_reduce %c0 to %[[N:.*]] identity
+// CHECK: pgpu.range_reduce %{{.*}} to %[[S]] identity
+// CHECK: pgpu.buffer_load
+// CHECK: pgpu.binary div
+// CHECK: pgpu.store
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @sample_ratio(%x: !pgpu.view<f32, [N, H, W], in>, %out: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, H, W], in>
+    %H = pgpu.extent %x[1] : !pgpu.view<f32, [N, H, W], in>
+    %W = pgpu.extent %x[2] : !pgpu.view<f32, [N, H, W], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: each row's reductions over several axes are cut}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %a = pgpu.range_reduce %c0 to %H identity(%zero : f32) -> (f32) element {
+          ^bb0(%h: index):
+            %a1 = pgpu.range_reduce %c0 to %W identity(%zero : f32) -> (f32) element {
+            ^bb0(%w: index):
+              %v = pgpu.load %x[%i, %h, %w] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, H, W], in>[index, index, index] -> f32
+              pgpu.yield %v : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %t = pgpu.binary add %l, %r : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %a1 : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          %b = pgpu.range_reduce %c0 to %H identity(%zero : f32) -> (f32) element {
+          ^bb0(%h: index):
+            %b1 = pgpu.range_reduce %c0 to %W identity(%zero : f32) -> (f32) element {
+            ^bb0(%w: index):
+              %v = pgpu.load %x[%i, %h, %w] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, H, W], in>[index, index, index] -> f32
+              %q = pgpu.binary mul %v, %v : f32
+              pgpu.yield %q : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %t = pgpu.binary add %l, %r : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %b1 : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          %d = pgpu.binary add %b, %one : f32
+          %e = pgpu.binary div %a, %d : f32
+          pgpu.yield %e : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %t = pgpu.binary add %l, %r : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.store %s, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not slice: a row's nest whose inner bound depends on the row (a triangle: w < i) spans
+// COM: no launch-uniform product; the rows are cut as before (FOLD_SPLITS programs of whole rows).
+// CHECK-LABEL: pgpu.kernel @triangle
+// CHECK: pgpu.execution_group %{{.*}} roles ["fold_split"]
+// CHECK-NOT: pgpu.binary rem
+// CHECK: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @triangle(%x: !pgpu.view<f32, [N, H, W], in>, %out: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, H, W], in>
+    %H = pgpu.extent %x[1] : !pgpu.view<f32, [N, H, W], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%i: index):
+          %a = pgpu.range_reduce %c0 to %H identity(%zero : f32) -> (f32) element {
+          ^bb0(%h: index):
+            %a1 = pgpu.range_reduce %c0 to %i identity(%zero : f32) -> (f32) element {
+            ^bb0(%w: index):
+              %v = pgpu.load %x[%i, %h, %w] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, H, W], in>[index, index, index] -> f32
+              pgpu.yield %v : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %t = pgpu.binary add %l, %r : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %a1 : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          %d = pgpu.binary add %a, %one : f32
+          %e = pgpu.binary div %one, %d : f32
+          pgpu.yield %e : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %t = pgpu.binary add %l, %r : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.store %s, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
         pgpu.yield
       } {roles = [], segment = 0 : i64}
       pgpu.yield

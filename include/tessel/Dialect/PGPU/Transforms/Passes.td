@@ -1539,6 +1539,20 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     place of the last of them, so CSE shares their rows' walks (corpus 183's
     two sums of one row's logsumexp read the row once). Declares FOLD_SPLIT ([1, 2, ..., 1024], default 1; the
     call default of pgpu-split-folds' parameter, which then leaves the kernel).
+    Where that one (fused) reduction's element holds nothing with regions but
+    perfect nests over two or more axes with launch-uniform bounds (a
+    sample's statistics over C x H x W, corpus 247's Dice sums; constant
+    identities, float or 8-bit-or-wider results), a row's walks are sliced
+    too: each nest becomes one walk over its flattened members [0, walk)
+    (pgpu-form-blocking's flattening, PerfectNests.h), S = max(min(FOLD_SPLIT,
+    walk), 1) (walk: the first nest's), the space max(rows, 1) * S programs
+    (FOLD_SPLITS); program c runs the element up to its last nest on row lo +
+    c / S, each nest on members [s * chunk, s * chunk + chunk) ∩ [0, walk)
+    (s = c % S, chunk = ceil(walk / S); empty without rows) and stores each
+    nest's result at [c]; the last arrival reduces the rows, each row's nests
+    the merge of its S partials in slice order with the nest's combine, the
+    rest of the element as written, then runs the ops after the reduction.
+    Sibling walks over one slice are then one walk (pgpu-form-blocking).
     Preserves: values up to the association of the reductions' combines; the
     merge is in member order (no atomics), so the output bits are the same on
     every run at one binding; effects (each written once); ABI views; origins.
