@@ -72,6 +72,21 @@ def scaled_rows(x: T.In[T.f32, ("N", "V")], y: T.Out[T.f32, ("N",)]):
     y[rows] = r / (total + 1.0)
 
 
+@tessel.kernel
+def two_losses(x: T.In[T.f32, ("N", "V")], y: T.In[T.f32, ("N", "V")], a: T.Out[T.f32, (1,)],
+               b: T.Out[T.f32, (1,)]):
+    """Two kernel-level outputs, each its own segment of the launch's dispatch chain (corpus 274's
+    `loss[0]` and `clip_frac[0]`): a mean of per-row masked means, and a masked fraction over both axes
+    divided by the total count (a sum of row counts)."""
+    N, V = x.shape
+    rows, cols = T.domain(0, N), T.domain(0, V)
+    w = T.where(y[rows, cols] > 0.0, 1.0, 0.0, dtype=T.f32)
+    count = T.sum(w, axis=1)
+    a[0] = T.sum(T.sum(x[rows, cols] * w, axis=1) / T.maximum(count, 1.0)) / T.cast(N, T.f32)
+    big = T.where(x[rows, cols] > 0.5, 1.0, 0.0, dtype=T.f32)
+    b[0] = T.sum(big * w) / T.maximum(T.sum(count), 1.0)
+
+
 def run_both(tessel_bin, tmp_path, kernel, shape, seed, binding, inputs=()):
     """(KIR outputs' folder, pgpu program text, pgpu outputs' folder) of `kernel` at `shape`: the KIR
     interpreter, and the pgpu interpreter after the shared pipeline with `binding`, shuffled programs."""
@@ -145,6 +160,16 @@ def test_two_flat_reductions_split(tessel_bin, tmp_path, n, split):
     kir, text, out = run_both(tessel_bin, tmp_path, ratio, f"N={n}", 6, {"BLOCK": 64, "FOLD_SPLIT": split})
     assert 'roles ["fold_split"]' in text and text.count("pgpu.last_program") == 1
     close(np.load(out / "out.npy"), np.load(kir / "out.npy"))
+
+
+@pytest.mark.parametrize("split", [1, 4, 1024])
+@pytest.mark.parametrize("n,v", [(0, 3), (1, 1), (17, 131)])
+def test_chain_segments_split(tessel_bin, tmp_path, n, v, split):
+    """Both kernel-level segments of the chain split (each its own ticket), one FOLD_SPLITS for both."""
+    kir, text, out = run_both(tessel_bin, tmp_path, two_losses, f"N={n},V={v}", 8, {"BLOCK": 64, "FOLD_SPLIT": split})
+    assert text.count('roles ["fold_split"]') == 2 and text.count("pgpu.last_program") == 2, text
+    for name in ("a", "b"):
+        close(np.load(out / f"{name}.npy"), np.load(kir / f"{name}.npy"))
 
 
 @pytest.mark.parametrize("n", [0, 1, 37])

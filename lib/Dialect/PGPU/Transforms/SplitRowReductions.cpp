@@ -81,22 +81,68 @@ bool outside(Value v, ProgramSpaceOp space) {
   return !space->isAncestor(v.getParentRegion()->getParentOp());
 }
 
-std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
+std::optional<std::string> analyzeGroup(KernelOp kernel, Plan &plan);
+
+/// Why no group of `kernel` is split, or nullopt with `plans` filled: the sole group without axes of
+/// a one-program space, or each segment without axes of construction's dispatch chain that qualifies
+/// (corpus 274: `loss[0]` and `clip_frac[0]` two kernel-level segments of one launch, each a walk of
+/// every row in one program). `left` gets each segment that does not qualify, with why.
+std::optional<std::string> analyze(KernelOp kernel, SmallVectorImpl<Plan> &plans, Dispatch &dispatch,
+                                   SmallVectorImpl<int> &segments, SmallVectorImpl<std::pair<Plan, std::string>> &left) {
   SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
   if (spaces.size() != 1)
     return std::string("the kernel has several program spaces");
   ProgramSpaceOp space = spaces[0];
-  APInt one;
-  if (space.getExtents().size() != 1 || !matchPattern(space.getExtents()[0], m_ConstantInt(&one)) ||
-      one.getSExtValue() != 1)
-    return std::string("the program space has more than one program");
-  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
-  if (groups.size() != 1 || !groups[0].getExtents().empty())
-    return std::string("the program space is not one execution group without axes");
   if (kernel.getParam(kSplitParam))
     return std::string("the kernel declares FOLD_SPLIT already");
-  plan.space = space;
-  plan.group = groups[0];
+  if (space.getExtents().size() != 1)
+    return std::string("the program space is not one-dimensional");
+  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
+  APInt one;
+  if (groups.size() == 1) {
+    if (!matchPattern(space.getExtents()[0], m_ConstantInt(&one)) || one.getSExtValue() != 1)
+      return std::string("the program space has more than one program");
+    if (!groups[0].getExtents().empty())
+      return std::string("the program space is not one execution group without axes");
+    Plan plan;
+    plan.space = space;
+    plan.group = groups[0];
+    if (std::optional<std::string> why = analyzeGroup(kernel, plan)) {
+      left.push_back({plan, *why});
+      return why;
+    }
+    plans.push_back(plan);
+    return std::nullopt;
+  }
+  // Construction's chain of segments: each kernel-level one (a group without axes, one program)
+  // is split on its own, with one FOLD_SPLITS for all (their rows the same launch range).
+  if (!groups.empty() || !dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch))
+    return std::string("the program space is not one execution group without axes");
+  for (auto [i, g] : llvm::enumerate(dispatch.groups)) {
+    if (!g.getExtents().empty())
+      continue;
+    Plan plan;
+    plan.space = space;
+    plan.group = g;
+    std::optional<std::string> why = analyzeGroup(kernel, plan);
+    if (!why && !plans.empty() &&
+        (!sameLaunchValue(plan.reductions.front().getLower(), plans.front().reductions.front().getLower()) ||
+         !sameLaunchValue(plan.reductions.front().getUpper(), plans.front().reductions.front().getUpper())))
+      why = std::string("its rows differ from an earlier split segment's (one FOLD_SPLITS for all)");
+    if (why) {
+      left.push_back({plan, *why});
+      continue;
+    }
+    plans.push_back(plan);
+    segments.push_back(int(i));
+  }
+  if (plans.empty())
+    return std::string("no segment of the program space's chain is kernel-level reductions to split");
+  return std::nullopt;
+}
+
+std::optional<std::string> analyzeGroup(KernelOp kernel, Plan &plan) {
+  ProgramSpaceOp space = plan.space;
   Block &body = plan.group.getBody().front();
   for (auto r : body.getOps<RangeReduceOp>())
     plan.reductions.push_back(r);
@@ -231,25 +277,16 @@ void fuseNested(Plan &plan) {
   plan.reductions = kept;
 }
 
-void split(KernelOp kernel, Plan &plan) {
-  fuseNested(plan);
+/// Splits `plan`'s group into `cut.splits` members (the launch's split, made once for all groups).
+void splitGroup(KernelOp kernel, Plan &plan, const LaunchSplits &cut) {
   MLIRContext *ctx = kernel.getContext();
   RangeReduceOp first = plan.reductions.front();
   Location loc = first.getLoc();
-  ProgramSpaceOp space = plan.space;
   ExecutionGroupOp group = plan.group;
-  OpBuilder b(space);
-  IRMapping map;
-  // rows = max(hi - lo, 0); FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1).
-  LaunchSplits cut =
-      launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
+  OpBuilder b(group);
   Value splits = cut.splits;
-  WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
-  space->setOperand(0, splits);
   group.getExtentsMutable().assign(ValueRange{splits});
   group.setRolesAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, "fold_split")}));
-  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
-                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 1, StringAttr()));
   Block &body = group.getBody().front();
   Value seg = body.addArgument(b.getIndexType(), loc);
   // This member's rows [begin, end).
@@ -309,25 +346,64 @@ void split(KernelOp kernel, Plan &plan) {
   }
 }
 
+/// Splits every planned group: one FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1) for all (their rows
+/// are the same launch range); a sole group's one program becomes FOLD_SPLITS, a chain's segment
+/// count 1 becomes FOLD_SPLITS in its bound and shift and the space's total (the other segments
+/// keep their programs).
+void split(KernelOp kernel, SmallVectorImpl<Plan> &plans, Dispatch &dispatch, ArrayRef<int> segments) {
+  for (Plan &plan : plans)
+    fuseNested(plan);
+  MLIRContext *ctx = kernel.getContext();
+  ProgramSpaceOp space = plans.front().space;
+  RangeReduceOp first = plans.front().reductions.front();
+  Location loc = first.getLoc();
+  OpBuilder b(space);
+  IRMapping map;
+  // rows = max(hi - lo, 0); FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1).
+  LaunchSplits cut =
+      launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
+  Value splits = cut.splits;
+  WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
+  if (segments.empty()) {
+    space->setOperand(0, splits);
+  } else {
+    Value k = index(b, loc, int64_t(segments.size()));
+    Value others = bin(b, loc, kir::BinaryKind::Sub, space.getExtents()[0], k);
+    space->setOperand(0, bin(b, loc, kir::BinaryKind::Add, others, bin(b, loc, kir::BinaryKind::Mul, k, splits)));
+    for (int i : segments)
+      dispatch.setCount(unsigned(i), splits);
+  }
+  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
+                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 1, StringAttr()));
+  for (Plan &plan : plans)
+    splitGroup(kernel, plan, cut);
+}
+
 struct SplitRowReductions : public tessel::pgpu::impl::PGPUSplitRowReductionsBase<SplitRowReductions> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
-      Plan plan;
-      std::optional<std::string> why = analyze(kernel, plan);
+      SmallVector<Plan> plans;
+      SmallVector<std::pair<Plan, std::string>> left;
+      SmallVector<int> segments;
+      Dispatch dispatch;
+      std::optional<std::string> why = analyze(kernel, plans, dispatch, segments, left);
       bool remarks = remarksEnabled(kernel);
-      if (why) {
-        if (remarks && !plan.reductions.empty())
-          plan.reductions.back().emitRemark() << "pgpu-split-row-reductions: not split: " << *why;
-        continue;
-      }
       if (remarks)
-        for (RangeReduceOp r : plan.reductions)
-          r.emitRemark() << "pgpu-split-row-reductions: the rows are cut into " << kSplitParam
-                         << " contiguous slices, one program each; each stores its partial to workspace ["
-                         << kSplitsSymbol
-                         << "] and the last arrival merges them in program order with the reduction's combine, "
-                            "then runs the ops after the reductions";
-      split(kernel, plan);
+        for (auto &[plan, reason] : left)
+          if (!plan.reductions.empty())
+            plan.reductions.back().emitRemark() << "pgpu-split-row-reductions: not split: " << reason;
+      if (why)
+        continue;
+      if (remarks)
+        for (Plan &plan : plans)
+          for (RangeReduceOp r : plan.reductions)
+            r.emitRemark() << "pgpu-split-row-reductions: the rows are cut into " << kSplitParam
+                           << " contiguous slices, one program each; each stores its partial to workspace ["
+                           << kSplitsSymbol
+                           << "] and the last arrival merges them in program order with the reduction's "
+                              "combine, then runs the ops after the reductions"
+                           << (segments.empty() ? "" : " (a segment of the launch's chain)");
+      split(kernel, plans, dispatch, segments);
     }
   }
 };

@@ -259,3 +259,180 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Two kernel-level segments of construction's dispatch chain (corpus 274: `loss[0]` and
+// COM: `clip_frac[0]`, each a sum over the same rows of a row reduction): before, each segment is one
+// COM: program walking every row. After: one FOLD_SPLITS for both; each segment's count 1 becomes
+// COM: FOLD_SPLITS in the chain's bound and shift, the space's total 2 becomes 2 - 2 + 2 * FOLD_SPLITS;
+// COM: each segment's members reduce a slice of the rows and its own last arrival (its own ticket)
+// COM: merges them and stores.
+// CHECK-LABEL: pgpu.kernel @two_losses
+// CHECK-SAME: %[[PA:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[TA:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK-SAME: %[[PB:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[TB:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK: %[[PARAM:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %{{.*}} : index
+// CHECK: %[[SPLITS:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[SPLITS]]
+// CHECK: %[[OTHERS:.*]] = pgpu.binary sub %c2, %[[K:.*]] : index
+// CHECK: %[[GROWN:.*]] = pgpu.binary mul %[[K]], %[[SPLITS]] : index
+// CHECK: %[[TOTAL:.*]] = pgpu.binary add %[[OTHERS]], %[[GROWN]] : index
+// CHECK: pgpu.program_space(%[[TOTAL]])
+// CHECK: pgpu.cmp lt %{{.*}}, %[[SPLITS]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[SPLITS]]) segment 0 roles ["fold_split"]
+// CHECK: pgpu.buffer_store %{{.*}}, %[[PA]][
+// CHECK: pgpu.last_program %[[TA]][%{{.*}}] arrivals %[[SPLITS]]
+// CHECK: pgpu.store %{{.*}}, %a
+// CHECK: pgpu.binary sub %{{.*}}, %[[SPLITS]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[SPLITS]]) segment 1 roles ["fold_split"]
+// CHECK: pgpu.buffer_store %{{.*}}, %[[PB]][
+// CHECK: pgpu.last_program %[[TB]][%{{.*}}] arrivals %[[SPLITS]]
+// CHECK: pgpu.store %{{.*}}, %b
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_losses(%x: !pgpu.view<f32, [N, V], in>, %a: !pgpu.view<f32, [1], out>, %b: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c2 = arith.constant 2 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, V], in>
+    %V = pgpu.extent %x[1] : !pgpu.view<f32, [N, V], in>
+    pgpu.program_space(%c2) {
+    ^bb0(%p: index):
+      %first = pgpu.cmp lt %p, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %p extents() segment 0 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+            ^bb0(%j: index):
+              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+              pgpu.yield %v : f32
+            } combine {
+            ^bb0(%u: f32, %w: f32):
+              %t = pgpu.binary add %u, %w : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %r : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %a[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %q = pgpu.binary sub %p, %c1 : index
+        pgpu.execution_group %q extents() segment 1 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+            ^bb0(%j: index):
+              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+              %m = pgpu.binary max %v, %zero : f32
+              pgpu.yield %m : f32
+            } combine {
+            ^bb0(%u: f32, %w: f32):
+              %t = pgpu.binary add %u, %w : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %r : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %b[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire on a chain segment whose rows differ from the split one's (one FOLD_SPLITS for
+// COM: all): the first segment (rows [0, N)) splits, the second (rows [0, V)) keeps its one program
+// COM: (its bound and shift stay 1).
+// CHECK-LABEL: pgpu.kernel @two_ranges
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["fold_split"]
+// CHECK: pgpu.binary sub %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 1 roles []
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_ranges(%x: !pgpu.view<f32, [N, V], in>, %a: !pgpu.view<f32, [1], out>, %b: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c2 = arith.constant 2 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, V], in>
+    %V = pgpu.extent %x[1] : !pgpu.view<f32, [N, V], in>
+    pgpu.program_space(%c2) {
+    ^bb0(%p: index):
+      %first = pgpu.cmp lt %p, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %p extents() segment 0 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+            ^bb0(%j: index):
+              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+              pgpu.yield %v : f32
+            } combine {
+            ^bb0(%u: f32, %w: f32):
+              %t = pgpu.binary add %u, %w : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %r : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %a[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %q = pgpu.binary sub %p, %c1 : index
+        pgpu.execution_group %q extents() segment 1 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: not split: its rows differ from an earlier split segment's}}
+          %s = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+          ^bb0(%j: index):
+            %r = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+            ^bb0(%i: index):
+              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+              pgpu.yield %v : f32
+            } combine {
+            ^bb0(%u: f32, %w: f32):
+              %t = pgpu.binary add %u, %w : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %r : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %b[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
