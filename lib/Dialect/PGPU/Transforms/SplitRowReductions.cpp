@@ -31,7 +31,9 @@
 // bits from the one-program sum, as any regrouping of a reduction does, seed 002 §4).
 //
 // Fires on a kernel whose sole program space has one program and one execution group without
-// axes, whose top-level pgpu.range_reduce ops have equal launch-uniform bounds and constant
+// axes, or on each segment without axes of construction's dispatch chain (one FOLD_SPLITS for all
+// the split segments, whose rows must be the same launch range; corpus 274). Each such group's top-level
+// pgpu.range_reduce ops have equal launch-uniform bounds and constant
 // identities, write no memory and are read only by the ops after the last of them; the ops
 // before that write no memory; the ops after write memory only as single accesses (no loop or
 // structured op that writes: a workset reading the scalars would run whole in the last program).

@@ -1442,7 +1442,9 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
   let summary = "kernel-level reductions' rows across program instances, merged by the last arrival (seed 002 §3.2, §4)";
   let description = [{
     Reads: a kernel whose sole program space has one program and one
-    execution group without axes (kernel-level statements); the group's
+    execution group without axes (kernel-level statements), or the segments
+    without axes of construction's dispatch chain (corpus 274's `loss[0]`
+    and `clip_frac[0]`, two one-program segments of one launch); the group's
     top-level pgpu.range_reduce ops (their bounds, identities, element and
     combine regions) and the ops after the last of them.
     Legality: an ordinary reduce is associative and commutative (seed 002
@@ -1452,7 +1454,12 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     reductions that write no memory and whose results only the ops after the
     last reduction read, no memory write before the last reduction, and after
     it no loop or structured op that writes memory (a workset reading the
-    scalars: it stays whole in the one program). Fires only where
+    scalars: it stays whole in the one program). In a chain each
+    qualifying segment is split on its own, all with one FOLD_SPLITS (their
+    reductions' bounds the same launch values; a segment with other rows is
+    left whole); each segment's count 1 becomes FOLD_SPLITS in the chain's
+    bound and shift, the space's total grows by the same, and each split
+    segment has its own ticket. Fires only where
     pgpu-split-folds would not split the work: two or more reductions, or one
     whose element holds a loop or nested reduction (a row reduction per
     member, corpus 183's logsumexp per row).
@@ -1473,8 +1480,9 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     Preserves: values up to the association of the reductions' combines; the
     merge is in member order (no atomics), so the output bits are the same on
     every run at one binding; effects (each written once); ABI views; origins.
-    Must not fire: several program spaces or groups, a group with axes,
-    bounds computed in the program or differing between reductions, a
+    Must not fire: several program spaces or groups (outside a dispatch
+    chain), a group with axes, a chain segment whose rows differ from the
+    first split one's, bounds computed in the program or differing between reductions, a
     non-constant identity, a reduction read by a later reduction, a write
     before the last reduction, a writing loop after the reductions, or a lone
     reduction without nested loops (pgpu-split-folds' case).
