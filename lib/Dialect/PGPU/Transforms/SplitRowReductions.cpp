@@ -117,7 +117,7 @@ std::optional<std::string> analyze(KernelOp kernel, SmallVectorImpl<Plan> &plans
     return std::nullopt;
   }
   // Construction's chain of segments: each kernel-level one (a group without axes, one program)
-  // is split on its own, with one FOLD_SPLITS for all (their rows the same launch range).
+  // is split on its own, its FOLD_SPLITS from its own rows (one FOLD_SPLIT for all).
   if (!groups.empty() || !dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch))
     return std::string("the program space is not one execution group without axes");
   for (auto [i, g] : llvm::enumerate(dispatch.groups)) {
@@ -127,10 +127,6 @@ std::optional<std::string> analyze(KernelOp kernel, SmallVectorImpl<Plan> &plans
     plan.space = space;
     plan.group = g;
     std::optional<std::string> why = analyzeGroup(kernel, plan);
-    if (!why && !plans.empty() &&
-        (!sameLaunchValue(plan.reductions.front().getLower(), plans.front().reductions.front().getLower()) ||
-         !sameLaunchValue(plan.reductions.front().getUpper(), plans.front().reductions.front().getUpper())))
-      why = std::string("its rows differ from an earlier split segment's (one FOLD_SPLITS for all)");
     if (why) {
       left.push_back({plan, *why});
       continue;
@@ -279,8 +275,8 @@ void fuseNested(Plan &plan) {
   plan.reductions = kept;
 }
 
-/// Splits `plan`'s group into `cut.splits` members (the launch's split, made once for all groups).
-void splitGroup(KernelOp kernel, Plan &plan, const LaunchSplits &cut) {
+/// Splits `plan`'s group into `cut.splits` members (its rows' split), its workspace [`extent`].
+void splitGroup(KernelOp kernel, Plan &plan, const LaunchSplits &cut, StringRef extent) {
   MLIRContext *ctx = kernel.getContext();
   RangeReduceOp first = plan.reductions.front();
   Location loc = first.getLoc();
@@ -305,7 +301,7 @@ void splitGroup(KernelOp kernel, Plan &plan, const LaunchSplits &cut) {
   // Each partial to workspace [FOLD_SPLITS] at the member's index.
   b.setInsertionPointAfter(plan.reductions.back());
   Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  Attribute splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
+  Attribute splitsAttr = StringAttr::get(ctx, extent);
   SmallVector<SmallVector<Value>> buffers;
   for (RangeReduceOp r : plan.reductions) {
     buffers.emplace_back();
@@ -348,37 +344,39 @@ void splitGroup(KernelOp kernel, Plan &plan, const LaunchSplits &cut) {
   }
 }
 
-/// Splits every planned group: one FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1) for all (their rows
-/// are the same launch range); a sole group's one program becomes FOLD_SPLITS, a chain's segment
-/// count 1 becomes FOLD_SPLITS in its bound and shift and the space's total (the other segments
-/// keep their programs).
+/// Splits every planned group, each into FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1) members of its
+/// own rows (one parameter for all): a sole group's one program becomes FOLD_SPLITS; a chain
+/// segment's count 1 becomes its FOLD_SPLITS in its bound and shift and in the space's total (the
+/// other segments keep their programs), its workspace sized by its own extent (FOLD_SPLITS for the
+/// first split segment, FOLD_SPLITS_<segment> for later ones).
 void split(KernelOp kernel, SmallVectorImpl<Plan> &plans, Dispatch &dispatch, ArrayRef<int> segments) {
   for (Plan &plan : plans)
     fuseNested(plan);
   MLIRContext *ctx = kernel.getContext();
   ProgramSpaceOp space = plans.front().space;
-  RangeReduceOp first = plans.front().reductions.front();
-  Location loc = first.getLoc();
   OpBuilder b(space);
   IRMapping map;
-  // rows = max(hi - lo, 0); FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1).
-  LaunchSplits cut =
-      launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
-  Value splits = cut.splits;
-  WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
-  if (segments.empty()) {
-    space->setOperand(0, splits);
-  } else {
-    Value k = index(b, loc, int64_t(segments.size()));
-    Value others = bin(b, loc, kir::BinaryKind::Sub, space.getExtents()[0], k);
-    space->setOperand(0, bin(b, loc, kir::BinaryKind::Add, others, bin(b, loc, kir::BinaryKind::Mul, k, splits)));
-    for (int i : segments)
-      dispatch.setCount(unsigned(i), splits);
+  Value total = space.getExtents()[0];
+  for (auto [i, plan] : llvm::enumerate(plans)) {
+    RangeReduceOp first = plan.reductions.front();
+    Location loc = first.getLoc();
+    // rows = max(hi - lo, 0); FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1).
+    LaunchSplits cut =
+        launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
+    std::string extent = i == 0 ? kSplitsSymbol.str() : (kSplitsSymbol + "_" + Twine(segments[i])).str();
+    WorkspaceExtentOp::create(b, loc, extent, cut.splits);
+    if (segments.empty()) {
+      total = cut.splits;
+    } else {
+      total = bin(b, loc, kir::BinaryKind::Add, bin(b, loc, kir::BinaryKind::Sub, total, index(b, loc, 1)),
+                  cut.splits);
+      dispatch.setCount(unsigned(segments[i]), cut.splits);
+    }
+    splitGroup(kernel, plan, cut, extent);
   }
+  space->setOperand(0, total);
   declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
                                       {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 1, StringAttr()));
-  for (Plan &plan : plans)
-    splitGroup(kernel, plan, cut);
 }
 
 struct SplitRowReductions : public tessel::pgpu::impl::PGPUSplitRowReductionsBase<SplitRowReductions> {

@@ -263,33 +263,38 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 // -----
 
 // COM: Two kernel-level segments of construction's dispatch chain (corpus 274: `loss[0]` and
-// COM: `clip_frac[0]`, each a sum over the same rows of a row reduction): before, each segment is one
-// COM: program walking every row. After: one FOLD_SPLITS for both; each segment's count 1 becomes
-// COM: FOLD_SPLITS in the chain's bound and shift, the space's total 2 becomes 2 - 2 + 2 * FOLD_SPLITS;
-// COM: each segment's members reduce a slice of the rows and its own last arrival (its own ticket)
-// COM: merges them and stores.
+// COM: `clip_frac[0]`, each a sum over the rows of a row reduction): before, each segment is one
+// COM: program walking every row. After: each segment's count 1 becomes its own FOLD_SPLITS in the
+// COM: chain's bound and shift and in the space's total (2 - 1 + S0 - 1 + S1); each segment's members
+// COM: reduce a slice of its rows, store partials to workspace sized by its own extent (FOLD_SPLITS,
+// COM: FOLD_SPLITS_1), and its own last arrival (its own ticket) merges them and stores.
 // CHECK-LABEL: pgpu.kernel @two_losses
 // CHECK-SAME: %[[PA:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
 // CHECK-SAME: %[[TA:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
-// CHECK-SAME: %[[PB:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[PB:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS_1], workspace> {pgpu.private = "workspace"}
 // CHECK-SAME: %[[TB:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
-// CHECK: %[[PARAM:.*]] = pgpu.param "FOLD_SPLIT" : index
-// CHECK: %[[MIN:.*]] = pgpu.binary min %[[PARAM]], %{{.*}} : index
-// CHECK: %[[SPLITS:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
-// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[SPLITS]]
-// CHECK: %[[OTHERS:.*]] = pgpu.binary sub %c2, %[[K:.*]] : index
-// CHECK: %[[GROWN:.*]] = pgpu.binary mul %[[K]], %[[SPLITS]] : index
-// CHECK: %[[TOTAL:.*]] = pgpu.binary add %[[OTHERS]], %[[GROWN]] : index
+// CHECK: %[[P0:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[M0:.*]] = pgpu.binary min %[[P0]], %{{.*}} : index
+// CHECK: %[[S0:.*]] = pgpu.binary max %[[M0]], %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[S0]]
+// CHECK: %[[A:.*]] = pgpu.binary sub %c2, %{{.*}} : index
+// CHECK: %[[T0:.*]] = pgpu.binary add %[[A]], %[[S0]] : index
+// CHECK: %[[P1:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[M1:.*]] = pgpu.binary min %[[P1]], %{{.*}} : index
+// CHECK: %[[S1:.*]] = pgpu.binary max %[[M1]], %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS_1" = %[[S1]]
+// CHECK: %[[B:.*]] = pgpu.binary sub %[[T0]], %{{.*}} : index
+// CHECK: %[[TOTAL:.*]] = pgpu.binary add %[[B]], %[[S1]] : index
 // CHECK: pgpu.program_space(%[[TOTAL]])
-// CHECK: pgpu.cmp lt %{{.*}}, %[[SPLITS]] : index
-// CHECK: pgpu.execution_group %{{.*}} extents(%[[SPLITS]]) segment 0 roles ["fold_split"]
+// CHECK: pgpu.cmp lt %{{.*}}, %[[S0]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[S0]]) segment 0 roles ["fold_split"]
 // CHECK: pgpu.buffer_store %{{.*}}, %[[PA]][
-// CHECK: pgpu.last_program %[[TA]][%{{.*}}] arrivals %[[SPLITS]]
+// CHECK: pgpu.last_program %[[TA]][%{{.*}}] arrivals %[[S0]]
 // CHECK: pgpu.store %{{.*}}, %a
-// CHECK: pgpu.binary sub %{{.*}}, %[[SPLITS]] : index
-// CHECK: pgpu.execution_group %{{.*}} extents(%[[SPLITS]]) segment 1 roles ["fold_split"]
+// CHECK: pgpu.binary sub %{{.*}}, %[[S0]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[S1]]) segment 1 roles ["fold_split"]
 // CHECK: pgpu.buffer_store %{{.*}}, %[[PB]][
-// CHECK: pgpu.last_program %[[TB]][%{{.*}}] arrivals %[[SPLITS]]
+// CHECK: pgpu.last_program %[[TB]][%{{.*}}] arrivals %[[S1]]
 // CHECK: pgpu.store %{{.*}}, %b
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   pgpu.kernel @two_losses(%x: !pgpu.view<f32, [N, V], in>, %a: !pgpu.view<f32, [1], out>, %b: !pgpu.view<f32, [1], out>) {
@@ -362,9 +367,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
-// COM: Must not fire on a chain segment whose rows differ from the split one's (one FOLD_SPLITS for
-// COM: all): the first segment (rows [0, N)) splits, the second (rows [0, V)) keeps its one program
-// COM: (its bound and shift stay 1).
+// COM: Must not fire on a chain segment that is one flat reduction (pgpu-split-folds' case, its
+// COM: blocked fold's tiles split there): the first segment (a sum of row sums) splits, the second
+// COM: keeps its one program (its group without axes; the chain's last segment has no bound).
 // CHECK-LABEL: pgpu.kernel @two_ranges
 // CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["fold_split"]
 // CHECK: pgpu.binary sub %{{.*}}, %{{.*}} : index
@@ -408,19 +413,11 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       } else {
         %q = pgpu.binary sub %p, %c1 : index
         pgpu.execution_group %q extents() segment 1 roles [] {
-          // expected-remark @below {{pgpu-split-row-reductions: not split: its rows differ from an earlier split segment's}}
+          // expected-remark @below {{pgpu-split-row-reductions: not split: one reduction without a nested loop}}
           %s = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
           ^bb0(%j: index):
-            %r = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
-            ^bb0(%i: index):
-              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
-              pgpu.yield %v : f32
-            } combine {
-            ^bb0(%u: f32, %w: f32):
-              %t = pgpu.binary add %u, %w : f32
-              pgpu.yield %t : f32
-            }
-            pgpu.yield %r : f32
+            %v = pgpu.load %x[%c0, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+            pgpu.yield %v : f32
           } combine {
           ^bb0(%u: f32, %w: f32):
             %t = pgpu.binary add %u, %w : f32
