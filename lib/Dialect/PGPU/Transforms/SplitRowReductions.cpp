@@ -31,8 +31,8 @@
 // bits from the one-program sum, as any regrouping of a reduction does, seed 002 §4).
 //
 // Fires on a kernel whose sole program space has one program and one execution group without
-// axes, or on each segment without axes of construction's dispatch chain (one FOLD_SPLITS for all
-// the split segments, whose rows must be the same launch range; corpus 274). Each such group's top-level
+// axes, or on each segment without axes of construction's dispatch chain (each its own FOLD_SPLITS
+// from its own rows, one FOLD_SPLIT for all; corpus 274, 256). Each such group's top-level
 // pgpu.range_reduce ops have equal launch-uniform bounds and constant
 // identities, write no memory and are read only by the ops after the last of them; the ops
 // before that write no memory; the ops after write memory only as single accesses (no loop or

@@ -1455,11 +1455,12 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     last reduction read, no memory write before the last reduction, and after
     it no loop or structured op that writes memory (a workset reading the
     scalars: it stays whole in the one program). In a chain each
-    qualifying segment is split on its own, all with one FOLD_SPLITS (their
-    reductions' bounds the same launch values; a segment with other rows is
-    left whole); each segment's count 1 becomes FOLD_SPLITS in the chain's
-    bound and shift, the space's total grows by the same, and each split
-    segment has its own ticket. Fires only where
+    qualifying segment is split on its own, its FOLD_SPLITS from its own
+    rows (one FOLD_SPLIT for all; the workspace extent FOLD_SPLITS for the
+    first split segment, FOLD_SPLITS_<segment> for later ones); each
+    segment's count 1 becomes its FOLD_SPLITS in the chain's bound and
+    shift and in the space's total, and each split segment has its own
+    ticket. Fires only where
     pgpu-split-folds would not split the work: two or more reductions, or one
     whose element holds a loop or nested reduction (a row reduction per
     member, corpus 183's logsumexp per row).
@@ -1481,8 +1482,7 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     merge is in member order (no atomics), so the output bits are the same on
     every run at one binding; effects (each written once); ABI views; origins.
     Must not fire: several program spaces or groups (outside a dispatch
-    chain), a group with axes, a chain segment whose rows differ from the
-    first split one's, bounds computed in the program or differing between reductions, a
+    chain), a group with axes, bounds computed in the program or differing between reductions, a
     non-constant identity, a reduction read by a later reduction, a write
     before the last reduction, a writing loop after the reductions, or a lone
     reduction without nested loops (pgpu-split-folds' case).
