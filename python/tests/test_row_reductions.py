@@ -90,6 +90,32 @@ def sample_overlap(x: T.In[T.f32, ("N", "C", "H", "W")], t: T.In[T.f32, ("N", "C
     out[0] = T.sum((both + 1.0) / (each + 1.0))
 
 
+@tessel.kernel
+def two_losses(x: T.In[T.f32, ("N", "V")], y: T.In[T.f32, ("N", "V")], a: T.Out[T.f32, (1,)],
+               b: T.Out[T.f32, (1,)]):
+    """Two kernel-level outputs, each its own segment of the launch's dispatch chain (corpus 274's
+    `loss[0]` and `clip_frac[0]`): a mean of per-row masked means, and a masked fraction over both axes
+    divided by the total count (a sum of row counts)."""
+    N, V = x.shape
+    rows, cols = T.domain(0, N), T.domain(0, V)
+    w = T.where(y[rows, cols] > 0.0, 1.0, 0.0, dtype=T.f32)
+    count = T.sum(w, axis=1)
+    a[0] = T.sum(T.sum(x[rows, cols] * w, axis=1) / T.maximum(count, 1.0)) / T.cast(N, T.f32)
+    big = T.where(x[rows, cols] > 0.5, 1.0, 0.0, dtype=T.f32)
+    b[0] = T.sum(big * w) / T.maximum(T.sum(count), 1.0)
+
+
+@tessel.kernel
+def two_axes(x: T.In[T.f32, ("N", "V")], a: T.Out[T.f32, (1,)], b: T.Out[T.f32, (1,)]):
+    """Two kernel-level segments over different rows (corpus 256: the load-balance loss over experts,
+    the z-loss over tokens): a sum over the rows of row maxima, a sum over the columns of column
+    maxima; each segment splits its own rows."""
+    N, V = x.shape
+    rows, cols = T.domain(0, N), T.domain(0, V)
+    a[0] = T.sum(T.max(x[rows, cols], axis=1))
+    b[0] = T.sum(T.max(x[rows, cols], axis=0))
+
+
 def run_both(tessel_bin, tmp_path, kernel, shape, seed, binding, inputs=()):
     """(KIR outputs' folder, pgpu program text, pgpu outputs' folder) of `kernel` at `shape`: the KIR
     interpreter, and the pgpu interpreter after the shared pipeline with `binding`, shuffled programs."""
@@ -163,6 +189,26 @@ def test_two_flat_reductions_split(tessel_bin, tmp_path, n, split):
     kir, text, out = run_both(tessel_bin, tmp_path, ratio, f"N={n}", 6, {"BLOCK": 64, "FOLD_SPLIT": split})
     assert 'roles ["fold_split"]' in text and text.count("pgpu.last_program") == 1
     close(np.load(out / "out.npy"), np.load(kir / "out.npy"))
+
+
+@pytest.mark.parametrize("split", [1, 4, 1024])
+@pytest.mark.parametrize("n,v", [(0, 3), (1, 1), (17, 131)])
+def test_chain_segments_split(tessel_bin, tmp_path, n, v, split):
+    """Both kernel-level segments of the chain split (each its own ticket), one FOLD_SPLITS for both."""
+    kir, text, out = run_both(tessel_bin, tmp_path, two_losses, f"N={n},V={v}", 8, {"BLOCK": 64, "FOLD_SPLIT": split})
+    assert text.count('roles ["fold_split"]') == 2 and text.count("pgpu.last_program") == 2, text
+    for name in ("a", "b"):
+        close(np.load(out / f"{name}.npy"), np.load(kir / f"{name}.npy"))
+
+
+@pytest.mark.parametrize("split", [1, 4, 1024])
+@pytest.mark.parametrize("n,v", [(1, 1), (2, 67), (37, 5)])
+def test_chain_segments_of_different_rows_split(tessel_bin, tmp_path, n, v, split):
+    """Each segment its own FOLD_SPLITS (FOLD_SPLITS, FOLD_SPLITS_1) from its own rows."""
+    kir, text, out = run_both(tessel_bin, tmp_path, two_axes, f"N={n},V={v}", 9, {"BLOCK": 64, "FOLD_SPLIT": split})
+    assert text.count('roles ["fold_split"]') == 2 and '"FOLD_SPLITS_1"' in text, text
+    for name in ("a", "b"):
+        close(np.load(out / f"{name}.npy"), np.load(kir / f"{name}.npy"))
 
 
 @pytest.mark.parametrize("n", [0, 1, 37])

@@ -31,7 +31,9 @@
 // bits from the one-program sum, as any regrouping of a reduction does, seed 002 §4).
 //
 // Fires on a kernel whose sole program space has one program and one execution group without
-// axes, whose top-level pgpu.range_reduce ops have equal launch-uniform bounds and constant
+// axes, or on each segment without axes of construction's dispatch chain (each its own FOLD_SPLITS
+// from its own rows, one FOLD_SPLIT for all; corpus 274, 256). Each such group's top-level
+// pgpu.range_reduce ops have equal launch-uniform bounds and constant
 // identities, write no memory and are read only by the ops after the last of them; the ops
 // before that write no memory; the ops after write memory only as single accesses (no loop or
 // structured op that writes: a workset reading the scalars would run whole in the last program).
@@ -78,22 +80,64 @@ bool outside(Value v, ProgramSpaceOp space) {
   return !space->isAncestor(v.getParentRegion()->getParentOp());
 }
 
-std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
+std::optional<std::string> analyzeGroup(KernelOp kernel, Plan &plan);
+
+/// Why no group of `kernel` is split, or nullopt with `plans` filled: the sole group without axes of
+/// a one-program space, or each segment without axes of construction's dispatch chain that qualifies
+/// (corpus 274: `loss[0]` and `clip_frac[0]` two kernel-level segments of one launch, each a walk of
+/// every row in one program). `left` gets each segment that does not qualify, with why.
+std::optional<std::string> analyze(KernelOp kernel, SmallVectorImpl<Plan> &plans, Dispatch &dispatch,
+                                   SmallVectorImpl<int> &segments, SmallVectorImpl<std::pair<Plan, std::string>> &left) {
   SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
   if (spaces.size() != 1)
     return std::string("the kernel has several program spaces");
   ProgramSpaceOp space = spaces[0];
-  APInt one;
-  if (space.getExtents().size() != 1 || !matchPattern(space.getExtents()[0], m_ConstantInt(&one)) ||
-      one.getSExtValue() != 1)
-    return std::string("the program space has more than one program");
-  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
-  if (groups.size() != 1 || !groups[0].getExtents().empty())
-    return std::string("the program space is not one execution group without axes");
   if (kernel.getParam(kSplitParam))
     return std::string("the kernel declares FOLD_SPLIT already");
-  plan.space = space;
-  plan.group = groups[0];
+  if (space.getExtents().size() != 1)
+    return std::string("the program space is not one-dimensional");
+  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
+  APInt one;
+  if (groups.size() == 1) {
+    if (!matchPattern(space.getExtents()[0], m_ConstantInt(&one)) || one.getSExtValue() != 1)
+      return std::string("the program space has more than one program");
+    if (!groups[0].getExtents().empty())
+      return std::string("the program space is not one execution group without axes");
+    Plan plan;
+    plan.space = space;
+    plan.group = groups[0];
+    if (std::optional<std::string> why = analyzeGroup(kernel, plan)) {
+      left.push_back({plan, *why});
+      return why;
+    }
+    plans.push_back(plan);
+    return std::nullopt;
+  }
+  // Construction's chain of segments: each kernel-level one (a group without axes, one program)
+  // is split on its own, its FOLD_SPLITS from its own rows (one FOLD_SPLIT for all).
+  if (!groups.empty() || !dispatchChain(space.getBody().front(), space.getBody().getArgument(0), dispatch))
+    return std::string("the program space is not one execution group without axes");
+  for (auto [i, g] : llvm::enumerate(dispatch.groups)) {
+    if (!g.getExtents().empty())
+      continue;
+    Plan plan;
+    plan.space = space;
+    plan.group = g;
+    std::optional<std::string> why = analyzeGroup(kernel, plan);
+    if (why) {
+      left.push_back({plan, *why});
+      continue;
+    }
+    plans.push_back(plan);
+    segments.push_back(int(i));
+  }
+  if (plans.empty())
+    return std::string("no segment of the program space's chain is kernel-level reductions to split");
+  return std::nullopt;
+}
+
+std::optional<std::string> analyzeGroup(KernelOp kernel, Plan &plan) {
+  ProgramSpaceOp space = plan.space;
   Block &body = plan.group.getBody().front();
   for (auto r : body.getOps<RangeReduceOp>())
     plan.reductions.push_back(r);
@@ -228,29 +272,16 @@ void fuseNested(Plan &plan) {
   plan.reductions = kept;
 }
 
-void split(KernelOp kernel, Plan &plan) {
-  fuseNested(plan);
+/// Splits `plan`'s group into `cut.splits` members (its rows' split), its workspace [`extent`].
+void splitGroup(KernelOp kernel, Plan &plan, const LaunchSplits &cut, StringRef extent) {
   MLIRContext *ctx = kernel.getContext();
   RangeReduceOp first = plan.reductions.front();
   Location loc = first.getLoc();
-  ProgramSpaceOp space = plan.space;
   ExecutionGroupOp group = plan.group;
-  OpBuilder b(space);
-  IRMapping map;
-  // rows = max(hi - lo, 0); FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1).
-  LaunchSplits cut =
-      launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
+  OpBuilder b(group);
   Value splits = cut.splits;
-  WorkspaceExtentOp::create(b, loc, kSplitsSymbol, splits);
-  space->setOperand(0, splits);
   group.getExtentsMutable().assign(ValueRange{splits});
   group.setRolesAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, "fold_split")}));
-  // Past 1024: a program's rows run one after the other, each a chain of dependent reads (an index,
-  // then the row it gathers: corpus 222's 1M triples walked 977 a program at 1024), so more programs
-  // keep more rows in flight; the last arrival's merge walks the partials BLOCK at a time.
-  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
-                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, 1,
-                                      StringAttr()));
   Block &body = group.getBody().front();
   Value seg = body.addArgument(b.getIndexType(), loc);
   // This member's rows [begin, end).
@@ -263,7 +294,7 @@ void split(KernelOp kernel, Plan &plan) {
   // Each partial to workspace [FOLD_SPLITS] at the member's index.
   b.setInsertionPointAfter(plan.reductions.back());
   Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  Attribute splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
+  Attribute splitsAttr = StringAttr::get(ctx, extent);
   SmallVector<SmallVector<Value>> buffers;
   for (RangeReduceOp r : plan.reductions) {
     buffers.emplace_back();
@@ -479,48 +510,91 @@ void splitInner(KernelOp kernel, Plan &plan, ArrayRef<SmallVector<Operation *>> 
   r.erase();
 }
 
+/// Splits every planned group, each into FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1) members of its
+/// own rows (one parameter for all): a sole group's one program becomes FOLD_SPLITS; a chain
+/// segment's count 1 becomes its FOLD_SPLITS in its bound and shift and in the space's total (the
+/// other segments keep their programs), its workspace sized by its own extent (FOLD_SPLITS for the
+/// first split segment, FOLD_SPLITS_<segment> for later ones).
+void split(KernelOp kernel, SmallVectorImpl<Plan> &plans, Dispatch &dispatch, ArrayRef<int> segments) {
+  for (Plan &plan : plans)
+    fuseNested(plan);
+  MLIRContext *ctx = kernel.getContext();
+  ProgramSpaceOp space = plans.front().space;
+  OpBuilder b(space);
+  IRMapping map;
+  Value total = space.getExtents()[0];
+  for (auto [i, plan] : llvm::enumerate(plans)) {
+    RangeReduceOp first = plan.reductions.front();
+    Location loc = first.getLoc();
+    // rows = max(hi - lo, 0); FOLD_SPLITS = max(min(FOLD_SPLIT, rows), 1).
+    LaunchSplits cut =
+        launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
+    std::string extent = i == 0 ? kSplitsSymbol.str() : (kSplitsSymbol + "_" + Twine(segments[i])).str();
+    WorkspaceExtentOp::create(b, loc, extent, cut.splits);
+    if (segments.empty()) {
+      total = cut.splits;
+    } else {
+      total = bin(b, loc, kir::BinaryKind::Add, bin(b, loc, kir::BinaryKind::Sub, total, index(b, loc, 1)),
+                  cut.splits);
+      dispatch.setCount(unsigned(segments[i]), cut.splits);
+    }
+    splitGroup(kernel, plan, cut, extent);
+  }
+  space->setOperand(0, total);
+  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam),
+                                      {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, 1,
+                                      StringAttr()));
+}
+
 struct SplitRowReductions : public tessel::pgpu::impl::PGPUSplitRowReductionsBase<SplitRowReductions> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
-      Plan plan;
-      std::optional<std::string> why = analyze(kernel, plan);
+      SmallVector<Plan> plans;
+      SmallVector<std::pair<Plan, std::string>> left;
+      SmallVector<int> segments;
+      Dispatch dispatch;
+      std::optional<std::string> why = analyze(kernel, plans, dispatch, segments, left);
       bool remarks = remarksEnabled(kernel);
-      if (why) {
-        if (remarks && !plan.reductions.empty())
-          plan.reductions.back().emitRemark() << "pgpu-split-row-reductions: not split: " << *why;
-        continue;
-      }
-      // Every reduction's element a row's statistics over several axes (fused into one reduction
-      // first): its rows' walks are sliced too.
-      bool sliced = llvm::all_of(plan.reductions, [&](RangeReduceOp r) {
-        return (plan.reductions.size() == 1 || hasNested(r)) && innerNests(r, plan.space).has_value();
-      });
-      if (sliced) {
-        if (remarks)
-          for (RangeReduceOp r : plan.reductions)
-            r.emitRemark() << "pgpu-split-row-reductions: each row's reductions over several axes are cut into "
-                           << kSplitParam
-                           << " slices of their flattened members, one program a row and slice; each stores its "
-                              "partials to workspace ["
-                           << kSplitsSymbol
-                           << "] and the last arrival merges each row's slices in order, then reduces the rows and "
-                              "runs the ops after the reduction";
-        fuseNested(plan);
-        if (auto inner = innerNests(plan.reductions.front(), plan.space); inner && plan.reductions.size() == 1) {
-          splitInner(kernel, plan, *inner);
-          continue;
+      // A sole group whose reductions are a row's statistics over several axes (fused into one
+      // reduction first): its rows' walks are sliced too.
+      if (!why && plans.size() == 1 && segments.empty()) {
+        Plan &plan = plans.front();
+        bool sliced = llvm::all_of(plan.reductions, [&](RangeReduceOp r) {
+          return (plan.reductions.size() == 1 || hasNested(r)) && innerNests(r, plan.space).has_value();
+        });
+        if (sliced) {
+          fuseNested(plan);
+          if (auto inner = innerNests(plan.reductions.front(), plan.space); inner && plan.reductions.size() == 1) {
+            if (remarks)
+              plan.reductions.front().emitRemark()
+                  << "pgpu-split-row-reductions: each row's reductions over several axes are cut into "
+                  << kSplitParam
+                  << " slices of their flattened members, one program a row and slice; each stores its "
+                     "partials to workspace ["
+                  << kSplitsSymbol
+                  << "] and the last arrival merges each row's slices in order, then reduces the rows and "
+                     "runs the ops after the reduction";
+            splitInner(kernel, plan, *inner);
+            continue;
+          }
         }
-        split(kernel, plan);
-        continue;
       }
       if (remarks)
-        for (RangeReduceOp r : plan.reductions)
-          r.emitRemark() << "pgpu-split-row-reductions: the rows are cut into " << kSplitParam
-                         << " contiguous slices, one program each; each stores its partial to workspace ["
-                         << kSplitsSymbol
-                         << "] and the last arrival merges them in program order with the reduction's combine, "
-                            "then runs the ops after the reductions";
-      split(kernel, plan);
+        for (auto &[plan, reason] : left)
+          if (!plan.reductions.empty())
+            plan.reductions.back().emitRemark() << "pgpu-split-row-reductions: not split: " << reason;
+      if (why)
+        continue;
+      if (remarks)
+        for (Plan &plan : plans)
+          for (RangeReduceOp r : plan.reductions)
+            r.emitRemark() << "pgpu-split-row-reductions: the rows are cut into " << kSplitParam
+                           << " contiguous slices, one program each; each stores its partial to workspace ["
+                           << kSplitsSymbol
+                           << "] and the last arrival merges them in program order with the reduction's "
+                              "combine, then runs the ops after the reductions"
+                           << (segments.empty() ? "" : " (a segment of the launch's chain)");
+      split(kernel, plans, dispatch, segments);
     }
   }
 };

@@ -368,6 +368,111 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
+// COM: Two kernel-level segments of construction's dispatch chain (corpus 274: `loss[0]` and
+// COM: `clip_frac[0]`, each a sum over the rows of a row reduction): before, each segment is one
+// COM: program walking every row. After: each segment's count 1 becomes its own FOLD_SPLITS in the
+// COM: chain's bound and shift and in the space's total (2 - 1 + S0 - 1 + S1); each segment's members
+// COM: reduce a slice of its rows, store partials to workspace sized by its own extent (FOLD_SPLITS,
+// COM: FOLD_SPLITS_1), and its own last arrival (its own ticket) merges them and stores.
+// CHECK-LABEL: pgpu.kernel @two_losses
+// CHECK-SAME: %[[PA:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[TA:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK-SAME: %[[PB:[^:]*]]: !pgpu.buffer<f32, [FOLD_SPLITS_1], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[TB:[^:]*]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
+// CHECK: %[[P0:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[M0:.*]] = pgpu.binary min %[[P0]], %{{.*}} : index
+// CHECK: %[[S0:.*]] = pgpu.binary max %[[M0]], %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[S0]]
+// CHECK: %[[A:.*]] = pgpu.binary sub %c2, %{{.*}} : index
+// CHECK: %[[T0:.*]] = pgpu.binary add %[[A]], %[[S0]] : index
+// CHECK: %[[P1:.*]] = pgpu.param "FOLD_SPLIT" : index
+// CHECK: %[[M1:.*]] = pgpu.binary min %[[P1]], %{{.*}} : index
+// CHECK: %[[S1:.*]] = pgpu.binary max %[[M1]], %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS_1" = %[[S1]]
+// CHECK: %[[B:.*]] = pgpu.binary sub %[[T0]], %{{.*}} : index
+// CHECK: %[[TOTAL:.*]] = pgpu.binary add %[[B]], %[[S1]] : index
+// CHECK: pgpu.program_space(%[[TOTAL]])
+// CHECK: pgpu.cmp lt %{{.*}}, %[[S0]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[S0]]) segment 0 roles ["fold_split"]
+// CHECK: pgpu.buffer_store %{{.*}}, %[[PA]][
+// CHECK: pgpu.last_program %[[TA]][%{{.*}}] arrivals %[[S0]]
+// CHECK: pgpu.store %{{.*}}, %a
+// CHECK: pgpu.binary sub %{{.*}}, %[[S0]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[S1]]) segment 1 roles ["fold_split"]
+// CHECK: pgpu.buffer_store %{{.*}}, %[[PB]][
+// CHECK: pgpu.last_program %[[TB]][%{{.*}}] arrivals %[[S1]]
+// CHECK: pgpu.store %{{.*}}, %b
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_losses(%x: !pgpu.view<f32, [N, V], in>, %a: !pgpu.view<f32, [1], out>, %b: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c2 = arith.constant 2 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, V], in>
+    %V = pgpu.extent %x[1] : !pgpu.view<f32, [N, V], in>
+    pgpu.program_space(%c2) {
+    ^bb0(%p: index):
+      %first = pgpu.cmp lt %p, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %p extents() segment 0 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+            ^bb0(%j: index):
+              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+              pgpu.yield %v : f32
+            } combine {
+            ^bb0(%u: f32, %w: f32):
+              %t = pgpu.binary add %u, %w : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %r : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %a[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %q = pgpu.binary sub %p, %c1 : index
+        pgpu.execution_group %q extents() segment 1 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+            ^bb0(%j: index):
+              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+              %m = pgpu.binary max %v, %zero : f32
+              pgpu.yield %m : f32
+            } combine {
+            ^bb0(%u: f32, %w: f32):
+              %t = pgpu.binary add %u, %w : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %r : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %b[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not slice: a row's nest whose inner bound depends on the row (a triangle: w < i) spans
 // COM: no launch-uniform product; the rows are cut as before (FOLD_SPLITS programs of whole rows).
 // CHECK-LABEL: pgpu.kernel @triangle
@@ -417,6 +522,75 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
         pgpu.store %s, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
         pgpu.yield
       } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire on a chain segment that is one flat reduction (pgpu-split-folds' case, its
+// COM: blocked fold's tiles split there): the first segment (a sum of row sums) splits, the second
+// COM: keeps its one program (its group without axes; the chain's last segment has no bound).
+// CHECK-LABEL: pgpu.kernel @two_ranges
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["fold_split"]
+// CHECK: pgpu.binary sub %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 1 roles []
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_ranges(%x: !pgpu.view<f32, [N, V], in>, %a: !pgpu.view<f32, [1], out>, %b: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c2 = arith.constant 2 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, V], in>
+    %V = pgpu.extent %x[1] : !pgpu.view<f32, [N, V], in>
+    pgpu.program_space(%c2) {
+    ^bb0(%p: index):
+      %first = pgpu.cmp lt %p, %c1 : index
+      pgpu.if %first {
+        pgpu.execution_group %p extents() segment 0 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: the rows are cut into FOLD_SPLIT contiguous slices}}
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %r = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+            ^bb0(%j: index):
+              %v = pgpu.load %x[%i, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+              pgpu.yield %v : f32
+            } combine {
+            ^bb0(%u: f32, %w: f32):
+              %t = pgpu.binary add %u, %w : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %r : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %a[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      } else {
+        %q = pgpu.binary sub %p, %c1 : index
+        pgpu.execution_group %q extents() segment 1 roles [] {
+          // expected-remark @below {{pgpu-split-row-reductions: not split: one reduction without a nested loop}}
+          %s = pgpu.range_reduce %c0 to %V identity(%zero : f32) -> (f32) element {
+          ^bb0(%j: index):
+            %v = pgpu.load %x[%c0, %j] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, V], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%u: f32, %w: f32):
+            %t = pgpu.binary add %u, %w : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.store %s, %b[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
       pgpu.yield
     }
     pgpu.return

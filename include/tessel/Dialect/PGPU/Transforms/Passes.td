@@ -1511,7 +1511,9 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
   let summary = "kernel-level reductions' rows across program instances, merged by the last arrival (seed 002 §3.2, §4)";
   let description = [{
     Reads: a kernel whose sole program space has one program and one
-    execution group without axes (kernel-level statements); the group's
+    execution group without axes (kernel-level statements), or the segments
+    without axes of construction's dispatch chain (corpus 274's `loss[0]`
+    and `clip_frac[0]`, two one-program segments of one launch); the group's
     top-level pgpu.range_reduce ops (their bounds, identities, element and
     combine regions) and the ops after the last of them.
     Legality: an ordinary reduce is associative and commutative (seed 002
@@ -1521,7 +1523,13 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     reductions that write no memory and whose results only the ops after the
     last reduction read, no memory write before the last reduction, and after
     it no loop or structured op that writes memory (a workset reading the
-    scalars: it stays whole in the one program). Fires only where
+    scalars: it stays whole in the one program). In a chain each
+    qualifying segment is split on its own, its FOLD_SPLITS from its own
+    rows (one FOLD_SPLIT for all; the workspace extent FOLD_SPLITS for the
+    first split segment, FOLD_SPLITS_<segment> for later ones); each
+    segment's count 1 becomes its FOLD_SPLITS in the chain's bound and
+    shift and in the space's total, and each split segment has its own
+    ticket. Fires only where
     pgpu-split-folds would not split the work: two or more reductions, or one
     whose element holds a loop or nested reduction (a row reduction per
     member, corpus 183's logsumexp per row).
@@ -1556,8 +1564,8 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     Preserves: values up to the association of the reductions' combines; the
     merge is in member order (no atomics), so the output bits are the same on
     every run at one binding; effects (each written once); ABI views; origins.
-    Must not fire: several program spaces or groups, a group with axes,
-    bounds computed in the program or differing between reductions, a
+    Must not fire: several program spaces or groups (outside a dispatch
+    chain), a group with axes, bounds computed in the program or differing between reductions, a
     non-constant identity, a reduction read by a later reduction, a write
     before the last reduction, a writing loop after the reductions, or a lone
     reduction without nested loops (pgpu-split-folds' case).
