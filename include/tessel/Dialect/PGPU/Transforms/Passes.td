@@ -606,7 +606,10 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     one over axis 1.
     Rewrites: the group takes ROWS consecutive rows per program (a declared
     parameter, candidates 1..128): the program count becomes ceil(rows /
-    ROWS). On the staged path every row-dependent value gains a leading ROWS
+    ROWS). BLOCK, where it covers the row's width, gains the candidates 16
+    and 32 (default kept): a packed row of at most 32 lanes then takes a
+    [ROWS, 32] tile at its call's default, not a half-masked [ROWS, 64] one
+    (171's D = 32). On the staged path every row-dependent value gains a leading ROWS
     axis (scalar to [ROWS], [X] to [ROWS, X]; a per-member index read
     becomes a [ROWS] read, a gathered row a [ROWS, BLOCK] gather through
     those indices, a scattered row a [ROWS, BLOCK] unique scatter through
