@@ -235,6 +235,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      (§3.2) the group axis that loop tiles are shared along runs innermost: the programs reading
   //      one tile (a bias shared across the batch) are adjacent in launch order.
   pm.addPass(pgpu::createPGPUOrderProgramAxes());
+  //      (§3.4) a select that keeps what its masked lanes' reads give (a row sum's zeroed tail lanes,
+  //      (0 - 0)^2 of reads with fill 0) is dropped, one operation per lane and block less.
+  pm.addPass(pgpu::createPGPUDropFillSelects());
   if (stopAfter("realize-folds") || !provider)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller: Provider::emit).

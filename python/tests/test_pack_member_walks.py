@@ -4,8 +4,9 @@ members in order, each a [ROWS, BLOCK] tile of the row block against the member'
 carried as [ROWS] fragments, the row tile read once before the members' loop. Differential: Triton under
 TRITON_INTERPRET=1 against the KIR interpreter at odd row counts (1, 7, 131: a last program part empty) and
 row lengths (1, 3, 33 fit BLOCK 64: the staged path; 70 does not: the blocked path's loop over the rows), a
-constant member count (16) and a runtime one (K: 1, 5). Must not fire: members whose count depends on the
-row. A staged row path holding an author loop (241's bisection on a threshold) packs alike, its carries
+constant member count (16) and a runtime one (K: 1, 5); narrow blocks (BLOCK 16 and 32, which pack-rows adds
+to BLOCK's candidates: a 32-wide row's call default) on both paths. Must not fire: members whose count depends
+on the row. A staged row path holding an author loop (241's bisection on a threshold) packs alike, its carries
 [ROWS] fragments."""
 import os
 
@@ -100,6 +101,36 @@ def test_bisect_rows_agrees_with_the_interpreter(tmp_path, monkeypatch):
 
 def test_members_of_a_row_dependent_count_stay_one_row_a_program():
     assert "'ROWS'" not in _params(ragged_members)
+
+
+def test_packed_rows_of_at_most_32_take_a_narrow_block():
+    # BLOCK's candidates gain 16 and 32 where rows are packed: a 32-wide row (corpus 171's D = 32) takes a
+    # [ROWS, 32] tile at its call's default instead of a half-masked [ROWS, 64] one; a 64-wide row keeps 64.
+    assert "'BLOCK': ([16, 32, 64," in _params(nearest16)
+
+    def block(n, d):
+        x, c = torch.empty((n, d), device="meta"), torch.empty((16, d), device="meta")
+        assign, dist = torch.empty((n,), dtype=torch.int32, device="meta"), torch.empty((n,), device="meta")
+        return nearest16.call_defaults(x, c, assign, dist)["BLOCK"]
+
+    assert (block(4194304, 32), block(4194304, 17), block(4194304, 64), block(7, 3)) == (32, 32, 64, 16)
+
+
+@pytest.mark.parametrize("n,d", [(9, 20)] + ([(37, 20), (131, 32), (7, 3), (1, 1)] if DEEP else []))
+def test_nearest16_in_narrow_blocks_agrees_with_the_interpreter(n, d, tmp_path, monkeypatch):
+    # BLOCK 32: the staged path, 12 lanes masked (TESSEL_DEEP adds BLOCK 16: rows of 20 take the blocked
+    # path, a full block and a partial one); 9 rows in programs of 4 leave the last program one row.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(n * 100 + d + 7)
+    x = rng.standard_normal((n, d)).astype(np.float32)
+    c = rng.standard_normal((16, d)).astype(np.float32)
+    x[: min(n, 3)] = c[:min(n, 3)]  # points on a centroid: distance exactly 0 (k-means++ seeds are points)
+    want = nearest16.run_interp(shapes={}, inputs=dict(x=x, c=c))
+    for params in ([{"ROWS": 4, "BLOCK": 16}] if DEEP else []) + [{"ROWS": 4, "BLOCK": 32}]:
+        assign, dist = torch.full((n,), -1, dtype=torch.int32), torch.full((n,), float("nan"))
+        nearest16.launch(torch.from_numpy(x), torch.from_numpy(c), assign, dist, params=params)
+        np.testing.assert_array_equal(assign.numpy(), want["assign"], err_msg=str(params))
+        np.testing.assert_allclose(dist.numpy(), want["dist"], rtol=1e-5, atol=1e-5, err_msg=str(params))
 
 
 @pytest.mark.parametrize("n,d", [(7, 3), (37, 70)] + ([(1, 1), (131, 33), (7, 70)] if DEEP else []))

@@ -32,7 +32,7 @@
 // COM: declared BLOCK of 512 f32 (2 KiB), 4 at a bound BLOCK of 1024, 8 at 8192. The staged row path's
 // COM: tile is ROWS x BLOCK (pgpu-pack-rows): 2 warps at the declared 1 x 512 f32 (ROWS declares one
 // COM: row a program; a call's default packs short rows, and WARPS follows at the call).
-// ROWS: softmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2),
+// ROWS: softmax_PARAMS = {'BLOCK': ([16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2),
 // ROWS: softmax_COVERS = {'BLOCK': 'N'}
 // ROWS: def softmax_WARPS(p):
 // ROWS: return next((w for w in (1, 2, 4, 8, 16) if w >= max(max(1, min(4, -(-(max(4 * p['ROWS'] * p['BLOCK'], 4 * p['BLOCK'])) // 1024))), -(-(max(1 * p['ROWS'], 1 * p['BLOCK'], 1 * p['ROWS'] * p['BLOCK'])) // 1024))), 16)
@@ -40,7 +40,7 @@
 // COM: A reduction that combines pairs (argmax: value and index): at most 128 elements a thread,
 // COM: at least 2 warps (2 at the declared BLOCK of 512; 2 also at a bound BLOCK of 8192). Its one
 // COM: row loop is staged and packed by pgpu-pack-rows (ROWS declares 1), so the tile is ROWS x BLOCK.
-// PAIRS: argmax_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2),
+// PAIRS: argmax_PARAMS = {'BLOCK': ([16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2),
 // PAIRS: return next((w for w in (1, 2, 4, 8, 16) if w >= max(2, -(-(max(1 * p['ROWS'], 1 * p['BLOCK'], 1 * p['ROWS'] * p['BLOCK'])) // 4096))), 16)
 
 // COM: A lanewise program (a pointwise map over blocks: no reduction, contraction, atomic or carried

@@ -39,10 +39,10 @@
 // CHECK: if t.is_neg() or t.is_conj():
 // CHECK: def _check_data(*views):
 // COM: (ROWS declares 1, one row a program: 2 warps for the 512-lane f32 tile.)
-// DEFAULT: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1), 'LOOP_STAGES': ([1, 2, 3, 4], 3)}
+// DEFAULT: layernorm_PARAMS = {'BLOCK': ([16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1), 'LOOP_STAGES': ([1, 2, 3, 4], 3)}
 // COM: (TMA off: at BLOCK 128 pgpu-pack-rows' [ROWS, BLOCK] tiles are TMA boxes, spelled as descriptors.)
-// TUNED: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 128), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 0), 'LOOP_STAGES': ([1, 2, 3, 4], 3)}
-// WARPS8: layernorm_PARAMS = {'BLOCK': ([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1), 'LOOP_STAGES': ([1, 2, 3, 4], 3)}
+// TUNED: layernorm_PARAMS = {'BLOCK': ([16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 128), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 2), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 0), 'LOOP_STAGES': ([1, 2, 3, 4], 3)}
+// WARPS8: layernorm_PARAMS = {'BLOCK': ([16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768], 512), 'ROWS': ([1, 2, 4, 8, 16, 32, 64, 128], 1), 'WARPS': ([1, 2, 4, 8, 16], 8), 'STAGES': ([1, 2, 3, 4, 5, 6], 3), 'TMA': ([0, 1], 1), 'LOOP_STAGES': ([1, 2, 3, 4], 3)}
 // The two row reductions are sums, spelled tl.sum (in the staged path, and in the loops over full
 // blocks and over the partial last block): no combine function comes before the kernel.
 // CHECK-NOT: def _layernorm_combine
@@ -116,6 +116,6 @@
 // CHECK-NEXT: else:
 // CHECK-NEXT: return _miss(_k, *_given((x, w, bb, y), _more, _rest, (('eps', eps),)))
 
-// DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
+// DOMAIN: error: parameter 'BLOCK' = 100 is outside its candidate domain [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 // LAUNCHDOMAIN: error: parameter 'WARPS' = 3 is outside its candidate domain [1, 2, 4, 8, 16]
 // UNDECLARED: error: no kernel declares a parameter 'NOPE'

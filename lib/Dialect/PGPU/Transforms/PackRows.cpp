@@ -88,6 +88,25 @@ constexpr llvm::StringLiteral kRows = "ROWS";
 
 bool isFragment(Value v) { return isa<FragmentType>(v.getType()); }
 
+/// BLOCK (pgpu-form-blocking's row block, covering the row's width) with the packed tile's narrower
+/// widths 16 and 32 among its candidates; any other parameter as it is. Packed, a short row's
+/// [ROWS, BLOCK] tile keeps all of its lanes busy at BLOCK = its width: a 32-wide row (171's D = 32)
+/// in 64-wide blocks computed every masked lane too (seed 003: the call's default covers the row with
+/// the smallest candidate, so a row of at most 32 takes the narrow tile; longer rows keep theirs).
+ParamAttr narrowerRowBlocks(ParamAttr p) {
+  if (p.getName().getValue() != "BLOCK" || !p.getCovers() || p.getProvider() || p.getPasses())
+    return p;
+  SmallVector<int64_t> candidates;
+  for (int64_t narrow : {16, 32})
+    if (!llvm::is_contained(p.getCandidates(), narrow) && narrow < p.getCandidates().front())
+      candidates.push_back(narrow);
+  if (candidates.empty())
+    return p;
+  llvm::append_range(candidates, p.getCandidates());
+  return ParamAttr::get(p.getContext(), p.getName(), candidates, p.getDefaultValue(), p.getProvider(),
+                        p.getCovers(), p.getPasses());
+}
+
 /// Whether `t` is a scalar or a 1-d fragment: the shapes a row's straight-line code holds.
 bool isRowShaped(Type t) {
   auto f = dyn_cast<FragmentType>(t);
@@ -820,7 +839,8 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
                               "on the staged path)";
       SmallVector<Attribute> params;
       if (auto existing = kernel.getParams())
-        params.assign(existing->begin(), existing->end());
+        for (Attribute a : *existing)
+          params.push_back(narrowerRowBlocks(cast<ParamAttr>(a)));
       // ROWS x BLOCK is the staged tile. The declared default is 1, one row per program as before the
       // packing: a binding that knows no row length (`kernel.launch` without params, `tessel compile`'s
       // wrapper defaults, a direct launch) must not run 8 long rows (a softmax over 8192 columns, the

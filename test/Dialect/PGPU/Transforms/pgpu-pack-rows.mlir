@@ -8,7 +8,10 @@
 // COM: ROWS declares 1 (one row a program, as without the packing): a binding that knows no row
 // COM: length (a launch without params, the wrapper's defaults) must not run 8 long rows of the
 // COM: blocked path one after the other; a call's default packs short rows (_kernel.py `_rows`).
+// COM: BLOCK gains the narrow widths 16 and 32 (default and covers kept): a packed row of at most 32
+// COM: takes a [ROWS, 32] tile at its call's default, not a half-masked [ROWS, 64] one (issue 41).
 // CHECK-LABEL: pgpu.kernel @normalize_rows
+// CHECK-SAME: #pgpu.param<"BLOCK", [16, 32, 64, 128], 64, covers = "N">
 // CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
 // CHECK: %[[ROWS:.*]] = pgpu.param "ROWS" : index
 // CHECK: %[[PROGRAMS:.*]] = pgpu.ceil_div %[[M:.*]], %[[ROWS]] : index
@@ -106,7 +109,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // -----
 
 // COM: Must not fire: a staged path that reduces no row (a per-element row is pgpu-refine-mapping's).
+// COM: BLOCK keeps its candidates (no narrow widths where no rows are packed).
 // CHECK-LABEL: pgpu.kernel @copy_rows
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128], 64, covers = "N">
 // CHECK-NOT: ROWS
 // CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["axis0"] {
 // CHECK: ^bb0(%{{.*}}: index):
@@ -258,6 +263,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: lanes row-broadcast, masked to members below NNZ), the products reduce along axis 1 and [ROWS]
 // COM: dots are stored; the blocked path reads each member's indices inside its row loop.
 // CHECK-LABEL: pgpu.kernel @gathered_dots
+// CHECK-SAME: #pgpu.param<"BLOCK", [16, 32, 64, 128, 256, 512], 512, covers = "K">
 // CHECK-SAME: #pgpu.param<"ROWS", [1, 2, 4, 8, 16, 32, 64, 128], 1>
 // CHECK: pgpu.execution_group
 // CHECK-NEXT: ^bb0(%[[P:.*]]: index):
@@ -334,6 +340,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 // COM: before it (an effect outside the row path: the prefix cannot move into the staged path). The
 // COM: kernel is left exactly as it was (no staged path, no ROWS).
 // CHECK-LABEL: pgpu.kernel @gathered_sums_marked
+// CHECK-SAME: #pgpu.param<"BLOCK", [64, 128], 64, covers = "K">
 // CHECK-NOT: ROWS
 // CHECK-NOT: pgpu.if
 // CHECK: pgpu.store %{{.*}}, %seen[%{{.*}}] valid

@@ -620,7 +620,10 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     one over axis 1.
     Rewrites: the group takes ROWS consecutive rows per program (a declared
     parameter, candidates 1..128): the program count becomes ceil(rows /
-    ROWS). On the staged path every row-dependent value gains a leading ROWS
+    ROWS). BLOCK, where it covers the row's width, gains the candidates 16
+    and 32 (default kept): a packed row of at most 32 lanes then takes a
+    [ROWS, 32] tile at its call's default, not a half-masked [ROWS, 64] one
+    (171's D = 32). On the staged path every row-dependent value gains a leading ROWS
     axis (scalar to [ROWS], [X] to [ROWS, X]; a per-member index read
     becomes a [ROWS] read, a gathered row a [ROWS, BLOCK] gather through
     those indices, a scattered row a [ROWS, BLOCK] unique scatter through
@@ -935,6 +938,36 @@ def PGPUFactorReductions : Pass<"pgpu-factor-reductions", "::mlir::ModuleOp"> {
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def PGPUDropFillSelects : Pass<"pgpu-drop-fill-selects", "::mlir::ModuleOp"> {
+  let summary = "a select whose false value is what its masked lanes' reads give is dropped (seed 002 §3.4)";
+  let description = [{
+    Reads: float fragment `pgpu.select %m, v, splat(c)` with a constant c.
+    Legality: seed 002 §3.4 (boundary neutralization removes or simplifies
+    validity/fill); an invalid read returns its fill (seed 000 §6). v's value
+    where %m is false is evaluated on constants: a `pgpu.load` or
+    `pgpu.gather` whose validity implies %m (is %m, a conjunction holding it,
+    or the same broadcast of such a validity) gives its fill; a constant
+    splat its constant; a broadcast its operand's value under the same
+    broadcast of %m; an exact IEEE add, sub, mul, min, max, neg or abs
+    (no approximate or flush-to-zero) the folded result, rounded to nearest
+    even as the providers compute it (a min or max of +0 and -0 is not
+    folded). When that value is bitwise c and not a NaN, the select changes
+    no lane.
+    Rewrites: the select's uses take v; the select (and its false splat,
+    when unused) is erased. A row sum's masked lanes, (0 - 0) * (0 - 0) of
+    two reads with fill 0, lose one select per lane and block (171's
+    nearest-centroid walk: sub, mul and the sum's add per lane and
+    centroid remain).
+    Preserves: every value bitwise, effects, ABI, origins.
+    Must not fire: a false value that is no constant splat, a value whose
+    masked lanes are not one constant (a read whose validity does not imply
+    %m, a kernel scalar, a loop carry), another constant (a max fold's -inf
+    beside a read's 0 fill), a NaN.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
 def PGPUReciprocalDivisors : Pass<"pgpu-reciprocal-divisors", "::mlir::ModuleOp"> {
