@@ -6,7 +6,7 @@ tile's last row, which are skipped, and the blocks wholly at or below its first 
 The pgpu interpreter (whole pipeline, program instances shuffled, row and key tiles of different sizes so
 the diagonal blocks straddle tile edges) against the KIR interpreter at S = 1, primes and non-multiples of
 the tiles; the generated Triton under TRITON_INTERPRET=1 against the KIR interpreter. A mask converted to
-0/1 and multiplied is not skipped (0 * inf is NaN), only its interior blocks drop the mask. Lit:
+0/1 and multiplied is not skipped (0 * inf is NaN): that loop stays whole. Lit:
 test/Dialect/PGPU/Transforms/pgpu-narrow-fold-ranges-products.mlir.
 """
 import os

@@ -157,6 +157,13 @@ public:
     return llvm::any_of(preds, [](const Predicate &p) { return !p.tail; });
   }
   void rewrite();
+  /// Whether some tiles would be skipped (a predicate, false, proves the summary the identity).
+  bool skips() {
+    return llvm::any_of(preds, [&](Predicate &p) {
+      return !p.branches.empty() ||
+             (!p.tail && provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult()));
+    });
+  }
   /// For a fold made from a blocked reduction loop (foldOfReduction): the combine's identities (the fold's
   /// identity operands are the loop's initial carries), and pos < upper is its tail mask.
   SmallVector<Value> neutrals;
@@ -1245,8 +1252,9 @@ bool writesNothing(Operation *op) {
 /// top is yielded): contract(l, r, acc) = acc + l r, so its summary is the contraction from a zero
 /// splat (its neutral; a zero operand proves it) and its combine +; pgpu-merge-contract-add joins the
 /// addition to the accumulator again after pgpu-realize-folds. FlashAttention-2 backward's causal key
-/// blocks past a query tile's last row are then skipped, the diagonal ones alone masked.
-RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals) {
+/// blocks past a query tile's last row are then skipped, the diagonal ones alone masked (`anyProduct`:
+/// such a loop is narrowed only where tiles are skipped).
+RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals, bool &anyProduct) {
   Block &body = loop.getBody().front();
   unsigned n = loop.getInits().size();
   if (n == 0 || body.getNumArguments() != n + 1 || !writesNothing(loop))
@@ -1273,7 +1281,7 @@ RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals) {
   for (unsigned k = 0; k < n; ++k) {
     Value acc = body.getArgument(k + 1);
     if (productCarry(k)) {
-      products[k] = true;
+      products[k] = anyProduct = true;
       combines.push_back({});
       partials.push_back(yield->getOperand(k));
       neutrals.push_back({}); // the zero splat, made in the summarizer below
@@ -1390,13 +1398,16 @@ struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<Na
     for (ForOp loop : loops) {
       SmallVector<Value> neutrals;
       Operation *before = loop->getPrevNode();
-      RegionFoldOp f = foldOfReduction(loop, neutrals);
+      bool products = false;
+      RegionFoldOp f = foldOfReduction(loop, neutrals, products);
       if (!f)
         continue;
       FoldNarrower narrower(f);
       narrower.neutrals = neutrals;
       narrower.upperIsTail = true;
-      if (!narrower.analyze() || !narrower.hasRangedPredicate()) {
+      // A product's K loop is narrowed only where tiles are skipped (causal key blocks): one that would
+      // only shed its masks stays whole for the provider's pipeliner (as pgpu-narrow-predicates keeps it).
+      if (!narrower.analyze() || !narrower.hasRangedPredicate() || (products && !narrower.skips())) {
         // Not narrowed: the fold and what its analysis made before it go; the loop stays as it was.
         SmallVector<Operation *> made;
         for (Operation *op = before ? before->getNextNode() : &loop->getBlock()->front(); op != loop;

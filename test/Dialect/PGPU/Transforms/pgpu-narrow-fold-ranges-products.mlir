@@ -121,13 +121,12 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
-// COM: Must not skip: the mask is converted to 0/1 and multiplied (p * f32(k <= i)): 0 * x is not 0 for an
-// COM: infinite x, so no block is proven empty and every key block is still visited (the blocks wholly
-// COM: below the tile's first row drop the mask, f32(true) * p = p, as for any other fold).
+// COM: Must not fire: the mask is converted to 0/1 and multiplied (p * f32(k <= i)): 0 * x is not 0 for an
+// COM: infinite x, so no key block is proven empty; a product's loop that would only shed its masks
+// COM: stays whole (the provider pipelines it), with its mask.
 // CHECK-LABEL: pgpu.kernel @product_float_mask
-// CHECK: pgpu.region_fold
-// CHECK-NOT: pgpu.cmp le
-// CHECK: pgpu.region_fold
+// CHECK-NOT: pgpu.region_fold
+// CHECK: pgpu.for
 // CHECK: pgpu.cmp le
 // CHECK: pgpu.contract
 // CHECK-NOT: pgpu.region_fold
@@ -148,7 +147,6 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
       %d = pgpu.splat %i0 : index -> !pgpu.fragment<index, [BM, BT]>
       %df = pgpu.cast %d : !pgpu.fragment<index, [BM, BT]> to !pgpu.fragment<f32, [BM, BT]>
       %r = pgpu.splat %one : f32 -> !pgpu.fragment<f32, [BT, BD]>
-      // expected-remark @+1 {{pgpu-narrow-fold-ranges: a blocked reduction loop, read as its region fold: 1 coordinate predicate(s) and 1 tail mask(s): tiles split into all-true (predicates dropped) and mixed intervals; 0 all-false interval(s) skipped (identity proven)}}
       %sum = pgpu.for %c0 to %T step %bt iter_args(%acc0 : !pgpu.fragment<f32, [BM, BD]>) -> !pgpu.fragment<f32, [BM, BD]> {
       ^bb0(%b: index, %acc: !pgpu.fragment<f32, [BM, BD]>):
         %t = pgpu.iota %b : !pgpu.fragment<index, [BT]>
