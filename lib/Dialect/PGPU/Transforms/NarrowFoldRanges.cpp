@@ -157,13 +157,10 @@ public:
     return llvm::any_of(preds, [](const Predicate &p) { return !p.tail; });
   }
   void rewrite();
-  /// Whether some tiles would be skipped (a predicate, false, proves the summary the identity).
-  bool skips() {
-    return llvm::any_of(preds, [&](Predicate &p) {
-      return !p.branches.empty() ||
-             (!p.tail && provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult()));
-    });
-  }
+  /// Whether some tiles would be skipped (a predicate, false, proves the summary the identity), by a
+  /// predicate other than a view's tail (pos against a launch-level scalar: a split K loop's chunk past
+  /// K, which skips nothing a launch has).
+  bool skips();
   /// For a fold made from a blocked reduction loop (foldOfReduction): the combine's identities (the fold's
   /// identity operands are the loop's initial carries), and pos < upper is its tail mask.
   SmallVector<Value> neutrals;
@@ -933,6 +930,21 @@ Attribute constantOf(Value v, DenseMap<Value, Attribute> &env) {
   if (out)
     env[v] = out;
   return out;
+}
+
+bool FoldNarrower::skips() {
+  auto viewTail = [&](Predicate &p) {
+    if (p.unite || !p.cmp)
+      return false;
+    for (Value side : {p.cmp.getLhs(), p.cmp.getRhs()})
+      if (Value u = uniformScalar(side, [&](Value v) { return outside(v); }); u && isa<KernelOp>(u.getParentBlock()->getParentOp()))
+        return true;
+    return false;
+  };
+  return llvm::any_of(preds, [&](Predicate &p) {
+    return !p.branches.empty() ||
+           (!p.tail && !viewTail(p) && provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult()));
+  });
 }
 
 /// Substituting `truth` := false (a comparison's or a union's result), every summary component is its identity.
