@@ -157,6 +157,10 @@ public:
     return llvm::any_of(preds, [](const Predicate &p) { return !p.tail; });
   }
   void rewrite();
+  /// Whether some tiles would be skipped (a predicate, false, proves the summary the identity), by a
+  /// predicate other than a view's tail (pos against a launch-level scalar: a split K loop's chunk past
+  /// K, which skips nothing a launch has).
+  bool skips();
   /// For a fold made from a blocked reduction loop (foldOfReduction): the combine's identities (the fold's
   /// identity operands are the loop's initial carries), and pos < upper is its tail mask.
   SmallVector<Value> neutrals;
@@ -854,6 +858,19 @@ Attribute constantOf(Value v, DenseMap<Value, Attribute> &env) {
         if (!x.isNaN() && !(st & APFloat::opInvalidOp))
           out = FloatAttr::get(fl.getType(), x);
       }
+    } else if (bo.getKind() == kir::BinaryKind::Mul && isa<FloatType>(elementTypeOf(bo.getType()))) {
+      // A product with the kernel's own masked value where(m, x, 0) on lanes where it selects its
+      // literal zero is zero (the masked product FA2's backward forms, p * (dp - delta)); exact for a
+      // finite other factor, which the mask's author states. A zero that is not a where's (a mask
+      // converted to 0/1 and multiplied) proves nothing: 0 * inf is NaN.
+      auto maskedZero = [&](Value x) {
+        if (!isa_and_nonnull<SelectOp>(stripBroadcast(x).getDefiningOp()))
+          return false;
+        auto f = dyn_cast_or_null<FloatAttr>(constantOf(x, env));
+        return f && f.getValue().isZero();
+      };
+      if (maskedZero(bo.getLhs()) || maskedZero(bo.getRhs()))
+        out = FloatAttr::get(elementTypeOf(bo.getType()), 0.0);
     } else if (i1 && l && r && (bo.getKind() == kir::BinaryKind::And || bo.getKind() == kir::BinaryKind::Or))
       out = IntegerAttr::get(IntegerType::get(v.getContext(), 1),
                              bo.getKind() == kir::BinaryKind::And ? (l.getValue() & r.getValue())
@@ -913,6 +930,21 @@ Attribute constantOf(Value v, DenseMap<Value, Attribute> &env) {
   if (out)
     env[v] = out;
   return out;
+}
+
+bool FoldNarrower::skips() {
+  auto viewTail = [&](Predicate &p) {
+    if (p.unite || !p.cmp)
+      return false;
+    for (Value side : {p.cmp.getLhs(), p.cmp.getRhs()})
+      if (Value u = uniformScalar(side, [&](Value v) { return outside(v); }); u && isa<KernelOp>(u.getParentBlock()->getParentOp()))
+        return true;
+    return false;
+  };
+  return llvm::any_of(preds, [&](Predicate &p) {
+    return !p.branches.empty() ||
+           (!p.tail && !viewTail(p) && provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult()));
+  });
 }
 
 /// Substituting `truth` := false (a comparison's or a union's result), every summary component is its identity.
@@ -1227,7 +1259,14 @@ bool writesNothing(Operation *op) {
 /// operands the loop's initial carries (a fold continuing the blocks before it, see RegionFoldOp). The
 /// reduces' identities are the combine's (`neutrals`, for the all-false proof). The fold is built before
 /// the loop, which is left in place; null when the loop is not of that form.
-RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals) {
+/// A carry may instead be a tiled product's accumulator (pgpu-form-tiles' key loop: acc_k is only the
+/// accumulator of a contraction, or of a chain of contractions each accumulating into the next, whose
+/// top is yielded): contract(l, r, acc) = acc + l r, so its summary is the contraction from a zero
+/// splat (its neutral; a zero operand proves it) and its combine +; pgpu-merge-contract-add joins the
+/// addition to the accumulator again after pgpu-realize-folds. FlashAttention-2 backward's causal key
+/// blocks past a query tile's last row are then skipped, the diagonal ones alone masked (`anyProduct`:
+/// such a loop is narrowed only where tiles are skipped).
+RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals, bool &anyProduct) {
   Block &body = loop.getBody().front();
   unsigned n = loop.getInits().size();
   if (n == 0 || body.getNumArguments() != n + 1 || !writesNothing(loop))
@@ -1235,8 +1274,31 @@ RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals) {
   auto yield = cast<YieldOp>(body.getTerminator());
   SmallVector<BinaryOp> combines;
   SmallVector<Value> partials;
+  SmallVector<bool> products(n, false);
+  // Whether carry k is only a contraction chain's accumulator whose top is yielded at k.
+  auto productCarry = [&](unsigned k) {
+    Value v = body.getArgument(k + 1);
+    while (true) {
+      if (!v.hasOneUse())
+        return false;
+      OpOperand &use = *v.getUses().begin();
+      if (use.getOwner() == yield)
+        return use.getOperandNumber() == k && v != body.getArgument(k + 1);
+      auto c = dyn_cast<ContractOp>(use.getOwner());
+      if (!c || c->getBlock() != &body || &use != &c.getAccMutable() || c.getType() != v.getType())
+        return false;
+      v = c.getResult();
+    }
+  };
   for (unsigned k = 0; k < n; ++k) {
     Value acc = body.getArgument(k + 1);
+    if (productCarry(k)) {
+      products[k] = anyProduct = true;
+      combines.push_back({});
+      partials.push_back(yield->getOperand(k));
+      neutrals.push_back({}); // the zero splat, made in the summarizer below
+      continue;
+    }
     auto bo = yield->getOperand(k).getDefiningOp<BinaryOp>();
     if (!bo || bo->getBlock() != &body || !bo->hasOneUse() || !acc.hasOneUse() || *acc.getUsers().begin() != bo)
       return {};
@@ -1269,8 +1331,17 @@ RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals) {
   Block *sum = b.createBlock(&fold.getSummarize(), {}, {index, index}, {loc, loc});
   IRMapping map;
   map.map(body.getArgument(0), sum->getArgument(0));
+  for (unsigned k = 0; k < n; ++k) {
+    if (!products[k])
+      continue;
+    Type acc = body.getArgument(k + 1).getType(), e = elementTypeOf(acc);
+    TypedAttr z = isa<FloatType>(e) ? TypedAttr(b.getFloatAttr(e, 0.0)) : TypedAttr(b.getIntegerAttr(e, 0));
+    Value zero = SplatOp::create(b, loc, acc, arith::ConstantOp::create(b, loc, z));
+    map.map(body.getArgument(k + 1), zero);
+    neutrals[k] = zero;
+  }
   for (Operation &op : body.without_terminator())
-    if (!llvm::is_contained(combines, &op))
+    if (auto bo = dyn_cast<BinaryOp>(&op); !bo || !llvm::is_contained(combines, bo))
       b.clone(op, map);
   SmallVector<Value> yields;
   for (Value p : partials)
@@ -1281,6 +1352,11 @@ RegionFoldOp foldOfReduction(ForOp loop, SmallVectorImpl<Value> &neutrals) {
   Block *comb = b.createBlock(&fold.getCombine(), {}, both, SmallVector<Location>(both.size(), loc));
   SmallVector<Value> merged;
   for (auto [k, bo] : llvm::enumerate(combines)) {
+    if (products[k]) { // the summary so far plus the block's products
+      merged.push_back(BinaryOp::create(b, loc, kir::BinaryKind::Add, comb->getArgument(k),
+                                        comb->getArgument(n + k), false, false));
+      continue;
+    }
     IRMapping m;
     m.map(body.getArgument(k + 1), comb->getArgument(k)); // the summary so far, then the new one
     m.map(partials[k], comb->getArgument(n + k));
@@ -1334,13 +1410,16 @@ struct NarrowFoldRanges : public tessel::pgpu::impl::PGPUNarrowFoldRangesBase<Na
     for (ForOp loop : loops) {
       SmallVector<Value> neutrals;
       Operation *before = loop->getPrevNode();
-      RegionFoldOp f = foldOfReduction(loop, neutrals);
+      bool products = false;
+      RegionFoldOp f = foldOfReduction(loop, neutrals, products);
       if (!f)
         continue;
       FoldNarrower narrower(f);
       narrower.neutrals = neutrals;
       narrower.upperIsTail = true;
-      if (!narrower.analyze() || !narrower.hasRangedPredicate()) {
+      // A product's K loop is narrowed only where tiles are skipped (causal key blocks): one that would
+      // only shed its masks stays whole for the provider's pipeliner (as pgpu-narrow-predicates keeps it).
+      if (!narrower.analyze() || !narrower.hasRangedPredicate() || (products && !narrower.skips())) {
         // Not narrowed: the fold and what its analysis made before it go; the loop stays as it was.
         SmallVector<Operation *> made;
         for (Operation *op = before ? before->getNextNode() : &loop->getBlock()->front(); op != loop;

@@ -749,7 +749,17 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     nothing else reads the carries; the body writes nothing: a masked row sum
     `T.sum(T.where(kpos <= i, x[keys], 0))`) is read as the region fold it is
     and narrowed the same way when its blocks have such a predicate (the
-    reduces' identities prove the skipped blocks); otherwise it stays. Any other order comparison is solved for the
+    reduces' identities prove the skipped blocks); otherwise it stays. A carry
+    may also be a tiled product's accumulator (pgpu-form-tiles' key loop:
+    `dq += ds k`, the carry only a contraction's accumulator): the fold's
+    summary is the block's contraction from a zero splat, its combine +
+    (pgpu-merge-contract-add joins it to the accumulator again); such a loop
+    is narrowed only where blocks are skipped by a predicate other than a
+    view's tail (a launch-level bound: a split-K chunk stays one pipelined
+    loop). The all-false proof reads `where(m, x, 0) * y` as 0 where m is
+    false (a where's literal zero; a 0/1 mask multiplied proves nothing, as
+    0 * inf is NaN): FlashAttention-2 backward's causal key blocks past a
+    query tile are skipped, those below its first row run unmasked. Any other order comparison is solved for the
     positions: both sides are sums of terms with coefficients +1/-1
     (broadcasts, splats, index + and -, value-preserving casts: narrow
     integers to index, index to i32), the positions exactly once, the other
