@@ -47,7 +47,10 @@
 // Column scans (where the provider spells a scan along an axis of a 2-d tile, the `scans` option): an
 // inclusive forward scan down the columns (`y[rows, n] = T.cumsum(x[rows, n])`) walks the rows in order,
 // BLOCK_R at a time, each tile scanned along BLOCK_R with one running prefix per column carried on
-// (tileScan): rows of BLOCK_C contiguous elements instead of one element per row.
+// (tileScan): rows of BLOCK_C contiguous elements instead of one element per row. A scan of several
+// components is tiled the same way, one carry per component (issue 42: a gated recurrence's affine maps;
+// a selective scan's 16 states of them read out by a sum over the states, x/dt/y[b, t, d] walked along t
+// at stride D one channel a program before), its default tile narrowed by the components it keeps live.
 //
 // Nested reductions (issue 41): a sum over (h, w) spelled as a sum over h of sums over w, reading
 // NHWC channels contiguously, is first flattened into one reduction over H * W rows (flattenNested).

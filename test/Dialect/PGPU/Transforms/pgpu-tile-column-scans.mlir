@@ -339,3 +339,48 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: a scan of two components along the rows' contiguous axis (an EMA along x[n, r]):
+// COM: one axis of lanes over r is already coalesced, however many components.
+// CHECK-LABEL: pgpu.kernel @ema_rows
+// CHECK-NOT: BLOCK_C
+// CHECK: pgpu.range_scan
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @ema_rows(%x: !pgpu.view<f32, [N, M], in>, %y: !pgpu.view<f32, [N, M], out>) {
+    %M = pgpu.extent %x[1] : !pgpu.view<f32, [N, M], in>
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, M], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %one = arith.constant 1.0 : f32
+        %half = arith.constant 0.5 : f32
+        %t = arith.constant true
+        pgpu.range_scan %c0 to %M identity(%one, %z : f32, f32) element {
+        ^bb0(%r: index):
+          %v = pgpu.load %x[%n, %r] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [N, M], in>[index, index] -> f32
+          %w = pgpu.binary mul %v, %half : f32
+          pgpu.yield %half, %w : f32, f32
+        } combine {
+        ^bb0(%a1: f32, %b1: f32, %a2: f32, %b2: f32):
+          %a = pgpu.binary mul %a1, %a2 : f32
+          %m = pgpu.binary mul %a2, %b1 : f32
+          %b = pgpu.binary add %m, %b2 : f32
+          pgpu.yield %a, %b : f32, f32
+        } emit {
+        ^bb0(%r: index, %a: f32, %h: f32):
+          pgpu.store %h, %y[%n, %r] valid %t : i1 : f32, !pgpu.view<f32, [N, M], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
