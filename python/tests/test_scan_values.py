@@ -96,13 +96,21 @@ def selective_scan(x: T.In[T.f32, ("B", "L", "D")], dt: T.In[T.f32, ("B", "L", "
         y[b, times, d] = T.sum(Cm[b, times, states] * h, axis=1) + Dp[d] * xs
 
 
-def run_stage(kernel, stage, shapes, inputs, tmp, params=None):
+def run_stage(kernel, stage, shapes, inputs, tmp, params=None, provider=None):
+    """`provider`: the pgpu program the pipeline builds for that provider (its capabilities: Triton tiles
+    a scan along an axis of a 2-d fragment), stopped before its legalization, interpreted."""
     tmp = pathlib.Path(tmp)
     src = tmp / "k.mlir"
     src.write_text(kernel.kir({}))
     tessel_bin = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", pathlib.Path(__file__).parents[2] / "build")) / "bin" / "tessel"
-    out = tmp / f"{stage}-{'-'.join(f'{k}{v}' for k, v in (params or {}).items())}"
-    args = [str(tessel_bin), "run", str(src), "--stage", stage, "--seed", "3", "--out", str(out),
+    if provider:
+        opt = [str(tessel_bin.parent / "tessel-opt"), str(src),
+               f"--tessel-pipeline=provider={provider} stop-after=realize-folds", "-o", str(tmp / "p.mlir")]
+        res = subprocess.run(opt, capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        src = tmp / f"p.mlir:{kernel.name}"
+    out = tmp / f"{stage}-{provider}-{'-'.join(f'{k}{v}' for k, v in (params or {}).items())}"
+    args = [str(tessel_bin), "run", str(src), *([] if provider else ["--stage", stage]), "--seed", "3", "--out", str(out),
             "--shape", ",".join(f"{k}={v}" for k, v in shapes.items())]
     if stage == "pgpu":
         args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
@@ -121,8 +129,9 @@ def check(kernel, shapes, inputs, want, rtol, atol, blocks=(64, 512)):
         got = run_stage(kernel, "kir", shapes, inputs, tmp)
         for name, w in want.items():
             np.testing.assert_allclose(np.load(got / f"{name}.npy"), w, rtol=rtol, atol=atol, err_msg=f"kir {name}")
-        for block in blocks:
-            got = run_stage(kernel, "pgpu", shapes, inputs, tmp, {"BLOCK": block})
+        for block in blocks:  # a BLOCK, or a binding ({"BLOCK_R": 2, "BLOCK_C": 16}: a tiled scan)
+            got = (run_stage(kernel, "pgpu", shapes, inputs, tmp, block, provider="triton") if isinstance(block, dict)
+                   else run_stage(kernel, "pgpu", shapes, inputs, tmp, {"BLOCK": block}))
             for name, w in want.items():
                 np.testing.assert_allclose(np.load(got / f"{name}.npy"), w, rtol=rtol, atol=atol,
                                            err_msg=f"pgpu BLOCK={block} {name}")
@@ -248,16 +257,45 @@ def test_selective_scan(shape, growing):
           2e-4, 2e-5 * scale)
 
 
+DEEP = pytest.mark.skipif(not os.environ.get("TESSEL_DEEP"), reason="TESSEL_DEEP: three column blocks, ~10 s")
+TILED = [pytest.param(dict(B=2, L=23, D=19), id="B2L23D19"), pytest.param(dict(B=1, L=1, D=17), id="B1L1D17"),
+         pytest.param(dict(B=1, L=41, D=33), id="B1L41D33", marks=DEEP)]
+
+
+@pytest.mark.parametrize("shape", TILED)
+def test_selective_scan_tiled_along_channels(shape):
+    """The channels (contiguous) are tiled with the time steps (pgpu-tile-column-reductions' scans):
+    channel counts past one BLOCK_C and not a multiple of it (a partial column block), prime
+    lengths (a partial row block after full ones), a single step; some |exp(dt A)| > 1. The pgpu
+    interpreter at two tile bindings (BLOCK_R 2 and 8), then the Triton source at its call defaults."""
+    B, L, D = shape["B"], shape["L"], shape["D"]
+    rng = np.random.default_rng(B * 7 + L * 11 + D)
+    x = rng.standard_normal((B, L, D)).astype(np.float32)
+    dt = rng.uniform(0.001, 0.1, (B, L, D)).astype(np.float32)
+    A = -rng.uniform(0.5, 8.0, (D, 16)).astype(np.float32)
+    A = np.where(rng.random(A.shape) < 0.25, -A * (8.0 / max(L, 8)), A).astype(np.float32)
+    Bm = rng.standard_normal((B, L, 16)).astype(np.float32)
+    Cm = rng.standard_normal((B, L, 16)).astype(np.float32)
+    Dp = rng.standard_normal(D).astype(np.float32)
+    want = selective_scan_reference(x, dt, A, Bm, Cm, Dp)
+    scale = max(1.0, float(np.abs(want).max()))
+    check(selective_scan, shape, {"x": x, "dt": dt, "A": A, "Bm": Bm, "Cm": Cm, "Dp": Dp}, {"y": want},
+          2e-4, 2e-5 * scale, blocks=({"BLOCK_R": 2, "BLOCK_C": 16}, {"BLOCK_R": 8, "BLOCK_C": 32}))
+
+
 def test_selective_scan_is_one_blocked_scan():
     """The 16 state lines are 32 components of one tl.associative_scan per block (full blocks, then
-    the partial one), the readout computed on the block's prefixes; no loop over the time axis runs
-    one element at a time."""
+    the partial one) along axis 0 of [BLOCK_R, BLOCK_C] tiles (time steps by contiguous channels, a
+    program per block of channels), the readout computed on the block's prefixes; no loop over the
+    time axis runs one element at a time."""
     src = selective_scan.source("triton")
     body = src[src.index("def _selective_scan_kernel"):]
     body = body[:body.index("\n\n\n")]
     scans = [ln for ln in body.splitlines() if "= tl.associative_scan((" in ln]
     assert len(scans) == 2 and all(ln.split("=")[0].count("v") == 32 for ln in scans), scans
-    assert body.count("for ") == 2  # the two loops over blocks of BLOCK time steps
+    assert all("), 0, _selective_scan_combine" in ln for ln in scans), scans  # along the time steps
+    assert "selective_scan_PARAMS = {'BLOCK_C'" in src and "'BLOCK_R'" in src
+    assert body.count("for ") == 2  # the two loops over blocks of BLOCK_R time steps
 
 
 def test_reduction_over_a_dynamic_axis_is_refused_at_its_line():
@@ -283,14 +321,19 @@ def meta_views(kernel, shape):
 
 def test_scan_registers_bound_the_default_block():
     """The resource model counts a fragment scan's components and prefixes (Resources.h, scanBytes):
-    the 32-component selective scan at B8 L4096 D2048 does not take the BLOCK covering L (4096 lanes
-    of 32 components cannot stay in registers) but the largest candidate whose registers fit; the
-    two-component EMA scan keeps its covering BLOCK."""
+    the 32-component selective scan at B8 L4096 D2048, tiled [BLOCK_R, BLOCK_C] along its contiguous
+    channels (pgpu-tile-column-reductions), does not take the BLOCK_R covering L but a tile whose
+    registers fit (32 x BLOCK_R x BLOCK_C <= 4096: [8, 16]); the two-component gated recurrence, its
+    channels contiguous too, is tiled so as well and its binding fits."""
     shape = dict(B=8, L=4096, D=2048)
     chosen = selective_scan._fact_params({}, meta_views(selective_scan, shape))
     space = selective_scan._space({})
     binding = {**{n: d for n, (_, d) in space.items()}, **(chosen or {})}
-    assert binding["BLOCK"] < 4096 and selective_scan._prune({})(binding) is None, binding
+    assert binding["BLOCK_R"] * binding["BLOCK_C"] * 32 <= 4096, binding
+    assert selective_scan._prune({})(binding) is None, binding
     assert "return 'registers'" in selective_scan.source("triton").split("_PRUNE(p):")[1].split("return None")[0]
     chosen = gated_recurrence._fact_params({}, meta_views(gated_recurrence, dict(B=8, T=4096, C=64)))
-    assert chosen["BLOCK"] == 4096, chosen
+    space = gated_recurrence._space({})
+    binding = {**{n: d for n, (_, d) in space.items()}, **(chosen or {})}
+    assert binding["BLOCK_R"] * binding["BLOCK_C"] * 2 <= 4096, binding
+    assert gated_recurrence._prune({})(binding) is None, binding

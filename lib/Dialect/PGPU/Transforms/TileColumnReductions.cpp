@@ -47,7 +47,10 @@
 // Column scans (where the provider spells a scan along an axis of a 2-d tile, the `scans` option): an
 // inclusive forward scan down the columns (`y[rows, n] = T.cumsum(x[rows, n])`) walks the rows in order,
 // BLOCK_R at a time, each tile scanned along BLOCK_R with one running prefix per column carried on
-// (tileScan): rows of BLOCK_C contiguous elements instead of one element per row.
+// (tileScan): rows of BLOCK_C contiguous elements instead of one element per row. A scan of several
+// components is tiled the same way, one carry per component (issue 42: a gated recurrence's affine maps;
+// a selective scan's 16 states of them read out by a sum over the states, x/dt/y[b, t, d] walked along t
+// at stride D one channel a program before), its default tile narrowed by the components it keeps live.
 //
 // Nested reductions (issue 41): a sum over (h, w) spelled as a sum over h of sums over w, reading
 // NHWC channels contiguously, is first flattened into one reduction over H * W rows (flattenNested).
@@ -182,11 +185,9 @@ std::string whyNotNested(ForeachOp inner, const DenseSet<Value> &onD, bool &colu
 std::string whyNotScan(RangeScanOp scan, const DenseSet<Value> &onD, bool &column) {
   if (scan.getReverse() || scan.getExclusive())
     return "a scan is reverse or exclusive (only inclusive forward scans are tiled yet)";
-  // Each component keeps two [BLOCK_R, BLOCK_C] tiles live (its members and their prefixes) and one more
-  // pick a trip: a scan of affine maps (two components), or of one per state of a selective scan (32),
-  // is left to its one-axis blocking until the tile's size accounts for them (not measured yet).
-  if (scan.getIdentities().size() != 1)
-    return "a scan of several components (only one running value per column is tiled yet)";
+  // Each component keeps two [BLOCK_R, BLOCK_C] tiles live (its members and their prefixes): a scan of
+  // affine maps (two components) or of one per state of a selective scan (32) is tiled with a tile
+  // whose default shrinks with the components (scanTileDefaults).
   if (onD.contains(scan.getLower()) || onD.contains(scan.getUpper()) ||
       llvm::any_of(scan.getIdentities(), [&](Value id) { return onD.contains(id); }))
     return "a scan's bounds or identity depend on the kept axis";
@@ -1164,6 +1165,19 @@ bool flattenNested(OpBuilder &b, RangeReduceOp outer) {
   return true;
 }
 
+/// The most components of a scan this pass tiled in `kernel` (a `pgpu.scan` along BLOCK_R of
+/// [BLOCK_R, BLOCK_C] tiles: only tileScan makes them), 0 when none.
+unsigned tiledScanComponents(KernelOp kernel) {
+  unsigned most = 0;
+  kernel.walk([&](ScanOp scan) {
+    auto type = scan->getNumResults() ? dyn_cast<FragmentType>(scan->getResult(0).getType()) : FragmentType();
+    if (type && type.getRank() == 2 && type.getExtents()[0] == StringAttr::get(kernel.getContext(), kRowsParam) &&
+        type.getExtents()[1] == StringAttr::get(kernel.getContext(), kColsParam))
+      most = std::max(most, scan->getNumResults());
+  });
+  return most;
+}
+
 /// Declares `name` on `kernel` unless it is there.
 void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
   if (kernel.getParam(name))
@@ -1270,8 +1284,20 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       if (ragged)
         declare(kernel, kColsParam, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, segmentsRead ? 8 : 128,
                 *covered);
-      else
-        declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, 128, *covered);
+      // A tiled scan keeps two [BLOCK_R, BLOCK_C] tiles per component live (members and prefixes, the
+      // resource model's 8 bytes a component lane): with k components the default tile holds at most
+      // 4096 / k lanes, 128 f32 registers a thread at the heuristic 2 warps (one component or an EMA's
+      // two: [16, 128] as for a reduction; a selective scan's 32, 16 states of affine maps: [8, 16]).
+      // BLOCK_C narrows first down to 16 (rows of 64 contiguous f32 bytes: two whole sectors, and
+      // more programs for the serial walk), then BLOCK_R (issue 42).
+      unsigned components = tiledScanComponents(kernel);
+      int64_t colsDefault = 128, rowsDefault = 16;
+      while (colsDefault > 16 && components * rowsDefault * colsDefault > 4096)
+        colsDefault /= 2;
+      while (rowsDefault > 2 && components * rowsDefault * colsDefault > 4096)
+        rowsDefault /= 2;
+      if (!ragged)
+        declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, colsDefault, *covered);
       // A reduced axis that one candidate holds (C = 64 input channels) takes it: no masked rows.
       // Ragged segments may be long (few CSR rows of many nonzeros): where a call's default narrows
       // BLOCK_C to fill the device it widens BLOCK_R to its largest candidate (_fill_programs, rule 3),
@@ -1280,7 +1306,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
         declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 16,
                 rowsSpan.value_or(StringAttr()));
       else
-        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, 16, rowsSpan.value_or(StringAttr()));
+        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, rowsDefault, rowsSpan.value_or(StringAttr()));
       // Ragged segments partitioning a view extent (CSR rows in [0, NNZ), one per member of [0, M)):
       // a call's default sizes the tile by their average length NNZ / M (seed 003: defaults from facts).
       if (ragged && pool && *pool && kept && *kept) {

@@ -2072,8 +2072,9 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     alone, while narrower column blocks add programs that share nothing).
     With the option `scans` (the provider spells a scan along axis 0 of
     a 2-d fragment: Triton), the body may also hold an inclusive forward
-    `pgpu.range_scan` of one component over r (a cumulative sum down the columns,
-    `y[rows, n] = T.cumsum(x[rows, n])`) whose bounds and identity do not
+    `pgpu.range_scan` over r (a cumulative sum down the columns,
+    `y[rows, n] = T.cumsum(x[rows, n])`; an EMA's affine maps; a selective
+    scan's 16 states of them read out by a sum over the states) whose bounds and identity do not
     depend on d, whose element and combine are straight-line and whose
     emit is straight-line reads, pointwise code and writes over both axes.
     It becomes a `pgpu.for` over blocks of BLOCK_R lanes of r carrying one
@@ -2083,8 +2084,11 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     every prefix (seed 000 §8: regrouped, never reordered), emits the tile
     and carries its last row on (a `pgpu.reduce` along BLOCK_R keeping
     lane BLOCK_R - 1: exactly the prefix emitted there, whatever the
-    combine). Reverse and exclusive scans, and scans of several components
-    (an EMA's affine maps: two tiles live per component), are left alone.
+    combine), one carry and tile per component. Reverse and exclusive scans
+    are left alone. Each component keeps two tiles live (members and
+    prefixes): with k components BLOCK_C's default halves down to 16 and
+    then BLOCK_R's down to 2 until k * BLOCK_R * BLOCK_C <= 4096 (one or
+    two components: [16, 128]; 32: [8, 16]).
     Also fires on a kept axis that is already a coordinate of the sole
     execution group (pgpu-flatten-worksets' whole-body workset: one column
     per program), the group body being such a body over it and the program
