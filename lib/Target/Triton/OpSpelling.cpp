@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SerializerImpl.h"
+#include "tessel/Dialect/PGPU/IR/LoopTrips.h"
 #include "tessel/Target/ZeroDivisor.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1027,6 +1028,24 @@ std::string Serializer::halfLanes(Value v, const triton::PairedLaneRead &m, Arra
   return "tl.broadcast_to(" + expr(br.getOperand()) + "[" + llvm::join(index, ", ") + "], " + shape + ")";
 }
 
+/// Whether every use of the paired read `result` discards the lanes past the lane bound of validity `valid`
+/// (its one Bound form, alone or in a conjunction).
+static bool lanesPastBoundDiscarded(Value result, Value valid, const triton::PairedLaneRead &m) {
+  std::optional<triton::PairedLane> form = triton::pairedLaneForm(valid, m);
+  if (form == triton::PairedLane::Bound)
+    return pgpu::lanesDiscardedOff(result, valid);
+  auto conj = valid.getDefiningOp<pgpu::BinaryOp>();
+  if (form != triton::PairedLane::And || !conj)
+    return false;
+  std::optional<triton::PairedLane> l = triton::pairedLaneForm(conj.getLhs(), m),
+                                    r = triton::pairedLaneForm(conj.getRhs(), m);
+  if (l == triton::PairedLane::Bound && r == triton::PairedLane::Uniform)
+    return pgpu::lanesDiscardedOff(result, conj.getLhs());
+  if (r == triton::PairedLane::Bound && l == triton::PairedLane::Uniform)
+    return pgpu::lanesDiscardedOff(result, conj.getRhs());
+  return false;
+}
+
 bool Serializer::emitPairedRead(Operation *op, Value view, ValueRange coords, Value valid, Value fill, bool atL2,
                                 int indent) {
   std::optional<triton::PairedLaneRead> m = triton::matchPairedLaneRead(op);
@@ -1060,8 +1079,9 @@ bool Serializer::emitPairedRead(Operation *op, Value view, ValueRange coords, Va
     both = "tl.reshape(tl.broadcast_to(" + pairs + "[" + llvm::join(index, ", ") + "], " + shape + "), " +
            shapeList(result.getType()) + ")";
   }
-  // Lane 2j + 1 past a lane bound holds lane 2j's element: the fill there.
-  if (m->boundedLanes)
+  // Lane 2j + 1 past a lane bound holds lane 2j's element: the fill there, unless every use discards the
+  // lanes past the bound (corpus 57's bytes: the dequantized weight is zeroed past K before the contraction).
+  if (m->boundedLanes && !lanesPastBoundDiscarded(result, valid, *m))
     both = "tl.where(" + expr(valid) + ", " + both + ", " + expr(fill) + ")";
   line(indent, name(result) + " = " + both);
   return true;

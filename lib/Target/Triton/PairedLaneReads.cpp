@@ -138,19 +138,22 @@ std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *rea
   auto step = dyn_cast<StringAttr>(type.getExtents()[axis]);
   if (!step)
     return std::nullopt;
-  // The loop whose lanes the axis holds: found from the halved coordinate's iota, which must address the
-  // view's last axis (the one row-major strides keep contiguous: where the repetition costs vectorized
-  // reads; on an outer axis each repeated row is a vector read already).
+  // The loop whose lanes the axis holds: found from the halved coordinate's iota. On the view's last axis
+  // (the one row-major strides keep contiguous) the repetition costs vectorized reads; on an outer axis
+  // only pairs k / 2 are taken (corpus 57's wq[k // 2, n]: each byte row is one vector read, made twice,
+  // and copied twice into shared memory by the pipelined loop; read once, it moves half the bytes).
   if (coords.empty())
     return std::nullopt;
-  for (Value c : coords.take_back()) {
+  for (auto [index, c] : llvm::enumerate(coords)) {
+    bool last = index + 1 == coords.size();
     PairedLaneRead m{Value(), step.getValue(), axis, false};
     auto b = c.getDefiningOp<BroadcastOp>();
     Value lanes = type.getRank() == 1 ? c : (b && b.getDims().size() == 1 ? b.getOperand() : Value());
     std::optional<Quotient> q = lanesQuotient(lanes);
     auto iv = q ? dyn_cast<BlockArgument>(q->iota.getBase()) : BlockArgument();
     auto loop = iv ? dyn_cast<ForOp>(iv.getOwner()->getParentOp()) : ForOp();
-    if (!loop || iv.getArgNumber() != 0 || !read->getParentRegion() || !loop->isProperAncestor(read))
+    if (!loop || iv.getArgNumber() != 0 || !read->getParentRegion() || !loop->isProperAncestor(read) ||
+        (!last && (q->scale != 1 || q->group != 2)))
       continue;
     auto p = loop.getStep().getDefiningOp<ParamOp>();
     if (!p || p.getName() != step.getValue() || !tripsStartAtMultiples(loop, p.getName()))
@@ -166,8 +169,10 @@ std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *rea
     }
     std::optional<PairedLane> v = pairedLaneForm(valid, m);
     ok &= v && *v != PairedLane::Halved;
-    if (!ok)
+    if (!ok && last)
       return std::nullopt;
+    if (!ok)
+      continue;
     m.boundedLanes = boundsLanes(valid, m);
     return m;
   }

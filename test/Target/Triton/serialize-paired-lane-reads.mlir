@@ -18,23 +18,29 @@
 // CHECK: [[B:v[0-9]+]]_pairs = tl.load(
 // CHECK-NEXT: [[B]] = tl.reshape(tl.join([[B]]_pairs, [[B]]_pairs), [8, 16])
 // COM: must not fire: k / 3 at BLK 16 (runs of 3 lanes, which neither divide 16 nor 16 divides;
-// COM: serialize-run-lane-reads.mlir has the runs that do), k / 2 on the view's outer axis, a validity
-// COM: that varies along the lanes otherwise (the rows' index below k / 2).
+// COM: serialize-run-lane-reads.mlir has the runs that do), a validity that varies along the lanes
+// COM: otherwise (the rows' index below k / 2).
+// COM: fires: k / 2 on the view's outer axis (corpus 57's wq[k // 2, n]): the byte rows once, repeated.
 // CHECK-NOT: _pairs = tl.load
 // CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
-// CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
+// CHECK: [[E:v[0-9]+]]_pairs = tl.load(w + (tl.broadcast_to((tl.arange(0, 8) + [[IV]] // 2)[None, :], [8, 8])) * w_stride0 + (tl.broadcast_to([[ROWS]][:, None], [8, 8])) * w_stride1, mask=
+// CHECK-NEXT: [[E]] = tl.reshape(tl.join([[E]]_pairs, [[E]]_pairs), [8, 16])
+// CHECK-NOT: _pairs = tl.load
 // CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
 // COM: fires: the tail loop from a multiple of the step, whose lane bound k < K selects the fill at the odd
-// COM: lane past it; the pairs' mask is lane 2j's bound, iv + 2j < K spelled iv / 2 + j < K - K // 2 (a
-// COM: unit-stride run against a bound of known divisibility: Triton vectorizes and pipelines the read).
+// COM: lane past it (the bytes are summed: every lane is used); the pairs' mask is lane 2j's bound,
+// COM: iv + 2j < K spelled iv / 2 + j < K - K // 2 (a unit-stride run against a bound of known
+// COM: divisibility: Triton vectorizes and pipelines the read).
 // CHECK: for [[TV:v[0-9]+]] in range({{v[0-9]+}}, [[K:v[0-9]+]], {{v[0-9]+}}):
-// CHECK: [[C:v[0-9]+]]_pairs = tl.load(w + (tl.broadcast_to([[ROWS]][:, None], [8, 8])) * w_stride0 + (tl.broadcast_to((tl.arange(0, 8) + [[TV]] // 2)[None, :], [8, 8])) * w_stride1, mask=(tl.broadcast_to([[ROK]][:, None], [8, 8])) & (tl.broadcast_to(((tl.arange(0, 8) + [[TV]] // 2) < (([[K]]) - ([[K]]) // 2))[None, :], [8, 8])), other=tl.full([], 0, tl.int8))
+// CHECK: [[C:v[0-9]+]]_pairs = tl.load(w + (tl.broadcast_to([[ROWS]][:, None], [8, 8])) * w_stride0 + (tl.broadcast_to((tl.arange(0, 8) + [[TV]] // 2)[None, :], [8, 8])) * w_stride1, mask=(tl.broadcast_to(v{{[0-9]+}}[:, None], [8, 8])) & (tl.broadcast_to(((tl.arange(0, 8) + [[TV]] // 2) < (([[K]]) - ([[K]]) // 2))[None, :], [8, 8])), other=tl.full([], 0, tl.int8))
 // CHECK-NEXT: [[C]] = tl.where(v{{[0-9]+}}, tl.reshape(tl.join([[C]]_pairs, [[C]]_pairs), [8, 16]), tl.full([], 0, tl.int8))
 // CHECK: [[D:v[0-9]+]]_pairs = tl.load(
 // CHECK-NEXT: [[D]] = tl.reshape(tl.join([[D]]_pairs, [[D]]_pairs), [8, 16])
 // CHECK-NOT: _pairs = tl.load
 // CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
-// CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
+// CHECK: [[F:v[0-9]+]]_pairs = tl.load(w + (tl.broadcast_to((tl.arange(0, 8) + [[TV]] // 2)[None, :], [8, 8])) * w_stride0
+// CHECK-NEXT: [[F]] = tl.where(v{{[0-9]+}}, tl.reshape(tl.join([[F]]_pairs, [[F]]_pairs), [8, 16]), tl.full([], 0, tl.int8))
+// CHECK-NOT: _pairs = tl.load
 // CHECK: = tl.load(w + (v{{[0-9]+}}) * w_stride0 + (v{{[0-9]+}}) * w_stride1, mask=
 // COM: must not fire: a loop from 1 (its trips start off a multiple of the step: k / 2 pairs straddle).
 // CHECK: for {{v[0-9]+}} in range(1, [[K]], {{v[0-9]+}}):

@@ -7,7 +7,10 @@
 // [X, P] whose k-lane coordinates are that quotient and whose other coordinates do not depend on k
 // reads one value per row X, P times. It becomes a [X] read at iv / G, broadcast along the lanes; the
 // k lanes' validity (k < bound: lane iv is the first, so a trip with any valid lane has lane iv valid)
-// is kept by a select of the broadcast against the fill, so every lane holds what it held.
+// is kept by a select of the broadcast against the fill, so every lane holds what it held; unless every
+// use discards the lanes past the bound (pgpu::lanesDiscardedOff: corpus 57's and 80's dequantized weight
+// (nib - zero) * scale is selected against the same bound before the contraction), where the select is
+// left out (two of the three selects a weight element took).
 //
 // Fires on: a load or gather of rank 2 in a pgpu.for whose step is a parameter P (a declared parameter
 // takes only its candidates) and whose every trip starts at a multiple of P (its lower bound 0, a
@@ -216,7 +219,8 @@ bool rewrite(Operation *read, ForOp loop) {
   Value row = isa<LoadOp>(read) ? Value(LoadOp::create(b, loc, rowType(element), view, coords, ok, fill))
                                 : Value(GatherOp::create(b, loc, rowType(element), view, coords, ok, fill));
   Value spread = BroadcastOp::create(b, loc, type, row, b.getDenseI64ArrayAttr({other}));
-  if (laneValid)
+  // The lanes past the bound hold the fill, unless every use discards them (then the row's value stays).
+  if (laneValid && !lanesDiscardedOff(read->getResult(0), laneValid))
     spread = SelectOp::create(b, loc, laneValid, spread, SplatOp::create(b, loc, type, fill));
   if (remarksEnabled(read))
     emitRemark(loc) << "pgpu-reuse-input-reads: a read whose lane coordinate is "

@@ -590,7 +590,10 @@ def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
     (s * iv) / G broadcast along the lanes; validity the other axis's, or
     that and the lanes' bound iota(iv) < b: the row read is valid where
     iv < b (lane iv is a trip's first) and the broadcast is selected against
-    the fill on the lanes past b, so every lane holds what it held. Must not
+    the fill on the lanes past b, so every lane holds what it held, unless
+    every use discards those lanes (pgpu::lanesDiscardedOff: lane-wise
+    arithmetic ending in a select on the same bound, corpus 57's and 80's
+    (nib - zero) * scale zeroed past K before the contraction). Must not
     fire: a quotient some candidate's trip crosses (k / 2 of packed
     nibbles), another coordinate varying along the lanes, a loop that does
     not start at 0.
