@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUSTAGEROWS
@@ -85,20 +86,99 @@ ForOp firstShared(Block &block) {
   return {};
 }
 
-/// Clones `op` into `b`; a blocking loop over [lo, hi) with step `step` is
-/// inlined as its single iteration at iv = lo.
-void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor) {
-  auto loop = dyn_cast<ForOp>(op);
-  if (!loop || !isBlockingLoop(loop) || loop.getLower() != anchor.getLower() ||
-      loop.getUpper() != anchor.getUpper() || loop.getStep() != anchor.getStep()) {
-    b.clone(op, map);
-    return;
-  }
+/// Whether `loop` walks [lo, hi) by `step` in blocks (the anchor's segment).
+bool walksSegment(ForOp loop, Value lo, Value hi, Value step) {
+  return isBlockingLoop(loop) && loop.getLower() == lo && loop.getUpper() == hi && loop.getStep() == step;
+}
+
+/// Replaces `loop` (one trip under the guard) by its body at iv = lower, carries bound to the inits.
+void inlineOneTrip(OpBuilder &b, ForOp loop, IRMapping &map) {
   SmallVector<Value> args{map.lookupOrDefault(loop.getLower())};
   for (Value init : loop.getInits())
     args.push_back(map.lookupOrDefault(init));
   for (auto [result, y] : llvm::zip(loop.getResults(), inlineBlock(b, loop.getBody().front(), args, map)))
     map.map(result, y);
+}
+
+/// Whether `op` reads a view that nothing writes during the launch (as pgpu-reuse-input-reads).
+bool readsInput(Operation *op) {
+  if (!isa<LoadOp, GatherOp>(op))
+    return false;
+  auto view = dyn_cast<ViewType>(op->getOperand(0).getType());
+  return view && !view.isWritable();
+}
+
+/// Blocking loops over the anchor's segment nested in `clone` (a row reduced inside an author loop,
+/// e.g. every trip of a bisection): under the guard they too run one trip, so each is inlined where
+/// it stands. The ordered loops around them are appended to `hosts`.
+void inlineNestedSegments(Operation *clone, Value lo, Value hi, Value step, SmallVectorImpl<ForOp> &hosts) {
+  SmallVector<ForOp> nested;
+  clone->walk([&](ForOp loop) {
+    if (loop != clone && walksSegment(loop, lo, hi, step))
+      nested.push_back(loop);
+  });
+  for (ForOp loop : nested) {
+    for (Operation *p = loop->getParentOp(); p && p != clone->getParentOp(); p = p->getParentOp())
+      if (auto host = dyn_cast<ForOp>(p); host && !llvm::is_contained(hosts, host))
+        hosts.push_back(host);
+    OpBuilder b(loop);
+    IRMapping map;
+    inlineOneTrip(b, loop, map);
+    for (Value result : loop.getResults())
+      result.replaceAllUsesWith(map.lookup(result));
+    loop.erase();
+  }
+}
+
+/// Moves before `loop` the reads of input views in its body whose coordinates, validity and fill
+/// do not change from trip to trip, with the pure ops computing them. An input is never written
+/// during the launch, so such a read returns the same tile every trip; on the staged path the row
+/// is one BLOCK tile (the tile the resource model already holds for the row's other reductions), so
+/// it is read once instead of once a trip. Returns whether a read moved.
+bool hoistInvariantInputReads(ForOp loop) {
+  Block &body = loop.getBody().front();
+  Region &inside = loop.getBody();
+  llvm::SmallPtrSet<Operation *, 16> invariant;
+  SmallVector<Operation *> reads;
+  for (Operation &op : body.without_terminator()) {
+    bool pure = op.getNumRegions() == 0 && (isMemoryEffectFree(&op) || readsInput(&op));
+    if (!pure || !llvm::all_of(op.getOperands(), [&](Value v) {
+          return !inside.isAncestor(v.getParentRegion()) || invariant.contains(v.getDefiningOp());
+        }))
+      continue;
+    invariant.insert(&op);
+    if (readsInput(&op))
+      reads.push_back(&op);
+  }
+  // Only the reads and what they need move: other invariant work stays where the author wrote it.
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  SmallVector<Operation *> work(reads.begin(), reads.end());
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!needed.insert(op).second)
+      continue;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && invariant.contains(def))
+        work.push_back(def);
+  }
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    if (needed.contains(&op))
+      op.moveBefore(loop);
+  return !reads.empty();
+}
+
+/// Clones `op` into `b`; a blocking loop over [lo, hi) with step `step` is
+/// inlined as its single iteration at iv = lo, also where it is nested in the
+/// op (the clone's enclosing ordered loops are appended to `hosts`).
+void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor, SmallVectorImpl<ForOp> &hosts) {
+  auto loop = dyn_cast<ForOp>(op);
+  if (!loop || !walksSegment(loop, anchor.getLower(), anchor.getUpper(), anchor.getStep())) {
+    Operation *clone = b.clone(op, map);
+    inlineNestedSegments(clone, map.lookupOrDefault(anchor.getLower()), map.lookupOrDefault(anchor.getUpper()),
+                         map.lookupOrDefault(anchor.getStep()), hosts);
+    return;
+  }
+  inlineOneTrip(b, loop, map);
 }
 
 } // namespace
@@ -109,8 +189,23 @@ IfOp tessel::pgpu::stageRowLoops(Block &block, ForOp anchor) {
     return {};
   // The guard: exactly one iteration; everything from the anchor to the terminator moves: inlined in
   // `then`, as it is in `else`.
-  return stageOneSegment(block, anchor, anchor.getLower(), anchor.getUpper(), anchor.getStep(),
-                         [&](OpBuilder &b, Operation &op, IRMapping &map) { cloneStaged(b, op, map, anchor); });
+  SmallVector<ForOp> hosts;
+  IfOp guard =
+      stageOneSegment(block, anchor, anchor.getLower(), anchor.getUpper(), anchor.getStep(),
+                      [&](OpBuilder &b, Operation &op, IRMapping &map) { cloneStaged(b, op, map, anchor, hosts); });
+  // Innermost first (a post-order walk), so a read leaves every enclosing ordered loop whose trips
+  // do not change it.
+  SmallVector<ForOp> inner;
+  if (guard)
+    guard.getThenRegion().walk([&](ForOp loop) {
+      if (llvm::is_contained(hosts, loop))
+        inner.push_back(loop);
+    });
+  for (ForOp host : inner)
+    if (hoistInvariantInputReads(host) && remarksEnabled(host))
+      emitRemark(host.getLoc()) << "pgpu-stage-rows: a row that fits one block is read once before this loop, "
+                                   "not once a trip";
+  return guard;
 }
 
 IfOp tessel::pgpu::stageOneSegment(Block &block, Operation *anchor, Value lo, Value hi, Value step,
