@@ -66,19 +66,51 @@ llvm::SmallPtrSet<Value, 4> viewsRead(Operation *op) {
   return views;
 }
 
-/// The first blocking loop of `block` that starts a staging opportunity, or null.
-ForOp firstShared(Block &block) {
-  SmallVector<ForOp> loops;
+/// A blocking loop of a block's staging opportunity and the op of the block it is in: the loop
+/// itself, or an author loop whose trips each run it (nested through ordered loops only).
+struct Member {
+  Operation *top;
+  ForOp loop;
+};
+
+/// Blocking loops nested in author loop `top` through ordered loops only (not under an if: a branch
+/// may not run every trip), whose bounds are defined outside `top`.
+void nestedMembers(Operation *top, Block &body, SmallVectorImpl<Member> &members) {
+  for (Operation &op : body.without_terminator()) {
+    auto loop = dyn_cast<ForOp>(op);
+    if (!loop)
+      continue;
+    if (!isBlockingLoop(loop)) {
+      nestedMembers(top, loop.getBody().front(), members);
+      continue;
+    }
+    if (llvm::none_of(ValueRange{loop.getLower(), loop.getUpper(), loop.getStep()},
+                      [&](Value v) { return top->isAncestor(v.getParentRegion()->getParentOp()); }))
+      members.push_back({top, loop});
+  }
+}
+
+/// The member of `block` that starts a staging opportunity: the first of two blocking loops over the
+/// same bounds that read a common view, or the first blocking loop an author loop runs every trip
+/// (its reads repeat once a trip); null when there is none.
+Member firstShared(Block &block) {
+  SmallVector<Member> members;
   for (Operation &op : block.without_terminator())
-    if (auto loop = dyn_cast<ForOp>(op); loop && isBlockingLoop(loop))
-      loops.push_back(loop);
-  for (auto [i, first] : llvm::enumerate(loops)) {
-    llvm::SmallPtrSet<Value, 4> reads = viewsRead(first);
-    for (ForOp other : ArrayRef<ForOp>(loops).drop_front(i + 1)) {
-      if (other.getLower() != first.getLower() || other.getUpper() != first.getUpper() ||
-          other.getStep() != first.getStep())
+    if (auto loop = dyn_cast<ForOp>(op)) {
+      if (isBlockingLoop(loop))
+        members.push_back({loop, loop});
+      else
+        nestedMembers(loop, loop.getBody().front(), members);
+    }
+  for (auto [i, first] : llvm::enumerate(members)) {
+    if (first.top != first.loop.getOperation() && !viewsRead(first.loop).empty())
+      return first;
+    llvm::SmallPtrSet<Value, 4> reads = viewsRead(first.loop);
+    for (Member other : ArrayRef<Member>(members).drop_front(i + 1)) {
+      if (other.loop.getLower() != first.loop.getLower() || other.loop.getUpper() != first.loop.getUpper() ||
+          other.loop.getStep() != first.loop.getStep())
         continue;
-      for (Value v : viewsRead(other))
+      for (Value v : viewsRead(other.loop))
         if (reads.contains(v))
           return first;
     }
@@ -173,6 +205,7 @@ bool hoistInvariantInputReads(ForOp loop) {
 void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor, SmallVectorImpl<ForOp> &hosts) {
   auto loop = dyn_cast<ForOp>(op);
   if (!loop || !walksSegment(loop, anchor.getLower(), anchor.getUpper(), anchor.getStep())) {
+    // The segment's bounds are defined before the first moved op, so the clone's are the same values.
     Operation *clone = b.clone(op, map);
     inlineNestedSegments(clone, map.lookupOrDefault(anchor.getLower()), map.lookupOrDefault(anchor.getUpper()),
                          map.lookupOrDefault(anchor.getStep()), hosts);
@@ -183,15 +216,16 @@ void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor, Smal
 
 } // namespace
 
-/// Stages `block` from `anchor` (its first shared blocking loop, or null).
-IfOp tessel::pgpu::stageRowLoops(Block &block, ForOp anchor) {
+namespace {
+/// Stages `block` from `top` (the op holding `anchor`, its first member's blocking loop).
+IfOp stageFrom(Block &block, Operation *top, ForOp anchor) {
   if (!anchor || block.getTerminator()->getNumOperands() != 0)
     return {};
   // The guard: exactly one iteration; everything from the anchor to the terminator moves: inlined in
   // `then`, as it is in `else`.
   SmallVector<ForOp> hosts;
   IfOp guard =
-      stageOneSegment(block, anchor, anchor.getLower(), anchor.getUpper(), anchor.getStep(),
+      stageOneSegment(block, top, anchor.getLower(), anchor.getUpper(), anchor.getStep(),
                       [&](OpBuilder &b, Operation &op, IRMapping &map) { cloneStaged(b, op, map, anchor, hosts); });
   // Innermost first (a post-order walk), so a read leaves every enclosing ordered loop whose trips
   // do not change it.
@@ -207,6 +241,10 @@ IfOp tessel::pgpu::stageRowLoops(Block &block, ForOp anchor) {
                                    "not once a trip";
   return guard;
 }
+} // namespace
+
+/// Stages `block` from `anchor` (its first shared blocking loop, or null).
+IfOp tessel::pgpu::stageRowLoops(Block &block, ForOp anchor) { return stageFrom(block, anchor, anchor); }
 
 IfOp tessel::pgpu::stageOneSegment(Block &block, Operation *anchor, Value lo, Value hi, Value step,
                                    function_ref<void(OpBuilder &, Operation &, IRMapping &)> cloneStaged) {
@@ -249,10 +287,11 @@ struct StageRows : public tessel::pgpu::impl::PGPUStageRowsBase<StageRows> {
             blocks.push_back(&branch.front());
     });
     for (Block *block : blocks) {
-      ForOp anchor = firstShared(*block);
+      Member first = firstShared(*block);
+      ForOp anchor = first.loop;
       Location loc = anchor ? anchor.getLoc() : block->getParentOp()->getLoc();
       bool remarks = remarksEnabled(block->getParentOp());
-      if (stageRowLoops(*block, anchor)) {
+      if (stageFrom(*block, first.top, anchor)) {
         if (remarks)
           emitRemark(loc) << "pgpu-stage-rows: loops over one row read it once when it fits one block "
                              "(guarded single-iteration path)";
