@@ -84,7 +84,9 @@ void nestedMembers(Operation *top, Block &body, SmallVectorImpl<Member> &members
       nestedMembers(top, loop.getBody().front(), members);
       continue;
     }
-    if (llvm::none_of(ValueRange{loop.getLower(), loop.getUpper(), loop.getStep()},
+    // The step is the BLOCK parameter (a launch constant, wherever it is spelled); the range must be
+    // the same every trip.
+    if (llvm::none_of(ValueRange{loop.getLower(), loop.getUpper()},
                       [&](Value v) { return top->isAncestor(v.getParentRegion()->getParentOp()); }))
       members.push_back({top, loop});
   }
@@ -221,6 +223,9 @@ namespace {
 IfOp stageFrom(Block &block, Operation *top, ForOp anchor) {
   if (!anchor || block.getTerminator()->getNumOperands() != 0)
     return {};
+  // A BLOCK parameter spelled inside an author loop is read before it, where the guard needs it.
+  if (Operation *param = anchor.getStep().getDefiningOp(); top->isAncestor(param))
+    param->moveBefore(top);
   // The guard: exactly one iteration; everything from the anchor to the terminator moves: inlined in
   // `then`, as it is in `else`.
   SmallVector<ForOp> hosts;
