@@ -20,10 +20,17 @@
 // Fires on a program body (an execution group's or program space's block, or
 // a branch of an if directly in one) holding at least two sibling blocking
 // loops (step = the BLOCK parameter) over the same bounds that read the same
-// view, followed only
+// view, or an author loop running such a blocking loop every trip (a
+// bisection that reduces the row each trip), followed only
 // by effects and pure code up to a terminator without operands. Must not fire
-// on author loops (other steps), on single loops (nothing to share), or when
-// values defined there are used after the block.
+// on author loops reading a view themselves (other steps), on single loops
+// (nothing to share), or when values defined there are used after the block.
+//
+// Under the guard a blocking loop over the same range nested in an author loop
+// runs once too, so it is inlined where it stands; its read of an `in` view
+// (never written during the launch) is then the same every trip and moves
+// before the author loop: the row is read once, not once a trip (it is one
+// BLOCK tile, the one the row's other reductions already hold).
 //
 //===----------------------------------------------------------------------===//
 
