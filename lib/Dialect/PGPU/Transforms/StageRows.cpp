@@ -63,6 +63,10 @@ bool isBlockingLoop(ForOp loop) {
   return step && step.getName() == kBlockParam;
 }
 
+/// An author's ordered loop: its step is no declared parameter (a privatized histogram's walk over
+/// its bins by HBINS is a physical loop whose tiles the PTX selector sizes; it is not staged here).
+bool isAuthorLoop(ForOp loop) { return !loop.getStep().getDefiningOp<ParamOp>(); }
+
 /// Views read anywhere inside `op`.
 llvm::SmallPtrSet<Value, 4> viewsRead(Operation *op) {
   llvm::SmallPtrSet<Value, 4> views;
@@ -88,7 +92,8 @@ void nestedMembers(Operation *top, Block &body, SmallVectorImpl<Member> &members
     if (!loop)
       continue;
     if (!isBlockingLoop(loop)) {
-      nestedMembers(top, loop.getBody().front(), members);
+      if (isAuthorLoop(loop))
+        nestedMembers(top, loop.getBody().front(), members);
       continue;
     }
     // The step is the BLOCK parameter (a launch constant, wherever it is spelled); the range must be
@@ -108,7 +113,7 @@ Member firstShared(Block &block) {
     if (auto loop = dyn_cast<ForOp>(op)) {
       if (isBlockingLoop(loop))
         members.push_back({loop, loop});
-      else
+      else if (isAuthorLoop(loop))
         nestedMembers(loop, loop.getBody().front(), members);
     }
   for (auto [i, first] : llvm::enumerate(members)) {
