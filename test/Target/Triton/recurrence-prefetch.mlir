@@ -28,7 +28,12 @@
 // COM: a time loop carrying nothing (its iterations wait for no state), the blocked loops of a scan.
 // COM: (Its walk over C, an innermost loop carrying the row's sum, is pipelined LOOP_STAGES deep instead:
 // COM: Triton.h pipelinesWalk, pipelined-walks.mlir.)
+// COM: Where C fits one block (pgpu-stage-rows' guarded path) the step reads its row as one tile, so
+// COM: that path's time loop is the innermost and is prefetched like SCALAR's.
 // NESTED: def _row_sums_kernel(
+// NESTED: if _G0:
+// NESTED: for {{v[0-9]+}} in tl.range(0, {{v[0-9]+}}, 1, num_stages=3):
+// NESTED: else:
 // NESTED-NOT: num_stages=
 // NESTED: for {{v[0-9]+}} in range(0, {{v[0-9]+}}, 1):
 // NESTED: for {{v[0-9]+}} in tl.range({{.*}}, num_stages=3):

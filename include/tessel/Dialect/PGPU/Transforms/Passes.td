@@ -441,14 +441,23 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
     Reads: a program body (execution group or program space, or a branch of
     a `pgpu.if` directly in one: an author's test of the row) with two or
     more sibling blocking loops (`pgpu.for` stepping by the BLOCK parameter)
-    over the same bounds that read the same view.
+    over the same bounds that read the same view, or with an author loop
+    (another step) running a blocking loop that reads a view every trip
+    (nested through author loops only, its range defined outside them: a
+    bisection or fixed-point iteration reducing the row each trip).
     Legality: when 0 < hi - lo <= BLOCK each such loop runs exactly one
     iteration, so running every body once in order at iv = lo (carries bound
-    to their inits, results to the yielded values) is the same program.
+    to their inits, results to the yielded values) is the same program. A
+    read of an `in` view (never written during the launch) whose
+    coordinates, validity and fill do not change from trip to trip of an
+    author loop returns the same tile every trip.
     Rewrites: the loops and everything after them up to the terminator move
     under `pgpu.if (lo < hi && hi - lo <= BLOCK)`: the then-branch holds the
     bodies inlined once (the repeated reads and pointwise work become one
-    computation after CSE), the else-branch the original loops. BLOCK's
+    computation after CSE), also those nested in author loops, whose
+    invariant reads of `in` views (with the pure ops computing their lanes
+    and masks) then move before the author loops: the row is read once, not
+    once a trip. The else-branch holds the original loops. BLOCK's
     domain (declared by form-blocking) reaches 16384 so that rows of that
     length can take the staged path.
     Preserves: values, effects and their order, ABI, origins.
@@ -457,10 +466,12 @@ def PGPUStageRows : Pass<"pgpu-stage-rows", "::mlir::ModuleOp"> {
     absmax over a group's 128 columns, then its 64 packed pairs) are staged
     alike under `pgpu.if (0 < L && L <= BLOCK)`, L the longest: every
     blocking loop over a constant range of 1 to L lanes runs once.
-    Must not fire: a single loop, loops with other steps (author loops),
-    loops over different runtime bounds, loops that read no common view, a block
-    whose terminator yields values, or the branches of an if nested deeper
-    (inside a loop).
+    Must not fire: a single loop, loops with other steps (author loops)
+    reading a view themselves, loops over different runtime bounds, loops
+    that read no common view, a block whose terminator yields values, or the
+    branches of an if nested deeper (inside a loop); a blocking loop in an
+    author loop over another range than the staged one keeps its read every
+    trip, as does a read of a view the kernel writes.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
