@@ -134,7 +134,8 @@ def test_tuner_searches_and_prunes_loop_stages():
     """The tuner's candidates carry LOOP_STAGES; a binding whose LOOP_STAGES - 1 row buffers overflow shared
     memory (32768 f32 lanes: 128 KiB a buffer of 232448 bytes) is pruned for it, one stage less is not."""
     space, default, viable, pruned = _tune.candidates(
-        row_lse, {}, domain={"BLOCK": [32768], "ROWS": [1], "WARPS": [16], "STAGES": [3], "TMA": [0]})
+        row_lse, {}, domain={"BLOCK": [32768], "ROWS": [1], "WARPS": [16], "STAGES": [3], "TMA": [0],
+                             "MEMBER_SPLIT": [1]})
     assert space["LOOP_STAGES"] == ([1, 2, 3, 4], 3) and default["LOOP_STAGES"] == 3
     assert sorted(p["LOOP_STAGES"] for p in viable) == [1, 2, 3]  # the default is never pruned
     assert pruned == {"shared memory": 1}
