@@ -110,6 +110,27 @@ def two_pass_bias_attention(name):
     return kernel
 
 
+def attention_backward_dq(name, dtype):
+    """FlashAttention-2 backward dQ (bench/corpus/279) over views of `dtype`: causal probabilities
+    where(k <= i, exp(s - lse[i]), 0), ds = p * (dp - delta[i]) cast to `dtype`, dq = ds . k * scale. A new
+    kernel named `name`. test_row_read_chains.py, test_causal_product_skip.py."""
+
+    @tessel.kernel(name=name)
+    def kernel(q: T.In[dtype, ("H", "S", "D")], k: T.In[dtype, ("H", "S", "D")], v: T.In[dtype, ("H", "S", "D")],
+               do: T.In[dtype, ("H", "S", "D")], lse: T.In[T.f32, ("H", "S")], delta: T.In[T.f32, ("H", "S")],
+               dq: T.Out[T.f32, ("H", "S", "D")], scale: T.f32):
+        H, S, D = q.shape
+        keys, dims = T.domain(0, S), T.domain(0, D)
+        kpos = T.indices(keys)
+        for h, i in T.parallel(T.domain(0, H), T.domain(0, S)):
+            s = T.matvec(k[h, keys, dims], q[h, i, dims]) * scale
+            p = T.where(kpos <= i, T.exp(s - lse[h, i]), 0.0)
+            dp = T.matvec(v[h, keys, dims], do[h, i, dims])
+            ds = T.cast(p * (dp - delta[h, i]), dtype)
+            dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
+    return kernel
+
+
 def views_of(kernel):
     """(inputs, outputs): the kernel's view parameters as (name, extents) in order."""
     ins, outs = [], []

@@ -17,25 +17,14 @@ import pytest
 
 import tessel
 import tessel.language as T
+from interp_cli import attention_backward_dq
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
 SKIPPED = "1 all-false interval(s) skipped (identity proven)"
 
 
-@tessel.kernel
-def dq_causal(q: T.In[T.f16, ("H", "S", "D")], k: T.In[T.f16, ("H", "S", "D")], v: T.In[T.f16, ("H", "S", "D")],
-              do: T.In[T.f16, ("H", "S", "D")], lse: T.In[T.f32, ("H", "S")], delta: T.In[T.f32, ("H", "S")],
-              dq: T.Out[T.f32, ("H", "S", "D")], scale: T.f32):
-    H, S, D = q.shape
-    keys, dims = T.domain(0, S), T.domain(0, D)
-    kpos = T.indices(keys)
-    for h, i in T.parallel(T.domain(0, H), T.domain(0, S)):
-        s = T.matvec(k[h, keys, dims], q[h, i, dims]) * scale
-        p = T.where(kpos <= i, T.exp(s - lse[h, i]), 0.0)
-        dp = T.matvec(v[h, keys, dims], do[h, i, dims])
-        ds = T.cast(p * (dp - delta[h, i]), T.f16)
-        dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
+dq_causal = attention_backward_dq("dq_causal", T.f16)
 
 
 @tessel.kernel

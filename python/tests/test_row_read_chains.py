@@ -14,8 +14,8 @@ import subprocess
 import numpy as np
 import pytest
 
-import tessel
 import tessel.language as T
+from interp_cli import attention_backward_dq
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
@@ -23,34 +23,8 @@ SMALL = ["--param=TILE_1=16", "--param=TILE_2=16", "--param=TILE_3=16", "--param
          "--param=PERSIST=1"]
 
 
-@tessel.kernel
-def dq_rows(q: T.In[T.bf16, ("H", "S", "D")], k: T.In[T.bf16, ("H", "S", "D")], v: T.In[T.bf16, ("H", "S", "D")],
-            do: T.In[T.bf16, ("H", "S", "D")], lse: T.In[T.f32, ("H", "S")], delta: T.In[T.f32, ("H", "S")],
-            dq: T.Out[T.f32, ("H", "S", "D")], scale: T.f32):
-    H, S, D = q.shape
-    keys, dims = T.domain(0, S), T.domain(0, D)
-    kpos = T.indices(keys)
-    for h, i in T.parallel(T.domain(0, H), T.domain(0, S)):
-        s = T.matvec(k[h, keys, dims], q[h, i, dims]) * scale
-        p = T.where(kpos <= i, T.exp(s - lse[h, i]), 0.0)
-        dp = T.matvec(v[h, keys, dims], do[h, i, dims])
-        ds = T.cast(p * (dp - delta[h, i]), T.bf16)
-        dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
-
-
-@tessel.kernel
-def dq_rows_f16(q: T.In[T.f16, ("H", "S", "D")], k: T.In[T.f16, ("H", "S", "D")], v: T.In[T.f16, ("H", "S", "D")],
-                do: T.In[T.f16, ("H", "S", "D")], lse: T.In[T.f32, ("H", "S")], delta: T.In[T.f32, ("H", "S")],
-                dq: T.Out[T.f32, ("H", "S", "D")], scale: T.f32):
-    H, S, D = q.shape
-    keys, dims = T.domain(0, S), T.domain(0, D)
-    kpos = T.indices(keys)
-    for h, i in T.parallel(T.domain(0, H), T.domain(0, S)):
-        s = T.matvec(k[h, keys, dims], q[h, i, dims]) * scale
-        p = T.where(kpos <= i, T.exp(s - lse[h, i]), 0.0)
-        dp = T.matvec(v[h, keys, dims], do[h, i, dims])
-        ds = T.cast(p * (dp - delta[h, i]), T.f16)
-        dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
+dq_rows = attention_backward_dq("dq_rows", T.bf16)
+dq_rows_f16 = attention_backward_dq("dq_rows_f16", T.f16)
 
 
 @pytest.fixture(scope="module")
