@@ -691,7 +691,8 @@ class Kernel:
         length that is no one shape symbol, counts as not fitting), when the rows are too few to give every
         multiprocessor a program of several, or without the program count (`<kernel>_PROGRAMS`); else the
         largest candidate whose tile stays within ROW_TILE elements of rows (ROWS x n) and ROW_LANES lanes
-        (ROWS x BLOCK) and whose launch still has a program for every multiprocessor. Where that launch
+        (ROWS x BLOCK), whose launch still has a program for every multiprocessor and fewer programs than
+        half that many rows a program would launch (no program half empty). Where that launch
         exceeds the grid's limit (2**31 rows), the smallest candidate within it. None without the
         parameter."""
         candidates = sorted(self._space(constexprs, target).get("ROWS", ((), None))[0])
@@ -707,8 +708,11 @@ class Kernel:
         pick = candidates[0]
         if not long:
             length = max(n, 1)
-            fits = [c for c, count in zip(candidates, counts)
-                    if c * length <= self.ROW_TILE and c * binding["BLOCK"] <= self.ROW_LANES and count >= sms]
+            # A candidate that launches as many programs as the next smaller one leaves at least half of
+            # its rows empty: rows packed along one axis (pgpu-pack-rows' shared reads) of few values.
+            fits = [c for i, (c, count) in enumerate(zip(candidates, counts))
+                    if c * length <= self.ROW_TILE and c * binding["BLOCK"] <= self.ROW_LANES and count >= sms
+                    and (i == 0 or count < counts[i - 1])]
             pick = max(fits, default=pick)
         if counts[candidates.index(pick)] > self.LAUNCH_LIMIT:
             pick = next((c for c, count in zip(candidates, counts) if count <= self.LAUNCH_LIMIT), pick)

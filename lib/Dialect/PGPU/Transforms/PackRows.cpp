@@ -43,6 +43,13 @@
 // failing rows below the row count), and otherwise runs each row's own test and either path in a loop:
 // a row that fails keeps exactly its unpacked behaviour (an empty block, n = 0, its blocked path).
 //
+// Rows along one axis (`sharedAxis`): consecutive members of a group of several axes differ in the
+// innermost coordinate, so a read that depends on it but not on an outer axis k (278_quantile_bin_features'
+// cut points cuts[f, :] of a member (n, f), 1 KiB a row) is read again for every packed row. Where that
+// shares more bytes a row than per-row scalar accesses lose by leaving adjacent elements (x[n, f] along n:
+// a 32-byte sector each), a program owns ROWS consecutive values of k at one value of the others (its
+// first coordinates, scalars; programs of adjacent f next to each other): the read stays a [BLOCK] fragment.
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
@@ -123,11 +130,13 @@ bool isScalarArithmetic(Operation &op) {
 /// The staged row path of `group` when the group qualifies (see the file comment): its `pgpu.if`.
 /// `guardSlice` receives the row-dependent scalar code before it that computes its test, in order
 /// (a row's clipped length: the test `0 < n(m) <= BLOCK` then depends on the row).
+/// `along`: the one coordinate the rows run along (sharedAxis), or every coordinate (row-major members).
 IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorImpl<Operation *> &guardSlice,
-                std::string &why) {
+                std::string &why, std::optional<unsigned> along = std::nullopt) {
   Block &body = group.getBody().front();
   for (BlockArgument arg : body.getArguments())
-    rowValues.insert(arg);
+    if (!along || arg.getArgNumber() == *along)
+      rowValues.insert(arg);
   auto dependsOnRow = [&](Operation &op) {
     return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
   };
@@ -269,6 +278,101 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
     return {};
   }
   return staged;
+}
+
+/// The lanes a value of type `t` holds at its narrowest: a fragment's extents, a parameter's at its
+/// smallest declared candidate (BLOCK 64 of 64..16384), a scalar one.
+int64_t narrowestLanes(KernelOp kernel, Type t) {
+  auto f = dyn_cast<FragmentType>(t);
+  if (!f)
+    return 1;
+  int64_t lanes = 1;
+  for (Attribute e : f.getExtents()) {
+    if (auto size = dyn_cast<IntegerAttr>(e))
+      lanes *= std::max<int64_t>(size.getInt(), 1);
+    else if (auto name = dyn_cast<StringAttr>(e); name && kernel.getParam(name.getValue()))
+      lanes *= std::max<int64_t>(1, *llvm::min_element(kernel.getParam(name.getValue()).getCandidates()));
+  }
+  return lanes;
+}
+
+/// Bytes of one element of type `t` (a fragment's element), 4 where it has no width.
+int64_t elementBytes(Type t) {
+  if (auto f = dyn_cast<FragmentType>(t))
+    t = f.getElementType();
+  return t.isIntOrFloat() ? std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) : 4;
+}
+
+/// The axis of the group's coordinates that a program's rows should run along instead of the
+/// row-major order (seed 002 §3.2: the ownership extent is a choice), or none. The row-major order
+/// packs consecutive members, which differ in the innermost coordinate: a read of the staged path
+/// that depends on the innermost coordinate but not on an outer one k (278's cut points cuts[f, :] of
+/// a member (n, f)) is then read again for every row, where rows along k (many n of one f) read it
+/// once a program. Along k, a per-row scalar access whose last coordinate follows the innermost one
+/// (x[n, f], bins[n, f]: consecutive members' adjacent elements) takes a 32-byte sector per row
+/// instead of sharing it. Cost rule, per row: bytes shared (each such read's elements, a row tile at
+/// BLOCK's narrowest candidate) against sector bytes lost (32 less an element, each such access);
+/// the axis whose rows share the most, where that exceeds what they lose. Straight-line paths only.
+/// `shared` and `lost` receive the chosen axis' bytes (for the remark).
+std::optional<unsigned> sharedAxis(KernelOp kernel, ExecutionGroupOp group, IfOp staged, int64_t &shared,
+                                   int64_t &lost) {
+  Block &body = group.getBody().front();
+  unsigned rank = body.getNumArguments();
+  if (rank < 2 || rank > 32)
+    return std::nullopt;
+  // The coordinates each value depends on (bit i: coordinate i), from the group's arguments through
+  // the staged path's straight-line code; values defined before it depend on none (stagedRows).
+  DenseMap<Value, uint32_t> deps;
+  for (BlockArgument arg : body.getArguments())
+    deps[arg] = 1u << arg.getArgNumber();
+  auto depsOf = [&](ValueRange values) {
+    uint32_t m = 0;
+    for (Value v : values)
+      m |= deps.lookup(v);
+    return m;
+  };
+  Block &path = staged.getThenRegion().front();
+  for (Operation &op : path.without_terminator()) {
+    if (op.getNumRegions() != 0 && !isa<ReduceOp>(op))
+      return std::nullopt;
+    uint32_t m = depsOf(op.getOperands());
+    for (Value r : op.getResults())
+      deps[r] = m;
+  }
+  uint32_t inner = 1u << (rank - 1);
+  std::optional<unsigned> best;
+  int64_t bestGain = 0;
+  for (unsigned k = 0; k + 1 < rank; ++k) {
+    uint32_t along = 1u << k;
+    int64_t saves = 0, loses = 0;
+    for (Operation &op : path.without_terminator()) {
+      Value data;
+      ValueRange coords;
+      if (auto load = dyn_cast<LoadOp>(op))
+        data = load.getResult(), coords = load.getCoords();
+      else if (auto gather = dyn_cast<GatherOp>(op))
+        data = gather.getResult(), coords = gather.getCoords();
+      else if (auto store = dyn_cast<StoreOp>(op))
+        data = store.getValue(), coords = store.getCoords();
+      else if (auto scatter = dyn_cast<ScatterOp>(op))
+        data = scatter.getValue(), coords = scatter.getCoords();
+      else
+        continue;
+      uint32_t m = depsOf(coords);
+      if (isa<LoadOp, GatherOp>(op) && (m & inner) && !(m & along))
+        saves += narrowestLanes(kernel, data.getType()) * elementBytes(data.getType());
+      else if ((m & along) && !isFragment(data) && !coords.empty() && (deps.lookup(coords.back()) & inner))
+        loses += 32 - std::min<int64_t>(32, elementBytes(data.getType()));
+    }
+    // Ties go to the inner axis: its rows lie closer in memory.
+    if (saves - loses > 0 && saves - loses >= bestGain) {
+      best = k;
+      bestGain = saves - loses;
+      shared = saves;
+      lost = loses;
+    }
+  }
+  return best;
 }
 
 /// Whether `loop` steps by the BLOCK parameter (pgpu-form-blocking's walk of a row).
@@ -634,25 +738,58 @@ void decodeRows(ArrayRef<BlockArgument> coords, ArrayRef<Value> extents, Value m
 
 /// Packs ROWS rows into each program of `group` (the sole group of `space`; `staged` its row path,
 /// `guardSlice` the row code computing its test where that test depends on the row).
+/// `along`: the one coordinate the rows run along (sharedAxis): a program then owns ROWS consecutive
+/// values of it at one value of every other coordinate, programs ordered with those others innermost
+/// (row-major over them, then the blocks of ROWS), so consecutive programs read adjacent elements of a
+/// per-row access (x[n, f] of f and f + 1) while they are in the cache.
 void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const DenseSet<Value> &rowValues,
-              ArrayRef<Operation *> guardSlice) {
+              ArrayRef<Operation *> guardSlice, std::optional<unsigned> along = std::nullopt) {
   OpBuilder b(space);
   Location loc = group.getLoc();
   auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
     return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
   };
   Value rowsParam = ParamOp::create(b, loc, b.getIndexType(), kRows);
-  SmallVector<Value> extents(group.getExtents());
+  SmallVector<Value> allExtents(group.getExtents());
+  Block &body = group.getBody().front();
+  SmallVector<BlockArgument> allCoords(body.getArguments());
+  // The coordinates the rows run along (all of them, row-major, or `along`) and the others, fixed in
+  // a program (`others`, their count `outer`).
+  SmallVector<Value> extents;
+  SmallVector<BlockArgument> coords, others;
+  SmallVector<Value> otherExtents;
+  for (auto [i, arg] : llvm::enumerate(allCoords)) {
+    bool packed = !along || i == *along;
+    (packed ? extents : otherExtents).push_back(allExtents[i]);
+    if (packed)
+      coords.push_back(arg);
+    else
+      others.push_back(arg);
+  }
   Value rows = extents.front();
   for (Value e : ArrayRef<Value>(extents).drop_front())
     rows = bin(kir::BinaryKind::Mul, rows, e);
-  launchPrograms(b, space, group, CeilDivOp::create(b, loc, rows, rowsParam));
+  Value blocks = CeilDivOp::create(b, loc, rows, rowsParam);
+  Value outer;
+  if (!others.empty()) {
+    outer = otherExtents.front();
+    for (Value e : ArrayRef<Value>(otherExtents).drop_front())
+      outer = bin(kir::BinaryKind::Mul, outer, e);
+    blocks = bin(kir::BinaryKind::Mul, blocks, outer);
+  }
+  launchPrograms(b, space, group, blocks);
 
-  Block &body = group.getBody().front();
-  SmallVector<BlockArgument> coords(body.getArguments());
   BlockArgument owner = body.addArgument(b.getIndexType(), loc);
+  Value block = owner;
+  if (!others.empty()) {
+    // The other coordinates, row-major in the program's position among `outer`: scalars of the program.
+    b.setInsertionPointToStart(&body);
+    block = bin(kir::BinaryKind::Div, owner, outer);
+    decodeRows(others, otherExtents, bin(kir::BinaryKind::Rem, owner, outer), bin, [](Value e) { return e; },
+               [&](Value c, Value at) { c.replaceAllUsesWith(at); });
+  }
   b.setInsertionPoint(staged);
-  Value first = bin(kir::BinaryKind::Mul, owner, rowsParam);
+  Value first = bin(kir::BinaryKind::Mul, block, rowsParam);
   auto rowsType = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kRows)});
 
   // A test that depends on the row (its length, a clipped slice's: 0 < n(m) <= BLOCK): the program
@@ -735,7 +872,7 @@ void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const D
     perRow->erase();
     for (Operation *op : llvm::reverse(guardSlice))
       op->erase();
-    body.eraseArguments(0, coords.size());
+    body.eraseArguments(0, allCoords.size());
     return;
   }
 
@@ -763,7 +900,7 @@ void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const D
     b.setInsertionPointToEnd(each);
     YieldOp::create(b, loc);
   }
-  body.eraseArguments(0, coords.size());
+  body.eraseArguments(0, allCoords.size());
 }
 
 struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
@@ -833,8 +970,27 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
           group.emitRemark() << "pgpu-pack-rows: one row per program kept: " << why;
         continue;
       }
-      packRows(space, group, staged, rowValues, guardSlice);
-      if (remarks)
+      // Rows along one coordinate where reads of the others are then shared (sharedAxis' cost rule).
+      int64_t shared = 0, lost = 0;
+      std::optional<unsigned> along;
+      if (guardSlice.empty())
+        along = sharedAxis(kernel, group, staged, shared, lost);
+      if (along) {
+        DenseSet<Value> alongRows;
+        SmallVector<Operation *> alongSlice;
+        std::string unused;
+        if (stagedRows(group, alongRows, alongSlice, unused, along) == staged && alongSlice.empty())
+          rowValues = std::move(alongRows);
+        else
+          along.reset();
+      }
+      packRows(space, group, staged, rowValues, guardSlice, along);
+      if (remarks && along)
+        group.emitRemark() << "pgpu-pack-rows: each program owns ROWS consecutive rows along axis " << *along
+                           << " at one value of the other axes (reads of those, " << shared
+                           << " bytes a row at the narrowest tile, are shared; " << lost
+                           << " bytes a row of per-row accesses lose their adjacency)";
+      else if (remarks)
         group.emitRemark() << "pgpu-pack-rows: each program owns ROWS consecutive rows ([ROWS, BLOCK] tiles "
                               "on the staged path)";
       SmallVector<Attribute> params;

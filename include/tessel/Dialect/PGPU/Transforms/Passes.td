@@ -671,6 +671,18 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     order (seed 000 §8: any order is legal) as such a loop, each member's
     walk its one block when 0 < hi - lo <= BLOCK, so a program reads its
     [ROWS, BLOCK] row tile once and each member's [BLOCK] row once.
+    A group of several axes whose straight-line staged path (its test
+    row-independent) reads, per row, values that depend on the innermost
+    coordinate but not on an outer one k (278's cut points cuts[f, :] of a
+    member (n, f)) takes its rows along k instead: a program owns ROWS
+    consecutive values of k at one value of the other axes (programs
+    ceil(extent k / ROWS) times the others' extents, those innermost), so
+    those reads stay [BLOCK] fragments read once a program. Cost rule, per
+    row: the bytes such reads share (a row tile at BLOCK's narrowest
+    declared candidate) against the sector bytes per-row scalar accesses
+    at the innermost coordinate lose (32 less an element each: x[n, f]
+    strided along n); the axis that shares most where that exceeds its
+    loss, else the row-major order.
     Preserves: values, effects (each row's in its order), ABI, origins.
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
