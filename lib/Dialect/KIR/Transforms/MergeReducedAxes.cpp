@@ -147,11 +147,20 @@ struct Merger {
       return false;
     bool paged = false;
     Block &body = par.getBody().front();
+    // The merged domain goes after the later of the axes' definitions in the body: nothing over the
+    // axes may come before it (a value over a kernel-level axis computed in the body first).
+    Operation *first = nullptr;
+    for (Value d : {outer, inner})
+      if (Operation *def = d.getDefiningOp(); def && def->getBlock() == &body)
+        if (!first || first->isBeforeInBlock(def))
+          first = def;
     WalkResult r = par.getBody().walk([&](Operation *op) {
       if (!touches(op))
         return WalkResult::advance();
-      bool ok = op->getBlock() == &body ? legalOp(op, paged)
-                                         : refuse(op, "a value over the axes is read inside a nested region");
+      bool ok = op->getBlock() != &body ? refuse(op, "a value over the axes is read inside a nested region")
+                : first && op->isBeforeInBlock(first)
+                    ? refuse(op, "a value over the axes computed before their domains")
+                    : legalOp(op, paged);
       return ok ? WalkResult::advance() : WalkResult::interrupt();
     });
     if (r.wasInterrupted())
@@ -246,7 +255,8 @@ struct Merger {
 
   Value merged, nB, loA; // the merged domain, the inner extent, the outer axis's first member
   IRMapping map;
-  SmallVector<Operation *> made; // index arithmetic this pass created (erased when dead)
+  SmallVector<Operation *> made;    // index arithmetic this pass created (erased when dead)
+  SmallVector<Operation *> outside; // ops outside the body whose values were rebuilt in it
 
   /// `d` with the axes replaced by the merged domain (once for an adjacent pair), and where each of
   /// `d`'s positions goes.
@@ -346,6 +356,8 @@ struct Merger {
       return m;
     if (!isa<RankedTensorType>(v.getType()) || axesOf(v).kind == Kind::None)
       return v;
+    if (!llvm::is_contained(outside, v.getDefiningOp()))
+      outside.push_back(v.getDefiningOp());
     rebuild(v.getDefiningOp(), b);
     return map.lookup(v);
   }
@@ -505,6 +517,10 @@ struct Merger {
       op->dropAllUses();
       op->erase();
     }
+    // Kernel-level values over an axis that only this body read (the slots' kir.indices) are dead now.
+    for (Operation *op : outside) // users before what they read
+      if (isOpTriviallyDead(op))
+        op->erase();
     memo.clear(); // erased values must not stay keys
     foldPositions();
     // What the fold above left dead (ops this pass made; the author's untouched ops stay).
@@ -550,12 +566,16 @@ struct MergeReducedAxes : tessel::kir::impl::KIRMergeReducedAxesBase<MergeReduce
     getOperation().walk([&](ParallelOp p) { pars.push_back(p); });
     for (ParallelOp par : pars) {
       Block &body = par.getBody().front();
+      DenseSet<std::pair<Value, Value>> refused; // said once, not once per merge in the same body
       for (bool changed = true; changed;) {
         changed = false;
         for (auto [outer, inner] : candidates(body)) {
+          if (refused.contains({outer, inner}))
+            continue;
           Merger m{par, outer, inner};
           Operation *at = outer.getDefiningOp() ? outer.getDefiningOp() : par.getOperation();
           if (!m.legal()) {
+            refused.insert({outer, inner});
             if (remarks)
               at->emitRemark() << "kir-merge-reduced-axes: the axes stay two: " << m.why;
             continue;
