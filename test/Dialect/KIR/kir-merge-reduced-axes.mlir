@@ -6,7 +6,10 @@
 // COM: After: one axis t of |blocks| * |slots| members, the cache read a joint gather at
 // COM: (table[b, t / BS], t % BS), every reduction over [0], the position (t / BS) * BS + t % BS
 // COM: read as t itself (a fresh kir.indices: the mask's own).
+// COM: The kernel-level kir.indices of the slots, read only by this body, goes.
 // CHECK-LABEL: kir.kernel @paged
+// CHECK-NOT: kir.indices
+// CHECK: kir.parallel
 // CHECK: %[[NB:.*]] = kir.binary div
 // CHECK: %[[MINE:.*]] = kir.subregion
 // CHECK: %[[N:.*]] = kir.binary mul %[[NB]], %[[BS:.*]] : index
