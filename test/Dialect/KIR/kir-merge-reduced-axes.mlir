@@ -276,3 +276,39 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: Must not fire: the block ids over the outer axis are also stored alone (a value over one axis
+// COM: leaves the pair).
+// CHECK-LABEL: kir.kernel @blocks_stored
+// CHECK: kir.gather %x[%{{.*}}, %{{.*}}] : {{.*}} -> tensor<?x?xf32>
+// CHECK: kir.reduce %{{.*}} axes [0, 1]
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @blocks_stored(%x: !kir.view<f32, [N, S], in>, %table: !kir.view<i32, [B, M], in> {kir.range = [0, "N"]}, %out: !kir.view<f32, [B], out>, %ids: !kir.view<i32, [B, M], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %nb = kir.extent "B"
+    %m = kir.extent "M"
+    %s = kir.extent "S"
+    %rows = kir.domain %c0 to %nb
+    // expected-remark @below {{kir-merge-reduced-axes: the axes stay two: a use of the axes this pass does not rebuild ('kir.store')}}
+    %blocks = kir.domain %c0 to %m
+    %slots = kir.domain %c0 to %s
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      %phys = kir.load %table[%b, %blocks] : !kir.view<i32, [B, M], in>[index, !kir.domain] -> tensor<?xi32>
+      %pi = kir.cast %phys : tensor<?xi32> to tensor<?xindex>
+      %g = kir.gather %x[%pi, %slots] : !kir.view<f32, [N, S], in>[tensor<?xindex>, !kir.domain] -> tensor<?x?xf32>
+      %r = kir.reduce %g axes [0, 1] identity(%zero : f32) : (tensor<?x?xf32>) -> (f32) {
+      ^bb0(%p: f32, %q: f32):
+        %a = kir.binary add %p, %q : f32
+        kir.yield %a : f32
+      }
+      kir.store %r, %out[%b] : f32, !kir.view<f32, [B], out>[index]
+      kir.store %phys, %ids[%b, %blocks] : tensor<?xi32>, !kir.view<i32, [B, M], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
