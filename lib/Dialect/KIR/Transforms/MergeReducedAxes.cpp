@@ -174,7 +174,7 @@ struct Merger {
     for (Value v : op->getResults())
       if (axesOf(v).kind == Kind::Bad)
         return refuse(op, "a value over the axes in another order, or over one of them twice");
-    if (auto ind = dyn_cast<IndicesOp>(op))
+    if (isa<IndicesOp>(op))
       return true;
     if (auto load = dyn_cast<LoadOp>(op)) {
       Axes r = axesOf(load.getResult());
@@ -572,7 +572,10 @@ struct MergeReducedAxes : tessel::kir::impl::KIRMergeReducedAxesBase<MergeReduce
         for (auto [outer, inner] : candidates(body)) {
           if (refused.contains({outer, inner}))
             continue;
-          Merger m{par, outer, inner};
+          Merger m;
+          m.par = par;
+          m.outer = outer;
+          m.inner = inner;
           Operation *at = outer.getDefiningOp() ? outer.getDefiningOp() : par.getOperation();
           if (!m.legal()) {
             refused.insert({outer, inner});
