@@ -93,10 +93,7 @@ TEST_SHAPES = [dict(B=1, H=1, D=16, NBLK=1, BS=1, MB=1),
 BENCH_SHAPE = dict(B=32, H=32, D=128, NBLK=32 * 256, BS=16, MB=256)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "gather to dense + torch.nn.functional.scaled_dot_product_attention"
-SKIP = {"triton": ("Triton provider under TRITON_INTERPRET=1 is slow (it passes at every test shape): "
-                   "B3 H2 D32 NBLK7 BS4 MB5 took 38 s, B5 H3 D24 NBLK13 BS16 MB3 125 s, B4 H1 D128 NBLK3 "
-                   "BS5 MB11 176 s (run alone on 2 shared cores); the KIR interpreter takes < 1 s per "
-                   "shape and matches")}
+
 
 
 def OPS(shape):

@@ -32,6 +32,8 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // KIR canonical forms: a maximum of a non-decreasing map of a row (e / sum(e), exp, shifts) is the
   // map of the row's maximum, one pass over the row fewer (seed 002 §1: exact).
   pm.addPass(kir::createKIRMonotoneReductions());
+  // KIR canonical forms: two axes reduced together through a paged read are one axis (issue 42).
+  pm.addPass(kir::createKIRMergeReducedAxes());
   // KIR canonical forms: a kernel-level row read with its own reduction is a parallel over rows.
   // Row summaries a later sum reads whole are kept by the parallel over the rows where the provider
   // spreads that sum over the members (pgpu-member-partials' fragment atomic add).

@@ -176,6 +176,54 @@ def KIROnlineFolds : Pass<"kir-online-folds", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
 }
 
+def KIRMergeReducedAxes : Pass<"kir-merge-reduced-axes", "::mlir::ModuleOp"> {
+  let summary = "two adjacent axes reduced together through a paged read become one axis of their members (issue 42)";
+  let description = [{
+    Reads: each `kir.reduce` and `kir.contract` at the top of a `kir.parallel`
+    body that reduces two adjacent axes together, outer domain A then inner
+    domain S; the domain of every tensor axis (AxisDomains); the body's
+    def-use.
+    Legality: A is a step-1 `kir.domain` or a subregion of one; S a step-1
+    `kir.domain` from 0 whose extent is a named extent or a non-negative
+    constant (so [0, |A| * |S|) enumerates the pairs, and is empty when either
+    axis is); every value over A or S has A immediately before S (or only one
+    of them); every op that reads or computes one is, at the top of the body:
+    `kir.indices` of A or S, an unmasked load or gather (a gather of both axes
+    only as view[.., idx, S, ..] with idx a rank-1 index tensor over A: the
+    outer axis read through an index tensor, the inner directly; at least one
+    such read), a broadcast keeping the axes' order, pointwise math over
+    identical domains, a reduction or contraction over both axes or neither
+    (a contraction pairing them with the other operand's A then S).
+    Rewrite: a domain T = [0, |A| * |S|) after A and S; a value x[a, s] over
+    both becomes x'[t] = x[a0 + t / |S|, t % |S|], one over A alone x'[t] =
+    x[a0 + t / |S|], one over S alone x'[t] = x[t % |S|] (a kernel-level one
+    rebuilt in the body): `kir.indices` become those coordinates (a fresh
+    `kir.indices T` each), loads over A or S gathers at them, the paged read
+    a joint gather view[.., idx'(t), t % |S|, ..] (the form of an author's
+    token loop, corpus 46_b), broadcasts and pointwise ops retyped, the
+    reductions' and contractions' pairs of axes one axis. A position rebuilt
+    from its block and slot, (t / n) * n + t % n, is t.
+    Preserves: values exactly (each reduction's terms are the same, reassociated
+    as any reduction may be), effects, ABI.
+    Must not fire: a value over A or S used alone elsewhere (a reduction or a
+    contraction over one of them, a store, a nested region), axes in the other
+    order, an inner domain with a step, a lower bound or an extent not known
+    non-negative, a read of both axes as domains (a dense tile: nothing to
+    gain), masked reads; with optimization_remarks each says why at A.
+    Verifier after: the KIR verifier.
+
+    ```mlir
+    %k = kir.gather %cache[%blk, %slots, %h, %dd] ... -> tensor<?x?x?xf16>   // blk over A
+    %m = kir.reduce %s axes [0, 1] ...
+    // becomes
+    %t = kir.domain %c0 to %n        // %n = |A| * |S|
+    %k = kir.gather %cache[%blk2, %slot, %h, %dd] {joint = array<i64: -1, 0, -1, -1>} ... -> tensor<?x?xf16>
+    %m = kir.reduce %s axes [0] ...
+    ```
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect", "::mlir::arith::ArithDialect"];
+}
+
 def KIRMonotoneReductions : Pass<"kir-monotone-reductions", "::mlir::ModuleOp"> {
   let summary = "a maximum or minimum of a non-decreasing map of a row is the map of the row's maximum or minimum";
   let description = [{
