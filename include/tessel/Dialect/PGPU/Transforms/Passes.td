@@ -404,9 +404,11 @@ def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
     Reads: a kernel whose one program space is a persistent walk over one
     execution group holding one K loop with one `pgpu.contract`, whose lhs
     ([rows, k], reduced on k) is computed in the loop from view loads by pure
-    ops (a gated activation silu(g) * u, a normalized row x * rstd * g) and
-    depends on the group's coordinate only through one row iota compared
-    against a launch-uniform row count.
+    ops (a gated activation silu(g) * u, a normalized row x * rstd * g), or
+    by a contraction's own K loop with launch bounds and pure ops after it
+    (a two-layer MLP's gelu(x @ W1 + b1)), and depends on the group's
+    coordinate only through one row iota compared against a launch-uniform
+    row count.
     Legality: the operand's values do not depend on the other free axis's
     tile, so every tile of a row block recomputes the same values (the reuse
     factor ceil(N / TILE_1)); computed once and stored they are the same bits.
@@ -426,10 +428,14 @@ def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
     defaults to 2 where the operand's arithmetic in the loop has a special function or a
     float division (silu(g) * u), else to 1 (a few multiplies of a loaded tile, as an RMSNorm's
     x * rstd * g, recompute for less than the staging phase and its wait cost, measured).
+    A contraction's tile is staged by default and only where its recompute, (reuse - 1) * 2 K
+    FLOPs an element, reaches 64 FLOPs a byte of the workspace round trip, (reuse + 1)
+    element bytes: not where K is a constant below 64 (16-bit), not for one tile of N.
     Preserves: values bit for bit, effects, ABI views, origins.
     Must not fire: a plain GEMM (the operand a masked load), an operand that
     depends on the other axis's tile or on the accumulator, a K loop with
-    other carries, several contractions, no persistent walk.
+    other carries, several contractions, no persistent walk, a chained
+    contraction whose constant K is too short to pay for staging.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
