@@ -371,7 +371,8 @@ def PGPUStageInnerKLoops : Pass<"pgpu-stage-inner-k-loops", "::mlir::ModuleOp"> 
     Reads: a `pgpu.for` (the r loop of a product nested in another's
     element, as pgpu-form-tiles tiles sigmoid attention: scores over the
     head dimension, f(scores), their product with V over the keys) in a
-    block whose terminator yields nothing, holding directly a K loop: a
+    block (whose terminator may yield the loop's results: a branch of
+    pgpu-stage-operands' choice), holding directly a K loop: a
     `pgpu.for` from 0 to a named view extent D defined outside it, stepping
     by a declared parameter, a `pgpu.contract` in its body, whose results
     reach a `pgpu.contract` of the r loop's body.
@@ -382,7 +383,8 @@ def PGPUStageInnerKLoops : Pass<"pgpu-stage-inner-k-loops", "::mlir::ModuleOp"> 
     reads the same values every trip when the loop writes nothing, so it
     may run once before the loop (its masks keep it in bounds).
     Rewrites: the r loop and everything after it up to the terminator move
-    under `pgpu.if (0 < D && D <= step)` (a launch fact): the then-branch
+    under `pgpu.if (0 < D && D <= step)` (a launch fact; it yields what
+    the terminator yielded, and the terminator its results): the then-branch
     holds the r loop with its K loops inlined and its invariant reads (the
     query tile) moved before it, so the r loop is innermost (a provider
     pipelines its K and V reads); the else-branch the original loops. The
@@ -391,8 +393,7 @@ def PGPUStageInnerKLoops : Pass<"pgpu-stage-inner-k-loops", "::mlir::ModuleOp"> 
     Preserves: values bit for bit, effects and their order, ABI, origins.
     Must not fire: a K loop alone (a GEMM), a K loop whose results are not
     contracted again in the enclosing loop (a loop storing product tiles),
-    a K range that is no view extent, a block whose terminator yields
-    values.
+    a K range that is no view extent.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
