@@ -5,7 +5,8 @@ programs load it after waiting for them (one launch), instead of recomputing it 
 Checked against the KIR interpreter through the generated Triton under TRITON_INTERPRET=1 at odd shapes
 (empty, one row, primes, non-multiples of every tile, a single N tile where the launch keeps the original
 walk), called twice (the tickets return to 0), and the pass's remarks: it fires for both prologues and not
-for a plain GEMM.
+for a plain GEMM. A chained product's operand (corpus 272's gelu(x @ W1 + b1), an inner K loop in the outer
+one) is staged where its recomputation costs more than the workspace round trip, not where K is short.
 """
 import os
 import pathlib
@@ -56,6 +57,26 @@ def plain(a: T.In[T.bf16, ("M", "K")], w: T.In[T.bf16, ("K", "N")], y: T.Out[T.f
     y[rows, cols] = T.matmul(a[rows, ks], w[ks, cols])
 
 
+@tessel.kernel(name="staged_mlp")
+def mlp(x: T.In[T.bf16, ("M", "D")], w1: T.In[T.bf16, ("D", "F")], b1: T.In[T.f32, ("F",)],
+        w2: T.In[T.bf16, ("F", "N")], y: T.Out[T.f32, ("M", "N")]):
+    M, D = x.shape
+    F, N = w1.shape[1], w2.shape[1]
+    rows, ds, fs, cols = T.domain(0, M), T.domain(0, D), T.domain(0, F), T.domain(0, N)
+    h = T.cast(T.gelu(T.matmul(x[rows, ds], w1[ds, fs], init=b1[fs])), T.bf16)
+    y[rows, cols] = T.matmul(h, w2[fs, cols])
+
+
+@tessel.kernel(name="staged_short_mlp")
+def short_mlp(x: T.In[T.bf16, ("M", 16)], w1: T.In[T.bf16, (16, "F")], w2: T.In[T.bf16, ("F", "N")],
+              y: T.Out[T.f32, ("M", "N")]):
+    M = x.shape[0]
+    F, N = w1.shape[1], w2.shape[1]
+    rows, ds, fs, cols = T.domain(0, M), T.domain(0, 16), T.domain(0, F), T.domain(0, N)
+    h = T.cast(T.gelu(T.matmul(x[rows, ds], w1[ds, fs])), T.bf16)
+    y[rows, cols] = T.matmul(h, w2[fs, cols])
+
+
 SMALL = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16}
 
 
@@ -96,3 +117,42 @@ def test_matches_kir_through_triton(tmp_path, monkeypatch, kernel, names, shape)
         out = torch.full((M, N), float("nan"), dtype=torch.float32)
         launch(*args, out)
         np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-2, atol=2e-2)
+
+
+def test_chained_product_staged_unless_k_is_short(tessel_bin, tmp_path):
+    assert any("computed once in a first phase" in r for r in _remarks(tessel_bin, tmp_path, mlp))
+    assert any("chained contraction's K (16) is too short" in r for r in _remarks(tessel_bin, tmp_path, short_mlp))
+    assert "OPERAND_PHASES" not in short_mlp.source()
+
+
+@pytest.mark.parametrize("shape,staged", [((0, 97, 37, 67), False), ((1, 97, 37, 67), True),
+                                          ((17, 97, 37, 67), True), ((13, 101, 70, 13), False),
+                                          ((5, 7, 13, 67), False)],
+                         ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
+def test_chained_product_matches_kir_through_triton(tmp_path, monkeypatch, shape, staged):
+    """[M, D, F, N]: D and F primes or non-multiples of the tiles; N = 67 is five tiles of 16, where the
+    cost rule stages for D = 97 ((5 - 1) * 2 * 97 FLOPs against (5 + 1) * 2 * 64 bytes) and not for D = 7;
+    N = 13 is one tile (recomputed); M = 0 launches nothing. `staged`: the launch allocates the operand's
+    workspace [M, F padded to 128] (bf16)."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    M, D, F, N = shape
+    rng = np.random.default_rng(5)  # scaled as a layer's weights, so that bf16 rounding stays within tolerance
+    given = dict(x=rng.standard_normal((M, D)), w1=rng.standard_normal((D, F)) / np.sqrt(D),
+                 b1=0.1 * rng.standard_normal(F), w2=rng.standard_normal((F, N)) / np.sqrt(F))
+    args = [torch.from_numpy(given[n]).to(torch.float32 if n == "b1" else torch.bfloat16) for n in given]
+    ref = mlp.run_interp({}, inputs={n: a.float().numpy() for n, a in zip(given, args)})
+    want = np.array(ref["y"]).astype(np.float64)
+    launch = mlp._launcher({}, dict(SMALL, TILE_2=16))  # several F tiles and K chunks a row tile
+    sizes, empty = [], torch.empty
+
+    def recording(*a, **k):
+        if k.get("dtype") is torch.bfloat16:
+            sizes.append(a[0])
+        return empty(*a, **k)
+    monkeypatch.setattr(torch, "empty", recording)
+    for _ in range(2):  # the second call sees the tickets the first returned to 0
+        out = torch.full((M, N), float("nan"), dtype=torch.float32)
+        launch(*args, out)
+        np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-2, atol=2e-2)
+    assert any(n == M * -(-F // 128) * 128 for n in sizes if n) == staged, sizes

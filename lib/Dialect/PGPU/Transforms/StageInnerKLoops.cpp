@@ -27,14 +27,14 @@
 // and TILE_K declares `covers` = D (unless it covers something already), so
 // a call's default binds the smallest candidate holding the head dimension.
 //
-// Fires on a pgpu.for (the r loop) in a block whose terminator yields nothing,
-// holding directly a K loop (a pgpu.for from 0 to a view extent defined
+// Fires on a pgpu.for (the r loop) in a block (whose terminator may yield the
+// loop's results: the guard then yields them), holding directly a K loop (a pgpu.for from 0 to a view extent defined
 // outside, stepping by a declared parameter, with a pgpu.contract in its
 // body) whose results reach a pgpu.contract of the r loop's body. Must not
 // fire on a K loop alone (a GEMM: its loop is innermost already), a K loop
 // whose result is not contracted again in the enclosing loop (pgpu-keep-
 // fold-tiles' loop storing tiles), a K range that is no view extent (no
-// launch fact), or a block whose terminator yields values.
+// launch fact).
 //
 //===----------------------------------------------------------------------===//
 
@@ -183,7 +183,7 @@ struct StageInnerKLoops : public tessel::pgpu::impl::PGPUStageInnerKLoopsBase<St
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       SmallVector<std::pair<ForOp, ForOp>> found;
       kernel.walk([&](ForOp outer) {
-        if (!outer.getStep().getDefiningOp<ParamOp>() || outer->getBlock()->getTerminator()->getNumOperands() != 0)
+        if (!outer.getStep().getDefiningOp<ParamOp>())
           return;
         // One r loop a block: its tail moves under the guard.
         if (llvm::any_of(found, [&](auto &p) { return p.first->getBlock() == outer->getBlock(); }))

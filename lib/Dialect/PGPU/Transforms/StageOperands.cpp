@@ -41,14 +41,22 @@
 // (x * rstd * g: 0.86 ms recomputed, 1.09 ms staged, H100, session 40); the
 // tuner may still choose either.
 //
+// A chained product's operand (gelu(x @ W1 + b1) feeding @ W2: an inner K
+// loop with its contraction in the outer K loop) recomputes a whole GEMM tile
+// per tile of N: 2 K FLOPs an element each time. It is staged (default 2)
+// where (reuse - 1) * 2 K FLOPs reach kFlopsPerByte times the workspace round
+// trip, (reuse + 1) element bytes, and not at all where K is a constant too
+// short for any reuse to pay (seed 002 §3.4: materialize when recomputation
+// costs more than the buffer).
+//
 // The operand's values are the same bits (the same ops on the same inputs),
 // so this needs no numerical permission.
 //
 // Fires on a kernel whose one program space is a persistent walk over one
 // execution group holding one K loop with one contraction, whose lhs is a 2-d
-// [rows, k] fragment reduced on axis 1 and computed in the loop by pure ops
-// and view loads, with arithmetic beyond loads, casts, selects and
-// broadcasts; whose dependence on the group's coordinate passes through one
+// [rows, k] fragment reduced on axis 1 and computed in the loop by pure ops,
+// view loads and contractions' K loops, with arithmetic beyond loads, casts,
+// selects and broadcasts; whose dependence on the group's coordinate passes through one
 // row iota compared against a launch-uniform row count; with launch-uniform
 // loop bounds. Must not fire on a plain GEMM (the lhs a masked load), on an
 // operand depending on the other axis's tile, nor without a persistent walk.
@@ -79,6 +87,11 @@ using namespace tessel::pgpu::build;
 namespace {
 constexpr llvm::StringLiteral kStageParam = "OPERAND_PHASES";
 constexpr llvm::StringLiteral kRowsSymbol = "STAGED_ROWS", kColsSymbol = "STAGED_COLS";
+/// The cost rule's exchange rate between a chained contraction's recomputed FLOPs and the staged
+/// operand's workspace bytes: a quarter of a Hopper GPU's dense 16-bit tensor rate over its DRAM
+/// bandwidth (989 TFLOP/s / 3.35 TB/s = 295 on an H100 SXM), as the recompute also rereads its own
+/// operand tiles and the staged reads mostly hit L2.
+constexpr int64_t kFlopsPerByte = 64;
 
 struct Match {
   ProgramSpaceOp space;
@@ -90,6 +103,7 @@ struct Match {
   Value rows; // the launch-uniform row count the row iota is compared against
   SmallVector<Operation *> loopSlice, bodySlice; // in block order
   bool rowLoops = false;                         // the body slice holds loops (row statistics)
+  SmallVector<ForOp> chained; // K loops of contractions in the loop slice (the operand a product's tile)
 };
 
 /// Whether `v` is defined outside `space` (a launch value).
@@ -156,9 +170,21 @@ bool readsOrPure(Operation *op) {
   return ok;
 }
 
+/// Whether `op` is a K loop of a contraction whose tiles feed the operand: a `pgpu.for` with launch
+/// bounds holding a `pgpu.contract` directly, reading memory and writing none (x @ W1's K loop when the
+/// operand is gelu(x @ W1 + b1)).
+bool chainedKLoop(Operation *op, ProgramSpaceOp space) {
+  auto loop = dyn_cast<ForOp>(op);
+  if (!loop || !readsOrPure(op) || !outside(loop.getLower(), space) || !outside(loop.getUpper(), space))
+    return false;
+  return !loop.getBody().front().getOps<ContractOp>().empty();
+}
+
 /// Whether the slice computes more than its loads: float arithmetic beyond casts, selects, splats,
-/// broadcasts and transposes (a plain GEMM's masked operand is not a prologue).
-bool computes(ArrayRef<Operation *> slice) {
+/// broadcasts and transposes (a plain GEMM's masked operand is not a prologue), or a contraction.
+bool computes(ArrayRef<Operation *> slice, ArrayRef<ForOp> chained) {
+  if (!chained.empty())
+    return true;
   for (Operation *op : slice) {
     if (isa<LoadOp, CastOp, SelectOp, SplatOp, BroadcastOp, TransposeOp, IotaOp, CmpOp>(op) ||
         isa<arith::ConstantOp>(op) || !isMemoryEffectFree(op)) // reads (a gather of rows) compute nothing
@@ -237,10 +263,33 @@ std::optional<std::string> analyze(KernelOp kernel, Match &m) {
   SmallVector<Value> fromBody;
   if (!sliceIn(kbody, {m.contract.getLhs()}, Value(), {kbody.getArgument(0)}, m.space, m.loopSlice, fromBody))
     return "the row operand reads the loop's carry";
-  for (Operation *op : m.loopSlice)
+  for (Operation *op : m.loopSlice) {
+    if (op->getNumRegions() && chainedKLoop(op, m.space)) {
+      m.chained.push_back(cast<ForOp>(op));
+      continue;
+    }
     if (op->getNumRegions() || !readsOrPure(op))
       return "the row operand's computation in the loop has regions or effects";
-  if (!computes(m.loopSlice))
+  }
+  // A contraction's tile recomputed per tile of the other axis costs 2 K FLOPs an element; staged, an
+  // element is written once and read once per such tile. Where K is a constant too short for any reuse
+  // to pay (see stagingPays), the operand stays in the loop.
+  if (!m.chained.empty()) {
+    int64_t k = 0;
+    for (ForOp loop : m.chained) {
+      std::optional<int64_t> lo = constantIndex(loop.getLower()), hi = constantIndex(loop.getUpper());
+      if (!lo || !hi) {
+        k = -1;
+        break;
+      }
+      k += std::max<int64_t>(*hi - *lo, 0);
+    }
+    unsigned bytes = std::max<unsigned>(elementTypeOf(lhsType).getIntOrFloatBitWidth() / 8, 1);
+    if (k >= 0 && 2 * k < kFlopsPerByte * int64_t(bytes))
+      return "the chained contraction's K (" + std::to_string(k) +
+             ") is too short: recomputing the operand costs less than its workspace round trip";
+  }
+  if (!computes(m.loopSlice, m.chained))
     return "the row operand is loaded, not computed: nothing to stage";
   for (Value v : fromBody)
     if (v.getParentBlock() != &body)
@@ -343,11 +392,27 @@ void stage(KernelOp kernel, Match &m) {
                                                bin(b, loc, kir::BinaryKind::Sub, cols, lower), zero), step);
   // The reuse factor: the tiles of the other free axis each row tile has.
   Value reuse = bin(b, loc, kir::BinaryKind::Div, tiles, bin(b, loc, kir::BinaryKind::Max, rowTiles, one));
-  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kStageParam), {1, 2}, special(m.loopSlice) ? 2 : 1,
-                                      StringAttr()));
+  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kStageParam), {1, 2},
+                                      special(m.loopSlice) || !m.chained.empty() ? 2 : 1, StringAttr()));
   Value on = bin(b, loc, kir::BinaryKind::And,
                  cmp(b, loc, kir::CmpPredicate::EQ, ParamOp::create(b, loc, b.getIndexType(), kStageParam), index(b, loc, 2)),
                  cmp(b, loc, kir::CmpPredicate::GE, reuse, index(b, loc, 2)));
+  if (!m.chained.empty()) {
+    // A chained contraction's tile: staged where its recomputation, (reuse - 1) * 2 K FLOPs an element,
+    // costs more than the workspace traffic, (1 + reuse) element bytes (written once, read per tile of the
+    // other axis), at kFlopsPerByte: at M=8192 D=1024 F=4096 in 128-wide D tiles, 7 * 2048 FLOPs against
+    // 9 * 2 bytes; one D tile (reuse 1) or a short K recomputes.
+    Value k = zero;
+    for (ForOp loop : m.chained)
+      k = bin(b, loc, kir::BinaryKind::Add, k,
+              bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Sub, loop.getUpper(), loop.getLower()), zero));
+    int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+    Value flops = bin(b, loc, kir::BinaryKind::Mul, bin(b, loc, kir::BinaryKind::Sub, reuse, one),
+                      bin(b, loc, kir::BinaryKind::Mul, index(b, loc, 2), k));
+    Value traffic = bin(b, loc, kir::BinaryKind::Mul, bin(b, loc, kir::BinaryKind::Add, reuse, one),
+                        index(b, loc, kFlopsPerByte * bytes));
+    on = bin(b, loc, kir::BinaryKind::And, on, cmp(b, loc, kir::CmpPredicate::GE, flops, traffic));
+  }
   // K chunks a row tile: one where row statistics are computed before the loop (once a row tile),
   // else enough for two programs a multiprocessor.
   int64_t sms = 132;

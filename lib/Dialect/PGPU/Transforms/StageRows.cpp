@@ -334,21 +334,28 @@ IfOp tessel::pgpu::stageOneSegment(Block &block, Operation *anchor, Value lo, Va
   Value nonEmpty = CmpOp::create(b, loc, kir::CmpPredicate::LT, lo, hi);
   Value fits = CmpOp::create(b, loc, kir::CmpPredicate::LE, extent, step);
   Value once = BinaryOp::create(b, loc, kir::BinaryKind::And, nonEmpty, fits, false, false);
-  auto guard = IfOp::create(b, loc, TypeRange(), once);
+  // A terminator yielding values (a branch's loop results) yields the guard's: each branch yields
+  // what it computed of them.
+  Operation *end = block.getTerminator();
+  auto guard = IfOp::create(b, loc, end->getOperandTypes(), once);
   SmallVector<Operation *> moved;
-  for (Operation *op = anchor; op != block.getTerminator(); op = op->getNextNode())
+  for (Operation *op = anchor; op != end; op = op->getNextNode())
     moved.push_back(op);
   OpBuilder::InsertionGuard g(b);
   b.createBlock(&guard.getThenRegion());
   IRMapping map;
   for (Operation *op : moved)
     cloneStaged(b, *op, map);
-  YieldOp::create(b, loc);
+  SmallVector<Value> staged, original(end->getOperands());
+  for (Value v : original)
+    staged.push_back(map.lookupOrDefault(v));
+  YieldOp::create(b, loc, staged);
   Block *otherwise = b.createBlock(&guard.getElseRegion());
   for (Operation *op : moved)
     op->moveBefore(otherwise, otherwise->end());
   b.setInsertionPointToEnd(otherwise);
-  YieldOp::create(b, loc);
+  YieldOp::create(b, loc, original);
+  end->setOperands(guard.getResults());
   return guard;
 }
 

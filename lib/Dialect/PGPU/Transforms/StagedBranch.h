@@ -24,7 +24,8 @@ namespace tessel::pgpu {
 
 /// Builds the guard before `anchor`, clones every op from `anchor` to `block`'s terminator into `then`
 /// with `cloneStaged` (given the builder, the op and the mapping so far) and moves those ops into
-/// `else`; both branches end in a yield. Returns the guard.
+/// `else`; both branches end in a yield (of what `block`'s terminator yielded, which then yields the
+/// guard's results). Returns the guard.
 IfOp stageOneSegment(mlir::Block &block, mlir::Operation *anchor, mlir::Value lo, mlir::Value hi, mlir::Value step,
                      llvm::function_ref<void(mlir::OpBuilder &, mlir::Operation &, mlir::IRMapping &)> cloneStaged);
 

@@ -371,7 +371,8 @@ def PGPUStageInnerKLoops : Pass<"pgpu-stage-inner-k-loops", "::mlir::ModuleOp"> 
     Reads: a `pgpu.for` (the r loop of a product nested in another's
     element, as pgpu-form-tiles tiles sigmoid attention: scores over the
     head dimension, f(scores), their product with V over the keys) in a
-    block whose terminator yields nothing, holding directly a K loop: a
+    block (whose terminator may yield the loop's results: a branch of
+    pgpu-stage-operands' choice), holding directly a K loop: a
     `pgpu.for` from 0 to a named view extent D defined outside it, stepping
     by a declared parameter, a `pgpu.contract` in its body, whose results
     reach a `pgpu.contract` of the r loop's body.
@@ -382,7 +383,8 @@ def PGPUStageInnerKLoops : Pass<"pgpu-stage-inner-k-loops", "::mlir::ModuleOp"> 
     reads the same values every trip when the loop writes nothing, so it
     may run once before the loop (its masks keep it in bounds).
     Rewrites: the r loop and everything after it up to the terminator move
-    under `pgpu.if (0 < D && D <= step)` (a launch fact): the then-branch
+    under `pgpu.if (0 < D && D <= step)` (a launch fact; it yields what
+    the terminator yielded, and the terminator its results): the then-branch
     holds the r loop with its K loops inlined and its invariant reads (the
     query tile) moved before it, so the r loop is innermost (a provider
     pipelines its K and V reads); the else-branch the original loops. The
@@ -391,8 +393,7 @@ def PGPUStageInnerKLoops : Pass<"pgpu-stage-inner-k-loops", "::mlir::ModuleOp"> 
     Preserves: values bit for bit, effects and their order, ABI, origins.
     Must not fire: a K loop alone (a GEMM), a K loop whose results are not
     contracted again in the enclosing loop (a loop storing product tiles),
-    a K range that is no view extent, a block whose terminator yields
-    values.
+    a K range that is no view extent.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
@@ -404,9 +405,11 @@ def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
     Reads: a kernel whose one program space is a persistent walk over one
     execution group holding one K loop with one `pgpu.contract`, whose lhs
     ([rows, k], reduced on k) is computed in the loop from view loads by pure
-    ops (a gated activation silu(g) * u, a normalized row x * rstd * g) and
-    depends on the group's coordinate only through one row iota compared
-    against a launch-uniform row count.
+    ops (a gated activation silu(g) * u, a normalized row x * rstd * g), or
+    by a contraction's own K loop with launch bounds and pure ops after it
+    (a two-layer MLP's gelu(x @ W1 + b1)), and depends on the group's
+    coordinate only through one row iota compared against a launch-uniform
+    row count.
     Legality: the operand's values do not depend on the other free axis's
     tile, so every tile of a row block recomputes the same values (the reuse
     factor ceil(N / TILE_1)); computed once and stored they are the same bits.
@@ -426,10 +429,14 @@ def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
     defaults to 2 where the operand's arithmetic in the loop has a special function or a
     float division (silu(g) * u), else to 1 (a few multiplies of a loaded tile, as an RMSNorm's
     x * rstd * g, recompute for less than the staging phase and its wait cost, measured).
+    A contraction's tile is staged by default and only where its recompute, (reuse - 1) * 2 K
+    FLOPs an element, reaches 64 FLOPs a byte of the workspace round trip, (reuse + 1)
+    element bytes: not where K is a constant below 64 (16-bit), not for one tile of N.
     Preserves: values bit for bit, effects, ABI views, origins.
     Must not fire: a plain GEMM (the operand a masked load), an operand that
     depends on the other axis's tile or on the accumulator, a K loop with
-    other carries, several contractions, no persistent walk.
+    other carries, several contractions, no persistent walk, a chained
+    contraction whose constant K is too short to pay for staging.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
