@@ -103,9 +103,11 @@ def reference(log_probs, targets, input_lengths, target_lengths):
 
 def peer(log_probs, targets, input_lengths, target_lengths):
     import torch
-    nll, alpha = torch.ops.aten._ctc_loss(log_probs, targets.long(), input_lengths.long(), target_lengths.long(),
+    nll, _ = torch.ops.aten._ctc_loss(log_probs, targets.long(), input_lengths.long(), target_lengths.long(),
                                           0, False)
-    return dict(nll=nll, log_alpha=alpha)
+    # torch's alpha table is its backward's scratch: it computes only the band of entries that can reach the
+    # end (the others stay uninitialized) and is 2 max(target_lengths) + 1 wide, so only the loss is compared
+    return dict(nll=nll)
 
 
 def OPS(shape):
