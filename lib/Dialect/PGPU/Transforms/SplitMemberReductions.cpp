@@ -89,7 +89,7 @@ struct Plan {
   DenseMap<Operation *, int> reads;
 };
 
-bool outside(Value v, ProgramSpaceOp space) { return !space->isAncestor(v.getParentRegion()->getParentOp()); }
+using split::outside;
 
 /// The bounds of `r`'s perfect nest (the reduced axes of a member over several axes: its element
 /// nothing but a range_reduce whose results it yields, down to an element without regions), each
@@ -122,49 +122,18 @@ std::optional<SmallVector<Value>> nestBounds(RangeReduceOp r, ProgramSpaceOp spa
 int phaseOf(Plan &plan, RangeReduceOp r) { return plan.reads.lookup(r) + 1; }
 
 std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
-  SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
-  if (spaces.size() != 1)
-    return std::string("the kernel has several program spaces");
-  ProgramSpaceOp space = spaces[0];
-  if (space.getExtents().size() != 1)
-    return std::string("the program space has several extents");
-  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
-  if (groups.size() != 1 || groups[0].getExtents().empty())
-    return std::string("the program space is not one execution group with axes");
-  ExecutionGroupOp group = groups[0];
-  if (group->getOperand(0) != space.getBody().front().getArgument(0))
-    return std::string("the group is not the whole program space");
-  if (group.getExtents().size() == 1 && group.getExtents()[0] != space.getExtents()[0])
-    return std::string("the group's extent is not the program space's");
-  for (Value e : group.getExtents())
-    if (!outside(e, space))
-      return std::string("a group extent is computed in the program");
-  if (kernel.getParam(kSplitParam))
-    return std::string("the kernel declares MEMBER_SPLIT already");
-  plan.space = space;
-  plan.group = group;
+  if (std::optional<std::string> why = split::member::oneGroup(kernel, plan.space, plan.group))
+    return why;
+  ProgramSpaceOp space = plan.space;
+  ExecutionGroupOp group = plan.group;
   Block &body = group.getBody().front();
   for (auto r : body.getOps<RangeReduceOp>())
     plan.reductions.push_back(r);
   if (plan.reductions.size() < 2)
     return std::string("fewer than two reductions (no statistic reads another)");
   RangeReduceOp first = plan.reductions.front();
-  DenseSet<Value> written, read;
   for (Operation &op : body.without_terminator()) {
-    // The latest phase of the reduction results `op` (its regions included) reads.
-    int latest = -1;
-    op.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || def->getBlock() != &body)
-          continue;
-        int p = plan.reads.lookup(def);
-        if (auto r = dyn_cast<RangeReduceOp>(def))
-          p = phaseOf(plan, r);
-        latest = std::max(latest, p);
-      }
-    });
-    plan.reads[&op] = latest;
+    int latest = plan.reads[&op] = split::member::latestPhase<RangeReduceOp>(op, body, plan.reads);
     if (auto r = dyn_cast<RangeReduceOp>(op)) {
       if (!outside(r.getLower(), space) || !outside(r.getUpper(), space))
         return std::string("a reduction's bounds are computed in the program (not launch-uniform)");
@@ -216,16 +185,9 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
     } else if (writesMemory(&op) && op.getNumResults()) {
       return std::string("an effect with results ('") + op.getName().getStringRef().str() + "')";
     }
-    op.walk([&](Operation *inner) {
-      bool writes = !inner->getNumRegions() && writesMemory(inner);
-      for (Value v : inner->getOperands())
-        if (isa<ViewType>(v.getType()))
-          (writes ? written : read).insert(v);
-    });
   }
-  for (Value v : written)
-    if (read.contains(v))
-      return std::string("the member reads a view it writes");
+  if (split::member::readsWrittenView(body))
+    return std::string("the member reads a view it writes");
   if (plan.workset)
     for (Operation &op : body.without_terminator())
       if (&op != plan.workset && writesMemory(&op))

@@ -23,6 +23,11 @@
 
 namespace tessel::pgpu::split {
 
+/// Whether `v` is defined outside `space` (before the program space: the same at every program).
+inline bool outside(mlir::Value v, ProgramSpaceOp space) {
+  return !space->isAncestor(v.getParentRegion()->getParentOp());
+}
+
 /// Whether `v` is a compile-time constant: a constant, or a splat or broadcast of one (a
 /// reduction's identity that each slice may start from).
 inline bool isConstantValue(mlir::Value v) {
@@ -186,6 +191,62 @@ inline mlir::Value spread(mlir::OpBuilder &b, mlir::Location loc, KernelOp kerne
   declareParam(kernel, ParamAttr::get(ctx, mlir::StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64}, 16,
                                       mlir::StringAttr()));
   return member;
+}
+
+/// The kernel's sole program space of one extent and its one execution group with axes over the whole
+/// space (extents defined before it), in `space` and `group`, where the kernel declares no MEMBER_SPLIT;
+/// else why not.
+inline std::optional<std::string> oneGroup(KernelOp kernel, ProgramSpaceOp &space, ExecutionGroupOp &group) {
+  llvm::SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
+  if (spaces.size() != 1)
+    return std::string("the kernel has several program spaces");
+  if (spaces[0].getExtents().size() != 1)
+    return std::string("the program space has several extents");
+  llvm::SmallVector<ExecutionGroupOp> groups(spaces[0].getBody().front().getOps<ExecutionGroupOp>());
+  if (groups.size() != 1 || groups[0].getExtents().empty())
+    return std::string("the program space is not one execution group with axes");
+  if (groups[0]->getOperand(0) != spaces[0].getBody().front().getArgument(0))
+    return std::string("the group is not the whole program space");
+  if (groups[0].getExtents().size() == 1 && groups[0].getExtents()[0] != spaces[0].getExtents()[0])
+    return std::string("the group's extent is not the program space's");
+  for (mlir::Value e : groups[0].getExtents())
+    if (!outside(e, spaces[0]))
+      return std::string("a group extent is computed in the program");
+  if (kernel.getParam(kSplitParam))
+    return std::string("the kernel declares MEMBER_SPLIT already");
+  space = spaces[0];
+  group = groups[0];
+  return std::nullopt;
+}
+
+/// The latest phase of split results (`SplitOp`s of `body`) that `op`, its regions included, reads: -1
+/// none, else the phase of the latest (a split op's own phase is its `reads` entry + 1).
+template <typename SplitOp>
+int latestPhase(mlir::Operation &op, mlir::Block &body, const llvm::DenseMap<mlir::Operation *, int> &reads) {
+  int latest = -1;
+  op.walk([&](mlir::Operation *inner) {
+    for (mlir::Value v : inner->getOperands()) {
+      mlir::Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &body)
+        continue;
+      latest = std::max(latest, reads.lookup(def) + (mlir::isa<SplitOp>(def) ? 1 : 0));
+    }
+  });
+  return latest;
+}
+
+/// Whether an op of `body` (its regions included) reads a view one of them writes: the merged body
+/// would read what the last arrival writes.
+inline bool readsWrittenView(mlir::Block &body) {
+  llvm::DenseSet<mlir::Value> written, read;
+  for (mlir::Operation &op : body.without_terminator())
+    op.walk([&](mlir::Operation *inner) {
+      bool writes = !inner->getNumRegions() && writesMemory(inner);
+      for (mlir::Value v : inner->getOperands())
+        if (mlir::isa<ViewType>(v.getType()))
+          (writes ? written : read).insert(v);
+    });
+  return llvm::any_of(written, [&](mlir::Value v) { return read.contains(v); });
 }
 
 /// Member m < MEMBER_SPLITS runs the first phase (`early`), MEMBER_SPLITS + m the second; `seg`: m.

@@ -82,12 +82,10 @@ struct Plan {
   DenseMap<Operation *, int> reads;
 };
 
-bool outside(Value v, ProgramSpaceOp space) { return !space->isAncestor(v.getParentRegion()->getParentOp()); }
-
 /// Whether `v` is the same at every program of the launch: defined before the space, or by pure ops
 /// without regions over such values (a block parameter, a staged test of the row length).
 bool launchUniform(Value v, ProgramSpaceOp space) {
-  if (outside(v, space))
+  if (split::outside(v, space))
     return true;
   Operation *def = v.getDefiningOp();
   if (!def || def->getNumRegions() || !isPure(def))
@@ -142,49 +140,31 @@ BinaryOp walkCombine(ForOp loop, ProgramSpaceOp space) {
 
 int phaseOf(Plan &plan, ForOp w) { return plan.reads.lookup(w) + 1; }
 
-std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
-  SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
-  if (spaces.size() != 1 || spaces[0].getExtents().size() != 1)
-    return std::string("not one program space of one extent");
-  ProgramSpaceOp space = spaces[0];
-  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
-  if (groups.size() != 1 || groups[0].getExtents().empty() ||
-      groups[0]->getOperand(0) != space.getBody().front().getArgument(0))
-    return std::string("the program space is not one execution group with axes");
-  ExecutionGroupOp group = groups[0];
-  if (group.getExtents().size() == 1 && group.getExtents()[0] != space.getExtents()[0])
-    return std::string("the group's extent is not the program space's");
-  for (Value e : group.getExtents())
-    if (!outside(e, space))
-      return std::string("a group extent is computed in the program");
-  if (kernel.getParam(kSplitParam))
-    return std::string("the kernel declares MEMBER_SPLIT already");
-  plan.space = space;
-  plan.group = group;
-  Block &body = group.getBody().front();
-  for (Operation &op : body.without_terminator()) {
-    if (auto staged = dyn_cast<IfOp>(op); staged && op.getNextNode() == body.getTerminator()) {
-      plan.staged = staged;
-      break;
-    }
+/// The `T` ending `block` (before its terminator) after pure code without regions; else null.
+template <typename T>
+T endingOp(Block &block) {
+  for (Operation &op : block.without_terminator()) {
+    if (auto t = dyn_cast<T>(op); t && op.getNextNode() == block.getTerminator())
+      return t;
     if (op.getNumRegions() || !isPure(&op))
-      return std::string("the group body is not pure code before its staged row path");
+      return {};
   }
+  return {};
+}
+
+std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
+  if (std::optional<std::string> why = split::member::oneGroup(kernel, plan.space, plan.group))
+    return why;
+  ProgramSpaceOp space = plan.space;
+  plan.staged = endingOp<IfOp>(plan.group.getBody().front());
   if (!plan.staged || plan.staged->getNumResults() || plan.staged.getElseRegion().empty())
-    return std::string("no staged row path (pgpu.if without results, with a blocked branch) ends the group");
+    return std::string("no staged row path (pure code, then a pgpu.if without results, with a blocked branch) ends "
+                       "the group");
   if (!launchUniform(plan.staged.getCondition(), space))
     return std::string("the staged test depends on the row (its paths are chosen per program)");
-  Block &blocked = plan.staged.getElseRegion().front();
-  for (Operation &op : blocked.without_terminator()) {
-    if (auto rows = dyn_cast<ForOp>(op); rows && op.getNextNode() == blocked.getTerminator()) {
-      plan.rows = rows;
-      break;
-    }
-    if (op.getNumRegions() || !isPure(&op))
-      return std::string("the blocked path is not pure code before its row loop");
-  }
+  plan.rows = endingOp<ForOp>(plan.staged.getElseRegion().front());
   if (!plan.rows || !plan.rows.getInits().empty() || !matchPattern(plan.rows.getStep(), m_One()))
-    return std::string("the blocked path does not end in a loop over the program's rows");
+    return std::string("the blocked path is not pure code, then a loop over the program's rows");
   auto bound = plan.rows.getUpper().getDefiningOp<BinaryOp>();
   if (bound && bound.getKind() == kir::BinaryKind::Min)
     plan.rowCount = launchUniform(bound.getRhs(), space) ? bound.getRhs()
@@ -194,21 +174,8 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
     return std::string("the row loop's bound is not min(.., R) of a launch-uniform row count");
 
   Block &row = plan.rows.getBody().front();
-  DenseSet<Value> written, read;
   for (Operation &op : row.without_terminator()) {
-    int latest = -1;
-    op.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || def->getBlock() != &row)
-          continue;
-        int p = plan.reads.lookup(def);
-        if (auto w = dyn_cast<ForOp>(def))
-          p = phaseOf(plan, w);
-        latest = std::max(latest, p);
-      }
-    });
-    plan.reads[&op] = latest;
+    plan.reads[&op] = split::member::latestPhase<ForOp>(op, row, plan.reads);
     if (auto w = dyn_cast<ForOp>(op)) {
       if (!walkCombine(w, space))
         return std::string("a loop in the row is not a blocking walk combining its blocks' reductions");
@@ -227,16 +194,9 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
       return std::string("an op in the row that is neither pure, a read nor a write ('") +
              op.getName().getStringRef().str() + "')";
     }
-    op.walk([&](Operation *inner) {
-      bool writes = !inner->getNumRegions() && writesMemory(inner);
-      for (Value v : inner->getOperands())
-        if (isa<ViewType>(v.getType()))
-          (writes ? written : read).insert(v);
-    });
   }
-  for (Value v : written)
-    if (read.contains(v))
-      return std::string("the row reads a view it writes");
+  if (split::member::readsWrittenView(row))
+    return std::string("the row reads a view it writes");
   if (plan.walks.size() < 2 || llvm::none_of(plan.walks, [&](ForOp w) { return phaseOf(plan, w) == 1; }))
     return std::string("no walk reads another (one phase: nothing waits)");
   return std::nullopt;
