@@ -432,14 +432,13 @@ def output_paths(out, lines, variants):
     corpus.jsonl in $OUT where it is set (the GPU machine's returned folder), else in a new temporary folder,
     so a run writes nothing into the tree unless told to. A CPU smoke run never overwrites the published GPU
     table."""
+    if _SMOKE and out is not None and pathlib.Path(out).resolve() == PUBLISHED:
+        raise SystemExit(f"--cpu-smoke does not write {PUBLISHED} (the GPU table): give another --out")
     folder = None
     if out is None or lines is None:
         folder = os.environ.get("OUT") or tempfile.mkdtemp(prefix="tessel-corpus-")
-    out = out or os.path.join(folder, "corpus-variants.json" if variants else "corpus.json")
-    lines = lines or os.path.join(folder, "corpus.jsonl")
-    if _SMOKE and pathlib.Path(out).resolve() == PUBLISHED:
-        raise SystemExit(f"--cpu-smoke does not write {PUBLISHED} (the GPU table): give another --out")
-    return out, lines
+    return (out or os.path.join(folder, "corpus-variants.json" if variants else "corpus.json"),
+            lines or os.path.join(folder, "corpus.jsonl"))
 
 
 def variants_main(args):
