@@ -122,6 +122,7 @@ static bool boundsLanes(Value v, const triton::PairedLaneRead &m) {
   return boundsLanes(conj.getLhs(), m) || boundsLanes(conj.getRhs(), m);
 }
 
+namespace {
 /// What both lane rules match of a read (a load or a gather of a fragment with coordinates): its
 /// coordinates and validity, its type, and its last axis with that axis's extent symbol (a loop's step).
 struct LaneRead {
@@ -131,6 +132,7 @@ struct LaneRead {
   unsigned axis;
   StringAttr step;
 };
+} // namespace
 
 static std::optional<LaneRead> laneReadOf(Operation *read) {
   LaneRead r;
