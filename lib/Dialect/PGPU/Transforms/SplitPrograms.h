@@ -127,7 +127,8 @@ inline RangeReduceOp mergePartials(mlir::OpBuilder &b, RangeReduceOp r, mlir::Va
   return whole;
 }
 
-/// Adds 1 to `counts[point]` (release): this program's partials are stored.
+/// Adds 1 to `counts[point]` (release): this program's partials are stored (seed 000 §4.4: acq_rel
+/// tickets in invocation workspace).
 inline void arrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value counts, mlir::Value point, mlir::Value yes) {
   mlir::Value one = mlir::arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
   AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, counts, mlir::ValueRange{point}, yes,
@@ -136,7 +137,7 @@ inline void arrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value counts, m
 
 /// Waits until `counts[point]` is `splits` (acquire): the earlier phase's partials are stored. The
 /// programs waited for precede the waiting one in linear order, which a waiting program space starts in
-/// order: the wait ends.
+/// order: the wait ends (seed 000 §8: there is no barrier across program instances).
 inline void waitFor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value counts, mlir::Value point, mlir::Value splits,
                     mlir::Value yes) {
   mlir::Value want = CastOp::create(b, loc, b.getI32Type(), splits);
