@@ -1,6 +1,8 @@
 """The corpus on a GPU: every bench/corpus kernel at its bench shape against its torch peer, eager and under
 torch.compile, in one process, correctness first. Writes one JSON (and a JSON line per kernel as it ends,
-so a run cut short keeps what ran).
+so a run cut short keeps what ran): --out and --lines, by default corpus.json and corpus.jsonl in $OUT where
+it is set, else in a new temporary folder (printed at the end); never bench/results/corpus.json unless named
+(the published GPU table; a --cpu-smoke run refuses it).
 
     python3 bench/corpus.py [--only NAME,NAME] [--skip NAME,...] [--out FILE] [--lines FILE]
                             [--no-compile] [--budget-s S] [--jobs N] [--cpu-smoke]
@@ -16,7 +18,7 @@ against torch.compile. A kernel's failure is recorded and the run goes on.
 moved alone to each other candidate (then all at their smallest, all at their largest: the bindings of
 bench/corpus/variants.py), each launched at the largest test shape against the NumPy reference and at
 the bench shape against the eager peer. Bindings the resource model refuses are listed, not run. Writes
-one JSON line per kernel (--lines) and the whole to --out (default lab/results/corpus-variants.json).
+one JSON line per kernel (--lines) and the whole to --out (default corpus-variants.json beside the lines).
 """
 import argparse
 import json
@@ -24,10 +26,13 @@ import math
 import os
 import pathlib
 import sys
+import tempfile
 import time
 import traceback
 
 HERE = pathlib.Path(__file__).resolve().parent
+# The published GPU table (README, bench/corpus/RESULTS.md): written only when --out names it.
+PUBLISHED = HERE / "results" / "corpus.json"
 sys.path.insert(0, str(HERE / "corpus"))
 import _harness as H  # noqa: E402
 
@@ -422,13 +427,26 @@ def variants_one(name: str, kernel_s: float) -> dict:
     return rec
 
 
+def output_paths(out, lines, variants):
+    """(out, lines) of a run: those not given are corpus.json (corpus-variants.json for --variants) and
+    corpus.jsonl in $OUT where it is set (the GPU machine's returned folder), else in a new temporary folder,
+    so a run writes nothing into the tree unless told to. A CPU smoke run never overwrites the published GPU
+    table."""
+    if _SMOKE and out is not None and pathlib.Path(out).resolve() == PUBLISHED:
+        raise SystemExit(f"--cpu-smoke does not write {PUBLISHED} (the GPU table): give another --out")
+    folder = None
+    if out is None or lines is None:
+        folder = os.environ.get("OUT") or tempfile.mkdtemp(prefix="tessel-corpus-")
+    return (out or os.path.join(folder, "corpus-variants.json" if variants else "corpus.json"),
+            lines or os.path.join(folder, "corpus.jsonl"))
+
+
 def variants_main(args):
     import torch
     names = H.resolve(filter(None, args.only.split(","))) if args.only else H.names()
     skip = set(H.resolve(filter(None, args.skip.split(","))))
     start, records = time.time(), []
-    out = args.out if args.out != str(HERE / "results" / "corpus.json") else \
-        str(HERE.parent / "lab" / "results" / "corpus-variants.json")
+    out = args.out
     for name in (n for n in names if n not in skip):
         if time.time() - start > args.budget_s:
             rec = {"name": name, "error": "not started: the run's budget was spent"}
@@ -455,14 +473,15 @@ def variants_main(args):
     failing = [r["name"] for r in records if "error" in r or any(
         x["verdict"] in ("DIFFERS", "CRASH") for x in r.get("results", []))]
     print(json.dumps({"kernels": len(records), "failing": failing}, indent=1))
+    print(f"wrote {out} and {args.lines}", file=sys.stderr)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--skip", default="")
-    ap.add_argument("--out", default=str(HERE / "results" / "corpus.json"))
-    ap.add_argument("--lines", default=os.path.join(os.environ.get("OUT", "."), "corpus.jsonl"))
+    ap.add_argument("--out", help="the run's JSON (default: corpus.json in $OUT, else in a new temporary folder)")
+    ap.add_argument("--lines", help="a JSON line per kernel as it ends (default: corpus.jsonl, as --out)")
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--budget-s", type=float, default=1e9, help="give up on kernels not done after this long")
     ap.add_argument("--jobs", type=int, default=1, help="kernels prepared at once (timed one at a time)")
@@ -475,6 +494,7 @@ def main():
     if args.cpu_smoke and not _SMOKE:  # re-run with the switch in the environment, before torch/triton load
         os.environ.update(TESSEL_CORPUS_SMOKE="1", TRITON_INTERPRET="1")
         os.execv(sys.executable, [sys.executable] + sys.argv)
+    args.out, args.lines = output_paths(args.out, args.lines, args.variants)
     if args.variants:
         return variants_main(args)
     import torch
@@ -515,6 +535,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
     print(json.dumps(result["summary"], indent=1))
+    print(f"wrote {args.out} and {args.lines}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """What the interpreter-comparison tests share (test_contract_loops.py, test_init_rows.py, test_fold_views.py,
-test_kept_fold_tiles.py, test_staged_folds.py, ...): a kernel's pgpu program after realize-folds, one
-`tessel run` of a KIR or pgpu program on given inputs, the comparison of its outputs, and the loop that
-holds the KIR interpreter to a reference and the pgpu interpreter to the KIR one over shapes and bindings."""
+test_kept_fold_tiles.py, test_staged_folds.py, test_split_row_walks.py, ...): a kernel's pgpu program after
+realize-folds, one `tessel run` of a KIR or pgpu program on given inputs, the comparison of its outputs, and the
+loop that holds the KIR interpreter to a reference and the pgpu interpreter to the KIR one over shapes and
+bindings."""
 import hashlib
 import os
 import pathlib
+import re
 import subprocess
 import tempfile
 
@@ -129,6 +131,73 @@ def attention_backward_dq(name, dtype):
             ds = T.cast(p * (dp - delta[h, i]), dtype)
             dq[h, i, dims] = T.vecmat(ds, k[h, keys, dims]) * scale
     return kernel
+
+
+def row_variance(name="row_variance"):
+    """A row's mean and variance over its one axis (bench/corpus/137's statistics): mean[r] = sum(row) / N,
+    then var[r] = sum((row - mean)^2) / N, the second walk reading the first's result. A new kernel named
+    `name`. test_split_row_walks.py, test_split_member_reductions.py."""
+
+    @tessel.kernel(name=name)
+    def kernel(x: T.In[T.f32, ("R", "N")], mean: T.Out[T.f32, ("R",)], var: T.Out[T.f32, ("R",)]):
+        R, N = x.shape
+        cols = T.domain(0, N)
+        nf = T.cast(N, T.f32)
+        for r in T.parallel(T.domain(0, R)):
+            row = x[r, cols]
+            mu = T.sum(row) / nf
+            mean[r] = mu
+            d = row - mu
+            var[r] = T.sum(d * d) / nf
+    return kernel
+
+
+def row_sum_max(name="row_sum_max"):
+    """A row's sum plus its maximum: two statistics, neither reading the other (one phase: nothing to split in
+    two). A new kernel named `name`. test_split_row_walks.py, test_split_member_reductions.py."""
+
+    @tessel.kernel(name=name)
+    def kernel(x: T.In[T.f32, ("R", "N")], s: T.Out[T.f32, ("R",)]):
+        R, N = x.shape
+        cols = T.domain(0, N)
+        for r in T.parallel(T.domain(0, R)):
+            s[r] = T.sum(x[r, cols]) + T.max(x[r, cols])
+    return kernel
+
+
+def row_variance_want(x):
+    """{mean, var} of each row of `x` in NumPy f64 (NaN for empty rows), as row_variance computes them."""
+    x = x.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = x.sum(axis=1) / x.shape[1]
+        return {"mean": mu, "var": ((x - mu[:, None]) ** 2).sum(axis=1) / x.shape[1]}
+
+
+def provider_program(tessel_bin, tmp_path, kernel, stop="realize-folds"):
+    """(KIR source, pgpu program) of `kernel` after the Triton provider's passes up to `stop` (its waits and
+    workspace), written under tmp_path."""
+    source = tmp_path / f"{kernel.name}.mlir"
+    source.write_text(kernel.kir())
+    program = tmp_path / f"{kernel.name}.pgpu.mlir"
+    res = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source),
+                          f"--tessel-pipeline=provider=triton stop-after={stop}", "-o", str(program)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return source, program
+
+
+def run_seeded(tessel_bin, tmp_path, file, kernel, shape, order, params=(), extra=()):
+    """The outputs (name -> array) of `tessel run FILE:KERNEL` at `shape` on inputs drawn from seed 5, programs
+    run in `order` (forward, reverse, shuffle), with `--param P` for each of `params` and `extra` arguments
+    (`--stage kir`, `--scalar ...`), written under tmp_path."""
+    out = tmp_path / re.sub(r"[^\w.=+-]", "_", "-".join(["run", kernel.name, order, *params, *extra]))
+    cmd = [str(tessel_bin), "run", f"{file}:{kernel.name}", *extra, "--order", order, "--seed", "5",
+           "--shape", ",".join(f"{k}={v}" for k, v in shape.items()), "--out", str(out)]
+    for p in params:
+        cmd += ["--param", p]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
+    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
 
 
 def views_of(kernel):

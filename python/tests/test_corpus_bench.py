@@ -104,3 +104,20 @@ def test_gluon_descriptors_take_the_views_dtypes(bench, tessel_bin):
         t = torch.zeros(box, dtype=torch_dtype[dtypes[name]])
         desc = scope["_gdesc"](t, box)
         assert list(desc.block_shape) == box, name
+
+
+def test_a_run_writes_outside_the_tree_unless_told(bench, monkeypatch, tmp_path):
+    # --cpu-smoke once rewrote bench/results/corpus.json (the GPU table) and left corpus.jsonl in the
+    # working folder: unnamed outputs go to $OUT, else to a new temporary folder
+    monkeypatch.delenv("OUT", raising=False)
+    monkeypatch.setattr(bench.tempfile, "tempdir", str(tmp_path))
+    out, lines = bench.output_paths(None, None, False)
+    assert pathlib.Path(out).parent == pathlib.Path(lines).parent
+    assert pathlib.Path(out).parent.parent == tmp_path and pathlib.Path(out).name == "corpus.json"
+    assert pathlib.Path(bench.output_paths(None, str(tmp_path / "l.jsonl"), True)[0]).name == "corpus-variants.json"
+    monkeypatch.setenv("OUT", str(tmp_path / "device"))
+    assert bench.output_paths(None, None, False) == (str(tmp_path / "device" / "corpus.json"),
+                                                     str(tmp_path / "device" / "corpus.jsonl"))
+    assert bench.output_paths("a.json", "b.jsonl", False) == ("a.json", "b.jsonl")
+    with pytest.raises(SystemExit, match="does not write"):  # the smoke switch is on in `bench`
+        bench.output_paths(str(ROOT / "bench" / "results" / "corpus.json"), None, False)

@@ -8,7 +8,6 @@ pgpu interpreter in forward and shuffled order at several MEMBER_SPLIT bindings,
 TRITON_INTERPRET=1 called twice (the second call starts from the counts the first returned to zero).
 """
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -18,21 +17,12 @@ torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
 from conftest import call_twice_against  # noqa: E402
+from interp_cli import provider_program, row_variance_want, run_seeded  # noqa: E402
+import interp_cli  # noqa: E402
 import tessel.language as T  # noqa: E402
 
-
-@tessel.kernel
-def row_variance(x: T.In[T.f32, ("R", "N")], mean: T.Out[T.f32, ("R",)], var: T.Out[T.f32, ("R",)]):
-    # must not be split: one reduced axis (the covering rule and the staged / packed row paths)
-    R, N = x.shape
-    cols = T.domain(0, N)
-    nf = T.cast(N, T.f32)
-    for r in T.parallel(T.domain(0, R)):
-        row = x[r, cols]
-        mu = T.sum(row) / nf
-        mean[r] = mu
-        d = row - mu
-        var[r] = T.sum(d * d) / nf
+# must not be split: one reduced axis (the covering rule and the staged / packed row paths)
+row_variance = interp_cli.row_variance()
 
 
 @tessel.kernel
@@ -47,21 +37,13 @@ def channel_stats(x: T.In[T.f32, ("N", "C", "H")], var: T.Out[T.f32, ("C",)]):
         var[c] = T.sum((t - mu) * (t - mu)) / count
 
 
-@tessel.kernel
-def row_sum_max(x: T.In[T.f32, ("R", "N")], s: T.Out[T.f32, ("R",)]):
-    # must not be split: no reduction reads another (one phase)
-    R, N = x.shape
-    cols = T.domain(0, N)
-    for r in T.parallel(T.domain(0, R)):
-        s[r] = T.sum(x[r, cols]) + T.max(x[r, cols])
+row_sum_max = interp_cli.row_sum_max()  # must not be split: no reduction reads another (one phase)
 
 
 def _want(kernel, ins):
-    x = ins["x.in"].astype(np.float64)
     if kernel is row_variance:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mu = x.sum(axis=1) / x.shape[1]
-            return {"mean": mu, "var": ((x - mu[:, None]) ** 2).sum(axis=1) / x.shape[1]}
+        return row_variance_want(ins["x.in"])
+    x = ins["x.in"].astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         n = x.shape[0] * x.shape[2]
         mu = x.sum(axis=(0, 2)) / n
@@ -74,33 +56,15 @@ CHANNELS = [dict(N=0, C=3, H=5), dict(N=1, C=1, H=1), dict(N=7, C=3, H=13), dict
 CASES = [(channel_stats, s) for s in CHANNELS]
 
 
-def _program(tessel_bin, tmp_path, kernel, stop="realize-folds"):
-    """The pgpu program of `kernel` after the Triton provider's pipeline (its waits and workspace)."""
-    source = tmp_path / f"{kernel.name}.mlir"
-    source.write_text(kernel.kir())
-    program = tmp_path / f"{kernel.name}.pgpu.mlir"
-    pipeline = [f"--tessel-pipeline=provider=triton stop-after={stop}"]
-    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *pipeline, "-o", str(program)],
-                         capture_output=True, text=True)
-    assert opt.returncode == 0, opt.stderr
-    return source, program
-
-
 def _run(tessel_bin, tmp_path, file, kernel, shape, order, split, stage=()):
-    out = tmp_path / f"{kernel.name}-{order}-{split}-{len(stage)}"
-    cmd = [str(tessel_bin), "run", f"{file}:{kernel.name}", *stage, "--order", order, "--seed", "5",
-           "--shape", ",".join(f"{k}={v}" for k, v in shape.items()), "--out", str(out)]
-    if split:
-        cmd += ["--param", f"MEMBER_SPLIT={split}"]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
-    return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
+    params = (f"MEMBER_SPLIT={split}",) if split else ()
+    return run_seeded(tessel_bin, tmp_path, file, kernel, shape, order, params, stage)
 
 
 @pytest.mark.parametrize("kernel,shape", CASES, ids=lambda c: getattr(c, "name", None) or
                          "-".join(f"{k}{v}" for k, v in c.items()))
 def test_matches_numpy_and_interpreters(tessel_bin, tmp_path, kernel, shape):
-    source, program = _program(tessel_bin, tmp_path, kernel)
+    source, program = provider_program(tessel_bin, tmp_path, kernel)
     assert '"MEMBER_SPLIT"' in program.read_text()
     kir = _run(tessel_bin, tmp_path, source, kernel, shape, "forward", None, ("--stage", "kir"))
     for name, want in _want(kernel, kir).items():
@@ -113,7 +77,7 @@ def test_matches_numpy_and_interpreters(tessel_bin, tmp_path, kernel, shape):
 
 @pytest.mark.parametrize("kernel", [channel_stats], ids=lambda k: k.name)
 def test_the_second_phase_waits_and_the_last_arrival_stores(tessel_bin, tmp_path, kernel):
-    text = _program(tessel_bin, tmp_path, kernel)[1].read_text()
+    text = provider_program(tessel_bin, tmp_path, kernel)[1].read_text()
     head, last = text.split("pgpu.last_program", 1)
     assert "order acquire" in head and "order release" in head
     assert "pgpu.store" not in head.split("pgpu.execution_group", 1)[1]
@@ -123,7 +87,7 @@ def test_the_second_phase_waits_and_the_last_arrival_stores(tessel_bin, tmp_path
 @pytest.mark.parametrize("kernel", [row_sum_max, row_variance], ids=lambda k: k.name)
 def test_one_phase_or_one_axis_is_not_split(tessel_bin, tmp_path, kernel):
     # up to the row plans: a one-axis row's blocked path is split later (pgpu-split-row-walks)
-    assert "MEMBER_SPLIT" not in _program(tessel_bin, tmp_path, kernel, "online-normalize")[1].read_text()
+    assert "MEMBER_SPLIT" not in provider_program(tessel_bin, tmp_path, kernel, "online-normalize")[1].read_text()
 
 
 def _torch_inputs(kernel, shape, rng):
@@ -179,7 +143,7 @@ GROUPS = [(dict(N=1, H=1, W=1, C=2), 2), (dict(N=2, H=7, W=5, C=12), 4), (dict(N
 @pytest.mark.parametrize("shape,G", GROUPS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items())
                          if isinstance(c, dict) else f"G{c}")
 def test_three_phases_match_numpy_and_interpreters(tessel_bin, tmp_path, shape, G):
-    source, program = _program(tessel_bin, tmp_path, group_norm_nhwc)
+    source, program = provider_program(tessel_bin, tmp_path, group_norm_nhwc)
     text = program.read_text()
     assert '"MEMBER_SPLIT"' in text and text.count("pgpu.last_program") >= 1
     scalars = ("--scalar", f"G={G}", "--scalar", "eps=1e-5")

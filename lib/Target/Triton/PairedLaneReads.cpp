@@ -122,28 +122,45 @@ static bool boundsLanes(Value v, const triton::PairedLaneRead &m) {
   return boundsLanes(conj.getLhs(), m) || boundsLanes(conj.getRhs(), m);
 }
 
-std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *read) {
+namespace {
+/// What both lane rules match of a read (a load or a gather of a fragment with coordinates): its
+/// coordinates and validity, its type, and its last axis with that axis's extent symbol (a loop's step).
+struct LaneRead {
   ValueRange coords;
   Value valid;
+  FragmentType type;
+  unsigned axis;
+  StringAttr step;
+};
+} // namespace
+
+static std::optional<LaneRead> laneReadOf(Operation *read) {
+  LaneRead r;
   if (auto l = dyn_cast<LoadOp>(read))
-    coords = l.getCoords(), valid = l.getValid();
+    r.coords = l.getCoords(), r.valid = l.getValid();
   else if (auto g = dyn_cast<GatherOp>(read))
-    coords = g.getCoords(), valid = g.getValid();
+    r.coords = g.getCoords(), r.valid = g.getValid();
   else
     return std::nullopt;
-  auto type = dyn_cast<FragmentType>(read->getResult(0).getType());
-  if (!type)
+  r.type = dyn_cast<FragmentType>(read->getResult(0).getType());
+  if (!r.type || r.coords.empty())
     return std::nullopt;
-  unsigned axis = type.getRank() - 1;
-  auto step = dyn_cast<StringAttr>(type.getExtents()[axis]);
-  if (!step)
+  r.axis = r.type.getRank() - 1;
+  r.step = dyn_cast<StringAttr>(r.type.getExtents()[r.axis]);
+  if (!r.step)
     return std::nullopt;
+  return r;
+}
+
+std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *read) {
+  std::optional<LaneRead> r = laneReadOf(read);
+  if (!r)
+    return std::nullopt;
+  auto [coords, valid, type, axis, step] = *r;
   // The loop whose lanes the axis holds: found from the halved coordinate's iota. On the view's last axis
   // (the one row-major strides keep contiguous) the repetition costs vectorized reads; on an outer axis
   // only pairs k / 2 are taken (corpus 57's wq[k // 2, n]: each byte row is one vector read, made twice,
   // and copied twice into shared memory by the pipelined loop; read once, it moves half the bytes).
-  if (coords.empty())
-    return std::nullopt;
   for (auto [index, c] : llvm::enumerate(coords)) {
     bool last = index + 1 == coords.size();
     PairedLaneRead m{Value(), step.getValue(), axis, false};
@@ -180,21 +197,10 @@ std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *rea
 }
 
 std::optional<triton::InterleavedLaneRead> triton::matchInterleavedLaneRead(Operation *read) {
-  ValueRange coords;
-  Value valid;
-  if (auto l = dyn_cast<LoadOp>(read))
-    coords = l.getCoords(), valid = l.getValid();
-  else if (auto g = dyn_cast<GatherOp>(read))
-    coords = g.getCoords(), valid = g.getValid();
-  else
+  std::optional<LaneRead> r = laneReadOf(read);
+  if (!r || !isa<BlockArgument>(read->getOperand(0)))
     return std::nullopt;
-  auto type = dyn_cast<FragmentType>(read->getResult(0).getType());
-  if (!type || coords.empty() || !isa<BlockArgument>(read->getOperand(0)))
-    return std::nullopt;
-  unsigned axis = type.getRank() - 1;
-  auto step = dyn_cast<StringAttr>(type.getExtents()[axis]);
-  if (!step)
-    return std::nullopt;
+  auto [coords, valid, type, axis, step] = *r;
   Value last = coords.back();
   auto b = last.getDefiningOp<BroadcastOp>();
   Value lanes = type.getRank() == 1 ? last

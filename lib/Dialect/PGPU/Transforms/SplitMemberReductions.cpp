@@ -71,10 +71,7 @@ using namespace tessel::pgpu;
 using namespace tessel::pgpu::build;
 
 namespace {
-constexpr llvm::StringLiteral kSplitParam = "MEMBER_SPLIT", kSplitsSymbol = "MEMBER_SPLITS",
-                              kPointsSymbol = "MEMBER_POINTS";
-/// Programs a multiprocessor the split aims at (each walks one slice, its loads in flight).
-constexpr int64_t kFill = 8;
+using split::member::kSplitParam;
 /// Elements of a member that one block holds (BLOCK's largest candidate past which a walk loops).
 constexpr int64_t kMinMember = 16384;
 
@@ -92,7 +89,7 @@ struct Plan {
   DenseMap<Operation *, int> reads;
 };
 
-bool outside(Value v, ProgramSpaceOp space) { return !space->isAncestor(v.getParentRegion()->getParentOp()); }
+using split::outside;
 
 /// The bounds of `r`'s perfect nest (the reduced axes of a member over several axes: its element
 /// nothing but a range_reduce whose results it yields, down to an element without regions), each
@@ -125,49 +122,18 @@ std::optional<SmallVector<Value>> nestBounds(RangeReduceOp r, ProgramSpaceOp spa
 int phaseOf(Plan &plan, RangeReduceOp r) { return plan.reads.lookup(r) + 1; }
 
 std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
-  SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
-  if (spaces.size() != 1)
-    return std::string("the kernel has several program spaces");
-  ProgramSpaceOp space = spaces[0];
-  if (space.getExtents().size() != 1)
-    return std::string("the program space has several extents");
-  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
-  if (groups.size() != 1 || groups[0].getExtents().empty())
-    return std::string("the program space is not one execution group with axes");
-  ExecutionGroupOp group = groups[0];
-  if (group->getOperand(0) != space.getBody().front().getArgument(0))
-    return std::string("the group is not the whole program space");
-  if (group.getExtents().size() == 1 && group.getExtents()[0] != space.getExtents()[0])
-    return std::string("the group's extent is not the program space's");
-  for (Value e : group.getExtents())
-    if (!outside(e, space))
-      return std::string("a group extent is computed in the program");
-  if (kernel.getParam(kSplitParam))
-    return std::string("the kernel declares MEMBER_SPLIT already");
-  plan.space = space;
-  plan.group = group;
+  if (std::optional<std::string> why = split::member::oneGroup(kernel, plan.space, plan.group))
+    return why;
+  ProgramSpaceOp space = plan.space;
+  ExecutionGroupOp group = plan.group;
   Block &body = group.getBody().front();
   for (auto r : body.getOps<RangeReduceOp>())
     plan.reductions.push_back(r);
   if (plan.reductions.size() < 2)
     return std::string("fewer than two reductions (no statistic reads another)");
   RangeReduceOp first = plan.reductions.front();
-  DenseSet<Value> written, read;
   for (Operation &op : body.without_terminator()) {
-    // The latest phase of the reduction results `op` (its regions included) reads.
-    int latest = -1;
-    op.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || def->getBlock() != &body)
-          continue;
-        int p = plan.reads.lookup(def);
-        if (auto r = dyn_cast<RangeReduceOp>(def))
-          p = phaseOf(plan, r);
-        latest = std::max(latest, p);
-      }
-    });
-    plan.reads[&op] = latest;
+    int latest = plan.reads[&op] = split::member::latestPhase<RangeReduceOp>(op, body, plan.reads);
     if (auto r = dyn_cast<RangeReduceOp>(op)) {
       if (!outside(r.getLower(), space) || !outside(r.getUpper(), space))
         return std::string("a reduction's bounds are computed in the program (not launch-uniform)");
@@ -219,16 +185,9 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
     } else if (writesMemory(&op) && op.getNumResults()) {
       return std::string("an effect with results ('") + op.getName().getStringRef().str() + "')";
     }
-    op.walk([&](Operation *inner) {
-      bool writes = !inner->getNumRegions() && writesMemory(inner);
-      for (Value v : inner->getOperands())
-        if (isa<ViewType>(v.getType()))
-          (writes ? written : read).insert(v);
-    });
   }
-  for (Value v : written)
-    if (read.contains(v))
-      return std::string("the member reads a view it writes");
+  if (split::member::readsWrittenView(body))
+    return std::string("the member reads a view it writes");
   if (plan.workset)
     for (Operation &op : body.without_terminator())
       if (&op != plan.workset && writesMemory(&op))
@@ -238,55 +197,20 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
   return std::nullopt;
 }
 
-struct Splitter {
-  KernelOp kernel;
-  Plan &plan;
-  Value splits, point, seg, begin, end;
-  Value partials0Tickets; // the first phase's per-point arrival counts
-  DenseMap<Operation *, SmallVector<Value>> buffers; // reduction -> its partials' workspace
+/// The member's body by phase: a reduction is merged from its partials by a range_reduce over them.
+struct MemberBody : split::member::PhasedBody {
+  using PhasedBody::PhasedBody;
 
-  /// A range_reduce over the point's MEMBER_SPLITS partials of `r` in slice order with its combine.
-  RangeReduceOp merge(OpBuilder &b, RangeReduceOp r) { return split::mergePartials(b, r, splits, point, buffers[r]); }
-
-  /// `r` over this program's slice [begin, end), its partials stored at [point, seg].
-  void slice(OpBuilder &b, RangeReduceOp r, IRMapping &m) {
-    auto part = cast<RangeReduceOp>(b.clone(*r.getOperation(), m));
-    part->setOperand(0, begin);
-    part->setOperand(1, end);
-    Value yes = arith::ConstantIntOp::create(b, r.getLoc(), b.getI1Type(), 1);
-    for (auto [v, buffer] : llvm::zip(part.getResults(), buffers[r]))
-      BufferStoreOp::create(b, r.getLoc(), v, buffer, ValueRange{point, seg}, yes);
-  }
-
-  /// Clones the original body's ops into `b`: reductions of phase < `sliced` merged from their
-  /// partials, those of phase `sliced` cut to this program's slice, later ones and the ops reading
-  /// them left out; writes kept only when `effects`.
-  void cloneBody(OpBuilder &b, ArrayRef<Operation *> ops, int sliced, bool effects, IRMapping &m) {
-    for (Operation *op : ops) {
-      if (auto r = dyn_cast<RangeReduceOp>(op)) {
-        int phase = phaseOf(plan, r);
-        if (phase < sliced)
-          for (auto [v, w] : llvm::zip(r.getResults(), merge(b, r).getResults()))
-            m.map(v, w);
-        else if (phase == sliced)
-          slice(b, r, m);
-        continue;
-      }
-      if (plan.reads.lookup(op) >= sliced)
-        continue;
-      if (writesMemory(op) && !effects)
-        continue;
-      Operation *copy = b.clone(*op, m);
-      if (op == plan.workset.getOperation()) {
-        copy->setOperand(0, begin);
-        copy->setOperand(1, end);
-      }
-    }
+  /// A range_reduce over the point's MEMBER_SPLITS partials of reduction `op` in slice order with its
+  /// combine.
+  void merge(OpBuilder &b, Operation *op, IRMapping &m) override {
+    auto r = cast<RangeReduceOp>(op);
+    for (auto [v, w] : llvm::zip(r.getResults(), split::mergePartials(b, r, splits, point, buffers[r]).getResults()))
+      m.map(v, w);
   }
 };
 
 void split(KernelOp kernel, Plan &plan) {
-  MLIRContext *ctx = kernel.getContext();
   RangeReduceOp first = plan.reductions.front();
   Location loc = first.getLoc();
   ProgramSpaceOp space = plan.space;
@@ -297,11 +221,7 @@ void split(KernelOp kernel, Plan &plan) {
       launchSplits(b, space, loc, first.getLower(), first.getUpper(), index(b, loc, 1), kSplitParam, map);
   Value points = split::pointCount(b, loc, group, cut.one);
   // Members that fill the device keep their one program: at most ceil(FILL * SMs / points) slices.
-  auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
-  int64_t sms = target && target.getMultiprocessors() > 0 ? target.getMultiprocessors() : 1;
-  Value fill = CeilDivOp::create(b, loc, index(b, loc, kFill * sms), bin(b, loc, kir::BinaryKind::Max, points, cut.one))
-                   .getResult();
-  Value splits = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Min, cut.splits, fill), cut.one);
+  Value splits = split::member::fillSplits(b, loc, kernel, cut, points);
   // A member of at most MIN_MEMBER elements fits one block of the walk's largest candidate (its whole
   // range in one fragment, read once): it keeps its one program.
   // (A member whose inner extent is computed in the program, a group's clipped channels, is counted
@@ -314,17 +234,15 @@ void split(KernelOp kernel, Plan &plan) {
     splits = SelectOp::create(b, loc, large, splits, cut.one).getResult();
   }
   Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, cut.one);
-  split::sizePartials(b, loc, on, points, cut.zero, splits, kPointsSymbol, kSplitsSymbol);
+  split::sizePartials(b, loc, on, points, cut.zero, splits, split::member::kPointsSymbol,
+                      split::member::kSplitsSymbol);
   // Two phases, or three with a normalization's workset (its slices after the second phase's).
   int64_t phaseCount = plan.workset ? 3 : 2;
   Value members = SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Mul, splits, index(b, loc, phaseCount)),
                                    cut.one).getResult();
-  space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], members));
   Block &body = group.getBody().front();
   SmallVector<Value> coords(body.getArguments());
-  Value member = split::appendSplitAxis(group, members, "member_split", loc);
-  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64}, 16,
-                                      StringAttr()));
+  Value member = split::member::spread(b, loc, kernel, space, group, members);
 
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
@@ -348,8 +266,8 @@ void split(KernelOp kernel, Plan &plan) {
   // Split: the point's linear index, this program's phase and slice [begin, end).
   b.setInsertionPoint(splitEnd);
   Value point = split::linearPoint(b, loc, coords, group.getExtents());
-  Value early = cmp(b, loc, kir::CmpPredicate::LT, member, splits);
-  Value seg = SelectOp::create(b, loc, early, member, bin(b, loc, kir::BinaryKind::Sub, member, splits)).getResult();
+  split::member::Phase phase = split::member::phaseOf(b, loc, member, splits);
+  Value seg = phase.seg;
   Value twice = bin(b, loc, kir::BinaryKind::Add, splits, splits), third;
   if (plan.workset) {
     // members [2 * MEMBER_SPLITS, 3 * MEMBER_SPLITS): the workset's slices
@@ -357,91 +275,38 @@ void split(KernelOp kernel, Plan &plan) {
     seg = SelectOp::create(b, loc, third, bin(b, loc, kir::BinaryKind::Sub, member, twice), seg).getResult();
   }
   split::Slice mine = split::sliceOf(b, loc, cut, splits, seg);
-  Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
+  Attribute pointsAttr = StringAttr::get(kernel.getContext(), split::member::kPointsSymbol);
   Value tickets = addZeroedCounters(kernel, loc, {pointsAttr});
   Value phaseTickets = addZeroedCounters(kernel, loc, {pointsAttr});
   Value secondTickets = plan.workset ? addZeroedCounters(kernel, loc, {pointsAttr}) : Value();
-  Splitter s{kernel, plan, splits, point, seg, mine.begin, mine.end, phaseTickets, {}};
+  MemberBody s(plan.reads, splits, point, seg, mine.begin, mine.end);
+  s.ranged = plan.workset;
   for (RangeReduceOp r : plan.reductions)
-    for (Value v : r.getResults())
-      s.buffers[r].push_back(addWorkspace(kernel, r.getLoc(), v.getType(), {pointsAttr, splitsAttr}, TypedAttr()));
-  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  auto phases = IfOp::create(b, loc, TypeRange{}, early);
-  {
-    // First phase: slice `seg` of the first-phase reductions, counted.
-    OpBuilder::InsertionGuard guard(b);
-    b.createBlock(&phases.getThenRegion());
-    auto done = YieldOp::create(b, loc);
-    b.setInsertionPoint(done);
-    IRMapping m;
-    s.cloneBody(b, ops, 0, /*effects=*/false, m);
-    Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-    AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, phaseTickets, ValueRange{point}, yes,
-                        kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
-  }
-  {
-    // Second phase: wait for the first, merge it, slice `seg` of the second-phase reductions; the
-    // point's last arrival merges all and runs the member's ops with their writes.
-    OpBuilder::InsertionGuard guard(b);
-    b.createBlock(&phases.getElseRegion());
-    auto done = YieldOp::create(b, loc);
-    b.setInsertionPoint(done);
-    // Waits until `counts[point]` is MEMBER_SPLITS (acquire): the earlier phase's slices are stored.
-    auto waitFor = [&](Value counts) {
-      Value want = CastOp::create(b, loc, b.getI32Type(), splits);
-      auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+    s.addPartials(kernel, r);
+  if (!plan.workset)
+    return split::member::buildPhases(b, loc, s, ops, IRMapping(), phase.early, tickets, phaseTickets);
+  // Three phases: the second counts itself; the third waits for it, merges both and writes its slice of
+  // the workset; the point's last third-phase arrival returns both counts to 0.
+  split::member::buildPhases(b, loc, s, ops, IRMapping(), phase.early, tickets, phaseTickets, [&](Value yes) {
+    auto later = IfOp::create(b, loc, TypeRange{}, third);
+    {
       OpBuilder::InsertionGuard inner(b);
-      b.createBlock(&wait.getBefore());
-      Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), counts, point, yes, kir::AtomicOrder::Acquire,
-                                        kir::SharingDomain::Invocation);
-      ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
-      b.createBlock(&wait.getAfter());
-      YieldOp::create(b, loc);
-    };
-    waitFor(phaseTickets);
-    if (plan.workset) {
-      // Three phases: the second counts itself; the third waits for it, merges both and writes its
-      // slice of the workset; the point's last third-phase arrival returns both counts to 0.
-      auto phase = IfOp::create(b, loc, TypeRange{}, third);
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.createBlock(&phase.getElseRegion());
-        auto second = YieldOp::create(b, loc);
-        b.setInsertionPoint(second);
-        IRMapping m;
-        s.cloneBody(b, ops, 1, /*effects=*/false, m);
-        Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-        AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, secondTickets, ValueRange{point}, yes,
-                            kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
-      }
-      b.createBlock(&phase.getThenRegion());
-      auto workset = YieldOp::create(b, loc);
-      b.setInsertionPoint(workset);
-      waitFor(secondTickets);
+      b.createBlock(&later.getElseRegion());
+      b.setInsertionPoint(YieldOp::create(b, loc));
       IRMapping m;
-      s.cloneBody(b, ops, 2, /*effects=*/true, m);
-      auto last = LastProgramOp::create(b, loc, tickets, ValueRange{point}, splits);
-      b.createBlock(&last.getBody());
-      auto reset = YieldOp::create(b, loc);
-      b.setInsertionPoint(reset);
-      Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-      for (Value counts : {phaseTickets, secondTickets})
-        AtomicStoreOp::create(b, loc, zero, counts, ValueRange{point}, yes, kir::AtomicOrder::Release,
-                              kir::SharingDomain::Invocation);
-      return;
+      s.clone(b, ops, 1, /*effects=*/false, m);
+      split::arrive(b, loc, secondTickets, point, yes);
     }
+    b.createBlock(&later.getThenRegion());
+    b.setInsertionPoint(YieldOp::create(b, loc));
+    split::waitFor(b, loc, secondTickets, point, splits, yes);
     IRMapping m;
-    s.cloneBody(b, ops, 1, /*effects=*/false, m);
+    s.clone(b, ops, 2, /*effects=*/true, m);
     auto last = LastProgramOp::create(b, loc, tickets, ValueRange{point}, splits);
     b.createBlock(&last.getBody());
-    auto merged = YieldOp::create(b, loc);
-    b.setInsertionPoint(merged);
-    IRMapping all;
-    s.cloneBody(b, ops, 2, /*effects=*/true, all);
-    Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-    AtomicStoreOp::create(b, loc, zero, phaseTickets, ValueRange{point}, yes, kir::AtomicOrder::Release,
-                          kir::SharingDomain::Invocation);
-  }
+    b.setInsertionPoint(YieldOp::create(b, loc));
+    split::resetCounts(b, loc, {phaseTickets, secondTickets}, point, yes);
+  });
 }
 
 struct SplitMemberReductions
@@ -450,20 +315,12 @@ struct SplitMemberReductions
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       Plan plan;
       std::optional<std::string> why = analyze(kernel, plan);
-      bool remarks = remarksEnabled(kernel);
-      if (why) {
-        if (remarks && plan.reductions.size() >= 2)
-          plan.reductions.back().emitRemark() << "pgpu-split-member-reductions: not split: " << *why;
-        continue;
-      }
-      if (remarks)
-        for (RangeReduceOp r : plan.reductions)
-          r.emitRemark() << "pgpu-split-member-reductions: each member's range is cut into " << kSplitsSymbol
-                         << " contiguous slices; this reduction's slices run in "
-                         << (phaseOf(plan, r) == 0 ? "the first phase" : "the second phase (after a wait)")
-                         << ", one program each, each storing its partial to workspace [" << kPointsSymbol << ", "
-                         << kSplitsSymbol << "]; the partials merge in slice order with the reduction's combine";
-      split(kernel, plan);
+      if (remarksEnabled(kernel))
+        split::member::remark("pgpu-split-member-reductions", "each member's range", "", "reduction",
+                              SmallVector<Operation *>(plan.reductions.begin(), plan.reductions.end()), plan.reads,
+                              why);
+      if (!why)
+        split(kernel, plan);
     }
   }
 };

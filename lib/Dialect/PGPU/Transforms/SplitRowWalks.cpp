@@ -67,10 +67,7 @@ using namespace tessel::pgpu;
 using namespace tessel::pgpu::build;
 
 namespace {
-constexpr llvm::StringLiteral kSplitParam = "MEMBER_SPLIT", kSplitsSymbol = "MEMBER_SPLITS",
-                              kPointsSymbol = "MEMBER_POINTS";
-/// Programs a multiprocessor the split aims at (each walks one slice, its loads in flight).
-constexpr int64_t kFill = 8;
+using split::member::kSplitParam;
 
 struct Plan {
   ProgramSpaceOp space;
@@ -85,12 +82,10 @@ struct Plan {
   DenseMap<Operation *, int> reads;
 };
 
-bool outside(Value v, ProgramSpaceOp space) { return !space->isAncestor(v.getParentRegion()->getParentOp()); }
-
 /// Whether `v` is the same at every program of the launch: defined before the space, or by pure ops
 /// without regions over such values (a block parameter, a staged test of the row length).
 bool launchUniform(Value v, ProgramSpaceOp space) {
-  if (outside(v, space))
+  if (split::outside(v, space))
     return true;
   Operation *def = v.getDefiningOp();
   if (!def || def->getNumRegions() || !isPure(def))
@@ -145,49 +140,31 @@ BinaryOp walkCombine(ForOp loop, ProgramSpaceOp space) {
 
 int phaseOf(Plan &plan, ForOp w) { return plan.reads.lookup(w) + 1; }
 
-std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
-  SmallVector<ProgramSpaceOp> spaces(kernel.getBody().getOps<ProgramSpaceOp>());
-  if (spaces.size() != 1 || spaces[0].getExtents().size() != 1)
-    return std::string("not one program space of one extent");
-  ProgramSpaceOp space = spaces[0];
-  SmallVector<ExecutionGroupOp> groups(space.getBody().front().getOps<ExecutionGroupOp>());
-  if (groups.size() != 1 || groups[0].getExtents().empty() ||
-      groups[0]->getOperand(0) != space.getBody().front().getArgument(0))
-    return std::string("the program space is not one execution group with axes");
-  ExecutionGroupOp group = groups[0];
-  if (group.getExtents().size() == 1 && group.getExtents()[0] != space.getExtents()[0])
-    return std::string("the group's extent is not the program space's");
-  for (Value e : group.getExtents())
-    if (!outside(e, space))
-      return std::string("a group extent is computed in the program");
-  if (kernel.getParam(kSplitParam))
-    return std::string("the kernel declares MEMBER_SPLIT already");
-  plan.space = space;
-  plan.group = group;
-  Block &body = group.getBody().front();
-  for (Operation &op : body.without_terminator()) {
-    if (auto staged = dyn_cast<IfOp>(op); staged && op.getNextNode() == body.getTerminator()) {
-      plan.staged = staged;
-      break;
-    }
+/// The `T` ending `block` (before its terminator) after pure code without regions; else null.
+template <typename T>
+T endingOp(Block &block) {
+  for (Operation &op : block.without_terminator()) {
+    if (auto t = dyn_cast<T>(op); t && op.getNextNode() == block.getTerminator())
+      return t;
     if (op.getNumRegions() || !isPure(&op))
-      return std::string("the group body is not pure code before its staged row path");
+      return {};
   }
+  return {};
+}
+
+std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
+  if (std::optional<std::string> why = split::member::oneGroup(kernel, plan.space, plan.group))
+    return why;
+  ProgramSpaceOp space = plan.space;
+  plan.staged = endingOp<IfOp>(plan.group.getBody().front());
   if (!plan.staged || plan.staged->getNumResults() || plan.staged.getElseRegion().empty())
-    return std::string("no staged row path (pgpu.if without results, with a blocked branch) ends the group");
+    return std::string("no staged row path (pure code, then a pgpu.if without results, with a blocked branch) ends "
+                       "the group");
   if (!launchUniform(plan.staged.getCondition(), space))
     return std::string("the staged test depends on the row (its paths are chosen per program)");
-  Block &blocked = plan.staged.getElseRegion().front();
-  for (Operation &op : blocked.without_terminator()) {
-    if (auto rows = dyn_cast<ForOp>(op); rows && op.getNextNode() == blocked.getTerminator()) {
-      plan.rows = rows;
-      break;
-    }
-    if (op.getNumRegions() || !isPure(&op))
-      return std::string("the blocked path is not pure code before its row loop");
-  }
+  plan.rows = endingOp<ForOp>(plan.staged.getElseRegion().front());
   if (!plan.rows || !plan.rows.getInits().empty() || !matchPattern(plan.rows.getStep(), m_One()))
-    return std::string("the blocked path does not end in a loop over the program's rows");
+    return std::string("the blocked path is not pure code, then a loop over the program's rows");
   auto bound = plan.rows.getUpper().getDefiningOp<BinaryOp>();
   if (bound && bound.getKind() == kir::BinaryKind::Min)
     plan.rowCount = launchUniform(bound.getRhs(), space) ? bound.getRhs()
@@ -197,21 +174,8 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
     return std::string("the row loop's bound is not min(.., R) of a launch-uniform row count");
 
   Block &row = plan.rows.getBody().front();
-  DenseSet<Value> written, read;
   for (Operation &op : row.without_terminator()) {
-    int latest = -1;
-    op.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || def->getBlock() != &row)
-          continue;
-        int p = plan.reads.lookup(def);
-        if (auto w = dyn_cast<ForOp>(def))
-          p = phaseOf(plan, w);
-        latest = std::max(latest, p);
-      }
-    });
-    plan.reads[&op] = latest;
+    plan.reads[&op] = split::member::latestPhase<ForOp>(op, row, plan.reads);
     if (auto w = dyn_cast<ForOp>(op)) {
       if (!walkCombine(w, space))
         return std::string("a loop in the row is not a blocking walk combining its blocks' reductions");
@@ -230,28 +194,23 @@ std::optional<std::string> analyze(KernelOp kernel, Plan &plan) {
       return std::string("an op in the row that is neither pure, a read nor a write ('") +
              op.getName().getStringRef().str() + "')";
     }
-    op.walk([&](Operation *inner) {
-      bool writes = !inner->getNumRegions() && writesMemory(inner);
-      for (Value v : inner->getOperands())
-        if (isa<ViewType>(v.getType()))
-          (writes ? written : read).insert(v);
-    });
   }
-  for (Value v : written)
-    if (read.contains(v))
-      return std::string("the row reads a view it writes");
+  if (split::member::readsWrittenView(row))
+    return std::string("the row reads a view it writes");
   if (plan.walks.size() < 2 || llvm::none_of(plan.walks, [&](ForOp w) { return phaseOf(plan, w) == 1; }))
     return std::string("no walk reads another (one phase: nothing waits)");
   return std::nullopt;
 }
 
-struct Splitter {
+/// The row body by phase: a walk is merged from its partials by a walk over them.
+struct RowBody : split::member::PhasedBody {
   Plan &plan;
-  Value splits, row, seg, begin, end;
-  DenseMap<Operation *, Value> buffers; // walk -> its partials' workspace
+  RowBody(Plan &plan, Value splits, Value row, Value seg, Value begin, Value end)
+      : PhasedBody(plan.reads, splits, row, seg, begin, end), plan(plan) {}
 
-  /// A walk over the row's MEMBER_SPLITS partials of `w` in slice order with its combine.
-  Value merge(OpBuilder &b, ForOp w, IRMapping &m) {
+  /// A walk over the row's MEMBER_SPLITS partials of walk `op` in slice order with its combine.
+  void merge(OpBuilder &b, Operation *op, IRMapping &m) override {
+    auto w = cast<ForOp>(op);
     Location loc = w.getLoc();
     BinaryOp combine = walkCombine(w, plan.space);
     Value start = m.lookupOrDefault(w.getInits()[0]);
@@ -262,44 +221,13 @@ struct Splitter {
     Value at = step->addArgument(b.getIndexType(), loc);
     Value acc = step->addArgument(start.getType(), loc);
     Value ok = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    Value part = BufferLoadOp::create(b, loc, start.getType(), buffers[w], ValueRange{row, at}, ok, start);
+    Value part = BufferLoadOp::create(b, loc, start.getType(), buffers[w][0], ValueRange{point, at}, ok, start);
     YieldOp::create(b, loc, bin(b, loc, combine.getKind(), acc, part));
-    return loop.getResult(0);
-  }
-
-  /// `w` over this program's slice [begin, end) of the row, its partial stored at [row, seg].
-  void slice(OpBuilder &b, ForOp w, IRMapping &m) {
-    auto part = cast<ForOp>(b.clone(*w.getOperation(), m));
-    part->setOperand(0, begin);
-    part->setOperand(1, end);
-    Value yes = arith::ConstantIntOp::create(b, w.getLoc(), b.getI1Type(), 1);
-    BufferStoreOp::create(b, w.getLoc(), part.getResult(0), buffers[w], ValueRange{row, seg}, yes);
-  }
-
-  /// Clones the row body into `b`: walks of phase < `sliced` merged from their partials, those of
-  /// phase `sliced` cut to this program's slice, later ones and the ops reading them left out;
-  /// writes kept only when `effects`.
-  void cloneRow(OpBuilder &b, int sliced, bool effects, IRMapping &m) {
-    for (Operation &op : plan.rows.getBody().front().without_terminator()) {
-      if (auto w = dyn_cast<ForOp>(op)) {
-        int phase = phaseOf(plan, w);
-        if (phase < sliced)
-          m.map(w.getResult(0), merge(b, w, m));
-        else if (phase == sliced)
-          slice(b, w, m);
-        continue;
-      }
-      if (plan.reads.lookup(&op) >= sliced)
-        continue;
-      if (writesMemory(&op) && !effects)
-        continue;
-      b.clone(op, m);
-    }
+    m.map(w.getResult(0), loop.getResult(0));
   }
 };
 
 void split(KernelOp kernel, Plan &plan) {
-  MLIRContext *ctx = kernel.getContext();
   ForOp first = plan.walks.front();
   Location loc = first.getLoc();
   ProgramSpaceOp space = plan.space;
@@ -309,21 +237,14 @@ void split(KernelOp kernel, Plan &plan) {
   // blocks = ceil(max(U - L, 0) / BLOCK); at most ceil(FILL * SMs / rows) slices a row.
   LaunchSplits cut = launchSplits(b, space, loc, first.getLower(), first.getUpper(), first.getStep(), kSplitParam, map);
   Value rows = hoistLaunchValue(b, space, plan.rowCount, map);
-  auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
-  int64_t sms = target && target.getMultiprocessors() > 0 ? target.getMultiprocessors() : 1;
-  Value fill =
-      CeilDivOp::create(b, loc, index(b, loc, kFill * sms), bin(b, loc, kir::BinaryKind::Max, rows, cut.one)).getResult();
-  Value splits = bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Min, cut.splits, fill), cut.one);
+  Value splits = split::member::fillSplits(b, loc, kernel, cut, rows);
   // A row on the staged path (it fits one block) keeps its program: one slice.
   Value staged = hoistLaunchValue(b, space, plan.staged.getCondition(), map);
   splits = SelectOp::create(b, loc, staged, cut.one, splits).getResult();
   Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, cut.one);
-  split::sizePartials(b, loc, on, rows, cut.zero, splits, kPointsSymbol, kSplitsSymbol);
+  split::sizePartials(b, loc, on, rows, cut.zero, splits, split::member::kPointsSymbol, split::member::kSplitsSymbol);
   Value members = SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Add, splits, splits), cut.one).getResult();
-  space->setOperand(0, bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], members));
-  Value member = split::appendSplitAxis(group, members, "member_split", loc);
-  declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64}, 16,
-                                      StringAttr()));
+  Value member = split::member::spread(b, loc, kernel, space, group, members);
 
   // Unsplit (MEMBER_SPLITS = 1, the only member 0): the staged if as it was, under member == 0
   // (no member where split: each element is written by one program). Split: the blocked path's
@@ -357,64 +278,19 @@ void split(KernelOp kernel, Plan &plan) {
     for (Value v : op.getResults())
       base.map(v, outer.lookup(v));
   base.map(row.getArgument(0), rowIndex);
-  Value early = cmp(b, loc, kir::CmpPredicate::LT, member, splits);
-  Value seg = SelectOp::create(b, loc, early, member, bin(b, loc, kir::BinaryKind::Sub, member, splits)).getResult();
+  split::member::Phase phase = split::member::phaseOf(b, loc, member, splits);
   // Slice `seg`'s blocks: chunk = ceil(blocks / MEMBER_SPLITS) blocks from the walk's lower bound.
-  Value chunk = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, cut.steps, splits).getResult(), cut.step);
-  Value begin = bin(b, loc, kir::BinaryKind::Min,
-                    bin(b, loc, kir::BinaryKind::Add, cut.lower, bin(b, loc, kir::BinaryKind::Mul, seg, chunk)),
-                    cut.upper);
-  Value end = bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, begin, chunk), cut.upper);
-  Attribute pointsAttr = StringAttr::get(ctx, kPointsSymbol), splitsAttr = StringAttr::get(ctx, kSplitsSymbol);
+  split::Slice mine = split::sliceOf(b, loc, cut, splits, phase.seg, cut.step);
+  Attribute pointsAttr = StringAttr::get(kernel.getContext(), split::member::kPointsSymbol);
   Value tickets = addZeroedCounters(kernel, loc, {pointsAttr});
   Value phaseTickets = addZeroedCounters(kernel, loc, {pointsAttr});
-  Splitter s{plan, splits, rowIndex, seg, begin, end, DenseMap<Operation *, Value>()};
+  RowBody s(plan, splits, rowIndex, phase.seg, mine.begin, mine.end);
   for (ForOp w : plan.walks)
-    s.buffers[w] = addWorkspace(kernel, w.getLoc(), w.getResult(0).getType(), {pointsAttr, splitsAttr}, TypedAttr());
-  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  auto phases = IfOp::create(b, loc, TypeRange{}, early);
-  {
-    // First phase: slice `seg` of the first-phase walks, counted at the row.
-    OpBuilder::InsertionGuard guard(b);
-    b.createBlock(&phases.getThenRegion());
-    auto done = YieldOp::create(b, loc);
-    b.setInsertionPoint(done);
-    IRMapping m = base;
-    s.cloneRow(b, 0, /*effects=*/false, m);
-    Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-    AtomicRMWOp::create(b, loc, b.getI32Type(), kir::RMWKind::Add, one, phaseTickets, ValueRange{rowIndex}, yes,
-                        kir::AtomicOrder::Release, kir::SharingDomain::Invocation);
-  }
-  {
-    // Second phase: wait for the row's first, merge it, slice `seg` of the second-phase walks; the
-    // row's last arrival merges all and runs the row's ops with their writes.
-    OpBuilder::InsertionGuard guard(b);
-    b.createBlock(&phases.getElseRegion());
-    auto done = YieldOp::create(b, loc);
-    b.setInsertionPoint(done);
-    Value want = CastOp::create(b, loc, b.getI32Type(), splits);
-    auto wait = WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.createBlock(&wait.getBefore());
-      Value seen = AtomicLoadOp::create(b, loc, b.getI32Type(), phaseTickets, rowIndex, yes,
-                                        kir::AtomicOrder::Acquire, kir::SharingDomain::Invocation);
-      ConditionOp::create(b, loc, cmp(b, loc, kir::CmpPredicate::LT, seen, want), ValueRange{});
-      b.createBlock(&wait.getAfter());
-      YieldOp::create(b, loc);
-    }
-    IRMapping m = base;
-    s.cloneRow(b, 1, /*effects=*/false, m);
-    auto last = LastProgramOp::create(b, loc, tickets, ValueRange{rowIndex}, splits);
-    b.createBlock(&last.getBody());
-    auto merged = YieldOp::create(b, loc);
-    b.setInsertionPoint(merged);
-    IRMapping all = base;
-    s.cloneRow(b, 2, /*effects=*/true, all);
-    Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-    AtomicStoreOp::create(b, loc, zero, phaseTickets, ValueRange{rowIndex}, yes, kir::AtomicOrder::Release,
-                          kir::SharingDomain::Invocation);
-  }
+    s.addPartials(kernel, w);
+  SmallVector<Operation *> ops;
+  for (Operation &op : row.without_terminator())
+    ops.push_back(&op);
+  split::member::buildPhases(b, loc, s, ops, base, phase.early, tickets, phaseTickets);
 }
 
 struct SplitRowWalks : public tessel::pgpu::impl::PGPUSplitRowWalksBase<SplitRowWalks> {
@@ -422,20 +298,11 @@ struct SplitRowWalks : public tessel::pgpu::impl::PGPUSplitRowWalksBase<SplitRow
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       Plan plan;
       std::optional<std::string> why = analyze(kernel, plan);
-      bool remarks = remarksEnabled(kernel);
-      if (why) {
-        if (remarks && plan.walks.size() >= 2)
-          plan.walks.back().emitRemark() << "pgpu-split-row-walks: not split: " << *why;
-        continue;
-      }
-      if (remarks)
-        for (ForOp w : plan.walks)
-          w.emitRemark() << "pgpu-split-row-walks: the row's blocked walk is cut into " << kSplitsSymbol
-                         << " contiguous slices of blocks; this walk's slices run in "
-                         << (phaseOf(plan, w) == 0 ? "the first phase" : "the second phase (after a wait)")
-                         << ", one program each, each storing its partial to workspace [" << kPointsSymbol << ", "
-                         << kSplitsSymbol << "]; the partials merge in slice order with the walk's combine";
-      split(kernel, plan);
+      if (remarksEnabled(kernel))
+        split::member::remark("pgpu-split-row-walks", "the row's blocked walk", " of blocks", "walk",
+                              SmallVector<Operation *>(plan.walks.begin(), plan.walks.end()), plan.reads, why);
+      if (!why)
+        split(kernel, plan);
     }
   }
 };

@@ -162,13 +162,13 @@ bool readsInput(Operation *op) {
   return view && !view.isWritable();
 }
 
-/// Blocking loops over the anchor's segment nested in `clone` (a row reduced inside an author loop,
-/// e.g. every trip of a bisection): under the guard they too run one trip, so each is inlined where
-/// it stands. The ordered loops around them are appended to `hosts`.
-void inlineNestedSegments(Operation *clone, Value lo, Value hi, Value step, SmallVectorImpl<ForOp> &hosts) {
+/// Blocking loops over the anchor's segment nested in `clone` (`once`; a row reduced inside an author
+/// loop, e.g. every trip of a bisection): under the guard they too run one trip, so each is inlined
+/// where it stands. The ordered loops around them are appended to `hosts`.
+void inlineNestedSegments(Operation *clone, function_ref<bool(ForOp)> once, SmallVectorImpl<ForOp> &hosts) {
   SmallVector<ForOp> nested;
   clone->walk([&](ForOp loop) {
-    if (loop != clone && walksSegment(loop, lo, hi, step))
+    if (loop != clone && once(loop))
       nested.push_back(loop);
   });
   for (ForOp loop : nested) {
@@ -221,21 +221,6 @@ bool hoistInvariantInputReads(ForOp loop) {
   return !reads.empty();
 }
 
-/// Clones `op` into `b`; a blocking loop over [lo, hi) with step `step` is
-/// inlined as its single iteration at iv = lo, also where it is nested in the
-/// op (the clone's enclosing ordered loops are appended to `hosts`).
-void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor, SmallVectorImpl<ForOp> &hosts) {
-  auto loop = dyn_cast<ForOp>(op);
-  if (!loop || !walksSegment(loop, anchor.getLower(), anchor.getUpper(), anchor.getStep())) {
-    // The segment's bounds are defined before the first moved op, so the clone's are the same values.
-    Operation *clone = b.clone(op, map);
-    inlineNestedSegments(clone, map.lookupOrDefault(anchor.getLower()), map.lookupOrDefault(anchor.getUpper()),
-                         map.lookupOrDefault(anchor.getStep()), hosts);
-    return;
-  }
-  inlineOneTrip(b, loop, map);
-}
-
 /// The constant extent hi - lo of a blocking loop over a constant non-empty range, else none.
 std::optional<int64_t> constantExtent(ForOp loop) {
   std::optional<int64_t> lo = constantIndex(loop.getLower()), hi = constantIndex(loop.getUpper());
@@ -266,16 +251,35 @@ std::pair<ForOp, int64_t> firstConstantShared(Block &block) {
   return {first, longest};
 }
 
-/// Clones `op` into `b`; every blocking loop over a constant range of 1 to `longest` lanes with the
-/// anchor's step is inlined as its single iteration at iv = lo.
-void cloneConstantStaged(OpBuilder &b, Operation &op, IRMapping &map, ForOp anchor, int64_t longest) {
-  auto loop = dyn_cast<ForOp>(op);
-  std::optional<int64_t> extent = loop ? constantExtent(loop) : std::nullopt;
-  if (!loop || loop.getStep() != anchor.getStep() || !extent || *extent > longest) {
-    b.clone(op, map);
-    return;
+/// The loops that run one trip under a staging guard from `anchor`: with `longest` 0, those over the
+/// anchor's segment [lo, hi), also nested in an author loop (its every trip reduces the row); else the
+/// blocking loops of the block with the anchor's step over a constant range of 1 to `longest` lanes.
+struct OneTrip {
+  ForOp anchor;
+  int64_t longest = 0;
+
+  /// Whether `loop` (an original loop, or a clone's under `map`) runs one trip.
+  bool runs(ForOp loop, IRMapping &map) const {
+    ForOp a = anchor; // an op handle's accessors are not const
+    if (longest == 0)
+      return walksSegment(loop, map.lookupOrDefault(a.getLower()), map.lookupOrDefault(a.getUpper()),
+                          map.lookupOrDefault(a.getStep()));
+    std::optional<int64_t> extent = constantExtent(loop);
+    return loop.getStep() == a.getStep() && extent && *extent <= longest;
   }
-  inlineOneTrip(b, loop, map);
+  bool nested() const { return longest == 0; }
+};
+
+/// Clones `op` into `b`, each loop that `once` runs one trip inlined as its single iteration at
+/// iv = lo; where `once` reaches nested loops, also those in the clone (its enclosing ordered loops are
+/// appended to `hosts`). The segment's bounds are defined before the first moved op, so the clone's are
+/// the same values.
+void cloneStaged(OpBuilder &b, Operation &op, IRMapping &map, const OneTrip &once, SmallVectorImpl<ForOp> &hosts) {
+  if (auto loop = dyn_cast<ForOp>(op); loop && once.runs(loop, map))
+    return inlineOneTrip(b, loop, map);
+  Operation *clone = b.clone(op, map);
+  if (once.nested())
+    inlineNestedSegments(clone, [&](ForOp loop) { return once.runs(loop, map); }, hosts);
 }
 
 /// Stages `block` from `anchor`, its first blocking loop over a constant range shared with others, when
@@ -286,8 +290,9 @@ IfOp stageConstantLoops(Block &block, ForOp anchor, int64_t longest) {
   OpBuilder b(anchor);
   Value lo = arith::ConstantIndexOp::create(b, anchor.getLoc(), 0);
   Value hi = arith::ConstantIndexOp::create(b, anchor.getLoc(), longest);
+  SmallVector<ForOp> hosts;
   return stageOneSegment(block, anchor, lo, hi, anchor.getStep(), [&](OpBuilder &b, Operation &op, IRMapping &map) {
-    cloneConstantStaged(b, op, map, anchor, longest);
+    cloneStaged(b, op, map, OneTrip{anchor, longest}, hosts);
   });
 }
 
@@ -306,7 +311,7 @@ IfOp stageFrom(Block &block, Operation *top, ForOp anchor) {
   SmallVector<ForOp> hosts;
   IfOp guard =
       stageOneSegment(block, top, anchor.getLower(), anchor.getUpper(), anchor.getStep(),
-                      [&](OpBuilder &b, Operation &op, IRMapping &map) { cloneStaged(b, op, map, anchor, hosts); });
+                      [&](OpBuilder &b, Operation &op, IRMapping &map) { cloneStaged(b, op, map, {anchor}, hosts); });
   // Innermost first (a post-order walk), so a read leaves every enclosing ordered loop whose trips
   // do not change it.
   SmallVector<ForOp> inner;
