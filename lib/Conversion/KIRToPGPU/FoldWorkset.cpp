@@ -934,9 +934,42 @@ LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
   return success();
 }
 
+/// A member's write of a kernel-level buffer: a store at the member's coordinates (the buffer's
+/// coordinates are domains or the member's scalars, never a fold's tile: planBody checks).
+LogicalResult FoldWorksetImpl::emitBufferStore(kir::BufferStoreOp s) {
+  Location l = s.getLoc();
+  Shape access;
+  for (Value c : s.getCoords()) {
+    if (isa<kir::DomainType>(c.getType())) {
+      access.axes.push_back(c);
+      continue;
+    }
+    std::optional<Shape> cs = shapeOf(c);
+    if (!cs)
+      return failure();
+    access.lanes |= cs->lanes;
+  }
+  std::optional<Shape> vs = shapeOf(s.getValue());
+  if (!vs)
+    return failure();
+  access.lanes |= vs->lanes;
+  FailureOr<Value> v = get(s.getValue());
+  if (failed(v))
+    return failure();
+  FailureOr<Value> value = broadcastTo(l, *v, *vs, access);
+  auto coords = accessCoords(l, s.getCoords(), access);
+  if (failed(value) || failed(coords))
+    return failure();
+  pgpu::BufferStoreOp::create(b, l, *value, kc.map.lookup(s.getBuffer()), coords->first, coords->second);
+  return success();
+}
+
 LogicalResult FoldWorksetImpl::emitEffects(Block &block) {
   for (Operation &op : block.without_terminator()) {
-    if (auto s = dyn_cast<kir::StoreOp>(op)) {
+    if (auto s = dyn_cast<kir::BufferStoreOp>(op)) {
+      if (failed(emitBufferStore(s)))
+        return failure();
+    } else if (auto s = dyn_cast<kir::StoreOp>(op)) {
       // A scan's output is stored tile by tile inside the scan's emit region.
       if (kir::RegionScanOp scan = scanOfOutput(s.getValue())) {
         if (!emittedScans.contains(scan) && failed(emitScan(scan)))

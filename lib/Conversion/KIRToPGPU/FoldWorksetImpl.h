@@ -115,6 +115,7 @@ private:
                       bool exact = false);
   LogicalResult emitOp(Operation *op);
   LogicalResult emitStore(kir::StoreOp op);
+  LogicalResult emitBufferStore(kir::BufferStoreOp op);
   LogicalResult emitFold(kir::RegionFoldOp f);
   LogicalResult emitReduce(kir::ReduceOp r);
   LogicalResult emitContract(kir::ContractOp c);
