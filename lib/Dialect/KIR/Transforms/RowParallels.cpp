@@ -892,6 +892,32 @@ struct MemberRows {
     return b.clone(*op, map)->getResult(0);
   }
 
+  /// A member's sum of all of `x`, a product of two tensors widened from one 16-bit float type to
+  /// f32, is its dot product: a rank-0 kir.contract of the narrow operands (exact products, f32
+  /// accumulator, seed 000 §8; the sum regrouped as memberDot's is) and its element, as `T.dot` is
+  /// spelled. Its axis is then reduced only by contractions, which construction loops over in blocks
+  /// (the other row's K loop), however long. Null where `x` is not such a product.
+  Value memberDotOf(ReduceOp red, Value x) {
+    auto mul = x.getDefiningOp<BinaryOp>();
+    if (!isSum(red) || !mul || mul.getKind() != BinaryKind::Mul || mul.getApproximate() || mul.getFlushToZero())
+      return Value();
+    auto narrow = [](Value v) -> Value {
+      auto c = v.getDefiningOp<CastOp>();
+      Type from = c ? getElementTypeOrSelf(c.getOperand().getType()) : Type();
+      return from && (from.isBF16() || from.isF16()) && getElementTypeOrSelf(c.getType()).isF32() ? c.getOperand()
+                                                                                                    : Value();
+    };
+    Value lhs = narrow(mul.getLhs()), rhs = narrow(mul.getRhs());
+    auto lt = lhs ? dyn_cast<RankedTensorType>(lhs.getType()) : RankedTensorType();
+    if (!lhs || !rhs || !lt || lhs.getType() != rhs.getType())
+      return Value();
+    Location loc = red.getLoc();
+    auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, lt.getRank())));
+    Value dot = ContractOp::create(b, loc, RankedTensorType::get({}, b.getF32Type()), lhs, rhs, Value(), all, all,
+                                   b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}), ContractPrecisionAttr());
+    return ExtractOp::create(b, loc, b.getF32Type(), dot, ValueRange{}).getResult();
+  }
+
   /// The clone of `op` with result axis `pos` read at the member's index.
   Value row(Operation *op, int64_t pos) {
     Value res = op->getResult(0);
@@ -966,6 +992,9 @@ struct MemberRows {
           in = i;
       if (!use(red.getInputs()[0], in))
         return Value();
+      if (keep.empty())
+        if (Value dot = memberDotOf(red, map.lookup(red.getInputs()[0])))
+          return dot;
       auto clone = cast<ReduceOp>(b.clone(*op, map));
       clone.setAxes(drop(red.getAxes(), in));
       clone->getResult(0).setType(newType);
@@ -1106,6 +1135,10 @@ bool parallelRowSums(KernelOp kernel, StoreOp store, std::string &why) {
   for (ParallelOp par : pars) {
     DominanceInfo dom(par);
     eliminateCommonSubExpressions(rewriter, dom, par);
+    // The widenings a member's dot product reads past (memberDotOf) are dead.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(par.getBody().front())))
+      if (isOpTriviallyDead(&op))
+        op.erase();
   }
   return true;
 }
