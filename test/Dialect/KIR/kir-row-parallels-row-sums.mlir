@@ -166,3 +166,61 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
   }
 }
 
+
+// -----
+
+// COM: Must not fire: the second sum's rows read the first sum's result (lse - mean(lse)): a parallel
+// COM: before the sums could not read it (a remark says so with optimization_remarks).
+// CHECK-LABEL: kir.kernel @centered_lse
+// CHECK-NOT: kir.parallel
+// CHECK-NOT: kir.buffer
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @centered_lse(%a: !kir.view<f16, [N, D], in>, %b: !kir.view<f16, [N, D], in>, %loss: !kir.view<f32, [1], out>) {
+    %0 = kir.extent "N"
+    %1 = kir.extent "D"
+    %c0 = arith.constant 0 : index
+    %2 = kir.domain %c0 to %0
+    %3 = kir.domain %c0 to %1
+    %cst = arith.constant 0xFF800000 : f32
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %4 = kir.load %a[%2, %3] : !kir.view<f16, [N, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+    %5 = kir.load %b[%2, %3] : !kir.view<f16, [N, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf16>
+    %6 = kir.contract %4, %5 reduce([1], [1]) batch([], []) : tensor<?x?xf16>, tensor<?x?xf16> -> tensor<?x?xf32>
+    %7 = kir.reduce %6 axes [1] identity(%cst : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%arg0: f32, %arg1: f32):
+      %23 = kir.binary max %arg0, %arg1 : f32
+      kir.yield %23 : f32
+    }
+    %8 = kir.broadcast %7 over(%2, %2) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+    %9 = kir.binary sub %6, %8 : tensor<?x?xf32>
+    %10 = kir.unary exp %9 : tensor<?x?xf32>
+    %11 = kir.reduce %10 axes [1] identity(%cst_0 : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%arg0: f32, %arg1: f32):
+      %23 = kir.binary add %arg0, %arg1 : f32
+      kir.yield %23 : f32
+    }
+    %12 = kir.unary log %11 : tensor<?xf32>
+    %13 = kir.binary add %7, %12 : tensor<?xf32>
+    %14 = kir.reduce %13 axes [0] identity(%cst_0 : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%arg0: f32, %arg1: f32):
+      %23 = kir.binary add %arg0, %arg1 : f32
+      kir.yield %23 : f32
+    }
+    %15 = kir.cast %0 : index to f32
+    %16 = kir.binary div %14, %15 : f32
+    %17 = kir.broadcast %16 over(%2) dims [] : f32 -> tensor<?xf32>
+    %18 = kir.binary sub %13, %17 : tensor<?xf32>
+    %19 = kir.broadcast %16 over(%2) dims [] : f32 -> tensor<?xf32>
+    %20 = kir.binary sub %13, %19 : tensor<?xf32>
+    %21 = kir.binary mul %18, %20 : tensor<?xf32>
+    %22 = kir.reduce %21 axes [0] identity(%cst_0 : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%arg0: f32, %arg1: f32):
+      %23 = kir.binary add %arg0, %arg1 : f32
+      kir.yield %23 : f32
+    }
+    kir.store %22, %loss[%c0] : f32, !kir.view<f32, [1], out>[index]
+    kir.return
+  }
+}
+

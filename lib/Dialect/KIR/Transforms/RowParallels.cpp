@@ -860,8 +860,17 @@ struct MemberRows {
   /// `v` in the member, without its axis `pos` (-1: whole); null (with `r.why`) where it cannot be.
   Value get(Value v, int64_t pos) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type)
-      return v; // scalars and domains are launch facts, computed before the parallel
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    if (!type) {
+      // Scalars and domains are read as they are: they must be computed before the parallel (not
+      // from a sum it precedes).
+      Operation *def = v.getDefiningOp();
+      if (def && def->getBlock() == par->getBlock() && !def->isBeforeInBlock(par)) {
+        refuse(r, "a row reads a scalar computed after the first sum");
+        return Value();
+      }
+      return v;
+    }
     if (auto it = clones.find({v, pos}); it != clones.end())
       return it->second;
     Operation *op = v.getDefiningOp();
@@ -944,6 +953,9 @@ struct MemberRows {
     if (auto ind = dyn_cast<IndicesOp>(op))
       return index;
     if (auto load = dyn_cast<LoadOp>(op)) {
+      for (Value c : load.getCoords())
+        if (!isa<DomainType>(c.getType()) && !get(c, -1))
+          return Value();
       auto clone = cast<LoadOp>(b.clone(*op));
       int64_t axis = 0;
       for (OpOperand &c : clone.getCoordsMutable())
@@ -962,8 +974,7 @@ struct MemberRows {
         else
           dims.push_back(d - (d > pos));
       }
-      if (isa<RankedTensorType>(operand.getType()))
-        operand = get(operand, from); // whole where the member's axis is one the broadcast adds
+      operand = get(operand, from); // whole where the member's axis is one the broadcast adds
       if (!operand)
         return Value();
       if (keep.empty())
