@@ -27,7 +27,8 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     Fragment construction of region-fold worksets (seed 002 §3.4): a workset whose body holds a
     `kir.region_fold` and whose values all have coordinate provenance (loads at index and domain
     coordinates, gathers whose index tensors have it, pointwise ops, broadcasts, single-axis
-    reductions, two-dimensional contractions, constexpr branches, stores) is constructed with each KIR
+    reductions, two-dimensional contractions, constexpr branches, stores, and writes of a
+    kernel-level `kir.buffer` at the member's coordinates, stored as a view's are) is constructed with each KIR
     value as one pgpu value: the innermost
     parallel axis becomes BLOCK_<X> lanes per program (X the extent's name) where some fold holds a
     contraction (a block of members shares each source tile in one tile product); a workset whose

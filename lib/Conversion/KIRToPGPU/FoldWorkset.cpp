@@ -908,8 +908,18 @@ LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
                     << tileParam << "-wide tiles, its value recomputed per tile (the row is not kept whole)";
     return success();
   }
+  auto access = writeAccess(l, s.getValue(), s.getCoords());
+  if (failed(access))
+    return failure();
+  auto &[value, coords, valid] = *access;
+  pgpu::StoreOp::create(b, l, value, kc.map.lookup(s.getView()), coords, valid);
+  return success();
+}
+
+FailureOr<std::tuple<Value, SmallVector<Value>, Value>> FoldWorksetImpl::writeAccess(Location l, Value stored,
+                                                                                     ValueRange at) {
   Shape access;
-  for (Value c : s.getCoords()) {
+  for (Value c : at) {
     if (isa<kir::DomainType>(c.getType())) {
       access.axes.push_back(c);
       continue;
@@ -919,24 +929,37 @@ LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
       return failure();
     access.lanes |= cs->lanes;
   }
-  std::optional<Shape> vs = shapeOf(s.getValue());
+  std::optional<Shape> vs = shapeOf(stored);
   if (!vs)
     return failure();
   access.lanes |= vs->lanes;
-  FailureOr<Value> v = get(s.getValue());
+  FailureOr<Value> v = get(stored);
   if (failed(v))
     return failure();
   FailureOr<Value> value = broadcastTo(l, *v, *vs, access);
-  auto coords = accessCoords(l, s.getCoords(), access);
+  auto coords = accessCoords(l, at, access);
   if (failed(value) || failed(coords))
     return failure();
-  pgpu::StoreOp::create(b, l, *value, kc.map.lookup(s.getView()), coords->first, coords->second);
+  return std::make_tuple(*value, coords->first, coords->second);
+}
+
+/// A member's write of a kernel-level buffer: a store at the member's coordinates (the buffer's
+/// coordinates are domains or the member's scalars, never a fold's tile: planBody checks).
+LogicalResult FoldWorksetImpl::emitBufferStore(kir::BufferStoreOp s) {
+  auto access = writeAccess(s.getLoc(), s.getValue(), s.getCoords());
+  if (failed(access))
+    return failure();
+  auto &[value, coords, valid] = *access;
+  pgpu::BufferStoreOp::create(b, s.getLoc(), value, kc.map.lookup(s.getBuffer()), coords, valid);
   return success();
 }
 
 LogicalResult FoldWorksetImpl::emitEffects(Block &block) {
   for (Operation &op : block.without_terminator()) {
-    if (auto s = dyn_cast<kir::StoreOp>(op)) {
+    if (auto s = dyn_cast<kir::BufferStoreOp>(op)) {
+      if (failed(emitBufferStore(s)))
+        return failure();
+    } else if (auto s = dyn_cast<kir::StoreOp>(op)) {
       // A scan's output is stored tile by tile inside the scan's emit region.
       if (kir::RegionScanOp scan = scanOfOutput(s.getValue())) {
         if (!emittedScans.contains(scan) && failed(emitScan(scan)))

@@ -115,6 +115,9 @@ private:
                       bool exact = false);
   LogicalResult emitOp(Operation *op);
   LogicalResult emitStore(kir::StoreOp op);
+  LogicalResult emitBufferStore(kir::BufferStoreOp op);
+  /// The value, coordinates and validity of a write of `stored` at `at` (a view's or a buffer's).
+  FailureOr<std::tuple<Value, SmallVector<Value>, Value>> writeAccess(Location l, Value stored, ValueRange at);
   LogicalResult emitFold(kir::RegionFoldOp f);
   LogicalResult emitReduce(kir::ReduceOp r);
   LogicalResult emitContract(kir::ContractOp c);

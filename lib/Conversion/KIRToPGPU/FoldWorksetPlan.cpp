@@ -308,11 +308,18 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
           alias[r] = y;
         return true;
       })
-      .Case<kir::StoreOp>([&](kir::StoreOp s) {
+      .Case<kir::StoreOp, kir::BufferStoreOp>([&](Operation *s) {
+        // A member's write of a kernel-level buffer (a row's value a later sum reads) is a store like
+        // a view's, at the member's coordinates.
+        Value value = s->getOperand(0);
+        ValueRange coords = isa<kir::StoreOp>(s) ? cast<kir::StoreOp>(s).getCoords()
+                                                 : cast<kir::BufferStoreOp>(s).getCoords();
+        if (auto bs = dyn_cast<kir::BufferStoreOp>(s); bs && !kc.map.contains(bs.getBuffer()))
+          return fail(s, "a store of a buffer the kernel does not declare");
         Shape v;
-        if (!shapeOfOperand(s.getValue(), v))
+        if (!shapeOfOperand(value, v))
           return fail(s, "the stored value has no coordinate provenance");
-        for (Value c : s.getCoords()) {
+        for (Value c : coords) {
           Shape cs;
           if (!isa<kir::DomainType>(c.getType()) &&
               (isa<RankedTensorType>(c.getType()) || !shapeOfOperand(c, cs) || !cs.axes.empty()))
@@ -587,7 +594,8 @@ bool FoldWorksetImpl::planBody() {
   for (Value arg : body.getArguments())
     shapes[arg] = Shape{arg == laneArg, {}};
   for (Operation &op : body.without_terminator()) {
-    if (!isa<kir::StoreOp, kir::RegionFoldOp, kir::RegionScanOp, kir::IfOp>(op) && !isMemoryEffectFree(&op) &&
+    if (!isa<kir::StoreOp, kir::BufferStoreOp, kir::RegionFoldOp, kir::RegionScanOp, kir::IfOp>(op) &&
+        !isMemoryEffectFree(&op) &&
         !isa<kir::LoadOp, kir::GatherOp>(op))
       return fail(&op, "an effect other than a store");
     if (!analyzeOp(&op))

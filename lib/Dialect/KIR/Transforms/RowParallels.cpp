@@ -843,6 +843,317 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
   return kept;
 }
 
+/// Issue 41, a scalar loss over rows (corpus 248's CLIP loss): a kernel-level store of a scalar whose
+/// value sums, over one domain d, per-row values computed through a contraction (each row's logsumexp
+/// of `scale * img @ txt^T`, over its row and over its column). At kernel level those rows are
+/// realized in one program, each dot product element by element. A member per position of d computes
+/// its values instead: every tensor loses, per use, the axis at which the row's position is read
+/// (a value over (d, d) is read as a row by one sum and as a column by the other, so the member axis is
+/// a position, not a domain), and contractions become the member's matrix-vector products, which
+/// kir-online-folds and construction tile as they do attention's rows.
+struct MemberRows {
+  Row &r;
+  OpBuilder &b;
+  Value index;                                          // the member's position in d
+  DenseMap<std::pair<Value, int64_t>, Value> clones;    // (value, member axis or -1) -> the member's value
+
+  /// `v` in the member, without its axis `pos` (-1: whole); null (with `r.why`) where it cannot be.
+  Value get(Value v, int64_t pos) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    if (!type) {
+      // Scalars and domains are read as they are: they must be computed before the parallel (not
+      // from a sum it precedes).
+      Operation *def = v.getDefiningOp();
+      if (def && def->getBlock() == par->getBlock() && !def->isBeforeInBlock(par)) {
+        refuse(r, "a row reads a scalar computed after the first sum");
+        return Value();
+      }
+      return v;
+    }
+    if (auto it = clones.find({v, pos}); it != clones.end())
+      return it->second;
+    Operation *op = v.getDefiningOp();
+    if (!op || !r.axes.count(v)) {
+      refuse(r, "a tensor the row's computation does not define");
+      return Value();
+    }
+    Value out = pos < 0 ? whole(op) : row(op, pos);
+    if (out)
+      clones[{v, pos}] = out;
+    return out;
+  }
+
+  /// A tensor the member reads whole (a row's other operand): no reduction or contraction, which
+  /// every member would repeat (quadratic work).
+  Value whole(Operation *op) {
+    if (isa<ReduceOp, ContractOp>(op)) {
+      refuse(r, "a row reads a reduction or contraction of the whole domain");
+      return Value();
+    }
+    IRMapping map;
+    for (Value x : op->getOperands()) {
+      Value y = get(x, -1);
+      if (!y)
+        return Value();
+      map.map(x, y);
+    }
+    return b.clone(*op, map)->getResult(0);
+  }
+
+  /// A member's sum of all of `x`, a product of two tensors widened from one 16-bit float type to
+  /// f32, is its dot product: a rank-0 kir.contract of the narrow operands (exact products, f32
+  /// accumulator, seed 000 §8; the sum regrouped as memberDot's is) and its element, as `T.dot` is
+  /// spelled. Its axis is then reduced only by contractions, which construction loops over in blocks
+  /// (the other row's K loop), however long. Null where `x` is not such a product.
+  Value memberDotOf(ReduceOp red, Value x) {
+    auto mul = x.getDefiningOp<BinaryOp>();
+    if (!isSum(red) || !mul || mul.getKind() != BinaryKind::Mul || mul.getApproximate() || mul.getFlushToZero())
+      return Value();
+    auto narrow = [](Value v) -> Value {
+      auto c = v.getDefiningOp<CastOp>();
+      Type from = c ? getElementTypeOrSelf(c.getOperand().getType()) : Type();
+      return from && (from.isBF16() || from.isF16()) && getElementTypeOrSelf(c.getType()).isF32() ? c.getOperand()
+                                                                                                    : Value();
+    };
+    Value lhs = narrow(mul.getLhs()), rhs = narrow(mul.getRhs());
+    auto lt = lhs ? dyn_cast<RankedTensorType>(lhs.getType()) : RankedTensorType();
+    if (!lhs || !rhs || !lt || lhs.getType() != rhs.getType())
+      return Value();
+    Location loc = red.getLoc();
+    auto all = b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, lt.getRank())));
+    Value dot = ContractOp::create(b, loc, RankedTensorType::get({}, b.getF32Type()), lhs, rhs, Value(), all, all,
+                                   b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}), ContractPrecisionAttr());
+    return ExtractOp::create(b, loc, b.getF32Type(), dot, ValueRange{}).getResult();
+  }
+
+  /// The clone of `op` with result axis `pos` read at the member's index.
+  Value row(Operation *op, int64_t pos) {
+    Value res = op->getResult(0);
+    auto type = cast<RankedTensorType>(res.getType());
+    SmallVector<int64_t> keep;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (i != pos)
+        keep.push_back(i);
+    Type newType = without(type, keep);
+    auto drop = [](ArrayRef<int64_t> axes, int64_t p) {
+      SmallVector<int64_t> out;
+      for (int64_t a : axes)
+        if (a != p)
+          out.push_back(a - (p >= 0 && a > p));
+      return out;
+    };
+    IRMapping map;
+    auto use = [&](Value x, int64_t p) {
+      Value y = get(x, p);
+      if (y)
+        map.map(x, y);
+      return y;
+    };
+    if (auto ind = dyn_cast<IndicesOp>(op))
+      return index;
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      for (Value c : load.getCoords())
+        if (!isa<DomainType>(c.getType()) && !get(c, -1))
+          return Value();
+      auto clone = cast<LoadOp>(b.clone(*op));
+      int64_t axis = 0;
+      for (OpOperand &c : clone.getCoordsMutable())
+        if (isa<DomainType>(c.get().getType()) && axis++ == pos)
+          c.set(index);
+      clone->getResult(0).setType(newType);
+      return clone->getResult(0);
+    }
+    if (auto bc = dyn_cast<BroadcastOp>(op)) {
+      Value operand = bc.getOperand();
+      int64_t from = -1;
+      SmallVector<int64_t> dims;
+      for (auto [k, d] : llvm::enumerate(bc.getDims())) {
+        if (d == pos)
+          from = k;
+        else
+          dims.push_back(d - (d > pos));
+      }
+      operand = get(operand, from); // whole where the member's axis is one the broadcast adds
+      if (!operand)
+        return Value();
+      if (keep.empty())
+        return operand; // a broadcast over the member only: its operand, a scalar
+      SmallVector<Value> doms;
+      for (int64_t i : keep)
+        doms.push_back(bc.getDomains()[i]);
+      if (!isa<RankedTensorType>(operand.getType()))
+        dims.clear();
+      return BroadcastOp::create(b, bc.getLoc(), newType, operand, doms, dims).getResult();
+    }
+    if (isa<BinaryOp, UnaryOp, CastOp, SelectOp, CmpOp>(op)) {
+      for (Value x : op->getOperands())
+        if (!use(x, isa<RankedTensorType>(x.getType()) ? pos : -1))
+          return Value();
+      Operation *clone = b.clone(*op, map);
+      clone->getResult(0).setType(newType);
+      return clone->getResult(0);
+    }
+    if (auto red = dyn_cast<ReduceOp>(op)) {
+      // Result axis `pos` is the input's pos-th axis that is not reduced.
+      int64_t in = -1, seen = 0;
+      auto inType = cast<RankedTensorType>(red.getInputs()[0].getType());
+      for (int64_t i = 0; i < inType.getRank() && in < 0; ++i)
+        if (!llvm::is_contained(red.getAxes(), i) && seen++ == pos)
+          in = i;
+      if (!use(red.getInputs()[0], in))
+        return Value();
+      if (keep.empty())
+        if (Value dot = memberDotOf(red, map.lookup(red.getInputs()[0])))
+          return dot;
+      auto clone = cast<ReduceOp>(b.clone(*op, map));
+      clone.setAxes(drop(red.getAxes(), in));
+      clone->getResult(0).setType(newType);
+      return clone->getResult(0);
+    }
+    auto ct = dyn_cast<ContractOp>(op);
+    if (!ct) {
+      refuse(r, Twine("'") + op->getName().getStringRef() + "' in the row's computation");
+      return Value();
+    }
+    // Result axes: the batch pairs, then the lhs's free axes, then the rhs's.
+    auto lt = cast<RankedTensorType>(ct.getLhs().getType()), rt = cast<RankedTensorType>(ct.getRhs().getType());
+    auto freeAxes = [](RankedTensorType t, ArrayRef<int64_t> red, ArrayRef<int64_t> bat) {
+      SmallVector<int64_t> out;
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        if (!llvm::is_contained(red, i) && !llvm::is_contained(bat, i))
+          out.push_back(i);
+      return out;
+    };
+    SmallVector<int64_t> lf = freeAxes(lt, ct.getLhsReduce(), ct.getLhsBatch()),
+                         rf = freeAxes(rt, ct.getRhsReduce(), ct.getRhsBatch());
+    int64_t nb = ct.getLhsBatch().size(), lp = -1, rp = -1;
+    if (pos < nb)
+      lp = ct.getLhsBatch()[pos], rp = ct.getRhsBatch()[pos];
+    else if (pos < nb + (int64_t)lf.size())
+      lp = lf[pos - nb];
+    else
+      rp = rf[pos - nb - lf.size()];
+    Value lhs = use(ct.getLhs(), lp), rhs = use(ct.getRhs(), rp);
+    Value init = ct.getInit() ? use(ct.getInit(), pos) : Value();
+    if (!lhs || !rhs || (ct.getInit() && !init))
+      return Value();
+    if (keep.empty())
+      return memberDot(b, ct, lhs, rhs, init, drop(ct.getLhsReduce(), lp), drop(ct.getRhsReduce(), rp), type);
+    auto clone = cast<ContractOp>(b.clone(*op, map));
+    clone.setLhsReduce(drop(ct.getLhsReduce(), lp));
+    clone.setRhsReduce(drop(ct.getRhsReduce(), rp));
+    clone.setLhsBatch(drop(ct.getLhsBatch(), lp)); // a batch pair at the member's axis is dropped
+    clone.setRhsBatch(drop(ct.getRhsBatch(), rp));
+    clone->getResult(0).setType(newType);
+    return clone->getResult(0);
+  }
+};
+
+/// Whether kernel-level `op` is a sum of a vector (an add reduction of one rank-1 input to a scalar)
+/// whose computation holds a contraction: a row result of a matrix product.
+bool isRowSumOfProducts(Operation *op, Block *top) {
+  auto red = dyn_cast<ReduceOp>(op);
+  if (!red || !isSum(op) || isa<RankedTensorType>(red->getResult(0).getType()))
+    return false;
+  auto in = dyn_cast<RankedTensorType>(red.getInputs()[0].getType());
+  if (!in || in.getRank() != 1)
+    return false;
+  Row s;
+  collect(red.getInputs(), top, s);
+  return llvm::any_of(s.ops, [](Operation *p) { return isa<ContractOp>(p); });
+}
+
+/// Rewrites the sums over one domain that `store`'s scalar value reads (isRowSumOfProducts) to read
+/// buffers over that domain which a new kir.parallel's members write, one row each. Returns whether
+/// it did; `why` says why not where the value holds such a sum.
+bool parallelRowSums(KernelOp kernel, StoreOp store, std::string &why) {
+  Block *top = store->getBlock();
+  if (isa<RankedTensorType>(store.getValue().getType()) || store.getValid())
+    return false;
+  // The kernel-level ops the scalar needs, through scalars (collect stops at them), block order.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work{store.getValue()};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (def && def->getBlock() == top && slice.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> all(slice.begin(), slice.end());
+  llvm::sort(all, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  SmallVector<ReduceOp> sums;
+  for (Operation *op : all)
+    if (isRowSumOfProducts(op, top))
+      sums.push_back(cast<ReduceOp>(op));
+  if (sums.empty())
+    return false;
+  // The rows: each sum's input, all over one domain (the first sum's).
+  SmallVector<Value> rows;
+  for (ReduceOp s : sums)
+    rows.push_back(s.getInputs()[0]);
+  Row r;
+  collect(rows, top, r);
+  if (!checkProducers(kernel, r)) {
+    why = r.why;
+    return false;
+  }
+  Value domain = r.axes[rows[0]][0];
+  for (Value v : rows)
+    if (r.axes[v][0] != domain) {
+      why = "the sums reduce different domains";
+      return false;
+    }
+  // One parallel per sum, before the first sum (every row value and scalar it reads is defined
+  // before it): kir-online-folds folds one softmax per member, not two over unrelated rows.
+  OpBuilder b(sums.front());
+  Location loc = store.getLoc();
+  SmallVector<ParallelOp> pars;
+  SmallVector<Value> values;
+  for (Value v : rows) {
+    b.setInsertionPoint(sums.front());
+    auto par = ParallelOp::create(b, loc, ValueRange{domain});
+    pars.push_back(par);
+    Block *body = b.createBlock(&par.getBody());
+    Value index = body->addArgument(b.getIndexType(), domain.getLoc());
+    b.setInsertionPointToEnd(body);
+    MemberRows m{r, b, index, {}};
+    Value x = m.get(v, 0);
+    if (!x) {
+      why = r.why;
+      for (ParallelOp p : pars)
+        p.erase();
+      return false;
+    }
+    values.push_back(x);
+  }
+  MLIRContext *ctx = kernel.getContext();
+  for (auto [v, x, s, par] : llvm::zip(rows, values, sums, pars)) {
+    b.setInsertionPoint(pars.front());
+    Value buffer = BufferOp::create(b, v.getLoc(), BufferType::get(ctx, v.getType()), ValueRange{domain}, Value(),
+                                    true);
+    Block *body = &par.getBody().front();
+    b.setInsertionPointToEnd(body);
+    BufferStoreOp::create(b, v.getLoc(), x, buffer, ValueRange{body->getArgument(0)});
+    YieldOp::create(b, loc);
+    b.setInsertionPoint(s);
+    s->setOperand(0, BufferLoadOp::create(b, v.getLoc(), v.getType(), buffer, ValueRange{domain}).getResult());
+  }
+  for (Operation *op : llvm::reverse(r.ops))
+    if (op->use_empty())
+      op->erase();
+  // A member reads each row of its operands once for all its values.
+  IRRewriter rewriter(ctx);
+  for (ParallelOp par : pars) {
+    DominanceInfo dom(par);
+    eliminateCommonSubExpressions(rewriter, dom, par);
+    // The widenings a member's dot product reads past (memberDotOf) are dead.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(par.getBody().front())))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+  }
+  return true;
+}
+
 /// The ops of type OpTy directly in a kernel's body, in walk order: collected before a rewrite changes the IR.
 template <typename OpTy>
 static SmallVector<OpTy> kernelLevel(Operation *root) {
@@ -872,6 +1183,18 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
                        << r.members.size() << " axis(es), each member computing its row";
       rewrite(r);
     }
+    // A scalar store reading sums over rows of a matrix product's rows: a parallel over the rows.
+    if (keepSummaries)
+      for (StoreOp s : kernelLevel<StoreOp>(getOperation())) {
+        std::string why;
+        if (parallelRowSums(s->getParentOfType<KernelOp>(), s, why)) {
+          if (remarks)
+            s.emitRemark() << "kir-row-parallels: the stored scalar sums rows of a matrix product: a parallel over "
+                              "the rows computes them, one member per row, into buffers the sums read";
+        } else if (remarks && !why.empty()) {
+          s.emitRemark() << "kir-row-parallels: the sums over rows this scalar reads stay at kernel level: " << why;
+        }
+      }
     // Members that store a view in place with a value combined across another of its axes.
     for (ParallelOp par : kernelLevel<ParallelOp>(getOperation())) {
       Row r;

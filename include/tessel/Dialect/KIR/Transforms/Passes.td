@@ -343,6 +343,23 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     several domains (a member per column would walk the view with a stride).
     Preserves: every element's value (the same ops on the same elements, each member's row), the
     stores' effects, the ABI.
+    Then, a scalar loss over rows of a matrix product (issue 41, corpus 248's CLIP loss; only with
+    `keep-summaries`): a kernel-level store of a scalar whose value reads kernel-level sums (f32 add
+    reductions of a rank-1 tensor to a scalar) whose inputs, all over one domain d, are computed
+    through a contraction (each row's logsumexp of `scale * img @ txt^T`, over its rows and over its
+    columns). Legality: the inputs' producers pass the checks above; a value a row reads whole
+    (another row's operand) is no reduction or contraction (each member would repeat it). Rewrites:
+    per sum, a `kir.buffer` over d (first write) and a `kir.parallel` over d before the sums whose
+    member clones the input's producers with, per use, the axis at which the row's position is read
+    removed (a position, not a domain: the logits over (d, d) are read at axis 0 by the rows' sum and
+    at axis 1 by the columns'), and `kir.buffer_store`s its value at its index; the sum reads a
+    `kir.buffer_load` over d (a finalization). A member's f32 sum of a product of two tensors widened
+    from one 16-bit float type is its dot product: a rank-0 `kir.contract` of the narrow operands and
+    its `kir.extract` (exact products, f32 accumulator, the sum regrouped; seed 000 §8), so that its
+    axis is reduced only by contractions (construction loops over it in blocks). One parallel per sum:
+    kir-online-folds folds one softmax per member. Must not fire: the sums' inputs hold no contraction
+    (a mean of row logsumexps, corpus 274: split-row-reductions' business), a tensor store, a masked
+    store, without `keep-summaries`.
     Then, kept member tensors (seed 002 §3, costed): inside a kernel-level `kir.parallel`, a rank-1
     tensor a broadcast spreads over more axes (squeeze-and-excitation's gate over the pixels, corpus 249)
     whose producers include a reduction or contraction reading another's tensor (nested: each replayed
