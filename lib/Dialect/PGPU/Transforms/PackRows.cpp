@@ -43,6 +43,16 @@
 // failing rows below the row count), and otherwise runs each row's own test and either path in a loop:
 // a row that fails keeps exactly its unpacked behaviour (an empty block, n = 0, its blocked path).
 //
+// A kernel-level reduction whose members each reduce a row (issue 42, 222_bpr_loss: the sum over triples
+// of f(<U[u], I[p] - I[n]>), the rows gathered through an index read per member; a group without axes or
+// pgpu-split-row-reductions' fold_split programs) walked its members one after the other, each a
+// [BLOCK] vector of one row (64 of 512 lanes busy at D = 64, three dependent reads a member). Where the
+// row fits one block, its members run ROWS a step instead (`packReductions`): the [ROWS] index vectors
+// read once, the rows gathered as [ROWS, BLOCK] tiles (each row contiguous), reduced over axis 1, the
+// scalar code after the walk on [ROWS], and the members' values reduced over axis 0 into the carry
+// (members past the range the identity; seed 000 §8 regroups them). That rule runs where the first did
+// not declare ROWS; there ROWS is members a step and leaves the program count alone.
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
@@ -779,7 +789,8 @@ bool isMemberCode(Operation &op) {
 /// A reduction over rows whose member reduces its row (222's BPR loss: the sum over triples t of
 /// f(<U[u[t]], I[p[t]] - I[n[t]]>), the dot one blocking loop over D through the gathered rows): the
 /// blocking loops of `rr`'s element, all over one range [lo, hi) defined outside `rr`, their bodies
-/// straight-line code reducing the row; `rowValues` gains every value that depends on the member.
+/// straight-line code reducing a row gathered through the member's index; `rowValues` gains every value
+/// that depends on the member.
 /// Empty (and `why` set) where the element holds anything else.
 SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues, std::string &why) {
   Region &element = rr.getElement();
@@ -805,7 +816,7 @@ SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues,
   Block &body = element.front();
   rowValues.insert(body.getArgument(0));
   SmallVector<ForOp> walks;
-  bool reduces = false;
+  bool reduces = false, gathers = false;
   for (Operation &op : body.without_terminator()) {
     auto loop = dyn_cast<ForOp>(op);
     if (!loop) {
@@ -839,6 +850,7 @@ SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues,
       if (dependent(in)) {
         rowValues.insert(in.result_begin(), in.result_end());
         reduces |= bool(r);
+        gathers |= isa<GatherOp>(in) && isFragment(in.getResult(0));
       }
     }
     for (auto [result, yielded] : llvm::zip(loop.getResults(), inner.getTerminator()->getOperands()))
@@ -848,6 +860,12 @@ SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues,
   }
   if (walks.empty() || !reduces || isFragment(body.getTerminator()->getOperand(0))) {
     why = "the member reduces no row";
+    return {};
+  }
+  // The rows are gathered through indices read per member (embedding rows of the triples): a member's
+  // own row of a view (a row of logits, thousands of columns wide) is walked in blocks as it was.
+  if (!gathers) {
+    why = "the member's row is no gathered row";
     return {};
   }
   return walks;

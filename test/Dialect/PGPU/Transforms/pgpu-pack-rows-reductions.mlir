@@ -148,3 +148,57 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: the member walks its own row of a view (a row of logits, 213_cross_entropy's
+// COM: log-sum-exp over thousands of columns), no row gathered through an index: its blocks stay as they are.
+// CHECK-LABEL: pgpu.kernel @own_rows
+// CHECK-NOT: ROWS
+// CHECK: pgpu.range_reduce
+// CHECK-NOT: pgpu.if
+// CHECK-NOT: ROWS
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @own_rows(%x: !pgpu.view<f32, [N, D], in>, %out: !pgpu.view<f32, [1], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128, 256], 64>]} {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = pgpu.extent %x[0] : !pgpu.view<f32, [N, D], in>
+    %d = pgpu.extent %x[1] : !pgpu.view<f32, [N, D], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        %total = pgpu.range_reduce %c0 to %n identity(%zero : f32) -> (f32) element {
+        ^bb0(%t: index):
+          %block = pgpu.param "BLOCK" : index
+          %sum = pgpu.for %c0 to %d step %block iter_args(%zero : f32) -> f32 {
+          ^bb0(%b: index, %acc: f32):
+            %lanes = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %ds = pgpu.splat %d : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %ds : !pgpu.fragment<index, [BLOCK]>
+            %xv = pgpu.load %x[%t, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %zero : f32 : !pgpu.view<f32, [N, D], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            %ex = pgpu.unary exp %xv : !pgpu.fragment<f32, [BLOCK]>
+            %part = pgpu.reduce %ex axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+            ^bb0(%l: f32, %rr: f32):
+              %s = pgpu.binary add %l, %rr : f32
+              pgpu.yield %s : f32
+            }
+            %next = pgpu.binary add %acc, %part : f32
+            pgpu.yield %next : f32
+          }
+          %lse = pgpu.unary log %sum : f32
+          pgpu.yield %lse : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %s = pgpu.binary add %l, %r : f32
+          pgpu.yield %s : f32
+        }
+        pgpu.store %total, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
