@@ -591,6 +591,7 @@ class Kernel:
         split = self._fold_split(constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if split is not None and split != space["FOLD_SPLIT"][1]:
             chosen["FOLD_SPLIT"] = split
+            self._rows_in_split(constexprs, tensors, target, space, chosen, sizes.get(covers.get("BLOCK")), warps)
         pair = None if "PAIR_BLOCKS" in fold else self._pair_blocks(
             constexprs, tensors, target, {**{n: d for n, (_, d) in space.items()}, **chosen})
         if pair is not None and pair != space["PAIR_BLOCKS"][1]:
@@ -717,6 +718,25 @@ class Kernel:
         if counts[candidates.index(pick)] > self.LAUNCH_LIMIT:
             pick = next((c for c, count in zip(candidates, counts) if count <= self.LAUNCH_LIMIT), pick)
         return pick
+
+    def _rows_in_split(self, constexprs: dict, tensors, target: str, space: dict, chosen: dict, n, warps):
+        """ROWS's call default again once FOLD_SPLIT has split the launch (`chosen` updated), where ROWS
+        leaves the program count alone (pgpu-pack-rows' packed reduction: each split program walks its
+        members ROWS a step): `_rows` saw the unsplit launch's one program; WARPS follows the new tile."""
+        if "ROWS" not in space:
+            return
+        binding = {**{p: d for p, (_, d) in space.items()}, **chosen}
+        at = self._counts_at("ROWS", sorted(space["ROWS"][0]), constexprs, tensors, target, binding)
+        if at is None or None in at[1] or len(set(at[1])) != 1:
+            return
+        rows = self._rows(constexprs, tensors, target, binding, n)
+        if rows is None or rows == binding["ROWS"]:
+            return
+        chosen["ROWS"] = rows
+        if warps is not None and "WARPS" in space:
+            w = warps({**binding, "ROWS": rows})
+            if w in space["WARPS"][0]:
+                chosen["WARPS"] = w
 
     def _rows_searched(self, constexprs: dict, tensors, target: str, binding: dict):
         """ROWS's candidates a search on this call measures (None: every declared one): the call default

@@ -1169,6 +1169,9 @@ SmallVector<Linear> upperForms(Value v) {
 }
 } // namespace
 
+} // namespace
+
+namespace tessel::pgpu {
 /// The shape symbol S a range [lo, hi) is covered by: lo is 0 and hi at most the `pgpu.extent` S
 /// of a view axis declared by name: hi is S itself, or a slice of a row bounded by S (`dims[0:D2]`
 /// spans min(D2, D); `dims[D2:2 * D2]` min(2 * D2, D) - D2), so one block of S members holds it.
@@ -1189,7 +1192,9 @@ StringAttr spannedSymbol(Value lo, Value hi) {
     return StringAttr::get(hi.getContext(), std::to_string(*k));
   return {};
 }
+} // namespace tessel::pgpu
 
+namespace {
 /// Two constant widths (numbers, "128" and "64": a group's 128 columns, then its 64 packed pairs) are
 /// covered by the wider: no block needs more lanes at any call. Empty for anything else.
 StringAttr widerWidth(StringAttr a, StringAttr b) {

@@ -49,6 +49,15 @@
 // shares more bytes a row than per-row scalar accesses lose by leaving adjacent elements (x[n, f] along n:
 // a 32-byte sector each), a program owns ROWS consecutive values of k at one value of the others (its
 // first coordinates, scalars; programs of adjacent f next to each other): the read stays a [BLOCK] fragment.
+// A kernel-level reduction whose members each reduce a row (issue 42, 222_bpr_loss: the sum over triples
+// of f(<U[u], I[p] - I[n]>), the rows gathered through an index read per member; a group without axes or
+// pgpu-split-row-reductions' fold_split programs) walked its members one after the other, each a
+// [BLOCK] vector of one row (64 of 512 lanes busy at D = 64, three dependent reads a member). Where the
+// row fits one block, its members run ROWS a step instead (`packReductions`): the [ROWS] index vectors
+// read once, the rows gathered as [ROWS, BLOCK] tiles (each row contiguous), reduced over axis 1, the
+// scalar code after the walk on [ROWS], and the members' values reduced over axis 0 into the carry
+// (members past the range the identity; seed 000 §8 regroups them). That rule runs where the first did
+// not declare ROWS; there ROWS is members a step and leaves the program count alone.
 //
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
@@ -84,6 +93,9 @@ namespace tessel::pgpu {
 /// straight-line iteration of every blocking loop over the anchor's bounds, and as before otherwise.
 /// Returns the guard, or null (nothing changed) where the terminator has operands.
 IfOp stageRowLoops(mlir::Block &block, ForOp anchor);
+/// pgpu-form-blocking's covering symbol (FormBlocking.cpp): the shape symbol, or constant width, one
+/// block of which holds [lo, hi); empty for any other range.
+mlir::StringAttr spannedSymbol(mlir::Value lo, mlir::Value hi);
 } // namespace tessel::pgpu
 
 using namespace mlir;
@@ -903,6 +915,200 @@ void packRows(ProgramSpaceOp space, ExecutionGroupOp group, IfOp staged, const D
   body.eraseArguments(0, allCoords.size());
 }
 
+/// Whether `op` may sit in a packed reduction's member: straight-line pure code and reads (no regions
+/// but a reduction's combine, no writes).
+bool isMemberCode(Operation &op) {
+  return isa<arith::ConstantOp, ParamOp, BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, SplatOp, IotaOp,
+             LoadOp, GatherOp, ReduceOp>(op);
+}
+
+/// A reduction over rows whose member reduces its row (222's BPR loss: the sum over triples t of
+/// f(<U[u[t]], I[p[t]] - I[n[t]]>), the dot one blocking loop over D through the gathered rows): the
+/// blocking loops of `rr`'s element, all over one range [lo, hi) defined outside `rr`, their bodies
+/// straight-line code reducing a row gathered through the member's index; `rowValues` gains every value
+/// that depends on the member.
+/// Empty (and `why` set) where the element holds anything else.
+SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues, std::string &why) {
+  Region &element = rr.getElement();
+  auto outside = [&](Value v) { return !element.isAncestor(v.getParentRegion()); };
+  auto dependent = [&](Operation &op) {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
+  };
+  auto shaped = [](Operation &op) { return llvm::all_of(op.getResultTypes(), isRowShaped); };
+  // A kernel-level reduction: its group has no axes but pgpu-split-row-reductions' fold_split (its
+  // members are the launch's work); a group with axes of its own has rows (the first rule's).
+  auto group = dyn_cast<ExecutionGroupOp>(rr->getParentOp());
+  if (rr.getNumResults() != 1 || !group || llvm::any_of(group.getRoles(), [](Attribute r) {
+        return cast<StringAttr>(r).getValue() != "fold_split";
+      })) {
+    why = "not the one result of a kernel-level reduction";
+    return {};
+  }
+  if (llvm::any_of(rr.getCombine().front(),
+                   [](Operation &op) { return op.getNumRegions() > 0 || !isMemoryEffectFree(&op); })) {
+    why = "the combine is no pure straight-line code";
+    return {};
+  }
+  Block &body = element.front();
+  rowValues.insert(body.getArgument(0));
+  SmallVector<ForOp> walks;
+  bool reduces = false, gathers = false;
+  for (Operation &op : body.without_terminator()) {
+    auto loop = dyn_cast<ForOp>(op);
+    if (!loop) {
+      if (!isMemberCode(op) || isa<ReduceOp>(op) || !shaped(op)) {
+        why = "the member holds an op the row packing does not widen: " + op.getName().getStringRef().str();
+        return {};
+      }
+      if (dependent(op))
+        rowValues.insert(op.result_begin(), op.result_end());
+      continue;
+    }
+    if (!isBlockingLoop(loop) || !outside(loop.getLower()) || !outside(loop.getUpper()) ||
+        (!walks.empty() && (loop.getLower() != walks.front().getLower() ||
+                            loop.getUpper() != walks.front().getUpper())) ||
+        llvm::any_of(loop.getInits(), [&](Value v) { return isFragment(v) || rowValues.contains(v); })) {
+      why = "a loop of the member is no blocking walk of one row-independent range";
+      return {};
+    }
+    Block &inner = loop.getBody().front();
+    for (Operation &in : inner.without_terminator()) {
+      auto r = dyn_cast<ReduceOp>(in);
+      if (!isMemberCode(in) || !shaped(in) ||
+          (r && (r.getAxes().size() != 1 || r.getAxes()[0] != 0 ||
+                 llvm::any_of(r.getInputs(), [](Value v) {
+                   auto f = dyn_cast<FragmentType>(v.getType());
+                   return !f || f.getRank() != 1;
+                 })))) {
+        why = "a walk holds an op the row packing does not widen: " + in.getName().getStringRef().str();
+        return {};
+      }
+      if (dependent(in)) {
+        rowValues.insert(in.result_begin(), in.result_end());
+        reduces |= bool(r);
+        gathers |= isa<GatherOp>(in) && isFragment(in.getResult(0));
+      }
+    }
+    for (auto [result, yielded] : llvm::zip(loop.getResults(), inner.getTerminator()->getOperands()))
+      if (rowValues.contains(yielded))
+        rowValues.insert(result);
+    walks.push_back(loop);
+  }
+  if (walks.empty() || !reduces || isFragment(body.getTerminator()->getOperand(0))) {
+    why = "the member reduces no row";
+    return {};
+  }
+  // The rows are gathered through indices read per member (embedding rows of the triples): a member's
+  // own row of a view (a row of logits, thousands of columns wide) is walked in blocks as it was.
+  if (!gathers) {
+    why = "the member's row is no gathered row";
+    return {};
+  }
+  return walks;
+}
+
+/// Runs `rr`'s members ROWS at a time (see the file comment): under `pgpu.if (lo < hi && hi - lo <=
+/// BLOCK)` of its walks' range, a loop over [lower, upper) of `rr` stepped by ROWS whose trip computes
+/// its members' elements as [ROWS] fragments (each walk its one block, [ROWS, BLOCK] tiles), keeps the
+/// members below `upper`, reduces them over axis 0 with `rr`'s combine and combines that into the
+/// carry; `rr` as it was otherwise.
+void packReducedRows(RangeReduceOp rr, ArrayRef<ForOp> walks, const DenseSet<Value> &rowValues) {
+  OpBuilder b(rr);
+  Location loc = rr.getLoc();
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  ForOp walk = walks.front();
+  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
+  Value width = bin(kir::BinaryKind::Sub, walk.getUpper(), walk.getLower());
+  Value guard = bin(kir::BinaryKind::And, CmpOp::create(b, loc, kir::CmpPredicate::LT, walk.getLower(), walk.getUpper()),
+                    CmpOp::create(b, loc, kir::CmpPredicate::LE, width, block));
+  Value rowsParam = ParamOp::create(b, loc, b.getIndexType(), kRows);
+  Value identity = rr.getIdentities().front();
+  Type type = rr.getResult(0).getType();
+  auto ifOp = IfOp::create(b, loc, TypeRange{type}, guard);
+  Block &combine = rr.getCombine().front();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.createBlock(&ifOp.getThenRegion());
+    auto loop = ForOp::create(b, loc, TypeRange{type}, rr.getLower(), rr.getUpper(), rowsParam, ValueRange{identity});
+    Block *trip = b.createBlock(&loop.getBody());
+    Value first = trip->addArgument(b.getIndexType(), loc);
+    Value carry = trip->addArgument(type, loc);
+    auto rowsType = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kRows)});
+    Value member = IotaOp::create(b, loc, rowsType, first);
+    Value valid = CmpOp::create(b, loc, kir::CmpPredicate::LT, member, SplatOp::create(b, loc, rowsType, rr.getUpper()));
+    Widener widener(b, rowValues, valid);
+    Block &body = rr.getElement().front();
+    widener.mapRow(body.getArgument(0), member);
+    for (Operation &op : body.without_terminator()) {
+      auto walkLoop = dyn_cast<ForOp>(op);
+      if (!walkLoop) {
+        widener.clone(op);
+        continue;
+      }
+      // The walk's one block: its index the range's start, its carries their initial values.
+      Block &inner = walkLoop.getBody().front();
+      widener.mapRow(inner.getArgument(0), walkLoop.getLower());
+      for (auto [arg, init] : llvm::zip(inner.getArguments().drop_front(), walkLoop.getInits()))
+        widener.mapRow(arg, widener.lookup(init));
+      for (Operation &in : inner.without_terminator())
+        widener.clone(in);
+      for (auto [result, yielded] : llvm::zip(walkLoop.getResults(), inner.getTerminator()->getOperands()))
+        widener.mapRow(result, widener.lookup(yielded));
+    }
+    auto values = FragmentType::get(b.getContext(), type, {b.getStringAttr(kRows)});
+    Value value = widener.lookup(body.getTerminator()->getOperand(0));
+    if (!isFragment(value))
+      value = SplatOp::create(b, loc, values, value);
+    // Members past `upper` add the identity.
+    Value kept = SelectOp::create(b, loc, valid, value, SplatOp::create(b, loc, values, identity));
+    auto part = ReduceOp::create(b, loc, TypeRange{type}, ValueRange{kept}, b.getDenseI64ArrayAttr({0}),
+                                 ValueRange{identity});
+    IRMapping same;
+    rr.getCombine().cloneInto(&part.getCombine(), same);
+    IRMapping join;
+    join.map(combine.getArgument(0), carry);
+    join.map(combine.getArgument(1), part.getResult(0));
+    for (Operation &op : combine.without_terminator())
+      b.clone(op, join);
+    YieldOp::create(b, loc, ValueRange{join.lookupOrDefault(combine.getTerminator()->getOperand(0))});
+    b.setInsertionPointAfter(loop);
+    YieldOp::create(b, loc, loop.getResults());
+  }
+  rr.getResult(0).replaceAllUsesWith(ifOp.getResult(0));
+  Block *otherwise = b.createBlock(&ifOp.getElseRegion());
+  rr->moveBefore(otherwise, otherwise->end());
+  b.setInsertionPointToEnd(otherwise);
+  YieldOp::create(b, loc, rr.getResults());
+}
+
+/// pgpu-pack-rows' second rule: a kernel's reductions over rows whose members reduce their rows.
+/// Returns whether one was packed; `spans` the shape symbol every packed walk's range spans (empty
+/// where none, or two differ).
+bool packReductions(KernelOp kernel, bool remarks, StringAttr &spans) {
+  SmallVector<std::pair<RangeReduceOp, DenseSet<Value>>> packed;
+  SmallVector<SmallVector<ForOp>> walks;
+  kernel.walk([&](RangeReduceOp rr) {
+    DenseSet<Value> rowValues;
+    std::string why;
+    SmallVector<ForOp> found = reducedRowWalks(rr, rowValues, why);
+    if (found.empty())
+      return;
+    packed.emplace_back(rr, std::move(rowValues));
+    walks.push_back(std::move(found));
+  });
+  for (auto [entry, found] : llvm::zip(packed, walks)) {
+    StringAttr symbol = spannedSymbol(found.front().getLower(), found.front().getUpper());
+    spans = &entry == &packed.front() || spans == symbol ? symbol : StringAttr();
+    packReducedRows(entry.first, found, entry.second);
+    if (remarks)
+      entry.first.emitRemark() << "pgpu-pack-rows: the reduction takes ROWS members a step ([ROWS, BLOCK] tiles "
+                                  "when its rows fit one block)";
+  }
+  return !packed.empty();
+}
+
 struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
   void runOnOperation() override {
     for (KernelOp kernel : llvm::to_vector(getOperation().getOps<KernelOp>())) {
@@ -1002,6 +1208,28 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
       // wrapper defaults, a direct launch) must not run 8 long rows (a softmax over 8192 columns, the
       // blocked path) one after the other in a program. A call's default follows its row length
       // (python/tessel/_kernel.py, `_rows`) and packs short rows; the search measures the candidates.
+      params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kRows),
+                                      {1, 2, 4, 8, 16, 32, 64, 128}, 1, StringAttr()));
+      kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+    }
+    // Reductions over rows whose members reduce their rows (a kernel without packed rows).
+    for (KernelOp kernel : llvm::to_vector(getOperation().getOps<KernelOp>())) {
+      StringAttr spans;
+      if (kernel.getParam(kRows) || !packReductions(kernel, remarksEnabled(kernel), spans))
+        continue;
+      SmallVector<Attribute> params;
+      if (auto existing = kernel.getParams())
+        for (Attribute a : *existing) {
+          auto p = cast<ParamAttr>(a);
+          // BLOCK covers the packed rows (a call's default: the smallest block holding a row, then ROWS
+          // rows of it a tile), where pgpu-form-blocking found no one symbol because another of its
+          // loops (the partials' merge over FOLD_SPLITS) spans none: that loop takes any BLOCK.
+          if (p.getName().getValue() == kBlockParam && !p.getCovers() && spans && !p.getProvider() &&
+              !p.getPasses())
+            p = ParamAttr::get(p.getContext(), p.getName(), p.getCandidates(), p.getDefaultValue(), p.getProvider(),
+                               spans, p.getPasses());
+          params.push_back(narrowerRowBlocks(p));
+        }
       params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kRows),
                                       {1, 2, 4, 8, 16, 32, 64, 128}, 1, StringAttr()));
       kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));

@@ -690,6 +690,24 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     at the innermost coordinate lose (32 less an element each: x[n, f]
     strided along n); the axis that shares most where that exceeds its
     loss, else the row-major order.
+    A kernel-level reduction over members (a `pgpu.range_reduce` in a
+    group without axes, or pgpu-split-row-reductions' fold_split programs)
+    whose element reduces a row (issue 42, 222's BPR loss: the sum over
+    triples of f(<U[u], I[p] - I[n]>), each row gathered through an index
+    read per member): blocking loops over one range [lo, hi) defined
+    outside it with straight-line bodies (pointwise ops, loads, gathers,
+    1-d reductions), pure scalar code around them, one scalar result.
+    Where 0 < hi - lo <= BLOCK (a `pgpu.if` with a result) its members run
+    ROWS a step (a loop over the range stepped by ROWS): the member's
+    values gain a leading ROWS axis as on the staged path (the index
+    reads [ROWS] vectors, the rows [ROWS, BLOCK] gathers, the row
+    reductions over axis 1), members past the range take the identity, and
+    the [ROWS] values are reduced over axis 0 with the reduction's combine
+    into the loop's carry (seed 000 §8: the combine is associative and
+    commutative); the reduction as it was otherwise. BLOCK, where it covers
+    no one symbol (the partials' merge over FOLD_SPLITS spans none), covers
+    the walks' range; ROWS is declared as above (a call's default follows
+    the split launch: python/tessel/_kernel.py, `_rows_in_split`).
     Preserves: values, effects (each row's in its order), ABI, origins.
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
@@ -702,6 +720,10 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     test on a row length read from memory), a test that depends on the row
     where BLOCK covers no constant width (a GroupNorm's group of runtime
     length), or a kernel that declares ROWS already.
+    For the kernel-level rule: a reduction in a group with axes of its own
+    (the rows are the first rule's), a member with an ordered (not
+    blocking) loop, loops over member-dependent or differing ranges, or
+    writes, or whose walks reduce nothing that depends on the member.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
