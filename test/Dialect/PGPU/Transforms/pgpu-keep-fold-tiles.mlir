@@ -3,10 +3,13 @@
 // COM: A fold (the row's sum of a tile product over its segments) and the store loop after it, over
 // COM: [0, N) by BLOCK_N, each running the product's K loop: a loop before the fold runs the store
 // COM: loop's K loop once per segment and stores the tile to workspace [KEEP_PROGRAMS, KEEP_TILES, BM,
-// COM: BLOCK_N] at (program, (b - 0) / BLOCK_N); the fold (capturing the buffer, the program and 0) and
-// COM: the store loop load it instead of running their K loops.
+// COM: BLOCK_N] at (program, (b - 0) / BLOCK_N); the store loop loads it instead of running its K loop.
+// COM: The fold is the first member: the kept loop runs its summarize on the tile it holds and keeps the
+// COM: segment's [BM] summary beside the tile; the fold (capturing the buffers, the program and 0) loads
+// COM: that summary and combines as before (no pass over the tiles of its own).
 // CHECK-LABEL: pgpu.kernel @kept_product
 // CHECK-SAME: %[[WS:[a-z0-9]+]]: !pgpu.buffer<f32, [KEEP_PROGRAMS, KEEP_TILES, BM, BLOCK_N], workspace> {pgpu.private = "workspace"}
+// CHECK-SAME: %[[SUM:[a-z0-9]+]]: !pgpu.buffer<f32, [KEEP_PROGRAMS, KEEP_TILES, BM], workspace> {pgpu.private = "workspace"}
 // CHECK: %[[PROGS:.*]] = pgpu.ceil_div
 // CHECK: %[[TILES:.*]] = pgpu.ceil_div
 // CHECK: pgpu.workspace_extent "KEEP_PROGRAMS" = %[[PROGS]]
@@ -21,11 +24,13 @@
 // CHECK: %[[REL:.*]] = pgpu.binary sub %[[B]], %[[C0]] : index
 // CHECK: %[[T:.*]] = pgpu.binary div %[[REL]], %[[BN]] : index
 // CHECK: pgpu.buffer_store %[[ACC]], %[[WS]][%[[P]], %[[T]], {{.*}}] valid %true
-// CHECK: pgpu.region_fold %[[C0]] to %[[N]] step %[[BN]] {{.*}} operands({{.*}}, %[[WS]], %[[P]], %[[C0]] :
+// CHECK: %[[PART:.*]] = pgpu.reduce %[[ACC]] axes [1]
+// CHECK: pgpu.buffer_store %[[PART]], %[[SUM]][%[[P]], {{.*}}] valid
+// CHECK: pgpu.region_fold %[[C0]] to %[[N]] step %[[BN]] {{.*}} operands({{.*}}, %[[WS]], %[[P]], %[[C0]], %[[SUM]] :
 // CHECK-NOT: pgpu.contract
-// CHECK: pgpu.buffer_load
-// CHECK-NOT: pgpu.contract
-// CHECK: pgpu.reduce
+// CHECK-NOT: pgpu.reduce
+// CHECK: pgpu.buffer_load {{.*}} -> !pgpu.fragment<f32, [BM]>
+// CHECK-NEXT: pgpu.yield
 // CHECK: combine
 // CHECK: pgpu.for %[[C0]] to %[[N]] step %[[BN]] {
 // CHECK-NOT: pgpu.contract
