@@ -115,7 +115,9 @@ def test_kept_tiles_and_interpreters_agree(tessel_bin, tmp_path, name):
     assert "KEEP_TILES" in program.read_text()
     interpreters_agree(tessel_bin, tmp_path, source, program, SHAPES, lambda shape, i: draw(shape, i, name),
                        lambda inputs: reference(name, inputs),
-                       [{"BLOCK_N": 16, "BLOCK_K": 16, "TILE_K": 16}, {"BLOCK_N": 32, "BLOCK_M": 16, "TILE_K": 16}])
+                       [{"BLOCK_N": 16, "BLOCK_K": 16, "TILE_K": 16}, {"BLOCK_N": 32, "BLOCK_M": 16, "TILE_K": 16},
+                        # split folds where K fits BLOCK_K, one program a point where the tiles are kept
+                        {"BLOCK_N": 16, "BLOCK_K": 16, "TILE_K": 16, "FOLD_SPLIT": 2}])
 
 
 def test_not_kept_without_a_stored_row(tessel_bin, tmp_path):
@@ -143,3 +145,23 @@ def test_triton(name):
         args = [torch.from_numpy(inputs[n]) for n in VIEWS[name]]
         kernel.launch(*args, out)
         close({"y": out.double().numpy()}, want, f"Triton at {shape}")
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_split_only_where_folds_split(name):
+    """pgpu-split-folds splits the folds of the path whose K fits one BLOCK_K tile; the kept path's folds
+    (K past it) run whole, so there FOLD_SPLITS is 1 (no programs without work): the call's default
+    FOLD_SPLIT splits a launch of few row blocks (32 at M = 4096) only where K fits one tile."""
+    import torch
+    kernel = KERNELS[name]
+
+    def defaults(M, K, N):
+        shapes = {"x": (M, K), "w": (K, N) if name == "classifier" else (N, K), "b": (N,), "r": (M, N)}
+        dtypes = {"x": torch.float16, "w": torch.float16, "b": torch.float32, "r": torch.float32}
+        meta = [torch.empty(shapes[n], dtype=dtypes[n], device="meta") for n in VIEWS[name]]
+        return kernel.call_defaults(*meta, torch.empty(M, N, device="meta"))
+
+    kept = defaults(4096, 4096, 1024)
+    assert kept["BLOCK_K"] < 4096 and kept["BLOCK_N"] < 1024 and kept["FOLD_SPLIT"] == 1, kept
+    short = defaults(4096, 64, 1024)
+    assert short["BLOCK_K"] >= 64 and short["BLOCK_N"] < 1024 and short["FOLD_SPLIT"] > 1, short

@@ -33,6 +33,14 @@
 // read by that program only; a program walking several points reuses it
 // in order.
 //
+// The first member, a fold that reads nothing the members compute (a
+// softmax's maximum, a LayerNorm's mean), is summarized by the kept loop
+// itself from the tile it has just computed: each segment's summary goes to
+// workspace beside the tile and the fold's summarize loads it, so the fold
+// still combines the same summaries in segment order (the same bits) while
+// its pass over the tiles (and the residual it adds to them) goes. Two
+// passes over the kept tiles follow the product instead of three.
+//
 // Fires on a block (outside region fold and scan regions, in a program
 // space of one extent) holding the members pgpu-stage-folds stages (a fold
 // and siblings over the same bounds and parameter step sharing a read, one
