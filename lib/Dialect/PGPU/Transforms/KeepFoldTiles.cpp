@@ -33,6 +33,14 @@
 // read by that program only; a program walking several points reuses it
 // in order.
 //
+// The first member, a fold that reads nothing the members compute (a
+// softmax's maximum, a LayerNorm's mean), is summarized by the kept loop
+// itself from the tile it has just computed: each segment's summary goes to
+// workspace beside the tile and the fold's summarize loads it, so the fold
+// still combines the same summaries in segment order (the same bits) while
+// its pass over the tiles (and the residual it adds to them) goes. Two
+// passes over the kept tiles follow the product instead of three.
+//
 // Fires on a block (outside region fold and scan regions, in a program
 // space of one extent) holding the members pgpu-stage-folds stages (a fold
 // and siblings over the same bounds and parameter step sharing a read, one
@@ -213,9 +221,11 @@ std::string freshSymbol(KernelOp kernel, StringRef base) {
   return name;
 }
 
+void eraseDeadReads(Block &block);
+
 /// Replaces the product `loop` in a member by a load of the kept tile at (program, (start - lo) / step),
-/// `start`, `lo`, `pid` and `ws` values visible there, and erases what only the loop read.
-void loadKept(ForOp loop, Value ws, Value pid, Value lo, Value start, Value step) {
+/// `start`, `lo`, `pid` and `ws` values visible there, and erases what only the loop read. Returns the load.
+BufferLoadOp loadKept(ForOp loop, Value ws, Value pid, Value lo, Value start, Value step) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value tile = bin(b, loc, kir::BinaryKind::Div, bin(b, loc, kir::BinaryKind::Sub, start, lo), step);
@@ -224,14 +234,19 @@ void loadKept(ForOp loop, Value ws, Value pid, Value lo, Value start, Value step
   Value fill = isa<FloatType>(element) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
                                        : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
   Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  Value kept = BufferLoadOp::create(b, loc, type, ws, componentCoords(b, loc, {pid, tile}, type), yes, fill);
-  loop->getResult(0).replaceAllUsesWith(kept);
+  auto kept = BufferLoadOp::create(b, loc, type, ws, componentCoords(b, loc, {pid, tile}, type), yes, fill);
+  loop->getResult(0).replaceAllUsesWith(kept.getResult());
   Block *block = loop->getBlock();
   loop.erase();
-  // What only the loop read (its operands' producers, the reads of its tiles) goes.
+  eraseDeadReads(*block);
+  return kept;
+}
+
+/// Erases the ops of `block` without uses that write nothing (what only an erased op read).
+void eraseDeadReads(Block &block) {
   for (bool erased = true; erased;) {
     erased = false;
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
       if (!op.hasTrait<OpTrait::IsTerminator>() && op.use_empty() && (isMemoryEffectFree(&op) || readsOnly(&op))) {
         op.erase();
         erased = true;
@@ -345,6 +360,7 @@ struct KeepFoldTiles : public tessel::pgpu::impl::PGPUKeepFoldTilesBase<KeepFold
     YieldOp::create(b, loc);
 
     // Each member loads its segment's tile.
+    BufferLoadOp firstLoad;
     for (Operation *m : members) {
       if (auto loop = dyn_cast<ForOp>(m)) {
         loadKept(loops[m], ws, pid, lo, loop.getBody().front().getArgument(0), step);
@@ -357,8 +373,92 @@ struct KeepFoldTiles : public tessel::pgpu::impl::PGPUKeepFoldTilesBase<KeepFold
       Value clo = summarize.addArgument(lo.getType(), loc);
       OpBuilder at(loops[m]);
       Value cstep = at.clone(*step.getDefiningOp())->getResult(0);
-      loadKept(loops[m], cws, cpid, clo, summarize.getArgument(0), cstep);
+      BufferLoadOp load = loadKept(loops[m], cws, cpid, clo, summarize.getArgument(0), cstep);
+      if (m == members.front())
+        firstLoad = load;
     }
+    // The first member, a fold (the row's maximum or mean: it reads nothing the members compute), is
+    // summarized by the kept loop from the tile it has just computed: no pass loads the tiles for it.
+    if (auto first = dyn_cast<RegionFoldOp>(members.front()); first && keepsSummaries(kernel, first))
+      keepSummaries(kernel, kept, first, firstLoad, tile, {programsName, tilesName}, pid, lo);
+  }
+
+  /// Whether every summary component of `fold` can be kept in workspace: a number, or a fragment of
+  /// numbers with static or parameter extents.
+  static bool keepsSummaries(KernelOp kernel, RegionFoldOp fold) {
+    for (Type t : fold->getResultTypes()) {
+      if (!isa<FloatType, IntegerType>(elementTypeOf(t)) || elementTypeOf(t).isInteger(1))
+        return false;
+      if (auto f = dyn_cast<FragmentType>(t))
+        for (Attribute e : f.getExtents())
+          if (auto name = dyn_cast<StringAttr>(e); name && !kernel.getParam(name.getValue()))
+            return false;
+    }
+    return true;
+  }
+
+  /// Runs `fold`'s summarize (its tile loaded by `load`) in the kept loop `kept` on the tile it stored
+  /// (`tile`, the same bits: stored whole, loaded whole) over [b, min(b + step, hi)), and keeps each
+  /// segment's summary in workspace [KEEP_PROGRAMS, KEEP_TILES, ...] beside the tile; the fold's
+  /// summarize then loads that summary. The fold still combines the segments' summaries in segment order
+  /// from its identity (seed 000 §8: its own order), so its result is the same bits, and a pass over the
+  /// tiles ([BM, BLOCK_N] loads) becomes one over [BM] summaries.
+  static void keepSummaries(KernelOp kernel, ForOp kept, RegionFoldOp fold, BufferLoadOp load, Value tile,
+                            ArrayRef<std::string> slots, Value pid, Value lo) {
+    MLIRContext *ctx = kernel.getContext();
+    Block *body = &kept.getBody().front();
+    OpBuilder b = OpBuilder::atBlockTerminator(body);
+    Location loc = fold.getLoc();
+    Value begin = body->getArgument(0), step = kept.getStep();
+    Value end = bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, begin, step), kept.getUpper());
+    Block &summarize = fold.getSummarize().front();
+    IRMapping map;
+    map.map(summarize.getArgument(0), begin);
+    map.map(summarize.getArgument(1), end);
+    for (auto [arg, capture] : llvm::zip(summarize.getArguments().drop_front(2), fold.getCaptures()))
+      map.map(arg, capture);
+    map.map(load.getResult(), tile);
+    for (Operation &op : summarize.without_terminator())
+      if (&op != load.getOperation())
+        b.clone(op, map);
+    Value segment = bin(b, loc, kir::BinaryKind::Div, bin(b, loc, kir::BinaryKind::Sub, begin, lo), step);
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    SmallVector<Value> buffers;
+    for (Value y : summarize.getTerminator()->getOperands()) {
+      Value summary = map.lookupOrDefault(y);
+      SmallVector<Attribute> shape{StringAttr::get(ctx, slots[0]), StringAttr::get(ctx, slots[1])};
+      if (auto f = dyn_cast<FragmentType>(summary.getType()))
+        llvm::append_range(shape, f.getExtents());
+      Value ws = addWorkspace(kernel, loc, elementTypeOf(summary.getType()), shape, TypedAttr());
+      BufferStoreOp::create(b, loc, summary, ws, componentCoords(b, loc, {pid, segment}, summary.getType()), yes);
+      buffers.push_back(ws);
+    }
+    eraseDeadReads(*body); // the clones of what only the fold's load read (its tile index)
+
+    // The fold's summarize: its segment's kept summaries.
+    fold.getCapturesMutable().append(buffers);
+    SmallVector<Value> captured;
+    for (Value ws : buffers)
+      captured.push_back(summarize.addArgument(ws.getType(), loc));
+    unsigned n = summarize.getNumArguments();
+    Value cpid = summarize.getArgument(n - buffers.size() - 2), clo = summarize.getArgument(n - buffers.size() - 1);
+    for (Operation &op : summarize)
+      op.dropAllReferences();
+    while (!summarize.empty())
+      summarize.back().erase();
+    OpBuilder s = OpBuilder::atBlockEnd(&summarize);
+    Value sstep = s.clone(*step.getDefiningOp())->getResult(0);
+    Value at = bin(s, loc, kir::BinaryKind::Div, bin(s, loc, kir::BinaryKind::Sub, summarize.getArgument(0), clo), sstep);
+    Value syes = arith::ConstantIntOp::create(s, loc, s.getI1Type(), 1);
+    SmallVector<Value> summaries;
+    for (auto [ws, type] : llvm::zip(captured, fold->getResultTypes())) {
+      Type element = elementTypeOf(type);
+      Value fill = isa<FloatType>(element) ? Value(arith::ConstantOp::create(s, loc, FloatAttr::get(element, 0.0)))
+                                           : Value(arith::ConstantOp::create(s, loc, IntegerAttr::get(element, 0)));
+      summaries.push_back(
+          BufferLoadOp::create(s, loc, type, ws, componentCoords(s, loc, {cpid, at}, type), syes, fill).getResult());
+    }
+    YieldOp::create(s, loc, summaries);
   }
 
   void runOnOperation() override {

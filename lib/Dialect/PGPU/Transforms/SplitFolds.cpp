@@ -51,6 +51,11 @@
 // its workspace is then empty. A call's default comes from the launch's
 // program count against the multiprocessors (the wrapper's resource facts).
 // Effects outside the split folds run once per point (the first segment).
+// Where the split folds lie in branches with launch-uniform conditions and
+// the launch takes none of them (pgpu-keep-fold-tiles' kept path, whose
+// folds run whole; a staged row), FOLD_SPLITS is 1: the segments past the
+// first would be programs without work (issue 41: corpus 189 launched 512
+// programs of which 128 worked).
 //
 // A kernel-level fold (pgpu-form-blocking's fold of `loss[0] = T.sum(...)`) is one point in a group
 // without axes, often one segment of construction's dispatch chain beside an elementwise segment
@@ -712,6 +717,36 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
     }
   }
 
+  /// Where the launch takes a branch holding a split fold, hoisted before the space: the disjunction
+  /// over the split folds (and the phased ones) of their enclosing pgpu.if conditions (each
+  /// launch-uniform, the else-branch's negated). Elsewhere (a fold left whole on pgpu-keep-fold-tiles'
+  /// kept tiles, a staged row) the branch runs in the first segment's program only (its effects are
+  /// guarded), so a split there adds programs without work. Null where a split fold lies directly in
+  /// the group (every launch splits) or is reached through a branch that is not launch-uniform.
+  static Value splitTaken(OpBuilder &b, Location loc, const Plan &plan, IRMapping &map) {
+    SmallVector<RegionFoldOp> split(plan.folds);
+    if (plan.phased)
+      llvm::append_range(split, plan.repeated);
+    Value any;
+    for (RegionFoldOp f : split) {
+      Value taken;
+      Region *from = f->getParentRegion();
+      for (Operation *p = f->getParentOp(); p != plan.group; from = p->getParentRegion(), p = p->getParentOp()) {
+        auto branch = dyn_cast<IfOp>(p);
+        if (!branch || !isLaunchExpr(branch.getCondition()))
+          return Value();
+        Value c = hoistLaunchValue(b, plan.space, branch.getCondition(), map);
+        if (from == &branch.getElseRegion())
+          c = cmp(b, loc, kir::CmpPredicate::EQ, c, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+        taken = taken ? bin(b, loc, kir::BinaryKind::And, taken, c) : c;
+      }
+      if (!taken)
+        return Value();
+      any = any ? bin(b, loc, kir::BinaryKind::Or, any, taken) : taken;
+    }
+    return any;
+  }
+
   void split(KernelOp kernel, Plan &plan) {
     MLIRContext *ctx = kernel.getContext();
     RegionFoldOp first = plan.folds.front();
@@ -725,6 +760,11 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
         launchSplits(b, space, loc, first.getLower(), first.getUpper(), first.getStep(), kSplitParam, map);
     Value lower = cut.lower, upper = cut.upper, step = cut.step, zero = cut.zero, one = cut.one;
     Value tiles = cut.steps, param = cut.param, splits = cut.splits;
+    // Where the launch takes no branch holding a split fold (kept tiles past one K tile, corpus 189's
+    // and 138's, whose folds run whole; a staged row), FOLD_SPLITS is 1: no programs without work, no
+    // tickets (issue 41).
+    if (Value taken = splitTaken(b, loc, plan, map))
+      splits = SelectOp::create(b, loc, taken, splits, one).getResult();
     Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, one);
     // A group without axes (a kernel-level statement) is one point.
     Value points = split::pointCount(b, loc, group, one);

@@ -674,3 +674,70 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: The fold lies in a branch the launch takes by a launch-uniform condition (T <= 4096); the other
+// COM: branch holds no split fold (a row kept whole elsewhere: pgpu-keep-fold-tiles' kept tiles, a
+// COM: staged row), so its segments past the first would be programs without work. FOLD_SPLITS is the
+// COM: split only where the launch takes the fold's branch: select(T <= 4096, max(min(FOLD_SPLIT,
+// COM: tiles), 1), 1), the condition hoisted before the space; the grid and workspace follow it.
+// COM: (@rows above, a fold directly in the group, keeps its FOLD_SPLITS unselected.)
+// CHECK-LABEL: pgpu.kernel @branch_only
+// CHECK: %[[MIN:.*]] = pgpu.binary min %{{.*}}, %{{.*}} : index
+// CHECK: %[[RAW:.*]] = pgpu.binary max %[[MIN]], %{{.*}} : index
+// CHECK: %[[TAKEN:.*]] = pgpu.cmp le %{{.*}}, %{{.*}} : index
+// CHECK: %[[SPLITS:.*]] = pgpu.select %[[TAKEN]], %[[RAW]], %{{.*}} : i1, index
+// CHECK: %[[ON:.*]] = pgpu.cmp ne %[[SPLITS]], %{{.*}} : index
+// CHECK: pgpu.workspace_extent "FOLD_SPLITS" = %[[SPLITS]]
+// CHECK: %[[GRID:.*]] = pgpu.binary mul %{{.*}}, %[[SPLITS]] : index
+// CHECK: pgpu.program_space(%[[GRID]])
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @branch_only(%x: !pgpu.view<f32, [N, T], in>, %sum: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [1, 2, 4], 2>]} {
+    %c0 = arith.constant 0 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, T], in>
+    %T = pgpu.extent %x[1] : !pgpu.view<f32, [N, T], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        %lim = arith.constant 4096 : index
+        %short = pgpu.cmp le %T, %lim : index
+        pgpu.if %short {
+          %s = pgpu.region_fold %c0 to %T step %bt identity(%zero : f32)
+              operands(%x, %n : !pgpu.view<f32, [N, T], in>, index) -> (f32)
+          summarize {
+          ^bb0(%b: index, %e: index, %xv: !pgpu.view<f32, [N, T], in>, %row: index):
+            %z = arith.constant 0.0 : f32
+            %pos = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+            %end = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %pos, %end : !pgpu.fragment<index, [BLOCK]>
+            %rows = pgpu.splat %row : index -> !pgpu.fragment<index, [BLOCK]>
+            %v = pgpu.load %xv[%rows, %pos] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %z : f32 : !pgpu.view<f32, [N, T], in>[!pgpu.fragment<index, [BLOCK]>, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            %t = pgpu.reduce %v axes [0] identity(%z : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+            ^bb0(%l: f32, %r: f32):
+              %a = pgpu.binary add %l, %r : f32
+              pgpu.yield %a : f32
+            }
+            pgpu.yield %t : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        } else {
+          pgpu.store %zero, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -550,13 +550,23 @@ def PGPUKeepFoldTiles : Pass<"pgpu-keep-fold-tiles", "::mlir::ModuleOp"> {
     and stores the tile to workspace [KEEP_PROGRAMS, KEEP_TILES, tile...]
     at (program instance, (b - lo) / step); each member's product loop
     becomes a load of that tile (a fold captures the buffer, the program
-    instance and lo). Adds the workspace extents KEEP_PROGRAMS (the
+    instance and lo). Where the first member is a fold whose summary
+    components are numbers or fragments of static or parameter extents (a
+    softmax's maximum, a LayerNorm's mean: it reads nothing the members
+    compute), the kept loop also runs that fold's summarize on the tile it
+    just computed (over [b, min(b + step, hi))) and stores each component to
+    workspace [KEEP_PROGRAMS, KEEP_TILES, component...]; the fold's
+    summarize becomes a load of its segment's summary, combined in segment
+    order from the identity as before (the same bits): one pass over the
+    tiles (and what the fold reads beside them, a residual) fewer. Adds the
+    workspace extents KEEP_PROGRAMS (the
     program space's instances; 0 where the members are the else-branch of
     pgpu-stage-folds' guard and the range spans at most one segment: the
-    staged path runs) and KEEP_TILES (ceil(max(hi - lo, 0) / step)) and a
-    first-write buffer. One product per row instead of one per
+    staged path runs) and KEEP_TILES (ceil(max(hi - lo, 0) / step)) and
+    first-write buffers. One product per row instead of one per
     pass: three K loops become one for a source-numerics softmax or
-    LayerNorm over a row wider than its tile.
+    LayerNorm over a row wider than its tile, and two passes over the kept
+    tiles follow it instead of three.
     Preserves: values (bit for bit), effects and their order, ABI views,
     origins.
     Must not fire: members without a product loop (K in one tile: the
@@ -565,8 +575,11 @@ def PGPUKeepFoldTiles : Pass<"pgpu-keep-fold-tiles", "::mlir::ModuleOp"> {
     folds without a storing loop (a fused linear cross-entropy's vocabulary
     walk: its tiles are the logits it exists not to write), several loops
     among the members, bounds that are not launch-uniform, a program space
-    of several extents. Where it fires pgpu-split-folds leaves the folds
-    whole (their segments read the program's own kept tiles).
+    of several extents; a first member that is the storing loop, or a fold
+    whose summary has a component of other extents or of i1 or index
+    elements, keeps loading the tiles. Where it fires pgpu-split-folds leaves
+    the folds whole (their segments read the program's own kept tiles) and
+    splits no launch that takes their branch.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
@@ -1444,7 +1457,12 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     numerical permission beyond the folds' own contracts (seed 002 §4).
     Rewrites: the group gains a trailing axis `fold_split` of FOLD_SPLITS =
     max(min(FOLD_SPLIT, tiles), 1) members (the program space grows by that
-    factor); each fold becomes `pgpu.if FOLD_SPLITS != 1` over (the fold on
+    factor), 1 where the launch takes no branch holding a split fold (the
+    split folds each under pgpu.if ops with launch-uniform conditions: the
+    disjunction of their branches' conjunctions, hoisted before the space;
+    elsewhere, folds left whole on kept tiles or a staged row run in the
+    first segment's program only, so a split there would add programs
+    without work); each fold becomes `pgpu.if FOLD_SPLITS != 1` over (the fold on
     this segment's tiles, its summary stored to workspace [FOLD_POINTS,
     FOLD_SPLITS, ...], `pgpu.last_program %tickets[point] arrivals
     FOLD_SPLITS` holding a region fold over the segments' summaries with the
