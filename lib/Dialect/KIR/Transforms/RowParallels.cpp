@@ -850,7 +850,7 @@ static bool isPointwise(Operation *op) {
 }
 
 /// Seed 002 §3 (replay versus materialization, costed), issue 41: inside a kir.parallel member, a
-/// rank-1 tensor computed by a reduction (or arg-reduction, or contraction) is replayed by
+/// rank-1 tensor computed by a reduction (or arg-reduction) is replayed by
 /// construction in every traversal that reads it. Where its value (after the pointwise ops it passes
 /// through alone) feeds two consumers and one of them is itself a reduction (a first rejection
 /// `T.min(where(draft != argmax(logits)))` beside a store of the argmax: corpus 290), the
@@ -889,7 +889,9 @@ unsigned keepSharedReductions(ParallelOp par, bool remarks) {
         continue;
       }
     }
-    if (isa<ReduceOp, ArgReduceOp, ContractOp>(op))
+    // A contraction's row is a tile product that folds and tile walks recompute per tile on purpose
+    // (attention's scores under their softmax, kir-online-folds): never kept here.
+    if (isa<ReduceOp, ArgReduceOp>(op))
       reductions.push_back(&op);
   }
   // Every axis is known now (a fork's pointwise users come after the reduction).
