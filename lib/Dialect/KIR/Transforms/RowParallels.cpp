@@ -843,6 +843,121 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
   return kept;
 }
 
+/// Whether `op` computes its tensor element by element from its operands' elements at the same
+/// position (construction replays such an op inside whichever traversal reads it).
+static bool isPointwise(Operation *op) {
+  return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp>(op) && op->getNumResults() == 1;
+}
+
+/// Seed 002 §3 (replay versus materialization, costed), issue 41: inside a kir.parallel member, a
+/// rank-1 tensor computed by a reduction (or arg-reduction) is replayed by
+/// construction in every traversal that reads it. Where its value (after the pointwise ops it passes
+/// through alone) feeds two consumers and one of them is itself a reduction (a first rejection
+/// `T.min(where(draft != argmax(logits)))` beside a store of the argmax: corpus 290), the
+/// reduction's loop and the other consumer's walk each recompute it whole: its input is read twice.
+/// Kept instead, as keepMemberTensors keeps nested chains: written once per member to a buffer over
+/// the parallel's domains and its own (first write), read back by both. Returns the number kept.
+unsigned keepSharedReductions(ParallelOp par, bool remarks) {
+  Block &body = par.getBody().front();
+  if (llvm::any_of(par.getDomains(), [&](Value pd) {
+        Operation *pdef = pd.getDefiningOp();
+        return !pdef || pdef->getBlock() != par->getBlock();
+      }))
+    return 0;
+  Row r;
+  SmallVector<Value> forks;
+  SmallVector<Operation *> reductions;
+  for (Operation &op : body) {
+    if (auto ar = dyn_cast<ArgReduceOp>(op)) {
+      auto it = r.axes.find(ar.getInput());
+      if (it == r.axes.end())
+        continue;
+      Axes out;
+      for (auto [i, d] : llvm::enumerate(it->second))
+        if ((int64_t)i != ar.getAxis())
+          out.push_back(d);
+      for (Value res : op.getResults())
+        if (auto t = dyn_cast<RankedTensorType>(res.getType()); t && t.getRank() == (int64_t)out.size())
+          r.axes[res] = out;
+    } else {
+      if (op.getNumResults() != 1 || !isa<RankedTensorType>(op.getResult(0).getType()))
+        continue;
+      if ((op.getNumRegions() && !isa<ReduceOp>(op)) || (!isMemoryEffectFree(&op) && !isa<LoadOp>(op)))
+        continue;
+      if (!axesOf(&op, r)) {
+        r.why.clear();
+        continue;
+      }
+    }
+    // A contraction's row is a tile product that folds and tile walks recompute per tile on purpose
+    // (attention's scores under their softmax, kir-online-folds): never kept here.
+    if (isa<ReduceOp, ArgReduceOp>(op))
+      reductions.push_back(&op);
+  }
+  // Every axis is known now (a fork's pointwise users come after the reduction).
+  for (Operation *op : reductions) {
+    for (Value v : op->getResults()) {
+      auto it = r.axes.find(v);
+      if (v.use_empty() || it == r.axes.end() || it->second.size() != 1)
+        continue;
+      // Through the pointwise ops it passes alone: the value that forks.
+      Value fork = v;
+      while (fork.hasOneUse() && isPointwise(*fork.getUsers().begin()) &&
+             r.axes.count((*fork.getUsers().begin())->getResult(0)))
+        fork = (*fork.getUsers().begin())->getResult(0);
+      if (fork.hasOneUse())
+        continue;
+      // The consumers past pointwise ops: two or more, one a reduction (its own traversal).
+      llvm::SetVector<Operation *> sinks;
+      SmallVector<Value> work{fork};
+      DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value x = work.pop_back_val();
+        if (!seen.insert(x).second)
+          continue;
+        for (Operation *u : x.getUsers()) {
+          if (isPointwise(u) && isa<RankedTensorType>(u->getResult(0).getType()) &&
+              cast<RankedTensorType>(u->getResult(0).getType()).getRank() == 1)
+            work.push_back(u->getResult(0));
+          else
+            sinks.insert(u);
+        }
+      }
+      if (sinks.size() >= 2 && llvm::any_of(sinks, [](Operation *u) { return isa<ReduceOp, ArgReduceOp, ContractOp>(u); }))
+        if (!llvm::is_contained(forks, fork))
+          forks.push_back(fork);
+    }
+  }
+  unsigned kept = 0;
+  for (Value v : forks) {
+    Value d = r.axes[v][0];
+    Operation *ddef = d.getDefiningOp();
+    if (!ddef || ddef->getBlock() != par->getBlock() || !ddef->isBeforeInBlock(par))
+      continue; // a domain of the member's own: no kernel-level buffer over it
+    OpBuilder b(par);
+    Location loc = v.getLoc();
+    SmallVector<Value> domains(par.getDomains());
+    domains.push_back(d);
+    auto vt = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(domains.size(), ShapedType::kDynamic);
+    auto bt = RankedTensorType::get(shape, vt.getElementType());
+    Value buffer = BufferOp::create(b, loc, BufferType::get(par.getContext(), bt), domains, Value(), true);
+    b.setInsertionPointAfterValue(v);
+    SmallVector<Value> coords(body.getArguments());
+    coords.push_back(d);
+    auto st = BufferStoreOp::create(b, loc, v, buffer, coords);
+    Value back = BufferLoadOp::create(b, loc, v.getType(), buffer, coords).getResult();
+    v.replaceAllUsesExcept(back, st);
+    ++kept;
+  }
+  if (kept && remarks)
+    par.emitRemark() << "kir-row-parallels: " << kept
+                     << " tensor(s) computed by a reduction feed a reduction and another consumer: replayed, "
+                        "each would be recomputed whole by both; kept instead, each member writes them once to "
+                        "buffers over the parallel's domains and its own, and reads them back";
+  return kept;
+}
+
 /// Issue 41, a scalar loss over rows (corpus 248's CLIP loss): a kernel-level store of a scalar whose
 /// value sums, over one domain d, per-row values computed through a contraction (each row's logsumexp
 /// of `scale * img @ txt^T`, over its row and over its column). At kernel level those rows are
@@ -1222,6 +1337,9 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
     // Tensors a member's store spreads over more axes, computed from nested reductions: kept per member.
     for (ParallelOp par : kernelLevel<ParallelOp>(getOperation()))
       keepMemberTensors(par, remarks);
+    // Tensors computed by a reduction that a reduction and another consumer both read: kept per member.
+    for (ParallelOp par : kernelLevel<ParallelOp>(getOperation()))
+      keepSharedReductions(par, remarks);
     // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
     if (!keepSummaries)
       return;

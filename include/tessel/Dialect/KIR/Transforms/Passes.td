@@ -367,6 +367,15 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     kernel-level domain gets a `kir.buffer` over the parallel's domains and its own (first write), a
     `kir.buffer_store` after it and a `kir.buffer_load` its users read; construction computes each once
     per member, in order, before the store. A single level (a row's sum spread over the row) stays.
+    Then, shared member reductions (issue 41, seed 002 §3): inside such a parallel, a rank-1 tensor
+    computed by a reduction or arg-reduction over a kernel-level domain, taken after the pointwise ops
+    it passes alone (corpus 290's argmax cast to i32), that feeds two or more consumers past pointwise
+    ops, one of them a reduction (the first rejection's min beside the tokens' store; 94's top-k
+    rounds, each an argmin of the distances): construction would replay it whole in each consumer's
+    traversal, reading its input once per consumer. Kept as above (a buffer over the parallel's domains
+    and its own, written once, read by every consumer). Must not fire: a contraction's row (a tile
+    product that folds recompute per tile: attention's scores under their softmax), a tensor with one
+    consumer, consumers that are all stores (one walk realizes them together).
     Must not fire: a member whose every stored axis is combined (row and column sums of the view it
     stores); a stored tensor summed over its rows only (the axis left is the innermost: a column
     sum of the updated state keeps the member); a stored tensor no reduction reads; a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
