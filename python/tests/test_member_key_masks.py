@@ -2,9 +2,11 @@
 speculative decoding). Sequence b's keys are `T.domain(0, P + N)`: a prefix of P = prefix_len[b] keys,
 then the N tree keys, visible to tree query i where tree_mask[b, i, key - P]. The mask is the OR of a
 position test and a mask read from memory, the read either masked (`T.load(.., valid=kp >= P)`) or at a
-clamped coordinate. Before, kir-online-folds refused both (a masked load over the axis; the key
+clamped coordinate, or over the cache's whole key axis with `kp < P + N` anded to the read. Before,
+kir-online-folds refused the first two (a masked load over the axis; the key
 positions feeding both the mask and the read's coordinates) and each tree query re-read K and V element
-by element. Now both fold over BLOCK-wide key tiles shared by a block of tree queries.
+by element; over the whole axis, every tile up to S was visited. Now all fold over BLOCK-wide key tiles
+shared by a block of tree queries, and the whole-axis spelling visits no tile past P + N.
 
 Each kernel runs against a NumPy reference on the KIR interpreter, on the pgpu interpreter after the
 shared pipeline with 16-wide key tiles, and through the Triton provider under TRITON_INTERPRET=1 at odd
@@ -63,6 +65,27 @@ def tree_clamped_read(q: T.In[T.f32, ("B", "H", "N", "D")], k: T.In[T.f32, ("B",
         out[b, h, i, dims] = T.vecmat(e, v[b, h, keys, dims]) / T.sum(e)
 
 
+@tessel.kernel
+def tree_whole_axis(q: T.In[T.f32, ("B", "H", "N", "D")], k: T.In[T.f32, ("B", "H", "S", "D")],
+                    v: T.In[T.f32, ("B", "H", "S", "D")], prefix_len: T.In[T.i32, ("B",)],
+                    tree_mask: T.In[T.bool_, ("B", "N", "N")], out: T.Out[T.f32, ("B", "H", "N", "D")],
+                    scale: T.f32):
+    """The keys are the cache's whole axis S; the mask bounds them to P + N (pgpu-narrow-fold-ranges skips
+    the tiles past it: the tree's branch ands kp < P + N with the mask read)."""
+    B, H, N, D = q.shape
+    dims = T.domain(0, D)
+    for b, h, i in T.parallel(T.domain(0, B), T.domain(0, H), T.domain(0, N)):
+        P = T.cast(prefix_len[b], T.index)
+        keys = T.domain(0, k.shape[2])
+        kp = T.indices(keys)
+        rel = T.minimum(T.maximum(kp, P) - P, N - 1)
+        vis = (kp < P) | ((kp < P + N) & tree_mask[b, i, rel])
+        s = T.matvec(k[b, h, keys, dims], q[b, h, i, dims]) * scale
+        s = T.where(vis, s, -math.inf)
+        e = T.exp(s - T.max(s))
+        out[b, h, i, dims] = T.vecmat(e, v[b, h, keys, dims]) / T.sum(e)
+
+
 def reference(q, k, v, prefix_len, tree_mask, scale):
     B, H, N, D = q.shape
     out = np.zeros((B, H, N, D))
@@ -83,7 +106,8 @@ SHAPES = [  # B, H, N, S, D, prefix lengths
 ]
 
 
-CASES = [(tree_masked_read, s) for s in SHAPES] + [(tree_clamped_read, SHAPES[-1])]
+CASES = [(tree_masked_read, s) for s in SHAPES] + [(tree_clamped_read, SHAPES[-1])] + [
+    (tree_whole_axis, (2, 1, 3, 61, 5, [2, 17]))]       # 61 keys: tiles past P + N = 5, 20 are skipped
 
 
 @pytest.mark.parametrize("kernel,shape", CASES, ids=[f"{k.__name__}-B{c[0]}N{c[2]}S{c[3]}" for k, c in CASES])
