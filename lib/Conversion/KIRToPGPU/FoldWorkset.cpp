@@ -322,6 +322,28 @@ FailureOr<std::pair<SmallVector<Value>, Value>> FoldWorksetImpl::accessCoords(Lo
   return std::make_pair(out, valid);
 }
 
+LogicalResult FoldWorksetImpl::maskedAccess(Location l, Value kirValid, Value kirFill, const Shape &s,
+                                            Value &valid, Value &fill) {
+  if (!kirValid)
+    return success();
+  // A masked read (kir-online-folds takes it as a source): read where both its validity and the
+  // tile's bounds admit the member, its fill elsewhere (seed 000 §6).
+  FailureOr<Value> v = get(kirValid);
+  std::optional<Shape> vs = shapeOf(kirValid);
+  FailureOr<Value> f = get(kirFill);
+  if (failed(v) || !vs || failed(f))
+    return failure();
+  FailureOr<Value> m = broadcastTo(l, *v, *vs, s);
+  if (failed(m))
+    return failure();
+  if (matchPattern(valid, m_One()))
+    valid = *m;
+  else
+    valid = pgpu::BinaryOp::create(b, l, kir::BinaryKind::And, valid, *m, false, false);
+  fill = *f;
+  return success();
+}
+
 LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
   Location l = op->getLoc();
   auto shapeOfRes = [&](Value r) -> FailureOr<Shape> {
@@ -351,6 +373,8 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
         if (failed(type) || failed(access))
           return failure();
         Value fill = kc.zeroOf(l, element), view = kc.map.lookup(ld.getView());
+        if (failed(maskedAccess(l, ld.getValid(), ld.getFill(), *s, access->second, fill)))
+          return failure();
         // A coordinate computed from loaded data (a target index picked per row) makes the access an
         // index relation (seed 000 §6): a gather, as outside a fold.
         bool dataDependent =
@@ -371,6 +395,8 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
         if (failed(type) || failed(access))
           return failure();
         Value fill = kc.zeroOf(l, element), view = kc.map.lookup(g.getView());
+        if (failed(maskedAccess(l, g.getValid(), g.getFill(), *s, access->second, fill)))
+          return failure();
         bind(g.getResult(), pgpu::GatherOp::create(b, l, *type, view, access->first, access->second, fill));
         return success();
       })

@@ -58,6 +58,9 @@ private:
   /// The shape of a KIR value, analyzing top-level producers on demand.
   std::optional<Shape> shapeOf(Value v);
   bool analyzeBlock(Block &block);
+  /// Conjoins a masked read's validity `kirValid` (none: unmasked) into the tile access's `valid`
+  /// and takes its `kirFill` as `fill`.
+  LogicalResult maskedAccess(Location l, Value kirValid, Value kirFill, const Shape &s, Value &valid, Value &fill);
   bool analyzeOp(Operation *op);
   bool analyzeFold(kir::RegionFoldOp f);
   bool analyzeScan(kir::RegionScanOp s); // ScanWorkset.cpp

@@ -133,6 +133,19 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
     }
     return true;
   };
+  // A masked read's validity ranges over the read's own axes (or fewer, broadcast over them); its
+  // fill is a scalar. Tiles then read under validity and the access's own bounds (FoldWorkset.cpp).
+  auto maskedRead = [&](Operation *o, Value valid, Shape &s) -> bool {
+    if (!valid)
+      return true;
+    Shape vs;
+    if (!shapeOfOperand(valid, vs))
+      return fail(o, "a read's validity has no coordinate provenance");
+    if (!vs.axes.empty() && vs.axes != s.axes)
+      return fail(o, "a read's validity ranges over other axes than the read");
+    s.lanes |= vs.lanes;
+    return true;
+  };
   return llvm::TypeSwitch<Operation *, bool>(op)
       .Case<arith::ConstantOp, kir::ConstexprOp, kir::ExtentOp>([&](Operation *c) {
         if (!c->getResult(0).getType().isIntOrIndexOrFloat())
@@ -141,8 +154,6 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         return true;
       })
       .Case<kir::LoadOp>([&](kir::LoadOp l) {
-        if (l.getValid())
-          return fail(l, "a masked load");
         Shape s;
         for (Value c : l.getCoords()) {
           if (isa<kir::DomainType>(c.getType())) {
@@ -154,6 +165,8 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
             return fail(l, "a load at data-dependent coordinates");
           s.lanes |= cs.lanes;
         }
+        if (!maskedRead(l, l.getValid(), s))
+          return false;
         shapes[l.getResult()] = s;
         return true;
       })
@@ -161,8 +174,6 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         // seed 000 §6 index relations: a domain coordinate contributes its axis, an index tensor
         // its own axes, a coordinate paired (`joint`) with an earlier index tensor none; it must
         // range over its partner's domains.
-        if (g.getValid())
-          return fail(g, "a masked gather");
         ArrayRef<int64_t> joint = kir::jointOf(g);
         SmallVector<Shape> coordShapes;
         Shape s;
@@ -188,6 +199,8 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
             llvm::append_range(s.axes, cs.axes);
           coordShapes.push_back(cs);
         }
+        if (!maskedRead(g, g.getValid(), s))
+          return false;
         shapes[g.getResult()] = s;
         return true;
       })

@@ -127,10 +127,17 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 
 // -----
 
-// COM: Must not fire: a gather with its own validity and fill (a masked gather) keeps the element-wise
-// COM: construction, which reads each element under its own mask.
+// COM: A gather with its own validity and fill (a masked gather, seed 000 §6) is constructed on
+// COM: fragments too. Before: element by element ("a masked gather"). After: each tile gathers where
+// COM: its validity (pos % 2 == 0) and the tile's bound (pos < len) both admit the member, its own
+// COM: fill (1.0) elsewhere; the padded members are then zeroed for the sum.
 // CHECK-LABEL: pgpu.kernel @masked_gather
-// CHECK-NOT: pgpu.fragment
+// CHECK: pgpu.region_fold
+// CHECK: %[[IN:.*]] = pgpu.cmp lt %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_A0]>
+// CHECK: %[[EVEN:.*]] = pgpu.cmp eq %{{.*}}, %{{.*}} : !pgpu.fragment<index, [BLOCK_A0]>
+// CHECK: %[[OK:.*]] = pgpu.binary and %[[IN]], %[[EVEN]] : !pgpu.fragment<i1, [BLOCK_A0]>
+// CHECK: pgpu.gather %{{.*}}[%{{.*}}] valid %[[OK]] : !pgpu.fragment<i1, [BLOCK_A0]> fill %cst_0 : f32
+// CHECK: pgpu.select %[[IN]]
 // CHECK: pgpu.return
 module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   kir.kernel @masked_gather(%x: !kir.view<f32, [V], in>, %ids: !kir.view<i32, [B, L], in> {kir.range = [0, "V"]},
@@ -140,7 +147,6 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %one = arith.constant 1.0 : f32
     %nb = kir.extent "B"
     %db = kir.domain %c0 to %nb
-    // expected-remark @+1 {{kir-to-pgpu: region fold constructed element by element: a masked gather ('kir.gather')}}
     kir.parallel %db {
     ^bb0(%b: index):
       %len = kir.load %lens[%b] : !kir.view<i32, [B], in>[index] -> i32
@@ -156,6 +162,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
       %zs = kir.broadcast %zi over(%toks) dims [] : index -> tensor<?xindex>
       %keep = kir.cmp eq %even, %zs : tensor<?xindex>
       %v = kir.gather %x[%ic] valid %keep : tensor<?xi1> fill %one : f32 : !kir.view<f32, [V], in>[tensor<?xindex>] -> tensor<?xf32>
+      // expected-remark @+1 {{kir-to-pgpu: region fold constructed on fragments: one member per program}}
       %s = kir.region_fold sources(%v : tensor<?xf32>) axis 0 identity(%zero : f32) -> (f32)
       summarize {
       ^bb0(%sl: tensor<?xf32>):
@@ -300,3 +307,62 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: Must not fire: a masked gather whose validity ranges over another domain than its read (the
+// COM: member's first half) keeps the element-wise construction: a tile of the read has no tile of
+// COM: the validity.
+// CHECK-LABEL: pgpu.kernel @masked_gather_other_axis
+// CHECK-NOT: pgpu.fragment
+// CHECK: pgpu.return
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @masked_gather_other_axis(%x: !kir.view<f32, [V], in>, %ids: !kir.view<i32, [B, L], in> {kir.range = [0, "V"]},
+                            %lens: !kir.view<i32, [B], in>, %y: !kir.view<f32, [B], out>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %nb = kir.extent "B"
+    %db = kir.domain %c0 to %nb
+    // expected-remark @+1 {{kir-to-pgpu: region fold constructed element by element: a read's validity ranges over other axes than the read ('kir.gather')}}
+    kir.parallel %db {
+    ^bb0(%b: index):
+      %len = kir.load %lens[%b] : !kir.view<i32, [B], in>[index] -> i32
+      %n = kir.cast %len : i32 to index
+      %c2x = arith.constant 2 : index
+      %toks = kir.domain %c0 to %n
+      %i = kir.load %ids[%b, %toks] : !kir.view<i32, [B, L], in>[index, !kir.domain] -> tensor<?xi32>
+      %ic = kir.cast %i : tensor<?xi32> to tensor<?xindex>
+      %half = kir.binary div %n, %c2x : index
+      %others = kir.domain %c0 to %half
+      %t = kir.indices %others : tensor<?xindex>
+      %two = arith.constant 2 : index
+      %twos = kir.broadcast %two over(%others) dims [] : index -> tensor<?xindex>
+      %even = kir.binary rem %t, %twos : tensor<?xindex>
+      %zi = arith.constant 0 : index
+      %zs = kir.broadcast %zi over(%others) dims [] : index -> tensor<?xindex>
+      %keep = kir.cmp eq %even, %zs : tensor<?xindex>
+      %v = kir.gather %x[%ic] valid %keep : tensor<?xi1> fill %one : f32 : !kir.view<f32, [V], in>[tensor<?xindex>] -> tensor<?xf32>
+      %s = kir.region_fold sources(%v : tensor<?xf32>) axis 0 identity(%zero : f32) -> (f32)
+      summarize {
+      ^bb0(%sl: tensor<?xf32>):
+        %z = arith.constant 0.0 : f32
+        %r = kir.reduce %sl axes [0] identity(%z : f32) : (tensor<?xf32>) -> (f32) {
+        ^bb0(%p: f32, %q: f32):
+          %c = kir.binary add %p, %q : f32
+          kir.yield %c : f32
+        }
+        kir.yield %r : f32
+      } combine {
+      ^bb0(%a: f32, %a2: f32):
+        %c = kir.binary add %a, %a2 : f32
+        kir.yield %c : f32
+      }
+      kir.store %s, %y[%b] : f32, !kir.view<f32, [B], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+

@@ -137,6 +137,10 @@ struct Candidate {
   int64_t rowRank() const { return free ? 2 : 1; }
   SmallVector<Operation *> ops;        // the axis computation inside the body, block order
   SmallVector<Operation *> sources;    // loads over A (fold sources), block order
+  /// Ops of the axis computation that a source's validity or coordinates also read (a key domain's
+  /// positions, `kp >= P` masking a read): they stay before the fold with the sources and are
+  /// cloned into its summarizers too.
+  DenseSet<Operation *> kept;
   /// Per source whose axis A is not its first: the kir.transpose (after the read) that puts A first,
   /// the value the folds slice; their summarizers transpose the slice back (sourceValue).
   DenseMap<Operation *, Value> views;
@@ -299,9 +303,9 @@ bool Matcher::classify(Operation *op) {
     auto d = domainsOf(res, memo);
     if (!d)
       return refuse("a read over the axis whose axes have no known domains");
-    if (op->getNumOperands() && (isa<LoadOp>(op) ? bool(cast<LoadOp>(op).getValid())
-                                                 : bool(cast<GatherOp>(op).getValid())))
-      return refuse("a masked load over the axis");
+    // A masked read (`T.load(m, .., valid=c, fill=f)`) is a source too: its validity and fill are
+    // operands computed before the fold like its coordinates, and the fold slices its result
+    // (seed 002 §3.4); the construction reads each tile under the mask.
     if (llvm::count(*d, c.domain) != 1 || d->size() != size_t(type.getRank()))
       return refuse("a read over the axis more than once, or with axes of no known domain");
     // A read with the axis elsewhere (a classifier's W [K, C] folded over C) is sliced through a
@@ -650,6 +654,9 @@ bool Matcher::match() {
     for (Operation *user : op->getResult(0).getUsers()) {
       if (opSet.contains(user) || epilogueSet.contains(user) || storedValue(user, op->getResult(0)))
         continue;
+      // A read's coordinate computed before the fold (kp - P of a member's key domain).
+      if (coordinatesOnly.contains(user))
+        continue;
       // A read shared with another softmax's computation: that one reads it on its own.
       if (shared && !own.contains(inBody(user)) && isa<LoadOp, GatherOp>(op))
         continue;
@@ -659,6 +666,25 @@ bool Matcher::match() {
       if (!reduction(user))
         return false;
     }
+  // What the sources and their coordinates read of the axis computation stays before the fold.
+  {
+    SmallVector<Operation *> work;
+    auto readBy = [&](Operation *reader) {
+      for (Value x : reader->getOperands())
+        if (Operation *def = x.getDefiningOp(); def && def->getBlock() == &body)
+          work.push_back(def);
+    };
+    for (Operation *s : c.sources)
+      readBy(s);
+    for (Operation *op : coordinatesOnly)
+      readBy(op);
+    while (!work.empty()) {
+      Operation *x = work.pop_back_val();
+      if (!opSet.contains(x) || llvm::is_contained(c.sources, x) || !c.kept.insert(x).second)
+        continue;
+      readBy(x);
+    }
+  }
   // A maximum alone is a fold of its own where a contraction computes the row (the row maximum of a
   // matrix product: each tile of the row a tile product, rewriteTwoPass's first pass only).
   bool alone = c.components.empty() && llvm::any_of(c.ops, [](Operation *op) { return isa<ContractOp>(op); });
@@ -889,6 +915,8 @@ DenseSet<Operation *> replacedOps(const Candidate &c) {
     dead.insert(k.op);
   for (Operation *s : c.sources)
     dead.erase(s);
+  for (Operation *k : c.kept)
+    dead.erase(k);
   return dead;
 }
 

@@ -84,10 +84,15 @@
 // branch, so substituting false for the root must prove the identity (seed 002
 // §3.5: a union's all-false tiles are not traversed; seed 000 §8: mixed tiles
 // keep their validity). Tiles where one branch is mixed and another all true
-// stay mixed: correct, less narrow. Where the whole tree is not such a union (a
-// leaf over loaded data, too many branches), an operand of its outermost ands may
-// be: false for it makes the and false, and the other operands stay in every
-// interval's summarizer.
+// stay mixed: correct, less narrow. A leaf that is no comparison (an i1
+// read from memory: tree attention's tree mask) anded with comparisons in a
+// branch leaves that branch mixed on its whole range, still bounded by them
+// (k < P | (k < P + N & tree[k - P]) visits no tile past P + N). Where the
+// whole tree is not such a union (a leaf over loaded data alone in a branch
+// or in every branch under the outermost and, a comparison over loaded data,
+// too many branches), an operand of its outermost ands may be: false for it
+// makes the and false, and the other operands stay in every interval's
+// summarizer.
 // Each interval is its own pgpu.region_fold, the first
 // from the identity and each later one from the summary of those before it
 // (identity operand = initial summary: combine(combine(r, s1), s2) =
@@ -133,6 +138,9 @@ struct Predicate {
   // A union of intervals (unite its and/or root): each branch an intersection of comparisons, their or the
   // predicate (the and/or tree in disjunctive normal form).
   std::vector<std::vector<struct Predicate>> branches;
+  /// Per branch: it also ands a leaf that is no ranged comparison (loaded data, the tree mask of
+  /// tree attention): true only within its comparisons' range, never known all true there.
+  std::vector<bool> partial;
   bool tail = false;         // pos < e: true on full tiles
   kir::CmpPredicate pred{};  // K pred Q
   TileCoord k;
@@ -659,10 +667,15 @@ bool isLogicNode(Operation *op) {
 constexpr size_t kMaxBranches = 4;
 
 /// The and/or tree at `v` (through broadcasts) in disjunctive normal form: a list of branches, each the
-/// comparisons whose and it is. False when a node is neither, or the form has too many branches.
-bool disjunctiveForm(Value v, SmallVectorImpl<SmallVector<CmpOp>> &out) {
+/// comparisons whose and it is. A leaf in `opaque` (no comparison: loaded data) is a null entry. False when
+/// a node is none of these, or the form has too many branches.
+bool disjunctiveForm(Value v, SmallVectorImpl<SmallVector<CmpOp>> &out, const DenseSet<Value> &opaque) {
   v = stripBroadcast(v);
   Operation *def = v.getDefiningOp();
+  if (opaque.contains(v)) {
+    out.push_back({CmpOp()});
+    return true;
+  }
   if (auto cmp = dyn_cast_or_null<CmpOp>(def)) {
     out.push_back({cmp});
     return true;
@@ -671,7 +684,7 @@ bool disjunctiveForm(Value v, SmallVectorImpl<SmallVector<CmpOp>> &out) {
     return false;
   auto bo = cast<BinaryOp>(def);
   SmallVector<SmallVector<CmpOp>> l, r;
-  if (!disjunctiveForm(bo.getLhs(), l) || !disjunctiveForm(bo.getRhs(), r))
+  if (!disjunctiveForm(bo.getLhs(), l, opaque) || !disjunctiveForm(bo.getRhs(), r, opaque))
     return false;
   if (bo.getKind() == kir::BinaryKind::Or) {
     llvm::append_range(out, l);
@@ -689,15 +702,25 @@ bool disjunctiveForm(Value v, SmallVectorImpl<SmallVector<CmpOp>> &out) {
 
 /// The and/or tree at `root` as a union of intervals (see the header): a tree of ands and ors (through
 /// broadcasts) over ranged comparisons, with an or that is not a union of one direction, each inner value
-/// read only by the tree, and substituting false for the root proving the summary the identity. On success
-/// the comparisons are added to `consumed`.
+/// read only by the tree, and substituting false for the root proving the summary the identity. A leaf that
+/// is no comparison (an i1 fragment computed otherwise: a mask read from memory) may be anded in a branch
+/// with comparisons: that branch is only ever mixed, but still bounded by them (issue 41/43: tree attention's
+/// k < P | (k < P + N & tree[k - P]) visits no tile past P + N). On success the comparisons are added to
+/// `consumed`.
 std::optional<Predicate> FoldNarrower::intervalsOf(BinaryOp root, DenseSet<Operation *> &consumed) {
   SmallVector<Value> work{root.getResult()};
   DenseSet<Operation *> inTree;
   SmallVector<Operation *> leaves;
+  DenseSet<Value> opaque;
   bool anyOr = false;
   while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (def && !isa<BroadcastOp, CmpOp>(def) && !isLogicNode(def) && isa<FragmentType>(v.getType()) &&
+        elementTypeOf(v.getType()).isInteger(1)) {
+      opaque.insert(v);
+      continue;
+    }
     if (!def || !fold.getSummarize().isAncestor(def->getParentRegion()) || consumed.contains(def))
       return std::nullopt;
     if (!inTree.insert(def).second)
@@ -722,7 +745,16 @@ std::optional<Predicate> FoldNarrower::intervalsOf(BinaryOp root, DenseSet<Opera
         if (!inTree.contains(user))
           return std::nullopt;
   SmallVector<SmallVector<CmpOp>> form;
-  if (!disjunctiveForm(root.getResult(), form) || form.size() < 2 || !provesIdentity(root.getResult()))
+  if (!disjunctiveForm(root.getResult(), form, opaque) || form.size() < 2 || !provesIdentity(root.getResult()))
+    return std::nullopt;
+  // A branch of leaves only (no comparison bounds it) may be true on any tile. A leaf in every branch under
+  // an outermost and is a factor of it: the and's other operand, narrowed on its own (tryRoot), keeps its
+  // all-true tiles.
+  auto isPartial = [](ArrayRef<CmpOp> branch) { return llvm::any_of(branch, [](CmpOp c) { return !c; }); };
+  for (auto &branch : form)
+    if (llvm::all_of(branch, [](CmpOp c) { return !c; }))
+      return std::nullopt;
+  if (root.getKind() == kir::BinaryKind::And && llvm::all_of(form, isPartial))
     return std::nullopt;
   std::string refusedBefore = refused;
   DenseMap<Operation *, SmallVector<Predicate, 2>> ranged; // each comparison analyzed once (a band is two)
@@ -738,8 +770,14 @@ std::optional<Predicate> FoldNarrower::intervalsOf(BinaryOp root, DenseSet<Opera
   u.unite = root;
   for (auto &branch : form) {
     u.branches.emplace_back();
-    for (CmpOp cmp : branch)
+    u.partial.push_back(false);
+    for (CmpOp cmp : branch) {
+      if (!cmp) {
+        u.partial.back() = true;
+        continue;
+      }
       llvm::append_range(u.branches.back(), ranged.find(cmp.getOperation())->second);
+    }
   }
   u.solved = llvm::any_of(ranged, [](auto &kv) { return kv.second.front().solved; });
   for (Operation *leaf : leaves)
@@ -1149,10 +1187,12 @@ void FoldNarrower::rewrite() {
     struct Branch {
       Value f0, t0, t1, f1;
       bool fromLo; // no suffix-true comparison: F0 = T0 = lo, the smallest start
+      bool partial; // it ands a leaf that is no comparison: never all true
     };
     SmallVector<Branch> branches;
-    for (const std::vector<Predicate> &parts : intervals->branches) {
-      Branch br{Value(), Value(), Value(), Value(), true}; // null: unbounded (lo for F0, T0; hi for T1, F1)
+    for (auto [j, parts] : llvm::enumerate(intervals->branches)) {
+      // null: unbounded (lo for F0, T0; hi for T1, F1)
+      Branch br{Value(), Value(), Value(), Value(), true, bool(intervals->partial[j])};
       auto meet = [&](Value &x, Value y, bool lower) { x = !x ? y : lower ? mx(x, y) : mn(x, y); };
       for (const Predicate &part : parts) {
         bool prefix = prefixTrue(part.pred);
@@ -1178,6 +1218,9 @@ void FoldNarrower::rewrite() {
           Value nu = SelectOp::create(b, loc, swap, *w, *u), nw = SelectOp::create(b, loc, swap, *u, *w);
           *u = nu, *w = nw;
         }
+        // A partial branch's all-true range is empty wherever it lands: both swapped ones stay mixed.
+        if (x.partial != y.partial)
+          x.partial = y.partial = true;
       }
     // Branch j is visited on [Sj, Zj) = [F0j, F1j) past the ranges before it, within the others' [F0, F1):
     // mixed, all true where its comparisons and the other predicates all are, mixed. A tile outside every
@@ -1188,6 +1231,11 @@ void FoldNarrower::rewrite() {
     for (const Branch &br : branches) {
       Value start = mn(br.fromLo ? end : mx(br.f0, end), f1);
       Value stop = mx(br.f1 == hi ? f1 : mn(br.f1, f1), start);
+      if (br.partial) { // mixed on its whole range
+        piece(start, stop, false);
+        end = stop;
+        continue;
+      }
       // From lo (T0j = lo) with no suffix-true predicate (T0 = lo): the leading mixed piece is empty.
       bool leading = leadingMixed || !br.fromLo;
       Value a = mn(mx(br.fromLo ? t0 : mx(br.t0, t0), start), stop);

@@ -839,9 +839,12 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     ands of ors; each inner value read only by the tree) is a union of
     intervals: in disjunctive normal form (at most four branches) each
     branch, an intersection of bounds, has its own all-true and mixed tiles
-    (`k <= q & (k < sink | k + w > q)`: the sink and the window). Where the
-    whole tree is not one (a leaf over loaded data: a padding mask; too many
-    branches), an operand of its outermost ands may be.
+    (`k <= q & (k < sink | k + w > q)`: the sink and the window). A mask read
+    from memory anded with comparisons in a branch leaves that branch mixed,
+    still bounded by them (tree attention's `k < P | (k < P + N & tree[k - P])`
+    visits no tile past P + N). Where the whole tree is not one (such a leaf
+    alone in a branch or in every branch, a comparison of loaded data: a
+    padding mask; too many branches), an operand of its outermost ands may be.
     Legality: K is increasing in the tile start, so over each tile the
     predicate is all true or all false exactly when the tile's coordinate
     range and the lanes' range [Qmin, Qmax] do not overlap; these are prefix
