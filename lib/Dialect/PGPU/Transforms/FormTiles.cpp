@@ -427,6 +427,24 @@ LogicalResult Tiler::checkNests() {
         return &c;
     return nullptr;
   };
+  // Nests two deep are tiled only in the Gram form (gramNest); any other keeps the reason it had when
+  // the analysis stopped at one level.
+  DenseSet<Operation *> nestedOuter;
+  for (auto [innerOp, outerOp] : enclosingOf)
+    for (auto [other, around] : enclosingOf)
+      if (other == outerOp)
+        nestedOuter.insert(outerOp);
+  if (!nestedOuter.empty()) {
+    for (auto [innerOp, outerOp] : enclosingOf) {
+      if (nestedOuter.contains(outerOp))
+        continue;
+      if (segmented || !nestedOuter.contains(innerOp) ||
+          !gramNest(cast<RangeReduceOp>(innerOp), cast<RangeReduceOp>(outerOp)))
+        return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the "
+                      "program");
+    }
+    return success();
+  }
   if (segmented)
     return reject("a contraction nested in another's element body is not tiled in a segment walk");
   for (auto [innerOp, outerOp] : enclosingOf) {
@@ -459,6 +477,43 @@ LogicalResult Tiler::checkNests() {
       singleBlock.insert(r);
   }
   return success();
+}
+
+/// seed 002 §3.3-§3.4: a reduction R over t (in the program body) of a reduction S over s of a
+/// pointwise function of contractions C_i(t, s) = sum_k x_i(t, k) y_i(s, k) (per-sample gradient norms
+/// by ghost clipping: sum_{t,s} (A A^T)[t, s] (G G^T)[t, s]) is realized as Gram tiles: t and s are
+/// blocked by their own TILE_<axis>, R and S walk their blocks, each C_i is a [TILE_t, TILE_s] tile
+/// accumulated by a K loop of tile products, and S and R reduce the function's tile along s then t
+/// into their carries (their combine, invalid lanes at the identity). Every reduction in S's element
+/// is such a contraction; S's bounds are free of t and the contractions' of t and s.
+bool Tiler::gramNest(RangeReduceOp inner, RangeReduceOp outer) {
+  unsigned t = loopAxis.lookup(outer), s = loopAxis.lookup(inner);
+  if (outer->getBlock() != programBody || ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes))
+    return false;
+  unsigned found = 0;
+  for (auto [cOp, sOp] : enclosingOf) {
+    if (sOp != inner.getOperation())
+      continue;
+    const ContractShape *c = nullptr;
+    for (const ContractShape &shape : contracts)
+      if (shape.reduce == cOp)
+        c = &shape;
+    auto contraction = cast<RangeReduceOp>(cOp);
+    if (!c || (bit(c->lhsFree) | bit(c->rhsFree)) != (bit(t) | bit(s)) ||
+        ((maskOf(contraction.getLower()) | maskOf(contraction.getUpper())) & ~programAxes))
+      return false;
+    ++found;
+  }
+  if (!found)
+    return false;
+  for (RangeReduceOp r : {outer, inner}) {
+    int64_t extent = -1;
+    std::optional<int64_t> lo = constantIndex(r.getLower()), hi = constantIndex(r.getUpper());
+    if (lo && hi)
+      extent = std::max<int64_t>(*hi - *lo, 1);
+    nestAxes[loopAxis.lookup(r)] = extent;
+  }
+  return true;
 }
 
 /// A contraction nested in a later single-block reduction of the program body whose k range is
@@ -702,7 +757,7 @@ LogicalResult Tiler::analyzeLoop(ForOp loop) {
 /// A range_reduce of the program body, or (`enclosing` >= 0, one level only) one nested in the
 /// element body of the reduction over axis `enclosing`: its axis, the masks of its element body and
 /// results, and whether it is contraction-shaped.
-LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
+LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing, Mask around) {
   // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
   // blocked axes are known.
   if (numAxes >= kMaxAxes)
@@ -712,10 +767,13 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   Block &element = reduce.getElement().front();
   axes[element.getArgument(0)] = bit(k);
   for (Operation &inner : element.without_terminator()) {
-    if (auto nested = dyn_cast<RangeReduceOp>(inner); nested && enclosing < 0) {
+    // One level below the program body, or two (a reduction over (t, s) of a function of Gram tiles,
+    // checkNests' gramNest): deeper nests are not tiled here.
+    bool twoDeep = enclosing >= 0 && !around;
+    if (auto nested = dyn_cast<RangeReduceOp>(inner); nested && (enclosing < 0 || twoDeep)) {
       // seed 002 §3.3-§3.4: a contraction whose operand is another contraction's result; the
       // pair is checked in analyze() once every contraction is known.
-      if (failed(analyzeReduce(nested, int(k))))
+      if (failed(analyzeReduce(nested, int(k), enclosing >= 0 ? bit(unsigned(enclosing)) : 0)))
         return failure();
       enclosingOf.push_back({nested, reduce});
       continue;
@@ -761,7 +819,7 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   fy = tiledFree(y, fy);
   scalarFree |= several & ~(fx | fy);
   // A nested contraction's free axis may be the enclosing reduction's axis (its tile's columns).
-  Mask freeOk = programAxes | (enclosing >= 0 ? bit(unsigned(enclosing)) : 0);
+  Mask freeOk = programAxes | (enclosing >= 0 ? bit(unsigned(enclosing)) : 0) | around;
   if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
       ((fx | fy | shared) & ~freeOk) || (shared & ~programAxes))
     return success();

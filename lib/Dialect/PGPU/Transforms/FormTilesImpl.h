@@ -159,7 +159,9 @@ public:
 private:
   // ---- analysis over the original IR ----
   LogicalResult analyzeBlock(Block &block, bool programBody);
-  LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing);
+  /// `around`: the axis of the reduction enclosing `enclosing`'s, for a reduction nested two deep.
+  LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing, Mask around = 0);
+  bool gramNest(RangeReduceOp inner, RangeReduceOp outer);
   LogicalResult analyzeLoop(ForOp loop);
   LogicalResult checkNests();
   bool pairwiseReuse();
