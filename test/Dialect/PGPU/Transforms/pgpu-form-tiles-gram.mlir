@@ -5,23 +5,31 @@
 // COM: element is a reduction over s whose element holds two contractions over k, free on t and s.
 // COM: t and s are blocked by their own TILE_1 and TILE_2 (seed 002 §3.3-§3.4): per [TILE_1, TILE_2]
 // COM: block each Gram tile is a K loop of pgpu.contract over [TILE, TILE_K] operand tiles, their
-// COM: product is reduced along s into the [TILE_1] carry, then along t into the scalar.
+// COM: product is reduced along s into the [TILE_1] carry. The walk over t blocks is a region fold
+// COM: (summary: the block's [TILE_1] sums; combine: the sum's, lane-wise) reduced to the scalar after
+// COM: it, so pgpu-split-folds may cut a sample's t blocks across programs. Launch-time extents are
+// COM: cloned into the summarize region (a K loop over a view's extent stays recognizable as one).
 // CHECK-LABEL: pgpu.kernel @gram_norms
 // CHECK-SAME: #pgpu.param<"TILE_1", [16, 32, 64, 128], 64>, #pgpu.param<"TILE_2", [16, 32, 64, 128], 64>, #pgpu.param<"TILE_K"
+// CHECK: %[[ID:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_1]>
 // CHECK: %[[T0:.*]] = pgpu.param "TILE_1" : index
-// CHECK: %[[N2:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[T0]] iter_args(%{{.*}} : f32) -> f32
+// CHECK: %[[FOLD:.*]] = pgpu.region_fold %{{.*}} to %{{.*}} step %[[T0]] identity(%[[ID]] : !pgpu.fragment<f32, [TILE_1]>) {{.*}} -> (!pgpu.fragment<f32, [TILE_1]>) summarize {
+// CHECK: pgpu.extent
 // CHECK: %[[S0:.*]] = pgpu.param "TILE_2" : index
 // CHECK: pgpu.for %{{.*}} to %{{.*}} step %[[S0]] iter_args(%{{.*}} : !pgpu.fragment<f32, [TILE_1]>) -> !pgpu.fragment<f32, [TILE_1]>
 // CHECK: %[[GA:.*]] = pgpu.for {{.*}} -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
-// CHECK: pgpu.load %a[{{.*}}] {{.*}} -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
-// CHECK: pgpu.load %a[{{.*}}] {{.*}} -> !pgpu.fragment<bf16, [TILE_2, TILE_K]>
+// CHECK: pgpu.load %{{.*}}[{{.*}}] {{.*}} -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
+// CHECK: pgpu.load %{{.*}}[{{.*}}] {{.*}} -> !pgpu.fragment<bf16, [TILE_2, TILE_K]>
 // CHECK: pgpu.contract {{.*}} -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
 // CHECK: %[[GG:.*]] = pgpu.for {{.*}} -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
-// CHECK: pgpu.load %g[{{.*}}] {{.*}} -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
+// CHECK: pgpu.load %{{.*}}[{{.*}}] {{.*}} -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
 // CHECK: pgpu.contract {{.*}} -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
 // CHECK: %[[E:.*]] = pgpu.binary mul %[[GA]], %[[GG]] : !pgpu.fragment<f32, [TILE_1, TILE_2]>
 // CHECK: pgpu.reduce %{{.*}} axes [1] {{.*}} -> (!pgpu.fragment<f32, [TILE_1]>)
-// CHECK: pgpu.reduce %{{.*}} axes [0] {{.*}} -> (f32)
+// CHECK: pgpu.yield %{{.*}} : !pgpu.fragment<f32, [TILE_1]>
+// CHECK: } combine {
+// CHECK: pgpu.binary add %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [TILE_1]>
+// CHECK: %[[N2:.*]] = pgpu.reduce %[[FOLD]] axes [0] {{.*}} -> (f32)
 // CHECK: pgpu.store %[[N2]], %sq[{{.*}}]
 // CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
