@@ -51,7 +51,10 @@
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
 // r) is tiled when its free axes are a program axis and r (checkNests). The outer
 // one contracts the nested tile, or (any other reduction: a bias gradient's column
-// sum of dy * act'(x w + b)) reduces it along r.
+// sum of dy * act'(x w + b)) reduces it along r. Two deep (gramNest): a reduction over t of a
+// reduction over s of contractions free on t and s (ghost clipping's Gram products) tiles t and s, the
+// Gram tiles by K loops, and the walk over t blocks is a region fold (tileGramFold) that
+// pgpu-split-folds may spread across programs.
 //
 // A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
 // row sum of squares) is computed once before the product when the nest is otherwise rejected
