@@ -26,7 +26,10 @@ namespace tessel::pgpu::formtiles {
 /// is such a contraction; S's bounds are free of t and the contractions' of t and s.
 bool Tiler::gramNest(RangeReduceOp inner, RangeReduceOp outer) {
   unsigned t = loopAxis.lookup(outer), s = loopAxis.lookup(inner);
-  if (outer->getBlock() != programBody || ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes))
+  // A group without axes (a kernel-level sum over (i, j) of a Gram tile's function: corpus 262) is one
+  // program whose rewrite has no tile count to launch; not tiled here.
+  if (!programAxes || outer->getBlock() != programBody ||
+      ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes))
     return false;
   unsigned found = 0;
   for (auto [cOp, sOp] : enclosingOf) {

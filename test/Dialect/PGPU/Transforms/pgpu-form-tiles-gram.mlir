@@ -247,3 +247,76 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: a group without axes (a kernel-level sum over (i, j) of a Gram tile's function,
+// COM: corpus 262's form) is one program, left as it was.
+// CHECK-LABEL: pgpu.kernel @gram_kernel_level
+// CHECK: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @gram_kernel_level(%a: !pgpu.view<bf16, [B, T, K], in>, %g: !pgpu.view<bf16, [B, T, N], in>, %sq: !pgpu.view<f32, [B], out>) {
+    %h0 = arith.constant 0.0 : bf16
+    %true = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %B = pgpu.extent %a[0] : !pgpu.view<bf16, [B, T, K], in>
+    %T = pgpu.extent %a[1] : !pgpu.view<bf16, [B, T, K], in>
+    %K = pgpu.extent %a[2] : !pgpu.view<bf16, [B, T, K], in>
+    %N = pgpu.extent %g[2] : !pgpu.view<bf16, [B, T, N], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%pid: index):
+      // expected-remark @+1 {{pgpu-form-tiles: not tiled: the program body has nested loops, control, atomics, or loop bounds that depend on the program}}
+      pgpu.execution_group %pid extents() segment 0 roles [] {
+        %n2 = pgpu.range_reduce %c0 to %T identity(%z : f32) -> (f32) element {
+        ^bb0(%t: index):
+          %row = pgpu.range_reduce %c0 to %T identity(%z : f32) -> (f32) element {
+          ^bb0(%s: index):
+            %ga = pgpu.range_reduce %c0 to %K identity(%z : f32) -> (f32) element {
+            ^bb0(%k: index):
+              %x = pgpu.load %a[%c0, %t, %k] valid %true : i1 fill %h0 : bf16 : !pgpu.view<bf16, [B, T, K], in>[index, index, index] -> bf16
+              %y = pgpu.load %a[%c0, %s, %k] valid %true : i1 fill %h0 : bf16 : !pgpu.view<bf16, [B, T, K], in>[index, index, index] -> bf16
+              %xf = pgpu.cast %x : bf16 to f32
+              %yf = pgpu.cast %y : bf16 to f32
+              %p = pgpu.binary mul %xf, %yf : f32
+              pgpu.yield %p : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %q = pgpu.binary add %l, %r : f32
+              pgpu.yield %q : f32
+            }
+            %gg = pgpu.range_reduce %c0 to %N identity(%z : f32) -> (f32) element {
+            ^bb0(%k: index):
+              %x = pgpu.load %g[%c0, %t, %k] valid %true : i1 fill %h0 : bf16 : !pgpu.view<bf16, [B, T, N], in>[index, index, index] -> bf16
+              %y = pgpu.load %g[%c0, %s, %k] valid %true : i1 fill %h0 : bf16 : !pgpu.view<bf16, [B, T, N], in>[index, index, index] -> bf16
+              %xf = pgpu.cast %x : bf16 to f32
+              %yf = pgpu.cast %y : bf16 to f32
+              %p = pgpu.binary mul %xf, %yf : f32
+              pgpu.yield %p : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %q = pgpu.binary add %l, %r : f32
+              pgpu.yield %q : f32
+            }
+            %e = pgpu.binary mul %ga, %gg : f32
+            pgpu.yield %e : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %q = pgpu.binary add %l, %r : f32
+            pgpu.yield %q : f32
+          }
+          pgpu.yield %row : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %q = pgpu.binary add %l, %r : f32
+          pgpu.yield %q : f32
+        }
+        pgpu.store %n2, %sq[%c0] valid %true : i1 : f32, !pgpu.view<f32, [B], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
