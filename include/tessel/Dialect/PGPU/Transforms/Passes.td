@@ -213,7 +213,8 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     C_i(t, s) = sum_k x_i(t, k) y_i(s, k) and pointwise code (ghost
     clipping's sum_{t,s} (A A^T)[t, s] (G G^T)[t, s] per sample), every
     reduction in S's element such a contraction, S's bounds free of t and
-    the contractions' free of t and s: t and s are blocked by their own
+    the contractions' free of t and s, in a group with axes (one without,
+    a kernel-level sum, is left as it was): t and s are blocked by their own
     TILE_<axis> (16..128, default 64), each C_i is a [TILE_t, TILE_s] tile
     accumulated by a K loop of `pgpu.contract`, S reduces the function's
     tile along s into a [TILE_t] carry, and R becomes a `pgpu.region_fold`
