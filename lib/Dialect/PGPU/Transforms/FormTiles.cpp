@@ -51,7 +51,8 @@
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
 // r) is tiled when its free axes are a program axis and r (checkNests). The outer
 // one contracts the nested tile, or (any other reduction: a bias gradient's column
-// sum of dy * act'(x w + b)) reduces it along r.
+// sum of dy * act'(x w + b)) reduces it along r. Two deep: a reduction over t of one over s of
+// contractions free on t and s (ghost clipping's Gram products; FormTilesGram.cpp).
 //
 // A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
 // row sum of squares) is computed once before the product when the nest is otherwise rejected
@@ -427,6 +428,24 @@ LogicalResult Tiler::checkNests() {
         return &c;
     return nullptr;
   };
+  // Nests two deep are tiled only in the Gram form (gramNest); any other keeps the reason it had when
+  // the analysis stopped at one level.
+  DenseSet<Operation *> nestedOuter;
+  for (auto [innerOp, outerOp] : enclosingOf)
+    for (auto [other, around] : enclosingOf)
+      if (other == outerOp)
+        nestedOuter.insert(outerOp);
+  if (!nestedOuter.empty()) {
+    for (auto [innerOp, outerOp] : enclosingOf) {
+      if (nestedOuter.contains(outerOp))
+        continue;
+      if (segmented || !nestedOuter.contains(innerOp) ||
+          !gramNest(cast<RangeReduceOp>(innerOp), cast<RangeReduceOp>(outerOp)))
+        return reject("the program body has nested loops, control, atomics, or loop bounds that depend on the "
+                      "program");
+    }
+    return success();
+  }
   if (segmented)
     return reject("a contraction nested in another's element body is not tiled in a segment walk");
   for (auto [innerOp, outerOp] : enclosingOf) {
@@ -702,7 +721,7 @@ LogicalResult Tiler::analyzeLoop(ForOp loop) {
 /// A range_reduce of the program body, or (`enclosing` >= 0, one level only) one nested in the
 /// element body of the reduction over axis `enclosing`: its axis, the masks of its element body and
 /// results, and whether it is contraction-shaped.
-LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
+LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing, Mask around) {
   // Bounds may depend on program axes that stay scalar (a split's chunk); checked once the
   // blocked axes are known.
   if (numAxes >= kMaxAxes)
@@ -712,10 +731,13 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   Block &element = reduce.getElement().front();
   axes[element.getArgument(0)] = bit(k);
   for (Operation &inner : element.without_terminator()) {
-    if (auto nested = dyn_cast<RangeReduceOp>(inner); nested && enclosing < 0) {
+    // One level below the program body, or two (a reduction over (t, s) of a function of Gram tiles,
+    // checkNests' gramNest): deeper nests are not tiled here.
+    bool twoDeep = enclosing >= 0 && !around;
+    if (auto nested = dyn_cast<RangeReduceOp>(inner); nested && (enclosing < 0 || twoDeep)) {
       // seed 002 §3.3-§3.4: a contraction whose operand is another contraction's result; the
       // pair is checked in analyze() once every contraction is known.
-      if (failed(analyzeReduce(nested, int(k))))
+      if (failed(analyzeReduce(nested, int(k), enclosing >= 0 ? bit(unsigned(enclosing)) : 0)))
         return failure();
       enclosingOf.push_back({nested, reduce});
       continue;
@@ -761,7 +783,7 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing) {
   fy = tiledFree(y, fy);
   scalarFree |= several & ~(fx | fy);
   // A nested contraction's free axis may be the enclosing reduction's axis (its tile's columns).
-  Mask freeOk = programAxes | (enclosing >= 0 ? bit(unsigned(enclosing)) : 0);
+  Mask freeOk = programAxes | (enclosing >= 0 ? bit(unsigned(enclosing)) : 0) | around;
   if (!(maskOf(x) & bit(k)) || !(maskOf(y) & bit(k)) || popcount(fx) != 1 || popcount(fy) != 1 ||
       ((fx | fy | shared) & ~freeOk) || (shared & ~programAxes))
     return success();
@@ -1057,6 +1079,10 @@ void Tiler::tileReduce(RangeReduceOp op) {
     Mask partnerCarry = blockedMask(partner.getResult(0));
     for (Value id : partner.getIdentities())
       inits.push_back(expand(loc, map.lookupOrDefault(id), blockedMask(id), partnerCarry));
+  }
+  if (lanes && !contract && carryMask == 0 && gramFolds.contains(op) && op->getBlock() == programBody) {
+    tileGramFold(op);
+    return;
   }
   Value step = lanes ? Value(ParamOp::create(b, loc, b.getIndexType(), paramOf[k]))
                      : Value(arith::ConstantIndexOp::create(b, loc, 1));

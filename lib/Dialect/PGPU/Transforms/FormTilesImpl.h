@@ -159,7 +159,9 @@ public:
 private:
   // ---- analysis over the original IR ----
   LogicalResult analyzeBlock(Block &block, bool programBody);
-  LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing);
+  /// `around`: the axis of the reduction enclosing `enclosing`'s, for a reduction nested two deep.
+  LogicalResult analyzeReduce(RangeReduceOp reduce, int enclosing, Mask around = 0);
+  bool gramNest(RangeReduceOp inner, RangeReduceOp outer);
   LogicalResult analyzeLoop(ForOp loop);
   LogicalResult checkNests();
   bool pairwiseReuse();
@@ -254,6 +256,7 @@ private:
   void cloneWrite(Operation &op);
   void tileReduce(RangeReduceOp op);
   void tileLoop(ForOp op);
+  void tileGramFold(RangeReduceOp op);
   Value contractStep(const ContractShape &c, unsigned k, Value acc, Location loc);
   RangeReduceOp fusablePartner(RangeReduceOp op);
   void cloneFinalization(LastProgramOp op);
@@ -277,6 +280,7 @@ private:
   DenseMap<Operation *, unsigned> loopAxis; // range_reduce -> its axis
   // Each nested range_reduce and the one whose element body holds it, in program order.
   SmallVector<std::pair<Operation *, Operation *>> enclosingOf;
+  DenseSet<Operation *> gramFolds; // a Gram nest's outer reduction (gramNest): a region fold over t blocks
   std::set<unsigned> singleBlock; // nest axes whose every TILE candidate covers the constant extent
   std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
   std::map<unsigned, int64_t> sliceAxes; // an author loop's trip contraction over a slice of constant width -> it

@@ -44,7 +44,8 @@ void Tiler::rewrite() {
   auto target = kernel->getParentOfType<ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
   // One segment of several owns the programs its tiles need, not the space's (a grid-stride walk
   // over the tiles of several segments is not formed).
-  persistent = !contracts.empty() && target && target.getMultiprocessors() > 0 && !chainSegment;
+  // A Gram nest's fold (tileGramFold) keeps one program per point: pgpu-split-folds spreads its blocks.
+  persistent = !contracts.empty() && target && target.getMultiprocessors() > 0 && !chainSegment && gramFolds.empty();
   if (persistent) {
     Value perSM = ParamOp::create(b, loc, b.getIndexType(), kPersist);
     Value sms = arith::ConstantIndexOp::create(b, loc, target.getMultiprocessors());

@@ -208,6 +208,22 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     sum of dy * act'(x w + b), a row maximum of a product): the tile is then
     reduced along r (`pgpu.reduce`, invalid r lanes at the identity) into
     C2's carry, as any reduction of the program body.
+    Gram nests (issue 41): a reduction R over t in the program body whose
+    element is a reduction S over s whose element holds contractions
+    C_i(t, s) = sum_k x_i(t, k) y_i(s, k) and pointwise code (ghost
+    clipping's sum_{t,s} (A A^T)[t, s] (G G^T)[t, s] per sample), every
+    reduction in S's element such a contraction, S's bounds free of t and
+    the contractions' free of t and s, in a group with axes (one without,
+    a kernel-level sum, is left as it was): t and s are blocked by their own
+    TILE_<axis> (16..128, default 64), each C_i is a [TILE_t, TILE_s] tile
+    accumulated by a K loop of `pgpu.contract`, S reduces the function's
+    tile along s into a [TILE_t] carry, and R becomes a `pgpu.region_fold`
+    over t blocks (summary the block's [TILE_t] members, invalid lanes at
+    R's identity; combine R's, lane-wise) reduced to the scalar after it,
+    so pgpu-split-folds may cut a sample's t blocks across programs (the
+    group is not walked persistently). Launch-time values are cloned into
+    the summarize region, the rest captured. Other nests two deep keep the
+    reason they had: "the program body has nested loops, ...".
     When r is one block of a contraction C2 (a constant extent of at most 16) there is no r loop,
     and C1 accumulates in the K loop of an earlier contraction of the program
     body with the same k range when its element body reads only values
