@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CrossLaneReads.h"
 #include "SerializerImpl.h"
 #include "tessel/Dialect/PGPU/IR/LoopTrips.h"
 #include "tessel/Target/ZeroDivisor.h"
@@ -201,6 +202,15 @@ LogicalResult Serializer::emitOp(Operation &op, int indent) {
   if (mode == Mode::Loader && !gluonStreams->loader.contains(&op) && !streamOf.count(&op))
     return success(); // the consumers' work
   currentOp = &op;
+  // A read of what another thread of this program stored follows a CTA barrier (CrossLaneReads.h).
+  auto lanes = [&](pgpu::FragmentType t) {
+    int64_t n = 1;
+    for (int64_t e : shapeOf(t))
+      n *= e;
+    return n;
+  };
+  if (mode == Mode::Triton && barrierBefore(&op, 32 * consumerWarps(), lanes, fencedReads))
+    line(indent, "tl.debug_barrier()");
   if (mode != Mode::Triton) {
     // A rotated loop waits for the previous iteration's deferred contraction before the carry it
     // yields is read (by this op or one inside it).

@@ -270,6 +270,7 @@ private:
   DenseMap<Operation *, std::pair<std::string, std::string>> boxOf; // a TMA access -> (descriptor, box shape)
   llvm::DenseSet<Operation *> consumerDead;  // what only TMA accesses' element coordinates needed
   DenseMap<Operation *, Operation *> resetRead; // a finalization's reset store -> the read it exchanges with
+  llvm::DenseSet<std::pair<Operation *, Value>> fencedReads; // (op, view) ordered by a barrier (CrossLaneReads.h)
   bool dryRun = false;
   DenseMap<Operation *, std::string> guardOf; // a launch-fact `if` -> its constexpr (spelled once per kernel)
   std::string gluonText, gluonLoader;        // the consumer's and the loader's bodies, when this binding has them
