@@ -46,6 +46,7 @@ struct Row {
   DenseMap<Value, Axes> axes;            // of every tensor the producers define
   llvm::SetVector<Value> members;        // the store's domains that become parallel members
   bool replayed = false;                 // matchMemberAxis: a stored tensor also reduced (not in place)
+  bool argReduces = false;               // keepRowSummaries: an arg-reduction may be computed per member
   std::string why;
 };
 
@@ -57,6 +58,23 @@ bool refuse(Row &r, const Twine &why) {
 /// The axes of `op`'s result from its operands' (already known); false when `op` is not one the
 /// rewrite renumbers.
 bool axesOf(Operation *op, Row &r) {
+  if (auto ar = dyn_cast<ArgReduceOp>(op)) {
+    // Both results (the values and their indices) range over the input's axes but the reduced one.
+    auto it = r.axes.find(ar.getInput());
+    if (!r.argReduces || it == r.axes.end())
+      return refuse(r, "'kir.arg_reduce' in the row's computation");
+    Axes out;
+    for (auto [i, d] : llvm::enumerate(it->second))
+      if ((int64_t)i != ar.getAxis())
+        out.push_back(d);
+    for (Value res : op->getResults()) {
+      auto t = dyn_cast<RankedTensorType>(res.getType());
+      if (!t || t.getRank() != (int64_t)out.size())
+        return refuse(r, "a scalar result of a tensor computation");
+      r.axes[res] = out;
+    }
+    return true;
+  }
   Value res = op->getResult(0);
   auto type = dyn_cast<RankedTensorType>(res.getType());
   Axes out;
@@ -140,6 +158,8 @@ SmallVector<Value> reducedDomains(Operation *op, Row &r) {
   if (auto red = dyn_cast<ReduceOp>(op)) {
     for (int64_t a : red.getAxes())
       out.push_back(r.axes[red.getInputs()[0]][a]);
+  } else if (auto ar = dyn_cast<ArgReduceOp>(op)) {
+    out.push_back(r.axes[ar.getInput()][ar.getAxis()]);
   } else if (auto ct = dyn_cast<ContractOp>(op)) {
     for (int64_t a : ct.getLhsReduce())
       out.push_back(r.axes[ct.getLhs()][a]);
@@ -184,7 +204,8 @@ void collect(ValueRange roots, Block *top, Row &r) {
 /// false (with `why`) at the first that is not.
 bool checkProducers(KernelOp kernel, Row &r) {
   for (Operation *op : r.ops) {
-    if (op->getNumResults() != 1 || (op->getNumRegions() && !isa<ReduceOp>(op)))
+    if ((op->getNumResults() != 1 && !(r.argReduces && isa<ArgReduceOp>(op))) ||
+        (op->getNumRegions() && !isa<ReduceOp>(op)))
       return refuse(r, Twine("'") + op->getName().getStringRef() + "' in the row's computation");
     if (!isMemoryEffectFree(op) && !isa<LoadOp>(op))
       return refuse(r, Twine("an effect ('") + op->getName().getStringRef() + "') in the row's computation");
@@ -364,6 +385,9 @@ void cloneRowOp(OpBuilder &b, Row &r, Operation *op, const DenseMap<Value, Value
             c.set(it->second);
       } else if (auto red = dyn_cast<ReduceOp>(clone)) {
         red.setAxes(renumberAll(keepOf(cast<ReduceOp>(op).getInputs()[0]), red.getAxes()));
+      } else if (auto ar = dyn_cast<ArgReduceOp>(clone)) {
+        ar.setAxis(renumber(keepOf(cast<ArgReduceOp>(op).getInput()), ar.getAxis()));
+        clone->getResult(1).setType(without(op->getResult(1).getType(), keep));
       } else if (auto ct = dyn_cast<ContractOp>(clone)) {
         auto orig = cast<ContractOp>(op);
         SmallVector<int64_t> lk = keepOf(orig.getLhs()), rk = keepOf(orig.getRhs());
@@ -441,6 +465,14 @@ bool perMember(Row &r) {
   return true;
 }
 
+/// axesOf for a kernel-level sum, which may also reduce every axis to a scalar (a z-loss's mean of
+/// each row's squared logsumexp): its reduced domains are then its input's.
+bool sumAxes(Operation *sum, Row &s, bool scalars) {
+  if (!isa<RankedTensorType>(sum->getResult(0).getType()))
+    return scalars && isa<ReduceOp>(sum) && s.axes.count(sum->getOperand(0));
+  return axesOf(sum, s);
+}
+
 /// Seed 002 §3 (replay versus materialization, a costed decision): a kernel-level sum after the
 /// kernel-level parallel `par` that reduces every domain of `par` and whose operands need summaries
 /// over exactly those domains computed before `par` (values whose computation reduces: each row's
@@ -450,14 +482,15 @@ bool perMember(Row &r) {
 /// to buffers over the domains; the sum's operands are recomputed from the buffers (a workset reading
 /// what another wrote: a finalization whose sum pgpu-member-partials spreads over the members).
 /// Returns whether `sum` was rewritten.
-bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool remarks) {
+bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool remarks, bool scalars) {
   Block &top = kernel.getBody().front();
   if (!isSum(sum))
     return false;
   SmallVector<Value> domains(par.getDomains());
   Row s;
+  s.argReduces = true; // each row's argmax (corpus 256's chosen expert) is a summary too
   collect(sum->getOperands(), &top, s);
-  if (!checkProducers(kernel, s) || !axesOf(sum, s)) {
+  if (!checkProducers(kernel, s) || !sumAxes(sum, s, scalars)) {
     // Say why only where the sum reads a reduction computed before the parallel (a summary).
     if (remarks && !s.why.empty() && llvm::any_of(s.ops, [&](Operation *op) {
           return isa<ReduceOp>(op) && op->isBeforeInBlock(par);
@@ -472,22 +505,42 @@ bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool rema
   // other axes (the outermost of a chain: r, not the sum inside it).
   llvm::SmallPtrSet<Operation *, 16> inSlice(s.ops.begin(), s.ops.end());
   llvm::SetVector<Value> kept;
-  for (Operation *op : s.ops) {
-    Value v = op->getResult(0);
-    if (!op->isBeforeInBlock(par) || s.axes[v] != Axes(domains) || isa<LoadOp>(op))
-      continue;
-    bool outer = llvm::any_of(v.getUsers(), [&](Operation *u) {
-      return u == sum || (inSlice.contains(u) && s.axes[u->getResult(0)] != Axes(domains));
-    });
-    Row r;
-    collect(v, &top, r);
-    if (outer && llvm::any_of(r.ops, [](Operation *p) { return isa<ReduceOp>(p); }))
-      kept.insert(v);
+  for (Operation *op : s.ops)
+    for (Value v : op->getResults()) {
+      if (!op->isBeforeInBlock(par) || s.axes[v] != Axes(domains) || isa<LoadOp>(op))
+        continue;
+      bool outer = llvm::any_of(v.getUsers(), [&](Operation *u) {
+        return u == sum || (inSlice.contains(u) && s.axes[u->getResult(0)] != Axes(domains));
+      });
+      Row r;
+      collect(v, &top, r);
+      if (outer && llvm::any_of(r.ops, [](Operation *p) { return isa<ReduceOp, ArgReduceOp>(p); }))
+        kept.insert(v);
+    }
+  // Only the summaries the sum reaches without passing through another kept one are read (a
+  // logsumexp kept whole needs no buffer of the maximum inside it).
+  {
+    llvm::SmallPtrSet<Value, 16> reached;
+    SmallVector<Value> work(sum->getOperands());
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      if (!seen.insert(x).second)
+        continue;
+      if (kept.contains(x)) {
+        reached.insert(x);
+        continue;
+      }
+      if (Operation *def = x.getDefiningOp(); def && inSlice.contains(def))
+        llvm::append_range(work, def->getOperands());
+    }
+    kept.remove_if([&](Value v) { return !reached.contains(v); });
   }
   if (kept.empty())
     return false;
   SmallVector<Row> rows(kept.size());
   for (auto [v, r] : llvm::zip(kept, rows)) {
+    r.argReduces = true;
     collect(v, &top, r);
     r.members.insert(domains.begin(), domains.end());
     if (!checkProducers(kernel, r) || !perMember(r)) {
@@ -505,15 +558,25 @@ bool keepRowSummaries(KernelOp kernel, ParallelOp par, Operation *sum, bool rema
   for (auto [v, r] : llvm::zip(kept, rows)) {
     Location loc = v.getLoc();
     OpBuilder b(par);
-    Value buffer = BufferOp::create(b, loc, BufferType::get(ctx, v.getType()), domains, Value(), true);
+    // An index (an argmax's position) is kept as i64: buffers hold integers and floats.
+    auto vt = cast<RankedTensorType>(v.getType());
+    bool isIndex = vt.getElementType().isIndex();
+    auto bt = isIndex ? vt.clone(b.getI64Type()) : vt;
+    Value buffer = BufferOp::create(b, loc, BufferType::get(ctx, bt), domains, Value(), true);
     b.setInsertionPointToStart(&body);
     IRMapping map;
     cloneRow(b, r, index, map);
     // Stored last: a write between the clone's reads and the member's own would keep CSE from merging them.
     b.setInsertionPoint(body.getTerminator());
-    BufferStoreOp::create(b, loc, map.lookup(v), buffer, SmallVector<Value>(body.getArguments()));
+    Value stored = map.lookup(v);
+    if (isIndex)
+      stored = CastOp::create(b, loc, b.getI64Type(), stored);
+    BufferStoreOp::create(b, loc, stored, buffer, SmallVector<Value>(body.getArguments()));
     b.setInsertionPoint(sum);
-    reads.map(v, BufferLoadOp::create(b, loc, v.getType(), buffer, domains).getResult());
+    Value back = BufferLoadOp::create(b, loc, bt, buffer, domains).getResult();
+    if (isIndex)
+      back = CastOp::create(b, loc, vt, back);
+    reads.map(v, back);
   }
   // The sum's operands, recomputed before it from the reads: the ops it needs (not through a kept
   // summary, which is read) that use a summary.
@@ -1269,6 +1332,78 @@ bool parallelRowSums(KernelOp kernel, StoreOp store, std::string &why) {
   return true;
 }
 
+/// Seed 002 §3, issue 41 (corpus 256's router losses): a kernel-level sum over one domain d (a column
+/// sum `T.sum(p, axis=0)` over tokens, or the sum of a vector over d) whose operands read a summary of
+/// each position of d (a reduction or arg-reduction over another axis: each token's max, softmax
+/// denominator, argmax) written without a `T.parallel` over d. Replayed, every element of the sum
+/// recomputes every row's summaries (the extent of the sum's other axes times the rows' whole work).
+/// An empty kir.parallel over d placed before the first such sum lets keepRowSummaries keep the
+/// summaries there (each member computes its row's once into buffers the sums read); the pure
+/// kernel-level ops later such sums read after it (the logsumexp `mx + log(den)` of a z-loss) move
+/// before it, where their operands allow, so that its members compute those too. Returns the new
+/// parallels (erased by the caller where nothing was kept).
+SmallVector<ParallelOp> addSummaryParallels(KernelOp kernel) {
+  Block &top = kernel.getBody().front();
+  SmallVector<ParallelOp> added;
+  DenseMap<Value, ParallelOp> byDomain; // d -> the parallel over exactly (d) before the sums
+  for (Operation *op : llvm::to_vector(llvm::map_range(top, [](Operation &o) { return &o; }))) {
+    if (auto par = dyn_cast<ParallelOp>(op)) {
+      if (par.getDomains().size() == 1)
+        byDomain.try_emplace(par.getDomains()[0], par);
+      continue;
+    }
+    if (!isa<ReduceOp>(op) || !isSum(op))
+      continue;
+    Row s;
+    s.argReduces = true;
+    collect(op->getOperands(), &top, s);
+    // A scalar sum of row values alone (a mean of row logsumexps, corpus 274) stays for
+    // pgpu-split-row-reductions; it joins a parallel added for a column sum (below).
+    if (!checkProducers(kernel, s) || !sumAxes(op, s, true))
+      continue;
+    SmallVector<Value> reduced = reducedDomains(op, s);
+    if (reduced.size() != 1)
+      continue;
+    Value d = reduced.front();
+    Operation *ddef = d.getDefiningOp();
+    if (!ddef || ddef->getBlock() != &top || !ddef->isBeforeInBlock(op))
+      continue;
+    bool summary = llvm::any_of(s.ops, [&](Operation *p) {
+      return isa<ReduceOp, ArgReduceOp>(p) && s.axes[p->getResult(0)] == Axes{d};
+    });
+    if (!summary)
+      continue;
+    auto it = byDomain.find(d);
+    if (it == byDomain.end()) {
+      if (!isa<RankedTensorType>(op->getResult(0).getType()))
+        continue;
+      OpBuilder b(op);
+      auto par = ParallelOp::create(b, op->getLoc(), ValueRange{d});
+      Block *body = b.createBlock(&par.getBody());
+      body->addArgument(b.getIndexType(), d.getLoc());
+      YieldOp::create(b, op->getLoc());
+      byDomain[d] = par;
+      added.push_back(par);
+      continue;
+    }
+    // A later sum: its pure producers after the parallel move before it where their operands are.
+    ParallelOp par = it->second;
+    if (!llvm::is_contained(added, par))
+      continue;
+    for (Operation *p : s.ops) {
+      if (p->isBeforeInBlock(par) || isa<LoadOp>(p) || p->getNumRegions() || !isMemoryEffectFree(p))
+        continue;
+      bool ready = llvm::all_of(p->getOperands(), [&](Value x) {
+        Operation *def = x.getDefiningOp();
+        return !def || def->getBlock() != &top || def->isBeforeInBlock(par);
+      });
+      if (ready)
+        p->moveBefore(par);
+    }
+  }
+  return added;
+}
+
 /// The ops of type OpTy directly in a kernel's body, in walk order: collected before a rewrite changes the IR.
 template <typename OpTy>
 static SmallVector<OpTy> kernelLevel(Operation *root) {
@@ -1343,13 +1478,19 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
     // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
     if (!keepSummaries)
       return;
-    for (KernelOp kernel : getOperation().getOps<KernelOp>())
+    for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
+      SmallVector<ParallelOp> added = addSummaryParallels(kernel);
       for (ParallelOp par : llvm::to_vector(kernel.getBody().front().getOps<ParallelOp>()))
         for (bool changed = true; changed;) {
           changed = false; // a rewrite erases and adds ops: look again from the start
           for (Operation *op = par->getNextNode(); op && !changed; op = op->getNextNode())
-            changed = keepRowSummaries(kernel, par, op, remarks);
+            changed = keepRowSummaries(kernel, par, op, remarks, llvm::is_contained(added, par));
         }
+      // A parallel added for summaries that none of its sums kept: nothing to compute.
+      for (ParallelOp par : added)
+        if (par.getBody().front().getOperations().size() == 1)
+          par.erase();
+    }
   }
 };
 
