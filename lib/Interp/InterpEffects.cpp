@@ -86,6 +86,18 @@ bool isActive(const TensorPtr &mask, int64_t i) {
   return mask->shape.empty() ? mask->data[0].i != 0 : mask->data[i].i != 0;
 }
 
+/// Checks that an access's validity is a scalar or has the access's elements (a mask over other axes than
+/// the read, which the verifier cannot see in dynamic tensor types: a fuzzed gather).
+LogicalResult checkValidShape(Operation &op, const TensorPtr &valid, ArrayRef<int64_t> shape) {
+  if (!valid || valid->shape.empty() || valid->size() == numElements(shape))
+    return success();
+  InFlightDiagnostic diag = op.emitError() << "has a validity of shape [";
+  llvm::interleaveComma(valid->shape, diag);
+  diag << "] for an access of shape [";
+  llvm::interleaveComma(shape, diag);
+  return diag << "]";
+}
+
 LogicalResult checkBounds(Operation &op, ArrayRef<int64_t> coord, ArrayRef<int64_t> shape, StringRef what) {
   for (auto [axis, c] : llvm::enumerate(coord))
     if (c < 0 || c >= shape[axis]) {
@@ -113,7 +125,8 @@ LogicalResult checkValueShape(Operation &op, const TensorPtr &value, ArrayRef<in
 /// Reads `view` through `plan`, with optional validity and fill.
 static FailureOr<TensorPtr> readView(const Engine &engine, Operation &op, HostArray &view, bool outView,
                                      const AccessPlan &plan, const TensorPtr &valid, const TensorPtr &fill) {
-  if (failed(engine.checkCount(op, checkedElements(plan.shape), "the read")))
+  if (failed(engine.checkCount(op, checkedElements(plan.shape), "the read")) ||
+      failed(checkValidShape(op, valid, plan.shape)))
     return failure();
   auto out = makeTensor(view.elementType, plan.shape);
   SmallVector<int64_t> pos, coord;
@@ -145,7 +158,7 @@ static std::string formatCoord(ArrayRef<int64_t> coord) {
 /// Combines for scatter_reduce: one component of the view's element type.
 static LogicalResult writeView(Interpreter &in, Operation &op, HostArray &view, const AccessPlan &plan,
                                const TensorPtr &value, const TensorPtr &valid, bool unique, Region *combine) {
-  if (failed(checkValueShape(op, value, plan.shape)))
+  if (failed(checkValueShape(op, value, plan.shape)) || failed(checkValidShape(op, valid, plan.shape)))
     return failure();
   llvm::DenseMap<int64_t, int64_t> first; // a unique scatter's destination -> the member that wrote it
   SmallVector<int64_t> pos, coord;
@@ -273,6 +286,8 @@ LogicalResult Interpreter::execEffect(Operation &op, bool &handled) {
           // The destination is read: every touched element must have been written.
           SmallVector<int64_t> pos, coord;
           TensorPtr valid = optTensor(s.getValid());
+          if (failed(checkValidShape(op, valid, plan.shape)))
+            return failure();
           for (int64_t i = 0; i < numElements(plan.shape); ++i) {
             if (!isActive(valid, i))
               continue;

@@ -55,8 +55,10 @@ std::optional<triton::TileAccess> triton::matchTileAccess(Operation *op) {
     return std::nullopt;
   // Descriptors move 2- and 4-byte floats here (what the GEMM, transpose and attention suites use).
   Type element = cast<ViewType>(view.getType()).getElementType();
+  if (!isa<FloatType>(element)) // before the width: an index view has none (a fuzzed [BLOCK, BLOCK] index store)
+    return std::nullopt;
   unsigned bits = element.getIntOrFloatBitWidth();
-  if (!isa<FloatType>(element) || (bits != 16 && bits != 32) || !isa<BlockArgument>(view))
+  if ((bits != 16 && bits != 32) || !isa<BlockArgument>(view))
     return std::nullopt;
   TileAccess access{view, {}, {}, {}};
   SmallVector<IotaOp, 2> iotas;

@@ -796,6 +796,27 @@ void rewriteMemberAxis(ParallelOp par, Row &r) {
   par.erase();
 }
 
+/// Each member writes `v` (an op's result, a tensor over the kernel-level domain `d`) once, right after
+/// computing it, to a buffer over the parallel's domains and `d` (created before the parallel), and
+/// reads it back: every other use reads the copy (keepMemberTensors, keepSharedReductions).
+static void keepInBuffer(ParallelOp par, Value v, Value d) {
+  Block &body = par.getBody().front();
+  OpBuilder b(par);
+  Location loc = v.getLoc();
+  SmallVector<Value> domains(par.getDomains());
+  domains.push_back(d);
+  auto vt = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(domains.size(), ShapedType::kDynamic);
+  auto bt = RankedTensorType::get(shape, vt.getElementType());
+  Value buffer = BufferOp::create(b, loc, BufferType::get(par.getContext(), bt), domains, Value(), true);
+  b.setInsertionPointAfterValue(v);
+  SmallVector<Value> coords(body.getArguments());
+  coords.push_back(d);
+  auto st = BufferStoreOp::create(b, loc, v, buffer, coords);
+  Value back = BufferLoadOp::create(b, loc, v.getType(), buffer, coords).getResult();
+  v.replaceAllUsesExcept(back, st);
+}
+
 /// Seed 002 §3 (replay versus materialization, costed): inside a kir.parallel member, a tensor a store
 /// reads through a broadcast that adds axes (squeeze-and-excitation's gate a[c] spread over the pixels,
 /// corpus 249) is realized per stored element; where it comes from a reduction or contraction of
@@ -881,20 +902,7 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
           return !pdef || pdef->getBlock() != par->getBlock();
         }))
       return kept;
-    OpBuilder b(par);
-    Location loc = op->getLoc();
-    SmallVector<Value> domains(par.getDomains());
-    domains.push_back(d);
-    auto vt = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(domains.size(), ShapedType::kDynamic);
-    auto bt = RankedTensorType::get(shape, vt.getElementType());
-    Value buffer = BufferOp::create(b, loc, BufferType::get(par.getContext(), bt), domains, Value(), true);
-    b.setInsertionPointAfter(op);
-    SmallVector<Value> coords(body.getArguments());
-    coords.push_back(d);
-    auto st = BufferStoreOp::create(b, loc, v, buffer, coords);
-    Value back = BufferLoadOp::create(b, loc, v.getType(), buffer, coords).getResult();
-    v.replaceAllUsesExcept(back, st);
+    keepInBuffer(par, v, d);
     ++kept;
   }
   if (kept && remarks)
@@ -997,20 +1005,7 @@ unsigned keepSharedReductions(ParallelOp par, bool remarks) {
     Operation *ddef = d.getDefiningOp();
     if (!ddef || ddef->getBlock() != par->getBlock() || !ddef->isBeforeInBlock(par))
       continue; // a domain of the member's own: no kernel-level buffer over it
-    OpBuilder b(par);
-    Location loc = v.getLoc();
-    SmallVector<Value> domains(par.getDomains());
-    domains.push_back(d);
-    auto vt = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(domains.size(), ShapedType::kDynamic);
-    auto bt = RankedTensorType::get(shape, vt.getElementType());
-    Value buffer = BufferOp::create(b, loc, BufferType::get(par.getContext(), bt), domains, Value(), true);
-    b.setInsertionPointAfterValue(v);
-    SmallVector<Value> coords(body.getArguments());
-    coords.push_back(d);
-    auto st = BufferStoreOp::create(b, loc, v, buffer, coords);
-    Value back = BufferLoadOp::create(b, loc, v.getType(), buffer, coords).getResult();
-    v.replaceAllUsesExcept(back, st);
+    keepInBuffer(par, v, d);
     ++kept;
   }
   if (kept && remarks)
