@@ -206,7 +206,10 @@ def test_a_planned_call_runs_no_tessel_python_but_the_wrapper_and_the_plan(tmp_p
     # tessel's (binding, launcher choice, checks, tuning-cache lookups, a forwarding layer) runs. Under
     # the interpreter the launch then asks whether it is still on and calls Triton's interpreter,
     # which runs the generated Triton functions.
-    softmax = example("softmax")
+    # A kernel object of its own: the shared example's planned call may come from another launcher
+    # module (an earlier test's shape chose other parameters, so the trace would not see its `__call__`).
+    from tessel import _kernel
+    softmax = _kernel.Kernel(example("softmax").fn, name="softmax")
     x, y = torch.randn(4, 9), torch.empty(4, 9)
     softmax(x, y)
     module = softmax._launcher({}, softmax._fact_params({}, [x, y])).__code__.co_filename  # BLOCK covers N = 9
