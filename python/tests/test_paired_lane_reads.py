@@ -119,21 +119,19 @@ def rows_grouped(x: T.In[T.f16, ("M", "K")], wq: T.In[T.i8, ("KH", "N")], scales
     y[rows, cols] = T.matmul(x[rows, ks], w)
 
 
-def test_outer_pairs_are_read_once():
-    """wq[k // 2, n]: the TILE_K / 2 byte rows once a trip, each repeated (join + reshape); the dequantized
-    weight is zeroed past K before the contraction, so neither the bytes' odd lane past K nor the group's
-    zero points and scales (read once a trip, broadcast along the lanes) are selected: one tl.where a trip."""
+def test_outer_pairs_are_read_per_lane():
+    """wq[k // 2, n]: k / 2 on the view's outer axis is not read as pairs (the join across the tile's slow
+    axis is a layout conversion a tile: corpus 57 ran 1.65x slower so on an H100); each byte row is read
+    per lane (a repeated, cached vector read), and the dequantized weight, zeroed past K before the
+    contraction, is the K loop's one tl.where a trip."""
     for kernel, name in ((rows_packed, "rows_packed"), (rows_grouped, "rows_grouped")):
         body = _kernel_body(kernel.source(params={"TILE_0": 16, "TILE_1": 32, "TILE_K": 64}), name)
         unsplit, split = split_k_branches(body)
         for branch in (unsplit, split) if split is not None else (unsplit,):
-            pairs = [l.strip() for l in branch.split("\n") if "_pairs = tl.load(wq +" in l]
-            assert len(pairs) == 1, branch
-            assert re.search(r"\(tl.arange\(0, 32\) \+ v\d+ // 2\)\[None, :\], \[32, 32\]\)\) \* wq_stride0", pairs[0])
-            assert re.search(r"(v\d+) = tl.reshape\(tl.join\(\1_pairs, \1_pairs\), \[32, 64\]\)", branch), branch
+            assert "_pairs" not in branch and "tl.join" not in branch, branch
+            assert len([l for l in branch.split("\n") if "= tl.load(wq + (v" in l]) == 1, branch
             if kernel is rows_grouped:  # the K loop's tile selects (the preamble's scalar ones aside)
                 assert len(re.findall(r"= tl\.where\(v\d+, v\d+, v\d+\)\n", branch)) == 1, branch
-                assert not re.search(r"tl\.where\([^\n]*tl\.join", branch), branch
 
 
 def test_runs_are_read_once():

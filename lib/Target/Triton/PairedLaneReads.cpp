@@ -157,43 +157,38 @@ std::optional<triton::PairedLaneRead> triton::matchPairedLaneRead(Operation *rea
   if (!r)
     return std::nullopt;
   auto [coords, valid, type, axis, step] = *r;
-  // The loop whose lanes the axis holds: found from the halved coordinate's iota. On the view's last axis
-  // (the one row-major strides keep contiguous) the repetition costs vectorized reads; on an outer axis
-  // only pairs k / 2 are taken (corpus 57's wq[k // 2, n]: each byte row is one vector read, made twice,
-  // and copied twice into shared memory by the pipelined loop; read once, it moves half the bytes).
-  for (auto [index, c] : llvm::enumerate(coords)) {
-    bool last = index + 1 == coords.size();
-    PairedLaneRead m{Value(), step.getValue(), axis, false};
-    auto b = c.getDefiningOp<BroadcastOp>();
-    Value lanes = type.getRank() == 1 ? c : (b && b.getDims().size() == 1 ? b.getOperand() : Value());
-    std::optional<Quotient> q = lanesQuotient(lanes);
-    auto iv = q ? dyn_cast<BlockArgument>(q->iota.getBase()) : BlockArgument();
-    auto loop = iv ? dyn_cast<ForOp>(iv.getOwner()->getParentOp()) : ForOp();
-    if (!loop || iv.getArgNumber() != 0 || !read->getParentRegion() || !loop->isProperAncestor(read) ||
-        (!last && (q->scale != 1 || q->group != 2)))
-      continue;
-    auto p = loop.getStep().getDefiningOp<ParamOp>();
-    if (!p || p.getName() != step.getValue() || !tripsStartAtMultiples(loop, p.getName()))
-      continue;
-    m.iv = iv;
-    m.scale = q->scale, m.group = q->group;
-    if (pairedLaneForm(c, m) != PairedLane::Halved)
-      continue;
-    bool ok = true;
-    for (Value other : coords) {
-      std::optional<PairedLane> form = pairedLaneForm(other, m);
-      ok &= form == PairedLane::Uniform || form == PairedLane::Halved;
-    }
-    std::optional<PairedLane> v = pairedLaneForm(valid, m);
-    ok &= v && *v != PairedLane::Halved;
-    if (!ok && last)
+  // The loop whose lanes the axis holds: found from the halved coordinate's iota. Only the view's last
+  // axis (the one row-major strides keep contiguous) is read as pairs: there the repetition costs
+  // vectorized reads. On an outer axis the lanes of a pair are rows of the tile, and joining them back
+  // (tl.join + tl.reshape across the tile's slow axis) is a layout conversion per tile: corpus 57's
+  // wq[k // 2, n] read as pairs ran 1.138 ms against 0.687 ms read per lane (H100, session 43, the same
+  // binding), so a repeated byte row stays a repeated (cached) vector read.
+  Value c = coords.back();
+  PairedLaneRead m{Value(), step.getValue(), axis, false};
+  auto b = c.getDefiningOp<BroadcastOp>();
+  Value lanes = type.getRank() == 1 ? c : (b && b.getDims().size() == 1 ? b.getOperand() : Value());
+  std::optional<Quotient> q = lanesQuotient(lanes);
+  auto iv = q ? dyn_cast<BlockArgument>(q->iota.getBase()) : BlockArgument();
+  auto loop = iv ? dyn_cast<ForOp>(iv.getOwner()->getParentOp()) : ForOp();
+  if (!loop || iv.getArgNumber() != 0 || !read->getParentRegion() || !loop->isProperAncestor(read))
+    return std::nullopt;
+  auto p = loop.getStep().getDefiningOp<ParamOp>();
+  if (!p || p.getName() != step.getValue() || !tripsStartAtMultiples(loop, p.getName()))
+    return std::nullopt;
+  m.iv = iv;
+  m.scale = q->scale, m.group = q->group;
+  if (pairedLaneForm(c, m) != PairedLane::Halved)
+    return std::nullopt;
+  for (Value other : coords) {
+    std::optional<PairedLane> form = pairedLaneForm(other, m);
+    if (form != PairedLane::Uniform && form != PairedLane::Halved)
       return std::nullopt;
-    if (!ok)
-      continue;
-    m.boundedLanes = boundsLanes(valid, m);
-    return m;
   }
-  return std::nullopt;
+  std::optional<PairedLane> v = pairedLaneForm(valid, m);
+  if (!v || *v == PairedLane::Halved)
+    return std::nullopt;
+  m.boundedLanes = boundsLanes(valid, m);
+  return m;
 }
 
 std::optional<triton::InterleavedLaneRead> triton::matchInterleavedLaneRead(Operation *read) {

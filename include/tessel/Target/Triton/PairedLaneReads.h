@@ -22,14 +22,14 @@
 // one element a trip (pgpu-reuse-input-reads' uniform read, which needs every candidate of P to divide c,
 // done here at the one binding). The first lane of a run decides its validity: iv + c * j < b, spelled
 // iv / c + j < ceil(b / c).
-// Pairs k / 2 on an outer view axis are read once too (corpus 57's wq[k // 2, n]: each repeated byte row
-// is a vector read, but made twice and, in a pipelined loop, copied twice into shared memory); runs
-// (c > 2) only on the last axis. The fill's select at the odd lane past a lane bound is left out where
-// every use discards the lanes past that bound (pgpu::lanesDiscardedOff, LoopTrips.h: corpus 57's and 80's
-// dequantized weight is zeroed past K before the contraction).
+// Only the view's last axis is read this way: on an outer axis (corpus 57's wq[k // 2, n]) the pair's
+// lanes are rows of the tile and the join is a layout conversion a tile (1.65x slower on an H100, session
+// 43). The fill's select at the odd lane past a lane bound is left out where every use discards the lanes
+// past that bound (pgpu::lanesDiscardedOff, LoopTrips.h: a dequantized weight zeroed past K before the
+// contraction).
 // Must not fire: P odd at the binding (pairs), c and P neither dividing the other, a trip that may start
 // off a multiple of P, s not dividing G, a coordinate or validity that varies along the lanes otherwise,
-// a run (c > 2) on an outer view axis.
+// any run on an outer view axis.
 //
 //===----------------------------------------------------------------------===//
 
