@@ -259,8 +259,14 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     # S) must see the bench shape's last -- else its peer indexes past its output (a device-side assert
     # that poisons every later kernel of the run).
     small = max(mod.TEST_SHAPES, key=lambda s: math.prod(s.values()))
+    # Seconds by phase (waits for the GPU lock apart): where a run's budget goes.
+    phases = rec["phases_s"] = {"wait": 0.0}
+    t0 = time.time()
     with _LOCK:
+        phases["wait"] += time.time() - t0
+        t0 = time.time()
         msg = H.check(mod, small, 1, "triton", DEVICE)
+        phases["check"] = time.time() - t0
     rec["reference_check"] = msg or "ok"
     if msg:
         rec["error"] = f"reference check at {small}: {msg}"
@@ -270,9 +276,16 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     # call, checks, timings) holds the lock, so no other kernel's work overlaps a timing.
     shape = dict(min(mod.TEST_SHAPES, key=lambda s: math.prod(s.values())) if _SMOKE else mod.BENCH_SHAPE)
     rec["shape"] = shape
+    t0 = time.time()
     inputs = H.draw(mod, shape, seed=2)
+    phases["draw"] = time.time() - t0
+    t0 = time.time()
     mod.KERNEL.source(constexprs=getattr(mod, "CONSTEXPRS", {}) or None)
+    phases["source"] = time.time() - t0
+    t0 = time.time()
     with _LOCK:
+        phases["wait"] += time.time() - t0
+        t_lock = time.time()
         views, kw = H.torch_args(mod, shape, inputs, DEVICE)
         tin = _torch_inputs(inputs, mod, DEVICE)
         t0 = time.time()
@@ -318,6 +331,8 @@ def bench_one(name: str, compile_peer: bool) -> dict:
                 rec["error"] = f"bench shape, output {k}: {msg}"
                 return rec
         rec["peer_check"] = "ok"
+        phases["calls_and_peer_check"] = time.time() - t_lock
+        t0 = time.time()
         # (3) timings
         rec["tessel_ms"] = _median_ms(lambda: mod.KERNEL(*views, **kw))
         try:
@@ -327,6 +342,8 @@ def bench_one(name: str, compile_peer: bool) -> dict:
             torch.cuda.empty_cache()
         if compiled is not None:
             rec["compile_ms"] = _median_ms(lambda: compiled(**tin))
+        phases["timing"] = time.time() - t0
+    rec["phases_s"] = {k: round(v, 1) for k, v in phases.items()}
     if "eager_ms" in rec:
         rec["vs_eager"] = rec["eager_ms"] / rec["tessel_ms"]
     if "compile_ms" in rec:
