@@ -337,12 +337,38 @@ bool maskableBody(ForeachOp each) {
   });
 }
 
+/// Whether every use of `v` (through pure ops of the group body's prefix: a cast to index) is a
+/// coordinate of a read inside a row loop: a row's index read (pos[t]) that only selects the rows other
+/// reads gather (cos[pos[t], d]), each lane's gather then reading it again (one broadcast load of a
+/// cached element) where a row's value entering the arithmetic (a bias) would stop being a scalar.
+bool onlyGathersRows(Value v, Block &body) {
+  return llvm::all_of(v.getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (user->getBlock() == &body) {
+      return isMemoryEffectFree(user) && user->getNumRegions() == 0 && user->getNumResults() == 1 &&
+             onlyGathersRows(user->getResult(0), body);
+    }
+    auto inLoop = [&] { return user->getParentOfType<ForeachOp>() && body.getParentOp()->isProperAncestor(user); };
+    if (auto load = dyn_cast<LoadOp>(user))
+      return inLoop() && load.getCoords().getBeginOperandIndex() <= use.getOperandNumber() &&
+             use.getOperandNumber() < load.getCoords().getBeginOperandIndex() + load.getCoords().size();
+    if (auto gather = dyn_cast<GatherOp>(user))
+      return inLoop() && gather.getCoords().getBeginOperandIndex() <= use.getOperandNumber() &&
+             use.getOperandNumber() < gather.getCoords().getBeginOperandIndex() + gather.getCoords().size();
+    return false;
+  });
+}
+
 /// Whether a group's body is independent loops over rows: `pgpu.foreach` ops over [lo, hi) with lo a
 /// launch value and hi a launch value (every member walks the same range: a row's columns or a slice
 /// of them) or the clipped length of a slice starting at a member-dependent column (clippedLength:
-/// a head's half in a packed row), beside pure index code and loads, with per-element bodies, and no view
-/// or buffer both read and written in the group (a member's workspace row counted, then copied out) (the loops' members are then independent across loops too, so each
-/// loop may run on its own schedule of members).
+/// a head's half in a packed row), beside pure index code and loads, with per-element bodies, and no
+/// buffer, nor view outside one loop, both read and written in the group (a member's workspace row
+/// counted, then copied out) (the loops' members are then independent across loops too, so each
+/// loop may run on its own schedule of members). A view read and written inside one loop only (an
+/// in-place update, construction's one element loop: x[t, h, lo] and x[t, h, hi] read, then written)
+/// is fine: that loop's members are independent (a foreach) and so are the rows (seed 000 §5), so its
+/// members over all rows are too, and no other loop or program touches the view.
 bool isRowLoops(ExecutionGroupOp group, ProgramSpaceOp space) {
   Block &body = group.getBody().front();
   // Not under construction's dispatch guard pid < E (a last-program finalization): the programs that
@@ -381,18 +407,32 @@ bool isRowLoops(ExecutionGroupOp group, ProgramSpaceOp space) {
   // where one short row a program (a 2x2 pool's 56 outputs) leaves most lanes of its block idle and
   // launches a program per row. Code that computes a member-dependent slice's range comes with that
   // slice.
-  if (!loops || (rowLoads && !dependent))
+  // Row reads that only index other reads (a position id gathering its table rows) come along per lane.
+  bool indexReads = llvm::all_of(body.without_terminator(), [&](Operation &op) {
+    return !isa<LoadOp>(op) || onlyGathersRows(op.getResult(0), body);
+  });
+  if (!loops || (rowLoads && !dependent && !indexReads))
     return false;
   DenseSet<Value> read, written;
+  DenseMap<Value, Operation *> home;  // a view -> the one row loop holding all its accesses, else null
   group.walk([&](Operation *op) {
+    Value view;
     if (isa<LoadOp, GatherOp, BufferLoadOp>(op))
-      read.insert(op->getOperand(0));
+      read.insert(view = op->getOperand(0));
     else if (isa<StoreOp, ScatterOp, BufferStoreOp>(op))
-      written.insert(op->getOperand(1));
+      written.insert(view = op->getOperand(1));
     else if (auto sr = dyn_cast<ScatterReduceOp>(op))
-      written.insert(sr.getView());
+      written.insert(view = sr.getView());
+    if (!view)
+      return;
+    Operation *loop = op->getParentOfType<ForeachOp>();
+    if (!loop || loop->getBlock() != &body || isa<BufferLoadOp, BufferStoreOp>(op) || !isa<LoadOp, StoreOp>(op))
+      loop = nullptr;
+    auto [it, fresh] = home.try_emplace(view, loop);
+    if (!fresh && it->second != loop)
+      it->second = nullptr;
   });
-  return llvm::none_of(written, [&](Value v) { return read.contains(v); });
+  return llvm::none_of(written, [&](Value v) { return read.contains(v) && !home.lookup(v); });
 }
 
 /// A group of row loops (isRowLoops): each program takes BLOCK_P consecutive members of every loop's

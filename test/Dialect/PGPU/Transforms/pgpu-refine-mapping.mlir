@@ -676,6 +676,136 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
+// COM: Row loops updating their view in place (rotate-half's x[m, i] and x[m, H + i] read, then
+// COM: written, in construction's one element loop) beside a row's index read that only selects the
+// COM: table row others gather (c[pos[m], i]): the loop's members over all rows are independent, so
+// COM: each program owns BLOCK_P of them; the index read comes along per member, from its decoded row.
+// CHECK-LABEL: pgpu.kernel @inplace_rows
+// CHECK-SAME: #pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>
+// CHECK: %[[BP:.*]] = pgpu.param "BLOCK_P" : index
+// CHECK: %[[N:.*]] = pgpu.binary mul %[[M:.*]], %[[H:.*]] : index
+// CHECK: %[[G:.*]] = pgpu.ceil_div %[[N]], %[[BP]] : index
+// CHECK: pgpu.execution_group %{{.*}} extents(%[[G]]) segment 0 roles ["m"]
+// CHECK: pgpu.foreach
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index):
+// CHECK-NEXT: %[[COL:.*]] = pgpu.binary rem %[[I]], %[[H]] : index
+// CHECK-NEXT: %[[ROW:.*]] = pgpu.binary div %[[I]], %[[H]] : index
+// CHECK-NEXT: %[[P:.*]] = pgpu.load %pos[%[[ROW]]]
+// CHECK-NEXT: %[[PI:.*]] = pgpu.cast %[[P]] : i32 to index
+// CHECK: pgpu.load %x[%[[ROW]], %[[COL]]]
+// CHECK: pgpu.gather %c[%[[PI]], %[[COL]]]
+// CHECK: pgpu.store %{{.*}}, %x[%[[ROW]], %[[COL]]]
+// CHECK: pgpu.store %{{.*}}, %x[%[[ROW]], %{{.*}}]
+// CHECK-NOT: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @inplace_rows(%x: !pgpu.view<f32, [M, D], inout>, %c: !pgpu.view<f32, [P, H], in>, %pos: !pgpu.view<i32, [M], in>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %zi = arith.constant 0 : i32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, D], inout>
+    %H = pgpu.extent %c[1] : !pgpu.view<f32, [P, H], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %r = pgpu.load %pos[%m] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [M], in>[index] -> i32
+        %ri = pgpu.cast %r : i32 to index
+        pgpu.foreach %c0 to %H {
+        ^bb0(%i: index):
+          %hi = pgpu.binary add %H, %i : index
+          %a = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, D], inout>[index, index] -> f32
+          %w = pgpu.gather %c[%ri, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [P, H], in>[index, index] -> f32
+          %b = pgpu.load %x[%m, %hi] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, D], inout>[index, index] -> f32
+          %lo = pgpu.binary mul %a, %w : f32
+          %up = pgpu.binary mul %b, %w : f32
+          pgpu.store %lo, %x[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, D], inout>[index, index]
+          pgpu.store %up, %x[%m, %hi] valid %t : i1 : f32, !pgpu.view<f32, [M, D], inout>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a view updated in place by two loops (the second reads what the first wrote:
+// COM: its members would need the first loop's members of the same row, which another program may
+// COM: own); and a row's index read that places a store (out[pos[m], i]) rather than selecting a read.
+// CHECK-LABEL: pgpu.kernel @inplace_two_loops
+// CHECK-NOT: BLOCK_P
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["m"]
+// CHECK: pgpu.foreach %c0 to %{{.*}} {
+// CHECK-LABEL: pgpu.kernel @placed_rows
+// CHECK-NOT: BLOCK_P
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["m"]
+// CHECK: pgpu.load %pos[%{{.*}}]
+// CHECK: pgpu.foreach %c0 to %{{.*}} {
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @inplace_two_loops(%x: !pgpu.view<f32, [M, N], inout>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], inout>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], inout>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        pgpu.foreach %c0 to %N {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], inout>[index, index] -> f32
+          %d = pgpu.binary add %v, %v : f32
+          pgpu.store %d, %x[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], inout>[index, index]
+          pgpu.yield
+        }
+        pgpu.foreach %c0 to %N {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], inout>[index, index] -> f32
+          %d = pgpu.binary mul %v, %v : f32
+          pgpu.store %d, %x[%m, %i] valid %t : i1 : f32, !pgpu.view<f32, [M, N], inout>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+
+  pgpu.kernel @placed_rows(%x: !pgpu.view<f32, [M, N], in>, %pos: !pgpu.view<i32, [M], in>, %y: !pgpu.view<f32, [R, N], out>) {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %zi = arith.constant 0 : i32
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space (%M) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%M) segment 0 roles ["m"] {
+      ^bb0(%m: index):
+        %r = pgpu.load %pos[%m] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [M], in>[index] -> i32
+        %ri = pgpu.cast %r : i32 to index
+        pgpu.foreach %c0 to %N {
+        ^bb0(%i: index):
+          %v = pgpu.load %x[%m, %i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.scatter %v, %y[%ri, %i] valid %t : i1 : f32, !pgpu.view<f32, [R, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: A per-element segment beside a kernel-level reduction's one instance (construction's chain:
 // COM: pid < 1 runs the axis-less group, the rest the elementwise store): the elementwise segment
 // COM: takes BLOCK_P members a program as a sole group would, its count replacing N in the space's

@@ -1961,15 +1961,20 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     of them, rotate-half's two halves) beside pure index code (a pool's or
     stencil's input rows 2 * i + dy, recomputed per lane from the decoded row)
     and loads (only where some loop's range depends on the member: that code
-    computes it; a row's bias read beside loops of one range keeps one row a
-    program), each
+    computes it, or where its value only indexes reads in the loops: a
+    position id pos[t] selecting the table rows cos[pos[t], d] they gather,
+    read again per lane; a row's bias read beside loops of one range keeps
+    one row a program), each
     loop over a range defined outside the program space, or over [0, n(m))
     with n(m) the length of a slice whose start depends on the member clipped
     to the view's axis (construction's max(min(e, C) - max(s, 0), 0) with
     e - s = w a launch value: a head's columns in a packed row, seed 000 §5),
-    with a per-element body, and no view or buffer both read and written in
-    the group (the loops' members are independent of each other's; a
-    member's workspace row counted, then copied out, is not): each loop becomes
+    with a per-element body, and no buffer, nor view outside one loop, both
+    read and written in the group (the loops' members are independent of
+    each other's; a member's workspace row counted, then copied out, is not;
+    a view read and written in one loop only, construction's in-place update
+    x[t, h, lo], x[t, h, hi] = f(x[t, h, lo], x[t, h, hi]), is: that loop's
+    members and the rows are independent, seed 000 §5): each loop becomes
     a foreach over [c * BLOCK_P, min(c * BLOCK_P + BLOCK_P, E * n)) of its
     members over all rows (E the group's members, n the loop's range or the
     bound max(w, 0); the column is the member's remainder by n, the row its
@@ -1991,7 +1996,9 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     Must not fire: a body with other loops or control, or with an ordered
     loop whose bounds depend on the member, a member-dependent range that is
     no clipped slice (or a masked loop with accesses other than loads and
-    stores), row loops one of which reads a view another writes, or several
+    stores), row loops one of which reads a view another writes (or a view
+    read before the loops and written in one), a row's read whose value
+    enters the arithmetic or places a write, or several
     segments none of which is per-element (nor all row loops).
     Verifier after: the shared pgpu verifier.
   }];
