@@ -706,6 +706,10 @@ class Kernel:
         if at is None or None in at[1]:  # no program count here: one row a program, as without the packing
             return candidates[0]
         sms, counts = at
+        if len(counts) > 1 and len(set(counts)) == 1:
+            # ROWS is members a step (pgpu-pack-rows' foreach and reduction rules): the program count stays,
+            # the declared default (the compiler's tile for a row that fits BLOCK) stands.
+            return binding.get("ROWS", candidates[0])
         pick = candidates[0]
         if not long:
             length = max(n, 1)
