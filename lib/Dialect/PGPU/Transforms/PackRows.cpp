@@ -1124,6 +1124,33 @@ bool packReductions(KernelOp kernel, bool remarks, StringAttr &spans) {
 /// on the member. Empty (and `why` set) where the body holds anything else.
 SmallVector<ForOp> writtenRowWalks(ForeachOp each, DenseSet<Value> &rowValues, std::string &why) {
   Region &region = each.getBody();
+  // Rows every program walks (a table: keys, centroids, a codebook, read at the member's coordinates
+  // alone) are a feature axis each; a row read at the program's coordinates (290's vocabulary row of
+  // logits[b, k, :]) is the program's own data, thousands of elements wide: walked in blocks as it was.
+  auto fromProgram = [](Value v) {
+    SmallVector<Value> work{v};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      if (!seen.insert(x).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(x)) {
+        if (isa_and_nonnull<ExecutionGroupOp, ProgramSpaceOp>(arg.getOwner()->getParentOp()))
+          return true;
+        continue;
+      }
+      if (Operation *def = x.getDefiningOp(); def && def->getNumRegions() == 0)
+        llvm::append_range(work, def->getOperands());
+    }
+    return false;
+  };
+  auto readCoordsOf = [](Operation &op) -> std::optional<ValueRange> {
+    if (auto load = dyn_cast<LoadOp>(op))
+      return load.getCoords();
+    if (auto gather = dyn_cast<GatherOp>(op))
+      return gather.getCoords();
+    return std::nullopt;
+  };
   auto outside = [&](Value v) { return !region.isAncestor(v.getParentRegion()); };
   auto dependent = [&](Operation &op) {
     return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
@@ -1185,6 +1212,11 @@ SmallVector<ForOp> writtenRowWalks(ForeachOp each, DenseSet<Value> &rowValues, s
       if (dependent(in)) {
         rowValues.insert(in.result_begin(), in.result_end());
         reduces |= bool(r);
+        if (auto coords = readCoordsOf(in); coords && llvm::any_of(*coords, fromProgram)) {
+          why = "the member's row is the program's own (a read at the program's coordinates), whose length "
+                "nothing bounds";
+          return {};
+        }
       }
     }
     for (auto [result, yielded] : llvm::zip(loop.getResults(), inner.getTerminator()->getOperands()))

@@ -143,3 +143,52 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: the member's row is the program's own (x[p, key, :], read at the program's
+// COM: coordinate: 290_spec_greedy_verify's vocabulary rows), whose length nothing bounds; BLOCK keeps no
+// COM: covering symbol and the row is walked in blocks as it was.
+// CHECK-LABEL: pgpu.kernel @own_rows
+// CHECK-NOT: ROWS
+// CHECK-NOT: covers
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @own_rows(%x: !pgpu.view<f32, [B, K, V], in>, %arg0: !pgpu.buffer<f32, [B, K], workspace> {pgpu.private = "workspace"}) attributes {params = [#pgpu.param<"BLOCK", [64, 128, 256], 64>]} {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c0 = arith.constant 0 : index
+    %b = pgpu.extent %x[0] : !pgpu.view<f32, [B, K, V], in>
+    %kk = pgpu.extent %x[1] : !pgpu.view<f32, [B, K, V], in>
+    %v = pgpu.extent %x[2] : !pgpu.view<f32, [B, K, V], in>
+    pgpu.program_space(%b) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%b) segment 0 roles ["axis0"] {
+      ^bb0(%row: index):
+        pgpu.foreach %c0 to %kk {
+        ^bb0(%key: index):
+          %block = pgpu.param "BLOCK" : index
+          %sum = pgpu.for %c0 to %v step %block iter_args(%zero : f32) -> f32 {
+          ^bb0(%i: index, %acc: f32):
+            %lanes = pgpu.iota %i : !pgpu.fragment<index, [BLOCK]>
+            %vs = pgpu.splat %v : index -> !pgpu.fragment<index, [BLOCK]>
+            %ok = pgpu.cmp lt %lanes, %vs : !pgpu.fragment<index, [BLOCK]>
+            %xv = pgpu.load %x[%row, %key, %lanes] valid %ok : !pgpu.fragment<i1, [BLOCK]> fill %zero : f32 : !pgpu.view<f32, [B, K, V], in>[index, index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            %part = pgpu.reduce %xv axes [0] identity(%zero : f32) : (!pgpu.fragment<f32, [BLOCK]>) -> (f32) {
+            ^bb0(%l: f32, %r: f32):
+              %s = pgpu.binary add %l, %r : f32
+              pgpu.yield %s : f32
+            }
+            %next = pgpu.binary add %acc, %part : f32
+            pgpu.yield %next : f32
+          }
+          pgpu.buffer_store %sum, %arg0[%row, %key] valid %true : i1 : f32, !pgpu.buffer<f32, [B, K], workspace>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
