@@ -59,6 +59,13 @@
 // (members past the range the identity; seed 000 §8 regroups them). That rule runs where the first did
 // not declare ROWS; there ROWS is members a step and leaves the program count alone.
 //
+// A foreach whose members each reduce a row of a table every program walks and write it (94_knn_top8's
+// squared distances to N keys, kept in a workspace for the 8 selections after them: one key a trip, a
+// [BLOCK] walk of D = 64 of 512 lanes) runs ROWS members a step where the row fits one block (`packWrites`):
+// [ROWS, BLOCK] tiles of the table, reduced over axis 1 and written as [ROWS]; the foreach as it was
+// otherwise. A row read at the program's coordinates (290's vocabulary row) is the program's own, of no
+// bounded length: not packed.
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
