@@ -706,6 +706,15 @@ class Kernel:
         if at is None or None in at[1]:  # no program count here: one row a program, as without the packing
             return candidates[0]
         sms, counts = at
+        if len(counts) > 1 and len(set(counts)) == 1:
+            # ROWS is members a step (pgpu-pack-rows' foreach and reduction rules): the program count stays.
+            # The declared default (the compiler's tile for a row that fits BLOCK) stands, within ROW_TILE
+            # and ROW_LANES; a long row takes one member a step (its walk as it was).
+            if long:
+                return candidates[0]
+            cap = binding.get("ROWS", candidates[0])
+            return max((c for c in candidates if c <= cap and c * max(n, 1) <= self.ROW_TILE
+                        and c * binding["BLOCK"] <= self.ROW_LANES), default=candidates[0])
         pick = candidates[0]
         if not long:
             length = max(n, 1)

@@ -130,3 +130,59 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: A row that passes through a constant spread over its domain at kernel level (94_knn_top8_b's
+// COM: |k|^2 - 2 q.k, the 2.0 broadcast before the parallel) forks into an argmin and a select: kept.
+// COM: Before, the broadcast's axes were unknown, so the row was replayed by both consumers.
+// CHECK-LABEL: kir.kernel @outer_constant
+// CHECK: %[[BUF:.*]] = kir.buffer over(%{{.*}}, %{{.*}}) first_write : !kir.buffer<tensor<?x?xf32>>
+// CHECK: kir.parallel
+// CHECK: %[[D:.*]] = kir.binary sub
+// CHECK: kir.buffer_store %[[D]], %[[BUF]][
+// CHECK: %[[BACK:.*]] = kir.buffer_load %[[BUF]][
+// CHECK: kir.arg_reduce argmin %[[BACK]]
+// CHECK: kir.select %{{.*}}, %{{.*}}, %[[BACK]]
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @outer_constant(%q: !kir.view<f32, [M, D], in>, %k: !kir.view<f32, [N, D], in>, %dist: !kir.view<f32, [M, 2], out>) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "D"
+    %2 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %3 = kir.domain %c0 to %2
+    %4 = kir.domain %c0 to %1
+    %5 = kir.indices %3 : tensor<?xindex>
+    %6 = kir.domain %c0 to %0
+    %zero = arith.constant 0.000000e+00 : f32
+    %two = arith.constant 2.000000e+00 : f32
+    %7 = kir.broadcast %two over(%3) dims [] : f32 -> tensor<?xf32>
+    %inf = arith.constant 0x7F800000 : f32
+    %8 = kir.broadcast %inf over(%3) dims [] : f32 -> tensor<?xf32>
+    // expected-remark @below {{kir-row-parallels: 1 tensor(s) computed by a reduction feed a reduction and another consumer}}
+    kir.parallel %6 {
+    ^bb0(%arg0: index):
+      %9 = kir.load %q[%arg0, %4] : !kir.view<f32, [M, D], in>[index, !kir.domain] -> tensor<?xf32>
+      %10 = kir.load %k[%3, %4] : !kir.view<f32, [N, D], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %11 = kir.binary mul %10, %10 : tensor<?x?xf32>
+      %12 = kir.reduce %11 axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%arg1: f32, %arg2: f32):
+        %20 = kir.binary add %arg1, %arg2 : f32
+        kir.yield %20 : f32
+      }
+      %13 = kir.contract %10, %9 reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xf32>
+      %14 = kir.binary mul %7, %13 : tensor<?xf32>
+      %15 = kir.binary sub %12, %14 : tensor<?xf32>
+      %values, %indices = kir.arg_reduce argmin %15 axis 0 tie lowest nan propagate : tensor<?xf32> -> f32, index
+      kir.store %values, %dist[%arg0, %c0] : f32, !kir.view<f32, [M, 2], out>[index, index]
+      %16 = kir.broadcast %indices over(%3) dims [] : index -> tensor<?xindex>
+      %17 = kir.cmp eq %5, %16 : tensor<?xindex>
+      %18 = kir.select %17, %8, %15 : tensor<?xi1>, tensor<?xf32>
+      %values_1, %indices_2 = kir.arg_reduce argmin %18 axis 0 tie lowest nan propagate : tensor<?xf32> -> f32, index
+      kir.store %values_1, %dist[%arg0, %c1] : f32, !kir.view<f32, [M, 2], out>[index, index]
+      kir.yield
+    }
+    kir.return
+  }
+}

@@ -938,6 +938,15 @@ unsigned keepSharedReductions(ParallelOp par, bool remarks) {
   Row r;
   SmallVector<Value> forks;
   SmallVector<Operation *> reductions;
+  // Constants spread over a domain at kernel level (the 2.0 of 94_knn_top8_b's |k|^2 - 2 q.k + |q|^2)
+  // and index vectors have known axes too: a row that passes through them still forks.
+  for (Operation &op : *par->getBlock()) {
+    if (&op == par.getOperation())
+      break;
+    if ((isa<BroadcastOp>(op) && !isa<RankedTensorType>(op.getOperand(0).getType())) || isa<IndicesOp>(op))
+      if (!axesOf(&op, r))
+        r.why.clear();
+  }
   for (Operation &op : body) {
     if (auto ar = dyn_cast<ArgReduceOp>(op)) {
       auto it = r.axes.find(ar.getInput());

@@ -59,6 +59,13 @@
 // (members past the range the identity; seed 000 §8 regroups them). That rule runs where the first did
 // not declare ROWS; there ROWS is members a step and leaves the program count alone.
 //
+// A foreach whose members each reduce a row of a table every program walks and write it (94_knn_top8's
+// squared distances to N keys, kept in a workspace for the 8 selections after them: one key a trip, a
+// [BLOCK] walk of D = 64 of 512 lanes) runs ROWS members a step where the row fits one block (`packWrites`):
+// [ROWS, BLOCK] tiles of the table, reduced over axis 1 and written as [ROWS]; the foreach as it was
+// otherwise. A row read at the program's coordinates (290's vocabulary row) is the program's own, of no
+// bounded length: not packed.
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
@@ -576,7 +583,8 @@ public:
 
   void clone(Operation &op) {
     bool row =
-        llvm::any_of(op.getResults(), [&](Value r) { return rowValues.contains(r); }) || isa<StoreOp, ScatterOp>(op);
+        llvm::any_of(op.getResults(), [&](Value r) { return rowValues.contains(r); }) ||
+        isa<StoreOp, ScatterOp, BufferStoreOp>(op);
     if (!row) {
       b.clone(op, map);
       return;
@@ -597,6 +605,8 @@ public:
     Type shape; // the widened shape of the op's lanes
     if (auto store = dyn_cast<StoreOp>(op))
       shape = widen(store.getValue().getType());
+    else if (auto store = dyn_cast<BufferStoreOp>(op))
+      shape = widen(store.getValue().getType());
     else if (auto scatter = dyn_cast<ScatterOp>(op))
       shape = widen(scatter.getValue().getType());
     else if (auto r = dyn_cast<ReduceOp>(op))
@@ -606,7 +616,7 @@ public:
     for (OpOperand &use : copy->getOpOperands()) {
       Value original = op.getOperand(use.getOperandNumber());
       // A read's fill and a reduction's identities stay scalars; everything else takes the lanes' shape.
-      if (isa<ViewType>(original.getType()) ||
+      if (isa<ViewType, BufferType>(original.getType()) ||
           (isa<LoadOp, GatherOp>(op) && use.getOperandNumber() + 1 == op.getNumOperands()) ||
           (isa<ReduceOp>(op) && use.getOperandNumber() >= cast<ReduceOp>(op).getInputs().size()))
         continue;
@@ -620,6 +630,9 @@ public:
     if (auto gather = dyn_cast<GatherOp>(copy))
       gather.getValidMutable().assign(and_(gather.getValid(), shape));
     if (auto store = dyn_cast<StoreOp>(copy))
+      store.getValidMutable().assign(and_(store.getValid(), shape));
+    // A member's element of a workspace (a row's reduction kept for later walks) is written [ROWS] at once.
+    if (auto store = dyn_cast<BufferStoreOp>(copy))
       store.getValidMutable().assign(and_(store.getValid(), shape));
     // A scattered row (cache[slot[t], h, dims]: the row's destination read per member) writes [ROWS, BLOCK]
     // through the program's [ROWS] destinations, masked alike. Its destinations stay pairwise distinct
@@ -1109,6 +1122,203 @@ bool packReductions(KernelOp kernel, bool remarks, StringAttr &spans) {
   return !packed.empty();
 }
 
+/// A foreach whose members each reduce a short row and write the result (94's squared distances
+/// d[m, n] = sum_d (k[n, d] - q[m, d])^2 kept in a workspace for the selections after it: one key a trip,
+/// its [BLOCK] walk 64 of 512 lanes busy at D = 64): the blocking walks of `each`'s body, all over one
+/// range [lo, hi) defined outside `each`, their bodies straight-line code reducing the member's row; the
+/// body's other code member code and, last, writes (store, buffer_store) of scalars at coordinates that
+/// depend on the member (each member writes its own element). `rowValues` gains every value that depends
+/// on the member. Empty (and `why` set) where the body holds anything else.
+SmallVector<ForOp> writtenRowWalks(ForeachOp each, DenseSet<Value> &rowValues, std::string &why) {
+  Region &region = each.getBody();
+  // Rows every program walks (a table: keys, centroids, a codebook, read at the member's coordinates
+  // alone) are a feature axis each; a row read at the program's coordinates (290's vocabulary row of
+  // logits[b, k, :]) is the program's own data, thousands of elements wide: walked in blocks as it was.
+  auto fromProgram = [](Value v) {
+    SmallVector<Value> work{v};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      if (!seen.insert(x).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(x)) {
+        if (isa_and_nonnull<ExecutionGroupOp, ProgramSpaceOp>(arg.getOwner()->getParentOp()))
+          return true;
+        continue;
+      }
+      if (Operation *def = x.getDefiningOp(); def && def->getNumRegions() == 0)
+        llvm::append_range(work, def->getOperands());
+    }
+    return false;
+  };
+  auto readCoordsOf = [](Operation &op) -> std::optional<ValueRange> {
+    if (auto load = dyn_cast<LoadOp>(op))
+      return load.getCoords();
+    if (auto gather = dyn_cast<GatherOp>(op))
+      return gather.getCoords();
+    return std::nullopt;
+  };
+  auto outside = [&](Value v) { return !region.isAncestor(v.getParentRegion()); };
+  auto dependent = [&](Operation &op) {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
+  };
+  auto shaped = [](Operation &op) { return llvm::all_of(op.getResultTypes(), isRowShaped); };
+  Block &body = region.front();
+  if (body.getNumArguments() != 1) {
+    why = "not a foreach over one axis";
+    return {};
+  }
+  rowValues.insert(body.getArgument(0));
+  SmallVector<ForOp> walks;
+  bool reduces = false, writes = false;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<StoreOp, BufferStoreOp>(op)) {
+      Value value = op.getOperand(0);
+      ValueRange coords = isa<StoreOp>(op) ? cast<StoreOp>(op).getCoords() : cast<BufferStoreOp>(op).getCoords();
+      if (isFragment(value) || llvm::none_of(coords, [&](Value c) { return rowValues.contains(c); }) ||
+          llvm::any_of(coords, isFragment)) {
+        why = "a write of the member is no scalar at its own coordinates";
+        return {};
+      }
+      writes = true;
+      continue;
+    }
+    if (writes) {
+      why = "the member computes after its writes";
+      return {};
+    }
+    auto loop = dyn_cast<ForOp>(op);
+    if (!loop) {
+      if (!isMemberCode(op) || isa<ReduceOp>(op) || !shaped(op)) {
+        why = "the member holds an op the row packing does not widen: " + op.getName().getStringRef().str();
+        return {};
+      }
+      if (dependent(op))
+        rowValues.insert(op.result_begin(), op.result_end());
+      continue;
+    }
+    if (!isBlockingLoop(loop) || !outside(loop.getLower()) || !outside(loop.getUpper()) ||
+        (!walks.empty() && (loop.getLower() != walks.front().getLower() ||
+                            loop.getUpper() != walks.front().getUpper())) ||
+        llvm::any_of(loop.getInits(), [&](Value v) { return isFragment(v) || rowValues.contains(v); })) {
+      why = "a loop of the member is no blocking walk of one row-independent range";
+      return {};
+    }
+    Block &inner = loop.getBody().front();
+    for (Operation &in : inner.without_terminator()) {
+      auto r = dyn_cast<ReduceOp>(in);
+      if (!isMemberCode(in) || !shaped(in) ||
+          (r && (r.getAxes().size() != 1 || r.getAxes()[0] != 0 ||
+                 llvm::any_of(r.getInputs(), [](Value v) {
+                   auto f = dyn_cast<FragmentType>(v.getType());
+                   return !f || f.getRank() != 1;
+                 })))) {
+        why = "a walk holds an op the row packing does not widen: " + in.getName().getStringRef().str();
+        return {};
+      }
+      if (dependent(in)) {
+        rowValues.insert(in.result_begin(), in.result_end());
+        reduces |= bool(r);
+        if (auto coords = readCoordsOf(in); coords && llvm::any_of(*coords, fromProgram)) {
+          why = "the member's row is the program's own (a read at the program's coordinates), whose length "
+                "nothing bounds";
+          return {};
+        }
+      }
+    }
+    for (auto [result, yielded] : llvm::zip(loop.getResults(), inner.getTerminator()->getOperands()))
+      if (rowValues.contains(yielded))
+        rowValues.insert(result);
+    walks.push_back(loop);
+  }
+  if (walks.empty() || !reduces || !writes) {
+    why = "the member reduces no row it writes";
+    return {};
+  }
+  return walks;
+}
+
+/// Runs `each`'s members ROWS at a time: under `pgpu.if (lo < hi && hi - lo <= BLOCK)` of its walks'
+/// range, a loop over the foreach's range stepped by ROWS whose trip computes its members as [ROWS]
+/// fragments (each walk its one block, [ROWS, BLOCK] tiles) and writes them masked to the members below
+/// the range's end; `each` as it was otherwise (a row longer than BLOCK, or empty).
+void packWrittenRows(ForeachOp each, ArrayRef<ForOp> walks, const DenseSet<Value> &rowValues) {
+  OpBuilder b(each);
+  Location loc = each.getLoc();
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  ForOp walk = walks.front();
+  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
+  Value width = bin(kir::BinaryKind::Sub, walk.getUpper(), walk.getLower());
+  Value guard = bin(kir::BinaryKind::And, CmpOp::create(b, loc, kir::CmpPredicate::LT, walk.getLower(), walk.getUpper()),
+                    CmpOp::create(b, loc, kir::CmpPredicate::LE, width, block));
+  Value rowsParam = ParamOp::create(b, loc, b.getIndexType(), kRows);
+  auto ifOp = IfOp::create(b, loc, TypeRange{}, guard);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.createBlock(&ifOp.getThenRegion());
+    auto loop = ForOp::create(b, loc, TypeRange{}, each.getLower(), each.getUpper(), rowsParam, ValueRange{});
+    Block *trip = b.createBlock(&loop.getBody());
+    Value first = trip->addArgument(b.getIndexType(), loc);
+    auto rowsType = FragmentType::get(b.getContext(), b.getIndexType(), {b.getStringAttr(kRows)});
+    Value member = IotaOp::create(b, loc, rowsType, first);
+    Value valid =
+        CmpOp::create(b, loc, kir::CmpPredicate::LT, member, SplatOp::create(b, loc, rowsType, each.getUpper()));
+    Widener widener(b, rowValues, valid);
+    Block &body = each.getBody().front();
+    widener.mapRow(body.getArgument(0), member);
+    for (Operation &op : body.without_terminator()) {
+      auto walkLoop = dyn_cast<ForOp>(op);
+      if (!walkLoop) {
+        widener.clone(op);
+        continue;
+      }
+      // The walk's one block: its index the range's start, its carries their initial values.
+      Block &inner = walkLoop.getBody().front();
+      widener.mapRow(inner.getArgument(0), walkLoop.getLower());
+      for (auto [arg, init] : llvm::zip(inner.getArguments().drop_front(), walkLoop.getInits()))
+        widener.mapRow(arg, widener.lookup(init));
+      for (Operation &in : inner.without_terminator())
+        widener.clone(in);
+      for (auto [result, yielded] : llvm::zip(walkLoop.getResults(), inner.getTerminator()->getOperands()))
+        widener.mapRow(result, widener.lookup(yielded));
+    }
+    YieldOp::create(b, loc);
+    b.setInsertionPointAfter(loop);
+    YieldOp::create(b, loc);
+  }
+  Block *otherwise = b.createBlock(&ifOp.getElseRegion());
+  each->moveBefore(otherwise, otherwise->end());
+  b.setInsertionPointToEnd(otherwise);
+  YieldOp::create(b, loc);
+}
+
+/// pgpu-pack-rows' third rule: a kernel's foreach ops whose members reduce their rows and write them.
+/// Returns whether one was packed; `spans` as packReductions'.
+bool packWrites(KernelOp kernel, bool remarks, StringAttr &spans) {
+  SmallVector<std::pair<ForeachOp, DenseSet<Value>>> packed;
+  SmallVector<SmallVector<ForOp>> walks;
+  kernel.walk([&](ForeachOp each) {
+    DenseSet<Value> rowValues;
+    std::string why;
+    SmallVector<ForOp> found = writtenRowWalks(each, rowValues, why);
+    if (found.empty())
+      return;
+    packed.emplace_back(each, std::move(rowValues));
+    walks.push_back(std::move(found));
+  });
+  for (auto [entry, found] : llvm::zip(packed, walks)) {
+    StringAttr symbol = spannedSymbol(found.front().getLower(), found.front().getUpper());
+    spans = &entry == &packed.front() || spans == symbol ? symbol : StringAttr();
+    if (remarks)
+      entry.first.emitRemark() << "pgpu-pack-rows: the foreach takes ROWS members a step ([ROWS, BLOCK] tiles "
+                                  "when its rows fit one block)";
+    packWrittenRows(entry.first, found, entry.second);
+  }
+  return !packed.empty();
+}
+
 struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
   void runOnOperation() override {
     for (KernelOp kernel : llvm::to_vector(getOperation().getOps<KernelOp>())) {
@@ -1232,6 +1442,30 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
         }
       params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kRows),
                                       {1, 2, 4, 8, 16, 32, 64, 128}, 1, StringAttr()));
+      kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
+    }
+    // Foreach ops whose members reduce their rows and write them (a kernel without ROWS yet).
+    for (KernelOp kernel : llvm::to_vector(getOperation().getOps<KernelOp>())) {
+      StringAttr spans;
+      if (kernel.getParam(kRows) || !packWrites(kernel, remarksEnabled(kernel), spans))
+        continue;
+      SmallVector<Attribute> params;
+      if (auto existing = kernel.getParams())
+        for (Attribute a : *existing) {
+          auto p = cast<ParamAttr>(a);
+          // BLOCK covers the packed rows (as the second rule's): a call's default takes the smallest block
+          // holding a row, so the [ROWS, BLOCK] tile has no idle lanes; other walks with BLOCK take any.
+          if (p.getName().getValue() == kBlockParam && !p.getCovers() && spans && !p.getProvider() &&
+              !p.getPasses())
+            p = ParamAttr::get(p.getContext(), p.getName(), p.getCandidates(), p.getDefaultValue(), p.getProvider(),
+                               spans, p.getPasses());
+          params.push_back(narrowerRowBlocks(p));
+        }
+      // Default 32 members a step: the packed path runs only where a row fits BLOCK (a longer row takes the
+      // foreach as it was), so the default cannot serialize long rows; [32, 64] at D = 64 is 8 KiB of f32
+      // rows a trip. The call's default keeps it (ROWS leaves the program count alone: `_rows`).
+      params.push_back(ParamAttr::get(kernel.getContext(), StringAttr::get(kernel.getContext(), kRows),
+                                      {1, 2, 4, 8, 16, 32, 64, 128}, 32, StringAttr()));
       kernel.setParamsAttr(ArrayAttr::get(kernel.getContext(), params));
     }
   }

@@ -371,7 +371,9 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     computed by a reduction or arg-reduction over a kernel-level domain, taken after the pointwise ops
     it passes alone (corpus 290's argmax cast to i32), that feeds two or more consumers past pointwise
     ops, one of them a reduction (the first rejection's min beside the tokens' store; 94's top-k
-    rounds, each an argmin of the distances): construction would replay it whole in each consumer's
+    rounds, each an argmin of the distances; the pointwise ops may take constants or index vectors
+    spread over the domain before the parallel: 94_knn_top8_b's 2.0 of |k|^2 - 2 q.k + |q|^2):
+    construction would replay it whole in each consumer's
     traversal, reading its input once per consumer. Kept as above (a buffer over the parallel's domains
     and its own, written once, read by every consumer). Must not fire: a contraction's row (a tile
     product that folds recompute per tile: attention's scores under their softmax), a tensor with one

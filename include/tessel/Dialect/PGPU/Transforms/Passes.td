@@ -737,6 +737,21 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     no one symbol (the partials' merge over FOLD_SPLITS spans none), covers
     the walks' range; ROWS is declared as above (a call's default follows
     the split launch: python/tessel/_kernel.py, `_rows_in_split`).
+    A `pgpu.foreach` whose members each reduce a row of a table every
+    program walks (a read at the member's coordinates, not the program's)
+    and write the result (94's squared distances d[m, n] = sum_d (k[n, d] -
+    q[m, d])^2 kept in a workspace for the selections after them): blocking
+    loops over one range [lo, hi) defined outside it with straight-line
+    bodies, pure code, then stores or buffer stores of scalars at the
+    member's own coordinates. Where 0 < hi - lo <= BLOCK (a `pgpu.if`) its
+    members run ROWS a step (a loop over the foreach's range stepped by
+    ROWS): the rows read as [ROWS, BLOCK] tiles, reduced over axis 1, the
+    program's own values ([BLOCK] rows such as q[m, :]) broadcast, the
+    writes [ROWS] masked to members below the range's end (seed 000 §5: the
+    members are independent); the foreach as it was otherwise. BLOCK, where
+    it covers no one symbol, covers the walks' range; ROWS defaults to 32
+    (the program count stays; a call's default keeps it within ROW_TILE
+    elements, one member a step for a row longer than BLOCK).
     Preserves: values, effects (each row's in its order), ABI, origins.
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
@@ -753,6 +768,10 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     (the rows are the first rule's), a member with an ordered (not
     blocking) loop, loops over member-dependent or differing ranges, or
     writes, or whose walks reduce nothing that depends on the member.
+    For the foreach rule: a row read at the program's coordinates (290's
+    vocabulary row logits[b, k, :], of no bounded length), a write of a
+    fragment or at coordinates that do not depend on the member, code
+    after the writes, members that reduce no row.
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
