@@ -189,6 +189,8 @@ def test_router_sums_are_added_by_the_tokens(tessel_bin, root, tmp_path):
     ir = pgpu_module(tessel_bin, path, tmp_path).read_text()
     last = ir[ir.index("pgpu.last_program"):]
     assert "%logits[" not in last and ", [T], workspace>" not in last and "MEMBER_COLUMNS" in last
+    # pgpu-pack-rows: ROWS tokens a program, each scatter-add of their terms one reduction over them.
+    assert "ROWS" in ir and "pgpu.reduce" in ir[:ir.index("pgpu.last_program")]
 
 
 @pytest.mark.parametrize("shape", ROUTER_SHAPES, ids=lambda s: f"T{s[0]}-E{s[1]}")
@@ -196,6 +198,19 @@ def test_router_sums_match_kir(tessel_bin, root, tmp_path, shape):
     T, E = shape
     (aux_ref, z_ref), (aux, z) = differential(tessel_bin, root / "bench" / "corpus" / ROUTER, tmp_path, T, E,
                                               views=("logits",), outs=("aux", "z"), scalars=False,
+                                              extents=("T", "E"))
+    np.testing.assert_allclose(aux, aux_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))
+    np.testing.assert_allclose(z, z_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))
+
+
+# Packed (pgpu-pack-rows): ROWS tokens a program, their terms summed before one atomic add; the staged
+# path (E <= BLOCK) at a prime T not a multiple of ROWS, and the blocked path (E > BLOCK) row by row.
+@pytest.mark.parametrize("shape,params", [((131, 7), ("ROWS=4", "BLOCK=16")), ((37, 64), ("ROWS=4", "BLOCK=16"))],
+                         ids=["staged", "blocked"])
+def test_router_sums_match_kir_packed(tessel_bin, root, tmp_path, shape, params):
+    T, E = shape
+    (aux_ref, z_ref), (aux, z) = differential(tessel_bin, root / "bench" / "corpus" / ROUTER, tmp_path, T, E,
+                                              params=params, views=("logits",), outs=("aux", "z"), scalars=False,
                                               extents=("T", "E"))
     np.testing.assert_allclose(aux, aux_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))
     np.testing.assert_allclose(z, z_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))
