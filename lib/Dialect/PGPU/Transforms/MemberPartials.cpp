@@ -41,15 +41,29 @@
 // ordered only within a thread, and a scalar is stored by one thread and read
 // by all), and a buffer left without readers is no longer written or passed.
 //
+// A sum over the members may also sit in a reduction over the columns (corpus
+// 256's load-balance loss: E * sum_e frac[e] * pmean[e], frac and pmean sums
+// over the tokens of each expert), its element reading the reduction's index,
+// or be a kernel-level statement's scalar (a foreach over [0, 1): the z-loss's
+// sum of what each token kept). Its workspace then spans each enclosing loop
+// that runs more than once (its bound from 0 a constant, else a
+// `pgpu.workspace_extent` MEMBER_COLUMNS), [1] where none does; the member
+// spreads through one foreach per such loop (a scalar: one atomic add); the
+// finalization reads Sum in the sum's place and, a reduction's element being
+// pure, zeroes it by a foreach after the outermost reduction. 256's last
+// program walked 64 experts x 65,536 tokens (strided column reads): now 2 x 64
+// sums and one scalar.
+//
 // Fires on a whole-space pgpu.last_program beside the program space's sole
 // execution group of one axis, whose body (pure code and foreaches) holds
-// foreaches whose every range_reduce is over [0, E) (the group's extent) summing
+// foreaches (or reductions over the columns in them) whose every range_reduce
+// over [0, E) (the group's extent) sums
 // (add combine, zero identity; f32, i32 or i64) an element that writes nothing and
 // reads views the kernel never writes and buffers the group writes only by
-// unconditional top-level stores at [m], read at [r]; the sum's only user is an
-// unconditional store at the foreach's index (Sum's extent is that view axis'),
-// and the element's other operands and the foreach bounds are defined outside
-// the finalization. Several sums (a LayerNorm backward's dw and db over one
+// unconditional top-level stores at [m], read at [r]; where the sum's only user is
+// an unconditional store at the foreach's index, Sum's extent is that view axis'
+// (else the loops' bounds, above); the element's other operands (but the loops'
+// indices) and the loops' bounds are defined outside the finalization. Several sums (a LayerNorm backward's dw and db over one
 // foreach of the columns) each get a workspace; the sums of one foreach are
 // spread by one foreach in the group, sharing the member's reads of a column.
 // Must not fire otherwise (the remark says why).

@@ -66,6 +66,12 @@
 // otherwise. A row read at the program's coordinates (290's vocabulary row) is the program's own, of no
 // bounded length: not packed.
 //
+// A group beside a whole-space last-program finalization packs too (the finalization counts the
+// space's instances, whatever their number). A scatter-add of a row value at coordinates the row does not
+// change (pgpu-member-partials' column terms Sum[n] += f(m, n), a scalar Sum[0] += g(m)) sums the program's
+// rows over the ROWS axis first and scatters once (`mergeRows`; rows past the last add 0): corpus 256's
+// 65,536 one-token programs of one [E] atomic add each become 1,024 of [64, 64] tiles.
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
