@@ -38,9 +38,10 @@ def pgpu_module(tessel, path, tmp_path):
     return out
 
 
-def run(tessel, path, M, N, out, inputs=None, params=(), views=("x", "w", "dy"), outs=("dx", "dw"), scalars=True):
+def run(tessel, path, M, N, out, inputs=None, params=(), views=("x", "w", "dy"), outs=("dx", "dw"), scalars=True,
+        extents=("M", "N")):
     cmd = [str(tessel), "run", str(path), "--seed", "11", "--order", "shuffle",
-           "--shape", f"M={M},N={N}", "--out", str(out)] + (["--scalar", "eps=1e-6"] if scalars else [])
+           "--shape", f"{extents[0]}={M},{extents[1]}={N}", "--out", str(out)] + (["--scalar", "eps=1e-6"] if scalars else [])
     if inputs is not None:  # the views the KIR run drew, read from its .in.npy files
         for name in views:
             cmd += ["--in", f"{name}={inputs / (name + '.in.npy')}"]
@@ -163,3 +164,53 @@ def test_repeated_calls_through_triton(root, tessel_bin, kernel):
                                dict(M=5, N=1031), dict(M=5, N=1031)]):
         msg = H.check(mod, shape, 100 + i, "triton")
         assert msg is None, f"call {i} at {shape}: {msg}"
+
+
+# bench/corpus/256's router losses: the per-expert sums over the tokens (the share of tokens whose argmax
+# is the expert, the mean probability) are read by a sum over the experts (aux), and the z-loss is a
+# kernel-level sum of what each token kept: all three are added by the tokens' programs (a [E] atomic
+# add each for the first two, one scalar for the third), the last program reads E + 1 sums.
+ROUTER = "256_switch_load_balance_loss.py:switch_load_balance_loss"
+ROUTER_SHAPES = [(0, 5), (1, 1), (131, 7)] + ([(2, 3), (17, 64)] if os.environ.get("TESSEL_DEEP") else [])
+
+
+def test_router_sums_are_added_by_the_tokens(tessel_bin, root, tmp_path):
+    path = root / "bench" / "corpus" / ROUTER
+    res = subprocess.run([str(tessel_bin), "compile", str(path), "--emit=source", "--target=triton", "--remarks"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.count("pgpu-member-partials: this sum over the execution group's members is added") == 3
+    lines = res.stdout[res.stdout.index("_kernel("):].split("\n\n\n")[0].splitlines()
+    ticket = next(i for i, line in enumerate(lines) if "sem='acq_rel'" in line)
+    rows, last = lines[:ticket], lines[ticket:]
+    assert sum("tl.atomic_add(" in line for line in rows) >= 3
+    # The last program walks the experts only: it reads no logits and nothing kept per token.
+    assert not any("tl.load(logits" in line for line in last)
+    ir = pgpu_module(tessel_bin, path, tmp_path).read_text()
+    last = ir[ir.index("pgpu.last_program"):]
+    assert "%logits[" not in last and ", [T], workspace>" not in last and "MEMBER_COLUMNS" in last
+    # pgpu-pack-rows: ROWS tokens a program, each scatter-add of their terms one reduction over them.
+    assert "ROWS" in ir and "pgpu.reduce" in ir[:ir.index("pgpu.last_program")]
+
+
+@pytest.mark.parametrize("shape", ROUTER_SHAPES, ids=lambda s: f"T{s[0]}-E{s[1]}")
+def test_router_sums_match_kir(tessel_bin, root, tmp_path, shape):
+    T, E = shape
+    (aux_ref, z_ref), (aux, z) = differential(tessel_bin, root / "bench" / "corpus" / ROUTER, tmp_path, T, E,
+                                              views=("logits",), outs=("aux", "z"), scalars=False,
+                                              extents=("T", "E"))
+    np.testing.assert_allclose(aux, aux_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))
+    np.testing.assert_allclose(z, z_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))
+
+
+# Packed (pgpu-pack-rows): ROWS tokens a program, their terms summed before one atomic add; the staged
+# path (E <= BLOCK) at a prime T not a multiple of ROWS, and the blocked path (E > BLOCK) row by row.
+@pytest.mark.parametrize("shape,params", [((131, 7), ("ROWS=4", "BLOCK=16")), ((37, 64), ("ROWS=4", "BLOCK=16"))],
+                         ids=["staged", "blocked"])
+def test_router_sums_match_kir_packed(tessel_bin, root, tmp_path, shape, params):
+    T, E = shape
+    (aux_ref, z_ref), (aux, z) = differential(tessel_bin, root / "bench" / "corpus" / ROUTER, tmp_path, T, E,
+                                              params=params, views=("logits",), outs=("aux", "z"), scalars=False,
+                                              extents=("T", "E"))
+    np.testing.assert_allclose(aux, aux_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))
+    np.testing.assert_allclose(z, z_ref, rtol=1e-5, atol=1e-6, err_msg=str(shape))

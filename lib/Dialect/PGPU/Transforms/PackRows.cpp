@@ -66,6 +66,12 @@
 // otherwise. A row read at the program's coordinates (290's vocabulary row) is the program's own, of no
 // bounded length: not packed.
 //
+// A group beside a whole-space last-program finalization packs too (the finalization counts the
+// space's instances, whatever their number). A scatter-add of a row value at coordinates the row does not
+// change (pgpu-member-partials' column terms Sum[n] += f(m, n), a scalar Sum[0] += g(m)) sums the program's
+// rows over the ROWS axis first and scatters once (`mergeRows`; rows past the last add 0): corpus 256's
+// 65,536 one-token programs of one [E] atomic add each become 1,024 of [64, 64] tiles.
+//
 // The program count becomes ceil(rows / ROWS); ROWS is a declared parameter
 // (seed 003), so the wrapper and the kernel agree and the tuner searches it.
 //
@@ -250,6 +256,20 @@ IfOp stagedRows(ExecutionGroupOp group, DenseSet<Value> &rowValues, SmallVectorI
       why = "a scatter at computed coordinates (not a row scattered through destinations read from memory or "
             "at unit-stride lanes)";
       return {};
+    }
+    // A scatter-add of a row value at coordinates and a validity the row does not change
+    // (pgpu-member-partials' column terms into Sum[n], a kernel-level scalar into Sum[0]): the
+    // program's rows are summed first, one scatter of the sum (Widener::mergeRows).
+    if (auto sr = dyn_cast<ScatterReduceOp>(op); sr && dependsOnRow(op)) {
+      BinaryOp add = singleBinaryCombine(sr.getCombine().front());
+      if (!add || add.getKind() != kir::BinaryKind::Add || &block != &staged.getThenRegion().front() ||
+          !rowValues.contains(sr.getValue()) || rowValues.contains(sr.getValid()) ||
+          llvm::any_of(sr.getCoords(), [&](Value c) { return rowValues.contains(c); }) ||
+          !isRowShaped(sr.getValue().getType())) {
+        why = "a scatter-reduce other than an add of a row value at coordinates the row does not change";
+        return {};
+      }
+      continue;
     }
     bool row = dependsOnRow(op) || isa<StoreOp, ScatterOp>(op);
     if (!llvm::all_of(op.getOperandTypes(), isRowShaped) || !llvm::all_of(op.getResultTypes(), isRowShaped)) {
@@ -582,6 +602,10 @@ public:
   }
 
   void clone(Operation &op) {
+    if (auto sr = dyn_cast<ScatterReduceOp>(op); sr && rowValues.contains(sr.getValue())) {
+      mergeRows(sr);
+      return;
+    }
     bool row =
         llvm::any_of(op.getResults(), [&](Value r) { return rowValues.contains(r); }) ||
         isa<StoreOp, ScatterOp, BufferStoreOp>(op);
@@ -721,15 +745,41 @@ private:
     }
   }
 
-  Value and_(Value valid, Type shape) {
+  /// A scatter-add of a row value at row-independent coordinates: the program's rows summed over the
+  /// ROWS axis with its combine (rows past the last one add 0; seed 002 §4 regroups the sum), then one
+  /// scatter of the [X] (or scalar) sum where each row scattered its own.
+  void mergeRows(ScatterReduceOp scatter) {
+    Location loc = scatter.getLoc();
+    Type type = scatter.getValue().getType();
+    auto wide = cast<FragmentType>(widen(type));
+    Value v = as(scatter.getValue(), wide);
+    Type element = wide.getElementType();
+    Value zero = isa<FloatType>(element) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
+                                         : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
+    Value kept = SelectOp::create(b, loc, rowsIn(wide, loc), v, SplatOp::create(b, loc, wide, zero));
+    auto sum = ReduceOp::create(b, loc, TypeRange{type}, ValueRange{kept}, b.getDenseI64ArrayAttr({0}),
+                                ValueRange{zero});
+    IRMapping same;
+    scatter.getCombine().cloneInto(&sum.getCombine(), same);
+    auto copy = cast<ScatterReduceOp>(b.clone(*scatter, map));
+    copy.getValueMutable().assign(sum.getResult(0));
+  }
+
+  /// The rows' liveness ([ROWS] i1) spread to the extents of `shape`.
+  Value rowsIn(Type shape, Location loc) {
     auto i1 = FragmentType::get(b.getContext(), b.getI1Type(), cast<FragmentType>(shape).getExtents());
     Value rows = rowsValid;
     if (rows.getType() != i1) {
       Value &made = converted[{rows, i1}];
       if (!made)
-        made = BroadcastOp::create(b, valid.getLoc(), i1, rows, ArrayRef<int64_t>{0});
+        made = BroadcastOp::create(b, loc, i1, rows, ArrayRef<int64_t>{0});
       rows = made;
     }
+    return rows;
+  }
+
+  Value and_(Value valid, Type shape) {
+    Value rows = rowsIn(shape, valid.getLoc());
     Value &both = masked[valid];
     if (!both)
       both = BinaryOp::create(b, valid.getLoc(), kir::BinaryKind::And, valid, rows, false, false);
@@ -1327,7 +1377,7 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
       if (!space)
         continue;
       bool remarks = remarksEnabled(kernel);
-      ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/false);
+      ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/true);
       if (!group || group.getExtents().empty() || kernel.getParam(kRows)) {
         if (remarks && group)
           group.emitRemark() << "pgpu-pack-rows: one row per program kept: the group has no axes";
@@ -1357,7 +1407,7 @@ struct PackRows : public tessel::pgpu::impl::PGPUPackRowsBase<PackRows> {
         auto copy = cast<KernelOp>(b.clone(*kernel));
         ProgramSpaceOp copySpace;
         copy.walk([&](ProgramSpaceOp s) { copySpace = s; });
-        ExecutionGroupOp copyGroup = soleExecutionGroup(copySpace, /*finalization=*/false);
+        ExecutionGroupOp copyGroup = soleExecutionGroup(copySpace, /*finalization=*/true);
         DenseSet<Value> copyRows;
         SmallVector<Operation *> copySlice;
         std::string unused;

@@ -425,3 +425,185 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Sums over the members read by a reduction over the columns (corpus 256's load-balance loss:
+// COM: per-expert counts of the rows' argmax and mean probabilities, then a sum over the experts of
+// COM: their products), and a kernel-level statement's sum of what each row kept (its z-loss). Each
+// COM: member adds its column terms into a kept workspace over the columns (sized by a
+// COM: workspace_extent of the reduction's bound) and its scalar into a [1] workspace; the last program
+// COM: reads them (the reduction's element stays pure) and zeroes the columns after the reduction.
+// CHECK-LABEL: pgpu.kernel @column_products
+// CHECK-SAME: %[[T:[a-z0-9_]+]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32
+// CHECK-SAME: %[[SF:[a-z0-9_]+]]: !pgpu.buffer<f32, [MEMBER_COLUMNS], workspace> {pgpu.init = 0.000000e+00 : f32, pgpu.kept
+// CHECK-SAME: %[[SZ:[a-z0-9_]+]]: !pgpu.buffer<f32, [1], workspace> {pgpu.init = 0.000000e+00 : f32, pgpu.kept
+// CHECK: pgpu.workspace_extent "MEMBER_COLUMNS"
+// CHECK: pgpu.execution_group
+// CHECK-NEXT: ^bb0(%[[M:.*]]: index):
+// CHECK: %[[S:.*]] = pgpu.range_reduce
+// CHECK: %[[Q:.*]] = pgpu.binary mul %[[S]], %[[S]]
+// CHECK: pgpu.foreach %{{.*}} to %{{.*}} {
+// CHECK-NEXT: ^bb0(%[[N:.*]]: index):
+// CHECK-NEXT: %[[X:.*]] = pgpu.load %x[%[[M]], %[[N]]]
+// CHECK-NEXT: %[[P:.*]] = pgpu.binary div %[[X]], %[[S]]
+// CHECK: pgpu.scatter_reduce %[[P]], %[[SF]][%[[N]]]
+// CHECK: pgpu.scatter_reduce %[[Q]], %[[SZ]][%{{.*}}]
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+// CHECK-NEXT: ^bb0(%[[C:.*]]: index):
+// CHECK-NOT: pgpu.buffer_store
+// CHECK: pgpu.buffer_load %[[SF]][%[[C]]]
+// CHECK: pgpu.foreach
+// CHECK: pgpu.buffer_store %{{.*}}, %[[SF]]
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK: pgpu.buffer_load %[[SZ]]
+// CHECK-NEXT: pgpu.buffer_store %{{.*}}, %[[SZ]]
+// CHECK: pgpu.store %{{.*}}, %w
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @column_products(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [1], out>, %w: !pgpu.view<f32, [1], out>,
+                       %rs: !pgpu.buffer<f32, [M], workspace> {pgpu.private = "workspace"},
+                       %sq: !pgpu.buffer<f32, [M], workspace> {pgpu.private = "workspace"},
+                       %ticket: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %true = arith.constant true
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %P = pgpu.binary max %M, %c1 : index
+    pgpu.program_space(%P) {
+    ^bb0(%pid: index):
+      %in = pgpu.cmp lt %pid, %M : index
+      pgpu.if %in {
+        pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+        ^bb0(%m: index):
+          %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%k: index):
+            %v = pgpu.load %x[%m, %k] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+            pgpu.yield %v : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          %q = pgpu.binary mul %s, %s : f32
+          pgpu.buffer_store %s, %rs[%m] valid %true : i1 : f32, !pgpu.buffer<f32, [M], workspace>[index]
+          pgpu.buffer_store %q, %sq[%m] valid %true : i1 : f32, !pgpu.buffer<f32, [M], workspace>[index]
+          pgpu.yield
+        } {roles = ["axis0"], segment = 0 : i64}
+        pgpu.yield
+      }
+      pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+        pgpu.foreach %c0 to %c1 {
+        ^bb0(%o: index):
+          %t = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%n: index):
+            // expected-remark @below {{pgpu-member-partials: this sum over the execution group's members is added by each member}}
+            %c = pgpu.range_reduce %c0 to %M identity(%zero : f32) -> (f32) element {
+            ^bb0(%i: index):
+              %v = pgpu.load %x[%i, %n] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+              %d = pgpu.buffer_load %rs[%i] valid %true : i1 fill %zero : f32 : !pgpu.buffer<f32, [M], workspace>[index] -> f32
+              %p = pgpu.binary div %v, %d : f32
+              pgpu.yield %p : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %a = pgpu.binary add %l, %r : f32
+              pgpu.yield %a : f32
+            }
+            %cc = pgpu.binary mul %c, %c : f32
+            pgpu.yield %cc : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.store %t, %y[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.foreach %c0 to %c1 {
+        ^bb0(%o: index):
+          // expected-remark @below {{pgpu-member-partials: this sum over the execution group's members is added by each member}}
+          %u = pgpu.range_reduce %c0 to %M identity(%zero : f32) -> (f32) element {
+          ^bb0(%i: index):
+            %d = pgpu.buffer_load %sq[%i] valid %true : i1 fill %zero : f32 : !pgpu.buffer<f32, [M], workspace>[index] -> f32
+            pgpu.yield %d : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          %h = pgpu.binary mul %u, %u : f32
+          pgpu.store %h, %w[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the sum over the members inside the reduction over the columns reads a value the
+// COM: finalization computes (a scale of the column's statement, not available to the members).
+// CHECK-LABEL: pgpu.kernel @scaled_in_finalization
+// CHECK-NOT: pgpu.scatter_reduce
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @scaled_in_finalization(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [1], out>,
+                       %ticket: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.000000e+00 : f32
+    %true = arith.constant true
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    %P = pgpu.binary max %M, %c1 : index
+    pgpu.program_space(%P) {
+    ^bb0(%pid: index):
+      %in = pgpu.cmp lt %pid, %M : index
+      pgpu.if %in {
+        pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
+        ^bb0(%m: index):
+          pgpu.yield
+        } {roles = ["axis0"], segment = 0 : i64}
+        pgpu.yield
+      }
+      // expected-remark @below {{pgpu-member-partials: not rewritten: the element uses a value the finalization computes}}
+      pgpu.last_program %ticket : !pgpu.buffer<i32, [1], workspace> {
+        pgpu.foreach %c0 to %c1 {
+        ^bb0(%o: index):
+          %f = pgpu.cast %M : index to f32
+          %t = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+          ^bb0(%n: index):
+            %c = pgpu.range_reduce %c0 to %M identity(%zero : f32) -> (f32) element {
+            ^bb0(%i: index):
+              %v = pgpu.load %x[%i, %n] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+              %p = pgpu.binary div %v, %f : f32
+              pgpu.yield %p : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %a = pgpu.binary add %l, %r : f32
+              pgpu.yield %a : f32
+            }
+            pgpu.yield %c : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %a = pgpu.binary add %l, %r : f32
+            pgpu.yield %a : f32
+          }
+          pgpu.store %t, %y[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -662,7 +662,16 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     is staged here the same way, and row-dependent scalar code before the
     staged path (pure ops and reads without regions: a gathered row's index
     read per member, rows[e]) moves into both branches; both only on a copy
-    of the kernel, kept where the rest qualifies.
+    of the kernel, kept where the rest qualifies. The group may sit under
+    construction's dispatch guard beside a whole-space pgpu.last_program
+    (the finalization counts the space's instances, whatever their number;
+    one instance stays where there are no rows), and the staged path may
+    scatter-add (add combine) a row value at coordinates and a validity the
+    row does not change (pgpu-member-partials' column terms Sum[n] and
+    kernel-level scalars Sum[0]): the program's rows are summed over the
+    ROWS axis first (rows past the last add 0; seed 002 §4 regroups the
+    sum) and scattered once (corpus 256: 65,536 one-token programs, one
+    [E] atomic add each, become 1,024 programs of [64, 64] tiles).
     Legality: the group's members (rows) are independent instances (seed 000
     §5: unordered parallel), so a program may run several; the staged path's
     ops are pointwise in the rows, so adding a leading axis over rows runs
@@ -756,8 +765,9 @@ def PGPUPackRows : Pass<"pgpu-pack-rows", "::mlir::ModuleOp"> {
     Must not fire: a group without the staged path (a kernel whose rows are
     never short enough to stage), a staged path that reduces no row (a
     per-element row: pgpu-refine-mapping's row loops), one with loops over
-    row-dependent bounds or carrying fragments, ifs,
-    scatter-reduces, atomics or 2-d fragments on row values, a scatter at
+    row-dependent bounds or carrying fragments, ifs, atomics, scatter-reduces
+    other than such adds (a coordinate the row computes: a histogram's bucket),
+    or 2-d fragments on row values, a scatter at
     other computed lane coordinates (163's rotate-half pairs at 2p and
     2p + 1, measured slower packed), a group whose body has
     row-dependent effects, regions or fragments before the staged path (a
@@ -1851,12 +1861,24 @@ def PGPUMemberPartials : Pass<"pgpu-member-partials", "::mlir::ModuleOp"> {
     atomic add per element: the costed choice of seed 002 §3, said by a
     remark at the reduce.
     Preserves: values up to the sum's association, effects, ABI views.
+    A sum over [0, E) may also sit in a reduction over the columns in a
+    foreach (corpus 256's load-balance loss: E * sum_e frac[e] * pmean[e],
+    frac and pmean per-expert sums over the tokens), its element reading
+    that reduction's index, or be a kernel-level statement's scalar (a
+    foreach over [0, 1): the z-loss's sum of what each token kept): its
+    workspace then spans each enclosing loop that runs more than once (from
+    0; its bound a constant or a `pgpu.workspace_extent` MEMBER_COLUMNS
+    bound before the space), [1] where none does; the member scatter-adds
+    through one foreach per such loop (none for a scalar: one atomic add),
+    the finalization reads Sum where the sum was, and (a reduction's element
+    is pure) returns it to 0 by a foreach after the outermost reduction.
     Must not fire (any sum of the finalization failing a check leaves all of
     them): a ticketed finalization, several execution groups or a
     group of several axes, another combine, identity or element type, a
-    reduce not over [0, E), an element that reads a view the kernel writes,
-    a buffer at other coordinates or written elsewhere, or a value the
-    finalization computes (a remark says which).
+    reduce over [0, E) that is not such a sum, an element that reads a view
+    the kernel writes, a buffer at other coordinates or written elsewhere,
+    a value the finalization computes besides the enclosing loops' indices,
+    or an enclosing loop from another start than 0 (a remark says which).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
