@@ -115,3 +115,35 @@ def test_call_defaults_at_the_bench_shape():
     bins = torch.empty((1 << 20, 128), dtype=torch.int32, device="meta")
     d = bin_features.call_defaults(x, cuts, bins)
     assert (d["TILE_M"], d["TILE_N"]) == (128, 32)
+
+
+@tessel.kernel
+def spline_features(x: T.In[T.f32, ("N", "F")], knots: T.In[T.f32, ("F", "K")], slopes: T.In[T.f32, ("F", "K")],
+                    y: T.Out[T.f32, ("N", "F")]):
+    # A piecewise-linear feature map: two shared rows (knots, slopes) per feature, a float sum.
+    N, F = x.shape
+    K = knots.shape[1]
+    feats, ks = T.domain(0, F), T.domain(0, K)
+    for n in T.parallel(T.domain(0, N)):
+        v = x[n, feats]
+        y[n, feats] = T.sum(T.maximum(v - knots[feats, ks], 0.0) * slopes[feats, ks], axis=1)
+
+
+@pytest.mark.parametrize("n,f,k", [(0, 3, 5), (1, 1, 1), (7, 19, 3), (13, 2, 0)])
+def test_spline_features_agree_with_the_interpreter(n, f, k, tmp_path, monkeypatch):
+    # Another computation of the shape: per-member values against rows every n shares, summed in f32.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    assert "TILE_M" in spline_features.source() and "tl.sum" not in spline_features.source()
+    rng = np.random.default_rng(n * 100 + f * 10 + k)
+    x = rng.standard_normal((n, f)).astype(np.float32)
+    knots = rng.standard_normal((f, k)).astype(np.float32)
+    slopes = rng.standard_normal((f, k)).astype(np.float32)
+    want = spline_features.run_interp(shapes={}, inputs=dict(x=x, knots=knots, slopes=slopes))["y"]
+    for params in BINDINGS:
+        y = torch.full((n, f), -1.0, dtype=torch.float32)
+        args = (torch.from_numpy(x), torch.from_numpy(knots), torch.from_numpy(slopes), y)
+        if params is None:
+            spline_features(*args)
+        else:
+            spline_features.launch(*args, params=params)
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=str(params))
