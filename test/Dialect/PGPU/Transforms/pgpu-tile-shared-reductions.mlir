@@ -148,3 +148,45 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: the reduction's bound is read per member (a ragged row length lens[f]): the
+// COM: members of a tile would not walk one range together.
+// CHECK-LABEL: pgpu.kernel @ragged
+// CHECK-NOT: TILE_M
+// CHECK: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @ragged(%x: !pgpu.view<f32, [N, F], in>, %cuts: !pgpu.view<f32, [F, NB], in>, %lens: !pgpu.view<index, [F], in>, %bins: !pgpu.view<i32, [N, F], out>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %true = arith.constant true
+    %c0_i32 = arith.constant 0 : i32
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, F], in>
+    %F = pgpu.extent %x[1] : !pgpu.view<f32, [N, F], in>
+    %all = pgpu.binary mul %N, %F : index
+    pgpu.program_space(%all) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N, %F) segment 0 roles ["axis0", "axis1"] {
+      ^bb0(%n: index, %f: index):
+        %len = pgpu.load %lens[%f] valid %true : i1 fill %c0 : index : !pgpu.view<index, [F], in>[index] -> index
+        %s = pgpu.range_reduce %c0 to %len identity(%c0_i32 : i32) -> (i32) element {
+        ^bb0(%c: index):
+          %cut = pgpu.load %cuts[%f, %c] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [F, NB], in>[index, index] -> f32
+          %v = pgpu.load %x[%n, %f] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [N, F], in>[index, index] -> f32
+          %le = pgpu.cmp le %cut, %v : f32
+          %one = pgpu.cast %le : i1 to i32
+          pgpu.yield %one : i32
+        } combine {
+        ^bb0(%a: i32, %b: i32):
+          %sum = pgpu.binary add %a, %b : i32
+          pgpu.yield %sum : i32
+        }
+        pgpu.store %s, %bins[%n, %f] valid %true : i1 : i32, !pgpu.view<i32, [N, F], out>[index, index]
+        pgpu.yield
+      } {roles = ["axis0", "axis1"], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
