@@ -108,6 +108,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      both axes ([BLOCK_R, BLOCK_C] tiles), the rest one axis of BLOCK lanes.
   //      A cumulative sum down the columns too, where the provider spells a scan along an axis of a 2-d tile.
   pm.addPass(pgpu::createPGPUTileColumnReductions(pgpu::PGPUTileColumnReductionsOptions{can.tileAxisScans}));
+  //      a reduction whose walked reads are a row every member of the outer axis shares (a bucketize's
+  //      cut points) walks it serially over [TILE_M, TILE_N] tiles of members, the row read once a tile.
+  pm.addPass(pgpu::createPGPUTileSharedReductions());
   //      a row statistic nested in an enclosing reduction's element (a log-sum-exp inside a per-row
   //      sum), independent of its member, is computed once before it: the body blocks (§3.3).
   pm.addPass(pgpu::createPGPUHoistInvariantReductions());

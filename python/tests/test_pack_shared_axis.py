@@ -1,11 +1,10 @@
-"""Rows packed along the axis whose reads they then share (pgpu-pack-rows' `sharedAxis`, issue 41, corpus
-278): bins[n, f] counts the cut points cuts[f, :] at most x[n, f]; a program owns ROWS consecutive n of one
-f and reads the feature's cut points once, where the row-major order (ROWS consecutive f of one n) read a
-row of cut points per row. Differential: Triton under TRITON_INTERPRET=1 against the KIR interpreter at odd
-shapes (no rows, one, primes; cut-point rows that fit BLOCK, the staged path, and that do not, the blocked
-path), NaN and on-a-cut values, at the call's defaults and bindings whose programs end past the last row;
-a group of three axes (the two others decoded in a program). The case where the shared read is tiny and the
-row-major order stays is in the lit test (pgpu-pack-rows-shared-axis.mlir)."""
+"""Members tiled over the axis whose walked reads they share (pgpu-tile-shared-reductions, corpus 278; before
+it pgpu-pack-rows' `sharedAxis`, issue 41): bins[n, f] counts the cut points cuts[f, :] at most x[n, f]; a
+program owns [TILE_M, TILE_N] members (n, f) and walks the cut points serially, each trip's [TILE_N] cut
+points read once for its TILE_M rows. Differential: Triton under TRITON_INTERPRET=1 against the KIR
+interpreter at odd shapes (no rows, one, primes; no cut points), NaN and on-a-cut values, at the call's
+defaults and bindings whose tiles end past the last row and feature; a group of three axes (the leading one
+a member of the program). pgpu-pack-rows' shared axis keeps its lit test (pgpu-pack-rows-shared-axis.mlir)."""
 import os
 import re
 
@@ -40,8 +39,8 @@ def bin_batched(x: T.In[T.f32, ("B", "N", "F")], cuts: T.In[T.f32, ("F", "NB")],
         bins[b, n, f] = T.sum(T.cast(cuts[f, cs] <= x[b, n, f], T.i32))
 
 
-def _programs(kernel, rows, **extents):
-    """The launch's program count at ROWS = `rows` (the generated `<kernel>_PROGRAMS`'s expression)."""
+def _programs(kernel, tile_m, tile_n, **extents):
+    """The launch's program count at [TILE_M, TILE_N] (the generated `<kernel>_PROGRAMS`'s expression)."""
     src = kernel.source()
     body = re.search(rf"def {kernel.name}_PROGRAMS\(p, _v\):\n.*\n\s*return (.*)\n", src).group(1)
 
@@ -49,13 +48,16 @@ def _programs(kernel, rows, **extents):
         def __init__(self, *shape):
             self.shape = shape
     views = {"x": View(*extents["x"])}
-    return eval(body, {"max": max}, {"p": {"ROWS": rows}, "_v": views})  # noqa: S307
+    return eval(body, {"max": max}, {"p": {"TILE_M": tile_m, "TILE_N": tile_n}, "_v": views})  # noqa: S307
 
 
-def test_rows_run_along_the_axis_the_cut_points_do_not_depend_on():
-    # ROWS consecutive n of one f: ceil(N / ROWS) x F programs (row-major: ceil(N x F / ROWS)).
-    assert _programs(bin_features, 4, x=(67, 13)) == 17 * 13
-    assert _programs(bin_batched, 4, x=(2, 67, 13)) == 2 * 17 * 13
+def test_programs_own_tiles_of_members():
+    # ceil(N / TILE_M) x ceil(F / TILE_N) programs (times the leading axis's extent).
+    assert _programs(bin_features, 4, 16, x=(67, 13)) == 17 * 1
+    assert _programs(bin_batched, 4, 16, x=(2, 67, 13)) == 2 * 17 * 1
+    assert _programs(bin_features, 128, 32, x=(1 << 20, 128)) == (1 << 13) * 4
+    src = bin_features.source()
+    assert "tl.sum" not in src  # no cross-lane reduction: the cut points are walked serially
 
 
 def _inputs(rng, lead, f, nb):
@@ -67,15 +69,14 @@ def _inputs(rng, lead, f, nb):
     return x, cuts
 
 
-# The call's defaults; cut-point rows in one 32-lane block or in 16-lane blocks (the blocked path for NB > 16),
-# programs whose rows end past N.
-BINDINGS = [None, {"ROWS": 4, "BLOCK": 32}, {"ROWS": 8, "BLOCK": 16}]
+# The call's defaults; tiles whose rows end past N and whose features end past F.
+BINDINGS = [None, {"TILE_M": 4, "TILE_N": 16}, {"TILE_M": 1, "TILE_N": 32}]
 
 
 DEEP = pytest.mark.skipif(not os.environ.get("TESSEL_DEEP"), reason="TESSEL_DEEP: larger shapes")
 
 
-@pytest.mark.parametrize("n,f,nb", [(0, 3, 7), (1, 1, 1), (5, 3, 7), (11, 2, 37),
+@pytest.mark.parametrize("n,f,nb", [(0, 3, 7), (1, 1, 1), (5, 3, 7), (11, 2, 37), (3, 17, 0),
                                     pytest.param(67, 13, 31, marks=DEEP), pytest.param(37, 2, 129, marks=DEEP)])
 def test_bin_features_agree_with_the_interpreter(n, f, nb, tmp_path, monkeypatch):
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
@@ -107,11 +108,42 @@ def test_bin_batched_agrees_with_the_interpreter(b, n, f, nb, tmp_path, monkeypa
 
 
 def test_call_defaults_at_the_bench_shape():
-    # 1M rows of 128 features, 255 cut points: BLOCK covers the cut points, ROWS 16 (a 16 x 256 tile):
-    # 8M programs of 16 rows of one feature.
+    # 1M rows of 128 features, 255 cut points: [128, 32] tiles of members, 32k programs each walking the
+    # 255 cut points of its 32 features once.
     x = torch.empty((1 << 20, 128), device="meta")
     cuts = torch.empty((128, 255), device="meta")
     bins = torch.empty((1 << 20, 128), dtype=torch.int32, device="meta")
     d = bin_features.call_defaults(x, cuts, bins)
-    assert (d["BLOCK"], d["ROWS"]) == (256, 16)
-    assert _programs(bin_features, 16, x=(1 << 20, 128)) == (1 << 16) * 128
+    assert (d["TILE_M"], d["TILE_N"]) == (128, 32)
+
+
+@tessel.kernel
+def spline_features(x: T.In[T.f32, ("N", "F")], knots: T.In[T.f32, ("F", "K")], slopes: T.In[T.f32, ("F", "K")],
+                    y: T.Out[T.f32, ("N", "F")]):
+    # A piecewise-linear feature map: two shared rows (knots, slopes) per feature, a float sum.
+    N, F = x.shape
+    K = knots.shape[1]
+    feats, ks = T.domain(0, F), T.domain(0, K)
+    for n in T.parallel(T.domain(0, N)):
+        v = x[n, feats]
+        y[n, feats] = T.sum(T.maximum(v - knots[feats, ks], 0.0) * slopes[feats, ks], axis=1)
+
+
+@pytest.mark.parametrize("n,f,k", [(0, 3, 5), (1, 1, 1), (7, 19, 3), (13, 2, 0)])
+def test_spline_features_agree_with_the_interpreter(n, f, k, tmp_path, monkeypatch):
+    # Another computation of the shape: per-member values against rows every n shares, summed in f32.
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    assert "TILE_M" in spline_features.source() and "tl.sum" not in spline_features.source()
+    rng = np.random.default_rng(n * 100 + f * 10 + k)
+    x = rng.standard_normal((n, f)).astype(np.float32)
+    knots = rng.standard_normal((f, k)).astype(np.float32)
+    slopes = rng.standard_normal((f, k)).astype(np.float32)
+    want = spline_features.run_interp(shapes={}, inputs=dict(x=x, knots=knots, slopes=slopes))["y"]
+    for params in BINDINGS:
+        y = torch.full((n, f), -1.0, dtype=torch.float32)
+        args = (torch.from_numpy(x), torch.from_numpy(knots), torch.from_numpy(slopes), y)
+        if params is None:
+            spline_features(*args)
+        else:
+            spline_features.launch(*args, params=params)
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=str(params))

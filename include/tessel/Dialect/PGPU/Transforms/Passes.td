@@ -2274,4 +2274,48 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUTileSharedReductions : Pass<"pgpu-tile-shared-reductions", "::mlir::ModuleOp"> {
+  let summary = "[TILE_M, TILE_N] tiles of members over a reduction whose walked reads every member of the outer axis shares (seed 002 §3.2, §3.3)";
+  let description = [{
+    Reads: the sole execution group of a program space whose last two axes
+    are (a, b), the space the product of its extents (pgpu-flatten-worksets'
+    members of a `T.parallel` and its inner vector axis; leading axes stay
+    members of the program), whose body is straight-line
+    pointwise code, reads, stores and `pgpu.range_reduce` ops with
+    straight-line elements and combines; the def-use dependence of each value
+    on a, b and each reduction's member r.
+    Fires when a reduction over launch-uniform bounds reads, at coordinates
+    that walk r, only views at coordinates free of a (a table row t[b, r]
+    every member of a shares: 278's cut points cuts[f, c] of a member
+    (n, f)), and its terms depend on a (the per-member x[n, f]): one member
+    per program (or ROWS, pgpu-pack-rows) re-reads the row for every member
+    of a and reduces it across lanes.
+    Legality: the group's members are independent (seed 000 §5), so a program
+    may own any tile of them; a reduction's terms may be regrouped and
+    reordered (seed 000 §8), here combined in r order.
+    Rewrites: the group's last two axes become blocks of TILE_M members of a and
+    TILE_N of b (extents ceil(E / TILE), the program space their product);
+    every value takes the fragment axes of the members it depends on
+    ([TILE_M], [TILE_N] or [TILE_M, TILE_N], b contiguous in lanes), reads
+    and writes valid on their lanes; each reduction becomes a `pgpu.for` from
+    lo to hi step 1 carrying one [TILE_M, TILE_N] accumulator per result (the
+    identity first): the element's values that do not depend on r are
+    computed once before it, each trip reads the shared row's [TILE_N]
+    elements once for the tile's TILE_M members of a and combines each
+    member's term lane-wise. No cross-lane reduction remains.
+    Declares TILE_M (1..256, default 128) and TILE_N (16..256, default 32:
+    each lane's table reads serve its rows of TILE_M).
+    Preserves: values (the reduction in r order), effects, ABI, origins.
+    Must not fire: a group of fewer than two axes or not the whole program space;
+    loops, control, scatters or atomics in the body; a write whose last
+    coordinate does not walk b alone or that does not depend on a; a
+    reduction whose bounds are computed in the group, whose element or
+    combine holds regions, whose walked reads depend on a (a dot product's
+    x[n, r]: no row is shared), or whose terms do not depend on a; fragments
+    from outside; kernels that declare TILE_M or TILE_N already.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_PGPU_PASSES
