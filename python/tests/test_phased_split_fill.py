@@ -1,0 +1,66 @@
+"""FOLD_SPLIT's call default for a phased split (pgpu-split-folds under numerics="source": the row
+maximum's fold split in a first phase, 2 * FOLD_SPLITS programs a point) on a batched softmax of
+scores that is written out, P[b] = softmax(scale * Q[b] K[b]^T) (bench/corpus/58's shape): the split
+shortens only the maximum and sum passes, while the store pass over every key tile (the [BLOCK_S, T]
+block of P, the kernel's whole output) runs in the point's last arrival alone. Where the row blocks
+already hold three quarters of the multiprocessors (`Kernel._fold_split`, the fill `_fill_programs`
+uses) the call takes no split: B32 S512 is 128 row blocks of 128 on 132 multiprocessors, one program
+each (the split launched 512, three of each block's four waiting or done before its store pass).
+A launch of few row blocks still splits. Both paths stay exact: the generated Triton under
+TRITON_INTERPRET=1 against NumPy at odd shapes (1, primes, keys past one tile), at the call's defaults
+and with the split pinned.
+"""
+import os
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
+
+import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
+
+
+@tessel.kernel(name="psf_scores_softmax")
+def scores_softmax(q: T.In[T.f16, ("B", "S", "D")], k: T.In[T.f16, ("B", "T", "D")],
+                   p: T.Out[T.f16, ("B", "S", "T")], scale: T.f32):
+    B, S, D = q.shape
+    bs, rows, keys, dims = T.domain(0, B), T.domain(0, S), T.domain(0, k.shape[1]), T.domain(0, D)
+    s = T.matmul(q[bs, rows, dims], k[bs, keys, dims], transpose_rhs=True) * scale
+    e = T.exp(s - T.max(s, axis=2))
+    p[bs, rows, keys] = T.cast(e / T.sum(e, axis=2), T.f16)
+
+
+def _meta(B, S, Tk, D):
+    torch = pytest.importorskip("torch")
+    return (torch.empty((B, S, D), dtype=torch.float16, device="meta"),
+            torch.empty((B, Tk, D), dtype=torch.float16, device="meta"),
+            torch.empty((B, S, Tk), dtype=torch.float16, device="meta"))
+
+
+def test_split_default_follows_the_fill():
+    """128-row blocks (the reduced product's GEMM tile) on 132 multiprocessors: 128 and 99 blocks take
+    no split, 96 take 2 (the smallest that fills), 16 take 16 (their phased split is kept)."""
+    for B, want in ((32, 1), (25, 1), (24, 2), (4, 16)):
+        d = scores_softmax.call_defaults(*_meta(B, 512, 512, 64), scale=0.125)
+        assert d["BLOCK_S"] == 128, d
+        rows = B * 4
+        assert d["FOLD_SPLIT"] == want, (rows, d)
+
+
+@pytest.mark.parametrize("params", [None, {"FOLD_SPLIT": 2, "BLOCK_S": 16, "BLOCK_T": 16}],
+                         ids=["defaults", "split"])
+def test_triton_exact(params):
+    import torch
+    rng = np.random.default_rng(7)
+    for B, S, Tk, D in ((1, 1, 1, 1), (2, 3, 37, 7), (1, 17, 131, 16)):
+        q = rng.standard_normal((B, S, D)).astype(np.float16)
+        k = rng.standard_normal((B, Tk, D)).astype(np.float16)
+        scale = 1.0 / np.sqrt(D)
+        s = np.einsum("bsd,btd->bst", q.astype(np.float64), k.astype(np.float64)) * scale
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        want = e / e.sum(axis=-1, keepdims=True)
+        p = torch.full((B, S, Tk), float("nan"), dtype=torch.float16)
+        scores_softmax.launch(torch.from_numpy(q), torch.from_numpy(k), p, scale=float(scale), params=params)
+        np.testing.assert_allclose(p.double().numpy(), want, rtol=1e-2, atol=2e-3,
+                                   err_msg=f"{params} at B{B} S{S} T{Tk} D{D}")
