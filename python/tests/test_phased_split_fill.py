@@ -8,7 +8,8 @@ uses) the call takes no split: B32 S512 is 128 row blocks of 128 on 132 multipro
 each (the split launched 512, three of each block's four waiting or done before its store pass).
 A launch of few row blocks still splits. Both paths stay exact: the generated Triton under
 TRITON_INTERPRET=1 against NumPy at odd shapes (1, primes, keys past one tile), at the call's defaults
-and with the split pinned.
+(split: few row blocks), unsplit (the bench shape's path: three passes over the keys in one program)
+and with a split of 16-row, 16-key tiles pinned.
 """
 import os
 
@@ -48,8 +49,8 @@ def test_split_default_follows_the_fill():
         assert d["FOLD_SPLIT"] == want, (rows, d)
 
 
-@pytest.mark.parametrize("params", [None, {"FOLD_SPLIT": 2, "BLOCK_S": 16, "BLOCK_T": 16}],
-                         ids=["defaults", "split"])
+@pytest.mark.parametrize("params", [None, {"FOLD_SPLIT": 1}, {"FOLD_SPLIT": 2, "BLOCK_S": 16, "BLOCK_T": 16}],
+                         ids=["defaults", "unsplit", "split"])
 def test_triton_exact(params):
     import torch
     rng = np.random.default_rng(7)
