@@ -69,3 +69,20 @@ def test_triton_exact(params):
         scores_softmax.launch(torch.from_numpy(q), torch.from_numpy(k), p, scale=float(scale), params=params)
         np.testing.assert_allclose(p.double().numpy(), want, rtol=1e-2, atol=2e-3,
                                    err_msg=f"{params} at B{B} S{S} T{Tk} D{D}")
+
+
+def test_store_walk_splits_at_its_last_full_block():
+    """pgpu-narrow-predicates splits the store pass over the keys (a walk whose product tiles are fresh
+    each iteration, no GEMM k loop) at its last full key block: the full blocks store P masked by the
+    rows only, which Triton writes as whole vectors. The partial block's store reuses the full blocks'
+    staging in the resource model, so the fold keeps its GEMM tile (128 rows, 8 warps)."""
+    import re
+    src = scores_softmax.source("triton")
+    params = re.search(r"psf_scores_softmax_PARAMS = (\{.*\})", src).group(1)
+    assert "'BLOCK_S': ([16, 32, 64, 128, 256], 128)" in params and "'WARPS': ([1, 2, 4, 8, 16], 8)" in params, params
+    # The unsplit path's store pass: a loop over the full key blocks whose store mask has no key term,
+    # then the partial block's loop.
+    stores = re.findall(r"tl\.store\(p \+ .*mask=(v\d+)\)", src)
+    masks = dict(re.findall(r"(v\d+) = (.*)", src))
+    rows_only = [m for m in stores if masks.get(m, "").startswith("tl.broadcast_to(")]
+    assert rows_only, "no store of P masked by its rows alone"
