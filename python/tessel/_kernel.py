@@ -1146,7 +1146,7 @@ class Kernel:
         # over every key tile: corpus 58 writes its [128, 512] block there) runs in one program a point.
         # Where the points hold three quarters of the multiprocessors (`_fill_programs`' fill) it is not
         # taken: 58 at B32 S512 (128 row blocks on 132) ran 4 programs a block, 3 of them waiting or done
-        # before the block's store pass (H100: 0.052 ms at FOLD_SPLIT 2, 0.032 before the split).
+        # before the block's store pass (H100: 0.052 ms at FOLD_SPLIT 2; 0.032 in session 36, unsplit at 64 rows).
         if phased and 4 * points >= 3 * sms:
             return 1
         # One point (a kernel-level reduction) walks the whole input in its segments: each segment's
