@@ -1144,10 +1144,19 @@ class Kernel:
         # tiles), where a plain split adds P a segment (P + O, 2P + O, 4P + O; 3P + O for 3 tiles).
         # The step from 2 to 4 against the one from 1 to 2 (4/3 or 2/3 phased, 2 or 1 plain) tells them apart.
         step = quadrupled - doubled
-        if step and 3 * step in (4 * points, 2 * points):
+        phased = bool(step) and 3 * step in (4 * points, 2 * points)
+        if phased:
             points //= 3
         candidates = sorted(self._space(constexprs, target)["FOLD_SPLIT"][0])
         if points <= 0 or points >= sms:
+            return 1
+        # A phased split shortens only the folds' passes, by at most sms / points with points programs
+        # already running: half its programs wait, and what follows the split fold (a row's store pass
+        # over every key tile: corpus 58 writes its [128, 512] block there) runs in one program a point.
+        # Where the points hold three quarters of the multiprocessors (`_fill_programs`' fill) it is not
+        # taken: 58 at B32 S512 (128 row blocks on 132) ran 4 programs a block, 3 of them waiting or done
+        # before the block's store pass (H100: 0.052 ms at FOLD_SPLIT 2; 0.032 in session 36, unsplit at 64 rows).
+        if phased and 4 * points >= 3 * sms:
             return 1
         # One point (a kernel-level reduction) walks the whole input in its segments: each segment's
         # program keeps one tile's loads in flight (its loop is not software-pipelined), so the split

@@ -234,12 +234,14 @@ def test_phased_split_default_counts_points():
     """FOLD_SPLIT's call default for a phased split (pgpu-split-folds: the maximum's fold split in a
     first phase, 2 * FOLD_SPLITS programs a row block where split): the points are the row blocks
     (N / BLOCK_N, 128 rows), not the programs a split adds. N = 4096: 32 row blocks, 8 segments fill
-    the 132 multiprocessors (read as plain, 3 * 32 programs a step would have kept 2); N = 16384:
-    128 row blocks take 2; N = 256: 2 row blocks take the largest split."""
+    the 132 multiprocessors (read as plain, 3 * 32 programs a step would have kept 2); N = 256: 2 row
+    blocks take the largest split. Row blocks holding three quarters of the multiprocessors (99 of 132)
+    take no phased split (it would only shorten the folds' passes, by at most 132 / 99): N = 16384's
+    128 blocks and N = 12672's 99 keep 1; N = 12544's 98 take 2."""
     torch = pytest.importorskip("torch")
     kernel = KERNELS["flce"]
     K, V = 4096, 32000
-    for N, want in ((4096, 8), (16384, 2), (256, 64)):
+    for N, want in ((4096, 8), (16384, 1), (12672, 1), (12544, 2), (256, 64)):
         h = torch.empty((N, K), dtype=torch.float16, device="meta")
         w = torch.empty((V, K), dtype=torch.float16, device="meta")
         labels = torch.empty((N,), dtype=torch.int64, device="meta")

@@ -19,9 +19,13 @@
 // declared parameter, or the same constant) and whose body compares that iota
 // with a splat of the loop's own upper bound. Must not fire on other masks
 // (another bound, another base), on loops whose step is not the lane count,
-// or on a loop holding a pgpu.contract whose bound is a view's extent (a GEMM's
+// or on a loop over a view's extent that carries a pgpu.contract's sum (a GEMM's
 // k loop over all of K is left whole to the provider's software pipeliner and
 // its bounds-checked box loads; the GEMM measurements are for that form). A
+// loop whose product tiles are fresh each iteration (a row's store walk over
+// the keys of a softmax of Q K^T, each key tile's scores recomputed and written:
+// corpus 58) is split like any other: its full blocks' stores then carry only
+// the row mask, which a provider writes as whole vectors. A
 // contraction's loop over a sub-range (split-K's chunk [lo, hi) of K: the mask
 // is `k < hi - lo`, no view's bound) is split: its full blocks' accesses then
 // need no mask at all, which is what lets a provider spell them as box loads
@@ -96,6 +100,22 @@ bool isViewExtent(Value v) {
   return false;
 }
 
+/// Whether `loop` carries a contraction's sum across its iterations (a GEMM's k loop): a value it
+/// yields is computed in its body from a pgpu.contract (or from an op holding one).
+bool carriesContraction(ForOp loop) {
+  SmallVector<Value> work(loop.getBody().front().getTerminator()->getOperands());
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !loop->isProperAncestor(def) || !seen.insert(def).second)
+      continue;
+    if (def->walk([](ContractOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 /// Splits `loop` into its full blocks (masks true) and the remaining partial block.
 void split(ForOp loop, ArrayRef<CmpOp> masks) {
   Location loc = loop.getLoc();
@@ -135,9 +155,7 @@ struct NarrowPredicates : public tessel::pgpu::impl::PGPUNarrowPredicatesBase<Na
       if (masks.empty())
         continue;
       bool remarks = remarksEnabled(loop);
-      bool contraction = false;
-      loop.getBody().walk([&](ContractOp) { contraction = true; });
-      if (contraction && isViewExtent(loop.getUpper())) {
+      if (carriesContraction(loop) && isViewExtent(loop.getUpper())) {
         if (remarks)
           emitRemark(loop.getLoc()) << "pgpu-narrow-predicates: not split: a contraction's k loop over a view's "
                                        "extent stays whole for the provider's pipeliner";

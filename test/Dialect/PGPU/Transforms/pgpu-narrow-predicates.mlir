@@ -358,3 +358,88 @@ module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A row's store walk over the keys (a written softmax of Q K^T, corpus 58): each iteration's
+// COM: product starts from a zero splat, the loop carries nothing, so it is no GEMM k loop even though
+// COM: its bound is a view's extent (T) and it holds a pgpu.contract. It splits: the full blocks load
+// COM: K and store P masked by the rows only (a provider writes whole vectors), then the partial block
+// COM: keeps the key mask.
+// CHECK-LABEL: pgpu.kernel @store_walk
+// CHECK: %[[STEP:.*]] = pgpu.param "BLOCK_T" : index
+// CHECK: %[[MID:.*]] = pgpu.binary add %c0, %{{.*}} : index
+// CHECK: pgpu.for %c0 to %[[MID]] step %[[STEP]] {
+// CHECK-NOT: pgpu.cmp
+// CHECK: pgpu.contract
+// CHECK-NOT: pgpu.cmp
+// CHECK: pgpu.store %{{.*}}, %p[%{{.*}}, %{{.*}}] valid %[[ROWS:[0-9]+]] :
+// CHECK: pgpu.for %[[MID]] to %[[T:.*]] step %[[STEP]] {
+// CHECK: pgpu.cmp lt
+// CHECK: pgpu.contract
+// CHECK: pgpu.store
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @store_walk(%q: !pgpu.view<f16, [S, D], in>, %k: !pgpu.view<f16, [T, D], in>, %p: !pgpu.view<f32, [S, T], out>) attributes {params = [#pgpu.param<"BLOCK_S", [16, 32, 64, 128], 64>, #pgpu.param<"BLOCK_T", [16, 32, 64, 128], 64>, #pgpu.param<"BLOCK_D", [16, 32, 64, 128], 64>]} {
+    %cst = arith.constant 0.000000e+00 : f16
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %q[0] : !pgpu.view<f16, [S, D], in>
+    %1 = pgpu.extent %k[0] : !pgpu.view<f16, [T, D], in>
+    %2 = pgpu.extent %q[1] : !pgpu.view<f16, [S, D], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %1, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %2, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.param "BLOCK_S" : index
+    %10 = pgpu.ceil_div %4, %9 : index
+    pgpu.program_space(%10) {
+    ^bb0(%arg0: index):
+      pgpu.execution_group %arg0 extents(%10) segment 0 roles ["axis0"] {
+      ^bb0(%arg1: index):
+        %11 = pgpu.param "BLOCK_S" : index
+        %12 = pgpu.binary mul %arg1, %11 : index
+        %13 = pgpu.iota %12 : !pgpu.fragment<index, [BLOCK_S]>
+        %14 = pgpu.splat %4 : index -> !pgpu.fragment<index, [BLOCK_S]>
+        %15 = pgpu.cmp lt %13, %14 : !pgpu.fragment<index, [BLOCK_S]>
+        %16 = pgpu.iota %c0 : !pgpu.fragment<index, [BLOCK_D]>
+        %17 = pgpu.splat %8 : index -> !pgpu.fragment<index, [BLOCK_D]>
+        %18 = pgpu.cmp lt %16, %17 : !pgpu.fragment<index, [BLOCK_D]>
+        %19 = pgpu.broadcast %13 dims [0] : !pgpu.fragment<index, [BLOCK_S]> -> !pgpu.fragment<index, [BLOCK_S, BLOCK_D]>
+        %20 = pgpu.broadcast %16 dims [1] : !pgpu.fragment<index, [BLOCK_D]> -> !pgpu.fragment<index, [BLOCK_S, BLOCK_D]>
+        %21 = pgpu.broadcast %15 dims [0] : !pgpu.fragment<i1, [BLOCK_S]> -> !pgpu.fragment<i1, [BLOCK_S, BLOCK_D]>
+        %22 = pgpu.broadcast %18 dims [1] : !pgpu.fragment<i1, [BLOCK_D]> -> !pgpu.fragment<i1, [BLOCK_S, BLOCK_D]>
+        %23 = pgpu.binary and %21, %22 : !pgpu.fragment<i1, [BLOCK_S, BLOCK_D]>
+        %24 = pgpu.load %q[%19, %20] valid %23 : !pgpu.fragment<i1, [BLOCK_S, BLOCK_D]> fill %cst : f16 : !pgpu.view<f16, [S, D], in>[!pgpu.fragment<index, [BLOCK_S, BLOCK_D]>, !pgpu.fragment<index, [BLOCK_S, BLOCK_D]>] -> !pgpu.fragment<f16, [BLOCK_S, BLOCK_D]>
+        %25 = pgpu.param "BLOCK_T" : index
+        pgpu.for %c0 to %6 step %25 {
+        ^bb0(%arg2: index):
+          %26 = pgpu.iota %arg2 : !pgpu.fragment<index, [BLOCK_T]>
+          %27 = pgpu.splat %6 : index -> !pgpu.fragment<index, [BLOCK_T]>
+          %28 = pgpu.cmp lt %26, %27 : !pgpu.fragment<index, [BLOCK_T]>
+          %29 = pgpu.broadcast %26 dims [0] : !pgpu.fragment<index, [BLOCK_T]> -> !pgpu.fragment<index, [BLOCK_T, BLOCK_D]>
+          %30 = pgpu.broadcast %16 dims [1] : !pgpu.fragment<index, [BLOCK_D]> -> !pgpu.fragment<index, [BLOCK_T, BLOCK_D]>
+          %31 = pgpu.broadcast %28 dims [0] : !pgpu.fragment<i1, [BLOCK_T]> -> !pgpu.fragment<i1, [BLOCK_T, BLOCK_D]>
+          %32 = pgpu.broadcast %18 dims [1] : !pgpu.fragment<i1, [BLOCK_D]> -> !pgpu.fragment<i1, [BLOCK_T, BLOCK_D]>
+          %33 = pgpu.binary and %31, %32 : !pgpu.fragment<i1, [BLOCK_T, BLOCK_D]>
+          %34 = pgpu.load %k[%29, %30] valid %33 : !pgpu.fragment<i1, [BLOCK_T, BLOCK_D]> fill %cst : f16 : !pgpu.view<f16, [T, D], in>[!pgpu.fragment<index, [BLOCK_T, BLOCK_D]>, !pgpu.fragment<index, [BLOCK_T, BLOCK_D]>] -> !pgpu.fragment<f16, [BLOCK_T, BLOCK_D]>
+          %35 = pgpu.transpose %34 [1, 0] : !pgpu.fragment<f16, [BLOCK_T, BLOCK_D]> -> !pgpu.fragment<f16, [BLOCK_D, BLOCK_T]>
+          %36 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+          %37 = pgpu.contract %24, %35, %36 reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [BLOCK_S, BLOCK_D]>, !pgpu.fragment<f16, [BLOCK_D, BLOCK_T]>, !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]> -> !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>
+          %38 = pgpu.broadcast %13 dims [0] : !pgpu.fragment<index, [BLOCK_S]> -> !pgpu.fragment<index, [BLOCK_S, BLOCK_T]>
+          %39 = pgpu.broadcast %26 dims [1] : !pgpu.fragment<index, [BLOCK_T]> -> !pgpu.fragment<index, [BLOCK_S, BLOCK_T]>
+          %40 = pgpu.broadcast %15 dims [0] : !pgpu.fragment<i1, [BLOCK_S]> -> !pgpu.fragment<i1, [BLOCK_S, BLOCK_T]>
+          %41 = pgpu.broadcast %28 dims [1] : !pgpu.fragment<i1, [BLOCK_T]> -> !pgpu.fragment<i1, [BLOCK_S, BLOCK_T]>
+          %42 = pgpu.binary and %40, %41 : !pgpu.fragment<i1, [BLOCK_S, BLOCK_T]>
+          pgpu.store %37, %p[%38, %39] valid %42 : !pgpu.fragment<i1, [BLOCK_S, BLOCK_T]> : !pgpu.fragment<f32, [BLOCK_S, BLOCK_T]>, !pgpu.view<f32, [S, T], out>[!pgpu.fragment<index, [BLOCK_S, BLOCK_T]>, !pgpu.fragment<index, [BLOCK_S, BLOCK_T]>]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -832,9 +832,12 @@ def PGPUNarrowPredicates : Pass<"pgpu-narrow-predicates", "::mlir::ModuleOp"> {
     the first loop's results.
     Preserves: values, effects and their order, ABI, origins.
     Must not fire: masks against another bound or another base, loops whose
-    step is not the lane count, and loops holding a `pgpu.contract` whose
-    bound is a view's extent (a GEMM's k loop over all of K stays whole for
-    the provider's pipeliner and its bounds-checked box loads). A
+    step is not the lane count, and loops over a view's extent that carry a
+    `pgpu.contract`'s sum (a GEMM's k loop over all of K stays whole for
+    the provider's pipeliner and its bounds-checked box loads). A walk whose
+    product tiles are fresh each iteration (a row's store pass over the keys
+    of a written softmax of Q K^T) splits: its full blocks store with the
+    row mask only. A
     contraction's loop over a sub-range (split-K's chunk: lanes k < hi - lo)
     splits, so its full blocks' accesses carry no chunk mask.
     Verifier after: the shared pgpu verifier.
