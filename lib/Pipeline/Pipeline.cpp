@@ -107,6 +107,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // §3.3 form blocking and fragments: a reduction whose reads walk a kept axis contiguously blocks
   //      both axes ([BLOCK_R, BLOCK_C] tiles), the rest one axis of BLOCK lanes.
   //      A cumulative sum down the columns too, where the provider spells a scan along an axis of a 2-d tile.
+  //      A 2-d write over rows-outer-columns-inner whose value holds column statistics over the rows'
+  //      own range (a per-segment normalization) walks the columns outside: the statistics once per
+  //      column, then the rows, which the tiling below takes as a column normalization (seed 000 §5).
+  pm.addPass(pgpu::createPGPUInterchangeInvariantWalks());
   pm.addPass(pgpu::createPGPUTileColumnReductions(pgpu::PGPUTileColumnReductionsOptions{can.tileAxisScans}));
   //      a reduction whose walked reads are a row every member of the outer axis shares (a bucketize's
   //      cut points) walks it serially over [TILE_M, TILE_N] tiles of members, the row read once a tile.

@@ -2123,6 +2123,41 @@ def PGPUHoistInvariantReductions : Pass<"pgpu-hoist-invariant-reductions", "::ml
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUInterchangeInvariantWalks : Pass<"pgpu-interchange-invariant-walks", "::mlir::ModuleOp"> {
+  let summary = "a rows-outer nest whose body holds column statistics over the rows walks the columns outside, the statistics once per column (seed 000 §5, §8)";
+  let description = [{
+    Reads: a `pgpu.foreach` over rows r whose body is exactly a
+    `pgpu.foreach` over columns d with bounds defined outside it (a 2-d
+    write `out[lo:hi, feats] = f(x, stats)`, construction's rows-outer
+    nest), and the def-use dependence of the inner body's ops on r.
+    Fires when the inner body holds a read-only `pgpu.range_reduce` over
+    the rows walk's own range [lo, hi) that does not depend on r: a
+    per-segment statistic (mean, variance over a CSR segment's rows
+    ptr[g] .. ptr[g + 1]) that construction computes again for every row
+    of the segment, O(rows^2) a segment.
+    Legality: the members of a foreach are independent (seed 000 §5), so
+    the nest runs in either order; a reduction, a pure op and a read that
+    do not depend on r have one value for every r (seed 000 §8).
+    Rewrites: the outer loop walks d and the inner one r; those
+    reductions, the pure ops (not integer division or remainder) and the
+    scalar reads that do not depend on r move before the row walk, in
+    order. A moved read's validity is conjoined with lo < hi: an empty
+    row walk (an empty segment) reads nothing, and its moved values are
+    used by nothing that runs; a moved reduction's element runs only on
+    the walk's members. pgpu-tile-column-reductions then tiles the
+    column walk as a column normalization: [BLOCK_R, BLOCK_C] tiles for
+    each statistic, then for the write; one program per (segment,
+    column block).
+    Preserves: values, effects, ABI, origins.
+    Must not fire: a nest without such a reduction (an elementwise 2-d
+    write keeps its contiguous axis inner), a reduction over another
+    range or one depending on r, columns whose range depends on r, a
+    rows body holding more than the column walk.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::ModuleOp"> {
   let summary = "2-d tiles for reductions that keep the contiguous axis: [BLOCK_R, BLOCK_C] blocks reduced along BLOCK_R (seed 002 §3.3)";
   let description = [{
