@@ -1728,8 +1728,11 @@ def PGPUPairBlocks : Pass<"pgpu-pair-blocks", "::mlir::ModuleOp"> {
     the hardware cannot balance).
     Preserves: values, effects (each coordinate's once), ABI views, origins.
     Must not fire: several groups, no fold range depending on exactly one
-    (non-fold_split) coordinate, a body using the linear program index, or
-    a pgpu.while (a wait on another program would then wait on itself).
+    (non-fold_split) coordinate, ranges depending on it only through values
+    read from memory (tree attention's prefix_len[b]: lengths in no order
+    along the axis, so pairing would only halve the programs), a body using
+    the linear program index, or a pgpu.while (a wait on another program
+    would then wait on itself).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
