@@ -103,7 +103,8 @@ SHAPES = [  # B, H, N, S, D, prefix lengths
     (1, 1, 1, 1, 1, [0]),
     (2, 1, 3, 7, 5, [0, 4]),
     (3, 2, 5, 41, 17, [0, 36, 13]),                    # 41 keys = three 16-wide tiles, the last of 9
-]
+    (2, 1, 3, 37, 5, [16, 32]),                        # prefixes of whole tiles: pgpu-narrow-fold-ranges'
+]                                                      # fold of the prefix (k >= P false) ends at P exactly
 
 
 CASES = [(tree_masked_read, s) for s in SHAPES] + [(tree_clamped_read, SHAPES[-1])] + [

@@ -3,7 +3,9 @@
 // What pgpu-order-program-axes and pgpu-pair-blocks share: the arguments of a body block (an
 // execution group's coordinates) a value is computed from, through the operands of its defining ops.
 // A loop's or a region's own arguments (a tile's position) are no coordinate of the block: the walk
-// stops at every block argument and keeps only the block's own.
+// stops at every block argument and keeps only the block's own. With `throughReads` false the walk
+// also stops at ops that read memory: what it keeps is then the coordinates a value is an arithmetic
+// function of (a fold bound from a loaded sequence length is no function of the coordinate it indexes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #define TESSEL_LIB_DIALECT_PGPU_TRANSFORMS_GROUPCOORDINATES_H
 
 #include "mlir/IR/Block.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -18,8 +21,9 @@
 
 namespace tessel::pgpu {
 
-/// The argument numbers of `body` that `v` is computed from (one bit per argument of `body`).
-inline llvm::SmallBitVector coordinatesOf(mlir::Value v, mlir::Block &body) {
+/// The argument numbers of `body` that `v` is computed from (one bit per argument of `body`); with
+/// `throughReads` false, not through a value read from memory.
+inline llvm::SmallBitVector coordinatesOf(mlir::Value v, mlir::Block &body, bool throughReads = true) {
   llvm::SmallBitVector out(body.getNumArguments());
   llvm::SmallVector<mlir::Value> work{v};
   llvm::DenseSet<mlir::Value> seen;
@@ -32,7 +36,10 @@ inline llvm::SmallBitVector coordinatesOf(mlir::Value v, mlir::Block &body) {
         out.set(arg.getArgNumber());
       continue;
     }
-    for (mlir::Value operand : x.getDefiningOp()->getOperands())
+    mlir::Operation *def = x.getDefiningOp();
+    if (!throughReads && !mlir::isMemoryEffectFree(def))
+      continue;
+    for (mlir::Value operand : def->getOperands())
       work.push_back(operand);
   }
   return out;

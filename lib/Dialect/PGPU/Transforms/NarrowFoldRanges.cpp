@@ -104,6 +104,8 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "FoldConstants.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -856,120 +858,6 @@ bool FoldNarrower::analyze() {
   return !preds.empty();
 }
 
-//===----------------------------------------------------------------------===//
-// Local typed value propagation (the all-false proof)
-//===----------------------------------------------------------------------===//
-
-/// The constant every lane of `v` holds, given `env`; null when unknown.
-Attribute constantOf(Value v, DenseMap<Value, Attribute> &env) {
-  if (Attribute a = env.lookup(v))
-    return a;
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return {};
-  Attribute out;
-  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
-    out = c.getValue();
-  } else if (isa<SplatOp, BroadcastOp, TransposeOp>(def)) {
-    out = constantOf(def->getOperand(0), env);
-  } else if (auto s = dyn_cast<SelectOp>(def)) {
-    if (auto c = dyn_cast_or_null<IntegerAttr>(constantOf(s.getCondition(), env)))
-      out = constantOf(c.getValue().isZero() ? s.getFalseValue() : s.getTrueValue(), env);
-    else if (Attribute t = constantOf(s.getTrueValue(), env); t && t == constantOf(s.getFalseValue(), env))
-      out = t;
-  } else if (auto bo = dyn_cast<BinaryOp>(def)) {
-    auto l = dyn_cast_or_null<IntegerAttr>(constantOf(bo.getLhs(), env));
-    auto r = dyn_cast_or_null<IntegerAttr>(constantOf(bo.getRhs(), env));
-    bool i1 = elementTypeOf(bo.getType()).isInteger(1);
-    if (i1 && bo.getKind() == kir::BinaryKind::And && ((l && l.getValue().isZero()) || (r && r.getValue().isZero())))
-      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), 0);
-    else if (i1 && bo.getKind() == kir::BinaryKind::Or && ((l && l.getValue().isOne()) || (r && r.getValue().isOne())))
-      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), 1);
-    else if (auto fl = dyn_cast_or_null<FloatAttr>(constantOf(bo.getLhs(), env));
-             fl && (bo.getKind() == kir::BinaryKind::Sub || bo.getKind() == kir::BinaryKind::Add)) {
-      // IEEE sum or difference of known float lanes (-inf - 0 = -inf), rounded to the lanes' type.
-      if (auto fr = dyn_cast_or_null<FloatAttr>(constantOf(bo.getRhs(), env))) {
-        APFloat x = fl.getValue();
-        APFloat::opStatus st = bo.getKind() == kir::BinaryKind::Sub
-                                   ? x.subtract(fr.getValue(), APFloat::rmNearestTiesToEven)
-                                   : x.add(fr.getValue(), APFloat::rmNearestTiesToEven);
-        if (!x.isNaN() && !(st & APFloat::opInvalidOp))
-          out = FloatAttr::get(fl.getType(), x);
-      }
-    } else if (bo.getKind() == kir::BinaryKind::Mul && isa<FloatType>(elementTypeOf(bo.getType()))) {
-      // A product with the kernel's own masked value where(m, x, 0) on lanes where it selects its
-      // literal zero is zero (the masked product FA2's backward forms, p * (dp - delta)); exact for a
-      // finite other factor, which the mask's author states. A zero that is not a where's (a mask
-      // converted to 0/1 and multiplied) proves nothing: 0 * inf is NaN.
-      auto maskedZero = [&](Value x) {
-        if (!isa_and_nonnull<SelectOp>(stripBroadcast(x).getDefiningOp()))
-          return false;
-        auto f = dyn_cast_or_null<FloatAttr>(constantOf(x, env));
-        return f && f.getValue().isZero();
-      };
-      if (maskedZero(bo.getLhs()) || maskedZero(bo.getRhs()))
-        out = FloatAttr::get(elementTypeOf(bo.getType()), 0.0);
-    } else if (i1 && l && r && (bo.getKind() == kir::BinaryKind::And || bo.getKind() == kir::BinaryKind::Or))
-      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1),
-                             bo.getKind() == kir::BinaryKind::And ? (l.getValue() & r.getValue())
-                                                                  : (l.getValue() | r.getValue()));
-  } else if (auto cmp = dyn_cast<CmpOp>(def)) {
-    // Float comparisons of known lanes (a slice maximum tested against -inf: kir-online-folds).
-    auto l = dyn_cast_or_null<FloatAttr>(constantOf(cmp.getLhs(), env));
-    auto r = dyn_cast_or_null<FloatAttr>(constantOf(cmp.getRhs(), env));
-    if (l && r) {
-      APFloat::cmpResult o = l.getValue().compare(r.getValue());
-      bool t = false;
-      switch (cmp.getPredicate()) {
-      case kir::CmpPredicate::EQ: t = o == APFloat::cmpEqual; break;
-      case kir::CmpPredicate::NE: t = o != APFloat::cmpEqual; break;
-      case kir::CmpPredicate::LT: t = o == APFloat::cmpLessThan; break;
-      case kir::CmpPredicate::LE: t = o == APFloat::cmpLessThan || o == APFloat::cmpEqual; break;
-      case kir::CmpPredicate::GT: t = o == APFloat::cmpGreaterThan; break;
-      case kir::CmpPredicate::GE: t = o == APFloat::cmpGreaterThan || o == APFloat::cmpEqual; break;
-      }
-      out = IntegerAttr::get(IntegerType::get(v.getContext(), 1), t);
-    }
-  } else if (auto un = dyn_cast<UnaryOp>(def); un && un.getKind() == kir::UnaryKind::Exp) {
-    // exp(-inf) = 0 and exp(0) = 1 exactly; nothing else is folded.
-    if (auto f = dyn_cast_or_null<FloatAttr>(constantOf(un.getOperand(), env))) {
-      const APFloat &x = f.getValue();
-      if ((x.isInfinity() && x.isNegative()) || x.isZero())
-        out = FloatAttr::get(f.getType(), x.isZero() ? 1.0 : 0.0);
-    }
-  } else if (auto c = dyn_cast<CastOp>(def)) {
-    if (auto f = dyn_cast_or_null<FloatAttr>(constantOf(c.getOperand(), env)))
-      if (auto to = dyn_cast<FloatType>(elementTypeOf(c.getType()))) {
-        APFloat x = f.getValue();
-        bool lost;
-        x.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-        if (!lost)
-          out = FloatAttr::get(to, x);
-      }
-  } else if (auto r = dyn_cast<ReduceOp>(def)) {
-    // A reduction of lanes that all hold the identity is the identity.
-    unsigned k = cast<OpResult>(v).getResultNumber();
-    Attribute in = constantOf(r.getInputs()[k], env), id = constantOf(r.getIdentities()[k], env);
-    if (in && in == id && r.getInputs().size() == 1)
-      out = id;
-  } else if (auto c = dyn_cast<ContractOp>(def)) {
-    // A zero operand contributes nothing: the result is the accumulator.
-    auto zero = [&](Value x) {
-      Attribute a = constantOf(x, env);
-      if (auto f = dyn_cast_or_null<FloatAttr>(a))
-        return f.getValue().isZero();
-      if (auto i = dyn_cast_or_null<IntegerAttr>(a))
-        return i.getValue().isZero();
-      return false;
-    };
-    if (zero(c.getLhs()) || zero(c.getRhs()))
-      out = constantOf(c.getAcc(), env);
-  }
-  if (out)
-    env[v] = out;
-  return out;
-}
-
 bool FoldNarrower::skips() {
   auto viewTail = [&](Predicate &p) {
     if (p.unite || !p.cmp)
@@ -1095,6 +983,7 @@ void FoldNarrower::rewrite() {
     return p.unite ? unionBound(p, forTrue) : forTrue ? trueBound(p) : falseBound(p);
   };
   const Predicate *intervals = nullptr; // a union of intervals: its branches are placed after the others
+  SmallVector<const Predicate *> falseAt[2]; // suffix-true (prefix-true) predicates whose false is no identity
   for (Predicate &p : preds) {
     Operation *truth = p.unite ? p.unite : p.cmp.getOperation();
     if (!llvm::is_contained(trueInMiddle, truth)) // a band's two parts name one comparison
@@ -1103,33 +992,84 @@ void FoldNarrower::rewrite() {
       intervals = &p, ++skipped; // its identity is proven (intervalsOf)
     if (p.tail || !p.branches.empty())
       continue;
+    bool identity = provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult());
     if (prefixTrue(p.pred)) {
       t1 = mn(t1, boundOf(p, true));
-      if (provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult())) {
+      if (identity) {
         f1 = mn(f1, boundOf(p, false));
         ++skipped;
+      } else if (!p.band) {
+        falseAt[1].push_back(&p);
       }
     } else {
       t0 = mx(t0, boundOf(p, true));
       leadingMixed = true;
-      if (provesIdentity(p.unite ? p.unite->getResult(0) : p.cmp.getResult())) {
+      if (identity) {
         f0 = mx(f0, boundOf(p, false));
         ++skipped;
+      } else if (!p.band) {
+        falseAt[0].push_back(&p);
       }
     }
   }
+  Value trueBefore = t1, trueFrom = t0; // every prefix-true (suffix-true) predicate's tiles all true
   // Order the boundaries: lo <= F0 <= T0 <= T1 <= F1 <= hi.
   f1 = mx(f1, f0);
   t0 = mn(mx(t0, f0), f1);
   t1 = mn(mx(t1, t0), f1);
+  // A lone predicate false on a prefix (suffix) of the tiles whose false is not the identity: where that
+  // saves a read (a mask read only under it: tree attention's ~(k >= P) | tree[k - P] valid k >= P), those
+  // tiles are visited in their own fold with it false, and every predicate of the other direction true as
+  // it is there: [F0, G0) before the leading mixed interval, [G1, F1) after the trailing one.
+  auto applyKnown = [&](RegionFoldOp part, IRMapping &map, const Predicate &known) {
+    bool prefix = prefixTrue(known.pred);
+    auto substitute = [&](const Predicate &p, bool truth) {
+      Operation *cloned = map.lookup(p.unite ? p.unite : CmpOp(p.cmp).getOperation());
+      OpBuilder at(cloned);
+      Value c = arith::ConstantIntOp::create(at, loc, at.getI1Type(), truth);
+      cloned->getResult(0).replaceAllUsesWith(SplatOp::create(at, loc, cloned->getResult(0).getType(), c));
+      cloned->erase();
+    };
+    for (Predicate &p : preds)
+      if (&p != &known && p.branches.empty() && !p.band && (p.tail || prefixTrue(p.pred)) == !prefix)
+        substitute(p, true); // the tail mask is true on a prefix of the tiles
+    substitute(known, false);
+    foldKnownMasks(part.getSummarize());
+  };
+  auto reads = [](RegionFoldOp f) {
+    unsigned n = 0;
+    f.getSummarize().walk([&](Operation *op) { n += isa<LoadOp, GatherOp>(op); });
+    return n;
+  };
+  auto savesRead = [&](const Predicate &known) {
+    IRMapping map;
+    auto trial = cast<RegionFoldOp>(b.clone(*fold.getOperation(), map));
+    applyKnown(trial, map, known);
+    bool saves = reads(trial) < reads(fold);
+    trial.erase();
+    return saves;
+  };
+  Value g0 = f0, g1 = f1;
+  for (auto &side : falseAt)
+    if (side.size() != 1 || intervals || !savesRead(*side.front()))
+      side.clear();
+  if (!falseAt[0].empty())
+    g0 = mx(mn(mn(boundOf(*falseAt[0][0], false), t0), trueBefore), f0);
+  if (!falseAt[1].empty())
+    g1 = mn(mx(mx(boundOf(*falseAt[1][0], false), t1), trueFrom), f1);
   // Folds over [a, z): the mixed ones are clones; the middle one has its predicates true.
   SmallVector<Value> acc;
-  auto piece = [&](Value a, Value z, bool allTrue) {
+  // `known`: a lone predicate false on [a, z) (G0, G1 above); the predicates of the other direction are
+  // then true there (on a prefix, the tail mask with them), the rest stays mixed.
+  auto piece = [&](Value a, Value z, bool allTrue, const Predicate *known = nullptr) {
     IRMapping map;
     auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation(), map));
     part->setOperand(0, a);
     part->setOperand(1, z);
-    if (allTrue) {
+    bool trailing = known && prefixTrue(known->pred);
+    if (known && !trailing) {
+      applyKnown(part, map, *known); // a leading piece: its tail mask true, nothing to rebound
+    } else if (allTrue) {
       for (Operation *op : trueInMiddle) {
         Operation *cloned = map.lookup(op);
         OpBuilder at(cloned);
@@ -1170,6 +1110,8 @@ void FoldNarrower::rewrite() {
         cloned->setOperand(1, bound);
       }
     }
+    if (trailing)
+      applyKnown(part, map, *known); // after its tail mask is rebound (the mask may fold away)
     // The ordered fold continues from the summary of the intervals before this one (its initial summary,
     // the identity for the first): one set of carries live at a time, no combine of partial folds after.
     if (!acc.empty())
@@ -1177,10 +1119,14 @@ void FoldNarrower::rewrite() {
     acc.assign(part.getResults().begin(), part.getResults().end());
   };
   if (!intervals) {
+    if (!falseAt[0].empty())
+      piece(f0, g0, false, falseAt[0][0]);
     if (leadingMixed)
-      piece(f0, t0, false);
+      piece(g0, t0, false);
     piece(t0, t1, true);
-    piece(t1, f1, false);
+    piece(t1, g1, false);
+    if (!falseAt[1].empty())
+      piece(g1, f1, false, falseAt[1][0]);
   } else {
     // A union of intervals (see the header). Branch j, the intersection of its comparisons, may be true only
     // on [F0j, F1j) and is all true on [T0j, T1j): the same bounds as the predicates of a fold, intersected.
@@ -1263,6 +1209,8 @@ void FoldNarrower::rewrite() {
     adopted += "; " + std::to_string(solved) + " predicate(s) solved for the tile coordinate";
   if (bands)
     adopted += "; " + std::to_string(bands) + " equality(ies) of floor quotients read as their band (two bounds)";
+  if (unsigned kept = !falseAt[0].empty() + !falseAt[1].empty())
+    adopted += "; " + std::to_string(kept) + " all-false interval(s) kept with the predicate false (a read saved)";
   if (intervals)
     --unions, adopted += "; a union of " + std::to_string(intervals->branches.size()) +
                          " intervals narrowed branch by branch (only its tiles visited)";

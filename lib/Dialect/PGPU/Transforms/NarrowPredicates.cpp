@@ -39,6 +39,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessel::pgpu {
 #define GEN_PASS_DEF_PGPUNARROWPREDICATES
@@ -215,3 +216,62 @@ void pgpu::foldTrueMasks(Region &region) {
   }
 }
 
+
+/// A constant i1 shaped like `type` (a scalar, or a splat of one), made at `at`.
+static Value boolLike(OpBuilder &at, Location loc, Type type, bool value) {
+  Value c = arith::ConstantIntOp::create(at, loc, at.getI1Type(), value);
+  return isa<FragmentType>(type) ? Value(SplatOp::create(at, loc, type, c)) : c;
+}
+
+/// Folds known masks out of `region` after a narrowing pass made a predicate true or false: what
+/// foldTrueMasks folds, and not(c), and(false, x) = false, or(true, x) = true, or(false, x) = x,
+/// select(false, a, b) = b, a read whose validity is false is its fill; then what no longer has a use
+/// (a read only a false validity's lanes would have made) is erased.
+void pgpu::foldKnownMasks(Region &region) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    region.walk([&](Operation *op) {
+      OpBuilder at(op);
+      auto replace = [&](Value out) {
+        op->getResult(0).replaceAllUsesWith(out);
+        op->erase();
+        changed = true;
+      };
+      if (auto u = dyn_cast<UnaryOp>(op); u && u.getKind() == kir::UnaryKind::Not) {
+        if (std::optional<bool> c = constantBool(u.getOperand()))
+          replace(boolLike(at, u.getLoc(), u.getType(), !*c));
+      } else if (auto bo = dyn_cast<BinaryOp>(op); bo && (bo.getKind() == kir::BinaryKind::And ||
+                                                          bo.getKind() == kir::BinaryKind::Or) &&
+                                                    elementTypeOf(bo.getType()).isInteger(1)) {
+        bool isOr = bo.getKind() == kir::BinaryKind::Or;
+        for (auto [mine, other] : {std::pair(bo.getLhs(), bo.getRhs()), std::pair(bo.getRhs(), bo.getLhs())}) {
+          std::optional<bool> c = constantBool(mine);
+          if (!c)
+            continue;
+          // or(true, x) = true, and(false, x) = false; or(false, x) = and(true, x) = x.
+          Value out = *c == isOr ? boolLike(at, bo.getLoc(), bo.getType(), *c) : other;
+          if (out.getType() != bo.getType())
+            return;
+          replace(out);
+          return;
+        }
+      } else if (auto sel = dyn_cast<SelectOp>(op)) {
+        if (std::optional<bool> c = constantBool(sel.getCondition()))
+          replace(*c ? sel.getTrueValue() : sel.getFalseValue());
+      } else if (isa<LoadOp, GatherOp>(op)) {
+        Value valid = isa<LoadOp>(op) ? cast<LoadOp>(op).getValid() : cast<GatherOp>(op).getValid();
+        Value fill = isa<LoadOp>(op) ? cast<LoadOp>(op).getFill() : cast<GatherOp>(op).getFill();
+        Type type = op->getResult(0).getType();
+        if (constantBool(valid) == false)
+          replace(isa<FragmentType>(type) ? Value(SplatOp::create(at, op->getLoc(), type, fill)) : fill);
+      }
+    });
+  }
+  foldTrueMasks(region);
+  // Users before what they use: one backward sweep of each block erases a dead chain.
+  for (Block &block : region)
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+}

@@ -30,10 +30,12 @@
 //
 // Fires on a program space with one execution group holding blocked region
 // folds whose bounds depend on exactly one group coordinate (other than a
-// `fold_split` segment); must not fire when no fold range depends on a
-// coordinate (full attention), when several do, when the body reads the
-// linear program index, or when it holds a pgpu.while (a wait on another
-// program instance could then wait on the program itself).
+// `fold_split` segment), arithmetically; must not fire when no fold range
+// depends on a coordinate (full attention), when the ranges depend on it only
+// through values read from memory (a per-sequence length: no order along the
+// axis for pairing to balance), when several coordinates do, when the body
+// reads the linear program index, or when it holds a pgpu.while (a wait on
+// another program instance could then wait on the program itself).
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,13 +76,15 @@ FailureOr<unsigned> pairedAxis(ProgramSpaceOp space, ExecutionGroupOp group, std
     return failure();
   }
   Block &body = group.getBody().front();
-  llvm::SmallBitVector axes(body.getNumArguments());
+  llvm::SmallBitVector axes(body.getNumArguments()), arithmetic(body.getNumArguments());
   group.walk([&](RegionFoldOp fold) {
     APInt step;
     if (matchPattern(fold.getStep(), m_ConstantInt(&step)) && step.isOne())
       return; // unit segments: not a blocked fold
-    axes |= coordinatesOf(fold.getLower(), body);
-    axes |= coordinatesOf(fold.getUpper(), body);
+    for (Value bound : {fold.getLower(), fold.getUpper()}) {
+      axes |= coordinatesOf(bound, body);
+      arithmetic |= coordinatesOf(bound, body, /*throughReads=*/false);
+    }
   });
   ArrayAttr roles = group.getRoles();
   SmallVector<unsigned> candidates;
@@ -90,6 +94,13 @@ FailureOr<unsigned> pairedAxis(ProgramSpaceOp space, ExecutionGroupOp group, std
   if (candidates.size() != 1) {
     why = candidates.empty() ? "no blocked fold's range depends on a coordinate of the group"
                              : "fold ranges depend on several coordinates of the group";
+    return failure();
+  }
+  // Only an arithmetic dependence makes j and N-1-j balance (a causal range grows with j); a range
+  // read from memory at the coordinate (a sequence's length, prefix_len[b]) has no order along it,
+  // so pairing would only halve the programs.
+  if (!arithmetic.test(candidates.front())) {
+    why = "fold ranges depend on the coordinate only through values read from memory (no order to balance)";
     return failure();
   }
   return candidates.front();

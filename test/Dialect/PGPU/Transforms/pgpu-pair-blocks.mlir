@@ -111,3 +111,44 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: the fold's bound is a length read from memory at the coordinate (tree attention's
+// COM: prefix_len[b] + N, a varlen row's length): lengths in no order along the axis, so pairing j with
+// COM: N-1-j balances nothing and would only halve the programs.
+// KEEP-LABEL: pgpu.kernel @loaded_lengths
+// KEEP-NOT: PAIR_BLOCKS
+// KEEP: pgpu.execution_group %{{.*}} extents(%[[N:.*]])
+// KEEP-NOT: pgpu.ceil_div
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @loaded_lengths(%x: !pgpu.view<f32, [N], in>, %len: !pgpu.view<i32, [B], in>, %o: !pgpu.view<f32, [B], out>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %i0 = arith.constant 0 : i32
+    %nb = pgpu.extent %len[0] : !pgpu.view<i32, [B], in>
+    pgpu.program_space(%nb) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%nb) segment 0 roles ["axis0"] {
+      ^bb0(%b: index):
+        %l = pgpu.load %len[%b] valid %true : i1 fill %i0 : i32 : !pgpu.view<i32, [B], in>[index] -> i32
+        %hi = pgpu.cast %l : i32 to index
+        %s = pgpu.region_fold %c0 to %hi step %c16 identity(%zero : f32) operands(%x : !pgpu.view<f32, [N], in>) -> (f32) summarize {
+        ^bb0(%lo: index, %up: index, %xv: !pgpu.view<f32, [N], in>):
+          %v = pgpu.load %xv[%lo] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N], in>[index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a: f32, %c: f32):
+          %d = pgpu.binary add %a, %c : f32
+          pgpu.yield %d : f32
+        }
+        pgpu.store %s, %o[%b] valid %true : i1 : f32, !pgpu.view<f32, [B], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -22,6 +22,11 @@ inline constexpr llvm::StringLiteral kBlockParam = "BLOCK";
 /// select(true, a, b) = a, and an idempotent reduction (or/and/max/min) of lanes all c is c.
 void foldTrueMasks(mlir::Region &region);
 
+/// Folds known masks out of `region` after a narrowing pass made a predicate false (or true): what
+/// foldTrueMasks folds, and not, and/or with a false side, select(false, a, b) = b, a read under a false
+/// validity (its fill); what then has no use is erased.
+void foldKnownMasks(mlir::Region &region);
+
 /// An order comparison `a pred b` read from b's side when `flipped` (a < b is b > a, and so on); none for
 /// an equality or inequality. Range analyses put the tile coordinate on the left this way.
 inline std::optional<kir::CmpPredicate> orderFrom(kir::CmpPredicate pred, bool flipped) {

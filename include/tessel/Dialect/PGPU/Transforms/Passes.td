@@ -915,7 +915,14 @@ def PGPUNarrowFoldRanges : Pass<"pgpu-narrow-fold-ranges", "::mlir::ModuleOp"> {
     (mixed) (for a union of intervals, such three per branch, within
     [F0, F1)), their results combined in source order with the fold's combine
     (its associativity is the fold's contract); [lo, F0) and [F1, hi) are not
-    traversed. Boundaries are computed from the program's coordinates in IR;
+    traversed. A lone predicate false on a prefix (suffix) of the tiles whose false is
+    not proven the identity keeps those tiles as a fold of their own with it
+    false and the predicates of the other direction true (the tail mask with
+    them), where that saves a read: tree attention's prefix keys, vis =
+    ~(k >= P) | tree[k - P] read under k >= P, lose the comparisons and the
+    tree read (a read under a false validity is its fill; and/or/not/select
+    fold); where no read is saved they stay mixed.
+    Boundaries are computed from the program's coordinates in IR;
     each is a tile start or hi, so a mixed interval's tail mask compares the
     positions with hi (one more operand of its fold), which on its tiles is
     the same mask and, where the tile reads a view to its end, the view's
@@ -1760,8 +1767,11 @@ def PGPUPairBlocks : Pass<"pgpu-pair-blocks", "::mlir::ModuleOp"> {
     the hardware cannot balance).
     Preserves: values, effects (each coordinate's once), ABI views, origins.
     Must not fire: several groups, no fold range depending on exactly one
-    (non-fold_split) coordinate, a body using the linear program index, or
-    a pgpu.while (a wait on another program would then wait on itself).
+    (non-fold_split) coordinate, ranges depending on it only through values
+    read from memory (tree attention's prefix_len[b]: lengths in no order
+    along the axis, so pairing would only halve the programs), a body using
+    the linear program index, or a pgpu.while (a wait on another program
+    would then wait on itself).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
