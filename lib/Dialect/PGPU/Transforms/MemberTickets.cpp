@@ -32,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBodies.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,15 +66,6 @@ bool positive(Value v) {
   if (bin.getKind() == kir::BinaryKind::Mul)
     return positive(bin.getLhs()) && positive(bin.getRhs());
   return false;
-}
-
-/// Whether `v` is es[0] * es[1] * ... (multiplied left to right, as construction spells it).
-bool isProductOf(Value v, ArrayRef<Value> es) {
-  if (es.size() == 1)
-    return v == es.front();
-  auto mul = v.getDefiningOp<BinaryOp>();
-  return mul && mul.getKind() == kir::BinaryKind::Mul && mul.getRhs() == es.back() &&
-         isProductOf(mul.getLhs(), es.drop_back());
 }
 
 /// The resource and coordinates of a memory access, or null for an op that is not one.

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBodies.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -137,15 +138,6 @@ void conjuncts(Value v, SmallVectorImpl<Value> &out) {
     return;
   }
   out.push_back(v);
-}
-
-/// Whether `v` is the product of `factors` in order (a chain of `binary mul`), or the one factor.
-bool isProductOf(Value v, ArrayRef<Value> factors) {
-  if (factors.size() == 1)
-    return v == factors[0];
-  auto mul = v.getDefiningOp<BinaryOp>();
-  return mul && mul.getKind() == kir::BinaryKind::Mul && mul.getRhs() == factors.back() &&
-         isProductOf(mul.getLhs(), factors.drop_back());
 }
 
 struct Guarded {

@@ -88,6 +88,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBodies.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "StagedBranch.h"
 
@@ -985,6 +986,69 @@ bool isMemberCode(Operation &op) {
              LoadOp, GatherOp, ReduceOp>(op);
 }
 
+/// What reducedRowWalks and writtenRowWalks read of a member's body, op by op: straight-line member code
+/// the packing widens, and blocking walks all over one range defined outside `region` whose bodies are
+/// such code reducing rank-1 rows over axis 0. `rowValues` gains every value that depends on the member;
+/// `inWalk` sees each of a walk's member-dependent ops (false refuses, `why` set by it).
+struct RowWalkScan {
+  Region &region;
+  DenseSet<Value> &rowValues;
+  std::string &why;
+  SmallVector<ForOp> walks;
+  bool reduces = false;
+
+  bool dependent(Operation &op) const {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
+  }
+  static bool shaped(Operation &op) { return llvm::all_of(op.getResultTypes(), isRowShaped); }
+
+  /// Takes `op` into the member; false (and `why`) where the packing does not widen it.
+  bool add(Operation &op, llvm::function_ref<bool(Operation &)> inWalk) {
+    auto outside = [&](Value v) { return !region.isAncestor(v.getParentRegion()); };
+    auto loop = dyn_cast<ForOp>(op);
+    if (!loop) {
+      if (!isMemberCode(op) || isa<ReduceOp>(op) || !shaped(op)) {
+        why = "the member holds an op the row packing does not widen: " + op.getName().getStringRef().str();
+        return false;
+      }
+      if (dependent(op))
+        rowValues.insert(op.result_begin(), op.result_end());
+      return true;
+    }
+    if (!isBlockingLoop(loop) || !outside(loop.getLower()) || !outside(loop.getUpper()) ||
+        (!walks.empty() && (loop.getLower() != walks.front().getLower() ||
+                            loop.getUpper() != walks.front().getUpper())) ||
+        llvm::any_of(loop.getInits(), [&](Value v) { return isFragment(v) || rowValues.contains(v); })) {
+      why = "a loop of the member is no blocking walk of one row-independent range";
+      return false;
+    }
+    Block &inner = loop.getBody().front();
+    for (Operation &in : inner.without_terminator()) {
+      auto r = dyn_cast<ReduceOp>(in);
+      if (!isMemberCode(in) || !shaped(in) ||
+          (r && (r.getAxes().size() != 1 || r.getAxes()[0] != 0 ||
+                 llvm::any_of(r.getInputs(), [](Value v) {
+                   auto f = dyn_cast<FragmentType>(v.getType());
+                   return !f || f.getRank() != 1;
+                 })))) {
+        why = "a walk holds an op the row packing does not widen: " + in.getName().getStringRef().str();
+        return false;
+      }
+      if (dependent(in)) {
+        rowValues.insert(in.result_begin(), in.result_end());
+        reduces |= bool(r);
+        if (!inWalk(in))
+          return false;
+      }
+    }
+    for (auto [result, yielded] : llvm::zip(loop.getResults(), inner.getTerminator()->getOperands()))
+      if (rowValues.contains(yielded))
+        rowValues.insert(result);
+    walks.push_back(loop);
+    return true;
+  }
+};
+
 /// A reduction over rows whose member reduces its row (222's BPR loss: the sum over triples t of
 /// f(<U[u[t]], I[p[t]] - I[n[t]]>), the dot one blocking loop over D through the gathered rows): the
 /// blocking loops of `rr`'s element, all over one range [lo, hi) defined outside `rr`, their bodies
@@ -993,11 +1057,6 @@ bool isMemberCode(Operation &op) {
 /// Empty (and `why` set) where the element holds anything else.
 SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues, std::string &why) {
   Region &element = rr.getElement();
-  auto outside = [&](Value v) { return !element.isAncestor(v.getParentRegion()); };
-  auto dependent = [&](Operation &op) {
-    return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
-  };
-  auto shaped = [](Operation &op) { return llvm::all_of(op.getResultTypes(), isRowShaped); };
   // A kernel-level reduction: its group has no axes but pgpu-split-row-reductions' fold_split (its
   // members are the launch's work); a group with axes of its own has rows (the first rule's).
   auto group = dyn_cast<ExecutionGroupOp>(rr->getParentOp());
@@ -1014,50 +1073,15 @@ SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues,
   }
   Block &body = element.front();
   rowValues.insert(body.getArgument(0));
-  SmallVector<ForOp> walks;
-  bool reduces = false, gathers = false;
-  for (Operation &op : body.without_terminator()) {
-    auto loop = dyn_cast<ForOp>(op);
-    if (!loop) {
-      if (!isMemberCode(op) || isa<ReduceOp>(op) || !shaped(op)) {
-        why = "the member holds an op the row packing does not widen: " + op.getName().getStringRef().str();
-        return {};
-      }
-      if (dependent(op))
-        rowValues.insert(op.result_begin(), op.result_end());
-      continue;
-    }
-    if (!isBlockingLoop(loop) || !outside(loop.getLower()) || !outside(loop.getUpper()) ||
-        (!walks.empty() && (loop.getLower() != walks.front().getLower() ||
-                            loop.getUpper() != walks.front().getUpper())) ||
-        llvm::any_of(loop.getInits(), [&](Value v) { return isFragment(v) || rowValues.contains(v); })) {
-      why = "a loop of the member is no blocking walk of one row-independent range";
+  RowWalkScan scan{element, rowValues, why};
+  bool gathers = false;
+  for (Operation &op : body.without_terminator())
+    if (!scan.add(op, [&](Operation &in) {
+          gathers |= isa<GatherOp>(in) && isFragment(in.getResult(0));
+          return true;
+        }))
       return {};
-    }
-    Block &inner = loop.getBody().front();
-    for (Operation &in : inner.without_terminator()) {
-      auto r = dyn_cast<ReduceOp>(in);
-      if (!isMemberCode(in) || !shaped(in) ||
-          (r && (r.getAxes().size() != 1 || r.getAxes()[0] != 0 ||
-                 llvm::any_of(r.getInputs(), [](Value v) {
-                   auto f = dyn_cast<FragmentType>(v.getType());
-                   return !f || f.getRank() != 1;
-                 })))) {
-        why = "a walk holds an op the row packing does not widen: " + in.getName().getStringRef().str();
-        return {};
-      }
-      if (dependent(in)) {
-        rowValues.insert(in.result_begin(), in.result_end());
-        reduces |= bool(r);
-        gathers |= isa<GatherOp>(in) && isFragment(in.getResult(0));
-      }
-    }
-    for (auto [result, yielded] : llvm::zip(loop.getResults(), inner.getTerminator()->getOperands()))
-      if (rowValues.contains(yielded))
-        rowValues.insert(result);
-    walks.push_back(loop);
-  }
-  if (walks.empty() || !reduces || isFragment(body.getTerminator()->getOperand(0))) {
+  if (scan.walks.empty() || !scan.reduces || isFragment(body.getTerminator()->getOperand(0))) {
     why = "the member reduces no row";
     return {};
   }
@@ -1067,7 +1091,7 @@ SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues,
     why = "the member's row is no gathered row";
     return {};
   }
-  return walks;
+  return scan.walks;
 }
 
 /// Runs `rr`'s members ROWS at a time (see the file comment): under `pgpu.if (lo < hi && hi - lo <=
@@ -1201,26 +1225,14 @@ SmallVector<ForOp> writtenRowWalks(ForeachOp each, DenseSet<Value> &rowValues, s
     }
     return false;
   };
-  auto readCoordsOf = [](Operation &op) -> std::optional<ValueRange> {
-    if (auto load = dyn_cast<LoadOp>(op))
-      return load.getCoords();
-    if (auto gather = dyn_cast<GatherOp>(op))
-      return gather.getCoords();
-    return std::nullopt;
-  };
-  auto outside = [&](Value v) { return !region.isAncestor(v.getParentRegion()); };
-  auto dependent = [&](Operation &op) {
-    return llvm::any_of(op.getOperands(), [&](Value v) { return rowValues.contains(v); });
-  };
-  auto shaped = [](Operation &op) { return llvm::all_of(op.getResultTypes(), isRowShaped); };
   Block &body = region.front();
   if (body.getNumArguments() != 1) {
     why = "not a foreach over one axis";
     return {};
   }
   rowValues.insert(body.getArgument(0));
-  SmallVector<ForOp> walks;
-  bool reduces = false, writes = false;
+  RowWalkScan scan{region, rowValues, why};
+  bool writes = false;
   for (Operation &op : body.without_terminator()) {
     if (isa<StoreOp, BufferStoreOp>(op)) {
       Value value = op.getOperand(0);
@@ -1237,55 +1249,21 @@ SmallVector<ForOp> writtenRowWalks(ForeachOp each, DenseSet<Value> &rowValues, s
       why = "the member computes after its writes";
       return {};
     }
-    auto loop = dyn_cast<ForOp>(op);
-    if (!loop) {
-      if (!isMemberCode(op) || isa<ReduceOp>(op) || !shaped(op)) {
-        why = "the member holds an op the row packing does not widen: " + op.getName().getStringRef().str();
-        return {};
-      }
-      if (dependent(op))
-        rowValues.insert(op.result_begin(), op.result_end());
-      continue;
-    }
-    if (!isBlockingLoop(loop) || !outside(loop.getLower()) || !outside(loop.getUpper()) ||
-        (!walks.empty() && (loop.getLower() != walks.front().getLower() ||
-                            loop.getUpper() != walks.front().getUpper())) ||
-        llvm::any_of(loop.getInits(), [&](Value v) { return isFragment(v) || rowValues.contains(v); })) {
-      why = "a loop of the member is no blocking walk of one row-independent range";
+    if (!scan.add(op, [&](Operation &in) {
+          if (auto coords = readCoords(in); coords && llvm::any_of(*coords, fromProgram)) {
+            why = "the member's row is the program's own (a read at the program's coordinates), whose length "
+                  "nothing bounds";
+            return false;
+          }
+          return true;
+        }))
       return {};
-    }
-    Block &inner = loop.getBody().front();
-    for (Operation &in : inner.without_terminator()) {
-      auto r = dyn_cast<ReduceOp>(in);
-      if (!isMemberCode(in) || !shaped(in) ||
-          (r && (r.getAxes().size() != 1 || r.getAxes()[0] != 0 ||
-                 llvm::any_of(r.getInputs(), [](Value v) {
-                   auto f = dyn_cast<FragmentType>(v.getType());
-                   return !f || f.getRank() != 1;
-                 })))) {
-        why = "a walk holds an op the row packing does not widen: " + in.getName().getStringRef().str();
-        return {};
-      }
-      if (dependent(in)) {
-        rowValues.insert(in.result_begin(), in.result_end());
-        reduces |= bool(r);
-        if (auto coords = readCoordsOf(in); coords && llvm::any_of(*coords, fromProgram)) {
-          why = "the member's row is the program's own (a read at the program's coordinates), whose length "
-                "nothing bounds";
-          return {};
-        }
-      }
-    }
-    for (auto [result, yielded] : llvm::zip(loop.getResults(), inner.getTerminator()->getOperands()))
-      if (rowValues.contains(yielded))
-        rowValues.insert(result);
-    walks.push_back(loop);
   }
-  if (walks.empty() || !reduces || !writes) {
+  if (scan.walks.empty() || !scan.reduces || !writes) {
     why = "the member reduces no row it writes";
     return {};
   }
-  return walks;
+  return scan.walks;
 }
 
 /// Runs `each`'s members ROWS at a time: under `pgpu.if (lo < hi && hi - lo <= BLOCK)` of its walks'

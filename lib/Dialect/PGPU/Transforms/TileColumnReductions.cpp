@@ -69,6 +69,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBodies.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 #include "tessel/Dialect/PGPU/IR/SliceWidth.h"
 
@@ -96,30 +97,6 @@ constexpr llvm::StringLiteral kColsParam = "BLOCK_C";
 
 /// Fragment axes of a value: the reduced axis's lanes, the kept axis's lanes, or both ([R, C]).
 enum Axes : unsigned { None = 0, Rows = 1, Cols = 2 };
-
-/// Straight-line code a tiled body may hold besides reductions and writes.
-bool isPointwiseOrRead(Operation &op) {
-  return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, arith::ConstantOp, ParamOp,
-             ExtentOp, StrideOp, CeilDivOp>(op);
-}
-
-/// The coordinates of a view read (load or gather), or none.
-std::optional<ValueRange> readCoords(Operation &op) {
-  if (auto load = dyn_cast<LoadOp>(op))
-    return load.getCoords();
-  if (auto gather = dyn_cast<GatherOp>(op))
-    return gather.getCoords();
-  return std::nullopt;
-}
-
-/// The values of `region` (and `seed`) that depend on `seed` through def-use, in walk order.
-void dependents(Value seed, Region &region, DenseSet<Value> &out) {
-  out.insert(seed);
-  region.walk([&](Operation *op) {
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return out.contains(v); }))
-      out.insert(op->result_begin(), op->result_end());
-  });
-}
 
 /// The ops of `body` before its terminator.
 SmallVector<Operation *> opsOf(Block &body) {
@@ -998,15 +975,6 @@ Value splitByBlocks(OpBuilder &b, ExecutionGroupOp group, ForeachOp each) {
   return fromZero ? first : bin(kir::BinaryKind::Add, each.getLower(), first);
 }
 
-/// Whether `v` is the product e_0 * e_1 * ... of `extents` as flattening builds it (left-nested).
-bool isProductOf(Value v, ArrayRef<Value> extents) {
-  if (extents.size() == 1)
-    return v == extents[0];
-  auto mul = v.getDefiningOp<BinaryOp>();
-  return mul && mul.getKind() == kir::BinaryKind::Mul && mul.getRhs() == extents.back() &&
-         isProductOf(mul.getLhs(), extents.drop_back());
-}
-
 /// A program axis that is the kept axis (pgpu-flatten-worksets made the whole-body workset a group
 /// coordinate, one column per program): the coordinate of the sole execution group whose body is a
 /// column-reduction workset over it, with the program space the product of the group's extents.
@@ -1178,18 +1146,6 @@ unsigned tiledScanComponents(KernelOp kernel) {
   return most;
 }
 
-/// Declares `name` on `kernel` unless it is there.
-void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
-  if (kernel.getParam(name))
-    return;
-  MLIRContext *ctx = kernel.getContext();
-  SmallVector<Attribute> params;
-  if (auto existing = kernel.getParams())
-    params.assign(existing->begin(), existing->end());
-  params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, name), candidates, fallback, StringAttr(), covers));
-  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
-}
-
 struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReductionsBase<TileColumnReductions> {
   using Base::Base;
   void runOnOperation() override {
@@ -1282,7 +1238,7 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       // length, BLOCK_C the rest). Ranges ragged by position (rows[0:d]) keep 128 contiguous columns.
       bool segmentsRead = ragged && pool && *pool;
       if (ragged)
-        declare(kernel, kColsParam, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, segmentsRead ? 8 : 128,
+        declareTileParam(kernel, kColsParam, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, segmentsRead ? 8 : 128,
                 *covered);
       // A tiled scan keeps two [BLOCK_R, BLOCK_C] tiles per component live (members and prefixes, the
       // resource model's 8 bytes a component lane): with k components the default tile holds at most
@@ -1297,16 +1253,16 @@ struct TileColumnReductions : public tessel::pgpu::impl::PGPUTileColumnReduction
       while (rowsDefault > 2 && components * rowsDefault * colsDefault > 4096)
         rowsDefault /= 2;
       if (!ragged)
-        declare(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, colsDefault, *covered);
+        declareTileParam(kernel, kColsParam, {16, 32, 64, 128, 256, 512, 1024}, colsDefault, *covered);
       // A reduced axis that one candidate holds (C = 64 input channels) takes it: no masked rows.
       // Ragged segments may be long (few CSR rows of many nonzeros): where a call's default narrows
       // BLOCK_C to fill the device it widens BLOCK_R to its largest candidate (_fill_programs, rule 3),
       // so the candidates reach 1024 members of a segment per block, two blocks of one-axis lanes.
       if (ragged)
-        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 16,
+        declareTileParam(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 16,
                 rowsSpan.value_or(StringAttr()));
       else
-        declare(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, rowsDefault, rowsSpan.value_or(StringAttr()));
+        declareTileParam(kernel, kRowsParam, {2, 4, 8, 16, 32, 64, 128}, rowsDefault, rowsSpan.value_or(StringAttr()));
       // Ragged segments partitioning a view extent (CSR rows in [0, NNZ), one per member of [0, M)):
       // a call's default sizes the tile by their average length NNZ / M (seed 003: defaults from facts).
       if (ragged && pool && *pool && kept && *kept) {

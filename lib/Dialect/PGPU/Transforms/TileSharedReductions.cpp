@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBodies.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -50,38 +51,6 @@ constexpr llvm::StringLiteral kInnerParam = "TILE_N";
 
 /// Fragment axes of a value: a's lanes, b's lanes, or both ([TILE_M, TILE_N]).
 enum Axes : unsigned { None = 0, Outer = 1, Inner = 2 };
-
-/// Straight-line code the body and a reduction's element may hold.
-bool isPointwiseOrRead(Operation &op) {
-  return isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp, LoadOp, GatherOp, arith::ConstantOp, ParamOp,
-             ExtentOp, StrideOp, CeilDivOp>(op);
-}
-
-std::optional<ValueRange> readCoords(Operation &op) {
-  if (auto load = dyn_cast<LoadOp>(op))
-    return load.getCoords();
-  if (auto gather = dyn_cast<GatherOp>(op))
-    return gather.getCoords();
-  return std::nullopt;
-}
-
-/// The values of `region` (and `seed`) that depend on `seed` through def-use, in walk order.
-void dependents(Value seed, Region &region, DenseSet<Value> &out) {
-  out.insert(seed);
-  region.walk([&](Operation *op) {
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return out.contains(v); }))
-      out.insert(op->result_begin(), op->result_end());
-  });
-}
-
-/// Whether `v` is the product e_0 * e_1 * ... of `extents` as flattening builds it (left-nested).
-bool isProductOf(Value v, ArrayRef<Value> extents) {
-  if (extents.size() == 1)
-    return v == extents[0];
-  auto mul = v.getDefiningOp<BinaryOp>();
-  return mul && mul.getKind() == kir::BinaryKind::Mul && mul.getRhs() == extents.back() &&
-         isProductOf(mul.getLhs(), extents.drop_back());
-}
 
 /// Why `group` is not a shared-row reduction group (see the file comment), or empty when it is.
 std::string whyNot(ExecutionGroupOp group) {
@@ -335,18 +304,6 @@ private:
   Value outerOk, innerOk;
 };
 
-/// Declares `name` on `kernel` unless it is there.
-void declare(KernelOp kernel, StringRef name, ArrayRef<int64_t> candidates, int64_t fallback, StringAttr covers) {
-  if (kernel.getParam(name))
-    return;
-  MLIRContext *ctx = kernel.getContext();
-  SmallVector<Attribute> params;
-  if (auto existing = kernel.getParams())
-    params.assign(existing->begin(), existing->end());
-  params.push_back(ParamAttr::get(ctx, StringAttr::get(ctx, name), candidates, fallback, StringAttr(), covers));
-  kernel.setParamsAttr(ArrayAttr::get(ctx, params));
-}
-
 /// The group's last two axes become blocks of TILE_M and TILE_N members (extents ceil(E / TILE), the
 /// program space the product of all its extents again), the body one tile; leading axes stay members.
 void tileGroup(OpBuilder &b, ExecutionGroupOp group) {
@@ -407,8 +364,8 @@ struct TileSharedReductions : public tessel::pgpu::impl::PGPUTileSharedReduction
         // member of a, 32 members a lane at 4 warps; each trip's [32] table read serves 128 members
         // (a lane's few columns of it: one table element read a lane per 32 terms). TILE_N covers no
         // extent: a tile as wide as the inner axis would read 4x the table lanes per term.
-        declare(kernel, kOuterParam, {1, 2, 4, 8, 16, 32, 64, 128, 256}, 128, StringAttr());
-        declare(kernel, kInnerParam, {16, 32, 64, 128, 256}, 32, StringAttr());
+        declareTileParam(kernel, kOuterParam, {1, 2, 4, 8, 16, 32, 64, 128, 256}, 128, StringAttr());
+        declareTileParam(kernel, kInnerParam, {16, 32, 64, 128, 256}, 32, StringAttr());
         if (remarks)
           emitRemark(group.getLoc()) << "pgpu-tile-shared-reductions: [TILE_M, TILE_N] tiles of members walk the "
                                         "reduced axis serially, each trip's shared row read once a tile";
