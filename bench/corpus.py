@@ -240,9 +240,18 @@ def _sync():
         torch.cuda.synchronize()
 
 
-def _init_worker(lock):
-    global _LOCK
-    _LOCK = lock
+_HOLDER = None
+
+
+def _init_worker(lock, holder=None):
+    global _LOCK, _HOLDER
+    _LOCK, _HOLDER = lock, holder
+
+
+def _holding(name: str, phase: str):
+    """Note which kernel holds the GPU lock, in which phase: a run whose budget ends names it."""
+    if _HOLDER:
+        pathlib.Path(_HOLDER).write_text(f"{name} {phase} since {time.strftime('%H:%M:%S')}\n")
 
 
 def bench_one(name: str, compile_peer: bool) -> dict:
@@ -264,6 +273,7 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     t0 = time.time()
     with _LOCK:
         phases["wait"] += time.time() - t0
+        _holding(name, "check")
         t0 = time.time()
         msg = H.check(mod, small, 1, "triton", DEVICE)
         phases["check"] = time.time() - t0
@@ -285,6 +295,7 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     t0 = time.time()
     with _LOCK:
         phases["wait"] += time.time() - t0
+        _holding(name, "bench calls")
         t_lock = time.time()
         views, kw = H.torch_args(mod, shape, inputs, DEVICE)
         tin = _torch_inputs(inputs, mod, DEVICE)
@@ -297,6 +308,7 @@ def bench_one(name: str, compile_peer: bool) -> dict:
         # unroll the loop and not finish compiling.
         if compile_peer and not str(getattr(mod, "PEER", "")).lower().startswith("eager"):
             try:
+                _holding(name, "torch.compile")
                 compiled = torch.compile(mod.peer)
                 t0 = time.time()
                 compiled(**tin)
@@ -333,6 +345,7 @@ def bench_one(name: str, compile_peer: bool) -> dict:
         rec["peer_check"] = "ok"
         phases["calls_and_peer_check"] = time.time() - t_lock
         t0 = time.time()
+        _holding(name, "timings")
         # (3) timings
         rec["tessel_ms"] = _median_ms(lambda: mod.KERNEL(*views, **kw))
         try:
@@ -536,14 +549,30 @@ def main():
     else:
         import multiprocessing as mp
         ctx = mp.get_context("spawn")
-        with ctx.Pool(args.jobs, initializer=_init_worker, initargs=(ctx.Lock(),), maxtasksperchild=4) as pool:
-            pending = [pool.apply_async(_run, (n, not args.no_compile)) for n in names]
+        holder = pathlib.Path(args.lines).with_suffix(".holder")
+        holder.unlink(missing_ok=True)
+        with ctx.Pool(args.jobs, initializer=_init_worker, initargs=(ctx.Lock(), str(holder)),
+                      maxtasksperchild=4) as pool:
+            pending = {n: pool.apply_async(_run, (n, not args.no_compile)) for n in names}
             deadline = time.time() + args.budget_s
-            for name, p in zip(names, pending):
-                try:
-                    done(p.get(timeout=max(1.0, deadline - time.time())))
-                except mp.TimeoutError:
-                    done({"name": name, "error": "not finished: the run's budget was spent"})
+            # Records in the order kernels end, not the order they were given: one that hangs (a
+            # generated kernel that never ends, a worker that died holding the GPU lock) must not hold
+            # back the report of those that ended after it.
+            while pending and time.time() < deadline:
+                for name in [n for n, p in pending.items() if p.ready()]:
+                    try:
+                        done(pending.pop(name).get())
+                    except Exception as e:  # a worker that died mid-task
+                        done({"name": name, "error": f"{type(e).__name__}: {str(e)[:300]}"})
+                time.sleep(0.5)
+            held = holder.read_text().strip() if holder.exists() else ""
+            for name in pending:
+                why = "not finished: the run's budget was spent"
+                if held.split(" ")[0] == name:
+                    why += f" (it held the GPU lock: {held})"
+                elif held:
+                    why += f" (the GPU lock was held by {held})"
+                done({"name": name, "error": why})
             pool.terminate()
     records.sort(key=lambda r: r["name"])
     result = {"device": "cpu (smoke)" if _SMOKE else torch.cuda.get_device_name(), "torch": torch.__version__,
