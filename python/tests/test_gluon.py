@@ -102,6 +102,8 @@ def test_gluon_libdevice_compiles_for_sm90(root, tmp_path, monkeypatch):
     assert facts["launched"] and facts["wgmma"] > 0 and facts["tma_loads"] > 0, facts
 
 
+@pytest.mark.deep(reason="a ptxas compile of a Gluon binding (a minute on one core); lit gluon-pointer-tiles.mlir "
+                         "checks the same spelling's text")
 def test_gluon_bias_tile_compiles_for_sm90(root, tmp_path, monkeypatch):
     """Attention with an additive f32 bias tile beside the K and V streams (corpus 199's spelling): GLUON is
     declared, off by default; its GLUON=1 binding reads the bias with pointers in the consumers and compiles
