@@ -43,6 +43,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   // KIR canonical forms: a row maximum and its exp-weighted reductions become an online region
   // fold (seed 002 §1, §3.4; relaxed_normalization with online_reduction only).
   pm.addPass(kir::createKIROnlineFolds());
+  // Again on the folds' summarizers: the exact two-pass form's first fold takes the maximum of the
+  // mapped scores, where(visible, cap * tanh(s / cap), -inf); the map moves after the tile's maximum.
+  pm.addPass(kir::createKIRMonotoneReductions());
   // KIR canonical forms: sums over an axis that a later contraction over that axis reads become a
   // region fold, realized once per member (seed 002 §3.4).
   pm.addPass(kir::createKIRChainedFolds());

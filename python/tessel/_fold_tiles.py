@@ -18,7 +18,7 @@ The rule (`choose`), from the H200 sweep of session 23 (lab/results/2026-12-04-h
    whose WARPS (the kernel's rule) stays within two warpgroups (8 warps: the Gluon spelling's consumers)
    and whose binding the resource model admits (128: 256 needs 16 warps and more shared memory than
    sm_90 has), at the declared STAGES or the deepest admitted below, where
-   a. the launch has a warp-specialized spelling (GLUON declared: the bias form without one ran its
+   a. the launch has a warp-specialized spelling (GLUON declared on by default: the bias form without one ran its
       declared 128/64/8/3 Triton binding at 384 against 325 at 128/128/8/2);
    b. the program axis has rows for the larger tile (its program count falls: decode's one query row
       keeps its tiles and its fold split, pgpu-split-folds);
@@ -169,7 +169,9 @@ def choose(facts: Facts, binding: dict) -> dict:
     """The moves of the rule above from `binding` (the declared defaults with the covering ones): {} where
     nothing moves."""
     space = facts.space
-    if "GLUON" not in space or binding.get("FOLD_SPLIT", 1) != 1:
+    # 1a: GLUON declared off by default (a tile read beside the streams with pointers, unmeasured) is no
+    # warp-specialized spelling for this rule: the declared Triton binding stands.
+    if "GLUON" not in space or space["GLUON"][1] == 0 or binding.get("FOLD_SPLIT", 1) != 1:
         return {}
     if facts.row_tile(binding) is not None:
         # 3. A row in one tile runs straight-line (no walk for a loader warp to feed): the Triton spelling.

@@ -2,7 +2,8 @@
 (GLUON_PTX / GLUON_TTGIR: also write its PTX / TTGIR there):
 python3 gluon_compile.py MODULE.py BINDING SHAPES_JSON -> one JSON line of facts about the PTX.
 
-The binding is called on CPU tensors of the given shapes (random, bf16 or SHAPES_JSON's "dtype") with its launch intercepted:
+The binding is called on CPU tensors of the given shapes (random, bf16 or SHAPES_JSON's "dtype", a view's own in its
+"dtypes" entry) with its launch intercepted:
 the wrapper's checks and host descriptors run as on the GPU (the TMA switch forced on), and the
 arguments it would launch `_<binding>_gluon` with are bound and compiled by Triton's own binder and
 compiler for an sm_90 target, down to PTX and ptxas. Run without TRITON_INTERPRET in the environment
@@ -19,7 +20,8 @@ from sm90_compile import compile_sm90, intercept
 def main(path, binding, shapes):
     torch.manual_seed(0)
     dtype = getattr(torch, shapes.get("dtype", "bfloat16"))  # the views' element type (bf16 unless given)
-    views = {name: torch.randn(*shape, dtype=dtype) for name, shape in shapes["views"].items()}
+    dtypes = {name: getattr(torch, d) for name, d in shapes.get("dtypes", {}).items()}  # per view, where given
+    views = {name: torch.randn(*shape, dtype=dtypes.get(name, dtype)) for name, shape in shapes["views"].items()}
     # the TMA switch as on the GPU (an sm_90 one)
     kernel, launch = intercept(path, binding, "gluon", views, shapes.get("scalars", {}),
                                {"_interpreting": lambda: False, "_arch": lambda t: 9})

@@ -103,7 +103,8 @@ ROWS = [
     ("full", 16, 16, 1024, 1024, 64, BIG),                             # 333 (289)
     ("causal", 1, 4, 4099, 4099, 96, {**BIG, "PAIR_BLOCKS": 1, "TMA": 1}),  # 199 (189)
     ("window", 4, 32, 4096, 4096, 128, {**DEFAULTS, "PAIR_BLOCKS": 1}),    # 221 = defaults
-    ("bias", 4, 32, 4096, 4096, 128, {"BLOCK_S": 128, "BLOCK_T": 64, "WARPS": 8, "STAGES": 3}),  # 384 = defaults
+    # 384 = defaults; GLUON declared off by default (the bias tile read with pointers): the rule moves nothing
+    ("bias", 4, 32, 4096, 4096, 128, {"BLOCK_S": 128, "BLOCK_T": 64, "WARPS": 8, "STAGES": 3, "GLUON": 0}),
     ("gqa", 4, 32, 4096, 4096, 128, {**BIG, "PAIR_BLOCKS": 2}),         # 608 (521)
     ("runtime_window", 4, 32, 4096, 4096, 128, {**DEFAULTS, "PAIR_BLOCKS": 1}),  # unknown walk: defaults
 ]
@@ -185,3 +186,21 @@ def test_new_bindings_match_kir(tmp_path, monkeypatch, shapes, binding, form):
     params = {**binding, "BLOCK_D": 64 if shapes["D"] <= 64 else 128}
     kernel._launcher(ce, params)(q, k, v, o, scale=0.35)
     np.testing.assert_allclose(o.double().numpy(), np.array(ref["O"]).astype(np.float64), rtol=2e-3, atol=2e-3)
+
+
+def test_gluon_declared_off_moves_nothing(tmp_path, monkeypatch):
+    """Corpus 19 (document-masked attention: a doc-id tile read beside the K and V streams) declares GLUON off
+    by default (TritonLegalize.cpp declareGluon: that tile read with pointers, unmeasured): rule 1a does not
+    hold, so its call keeps the declared Triton binding (64/64/4/3), not the grown Gluon one (128/128/8/2)."""
+    import importlib.util
+    import pathlib
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    path = pathlib.Path(__file__).resolve().parents[2] / "bench" / "corpus" / "19_document_attention.py"
+    spec = importlib.util.spec_from_file_location("corpus19", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import torch
+    q = torch.empty(2, 16, 8192, 128, dtype=torch.float16, device="meta")
+    doc = torch.empty(2, 8192, dtype=torch.int32, device="meta")
+    got = mod.KERNEL._call_defaults({}, [q, q, q, doc, q])
+    assert (got["BLOCK_S"], got["BLOCK_S_"], got["WARPS"], got["STAGES"], got["GLUON"]) == (64, 64, 4, 3, 0), got

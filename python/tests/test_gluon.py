@@ -100,3 +100,32 @@ def test_gluon_libdevice_compiles_for_sm90(root, tmp_path, monkeypatch):
     assert out.returncode == 0, out.stderr[-4000:]
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["launched"] and facts["wgmma"] > 0 and facts["tma_loads"] > 0, facts
+
+
+@pytest.mark.deep(reason="a ptxas compile of a Gluon binding (a minute on one core); lit gluon-pointer-tiles.mlir "
+                         "checks the same spelling's text")
+def test_gluon_bias_tile_compiles_for_sm90(root, tmp_path, monkeypatch):
+    """Attention with an additive f32 bias tile beside the K and V streams (corpus 199's spelling): GLUON is
+    declared, off by default; its GLUON=1 binding reads the bias with pointers in the consumers and compiles
+    for sm_90 down to ptxas (TMA copies of K and V, wgmma), at odd shapes (S = 67, T = 131)."""
+    pytest.importorskip("torch")
+    import importlib.util
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    spec = importlib.util.spec_from_file_location("_gluon_bias", root / "test" / "Target" / "Triton" / "Inputs" /
+                                                  "bias_attention.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert "'GLUON': ([0, 1], 0)" in module.bias_rows.source("triton")
+    src = module.bias_rows.source("triton", {}, {"GLUON": 1})
+    consumer = src[src.index("def _bias_rows_consumer("):src.index("def _bias_rows_loader(")]
+    assert "gl.load(bias + " in consumer
+    path = tmp_path / "gluon_bias.py"
+    path.write_text(src)
+    shapes = {"views": {"q": [1, 2, 67, 128], "k": [1, 2, 131, 128], "v": [1, 2, 131, 128], "bias": [2, 67, 131],
+                        "o": [1, 2, 67, 128]}, "dtypes": {"bias": "float32"}, "scalars": {"scale": 0.088}}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    out = subprocess.run([sys.executable, os.path.join(HERE, "gluon_compile.py"), str(path), "bias_rows",
+                          json.dumps(shapes)], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-4000:]
+    facts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert facts["launched"] and facts["wgmma"] > 0 and facts["tma_loads"] > 0, facts

@@ -749,14 +749,20 @@ LogicalResult Serializer::emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operati
       if (user->getBlock() != s.load->getBlock())
         return refuse(user, "a contraction reads a stream's tile in another block than its load (the slot's "
                             "release point would be ambiguous)");
-    // Only right operands stream: another tile load beside a stream (a GEMM's left operand) would be a
-    // copy the consumer waits for every iteration, unpipelined, where Triton's spelling pipelines both.
+    // Only right operands stream: another tile load beside a stream would be a TMA copy the consumer
+    // waits for every iteration, unpipelined, where Triton's spelling pipelines both. A contraction's
+    // left operand (a GEMM's) is refused; a tile the consumers compute with (an additive bias on the
+    // scores) is read with pointers straight into their registers, its latency under the other
+    // partition's products (declared off by default: TritonLegalize.cpp declareGluon).
     for (Operation &other : *s.load->getBlock())
       if (auto load = dyn_cast<pgpu::LoadOp>(other);
           load && isa<pgpu::FragmentType>(load.getType()) &&
-          llvm::none_of(gluonStreams->streams, [&](const gluon::Stream &x) { return x.load == load; }))
-        return refuse(load, "a tile load in a streamed loop is not a stream itself (only contractions' right "
-                            "operands stream): the consumer would wait for its copy every iteration");
+          llvm::none_of(gluonStreams->streams, [&](const gluon::Stream &x) { return x.load == load; })) {
+        if (llvm::any_of(load->getUsers(), [](Operation *u) { return isa<pgpu::ContractOp>(u); }))
+          return refuse(load, "a tile load in a streamed loop is not a stream itself (only contractions' right "
+                              "operands stream): the consumer would wait for its copy every iteration");
+        pointerTiles.insert(load);
+      }
     // The ring: the box's tiles, each a TMA copy of the stream's descriptor.
     Type element = cast<pgpu::ViewType>(s.box.view.getType()).getElementType();
     FailureOr<std::string> described = gluonDescriptor(s.load, s.box);
@@ -801,7 +807,7 @@ LogicalResult Serializer::emitGluon(pgpu::ProgramSpaceOp space, ArrayRef<Operati
   // anchor, or anchors two ways, is never written). Boxes Gluon cannot describe keep their pointers.
   kernel.walk([&](Operation *op) {
     // (Triton's reason to keep a loop-free box on pointers, keepsPointerSpelling, is Triton's own.)
-    if (!isa<pgpu::LoadOp, pgpu::StoreOp>(op) || streamOf.count(op))
+    if (!isa<pgpu::LoadOp, pgpu::StoreOp>(op) || streamOf.count(op) || pointerTiles.contains(op))
       return;
     if (std::optional<triton::TileAccess> tile = triton::matchTileAccess(op))
       if (failed(gluonDescriptor(op, *tile)))

@@ -234,6 +234,9 @@ private:
   std::optional<gluon::StreamPlan> gluonStreams;
   DenseMap<Value, std::string> overrides;            // the current op's converted operands
   DenseMap<Operation *, unsigned> streamOf;          // a stream's load -> its ring
+  /// Tile loads beside a stream in its loop that are no stream themselves (an additive bias tile): read
+  /// with pointers into the consumer's registers, never a TMA copy waited for every iteration.
+  llvm::DenseSet<Operation *> pointerTiles;
   SmallVector<std::string> streamDescriptor;         // each ring's descriptor parameter
   DenseMap<Value, std::string> sharedView;           // a stream's tile (or its transpose) -> the slot's view
   DenseMap<Operation *, SmallVector<std::string>> releases; // a contraction -> the slots it frees

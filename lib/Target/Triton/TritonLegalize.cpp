@@ -867,12 +867,30 @@ void declareGluon(pgpu::KernelOp kernel) {
       emitRemark(why->first->getLoc()) << "triton: no warp-specialized Gluon spelling: " << why->second;
     return;
   }
+  // A tile load beside the streams in their loop that is no stream (an additive bias tile on the scores)
+  // is read with pointers in the consumers, unpipelined, where Triton's spelling pipelines it: declared,
+  // but off by default until measured against the Triton spelling (which keeps its own depth).
+  Operation *unstreamed = nullptr;
+  for (const triton::gluon::Stream &s : plan.streams)
+    for (Operation &other : *s.load->getBlock())
+      if (auto load = dyn_cast<pgpu::LoadOp>(other); !unstreamed && load && isa<pgpu::FragmentType>(load.getType()) &&
+                                                     llvm::none_of(plan.streams, [&](const triton::gluon::Stream &x) {
+                                                       return x.load == load;
+                                                     }))
+        unstreamed = load;
+  if (unstreamed && stages)
+    setDefault(kernel, triton::kStagesParam, tritonDepth);
   MLIRContext *ctx = kernel.getContext();
   SmallVector<Attribute> params(kernel.getParams()->begin(), kernel.getParams()->end());
-  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kGluonParam), {0, 1}, 1,
+  params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kGluonParam), {0, 1}, unstreamed ? 0 : 1,
                                         StringAttr::get(ctx, "triton")));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
-  if (remarks)
+  if (remarks && unstreamed)
+    emitRemark(unstreamed->getLoc())
+        << "triton: declares GLUON (off by default): a warp-specialized Gluon spelling streams "
+        << plan.streams.size() << " tile load(s) through TMA rings from a loader warp and reads this tile with "
+        << "pointers in the consumers, unpipelined (unmeasured against the Triton spelling's pipelined load)";
+  else if (remarks)
     emitRemark(plan.streams.front().load->getLoc())
         << "triton: declares GLUON (on by default): a warp-specialized Gluon spelling streams "
         << plan.streams.size() << " tile load(s) through TMA rings from a loader warp";

@@ -228,3 +228,135 @@ kir.kernel @softmax_shift(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B,
   }
   kir.return
 }
+
+// -----
+
+// COM: Logit soft-capping under a mask (corpus 17's first fold: the maximum of where(visible, c * tanh(y / c),
+// COM: -inf)). c * tanh(y / c) is non-decreasing for either sign of c, so the maximum is taken over
+// COM: where(visible, y, -inf) and the map applied once to it, kept -inf where no key is visible (tanh(-inf)
+// COM: = -1): any(visible). c is a runtime scalar: where c and y are both 0 the term is 0 / 0 = NaN, so y
+// COM: takes NaN there. A positive constant cap (the second row) needs no NaN: y / 30 is never 0 / 0.
+// CHECK-LABEL: kir.kernel @soft_cap
+// CHECK: %[[Y:.*]] = kir.load %x
+// CHECK: %[[VIS:.*]] = kir.cmp le
+// CHECK: %[[ANY:.*]] = kir.reduce %[[VIS]] axes [0] identity(%{{.*}} : i1)
+// CHECK: kir.binary or
+// CHECK: %[[CZ:.*]] = kir.cmp eq %c, %{{.*}} : f32
+// CHECK: %[[YZ:.*]] = kir.cmp eq %[[Y]], %{{.*}} : tensor<?xf32>
+// CHECK: %[[BOTH:.*]] = kir.binary and %{{.*}}, %[[YZ]] : tensor<?xi1>
+// CHECK: %[[YN:.*]] = kir.select %[[BOTH]], %{{.*}}, %[[Y]]
+// CHECK: %[[MY:.*]] = kir.select %[[VIS]], %[[YN]], %{{.*}} : tensor<?xi1>, tensor<?xf32>
+// CHECK: %[[M:.*]] = kir.reduce %[[MY]] axes [0] identity(%[[NINF:.*]] : f32)
+// CHECK: kir.binary max
+// CHECK: %[[Q:.*]] = kir.binary div %[[M]], %c : f32
+// CHECK: %[[T:.*]] = kir.unary tanh %[[Q]] : f32
+// CHECK: %[[F:.*]] = kir.binary mul %c, %[[T]] : f32
+// CHECK: %[[G:.*]] = kir.select %[[ANY]], %[[F]], %[[NINF]] : i1, f32
+// CHECK: kir.store %[[G]], %y
+// CHECK: kir.reduce %[[VIS]] axes [0]
+// CHECK-NOT: kir.cmp eq
+// CHECK: %[[MY2:.*]] = kir.select %[[VIS]], %[[Y]], %{{.*}} : tensor<?xi1>, tensor<?xf32>
+// CHECK: kir.reduce %[[MY2]] axes [0]
+// CHECK: kir.unary tanh %{{.*}} : f32
+// CHECK: kir.store %{{.*}}, %z
+// CHECK-NOT: kir.unary tanh %{{.*}} : tensor<?xf32>
+kir.kernel @soft_cap(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B], out>, %z: !kir.view<f32, [B], out>, %c: f32) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %k = arith.constant 30.0 : f32
+  %nb = kir.extent "B"
+  %nv = kir.extent "V"
+  %rows = kir.domain %c0 to %nb
+  %cols = kir.domain %c0 to %nv
+  %cb = kir.broadcast %c over(%cols) dims [] : f32 -> tensor<?xf32>
+  %kb = kir.broadcast %k over(%cols) dims [] : f32 -> tensor<?xf32>
+  %fill = kir.broadcast %ninf over(%cols) dims [] : f32 -> tensor<?xf32>
+  %pos = kir.indices %cols : tensor<?xindex>
+  kir.parallel %rows {
+  ^bb0(%b: index):
+    %v = kir.load %x[%b, %cols] : !kir.view<f32, [B, V], in>[index, !kir.domain] -> tensor<?xf32>
+    %bb = kir.broadcast %b over(%cols) dims [] : index -> tensor<?xindex>
+    %vis = kir.cmp le %pos, %bb : tensor<?xindex>
+    %q = kir.binary div %v, %cb : tensor<?xf32>
+    %t = kir.unary tanh %q : tensor<?xf32>
+    %s = kir.binary mul %cb, %t : tensor<?xf32>
+    %ms = kir.select %vis, %s, %fill : tensor<?xi1>, tensor<?xf32>
+    %m = kir.reduce %ms axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %m, %y[%b] : f32, !kir.view<f32, [B], out>[index]
+    %q2 = kir.binary div %v, %kb : tensor<?xf32>
+    %t2 = kir.unary tanh %q2 : tensor<?xf32>
+    %s2 = kir.binary mul %t2, %kb : tensor<?xf32>
+    %ms2 = kir.select %vis, %s2, %fill : tensor<?xi1>, tensor<?xf32>
+    %m2 = kir.reduce %ms2 axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %m2, %z[%b] : f32, !kir.view<f32, [B], out>[index]
+    kir.yield
+  }
+  kir.return
+}
+
+// -----
+
+// COM: Must not fire: a cap whose two sides differ (c * tanh(y / d): not monotone for c and d of opposite
+// COM: signs), an approximate tanh (tanh.approx need not be monotone), and a masked row filled with 0 rather
+// COM: than the maximum's identity (max(where(v, f(y), 0)) is not f of anything).
+// CHECK-LABEL: kir.kernel @soft_cap_kept
+// CHECK-COUNT-3: kir.unary tanh %{{.*}} : tensor<?xf32>
+// CHECK-NOT: kir.unary tanh %{{.*}} : f32
+kir.kernel @soft_cap_kept(%x: !kir.view<f32, [B, V], in>, %y: !kir.view<f32, [B], out>, %z: !kir.view<f32, [B], out>,
+                          %w: !kir.view<f32, [B], out>, %c: f32, %d: f32) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %nb = kir.extent "B"
+  %nv = kir.extent "V"
+  %rows = kir.domain %c0 to %nb
+  %cols = kir.domain %c0 to %nv
+  %cb = kir.broadcast %c over(%cols) dims [] : f32 -> tensor<?xf32>
+  %db = kir.broadcast %d over(%cols) dims [] : f32 -> tensor<?xf32>
+  %fill = kir.broadcast %ninf over(%cols) dims [] : f32 -> tensor<?xf32>
+  %zfill = kir.broadcast %zero over(%cols) dims [] : f32 -> tensor<?xf32>
+  %pos = kir.indices %cols : tensor<?xindex>
+  kir.parallel %rows {
+  ^bb0(%b: index):
+    %v = kir.load %x[%b, %cols] : !kir.view<f32, [B, V], in>[index, !kir.domain] -> tensor<?xf32>
+    %bb = kir.broadcast %b over(%cols) dims [] : index -> tensor<?xindex>
+    %vis = kir.cmp le %pos, %bb : tensor<?xindex>
+    %q = kir.binary div %v, %db : tensor<?xf32>
+    %t = kir.unary tanh %q : tensor<?xf32>
+    %s = kir.binary mul %cb, %t : tensor<?xf32>
+    %m = kir.reduce %s axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %m, %y[%b] : f32, !kir.view<f32, [B], out>[index]
+    %q2 = kir.binary div %v, %cb : tensor<?xf32>
+    %t2 = kir.unary tanh %q2 {approximate} : tensor<?xf32>
+    %s2 = kir.binary mul %cb, %t2 : tensor<?xf32>
+    %m2 = kir.reduce %s2 axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %m2, %z[%b] : f32, !kir.view<f32, [B], out>[index]
+    %t3 = kir.unary tanh %q2 : tensor<?xf32>
+    %s3 = kir.binary mul %cb, %t3 : tensor<?xf32>
+    %ms3 = kir.select %vis, %s3, %zfill : tensor<?xi1>, tensor<?xf32>
+    %m3 = kir.reduce %ms3 axes [0] identity(%ninf : f32) : (tensor<?xf32>) -> (f32) {
+    ^bb0(%p: f32, %r: f32):
+      %o = kir.binary max %p, %r : f32
+      kir.yield %o : f32
+    }
+    kir.store %m3, %w[%b] : f32, !kir.view<f32, [B], out>[index]
+    kir.yield
+  }
+  kir.return
+}

@@ -53,12 +53,14 @@ std::optional<double> floatConstant(Value v) {
   return std::nullopt;
 }
 
-/// The scalar a `kir.broadcast` of a scalar over all of `v`'s axes spreads (`dims []`), else null.
+/// The scalar a `kir.broadcast` (or, in a closed region, a `kir.broadcast_as`) of a scalar over all
+/// of `v`'s axes spreads (`dims []`), else null.
 Value broadcastScalar(Value v) {
-  auto bc = v.getDefiningOp<BroadcastOp>();
-  if (!bc || isa<ShapedType>(bc.getOperand().getType()))
-    return nullptr;
-  return bc.getOperand();
+  if (auto bc = v.getDefiningOp<BroadcastOp>())
+    return isa<ShapedType>(bc.getOperand().getType()) ? nullptr : bc.getOperand();
+  if (auto bc = v.getDefiningOp<BroadcastAsOp>())
+    return isa<ShapedType>(bc.getOperand().getType()) ? nullptr : bc.getOperand();
+  return nullptr;
 }
 
 /// Whether every element of `v` is +0, positive or NaN (never negative, never -0): exponentials,
@@ -102,17 +104,107 @@ bool reducesSame(Value s, ReduceOp red, Value input, BinaryKind kind, double ide
 
 /// One monotone step under a reduction: its input is f(inner) with f non-decreasing. `guard`: f
 /// does not keep the reduction's identity (exp(-inf) = 0), so an empty row must keep the identity.
+/// `makeInner`, where set, builds `inner` at the reduction (a value the program does not hold yet);
+/// `visible`, where set, is the row's mask: the guard is "some member visible" (any(visible)), not
+/// the domain's emptiness.
 struct Step {
   Value inner;
   std::function<Value(OpBuilder &, Location, Value)> apply;
   bool guard = false;
+  std::function<Value(OpBuilder &, Location)> makeInner = nullptr;
+  Value visible = nullptr;
 };
 
+std::optional<Step> stepThrough(ReduceOp red, Value x, bool max, std::string &why);
+
+/// The step through `c * tanh(y / c)` (logit soft-capping), c one scalar on both sides: for c > 0
+/// the division, tanh and the product are each non-decreasing; for c < 0 the division and the
+/// product each reverse the order, so their composition keeps it (correctly rounded x / c and c * t
+/// are monotone in x and t; tanh is non-decreasing and keeps NaN). tanh(-inf) = -1, hence the
+/// guard. c = +-inf or NaN makes every term NaN on both sides; c = +-0 makes y / c NaN only at
+/// y = +-0 (0 / 0) and +-inf elsewhere (c * tanh(+-inf) = +-0, non-decreasing): the inner row
+/// takes NaN where c and y are both zero, so such a member still yields NaN through the maximum.
+std::optional<Step> softCapStep(BinaryOp mul) {
+  if (mul.getKind() != BinaryKind::Mul || mul.getApproximate() || mul.getFlushToZero())
+    return std::nullopt;
+  for (auto [cSide, tSide] : {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}}) {
+    Value c = broadcastScalar(cSide);
+    auto tanh = tSide.getDefiningOp<UnaryOp>();
+    if (!c || !tanh || tanh.getKind() != UnaryKind::Tanh || tanh.getApproximate())
+      continue;
+    auto div = tanh.getOperand().getDefiningOp<BinaryOp>();
+    if (!div || div.getKind() != BinaryKind::Div || div.getApproximate() || div.getFlushToZero() ||
+        broadcastScalar(div.getRhs()) != c || broadcastScalar(div.getLhs()))
+      continue;
+    Value y = div.getLhs();
+    bool lhsScale = cSide == mul.getLhs();
+    Step step;
+    step.inner = y;
+    step.guard = true;
+    step.apply = [c, lhsScale](OpBuilder &b, Location loc, Value r) {
+      Value t = UnaryOp::create(b, loc, UnaryKind::Tanh, BinaryOp::create(b, loc, BinaryKind::Div, r, c)).getResult();
+      return lhsScale ? BinaryOp::create(b, loc, BinaryKind::Mul, c, t).getResult()
+                      : BinaryOp::create(b, loc, BinaryKind::Mul, t, c).getResult();
+    };
+    std::optional<double> known = floatConstant(c);
+    if (!known || *known == 0.0 || std::isnan(*known))
+      step.makeInner = [c, y](OpBuilder &b, Location loc) -> Value {
+        // where(c == 0 & y == 0, NaN, y): the members whose term is 0 / 0 = NaN.
+        Type f = getElementTypeOrSelf(y.getType());
+        Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f, 0.0));
+        Value nan = arith::ConstantOp::create(b, loc, b.getFloatAttr(f, std::nan("")));
+        Value cz = BroadcastAsOp::create(b, loc, RankedTensorType::get(cast<ShapedType>(y.getType()).getShape(),
+                                                                       b.getI1Type()),
+                                         CmpOp::create(b, loc, CmpPredicate::EQ, c, zero), y, ArrayRef<int64_t>{});
+        Value yz = CmpOp::create(b, loc, CmpPredicate::EQ, y,
+                                 BroadcastAsOp::create(b, loc, y.getType(), zero, y, ArrayRef<int64_t>{}));
+        Value both = BinaryOp::create(b, loc, BinaryKind::And, cz, yz);
+        return SelectOp::create(b, loc, both, BroadcastAsOp::create(b, loc, y.getType(), nan, y, ArrayRef<int64_t>{}), y);
+      };
+    return step;
+  }
+  return std::nullopt;
+}
+
+/// The step through a masked row `where(visible, f(y), identity)` (a causal or padded row's scores
+/// after the map): the reduction of `where(visible, y', identity)` with f's own step, then f, kept
+/// to the identity where no member is visible (f(identity) may not be the identity: tanh(-inf)).
+std::optional<Step> maskedStep(ReduceOp red, SelectOp sel, bool max, std::string &why) {
+  std::optional<double> id = floatConstant(red.getIdentities()[0]);
+  std::optional<double> fill = floatConstant(broadcastScalar(sel.getFalseValue()) ? broadcastScalar(sel.getFalseValue())
+                                                                                   : sel.getFalseValue());
+  if (!id || !fill || *id != *fill || !isa<ShapedType>(sel.getCondition().getType()))
+    return std::nullopt;
+  // f's step, as if the reduction read f(y) itself.
+  std::optional<Step> inner = stepThrough(red, sel.getTrueValue(), max, why);
+  if (!inner)
+    return std::nullopt;
+  Value visible = sel.getCondition();
+  Step step;
+  step.apply = inner->apply;
+  step.guard = inner->guard;
+  step.visible = inner->guard ? visible : Value();
+  Value innerValue = inner->inner;
+  auto makeInner = inner->makeInner;
+  // The fill spread over the new row (a fill shaped after f(y) would keep f(y) alive).
+  Value idScalar = red.getIdentities()[0];
+  step.makeInner = [visible, idScalar, innerValue, makeInner](OpBuilder &b, Location loc) -> Value {
+    Value y = makeInner ? makeInner(b, loc) : innerValue;
+    Value fill = BroadcastAsOp::create(b, loc, y.getType(), idScalar, y, ArrayRef<int64_t>{});
+    return SelectOp::create(b, loc, visible, y, fill).getResult();
+  };
+  return step;
+}
+
 /// The step `red` (a maximum or minimum with an infinite identity, `max` says which) takes
-/// through its input's defining op, or nullopt with `why` set where the input is a scalar map it
+/// through the defining op of `x`, its input (or a value it reads through a mask), or nullopt with `why` set where the input is a scalar map it
 /// cannot take (a scale of unknown sign).
-std::optional<Step> stepThrough(ReduceOp red, bool max, std::string &why) {
-  Value x = red.getInputs()[0];
+std::optional<Step> stepThrough(ReduceOp red, Value x, bool max, std::string &why) {
+  if (auto sel = x.getDefiningOp<SelectOp>())
+    return maskedStep(red, sel, max, why);
+  if (auto mul = x.getDefiningOp<BinaryOp>())
+    if (std::optional<Step> capped = softCapStep(mul))
+      return capped;
   if (auto un = x.getDefiningOp<UnaryOp>()) {
     // exp is non-decreasing, maps NaN to NaN and +inf to +inf; -inf to 0, hence the guard.
     if ((un.getKind() != UnaryKind::Exp && un.getKind() != UnaryKind::Exp2) || un.getApproximate())
@@ -203,15 +295,21 @@ ReduceOp reductionOf(ReduceOp red, Value input, bool &made) {
 
 /// Erases `v`'s defining op and then its operands' where nothing uses them (pure kir ops only).
 void eraseDeadChain(Value v) {
-  SmallVector<Value> work{v};
+  // Operations, not values: an op reached twice (a shared operand) must not be read once erased.
+  SmallVector<Operation *> work;
+  DenseSet<Operation *> erased;
+  if (Operation *op = v.getDefiningOp())
+    work.push_back(op);
   while (!work.empty()) {
-    Value u = work.pop_back_val();
-    Operation *op = u.getDefiningOp();
-    if (!op || !op->use_empty() || !isPure(op) || op->getNumRegions() || !isa<KIRDialect>(op->getDialect()))
+    Operation *op = work.pop_back_val();
+    if (erased.contains(op) || !op->use_empty() || !isPure(op) || op->getNumRegions() ||
+        !isa<KIRDialect>(op->getDialect()))
       continue;
-    SmallVector<Value> operands(op->getOperands());
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        work.push_back(def);
+    erased.insert(op);
     op->erase();
-    work.append(operands);
   }
 }
 
@@ -264,7 +362,7 @@ struct MonotoneReductions : tessel::kir::impl::KIRMonotoneReductionsBase<Monoton
         continue;
       }
       std::string why;
-      std::optional<Step> step = stepThrough(red, max, why);
+      std::optional<Step> step = stepThrough(red, red.getInputs()[0], max, why);
       if (!step) {
         if (remarks && !why.empty())
           red.emitRemark() << "kir-monotone-reductions: the " << (max ? "maximum" : "minimum") << " stays: " << why;
@@ -273,7 +371,19 @@ struct MonotoneReductions : tessel::kir::impl::KIRMonotoneReductionsBase<Monoton
       Location loc = red.getLoc();
       OpBuilder b(red);
       Value empty; // the guard's condition, built before anything else changes
-      if (step->guard) {
+      if (step->guard && step->visible) {
+        // Some member visible: any(visible), over the reduction's axes.
+        Type i1 = b.getI1Type();
+        Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+        auto any = ReduceOp::create(b, loc, TypeRange{i1}, ValueRange{step->visible}, red.getAxes(), ValueRange{no});
+        {
+          OpBuilder::InsertionGuard g(b);
+          Block *blk = b.createBlock(&any.getCombine(), {}, {i1, i1}, {loc, loc});
+          YieldOp::create(b, loc, ValueRange{BinaryOp::create(b, loc, BinaryKind::Or, blk->getArgument(0),
+                                                              blk->getArgument(1))});
+        }
+        empty = any.getResult(0);
+      } else if (step->guard) {
         std::optional<SmallVector<Value>> doms = domainsOf(red.getInputs()[0], memo);
         if (!doms)
           continue;
@@ -295,6 +405,10 @@ struct MonotoneReductions : tessel::kir::impl::KIRMonotoneReductionsBase<Monoton
         empty = all;
       }
       bool made = false;
+      if (step->makeInner) {
+        b.setInsertionPoint(red);
+        step->inner = step->makeInner(b, loc);
+      }
       ReduceOp inner = reductionOf(red, step->inner, made);
       b.setInsertionPoint(red);
       Value r = step->apply(b, loc, inner.getResult(0));

@@ -248,6 +248,19 @@ def KIRMonotoneReductions : Pass<"kir-monotone-reductions", "::mlir::ModuleOp"> 
     the identity (exp(-inf) = 0, -inf - -inf = NaN), so their result is
     `select(row non-empty, f(r), identity)`, the row's emptiness read from its
     step-1 `kir.domain` (lo < hi) or subregion of one (max(b, lo) < min(e, hi)).
+    A soft cap `c * tanh(y / c)` (either operand order of the product, c one
+    scalar on both sides, tanh and the division not `approximate`) is
+    non-decreasing for either sign of c (both the division and the product
+    reverse the order for c < 0); c = +-inf or NaN makes every term NaN on both
+    sides, and c = +-0 makes only y = +-0 NaN (0 / 0), so unless c is a known
+    non-zero constant y takes NaN where c and y are both 0. tanh(-inf) = -1:
+    guarded like exp. A masked row `select(visible, f(y), identity)` (the
+    fill the reduction's own identity) is the reduction of
+    `select(visible, y', identity)` with f's step, guarded, where f needs a
+    guard, by any(visible) (an `or` reduction of the mask) instead of the
+    domain. The pass runs twice: before kir-online-folds and after it, on the
+    folds' summarizers (the exact two-pass form's maximum fold of
+    `where(visible, c * tanh(s / c), -inf)`: one tanh a row per key tile).
     Rewrites: the reduction becomes f(r) (guarded where needed), r a
     reduction of the map's operand: an earlier reduction of the same kind,
     axes and identity over that value in the same block (the row's maximum
