@@ -75,13 +75,17 @@ def test_triton_twice_matches_numpy(tmp_path, monkeypatch):
     call_twice_against(row_variance, args, ["x.in", "mean", "var"], _want, rtol=1e-5, atol=1e-5)
 
 
+_COUNTS = {}
+
+
 def _programs(binding, shape):
     """The launch's program count at `binding` on an [R, N] f32 view (meta: no memory), read off the generated
-    module's `<kernel>_PROGRAMS`."""
-    scope = {}
-    exec(compile(row_variance.source("triton", None, binding), "row_variance_module", "exec"), scope)
-    count = next(f for name, f in scope.items() if name.endswith("_PROGRAMS"))
-    return count(binding, {"x": torch.empty(shape, dtype=torch.float32, device="meta")})
+    module's `<kernel>_PROGRAMS` (one module: the count is a function of the binding)."""
+    if not _COUNTS:
+        scope = {}
+        exec(compile(row_variance.source("triton", None, binding), "row_variance_module", "exec"), scope)
+        _COUNTS["f"] = next(f for name, f in scope.items() if name.endswith("_PROGRAMS"))
+    return _COUNTS["f"](binding, {"x": torch.empty(shape, dtype=torch.float32, device="meta")})
 
 
 def test_many_long_rows_split_into_slices_l2_holds():
