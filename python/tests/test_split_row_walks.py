@@ -73,3 +73,30 @@ def test_triton_twice_matches_numpy(tmp_path, monkeypatch):
         x = rng.standard_normal((3, 331)) * 3.0 + 5.0
         return [torch.from_numpy(x.astype(np.float32)), torch.zeros(3), torch.zeros(3)]
     call_twice_against(row_variance, args, ["x.in", "mean", "var"], _want, rtol=1e-5, atol=1e-5)
+
+
+_COUNTS = {}
+
+
+def _programs(binding, shape):
+    """The launch's program count at `binding` on an [R, N] f32 view (meta: no memory), read off the generated
+    module's `<kernel>_PROGRAMS` (one module: the count is a function of the binding)."""
+    if not _COUNTS:
+        scope = {}
+        exec(compile(row_variance.source("triton", None, binding), "row_variance_module", "exec"), scope)
+        _COUNTS["f"] = next(f for name, f in scope.items() if name.endswith("_PROGRAMS"))
+    return _COUNTS["f"](binding, {"x": torch.empty(shape, dtype=torch.float32, device="meta")})
+
+
+def test_many_long_rows_split_into_slices_l2_holds():
+    # 64 rows of 4M f32 in 8192-lane blocks (corpus 137): FILL alone allows ceil(1056 / 64) = 17 slices a
+    # row (1 MiB each, re-read from DRAM); the slice cap ceil(512 / 8) = 64 gives 8 blocks a slice.
+    binding = dict(BLOCK=8192, ROWS=1, MEMBER_SPLIT=64)
+    assert _programs(binding, (64, 4194304)) == 64 * 2 * 64
+    # few rows: FILL decides as before (ceil(1056 / 4) = 264 >= MEMBER_SPLIT); a row that fits one block
+    # keeps its one program; MEMBER_SPLIT still bounds the slices
+    assert _programs(binding, (4, 1 << 20)) == 4 * 2 * 64
+    assert _programs(binding, (64, 8192)) == 64
+    assert _programs(dict(binding, MEMBER_SPLIT=16), (64, 4194304)) == 64 * 2 * 16
+    # many rows of few blocks: the slice cap ceil(3 / 8) = 1 under FILL's ceil(1056 / 4096) = 1: unsplit
+    assert _programs(binding, (4096, 3 * 8192)) == 4096

@@ -169,28 +169,33 @@ constexpr llvm::StringLiteral kSplitParam = "MEMBER_SPLIT", kSplitsSymbol = "MEM
 constexpr int64_t kFill = 8;
 
 /// max(min(`cut`'s splits, ceil(FILL * SMs / max(points, 1))), 1) (SMs: the target's multiprocessors, 1
-/// where unknown): points that fill the device keep their one program.
+/// where unknown): points that fill the device keep their one program. With `sliceBlocks` (> 0) the cap
+/// is at least ceil(blocks / sliceBlocks): slices of at most that many blocks however many points.
 inline mlir::Value fillSplits(mlir::OpBuilder &b, mlir::Location loc, KernelOp kernel, const LaunchSplits &cut,
-                              mlir::Value points) {
+                              mlir::Value points, int64_t sliceBlocks = 0) {
   auto target =
       kernel->getParentOfType<mlir::ModuleOp>()->getAttrOfType<TargetAttr>(PGPUDialect::getTargetAttrName());
   int64_t sms = target && target.getMultiprocessors() > 0 ? target.getMultiprocessors() : 1;
   mlir::Value fill = CeilDivOp::create(b, loc, build::index(b, loc, kFill * sms),
                                        build::bin(b, loc, kir::BinaryKind::Max, points, cut.one))
                          .getResult();
+  if (sliceBlocks > 0)
+    fill = build::bin(b, loc, kir::BinaryKind::Max, fill,
+                      CeilDivOp::create(b, loc, cut.steps, build::index(b, loc, sliceBlocks)).getResult());
   return build::bin(b, loc, kir::BinaryKind::Max, build::bin(b, loc, kir::BinaryKind::Min, cut.splits, fill),
                     cut.one);
 }
 
 /// Runs each point of `group` as `members` programs (the program space's extent times `members`, the
-/// group's trailing axis "member_split"), declares MEMBER_SPLIT and returns the member's coordinate.
+/// group's trailing axis "member_split"), declares MEMBER_SPLIT (default `defaultSplit`) and returns the
+/// member's coordinate.
 inline mlir::Value spread(mlir::OpBuilder &b, mlir::Location loc, KernelOp kernel, ProgramSpaceOp space,
-                          ExecutionGroupOp group, mlir::Value members) {
+                          ExecutionGroupOp group, mlir::Value members, int64_t defaultSplit = 16) {
   mlir::MLIRContext *ctx = kernel.getContext();
   space->setOperand(0, build::bin(b, loc, kir::BinaryKind::Mul, space.getExtents()[0], members));
   mlir::Value member = appendSplitAxis(group, members, "member_split", loc);
-  declareParam(kernel, ParamAttr::get(ctx, mlir::StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64}, 16,
-                                      mlir::StringAttr()));
+  declareParam(kernel, ParamAttr::get(ctx, mlir::StringAttr::get(ctx, kSplitParam), {1, 2, 4, 8, 16, 32, 64},
+                                      defaultSplit, mlir::StringAttr()));
   return member;
 }
 

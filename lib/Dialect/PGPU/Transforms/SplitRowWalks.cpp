@@ -69,6 +69,16 @@ using namespace tessel::pgpu::build;
 namespace {
 using split::member::kSplitParam;
 
+/// Blocks a slice walks at most where rows are many and long: the second phase re-reads each slice from
+/// L2 only if the slices the resident first-phase programs stream between its two reads fit there. Corpus
+/// 137 (64 rows of 4M f32, BLOCK 8192): 16 slices of 1 MiB a row, about 130 resident first-phase
+/// programs streaming ~130 MiB past the H100's 50 MiB of L2 (0.742 ms: the 1 GiB read twice from DRAM);
+/// 64 slices of 8 blocks (256 KiB) stream ~33 MiB.
+constexpr int64_t kSliceBlocks = 8;
+/// MEMBER_SPLIT's declared default here: the largest candidate, so the slices' cap above (and, with few
+/// rows, the device's FILL) decides.
+constexpr int64_t kDefaultSplit = 64;
+
 struct Plan {
   ProgramSpaceOp space;
   ExecutionGroupOp group;
@@ -234,17 +244,19 @@ void split(KernelOp kernel, Plan &plan) {
   ExecutionGroupOp group = plan.group;
   OpBuilder b(space);
   IRMapping map;
-  // blocks = ceil(max(U - L, 0) / BLOCK); at most ceil(FILL * SMs / rows) slices a row.
+  // blocks = ceil(max(U - L, 0) / BLOCK); at most max(ceil(FILL * SMs / rows), ceil(blocks / SLICE))
+  // slices a row: the second phase re-reads its slice right after the row's first phase, so slices of
+  // at most kSliceBlocks blocks keep what the resident first-phase programs stream within L2.
   LaunchSplits cut = launchSplits(b, space, loc, first.getLower(), first.getUpper(), first.getStep(), kSplitParam, map);
   Value rows = hoistLaunchValue(b, space, plan.rowCount, map);
-  Value splits = split::member::fillSplits(b, loc, kernel, cut, rows);
+  Value splits = split::member::fillSplits(b, loc, kernel, cut, rows, kSliceBlocks);
   // A row on the staged path (it fits one block) keeps its program: one slice.
   Value staged = hoistLaunchValue(b, space, plan.staged.getCondition(), map);
   splits = SelectOp::create(b, loc, staged, cut.one, splits).getResult();
   Value on = cmp(b, loc, kir::CmpPredicate::NE, splits, cut.one);
   split::sizePartials(b, loc, on, rows, cut.zero, splits, split::member::kPointsSymbol, split::member::kSplitsSymbol);
   Value members = SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Add, splits, splits), cut.one).getResult();
-  Value member = split::member::spread(b, loc, kernel, space, group, members);
+  Value member = split::member::spread(b, loc, kernel, space, group, members, kDefaultSplit);
 
   // Unsplit (MEMBER_SPLITS = 1, the only member 0): the staged if as it was, under member == 0
   // (no member where split: each element is written by one program). Split: the blocked path's

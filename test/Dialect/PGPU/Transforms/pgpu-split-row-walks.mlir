@@ -7,15 +7,21 @@
 // COM: members m < MEMBER_SPLITS sum slice m of each row and count themselves at the row, members
 // COM: MEMBER_SPLITS + m wait for the row's count, merge the mean's partials in slice order and sum
 // COM: slice m of the squares; the row's last arrival merges both and stores. MEMBER_SPLITS = 1
-// COM: runs the row as it was (the else branch).
+// COM: runs the row as it was (the else branch). MEMBER_SPLIT defaults to 64, capped by
+// COM: max(ceil(8 * SMs / rows), ceil(blocks / 8)): with many long rows, slices of at most 8 blocks
+// COM: (the second phase's re-read of its slice stays within L2).
 // CHECK-LABEL: pgpu.kernel @long_row_variance
 // CHECK-SAME: %[[TICKETS:[^:]*]]: !pgpu.buffer<i32, [MEMBER_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
 // CHECK-SAME: %[[COUNTS:[^:]*]]: !pgpu.buffer<i32, [MEMBER_POINTS], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}
 // CHECK-SAME: %[[P0:[^:]*]]: !pgpu.buffer<f32, [MEMBER_POINTS, MEMBER_SPLITS], workspace> {pgpu.private = "workspace"}
 // CHECK-SAME: %[[P1:[^:]*]]: !pgpu.buffer<f32, [MEMBER_POINTS, MEMBER_SPLITS], workspace> {pgpu.private = "workspace"}
-// CHECK-SAME: #pgpu.param<"MEMBER_SPLIT", [1, 2, 4, 8, 16, 32, 64], 16>
-// CHECK: pgpu.param "MEMBER_SPLIT" : index
-// CHECK: pgpu.ceil_div %c1056
+// CHECK-SAME: #pgpu.param<"MEMBER_SPLIT", [1, 2, 4, 8, 16, 32, 64], 64>
+// CHECK: pgpu.param "BLOCK" : index
+// CHECK: %[[BLOCKS:.*]] = pgpu.ceil_div
+// CHECK-NEXT: pgpu.param "MEMBER_SPLIT" : index
+// CHECK: %[[FILL:.*]] = pgpu.ceil_div %c1056
+// CHECK: %[[SLICES:.*]] = pgpu.ceil_div %[[BLOCKS]], %c8
+// CHECK: pgpu.binary max %[[FILL]], %[[SLICES]]
 // CHECK: %[[STAGED:.*]] = pgpu.binary and
 // CHECK: %[[SPLITS:.*]] = pgpu.select %[[STAGED]], %{{.*}}, %{{.*}} : i1, index
 // CHECK: %[[ON:.*]] = pgpu.cmp ne %[[SPLITS]]

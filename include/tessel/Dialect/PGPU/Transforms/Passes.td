@@ -1652,8 +1652,12 @@ def PGPUSplitRowWalks : Pass<"pgpu-split-row-walks", "::mlir::ModuleOp"> {
     combines with the reduce's kind, no writes in the walks, at least one walk
     reading another and none reading a second-phase one, other row ops pure,
     reads or writes without results to views the row does not read.
-    Rewrites: MEMBER_SPLITS = max(min(MEMBER_SPLIT, blocks, ceil(8 * SMs /
-    R)), 1) where the staged test fails, else 1; where it is 1 the program
+    Rewrites: MEMBER_SPLITS = max(min(MEMBER_SPLIT, blocks, max(ceil(8 * SMs
+    / R), ceil(blocks / 8))), 1) where the staged test fails, else 1 (slices
+    of at most 8 blocks where rows are many and long: the second phase
+    re-reads its slice while what the resident first-phase programs stream
+    still fits L2; corpus 137's 64 rows of 4M f32: 64 slices of 256 KiB a
+    row, not 16 of 1 MiB); where it is 1 the program
     space and the row run as before. Otherwise the group gains the trailing
     axis `member_split` of 2 * MEMBER_SPLITS: member m < MEMBER_SPLITS walks
     slice m (ceil(blocks / MEMBER_SPLITS) blocks) of each first-phase walk of
@@ -1665,7 +1669,7 @@ def PGPUSplitRowWalks : Pass<"pgpu-split-row-walks", "::mlir::ModuleOp"> {
     and arrives at `pgpu.last_program %tickets[row] arrivals MEMBER_SPLITS`,
     whose body merges every walk and runs the row's ops with their writes,
     then returns the count to 0. Declares MEMBER_SPLIT ([1, 2, ..., 64],
-    default 16).
+    default 64).
     Preserves: values up to the association of the walks' combines; the
     merge is in slice order (no atomics): the same bits on every run at one
     binding; effects (each written once, by the last arrival); the staged
