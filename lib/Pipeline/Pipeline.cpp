@@ -186,6 +186,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   }
   // §3.5 predicate range narrowing: a blocked loop's full blocks run without their lane masks.
   pm.addPass(pgpu::createPGPUNarrowPredicates());
+  //      a walk's full blocks, their lane bounds now true, read an input once where two reads differed
+  //      only in those bounds and their fills (a causal tap t + 0 beside the row's own t).
+  //      (no CSE here: the later ones merge what follows from a read taken; nothing else moves.)
+  pm.addPass(pgpu::createPGPUReuseInputReads());
   if (stopAfter("narrow-predicates"))
     return;
   //      A blocked region fold's segments may run as program instances (FOLD_SPLIT: each stores its

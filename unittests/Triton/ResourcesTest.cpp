@@ -252,6 +252,72 @@ TEST_F(Resources, FmaContractionsHoldTheirOperandTiles) {
   EXPECT_EQ(f16.fmaRegistersAt(p), 0);
   EXPECT_FALSE(f16.pruneReason(p));
 }
+
+/// A lanewise walk (no carry, no cross-lane step) over [0, T) in blocks of BLOCK whose iteration loads
+/// `loads` f32 blocks of one view and stores their sum.
+std::string lanewiseWalk(int loads) {
+  std::string body;
+  for (int i = 0; i < loads; ++i)
+    body += "        %l" + std::to_string(i) +
+            " = pgpu.load %X[%i] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T], in>[!pgpu.fragment<index, "
+            "[BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>\n";
+  std::string sum = "%l0";
+  for (int i = 1; i < loads; ++i) {
+    body += "        %s" + std::to_string(i) + " = pgpu.binary add " + sum + ", %l" + std::to_string(i) +
+            " : !pgpu.fragment<f32, [BLOCK]>\n";
+    sum = "%s" + std::to_string(i);
+  }
+  return R"mlir(
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @walk(%X: !pgpu.view<f32, [T], in>, %Y: !pgpu.view<f32, [T], out>)
+      attributes {params = [#pgpu.param<"BLOCK", [1024, 2048, 4096, 8192, 16384], 1024>,
+                            #pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">]} {
+    %T = pgpu.extent %X[0] : !pgpu.view<f32, [T], in>
+    %c1 = arith.constant 1 : index
+    pgpu.program_space (%c1) {
+    ^bb0(%p: index):
+      %c0 = arith.constant 0 : index
+      %z = arith.constant 0.0 : f32
+      %t = arith.constant true
+      %b = pgpu.param "BLOCK" : index
+      pgpu.for %c0 to %T step %b {
+      ^bb0(%k: index):
+        %i = pgpu.iota %k : !pgpu.fragment<index, [BLOCK]>
+)mlir" + body + "        pgpu.store " + sum + R"mlir(, %Y[%i] valid %t : i1 : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [T], out>[!pgpu.fragment<index, [BLOCK]>]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+)mlir";
+}
+
+// A lanewise walk's loads of one iteration are issued before the math that reads them, so they are
+// live together: a walk loading more than 16 bytes a lane (the warps rule's 32 elements a thread then
+// exceed 128 registers) is pruned where they do not fit, one loading 16 is left to the other limits.
+TEST_F(Resources, ALanewiseWalkHoldsItsIterationsLoads) {
+  pgpu::KernelOp five = parse(lanewiseWalk(5).c_str());
+  ASSERT_TRUE(five);
+  triton::ResourceModel model = triton::estimateResources(five);
+  ASSERT_TRUE(model.lanewise);
+  ASSERT_EQ(model.inFlightLoadBytes.size(), 1u);
+  EXPECT_EQ(triton::ResourceModel::python(model.inFlightLoadBytes.front()), "20 * p['BLOCK']");
+  // 16384 lanes at 16 warps: 32 a thread, 160 registers of loads; 2048 at 4 warps: 80.
+  llvm::StringMap<int64_t> p{{"BLOCK", 16384}, {"WARPS", 16}};
+  EXPECT_EQ(model.inFlightRegistersAt(p), 160);
+  EXPECT_EQ(model.largestRegistersAt(p), 32);
+  EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("registers"));
+  p = {{"BLOCK", 2048}, {"WARPS", 4}};
+  EXPECT_EQ(model.inFlightRegistersAt(p), 80);
+  EXPECT_FALSE(model.pruneReason(p));
+  pgpu::KernelOp four = parse(lanewiseWalk(4).c_str());
+  ASSERT_TRUE(four);
+  triton::ResourceModel fewer = triton::estimateResources(four);
+  EXPECT_TRUE(fewer.inFlightLoadBytes.empty());
+  EXPECT_FALSE(fewer.pruneReason({{"BLOCK", 16384}, {"WARPS", 16}}));
+}
 } // namespace
 
 TEST(ResourcePolynomials, DominanceReadsTheTermsAndRespectsNegativeOnes) {

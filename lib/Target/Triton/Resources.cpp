@@ -174,6 +174,10 @@ int64_t triton::ResourceModel::scanRegistersAt(const llvm::StringMap<int64_t> &p
   return registersPerThread(evaluateMax(scanBytes, params), params);
 }
 
+int64_t triton::ResourceModel::inFlightRegistersAt(const llvm::StringMap<int64_t> &params) const {
+  return registersPerThread(evaluateMax(inFlightLoadBytes, params), params);
+}
+
 int64_t triton::ResourceModel::chainedRegistersAt(const llvm::StringMap<int64_t> &params) const {
   return registersPerThread(evaluateMax(chainedProductBytes, params), params);
 }
@@ -268,6 +272,7 @@ std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::String
     return std::string("shared memory");
   if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit ||
       fmaRegistersAt(params) > carriedRegisterLimit || scanRegistersAt(params) > carriedRegisterLimit ||
+      inFlightRegistersAt(params) > carriedRegisterLimit ||
       chainedRegistersAt(params) > chainedRegisterLimit)
     return std::string("registers");
   return std::nullopt;
@@ -475,6 +480,40 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel, const llv
     if (!parts.empty() && llvm::none_of(model.scanBytes, [&](const std::vector<Monomial> &o) { return same(o, parts); }))
       model.scanBytes.push_back(std::move(parts));
   });
+  // The loads of each walk's iteration in a lanewise program, where a lane loads more than 16 bytes
+  // (inFlightLoadBytes): the iteration's loaded fragments share their extents, so bytes a lane are
+  // the sum of their elements' sizes.
+  if (model.lanewise)
+    kernel.walk([&](pgpu::ForOp loop) {
+      if (untaken(loop))
+        return;
+      std::vector<Monomial> loaded;
+      ArrayRef<Attribute> extents;
+      int64_t laneBytes = 0;
+      bool alike = true;
+      loop.getBody().walk([&](Operation *op) {
+        if (untaken(op) || op->getParentOfType<pgpu::ForOp>() != loop || !isa<pgpu::LoadOp, pgpu::GatherOp>(op))
+          return;
+        auto f = dyn_cast<pgpu::FragmentType>(op->getResult(0).getType());
+        if (!f)
+          return;
+        if (loaded.empty())
+          extents = f.getExtents();
+        alike &= f.getExtents() == extents;
+        Type element = f.getElementType();
+        laneBytes += element.isIndex() ? 4 : std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+        Monomial m = fragmentBytes(f); // like terms merged: 291's nine [BLOCK] loads are 28 * BLOCK
+        auto like = llvm::find_if(loaded, [&](const Monomial &o) { return o.params == m.params; });
+        if (like != loaded.end())
+          like->coefficient += m.coefficient;
+        else
+          loaded.push_back(m);
+      });
+      if (!alike || laneBytes * kStreamedElementsPerThread <= 4 * model.carriedRegisterLimit ||
+          llvm::any_of(model.inFlightLoadBytes, [&](const std::vector<Monomial> &o) { return sameTerms(o, loaded); }))
+        return;
+      model.inFlightLoadBytes.push_back(std::move(loaded));
+    });
   // The loads of each reduction loop's iteration, by the declared parameter that steps it.
   auto addStep = [&](std::string name, std::vector<Monomial> loaded) {
     auto it = llvm::find_if(model.reductionSteps, [&](const auto &s) { return s.first == name; });

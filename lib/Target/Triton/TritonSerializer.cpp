@@ -423,13 +423,16 @@ LogicalResult Serializer::run() {
      << "        return 'shared memory'\n";
   // Registers per thread of the carried fragments, of the largest fragment and, where the program has
   // them, of the tiles an FMA-spelled contraction holds at once, of a fragment scan's components and
-  // prefixes and of a chained product's tiles (Resources.h).
+  // prefixes, of the loads a lanewise walk's iteration has in flight and of a chained product's tiles
+  // (Resources.h).
   std::vector<std::string> registerBytes{triton::ResourceModel::pythonMax(resources.carriedBytes),
                                          triton::ResourceModel::pythonMax(resources.fragmentBytes)};
   if (!resources.fmaContractBytes.empty())
     registerBytes.push_back(triton::ResourceModel::pythonMax(resources.fmaContractBytes));
   if (!resources.scanBytes.empty())
     registerBytes.push_back(triton::ResourceModel::pythonMax(resources.scanBytes));
+  if (!resources.inFlightLoadBytes.empty())
+    registerBytes.push_back(triton::ResourceModel::pythonMax(resources.inFlightLoadBytes));
   for (const std::string &bytes : registerBytes)
     os << "    if -(-(" << bytes << ") // 4 // (32 * p.get('" << triton::kWarpsParam << "', 4))) > "
        << resources.carriedRegisterLimit << ":\n"

@@ -64,6 +64,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
       %c3 = arith.constant 3 : index
       %c8 = arith.constant 8 : index
       %z8 = arith.constant 0 : i8
+      %o8 = arith.constant 1 : i8
       %zi = arith.constant 0 : i32
       %n = pgpu.extent %w[0] : !pgpu.view<i8, [N, KH], in>
       %kh = pgpu.extent %w[1] : !pgpu.view<i8, [N, KH], in>
@@ -89,7 +90,9 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
         %lok2 = pgpu.broadcast %lok dims [1] : !pgpu.fragment<i1, [BLK]> -> !pgpu.fragment<i1, [8, BLK]>
         %ok = pgpu.binary and %rok2, %lok2 : !pgpu.fragment<i1, [8, BLK]>
         %b0 = pgpu.gather %w[%r2, %h2] valid %ok : !pgpu.fragment<i1, [8, BLK]> fill %z8 : i8 : !pgpu.view<i8, [N, KH], in>[!pgpu.fragment<index, [8, BLK]>, !pgpu.fragment<index, [8, BLK]>] -> !pgpu.fragment<i8, [8, BLK]>
-        %b1 = pgpu.gather %w[%r2, %h2] valid %rok2 : !pgpu.fragment<i1, [8, BLK]> fill %z8 : i8 : !pgpu.view<i8, [N, KH], in>[!pgpu.fragment<index, [8, BLK]>, !pgpu.fragment<index, [8, BLK]>] -> !pgpu.fragment<i8, [8, BLK]>
+        // COM: %b1's own fill keeps it a read of its own once the main loop's lane bound is true (else
+        // COM: pgpu-reuse-input-reads takes %b0 for it there: the same rows' validity and fill).
+        %b1 = pgpu.gather %w[%r2, %h2] valid %rok2 : !pgpu.fragment<i1, [8, BLK]> fill %o8 : i8 : !pgpu.view<i8, [N, KH], in>[!pgpu.fragment<index, [8, BLK]>, !pgpu.fragment<index, [8, BLK]>] -> !pgpu.fragment<i8, [8, BLK]>
         %b2 = pgpu.gather %w[%r2, %q2] valid %ok : !pgpu.fragment<i1, [8, BLK]> fill %z8 : i8 : !pgpu.view<i8, [N, KH], in>[!pgpu.fragment<index, [8, BLK]>, !pgpu.fragment<index, [8, BLK]>] -> !pgpu.fragment<i8, [8, BLK]>
         %b3 = pgpu.gather %w[%h2, %r2] valid %ok : !pgpu.fragment<i1, [8, BLK]> fill %z8 : i8 : !pgpu.view<i8, [N, KH], in>[!pgpu.fragment<index, [8, BLK]>, !pgpu.fragment<index, [8, BLK]>] -> !pgpu.fragment<i8, [8, BLK]>
         %rb = pgpu.cmp lt %r2, %h2 : !pgpu.fragment<index, [8, BLK]>

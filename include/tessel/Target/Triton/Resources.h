@@ -72,6 +72,15 @@ struct ResourceModel {
   /// second product's accumulator. A [64, 256] f32 score tile, its f16 operand and a [64, 64]
   /// accumulator are 224 registers a thread at 4 warps (the one-tile attention of pgpu-stage-folds).
   std::vector<std::vector<Monomial>> chainedProductBytes;
+  /// Bytes of the fragments one iteration of a walk loads, in a lanewise program (`lanewise`), one
+  /// polynomial per distinct set (the largest counts), kept for a walk whose lanes each load more than
+  /// the registers a thread has for them at the warps rule's 32 elements (16 bytes a lane: 291's four
+  /// bf16 taps and five i32 sequence ids load 28). Nothing orders the loads after a cross-lane step, so
+  /// the provider issues every load of the iteration before the math that reads them: they are live
+  /// together, over the carried-register budget a spill (corpus 291 at BLOCK 16384, 16 warps: 128
+  /// registers and 744 bytes of spill stores a thread, sm_90 ptxas; 141 registers, none spilled, at
+  /// BLOCK 2048, 4 warps).
+  std::vector<std::vector<Monomial>> inFlightLoadBytes;
   /// Elements of each distinct fragment type (a streamed row's lanes).
   std::vector<Monomial> fragmentElements;
   /// Bytes of each distinct fragment a program loads from memory (what its threads move).
@@ -135,6 +144,8 @@ struct ResourceModel {
   int64_t fmaRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest fragment scan's components and prefixes (0 without one).
   int64_t scanRegistersAt(const llvm::StringMap<int64_t> &params) const;
+  /// 32-bit registers per thread of the loads a lanewise walk's iteration has in flight (0 without one).
+  int64_t inFlightRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// 32-bit registers per thread of the largest chained product's tiles (0 without one).
   int64_t chainedRegistersAt(const llvm::StringMap<int64_t> &params) const;
   /// The heuristic WARPS of a binding (sm_90): one warpgroup (4 warps) per 64 accumulator rows

@@ -22,6 +22,12 @@
 // between them, at any depth (a member's row stored to `state` after its y is
 // stored, read before and after y's store: corpus 244).
 //
+// Two reads of an input at the same coordinates whose validities differ only in conjuncts true in
+// every lane (a tap's `src >= 0` at src = t + 0, t from a loop counting up from 0: IndexSign.h) are
+// one read too, a load and a gather alike (the same coordinates read the same elements); their fills
+// must agree unless neither masks a lane (corpus 291: seq_idx[b, t] read as the row's own ids and
+// again as the last tap's, one load of five fewer).
+//
 // Must not fire: a written view with a store or scatter of it, an atomic, a
 // scatter-reduce, a last-program finalization or any other effect between
 // the reads (another program's writes may be made visible there), reads that
@@ -32,8 +38,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "UniformLaneReads.h"
+#include "tessel/Dialect/PGPU/IR/IndexSign.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -85,6 +93,69 @@ bool viewsWritten(Operation *op, llvm::SmallPtrSetImpl<Value> &views) {
   return known;
 }
 
+/// Whether the i1 `v` (scalar or fragment) is true in every lane: the constant true or its splat,
+/// `x >= 0` of a provably non-negative x, or a conjunction of such.
+bool trueInEveryLane(Value v, int depth = 0) {
+  if (depth > 8)
+    return false;
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getOperand();
+  if (matchPattern(v, m_One()))
+    return true;
+  if (auto cmp = v.getDefiningOp<CmpOp>(); cmp && cmp.getPredicate() == kir::CmpPredicate::GE) {
+    Value rhs = cmp.getRhs();
+    if (auto splat = rhs.getDefiningOp<SplatOp>())
+      rhs = splat.getOperand();
+    return matchPattern(rhs, m_Zero()) && provablyNonNegative(cmp.getLhs());
+  }
+  if (auto conj = v.getDefiningOp<BinaryOp>(); conj && conj.getKind() == kir::BinaryKind::And)
+    return trueInEveryLane(conj.getLhs(), depth + 1) && trueInEveryLane(conj.getRhs(), depth + 1);
+  return false;
+}
+
+/// `v` without its conjuncts true in every lane (null where it is true in every lane).
+Value withoutTrueConjuncts(Value v) {
+  if (trueInEveryLane(v))
+    return Value();
+  if (auto conj = v.getDefiningOp<BinaryOp>(); conj && conj.getKind() == kir::BinaryKind::And) {
+    if (trueInEveryLane(conj.getLhs()))
+      return withoutTrueConjuncts(conj.getRhs());
+    if (trueInEveryLane(conj.getRhs()))
+      return withoutTrueConjuncts(conj.getLhs());
+  }
+  return v;
+}
+
+/// Whether the scalar fills `a` and `b` are one value: the same SSA value or equal constants.
+bool sameFill(Value a, Value b) {
+  if (a == b)
+    return true;
+  Attribute x, y;
+  return matchPattern(a, m_Constant(&x)) && matchPattern(b, m_Constant(&y)) && x == y;
+}
+
+/// Whether the reads `a` and `b` of one view return the same values: the same operation, or loads or
+/// gathers at the same coordinates with the same result type and attributes, validities equal up to
+/// conjuncts true in every lane, and fills equal wherever a lane may be masked.
+bool sameRead(Operation *a, Operation *b) {
+  if (OperationEquivalence::isEquivalentTo(a, b, OperationEquivalence::IgnoreLocations))
+    return true;
+  auto coordsOf = [](Operation *op) {
+    return isa<LoadOp>(op) ? cast<LoadOp>(op).getCoords() : cast<GatherOp>(op).getCoords();
+  };
+  auto validOf = [](Operation *op) {
+    return isa<LoadOp>(op) ? cast<LoadOp>(op).getValid() : cast<GatherOp>(op).getValid();
+  };
+  auto fillOf = [](Operation *op) {
+    return isa<LoadOp>(op) ? cast<LoadOp>(op).getFill() : cast<GatherOp>(op).getFill();
+  };
+  if (a->getOperand(0) != b->getOperand(0) || a->getResult(0).getType() != b->getResult(0).getType() ||
+      a->getAttrDictionary() != b->getAttrDictionary() || !llvm::equal(coordsOf(a), coordsOf(b)))
+    return false;
+  Value va = withoutTrueConjuncts(validOf(a)), vb = withoutTrueConjuncts(validOf(b));
+  return va == vb && (!va || sameFill(fillOf(a), fillOf(b)));
+}
+
 /// `op`, a read of a writable view, takes an equivalent read in `written` (none of whose views was
 /// written since), else joins it.
 void reuseWritable(Operation &op, SmallVectorImpl<Operation *> &written) {
@@ -124,7 +195,7 @@ struct ReuseInputReads : public tessel::pgpu::impl::PGPUReuseInputReadsBase<Reus
         }
         Operation *same = nullptr;
         for (Operation *r : earlier)
-          if (OperationEquivalence::isEquivalentTo(r, &op, OperationEquivalence::IgnoreLocations)) {
+          if (sameRead(r, &op)) {
             same = r;
             break;
           }

@@ -131,3 +131,103 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A causal tap at offset 0 reads the row's own ids again (corpus 291: seq_idx[b, t] as `mine`,
+// COM: then seq_idx[b, t + 0] valid t + 0 >= 0): t counts up from 0, so that validity is true in every
+// COM: lane, like the first read's, and the fills never reach a lane: the gather takes the load. In the
+// COM: tail the same conjunct beside the row's bound %in leaves both reads valid on %in with equal fills.
+// CHECK-LABEL: pgpu.kernel @taps
+// CHECK: pgpu.for
+// CHECK: %[[M:.*]] = pgpu.load %s[%{{.*}}, %[[T:.*]]] valid
+// CHECK-NOT: pgpu.gather %s[%{{.*}}, %[[T]]]
+// CHECK: pgpu.binary add %[[M]], %[[M]]
+// CHECK: %[[N:.*]] = pgpu.load %s[%{{.*}}, %[[U:.*]]] valid
+// CHECK-NOT: pgpu.gather %s[%{{.*}}, %[[U]]]
+// CHECK: pgpu.binary add %[[N]], %[[N]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @taps(%s: !pgpu.view<i32, [4, L], in>, %y: !pgpu.view<i32, [4, L], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %true = arith.constant true
+    %z = arith.constant 0 : i32
+    %m1 = arith.constant -1 : i32
+    %L = pgpu.extent %s[1] : !pgpu.view<i32, [4, L], in>
+    pgpu.program_space(%c4) {
+    ^bb0(%p: index):
+      %b = pgpu.param "BLOCK" : index
+      pgpu.for %c0 to %L step %b {
+      ^bb0(%k: index):
+        %t = pgpu.iota %k : !pgpu.fragment<index, [BLOCK]>
+        %all = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BLOCK]>
+        %zs = pgpu.splat %c0 : index -> !pgpu.fragment<index, [BLOCK]>
+        %ge = pgpu.cmp ge %t, %zs : !pgpu.fragment<index, [BLOCK]>
+        %mine = pgpu.load %s[%p, %t] valid %all : !pgpu.fragment<i1, [BLOCK]> fill %z : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %tap = pgpu.gather %s[%p, %t] valid %ge : !pgpu.fragment<i1, [BLOCK]> fill %m1 : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %v = pgpu.binary add %mine, %tap : !pgpu.fragment<i32, [BLOCK]>
+        pgpu.store %v, %y[%p, %t] valid %all : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<i32, [BLOCK]>, !pgpu.view<i32, [4, L], out>[index, !pgpu.fragment<index, [BLOCK]>]
+        %Ls = pgpu.splat %L : index -> !pgpu.fragment<index, [BLOCK]>
+        %in = pgpu.cmp lt %t, %Ls : !pgpu.fragment<index, [BLOCK]>
+        %ok1 = pgpu.binary and %all, %in : !pgpu.fragment<i1, [BLOCK]>
+        %ok2 = pgpu.binary and %ge, %in : !pgpu.fragment<i1, [BLOCK]>
+        %a = pgpu.load %s[%p, %t] valid %ok1 : !pgpu.fragment<i1, [BLOCK]> fill %m1 : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %g = pgpu.gather %s[%p, %t] valid %ok2 : !pgpu.fragment<i1, [BLOCK]> fill %m1 : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %w = pgpu.binary add %a, %g : !pgpu.fragment<i32, [BLOCK]>
+        pgpu.store %w, %y[%p, %t] valid %in : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<i32, [BLOCK]>, !pgpu.view<i32, [4, L], out>[index, !pgpu.fragment<index, [BLOCK]>]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a tap reaching back (t - 3 >= 0 is false in the first lanes), and a tail read
+// COM: whose fill differs where the row's bound masks lanes.
+// CHECK-LABEL: pgpu.kernel @back_taps
+// CHECK: pgpu.load %s
+// CHECK: pgpu.gather %s
+// CHECK: pgpu.load %s
+// CHECK: pgpu.gather %s
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448>} {
+  pgpu.kernel @back_taps(%s: !pgpu.view<i32, [4, L], in>, %y: !pgpu.view<i32, [4, L], out>) attributes {params = [#pgpu.param<"BLOCK", [64, 128], 64>]} {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %cm3 = arith.constant -3 : index
+    %true = arith.constant true
+    %z = arith.constant 0 : i32
+    %m1 = arith.constant -1 : i32
+    %L = pgpu.extent %s[1] : !pgpu.view<i32, [4, L], in>
+    pgpu.program_space(%c4) {
+    ^bb0(%p: index):
+      %b = pgpu.param "BLOCK" : index
+      pgpu.for %c0 to %L step %b {
+      ^bb0(%k: index):
+        %t = pgpu.iota %k : !pgpu.fragment<index, [BLOCK]>
+        %all = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BLOCK]>
+        %zs = pgpu.splat %c0 : index -> !pgpu.fragment<index, [BLOCK]>
+        %sh = pgpu.splat %cm3 : index -> !pgpu.fragment<index, [BLOCK]>
+        %src = pgpu.binary add %t, %sh : !pgpu.fragment<index, [BLOCK]>
+        %ge = pgpu.cmp ge %src, %zs : !pgpu.fragment<index, [BLOCK]>
+        %mine = pgpu.load %s[%p, %t] valid %all : !pgpu.fragment<i1, [BLOCK]> fill %z : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %tap = pgpu.gather %s[%p, %t] valid %ge : !pgpu.fragment<i1, [BLOCK]> fill %m1 : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %v = pgpu.binary add %mine, %tap : !pgpu.fragment<i32, [BLOCK]>
+        pgpu.store %v, %y[%p, %t] valid %all : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<i32, [BLOCK]>, !pgpu.view<i32, [4, L], out>[index, !pgpu.fragment<index, [BLOCK]>]
+        %Ls = pgpu.splat %L : index -> !pgpu.fragment<index, [BLOCK]>
+        %in = pgpu.cmp lt %t, %Ls : !pgpu.fragment<index, [BLOCK]>
+        %t0 = pgpu.cmp ge %t, %zs : !pgpu.fragment<index, [BLOCK]>
+        %ok2 = pgpu.binary and %t0, %in : !pgpu.fragment<i1, [BLOCK]>
+        %a = pgpu.load %s[%p, %t] valid %in : !pgpu.fragment<i1, [BLOCK]> fill %z : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %g = pgpu.gather %s[%p, %t] valid %ok2 : !pgpu.fragment<i1, [BLOCK]> fill %m1 : i32 : !pgpu.view<i32, [4, L], in>[index, !pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<i32, [BLOCK]>
+        %w = pgpu.binary add %a, %g : !pgpu.fragment<i32, [BLOCK]>
+        pgpu.store %w, %y[%p, %t] valid %in : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<i32, [BLOCK]>, !pgpu.view<i32, [4, L], out>[index, !pgpu.fragment<index, [BLOCK]>]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -615,6 +615,12 @@ def PGPUReuseInputReads : Pass<"pgpu-reuse-input-reads", "::mlir::ModuleOp"> {
     Rewrites: the later read's uses take the earlier read's result (same
     block only); the read is erased. The CSE after it merges what was
     computed from the two.
+    Reads of an input at the same coordinates, a load and a gather alike,
+    are one read where their validities differ only in conjuncts true in
+    every lane (the constant true, `x >= 0` of a provably non-negative x:
+    a causal tap t + 0 >= 0, t counting up from 0) and their fills agree
+    unless neither masks a lane (corpus 291: the row's own sequence ids
+    and the last tap's, one load of five fewer).
     A read of a writable view (`inout`, `out`) takes an identical earlier
     read in its block the same way when nothing between them writes that
     view: only pure code, reads, and stores or scatters of other views lie
