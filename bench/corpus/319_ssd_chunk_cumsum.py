@@ -66,7 +66,8 @@ def OPS(shape):
     return 6 * n, 4 * shape["B"] * shape["L"] * shape["H"] + 8 * n
 
 
-TEST_SHAPES = [dict(B=1, L=1, H=1, NC=1), dict(B=1, L=37, H=2, NC=1), dict(B=1, L=263, H=2, NC=2)]
+TEST_SHAPES = [dict(B=1, L=1, H=1, NC=1), dict(B=1, L=37, H=2, NC=1), dict(B=1, L=263, H=2, NC=2),
+               dict(B=1, L=0, H=2, NC=0)]
 BENCH_SHAPE = dict(B=8, L=4096, H=80, NC=16)
 TOLERANCE = dict(rtol=1e-5, atol=1e-5)
 PEER = "torch.compile"

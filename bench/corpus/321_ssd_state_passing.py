@@ -18,6 +18,7 @@ def ssd_state_passing(states: T.In[T.f32, ("B", "NC", "H", "D")], dA_last: T.In[
     dims = T.domain(0, D)
     for b, h in T.parallel(T.domain(0, B), T.domain(0, H)):
         s = init[b, h, dims]
+        final[b, h, dims] = s                       # no chunks (NC = 0): the initial state
         for c in T.domain(0, NC):
             out[b, c, h, dims] = s
             s = T.exp(dA_last[b, h, c]) * s + states[b, c, h, dims]
@@ -60,7 +61,8 @@ def OPS(shape):
     return 2 * n, 12 * n
 
 
-TEST_SHAPES = [dict(B=1, NC=1, H=1, D=1), dict(B=2, NC=3, H=3, D=37), dict(B=1, NC=5, H=2, D=131)]
+TEST_SHAPES = [dict(B=1, NC=1, H=1, D=1), dict(B=2, NC=3, H=3, D=37), dict(B=1, NC=5, H=2, D=131),
+               dict(B=1, NC=0, H=2, D=5)]
 BENCH_SHAPE = dict(B=8, NC=16, H=80, D=8192)
 TOLERANCE = dict(rtol=1e-5, atol=1e-5)
 PEER = "torch.compile"

@@ -131,7 +131,8 @@ def OPS(shape):
 
 
 TEST_SHAPES = [dict(B=1, L=1, H=1, P=1, G=1, N=1, NC=1, CS=1), dict(B=1, L=13, H=2, P=5, G=1, N=3, NC=4, CS=4),
-               dict(B=2, L=37, H=4, P=3, G=2, N=7, NC=3, CS=16)]
+               dict(B=2, L=37, H=4, P=3, G=2, N=7, NC=3, CS=16),
+               dict(B=1, L=0, H=2, P=3, G=1, N=2, NC=0, CS=4)]
 BENCH_SHAPE = dict(B=8, L=4096, H=80, P=64, G=1, N=128, NC=16, CS=256)
 TOLERANCE = dict(rtol=1e-2, atol=3e-2)   # the weights rounded to bf16 may round either way (exp's last bits)
 BENCH_TOLERANCE = dict(rtol=2e-2, atol=1e-1)

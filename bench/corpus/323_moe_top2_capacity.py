@@ -122,7 +122,8 @@ def OPS(shape):
     return 10 * n, 4 * n + 24 * shape["T"]
 
 
-TEST_SHAPES = [dict(T=1, E=2), dict(T=29, E=5), dict(T=131, E=8)]
+TEST_SHAPES = [dict(T=1, E=2), dict(T=29, E=5), dict(T=131, E=8),
+               dict(T=0, E=3)]
 BENCH_SHAPE = dict(T=65536, E=64)
 TOLERANCE = dict(rtol=1e-5, atol=1e-6)
 PEER = "torch.compile"

@@ -66,7 +66,8 @@ def OPS(shape):
     return (6 + 2 * K) * n, 4 * n
 
 
-TEST_SHAPES = [dict(B=1, V=2), dict(B=2, V=37), dict(B=3, V=257)]
+TEST_SHAPES = [dict(B=1, V=2), dict(B=2, V=37), dict(B=3, V=257),
+               dict(B=0, V=5)]
 BENCH_SHAPE = dict(B=16, V=128256)
 TOLERANCE = dict(rtol=1e-5, atol=1e-5)
 PEER = "torch.compile"

@@ -63,7 +63,8 @@ def OPS(shape):
 
 
 TEST_SHAPES = [dict(N=1, D=1, H=1, W=1, C=1, K=1), dict(N=1, D=2, H=1, W=5, C=3, K=2),
-               dict(N=2, D=2, H=3, W=7, C=5, K=3)]
+               dict(N=2, D=2, H=3, W=7, C=5, K=3),
+               dict(N=1, D=0, H=2, W=3, C=2, K=3)]
 BENCH_SHAPE = dict(N=2, D=16, H=32, W=32, C=128, K=128)
 TOLERANCE = dict(rtol=1e-4, atol=1e-4)
 BENCH_TOLERANCE = dict(rtol=2e-2, atol=2e-2)

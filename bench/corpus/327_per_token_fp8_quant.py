@@ -34,7 +34,7 @@ def inputs(shape, rng):
     x = rng.standard_normal((M, N)) * np.exp(rng.standard_normal((M, 1)) * 2.0)
     if M > 2:
         x[2] = 0.0                                    # a row of zeros: the smallest scale
-    return dict(x=x.astype(np.float32), scale_ub=float(np.float32(1.5 * np.median(np.abs(x).max(1)))))
+    return dict(x=x.astype(np.float32), scale_ub=float(np.float32(1.5 * np.median(np.abs(x).max(1)))) if M and N else 1.0)
 
 
 def _to_f8(a):
@@ -64,7 +64,8 @@ def OPS(shape):
     return 5 * n, 3 * n + 4 * shape["M"]
 
 
-TEST_SHAPES = [dict(M=1, N=1), dict(M=5, N=37), dict(M=17, N=1031)]
+TEST_SHAPES = [dict(M=1, N=1), dict(M=5, N=37), dict(M=17, N=1031),
+               dict(M=0, N=37)]
 BENCH_SHAPE = dict(M=16384, N=4096)
 TOLERANCE = dict(rtol=1e-6, atol=0.0)
 BENCH_TOLERANCE = dict(rtol=0.13, atol=0.0)    # one e4m3 step where a GPU's reciprocal rounds differently

@@ -42,7 +42,8 @@ def OPS(shape):
     return 4 * n, 12 * n
 
 
-TEST_SHAPES = [dict(M=1, V=1), dict(M=3, V=37), dict(M=5, V=1031)]
+TEST_SHAPES = [dict(M=1, V=1), dict(M=3, V=37), dict(M=5, V=1031),
+               dict(M=0, V=37)]
 BENCH_SHAPE = dict(M=8192, V=32000)
 TOLERANCE = dict(rtol=1e-5, atol=1e-6)
 PEER = "torch.compile"
