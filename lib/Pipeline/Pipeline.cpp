@@ -254,6 +254,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      (§3.4) a select that keeps what its masked lanes' reads give (a row sum's zeroed tail lanes,
   //      (0 - 0)^2 of reads with fill 0) is dropped, one operation per lane and block less.
   pm.addPass(pgpu::createPGPUDropFillSelects());
+  //      (§4) a loop's count of true predicates (a bucketize's cut points <= x) accumulates in f32 (two
+  //      instructions a lane and step, exact in chunks of 2^24 steps), a disjunct invariant in the
+  //      loop (x is NaN) decided once after it.
+  pm.addPass(pgpu::createPGPUCountLoops());
   if (stopAfter("realize-folds") || !provider)
     return;
   // §3.6 target-capability legalization, then §3.7 serialization (by the caller: Provider::emit).

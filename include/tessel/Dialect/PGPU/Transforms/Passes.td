@@ -1112,6 +1112,30 @@ def PGPUDropFillSelects : Pass<"pgpu-drop-fill-selects", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
+def PGPUCountLoops : Pass<"pgpu-count-loops", "::mlir::ModuleOp"> {
+  let summary = "a loop's count of true predicates accumulates in f32, an invariant disjunct after the loop (seed 002 §4)";
+  let description = [{
+    Reads: `pgpu.for` carries of 32- or 64-bit integers whose step is
+    `acc + cast(p)` with p of i1 elements, the running value used by nothing
+    else (a bucketize's count of cut points <= x).
+    Legality: seed 002 §4 (exact rewrites). A disjunct q of p = c | q defined
+    above the loop holds on every step where it holds, so the count is then
+    init + trips; an f32 count is exact below 2^24.
+    Rewrites: the loop counts c and, after it, `select(q, init + trips, acc)`;
+    each count carry accumulates `cast<f32>(p)` from 0.0 (a compare into 0.0 /
+    1.0 and a float add per lane and step, where the integer count costs a
+    compare, an add, a select and a copy) and is converted and added to its
+    integer carry after the loop; a loop not known to run at most 2^24 steps
+    runs in chunks of 2^24 steps (an outer loop, one trip for shorter ranges).
+    Preserves: every value bitwise, effects, ABI, origins.
+    Must not fire: a running count used inside the loop, a step adding
+    anything but a cast of an i1 (a sum, a count of an i8 cast), a disjunct
+    that varies per step.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUReciprocalDivisors : Pass<"pgpu-reciprocal-divisors", "::mlir::ModuleOp"> {
   let summary = "a division by a broadcast divisor is a product with its reciprocal (relaxed_normalization, seed 002 §4)";
   let description = [{
