@@ -154,6 +154,10 @@ def test_even_and_odd_lane_products_are_one_product():
     assert body.count("tl.dot(") == 1 and "_run = tl.load(x +" not in body, body
     assert len(re.findall(r"= tl\.load\(x \+ \(v\d+\) \* x_stride0 \+ \(v\d+\) \* x_stride1", body)) == 1, body
     assert "_pairs = tl.load(wq +" in body and " * 2 + " not in body, body
+    # the two lanes' dequantizations are one, over the selected byte (or its high nibble): one subtraction
+    # of the zero point a trip
+    trip = body[body.index("_pairs = tl.load(wq +"):body.index("tl.dot(")]
+    assert len(re.findall(r"= v\d+ - v\d+\n", trip)) == 1, body
 
 
 def test_even_columns_are_one_run():

@@ -15,7 +15,9 @@
 // The run is read once, contiguous (a box read for the providers); the lane
 // split moves to the rhs, which a provider stages anyway, and reads of j
 // (k / 2) are packed pairs (Triton: one read a pair, joined); a lane bound
-// k / 2 < u becomes k < 2u, the bound form those reads match. A quotient
+// k / 2 < u becomes k < 2u, the bound form those reads match. The select is
+// built where A and B part (below their common transpose, cast, zero point and
+// scale: selectLanes), so the two nibbles' dequantizations are one. A quotient
 // (2 (k / 2)) / G with G even is k / G (floor division of non-negative k), so a
 // group index along k stays uniform over a tile as it is in the form that
 // spells the K loop directly (corpus 80 and 80_b are one program), and is read
@@ -178,6 +180,45 @@ void boundLanes(Block &block, Value k, Value half, Value two) {
   }
 }
 
+/// select(lanes even, a, b) built below the point where a and b part: an operation of one kind and
+/// attributes on both sides with an operand in common (or a transpose, a cast) takes the select of the
+/// operands that differ, so the lanes' two dequantizations (nibble & 15 and (nibble >> 4) & 15, then the
+/// same zero, scale and bound) are one computation over selected bytes. `even`: the [P] lane flags;
+/// `axis`: the lanes' axis in a's type.
+Value selectLanes(OpBuilder &b, Location loc, Value even, unsigned axis, Value a, Value b2) {
+  if (a == b2)
+    return a;
+  Operation *x = a.getDefiningOp(), *y = b2.getDefiningOp();
+  auto type = cast<FragmentType>(a.getType());
+  if (x && y && x->getName() == y->getName() && x->getAttrDictionary() == y->getAttrDictionary() &&
+      x->getNumOperands() == y->getNumOperands() && x->getResultTypes() == y->getResultTypes() &&
+      x->getNumResults() == 1 && x->getNumRegions() == 0 && isMemoryEffectFree(x)) {
+    if (auto t = dyn_cast<TransposeOp>(x)) {
+      Value in = selectLanes(b, loc, even, t.getPermutation()[axis], t.getOperand(), y->getOperand(0));
+      return TransposeOp::create(b, loc, type, in, t.getPermutationAttr());
+    }
+    if (isa<CastOp, BinaryOp, SelectOp>(x)) {
+      SmallVector<unsigned> differ;
+      for (unsigned i = 0; i < x->getNumOperands(); ++i)
+        if (x->getOperand(i) != y->getOperand(i))
+          differ.push_back(i);
+      auto sameShape = [&](unsigned i) {
+        auto f = dyn_cast<FragmentType>(x->getOperand(i).getType());
+        return f && f.getExtents() == type.getExtents();
+      };
+      if (differ.size() == 1 && sameShape(differ[0])) {
+        Value in = selectLanes(b, loc, even, axis, x->getOperand(differ[0]), y->getOperand(differ[0]));
+        Operation *op = b.clone(*x);
+        op->setOperand(differ[0], in);
+        return op->getResult(0);
+      }
+    }
+  }
+  auto flags = FragmentType::get(b.getContext(), b.getI1Type(), type.getExtents());
+  Value c = BroadcastOp::create(b, loc, flags, even, b.getDenseI64ArrayAttr({int64_t(axis)}));
+  return SelectOp::create(b, loc, type, c, a, b2);
+}
+
 /// Rewrites `loop` (see the banner) around `pair`; returns the new loop.
 ForOp mergeLanes(ForOp loop, LanePair pair, IotaOp iota) {
   OpBuilder b(loop);
@@ -224,9 +265,8 @@ ForOp mergeLanes(ForOp loop, LanePair pair, IotaOp iota) {
     auto laneFlags = FragmentType::get(b.getContext(), b.getI1Type(), lanes.getExtents());
     Value zeros = SplatOp::create(b, loc, lanes, arith::ConstantIndexOp::create(b, loc, 0));
     Value evenLane = CmpOp::create(b, loc, laneFlags, kir::CmpPredicate::EQ, parity, zeros);
-    auto rowFlags = FragmentType::get(b.getContext(), b.getI1Type(), rhsType.getExtents());
-    Value rows = BroadcastOp::create(b, loc, rowFlags, evenLane, b.getDenseI64ArrayAttr({0}));
-    Value rhs = SelectOp::create(b, loc, rhsType, rows, map.lookup(pair.even.getRhs()), map.lookup(pair.odd.getRhs()));
+    (void)rhsType;
+    Value rhs = selectLanes(b, loc, evenLane, 0, map.lookup(pair.even.getRhs()), map.lookup(pair.odd.getRhs()));
     Value acc = ContractOp::create(b, pair.odd.getLoc(), pair.odd.getType(), read->getResult(0), rhs,
                                    map.lookup(pair.even.getAcc()), pair.odd.getLhsReduceAttr(),
                                    pair.odd.getRhsReduceAttr(), pair.odd.getLhsBatchAttr(),

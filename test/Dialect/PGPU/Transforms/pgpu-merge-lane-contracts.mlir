@@ -2,7 +2,8 @@
 
 // COM: Two contractions into one accumulator whose lhs read x[r, 2j] and x[r, 2j + 1]: one contraction
 // COM: over k = 2j + p (the loop runs to 2 * 32), x[r, k] read once as a load, the rhs the even lane's
-// COM: row k / 2 at even k and the odd lane's at odd k; (2 (k / 2)) / 8 becomes k / 8.
+// COM: row k / 2 at even k and the odd lane's at odd k (selected before the common transpose);
+// COM: (2 (k / 2)) / 8 becomes k / 8.
 // CHECK-LABEL: pgpu.kernel @lanes
 // CHECK: %[[U:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : index
 // CHECK: pgpu.for %{{.*}} to %[[U]] step
@@ -14,8 +15,9 @@
 // CHECK: %[[KK:.*]] = pgpu.broadcast %[[K]] dims [1]
 // CHECK: %[[X:.*]] = pgpu.load %x[%{{.*}}, %[[KK]]]
 // CHECK: %[[EVEN:.*]] = pgpu.cmp eq %[[PAR]]
-// CHECK: %[[ROWS:.*]] = pgpu.broadcast %[[EVEN]] dims [0]
-// CHECK: %[[W:.*]] = pgpu.select %[[ROWS]]
+// CHECK: %[[ROWS:.*]] = pgpu.broadcast %[[EVEN]] dims [1]
+// CHECK: %[[SEL:.*]] = pgpu.select %[[ROWS]]
+// CHECK: %[[W:.*]] = pgpu.transpose %[[SEL]] [1, 0]
 // CHECK: %[[C:.*]] = pgpu.contract %[[X]], %[[W]], %{{.*}} reduce([1], [0])
 // CHECK-NOT: pgpu.contract
 // CHECK: pgpu.yield %[[C]]
