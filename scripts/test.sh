@@ -14,4 +14,5 @@ echo "== pytest"
 JOBS=${TESSEL_TEST_JOBS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
 XDIST=()
 if [ "$JOBS" -gt 1 ] && python3 -c 'import xdist' 2>/dev/null; then XDIST=(-n "$JOBS" --dist loadfile); fi
-TESSEL_BUILD_DIR="$BUILD" python3 -m pytest -q "${XDIST[@]}" "$ROOT/python/tests"
+# --durations=30: every CI log shows the slowest tests (issue 47: the budget is kept by reading them).
+TESSEL_BUILD_DIR="$BUILD" python3 -m pytest -q --durations=30 "${XDIST[@]}" "$ROOT/python/tests"

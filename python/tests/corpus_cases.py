@@ -44,6 +44,8 @@ SLOW_TRITON = {
     "142_upsample_skip_add": 50, "79_alibi_causal_attention": 45, "209_channel_shuffle": 39,
     "78_selective_scan": 35, "102_depthwise_conv2d": 32, "15_topk": 32, "121_avg_pool3x3": 31,
     "221_varlen_causal_attention": 30, "120_int4_group_quant": 28,
+    # Session 44 (issue 47): 96 s in a full run on a machine shared with other builds, 27 s on a quieter one.
+    "247_dice_loss": 96,
 }
 
 

@@ -663,6 +663,10 @@ LogicalResult Serializer::emitSpelling(Operation &op, int indent) {
         else if (triton::isFloat8(element)) // FP8 has no arithmetic, not even + 0: splat its bits
           assign(sp.getResult(), "tl.cast(tl.full(" + shape + ", 0, tl.uint8" + layout + ") | tl.cast(" +
                                      expr(sp.getOperand()) + ", tl.uint8, bitcast=True), " + dtype + ", bitcast=True)");
+        else if (mode == Mode::Triton)
+          // tl.full, not tl.zeros (which is `full(shape, 0, dtype)` as a @jit helper: the same IR once
+          // inlined, but Triton's CPU interpreter pays a JIT-function call, several ms, per splat).
+          assign(sp.getResult(), "tl.full(" + shape + ", 0, " + dtype + ") + " + expr(sp.getOperand()));
         else
           assign(sp.getResult(), "tl.zeros(" + shape + ", " + dtype + layout + ") + " + expr(sp.getOperand()));
         return success();

@@ -11,7 +11,7 @@
 // CHECK-NEXT: tl.reduce
 // COM: (the staged path's rows run ROWS at a time, pgpu-pack-rows: the factor is splat over them;
 // COM: ROWS's declared default is 1, bound here)
-// CHECK-NEXT: tl.zeros([1], tl.float32) + v
+// CHECK-NEXT: tl.full([1], 0, tl.float32) + v
 // CHECK-NEXT: * v
 // CHECK: else:
 // CHECK: if _G1:

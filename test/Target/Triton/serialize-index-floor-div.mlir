@@ -9,7 +9,7 @@
 // CHECK-LABEL: def _signs_kernel(
 // CHECK: [[P:v[0-9]+]] = tl.program_id(0)
 // CHECK: [[L:v[0-9]+]] = tl.arange(0, 64) + {{v[0-9]+}}
-// CHECK: [[TWO:v[0-9]+]] = tl.zeros([64], tl.int32) + 2
+// CHECK: [[TWO:v[0-9]+]] = tl.full([64], 0, tl.int32) + 2
 // COM: fires: a shifted coordinate (lane - 3) may be negative.
 // CHECK: [[SH:v[0-9]+]] = [[L]] - {{v[0-9]+}}
 // CHECK: = tl.where((([[SH]] % [[TWO]]) != 0) & (([[SH]] < 0) != ([[TWO]] < 0)), ([[SH]] // [[TWO]]) - 1, [[SH]] // [[TWO]])

@@ -11,7 +11,7 @@
 // CHECK-LABEL: def _rows_add_kernel(
 // COM: must not fire: a lane fragment's remainder (Triton's analysis keeps it: a splat divisor).
 // CHECK: [[LANES:v[0-9]+]] = tl.arange(0, 512) + 0
-// CHECK: [[N:v[0-9]+]] = tl.zeros([512], tl.int32) + [[EXT:v[0-9]+]]
+// CHECK: [[N:v[0-9]+]] = tl.full([512], 0, tl.int32) + [[EXT:v[0-9]+]]
 // CHECK: [[JN:v[0-9]+]] = [[LANES]] % [[N]]
 // COM: fires: the block's start within its row, in the full blocks' loop and in the tail's.
 // CHECK: for [[B:v[0-9]+]] in range(
