@@ -791,6 +791,13 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
                                    "segment order before their own segment (a later fold in its block reads it)"
                                  : "pgpu-split-folds: this fold runs whole in every segment's program (a later fold "
                                    "in its block is split and reads it)");
+      if (remarks)
+        for (auto [r, f] : plan.kept)
+          r.emitRemark() << "pgpu-split-folds: the first phase computes each segment's product tile once and keeps "
+                            "it in workspace ["
+                         << kPointsSymbol << ", " << kTilesSymbol
+                         << ", ...]; its fold and the split fold after it (the same product) load it instead of "
+                            "running their K loops (the product once, not twice)";
       split(kernel, plan);
     }
   }
