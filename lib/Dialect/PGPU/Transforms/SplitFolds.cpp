@@ -41,6 +41,16 @@
 // combines regroup slices: no partial summary is rescaled (that would be online segmented
 // rescaling, which needs relaxed_normalization, seed 002 §4).
 //
+// Where the phased fold and the split fold after it compute the same product tile per segment by a
+// K loop (fused linear cross-entropy: the maximum's and the exp-sum's folds over h @ W^T, corpus 116;
+// `products::SameFoldProduct`), the first phase computes each tile of its segment once, in a loop
+// before its fold, and keeps it in workspace [FOLD_POINTS, FOLD_TILES, tile] at [point, segment];
+// both phases' folds load their segment's tile instead of running the K loop (the second phase after
+// its acquire wait, which orders the first phase's stores). The product runs once, not twice: 2 K
+// FLOPs an element against one store and one load of it (seed 002 §3.4 materialization; the rule of
+// pgpu-keep-fold-tiles, whose K loop exists only past one K tile). The tile is the same ops on the
+// same values at the same segment bounds, so the loaded tile is the recomputed one, bit for bit.
+//
 // Combining summaries of contiguous segments in source order is the fold's
 // algebra, not a recognized pattern. The result equals the ordered fold up
 // to the association of its combines (floating point rounds differently).
