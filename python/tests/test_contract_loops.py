@@ -129,6 +129,27 @@ def test_triton(name, params):
         close({next(iter(want)): out.double().numpy()}, want, f"Triton ({params}) at {shape}")
 
 
+@pytest.mark.parametrize("name", ["flce", "row_lse"])
+def test_triton_phased_kept_tiles(name):
+    """pgpu-split-folds' phased pair (the maximum's fold split in a first phase, then the split fold of
+    exp(s - max) sums): with K > BLOCK_K both folds compute the same product tile by one K loop, so
+    the first phase keeps each segment's tile in workspace [FOLD_POINTS, FOLD_TILES, BLOCK_N, BLOCK_V]
+    and the second loads it instead of running its K loop again (the GEMM once, not twice). Triton
+    under TRITON_INTERPRET=1 at odd shapes: V = 37 in 3 tiles over FOLD_SPLIT 4 (an empty segment),
+    V = 131 in 9 (uneven), K prime and past several TILE_K blocks, N = 0, V = 1."""
+    import torch
+    kernel = KERNELS[name]
+    params = {"BLOCK_N": 16, "BLOCK_V": 16, "BLOCK_K": 16, "TILE_K": 16, "FOLD_SPLIT": 4}
+    for i, shape in enumerate([dict(N=5, K=17, V=37), dict(N=19, K=53, V=131), dict(N=0, K=7, V=3),
+                               dict(N=2, K=33, V=1)]):
+        inputs = draw(name, shape, seed=20 + i)
+        want = reference(name, inputs)
+        out = torch.full((shape["N"],), float("nan"), dtype=torch.float32)
+        args = [torch.from_numpy(inputs[n]) for n in ("x", "w", "labels") if n in inputs]
+        kernel.launch(*args, out, params=params)
+        close({next(iter(want)): out.double().numpy()}, want, f"Triton (kept tiles) at {shape}")
+
+
 def test_construction_loops_over_k(tessel_bin, tmp_path):
     """After construction: the fragment variant under `K <= BLOCK_K` (the row block loaded once, before
     the folds), then the looped variant: inside each fold's summarizer a pgpu.for stepping by TILE_K

@@ -60,6 +60,7 @@
 
 #include "tessel/Dialect/PGPU/Transforms/FoldLanes.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
+#include "FoldProducts.h"
 #include "StagedBranch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,53 +81,10 @@ using namespace tessel::pgpu::build;
 
 namespace {
 
-/// The body block of a member: a fold's summarize block or a loop's body.
-Block &memberBody(Operation *member) {
-  if (auto fold = dyn_cast<RegionFoldOp>(member))
-    return fold.getSummarize().front();
-  return cast<ForOp>(member).getBody().front();
-}
-
-/// The product loop of `member`: the one read-only pgpu.for with one fragment result of static or
-/// parameter extents directly in its body that holds a pgpu.contract; null when there is none or
-/// several.
-ForOp productLoop(KernelOp kernel, Operation *member) {
-  ForOp found;
-  for (Operation &op : memberBody(member)) {
-    auto loop = dyn_cast<ForOp>(op);
-    if (!loop || loop->getNumResults() != 1 || !readsOnly(loop))
-      continue;
-    bool contracts = false;
-    loop.walk([&](ContractOp) { contracts = true; });
-    auto f = dyn_cast<FragmentType>(loop->getResult(0).getType());
-    if (!contracts || !f)
-      continue;
-    for (Attribute e : f.getExtents())
-      if (auto name = dyn_cast<StringAttr>(e); name && !kernel.getParam(name.getValue()))
-        return {};
-    if (found)
-      return {};
-    found = loop;
-  }
-  return found;
-}
-
-/// `product` and the ops of its block it reads, directly or inside its regions.
-llvm::SetVector<Operation *> productSlice(ForOp product) {
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Operation *> work{product};
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!slice.insert(op))
-      continue;
-    op->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (Operation *def = v.getDefiningOp(); def && def->getBlock() == product->getBlock())
-          work.push_back(def);
-    });
-  }
-  return slice;
-}
+using products::memberBody;
+using products::productLoop;
+using products::productSlice;
+using products::eraseDeadReads;
 
 /// Structural equality of a fold's product with the storing loop's (see the file comment).
 struct SameProduct {
@@ -221,8 +179,6 @@ std::string freshSymbol(KernelOp kernel, StringRef base) {
   return name;
 }
 
-void eraseDeadReads(Block &block);
-
 /// Replaces the product `loop` in a member by a load of the kept tile at (program, (start - lo) / step),
 /// `start`, `lo`, `pid` and `ws` values visible there, and erases what only the loop read. Returns the load.
 BufferLoadOp loadKept(ForOp loop, Value ws, Value pid, Value lo, Value start, Value step) {
@@ -240,18 +196,6 @@ BufferLoadOp loadKept(ForOp loop, Value ws, Value pid, Value lo, Value start, Va
   loop.erase();
   eraseDeadReads(*block);
   return kept;
-}
-
-/// Erases the ops of `block` without uses that write nothing (what only an erased op read).
-void eraseDeadReads(Block &block) {
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-      if (!op.hasTrait<OpTrait::IsTerminator>() && op.use_empty() && (isMemoryEffectFree(&op) || readsOnly(&op))) {
-        op.erase();
-        erased = true;
-      }
-  }
 }
 
 struct KeepFoldTiles : public tessel::pgpu::impl::PGPUKeepFoldTilesBase<KeepFoldTiles> {

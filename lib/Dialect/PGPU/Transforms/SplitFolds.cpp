@@ -41,6 +41,16 @@
 // combines regroup slices: no partial summary is rescaled (that would be online segmented
 // rescaling, which needs relaxed_normalization, seed 002 §4).
 //
+// Where the phased fold and the split fold after it compute the same product tile per segment by a
+// K loop (fused linear cross-entropy: the maximum's and the exp-sum's folds over h @ W^T, corpus 116;
+// `products::SameFoldProduct`), the first phase computes each tile of its segment once, in a loop
+// before its fold, and keeps it in workspace [FOLD_POINTS, FOLD_TILES, tile] at [point, segment];
+// both phases' folds load their segment's tile instead of running the K loop (the second phase after
+// its acquire wait, which orders the first phase's stores). The product runs once, not twice: 2 K
+// FLOPs an element against one store and one load of it (seed 002 §3.4 materialization; the rule of
+// pgpu-keep-fold-tiles, whose K loop exists only past one K tile). The tile is the same ops on the
+// same values at the same segment bounds, so the loaded tile is the recomputed one, bit for bit.
+//
 // Combining summaries of contiguous segments in source order is the fold's
 // algebra, not a recognized pattern. The result equals the ordered fold up
 // to the association of its combines (floating point rounds differently).
@@ -76,6 +86,7 @@
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "ArrivalCounters.h"
+#include "FoldProducts.h"
 #include "SplitPrograms.h"
 #include "tessel/Dialect/PGPU/Transforms/FoldLanes.h"
 
@@ -97,6 +108,7 @@ using namespace tessel::pgpu::build;
 namespace {
 constexpr llvm::StringLiteral kSplitParam = "FOLD_SPLIT";
 constexpr llvm::StringLiteral kPointsSymbol = "FOLD_POINTS", kSplitsSymbol = "FOLD_SPLITS";
+constexpr llvm::StringLiteral kTilesSymbol = "FOLD_TILES";
 
 /// The ops after `fold` in its block, before the terminator: the fold's uses and what follows them.
 SmallVector<Operation *> tailOf(RegionFoldOp fold) {
@@ -239,6 +251,9 @@ struct Plan {
   /// The repeated folds are split too, in a first phase of programs (see `phase`): each is alone
   /// before a split fold in its block, over the same segments, in the space's sole group.
   bool phased = false;
+  /// Phased pairs (repeated fold, split fold of its block) whose product loops are one computation:
+  /// the first phase keeps its tiles in workspace, the second loads them (see `keepTiles`).
+  SmallVector<std::pair<RegionFoldOp, RegionFoldOp>> kept;
   DenseSet<Operation *> tails;      // the ops after each fold (they move with it)
   SmallVector<Operation *> effects; // effects outside the folds: they run once per point
 };
@@ -379,7 +394,21 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
                 sameLaunchValue(r.getStep(), first.getStep());
     plan.phased &= alone && before && same;
   }
-  for (StringRef symbol : {kPointsSymbol, kSplitsSymbol})
+  // A phased fold and the split fold after it computing the same product tile per segment (a fused
+  // linear cross-entropy's row maximum, then its sum of exp(s - max), both over h @ W^T's tiles:
+  // a K loop each) compute it once: the first phase keeps each segment's tile in workspace, the
+  // second loads it (seed 002 §3.4: 2 K FLOPs an element recomputed against one write and one read
+  // of it; the rule of pgpu-keep-fold-tiles, whose K loop exists only past one K tile).
+  if (plan.phased)
+    for (RegionFoldOp r : plan.repeated)
+      for (RegionFoldOp f : plan.folds) {
+        if (f->getBlock() != r->getBlock())
+          continue;
+        ForOp pr = products::productChain(kernel, r), pf = products::productChain(kernel, f);
+        if (pr && pf && products::SameFoldProduct(r, f).ops(pr, pf))
+          plan.kept.push_back({r, f});
+      }
+  for (StringRef symbol : {kPointsSymbol, kSplitsSymbol, kTilesSymbol})
     if (workspaceExtent(kernel, symbol))
       return std::string("the kernel already binds workspace extent '") + symbol.str() + "'";
   // A constant point count at least the multiprocessors fills the machine already.
@@ -409,6 +438,7 @@ struct Splitter {
   Value tickets;
   Value phaseTickets; // the phased folds' per-point counts of first-phase arrivals (null unless phased)
   DenseMap<std::pair<unsigned, Type>, Value> summaries; // (component, type) -> workspace
+  DenseMap<Operation *, Value> keptTiles;                // a kept pair's folds -> its tiles' workspace
   Attribute pointsAttr, splitsAttr;
   int64_t capacity; // FOLD_SPLIT's largest candidate: the most segments a point has
 
@@ -472,6 +502,57 @@ struct Splitter {
     return whole;
   }
 
+  /// Before a first-phase segment's fold: a loop over its segments [begin, end) computing each
+  /// segment's product tile as `fold`'s summarize does (the same ops, its segment start and end
+  /// min(b + step, end), its captures) and storing it at [point, (b - lower) / step] of `ws`.
+  void keepTiles(OpBuilder &b, Location loc, RegionFoldOp fold, Value begin, Value end, Value ws) {
+    ForOp product = products::productChain(kernel, fold);
+    Value fstep = fold.getStep();
+    auto loop = ForOp::create(b, loc, TypeRange{}, begin, end, fstep, ValueRange{});
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&loop.getBody());
+    Value iv = body->addArgument(b.getIndexType(), loc);
+    Block &summarize = fold.getSummarize().front();
+    IRMapping map;
+    map.map(summarize.getArgument(0), iv);
+    map.map(summarize.getArgument(1),
+            bin(b, loc, kir::BinaryKind::Min, bin(b, loc, kir::BinaryKind::Add, iv, fstep), end));
+    for (auto [arg, capture] : llvm::zip(summarize.getArguments().drop_front(2), fold.getCaptures()))
+      map.map(arg, capture);
+    llvm::SetVector<Operation *> slice = products::productSlice(product);
+    for (Operation &op : summarize)
+      if (slice.contains(&op))
+        b.clone(op, map);
+    Value tile = map.lookup(product->getResult(0));
+    Value at = bin(b, loc, kir::BinaryKind::Div, bin(b, loc, kir::BinaryKind::Sub, iv, lower), step);
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    BufferStoreOp::create(b, loc, tile, ws, componentCoords(b, loc, {point, at}, tile.getType()), yes);
+    YieldOp::create(b, loc);
+  }
+
+  /// Replaces the product loop of `part` (a segment's fold of a kept pair) by a load of its segment's
+  /// tile from `ws` (captured with the point, lower and step), and erases what only the loop read.
+  void loadTiles(RegionFoldOp part, Value ws) {
+    Location loc = part.getLoc();
+    ForOp product = products::productChain(kernel, part);
+    Block &summarize = part.getSummarize().front();
+    part.getCapturesMutable().append(ValueRange{ws, point, lower, step});
+    Value cws = summarize.addArgument(ws.getType(), loc), cpoint = summarize.addArgument(point.getType(), loc);
+    Value clower = summarize.addArgument(lower.getType(), loc), cstep = summarize.addArgument(step.getType(), loc);
+    OpBuilder b(product);
+    Value at = bin(b, loc, kir::BinaryKind::Div,
+                   bin(b, loc, kir::BinaryKind::Sub, summarize.getArgument(0), clower), cstep);
+    Type type = product->getResult(0).getType();
+    Type element = elementTypeOf(type);
+    Value fill = isa<FloatType>(element) ? Value(arith::ConstantOp::create(b, loc, FloatAttr::get(element, 0.0)))
+                                         : Value(arith::ConstantOp::create(b, loc, IntegerAttr::get(element, 0)));
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    auto kept = BufferLoadOp::create(b, loc, type, cws, componentCoords(b, loc, {cpoint, at}, type), yes, fill);
+    product->getResult(0).replaceAllUsesWith(kept.getResult());
+    product.erase();
+    products::eraseDeadReads(summarize);
+  }
+
   /// A repeated fold (the maximum's, before the sums of exp(s - max) that read it) split in a first
   /// phase: the point's programs are 2 * FOLD_SPLITS, the first FOLD_SPLITS (`first`) each fold the
   /// segment of `fold` and store its summary at [point, segment] of workspace of their own, count
@@ -497,9 +578,14 @@ struct Splitter {
       YieldOp::create(b, loc, phases.getResults());
       b.createBlock(&phases.getThenRegion());
       auto [begin, end] = segmentBounds(b, loc);
+      Value ws = keptTiles.lookup(fold);
+      if (ws)
+        keepTiles(b, loc, fold, begin, end, ws);
       auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation()));
       part->setOperand(0, begin);
       part->setOperand(1, end);
+      if (ws)
+        loadTiles(part, ws);
       SmallVector<Value> buffers;
       for (Value v : part.getResults()) {
         SmallVector<Attribute> extents{pointsAttr, splitsAttr};
@@ -645,6 +731,8 @@ struct Splitter {
     auto part = cast<RegionFoldOp>(b.clone(*fold.getOperation()));
     part->setOperand(0, begin);
     part->setOperand(1, end);
+    if (Value ws = keptTiles.lookup(fold))
+      loadTiles(part, ws);
     if (std::optional<SmallVector<Lane>> lanes = scalarLanes(fold)) {
       combineScalars(b, loc, fold, part, *lanes, tail, original);
       return;
@@ -713,6 +801,13 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
                                    "segment order before their own segment (a later fold in its block reads it)"
                                  : "pgpu-split-folds: this fold runs whole in every segment's program (a later fold "
                                    "in its block is split and reads it)");
+      if (remarks)
+        for (auto [r, f] : plan.kept)
+          r.emitRemark() << "pgpu-split-folds: the first phase computes each segment's product tile once and keeps "
+                            "it in workspace ["
+                         << kPointsSymbol << ", " << kTilesSymbol
+                         << ", ...]; its fold and the split fold after it (the same product) load it instead of "
+                            "running their K loops (the product once, not twice)";
       split(kernel, plan);
     }
   }
@@ -823,7 +918,22 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
         plan.phased ? addZeroedCounters(kernel, loc, {pointsAttr}) : Value();
     // The map spelled out: DenseMap's default constructor is explicit (clang rejects `{}` here).
     Splitter s{kernel, plan, on, splits, tiles, step, lower, upper, seg, point, tickets, phaseTickets,
-               DenseMap<std::pair<unsigned, Type>, Value>(), pointsAttr, splitsAttr, candidates.back()};
+               DenseMap<std::pair<unsigned, Type>, Value>(), DenseMap<Operation *, Value>(), pointsAttr, splitsAttr,
+               candidates.back()};
+    // Kept pairs: workspace [FOLD_POINTS, FOLD_TILES, tile...] (empty unsplit: FOLD_POINTS is 0).
+    if (!plan.kept.empty()) {
+      OpBuilder w(space);
+      WorkspaceExtentOp::create(w, loc, kTilesSymbol, tiles);
+    }
+    for (auto [r, f] : plan.kept) {
+      ForOp product = products::productChain(kernel, r);
+      auto type = cast<FragmentType>(product->getResult(0).getType());
+      SmallVector<Attribute> extents{pointsAttr, StringAttr::get(ctx, kTilesSymbol)};
+      llvm::append_range(extents, type.getExtents());
+      Value ws = addWorkspace(kernel, loc, type.getElementType(), extents, TypedAttr());
+      s.keptTiles[r] = ws;
+      s.keptTiles[f] = ws;
+    }
     for (RegionFoldOp r : plan.phased ? ArrayRef<RegionFoldOp>(plan.repeated) : ArrayRef<RegionFoldOp>())
       s.phase(r, early, late);
     // Effects outside the folds run once per point.

@@ -415,6 +415,253 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
 
 // -----
 
+// COM: The first phase keeps its product tiles (issue 41 item 1: corpus 116, fused linear cross-entropy).
+// COM: Both folds compute the same [1, BLOCK] tile of a @ w per segment with a K loop (a pgpu.for over
+// COM: TILE_K blocks holding a pgpu.contract). Before, the maximum's first phase and the sums' second
+// COM: phase each ran that K loop: the product twice. After: a first-phase program runs a loop over its
+// COM: segments computing each tile once and storing it at [point, segment] of workspace [FOLD_POINTS,
+// COM: FOLD_TILES, 1, BLOCK]; its maximum's fold and the second phase's sums' fold load the tile (no
+// COM: pgpu.contract in them); the unsplit branches (FOLD_SPLITS = 1: FOLD_POINTS is 0) recompute as before.
+// CHECK-LABEL: pgpu.kernel @two_pass_product
+// CHECK-SAME: %[[TILES:[^:]*]]: !pgpu.buffer<f32, [FOLD_POINTS, FOLD_TILES, 1, BLOCK], workspace>
+// CHECK: pgpu.workspace_extent "FOLD_TILES"
+// CHECK: ^bb0(%[[N:.*]]: index, %{{.*}}: index):
+// CHECK: pgpu.for %[[B:.*]] to %[[E:.*]] step %[[S:[^ ]*]] {
+// CHECK-NEXT: ^bb0(%[[IV:.*]]: index):
+// CHECK: pgpu.for %c0 to
+// CHECK: pgpu.contract
+// CHECK: pgpu.buffer_store %{{.*}}, %[[TILES]][%[[N]], %{{.*}}]
+// CHECK: pgpu.region_fold %[[B]] to %[[E]] step %[[S]] {{.*}}%[[TILES]], %[[N]],
+// CHECK-NOT: pgpu.contract
+// CHECK: pgpu.buffer_load {{.*}}FOLD_TILES
+// CHECK-NOT: pgpu.contract
+// CHECK: pgpu.atomic_rmw add
+// CHECK: } else {
+// CHECK: pgpu.contract
+// CHECK: pgpu.region_fold {{.*}}%[[TILES]], %[[N]],
+// CHECK-NOT: pgpu.contract
+// CHECK: pgpu.last_program
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_pass_product(%a: !pgpu.view<f16, [N, K], in>, %w: !pgpu.view<f16, [K, T], in>, %sum: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [16, 32], 16>, #pgpu.param<"TILE_K", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %hzero = arith.constant 0.0 : f16
+    %ninf = arith.constant 0xFF800000 : f32
+    %N = pgpu.extent %a[0] : !pgpu.view<f16, [N, K], in>
+    %K = pgpu.extent %a[1] : !pgpu.view<f16, [N, K], in>
+    %T = pgpu.extent %w[1] : !pgpu.view<f16, [K, T], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        // expected-remark @below {{pgpu-split-folds: this fold is split in a first phase}}
+        // expected-remark @below {{pgpu-split-folds: the first phase computes each segment's product tile once}}
+        %m = pgpu.region_fold %c0 to %T step %bt identity(%ninf : f32)
+            operands(%a, %w, %n, %K : !pgpu.view<f16, [N, K], in>, !pgpu.view<f16, [K, T], in>, index, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %av: !pgpu.view<f16, [N, K], in>, %wv: !pgpu.view<f16, [K, T], in>, %row: index, %k: index):
+          %tk = pgpu.param "TILE_K" : index
+          %acc0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [1, BLOCK]>
+          %cols = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %prod = pgpu.for %c0 to %k step %tk iter_args(%acc0 : !pgpu.fragment<f32, [1, BLOCK]>) -> !pgpu.fragment<f32, [1, BLOCK]> {
+          ^bb0(%i: index, %acc: !pgpu.fragment<f32, [1, BLOCK]>):
+            %ks = pgpu.iota %i : !pgpu.fragment<index, [TILE_K]>
+            %kl = pgpu.splat %k : index -> !pgpu.fragment<index, [TILE_K]>
+            %kok = pgpu.cmp lt %ks, %kl : !pgpu.fragment<index, [TILE_K]>
+            %rows = pgpu.splat %row : index -> !pgpu.fragment<index, [1, TILE_K]>
+            %ak = pgpu.broadcast %ks dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [1, TILE_K]>
+            %aok = pgpu.broadcast %kok dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [1, TILE_K]>
+            %x = pgpu.load %av[%rows, %ak] valid %aok : !pgpu.fragment<i1, [1, TILE_K]> fill %hzero : f16 : !pgpu.view<f16, [N, K], in>[!pgpu.fragment<index, [1, TILE_K]>, !pgpu.fragment<index, [1, TILE_K]>] -> !pgpu.fragment<f16, [1, TILE_K]>
+            %wk = pgpu.broadcast %ks dims [0] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %wc = pgpu.broadcast %cols dims [1] : !pgpu.fragment<index, [BLOCK]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %cl = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %cok = pgpu.cmp lt %cols, %cl : !pgpu.fragment<index, [BLOCK]>
+            %wok1 = pgpu.broadcast %cok dims [1] : !pgpu.fragment<i1, [BLOCK]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok2 = pgpu.broadcast %kok dims [0] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok = pgpu.binary and %wok1, %wok2 : !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %y = pgpu.load %wv[%wk, %wc] valid %wok : !pgpu.fragment<i1, [TILE_K, BLOCK]> fill %hzero : f16 : !pgpu.view<f16, [K, T], in>[!pgpu.fragment<index, [TILE_K, BLOCK]>, !pgpu.fragment<index, [TILE_K, BLOCK]>] -> !pgpu.fragment<f16, [TILE_K, BLOCK]>
+            %c = pgpu.contract %x, %y, %acc reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [1, TILE_K]>, !pgpu.fragment<f16, [TILE_K, BLOCK]>, !pgpu.fragment<f32, [1, BLOCK]> -> !pgpu.fragment<f32, [1, BLOCK]>
+            pgpu.yield %c : !pgpu.fragment<f32, [1, BLOCK]>
+          }
+          %r = pgpu.reduce %prod axes [0, 1] identity(%ninf : f32) : (!pgpu.fragment<f32, [1, BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %q: f32):
+            %mx = pgpu.binary max %l, %q : f32
+            pgpu.yield %mx : f32
+          }
+          pgpu.yield %r : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a2 = pgpu.binary max %l, %r : f32
+          pgpu.yield %a2 : f32
+        }
+        // expected-remark @below {{pgpu-split-folds: the fold's tiles are cut into FOLD_SPLIT contiguous segments}}
+        %s = pgpu.region_fold %c0 to %T step %bt identity(%zero : f32)
+            operands(%a, %w, %n, %K, %m : !pgpu.view<f16, [N, K], in>, !pgpu.view<f16, [K, T], in>, index, index, f32) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %av: !pgpu.view<f16, [N, K], in>, %wv: !pgpu.view<f16, [K, T], in>, %row: index, %k: index, %mv: f32):
+          %tk = pgpu.param "TILE_K" : index
+          %acc0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [1, BLOCK]>
+          %cols = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %prod = pgpu.for %c0 to %k step %tk iter_args(%acc0 : !pgpu.fragment<f32, [1, BLOCK]>) -> !pgpu.fragment<f32, [1, BLOCK]> {
+          ^bb0(%i: index, %acc: !pgpu.fragment<f32, [1, BLOCK]>):
+            %ks = pgpu.iota %i : !pgpu.fragment<index, [TILE_K]>
+            %kl = pgpu.splat %k : index -> !pgpu.fragment<index, [TILE_K]>
+            %kok = pgpu.cmp lt %ks, %kl : !pgpu.fragment<index, [TILE_K]>
+            %rows = pgpu.splat %row : index -> !pgpu.fragment<index, [1, TILE_K]>
+            %ak = pgpu.broadcast %ks dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [1, TILE_K]>
+            %aok = pgpu.broadcast %kok dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [1, TILE_K]>
+            %x = pgpu.load %av[%rows, %ak] valid %aok : !pgpu.fragment<i1, [1, TILE_K]> fill %hzero : f16 : !pgpu.view<f16, [N, K], in>[!pgpu.fragment<index, [1, TILE_K]>, !pgpu.fragment<index, [1, TILE_K]>] -> !pgpu.fragment<f16, [1, TILE_K]>
+            %wk = pgpu.broadcast %ks dims [0] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %wc = pgpu.broadcast %cols dims [1] : !pgpu.fragment<index, [BLOCK]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %cl = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %cok = pgpu.cmp lt %cols, %cl : !pgpu.fragment<index, [BLOCK]>
+            %wok1 = pgpu.broadcast %cok dims [1] : !pgpu.fragment<i1, [BLOCK]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok2 = pgpu.broadcast %kok dims [0] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok = pgpu.binary and %wok1, %wok2 : !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %y = pgpu.load %wv[%wk, %wc] valid %wok : !pgpu.fragment<i1, [TILE_K, BLOCK]> fill %hzero : f16 : !pgpu.view<f16, [K, T], in>[!pgpu.fragment<index, [TILE_K, BLOCK]>, !pgpu.fragment<index, [TILE_K, BLOCK]>] -> !pgpu.fragment<f16, [TILE_K, BLOCK]>
+            %c = pgpu.contract %x, %y, %acc reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [1, TILE_K]>, !pgpu.fragment<f16, [TILE_K, BLOCK]>, !pgpu.fragment<f32, [1, BLOCK]> -> !pgpu.fragment<f32, [1, BLOCK]>
+            pgpu.yield %c : !pgpu.fragment<f32, [1, BLOCK]>
+          }
+          %ms = pgpu.splat %mv : f32 -> !pgpu.fragment<f32, [1, BLOCK]>
+          %d = pgpu.binary sub %prod, %ms : !pgpu.fragment<f32, [1, BLOCK]>
+          %ex = pgpu.unary exp %d : !pgpu.fragment<f32, [1, BLOCK]>
+          %r = pgpu.reduce %ex axes [0, 1] identity(%zero : f32) : (!pgpu.fragment<f32, [1, BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %q: f32):
+            %ad = pgpu.binary add %l, %q : f32
+            pgpu.yield %ad : f32
+          }
+          pgpu.yield %r : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a2 = pgpu.binary add %l, %r : f32
+          pgpu.yield %a2 : f32
+        }
+        pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (no tiles kept): the sums' product reads another matrix (w2) than the maximum's,
+// COM: so the tiles differ; both phases run their own K loops as before.
+// CHECK-LABEL: pgpu.kernel @two_pass_other_product
+// CHECK-NOT: FOLD_TILES
+// CHECK: pgpu.return
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @two_pass_other_product(%a: !pgpu.view<f16, [N, K], in>, %w: !pgpu.view<f16, [K, T], in>, %w2: !pgpu.view<f16, [K, T], in>, %sum: !pgpu.view<f32, [N], out>) attributes {params = [#pgpu.param<"BLOCK", [16, 32], 16>, #pgpu.param<"TILE_K", [16, 32], 16>]} {
+    %c0 = arith.constant 0 : index
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f32
+    %hzero = arith.constant 0.0 : f16
+    %ninf = arith.constant 0xFF800000 : f32
+    %N = pgpu.extent %a[0] : !pgpu.view<f16, [N, K], in>
+    %K = pgpu.extent %a[1] : !pgpu.view<f16, [N, K], in>
+    %T = pgpu.extent %w[1] : !pgpu.view<f16, [K, T], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %bt = pgpu.param "BLOCK" : index
+        // expected-remark @below {{pgpu-split-folds: this fold is split in a first phase}}
+        %m = pgpu.region_fold %c0 to %T step %bt identity(%ninf : f32)
+            operands(%a, %w, %n, %K : !pgpu.view<f16, [N, K], in>, !pgpu.view<f16, [K, T], in>, index, index) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %av: !pgpu.view<f16, [N, K], in>, %wv: !pgpu.view<f16, [K, T], in>, %row: index, %k: index):
+          %tk = pgpu.param "TILE_K" : index
+          %acc0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [1, BLOCK]>
+          %cols = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %prod = pgpu.for %c0 to %k step %tk iter_args(%acc0 : !pgpu.fragment<f32, [1, BLOCK]>) -> !pgpu.fragment<f32, [1, BLOCK]> {
+          ^bb0(%i: index, %acc: !pgpu.fragment<f32, [1, BLOCK]>):
+            %ks = pgpu.iota %i : !pgpu.fragment<index, [TILE_K]>
+            %kl = pgpu.splat %k : index -> !pgpu.fragment<index, [TILE_K]>
+            %kok = pgpu.cmp lt %ks, %kl : !pgpu.fragment<index, [TILE_K]>
+            %rows = pgpu.splat %row : index -> !pgpu.fragment<index, [1, TILE_K]>
+            %ak = pgpu.broadcast %ks dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [1, TILE_K]>
+            %aok = pgpu.broadcast %kok dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [1, TILE_K]>
+            %x = pgpu.load %av[%rows, %ak] valid %aok : !pgpu.fragment<i1, [1, TILE_K]> fill %hzero : f16 : !pgpu.view<f16, [N, K], in>[!pgpu.fragment<index, [1, TILE_K]>, !pgpu.fragment<index, [1, TILE_K]>] -> !pgpu.fragment<f16, [1, TILE_K]>
+            %wk = pgpu.broadcast %ks dims [0] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %wc = pgpu.broadcast %cols dims [1] : !pgpu.fragment<index, [BLOCK]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %cl = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %cok = pgpu.cmp lt %cols, %cl : !pgpu.fragment<index, [BLOCK]>
+            %wok1 = pgpu.broadcast %cok dims [1] : !pgpu.fragment<i1, [BLOCK]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok2 = pgpu.broadcast %kok dims [0] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok = pgpu.binary and %wok1, %wok2 : !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %y = pgpu.load %wv[%wk, %wc] valid %wok : !pgpu.fragment<i1, [TILE_K, BLOCK]> fill %hzero : f16 : !pgpu.view<f16, [K, T], in>[!pgpu.fragment<index, [TILE_K, BLOCK]>, !pgpu.fragment<index, [TILE_K, BLOCK]>] -> !pgpu.fragment<f16, [TILE_K, BLOCK]>
+            %c = pgpu.contract %x, %y, %acc reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [1, TILE_K]>, !pgpu.fragment<f16, [TILE_K, BLOCK]>, !pgpu.fragment<f32, [1, BLOCK]> -> !pgpu.fragment<f32, [1, BLOCK]>
+            pgpu.yield %c : !pgpu.fragment<f32, [1, BLOCK]>
+          }
+          %r = pgpu.reduce %prod axes [0, 1] identity(%ninf : f32) : (!pgpu.fragment<f32, [1, BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %q: f32):
+            %mx = pgpu.binary max %l, %q : f32
+            pgpu.yield %mx : f32
+          }
+          pgpu.yield %r : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a2 = pgpu.binary max %l, %r : f32
+          pgpu.yield %a2 : f32
+        }
+        // expected-remark @below {{pgpu-split-folds: the fold's tiles are cut into FOLD_SPLIT contiguous segments}}
+        %s = pgpu.region_fold %c0 to %T step %bt identity(%zero : f32)
+            operands(%a, %w2, %n, %K, %m : !pgpu.view<f16, [N, K], in>, !pgpu.view<f16, [K, T], in>, index, index, f32) -> (f32)
+        summarize {
+        ^bb0(%b: index, %e: index, %av: !pgpu.view<f16, [N, K], in>, %wv: !pgpu.view<f16, [K, T], in>, %row: index, %k: index, %mv: f32):
+          %tk = pgpu.param "TILE_K" : index
+          %acc0 = pgpu.splat %zero : f32 -> !pgpu.fragment<f32, [1, BLOCK]>
+          %cols = pgpu.iota %b : !pgpu.fragment<index, [BLOCK]>
+          %prod = pgpu.for %c0 to %k step %tk iter_args(%acc0 : !pgpu.fragment<f32, [1, BLOCK]>) -> !pgpu.fragment<f32, [1, BLOCK]> {
+          ^bb0(%i: index, %acc: !pgpu.fragment<f32, [1, BLOCK]>):
+            %ks = pgpu.iota %i : !pgpu.fragment<index, [TILE_K]>
+            %kl = pgpu.splat %k : index -> !pgpu.fragment<index, [TILE_K]>
+            %kok = pgpu.cmp lt %ks, %kl : !pgpu.fragment<index, [TILE_K]>
+            %rows = pgpu.splat %row : index -> !pgpu.fragment<index, [1, TILE_K]>
+            %ak = pgpu.broadcast %ks dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [1, TILE_K]>
+            %aok = pgpu.broadcast %kok dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [1, TILE_K]>
+            %x = pgpu.load %av[%rows, %ak] valid %aok : !pgpu.fragment<i1, [1, TILE_K]> fill %hzero : f16 : !pgpu.view<f16, [N, K], in>[!pgpu.fragment<index, [1, TILE_K]>, !pgpu.fragment<index, [1, TILE_K]>] -> !pgpu.fragment<f16, [1, TILE_K]>
+            %wk = pgpu.broadcast %ks dims [0] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %wc = pgpu.broadcast %cols dims [1] : !pgpu.fragment<index, [BLOCK]> -> !pgpu.fragment<index, [TILE_K, BLOCK]>
+            %cl = pgpu.splat %e : index -> !pgpu.fragment<index, [BLOCK]>
+            %cok = pgpu.cmp lt %cols, %cl : !pgpu.fragment<index, [BLOCK]>
+            %wok1 = pgpu.broadcast %cok dims [1] : !pgpu.fragment<i1, [BLOCK]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok2 = pgpu.broadcast %kok dims [0] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %wok = pgpu.binary and %wok1, %wok2 : !pgpu.fragment<i1, [TILE_K, BLOCK]>
+            %y = pgpu.load %wv[%wk, %wc] valid %wok : !pgpu.fragment<i1, [TILE_K, BLOCK]> fill %hzero : f16 : !pgpu.view<f16, [K, T], in>[!pgpu.fragment<index, [TILE_K, BLOCK]>, !pgpu.fragment<index, [TILE_K, BLOCK]>] -> !pgpu.fragment<f16, [TILE_K, BLOCK]>
+            %c = pgpu.contract %x, %y, %acc reduce([1], [0]) batch([], []) : !pgpu.fragment<f16, [1, TILE_K]>, !pgpu.fragment<f16, [TILE_K, BLOCK]>, !pgpu.fragment<f32, [1, BLOCK]> -> !pgpu.fragment<f32, [1, BLOCK]>
+            pgpu.yield %c : !pgpu.fragment<f32, [1, BLOCK]>
+          }
+          %ms = pgpu.splat %mv : f32 -> !pgpu.fragment<f32, [1, BLOCK]>
+          %d = pgpu.binary sub %prod, %ms : !pgpu.fragment<f32, [1, BLOCK]>
+          %ex = pgpu.unary exp %d : !pgpu.fragment<f32, [1, BLOCK]>
+          %r = pgpu.reduce %ex axes [0, 1] identity(%zero : f32) : (!pgpu.fragment<f32, [1, BLOCK]>) -> (f32) {
+          ^bb0(%l: f32, %q: f32):
+            %ad = pgpu.binary add %l, %q : f32
+            pgpu.yield %ad : f32
+          }
+          pgpu.yield %r : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %a2 = pgpu.binary add %l, %r : f32
+          pgpu.yield %a2 : f32
+        }
+        pgpu.store %s, %sum[%n] valid %true : i1 : f32, !pgpu.view<f32, [N], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not fire (the first phase): the maximum's fold walks other segments (its step BLOCK2, the
 // COM: sums' BLOCK): its segments are not the split fold's, so it runs whole in every segment's program
 // COM: as before; one program a segment, no count, no wait.

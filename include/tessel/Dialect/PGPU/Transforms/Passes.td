@@ -1565,7 +1565,15 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
     instances so, as for pgpu-chain-scans), fold the stored summaries in
     segment order with the fold's combine and run the rest of the block, the
     split fold's segment among it; the split fold's last arrival returns the
-    count to 0. Otherwise the earlier folds run whole in every segment's
+    count to 0. Where that first-phase fold and the split fold after it hold
+    the same product loop (a read-only pgpu.for of a pgpu.contract, cut or
+    not by pgpu-narrow-predicates: a fused linear cross-entropy's maximum and
+    exp-sum over h @ W^T's tiles, same ops on the same values and segment
+    bounds), the first phase computes each tile of its segment once, in a
+    loop before its fold, storing it to workspace [FOLD_POINTS, FOLD_TILES,
+    tile] at [point, segment]; both phases' folds load the tile instead of
+    running the K loop (the product once, not twice; seed 002 §3.4). Must not
+    fire on products that differ. Otherwise the earlier folds run whole in every segment's
     program. Either way every segment folds its slice with the same complete
     earlier summaries (for a maximum the same bits; other combines regrouped
     as any fold's); no partial summary is rescaled, so this needs no
