@@ -222,9 +222,6 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   if (can.floatLaunchFacts)
     pm.addPass(pgpu::createPGPUFactorReductions());
   pm.addPass(pgpu::createPGPUMergeContractAdd());
-  //      (§3.4) contractions of a run's even and odd lanes into one accumulator are one contraction
-  //      over the run (its read contiguous, the lane split moved to the rhs).
-  pm.addPass(pgpu::createPGPUMergeLaneContracts());
   //      (§4, relaxed_normalization) a division by a broadcast divisor (a tile by its rows' mass) is a
   //      product with the divisor's reciprocal: one division per row, not per lane.
   pm.addPass(pgpu::createPGPUReciprocalDivisors());

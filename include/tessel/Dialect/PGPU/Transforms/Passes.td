@@ -1185,33 +1185,6 @@ def PGPUMergeContractAdd : Pass<"pgpu-merge-contract-add", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
 }
 
-def PGPUMergeLaneContracts : Pass<"pgpu-merge-lane-contracts", "::mlir::ModuleOp"> {
-  let summary = "even- and odd-lane contractions of one run become one contraction over the run (seed 002 §3.4)";
-  let description = [{
-    Reads: a `pgpu.for` from 0 stepped by a parameter P whose index reaches
-    the body only through `pgpu.iota` of extent P (j), holding two
-    [M, K] x [K, N] contractions, one accumulating into the other and carried
-    alone, whose lhs read one view at the lanes 2j and 2j + 1 of its last
-    axis (equal other coordinates, validity and fill); every other body
-    operation reads or computes lane by lane.
-    Legality: k = 2j + p covers each (j, p) once, so the sum of the two
-    contractions over j is one contraction over k whose rhs row k is the
-    even lane's rhs row k / 2 at even k and the odd lane's at odd k
-    (seed 002 §3.4: the contraction's sum is reassociated).
-    Rewrites: the loop runs k0 over [0, 2U) by P; j becomes k / 2 for every
-    iota of the old index; the two reads become one read of x[r, k] (a load);
-    the rhs is `select(k mod 2 == 0, A(k / 2), B(k / 2))`; a quotient
-    (2 (k / 2)) / G with G even becomes k / G.
-    Preserves: values (up to the order of the f32 sum), effects, ABI, origins.
-    Must not fire: other lanes (2j and 2j + 2, another view, other
-    coordinates, validity or fill), a loop index used other than through an
-    iota of the step's extent, a loop from another start, a reduction,
-    store or another contraction in the body, a lane read with other uses.
-    Verifier after: the shared pgpu verifier.
-  }];
-  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
-}
-
 def PGPUNeutralizeBoundaries : Pass<"pgpu-neutralize-boundaries", "::mlir::ModuleOp"> {
   let summary = "a read's sub-range mask becomes the view's bound where the lanes it masks go unobserved (seed 002 §3.4)";
   let description = [{
