@@ -241,6 +241,36 @@ def _sync():
 
 
 _HOLDER = None
+# Seconds torch.compile's first call of a peer may take (--compile-s): Inductor unrolls a peer's Python
+# loop over time or over tensors (224's recurrence, 311's tensor list) for minutes while it holds the GPU
+# lock, and no other kernel of the run is timed meanwhile. Past it the peer is timed eager.
+_COMPILE_S = float(os.environ.get("TESSEL_CORPUS_COMPILE_S", "90"))
+
+
+class _time_limit:
+    """Raises TimeoutError in the main thread after `seconds` (SIGALRM; a no-op off the main thread)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def _raise(self, *_):
+        raise TimeoutError(f"torch.compile's first call took over {self.seconds:g} s (--compile-s)")
+
+    def __enter__(self):
+        import signal
+        import threading
+        self.armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGALRM")
+        if self.armed:
+            self.old = signal.signal(signal.SIGALRM, self._raise)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc):
+        if self.armed:
+            import signal
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old)
+        return False
 
 
 def _init_worker(lock, holder=None):
@@ -311,8 +341,9 @@ def bench_one(name: str, compile_peer: bool) -> dict:
                 _holding(name, "torch.compile")
                 compiled = torch.compile(mod.peer)
                 t0 = time.time()
-                compiled(**tin)
-                _sync()
+                with _time_limit(_COMPILE_S):
+                    compiled(**tin)
+                    _sync()
                 rec["compile_s"] = round(time.time() - t0, 1)
             except Exception as e:  # a peer that does not compile is recorded, not fatal
                 compiled = None
@@ -520,7 +551,10 @@ def main():
     ap.add_argument("--variants", action="store_true",
                     help="every declared parameter candidate, one at a time, checked (no timings)")
     ap.add_argument("--kernel-s", type=float, default=120.0, help="--variants: seconds per kernel")
+    ap.add_argument("--compile-s", type=float, default=_COMPILE_S,
+                    help="seconds torch.compile's first call of a peer may take; past it the peer is timed eager")
     args = ap.parse_args()
+    os.environ["TESSEL_CORPUS_COMPILE_S"] = str(args.compile_s)  # the spawned workers read it at import
     if args.cpu_smoke and not _SMOKE:  # re-run with the switch in the environment, before torch/triton load
         os.environ.update(TESSEL_CORPUS_SMOKE="1", TRITON_INTERPRET="1")
         os.execv(sys.executable, [sys.executable] + sys.argv)
