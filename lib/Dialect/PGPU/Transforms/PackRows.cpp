@@ -1094,6 +1094,39 @@ SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues,
   return scan.walks;
 }
 
+/// The guard a packed member runs under, `lo < hi && hi - lo <= BLOCK` of `walk`'s range, and the ROWS
+/// parameter its packed loop steps by (pgpu-pack-rows' second and third rules).
+std::pair<Value, Value> oneBlockGuard(OpBuilder &b, Location loc, ForOp walk) {
+  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
+    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
+  };
+  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
+  Value width = bin(kir::BinaryKind::Sub, walk.getUpper(), walk.getLower());
+  Value guard = bin(kir::BinaryKind::And, CmpOp::create(b, loc, kir::CmpPredicate::LT, walk.getLower(), walk.getUpper()),
+                    CmpOp::create(b, loc, kir::CmpPredicate::LE, width, block));
+  return {guard, ParamOp::create(b, loc, b.getIndexType(), kRows)};
+}
+
+/// Clones a member's `body` (its row argument already mapped) as [ROWS] fragments through `widener`,
+/// each walk its one block: the walk's index the range's start, its carries their initial values.
+void widenMember(Widener &widener, Block &body) {
+  for (Operation &op : body.without_terminator()) {
+    auto walkLoop = dyn_cast<ForOp>(op);
+    if (!walkLoop) {
+      widener.clone(op);
+      continue;
+    }
+    Block &inner = walkLoop.getBody().front();
+    widener.mapRow(inner.getArgument(0), walkLoop.getLower());
+    for (auto [arg, init] : llvm::zip(inner.getArguments().drop_front(), walkLoop.getInits()))
+      widener.mapRow(arg, widener.lookup(init));
+    for (Operation &in : inner.without_terminator())
+      widener.clone(in);
+    for (auto [result, yielded] : llvm::zip(walkLoop.getResults(), inner.getTerminator()->getOperands()))
+      widener.mapRow(result, widener.lookup(yielded));
+  }
+}
+
 /// Runs `rr`'s members ROWS at a time (see the file comment): under `pgpu.if (lo < hi && hi - lo <=
 /// BLOCK)` of its walks' range, a loop over [lower, upper) of `rr` stepped by ROWS whose trip computes
 /// its members' elements as [ROWS] fragments (each walk its one block, [ROWS, BLOCK] tiles), keeps the
@@ -1102,15 +1135,7 @@ SmallVector<ForOp> reducedRowWalks(RangeReduceOp rr, DenseSet<Value> &rowValues,
 void packReducedRows(RangeReduceOp rr, ArrayRef<ForOp> walks, const DenseSet<Value> &rowValues) {
   OpBuilder b(rr);
   Location loc = rr.getLoc();
-  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
-    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
-  };
-  ForOp walk = walks.front();
-  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
-  Value width = bin(kir::BinaryKind::Sub, walk.getUpper(), walk.getLower());
-  Value guard = bin(kir::BinaryKind::And, CmpOp::create(b, loc, kir::CmpPredicate::LT, walk.getLower(), walk.getUpper()),
-                    CmpOp::create(b, loc, kir::CmpPredicate::LE, width, block));
-  Value rowsParam = ParamOp::create(b, loc, b.getIndexType(), kRows);
+  auto [guard, rowsParam] = oneBlockGuard(b, loc, walks.front());
   Value identity = rr.getIdentities().front();
   Type type = rr.getResult(0).getType();
   auto ifOp = IfOp::create(b, loc, TypeRange{type}, guard);
@@ -1128,22 +1153,7 @@ void packReducedRows(RangeReduceOp rr, ArrayRef<ForOp> walks, const DenseSet<Val
     Widener widener(b, rowValues, valid);
     Block &body = rr.getElement().front();
     widener.mapRow(body.getArgument(0), member);
-    for (Operation &op : body.without_terminator()) {
-      auto walkLoop = dyn_cast<ForOp>(op);
-      if (!walkLoop) {
-        widener.clone(op);
-        continue;
-      }
-      // The walk's one block: its index the range's start, its carries their initial values.
-      Block &inner = walkLoop.getBody().front();
-      widener.mapRow(inner.getArgument(0), walkLoop.getLower());
-      for (auto [arg, init] : llvm::zip(inner.getArguments().drop_front(), walkLoop.getInits()))
-        widener.mapRow(arg, widener.lookup(init));
-      for (Operation &in : inner.without_terminator())
-        widener.clone(in);
-      for (auto [result, yielded] : llvm::zip(walkLoop.getResults(), inner.getTerminator()->getOperands()))
-        widener.mapRow(result, widener.lookup(yielded));
-    }
+    widenMember(widener, body);
     auto values = FragmentType::get(b.getContext(), type, {b.getStringAttr(kRows)});
     Value value = widener.lookup(body.getTerminator()->getOperand(0));
     if (!isFragment(value))
@@ -1273,15 +1283,7 @@ SmallVector<ForOp> writtenRowWalks(ForeachOp each, DenseSet<Value> &rowValues, s
 void packWrittenRows(ForeachOp each, ArrayRef<ForOp> walks, const DenseSet<Value> &rowValues) {
   OpBuilder b(each);
   Location loc = each.getLoc();
-  auto bin = [&](kir::BinaryKind kind, Value l, Value r) {
-    return BinaryOp::create(b, loc, kind, l, r, false, false).getResult();
-  };
-  ForOp walk = walks.front();
-  Value block = ParamOp::create(b, loc, b.getIndexType(), kBlockParam);
-  Value width = bin(kir::BinaryKind::Sub, walk.getUpper(), walk.getLower());
-  Value guard = bin(kir::BinaryKind::And, CmpOp::create(b, loc, kir::CmpPredicate::LT, walk.getLower(), walk.getUpper()),
-                    CmpOp::create(b, loc, kir::CmpPredicate::LE, width, block));
-  Value rowsParam = ParamOp::create(b, loc, b.getIndexType(), kRows);
+  auto [guard, rowsParam] = oneBlockGuard(b, loc, walks.front());
   auto ifOp = IfOp::create(b, loc, TypeRange{}, guard);
   {
     OpBuilder::InsertionGuard g(b);
@@ -1296,22 +1298,7 @@ void packWrittenRows(ForeachOp each, ArrayRef<ForOp> walks, const DenseSet<Value
     Widener widener(b, rowValues, valid);
     Block &body = each.getBody().front();
     widener.mapRow(body.getArgument(0), member);
-    for (Operation &op : body.without_terminator()) {
-      auto walkLoop = dyn_cast<ForOp>(op);
-      if (!walkLoop) {
-        widener.clone(op);
-        continue;
-      }
-      // The walk's one block: its index the range's start, its carries their initial values.
-      Block &inner = walkLoop.getBody().front();
-      widener.mapRow(inner.getArgument(0), walkLoop.getLower());
-      for (auto [arg, init] : llvm::zip(inner.getArguments().drop_front(), walkLoop.getInits()))
-        widener.mapRow(arg, widener.lookup(init));
-      for (Operation &in : inner.without_terminator())
-        widener.clone(in);
-      for (auto [result, yielded] : llvm::zip(walkLoop.getResults(), inner.getTerminator()->getOperands()))
-        widener.mapRow(result, widener.lookup(yielded));
-    }
+    widenMember(widener, body);
     YieldOp::create(b, loc);
     b.setInsertionPointAfter(loop);
     YieldOp::create(b, loc);
