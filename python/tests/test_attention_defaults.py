@@ -49,10 +49,10 @@ def test_biased_scores_take_the_difference_form(root, monkeypatch, tmp_path):
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
     src = kernels(root).bias_attention(T.f16, name="form_bias").source("triton", {}, {})
     assert "tl.exp2(" in src and "tl.exp(" not in src
-    assert re.search(r"= tl\.zeros\(\[128, 64\], tl\.float32\) \+ scale\n", src)
+    assert re.search(r"= tl\.full\(\[128, 64\], 0, tl\.float32\) \+ scale\n", src)
     assert not re.search(r"= scale \* tl\.full\(\[\], 1\.4426950216293335e\+00, tl\.float32\)\n\s+v\d+ = "
-                         r"tl\.zeros\(\[128, 64\]", src)
-    assert re.search(r"= tl\.zeros\(\[128, 64\], tl\.float32\) \+ tl\.full\(\[\], 1\.4426950216293335e\+00", src)
+                         r"tl\.full\(\[128, 64\], 0,", src)
+    assert re.search(r"= tl\.full\(\[128, 64\], 0, tl\.float32\) \+ tl\.full\(\[\], 1\.4426950216293335e\+00", src)
 
 
 # Odd shapes: S != T, S = 1, T = 1, T not a multiple of any block, S above one 128-row block, D = 40 and 96.

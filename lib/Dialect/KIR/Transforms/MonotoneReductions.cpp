@@ -179,6 +179,11 @@ std::optional<Step> maskedStep(ReduceOp red, SelectOp sel, bool max, std::string
   std::optional<Step> inner = stepThrough(red, sel.getTrueValue(), max, why);
   if (!inner)
     return std::nullopt;
+  // Only a map that does not keep the identity (a soft cap's tanh, an exponential) moves out of a
+  // masked row: a scalar scale or shift there saves one operation a member and would hide the row's
+  // maximum of the scores from kir-online-folds (m = max(where(visible, s * c, -inf)) of an attention).
+  if (!inner->guard)
+    return std::nullopt;
   Value visible = sel.getCondition();
   Step step;
   step.apply = inner->apply;
