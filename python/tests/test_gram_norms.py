@@ -43,12 +43,26 @@ def gram_max(a: T.In[T.f16, ("B", "T", "K")], m: T.Out[T.f32, ("B",)]):
         m[b] = T.max(T.abs(T.matmul(a[b, ts, ks], a[b, ts, ks], transpose_rhs=True)) - 1.0)
 
 
+@tessel.kernel
+def pair_loss(x: T.In[T.f16, ("N", "D")], y: T.In[T.f16, ("N", "D")], loss: T.Out[T.f32, (1,)], scale: T.f32):
+    # A kernel-level sum over (i, j) of a Gram tile's function (SigLIP's pairwise sigmoid loss): a group
+    # without axes, its fold over i blocks spread by pgpu-split-folds.
+    rows, dims = T.domain(0, x.shape[0]), T.domain(0, x.shape[1])
+    s = scale * T.matmul(x[rows, dims], y[rows, dims], transpose_rhs=True, acc_dtype=T.f32) - 1.0
+    i = T.broadcast(T.indices(rows), over=(rows, rows), dims=[0])
+    j = T.broadcast(T.indices(rows), over=(rows, rows), dims=[1])
+    u = T.where(i == j, s, -s)
+    loss[0] = T.sum(T.log1p(T.exp(-T.abs(u))) - T.minimum(u, 0.0))
+
+
 CASES = {
     "ghost_norms": (ghost_norms, [{"B": 1, "T": 1, "DI": 1, "DO": 1}, {"B": 2, "T": 17, "DI": 33, "DO": 20},
                                   {"B": 1, "T": 37, "DI": 7, "DO": 45}],
                     [{}, {"TILE_1": 16, "TILE_2": 32, "TILE_K": 16, "FOLD_SPLIT": 4}], {"max_norm": 1.0}),
     "gram_max": (gram_max, [{"B": 1, "T": 1, "K": 1}, {"B": 3, "T": 19, "K": 23}],
                  [{}, {"TILE_1": 16, "TILE_2": 16, "TILE_K": 16, "FOLD_SPLIT": 2}], {}),
+    "pair_loss": (pair_loss, [{"N": 1, "D": 1}, {"N": 0, "D": 3}, {"N": 37, "D": 19}],
+                  [{}, {"TILE_0": 16, "TILE_1": 32, "TILE_K": 16, "FOLD_SPLIT": 4}], {"scale": 0.5}),
 }
 MATRIX = [(name, shapes, params) for name, (_, shapes_list, bindings, _s) in CASES.items()
           for shapes in shapes_list for params in bindings]
@@ -68,6 +82,9 @@ def test_gram_tiles_are_contractions():
     source = ghost_norms.source("triton")
     assert source.count("tl.dot(") >= 2 and "'FOLD_SPLIT'" in source
     assert "pgpu.range_reduce" not in gram_max.pgpu() and "pgpu.contract" in gram_max.pgpu()
+    # Kernel-level: the group has no axes; pgpu-split-row-reductions leaves it to the Gram tiles.
+    source = pair_loss.source("triton")
+    assert source.count("tl.dot(") >= 1 and "'FOLD_SPLIT'" in source and "'TILE_0'" in source
 
 
 @pytest.mark.parametrize("name,shapes,params", MATRIX, ids=ids)
@@ -96,6 +113,19 @@ def test_pgpu_matches_kir(tessel_bin, tmp_path, name, shapes, params):
     assert got
     for name_out, value in got.items():
         np.testing.assert_allclose(value.astype(np.float64), ref[name_out].astype(np.float64), **TOL)
+
+
+@pytest.mark.parametrize("shapes,params", [({"N": 37, "D": 19}, {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16, "FOLD_SPLIT": 2}),
+                                           ({"N": 1, "D": 3}, {})], ids=ids)
+def test_kernel_level_triton_matches_kir(tmp_path, monkeypatch, shapes, params):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    ref = pair_loss.run_interp(shapes, seed=5, scalars={"scale": 0.5})
+    loss = torch.empty(1, dtype=torch.float32)
+    x, y = (torch.from_numpy(np.array(ref[n + ".in"])) for n in ("x", "y"))
+    pair_loss._launcher(None, params)(x, y, loss, scale=0.5)
+    np.testing.assert_allclose(loss.numpy().astype(np.float64), ref["loss"].astype(np.float64), **TOL)
 
 
 @pytest.mark.parametrize("shapes,params", [({"B": 2, "T": 37, "K": 33}, {"TILE_1": 16, "TILE_2": 32, "TILE_K": 16, "FOLD_SPLIT": 2}),

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FormTilesImpl.h"
+#include "GramFolds.h"
 
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -26,9 +27,9 @@ namespace tessel::pgpu::formtiles {
 /// is such a contraction; S's bounds are free of t and the contractions' of t and s.
 bool Tiler::gramNest(RangeReduceOp inner, RangeReduceOp outer) {
   unsigned t = loopAxis.lookup(outer), s = loopAxis.lookup(inner);
-  // A group without axes (a kernel-level sum over (i, j) of a Gram tile's function: corpus 262) is one
-  // program whose rewrite has no tile count to launch; not tiled here.
-  if (!programAxes || outer->getBlock() != programBody ||
+  // A group without axes (a kernel-level sum over (i, j) of a Gram tile's function: SigLIP's pairwise
+  // loss) is tiled too: its one program's fold over t blocks is spread by pgpu-split-folds.
+  if (outer->getBlock() != programBody ||
       ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes))
     return false;
   unsigned found = 0;
@@ -154,3 +155,8 @@ void Tiler::tileGramFold(RangeReduceOp op) {
 }
 
 } // namespace tessel::pgpu::formtiles
+
+bool tessel::pgpu::formsGramFold(KernelOp kernel, ProgramSpaceOp space, ExecutionGroupOp group) {
+  formtiles::Tiler tiler(kernel, space, group, IfOp());
+  return succeeded(tiler.analyze()) && !tiler.isSegmented() && tiler.formsGramFold();
+}

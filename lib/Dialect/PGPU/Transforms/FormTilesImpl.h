@@ -154,6 +154,8 @@ public:
   void setRowReads() { rowReads = true; }
   /// The author loops the analysis accepted (tileLoops).
   unsigned numLoops() const { return loops.size(); }
+  /// Whether the analysis accepted a Gram nest (gramNest): its outer reduction becomes a region fold.
+  bool formsGramFold() const { return !gramFolds.empty(); }
   ExecutionGroupOp tiledGroup; // rewrite()'s group
 
 private:

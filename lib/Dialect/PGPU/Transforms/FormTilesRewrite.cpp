@@ -35,6 +35,10 @@ void Tiler::rewrite() {
     tiles.push_back(e);
     total = total ? Value(BinaryOp::create(b, loc, kir::BinaryKind::Mul, total, e, false, false)) : e;
   }
+  // A group without axes (a kernel-level Gram fold, tileGramFold) stays one program; pgpu-split-folds
+  // spreads its fold.
+  if (!total)
+    total = arith::ConstantIndexOp::create(b, loc, 1);
   // Persistent traversal (seed 002 §3.2, refine-mapping's grid-stride form) for contraction tiles:
   // min(tiles, PERSIST * multiprocessors) programs each walk the tiles t = pid, pid + programs, ...,
   // so the grid is resident waves and no partial last wave idles the device (measured by hand on the

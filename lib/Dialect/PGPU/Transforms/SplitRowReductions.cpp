@@ -46,6 +46,7 @@
 
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
+#include "GramFolds.h"
 #include "PerfectNests.h"
 #include "SplitPrograms.h"
 
@@ -106,6 +107,16 @@ std::optional<std::string> analyze(KernelOp kernel, SmallVectorImpl<Plan> &plans
     Plan plan;
     plan.space = space;
     plan.group = groups[0];
+    // seed 002 §3.3-§3.4: a sum over (t, s) of a function of contractions free on t and s is Gram
+    // tiles (tensor-core tile products); its fold over t blocks is split by pgpu-split-folds.
+    if (formsGramFold(kernel, space, plan.group)) {
+      for (auto r : plan.group.getBody().front().getOps<RangeReduceOp>())
+        plan.reductions.push_back(r);
+      std::string why = "the reduction is a Gram nest: pgpu-form-tiles tiles it as a fold over row blocks of "
+                        "tile products, which pgpu-split-folds spreads across programs";
+      left.push_back({plan, why});
+      return why;
+    }
     if (std::optional<std::string> why = analyzeGroup(kernel, plan)) {
       left.push_back({plan, *why});
       return why;

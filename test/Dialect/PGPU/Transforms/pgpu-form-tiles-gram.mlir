@@ -250,10 +250,18 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
 
 // -----
 
-// COM: Must not fire: a group without axes (a kernel-level sum over (i, j) of a Gram tile's function,
-// COM: corpus 262's form) is one program, left as it was.
+// COM: A group without axes (a kernel-level sum over (i, j) of a Gram tile's function, SigLIP's
+// COM: pairwise loss) is tiled alike: one program whose fold over t blocks pgpu-split-folds spreads
+// COM: across programs; no element-by-element dot product is left.
 // CHECK-LABEL: pgpu.kernel @gram_kernel_level
-// CHECK: pgpu.range_reduce
+// CHECK: pgpu.program_space(%{{.*}}) {
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 0
+// CHECK: pgpu.region_fold %{{.*}} step %{{.*}} identity(%{{.*}} : !pgpu.fragment<f32, [TILE_0]>)
+// CHECK: pgpu.contract {{.*}} -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: pgpu.contract {{.*}} -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK-NOT: pgpu.range_reduce
+// CHECK: pgpu.reduce %{{.*}} axes [0]
+// CHECK: pgpu.store
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   pgpu.kernel @gram_kernel_level(%a: !pgpu.view<bf16, [B, T, K], in>, %g: !pgpu.view<bf16, [B, T, N], in>, %sq: !pgpu.view<f32, [B], out>) {
     %h0 = arith.constant 0.0 : bf16
@@ -267,7 +275,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     %N = pgpu.extent %g[2] : !pgpu.view<bf16, [B, T, N], in>
     pgpu.program_space(%c1) {
     ^bb0(%pid: index):
-      // expected-remark @+1 {{pgpu-form-tiles: not tiled: the program body has nested loops, control, atomics, or loop bounds that depend on the program}}
+      // expected-remark @+1 {{pgpu-form-tiles: tiled a contraction nest: TILE_0 (reduction loop over a nested contraction's tile), TILE_1 (reduction loop over a nested contraction's tile), TILE_K (reduction loop), TILE_K (reduction loop); 2 reduction(s) become pgpu.contract}}
       pgpu.execution_group %pid extents() segment 0 roles [] {
         %n2 = pgpu.range_reduce %c0 to %T identity(%z : f32) -> (f32) element {
         ^bb0(%t: index):

@@ -596,3 +596,64 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: a kernel-level sum over (t, s) of a function of a contraction free on t and s
+// COM: (SigLIP's pairwise loss: sum_{t,s} f(<x[t], y[s]>)) is a Gram nest: pgpu-form-tiles tiles it
+// COM: as tile products (its fold over t blocks split by pgpu-split-folds). Cut here, each row's
+// COM: program would end in a last-arrival merge form-tiles does not tile, every (t, s) a scalar dot.
+// CHECK-LABEL: pgpu.kernel @gram_sum
+// CHECK-NOT: FOLD_SPLIT
+// CHECK: pgpu.program_space(%c1)
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @gram_sum(%x: !pgpu.view<bf16, [T, K], in>, %y: !pgpu.view<bf16, [T, K], in>, %out: !pgpu.view<f32, [1], out>) {
+    %h0 = arith.constant 0.0 : bf16
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %T = pgpu.extent %x[0] : !pgpu.view<bf16, [T, K], in>
+    %K = pgpu.extent %x[1] : !pgpu.view<bf16, [T, K], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: not split: the reduction is a Gram nest}}
+        %s = pgpu.range_reduce %c0 to %T identity(%zero : f32) -> (f32) element {
+        ^bb0(%t: index):
+          %row = pgpu.range_reduce %c0 to %T identity(%zero : f32) -> (f32) element {
+          ^bb0(%u: index):
+            %d = pgpu.range_reduce %c0 to %K identity(%zero : f32) -> (f32) element {
+            ^bb0(%k: index):
+              %a = pgpu.load %x[%t, %k] valid %true : i1 fill %h0 : bf16 : !pgpu.view<bf16, [T, K], in>[index, index] -> bf16
+              %b = pgpu.load %y[%u, %k] valid %true : i1 fill %h0 : bf16 : !pgpu.view<bf16, [T, K], in>[index, index] -> bf16
+              %af = pgpu.cast %a : bf16 to f32
+              %bf = pgpu.cast %b : bf16 to f32
+              %m = pgpu.binary mul %af, %bf : f32
+              pgpu.yield %m : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %q = pgpu.binary add %l, %r : f32
+              pgpu.yield %q : f32
+            }
+            %e = pgpu.unary exp %d : f32
+            pgpu.yield %e : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %q = pgpu.binary add %l, %r : f32
+            pgpu.yield %q : f32
+          }
+          pgpu.yield %row : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %q = pgpu.binary add %l, %r : f32
+          pgpu.yield %q : f32
+        }
+        pgpu.store %s, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

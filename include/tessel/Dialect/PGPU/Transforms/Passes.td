@@ -213,8 +213,9 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     C_i(t, s) = sum_k x_i(t, k) y_i(s, k) and pointwise code (ghost
     clipping's sum_{t,s} (A A^T)[t, s] (G G^T)[t, s] per sample), every
     reduction in S's element such a contraction, S's bounds free of t and
-    the contractions' free of t and s, in a group with axes (one without,
-    a kernel-level sum, is left as it was): t and s are blocked by their own
+    the contractions' free of t and s, in a group with or without axes (a
+    kernel-level sum: SigLIP's pairwise loss, its fold spread by
+    pgpu-split-folds): t and s are blocked by their own
     TILE_<axis> (16..128, default 64), each C_i is a [TILE_t, TILE_s] tile
     accumulated by a K loop of `pgpu.contract`, S reduces the function's
     tile along s into a [TILE_t] carry, and R becomes a `pgpu.region_fold`
@@ -1748,7 +1749,10 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     ticket. Fires only where
     pgpu-split-folds would not split the work: two or more reductions, or one
     whose element holds a loop or nested reduction (a row reduction per
-    member, corpus 183's logsumexp per row).
+    member, corpus 183's logsumexp per row). Not on a sole group that
+    pgpu-form-tiles tiles as a Gram nest (a sum over (t, s) of a function of
+    contractions free on t and s): its fold over t blocks of tile products
+    is split by pgpu-split-folds; cut here, every (t, s) is a scalar dot.
     Rewrites: the space's one program becomes FOLD_SPLITS = max(min(
     FOLD_SPLIT, rows), 1), the group gains the axis `fold_split`; member c
     reduces rows [lo + c * chunk, lo + (c + 1) * chunk) ∩ [lo, hi) (chunk =
