@@ -1,0 +1,122 @@
+"""Scans used as addresses (ScanValues.cpp, issue 41/42): a scan's result reaching a write's coordinates
+or validity (a stream compaction: scatter each flagged member at its rank, an exclusive cumsum of the
+flags, corpus 246) or a gather's coordinates (a masked merge by rank: the k-th flagged member takes
+source row k, corpus 264) is realized by the write like a stored scan value: one range scan along the
+scan axis whose emit region computes the address from each prefix, in place. Against a NumPy reference
+at odd shapes (an empty and a one-member scan axis, primes, lengths past one block) through the KIR
+interpreter, the pgpu interpreter after the shared pipeline (shuffled program order, BLOCK 64 and 512)
+and the generated Triton under TRITON_INTERPRET=1."""
+import os
+import pathlib
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module
+
+import tessel  # noqa: E402
+import tessel.language as T  # noqa: E402
+
+BIN = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", pathlib.Path(__file__).parents[2] / "build")) / "bin" / "tessel"
+
+
+@tessel.kernel
+def compact(ids: T.In[T.i32, ("N",), T.Range(0, "E")], out: T.InOut[T.i32, ("C",)], counts: T.Out[T.i32, ("E",)]):
+    """Counting sort by key: key e's slots, in order, land after the slots of smaller keys."""
+    N = ids.shape[0]
+    slots, keys = T.domain(0, N), T.domain(0, counts.shape[0])
+    for e in T.parallel(keys):
+        x = ids[slots]
+        start = T.sum(T.cast(x < T.cast(e, T.i32), T.i32))
+        mine = x == T.cast(e, T.i32)
+        counts[e] = T.sum(T.cast(mine, T.i32))
+        rank = T.cumsum(T.cast(mine, T.i32), exclusive=True)
+        T.store(out, (start + rank,), T.cast(T.indices(slots), T.i32), valid=mine)
+
+
+@tessel.kernel
+def merge_rows(flags: T.In[T.i64, ("M", "N")], text: T.In[T.f32, ("M", "N")], src: T.In[T.f32, ("M", "K")],
+               y: T.Out[T.f32, ("M", "N")]):
+    """Per row: the k-th flagged column takes src[m, k] (clamped), the others keep text."""
+    M, N = text.shape
+    cols = T.domain(0, N)
+    for m in T.parallel(T.domain(0, M)):
+        on = flags[m, cols] != 0
+        rank = T.cumsum(T.where(on, 1, 0, dtype=T.i64), exclusive=True)
+        k = T.minimum(T.cast(rank, T.index), src.shape[1] - 1)
+        y[m, cols] = T.where(on, src[m, k], text[m, cols])
+
+
+def run(kernel, stage, shape, inputs, tmp, params=None):
+    out = pathlib.Path(tmp) / f"{stage}-{'-'.join(f'{k}{v}' for k, v in (params or {}).items())}"
+    src = pathlib.Path(tmp) / "k.mlir"
+    src.write_text(kernel.kir({}))
+    args = [str(BIN), "run", str(src), "--stage", stage, "--seed", "3", "--out", str(out),
+            "--shape", ",".join(f"{k}={v}" for k, v in shape.items())]
+    if stage == "pgpu":
+        args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
+    for k, v in inputs.items():
+        np.save(pathlib.Path(tmp) / f"{k}.npy", v)
+        args += ["--in", f"{k}={pathlib.Path(tmp) / f'{k}.npy'}"]
+    res = subprocess.run(args, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def check(kernel, shape, inputs, outs, want):
+    import torch
+    with tempfile.TemporaryDirectory() as tmp:
+        for stage, params in (("kir", None), ("pgpu", {"BLOCK": 64}), ("pgpu", {"BLOCK": 512})):
+            got = run(kernel, stage, shape, inputs, tmp, params)
+            for name, w in want.items():
+                np.testing.assert_array_equal(np.load(got / f"{name}.npy"), w, err_msg=f"{stage} {params} {name}")
+    views = {k: torch.from_numpy(v.copy()) for k, v in {**inputs, **outs}.items()}
+    kernel(*views.values())
+    for name, w in want.items():
+        np.testing.assert_array_equal(views[name].numpy(), w, err_msg=f"triton {name}")
+
+
+KEYS = [dict(N=0, E=2), dict(N=1, E=1), dict(N=37, E=5), dict(N=577, E=2)]
+DEEP = pytest.mark.skipif(not os.environ.get("TESSEL_DEEP"), reason="TESSEL_DEEP=1: a longer scan axis")
+KEYS_ALL = KEYS + [pytest.param(dict(N=1031, E=4), marks=DEEP)]
+
+
+@pytest.mark.parametrize("shape", KEYS_ALL, ids=[f"N{s['N']}E{s['E']}" for s in KEYS] + ["N1031E4"])
+def test_scatter_at_an_exclusive_rank(shape):
+    N, E = shape["N"], shape["E"]
+    rng = np.random.default_rng(N * 7 + E)
+    ids = rng.integers(0, E, N).astype(np.int32)
+    C = N + 3
+    out = np.full(C, -1, np.int32)
+    want = out.copy()
+    want[:N] = np.argsort(ids, kind="stable")
+    counts = np.bincount(ids, minlength=E).astype(np.int32)
+    check(compact, dict(N=N, E=E, C=C), dict(ids=ids, out=out), dict(counts=np.zeros(E, np.int32)),
+          dict(out=want, counts=counts))
+
+
+ROWS = [dict(M=1, N=1, K=1), dict(M=3, N=37, K=5), dict(M=2, N=131, K=40), dict(M=1, N=1031, K=300)]
+
+
+@pytest.mark.parametrize("shape", ROWS, ids=[f"M{s['M']}N{s['N']}K{s['K']}" for s in ROWS])
+def test_gather_at_an_exclusive_rank(shape):
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    rng = np.random.default_rng(M * 1000 + N)
+    flags = (rng.random((M, N)) < 0.3).astype(np.int64) * rng.integers(1, 9, (M, N))
+    text = rng.standard_normal((M, N)).astype(np.float32)
+    src = rng.standard_normal((M, K)).astype(np.float32)
+    rank = np.minimum(np.cumsum(flags != 0, axis=1) - (flags != 0), K - 1)
+    want = np.where(flags != 0, np.take_along_axis(src, rank, axis=1), text)
+    check(merge_rows, shape, dict(flags=flags, text=text, src=src), dict(y=np.full((M, N), np.nan, np.float32)),
+          dict(y=want))
+
+
+def test_the_rank_is_scanned_once_per_block_in_the_triton_source():
+    """The compaction's scatter runs inside the blocked scan: one tl.associative_scan per block, the store
+    at the prefix (no per-element loop over the slots before it)."""
+    src = compact.source("triton")
+    body = src[src.index("def _compact_kernel"):]
+    assert "tl.associative_scan" in body
+    assert "tl.store(out + (" in body
