@@ -49,6 +49,18 @@ def merge_rows(flags: T.In[T.i64, ("M", "N")], text: T.In[T.f32, ("M", "N")], sr
         y[m, cols] = T.where(on, src[m, k], text[m, cols])
 
 
+@tessel.kernel
+def merge_tokens(ids: T.In[T.i64, ("T",)], text: T.In[T.f32, ("T", "D")], image: T.In[T.f32, ("NI", "D")],
+                 out: T.Out[T.f32, ("T", "D")], tok: T.i64):
+    """At kernel level (no T.parallel): the k-th token equal to `tok` takes image row k (clamped)."""
+    NT, D = text.shape
+    toks, dims = T.domain(0, NT), T.domain(0, D)
+    is_img = ids[toks] == tok
+    src = T.minimum(T.cast(T.cumsum(T.where(is_img, 1, 0, dtype=T.i64), exclusive=True), T.index),
+                    image.shape[0] - 1)
+    out[toks, dims] = T.where(T.broadcast(is_img, over=(toks, dims), dims=[0]), image[src, dims], text[toks, dims])
+
+
 def run(kernel, stage, shape, inputs, tmp, params=None):
     out = pathlib.Path(tmp) / f"{stage}-{'-'.join(f'{k}{v}' for k, v in (params or {}).items())}"
     src = pathlib.Path(tmp) / "k.mlir"
@@ -58,6 +70,9 @@ def run(kernel, stage, shape, inputs, tmp, params=None):
     if stage == "pgpu":
         args += ["--order", "shuffle", *[f"--param={k}={v}" for k, v in (params or {}).items()]]
     for k, v in inputs.items():
+        if np.ndim(v) == 0:
+            args += ["--scalar", f"{k}={v}"]
+            continue
         np.save(pathlib.Path(tmp) / f"{k}.npy", v)
         args += ["--in", f"{k}={pathlib.Path(tmp) / f'{k}.npy'}"]
     res = subprocess.run(args, capture_output=True, text=True)
@@ -72,8 +87,8 @@ def check(kernel, shape, inputs, outs, want):
             got = run(kernel, stage, shape, inputs, tmp, params)
             for name, w in want.items():
                 np.testing.assert_array_equal(np.load(got / f"{name}.npy"), w, err_msg=f"{stage} {params} {name}")
-    views = {k: torch.from_numpy(v.copy()) for k, v in {**inputs, **outs}.items()}
-    kernel(*views.values())
+    views = {k: torch.from_numpy(v.copy()) for k, v in {**inputs, **outs}.items() if np.ndim(v)}
+    kernel(*views.values(), **{k: v.item() for k, v in inputs.items() if not np.ndim(v)})
     for name, w in want.items():
         np.testing.assert_array_equal(views[name].numpy(), w, err_msg=f"triton {name}")
 
@@ -111,6 +126,24 @@ def test_gather_at_an_exclusive_rank(shape):
     want = np.where(flags != 0, np.take_along_axis(src, rank, axis=1), text)
     check(merge_rows, shape, dict(flags=flags, text=text, src=src), dict(y=np.full((M, N), np.nan, np.float32)),
           dict(y=want))
+
+
+TOKENS = [dict(T=1, D=1, NI=1), dict(T=37, D=5, NI=11), dict(T=600, D=3, NI=200)]
+
+
+@pytest.mark.parametrize("shape", TOKENS, ids=[f"T{s['T']}D{s['D']}" for s in TOKENS])
+def test_kernel_level_merge_by_rank(shape):
+    """A stored scan at kernel level: one instance per feature, each scanning the tokens."""
+    NT, D, NI = shape["T"], shape["D"], shape["NI"]
+    rng = np.random.default_rng(NT + D)
+    ids = rng.integers(0, 50, NT).astype(np.int64)
+    ids[np.sort(rng.choice(NT, NI, replace=False))] = 77
+    text = rng.standard_normal((NT, D)).astype(np.float32)
+    image = rng.standard_normal((NI, D)).astype(np.float32)
+    want = text.copy()
+    want[ids == 77] = image
+    check(merge_tokens, shape, dict(ids=ids, text=text, image=image, tok=np.int64(77)),
+          dict(out=np.full((NT, D), np.nan, np.float32)), dict(out=want))
 
 
 def test_the_rank_is_scanned_once_per_block_in_the_triton_source():

@@ -400,16 +400,30 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceLinesAt(kir::ReduceOp op,
 /// one pgpu.range_scan of all the scans' components (each line's) along the scan axis. KIR declares
 /// every scan combine associative, so the scan keeps its structured form (member order, not
 /// grouping) for blocking to regroup; an ordered loop would have lost that permission (seed 002 §4).
+int64_t KernelConstructor::scannedAxis(ArrayRef<StoredScan> scans) {
+  return scans.front().axes[scans.front().op.getAxis()].stored;
+}
+
 LogicalResult KernelConstructor::emitScanStore(ArrayRef<StoredScan> scans, Operation &store) {
+  FailureOr<SmallVector<Value>> extents = sizes(store.getOperand(0));
+  if (failed(extents))
+    return failure();
+  SmallVector<Value> outer(*extents);
+  outer.erase(outer.begin() + scannedAxis(scans));
+  // The lines along the other axes are independent (each stores its own prefixes): a foreach nest.
+  return foreachNest(scans.front().op.getLoc(), outer,
+                     [&](ArrayRef<Value> outerPos) { return emitScanLine(scans, store, outerPos); });
+}
+
+LogicalResult KernelConstructor::emitScanLine(ArrayRef<StoredScan> scans, Operation &store,
+                                              ArrayRef<Value> outerPos) {
   const StoredScan &first = scans.front();
   kir::ScanOp firstOp = first.op;
   Location loc = firstOp.getLoc();
   FailureOr<SmallVector<Value>> extents = sizes(store.getOperand(0));
   if (failed(extents))
     return failure();
-  int64_t axis = first.axes[firstOp.getAxis()].stored;
-  SmallVector<Value> outer(*extents);
-  outer.erase(outer.begin() + axis);
+  int64_t axis = scannedAxis(scans);
   SmallVector<Value> identities;
   for (const StoredScan &scan : scans)
     for (int64_t line = 0, lines = linesOf(scan); line < lines; ++line)
@@ -417,8 +431,7 @@ LogicalResult KernelConstructor::emitScanStore(ArrayRef<StoredScan> scans, Opera
         identities.push_back(map.lookup(id));
   SmallVector<Type> types(ValueRange(identities).getTypes());
   Value length = (*extents)[axis];
-  // The lines along the other axes are independent (each stores its own prefixes): a foreach nest.
-  return foreachNest(loc, outer, [&](ArrayRef<Value> outerPos) -> LogicalResult {
+  {
     auto rs = pgpu::RangeScanOp::create(b, loc, constIndex(loc, 0), length, identities, firstOp.getExclusive(),
                                         firstOp.getReverse());
     auto positionsAt = [&](Value at) {
@@ -492,5 +505,5 @@ LogicalResult KernelConstructor::emitScanStore(ArrayRef<StoredScan> scans, Opera
       pgpu::YieldOp::create(b, loc);
     }
     return success();
-  });
+  }
 }
