@@ -84,6 +84,3 @@ TEST_SHAPES = [_shape(1, 1), _shape(37, 5), _shape(263, 8)]
 BENCH_SHAPE = _shape(32768, 64)
 TOLERANCE = dict(rtol=0, atol=0)
 PEER = "torch"
-XFAIL = {"triton": "kir-to-pgpu constructs a scan's results where values computed from them by pointwise ops (and "
-                   "reductions over other axes) are stored; 'kir.scatter' uses them (the exclusive cumsum that ranks "
-                   "expert e's slots is the scatter's coordinate)"}

@@ -25,11 +25,6 @@ def llava_merge_image_tokens(ids: T.In[T.i64, ("T",)], text: T.In[T.bf16, ("T", 
 
 
 KERNEL = llava_merge_image_tokens
-# docs/language.md (Scans) lists a scan's result used as a gather coordinate among what is refused (corpus 246
-# hits it as a scatter position); a compaction by exclusive cumsum is how this merge is written in torch.
-XFAIL = {"triton": "kir-to-pgpu constructs a scan's results where values computed from them by pointwise ops "
-                   "(and reductions over other axes) are stored; 'kir.gather' uses them (the image row of each "
-                   "token is an exclusive cumsum of the image-token mask)"}
 IMAGE_TOKEN = 32000
 
 

@@ -157,10 +157,23 @@ LogicalResult KernelConstructor::classifyTopLevel(Block &block, SmallVectorImpl<
       FailureOr<SmallVector<StoredScan>> scans = scansOfStored(op);
       if (failed(scans))
         return failure();
-      if (!scans->empty())
-        return op.emitError() << "kir-to-pgpu: a top-level stored scan is not constructed yet; scan inside a "
-                                 "kir.parallel over the other axes";
       Workset w{&op, {}};
+      if (!scans->empty()) {
+        // A top-level write of a value computed from scans (LLaVA's merge by rank, corpus 264): one
+        // instance per line along the other axes, each a range scan along the scan axis, as if the
+        // kernel had written a kir.parallel over those axes (ScanValues.cpp).
+        if (isa<kir::ScatterReduceOp>(op))
+          return op.emitError() << "kir-to-pgpu: a top-level scatter-reduce computed from a scan is not "
+                                   "constructed yet; scan inside a kir.parallel over the other axes";
+        FailureOr<SmallVector<Value>> extents = sizes(value);
+        if (failed(extents))
+          return failure();
+        w.extents = *extents;
+        w.extents.erase(w.extents.begin() + scannedAxis(*scans));
+        w.scans = *scans;
+        worksets.push_back(w);
+        continue;
+      }
       if (kir::HistogramOp h = mergedHistogram(op)) {
         // One instance per source element; the bins are merged through workspace (HistogramMerge.cpp).
         FailureOr<SmallVector<Value>> extents = sizes(h.getInput());
@@ -272,6 +285,8 @@ LogicalResult KernelConstructor::emitWorksetElement(Workset &w, ArrayRef<Value> 
   }
   if (w.partial)
     return emitHistogramMerge(*w.op, w.partial, positions);
+  if (!w.scans.empty())
+    return emitScanLine(w.scans, *w.op, positions);
   if (!w.roots.empty()) {
     // Positions over the launch-time domains; the store's subregions were just replayed. Each axis:
     // its position in the subregion and whether the element lies inside it.
@@ -319,7 +334,7 @@ static bool plainTensorStore(Operation *op) {
 }
 
 bool KernelConstructor::plainStores(const Workset &w) {
-  return plainTensorStore(w.op) && !mergedHistogram(*w.op) && w.roots.empty() && !w.partial;
+  return plainTensorStore(w.op) && !mergedHistogram(*w.op) && w.roots.empty() && !w.partial && w.scans.empty();
 }
 
 bool KernelConstructor::alignedInPlace(Workset &w, Value view, bool scalarSinks) {

@@ -179,6 +179,11 @@ private:
   FailureOr<SmallVector<StoredScan>> scansOfStored(Operation &write);
   bool reachesScan(Value v);
   LogicalResult emitScanStore(ArrayRef<StoredScan> scans, Operation &store);
+  /// One line of such a write: the range scan along the scan axis at the other axes' `outer`
+  /// positions (a top-level stored scan's workset instance owns one line).
+  LogicalResult emitScanLine(ArrayRef<StoredScan> scans, Operation &store, ArrayRef<Value> outer);
+  /// The axis of the stored value that `scans` scan along.
+  static int64_t scannedAxis(ArrayRef<StoredScan> scans);
   /// Reductions over a scan's lines on the way to a store: realized unrolled over the lines
   /// (reduceLinesAt), the positions of the lines being `lineIndex` (set while a scan's emit is built).
   DenseSet<Operation *> lineReduces;
@@ -337,6 +342,9 @@ private:
     /// Set on a segment of a phased whole-view sum (PhasedSums.cpp): `op` is the kir.reduce, each
     /// instance adds the sum of one chunk of its elements into this zeroed workspace scalar.
     Value sumWorkspace;
+    /// Set on a top-level write of a value (or addresses) computed from these scans: its instances
+    /// are the lines along the other axes, each one range scan along the scan axis (ScanValues.cpp).
+    SmallVector<StoredScan> scans;
   };
   /// Whether `w` is plain tensor stores over launch-time domains (no histogram merge, data-dependent
   /// subregion or partial): what joinStores joins and alignedInPlace writes in place.

@@ -63,6 +63,23 @@ LogicalResult KernelConstructor::checkScanUses(kir::ScanOp scan) {
       Operation *user = use.getOwner();
       if (isWrite(user) && use.getOperandNumber() == 0)
         continue;
+      // A write's coordinates and validity (a rank from an exclusive cumsum as a scatter position,
+      // corpus 246's counting sort): evaluated at each position of the write like its value, so the
+      // write realizes the scan where the value would (scansOfStored walks them too).
+      if (isa<kir::StoreOp, kir::ScatterOp, kir::ScatterReduceOp>(user) && use.getOperandNumber() >= 2)
+        continue;
+      // A gather's coordinate (the image row of each token, an exclusive cumsum of a mask: corpus
+      // 264): the gathered value is computed from the scan, the scan's axis at the coordinate's axes.
+      if (auto g = dyn_cast<kir::GatherOp>(user); g && isa<RankedTensorType>(v.getType())) {
+        unsigned i = use.getOperandNumber() - g.getCoords().getBeginOperandIndex();
+        if (use.getOperandNumber() >= g.getCoords().getBeginOperandIndex() && i < g.getCoords().size()) {
+          int64_t first = kir::coordinateAxes(g, g.getCoords()).first[i];
+          if (first >= 0 && seen.insert(g.getResult()).second)
+            worklist.push_back({g.getResult(), first + axis});
+          if (first >= 0)
+            continue;
+        }
+      }
       if (pointwiseOp(user) && isa<RankedTensorType>(user->getResult(0).getType())) {
         if (seen.insert(user->getResult(0)).second)
           worklist.push_back({user->getResult(0), axis});
@@ -112,15 +129,43 @@ bool KernelConstructor::reachesScan(Value v) {
       return true;
     if (def && (pointwiseOp(def) || isa<kir::ReduceOp>(def)))
       llvm::append_range(worklist, def->getOperands());
+    if (auto g = dyn_cast_or_null<kir::GatherOp>(def))
+      llvm::append_range(worklist, g.getCoords());
   }
   return false;
+}
+
+/// The tensors a write evaluates at each of its positions besides its value: its tensor coordinates
+/// (a scatter's positions), each with the first of the write's axes it spans, and its validity.
+static SmallVector<std::pair<Value, int64_t>> writeOperands(Operation &write) {
+  SmallVector<std::pair<Value, int64_t>> out;
+  ValueRange coords;
+  Value valid;
+  if (auto s = dyn_cast<kir::StoreOp>(write))
+    coords = s.getCoords(), valid = s.getValid();
+  else if (auto s = dyn_cast<kir::ScatterOp>(write))
+    coords = s.getCoords(), valid = s.getValid();
+  else if (auto s = dyn_cast<kir::ScatterReduceOp>(write))
+    coords = s.getCoords(), valid = s.getValid();
+  else
+    return out;
+  kir::CoordinateAxes axes = kir::coordinateAxes(&write, coords);
+  for (auto [i, c] : llvm::enumerate(coords))
+    if (isa<RankedTensorType>(c.getType()) && axes.first[i] >= 0)
+      out.push_back({c, axes.first[i]});
+  if (valid && isa<RankedTensorType>(valid.getType()))
+    out.push_back({valid, 0});
+  return out;
 }
 
 FailureOr<SmallVector<StoredScan>> KernelConstructor::scansOfStored(Operation &write) {
   SmallVector<StoredScan> scans;
   Value stored = resolve(write.getOperand(0));
   auto tensor = dyn_cast<RankedTensorType>(stored.getType());
-  if (!tensor || !reachesScan(stored))
+  if (!tensor)
+    return scans;
+  SmallVector<std::pair<Value, int64_t>> operands = writeOperands(write);
+  if (!reachesScan(stored) && llvm::none_of(operands, [&](auto &o) { return reachesScan(o.first); }))
     return scans;
   // A walk from the stored value towards the scans through pointwise ops and reductions, each value
   // with what its axes are (a stored axis, or a line of a reduction on the way) and the reductions
@@ -134,6 +179,12 @@ FailureOr<SmallVector<StoredScan>> KernelConstructor::scansOfStored(Operation &w
   for (int64_t i = 0; i < tensor.getRank(); ++i)
     worklist[0].axes.push_back(ScanAxis{i, 0, nullptr});
   worklist[0].v = stored;
+  for (auto [operand, first] : operands) {
+    Item item{resolve(operand), {}, {}};
+    for (int64_t i = 0, n = cast<RankedTensorType>(operand.getType()).getRank(); i < n; ++i)
+      item.axes.push_back(ScanAxis{first + i, 0, nullptr});
+    worklist.push_back(std::move(item));
+  }
   std::set<std::pair<void *, SmallVector<int64_t>>> seen;
   SmallVector<kir::ReduceOp> lineReductions;
   while (!worklist.empty()) {
@@ -167,6 +218,21 @@ FailureOr<SmallVector<StoredScan>> KernelConstructor::scansOfStored(Operation &w
     if (def && pointwiseOp(def)) {
       for (Value operand : def->getOperands())
         worklist.push_back(Item{resolve(operand), item.axes, item.through});
+      continue;
+    }
+    if (auto g = dyn_cast_or_null<kir::GatherOp>(def)) {
+      // A gathered element's coordinates at its positions: each tensor coordinate sees its slice of
+      // the gather's axes.
+      kir::CoordinateAxes coordAxes = kir::coordinateAxes(g, g.getCoords());
+      for (auto [i, c] : llvm::enumerate(g.getCoords())) {
+        auto type = dyn_cast<RankedTensorType>(c.getType());
+        if (!type || coordAxes.first[i] < 0)
+          continue;
+        Item next{resolve(c), {}, item.through};
+        for (int64_t a = 0; a < type.getRank(); ++a)
+          next.axes.push_back(item.axes[coordAxes.first[i] + a]);
+        worklist.push_back(std::move(next));
+      }
       continue;
     }
     auto reduce = dyn_cast_or_null<kir::ReduceOp>(def);
@@ -334,16 +400,30 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceLinesAt(kir::ReduceOp op,
 /// one pgpu.range_scan of all the scans' components (each line's) along the scan axis. KIR declares
 /// every scan combine associative, so the scan keeps its structured form (member order, not
 /// grouping) for blocking to regroup; an ordered loop would have lost that permission (seed 002 §4).
+int64_t KernelConstructor::scannedAxis(ArrayRef<StoredScan> scans) {
+  return scans.front().axes[scans.front().op.getAxis()].stored;
+}
+
 LogicalResult KernelConstructor::emitScanStore(ArrayRef<StoredScan> scans, Operation &store) {
+  FailureOr<SmallVector<Value>> extents = sizes(store.getOperand(0));
+  if (failed(extents))
+    return failure();
+  SmallVector<Value> outer(*extents);
+  outer.erase(outer.begin() + scannedAxis(scans));
+  // The lines along the other axes are independent (each stores its own prefixes): a foreach nest.
+  return foreachNest(scans.front().op.getLoc(), outer,
+                     [&](ArrayRef<Value> outerPos) { return emitScanLine(scans, store, outerPos); });
+}
+
+LogicalResult KernelConstructor::emitScanLine(ArrayRef<StoredScan> scans, Operation &store,
+                                              ArrayRef<Value> outerPos) {
   const StoredScan &first = scans.front();
   kir::ScanOp firstOp = first.op;
   Location loc = firstOp.getLoc();
   FailureOr<SmallVector<Value>> extents = sizes(store.getOperand(0));
   if (failed(extents))
     return failure();
-  int64_t axis = first.axes[firstOp.getAxis()].stored;
-  SmallVector<Value> outer(*extents);
-  outer.erase(outer.begin() + axis);
+  int64_t axis = scannedAxis(scans);
   SmallVector<Value> identities;
   for (const StoredScan &scan : scans)
     for (int64_t line = 0, lines = linesOf(scan); line < lines; ++line)
@@ -351,8 +431,7 @@ LogicalResult KernelConstructor::emitScanStore(ArrayRef<StoredScan> scans, Opera
         identities.push_back(map.lookup(id));
   SmallVector<Type> types(ValueRange(identities).getTypes());
   Value length = (*extents)[axis];
-  // The lines along the other axes are independent (each stores its own prefixes): a foreach nest.
-  return foreachNest(loc, outer, [&](ArrayRef<Value> outerPos) -> LogicalResult {
+  {
     auto rs = pgpu::RangeScanOp::create(b, loc, constIndex(loc, 0), length, identities, firstOp.getExclusive(),
                                         firstOp.getReverse());
     auto positionsAt = [&](Value at) {
@@ -426,5 +505,5 @@ LogicalResult KernelConstructor::emitScanStore(ArrayRef<StoredScan> scans, Opera
       pgpu::YieldOp::create(b, loc);
     }
     return success();
-  });
+  }
 }

@@ -1,5 +1,6 @@
-# DSL fuzzer finding (session 26), open: a scan stored at kernel level (no T.parallel) is refused by
-# kir-to-pgpu ("a top-level stored scan is not constructed yet").
+# DSL fuzzer finding (session 26), fixed in session 45: a scan stored at kernel level (no T.parallel) was
+# refused by kir-to-pgpu ("a top-level stored scan is not constructed yet"); its store is now a workset of
+# lines along the other axes, each one range scan.
 import tessel
 import tessel.language as T
 

@@ -44,8 +44,8 @@
 // elements; its reductions then stay loops (no fold split: every segment would run the earlier passes
 // and the last arrival the write pass alone, where narrower column blocks add independent programs).
 //
-// Column scans (where the provider spells a scan along an axis of a 2-d tile, the `scans` option): an
-// inclusive forward scan down the columns (`y[rows, n] = T.cumsum(x[rows, n])`) walks the rows in order,
+// Column scans (where the provider spells a scan along an axis of a 2-d tile, the `scans` option): a
+// forward scan down the columns (`y[rows, n] = T.cumsum(x[rows, n])`, or exclusive) walks the rows in order,
 // BLOCK_R at a time, each tile scanned along BLOCK_R with one running prefix per column carried on
 // (tileScan): rows of BLOCK_C contiguous elements instead of one element per row. A scan of several
 // components is tiled the same way, one carry per component (issue 42: a gated recurrence's affine maps;
@@ -160,8 +160,8 @@ std::string whyNotNested(ForeachOp inner, const DenseSet<Value> &onD, bool &colu
 /// sum down the columns, `y[rows, n] = T.cumsum(x[rows, n])`). Seed 000 §8: a scan may be regrouped,
 /// never reordered, so the rows are taken in order, BLOCK_R at a time, each lane of d its own scan.
 std::string whyNotScan(RangeScanOp scan, const DenseSet<Value> &onD, bool &column) {
-  if (scan.getReverse() || scan.getExclusive())
-    return "a scan is reverse or exclusive (only inclusive forward scans are tiled yet)";
+  if (scan.getReverse())
+    return "a scan is reverse (only forward scans are tiled yet)";
   // Each component keeps two [BLOCK_R, BLOCK_C] tiles live (its members and their prefixes): a scan of
   // affine maps (two components) or of one per state of a selective scan (32) is tiled with a tile
   // whose default shrinks with the components (scanTileDefaults).
@@ -513,7 +513,7 @@ private:
     rowsOk = saved;
   }
 
-  /// An inclusive forward scan over r nested in the kept axis's body (whyNotScan) as `for r0 = lo to hi
+  /// A forward scan over r nested in the kept axis's body (whyNotScan) as `for r0 = lo to hi
   /// step BLOCK_R iter_args(carry)`, the carry one prefix per member of d ([BLOCK_C], the identity
   /// first): each trip scans its [BLOCK_R, BLOCK_C] tile of members along BLOCK_R (invalid r lanes the
   /// identity), combines the carry on the left of every prefix (seed 000 §8: regrouped, never
@@ -542,10 +542,24 @@ private:
       carry.push_back(body->addArgument(i.getType(), loc));
     Value saved = rowsOk;
     Value lanes = bindLanes(loc, rows, r0, hi, rowsOk);
-    map.map(element.getArgument(0), lanes);
+    Value lanesOk = rowsOk;
+    if (op.getExclusive()) {
+      // Lane r holds the member before it (the identity at lo): its inclusive prefix is r's exclusive
+      // one, and the tile's last row is still the prefix the next tile continues from (FormBlocking's
+      // blocked exclusive scan, one axis up).
+      Type index = b.getIndexType();
+      Value one = expand(loc, arith::ConstantIndexOp::create(b, loc, 1), Rows);
+      map.map(element.getArgument(0), BinaryOp::create(b, loc, kir::BinaryKind::Sub, lanes, one, false, false));
+      Value past = CmpOp::create(b, loc, kir::CmpPredicate::GT, lanes,
+                                 SplatOp::create(b, loc, FragmentType::get(b.getContext(), index, {rows}), lo));
+      rowsOk = BinaryOp::create(b, loc, kir::BinaryKind::And, rowsOk, past, false, false);
+    } else {
+      map.map(element.getArgument(0), lanes);
+    }
     for (Operation &inner : element.without_terminator())
       cloneOp(inner);
     Value ok = expand(loc, rowsOk, tile);
+    rowsOk = lanesOk;
     SmallVector<Value> members;
     SmallVector<Type> types;
     for (auto [y, id] : llvm::zip(element.getTerminator()->getOperands(), op.getIdentities())) {

@@ -62,7 +62,55 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: a reverse scan (only inclusive forward scans are tiled yet).
+// COM: An exclusive cumulative sum down the columns: tiled the same way, each row lane's member read at
+// COM: the row before it (the identity at the first row: its validity also asks r > lo), so the tile's
+// COM: inclusive prefixes are the exclusive ones; the store and the carried last row as above.
+// CHECK-LABEL: pgpu.kernel @exclusive_cumsum_columns
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : !pgpu.fragment<f32, [BLOCK_C]>) -> !pgpu.fragment<f32, [BLOCK_C]> {
+// CHECK: %[[ROWS:.*]] = pgpu.iota %{{.*}} : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[IN:.*]] = pgpu.cmp lt %[[ROWS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[PREV:.*]] = pgpu.binary sub %[[ROWS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[PAST:.*]] = pgpu.cmp gt %[[ROWS]], %{{.*}} : !pgpu.fragment<index, [BLOCK_R]>
+// CHECK: %[[OK:.*]] = pgpu.binary and %[[IN]], %[[PAST]] : !pgpu.fragment<i1, [BLOCK_R]>
+// CHECK: pgpu.load %x[{{.*}}] valid %{{.*}} -> !pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>
+// CHECK: pgpu.scan %{{.*}} axis 0 identity(%{{.*}} : f32) : (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>) -> (!pgpu.fragment<f32, [BLOCK_R, BLOCK_C]>)
+// CHECK: pgpu.store %{{.*}}, %y[{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [BLOCK_R, BLOCK_C]>
+// CHECK-NOT: pgpu.range_scan
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
+  pgpu.kernel @exclusive_cumsum_columns(%x: !pgpu.view<f32, [M, N], in>, %y: !pgpu.view<f32, [M, N], out>) {
+    %M = pgpu.extent %x[0] : !pgpu.view<f32, [M, N], in>
+    %N = pgpu.extent %x[1] : !pgpu.view<f32, [M, N], in>
+    pgpu.program_space(%N) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%N) segment 0 roles ["axis0"] {
+      ^bb0(%n: index):
+        %c0 = arith.constant 0 : index
+        %z = arith.constant 0.0 : f32
+        %t = arith.constant true
+        pgpu.range_scan %c0 to %M identity(%z : f32) exclusive element {
+        ^bb0(%r: index):
+          %v = pgpu.load %x[%r, %n] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [M, N], in>[index, index] -> f32
+          pgpu.yield %v : f32
+        } combine {
+        ^bb0(%a1: f32, %a2: f32):
+          %c = pgpu.binary add %a1, %a2 : f32
+          pgpu.yield %c : f32
+        } emit {
+        ^bb0(%r: index, %s: f32):
+          pgpu.store %s, %y[%r, %n] valid %t : i1 : f32, !pgpu.view<f32, [M, N], out>[index, index]
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a reverse scan (only forward scans are tiled yet).
 // CHECK-LABEL: pgpu.kernel @reverse_cumsum
 // CHECK-NOT: BLOCK_C
 // CHECK: pgpu.range_scan

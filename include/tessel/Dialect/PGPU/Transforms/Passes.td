@@ -2305,7 +2305,7 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     run the earlier reductions whole and the last arrival the write pass
     alone, while narrower column blocks add programs that share nothing).
     With the option `scans` (the provider spells a scan along axis 0 of
-    a 2-d fragment: Triton), the body may also hold an inclusive forward
+    a 2-d fragment: Triton), the body may also hold a forward
     `pgpu.range_scan` over r (a cumulative sum down the columns,
     `y[rows, n] = T.cumsum(x[rows, n])`; an EMA's affine maps; a selective
     scan's 16 states of them read out by a sum over the states) whose bounds and identity do not
@@ -2318,8 +2318,10 @@ def PGPUTileColumnReductions : Pass<"pgpu-tile-column-reductions", "::mlir::Modu
     every prefix (seed 000 §8: regrouped, never reordered), emits the tile
     and carries its last row on (a `pgpu.reduce` along BLOCK_R keeping
     lane BLOCK_R - 1: exactly the prefix emitted there, whatever the
-    combine), one carry and tile per component. Reverse and exclusive scans
-    are left alone. Each component keeps two tiles live (members and
+    combine), one carry and tile per component. An exclusive scan's lane r
+    holds the member before it (the identity at the first): its prefix is
+    r's exclusive one (a merge by an exclusive cumsum of flags down the
+    tokens, corpus 264). Reverse scans are left alone. Each component keeps two tiles live (members and
     prefixes): with k components BLOCK_C's default halves down to 16 and
     then BLOCK_R's down to 2 until k * BLOCK_R * BLOCK_C <= 4096 (one or
     two components: [16, 128]; 32: [8, 16]).
