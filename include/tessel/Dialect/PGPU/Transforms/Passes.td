@@ -1355,9 +1355,11 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     LaunchExpr bounds, last before the terminator. Reads of `In` views may
     come before the foreach (a sequence's length) when it is a nest of
     foreaches around straight-line code (elementwise members over several
-    axes) and their values are only compared (they bound or mask the
-    members; values entering the arithmetic, a channel's weights, keep the
-    row form); the nest then flattens whole.
+    axes) and their values, through casts and index arithmetic, are only
+    compared or used as coordinates of accesses (they bound, mask or offset
+    the members: a packed sequence's start row, corpus 250; values entering
+    the arithmetic, a channel's weights, keep the row form); the nest then
+    flattens whole.
     Legality: foreach members are independent (seed 000 §5), so running each
     as its own program computes the same; the grid stays a LaunchExpr. No
     instance writes an `In` view (seed 000 §4.3), so a read before the
