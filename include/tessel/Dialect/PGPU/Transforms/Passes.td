@@ -1518,8 +1518,11 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let summary = "a region fold's segments across program instances, combined by the last arrival (seed 002 §3.2, §3.4, §4)";
   let description = [{
     Reads: the program space's sole execution group, or the one segment of
-    construction's dispatch chain whose group holds region folds; its blocked
-    pgpu.region_fold ops (in pgpu.if branches only, mutually exclusive) with
+    construction's dispatch chain whose group holds region folds (a chain
+    whose later segments wait before their groups and whose last guard has no
+    else, an in-place update after another workset's reduction of its view:
+    a waiting segment's target is its linear start, which follows the grown
+    count); its blocked pgpu.region_fold ops (in pgpu.if branches only, mutually exclusive) with
     launch-uniform, equal bounds and constant identities; their summary
     components (numeric scalars, fragments of static or parameter extents)
     and the ops after each fold in its block (its uses).
