@@ -10,6 +10,8 @@ the KIR interpreter computes at odd shapes (B = 1, 2, 5; positions 1, 17, 48; di
 A member that loops (a masked row sum per column) keeps its row form, and so does a member over one
 row (a per-row scale): the row form already gives it its programs; so does a nest whose read value
 enters the members' arithmetic (a per-member scale of a plane), not only their bounds or masks.
+A read that offsets the members' coordinates (a packed sequence's start row: corpus 250's re-pad, 64
+programs walking 8M elements each) is an address too: the nest flattens.
 """
 import os
 
@@ -71,6 +73,20 @@ def prefix_colsum(x: T.In[T.f32, ("B", "K", "N")], lens: T.In[T.i32, ("B",), T.R
         out[b, cols] = T.sum(T.load(x, (b, ks, cols), valid=k < T.cast(lens[b], T.index), fill=0.0), axis=0)
 
 
+@tessel.kernel
+def repad(x: T.In[T.f32, ("NT", "D")], starts: T.In[T.i32, ("B",), T.Range(0, "NT")],
+          lens: T.In[T.i32, ("B",), T.Range(0, "S")], out: T.Out[T.f32, ("B", "S", "D")]):
+    """Flattens: the start row offsets the gathered coordinate, the length masks it (zeros after)."""
+    B, S, D = out.shape
+    NT = x.shape[0]
+    pos, dims = T.domain(0, S), T.domain(0, D)
+    for b in T.parallel(T.domain(0, B)):
+        start = T.cast(starts[b], T.index)
+        p = T.indices(pos)
+        inside = T.broadcast((p < T.cast(lens[b], T.index)) & (start + p < NT), over=(pos, dims), dims=[0])
+        out[b, pos, dims] = T.load(x, (start + p, dims), valid=inside, fill=0.0)
+
+
 def remarks(tessel_bin, tmp_path, kernel):
     return opt_remarks(tessel_bin, tmp_path, kernel, "--tessel-pipeline=stop-after=form-tiles")[0]
 
@@ -83,6 +99,7 @@ def test_remarks_say_which_flatten(tessel_bin, tmp_path):
     assert "becomes program axis" not in planes
     rows = remarks(tessel_bin, tmp_path, scaled_rows)
     assert "not flattened: the program reads before a workset of one axis" in rows
+    assert remarks(tessel_bin, tmp_path, repad).count("becomes program axis") == 2
     prefix = remarks(tessel_bin, tmp_path, prefix_colsum)
     assert "not flattened: the program reads before a workset whose members loop" in prefix
 
@@ -121,6 +138,28 @@ def test_scaled_rows_match_kir(tessel_bin, tmp_path, shapes):
 def test_looping_members_match_kir(tessel_bin, tmp_path, shapes):
     kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, prefix_colsum, shapes, 2, {})
     np.testing.assert_allclose(np.load(out / "out.npy"), np.load(kir / "out.npy"), rtol=1e-5, atol=1e-5)
+
+
+REPAD = [dict(NT=1, B=1, S=1, D=1), dict(NT=13, B=3, S=7, D=5), dict(NT=61, B=5, S=17, D=131)]
+
+
+@pytest.mark.parametrize("shapes", REPAD, ids=shape_arg)
+def test_repad_matches_kir(tessel_bin, tmp_path, shapes):
+    kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, repad, shapes, 7, "smallest")
+    want = np.load(kir / "out.npy")
+    assert np.any(want != 0) or shapes["B"] == 1  # one sequence may draw length 0
+    np.testing.assert_array_equal(np.load(out / "out.npy"), want)
+
+
+def test_triton_repad_matches_kir(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    shapes = REPAD[2]
+    ref = repad.run_interp(shapes, {}, {}, seed=4)
+    args = [torch.from_numpy(np.array(ref[f"{n}.in"])) for n in ("x", "starts", "lens")]
+    out = torch.full((shapes["B"], shapes["S"], shapes["D"]), float("nan"), dtype=torch.float32)
+    repad(*args, out)
+    np.testing.assert_array_equal(out.numpy(), np.array(ref["out"]))
 
 
 @pytest.mark.parametrize("shapes", [PAGED[1], PAGED[2]], ids=shape_arg)

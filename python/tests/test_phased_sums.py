@@ -6,6 +6,10 @@ element, primes, non-multiples of the chunk and of every block) against NumPy, t
 pgpu interpreter in forward and shuffled order (a space that waits runs in order) and Triton under
 TRITON_INTERPRET=1, called twice so the second call sees the workspaces the first one returned to zero.
 A max (not a sum) keeps the last-program form: checked the same way.
+An update that uses no whole-view value, only ordered after another workset's reduction of its view
+(mixed-precision unscaling with the overflow check, corpus 260_b: the flag's workset over a one-member
+domain is a kernel-level statement, its any-reduction split by pgpu-split-folds), waits for that workset
+and runs in parallel: checked the same way, with the split taken (FOLD_SPLIT > 1) on the pgpu interpreter.
 """
 import os
 import subprocess
@@ -17,7 +21,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
-from conftest import call_twice_against, run_drawn  # noqa: E402
+from conftest import call_twice_against, kir_and_pgpu, run_drawn  # noqa: E402
 import tessel.language as T  # noqa: E402
 
 
@@ -53,6 +57,16 @@ def max_scale(p: T.InOut[T.f32, ("N",)]):
     p[:] = v / (T.max(T.abs(v)) + 1.0)
 
 
+@tessel.kernel
+def unscale_check(grads: T.InOut[T.f32, ("N",)], found_inf: T.InOut[T.f32, (1,)], inv_scale: T.In[T.f32, (1,)]):
+    elems = T.domain(0, grads.shape[0])
+    g = grads[elems]
+    grads[elems] = g * inv_scale[0]
+    bad = T.any(~(T.abs(g) < float("inf")))
+    one = T.domain(0, 1)
+    found_inf[one] = T.where(bad, 1.0, found_inf[one])
+
+
 SHAPES = [dict(N=0, M=1), dict(N=1, M=1), dict(N=127, M=3), dict(N=1031, M=7), dict(N=32771, M=2),
           dict(N=65537, M=5)]
 
@@ -68,6 +82,11 @@ def _want(kernel, ins):
     if kernel is two_sums_and_other_reads:
         v, g, x = (ins[k].astype(np.float64) for k in ("p.in", "g.in", "x.in"))
         return {"p": v * ((v * v).sum() / ((g * g).sum() + 1.0)) + 1.0, "q": 2.0 * x}
+    if kernel is unscale_check:
+        g = ins["grads.in"].astype(np.float64)
+        bad = not np.isfinite(g).all()
+        return {"grads": g * np.float64(ins["inv_scale.in"][0]), "found_inf": np.array([1.0]) if bad else
+                ins["found_inf.in"].astype(np.float64)}
     v = ins["p.in"].astype(np.float64)
     return {"p": v / (np.abs(v).max(initial=0.0) + 1.0)}
 
@@ -115,6 +134,32 @@ def test_the_phases_are_constructed(tessel_bin, tmp_path, kernel):
     assert pgpu.count("pgpu.kept") == sums
 
 
+def test_an_update_without_sums_waits_for_the_reduction(tessel_bin, tmp_path):
+    pgpu, remarks = _pgpu(tessel_bin, tmp_path, unscale_check)
+    assert "this in-place update runs in parallel after the worksets whose whole-view values read its view" in remarks
+    assert "runs whole in the last program instance" not in remarks
+    source = unscale_check.source("triton")
+    assert "FOLD_SPLIT" in source  # the flag's any-reduction is split across programs
+
+
+@pytest.mark.parametrize("shape", [dict(N=1), dict(N=127), dict(N=1031)], ids=lambda s: f"N{s['N']}")
+def test_split_reduction_before_the_update_matches_kir(tessel_bin, tmp_path, shape):
+    """The reduction split over 4 programs (a 64-lane block, 256 members a program for the update)."""
+    kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, unscale_check, shape, shape["N"],
+                               {"FOLD_SPLIT": 4, "BLOCK": 64, "BLOCK_P": 256})
+    for name in ("grads", "found_inf"):
+        np.testing.assert_allclose(np.load(out / f"{name}.npy"), np.load(kir / f"{name}.npy"), rtol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("n", [1, 70001], ids=lambda n: f"N{n}")
+def test_triton_update_without_sums_twice_matches_numpy(n, tmp_path, monkeypatch):
+    """At N=70001 the call's FOLD_SPLIT default splits the flag's reduction over programs."""
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(n)
+    call_twice_against(unscale_check, lambda: _torch_inputs(unscale_check, {"N": n}, rng), NAMES[unscale_check],
+                       lambda ins: _want(unscale_check, ins), rtol=1e-6, atol=0.0)
+
+
 def test_a_max_is_not_phased(tessel_bin, tmp_path):
     pgpu, remarks = _pgpu(tessel_bin, tmp_path, max_scale)
     assert "not phased: it uses a reduction whose combine is not an add" in remarks
@@ -131,11 +176,16 @@ def _torch_inputs(kernel, shape, rng):
         return [torch.from_numpy(rng.standard_normal(N).astype(np.float32)),
                 torch.from_numpy(rng.standard_normal(N).astype(np.float32)),
                 torch.from_numpy(rng.standard_normal(M).astype(np.float32)), torch.zeros(M)]
+    if kernel is unscale_check:
+        g = rng.standard_normal(N).astype(np.float32) * 1024.0
+        if N > 1:
+            g[rng.integers(0, N)] = [np.inf, np.nan][N % 2]
+        return [torch.from_numpy(g), torch.zeros(1), torch.tensor([1.0 / 1024.0])]
     return [torch.from_numpy(rng.standard_normal(N).astype(np.float32))]
 
 
 NAMES = {clip: ["grad.in", "total"], centre: ["p.in"], two_sums_and_other_reads: ["p.in", "g.in", "x.in", "q"],
-         max_scale: ["p.in"]}
+         max_scale: ["p.in"], unscale_check: ["grads.in", "found_inf.in", "inv_scale.in"]}
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)

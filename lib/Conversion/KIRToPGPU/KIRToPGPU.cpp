@@ -859,6 +859,13 @@ LogicalResult KernelConstructor::run() {
   if ((!finalizations.empty() || merges || waits) && !ticket)
     ticket = addWorkspace(loc, b.getI32Type(), {b.getI64IntegerAttr(1)}, b.getI32IntegerAttr(0));
 
+  // An element-by-element workset's axis of constant extent 1 (`found_inf[T.domain(0, 1)] = ...`) is
+  // no program axis: its one coordinate is 0, and the group is a kernel-level statement as
+  // `found_inf[0] = ...` is (its reductions then split like any kernel-level one's; seed 002 §3.2).
+  auto unitAxis = [](const Workset &w, Value e) {
+    std::optional<int64_t> c = pgpu::constantIndex(e);
+    return !w.fold && !w.sumWorkspace && c && *c == 1;
+  };
   // Segment lengths (LaunchExpr) and prefix offsets.
   SmallVector<Value> offsets{constIndex(loc, 0)}, lengths;
   for (Workset *segment : segments) {
@@ -866,7 +873,8 @@ LogicalResult KernelConstructor::run() {
     Location wloc = w.op->getLoc();
     Value length = constIndex(wloc, 1);
     for (Value e : w.extents)
-      length = binary(wloc, kir::BinaryKind::Mul, length, e);
+      if (!unitAxis(w, e)) // its group has no such axis (emitGroup)
+        length = binary(wloc, kir::BinaryKind::Mul, length, e);
     lengths.push_back(length);
     offsets.push_back(binary(wloc, kir::BinaryKind::Add, offsets.back(), length));
   }
@@ -889,16 +897,26 @@ LogicalResult KernelConstructor::run() {
       // After the wait, phased sums are read from their workspaces (PhasedSums.cpp).
       readPhasedSums = w.waitsForFill && !phasedSums.empty();
       auto reading = llvm::make_scope_exit([&] { readPhasedSums = false; });
+      // A unit axis is no group axis: its coordinate is the constant 0.
+      SmallVector<Value> axes;
       SmallVector<Attribute> roles;
-      for (unsigned i = 0; i < w.extents.size(); ++i)
-        roles.push_back(b.getStringAttr("axis" + std::to_string(i)));
-      auto group = pgpu::ExecutionGroupOp::create(b, ploc, linear, w.extents, b.getI64IntegerAttr(k),
+      for (unsigned i = 0; i < w.extents.size(); ++i) {
+        if (unitAxis(w, w.extents[i]))
+          continue;
+        roles.push_back(b.getStringAttr("axis" + std::to_string(roles.size())));
+        axes.push_back(w.extents[i]);
+      }
+      auto group = pgpu::ExecutionGroupOp::create(b, ploc, linear, axes, b.getI64IntegerAttr(k),
                                                   b.getArrayAttr(roles));
       OpBuilder::InsertionGuard guard(b);
       Block *gb = b.createBlock(&group.getBody());
       SmallVector<Value> coords;
       for (unsigned i = 0; i < w.extents.size(); ++i)
-        coords.push_back(gb->addArgument(b.getIndexType(), ploc));
+        coords.push_back(unitAxis(w, w.extents[i]) ? Value() : gb->addArgument(b.getIndexType(), ploc));
+      b.setInsertionPointToStart(gb);
+      for (Value &c : coords)
+        if (!c)
+          c = constIndex(ploc, 0);
       if (w.sumWorkspace) {
         if (failed(emitPhasedSum(w, coords.front())))
           return failure();

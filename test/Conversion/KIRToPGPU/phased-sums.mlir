@@ -162,3 +162,93 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// An update that uses no whole-view value itself, only ordered after another workset's reduction of
+// its view (mixed-precision unscaling, corpus 260_b): the flag's workset keeps its segment, the update
+// waits for it and runs in parallel; nothing is left for the last program. The flag is stored over
+// T.domain(0, 1): a unit axis is no group axis (a kernel-level statement, coordinate 0), so
+// pgpu-split-folds splits its reduction like any kernel-level one's.
+// CHECK-LABEL: pgpu.kernel @unscale
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 0 roles []
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.store %{{.*}}, %found_inf[
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group %{{.*}} segment 1 roles ["axis0"]
+// CHECK: pgpu.store %{{.*}}, %grads[
+// CHECK: pgpu.last_program
+// CHECK-NOT: pgpu.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @unscale(%grads: !kir.view<f32, [N], inout>, %found_inf: !kir.view<f32, [1], inout>, %inv_scale: !kir.view<f32, [1], in>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %cst = arith.constant 0x7F800000 : f32
+    %2 = kir.broadcast %cst over(%1) dims [] : f32 -> tensor<?xf32>
+    %false = arith.constant false
+    %c1 = arith.constant 1 : index
+    %3 = kir.domain %c0 to %c1
+    %cst_0 = arith.constant 1.000000e+00 : f32
+    %4 = kir.broadcast %cst_0 over(%3) dims [] : f32 -> tensor<?xf32>
+    %5 = kir.load %grads[%1] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %6 = kir.load %inv_scale[%c0] : !kir.view<f32, [1], in>[index] -> f32
+    %7 = kir.broadcast %6 over(%1) dims [] : f32 -> tensor<?xf32>
+    %8 = kir.binary mul %5, %7 : tensor<?xf32>
+    // expected-remark @+1 {{this in-place update runs in parallel after the worksets whose whole-view values read its view}}
+    kir.store %8, %grads[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    %9 = kir.unary abs %5 : tensor<?xf32>
+    %10 = kir.cmp lt %9, %2 : tensor<?xf32>
+    %11 = kir.unary not %10 : tensor<?xi1>
+    %12 = kir.reduce %11 axes [0] identity(%false : i1) : (tensor<?xi1>) -> (i1) {
+    ^bb0(%arg0: i1, %arg1: i1):
+      %15 = kir.binary or %arg0, %arg1 : i1
+      kir.yield %15 : i1
+    }
+    %13 = kir.load %found_inf[%3] : !kir.view<f32, [1], inout>[!kir.domain] -> tensor<?xf32>
+    %14 = kir.select %12, %4, %13 : i1, tensor<?xf32>
+    kir.store %14, %found_inf[%3] : tensor<?xf32>, !kir.view<f32, [1], inout>[!kir.domain]
+    kir.return
+  }
+}
+
+
+// -----
+
+// Must not drop the axis: two flags (T.domain(0, 2)) are two members of an axis.
+// CHECK-LABEL: pgpu.kernel @two_flags
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}) segment 0 roles ["axis0"]
+// CHECK: pgpu.store %{{.*}}, %flags[
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @two_flags(%grads: !kir.view<f32, [N], inout>, %flags: !kir.view<f32, [2], inout>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %cst = arith.constant 2.000000e+00 : f32
+    %2 = kir.broadcast %cst over(%1) dims [] : f32 -> tensor<?xf32>
+    %cst_0 = arith.constant 0x7F800000 : f32
+    %3 = kir.broadcast %cst_0 over(%1) dims [] : f32 -> tensor<?xf32>
+    %false = arith.constant false
+    %c2 = arith.constant 2 : index
+    %4 = kir.domain %c0 to %c2
+    %cst_1 = arith.constant 1.000000e+00 : f32
+    %5 = kir.broadcast %cst_1 over(%4) dims [] : f32 -> tensor<?xf32>
+    %6 = kir.load %grads[%1] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %7 = kir.binary mul %6, %2 : tensor<?xf32>
+    // expected-remark @+1 {{this in-place update runs in parallel after the worksets whose whole-view values read its view}}
+    kir.store %7, %grads[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    %8 = kir.unary abs %6 : tensor<?xf32>
+    %9 = kir.cmp lt %8, %3 : tensor<?xf32>
+    %10 = kir.unary not %9 : tensor<?xi1>
+    %11 = kir.reduce %10 axes [0] identity(%false : i1) : (tensor<?xi1>) -> (i1) {
+    ^bb0(%arg0: i1, %arg1: i1):
+      %14 = kir.binary or %arg0, %arg1 : i1
+      kir.yield %14 : i1
+    }
+    %12 = kir.load %flags[%4] : !kir.view<f32, [2], inout>[!kir.domain] -> tensor<?xf32>
+    %13 = kir.select %11, %5, %12 : i1, tensor<?xf32>
+    kir.store %13, %flags[%4] : tensor<?xf32>, !kir.view<f32, [2], inout>[!kir.domain]
+    kir.return
+  }
+}
+

@@ -328,8 +328,12 @@ std::optional<std::string> analyze(KernelOp kernel, ProgramSpaceOp space, Plan &
     return std::string("the kernel's rows are split across programs already (pgpu-split-row-reductions)");
   ExecutionGroupOp group = soleExecutionGroup(space, /*finalization=*/false);
   // One segment of construction's chain (a kernel-level loss beside an elementwise gradient): the
-  // only group holding region folds; its programs grow by the split, the other segments' stay.
-  if (!group && dispatchChain(space.getBody().front(), space.getBody().getArgument(0), plan.dispatch)) {
+  // only group holding region folds; its programs grow by the split, the other segments' stay. A
+  // later segment may wait before its group (an in-place update after this workset's reduction of
+  // its view, PhasedSums.cpp): its target is pid minus its shift, its linear start, so it counts the
+  // split programs too; the chain may then end in a guard without else (Dispatch::end).
+  if (!group && dispatchChain(space.getBody().front(), space.getBody().getArgument(0), plan.dispatch,
+                              /*guardedEnd=*/true)) {
     for (auto [i, g] : llvm::enumerate(plan.dispatch.groups)) {
       bool folds = false;
       g.walk([&](RegionFoldOp) { folds = true; });
@@ -876,10 +880,7 @@ struct SplitFolds : public tessel::pgpu::impl::PGPUSplitFoldsBase<SplitFolds> {
       Value grown = bin(b, loc, kir::BinaryKind::Mul, points, splits);
       Value others = bin(b, loc, kir::BinaryKind::Sub, space.getExtents()[0], points);
       space->setOperand(0, bin(b, loc, kir::BinaryKind::Add, others, grown));
-      if (size_t(plan.segment) < plan.dispatch.bounds.size()) {
-        plan.dispatch.bounds[plan.segment]->setOperand(1, grown);
-        plan.dispatch.shifts[plan.segment]->setOperand(1, grown);
-      }
+      plan.dispatch.setCount(plan.segment, grown);
     }
     // The segment axis trails the group (fastest: a point's segments run side by side).
     Block &body = group.getBody().front();

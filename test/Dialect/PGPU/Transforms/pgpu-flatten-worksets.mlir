@@ -420,6 +420,104 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
 
 // -----
 
+// COM: Reads that offset the members' coordinates (a packed sequence's start row, corpus 250's re-pad:
+// COM: x[start + p] for p < len, zeros after) are addresses, not values the members compute with: the
+// COM: nest flattens whole and every new program reads start and the next start again.
+// CHECK-LABEL: pgpu.kernel @offset_nest
+// CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}, %{{.*}}) segment 0 roles ["b", "axis1", "axis2"]
+// CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[P:.*]]: index, %[[D:.*]]: index):
+// CHECK-NOT: pgpu.foreach
+// CHECK: %[[S:.*]] = pgpu.cast
+// CHECK: %[[R:.*]] = pgpu.binary add %[[S]], %[[P]]
+// CHECK: pgpu.gather %x[%[[R]], %[[D]]]
+// CHECK: pgpu.store %{{.*}}, %y[%[[B]], %[[P]], %[[D]]]
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @offset_nest(%cu: !pgpu.view<i32, [B1], in>, %x: !pgpu.view<f32, [T, D], in>, %y: !pgpu.view<f32, [B, S, D], out>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %B = pgpu.extent %y[0] : !pgpu.view<f32, [B, S, D], out>
+    %S = pgpu.extent %y[1] : !pgpu.view<f32, [B, S, D], out>
+    %D = pgpu.extent %y[2] : !pgpu.view<f32, [B, S, D], out>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %zi = arith.constant 0 : i32
+        %t = arith.constant true
+        %l0 = pgpu.load %cu[%b] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [B1], in>[index] -> i32
+        %start = pgpu.cast %l0 : i32 to index
+        %b1 = pgpu.binary add %b, %c1 : index
+        %l1 = pgpu.load %cu[%b1] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [B1], in>[index] -> i32
+        %end = pgpu.cast %l1 : i32 to index
+        %len = pgpu.binary sub %end, %start : index
+        // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 1}}
+        pgpu.foreach %c0 to %S {
+        ^bb0(%s: index):
+          // expected-remark @+1 {{pgpu-flatten-worksets: the workset that is the program's whole body becomes program axis 2}}
+          pgpu.foreach %c0 to %D {
+          ^bb0(%d: index):
+            %row = pgpu.binary add %start, %s : index
+            %in = pgpu.cmp lt %s, %len : index
+            %v = pgpu.gather %x[%row, %d] valid %in : i1 fill %z : f32 : !pgpu.view<f32, [T, D], in>[index, index] -> f32
+            pgpu.store %v, %y[%b, %s, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, S, D], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the read offsets a coordinate and also enters the members' arithmetic (the start
+// COM: row added to the value): a value the members compute with keeps the row form.
+// CHECK-LABEL: pgpu.kernel @offset_and_value
+// CHECK: pgpu.foreach
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @offset_and_value(%cu: !pgpu.view<i32, [B], in>, %x: !pgpu.view<f32, [T, D], in>, %y: !pgpu.view<f32, [B, S, D], out>) {
+    %c0 = arith.constant 0 : index
+    %B = pgpu.extent %y[0] : !pgpu.view<f32, [B, S, D], out>
+    %S = pgpu.extent %y[1] : !pgpu.view<f32, [B, S, D], out>
+    %D = pgpu.extent %y[2] : !pgpu.view<f32, [B, S, D], out>
+    pgpu.program_space (%B) {
+    ^bb0(%p: index):
+      // expected-remark @+1 {{pgpu-flatten-worksets: not flattened: the program reads a value its members compute with before the workset}}
+      pgpu.execution_group %p extents(%B) segment 0 roles ["b"] {
+      ^bb0(%b: index):
+        %z = arith.constant 0.0 : f32
+        %zi = arith.constant 0 : i32
+        %t = arith.constant true
+        %l0 = pgpu.load %cu[%b] valid %t : i1 fill %zi : i32 : !pgpu.view<i32, [B], in>[index] -> i32
+        %start = pgpu.cast %l0 : i32 to index
+        %f = pgpu.cast %l0 : i32 to f32
+        pgpu.foreach %c0 to %S {
+        ^bb0(%s: index):
+          pgpu.foreach %c0 to %D {
+          ^bb0(%d: index):
+            %row = pgpu.binary add %start, %s : index
+            %v = pgpu.gather %x[%row, %d] valid %t : i1 fill %z : f32 : !pgpu.view<f32, [T, D], in>[index, index] -> f32
+            %w = pgpu.binary add %v, %f : f32
+            pgpu.store %w, %y[%b, %s, %d] valid %t : i1 : f32, !pgpu.view<f32, [B, S, D], out>[index, index, index]
+            pgpu.yield
+          }
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
 // COM: Must not fire: a per-member read whose value enters the members' arithmetic (a per-channel
 // COM: scale, corpus 102_b's weights and bias) before a nest of worksets: the row form stays; only
 // COM: reads that bound or mask the members (a sequence's length) are repeated per program.

@@ -988,3 +988,126 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A segment of construction's chain followed by a segment that waits (pgpu.while on the launch's
+// COM: ticket) before its group, ending in a guard without else (an in-place update after another
+// COM: workset's reduction of its view: corpus 260_b's gradients after the overflow flag): the fold's
+// COM: segment grows to FOLD_SPLITS programs in the chain's bound and shift, so the waiting segment's
+// COM: target (its linear start) counts the split programs too.
+// CHECK-LABEL: pgpu.kernel @waiting_chain
+// CHECK: pgpu.param "FOLD_SPLIT"
+// CHECK-NEXT: pgpu.binary min
+// CHECK-NEXT: %[[SPLITS:.*]] = pgpu.binary max %{{.*}}, %c1{{.*}} : index
+// CHECK: %[[GROWN:.*]] = pgpu.binary mul %c1{{.*}}, %[[SPLITS]] : index
+// CHECK: pgpu.program_space
+// CHECK-NEXT: ^bb0(%[[PID:.*]]: index):
+// CHECK-NEXT: pgpu.cmp lt %[[PID]], %[[GROWN]] : index
+// CHECK: pgpu.execution_group %[[PID]] extents(%[[SPLITS]]) segment 0 roles ["fold_split"]
+// CHECK: pgpu.last_program
+// CHECK: %[[REST:.*]] = pgpu.binary sub %[[PID]], %[[GROWN]] : index
+// CHECK: %[[START:.*]] = pgpu.binary sub %[[PID]], %[[REST]] : index
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group %[[REST]] extents(%{{.*}}) segment 1 roles ["axis0"]
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @waiting_chain(%grads: !pgpu.view<f32, [N], inout>, %found_inf: !pgpu.view<f32, [1], out>, %inv_scale: !pgpu.view<f32, [1], in>, %arg0: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.private = "workspace"}) attributes {params = [#pgpu.param<"BLOCK_P", [256, 512, 1024, 2048, 4096], 2048>, #pgpu.param<"BLOCK", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], 512>]} {
+    %true = arith.constant true
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 1.000000e+00 : f32
+    %false = arith.constant false
+    %cst_1 = arith.constant 0x7F800000 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %grads[0] : !pgpu.view<f32, [N], inout>
+    %1 = pgpu.ceil_div %0, %c1 : index
+    %2 = pgpu.binary max %1, %c0 : index
+    %3 = pgpu.param "BLOCK_P" : index
+    %4 = pgpu.ceil_div %2, %3 : index
+    %5 = pgpu.binary add %c1, %4 : index
+    %6 = pgpu.binary max %5, %c1 : index
+    pgpu.program_space(%6) {
+    ^bb0(%arg1: index):
+      %7 = pgpu.cmp lt %arg1, %c1 : index
+      pgpu.if %7 {
+        pgpu.execution_group %arg1 extents() segment 0 roles [] {
+          %8 = pgpu.splat %false : i1 -> !pgpu.fragment<i1, [BLOCK]>
+          %9 = pgpu.param "BLOCK" : index
+          // expected-remark @+1 {{pgpu-split-folds: the fold's tiles are cut into FOLD_SPLIT contiguous segments}}
+          %10 = pgpu.region_fold %c0 to %2 step %9 identity(%8 : !pgpu.fragment<i1, [BLOCK]>) operands(%grads : !pgpu.view<f32, [N], inout>) -> (!pgpu.fragment<i1, [BLOCK]>) summarize {
+          ^bb0(%arg2: index, %arg3: index, %arg4: !pgpu.view<f32, [N], inout>):
+            %13 = pgpu.iota %arg2 : !pgpu.fragment<index, [BLOCK]>
+            %14 = pgpu.splat %arg3 : index -> !pgpu.fragment<index, [BLOCK]>
+            %15 = pgpu.cmp lt %13, %14 : !pgpu.fragment<index, [BLOCK]>
+            %16 = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BLOCK]>
+            %17 = pgpu.binary and %16, %15 : !pgpu.fragment<i1, [BLOCK]>
+            %18 = pgpu.load %arg4[%13] valid %17 : !pgpu.fragment<i1, [BLOCK]> fill %cst : f32 : !pgpu.view<f32, [N], inout>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+            %19 = pgpu.unary abs %18 : !pgpu.fragment<f32, [BLOCK]>
+            %20 = pgpu.splat %cst_1 : f32 -> !pgpu.fragment<f32, [BLOCK]>
+            %21 = pgpu.cmp lt %19, %20 : !pgpu.fragment<f32, [BLOCK]>
+            %22 = pgpu.unary not %21 : !pgpu.fragment<i1, [BLOCK]>
+            %23 = pgpu.select %15, %22, %8 : !pgpu.fragment<i1, [BLOCK]>, !pgpu.fragment<i1, [BLOCK]>
+            pgpu.yield %23 : !pgpu.fragment<i1, [BLOCK]>
+          } combine {
+          ^bb0(%arg2: !pgpu.fragment<i1, [BLOCK]>, %arg3: !pgpu.fragment<i1, [BLOCK]>):
+            %13 = pgpu.binary or %arg2, %arg3 : !pgpu.fragment<i1, [BLOCK]>
+            pgpu.yield %13 : !pgpu.fragment<i1, [BLOCK]>
+          }
+          %11 = pgpu.reduce %10 axes [0] identity(%false : i1) : (!pgpu.fragment<i1, [BLOCK]>) -> (i1) {
+          ^bb0(%arg2: i1, %arg3: i1):
+            %13 = pgpu.binary or %arg2, %arg3 : i1
+            pgpu.yield %13 : i1
+          }
+          %12 = pgpu.select %11, %cst_0, %cst : i1, f32
+          pgpu.store %12, %found_inf[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+          pgpu.yield
+        } {roles = [], segment = 0 : i64}
+        pgpu.yield
+      } else {
+        %8 = pgpu.binary sub %arg1, %c1 : index
+        %9 = pgpu.cmp lt %8, %4 : index
+        pgpu.if %9 {
+          %10 = pgpu.binary sub %arg1, %8 : index
+          %11 = pgpu.cast %10 : index to i32
+          pgpu.while {
+            %12 = pgpu.atomic_load %arg0[%c0] valid %true : i1 order acquire sharing invocation : !pgpu.buffer<i32, [1], workspace>[index] -> i32
+            %13 = pgpu.cmp lt %12, %11 : i32
+            pgpu.condition %13
+          } do {
+            pgpu.yield
+          }
+          pgpu.execution_group %8 extents(%4) segment 1 roles ["axis0"] {
+          ^bb0(%arg2: index):
+            %12 = pgpu.binary mul %arg2, %3 : index
+            %13 = pgpu.binary add %12, %3 : index
+            %14 = pgpu.binary min %13, %2 : index
+            %15 = pgpu.param "BLOCK" : index
+            pgpu.for %12 to %14 step %15 {
+            ^bb0(%arg3: index):
+              %16 = pgpu.iota %arg3 : !pgpu.fragment<index, [BLOCK]>
+              %17 = pgpu.splat %14 : index -> !pgpu.fragment<index, [BLOCK]>
+              %18 = pgpu.cmp lt %16, %17 : !pgpu.fragment<index, [BLOCK]>
+              %19 = pgpu.load %inv_scale[%c0] valid %true : i1 fill %cst : f32 : !pgpu.view<f32, [1], in>[index] -> f32
+              %20 = pgpu.splat %true : i1 -> !pgpu.fragment<i1, [BLOCK]>
+              %21 = pgpu.binary and %20, %18 : !pgpu.fragment<i1, [BLOCK]>
+              %22 = pgpu.load %grads[%16] valid %21 : !pgpu.fragment<i1, [BLOCK]> fill %cst : f32 : !pgpu.view<f32, [N], inout>[!pgpu.fragment<index, [BLOCK]>] -> !pgpu.fragment<f32, [BLOCK]>
+              %23 = pgpu.splat %19 : f32 -> !pgpu.fragment<f32, [BLOCK]>
+              %24 = pgpu.binary mul %22, %23 : !pgpu.fragment<f32, [BLOCK]>
+              pgpu.store %24, %grads[%16] valid %21 : !pgpu.fragment<i1, [BLOCK]> : !pgpu.fragment<f32, [BLOCK]>, !pgpu.view<f32, [N], inout>[!pgpu.fragment<index, [BLOCK]>]
+              pgpu.yield
+            }
+            pgpu.yield
+          } {roles = ["axis0"], segment = 1 : i64}
+          pgpu.yield
+        }
+        pgpu.yield
+      }
+      pgpu.last_program %arg0 : !pgpu.buffer<i32, [1], workspace> {
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+

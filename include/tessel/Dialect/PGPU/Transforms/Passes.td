@@ -1356,9 +1356,11 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     LaunchExpr bounds, last before the terminator. Reads of `In` views may
     come before the foreach (a sequence's length) when it is a nest of
     foreaches around straight-line code (elementwise members over several
-    axes) and their values are only compared (they bound or mask the
-    members; values entering the arithmetic, a channel's weights, keep the
-    row form); the nest then flattens whole.
+    axes) and their values, through casts and index arithmetic, are only
+    compared or used as coordinates of accesses (they bound, mask or offset
+    the members: a packed sequence's start row, corpus 250; values entering
+    the arithmetic, a channel's weights, keep the row form); the nest then
+    flattens whole.
     Legality: foreach members are independent (seed 000 §5), so running each
     as its own program computes the same; the grid stays a LaunchExpr. No
     instance writes an `In` view (seed 000 §4.3), so a read before the
@@ -1517,8 +1519,11 @@ def PGPUSplitFolds : Pass<"pgpu-split-folds", "::mlir::ModuleOp"> {
   let summary = "a region fold's segments across program instances, combined by the last arrival (seed 002 §3.2, §3.4, §4)";
   let description = [{
     Reads: the program space's sole execution group, or the one segment of
-    construction's dispatch chain whose group holds region folds; its blocked
-    pgpu.region_fold ops (in pgpu.if branches only, mutually exclusive) with
+    construction's dispatch chain whose group holds region folds (a chain
+    whose later segments wait before their groups and whose last guard has no
+    else, an in-place update after another workset's reduction of its view:
+    a waiting segment's target is its linear start, which follows the grown
+    count); its blocked pgpu.region_fold ops (in pgpu.if branches only, mutually exclusive) with
     launch-uniform, equal bounds and constant identities; their summary
     components (numeric scalars, fragments of static or parameter extents)
     and the ops after each fold in its block (its uses).
