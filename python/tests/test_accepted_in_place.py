@@ -3,7 +3,8 @@ NumPy through Triton under TRITON_INTERPRET=1 at odd shapes (1, primes, non-mult
 
 - a scalar flag updated in place at an index coordinate (corpus 260: `found[0] = T.where(bad, 1.0,
   found[0])` beside an in-place scale of the whole view): one instance stores the element, its read
-  realized before the store;
+  realized before the store; the T.any is phased (32768-element chunks or-ed into a workspace, the flag
+  and the scale after a wait; TESSEL_DEEP adds a poison alone in the third chunk);
 - two rotate-halves of two views in one T.parallel member (corpus 245: q's, then k's): k's reads stand
   after q's stores and read k's old values;
 - a kernel-level buffer over `T.domain(0, G)`, G an integer kernel scalar (corpus 306's group axis): a
@@ -71,10 +72,19 @@ def _torch(kernel, arrays, **scalars):
 
 @pytest.mark.parametrize("n,poison", [(1, None), (127, "nan"), (263, "-inf"), (1031, None)])
 def test_flag_in_place(n, poison):
+    _flag_case(n, poison, None)
+
+
+@pytest.mark.skipif(not os.environ.get("TESSEL_DEEP"), reason="three 32768-element chunks under the interpreter")
+def test_flag_in_the_last_chunk():
+    _flag_case(65537, "nan", 65536)  # the T.any's phased chunks: the poison alone in the third
+
+
+def _flag_case(n, poison, at):
     rng = np.random.default_rng(n)
     g = (rng.standard_normal(n) * 1000).astype(np.float32)
     if poison:
-        g[rng.integers(0, n)] = np.float32(poison)
+        g[rng.integers(0, n) if at is None else at] = np.float32(poison)
     found = np.zeros(1, np.float32) if poison != "-inf" else np.full(1, 0.5, np.float32)
     scale = np.array([0.25], np.float32)
     want = flag.run_interp(shapes={"N": n}, inputs={"g": g, "found": found, "scale": scale})
