@@ -365,6 +365,15 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
     if (w.merged || w.partial)
       return keep(finals, "a merged scatter or stored histogram takes the last program too");
   }
+  // pgpu-member-partials spreads a finalization's sum over a parallel's members only where the program
+  // space dispatches to one execution group of one axis (60_rmsnorm_backward_b's rows); elsewhere (corpus
+  // 306's (n, g) members writing the group statistics its per-channel sums read) a finalization that
+  // reads a kernel-level buffer is phased like any other.
+  SmallVector<Workset *> groups;
+  for (Workset &w : worksets)
+    if (!w.finalize)
+      groups.push_back(&w);
+  bool memberPartials = groups.size() == 1 && groups.front()->extents.size() == 1;
   for (Workset *w : finals) {
     DenseSet<Value> reads, writes;
     collectViews(w->op, reads, writes);
@@ -384,7 +393,7 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
       noteBuffers(store);
     for (Operation *pure : uses)
       noteBuffers(pure);
-    if (buffers)
+    if (buffers && memberPartials)
       return keep(finals, "a finalization reads a kernel-level buffer; a sum over a parallel's members is left "
                           "to pgpu-member-partials");
     if (llvm::any_of(writes, [&](Value v) { return reads.contains(v); }))

@@ -201,14 +201,19 @@ module {
 // COM: A buffer axis over [0, G), G an integer kernel scalar (bench/corpus/306_groupnorm_backward's group
 // COM: axis, T.domain(0, T.cast(groups, T.index))): a launch-time fact that is no view extent. Before: refused
 // COM: at the op. After: a pgpu.workspace_extent symbol bound to the domain's size before the program space
-// COM: names the workspace axis (the runtime evaluates it as it does the grid).
+// COM: names the workspace axis (the runtime evaluates it as it does the grid). The sum over the buffer is
+// COM: phased (PhasedSums.cpp: the parallel has two axes, which pgpu-member-partials does not spread): a
+// COM: segment after a wait for every earlier instance, not the last program (splitk above keeps it).
 // CHECK-LABEL: pgpu.kernel @scalar_axis(
 // CHECK-SAME: %[[WS:[a-z0-9]+]]: !pgpu.buffer<f32, [N, BUFFER_EXTENT], workspace>
 // CHECK: pgpu.workspace_extent "BUFFER_EXTENT" =
 // CHECK: pgpu.program_space
+// CHECK: pgpu.execution_group {{.*}} segment 0
 // CHECK: pgpu.buffer_store %{{.*}}, %[[WS]][
-// CHECK: pgpu.last_program
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group {{.*}} segment 1
 // CHECK: pgpu.buffer_load %[[WS]][
+// CHECK: pgpu.last_program
 module {
   kir.kernel @scalar_axis(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>, %groups: i32) {
     %c0 = arith.constant 0 : index
