@@ -78,8 +78,4 @@ TEST_SHAPES = [dict(S=1, HQ=1, HK=1), dict(S=3, HQ=7, HK=1), dict(S=13, HQ=5, HK
 BENCH_SHAPE = dict(S=8192, HQ=28, HK=4)
 TOLERANCE = dict(rtol=1e-4, atol=1e-4)
 PEER = "torch.compile"
-# each rotate-half pair alone (q's, or k's) compiles; the two in one member do not
-XFAIL = {"triton": "kir-to-pgpu: this read of the view is used after a store to the same view in the member; "
-                   "construction realizes a tensor's elements where they are used, so that use would read the "
-                   "stored values (at q1, q2 = q[t, qheads, lo], q[t, qheads, hi], when k's rotate-half stores "
-                   "follow in the same member)"}
+# each rotate-half pair (q's, then k's) updates its view in place in one member

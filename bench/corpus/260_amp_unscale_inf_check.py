@@ -23,11 +23,8 @@ def amp_unscale_inf_check(grads: T.InOut[T.f32, ("N",)], found_inf: T.InOut[T.f3
 
 KERNEL = amp_unscale_inf_check
 # docs/language.md (Kernel level and T.parallel) lets a kernel-level store update a view in place from its own
-# element read at the same coordinates; written at the scalar coordinate 0 the Triton path refuses it (the KIR
-# interpreter runs it). 260_amp_unscale_inf_check_b writes found_inf through a one-member domain, which compiles.
-XFAIL = {"triton": "kir-to-pgpu: this workset writes a view that values before the worksets read; they are "
-                   "replayed in every workset, so no order would hold (found_inf[0] = T.where(bad, 1.0, "
-                   "found_inf[0]): an in-place update at a scalar coordinate is not recognized)"}
+# element read at the same coordinates; here at the scalar coordinate 0 (260_amp_unscale_inf_check_b writes
+# found_inf through a one-member domain).
 
 
 def inputs(shape, rng):

@@ -88,6 +88,3 @@ TEST_SHAPES = [dict(N=1, C=1, H=1, W=1), dict(N=2, C=6, H=3, W=5), dict(N=3, C=8
 BENCH_SHAPE = dict(N=16, C=512, H=64, W=64)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.compile"
-XFAIL = {"triton": "kir-to-pgpu: axis 1 of a kernel-level buffer must span [0, n) with step 1, n a view extent "
-                   "or a constant, to become invocation workspace (the group axis is T.domain(0, groups) of a "
-                   "runtime i32, which T.parallel accepts as a launch-time bound)"}

@@ -72,7 +72,5 @@ BENCH_SHAPE = dict(NP=262144, C=64, V=262144)
 TOLERANCE = dict(rtol=1e-5, atol=1e-5)
 PEER = "torch"
 # The docs call a relaxed T.atomic_rmw "the same write as a T.scatter_reduce with that combine, at scalar
-# or domain coordinates", so a scatter-add of one point's row at (v, chans) was written as T.scatter_reduce;
-# KIR's verifier wants an index-tensor coordinate there (313_voxel_scatter_mean_b spells it T.atomic_rmw).
-XFAIL = "'kir.scatter_reduce' op has no index-tensor coordinate; use kir.load/kir.store for direct access " \
-        "(a scatter-add of a row at a scalar coordinate loaded per member)"
+# or domain coordinates", so a scatter-add of one point's row at (v, chans) is written as T.scatter_reduce; the
+# frontend emits it as that atomic (313_voxel_scatter_mean_b spells it T.atomic_rmw).

@@ -43,7 +43,10 @@ def scatter_reduce(view: View, coords, value, combine="add", valid=None):
         raise error(f"{what}: scatter-reduce reads the old contents; declare '{view.pyname}' T.InOut")
     _check_effect("write", what)
     joint = []
-    vals, types, axes, _ = _coords(view, coords, view.rank, _view_extent(view), what, joint)
+    vals, types, axes, gathered = _coords(view, coords, view.rank, _view_extent(view), what, joint)
+    if not gathered:
+        _direct_scatter_reduce(view, vals, types, axes, value, combine, valid, what)
+        return
     v = _store_value(value, axes, view.dtype, what)
     vmask = _valid_operand(valid, axes, what)
     fn = _BUILTIN_COMBINE.get(combine) if isinstance(combine, str) else combine
@@ -56,6 +59,31 @@ def scatter_reduce(view: View, coords, value, combine="add", valid=None):
     b.emit(f"kir.scatter_reduce {v.name}, {view.name}[{', '.join(c.name for c in vals)}]{mask_text}"
            f"{_joint_text(joint)} : "
            f"{v.type}, {view.type}[{', '.join(types)}]", 0, regions=[("", block)])
+    view.written = True
+
+
+_DIRECT_COMBINES = ("add", "max", "min", "and", "or", "xor")
+
+
+def _direct_scatter_reduce(view: View, vals, types, axes, value, combine, valid, what: str):
+    """A scatter-reduce at scalar and domain coordinates only (`(v, chans)` with `v = voxel_id[p]` in a
+    `T.parallel`, corpus 313): the destinations are direct addresses, yet two members may still name the
+    same one, so each update is one relaxed atomic whose old value is unused -- the same write as
+    `T.atomic_rmw(combine, ...)` (docs/language.md, Scatter-reduce and atomics). KIR's scatter_reduce is
+    the indexed form and wants an index-tensor coordinate."""
+    if not isinstance(combine, str) or combine not in _DIRECT_COMBINES:
+        spelled = combine if isinstance(combine, str) else "a helper"
+        raise error(f"{what}: at scalar and domain coordinates only (no index-tensor coordinate) each update is "
+                    f"one relaxed atomic, so combine= is one of {', '.join(_DIRECT_COMBINES)}, got {spelled}; "
+                    f"where no two updates name the same element, read and store instead "
+                    f"('{view.pyname}[...] = f({view.pyname}[...], update)')")
+    if valid is not None:
+        raise error(f"{what}: valid= masks index-tensor coordinates; at scalar and domain coordinates only, "
+                    f"guard the update with an `if` (or combine the identity where it is invalid)")
+    v = _store_value(value, axes, view.dtype, what)
+    b = _b()
+    b.emit(f"kir.atomic_rmw {combine} {v.name}, {view.name}[{', '.join(c.name for c in vals)}] order relaxed "
+           f"sharing invocation : {v.type}, {view.type}[{', '.join(types)}] -> {v.type}", 1)
     view.written = True
 
 

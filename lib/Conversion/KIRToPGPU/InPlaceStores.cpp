@@ -10,8 +10,9 @@
 // (and so every read) first, then writes them all. That is the member's
 // meaning when each element of the view is touched by one position only:
 //   - every read of the view whose value reaches a later store stands before
-//     the first of the stores, reaches them only through element-wise ops of
-//     its rank (position p of the value reads position p of the read), and
+//     the first of the stores to its view, reaches them only through
+//     element-wise ops of its rank (position p of the value reads position p
+//     of the read), and
 //     reads at the coordinates of one of the stores (then its position p is
 //     the element that store writes at p, and no other position writes it);
 //   - the stores' coordinate lists to one view are pairwise identical or
@@ -360,7 +361,6 @@ bool elementwiseOfRank(Operation *op, int64_t rank) {
 /// One run of consecutive stores (lazily realized tensor ops between them), checked; appends its
 /// groups and the reads they keep.
 void checkRun(ArrayRef<Operation *> run, Block &block, InPlaceGroups &out) {
-  Operation *first = run.front();
   DenseMap<Operation *, unsigned> at; // a store's place in the run
   for (unsigned i = 0; i < run.size(); ++i)
     at[run[i]] = i;
@@ -381,10 +381,14 @@ void checkRun(ArrayRef<Operation *> run, Block &block, InPlaceGroups &out) {
         writers.push_back(s);
     if (writers.empty())
       continue;
-    if (!load->isBeforeInBlock(first))
+    // A read among the run's stores before the first that writes its view (k's rotate-half reads after
+    // q's stores, corpus 245) reads the old values like one before the run; a read after such a store
+    // ends the run (inPlaceGroups), so none is seen here.
+    Operation *firstWriter = writers.front();
+    if (!load->isBeforeInBlock(firstWriter))
       return; // a read of the view among the stores reads what they wrote: not this rule
     // Its value's uses: element-wise ops of its rank (anywhere), the run's stores, scalar results
-    // realized where they stand before the stores.
+    // realized where they stand before the stores of its view.
     int64_t rank = cast<RankedTensorType>(load->getResult(0).getType()).getRank();
     SmallVector<Value> work{load->getResult(0)};
     DenseSet<Operation *> seen;
@@ -408,7 +412,7 @@ void checkRun(ArrayRef<Operation *> run, Block &block, InPlaceGroups &out) {
           work.push_back(user->getResult(0));
           continue;
         }
-        if (in->isBeforeInBlock(first) && llvm::none_of(user->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+        if (in->isBeforeInBlock(firstWriter) && llvm::none_of(user->getResultTypes(), llvm::IsaPred<RankedTensorType>))
           continue;
         return; // any other use of the old values: not this rule
       }

@@ -338,7 +338,16 @@ bool KernelConstructor::plainStores(const Workset &w) {
 }
 
 bool KernelConstructor::alignedInPlace(Workset &w, Value view, bool scalarSinks) {
-  if (!plainStores(w))
+  // A scalar store updates its one element in place like a tensor store its elements: its replayed
+  // scalar reads are realized where they stand, before the store, in the one instance that stores
+  // (seed 000 §4: a value is what the source computed).
+  // An unmasked top-level store of a scalar at index coordinates (`found_inf[0] = T.where(bad, 1.0,
+  // found_inf[0])`, corpus 260): a workset of one instance writing one element.
+  auto store = dyn_cast<kir::StoreOp>(w.op);
+  bool scalar = store && !isa<RankedTensorType>(store.getValue().getType()) && !store.getValid() &&
+                w.extents.empty() && w.joined.empty() && w.roots.empty() && !w.partial &&
+                llvm::all_of(store.getCoords(), [](Value c) { return c.getType().isIndex(); });
+  if (!scalar && !plainStores(w))
     return false;
   ValueRange coords = cast<kir::StoreOp>(w.op).getCoords();
   DenseSet<Operation *> stores{w.op};
@@ -369,11 +378,14 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view, bool scalarSinks)
           llvm::none_of(user->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
         continue;
       bool elementwise = isa<kir::BinaryOp, kir::UnaryOp, kir::CmpOp, kir::SelectOp, kir::CastOp, kir::BitcastOp>(user) &&
-                         user->getNumResults() == 1 && isa<RankedTensorType>(user->getResult(0).getType()) &&
-                         llvm::all_of(user->getOperands(), [&](Value o) {
-                           return !isa<RankedTensorType>(o.getType()) ||
-                                  cast<RankedTensorType>(o.getType()).getRank() == cast<RankedTensorType>(load.getType()).getRank();
-                         });
+                         user->getNumResults() == 1 &&
+                         (scalar ? !isa<RankedTensorType>(user->getResult(0).getType())
+                                 : isa<RankedTensorType>(user->getResult(0).getType()) &&
+                                       llvm::all_of(user->getOperands(), [&](Value o) {
+                                         return !isa<RankedTensorType>(o.getType()) ||
+                                                cast<RankedTensorType>(o.getType()).getRank() ==
+                                                    cast<RankedTensorType>(load.getType()).getRank();
+                                       }));
       if (!elementwise || user->getBlock() != load->getBlock())
         return false;
       work.append(user->getUsers().begin(), user->getUsers().end());
@@ -392,7 +404,7 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view, bool scalarSinks)
       return false; // a masked store leaves some elements as they were
     if (latest)
       aliases[load.getResult()] = latest.getValue();
-    else
+    else if (!scalar) // a scalar read is replayed where it stands, before the store
       loads.push_back(load.getResult());
   }
   w.readFirst.append(loads.begin(), loads.end());

@@ -42,10 +42,23 @@ LogicalResult KernelConstructor::emitKernelBuffer(kir::BufferOp op) {
   SmallVector<Attribute> extents;
   for (auto [axis, domain] : llvm::enumerate(op.getDomains())) {
     FailureOr<Attribute> e = workspaceExtent(b, domain);
-    if (failed(e))
-      return op.emitError() << "kir-to-pgpu: axis " << axis
-                            << " of a kernel-level buffer must span [0, n) with step 1, n a view extent or a "
-                               "constant, to become invocation workspace";
+    if (failed(e)) {
+      // [0, n) with step 1, n another launch-time fact (an integer kernel scalar: corpus 306's
+      // `T.domain(0, T.cast(groups, T.index))`): a pgpu.workspace_extent symbol bound to its size,
+      // which the runtime evaluates as it does the grid (seed 000 §2, §4.4).
+      auto d = domain.getDefiningOp<kir::DomainOp>();
+      Value size = domains.lookup(domain).size;
+      if (!d || d.getStep() != 1 || !matchPattern(d.getLower(), m_Zero()) || !size)
+        return op.emitError() << "kir-to-pgpu: axis " << axis
+                              << " of a kernel-level buffer must span [0, n) with step 1, n a launch-time fact "
+                                 "(a view extent, an integer kernel scalar, a constant, or integer arithmetic on "
+                                 "them), to become invocation workspace";
+      std::string name = "BUFFER_EXTENT";
+      for (unsigned i = 1; pgpu::workspaceExtent(physical, name); ++i)
+        name = "BUFFER_EXTENT" + std::to_string(i);
+      pgpu::WorkspaceExtentOp::create(b, loc, name, size);
+      e = Attribute(b.getStringAttr(name));
+    }
     extents.push_back(*e);
   }
   Type element = getElementTypeOrSelf(cast<kir::BufferType>(op.getType()).getValueType());

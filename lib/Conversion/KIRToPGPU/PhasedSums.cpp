@@ -45,8 +45,11 @@
 //
 // Fires on the one finalization of a kernel when it is a hoisting in-place
 // update (Workset::hoist) whose replayed values hold whole-view reductions
-// (none, or several) only of this kind: kir.reduce of one rank-1 tensor to one f32, i32 or i64
-// scalar, combine an add, identity zero, its element reading views no other
+// (or whose view other worksets reduce before it: corpus 260's T.any of the
+// gradients it scales) only of this kind: kir.reduce of one rank-1 tensor to
+// one f32, i32 or i64 scalar, combine an add, identity zero (or an i1 or,
+// identity false, held in an i32 workspace and or-ed in with one atomic or
+// a chunk), its element reading views no other
 // workset writes (the update's own writes come after the wait) and no
 // kernel-level buffer, with no other reduction, fold, loop or branch among
 // the values it uses; and no other finalization, merged scatter, waiting
@@ -90,7 +93,24 @@ static constexpr int64_t kSumChunk = 32768;
 /// The views `op` and the ops nested in it read or write.
 static void viewsReadIn(Operation *op, DenseSet<Value> &views) { collectViews(op, views, views); }
 
-/// Why kir.reduce `r` (a scalar result) cannot be a phased sum, or "" when it can.
+/// Whether `combine` is `^bb(%a, %b): %r = kir.binary or %a, %b (either order); kir.yield %r`.
+static bool isOrCombine(Region &combine) {
+  if (!combine.hasOneBlock())
+    return false;
+  Block &block = combine.front();
+  if (block.getNumArguments() != 2 || !llvm::hasNItems(block.getOperations(), 2))
+    return false;
+  auto op = dyn_cast<kir::BinaryOp>(block.front());
+  auto yield = dyn_cast<kir::YieldOp>(block.back());
+  if (!op || !yield || op.getKind() != kir::BinaryKind::Or || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != op.getResult())
+    return false;
+  Value a = block.getArgument(0), c = block.getArgument(1);
+  return (op.getLhs() == a && op.getRhs() == c) || (op.getLhs() == c && op.getRhs() == a);
+}
+
+/// Why kir.reduce `r` (a scalar result) cannot be a phased sum, or "" when it can. A T.any (an or of i1,
+/// identity false) is one too: its chunks or into an i32 workspace (0 or 1) with one atomic or each.
 static std::string whyNotPhased(kir::ReduceOp r) {
   if (r.getInputs().size() != 1 || r->getNumResults() != 1)
     return "a reduction of several values";
@@ -98,10 +118,15 @@ static std::string whyNotPhased(kir::ReduceOp r) {
   if (!input || input.getRank() != 1)
     return "a reduction of a tensor of rank other than 1";
   Type element = r.getResult(0).getType();
-  if (!element.isF32() && !element.isInteger(32) && !element.isInteger(64))
-    return "a reduction to a type other than f32, i32 or i64 (no atomic add)";
-  if (!isAddCombine(r.getCombine()))
-    return "a reduction whose combine is not an add";
+  if (element.isInteger(1)) {
+    if (!isOrCombine(r.getCombine()))
+      return "a reduction of i1 whose combine is not an or";
+  } else {
+    if (!element.isF32() && !element.isInteger(32) && !element.isInteger(64))
+      return "a reduction to a type other than f32, i32 or i64 (no atomic add)";
+    if (!isAddCombine(r.getCombine()))
+      return "a reduction whose combine is not an add";
+  }
   Attribute c;
   if (!matchPattern(r.getIdentities()[0], m_Constant(&c)))
     return "a reduction whose identity is not a constant";
@@ -147,25 +172,63 @@ bool KernelConstructor::phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets) {
     for (Operation *store : w.joined)
       collectViews(store, reads, otherWrites);
   }
+  // The reductions the update uses, then those other worksets use that read the view it updates (a
+  // T.any of the old gradients stored elsewhere before `grads[:] = g * s`, corpus 260): each must be
+  // complete before the update's first write, so it is a phased sum too.
+  SmallVector<Operation *> candidates = usesOf(*update);
+  size_t own = candidates.size(); // past these, a reduction that cannot be phased is left as it was
+  {
+    DenseSet<Value> updated, ignored;
+    collectViews(update->op, ignored, updated);
+    for (Operation *store : update->joined)
+      collectViews(store, ignored, updated);
+    for (Workset &w : worksets) {
+      if (&w == update)
+        continue;
+      for (Operation *pure : usesOf(w)) {
+        if (!isa<kir::ReduceOp>(pure) || llvm::is_contained(candidates, pure))
+          continue;
+        DenseSet<Value> read;
+        viewsReadIn(pure, read);
+        for (Operation *producer : replayedUses(pure))
+          viewsReadIn(producer, read);
+        if (llvm::any_of(updated, [&](Value v) { return read.contains(v); }))
+          candidates.push_back(pure);
+      }
+    }
+  }
   SmallVector<kir::ReduceOp> sums;
-  for (Operation *pure : usesOf(*update)) {
+  for (auto [i, pure] : llvm::enumerate(candidates)) {
+    // Another workset's reduction that cannot be phased runs in that workset, before the update's
+    // segment as before (the update waits for every earlier instance).
+    bool mine = i < own;
     if (isa<kir::RegionFoldOp, kir::RegionScanOp, kir::ScanOp, kir::ArgReduceOp, kir::ForOp, kir::IfOp>(pure))
       return keep("it uses a fold, scan, arg-reduction, loop or branch");
     auto r = dyn_cast<kir::ReduceOp>(pure);
     if (!r || llvm::any_of(r->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
       continue;
-    if (std::string why = whyNotPhased(r); !why.empty())
+    if (std::string why = whyNotPhased(r); !why.empty()) {
+      if (!mine)
+        continue;
       return keep("it uses " + why);
+    }
     DenseSet<Value> read;
     viewsReadIn(r, read);
+    bool plain = true;
     for (Operation *producer : replayedUses(r)) {
-      if (isa<kir::ReduceOp, kir::RegionFoldOp, kir::RegionScanOp, kir::ScanOp, kir::ArgReduceOp, kir::ForOp,
-              kir::IfOp, kir::BufferLoadOp>(producer))
-        return keep("a sum's terms use another reduction, a loop, a branch or a kernel-level buffer");
+      plain &= !isa<kir::ReduceOp, kir::RegionFoldOp, kir::RegionScanOp, kir::ScanOp, kir::ArgReduceOp, kir::ForOp,
+                    kir::IfOp, kir::BufferLoadOp>(producer);
       viewsReadIn(producer, read);
     }
-    if (llvm::any_of(read, [&](Value v) { return otherWrites.contains(v) || kernelBuffers.contains(v); }))
+    if (!plain && !mine)
+      continue;
+    if (!plain)
+      return keep("a sum's terms use another reduction, a loop, a branch or a kernel-level buffer");
+    if (llvm::any_of(read, [&](Value v) { return otherWrites.contains(v) || kernelBuffers.contains(v); })) {
+      if (!mine)
+        continue;
       return keep("a sum reads a view another workset writes");
+    }
     sums.push_back(r);
   }
 
@@ -179,6 +242,8 @@ bool KernelConstructor::phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets) {
     if (failed(n))
       return keep("a sum's extent is not known at launch");
     Type element = r.getResult(0).getType();
+    if (element.isInteger(1))
+      element = b.getI32Type(); // an or of i1 in i32 (no atomic on i1)
     TypedAttr zero = isa<FloatType>(element) ? TypedAttr(b.getFloatAttr(element, 0.0)) : b.getIntegerAttr(element, 0);
     Value ws = addWorkspace(rloc, element, {b.getI64IntegerAttr(1)}, zero);
     physical.setArgAttr(cast<BlockArgument>(ws).getArgNumber(), "pgpu.kept", b.getUnitAttr());
@@ -255,6 +320,18 @@ LogicalResult KernelConstructor::emitPhasedSum(Workset &w, Value chunk) {
   if (failed(convertCombineRegion(r.getCombine(), reduce.getCombine(), TypeRange{element})))
     return failure();
   Value zero = constIndex(loc, 0);
+  Type held = cast<pgpu::BufferType>(w.sumWorkspace.getType()).getElementType();
+  if (held != element) {
+    // An or of i1 held in i32: the chunk's 0 or 1, or-ed in with one atomic or.
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(held, 1));
+    Value partial = pgpu::SelectOp::create(b, loc, reduce.getResult(0), one, zeroOf(loc, held));
+    auto merge = pgpu::ScatterReduceOp::create(b, loc, partial, w.sumWorkspace, ValueRange{zero}, trueValue(loc));
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&merge.getCombine());
+    Value lhs = block->addArgument(held, loc), rhs = block->addArgument(held, loc);
+    pgpu::YieldOp::create(b, loc, ValueRange{binary(loc, kir::BinaryKind::Or, lhs, rhs)});
+    return success();
+  }
   auto add = pgpu::ScatterReduceOp::create(b, loc, reduce.getResult(0), w.sumWorkspace, ValueRange{zero},
                                            trueValue(loc));
   return convertCombineRegion(r.getCombine(), add.getCombine(), TypeRange{element});
@@ -298,6 +375,15 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
     if (w.merged || w.partial)
       return keep(finals, "a merged scatter or stored histogram takes the last program too");
   }
+  // pgpu-member-partials spreads a finalization's sum over a parallel's members only where the program
+  // space dispatches to one execution group of one axis (60_rmsnorm_backward_b's rows); elsewhere (corpus
+  // 306's (n, g) members writing the group statistics its per-channel sums read) a finalization that
+  // reads a kernel-level buffer is phased like any other.
+  SmallVector<Workset *> groups;
+  for (Workset &w : worksets)
+    if (!w.finalize)
+      groups.push_back(&w);
+  bool memberPartials = groups.size() == 1 && groups.front()->extents.size() == 1;
   for (Workset *w : finals) {
     DenseSet<Value> reads, writes;
     collectViews(w->op, reads, writes);
@@ -317,7 +403,7 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
       noteBuffers(store);
     for (Operation *pure : uses)
       noteBuffers(pure);
-    if (buffers)
+    if (buffers && memberPartials)
       return keep(finals, "a finalization reads a kernel-level buffer; a sum over a parallel's members is left "
                           "to pgpu-member-partials");
     if (llvm::any_of(writes, [&](Value v) { return reads.contains(v); }))

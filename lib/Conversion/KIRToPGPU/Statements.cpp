@@ -321,8 +321,12 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
           // A phased sum, complete in its workspace once this instance has waited (PhasedSums.cpp).
           Location at = r.getLoc();
           Type t = r.getResult(0).getType();
-          map.map(r.getResult(0), pgpu::BufferLoadOp::create(b, at, t, ws, ValueRange{constIndex(at, 0)},
-                                                             trueValue(at), zeroOf(at, t)));
+          Type held = cast<pgpu::BufferType>(ws.getType()).getElementType();
+          Value sum = pgpu::BufferLoadOp::create(b, at, held, ws, ValueRange{constIndex(at, 0)}, trueValue(at),
+                                                 zeroOf(at, held));
+          if (held != t) // an or of i1 held in i32
+            sum = pgpu::CmpOp::create(b, at, kir::CmpPredicate::NE, sum, zeroOf(at, held));
+          map.map(r.getResult(0), sum);
           return success();
         }
         return emitReduceScalars(r);

@@ -134,3 +134,56 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
     kir.return
   }
 }
+
+// -----
+
+// COM: A scalar updated in place at an index coordinate (bench/corpus/260_amp_unscale_inf_check:
+// COM: found_inf[0] = T.where(bad, 1.0, found_inf[0])): one instance stores the one element, its scalar read
+// COM: realized where it stands, before the store. Before: refused (only tensor stores over domains were
+// COM: in-place updates). After: the load of %f, the select, then the store of %f.
+// CHECK-LABEL: pgpu.kernel @flag_in_place
+// CHECK: %[[OLD:.*]] = pgpu.load %f
+// CHECK: %[[NEW:.*]] = pgpu.select %{{.*}}, %{{.*}}, %[[OLD]]
+// CHECK: pgpu.store %[[NEW]], %f
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @flag_in_place(%g: !kir.view<f32, [N], in>, %f: !kir.view<f32, [1], inout>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %false = arith.constant false
+    %one = arith.constant 1.000000e+00 : f32
+    %cst = arith.constant 0.000000e+00 : f32
+    %z = kir.broadcast %cst over(%1) dims [] : f32 -> tensor<?xf32>
+    %2 = kir.load %g[%1] : !kir.view<f32, [N], in>[!kir.domain] -> tensor<?xf32>
+    %3 = kir.cmp lt %2, %z : tensor<?xf32>
+    %4 = kir.reduce %3 axes [0] identity(%false : i1) : (tensor<?xi1>) -> (i1) {
+    ^bb0(%arg0: i1, %arg1: i1):
+      %9 = kir.binary or %arg0, %arg1 : i1
+      kir.yield %9 : i1
+    }
+    %5 = kir.load %f[%c0] : !kir.view<f32, [1], inout>[index] -> f32
+    %6 = kir.select %4, %one, %5 : i1, f32
+    kir.store %6, %f[%c0] : f32, !kir.view<f32, [1], inout>[index]
+    kir.return
+  }
+}
+
+// -----
+
+// Must not fire: the scalar read of %f also feeds another workset's store (%o, over a domain), which
+// would read %f after the scalar store in some instance.
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @flag_read_elsewhere(%f: !kir.view<f32, [1], inout>, %o: !kir.view<f32, [N], out>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %one = arith.constant 1.000000e+00 : f32
+    %5 = kir.load %f[%c0] : !kir.view<f32, [1], inout>[index] -> f32
+    %6 = kir.binary add %5, %one : f32
+    // expected-error @+1 {{this workset writes a view that values before the worksets read}}
+    kir.store %6, %f[%c0] : f32, !kir.view<f32, [1], inout>[index]
+    %7 = kir.broadcast %5 over(%1) dims [] : f32 -> tensor<?xf32>
+    kir.store %7, %o[%1] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}

@@ -195,3 +195,70 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A buffer axis over [0, G), G an integer kernel scalar (bench/corpus/306_groupnorm_backward's group
+// COM: axis, T.domain(0, T.cast(groups, T.index))): a launch-time fact that is no view extent. Before: refused
+// COM: at the op. After: a pgpu.workspace_extent symbol bound to the domain's size before the program space
+// COM: names the workspace axis (the runtime evaluates it as it does the grid). The sum over the buffer is
+// COM: phased (PhasedSums.cpp: the parallel has two axes, which pgpu-member-partials does not spread): a
+// COM: segment after a wait for every earlier instance, not the last program (splitk above keeps it).
+// CHECK-LABEL: pgpu.kernel @scalar_axis(
+// CHECK-SAME: %[[WS:[a-z0-9]+]]: !pgpu.buffer<f32, [N, BUFFER_EXTENT], workspace>
+// CHECK: pgpu.workspace_extent "BUFFER_EXTENT" =
+// CHECK: pgpu.program_space
+// CHECK: pgpu.execution_group {{.*}} segment 0
+// CHECK: pgpu.buffer_store %{{.*}}, %[[WS]][
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group {{.*}} segment 1
+// CHECK: pgpu.buffer_load %[[WS]][
+// CHECK: pgpu.last_program
+module {
+  kir.kernel @scalar_axis(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>, %groups: i32) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %n = kir.extent "N"
+    %g = kir.cast %groups : i32 to index
+    %dn = kir.domain %c0 to %n
+    %dg = kir.domain %c0 to %g
+    %buf = kir.buffer over(%dn, %dg) first_write : !kir.buffer<tensor<?x?xf32>>
+    kir.parallel %dn, %dg {
+    ^bb0(%i: index, %j: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      kir.buffer_store %v, %buf[%i, %j] : f32, !kir.buffer<tensor<?x?xf32>>[index, index]
+      kir.yield
+    }
+    %all = kir.buffer_load %buf[%dn, %dg] : !kir.buffer<tensor<?x?xf32>>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %sum = kir.reduce %all axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%u: f32, %w: f32):
+      %s = kir.binary add %u, %w : f32
+      kir.yield %s : f32
+    }
+    kir.store %sum, %y[%dn] : tensor<?xf32>, !kir.view<f32, [N], out>[!kir.domain]
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: a bound read from memory is no launch-time fact, so it sizes no workspace.
+module {
+  kir.kernel @read_axis(%x: !kir.view<f32, [N], in>, %k: !kir.view<i32, [1], in>, %y: !kir.view<f32, [N], out>) {
+    %c0 = arith.constant 0 : index
+    %n = kir.extent "N"
+    %dn = kir.domain %c0 to %n
+    %k0 = kir.load %k[%c0] : !kir.view<i32, [1], in>[index] -> i32
+    %kk = kir.cast %k0 : i32 to index
+    %dk = kir.domain %c0 to %kk
+    // expected-error@+1 {{axis 0 of a kernel-level buffer must span [0, n) with step 1, n a launch-time fact}}
+    %buf = kir.buffer over(%dk) first_write : !kir.buffer<tensor<?xf32>>
+    kir.parallel %dn {
+    ^bb0(%i: index):
+      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
+      kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}

@@ -212,6 +212,54 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
   }
 }
 
+// -----
+
+// A T.any of the gradients an in-place update scales, stored to a flag by another workset (bench/corpus/
+// 260_amp_unscale_inf_check). Before: the update and the any both whole in one program each (the update
+// in the last). After: the any is phased like a sum, an i1 or held in an i32 workspace (0 or 1) or-ed in
+// with one atomic or a chunk; the flag's workset waits and reads it back (!= 0); the update waits too.
+// CHECK-LABEL: pgpu.kernel @any_flag
+// CHECK-SAME: %[[W:[a-z0-9]+]]: !pgpu.buffer<i32, [1], workspace> {pgpu.init = 0 : i32, pgpu.kept
+// CHECK: pgpu.execution_group {{.*}} segment 0
+// CHECK: pgpu.range_reduce
+// CHECK: %[[P:.*]] = pgpu.select %{{.*}}, %c1_i32, %c0_i32
+// CHECK: pgpu.scatter_reduce %[[P]], %[[W]][
+// CHECK: pgpu.binary or
+// CHECK: pgpu.execution_group {{.*}} segment 1
+// CHECK: %[[A:.*]] = pgpu.buffer_load %[[W]]
+// CHECK: pgpu.cmp ne %[[A]]
+// CHECK: pgpu.store {{.*}}, %found
+// CHECK: pgpu.execution_group {{.*}} segment 2
+// CHECK: pgpu.load %g
+// CHECK: pgpu.store {{.*}}, %g
+// CHECK: pgpu.last_program
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @any_flag(%g: !kir.view<f32, [N], inout>, %found: !kir.view<f32, [1], inout>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %false = arith.constant false
+    %half = arith.constant 5.000000e-01 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %z = kir.broadcast %zero over(%1) dims [] : f32 -> tensor<?xf32>
+    %h = kir.broadcast %half over(%1) dims [] : f32 -> tensor<?xf32>
+    %2 = kir.load %g[%1] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %3 = kir.binary mul %2, %h : tensor<?xf32>
+    kir.store %3, %g[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    %4 = kir.cmp lt %2, %z : tensor<?xf32>
+    %5 = kir.reduce %4 axes [0] identity(%false : i1) : (tensor<?xi1>) -> (i1) {
+    ^bb0(%a: i1, %b: i1):
+      %r = kir.binary or %a, %b : i1
+      kir.yield %r : i1
+    }
+    %6 = kir.load %found[%c0] : !kir.view<f32, [1], inout>[index] -> f32
+    %7 = kir.select %5, %one, %6 : i1, f32
+    kir.store %7, %found[%c0] : f32, !kir.view<f32, [1], inout>[index]
+    kir.return
+  }
+}
+
 
 // -----
 
@@ -252,3 +300,37 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
   }
 }
 
+
+// -----
+
+// Must not fire: a T.all (an and, identity true) is no zero-filled or; the update stays whole in the last
+// program, the all's workset before it.
+// CHECK-LABEL: pgpu.kernel @all_flag
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+module attributes {kir.compile_options = #kir.compile_options<>} {
+  kir.kernel @all_flag(%g: !kir.view<f32, [N], inout>, %found: !kir.view<f32, [1], inout>) {
+    %0 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %1 = kir.domain %c0 to %0
+    %true = arith.constant true
+    %half = arith.constant 5.000000e-01 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %z = kir.broadcast %zero over(%1) dims [] : f32 -> tensor<?xf32>
+    %h = kir.broadcast %half over(%1) dims [] : f32 -> tensor<?xf32>
+    %2 = kir.load %g[%1] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
+    %3 = kir.binary mul %2, %h : tensor<?xf32>
+    kir.store %3, %g[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
+    %4 = kir.cmp lt %2, %z : tensor<?xf32>
+    %5 = kir.reduce %4 axes [0] identity(%true : i1) : (tensor<?xi1>) -> (i1) {
+    ^bb0(%a: i1, %b: i1):
+      %r = kir.binary and %a, %b : i1
+      kir.yield %r : i1
+    }
+    %6 = kir.load %found[%c0] : !kir.view<f32, [1], inout>[index] -> f32
+    %7 = kir.select %5, %one, %6 : i1, f32
+    kir.store %7, %found[%c0] : f32, !kir.view<f32, [1], inout>[index]
+    kir.return
+  }
+}

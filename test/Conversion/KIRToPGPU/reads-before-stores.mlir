@@ -277,3 +277,97 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: Two rotate-halves in one member, of y then of z (bench/corpus/245_mrope_qwen2vl: q's, then k's): z's
+// COM: reads stand after y's stores but before any store to z, so they read z's old values. Before: refused at
+// COM: z's read (a read after the run's first store ended the rule). After: each view's pair is one element
+// COM: loop that reads both halves, then writes both.
+// CHECK-LABEL: pgpu.kernel @rotate_two_views
+// CHECK: pgpu.foreach
+// CHECK-COUNT-2: pgpu.load %y
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK: pgpu.store %{{.*}}, %y
+// CHECK-NEXT: pgpu.yield
+// CHECK: pgpu.foreach
+// CHECK-COUNT-2: pgpu.load %z
+// CHECK-NOT: pgpu.load %z
+// CHECK: pgpu.store %{{.*}}, %z
+// CHECK-NOT: pgpu.load %z
+// CHECK: pgpu.store %{{.*}}, %z
+// CHECK-NEXT: pgpu.yield
+module {
+  kir.kernel @rotate_two_views(%y: !kir.view<f32, [B, D], inout>, %z: !kir.view<f32, [B, D], inout>,
+                               %c: !kir.view<f32, [B, H], in>) {
+    %c0 = arith.constant 0 : index
+    %nb = kir.extent "B"
+    %nd = kir.extent "D"
+    %nh = kir.extent "H"
+    %c2 = arith.constant 2 : index
+    %rows = kir.domain %c0 to %nb
+    %dims = kir.domain %c0 to %nd
+    %half = kir.domain %c0 to %nh
+    %lo = kir.subregion %dims[%c0 : %nh]
+    %h2 = kir.binary mul %c2, %nh : index
+    %hi = kir.subregion %dims[%nh : %h2]
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      %cc = kir.load %c[%b, %half] : !kir.view<f32, [B, H], in>[index, !kir.domain] -> tensor<?xf32>
+      %x1 = kir.load %y[%b, %lo] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %x2 = kir.load %y[%b, %hi] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %a = kir.binary mul %x1, %cc : tensor<?xf32>
+      %n = kir.binary sub %a, %x2 : tensor<?xf32>
+      kir.store %n, %y[%b, %lo] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      %m = kir.binary mul %x2, %cc : tensor<?xf32>
+      %p = kir.binary add %m, %x1 : tensor<?xf32>
+      kir.store %p, %y[%b, %hi] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      %z1 = kir.load %z[%b, %lo] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %z2 = kir.load %z[%b, %hi] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %za = kir.binary mul %z1, %cc : tensor<?xf32>
+      %zn = kir.binary sub %za, %z2 : tensor<?xf32>
+      kir.store %zn, %z[%b, %lo] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      %zm = kir.binary mul %z2, %cc : tensor<?xf32>
+      %zp = kir.binary add %zm, %z1 : tensor<?xf32>
+      kir.store %zp, %z[%b, %hi] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: after y's rotate-half, z's read is used after a store to z whose slice [1, D) overlaps
+// COM: the read's [0, D-1) (a shifted read after write): still refused at z's read.
+module {
+  kir.kernel @rotate_then_shifted(%y: !kir.view<f32, [B, D], inout>, %z: !kir.view<f32, [B, D], inout>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1.0 : f32
+    %nb = kir.extent "B"
+    %nd = kir.extent "D"
+    %rows = kir.domain %c0 to %nb
+    %dims = kir.domain %c0 to %nd
+    %end = kir.binary sub %nd, %c1 : index
+    %lo = kir.subregion %dims[%c0 : %end]
+    %hi = kir.subregion %dims[%c1 : %nd]
+    kir.parallel %rows {
+    ^bb0(%b: index):
+      %x1 = kir.load %y[%b, %lo] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      %ones0 = kir.broadcast %one over(%lo) dims [] : f32 -> tensor<?xf32>
+      %x2 = kir.binary add %x1, %ones0 : tensor<?xf32>
+      kir.store %x2, %y[%b, %lo] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      // expected-error @+1 {{this read of the view is used after a store to the same view}}
+      %a = kir.load %z[%b, %lo] : !kir.view<f32, [B, D], inout>[index, !kir.domain] -> tensor<?xf32>
+      // expected-note @+1 {{the store}}
+      kir.store %a, %z[%b, %hi] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      %ones = kir.broadcast %one over(%lo) dims [] : f32 -> tensor<?xf32>
+      // expected-note @+1 {{a use after it}}
+      %a1 = kir.binary add %a, %ones : tensor<?xf32>
+      kir.store %a1, %z[%b, %lo] : tensor<?xf32>, !kir.view<f32, [B, D], inout>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
