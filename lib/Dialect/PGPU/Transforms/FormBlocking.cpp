@@ -1334,12 +1334,31 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       // is one loop over the product of their ranges, blocked as one (walk order: innermost first).
       // Kept only when that loop blocks; otherwise the nest stays as it was.
       DenseSet<Operation *> gone;
+      // A reduction nest's innermost element may also hold ordered loops whose bounds are the same for
+      // every member of the nest (orderInnerReductions' class loops): the lanes run them together.
       for (Operation *op : candidates) {
-        if (gone.contains(op) || isa<RangeScanOp>(op) ||
-            llvm::any_of(memberRegion(op).front(), [](Operation &inner) { return inner.getNumRegions() > 0; }))
+        if (gone.contains(op) || isa<RangeScanOp>(op))
+          continue;
+        SmallVector<ForOp> ordered;
+        if (llvm::any_of(memberRegion(op).front(), [&](Operation &inner) {
+              if (inner.getNumRegions() == 0)
+                return false;
+              auto loop = dyn_cast<ForOp>(inner);
+              if (loop && isa<RangeReduceOp>(op))
+                ordered.push_back(loop);
+              return !loop || !isa<RangeReduceOp>(op);
+            }))
           continue;
         SmallVector<Operation *> nest = perfectNest(op);
         if (nest.size() < 2 || !writesOwnEveryMember(nest))
+          continue;
+        Region &outermost = memberRegion(nest.front());
+        if (llvm::any_of(ordered, [&](ForOp loop) {
+              return llvm::any_of(ValueRange{loop.getLower(), loop.getUpper(), loop.getStep()},
+                                  [&](Value v) {
+                                    return !matchPattern(v, m_Constant()) && outermost.isAncestor(v.getParentRegion());
+                                  });
+            }))
           continue;
         SmallVector<Operation *> made;
         Operation *flat = flattenNest(b, nest, made);
