@@ -70,6 +70,8 @@ def test_pgpu_matches_kir_and_numpy(tessel_bin, tmp_path, shape):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"BLOCK={block}")
 
 
+@pytest.mark.skipif(not os.environ.get("TESSEL_DEEP"), reason="TESSEL_DEEP=1: the call's default FOLD_SPLIT "
+                    "fills a GPU, a hundred programs under the interpreter (test_sliced_rows_through_triton binds it)")
 @pytest.mark.parametrize("shape", [SHAPES[1], SHAPES[4]], ids=_ids)
 def test_triton_matches_numpy(shape, tmp_path, monkeypatch):
     monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
@@ -98,3 +100,28 @@ def test_the_pixels_are_the_lanes(tessel_bin, tmp_path):
 def test_contiguous_classes_stay_blocked(tessel_bin, tmp_path):
     _, remarks = _source(tessel_bin, tmp_path, nhwc_lse_sum)
     assert "run as ordered loops" not in remarks
+
+
+@pytest.mark.parametrize("params", [dict(FOLD_SPLIT=1, BLOCK=64), dict(FOLD_SPLIT=2, BLOCK=64),
+                                    dict(FOLD_SPLIT=4, BLOCK=2048)], ids=lambda p: f"S{p['FOLD_SPLIT']}-B{p['BLOCK']}")
+def test_sliced_rows_through_triton(params, tmp_path):
+    """pgpu-split-row-reductions slices each image's pixels into FOLD_SPLIT programs (their class loops
+    inside): every binding agrees, one slice a block, several blocks a slice, empty slices."""
+    import importlib.util
+    src = nchw_lse_sum.source("triton", None, params)
+    assert "pgpu-split-row-reductions" not in src
+    path = tmp_path / "k.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("sliced_k", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for shape in ((2, 3, 5, 37), (1, 19, 1, 3)):
+        x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+        out = torch.zeros(1)
+        mod.nchw_lse_sum(torch.from_numpy(x), out)
+        np.testing.assert_allclose(out.numpy(), _want(x), rtol=1e-5, atol=1e-5, err_msg=str(shape))
+
+
+def test_the_pixels_are_sliced_across_programs(tessel_bin, tmp_path):
+    _, remarks = _source(tessel_bin, tmp_path, nchw_lse_sum)
+    assert "each row's reductions over several axes are cut into FOLD_SPLIT slices" in remarks

@@ -1781,7 +1781,10 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     Where that one (fused) reduction's element holds nothing with regions but
     perfect nests over two or more axes with launch-uniform bounds (a
     sample's statistics over C x H x W, corpus 247's Dice sums; constant
-    identities, float or 8-bit-or-wider results), a row's walks are sliced
+    identities, float or 8-bit-or-wider results; the innermost element may
+    hold reductions per member with launch-uniform bounds and straight-line
+    regions, corpus 270's classes per pixel; the row's own reduction may
+    reduce alike, its rows still split), a row's walks are sliced
     too: each nest becomes one walk over its flattened members [0, walk)
     (pgpu-form-blocking's flattening, PerfectNests.h), S = max(min(FOLD_SPLIT,
     walk), 1) (walk: the first nest's), the space max(rows, 1) * S programs
