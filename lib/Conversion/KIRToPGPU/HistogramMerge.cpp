@@ -19,7 +19,8 @@
 // invocation-workspace partial (zero, kept zero between launches), then
 // copies the row out and returns it to zero. No member re-reads its source
 // per bin, and no row is shared, so no ticket is needed; pgpu-privatize-
-// histograms counts each member's blocks into a fragment first.
+// histograms counts each member's blocks into a fragment first. A row of a
+// kernel-level buffer (invocation workspace) is counted the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,8 +43,18 @@ kir::HistogramOp KernelConstructor::mergedHistogram(Operation &op) {
   return histogram;
 }
 
-bool KernelConstructor::memberRowStore(kir::StoreOp store, Value bins) {
-  if (!store || store.getValid() || store.getCoords().size() < 2 || store.getCoords().back() != bins)
+/// The coordinates of a store to a view or to a kernel-level buffer (null for other ops).
+static std::optional<ValueRange> rowStoreCoords(Operation *op) {
+  if (auto store = dyn_cast_or_null<kir::StoreOp>(op))
+    return store.getValid() ? std::nullopt : std::optional<ValueRange>(store.getCoords());
+  if (auto store = dyn_cast_or_null<kir::BufferStoreOp>(op))
+    return store.getCoords();
+  return std::nullopt;
+}
+
+bool KernelConstructor::memberRowStore(Operation *store, Value bins) {
+  std::optional<ValueRange> coords = rowStoreCoords(store);
+  if (!coords || coords->size() < 2 || coords->back() != bins)
     return false;
   // The other coordinates are the enclosing parallel's members, each once and all of them: every
   // member owns one row of bins and no two members share one (the store's unique owner).
@@ -51,7 +62,7 @@ bool KernelConstructor::memberRowStore(kir::StoreOp store, Value bins) {
   if (!parallel)
     return false;
   Block &body = parallel.getBody().front();
-  ValueRange members = store.getCoords().drop_back();
+  ValueRange members = coords->drop_back();
   if (members.size() != body.getNumArguments())
     return false;
   llvm::SmallPtrSet<Value, 4> seen;
@@ -64,11 +75,17 @@ bool KernelConstructor::memberRowStore(kir::StoreOp store, Value bins) {
 }
 
 kir::HistogramOp KernelConstructor::memberHistogram(Operation &op) {
-  auto store = dyn_cast<kir::StoreOp>(op);
-  if (!store)
+  Value value;
+  if (auto store = dyn_cast<kir::StoreOp>(op))
+    value = store.getValue();
+  // A kernel-level buffer's row (the per-image counts a later statement of the member reads) is
+  // counted the same way: only the copy-out differs.
+  else if (auto store = dyn_cast<kir::BufferStoreOp>(op); store && kernelBuffers.contains(store.getBuffer()))
+    value = store.getValue();
+  else
     return {};
-  auto histogram = store.getValue().getDefiningOp<kir::HistogramOp>();
-  if (!histogram || !memberRowStore(store, histogram.getBins()))
+  auto histogram = value.getDefiningOp<kir::HistogramOp>();
+  if (!histogram || !memberRowStore(&op, histogram.getBins()))
     return {};
   return histogram;
 }
@@ -108,11 +125,19 @@ SmallVector<kir::HistogramOp> KernelConstructor::pointwiseHistograms(kir::StoreO
   return out;
 }
 
-FailureOr<Value> KernelConstructor::countMemberHistogram(Location loc, kir::StoreOp store, kir::HistogramOp h,
+FailureOr<Value> KernelConstructor::countMemberHistogram(Location loc, Operation *store, kir::HistogramOp h,
                                                          Type countType) {
-  auto view = cast<kir::ViewType>(store.getView().getType());
+  // The partial has the target's extents: a view's, or the kernel-level buffer's workspace's.
+  ArrayRef<Attribute> targetExtents;
+  if (auto st = dyn_cast<kir::StoreOp>(store))
+    targetExtents = cast<kir::ViewType>(st.getView().getType()).getExtents();
+  else if (Value buffer = map.lookupOrNull(cast<kir::BufferStoreOp>(store).getBuffer()))
+    targetExtents = cast<pgpu::BufferType>(buffer.getType()).getExtents();
+  else
+    return unsupported(store);
+  ValueRange storeCoords = *rowStoreCoords(store);
   // Zero at the first launch and returned to zero after the member's store (pgpu.kept).
-  Value partial = addWorkspace(loc, countType, view.getExtents(), b.getIntegerAttr(countType, 0));
+  Value partial = addWorkspace(loc, countType, targetExtents, b.getIntegerAttr(countType, 0));
   physical.setArgAttr(cast<BlockArgument>(partial).getArgNumber(), "pgpu.kept", b.getUnitAttr());
   FailureOr<SmallVector<Value>> extents = sizes(h.getInput());
   if (failed(extents))
@@ -121,7 +146,7 @@ FailureOr<Value> KernelConstructor::countMemberHistogram(Location loc, kir::Stor
     FailureOr<std::pair<Value, Value>> bin = histogramBin(loc, h, positions);
     if (failed(bin))
       return failure();
-    FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), {bin->first}, store);
+    FailureOr<SmallVector<Value>> coords = accessCoords(loc, storeCoords, {bin->first}, store);
     if (failed(coords))
       return failure();
     Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(countType, 1));
@@ -199,23 +224,32 @@ LogicalResult KernelConstructor::emitHistogramFinalize(Operation &op, Value part
   return success();
 }
 
-LogicalResult KernelConstructor::emitMemberHistogram(kir::StoreOp store, kir::HistogramOp h) {
-  Location loc = store.getLoc();
+LogicalResult KernelConstructor::emitMemberHistogram(Operation *store, kir::HistogramOp h) {
+  Location loc = store->getLoc();
   Type countType = getElementTypeOrSelf(h.getType());
   // Each source element of the member adds one to its bin of the member's row, in kept workspace
   // (zero at the first launch and returned to zero by each member's copy-out, like tickets).
   FailureOr<Value> partial = countMemberHistogram(loc, store, h, countType);
   if (failed(partial))
     return failure();
-  // The row out, each element returned to zero as it is read (the store's first write).
-  Value viewArg = physical.getBody().getArgument(cast<BlockArgument>(store.getView()).getArgNumber());
+  // The row out, each element returned to zero as it is read (the store's first write): to the view,
+  // or to the kernel-level buffer's workspace.
+  Value target;
+  if (auto st = dyn_cast<kir::StoreOp>(store))
+    target = physical.getBody().getArgument(cast<BlockArgument>(st.getView()).getArgNumber());
+  else
+    target = map.lookup(cast<kir::BufferStoreOp>(store).getBuffer());
+  ValueRange storeCoords = *rowStoreCoords(store);
   return foreachNest(loc, {domains.lookup(h.getBins()).size}, [&](ArrayRef<Value> positions) -> LogicalResult {
-    FailureOr<SmallVector<Value>> coords = accessCoords(loc, store.getCoords(), positions, store);
+    FailureOr<SmallVector<Value>> coords = accessCoords(loc, storeCoords, positions, store);
     if (failed(coords))
       return failure();
     Value count = pgpu::BufferLoadOp::create(b, loc, countType, *partial, *coords, trueValue(loc), zeroOf(loc, countType));
     pgpu::BufferStoreOp::create(b, loc, zeroOf(loc, countType), *partial, *coords, trueValue(loc));
-    pgpu::StoreOp::create(b, loc, count, viewArg, *coords, trueValue(loc));
+    if (isa<kir::StoreOp>(store))
+      pgpu::StoreOp::create(b, loc, count, target, *coords, trueValue(loc));
+    else
+      pgpu::BufferStoreOp::create(b, loc, count, target, *coords, trueValue(loc));
     return success();
   });
 }

@@ -115,18 +115,18 @@ private:
   LogicalResult emitKernelBuffer(kir::BufferOp op);
 
   /// The histogram `op` stores at [member coordinates..., bins] inside a kir.parallel, each member
-  /// its own row, or null.
-  static kir::HistogramOp memberHistogram(Operation &op);
+  /// its own row (of a view or a kernel-level buffer), or null.
+  kir::HistogramOp memberHistogram(Operation &op);
   /// Counts one member's source into its row of a kept workspace partial, then copies the row out.
-  LogicalResult emitMemberHistogram(kir::StoreOp store, kir::HistogramOp h);
+  LogicalResult emitMemberHistogram(Operation *store, kir::HistogramOp h);
   /// Whether `store` writes at [the enclosing parallel's members, each once, all of them..., bins]:
   /// each member its own row of bins.
-  static bool memberRowStore(kir::StoreOp store, Value bins);
+  static bool memberRowStore(Operation *store, Value bins);
   /// The member histograms a store's value reads pointwise at its own bins (`x[b, vocab] - f *
   /// count`): counted into rows of kept workspace first (stagedHistograms), read back per element.
   SmallVector<kir::HistogramOp> pointwiseHistograms(kir::StoreOp store);
   /// Counts `h` into the store's row of a kept workspace partial (built at `loc`); returns the partial.
-  FailureOr<Value> countMemberHistogram(Location loc, kir::StoreOp store, kir::HistogramOp h, Type countType);
+  FailureOr<Value> countMemberHistogram(Location loc, Operation *store, kir::HistogramOp h, Type countType);
   /// Histograms counted into workspace for the store being emitted: (partial, the store).
   DenseMap<Operation *, std::pair<Value, kir::StoreOp>> stagedHistograms;
   /// The bin (index) of `h`'s source element at `positions` and whether it is counted (built at `loc`).

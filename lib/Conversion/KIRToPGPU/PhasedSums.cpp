@@ -67,8 +67,8 @@
 // copy, a hoisting in-place update that was not phased), where the kernel
 // computes a product (pgpu-form-tiles tiles construction's chain of
 // segments, not one with waits: the ragged grouped GEMM's zero tail stays in
-// the last program, its groups tiled), where a
-// finalization reads a kernel-level buffer (a sum over a parallel's members:
+// the last program, its groups tiled), where a finalization reduces what it
+// reads from a kernel-level buffer (a sum over a parallel's members:
 // pgpu-member-partials adds its terms as the members finish, which beats one
 // segment walking the members per element), or where its instances read a
 // view they write (one program runs them in order; in parallel they would
@@ -394,18 +394,25 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
       llvm::append_range(uses, replayedUses(store));
     for (Operation *pure : uses)
       viewsReadIn(pure, reads);
-    bool buffers = false;
+    // A buffer read matters only where the finalization also reduces: a sum over a parallel's members
+    // (pgpu-member-partials' pattern). A finalization without reductions that looks its elements up in a
+    // buffer (a per-image table built by an earlier workset, corpus 233) waits and runs in parallel.
+    bool buffers = false, reduces = false;
     auto noteBuffers = [&](Operation *root) {
-      root->walk([&](kir::BufferLoadOp l) { buffers |= kernelBuffers.contains(l.getBuffer()); });
+      root->walk([&](Operation *op) {
+        if (auto l = dyn_cast<kir::BufferLoadOp>(op))
+          buffers |= kernelBuffers.contains(l.getBuffer());
+        reduces |= isa<kir::ReduceOp>(op);
+      });
     };
     noteBuffers(w->op);
     for (Operation *store : w->joined)
       noteBuffers(store);
     for (Operation *pure : uses)
       noteBuffers(pure);
-    if (buffers && memberPartials)
-      return keep(finals, "a finalization reads a kernel-level buffer; a sum over a parallel's members is left "
-                          "to pgpu-member-partials");
+    if (buffers && reduces && memberPartials)
+      return keep(finals, "a finalization reduces what it reads from a kernel-level buffer; a sum over a "
+                          "parallel's members is left to pgpu-member-partials");
     if (llvm::any_of(writes, [&](Value v) { return reads.contains(v); }))
       return keep(finals, "a finalization's instances read a view they write: in parallel they would race");
   }

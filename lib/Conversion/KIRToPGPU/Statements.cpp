@@ -80,7 +80,7 @@ LogicalResult KernelConstructor::emitStore(Operation &op) {
   if (!scans->empty())
     return emitScanStore(*scans, op); // ScanValues.cpp
   if (kir::HistogramOp h = memberHistogram(op))
-    return emitMemberHistogram(cast<kir::StoreOp>(op), h); // HistogramMerge.cpp
+    return emitMemberHistogram(&op, h); // HistogramMerge.cpp
   // A member's histogram read pointwise by its store at the store's own bins (logits minus penalties of
   // the generated tokens' counts): counted once into the member's row of kept workspace, O(source),
   // instead of once per bin, O(source * bins) (seed 002 §3: replay versus materialization); the row

@@ -138,3 +138,80 @@ module {
     kir.return
   }
 }
+
+// -----
+
+// COM: A member's histogram stored at its row of a kernel-level buffer (a later statement of the
+// COM: member, or a later workset, reads the counts: corpus 233's per-image histogram) is counted the
+// COM: same way: one add per source element into the member's row of a kept zero partial, then a loop
+// COM: over the bins copies the row into the buffer's workspace and returns it to zero. No per-bin
+// COM: range_reduce over the source.
+// CHECK-LABEL: pgpu.kernel @buffer_row_histogram(%x: !pgpu.view<i32, [B, L], in>, %h: !pgpu.view<i32, [B, 256], out>,
+// CHECK-SAME: %[[COUNTS:[^:]*]]: !pgpu.buffer<i32, [B, 256], workspace> {pgpu.private = "workspace"},
+// CHECK-SAME: %[[PART:[^:]*]]: !pgpu.buffer<i32, [B, 256], workspace> {pgpu.init = 0 : i32, pgpu.kept, pgpu.private = "workspace"})
+// CHECK-NOT: pgpu.range_reduce
+// CHECK: pgpu.execution_group
+// CHECK: pgpu.scatter_reduce %{{.*}}, %[[PART]][%[[ROW:.*]], %{{.*}}] valid
+// CHECK: pgpu.foreach
+// CHECK: %[[COUNT:.*]] = pgpu.buffer_load %[[PART]][%[[ROW]], %[[K:.*]]] valid
+// CHECK: pgpu.buffer_store %{{.*}}, %[[PART]][%[[ROW]], %[[K]]]
+// CHECK: pgpu.buffer_store %[[COUNT]], %[[COUNTS]][%[[ROW]], %[[K]]]
+// CHECK-NOT: pgpu.range_reduce
+// CHECK: pgpu.buffer_load %[[COUNTS]]
+// CHECK: pgpu.store %{{.*}}, %h[
+module {
+  kir.kernel @buffer_row_histogram(%x: !kir.view<i32, [B, L], in>, %h: !kir.view<i32, [B, 256], out>) {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %nb = kir.extent "B"
+    %nl = kir.extent "L"
+    %dl = kir.domain %c0 to %nl
+    %bins = kir.domain %c0 to %c256
+    %rows = kir.domain %c0 to %nb
+    %counts = kir.buffer over(%rows, %bins) first_write : !kir.buffer<tensor<?x?xi32>>
+    kir.parallel %rows {
+    ^bb0(%r: index):
+      %vals = kir.load %x[%r, %dl] : !kir.view<i32, [B, L], in>[index, !kir.domain] -> tensor<?xi32>
+      %hist = kir.histogram %vals bins(%bins) : tensor<?xi32> -> tensor<?xi32>
+      kir.buffer_store %hist, %counts[%r, %bins] : tensor<?xi32>, !kir.buffer<tensor<?x?xi32>>[index, !kir.domain]
+      %back = kir.buffer_load %counts[%r, %bins] : !kir.buffer<tensor<?x?xi32>>[index, !kir.domain] -> tensor<?xi32>
+      %ones = kir.broadcast %one over(%bins) dims [] : i32 -> tensor<?xi32>
+      %more = kir.binary add %back, %ones : tensor<?xi32>
+      kir.store %more, %h[%r, %bins] : tensor<?xi32>, !kir.view<i32, [B, 256], out>[index, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire: the buffer's row is stored down its bins' column (`counts[bins, r]`), no
+// COM: member's row of bins: each bin is realized per element, no kept partial.
+// CHECK-LABEL: pgpu.kernel @buffer_column_histogram
+// CHECK-NOT: pgpu.kept
+// CHECK: pgpu.range_reduce
+// CHECK-NOT: pgpu.scatter_reduce
+module {
+  kir.kernel @buffer_column_histogram(%x: !kir.view<i32, [B, L], in>, %h: !kir.view<i32, [256, B], out>) {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %nb = kir.extent "B"
+    %nl = kir.extent "L"
+    %dl = kir.domain %c0 to %nl
+    %bins = kir.domain %c0 to %c256
+    %rows = kir.domain %c0 to %nb
+    %counts = kir.buffer over(%bins, %rows) first_write : !kir.buffer<tensor<?x?xi32>>
+    kir.parallel %rows {
+    ^bb0(%r: index):
+      %vals = kir.load %x[%r, %dl] : !kir.view<i32, [B, L], in>[index, !kir.domain] -> tensor<?xi32>
+      %hist = kir.histogram %vals bins(%bins) : tensor<?xi32> -> tensor<?xi32>
+      kir.buffer_store %hist, %counts[%bins, %r] : tensor<?xi32>, !kir.buffer<tensor<?x?xi32>>[!kir.domain, index]
+      %back = kir.buffer_load %counts[%bins, %r] : !kir.buffer<tensor<?x?xi32>>[!kir.domain, index] -> tensor<?xi32>
+      kir.store %back, %h[%bins, %r] : tensor<?xi32>, !kir.view<i32, [256, B], out>[!kir.domain, index]
+      kir.yield
+    }
+    kir.return
+  }
+}

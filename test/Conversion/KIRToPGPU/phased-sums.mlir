@@ -214,6 +214,51 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 
 // -----
 
+// A workset that looks its elements up in a kernel-level buffer an earlier workset wrote (a per-row
+// table, histogram equalization's lookup, corpus 233) and reduces nothing is phased: a segment after
+// the table's, its instances waiting, then running in parallel; the last program is empty.
+// CHECK-LABEL: pgpu.kernel @table_lookup
+// CHECK: pgpu.while
+// CHECK: pgpu.buffer_load
+// CHECK: pgpu.store {{.*}}, %y
+// CHECK: pgpu.last_program
+// CHECK-NOT: pgpu.store
+// CHECK-NOT: pgpu.buffer_load
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @table_lookup(%w: !kir.view<f32, [B, 16], in>, %x: !kir.view<i32, [B, L], in> {kir.range = [0, 16]},
+                           %y: !kir.view<f32, [B, L], out>) {
+    %nb = kir.extent "B"
+    %nl = kir.extent "L"
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %two = arith.constant 2.0 : f32
+    %rows = kir.domain %c0 to %nb
+    %cols = kir.domain %c0 to %nl
+    %bins = kir.domain %c0 to %c16
+    %tab = kir.buffer over(%rows, %bins) first_write : !kir.buffer<tensor<?x?xf32>>
+    kir.parallel %rows {
+    ^bb0(%r: index):
+      %v = kir.load %w[%r, %bins] : !kir.view<f32, [B, 16], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.broadcast %two over(%bins) dims [] : f32 -> tensor<?xf32>
+      %t = kir.binary mul %v, %s : tensor<?xf32>
+      kir.buffer_store %t, %tab[%r, %bins] : tensor<?xf32>, !kir.buffer<tensor<?x?xf32>>[index, !kir.domain]
+      kir.yield
+    }
+    // expected-remark @+1 {{it is a segment after them, its instances waiting until every earlier program instance has arrived}}
+    kir.parallel %rows, %cols {
+    ^bb0(%r: index, %c: index):
+      %p = kir.load %x[%r, %c] : !kir.view<i32, [B, L], in>[index, index] -> i32
+      %i = kir.cast %p : i32 to index
+      %e = kir.buffer_load %tab[%r, %i] : !kir.buffer<tensor<?x?xf32>>[index, index] -> f32
+      kir.store %e, %y[%r, %c] : f32, !kir.view<f32, [B, L], out>[index, index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
 // A T.any of the gradients an in-place update scales, stored to a flag by another workset (bench/corpus/
 // 260_amp_unscale_inf_check). Before: the update and the any both whole in one program each (the update
 // in the last). After: the any is phased like a sum, an i1 or held in an i32 workspace (0 or 1) or-ed in
@@ -331,6 +376,47 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
     %6 = kir.load %found[%c0] : !kir.view<f32, [1], inout>[index] -> f32
     %7 = kir.select %5, %one, %6 : i1, f32
     kir.store %7, %found[%c0] : f32, !kir.view<f32, [1], inout>[index]
+    kir.return
+  }
+}
+
+// -----
+
+// Must not fire: the later workset sums a kernel-level buffer over the earlier parallel's members
+// (a column sum of per-row values): pgpu-member-partials adds those terms as the members finish, so
+// the finalization stays in the last program.
+// CHECK-LABEL: pgpu.kernel @member_sum
+// CHECK-NOT: pgpu.while
+// CHECK: pgpu.last_program
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.buffer_load
+// CHECK: pgpu.store {{.*}}, %y
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @member_sum(%w: !kir.view<f32, [B, 16], in>, %y: !kir.view<f32, [16], out>) {
+    %nb = kir.extent "B"
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f32
+    %two = arith.constant 2.0 : f32
+    %rows = kir.domain %c0 to %nb
+    %bins = kir.domain %c0 to %c16
+    %tab = kir.buffer over(%rows, %bins) first_write : !kir.buffer<tensor<?x?xf32>>
+    kir.parallel %rows {
+    ^bb0(%r: index):
+      %v = kir.load %w[%r, %bins] : !kir.view<f32, [B, 16], in>[index, !kir.domain] -> tensor<?xf32>
+      %s = kir.broadcast %two over(%bins) dims [] : f32 -> tensor<?xf32>
+      %t = kir.binary mul %v, %s : tensor<?xf32>
+      kir.buffer_store %t, %tab[%r, %bins] : tensor<?xf32>, !kir.buffer<tensor<?x?xf32>>[index, !kir.domain]
+      kir.yield
+    }
+    %all = kir.buffer_load %tab[%rows, %bins] : !kir.buffer<tensor<?x?xf32>>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %sum = kir.reduce %all axes [0] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+    ^bb0(%u: f32, %q: f32):
+      %o = kir.binary add %u, %q : f32
+      kir.yield %o : f32
+    }
+    // expected-remark @+1 {{not phased: a finalization reduces what it reads from a kernel-level buffer}}
+    kir.store %sum, %y[%bins] : tensor<?xf32>, !kir.view<f32, [16], out>[!kir.domain]
     kir.return
   }
 }

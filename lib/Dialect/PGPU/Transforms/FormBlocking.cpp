@@ -957,6 +957,110 @@ static bool mergeSiblingReductions(KernelOp kernel, bool remarks) {
   return changed;
 }
 
+/// Whether `v` depends, through operands defined inside `scope`, on `index` (a block argument).
+static bool dependsOn(Value v, Value index, Region &scope, DenseMap<Value, bool> &memo) {
+  if (v == index)
+    return true;
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  bool depends = false;
+  if (def && scope.isAncestor(def->getParentRegion()))
+    depends = llvm::any_of(def->getOperands(), [&](Value o) { return dependsOn(o, index, scope, memo); });
+  memo[v] = depends;
+  return depends;
+}
+
+/// Whether inner range_reduce `inner`, directly in the element of range_reduce `outer`, reads the
+/// outer member's row along the view's contiguous axis: some read's last coordinate depends on the
+/// outer index and not on the inner one, another of its coordinates on the inner index (logits
+/// [n, c, h, w] reduced over the classes c inside a sum over the pixels w: NCHW). Its bounds are
+/// the same for every outer member and its regions are straight-line.
+static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
+  Region &scope = outer.getElement();
+  for (Value bound : {inner.getLower(), inner.getUpper()})
+    if (scope.isAncestor(bound.getParentRegion()))
+      return false;
+  auto straight = [](Region &r) {
+    return llvm::none_of(r.front(), [](Operation &op) { return op.getNumRegions() > 0; });
+  };
+  if (!straight(inner.getElement()) || !straight(inner.getCombine()))
+    return false;
+  Value outerIndex = scope.front().getArgument(0), innerIndex = inner.getElement().front().getArgument(0);
+  DenseMap<Value, bool> onOuter, onInner;
+  for (Operation &op : inner.getElement().front()) {
+    if (!isa<LoadOp, GatherOp>(op) || op.getNumOperands() < 2)
+      continue;
+    OperandRange coords = isa<LoadOp>(op) ? cast<LoadOp>(op).getCoords() : cast<GatherOp>(op).getCoords();
+    if (coords.empty())
+      continue;
+    Value last = coords.back();
+    if (!dependsOn(last, outerIndex, scope, onOuter) || dependsOn(last, innerIndex, scope, onInner))
+      continue;
+    if (llvm::any_of(coords.drop_back(), [&](Value c) { return dependsOn(c, innerIndex, scope, onInner); }))
+      return true;
+  }
+  return false;
+}
+
+/// An outer range_reduce whose element holds inner range_reduces reading along the outer axis
+/// contiguously (readsAlongOuter) and no other loop or control: each inner one becomes its ordered
+/// loop (a pgpu.for carrying the accumulator, combined member by member: one order of an associative,
+/// commutative reduction, seed 000 §8), so the outer reduction is the one blocked, its lanes reading
+/// consecutive elements, the inner loop run for all lanes at once (Fragmenter::cloneFor). Blocking
+/// the inner reduction instead leaves the outer member a scalar loop (corpus 270: 512 x 1024 pixels
+/// walked one at a time, each a 4096-lane block holding 19 classes). Seed 002 §3.3: the free axis
+/// blocked, the ordered one kept.
+static bool orderInnerReductions(KernelOp kernel, bool remarks) {
+  SmallVector<RangeReduceOp> outers;
+  kernel.walk([&](RangeReduceOp outer) {
+    bool any = false, all = true;
+    for (Operation &op : outer.getElement().front()) {
+      if (op.getNumRegions() == 0)
+        continue;
+      auto inner = dyn_cast<RangeReduceOp>(op);
+      if (inner && readsAlongOuter(inner, outer))
+        any = true;
+      else
+        all = false;
+    }
+    if (any && all)
+      outers.push_back(outer);
+  });
+  OpBuilder b(kernel.getContext());
+  for (RangeReduceOp outer : outers) {
+    SmallVector<RangeReduceOp> inners;
+    for (Operation &op : outer.getElement().front())
+      if (auto inner = dyn_cast<RangeReduceOp>(op))
+        inners.push_back(inner);
+    for (RangeReduceOp inner : inners) {
+      Location loc = inner.getLoc();
+      b.setInsertionPoint(inner);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto loop = ForOp::create(b, loc, inner.getResultTypes(), inner.getLower(), inner.getUpper(), one,
+                                inner.getIdentities());
+      {
+        OpBuilder::InsertionGuard guard(b);
+        Block *body = b.createBlock(&loop.getBody());
+        Value at = body->addArgument(b.getIndexType(), loc);
+        for (Type t : inner.getResultTypes())
+          body->addArgument(t, loc);
+        SmallVector<Value> members = inlineBlock(b, inner.getElement().front(), ValueRange{at});
+        SmallVector<Value> args(body->getArguments().drop_front());
+        llvm::append_range(args, members);
+        YieldOp::create(b, loc, inlineBlock(b, inner.getCombine().front(), args));
+      }
+      inner.replaceAllUsesWith(loop.getResults());
+      inner.erase();
+    }
+    if (remarks)
+      emitRemark(outer.getLoc()) << "pgpu-form-blocking: " << inners.size()
+                                 << " inner reduction(s) reading along this reduction's axis contiguously run as "
+                                    "ordered loops in its members, so its members are the lanes blocked";
+  }
+  return !outers.empty();
+}
+
 /// Whether `a` and `b` compute the same index value: the same SSA value, or pure ops of one kind
 /// and attributes over operands that do (refine-mapping builds each row loop's bound [c * P,
 /// min(c * P + P, E * n)) from its own copy of E * n; no CSE has run since). `depth` bounds the walk.
@@ -1212,6 +1316,8 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       mergeSiblingReductions(kernel, remarks);
       // Independent sibling foreach loops over one range reading a common view: one walk.
       fuseSiblingForeachs(kernel, remarks);
+      // Inner reductions reading along an enclosing reduction's axis: ordered, the outer one blocked.
+      orderInnerReductions(kernel, remarks);
       SmallVector<Operation *> candidates;
       DenseSet<Operation *> kernelLevel;
       kernel.walk([&](Operation *op) {
@@ -1228,12 +1334,31 @@ struct FormBlocking : public tessel::pgpu::impl::PGPUFormBlockingBase<FormBlocki
       // is one loop over the product of their ranges, blocked as one (walk order: innermost first).
       // Kept only when that loop blocks; otherwise the nest stays as it was.
       DenseSet<Operation *> gone;
+      // A reduction nest's innermost element may also hold ordered loops whose bounds are the same for
+      // every member of the nest (orderInnerReductions' class loops): the lanes run them together.
       for (Operation *op : candidates) {
-        if (gone.contains(op) || isa<RangeScanOp>(op) ||
-            llvm::any_of(memberRegion(op).front(), [](Operation &inner) { return inner.getNumRegions() > 0; }))
+        if (gone.contains(op) || isa<RangeScanOp>(op))
+          continue;
+        SmallVector<ForOp> ordered;
+        if (llvm::any_of(memberRegion(op).front(), [&](Operation &inner) {
+              if (inner.getNumRegions() == 0)
+                return false;
+              auto loop = dyn_cast<ForOp>(inner);
+              if (loop && isa<RangeReduceOp>(op))
+                ordered.push_back(loop);
+              return !loop || !isa<RangeReduceOp>(op);
+            }))
           continue;
         SmallVector<Operation *> nest = perfectNest(op);
         if (nest.size() < 2 || !writesOwnEveryMember(nest))
+          continue;
+        Region &outermost = memberRegion(nest.front());
+        if (llvm::any_of(ordered, [&](ForOp loop) {
+              return llvm::any_of(ValueRange{loop.getLower(), loop.getUpper(), loop.getStep()},
+                                  [&](Value v) {
+                                    return !matchPattern(v, m_Constant()) && outermost.isAncestor(v.getParentRegion());
+                                  });
+            }))
           continue;
         SmallVector<Operation *> made;
         Operation *flat = flattenNest(b, nest, made);

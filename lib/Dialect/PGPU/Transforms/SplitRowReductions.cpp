@@ -335,8 +335,9 @@ void splitGroup(KernelOp kernel, Plan &plan, const LaunchSplits &cut, StringRef 
 /// The perfect nests at the top of `r`'s element (a member's statistics over several axes: a
 /// sample's C x H x W sums), outermost level first, each a range_reduce over two or more axes with
 /// launch-uniform bounds down to a straight-line element, constant identities and results a
-/// workspace holds; none where the element holds another op with regions (a row of one axis: the
-/// member's walk is one row, left whole) or no nest.
+/// workspace holds (the innermost element may hold straight-line reductions per member with
+/// launch-uniform bounds); none where the element holds another op with regions (a row of one axis:
+/// the member's walk is one row, left whole) or no nest.
 std::optional<SmallVector<SmallVector<Operation *>>> innerNests(RangeReduceOp r, ProgramSpaceOp space) {
   SmallVector<SmallVector<Operation *>> out;
   for (Operation &op : r.getElement().front()) {
@@ -346,13 +347,35 @@ std::optional<SmallVector<SmallVector<Operation *>>> innerNests(RangeReduceOp r,
     if (!top)
       return std::nullopt;
     Operation *inner = top;
-    while (llvm::any_of(nests::memberRegion(inner).front(), [](Operation &o) { return o.getNumRegions() > 0; })) {
-      inner = dyn_cast<RangeReduceOp>(&nests::memberRegion(inner).front().front());
-      if (!inner)
+    while (true) {
+      Block &body = nests::memberRegion(inner).front();
+      auto child = dyn_cast<RangeReduceOp>(&body.front());
+      if (!child || child->getNextNode() != body.getTerminator() ||
+          !nests::reducesAlike(cast<RangeReduceOp>(inner), child))
+        break;
+      inner = child;
+    }
+    // The innermost element is straight-line, or holds reductions per member with launch-uniform
+    // bounds and straight-line regions (NCHW classes per pixel: pgpu-form-blocking runs them as
+    // ordered loops for the pixel lanes).
+    for (Operation &o : nests::memberRegion(inner).front()) {
+      if (!o.getNumRegions())
+        continue;
+      auto perMember = dyn_cast<RangeReduceOp>(o);
+      if (!perMember || !outside(perMember.getLower(), space) || !outside(perMember.getUpper(), space))
         return std::nullopt;
+      for (Region *region : {&perMember.getElement(), &perMember.getCombine()})
+        if (llvm::any_of(region->front(), [](Operation &x) { return x.getNumRegions() > 0; }))
+          return std::nullopt;
     }
     SmallVector<Operation *> nest = nests::perfectNest(inner);
-    if (nest.front() != top.getOperation() || nest.size() < 2)
+    // The nest starts at `top`: `r` itself may reduce alike and hold nothing else (a sum over n of
+    // sums over h and w), but its rows are split, not sliced.
+    auto at = llvm::find(nest, top.getOperation());
+    if (at == nest.end())
+      return std::nullopt;
+    nest.erase(nest.begin(), at);
+    if (nest.size() < 2)
       return std::nullopt;
     for (Operation *level : nest) {
       auto [lo, hi] = nests::boundsOf(level);

@@ -657,3 +657,139 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_byte
     pgpu.return
   }
 }
+
+// -----
+
+// COM: A sum over the images n of sums over the pixels (h, w) of a per-pixel reduction over the classes
+// COM: c (corpus 270: a weighted cross-entropy over NCHW logits): the rows' reduction reduces alike and
+// COM: holds only the pixels' nest, and the nest's innermost element holds the class reduction (its
+// COM: bounds launch values). Before: FOLD_SPLITS programs of whole images (8 for N = 8). After: each
+// COM: image's pixels are one flat walk over H * W cut into S slices, max(N, 1) * S programs, the class
+// COM: reduction inside each pixel (pgpu-form-blocking runs it for a block of pixel lanes).
+// CHECK-LABEL: pgpu.kernel @nchw_classes
+// CHECK: %[[HW:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : index
+// CHECK: pgpu.execution_group %{{.*}} roles ["fold_split"] {
+// CHECK: pgpu.binary rem
+// CHECK: pgpu.range_reduce %{{.*}} to %{{.*}} identity
+// CHECK: pgpu.range_reduce %c0 to %[[C:.*]] identity
+// CHECK: pgpu.load %x[
+// CHECK: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @nchw_classes(%x: !pgpu.view<f32, [N, C, H, W], in>, %out: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, C, H, W], in>
+    %C = pgpu.extent %x[1] : !pgpu.view<f32, [N, C, H, W], in>
+    %H = pgpu.extent %x[2] : !pgpu.view<f32, [N, C, H, W], in>
+    %W = pgpu.extent %x[3] : !pgpu.view<f32, [N, C, H, W], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: each row's reductions over several axes are cut into FOLD_SPLIT slices}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%n: index):
+          %a = pgpu.range_reduce %c0 to %H identity(%zero : f32) -> (f32) element {
+          ^bb0(%h: index):
+            %b = pgpu.range_reduce %c0 to %W identity(%zero : f32) -> (f32) element {
+            ^bb0(%w: index):
+              %m = pgpu.range_reduce %c0 to %C identity(%ninf : f32) -> (f32) element {
+              ^bb0(%c: index):
+                %v = pgpu.load %x[%n, %c, %h, %w] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, C, H, W], in>[index, index, index, index] -> f32
+                pgpu.yield %v : f32
+              } combine {
+              ^bb0(%l: f32, %r: f32):
+                %t = pgpu.binary max %l, %r : f32
+                pgpu.yield %t : f32
+              }
+              pgpu.yield %m : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %t = pgpu.binary add %l, %r : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %b : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.yield %a : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %t = pgpu.binary add %l, %r : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.store %s, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+// -----
+
+// COM: Must not slice: the per-pixel reduction's bound depends on the pixel (classes up to w): no
+// COM: launch-uniform inner walk; the rows are cut as before (FOLD_SPLITS programs of whole images).
+// CHECK-LABEL: pgpu.kernel @ragged_classes
+// CHECK: pgpu.execution_group %{{.*}} roles ["fold_split"]
+// CHECK-NOT: pgpu.binary rem
+// CHECK: pgpu.last_program
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @ragged_classes(%x: !pgpu.view<f32, [N, C, H, W], in>, %out: !pgpu.view<f32, [1], out>) {
+    %true = arith.constant true
+    %zero = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %N = pgpu.extent %x[0] : !pgpu.view<f32, [N, C, H, W], in>
+    %H = pgpu.extent %x[2] : !pgpu.view<f32, [N, C, H, W], in>
+    %W = pgpu.extent %x[3] : !pgpu.view<f32, [N, C, H, W], in>
+    pgpu.program_space(%c1) {
+    ^bb0(%p: index):
+      pgpu.execution_group %p extents() segment 0 roles [] {
+        // expected-remark @below {{pgpu-split-row-reductions: the rows are cut}}
+        %s = pgpu.range_reduce %c0 to %N identity(%zero : f32) -> (f32) element {
+        ^bb0(%n: index):
+          %a = pgpu.range_reduce %c0 to %H identity(%zero : f32) -> (f32) element {
+          ^bb0(%h: index):
+            %b = pgpu.range_reduce %c0 to %W identity(%zero : f32) -> (f32) element {
+            ^bb0(%w: index):
+              %m = pgpu.range_reduce %c0 to %w identity(%zero : f32) -> (f32) element {
+              ^bb0(%c: index):
+                %v = pgpu.load %x[%n, %c, %h, %w] valid %true : i1 fill %zero : f32 : !pgpu.view<f32, [N, C, H, W], in>[index, index, index, index] -> f32
+                pgpu.yield %v : f32
+              } combine {
+              ^bb0(%l: f32, %r: f32):
+                %t = pgpu.binary add %l, %r : f32
+                pgpu.yield %t : f32
+              }
+              pgpu.yield %m : f32
+            } combine {
+            ^bb0(%l: f32, %r: f32):
+              %t = pgpu.binary add %l, %r : f32
+              pgpu.yield %t : f32
+            }
+            pgpu.yield %b : f32
+          } combine {
+          ^bb0(%l: f32, %r: f32):
+            %t = pgpu.binary add %l, %r : f32
+            pgpu.yield %t : f32
+          }
+          pgpu.yield %a : f32
+        } combine {
+        ^bb0(%l: f32, %r: f32):
+          %t = pgpu.binary add %l, %r : f32
+          pgpu.yield %t : f32
+        }
+        pgpu.store %s, %out[%c0] valid %true : i1 : f32, !pgpu.view<f32, [1], out>[index]
+        pgpu.yield
+      } {roles = [], segment = 0 : i64}
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}

@@ -79,6 +79,21 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     and run by all lanes together: a carry that depends on the lane becomes
     a fragment (found by cloning until the yields agree), the others stay
     scalars (seed 002 §3.3: the free axis blocked, the ordered one kept).
+    An inner range_reduce directly in a range_reduce's element, with
+    straight-line regions, bounds defined outside the outer element, and a
+    read whose last (contiguous) coordinate depends on the outer member and
+    not on the inner one while another coordinate depends on the inner one
+    (the classes c of NCHW logits[n, c, h, w] inside a sum over the pixels
+    w), becomes its ordered loop (a `pgpu.for` step 1 carrying the
+    accumulator, combined member by member: one order of its associative,
+    commutative contract), when every nested region of the outer element is
+    such a reduction: the outer reduction is then the one blocked, its lanes
+    consecutive elements, the ordered loops run by all lanes together (as
+    above), and a nest of alike reductions whose innermost element holds
+    such loops (their bounds constants or defined outside the nest) is
+    flattened first as a straight-line one is. Blocking the inner one
+    instead left the pixels a scalar loop (corpus 270). Must not fire where
+    the inner read walks its own axis contiguously (a sum of row maxima).
     A foreach over the members one program owns ([lo, min(lo + P, n)) with
     P a declared parameter, pgpu-refine-mapping's) that holds such a loop
     is one block of P lanes, so the ordered loop runs once per program.
@@ -1775,7 +1790,10 @@ def PGPUSplitRowReductions : Pass<"pgpu-split-row-reductions", "::mlir::ModuleOp
     Where that one (fused) reduction's element holds nothing with regions but
     perfect nests over two or more axes with launch-uniform bounds (a
     sample's statistics over C x H x W, corpus 247's Dice sums; constant
-    identities, float or 8-bit-or-wider results), a row's walks are sliced
+    identities, float or 8-bit-or-wider results; the innermost element may
+    hold reductions per member with launch-uniform bounds and straight-line
+    regions, corpus 270's classes per pixel; the row's own reduction may
+    reduce alike, its rows still split), a row's walks are sliced
     too: each nest becomes one walk over its flattened members [0, walk)
     (pgpu-form-blocking's flattening, PerfectNests.h), S = max(min(FOLD_SPLIT,
     walk), 1) (walk: the first nest's), the space max(rows, 1) * S programs
