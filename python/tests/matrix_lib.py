@@ -51,6 +51,7 @@ class Budget:
     drawn_shapes: int     # shapes of the session's drawn seed (free draws: the edges are the fixed seeds')
     drawn_triton_shapes: int
     largest_work: int | None = None  # cap on the largest-that-fits binding's work (draw_bindings' `cap`)
+    random_final_only: bool = False  # random bindings only at the final program (fixed_bindings)
 
 
 # CI: the fixed seed's 4 shapes (all ones, a 0, one block past a block, a free draw) and 2 free draws of the
@@ -61,7 +62,7 @@ class Budget:
 # at D = 193 (BLOCK_T = BLOCK = 256 fitted to the largest extent for T = 1) took 20 s a run, 65% of its test.
 LARGEST_WORK = 1 << 16
 CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=2, triton_work=256, shrink_runs=100,
-            drawn_shapes=2, drawn_triton_shapes=1, largest_work=LARGEST_WORK)
+            drawn_shapes=2, drawn_triton_shapes=1, largest_work=LARGEST_WORK, random_final_only=True)
 DEEP_BUDGET = Budget(seeds=(0, 1, 2, 3), shapes=8, work=16384, triton_shapes=6, triton_work=4096,
                      shrink_runs=200, drawn_shapes=8, drawn_triton_shapes=6)
 
@@ -425,9 +426,9 @@ def capped_largest(params, largest, shape, cap):
     return b
 
 
-def draw_bindings(rng, params, shape, deep=False, cap=None):
-    """Smallest, largest that fits (with `cap`, capped_largest at max(cap, 16 times the smallest's work)),
-    and random bindings of the declared domains (deduplicated)."""
+def fixed_bindings(params, shape, cap=None):
+    """The bindings draw_bindings' list starts with: the smallest, and the largest that fits (with `cap`,
+    capped_largest at max(cap, 16 times the smallest's work)) where it differs."""
     if not params:
         return [{}]
     params = {k: Param(*p) for k, p in params.items()}
@@ -435,7 +436,16 @@ def draw_bindings(rng, params, shape, deep=False, cap=None):
     largest = {k: fits(p, shape)[-1] for k, p in params.items()}
     if cap is not None:
         largest = capped_largest(params, largest, shape, max(cap, 16 * _work(smallest)))
-    unique = [smallest] + ([largest] if largest != smallest else [])
+    return [smallest] + ([largest] if largest != smallest else [])
+
+
+def draw_bindings(rng, params, shape, deep=False, cap=None):
+    """fixed_bindings, then random bindings of the declared domains (deduplicated)."""
+    if not params:
+        return [{}]
+    unique = fixed_bindings(params, shape, cap)
+    smallest, largest = unique[0], unique[-1]
+    params = {k: Param(*p) for k, p in params.items()}
     # Random ones reach past what fits, up to RANDOM_CAP lanes per axis (the interpreters pay per lane).
     domain = {k: [v for v in p.candidates if v <= max(RANDOM_CAP, largest[k])] for k, p in params.items()}
     for _ in range((3 if deep else 1) + (largest == smallest)):
