@@ -420,7 +420,10 @@ def _watch(holder, lock, meta, compile_s: float, lock_s: float, now: float | Non
             time.sleep(0.05)
         if not _alive(note["pid"]):  # one stuck in the driver past a minute keeps the lock: nothing else is safe
             pathlib.Path(holder).write_text("")
-            lock.release()
+            try:
+                lock.release()
+            except ValueError:  # not held after all (released too many times)
+                pass
         return note
 
 
