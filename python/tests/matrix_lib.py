@@ -52,6 +52,7 @@ class Budget:
     drawn_triton_shapes: int
     largest_work: int | None = None  # cap on the largest-that-fits binding's work (draw_bindings' `cap`)
     random_final_only: bool = False  # random bindings only at the final program (fixed_bindings)
+    random_at_edges: bool = True     # random bindings through Triton at the degenerate shapes (degenerate)
 
 
 # CI: the fixed seed's 4 shapes (all ones, a 0, one block past a block, a free draw) and 2 free draws of the
@@ -62,7 +63,8 @@ class Budget:
 # at D = 193 (BLOCK_T = BLOCK = 256 fitted to the largest extent for T = 1) took 20 s a run, 65% of its test.
 LARGEST_WORK = 1 << 16
 CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=2, triton_work=256, shrink_runs=100,
-            drawn_shapes=2, drawn_triton_shapes=1, largest_work=LARGEST_WORK, random_final_only=True)
+            drawn_shapes=2, drawn_triton_shapes=1, largest_work=LARGEST_WORK, random_final_only=True,
+            random_at_edges=False)
 DEEP_BUDGET = Budget(seeds=(0, 1, 2, 3), shapes=8, work=16384, triton_shapes=6, triton_work=4096,
                      shrink_runs=200, drawn_shapes=8, drawn_triton_shapes=6)
 
@@ -437,6 +439,13 @@ def fixed_bindings(params, shape, cap=None):
     if cap is not None:
         largest = capped_largest(params, largest, shape, max(cap, 16 * _work(smallest)))
     return [smallest] + ([largest] if largest != smallest else [])
+
+
+def degenerate(shape) -> bool:
+    """Whether every extent is 1 or some extent is 0: every program instance then runs the same all-true or
+    all-false masks whatever the tiles, so one binding's launch covers the path (CI's Triton runs draw the
+    random bindings, keeping the draws, but launch only the smallest and the largest that fits there)."""
+    return all(v <= 1 for v in shape.values()) or 0 in shape.values()
 
 
 def draw_bindings(rng, params, shape, deep=False, cap=None):

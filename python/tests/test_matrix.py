@@ -5,12 +5,13 @@ Kernels: every kernel of examples/kir and every DSL example with each of its con
 (test_dsl.ALL). Per kernel and seed, shapes are drawn from 0 (where the KIR interpreter accepts it),
 1, 2, primes, block sizes +-1 and non-multiples of every tile; per shape, parameter bindings from the
 domains the program declares (smallest, largest that fits the shape -- in CI within M.LARGEST_WORK lanes,
-see M.capped_largest --, random; in CI the random ones at the final program only). The program after every
-pass group of the registered pipeline (`tessel groups`, `tessel-opt --tessel-pipeline=stop-after=G`)
-runs on the pgpu interpreter in shuffled program order (random segmentations for region folds and
-scans) and must compute what the KIR interpreter computes; kernels the Triton provider accepts also
-run through Triton under TRITON_INTERPRET=1. A failure is shrunk to the smallest failing kernel, shape,
-binding and group, printed with the commands that reproduce it.
+see M.capped_largest --, random; in CI the random ones at the final program only, and through Triton not at
+the degenerate shapes, M.degenerate). The program after every pass group of the registered pipeline
+(`tessel groups`, `tessel-opt --tessel-pipeline=stop-after=G`) runs on the pgpu interpreter in shuffled
+program order (random segmentations for region folds and scans) and must compute what the KIR interpreter
+computes; kernels the Triton provider accepts also run through Triton under TRITON_INTERPRET=1. A failure
+is shrunk to the smallest failing kernel, shape, binding and group, printed with the commands that
+reproduce it.
 
 Fixed seeds always run, plus one drawn per session (TESSEL_MATRIX_SEED=N replays it);
 TESSEL_MATRIX_DEEP=1 runs the deep budget (more seeds, shapes, bindings, larger extents);
@@ -223,6 +224,8 @@ def test_triton_agrees_with_kir(mode, kid, suite, tmp_path, monkeypatch):
         for shape, input_seed in shapes:
             want, inputs = refs.get(kernel, shape, input_seed)
             bindings = M.draw_bindings(rng, last.params, shape, deep=mode == "deep", cap=budget.largest_work)
+            if not budget.random_at_edges and M.degenerate(shape):  # the draws kept, the random ones not run
+                bindings = bindings[:len(M.fixed_bindings(last.params, shape, budget.largest_work))]
             for b in bindings:  # smallest, largest that fits, random
                 cmd = [M.TESSEL, "compile", kernel.target, "--emit=source", "--target=triton",
                        *[f"--param={k}={v}" for k, v in b.items()]]
@@ -320,6 +323,13 @@ def test_ci_caps_the_largest_binding():
     small = {"B": 1, "H": 2, "T": 2, "D": 3, "E": 5}  # within the cap: as drawn
     assert M.draw_bindings(random.Random(5), params, small, cap=M.LARGEST_WORK) == \
         M.draw_bindings(random.Random(5), params, small)
+
+
+def test_degenerate_shapes_are_all_ones_or_empty():
+    """CI's Triton runs launch only the fixed bindings at these (M.degenerate); a shape with one extent past
+    1 is not one."""
+    assert M.degenerate({"M": 1, "N": 1}) and M.degenerate({"M": 37, "N": 0}) and M.degenerate({})
+    assert not M.degenerate({"M": 1, "N": 2}) and not M.degenerate({"M": 129})
 
 
 def test_random_bindings_keep_the_interpreter_quick():
