@@ -53,6 +53,7 @@ class Budget:
     largest_work: int | None = None  # cap on the largest-that-fits binding's work (draw_bindings' `cap`)
     random_final_only: bool = False  # random bindings only at the final program (fixed_bindings)
     random_at_edges: bool = True     # random bindings through Triton at the degenerate shapes (degenerate)
+    edges_final_only: bool = False   # the degenerate shapes on the pgpu interpreter at the final program only
 
 
 # CI: the fixed seed's 4 shapes (all ones, a 0, one block past a block, a free draw) and 2 free draws of the
@@ -64,7 +65,7 @@ class Budget:
 LARGEST_WORK = 1 << 16
 CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=2, triton_work=256, shrink_runs=100,
             drawn_shapes=2, drawn_triton_shapes=1, largest_work=LARGEST_WORK, random_final_only=True,
-            random_at_edges=False)
+            random_at_edges=False, edges_final_only=True)
 DEEP_BUDGET = Budget(seeds=(0, 1, 2, 3), shapes=8, work=16384, triton_shapes=6, triton_work=4096,
                      shrink_runs=200, drawn_shapes=8, drawn_triton_shapes=6)
 

@@ -6,7 +6,7 @@ Kernels: every kernel of examples/kir and every DSL example with each of its con
 1, 2, primes, block sizes +-1 and non-multiples of every tile; per shape, parameter bindings from the
 domains the program declares (smallest, largest that fits the shape -- in CI within M.LARGEST_WORK lanes,
 see M.capped_largest --, random; in CI the random ones at the final program only, and through Triton not at
-the degenerate shapes, M.degenerate). The program after every pass group of the registered pipeline
+the degenerate shapes, M.degenerate, which the pgpu interpreter runs at the final program only). The program after every pass group of the registered pipeline
 (`tessel groups`, `tessel-opt --tessel-pipeline=stop-after=G`) runs on the pgpu interpreter in shuffled
 program order (random segmentations for region folds and scans) and must compute what the KIR interpreter
 computes; kernels the Triton provider accepts also run through Triton under TRITON_INTERPRET=1. A failure
@@ -120,6 +120,7 @@ def test_every_group_agrees_with_kir(mode, kid, suite, tmp_path):
             bindings = M.draw_bindings(rng, params, shape, deep=mode == "deep", cap=budget.largest_work)
             bindings_seen = min(bindings_seen, len(bindings)) if params else bindings_seen
             fixed = len(M.fixed_bindings(params, shape, budget.largest_work))
+            edge = M.degenerate(shape)
             for p in progs:
                 for i, b in enumerate(bindings):
                     cells += 1
@@ -128,6 +129,10 @@ def test_every_group_agrees_with_kir(mode, kid, suite, tmp_path):
                     # CI: the random bindings at the final program only (whose runs check every group's
                     # rewrite at once); each group's own program at the smallest and the largest that fits.
                     if budget.random_final_only and i >= fixed and p.group != final:
+                        continue
+                    # CI: the degenerate shapes (all ones, an empty extent; M.degenerate) at the final program
+                    # only, where a wrong result would reach a user; every group's in the deep tier.
+                    if budget.edges_final_only and edge and p.group != final:
                         continue
                     bound = {k: v for k, v in b.items() if k in p.params}
                     # A later group may widen a parameter's domain (pgpu-pack-rows' narrow BLOCKs): a value
