@@ -6,6 +6,7 @@ it is set, else in a new temporary folder (printed at the end); never bench/resu
 
     python3 bench/corpus.py [--only NAME,NAME] [--skip NAME,...] [--out FILE] [--lines FILE]
                             [--no-compile] [--budget-s S] [--jobs N] [--cpu-smoke]
+                            [--compile-s S] [--call-s S] [--lock-s S]
     python3 bench/corpus.py --variants [--only NAME,NAME] [--budget-s S] [--kernel-s S] [--out FILE]
 
 Per kernel: (1) the tessel kernel at the largest test shape against the NumPy reference; (2) at the bench
@@ -13,6 +14,12 @@ shape against the eager peer (BENCH_TOLERANCE, else TOLERANCE); (3) medians of C
 (triton.testing.do_bench) of the tessel call, the eager peer and torch.compile(peer). Ratios are peer
 time / tessel time (above 1: tessel is faster); the summary's geomean is over kernels that ran correctly
 against torch.compile. A kernel's failure is recorded and the run goes on.
+
+No kernel holds the GPU for long: a function one call of which takes over 20 ms is timed with a few single
+calls, one over --call-s (default 2) once (the record's `too_slow`; `timing` says how each was timed);
+torch.compile's first call of a peer past --compile-s (default 90) leaves the peer eager; with --jobs N the
+parent kills a worker still in torch.compile 15 s after that (the peer then timed eager in a new worker) or
+holding the GPU lock past --lock-s (default 600; recorded failed), and gives the lock back.
 
 --variants (issue 47): no timings; per kernel, the call's default binding and every declared parameter
 moved alone to each other candidate (then all at their smallest, all at their largest: the bindings of
@@ -214,12 +221,43 @@ class _NoLock:
     def __exit__(self, *exc):
         return False
 
+    def acquire(self, *a, **k):
+        return True
+
+    def release(self):
+        pass
+
 
 _LOCK = _NoLock()
 # --cpu-smoke: the whole script on the CPU (TRITON_INTERPRET=1) at each kernel's smallest test shape, timed
 # with a wall clock: it checks the script and the files, not speed.
 _SMOKE = os.environ.get("TESSEL_CORPUS_SMOKE") == "1"
 DEVICE = "cpu" if _SMOKE else "cuda"
+# One call of a function being timed (the tessel kernel, the eager or the compiled peer) is probed first.
+# Past _SLOW_MS a call is long enough that do_bench's repetitions (five calls to estimate, then enough for
+# 100 ms, on top of its warm-up) buy nothing: a few single calls are timed instead, within about
+# _SLOW_BUDGET_S. Past --call-s (_CALL_S) the function is "too slow": the probe is its one timing. The
+# tessel kernel's first call (Triton's JIT included) counts as that probe when it already took longer:
+# 23_mla_decode's and 315's calls took seconds and do_bench held the GPU lock for 7+ minutes.
+_SLOW_MS = 20.0
+_SLOW_BUDGET_S = 2.0
+_CALL_S = float(os.environ.get("TESSEL_CORPUS_CALL_S", "2"))
+
+
+def _one_call_ms(fn) -> float:
+    """One call of `fn`, timed to its end on the device (CUDA events; a wall clock on the CPU)."""
+    if DEVICE == "cuda":
+        import torch
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end)
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
 
 
 def _median_ms(fn):
@@ -234,21 +272,39 @@ def _median_ms(fn):
     return sorted(times)[1]
 
 
+def _timed_ms(fn, known_ms: float | None = None) -> tuple[float, str]:
+    """(milliseconds of one call of `fn`, how it was timed). `known_ms`: a call already timed (the first
+    call, compile included), taken as the probe when it is past --call-s. See _SLOW_MS."""
+    probe = known_ms if known_ms is not None and known_ms > _CALL_S * 1e3 else _one_call_ms(fn)
+    if probe > _CALL_S * 1e3:
+        return probe, f"once: too slow: one call took {probe / 1e3:.1f} s"
+    if probe <= _SLOW_MS:
+        return _median_ms(fn), "median" if _SMOKE else "do_bench"
+    reps = max(2, min(10, int(_SLOW_BUDGET_S * 1e3 / probe)))
+    times = sorted(_one_call_ms(fn) for _ in range(reps))
+    return times[(reps - 1) // 2], f"median of {reps} single calls (one took {probe:.1f} ms)"
+
+
 def _sync():
     import torch
     if DEVICE == "cuda":
         torch.cuda.synchronize()
 
 
-_HOLDER = None
 # Seconds torch.compile's first call of a peer may take (--compile-s): Inductor unrolls a peer's Python
 # loop over time or over tensors (224's recurrence, 311's tensor list) for minutes while it holds the GPU
-# lock, and no other kernel of the run is timed meanwhile. Past it the peer is timed eager.
+# lock, and no other kernel of the run is timed meanwhile. Past it the peer is timed eager. Two guards:
+# _time_limit in the worker (a signal, which a compile may swallow or not see while it runs C code), and
+# with --jobs N the parent (_watch), which kills a worker still in torch.compile _KILL_GRACE_S later, gives
+# the GPU lock back and runs the kernel again with its peer eager (311's compile held the lock past the
+# signal's limit).
 _COMPILE_S = float(os.environ.get("TESSEL_CORPUS_COMPILE_S", "90"))
+_KILL_GRACE_S = 15.0
 
 
 class _time_limit:
-    """Raises TimeoutError in the main thread after `seconds` (SIGALRM; a no-op off the main thread)."""
+    """Raises TimeoutError in the main thread after `seconds`, and again every second after until the
+    block ends (a compile that catches the first one gets the next); SIGALRM, a no-op off the main thread."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
@@ -262,7 +318,7 @@ class _time_limit:
         self.armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGALRM")
         if self.armed:
             self.old = signal.signal(signal.SIGALRM, self._raise)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 1.0)
         return self
 
     def __exit__(self, *exc):
@@ -273,15 +329,102 @@ class _time_limit:
         return False
 
 
-def _init_worker(lock, holder=None):
-    global _LOCK, _HOLDER
-    _LOCK, _HOLDER = lock, holder
+# With --jobs N: the GPU lock (_LOCK), the note of its holder (_HOLDER: a file, "NAME PHASE since HH:MM:SS"
+# then a JSON line with the worker's pid and times, read by the parent's _watch) and the lock that makes
+# writing the note and releasing the GPU lock one step for the parent (_META).
+_HOLDER = None
+_META = _NoLock()
+
+
+def _init_worker(lock, holder=None, meta=None):
+    global _LOCK, _HOLDER, _META
+    _LOCK, _HOLDER, _META = lock, holder, meta or _NoLock()
+
+
+_held = {}
+
+
+def _note(name: str | None, phase: str = ""):
+    """Writes the holder's note (None: clears it); with _META held."""
+    if not _HOLDER:
+        return
+    if name is None:
+        pathlib.Path(_HOLDER).write_text("")
+        return
+    now = time.time()
+    if _held.get("name") != name:
+        _held.update(name=name, since=now)
+    line = json.dumps({"name": name, "phase": phase, "pid": os.getpid(), "since": _held["since"], "phase_t": now})
+    pathlib.Path(_HOLDER).write_text(f"{name} {phase} since {time.strftime('%H:%M:%S')}\n{line}\n")
 
 
 def _holding(name: str, phase: str):
-    """Note which kernel holds the GPU lock, in which phase: a run whose budget ends names it."""
-    if _HOLDER:
-        pathlib.Path(_HOLDER).write_text(f"{name} {phase} since {time.strftime('%H:%M:%S')}\n")
+    """Note which kernel holds the GPU lock, in which phase: a run whose budget ends names it, and the
+    parent's _watch ends a phase that runs past its limit."""
+    with _META:
+        _note(name, phase)
+
+
+class _gpu:
+    """`with _gpu(name, phase)`: the GPU lock held, its holder noted; the note cleared and the lock given
+    back in one step under _META (the parent kills a holder only under _META, so the lock of a worker it
+    killed is still held)."""
+
+    def __init__(self, name: str, phase: str):
+        self.name, self.phase = name, phase
+
+    def __enter__(self):
+        _LOCK.acquire()
+        _held.clear()
+        _holding(self.name, self.phase)
+        return self
+
+    def __exit__(self, *exc):
+        with _META:
+            _note(None)
+            _LOCK.release()
+        return False
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError, ProcessLookupError):
+        return False
+
+
+def _watch(holder, lock, meta, compile_s: float, lock_s: float, now: float | None = None):
+    """The parent's guard (--jobs N): when the note in `holder` shows a worker in torch.compile for longer
+    than compile_s + _KILL_GRACE_S, or holding the GPU lock for longer than lock_s, kills that worker,
+    gives the lock back and returns the note ({name, phase, pid, since, phase_t, first}); else None."""
+    import signal
+    with meta:
+        try:
+            lines = pathlib.Path(holder).read_text().splitlines()
+            note = json.loads(lines[1])
+        except (OSError, IndexError, ValueError):
+            return None
+        now = time.time() if now is None else now
+        over_compile = note["phase"] == "torch.compile" and now - note["phase_t"] > compile_s + _KILL_GRACE_S
+        if not over_compile and now - note["since"] <= lock_s:
+            return None
+        note["first"] = lines[0]
+        try:
+            os.kill(note["pid"], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        end = time.time() + 60
+        while _alive(note["pid"]) and time.time() < end:
+            time.sleep(0.05)
+        if not _alive(note["pid"]):  # one stuck in the driver past a minute keeps the lock: nothing else is safe
+            pathlib.Path(holder).write_text("")
+            try:
+                lock.release()
+            except ValueError:  # not held after all (released too many times)
+                pass
+        return note
 
 
 def bench_one(name: str, compile_peer: bool) -> dict:
@@ -301,9 +444,8 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     # Seconds by phase (waits for the GPU lock apart): where a run's budget goes.
     phases = rec["phases_s"] = {"wait": 0.0}
     t0 = time.time()
-    with _LOCK:
+    with _gpu(name, "check"):
         phases["wait"] += time.time() - t0
-        _holding(name, "check")
         t0 = time.time()
         msg = H.check(mod, small, 1, "triton", DEVICE)
         phases["check"] = time.time() - t0
@@ -323,16 +465,21 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     mod.KERNEL.source(constexprs=getattr(mod, "CONSTEXPRS", {}) or None)
     phases["source"] = time.time() - t0
     t0 = time.time()
-    with _LOCK:
+    with _gpu(name, "bench calls"):
         phases["wait"] += time.time() - t0
-        _holding(name, "bench calls")
         t_lock = time.time()
         views, kw = H.torch_args(mod, shape, inputs, DEVICE)
         tin = _torch_inputs(inputs, mod, DEVICE)
         t0 = time.time()
         mod.KERNEL(*views, **kw)
         _sync()
-        rec["first_call_s"] = round(time.time() - t0, 2)
+        first_s = time.time() - t0
+        rec["first_call_s"] = round(first_s, 2)
+        # (2) at the bench shape against the peer: the first call's outputs (its views were made from the
+        # drawn arrays, which stay on the host untouched), so a kernel whose one call takes seconds is not
+        # called again for the check; the timings below call it on these views again (an InOut kernel,
+        # 38_adamw's param and moments, keeps updating them: the peer check is done by then).
+        ours = H.outputs_of(mod, views)
         compiled = None
         # A peer its author names as eager (a Python loop over time) is timed as written: Inductor would
         # unroll the loop and not finish compiling.
@@ -348,18 +495,24 @@ def bench_one(name: str, compile_peer: bool) -> dict:
             except Exception as e:  # a peer that does not compile is recorded, not fatal
                 compiled = None
                 rec["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
-        # (2) at the bench shape against the peer, on fresh views made again from the same arrays
-        # (draw's arrays stay on the host, untouched): the first call above updated InOut views in place
-        # (38_adamw's param and moments), and the peer starts from the inputs.
-        tin = _torch_inputs(inputs, mod, DEVICE)
-        views, kw = H.torch_args(mod, shape, inputs, DEVICE)
-        mod.KERNEL(*views, **kw)
-        ours = H.outputs_of(mod, views)
-        # The peer on fresh inputs too: torch.compile's first call above ran it on `tin`, and a peer that
+        _holding(name, "peer check")
+        # The peer on fresh inputs: torch.compile's first call above ran it on `tin`, and a peer that
         # updates its inputs in place (50_fused_add_rmsnorm_inplace's residual.add_) would add twice.
         # The compiled peer where there is one: an eager FlexAttention peer materializes the whole score
         # matrix (115_chunked_local_attention at S 8192: 32 GiB), and compiled is what the author names.
-        theirs = (compiled or mod.peer)(**_torch_inputs(inputs, mod, DEVICE))
+        # Its call is under the compile limit too (a guard that fails on fresh tensors compiles again).
+        tin = _torch_inputs(inputs, mod, DEVICE)
+        theirs = None
+        if compiled is not None:
+            try:
+                with _time_limit(_COMPILE_S):
+                    theirs = compiled(**_torch_inputs(inputs, mod, DEVICE))
+                    _sync()
+            except TimeoutError as e:
+                compiled = None
+                rec["compile_error"] = f"{type(e).__name__}: {str(e)[:300]} (its second call)"
+        if theirs is None:
+            theirs = mod.peer(**_torch_inputs(inputs, mod, DEVICE))
         tol = getattr(mod, "BENCH_TOLERANCE", None) or {k: 4 * v for k, v in mod.TOLERANCE.items()}
         memo = {}
         for k, want in theirs.items():
@@ -378,14 +531,19 @@ def bench_one(name: str, compile_peer: bool) -> dict:
         t0 = time.time()
         _holding(name, "timings")
         # (3) timings
-        rec["tessel_ms"] = _median_ms(lambda: mod.KERNEL(*views, **kw))
+        # (bounded: see _SLOW_MS; rec["timing"] says how each was timed, rec["too_slow"] names a kernel
+        # timed once)
+        how = rec["timing"] = {}
+        rec["tessel_ms"], how["tessel"] = _timed_ms(lambda: mod.KERNEL(*views, **kw), first_s * 1e3)
+        if how["tessel"].startswith("once: "):
+            rec["too_slow"] = how["tessel"][len("once: "):]
         try:
-            rec["eager_ms"] = _median_ms(lambda: mod.peer(**tin))
+            rec["eager_ms"], how["eager"] = _timed_ms(lambda: mod.peer(**tin))
         except torch.OutOfMemoryError as e:  # recorded; the compiled peer still compares
             rec["eager_error"] = f"OutOfMemoryError: {str(e)[:120]}"
             torch.cuda.empty_cache()
         if compiled is not None:
-            rec["compile_ms"] = _median_ms(lambda: compiled(**tin))
+            rec["compile_ms"], how["compile"] = _timed_ms(lambda: compiled(**tin))
         phases["timing"] = time.time() - t0
     rec["phases_s"] = {k: round(v, 1) for k, v in phases.items()}
     if "eager_ms" in rec:
@@ -400,7 +558,8 @@ def bench_one(name: str, compile_peer: bool) -> dict:
     return rec
 
 
-def _run(name: str, compile_peer: bool) -> dict:
+def _run(name: str, compile_peer: bool, note: dict | None = None) -> dict:
+    """bench_one's record, an exception recorded; `note`: fields to add (why the peer runs eager)."""
     import torch
     t0 = time.time()
     try:
@@ -408,6 +567,7 @@ def _run(name: str, compile_peer: bool) -> dict:
     except Exception as e:
         rec = {"name": name, "error": f"{type(e).__name__}: {str(e)[:500]}",
                "traceback": traceback.format_exc()[-2000:]}
+    rec.update(note or {})
     rec["wall_s"] = round(time.time() - t0, 1)
     if DEVICE == "cuda":
         torch.cuda.empty_cache()
@@ -553,8 +713,14 @@ def main():
     ap.add_argument("--kernel-s", type=float, default=120.0, help="--variants: seconds per kernel")
     ap.add_argument("--compile-s", type=float, default=_COMPILE_S,
                     help="seconds torch.compile's first call of a peer may take; past it the peer is timed eager")
+    ap.add_argument("--call-s", type=float, default=_CALL_S,
+                    help="a function one call of which takes longer is timed once (reported too_slow)")
+    ap.add_argument("--lock-s", type=float, default=600.0,
+                    help="--jobs N: a worker holding the GPU lock longer is killed and its kernel recorded failed")
     args = ap.parse_args()
-    os.environ["TESSEL_CORPUS_COMPILE_S"] = str(args.compile_s)  # the spawned workers read it at import
+    # the spawned workers read these at import
+    os.environ["TESSEL_CORPUS_COMPILE_S"] = str(args.compile_s)
+    os.environ["TESSEL_CORPUS_CALL_S"] = str(args.call_s)
     if args.cpu_smoke and not _SMOKE:  # re-run with the switch in the environment, before torch/triton load
         os.environ.update(TESSEL_CORPUS_SMOKE="1", TRITON_INTERPRET="1")
         os.execv(sys.executable, [sys.executable] + sys.argv)
@@ -585,7 +751,8 @@ def main():
         ctx = mp.get_context("spawn")
         holder = pathlib.Path(args.lines).with_suffix(".holder")
         holder.unlink(missing_ok=True)
-        with ctx.Pool(args.jobs, initializer=_init_worker, initargs=(ctx.Lock(), str(holder)),
+        lock, meta = ctx.Lock(), ctx.Lock()
+        with ctx.Pool(args.jobs, initializer=_init_worker, initargs=(lock, str(holder), meta),
                       maxtasksperchild=4) as pool:
             pending = {n: pool.apply_async(_run, (n, not args.no_compile)) for n in names}
             deadline = time.time() + args.budget_s
@@ -598,8 +765,20 @@ def main():
                         done(pending.pop(name).get())
                     except Exception as e:  # a worker that died mid-task
                         done({"name": name, "error": f"{type(e).__name__}: {str(e)[:300]}"})
+                killed = _watch(holder, lock, meta, args.compile_s, args.lock_s)
+                if killed and killed["name"] in pending:  # its worker is gone (the pool starts another)
+                    name = killed["name"]
+                    del pending[name]
+                    held_s = round(time.time() - killed["since"], 1)
+                    if killed["phase"] == "torch.compile":  # again, with the peer eager
+                        note = {"compile_error": f"killed: torch.compile's first call ran past --compile-s "
+                                                 f"{args.compile_s:g} (+{_KILL_GRACE_S:g} s); the peer is timed eager"}
+                        pending[name] = pool.apply_async(_run, (name, False, note))
+                    else:
+                        done({"name": name, "error": f"killed: it held the GPU lock for {held_s} s "
+                                                     f"(--lock-s {args.lock_s:g}): {killed['first']}"})
                 time.sleep(0.5)
-            held = holder.read_text().strip() if holder.exists() else ""
+            held = holder.read_text().split("\n")[0].strip() if holder.exists() else ""
             for name in pending:
                 why = "not finished: the run's budget was spent"
                 if held.split(" ")[0] == name:

@@ -50,14 +50,22 @@ class Budget:
     shrink_runs: int      # runs the shrinker may spend
     drawn_shapes: int     # shapes of the session's drawn seed (free draws: the edges are the fixed seeds')
     drawn_triton_shapes: int
+    largest_work: int | None = None  # cap on the largest-that-fits binding's work (draw_bindings' `cap`)
+    random_final_only: bool = False  # random bindings only at the final program (fixed_bindings)
+    random_at_edges: bool = True     # random bindings through Triton at the degenerate shapes (degenerate)
+    edges_final_only: bool = False   # the degenerate shapes on the pgpu interpreter at the final program only
 
 
 # CI: the fixed seed's 4 shapes (all ones, a 0, one block past a block, a free draw) and 2 free draws of the
 # session's seed: 6 shapes x >= 3 bindings per kernel through the interpreter after every group; through
 # Triton 2 + 1 shapes (each Triton run costs about six interpreter runs: CI's time limit, not the floor of
 # issue 19, sets these; TESSEL_MATRIX_DEEP=1 runs 4 seeds x 8 shapes, 6 through Triton).
+# The largest binding that fits is capped in CI at LARGEST_WORK lanes (see capped_largest): py/linear_attention's
+# at D = 193 (BLOCK_T = BLOCK = 256 fitted to the largest extent for T = 1) took 20 s a run, 65% of its test.
+LARGEST_WORK = 1 << 16
 CI = Budget(seeds=(0,), shapes=4, work=1024, triton_shapes=2, triton_work=256, shrink_runs=100,
-            drawn_shapes=2, drawn_triton_shapes=1)
+            drawn_shapes=2, drawn_triton_shapes=1, largest_work=LARGEST_WORK, random_final_only=True,
+            random_at_edges=False, edges_final_only=True)
 DEEP_BUDGET = Budget(seeds=(0, 1, 2, 3), shapes=8, work=16384, triton_shapes=6, triton_work=4096,
                      shrink_runs=200, drawn_shapes=8, drawn_triton_shapes=6)
 
@@ -405,14 +413,49 @@ def _work(binding):
     return math.prod(sorted(binding.values())[-3:])
 
 
-def draw_bindings(rng, params, shape, deep=False):
-    """Smallest, largest that fits, and random bindings of the declared domains (deduplicated)."""
+def capped_largest(params, largest, shape, cap):
+    """`largest` (the largest binding that fits) stepped down to at most `cap` lanes over its three largest
+    parameters (_work): first the parameters that cover no extent of the shape (their fit is a guess
+    against the largest extent), then those that do, the largest first. A parameter that covers its own
+    extent keeps its one block over it where the others can make room."""
+    b = dict(largest)
+    while _work(b) > cap:
+        down = [k for k in b if params[k].candidates.index(b[k]) > 0]
+        if not down:
+            break
+        uncovered = [k for k in down if params[k].covers not in shape]
+        k = max(uncovered or down, key=lambda k: b[k])
+        b[k] = params[k].candidates[params[k].candidates.index(b[k]) - 1]
+    return b
+
+
+def fixed_bindings(params, shape, cap=None):
+    """The bindings draw_bindings' list starts with: the smallest, and the largest that fits (with `cap`,
+    capped_largest at max(cap, 16 times the smallest's work)) where it differs."""
     if not params:
         return [{}]
     params = {k: Param(*p) for k, p in params.items()}
     smallest = {k: p.candidates[0] for k, p in params.items()}
     largest = {k: fits(p, shape)[-1] for k, p in params.items()}
-    unique = [smallest] + ([largest] if largest != smallest else [])
+    if cap is not None:
+        largest = capped_largest(params, largest, shape, max(cap, 16 * _work(smallest)))
+    return [smallest] + ([largest] if largest != smallest else [])
+
+
+def degenerate(shape) -> bool:
+    """Whether every extent is 1 or some extent is 0: every program instance then runs the same all-true or
+    all-false masks whatever the tiles, so one binding's launch covers the path (CI's Triton runs draw the
+    random bindings, keeping the draws, but launch only the smallest and the largest that fits there)."""
+    return all(v <= 1 for v in shape.values()) or 0 in shape.values()
+
+
+def draw_bindings(rng, params, shape, deep=False, cap=None):
+    """fixed_bindings, then random bindings of the declared domains (deduplicated)."""
+    if not params:
+        return [{}]
+    unique = fixed_bindings(params, shape, cap)
+    smallest, largest = unique[0], unique[-1]
+    params = {k: Param(*p) for k, p in params.items()}
     # Random ones reach past what fits, up to RANDOM_CAP lanes per axis (the interpreters pay per lane).
     domain = {k: [v for v in p.candidates if v <= max(RANDOM_CAP, largest[k])] for k, p in params.items()}
     for _ in range((3 if deep else 1) + (largest == smallest)):

@@ -4,12 +4,14 @@ providers agrees with the KIR interpreter.
 Kernels: every kernel of examples/kir and every DSL example with each of its constexpr variants
 (test_dsl.ALL). Per kernel and seed, shapes are drawn from 0 (where the KIR interpreter accepts it),
 1, 2, primes, block sizes +-1 and non-multiples of every tile; per shape, parameter bindings from the
-domains the program declares (smallest, largest that fits the shape, random). The program after every
-pass group of the registered pipeline (`tessel groups`, `tessel-opt --tessel-pipeline=stop-after=G`)
-runs on the pgpu interpreter in shuffled program order (random segmentations for region folds and
-scans) and must compute what the KIR interpreter computes; kernels the Triton provider accepts also
-run through Triton under TRITON_INTERPRET=1. A failure is shrunk to the smallest failing kernel, shape,
-binding and group, printed with the commands that reproduce it.
+domains the program declares (smallest, largest that fits the shape -- in CI within M.LARGEST_WORK lanes,
+see M.capped_largest --, random; in CI the random ones at the final program only, and through Triton not at
+the degenerate shapes, M.degenerate, which the pgpu interpreter runs at the final program only). The program after every pass group of the registered pipeline
+(`tessel groups`, `tessel-opt --tessel-pipeline=stop-after=G`) runs on the pgpu interpreter in shuffled
+program order (random segmentations for region folds and scans) and must compute what the KIR interpreter
+computes; kernels the Triton provider accepts also run through Triton under TRITON_INTERPRET=1. A failure
+is shrunk to the smallest failing kernel, shape, binding and group, printed with the commands that
+reproduce it.
 
 Fixed seeds always run, plus one drawn per session (TESSEL_MATRIX_SEED=N replays it);
 TESSEL_MATRIX_DEEP=1 runs the deep budget (more seeds, shapes, bindings, larger extents);
@@ -108,18 +110,29 @@ def test_every_group_agrees_with_kir(mode, kid, suite, tmp_path):
     for p in progs:
         params.update(p.params)
     refs = M.Reference(tmp_path)
+    final = progs[-1].same_as or progs[-1].group  # the group whose runs are the final program's
     cases, cells, shapes_seen, bindings_seen = {}, 0, 0, 1 << 30
     for seed in M.seeds(budget):
         rng = random.Random(f"{seed}/{kid}")
         shapes = _shapes(kernel, refs, rng, budget, seed)
         shapes_seen += len(shapes)
         for shape, input_seed in shapes:
-            bindings = M.draw_bindings(rng, params, shape, deep=mode == "deep")
+            bindings = M.draw_bindings(rng, params, shape, deep=mode == "deep", cap=budget.largest_work)
             bindings_seen = min(bindings_seen, len(bindings)) if params else bindings_seen
+            fixed = len(M.fixed_bindings(params, shape, budget.largest_work))
+            edge = M.degenerate(shape)
             for p in progs:
-                for b in bindings:
+                for i, b in enumerate(bindings):
                     cells += 1
                     if p.same_as:  # the group left the program as it was: the runs are those of p.same_as
+                        continue
+                    # CI: the random bindings at the final program only (whose runs check every group's
+                    # rewrite at once); each group's own program at the smallest and the largest that fits.
+                    if budget.random_final_only and i >= fixed and p.group != final:
+                        continue
+                    # CI: the degenerate shapes (all ones, an empty extent; M.degenerate) at the final program
+                    # only, where a wrong result would reach a user; every group's in the deep tier.
+                    if budget.edges_final_only and edge and p.group != final:
                         continue
                     bound = {k: v for k, v in b.items() if k in p.params}
                     # A later group may widen a parameter's domain (pgpu-pack-rows' narrow BLOCKs): a value
@@ -215,7 +228,9 @@ def test_triton_agrees_with_kir(mode, kid, suite, tmp_path, monkeypatch):
         shapes = _shapes(kernel, refs, rng, budget, seed, triton=True)
         for shape, input_seed in shapes:
             want, inputs = refs.get(kernel, shape, input_seed)
-            bindings = M.draw_bindings(rng, last.params, shape, deep=mode == "deep")
+            bindings = M.draw_bindings(rng, last.params, shape, deep=mode == "deep", cap=budget.largest_work)
+            if not budget.random_at_edges and M.degenerate(shape):  # the draws kept, the random ones not run
+                bindings = bindings[:len(M.fixed_bindings(last.params, shape, budget.largest_work))]
             for b in bindings:  # smallest, largest that fits, random
                 cmd = [M.TESSEL, "compile", kernel.target, "--emit=source", "--target=triton",
                        *[f"--param={k}={v}" for k, v in b.items()]]
@@ -295,6 +310,33 @@ def test_largest_that_fits_covers_each_parameters_own_extent():
     assert M.fits(M.Param([16, 32, 64], 16, "K"), {"N": 40}) == [16, 32, 64]
 
 
+def test_ci_caps_the_largest_binding():
+    """In CI the largest binding that fits stays within LARGEST_WORK lanes (16 times the smallest's where that
+    is more): the parameters that cover no extent step down first, one that covers its extent keeps its one
+    block over it. linear attention at T = 1, D = 193 drew BLOCK_T = BLOCK = 256 (20 s a pgpu run). The deep
+    tier draws it uncapped; a largest binding within the cap, and the random draws, are unchanged."""
+    tiles = [16, 32, 64, 128, 256]
+    params = {"BLOCK": ([64, 128, 256, 512], 64), "BLOCK_D": (tiles, 64, "D"), "BLOCK_E": (tiles, 64, "E"),
+              "BLOCK_T": (tiles, 64), "num_warps": ([1, 2, 4, 8], 4)}
+    shape = {"B": 1, "H": 2, "T": 1, "D": 193, "E": 1}
+    capped = M.draw_bindings(random.Random(5), params, shape, cap=M.LARGEST_WORK)
+    full = M.draw_bindings(random.Random(5), params, shape)
+    assert full[1] == {"BLOCK": 256, "BLOCK_D": 256, "BLOCK_E": 16, "BLOCK_T": 256, "num_warps": 8}
+    assert capped[1]["BLOCK_D"] == 256 and capped[1]["BLOCK_E"] == 16
+    assert M._work(capped[1]) <= max(M.LARGEST_WORK, 16 * M._work(capped[0])) < M._work(full[1])
+    assert capped[0] == full[0] and capped[2:] == full[2:]
+    small = {"B": 1, "H": 2, "T": 2, "D": 3, "E": 5}  # within the cap: as drawn
+    assert M.draw_bindings(random.Random(5), params, small, cap=M.LARGEST_WORK) == \
+        M.draw_bindings(random.Random(5), params, small)
+
+
+def test_degenerate_shapes_are_all_ones_or_empty():
+    """CI's Triton runs launch only the fixed bindings at these (M.degenerate); a shape with one extent past
+    1 is not one."""
+    assert M.degenerate({"M": 1, "N": 1}) and M.degenerate({"M": 37, "N": 0}) and M.degenerate({})
+    assert not M.degenerate({"M": 1, "N": 2}) and not M.degenerate({"M": 129})
+
+
 def test_random_bindings_keep_the_interpreter_quick():
     """Random draws stay under RANDOM_WORK lanes over their three largest parameters; the smallest and
     the largest that fits are drawn whatever they cost."""
@@ -354,7 +396,7 @@ def test_ptx_agrees_with_kir(mode, kid, suite, tmp_path):
     for seed in M.seeds(budget):
         rng = random.Random(f"ptx/{seed}/{kid}")
         for shape, input_seed in _shapes(kernel, refs, rng, budget, seed):
-            for b in M.draw_bindings(rng, params, shape, deep=mode == "deep"):
+            for b in M.draw_bindings(rng, params, shape, deep=mode == "deep", cap=budget.largest_work):
                 out = tmp_path / f"ptx-{len(cases)}"
                 cases.append(([M.TESSEL, "run", kernel.target, "--device=cuda", "--target=ptx", "--seed", input_seed,
                                "--shape", M.shape_text(shape), "--out", out,
