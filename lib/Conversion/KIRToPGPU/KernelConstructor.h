@@ -365,6 +365,7 @@ private:
   /// Turns every other finalization into a segment after the segments that do not wait, its instances
   /// waiting for every earlier instance. False, with a remark, where it does not apply.
   bool phaseFinalizations(SmallVectorImpl<Workset> &worksets);
+  bool readsKernelBuffer(Operation *op);
   /// One instance of a phased sum's segment: the sum of chunk `chunk` added into its workspace.
   LogicalResult emitPhasedSum(Workset &w, Value chunk);
   /// The last program's reset of the phased sums' workspaces to zero.

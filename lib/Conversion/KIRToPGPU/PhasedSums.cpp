@@ -70,7 +70,9 @@
 // the last program, its groups tiled), where a finalization reduces what it
 // reads from a kernel-level buffer (a sum over a parallel's members:
 // pgpu-member-partials adds its terms as the members finish, which beats one
-// segment walking the members per element), or where its instances read a
+// segment walking the members per element) unless it scans one (a running
+// count per member over rows another workset kept, corpus 323: no sum to
+// spread, and one program would walk the buffer once per member), or where its instances read a
 // view they write (one program runs them in order; in parallel they would
 // race).
 //
@@ -344,6 +346,24 @@ void KernelConstructor::resetPhasedSums(Location loc) {
   }
 }
 
+/// Whether `op`'s operands are computed (through ops of its region, not through loops) from a load of
+/// a kernel-level buffer.
+bool KernelConstructor::readsKernelBuffer(Operation *op) {
+  SmallVector<Value> work(op->getOperands());
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!seen.insert(v).second || !def)
+      continue;
+    if (auto l = dyn_cast<kir::BufferLoadOp>(def); l && kernelBuffers.contains(l.getBuffer()))
+      return true;
+    if (def->getNumRegions() == 0)
+      llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
   SmallVector<Workset *> finals;
   for (Workset &w : worksets)
@@ -410,7 +430,20 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
       noteBuffers(store);
     for (Operation *pure : uses)
       noteBuffers(pure);
-    if (buffers && reduces && memberPartials)
+    // A scan of a buffer (each member's running count over rows another workset computed once, as
+    // kir-row-parallels keeps scanned summaries) is no sum pgpu-member-partials spreads: in the last
+    // program one instance would walk the buffer for every member in turn.
+    bool scans = false;
+    auto noteScans = [&](Operation *root) {
+      root->walk([&](Operation *op) {
+        if (isa<kir::ScanOp, kir::RegionScanOp>(op) && readsKernelBuffer(op))
+          scans = true;
+      });
+    };
+    noteScans(w->op);
+    for (Operation *pure : uses)
+      noteScans(pure);
+    if (buffers && reduces && memberPartials && !scans)
       return keep(finals, "a finalization reduces what it reads from a kernel-level buffer; a sum over a "
                           "parallel's members is left to pgpu-member-partials");
     if (llvm::any_of(writes, [&](Value v) { return reads.contains(v); }))

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RowParallels.h"
 #include "tessel/Dialect/KIR/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,20 +36,7 @@ namespace tessel::kir {
 using namespace mlir;
 using namespace tessel::kir;
 
-namespace {
-
-using Axes = SmallVector<Value>; // the domain of each tensor axis
-
-/// The kernel-level computation of one store's value, its axes, and what the rewrite needs.
-struct Row {
-  StoreOp store;
-  SmallVector<Operation *> ops;          // the store's producers at kernel level, block order
-  DenseMap<Value, Axes> axes;            // of every tensor the producers define
-  llvm::SetVector<Value> members;        // the store's domains that become parallel members
-  bool replayed = false;                 // matchMemberAxis: a stored tensor also reduced (not in place)
-  bool argReduces = false;               // keepRowSummaries: an arg-reduction may be computed per member
-  std::string why;
-};
+namespace tessel::kir::rows {
 
 bool refuse(Row &r, const Twine &why) {
   r.why = why.str();
@@ -464,6 +452,11 @@ bool perMember(Row &r) {
   }
   return true;
 }
+
+} // namespace tessel::kir::rows
+
+namespace {
+using namespace tessel::kir::rows;
 
 /// axesOf for a kernel-level sum, which may also reduce every axis to a scalar (a z-loss's mean of
 /// each row's squared logsumexp): its reduced domains are then its input's.
@@ -1479,6 +1472,9 @@ struct RowParallels : tessel::kir::impl::KIRRowParallelsBase<RowParallels> {
     // Tensors computed by a reduction that a reduction and another consumer both read: kept per member.
     for (ParallelOp par : kernelLevel<ParallelOp>(getOperation()))
       keepSharedReductions(par, remarks);
+    // Row summaries a later parallel's scan reads per step: computed once, by a parallel over the rows.
+    for (KernelOp kernel : getOperation().getOps<KernelOp>())
+      keepScannedSummaries(kernel, remarks);
     // Summaries over a parallel's rows that a later sum reads whole are kept by the parallel.
     if (!keepSummaries)
       return;

@@ -391,6 +391,15 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     and its own, written once, read by every consumer). Must not fire: a contraction's row (a tile
     product that folds recompute per tile: attention's scores under their softmax), a tensor with one
     consumer, consumers that are all stores (one walk realizes them together).
+    Then, scanned summaries (issue 41, corpus 323's top-2 gating; ScannedSummaries.cpp): a kernel-level
+    value whose computation reduces (each token's argmax over the experts), over domains none of a
+    later kernel-level `kir.parallel`'s, that the parallel's member reads through pointwise ops into a
+    scan or reduction (a per-expert `T.cumsum(first == e)`): construction would replay its row's
+    reduction at every step of that walk (unblockable). Kept instead: a new `kir.parallel` over its
+    domains, before the reader, clones its producers per row (as above) and writes it once to a
+    `kir.buffer` over them (first write; an index as i64); the member reads a `kir.buffer_load`.
+    Must not fire: a value the member uses only pointwise and in stores, producers that read a view
+    the kernel writes (a remark says why), a summary over a domain of the reading parallel.
     Must not fire: a member whose every stored axis is combined (row and column sums of the view it
     stores); a stored tensor summed over its rows only (the axis left is the innermost: a column
     sum of the updated state keeps the member); a stored tensor no reduction reads; a store whose value reduces no axis it writes (GEMM, an elementwise kernel, a row
