@@ -784,6 +784,8 @@ LogicalResult KernelConstructor::run() {
   (void)phaseHoistedUpdate(worksets);
   // Every other finalization: a segment after a wait where it may be (PhasedSums.cpp).
   (void)phaseFinalizations(worksets);
+  // Whole-view reductions replayed by worksets with instances: their own segments, waited for.
+  (void)phaseReplayedReductions(worksets);
 
   for (Workset &w : worksets)
     if (auto p = dyn_cast<kir::ParallelOp>(w.op); p && failed(checkReadsBeforeStores(p)))
@@ -872,7 +874,7 @@ LogicalResult KernelConstructor::run() {
       if (w.waitsForFill)
         emitFillWait(ploc, ticket, binary(ploc, kir::BinaryKind::Sub, pid, linear));
       // After the wait, phased sums are read from their workspaces (PhasedSums.cpp).
-      readPhasedSums = w.waitsForFill && !phasedSums.empty();
+      readPhasedSums = w.waitsForFill && (!phasedSums.empty() || !phasedReductions.empty());
       auto reading = llvm::make_scope_exit([&] { readPhasedSums = false; });
       SmallVector<Attribute> roles;
       for (unsigned i = 0; i < w.extents.size(); ++i)
@@ -884,6 +886,12 @@ LogicalResult KernelConstructor::run() {
       SmallVector<Value> coords;
       for (unsigned i = 0; i < w.extents.size(); ++i)
         coords.push_back(gb->addArgument(b.getIndexType(), ploc));
+      if (auto r = dyn_cast<kir::ReduceOp>(w.op); r && phasedReductions.contains(w.op)) {
+        if (failed(emitPhasedReduction(r, coords.front())))
+          return failure();
+        pgpu::YieldOp::create(b, ploc);
+        return success();
+      }
       if (w.sumWorkspace) {
         if (failed(emitPhasedSum(w, coords.front())))
           return failure();
