@@ -33,9 +33,12 @@
 // without waits), and some workset with instances (a store over domains, a
 // parallel) replays a kir.reduce of one tensor over all its axes to one
 // scalar whose terms use no other reduction, fold, scan, loop, branch or
-// kernel-level buffer and read no view a workset writes. Must not fire
-// otherwise (a reduction that keeps axes, a row of a parallel, a reduction
-// only scalar stores use): the replay stays.
+// kernel-level buffer and read no view a workset writes, over an axis (a
+// domain's extent) the workset's instances also range over (replayed there,
+// the work is quadratic). Must not fire otherwise (a reduction that keeps
+// axes, a row of a parallel, a reduction only scalar stores use, a sum over
+// other axes than the instances': corpus 307's counts per channel): the
+// replay stays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +126,14 @@ bool KernelConstructor::phaseReplayedReductions(SmallVectorImpl<Workset> &workse
       }
       if (llvm::any_of(read, [&](Value v) { return written.contains(v) || kernelBuffers.contains(v); })) {
         skip("it reads a view a workset writes");
+        continue;
+      }
+      // Replayed over an axis the workset's instances also range over, every instance walks as many
+      // elements as there are instances: quadratic. Over other axes (a few ranks' counts summed per
+      // channel, corpus 307) the replay adds a walk like the instance's own, and stays.
+      FailureOr<SmallVector<Value>> n = sizes(r.getInputs()[0]);
+      if (failed(n) || llvm::none_of(*n, [&](Value e) { return llvm::is_contained(w.extents, e); })) {
+        skip("it walks none of the axes the workset's instances range over");
         continue;
       }
       phased.push_back(r);
