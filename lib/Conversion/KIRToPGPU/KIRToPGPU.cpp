@@ -785,7 +785,8 @@ LogicalResult KernelConstructor::run() {
   // Every other finalization: a segment after a wait where it may be (PhasedSums.cpp).
   (void)phaseFinalizations(worksets);
   // Whole-view reductions replayed by worksets with instances: their own segments, waited for.
-  (void)phaseReplayedReductions(worksets);
+  if (phaseReductions)
+    (void)phaseReplayedReductions(worksets);
 
   for (Workset &w : worksets)
     if (auto p = dyn_cast<kir::ParallelOp>(w.op); p && failed(checkReadsBeforeStores(p)))
@@ -981,11 +982,13 @@ LogicalResult KernelConstructor::run() {
 
 namespace {
 struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRToPGPU> {
+  using ConvertKIRToPGPUBase::ConvertKIRToPGPUBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<kir::KernelOp> kernels(module.getOps<kir::KernelOp>());
     for (kir::KernelOp kernel : kernels) {
       KernelConstructor constructor(kernel);
+      constructor.phaseReductions = phaseReductions;
       if (failed(constructor.run()))
         return signalPassFailure();
       kernel.erase();

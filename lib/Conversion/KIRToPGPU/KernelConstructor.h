@@ -62,6 +62,8 @@ class KernelConstructor {
 public:
   explicit KernelConstructor(kir::KernelOp kernel) : kernel(kernel), b(kernel) {}
   LogicalResult run();
+  /// Whether phaseReplayedReductions may run (the provider spells the wait: kir-to-pgpu's option).
+  bool phaseReductions = true;
 
 private:
   // Values and domains.
