@@ -54,7 +54,11 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   if (stopAfter("annotate-origins"))
     return;
   // §3.1 construct the complete initial program.
-  pm.addPass(createConvertKIRToPGPU());
+  // A whole-view reduction that element-wise worksets replay is phased where the provider spells
+  // the wait for it (PhasedReductions.cpp); elsewhere it is replayed.
+  ConvertKIRToPGPUOptions construct;
+  construct.phaseReductions = can.acquireReleaseHandOff;
+  pm.addPass(createConvertKIRToPGPU(construct));
   pm.addPass(createCanonicalizerPass()); // fold constructed address arithmetic
   pm.addPass(createCSEPass());           // construction replays producers; merge what it repeated
   if (stopAfter("construct"))

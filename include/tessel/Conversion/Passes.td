@@ -73,6 +73,11 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     Rejects, with a diagnostic at the KIR op: constructs this construction does not realize yet.
     Verifier after: the construction verifier (coverage) and the shared pgpu verifier.
   }];
+  let options = [
+    Option<"phaseReductions", "phase-reductions", "bool", /*default=*/"true",
+           "phase whole-view scalar reductions that element-wise worksets replay (PhasedReductions.cpp): "
+           "needs a provider that spells the wait (an acquire load in a while loop)">
+  ];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 

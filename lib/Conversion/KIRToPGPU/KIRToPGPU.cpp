@@ -811,6 +811,9 @@ LogicalResult KernelConstructor::run() {
   (void)phaseHoistedUpdate(worksets);
   // Every other finalization: a segment after a wait where it may be (PhasedSums.cpp).
   (void)phaseFinalizations(worksets);
+  // Whole-view reductions replayed by worksets with instances: their own segments, waited for.
+  if (phaseReductions)
+    (void)phaseReplayedReductions(worksets);
 
   for (Workset &w : worksets)
     if (auto p = dyn_cast<kir::ParallelOp>(w.op); p && failed(checkReadsBeforeStores(p)))
@@ -907,7 +910,7 @@ LogicalResult KernelConstructor::run() {
       if (w.waitsForFill)
         emitFillWait(ploc, ticket, binary(ploc, kir::BinaryKind::Sub, pid, linear));
       // After the wait, phased sums are read from their workspaces (PhasedSums.cpp).
-      readPhasedSums = w.waitsForFill && !phasedSums.empty();
+      readPhasedSums = w.waitsForFill && (!phasedSums.empty() || !phasedReductions.empty());
       auto reading = llvm::make_scope_exit([&] { readPhasedSums = false; });
       // A unit axis is no group axis: its coordinate is the constant 0.
       SmallVector<Value> axes;
@@ -929,6 +932,12 @@ LogicalResult KernelConstructor::run() {
       for (Value &c : coords)
         if (!c)
           c = constIndex(ploc, 0);
+      if (auto r = dyn_cast<kir::ReduceOp>(w.op); r && phasedReductions.contains(w.op)) {
+        if (failed(emitPhasedReduction(r, coords.front())))
+          return failure();
+        pgpu::YieldOp::create(b, ploc);
+        return success();
+      }
       if (w.sumWorkspace) {
         if (failed(emitPhasedSum(w, coords.front())))
           return failure();
@@ -1018,11 +1027,13 @@ LogicalResult KernelConstructor::run() {
 
 namespace {
 struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRToPGPU> {
+  using ConvertKIRToPGPUBase::ConvertKIRToPGPUBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<kir::KernelOp> kernels(module.getOps<kir::KernelOp>());
     for (kir::KernelOp kernel : kernels) {
       KernelConstructor constructor(kernel);
+      constructor.phaseReductions = phaseReductions;
       if (failed(constructor.run()))
         return signalPassFailure();
       kernel.erase();

@@ -62,6 +62,8 @@ class KernelConstructor {
 public:
   explicit KernelConstructor(kir::KernelOp kernel) : kernel(kernel), b(kernel) {}
   LogicalResult run();
+  /// Whether phaseReplayedReductions may run (the provider spells the wait: kir-to-pgpu's option).
+  bool phaseReductions = true;
 
 private:
   // Values and domains.
@@ -374,6 +376,20 @@ private:
   llvm::MapVector<Operation *, Value> phasedSums;
   /// While a waiting segment is emitted: a phased sum's value is read from its workspace.
   bool readPhasedSums = false;
+  // Whole-view reductions that element-wise worksets replay, phased (PhasedReductions.cpp).
+  /// A phased reduction: `chunks` instances each reduce `rows` rows of its input's first axis into
+  /// `partials[chunk]`; the last of them (counted at `ticket`) reduces the partials into `result[0]`.
+  struct PhasedReduction {
+    Value chunks, rows, partials, result, ticket;
+  };
+  /// Turns the whole-view scalar reductions that worksets with instances replay into segments of
+  /// their own (partials, then one merge by the last of their instances), and those worksets into
+  /// segments that wait for them and read the result. False, with a remark, where it does not apply.
+  bool phaseReplayedReductions(SmallVectorImpl<Workset> &worksets);
+  /// One instance of a phased reduction's segment: chunk `chunk`'s partial, and the merge if last.
+  LogicalResult emitPhasedReduction(kir::ReduceOp r, Value chunk);
+  /// Phased reductions by kir.reduce.
+  llvm::MapVector<Operation *, PhasedReduction> phasedReductions;
   /// Spins until the launch's `ticket` counts `before` arrivals (acquire): every program instance
   /// before the waiting segment has done its work (Workset::waitsForFill).
   void emitFillWait(Location loc, Value ticket, Value before);

@@ -329,6 +329,14 @@ LogicalResult KernelConstructor::emitStatement(Operation &op) {
           map.map(r.getResult(0), sum);
           return success();
         }
+        if (auto it = phasedReductions.find(r.getOperation()); it != phasedReductions.end() && readPhasedSums) {
+          // A phased reduction, merged into its result once this instance has waited (PhasedReductions.cpp).
+          Location at = r.getLoc();
+          Type t = r.getResult(0).getType();
+          map.map(r.getResult(0), pgpu::BufferLoadOp::create(b, at, t, it->second.result,
+                                                             ValueRange{constIndex(at, 0)}, trueValue(at), zeroOf(at, t)));
+          return success();
+        }
         return emitReduceScalars(r);
       })
       .Case<kir::RegionFoldOp>([&](kir::RegionFoldOp f) -> LogicalResult {
