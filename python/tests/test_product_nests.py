@@ -151,3 +151,23 @@ def test_lane_coordinates_carried():
         if s.endswith("{"):
             regions.append("pgpu.for " in s)
     assert inside and all(s.endswith(": index") for s in inside), inside
+
+
+def test_lane_coordinates_bound_the_step():
+    """The carried lane coordinates (six i32 vectors of BLOCK lanes in channel_stats' walk, live across
+    each loop) count against a thread's registers (Resources.cpp, dividedLanes): the call no longer grows
+    BLOCK to 8192 at 8 warps (255 registers, 1276 bytes of spill stores a thread in sm_90a ptxas, corpus
+    53 at its bench shape) but stops at 8 lanes a thread; the binding it takes computes what the KIR
+    interpreter computes (Triton under TRITON_INTERPRET=1, both loops and the tail block)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    x = torch.empty((32, 256, 56, 56), device="meta")
+    got = channel_stats.call_defaults(x, torch.empty(256, device="meta"), torch.empty(256, device="meta"))
+    assert got["BLOCK"] // (32 * got["WARPS"]) <= 8, got
+    assert (got["BLOCK"], got["WARPS"]) == (1024, 4), got
+    shapes = {"N": 3, "C": 2, "H": 37, "W": 29}  # 3219 members: three full blocks of 1024 and a tail
+    ref = channel_stats.run_interp(shapes, seed=5)
+    args = [torch.from_numpy(np.array(ref["x.in"])), torch.empty(2), torch.empty(2)]
+    channel_stats._launcher({}, {"BLOCK": got["BLOCK"]})(*args)
+    np.testing.assert_allclose(args[1].numpy(), ref["mean"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(args[2].numpy(), ref["var"], rtol=1e-5, atol=1e-5)

@@ -23,6 +23,23 @@ bool madeFromLoop(Value v, int depth = 8) {
          llvm::any_of(def->getOperands(), [&](Value o) { return madeFromLoop(o, depth - 1); });
 }
 
+/// Whether integer fragment `v` is a division or remainder of lanes by a fragment, or made from one
+/// (within `depth` producers): pgpu-form-blocking's carried lane coordinates (j / P, j / P + 1, j % P
+/// of a flattened walk's lanes, FormBlocking.cpp carryLaneDivisions). Unlike an iota or a splat, the
+/// backend does not rematerialize such a vector in the loop that reads it: it stays live across the walk.
+bool dividedLanes(Value v, int depth = 4) {
+  auto f = dyn_cast<pgpu::FragmentType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!f || !f.getElementType().isIntOrIndex() || f.getElementType().isInteger(1) || !def || depth < 0)
+    return false;
+  if (auto bin = dyn_cast<pgpu::BinaryOp>(def))
+    if ((bin.getKind() == kir::BinaryKind::Div || bin.getKind() == kir::BinaryKind::Rem) &&
+        isa<pgpu::FragmentType>(bin.getRhs().getType()))
+      return true;
+  return isa<pgpu::BinaryOp, pgpu::SelectOp>(def) &&
+         llvm::any_of(def->getOperands(), [&](Value o) { return dividedLanes(o, depth - 1); });
+}
+
 /// Bytes of one fragment as a monomial in its extent parameters.
 triton::Monomial fragmentBytes(pgpu::FragmentType type) {
   triton::Monomial m;
@@ -812,6 +829,31 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel, const llv
             }))
           cost.carried.push_back(fragmentBytes(f));
       }
+    // Lane coordinates carried into a flattened walk (dividedLanes: made before the loop in its block,
+    // read in it) are live across its body like its carries, and the walk addresses its lanes from
+    // them with a 64-bit pointer a lane, for the iteration it reduces and for the one it has in flight
+    // (its pointers' contiguity is lost, so Triton pipelines those loads in registers: 16 bytes a lane,
+    // counted once). Calls size the step as if the walk were not pipelined (python/tessel/_kernel.py),
+    // so the second iteration's pointers are counted here. Corpus 53 (BatchNorm statistics over NCHW,
+    // six such i32 vectors; sm_90a ptxas of Triton 3.6's PTX, registers a thread): at BLOCK 8192 and
+    // 8 warps 255 registers and 1276 bytes of spill stores (0.568 ms on the H100); at 2048 and 4 warps
+    // 255 and 84 bytes of spill at num_stages 2; at 1024 and 4 warps 112 / 165 / 201 at num_stages
+    // 1 / 2 / 3, none spilled (0.278 ms at 2).
+    std::optional<Monomial> addresses;
+    for (Operation *before = loop->getPrevNode(); before; before = before->getPrevNode())
+      for (Value v : before->getResults())
+        if (dividedLanes(v) && llvm::any_of(v.getUsers(), [&](Operation *user) {
+              return loop->isAncestor(user);
+            })) {
+          auto f = cast<pgpu::FragmentType>(v.getType());
+          cost.carried.push_back(fragmentBytes(f));
+          if (!addresses) {
+            addresses = fragmentElements(f);
+            addresses->coefficient *= 16;
+          }
+        }
+    if (addresses)
+      cost.carried.push_back(*addresses);
     for (auto outer = loop->getParentOfType<pgpu::ForOp>(); outer; outer = outer->getParentOfType<pgpu::ForOp>()) {
       llvm::append_range(cost.carried, own[outer].carried);
       llvm::append_range(cost.staged, own[outer].staged);
