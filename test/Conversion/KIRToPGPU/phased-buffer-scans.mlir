@@ -81,7 +81,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
       kir.buffer_store %w, %buf[%i] : i64, !kir.buffer<tensor<?xi64>>[index]
       kir.yield
     }
-    // expected-remark @below {{not phased: a finalization reads a kernel-level buffer; a sum over a parallel's members is left to pgpu-member-partials}}
+    // expected-remark @below {{not phased: a finalization reduces what it reads from a kernel-level buffer; a sum over a parallel's members is left to pgpu-member-partials}}
     kir.parallel %3 {
     ^bb0(%arg0: index):
       %back = kir.buffer_load %buf[%2] : !kir.buffer<tensor<?xi64>>[!kir.domain] -> tensor<?xi64>

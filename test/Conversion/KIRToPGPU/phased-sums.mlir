@@ -165,17 +165,20 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 
 // -----
 
-// An update that uses no whole-view value itself, only ordered after another workset's reduction of
-// its view (mixed-precision unscaling, corpus 260_b): the flag's workset keeps its segment, the update
-// waits for it and runs in parallel; nothing is left for the last program. The flag is stored over
-// T.domain(0, 1): a unit axis is no group axis (a kernel-level statement, coordinate 0), so
-// pgpu-split-folds splits its reduction like any kernel-level one's.
+// An in-place update ordered after another workset's reduction of its view (mixed-precision
+// unscaling, corpus 260_b): the T.any is phased like a sum (an or in an i32 workspace, one atomic a
+// chunk), the flag's workset waits and reads it, the update waits and runs in parallel; nothing is
+// left for the last program. The flag is stored over T.domain(0, 1): a unit axis is no group axis
+// (a kernel-level statement, coordinate 0).
 // CHECK-LABEL: pgpu.kernel @unscale
-// CHECK: pgpu.execution_group %{{.*}} extents() segment 0 roles []
+// CHECK: pgpu.execution_group %{{.*}} segment 0 roles ["axis0"]
 // CHECK: pgpu.range_reduce
+// CHECK: pgpu.scatter_reduce
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 1 roles []
 // CHECK: pgpu.store %{{.*}}, %found_inf[
 // CHECK: pgpu.while
-// CHECK: pgpu.execution_group %{{.*}} segment 1 roles ["axis0"]
+// CHECK: pgpu.execution_group %{{.*}} segment 2 roles ["axis0"]
 // CHECK: pgpu.store %{{.*}}, %grads[
 // CHECK: pgpu.last_program
 // CHECK-NOT: pgpu.store
@@ -195,11 +198,12 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %6 = kir.load %inv_scale[%c0] : !kir.view<f32, [1], in>[index] -> f32
     %7 = kir.broadcast %6 over(%1) dims [] : f32 -> tensor<?xf32>
     %8 = kir.binary mul %5, %7 : tensor<?xf32>
-    // expected-remark @+1 {{this in-place update runs in parallel after the worksets whose whole-view values read its view}}
+    // expected-remark @+1 {{this in-place update after whole-view sums runs in parallel}}
     kir.store %8, %grads[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
     %9 = kir.unary abs %5 : tensor<?xf32>
     %10 = kir.cmp lt %9, %2 : tensor<?xf32>
     %11 = kir.unary not %10 : tensor<?xi1>
+    // expected-remark @+1 {{this whole-view sum is phased}}
     %12 = kir.reduce %11 axes [0] identity(%false : i1) : (tensor<?xi1>) -> (i1) {
     ^bb0(%arg0: i1, %arg1: i1):
       %15 = kir.binary or %arg0, %arg1 : i1
@@ -207,6 +211,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     }
     %13 = kir.load %found_inf[%3] : !kir.view<f32, [1], inout>[!kir.domain] -> tensor<?xf32>
     %14 = kir.select %12, %4, %13 : i1, tensor<?xf32>
+    // expected-remark @+1 {{this workset uses a phased sum}}
     kir.store %14, %found_inf[%3] : tensor<?xf32>, !kir.view<f32, [1], inout>[!kir.domain]
     kir.return
   }
@@ -328,11 +333,12 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     %5 = kir.broadcast %cst_1 over(%4) dims [] : f32 -> tensor<?xf32>
     %6 = kir.load %grads[%1] : !kir.view<f32, [N], inout>[!kir.domain] -> tensor<?xf32>
     %7 = kir.binary mul %6, %2 : tensor<?xf32>
-    // expected-remark @+1 {{this in-place update runs in parallel after the worksets whose whole-view values read its view}}
+    // expected-remark @+1 {{this in-place update after whole-view sums runs in parallel}}
     kir.store %7, %grads[%1] : tensor<?xf32>, !kir.view<f32, [N], inout>[!kir.domain]
     %8 = kir.unary abs %6 : tensor<?xf32>
     %9 = kir.cmp lt %8, %3 : tensor<?xf32>
     %10 = kir.unary not %9 : tensor<?xi1>
+    // expected-remark @+1 {{this whole-view sum is phased}}
     %11 = kir.reduce %10 axes [0] identity(%false : i1) : (tensor<?xi1>) -> (i1) {
     ^bb0(%arg0: i1, %arg1: i1):
       %14 = kir.binary or %arg0, %arg1 : i1
@@ -340,6 +346,7 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     }
     %12 = kir.load %flags[%4] : !kir.view<f32, [2], inout>[!kir.domain] -> tensor<?xf32>
     %13 = kir.select %11, %5, %12 : i1, tensor<?xf32>
+    // expected-remark @+1 {{this workset uses a phased sum}}
     kir.store %13, %flags[%4] : tensor<?xf32>, !kir.view<f32, [2], inout>[!kir.domain]
     kir.return
   }
@@ -348,10 +355,16 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 
 // -----
 
-// Must not fire: a T.all (an and, identity true) is no zero-filled or; the update stays whole in the last
-// program, the all's workset before it.
+// Must not phase the reduction: a T.all (an and, identity true) is no zero-filled or, so no atomic
+// workspace; the all's workset keeps its own segment (pgpu-split-folds splits a kernel-level
+// reduction) and the update, which uses no whole-view value, waits for it and runs in parallel.
 // CHECK-LABEL: pgpu.kernel @all_flag
-// CHECK-NOT: pgpu.while
+// CHECK-NOT: pgpu.scatter_reduce
+// CHECK: pgpu.execution_group %{{.*}} extents() segment 0 roles []
+// CHECK: pgpu.store %{{.*}}, %found[
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group %{{.*}} segment 1 roles ["axis0"]
+// CHECK: pgpu.store %{{.*}}, %g[
 // CHECK: pgpu.last_program
 module attributes {kir.compile_options = #kir.compile_options<>} {
   kir.kernel @all_flag(%g: !kir.view<f32, [N], inout>, %found: !kir.view<f32, [1], inout>) {
