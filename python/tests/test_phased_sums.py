@@ -135,18 +135,20 @@ def test_the_phases_are_constructed(tessel_bin, tmp_path, kernel):
 
 
 def test_an_update_without_sums_waits_for_the_reduction(tessel_bin, tmp_path):
+    """The flag's T.any of the gradients the update scales is phased like a sum (an or held in i32, one
+    atomic a chunk); the flag's workset and the update wait for it and run in parallel."""
     pgpu, remarks = _pgpu(tessel_bin, tmp_path, unscale_check)
-    assert "this in-place update runs in parallel after the worksets whose whole-view values read its view" in remarks
+    assert "this whole-view sum is phased" in remarks
+    assert "this in-place update after whole-view sums runs in parallel" in remarks
     assert "runs whole in the last program instance" not in remarks
-    source = unscale_check.source("triton")
-    assert "FOLD_SPLIT" in source  # the flag's any-reduction is split across programs
+    assert "order acquire" in pgpu.split("pgpu.last_program", 1)[0]
 
 
 @pytest.mark.parametrize("shape", [dict(N=1), dict(N=127), dict(N=1031)], ids=lambda s: f"N{s['N']}")
 def test_split_reduction_before_the_update_matches_kir(tessel_bin, tmp_path, shape):
-    """The reduction split over 4 programs (a 64-lane block, 256 members a program for the update)."""
+    """The phased any and the waiting update (a 64-lane block, 256 members a program for the update)."""
     kir, out, _ = kir_and_pgpu(tessel_bin, tmp_path, unscale_check, shape, shape["N"],
-                               {"FOLD_SPLIT": 4, "BLOCK": 64, "BLOCK_P": 256})
+                               {"BLOCK": 64, "BLOCK_P": 256})
     for name in ("grads", "found_inf"):
         np.testing.assert_allclose(np.load(out / f"{name}.npy"), np.load(kir / f"{name}.npy"), rtol=1e-6, err_msg=name)
 

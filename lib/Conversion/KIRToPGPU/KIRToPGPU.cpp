@@ -414,6 +414,19 @@ bool KernelConstructor::alignedInPlace(Workset &w, Value view, bool scalarSinks)
   return true;
 }
 
+SmallVector<Operation *> KernelConstructor::worksetUses(const Workset &w) {
+  SmallVector<Operation *> uses = replayedUses(w.op);
+  for (Operation *store : w.joined)
+    llvm::append_range(uses, replayedUses(store));
+  return uses;
+}
+
+void KernelConstructor::worksetViews(const Workset &w, DenseSet<Value> &reads, DenseSet<Value> &writes) {
+  collectViews(w.op, reads, writes);
+  for (Operation *store : w.joined)
+    collectViews(store, reads, writes);
+}
+
 SmallVector<Operation *> KernelConstructor::replayedUses(Operation *root) {
   DenseSet<Operation *> replayedOps(replayed.begin(), replayed.end()), used;
   SmallVector<Operation *> work{root};

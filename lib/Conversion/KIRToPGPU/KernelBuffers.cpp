@@ -82,9 +82,7 @@ LogicalResult KernelConstructor::emitFinalization(Workset &w) {
   // scalars are computed here, once, before the element loop stores anything (tensor values stay
   // lazy: each element reads its own coordinates before storing them).
   if (w.hoist) {
-    SmallVector<Operation *> uses = replayedUses(w.op);
-    for (Operation *store : w.joined)
-      llvm::append_range(uses, replayedUses(store));
+    SmallVector<Operation *> uses = worksetUses(w);
     DenseSet<Operation *> chosen(uses.begin(), uses.end());
     for (Operation *pure : replayed)
       if (chosen.contains(pure) && failed(emitStatement(*pure)))

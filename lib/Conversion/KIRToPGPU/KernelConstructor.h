@@ -402,6 +402,10 @@ private:
   bool alignedInPlace(Workset &w, Value view, bool scalarSinks = false);
   /// The replayed ops `root` uses, directly or through other replayed ops, in replay order.
   SmallVector<Operation *> replayedUses(Operation *root);
+  /// The replayed ops workset `w` uses: those its statement and its joined stores use (replayedUses).
+  SmallVector<Operation *> worksetUses(const Workset &w);
+  /// The views workset `w`'s statement and joined stores read and write (collectViews of each).
+  static void worksetViews(const Workset &w, DenseSet<Value> &reads, DenseSet<Value> &writes);
   /// Merges consecutive top-level stores over the same coordinates into one workset where no store
   /// reads what another writes (seed 002 §3.4: one tile computes every output it feeds).
   void joinStores(SmallVectorImpl<Workset> &worksets,

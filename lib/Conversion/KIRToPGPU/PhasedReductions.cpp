@@ -79,18 +79,11 @@ bool KernelConstructor::phaseReplayedReductions(SmallVectorImpl<Workset> &workse
                         }).wasInterrupted();
   if (products)
     return false;
-  auto usesOf = [&](Workset &w) {
-    SmallVector<Operation *> uses = replayedUses(w.op);
-    for (Operation *store : w.joined)
-      llvm::append_range(uses, replayedUses(store));
-    return uses;
-  };
+  auto usesOf = [&](Workset &w) { return worksetUses(w); };
   DenseSet<Value> written;
   for (Workset &w : worksets) {
     DenseSet<Value> reads;
-    collectViews(w.op, reads, written);
-    for (Operation *store : w.joined)
-      collectViews(store, reads, written);
+    worksetViews(w, reads, written);
   }
   // The reductions replayed by worksets with instances, in first-use order.
   SmallVector<kir::ReduceOp> phased;

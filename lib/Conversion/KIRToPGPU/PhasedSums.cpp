@@ -159,20 +159,13 @@ bool KernelConstructor::phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets) {
     if ((w.finalize && &w != update) || w.merged || w.partial || w.waitsForFill)
       return keep("another workset also takes the last arrival or waits");
   // Every workset's uses of replayed values.
-  auto usesOf = [&](Workset &w) {
-    SmallVector<Operation *> uses = replayedUses(w.op);
-    for (Operation *store : w.joined)
-      llvm::append_range(uses, replayedUses(store));
-    return uses;
-  };
+  auto usesOf = [&](Workset &w) { return worksetUses(w); };
   DenseSet<Value> otherWrites;
   for (Workset &w : worksets) {
     if (&w == update)
       continue;
     DenseSet<Value> reads;
-    collectViews(w.op, reads, otherWrites);
-    for (Operation *store : w.joined)
-      collectViews(store, reads, otherWrites);
+    worksetViews(w, reads, otherWrites);
   }
   // The reductions the update uses, then those other worksets use that read the view it updates (a
   // T.any of the old gradients stored elsewhere before `grads[:] = g * s`, corpus 260): each must be
@@ -406,12 +399,8 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
   bool memberPartials = groups.size() == 1 && groups.front()->extents.size() == 1;
   for (Workset *w : finals) {
     DenseSet<Value> reads, writes;
-    collectViews(w->op, reads, writes);
-    for (Operation *store : w->joined)
-      collectViews(store, reads, writes);
-    SmallVector<Operation *> uses = replayedUses(w->op);
-    for (Operation *store : w->joined)
-      llvm::append_range(uses, replayedUses(store));
+    worksetViews(*w, reads, writes);
+    SmallVector<Operation *> uses = worksetUses(*w);
     for (Operation *pure : uses)
       viewsReadIn(pure, reads);
     // A buffer read matters only where the finalization also reduces: a sum over a parallel's members
