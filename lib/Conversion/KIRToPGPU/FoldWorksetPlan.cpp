@@ -489,14 +489,7 @@ bool FoldWorksetImpl::plan() {
   // tl.dot). A workset whose folds hold no contraction has nothing to share across members: each
   // program owns one member and walks its source axis in row tiles (the row path of the same math
   // written as reductions; seed 002 §3.4 structured realization, issue 41 canonical forms).
-  rowTiles = !scans && llvm::none_of(body, [](Operation &op) {
-    return op.walk([](Operation *inner) {
-               return isa<kir::ContractOp, kir::ScaledContractOp, kir::SparseContractOp>(inner)
-                          ? WalkResult::interrupt()
-                          : WalkResult::advance();
-             })
-        .wasInterrupted();
-  });
+  rowTiles = !scans && llvm::none_of(body, [](Operation &op) { return computesProduct(&op); });
   hasLanes = !scans && !rowTiles;
   unsigned nAxes = par.getDomains().size();
   laneIndex = nAxes - 1;

@@ -422,8 +422,12 @@ private:
 };
 /// The views `op` (and what it holds) reads and writes.
 void collectViews(Operation *op, DenseSet<Value> &reads, DenseSet<Value> &writes);
-/// Whether `combine` is `^bb(%a, %b): %r = kir.binary add %a, %b (either order); kir.yield %r`.
-bool isAddCombine(Region &combine);
+/// Whether `root` holds a product (kir.contract, kir.scaled_contract, kir.sparse_contract) (PhasedSums.cpp).
+bool computesProduct(Operation *root);
+/// Whether `combine` is `^bb(%a, %b): %r = kir.binary <kind> %a, %b (either order); kir.yield %r`.
+bool isBinaryCombine(Region &combine, kir::BinaryKind kind);
+/// Whether `combine` is an add of its two arguments (isBinaryCombine).
+inline bool isAddCombine(Region &combine) { return isBinaryCombine(combine, kir::BinaryKind::Add); }
 /// Whether two coordinate lists of one view name disjoint element sets (InPlaceStores.cpp): on some
 /// axis, intervals of one domain that do not overlap, or integer coordinates whose linear forms never
 /// take one value (`2 * h` and `2 * h + 1`).

@@ -72,14 +72,9 @@ bool KernelConstructor::phaseReplayedReductions(SmallVectorImpl<Workset> &workse
   for (Workset &w : worksets)
     if (w.finalize || w.hoist || w.merged || w.partial || w.waitsForFill || w.sumWorkspace)
       return false;
-  bool products = kernel->walk([](Operation *op) {
-                          return isa<kir::ContractOp, kir::ScaledContractOp, kir::SparseContractOp>(op)
-                                     ? WalkResult::interrupt()
-                                     : WalkResult::advance();
-                        }).wasInterrupted();
+  bool products = computesProduct(kernel);
   if (products)
     return false;
-  auto usesOf = [&](Workset &w) { return worksetUses(w); };
   DenseSet<Value> written;
   for (Workset &w : worksets) {
     DenseSet<Value> reads;
@@ -90,7 +85,7 @@ bool KernelConstructor::phaseReplayedReductions(SmallVectorImpl<Workset> &workse
   for (Workset &w : worksets) {
     if (w.extents.empty())
       continue;
-    for (Operation *pure : usesOf(w)) {
+    for (Operation *pure : worksetUses(w)) {
       auto r = dyn_cast<kir::ReduceOp>(pure);
       if (!r || llvm::is_contained(phased, r) || isa<RankedTensorType>(r.getResult(0).getType()))
         continue;
@@ -168,7 +163,7 @@ bool KernelConstructor::phaseReplayedReductions(SmallVectorImpl<Workset> &workse
                          "merging the partials in chunk order (the reduce regrouped, as its contract permits)";
   }
   for (Workset &w : worksets) {
-    SmallVector<Operation *> uses = usesOf(w);
+    SmallVector<Operation *> uses = worksetUses(w);
     if (llvm::any_of(phased, [&](kir::ReduceOp r) { return llvm::is_contained(uses, r.getOperation()); })) {
       w.waitsForFill = true;
       users.push_back(w);

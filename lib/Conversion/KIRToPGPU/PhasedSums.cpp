@@ -95,20 +95,13 @@ static constexpr int64_t kSumChunk = 32768;
 /// The views `op` and the ops nested in it read or write.
 static void viewsReadIn(Operation *op, DenseSet<Value> &views) { collectViews(op, views, views); }
 
-/// Whether `combine` is `^bb(%a, %b): %r = kir.binary or %a, %b (either order); kir.yield %r`.
-static bool isOrCombine(Region &combine) {
-  if (!combine.hasOneBlock())
-    return false;
-  Block &block = combine.front();
-  if (block.getNumArguments() != 2 || !llvm::hasNItems(block.getOperations(), 2))
-    return false;
-  auto op = dyn_cast<kir::BinaryOp>(block.front());
-  auto yield = dyn_cast<kir::YieldOp>(block.back());
-  if (!op || !yield || op.getKind() != kir::BinaryKind::Or || yield->getNumOperands() != 1 ||
-      yield->getOperand(0) != op.getResult())
-    return false;
-  Value a = block.getArgument(0), c = block.getArgument(1);
-  return (op.getLhs() == a && op.getRhs() == c) || (op.getLhs() == c && op.getRhs() == a);
+bool tessel::construct::computesProduct(Operation *root) {
+  return root
+      ->walk([](Operation *op) {
+        return isa<kir::ContractOp, kir::ScaledContractOp, kir::SparseContractOp>(op) ? WalkResult::interrupt()
+                                                                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// Why kir.reduce `r` (a scalar result) cannot be a phased sum, or "" when it can. A T.any (an or of i1,
@@ -121,7 +114,7 @@ static std::string whyNotPhased(kir::ReduceOp r) {
     return "a reduction of a tensor of rank other than 1";
   Type element = r.getResult(0).getType();
   if (element.isInteger(1)) {
-    if (!isOrCombine(r.getCombine()))
+    if (!isBinaryCombine(r.getCombine(), kir::BinaryKind::Or))
       return "a reduction of i1 whose combine is not an or";
   } else {
     if (!element.isF32() && !element.isInteger(32) && !element.isInteger(64))
@@ -158,8 +151,6 @@ bool KernelConstructor::phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets) {
   for (Workset &w : worksets)
     if ((w.finalize && &w != update) || w.merged || w.partial || w.waitsForFill)
       return keep("another workset also takes the last arrival or waits");
-  // Every workset's uses of replayed values.
-  auto usesOf = [&](Workset &w) { return worksetUses(w); };
   DenseSet<Value> otherWrites;
   for (Workset &w : worksets) {
     if (&w == update)
@@ -170,17 +161,15 @@ bool KernelConstructor::phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets) {
   // The reductions the update uses, then those other worksets use that read the view it updates (a
   // T.any of the old gradients stored elsewhere before `grads[:] = g * s`, corpus 260): each must be
   // complete before the update's first write, so it is a phased sum too.
-  SmallVector<Operation *> candidates = usesOf(*update);
+  SmallVector<Operation *> candidates = worksetUses(*update);
   size_t own = candidates.size(); // past these, a reduction that cannot be phased is left as it was
   {
     DenseSet<Value> updated, ignored;
-    collectViews(update->op, ignored, updated);
-    for (Operation *store : update->joined)
-      collectViews(store, ignored, updated);
+    worksetViews(*update, ignored, updated);
     for (Workset &w : worksets) {
       if (&w == update)
         continue;
-      for (Operation *pure : usesOf(w)) {
+      for (Operation *pure : worksetUses(w)) {
         if (!isa<kir::ReduceOp>(pure) || llvm::is_contained(candidates, pure))
           continue;
         DenseSet<Value> read;
@@ -262,7 +251,7 @@ bool KernelConstructor::phaseHoistedUpdate(SmallVectorImpl<Workset> &worksets) {
   for (Workset &w : worksets) {
     if (&w == update)
       continue;
-    SmallVector<Operation *> uses = usesOf(w);
+    SmallVector<Operation *> uses = worksetUses(w);
     if (llvm::any_of(sums, [&](kir::ReduceOp r) { return llvm::is_contained(uses, r.getOperation()); })) {
       w.waitsForFill = true;
       users.push_back(w);
@@ -374,11 +363,7 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
     return false;
   };
   // pgpu-form-tiles tiles construction's chain of segments, not one with waits: a product stays tiled.
-  bool products = kernel->walk([](Operation *op) {
-                          return isa<kir::ContractOp, kir::ScaledContractOp, kir::SparseContractOp>(op)
-                                     ? WalkResult::interrupt()
-                                     : WalkResult::advance();
-                        }).wasInterrupted();
+  bool products = computesProduct(kernel);
   if (products)
     return keep(finals, "the kernel computes a product, and pgpu-form-tiles tiles only a chain of segments "
                         "without waits");

@@ -45,19 +45,18 @@ using namespace tessel;
 using namespace tessel::construct;
 
 /// Whether `combine` is `^bb(%a, %b): %r = kir.binary add %a, %b (either order); kir.yield %r`.
-bool tessel::construct::isAddCombine(Region &combine) {
+bool tessel::construct::isBinaryCombine(Region &combine, kir::BinaryKind kind) {
   if (!combine.hasOneBlock())
     return false;
   Block &block = combine.front();
   if (block.getNumArguments() != 2 || !llvm::hasNItems(block.getOperations(), 2))
     return false;
-  auto add = dyn_cast<kir::BinaryOp>(block.front());
+  auto op = dyn_cast<kir::BinaryOp>(block.front());
   auto yield = dyn_cast<kir::YieldOp>(block.back());
-  if (!add || !yield || add.getKind() != kir::BinaryKind::Add || yield->getNumOperands() != 1 ||
-      yield->getOperand(0) != add.getResult())
+  if (!op || !yield || op.getKind() != kind || yield->getNumOperands() != 1 || yield->getOperand(0) != op.getResult())
     return false;
   Value a = block.getArgument(0), c = block.getArgument(1);
-  return (add.getLhs() == a && add.getRhs() == c) || (add.getLhs() == c && add.getRhs() == a);
+  return (op.getLhs() == a && op.getRhs() == c) || (op.getLhs() == c && op.getRhs() == a);
 }
 
 Value KernelConstructor::mergeableScatter(Workset &w, const DenseSet<Value> &reads, const DenseSet<Value> &writes,
