@@ -94,10 +94,13 @@ def test_few_programs_grow_the_walk():
     # 512 programs (3.9 a multiprocessor), each walking 65536 f16: 512 lanes at 1 warp -> 8192 at 8
     got = _gn_defaults(16, 512, 64, 64)
     assert (got["BLOCK"], got["WARPS"]) == (8192, 8), got
-    # 256 channels of strided (N, H, W) f32 rows: 512 lanes at 2 warps -> 8192 at 8
+    # 256 channels of strided (N, H, W) f32 rows: 512 lanes at 2 warps grow, but the flattened walk's
+    # carried lane coordinates (j / P, j % P, 64-bit addresses) count as registers, so the block stops
+    # at 1024 lanes and 4 warps (8192 at 8 spilled: 255 registers and 1276 bytes of spill stores a
+    # thread under sm_90a ptxas; corpus 53 on the H100, 0.568 -> 0.295 ms)
     f32 = torch.float32
     got = channel_stats.call_defaults(_meta((32, 256, 56, 56), f32), _meta((256,), f32), _meta((256,), f32))
-    assert (got["BLOCK"], got["WARPS"]) == (8192, 8), got
+    assert (got["BLOCK"], got["WARPS"]) == (1024, 4), got
 
 
 def test_the_block_grows_until_the_bytes_in_flight_suffice():

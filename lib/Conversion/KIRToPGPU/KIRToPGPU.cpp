@@ -890,9 +890,11 @@ LogicalResult KernelConstructor::run() {
   // An element-by-element workset's axis of constant extent 1 (`found_inf[T.domain(0, 1)] = ...`) is
   // no program axis: its one coordinate is 0, and the group is a kernel-level statement as
   // `found_inf[0] = ...` is (its reductions then split like any kernel-level one's; seed 002 §3.2).
+  // A workset that computes a product keeps it: its members are what pgpu-flatten-worksets,
+  // pgpu-member-tickets and pgpu-form-tiles tile (split-K at SPLITS = 1 is one split of a tiled GEMM).
   auto unitAxis = [](const Workset &w, Value e) {
     std::optional<int64_t> c = pgpu::constantIndex(e);
-    return !w.fold && !w.sumWorkspace && c && *c == 1;
+    return !w.fold && !w.sumWorkspace && c && *c == 1 && !computesProduct(w.op);
   };
   // Segment lengths (LaunchExpr) and prefix offsets.
   SmallVector<Value> offsets{constIndex(loc, 0)}, lengths;
