@@ -59,6 +59,19 @@ def row_cumsum(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M", "N")]):
         y[m, cols] = T.cumsum(x[m, cols])
 
 
+@tessel.kernel
+def channel_stats(x: T.In[T.f32, ("N", "C", "H", "W")], mean: T.Out[T.f32, ("C",)], var: T.Out[T.f32, ("C",)]):
+    N, C, H, W = x.shape
+    ns, hs, ws = T.domain(0, N), T.domain(0, H), T.domain(0, W)
+    count = T.cast(N * H * W, T.f32)
+    for c in T.parallel(T.domain(0, C)):
+        t = x[ns, c, hs, ws]
+        mu = T.sum(t) / count
+        d = t - mu
+        mean[c] = mu
+        var[c] = T.sum(d * d) / count
+
+
 # (kernel, shapes, the blocks that make each walk several iterations long)
 CASES = [
     (col_sums, dict(R=0, D=5), dict(BLOCK_R=4, BLOCK_C=16)),
@@ -90,6 +103,44 @@ def test_walks_take_loop_stages(kernel, tmp_path, monkeypatch):
     assert _walks(kernel.source(), 3) and _walks(kernel.source(params={"LOOP_STAGES": 4}), 4)
     one = kernel.source(params={"LOOP_STAGES": 1})
     assert not re.search(r"num_stages=\d+\):", one) and "num_stages=3)" in one
+
+
+def test_walks_through_divided_lanes_default_to_one_stage(tmp_path, monkeypatch):
+    """A flattened walk over several axes (a channel's N x H x W) addresses each lane through carried
+    lane divisions (Resources.h readsDividedLanes): no contiguous pointers, so a pipeline would hold
+    each stage's lane pointers in registers (112 / 165 / 201 a thread at 1 / 2 / 3 stages for 1024
+    lanes at 4 warps, sm_90a ptxas). LOOP_STAGES keeps its candidates with default 1, and the call at
+    corpus 53's shape keeps it; the walks are spelled `range`, and 3 still pipelines them."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TESSEL_PARAMS", raising=False)
+    assert channel_stats._space({})["LOOP_STAGES"] == ([1, 2, 3, 4], 1)
+    assert not re.search(r"num_stages=\d+\):", channel_stats.source())
+    assert _walks(channel_stats.source(params={"LOOP_STAGES": 3}), 3)
+    meta = lambda *s: torch.empty(*s, device="meta")  # noqa: E731
+    got = channel_stats.call_defaults(meta(32, 256, 56, 56), meta(256), meta(256))
+    assert (got["BLOCK"], got["WARPS"], got["LOOP_STAGES"]) == (1024, 4, 1), got
+
+
+@pytest.mark.parametrize("stages", [None, 3], ids=lambda s: f"stages{s}")
+@pytest.mark.parametrize("shape", [(0, 2, 3, 5), (1, 1, 1, 1), (3, 5, 7, 11), (2, 3, 13, 17), (1, 2, 1, 4099)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_channel_stats_match_kir(shape, stages, tmp_path, monkeypatch):
+    """Differential at odd extents (several 64-lane blocks and a masked tail; a split member at 4099):
+    the unpipelined default and LOOP_STAGES = 3 compute what the KIR interpreter computes."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    n, c, h, w = shape
+    rng = np.random.default_rng(n * 100 + c + h * w)
+    x = (rng.uniform(-3, 3, (1, c, 1, 1)) + rng.uniform(0.5, 2, (1, c, 1, 1)) *
+         rng.standard_normal(shape)).astype(np.float32)
+    want = channel_stats.run_interp(shapes={}, inputs=dict(x=x))
+    mean, var = torch.full((c,), float("nan")), torch.full((c,), float("nan"))
+    params = dict(BLOCK=64, **({} if stages is None else {"LOOP_STAGES": stages}))
+    channel_stats.launch(torch.from_numpy(x), mean, var, params=params)
+    np.testing.assert_allclose(mean.numpy(), want["mean"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(var.numpy(), want["var"], rtol=1e-5, atol=1e-5)
 
 
 def test_not_declared_without_a_walk(tmp_path, monkeypatch):

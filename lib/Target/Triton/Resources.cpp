@@ -40,6 +40,16 @@ bool dividedLanes(Value v, int depth = 4) {
          llvm::any_of(def->getOperands(), [&](Value o) { return dividedLanes(o, depth - 1); });
 }
 
+/// The lane coordinates carried into `loop` (dividedLanes, made before it in its block, read in it).
+SmallVector<Value> carriedLaneDivisions(pgpu::ForOp loop) {
+  SmallVector<Value> carried;
+  for (Operation *before = loop->getPrevNode(); before; before = before->getPrevNode())
+    for (Value v : before->getResults())
+      if (dividedLanes(v) && llvm::any_of(v.getUsers(), [&](Operation *user) { return loop->isAncestor(user); }))
+        carried.push_back(v);
+  return carried;
+}
+
 /// Bytes of one fragment as a monomial in its extent parameters.
 triton::Monomial fragmentBytes(pgpu::FragmentType type) {
   triton::Monomial m;
@@ -840,18 +850,14 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel, const llv
     // 255 and 84 bytes of spill at num_stages 2; at 1024 and 4 warps 112 / 165 / 201 at num_stages
     // 1 / 2 / 3, none spilled (0.278 ms at 2).
     std::optional<Monomial> addresses;
-    for (Operation *before = loop->getPrevNode(); before; before = before->getPrevNode())
-      for (Value v : before->getResults())
-        if (dividedLanes(v) && llvm::any_of(v.getUsers(), [&](Operation *user) {
-              return loop->isAncestor(user);
-            })) {
-          auto f = cast<pgpu::FragmentType>(v.getType());
-          cost.carried.push_back(fragmentBytes(f));
-          if (!addresses) {
-            addresses = fragmentElements(f);
-            addresses->coefficient *= 16;
-          }
-        }
+    for (Value v : carriedLaneDivisions(loop)) {
+      auto f = cast<pgpu::FragmentType>(v.getType());
+      cost.carried.push_back(fragmentBytes(f));
+      if (!addresses) {
+        addresses = fragmentElements(f);
+        addresses->coefficient *= 16;
+      }
+    }
     if (addresses)
       cost.carried.push_back(*addresses);
     for (auto outer = loop->getParentOfType<pgpu::ForOp>(); outer; outer = outer->getParentOfType<pgpu::ForOp>()) {
@@ -969,6 +975,8 @@ std::optional<int64_t> triton::parameterValue(Value v, const llvm::StringMap<int
   }
   return std::nullopt;
 }
+
+bool triton::readsDividedLanes(pgpu::ForOp loop) { return !carriedLaneDivisions(loop).empty(); }
 
 bool triton::isSplitAlternative(pgpu::IfOp branch) {
   if (branch.getNumResults())

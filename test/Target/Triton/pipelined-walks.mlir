@@ -5,6 +5,8 @@
 // RUN: tessel compile %tessel_src/examples/kir/layernorm.mlir --target=triton --emit=source --param=STAGES=5 | FileCheck %s --check-prefix=ROWS
 // RUN: tessel compile %tessel_src/examples/kir/gemm.mlir --target=triton --emit=source | FileCheck %s --check-prefix=GEMM
 // RUN: tessel compile %tessel_src/examples/kir/vector_add.mlir --target=triton --emit=source | FileCheck %s --check-prefix=NONE
+// RUN: tessel compile %tessel_src/bench/corpus/53_batchnorm_stats.py:batchnorm_stats --target=triton --emit=source --remarks 2>&1 | FileCheck %s --check-prefix=LANES
+// RUN: tessel compile %tessel_src/bench/corpus/53_batchnorm_stats.py:batchnorm_stats --target=triton --emit=source --param=LOOP_STAGES=3 | FileCheck %s --check-prefix=LANES3
 
 // COM: A loop that walks a range in steps carrying a reduction's value, whose loads do not read the
 // COM: carries (Triton.h, pipelinesWalk), is spelled tl.range(..., num_stages=LOOP_STAGES): Triton's
@@ -77,3 +79,19 @@
 // NONE: def _vector_add_kernel(
 // NONE-NOT: tl.range(
 // NONE: _vector_add_plans
+
+// COM: A walk that addresses its lanes through carried lane divisions (Resources.h readsDividedLanes:
+// COM: pgpu-form-blocking's j / P, j / P + 1, j % P of corpus 53's flattened N x H x W walk) declares
+// COM: LOOP_STAGES with default 1: its pointers are not contiguous, so Triton's pipeline would copy its
+// COM: loads a lane at a time and hold each stage's lane pointers in registers (112 / 165 / 201 registers
+// COM: a thread at 1 / 2 / 3 stages for BLOCK 1024 at 4 warps, sm_90a ptxas). Before: default 3, every
+// COM: walk `tl.range(..., num_stages=3)`. The candidates stay for the tuner (LANES3).
+// LANES: remark: triton: LOOP_STAGES defaults to 1: this walk addresses its lanes through carried lane divisions
+// LANES: batchnorm_stats_PARAMS = {{.*}}'LOOP_STAGES': ([1, 2, 3, 4], 1)}
+// LANES: def _batchnorm_stats_kernel(
+// LANES-NOT: num_stages={{[0-9]+}}):
+// LANES: for {{v[0-9]+}} in range({{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}):
+// LANES-NOT: num_stages={{[0-9]+}}):
+// LANES: _batchnorm_stats_plans
+// LANES3: def _batchnorm_stats_kernel(
+// LANES3: for {{v[0-9]+}} in tl.range({{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, num_stages=3):

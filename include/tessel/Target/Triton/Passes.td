@@ -67,7 +67,10 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     pipelinesWalk), makes the kernel declare
     `#pgpu.param<"LOOP_STAGES", [1, 2, 3, 4], 3, provider = "triton">` (the
     default lowered to the deepest candidate whose buffers fit the shared
-    memory and hold at most 32 KiB at the declared defaults): such a loop is spelled
+    memory and hold at most 32 KiB at the declared defaults; 1 where such a
+    loop addresses its lanes through carried lane divisions, a flattened walk
+    over several axes: its pointers are not contiguous, so a pipeline would
+    hold each stage's lane pointers in registers, said by a remark): such a loop is spelled
     `tl.range(..., num_stages=LOOP_STAGES)` where LOOP_STAGES > 1, `range`
     at 1. Triton copies each fragment it loads LOOP_STAGES - 1 iterations
     ahead into as many shared-memory buffers (sm_90 TTGIR, Triton 3.6), which

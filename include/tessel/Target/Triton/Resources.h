@@ -198,6 +198,11 @@ bool isSplitAlternative(pgpu::IfOp branch);
 /// decisions from facts of the program).
 bool untakenAt(mlir::Operation *op, const llvm::StringMap<int64_t> &binding);
 
+/// Whether `loop` reads lane coordinates carried into it as divisions of its lanes (pgpu-form-blocking's
+/// j / P, j / P + 1, j % P of a flattened walk over several axes, made before the loop in its block):
+/// the pointers of its loads are not contiguous, each lane addressed on its own.
+bool readsDividedLanes(pgpu::ForOp loop);
+
 /// Every binding of the kernel's declared parameters (the closed search space).
 std::vector<llvm::StringMap<int64_t>> enumerateSpace(pgpu::KernelOp kernel);
 
