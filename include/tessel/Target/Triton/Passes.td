@@ -67,7 +67,10 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     pipelinesWalk), makes the kernel declare
     `#pgpu.param<"LOOP_STAGES", [1, 2, 3, 4], 3, provider = "triton">` (the
     default lowered to the deepest candidate whose buffers fit the shared
-    memory and hold at most 32 KiB at the declared defaults): such a loop is spelled
+    memory and hold at most 32 KiB at the declared defaults; 1 where a walk
+    loads sliding windows, a coordinate summing two lane-to-lane unit steps
+    along different axes, x[s, lo[c] + r], whose overlapping reads hit L1 and
+    gain nothing from cp.async copies): such a loop is spelled
     `tl.range(..., num_stages=LOOP_STAGES)` where LOOP_STAGES > 1, `range`
     at 1. Triton copies each fragment it loads LOOP_STAGES - 1 iterations
     ahead into as many shared-memory buffers (sm_90 TTGIR, Triton 3.6), which
