@@ -1001,6 +1001,56 @@ constexpr int64_t kLoopStages[] = {1, 2, 3, 4};
 constexpr int64_t kDefaultLoopStages = 3;
 constexpr int64_t kLoopBytesInFlight = 32 * 1024;
 
+/// The fragment axis along which the index fragment `v` steps by zero or one from lane to lane, never
+/// down, or nothing: an iota, broadcast into one axis of a wider fragment, shifted by a value uniform
+/// across lanes (a splat) or clamped by one (max, min). Window starts `max(t + 1 - w, 0)` over a tile of
+/// consecutive times step so; `t * stride` does not.
+static std::optional<int64_t> unitStepAxis(Value v, unsigned depth = 0) {
+  auto uniform = [](Value u) { return isa_and_nonnull<pgpu::SplatOp>(u.getDefiningOp()); };
+  if (depth > 16 || !isa<pgpu::FragmentType>(v.getType()))
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (isa_and_nonnull<pgpu::IotaOp>(def))
+    return 0;
+  if (auto bcast = dyn_cast_or_null<pgpu::BroadcastOp>(def)) {
+    std::optional<int64_t> inner = unitStepAxis(bcast.getOperand(), depth + 1);
+    ArrayRef<int64_t> dims = bcast.getDims();
+    if (!inner || *inner >= int64_t(dims.size()))
+      return std::nullopt;
+    return dims[*inner];
+  }
+  auto bin = dyn_cast_or_null<pgpu::BinaryOp>(def);
+  if (!bin)
+    return std::nullopt;
+  kir::BinaryKind kind = bin.getKind();
+  bool shifts = kind == kir::BinaryKind::Add || kind == kir::BinaryKind::Max || kind == kir::BinaryKind::Min;
+  if (uniform(bin.getRhs()) && (shifts || kind == kir::BinaryKind::Sub))
+    return unitStepAxis(bin.getLhs(), depth + 1);
+  if (uniform(bin.getLhs()) && shifts)
+    return unitStepAxis(bin.getRhs(), depth + 1);
+  return std::nullopt;
+}
+
+/// Whether `loop` loads a sliding window: a coordinate that is the sum of two unit-step terms along
+/// different fragment axes (x[s, lo[c] + r]: each lane c walks its own window, the windows of
+/// neighbouring lanes overlap). Such a tile reads, at each step, elements the program read a step or a
+/// lane before: its loads hit the L1 cache, and each pipelined stage only adds work.
+static bool loadsSlidingWindow(pgpu::ForOp loop) {
+  return loop.getBody()
+      .walk([](pgpu::LoadOp load) {
+        for (Value c : load.getCoords()) {
+          auto add = c.getDefiningOp<pgpu::BinaryOp>();
+          if (!add || add.getKind() != kir::BinaryKind::Add)
+            continue;
+          std::optional<int64_t> a = unitStepAxis(add.getLhs()), b = unitStepAxis(add.getRhs());
+          if (a && b && *a != *b)
+            return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 void declareLoopStages(pgpu::KernelOp kernel) {
   if (kernel.getParam(triton::kLoopStagesParam) ||
       !kernel.walk([](pgpu::ForOp loop) { return triton::pipelinesWalk(loop) ? WalkResult::interrupt() : WalkResult::advance(); })
@@ -1011,13 +1061,24 @@ void declareLoopStages(pgpu::KernelOp kernel) {
   params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, triton::kLoopStagesParam), kLoopStages,
                                         kDefaultLoopStages, StringAttr::get(ctx, "triton")));
   kernel.setParamsAttr(ArrayAttr::get(ctx, params));
-  pgpu::ForOp laneWalk;
+  // A walk over sliding windows (loadsSlidingWindow) is not pipelined by default: Triton copies each
+  // element of its gathered tile ahead with its own 4-byte cp.async, then reads it back from shared
+  // memory, twice the memory instructions of plain loads that hit L1, and holds each stage's addresses
+  // in registers (sm_90 ptxas, Triton 3.6: corpus 282's [16, 128] window tiles at 4 warps use 255
+  // registers at 3 stages, 128 at 1: twice the programs a multiprocessor). Nor is a walk that addresses
+  // its lanes through carried lane divisions (readsDividedLanes: each stage's lane pointers live in
+  // registers; corpus 53 at 1024 lanes / 4 warps: 200 registers at 3 stages, 111 at 1).
+  pgpu::ForOp laneWalk, sliding;
   kernel.walk([&](pgpu::ForOp loop) {
-    if (triton::pipelinesWalk(loop) && triton::readsDividedLanes(loop)) {
+    if (!triton::pipelinesWalk(loop))
+      return WalkResult::advance();
+    if (triton::readsDividedLanes(loop))
       laneWalk = loop;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+    else if (loadsSlidingWindow(loop))
+      sliding = loop;
+    else
+      return WalkResult::advance();
+    return WalkResult::interrupt();
   });
   if (laneWalk) {
     if (pgpu::remarksEnabled(kernel))
@@ -1026,6 +1087,13 @@ void declareLoopStages(pgpu::KernelOp kernel) {
                                        "would hold each stage's lane pointers in registers and cut the "
                                        "programs a multiprocessor holds";
     setDefault(kernel, triton::kLoopStagesParam, kLoopStages[0]);
+    return;
+  }
+  if (sliding) {
+    setDefault(kernel, triton::kLoopStagesParam, kLoopStages[0]);
+    if (pgpu::remarksEnabled(kernel))
+      emitRemark(sliding.getLoc()) << "triton: the walk loads sliding windows (neighbouring lanes' reads overlap, "
+                                      "served by L1): LOOP_STAGES defaults to 1, no pipelined copies";
     return;
   }
   triton::ResourceModel model = triton::estimateResources(kernel);

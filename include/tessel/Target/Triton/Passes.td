@@ -70,7 +70,10 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     memory and hold at most 32 KiB at the declared defaults; 1 where such a
     loop addresses its lanes through carried lane divisions, a flattened walk
     over several axes: its pointers are not contiguous, so a pipeline would
-    hold each stage's lane pointers in registers, said by a remark): such a loop is spelled
+    hold each stage's lane pointers in registers, said by a remark; 1 too
+    where a walk loads sliding windows, a coordinate summing two lane-to-lane
+    unit steps along different axes, x[s, lo[c] + r], whose overlapping reads
+    hit L1 and gain nothing from cp.async copies): such a loop is spelled
     `tl.range(..., num_stages=LOOP_STAGES)` where LOOP_STAGES > 1, `range`
     at 1. Triton copies each fragment it loads LOOP_STAGES - 1 iterations
     ahead into as many shared-memory buffers (sm_90 TTGIR, Triton 3.6), which
