@@ -109,12 +109,6 @@ def OPS(shape):
 TEST_SHAPES = [dict(B=1, HQ=1, HKV=1, S=1, D=2, P=1, D2=1),
                dict(B=2, HQ=4, HKV=2, S=13, D=6, P=13, D2=3),
                dict(B=3, HQ=3, HKV=1, S=67, D=16, P=70, D2=8)]
-# The rotated keys' scores (a sum of two products of computed [keys, D/2] tiles with the rotated query) are
-# not folded in key tiles: the generated Triton walks the keys one at a time, each key's two half-dot
-# products over D/2 in BLOCK lanes, the query rotated again per key (both softmax passes). Under
-# TRITON_INTERPRET=1 the second test shape takes 90 s.
-SKIP = {"triton": "runs for minutes under TRITON_INTERPRET=1: the rotated-key scores are computed key by key, "
-                  "not folded in key tiles (element-by-element decode)"}
 BENCH_SHAPE = dict(B=32, HQ=32, HKV=8, S=8192, D=128, P=8192, D2=64)
 TOLERANCE = dict(rtol=2e-2, atol=2e-2)
 PEER = "torch.compile"

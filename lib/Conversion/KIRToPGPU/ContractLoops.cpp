@@ -198,6 +198,8 @@ LogicalResult FoldWorksetImpl::emitPastBlocks(ArrayRef<Value> coords, Value lane
   Value rest = groupSize ? Value(pgpu::CmpOp::create(b, l, kir::CmpPredicate::GE, get(groupSize).value(),
                                                      kc.constIndex(l, 1)))
                          : Value();
+  if (Value paired = pairedSizes(l))
+    rest = rest ? kc.binary(l, kir::BinaryKind::And, rest, paired) : paired;
   for (auto &[d, name] : freeAxes) {
     if (loopAxes.count(d))
       continue;

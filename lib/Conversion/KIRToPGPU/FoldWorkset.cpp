@@ -165,6 +165,29 @@ FoldWorksetImpl::AxisBlock FoldWorksetImpl::makeBlock(Location l, StringRef name
   return blk;
 }
 
+Value FoldWorksetImpl::membersOf(Location l, Value d) {
+  AxisBlock &blk = blocks[axisOf(d)];
+  if (axisOf(d) == d)
+    return blk.member;
+  // Position p of the shared axis is d's member lo + p * step (both step 1 where they pair).
+  const DomainVals &dv = kc.domains.find(d)->second;
+  auto type = cast<pgpu::FragmentType>(blk.pos.getType());
+  Value scaled = pgpu::BinaryOp::create(b, l, kir::BinaryKind::Mul, blk.pos, pgpu::SplatOp::create(b, l, type, dv.step),
+                                        false, false);
+  return pgpu::BinaryOp::create(b, l, kir::BinaryKind::Add, scaled, pgpu::SplatOp::create(b, l, type, dv.lo), false,
+                                false);
+}
+
+Value FoldWorksetImpl::pairedSizes(Location l) {
+  Value all;
+  for (auto &[d, axis] : rebased) {
+    Value eq = pgpu::CmpOp::create(b, l, kir::CmpPredicate::EQ, kc.domains.find(d)->second.size,
+                                   kc.domains.find(axisOf(d))->second.size);
+    all = all ? kc.binary(l, kir::BinaryKind::And, all, eq) : eq;
+  }
+  return all;
+}
+
 FailureOr<Value> FoldWorksetImpl::get(Value v) {
   v = resolve(v);
   for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
@@ -276,10 +299,11 @@ FailureOr<std::pair<SmallVector<Value>, Value>> FoldWorksetImpl::accessCoords(Lo
   for (auto [i, c] : llvm::enumerate(coords)) {
     int64_t first = axes ? axes->first[i] : -1;
     if (isa<kir::DomainType>(c.getType())) {
-      AxisBlock &blk = blocks[c];
-      FailureOr<Value> m = first >= 0 ? broadcastTo(l, blk.member, Shape{false, {c}}, s, {first})
-                                      : broadcastTo(l, blk.member, Shape{false, {c}}, s);
-      FailureOr<Value> ok = axisMask(l, c, s, first);
+      Value axis = axisOf(c);
+      Value members = membersOf(l, c);
+      FailureOr<Value> m = first >= 0 ? broadcastTo(l, members, Shape{false, {axis}}, s, {first})
+                                      : broadcastTo(l, members, Shape{false, {axis}}, s);
+      FailureOr<Value> ok = axisMask(l, axis, s, first);
       if (failed(m) || failed(ok))
         return failure();
       out.push_back(*m);
@@ -401,10 +425,9 @@ LogicalResult FoldWorksetImpl::emitOp(Operation *op) {
         return success();
       })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) -> LogicalResult {
-        auto it = blocks.find(i.getDomain());
-        if (it == blocks.end())
+        if (!blocks.count(axisOf(i.getDomain())))
           return i.emitError() << "kir-to-pgpu: indices of a domain with no current block";
-        bind(i.getResult(), it->second.member);
+        bind(i.getResult(), membersOf(l, i.getDomain()));
         return success();
       })
       .Case<kir::BroadcastOp, kir::BroadcastAsOp>([&](Operation *br) -> LogicalResult {
@@ -900,8 +923,11 @@ LogicalResult FoldWorksetImpl::emitStore(kir::StoreOp s) {
   // it is one more traversal of the domain, after the folds, in the folds' BLOCK_<T>-wide tiles, its
   // value recomputed per tile from the sources (a contraction stays a tile product); the row is never
   // kept whole (seed 002 §3.4: structured realization creates the loops).
-  for (Value c : s.getCoords()) {
-    if (!isa<kir::DomainType>(c.getType()) || !tileAxes.count(c) || blocks.count(c))
+  for (Value coord : s.getCoords()) {
+    if (!isa<kir::DomainType>(coord.getType()))
+      continue;
+    Value c = axisOf(coord);
+    if (!tileAxes.count(c) || blocks.count(c))
       continue;
     FailureOr<DomainVals> tileDomain = domainOf(l, c);
     if (failed(tileDomain))
@@ -947,7 +973,7 @@ FailureOr<std::tuple<Value, SmallVector<Value>, Value>> FoldWorksetImpl::writeAc
   Shape access;
   for (Value c : at) {
     if (isa<kir::DomainType>(c.getType())) {
-      access.axes.push_back(c);
+      access.axes.push_back(axisOf(c));
       continue;
     }
     std::optional<Shape> cs = shapeOf(c);
@@ -1085,6 +1111,10 @@ LogicalResult FoldWorksetImpl::emit(ArrayRef<Value> coords) {
   Value fits;
   if (groupSize)
     fits = pgpu::CmpOp::create(b, l, kir::CmpPredicate::GE, get(groupSize).value(), kc.constIndex(l, 1));
+  // Slices on one axis with their partners: only where their lengths agree at run time (else the
+  // element-wise construction, as written).
+  if (Value paired = pairedSizes(l))
+    fits = fits ? kc.binary(l, kir::BinaryKind::And, fits, paired) : paired;
   for (auto &[d, name] : freeAxes) {
     const DomainVals &dv = kc.domains.find(d)->second;
     Value ok = pgpu::CmpOp::create(b, l, kir::CmpPredicate::LE, dv.size, param(l, name));

@@ -62,6 +62,24 @@ private:
   /// and takes its `kirFill` as `fill`.
   LogicalResult maskedAccess(Location l, Value kirValid, Value kirFill, const Shape &s, Value &valid, Value &fill);
   bool analyzeOp(Operation *op);
+  /// The tile axis domain `d` is realized on: `d` itself, or the one it pairs with by position.
+  Value axisOf(Value d) const {
+    while (Value next = rebased.lookup(d))
+      d = next;
+    return d;
+  }
+  /// Whether axes `a` and `c` are the same; where they differ only in launch-time step-1 domains that
+  /// pair by position (kir::pairByPosition), records them as one axis and asks for `replan`.
+  bool sameAxes(ArrayRef<Value> a, ArrayRef<Value> c);
+  /// planBody(), planned again (from a clean state) while it finds more domains to pair.
+  bool planPaired();
+  /// Clears what planBody() recorded (not `rebased`).
+  void resetPlan();
+  /// The members of domain `d` at the positions of its axis's current block (`d` re-based onto it).
+  Value membersOf(Location l, Value d);
+  /// Each re-based domain has its axis's member count at run time (the pairing's condition; a slice
+  /// out of its source's bounds is clamped and does not pair): null when nothing is re-based.
+  Value pairedSizes(Location l);
   bool analyzeFold(kir::RegionFoldOp f);
   bool analyzeScan(kir::RegionScanOp s); // ScanWorkset.cpp
   std::optional<bool> constCondition(Value kirCond);
@@ -168,6 +186,13 @@ private:
     Value lo, hi, lower, upper;
   };
   FailureOr<LaneRange> laneRangeOf(Location l, Value domain);
+  /// Launch-time step-1 domains that pair by position with another of one length (a slice
+  /// `dims[H:2 * H]` with `T.domain(0, H)`: KIR_SubregionOp), each mapped to the domain whose tile
+  /// axis it shares; its accesses read that block's positions re-based at its own first member.
+  /// Kept across re-plans (in insertion order: the guard's conjuncts are emitted in it).
+  llvm::MapVector<Value, Value> rebased;
+  /// Set by sameAxes when it paired more domains: planBody failed only for that and runs again.
+  bool replan = false;
   /// Domains of free fragment axes and of fold tiles, with their parameters.
   llvm::MapVector<Value, std::string> freeAxes, tileAxes;
   /// Free axes that only contractions reduce (a GEMM's K: h[n, ks] . w[v, ks]), with the

@@ -11,6 +11,7 @@
 #include "tessel/Dialect/PGPU/IR/ExactSplit.h"
 #include "FoldWorksetImpl.h"
 
+#include "tessel/Dialect/KIR/IR/DomainPairing.h"
 #include "tessel/Dialect/PGPU/Transforms/Passes.h"
 
 #include "mlir/IR/Matchers.h"
@@ -127,7 +128,7 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
       if (first) {
         out.axes = s.axes;
         first = false;
-      } else if (out.axes != s.axes) {
+      } else if (!sameAxes(out.axes, s.axes)) {
         return fail(o, "operands range over different domains");
       }
     }
@@ -141,7 +142,7 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
     Shape vs;
     if (!shapeOfOperand(valid, vs))
       return fail(o, "a read's validity has no coordinate provenance");
-    if (!vs.axes.empty() && vs.axes != s.axes)
+    if (!vs.axes.empty() && !sameAxes(vs.axes, s.axes))
       return fail(o, "a read's validity ranges over other axes than the read");
     s.lanes |= vs.lanes;
     return true;
@@ -157,7 +158,7 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         Shape s;
         for (Value c : l.getCoords()) {
           if (isa<kir::DomainType>(c.getType())) {
-            s.axes.push_back(c);
+            s.axes.push_back(axisOf(c));
             continue;
           }
           Shape cs;
@@ -182,8 +183,8 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
           if (isa<kir::DomainType>(c.getType())) {
             if (paired)
               return fail(g, "a domain coordinate paired with an index tensor");
-            coordShapes.push_back(Shape{false, {c}});
-            s.axes.push_back(c);
+            coordShapes.push_back(Shape{false, {axisOf(c)}});
+            s.axes.push_back(axisOf(c));
             continue;
           }
           Shape cs;
@@ -227,14 +228,17 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
       })
       .Case<kir::DomainOp, kir::SubregionOp>([&](Operation *d) { return analyzeMemberDomain(d); })
       .Case<kir::IndicesOp>([&](kir::IndicesOp i) {
-        shapes[i.getResult()] = Shape{false, {i.getDomain()}};
+        shapes[i.getResult()] = Shape{false, {axisOf(i.getDomain())}};
         return true;
       })
       .Case<kir::BroadcastOp>([&](kir::BroadcastOp br) {
         Shape in;
         if (!shapeOfOperand(br.getOperand(), in))
           return fail(br, "an operand has no coordinate provenance");
-        shapes[br.getResult()] = Shape{in.lanes, SmallVector<Value>(br.getDomains())};
+        Shape out{in.lanes, {}};
+        for (Value d : br.getDomains())
+          out.axes.push_back(axisOf(d));
+        shapes[br.getResult()] = out;
         return true;
       })
       .Case<kir::BroadcastAsOp>([&](kir::BroadcastAsOp br) {
@@ -280,7 +284,7 @@ bool FoldWorksetImpl::analyzeOp(Operation *op) {
         }
         if (c.getLhsReduce().size() != 1)
           return fail(c, "a contraction over several axes");
-        if (l.axes[c.getLhsReduce()[0]] != r.axes[c.getRhsReduce()[0]])
+        if (!sameAxes(l.axes[c.getLhsReduce()[0]], r.axes[c.getRhsReduce()[0]]))
           return fail(c, "paired axes range over different domains");
         Shape out{l.lanes || r.lanes, {}};
         for (auto [i, d] : llvm::enumerate(l.axes))
@@ -448,7 +452,7 @@ bool FoldWorksetImpl::analyzeFold(kir::RegionFoldOp f) {
     std::optional<Shape> y = shapeOf(sum.getTerminator()->getOperand(c));
     if (!id || !y)
       return fail(f, "a summary component has no coordinate provenance");
-    if (!y->axes.empty() && y->axes != id->axes)
+    if (!y->axes.empty() && !sameAxes(y->axes, id->axes))
       return fail(f, "a summary component and its identity range over different domains");
     varies |= y->lanes || id->lanes;
     summary.push_back(Shape{false, id->axes});
@@ -493,25 +497,14 @@ bool FoldWorksetImpl::plan() {
   hasLanes = !scans && !rowTiles;
   unsigned nAxes = par.getDomains().size();
   laneIndex = nAxes - 1;
-  if (planBody())
+  if (planPaired())
     return true;
-  auto reset = [&] {
-    shapes.clear();
-    alias.clear();
-    freeAxes.clear();
-    tileAxes.clear();
-    loopAxes.clear();
-    memberDomains.clear();
-    laneDomains.clear();
-    laneArg = laneDomain = Value();
-    laneParam.clear();
-  };
   // Each lane reads its own keys, but only through its group `h // G` (query heads of one key/value
   // head): lanes are gathered by group, one key tile per step shared by the group's lanes in a tile
   // product (FlashDecoding's [G, D] query tile), before giving each program one member.
   if (hasLanes && lanesBatched && findGroup()) {
-    reset();
-    if (planBody())
+    resetPlan();
+    if (planPaired())
       return true;
     groupSize = Value();
     quotients.clear();
@@ -522,10 +515,10 @@ bool FoldWorksetImpl::plan() {
   // unordered (seed 000 §4): which axis the lanes run along is the construction's choice.
   if (hasLanes && lanesBatched) {
     for (unsigned k = nAxes - 1; k-- > 0;) {
-      reset();
+      resetPlan();
       lanesBatched = false;
       laneIndex = k;
-      if (planBody())
+      if (planPaired())
         return true;
     }
     lanesBatched = true;
@@ -542,9 +535,72 @@ bool FoldWorksetImpl::plan() {
                       return isa<kir::DomainOp, kir::SubregionOp>(op);
                     })))
     return false;
-  reset();
+  resetPlan();
   hasLanes = false;
-  return planBody();
+  return planPaired();
+}
+
+void FoldWorksetImpl::resetPlan() {
+  shapes.clear();
+  alias.clear();
+  freeAxes.clear();
+  tileAxes.clear();
+  loopAxes.clear();
+  memberDomains.clear();
+  laneDomains.clear();
+  laneArg = laneDomain = Value();
+  laneParam.clear();
+}
+
+bool FoldWorksetImpl::planPaired() {
+  // Each pass that fails only for a new pairing has recorded it: at most one pass per domain.
+  for (;;) {
+    replan = false;
+    if (planBody())
+      return true;
+    if (!replan)
+      return false;
+    resetPlan();
+  }
+}
+
+bool FoldWorksetImpl::sameAxes(ArrayRef<Value> a, ArrayRef<Value> c) {
+  if (a.size() != c.size())
+    return false;
+  // A slice pairs by position with a domain of its own length (KIR_SubregionOp; rotate-half RoPE's
+  // `dims[0:H]`, `dims[H:2 * H]` with the tables' `T.domain(0, H)`): one tile axis, each domain's
+  // accesses at its own members. Launch-time domains only: their sizes are the guard's (emit).
+  SmallVector<std::pair<Value, Value>> pairs;
+  for (auto [x, y] : llvm::zip_equal(a, c)) {
+    Value ax = axisOf(x), ay = axisOf(y);
+    if (ax == ay)
+      continue;
+    if (!kc.domains.count(ax) || !kc.domains.count(ay) || !kir::pairByPosition(ax, ay))
+      return false;
+    pairs.push_back({ax, ay});
+  }
+  if (pairs.empty())
+    return true;
+  // The axis is a whole domain where one pairs (its block is BLOCK_<extent>, covering the extent),
+  // else the one defined first.
+  auto keepsFirst = [](Value x, Value y) {
+    bool wx = x.getDefiningOp<kir::DomainOp>() != nullptr, wy = y.getDefiningOp<kir::DomainOp>() != nullptr;
+    if (wx != wy)
+      return wx;
+    Operation *ox = x.getDefiningOp(), *oy = y.getDefiningOp();
+    return !(ox && oy && ox->getBlock() == oy->getBlock() && oy->isBeforeInBlock(ox));
+  };
+  for (auto [x, y] : pairs) {
+    Value ax = axisOf(x), ay = axisOf(y);
+    if (ax == ay)
+      continue;
+    if (keepsFirst(ax, ay))
+      rebased[ay] = ax;
+    else
+      rebased[ax] = ay;
+  }
+  replan = true;
+  return false;
 }
 
 bool FoldWorksetImpl::findGroup() {
@@ -655,7 +711,9 @@ bool FoldWorksetImpl::planBody() {
               // the folds, its scores tile products (emitStore). A row read from memory keeps the
               // element-wise construction and the row path after it (pgpu-stage-rows).
               if (auto st = dyn_cast<kir::StoreOp>(user); st && st.getValue() == r && !st.getValid() &&
-                                                          llvm::count(st.getCoords(), d) == 1 &&
+                                                          llvm::count_if(st.getCoords(), [&](Value c) {
+                                                            return axisOf(c) == d;
+                                                          }) == 1 &&
                                                           !memberDomains.contains(d) && contractedOver(r, d))
                 continue;
               // A pure producer or a read of a value over the same tile (checked in turn): replayed

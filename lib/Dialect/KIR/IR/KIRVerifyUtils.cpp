@@ -1,6 +1,7 @@
 //===- KIRVerifyUtils.cpp - shared checks of the KIR verifier --------------===//
 
 #include "KIRVerifyUtils.h"
+#include "tessel/Dialect/KIR/IR/DomainPairing.h"
 #include "tessel/Dialect/Utils/RegionChecks.h"
 
 #include "mlir/IR/Matchers.h"
@@ -469,3 +470,7 @@ LogicalResult verifyValidityAndFill(Operation *op, Value valid, Value fill, Arra
 }
 
 } // namespace tessel::kir::detail
+
+bool tessel::kir::pairByPosition(Value domainA, Value domainB) {
+  return detail::haveEqualLengths(domainA, domainB);
+}
