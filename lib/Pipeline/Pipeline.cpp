@@ -83,6 +83,12 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      (the second waits for the first's partials), the member's last arrival merging them.
   if (can.launchSizedWorkspace && can.acquireReleaseHandOff)
     pm.addPass(pgpu::createPGPUSplitMemberReductions());
+  //      A parallel member's tensors kept in workspace, each computed from the ones before (a
+  //      squeeze-excitation's means, hidden vector, gate, then the scaled writes), with few members:
+  //      each workset's range in MEMBER_SPLIT slices, one program each, a phase per dependence, each
+  //      phase waiting for the point's count of the ones before.
+  if (can.launchSizedWorkspace && can.acquireReleaseHandOff)
+    pm.addPass(pgpu::createPGPUSplitMemberWorksets());
   pm.addPass(pgpu::createPGPUNarrowGuardedWorksets());
   pm.addPass(pgpu::createPGPUFlattenWorksets());
   // A finalization whose members each read what a subset of the instances wrote runs per member

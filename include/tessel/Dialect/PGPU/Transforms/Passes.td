@@ -1689,6 +1689,56 @@ def PGPUSplitMemberReductions : Pass<"pgpu-split-member-reductions", "::mlir::Mo
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSplitMemberWorksets : Pass<"pgpu-split-member-worksets", "::mlir::ModuleOp"> {
+  let summary = "a parallel member's chain of worksets across program instances, one phase each (seed 000 §5, seed 002 §3.2)";
+  let description = [{
+    Reads: a kernel whose sole program space holds one execution group with
+    axes; the group's top-level pgpu.foreach worksets (their bounds, the
+    buffers their bodies store and load) and the other top-level ops.
+    Legality: a workset's iterations carry nothing and do not conflict (seed
+    000 §5): its range may be cut into contiguous slices, each run by another
+    program. A workset reading a buffer an earlier one wrote (kir-row-parallels'
+    kept tensors: a squeeze-excitation's channel means, then the hidden
+    vector from all of them, then the gate, then the scaled writes) needs all
+    of that one's slices stored: its slices run after a wait on the point's
+    count (acquire / release, seed 000 §4.4); programs start in linear order
+    and the waited-for ones precede the waiter.
+    Requires launch-uniform workset bounds; writes in the worksets by stores
+    and buffer stores only, each buffer written by one workset, in invocation
+    workspace, and read by no workset of its phase or before; no other op
+    with regions at the top level, and those without regions writing no
+    memory and reading no workset's buffer; two phases at least (a workset's
+    phase: one more than the latest phase whose buffers it reads, 0 where it
+    reads none); no read of a view the group writes.
+    Rewrites: MEMBER_SPLITS = max(min(MEMBER_SPLIT, steps, ceil(8 * SMs /
+    points)), 1) (steps: the first workset's range; points: the group's
+    members), 1 where the first phase's worksets walk at most 16384 elements
+    a member (their perfect nests' launch-uniform extents); where it is 1 the
+    body runs as it was (in an if directly in the group). Otherwise the group
+    gains the trailing axis `member_split` of PHASES * MEMBER_SPLITS: member k
+    runs phase p = k / MEMBER_SPLITS: it waits (p > 0) until the point's
+    count in zero-filled workspace [MEMBER_POINTS] is p * MEMBER_SPLITS,
+    runs slice k % MEMBER_SPLITS (ceil(range / MEMBER_SPLITS) iterations,
+    clipped) of each workset of phase p, then counts itself (release), or in
+    the last phase arrives at `pgpu.last_program %tickets[point] arrivals
+    MEMBER_SPLITS`, whose body returns the count to 0. The ops without
+    regions run once before the phases. Declares MEMBER_SPLIT ([1, 2, ...,
+    64], default 16).
+    Preserves: values (each iteration runs once, as written: the same bits
+    as one program's chain); effects (each element written once); ABI views;
+    origins.
+    Must not fire: one phase (no workset reads another's buffer), a
+    top-level reduction or other structured op beside the worksets
+    (pgpu-split-member-reductions' statistics), a top-level write, a workset
+    writing by atomics or a scatter, a workset reading its own buffer, a
+    buffer outside invocation workspace, bounds computed in the program,
+    several program spaces or groups, a group without axes, a read of a view
+    the group writes, a kernel that declares MEMBER_SPLIT.
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
+}
+
 def PGPUSplitRowWalks : Pass<"pgpu-split-row-walks", "::mlir::ModuleOp"> {
   let summary = "a long row's blocked statistics across program instances, in two phases (seed 002 §3.2, §4)";
   let description = [{
