@@ -177,3 +177,46 @@ def test_tma_default_where_a_box_pads_the_view(root, monkeypatch, tmp_path):
         q = torch.empty(b, h, s, d, dtype=torch.bfloat16, device="meta")
         got = (kernel._fact_params({"CAUSAL": True}, [q, q, q, q]) or {}).get("TMA")
         assert got == want, (b, h, s, d, got)
+
+
+def _corpus(name):
+    import sys
+    import pathlib
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench" / "corpus"))
+    import _harness
+    return _harness, _harness.load(name)
+
+
+def test_head_size_256_keeps_64_query_rows():
+    """A fold over head size 256 (corpus 280, gated grouped-query attention): its 64 x 256 f32
+    accumulator a warpgroup is 128 registers a thread plus its rows' statistics, within the carried
+    state's budget (Resources.cpp carriedStateLimit), so the call keeps 64 query rows (warpgroup MMA
+    tiles them; 32, where the bound had sent it, runs the Triton kernel's mma.sync) and its Gluon
+    spelling's consumer stays uncapped (a cap of 128 registers is refused by ptxas). Must not fire
+    past it: 128 rows over one warpgroup stay pruned."""
+    H, mod = _corpus("280_gated_output_attention")
+    shape = dict(B=1, HQ=4, HKV=1, S=300, D=256)
+    views, kw = H.torch_args(mod, shape, H.draw(mod, shape, 3), "cpu")
+    got = mod.KERNEL.call_defaults(*views, **kw)
+    assert (got["BLOCK_S"], got["BLOCK_D"], got["WARPS"]) == (64, 256, 4)
+    src = mod.KERNEL.source("triton", {}, {n: int(v) for n, v in got.items()})
+    assert "_gated_output_attention_gluon if" in src and "maxnreg" not in src
+    # The PRUNE function alone (plain Python; the module's @jit functions need a file of their own).
+    text = "def gated_output_attention_PRUNE" + src.split("def gated_output_attention_PRUNE")[1].split("\n\n\n")[0]
+    generated = {}
+    exec(text, generated)
+    prune = generated["gated_output_attention_PRUNE"]
+    binding = {n: int(v) for n, v in got.items()}
+    assert prune(binding) is None
+    assert prune({**binding, "BLOCK_S": 128, "BLOCK_S_": 16}) == "registers"  # shared memory fits there
+
+
+@pytest.mark.parametrize("shape", [dict(B=1, HQ=2, HKV=1, S=97, D=256), dict(B=1, HQ=3, HKV=3, S=1, D=256),
+                                   dict(B=2, HQ=2, HKV=1, S=67, D=256)])
+def test_head_size_256_matches_the_reference(shape):
+    """The 64-row binding at head size 256, through the KIR interpreter and the generated Triton under
+    TRITON_INTERPRET=1, against the NumPy reference on random nonzero inputs (odd lengths: a partial
+    last query and key block, one key)."""
+    H, mod = _corpus("280_gated_output_attention")
+    for path in ("interp", "triton"):
+        assert H.check(mod, shape, 5, path) is None

@@ -90,6 +90,43 @@ TEST_F(Resources, EstimatesComeFromTheProgram) {
             "2 * p['TILE_0'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_1'] * p['STAGES']");
 }
 
+// The K loop of kTiledGemm carrying, beside its accumulator, a per-row f32 vector (a fold's running
+// maximum or sum: its rows' statistics).
+std::string withRowStatistic() {
+  std::string text = kTiledGemm;
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("%acc = pgpu.for %c0 to %K step %bk iter_args(%acc0 : !pgpu.fragment<f32, [TILE_0, TILE_1]>) -> "
+          "!pgpu.fragment<f32, [TILE_0, TILE_1]> {",
+          "%row0 = pgpu.splat %z : f32 -> !pgpu.fragment<f32, [TILE_0]>\n"
+          "      %acc:2 = pgpu.for %c0 to %K step %bk iter_args(%acc0, %row0 : !pgpu.fragment<f32, [TILE_0, "
+          "TILE_1]>, !pgpu.fragment<f32, [TILE_0]>) -> !pgpu.fragment<f32, [TILE_0, TILE_1]>, !pgpu.fragment<f32, "
+          "[TILE_0]> {");
+  replace("^bb0(%k0: index, %a: !pgpu.fragment<f32, [TILE_0, TILE_1]>):",
+          "^bb0(%k0: index, %a: !pgpu.fragment<f32, [TILE_0, TILE_1]>, %r: !pgpu.fragment<f32, [TILE_0]>):");
+  replace("pgpu.yield %next : !pgpu.fragment<f32, [TILE_0, TILE_1]>",
+          "pgpu.yield %next, %r : !pgpu.fragment<f32, [TILE_0, TILE_1]>, !pgpu.fragment<f32, [TILE_0]>");
+  return text;
+}
+
+TEST_F(Resources, AnAccumulatorOfHalfTheRegistersKeepsItsRowStatistics) {
+  std::string text = withRowStatistic();
+  pgpu::KernelOp kernel = parse(text.c_str());
+  ASSERT_TRUE(kernel);
+  triton::ResourceModel model = triton::estimateResources(kernel);
+  // A 64 x 256 f32 accumulator over one warpgroup (FlashAttention's at head size 256) is 128 registers a
+  // thread, its [64] statistic half of one more: 129, within the carried state's budget.
+  llvm::StringMap<int64_t> p{{"TILE_0", 64}, {"TILE_1", 256}, {"TILE_K", 64}, {"WARPS", 4}, {"STAGES", 3}};
+  EXPECT_EQ(model.carriedRegistersAt(p), 129);
+  EXPECT_FALSE(model.pruneReason(p));
+  // Must not admit more: 128 rows over the same warpgroup carry 257.
+  p["TILE_0"] = 128;
+  EXPECT_EQ(model.pruneReason(p), std::optional<std::string>("registers"));
+}
+
 // An attention-shaped program as the fold passes leave it: a query block loaded once, then a loop
 // over full key blocks and a second loop that continues its carries over the partial block, each
 // staging a loaded key tile STAGES deep beside the query tile (one copy) and the probability tile

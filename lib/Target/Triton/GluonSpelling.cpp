@@ -34,7 +34,11 @@ namespace tessel::triton::spelling {
 /// generated grouped-query attention at 64 x 64 tiles reached 431 TFLOP/s capped at 128, 292 at the
 /// compiler's 255 and 297 at 160 (one program per SM either way; session 19). Larger
 /// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357).
-int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes) {
+/// A consumer whose fragments need more than the shared cap a thread (`neededRegs`: its carried
+/// accumulator, or a chained product's tiles live together, Resources.h) stays uncapped too: a 64-row
+/// accumulator over a head size of 256 is 128 registers a thread alone, and ptxas refuses the program
+/// at 128 ("insufficient registers", 158 needed at 64 x 32 tiles).
+int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes, int64_t neededRegs) {
   constexpr int64_t kRegisters = 65536, kSharedBytes = 228 * 1024, kOtherBytes = 32 * 1024;
   int64_t threads = llvm::alignTo(warps * parts + 1, 4) * 32;
   if (parts > 1) // split consumers: one program per SM, its registers within the file
@@ -42,7 +46,7 @@ int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes) {
   if (warps > 4 || 2 * (ringBytes + kOtherBytes) > kSharedBytes)
     return 0;
   int64_t cap = kRegisters / (2 * threads) / 8 * 8;
-  return cap < 255 ? cap : 0;
+  return cap < 255 && neededRegs <= cap ? cap : 0;
 }
 
 /// An operation no warp-specialized Gluon partition spells (yet): a partition that reaches one refuses.

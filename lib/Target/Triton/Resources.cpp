@@ -297,7 +297,7 @@ bool triton::ResourceModel::dominates(const std::vector<Monomial> &b, const std:
 std::optional<std::string> triton::ResourceModel::pruneReason(const llvm::StringMap<int64_t> &params) const {
   if (sharedNeededAt(params) > sharedLimit)
     return std::string("shared memory");
-  if (carriedRegistersAt(params) > carriedRegisterLimit || largestRegistersAt(params) > carriedRegisterLimit ||
+  if (carriedRegistersAt(params) > carriedStateLimit || largestRegistersAt(params) > carriedRegisterLimit ||
       fmaRegistersAt(params) > carriedRegisterLimit || scanRegistersAt(params) > carriedRegisterLimit ||
       inFlightRegistersAt(params) > carriedRegisterLimit ||
       chainedRegistersAt(params) > chainedRegisterLimit)
@@ -383,6 +383,11 @@ triton::ResourceModel triton::estimateResources(pgpu::KernelOp kernel, const llv
   // sm_90 has 255 registers per thread; carried fragments may take about half, the rest holds
   // addresses, masks, operands in flight and the epilogue.
   model.carriedRegisterLimit = 128;
+  // An accumulator of exactly that half (FlashAttention's 64 x 256 f32 accumulator a warpgroup at head
+  // size 256, 128 registers a thread) still carries its rows' statistics beside it: a [64] f32 vector
+  // counts half a register a thread, and 128.5 rounded up had rejected every 64-row lane block at D = 256,
+  // leaving 32-row blocks that warpgroup MMA does not tile (corpus 280: mma.sync at 255 registers).
+  model.carriedStateLimit = model.carriedRegisterLimit + 4;
   // A chained product's tiles (chainedProductBytes) are live together only around the second product,
   // when nothing is carried: three quarters of the 255, the rest for addresses, masks, the row's
   // statistics and operands in flight. A flash-attention tile at D 128 (128x128 scores, 8 warps: 64 +

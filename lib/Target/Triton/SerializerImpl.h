@@ -43,8 +43,9 @@ std::string tritonType(Type t);
 /// scratch: 32 KB of the generated attention's 96 at STAGES = 2, Triton's count): measured on the H200, the
 /// generated grouped-query attention at 64 x 64 tiles reached 431 TFLOP/s capped at 128, 292 at the
 /// compiler's 255 and 297 at 160 (one program per SM either way; session 19). Larger
-/// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357).
-int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes);
+/// consumers stay one program per SM, uncapped (at 168 one measured 351 against 357), and so does a
+/// consumer whose fragments need more registers a thread than the cap (`neededRegs`).
+int64_t gluonRegisterCap(int64_t warps, int64_t parts, int64_t ringBytes, int64_t neededRegs);
 
 /// An operation no warp-specialized Gluon partition spells (yet): a partition that reaches one refuses.
 bool unspelledInGluon(Operation *op);

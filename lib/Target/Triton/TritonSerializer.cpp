@@ -433,9 +433,9 @@ LogicalResult Serializer::run() {
     registerBytes.push_back(triton::ResourceModel::pythonMax(resources.scanBytes));
   if (!resources.inFlightLoadBytes.empty())
     registerBytes.push_back(triton::ResourceModel::pythonMax(resources.inFlightLoadBytes));
-  for (const std::string &bytes : registerBytes)
+  for (auto [i, bytes] : llvm::enumerate(registerBytes))
     os << "    if -(-(" << bytes << ") // 4 // (32 * p.get('" << triton::kWarpsParam << "', 4))) > "
-       << resources.carriedRegisterLimit << ":\n"
+       << (i == 0 ? resources.carriedStateLimit : resources.carriedRegisterLimit) << ":\n"
        << "        return 'registers'\n";
   // A chained product's tiles, live together around the second product, under their own budget.
   if (!resources.chainedProductBytes.empty())
@@ -605,7 +605,9 @@ LogicalResult Serializer::run() {
        << llvm::join(workerRegs, ", ") << "])\n";
     wrapper.gluon = "_" + kname + "_gluon";
     wrapper.gluonWarps = consumerWarps();
-    wrapper.gluonRegs = gluonRegisterCap(consumerWarps(), splitParts, gluonRingBytes);
+    wrapper.gluonRegs =
+        gluonRegisterCap(consumerWarps(), splitParts, gluonRingBytes,
+                         std::max(resources.carriedRegistersAt(bound), resources.chainedRegistersAt(bound)));
     splitSymbol.clear();
     splitParts = 1;
   }

@@ -39,7 +39,7 @@
 // COM: store-staging.mlir). The partial is merged by atomics (pgpu-atomic-partials, pgpu-zero-first),
 // COM: so it has no store of its own to charge.
 // MODEL: if (_staged if p['TMA'] == 1 and (_staged := 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA'] + 4 * p['TILE_1'] * p['TILE_2'] * p['TMA']) <= 232448 else 2 * p['TILE_1'] * p['TILE_K'] * p['STAGES'] + 2 * p['TILE_K'] * p['TILE_2'] * p['STAGES']) > 232448:
-// MODEL: if -(-(4 * p['TILE_1'] * p['TILE_2']) // 4 // (32 * p.get('WARPS', 4))) > 128:
+// MODEL: if -(-(4 * p['TILE_1'] * p['TILE_2']) // 4 // (32 * p.get('WARPS', 4))) > 132:
 
 module attributes {kir.compile_options = #kir.compile_options<>} {
   kir.kernel @splitk_gemm(%a: !kir.view<f16, [M, K], in>, %b: !kir.view<f16, [K, N], in>, %c: !kir.view<f32, [M, N], out>) attributes {constexprs = {SPLITS = 4 : i64}} {

@@ -5,6 +5,7 @@
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=STAGES=2 | FileCheck %s --check-prefix=CAP
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=16 | FileCheck %s --check-prefix=REFUSED
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_T=128 --param=STAGES=3 | FileCheck %s --check-prefix=UNCAPPED
+// RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_D=256 --param=BLOCK_T=32 --param=STAGES=2 | FileCheck %s --check-prefix=WIDE
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=ROT
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 --param=BLOCK_S=128 --param=WARPS=8 --param=STAGES=2 | FileCheck %s --check-prefix=SPLIT
 // RUN: tessel compile %tessel_src/examples/kir/attention.mlir --target=triton --emit=source --param=GLUON=1 | FileCheck %s --check-prefix=MASK
@@ -70,6 +71,12 @@
 // COM: 128-key rings of two 3-slot streams (192 KB) leave no room for a second program: no cap.
 // UNCAPPED: _compiled = (_attention_gluon if {{_a[0-9]+}} else _attention_kernel)[_grid]({{.*}}, num_warps=4, num_stages=3)
 // UNCAPPED-NOT: maxnreg
+
+// COM: Head size 256 at 64 x 32 tiles: two programs' rings (2 x 64 KB) would fit, but the consumer's
+// COM: 64 x 256 f32 accumulator alone is 128 registers a thread (its chained product's tiles 152): capped
+// COM: at 128, ptxas refuses the program (158 needed), so it stays uncapped, one program per SM.
+// WIDE: _compiled = (_attention_gluon if {{_a[0-9]+}} else _attention_kernel)[_grid]({{.*}}, num_warps=4, num_stages=2)
+// WIDE-NOT: maxnreg
 
 // COM: A row kernel has no fold-source streams: no GLUON.
 // NONE-NOT: GLUON

@@ -10,7 +10,7 @@
 // COM: 255 registers and 1276 bytes of spill stores a thread (sm_90a ptxas). Now BLOCK 2048 at 4 warps
 // COM: is pruned (160 model registers) and the call stops at 1024 (80).
 // CHECK: def batchnorm_stats_PRUNE(p):
-// CHECK: if -(-(4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 16 * p['BLOCK']) // 4 // (32 * p.get('WARPS', 4))) > 128:
+// CHECK: if -(-(4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 4 * p['BLOCK'] + 16 * p['BLOCK']) // 4 // (32 * p.get('WARPS', 4))) > 132:
 // CHECK-NEXT: return 'registers'
 
 // COM: Must not fire: a row walk whose lanes are not divided (layer norm's contiguous rows: an iota,
@@ -21,6 +21,6 @@
 // ROW-NOT: 16 * p['BLOCK']
 // ROW: return None
 // GROUP: def groupnorm_PRUNE(p):
-// GROUP: if -(-(0) // 4 // (32 * p.get('WARPS', 4))) > 128:
+// GROUP: if -(-(0) // 4 // (32 * p.get('WARPS', 4))) > 132:
 // GROUP-NOT: 16 * p['BLOCK']
 // GROUP: return None

@@ -114,6 +114,9 @@ struct ResourceModel {
   std::vector<std::pair<std::string, std::vector<std::vector<Monomial>>>> reductionSteps;
   int64_t sharedLimit = 0;          // from #pgpu.target
   int64_t carriedRegisterLimit = 0; // 32-bit registers per thread for carried values
+  /// The carried fragments' own budget in pruning: carriedRegisterLimit for an accumulator plus a few
+  /// registers for the per-row vectors carried beside it (a fold's maximum and sum).
+  int64_t carriedStateLimit = 0;
   int64_t chainedRegisterLimit = 0; // 32-bit registers per thread for a chained product's tiles
 
   static int64_t evaluate(const std::vector<Monomial> &poly, const llvm::StringMap<int64_t> &params);
