@@ -72,6 +72,8 @@ def kernels() -> list:
             cases.append((f"examples/{folder}/{path.name}", path.read_text()))
     for name in H.names():
         module = H.load(name)
+        if H.marked(module, "SKIP", "identity"):  # the compiler does not finish it (a known defect, named there)
+            continue
         cases.append((f"corpus/{name}", module.KERNEL.kir(getattr(module, "CONSTEXPRS", None))))
     return cases
 

@@ -60,5 +60,7 @@ PEER = "torch.compile"
 # about 2.5x and its compile time about 10x per iteration (ITERS 4: 2601 lines 0.4 s, 6: 15658 lines 6 s,
 # 7: 40405 lines 74 s; ITERS 10 does not finish) and each element does O(N^ITERS) work. A compiler gap
 # (issue 41), not a slow interpreter: XFAIL would hang CI, so the Triton path is skipped until it is fixed.
-SKIP = {"triton": "pgpu: the [N, N] tile of a member is recomputed per element through every normalization "
+SKIP = {"identity": "kir-to-pgpu/pgpu passes: the replayed normalizations make the pgpu stage grow ~2.5x a "
+                    "normalization: at ITERS = 10 `tessel compile --emit=pgpu` does not finish in 600 s (issue 47)",
+        "triton": "pgpu: the [N, N] tile of a member is recomputed per element through every normalization "
                   "(code size and compile time exponential in ITERS; ITERS 10 does not compile in minutes)"}
