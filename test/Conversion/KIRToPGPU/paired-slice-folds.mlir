@@ -10,7 +10,7 @@
 // COM: variant is guarded by the slices' sizes agreeing with H at run time (a slice past its source is
 // COM: clamped and does not pair: the element-wise construction then runs, as written).
 // CHECK-LABEL: pgpu.kernel @rotated_decode_max
-// CHECK-SAME: #pgpu.param<"BLOCK_H", [16, 32, 64, 128, 256, 512], 128, covers = "H">
+// CHECK-SAME: #pgpu.param<"BLOCK_H", [16, 32, 64, 128, 256], 128, covers = "H">
 // CHECK: pgpu.execution_group
 // CHECK: %[[EQLO:.*]] = pgpu.cmp eq %{{.*}}, %[[HSIZE:.*]] : index
 // CHECK-NEXT: %[[EQHI:.*]] = pgpu.cmp eq %{{.*}}, %[[HSIZE]] : index
