@@ -554,13 +554,8 @@ class Kernel:
                                                          self._cache.get(self._declared("sizes", constexprs, target)))
                     if narrowed is not None:
                         chosen.update(narrowed)
-                    else:
-                        # Nothing narrows beside it: the largest smaller candidate within the limit the
-                        # covering one passes (registers; or shared memory, which a launch cannot exceed:
-                        # MLA decode's 512-wide latent beside 128 heads, in several blocks or the element-
-                        # wise branch instead of an out-of-resources compile).
-                        within = spills if over else (lambda binding: exceeds(binding))
-                        below = [c for c in candidates if c < pick and not within({**chosen, param: c})]
+                    elif over:
+                        below = [c for c in candidates if c < pick and not spills({**chosen, param: c})]
                         pick = max(below) if below else pick
                 if pick != default:
                     chosen[param] = pick

@@ -13,8 +13,6 @@ interpreter after the shared pipeline with 16-wide key tiles (several tiles and 
 import math
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -158,77 +156,3 @@ def test_max_over_heads_not_folded(tessel_bin, tmp_path, monkeypatch):
     targs["o"] = torch.full(want.shape, float("nan"), dtype=torch.float32)
     over_heads(**targs)
     np.testing.assert_allclose(targs["o"].numpy(), want, rtol=1e-5, atol=1e-6)
-
-
-
-def _corpus_mla():
-    """bench/corpus/23_mla_decode.py (bf16 views, f32 accumulation): its module and kernel."""
-    import importlib.util
-    path = Path(__file__).resolve().parents[2] / "bench" / "corpus" / "23_mla_decode.py"
-    spec = importlib.util.spec_from_file_location("corpus_23_mla_decode", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_mla_latent_past_256(tessel_bin, tmp_path, monkeypatch):
-    """A free axis past 256 (MLA's 512-wide latent, here DC = 263, prime; corpus 23_mla_decode's kernel):
-    its block candidates reach 512, so with a few heads and a long cache (T = 271, prime) the call's default
-    holds the latent in one block
-    and launches the tiled branch, not the element-wise walk (before: BLOCK_DC stopped at 256 and
-    DC > BLOCK_DC took the element-wise branch). KIR interpreter, pgpu interpreter at BLOCK_DC = 512
-    (16-wide key tiles: several and a masked tail) and Triton under TRITON_INTERPRET=1 at the call's
-    defaults, against the NumPy reference on random non-zero inputs."""
-    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    mod = _corpus_mla()
-    kernel = mod.KERNEL
-    shape = dict(B=2, H=3, T=271, DC=263, DR=7)   # T past every key tile: BLOCK_T narrows beside the latent
-    drawn = mod.inputs(shape, np.random.default_rng(263))
-    scale = drawn.pop("scale")
-    inputs = {n: mod._bf16(a).astype(np.float32) for n, a in drawn.items()}   # bf16-representable
-    want = mod.reference(**inputs, scale=scale)["out"]
-    tol = mod.TOLERANCE
-    targs = {n: torch.tensor(a).to(torch.bfloat16) for n, a in inputs.items()}
-    targs["out"] = torch.full(want.shape, float("nan"), dtype=torch.bfloat16)
-    defaults = kernel.call_defaults(**targs, scale=scale)
-    assert defaults["BLOCK_DC"] == 512, defaults
-    views = [targs[n] for n, _ in kernel._views()]
-    assert kernel._elementwise({}, views)(defaults) is False, defaults
-
-    got = kernel.run_interp(shapes=shape, scalars=dict(scale=scale), inputs=inputs)
-    np.testing.assert_allclose(got["out"], want, **tol, err_msg="KIR interpreter")
-    args = ["--scalar", f"scale={scale}"]
-    for n, val in inputs.items():
-        np.save(tmp_path / f"{n}.npy", val)
-        args += ["--in", f"{n}={tmp_path / f'{n}.npy'}"]
-    source = kernel._write(tmp_path, None)
-    program = tmp_path / "program.mlir"
-    opt = subprocess.run([str(tessel_bin.parent / "tessel-opt"), str(source), *PIPELINE, "-o", str(program)],
-                         capture_output=True, text=True)
-    assert opt.returncode == 0, opt.stderr
-    assert '#pgpu.param<"BLOCK_DC", [16, 32, 64, 128, 256, 512]' in program.read_text()
-    params = ["--param=BLOCK_T=16", "--param=BLOCK_H=16", "--param=BLOCK_DC=512", "--param=BLOCK_DR=16"]
-    res = subprocess.run([str(tessel_bin), "run", str(program), "--shape", ",".join(f"{n}={v}" for n, v in shape.items()),
-                          "--order", "shuffle", "--out", str(tmp_path / "pgpu"), *args, *params],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    np.testing.assert_allclose(np.load(tmp_path / "pgpu" / "out.npy"), want, **tol, err_msg="pgpu, BLOCK_DC 512")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "corpus"))
-    import _harness
-    _harness.interpreter_bf16_dot()   # the interpreter's tl.dot reads bf16 bit patterns otherwise
-    kernel(**targs, scale=scale)
-    np.testing.assert_allclose(targs["out"].float().numpy(), want, **tol, err_msg="triton")
-
-
-def test_mla_latent_512_beside_128_heads_keeps_fitting_block(monkeypatch, tmp_path):
-    """Must not fire: beside 128 heads a [128, 512] f32 accumulator exceeds the resource model's registers
-    at every warp count (and its key tiles shared memory); the call keeps the largest block within the
-    limits (BLOCK_DC 128: the element-wise branch at DC = 512, as before) instead of the covering 512, which
-    would not compile (corpus 23_mla_decode's bench shape, H = 128)."""
-    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
-    kernel = _corpus_mla().KERNEL
-    z = lambda *s: torch.zeros(*s, dtype=torch.bfloat16)  # noqa: E731
-    targs = dict(q_nope=z(1, 128, 512), q_pe=z(1, 128, 64), c_kv=z(1, 256, 512), k_pe=z(1, 256, 64),
-                 out=z(1, 128, 512))
-    defaults = kernel.call_defaults(**targs, scale=0.5)
-    assert defaults["BLOCK_DC"] < 512 and defaults["BLOCK_H"] == 128, defaults

@@ -757,20 +757,15 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
   // the H200 the FlashAttention-2-form fold measured fastest at 64x64 with 4 warps on 9 of the 12
   // attention cases of bench/attention.py, 2026-12-01), a 128-wide free axis
   // unless the call covers its extent (covers, below).
-  auto declare = [&](StringRef name, int64_t dflt, StringAttr covers, ArrayRef<int64_t> candidates) {
+  auto declare = [&](StringRef name, int64_t dflt, StringAttr covers) {
     if (kernel.getParam(name))
       return;
-    params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), candidates, dflt, StringAttr(), covers));
+    params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name), {16, 32, 64, 128, 256}, dflt,
+                                          StringAttr(), covers));
   };
-  const int64_t tileCandidates[] = {16, 32, 64, 128, 256};
-  // A free axis runs the tiled construction only where its block holds the whole extent (the uniform
-  // guard `size <= BLOCK`, else the element-wise walk): its candidates reach 512 so that an extent past
-  // 256 (MLA decode's 512-wide latent) can be held where the resource model admits the fragments (a few
-  // query heads); where it does not, the call's covering rule keeps a smaller block (Kernel._fact_params).
-  const int64_t freeCandidates[] = {16, 32, 64, 128, 256, 512};
   // A group of query heads is small (4 to 8 per key/value head): the smallest tile-product block.
   if (hasLanes)
-    declare(laneParam, groupSize ? 16 : 64, StringAttr(), tileCandidates);
+    declare(laneParam, groupSize ? 16 : 64, StringAttr());
   // The extent a domain [0, X) spans: a block of it runs mask-free (and a fold over it in one tile)
   // when the call's default covers X's size.
   auto spanned = [&](Value d) {
@@ -787,7 +782,7 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
   // member's own domain (a ragged row's length) keeps the fold tiles' candidates.
   for (auto &[d, name] : tileAxes) {
     if (!rowTiles || !freeAxes.empty() || memberDomains.contains(d)) {
-      declare(name, 64, StringAttr(), tileCandidates);
+      declare(name, 64, StringAttr());
     } else if (!kernel.getParam(name)) {
       params.push_back(pgpu::ParamAttr::get(ctx, StringAttr::get(ctx, name),
                                             {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, 512, StringAttr(),
@@ -797,7 +792,7 @@ void FoldWorksetImpl::declareParams(pgpu::KernelOp kernel) {
   // A free axis runs its fast (mask-free) variant when its extent is exactly the block: the default
   // covers the extent's size where the call knows it.
   for (auto &[d, name] : freeAxes)
-    declare(name, 128, spanned(d), freeCandidates);
+    declare(name, 128, spanned(d));
   // A contraction's K loop steps by 64 (a GEMM's K tile) unless tuned: 16..128 (form-tiles' TILE_K).
   for (auto &[d, name] : loopAxes)
     if (!kernel.getParam(name))

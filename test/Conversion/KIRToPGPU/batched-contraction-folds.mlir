@@ -81,11 +81,9 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
 // COM: quotient groups them. Before: element by element. After: one member per program (no lane
 // COM: parameter), the fold still over BLOCK_T-wide key tiles whose summarizer loads one
 // COM: [BLOCK_T, BLOCK_D] key tile and scores it against the query vector by a broadcast multiply and
-// COM: a sum over D. The free axis D (under the uniform `D <= BLOCK_D` guard, else element by
-// COM: element) declares candidates up to 512 (a 512-wide MLA latent held in one block where the
-// COM: resource model admits it); the fold's key tile BLOCK_T must not: it stays at most 256.
+// COM: a sum over D.
 // CHECK-LABEL: pgpu.kernel @interleaved_decode_max
-// CHECK-SAME: params = [#pgpu.param<"BLOCK_T", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256, 512], 128, covers = "D">, #pgpu.param<"TILE_D", [16, 32, 64, 128], 64>]
+// CHECK-SAME: params = [#pgpu.param<"BLOCK_T", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256], 128, covers = "D">, #pgpu.param<"TILE_D", [16, 32, 64, 128], 64>]
 // CHECK: pgpu.execution_group %{{.*}} extents(%{{.*}}, %{{.*}}) segment 0 roles ["axis0", "axis1"] {
 // CHECK: %[[QV:.*]] = pgpu.load %q[%{{.*}}, %{{.*}}, %{{.*}}] {{.*}} -> !pgpu.fragment<f32, [BLOCK_D]>
 // CHECK: %[[STEP:.*]] = pgpu.param "BLOCK_T" : index

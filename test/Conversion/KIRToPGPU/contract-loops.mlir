@@ -11,7 +11,7 @@
 // COM: accumulates into the carry: the folds' [BLOCK_N, BLOCK_V] logits tiles are tile products over a K
 // COM: loop, the target a gathered [BLOCK_N, TILE_K] row block times the lanes' rows, reduced per block.
 // CHECK-LABEL: pgpu.kernel @flce
-// CHECK-SAME: #pgpu.param<"BLOCK_K", [16, 32, 64, 128, 256, 512], 128, covers = "K">, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>
+// CHECK-SAME: #pgpu.param<"BLOCK_K", [16, 32, 64, 128, 256], 128, covers = "K">, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>
 // CHECK: %[[BK:.*]] = pgpu.param "BLOCK_K" : index
 // CHECK: %[[FITS:.*]] = pgpu.cmp le %[[K:.*]], %[[BK]] : index
 // CHECK: pgpu.if %[[FITS]] {

@@ -10,7 +10,7 @@
 // COM: [BLOCK_A0, BLOCK_D] tile of rows (seed 000 §6 index relations: both index tensors broadcast over
 // COM: the tile's rows, their padded rows invalid), reduced over the tile by one pgpu.reduce.
 // CHECK-LABEL: pgpu.kernel @paged_rowsum
-// CHECK-SAME: params = [#pgpu.param<"BLOCK_A0", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256, 512], 128, covers = "D">]
+// CHECK-SAME: params = [#pgpu.param<"BLOCK_A0", [16, 32, 64, 128, 256], 64>, #pgpu.param<"BLOCK_D", [16, 32, 64, 128, 256], 128, covers = "D">]
 // CHECK: %[[LEN:.*]] = pgpu.load %lens[%{{.*}}] valid %{{.*}} : i1 fill %{{.*}} : i32 : !pgpu.view<i32, [B], in>[index] -> i32
 // CHECK-NEXT: %[[N:.*]] = pgpu.cast %[[LEN]] : i32 to index
 // CHECK: %[[SPAN:.*]] = pgpu.binary sub %[[N]], %c0 : index
