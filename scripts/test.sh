@@ -15,4 +15,6 @@ JOBS=${TESSEL_TEST_JOBS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
 XDIST=()
 if [ "$JOBS" -gt 1 ] && python3 -c 'import xdist' 2>/dev/null; then XDIST=(-n "$JOBS" --dist loadfile); fi
 # --durations=30: every CI log shows the slowest tests (issue 47: the budget is kept by reading them).
-TESSEL_BUILD_DIR="$BUILD" python3 -m pytest -q --durations=30 "${XDIST[@]}" "$ROOT/python/tests"
+# TESSEL_PYTEST_ARGS: more pytest options (e.g. --junitxml=FILE for every test's time).
+# shellcheck disable=SC2086
+TESSEL_BUILD_DIR="$BUILD" python3 -m pytest -q --durations=30 "${XDIST[@]}" ${TESSEL_PYTEST_ARGS:-} "$ROOT/python/tests"

@@ -3,9 +3,9 @@ through tileiras (no GPU needed), and every rejected kernel fails with an error 
 line that names what cuTile cannot express (seed 002 §3.6, §5.4: no fallback).
 
 The toolchain (cuda-tile 1.7.0, tileiras, ptxas and libnvvm 13.4 from PyPI) is installed by the set-up
-below into TESSEL_CUTILE_TOOLCHAIN (default ~/.cache/tessel/cutile-toolchain) with the maintainers'
-cutile-toolchain.sh, kept beside the repository (docs/cutile.md gives its steps, to do by hand); when
-that cannot be done (no network, no script) the compile tests skip with the reason. The rejection tests need only the tessel binary.
+below into TESSEL_CUTILE_TOOLCHAIN (default ~/.cache/tessel/cutile-toolchain), laid out as the
+maintainers' cutile-toolchain.sh lays it out (docs/cutile.md gives its steps, to do by hand); when
+that cannot be done (no network) the compile tests skip with the reason. The rejection tests need only the tessel binary.
 """
 import os
 import pathlib
@@ -19,7 +19,6 @@ from conftest import ROOT
 from conftest import ALL
 
 EXAMPLES = ROOT / "examples"
-SCRIPT = ROOT.parent / "shared" / "tools" / "cutile-toolchain.sh"
 
 # Suite kernels the cuTile provider rejects, with the located reason it gives (the error must name it).
 REJECTED = {
@@ -56,17 +55,50 @@ def _compile(tessel_bin, name, out, extra=()):
                            "--emit=source", "-o", str(out), *extra], capture_output=True, text=True, timeout=300)
 
 
+# The wheels cutile-toolchain.sh takes (its `fetch` also xz-packs a carry set for the GPU machine, about
+# four CPU-minutes here that the tests do not need): tileiras, ptxas and libnvvm laid out as ROOT/cu13.
+# tileiras is extracted last: its presence marks a whole fetch (the fixture's test).
+_WHEELS = {"nvidia-cuda-nvcc": "nvidia/cu13/bin/ptxas", "nvidia-nvvm": "nvidia/cu13/lib/libnvvm.so.4",
+           "nvidia-cuda-tileiras": "nvidia/cu13/bin/tileiras"}
+_CUDA_VERSION = "13.4.92"
+
+
+def _fetch_toolchain(root: pathlib.Path) -> str | None:
+    """Downloads the toolchain's wheels from PyPI and extracts ROOT/cu13/{bin,lib}; the reason on failure."""
+    import zipfile
+
+    whl = root / "whl"
+    whl.mkdir(parents=True, exist_ok=True)
+    plat = ["--only-binary=:all:", "--python-version", "3.12", "--implementation", "cp"]
+    for tag in ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"):
+        plat += ["--platform", tag]
+    res = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *plat, "-d", str(whl),
+                          *(f"{name}=={_CUDA_VERSION}" for name in _WHEELS)], capture_output=True, text=True, timeout=900)
+    if res.returncode != 0:
+        return (res.stderr or res.stdout)[-400:]
+    for name, member in _WHEELS.items():
+        found = sorted(whl.glob(name.replace("-", "_") + "-*.whl"))
+        if not found:
+            return f"no {name} wheel in {whl}"
+        target = root / "cu13" / pathlib.Path(member).parent.name / pathlib.Path(member).name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(found[-1]) as z, z.open(member) as src, open(f"{target}.part", "wb") as dst:
+            while chunk := src.read(1 << 20):
+                dst.write(chunk)
+        os.chmod(f"{target}.part", 0o755)
+        os.replace(f"{target}.part", target)
+    return None
+
+
 @pytest.fixture(scope="session")
 def cutile_toolchain():
     """Installs (once, cached) and activates the cuTile toolchain, or skips with the reason."""
     root = pathlib.Path(os.environ.get("TESSEL_CUTILE_TOOLCHAIN",
                                        pathlib.Path.home() / ".cache" / "tessel" / "cutile-toolchain"))
     if not (root / "cu13" / "bin" / "tileiras").exists():
-        if not SCRIPT.exists():
-            pytest.skip(f"no cuTile toolchain at {root} and no {SCRIPT} to fetch it with")
-        res = subprocess.run(["bash", str(SCRIPT), "fetch", str(root)], capture_output=True, text=True, timeout=900)
-        if res.returncode != 0:
-            pytest.skip(f"fetching the cuTile toolchain from PyPI failed: {(res.stderr or res.stdout)[-400:]}")
+        why = _fetch_toolchain(root)
+        if why:
+            pytest.skip(f"fetching the cuTile toolchain from PyPI failed: {why}")
     sys.path.insert(0, str(ROOT / "python"))
     from tessel import _cutile
 

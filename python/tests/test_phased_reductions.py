@@ -76,7 +76,10 @@ def _run(tessel_bin, tmp_path, kernel, shape, stage, order):
     return {p.name[:-4]: np.load(p) for p in out.glob("*.npy")}
 
 
-@pytest.mark.parametrize("kernel,shape", CASES[:4] + CASES[5:9], ids=IDS[:4] + IDS[5:9])
+# `tessel run --stage pgpu` interprets the program right after construction, before the phasing passes:
+# N programs each reducing all N elements, O(N^2) (N = 32771 took 200 s per order), so the interpreters
+# stop at N = 127; the phased chunks' merge at large N is checked through Triton (deep tier) and on the GPU.
+@pytest.mark.parametrize("kernel,shape", CASES[:4] + CASES[5:8], ids=IDS[:4] + IDS[5:8])
 def test_matches_numpy_and_interpreters(tessel_bin, tmp_path, kernel, shape):
     outs = {(stage, order): _run(tessel_bin, tmp_path, kernel, shape, stage, order)
             for stage, order in (("kir", "forward"), ("pgpu", "forward"), ("pgpu", "shuffle"))}
@@ -120,7 +123,7 @@ def _torch_inputs(kernel, shape, rng):
 
 def _deep(kernel, shape):
     # many programs under TRITON_INTERPRET=1 (tens of seconds): the chunks' merge at these sizes is
-    # checked by the pgpu interpreter above
+    # checked here in the deep tier (the pgpu interpreter above runs before the phasing passes)
     big = kernel is minus_min and shape["N"] > 1000 or kernel is absmax_scale and shape["M"] > 100
     return pytest.mark.skipif(big and not os.environ.get("TESSEL_DEEP"), reason="TESSEL_DEEP")
 
