@@ -7,6 +7,8 @@ Checked against the KIR interpreter through the generated Triton under TRITON_IN
 walk), called twice (the tickets return to 0), and the pass's remarks: it fires for both prologues and not
 for a plain GEMM. A chained product's operand (corpus 272's gelu(x @ W1 + b1), an inner K loop in the outer
 one) is staged where its recomputation costs more than the workspace round trip, not where K is short.
+A batched chain (X X^T X per batch member, the Gram product Muon's Newton-Schulz step starts with) stages
+the inner product per batch member: the workspace holds B blocks of rows.
 """
 import os
 import pathlib
@@ -75,6 +77,14 @@ def short_mlp(x: T.In[T.bf16, ("M", 16)], w1: T.In[T.bf16, (16, "F")], w2: T.In[
     rows, ds, fs, cols = T.domain(0, M), T.domain(0, 16), T.domain(0, F), T.domain(0, N)
     h = T.cast(T.gelu(T.matmul(x[rows, ds], w1[ds, fs])), T.bf16)
     y[rows, cols] = T.matmul(h, w2[fs, cols])
+
+
+@tessel.kernel(name="staged_batched_gram")
+def batched_gram(x: T.In[T.bf16, ("B", "M", "N")], y: T.Out[T.f32, ("B", "M", "N")]):
+    B, M, N = x.shape
+    bs, ms, ns, ks = T.domain(0, B), T.domain(0, M), T.domain(0, N), T.domain(0, M)
+    a = T.cast(T.matmul(x[bs, ms, ns], x[bs, ks, ns], transpose_rhs=True), T.bf16)  # [B, M, M]
+    y[bs, ms, ns] = T.matmul(a, x[bs, ks, ns])
 
 
 SMALL = {"TILE_0": 16, "TILE_1": 16, "TILE_K": 16}
@@ -156,3 +166,39 @@ def test_chained_product_matches_kir_through_triton(tmp_path, monkeypatch, shape
         launch(*args, out)
         np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-2, atol=2e-2)
     assert any(n == M * -(-F // 128) * 128 for n in sizes if n) == staged, sizes
+
+
+@pytest.mark.parametrize("shape,staged", [((1, 1, 1), False), ((2, 5, 13), False), ((3, 17, 131), True),
+                                          ((2, 37, 97), True), ((0, 17, 131), False), ((3, 0, 131), False)],
+                         ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
+def test_batched_chain_matches_kir_through_triton(tmp_path, monkeypatch, shape, staged):
+    """[B, M, N]: the operand cast(x[b] x[b]^T) depends on the batch coordinate besides its row tile, so
+    each batch member's rows are staged in their own block of the workspace [B * M, M padded to 128]
+    (bf16). 16-wide tiles: N = 131 is nine column tiles, where the chained cost rule stages ((9 - 1) * 2 *
+    131 FLOPs against (9 + 1) * 2 * 64 bytes), as N = 97 (seven); N = 13 is one tile (recomputed), and
+    M = 1 one column tile; B = 0 or M = 0 launch nothing."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    B, M, N = shape
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((B, M, N)) / np.sqrt(max(N, 1))  # rows of norm about 1: A's entries stay O(1)
+    arg = torch.from_numpy(x).to(torch.bfloat16)
+    ref = batched_gram.run_interp({}, inputs={"x": arg.float().numpy()})
+    want = np.array(ref["y"]).astype(np.float64)
+    launch = batched_gram._launcher({}, {"TILE_1": 16, "TILE_2": 16, "TILE_3": 16, "TILE_K": 16})
+    sizes, empty = [], torch.empty
+
+    def recording(*a, **k):
+        if k.get("dtype") is torch.bfloat16:
+            sizes.append(a[0])
+        return empty(*a, **k)
+    monkeypatch.setattr(torch, "empty", recording)
+    for _ in range(2):  # the second call sees the tickets the first returned to 0
+        out = torch.full((B, M, N), float("nan"), dtype=torch.float32)
+        launch(arg, out)
+        np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-2, atol=2e-2)
+    assert any(n == B * M * -(-M // 128) * 128 for n in sizes if n) == staged, sizes
+
+
+def test_batched_chain_staged(tessel_bin, tmp_path):
+    assert any("computed once in a first phase" in r for r in _remarks(tessel_bin, tmp_path, batched_gram))

@@ -52,13 +52,20 @@
 // The operand's values are the same bits (the same ops on the same inputs),
 // so this needs no numerical permission.
 //
+// A batched product (`x[b, rows, k]`: a group coordinate the operand reads
+// besides its row iota, one the iota's start does not read) stages each batch
+// point's operand on its own: the first phase runs over P * MT row tiles (P
+// the points), point-major, and a point's rows are a block of the workspace
+// (rows b * M + r), which the walk reads at its own coordinate's block (the
+// Gram product X X^T that a Muon Newton-Schulz step multiplies by X again).
+//
 // Fires on a kernel whose one program space is a persistent walk over one
 // execution group holding one K loop with one contraction, whose lhs is a 2-d
 // [rows, k] fragment reduced on axis 1 and computed in the loop by pure ops,
 // view loads and contractions' K loops, with arithmetic beyond loads, casts,
 // selects and broadcasts; whose dependence on the group's coordinate passes through one
-// row iota compared against a launch-uniform row count; with launch-uniform
-// loop bounds. Must not fire on a plain GEMM (the lhs a masked load), on an
+// row iota compared against a launch-uniform row count (and batch coordinates of
+// launch-uniform extent); with launch-uniform loop bounds. Must not fire on a plain GEMM (the lhs a masked load), on an
 // operand depending on the other axis's tile, nor without a persistent walk.
 //
 //===----------------------------------------------------------------------===//
@@ -104,7 +111,29 @@ struct Match {
   SmallVector<Operation *> loopSlice, bodySlice; // in block order
   bool rowLoops = false;                         // the body slice holds loops (row statistics)
   SmallVector<ForOp> chained; // K loops of contractions in the loop slice (the operand a product's tile)
+  // The group coordinates the operand reads besides its row iota (a batched GEMM's batch: `x[b, rows, k]`),
+  // in group order, with their launch-uniform extents: the operand is staged per batch point too.
+  SmallVector<BlockArgument> batch;
+  SmallVector<Value> batchExtents;
 };
+
+/// The block arguments of `block` that `values`, or the operands of `ops` (and the values their regions
+/// use from above), are.
+SmallVector<BlockArgument> argumentsUsed(Block &block, ArrayRef<Value> values, ArrayRef<Operation *> ops) {
+  llvm::SmallSetVector<Value, 8> used(values.begin(), values.end());
+  for (Operation *op : ops) {
+    used.insert(op->getOperands().begin(), op->getOperands().end());
+    SetVector<Value> above;
+    for (Region &r : op->getRegions())
+      getUsedValuesDefinedAbove(r, above);
+    used.insert(above.begin(), above.end());
+  }
+  SmallVector<BlockArgument> args;
+  for (BlockArgument a : block.getArguments())
+    if (used.contains(a))
+      args.push_back(a);
+  return args;
+}
 
 /// Whether `v` is defined outside `space` (a launch value).
 bool outside(Value v, ProgramSpaceOp space) {
@@ -307,9 +336,23 @@ std::optional<std::string> analyze(KernelOp kernel, Match &m) {
       }
   if (!m.rowIota)
     return "no row iota in the row operand's dependences";
+  // The group coordinates the row iota's start is computed from (the tile's): the operand may read
+  // the group's other coordinates (a batch), each a point the first phase stages on its own.
+  SmallVector<Operation *> rowStart;
   leaks.clear();
-  if (!sliceIn(body, fromBody, m.rowIota.getBase(), {}, m.space, m.bodySlice, leaks) || !leaks.empty())
+  SmallVector<Value> groupArgs(body.getArguments().begin(), body.getArguments().end());
+  (void)sliceIn(body, {m.rowIota.getBase()}, Value(), groupArgs, m.space, rowStart, leaks);
+  SmallVector<BlockArgument> tileArgs = argumentsUsed(body, {m.rowIota.getBase()}, rowStart);
+  leaks.clear();
+  if (!sliceIn(body, fromBody, m.rowIota.getBase(), groupArgs, m.space, m.bodySlice, leaks) || !leaks.empty())
     return "the row operand depends on the group's coordinate other than through its row iota";
+  for (BlockArgument a : argumentsUsed(body, fromBody, m.bodySlice)) {
+    Value extent = m.group.getExtents()[a.getArgNumber()];
+    if (llvm::is_contained(tileArgs, a) || !outside(extent, m.space))
+      return "the row operand depends on the group's coordinate other than through its row iota";
+    m.batch.push_back(a);
+    m.batchExtents.push_back(extent);
+  }
   for (Operation *op : m.bodySlice) {
     if (!readsOrPure(op))
       return "the row operand's dependences write memory";
@@ -335,9 +378,10 @@ Value extentValue(OpBuilder &b, Location loc, Attribute extent) {
 }
 
 /// The workspace coordinates and validity of the operand's tile at row iota `rowIota` and K step `k`:
-/// rows below `rows`, and (unless null) columns below `cols`.
+/// rows below `rows`, and (unless null) columns below `cols`; the workspace rows start at `base` (the
+/// batch point's first row; 0 without batch coordinates).
 std::tuple<Value, Value, Value> tileCoords(OpBuilder &b, Location loc, FragmentType tile, Value rowIota, Value k,
-                                           Value rows, Value cols) {
+                                           Value rows, Value cols, Value base) {
   MLIRContext *ctx = b.getContext();
   auto ext = tile.getExtents();
   Type idx = b.getIndexType(), i1 = b.getI1Type();
@@ -346,7 +390,10 @@ std::tuple<Value, Value, Value> tileCoords(OpBuilder &b, Location loc, FragmentT
   auto idx2 = FragmentType::get(ctx, idx, ext), bool2 = FragmentType::get(ctx, i1, ext);
   Value ks = IotaOp::create(b, loc, kType, k);
   Value rowOk = CmpOp::create(b, loc, kir::CmpPredicate::LT, rowIota, SplatOp::create(b, loc, rowType, rows));
-  Value r2 = BroadcastOp::create(b, loc, idx2, rowIota, b.getDenseI64ArrayAttr({0}));
+  Value rowPos = rowIota;
+  if (base)
+    rowPos = bin(b, loc, kir::BinaryKind::Add, rowIota, SplatOp::create(b, loc, rowType, base));
+  Value r2 = BroadcastOp::create(b, loc, idx2, rowPos, b.getDenseI64ArrayAttr({0}));
   Value k2 = BroadcastOp::create(b, loc, idx2, ks, b.getDenseI64ArrayAttr({1}));
   Value ok = BroadcastOp::create(b, loc, bool2, rowOk, b.getDenseI64ArrayAttr({0}));
   if (cols) {
@@ -388,10 +435,16 @@ void stage(KernelOp kernel, Match &m) {
   Value programs = m.space.getExtents()[0], tiles = m.walk.getUpper();
   Value rowExtent = extentValue(b, loc, tile.getExtents()[0]);
   Value rowTiles = CeilDivOp::create(b, loc, bin(b, loc, kir::BinaryKind::Max, rows, zero), rowExtent);
+  // Batch points (the group's other coordinates the operand reads): each has its own rows of the
+  // operand, stored one batch point after another; the first phase's row tiles are over all of them.
+  Value points = one;
+  for (Value e : m.batchExtents)
+    points = bin(b, loc, kir::BinaryKind::Mul, points, bin(b, loc, kir::BinaryKind::Max, e, zero));
+  Value pointTiles = bin(b, loc, kir::BinaryKind::Mul, points, rowTiles);
   Value kSteps = CeilDivOp::create(b, loc, bin(b, loc, kir::BinaryKind::Max,
                                                bin(b, loc, kir::BinaryKind::Sub, cols, lower), zero), step);
   // The reuse factor: the tiles of the other free axis each row tile has.
-  Value reuse = bin(b, loc, kir::BinaryKind::Div, tiles, bin(b, loc, kir::BinaryKind::Max, rowTiles, one));
+  Value reuse = bin(b, loc, kir::BinaryKind::Div, tiles, bin(b, loc, kir::BinaryKind::Max, pointTiles, one));
   declareParam(kernel, ParamAttr::get(ctx, StringAttr::get(ctx, kStageParam), {1, 2},
                                       special(m.loopSlice) || !m.chained.empty() ? 2 : 1, StringAttr()));
   Value on = bin(b, loc, kir::BinaryKind::And,
@@ -413,6 +466,23 @@ void stage(KernelOp kernel, Match &m) {
                         index(b, loc, kFlopsPerByte * bytes));
     on = bin(b, loc, kir::BinaryKind::And, on, cmp(b, loc, kir::CmpPredicate::GE, flops, traffic));
   }
+  if (!m.batch.empty()) {
+    // A batched operand is staged only where its workspace, one block of rows a batch point, holds no
+    // more elements than the largest view the kernel reads or writes: a Gram product [B, M, M] of
+    // x [B, M, N] with M <= N, not a head's [S, S] scores against its [S, D] rows (the staged launch
+    // would allocate and move more than the kernel's own data; the scores stay recomputed per tile).
+    Value largest = zero;
+    for (BlockArgument a : kernel.getBody().front().getArguments())
+      if (auto view = dyn_cast<ViewType>(a.getType())) {
+        Value size = one;
+        for (unsigned i = 0; i < view.getRank(); ++i)
+          size = bin(b, loc, kir::BinaryKind::Mul, size, ExtentOp::create(b, loc, a, b.getI64IntegerAttr(i)));
+        largest = bin(b, loc, kir::BinaryKind::Max, largest, size);
+      }
+    Value cells = bin(b, loc, kir::BinaryKind::Mul, bin(b, loc, kir::BinaryKind::Mul, points, rows),
+                      bin(b, loc, kir::BinaryKind::Max, bin(b, loc, kir::BinaryKind::Sub, cols, lower), zero));
+    on = bin(b, loc, kir::BinaryKind::And, on, cmp(b, loc, kir::CmpPredicate::LE, cells, largest));
+  }
   // K chunks a row tile: one where row statistics are computed before the loop (once a row tile),
   // else enough for two programs a multiprocessor.
   int64_t sms = 132;
@@ -423,12 +493,13 @@ void stage(KernelOp kernel, Match &m) {
   if (!m.rowLoops)
     chunks = bin(b, loc, kir::BinaryKind::Max,
                  bin(b, loc, kir::BinaryKind::Min,
-                     CeilDivOp::create(b, loc, index(b, loc, 2 * sms), bin(b, loc, kir::BinaryKind::Max, rowTiles, one)),
+                     CeilDivOp::create(b, loc, index(b, loc, 2 * sms), bin(b, loc, kir::BinaryKind::Max, pointTiles, one)),
                      kSteps),
                  one);
-  Value first = bin(b, loc, kir::BinaryKind::Mul, rowTiles, chunks);
+  Value first = bin(b, loc, kir::BinaryKind::Mul, pointTiles, chunks);
   Value chunk = bin(b, loc, kir::BinaryKind::Mul, CeilDivOp::create(b, loc, kSteps, chunks), step);
-  WorkspaceExtentOp::create(b, loc, kRowsSymbol, SelectOp::create(b, loc, on, rows, zero).getResult());
+  Value stagedRows = m.batch.empty() ? rows : bin(b, loc, kir::BinaryKind::Mul, points, rows);
+  WorkspaceExtentOp::create(b, loc, kRowsSymbol, SelectOp::create(b, loc, on, stagedRows, zero).getResult());
   // Rows padded to a multiple of the largest K tile (and of 64 elements): the first phase stores every
   // lane of its tiles (past K the operand's own values, which the other operand's zero fill cancels, as
   // in the loop it replaces), so the contraction's loads need no K mask and their rows start aligned (a
@@ -458,11 +529,25 @@ void stage(KernelOp kernel, Match &m) {
   auto phases = IfOp::create(b, loc, TypeRange{},
                              bin(b, loc, kir::BinaryKind::And, on, cmp(b, loc, kir::CmpPredicate::LT, pid, first)));
   {
-    // The first phase: program q computes the operand on row tile q / KC, chunk q % KC of K.
+    // The first phase: program q computes the operand on row tile q / KC (of the batch points' row
+    // tiles, point-major), chunk q % KC of K.
     b.createBlock(&phases.getThenRegion());
     IRMapping map;
-    Value rowTile = bin(b, loc, kir::BinaryKind::Div, pid, chunks);
+    Value pointTile = bin(b, loc, kir::BinaryKind::Div, pid, chunks);
     Value part = bin(b, loc, kir::BinaryKind::Rem, pid, chunks);
+    Value rowTile = pointTile, base;
+    if (!m.batch.empty()) {
+      Value point = bin(b, loc, kir::BinaryKind::Div, pointTile, rowTiles);
+      rowTile = bin(b, loc, kir::BinaryKind::Rem, pointTile, rowTiles);
+      base = bin(b, loc, kir::BinaryKind::Mul, point, rows);
+      // The point's coordinates, row-major over the batch extents (as the group decodes its own).
+      for (unsigned i = m.batch.size(); i-- > 1;) {
+        Value e = bin(b, loc, kir::BinaryKind::Max, m.batchExtents[i], one);
+        map.map(m.batch[i], bin(b, loc, kir::BinaryKind::Rem, point, e));
+        point = bin(b, loc, kir::BinaryKind::Div, point, e);
+      }
+      map.map(m.batch.front(), point);
+    }
     map.map(m.rowIota.getBase(), bin(b, loc, kir::BinaryKind::Mul, rowTile, rowExtent));
     for (Operation *op : m.bodySlice)
       b.clone(*op, map);
@@ -477,7 +562,7 @@ void stage(KernelOp kernel, Match &m) {
       map.map(m.kloop.getBody().front().getArgument(0), k);
       for (Operation *op : m.loopSlice)
         b.clone(*op, map);
-      auto [r2, k2, ok] = tileCoords(b, loc, tile, map.lookup(m.rowIota.getResult()), k, rows, padded);
+      auto [r2, k2, ok] = tileCoords(b, loc, tile, map.lookup(m.rowIota.getResult()), k, rows, padded, base);
       BufferStoreOp::create(b, loc, map.lookup(m.contract.getLhs()), staged, ValueRange{r2, k2}, ok);
       YieldOp::create(b, loc);
     }
@@ -524,8 +609,16 @@ void stage(KernelOp kernel, Match &m) {
   m.kloop->moveBefore(origYield);
   auto contract = cast<ContractOp>(map.lookup(m.contract.getResult()).getDefiningOp());
   b.setInsertionPoint(contract);
+  // The batch point's first workspace row, from the group's own coordinates.
+  Value base;
+  if (!m.batch.empty()) {
+    Value point = m.batch.front();
+    for (auto [a, e] : llvm::drop_begin(llvm::zip(m.batch, m.batchExtents)))
+      point = bin(b, loc, kir::BinaryKind::Add, bin(b, loc, kir::BinaryKind::Mul, point, e), a);
+    base = bin(b, loc, kir::BinaryKind::Mul, point, rows);
+  }
   auto [r2, k2, ok] = tileCoords(b, loc, tile, m.rowIota.getResult(), copy.getBody().front().getArgument(0), rows,
-                                 Value());
+                                 Value(), base);
   Value fill = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   Value loaded = BufferLoadOp::create(b, loc, tile, staged, ValueRange{r2, k2}, ok, fill);
   contract->setOperand(0, loaded);

@@ -591,3 +591,296 @@ module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #
 }
 
 
+
+// -----
+
+// COM: A batched chain, y[b] = cast(x[b] x[b]^T) x[b] (the Gram product Muon's Newton-Schulz step starts
+// COM: with): the row operand is the inner product's tile, which reads the group's batch coordinate besides
+// COM: its row tile. Staged per batch point: the first phase's programs run over the points' row tiles
+// COM: (point-major), the point decoded from the program and its rows stored in their own block of the
+// COM: workspace [B * M, M padded]; the walk's staged K loop loads at its own batch coordinate's block.
+// CHECK-LABEL: pgpu.kernel @staged_batched_gram
+// CHECK-SAME: %[[WS:[a-z0-9]+]]: !pgpu.buffer<bf16, [STAGED_ROWS, STAGED_COLS], workspace>
+// CHECK: %[[E:[0-9]+]] = pgpu.extent %x[1]
+// CHECK: %[[MC:[0-9]+]] = pgpu.ceil_div %[[E]]
+// CHECK-NEXT: %[[M:[0-9]+]] = pgpu.binary max %[[MC]]
+// CHECK: pgpu.workspace_extent "STAGED_ROWS"
+// CHECK: pgpu.program_space
+// CHECK: pgpu.if
+// CHECK: %[[PT:[0-9]+]] = pgpu.binary div %arg{{[0-9]+}}, %{{[0-9]+}} : index
+// CHECK-NEXT: pgpu.binary rem
+// CHECK-NEXT: %[[POINT:[0-9]+]] = pgpu.binary div %[[PT]], %{{[0-9]+}} : index
+// CHECK-NEXT: pgpu.binary rem %[[PT]]
+// CHECK-NEXT: %[[BASE:[0-9]+]] = pgpu.binary mul %[[POINT]], %[[M]] : index
+// CHECK: pgpu.for
+// CHECK: pgpu.for
+// CHECK: pgpu.splat %[[POINT]] : index -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+// CHECK: pgpu.contract
+// CHECK: pgpu.splat %[[BASE]] : index -> !pgpu.fragment<index, [TILE_1]>
+// CHECK: pgpu.buffer_store %{{.*}}, %[[WS]]
+// CHECK: } else {
+// CHECK: pgpu.while
+// CHECK: pgpu.execution_group
+// CHECK-NEXT: ^bb0(%[[B:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index):
+// CHECK: %[[WBASE:[0-9]+]] = pgpu.binary mul %[[B]], %[[M]] : index
+// CHECK: pgpu.splat %[[WBASE]] : index -> !pgpu.fragment<index, [TILE_1]>
+// CHECK: pgpu.buffer_load %[[WS]]
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @staged_batched_gram(%x: !pgpu.view<bf16, [B, M, N], in>, %y: !pgpu.view<f32, [B, M, N], out>) attributes {params = [#pgpu.param<"TILE_1", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_2", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_3", [16, 32, 64, 128], 64>, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>, #pgpu.param<"GROUP_1", [1, 2, 4, 8, 16], 8>, #pgpu.param<"PERSIST", [1, 2, 4], 1>]} {
+    %cst = arith.constant 0.000000e+00 : bf16
+    %true = arith.constant true
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %x[0] : !pgpu.view<bf16, [B, M, N], in>
+    %1 = pgpu.extent %x[1] : !pgpu.view<bf16, [B, M, N], in>
+    %2 = pgpu.extent %x[2] : !pgpu.view<bf16, [B, M, N], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %1, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %2, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary mul %4, %6 : index
+    %10 = pgpu.binary mul %9, %8 : index
+    %11 = pgpu.param "TILE_1" : index
+    %12 = pgpu.ceil_div %6, %11 : index
+    %13 = pgpu.binary mul %4, %12 : index
+    %14 = pgpu.param "TILE_2" : index
+    %15 = pgpu.ceil_div %8, %14 : index
+    %16 = pgpu.binary mul %13, %15 : index
+    %17 = pgpu.param "PERSIST" : index
+    %c132 = arith.constant 132 : index
+    %18 = pgpu.binary mul %17, %c132 : index
+    %19 = pgpu.binary min %16, %18 : index
+    %20 = pgpu.binary mul %12, %15 : index
+    pgpu.program_space(%19) {
+    ^bb0(%arg0: index):
+      pgpu.for %arg0 to %16 step %19 {
+      ^bb0(%arg1: index):
+        pgpu.execution_group %arg1 extents(%4, %20) segment 0 roles ["axis0", "grouped tiles"] {
+        ^bb0(%arg2: index, %arg3: index):
+          %21 = pgpu.param "GROUP_1" : index
+          %22 = pgpu.binary mul %21, %15 : index
+          %23 = pgpu.binary div %arg3, %22 : index
+          %24 = pgpu.binary mul %23, %21 : index
+          %c1_1 = arith.constant 1 : index
+          %25 = pgpu.binary sub %12, %24 : index
+          %26 = pgpu.binary min %25, %21 : index
+          %27 = pgpu.binary max %26, %c1_1 : index
+          %28 = pgpu.binary mul %23, %22 : index
+          %29 = pgpu.binary sub %arg3, %28 : index
+          %30 = pgpu.binary rem %29, %27 : index
+          %31 = pgpu.binary add %24, %30 : index
+          %32 = pgpu.binary div %29, %27 : index
+          %33 = pgpu.param "TILE_1" : index
+          %34 = pgpu.binary mul %31, %33 : index
+          %35 = pgpu.iota %34 : !pgpu.fragment<index, [TILE_1]>
+          %36 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_1]>
+          %37 = pgpu.cmp lt %35, %36 : !pgpu.fragment<index, [TILE_1]>
+          %38 = pgpu.param "TILE_2" : index
+          %39 = pgpu.binary mul %32, %38 : index
+          %40 = pgpu.iota %39 : !pgpu.fragment<index, [TILE_2]>
+          %41 = pgpu.splat %8 : index -> !pgpu.fragment<index, [TILE_2]>
+          %42 = pgpu.cmp lt %40, %41 : !pgpu.fragment<index, [TILE_2]>
+          %43 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+          %44 = pgpu.param "TILE_3" : index
+          %45 = pgpu.for %c0 to %6 step %44 iter_args(%43 : !pgpu.fragment<f32, [TILE_1, TILE_2]>) -> !pgpu.fragment<f32, [TILE_1, TILE_2]> {
+          ^bb0(%arg4: index, %arg5: !pgpu.fragment<f32, [TILE_1, TILE_2]>):
+            %52 = pgpu.iota %arg4 : !pgpu.fragment<index, [TILE_3]>
+            %53 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_3]>
+            %54 = pgpu.cmp lt %52, %53 : !pgpu.fragment<index, [TILE_3]>
+            %55 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_1, TILE_3]>
+            %56 = pgpu.param "TILE_K" : index
+            %57 = pgpu.for %c0 to %8 step %56 iter_args(%55 : !pgpu.fragment<f32, [TILE_1, TILE_3]>) -> !pgpu.fragment<f32, [TILE_1, TILE_3]> {
+            ^bb0(%arg6: index, %arg7: !pgpu.fragment<f32, [TILE_1, TILE_3]>):
+              %71 = pgpu.iota %arg6 : !pgpu.fragment<index, [TILE_K]>
+              %72 = pgpu.splat %8 : index -> !pgpu.fragment<index, [TILE_K]>
+              %73 = pgpu.cmp lt %71, %72 : !pgpu.fragment<index, [TILE_K]>
+              %74 = pgpu.splat %arg2 : index -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+              %75 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+              %76 = pgpu.broadcast %71 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+              %77 = pgpu.broadcast %37 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+              %78 = pgpu.broadcast %73 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+              %79 = pgpu.binary and %77, %78 : !pgpu.fragment<i1, [TILE_1, TILE_K]>
+              %80 = pgpu.load %x[%74, %75, %76] valid %79 : !pgpu.fragment<i1, [TILE_1, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [B, M, N], in>[!pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
+              %81 = pgpu.splat %arg2 : index -> !pgpu.fragment<index, [TILE_3, TILE_K]>
+              %82 = pgpu.broadcast %52 dims [0] : !pgpu.fragment<index, [TILE_3]> -> !pgpu.fragment<index, [TILE_3, TILE_K]>
+              %83 = pgpu.broadcast %71 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_3, TILE_K]>
+              %84 = pgpu.broadcast %54 dims [0] : !pgpu.fragment<i1, [TILE_3]> -> !pgpu.fragment<i1, [TILE_3, TILE_K]>
+              %85 = pgpu.broadcast %73 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_3, TILE_K]>
+              %86 = pgpu.binary and %84, %85 : !pgpu.fragment<i1, [TILE_3, TILE_K]>
+              %87 = pgpu.load %x[%81, %82, %83] valid %86 : !pgpu.fragment<i1, [TILE_3, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [B, M, N], in>[!pgpu.fragment<index, [TILE_3, TILE_K]>, !pgpu.fragment<index, [TILE_3, TILE_K]>, !pgpu.fragment<index, [TILE_3, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_3, TILE_K]>
+              %88 = pgpu.transpose %87 [1, 0] : !pgpu.fragment<bf16, [TILE_3, TILE_K]> -> !pgpu.fragment<bf16, [TILE_K, TILE_3]>
+              %89 = pgpu.contract %80, %88, %arg7 reduce([1], [0]) batch([], []) : !pgpu.fragment<bf16, [TILE_1, TILE_K]>, !pgpu.fragment<bf16, [TILE_K, TILE_3]>, !pgpu.fragment<f32, [TILE_1, TILE_3]> -> !pgpu.fragment<f32, [TILE_1, TILE_3]>
+              pgpu.yield %89 : !pgpu.fragment<f32, [TILE_1, TILE_3]>
+            }
+            %58 = pgpu.cast %57 : !pgpu.fragment<f32, [TILE_1, TILE_3]> to !pgpu.fragment<bf16, [TILE_1, TILE_3]>
+            %59 = pgpu.splat %arg2 : index -> !pgpu.fragment<index, [TILE_2, TILE_3]>
+            %60 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<index, [TILE_3]> -> !pgpu.fragment<index, [TILE_2, TILE_3]>
+            %61 = pgpu.broadcast %40 dims [0] : !pgpu.fragment<index, [TILE_2]> -> !pgpu.fragment<index, [TILE_2, TILE_3]>
+            %62 = pgpu.broadcast %42 dims [0] : !pgpu.fragment<i1, [TILE_2]> -> !pgpu.fragment<i1, [TILE_2, TILE_3]>
+            %63 = pgpu.broadcast %54 dims [1] : !pgpu.fragment<i1, [TILE_3]> -> !pgpu.fragment<i1, [TILE_2, TILE_3]>
+            %64 = pgpu.binary and %62, %63 : !pgpu.fragment<i1, [TILE_2, TILE_3]>
+            %65 = pgpu.load %x[%59, %60, %61] valid %64 : !pgpu.fragment<i1, [TILE_2, TILE_3]> fill %cst : bf16 : !pgpu.view<bf16, [B, M, N], in>[!pgpu.fragment<index, [TILE_2, TILE_3]>, !pgpu.fragment<index, [TILE_2, TILE_3]>, !pgpu.fragment<index, [TILE_2, TILE_3]>] -> !pgpu.fragment<bf16, [TILE_2, TILE_3]>
+            %cst_2 = arith.constant 0.000000e+00 : bf16
+            %66 = pgpu.splat %cst_2 : bf16 -> !pgpu.fragment<bf16, [TILE_1, TILE_3]>
+            %67 = pgpu.broadcast %54 dims [1] : !pgpu.fragment<i1, [TILE_3]> -> !pgpu.fragment<i1, [TILE_1, TILE_3]>
+            %68 = pgpu.select %67, %58, %66 : !pgpu.fragment<i1, [TILE_1, TILE_3]>, !pgpu.fragment<bf16, [TILE_1, TILE_3]>
+            %69 = pgpu.transpose %65 [1, 0] : !pgpu.fragment<bf16, [TILE_2, TILE_3]> -> !pgpu.fragment<bf16, [TILE_3, TILE_2]>
+            %70 = pgpu.contract %68, %69, %arg5 reduce([1], [0]) batch([], []) : !pgpu.fragment<bf16, [TILE_1, TILE_3]>, !pgpu.fragment<bf16, [TILE_3, TILE_2]>, !pgpu.fragment<f32, [TILE_1, TILE_2]> -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+            pgpu.yield %70 : !pgpu.fragment<f32, [TILE_1, TILE_2]>
+          }
+          %46 = pgpu.splat %arg2 : index -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %47 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %48 = pgpu.broadcast %40 dims [1] : !pgpu.fragment<index, [TILE_2]> -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %49 = pgpu.broadcast %37 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          %50 = pgpu.broadcast %42 dims [1] : !pgpu.fragment<i1, [TILE_2]> -> !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          %51 = pgpu.binary and %49, %50 : !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          pgpu.store %45, %y[%46, %47, %48] valid %51 : !pgpu.fragment<i1, [TILE_1, TILE_2]> : !pgpu.fragment<f32, [TILE_1, TILE_2]>, !pgpu.view<f32, [B, M, N], out>[!pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>]
+          pgpu.yield
+        } {roles = ["axis0", "grouped tiles"], segment = 0 : i64}
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+
+
+// -----
+
+// COM: Must not fire: the same batched chain, but the operand's row load reads the grouped-tile coordinate (the
+// COM: one the row iota's start and the column tile are decoded from) where it read the batch: the operand then
+// COM: depends on the column tile, so no two tiles of a row block share it.
+// CHECK-LABEL: pgpu.kernel @batched_operand_reads_tile
+// CHECK-NOT: STAGED_ROWS
+// CHECK-NOT: OPERAND_PHASES
+// CHECK: pgpu.program_space
+// CHECK-NOT: pgpu.while
+// CHECK-NOT: pgpu.buffer_load
+// CHECK: pgpu.return
+module attributes {kir.compile_options = #kir.compile_options<>, pgpu.target = #pgpu.target<arch = "sm_90", shared_memory_bytes = 232448, multiprocessors = 132>} {
+  pgpu.kernel @batched_operand_reads_tile(%x: !pgpu.view<bf16, [B, M, N], in>, %y: !pgpu.view<f32, [B, M, N], out>) attributes {params = [#pgpu.param<"TILE_1", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_2", [16, 32, 64, 128, 256], 128>, #pgpu.param<"TILE_3", [16, 32, 64, 128], 64>, #pgpu.param<"TILE_K", [16, 32, 64, 128], 64>, #pgpu.param<"GROUP_1", [1, 2, 4, 8, 16], 8>, #pgpu.param<"PERSIST", [1, 2, 4], 1>]} {
+    %cst = arith.constant 0.000000e+00 : bf16
+    %true = arith.constant true
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %0 = pgpu.extent %x[0] : !pgpu.view<bf16, [B, M, N], in>
+    %1 = pgpu.extent %x[1] : !pgpu.view<bf16, [B, M, N], in>
+    %2 = pgpu.extent %x[2] : !pgpu.view<bf16, [B, M, N], in>
+    %3 = pgpu.ceil_div %0, %c1 : index
+    %4 = pgpu.binary max %3, %c0 : index
+    %5 = pgpu.ceil_div %1, %c1 : index
+    %6 = pgpu.binary max %5, %c0 : index
+    %7 = pgpu.ceil_div %2, %c1 : index
+    %8 = pgpu.binary max %7, %c0 : index
+    %9 = pgpu.binary mul %4, %6 : index
+    %10 = pgpu.binary mul %9, %8 : index
+    %11 = pgpu.param "TILE_1" : index
+    %12 = pgpu.ceil_div %6, %11 : index
+    %13 = pgpu.binary mul %4, %12 : index
+    %14 = pgpu.param "TILE_2" : index
+    %15 = pgpu.ceil_div %8, %14 : index
+    %16 = pgpu.binary mul %13, %15 : index
+    %17 = pgpu.param "PERSIST" : index
+    %c132 = arith.constant 132 : index
+    %18 = pgpu.binary mul %17, %c132 : index
+    %19 = pgpu.binary min %16, %18 : index
+    %20 = pgpu.binary mul %12, %15 : index
+    pgpu.program_space(%19) {
+    ^bb0(%arg0: index):
+      pgpu.for %arg0 to %16 step %19 {
+      ^bb0(%arg1: index):
+        pgpu.execution_group %arg1 extents(%4, %20) segment 0 roles ["axis0", "grouped tiles"] {
+        ^bb0(%arg2: index, %arg3: index):
+          %21 = pgpu.param "GROUP_1" : index
+          %22 = pgpu.binary mul %21, %15 : index
+          %23 = pgpu.binary div %arg3, %22 : index
+          %24 = pgpu.binary mul %23, %21 : index
+          %c1_1 = arith.constant 1 : index
+          %25 = pgpu.binary sub %12, %24 : index
+          %26 = pgpu.binary min %25, %21 : index
+          %27 = pgpu.binary max %26, %c1_1 : index
+          %28 = pgpu.binary mul %23, %22 : index
+          %29 = pgpu.binary sub %arg3, %28 : index
+          %30 = pgpu.binary rem %29, %27 : index
+          %31 = pgpu.binary add %24, %30 : index
+          %32 = pgpu.binary div %29, %27 : index
+          %33 = pgpu.param "TILE_1" : index
+          %34 = pgpu.binary mul %31, %33 : index
+          %35 = pgpu.iota %34 : !pgpu.fragment<index, [TILE_1]>
+          %36 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_1]>
+          %37 = pgpu.cmp lt %35, %36 : !pgpu.fragment<index, [TILE_1]>
+          %38 = pgpu.param "TILE_2" : index
+          %39 = pgpu.binary mul %32, %38 : index
+          %40 = pgpu.iota %39 : !pgpu.fragment<index, [TILE_2]>
+          %41 = pgpu.splat %8 : index -> !pgpu.fragment<index, [TILE_2]>
+          %42 = pgpu.cmp lt %40, %41 : !pgpu.fragment<index, [TILE_2]>
+          %43 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+          %44 = pgpu.param "TILE_3" : index
+          %45 = pgpu.for %c0 to %6 step %44 iter_args(%43 : !pgpu.fragment<f32, [TILE_1, TILE_2]>) -> !pgpu.fragment<f32, [TILE_1, TILE_2]> {
+          ^bb0(%arg4: index, %arg5: !pgpu.fragment<f32, [TILE_1, TILE_2]>):
+            %52 = pgpu.iota %arg4 : !pgpu.fragment<index, [TILE_3]>
+            %53 = pgpu.splat %6 : index -> !pgpu.fragment<index, [TILE_3]>
+            %54 = pgpu.cmp lt %52, %53 : !pgpu.fragment<index, [TILE_3]>
+            %55 = pgpu.splat %cst_0 : f32 -> !pgpu.fragment<f32, [TILE_1, TILE_3]>
+            %56 = pgpu.param "TILE_K" : index
+            %57 = pgpu.for %c0 to %8 step %56 iter_args(%55 : !pgpu.fragment<f32, [TILE_1, TILE_3]>) -> !pgpu.fragment<f32, [TILE_1, TILE_3]> {
+            ^bb0(%arg6: index, %arg7: !pgpu.fragment<f32, [TILE_1, TILE_3]>):
+              %71 = pgpu.iota %arg6 : !pgpu.fragment<index, [TILE_K]>
+              %72 = pgpu.splat %8 : index -> !pgpu.fragment<index, [TILE_K]>
+              %73 = pgpu.cmp lt %71, %72 : !pgpu.fragment<index, [TILE_K]>
+              %74 = pgpu.splat %arg3 : index -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+              %75 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+              %76 = pgpu.broadcast %71 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_1, TILE_K]>
+              %77 = pgpu.broadcast %37 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+              %78 = pgpu.broadcast %73 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_1, TILE_K]>
+              %79 = pgpu.binary and %77, %78 : !pgpu.fragment<i1, [TILE_1, TILE_K]>
+              %80 = pgpu.load %x[%74, %75, %76] valid %79 : !pgpu.fragment<i1, [TILE_1, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [B, M, N], in>[!pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>, !pgpu.fragment<index, [TILE_1, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_1, TILE_K]>
+              %81 = pgpu.splat %arg2 : index -> !pgpu.fragment<index, [TILE_3, TILE_K]>
+              %82 = pgpu.broadcast %52 dims [0] : !pgpu.fragment<index, [TILE_3]> -> !pgpu.fragment<index, [TILE_3, TILE_K]>
+              %83 = pgpu.broadcast %71 dims [1] : !pgpu.fragment<index, [TILE_K]> -> !pgpu.fragment<index, [TILE_3, TILE_K]>
+              %84 = pgpu.broadcast %54 dims [0] : !pgpu.fragment<i1, [TILE_3]> -> !pgpu.fragment<i1, [TILE_3, TILE_K]>
+              %85 = pgpu.broadcast %73 dims [1] : !pgpu.fragment<i1, [TILE_K]> -> !pgpu.fragment<i1, [TILE_3, TILE_K]>
+              %86 = pgpu.binary and %84, %85 : !pgpu.fragment<i1, [TILE_3, TILE_K]>
+              %87 = pgpu.load %x[%81, %82, %83] valid %86 : !pgpu.fragment<i1, [TILE_3, TILE_K]> fill %cst : bf16 : !pgpu.view<bf16, [B, M, N], in>[!pgpu.fragment<index, [TILE_3, TILE_K]>, !pgpu.fragment<index, [TILE_3, TILE_K]>, !pgpu.fragment<index, [TILE_3, TILE_K]>] -> !pgpu.fragment<bf16, [TILE_3, TILE_K]>
+              %88 = pgpu.transpose %87 [1, 0] : !pgpu.fragment<bf16, [TILE_3, TILE_K]> -> !pgpu.fragment<bf16, [TILE_K, TILE_3]>
+              %89 = pgpu.contract %80, %88, %arg7 reduce([1], [0]) batch([], []) : !pgpu.fragment<bf16, [TILE_1, TILE_K]>, !pgpu.fragment<bf16, [TILE_K, TILE_3]>, !pgpu.fragment<f32, [TILE_1, TILE_3]> -> !pgpu.fragment<f32, [TILE_1, TILE_3]>
+              pgpu.yield %89 : !pgpu.fragment<f32, [TILE_1, TILE_3]>
+            }
+            %58 = pgpu.cast %57 : !pgpu.fragment<f32, [TILE_1, TILE_3]> to !pgpu.fragment<bf16, [TILE_1, TILE_3]>
+            %59 = pgpu.splat %arg2 : index -> !pgpu.fragment<index, [TILE_2, TILE_3]>
+            %60 = pgpu.broadcast %52 dims [1] : !pgpu.fragment<index, [TILE_3]> -> !pgpu.fragment<index, [TILE_2, TILE_3]>
+            %61 = pgpu.broadcast %40 dims [0] : !pgpu.fragment<index, [TILE_2]> -> !pgpu.fragment<index, [TILE_2, TILE_3]>
+            %62 = pgpu.broadcast %42 dims [0] : !pgpu.fragment<i1, [TILE_2]> -> !pgpu.fragment<i1, [TILE_2, TILE_3]>
+            %63 = pgpu.broadcast %54 dims [1] : !pgpu.fragment<i1, [TILE_3]> -> !pgpu.fragment<i1, [TILE_2, TILE_3]>
+            %64 = pgpu.binary and %62, %63 : !pgpu.fragment<i1, [TILE_2, TILE_3]>
+            %65 = pgpu.load %x[%59, %60, %61] valid %64 : !pgpu.fragment<i1, [TILE_2, TILE_3]> fill %cst : bf16 : !pgpu.view<bf16, [B, M, N], in>[!pgpu.fragment<index, [TILE_2, TILE_3]>, !pgpu.fragment<index, [TILE_2, TILE_3]>, !pgpu.fragment<index, [TILE_2, TILE_3]>] -> !pgpu.fragment<bf16, [TILE_2, TILE_3]>
+            %cst_2 = arith.constant 0.000000e+00 : bf16
+            %66 = pgpu.splat %cst_2 : bf16 -> !pgpu.fragment<bf16, [TILE_1, TILE_3]>
+            %67 = pgpu.broadcast %54 dims [1] : !pgpu.fragment<i1, [TILE_3]> -> !pgpu.fragment<i1, [TILE_1, TILE_3]>
+            %68 = pgpu.select %67, %58, %66 : !pgpu.fragment<i1, [TILE_1, TILE_3]>, !pgpu.fragment<bf16, [TILE_1, TILE_3]>
+            %69 = pgpu.transpose %65 [1, 0] : !pgpu.fragment<bf16, [TILE_2, TILE_3]> -> !pgpu.fragment<bf16, [TILE_3, TILE_2]>
+            %70 = pgpu.contract %68, %69, %arg5 reduce([1], [0]) batch([], []) : !pgpu.fragment<bf16, [TILE_1, TILE_3]>, !pgpu.fragment<bf16, [TILE_3, TILE_2]>, !pgpu.fragment<f32, [TILE_1, TILE_2]> -> !pgpu.fragment<f32, [TILE_1, TILE_2]>
+            pgpu.yield %70 : !pgpu.fragment<f32, [TILE_1, TILE_2]>
+          }
+          %46 = pgpu.splat %arg2 : index -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %47 = pgpu.broadcast %35 dims [0] : !pgpu.fragment<index, [TILE_1]> -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %48 = pgpu.broadcast %40 dims [1] : !pgpu.fragment<index, [TILE_2]> -> !pgpu.fragment<index, [TILE_1, TILE_2]>
+          %49 = pgpu.broadcast %37 dims [0] : !pgpu.fragment<i1, [TILE_1]> -> !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          %50 = pgpu.broadcast %42 dims [1] : !pgpu.fragment<i1, [TILE_2]> -> !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          %51 = pgpu.binary and %49, %50 : !pgpu.fragment<i1, [TILE_1, TILE_2]>
+          pgpu.store %45, %y[%46, %47, %48] valid %51 : !pgpu.fragment<i1, [TILE_1, TILE_2]> : !pgpu.fragment<f32, [TILE_1, TILE_2]>, !pgpu.view<f32, [B, M, N], out>[!pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>, !pgpu.fragment<index, [TILE_1, TILE_2]>]
+          pgpu.yield
+        } {roles = ["axis0", "grouped tiles"], segment = 0 : i64}
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
+

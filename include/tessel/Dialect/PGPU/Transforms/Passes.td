@@ -441,16 +441,18 @@ def PGPUStageOperands : Pass<"pgpu-stage-operands", "::mlir::ModuleOp"> {
     by a contraction's own K loop with launch bounds and pure ops after it
     (a two-layer MLP's gelu(x @ W1 + b1)), and depends on the group's
     coordinate only through one row iota compared against a launch-uniform
-    row count.
+    row count and through group coordinates that the row iota's start does
+    not read, of launch-uniform extent (a batch: `x[b, rows, k]`).
     Legality: the operand's values do not depend on the other free axis's
     tile, so every tile of a row block recomputes the same values (the reuse
     factor ceil(N / TILE_1)); computed once and stored they are the same bits.
-    Rewrites: the program space gains MT * KC first-phase programs (MT row
-    tiles, KC chunks of K: 1 where row statistics are computed before the K
+    Rewrites: the program space gains P * MT * KC first-phase programs (P
+    batch points, the product of those coordinates' extents, 1 without; MT
+    row tiles, KC chunks of K: 1 where row statistics are computed before the K
     loop, else enough for two programs a multiprocessor), placed first in
     linear order: each computes its rows' statistics and its chunk of the
-    operand, stores it to workspace [STAGED_ROWS, STAGED_COLS] and counts
-    itself (release). The walk's programs wait for the count (acquire), the
+    operand, stores it to workspace [STAGED_ROWS, STAGED_COLS] (a batch
+    point's rows in a block of their own) and counts itself (release). The walk's programs wait for the count (acquire), the
     last to pass returns the counts to 0, and run the walk with the operand
     loaded from workspace (the recomputing K loop stays beside it under the
     launch-uniform choice, the row statistics moved into its branch). The
