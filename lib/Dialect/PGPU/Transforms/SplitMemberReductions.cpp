@@ -240,31 +240,15 @@ void split(KernelOp kernel, Plan &plan) {
   int64_t phaseCount = plan.workset ? 3 : 2;
   Value members = SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Mul, splits, index(b, loc, phaseCount)),
                                    cut.one).getResult();
-  Block &body = group.getBody().front();
-  SmallVector<Value> coords(body.getArguments());
-  Value member = split::member::spread(b, loc, kernel, space, group, members);
-
-  SmallVector<Operation *> ops;
-  for (Operation &op : body.without_terminator())
-    ops.push_back(&op);
   // Unsplit (MEMBER_SPLITS = 1, one program a member): the body as it was.
   // (the split axis then has one member, 0, the only one equal to `unsplit`: its writes are the
   // member's, as before). The body stays a branch of an if directly in the group, where
   // pgpu-stage-rows still reads a member that fits one block once (an instance norm's plane).
-  b.setInsertionPointToStart(&body);
-  auto choice = IfOp::create(b, loc, TypeRange{}, on);
-  b.createBlock(&choice.getThenRegion());
-  auto splitEnd = YieldOp::create(b, loc);
-  b.setInsertionPointAfter(choice);
-  Value unsplit = SelectOp::create(b, loc, on, members, cut.zero).getResult();
-  auto whole = IfOp::create(b, loc, TypeRange{}, cmp(b, loc, kir::CmpPredicate::EQ, member, unsplit));
-  b.createBlock(&whole.getThenRegion());
-  auto wholeEnd = YieldOp::create(b, loc);
-  for (Operation *op : ops)
-    op->moveBefore(wholeEnd);
-
+  split::member::Skeleton skeleton = split::member::branchSplit(b, loc, kernel, space, group, on, members, cut.zero);
+  Value member = skeleton.member;
+  SmallVector<Value> &coords = skeleton.coords;
+  SmallVector<Operation *> &ops = skeleton.ops;
   // Split: the point's linear index, this program's phase and slice [begin, end).
-  b.setInsertionPoint(splitEnd);
   Value point = split::linearPoint(b, loc, coords, group.getExtents());
   split::member::Phase phase = split::member::phaseOf(b, loc, member, splits);
   Value seg = phase.seg;

@@ -214,28 +214,12 @@ void split(KernelOp kernel, Plan &plan) {
   Value members =
       SelectOp::create(b, loc, on, bin(b, loc, kir::BinaryKind::Mul, splits, index(b, loc, plan.phases)), cut.one)
           .getResult();
-  Block &body = group.getBody().front();
-  SmallVector<Value> coords(body.getArguments());
-  Value member = split::member::spread(b, loc, kernel, space, group, members);
-
-  SmallVector<Operation *> ops;
-  for (Operation &op : body.without_terminator())
-    ops.push_back(&op);
   // Unsplit (MEMBER_SPLITS = 1): the body as it was, in an if directly in the group.
-  b.setInsertionPointToStart(&body);
-  auto choice = IfOp::create(b, loc, TypeRange{}, on);
-  b.createBlock(&choice.getThenRegion());
-  auto splitEnd = YieldOp::create(b, loc);
-  b.setInsertionPointAfter(choice);
-  Value unsplit = SelectOp::create(b, loc, on, members, cut.zero).getResult();
-  auto whole = IfOp::create(b, loc, TypeRange{}, cmp(b, loc, kir::CmpPredicate::EQ, member, unsplit));
-  b.createBlock(&whole.getThenRegion());
-  auto wholeEnd = YieldOp::create(b, loc);
-  for (Operation *op : ops)
-    op->moveBefore(wholeEnd);
-
+  split::member::Skeleton skeleton = split::member::branchSplit(b, loc, kernel, space, group, on, members, cut.zero);
+  Value member = skeleton.member;
+  SmallVector<Value> &coords = skeleton.coords;
+  SmallVector<Operation *> &ops = skeleton.ops;
   // Split: the point, this program's phase and slice; the ops without regions once, then the phases.
-  b.setInsertionPoint(splitEnd);
   Value point = split::linearPoint(b, loc, coords, group.getExtents());
   Value phase = bin(b, loc, kir::BinaryKind::Div, member, splits);
   Value seg = bin(b, loc, kir::BinaryKind::Rem, member, splits);

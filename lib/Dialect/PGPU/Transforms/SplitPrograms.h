@@ -199,6 +199,41 @@ inline mlir::Value spread(mlir::OpBuilder &b, mlir::Location loc, KernelOp kerne
   return member;
 }
 
+/// The skeleton both member splits build (pgpu-split-member-reductions, pgpu-split-member-worksets): each
+/// point of `group` as `members` programs (`spread`, default MEMBER_SPLIT `defaultSplit`); the group's body
+/// as it was moved into an if only the unsplit member takes (`on` false: MEMBER_SPLITS = 1, one program a
+/// point, member 0); before it an if on `on` whose then-block, ending at `splitEnd`, the caller fills with
+/// the split phases (`coords`: the group's coordinates before the split axis; `ops`: the body's ops, now
+/// the unsplit branch's, for the phases to clone).
+struct Skeleton {
+  mlir::Value member;
+  mlir::Operation *splitEnd;
+  llvm::SmallVector<mlir::Value> coords;
+  llvm::SmallVector<mlir::Operation *> ops;
+};
+inline Skeleton branchSplit(mlir::OpBuilder &b, mlir::Location loc, KernelOp kernel, ProgramSpaceOp space,
+                            ExecutionGroupOp group, mlir::Value on, mlir::Value members, mlir::Value zero,
+                            int64_t defaultSplit = 16) {
+  mlir::Block &body = group.getBody().front();
+  Skeleton out{mlir::Value(), nullptr, llvm::SmallVector<mlir::Value>(body.getArguments()), {}};
+  out.member = spread(b, loc, kernel, space, group, members, defaultSplit); // after: coords, not its axis
+  for (mlir::Operation &op : body.without_terminator())
+    out.ops.push_back(&op);
+  b.setInsertionPointToStart(&body);
+  auto choice = IfOp::create(b, loc, mlir::TypeRange{}, on);
+  b.createBlock(&choice.getThenRegion());
+  out.splitEnd = YieldOp::create(b, loc);
+  b.setInsertionPointAfter(choice);
+  mlir::Value unsplit = SelectOp::create(b, loc, on, members, zero).getResult();
+  auto whole = IfOp::create(b, loc, mlir::TypeRange{}, build::cmp(b, loc, kir::CmpPredicate::EQ, out.member, unsplit));
+  b.createBlock(&whole.getThenRegion());
+  auto wholeEnd = YieldOp::create(b, loc);
+  for (mlir::Operation *op : out.ops)
+    op->moveBefore(wholeEnd);
+  b.setInsertionPoint(out.splitEnd);
+  return out;
+}
+
 /// The kernel's sole program space of one extent and its one execution group with axes over the whole
 /// space (extents defined before it), in `space` and `group`, where the kernel declares no MEMBER_SPLIT;
 /// else why not.
