@@ -12,6 +12,7 @@ a member that reads a view through index tensors after storing to it is refused,
   loop (test_in_place_scatters.py).
 Differential: Triton under TRITON_INTERPRET=1 against the KIR interpreter on random inputs at odd shapes."""
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -47,6 +48,27 @@ def halves(x: T.In[T.f32, ("M", "F2")], dy: T.In[T.f32, ("M", "F")], dx: T.Out[T
 
 
 @tessel.kernel
+def shift(x: T.In[T.f16, ("N", "T", "C", "W")], y: T.Out[T.f16, ("N", "T", "C", "W")]):
+    N, NT, C, W = x.shape
+    ns, ts, chans, ws = T.domain(0, N), T.domain(0, NT), T.domain(0, C), T.domain(0, W)
+    fold = C // 8
+    t = T.indices(ts)
+    left, right, rest = chans[0:fold], chans[fold:2 * fold], chans[2 * fold:C]
+    y[ns, ts, left, ws] = T.load(x, (ns, t + 1, left, ws), valid=t + 1 < NT, fill=0.0)
+    y[ns, ts, right, ws] = T.load(x, (ns, t - 1, right, ws), valid=t >= 1, fill=0.0)
+    y[ns, ts, rest, ws] = x[ns, ts, rest, ws]
+
+
+@tessel.kernel
+def overlapping_slices(x: T.In[T.f32, ("M", "C")], y: T.Out[T.f32, ("M", "C")]):
+    M, C = x.shape
+    rows, chans = T.domain(0, M), T.domain(0, C)
+    fold = C // 8
+    y[rows, chans[0:fold]] = x[rows, chans[0:fold]]
+    y[rows, chans[fold // 2:C]] = x[rows, chans[fold // 2:C]] * 2.0  # overlaps [fold // 2, fold): must follow
+
+
+@tessel.kernel
 def overlapping(x: T.In[T.f32, ("H",)], out: T.Out[T.f32, ("OH",)]):
     hs = T.domain(0, x.shape[0])
     h = T.indices(hs)
@@ -66,6 +88,10 @@ def test_disjoint_stores_run_in_parallel():
     assert not _serial(shuffle)
     assert not _serial(halves)
     assert _serial(overlapping)
+    # Channel slices [0, F), [F, 2F), [2F, C) with F = C // 8 >= 0 (temporal shift, corpus 344): F - 2F <= 0
+    # because F is a floor quotient of an extent; [0, F) and [F // 2, C) may overlap.
+    assert not _serial(shift) and "pgpu.atomic_load" not in shift.pgpu() and "pgpu.while" not in shift.pgpu()
+    assert _serial(overlapping_slices)
 
 
 @pytest.mark.parametrize("n,c,h,w", [(1, 1, 1, 1), (2, 3, 5, 7), (1, 5, 17, 13)])
@@ -105,3 +131,43 @@ def test_overlapping_stores_keep_their_order(h, tmp_path, monkeypatch):
     np.testing.assert_array_equal(out.numpy()[written], want["out"][written])
     np.testing.assert_array_equal(out.numpy()[0:4 * h:4], 2 * x)  # the later store wins where both write
 
+
+
+@pytest.mark.parametrize("n,t,c,w", [(1, 1, 1, 1), (2, 3, 8, 5), (1, 5, 17, 7), (2, 4, 24, 67), (1, 2, 0, 3)])
+def test_shift_agrees_with_the_interpreter(n, t, c, w, tmp_path, monkeypatch, tessel_bin):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    x = np.random.default_rng(n + 10 * t + 100 * c + 1000 * w).standard_normal((n, t, c, w)).astype(np.float16)
+    want = shift.run_interp(shapes=dict(N=n, T=t, C=c, W=w), inputs=dict(x=x))
+    f = c // 8
+    ref = np.zeros_like(x)
+    ref[:, :-1, :f] = x[:, 1:, :f]
+    ref[:, 1:, f:2 * f] = x[:, :-1, f:2 * f]
+    ref[:, :, 2 * f:] = x[:, :, 2 * f:]
+    np.testing.assert_array_equal(want["y"], ref)
+    y = torch.full((n, t, c, w), float("nan"), dtype=torch.float16)
+    shift(torch.from_numpy(x), y)
+    np.testing.assert_array_equal(y.numpy(), ref)
+    # The pgpu interpreter, its program instances shuffled (the three segments in any order).
+    path = tmp_path / "shift.mlir"
+    path.write_text(shift.kir())
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out"
+    res = subprocess.run([str(tessel_bin), "run", str(path), "--stage", "pgpu", "--order", "shuffle", "--seed", "3",
+                          "--in", f"x={tmp_path / 'x.npy'}", "--out", str(out)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    np.testing.assert_array_equal(np.load(out / "y.npy"), ref)
+
+
+@pytest.mark.parametrize("m,c", [(1, 1), (3, 16), (2, 37)])
+def test_overlapping_slices_keep_their_order(m, c, tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSEL_CACHE", str(tmp_path / "cache"))
+    x = np.random.default_rng(m * 100 + c).standard_normal((m, c)).astype(np.float32)
+    want = overlapping_slices.run_interp(shapes=dict(M=m, C=c), inputs=dict(x=x))
+    y = torch.full((m, c), float("nan"))
+    overlapping_slices(torch.from_numpy(x), y)
+    f = c // 8
+    ref = np.full((m, c), np.nan, dtype=np.float32)
+    ref[:, :f] = x[:, :f]
+    ref[:, f // 2:] = 2 * x[:, f // 2:]
+    np.testing.assert_array_equal(want["y"], ref)
+    np.testing.assert_array_equal(y.numpy(), ref)

@@ -57,22 +57,59 @@ void addLinear(Linear &into, const Linear &f, int64_t k) {
       into.erase(atom);
 }
 
-Linear linearOf(Value v, unsigned depth = 0) {
+/// Whether every value of the KIR index `v` is provably >= 0: a non-negative constant, an extent, a
+/// broadcast of one; sums, products and floor quotients (KIR's div) of such values, the divisor a positive
+/// constant; max with one such operand, min of two.
+bool nonNegative(Value v, unsigned depth = 0) {
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return !constant.isNegative();
+  if (v.getDefiningOp<kir::ExtentOp>())
+    return true;
+  if (depth > 16)
+    return false;
+  if (auto broadcast = v.getDefiningOp<kir::BroadcastOp>())
+    return nonNegative(broadcast.getOperand(), depth + 1);
+  auto bin = v.getDefiningOp<kir::BinaryOp>();
+  if (!bin)
+    return false;
+  bool l = nonNegative(bin.getLhs(), depth + 1), r = nonNegative(bin.getRhs(), depth + 1);
+  switch (bin.getKind()) {
+  case kir::BinaryKind::Add:
+  case kir::BinaryKind::Mul:
+  case kir::BinaryKind::Min:
+    return l && r;
+  case kir::BinaryKind::Max:
+    return l || r;
+  case kir::BinaryKind::Div:
+    return l && matchPattern(bin.getRhs(), m_ConstantInt(&constant)) && constant.isStrictlyPositive();
+  default:
+    return false;
+  }
+}
+
+/// The linear form of `v`; `nonNeg`, when given, collects its atoms that are provably >= 0 (nonNegative).
+Linear linearOf(Value v, unsigned depth = 0, DenseSet<const void *> *nonNeg = nullptr) {
   APInt constant;
   if (matchPattern(v, m_ConstantInt(&constant)))
     return constant.isZero() ? Linear{} : Linear{{nullptr, constant.getSExtValue()}};
   Linear atom{{v.getAsOpaquePointer(), 1}};
-  if (auto extent = v.getDefiningOp<kir::ExtentOp>()) // one extent, whichever op names it
+  if (auto extent = v.getDefiningOp<kir::ExtentOp>()) { // one extent, whichever op names it
+    if (nonNeg)
+      nonNeg->insert(extent.getNameAttr().getAsOpaquePointer());
     return {{extent.getNameAttr().getAsOpaquePointer(), 1}};
+  }
   // A tensor of indices holds, element by element, the values of its linear form; a broadcast holds
   // its operand's values.
   auto tensor = dyn_cast<RankedTensorType>(v.getType());
   if (auto broadcast = v.getDefiningOp<kir::BroadcastOp>(); broadcast && depth <= 16)
-    return linearOf(broadcast.getOperand(), depth + 1);
+    return linearOf(broadcast.getOperand(), depth + 1, nonNeg);
   auto bin = v.getDefiningOp<kir::BinaryOp>();
+  if (nonNeg && nonNegative(v))
+    nonNeg->insert(v.getAsOpaquePointer()); // a fact about the atom, where `v` stays one
   if (!bin || !(v.getType().isIndex() || (tensor && tensor.getElementType().isIndex())) || depth > 16)
     return atom;
-  Linear a = linearOf(bin.getLhs(), depth + 1), b = linearOf(bin.getRhs(), depth + 1);
+  Linear a = linearOf(bin.getLhs(), depth + 1, nonNeg), b = linearOf(bin.getRhs(), depth + 1, nonNeg);
   auto constantOf = [](const Linear &f) -> std::optional<int64_t> {
     if (f.empty())
       return 0;
@@ -104,11 +141,17 @@ Linear linearOf(Value v, unsigned depth = 0) {
   }
 }
 
-/// Whether `hi - lo` is a constant <= 0.
+/// Whether `hi - lo` is provably <= 0: as a linear form, a constant <= 0 plus negative multiples of
+/// atoms that are provably >= 0 (`C // 8 - 2 * (C // 8)`: a channel slice [0, F) before [2F, C) with
+/// F = C // 8).
 bool provablyAtMost(Value hi, Value lo) {
-  Linear d = linearOf(hi);
-  addLinear(d, linearOf(lo), -1);
-  return d.empty() || (d.size() == 1 && d.count(nullptr) && d.at(nullptr) <= 0);
+  DenseSet<const void *> nonNeg;
+  Linear d = linearOf(hi, 0, &nonNeg);
+  addLinear(d, linearOf(lo, 0, &nonNeg), -1);
+  for (auto &[atom, c] : d)
+    if (atom ? c > 0 || !nonNeg.contains(atom) : c > 0)
+      return false;
+  return true;
 }
 
 /// The [begin, end) member interval of a step-1 domain or of a subregion of one, with its root.

@@ -51,7 +51,9 @@
 // outer's operand, as construction realizes `sum_r f(sum_k x a) b` per member
 // r) is tiled when its free axes are a program axis and r (checkNests). The outer
 // one contracts the nested tile, or (any other reduction: a bias gradient's column
-// sum of dy * act'(x w + b)) reduces it along r. Two deep: a reduction over t of one over s of
+// sum of dy * act'(x w + b)) reduces it along r. One whose free axes are two program axes, an operand
+// reading r besides (a lightning indexer's q[t, h, d] . k[s, d] inside its sum over h), is tiled over the
+// program axes with r walked one member a trip around its K loop (memberWalkedNests). Two deep: a reduction over t of one over s of
 // contractions free on t and s (ghost clipping's Gram products; FormTilesGram.cpp).
 //
 // A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
@@ -458,6 +460,21 @@ LogicalResult Tiler::checkNests() {
     if (!c1)
       return reject(Twine(kNestedReduction) + " is tiled only when the inner one is a contraction or it does not "
                     "depend on the member (computed once before the enclosing one)");
+    // Free on two program axes, an operand reading r's member (analyzeReduce): C2 is no contraction (its
+    // product would need a third tile axis) and its result spans both, so r walks one member a trip
+    // (analyze's blocked axes) around the K loop of C1's [p, q] tile, the pointwise function between them
+    // applied to the tile and combined into C2's [p, q] carry.
+    if (memberWalkedNests.contains(inner)) {
+      Mask pq = bit(c1->lhsFree) | bit(c1->rhsFree), result = 0;
+      for (Value v : outer.getResults())
+        result |= maskOf(v);
+      if (contractOf(outer) || (pq & ~programAxes) || (result & pq) != pq)
+        return reject("a contraction nested in another's element body, free on two program axes, is tiled only "
+                      "when the enclosing reduction is no contraction and its result spans both axes");
+      if ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes)
+        return reject("a nested contraction's bounds depend on the enclosing reduction's member");
+      continue;
+    }
     bool pr = (c1->lhsFree == r && (programAxes & bit(c1->rhsFree))) ||
               (c1->rhsFree == r && (programAxes & bit(c1->lhsFree)));
     if (!pr)
@@ -778,6 +795,21 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing, Mask aro
   Mask shared = fx & fy;
   fx &= ~shared;
   fy &= ~shared;
+  // A nested contraction's operand free on the enclosing reduction's member r and on one program axis
+  // (an indexer's q[t, h, d] . k[s, d] inside the sum over h), or both operands reading r (per-head keys
+  // k[s, h, d]): r is walked one member a trip (checkNests), a scalar coordinate like a batch axis, and
+  // the contraction's tile is [p, q] over two program axes.
+  Mask r = enclosing >= 0 && !around ? bit(unsigned(enclosing)) : 0;
+  bool memberWalked = false;
+  if (shared & r) {
+    shared &= ~r;
+    memberWalked = true;
+  }
+  for (Mask *f : {&fx, &fy})
+    if ((*f & r) && popcount(*f) == 2 && (*f & ~r & programAxes)) {
+      *f &= ~r;
+      memberWalked = true;
+    }
   Mask several = fx | fy;
   fx = tiledFree(x, fx);
   fy = tiledFree(y, fy);
@@ -788,6 +820,8 @@ LogicalResult Tiler::analyzeReduce(RangeReduceOp reduce, int enclosing, Mask aro
       ((fx | fy | shared) & ~freeOk) || (shared & ~programAxes))
     return success();
   ContractShape c{reduce, product, x, y, unsigned(llvm::countr_zero(fx)), unsigned(llvm::countr_zero(fy))};
+  if (memberWalked)
+    memberWalkedNests.insert(reduce);
   if (c.lhsFree > c.rhsFree) { // result axes are lhs free then rhs free; the product commutes
     std::swap(c.lhs, c.rhs);
     std::swap(c.lhsFree, c.rhsFree);
@@ -1287,6 +1321,10 @@ std::string Tiler::adopted() const {
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
   else if (!loopAxis.empty())
     text += "; " + std::to_string(loopAxis.size()) + " reduction(s) walk one member a trip, each a row tile";
+  if (unsigned walked = llvm::count_if(contracts, [&](const ContractShape &c) {
+        return memberWalkedNests.contains(RangeReduceOp(c.reduce).getOperation());
+      }))
+    text += "; " + std::to_string(walked) + " reduction(s) walk one member a trip around a nested contraction's tile";
   if (scalarFree & ~blocked) {
     SmallVector<std::string> scalar;
     for (unsigned a = 0; a < numAxes; ++a)

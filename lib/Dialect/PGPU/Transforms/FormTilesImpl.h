@@ -283,6 +283,9 @@ private:
   // Each nested range_reduce and the one whose element body holds it, in program order.
   SmallVector<std::pair<Operation *, Operation *>> enclosingOf;
   DenseSet<Operation *> gramFolds; // a Gram nest's outer reduction (gramNest): a region fold over t blocks
+  // A nested contraction free on two program axes whose operand reads the enclosing reduction's member
+  // (analyzeReduce): the enclosing reduction walks one member a trip around its [p, q] tile.
+  DenseSet<Operation *> memberWalkedNests;
   std::set<unsigned> singleBlock; // nest axes whose every TILE candidate covers the constant extent
   std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
   std::map<unsigned, int64_t> sliceAxes; // an author loop's trip contraction over a slice of constant width -> it

@@ -223,6 +223,13 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     sum of dy * act'(x w + b), a row maximum of a product): the tile is then
     reduced along r (`pgpu.reduce`, invalid r lanes at the identity) into
     C2's carry, as any reduction of the program body.
+    Member-walked nests: when C1's free axes are two program axes p and q and
+    an operand reads r besides (a lightning indexer's `sum_h w[t, h]
+    relu(sum_d q[t, h, d] k[s, d])`; per-head keys k[s, h, d] alike), C2 is no
+    contraction, its result spans p and q, and C1's bounds do not depend on
+    r, r is walked one member a trip (`pgpu.for` of step 1, no parameter): C1's
+    [TILE_p, TILE_q] tile is accumulated by its K loop per trip, f applies to
+    the tile, and C2 combines it into its [TILE_p, TILE_q] carry.
     Gram nests (issue 41): a reduction R over t in the program body whose
     element is a reduction S over s whose element holds contractions
     C_i(t, s) = sum_k x_i(t, k) y_i(s, k) and pointwise code (ghost
