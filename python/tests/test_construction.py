@@ -114,22 +114,29 @@ def test_construction_is_deterministic(tessel_bin, root):
 
 
 TWO_BARRIERS = """module {
-  kir.kernel @two_barriers(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
+  kir.kernel @two_barriers_product(%x: !kir.view<f32, [M, K], in>, %w: !kir.view<f32, [K, N], in>, %y: !kir.view<f32, [M, N], inout>, %z: !kir.view<f32, [M, N], out>) {
     %c0 = arith.constant 0 : index
+    %m = kir.extent "M"
+    %k = kir.extent "K"
     %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dk = kir.domain %c0 to %k
     %dn = kir.domain %c0 to %n
-    %b1 = kir.buffer over(%dn) first_write : !kir.buffer<tensor<?xf32>>
-    %b2 = kir.buffer over(%dn) first_write : !kir.buffer<tensor<?xf32>>
-    kir.parallel %dn {
+    %b = kir.buffer over(%dm, %dn) first_write : !kir.buffer<tensor<?x?xf32>>
+    %a = kir.load %x[%dm, %dk] : !kir.view<f32, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %bb = kir.load %w[%dk, %dn] : !kir.view<f32, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %p = kir.contract %a, %bb reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+    kir.store %p, %y[%dm, %dn] : tensor<?x?xf32>, !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain]
+    kir.parallel %dm {
     ^bb0(%i: index):
-      %v = kir.load %x[%i] : !kir.view<f32, [N], in>[index] -> f32
-      kir.buffer_store %v, %b1[%i] : f32, !kir.buffer<tensor<?xf32>>[index]
+      %v = kir.load %y[%i, %dn] : !kir.view<f32, [M, N], inout>[index, !kir.domain] -> tensor<?xf32>
+      kir.buffer_store %v, %b[%i, %dn] : tensor<?xf32>, !kir.buffer<tensor<?x?xf32>>[index, !kir.domain]
       kir.yield
     }
-    kir.parallel %dn {
+    kir.parallel %dm {
     ^bb0(%i: index):
-      %v = kir.buffer_load %b1[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
-      kir.buffer_store %v, %b2[%i] : f32, !kir.buffer<tensor<?xf32>>[index]
+      %v = kir.buffer_load %b[%i, %dn] : !kir.buffer<tensor<?x?xf32>>[index, !kir.domain] -> tensor<?xf32>
+      kir.store %v, %z[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
       kir.yield
     }
     kir.return
@@ -140,12 +147,13 @@ TWO_BARRIERS = """module {
 
 def test_unconstructed_op_is_a_clear_error(tessel_bin, tmp_path):
     # A workset that needs the barrier (it reads what an earlier workset wrote) and writes a kernel-level
-    # buffer would need a second one: construction says so at the workset, with its location.
+    # buffer, left in the last program (the kernel computes a product, the workset none), would need a
+    # second one: construction says so at the workset, with its location.
     source = tmp_path / "two.mlir"
     source.write_text(TWO_BARRIERS)
     res = subprocess.run([str(tessel_bin), "compile", str(source), "--emit=pgpu"], capture_output=True, text=True)
     assert res.returncode == 2
-    assert "two.mlir:14:" in res.stderr and "a second barrier is not constructed" in res.stderr
+    assert "two.mlir:15:" in res.stderr and "a second barrier is not constructed" in res.stderr
 
 
 def test_grouped_gemm_constructs_with_data_dependent_bounds(tessel_bin, root, tmp_path):

@@ -599,6 +599,7 @@ LogicalResult KernelConstructor::run() {
   // logical tensors, reads of views) are realized inside every workset that
   // uses them: replaying pure producers is legal (seed 002 §3.4).
   SmallVector<Workset, 4> worksets;
+  SmallVector<Operation *> bufferFinals; // finalizations that write a kernel-level buffer
   if (failed(classifyTopLevel(kernel.getBody().front(), worksets)))
     return failure();
   if (worksets.empty())
@@ -762,9 +763,11 @@ LogicalResult KernelConstructor::run() {
         if (mergedHistogram(*w.op))
           return w.op->emitError() << "kir-to-pgpu: this stored histogram depends on an earlier workset: its own "
                                       "merge already takes the last program";
+        // Phased (a waiting segment, phaseFinalizations below), its buffer writes are ordered before
+        // later segments by their waits (chained GEMMs' phases: A, then Bm from A, then X' from Bm); whole
+        // in the last program, a second barrier would be needed: an error after phasing, if it stays.
         if (llvm::any_of(writes, [&](Value v) { return kernelBuffers.contains(v); }))
-          return w.op->emitError() << "kir-to-pgpu: this workset reads or writes what an earlier workset wrote and "
-                                      "writes a kernel-level buffer too: a second barrier is not constructed";
+          bufferFinals.push_back(w.op);
         // How it runs (phased after a wait, or whole in the last program) is remarked by
         // phaseFinalizations or, for a hoisting update, phaseHoistedUpdate.
       }
@@ -824,6 +827,11 @@ LogicalResult KernelConstructor::run() {
   (void)phaseHoistedUpdate(worksets);
   // Every other finalization: a segment after a wait where it may be (PhasedSums.cpp).
   (void)phaseFinalizations(worksets);
+  for (Workset &w : worksets)
+    if (w.finalize && llvm::is_contained(bufferFinals, w.op))
+      return w.op->emitError() << "kir-to-pgpu: this workset reads or writes what an earlier workset wrote and "
+                                  "writes a kernel-level buffer too: a second barrier is not constructed (not phased, "
+                                  "it would run in the last program)";
   // Whole-view reductions replayed by worksets with instances: their own segments, waited for.
   if (phaseReductions)
     (void)phaseReplayedReductions(worksets);

@@ -362,11 +362,23 @@ bool KernelConstructor::phaseFinalizations(SmallVectorImpl<Workset> &worksets) {
                                     << why << ")";
     return false;
   };
-  // pgpu-form-tiles tiles construction's chain of segments, not one with waits: a product stays tiled.
+  // In a kernel that computes a product, a finalization stays in the last program (a grouped GEMM's
+  // zero tail): the producing group keeps what pgpu-form-tiles forms for a sole group (a segment walk,
+  // a persistent traversal), which a segment of a chain does not take. Unless the finalization is
+  // itself a phase of chained products: it computes a product from a kernel-level buffer an earlier
+  // workset wrote (T.buffer W = X X^T, then Y = cast(W) X: issue 41), which in the last program would
+  // run whole in one program instance; phased, it is a waiting segment that pgpu-flatten-worksets and
+  // pgpu-form-tiles tile like the others.
+  auto bufferProduct = [&](Operation *root) {
+    bool buffer = false;
+    root->walk([&](kir::BufferLoadOp l) { buffer |= kernelBuffers.contains(l.getBuffer()); });
+    return buffer && computesProduct(root);
+  };
   bool products = computesProduct(kernel);
-  if (products)
-    return keep(finals, "the kernel computes a product, and pgpu-form-tiles tiles only a chain of segments "
-                        "without waits");
+  if (products && llvm::none_of(finals, [&](Workset *w) { return bufferProduct(w->op); }))
+    return keep(finals, "the kernel computes a product, and no finalization is a product of a kernel-level "
+                        "buffer: the product's group keeps pgpu-form-tiles' sole-group forms, the "
+                        "finalization the last program");
   for (Workset &w : worksets) {
     if (w.hoist)
       return keep(finals, "an in-place update after whole-view values runs in the last program too");

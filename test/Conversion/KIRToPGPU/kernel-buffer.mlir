@@ -92,8 +92,22 @@ module {
 
 // -----
 
-// COM: Rejected at the op: a workset that needs the barrier and writes a kernel-level buffer too would
-// COM: need a second one.
+// COM: A workset that needs the barrier (it reads what an earlier workset wrote) and writes a
+// COM: kernel-level buffer too is phased: a segment waiting for every instance before it, and the
+// COM: workset reading that buffer a third segment waiting in turn (chained phases, issue 41).
+// CHECK-LABEL: pgpu.kernel @two_barriers
+// CHECK: pgpu.execution_group {{.*}} segment 0
+// CHECK: pgpu.buffer_store {{.*}}, %[[B1:arg[0-9]+]]
+// CHECK: pgpu.while
+// CHECK: pgpu.atomic_load
+// CHECK: pgpu.execution_group {{.*}} segment 1
+// CHECK: pgpu.buffer_load %[[B1]]
+// CHECK: pgpu.buffer_store {{.*}}, %[[B2:arg[0-9]+]]
+// CHECK: pgpu.while
+// CHECK: pgpu.atomic_load
+// CHECK: pgpu.execution_group {{.*}} segment 2
+// CHECK: pgpu.buffer_load %[[B2]]
+// CHECK: pgpu.last_program
 module {
   kir.kernel @two_barriers(%x: !kir.view<f32, [N], in>, %y: !kir.view<f32, [N], out>) {
     %c0 = arith.constant 0 : index
@@ -107,7 +121,6 @@ module {
       kir.buffer_store %v, %b1[%i] : f32, !kir.buffer<tensor<?xf32>>[index]
       kir.yield
     }
-    // expected-error@+1 {{writes a kernel-level buffer too: a second barrier is not constructed}}
     kir.parallel %dn {
     ^bb0(%i: index):
       %v = kir.buffer_load %b1[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
@@ -118,6 +131,42 @@ module {
     ^bb0(%i: index):
       %v = kir.buffer_load %b2[%i] : !kir.buffer<tensor<?xf32>>[index] -> f32
       kir.store %v, %y[%i] : f32, !kir.view<f32, [N], out>[index]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Rejected at the op: in a kernel that computes a product, a finalization that computes none stays
+// COM: in the last program (the product keeps its sole-group tiling); writing a kernel-level buffer a
+// COM: later workset reads, it would need a second barrier there.
+module {
+  kir.kernel @two_barriers_product(%x: !kir.view<f32, [M, K], in>, %w: !kir.view<f32, [K, N], in>, %y: !kir.view<f32, [M, N], inout>, %z: !kir.view<f32, [M, N], out>) {
+    %c0 = arith.constant 0 : index
+    %m = kir.extent "M"
+    %k = kir.extent "K"
+    %n = kir.extent "N"
+    %dm = kir.domain %c0 to %m
+    %dk = kir.domain %c0 to %k
+    %dn = kir.domain %c0 to %n
+    %b = kir.buffer over(%dm, %dn) first_write : !kir.buffer<tensor<?x?xf32>>
+    %a = kir.load %x[%dm, %dk] : !kir.view<f32, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %bb = kir.load %w[%dk, %dn] : !kir.view<f32, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %p = kir.contract %a, %bb reduce([1], [0]) batch([], []) : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+    kir.store %p, %y[%dm, %dn] : tensor<?x?xf32>, !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain]
+    // expected-error@+1 {{writes a kernel-level buffer too: a second barrier is not constructed (not phased}}
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %v = kir.load %y[%i, %dn] : !kir.view<f32, [M, N], inout>[index, !kir.domain] -> tensor<?xf32>
+      kir.buffer_store %v, %b[%i, %dn] : tensor<?xf32>, !kir.buffer<tensor<?x?xf32>>[index, !kir.domain]
+      kir.yield
+    }
+    kir.parallel %dm {
+    ^bb0(%i: index):
+      %v = kir.buffer_load %b[%i, %dn] : !kir.buffer<tensor<?x?xf32>>[index, !kir.domain] -> tensor<?xf32>
+      kir.store %v, %z[%i, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
       kir.yield
     }
     kir.return

@@ -26,7 +26,10 @@
 // body does anything else with effects or regions (a reduction or store
 // around the foreach would run once per new program), reads a view the kernel
 // writes, reads before a foreach whose members loop or that is one row, when the bounds depend
-// on the program's coordinates or on data, or on several segments.
+// on the program's coordinates or on data, or on several segments -- except construction's chain of
+// segments (waiting ones included: phases through kernel-level buffers, issue 41), where each segment
+// whose members compute a product (a range_reduce multiplying two reads) flattens on its own group and
+// the chain's routing and the space's total follow its new count (flattenSegments).
 //
 //===----------------------------------------------------------------------===//
 
@@ -325,7 +328,31 @@ CmpOp dispatchGuard(ExecutionGroupOp group) {
   return guard ? guard.getCondition().getDefiningOp<CmpOp>() : CmpOp();
 }
 
-void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each) {
+/// A group's program count, the left-folded product of its extents (1 without axes), built at `b`:
+/// the form pgpu::dispatchChain matches as a segment's bound.
+Value countOf(OpBuilder &b, ExecutionGroupOp group) {
+  Location loc = group.getLoc();
+  if (group.getExtents().empty())
+    return arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = group.getExtents().front();
+  for (Value e : group.getExtents().drop_front())
+    count = BinaryOp::create(b, loc, kir::BinaryKind::Mul, count, e, false, false);
+  return count;
+}
+
+/// Segment i's program count as the chain routes it: its bound, the ending guard's, or (an unguarded
+/// last segment) its extents' product.
+Value segmentCount(OpBuilder &b, Dispatch &chain, unsigned i) {
+  if (i < chain.bounds.size())
+    return chain.bounds[i].getRhs();
+  if (chain.end && i + 1 == chain.groups.size())
+    return chain.end.getRhs();
+  return countOf(b, chain.groups[i]);
+}
+
+/// With `segment` (the group is a segment of construction's dispatch chain), the program count is
+/// left to the caller (flattenSegments), which sets it once the whole nest has flattened.
+void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each, bool segment = false) {
   Location loc = each.getLoc();
   OpBuilder b(space);
   IRMapping map;
@@ -340,7 +367,9 @@ void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each) {
     trips = bin(kir::BinaryKind::Max, trips, arith::ConstantIndexOp::create(b, loc, 0));
   // Under a dispatch guard the members are `pid < E` and the space keeps at least one instance
   // for the finalization (whose count is the space's own, so it follows).
-  if (CmpOp guard = dispatchGuard(group)) {
+  if (segment) {
+    // The caller sets the segment's count in the chain's routing.
+  } else if (CmpOp guard = dispatchGuard(group)) {
     Value members = bin(kir::BinaryKind::Mul, guard.getRhs(), trips);
     guard->setOperand(1, members);
     space->setOperand(0, bin(kir::BinaryKind::Max, members, arith::ConstantIndexOp::create(b, loc, 1)));
@@ -367,15 +396,89 @@ void flatten(ProgramSpaceOp space, ExecutionGroupOp group, ForeachOp each) {
   each.erase();
 }
 
+/// Whether `v` is read from a view or buffer, through casts.
+bool isRead(Value v) {
+  while (auto c = v.getDefiningOp<CastOp>())
+    v = c.getOperand();
+  return v.getDefiningOp<LoadOp>() || v.getDefiningOp<BufferLoadOp>() || v.getDefiningOp<GatherOp>();
+}
+
+/// Whether `root` holds a product's reduction: a range_reduce whose element multiplies two reads (a
+/// contraction's terms, which pgpu-form-tiles tiles once the members are program axes).
+bool productReduction(Operation *root) {
+  return root
+      ->walk([](RangeReduceOp r) {
+        bool product = false;
+        r.getElement().walk([&](BinaryOp m) {
+          product |= m.getKind() == kir::BinaryKind::Mul && isRead(m.getLhs()) && isRead(m.getRhs());
+        });
+        return product ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Construction's chain of segments (pgpu::dispatchChain, waiting segments and the ticketed end
+/// included: a phase that uses what an earlier one wrote): each segment's whole-body workset nest
+/// flattens as a sole group's would, its count becoming the product of its new extents in the chain's
+/// routing, and the space's total the sum of the segments' counts (at least one instance where the
+/// chain ends in a guard: construction's arrival for an empty launch).
+void flattenSegments(ProgramSpaceOp space, bool remarks) {
+  Dispatch chain;
+  Block &body = space.getBody().front();
+  if (space.getExtents().size() != 1 ||
+      !dispatchChain(body, body.getArgument(0), chain, /*guardedEnd=*/true) || chain.groups.size() < 2)
+    return;
+  bool changed = false;
+  for (auto [i, group] : llvm::enumerate(SmallVector<ExecutionGroupOp>(chain.groups))) {
+    // A segment whose members compute a product (each member a dot product: the chained GEMMs' phases)
+    // flattens for pgpu-form-tiles; other segments keep their rows for pgpu-refine-mapping and
+    // pgpu-form-blocking as construction made them.
+    if (!productReduction(group))
+      continue;
+    std::string why;
+    bool flattened = false;
+    for (bool nested = false; ForeachOp each = wholeBodyForeach(group, nested, why); nested = true) {
+      if (remarks)
+        each.emitRemark() << "pgpu-flatten-worksets: the workset that is segment " << i << "'s whole body becomes "
+                          << "its program axis " << group.getExtents().size() << " (its members run as programs)";
+      flatten(space, group, each, /*segment=*/true);
+      flattened = true;
+    }
+    // The segment's count follows its group's new extents in its bound and shift (so later segments'
+    // waits, which count the instances before them, follow too).
+    if (flattened) {
+      OpBuilder b(space);
+      chain.setCount(i, countOf(b, group));
+      changed = true;
+    }
+    if (remarks && !why.empty())
+      group.emitRemark() << "pgpu-flatten-worksets: segment " << i << " not flattened: " << why;
+  }
+  if (!changed)
+    return;
+  OpBuilder b(space);
+  Location loc = space.getLoc();
+  Value total = segmentCount(b, chain, 0);
+  for (unsigned i = 1; i < chain.groups.size(); ++i)
+    total = BinaryOp::create(b, loc, kir::BinaryKind::Add, total, segmentCount(b, chain, i), false, false);
+  if (chain.end)
+    total = BinaryOp::create(b, loc, kir::BinaryKind::Max, total, arith::ConstantIndexOp::create(b, loc, 1), false,
+                             false);
+  space->setOperand(0, total);
+}
+
 struct FlattenWorksets : public tessel::pgpu::impl::PGPUFlattenWorksetsBase<FlattenWorksets> {
   void runOnOperation() override {
     for (KernelOp kernel : getOperation().getOps<KernelOp>()) {
       ProgramSpaceOp space;
       kernel.walk([&](ProgramSpaceOp s) { space = s; });
       ExecutionGroupOp group = space ? soleExecutionGroup(space, /*finalization=*/true) : ExecutionGroupOp();
-      if (!group)
-        continue;
       bool remarks = remarksEnabled(kernel);
+      if (!group) {
+        if (space)
+          flattenSegments(space, remarks);
+        continue;
+      }
       if (mergeSiblingWorksets(group) && remarks)
         group.emitRemark() << "pgpu-flatten-worksets: sibling worksets over the same range, writing different "
                               "views or elements and reading none they write, became one workset";

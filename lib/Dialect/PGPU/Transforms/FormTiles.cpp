@@ -1361,7 +1361,10 @@ void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
   bool remarks = remarksEnabled(kernel);
   Dispatch dispatch;
   Block &body = space.getBody().front();
-  if (!dispatchChain(body, body.getArgument(0), dispatch) || dispatch.groups.size() < 2) {
+  // Waiting segments and the ticketed end are admitted (guardedEnd): a phase that uses what an earlier
+  // one wrote waits before its group (construction's Workset::waitsForFill), which tiling leaves as it is;
+  // the wait counts the instances before the segment, the shifts' values, which follow the new counts.
+  if (!dispatchChain(body, body.getArgument(0), dispatch, /*guardedEnd=*/true) || dispatch.groups.size() < 2) {
     bool reduces = false; // only a space with a reduction may hold a product to say this about
     space.walk([&](RangeReduceOp) { reduces = true; });
     if (remarks && reduces)
@@ -1370,6 +1373,10 @@ void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
     return;
   }
   unsigned n = dispatch.groups.size();
+  // A chain that only guardedEnd admits: a segment waits for the ones before it (construction's phased
+  // finalizations), the last one ticketed.
+  Dispatch plain;
+  bool ticketed = !dispatchChain(body, body.getArgument(0), plain);
   SmallVector<Value> counts;
   bool tiled = false;
   // A group's program count, the left-folded product of its extents (1 without axes) built before the
@@ -1386,12 +1393,25 @@ void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
     return count;
   };
   for (auto [i, group] : llvm::enumerate(SmallVector<ExecutionGroupOp>(dispatch.groups))) {
-    Value count = i < dispatch.bounds.size() ? dispatch.bounds[i].getRhs() : Value();
+    Value count = i < dispatch.bounds.size()                  ? dispatch.bounds[i].getRhs()
+                  : dispatch.end && i + 1 == dispatch.groups.size() ? dispatch.end.getRhs()
+                                                                    : Value();
     std::string where = "segment " + std::to_string(i) + " of " + std::to_string(n);
     Location loc = group.getLoc();
     Tiler tiler(kernel, space, group, IfOp());
     tiler.setChainSegment();
-    if (failed(tiler.analyze()) || tiler.isSegmented()) {
+    LogicalResult analyzed = tiler.analyze();
+    // In a ticketed chain (a phase waits for the ones before it: construction's phased finalizations),
+    // only a product's nest is tiled here; other segments keep pgpu-refine-mapping's per-segment forms.
+    bool keeps = ticketed && succeeded(analyzed) && !tiler.isSegmented() && !tiler.formsContractions();
+    if (keeps) {
+      if (remarks)
+        group.emitRemark() << "pgpu-form-tiles: not tiled (" << where
+                           << "): a segment of a ticketed chain is tiled only where it computes a product";
+      counts.push_back(count);
+      continue;
+    }
+    if (failed(analyzed) || tiler.isSegmented()) {
       if (remarks && (!tiler.whyNot.empty() || tiler.isSegmented()))
         group.emitRemark() << "pgpu-form-tiles: not tiled (" << where << "): "
                            << (tiler.isSegmented() ? std::string("a segment walk is formed only for a sole group")
@@ -1402,10 +1422,7 @@ void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
     tiler.rewrite();
     tiled = true;
     counts.push_back(countOf(tiler.tiledGroup));
-    if (i < dispatch.bounds.size()) {
-      dispatch.bounds[i]->setOperand(1, counts.back());
-      dispatch.shifts[i]->setOperand(1, counts.back());
-    }
+    dispatch.setCount(i, counts.back());
     if (remarks)
       emitRemark(loc) << "pgpu-form-tiles: " << where << ": " << tiler.adopted();
   }
@@ -1417,6 +1434,10 @@ void tileSegments(KernelOp kernel, ProgramSpaceOp space) {
   Value total = counts.front();
   for (Value c : ArrayRef<Value>(counts).drop_front())
     total = BinaryOp::create(b, space.getLoc(), kir::BinaryKind::Add, total, c, false, false);
+  // A ticketed chain keeps one instance for an empty launch (it only arrives), as construction's count.
+  if (dispatch.end)
+    total = BinaryOp::create(b, space.getLoc(), kir::BinaryKind::Max, total,
+                             arith::ConstantIndexOp::create(b, space.getLoc(), 1), false, false);
   space->setOperand(0, total);
 }
 

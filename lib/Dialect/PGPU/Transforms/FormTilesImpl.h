@@ -156,6 +156,8 @@ public:
   unsigned numLoops() const { return loops.size(); }
   /// Whether the analysis accepted a Gram nest (gramNest): its outer reduction becomes a region fold.
   bool formsGramFold() const { return !gramFolds.empty(); }
+  /// Whether the analysis accepted contractions (the nest is a product's).
+  bool formsContractions() const { return !contracts.empty(); }
   ExecutionGroupOp tiledGroup; // rewrite()'s group
 
 private:

@@ -319,6 +319,15 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     its tiled extents and the grid is the sum of the segments' counts. A
     segment that does not tile keeps its count and says why (remark "not
     tiled (segment i of n)"); a segment walk is formed only for a sole group.
+    A ticketed chain (a segment waits, result-less `pgpu.while` loops before
+    its group, for every instance before it to arrive: construction's phased
+    finalizations, chained GEMMs written through kernel-level buffers) is
+    tiled the same way, the waits kept (they count the instances before the
+    segment: the shifts' values, which follow the new counts), workspace
+    accesses tiled as view accesses, the grid at least 1; there only a
+    segment that computes a product is tiled (remark "a segment of a ticketed
+    chain is tiled only where it computes a product"): the others keep
+    pgpu-refine-mapping's per-segment forms.
     Tile reads (seed 000 §6): a tile whose coordinates take data lane by lane
     (a row index read per row) is a `pgpu.gather`; one placed only by scalars
     read from data (a segment's rows `offsets[e] + i`, a tile index decomposed
@@ -1401,6 +1410,14 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     lo + the new coordinate; the body is inlined. Repeats while the new body
     is again such a foreach. Natural spellings then map alike: `T.parallel(b)`
     around `T.matvec` reaches the later passes as the batched contraction does.
+    In construction's chain of segments (pgpu::dispatchChain, waiting
+    segments and the ticketed end included: phases that use what an earlier
+    one wrote to a kernel-level buffer), each segment whose members compute a
+    product (a range_reduce multiplying two reads: chained GEMMs' phases)
+    flattens the same way on its own group; its count, the product of its new
+    extents, replaces its bound and shift in the chain's routing (so later
+    segments' waits, which count the instances before them, follow), and the
+    space's extent becomes the segments' sum (at least 1 with a ticketed end).
     Preserves: values, effects, ABI, origins.
     Must not fire: other effects or regions in the body (they would run once
     per new program), sibling foreaches over different bounds or one
@@ -1410,7 +1427,8 @@ def PGPUFlattenWorksets : Pass<"pgpu-flatten-worksets", "::mlir::ModuleOp"> {
     one axis (a row, which form-blocking walks in blocks),
     bounds that depend on the
     program or on data, several segments or dispatch code (remark when a
-    foreach is present).
+    foreach is present), other than a chain's segments that compute a
+    product (a segment of elementwise or windowed members keeps its rows).
     Verifier after: the shared pgpu verifier.
   }];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
