@@ -55,12 +55,7 @@ TEST_SHAPES = [dict(B=1, N=1), dict(B=2, N=13), dict(B=3, N=67)]
 BENCH_SHAPE = dict(B=64, N=256)
 TOLERANCE = dict(rtol=1e-4, atol=1e-6)
 PEER = "torch.compile"
-# The member's [N, N] matrix is never staged: each stored element is a program that recomputes the whole
-# chain of row and column sums, nested one loop deeper per normalization, so the generated Triton grows
-# about 2.5x and its compile time about 10x per iteration (ITERS 4: 2601 lines 0.4 s, 6: 15658 lines 6 s,
-# 7: 40405 lines 74 s; ITERS 10 does not finish) and each element does O(N^ITERS) work. A compiler gap
-# (issue 41), not a slow interpreter: XFAIL would hang CI, so the Triton path is skipped until it is fixed.
-SKIP = {"identity": "kir-to-pgpu/pgpu passes: the replayed normalizations make the pgpu stage grow ~2.5x a "
-                    "normalization: at ITERS = 10 `tessel compile --emit=pgpu` does not finish in 600 s (issue 47)",
-        "triton": "pgpu: the [N, N] tile of a member is recomputed per element through every normalization "
-                  "(code size and compile time exponential in ITERS; ITERS 10 does not compile in minutes)"}
+# Each normalization's sums are kept per member in workspace (kir-row-parallels: a column sum of the row-
+# normalized matrix reads the row sums along the rows it sums, issue 47), so each element recomputes its
+# chain exp(-C / eps) / r1 / c1 / ... from C and the kept sums instead of every sum before it (which grew
+# the program ~2.5x a normalization: ITERS 10 did not compile in 600 s).

@@ -1057,6 +1057,7 @@ struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRTo
     for (kir::KernelOp kernel : kernels) {
       KernelConstructor constructor(kernel);
       constructor.phaseReductions = phaseReductions;
+      constructor.maxOps = maxOps;
       if (failed(constructor.run()))
         return signalPassFailure();
       kernel.erase();

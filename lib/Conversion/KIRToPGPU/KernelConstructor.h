@@ -60,12 +60,33 @@ class KernelConstructor {
   friend class FoldWorksetImpl;
 
 public:
-  explicit KernelConstructor(kir::KernelOp kernel) : kernel(kernel), b(kernel) {}
+  explicit KernelConstructor(kir::KernelOp kernel) : kernel(kernel), b(kernel) { b.setListener(&built); }
   LogicalResult run();
   /// Whether phaseReplayedReductions may run (the provider spells the wait: kir-to-pgpu's option).
   bool phaseReductions = true;
+  /// The most physical ops construction builds for one kernel (kir-to-pgpu's max-ops option): past it,
+  /// element() stops with a diagnostic at the op being replayed (see `built`).
+  uint64_t maxOps = 0;
+  /// The physical ops construction built (the builder's insertions, nested ops of clones included).
+  uint64_t builtOps() const { return built.count; }
 
 private:
+  /// Counts the builder's insertions. Replay realizes a value's producers again at every position a
+  /// consumer's loop reads it at, so a value read at two positions by each of a chain of reductions
+  /// (a row sum, then a column sum of the row-normalized matrix, ...) is built 2^chain times: the
+  /// bound turns that into a located error instead of a compile that does not end (issue 47).
+  struct BuiltOps : OpBuilder::Listener {
+    uint64_t count = 0;
+    void notifyOperationInserted(Operation *, OpBuilder::InsertPoint) override { ++count; }
+  } built;
+  /// Set once the bound was reported: every later element() fails without another diagnostic.
+  bool overBound = false;
+  /// Fails with a diagnostic at `def` (once) when construction has built more than `maxOps` ops.
+  LogicalResult checkBound(Operation *def);
+  /// Elements built per structured KIR op (reductions, contractions, folds): the bound's note names
+  /// the most replayed one.
+  llvm::MapVector<Operation *, uint64_t> structuredBuilds;
+
   // Values and domains.
   Value constIndex(Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value binary(Location loc, kir::BinaryKind kind, Value lhs, Value rhs) {

@@ -317,10 +317,39 @@ FailureOr<Value> KernelConstructor::element(Value tensor, ArrayRef<Value> positi
       ++keptForUses[def];
     return v;
   }
+  if (failed(checkBound(def)))
+    return failure();
+  if (isa<kir::ContractOp, kir::ReduceOp, kir::ArgReduceOp, kir::RegionFoldOp, kir::RegionScanOp>(def))
+    ++structuredBuilds[def];
   FailureOr<Value> result = elementOf(def, tensor, positions);
   if (succeeded(result))
     realized[tensor].push_back(Realized{SmallVector<Value, 4>(positions.begin(), positions.end()), *result});
   return result;
+}
+
+LogicalResult KernelConstructor::checkBound(Operation *def) {
+  if (overBound)
+    return failure();
+  if (!maxOps || builtOps() <= maxOps)
+    return success();
+  overBound = true;
+  // At the most rebuilt reduction (the innermost of the chain that multiplies), else at the value.
+  Operation *most = nullptr;
+  uint64_t times = 0;
+  for (auto [op, n] : structuredBuilds)
+    if (n > times)
+      most = op, times = n;
+  InFlightDiagnostic diag = (most ? most : def)->emitError();
+  diag << "kir-to-pgpu: constructing the kernel built more than " << maxOps << " ops: ";
+  if (most)
+    diag << "this '" << most->getName() << "' was built " << times << " times, ";
+  diag << "replayed element by element inside the loops of the reductions that read its result at other "
+          "positions than their own (each such reduction rebuilds it, so a chain of them multiplies the work); "
+          "keep the reduced values in a kernel-level T.buffer over the T.parallel's domains and their own, "
+          "written once by each member and read back, or split the kernel";
+  if (most && most != def)
+    diag.attachNote(def->getLoc()) << "construction was replaying this value";
+  return failure();
 }
 
 bool KernelConstructor::visibleHere(Value v) {

@@ -132,3 +132,103 @@ module attributes {kir.compile_options = #kir.compile_options<optimization_remar
     kir.return
   }
 }
+
+// -----
+
+// COM: Issue 47, Sinkhorn normalization (corpus 339): per batch b, p = exp(-c / eps), r = p's row sums,
+// COM: q = p / r spread over the rows, then k = q's column sums and out = q / k spread over the columns.
+// COM: The column sum reads r through a broadcast that varies along the rows it sums: each of its terms needs
+// COM: another row's sum, so a replay rebuilds every row sum inside every column sum's loop (and each further
+// COM: normalization doubles it: 2^ITERS). Nested, not a fold's statistic: r and k are kept. One domain is
+// COM: both axes (`c[b, idx, idx]`), so the axes are told apart by position, not by domain; `eps` is spread
+// COM: at kernel level, before the parallel.
+// CHECK-LABEL: kir.kernel @sinkhorn_pair
+// CHECK: %[[BR:.*]] = kir.buffer over(%{{.*}}, %{{.*}}) first_write
+// CHECK: %[[BK:.*]] = kir.buffer over(%{{.*}}, %{{.*}}) first_write
+// CHECK: kir.parallel
+// CHECK: %[[R:.*]] = kir.reduce %{{.*}} axes [1]
+// CHECK: kir.buffer_store %[[R]], %[[BR]][
+// CHECK: %[[R2:.*]] = kir.buffer_load %[[BR]][
+// CHECK: kir.broadcast %[[R2]] over(%{{.*}}, %{{.*}}) dims [0]
+// CHECK: %[[K:.*]] = kir.reduce %{{.*}} axes [0]
+// CHECK: kir.buffer_store %[[K]], %[[BK]][
+// CHECK: %[[K2:.*]] = kir.buffer_load %[[BK]][
+// CHECK: kir.broadcast %[[K2]] over(%{{.*}}, %{{.*}}) dims [1]
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @sinkhorn_pair(%c: !kir.view<f32, [B, N, N], in>, %out: !kir.view<f32, [B, N, N], out>, %eps: f32) {
+    %0 = kir.extent "B"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %idx = kir.domain %c0 to %1
+    %bs = kir.domain %c0 to %0
+    %e = kir.broadcast %eps over(%idx, %idx) dims [] : f32 -> tensor<?x?xf32>
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{kir-row-parallels: 2 tensor(s) a store reads spread over more axes are computed from nested reductions or contractions}}
+    kir.parallel %bs {
+    ^bb0(%b: index):
+      %x = kir.load %c[%b, %idx, %idx] : !kir.view<f32, [B, N, N], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %n = kir.unary neg %x : tensor<?x?xf32>
+      %d = kir.binary div %n, %e : tensor<?x?xf32>
+      %p = kir.unary exp %d : tensor<?x?xf32>
+      %r = kir.reduce %p axes [1] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a1: f32, %a2: f32):
+        %t = kir.binary add %a1, %a2 : f32
+        kir.yield %t : f32
+      }
+      %rb = kir.broadcast %r over(%idx, %idx) dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+      %q = kir.binary div %p, %rb : tensor<?x?xf32>
+      %k = kir.reduce %q axes [0] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a1: f32, %a2: f32):
+        %t = kir.binary add %a1, %a2 : f32
+        kir.yield %t : f32
+      }
+      %kb = kir.broadcast %k over(%idx, %idx) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+      %o = kir.binary div %q, %kb : tensor<?x?xf32>
+      kir.store %o, %out[%b, %idx, %idx] : tensor<?x?xf32>, !kir.view<f32, [B, N, N], out>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}
+
+// -----
+
+// COM: Must not fire (issue 47): the same matrix normalized twice along one axis, columns then columns. The
+// COM: second column sum reads the first through a broadcast constant along the rows it sums (each of its
+// COM: terms needs its own column's sum, built once per element): a fold's statistic, as a softmax's
+// COM: maximum is, although both axes are one domain. Nothing is kept.
+// CHECK-LABEL: kir.kernel @column_twice
+// CHECK-NOT: kir.buffer
+// CHECK: kir.store
+module attributes {kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  kir.kernel @column_twice(%c: !kir.view<f32, [B, N, N], in>, %out: !kir.view<f32, [B, N, N], out>) {
+    %0 = kir.extent "B"
+    %1 = kir.extent "N"
+    %c0 = arith.constant 0 : index
+    %idx = kir.domain %c0 to %1
+    %bs = kir.domain %c0 to %0
+    %zero = arith.constant 0.0 : f32
+    kir.parallel %bs {
+    ^bb0(%b: index):
+      %p = kir.load %c[%b, %idx, %idx] : !kir.view<f32, [B, N, N], in>[index, !kir.domain, !kir.domain] -> tensor<?x?xf32>
+      %k1 = kir.reduce %p axes [0] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a1: f32, %a2: f32):
+        %t = kir.binary add %a1, %a2 : f32
+        kir.yield %t : f32
+      }
+      %k1b = kir.broadcast %k1 over(%idx, %idx) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+      %q = kir.binary div %p, %k1b : tensor<?x?xf32>
+      %k2 = kir.reduce %q axes [0] identity(%zero : f32) : (tensor<?x?xf32>) -> (tensor<?xf32>) {
+      ^bb0(%a1: f32, %a2: f32):
+        %t = kir.binary add %a1, %a2 : f32
+        kir.yield %t : f32
+      }
+      %k2b = kir.broadcast %k2 over(%idx, %idx) dims [1] : tensor<?xf32> -> tensor<?x?xf32>
+      %o = kir.binary div %q, %k2b : tensor<?x?xf32>
+      kir.store %o, %out[%b, %idx, %idx] : tensor<?x?xf32>, !kir.view<f32, [B, N, N], out>[index, !kir.domain, !kir.domain]
+      kir.yield
+    }
+    kir.return
+  }
+}

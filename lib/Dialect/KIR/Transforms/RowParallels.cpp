@@ -27,6 +27,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace tessel::kir {
 #define GEN_PASS_DEF_KIRROWPARALLELS
@@ -810,19 +811,94 @@ static void keepInBuffer(ParallelOp par, Value v, Value d) {
   v.replaceAllUsesExcept(back, st);
 }
 
-/// Seed 002 §3 (replay versus materialization, costed): inside a kir.parallel member, a tensor a store
-/// reads through a broadcast that adds axes (squeeze-and-excitation's gate a[c] spread over the pixels,
-/// corpus 249) is realized per stored element; where it comes from a reduction or contraction of
-/// another reduction's or contraction's tensor (a = sigmoid(w2 @ silu(w1 @ mean(x)))), every element
-/// recomputes the inner one whole: O(elements x its work). Kept instead: each such reduction and
-/// contraction on the chain (rank-1, over a kernel-level domain) is written once per member to a buffer
-/// over the parallel's domains and its own (first write), and read back; construction then computes each
-/// once per member, in order, before the store. A single level (a row's mean spread over its row) stays.
-/// Returns the number of tensors kept.
-unsigned keepMemberTensors(ParallelOp par, bool remarks) {
-  Block &body = par.getBody().front();
-  Row r;
-  DenseSet<Operation *> mixing; // reductions and contractions of the body with rank-1 tensor results
+/// Records in `r` the axes of the kernel-level tensors before `par` that a member may read as they are:
+/// constants spread over domains (the 2.0 of 94_knn_top8_b's |k|^2 - 2 q.k + |q|^2, the eps of
+/// 339's `-C / eps`) and index vectors; a row that passes through them keeps known axes.
+static void knownOutside(ParallelOp par, Row &r) {
+  for (Operation &op : *par->getBlock()) {
+    if (&op == par.getOperation())
+      break;
+    if ((isa<BroadcastOp>(op) && !isa<RankedTensorType>(op.getOperand(0).getType())) || isa<IndicesOp>(op))
+      if (!axesOf(&op, r))
+        r.why.clear();
+  }
+}
+
+/// The axes of `op`'s operand `operand` that it combines across positions: a reduction's axes, a
+/// contraction's reduce pairs (none for other ops).
+static llvm::SmallBitVector combinedAxes(Operation *op, Value operand) {
+  auto type = dyn_cast<RankedTensorType>(operand.getType());
+  llvm::SmallBitVector axes(type ? type.getRank() : 0);
+  auto mark = [&](ArrayRef<int64_t> list) {
+    for (int64_t a : list)
+      if (a >= 0 && a < (int64_t)axes.size())
+        axes.set(a);
+  };
+  if (auto red = dyn_cast<ReduceOp>(op))
+    mark(red.getAxes());
+  else if (auto ct = dyn_cast<ContractOp>(op))
+    mark(operand == ct.getLhs() ? ct.getLhsReduce() : ct.getRhsReduce());
+  return axes;
+}
+
+/// Whether the reduction or contraction `op` of the member `body` reads, through the body's ops,
+/// another of `mixing` (nested: a replay of `op` recomputes it whole). Without `throughSpread`, read
+/// directly: a tensor spread back over more axes stops the walk (attention's row maximum under
+/// exp(s - max), which the row's sum then reduces, is a fold's statistic: the fold keeps it). With it,
+/// read through such a spread that varies along an axis `op` combines (issue 47: the column sums of
+/// Sinkhorn's `p / row_sums` need another row's sum per term, so each replayed normalization doubles
+/// the work); one constant along the combined axes is still a fold's statistic. Axes are told apart
+/// by position, so one domain may be both.
+static bool readsNested(Operation *op, Block &body, const DenseSet<Operation *> &mixing, bool throughSpread) {
+  // (value, the axes of it that `op` combines (none: unknown, through a reshaping op), whether a
+  // spread along them was crossed).
+  struct Item {
+    Value value;
+    llvm::SmallBitVector combined;
+    bool spread;
+  };
+  SmallVector<Item> work;
+  for (Value x : op->getOperands())
+    work.push_back({x, combinedAxes(op, x), false});
+  DenseMap<std::pair<Value, unsigned>, llvm::SmallBitVector> seen; // the combined axes each was walked with
+  while (!work.empty()) {
+    Item it = work.pop_back_val();
+    Operation *def = it.value.getDefiningOp();
+    if (!def || def->getBlock() != &body || isa<LoadOp>(def))
+      continue;
+    auto [at, first] = seen.try_emplace({it.value, unsigned(it.spread)}, it.combined);
+    if (!first) {
+      if (!it.combined.test(at->second))
+        continue; // nothing new combined along
+      at->second |= it.combined;
+    }
+    if (mixing.contains(def) && it.spread == throughSpread)
+      return true;
+    if (auto bc = dyn_cast<BroadcastOp>(def)) {
+      auto in = dyn_cast<RankedTensorType>(bc.getOperand().getType());
+      if (in && in.getRank() >= 1 && (int64_t)bc.getDomains().size() > in.getRank()) {
+        llvm::SmallBitVector along(in.getRank());
+        for (auto [i, d] : llvm::enumerate(bc.getDims()))
+          if (d >= 0 && d < (int64_t)it.combined.size() && it.combined.test(d))
+            along.set(i);
+        if (throughSpread && along.any())
+          work.push_back({bc.getOperand(), along, true});
+        continue; // constant along what `op` combines: a fold's statistic
+      }
+    }
+    bool pointwise = isa<BinaryOp, UnaryOp, CmpOp, SelectOp, CastOp, BitcastOp>(def);
+    for (Value y : def->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(y.getType());
+      bool same = pointwise && t && t.getRank() == (int64_t)it.combined.size();
+      work.push_back({y, same ? it.combined : llvm::SmallBitVector(t ? t.getRank() : 0), it.spread});
+    }
+  }
+  return false;
+}
+
+/// The reductions and contractions of `body` with rank-1 tensor results whose axes `r` knows (recorded).
+static DenseSet<Operation *> mixingOps(Block &body, Row &r) {
+  DenseSet<Operation *> mixing;
   for (Operation &op : body) {
     if (op.getNumResults() != 1 || !isa<RankedTensorType>(op.getResult(0).getType()))
       continue;
@@ -835,6 +911,43 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
     if (isa<ReduceOp, ContractOp>(op) && r.axes[op.getResult(0)].size() == 1)
       mixing.insert(&op);
   }
+  return mixing;
+}
+
+/// The ops of `mixing` upstream of `v` through the body's ops.
+static llvm::SetVector<Operation *> mixingUpstream(Value v, Block &body, const DenseSet<Operation *> &mixing) {
+  llvm::SetVector<Operation *> chain;
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (!def || def->getBlock() != &body || !seen.insert(x).second || isa<LoadOp>(def))
+      continue;
+    if (mixing.contains(def))
+      chain.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  return chain;
+}
+
+/// Seed 002 §3 (replay versus materialization, costed): inside a kir.parallel member, a tensor a store
+/// reads through a broadcast that adds axes (squeeze-and-excitation's gate a[c] spread over the pixels,
+/// corpus 249) is realized per stored element; where it comes from a reduction or contraction of
+/// another reduction's or contraction's tensor (a = sigmoid(w2 @ silu(w1 @ mean(x)))), every element
+/// recomputes the inner one whole: O(elements x its work). Kept instead: each such reduction and
+/// contraction on the chain (rank-1, over a kernel-level domain) is written once per member to a buffer
+/// over the parallel's domains and its own (first write), and read back; construction then computes each
+/// once per member, in order, before the store. A single level (a row's mean spread over its row) stays.
+/// Returns the number of tensors kept.
+unsigned keepMemberTensors(ParallelOp par, bool remarks) {
+  Block &body = par.getBody().front();
+  // The axes as the body alone tells them (`r`: direct nesting keeps the reach it had; past a constant
+  // spread at kernel level, 131's linear attention, kir-chained-folds plans the chain), and also
+  // through such constants (`wide`: nesting through a spread, issue 47, whose `-C / eps` reads one).
+  Row r, wide;
+  knownOutside(par, wide);
+  DenseSet<Operation *> mixing = mixingOps(body, r), wideMixing = mixingOps(body, wide);
   // Broadcasts that spread a rank-1 tensor over more axes, feeding a store of the body.
   SmallVector<Value> spread;
   for (Operation &op : body)
@@ -843,42 +956,14 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
       if (in && in.getRank() == 1 && bc.getDomains().size() > 1)
         spread.push_back(bc.getOperand());
     }
-  // The mixing ops upstream of each spread tensor (through the body's ops); kept only where one of
-  // them reads another (nested).
+  // The mixing ops upstream of each spread tensor; kept only where one of them reads another (nested).
   llvm::SetVector<Operation *> keep;
   for (Value v : spread) {
-    llvm::SetVector<Operation *> chain;
-    SmallVector<Value> work{v};
-    DenseSet<Value> seen;
-    while (!work.empty()) {
-      Value x = work.pop_back_val();
-      Operation *def = x.getDefiningOp();
-      if (!def || def->getBlock() != &body || !seen.insert(x).second || isa<LoadOp>(def))
-        continue;
-      if (mixing.contains(def))
-        chain.insert(def);
-      llvm::append_range(work, def->getOperands());
-    }
-    bool nested = false;
-    for (Operation *op : chain) {
-      DenseSet<Value> up;
-      SmallVector<Value> w(op->getOperands().begin(), op->getOperands().end());
-      while (!w.empty() && !nested) {
-        Value x = w.pop_back_val();
-        Operation *def = x.getDefiningOp();
-        if (!def || def->getBlock() != &body || !up.insert(x).second || isa<LoadOp>(def))
-          continue;
-        // A tensor spread back over more axes (attention's row maximum under exp(s - max), which the
-        // row's sum then reduces) is a fold's statistic, not a nested chain: the fold keeps it.
-        if (auto bc = dyn_cast<BroadcastOp>(def))
-          if (auto in = dyn_cast<RankedTensorType>(bc.getOperand().getType());
-              in && in.getRank() >= 1 && (int64_t)bc.getDomains().size() > in.getRank())
-            continue;
-        nested |= mixing.contains(def);
-        llvm::append_range(w, def->getOperands());
-      }
-    }
-    if (nested)
+    llvm::SetVector<Operation *> chain = mixingUpstream(v, body, mixing);
+    if (llvm::any_of(chain, [&](Operation *op) { return readsNested(op, body, mixing, false); }))
+      keep.insert(chain.begin(), chain.end());
+    chain = mixingUpstream(v, body, wideMixing);
+    if (llvm::any_of(chain, [&](Operation *op) { return readsNested(op, body, wideMixing, true); }))
       keep.insert(chain.begin(), chain.end());
   }
   SmallVector<Operation *> order(keep.begin(), keep.end());
@@ -886,7 +971,7 @@ unsigned keepMemberTensors(ParallelOp par, bool remarks) {
   unsigned kept = 0;
   for (Operation *op : order) {
     Value v = op->getResult(0);
-    Value d = r.axes[v][0];
+    Value d = wide.axes[v][0];
     Operation *ddef = d.getDefiningOp();
     if (!ddef || ddef->getBlock() != par->getBlock() || !ddef->isBeforeInBlock(par))
       continue; // a domain of the member's own: no kernel-level buffer over it
@@ -931,15 +1016,7 @@ unsigned keepSharedReductions(ParallelOp par, bool remarks) {
   Row r;
   SmallVector<Value> forks;
   SmallVector<Operation *> reductions;
-  // Constants spread over a domain at kernel level (the 2.0 of 94_knn_top8_b's |k|^2 - 2 q.k + |q|^2)
-  // and index vectors have known axes too: a row that passes through them still forks.
-  for (Operation &op : *par->getBlock()) {
-    if (&op == par.getOperation())
-      break;
-    if ((isa<BroadcastOp>(op) && !isa<RankedTensorType>(op.getOperand(0).getType())) || isa<IndicesOp>(op))
-      if (!axesOf(&op, r))
-        r.why.clear();
-  }
+  knownOutside(par, r);
   for (Operation &op : body) {
     if (auto ar = dyn_cast<ArgReduceOp>(op)) {
       auto it = r.axes.find(ar.getInput());

@@ -380,6 +380,12 @@ def KIRRowParallels : Pass<"kir-row-parallels", "::mlir::ModuleOp"> {
     kernel-level domain gets a `kir.buffer` over the parallel's domains and its own (first write), a
     `kir.buffer_store` after it and a `kir.buffer_load` its users read; construction computes each once
     per member, in order, before the store. A single level (a row's sum spread over the row) stays.
+    Nested through a broadcast too (issue 47, Sinkhorn's alternating normalizations, corpus 339): a
+    reduction of a tensor that spreads another's result along an axis it reduces (the column sums of
+    `p / row_sums` spread over the rows) needs a different element of it per term; replayed, each
+    normalization doubles the work (2^ITERS). Axes are told apart by position, so one domain may be
+    both. One spread along axes it does not reduce (a softmax's row maximum under the row's sum) is a
+    fold's statistic and not nested. Constants spread over domains at kernel level keep their axes.
     Then, shared member reductions (issue 41, seed 002 §3): inside such a parallel, a rank-1 tensor
     computed by a reduction or arg-reduction over a kernel-level domain, taken after the pointwise ops
     it passes alone (corpus 290's argmax cast to i32), that feeds two or more consumers past pointwise
