@@ -112,8 +112,9 @@ PEER = "flash-linear-attention chunk_gla if installed, else a torch loop"
 # the bench shape (T=4096) a slice much longer than ~1000 steps of this gate would overflow f32.
 # language.md does not say how long the slices of a region scan may be.
 XFAIL = {"triton": ("kir-to-pgpu constructs a scan's results where values computed from them by pointwise "
-                    "ops (and reductions over other axes) are stored; 'kir.contract' uses them -- at line "
-                    "40:12 in emit (the cumsum of log g feeds a contraction); interp ok")}
+                    "ops (and reductions over other axes) are stored; a sum of products (T.sum(x * y), "
+                    "T.contract, T.matmul) uses them -- at line 40:12 in emit (the cumsum of log g feeds a "
+                    "contraction over another axis); interp ok")}
 
 
 def OPS(shape):

@@ -58,8 +58,3 @@ TEST_SHAPES = [dict(B=1, V=1), dict(B=3, V=37), dict(B=5, V=1031)]
 BENCH_SHAPE = dict(B=256, V=128256)
 TOLERANCE = dict(rtol=0.0, atol=0.0)
 PEER = "torch.compile"
-# docs/language.md lists this among the refused uses of a scan ("a reduction along the scan's axis of its
-# result"), yet a count of the prefixes below a bound is computable in the blocked scan's one walk: each
-# block's prefixes (carried from the blocks before) are compared and counted as they are formed.
-XFAIL = {"triton": "kir-to-pgpu does not construct a reduction along a scan's axis of its results "
-                   "(the count of CDF prefixes at most u * total)"}

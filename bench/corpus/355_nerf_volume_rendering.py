@@ -62,7 +62,3 @@ TEST_SHAPES = [dict(R=0, S=5), dict(R=1, S=1), dict(R=3, S=7), dict(R=5, S=67), 
 BENCH_SHAPE = dict(R=2 ** 18, S=192)
 TOLERANCE = dict(rtol=1e-4, atol=1e-5)
 PEER = "torch.compile"
-XFAIL = {"triton": "kir-to-pgpu does not construct a reduction along a scan's axis of its results (the "
-                   "weights' sums over the samples, T.sum(w * rgb, axis=0) as a kir.contract, and T.sum(w)): "
-                   "'kir-to-pgpu constructs a scan's results where values computed from them by pointwise ops "
-                   "(and reductions over other axes) are stored; 'kir.contract' uses them'"}

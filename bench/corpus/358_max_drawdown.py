@@ -59,7 +59,3 @@ TEST_SHAPES = [dict(M=0, T=3), dict(M=1, T=1), dict(M=3, T=7), dict(M=5, T=131),
 BENCH_SHAPE = dict(M=8192, T=4096)
 TOLERANCE = dict(rtol=1e-5, atol=1e-6)
 PEER = "torch.compile"
-XFAIL = {"triton": "kir-to-pgpu does not construct a reduction along a scan's axis of its results (the argmax "
-                   "of the drawdowns, computed from the running maximum T.cummax(p)): 'kir-to-pgpu constructs a "
-                   "scan's results where values computed from them by pointwise ops (and reductions over other "
-                   "axes) are stored; 'kir.arg_reduce' uses them'"}

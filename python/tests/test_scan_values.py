@@ -16,6 +16,7 @@ recurrence h_t = exp(dt_t A[d, :]) h_{t-1} + dt_t B_t x_t read out as y_t = sum_
 D[d] x_t, whose reduction over the state axis (static extent 16) holds the 16 lines as components of
 one blocked scan.
 """
+import math
 import os
 import pathlib
 import subprocess
@@ -129,13 +130,14 @@ def check(kernel, shapes, inputs, want, rtol, atol, blocks=(64, 512)):
         got = run_stage(kernel, "kir", shapes, inputs, tmp)
         for name, w in want.items():
             np.testing.assert_allclose(np.load(got / f"{name}.npy"), w, rtol=rtol, atol=atol, err_msg=f"kir {name}")
-        for block in blocks:  # a BLOCK, or a binding ({"BLOCK_R": 2, "BLOCK_C": 16}: a tiled scan)
+        for block in blocks:  # a BLOCK, a binding ({"BLOCK_R": 2, "BLOCK_C": 16}: a tiled scan), None: no parameter
             got = (run_stage(kernel, "pgpu", shapes, inputs, tmp, block, provider="triton") if isinstance(block, dict)
-                   else run_stage(kernel, "pgpu", shapes, inputs, tmp, {"BLOCK": block}))
+                   else run_stage(kernel, "pgpu", shapes, inputs, tmp, {"BLOCK": block} if block else None))
             for name, w in want.items():
                 np.testing.assert_allclose(np.load(got / f"{name}.npy"), w, rtol=rtol, atol=atol,
                                            err_msg=f"pgpu BLOCK={block} {name}")
-    outs = {name: torch.full(w.shape, float("nan")) for name, w in want.items()}
+    outs = {name: (torch.full(w.shape, float("nan")) if np.issubdtype(w.dtype, np.floating)
+                   else torch.full(w.shape, -7, dtype=torch.from_numpy(w).dtype)) for name, w in want.items()}
     kernel(*[torch.from_numpy(v) for v in inputs.values()], *outs.values())
     for name, w in want.items():
         np.testing.assert_allclose(outs[name].numpy(), w, rtol=rtol, atol=atol, err_msg=f"triton {name}")
@@ -208,16 +210,91 @@ def test_blocked_scan_in_the_triton_source():
     assert "tl.sigmoid" in body or "exp" in body
 
 
-def test_reduction_along_the_scan_axis_is_refused_at_its_line():
-    @tessel.kernel
-    def total_of_prefixes(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
-        M, N = x.shape
-        cols = T.domain(0, N)
-        for m in T.parallel(T.domain(0, M)):
-            y[m] = T.sum(T.cumsum(x[m, cols]) * 2.0)
+@tessel.fn
+def mul(a: T.f32, b: T.f32) -> T.f32:
+    return a * b
 
-    with pytest.raises(tessel.CompileError, match="does not construct a reduction along a scan's axis") as e:
-        total_of_prefixes.source("triton")
+
+@tessel.kernel
+def sum_of_prefixes(x: T.In[T.f32, ("M", "N")], y: T.Out[T.f32, ("M",)]):
+    """A sum along the scan's own axis of its prefixes (ScanReductions.cpp: one ordered walk)."""
+    M, N = x.shape
+    cols = T.domain(0, N)
+    for m in T.parallel(T.domain(0, M)):
+        y[m] = T.sum(T.cumsum(x[m, cols]) * 2.0)
+
+
+@tessel.kernel
+def composite(sigma: T.In[T.f32, ("M", "N")], rgb: T.In[T.f32, ("M", "N", 3)], color: T.Out[T.f32, ("M", 3)],
+              acc: T.Out[T.f32, ("M",)]):
+    """Weights from an exclusive product scan, summed along its axis alone and against a [N, 3] tile
+    (a kir.contract): volume rendering's compositing."""
+    M, N = sigma.shape
+    cols, chans = T.domain(0, N), T.domain(0, 3)
+    for m in T.parallel(T.domain(0, M)):
+        alpha = 1.0 - T.exp(-sigma[m, cols])
+        w = T.scan(1.0 - alpha, axis=0, identity=1.0, combine=mul, exclusive=True) * alpha
+        color[m, chans] = T.sum(w * rgb[m, cols, chans], axis=0)
+        acc[m] = T.sum(w)
+
+
+@tessel.fn
+def larger(a: T.f32, b: T.f32) -> T.f32:
+    return T.maximum(a, b)
+
+
+@tessel.kernel
+def rise_ahead(x: T.In[T.f32, ("M", "N")], best: T.Out[T.f32, ("M",)], at: T.Out[T.i32, ("M",)]):
+    """The largest rise to a later maximum (a reverse exclusive cummax) and where it starts: an
+    arg-reduction along the scan's axis, walked from the last member down."""
+    M, N = x.shape
+    cols = T.domain(0, N)
+    for m in T.parallel(T.domain(0, M)):
+        row = x[m, cols]
+        ahead = T.scan(row, axis=0, identity=-math.inf, combine=larger, exclusive=True, reverse=True)
+        v, i = T.argmax(T.where(ahead > -math.inf, ahead - row, 0.0))
+        best[m] = v
+        at[m] = T.cast(i, T.i32)
+
+
+WALK = (None, {})  # a serial walk declares no BLOCK: the shared pipeline, and Triton's before legalization
+
+
+WALK_ROWS = [pytest.param(s, id=f"M{s['M']}N{s['N']}", marks=[pytest.mark.deep(
+    reason="1031 serial steps under TRITON_INTERPRET=1, about 12 s")] if s["N"] > 1000 else []) for s in ROWS]
+
+
+@pytest.mark.parametrize("shape", WALK_ROWS)
+def test_reductions_along_the_scan_axis(shape):
+    M, N = shape["M"], shape["N"]
+    rng = np.random.default_rng(M * 31 + N)
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    check(sum_of_prefixes, shape, {"x": x}, {"y": (np.cumsum(x64, 1) * 2.0).sum(1)}, 1e-4, 1e-3, WALK)
+    sigma = (np.abs(rng.standard_normal((M, N))) * 0.3).astype(np.float32)
+    rgb = rng.uniform(0.1, 1.0, (M, N, 3)).astype(np.float32)
+    alpha = 1.0 - np.exp(-sigma.astype(np.float64))
+    w = np.cumprod(np.concatenate([np.ones((M, 1)), 1.0 - alpha], 1), 1)[:, :N] * alpha
+    check(composite, shape, {"sigma": sigma, "rgb": rgb},
+          {"color": (w[:, :, None] * rgb).sum(1), "acc": w.sum(1)}, 1e-4, 1e-5, WALK)
+    ahead = np.full((M, N), -np.inf, np.float32)
+    if N > 1:
+        ahead[:, :-1] = np.maximum.accumulate(x[:, ::-1], 1)[:, ::-1][:, 1:]
+    rise = np.where(ahead > -np.inf, ahead - x, np.float32(0.0)).astype(np.float32)
+    check(rise_ahead, shape, {"x": x}, {"best": rise.max(1), "at": rise.argmax(1).astype(np.int32)}, 0, 0, WALK)
+
+
+def test_reduction_along_the_axis_of_a_two_line_scan_is_refused_at_its_line():
+    @tessel.kernel
+    def total_of_pair_prefixes(x: T.In[T.f32, ("M", "N", 2)], y: T.Out[T.f32, ("M", 2)]):
+        M, N = x.shape[0], x.shape[1]
+        cols, pair = T.domain(0, N), T.domain(0, 2)
+        for m in T.parallel(T.domain(0, M)):
+            y[m, pair] = T.sum(T.cumsum(x[m, cols, pair], axis=0), axis=0)
+
+    with pytest.raises(tessel.CompileError, match=r"constructs a reduction along a scan's axis of its results "
+                                                  r"\(a reduction \(T.sum") as e:
+        total_of_pair_prefixes.source("triton")
     assert "test_scan_values.py" in str(e.value)
 
 

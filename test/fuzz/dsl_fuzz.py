@@ -65,7 +65,7 @@ from dsl_programs import DEFECTS, TEMPLATES, Program  # noqa: E402,F401
 LIMITATION_MARKERS = ("yet", "for now", "only when its results are stored",
                       # scans as values (docs/language.md, Scans): the uses of a scan kir-to-pgpu builds
                       "constructs a scan's results where", "constructs a value computed from several scans",
-                      "constructs a reduction of a scan's results", "does not construct a reduction along a scan's axis",
+                      "constructs a reduction of a scan's results", "constructs a reduction along a scan's axis",
                       "a loop carrying a scan's results is constructed")
 
 

@@ -219,6 +219,13 @@ private:
   FailureOr<SmallVector<Value>> reduceNest(Location loc, ArrayRef<Value> extents, ValueRange identities,
                                            ElementFn element, CombineFn buildCombine);
   LogicalResult addCombine(Region &combine, TypeRange components);
+  /// The scans a reduction along their own axis reads through pointwise ops and broadcasts, when
+  /// one ordered walk realizes it (ScanReductions.cpp); empty when none or not covered.
+  SmallVector<kir::ScanOp> scansWalkedBy(Operation *reduction);
+  /// That walk: a pgpu.for over `extent` carrying each scan's prefix and the reduction's
+  /// accumulators (from `identities`), `element` reading the prefixes at the visited position.
+  FailureOr<SmallVector<Value>> walkNest(Location loc, ArrayRef<kir::ScanOp> scans, Value extent,
+                                         ValueRange identities, ElementFn element, CombineFn buildCombine);
   Value boolOp(Location loc, kir::BinaryKind kind, Value a, Value c) { return binary(loc, kind, a, c); }
   Value notOp(Location loc, Value a) { return binary(loc, kir::BinaryKind::Xor, a, trueValue(loc)); }
   FailureOr<Value> convertPointwise(Operation *op, ArrayRef<Value> operands);

@@ -41,6 +41,20 @@ using namespace mlir;
 using namespace tessel;
 using namespace tessel::construct;
 
+/// What the user wrote for a KIR op, in DSL words (a sum is a kir.contract when it multiplies two
+/// values first).
+static std::string userConstruct(Operation *op) {
+  if (auto r = dyn_cast<kir::ReduceOp>(op))
+    return "a reduction (T.sum, T.max, T.reduce, ...)";
+  if (auto a = dyn_cast<kir::ArgReduceOp>(op))
+    return a.getKind() == kir::ArgReduceKind::ArgMax ? "T.argmax" : "T.argmin";
+  if (isa<kir::ContractOp>(op))
+    return "a sum of products (T.sum(x * y), T.contract, T.matmul)";
+  if (isa<kir::GatherOp>(op))
+    return "a gather";
+  return "'" + op->getName().getStringRef().str() + "'";
+}
+
 static bool isWrite(Operation *op) {
   return isa<kir::StoreOp, kir::ScatterOp, kir::ScatterReduceOp, kir::BufferStoreOp>(op);
 }
@@ -85,8 +99,17 @@ LogicalResult KernelConstructor::checkScanUses(kir::ScanOp scan) {
           worklist.push_back({user->getResult(0), axis});
         continue;
       }
+      // A reduction along the scan's axis of what the scan's results compute: one ordered walk carries
+      // the scan and the reduction together (ScanReductions.cpp).
+      if (isa<kir::ReduceOp, kir::ArgReduceOp, kir::ContractOp>(user) &&
+          llvm::is_contained(scansWalkedBy(user), scan))
+        continue;
       auto r = dyn_cast<kir::ReduceOp>(user);
-      bool alongScan = r && llvm::is_contained(r.getAxes(), axis);
+      auto a = dyn_cast<kir::ArgReduceOp>(user);
+      auto c = dyn_cast<kir::ContractOp>(user);
+      bool alongScan = (r && llvm::is_contained(r.getAxes(), axis)) || (a && int64_t(a.getAxis()) == axis) ||
+                       (c && (use.getOperandNumber() == 0 ? llvm::is_contained(c.getLhsReduce(), axis)
+                                                          : llvm::is_contained(c.getRhsReduce(), axis)));
       if (r && !alongScan) {
         // Over other axes (their lines become components of the scan where the result is stored).
         int64_t below = llvm::count_if(r.getAxes(), [&](int64_t a) { return a < axis; });
@@ -101,13 +124,14 @@ LogicalResult KernelConstructor::checkScanUses(kir::ScanOp scan) {
         continue;
       InFlightDiagnostic diag = user->emitError();
       if (alongScan)
-        diag << "kir-to-pgpu does not construct a reduction along a scan's axis of its results: it needs the "
-                "whole line of prefixes before it can finish; reduce what the scan combines instead, or store "
-                "the scan";
+        diag << "kir-to-pgpu constructs a reduction along a scan's axis of its results (" << userConstruct(user)
+             << ") as one ordered walk when it reduces that one axis of scans of lines (rank 1) in one "
+                "direction, through pointwise ops and broadcasts; reduce what the scan combines instead, or "
+                "store the scan";
       else
         diag << "kir-to-pgpu constructs a scan's results where values computed from them by pointwise ops (and "
-                "reductions over other axes) are stored; '"
-             << user->getName() << "' uses them";
+                "reductions over other axes) are stored; "
+             << userConstruct(user) << " uses them";
       diag.attachNote(scan.getLoc()) << "the scan";
       return failure();
     }
@@ -127,7 +151,8 @@ bool KernelConstructor::reachesScan(Value v) {
     Operation *def = at.getDefiningOp();
     if (isa_and_nonnull<kir::ScanOp>(def))
       return true;
-    if (def && (pointwiseOp(def) || isa<kir::ReduceOp>(def)))
+    // A reduction along a scan's axis is walked with its scans (ScanReductions.cpp): a value here.
+    if (def && (pointwiseOp(def) || (isa<kir::ReduceOp>(def) && scansWalkedBy(def).empty())))
       llvm::append_range(worklist, def->getOperands());
     if (auto g = dyn_cast_or_null<kir::GatherOp>(def))
       llvm::append_range(worklist, g.getCoords());
@@ -236,7 +261,7 @@ FailureOr<SmallVector<StoredScan>> KernelConstructor::scansOfStored(Operation &w
       continue;
     }
     auto reduce = dyn_cast_or_null<kir::ReduceOp>(def);
-    if (!reduce)
+    if (!reduce || !scansWalkedBy(reduce).empty())
       continue;
     for (Value input : reduce.getInputs()) {
       FailureOr<SmallVector<Value>> extents = sizes(input);

@@ -211,8 +211,12 @@ FailureOr<SmallVector<Value>> KernelConstructor::reduceAt(kir::ReduceOp op, Arra
   if (failed(identities))
     return failure();
   unsigned rank = in->size();
-  return reduceNest(
-      loc, reducedExtents, *identities,
+  SmallVector<kir::ScanOp> walked = scansWalkedBy(op);
+  auto nest = [&](ElementFn member, CombineFn combine) {
+    return walked.empty() ? reduceNest(loc, reducedExtents, *identities, member, combine)
+                          : walkNest(loc, walked, reducedExtents[0], *identities, member, combine);
+  };
+  return nest(
       [&](ArrayRef<Value> reduced) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> positions;
         unsigned kept = 0, red = 0;
@@ -581,8 +585,14 @@ FailureOr<Value> KernelConstructor::elementOf(Operation *def, Value tensor, Arra
         SmallVector<Value> reduceExtents;
         for (int64_t a : c.getLhsReduce())
           reduceExtents.push_back((*lsz)[a]);
-        FailureOr<SmallVector<Value>> products = reduceNest(
-            loc, reduceExtents, zeroOf(loc, acc), [&](ArrayRef<Value> red) -> FailureOr<SmallVector<Value>> {
+        SmallVector<kir::ScanOp> walked = scansWalkedBy(c);
+        auto nest = [&](ElementFn member, CombineFn combine) {
+          Value zero = zeroOf(loc, acc);
+          return walked.empty() ? reduceNest(loc, reduceExtents, zero, member, combine)
+                                : walkNest(loc, walked, reduceExtents[0], zero, member, combine);
+        };
+        FailureOr<SmallVector<Value>> products = nest(
+            [&](ArrayRef<Value> red) -> FailureOr<SmallVector<Value>> {
               SmallVector<Value> lp(lhsType.getRank()), rp(rhsType.getRank());
               unsigned next = 0;
               for (int64_t a = 0; a < lhsType.getRank(); ++a)
@@ -737,8 +747,12 @@ FailureOr<SmallVector<Value>> KernelConstructor::argReduceAt(kir::ArgReduceOp op
                                              pgpu::SelectOp::create(b, loc, second, i2, i1)});
     return success();
   };
-  return reduceNest(
-      loc, (*in)[axis], ValueRange{worst, noPosition},
+  SmallVector<kir::ScanOp> walked = scansWalkedBy(op);
+  auto nest = [&](ElementFn member, CombineFn combine) {
+    return walked.empty() ? reduceNest(loc, (*in)[axis], ValueRange{worst, noPosition}, member, combine)
+                          : walkNest(loc, walked, (*in)[axis], ValueRange{worst, noPosition}, member, combine);
+  };
+  return nest(
       [&](ArrayRef<Value> step) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> positions(kept);
         positions.insert(positions.begin() + axis, step[0]);

@@ -124,7 +124,7 @@ module {
       %pos = kir.cmp gt %s, %zeros : tensor<?xf32>
       %i = kir.load %idx[%dn] : !kir.view<i32, [N], in>[!kir.domain] -> tensor<?xi32>
       %ii = kir.cast %i : tensor<?xi32> to tensor<?xindex>
-      // expected-error @+1 {{kir-to-pgpu constructs a scan's results where values computed from them by pointwise ops (and reductions over other axes) are stored; 'kir.gather' uses them}}
+      // expected-error @+1 {{kir-to-pgpu constructs a scan's results where values computed from them by pointwise ops (and reductions over other axes) are stored; a gather uses them}}
       %g = kir.gather %x[%m, %ii] valid %pos : tensor<?xi1> fill %zero : f32 : !kir.view<f32, [M, N], in>[index, tensor<?xindex>] -> tensor<?xf32>
       kir.store %g, %y[%m, %dn] : tensor<?xf32>, !kir.view<f32, [M, N], out>[index, !kir.domain]
       kir.yield

@@ -127,40 +127,6 @@ module {
 
 // -----
 
-// COM: Refused: a reduction along the scan's axis of its result needs the whole line of prefixes.
-module {
-  kir.kernel @sum_of_cumsum(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M], out>) {
-    %0 = kir.extent "M"
-    %1 = kir.extent "N"
-    %c0 = arith.constant 0 : index
-    %dn = kir.domain %c0 to %1
-    %dm = kir.domain %c0 to %0
-    %zero = arith.constant 0.0 : f32
-    kir.parallel %dm {
-    ^bb0(%m: index):
-      %row = kir.load %x[%m, %dn] : !kir.view<f32, [M, N], in>[index, !kir.domain] -> tensor<?xf32>
-      // expected-note @+1 {{the scan}}
-      %s = kir.scan %row axis 0 identity(%zero : f32) : (tensor<?xf32>) -> (tensor<?xf32>) {
-      ^bb0(%a: f32, %b: f32):
-        %c = kir.binary add %a, %b : f32
-        kir.yield %c : f32
-      }
-      %sq = kir.binary mul %s, %s : tensor<?xf32>
-      // expected-error @+1 {{kir-to-pgpu does not construct a reduction along a scan's axis of its results}}
-      %t = kir.reduce %sq axes [0] identity(%zero : f32) : (tensor<?xf32>) -> (f32) {
-      ^bb0(%a: f32, %b: f32):
-        %c = kir.binary add %a, %b : f32
-        kir.yield %c : f32
-      }
-      kir.store %t, %y[%m] : f32, !kir.view<f32, [M], out>[index]
-      kir.yield
-    }
-    kir.return
-  }
-}
-
-// -----
-
 // COM: Refused: two scans in different modes cannot be one range scan.
 module {
   kir.kernel @mixed_modes(%x: !kir.view<f32, [M, N], in>, %y: !kir.view<f32, [M, N], out>) {
