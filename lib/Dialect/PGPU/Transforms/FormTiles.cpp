@@ -211,7 +211,14 @@ LogicalResult Tiler::analyze() {
   if (!loops.empty() && (contracts.empty() || segmented))
     return reject(contracts.empty() ? "a loop in the program body is tiled only where the body holds a contraction"
                                     : "a loop in the program body is not tiled in a segment walk");
-  if (contracts.empty()) {
+  if (!walkedNests.empty() && !contracts.empty())
+    return reject("a reduction nested in another's element body that is no contraction is tiled only where "
+                  "the program body holds no contraction");
+  // A walked nest (checkNests) blocks its program axis; the enclosing reduction's axis is blocked below.
+  for (Operation *inner : walkedNests)
+    for (Value v : inner->getResults())
+      blocked |= maskOf(v) & programAxes;
+  if (contracts.empty() && walkedNests.empty()) {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
     // both axes gives every access contiguous runs along its own innermost axis.
@@ -371,6 +378,8 @@ LogicalResult Tiler::analyze() {
     Mask result = 0;
     for (Value r : op->getResults())
       result |= maskOf(r);
+    if (walkedNests.contains(op))
+      continue; // one member a trip around the enclosing reduction's [p, r] tile
     if (contraction || popcount(result & blocked & programAxes) < 2)
       blocked |= bit(k);
   }
@@ -457,6 +466,24 @@ LogicalResult Tiler::checkNests() {
     // The enclosing reduction is a contraction (C2 contracts C1's tile), or any other reduction of a
     // pointwise function of C1's [p, r] tile (a bias gradient's column sum of dy * act'(x W + b)):
     // each block's tile is then reduced along r into the carry like any reduction of the program body.
+    // Neither is a contraction, and the inner result spans one program axis p and r (a KDE's squared
+    // distance sum_d (c[r, d] - x[q, d])^2 inside its sum over centres r): the inner one walks its members
+    // one a trip (seed 002 §3.3: a loop of tile steps), carrying the [p, r] tile of the enclosing one's
+    // block, which then applies its pointwise code to the tile and reduces it along r into its [p] carry.
+    // Its [p, r, d] values never form a rank-3 fragment.
+    if (!c1 && !contractOf(outer)) {
+      Mask result = 0;
+      for (Value v : inner.getResults())
+        result |= maskOf(v);
+      Mask p = result & programAxes;
+      if ((result & ~programAxes) != bit(r) || popcount(p) != 1)
+        return reject(Twine(kNestedReduction) + " that is no contraction is tiled only when its result depends on "
+                      "the enclosing one's member and one program axis");
+      if ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes)
+        return reject("a nested reduction's bounds depend on the enclosing reduction's member");
+      walkedNests.insert(inner);
+      continue;
+    }
     if (!c1)
       return reject(Twine(kNestedReduction) + " is tiled only when the inner one is a contraction or it does not "
                     "depend on the member (computed once before the enclosing one)");
@@ -1307,7 +1334,9 @@ void Tiler::cloneFinalization(LastProgramOp op) {
 }
 
 std::string Tiler::adopted() const {
-  std::string text = coalescing ? "tiled for contiguous accesses: " : "tiled a contraction nest: ";
+  std::string text = coalescing             ? "tiled for contiguous accesses: "
+                     : !walkedNests.empty() ? "tiled a reduction nest: "
+                                            : "tiled a contraction nest: ";
   SmallVector<std::string> names;
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
@@ -1319,12 +1348,15 @@ std::string Tiler::adopted() const {
   text += llvm::join(names, ", ");
   if (!contracts.empty())
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
-  else if (!loopAxis.empty())
+  else if (!loopAxis.empty() && walkedNests.empty())
     text += "; " + std::to_string(loopAxis.size()) + " reduction(s) walk one member a trip, each a row tile";
   if (unsigned walked = llvm::count_if(contracts, [&](const ContractShape &c) {
         return memberWalkedNests.contains(RangeReduceOp(c.reduce).getOperation());
       }))
     text += "; " + std::to_string(walked) + " reduction(s) walk one member a trip around a nested contraction's tile";
+  if (!walkedNests.empty())
+    text += "; " + std::to_string(walkedNests.size()) +
+            " nested reduction(s) walk one member a trip over the enclosing one's [TILE, TILE_K] tile";
   if (scalarFree & ~blocked) {
     SmallVector<std::string> scalar;
     for (unsigned a = 0; a < numAxes; ++a)
