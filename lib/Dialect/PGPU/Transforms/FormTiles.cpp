@@ -53,7 +53,10 @@
 // one contracts the nested tile, or (any other reduction: a bias gradient's column
 // sum of dy * act'(x w + b)) reduces it along r. One whose free axes are two program axes, an operand
 // reading r besides (a lightning indexer's q[t, h, d] . k[s, d] inside its sum over h), is tiled over the
-// program axes with r walked one member a trip around its K loop (memberWalkedNests). Two deep: a reduction over t of one over s of
+// program axes with r walked one member a trip around its K loop (memberWalkedNests). A reduction over d
+// that is no contraction inside one over r that is none either, its result over one program axis p and r
+// (a KDE's or k-means' squared distances), walks d one member a trip carrying the [p, r] tile of a block
+// of r (walkedNests). Two deep: a reduction over t of one over s of
 // contractions free on t and s (ghost clipping's Gram products; FormTilesGram.cpp).
 //
 // A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
@@ -482,6 +485,10 @@ LogicalResult Tiler::checkNests() {
       if ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes)
         return reject("a nested reduction's bounds depend on the enclosing reduction's member");
       walkedNests.insert(inner);
+      // r's blocks stop at the first power of two covering a constant extent (k-means' 16 centroids: a
+      // [TILE_0, 16] tile, not one three quarters masked).
+      std::optional<int64_t> lo = constantIndex(outer.getLower()), hi = constantIndex(outer.getUpper());
+      nestAxes[r] = lo && hi ? std::max<int64_t>(*hi - *lo, 1) : -1;
       continue;
     }
     if (!c1)
@@ -1341,7 +1348,9 @@ std::string Tiler::adopted() const {
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
       names.push_back(paramOf[a] + ((programAxes & bit(a)) ? " (program axis " + std::to_string(a) + ")"
-                                    : nestAxes.count(a)     ? " (reduction loop over a nested contraction's tile)"
+                                    : nestAxes.count(a)     ? (walkedNests.empty()
+                                                                   ? " (reduction loop over a nested contraction's tile)"
+                                                                   : " (reduction loop over a nested reduction's tile)")
                                     : sliceAxes.count(a)    ? " (one block covering a loop trip's slice of " +
                                                                   std::to_string(sliceAxes.at(a)) + ")"
                                                             : " (reduction loop)"));
@@ -1356,7 +1365,7 @@ std::string Tiler::adopted() const {
     text += "; " + std::to_string(walked) + " reduction(s) walk one member a trip around a nested contraction's tile";
   if (!walkedNests.empty())
     text += "; " + std::to_string(walkedNests.size()) +
-            " nested reduction(s) walk one member a trip over the enclosing one's [TILE, TILE_K] tile";
+            " nested reduction(s) walk one member a trip over the enclosing one's tile";
   if (scalarFree & ~blocked) {
     SmallVector<std::string> scalar;
     for (unsigned a = 0; a < numAxes; ++a)

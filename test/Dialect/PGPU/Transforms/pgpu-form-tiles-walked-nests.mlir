@@ -2,27 +2,27 @@
 
 // COM: A reduction that is no contraction nested in another's element body (a Gaussian KDE,
 // COM: density[q] = sum_r exp(-sum_d (c[r, d] - x[q, d])^2 * inv), corpus 359): the enclosing sum walks
-// COM: blocks of TILE_K centres, the inner sum walks d one member a trip (step 1, no parameter) carrying
-// COM: the [TILE_0, TILE_K] distance tile, exp applies to the tile, and the tile (invalid centre lanes
+// COM: blocks of TILE_1 centres, the inner sum walks d one member a trip (step 1, no parameter) carrying
+// COM: the [TILE_0, TILE_1] distance tile, exp applies to the tile, and the tile (invalid centre lanes
 // COM: at the identity) is reduced along the centres into the [TILE_0] carry (seed 002 §3.3). No
-// COM: [TILE_0, TILE_K, d] fragment is formed.
+// COM: [TILE_0, TILE_1, d] fragment is formed.
 // CHECK-LABEL: pgpu.kernel @kde
-// CHECK-SAME: #pgpu.param<"TILE_0", {{.*}} #pgpu.param<"TILE_K"
-// CHECK-NOT: TILE_1
-// CHECK: %[[KSTEP:.*]] = pgpu.param "TILE_K" : index
+// CHECK-SAME: #pgpu.param<"TILE_0", {{.*}} #pgpu.param<"TILE_1", [16, 32, 64, 128], 64>
+// CHECK-NOT: TILE_K
+// CHECK: %[[KSTEP:.*]] = pgpu.param "TILE_1" : index
 // CHECK: %[[SUM:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[KSTEP]] iter_args(%{{.*}} : !pgpu.fragment<f32, [TILE_0]>)
 // CHECK-NEXT: ^bb0(%[[R:.*]]: index, %[[ACC:.*]]: !pgpu.fragment<f32, [TILE_0]>):
-// CHECK: %[[ZERO:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_K]>
+// CHECK: %[[ZERO:.*]] = pgpu.splat %{{.*}} : f32 -> !pgpu.fragment<f32, [TILE_0, TILE_1]>
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT: %[[D2:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[ONE]] iter_args(%[[ZERO]] : !pgpu.fragment<f32, [TILE_0, TILE_K]>)
-// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[DACC:.*]]: !pgpu.fragment<f32, [TILE_0, TILE_K]>):
-// CHECK: pgpu.load %c[{{.*}}] {{.*}} -> !pgpu.fragment<f32, [TILE_K]>
+// CHECK-NEXT: %[[D2:.*]] = pgpu.for %{{.*}} to %{{.*}} step %[[ONE]] iter_args(%[[ZERO]] : !pgpu.fragment<f32, [TILE_0, TILE_1]>)
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[DACC:.*]]: !pgpu.fragment<f32, [TILE_0, TILE_1]>):
+// CHECK: pgpu.load %c[{{.*}}] {{.*}} -> !pgpu.fragment<f32, [TILE_1]>
 // CHECK: pgpu.load %x[{{.*}}] {{.*}} -> !pgpu.fragment<f32, [TILE_0]>
-// CHECK: %[[SQ:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_K]>
-// CHECK: %[[DNEXT:.*]] = pgpu.binary add %[[DACC]], %[[SQ]] : !pgpu.fragment<f32, [TILE_0, TILE_K]>
+// CHECK: %[[SQ:.*]] = pgpu.binary mul %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: %[[DNEXT:.*]] = pgpu.binary add %[[DACC]], %[[SQ]] : !pgpu.fragment<f32, [TILE_0, TILE_1]>
 // CHECK: pgpu.yield %[[DNEXT]]
-// CHECK: %[[E:.*]] = pgpu.unary exp %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_K]>
-// CHECK: %[[M:.*]] = pgpu.select %{{.*}}, %[[E]], %{{.*}} : !pgpu.fragment<i1, [TILE_0, TILE_K]>, !pgpu.fragment<f32, [TILE_0, TILE_K]>
+// CHECK: %[[E:.*]] = pgpu.unary exp %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: %[[M:.*]] = pgpu.select %{{.*}}, %[[E]], %{{.*}} : !pgpu.fragment<i1, [TILE_0, TILE_1]>, !pgpu.fragment<f32, [TILE_0, TILE_1]>
 // CHECK: pgpu.reduce %[[M]] axes [1]
 // CHECK: pgpu.store %[[SUM]], %density[{{.*}}] valid %{{.*}} : !pgpu.fragment<i1, [TILE_0]> : !pgpu.fragment<f32, [TILE_0]>
 // CHECK-NOT: pgpu.range_reduce
@@ -36,7 +36,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     %C = pgpu.extent %c[0] : !pgpu.view<f32, [C, D], in>
     pgpu.program_space(%Q) {
     ^bb0(%pid: index):
-      // expected-remark @+1 {{pgpu-form-tiles: tiled a reduction nest: TILE_0 (program axis 0), TILE_K (reduction loop); 1 nested reduction(s) walk one member a trip over the enclosing one's [TILE, TILE_K] tile}}
+      // expected-remark @+1 {{pgpu-form-tiles: tiled a reduction nest: TILE_0 (program axis 0), TILE_1 (reduction loop over a nested reduction's tile); 1 nested reduction(s) walk one member a trip over the enclosing one's tile}}
       pgpu.execution_group %pid extents(%Q) segment 0 roles ["axis0"] {
       ^bb0(%q: index):
         %s = pgpu.range_reduce %c0 to %C identity(%z : f32) -> (f32) element {
