@@ -484,6 +484,33 @@ LogicalResult Tiler::checkNests() {
                       "the enclosing one's member and one program axis");
       if ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes)
         return reject("a nested reduction's bounds depend on the enclosing reduction's member");
+      // Reuse needs r's lanes to read different elements: a read at coordinate r (or r plus an offset
+      // free of r) gives a [TILE_r] vector each trip. A coordinate that only derives from r (a beam
+      // cand // V) would have a block's lanes recompute the same reduction.
+      Value member = outer.getElement().front().getArgument(0);
+      auto atMember = [&](Value v) {
+        if (v == member)
+          return true;
+        auto add = v.getDefiningOp<BinaryOp>();
+        return add && add.getKind() == kir::BinaryKind::Add &&
+               ((add.getLhs() == member && !(maskOf(add.getRhs()) & bit(r))) ||
+                (add.getRhs() == member && !(maskOf(add.getLhs()) & bit(r))));
+      };
+      // And every read on one of p and r (as a contraction's operands): each element then serves a whole
+      // row or column of the tile; a read on both (a per-token cosine's hidden[l, t, d]) gains nothing.
+      bool distinct = false, reuse = true;
+      for (Operation &op : inner.getElement().front().without_terminator())
+        if (auto load = dyn_cast<LoadOp>(op)) {
+          distinct |= llvm::any_of(load.getCoords(), atMember);
+          Mask m = maskOf(load.getResult());
+          reuse &= !((m & bit(r)) && (m & p));
+        }
+      if (!reuse)
+        return reject(Twine(kNestedReduction) + " that is no contraction is tiled only when each read depends on "
+                      "one of the program axis and the enclosing one's member (no reuse otherwise)");
+      if (!distinct)
+        return reject(Twine(kNestedReduction) + " that is no contraction is tiled only when it reads at the "
+                      "enclosing one's member (a block of members reads different elements)");
       walkedNests.insert(inner);
       // r's blocks stop at the first power of two covering a constant extent (k-means' 16 centroids: a
       // [TILE_0, 16] tile, not one three quarters masked).

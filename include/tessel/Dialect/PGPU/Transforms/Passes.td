@@ -233,8 +233,9 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     Walked nests: a reduction S over d that is no contraction, nested in the
     element body of a reduction R over r that is none either (a Gaussian
     KDE's `sum_r exp(-sum_d (c[r, d] - x[q, d])^2 / (2 h^2))`), whose result
-    depends on r and one program axis p and whose bounds depend on neither r
-    nor d: R walks blocks of TILE_<r> members (up to the first power of two
+    depends on r and one program axis p, whose bounds depend on neither r
+    nor d, that reads at coordinate r and whose every read depends on one of
+    p and r at most (each element serves a tile row or column): R walks blocks of TILE_<r> members (up to the first power of two
     covering a constant extent), S walks d one member a trip (`pgpu.for` of
     step 1) carrying the [TILE_p, TILE_<r>] tile of S, R's pointwise code
     applies to the tile, and the tile is reduced along r into R's [TILE_p]
