@@ -168,3 +168,51 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     pgpu.return
   }
 }
+
+// -----
+
+// COM: Must not fire: every read depends on both the program axis l and the member t (a per-token
+// COM: cosine's h[l, t, d] . h[l + 1, t, d], corpus 332): a tile would gather without reuse.
+// CHECK-LABEL: pgpu.kernel @no_reuse
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.range_reduce
+module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
+  pgpu.kernel @no_reuse(%h: !pgpu.view<f32, [L, T, D], in>, %out: !pgpu.view<f32, [L], out>) {
+    %true = arith.constant true
+    %z = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %L = pgpu.extent %h[0] : !pgpu.view<f32, [L, T, D], in>
+    %T = pgpu.extent %h[1] : !pgpu.view<f32, [L, T, D], in>
+    %D = pgpu.extent %h[2] : !pgpu.view<f32, [L, T, D], in>
+    pgpu.program_space(%L) {
+    ^bb0(%pid: index):
+      // expected-remark @+1 {{pgpu-form-tiles: not tiled: a reduction nested in another's element body that is no contraction is tiled only when each read depends on one of the program axis and the enclosing one's member (no reuse otherwise)}}
+      pgpu.execution_group %pid extents(%L) segment 0 roles ["axis0"] {
+      ^bb0(%l: index):
+        %s = pgpu.range_reduce %c0 to %T identity(%z : f32) -> (f32) element {
+        ^bb0(%t: index):
+          %dot = pgpu.range_reduce %c0 to %D identity(%z : f32) -> (f32) element {
+          ^bb0(%d: index):
+            %av = pgpu.load %h[%l, %t, %d] valid %true : i1 fill %z : f32 : !pgpu.view<f32, [L, T, D], in>[index, index, index] -> f32
+            %sq = pgpu.binary mul %av, %av : f32
+            pgpu.yield %sq : f32
+          } combine {
+          ^bb0(%x: f32, %y: f32):
+            %a = pgpu.binary add %x, %y : f32
+            pgpu.yield %a : f32
+          }
+          %e = pgpu.unary sqrt %dot : f32
+          pgpu.yield %e : f32
+        } combine {
+        ^bb0(%x: f32, %y: f32):
+          %a = pgpu.binary add %x, %y : f32
+          pgpu.yield %a : f32
+        }
+        pgpu.store %s, %out[%l] valid %true : i1 : f32, !pgpu.view<f32, [L], out>[index]
+        pgpu.yield
+      }
+      pgpu.yield
+    }
+    pgpu.return
+  }
+}
