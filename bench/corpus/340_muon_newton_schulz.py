@@ -61,9 +61,3 @@ TEST_SHAPES = [dict(B=1, M=1, N=1), dict(B=2, M=5, N=13), dict(B=3, M=17, N=67)]
 BENCH_SHAPE = dict(B=16, M=1024, N=4096)
 TOLERANCE = dict(rtol=2e-2, atol=2e-3)
 PEER = "torch.compile"
-# Correct through Triton at the two smaller shapes (B1 M1 N1, B2 M5 N13), but the chain of three products
-# (X X^T, then A A, then Bm X) is constructed element by element ("pgpu-form-tiles: not tiled: the program body
-# has nested loops..."): B2 M5 N13 takes 157 s under TRITON_INTERPRET=1 (2 shared cores) and B3 M17 N67
-# did not finish in 110 s.
-SKIP = {"triton": "a chain of three contractions (A = X X^T, A A, Bm X) is built element by element, not "
-                  "tiled: minutes under TRITON_INTERPRET=1 at the test shapes (B2 M5 N13: 157 s)"}

@@ -29,6 +29,9 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   pm.addPass(kir::createKIRSinkStores());
   // KIR canonical forms: a sum of products with an outer-product axis is a contraction (issue 41).
   pm.addPass(kir::createKIRContractProducts());
+  // KIR canonical forms: a contraction read along a later contraction's reduction axis is written
+  // per batch member to a kernel-level buffer first, one phase per product (issue 41, corpus 340).
+  pm.addPass(kir::createKIRStageChainedProducts());
   // KIR canonical forms: a maximum of a non-decreasing map of a row (e / sum(e), exp, shifts) is the
   // map of the row's maximum, one pass over the row fewer (seed 002 §1: exact).
   pm.addPass(kir::createKIRMonotoneReductions());

@@ -563,6 +563,38 @@ def KIRContractProducts : Pass<"kir-contract-products", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::kir::KIRDialect"];
 }
 
+def KIRStageChainedProducts : Pass<"kir-stage-chained-products", "::mlir::ModuleOp"> {
+  let summary = "a product a later product reads along its reduction axis is staged in a buffer per batch member";
+  let description = [{
+    Reads: every `kir.kernel` whose body is kernel-level statements (no `kir.parallel`, loop or
+    `kir.buffer`) in which an operand of a `kir.contract` (its `kir.cast`s stripped) is computed
+    from another `kir.contract`: a chain of products, as `A = x x^T; Bm = b*A + c*(A A);
+    y = a*x + Bm x` (corpus 340). Construction realizes a tensor's elements where they are used,
+    so each element of the later product would replay a row of the earlier one. Such an operand
+    is staged when it is a column operand (reduced along an axis other than its last: A in A A)
+    or its products read products themselves (Bm); a row operand computed from views
+    (`cast(x x^T) x`) is left to pgpu-stage-operands, which stages it per row tile.
+    Legality: every tensor op of the body is a view read (unmasked), a scalar `kir.broadcast`, a
+    pointwise `kir.binary`/`kir.unary`/`kir.cast` or a `kir.contract` without `init`; every tensor
+    has the same leading domain (the batch), not repeated among its other axes; every contraction
+    is batched over exactly the leading axis of both operands; every view read and (unmasked)
+    store reads the batch at its first coordinate. Otherwise the kernel stays (with
+    `optimization_remarks`, a remark says why); a kernel without such a chain (a GEMM with an
+    epilogue, a product feeding only pointwise math) stays without a remark.
+    Rewrites: for each staged value in program order, a `kir.buffer ... first_write` over its
+    domains and a `kir.parallel` over the batch whose member computes the value without the batch
+    axis (reads at the member, contractions unbatched, earlier staged values read back from their
+    buffers) and writes it to the buffer at the member; then one `kir.parallel` over the batch
+    computing and storing what the kernel stored. The kernel-level statements are erased. This is
+    the hand-phased form (`T.buffer` + `T.parallel` per product) that construction phases into
+    waiting segments, each a tiled contraction (issue 41).
+    Preserves: every stored value (members of the batch are independent: each statement's
+    elements at batch point b read only batch point b of its operands).
+    Verifier after: the KIR verifier.
+  }];
+  let dependentDialects = ["::tessel::kir::KIRDialect"];
+}
+
 def KIRSinkStores : Pass<"kir-sink-stores", "::mlir::ModuleOp"> {
   let summary = "a member's store moves after the uses of values read from its view before it";
   let description = [{
