@@ -53,10 +53,7 @@
 // one contracts the nested tile, or (any other reduction: a bias gradient's column
 // sum of dy * act'(x w + b)) reduces it along r. One whose free axes are two program axes, an operand
 // reading r besides (a lightning indexer's q[t, h, d] . k[s, d] inside its sum over h), is tiled over the
-// program axes with r walked one member a trip around its K loop (memberWalkedNests). A reduction over d
-// that is no contraction inside one over r that is none either, its result over one program axis p and r
-// (a KDE's or k-means' squared distances), walks d one member a trip carrying the [p, r] tile of a block
-// of r (walkedNests). Two deep: a reduction over t of one over s of
+// program axes with r walked one member a trip around its K loop (memberWalkedNests). Two deep: a reduction over t of one over s of
 // contractions free on t and s (ghost clipping's Gram products; FormTilesGram.cpp).
 //
 // A reduction nested in a product's element body that does not depend on the member (an RMSNorm's
@@ -214,14 +211,7 @@ LogicalResult Tiler::analyze() {
   if (!loops.empty() && (contracts.empty() || segmented))
     return reject(contracts.empty() ? "a loop in the program body is tiled only where the body holds a contraction"
                                     : "a loop in the program body is not tiled in a segment walk");
-  if (!walkedNests.empty() && !contracts.empty())
-    return reject("a reduction nested in another's element body that is no contraction is tiled only where "
-                  "the program body holds no contraction");
-  // A walked nest (checkNests) blocks its program axis; the enclosing reduction's axis is blocked below.
-  for (Operation *inner : walkedNests)
-    for (Value v : inner->getResults())
-      blocked |= maskOf(v) & programAxes;
-  if (contracts.empty() && walkedNests.empty()) {
+  if (contracts.empty()) {
     // Coalescing: in a straight-line nest, accesses whose innermost coordinates walk different
     // program axes (a transpose) cannot all be contiguous under a one-axis blocking; blocking
     // both axes gives every access contiguous runs along its own innermost axis.
@@ -381,8 +371,6 @@ LogicalResult Tiler::analyze() {
     Mask result = 0;
     for (Value r : op->getResults())
       result |= maskOf(r);
-    if (walkedNests.contains(op))
-      continue; // one member a trip around the enclosing reduction's [p, r] tile
     if (contraction || popcount(result & blocked & programAxes) < 2)
       blocked |= bit(k);
   }
@@ -469,55 +457,6 @@ LogicalResult Tiler::checkNests() {
     // The enclosing reduction is a contraction (C2 contracts C1's tile), or any other reduction of a
     // pointwise function of C1's [p, r] tile (a bias gradient's column sum of dy * act'(x W + b)):
     // each block's tile is then reduced along r into the carry like any reduction of the program body.
-    // Neither is a contraction, and the inner result spans one program axis p and r (a KDE's squared
-    // distance sum_d (c[r, d] - x[q, d])^2 inside its sum over centres r): the inner one walks its members
-    // one a trip (seed 002 §3.3: a loop of tile steps), carrying the [p, r] tile of the enclosing one's
-    // block, which then applies its pointwise code to the tile and reduces it along r into its [p] carry.
-    // Its [p, r, d] values never form a rank-3 fragment.
-    if (!c1 && !contractOf(outer)) {
-      Mask result = 0;
-      for (Value v : inner.getResults())
-        result |= maskOf(v);
-      Mask p = result & programAxes;
-      if ((result & ~programAxes) != bit(r) || popcount(p) != 1)
-        return reject(Twine(kNestedReduction) + " that is no contraction is tiled only when its result depends on "
-                      "the enclosing one's member and one program axis");
-      if ((maskOf(inner.getLower()) | maskOf(inner.getUpper())) & ~programAxes)
-        return reject("a nested reduction's bounds depend on the enclosing reduction's member");
-      // Reuse needs r's lanes to read different elements: a read at coordinate r (or r plus an offset
-      // free of r) gives a [TILE_r] vector each trip. A coordinate that only derives from r (a beam
-      // cand // V) would have a block's lanes recompute the same reduction.
-      Value member = outer.getElement().front().getArgument(0);
-      auto atMember = [&](Value v) {
-        if (v == member)
-          return true;
-        auto add = v.getDefiningOp<BinaryOp>();
-        return add && add.getKind() == kir::BinaryKind::Add &&
-               ((add.getLhs() == member && !(maskOf(add.getRhs()) & bit(r))) ||
-                (add.getRhs() == member && !(maskOf(add.getLhs()) & bit(r))));
-      };
-      // And every read on one of p and r (as a contraction's operands): each element then serves a whole
-      // row or column of the tile; a read on both (a per-token cosine's hidden[l, t, d]) gains nothing.
-      bool distinct = false, reuse = true;
-      for (Operation &op : inner.getElement().front().without_terminator())
-        if (auto load = dyn_cast<LoadOp>(op)) {
-          distinct |= llvm::any_of(load.getCoords(), atMember);
-          Mask m = maskOf(load.getResult());
-          reuse &= !((m & bit(r)) && (m & p));
-        }
-      if (!reuse)
-        return reject(Twine(kNestedReduction) + " that is no contraction is tiled only when each read depends on "
-                      "one of the program axis and the enclosing one's member (no reuse otherwise)");
-      if (!distinct)
-        return reject(Twine(kNestedReduction) + " that is no contraction is tiled only when it reads at the "
-                      "enclosing one's member (a block of members reads different elements)");
-      walkedNests.insert(inner);
-      // r's blocks stop at the first power of two covering a constant extent (k-means' 16 centroids: a
-      // [TILE_0, 16] tile, not one three quarters masked).
-      std::optional<int64_t> lo = constantIndex(outer.getLower()), hi = constantIndex(outer.getUpper());
-      nestAxes[r] = lo && hi ? std::max<int64_t>(*hi - *lo, 1) : -1;
-      continue;
-    }
     if (!c1)
       return reject(Twine(kNestedReduction) + " is tiled only when the inner one is a contraction or it does not "
                     "depend on the member (computed once before the enclosing one)");
@@ -1368,31 +1307,24 @@ void Tiler::cloneFinalization(LastProgramOp op) {
 }
 
 std::string Tiler::adopted() const {
-  std::string text = coalescing             ? "tiled for contiguous accesses: "
-                     : !walkedNests.empty() ? "tiled a reduction nest: "
-                                            : "tiled a contraction nest: ";
+  std::string text = coalescing ? "tiled for contiguous accesses: " : "tiled a contraction nest: ";
   SmallVector<std::string> names;
   for (unsigned a = 0; a < numAxes; ++a)
     if (blocked & bit(a))
       names.push_back(paramOf[a] + ((programAxes & bit(a)) ? " (program axis " + std::to_string(a) + ")"
-                                    : nestAxes.count(a)     ? (walkedNests.empty()
-                                                                   ? " (reduction loop over a nested contraction's tile)"
-                                                                   : " (reduction loop over a nested reduction's tile)")
+                                    : nestAxes.count(a)     ? " (reduction loop over a nested contraction's tile)"
                                     : sliceAxes.count(a)    ? " (one block covering a loop trip's slice of " +
                                                                   std::to_string(sliceAxes.at(a)) + ")"
                                                             : " (reduction loop)"));
   text += llvm::join(names, ", ");
   if (!contracts.empty())
     text += "; " + std::to_string(contracts.size()) + " reduction(s) become pgpu.contract";
-  else if (!loopAxis.empty() && walkedNests.empty())
+  else if (!loopAxis.empty())
     text += "; " + std::to_string(loopAxis.size()) + " reduction(s) walk one member a trip, each a row tile";
   if (unsigned walked = llvm::count_if(contracts, [&](const ContractShape &c) {
         return memberWalkedNests.contains(RangeReduceOp(c.reduce).getOperation());
       }))
     text += "; " + std::to_string(walked) + " reduction(s) walk one member a trip around a nested contraction's tile";
-  if (!walkedNests.empty())
-    text += "; " + std::to_string(walkedNests.size()) +
-            " nested reduction(s) walk one member a trip over the enclosing one's tile";
   if (scalarFree & ~blocked) {
     SmallVector<std::string> scalar;
     for (unsigned a = 0; a < numAxes; ++a)

@@ -288,10 +288,6 @@ private:
   // A nested contraction free on two program axes whose operand reads the enclosing reduction's member
   // (analyzeReduce): the enclosing reduction walks one member a trip around its [p, q] tile.
   DenseSet<Operation *> memberWalkedNests;
-  // A reduction that is no contraction nested in another that is none either, its result over one program
-  // axis p and the enclosing member r (checkNests: a KDE's sum over d of (c[r, d] - x[q, d])^2 inside its sum
-  // over centres r): walked one member a trip, carrying the enclosing reduction's [p, r] tile.
-  DenseSet<Operation *> walkedNests;
   std::set<unsigned> singleBlock; // nest axes whose every TILE candidate covers the constant extent
   std::map<unsigned, int64_t> nestAxes; // the axis of a contraction holding a nested one -> its constant extent or -1
   std::map<unsigned, int64_t> sliceAxes; // an author loop's trip contraction over a slice of constant width -> it

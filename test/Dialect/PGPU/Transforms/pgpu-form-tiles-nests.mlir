@@ -230,14 +230,13 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
 
 // -----
 
-// COM: The nested reduction is a max over k of x[m, k] * a[k, r] (not a sum of products: no
-// COM: contraction) and depends on the enclosing member r (it cannot be computed once before the
-// COM: enclosing sum): no contraction tiles, but the nest is a walked one (pgpu-form-tiles-walked-nests.mlir):
-// COM: k walks one member a trip carrying the [TILE_0, TILE_1] maximum tile of a block of r.
+// COM: Must not fire: the nested reduction is a max over k of x[m, k] * a[k, r] (not a sum of
+// COM: products: no contraction) and depends on the enclosing member r (it cannot be computed once
+// COM: before the enclosing sum): the nest stays element by element.
 // CHECK-LABEL: pgpu.kernel @sum_of_max_products
 // CHECK: pgpu.execution_group
-// CHECK-NOT: pgpu.range_reduce
-// CHECK: pgpu.binary max %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [TILE_0, TILE_1]>
+// CHECK: pgpu.range_reduce
+// CHECK: pgpu.range_reduce
 // CHECK-NOT: pgpu.contract
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_options = #kir.compile_options<optimization_remarks = true>} {
   pgpu.kernel @sum_of_max_products(%x: !pgpu.view<f16, [M, K], in>, %a: !pgpu.view<f16, [K, R], in>, %y: !pgpu.view<f32, [M], out>) {
@@ -251,7 +250,7 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">, kir.compile_optio
     %R = pgpu.extent %a[1] : !pgpu.view<f16, [K, R], in>
     pgpu.program_space(%M) {
     ^bb0(%pid: index):
-      // expected-remark @+1 {{pgpu-form-tiles: tiled a reduction nest: TILE_0 (program axis 0), TILE_1 (reduction loop over a nested reduction's tile); 1 nested reduction(s) walk one member a trip}}
+      // expected-remark @+1 {{pgpu-form-tiles: not tiled: a reduction nested in another's element body is tiled only when the inner one is a contraction}}
       pgpu.execution_group %pid extents(%M) segment 0 roles ["axis0"] {
       ^bb0(%m: index):
         %d = pgpu.range_reduce %c0 to %R identity(%z : f32) -> (f32) element {

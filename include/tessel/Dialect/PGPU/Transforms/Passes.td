@@ -230,16 +230,6 @@ def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
     r, r is walked one member a trip (`pgpu.for` of step 1, no parameter): C1's
     [TILE_p, TILE_q] tile is accumulated by its K loop per trip, f applies to
     the tile, and C2 combines it into its [TILE_p, TILE_q] carry.
-    Walked nests: a reduction S over d that is no contraction, nested in the
-    element body of a reduction R over r that is none either (a Gaussian
-    KDE's `sum_r exp(-sum_d (c[r, d] - x[q, d])^2 / (2 h^2))`), whose result
-    depends on r and one program axis p, whose bounds depend on neither r
-    nor d, that reads at coordinate r and whose every read depends on one of
-    p and r at most (each element serves a tile row or column): R walks blocks of TILE_<r> members (up to the first power of two
-    covering a constant extent), S walks d one member a trip (`pgpu.for` of
-    step 1) carrying the [TILE_p, TILE_<r>] tile of S, R's pointwise code
-    applies to the tile, and the tile is reduced along r into R's [TILE_p]
-    carry. No [p, r, d] fragment is formed.
     Gram nests (issue 41): a reduction R over t in the program body whose
     element is a reduction S over s whose element holds contractions
     C_i(t, s) = sum_k x_i(t, k) y_i(s, k) and pointwise code (ghost
