@@ -242,8 +242,8 @@ DEVICE = "cpu" if _SMOKE else "cuda"
 _SLOW_MS = 20.0
 _SLOW_BUDGET_S = 2.0
 _CALL_S = float(os.environ.get("TESSEL_CORPUS_CALL_S", "2"))
-# A first call past this is the probe itself (not called again to time it; see _timed_ms).
-_REPROBE_S = 30.0
+# A first call past this many times --call-s is the probe itself (not called again; see _timed_ms).
+_REPROBE = 15
 
 
 def _one_call_ms(fn) -> float:
@@ -277,10 +277,10 @@ def _median_ms(fn):
 def _timed_ms(fn, known_ms: float | None = None) -> tuple[float, str]:
     """(milliseconds of one call of `fn`, how it was timed). `known_ms`: a call already timed (the first
     call, Triton's JIT compile at the bench shape included), taken as the probe when it is past
-    _REPROBE_S; a first call between --call-s and that is mostly the JIT compile (seconds for a large
+    _REPROBE x --call-s (30 s); a first call between --call-s and that is mostly the JIT compile (seconds for a large
     kernel on a machine compiling six at once: s47 recorded 249, 280, 235 and 349 at 3-8 s a call that
     way), so it is called again. See _SLOW_MS."""
-    slow_first = known_ms is not None and known_ms > _REPROBE_S * 1e3
+    slow_first = known_ms is not None and known_ms > _REPROBE * _CALL_S * 1e3
     probe = known_ms if slow_first else _one_call_ms(fn)
     if probe > _CALL_S * 1e3:
         return probe, f"once: too slow: one call took {probe / 1e3:.1f} s"

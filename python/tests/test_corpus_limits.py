@@ -68,9 +68,13 @@ def test_a_call_past_the_cap_is_timed_once(bench, monkeypatch):
     fn = Sleeper(0.03)
     ms, how = bench._timed_ms(fn)
     assert fn.calls == 1 and ms >= 30.0 and how.startswith("once: too slow: one call took ")
-    # a first call known to be past the cap is that one timing: no call at all
+    # a first call known to be far past the cap (15 times) is that one timing: no call at all
     ms, how = bench._timed_ms(fn, known_ms=4200.0)
     assert fn.calls == 1 and ms == 4200.0 and how == "once: too slow: one call took 4.2 s"
+    # one just past it is mostly Triton's JIT at the bench shape: called again, that call the timing
+    ms, how = bench._timed_ms(fn, known_ms=40.0)
+    assert fn.calls == 2 and ms >= 30.0 and how.startswith("once: too slow: one call took ")
+    fn.calls = 1
     # one known to be within it is not: the probe calls again (the first call includes the JIT)
     bench._timed_ms(fn, known_ms=1.0)
     assert fn.calls == 2
@@ -107,8 +111,9 @@ def test_a_kernel_past_the_cap_is_called_once(bench, monkeypatch):
     monkeypatch.setattr(bench, "_CALL_S", 0.02)
     rec = bench.bench_one("fake", compile_peer=False)
     assert "error" not in rec, rec.get("error")
-    # the first call is checked against the peer and is the one timing
-    assert rec["peer_check"] == "ok" and mod.KERNEL.calls == 1
+    # the first call is checked against the peer; it is within 15 times the cap (the JIT compile, on a
+    # GPU), so a second call is the one timing
+    assert rec["peer_check"] == "ok" and mod.KERNEL.calls == 2
     assert rec["too_slow"].startswith("too slow: one call took ") and rec["tessel_ms"] >= 50.0
     assert rec["timing"]["tessel"] == "once: " + rec["too_slow"] and rec["timing"]["eager"] == "median"
     assert {"wait", "check", "draw", "source", "calls_and_peer_check", "timing"} <= set(rec["phases_s"])

@@ -74,7 +74,8 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
     Bounded (issue 47): replay rebuilds a value's producers at every position a consumer reads it
     at, so a chain of reductions each reading the one before at other positions (a row sum, a
     column sum of the row-normalized matrix, a row sum of that, ...) would build 2^chain copies.
-    Past `max-ops` physical ops built for one kernel construction stops with an error at the KIR
+    Past `max-ops` physical ops (or 16 a KIR op of the kernel, where that is more: a long straight
+    chain is no replay) built for one kernel construction stops with an error at the KIR
     op being replayed and a note at the most replayed reduction (kir-row-parallels keeps such
     chains in buffers first; the bound catches what it does not), never a compile that does not end.
     Verifier after: the construction verifier (coverage) and the shared pgpu verifier.
@@ -84,8 +85,8 @@ def ConvertKIRToPGPU : Pass<"kir-to-pgpu", "::mlir::ModuleOp"> {
            "phase whole-view scalar reductions that element-wise worksets replay (PhasedReductions.cpp): "
            "needs a provider that spells the wait (an acquire load in a while loop)">,
     Option<"maxOps", "max-ops", "uint64_t", /*default=*/"20000",
-           "the most physical ops construction builds for one kernel (0: no bound); past it, an error at "
-           "the op being replayed">
+           "the most physical ops construction builds for one kernel, or 16 a KIR op where more (0: no "
+           "bound); past it, an error at the op being replayed">
   ];
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }

@@ -1049,6 +1049,9 @@ LogicalResult KernelConstructor::run() {
 }
 
 namespace {
+/// Physical ops construction may build per KIR op of the kernel before `max-ops` is taken over.
+constexpr uint64_t kOpsPerKIROp = 16;
+
 struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRToPGPU> {
   using ConvertKIRToPGPUBase::ConvertKIRToPGPUBase;
   void runOnOperation() override {
@@ -1057,7 +1060,11 @@ struct ConvertKIRToPGPU : public tessel::impl::ConvertKIRToPGPUBase<ConvertKIRTo
     for (kir::KernelOp kernel : kernels) {
       KernelConstructor constructor(kernel);
       constructor.phaseReductions = phaseReductions;
-      constructor.maxOps = maxOps;
+      // The bound scales with the kernel (issue 47): a long straight chain of KIR ops builds about as
+      // many physical ops, a replayed chain of reductions exponentially many.
+      uint64_t kirOps = 0;
+      kernel->walk([&](Operation *) { ++kirOps; });
+      constructor.maxOps = maxOps ? std::max<uint64_t>(maxOps, kOpsPerKIROp * kirOps) : 0;
       if (failed(constructor.run()))
         return signalPassFailure();
       kernel.erase();
