@@ -16,6 +16,7 @@ providers' winners head to head and keeps the faster correct one (`target="auto"
 """
 from __future__ import annotations
 
+import collections
 import hashlib
 import itertools
 import json
@@ -508,50 +509,120 @@ def provider_domain(domain: dict | None, target: str, space: dict) -> dict | Non
     return own or None
 
 
+class _Candidates:
+    """`target`'s declared space narrowed to `domain`, its heuristic default, and why a binding is left out
+    (None: viable), decided one binding at a time and remembered. A space of millions of bindings
+    (attention's eleven parameters: 7.56 million) is never listed whole by a search: `nearest` walks the
+    viable bindings outward from a centre, and the search examines only what its budget reaches."""
+
+    def __init__(self, kernel, constexprs: dict, domain: dict | None, target: str, tensors):
+        space = _provider_space(kernel, constexprs, target)
+        if tensors is not None and hasattr(kernel, "_call_defaults"):
+            call = (kernel._call_defaults(constexprs, tensors) if target == "triton"
+                    else kernel._call_defaults(constexprs, tensors, target))
+            space = {n: (c, call.get(n, d)) for n, (c, d) in space.items()}
+            # ROWS (pgpu-pack-rows) is searched around the call's default, unless the domain names it.
+            rows = (kernel._rows_searched(constexprs, tensors, target, call)
+                    if hasattr(kernel, "_rows_searched") and "ROWS" not in (domain or {}) else None)
+            if rows:
+                space["ROWS"] = (rows, call["ROWS"])
+        self.space = restrict(space, domain)
+        self.names = sorted(self.space)
+        self.default = {n: self.space[n][1] for n in self.names}
+        self.total = 1
+        for n in self.names:
+            self.total *= len(self.space[n][0])
+        self._prune = _provider_prune(kernel, constexprs, target)
+        # On this call's views, a binding whose launch takes an element-wise branch kept beside a contracting
+        # one (a head size past BLOCK_D) runs a different algorithm, orders of magnitude slower: one such
+        # launch at attention's bench shape outlasted a whole search's budget. Such bindings are left out
+        # where the default does not take that branch (then the tiled one is available to every candidate
+        # that covers). The parameters only those branches use then do not change the kernel a launch runs:
+        # they keep their defaults (and are counted as pruned under the same reason).
+        elementwise = None
+        if tensors is not None and hasattr(kernel, "_elementwise"):
+            elementwise = kernel._elementwise(constexprs, tensors, target)
+            if elementwise is not None and elementwise(self.default) is not False:
+                elementwise = None
+        self._elementwise = elementwise
+        self._fixed = ({n for n in getattr(elementwise, "only", ()) if n in self.space}
+                       if elementwise is not None else set())
+        self._why = {}
+
+    def key(self, p: dict) -> tuple:
+        return tuple(p[n] for n in self.names)
+
+    def why(self, p: dict):
+        """The reason `p` is left out, or None when it is a candidate (the default always is)."""
+        k = self.key(p)
+        if k not in self._why:
+            why = None
+            if p != self.default:
+                why = self._prune(p) if self._prune is not None else None
+                if not why and self._elementwise is not None and (
+                        self._elementwise(p) or any(p[n] != self.default[n] for n in self._fixed)):
+                    why = "element-wise branch"
+            self._why[k] = why or None
+        return self._why[k]
+
+    def pruned(self) -> dict:
+        """The bindings decided so far that were left out, counted by reason."""
+        counts = {}
+        for why in self._why.values():
+            if why:
+                counts[why] = counts.get(why, 0) + 1
+        return counts
+
+    def all(self) -> tuple[list, dict]:
+        """(viable, pruned): every binding decided, in declaration order."""
+        viable = []
+        for values in itertools.product(*(self.space[n][0] for n in self.names)):
+            p = dict(zip(self.names, values))
+            if self.why(p) is None:
+                viable.append(p)
+        return viable, self.pruned()
+
+    def nearest(self, centre: dict):
+        """The viable bindings by distance from `centre` (the sum over parameters of how many declared
+        values apart they are), then by their positions in the declared domains: the order of sorting them
+        all by that key, generated one distance at a time."""
+        sizes = [len(self.space[n][0]) for n in self.names]
+        at = [self.space[n][0].index(centre[n]) for n in self.names]
+        reach = [max(a, s - 1 - a) for a, s in zip(at, sizes)]
+        tail = [sum(reach[i:]) for i in range(len(sizes) + 1)]
+
+        def vectors(i, left):
+            if i == len(sizes):
+                if left == 0:
+                    yield ()
+                return
+            for j in range(sizes[i]):
+                d = abs(j - at[i])
+                if d <= left and left - d <= tail[i + 1]:
+                    for rest in vectors(i + 1, left - d):
+                        yield (j,) + rest
+
+        for distance in range(tail[0] + 1):
+            for v in vectors(0, distance):
+                p = {n: self.space[n][0][j] for n, j in zip(self.names, v)}
+                if self.why(p) is None:
+                    yield p
+
+
 def candidates(kernel, constexprs: dict, domain: dict | None = None, target: str = "triton", tensors=None) -> tuple:
     """(space, default, viable, pruned): `target`'s declared space narrowed to `domain`, its heuristic
     default (this call's, when `tensors` are given: covering defaults from their shapes), the
     candidates within the target's estimated limits (the generated `<kernel>_PRUNE`), and how many
-    were pruned, by reason. The default is never pruned: it is what runs untuned."""
-    space = _provider_space(kernel, constexprs, target)
-    if tensors is not None and hasattr(kernel, "_call_defaults"):
-        call = (kernel._call_defaults(constexprs, tensors) if target == "triton"
-                else kernel._call_defaults(constexprs, tensors, target))
-        space = {n: (c, call.get(n, d)) for n, (c, d) in space.items()}
-        # ROWS (pgpu-pack-rows) is searched around the call's default, unless the domain names it.
-        rows = (kernel._rows_searched(constexprs, tensors, target, call)
-                if hasattr(kernel, "_rows_searched") and "ROWS" not in (domain or {}) else None)
-        if rows:
-            space["ROWS"] = (rows, call["ROWS"])
-    space = restrict(space, domain)
-    names = sorted(space)
-    default = {n: space[n][1] for n in names}
-    prune = _provider_prune(kernel, constexprs, target)
-    # On this call's views, a binding whose launch takes an element-wise branch kept beside a contracting
-    # one (a head size past BLOCK_D) runs a different algorithm, orders of magnitude slower: one such launch
-    # at attention's bench shape outlasted a whole search's budget. Such bindings are left out where the
-    # default does not take that branch (then the tiled one is available to every candidate that covers).
-    # The parameters only those branches use then do not change the kernel a launch runs: they keep
-    # their defaults (and are counted as pruned under the same reason).
-    elementwise = None
-    if tensors is not None and hasattr(kernel, "_elementwise"):
-        elementwise = kernel._elementwise(constexprs, tensors, target)
-        if elementwise is not None and elementwise(default) is not False:
-            elementwise = None
-    fixed = {n for n in getattr(elementwise, "only", ()) if n in space} if elementwise is not None else set()
-    viable, pruned = [], {}
-    for values in itertools.product(*(space[n][0] for n in names)):
-        p = dict(zip(names, values))
-        why = None
-        if p != default:
-            why = prune(p) if prune is not None else None
-            if not why and elementwise is not None and (elementwise(p) or any(p[n] != default[n] for n in fixed)):
-                why = "element-wise branch"
-        if why:
-            pruned[why] = pruned.get(why, 0) + 1
-        else:
-            viable.append(p)
-    return space, default, viable, pruned
+    were pruned, by reason. The default is never pruned: it is what runs untuned. Lists every binding:
+    `tune` walks a space past _LISTED bindings instead (`_Candidates.nearest`)."""
+    c = _Candidates(kernel, constexprs, domain, target, tensors)
+    viable, pruned = c.all()
+    return c.space, c.default, viable, pruned
+
+
+# A search lists a space of at most this many bindings whole (exact pruned counts, every candidate
+# ordered up front); past it, it walks outward from its centre and decides only the bindings it reaches.
+_LISTED = 50_000
 
 
 def _measurer(torch, kernel, tensors, scalars: dict, constexprs: dict, timer):
@@ -600,17 +671,29 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         raise ValueError(f"tune: target must be one of {', '.join(PROVIDERS)} (tune_providers chooses between "
                          f"them); got {target!r}")
     timer = timer or (lambda fn: _median_ms(torch, fn, reps))
-    space, default, viable, pruned = candidates(kernel, constexprs, domain, target, tensors)
-    names = sorted(space)
+    space_ = _Candidates(kernel, constexprs, domain, target, tensors)
+    space, default, names, key = space_.space, space_.default, space_.names, space_.key
+    listed = space_.total <= _LISTED
+    if listed:
+        viable, pruned = space_.all()
+        viable_keys = {key(p) for p in viable}
+    else:
+        pruned = {}
 
-    def key(p):
-        return tuple(p[n] for n in names)
+    def is_viable(p):
+        return key(p) in viable_keys if listed else space_.why(p) is None
 
-    def distance(p, centre):
-        return (sum(abs(space[n][0].index(p[n]) - space[n][0].index(centre[n])) for n in names),
-                [space[n][0].index(p[n]) for n in names])
+    def nearest(centre):
+        """The viable bindings not yet visited, nearest `centre` first."""
+        if listed:
+            def distance(p):
+                return (sum(abs(space[n][0].index(p[n]) - space[n][0].index(centre[n])) for n in names),
+                        [space[n][0].index(p[n]) for n in names])
+            return iter(sorted((p for p in viable if key(p) not in results), key=distance))
+        return (p for p in space_.nearest(centre) if key(p) not in results)
 
-    viable_keys = {key(p) for p in viable}
+    def left():
+        return len(viable) - len(results) if listed else space_.total - len(space_._why)
     timing = _measurer(torch, kernel, tensors, scalars, constexprs, timer)
 
     def measure(params):
@@ -620,7 +703,7 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     # A one-line progress display (candidates tried, best so far, time left) on a terminal only.
     progress = verbose and sys.stderr.isatty()
     check = check or _Checker(torch, kernel, tensors, scalars, constexprs, default, reference, target)
-    report = {"candidates": len(viable) + sum(pruned.values()), "pruned": pruned, "timed": 0, "rejected": [],
+    report = {"candidates": space_.total, "pruned": pruned, "timed": 0, "rejected": [],
               "skipped_for_budget": 0, "strategy": "hill climb from the default, then nearest the best first",
               "checked_on": f"{len(check.sets)} fresh random input sets against {check.against}",
               "rotating_input_sets": timing.rotation, "checking_s": 0.0}
@@ -656,9 +739,9 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
         report["timed"] += 1
         if progress:
             best_ms, best = min(timed, key=lambda t: t[0])
-            left = max(0.0, budget_s - (time.monotonic() - started))
+            remaining = max(0.0, budget_s - (time.monotonic() - started))
             print(f"\r\033[Ktessel.tune {kernel.name}{'' if target == 'triton' else ' on ' + target}: "
-                  f"{report['timed']} tried, {len(viable) - len(results)} left, {left:.0f} s left; "
+                  f"{report['timed']} tried, {left()} left, {remaining:.0f} s left; "
                   f"best {best_ms:.4f} ms {best}", end="", file=sys.stderr, flush=True)
         return ms
 
@@ -677,7 +760,7 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
             for j in (i - 1, i + 1):
                 if 0 <= j < len(space[n][0]):
                     q = dict(p, **{n: space[n][0][j]})
-                    if key(q) in viable_keys:
+                    if is_viable(q):
                         yield q
 
     try:
@@ -688,8 +771,7 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
             around = [q for q in neighbours(current) if key(q) not in results]
             ahead.submit([(key(q), q) for q in around])
             if ahead.pool is not None:  # keep the workers busy: later steps look near here too
-                near = sorted((p for p in viable if key(p) not in results), key=lambda p: distance(p, current))
-                ahead.submit([(key(p), p) for p in near[:ahead.lookahead]])
+                ahead.submit([(key(p), p) for p in itertools.islice(nearest(current), ahead.lookahead)])
             step, step_ms = None, current_ms
             for q in around:
                 if out_of_time():
@@ -702,18 +784,25 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
             current = step
         # Then everything else, nearest the best so far first.
         centre = min(timed, key=lambda t: t[0])[1] if timed else default
-        rest = sorted((p for p in viable if key(p) not in results), key=lambda p: distance(p, centre))
-        for i, params in enumerate(rest):
+        rest, window = nearest(centre), collections.deque()
+        for i in itertools.count():
+            window.extend(itertools.islice(rest, max(1, ahead.lookahead) - len(window)))
+            if not window:
+                break
             if out_of_time():
-                report["skipped_for_budget"] = len(rest) - i
+                # Listed: the viable candidates not reached; walked: every binding not yet decided.
+                report["skipped_for_budget"] = len(window) + (sum(1 for _ in rest) if listed else left())
                 break
             if ahead.window(i):
-                ahead.submit([(key(p), p) for p in rest[i:i + ahead.lookahead]])
-            visit(params)
+                ahead.submit([(key(p), p) for p in itertools.islice(window, ahead.lookahead)])
+            visit(window.popleft())
     finally:
         if ahead.used:
             report["compile_ahead"] = ahead.close()
     report["checking_s"] = round(report["checking_s"], 2)
+    if not listed:
+        # Walked, not listed: the pruned counts are over the bindings the search decided.
+        report["pruned"], report["decided"] = space_.pruned(), len(space_._why)
     if progress:
         print(file=sys.stderr)
     if verbose:

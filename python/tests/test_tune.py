@@ -166,6 +166,44 @@ def test_tuner_prunes_over_limit_candidates_before_compiling_and_counts_why():
     assert not any(k[0] == 512 or k == (64, 2) for k in order)  # never compiled or run
 
 
+def test_a_walked_space_is_searched_as_the_listed_one(monkeypatch):
+    # Past _LISTED bindings the search never lists the space (attention's 7.56 million took 75 s before a
+    # first timing): it decides bindings as it reaches them. Same visits, same winner, same pruned counts
+    # once the budget reaches every binding; with no budget, every undecided binding counts as skipped.
+    import torch
+    runs = {}
+    for listed in (10**9, 0):
+        monkeypatch.setattr(_tune, "_LISTED", listed)
+        fake = _FakeKernel(cost={(256, 2): 0.2, (64, 1): 0.4})
+        fake._prune = lambda constexprs: (lambda p: "registers" if p["BLOCK"] == 512 else None)
+        timer, order = _tracked(fake, {(256, 2): 0.2, (64, 1): 0.4})
+        best, report = _tune.tune(fake, [torch.ones(5), torch.empty(5)], {}, {}, timer=timer, verbose=False)
+        _, skipped = _tune.tune(fake, [torch.ones(5), torch.empty(5)], {}, {}, timer=timer, verbose=False,
+                                budget_s=0.0)
+        runs[listed] = (best, order, report["pruned"], report["timed"], report["candidates"],
+                        skipped["skipped_for_budget"])
+    assert runs[0][:5] == runs[10**9][:5]
+    assert runs[0][0] == {"BLOCK": 256, "BLOCK_P": 2} and runs[0][2] == {"registers": 2}
+    assert runs[10**9][5] == 6 and runs[0][5] == 6  # the viable ones; walked: + none left undecided
+
+
+def test_nearest_walks_the_viable_bindings_in_sorted_order():
+    # _Candidates.nearest generates, one distance at a time, exactly the order of sorting every viable
+    # binding by (distance from the centre, declared positions), the listed search's order.
+    c = _tune._Candidates.__new__(_tune._Candidates)
+    c.space = {"A": ([1, 2, 3, 4, 5], 2), "B": ([10, 20, 30], 10), "C": ([0, 1], 1)}
+    c.names, c.default = sorted(c.space), {"A": 2, "B": 10, "C": 1}
+    c._prune = lambda p: "registers" if p["A"] >= 4 and p["B"] == 30 else None
+    c._elementwise, c._fixed, c._why = None, set(), {}
+    viable, pruned = c.all()
+    assert len(viable) == 26 and pruned == {"registers": 4}
+    for centre in ({"A": 2, "B": 10, "C": 1}, {"A": 5, "B": 30, "C": 0}, {"A": 3, "B": 20, "C": 1}):
+        pos = {n: c.space[n][0] for n in c.names}
+        want = sorted(viable, key=lambda p: (sum(abs(pos[n].index(p[n]) - pos[n].index(centre[n])) for n in c.names),
+                                             [pos[n].index(p[n]) for n in c.names]))
+        assert list(c.nearest(centre)) == want
+
+
 def test_tuner_climbs_from_the_default_to_the_fastest_neighbour():
     import torch
     fake = _FakeKernel()
