@@ -1179,6 +1179,59 @@ void decideOnTaken(pgpu::KernelOp kernel, llvm::function_ref<void(pgpu::KernelOp
   copy.erase();
 }
 
+/// Each loop gets its own copy of an elementwise operand of FMA-spelled contractions computed before
+/// several loops (corpus 305 at its bench shape: the rotated query halves, computed once per program, are
+/// the lhs of the score products in all four key loops of the two-pass fold). Triton 3.6's
+/// TritonGPURemoveLayoutConversions (the run after AccelerateMatmul) rematerializes such an operand in the
+/// dot-operand layout of the blocked FMA layout inside the first loop it converts for and reuses that copy
+/// for the conversion in a sibling loop, which it does not dominate ("operand #0 does not dominate this
+/// use": the compile fails, PassManager::run failed). With a copy of the producing op before each
+/// contraction the original has no use left and is erased; Triton's CSE does not merge copies in sibling
+/// loops, and its LICM, which runs after layout assignment, hoists them out again, so the loops compute
+/// what they did. Recomputing a pure value is a rewrite seed 002 §4 allows. It fires only where every use
+/// of the operand is such a contraction in a loop not containing its definition, and there are two loops
+/// or more; the producing op is elementwise (pgpu.binary, unary, select, cast) over values defined outside
+/// those loops, as Triton's rematerialization walks them.
+void copySharedFmaOperands(pgpu::KernelOp kernel) {
+  auto enclosingLoop = [](Operation *op) { return op->getParentOfType<pgpu::ForOp>(); };
+  llvm::SetVector<Value> operands;
+  kernel.walk([&](pgpu::ContractOp c) {
+    if (triton::contractsWithFMA(c))
+      for (Value v : {c.getLhs(), c.getRhs()})
+        operands.insert(v);
+  });
+  bool remarks = pgpu::remarksEnabled(kernel);
+  for (Value v : operands) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !isa<pgpu::BinaryOp, pgpu::UnaryOp, pgpu::SelectOp, pgpu::CastOp>(def) || def->getNumResults() != 1)
+      continue;
+    llvm::SmallPtrSet<Operation *, 4> loops;
+    bool onlyLoopContractions = llvm::all_of(v.getUses(), [&](OpOperand &use) {
+      auto c = dyn_cast<pgpu::ContractOp>(use.getOwner());
+      if (!c || !triton::contractsWithFMA(c) || use.getOperandNumber() > 1)
+        return false;
+      pgpu::ForOp loop = enclosingLoop(c);
+      if (!loop || loop->isAncestor(def))
+        return false;
+      loops.insert(loop);
+      return true;
+    });
+    if (!onlyLoopContractions || loops.size() < 2)
+      continue;
+    SmallVector<OpOperand *> uses(llvm::make_pointer_range(v.getUses()));
+    for (OpOperand *use : uses) {
+      OpBuilder b(use->getOwner());
+      use->set(b.clone(*def)->getResult(0));
+    }
+    if (remarks)
+      emitRemark(def->getLoc()) << "triton: this contraction operand is computed again in each of the "
+                                << loops.size()
+                                << " loops that read it (Triton 3.6 reuses one loop's copy in another and "
+                                   "fails; its LICM hoists the copies out again)";
+    def->erase();
+  }
+}
+
 struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLegalize> {
   void runOnOperation() override {
     SmallVector<pgpu::KernelOp> kernels(getOperation().getOps<pgpu::KernelOp>());
@@ -1207,6 +1260,8 @@ struct TritonLegalize : public tessel::triton::impl::TritonLegalizeBase<TritonLe
     getOperation().walk<WalkOrder::PostOrder>([&](pgpu::RegionScanOp op) { regionScans.push_back(op); });
     for (pgpu::RegionScanOp op : regionScans)
       pgpu::expandRegionScan(op);
+    for (pgpu::KernelOp kernel : kernels)
+      copySharedFmaOperands(kernel);
     // Box accesses may be spelled as tensor descriptors (TMA): a provider switch the tuner searches,
     // on by default (measured on the H200 with persistent GEMM tiles: 0.93-1.01x cuBLAS, against
     // 0.88-1.0x with pointer loads, 2026-11-30).

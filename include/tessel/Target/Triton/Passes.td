@@ -19,6 +19,16 @@ def TritonLegalize : Pass<"pgpu-triton-legalize", "::mlir::ModuleOp"> {
     `pgpu.range_scan` becomes a `pgpu.for` over its members in scan order
     (forward or reverse) carrying the prefix and emitting the inclusive or
     exclusive prefix at each member.
+    An elementwise operand (`pgpu.binary`, `unary`, `select`, `cast`) of
+    contractions spelled with FMAs (f32 operands at IEEE precision), computed
+    outside the loops that contract it, every use such a contraction, in two
+    loops or more (a decode fold's rotated query, read by each key loop of
+    both passes), is computed again right before each contraction and the
+    original erased: Triton 3.6's TritonGPURemoveLayoutConversions
+    rematerializes it in one loop and reuses that copy in a sibling loop it
+    does not dominate, and the compile fails (corpus 305 at its bench
+    shape). Triton's LICM, after layout assignment, hoists the copies again.
+    A remark says where this fired.
     Declares: Triton's launch configuration as provider parameters on each
     kernel, `#pgpu.param<"WARPS", [1, 2, 4, 8, 16], 4, provider = "triton">`
     and `#pgpu.param<"STAGES", [1, 2, 3, 4, 5, 6], 3, provider = "triton">`
