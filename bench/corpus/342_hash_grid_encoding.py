@@ -108,5 +108,8 @@ def OPS(shape):
 TEST_SHAPES = [dict(N=1, LEVELS=1, TABLE=1, F=1, LF=1), dict(N=7, LEVELS=3, TABLE=37, F=2, LF=6),
                dict(N=37, LEVELS=16, TABLE=1031, F=2, LF=32)]
 BENCH_SHAPE = dict(N=1 << 20, LEVELS=16, TABLE=1 << 19, F=2, LF=32)
-TOLERANCE = dict(rtol=1e-4, atol=1e-5)
+# atol 5e-5, not the author's 1e-5: on a GPU `p - floor(p)` may be one FMA from the exact product (numerics §5.5,
+# docs/language.md "pointwise rounding"), moving a weight by up to 1.2e-4 and an output by ~2.4e-5 (H100, s48:
+# one element at N = 37, reproduced bit for bit in lab/experiments/s48_quant_numerics). The kernel is unchanged.
+TOLERANCE = dict(rtol=1e-4, atol=5e-5)
 PEER = "torch.compile"
