@@ -163,6 +163,8 @@ public:
     }
     if (auto loop = dyn_cast<ForOp>(op))
       return cloneFor(loop);
+    if (auto branch = dyn_cast<IfOp>(op))
+      return cloneIf(branch);
     return failure(); // other control, reductions, tuples, atomics: not blocked here
   }
 
@@ -220,6 +222,59 @@ private:
     return failure();
   }
 
+  /// An author's `if` inside the blocked body (seed 000 §5: control per member): its condition may
+  /// differ from lane to lane, so both branches run on every lane, if-converted. Each branch's reads
+  /// and writes are masked by its own lanes (the lanes valid so far whose condition holds, or does
+  /// not), so no member reads or writes what it would not have; each result is a select between the
+  /// branches' values. Its pure arithmetic runs on the other lanes too and is discarded there.
+  LogicalResult cloneIf(IfOp branch) {
+    Location loc = branch.getLoc();
+    Value cond = mapped(branch.getCondition());
+    Value outer = laneOk;
+    bool wasMasked = masked;
+    Value lanes = asFragment(loc, cond);
+    // The lanes a branch runs for, built only where the branch has code (else: the lanes where the
+    // condition fails).
+    auto arm = [&](Region &region, function_ref<Value()> ok) -> FailureOr<SmallVector<Value>> {
+      SmallVector<Value> yields;
+      if (region.empty())
+        return yields;
+      if (!region.front().without_terminator().empty())
+        laneOk = ok();
+      masked = true;
+      for (Operation &inner : region.front().without_terminator())
+        if (failed(clone(inner)))
+          return failure();
+      for (Value y : region.front().getTerminator()->getOperands())
+        yields.push_back(mapped(y));
+      return yields;
+    };
+    FailureOr<SmallVector<Value>> thenValues = arm(branch.getThenRegion(), [&] {
+      return BinaryOp::create(b, loc, kir::BinaryKind::And, outer, lanes, false, false).getResult();
+    });
+    FailureOr<SmallVector<Value>> elseValues =
+        succeeded(thenValues) ? arm(branch.getElseRegion(),
+                                    [&] {
+                                      Value no = asFragment(loc, falseScalar(loc));
+                                      return SelectOp::create(b, loc, lanes, no, outer).getResult();
+                                    })
+                              : FailureOr<SmallVector<Value>>(failure());
+    laneOk = outer;
+    masked = wasMasked;
+    if (failed(elseValues))
+      return failure();
+    for (auto [r, t, e] : llvm::zip(branch.getResults(), *thenValues, *elseValues)) {
+      if (!isFragment(t) && !isFragment(e) && !isFragment(cond)) {
+        map.map(r, SelectOp::create(b, loc, cond, t, e));
+        continue;
+      }
+      map.map(r, SelectOp::create(b, loc, cond, asFragment(loc, t), asFragment(loc, e)));
+    }
+    return success();
+  }
+
+  Value falseScalar(Location loc) { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0); }
+
   LogicalResult cloneRead(Operation &op, Value view, ValueRange coords, Value valid, Value fill) {
     Location loc = op.getLoc();
     SmallVector<Value> newCoords;
@@ -227,6 +282,13 @@ private:
     for (Value c : coords) {
       newCoords.push_back(mapped(c));
       laneWide |= isFragment(newCoords.back());
+    }
+    // Under an if-converted branch a read at one address for every lane is still made only for the
+    // lanes that take the branch (its address may be out of bounds for the others): spread and masked.
+    if (!laneWide && masked) {
+      for (Value &c : newCoords)
+        c = asFragment(loc, c);
+      laneWide = true;
     }
     if (!laneWide) {
       b.clone(op, map); // a uniform read: one per block
@@ -247,7 +309,8 @@ private:
 
   OpBuilder &b;
   Value laneOk;
-  StringAttr block; // the parameter naming the lanes
+  StringAttr block;    // the parameter naming the lanes
+  bool masked = false; // inside an if-converted branch: laneOk holds the branch's lanes
 };
 
 /// Builds `for %b = lo to hi step BLOCK iter_args(inits)` whose body gets the
