@@ -1038,9 +1038,9 @@ static bool dependsOn(Value v, Value index, Region &scope, DenseMap<Value, bool>
 /// outer member's row along the view's contiguous axis: some read's last coordinate depends on the
 /// outer index and not on the inner one, another of its coordinates on the inner index (logits
 /// [n, c, h, w] reduced over the classes c inside a sum over the pixels w: NCHW). Its bounds are
-/// the same for every outer member and its regions are straight-line.
-static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
-  Region &scope = outer.getElement();
+/// the same for every outer member and its regions are straight-line. `scope` is the outer loop's
+/// member region (a reduction's element, a foreach's body); workspace reads count like view reads.
+static bool readsAlongOuter(RangeReduceOp inner, Region &scope) {
   for (Value bound : {inner.getLower(), inner.getUpper()})
     if (scope.isAncestor(bound.getParentRegion()))
       return false;
@@ -1052,9 +1052,14 @@ static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
   Value outerIndex = scope.front().getArgument(0), innerIndex = inner.getElement().front().getArgument(0);
   DenseMap<Value, bool> onOuter, onInner;
   for (Operation &op : inner.getElement().front()) {
-    if (!isa<LoadOp, GatherOp>(op) || op.getNumOperands() < 2)
+    auto workspace = dyn_cast<BufferLoadOp>(op);
+    if (workspace && cast<BufferType>(workspace.getBuffer().getType()).getScope() != BufferScope::Workspace)
       continue;
-    OperandRange coords = isa<LoadOp>(op) ? cast<LoadOp>(op).getCoords() : cast<GatherOp>(op).getCoords();
+    if (!isa<LoadOp, GatherOp, BufferLoadOp>(op) || op.getNumOperands() < 2)
+      continue;
+    OperandRange coords = isa<LoadOp>(op)     ? cast<LoadOp>(op).getCoords()
+                          : isa<GatherOp>(op) ? cast<GatherOp>(op).getCoords()
+                                              : cast<BufferLoadOp>(op).getCoords();
     if (coords.empty())
       continue;
     Value last = coords.back();
@@ -1066,6 +1071,16 @@ static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
   return false;
 }
 
+/// Whether `inner` spans at most a constant number of members whatever its enclosing members: constant
+/// bounds, or [0, n) with n the length of a slice of constant width clipped to its axis (SliceWidth.h).
+static bool shortRange(RangeReduceOp inner) {
+  Value lo = inner.getLower(), hi = inner.getUpper();
+  APInt l, h;
+  if (matchPattern(lo, m_ConstantInt(&l)) && matchPattern(hi, m_ConstantInt(&h)))
+    return true;
+  return matchPattern(lo, m_Zero()) && clippedWidth(hi).has_value();
+}
+
 /// An outer range_reduce whose element holds inner range_reduces reading along the outer axis
 /// contiguously (readsAlongOuter) and no other loop or control: each inner one becomes its ordered
 /// loop (a pgpu.for carrying the accumulator, combined member by member: one order of an associative,
@@ -1074,15 +1089,27 @@ static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
 /// the inner reduction instead leaves the outer member a scalar loop (corpus 270: 512 x 1024 pixels
 /// walked one at a time, each a 4096-lane block holding 19 classes). Seed 002 §3.3: the free axis
 /// blocked, the ordered one kept.
+///
+/// Likewise an outer foreach (a row's output columns, each the sum of a window of rows of the same
+/// column: corpus 348's vertical box sums hsum[b, c, lo:hi, col]) whose inner reductions read along
+/// its axis and span at most a constant w members for every outer member (a window clipped to the
+/// view, SliceWidth.h, or constant bounds): the columns become the lanes, each trip of the window's
+/// loop one [BLOCK] read of consecutive columns. Blocking the inner one instead ran each column as
+/// its own trip of a scalar loop, a BLOCK-lane block holding at most w rows (there a window of 15
+/// rows in 512 lanes, 1024 columns a row walked one at a time). An inner range of unknown length
+/// keeps its blocking: the foreach might be a few columns over a long range.
 static bool orderInnerReductions(KernelOp kernel, bool remarks) {
-  SmallVector<RangeReduceOp> outers;
-  kernel.walk([&](RangeReduceOp outer) {
+  SmallVector<Operation *> outers;
+  kernel.walk([&](Operation *outer) {
+    if (!isa<RangeReduceOp, ForeachOp>(outer))
+      return;
     bool any = false, all = true;
-    for (Operation &op : outer.getElement().front()) {
+    Region &scope = memberRegion(outer);
+    for (Operation &op : scope.front()) {
       if (op.getNumRegions() == 0)
         continue;
       auto inner = dyn_cast<RangeReduceOp>(op);
-      if (inner && readsAlongOuter(inner, outer))
+      if (inner && readsAlongOuter(inner, scope) && (isa<RangeReduceOp>(outer) || shortRange(inner)))
         any = true;
       else
         all = false;
@@ -1091,9 +1118,9 @@ static bool orderInnerReductions(KernelOp kernel, bool remarks) {
       outers.push_back(outer);
   });
   OpBuilder b(kernel.getContext());
-  for (RangeReduceOp outer : outers) {
+  for (Operation *outer : outers) {
     SmallVector<RangeReduceOp> inners;
-    for (Operation &op : outer.getElement().front())
+    for (Operation &op : memberRegion(outer).front())
       if (auto inner = dyn_cast<RangeReduceOp>(op))
         inners.push_back(inner);
     for (RangeReduceOp inner : inners) {
@@ -1117,9 +1144,10 @@ static bool orderInnerReductions(KernelOp kernel, bool remarks) {
       inner.erase();
     }
     if (remarks)
-      emitRemark(outer.getLoc()) << "pgpu-form-blocking: " << inners.size()
-                                 << " inner reduction(s) reading along this reduction's axis contiguously run as "
-                                    "ordered loops in its members, so its members are the lanes blocked";
+      emitRemark(outer->getLoc()) << "pgpu-form-blocking: " << inners.size() << " inner reduction(s) reading along this "
+                                  << (isa<ForeachOp>(outer) ? "loop" : "reduction")
+                                  << "'s axis contiguously run as ordered loops in its members, so its members are the "
+                                     "lanes blocked";
   }
   return !outers.empty();
 }

@@ -101,6 +101,14 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     flattened first as a straight-line one is. Blocking the inner one
     instead left the pixels a scalar loop (corpus 270). Must not fire where
     the inner read walks its own axis contiguously (a sum of row maxima).
+    Likewise inner reductions in a foreach's body (workspace reads count as
+    reads) whose range spans at most a constant number of members whatever
+    the outer one (constant bounds, or a slice of constant width clipped to
+    its axis, SliceWidth.h: a separable blur's window of rows
+    [max(i - R, 0), min(i + R + 1, H)), corpus 348): the columns are the
+    lanes, each trip of the window one read of consecutive columns (before:
+    each column a trip of a scalar loop, its block holding at most 2R + 1
+    rows). An inner range of unknown length keeps its blocking.
     A foreach over the members one program owns ([lo, min(lo + P, n)) with
     P a declared parameter, pgpu-refine-mapping's) that holds such a loop
     is one block of P lanes, so the ordered loop runs once per program.
