@@ -9,6 +9,7 @@ and writes masked by its lanes' condition, each result a select):
     program);
   * a walk whose branch reads a value every lane shares through an index read per member (w[k[i]]):
     read only for the lanes taking the branch;
+  * an atomic count under a member's if: its scatter-reduce masked by the lanes taking the branch;
 
 each against its NumPy reference on the KIR interpreter, on the pgpu interpreter after the whole shared
 pipeline (`tessel run --stage pgpu`, shuffled program order) at two bindings of BLOCK_P, and the generated
@@ -182,3 +183,32 @@ def test_branch_with_indexed_read_matches_reference(tessel_bin, shape):
     y = torch.full((shape["N"],), float("nan"))
     gated_walk(*(torch.from_numpy(inputs[n]) for n in ("k", "w", "x")), y)
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-6, err_msg="triton")
+
+
+@tessel.kernel
+def count_positive(x: T.In[T.f32, ("N",)], cnt: T.InOut[T.i32, ("K",)]):
+    N, = x.shape
+    for i in T.parallel(T.domain(0, N)):
+        if x[i] > 0.0:
+            T.atomic_add(cnt, (0,), T.i32(1))
+
+
+@pytest.mark.parametrize("n", [0, 1, 257, 3001])
+def test_guarded_atomic_counts_the_taken_lanes(tessel_bin, n):
+    """An atomic under a member's if (was one element a program): blocked, its scatter-reduce masked by
+    the lanes whose condition holds, so each counts once."""
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    cnt = np.array([5, 7], np.int32)
+    want = np.array([5 + int((x > 0).sum()), 7], np.int32)
+    with tempfile.TemporaryDirectory() as tmp:
+        got = np.load(run_stage(tessel_bin, count_positive, "kir", dict(N=n, K=2), dict(x=x, cnt=cnt), tmp)
+                      / "cnt.npy")
+        np.testing.assert_array_equal(got, want, err_msg="kir")
+        for block_p in (1024, 4096):  # its domain: the counts are privatized per program (a histogram)
+            got = np.load(run_stage(tessel_bin, count_positive, "pgpu", dict(N=n, K=2), dict(x=x, cnt=cnt), tmp,
+                                    {"BLOCK_P": block_p}) / "cnt.npy")
+            np.testing.assert_array_equal(got, want, err_msg=f"pgpu BLOCK_P={block_p}")
+    import torch
+    c = torch.from_numpy(cnt.copy())
+    count_positive(torch.from_numpy(x), c)
+    np.testing.assert_array_equal(c.numpy(), want, err_msg="triton")
