@@ -163,6 +163,8 @@ public:
     }
     if (auto loop = dyn_cast<ForOp>(op))
       return cloneFor(loop);
+    if (auto branch = dyn_cast<IfOp>(op))
+      return cloneIf(branch);
     return failure(); // other control, reductions, tuples, atomics: not blocked here
   }
 
@@ -220,6 +222,59 @@ private:
     return failure();
   }
 
+  /// An author's `if` inside the blocked body (seed 000 §5: control per member): its condition may
+  /// differ from lane to lane, so both branches run on every lane, if-converted. Each branch's reads
+  /// and writes are masked by its own lanes (the lanes valid so far whose condition holds, or does
+  /// not), so no member reads or writes what it would not have; each result is a select between the
+  /// branches' values. Its pure arithmetic runs on the other lanes too and is discarded there.
+  LogicalResult cloneIf(IfOp branch) {
+    Location loc = branch.getLoc();
+    Value cond = mapped(branch.getCondition());
+    Value outer = laneOk;
+    bool wasMasked = masked;
+    Value lanes = asFragment(loc, cond);
+    // The lanes a branch runs for, built only where the branch has code (else: the lanes where the
+    // condition fails).
+    auto arm = [&](Region &region, function_ref<Value()> ok) -> FailureOr<SmallVector<Value>> {
+      SmallVector<Value> yields;
+      if (region.empty())
+        return yields;
+      if (!region.front().without_terminator().empty())
+        laneOk = ok();
+      masked = true;
+      for (Operation &inner : region.front().without_terminator())
+        if (failed(clone(inner)))
+          return failure();
+      for (Value y : region.front().getTerminator()->getOperands())
+        yields.push_back(mapped(y));
+      return yields;
+    };
+    FailureOr<SmallVector<Value>> thenValues = arm(branch.getThenRegion(), [&] {
+      return BinaryOp::create(b, loc, kir::BinaryKind::And, outer, lanes, false, false).getResult();
+    });
+    FailureOr<SmallVector<Value>> elseValues =
+        succeeded(thenValues) ? arm(branch.getElseRegion(),
+                                    [&] {
+                                      Value no = asFragment(loc, falseScalar(loc));
+                                      return SelectOp::create(b, loc, lanes, no, outer).getResult();
+                                    })
+                              : FailureOr<SmallVector<Value>>(failure());
+    laneOk = outer;
+    masked = wasMasked;
+    if (failed(elseValues))
+      return failure();
+    for (auto [r, t, e] : llvm::zip(branch.getResults(), *thenValues, *elseValues)) {
+      if (!isFragment(t) && !isFragment(e) && !isFragment(cond)) {
+        map.map(r, SelectOp::create(b, loc, cond, t, e));
+        continue;
+      }
+      map.map(r, SelectOp::create(b, loc, cond, asFragment(loc, t), asFragment(loc, e)));
+    }
+    return success();
+  }
+
+  Value falseScalar(Location loc) { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0); }
+
   LogicalResult cloneRead(Operation &op, Value view, ValueRange coords, Value valid, Value fill) {
     Location loc = op.getLoc();
     SmallVector<Value> newCoords;
@@ -227,6 +282,13 @@ private:
     for (Value c : coords) {
       newCoords.push_back(mapped(c));
       laneWide |= isFragment(newCoords.back());
+    }
+    // Under an if-converted branch a read at one address for every lane is still made only for the
+    // lanes that take the branch (its address may be out of bounds for the others): spread and masked.
+    if (!laneWide && masked) {
+      for (Value &c : newCoords)
+        c = asFragment(loc, c);
+      laneWide = true;
     }
     if (!laneWide) {
       b.clone(op, map); // a uniform read: one per block
@@ -247,7 +309,8 @@ private:
 
   OpBuilder &b;
   Value laneOk;
-  StringAttr block; // the parameter naming the lanes
+  StringAttr block;    // the parameter naming the lanes
+  bool masked = false; // inside an if-converted branch: laneOk holds the branch's lanes
 };
 
 /// Builds `for %b = lo to hi step BLOCK iter_args(inits)` whose body gets the
@@ -975,9 +1038,9 @@ static bool dependsOn(Value v, Value index, Region &scope, DenseMap<Value, bool>
 /// outer member's row along the view's contiguous axis: some read's last coordinate depends on the
 /// outer index and not on the inner one, another of its coordinates on the inner index (logits
 /// [n, c, h, w] reduced over the classes c inside a sum over the pixels w: NCHW). Its bounds are
-/// the same for every outer member and its regions are straight-line.
-static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
-  Region &scope = outer.getElement();
+/// the same for every outer member and its regions are straight-line. `scope` is the outer loop's
+/// member region (a reduction's element, a foreach's body); workspace reads count like view reads.
+static bool readsAlongOuter(RangeReduceOp inner, Region &scope) {
   for (Value bound : {inner.getLower(), inner.getUpper()})
     if (scope.isAncestor(bound.getParentRegion()))
       return false;
@@ -989,9 +1052,14 @@ static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
   Value outerIndex = scope.front().getArgument(0), innerIndex = inner.getElement().front().getArgument(0);
   DenseMap<Value, bool> onOuter, onInner;
   for (Operation &op : inner.getElement().front()) {
-    if (!isa<LoadOp, GatherOp>(op) || op.getNumOperands() < 2)
+    auto workspace = dyn_cast<BufferLoadOp>(op);
+    if (workspace && cast<BufferType>(workspace.getBuffer().getType()).getScope() != BufferScope::Workspace)
       continue;
-    OperandRange coords = isa<LoadOp>(op) ? cast<LoadOp>(op).getCoords() : cast<GatherOp>(op).getCoords();
+    if (!isa<LoadOp, GatherOp, BufferLoadOp>(op) || op.getNumOperands() < 2)
+      continue;
+    OperandRange coords = isa<LoadOp>(op)     ? cast<LoadOp>(op).getCoords()
+                          : isa<GatherOp>(op) ? cast<GatherOp>(op).getCoords()
+                                              : cast<BufferLoadOp>(op).getCoords();
     if (coords.empty())
       continue;
     Value last = coords.back();
@@ -1003,6 +1071,16 @@ static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
   return false;
 }
 
+/// Whether `inner` spans at most a constant number of members whatever its enclosing members: constant
+/// bounds, or [0, n) with n the length of a slice of constant width clipped to its axis (SliceWidth.h).
+static bool shortRange(RangeReduceOp inner) {
+  Value lo = inner.getLower(), hi = inner.getUpper();
+  APInt l, h;
+  if (matchPattern(lo, m_ConstantInt(&l)) && matchPattern(hi, m_ConstantInt(&h)))
+    return true;
+  return matchPattern(lo, m_Zero()) && clippedWidth(hi).has_value();
+}
+
 /// An outer range_reduce whose element holds inner range_reduces reading along the outer axis
 /// contiguously (readsAlongOuter) and no other loop or control: each inner one becomes its ordered
 /// loop (a pgpu.for carrying the accumulator, combined member by member: one order of an associative,
@@ -1011,15 +1089,27 @@ static bool readsAlongOuter(RangeReduceOp inner, RangeReduceOp outer) {
 /// the inner reduction instead leaves the outer member a scalar loop (corpus 270: 512 x 1024 pixels
 /// walked one at a time, each a 4096-lane block holding 19 classes). Seed 002 §3.3: the free axis
 /// blocked, the ordered one kept.
+///
+/// Likewise an outer foreach (a row's output columns, each the sum of a window of rows of the same
+/// column: corpus 348's vertical box sums hsum[b, c, lo:hi, col]) whose inner reductions read along
+/// its axis and span at most a constant w members for every outer member (a window clipped to the
+/// view, SliceWidth.h, or constant bounds): the columns become the lanes, each trip of the window's
+/// loop one [BLOCK] read of consecutive columns. Blocking the inner one instead ran each column as
+/// its own trip of a scalar loop, a BLOCK-lane block holding at most w rows (there a window of 15
+/// rows in 512 lanes, 1024 columns a row walked one at a time). An inner range of unknown length
+/// keeps its blocking: the foreach might be a few columns over a long range.
 static bool orderInnerReductions(KernelOp kernel, bool remarks) {
-  SmallVector<RangeReduceOp> outers;
-  kernel.walk([&](RangeReduceOp outer) {
+  SmallVector<Operation *> outers;
+  kernel.walk([&](Operation *outer) {
+    if (!isa<RangeReduceOp, ForeachOp>(outer))
+      return;
     bool any = false, all = true;
-    for (Operation &op : outer.getElement().front()) {
+    Region &scope = memberRegion(outer);
+    for (Operation &op : scope.front()) {
       if (op.getNumRegions() == 0)
         continue;
       auto inner = dyn_cast<RangeReduceOp>(op);
-      if (inner && readsAlongOuter(inner, outer))
+      if (inner && readsAlongOuter(inner, scope) && (isa<RangeReduceOp>(outer) || shortRange(inner)))
         any = true;
       else
         all = false;
@@ -1028,9 +1118,9 @@ static bool orderInnerReductions(KernelOp kernel, bool remarks) {
       outers.push_back(outer);
   });
   OpBuilder b(kernel.getContext());
-  for (RangeReduceOp outer : outers) {
+  for (Operation *outer : outers) {
     SmallVector<RangeReduceOp> inners;
-    for (Operation &op : outer.getElement().front())
+    for (Operation &op : memberRegion(outer).front())
       if (auto inner = dyn_cast<RangeReduceOp>(op))
         inners.push_back(inner);
     for (RangeReduceOp inner : inners) {
@@ -1054,9 +1144,10 @@ static bool orderInnerReductions(KernelOp kernel, bool remarks) {
       inner.erase();
     }
     if (remarks)
-      emitRemark(outer.getLoc()) << "pgpu-form-blocking: " << inners.size()
-                                 << " inner reduction(s) reading along this reduction's axis contiguously run as "
-                                    "ordered loops in its members, so its members are the lanes blocked";
+      emitRemark(outer->getLoc()) << "pgpu-form-blocking: " << inners.size() << " inner reduction(s) reading along this "
+                                  << (isa<ForeachOp>(outer) ? "loop" : "reduction")
+                                  << "'s axis contiguously run as ordered loops in its members, so its members are the "
+                                     "lanes blocked";
   }
   return !outers.empty();
 }

@@ -89,7 +89,8 @@ namespace {
 /// under the declared semantics whichever program performs them (seed 000 §6, §9).
 /// An ordered loop (an author's loop per member, seed 000 §5) is per-element work too when its
 /// bounds are the same for every member (defined outside the group) and its body is per-element:
-/// form-blocking runs it for a block of members at once, its per-member carries fragments.
+/// form-blocking runs it for a block of members at once, its per-member carries fragments. So is an
+/// `if` whose branches are per-element code (form-blocking if-converts it).
 bool isPerElement(Block &block, Region &groupBody, bool &ordered) {
   for (Operation &op : block.without_terminator()) {
     if (llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FragmentType>(t); }))
@@ -100,6 +101,14 @@ bool isPerElement(Block &block, Region &groupBody, bool &ordered) {
           !isPerElement(loop.getBody().front(), groupBody, ordered))
         return false;
       ordered = true;
+      continue;
+    }
+    // An author's `if` per member (a merge that skips empty chunks, corpus 357): form-blocking runs
+    // both branches on a block of members, each branch's accesses masked by its members' condition.
+    if (auto branch = dyn_cast<IfOp>(op)) {
+      if (!isPerElement(branch.getThenRegion().front(), groupBody, ordered) ||
+          (!branch.getElseRegion().empty() && !isPerElement(branch.getElseRegion().front(), groupBody, ordered)))
+        return false;
       continue;
     }
     if (op.getNumRegions() != 0 && !isa<ScatterReduceOp>(op))
@@ -693,11 +702,15 @@ struct RefineMapping : public tessel::pgpu::impl::PGPURefineMappingBase<RefineMa
         continue;
       }
       bool streams = ordered && streamsPerMember(group);
+      bool branches = group.walk([](IfOp) { return WalkResult::interrupt(); }).wasInterrupted();
       refine(space, group);
       if (remarks)
         group.emitRemark() << "pgpu-refine-mapping: each program owns BLOCK_P consecutive members of the workset"
                            << (ordered && !streams ? " (its loop reads no member's own values: elementwise-sized)"
-                                                   : "");
+                                                   : "")
+                           << (branches ? " (its ifs per member run both branches a block, each masked by its "
+                                          "members' condition)"
+                                        : "");
       declareBlockP(kernel, streams);
     }
   }

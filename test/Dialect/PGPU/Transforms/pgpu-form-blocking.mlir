@@ -119,13 +119,16 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: an ordered loop is never blocked, and a reduction whose element region holds
-// COM: nested control stays as it is (no BLOCK parameter is declared).
+// COM: Must not fire: an ordered loop is never blocked (its carry stays a scalar). The reduction beside
+// COM: it, whose element holds an if, is blocked: the if converted, its result a lane-wise select
+// COM: (pgpu-refine-mapping-branches.mlir has a branch that keeps its reduction unblocked).
 // CHECK-LABEL: pgpu.kernel @ordered
-// CHECK-NOT: BLOCK
-// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: pgpu.range_reduce
-// CHECK: pgpu.if
+// CHECK: pgpu.for %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} : f32) -> f32 {
+// CHECK: pgpu.iota
+// CHECK: %[[POS:.*]] = pgpu.cmp gt %{{.*}}, %{{.*}} : !pgpu.fragment<f32, [BLOCK]>
+// CHECK: pgpu.select %[[POS]], %{{.*}}, %{{.*}} : !pgpu.fragment<i1, [BLOCK]>, !pgpu.fragment<f32, [BLOCK]>
+// CHECK-NOT: pgpu.if
+// CHECK-NOT: pgpu.range_reduce
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
   pgpu.kernel @ordered(%x: !pgpu.view<f32, [N], in>, %y: !pgpu.view<f32, [2], out>) {
     %N = pgpu.extent %x[0] : !pgpu.view<f32, [N], in>
@@ -266,12 +269,16 @@ module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {
 
 // -----
 
-// COM: Must not fire: a scan whose emit region holds nested control, or whose emit writes one element
-// COM: for every member (each lane would write the same element), stays a pgpu.range_scan.
+// COM: Must not fire: a scan whose emit writes one element for every member (each lane would write
+// COM: the same element) stays a pgpu.range_scan. The scan before it, whose emit stores under an if,
+// COM: is blocked: the store masked by the lanes whose condition holds.
 // CHECK-LABEL: pgpu.kernel @scan_unblocked
-// CHECK-NOT: BLOCK
-// CHECK: pgpu.range_scan
-// CHECK: pgpu.if
+// CHECK: %[[SCAN:.*]] = pgpu.scan
+// CHECK: %[[POS:.*]] = pgpu.cmp gt %[[SCAN]], %{{.*}} : !pgpu.fragment<f32, [BLOCK]>
+// CHECK: %[[TAKE:.*]] = pgpu.binary and %{{.*}}, %[[POS]] : !pgpu.fragment<i1, [BLOCK]>
+// CHECK: %[[VALID:.*]] = pgpu.binary and %{{.*}}, %[[TAKE]] : !pgpu.fragment<i1, [BLOCK]>
+// CHECK: pgpu.store %[[SCAN]], %y[%{{.*}}] valid %[[VALID]]
+// CHECK-NOT: pgpu.if
 // CHECK: pgpu.range_scan
 // CHECK-NOT: pgpu.scan
 module attributes {pgpu.target = #pgpu.target<arch = "sm_90">} {

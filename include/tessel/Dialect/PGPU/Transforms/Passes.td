@@ -10,9 +10,9 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
   let description = [{
     Reads: `pgpu.foreach` worksets, `pgpu.range_reduce` reductions and
     `pgpu.range_scan` stored scans whose
-    bodies are straight-line pointwise code and accesses (no nested loops,
-    ifs or reductions), and the def-use dependence of each body value on the
-    loop index.
+    bodies are straight-line pointwise code and accesses (no nested
+    reductions; ordered loops and ifs as below), and the def-use dependence
+    of each body value on the loop index.
     Legality: foreach iterations are independent by definition; a reduce may
     be regrouped and reordered under its associative/commutative contract
     (seed 000 §8, seed 002 §4). Ordered loops (`pgpu.for`) are never blocked.
@@ -73,6 +73,13 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     candidate holding the row (seed 003: a fact of the program). Ranges of
     different constant widths (a quantizer's group of 128 columns, then its
     64 packed pairs: corpus 120) cover the widest.
+    A `pgpu.if` in a blocked body (an author's `if` per member, seed 000 §5)
+    is if-converted: both branches run on every lane, each branch's reads and
+    writes masked by its lanes (the lanes valid so far whose condition holds,
+    or fails; a read at one address for every lane is spread over the lanes
+    so that mask applies: its address may be out of range for the others),
+    each result a lane-wise `pgpu.select` of the branches' values. A branch
+    holding what cannot be blocked (a reduction) leaves the loop unblocked.
     An ordered `pgpu.for` inside a foreach body whose bounds are the same
     for every lane (an author's loop per member: a recurrence over time per
     channel, an accumulator over a bag's items per column) is kept ordered
@@ -94,6 +101,14 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
     flattened first as a straight-line one is. Blocking the inner one
     instead left the pixels a scalar loop (corpus 270). Must not fire where
     the inner read walks its own axis contiguously (a sum of row maxima).
+    Likewise inner reductions in a foreach's body (workspace reads count as
+    reads) whose range spans at most a constant number of members whatever
+    the outer one (constant bounds, or a slice of constant width clipped to
+    its axis, SliceWidth.h: a separable blur's window of rows
+    [max(i - R, 0), min(i + R + 1, H)), corpus 348): the columns are the
+    lanes, each trip of the window one read of consecutive columns (before:
+    each column a trip of a scalar loop, its block holding at most 2R + 1
+    rows). An inner range of unknown length keeps its blocking.
     A foreach over the members one program owns ([lo, min(lo + P, n)) with
     P a declared parameter, pgpu-refine-mapping's) that holds such a loop
     is one block of P lanes, so the ordered loop runs once per program.
@@ -2130,10 +2145,12 @@ def PGPURefineMapping : Pass<"pgpu-refine-mapping", "::mlir::ModuleOp"> {
     Reads: the program space, its execution groups (one, or construction's
     chain of segments), and the group bodies.
     Legality: the group's instances are independent (a KIR workset), and its
-    body is per-element straight-line code (no loops, ifs or reductions; a
+    body is per-element straight-line code (no reductions; a
     scatter-reduce's region is its pure combine, whose collisions combine
-    whichever program performs them, seed 000 §6), so any grouping of
-    instances onto programs is legal. The dispatch must be the whole program
+    whichever program performs them, seed 000 §6; ordered loops as below; a
+    `pgpu.if` whose branches are per-element code, which form-blocking
+    if-converts: a merge that skips empty chunks, corpus 357), so any
+    grouping of instances onto programs is legal. The dispatch must be the whole program
     space (one segment, linear coordinate = program coordinate), or a
     segment of construction's chain (below).
     Rewrites: the group's extents E_0..E_n become one extent
