@@ -125,6 +125,26 @@ def load_bench(name: str):
     return module
 
 
+def corpus(root, name):
+    """bench/corpus/NAME.py, loaded by path (as `_corpus_NAME`)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"_corpus_{name}", root / "bench" / "corpus" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def compiled_pgpu(tessel_bin, kernel):
+    """`kernel`'s pgpu program (`tessel compile --emit=pgpu` of its KIR at no constexprs)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        src = pathlib.Path(tmp) / "k.mlir"
+        src.write_text(kernel.kir({}))
+        res = subprocess.run([str(tessel_bin), "compile", str(src), "--emit=pgpu"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
 def example(name):
     """The kernel `name` of examples/NAME.py (imported as a module of that name)."""
     import sys

@@ -16,10 +16,7 @@ pipeline (`tessel run --stage pgpu`, shuffled program order) at two bindings of 
 Triton under TRITON_INTERPRET=1, on random non-zero inputs at odd shapes (empty, one, primes, extents no
 block size divides).
 """
-import importlib.util
 import os
-import pathlib
-import subprocess
 import tempfile
 
 import numpy as np
@@ -29,23 +26,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated
 
 import tessel  # noqa: E402
 import tessel.language as T  # noqa: E402
-from conftest import run_stage  # noqa: E402
-
-
-def corpus(root, name):
-    spec = importlib.util.spec_from_file_location(f"_corpus_{name}", root / "bench" / "corpus" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def compiled_pgpu(tessel_bin, kernel):
-    with tempfile.TemporaryDirectory() as tmp:
-        src = pathlib.Path(tmp) / "k.mlir"
-        src.write_text(kernel.kir({}))
-        res = subprocess.run([str(tessel_bin), "compile", str(src), "--emit=pgpu"], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    return res.stdout
+from conftest import corpus, compiled_pgpu, run_stage  # noqa: E402
 
 
 @tessel.kernel

@@ -9,7 +9,6 @@ pipeline (`tessel run --stage pgpu`, shuffled program order) at two bindings of 
 Triton under TRITON_INTERPRET=1, at odd shapes (one pixel, rows fewer than the window, primes, widths no
 block size divides).
 """
-import importlib.util
 import os
 import pathlib
 import subprocess
@@ -20,14 +19,7 @@ import pytest
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported by a generated module (see test_triton.py)
 
-from conftest import run_stage  # noqa: E402
-
-
-def corpus(root, name):
-    spec = importlib.util.spec_from_file_location(f"_corpus_{name}", root / "bench" / "corpus" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from conftest import corpus, run_stage  # noqa: E402
 
 
 SHAPES = [dict(B=1, C=1, H=1, W=1), dict(B=1, C=2, H=5, W=17), dict(B=2, C=1, H=23, W=37),
