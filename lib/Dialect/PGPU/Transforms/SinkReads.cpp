@@ -18,13 +18,14 @@
 //   %t = pgpu.binary mul %beta, %r           %t = pgpu.binary mul %beta, %r
 //
 // A read moves only past a region op (a loop, a reduction, a branch): past
-// pure ops alone nothing is gained and the program stays as it was. It
-// reads the same elements at its new place: a view declared `in` is never
-// written during the launch, and a writable one only when nothing between
-// writes it (stores or scatters of other views only: views never overlap,
-// the wrappers check it) and no other effect lies between (an atomic, a
-// scatter-reduce, a last-program finalization: another program's writes may
-// be ordered there). Its first use is the op of its block that is or holds a
+// pure ops alone nothing is gained and the program stays as it was. Only
+// reads of writable views (`inout`, `out`) move: construction places an
+// `in` view's read where it is first needed, or before a reduction on
+// purpose. It reads the same elements at its new place: nothing between
+// writes its view (stores or scatters of other views only: views never
+// overlap, the wrappers check it) and no other effect lies between (an
+// atomic, a scatter-reduce, a last-program finalization: another program's
+// writes may be ordered there). Its first use is the op of its block that is or holds a
 // user, so a read a loop uses stays before that loop, never inside it.
 //
 //===----------------------------------------------------------------------===//
@@ -58,12 +59,9 @@ Operation *firstUse(Operation *read) {
 /// or nullopt; `crosses` tells whether a region op lies between them.
 std::optional<std::string> sinkIssue(Operation *read, Operation *first, bool &crosses) {
   Value view = read->getOperand(0);
-  bool writable = cast<ViewType>(view.getType()).isWritable();
   crosses = false;
   for (Operation *op = read->getNextNode(); op != first; op = op->getNextNode()) {
     crosses |= op->getNumRegions() > 0;
-    if (!writable)
-      continue;
     llvm::SmallPtrSet<Value, 4> views;
     if (!viewsWritten(op, views))
       return "'" + op->getName().getStringRef().str() +
@@ -78,8 +76,12 @@ std::optional<std::string> sinkIssue(Operation *read, Operation *first, bool &cr
 struct SinkReads : public tessel::pgpu::impl::PGPUSinkReadsBase<SinkReads> {
   void runOnOperation() override {
     SmallVector<Operation *> reads;
+    // Reads of writable views only: construction makes an `in` view's read where it is first needed,
+    // or before a reduction on purpose (a row's scalar statistics), and a scalar read sunk past a loop
+    // only exposes its latency.
     getOperation().walk([&](Operation *op) {
-      if (isa<LoadOp, GatherOp>(op) && isa<ViewType>(op->getOperand(0).getType()))
+      auto view = isa<LoadOp, GatherOp>(op) ? dyn_cast<ViewType>(op->getOperand(0).getType()) : ViewType();
+      if (view && view.isWritable())
         reads.push_back(op);
     });
     // In program order: reads sunk before one op keep their order.

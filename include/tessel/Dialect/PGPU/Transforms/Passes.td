@@ -141,7 +141,9 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
 def PGPUSinkReads : Pass<"pgpu-sink-reads", "::mlir::ModuleOp"> {
   let summary = "a view read used only after a loop or other region op is made just before its first use (seed 002 §3.4)";
   let description = [{
-    Reads: every `pgpu.load` and `pgpu.gather` of a view, the ops after it
+    Reads: every `pgpu.load` and `pgpu.gather` of a writable view
+    (`inout`, `out`; construction places an `in` view's read where it is
+    first needed, or before a reduction on purpose), the ops after it
     in its block up to the first one that uses its result (that op itself
     or an op nested in it).
     Construction realizes an in-place update's reads of its view before the
@@ -154,16 +156,15 @@ def PGPUSinkReads : Pass<"pgpu-sink-reads", "::mlir::ModuleOp"> {
     Rewrites: the read moves to just before the op of its block that first
     uses it, when a region op (a loop, a reduction, a branch) lies between
     them; between pure ops it stays (nothing is gained).
-    Legality: the read reads the same elements at its new place. A view
-    declared `in` is never written during the launch (the verifiers reject a
-    write to it; every wrapper rejects a written view whose memory overlaps
-    another view's). A writable view (`inout`, `out`) moves only past pure
-    code, reads, and stores or scatters of other views, at any depth.
+    Legality: the read reads the same elements at its new place: it moves
+    only past pure code, reads, and stores or scatters of other views, at
+    any depth (every wrapper rejects a written view whose memory overlaps
+    another view's).
     Preserves: values, the effects on written views (a read of a view still
     precedes every write of it that followed it), ABI, origins.
-    Must not fire: a read whose first use is its next region op (the
-    contraction's own operand: it stays before the loop, never moves into
-    it), a read of a writable view with a store or scatter of that view
+    Must not fire: a read of an `in` view; a read whose first use is its
+    next region op (the contraction's own operand: it stays before the
+    loop, never moves into it); a read with a store or scatter of its view
     between it and its first use (it would read the stored values), or any
     other effect between them (an atomic, a scatter-reduce, a last-program
     finalization, a wait: another program's writes may be ordered there).
