@@ -3,7 +3,9 @@
 An in-place GEMM (corpus 360: c = alpha * A B + beta * c, c InOut) read its tile of c before the K loop
 and held it live across every step beside the accumulator (a [128, 128] f32 tile: 64 more registers a
 thread of 8 warps): construction realizes an in-place update's reads first. The read now stands after
-the loop, at its first use, still before the store of c. Differential: Triton under TRITON_INTERPRET=1
+the loop, at its first use, still before the store of c. The Triton spelling also fenced that read with a
+CTA barrier inside the persistent tile walk (an earlier trip stored c), which kept Triton from pipelining
+the K loop; a walk's trips are program instances of their own and need none. Differential: Triton under TRITON_INTERPRET=1
 and the pgpu interpreter (shuffled program order) against the KIR interpreter on random non-zero inputs
 at odd shapes (0, 1, primes, extents that are no multiple of any tile), with the unsplit and split-K
 paths. The cases where it must not fire (a read the K loop itself uses, a read with a store of its view
@@ -55,6 +57,15 @@ def test_read_of_c_follows_the_k_loop():
     # each branch of the SPLIT_K switch reads c after its K loop's dot; none reads it before the switch
     assert min(reads) > min(dots), body
     assert min(reads) > body.index("if _G0:"), body
+
+
+def test_persistent_walk_trips_need_no_barrier():
+    # the tile walk's trips are program instances of their own: the read of c in one trip reads no
+    # element another trip (or this one, before it) stored, so no CTA barrier stops Triton's pipelining
+    body = _kernel_body(gemm_inplace.source(params={"SPLIT_K": 1, "PERSIST": 1}), "gemm_inplace")
+    assert "flatten=True" in body
+    unsplit = body[body.index("\n        else:"):]
+    assert "tl.debug_barrier()" not in unsplit, unsplit
 
 
 def test_remark_says_the_read_moved(tessel_bin, tmp_path):
