@@ -105,6 +105,10 @@ void tessel::buildPipeline(OpPassManager &pm, const Provider *provider, const St
   //      (a fragment scatter-add into workspace).
   if (can.fragmentAtomicAdd)
     pm.addPass(pgpu::createPGPUAtomicPartials());
+  // A view read used only after a region op (an in-place update's read of its view, before the
+  // contraction that the stored value also holds) is made at its first use, so its tile is not held
+  // live across the K loop.
+  pm.addPass(pgpu::createPGPUSinkReads());
   pm.addPass(pgpu::createPGPUFormTiles());
   //      a contraction's row operand computed in its K loop (an activation, a normalized row) is
   //      computed once by first-phase programs into workspace, not once per tile of the other axis.

@@ -19,10 +19,28 @@ using namespace tessel;
 
 namespace tessel::triton::spelling {
 namespace {
-/// Ops whose region may run more than once per program: everything but branches and the groupings
-/// that run their body once (conservative: a structured op's combine region stores nothing).
+/// Whether `op` is a persistent walk over an execution group's points (`pgpu.for %pid to TOTAL step
+/// PROGRAMS` whose body dispatches a group at its induction variable): each trip is another program
+/// instance of the unpersisted launch, whose threads read what another instance wrote only through a
+/// ticket's acquire (barriers of their own, OpSpelling.cpp); the walk orders nothing between them.
+bool programWalk(Operation *op) {
+  auto loop = dyn_cast<pgpu::ForOp>(op);
+  if (!loop || loop.getNumResults())
+    return false;
+  Value iv = loop.getBody().front().getArgument(0);
+  return llvm::any_of(loop.getBody().front(), [&](Operation &inner) {
+    auto group = dyn_cast<pgpu::ExecutionGroupOp>(inner);
+    return group && group.getLinear() == iv;
+  });
+}
+
+/// Ops whose region may run more than once per program: everything but branches, the groupings that
+/// run their body once (conservative: a structured op's combine region stores nothing) and a
+/// persistent walk's trips (one program instance each).
 bool mayRepeat(Operation *op) {
-  return isa<pgpu::PGPUDialect>(op->getDialect()) && !isa<pgpu::IfOp, pgpu::ExecutionGroupOp, pgpu::LastProgramOp, pgpu::ProgramSpaceOp, pgpu::KernelOp>(op);
+  return isa<pgpu::PGPUDialect>(op->getDialect()) &&
+         !isa<pgpu::IfOp, pgpu::ExecutionGroupOp, pgpu::LastProgramOp, pgpu::ProgramSpaceOp, pgpu::KernelOp>(op) &&
+         !programWalk(op);
 }
 
 /// Whether `a` and `b` lie in different branches of one pgpu.if: no program runs both.

@@ -50,6 +50,17 @@
 // CHECK-NOT: tl.debug_barrier()
 // CHECK: def _shift_other_view_checked(
 
+// COM: must not fire: c[rows, cols] = alpha * T.matmul(a, b) + beta * c[rows, cols] in place (corpus 360): the
+// COM: persistent tile walk's trips are program instances of their own; a trip reads no element another
+// COM: trip stored, so the unsplit branch has no barrier (one would keep Triton from pipelining the K loop).
+// COM: The SPLIT_K branch keeps its ticket's barriers.
+// CHECK-LABEL: def _gemm_alpha_beta_kernel(
+// CHECK: flatten=True
+// CHECK: tl.atomic_add(
+// CHECK: {{^        else:$}}
+// CHECK-NOT: tl.debug_barrier()
+// CHECK: def _gemm_alpha_beta_checked(
+
 module attributes {kir.compile_options = #kir.compile_options<>} {
   kir.kernel @shift_rows(%x: !kir.view<f32, [B, T, S], inout>) {
     %0 = kir.extent "B"
@@ -179,6 +190,26 @@ module attributes {kir.compile_options = #kir.compile_options<>} {
       }
       kir.yield
     }
+    kir.return
+  }
+  kir.kernel @gemm_alpha_beta(%a: !kir.view<bf16, [M, K], in>, %b: !kir.view<bf16, [K, N], in>, %c: !kir.view<f32, [M, N], inout>, %alpha: f32, %beta: f32) {
+    %0 = kir.extent "M"
+    %1 = kir.extent "K"
+    %2 = kir.extent "N"
+    %3 = arith.constant 0 : index
+    %4 = kir.domain %3 to %0
+    %5 = kir.domain %3 to %2
+    %6 = kir.domain %3 to %1
+    %10 = kir.broadcast %alpha over(%4, %5) dims [] : f32 -> tensor<?x?xf32>
+    %13 = kir.broadcast %beta over(%4, %5) dims [] : f32 -> tensor<?x?xf32>
+    %7 = kir.load %a[%4, %6] : !kir.view<bf16, [M, K], in>[!kir.domain, !kir.domain] -> tensor<?x?xbf16>
+    %8 = kir.load %b[%6, %5] : !kir.view<bf16, [K, N], in>[!kir.domain, !kir.domain] -> tensor<?x?xbf16>
+    %9 = kir.contract %7, %8 reduce([1], [0]) batch([], []) : tensor<?x?xbf16>, tensor<?x?xbf16> -> tensor<?x?xf32>
+    %11 = kir.binary mul %10, %9 : tensor<?x?xf32>
+    %12 = kir.load %c[%4, %5] : !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain] -> tensor<?x?xf32>
+    %14 = kir.binary mul %13, %12 : tensor<?x?xf32>
+    %15 = kir.binary add %11, %14 : tensor<?x?xf32>
+    kir.store %15, %c[%4, %5] : tensor<?x?xf32>, !kir.view<f32, [M, N], inout>[!kir.domain, !kir.domain]
     kir.return
   }
 }

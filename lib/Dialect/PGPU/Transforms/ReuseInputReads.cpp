@@ -72,27 +72,6 @@ bool readsWritable(Operation *op) {
   return view && view.isWritable();
 }
 
-/// The views `op` (with what it nests) may write: stores and scatters name theirs. False when it has
-/// another effect (an atomic, a scatter-reduce, a finalization's wait), which ends every reuse.
-bool viewsWritten(Operation *op, llvm::SmallPtrSetImpl<Value> &views) {
-  bool known = true;
-  op->walk([&](Operation *inner) {
-    if (isa<ScatterReduceOp, AtomicRMWOp, AtomicCASOp, AtomicLoadOp, AtomicStoreOp, LastProgramOp>(inner)) {
-      known = false;
-      return;
-    }
-    if (isa<StoreOp, ScatterOp>(inner)) {
-      views.insert(inner->getOperand(1));
-      return;
-    }
-    if (isa<LoadOp, GatherOp, BufferLoadOp>(inner) || inner->getNumRegions() ||
-        isMemoryEffectFree(inner))
-      return; // a region op's effects are its nested ops', walked here
-    known = false;
-  });
-  return known;
-}
-
 /// Whether the i1 `v` (scalar or fragment) is true in every lane: the constant true or its splat,
 /// `x >= 0` of a provably non-negative x, or a conjunction of such.
 bool trueInEveryLane(Value v, int depth = 0) {
@@ -213,3 +192,22 @@ struct ReuseInputReads : public tessel::pgpu::impl::PGPUReuseInputReadsBase<Reus
   }
 };
 } // namespace
+
+bool tessel::pgpu::viewsWritten(Operation *op, llvm::SmallPtrSetImpl<Value> &views) {
+  bool known = true;
+  op->walk([&](Operation *inner) {
+    if (isa<ScatterReduceOp, AtomicRMWOp, AtomicCASOp, AtomicLoadOp, AtomicStoreOp, LastProgramOp>(inner)) {
+      known = false;
+      return;
+    }
+    if (isa<StoreOp, ScatterOp>(inner)) {
+      views.insert(inner->getOperand(1));
+      return;
+    }
+    if (isa<LoadOp, GatherOp, BufferLoadOp>(inner) || inner->getNumRegions() ||
+        isMemoryEffectFree(inner))
+      return; // a region op's effects are its nested ops', walked here
+    known = false;
+  });
+  return known;
+}

@@ -129,6 +129,10 @@ bool sameLoopIndex(mlir::Value a, mlir::Value b);
 bool sameLaunchValue(mlir::Value a, mlir::Value b);
 /// Whether `op` (or an op in its regions) may write memory.
 bool writesMemory(mlir::Operation *op);
+/// The views `op` (with what it nests) may write, added to `views`: stores and scatters name theirs.
+/// False when it has another effect (an atomic, a scatter-reduce, a finalization's wait: another
+/// program's writes may be ordered there), which orders every read (ReuseInputReads.cpp).
+bool viewsWritten(mlir::Operation *op, llvm::SmallPtrSetImpl<mlir::Value> &views);
 /// Appends a workspace argument to `kernel` (`pgpu.private = "workspace"`, filled with `init` when
 /// given, else under its first-write obligation) and returns it.
 mlir::Value addWorkspace(KernelOp kernel, mlir::Location loc, mlir::Type element,

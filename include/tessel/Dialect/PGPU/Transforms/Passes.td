@@ -153,6 +153,41 @@ def PGPUFormBlocking : Pass<"pgpu-form-blocking", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessel::pgpu::PGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
+def PGPUSinkReads : Pass<"pgpu-sink-reads", "::mlir::ModuleOp"> {
+  let summary = "a view read used only after a loop or other region op is made just before its first use (seed 002 §3.4)";
+  let description = [{
+    Reads: every `pgpu.load` and `pgpu.gather` of a writable view
+    (`inout`, `out`; construction places an `in` view's read where it is
+    first needed, or before a reduction on purpose), the ops after it
+    in its block up to the first one that uses its result (that op itself
+    or an op nested in it).
+    Construction realizes an in-place update's reads of its view before the
+    stored value (KIR reads the view where the load stands, seed 000 §4):
+    `c[rows, cols] = alpha * T.matmul(a, b) + beta * c[rows, cols]` reads
+    its tile of c before the contraction's K loop, so the tile is held live
+    across the loop beside the accumulator (a [128, 128] f32 tile is 64
+    more registers a thread: spills, or fewer pipeline stages). An epilogue
+    read belongs after the loop, where it is first used.
+    Rewrites: the read moves to just before the op of its block that first
+    uses it, when a region op (a loop, a reduction, a branch) lies between
+    them; between pure ops it stays (nothing is gained).
+    Legality: the read reads the same elements at its new place: it moves
+    only past pure code, reads, and stores or scatters of other views, at
+    any depth (every wrapper rejects a written view whose memory overlaps
+    another view's).
+    Preserves: values, the effects on written views (a read of a view still
+    precedes every write of it that followed it), ABI, origins.
+    Must not fire: a read of an `in` view; a read whose first use is its
+    next region op (the contraction's own operand: it stays before the
+    loop, never moves into it); a read with a store or scatter of its view
+    between it and its first use (it would read the stored values), or any
+    other effect between them (an atomic, a scatter-reduce, a last-program
+    finalization, a wait: another program's writes may be ordered there).
+    Verifier after: the shared pgpu verifier.
+  }];
+  let dependentDialects = ["::tessel::pgpu::PGPUDialect"];
+}
+
 def PGPUFormTiles : Pass<"pgpu-form-tiles", "::mlir::ModuleOp"> {
   let summary = "multi-axis tiles for contraction nests: program mapping and fragments together (seed 002 §3.2-§3.4)";
   let description = [{
