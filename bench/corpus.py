@@ -19,7 +19,7 @@ No kernel holds the GPU for long: a function one call of which takes over 20 ms 
 calls, one over --call-s (default 2) once (the record's `too_slow`; `timing` says how each was timed);
 torch.compile's first call of a peer past --compile-s (default 90) leaves the peer eager; with --jobs N the
 parent kills a worker still in torch.compile 15 s after that (the peer then timed eager in a new worker) or
-holding the GPU lock past --lock-s (default 600; recorded failed), and gives the lock back.
+holding the GPU lock past --lock-s (default a quarter of --budget-s, 60 to 600 s; recorded failed), and gives the lock back.
 
 --variants (issue 47): no timings; per kernel, the call's default binding and every declared parameter
 moved alone to each other candidate (then all at their smallest, all at their largest: the bindings of
@@ -401,6 +401,11 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def lock_default(budget_s: float | None) -> float:
+    """--lock-s's default: a quarter of the run's budget, at least 60 s and at most 600 s."""
+    return 600.0 if budget_s is None else min(600.0, max(60.0, budget_s / 4))
+
+
 def _watch(holder, lock, meta, compile_s: float, lock_s: float, now: float | None = None):
     """The parent's guard (--jobs N): when the note in `holder` shows a worker in torch.compile for longer
     than compile_s + _KILL_GRACE_S, or holding the GPU lock for longer than lock_s, kills that worker,
@@ -721,9 +726,14 @@ def main():
                     help="seconds torch.compile's first call of a peer may take; past it the peer is timed eager")
     ap.add_argument("--call-s", type=float, default=_CALL_S,
                     help="a function one call of which takes longer is timed once (reported too_slow)")
-    ap.add_argument("--lock-s", type=float, default=600.0,
-                    help="--jobs N: a worker holding the GPU lock longer is killed and its kernel recorded failed")
+    ap.add_argument("--lock-s", type=float, default=None,
+                    help="--jobs N: a worker holding the GPU lock longer is killed and its kernel recorded failed "
+                         "(default: a quarter of --budget-s, 60 to 600 s)")
     args = ap.parse_args()
+    if args.lock_s is None:
+        # One kernel whose calls hold the GPU for minutes (s48: 339 Sinkhorn's first calls, 4 minutes) must not
+        # starve the rest of a budgeted run: it is killed and recorded failed after a quarter of the budget.
+        args.lock_s = lock_default(args.budget_s)
     # the spawned workers read these at import
     os.environ["TESSEL_CORPUS_COMPILE_S"] = str(args.compile_s)
     os.environ["TESSEL_CORPUS_CALL_S"] = str(args.call_s)

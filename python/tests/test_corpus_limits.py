@@ -201,3 +201,9 @@ def test_the_parent_leaves_a_timing_worker_alone_until_the_lock_limit(bench, tmp
     finally:
         if child.is_alive():
             child.kill()
+
+
+def test_the_lock_limit_is_a_quarter_of_the_budget(bench):
+    # s48: 339 Sinkhorn's first calls held the GPU for 4 minutes of a 300 s run and 22 kernels never ran.
+    assert bench.lock_default(None) == 600 and bench.lock_default(1e9) == 600
+    assert bench.lock_default(300) == 75 and bench.lock_default(100) == 60
