@@ -565,6 +565,10 @@ class _Candidates:
             self._why[k] = why or None
         return self._why[k]
 
+    def decided(self) -> int:
+        """How many bindings have been decided."""
+        return len(self._why)
+
     def pruned(self) -> dict:
         """The bindings decided so far that were left out, counted by reason."""
         counts = {}
@@ -673,27 +677,19 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     timer = timer or (lambda fn: _median_ms(torch, fn, reps))
     space_ = _Candidates(kernel, constexprs, domain, target, tensors)
     space, default, names, key = space_.space, space_.default, space_.names, space_.key
+    # Listed: every binding decided up front (exact pruned counts); walked: decided as the search reaches it.
     listed = space_.total <= _LISTED
-    if listed:
-        viable, pruned = space_.all()
-        viable_keys = {key(p) for p in viable}
-    else:
-        pruned = {}
+    viable, pruned = space_.all() if listed else (None, {})
 
     def is_viable(p):
-        return key(p) in viable_keys if listed else space_.why(p) is None
+        return space_.why(p) is None
 
     def nearest(centre):
         """The viable bindings not yet visited, nearest `centre` first."""
-        if listed:
-            def distance(p):
-                return (sum(abs(space[n][0].index(p[n]) - space[n][0].index(centre[n])) for n in names),
-                        [space[n][0].index(p[n]) for n in names])
-            return iter(sorted((p for p in viable if key(p) not in results), key=distance))
         return (p for p in space_.nearest(centre) if key(p) not in results)
 
     def left():
-        return len(viable) - len(results) if listed else space_.total - len(space_._why)
+        return len(viable) - len(results) if listed else space_.total - space_.decided()
     timing = _measurer(torch, kernel, tensors, scalars, constexprs, timer)
 
     def measure(params):
@@ -802,7 +798,7 @@ def tune(kernel, tensors, scalars: dict, constexprs: dict, *, budget_s: float = 
     report["checking_s"] = round(report["checking_s"], 2)
     if not listed:
         # Walked, not listed: the pruned counts are over the bindings the search decided.
-        report["pruned"], report["decided"] = space_.pruned(), len(space_._why)
+        report["pruned"], report["decided"] = space_.pruned(), space_.decided()
     if progress:
         print(file=sys.stderr)
     if verbose:
