@@ -92,6 +92,21 @@ private:
   Value binary(Location loc, kir::BinaryKind kind, Value lhs, Value rhs) {
     return pgpu::BinaryOp::create(b, loc, kind, lhs, rhs, /*approximate=*/false, /*flush_to_zero=*/false);
   }
+  /// A pgpu.for over [0, trips) in steps of 1 carrying `inits`, its body block made and the insertion point
+  /// moved into it (callers keep their own InsertionGuard): the loop, its trip index and its carries.
+  struct CountedLoop {
+    pgpu::ForOp loop;
+    Value trip;
+    SmallVector<Value> carries;
+  };
+  CountedLoop countedLoop(Location loc, Value trips, ValueRange inits) {
+    auto loop = pgpu::ForOp::create(b, loc, inits.getTypes(), constIndex(loc, 0), trips, constIndex(loc, 1), inits);
+    Block *body = b.createBlock(&loop.getBody());
+    CountedLoop made{loop, body->addArgument(b.getIndexType(), loc), {}};
+    for (Value init : inits)
+      made.carries.push_back(body->addArgument(init.getType(), loc));
+    return made;
+  }
   Value member(Location loc, const DomainVals &d, Value position) {
     return binary(loc, kir::BinaryKind::Add, d.lo, binary(loc, kir::BinaryKind::Mul, position, d.step));
   }

@@ -185,15 +185,14 @@ LogicalResult KernelConstructor::emitScanCarries(kir::ForOp f) {
   {
     // The line's blocks in order, the whole loop per block.
     Value blocks = pgpu::CeilDivOp::create(b, loc, d.size, width);
-    auto walk = pgpu::ForOp::create(b, loc, TypeRange(), constIndex(loc, 0), blocks, constIndex(loc, 1), ValueRange());
-    Block *at = b.createBlock(&walk.getBody());
-    Value k = at->addArgument(b.getIndexType(), loc);
+    CountedLoop walk = countedLoop(loc, blocks, ValueRange());
+    Value k = walk.trip;
     LaneBlock part = laneBlock(loc, param, binary(loc, kir::BinaryKind::Mul, k, width), d);
     part.domain = *domain;
     if (failed(scanCarriedLoop(f, part)))
       return failure();
     pgpu::YieldOp::create(b, loc);
-    b.setInsertionPointAfter(walk);
+    b.setInsertionPointAfter(walk.loop);
   }
   pgpu::YieldOp::create(b, loc);
   return success();
@@ -357,15 +356,11 @@ LogicalResult KernelConstructor::laneScan(kir::ScanOp scan, LaneBlock &blk) {
     Value lastBlock = binary(loc, kir::BinaryKind::Sub, blocks, constIndex(loc, 1));
     Value count = reverse ? binary(loc, kir::BinaryKind::Sub, lastBlock, own) : own;
     Value lastLane = reverse ? constIndex(loc, 0) : binary(loc, kir::BinaryKind::Sub, width, constIndex(loc, 1));
-    auto walk = pgpu::ForOp::create(b, loc, ValueRange(carry).getTypes(), constIndex(loc, 0), count,
-                                    constIndex(loc, 1), carry);
+    pgpu::ForOp walk;
     {
       OpBuilder::InsertionGuard g(b);
-      Block *at = b.createBlock(&walk.getBody());
-      Value j = at->addArgument(b.getIndexType(), loc);
-      SmallVector<Value> running;
-      for (Value c : carry)
-        running.push_back(at->addArgument(c.getType(), loc));
+      auto [made, j, running] = countedLoop(loc, count, carry);
+      walk = made;
       Value index = reverse ? binary(loc, kir::BinaryKind::Sub, lastBlock, j) : j;
       LaneBlock other = laneBlock(loc, blk.param, binary(loc, kir::BinaryKind::Mul, index, width), blk.line);
       other.domain = blk.domain;
@@ -437,14 +432,10 @@ LogicalResult KernelConstructor::scanCarriedLoop(kir::ForOp f, LaneBlock &blk) {
     inits.push_back(isa<RankedTensorType>(init.getType()) ? onLanes(loc, blk, *v) : *v);
   }
   DomainVals trips = domains.lookup(f.getDomain());
-  auto loop = pgpu::ForOp::create(b, loc, ValueRange(inits).getTypes(), constIndex(loc, 0), trips.size,
-                                  constIndex(loc, 1), inits);
   OpBuilder::InsertionGuard g(b);
-  Block *at = b.createBlock(&loop.getBody());
-  Value i = at->addArgument(b.getIndexType(), loc);
+  auto [loop, i, carries] = countedLoop(loc, trips.size, inits);
   map.map(body.getArgument(0), member(loc, trips, i));
-  for (auto [arg, init] : llvm::zip(body.getArguments().drop_front(), inits)) {
-    Value c = at->addArgument(init.getType(), loc);
+  for (auto [arg, c] : llvm::zip(body.getArguments().drop_front(), carries)) {
     if (isa<RankedTensorType>(arg.getType()))
       blk.values[arg] = c;
     else

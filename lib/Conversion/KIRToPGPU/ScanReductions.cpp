@@ -98,15 +98,11 @@ FailureOr<SmallVector<Value>> KernelConstructor::walkNest(Location loc, ArrayRef
   unsigned nScan = inits.size();
   llvm::append_range(inits, identities);
   // Members in order, one a trip: a scan's prefix depends on every member before it.
-  auto loop = pgpu::ForOp::create(b, loc, ValueRange(inits).getTypes(), constIndex(loc, 0), extent,
-                                  constIndex(loc, 1), inits);
+  pgpu::ForOp loop;
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *body = b.createBlock(&loop.getBody());
-    Value trip = body->addArgument(b.getIndexType(), loc);
-    SmallVector<Value> carries;
-    for (Value init : inits)
-      carries.push_back(body->addArgument(init.getType(), loc));
+    auto [made, trip, carries] = countedLoop(loc, extent, inits);
+    loop = made;
     // A reverse scan visits its line from the last member down (its "earlier" members are later ones).
     kir::ScanOp first = scans.front();
     Value at = first.getReverse()

@@ -162,16 +162,10 @@ FailureOr<SmallVector<Value>> KernelConstructor::loopNest(Location loc, ArrayRef
   SmallVector<Value> positions;
   std::function<FailureOr<SmallVector<Value>>(unsigned, ValueRange)> nest =
       [&](unsigned depth, ValueRange carries) -> FailureOr<SmallVector<Value>> {
-    auto loop = pgpu::ForOp::create(b, loc, TypeRange(carries), constIndex(loc, 0), extents[depth],
-                                    constIndex(loc, 1), carries);
-    Block *block = b.createBlock(&loop.getBody());
-    block->addArgument(b.getIndexType(), loc);
-    for (Value c : carries)
-      block->addArgument(c.getType(), loc);
-    positions.push_back(block->getArgument(0));
-    FailureOr<SmallVector<Value>> next = depth + 1 == extents.size()
-                                             ? body(positions, block->getArguments().drop_front())
-                                             : nest(depth + 1, block->getArguments().drop_front());
+    auto [loop, position, inner] = countedLoop(loc, extents[depth], carries);
+    positions.push_back(position);
+    FailureOr<SmallVector<Value>> next =
+        depth + 1 == extents.size() ? body(positions, inner) : nest(depth + 1, inner);
     positions.pop_back();
     if (failed(next))
       return failure();
